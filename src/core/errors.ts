@@ -1,0 +1,264 @@
+/**
+ * The error model shared by the appliance, the dispatcher, the transports and the CLI.
+ *
+ * Two families:
+ * - `RpcError`: a JSON-RPC error object exactly as a 25.10.1 appliance sends it (code, message and
+ *   the "TrueNAS error" `data` of facts §1.4). The appliance throws these; the wire carries them;
+ *   the remote transport rebuilds them, so callers see the same thing from either target.
+ * - `StorError`: a client-side failure with a `kind` that says who must act. `src/cli.ts` maps
+ *   kinds (and RpcErrors, through `classifyRpcError`) to exit codes, in one place.
+ */
+
+/** Linux errno values used by the appliance (facts file, preamble). */
+export const ERRNO = {
+  EPERM: 1,
+  ENOENT: 2,
+  EAGAIN: 11,
+  EACCES: 13,
+  EFAULT: 14,
+  EBUSY: 16,
+  EEXIST: 17,
+  EXDEV: 18,
+  ENOTDIR: 20,
+  EINVAL: 22,
+  ENAMETOOLONG: 36,
+  ENOTEMPTY: 39,
+  EBADMSG: 74,
+  EOPNOTSUPP: 95,
+  ECONNABORTED: 103,
+  ETOOMANYREFS: 109,
+  ETIMEDOUT: 110,
+  ENOMETHOD: 201,
+  ENOTAUTHENTICATED: 207,
+} as const;
+
+export type ErrnoName = keyof typeof ERRNO;
+
+const NAMES = new Map<number, string>(Object.entries(ERRNO).map(([name, no]) => [no, name]));
+
+export function errnameOf(errno: number): string {
+  return NAMES.get(errno) ?? 'EUNKNOWN';
+}
+
+/** JSON-RPC error codes (facts §1.3). */
+export const RPC_CODE = {
+  PARSE_ERROR: -32700,
+  INVALID_REQUEST: -32600,
+  METHOD_NOT_FOUND: -32601,
+  INVALID_PARAMS: -32602,
+  INTERNAL_ERROR: -32603,
+  TOO_MANY_CALLS: -32000,
+  CALL_ERROR: -32001,
+} as const;
+
+export interface ErrorTrace {
+  class: string;
+  frames: unknown[];
+  formatted: string;
+  repr: string;
+}
+
+/** The `data` member of -32001/-32602 errors (facts §1.4). */
+export interface TrueNasErrorData {
+  error: number;
+  errname: string;
+  reason: string;
+  trace: ErrorTrace | null;
+  extra: unknown;
+}
+
+/** `[attribute, message, errno]`, as in `data.extra` of validation errors. */
+export type ValidationTriple = [attribute: string | null, message: string, errno: number];
+
+export interface RpcErrorObject {
+  code: number;
+  message: string;
+  data?: TrueNasErrorData;
+}
+
+export class RpcError extends Error {
+  override readonly name = 'RpcError';
+
+  /**
+   * `rpcMessage` is the JSON-RPC `message` member (`Method call error`, `Invalid params`, …);
+   * `Error.message` holds the human reason, which is what a catch block wants to print.
+   */
+  constructor(
+    readonly code: number,
+    readonly rpcMessage: string,
+    readonly data?: TrueNasErrorData,
+  ) {
+    super(data?.reason ?? rpcMessage);
+  }
+
+  get errno(): number | undefined {
+    return this.data?.error;
+  }
+
+  get errname(): string | undefined {
+    return this.data?.errname;
+  }
+
+  get reason(): string {
+    return this.data?.reason ?? this.message;
+  }
+
+  /** Validation triples, when this is a -32602 error. */
+  get triples(): ValidationTriple[] {
+    const extra = this.data?.extra;
+    return Array.isArray(extra) ? (extra as ValidationTriple[]) : [];
+  }
+
+  toJSON(): RpcErrorObject {
+    const out: RpcErrorObject = { code: this.code, message: this.rpcMessage };
+    if (this.data !== undefined) out.data = this.data;
+    return out;
+  }
+
+  /** Rebuilds an error received on the wire; tolerant of appliances that omit parts. */
+  static fromWire(obj: unknown): RpcError {
+    const o = (obj ?? {}) as Partial<RpcErrorObject>;
+    const code = typeof o.code === 'number' ? o.code : RPC_CODE.INTERNAL_ERROR;
+    const message = typeof o.message === 'string' ? o.message : 'Unknown error';
+    const data = o.data && typeof o.data === 'object' ? (o.data as TrueNasErrorData) : undefined;
+    return new RpcError(code, message, data);
+  }
+}
+
+function trace(cls: string, reason: string, repr?: string): ErrorTrace {
+  return {
+    class: cls,
+    frames: [],
+    formatted: `${cls}: ${reason}`,
+    repr: repr ?? `${cls}(${JSON.stringify(reason)})`,
+  };
+}
+
+function reasonAttribute(attribute: string | null): string {
+  return attribute === null ? 'None' : attribute;
+}
+
+/** Named constructors: every error the appliance and dispatcher produce comes from here. */
+export const rpcErrors = {
+  parse(message: string): RpcError {
+    return new RpcError(RPC_CODE.PARSE_ERROR, message);
+  },
+
+  invalidRequest(message: string): RpcError {
+    return new RpcError(RPC_CODE.INVALID_REQUEST, message);
+  },
+
+  methodNotFound(): RpcError {
+    const message = 'Method does not exist';
+    return new RpcError(RPC_CODE.METHOD_NOT_FOUND, message);
+  },
+
+  tooManyCalls(limit: number): RpcError {
+    const message = `Maximum number of concurrent calls (${limit}) has exceeded`;
+    return new RpcError(RPC_CODE.TOO_MANY_CALLS, message);
+  },
+
+  /** A `CallError`: reason `[ERRNAME] message`. */
+  call(errno: number, errmsg: string, extra: unknown = null): RpcError {
+    const name = errnameOf(errno);
+    const reason = `[${name}] ${errmsg}`;
+    const data: TrueNasErrorData = { error: errno, errname: name, reason, trace: trace('CallError', reason), extra };
+    return new RpcError(RPC_CODE.CALL_ERROR, 'Method call error', data);
+  },
+
+  /** Any other exception class on the appliance: errno 22, reason = the exception text. */
+  exception(cls: string, text: string, repr?: string): RpcError {
+    const data: TrueNasErrorData = {
+      error: ERRNO.EINVAL,
+      errname: 'EINVAL',
+      reason: text,
+      trace: trace(cls, text, repr),
+      extra: null,
+    };
+    return new RpcError(RPC_CODE.CALL_ERROR, 'Method call error', data);
+  },
+
+  /** `ValidationErrors`: one line per error, each ending in a newline (facts §1.4). */
+  validation(triples: ValidationTriple[]): RpcError {
+    const reason = triples
+      .map(([attr, msg, errno]) => `[${errnameOf(errno)}] ${reasonAttribute(attr)}: ${msg}\n`)
+      .join('');
+    const data: TrueNasErrorData = {
+      error: ERRNO.EINVAL,
+      errname: 'EINVAL',
+      reason,
+      trace: trace('ValidationErrors', reason),
+      extra: triples,
+    };
+    return new RpcError(RPC_CODE.INVALID_PARAMS, 'Invalid params', data);
+  },
+
+  /** A single `ValidationError` (no trailing newline; errno 22 outside, the inner errno inside). */
+  validationOne(attribute: string | null, message: string, errno: number = ERRNO.EINVAL): RpcError {
+    const reason = `[${errnameOf(errno)}] ${reasonAttribute(attribute)}: ${message}`;
+    const data: TrueNasErrorData = {
+      error: ERRNO.EINVAL,
+      errname: 'EINVAL',
+      reason,
+      trace: trace('ValidationError', reason),
+      extra: [[attribute, message, errno]],
+    };
+    return new RpcError(RPC_CODE.INVALID_PARAMS, 'Invalid params', data);
+  },
+
+  /** `InstanceNotFound`: `[ENOENT] None: Privilege 7 does not exist`. */
+  instanceNotFound(verbose: string, id: unknown): RpcError {
+    return rpcErrors.validationOne(null, `${verbose} ${String(id)} does not exist`, ERRNO.ENOENT);
+  },
+
+  notAuthenticated(): RpcError {
+    return rpcErrors.call(ERRNO.ENOTAUTHENTICATED, 'Not authenticated');
+  },
+
+  notAuthorized(): RpcError {
+    return rpcErrors.call(ERRNO.EACCES, 'Not authorized');
+  },
+
+  /** What 25.10.1 raises at login when role expansion recurses forever (seed §7.1). */
+  recursion(): RpcError {
+    return rpcErrors.exception('RecursionError', 'maximum recursion depth exceeded', "RecursionError('maximum recursion depth exceeded')");
+  },
+
+  /** A query with `get: true` that matched nothing. */
+  matchNotFound(): RpcError {
+    return rpcErrors.exception('MatchNotFound', 'MatchNotFound()', 'MatchNotFound()');
+  },
+};
+
+/** Who has to act on a client-side failure. `src/cli.ts` turns each kind into an exit code. */
+export type StorErrorKind =
+  | 'usage' // the command line is wrong (exit 2)
+  | 'failed' // the operation failed (exit 1)
+  | 'unreachable' // connection, TLS, timeout (exit 3)
+  | 'auth' // bad, revoked or expired key; login broken by a privilege (exit 4)
+  | 'denied' // EACCES, 403 (exit 5)
+  | 'check' // a check found problems (exit 6)
+  | 'interrupted'; // Ctrl-C (exit 130)
+
+export class StorError extends Error {
+  override readonly name = 'StorError';
+  readonly hint: string | undefined;
+
+  constructor(
+    readonly kind: StorErrorKind,
+    /** Stable code for callers and `--json` error output, e.g. `LOCAL_FILE_MISSING`. */
+    readonly code: string,
+    message: string,
+    options: { hint?: string; cause?: unknown } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.hint = options.hint;
+  }
+}
+
+/** The CLI kind of an appliance error: switch on errno and code, never on text. */
+export function classifyRpcError(err: RpcError): StorErrorKind {
+  if (err.errno === ERRNO.ENOTAUTHENTICATED) return 'auth';
+  if (err.errno === ERRNO.EACCES && err.code === RPC_CODE.CALL_ERROR) return 'denied';
+  return 'failed';
+}
