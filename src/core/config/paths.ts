@@ -1,0 +1,23 @@
+import { homedir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+function xdgDir(env: Env, variable: string, fallback: string[]): string {
+  const value = env[variable];
+  // The XDG spec says relative values are invalid and must be ignored.
+  if (value && isAbsolute(value)) return value;
+  return join(env.HOME || homedir(), ...fallback);
+}
+
+/** The appliance state directory: `$STOR_HOME`, else `$XDG_DATA_HOME/stor` (`~/.local/share/stor`). */
+export function stateDirFrom(env: Env): string {
+  if (env.STOR_HOME) return resolve(env.STOR_HOME);
+  return join(xdgDir(env, 'XDG_DATA_HOME', ['.local', 'share']), 'stor');
+}
+
+/** Where profiles live: `$STOR_CONFIG_DIR`, else `$XDG_CONFIG_HOME/stor` (`~/.config/stor`). */
+export function configDirFrom(env: Env): string {
+  if (env.STOR_CONFIG_DIR) return resolve(env.STOR_CONFIG_DIR);
+  return join(xdgDir(env, 'XDG_CONFIG_HOME', ['.config']), 'stor');
+}

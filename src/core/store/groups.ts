@@ -1,0 +1,61 @@
+import type { Database } from 'better-sqlite3';
+import { bool, fromJsonColumn, toJsonColumn } from './json-column.js';
+
+export interface GroupRecord {
+  id: number;
+  gid: number;
+  name: string;
+  builtin: boolean;
+  smb: boolean;
+  sudo_commands: string[];
+  sudo_commands_nopasswd: string[];
+  userns_idmap: string | number | null;
+}
+
+export type NewGroup = Omit<GroupRecord, 'id'>;
+
+interface GroupRow {
+  id: number;
+  gid: number;
+  name: string;
+  builtin: number;
+  smb: number;
+  sudo_commands: string;
+  sudo_commands_nopasswd: string;
+  userns_idmap: string | null;
+}
+
+function toRecord(row: GroupRow): GroupRecord {
+  return {
+    id: row.id,
+    gid: row.gid,
+    name: row.name,
+    builtin: bool(row.builtin),
+    smb: bool(row.smb),
+    sudo_commands: fromJsonColumn(row.sudo_commands, []),
+    sudo_commands_nopasswd: fromJsonColumn(row.sudo_commands_nopasswd, []),
+    userns_idmap: fromJsonColumn(row.userns_idmap, null),
+  };
+}
+
+export function listGroups(db: Database): GroupRecord[] {
+  return (db.prepare('SELECT * FROM groups ORDER BY id').all() as GroupRow[]).map(toRecord);
+}
+
+export function insertGroup(db: Database, g: NewGroup): number {
+  const info = db
+    .prepare(
+      `INSERT INTO groups (gid, name, builtin, smb, sudo_commands, sudo_commands_nopasswd, userns_idmap)
+       VALUES (@gid, @name, @builtin, @smb, @sudo_commands, @sudo_commands_nopasswd, @userns_idmap)`,
+    )
+    .run({
+      gid: g.gid,
+      name: g.name,
+      builtin: g.builtin ? 1 : 0,
+      smb: g.smb ? 1 : 0,
+      sudo_commands: toJsonColumn(g.sudo_commands),
+      sudo_commands_nopasswd: toJsonColumn(g.sudo_commands_nopasswd),
+      userns_idmap: g.userns_idmap === null ? null : toJsonColumn(g.userns_idmap),
+    });
+  return Number(info.lastInsertRowid);
+}

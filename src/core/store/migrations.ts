@@ -1,0 +1,104 @@
+import type { Database } from 'better-sqlite3';
+
+/**
+ * Versioned schema migrations. `PRAGMA user_version` records how many have run; each runs once,
+ * inside the same IMMEDIATE transaction that checks the version, so concurrent first starts of
+ * several processes serialise instead of racing. Append new migrations; never edit a shipped one.
+ */
+export interface Migration {
+  version: number;
+  description: string;
+  up: (db: Database) => void;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'accounts, privileges, API keys, pools, settings',
+    up: (db) => {
+      db.exec(`
+        CREATE TABLE settings (
+          key   TEXT PRIMARY KEY,
+          value TEXT NOT NULL
+        );
+        CREATE TABLE groups (
+          id                     INTEGER PRIMARY KEY AUTOINCREMENT,
+          gid                    INTEGER NOT NULL UNIQUE,
+          name                   TEXT NOT NULL UNIQUE,
+          builtin                INTEGER NOT NULL DEFAULT 0,
+          smb                    INTEGER NOT NULL DEFAULT 0,
+          sudo_commands          TEXT NOT NULL DEFAULT '[]',
+          sudo_commands_nopasswd TEXT NOT NULL DEFAULT '[]',
+          userns_idmap           TEXT
+        );
+        CREATE TABLE users (
+          id                     INTEGER PRIMARY KEY AUTOINCREMENT,
+          uid                    INTEGER NOT NULL UNIQUE,
+          username               TEXT NOT NULL UNIQUE,
+          full_name              TEXT NOT NULL,
+          home                   TEXT NOT NULL,
+          shell                  TEXT NOT NULL,
+          group_id               INTEGER NOT NULL REFERENCES groups(id),
+          builtin                INTEGER NOT NULL DEFAULT 0,
+          smb                    INTEGER NOT NULL DEFAULT 0,
+          password_disabled      INTEGER NOT NULL DEFAULT 0,
+          password_hash          TEXT,
+          locked                 INTEGER NOT NULL DEFAULT 0,
+          email                  TEXT,
+          sshpubkey              TEXT,
+          ssh_password_enabled   INTEGER NOT NULL DEFAULT 0,
+          sudo_commands          TEXT NOT NULL DEFAULT '[]',
+          sudo_commands_nopasswd TEXT NOT NULL DEFAULT '[]',
+          userns_idmap           TEXT,
+          last_password_change   INTEGER
+        );
+        CREATE TABLE user_groups (
+          user_id  INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+          group_id INTEGER NOT NULL REFERENCES groups(id) ON DELETE CASCADE,
+          PRIMARY KEY (user_id, group_id)
+        );
+        CREATE TABLE privileges (
+          id           INTEGER PRIMARY KEY AUTOINCREMENT,
+          builtin_name TEXT UNIQUE,
+          name         TEXT NOT NULL UNIQUE,
+          local_groups TEXT NOT NULL DEFAULT '[]',
+          ds_groups    TEXT NOT NULL DEFAULT '[]',
+          roles        TEXT NOT NULL DEFAULT '[]',
+          web_shell    INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE TABLE api_keys (
+          id             INTEGER PRIMARY KEY AUTOINCREMENT,
+          name           TEXT NOT NULL UNIQUE,
+          user_id        INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+          key_hash       TEXT NOT NULL,
+          created_at     INTEGER NOT NULL,
+          expires_at     INTEGER,
+          revoked        INTEGER NOT NULL DEFAULT 0,
+          revoked_reason TEXT
+        );
+        CREATE TABLE pools (
+          id   INTEGER PRIMARY KEY AUTOINCREMENT,
+          name TEXT NOT NULL UNIQUE
+        );
+      `);
+    },
+  },
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** Runs the migrations the database has not seen. Call inside an IMMEDIATE transaction. */
+export function migrate(db: Database): number {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > SCHEMA_VERSION) {
+    throw new Error(
+      `the state database is at schema version ${current}, newer than this stor (${SCHEMA_VERSION}); upgrade stor`,
+    );
+  }
+  for (const m of MIGRATIONS) {
+    if (m.version <= current) continue;
+    m.up(db);
+    db.pragma(`user_version = ${m.version}`);
+  }
+  return current;
+}

@@ -1,0 +1,123 @@
+import type { Database } from 'better-sqlite3';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { insertApiKey } from './api-keys.js';
+import { insertGroup, type NewGroup } from './groups.js';
+import { insertPrivilege } from './privileges.js';
+import { generateKeySecret, hashSecret } from './secrets.js';
+import { readSettings, writeSetting } from './settings.js';
+import { insertUser, type NewUser } from './users.js';
+
+export const ADMIN_KEY_FILE = 'admin.key';
+
+/** The well-known ids of a fresh 25.10.1 install (facts §3.2, §10.3; SPEC §2.1). */
+export const GID = {
+  builtin_administrators: 544,
+  builtin_users: 545,
+  builtin_guests: 546,
+  truenas_admin: 950,
+  truenas_readonly_administrators: 951,
+  truenas_sharing_administrators: 952,
+} as const;
+
+const group = (name: keyof typeof GID, builtin = true): NewGroup => ({
+  gid: GID[name],
+  name,
+  builtin,
+  smb: false,
+  sudo_commands: [],
+  sudo_commands_nopasswd: [],
+  userns_idmap: null,
+});
+
+const baseUser = (fields: Pick<NewUser, 'uid' | 'username' | 'full_name' | 'home' | 'group_id' | 'groups'>): NewUser => ({
+  shell: '/usr/bin/zsh',
+  builtin: true,
+  smb: false,
+  password_disabled: true,
+  password_hash: null,
+  locked: false,
+  email: null,
+  sshpubkey: null,
+  ssh_password_enabled: false,
+  sudo_commands: [],
+  sudo_commands_nopasswd: [],
+  userns_idmap: null,
+  last_password_change: null,
+  ...fields,
+});
+
+/**
+ * Seeds a fresh appliance exactly as SPEC §2.1 lists, once. Runs inside the store's opening
+ * transaction, so of several processes starting on an empty directory exactly one seeds.
+ */
+export function seedFreshAppliance(db: Database, stateDir: string): void {
+  if (readSettings(db).seeded_at !== undefined) return;
+
+  const gids = new Map<number, number>();
+  for (const name of Object.keys(GID) as (keyof typeof GID)[]) {
+    gids.set(GID[name], insertGroup(db, group(name, name !== 'truenas_admin')));
+  }
+  const admins = gids.get(GID.builtin_administrators)!;
+  insertUser(db, baseUser({ uid: 0, username: 'root', full_name: 'root', home: '/root', group_id: admins, groups: [] }));
+  const adminId = insertUser(
+    db,
+    baseUser({
+      uid: 950,
+      username: 'truenas_admin',
+      full_name: 'Local Administrator',
+      home: '/home/truenas_admin',
+      group_id: gids.get(GID.truenas_admin)!,
+      groups: [admins],
+    }),
+  );
+
+  insertPrivilege(db, {
+    builtin_name: 'LOCAL_ADMINISTRATOR',
+    name: 'Local Administrator',
+    local_groups: [GID.builtin_administrators],
+    ds_groups: [],
+    roles: ['FULL_ADMIN'],
+    web_shell: true,
+  });
+  insertPrivilege(db, {
+    builtin_name: 'READONLY_ADMINISTRATOR',
+    name: 'Read-Only Administrator',
+    local_groups: [GID.truenas_readonly_administrators],
+    ds_groups: [],
+    roles: ['READONLY_ADMIN'],
+    web_shell: false,
+  });
+  insertPrivilege(db, {
+    builtin_name: 'SHARING_ADMINISTRATOR',
+    name: 'Sharing Administrator',
+    local_groups: [GID.truenas_sharing_administrators],
+    ds_groups: [],
+    roles: ['SHARING_ADMIN'],
+    web_shell: false,
+  });
+
+  db.prepare('INSERT INTO pools (name) VALUES (?)').run('tank');
+  mkdirSync(join(stateDir, 'mnt', 'tank'), { recursive: true, mode: 0o755 });
+
+  const secret = generateKeySecret();
+  const keyId = insertApiKey(db, {
+    name: 'stor-embedded-admin',
+    user_id: adminId,
+    key_hash: hashSecret(secret),
+    created_at: Date.now(),
+    expires_at: null,
+    revoked: false,
+    revoked_reason: null,
+  });
+  writeAdminKey(stateDir, `${keyId}-${secret}`);
+  writeSetting(db, 'seeded_at', new Date().toISOString());
+}
+
+/** Written before the seed commits and renamed into place, so the file is whole or absent. */
+function writeAdminKey(stateDir: string, key: string): void {
+  const path = join(stateDir, ADMIN_KEY_FILE);
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, `${key}\n`, { mode: 0o600 });
+  renameSync(tmp, path);
+}
