@@ -1,0 +1,48 @@
+import { release25101Catalogue, type RoleCatalogue } from '../roles/index.js';
+import { Store } from '../store/store.js';
+import type { MethodDefinition } from './method.js';
+import { METHODS } from './methods.js';
+import { Session, type Origin } from './session.js';
+import { loadSettings, saveSettings, type ApplianceSettings } from './settings.js';
+
+export interface ApplianceOptions {
+  stateDir: string;
+  /** Settings to store with the state before serving (e.g. from `stor serve` flags). */
+  settings?: Partial<ApplianceSettings>;
+}
+
+/**
+ * The emulated 25.10.1 appliance: its state, role catalogue, settings and method table. It knows
+ * nothing of sockets or the CLI; the dispatcher drives it and the transports and server wrap it.
+ */
+export class Appliance {
+  readonly catalogue: RoleCatalogue = release25101Catalogue();
+  readonly methods: ReadonlyMap<string, MethodDefinition> = METHODS;
+  settings: ApplianceSettings;
+
+  private constructor(readonly store: Store) {
+    this.settings = loadSettings(store.db);
+  }
+
+  static open(options: ApplianceOptions): Appliance {
+    const store = Store.open(options.stateDir);
+    try {
+      if (options.settings) {
+        const changes = options.settings;
+        store.write(() => saveSettings(store.db, changes));
+      }
+      return new Appliance(store);
+    } catch (err) {
+      store.close();
+      throw err;
+    }
+  }
+
+  createSession(origin: Origin): Session {
+    return new Session(origin);
+  }
+
+  close(): void {
+    this.store.close();
+  }
+}

@@ -1,0 +1,104 @@
+import { z } from 'zod';
+import { ERRNO, rpcErrors, type ValidationTriple } from '../errors.js';
+
+/**
+ * Positional parameters, validated the way 25.10.1 validates them (pydantic, strict, extra="forbid";
+ * facts §1.5): no coercion, error attributes start with the argument's field name, and the
+ * messages are pydantic's, so clients that parse `extra` triples see what a real appliance sends.
+ */
+export interface ParamSpec {
+  /** The argument's field name in the appliance's Args model, e.g. `privilege_create`. */
+  name: string;
+  schema: z.ZodType;
+  /** Present when the argument may be omitted. */
+  default?: () => unknown;
+}
+
+/** A string as the appliance models it: at most 1024 characters unless said otherwise. */
+export const str = (max = 1024) => z.string().max(max);
+export const nonEmptyStr = (max = 1024) => z.string().min(1).max(max);
+
+function typeMessage(expected: string): string {
+  switch (expected) {
+    case 'int':
+    case 'number':
+      return 'Input should be a valid integer';
+    case 'string':
+      return 'Input should be a valid string';
+    case 'boolean':
+      return 'Input should be a valid boolean';
+    case 'array':
+      return 'Input should be a valid list';
+    case 'object':
+    case 'record':
+      return 'Input should be a valid dictionary';
+    case 'null':
+      return 'Input should be None';
+    default:
+      return `Input should be a valid ${expected}`;
+  }
+}
+
+function literalList(values: readonly unknown[]): string {
+  const quoted = values.map((v) => (typeof v === 'string' ? `'${v}'` : String(v)));
+  return quoted.length <= 1 ? (quoted[0] ?? '') : `${quoted.slice(0, -1).join(', ')} or ${quoted.at(-1)}`;
+}
+
+/** One zod issue as pydantic would phrase it. */
+function issueTriples(prefix: string, issue: z.core.$ZodIssue & { input?: unknown }): ValidationTriple[] {
+  const path = [prefix, ...issue.path.map(String)].filter((p) => p !== '').join('.');
+  const triple = (message: string, at = path): ValidationTriple => [at, message, ERRNO.EINVAL];
+  switch (issue.code) {
+    case 'invalid_type':
+      return [triple(issue.input === undefined ? 'Field required' : typeMessage(issue.expected))];
+    case 'unrecognized_keys':
+      return issue.keys.map((k) => triple('Extra inputs are not permitted', `${path}.${k}`));
+    case 'too_small':
+      if (issue.origin === 'string') return [triple(`String should have at least ${issue.minimum} character${Number(issue.minimum) === 1 ? '' : 's'}`)];
+      if (issue.origin === 'array') return [triple(`List should have at least ${issue.minimum} item${Number(issue.minimum) === 1 ? '' : 's'} after validation`)];
+      return [triple(`Input should be greater than${issue.inclusive ? ' or equal to' : ''} ${issue.minimum}`)];
+    case 'too_big':
+      if (issue.origin === 'string') return [triple(`String should have at most ${issue.maximum} characters`)];
+      if (issue.origin === 'array') return [triple(`List should have at most ${issue.maximum} items after validation`)];
+      return [triple(`Input should be less than${issue.inclusive ? ' or equal to' : ''} ${issue.maximum}`)];
+    case 'invalid_value':
+      return [triple(`Input should be ${literalList(issue.values)}`)];
+    case 'invalid_union': {
+      // pydantic reports a failed union per member; the first member's complaint is the useful one.
+      const first = issue.errors[0]?.[0];
+      return first ? issueTriples(path, { ...first, input: issue.input } as never) : [triple('Input is invalid')];
+    }
+    case 'invalid_format':
+      return [triple(`Value error, ${issue.message}`)];
+    case 'custom':
+      return [triple(`Value error, ${issue.message}`)];
+    default:
+      return [triple(issue.message)];
+  }
+}
+
+/**
+ * Validates positional params against the specs, fills defaults, and returns the parsed values.
+ * Throws -32602 with every problem found, as ValidationErrors.
+ */
+export function validateParams(specs: readonly ParamSpec[], params: readonly unknown[]): unknown[] {
+  if (params.length > specs.length) {
+    throw rpcErrors.validation([['', `Too many arguments (expected ${specs.length}, found ${params.length})`, ERRNO.EINVAL]]);
+  }
+  const triples: ValidationTriple[] = [];
+  const values = specs.map((spec, i) => {
+    const raw = i < params.length ? params[i] : spec.default ? spec.default() : undefined;
+    if (raw === undefined && !spec.default) {
+      triples.push([spec.name, 'Field required', ERRNO.EINVAL]);
+      return undefined;
+    }
+    const parsed = spec.schema.safeParse(raw, { reportInput: true });
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) triples.push(...issueTriples(spec.name, issue));
+      return undefined;
+    }
+    return parsed.data;
+  });
+  if (triples.length > 0) throw rpcErrors.validation(triples);
+  return values;
+}

@@ -1,0 +1,80 @@
+import { randomUUID } from 'node:crypto';
+
+/** Where a session's calls come from: decides whether a plain API key may be used (facts §2.4). */
+export interface Origin {
+  transport: 'embedded' | 'websocket' | 'http' | 'upload';
+  /** Peer address, e.g. `127.0.0.1`; `local` for the embedded target. */
+  address: string;
+  /** TLS, loopback or in-process: a key used here is not exposed on the network. */
+  secure: boolean;
+}
+
+export interface AllowlistEntry {
+  method: string;
+  resource: string;
+}
+
+/** The privileges bound to a user, folded together at login (facts §3.3). */
+export interface ComposedPrivilege {
+  roles: ReadonlySet<string>;
+  allowlist: AllowlistEntry[];
+  web_shell: boolean;
+  webui_access: boolean;
+}
+
+export interface SessionCredentials {
+  type: 'API_KEY' | 'LOGIN_PASSWORD';
+  userId: number;
+  username: string;
+  apiKey?: { id: number; name: string };
+  loginAt: number;
+}
+
+export interface ConnectionOptions {
+  legacy_jobs: boolean;
+  private_methods: boolean;
+  py_exceptions: boolean;
+}
+
+/**
+ * One connection's authentication state: a WebSocket, an HTTP request, or the embedded target.
+ * The composed privilege is frozen at login; later privilege edits apply to new sessions only.
+ */
+export class Session {
+  readonly id = randomUUID();
+  credentials: SessionCredentials | null = null;
+  privilege: ComposedPrivilege | null = null;
+  accountAttributes: string[] = [];
+  options: ConnectionOptions = { legacy_jobs: true, private_methods: false, py_exceptions: false };
+
+  constructor(readonly origin: Origin) {}
+
+  get authenticated(): boolean {
+    return this.credentials !== null && this.privilege !== null;
+  }
+
+  get isFullAdmin(): boolean {
+    return this.privilege?.roles.has('FULL_ADMIN') ?? false;
+  }
+
+  hasRole(role: string): boolean {
+    return this.privilege?.roles.has(role) ?? false;
+  }
+
+  /** FULL_ADMIN, or any of `roles` among the effective roles (an empty list means FULL_ADMIN only). */
+  holdsAny(roles: readonly string[]): boolean {
+    return this.isFullAdmin || roles.some((r) => this.hasRole(r));
+  }
+
+  establish(credentials: SessionCredentials, privilege: ComposedPrivilege, accountAttributes: string[]): void {
+    this.credentials = credentials;
+    this.privilege = privilege;
+    this.accountAttributes = accountAttributes;
+  }
+
+  logout(): void {
+    this.credentials = null;
+    this.privilege = null;
+    this.accountAttributes = [];
+  }
+}

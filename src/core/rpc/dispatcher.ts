@@ -1,0 +1,69 @@
+import { RpcError, rpcErrors } from '../errors.js';
+import type { Appliance } from '../appliance/appliance.js';
+import type { MethodDefinition } from '../appliance/method.js';
+import { validateParams } from '../appliance/params.js';
+import type { Session } from '../appliance/session.js';
+import { decodeMessage, decodeText, errorResponse, successResponse, type RpcRequest, type RpcResponse } from './codec.js';
+
+/** Hooks a network adapter puts between method lookup and the call (facts §1.8 check order). */
+export interface CallGate {
+  /** Throws to refuse the call, e.g. -32000 past the in-flight limit or EBUSY past the rate limit. */
+  beforeCall?(method: MethodDefinition, session: Session): void;
+}
+
+/** Anything a handler throws that is not an RpcError reaches the caller as the appliance reports it. */
+function asRpcError(err: unknown): RpcError {
+  if (err instanceof RpcError) return err;
+  if (err instanceof Error) return rpcErrors.exception(err.constructor.name || 'Exception', err.message || err.name);
+  return rpcErrors.exception('Exception', String(err));
+}
+
+/**
+ * JSON-RPC 2.0 over the method table: envelope checks, method lookup, authentication and
+ * authorization from the table's access rules, parameter validation, then the handler.
+ */
+export class Dispatcher {
+  constructor(readonly appliance: Appliance) {}
+
+  /** Lookup, authorization, validation and execution of one call; throws RpcError. */
+  async call(session: Session, method: string, params: readonly unknown[], messageId?: unknown, gate?: CallGate): Promise<unknown> {
+    const def = this.appliance.methods.get(method);
+    if (!def) throw rpcErrors.methodNotFound();
+    gate?.beforeCall?.(def, session);
+    if (def.access.kind !== 'public') {
+      if (!session.authenticated) throw rpcErrors.notAuthenticated();
+      if (def.access.kind === 'roles' && !session.holdsAny(def.access.roles)) throw rpcErrors.notAuthorized();
+    }
+    const args = validateParams(def.params, params);
+    try {
+      return await def.handler({ appliance: this.appliance, session, messageId }, ...(args as never[]));
+    } catch (err) {
+      throw asRpcError(err);
+    }
+  }
+
+  /** Runs a decoded request; `null` for a notification, which gets no reply of any kind. */
+  async run(session: Session, request: RpcRequest, gate?: CallGate): Promise<RpcResponse | null> {
+    let response: RpcResponse;
+    try {
+      response = successResponse(request.id, await this.call(session, request.method, request.params, request.id, gate));
+    } catch (err) {
+      response = errorResponse(request.id, asRpcError(err));
+    }
+    return request.hasId ? response : null;
+  }
+
+  /** One text frame or request body in, one response (or none) out. */
+  async handleText(session: Session, text: string, gate?: CallGate): Promise<RpcResponse | null> {
+    return this.handleDecoded(session, decodeText(text), gate);
+  }
+
+  async handleMessage(session: Session, message: unknown, gate?: CallGate): Promise<RpcResponse | null> {
+    return this.handleDecoded(session, decodeMessage(message), gate);
+  }
+
+  private async handleDecoded(session: Session, decoded: ReturnType<typeof decodeText>, gate?: CallGate): Promise<RpcResponse | null> {
+    if (!decoded.ok) return decoded.reply ? errorResponse(decoded.id, decoded.error) : null;
+    return this.run(session, decoded.request, gate);
+  }
+}
