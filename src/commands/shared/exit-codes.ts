@@ -1,0 +1,23 @@
+import type { StorErrorKind } from '../../core/errors.js';
+
+/** The exit codes scripts may rely on (SPEC §3); the README's table is this one. */
+export const EXIT = {
+  OK: 0,
+  FAILED: 1,
+  USAGE: 2,
+  UNREACHABLE: 3,
+  AUTH: 4,
+  DENIED: 5,
+  CHECK: 6,
+  INTERRUPTED: 130,
+} as const;
+
+export const EXIT_FOR_KIND: Record<StorErrorKind, number> = {
+  failed: EXIT.FAILED,
+  usage: EXIT.USAGE,
+  unreachable: EXIT.UNREACHABLE,
+  auth: EXIT.AUTH,
+  denied: EXIT.DENIED,
+  check: EXIT.CHECK,
+  interrupted: EXIT.INTERRUPTED,
+};

@@ -1,0 +1,66 @@
+import type { TargetInfo } from '../../core/transport/transport.js';
+import type { CommandContext } from '../shared/context.js';
+import type { CommandResult } from '../shared/render.js';
+
+/** `stor whoami --json`: who the target says we are. */
+export interface WhoamiResult {
+  username: string;
+  uid: number;
+  gid: number | null;
+  full_name: string;
+  /** In the appliance's order: LOCAL, API_KEY, SYS_ADMIN. */
+  account_attributes: string[];
+  /** Number of effective roles (FULL_ADMIN holders: the whole catalogue). */
+  role_count: number;
+  /** Effective roles, sorted. */
+  roles: string[];
+  web_shell: boolean;
+  target: TargetInfo;
+}
+
+interface AuthMe {
+  pw_name: string;
+  pw_gecos: string;
+  pw_uid: number;
+  pw_gid: number | null;
+  account_attributes: string[];
+  privilege: { roles: { $set: string[] }; web_shell: boolean };
+}
+
+function describeTarget(t: TargetInfo): string {
+  return t.kind === 'embedded' ? `embedded (${t.stateDir})` : `${t.url}${t.profile ? ` (profile ${t.profile})` : ''}`;
+}
+
+export async function whoami(ctx: CommandContext): Promise<CommandResult<WhoamiResult>> {
+  const transport = await ctx.transport();
+  const me = await transport.call<AuthMe>('auth.me');
+  const roles = [...me.privilege.roles.$set].sort();
+  const data: WhoamiResult = {
+    username: me.pw_name,
+    uid: me.pw_uid,
+    gid: me.pw_gid,
+    full_name: me.pw_gecos,
+    account_attributes: me.account_attributes,
+    role_count: roles.length,
+    roles,
+    web_shell: me.privilege.web_shell,
+    target: transport.target,
+  };
+  return {
+    data,
+    view: {
+      kind: 'record',
+      fields: [
+        ['username', data.username],
+        ['uid', data.uid],
+        ['gid', data.gid],
+        ['full name', data.full_name],
+        ['account attributes', data.account_attributes],
+        ['web shell', data.web_shell],
+        ['target', describeTarget(data.target)],
+        ['effective roles', data.role_count],
+      ],
+      list: { label: 'roles', items: roles },
+    },
+  };
+}

@@ -1,0 +1,71 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Appliance } from '../appliance/appliance.js';
+import type { Session } from '../appliance/session.js';
+import { StorError } from '../errors.js';
+import { Dispatcher } from '../rpc/dispatcher.js';
+import { ADMIN_KEY_FILE } from '../store/seed.js';
+import { loginError, loginRejected } from './login.js';
+import type { TargetInfo, Transport } from './transport.js';
+
+export interface EmbeddedOptions {
+  stateDir: string;
+  /** The key to log in with; default: the administrator key the seed wrote to `<state>/admin.key`. */
+  apiKey?: string;
+}
+
+function readAdminKey(stateDir: string): string {
+  const path = join(stateDir, ADMIN_KEY_FILE);
+  try {
+    return readFileSync(path, 'utf8').trim();
+  } catch {
+    throw new StorError('failed', 'ADMIN_KEY_MISSING', `the embedded appliance's administrator key file ${path} is missing or unreadable`, {
+      hint: 'restore the file, or log in with another key (STOR_API_KEY)',
+    });
+  }
+}
+
+/**
+ * The emulated appliance in this process. Calls go through the same dispatcher as the network
+ * server, after a real `auth.login_with_api_key`, so authorization and the 25.10.1 login defect
+ * behave the same on both targets.
+ */
+export class EmbeddedTransport implements Transport {
+  readonly target: TargetInfo;
+
+  private constructor(
+    private readonly appliance: Appliance,
+    private readonly dispatcher: Dispatcher,
+    private readonly session: Session,
+    stateDir: string,
+  ) {
+    this.target = { kind: 'embedded', stateDir };
+  }
+
+  static async open(options: EmbeddedOptions): Promise<EmbeddedTransport> {
+    const appliance = Appliance.open({ stateDir: options.stateDir });
+    try {
+      const dispatcher = new Dispatcher(appliance);
+      const session = appliance.createSession({ transport: 'embedded', address: 'local', secure: true });
+      const key = options.apiKey ?? readAdminKey(options.stateDir);
+      const ok = await dispatcher.call(session, 'auth.login_with_api_key', [key]).catch((err: unknown) => {
+        throw loginError(err);
+      });
+      if (ok !== true) throw loginRejected('the embedded appliance');
+      return new EmbeddedTransport(appliance, dispatcher, session, options.stateDir);
+    } catch (err) {
+      appliance.close();
+      throw err;
+    }
+  }
+
+  async call<T>(method: string, params: readonly unknown[] = []): Promise<T> {
+    // The wire round trip a remote call makes, so both targets hand back plain JSON values.
+    const result = await this.dispatcher.call(this.session, method, JSON.parse(JSON.stringify(params)) as unknown[]);
+    return (result === undefined ? null : JSON.parse(JSON.stringify(result))) as T;
+  }
+
+  async close(): Promise<void> {
+    this.appliance.close();
+  }
+}

@@ -1,0 +1,28 @@
+import { ERRNO, RpcError, StorError } from '../errors.js';
+
+/** Explains a failed login the same way for both targets. */
+export function loginRejected(where: string): StorError {
+  return new StorError('auth', 'KEY_REJECTED', `the API key was rejected by ${where} (wrong, revoked or expired key, or its user holds no privilege)`, {
+    hint: 'check the key, or create a new one with `stor call api_key.create`',
+  });
+}
+
+/**
+ * A login that fails with 25.10.1's RecursionError means a privilege bound to this identity has a
+ * role list the appliance cannot expand. That identity cannot fix it; another administrator can.
+ */
+export function loginError(err: unknown): unknown {
+  if (err instanceof RpcError && err.data?.trace?.class === 'RecursionError' && err.errno === ERRNO.EINVAL) {
+    return new StorError(
+      'auth',
+      'LOGIN_BROKEN_BY_PRIVILEGE',
+      `login failed: ${err.reason} — this identity is bound to a privilege whose role list breaks role expansion on 25.10.1`,
+      {
+        hint:
+          'an administrator who is not bound to that privilege must repair it: `stor privilege check` finds it and `stor privilege fix <id>` rewrites its roles',
+        cause: err,
+      },
+    );
+  }
+  return err;
+}
