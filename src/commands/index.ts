@@ -1,4 +1,4 @@
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { CommandContext, type GlobalOptions } from './shared/context.js';
 import type { IO } from './shared/io.js';
 import type { CommandResult } from './shared/render.js';
@@ -18,7 +18,7 @@ const examples = (...lines: string[]) => `\nExamples:\n${lines.map((l) => `  $ $
 /** Parses a positive number of seconds for `--timeout`. */
 function seconds(value: string): number {
   const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`--timeout takes a positive number of seconds, not ${JSON.stringify(value)}`);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`--timeout takes a positive number of seconds, not ${JSON.stringify(value)}`);
   return n;
 }
 

@@ -1,0 +1,27 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const STOR_BIN = fileURLToPath(new URL('../../bin/stor.js', import.meta.url));
+
+export interface SpawnResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Spawns the built `bin/stor.js` as a user would (run `npm run build` first; `npm test` does). */
+export function spawnStor(args: string[], options: { env?: Record<string, string | undefined>; stdin?: string } = {}): Promise<SpawnResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [STOR_BIN, ...args], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...options.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(options.stdin ?? '');
+  });
+}

@@ -1,0 +1,34 @@
+import { Readable } from 'node:stream';
+import { run } from '../../src/cli.js';
+import type { IO } from '../../src/commands/shared/io.js';
+
+export interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunOptions {
+  env?: Record<string, string | undefined>;
+  /** Pretend stdout (and stdin, stderr) are a terminal. */
+  tty?: boolean;
+  stdin?: string;
+}
+
+/** Runs `stor` in-process with captured streams: the same `run()` the binary calls. */
+export async function runStor(argv: string[], options: RunOptions = {}): Promise<RunResult> {
+  let stdout = '';
+  let stderr = '';
+  const tty = options.tty ?? false;
+  const stdin = Readable.from(options.stdin === undefined ? [] : [options.stdin]) as IO['stdin'];
+  Object.assign(stdin, { isTTY: tty });
+  const io: IO = {
+    stdout: { write: (s: string) => (stdout += s), isTTY: tty, columns: 100 },
+    stderr: { write: (s: string) => (stderr += s), isTTY: tty },
+    stdin,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...options.env },
+    cwd: process.cwd(),
+  };
+  const code = await run(argv, io);
+  return { code, stdout, stderr };
+}
