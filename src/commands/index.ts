@@ -32,7 +32,12 @@ export function buildProgram(io: IO, hooks: ProgramHooks): Command {
     .addOption(new Option('--json', 'print machine-readable JSON on stdout').default(false))
     .addOption(new Option('-q, --quiet', 'print nothing but results and errors').default(false))
     .addOption(new Option('-v, --verbose', 'print more about what stor is doing').default(false))
-    .addOption(new Option('--timeout <seconds>', 'give up on the target after this long').argParser(seconds))
+    .addOption(new Option('--timeout <seconds>', 'give up on the target after this long (default 30)').argParser(seconds))
+    .addOption(new Option('--url <url>', 'the appliance to use, e.g. wss://nas.example.com (env STOR_URL)'))
+    .addOption(new Option('--profile <name>', 'use a saved profile (env STOR_PROFILE)'))
+    .addOption(new Option('--insecure', 'do not verify the appliance TLS certificate'))
+    .addOption(new Option('--ca <file>', 'trust the CA certificate(s) in this PEM file'))
+    .addOption(new Option('--rpc <transport>', 'JSON-RPC over a WebSocket (ws) or HTTP POST (http)').choices(['ws', 'http']))
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput({
@@ -48,11 +53,17 @@ export function buildProgram(io: IO, hooks: ProgramHooks): Command {
 
   const context = (cmd: Command): CommandContext => {
     const opts = cmd.optsWithGlobals() as GlobalOptions;
+    const defined = <K extends keyof GlobalOptions>(k: K) => (opts[k] !== undefined ? { [k]: opts[k] } : {});
     const ctx = new CommandContext(io, {
       json: opts.json === true,
       quiet: opts.quiet === true,
       verbose: opts.verbose === true,
-      ...(opts.timeout !== undefined ? { timeout: opts.timeout } : {}),
+      ...defined('timeout'),
+      ...defined('url'),
+      ...defined('profile'),
+      ...defined('insecure'),
+      ...defined('ca'),
+      ...defined('rpc'),
     });
     hooks.onContext(ctx);
     return ctx;
@@ -82,5 +93,90 @@ export function buildProgram(io: IO, hooks: ProgramHooks): Command {
       hooks.onResult(await call(context(cmd), method, args));
     });
 
+  program
+    .command('login')
+    .description('verify an API key against an appliance and save it as a profile (made current)')
+    .option('--api-key-file <file>', 'read the key from this file')
+    .option('--api-key-stdin', 'read the key from standard input')
+    .addHelpText(
+      'after',
+      examples(
+        'stor login --url wss://nas.example.com --profile nas1 --api-key-file ~/.config/nas1.key',
+        'pass show nas1/api-key | stor login --url wss://nas.example.com --api-key-stdin --ca ./nas-ca.pem',
+        'stor login --url ws://127.0.0.1:6000      # a local `stor serve`; prompts for the key on a terminal',
+      ) + '\nThe key is never taken from the command line. Without --api-key-file/--api-key-stdin it comes from\nSTOR_API_KEY, or from a hidden prompt on a terminal. ws:// and http:// are refused for other hosts.\n',
+    )
+    .action(async (opts: { apiKeyFile?: string; apiKeyStdin?: boolean }, cmd: Command) => {
+      const { login } = await import('./login/login.js');
+      hooks.onResult(await login(context(cmd), opts));
+    });
+
+  program
+    .command('logout')
+    .description('forget a saved profile and its key (the current one, or --profile NAME)')
+    .addHelpText('after', examples('stor logout', 'stor --profile nas1 logout'))
+    .action(async (_opts: unknown, cmd: Command) => {
+      const { logout } = await import('./login/logout.js');
+      hooks.onResult(await logout(context(cmd)));
+    });
+
+  const profile = program.command('profile').description('list, select and remove saved profiles');
+  profile
+    .command('list')
+    .description('list saved profiles; * marks the current one (keys are never shown)')
+    .addHelpText('after', examples('stor profile list', 'stor profile list --json'))
+    .action(async (_opts: unknown, cmd: Command) => {
+      const { profileList } = await import('./profile/profile.js');
+      hooks.onResult(await profileList(context(cmd)));
+    });
+  profile
+    .command('use')
+    .description('make a profile current')
+    .argument('<name>', 'profile name')
+    .addHelpText('after', examples('stor profile use nas1'))
+    .action(async (name: string, _opts: unknown, cmd: Command) => {
+      const { profileUse } = await import('./profile/profile.js');
+      hooks.onResult(await profileUse(context(cmd), name));
+    });
+  profile
+    .command('remove')
+    .description('delete a profile and its key')
+    .argument('<name>', 'profile name')
+    .addHelpText('after', examples('stor profile remove nas1'))
+    .action(async (name: string, _opts: unknown, cmd: Command) => {
+      const { profileRemove } = await import('./profile/profile.js');
+      hooks.onResult(await profileRemove(context(cmd), name));
+    });
+
+  program
+    .command('serve')
+    .description('run the emulated appliance as a network server (JSON-RPC over WebSocket and HTTP)')
+    .option('--host <address>', 'address to listen on', '127.0.0.1')
+    .addOption(new Option('--port <port>', 'port to listen on; 0 picks a free one').default(6000).argParser(portNumber))
+    .option('--state <dir>', 'state directory (default: the embedded one, $STOR_HOME)')
+    .addOption(new Option('--role-expansion <mode>', 'terminating, or release-25.10.1 to reproduce the login defect').choices(['terminating', 'release-25.10.1']))
+    .addOption(new Option('--role-lists <mode>', 'accept (as 25.10.1), or reject-overlap at save time').choices(['accept', 'reject-overlap']))
+    .addOption(new Option('--upload-gate <mode>', 'sys-admin (the current gate), or role (FILESYSTEM_DATA_WRITE suffices)').choices(['sys-admin', 'role']))
+    .option('--tls-cert <file>', 'serve https/wss with this PEM certificate')
+    .option('--tls-key <file>', 'the PEM private key for --tls-cert')
+    .addHelpText(
+      'after',
+      examples(
+        'stor serve --port 0',
+        'stor serve --host 0.0.0.0 --port 8443 --tls-cert cert.pem --tls-key key.pem',
+        'stor serve --state /tmp/rehearsal --role-expansion release-25.10.1',
+      ) + '\nSettings given here are stored with the state. Stop with Ctrl-C (SIGINT) or SIGTERM.\n',
+    )
+    .action(async (opts: import('./serve/serve.js').ServeOptions, cmd: Command) => {
+      const { serve } = await import('./serve/serve.js');
+      hooks.onResult(await serve(context(cmd), opts));
+    });
+
   return program;
+}
+
+function portNumber(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError(`a port is a whole number from 0 to 65535, not ${JSON.stringify(value)}`);
+  return n;
 }

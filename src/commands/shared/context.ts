@@ -1,9 +1,10 @@
 import { stateDirFrom } from '../../core/config/paths.js';
 import type { Transport } from '../../core/transport/transport.js';
 import type { IO } from './io.js';
+import { DEFAULT_TIMEOUT_SECONDS, readCa, resolveTarget, type TargetOptions, type TargetSpec } from './target.js';
 
 /** Options every command accepts (SPEC §3). */
-export interface GlobalOptions {
+export interface GlobalOptions extends TargetOptions {
   json: boolean;
   quiet: boolean;
   verbose: boolean;
@@ -33,11 +34,17 @@ export class CommandContext {
     return this.opened;
   }
 
+  /** Which target this invocation uses, without connecting to it. */
+  target(): Promise<TargetSpec> {
+    return resolveTarget(this.globals, this.io);
+  }
+
+  get timeoutSeconds(): number {
+    return this.globals.timeout ?? DEFAULT_TIMEOUT_SECONDS;
+  }
+
   private async openTransport(): Promise<Transport> {
-    // Loaded on first use so that `--help` and `--version` never pay for SQLite and the appliance.
-    const { EmbeddedTransport } = await import('../../core/transport/embedded.js');
-    const apiKey = this.io.env.STOR_API_KEY?.trim() || undefined;
-    return EmbeddedTransport.open({ stateDir: this.stateDir, ...(apiKey ? { apiKey } : {}) });
+    return openTarget(await this.target(), this.timeoutSeconds);
   }
 
   /** A note for the operator on stderr, unless `--quiet`. */
@@ -52,4 +59,29 @@ export class CommandContext {
     const transport = await opened.catch(() => undefined);
     await transport?.close();
   }
+}
+
+/**
+ * Opens a transport to a resolved target. Each implementation is loaded on first use, so that
+ * `--help` and `--version` never pay for SQLite, WebSockets or the appliance.
+ */
+export async function openTarget(spec: TargetSpec, timeoutSeconds: number): Promise<Transport> {
+  if (spec.kind === 'embedded') {
+    const { EmbeddedTransport } = await import('../../core/transport/embedded.js');
+    return EmbeddedTransport.open({ stateDir: spec.stateDir, ...(spec.apiKey ? { apiKey: spec.apiKey } : {}) });
+  }
+  const options = {
+    endpoint: spec.endpoint,
+    apiKey: spec.apiKey,
+    timeoutSeconds,
+    insecure: spec.insecure,
+    ...(spec.caPath ? { ca: readCa(spec.caPath) } : {}),
+    ...(spec.profile ? { profile: spec.profile } : {}),
+  };
+  if (spec.rpc === 'http') {
+    const { HttpRpcTransport } = await import('../../core/transport/remote-http.js');
+    return HttpRpcTransport.open(options);
+  }
+  const { RemoteTransport } = await import('../../core/transport/remote.js');
+  return RemoteTransport.open(options);
 }

@@ -17,8 +17,23 @@ export interface IO {
   stdin: Readable & { isTTY?: boolean };
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;
+  /** Subscribes to SIGINT/SIGTERM for long-running commands (`serve`); returns the unsubscriber. */
+  onSignal?(handler: (signal: NodeJS.Signals) => void): () => void;
 }
 
 export function processIO(): IO {
-  return { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd: process.cwd() };
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    env: process.env,
+    cwd: process.cwd(),
+    onSignal(handler) {
+      const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM'];
+      for (const s of signals) process.on(s, handler);
+      return () => {
+        for (const s of signals) process.off(s, handler);
+      };
+    },
+  };
 }

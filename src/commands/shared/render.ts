@@ -17,6 +17,8 @@ export interface CommandResult<T = unknown> {
   data: T;
   view: View;
   exitCode?: number;
+  /** The command already wrote its output as it went (`serve`): print nothing more. */
+  streamed?: boolean;
 }
 
 export interface RenderMode {
@@ -85,6 +87,7 @@ function renderPiped(view: View, data: unknown): string[] {
 
 /** The text for stdout. */
 export function render(result: CommandResult, mode: RenderMode): string {
+  if (result.streamed) return '';
   if (mode.json) return `${JSON.stringify(result.data, null, 2)}\n`;
   const lines = mode.tty ? renderTerminal(result.view, result.data) : renderPiped(result.view, result.data);
   return lines.length === 0 ? '' : `${lines.join('\n')}\n`;

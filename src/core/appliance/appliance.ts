@@ -1,5 +1,6 @@
 import { release25101Catalogue, type RoleCatalogue } from '../roles/index.js';
 import { Store } from '../store/store.js';
+import { Jobs } from './jobs.js';
 import type { MethodDefinition } from './method.js';
 import { METHODS } from './methods.js';
 import { Session, type Origin } from './session.js';
@@ -18,6 +19,7 @@ export interface ApplianceOptions {
 export class Appliance {
   readonly catalogue: RoleCatalogue = release25101Catalogue();
   readonly methods: ReadonlyMap<string, MethodDefinition> = METHODS;
+  readonly jobs = new Jobs();
   settings: ApplianceSettings;
 
   private constructor(readonly store: Store) {

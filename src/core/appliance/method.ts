@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Appliance } from './appliance.js';
 import type { ParamSpec } from './params.js';
+import type { JobHandle } from './jobs.js';
 import type { Session } from './session.js';
 
 /**
@@ -20,6 +21,8 @@ export interface CallContext {
   session: Session;
   /** The JSON-RPC id of the request, recorded on jobs it starts. */
   messageId?: unknown;
+  /** Set while a job method runs. */
+  job?: JobHandle;
 }
 
 type ParamValues<P extends readonly ParamSpec[]> = {
@@ -32,6 +35,11 @@ export interface MethodDefinition<P extends readonly ParamSpec[] = readonly Para
   summary: string;
   access: Access;
   params: P;
+  /**
+   * A job method: the call creates a job in `core.get_jobs`. With the connection's default
+   * `legacy_jobs` the job id is answered at once; otherwise the answer waits for the job's result.
+   */
+  job?: boolean;
   handler: (ctx: CallContext, ...args: ParamValues<P>) => unknown;
 }
 

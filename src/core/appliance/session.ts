@@ -46,6 +46,10 @@ export class Session {
   privilege: ComposedPrivilege | null = null;
   accountAttributes: string[] = [];
   options: ConnectionOptions = { legacy_jobs: true, private_methods: false, py_exceptions: false };
+  /** Where server-initiated notifications go; null where the transport has no push channel. */
+  notify: ((method: string, params: unknown) => void) | null = null;
+  /** Subscription id → the function that ends it. */
+  readonly subscriptions = new Map<string, () => void>();
 
   constructor(readonly origin: Origin) {}
 
@@ -72,7 +76,14 @@ export class Session {
     this.accountAttributes = accountAttributes;
   }
 
+  /** Ends every subscription: on logout and when the connection closes (facts §1.6). */
+  dropSubscriptions(): void {
+    for (const stop of this.subscriptions.values()) stop();
+    this.subscriptions.clear();
+  }
+
   logout(): void {
+    this.dropSubscriptions();
     this.credentials = null;
     this.privilege = null;
     this.accountAttributes = [];

@@ -35,8 +35,19 @@ export class Dispatcher {
       if (def.access.kind === 'roles' && !session.holdsAny(def.access.roles)) throw rpcErrors.notAuthorized();
     }
     const args = validateParams(def.params, params);
+    const ctx = { appliance: this.appliance, session, messageId };
+    if (def.job) {
+      const job = this.appliance.jobs.start(session, def.name, [...params], messageId, (handle) =>
+        Promise.resolve()
+          .then(() => def.handler({ ...ctx, job: handle }, ...(args as never[])))
+          .catch((err: unknown) => {
+            throw asRpcError(err);
+          }),
+      );
+      return session.options.legacy_jobs ? job.id : await job.done;
+    }
     try {
-      return await def.handler({ appliance: this.appliance, session, messageId }, ...(args as never[]));
+      return await def.handler(ctx, ...(args as never[]));
     } catch (err) {
       throw asRpcError(err);
     }

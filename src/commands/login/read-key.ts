@@ -1,0 +1,55 @@
+import { readFileSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { StorError } from '../../core/errors.js';
+import type { CommandContext } from '../shared/context.js';
+
+export interface KeySourceOptions {
+  apiKeyFile?: string;
+  apiKeyStdin?: boolean;
+}
+
+const KEY_SHAPE = /^\d+-[A-Za-z0-9]{64}$/;
+
+async function readStdin(ctx: CommandContext): Promise<string> {
+  let text = '';
+  for await (const chunk of ctx.io.stdin) text += chunk.toString();
+  return text;
+}
+
+/**
+ * The key, from (in order) `--api-key-file`, `--api-key-stdin`, `STOR_API_KEY`, or a hidden
+ * prompt when a person is at a terminal. Never from argv, so it stays out of shell history and `ps`.
+ */
+export async function readApiKey(ctx: CommandContext, options: KeySourceOptions): Promise<string> {
+  let key: string;
+  if (options.apiKeyFile) {
+    const path = resolve(ctx.io.cwd, options.apiKeyFile);
+    try {
+      key = readFileSync(path, 'utf8');
+    } catch (err) {
+      throw new StorError('usage', 'KEY_FILE_UNREADABLE', `cannot read the key file ${path}: ${(err as Error).message}`);
+    }
+    if ((statSync(path).mode & 0o077) !== 0) ctx.note(`stor: warning: ${path} is readable by other users; consider chmod 600`);
+  } else if (options.apiKeyStdin) {
+    key = await readStdin(ctx);
+  } else if (ctx.io.env.STOR_API_KEY) {
+    key = ctx.io.env.STOR_API_KEY;
+  } else if (ctx.io.stdin.isTTY && ctx.io.stderr.isTTY) {
+    const { password } = await import('@inquirer/prompts');
+    key = await password(
+      { message: 'API key', mask: true },
+      { input: ctx.io.stdin, output: ctx.io.stderr as unknown as NodeJS.WritableStream },
+    );
+  } else {
+    throw new StorError('usage', 'NO_API_KEY', 'no API key given', {
+      hint: 'pass --api-key-file <file> or --api-key-stdin, or set STOR_API_KEY (a prompt appears only on a terminal)',
+    });
+  }
+  key = key.trim();
+  if (!KEY_SHAPE.test(key)) {
+    throw new StorError('usage', 'MALFORMED_KEY', 'that is not an API key: expected <id>-<64 letters and digits>', {
+      hint: 'copy the whole key shown when it was created (e.g. by `stor call api_key.create`)',
+    });
+  }
+  return key;
+}

@@ -1,0 +1,95 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Appliance } from '../../core/appliance/appliance.js';
+import type { ApplianceSettings } from '../../core/appliance/settings.js';
+import { StorError } from '../../core/errors.js';
+import { isLoopbackHost } from '../../core/net/loopback.js';
+import { startServer } from '../../core/server/server.js';
+import { ADMIN_KEY_FILE } from '../../core/store/seed.js';
+import type { CommandContext } from '../shared/context.js';
+import type { CommandResult } from '../shared/render.js';
+
+export interface ServeOptions {
+  host: string;
+  port: number;
+  state?: string;
+  roleExpansion?: ApplianceSettings['roleExpansion'];
+  roleLists?: ApplianceSettings['roleLists'];
+  uploadGate?: ApplianceSettings['uploadGate'];
+  tlsCert?: string;
+  tlsKey?: string;
+}
+
+/** What `stor serve --json` prints once listening (one line), and returns when stopped. */
+export interface ServeResult {
+  url: string;
+  rpc_url: string;
+  state_dir: string;
+  admin_key_file: string;
+  settings: ApplianceSettings;
+}
+
+function readPem(path: string, what: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (err) {
+    throw new StorError('usage', 'TLS_FILE_UNREADABLE', `cannot read the TLS ${what} ${path}: ${(err as Error).message}`);
+  }
+}
+
+/** `stor serve`: the emulated appliance on the network until SIGINT/SIGTERM. */
+export async function serve(ctx: CommandContext, options: ServeOptions): Promise<CommandResult<ServeResult>> {
+  if ((options.tlsCert === undefined) !== (options.tlsKey === undefined)) {
+    throw new StorError('usage', 'TLS_HALF_CONFIGURED', '--tls-cert and --tls-key go together');
+  }
+  const tls = options.tlsCert && options.tlsKey ? { cert: readPem(options.tlsCert, 'certificate'), key: readPem(options.tlsKey, 'key') } : undefined;
+  const stateDir = options.state ?? ctx.stateDir;
+  const settings: Partial<ApplianceSettings> = {
+    ...(options.roleExpansion ? { roleExpansion: options.roleExpansion } : {}),
+    ...(options.roleLists ? { roleLists: options.roleLists } : {}),
+    ...(options.uploadGate ? { uploadGate: options.uploadGate } : {}),
+  };
+  const appliance = Appliance.open({ stateDir, settings });
+  const log = (line: string) => {
+    if (ctx.globals.verbose) ctx.io.stderr.write(`stor serve: ${line}\n`);
+  };
+  let server;
+  try {
+    server = await startServer({ appliance, host: options.host, port: options.port, ...(tls ? { tls } : {}), log });
+  } catch (err) {
+    appliance.close();
+    const e = err as NodeJS.ErrnoException;
+    if (e.code === 'EADDRINUSE' || e.code === 'EACCES' || e.code === 'EADDRNOTAVAIL') {
+      throw new StorError('failed', 'LISTEN_FAILED', `cannot listen on ${options.host}:${options.port}: ${e.code}`);
+    }
+    throw err;
+  }
+  const data: ServeResult = {
+    url: server.url,
+    rpc_url: server.rpcUrl,
+    state_dir: stateDir,
+    admin_key_file: join(stateDir, ADMIN_KEY_FILE),
+    settings: appliance.settings,
+  };
+  if (ctx.globals.json) ctx.io.stdout.write(`${JSON.stringify(data)}\n`);
+  else ctx.io.stdout.write(`listening on ${server.rpcUrl} (HTTP ${server.url})\n`);
+  ctx.note(`stor serve: state in ${stateDir}; the administrator key is in ${data.admin_key_file}`);
+  ctx.note(
+    `stor serve: role expansion ${appliance.settings.roleExpansion}, role lists ${appliance.settings.roleLists}, upload gate ${appliance.settings.uploadGate}`,
+  );
+  if (!tls && !isLoopbackHost(options.host)) {
+    ctx.note('stor serve: warning: no TLS on a network address; like a real appliance, this server revokes API keys sent to it in clear');
+  }
+
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    const off = ctx.io.onSignal?.((s) => {
+      off?.();
+      resolve(s);
+    });
+  });
+  ctx.note(`stor serve: ${signal}: finishing calls in flight, then stopping`);
+  await server.close();
+  appliance.close();
+  ctx.note('stor serve: stopped');
+  return { data, view: { kind: 'lines', lines: [] }, streamed: true };
+}

@@ -1,0 +1,77 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { ProfileStore, unknownProfile } from '../../core/config/profiles.js';
+import { configDirFrom, stateDirFrom } from '../../core/config/paths.js';
+import { StorError } from '../../core/errors.js';
+import { parseEndpoint, type Endpoint } from '../../core/transport/endpoint.js';
+import type { IO } from './io.js';
+
+/** The target-selecting global options (SPEC §3). */
+export interface TargetOptions {
+  url?: string;
+  profile?: string;
+  insecure?: boolean;
+  ca?: string;
+  rpc?: 'ws' | 'http';
+}
+
+export type TargetSpec =
+  | { kind: 'embedded'; stateDir: string; apiKey?: string }
+  | {
+      kind: 'remote';
+      endpoint: Endpoint;
+      apiKey: string;
+      insecure: boolean;
+      caPath?: string;
+      rpc: 'ws' | 'http';
+      profile?: string;
+    };
+
+export const DEFAULT_TIMEOUT_SECONDS = 30;
+
+/**
+ * Chooses the target once, by precedence flag > environment > profile > embedded:
+ * the URL from `--url`, else `STOR_URL`, else the selected profile (`--profile`, `STOR_PROFILE`,
+ * else the current one); with none of these, the embedded appliance. The key comes from
+ * `STOR_API_KEY`, else the profile.
+ */
+export async function resolveTarget(opts: TargetOptions, io: IO): Promise<TargetSpec> {
+  const env = io.env;
+  const envKey = env.STOR_API_KEY?.trim() || undefined;
+  const url = opts.url ?? (env.STOR_URL || undefined);
+  const store = new ProfileStore(configDirFrom(env));
+  const named = opts.profile ?? (env.STOR_PROFILE || undefined);
+  const doc = named !== undefined || url === undefined ? await store.read() : { profiles: {} as Record<string, never> };
+  const profileName = named ?? (url === undefined ? doc.current : undefined);
+  const profile = profileName !== undefined ? doc.profiles[profileName] : undefined;
+  if (named !== undefined && !profile) throw unknownProfile(named, Object.keys(doc.profiles));
+
+  if (url === undefined && !profile) {
+    return { kind: 'embedded', stateDir: stateDirFrom(env), ...(envKey ? { apiKey: envKey } : {}) };
+  }
+  const endpoint = parseEndpoint(url ?? profile!.url);
+  const apiKey = envKey ?? profile?.apiKey;
+  if (!apiKey) {
+    throw new StorError('usage', 'NO_API_KEY', `no API key for ${endpoint.display}`, {
+      hint: `run \`stor login --url ${endpoint.display}\`, or set STOR_API_KEY`,
+    });
+  }
+  const caPath = opts.ca ?? profile?.ca;
+  return {
+    kind: 'remote',
+    endpoint,
+    apiKey,
+    insecure: opts.insecure ?? profile?.insecure ?? false,
+    ...(caPath ? { caPath: resolve(io.cwd, caPath) } : {}),
+    rpc: opts.rpc ?? profile?.rpc ?? 'ws',
+    ...(profileName && profile ? { profile: profileName } : {}),
+  };
+}
+
+export function readCa(path: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (err) {
+    throw new StorError('usage', 'CA_UNREADABLE', `cannot read the CA file ${path}: ${(err as Error).message}`);
+  }
+}

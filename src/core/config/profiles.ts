@@ -1,0 +1,103 @@
+import { chmodSync, existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { StorError } from '../errors.js';
+
+/** One remote appliance and how to reach it. The key is stored here, in a file only its owner reads. */
+export interface Profile {
+  url: string;
+  apiKey: string;
+  insecure?: boolean;
+  /** Absolute path of a PEM CA bundle. */
+  ca?: string;
+  rpc?: 'ws' | 'http';
+}
+
+export interface ProfilesDocument {
+  current?: string;
+  profiles: Record<string, Profile>;
+}
+
+const FILE_MODE = 0o600;
+
+/**
+ * Profiles in `<config dir>/config.json` (conf: atomic writes, schema-free JSON). The file is
+ * created 0600 and re-chmodded on every write, in case an older or hand-made copy was looser.
+ */
+export class ProfileStore {
+  readonly path: string;
+
+  constructor(readonly dir: string) {
+    this.path = join(dir, 'config.json');
+  }
+
+  /** Cheap check used on every command: most invocations never need to load conf. */
+  exists(): boolean {
+    return existsSync(this.path);
+  }
+
+  private async conf() {
+    const { default: Conf } = await import('conf');
+    return new Conf<ProfilesDocument>({
+      cwd: this.dir,
+      configName: 'config',
+      configFileMode: FILE_MODE,
+      defaults: { profiles: {} },
+      clearInvalidConfig: false,
+    });
+  }
+
+  async read(): Promise<ProfilesDocument> {
+    if (!this.exists()) return { profiles: {} };
+    try {
+      const store = (await this.conf()).store;
+      return { profiles: store.profiles ?? {}, ...(store.current ? { current: store.current } : {}) };
+    } catch (err) {
+      throw new StorError('failed', 'CONFIG_UNREADABLE', `cannot read the profiles file ${this.path}: ${(err as Error).message}`, {
+        hint: 'fix or remove the file, then `stor login` again',
+      });
+    }
+  }
+
+  private async write(change: (doc: ProfilesDocument) => void): Promise<void> {
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    const conf = await this.conf();
+    const doc = { profiles: conf.store.profiles ?? {}, ...(conf.store.current ? { current: conf.store.current } : {}) };
+    change(doc);
+    conf.store = doc;
+    chmodSync(this.path, FILE_MODE);
+  }
+
+  async save(name: string, profile: Profile, makeCurrent: boolean): Promise<void> {
+    await this.write((doc) => {
+      doc.profiles[name] = profile;
+      if (makeCurrent) doc.current = name;
+    });
+  }
+
+  async use(name: string): Promise<void> {
+    await this.write((doc) => {
+      if (!doc.profiles[name]) throw unknownProfile(name, Object.keys(doc.profiles));
+      doc.current = name;
+    });
+  }
+
+  /** Removes a profile; returns whether it was the current one. */
+  async remove(name: string): Promise<boolean> {
+    let wasCurrent = false;
+    await this.write((doc) => {
+      if (!doc.profiles[name]) throw unknownProfile(name, Object.keys(doc.profiles));
+      delete doc.profiles[name];
+      if (doc.current === name) {
+        wasCurrent = true;
+        delete doc.current;
+      }
+    });
+    return wasCurrent;
+  }
+}
+
+export function unknownProfile(name: string, known: string[]): StorError {
+  return new StorError('usage', 'UNKNOWN_PROFILE', `no profile named ${JSON.stringify(name)}`, {
+    hint: known.length ? `known profiles: ${known.join(', ')}` : 'create one with `stor login --url <url> --profile <name>`',
+  });
+}

@@ -1,0 +1,61 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Appliance } from '../appliance/appliance.js';
+import { loginWithApiKey } from '../appliance/auth.js';
+import type { Origin } from '../appliance/session.js';
+import { RpcError, rpcErrors } from '../errors.js';
+import { errorResponse } from '../rpc/codec.js';
+import type { Dispatcher } from '../rpc/dispatcher.js';
+import { networkGate } from './call-gate.js';
+import type { RateLimiter } from './rate-limit.js';
+import { AUTHENTICATED_MAX } from './websocket.js';
+
+export function sendText(res: ServerResponse, status: number, body: string, type = 'text/plain; charset=utf-8'): void {
+  res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+/** The bearer credential of a request, if any. */
+export function bearerKey(req: IncomingMessage): string | undefined {
+  const header = req.headers.authorization;
+  const m = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+  return m?.[1];
+}
+
+/**
+ * `POST /api/current` (the seed's form): one JSON-RPC request per body, the API key as a bearer
+ * credential on each request, composition and authorization per request. JSON-RPC errors
+ * travel with HTTP 200; only transport problems get other statuses.
+ */
+export async function handleHttpRpc(
+  req: IncomingMessage,
+  res: ServerResponse,
+  origin: Origin,
+  deps: { appliance: Appliance; dispatcher: Dispatcher; limiter: RateLimiter },
+): Promise<void> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > AUTHENTICATED_MAX) {
+      sendText(res, 413, `413: Request body larger than ${AUTHENTICATED_MAX} bytes`);
+      req.destroy();
+      return;
+    }
+    chunks.push(chunk as Buffer);
+  }
+  const session = deps.appliance.createSession(origin);
+  const key = bearerKey(req);
+  let response;
+  try {
+    // A broken privilege fails here with 25.10.1's RecursionError, answered like any call error.
+    if (key !== undefined) loginWithApiKey(deps.appliance, session, key);
+    response = await deps.dispatcher.handleText(session, Buffer.concat(chunks).toString('utf8'), networkGate(deps.limiter));
+  } catch (err) {
+    response = errorResponse(null, err instanceof RpcError ? err : rpcErrors.exception('Exception', String(err)));
+  }
+  if (response === null) {
+    res.writeHead(204).end();
+    return;
+  }
+  sendText(res, 200, JSON.stringify(response), 'application/json');
+}

@@ -1,0 +1,130 @@
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
+import { WebSocketServer } from 'ws';
+import type { Appliance } from '../appliance/appliance.js';
+import type { Origin } from '../appliance/session.js';
+import { isLoopbackHost } from '../net/loopback.js';
+import { Dispatcher } from '../rpc/dispatcher.js';
+import { handleHttpRpc, sendText } from './http-rpc.js';
+import { RateLimiter } from './rate-limit.js';
+import { CLOSE, serveConnection, type Connection } from './websocket.js';
+
+export const API_VERSION = 'v25.10.1';
+const RPC_PATHS = new Set(['/api/current', `/api/${API_VERSION}`]);
+/** The largest frame accepted at all (facts §1.7); ws closes with 1009 beyond it. */
+const MAX_FRAME = 2 * 1024 * 1024;
+
+export interface ServerOptions {
+  appliance: Appliance;
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  tls?: { cert: Buffer; key: Buffer };
+  /** Operator log lines (never keys). */
+  log?: (line: string) => void;
+  /** Extra routes, e.g. the upload endpoint; return true when handled. */
+  routes?: ((req: IncomingMessage, res: ServerResponse, origin: Origin) => boolean | Promise<boolean>)[];
+}
+
+export interface RunningServer {
+  /** `http(s)://host:port` */
+  url: string;
+  /** `ws(s)://host:port/api/current` */
+  rpcUrl: string;
+  port: number;
+  /** Stops accepting, lets calls in flight finish (up to `graceMs`), closes every connection. */
+  close(graceMs?: number): Promise<void>;
+}
+
+function originOf(socket: Socket, secure: boolean, transport: Origin['transport']): Origin {
+  const address = socket.remoteAddress ?? 'unknown';
+  return { transport, address, secure: secure || isLoopbackHost(address) };
+}
+
+/** The emulated appliance on the network: JSON-RPC over WebSocket and HTTP, plus extra routes. */
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const { appliance } = options;
+  const log = options.log ?? (() => undefined);
+  const dispatcher = new Dispatcher(appliance);
+  const limiter = new RateLimiter();
+  const deps = { appliance, dispatcher, limiter, log };
+  const secure = options.tls !== undefined;
+  const connections = new Set<Connection>();
+
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME });
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const path = (req.url ?? '/').split('?')[0]!;
+    const origin = originOf(req.socket, secure, 'http');
+    for (const route of options.routes ?? []) {
+      if (await route(req, res, origin)) return;
+    }
+    if (path === '/api/versions' && req.method === 'GET') return sendText(res, 200, JSON.stringify([API_VERSION]), 'application/json');
+    if (RPC_PATHS.has(path)) {
+      if (req.method === 'POST') return handleHttpRpc(req, res, origin, deps);
+      if (req.method === 'GET') return sendText(res, 400, 'No WebSocket UPGRADE hdr: None\n Can "Upgrade" only to "WebSocket".');
+      res.setHeader('allow', 'GET, POST');
+      return sendText(res, 405, '405: Method Not Allowed');
+    }
+    sendText(res, 404, '404: Not Found');
+  };
+
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+    handle(req, res).catch((err: unknown) => {
+      log(`internal error: ${err instanceof Error ? err.stack : String(err)}`);
+      if (!res.headersSent) sendText(res, 500, '500: Internal Server Error');
+      else res.destroy();
+    });
+  };
+
+  const server: Server = options.tls
+    ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, onRequest)
+    : createHttpServer(onRequest);
+
+  server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+    const path = (req.url ?? '/').split('?')[0]!;
+    if (!RPC_PATHS.has(path)) {
+      socket.end('HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      const connection = serveConnection(ws, originOf(socket, secure, 'websocket'), deps);
+      connections.add(connection);
+      ws.on('close', () => connections.delete(connection));
+    });
+  });
+  // Garbage on a socket must not take the server down.
+  server.on('clientError', (_err, socket: Socket | TLSSocket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    else socket.destroy();
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const hostPart = options.host.includes(':') ? `[${options.host}]` : options.host;
+  const url = `${secure ? 'https' : 'http'}://${hostPart}:${port}`;
+
+  return {
+    url,
+    rpcUrl: `${secure ? 'wss' : 'ws'}://${hostPart}:${port}/api/current`,
+    port,
+    close: async (graceMs = 5000) => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const drained = Promise.all([...connections].map((c) => c.drain()));
+      await Promise.race([drained, new Promise((r) => setTimeout(r, graceMs).unref())]);
+      for (const c of connections) c.close(CLOSE.GOING_AWAY, 'Server shutting down');
+      for (const client of wss.clients) client.terminate();
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}

@@ -1,0 +1,56 @@
+import { StorError } from '../errors.js';
+
+const TLS_CODES = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_UNTRUSTED',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'ERR_SSL_WRONG_VERSION_NUMBER',
+  'EPROTO',
+]);
+
+/** Turns a socket-level failure into the CLI's "cannot reach the target" (exit 3), with the why. */
+export function networkError(err: unknown, where: string, timeoutSeconds: number): StorError {
+  if (err instanceof StorError) return err;
+  const e = err as NodeJS.ErrnoException & { code?: string };
+  const code = e?.code ?? '';
+  if (TLS_CODES.has(code) || /certificate|SSL|TLS/i.test(e?.message ?? '')) {
+    const trust = code === 'ERR_SSL_WRONG_VERSION_NUMBER' || code === 'EPROTO' ? '' : ' is not trusted';
+    return new StorError('unreachable', 'TLS_FAILED', `TLS with ${where} failed: the certificate${trust} (${code || e.message})`, {
+      hint: 'pass the CA that signed it with --ca <file>, or --insecure to skip verification for a self-signed appliance',
+      cause: err,
+    });
+  }
+  const reasons: Record<string, string> = {
+    ECONNREFUSED: 'connection refused',
+    ENOTFOUND: 'host not found',
+    EAI_AGAIN: 'host name lookup failed',
+    EHOSTUNREACH: 'host unreachable',
+    ENETUNREACH: 'network unreachable',
+    ECONNRESET: 'connection reset',
+    ETIMEDOUT: `timed out after ${timeoutSeconds} s`,
+    UND_ERR_CONNECT_TIMEOUT: `timed out after ${timeoutSeconds} s`,
+  };
+  const reason = reasons[code] ?? (e instanceof Error ? e.message : String(err));
+  return new StorError('unreachable', 'UNREACHABLE', `cannot reach ${where}: ${reason}`, { cause: err });
+}
+
+export function notAnAppliance(where: string, status: number): StorError {
+  return new StorError(
+    'unreachable',
+    'NOT_AN_APPLIANCE',
+    `${where} is not a storage appliance: it answered HTTP ${status} where the JSON-RPC API (/api/current) should be`,
+    { hint: 'check the URL: it should name the appliance itself, e.g. wss://nas.example.com' },
+  );
+}
+
+export function timedOut(where: string, what: string, seconds: number): StorError {
+  return new StorError('unreachable', 'TIMEOUT', `${where} did not answer ${what} within ${seconds} s`, {
+    hint: 'raise --timeout, or check that the appliance is up',
+  });
+}

@@ -1,0 +1,76 @@
+import { Agent, request } from 'undici';
+import { ERRNO, RpcError, StorError } from '../errors.js';
+import { assertKeyMayTravel } from './endpoint.js';
+import { loginError, loginRejected } from './login.js';
+import { networkError, notAnAppliance, timedOut } from './network-errors.js';
+import type { RemoteOptions } from './remote.js';
+import type { TargetInfo, Transport } from './transport.js';
+
+/**
+ * JSON-RPC over `POST /api/current`, the key as a bearer credential on every request (the
+ * seed's form; `--rpc http`). Each request is composed and authorized on its own.
+ */
+export class HttpRpcTransport implements Transport {
+  readonly target: TargetInfo;
+  private nextId = 1;
+
+  private constructor(
+    private readonly options: RemoteOptions,
+    private readonly agent: Agent,
+  ) {
+    this.target = { kind: 'remote', url: options.endpoint.display, ...(options.profile ? { profile: options.profile } : {}) };
+  }
+
+  static async open(options: RemoteOptions): Promise<HttpRpcTransport> {
+    assertKeyMayTravel(options.endpoint);
+    const agent = new Agent({
+      connect: { rejectUnauthorized: !options.insecure, ...(options.ca ? { ca: options.ca } : {}), timeout: options.timeoutSeconds * 1000 },
+    });
+    const transport = new HttpRpcTransport(options, agent);
+    try {
+      // Nothing logs in over HTTP; an authenticated call proves the key instead.
+      await transport.call('auth.me').catch((err: unknown) => {
+        if (err instanceof RpcError && err.errno === ERRNO.ENOTAUTHENTICATED) throw loginRejected(options.endpoint.display);
+        throw loginError(err);
+      });
+      return transport;
+    } catch (err) {
+      await transport.close();
+      throw err;
+    }
+  }
+
+  async call<T>(method: string, params: readonly unknown[] = []): Promise<T> {
+    const where = this.options.endpoint.display;
+    const seconds = this.options.timeoutSeconds;
+    let res;
+    try {
+      res = await request(this.options.endpoint.rpcHttp, {
+        method: 'POST',
+        dispatcher: this.agent,
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${this.options.apiKey}` },
+        body: JSON.stringify({ jsonrpc: '2.0', id: this.nextId++, method, params }),
+        headersTimeout: seconds * 1000,
+        bodyTimeout: seconds * 1000,
+      });
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') throw timedOut(where, method, seconds);
+      throw networkError(err, where, seconds);
+    }
+    const text = await res.body.text();
+    if (res.statusCode !== 200) throw notAnAppliance(where, res.statusCode);
+    let msg: { result?: unknown; error?: unknown };
+    try {
+      msg = JSON.parse(text);
+    } catch {
+      throw new StorError('unreachable', 'NOT_AN_APPLIANCE', `${where} answered ${method} with something that is not JSON-RPC`);
+    }
+    if (msg.error !== undefined) throw RpcError.fromWire(msg.error);
+    return msg.result as T;
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+}
