@@ -3,7 +3,7 @@ import type { Appliance } from '../appliance/appliance.js';
 import { loginWithApiKey } from '../appliance/auth.js';
 import type { Origin } from '../appliance/session.js';
 import { RpcError, rpcErrors } from '../errors.js';
-import { errorResponse } from '../rpc/codec.js';
+import { decodeText, errorResponse, type RpcResponse } from '../rpc/codec.js';
 import type { Dispatcher } from '../rpc/dispatcher.js';
 import { networkGate } from './call-gate.js';
 import type { RateLimiter } from './rate-limit.js';
@@ -37,21 +37,29 @@ export async function handleHttpRpc(
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
     if (size > AUTHENTICATED_MAX) {
+      // The socket is destroyed below: say so, or a keep-alive client reuses it for its next request.
+      res.setHeader('connection', 'close');
       sendText(res, 413, `413: Request body larger than ${AUTHENTICATED_MAX} bytes`);
       req.destroy();
       return;
     }
     chunks.push(chunk as Buffer);
   }
-  const session = deps.appliance.createSession(origin);
-  const key = bearerKey(req);
-  let response;
-  try {
-    // A broken privilege fails here with 25.10.1's RecursionError, answered like any call error.
-    if (key !== undefined) loginWithApiKey(deps.appliance, session, key);
-    response = await deps.dispatcher.handleText(session, Buffer.concat(chunks).toString('utf8'), networkGate(deps.limiter));
-  } catch (err) {
-    response = errorResponse(null, err instanceof RpcError ? err : rpcErrors.exception('Exception', String(err)));
+  const decoded = decodeText(Buffer.concat(chunks).toString('utf8'));
+  let response: RpcResponse | null;
+  if (!decoded.ok) {
+    response = decoded.reply ? errorResponse(decoded.id, decoded.error) : null;
+  } else {
+    const session = deps.appliance.createSession(origin);
+    const key = bearerKey(req);
+    try {
+      // A broken privilege fails here with 25.10.1's RecursionError, answered like any call error.
+      if (key !== undefined) loginWithApiKey(deps.appliance, session, key);
+      response = await deps.dispatcher.run(session, decoded.request, networkGate(deps.limiter));
+    } catch (err) {
+      const error = err instanceof RpcError ? err : rpcErrors.exception('Exception', String(err));
+      response = decoded.request.hasId ? errorResponse(decoded.request.id, error) : null;
+    }
   }
   if (response === null) {
     res.writeHead(204).end();
