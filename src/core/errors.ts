@@ -20,6 +20,7 @@ export const ERRNO = {
   EEXIST: 17,
   EXDEV: 18,
   ENOTDIR: 20,
+  EISDIR: 21,
   EINVAL: 22,
   ENAMETOOLONG: 36,
   ENOTEMPTY: 39,

@@ -1,6 +1,7 @@
 import { apiKeyMethods } from './api-key.js';
 import { authMethods } from './auth.js';
 import { coreMethods } from './core.js';
+import { filesystemMethods } from './filesystem.js';
 import { groupMethods } from './group.js';
 import type { MethodDefinition } from './method.js';
 import { privilegeMethods } from './privilege.js';
@@ -11,7 +12,7 @@ import { userMethods } from './user.js';
  * call it and its handler. Dispatch, authorization, validation and `stor call --help` all read it.
  */
 export const METHODS: ReadonlyMap<string, MethodDefinition> = new Map(
-  [...coreMethods, ...authMethods, ...privilegeMethods, ...userMethods, ...groupMethods, ...apiKeyMethods].map((m) => [
+  [...coreMethods, ...authMethods, ...privilegeMethods, ...userMethods, ...groupMethods, ...apiKeyMethods, ...filesystemMethods].map((m) => [
     m.name,
     m,
   ]),

@@ -9,6 +9,7 @@ import { isLoopbackHost } from '../net/loopback.js';
 import { Dispatcher } from '../rpc/dispatcher.js';
 import { handleHttpRpc, sendText } from './http-rpc.js';
 import { RateLimiter } from './rate-limit.js';
+import { uploadRoute } from './upload.js';
 import { CLOSE, serveConnection, type Connection } from './websocket.js';
 
 export const API_VERSION = 'v25.10.1';
@@ -43,7 +44,7 @@ function originOf(socket: Socket, secure: boolean, transport: Origin['transport'
   return { transport, address, secure: secure || isLoopbackHost(address) };
 }
 
-/** The emulated appliance on the network: JSON-RPC over WebSocket and HTTP, plus extra routes. */
+/** The emulated appliance on the network: JSON-RPC over WebSocket and HTTP, and the upload endpoint. */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const { appliance } = options;
   const log = options.log ?? (() => undefined);
@@ -54,11 +55,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const connections = new Set<Connection>();
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME });
+  const routes = [uploadRoute(appliance), ...(options.routes ?? [])];
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? '/').split('?')[0]!;
     const origin = originOf(req.socket, secure, 'http');
-    for (const route of options.routes ?? []) {
+    for (const route of routes) {
       if (await route(req, res, origin)) return;
     }
     if (path === '/api/versions' && req.method === 'GET') return sendText(res, 200, JSON.stringify([API_VERSION]), 'application/json');

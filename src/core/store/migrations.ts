@@ -83,6 +83,21 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 2,
+    description: 'owners of files written through the appliance',
+    up: (db) => {
+      db.exec(`
+        CREATE TABLE file_owners (
+          pool TEXT NOT NULL,
+          path TEXT NOT NULL,
+          uid  INTEGER NOT NULL,
+          gid  INTEGER NOT NULL,
+          PRIMARY KEY (pool, path)
+        );
+      `);
+    },
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

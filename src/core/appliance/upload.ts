@@ -1,0 +1,84 @@
+import type { Readable } from 'node:stream';
+import { z } from 'zod';
+import type { Appliance } from './appliance.js';
+import { validateParams, nonEmptyStr } from './params.js';
+import { putFile } from './put-file.js';
+import type { Session } from './session.js';
+
+/** An upload the endpoint refuses before a job exists: the HTTP status and body (facts §7.2). */
+export class UploadRefused extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: string,
+  ) {
+    super(body || `HTTP ${status}`);
+  }
+}
+
+/** The `data` part: which method gets the uploaded bytes, and its params. */
+export interface UploadCall {
+  method: string;
+  params: unknown[];
+}
+
+const PUT_PARAMS = [
+  { name: 'path', schema: nonEmptyStr() },
+  {
+    name: 'options',
+    schema: z.strictObject({ append: z.boolean().default(false), mode: z.int().min(0).max(0o7777).nullable().default(null) }),
+    default: () => ({ append: false, mode: null }),
+  },
+] as const;
+
+/**
+ * Who may upload (SPEC §2.5). `sys-admin` is 25.10.1's current gate: the SYS_ADMIN account
+ * attribute, whatever the roles. `role` is the declared intent: FILESYSTEM_DATA_WRITE suffices.
+ */
+export function mayUpload(appliance: Appliance, session: Session): boolean {
+  if (appliance.settings.uploadGate === 'role') return session.holdsAny(['FILESYSTEM_DATA_WRITE']);
+  return session.accountAttributes.includes('SYS_ADMIN');
+}
+
+/**
+ * Everything between the `data` part (with the credentials) and the bytes: method lookup and the
+ * gate, refused with the endpoint's statuses. It returns the function that starts the
+ * `filesystem.put` job; params are validated inside the job, as on the appliance, so bad params
+ * still get a job id and the job fails with a validation error.
+ */
+export function authorizeUpload(appliance: Appliance, session: Session, call: UploadCall): UploadStarter {
+  const dot = call.method.lastIndexOf('.');
+  if (dot <= 0) throw new UploadRefused(412, '[EBADMSG] Invalid method name');
+  const service = call.method.slice(0, dot);
+  const def = appliance.methods.get(call.method);
+  if (!def) {
+    const serviceKnown = [...appliance.methods.keys()].some((m) => m.startsWith(`${service}.`));
+    throw new UploadRefused(
+      422,
+      serviceKnown ? `[ENOMETHOD] Method '${call.method.slice(dot + 1)}' not found in '${service}'` : `[ENOMETHOD] Service '${service}' not found`,
+    );
+  }
+  if (call.method !== 'filesystem.put') {
+    if (def.access.kind === 'roles' && !session.holdsAny(def.access.roles)) throw new UploadRefused(403, '403: Forbidden');
+    throw new UploadRefused(412, `[EINVAL] ${call.method} does not take uploaded data; only filesystem.put does`);
+  }
+  if (!mayUpload(appliance, session)) throw new UploadRefused(403, '403: Forbidden');
+  return (source, commit) => startPut(appliance, session, call, source, commit);
+}
+
+/** Starts the job once the bytes are at hand; `commit` settles when the request ended (well or not). */
+export type UploadStarter = (source: Readable, commit: Promise<void>) => { jobId: number; done: Promise<unknown> };
+
+function startPut(appliance: Appliance, session: Session, call: UploadCall, source: Readable, commit: Promise<void>) {
+  const job = appliance.jobs.start(session, call.method, call.params, undefined, async () => {
+    let path: string;
+    let options: { append: boolean; mode: number | null };
+    try {
+      [path, options] = validateParams(PUT_PARAMS, call.params) as [string, { append: boolean; mode: number | null }];
+    } catch (err) {
+      source.resume();
+      throw err;
+    }
+    return putFile(appliance, session, path, options, source, commit);
+  });
+  return { jobId: job.id, done: job.done };
+}

@@ -1,0 +1,150 @@
+import busboy from 'busboy';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import type { Appliance } from '../appliance/appliance.js';
+import { loginWithApiKey } from '../appliance/auth.js';
+import type { Origin } from '../appliance/session.js';
+import { authorizeUpload, UploadRefused, type UploadCall, type UploadStarter } from '../appliance/upload.js';
+import { RpcError } from '../errors.js';
+import { bearerKey, sendText } from './http-rpc.js';
+
+const MAX_FILES = 5;
+const DATA_LIMIT = 64 * 1024;
+const CHUNK = 1024 * 1024;
+
+function parseData(text: string): UploadCall {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new UploadRefused(400, text.trim() === '' ? 'Expecting value: line 1 column 1 (char 0)' : (err as Error).message);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new UploadRefused(400, 'the "data" part must be a JSON object');
+  const { method, params } = value as { method?: unknown; params?: unknown };
+  if (method === undefined) throw new UploadRefused(422, '');
+  if (typeof method !== 'string') throw new UploadRefused(412, '[EBADMSG] Invalid method name');
+  return { method, params: Array.isArray(params) ? params : params === undefined ? [] : [params] };
+}
+
+/** Logs the request's bearer key in on a fresh session; 401 without a usable key. */
+function authenticate(appliance: Appliance, req: IncomingMessage, origin: Origin) {
+  const key = bearerKey(req);
+  if (key === undefined) throw new UploadRefused(401, '401: Unauthorized');
+  // The upload path has no insecure-transport revocation on the appliance (facts §2.4).
+  const session = appliance.createSession({ ...origin, transport: 'upload', secure: true });
+  try {
+    if (loginWithApiKey(appliance, session, key) !== 'SUCCESS') throw new UploadRefused(401, 'Invalid API key');
+  } catch (err) {
+    if (err instanceof RpcError) throw new UploadRefused(500, err.reason);
+    throw err;
+  }
+  return session;
+}
+
+/**
+ * `POST /_upload/`: a streaming multipart parser in front of `filesystem.put` (facts §7).
+ * Part order and every refusal follow the appliance: `data` first (JSON: method, params), then
+ * `file`; credentials are checked after `data` and before any byte of `file` is read. The file
+ * streams straight into the job; the job commits the target only if the whole request arrived.
+ */
+export function uploadRoute(appliance: Appliance) {
+  return (req: IncomingMessage, res: ServerResponse, origin: Origin): boolean => {
+    const path = (req.url ?? '/').split('?')[0]!;
+    if (path !== '/_upload' && !path.startsWith('/_upload/')) return false;
+    if (req.method !== 'POST') {
+      res.setHeader('allow', 'POST');
+      sendText(res, 405, '405: Method Not Allowed');
+      return true;
+    }
+
+    let answered = false;
+    const answer = (status: number, body: string, type?: string) => {
+      if (answered) return;
+      answered = true;
+      if (status !== 200) res.setHeader('connection', 'close');
+      sendText(res, status, body, type);
+      // Keep reading what the client still sends, so it gets to read our answer.
+      if (status !== 200) req.resume();
+    };
+
+    let bb: busboy.Busboy;
+    try {
+      bb = busboy({ headers: req.headers, highWaterMark: CHUNK, fileHwm: CHUNK, limits: { fieldSize: DATA_LIMIT, fields: 20, files: 20 } });
+    } catch (err) {
+      answer(400, `the body must be multipart/form-data with a "data" part and a "file" part (${(err as Error).message})`);
+      return true;
+    }
+
+    let resolveCommit!: () => void;
+    let rejectCommit!: (err: Error) => void;
+    const commit = new Promise<void>((resolve, reject) => {
+      resolveCommit = resolve;
+      rejectCommit = reject;
+    });
+    commit.catch(() => undefined);
+    let parts = 0;
+    let files = 0;
+    let starter: UploadStarter | undefined;
+    let jobId: number | undefined;
+
+    const refuse = (err: unknown) => {
+      rejectCommit(err instanceof Error ? err : new Error(String(err)));
+      if (err instanceof UploadRefused) answer(err.status, err.body);
+      else answer(500, err instanceof Error ? err.message : String(err));
+    };
+
+    const onPart = (name: string, kind: 'field' | 'file', value: string | null, stream: Readable | null) => {
+      parts++;
+      if (answered) {
+        stream?.resume();
+        return;
+      }
+      try {
+        if (parts === 1) {
+          if (name !== 'data' || kind !== 'field') throw new UploadRefused(405, '"data" part must be the first on payload');
+          starter = authorizeUpload(appliance, authenticate(appliance, req, origin), parseData(value ?? ''));
+          return;
+        }
+        if (name !== 'file') throw new UploadRefused(405, parts === 2 ? '"file" not found as second part on payload' : `Unknown payload part '${name}'`);
+        files++;
+        if (files > MAX_FILES) throw new UploadRefused(405, 'Too many uploaded files');
+        if (files > 1) {
+          stream?.resume(); // filesystem.put reads the first file only
+          return;
+        }
+        const source = stream ?? Readable.from([Buffer.from(value ?? '')]);
+        // If the request breaks, stop the job's read at once rather than leave it waiting.
+        commit.catch((err: Error) => source.destroy(err));
+        jobId = starter!(source, commit).jobId;
+      } catch (err) {
+        stream?.resume();
+        refuse(err);
+      }
+    };
+
+    bb.on('field', (name, value, info) => {
+      if (info.valueTruncated) {
+        parts++;
+        refuse(new UploadRefused(400, `the "${name}" part is larger than ${DATA_LIMIT} bytes`));
+        return;
+      }
+      onPart(name, 'field', value, null);
+    });
+    bb.on('file', (name, stream) => onPart(name, 'file', null, stream));
+    bb.on('close', () => {
+      if (answered) return;
+      if (parts === 0) return refuse(new UploadRefused(405, 'No part found on payload'));
+      if (jobId === undefined) return refuse(new UploadRefused(405, '"file" not found as second part on payload'));
+      resolveCommit();
+      answer(200, JSON.stringify({ job_id: jobId }), 'application/json');
+    });
+    bb.on('error', (err: Error) => refuse(new UploadRefused(400, `malformed multipart body: ${err.message}`)));
+    // A client that goes away mid-upload: nothing may be committed.
+    req.on('aborted', () => rejectCommit(new Error('the upload was interrupted')));
+    req.on('close', () => {
+      if (!req.complete) rejectCommit(new Error('the upload was interrupted'));
+    });
+    req.pipe(bb);
+    return true;
+  };
+}
