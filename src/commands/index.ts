@@ -94,6 +94,45 @@ export function buildProgram(io: IO, hooks: ProgramHooks): Command {
     });
 
   program
+    .command('upload')
+    .description('upload local files to the appliance (streamed), wait for the job, and check the size')
+    .argument('<files...>', 'local file(s), then the target: a file path, or a directory (existing, or ending in /)')
+    .option('--mode <bits>', 'permission bits: decimal (420) or octal (0644, 0o644)')
+    .option('--append', 'append to the target instead of replacing it')
+    .addHelpText(
+      'after',
+      examples(
+        'stor upload ./report.pdf /mnt/tank/docs/ --mode 0644',
+        'stor upload ./a.log ./b.log /mnt/tank/logs/',
+        'stor upload ./part2 /mnt/tank/big.bin --append',
+      ) + '\nOn 25.10.1 appliances only administrator accounts (SYS_ADMIN) may upload; see the README.\n',
+    )
+    .action(async (files: string[], opts: { mode?: string; append?: boolean }, cmd: Command) => {
+      const { upload } = await import('./upload/upload.js');
+      hooks.onResult(await upload(context(cmd), files, opts));
+    });
+
+  program
+    .command('ls')
+    .description('list a directory on the appliance')
+    .argument('<path>', 'an absolute path, e.g. /mnt/tank/docs')
+    .addHelpText('after', examples('stor ls /mnt/tank', 'stor ls /mnt/tank/docs --json'))
+    .action(async (path: string, _opts: unknown, cmd: Command) => {
+      const { ls } = await import('./fs/fs.js');
+      hooks.onResult(await ls(context(cmd), path));
+    });
+
+  program
+    .command('stat')
+    .description('show the attributes of a path on the appliance')
+    .argument('<path>', 'an absolute path, e.g. /mnt/tank/docs/report.pdf')
+    .addHelpText('after', examples('stor stat /mnt/tank/docs/report.pdf', 'stor stat /mnt/tank --json'))
+    .action(async (path: string, _opts: unknown, cmd: Command) => {
+      const { stat } = await import('./fs/fs.js');
+      hooks.onResult(await stat(context(cmd), path));
+    });
+
+  program
     .command('login')
     .description('verify an API key against an appliance and save it as a profile (made current)')
     .option('--api-key-file <file>', 'read the key from this file')

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { createReadStream, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Appliance } from '../appliance/appliance.js';
 import type { Session } from '../appliance/session.js';
@@ -6,7 +6,9 @@ import { StorError } from '../errors.js';
 import { Dispatcher } from '../rpc/dispatcher.js';
 import { ADMIN_KEY_FILE } from '../store/seed.js';
 import { loginError, loginRejected } from './login.js';
-import type { TargetInfo, Transport } from './transport.js';
+import { putParams, type TargetInfo, type Transport, type UploadRequest } from './transport.js';
+import { authorizeUpload, UploadRefused } from '../appliance/upload.js';
+import { uploadRefused } from './upload-errors.js';
 
 export interface EmbeddedOptions {
   stateDir: string;
@@ -63,6 +65,28 @@ export class EmbeddedTransport implements Transport {
     // The wire round trip a remote call makes, so both targets hand back plain JSON values.
     const result = await this.dispatcher.call(this.session, method, JSON.parse(JSON.stringify(params)) as unknown[]);
     return (result === undefined ? null : JSON.parse(JSON.stringify(result))) as T;
+  }
+
+  /** The same gate and job as the upload endpoint, fed straight from the file: no HTTP in between. */
+  async upload(req: UploadRequest): Promise<{ jobId: number }> {
+    let start;
+    try {
+      start = authorizeUpload(this.appliance, this.session, { method: 'filesystem.put', params: putParams(req) });
+    } catch (err) {
+      if (err instanceof UploadRefused) throw uploadRefused('the embedded appliance', err.status, err.body);
+      throw err;
+    }
+    const file = createReadStream(req.file, { highWaterMark: 1024 * 1024 });
+    let read = 0;
+    if (req.onProgress) {
+      file.on('data', (chunk) => {
+        read += chunk.length;
+        req.onProgress!(read);
+      });
+    }
+    const job = start(file, Promise.resolve());
+    await job.done;
+    return { jobId: job.jobId };
   }
 
   async close(): Promise<void> {

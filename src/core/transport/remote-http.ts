@@ -4,7 +4,8 @@ import { assertKeyMayTravel } from './endpoint.js';
 import { loginError, loginRejected } from './login.js';
 import { networkError, notAnAppliance, timedOut } from './network-errors.js';
 import type { RemoteOptions } from './remote.js';
-import type { TargetInfo, Transport } from './transport.js';
+import type { TargetInfo, Transport, UploadRequest } from './transport.js';
+import { postUpload } from './upload-client.js';
 
 /**
  * JSON-RPC over `POST /api/current`, the key as a bearer credential on every request (the
@@ -68,6 +69,27 @@ export class HttpRpcTransport implements Transport {
     }
     if (msg.error !== undefined) throw RpcError.fromWire(msg.error);
     return msg.result as T;
+  }
+
+  async upload(req: UploadRequest): Promise<{ jobId: number }> {
+    const jobId = await postUpload(this.options.endpoint, this.options.apiKey, this.agent, req, this.options.timeoutSeconds);
+    await this.waitJob(jobId);
+    return { jobId };
+  }
+
+  /** Each HTTP call is its own session, so there is nothing to subscribe with: poll the job. */
+  private async waitJob(id: number): Promise<void> {
+    for (let delay = 20; ; delay = Math.min(delay * 2, 500)) {
+      const job = await this.call<{ state: string; error: string | null; exc_info: { errno: number | null } | null }>('core.get_jobs', [
+        [['id', '=', id]],
+        { get: true },
+      ]);
+      if (job.state === 'SUCCESS') return;
+      if (job.state === 'FAILED' || job.state === 'ABORTED') {
+        throw new StorError('failed', 'JOB_FAILED', `job ${id} (filesystem.put) ${job.state.toLowerCase()}: ${job.error ?? 'no reason given'}`);
+      }
+      await new Promise((r) => setTimeout(r, delay));
+    }
   }
 
   async close(): Promise<void> {

@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import WebSocket from 'ws';
+import type { Agent } from 'undici';
 import { RpcError, StorError } from '../errors.js';
 import { assertKeyMayTravel, type Endpoint } from './endpoint.js';
 import { loginError, loginRejected } from './login.js';
 import { networkError, notAnAppliance, timedOut } from './network-errors.js';
-import type { TargetInfo, Transport } from './transport.js';
+import type { TargetInfo, Transport, UploadRequest } from './transport.js';
+import { postUpload, uploadAgent } from './upload-client.js';
 
 export interface TlsOptions {
   /** Skip certificate verification (self-signed appliances). */
@@ -37,6 +39,7 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
   readonly target: TargetInfo;
   private readonly pending = new Map<string, Pending>();
   private closedError: StorError | undefined;
+  private agent: Agent | undefined;
 
   private constructor(
     private readonly ws: WebSocket,
@@ -69,6 +72,8 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
         throw loginError(err);
       });
       if (ok !== true) throw loginRejected(options.endpoint.display);
+      // As midclt does: job methods answer when the job ends, which `core.job_wait` relies on.
+      await transport.call('core.set_options', [{ legacy_jobs: false }]);
       return transport;
     } catch (err) {
       await transport.close();
@@ -116,7 +121,16 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
     });
   }
 
+  async upload(req: UploadRequest): Promise<{ jobId: number }> {
+    this.agent ??= uploadAgent(this.options);
+    const jobId = await postUpload(this.options.endpoint, this.options.apiKey, this.agent, req, this.options.timeoutSeconds);
+    // The job may still be fsyncing and renaming; wait for it, however long it takes.
+    await this.call('core.job_wait', [jobId], null);
+    return { jobId };
+  }
+
   async close(): Promise<void> {
+    await this.agent?.close();
     if (this.ws.readyState === WebSocket.CLOSED) return;
     await new Promise<void>((resolve) => {
       const t = setTimeout(() => {

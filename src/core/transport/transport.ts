@@ -11,5 +11,24 @@ export type TargetInfo =
 export interface Transport {
   readonly target: TargetInfo;
   call<T = unknown>(method: string, params?: readonly unknown[]): Promise<T>;
+  /** Streams a local file into `filesystem.put` and waits for the job; resolves when it succeeded. */
+  upload(request: UploadRequest): Promise<{ jobId: number }>;
   close(): Promise<void>;
+}
+
+export interface UploadRequest {
+  /** Local file to read; streamed, never read whole into memory. */
+  file: string;
+  /** Its size, for the request's Content-Length and for progress. */
+  size: number;
+  /** Target path on the appliance, e.g. `/mnt/tank/docs/report.pdf`. */
+  path: string;
+  options: { mode?: number; append?: boolean };
+  /** Bytes read from the file so far. */
+  onProgress?: (bytes: number) => void;
+}
+
+/** The `filesystem.put` params an upload sends. */
+export function putParams(request: UploadRequest): [string, { append: boolean; mode?: number }] {
+  return [request.path, { append: request.options.append ?? false, ...(request.options.mode !== undefined ? { mode: request.options.mode } : {}) }];
 }

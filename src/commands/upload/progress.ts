@@ -1,0 +1,48 @@
+import type { OutputStream } from '../shared/io.js';
+
+const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+
+export function formatBytes(n: number): string {
+  let v = n;
+  let u = 0;
+  while (v >= 1024 && u < UNITS.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  return `${u === 0 ? v : v.toFixed(1)} ${UNITS[u]}`;
+}
+
+/** A one-line progress bar on a terminal, redrawn at most ten times a second. */
+export class ProgressBar {
+  private last = 0;
+  private readonly started = Date.now();
+
+  constructor(
+    private readonly out: OutputStream,
+    private readonly label: string,
+    private readonly total: number,
+  ) {}
+
+  update(done: number, force = false): void {
+    const now = Date.now();
+    if (!force && now - this.last < 100) return;
+    this.last = now;
+    const width = 24;
+    const ratio = this.total > 0 ? Math.min(done / this.total, 1) : 1;
+    const filled = Math.round(ratio * width);
+    const rate = done / Math.max((now - this.started) / 1000, 0.001);
+    this.out.write(
+      `\r\x1b[2K${this.label} [${'#'.repeat(filled)}${' '.repeat(width - filled)}] ${String(Math.round(ratio * 100)).padStart(3)}% ` +
+        `${formatBytes(done)}/${formatBytes(this.total)} ${formatBytes(rate)}/s`,
+    );
+  }
+
+  finish(): void {
+    this.update(this.total, true);
+    this.out.write('\n');
+  }
+
+  clear(): void {
+    this.out.write('\r\x1b[2K');
+  }
+}
