@@ -132,6 +132,81 @@ export function buildProgram(io: IO, hooks: ProgramHooks): Command {
       hooks.onResult(await stat(context(cmd), path));
     });
 
+  const privilege = program
+    .command('privilege')
+    .description('inspect privileges and repair role lists that lock users out (25.10.1 defect)');
+  privilege
+    .command('list')
+    .description('list privileges with their groups, roles and health (ok, overlap, self-including, unknown role)')
+    .addHelpText('after', examples('stor privilege list', 'stor privilege list --json | jq \'.[] | select(.locks_out)\''))
+    .action(async (_opts: unknown, cmd: Command) => {
+      const { privilegeList } = await import('./privilege/list.js');
+      hooks.onResult(await privilegeList(context(cmd)));
+    });
+  privilege
+    .command('show')
+    .description('one privilege: listed and effective roles, members, findings')
+    .argument('<privilege>', 'id or name')
+    .addHelpText('after', examples('stor privilege show ops', 'stor privilege show 4 --json'))
+    .action(async (ref: string, _opts: unknown, cmd: Command) => {
+      const { privilegeShow } = await import('./privilege/show.js');
+      hooks.onResult(await privilegeShow(context(cmd), ref));
+    });
+  privilege
+    .command('check')
+    .description('find privileges that break or may break login; exit 6 if any locks its users out')
+    .addHelpText('after', examples('stor privilege check', 'stor privilege check --json || echo "some privilege locks users out"'))
+    .action(async (_opts: unknown, cmd: Command) => {
+      const { privilegeCheck } = await import('./privilege/check.js');
+      hooks.onResult(await privilegeCheck(context(cmd)));
+    });
+  privilege
+    .command('fix')
+    .description('rewrite a role list to the smallest one with the same effective roles (asks first)')
+    .argument('[privilege]', 'id or name (or use --all)')
+    .option('--all', 'fix every privilege that needs it')
+    .option('-y, --yes', 'do not ask for confirmation')
+    .option('--dry-run', 'show what would change; change nothing')
+    .option('--drop-self-including', 'also drop self-including roles (PRIVILEGE_WRITE, SYSTEM_PRODUCT_WRITE); changes effective roles')
+    .option('--drop-unknown', 'also drop role names the appliance does not know')
+    .addHelpText(
+      'after',
+      examples('stor privilege fix ops --dry-run', 'stor privilege fix 7 --yes', 'stor privilege fix --all --yes --drop-self-including') +
+        '\nRun it as an administrator who is not bound to the broken privilege: its own members cannot log in.\n',
+    )
+    .action(async (ref: string | undefined, opts: import('./privilege/fix.js').FixOptions, cmd: Command) => {
+      const { privilegeFix } = await import('./privilege/fix.js');
+      hooks.onResult(await privilegeFix(context(cmd), ref, opts));
+    });
+  privilege
+    .command('create')
+    .description('create a privilege; refuses a role list that would lock its users out unless --force')
+    .argument('<name>', 'privilege name')
+    .option('--groups <groups>', 'local groups by name or gid, comma-separated (repeatable)', collect)
+    .option('--roles <roles>', 'role names, comma-separated (repeatable)', collect)
+    .option('--web-shell', 'grant the web shell')
+    .option('--force', 'save an overlapping or self-including role list anyway')
+    .addHelpText('after', examples('stor privilege create ops --groups ops --roles FILESYSTEM_FULL_CONTROL,DATASET_WRITE'))
+    .action(async (name: string, opts: import('./privilege/create.js').PrivilegeEditOptions, cmd: Command) => {
+      const { privilegeCreate } = await import('./privilege/create.js');
+      hooks.onResult(await privilegeCreate(context(cmd), name, opts));
+    });
+  privilege
+    .command('update')
+    .description('change a privilege; --groups and --roles replace the lists')
+    .argument('<privilege>', 'id or name')
+    .option('--name <name>', 'rename it')
+    .option('--groups <groups>', 'local groups by name or gid, comma-separated (repeatable)', collect)
+    .option('--roles <roles>', 'role names, comma-separated (repeatable)', collect)
+    .option('--web-shell', 'grant the web shell')
+    .option('--no-web-shell', 'revoke the web shell')
+    .option('--force', 'save an overlapping or self-including role list anyway')
+    .addHelpText('after', examples('stor privilege update ops --roles FILESYSTEM_FULL_CONTROL,DATASET_WRITE', 'stor privilege update 4 --no-web-shell'))
+    .action(async (ref: string, opts: import('./privilege/create.js').PrivilegeEditOptions, cmd: Command) => {
+      const { privilegeUpdate } = await import('./privilege/create.js');
+      hooks.onResult(await privilegeUpdate(context(cmd), ref, opts));
+    });
+
   program
     .command('login')
     .description('verify an API key against an appliance and save it as a profile (made current)')
@@ -212,6 +287,10 @@ export function buildProgram(io: IO, hooks: ProgramHooks): Command {
     });
 
   return program;
+}
+
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
 }
 
 function portNumber(value: string): number {

@@ -1,0 +1,103 @@
+import { StorError } from '../../core/errors.js';
+import type { Transport } from '../../core/transport/transport.js';
+import type { CommandContext } from '../shared/context.js';
+import type { CommandResult } from '../shared/render.js';
+import { findPrivilege, groupNames, healthOf, loadCatalogue, type PrivilegeEntry } from './model.js';
+
+export interface PrivilegeEditOptions {
+  name?: string;
+  /** Group names or GIDs, comma-separated and/or repeated. */
+  groups?: string[];
+  /** Role names, comma-separated and/or repeated. */
+  roles?: string[];
+  webShell?: boolean;
+  /** Save a list that would lock its users out on 25.10.1 anyway. */
+  force?: boolean;
+}
+
+/** `stor privilege create|update --json`: the privilege as stored. */
+export interface PrivilegeSaved {
+  id: number;
+  name: string;
+  groups: string[];
+  roles: string[];
+  web_shell: boolean;
+  health: string[];
+}
+
+const splitList = (values: string[] | undefined): string[] | undefined =>
+  values?.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
+
+async function resolveGids(t: Transport, refs: string[]): Promise<number[]> {
+  const groups = await t.call<{ gid: number; name: string }[]>('group.query', [[], { select: ['gid', 'name'] }]);
+  return refs.map((ref) => {
+    const g = /^\d+$/.test(ref) ? groups.find((x) => x.gid === Number(ref)) : groups.find((x) => x.name === ref);
+    if (!g) throw new StorError('usage', 'UNKNOWN_GROUP', `no local group with name or gid ${JSON.stringify(ref)}`);
+    return g.gid;
+  });
+}
+
+/** Refuses, before sending, a role list that would lock its users out, unless --force. */
+async function checkRoles(t: Transport, roles: string[], force: boolean | undefined): Promise<void> {
+  const { catalogue } = await loadCatalogue(t);
+  const h = healthOf(catalogue, roles);
+  const unknown = h.findings.filter((f) => f.kind === 'unknown');
+  if (unknown.length > 0) {
+    throw new StorError('usage', 'UNKNOWN_ROLE', `not a role of this appliance: ${unknown.map((f) => f.role).join(', ')}`, {
+      hint: '`stor call privilege.roles` lists them',
+    });
+  }
+  if (h.locksOut && !force) {
+    const why = h.findings.map((f) => `[${f.index}] ${f.effect}`).join('; ');
+    throw new StorError('failed', 'ROLE_LIST_LOCKS_OUT', `this role list would lock its users out on 25.10.1: ${why}`, {
+      hint: `use the smallest equivalent list: --roles ${h.minimal.join(',')} (or --force to save it anyway)`,
+    });
+  }
+}
+
+function saved(p: PrivilegeEntry, health: string[]): CommandResult<PrivilegeSaved> {
+  const data = { id: p.id, name: p.name, groups: groupNames(p), roles: p.roles, web_shell: p.web_shell, health };
+  return {
+    data,
+    view: {
+      kind: 'record',
+      fields: [
+        ['id', data.id],
+        ['name', data.name],
+        ['groups', data.groups],
+        ['roles', data.roles],
+        ['web shell', data.web_shell],
+        ['health', data.health],
+      ],
+    },
+  };
+}
+
+export async function privilegeCreate(ctx: CommandContext, name: string, options: PrivilegeEditOptions): Promise<CommandResult<PrivilegeSaved>> {
+  const t = await ctx.transport();
+  const roles = splitList(options.roles) ?? [];
+  await checkRoles(t, roles, options.force);
+  const local_groups = await resolveGids(t, splitList(options.groups) ?? []);
+  const p = await t.call<PrivilegeEntry>('privilege.create', [{ name, local_groups, roles, web_shell: options.webShell ?? false }]);
+  const { catalogue } = await loadCatalogue(t);
+  return saved(p, healthOf(catalogue, p.roles).labels);
+}
+
+export async function privilegeUpdate(ctx: CommandContext, ref: string, options: PrivilegeEditOptions): Promise<CommandResult<PrivilegeSaved>> {
+  const t = await ctx.transport();
+  const existing = await findPrivilege(t, ref);
+  const change: Record<string, unknown> = {};
+  if (options.name !== undefined) change.name = options.name;
+  const roles = splitList(options.roles);
+  if (roles !== undefined) {
+    await checkRoles(t, roles, options.force);
+    change.roles = roles;
+  }
+  const groups = splitList(options.groups);
+  if (groups !== undefined) change.local_groups = await resolveGids(t, groups);
+  if (options.webShell !== undefined) change.web_shell = options.webShell;
+  if (Object.keys(change).length === 0) throw new StorError('usage', 'NOTHING_TO_UPDATE', 'say what to change: --name, --groups, --roles or --web-shell/--no-web-shell');
+  const p = await t.call<PrivilegeEntry>('privilege.update', [existing.id, change]);
+  const { catalogue } = await loadCatalogue(t);
+  return saved(p, healthOf(catalogue, p.roles).labels);
+}

@@ -1,0 +1,140 @@
+import { StorError } from '../../core/errors.js';
+import { expandRoles, type RoleCatalogue } from '../../core/roles/index.js';
+import type { Transport } from '../../core/transport/transport.js';
+import type { CommandContext } from '../shared/context.js';
+import { EXIT } from '../shared/exit-codes.js';
+import { confirmChange } from '../shared/prompts.js';
+import type { CommandResult } from '../shared/render.js';
+import { findPrivilege, healthOf, listPrivileges, loadCatalogue, type FindingReport, type PrivilegeEntry } from './model.js';
+
+export interface FixOptions {
+  all?: boolean;
+  yes?: boolean;
+  dryRun?: boolean;
+  /** Also drop self-including roles (PRIVILEGE_WRITE, SYSTEM_PRODUCT_WRITE): changes effective roles. */
+  dropSelfIncluding?: boolean;
+  /** Also drop role names the appliance does not know: they grant nothing. */
+  dropUnknown?: boolean;
+}
+
+export type FixStatus = 'fixed' | 'would-fix' | 'clean' | 'builtin';
+
+/** One privilege in `stor privilege fix --json`. */
+export interface PrivilegeFix {
+  id: number;
+  name: string;
+  status: FixStatus;
+  before: string[];
+  after: string[];
+  removed: { role: string; reason: string }[];
+  effective_before: number;
+  effective_after: number;
+  /** Effective roles the change takes away (only with --drop-self-including). */
+  lost_roles: string[];
+  /** What is still wrong after the change (e.g. a self-including role kept). */
+  remaining: FindingReport[];
+  still_locks_out: boolean;
+}
+
+export interface FixResult {
+  dry_run: boolean;
+  privileges: PrivilegeFix[];
+}
+
+function plan(catalogue: RoleCatalogue, p: PrivilegeEntry, options: FixOptions): PrivilegeFix {
+  const before = p.roles;
+  const h = healthOf(catalogue, before);
+  const keep = new Set(h.minimal);
+  const after: string[] = [];
+  const removed: PrivilegeFix['removed'] = [];
+  const reasons = new Map(h.findings.filter((f) => f.kind === 'overlap').map((f) => [f.index, `included by ${f.included_by}`]));
+  for (const [i, role] of before.entries()) {
+    const known = catalogue.has(role);
+    if (after.includes(role)) removed.push({ role, reason: 'listed twice' });
+    else if (!known && options.dropUnknown) removed.push({ role, reason: 'not a role of this appliance' });
+    else if (known && keep.has(role) && options.dropSelfIncluding && catalogue.isSelfIncluding(role)) removed.push({ role, reason: 'includes itself' });
+    else if (!known || keep.has(role)) after.push(role);
+    else removed.push({ role, reason: reasons.get(i) ?? 'included by another listed role' });
+  }
+  const effectiveAfter = expandRoles(catalogue, after);
+  const remaining = healthOf(catalogue, after);
+  const changed = after.length !== before.length || after.some((r, i) => r !== before[i]);
+  return {
+    id: p.id,
+    name: p.name,
+    status: p.builtin_name ? 'builtin' : changed ? (options.dryRun ? 'would-fix' : 'fixed') : 'clean',
+    before,
+    after: p.builtin_name ? before : after,
+    removed: p.builtin_name ? [] : removed,
+    effective_before: h.effective.size,
+    effective_after: effectiveAfter.size,
+    lost_roles: [...h.effective].filter((r) => !effectiveAfter.has(r)).sort(),
+    remaining: remaining.findings,
+    still_locks_out: remaining.locksOut,
+  };
+}
+
+function describe(fix: PrivilegeFix): string[] {
+  const head = `privilege ${fix.id} "${fix.name}"`;
+  if (fix.status === 'builtin') return [`${head}: built-in; never rewritten`];
+  const lines = fix.status === 'clean' ? [`${head}: nothing to change`] : [`${head}:`, `  listed roles: ${fix.before.join(', ')}`, `  becomes:      ${fix.after.join(', ')}`];
+  for (const r of fix.removed) lines.push(`  - ${r.role} (${r.reason})`);
+  if (fix.status !== 'clean') {
+    const unchanged = fix.lost_roles.length === 0 ? ' (unchanged)' : `; loses ${fix.lost_roles.join(', ')}`;
+    lines.push(`  effective roles: ${fix.effective_before} → ${fix.effective_after}${unchanged}`);
+  }
+  for (const f of fix.remaining.filter((f) => f.kind === 'self-including' || f.kind === 'unknown')) {
+    lines.push(`  kept: ${f.effect}`, `        to drop it: ${f.remedy}`);
+  }
+  return lines;
+}
+
+/** Applies one planned fix, then re-reads the privilege and checks the stored list and effective roles. */
+async function apply(t: Transport, catalogue: RoleCatalogue, fix: PrivilegeFix): Promise<void> {
+  await t.call('privilege.update', [fix.id, { roles: fix.after }]);
+  const stored = await t.call<PrivilegeEntry>('privilege.get_instance', [fix.id]);
+  const sameList = stored.roles.length === fix.after.length && stored.roles.every((r, i) => r === fix.after[i]);
+  const effective = expandRoles(catalogue, stored.roles);
+  if (!sameList || effective.size !== fix.effective_after) {
+    throw new StorError('failed', 'VERIFY_FAILED', `privilege ${fix.id} reads back as [${stored.roles.join(', ')}], not the list just written`, {
+      hint: 'another administrator may be editing it; run `stor privilege show` and try again',
+    });
+  }
+}
+
+/** `stor privilege fix <id|name>` / `--all` */
+export async function privilegeFix(ctx: CommandContext, ref: string | undefined, options: FixOptions): Promise<CommandResult<FixResult>> {
+  if ((ref === undefined) === !options.all) throw new StorError('usage', 'FIX_TARGET', 'name one privilege (id or name), or pass --all');
+  let t: Transport;
+  try {
+    t = await ctx.transport();
+  } catch (err) {
+    if (err instanceof StorError && err.code === 'LOGIN_BROKEN_BY_PRIVILEGE') {
+      throw new StorError(
+        'auth',
+        err.code,
+        `this identity cannot log in (${err.message.split(' — ')[0]}): it is bound to a privilege whose role list breaks role expansion, so it cannot repair it`,
+        {
+          hint:
+            'run `stor privilege fix` as an administrator who is not bound to that privilege — another profile or key ' +
+            '(on the embedded appliance: without STOR_API_KEY, which uses the seeded administrator)',
+          cause: err,
+        },
+      );
+    }
+    throw err;
+  }
+  const { catalogue } = await loadCatalogue(t);
+  const targets = ref !== undefined ? [await findPrivilege(t, ref)] : await listPrivileges(t);
+  const fixes = targets.map((p) => plan(catalogue, p, options));
+  const pending = fixes.filter((f) => f.status === 'fixed');
+  if (pending.length > 0) {
+    if (!ctx.globals.json) ctx.io.stderr.write(`${pending.flatMap(describe).join('\n')}\n`);
+    await confirmChange(ctx, `Rewrite the roles of ${pending.length} privilege${pending.length === 1 ? '' : 's'}?`, options.yes);
+    for (const fix of pending) await apply(t, catalogue, fix);
+  }
+  const data: FixResult = { dry_run: options.dryRun === true, privileges: fixes };
+  const lines = fixes.flatMap((f) => (f.status === 'fixed' ? [`privilege ${f.id} "${f.name}": fixed; roles now ${f.after.join(', ')}`] : describe(f)));
+  const stillBroken = fixes.some((f) => f.still_locks_out && f.status !== 'builtin');
+  return { data, view: { kind: 'lines', lines }, exitCode: stillBroken ? EXIT.CHECK : EXIT.OK };
+}

@@ -1,0 +1,44 @@
+import type { CommandContext } from '../shared/context.js';
+import type { CommandResult } from '../shared/render.js';
+import { groupNames, healthOf, listPrivileges, loadCatalogue } from './model.js';
+
+/** One row of `stor privilege list --json`. */
+export interface PrivilegeSummary {
+  id: number;
+  name: string;
+  builtin_name: string | null;
+  groups: string[];
+  roles: string[];
+  web_shell: boolean;
+  /** `ok`, or the problems found: `overlap`, `self-including`, `unknown role`. */
+  health: string[];
+  /** True when 25.10.1 refuses login to every user bound to it. */
+  locks_out: boolean;
+}
+
+export async function privilegeList(ctx: CommandContext): Promise<CommandResult<PrivilegeSummary[]>> {
+  const t = await ctx.transport();
+  const [{ catalogue }, privileges] = await Promise.all([loadCatalogue(t), listPrivileges(t)]);
+  const data = privileges.map((p) => {
+    const h = healthOf(catalogue, p.roles);
+    return {
+      id: p.id,
+      name: p.name,
+      builtin_name: p.builtin_name,
+      groups: groupNames(p),
+      roles: p.roles,
+      web_shell: p.web_shell,
+      health: h.labels,
+      locks_out: h.locksOut,
+    };
+  });
+  return {
+    data,
+    view: {
+      kind: 'table',
+      columns: ['id', 'name', 'groups', 'roles', 'web shell', 'health'],
+      rows: data.map((p) => [p.id, p.name, p.groups.join(','), p.roles.join(','), p.web_shell, p.health.join(', ')]),
+      empty: 'No privileges.',
+    },
+  };
+}

@@ -1,0 +1,69 @@
+import type { CommandContext } from '../shared/context.js';
+import type { CommandResult } from '../shared/render.js';
+import { findPrivilege, groupNames, healthOf, loadCatalogue, type FindingReport } from './model.js';
+
+/** `stor privilege show --json` */
+export interface PrivilegeDetail {
+  id: number;
+  name: string;
+  builtin_name: string | null;
+  groups: { gid: number; name: string }[];
+  web_shell: boolean;
+  listed_roles: string[];
+  effective_roles: string[];
+  /** Users whose primary or supplementary groups include one of the privilege's groups. */
+  members: string[];
+  health: string[];
+  locks_out: boolean;
+  findings: FindingReport[];
+  catalogue: string;
+}
+
+interface UserEntry {
+  id: number;
+  username: string;
+  group: { bsdgrp_gid: number } | null;
+  groups: number[];
+}
+
+export async function privilegeShow(ctx: CommandContext, ref: string): Promise<CommandResult<PrivilegeDetail>> {
+  const t = await ctx.transport();
+  const [{ catalogue, source }, p] = await Promise.all([loadCatalogue(t), findPrivilege(t, ref)]);
+  const h = healthOf(catalogue, p.roles);
+  const gids = new Set(p.local_groups.map((g) => g.gid));
+  const [users, groups] = await Promise.all([
+    t.call<UserEntry[]>('user.query'),
+    t.call<{ id: number; gid: number }[]>('group.query', [[], { select: ['id', 'gid'] }]),
+  ]);
+  const gidOfId = new Map(groups.map((g) => [g.id, g.gid]));
+  const members = users
+    .filter((u) => (u.group && gids.has(u.group.bsdgrp_gid)) || u.groups.some((id) => gids.has(gidOfId.get(id) ?? -1)))
+    .map((u) => u.username);
+  const names = groupNames(p);
+  const data: PrivilegeDetail = {
+    id: p.id,
+    name: p.name,
+    builtin_name: p.builtin_name,
+    groups: p.local_groups.map((g, i) => ({ gid: g.gid, name: names[i]! })),
+    web_shell: p.web_shell,
+    listed_roles: p.roles,
+    effective_roles: [...h.effective].sort(),
+    members,
+    health: h.labels,
+    locks_out: h.locksOut,
+    findings: h.findings,
+    catalogue: source,
+  };
+  const lines = [
+    `Privilege ${p.id} "${p.name}"${p.builtin_name ? ` (built-in ${p.builtin_name})` : ''}`,
+    `  groups:          ${data.groups.map((g) => `${g.name} (${g.gid})`).join(', ') || '-'}`,
+    `  members:         ${members.join(', ') || '-'}`,
+    `  web shell:       ${p.web_shell}`,
+    `  listed roles:    ${p.roles.join(', ') || '-'}`,
+    `  effective roles: ${data.effective_roles.length}`,
+    ...data.effective_roles.map((r) => `    ${r}`),
+    `  health:          ${h.labels.join(', ')}${h.locksOut ? ' — locks its users out on 25.10.1' : ''}`,
+    ...h.findings.map((f) => `    [${f.index}] ${f.effect}\n        fix: ${f.remedy}`),
+  ];
+  return { data, view: { kind: 'lines', lines } };
+}

@@ -1,0 +1,21 @@
+import { StorError } from '../../core/errors.js';
+import type { CommandContext } from './context.js';
+
+/**
+ * Asks before a change. With `--yes` it does not ask; off a terminal it refuses (exit 2) rather
+ * than guess, so a script never changes anything it did not say it wanted changed.
+ */
+export async function confirmChange(ctx: CommandContext, question: string, yes: boolean | undefined): Promise<void> {
+  if (yes) return;
+  if (!(ctx.io.stdin.isTTY && ctx.io.stderr.isTTY)) {
+    throw new StorError('usage', 'CONFIRMATION_REQUIRED', 'refusing to make changes without confirmation: not on a terminal', {
+      hint: 'add --yes to confirm, or --dry-run to only see what would change',
+    });
+  }
+  const { confirm } = await import('@inquirer/prompts');
+  const ok = await confirm(
+    { message: question, default: false },
+    { input: ctx.io.stdin, output: ctx.io.stderr as unknown as NodeJS.WritableStream },
+  );
+  if (!ok) throw new StorError('failed', 'DECLINED', 'nothing was changed');
+}

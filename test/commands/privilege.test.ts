@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import { Appliance } from '../../src/core/appliance/appliance.js';
+import { release25101Catalogue } from '../../src/core/roles/index.js';
+import { runStor } from '../helpers/run-stor.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+async function seeded(settings?: Parameters<typeof Appliance.open>[0]['settings']) {
+  const home = tempDir();
+  Appliance.open({ stateDir: home, ...(settings ? { settings } : {}) }).close();
+  const run = (args: string[]) => runStor(args, { env: { STOR_HOME: home } });
+  expect((await run(['call', 'group.create', '{"name":"ops","smb":false}'])).code).toBe(0);
+  return run;
+}
+
+describe('stor privilege', () => {
+  it('reduces FULL_ADMIN with 30 other roles to [FULL_ADMIN], effective roles unchanged', async () => {
+    const run = await seeded();
+    const others = release25101Catalogue().names.filter((n) => n !== 'FULL_ADMIN' && !n.endsWith('PRODUCT_WRITE') && n !== 'PRIVILEGE_WRITE').slice(0, 30);
+    const roles = ['FULL_ADMIN', ...others];
+    expect((await run(['privilege', 'create', 'big', '--groups', 'ops', '--roles', roles.join(','), '--force'])).code).toBe(0);
+    const fix = await run(['privilege', 'fix', 'big', '--yes', '--json']);
+    expect(fix.code).toBe(0);
+    expect(JSON.parse(fix.stdout).privileges[0]).toMatchObject({ before: roles, after: ['FULL_ADMIN'], effective_before: 141, effective_after: 141, lost_roles: [] });
+    const shown = JSON.parse((await run(['privilege', 'show', 'big', '--json'])).stdout);
+    expect(shown.listed_roles).toEqual(['FULL_ADMIN']);
+    expect(shown.health).toEqual(['ok']);
+  });
+
+  it('reports PRIVILEGE_WRITE as self-including and leaves it unless --drop-self-including', async () => {
+    const run = await seeded();
+    await run(['privilege', 'create', 'pw', '--groups', 'ops', '--roles', 'PRIVILEGE_WRITE,POOL_READ', '--force']);
+    const list = JSON.parse((await run(['privilege', 'list', '--json'])).stdout);
+    expect(list.find((p: { name: string }) => p.name === 'pw')).toMatchObject({ health: ['self-including'], locks_out: true });
+    const kept = await run(['privilege', 'fix', 'pw', '--yes', '--json']);
+    expect(kept.code).toBe(6);
+    expect(JSON.parse(kept.stdout).privileges[0]).toMatchObject({ status: 'clean', after: ['PRIVILEGE_WRITE', 'POOL_READ'], still_locks_out: true });
+    const human = await run(['privilege', 'fix', 'pw', '--yes']);
+    expect(human.stdout).toContain('PRIVILEGE_WRITE includes itself');
+    expect(human.stdout).toContain('--drop-self-including');
+
+    const dropped = await run(['privilege', 'fix', 'pw', '--yes', '--drop-self-including', '--json']);
+    expect(dropped.code).toBe(0);
+    expect(JSON.parse(dropped.stdout).privileges[0]).toMatchObject({
+      status: 'fixed',
+      after: ['POOL_READ'],
+      removed: [{ role: 'PRIVILEGE_WRITE', reason: 'includes itself' }],
+      lost_roles: ['PRIVILEGE_WRITE'],
+      still_locks_out: false,
+    });
+  });
+
+  it('never rewrites built-in privileges and reports clean ones with exit 0', async () => {
+    const run = await seeded();
+    const all = await run(['privilege', 'fix', '--all', '--json']);
+    expect(all.code).toBe(0);
+    expect(JSON.parse(all.stdout).privileges.map((p: { status: string }) => p.status)).toEqual(['builtin', 'builtin', 'builtin']);
+    expect((await run(['privilege', 'check'])).code).toBe(0);
+  });
+
+  it('--dry-run shows the change and changes nothing', async () => {
+    const run = await seeded();
+    await run(['privilege', 'create', 'ops', '--groups', 'ops', '--roles', 'READONLY_ADMIN,POOL_READ', '--force']);
+    const dry = await run(['privilege', 'fix', 'ops', '--dry-run']);
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toContain('- POOL_READ (included by READONLY_ADMIN)');
+    expect(JSON.parse((await run(['privilege', 'show', 'ops', '--json'])).stdout).listed_roles).toEqual(['READONLY_ADMIN', 'POOL_READ']);
+  });
+
+  it('create refuses an overlapping list before sending, unless --force, and resolves groups by name or gid', async () => {
+    const run = await seeded();
+    const refused = await run(['privilege', 'create', 'ops', '--groups', 'ops', '--roles', 'SHARING_ADMIN,READONLY_ADMIN']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('READONLY_ADMIN is already included by SHARING_ADMIN');
+    expect(refused.stderr).toContain('--roles SHARING_ADMIN');
+    expect(JSON.parse((await run(['privilege', 'list', '--json'])).stdout)).toHaveLength(3);
+    const unknown = await run(['privilege', 'create', 'ops', '--groups', 'ops', '--roles', 'NOPE']);
+    expect(unknown.code).toBe(2);
+    const ok = await run(['privilege', 'create', 'ops', '--groups', '3000', '--roles', 'SHARING_ADMIN', '--web-shell', '--json']);
+    expect(JSON.parse(ok.stdout)).toMatchObject({ name: 'ops', groups: ['ops'], roles: ['SHARING_ADMIN'], web_shell: true, health: ['ok'] });
+    const updated = await run(['privilege', 'update', 'ops', '--no-web-shell', '--roles', 'POOL_READ', '--roles', 'DATASET_READ', '--json']);
+    expect(JSON.parse(updated.stdout)).toMatchObject({ roles: ['POOL_READ', 'DATASET_READ'], web_shell: false });
+  });
+
+  it('with reject-overlap the appliance refuses the list with -32602 naming the index and the including role', async () => {
+    const strict = await seeded({ roleLists: 'reject-overlap' });
+    const r = await strict(['call', 'privilege.create', '{"name":"ops","web_shell":false,"local_groups":[3000],"roles":["FILESYSTEM_FULL_CONTROL","FILESYSTEM_DATA_WRITE"]}']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('* privilege_create.roles.1: FILESYSTEM_DATA_WRITE is already included by FILESYSTEM_FULL_CONTROL (index 0)');
+    const forced = await strict(['privilege', 'create', 'ops', '--groups', 'ops', '--roles', 'FILESYSTEM_FULL_CONTROL,FILESYSTEM_DATA_WRITE', '--force']);
+    expect(forced.code).toBe(1);
+
+    const lenient = await seeded();
+    const accepted = await lenient(['call', 'privilege.create', '{"name":"ops","web_shell":false,"local_groups":[3000],"roles":["FILESYSTEM_FULL_CONTROL","FILESYSTEM_DATA_WRITE"]}']);
+    expect(accepted.code).toBe(0);
+  });
+});

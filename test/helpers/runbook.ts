@@ -1,0 +1,27 @@
+import { expect } from 'vitest';
+import { spawnStor, type SpawnResult } from './bin.js';
+
+/** Runs `bin/stor` with a fixed environment, failing the test with stderr when the exit code is not the one expected. */
+export function stor(env: Record<string, string | undefined>) {
+  return async (args: string[], expectCode = 0, stdin?: string): Promise<SpawnResult> => {
+    const r = await spawnStor(args, { env, ...(stdin !== undefined ? { stdin } : {}) });
+    expect(r.code, `stor ${args.join(' ')}\n${r.stderr}`).toBe(expectCode);
+    return r;
+  };
+}
+
+/** Creates group `group`, a password-less user in it, a privilege for the group, and a key; returns the key. */
+export async function makeUserWithPrivilege(
+  run: ReturnType<typeof stor>,
+  user: string,
+  group: string,
+  roles: string[],
+  extraArgs: string[] = [],
+): Promise<string> {
+  await run(['call', 'group.create', JSON.stringify({ name: group, smb: false })]);
+  const groupId = Number((await run(['call', 'group.query', JSON.stringify([['name', '=', group]]), '{"get":true,"select":["id"]}'])).stdout.match(/\d+/)![0]);
+  await run(['call', 'user.create', JSON.stringify({ username: user, full_name: user, group: groupId, password_disabled: true, smb: false })]);
+  await run(['privilege', 'create', group, '--groups', group, '--roles', roles.join(','), '--force', ...extraArgs]);
+  const created = JSON.parse((await run(['call', 'api_key.create', JSON.stringify({ name: `${user}-key`, username: user })])).stdout);
+  return created.key as string;
+}
