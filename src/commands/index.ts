@@ -207,6 +207,40 @@ export function buildProgram(io: IO, hooks: ProgramHooks): Command {
       hooks.onResult(await privilegeUpdate(context(cmd), ref, opts));
     });
 
+  const dataset = program.command('dataset').description('list, create and delete datasets');
+  dataset
+    .command('list')
+    .description('list datasets (of one pool, or all)')
+    .argument('[pool]', 'only this pool')
+    .addHelpText('after', examples('stor dataset list', 'stor dataset list tank --json'))
+    .action(async (pool: string | undefined, _opts: unknown, cmd: Command) => {
+      const { datasetList } = await import('./dataset/list.js');
+      hooks.onResult(await datasetList(context(cmd), pool));
+    });
+  dataset
+    .command('create')
+    .description('create a dataset, mounted at /mnt/<name>')
+    .argument('<dataset>', 'full name (tank/projects) or mountpoint (/mnt/tank/projects)')
+    .option('-p, --parents', 'create missing parent datasets too')
+    .option('--comments <text>', 'a comment stored with the dataset')
+    .addHelpText('after', examples('stor dataset create tank/projects', 'stor dataset create /mnt/tank/a/b --parents --comments "team a"'))
+    .action(async (ref: string, opts: import('./dataset/create.js').DatasetCreateOptions, cmd: Command) => {
+      const { datasetCreate } = await import('./dataset/create.js');
+      hooks.onResult(await datasetCreate(context(cmd), ref, opts));
+    });
+  dataset
+    .command('delete')
+    .description('delete a dataset and the files in it (asks first; --yes when not on a terminal)')
+    .argument('<dataset>', 'full name or mountpoint')
+    .option('-r, --recursive', 'also delete its child datasets')
+    .option('-y, --yes', 'do not ask for confirmation')
+    .option('--dry-run', 'show what would be deleted; delete nothing')
+    .addHelpText('after', examples('stor dataset delete tank/scratch --dry-run', 'stor dataset delete tank/a --recursive --yes'))
+    .action(async (ref: string, opts: import('./dataset/delete.js').DatasetDeleteOptions, cmd: Command) => {
+      const { datasetDelete } = await import('./dataset/delete.js');
+      hooks.onResult(await datasetDelete(context(cmd), ref, opts));
+    });
+
   program
     .command('login')
     .description('verify an API key against an appliance and save it as a profile (made current)')

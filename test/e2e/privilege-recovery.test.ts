@@ -33,7 +33,7 @@ describe('the recovery runbook of seed §5.6', () => {
       headers: { authorization: `Bearer ${aliceKey}`, 'content-type': 'application/json' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'auth.me', params: [] }),
     });
-    expect((await raw.json()).error).toMatchObject({
+    expect(((await raw.json()) as { error: unknown }).error).toMatchObject({
       code: -32001,
       message: 'Method call error',
       data: { error: 22, errname: 'EINVAL', reason: 'maximum recursion depth exceeded', trace: { class: 'RecursionError' } },

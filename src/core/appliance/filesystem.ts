@@ -2,6 +2,7 @@ import { lstatSync, readdirSync, realpathSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ERRNO, rpcErrors } from '../errors.js';
+import { listDatasets } from '../store/datasets.js';
 import { listPools, ownersIn, type FileOwner } from '../store/files.js';
 import { AccountsSnapshot } from './accounts.js';
 import type { Appliance } from './appliance.js';
@@ -43,7 +44,13 @@ function realpathOf(appliance: Appliance, p: SandboxPath, st: Stats): string {
   }
 }
 
-function commonFields(appliance: Appliance, p: SandboxPath, st: Stats, owner: FileOwner) {
+/** Pool roots and dataset mountpoints. */
+function mountpoints(appliance: Appliance): Set<string> {
+  const { store } = appliance;
+  return new Set(store.read(() => listDatasets(store.db)).map((d) => `/mnt/${d.id}`));
+}
+
+function commonFields(appliance: Appliance, p: SandboxPath, st: Stats, owner: FileOwner, mounts: Set<string>) {
   return {
     realpath: realpathOf(appliance, p, st),
     type: fileType(st),
@@ -53,7 +60,7 @@ function commonFields(appliance: Appliance, p: SandboxPath, st: Stats, owner: Fi
     mount_id: 0,
     uid: owner.uid,
     gid: owner.gid,
-    is_mountpoint: p.rest.length === 0,
+    is_mountpoint: mounts.has(p.path),
     is_ctldir: false,
     attributes: [] as string[],
   };
@@ -69,7 +76,7 @@ function statEntry(appliance: Appliance, path: string): Record<string, unknown> 
     accounts: AccountsSnapshot.load(store.db),
   }));
   return {
-    ...commonFields(appliance, p, st, owner),
+    ...commonFields(appliance, p, st, owner, mountpoints(appliance)),
     atime: st.atimeMs / 1000,
     mtime: st.mtimeMs / 1000,
     ctime: st.ctimeMs / 1000,
@@ -92,6 +99,7 @@ function listdirEntries(appliance: Appliance, path: string): Record<string, unkn
   const rel = (name: string) => [...p.rest, name].join('/');
   const { store } = appliance;
   const owners = store.read(() => ownersIn(store.db, p.pool, names.map(rel)));
+  const mounts = mountpoints(appliance);
   return names.flatMap((name) => {
     const child: SandboxPath = { ...p, path: `${p.path}/${name}`, rest: [...p.rest, name], host: join(p.host, name) };
     const cst = lstatOrNull(child.host);
@@ -100,7 +108,7 @@ function listdirEntries(appliance: Appliance, path: string): Record<string, unkn
       {
         name,
         path: child.path,
-        ...commonFields(appliance, child, cst, owners.get(rel(name)) ?? ROOT),
+        ...commonFields(appliance, child, cst, owners.get(rel(name)) ?? ROOT, mounts),
         acl: false,
         xattrs: [],
         zfs_attrs: [],

@@ -3,6 +3,7 @@ import { authMethods } from './auth.js';
 import { coreMethods } from './core.js';
 import { filesystemMethods } from './filesystem.js';
 import { groupMethods } from './group.js';
+import { poolDatasetMethods } from './pool-dataset.js';
 import type { MethodDefinition } from './method.js';
 import { privilegeMethods } from './privilege.js';
 import { userMethods } from './user.js';
@@ -12,7 +13,7 @@ import { userMethods } from './user.js';
  * call it and its handler. Dispatch, authorization, validation and `stor call --help` all read it.
  */
 export const METHODS: ReadonlyMap<string, MethodDefinition> = new Map(
-  [...coreMethods, ...authMethods, ...privilegeMethods, ...userMethods, ...groupMethods, ...apiKeyMethods, ...filesystemMethods].map((m) => [
+  [...coreMethods, ...authMethods, ...privilegeMethods, ...userMethods, ...groupMethods, ...apiKeyMethods, ...filesystemMethods, ...poolDatasetMethods].map((m) => [
     m.name,
     m,
   ]),

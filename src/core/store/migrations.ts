@@ -98,6 +98,22 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 3,
+    description: 'datasets, with a root dataset for every pool',
+    up: (db) => {
+      db.exec(`
+        CREATE TABLE datasets (
+          id         TEXT PRIMARY KEY,
+          pool       TEXT NOT NULL REFERENCES pools(name) ON DELETE CASCADE,
+          properties TEXT NOT NULL DEFAULT '{}',
+          user_properties TEXT NOT NULL DEFAULT '{}',
+          created_at INTEGER NOT NULL
+        );
+        INSERT INTO datasets (id, pool, created_at) SELECT name, name, CAST(strftime('%s', 'now') AS INTEGER) * 1000 FROM pools;
+      `);
+    },
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

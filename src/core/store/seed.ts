@@ -98,6 +98,7 @@ export function seedFreshAppliance(db: Database, stateDir: string): void {
   });
 
   db.prepare('INSERT INTO pools (name) VALUES (?)').run('tank');
+  db.prepare('INSERT OR IGNORE INTO datasets (id, pool, created_at) VALUES (?, ?, ?)').run('tank', 'tank', Date.now());
   mkdirSync(join(stateDir, 'mnt', 'tank'), { recursive: true, mode: 0o755 });
 
   const secret = generateKeySecret();

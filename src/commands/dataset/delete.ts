@@ -1,0 +1,43 @@
+import type { CommandContext } from '../shared/context.js';
+import { confirmChange } from '../shared/prompts.js';
+import type { CommandResult } from '../shared/render.js';
+import { formatBytes } from '../upload/progress.js';
+import { datasetId, type DatasetEntry } from './model.js';
+
+export interface DatasetDeleteOptions {
+  recursive?: boolean;
+  yes?: boolean;
+  dryRun?: boolean;
+}
+
+/** `stor dataset delete --json` */
+export interface DatasetDeleted {
+  id: string;
+  dry_run: boolean;
+  /** Every dataset that goes (children first), the named one last unless it is a pool root. */
+  deleted: string[];
+  /** Bytes of files below the deleted mountpoints. */
+  bytes: number;
+}
+
+/** `stor dataset delete <id>`: shows what goes, asks (or --yes), then deletes. */
+export async function datasetDelete(ctx: CommandContext, ref: string, options: DatasetDeleteOptions): Promise<CommandResult<DatasetDeleted>> {
+  const t = await ctx.transport();
+  const id = datasetId(ref);
+  // get_instance first: an unknown id is reported as the appliance reports it, before any prompt.
+  const target = await t.call<DatasetEntry>('pool.dataset.get_instance', [id]);
+  const all = await t.call<DatasetEntry[]>('pool.dataset.query', [[['pool', '=', target.pool]]]);
+  const children = all.filter((d) => d.id.startsWith(`${id}/`)).map((d) => d.id);
+  const isRoot = !id.includes('/');
+  const deleted = [...children.sort((a, b) => b.split('/').length - a.split('/').length), ...(isRoot ? [] : [id])];
+  const data: DatasetDeleted = { id, dry_run: options.dryRun === true, deleted, bytes: isRoot ? children.reduce((s, c) => s + (all.find((d) => d.id === c)?.used.parsed ?? 0), 0) : target.used.parsed };
+  const summary = `${deleted.length} dataset${deleted.length === 1 ? '' : 's'} (${deleted.join(', ')}) and ${formatBytes(data.bytes)} of files`;
+  if (options.dryRun) return { data, view: { kind: 'lines', lines: [`Would delete ${summary}.`] } };
+  if (children.length > 0 && !options.recursive) {
+    // Let the appliance refuse it, so the error is exactly what it says (ENOTEMPTY).
+    await t.call('pool.dataset.delete', [id, { recursive: false, force: false }]);
+  }
+  await confirmChange(ctx, `Delete ${summary}? This cannot be undone.`, options.yes);
+  await t.call('pool.dataset.delete', [id, { recursive: options.recursive === true, force: false }]);
+  return { data, view: { kind: 'lines', lines: [`Deleted ${summary}.`] } };
+}

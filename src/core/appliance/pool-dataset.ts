@@ -1,0 +1,247 @@
+import { mkdirSync, readdirSync, lstatSync, rmSync, statfsSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { ERRNO, rpcErrors, type ValidationTriple } from '../errors.js';
+import { deleteDatasets, insertDataset, listDatasets, updateDataset, type DatasetRecord } from '../store/datasets.js';
+import { listPools } from '../store/files.js';
+import type { Appliance } from './appliance.js';
+import { PROPERTIES, parentOf, resolvedProperties } from './dataset-properties.js';
+import { defineMethod, roles } from './method.js';
+import { query } from './query.js';
+import { QUERY_PARAMS, instanceParams } from './query-params.js';
+
+const NAME_SEGMENT = /^[A-Za-z0-9][A-Za-z0-9_.:-]*$/;
+
+/** Settable properties: each one's choices plus INHERIT, or a number / free text. */
+function propertySchemas(withInherit: boolean) {
+  const shape: Record<string, z.ZodType> = {};
+  for (const [name, spec] of Object.entries(PROPERTIES)) {
+    const extra = withInherit && spec.inheritable ? ['INHERIT'] : [];
+    if (spec.choices) shape[name] = z.enum([...spec.choices, ...extra] as [string, ...string[]]).optional();
+    else if (name === 'copies') shape[name] = z.union([z.int().min(1).max(3), z.literal('INHERIT')]).optional();
+    else if (['quota', 'refquota', 'reservation', 'refreservation'].includes(name)) shape[name] = z.int().min(0).nullable().optional();
+    else shape[name] = z.string().max(1024).optional();
+  }
+  return shape;
+}
+
+const userProperties = z.array(z.strictObject({ key: z.string().regex(/^[a-z0-9_.-]+:[a-z0-9_.:-]+$/i, 'key must be namespace:property'), value: z.string().max(8192) }));
+
+const datasetCreate = z.strictObject({
+  name: z.string().min(1).max(1024),
+  type: z.enum(['FILESYSTEM', 'VOLUME']).default('FILESYSTEM'),
+  create_ancestors: z.boolean().default(false),
+  share_type: z.enum(['GENERIC', 'MULTIPROTOCOL', 'NFS', 'SMB', 'APPS']).default('GENERIC'),
+  user_properties: userProperties.default([]),
+  ...propertySchemas(true),
+});
+
+const datasetUpdate = z.strictObject({
+  user_properties_update: z.array(z.strictObject({ key: z.string(), value: z.string().optional(), remove: z.boolean().optional() })).optional(),
+  ...Object.fromEntries(Object.entries(propertySchemas(true)).filter(([k]) => k !== 'casesensitivity')),
+});
+
+const deleteOptions = z.strictObject({ recursive: z.boolean().default(false), force: z.boolean().default(false) });
+
+function mountpointOf(mntDir: string, id: string): string {
+  return join(mntDir, ...id.split('/'));
+}
+
+/** Bytes of the files below a directory: the emulator's `used`. */
+function usedBytes(dir: string): number {
+  let total = 0;
+  const walk = (d: string) => {
+    let names: string[];
+    try {
+      names = readdirSync(d);
+    } catch {
+      return;
+    }
+    for (const n of names) {
+      const p = join(d, n);
+      const st = lstatSync(p, { throwIfNoEntry: false });
+      if (!st) continue;
+      if (st.isDirectory()) walk(p);
+      else total += st.size;
+    }
+  };
+  walk(dir);
+  return total;
+}
+
+function entry(appliance: Appliance, d: DatasetRecord, all: DatasetRecord[], byId: Map<string, DatasetRecord>): Record<string, unknown> {
+  const mount = mountpointOf(appliance.store.mntDir, d.id);
+  const used = usedBytes(mount);
+  let available = 0;
+  try {
+    const fs = statfsSync(mount);
+    available = fs.bavail * fs.bsize;
+  } catch {
+    // the directory vanished under us; report nothing free
+  }
+  const num = (n: number) => ({ parsed: n, rawvalue: String(n), value: String(n), source: 'NONE', source_info: null });
+  const children = all.filter((c) => parentOf(c.id) === d.id).map((c) => entry(appliance, c, all, byId));
+  return {
+    id: d.id,
+    type: 'FILESYSTEM',
+    name: d.id,
+    pool: d.pool,
+    encrypted: false,
+    encryption_root: null,
+    key_loaded: false,
+    locked: false,
+    mountpoint: `/mnt/${d.id}`,
+    children,
+    user_properties: Object.fromEntries(Object.entries(d.user_properties).map(([k, v]) => [k, { parsed: v, rawvalue: v, value: v, source: 'LOCAL' }])),
+    ...resolvedProperties(d, byId),
+    used: num(used),
+    available: num(available),
+    usedbydataset: num(used - children.reduce((s, c) => s + ((c.used as { parsed: number }).parsed ?? 0), 0)),
+    usedbychildren: num(children.reduce((s, c) => s + ((c.used as { parsed: number }).parsed ?? 0), 0)),
+    creation: { parsed: { $date: d.created_at }, rawvalue: String(Math.floor(d.created_at / 1000)), value: new Date(d.created_at).toUTCString(), source: 'NONE', source_info: null },
+    origin: { parsed: '', rawvalue: '', value: '', source: 'NONE', source_info: null },
+  };
+}
+
+function entries(appliance: Appliance): Record<string, unknown>[] {
+  const { store } = appliance;
+  const all = store.read(() => listDatasets(store.db));
+  const byId = new Map(all.map((d) => [d.id, d]));
+  return all.map((d) => entry(appliance, d, all, byId));
+}
+
+function entryOf(appliance: Appliance, id: string): Record<string, unknown> {
+  const found = entries(appliance).find((e) => e.id === id);
+  if (!found) throw rpcErrors.instanceNotFound('PoolDataset', id);
+  return found;
+}
+
+/** Local property values from create/update input; INHERIT removes the local value. */
+function applyProperties(target: DatasetRecord['properties'], data: Record<string, unknown>): void {
+  for (const name of Object.keys(PROPERTIES)) {
+    if (!Object.hasOwn(data, name) || data[name] === undefined) continue;
+    const v = data[name] as string | number | null;
+    if (v === 'INHERIT') delete target[name];
+    else target[name] = v;
+  }
+}
+
+function validateCreate(appliance: Appliance, data: z.output<typeof datasetCreate>, existing: DatasetRecord[], pools: string[]): { ancestors: string[] } {
+  const at = 'pool_dataset_create.name';
+  const fail = (field: string, message: string, errno: number = ERRNO.EINVAL): never => {
+    throw rpcErrors.validation([[field, message, errno] as ValidationTriple]);
+  };
+  if (data.type === 'VOLUME') fail('pool_dataset_create.type', 'Volumes (zvols) are not emulated by stor; create a FILESYSTEM dataset');
+  if (!data.name.includes('/')) fail(at, 'You need a full name, e.g. pool/newdataset');
+  if (data.name.endsWith(' ')) fail(at, 'Trailing spaces are not permitted in dataset names');
+  const segments = data.name.split('/');
+  if (!segments.every((s) => NAME_SEGMENT.test(s))) fail(at, 'Invalid dataset name');
+  const pool = segments[0]!;
+  if (!pools.includes(pool)) {
+    fail(at, data.create_ancestors ? 'Please specify a pool which exists for the dataset/volume to be created' : `zpool (${pool}) does not exist.`);
+  }
+  const ids = new Set(existing.map((d) => d.id));
+  const ancestors: string[] = [];
+  for (let parent = parentOf(data.name); parent && !ids.has(parent); parent = parentOf(parent)) ancestors.unshift(parent);
+  if (ancestors.length > 0 && !data.create_ancestors) fail(at, `Parent dataset (${parentOf(data.name)}) does not exist.`);
+  for (const id of [...ancestors, data.name]) {
+    if (ids.has(id) || lstatSync(mountpointOf(appliance.store.mntDir, id), { throwIfNoEntry: false })) {
+      fail(at, `Path /mnt/${id} already exists`, ERRNO.EEXIST);
+    }
+  }
+  return { ancestors };
+}
+
+export const poolDatasetMethods = [
+  defineMethod({
+    name: 'pool.dataset.query',
+    summary: 'List datasets (filters, options); every dataset flat, the pool roots included.',
+    access: roles('DATASET_READ'),
+    params: QUERY_PARAMS,
+    handler: ({ appliance }, filters, options) => query(entries(appliance), filters, options),
+  }),
+  defineMethod({
+    name: 'pool.dataset.get_instance',
+    summary: 'One dataset by id (its full name, e.g. tank/a).',
+    access: roles('DATASET_READ'),
+    params: instanceParams(z.string().min(1).max(1024)),
+    handler: ({ appliance }, id) => entryOf(appliance, id),
+  }),
+  defineMethod({
+    name: 'pool.dataset.create',
+    summary: 'Create a FILESYSTEM dataset {name: "pool/a/b", create_ancestors, comments, …}.',
+    access: roles('DATASET_WRITE'),
+    params: [{ name: 'data', schema: datasetCreate }],
+    handler: ({ appliance }, data) => {
+      const { store } = appliance;
+      store.write(() => {
+        const existing = listDatasets(store.db);
+        const { ancestors } = validateCreate(appliance, data, existing, listPools(store.db));
+        const pool = data.name.split('/')[0]!;
+        const now = Date.now();
+        for (const id of ancestors) insertDataset(store.db, { id, pool, properties: {}, user_properties: {}, created_at: now });
+        const properties: DatasetRecord['properties'] = {};
+        applyProperties(properties, data);
+        const user = Object.fromEntries(data.user_properties.map((p) => [p.key, p.value]));
+        insertDataset(store.db, { id: data.name, pool, properties, user_properties: user, created_at: now });
+        // The directories are made inside the transaction: if mkdir fails, no row is kept.
+        for (const id of [...ancestors, data.name]) mkdirSync(mountpointOf(store.mntDir, id), { mode: 0o755 });
+      });
+      return entryOf(appliance, data.name);
+    },
+  }),
+  defineMethod({
+    name: 'pool.dataset.update',
+    summary: 'Change properties of a dataset; INHERIT resets one to the inherited value.',
+    access: roles('DATASET_WRITE'),
+    params: [
+      { name: 'id', schema: z.string().min(1).max(1024) },
+      { name: 'data', schema: datasetUpdate },
+    ],
+    handler: ({ appliance }, id, data) => {
+      const { store } = appliance;
+      store.write(() => {
+        const d = listDatasets(store.db).find((x) => x.id === id);
+        if (!d) throw rpcErrors.validation([['id', `${id} does not exist`, ERRNO.ENOENT]]);
+        applyProperties(d.properties, data);
+        for (const u of data.user_properties_update ?? []) {
+          if (u.remove) delete d.user_properties[u.key];
+          else if (u.value !== undefined) d.user_properties[u.key] = u.value;
+        }
+        updateDataset(store.db, d);
+      });
+      return entryOf(appliance, id);
+    },
+  }),
+  defineMethod({
+    name: 'pool.dataset.delete',
+    summary: 'Delete a dataset {recursive, force}; children need recursive; a pool root keeps itself.',
+    access: roles('DATASET_DELETE'),
+    params: [
+      { name: 'id', schema: z.string().min(1).max(1024) },
+      { name: 'options', schema: deleteOptions, default: () => ({ recursive: false, force: false }) },
+    ],
+    handler: ({ appliance }, id, options) => {
+      const { store } = appliance;
+      return store.write(() => {
+        const all = listDatasets(store.db);
+        const target = all.find((d) => d.id === id);
+        if (!target) throw rpcErrors.instanceNotFound('PoolDataset', id);
+        const children = all.filter((d) => d.id.startsWith(`${id}/`));
+        if (children.length > 0 && !options.recursive) {
+          throw rpcErrors.call(ERRNO.ENOTEMPTY, `Failed to delete dataset: cannot destroy '${id}': filesystem has children`);
+        }
+        const isRoot = parentOf(id) === null;
+        if (isRoot && !options.recursive) {
+          throw rpcErrors.call(ERRNO.EINVAL, `Failed to delete dataset: '${id}' is the root dataset of pool ${id}; it goes only with the pool`);
+        }
+        const doomed = isRoot ? children : [target, ...children];
+        // Deepest first, so a failure part-way leaves parents that still hold their children.
+        const order = [...doomed].sort((a, b) => b.id.split('/').length - a.id.split('/').length);
+        deleteDatasets(store.db, order.map((d) => d.id));
+        for (const d of order) rmSync(mountpointOf(store.mntDir, d.id), { recursive: true, force: true });
+        return true;
+      });
+    },
+  }),
+];

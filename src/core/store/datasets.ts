@@ -1,0 +1,54 @@
+import type { Database } from 'better-sqlite3';
+import { fromJsonColumn, toJsonColumn } from './json-column.js';
+
+export interface DatasetRecord {
+  /** Full name, e.g. `tank/a/b`; the pool root's id is the pool name. */
+  id: string;
+  pool: string;
+  /** Locally set properties only; the rest are inherited or default. Values as the API takes them. */
+  properties: Record<string, string | number | null>;
+  user_properties: Record<string, string>;
+  created_at: number;
+}
+
+interface DatasetRow {
+  id: string;
+  pool: string;
+  properties: string;
+  user_properties: string;
+  created_at: number;
+}
+
+export function listDatasets(db: Database): DatasetRecord[] {
+  return (db.prepare('SELECT * FROM datasets ORDER BY id').all() as DatasetRow[]).map((r) => ({
+    ...r,
+    properties: fromJsonColumn(r.properties, {}),
+    user_properties: fromJsonColumn(r.user_properties, {}),
+  }));
+}
+
+export function insertDataset(db: Database, d: DatasetRecord): void {
+  db.prepare('INSERT INTO datasets (id, pool, properties, user_properties, created_at) VALUES (?, ?, ?, ?, ?)').run(
+    d.id,
+    d.pool,
+    toJsonColumn(d.properties),
+    toJsonColumn(d.user_properties),
+    d.created_at,
+  );
+}
+
+export function updateDataset(db: Database, d: DatasetRecord): void {
+  db.prepare('UPDATE datasets SET properties = ?, user_properties = ? WHERE id = ?').run(toJsonColumn(d.properties), toJsonColumn(d.user_properties), d.id);
+}
+
+/** Deletes datasets (and the owners of files below their mountpoints). */
+export function deleteDatasets(db: Database, ids: readonly string[]): void {
+  const del = db.prepare('DELETE FROM datasets WHERE id = ?');
+  const owners = db.prepare("DELETE FROM file_owners WHERE pool = ? AND (path = ? OR path LIKE ? ESCAPE '\\')");
+  for (const id of ids) {
+    del.run(id);
+    const [pool, ...rest] = id.split('/');
+    const rel = rest.join('/');
+    if (rel) owners.run(pool, rel, `${rel.replace(/[\\%_]/g, (c) => `\\${c}`)}/%`);
+  }
+}
