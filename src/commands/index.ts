@@ -320,6 +320,17 @@ export function buildProgram(io: IO, hooks: ProgramHooks): Command {
       hooks.onResult(await serve(context(cmd), opts));
     });
 
+  program
+    .command('completion')
+    .description('print a shell completion script')
+    .argument('<shell>', 'bash or zsh')
+    .addHelpText('after', examples('source <(stor completion bash)     # in ~/.bashrc', 'source <(stor completion zsh)      # in ~/.zshrc'))
+    .action(async (shell: string, _opts: unknown, cmd: Command) => {
+      const { completion } = await import('./completion/completion.js');
+      context(cmd);
+      hooks.onResult(completion(program, shell));
+    });
+
   return program;
 }
 

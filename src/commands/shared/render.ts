@@ -1,3 +1,4 @@
+import { Chalk, type ChalkInstance } from 'chalk';
 import type { IO } from './io.js';
 
 export type Scalar = string | number | boolean | null;
@@ -24,10 +25,13 @@ export interface CommandResult<T = unknown> {
 export interface RenderMode {
   json: boolean;
   tty: boolean;
+  /** Colour only on a terminal, and never with NO_COLOR set (no-color.org). */
+  color: boolean;
 }
 
 export function renderMode(io: IO, json: boolean): RenderMode {
-  return { json, tty: io.stdout.isTTY === true };
+  const tty = io.stdout.isTTY === true;
+  return { json, tty, color: tty && !io.env.NO_COLOR };
 }
 
 const cell = (v: Scalar | readonly string[]): string => {
@@ -48,11 +52,12 @@ function pad(rows: string[][]): string[] {
   return rows.map((row) => row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd());
 }
 
-function renderTerminal(view: View, data: unknown): string[] {
+function renderTerminal(view: View, data: unknown, paint: ChalkInstance): string[] {
   switch (view.kind) {
     case 'record': {
-      const lines = view.heading ? [view.heading] : [];
-      lines.push(...pad(view.fields.map(([label, value]) => [`${label}:`, cell(value)])));
+      const lines = view.heading ? [paint.bold(view.heading)] : [];
+      const labelWidth = Math.max(...view.fields.map(([label]) => label.length + 1));
+      lines.push(...view.fields.map(([label, value]) => `${paint.bold(`${label}:`.padEnd(labelWidth))}  ${cell(value)}`));
       if (view.list) {
         lines.push(`${view.list.label}:`);
         lines.push(...view.list.items.map((i) => `  ${i}`));
@@ -61,7 +66,8 @@ function renderTerminal(view: View, data: unknown): string[] {
     }
     case 'table':
       if (view.rows.length === 0) return view.empty ? [view.empty] : [];
-      return pad([view.columns.map((c) => c.toUpperCase()), ...view.rows.map((r) => r.map(cell))]);
+      const [header, ...rows] = pad([view.columns.map((c) => c.toUpperCase()), ...view.rows.map((r) => r.map(cell))]);
+      return [paint.bold(header!), ...rows];
     case 'json':
       return [JSON.stringify(data, null, 2)];
     case 'lines':
@@ -89,6 +95,6 @@ function renderPiped(view: View, data: unknown): string[] {
 export function render(result: CommandResult, mode: RenderMode): string {
   if (result.streamed) return '';
   if (mode.json) return `${JSON.stringify(result.data, null, 2)}\n`;
-  const lines = mode.tty ? renderTerminal(result.view, result.data) : renderPiped(result.view, result.data);
+  const lines = mode.tty ? renderTerminal(result.view, result.data, new Chalk({ level: mode.color ? 1 : 0 })) : renderPiped(result.view, result.data);
   return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
 }
