@@ -1,0 +1,61 @@
+import { execFileSync } from 'node:child_process';
+import { Command } from 'commander';
+import { describe, expect, it } from 'vitest';
+import { buildProgram } from '../../src/commands/index.js';
+import { STOR_BIN } from '../helpers/bin.js';
+import { runStor } from '../helpers/run-stor.js';
+
+function leafPaths(cmd: Command, path: string[] = []): string[][] {
+  if (cmd.commands.length === 0) return [path];
+  return cmd.commands.flatMap((c) => leafPaths(c, [...path, c.name()]));
+}
+
+describe('the command set as a whole', () => {
+  const program = buildProgram({ stdout: { write: () => true }, stderr: { write: () => true }, stdin: process.stdin, env: {}, cwd: '/' }, {
+    version: '0',
+    onContext: () => undefined,
+    onResult: () => undefined,
+  });
+  const paths = leafPaths(program);
+
+  it('covers every command of SPEC §3', () => {
+    expect(paths.map((p) => p.join(' ')).sort()).toEqual(
+      [
+        'call', 'completion', 'dataset create', 'dataset delete', 'dataset list', 'login', 'logout', 'ls',
+        'privilege check', 'privilege create', 'privilege fix', 'privilege list', 'privilege show', 'privilege update',
+        'profile list', 'profile remove', 'profile use', 'serve', 'stat', 'upload', 'whoami',
+      ].sort(),
+    );
+  });
+
+  it.each(paths.map((p) => [p.join(' '), p] as const))('`stor %s --help` shows an example', async (_name, path) => {
+    const r = await runStor([...path, '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Examples:');
+    expect(r.stdout).toMatch(new RegExp(`\\$ .*stor ${path[0]}`));
+  });
+
+  it('suggests the nearest option and exits 2', async () => {
+    const r = await runStor(['whoami', '--jsno']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('(Did you mean --json?)');
+    const sub = await runStor(['privilege', 'chek']);
+    expect(sub.code).toBe(2);
+    expect(sub.stderr).toContain('(Did you mean check?)');
+  });
+
+  it('prints a bash completion script that registers itself', () => {
+    const out = execFileSync('bash', ['-c', `source <(node ${JSON.stringify(STOR_BIN)} completion bash); complete -p stor`], { encoding: 'utf8' });
+    expect(out.trim()).toBe('complete -o default -F _stor_completion stor');
+    const words = execFileSync(
+      'bash',
+      ['-c', `source <(node ${JSON.stringify(STOR_BIN)} completion bash); COMP_WORDS=(stor privilege f); COMP_CWORD=2; _stor_completion; echo "\${COMPREPLY[@]}"`],
+      { encoding: 'utf8' },
+    );
+    expect(words.trim()).toBe('fix');
+  });
+
+  it('refuses an unknown completion shell with exit 2', async () => {
+    expect((await runStor(['completion', 'fish'])).code).toBe(2);
+  });
+});

@@ -1,0 +1,63 @@
+import { readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { makeUserWithPrivilege, stor } from '../helpers/runbook.js';
+import { spawnServe } from '../helpers/serve-process.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+type Run = ReturnType<typeof stor>;
+
+/** The dataset acceptance walk, on whichever target `run` points at; `mnt` is the server's file tree. */
+async function datasetWalk(run: Run, mnt: string) {
+  await run(['dataset', 'create', 'tank/a/b', '--parents', '--comments', 'walk']);
+  const listed = JSON.parse((await run(['dataset', 'list', 'tank', '--json'])).stdout) as { id: string; comments: string | null }[];
+  expect(listed.map((d) => d.id)).toEqual(['tank', 'tank/a', 'tank/a/b']);
+  expect(listed[2]!.comments).toBe('walk');
+  await run(['upload', 'README.md', '/mnt/tank/a/b/']);
+  expect(existsSync(join(mnt, 'tank/a/b/README.md'))).toBe(true);
+
+  const refused = await run(['dataset', 'delete', 'tank/a'], 1);
+  expect(refused.stderr).toContain("[ENOTEMPTY] Failed to delete dataset: cannot destroy 'tank/a': filesystem has children");
+  const unconfirmed = await run(['dataset', 'delete', 'tank/a', '--recursive'], 2);
+  expect(unconfirmed.stderr).toContain('--yes');
+  expect(existsSync(join(mnt, 'tank/a/b/README.md'))).toBe(true);
+
+  const gone = JSON.parse((await run(['dataset', 'delete', 'tank/a', '--recursive', '--yes', '--json'])).stdout);
+  expect(gone.deleted).toEqual(['tank/a/b', 'tank/a']);
+  expect(existsSync(join(mnt, 'tank/a'))).toBe(false);
+  expect(JSON.parse((await run(['dataset', 'list', '--json'])).stdout).map((d: { id: string }) => d.id)).toEqual(['tank']);
+}
+
+describe('stor dataset', () => {
+  it('creates, lists, fills and deletes datasets on the embedded target', async () => {
+    const home = tempDir();
+    await datasetWalk(stor({ STOR_HOME: home }), join(home, 'mnt'));
+  });
+
+  it('does the same against stor serve', async () => {
+    const server = await spawnServe(tempDir());
+    const run = stor({ STOR_HOME: tempDir(), STOR_URL: server.baseUrl, STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim() });
+    await datasetWalk(run, join(server.stateDir, 'mnt'));
+  });
+
+  it('lets a SHARING_ADMIN create a dataset but not delete one (exit 5)', async () => {
+    const server = await spawnServe(tempDir());
+    const admin = stor({ STOR_HOME: tempDir(), STOR_URL: server.baseUrl, STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim() });
+    const key = await makeUserWithPrivilege(admin, 'sally', 'sharers', ['SHARING_ADMIN']);
+    const sally = stor({ STOR_HOME: tempDir(), STOR_URL: server.baseUrl, STOR_API_KEY: key });
+    await sally(['dataset', 'create', 'tank/shares']);
+    const denied = await sally(['dataset', 'delete', 'tank/shares', '--yes'], 5);
+    expect(denied.stderr).toContain('[EACCES] Not authorized');
+    expect(existsSync(join(server.stateDir, 'mnt/tank/shares'))).toBe(true);
+  });
+
+  it('refuses a delete off a terminal without --yes (exit 2) and deletes nothing', async () => {
+    const home = tempDir();
+    const run = stor({ STOR_HOME: home });
+    await run(['dataset', 'create', 'tank/a']);
+    const r = await run(['dataset', 'delete', 'tank/a'], 2);
+    expect(r.stderr).toContain('not on a terminal');
+    expect(existsSync(join(home, 'mnt/tank/a'))).toBe(true);
+    expect(JSON.parse((await run(['dataset', 'list', '--json'])).stdout)).toHaveLength(2);
+  });
+});
