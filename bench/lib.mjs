@@ -1,0 +1,87 @@
+// Shared pieces of the benchmarks: timing, medians, spawning stor, peak memory.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const STOR = join(ROOT, 'bin/stor.js');
+export const NODE = process.execPath;
+
+export function median(values) {
+  const s = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}
+
+export function tempDir(prefix = 'stor-bench-') {
+  return mkdtempSync(join(process.env.STOR_BENCH_TMP ?? tmpdir(), prefix));
+}
+
+export function cleanup(dir) {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** Wall time of one run of a command, in milliseconds; throws if it fails. */
+export function timeOnce(cmd, args, options = {}) {
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'], ...options });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  return ms;
+}
+
+/** Median wall time over `runs` runs, after `warmup` unmeasured ones. */
+export function timeMedian(cmd, args, { runs = 11, warmup = 2, ...options } = {}) {
+  for (let i = 0; i < warmup; i++) timeOnce(cmd, args, options);
+  return median(Array.from({ length: runs }, () => timeOnce(cmd, args, options)));
+}
+
+/** Peak resident memory (MiB) and wall time (ms) of one command, from GNU time. */
+export function measurePeak(cmd, args, options = {}) {
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync('/usr/bin/time', ['-f', '%M', cmd, ...args], { encoding: 'utf8', ...options });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  const kb = Number(r.stderr.trim().split('\n').at(-1));
+  return { ms, mib: kb / 1024, stdout: r.stdout };
+}
+
+/** Starts `stor serve` under GNU time; stop() returns its peak memory (MiB). */
+export async function startServe(stateDir, extra = []) {
+  const child = spawn('/usr/bin/time', ['-f', 'PEAK %M', NODE, STOR, 'serve', '--port', '0', '--state', stateDir, '--json', ...extra], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  const info = await new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      if (out.includes('\n')) resolve(JSON.parse(out.split('\n')[0]));
+    });
+    exited.then(() => reject(new Error(`stor serve exited early: ${stderr}`)));
+  });
+  return {
+    ...info,
+    base: info.rpc_url.replace(/\/api\/current$/, ''),
+    key: readFileSync(info.admin_key_file, 'utf8').trim(),
+    async stop() {
+      // GNU time forwards nothing; signal the node child (time's only child) by its pid.
+      const pids = spawnSync('pgrep', ['-P', String(child.pid)], { encoding: 'utf8' }).stdout.trim().split('\n').filter(Boolean);
+      for (const pid of pids) process.kill(Number(pid), 'SIGTERM');
+      await exited;
+      const m = /PEAK (\d+)/.exec(stderr);
+      return m ? Number(m[1]) / 1024 : NaN;
+    },
+  };
+}
+
+export function machine() {
+  const cpu = readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.*)/)?.[1] ?? 'unknown CPU';
+  const memKb = Number(readFileSync('/proc/meminfo', 'utf8').match(/MemTotal:\s*(\d+)/)?.[1] ?? 0);
+  const cores = Number(spawnSync('nproc', { encoding: 'utf8' }).stdout.trim());
+  return `${cores} cores (${cpu}), ${(memKb / 1024 / 1024).toFixed(0)} GiB RAM, Node ${process.version}, ${process.platform} ${process.arch}`;
+}

@@ -1,0 +1,215 @@
+// `npm run bench`: measures stor against references in the same run and rewrites bench/RESULTS.md.
+// Every figure is a median of several runs and is reported as a ratio against its reference.
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, NODE, STOR, cleanup, machine, measurePeak, median, startServe, tempDir, timeMedian, timeOnce } from './lib.mjs';
+
+const GIB = 1024 ** 3;
+const UPLOAD_BYTES = Number(process.env.STOR_BENCH_UPLOAD_BYTES ?? GIB);
+const rows = [];
+const notes = [];
+
+function record(section, what, value, unit, reference, refValue, ratio, target, met) {
+  rows.push({ section, what, value, unit, reference, refValue, ratio, target, met });
+  console.log(`${section}: ${what} = ${value.toFixed(2)} ${unit} vs ${reference} = ${refValue.toFixed(2)} ${unit} → ${ratio.toFixed(2)}× (${target}: ${met ? 'met' : 'MISSED'})`);
+}
+
+// --- start-up -------------------------------------------------------------------------------
+{
+  const home = tempDir();
+  const env = { ...process.env, STOR_HOME: home };
+  timeOnce(NODE, [STOR, 'whoami'], { env }); // seed the state outside the measurement
+  const bare = timeMedian(NODE, ['-e', '0'], { runs: 21 });
+  const version = timeMedian(NODE, [STOR, '--version'], { runs: 21, env });
+  const whoami = timeMedian(NODE, [STOR, 'whoami'], { runs: 15, env });
+  record('start-up', '`stor --version`', version, 'ms', '`node -e 0`', bare, version / bare, '≤ 1.5×', version / bare <= 1.5);
+  record('start-up', '`stor whoami` (embedded)', whoami, 'ms', '`node -e 0`', bare, whoami / bare, '< 3×', whoami / bare < 3);
+  cleanup(home);
+}
+
+// --- remote round trip ----------------------------------------------------------------------
+{
+  // Anonymous logins are limited to 20 a minute per address, as on the appliance: each client
+  // gets its own server, and 2 + 11 logins stay under the limit.
+  const state = tempDir();
+  const server = await startServe(state);
+  const env = { ...process.env, STOR_HOME: tempDir(), STOR_URL: server.base, STOR_API_KEY: server.key };
+  const stor = timeMedian(NODE, [STOR, 'whoami'], { runs: 11, env });
+  await server.stop();
+  const python = ['python3', '/usr/bin/python3'].find(
+    (py) => spawnSync(py, ['-c', 'import websocket'], { stdio: 'ignore' }).status === 0,
+  );
+  if (python) {
+    const pyServer = await startServe(state);
+    const py = timeMedian(python, [join(ROOT, 'bench/rpc-client.py'), pyServer.rpc_url, pyServer.key], { runs: 11 });
+    await pyServer.stop();
+    record('remote round trip', '`stor whoami` against `stor serve`', stor, 'ms', `minimal Python client (${python})`, py, stor / py, '≤ 1× (not slower)', stor <= py);
+  } else {
+    notes.push(`remote round trip: \`stor whoami\` against \`stor serve\` took ${stor.toFixed(1)} ms; no python3 with the \`websocket\` module here, so no reference was run.`);
+  }
+  cleanup(env.STOR_HOME);
+  cleanup(state);
+}
+
+// --- upload throughput ------------------------------------------------------------------------
+{
+  const work = tempDir();
+  const src = join(work, 'big.bin');
+  // Random bytes: nothing on the way can compress or deduplicate them.
+  await new Promise((resolve, reject) => {
+    const out = createWriteStream(src);
+    const chunk = randomBytes(16 * 1024 * 1024);
+    let left = UPLOAD_BYTES;
+    const write = () => {
+      while (left > 0) {
+        const n = Math.min(left, chunk.length);
+        left -= n;
+        if (!out.write(n === chunk.length ? chunk : chunk.subarray(0, n))) return out.once('drain', write);
+      }
+      out.end(resolve);
+    };
+    out.on('error', reject);
+    write();
+  });
+  const size = statSync(src).size;
+  const state = tempDir();
+  const server = await startServe(state);
+  const env = { ...process.env, STOR_HOME: tempDir(), STOR_URL: server.base, STOR_API_KEY: server.key };
+  const storRuns = [];
+  const curlRuns = [];
+  const cpRuns = [];
+  let clientPeak = 0;
+  for (let i = 0; i < 3; i++) {
+    const run = measurePeak(NODE, [STOR, 'upload', src, `/mnt/tank/bench/stor-${i}.bin`], { env });
+    storRuns.push(run.ms);
+    clientPeak = Math.max(clientPeak, run.mib);
+    curlRuns.push(
+      timeOnce('curl', [
+        '-sS', '-f', '-o', '/dev/null',
+        '-H', `Authorization: Bearer ${server.key}`,
+        '-F', `data={"method":"filesystem.put","params":["/mnt/tank/bench/curl-${i}.bin",{"mode":420}]};type=application/json`,
+        '-F', `file=@${src}`,
+        `${server.url}/_upload/`,
+      ]),
+    );
+    const dst = join(state, `cp-${i}.bin`);
+    // cp then fsync, as the server fsyncs before it renames.
+    cpRuns.push(timeOnce('sh', ['-c', `cp "$0" "$1" && sync "$1"`, src, dst]));
+    cleanup(dst);
+  }
+  const serverPeak = await server.stop();
+  const mibps = (ms) => size / 1024 / 1024 / (ms / 1000);
+  const stor = mibps(median(storRuns));
+  const curl = mibps(median(curlRuns));
+  const cp = mibps(median(cpRuns));
+  const sizeLabel = `${(size / GIB).toFixed(2)} GiB`;
+  record('upload', `\`stor upload\` of ${sizeLabel} to \`stor serve\` (includes waiting for the job)`, stor, 'MiB/s', '`curl -F` to the same server', curl, stor / curl, '≥ 0.8×', stor / curl >= 0.8);
+  record('upload', `server write rate (curl upload of ${sizeLabel}, fsync + rename)`, curl, 'MiB/s', '`cp` + `sync` on the same disk', cp, curl / cp, '≥ 0.5×', curl / cp >= 0.5);
+  rows.push({ section: 'upload', what: 'peak memory of the `stor upload` client', value: clientPeak, unit: 'MiB', reference: 'limit', refValue: 150, ratio: clientPeak / 150, target: '< 150 MiB', met: clientPeak < 150 });
+  rows.push({ section: 'upload', what: 'peak memory of `stor serve` during the uploads', value: serverPeak, unit: 'MiB', reference: 'limit', refValue: 150, ratio: serverPeak / 150, target: '< 150 MiB', met: serverPeak < 150 });
+  console.log(`upload: peak memory client ${clientPeak.toFixed(1)} MiB, server ${serverPeak.toFixed(1)} MiB`);
+  cleanup(env.STOR_HOME);
+  cleanup(state);
+  cleanup(work);
+}
+
+// --- JSON-RPC throughput ------------------------------------------------------------------------
+{
+  const total = 20000;
+  const load = (url, key, method, params) =>
+    JSON.parse(execFileSync(NODE, [join(ROOT, 'bench/rpc-load.mjs'), url, key, method, JSON.stringify(params), String(total), '20'], { encoding: 'utf8' })).per_second;
+  const echo = spawn(NODE, [join(ROOT, 'bench/echo-server.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise((resolve) => echo.stdout.once('data', (d) => resolve(Number(String(d).trim()))));
+  const state = tempDir();
+  const server = await startServe(state);
+  execFileSync(NODE, [STOR, 'upload', join(ROOT, 'README.md'), '/mnt/tank/docs/'], { env: { ...process.env, STOR_HOME: tempDir(), STOR_URL: server.base, STOR_API_KEY: server.key } });
+  for (const [method, params] of [['auth.me', []], ['filesystem.stat', ['/mnt/tank/docs/README.md']]]) {
+    const ref = median([0, 1, 2].map(() => load(`ws://127.0.0.1:${port}`, '-', method, params)));
+    const got = median([0, 1, 2].map(() => load(server.rpc_url, server.key, method, params)));
+    record('JSON-RPC throughput', `\`${method}\` calls/s, one WebSocket, 20 in flight`, got, 'calls/s', 'bare `ws` echo server, same client', ref, got / ref, '≥ 0.3×', got / ref >= 0.3);
+  }
+  echo.kill();
+  await server.stop();
+  cleanup(state);
+}
+
+// --- role expansion -----------------------------------------------------------------------------
+{
+  const { composePrivileges } = await import(join(ROOT, 'dist/core/appliance/compose.js'));
+  const { METHODS } = await import(join(ROOT, 'dist/core/appliance/methods.js'));
+  const { release25101Catalogue } = await import(join(ROOT, 'dist/core/roles/index.js'));
+  const catalogue = release25101Catalogue();
+  const names = catalogue.names;
+  // Deterministic pseudo-random lists, so every run measures the same work.
+  let seed = 42;
+  const rand = (n) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+  const logins = Array.from({ length: 10000 }, (_, i) =>
+    Array.from({ length: 1 + rand(3) }, (_, j) => ({
+      id: i * 10 + j,
+      builtin_name: null,
+      name: `p${i}-${j}`,
+      local_groups: [],
+      ds_groups: [],
+      roles: Array.from({ length: 1 + rand(8) }, () => names[rand(names.length)]),
+      web_shell: false,
+    })),
+  );
+  // The reference: a straightforward recursive expansion with a visited set, per login.
+  const naive = (privileges) => {
+    const out = new Set();
+    const visit = (role) => {
+      const def = catalogue.get(role);
+      if (!def || out.has(role)) return;
+      out.add(role);
+      if (def.fullAdmin) for (const n of names) out.add(n);
+      else for (const inc of def.includes) visit(inc);
+    };
+    for (const p of privileges) for (const r of p.roles) visit(r);
+    return out;
+  };
+  const timeIt = (fn) =>
+    median(
+      [0, 1, 2, 3, 4].map(() => {
+        const t0 = process.hrtime.bigint();
+        for (const l of logins) fn(l);
+        return Number(process.hrtime.bigint() - t0) / 1e3 / logins.length;
+      }),
+    );
+  for (const l of logins.slice(0, 100)) {
+    const a = composePrivileges(catalogue, l, 'terminating', METHODS).roles;
+    const b = naive(l);
+    if (a.size !== b.size) throw new Error('compositions disagree');
+  }
+  const stor = timeIt((l) => composePrivileges(catalogue, l, 'terminating', METHODS));
+  const rolesOnly = timeIt((l) => naive(l));
+  record('role expansion', 'composition of one login (roles + allowlist), 10 000 random logins', stor, 'µs', 'naive recursive expansion with a visited set (roles only)', rolesOnly, stor / rolesOnly, 'per-call cost', true);
+}
+
+// --- RESULTS.md ---------------------------------------------------------------------------------
+const date = new Date().toISOString().replace('T', ' ').slice(0, 16) + ' UTC';
+const fmt = (n) => (n >= 100 ? n.toFixed(0) : n.toFixed(2));
+const lines = [
+  '# stor benchmark results',
+  '',
+  `Measured by \`npm run bench\` on ${date}; machine: ${machine()}.`,
+  'Each figure is the median of several runs, next to a reference measured in the same run.',
+  '',
+  '| area | measurement | stor | reference | reference value | ratio | target | |',
+  '|---|---|---|---|---|---|---|---|',
+  ...rows.map((r) => `| ${r.section} | ${r.what} | ${fmt(r.value)} ${r.unit} | ${r.reference} | ${fmt(r.refValue)} ${r.unit} | ${r.ratio.toFixed(2)}× | ${r.target} | ${r.met ? 'met' : '**missed**'} |`),
+  '',
+  ...(notes.length ? ['Notes:', '', ...notes.map((n) => `- ${n}`), ''] : []),
+];
+const previous = (() => {
+  try {
+    return readFileSync(join(ROOT, 'bench/RESULTS.md'), 'utf8').split('\n## ')[1];
+  } catch {
+    return undefined;
+  }
+})();
+const history = readFileSync(join(ROOT, 'bench/HISTORY.md'), 'utf8');
+writeFileSync(join(ROOT, 'bench/RESULTS.md'), `${lines.join('\n')}\n${history}`);
+void previous;
+console.log('wrote bench/RESULTS.md');
