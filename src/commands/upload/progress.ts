@@ -9,7 +9,7 @@ export function formatBytes(n: number): string {
     v /= 1024;
     u++;
   }
-  return `${u === 0 ? v : v.toFixed(1)} ${UNITS[u]}`;
+  return `${u === 0 ? Math.round(v) : v.toFixed(1)} ${UNITS[u]}`;
 }
 
 /** A one-line progress bar on a terminal, redrawn at most ten times a second. */

@@ -130,7 +130,14 @@ export function uploadRoute(appliance: Appliance) {
       }
       onPart(name, 'field', value, null);
     });
-    bb.on('file', (name, stream) => onPart(name, 'file', null, stream));
+    bb.on('file', (name, stream) => {
+      // busboy destroys the current file stream with an error when the request breaks or is
+      // refused; the job learns of it through its pipeline and `commit`. Until the job attaches
+      // its pipeline (after a few awaits), and for skipped extra parts, nothing else listens, and
+      // an unheard 'error' event would bring the whole server down.
+      stream.on('error', () => undefined);
+      onPart(name, 'file', null, stream);
+    });
     bb.on('close', () => {
       if (answered) return;
       if (parts === 0) return refuse(new UploadRefused(405, 'No part found on payload'));

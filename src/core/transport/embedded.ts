@@ -1,5 +1,6 @@
 import { createReadStream, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pipeline, Transform, type Readable } from 'node:stream';
 import { Appliance } from '../appliance/appliance.js';
 import type { Session } from '../appliance/session.js';
 import { StorError } from '../errors.js';
@@ -77,14 +78,25 @@ export class EmbeddedTransport implements Transport {
       throw err;
     }
     const file = createReadStream(req.file, { highWaterMark: 1024 * 1024 });
-    let read = 0;
+    let source: Readable = file;
     if (req.onProgress) {
-      file.on('data', (chunk) => {
-        read += chunk.length;
-        req.onProgress!(read);
+      // Count through a pass-through stage. A 'data' listener on the file itself would start it
+      // flowing at once, and every chunk read before the job attaches its pipeline (after a few
+      // awaits) would be lost: the target would be written short.
+      const onProgress = req.onProgress;
+      let read = 0;
+      const counter = new Transform({
+        readableHighWaterMark: 1024 * 1024,
+        writableHighWaterMark: 1024 * 1024,
+        transform(chunk: Buffer, _encoding, done) {
+          read += chunk.length;
+          onProgress(read);
+          done(null, chunk);
+        },
       });
+      source = pipeline(file, counter, () => undefined);
     }
-    const job = start(file, Promise.resolve());
+    const job = start(source, Promise.resolve());
     await job.done;
     return { jobId: job.jobId };
   }

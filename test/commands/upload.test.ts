@@ -1,0 +1,298 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { Appliance } from '../../src/core/appliance/appliance.js';
+import { createUserWithKey, openTestAppliance } from '../helpers/appliance.js';
+import { runStor } from '../helpers/run-stor.js';
+import { startTestServer } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+/** A fresh embedded appliance (seeded) and a directory of local files to upload. */
+function setup(files: Record<string, string | Buffer> = { 'report.txt': 'quarterly report\n' }) {
+  const home = tempDir('stor-home-');
+  Appliance.open({ stateDir: home }).close();
+  const local = tempDir('stor-local-');
+  const paths: Record<string, string> = {};
+  for (const [name, content] of Object.entries(files)) {
+    paths[name] = join(local, name);
+    writeFileSync(paths[name], content);
+  }
+  const env = { STOR_HOME: home, STOR_CONFIG_DIR: tempDir('stor-config-') };
+  const pool = join(home, 'mnt/tank');
+  // On a "terminal", NO_COLOR keeps the text free of escape codes so lines can be matched.
+  return { home, local, paths, env, pool, stor: (argv: string[], tty = false) => runStor(argv, { env: tty ? { ...env, NO_COLOR: '1' } : env, tty }) };
+}
+
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+/** A port on which nothing listens: a command that reached for the network would exit 3. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+describe('stor upload on the embedded appliance', () => {
+  it('uploads into an existing directory keeping the basename', async () => {
+    const { paths, pool, stor } = setup();
+    mkdirSync(join(pool, 'existing'));
+    const r = await stor(['upload', paths['report.txt']!, '/mnt/tank/existing']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(readFileSync(join(pool, 'existing/report.txt'), 'utf8')).toBe('quarterly report\n');
+  });
+
+  it('creates a directory for a target ending in /', async () => {
+    const { paths, pool, stor } = setup();
+    const r = await stor(['upload', paths['report.txt']!, '/mnt/tank/new/deeper/']);
+    expect(r.code).toBe(0);
+    expect(statSync(join(pool, 'new/deeper')).isDirectory()).toBe(true);
+    expect(readFileSync(join(pool, 'new/deeper/report.txt'), 'utf8')).toBe('quarterly report\n');
+  });
+
+  it('uploads several files to a directory; refuses several files to a missing non-directory target', async () => {
+    const { paths, pool, stor } = setup({ 'a.log': 'aaa', 'b.log': 'bbbb', 'c.log': '' });
+    const r = await stor(['upload', paths['a.log']!, paths['b.log']!, paths['c.log']!, '/mnt/tank/logs/', '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).map((x: { target: string; size: number }) => [x.target, x.size])).toEqual([
+      ['/mnt/tank/logs/a.log', 3],
+      ['/mnt/tank/logs/b.log', 4],
+      ['/mnt/tank/logs/c.log', 0],
+    ]);
+    expect(readdirSync(join(pool, 'logs')).sort()).toEqual(['a.log', 'b.log', 'c.log']);
+    expect(readFileSync(join(pool, 'logs/b.log'), 'utf8')).toBe('bbbb');
+
+    const refused = await stor(['upload', paths['a.log']!, paths['b.log']!, '/mnt/tank/nodir']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('several files go to a directory');
+    expect(refused.stderr).toContain('/mnt/tank/nodir/');
+    expect(existsSync(join(pool, 'nodir'))).toBe(false);
+  });
+
+  it('uploads to an explicit file path under another name', async () => {
+    const { paths, pool, stor } = setup();
+    const r = await stor(['upload', paths['report.txt']!, '/mnt/tank/docs/2025-q3.txt']);
+    expect(r.code).toBe(0);
+    expect(readdirSync(join(pool, 'docs'))).toEqual(['2025-q3.txt']);
+    expect(readFileSync(join(pool, 'docs/2025-q3.txt'), 'utf8')).toBe('quarterly report\n');
+  });
+
+  it('takes --mode as decimal 420, octal 0644 and 0o644 alike', async () => {
+    const { paths, pool, stor } = setup();
+    for (const [i, mode] of ['420', '0644', '0o644', '0O644'].entries()) {
+      const r = await stor(['upload', paths['report.txt']!, `/mnt/tank/m/${i}.txt`, '--mode', mode, '--json']);
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.stdout)[0].mode).toBe('0644');
+      expect(statSync(join(pool, `m/${i}.txt`)).mode & 0o7777).toBe(0o644);
+    }
+    const r = await stor(['upload', paths['report.txt']!, '/mnt/tank/m/x.txt', '--mode', '0o750']);
+    expect(r.code).toBe(0);
+    expect(statSync(join(pool, 'm/x.txt')).mode & 0o7777).toBe(0o750);
+  });
+
+  it('warns when a decimal --mode looks like octal', async () => {
+    const { paths, pool, stor } = setup();
+    const r = await stor(['upload', paths['report.txt']!, '/mnt/tank/w.txt', '--mode', '644']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('--mode 644 is read as decimal (octal 01204); write 0644 if you meant octal');
+    expect(statSync(join(pool, 'w.txt')).mode & 0o7777).toBe(644);
+  });
+
+  it('rejects a bad --mode and a missing local file with exit 2, before any request', async () => {
+    const { paths, pool, env, local } = setup();
+    // Aimed at a URL where nothing listens: reaching for the target would end in exit 3.
+    const remote = { ...env, STOR_URL: `ws://127.0.0.1:${await closedPort()}`, STOR_API_KEY: `1-${'K'.repeat(64)}` };
+    for (const mode of ['9z', '99999', '0o8', '-1', '0x1a4', '']) {
+      for (const target of [{ env }, { env: remote }]) {
+        const r = await runStor(['upload', paths['report.txt']!, '/mnt/tank/bad.txt', '--mode', mode], target);
+        expect({ mode, code: r.code }).toEqual({ mode, code: 2 });
+        expect(r.stderr).toContain('--mode');
+        expect(r.stdout).toBe('');
+      }
+    }
+    for (const target of [{ env }, { env: remote }]) {
+      const r = await runStor(['upload', paths['report.txt']!, join(local, 'missing.bin'), '/mnt/tank/files/'], target);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`no such local file: ${join(local, 'missing.bin')}`);
+      const dir = await runStor(['upload', local, '/mnt/tank/files/'], target);
+      expect(dir.code).toBe(2);
+      expect(dir.stderr).toContain('not a regular file');
+    }
+    expect(readdirSync(pool)).toEqual([]);
+  });
+
+  it('appends with --append and checks the combined size', async () => {
+    const { paths, pool, stor } = setup({ 'one.txt': 'one\n', 'two.txt': 'two two\n' });
+    expect((await stor(['upload', paths['one.txt']!, '/mnt/tank/journal.txt', '--mode', '0600'])).code).toBe(0);
+    const r = await stor(['upload', paths['two.txt']!, '/mnt/tank/journal.txt', '--append', '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)[0]).toMatchObject({ bytes: 8, size: 12, mode: '0600' });
+    expect(readFileSync(join(pool, 'journal.txt'), 'utf8')).toBe('one\ntwo two\n');
+  });
+
+  it('prints a JSON array with source, target, bytes, size, mode, owner and job_id', async () => {
+    const { paths, stor } = setup({ 'a.bin': Buffer.alloc(1000, 7), 'b.bin': Buffer.alloc(10, 1) });
+    const r = await stor(['upload', paths['a.bin']!, paths['b.bin']!, '/mnt/tank/j/', '--mode', '420', '--json']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    const out = JSON.parse(r.stdout);
+    expect(out).toEqual([
+      { source: paths['a.bin'], target: '/mnt/tank/j/a.bin', bytes: 1000, size: 1000, mode: '0644', owner: 'truenas_admin', job_id: expect.any(Number) },
+      { source: paths['b.bin'], target: '/mnt/tank/j/b.bin', bytes: 10, size: 10, mode: '0644', owner: 'truenas_admin', job_id: expect.any(Number) },
+    ]);
+    expect(out[1].job_id).toBeGreaterThan(out[0].job_id);
+  });
+
+  it('prints tab-separated rows when piped (no progress), a table and a progress bar on a terminal', async () => {
+    const { paths, stor } = setup();
+    const piped = await stor(['upload', paths['report.txt']!, '/mnt/tank/t/', '--mode', '0644']);
+    expect(piped.code).toBe(0);
+    expect(piped.stdout).toBe(`${paths['report.txt']}\t/mnt/tank/t/report.txt\t17\t0644\ttruenas_admin\n`);
+    expect(piped.stderr).toBe('');
+
+    const tty = await stor(['upload', paths['report.txt']!, '/mnt/tank/t/again.txt', '--mode', '0644'], true);
+    expect(tty.code).toBe(0);
+    const lines = tty.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^SOURCE\s+TARGET\s+SIZE\s+MODE\s+OWNER$/);
+    expect(lines[1]).toMatch(/\s\/mnt\/tank\/t\/again\.txt\s+17\s+0644\s+truenas_admin$/);
+    expect(tty.stderr).toContain('report.txt [########################] 100% 17 B/17 B');
+  });
+
+  it('lands byte for byte with a progress bar on a terminal (embedded and remote)', async () => {
+    const bytes = randomBytes(3 * 1024 * 1024 + 5);
+    const { paths, pool, stor, env } = setup({ 'blob.bin': bytes });
+    // An existing target is replaced, not truncated.
+    writeFileSync(join(pool, 'blob.bin'), 'old content');
+    const embedded = await stor(['upload', paths['blob.bin']!, '/mnt/tank/blob.bin'], true);
+    expect(embedded.code).toBe(0);
+    expect(embedded.stderr).toContain('100% 3.0 MiB/3.0 MiB');
+    expect(sha256(readFileSync(join(pool, 'blob.bin')))).toBe(sha256(bytes));
+
+    const server = await startTestServer();
+    const remote = await runStor(['upload', paths['blob.bin']!, '/mnt/tank/remote/'], {
+      env: { ...env, NO_COLOR: '1', STOR_URL: server.url.replace(/^http/, 'ws'), STOR_API_KEY: server.adminKey },
+      tty: true,
+    });
+    expect(remote.code).toBe(0);
+    expect(remote.stderr).toContain('100% 3.0 MiB/3.0 MiB');
+    expect(sha256(readFileSync(join(server.stateDir, 'mnt/tank/remote/blob.bin')))).toBe(sha256(bytes));
+
+    const overHttp = await runStor(['--rpc', 'http', 'upload', paths['blob.bin']!, '/mnt/tank/remote/http.bin', '--json'], {
+      env: { ...env, STOR_URL: server.url, STOR_API_KEY: server.adminKey },
+    });
+    expect(overHttp.code).toBe(0);
+    expect(JSON.parse(overHttp.stdout)[0]).toMatchObject({ target: '/mnt/tank/remote/http.bin', size: bytes.length, owner: 'truenas_admin' });
+    expect(sha256(readFileSync(join(server.stateDir, 'mnt/tank/remote/http.bin')))).toBe(sha256(bytes));
+  });
+
+  it('CURRENT GATE (25.10.1 behaviour, not the declared intent): a non-admin with FILESYSTEM_DATA_WRITE gets exit 5 and an explanation', async () => {
+    const { home, paths, pool } = setup();
+    const t = await openTestAppliance(undefined, home);
+    const { key } = await createUserWithKey(t, 'bob', {
+      privilegeRoles: ['FILESYSTEM_FULL_CONTROL', 'DATASET_WRITE', 'FILESYSTEM_DATA_WRITE', 'FILESYSTEM_DATA_READ', 'FILESYSTEM_ATTRS_WRITE'],
+    });
+    t.appliance.close();
+    const env = { STOR_HOME: home, STOR_CONFIG_DIR: tempDir('stor-config-'), STOR_API_KEY: key };
+    const r = await runStor(['upload', paths['report.txt']!, '/mnt/tank/bob.txt'], { env });
+    expect(r.code).toBe(5);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('403: Forbidden');
+    expect(r.stderr).toContain('SYS_ADMIN');
+    expect(r.stderr).toContain('builtin_administrators');
+    expect(r.stderr).toContain('FILESYSTEM_DATA_WRITE or other filesystem roles alone do not pass it');
+    expect(r.stderr).not.toContain(key.split('-')[1]!);
+    expect(existsSync(join(pool, 'bob.txt'))).toBe(false);
+
+    const json = await runStor(['upload', paths['report.txt']!, '/mnt/tank/bob.txt', '--json'], { env });
+    expect(json.code).toBe(5);
+    expect(JSON.parse(json.stderr)).toMatchObject({ error: { code: 'UPLOAD_FORBIDDEN', kind: 'denied' } });
+  });
+});
+
+describe('stor ls and stor stat', () => {
+  it('stat shows size, mode 100644 and owner truenas_admin: table, TSV, JSON', async () => {
+    const { paths, stor } = setup();
+    expect((await stor(['upload', paths['report.txt']!, '/mnt/tank/docs/', '--mode', '0644'])).code).toBe(0);
+
+    const json = await stor(['stat', '/mnt/tank/docs/report.txt', '--json']);
+    expect(json.code).toBe(0);
+    const st = JSON.parse(json.stdout);
+    expect(st).toEqual({
+      path: '/mnt/tank/docs/report.txt',
+      realpath: '/mnt/tank/docs/report.txt',
+      type: 'FILE',
+      size: 17,
+      mode: '100644',
+      uid: 950,
+      gid: 950,
+      user: 'truenas_admin',
+      group: 'truenas_admin',
+      mtime: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      is_mountpoint: false,
+    });
+
+    const piped = await stor(['stat', '/mnt/tank/docs/report.txt']);
+    expect(piped.stdout.split('\n')).toEqual([
+      'path\t/mnt/tank/docs/report.txt',
+      'type\tFILE',
+      'size\t17',
+      'mode\t100644',
+      'owner\ttruenas_admin (950)',
+      'group\ttruenas_admin (950)',
+      `modified\t${st.mtime}`,
+      '',
+    ]);
+
+    const tty = await stor(['stat', '/mnt/tank/docs/report.txt'], true);
+    expect(tty.stdout).toMatch(/^mode:\s+100644$/m);
+    expect(tty.stdout).toMatch(/^owner:\s+truenas_admin \(950\)$/m);
+    expect(tty.stdout).toMatch(/^size:\s+17$/m);
+
+    const dir = await stor(['stat', '/mnt/tank', '--json']);
+    expect(JSON.parse(dir.stdout)).toMatchObject({ type: 'DIRECTORY', uid: 0, gid: 0, user: 'root', is_mountpoint: true, mode: expect.stringMatching(/^040\d{3}$/) });
+  });
+
+  it('ls lists a directory: table, TSV, JSON; and says when it is empty', async () => {
+    const { paths, stor, pool } = setup({ 'a.txt': 'abc', 'b.txt': 'hello' });
+    expect((await stor(['upload', paths['a.txt']!, paths['b.txt']!, '/mnt/tank/l/', '--mode', '0640'])).code).toBe(0);
+    mkdirSync(join(pool, 'l/sub'));
+    const json = await stor(['ls', '/mnt/tank/l', '--json']);
+    expect(json.code).toBe(0);
+    const entries = JSON.parse(json.stdout);
+    expect(entries.slice(0, 2)).toEqual([
+      { name: 'a.txt', path: '/mnt/tank/l/a.txt', type: 'FILE', size: 3, mode: '100640', uid: 950, gid: 950 },
+      { name: 'b.txt', path: '/mnt/tank/l/b.txt', type: 'FILE', size: 5, mode: '100640', uid: 950, gid: 950 },
+    ]);
+    expect(entries[2]).toMatchObject({ name: 'sub', type: 'DIRECTORY', uid: 0, gid: 0, mode: expect.stringMatching(/^040\d{3}$/) });
+
+    const piped = await stor(['ls', '/mnt/tank/l']);
+    const rows = piped.stdout.trimEnd().split('\n');
+    expect(rows.slice(0, 2)).toEqual(['100640\t950\t950\t3\ta.txt', '100640\t950\t950\t5\tb.txt']);
+    expect(rows[2]).toMatch(/^040\d{3}\t0\t0\t\d+\tsub\/$/);
+
+    const tty = await stor(['ls', '/mnt/tank/l'], true);
+    expect(tty.stdout.split('\n')[0]).toMatch(/^MODE\s+UID\s+GID\s+SIZE\s+NAME$/);
+    expect(tty.stdout).toMatch(/^100640\s+950\s+950\s+3\s+a\.txt$/m);
+
+    const empty = await stor(['ls', '/mnt/tank/l/sub'], true);
+    expect(empty.stdout).toBe('/mnt/tank/l/sub is empty\n');
+  });
+
+  it('fails ls and stat on missing and hostile paths with exit 1 and the appliance reason', async () => {
+    const { stor } = setup();
+    const missing = await stor(['stat', '/mnt/tank/nope']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('[ENOENT] Path /mnt/tank/nope not found');
+    const outside = await stor(['ls', '/etc']);
+    expect(outside.code).toBe(1);
+    expect(outside.stderr).toContain('only paths inside a pool are served');
+    const dotdot = await stor(['ls', '/mnt/tank/../..']);
+    expect(dotdot.code).toBe(1);
+    expect(dotdot.stderr).toContain("path must not contain '..'");
+  });
+});
