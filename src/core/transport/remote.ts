@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import WebSocket from 'ws';
 import type { Agent } from 'undici';
-import { RpcError, StorError } from '../errors.js';
+import { ERRNO, RpcError, StorError } from '../errors.js';
 import { assertKeyMayTravel, type Endpoint } from './endpoint.js';
 import { loginError, loginRejected } from './login.js';
 import { networkError, notAnAppliance, timedOut } from './network-errors.js';
@@ -68,9 +68,7 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
     const ws = await connect(options);
     const transport = new RemoteTransport(ws, options);
     try {
-      const ok = await transport.call('auth.login_with_api_key', [options.apiKey]).catch((err: unknown) => {
-        throw loginError(err);
-      });
+      const ok = await transport.login();
       if (ok !== true) throw loginRejected(options.endpoint.display);
       // As midclt does: job methods answer when the job ends, which `core.job_wait` relies on.
       await transport.call('core.set_options', [{ legacy_jobs: false }]);
@@ -78,6 +76,32 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
     } catch (err) {
       await transport.close();
       throw err;
+    }
+  }
+
+  /**
+   * Appliances allow 20 anonymous login calls a minute per client address; a busy runbook can
+   * trip that. Back off (with jitter) and retry until --timeout runs out, as the Terraform
+   * provider does, instead of failing the command.
+   */
+  private async login(): Promise<unknown> {
+    const deadline = Date.now() + this.options.timeoutSeconds * 1000;
+    for (let delay = 1000; ; delay = Math.min(delay * 2, 8000)) {
+      try {
+        return await this.call('auth.login_with_api_key', [this.options.apiKey]);
+      } catch (err) {
+        const busy = err instanceof RpcError && err.errno === ERRNO.EBUSY;
+        const wait = delay + Math.floor(Math.random() * 250);
+        if (!busy || Date.now() + wait > deadline) {
+          if (busy) {
+            throw new StorError('unreachable', 'RATE_LIMITED', `${this.options.endpoint.display} is rate-limiting logins from this address (${err.reason})`, {
+              hint: 'appliances allow 20 logins a minute per address: space out invocations, or raise --timeout to wait longer',
+            });
+          }
+          throw loginError(err);
+        }
+        await new Promise((r) => setTimeout(r, wait));
+      }
     }
   }
 
