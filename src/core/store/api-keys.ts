@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { sql } from './statements.js';
 import { bool } from './json-column.js';
 
 export interface ApiKeyRecord {
@@ -20,18 +21,17 @@ function toRecord(row: ApiKeyRow): ApiKeyRecord {
 }
 
 export function listApiKeys(db: Database): ApiKeyRecord[] {
-  return (db.prepare('SELECT * FROM api_keys ORDER BY id').all() as ApiKeyRow[]).map(toRecord);
+  return (sql(db, 'SELECT * FROM api_keys ORDER BY id').all() as ApiKeyRow[]).map(toRecord);
 }
 
 export function findApiKey(db: Database, id: number): ApiKeyRecord | undefined {
-  const row = db.prepare('SELECT * FROM api_keys WHERE id = ?').get(id) as ApiKeyRow | undefined;
+  const row = sql(db, 'SELECT * FROM api_keys WHERE id = ?').get(id) as ApiKeyRow | undefined;
   return row && toRecord(row);
 }
 
 /** Returns the new id, which becomes the `<id>-` prefix of the key string. */
 export function insertApiKey(db: Database, k: Omit<ApiKeyRecord, 'id'>): number {
-  const info = db
-    .prepare(
+  const info = sql(db, 
       `INSERT INTO api_keys (name, user_id, key_hash, created_at, expires_at, revoked, revoked_reason)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
     )
@@ -40,9 +40,9 @@ export function insertApiKey(db: Database, k: Omit<ApiKeyRecord, 'id'>): number 
 }
 
 export function revokeApiKey(db: Database, id: number, reason: string): void {
-  db.prepare('UPDATE api_keys SET revoked = 1, revoked_reason = ? WHERE id = ?').run(reason, id);
+  sql(db, 'UPDATE api_keys SET revoked = 1, revoked_reason = ? WHERE id = ?').run(reason, id);
 }
 
 export function deleteApiKey(db: Database, id: number): void {
-  db.prepare('DELETE FROM api_keys WHERE id = ?').run(id);
+  sql(db, 'DELETE FROM api_keys WHERE id = ?').run(id);
 }

@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { sql } from './statements.js';
 import { fromJsonColumn, toJsonColumn } from './json-column.js';
 
 export interface DatasetRecord {
@@ -20,7 +21,7 @@ interface DatasetRow {
 }
 
 export function listDatasets(db: Database): DatasetRecord[] {
-  return (db.prepare('SELECT * FROM datasets ORDER BY id').all() as DatasetRow[]).map((r) => ({
+  return (sql(db, 'SELECT * FROM datasets ORDER BY id').all() as DatasetRow[]).map((r) => ({
     ...r,
     properties: fromJsonColumn(r.properties, {}),
     user_properties: fromJsonColumn(r.user_properties, {}),
@@ -28,7 +29,7 @@ export function listDatasets(db: Database): DatasetRecord[] {
 }
 
 export function insertDataset(db: Database, d: DatasetRecord): void {
-  db.prepare('INSERT INTO datasets (id, pool, properties, user_properties, created_at) VALUES (?, ?, ?, ?, ?)').run(
+  sql(db, 'INSERT INTO datasets (id, pool, properties, user_properties, created_at) VALUES (?, ?, ?, ?, ?)').run(
     d.id,
     d.pool,
     toJsonColumn(d.properties),
@@ -38,13 +39,13 @@ export function insertDataset(db: Database, d: DatasetRecord): void {
 }
 
 export function updateDataset(db: Database, d: DatasetRecord): void {
-  db.prepare('UPDATE datasets SET properties = ?, user_properties = ? WHERE id = ?').run(toJsonColumn(d.properties), toJsonColumn(d.user_properties), d.id);
+  sql(db, 'UPDATE datasets SET properties = ?, user_properties = ? WHERE id = ?').run(toJsonColumn(d.properties), toJsonColumn(d.user_properties), d.id);
 }
 
 /** Deletes datasets (and the owners of files below their mountpoints). */
 export function deleteDatasets(db: Database, ids: readonly string[]): void {
-  const del = db.prepare('DELETE FROM datasets WHERE id = ?');
-  const owners = db.prepare("DELETE FROM file_owners WHERE pool = ? AND (path = ? OR path LIKE ? ESCAPE '\\')");
+  const del = sql(db, 'DELETE FROM datasets WHERE id = ?');
+  const owners = sql(db, "DELETE FROM file_owners WHERE pool = ? AND (path = ? OR path LIKE ? ESCAPE '\\')");
   for (const id of ids) {
     del.run(id);
     const [pool, ...rest] = id.split('/');

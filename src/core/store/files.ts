@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { sql } from './statements.js';
 
 /**
  * Owners of files in the sandboxed tree. The emulator writes every file as the user running it,
@@ -11,11 +12,11 @@ export interface FileOwner {
 }
 
 export function listPools(db: Database): string[] {
-  return (db.prepare('SELECT name FROM pools ORDER BY id').all() as { name: string }[]).map((r) => r.name);
+  return (sql(db, 'SELECT name FROM pools ORDER BY id').all() as { name: string }[]).map((r) => r.name);
 }
 
 export function ownersIn(db: Database, pool: string, paths: readonly string[]): Map<string, FileOwner> {
-  const get = db.prepare('SELECT uid, gid FROM file_owners WHERE pool = ? AND path = ?');
+  const get = sql(db, 'SELECT uid, gid FROM file_owners WHERE pool = ? AND path = ?');
   const out = new Map<string, FileOwner>();
   for (const path of paths) {
     const row = get.get(pool, path) as FileOwner | undefined;
@@ -25,7 +26,7 @@ export function ownersIn(db: Database, pool: string, paths: readonly string[]): 
 }
 
 export function setOwner(db: Database, pool: string, path: string, owner: FileOwner): void {
-  db.prepare(
+  sql(db, 
     'INSERT INTO file_owners (pool, path, uid, gid) VALUES (?, ?, ?, ?) ON CONFLICT(pool, path) DO UPDATE SET uid = excluded.uid, gid = excluded.gid',
   ).run(pool, path, owner.uid, owner.gid);
 }

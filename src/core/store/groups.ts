@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { sql } from './statements.js';
 import { bool, fromJsonColumn, toJsonColumn } from './json-column.js';
 
 export interface GroupRecord {
@@ -39,12 +40,11 @@ function toRecord(row: GroupRow): GroupRecord {
 }
 
 export function listGroups(db: Database): GroupRecord[] {
-  return (db.prepare('SELECT * FROM groups ORDER BY id').all() as GroupRow[]).map(toRecord);
+  return (sql(db, 'SELECT * FROM groups ORDER BY id').all() as GroupRow[]).map(toRecord);
 }
 
 export function insertGroup(db: Database, g: NewGroup): number {
-  const info = db
-    .prepare(
+  const info = sql(db, 
       `INSERT INTO groups (gid, name, builtin, smb, sudo_commands, sudo_commands_nopasswd, userns_idmap)
        VALUES (@gid, @name, @builtin, @smb, @sudo_commands, @sudo_commands_nopasswd, @userns_idmap)`,
     )

@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { sql } from './statements.js';
 import { bool, fromJsonColumn, toJsonColumn } from './json-column.js';
 
 export interface PrivilegeRecord {
@@ -37,17 +38,16 @@ function toRecord(row: PrivilegeRow): PrivilegeRecord {
 }
 
 export function listPrivileges(db: Database): PrivilegeRecord[] {
-  return (db.prepare('SELECT * FROM privileges ORDER BY id').all() as PrivilegeRow[]).map(toRecord);
+  return (sql(db, 'SELECT * FROM privileges ORDER BY id').all() as PrivilegeRow[]).map(toRecord);
 }
 
 export function findPrivilege(db: Database, id: number): PrivilegeRecord | undefined {
-  const row = db.prepare('SELECT * FROM privileges WHERE id = ?').get(id) as PrivilegeRow | undefined;
+  const row = sql(db, 'SELECT * FROM privileges WHERE id = ?').get(id) as PrivilegeRow | undefined;
   return row && toRecord(row);
 }
 
 export function insertPrivilege(db: Database, p: NewPrivilege): number {
-  const info = db
-    .prepare(
+  const info = sql(db, 
       `INSERT INTO privileges (builtin_name, name, local_groups, ds_groups, roles, web_shell)
        VALUES (?, ?, ?, ?, ?, ?)`,
     )
@@ -57,11 +57,11 @@ export function insertPrivilege(db: Database, p: NewPrivilege): number {
 
 /** Rewrites every field in one statement, so a reader sees the old privilege or the new one. */
 export function updatePrivilege(db: Database, p: PrivilegeRecord): void {
-  db.prepare(
+  sql(db, 
     `UPDATE privileges SET name = ?, local_groups = ?, ds_groups = ?, roles = ?, web_shell = ? WHERE id = ?`,
   ).run(p.name, toJsonColumn(p.local_groups), toJsonColumn(p.ds_groups), toJsonColumn(p.roles), p.web_shell ? 1 : 0, p.id);
 }
 
 export function deletePrivilege(db: Database, id: number): void {
-  db.prepare('DELETE FROM privileges WHERE id = ?').run(id);
+  sql(db, 'DELETE FROM privileges WHERE id = ?').run(id);
 }

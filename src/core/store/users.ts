@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { sql } from './statements.js';
 import { bool, fromJsonColumn, toJsonColumn } from './json-column.js';
 
 export interface UserRecord {
@@ -40,7 +41,7 @@ interface UserRow extends Omit<UserRecord, 'groups' | 'builtin' | 'smb' | 'passw
 }
 
 export function listUsers(db: Database): UserRecord[] {
-  const memberships = db.prepare('SELECT user_id, group_id FROM user_groups ORDER BY rowid').all() as {
+  const memberships = sql(db, 'SELECT user_id, group_id FROM user_groups ORDER BY rowid').all() as {
     user_id: number;
     group_id: number;
   }[];
@@ -50,7 +51,7 @@ export function listUsers(db: Database): UserRecord[] {
     list.push(m.group_id);
     groupsOf.set(m.user_id, list);
   }
-  return (db.prepare('SELECT * FROM users ORDER BY id').all() as UserRow[]).map((row) => ({
+  return (sql(db, 'SELECT * FROM users ORDER BY id').all() as UserRow[]).map((row) => ({
     ...row,
     groups: groupsOf.get(row.id) ?? [],
     builtin: bool(row.builtin),
@@ -69,8 +70,7 @@ export function findUserById(db: Database, id: number): UserRecord | undefined {
 }
 
 export function insertUser(db: Database, u: NewUser): number {
-  const info = db
-    .prepare(
+  const info = sql(db, 
       `INSERT INTO users (uid, username, full_name, home, shell, group_id, builtin, smb, password_disabled,
          password_hash, locked, email, sshpubkey, ssh_password_enabled, sudo_commands, sudo_commands_nopasswd,
          userns_idmap, last_password_change)
@@ -99,7 +99,7 @@ export function insertUser(db: Database, u: NewUser): number {
       last_password_change: u.last_password_change,
     });
   const id = Number(info.lastInsertRowid);
-  const add = db.prepare('INSERT OR IGNORE INTO user_groups (user_id, group_id) VALUES (?, ?)');
+  const add = sql(db, 'INSERT OR IGNORE INTO user_groups (user_id, group_id) VALUES (?, ?)');
   for (const g of u.groups) add.run(id, g);
   return id;
 }
