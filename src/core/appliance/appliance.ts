@@ -1,5 +1,8 @@
 import { release25101Catalogue, type RoleCatalogue } from '../roles/index.js';
+import { listDatasets, type DatasetRecord } from '../store/datasets.js';
+import { listPools } from '../store/files.js';
 import { Store } from '../store/store.js';
+import { AccountsSnapshot } from './accounts.js';
 import { Jobs } from './jobs.js';
 import type { MethodDefinition } from './method.js';
 import { METHODS } from './methods.js';
@@ -38,6 +41,19 @@ export class Appliance {
       store.close();
       throw err;
     }
+  }
+
+  /** Users, groups, privileges and key ids, reused until the database changes. Read-only. */
+  accounts(): AccountsSnapshot {
+    return this.store.cached('accounts', () => AccountsSnapshot.load(this.store.db));
+  }
+
+  pools(): string[] {
+    return this.store.cached('pools', () => listPools(this.store.db));
+  }
+
+  datasets(): DatasetRecord[] {
+    return this.store.cached('datasets', () => listDatasets(this.store.db));
   }
 
   createSession(origin: Origin): Session {

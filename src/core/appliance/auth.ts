@@ -37,7 +37,7 @@ export function loginWithApiKey(appliance: Appliance, session: Session, key: str
     store.write(() => revokeApiKey(store.db, record.id, INSECURE_REASON));
     return 'EXPIRED';
   }
-  const accounts = store.read(() => AccountsSnapshot.load(store.db));
+  const accounts = appliance.accounts();
   const user = accounts.users.find((u) => u.id === record.user_id);
   if (!user || (username !== undefined && user.username !== username)) return 'AUTH_ERR';
   return establish(appliance, session, accounts, user, {
@@ -76,8 +76,7 @@ export function describeSession(ctx: CallContext): Record<string, unknown> {
   const creds = session.credentials;
   const privilege = session.privilege;
   if (!creds || !privilege) throw rpcErrors.notAuthenticated();
-  const { store } = appliance;
-  const accounts = store.read(() => AccountsSnapshot.load(store.db));
+  const accounts = appliance.accounts();
   const user = accounts.users.find((u) => u.id === creds.userId);
   if (!user) throw rpcErrors.call(2, `User ${creds.username} no longer exists`);
   const primary = accounts.groupById.get(user.group_id);

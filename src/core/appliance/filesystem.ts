@@ -2,9 +2,7 @@ import { lstatSync, readdirSync, realpathSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ERRNO, rpcErrors } from '../errors.js';
-import { listDatasets } from '../store/datasets.js';
-import { listPools, ownersIn, type FileOwner } from '../store/files.js';
-import { AccountsSnapshot } from './accounts.js';
+import { ownersIn, type FileOwner } from '../store/files.js';
 import type { Appliance } from './appliance.js';
 import { defineMethod, roles } from './method.js';
 import { nonEmptyStr } from './params.js';
@@ -32,7 +30,7 @@ function lstatOrNull(host: string): Stats | null {
 /** The appliance's view of a path: checked, mapped, and with the pools known. */
 export function sandboxPath(appliance: Appliance, path: string): SandboxPath {
   const { store } = appliance;
-  return resolveSandboxPath(store.mntDir, store.read(() => listPools(store.db)), path);
+  return resolveSandboxPath(store.mntDir, appliance.pools(), path);
 }
 
 function realpathOf(appliance: Appliance, p: SandboxPath, st: Stats): string {
@@ -46,8 +44,7 @@ function realpathOf(appliance: Appliance, p: SandboxPath, st: Stats): string {
 
 /** Pool roots and dataset mountpoints. */
 function mountpoints(appliance: Appliance): Set<string> {
-  const { store } = appliance;
-  return new Set(store.read(() => listDatasets(store.db)).map((d) => `/mnt/${d.id}`));
+  return new Set(appliance.datasets().map((d) => `/mnt/${d.id}`));
 }
 
 function commonFields(appliance: Appliance, p: SandboxPath, st: Stats, owner: FileOwner, mounts: Set<string>) {
@@ -71,10 +68,9 @@ function statEntry(appliance: Appliance, path: string): Record<string, unknown> 
   const st = lstatOrNull(p.host);
   if (!st) throw rpcErrors.call(ERRNO.ENOENT, `Path ${p.path} not found`);
   const { store } = appliance;
-  const { owner, accounts } = store.read(() => ({
-    owner: ownersIn(store.db, p.pool, [p.rest.join('/')]).get(p.rest.join('/')) ?? ROOT,
-    accounts: AccountsSnapshot.load(store.db),
-  }));
+  const rel = p.rest.join('/');
+  const owner = ownersIn(store.db, p.pool, [rel]).get(rel) ?? ROOT;
+  const accounts = appliance.accounts();
   return {
     ...commonFields(appliance, p, st, owner, mountpoints(appliance)),
     atime: st.atimeMs / 1000,

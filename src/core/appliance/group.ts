@@ -31,8 +31,8 @@ export const groupMethods = [
     summary: 'List local groups (filters, options).',
     access: roles('ACCOUNT_READ'),
     params: QUERY_PARAMS,
-    handler: ({ appliance: { store } }, filters, options) => {
-      const accounts = store.read(() => AccountsSnapshot.load(store.db));
+    handler: ({ appliance }, filters, options) => {
+      const accounts = appliance.accounts();
       return query(accounts.groups.map((g) => accounts.groupEntry(g)), filters, options);
     },
   }),

@@ -104,8 +104,7 @@ function entry(appliance: Appliance, d: DatasetRecord, all: DatasetRecord[], byI
 }
 
 function entries(appliance: Appliance): Record<string, unknown>[] {
-  const { store } = appliance;
-  const all = store.read(() => listDatasets(store.db));
+  const all = appliance.datasets();
   const byId = new Map(all.map((d) => [d.id, d]));
   return all.map((d) => entry(appliance, d, all, byId));
 }

@@ -109,8 +109,7 @@ function validatePrivilege(
 }
 
 function entryOf(appliance: Appliance, id: number): Record<string, unknown> {
-  const { store } = appliance;
-  const accounts = store.read(() => AccountsSnapshot.load(store.db));
+  const accounts = appliance.accounts();
   const p = accounts.privileges.find((x) => x.id === id);
   if (!p) throw rpcErrors.instanceNotFound('Privilege', id);
   return accounts.privilegeEntry(p);
@@ -122,8 +121,8 @@ export const privilegeMethods = [
     summary: 'List privileges (filters, options); local_groups as group objects.',
     access: roles('PRIVILEGE_READ'),
     params: QUERY_PARAMS,
-    handler: ({ appliance: { store } }, filters, options) => {
-      const accounts = store.read(() => AccountsSnapshot.load(store.db));
+    handler: ({ appliance }, filters, options) => {
+      const accounts = appliance.accounts();
       return query(accounts.privileges.map((p) => accounts.privilegeEntry(p)), filters, options);
     },
   }),

@@ -40,7 +40,6 @@ const TIMESTAMP_OPS = new Set(['=', '!=', '>', '>=', '<', '<=']);
 
 /** A key that is absent (upstream `undefined` / `MatchNotFound` sentinels). */
 const MISSING: unique symbol = Symbol('missing');
-type Missing = typeof MISSING;
 
 // ---------------------------------------------------------------------------------------------
 // Python-flavoured helpers

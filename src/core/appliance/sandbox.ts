@@ -45,32 +45,42 @@ export function resolveSandboxPath(mntDir: string, pools: readonly string[], pat
   return resolved;
 }
 
+const realRoots = new Map<string, string>();
+
+/** The pool root's real path; the state directory is ours, so it is resolved once. */
+function realRoot(poolRoot: string): string {
+  let real = realRoots.get(poolRoot);
+  if (real === undefined) {
+    real = realpathSync.native(poolRoot);
+    realRoots.set(poolRoot, real);
+  }
+  return real;
+}
+
 /**
- * Walks the existing part of the path: every symlink on the way must resolve inside the pool.
+ * The existing part of the path must resolve inside the pool: every symlink on the way, the last
+ * component included, must stay there. One realpath of the deepest existing ancestor checks it.
  * Called again right before a write, after parent directories were made.
  */
 export function assertInsidePool(p: SandboxPath): void {
-  const rootReal = realpathSync(p.poolRoot);
-  let host = p.poolRoot;
-  for (const segment of p.rest) {
-    host = join(host, segment);
-    let isLink: boolean;
+  const rootReal = realRoot(p.poolRoot);
+  for (let depth = p.rest.length; depth >= 0; depth--) {
+    const host = join(p.poolRoot, ...p.rest.slice(0, depth));
+    let target: string;
     try {
-      isLink = lstatSync(host).isSymbolicLink();
-    } catch {
-      return; // the rest does not exist yet: nothing to follow
-    }
-    if (isLink) {
-      let target: string;
-      try {
-        target = realpathSync(host);
-      } catch {
+      target = realpathSync.native(host);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' && lstatSync(host, { throwIfNoEntry: false })?.isSymbolicLink()) {
         throw refuse(p.path, 'path passes through a dangling symlink');
       }
-      if (target !== rootReal && !target.startsWith(rootReal + sep)) {
-        throw refuse(p.path, 'path passes through a symlink that leaves the pool', ERRNO.EXDEV);
-      }
+      if (code === 'ENOENT' || code === 'ENOTDIR') continue; // not there (yet): check its parent
+      throw err;
     }
+    if (target !== rootReal && !target.startsWith(rootReal + sep)) {
+      throw refuse(p.path, 'path passes through a symlink that leaves the pool', ERRNO.EXDEV);
+    }
+    return;
   }
 }
 

@@ -80,8 +80,8 @@ export const userMethods = [
     summary: 'List local users (filters, options).',
     access: roles('ACCOUNT_READ'),
     params: QUERY_PARAMS,
-    handler: ({ appliance: { store } }, filters, options) => {
-      const accounts = store.read(() => AccountsSnapshot.load(store.db));
+    handler: ({ appliance }, filters, options) => {
+      const accounts = appliance.accounts();
       return query(accounts.users.map((u) => accounts.userEntry(u)), filters, options);
     },
   }),
@@ -90,7 +90,8 @@ export const userMethods = [
     summary: 'Create a local user; returns the user entry plus `password`.',
     access: roles('ACCOUNT_WRITE'),
     params: [{ name: 'user_create', schema: userCreate }],
-    handler: ({ appliance: { store } }, data) => {
+    handler: ({ appliance }, data) => {
+      const { store } = appliance;
       const password = data.random_password ? generateKeySecret(20) : data.password;
       // Hash outside the write lock: it is the slow part and needs no database state.
       const passwordHash = password === null ? null : hashSecret(password);
@@ -141,7 +142,7 @@ export const userMethods = [
           last_password_change: password === null ? null : Date.now(),
         });
       });
-      const accounts = store.read(() => AccountsSnapshot.load(store.db));
+      const accounts = appliance.accounts();
       const user = accounts.users.find((u) => u.id === id)!;
       return { ...accounts.userEntry(user), password };
     },

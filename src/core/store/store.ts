@@ -12,10 +12,17 @@ export type Db = Database.Database;
  * IMMEDIATE transaction, so writers queue behind SQLite's lock instead of losing updates.
  */
 export class Store {
+  /** Commits made through this connection; with SQLite's data_version, it dates a cached read. */
+  private localWrites = 0;
+  private readonly memo = new Map<string, { version: string; value: unknown }>();
+  private readonly dataVersion: Database.Statement;
+
   private constructor(
     readonly db: Db,
     readonly stateDir: string,
-  ) {}
+  ) {
+    this.dataVersion = db.prepare('PRAGMA data_version').pluck();
+  }
 
   static open(stateDir: string): Store {
     mkdirSync(stateDir, { recursive: true, mode: 0o700 });
@@ -51,7 +58,25 @@ export class Store {
 
   /** Runs `fn` in an IMMEDIATE transaction: the write lock is taken before anything is read. */
   write<T>(fn: () => T): T {
-    return this.db.transaction(fn).immediate();
+    try {
+      return this.db.transaction(fn).immediate();
+    } finally {
+      this.localWrites++;
+    }
+  }
+
+  /**
+   * A read whose result is reused until the database changes: `data_version` moves when another
+   * process commits, `localWrites` when this one does. Callers must treat the value as read-only.
+   */
+  cached<T>(key: string, load: () => T): T {
+    // A prepared PRAGMA: db.pragma() compiles the statement on every call, which costs more than the read it saves.
+    const version = `${this.dataVersion.get()}:${this.localWrites}`;
+    const hit = this.memo.get(key);
+    if (hit?.version === version) return hit.value as T;
+    const value = this.read(load);
+    this.memo.set(key, { version, value });
+    return value;
   }
 
   /** Runs `fn` against one consistent snapshot. */
