@@ -9,9 +9,17 @@ import { render, renderMode, type CommandResult } from './commands/shared/render
 
 export type { IO } from './commands/shared/io.js';
 
+/** stor's own package.json: one level up from dist/ (or src/), two from the bundle in dist/bundle/. */
 function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
+  for (const rel of ['../package.json', '../../package.json']) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'stor' && pkg.version) return pkg.version;
+    } catch {
+      // not here; try further up
+    }
+  }
+  return 'unknown';
 }
 
 /** The error as stderr shows it, and the exit code it maps to: the only place errors become codes. */
