@@ -26,6 +26,21 @@ function parseData(text: string): UploadCall {
   return { method, params: Array.isArray(params) ? params : params === undefined ? [] : [params] };
 }
 
+/** Reads a small part whole; more than `limit` bytes is refused. */
+async function readSmall(stream: Readable, limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    size += (chunk as Buffer).length;
+    if (size > limit) {
+      stream.resume();
+      throw new UploadRefused(400, `the "data" part is larger than ${limit} bytes`);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 /** Logs the request's bearer key in on a fresh session; 401 without a usable key. */
 function authenticate(appliance: Appliance, req: IncomingMessage, origin: Origin) {
   const key = bearerKey(req);
@@ -93,19 +108,30 @@ export function uploadRoute(appliance: Appliance) {
       else answer(500, err instanceof Error ? err.message : String(err));
     };
 
-    const onPart = (name: string, kind: 'field' | 'file', value: string | null, stream: Readable | null) => {
-      parts++;
-      if (answered) {
+    // Parts are handled one after another, in order: a `data` part sent as a file (as some
+    // clients do) is read to the end before the `file` part is looked at.
+    let queue: Promise<void> = Promise.resolve();
+    const enqueue = (step: () => Promise<void> | void, stream: Readable | null = null) => {
+      queue = queue.then(step).catch((err: unknown) => {
         stream?.resume();
-        return;
-      }
-      try {
-        if (parts === 1) {
-          if (name !== 'data' || kind !== 'field') throw new UploadRefused(405, '"data" part must be the first on payload');
-          starter = authorizeUpload(appliance, authenticate(appliance, req, origin), parseData(value ?? ''));
+        refuse(err);
+      });
+    };
+
+    const onPart = (name: string, kind: 'field' | 'file', value: string | null, stream: Readable | null) => {
+      const index = ++parts;
+      enqueue(async () => {
+        if (answered) {
+          stream?.resume();
           return;
         }
-        if (name !== 'file') throw new UploadRefused(405, parts === 2 ? '"file" not found as second part on payload' : `Unknown payload part '${name}'`);
+        if (index === 1) {
+          if (name !== 'data') throw new UploadRefused(405, '"data" part must be the first on payload');
+          const text = kind === 'field' ? (value ?? '') : await readSmall(stream!, DATA_LIMIT);
+          starter = authorizeUpload(appliance, authenticate(appliance, req, origin), parseData(text));
+          return;
+        }
+        if (name !== 'file') throw new UploadRefused(405, index === 2 ? '"file" not found as second part on payload' : `Unknown payload part '${name}'`);
         files++;
         if (files > MAX_FILES) throw new UploadRefused(405, 'Too many uploaded files');
         if (files > 1) {
@@ -116,10 +142,7 @@ export function uploadRoute(appliance: Appliance) {
         // If the request breaks, stop the job's read at once rather than leave it waiting.
         commit.catch((err: Error) => source.destroy(err));
         jobId = starter!(source, commit).jobId;
-      } catch (err) {
-        stream?.resume();
-        refuse(err);
-      }
+      }, stream);
     };
 
     bb.on('field', (name, value, info) => {
@@ -138,13 +161,15 @@ export function uploadRoute(appliance: Appliance) {
       stream.on('error', () => undefined);
       onPart(name, 'file', null, stream);
     });
-    bb.on('close', () => {
-      if (answered) return;
-      if (parts === 0) return refuse(new UploadRefused(405, 'No part found on payload'));
-      if (jobId === undefined) return refuse(new UploadRefused(405, '"file" not found as second part on payload'));
-      resolveCommit();
-      answer(200, JSON.stringify({ job_id: jobId }), 'application/json');
-    });
+    bb.on('close', () =>
+      enqueue(() => {
+        if (answered) return;
+        if (parts === 0) throw new UploadRefused(405, 'No part found on payload');
+        if (jobId === undefined) throw new UploadRefused(405, '"file" not found as second part on payload');
+        resolveCommit();
+        answer(200, JSON.stringify({ job_id: jobId }), 'application/json');
+      }),
+    );
     bb.on('error', (err: Error) => refuse(new UploadRefused(400, `malformed multipart body: ${err.message}`)));
     // A client that goes away mid-upload: nothing may be committed.
     req.on('aborted', () => rejectCommit(new Error('the upload was interrupted')));
