@@ -85,3 +85,28 @@ export function machine() {
   const cores = Number(spawnSync('nproc', { encoding: 'utf8' }).stdout.trim());
   return `${cores} cores (${cpu}), ${(memKb / 1024 / 1024).toFixed(0)} GiB RAM, Node ${process.version}, ${process.platform} ${process.arch}`;
 }
+
+/** Waits for a job to end, over one WebSocket: what `stor upload` does after the transfer. */
+export async function waitJob(rpcUrl, key, jobId) {
+  const { default: WebSocket } = await import('ws');
+  const ws = new WebSocket(rpcUrl);
+  await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+  let id = 0;
+  const call = (method, params) =>
+    new Promise((resolve, reject) => {
+      const my = ++id;
+      const onMessage = (data) => {
+        const msg = JSON.parse(data.toString());
+        if (msg.id !== my) return;
+        ws.off('message', onMessage);
+        if (msg.error) reject(new Error(JSON.stringify(msg.error)));
+        else resolve(msg.result);
+      };
+      ws.on('message', onMessage);
+      ws.send(JSON.stringify({ jsonrpc: '2.0', id: my, method, params }));
+    });
+  await call('auth.login_with_api_key', [key]);
+  await call('core.set_options', [{ legacy_jobs: false }]);
+  await call('core.job_wait', [jobId]);
+  ws.close();
+}
