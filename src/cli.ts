@@ -40,6 +40,10 @@ function describeError(err: unknown): { code: number; kind: string; errorCode: s
       ...(details ? { details } : {}),
     };
   }
+  if (err instanceof Error && err.name === 'ExitPromptError') {
+    // Ctrl-C at a prompt: nothing was changed.
+    return { code: EXIT.INTERRUPTED, kind: 'interrupted', errorCode: 'INTERRUPTED', message: 'interrupted; nothing was changed' };
+  }
   const message = err instanceof Error ? err.message : String(err);
   return { code: EXIT.FAILED, kind: 'internal', errorCode: 'INTERNAL', message, hint: 'this is a bug in stor; please report it with the command you ran' };
 }
