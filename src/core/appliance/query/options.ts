@@ -1,0 +1,195 @@
+/** Query options: field and rule validation (upstream `validators/options.py`), then select, order_by and get. */
+import { ERRNO, rpcErrors, type ValidationTriple } from '../../errors.js';
+import type { QueryOptions } from '../query.js';
+import { MISSING, getValue, selectPath, setOwn } from './paths.js';
+import { isDict, isNumeric, pyCompare, pyRepr } from './python.js';
+
+/** Upper bound of `options.limit` (`MAX_LIMIT`). */
+export const QUERY_MAX_LIMIT = 10000;
+const NULLS_FIRST = 'nulls_first:';
+const NULLS_LAST = 'nulls_last:';
+const REVERSE_CHAR = '-';
+
+// ---------------------------------------------------------------------------------------------
+// Options validation
+// ---------------------------------------------------------------------------------------------
+
+const OPTION_FIELDS = ['extra', 'order_by', 'select', 'count', 'get', 'offset', 'limit', 'force_sql_filters'] as const;
+
+export const MSG = {
+  list: 'Input should be a valid list',
+  dict: 'Input should be a valid dictionary',
+  str: 'Input should be a valid string',
+  bool: 'Input should be a valid boolean',
+  int: 'Input should be a valid integer',
+  extra: 'Extra inputs are not permitted',
+  model: 'Input should be a valid dictionary or instance of QueryOptions',
+  combination: 'Invalid options combination. `get` implies a single result.',
+  limit: `Options limit must be between 1 and ${QUERY_MAX_LIMIT}`,
+} as const;
+
+function isStrictInt(v: unknown): v is number {
+  return typeof v === 'number' && Number.isInteger(v);
+}
+
+export function checkOptionFields(o: Record<string, unknown>, triples: ValidationTriple[]): void {
+  const add = (attr: string, msg: string): void => {
+    triples.push([attr, msg, ERRNO.EINVAL]);
+  };
+  for (const key of OPTION_FIELDS) {
+    if (!Object.hasOwn(o, key)) continue;
+    const v = o[key];
+    const attr = `options.${key}`;
+    switch (key) {
+      case 'extra':
+        if (!isDict(v)) add(attr, MSG.dict);
+        break;
+      case 'order_by':
+        if (!Array.isArray(v)) add(attr, MSG.list);
+        else v.forEach((x, i) => typeof x !== 'string' && add(`${attr}.${i}`, MSG.str));
+        break;
+      case 'select':
+        if (!Array.isArray(v)) add(attr, MSG.list);
+        else
+          v.forEach((x, i) => {
+            if (typeof x === 'string' || Array.isArray(x)) return;
+            add(`${attr}.${i}.str`, MSG.str);
+            add(`${attr}.${i}.list[any]`, MSG.list);
+          });
+        break;
+      case 'count':
+      case 'get':
+      case 'force_sql_filters':
+        if (typeof v !== 'boolean') add(attr, MSG.bool);
+        break;
+      case 'offset':
+      case 'limit':
+        if (!isStrictInt(v)) add(attr, MSG.int);
+        break;
+    }
+  }
+  for (const key of Object.keys(o)) {
+    if (!(OPTION_FIELDS as readonly string[]).includes(key)) add(`options.${key}`, MSG.extra);
+  }
+}
+
+/** Upstream `validate_options` (the model validator); runs only once the field types are right. */
+export function checkOptionRules(o: QueryOptions): string | null {
+  const limit = o.limit ?? 0;
+  if (o.get && limit > 1) return MSG.combination;
+  if (o.get && o.offset) return MSG.combination;
+  if (limit > QUERY_MAX_LIMIT) return MSG.limit;
+  for (const s of o.select ?? []) {
+    if (typeof s === 'string') continue;
+    if (s.length !== 2) {
+      return (
+        `${pyRepr(s)}: A select as list may only contain two parameters: the name of the parameter being ` +
+        'selected, and the name to which to assign it in resulting data.'
+      );
+    }
+    for (const [idx, selector] of s.entries()) {
+      if (typeof selector !== 'string') return `${pyRepr(s)}: ${idx === 0 ? 'first' : 'second'} item must be a string.`;
+    }
+  }
+  return null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// select / order_by / get
+// ---------------------------------------------------------------------------------------------
+
+export function doSelect(item: unknown, select: readonly (string | readonly string[])[]): Record<string, unknown> {
+  const entry: Record<string, unknown> = {};
+  const built = new WeakSet<object>([entry]);
+  for (const s of select) {
+    const [target, alias] = typeof s === 'string' ? [s, undefined] : [s[0]!, s[1]!];
+    const { keys, value } = selectPath(item, target);
+    if (value === MISSING) continue;
+    if (alias !== undefined) {
+      setOwn(entry, alias, value);
+      continue;
+    }
+    const last = keys.pop();
+    if (last === undefined) continue;
+    let obj = entry;
+    for (const k of keys) {
+      let next = Object.hasOwn(obj, k) ? obj[k] : undefined;
+      if (!isDict(next)) {
+        next = {};
+        built.add(next as object);
+        setOwn(obj, k, next);
+      } else if (!built.has(next)) {
+        // A sub-object taken from the item by an earlier selector: copy before writing into it.
+        next = { ...next };
+        built.add(next as object);
+        setOwn(obj, k, next);
+      }
+      obj = next as Record<string, unknown>;
+    }
+    setOwn(obj, last, value);
+  }
+  return entry;
+}
+
+const TYPE_RANK = (v: unknown): number => {
+  if (v === null || v === undefined) return 0;
+  if (isNumeric(v)) return 1;
+  if (v instanceof Date) return 2;
+  if (typeof v === 'string') return 3;
+  if (Array.isArray(v)) return 4;
+  return 5;
+};
+
+/** Total order for sorting: Python order where defined, nulls smallest, then by type. */
+function sortCompare(a: unknown, b: unknown): number {
+  const ra = TYPE_RANK(a);
+  const rb = TYPE_RANK(b);
+  if (ra !== rb) return ra - rb;
+  if (Array.isArray(a) && Array.isArray(b)) {
+    const n = Math.min(a.length, b.length);
+    for (let i = 0; i < n; i++) {
+      const c = sortCompare(a[i], b[i]);
+      if (c !== 0) return c;
+    }
+    return Math.sign(a.length - b.length);
+  }
+  return pyCompare(a, b) ?? 0;
+}
+
+function sortBy(list: unknown[], field: string): unknown[] {
+  const reverse = field.startsWith(REVERSE_CHAR);
+  const path = reverse ? field.slice(1) : field;
+  const keyed = list.map((item) => ({ item, key: getValue(item, path) }));
+  keyed.sort((x, y) => (reverse ? -1 : 1) * sortCompare(x.key, y.key));
+  return keyed.map((k) => k.item);
+}
+
+function orderNulls(list: unknown[], field: string): [unknown[], unknown[]] {
+  const path = field.startsWith(REVERSE_CHAR) ? field.slice(1) : field;
+  const nulls: unknown[] = [];
+  const nonNulls: unknown[] = [];
+  for (const entry of list) (getValue(entry, path) === null ? nulls : nonNulls).push(entry);
+  return [nulls, sortBy(nonNulls, field)];
+}
+
+/** Upstream `do_order`: one stable sort per entry, in order, so the last entry is the primary key. */
+export function doOrder(list: unknown[], orderBy: readonly string[]): unknown[] {
+  let rv = list;
+  for (const o of orderBy) {
+    if (o.startsWith(NULLS_FIRST)) {
+      const [nulls, nonNulls] = orderNulls(rv, o.slice(NULLS_FIRST.length));
+      rv = [...nulls, ...nonNulls];
+    } else if (o.startsWith(NULLS_LAST)) {
+      const [nulls, nonNulls] = orderNulls(rv, o.slice(NULLS_LAST.length));
+      rv = [...nonNulls, ...nulls];
+    } else {
+      rv = sortBy(rv, o);
+    }
+  }
+  return rv;
+}
+
+export function doGet(list: readonly unknown[]): unknown {
+  if (list.length === 0) throw rpcErrors.matchNotFound();
+  return list[0];
+}

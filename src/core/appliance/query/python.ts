@@ -1,0 +1,233 @@
+/**
+ * Python semantics for the query engine (see `../query.ts`): `repr()`/`str()`, `==`, ordering,
+ * `in`, `casefold()`, `re.match` (with Python-only regex syntax translated) and
+ * `datetime.fromisoformat`.
+ */
+
+// ---------------------------------------------------------------------------------------------
+// Python-flavoured helpers
+// ---------------------------------------------------------------------------------------------
+
+export function isDict(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
+}
+
+/** Python `repr()` of a JSON value. */
+export function pyRepr(v: unknown): string {
+  if (v === null || v === undefined) return 'None';
+  if (v === true) return 'True';
+  if (v === false) return 'False';
+  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : v > 0 ? 'inf' : v < 0 ? '-inf' : 'nan';
+  if (typeof v === 'string') return pyStrRepr(v);
+  if (Array.isArray(v)) return `[${v.map(pyRepr).join(', ')}]`;
+  if (v instanceof Date) return v.toISOString();
+  if (typeof v === 'object') {
+    return `{${Object.entries(v as Record<string, unknown>)
+      .map(([k, x]) => `${pyStrRepr(k)}: ${pyRepr(x)}`)
+      .join(', ')}}`;
+  }
+  return String(v);
+}
+
+function pyStrRepr(s: string): string {
+  const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
+  let out = quote;
+  for (const ch of s) {
+    const cp = ch.codePointAt(0)!;
+    if (ch === '\\') out += '\\\\';
+    else if (ch === quote) out += `\\${quote}`;
+    else if (ch === '\n') out += '\\n';
+    else if (ch === '\r') out += '\\r';
+    else if (ch === '\t') out += '\\t';
+    else if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) out += `\\x${cp.toString(16).padStart(2, '0')}`;
+    else out += ch;
+  }
+  return out + quote;
+}
+
+/** Python `str()`: strings as they are, everything else as `repr()`. */
+export function pyStr(v: unknown): string {
+  return typeof v === 'string' ? v : pyRepr(v);
+}
+
+export function isNumeric(v: unknown): v is number | boolean {
+  return typeof v === 'number' || typeof v === 'boolean';
+}
+
+/** Python `==` on JSON values (`True == 1`, lists and dicts by value). */
+export function pyEq(a: unknown, b: unknown): boolean {
+  if (isNumeric(a) && isNumeric(b)) return Number(a) === Number(b);
+  if (a === null || b === null) return a === b;
+  if (typeof a === 'string' || typeof b === 'string') return a === b;
+  if (a instanceof Date && b instanceof Date) return a.getTime() === b.getTime();
+  if (Array.isArray(a) && Array.isArray(b)) {
+    return a.length === b.length && a.every((x, i) => pyEq(x, b[i]));
+  }
+  if (isDict(a) && isDict(b)) {
+    const ka = Object.keys(a);
+    if (ka.length !== Object.keys(b).length) return false;
+    return ka.every((k) => Object.hasOwn(b, k) && pyEq(a[k], b[k]));
+  }
+  return a === b;
+}
+
+function cmpCodePoints(a: string, b: string): number {
+  const ia = a[Symbol.iterator]();
+  const ib = b[Symbol.iterator]();
+  for (;;) {
+    const x = ia.next();
+    const y = ib.next();
+    if (x.done || y.done) return x.done && y.done ? 0 : x.done ? -1 : 1;
+    const d = x.value.codePointAt(0)! - y.value.codePointAt(0)!;
+    if (d !== 0) return d < 0 ? -1 : 1;
+  }
+}
+
+/** Python ordering (`<`): -1/0/1, or undefined where Python raises TypeError. */
+export function pyCompare(a: unknown, b: unknown): number | undefined {
+  if (isNumeric(a) && isNumeric(b)) {
+    const x = Number(a);
+    const y = Number(b);
+    return x < y ? -1 : x > y ? 1 : 0;
+  }
+  if (typeof a === 'string' && typeof b === 'string') return cmpCodePoints(a, b);
+  if (a instanceof Date && b instanceof Date) return Math.sign(a.getTime() - b.getTime());
+  if (Array.isArray(a) && Array.isArray(b)) {
+    const n = Math.min(a.length, b.length);
+    for (let i = 0; i < n; i++) {
+      if (!pyEq(a[i], b[i])) return pyCompare(a[i], b[i]);
+    }
+    return Math.sign(a.length - b.length);
+  }
+  return undefined;
+}
+
+/** Python `operator.contains(container, item)`; undefined where Python raises TypeError. */
+export function pyContains(container: unknown, item: unknown): boolean | undefined {
+  if (Array.isArray(container)) return container.some((x) => pyEq(x, item));
+  if (typeof container === 'string') return typeof item === 'string' ? container.includes(item) : undefined;
+  if (isDict(container)) {
+    if (typeof item === 'string') return Object.hasOwn(container, item);
+    return isDict(item) || Array.isArray(item) ? undefined : false;
+  }
+  return undefined;
+}
+
+function foldString(s: string): string {
+  // Close to Python's str.casefold() (ß → ss, ſ → s) for the strings that matter here.
+  return s.toUpperCase().toLowerCase();
+}
+
+/** Upstream `casefold()`: strings and lists of strings; other values are left alone. */
+export function casefold(v: unknown): unknown {
+  if (typeof v === 'string') return foldString(v);
+  if (Array.isArray(v)) return v.map((x) => (typeof x === 'string' ? foldString(x) : x));
+  return v;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Regular expressions (`~`: Python re.match, anchored at the start)
+// ---------------------------------------------------------------------------------------------
+
+const regexCache = new Map<string, RegExp | null>();
+
+/** Translates the common Python-only regex syntax, then compiles a sticky (start-anchored) RegExp. */
+function compilePyRegex(pattern: string): RegExp | null {
+  const cached = regexCache.get(pattern);
+  if (cached !== undefined) return cached;
+  let flags = 'y';
+  let src = pattern;
+  const inline = /^\(\?([aiLmsux]+)\)/.exec(src);
+  if (inline) {
+    const f = inline[1]!;
+    if (f.includes('i')) flags += 'i';
+    if (f.includes('m')) flags += 'm';
+    if (f.includes('s')) flags += 's';
+    src = src.slice(inline[0].length);
+  }
+  let out = '';
+  for (let i = 0; i < src.length; i++) {
+    const ch = src[i]!;
+    if (ch === '\\' && i + 1 < src.length) {
+      const next = src[i + 1]!;
+      if (next === 'A') out += '^';
+      else if (next === 'Z') out += '(?![\\s\\S])';
+      else out += ch + next;
+      i++;
+    } else if (src.startsWith('(?P<', i)) {
+      out += '(?<';
+      i += 3;
+    } else if (src.startsWith('(?P=', i)) {
+      const end = src.indexOf(')', i);
+      if (end < 0) {
+        out += src.slice(i);
+        break;
+      }
+      out += `\\k<${src.slice(i + 4, end)}>`;
+      i = end;
+    } else {
+      out += ch;
+    }
+  }
+  let re: RegExp | null;
+  try {
+    re = new RegExp(out, flags);
+  } catch {
+    re = null;
+  }
+  if (regexCache.size > 500) regexCache.clear();
+  regexCache.set(pattern, re);
+  return re;
+}
+
+export function opRegex(x: unknown, y: unknown): boolean {
+  // re.match(y, x or ""): falsy fields (None, "", 0, False, [], {}) become "".
+  const falsy =
+    x === null ||
+    x === false ||
+    x === 0 ||
+    x === '' ||
+    (Array.isArray(x) && x.length === 0) ||
+    (isDict(x) && Object.keys(x).length === 0);
+  const subject = falsy ? '' : x;
+  if (typeof subject !== 'string' || typeof y !== 'string') return false;
+  const re = compilePyRegex(y);
+  if (re === null) return false;
+  re.lastIndex = 0;
+  return re.test(subject);
+}
+
+// ---------------------------------------------------------------------------------------------
+// ISO-8601 timestamps (`<field>.$date` filters)
+// ---------------------------------------------------------------------------------------------
+
+const ISO_RE =
+  /^(\d{4})-?(\d{2})-?(\d{2})(?:[T ](\d{2})(?::?(\d{2})(?::?(\d{2})(?:[.,](\d{1,9}))?)?)?)?(?:(Z|z)|([+-])(\d{2})(?::?(\d{2})(?::?(\d{2})(?:\.(\d{1,6}))?)?)?)?$/;
+
+/** Python `datetime.fromisoformat` for the usual forms; naive times are taken as UTC. Milliseconds or null. */
+export function parseIsoTimestamp(s: string): number | null {
+  const m = ISO_RE.exec(s);
+  if (!m) return null;
+  const num = (i: number): number => (m[i] === undefined ? 0 : Number(m[i]));
+  const [year, month, day, hour, minute, second] = [num(1), num(2), num(3), num(4), num(5), num(6)];
+  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return null;
+  const base = Date.UTC(year, month - 1, day, hour, minute, second);
+  const check = new Date(base);
+  if (check.getUTCDate() !== day || check.getUTCMonth() !== month - 1 || year < 1) return null;
+  const fraction = m[7] === undefined ? 0 : Number(`0.${m[7].slice(0, 6)}`) * 1000;
+  let offset = 0;
+  if (m[9] !== undefined) {
+    const oh = num(10);
+    const om = num(11);
+    const os = num(12) + (m[13] === undefined ? 0 : Number(`0.${m[13]}`));
+    if (oh > 23 || om > 59 || os >= 60) return null;
+    offset = (m[9] === '-' ? -1 : 1) * ((oh * 60 + om) * 60 + os) * 1000;
+  }
+  return base + fraction - offset;
+}
+
+export function timestampOf(v: unknown): unknown {
+  if (v instanceof Date) return v.getTime();
+  if (typeof v === 'string') return parseIsoTimestamp(v) ?? v;
+  return v;
+}
