@@ -22,6 +22,7 @@ export const ERRNO = {
   ENOTDIR: 20,
   EISDIR: 21,
   EINVAL: 22,
+  ENOSPC: 28,
   ENAMETOOLONG: 36,
   ENOTEMPTY: 39,
   EBADMSG: 74,

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Appliance } from '../../core/appliance/appliance.js';
 import type { ApplianceSettings } from '../../core/appliance/settings.js';
+import { sweepStrayUploads } from '../../core/appliance/stray-uploads.js';
 import { StorError } from '../../core/errors.js';
 import { isLoopbackHost } from '../../core/net/loopback.js';
 import { startServer } from '../../core/server/server.js';
@@ -50,6 +51,9 @@ export async function serve(ctx: CommandContext, options: ServeOptions): Promise
     ...(options.uploadGate ? { uploadGate: options.uploadGate } : {}),
   };
   const appliance = Appliance.open({ stateDir, settings });
+  // Uploads cut short by a killed server left their temporary files; nothing else refers to them.
+  const swept = sweepStrayUploads(appliance.store.mntDir);
+  if (swept.length > 0) ctx.note(`stor serve: removed ${swept.length} temporary file(s) of interrupted uploads`);
   const log = (line: string) => {
     if (ctx.globals.verbose) ctx.io.stderr.write(`stor serve: ${line}\n`);
   };

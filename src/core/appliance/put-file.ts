@@ -10,6 +10,7 @@ import { AccountsSnapshot } from './accounts.js';
 import type { Appliance } from './appliance.js';
 import { sandboxPath } from './filesystem.js';
 import { assertInsidePool } from './sandbox.js';
+import { uploadTempName } from './stray-uploads.js';
 import type { Session } from './session.js';
 
 export interface PutOptions {
@@ -66,7 +67,7 @@ export async function putFile(
     if (existing?.isDirectory()) throw rpcErrors.call(ERRNO.EISDIR, `${p.path} is a directory`);
     await mkdir(dirname(p.host), { recursive: true, mode: 0o755 });
     assertInsidePool(p); // again, now that the parents exist
-    tmp = join(dirname(p.host), `.stor-put-${randomUUID()}.part`);
+    tmp = join(dirname(p.host), uploadTempName(randomUUID()));
     if (options.append && existing?.isFile()) {
       await copyFile(p.host, tmp, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
     }

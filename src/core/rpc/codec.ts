@@ -41,8 +41,9 @@ export function decodeText(text: string): Decoded {
   return decodeMessage(value);
 }
 
+// A number id must survive the round trip exactly: past 2^53 the reply would carry another number.
 const isValidId = (id: unknown): id is RpcRequest['id'] =>
-  id === null || typeof id === 'string' || typeof id === 'boolean' || (typeof id === 'number' && Number.isInteger(id));
+  id === null || typeof id === 'string' || typeof id === 'boolean' || (typeof id === 'number' && Number.isSafeInteger(id));
 
 /** Checks an already-parsed message against the envelope rules, in the appliance's order. */
 export function decodeMessage(value: unknown): Decoded {

@@ -1,9 +1,10 @@
+import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Appliance } from '../appliance/appliance.js';
 import { loginWithApiKey } from '../appliance/auth.js';
 import type { Origin } from '../appliance/session.js';
 import { RpcError, rpcErrors } from '../errors.js';
-import { decodeText, errorResponse, type RpcResponse } from '../rpc/codec.js';
+import { decodeText, errorResponse, type Decoded, type RpcResponse } from '../rpc/codec.js';
 import type { Dispatcher } from '../rpc/dispatcher.js';
 import { networkGate } from './call-gate.js';
 import type { RateLimiter } from './rate-limit.js';
@@ -45,7 +46,11 @@ export async function handleHttpRpc(
     }
     chunks.push(chunk as Buffer);
   }
-  const decoded = decodeText(Buffer.concat(chunks).toString('utf8'));
+  const body = Buffer.concat(chunks);
+  // Decoding invalid UTF-8 would silently turn ids and params into U+FFFD (a WebSocket closes 1007).
+  const decoded: Decoded = isUtf8(body)
+    ? decodeText(body.toString('utf8'))
+    : { ok: false, error: rpcErrors.parse('Invalid UTF-8 in the request body'), id: null, reply: true };
   let response: RpcResponse | null;
   if (!decoded.ok) {
     response = decoded.reply ? errorResponse(decoded.id, decoded.error) : null;

@@ -1,6 +1,6 @@
 import busboy from 'busboy';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import type { Appliance } from '../appliance/appliance.js';
 import { loginWithApiKey } from '../appliance/auth.js';
 import type { Origin } from '../appliance/session.js';
@@ -11,8 +11,32 @@ import { bearerKey, sendText } from './http-rpc.js';
 const MAX_FILES = 5;
 const DATA_LIMIT = 64 * 1024;
 const CHUNK = 1024 * 1024;
+/**
+ * Python's decoder gives up near its recursion limit (1000); deeper `data` would also be too deep
+ * to copy into the job's record (structuredClone overflows the stack), which breaks core.get_jobs.
+ */
+const MAX_DATA_DEPTH = 1000;
+
+/** The container kind (`array` or `object`) at which `text` nests deeper than `limit`, if it does. */
+function tooDeep(text: string, limit: number): 'array' | 'object' | null {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > limit) return c === 0x5b ? 'array' : 'object';
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return null;
+}
 
 function parseData(text: string): UploadCall {
+  const deep = tooDeep(text, MAX_DATA_DEPTH);
+  if (deep) throw new UploadRefused(400, `maximum recursion depth exceeded while decoding a JSON ${deep} from a unicode string`);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -138,7 +162,24 @@ export function uploadRoute(appliance: Appliance) {
           stream?.resume(); // filesystem.put reads the first file only
           return;
         }
-        const source = stream ?? Readable.from([Buffer.from(value ?? '')]);
+        // The job reads a stream of its own: when it stops early (a full disk) its pipeline destroys
+        // that stream, and busboy's must then keep flowing to the end of the request, or the parser
+        // stalls and the request is never answered.
+        let source: Readable;
+        if (stream) {
+          const own = new PassThrough({ highWaterMark: CHUNK });
+          own.on('error', () => undefined); // heard by the job's pipeline once attached
+          stream.on('error', (err) => own.destroy(err));
+          stream.pipe(own);
+          own.on('close', () => {
+            if (stream.readableEnded) return;
+            stream.unpipe(own);
+            stream.resume();
+          });
+          source = own;
+        } else {
+          source = Readable.from([Buffer.from(value ?? '')]);
+        }
         // If the request breaks, stop the job's read at once rather than leave it waiting.
         commit.catch((err: Error) => source.destroy(err));
         jobId = starter!(source, commit).jobId;

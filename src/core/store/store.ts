@@ -1,10 +1,23 @@
 import Database from 'better-sqlite3';
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
+import { StorError } from '../errors.js';
 import { migrate } from './migrations.js';
 import { seedFreshAppliance } from './seed.js';
 
 export type Db = Database.Database;
+
+/** The file system or SQLite refusing to create or write the state: a clear error, not a crash. */
+const UNWRITABLE = /^(EROFS|EACCES|EPERM|ENOSPC|EDQUOT|ENOENT|ENOTDIR|EIO|SQLITE_(READONLY|CANTOPEN|FULL|PERM|IOERR)\w*)$/;
+
+function stateDirError(stateDir: string, err: unknown): unknown {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string' || !UNWRITABLE.test(code)) return err;
+  return new StorError('failed', 'STATE_UNWRITABLE', `cannot use the state directory ${stateDir}: ${(err as Error).message}`, {
+    hint: 'point STOR_HOME (or stor serve --state) at a writable directory with free space',
+    cause: err,
+  });
+}
 
 /**
  * The appliance's persistent state: one SQLite database (WAL) and the sandboxed file tree `mnt/`
@@ -25,6 +38,14 @@ export class Store {
   }
 
   static open(stateDir: string): Store {
+    try {
+      return Store.openUnchecked(stateDir);
+    } catch (err) {
+      throw stateDirError(stateDir, err);
+    }
+  }
+
+  private static openUnchecked(stateDir: string): Store {
     mkdirSync(stateDir, { recursive: true, mode: 0o700 });
     const file = join(stateDir, 'stor.db');
     // Created owner-only before SQLite opens it: the database holds key hashes, and SQLite gives
