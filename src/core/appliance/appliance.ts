@@ -1,6 +1,6 @@
 import { release25101Catalogue, type RoleCatalogue } from '../roles/index.js';
 import { listDatasets, type DatasetRecord } from '../store/datasets.js';
-import { listPools } from '../store/files.js';
+import { listOwners, listPools, type FileOwner } from '../store/files.js';
 import { Store } from '../store/store.js';
 import { AccountsSnapshot } from './accounts.js';
 import { Jobs } from './jobs.js';
@@ -54,6 +54,11 @@ export class Appliance {
 
   datasets(): DatasetRecord[] {
     return this.store.cached('datasets', () => listDatasets(this.store.db));
+  }
+
+  /** Recorded owners of files in the tree (see `ownerKey`). */
+  owners(): ReadonlyMap<string, FileOwner> {
+    return this.store.cached('owners', () => listOwners(this.store.db));
   }
 
   createSession(origin: Origin): Session {

@@ -2,7 +2,7 @@ import { lstatSync, readdirSync, realpathSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ERRNO, rpcErrors } from '../errors.js';
-import { ownersIn, type FileOwner } from '../store/files.js';
+import { ownerKey, type FileOwner } from '../store/files.js';
 import type { Appliance } from './appliance.js';
 import { defineMethod, roles } from './method.js';
 import { nonEmptyStr } from './params.js';
@@ -43,11 +43,11 @@ function realpathOf(appliance: Appliance, p: SandboxPath, st: Stats): string {
 }
 
 /** Pool roots and dataset mountpoints. */
-function mountpoints(appliance: Appliance): Set<string> {
-  return new Set(appliance.datasets().map((d) => `/mnt/${d.id}`));
+function mountpoints(appliance: Appliance): ReadonlySet<string> {
+  return appliance.store.cached('mountpoints', () => new Set(appliance.datasets().map((d) => `/mnt/${d.id}`)));
 }
 
-function commonFields(appliance: Appliance, p: SandboxPath, st: Stats, owner: FileOwner, mounts: Set<string>) {
+function commonFields(appliance: Appliance, p: SandboxPath, st: Stats, owner: FileOwner, mounts: ReadonlySet<string>) {
   return {
     realpath: realpathOf(appliance, p, st),
     type: fileType(st),
@@ -67,9 +67,7 @@ function statEntry(appliance: Appliance, path: string): Record<string, unknown> 
   const p = sandboxPath(appliance, path);
   const st = lstatOrNull(p.host);
   if (!st) throw rpcErrors.call(ERRNO.ENOENT, `Path ${p.path} not found`);
-  const { store } = appliance;
-  const rel = p.rest.join('/');
-  const owner = ownersIn(store.db, p.pool, [rel]).get(rel) ?? ROOT;
+  const owner = appliance.owners().get(ownerKey(p.pool, p.rest.join('/'))) ?? ROOT;
   const accounts = appliance.accounts();
   return {
     ...commonFields(appliance, p, st, owner, mountpoints(appliance)),
@@ -93,8 +91,7 @@ function listdirEntries(appliance: Appliance, path: string): Record<string, unkn
   if (!st.isDirectory()) throw rpcErrors.call(ERRNO.ENOTDIR, `Path ${p.path} is not a directory`);
   const names = readdirSync(p.host).sort();
   const rel = (name: string) => [...p.rest, name].join('/');
-  const { store } = appliance;
-  const owners = store.read(() => ownersIn(store.db, p.pool, names.map(rel)));
+  const owners = appliance.owners();
   const mounts = mountpoints(appliance);
   return names.flatMap((name) => {
     const child: SandboxPath = { ...p, path: `${p.path}/${name}`, rest: [...p.rest, name], host: join(p.host, name) };
@@ -104,7 +101,7 @@ function listdirEntries(appliance: Appliance, path: string): Record<string, unkn
       {
         name,
         path: child.path,
-        ...commonFields(appliance, child, cst, owners.get(rel(name)) ?? ROOT, mounts),
+        ...commonFields(appliance, child, cst, owners.get(ownerKey(p.pool, rel(name))) ?? ROOT, mounts),
         acl: false,
         xattrs: [],
         zfs_attrs: [],

@@ -15,18 +15,19 @@ export function listPools(db: Database): string[] {
   return (sql(db, 'SELECT name FROM pools ORDER BY id').all() as { name: string }[]).map((r) => r.name);
 }
 
-export function ownersIn(db: Database, pool: string, paths: readonly string[]): Map<string, FileOwner> {
-  const get = sql(db, 'SELECT uid, gid FROM file_owners WHERE pool = ? AND path = ?');
-  const out = new Map<string, FileOwner>();
-  for (const path of paths) {
-    const row = get.get(pool, path) as FileOwner | undefined;
-    if (row) out.set(path, row);
-  }
-  return out;
+/** Every recorded owner, keyed by `ownerKey(pool, path)`. */
+export function listOwners(db: Database): Map<string, FileOwner> {
+  const rows = sql(db, 'SELECT pool, path, uid, gid FROM file_owners').all() as (FileOwner & { pool: string; path: string })[];
+  return new Map(rows.map((r) => [ownerKey(r.pool, r.path), { uid: r.uid, gid: r.gid }]));
+}
+
+export function ownerKey(pool: string, path: string): string {
+  return `${pool}\u0000${path}`;
 }
 
 export function setOwner(db: Database, pool: string, path: string, owner: FileOwner): void {
-  sql(db, 
+  sql(
+    db,
     'INSERT INTO file_owners (pool, path, uid, gid) VALUES (?, ?, ?, ?) ON CONFLICT(pool, path) DO UPDATE SET uid = excluded.uid, gid = excluded.gid',
   ).run(pool, path, owner.uid, owner.gid);
 }

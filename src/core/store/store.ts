@@ -29,6 +29,8 @@ export class Store {
   private localWrites = 0;
   private readonly memo = new Map<string, { version: string; value: unknown }>();
   private readonly dataVersion: Database.Statement;
+  /** data_version as read in the current synchronous run; one call reads several cached values. */
+  private versionNow: unknown;
 
   private constructor(
     readonly db: Db,
@@ -91,8 +93,7 @@ export class Store {
    * process commits, `localWrites` when this one does. Callers must treat the value as read-only.
    */
   cached<T>(key: string, load: () => T): T {
-    // A prepared PRAGMA: db.pragma() compiles the statement on every call, which costs more than the read it saves.
-    const version = `${this.dataVersion.get()}:${this.localWrites}`;
+    const version = `${this.currentDataVersion()}:${this.localWrites}`;
     const hit = this.memo.get(key);
     if (hit?.version === version) return hit.value as T;
     const value = this.read(load);
@@ -103,6 +104,17 @@ export class Store {
   /** Runs `fn` against one consistent snapshot. */
   read<T>(fn: () => T): T {
     return this.db.transaction(fn).deferred();
+  }
+
+  private currentDataVersion(): unknown {
+    if (this.versionNow === undefined) {
+      // A prepared PRAGMA: db.pragma() compiles the statement on every call.
+      this.versionNow = this.dataVersion.get();
+      queueMicrotask(() => {
+        this.versionNow = undefined;
+      });
+    }
+    return this.versionNow;
   }
 
   close(): void {

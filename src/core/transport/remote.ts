@@ -7,7 +7,6 @@ import { assertKeyMayTravel, type Endpoint } from './endpoint.js';
 import { loginError, loginRejected } from './login.js';
 import { networkError, notAnAppliance, timedOut } from './network-errors.js';
 import type { TargetInfo, Transport, UploadRequest } from './transport.js';
-import { postUpload, uploadAgent } from './upload-client.js';
 
 export interface TlsOptions {
   /** Skip certificate verification (self-signed appliances). */
@@ -40,6 +39,7 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
   private readonly pending = new Map<string, Pending>();
   private closedError: StorError | undefined;
   private agent: Agent | undefined;
+  private newStyleJobs = false;
 
   private constructor(
     private readonly ws: WebSocket,
@@ -70,8 +70,6 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
     try {
       const ok = await transport.login();
       if (ok !== true) throw loginRejected(options.endpoint.display);
-      // As midclt does: job methods answer when the job ends, which `core.job_wait` relies on.
-      await transport.call('core.set_options', [{ legacy_jobs: false }]);
       return transport;
     } catch (err) {
       await transport.close();
@@ -146,9 +144,16 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
   }
 
   async upload(req: UploadRequest): Promise<{ jobId: number }> {
+    // Loaded here: undici and form-data are a large share of start-up, and most commands never upload.
+    const { postUpload, uploadAgent } = await import('./upload-client.js');
     this.agent ??= uploadAgent(this.options);
     const jobId = await postUpload(this.options.endpoint, this.options.apiKey, this.agent, req, this.options.timeoutSeconds);
-    // The job may still be fsyncing and renaming; wait for it, however long it takes.
+    // The job may still be fsyncing and renaming; wait for it, however long it takes. As midclt
+    // does, new-style jobs make `core.job_wait` answer when the job ends, with its outcome.
+    if (!this.newStyleJobs) {
+      await this.call('core.set_options', [{ legacy_jobs: false }]);
+      this.newStyleJobs = true;
+    }
     await this.call('core.job_wait', [jobId], null);
     return { jobId };
   }
