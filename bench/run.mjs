@@ -58,6 +58,13 @@ function record(section, what, value, unit, reference, refValue, ratio, target, 
     const pyServer = await startServe(state);
     const py = timeMedian(python, [join(ROOT, 'bench/rpc-client.py'), pyServer.rpc_url, pyServer.key], { runs: 11 });
     await pyServer.stop();
+    const pyBare = timeMedian(python, ['-c', 'import websocket, json'], { runs: 11 });
+    const nodeBare = timeMedian(NODE, ['-e', '0'], { runs: 11 });
+    notes.push(
+      `remote round trip: the runtimes alone start in ${nodeBare.toFixed(0)} ms (node) and ${pyBare.toFixed(0)} ms ` +
+        `(python3 importing websocket); past that, stor takes ${(stor - nodeBare).toFixed(0)} ms and the Python client ` +
+        `${(py - pyBare).toFixed(0)} ms, both mostly the server's scrypt check of the key.`,
+    );
     record('remote round trip', '`stor whoami` against `stor serve`', stor, 'ms', `minimal Python client (${python})`, py, stor / py, '≤ 1× (not slower)', stor <= py);
   } else {
     notes.push(`remote round trip: \`stor whoami\` against \`stor serve\` took ${stor.toFixed(1)} ms; no python3 with the \`websocket\` module here, so no reference was run.`);
@@ -94,12 +101,20 @@ function record(section, what, value, unit, reference, refValue, ratio, target, 
   const curlRuns = [];
   const cpRuns = [];
   let clientPeak = 0;
-  for (let i = 0; i < 3; i++) {
-    const run = measurePeak(NODE, [STOR, 'upload', src, `/mnt/tank/bench/stor-${i}.bin`], { env });
-    storRuns.push(run.ms);
-    clientPeak = Math.max(clientPeak, run.mib);
+  // Alternate which goes first, and start each run with no dirty pages: the disk's write-back of
+  // one run otherwise slows the next.
+  const settle = () => spawnSync('sync');
+  for (let i = 0; i < 4; i++) {
+    const storRun = () => {
+      settle();
+      const run = measurePeak(NODE, [STOR, 'upload', src, `/mnt/tank/bench/stor-${i}.bin`], { env });
+      storRuns.push(run.ms);
+      clientPeak = Math.max(clientPeak, run.mib);
+    };
+    if (i % 2 === 0) storRun();
     // curl returns when the bytes are sent; `stor upload` also waits for the job (fsync, rename).
     // The reference waits for the job too, so both measure a durable upload.
+    settle();
     const t0 = process.hrtime.bigint();
     const body = execFileSync('curl', [
       '-sS', '-f',
@@ -110,11 +125,19 @@ function record(section, what, value, unit, reference, refValue, ratio, target, 
     ], { encoding: 'utf8' });
     await waitJob(server.rpc_url, server.key, JSON.parse(body).job_id);
     curlRuns.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    if (i % 2 === 1) storRun();
     const dst = join(state, `cp-${i}.bin`);
     // cp then fsync, as the server fsyncs before it renames.
+    settle();
     cpRuns.push(timeOnce('sh', ['-c', `cp "$0" "$1" && sync "$1"`, src, dst]));
     cleanup(dst);
   }
+  const runs = `stor ${storRuns.map(Math.round).join(', ')}; curl ${curlRuns.map(Math.round).join(', ')}; cp ${cpRuns.map(Math.round).join(', ')}`;
+  console.log(`upload runs (ms): ${runs}`);
+  notes.push(
+    `upload: every run of all three is bound by the disk (fsync of ${(size / GIB).toFixed(2)} GiB), which varies from run to run; ` +
+      `the single runs, in ms: ${runs}. stor's fixed costs (start-up, login, two stat calls) add about 0.2 s per file.`,
+  );
   const serverPeak = await server.stop();
   const mibps = (ms) => size / 1024 / 1024 / (ms / 1000);
   const stor = mibps(median(storRuns));
