@@ -104,7 +104,7 @@ function record(section, what, value, unit, reference, refValue, ratio, target, 
   // Alternate which goes first, and start each run with no dirty pages: the disk's write-back of
   // one run otherwise slows the next.
   const settle = () => spawnSync('sync');
-  for (let i = 0; i < 4; i++) {
+  for (let i = 0; i < 6; i++) {
     const storRun = () => {
       settle();
       const run = measurePeak(NODE, [STOR, 'upload', src, `/mnt/tank/bench/stor-${i}.bin`], { env });

@@ -59,28 +59,30 @@ function realRoot(poolRoot: string): string {
 
 /**
  * The existing part of the path must resolve inside the pool: every symlink on the way, the last
- * component included, must stay there. One realpath of the deepest existing ancestor checks it.
+ * component included, must stay there. Only the components below the pool root are looked at
+ * (the pool root itself is ours), and only a symlink costs a realpath.
  * Called again right before a write, after parent directories were made.
  */
 export function assertInsidePool(p: SandboxPath): void {
-  const rootReal = realRoot(p.poolRoot);
-  for (let depth = p.rest.length; depth >= 0; depth--) {
-    const host = join(p.poolRoot, ...p.rest.slice(0, depth));
+  let host = p.poolRoot;
+  for (const segment of p.rest) {
+    host = join(host, segment);
+    const st = lstatSync(host, { throwIfNoEntry: false });
+    if (!st) return; // the rest does not exist yet: nothing to follow
+    if (!st.isSymbolicLink()) {
+      if (st.isDirectory()) continue;
+      return; // a file: what lies "below" it cannot exist
+    }
     let target: string;
     try {
       target = realpathSync.native(host);
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' && lstatSync(host, { throwIfNoEntry: false })?.isSymbolicLink()) {
-        throw refuse(p.path, 'path passes through a dangling symlink');
-      }
-      if (code === 'ENOENT' || code === 'ENOTDIR') continue; // not there (yet): check its parent
-      throw err;
+    } catch {
+      throw refuse(p.path, 'path passes through a dangling symlink');
     }
+    const rootReal = realRoot(p.poolRoot);
     if (target !== rootReal && !target.startsWith(rootReal + sep)) {
       throw refuse(p.path, 'path passes through a symlink that leaves the pool', ERRNO.EXDEV);
     }
-    return;
   }
 }
 
