@@ -6,6 +6,7 @@ import { deleteDatasets, insertDataset, listDatasets, updateDataset, type Datase
 import { listPools } from '../store/files.js';
 import type { Appliance } from './appliance.js';
 import { PROPERTIES, parentOf, resolvedProperties } from './dataset-properties.js';
+import { sandboxPath } from './filesystem.js';
 import { defineMethod, roles } from './method.js';
 import { query } from './query.js';
 import { QUERY_PARAMS, instanceParams } from './query-params.js';
@@ -43,12 +44,16 @@ const datasetUpdate = z.strictObject({
 
 const deleteOptions = z.strictObject({ recursive: z.boolean().default(false), force: z.boolean().default(false) });
 
-function mountpointOf(mntDir: string, id: string): string {
-  return join(mntDir, ...id.split('/'));
+/**
+ * Where a dataset's mountpoint is on this machine, through the same sandbox check as every other
+ * path: a symlink planted in a parent must not send mkdir or a recursive delete out of the pool.
+ */
+function mountpointHost(appliance: Appliance, id: string): string {
+  return sandboxPath(appliance, `/mnt/${id}`).host;
 }
 
-/** Bytes of the files below a directory: the emulator's `used`. */
-function usedBytes(dir: string): number {
+/** Bytes of the files below `dir`, not counting child datasets' mountpoints; symlinks are not followed. */
+function ownBytes(dir: string, skip: ReadonlySet<string>): number {
   let total = 0;
   const walk = (d: string) => {
     let names: string[];
@@ -59,6 +64,7 @@ function usedBytes(dir: string): number {
     }
     for (const n of names) {
       const p = join(d, n);
+      if (skip.has(p)) continue;
       const st = lstatSync(p, { throwIfNoEntry: false });
       if (!st) continue;
       if (st.isDirectory()) walk(p);
@@ -69,50 +75,88 @@ function usedBytes(dir: string): number {
   return total;
 }
 
-function entry(appliance: Appliance, d: DatasetRecord, all: DatasetRecord[], byId: Map<string, DatasetRecord>): Record<string, unknown> {
-  const mount = mountpointOf(appliance.store.mntDir, d.id);
-  const used = usedBytes(mount);
-  let available = 0;
+/** For reports: a mountpoint that fails the sandbox check counts as empty rather than failing a listing. */
+function mountpointHostOrNull(appliance: Appliance, id: string): string | null {
   try {
-    const fs = statfsSync(mount);
-    available = fs.bavail * fs.bsize;
+    return mountpointHost(appliance, id);
   } catch {
-    // the directory vanished under us; report nothing free
+    return null;
   }
-  const num = (n: number) => ({ parsed: n, rawvalue: String(n), value: String(n), source: 'NONE', source_info: null });
-  const children = all.filter((c) => parentOf(c.id) === d.id).map((c) => entry(appliance, c, all, byId));
-  return {
-    id: d.id,
-    type: 'FILESYSTEM',
-    name: d.id,
-    pool: d.pool,
-    encrypted: false,
-    encryption_root: null,
-    key_loaded: false,
-    locked: false,
-    mountpoint: `/mnt/${d.id}`,
-    children,
-    user_properties: Object.fromEntries(Object.entries(d.user_properties).map(([k, v]) => [k, { parsed: v, rawvalue: v, value: v, source: 'LOCAL' }])),
-    ...resolvedProperties(d, byId),
-    used: num(used),
-    available: num(available),
-    usedbydataset: num(used - children.reduce((s, c) => s + ((c.used as { parsed: number }).parsed ?? 0), 0)),
-    usedbychildren: num(children.reduce((s, c) => s + ((c.used as { parsed: number }).parsed ?? 0), 0)),
-    creation: { parsed: { $date: d.created_at }, rawvalue: String(Math.floor(d.created_at / 1000)), value: new Date(d.created_at).toUTCString(), source: 'NONE', source_info: null },
-    origin: { parsed: '', rawvalue: '', value: '', source: 'NONE', source_info: null },
-  };
 }
 
-function entries(appliance: Appliance): Record<string, unknown>[] {
-  const all = appliance.datasets();
-  const byId = new Map(all.map((d) => [d.id, d]));
-  return all.map((d) => entry(appliance, d, all, byId));
-}
+const num = (n: number) => ({ parsed: n, rawvalue: String(n), value: String(n), source: 'NONE', source_info: null });
 
-function entryOf(appliance: Appliance, id: string): Record<string, unknown> {
-  const found = entries(appliance).find((e) => e.id === id);
-  if (!found) throw rpcErrors.instanceNotFound('PoolDataset', id);
-  return found;
+/** Builds dataset entries; each dataset's tree is walked once, however many entries include it. */
+class EntryBuilder {
+  private readonly all: DatasetRecord[];
+  private readonly byId: Map<string, DatasetRecord>;
+  private readonly used = new Map<string, number>();
+
+  constructor(private readonly appliance: Appliance) {
+    this.all = appliance.datasets();
+    this.byId = new Map(this.all.map((d) => [d.id, d]));
+  }
+
+  has(id: string): boolean {
+    return this.byId.has(id);
+  }
+
+  private childrenOf(id: string): DatasetRecord[] {
+    return this.all.filter((c) => parentOf(c.id) === id);
+  }
+
+  /** `used`: the files of the dataset and of all its descendants (as ZFS counts it). */
+  private usedOf(d: DatasetRecord): number {
+    let used = this.used.get(d.id);
+    if (used === undefined) {
+      const children = this.childrenOf(d.id);
+      const skip = new Set(children.map((c) => mountpointHostOrNull(this.appliance, c.id)).filter((h): h is string => h !== null));
+      const mount = mountpointHostOrNull(this.appliance, d.id);
+      used = (mount ? ownBytes(mount, skip) : 0) + children.reduce((sum, c) => sum + this.usedOf(c), 0);
+      this.used.set(d.id, used);
+    }
+    return used;
+  }
+
+  entry(id: string): Record<string, unknown> {
+    const d = this.byId.get(id);
+    if (!d) throw rpcErrors.instanceNotFound('PoolDataset', id);
+    const mount = mountpointHostOrNull(this.appliance, d.id);
+    let available = 0;
+    try {
+      const fs = statfsSync(mount ?? '');
+      available = fs.bavail * fs.bsize;
+    } catch {
+      // the directory vanished under us; report nothing free
+    }
+    const children = this.childrenOf(d.id).map((c) => this.entry(c.id));
+    const used = this.usedOf(d);
+    const byChildren = this.childrenOf(d.id).reduce((sum, c) => sum + this.usedOf(c), 0);
+    return {
+      id: d.id,
+      type: 'FILESYSTEM',
+      name: d.id,
+      pool: d.pool,
+      encrypted: false,
+      encryption_root: null,
+      key_loaded: false,
+      locked: false,
+      mountpoint: `/mnt/${d.id}`,
+      children,
+      user_properties: Object.fromEntries(Object.entries(d.user_properties).map(([k, v]) => [k, { parsed: v, rawvalue: v, value: v, source: 'LOCAL' }])),
+      ...resolvedProperties(d, this.byId),
+      used: num(used),
+      available: num(available),
+      usedbydataset: num(used - byChildren),
+      usedbychildren: num(byChildren),
+      creation: { parsed: { $date: d.created_at }, rawvalue: String(Math.floor(d.created_at / 1000)), value: new Date(d.created_at).toUTCString(), source: 'NONE', source_info: null },
+      origin: { parsed: '', rawvalue: '', value: '', source: 'NONE', source_info: null },
+    };
+  }
+
+  entries(): Record<string, unknown>[] {
+    return this.all.map((d) => this.entry(d.id));
+  }
 }
 
 /** Local property values from create/update input; INHERIT removes the local value. */
@@ -144,7 +188,7 @@ function validateCreate(appliance: Appliance, data: z.output<typeof datasetCreat
   for (let parent = parentOf(data.name); parent && !ids.has(parent); parent = parentOf(parent)) ancestors.unshift(parent);
   if (ancestors.length > 0 && !data.create_ancestors) fail(at, `Parent dataset (${parentOf(data.name)}) does not exist.`);
   for (const id of [...ancestors, data.name]) {
-    if (ids.has(id) || lstatSync(mountpointOf(appliance.store.mntDir, id), { throwIfNoEntry: false })) {
+    if (ids.has(id) || lstatSync(mountpointHost(appliance, id), { throwIfNoEntry: false })) {
       fail(at, `Path /mnt/${id} already exists`, ERRNO.EEXIST);
     }
   }
@@ -157,14 +201,14 @@ export const poolDatasetMethods = [
     summary: 'List datasets (filters, options); every dataset flat, the pool roots included.',
     access: roles('DATASET_READ'),
     params: QUERY_PARAMS,
-    handler: ({ appliance }, filters, options) => query(entries(appliance), filters, options),
+    handler: ({ appliance }, filters, options) => query(new EntryBuilder(appliance).entries(), filters, options),
   }),
   defineMethod({
     name: 'pool.dataset.get_instance',
     summary: 'One dataset by id (its full name, e.g. tank/a).',
     access: roles('DATASET_READ'),
     params: instanceParams(z.string().min(1).max(1024)),
-    handler: ({ appliance }, id) => entryOf(appliance, id),
+    handler: ({ appliance }, id) => new EntryBuilder(appliance).entry(id),
   }),
   defineMethod({
     name: 'pool.dataset.create',
@@ -184,9 +228,9 @@ export const poolDatasetMethods = [
         const user = Object.fromEntries(data.user_properties.map((p) => [p.key, p.value]));
         insertDataset(store.db, { id: data.name, pool, properties, user_properties: user, created_at: now });
         // The directories are made inside the transaction: if mkdir fails, no row is kept.
-        for (const id of [...ancestors, data.name]) mkdirSync(mountpointOf(store.mntDir, id), { mode: 0o755 });
+        for (const id of [...ancestors, data.name]) mkdirSync(mountpointHost(appliance, id), { mode: 0o755 });
       });
-      return entryOf(appliance, data.name);
+      return new EntryBuilder(appliance).entry(data.name);
     },
   }),
   defineMethod({
@@ -209,7 +253,7 @@ export const poolDatasetMethods = [
         }
         updateDataset(store.db, d);
       });
-      return entryOf(appliance, id);
+      return new EntryBuilder(appliance).entry(id);
     },
   }),
   defineMethod({
@@ -222,7 +266,7 @@ export const poolDatasetMethods = [
     ],
     handler: ({ appliance }, id, options) => {
       const { store } = appliance;
-      return store.write(() => {
+      const doomed = store.write(() => {
         const all = listDatasets(store.db);
         const target = all.find((d) => d.id === id);
         if (!target) throw rpcErrors.instanceNotFound('PoolDataset', id);
@@ -234,13 +278,16 @@ export const poolDatasetMethods = [
         if (isRoot && !options.recursive) {
           throw rpcErrors.call(ERRNO.EINVAL, `Failed to delete dataset: '${id}' is the root dataset of pool ${id}; it goes only with the pool`);
         }
-        const doomed = isRoot ? children : [target, ...children];
-        // Deepest first, so a failure part-way leaves parents that still hold their children.
-        const order = [...doomed].sort((a, b) => b.id.split('/').length - a.id.split('/').length);
-        deleteDatasets(store.db, order.map((d) => d.id));
-        for (const d of order) rmSync(mountpointOf(store.mntDir, d.id), { recursive: true, force: true });
-        return true;
+        const gone = (isRoot ? children : [target, ...children]).map((d) => d.id);
+        // Checked before anything is deleted: no mountpoint may lead out of the pool.
+        const hosts = gone.map((d) => mountpointHost(appliance, d));
+        deleteDatasets(store.db, gone);
+        return hosts;
       });
+      // The files go after the commit, outside the write lock: a large tree must not hold every
+      // other writer up, and a dataset is gone once its row is.
+      for (const host of doomed.sort((a, b) => b.length - a.length)) rmSync(host, { recursive: true, force: true });
+      return true;
     },
   }),
 ];
