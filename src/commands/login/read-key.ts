@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { StorError } from '../../core/errors.js';
+import { API_KEY_PATTERN } from '../../core/store/secrets.js';
 import type { CommandContext } from '../shared/context.js';
 
 export interface KeySourceOptions {
@@ -8,7 +9,6 @@ export interface KeySourceOptions {
   apiKeyStdin?: boolean;
 }
 
-const KEY_SHAPE = /^\d+-[A-Za-z0-9]{64}$/;
 
 async function readStdin(ctx: CommandContext): Promise<string> {
   let text = '';
@@ -46,7 +46,7 @@ export async function readApiKey(ctx: CommandContext, options: KeySourceOptions)
     });
   }
   key = key.trim();
-  if (!KEY_SHAPE.test(key)) {
+  if (!API_KEY_PATTERN.test(key)) {
     throw new StorError('usage', 'MALFORMED_KEY', 'that is not an API key: expected <id>-<64 letters and digits>', {
       hint: 'copy the whole key shown when it was created (e.g. by `stor call api_key.create`)',
     });

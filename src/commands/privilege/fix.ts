@@ -1,4 +1,4 @@
-import { StorError } from '../../core/errors.js';
+import { RpcError, StorError } from '../../core/errors.js';
 import { expandRoles, type RoleCatalogue } from '../../core/roles/index.js';
 import type { Transport } from '../../core/transport/transport.js';
 import type { CommandContext } from '../shared/context.js';
@@ -113,7 +113,7 @@ export async function privilegeFix(ctx: CommandContext, ref: string | undefined,
       throw new StorError(
         'auth',
         err.code,
-        `this identity cannot log in (${err.message.split(' — ')[0]}): it is bound to a privilege whose role list breaks role expansion, so it cannot repair it`,
+        `this identity cannot log in (${err.cause instanceof RpcError ? err.cause.reason : 'login failed'}): it is bound to a privilege whose role list breaks role expansion, so it cannot repair it`,
         {
           hint:
             'run `stor privilege fix` as an administrator who is not bound to that privilege — another profile or key ' +

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Appliance } from '../../core/appliance/appliance.js';
 import type { ApplianceSettings } from '../../core/appliance/settings.js';
 import { sweepStrayUploads } from '../../core/appliance/stray-uploads.js';
@@ -43,8 +43,10 @@ export async function serve(ctx: CommandContext, options: ServeOptions): Promise
   if ((options.tlsCert === undefined) !== (options.tlsKey === undefined)) {
     throw new StorError('usage', 'TLS_HALF_CONFIGURED', '--tls-cert and --tls-key go together');
   }
-  const tls = options.tlsCert && options.tlsKey ? { cert: readPem(options.tlsCert, 'certificate'), key: readPem(options.tlsKey, 'key') } : undefined;
-  const stateDir = options.state ?? ctx.stateDir;
+  if (!ctx.io.onSignal) throw new StorError('usage', 'NO_SIGNALS', 'stor serve runs until SIGINT or SIGTERM, and this process cannot receive them');
+  const local = (path: string) => resolve(ctx.io.cwd, path);
+  const tls = options.tlsCert && options.tlsKey ? { cert: readPem(local(options.tlsCert), 'certificate'), key: readPem(local(options.tlsKey), 'key') } : undefined;
+  const stateDir = options.state !== undefined ? local(options.state) : ctx.stateDir;
   const settings: Partial<ApplianceSettings> = {
     ...(options.roleExpansion ? { roleExpansion: options.roleExpansion } : {}),
     ...(options.roleLists ? { roleLists: options.roleLists } : {}),

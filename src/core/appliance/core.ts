@@ -60,6 +60,8 @@ export const coreMethods = [
     params: [{ name: 'event', schema: z.string().min(1).max(1024) }],
     handler: ({ appliance, session }, event) => {
       if (!SUBSCRIBABLE.has(event)) throw rpcErrors.call(ERRNO.ENOENT, `Event ${JSON.stringify(event)} does not exist`);
+      // Events need a channel back: a WebSocket. An HTTP request ends with its answer.
+      if (!session.notify) throw rpcErrors.call(ERRNO.EINVAL, 'Subscriptions need a WebSocket connection to /api/current');
       const id = randomUUID();
       const listener = (e: JobEvent, owner: string | null) => {
         if (mayRead(session, owner)) session.notify?.('collection_update', e);

@@ -1,5 +1,5 @@
 import { lstatSync, readdirSync, realpathSync, type Stats } from 'node:fs';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import { z } from 'zod';
 import { ERRNO, rpcErrors } from '../errors.js';
 import { ownerKey, type FileOwner } from '../store/files.js';
@@ -36,7 +36,9 @@ export function sandboxPath(appliance: Appliance, path: string): SandboxPath {
 function realpathOf(appliance: Appliance, p: SandboxPath, st: Stats): string {
   if (!st.isSymbolicLink()) return p.path;
   try {
-    return appliancePathOf(appliance.store.mntDir, realpathSync(p.host));
+    const real = realpathSync(p.host);
+    // Only a target inside the tree has an appliance path; never show a host path.
+    return real.startsWith(appliance.store.mntDir + sep) ? appliancePathOf(appliance.store.mntDir, real) : p.path;
   } catch {
     return p.path;
   }

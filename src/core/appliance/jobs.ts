@@ -142,6 +142,12 @@ export class Jobs extends EventEmitter<{ event: [JobEvent, string | null] }> {
     }
   }
 
+  /** Resolves when no job is running (for a clean shutdown). */
+  async idle(): Promise<void> {
+    const running = [...this.jobs.values()].filter((j) => j.entry.state === 'RUNNING' || j.entry.state === 'WAITING');
+    await Promise.allSettled(running.map((j) => j.done));
+  }
+
   /** Jobs `session` may see: its own, or all for full administrators (facts §7.3). */
   visible(session: Session): JobEntry[] {
     return [...this.jobs.values()].filter((j) => mayRead(session, j.owner)).map((j) => structuredClone(j.entry));

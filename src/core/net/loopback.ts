@@ -6,7 +6,8 @@ import { isIP } from 'node:net';
  */
 export function isLoopbackHost(host: string): boolean {
   const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  if (h === 'localhost' || h.endsWith('.localhost')) return true;
+  // Only the exact name: `*.localhost` may be resolved through DNS on hosts without a local resolver rule.
+  if (h === 'localhost') return true;
   if (h === '::1' || h === '0:0:0:0:0:0:0:1') return true;
   const v4 = h.startsWith('::ffff:') ? h.slice(7) : h;
   return isIP(v4) === 4 && v4.startsWith('127.');

@@ -3,7 +3,7 @@ import type { Appliance } from '../appliance/appliance.js';
 import type { MethodDefinition } from '../appliance/method.js';
 import { validateParams } from '../appliance/params.js';
 import type { Session } from '../appliance/session.js';
-import { decodeMessage, decodeText, errorResponse, successResponse, type RpcRequest, type RpcResponse } from './codec.js';
+import { decodeText, errorResponse, successResponse, type RpcRequest, type RpcResponse } from './codec.js';
 
 /** Hooks a network adapter puts between method lookup and the call (facts §1.8 check order). */
 export interface CallGate {
@@ -69,9 +69,6 @@ export class Dispatcher {
     return this.handleDecoded(session, decodeText(text), gate);
   }
 
-  async handleMessage(session: Session, message: unknown, gate?: CallGate): Promise<RpcResponse | null> {
-    return this.handleDecoded(session, decodeMessage(message), gate);
-  }
 
   private async handleDecoded(session: Session, decoded: ReturnType<typeof decodeText>, gate?: CallGate): Promise<RpcResponse | null> {
     if (!decoded.ok) return decoded.reply ? errorResponse(decoded.id, decoded.error) : null;

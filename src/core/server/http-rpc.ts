@@ -1,9 +1,9 @@
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Appliance } from '../appliance/appliance.js';
-import { loginWithApiKey } from '../appliance/auth.js';
 import type { Origin } from '../appliance/session.js';
-import { RpcError, rpcErrors } from '../errors.js';
+import { ERRNO, RpcError, rpcErrors } from '../errors.js';
+import { bearerKey, bearerLogin } from './bearer.js';
 import { decodeText, errorResponse, type Decoded, type RpcResponse } from '../rpc/codec.js';
 import type { Dispatcher } from '../rpc/dispatcher.js';
 import { networkGate } from './call-gate.js';
@@ -13,13 +13,6 @@ import { AUTHENTICATED_MAX } from './websocket.js';
 export function sendText(res: ServerResponse, status: number, body: string, type = 'text/plain; charset=utf-8'): void {
   res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) });
   res.end(body);
-}
-
-/** The bearer credential of a request, if any. */
-export function bearerKey(req: IncomingMessage): string | undefined {
-  const header = req.headers.authorization;
-  const m = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-  return m?.[1];
 }
 
 /**
@@ -59,11 +52,16 @@ export async function handleHttpRpc(
     const key = bearerKey(req);
     try {
       // A broken privilege fails here with 25.10.1's RecursionError, answered like any call error.
-      if (key !== undefined) loginWithApiKey(deps.appliance, session, key);
+      if (key !== undefined && bearerLogin(deps.appliance, deps.limiter, session, key) === 'limited') {
+        throw rpcErrors.call(ERRNO.EBUSY, 'Rate Limit Exceeded');
+      }
       response = await deps.dispatcher.run(session, decoded.request, networkGate(deps.limiter));
     } catch (err) {
       const error = err instanceof RpcError ? err : rpcErrors.exception('Exception', String(err));
       response = decoded.request.hasId ? errorResponse(decoded.request.id, error) : null;
+    } finally {
+      // The session lives for this one request: nothing it set up may outlive it.
+      session.logout();
     }
   }
   if (response === null) {

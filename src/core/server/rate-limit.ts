@@ -12,6 +12,12 @@ export class RateLimiter {
     private readonly now: () => number = Date.now,
   ) {}
 
+  /** Whether the next call would be over the limit, without counting one. */
+  blocked(method: string, address: string): boolean {
+    const w = this.windows.get(`${method}\u0000${address}`);
+    return w !== undefined && this.now() - w.start < this.windowMs && w.count >= this.limit;
+  }
+
   /** Counts one call; false when it is over the limit. */
   hit(method: string, address: string): boolean {
     const key = `${method}\u0000${address}`;

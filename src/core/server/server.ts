@@ -35,7 +35,7 @@ export interface RunningServer {
   /** `ws(s)://host:port/api/current` */
   rpcUrl: string;
   port: number;
-  /** Stops accepting, lets calls in flight finish (up to `graceMs`), closes every connection. */
+  /** Stops accepting, lets calls, requests and jobs in flight finish (up to `graceMs`), closes every connection. */
   close(graceMs?: number): Promise<void>;
 }
 
@@ -55,7 +55,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const connections = new Set<Connection>();
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME });
-  const routes = [uploadRoute(appliance), ...(options.routes ?? [])];
+  const routes = [uploadRoute(appliance, limiter), ...(options.routes ?? [])];
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? '/').split('?')[0]!;
@@ -73,7 +73,15 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     sendText(res, 404, '404: Not Found');
   };
 
+  // HTTP requests still being answered (an upload streams long after its handler returned).
+  const pending = new Set<ServerResponse>();
+  let allAnswered: (() => void) | null = null;
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+    pending.add(res);
+    res.on('close', () => {
+      pending.delete(res);
+      if (pending.size === 0) allAnswered?.();
+    });
     handle(req, res).catch((err: unknown) => {
       log(`internal error: ${err instanceof Error ? err.stack : String(err)}`);
       if (!res.headersSent) sendText(res, 500, '500: Internal Server Error');
@@ -110,6 +118,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       resolve();
     });
   });
+  // After start-up, a failure to accept (EMFILE, …) is logged; without a listener it would end the process.
+  server.on('error', (err) => log(`server error: ${err.message}`));
   const { port } = server.address() as AddressInfo;
   const hostPart = options.host.includes(':') ? `[${options.host}]` : options.host;
   const url = `${secure ? 'https' : 'http'}://${hostPart}:${port}`;
@@ -121,7 +131,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     close: async (graceMs = 5000) => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
-      const drained = Promise.all([...connections].map((c) => c.drain()));
+      const answered = pending.size === 0 ? Promise.resolve() : new Promise<void>((r) => (allAnswered = r));
+      const drained = Promise.all([answered, ...[...connections].map((c) => c.drain()), appliance.jobs.idle()]);
       await Promise.race([drained, new Promise((r) => setTimeout(r, graceMs).unref())]);
       for (const c of connections) c.close(CLOSE.GOING_AWAY, 'Server shutting down');
       for (const client of wss.clients) client.terminate();

@@ -2,11 +2,12 @@ import busboy from 'busboy';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PassThrough, Readable } from 'node:stream';
 import type { Appliance } from '../appliance/appliance.js';
-import { loginWithApiKey } from '../appliance/auth.js';
 import type { Origin } from '../appliance/session.js';
 import { authorizeUpload, UploadRefused, type UploadCall, type UploadStarter } from '../appliance/upload.js';
 import { RpcError } from '../errors.js';
-import { bearerKey, sendText } from './http-rpc.js';
+import { bearerKey, bearerLogin } from './bearer.js';
+import { sendText } from './http-rpc.js';
+import type { RateLimiter } from './rate-limit.js';
 
 const MAX_FILES = 5;
 const DATA_LIMIT = 64 * 1024;
@@ -66,13 +67,15 @@ async function readSmall(stream: Readable, limit: number): Promise<string> {
 }
 
 /** Logs the request's bearer key in on a fresh session; 401 without a usable key. */
-function authenticate(appliance: Appliance, req: IncomingMessage, origin: Origin) {
+function authenticate(appliance: Appliance, limiter: RateLimiter, req: IncomingMessage, origin: Origin) {
   const key = bearerKey(req);
   if (key === undefined) throw new UploadRefused(401, '401: Unauthorized');
   // The upload path has no insecure-transport revocation on the appliance (facts §2.4).
   const session = appliance.createSession({ ...origin, transport: 'upload', secure: true });
   try {
-    if (loginWithApiKey(appliance, session, key) !== 'SUCCESS') throw new UploadRefused(401, 'Invalid API key');
+    const outcome = bearerLogin(appliance, limiter, session, key);
+    if (outcome === 'limited') throw new UploadRefused(429, '429: Too Many Requests');
+    if (outcome !== 'SUCCESS') throw new UploadRefused(401, 'Invalid API key');
   } catch (err) {
     if (err instanceof RpcError) throw new UploadRefused(500, err.reason);
     throw err;
@@ -86,7 +89,7 @@ function authenticate(appliance: Appliance, req: IncomingMessage, origin: Origin
  * `file`; credentials are checked after `data` and before any byte of `file` is read. The file
  * streams straight into the job; the job commits the target only if the whole request arrived.
  */
-export function uploadRoute(appliance: Appliance) {
+export function uploadRoute(appliance: Appliance, limiter: RateLimiter) {
   return (req: IncomingMessage, res: ServerResponse, origin: Origin): boolean => {
     const path = (req.url ?? '/').split('?')[0]!;
     if (path !== '/_upload' && !path.startsWith('/_upload/')) return false;
@@ -152,7 +155,7 @@ export function uploadRoute(appliance: Appliance) {
         if (index === 1) {
           if (name !== 'data') throw new UploadRefused(405, '"data" part must be the first on payload');
           const text = kind === 'field' ? (value ?? '') : await readSmall(stream!, DATA_LIMIT);
-          starter = authorizeUpload(appliance, authenticate(appliance, req, origin), parseData(text));
+          starter = authorizeUpload(appliance, authenticate(appliance, limiter, req, origin), parseData(text));
           return;
         }
         if (name !== 'file') throw new UploadRefused(405, index === 2 ? '"file" not found as second part on payload' : `Unknown payload part '${name}'`);

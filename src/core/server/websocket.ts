@@ -57,7 +57,8 @@ export function serveConnection(
       })
       .catch((err: unknown) => {
         deps.log(`internal error on ${origin.address}: ${err instanceof Error ? err.stack : String(err)}`);
-        ws.close(CLOSE.INTERNAL, String(err instanceof Error ? err.message : err).slice(0, 120));
+        // A fixed reason: ws refuses a close reason over 123 bytes, and the details are in the log.
+        ws.close(CLOSE.INTERNAL, 'Internal error');
       })
       .finally(() => {
         inFlight--;

@@ -9,7 +9,8 @@ export function generateKeySecret(length = 64): string {
   return out;
 }
 
-export const KEY_SECRET_PATTERN = /^[A-Za-z0-9]{64}$/;
+/** The whole key as given to a client: `<id>-<64 letters and digits>`. */
+export const API_KEY_PATTERN = /^\d+-[A-Za-z0-9]{64}$/;
 
 // scrypt at N=2^14 costs about 40 ms and 16 MiB here. The secrets are 381-bit random strings, so
 // the cost is there to make a stolen database useless for offline guessing of weaker secrets

@@ -65,9 +65,6 @@ export function listUsers(db: Database): UserRecord[] {
   }));
 }
 
-export function findUserById(db: Database, id: number): UserRecord | undefined {
-  return listUsers(db).find((u) => u.id === id);
-}
 
 export function insertUser(db: Database, u: NewUser): number {
   const info = sql(db, 

@@ -146,7 +146,7 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
   async upload(req: UploadRequest): Promise<{ jobId: number }> {
     // Loaded here: undici and form-data are a large share of start-up, and most commands never upload.
     const { postUpload, uploadAgent } = await import('./upload-client.js');
-    this.agent ??= uploadAgent(this.options);
+    this.agent ??= uploadAgent(this.options, this.options.timeoutSeconds);
     const jobId = await postUpload(this.options.endpoint, this.options.apiKey, this.agent, req, this.options.timeoutSeconds);
     // The job may still be fsyncing and renaming; wait for it, however long it takes. As midclt
     // does, new-style jobs make `core.job_wait` answer when the job ends, with its outcome.

@@ -1,9 +1,11 @@
 import FormData from 'form-data';
 import { createReadStream } from 'node:fs';
 import { basename } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { Agent, request } from 'undici';
 import type { Endpoint } from './endpoint.js';
-import { networkError } from './network-errors.js';
+import { networkError, timedOut } from './network-errors.js';
 import type { TlsOptions } from './remote.js';
 import { putParams, type UploadRequest } from './transport.js';
 import { uploadRefused } from './upload-errors.js';
@@ -11,8 +13,8 @@ import { uploadRefused } from './upload-errors.js';
 const CHUNK = 1024 * 1024;
 
 /** One agent per remote session: TLS settings as for the JSON-RPC connection. */
-export function uploadAgent(tls: TlsOptions): Agent {
-  return new Agent({ connect: { rejectUnauthorized: !tls.insecure, ...(tls.ca ? { ca: tls.ca } : {}) } });
+export function uploadAgent(tls: TlsOptions, timeoutSeconds: number): Agent {
+  return new Agent({ connect: { rejectUnauthorized: !tls.insecure, ...(tls.ca ? { ca: tls.ca } : {}), timeout: timeoutSeconds * 1000 } });
 }
 
 /**
@@ -21,34 +23,56 @@ export function uploadAgent(tls: TlsOptions): Agent {
  */
 export async function postUpload(endpoint: Endpoint, apiKey: string, agent: Agent, req: UploadRequest, timeoutSeconds: number): Promise<number> {
   const file = createReadStream(req.file, { highWaterMark: CHUNK });
+  // Progress is counted on a stream of its own: a 'data' listener on the file would set it
+  // flowing before the form reads it, and the form would buffer what arrives early.
+  const counted = new PassThrough({ highWaterMark: CHUNK });
   let sent = 0;
-  if (req.onProgress) {
-    file.on('data', (chunk) => {
-      sent += chunk.length;
-      req.onProgress!(sent);
-    });
-  }
+  let lastActivity = Date.now();
+  counted.on('data', (chunk: Buffer) => {
+    sent += chunk.length;
+    lastActivity = Date.now();
+    req.onProgress?.(sent);
+  });
+  counted.pause();
+  pipeline(file, counted).catch(() => undefined);
   const form = new FormData();
   form.append('data', JSON.stringify({ method: 'filesystem.put', params: putParams(req) }), { contentType: 'application/json' });
-  form.append('file', file, { filename: basename(req.file), contentType: 'application/octet-stream', knownLength: req.size });
-  let res;
+  form.append('file', counted, { filename: basename(req.file), contentType: 'application/octet-stream', knownLength: req.size });
+  // A large file takes as long as it takes; what must not happen is a stall. Give up when
+  // nothing has moved for --timeout seconds.
+  const abort = new AbortController();
+  const watchdog = setInterval(() => {
+    if (Date.now() - lastActivity > timeoutSeconds * 1000) abort.abort();
+  }, 250);
+  watchdog.unref();
   try {
-    res = await request(new URL('_upload/', endpoint.base), {
-      method: 'POST',
-      dispatcher: agent,
-      headers: { ...form.getHeaders(), 'content-length': String(form.getLengthSync()), authorization: `Bearer ${apiKey}` },
-      body: form,
-      // The server answers once every byte arrived; a large file may take long, so no body timer.
-      headersTimeout: 0,
-      bodyTimeout: timeoutSeconds * 1000,
-    });
-  } catch (err) {
-    file.destroy();
-    throw networkError(err, endpoint.display, timeoutSeconds);
+    let res;
+    try {
+      res = await request(new URL('_upload/', endpoint.base), {
+        method: 'POST',
+        dispatcher: agent,
+        headers: { ...form.getHeaders(), 'content-length': String(form.getLengthSync()), authorization: `Bearer ${apiKey}` },
+        body: form,
+        signal: abort.signal,
+        headersTimeout: 0,
+        bodyTimeout: timeoutSeconds * 1000,
+      });
+    } catch (err) {
+      file.destroy();
+      if (abort.signal.aborted) throw timedOut(endpoint.display, `the upload (nothing moved)`, timeoutSeconds);
+      throw networkError(err, endpoint.display, timeoutSeconds);
+    }
+    const body = (await res.body.text()).trim();
+    if (res.statusCode !== 200) throw uploadRefused(endpoint.display, res.statusCode, body);
+    let jobId: unknown;
+    try {
+      jobId = (JSON.parse(body) as { job_id?: unknown }).job_id;
+    } catch {
+      jobId = undefined;
+    }
+    if (typeof jobId !== 'number') throw uploadRefused(endpoint.display, res.statusCode, `unexpected answer: ${body.slice(0, 200)}`);
+    return jobId;
+  } finally {
+    clearInterval(watchdog);
   }
-  const body = (await res.body.text()).trim();
-  if (res.statusCode !== 200) throw uploadRefused(endpoint.display, res.statusCode, body);
-  const parsed = JSON.parse(body) as { job_id?: unknown };
-  if (typeof parsed.job_id !== 'number') throw uploadRefused(endpoint.display, res.statusCode, body);
-  return parsed.job_id;
 }
