@@ -375,15 +375,8 @@ describe('POST /_upload/ on a real server', () => {
     });
   });
 
-  it('accepts the seed\'s curl form (-F data=…;type=application/json -F file=@…) and stores the bytes exactly', async (ctx) => {
-    const curl = await promisify(execFile)('curl', ['--version']).then(
-      () => true,
-      () => false,
-    );
-    if (!curl) {
-      console.log('skipping the curl test: curl is not on PATH');
-      ctx.skip();
-    }
+  // curl ships with every machine this project runs on; the acceptance asks for it by name.
+  it('accepts the seed\'s curl form (-F data=…;type=application/json -F file=@…) and stores the bytes exactly', async () => {
     const server = await startTestServer();
     const file = join(tempDir(), 'curl.bin');
     const bytes = randomBytes(1024 * 1024 + 7);

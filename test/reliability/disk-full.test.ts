@@ -1,4 +1,3 @@
-import Database from 'better-sqlite3';
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
@@ -8,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnStor } from '../helpers/bin.js';
 import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { integrity } from '../helpers/database.js';
 
 /*
  * A full disk and a read-only state directory. Tests run as root here (and in CI), so permission
@@ -79,14 +79,6 @@ function clientEnv(server: ServeProcess): Record<string, string> {
 
 const strayTemps = (dir: string) => (readdirSync(dir, { recursive: true }) as string[]).map(String).filter((p) => p.includes('.stor-put-'));
 
-function integrity(stateDir: string): string {
-  const db = new Database(join(stateDir, 'stor.db'), { readonly: true });
-  try {
-    return db.pragma('integrity_check', { simple: true }) as string;
-  } finally {
-    db.close();
-  }
-}
 
 /** Fills the file system holding `dir` to the last byte; returns the filler's path. */
 function fill(dir: string): string {

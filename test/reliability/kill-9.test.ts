@@ -1,4 +1,3 @@
-import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -10,6 +9,7 @@ import { spawnStor } from '../helpers/bin.js';
 import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import { SAFETY_MS, loggedInWs, type Message } from '../helpers/server.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { integrity } from '../helpers/database.js';
 
 /*
  * `kill -9` of the built `stor serve` in the middle of writing, then a restart on the same state:
@@ -35,14 +35,6 @@ function strayTemps(dir: string): string[] {
   return (readdirSync(dir, { recursive: true }) as string[]).map(String).filter((p) => /(^|\/)\.stor-put-[^/]*\.part$/.test(p));
 }
 
-function integrity(stateDir: string): string {
-  const db = new Database(join(stateDir, 'stor.db'), { readonly: true });
-  try {
-    return db.pragma('integrity_check', { simple: true }) as string;
-  } finally {
-    db.close();
-  }
-}
 
 async function killNine(server: ServeProcess): Promise<void> {
   const code = await server.stop('SIGKILL');
