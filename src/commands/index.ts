@@ -134,7 +134,7 @@ export function buildProgram(io: IO, hooks: ProgramHooks): Command {
 
   const privilege = program
     .command('privilege')
-    .description('inspect privileges and repair role lists that lock users out (25.10.1 defect)');
+    .description('inspect privileges and repair role lists that lock users out, as this target judges them');
   privilege
     .command('list')
     .description('list privileges with their groups, roles and health (ok, overlap, self-including, unknown role)')
@@ -302,7 +302,12 @@ export function buildProgram(io: IO, hooks: ProgramHooks): Command {
     .option('--host <address>', 'address to listen on', '127.0.0.1')
     .addOption(new Option('--port <port>', 'port to listen on; 0 picks a free one').default(6000).argParser(portNumber))
     .option('--state <dir>', 'state directory (default: the embedded one, $STOR_HOME)')
-    .addOption(new Option('--role-expansion <mode>', 'terminating, or release-25.10.1 to reproduce the login defect').choices(['terminating', 'release-25.10.1']))
+    .addOption(
+      new Option(
+        '--role-expansion <mode>',
+        'terminating (never breaks login), as-reported (overlaps break login, as the seed reports say) or truenas-25.10.1 (self-including roles break login, as the real code does)',
+      ).argParser(roleExpansion),
+    )
     .addOption(new Option('--role-lists <mode>', 'accept (as 25.10.1), or reject-overlap at save time').choices(['accept', 'reject-overlap']))
     .addOption(new Option('--upload-gate <mode>', 'sys-admin (the current gate), or role (FILESYSTEM_DATA_WRITE suffices)').choices(['sys-admin', 'role']))
     .option('--tls-cert <file>', 'serve https/wss with this PEM certificate')
@@ -312,7 +317,8 @@ export function buildProgram(io: IO, hooks: ProgramHooks): Command {
       examples(
         'stor serve --port 0',
         'stor serve --host 0.0.0.0 --port 8443 --tls-cert cert.pem --tls-key key.pem',
-        'stor serve --state /tmp/rehearsal --role-expansion release-25.10.1',
+        'stor serve --state /tmp/rehearsal --role-expansion as-reported',
+        'stor serve --state /tmp/real --role-expansion truenas-25.10.1',
       ) + '\nSettings given here are stored with the state. Stop with Ctrl-C (SIGINT) or SIGTERM.\n',
     )
     .action(async (opts: import('./serve/serve.js').ServeOptions, cmd: Command) => {
@@ -336,6 +342,15 @@ export function buildProgram(io: IO, hooks: ProgramHooks): Command {
 
 function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
+}
+
+const ROLE_EXPANSIONS = ['terminating', 'as-reported', 'truenas-25.10.1'];
+
+/** `--role-expansion`; `release-25.10.1`, its name before the reports' model got its own, still means `as-reported`. */
+function roleExpansion(value: string): string {
+  if (value === 'release-25.10.1') return 'as-reported';
+  if (!ROLE_EXPANSIONS.includes(value)) throw new InvalidArgumentError(`choose one of ${ROLE_EXPANSIONS.join(', ')}`);
+  return value;
 }
 
 function portNumber(value: string): number {

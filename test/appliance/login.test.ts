@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { writeSetting } from '../../src/core/store/settings.js';
 import { createUserWithKey, openTestAppliance } from '../helpers/appliance.js';
 
 interface Me {
@@ -86,7 +87,7 @@ describe('login and role composition', () => {
   });
 });
 
-describe('the 25.10.1 login defect (roleExpansion release-25.10.1)', () => {
+describe('the 25.10.1 login defect (roleExpansion as-reported)', () => {
   const cases: [string, string[]][] = [
     ['a meta-role with one of its included roles', ['FILESYSTEM_FULL_CONTROL', 'FILESYSTEM_DATA_WRITE']],
     ['a self-including role', ['PRIVILEGE_WRITE']],
@@ -94,7 +95,7 @@ describe('the 25.10.1 login defect (roleExpansion release-25.10.1)', () => {
 
   for (const [what, roles] of cases) {
     it(`fails login with the RecursionError of seed §7.1 for ${what}, and the default expansion logs in`, async () => {
-      const broken = await openTestAppliance({ roleExpansion: 'release-25.10.1' });
+      const broken = await openTestAppliance({ roleExpansion: 'as-reported' });
       const { key } = await createUserWithKey(broken, 'alice', { group: 'ops', privilegeRoles: roles });
       const err = await broken.callError(broken.session(), 'auth.login_with_api_key', key);
       expect(err.toJSON()).toMatchObject({
@@ -114,11 +115,52 @@ describe('the 25.10.1 login defect (roleExpansion release-25.10.1)', () => {
   }
 
   it('keeps failing across a restart, and the administrator (not bound to it) still logs in', async () => {
-    const t = await openTestAppliance({ roleExpansion: 'release-25.10.1' });
+    const t = await openTestAppliance({ roleExpansion: 'as-reported' });
     const { key } = await createUserWithKey(t, 'alice', { group: 'ops', privilegeRoles: ['FULL_ADMIN', 'POOL_READ'] });
     const again = await t.reopen();
-    expect(again.appliance.settings.roleExpansion).toBe('release-25.10.1');
+    expect(again.appliance.settings.roleExpansion).toBe('as-reported');
     expect((await again.callError(again.session(), 'auth.login_with_api_key', key)).data?.trace?.class).toBe('RecursionError');
     expect((await again.login(again.adminKey)).ok).toBe(true);
+  });
+});
+
+describe('roleExpansion truenas-25.10.1: as the real code (MW/role.py roles_for_role recurses only on a self-including role)', () => {
+  it('logs in a meta-role listed with a role it includes, with the 5 roles of the union', async () => {
+    const t = await openTestAppliance({ roleExpansion: 'truenas-25.10.1' });
+    const { key } = await createUserWithKey(t, 'olga', { group: 'ops', privilegeRoles: ['FILESYSTEM_FULL_CONTROL', 'FILESYSTEM_DATA_WRITE'] });
+    const { ok, session } = await t.login(key);
+    expect(ok).toBe(true);
+    expect((await t.call<Me>(session, 'auth.me')).privilege.roles.$set).toHaveLength(5);
+  });
+
+  for (const role of ['PRIVILEGE_WRITE', 'SYSTEM_PRODUCT_WRITE']) {
+    it(`refuses login with RecursionError for ${role} (MW/role.py: it includes itself)`, async () => {
+      const t = await openTestAppliance({ roleExpansion: 'truenas-25.10.1' });
+      const { key } = await createUserWithKey(t, 'sam', { group: 'ops', privilegeRoles: [role, 'POOL_READ'] });
+      const err = await t.callError(t.session(), 'auth.login_with_api_key', key);
+      expect(err.data).toMatchObject({ error: 22, errname: 'EINVAL', reason: 'maximum recursion depth exceeded', trace: { class: 'RecursionError' } });
+    });
+  }
+
+  it('reads a state stored with the old name release-25.10.1 as as-reported', async () => {
+    const t = await openTestAppliance();
+    t.appliance.store.write(() => writeSetting(t.appliance.store.db, 'roleExpansion', 'release-25.10.1'));
+    expect((await t.reopen()).appliance.settings.roleExpansion).toBe('as-reported');
+  });
+});
+
+describe('what the emulator tells a client about itself', () => {
+  it('system.version_short and system.version need a login but no role (MW/plugins/system/product.py:75-80, authorization_required=False)', async () => {
+    const t = await openTestAppliance();
+    expect((await t.callError(t.session(), 'system.version_short')).data?.errname).toBe('ENOTAUTHENTICATED');
+    expect(await t.call(t.admin, 'system.version_short')).toBe('25.10.1');
+    expect(await t.call(t.admin, 'system.version')).toBe('TrueNAS-25.10.1');
+  });
+
+  it('stor.emulation names the role expansion and the login rule it follows', async () => {
+    for (const [roleExpansion, rule] of [['terminating', 'none'], ['as-reported', 'as-reported'], ['truenas-25.10.1', 'self-including']] as const) {
+      const t = await openTestAppliance({ roleExpansion });
+      expect(await t.call(t.session(), 'stor.emulation')).toMatchObject({ emulator: 'stor', release: '25.10.1', settings: { roleExpansion }, lockout_rule: rule });
+    }
   });
 });

@@ -26,8 +26,8 @@ describe('stor privilege', () => {
     expect(shown.health).toEqual(['ok']);
   });
 
-  it('reports PRIVILEGE_WRITE as self-including and leaves it unless --drop-self-including', async () => {
-    const run = await seeded();
+  it('reports PRIVILEGE_WRITE as a lockout under truenas-25.10.1 and leaves it unless --drop-self-including, saying what that costs', async () => {
+    const run = await seeded({ roleExpansion: 'truenas-25.10.1' });
     await run(['privilege', 'create', 'pw', '--groups', 'ops', '--roles', 'PRIVILEGE_WRITE,POOL_READ', '--force']);
     const list = JSON.parse((await run(['privilege', 'list', '--json'])).stdout);
     expect(list.find((p: { name: string }) => p.name === 'pw')).toMatchObject({ health: ['self-including'], locks_out: true });
@@ -37,13 +37,15 @@ describe('stor privilege', () => {
     const human = await run(['privilege', 'fix', 'pw', '--yes']);
     expect(human.stdout).toContain('PRIVILEGE_WRITE includes itself');
     expect(human.stdout).toContain('--drop-self-including');
+    expect(human.stdout).toContain('loses privilege editing (privilege.create, privilege.update, privilege.delete)');
+    expect(human.stdout).toContain('list PRIVILEGE_READ');
 
     const dropped = await run(['privilege', 'fix', 'pw', '--yes', '--drop-self-including', '--json']);
     expect(dropped.code).toBe(0);
     expect(JSON.parse(dropped.stdout).privileges[0]).toMatchObject({
       status: 'fixed',
       after: ['POOL_READ'],
-      removed: [{ role: 'PRIVILEGE_WRITE', reason: 'includes itself' }],
+      removed: [{ role: 'PRIVILEGE_WRITE', reason: 'includes itself; loses privilege editing (privilege.create, privilege.update, privilege.delete)', keep: expect.stringContaining('PRIVILEGE_READ') }],
       lost_roles: ['PRIVILEGE_WRITE'],
       still_locks_out: false,
     });
@@ -66,12 +68,12 @@ describe('stor privilege', () => {
     expect(JSON.parse((await run(['privilege', 'show', 'ops', '--json'])).stdout).listed_roles).toEqual(['READONLY_ADMIN', 'POOL_READ']);
   });
 
-  it('create refuses an overlapping list before sending, unless --force, and resolves groups by name or gid', async () => {
-    const run = await seeded();
+  it('create refuses what locks users out on this target (as-reported: an overlap), unless --force, and resolves groups by name or gid', async () => {
+    const run = await seeded({ roleExpansion: 'as-reported' });
     const refused = await run(['privilege', 'create', 'ops', '--groups', 'ops', '--roles', 'SHARING_ADMIN,READONLY_ADMIN']);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('READONLY_ADMIN is already included by SHARING_ADMIN');
-    expect(refused.stderr).toContain('--roles SHARING_ADMIN');
+    expect(refused.stderr).toContain('on the emulator (as-reported)');
     expect(JSON.parse((await run(['privilege', 'list', '--json'])).stdout)).toHaveLength(3);
     const unknown = await run(['privilege', 'create', 'ops', '--groups', 'ops', '--roles', 'NOPE']);
     expect(unknown.code).toBe(2);
@@ -79,6 +81,19 @@ describe('stor privilege', () => {
     expect(JSON.parse(ok.stdout)).toMatchObject({ name: 'ops', groups: ['ops'], roles: ['SHARING_ADMIN'], web_shell: true, health: ['ok'] });
     const updated = await run(['privilege', 'update', 'ops', '--no-web-shell', '--roles', 'POOL_READ', '--roles', 'DATASET_READ', '--json']);
     expect(JSON.parse(updated.stdout)).toMatchObject({ roles: ['POOL_READ', 'DATASET_READ'], web_shell: false });
+  });
+
+  it('under truenas-25.10.1 an overlap is saved with a warning, and a self-including role is refused', async () => {
+    const run = await seeded({ roleExpansion: 'truenas-25.10.1' });
+    const overlap = await run(['privilege', 'create', 'ops', '--groups', 'ops', '--roles', 'FILESYSTEM_FULL_CONTROL,FILESYSTEM_DATA_WRITE', '--json']);
+    expect(overlap.code).toBe(0);
+    expect(overlap.stderr).toContain('warning: [1] FILESYSTEM_DATA_WRITE is already included by FILESYSTEM_FULL_CONTROL: redundant; harmless on the emulator (truenas-25.10.1)');
+    expect(JSON.parse(overlap.stdout)).toMatchObject({ roles: ['FILESYSTEM_FULL_CONTROL', 'FILESYSTEM_DATA_WRITE'], health: ['overlap'] });
+    const self = await run(['privilege', 'update', 'ops', '--roles', 'PRIVILEGE_WRITE,POOL_READ']);
+    expect(self.code).toBe(1);
+    expect(self.stderr).toContain('PRIVILEGE_WRITE includes itself');
+    expect(self.stderr).toContain('list PRIVILEGE_READ');
+    expect(JSON.parse((await run(['privilege', 'show', 'ops', '--json'])).stdout).listed_roles).toEqual(['FILESYSTEM_FULL_CONTROL', 'FILESYSTEM_DATA_WRITE']);
   });
 
   it('with reject-overlap the appliance refuses the list with -32602 naming the index and the including role', async () => {

@@ -17,9 +17,9 @@ function expectRecursionError(r: { stderr: string }) {
 }
 
 describe('the recovery runbook of seed §5.6', () => {
-  it('against stor serve --role-expansion release-25.10.1: lockout, across a restart, check, fix, login', async () => {
+  it('against stor serve --role-expansion as-reported: lockout, across a restart, check, fix, login', async () => {
     const state = tempDir();
-    let server = await spawnServe(state, ['--role-expansion', 'release-25.10.1']);
+    let server = await spawnServe(state, ['--role-expansion', 'as-reported']);
     const admin = { STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir(), STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim() };
     const asAdmin = () => stor({ ...admin, STOR_URL: server.baseUrl });
     const aliceKey = await makeUserWithPrivilege(asAdmin(), 'alice', 'ops', BROKEN);
@@ -72,7 +72,7 @@ describe('the recovery runbook of seed §5.6', () => {
 
   it('against the embedded target: the same lockout, check, fix and login', async () => {
     const home = tempDir();
-    Appliance.open({ stateDir: home, settings: { roleExpansion: 'release-25.10.1' } }).close();
+    Appliance.open({ stateDir: home, settings: { roleExpansion: 'as-reported' } }).close();
     const asAdmin = stor({ STOR_HOME: home });
     const aliceKey = await makeUserWithPrivilege(asAdmin, 'alice', 'ops', BROKEN);
     const asAlice = stor({ STOR_HOME: home, STOR_API_KEY: aliceKey });

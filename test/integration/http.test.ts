@@ -161,7 +161,7 @@ describe('HTTP on a real server', () => {
   });
 
   it('fails every call of a user bound to a looping privilege with the RecursionError of 25.10.1', async () => {
-    const server = await startTestServer({ roleExpansion: 'release-25.10.1' });
+    const server = await startTestServer({ roleExpansion: 'as-reported' });
     const { key } = await createUserWithKey(server.testAppliance, 'alice', {
       group: 'ops',
       privilegeRoles: ['FILESYSTEM_FULL_CONTROL', 'FILESYSTEM_DATA_WRITE'],

@@ -198,8 +198,8 @@ describe('POST /_upload/ on a real server', () => {
       expect(readFileSync(join(server.stateDir, 'mnt/tank/five.txt'), 'utf8')).toBe('part 0');
     });
 
-    it('500 with the exception text when the login itself fails (RecursionError under release-25.10.1)', async () => {
-      const server = await startTestServer({ roleExpansion: 'release-25.10.1' });
+    it('500 with the exception text when the login itself fails (RecursionError under as-reported)', async () => {
+      const server = await startTestServer({ roleExpansion: 'as-reported' });
       const { key } = await createUserWithKey(server.testAppliance, 'broken', { privilegeRoles: ['FILESYSTEM_FULL_CONTROL', 'FILESYSTEM_DATA_WRITE'] });
       const res = await postUpload(server, multipart(put('/mnt/tank/r.txt'), filePart('x')), key);
       expect(res.status).toBe(500);

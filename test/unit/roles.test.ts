@@ -2,7 +2,8 @@ import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import {
   analyzeRoleList,
-  breaksLoginOnRelease25101,
+  breaksLogin,
+  findingBreaksLogin,
   catalogueFromPrivilegeRoles,
   createCatalogue,
   expandRoles,
@@ -198,14 +199,14 @@ describe('analyzeRoleList', () => {
     ]);
     expect(a.minimal).toEqual(['FILESYSTEM_FULL_CONTROL']);
     expect(a.effective.size).toBe(5);
-    expect(breaksLoginOnRelease25101(a)).toBe(true);
+    expect(breaksLogin('as-reported', a)).toBe(true);
   });
 
   it('reports a self-including role', () => {
     const a = analyzeRoleList(catalogue, ['PRIVILEGE_WRITE']);
     expect(a.findings).toEqual([{ kind: 'self-including', index: 0, role: 'PRIVILEGE_WRITE' }]);
     expect(a.minimal).toEqual(['PRIVILEGE_WRITE']);
-    expect(breaksLoginOnRelease25101(a)).toBe(true);
+    expect(breaksLogin('as-reported', a)).toBe(true);
   });
 
   it('reduces FULL_ADMIN plus 30 other roles to FULL_ADMIN', () => {
@@ -220,7 +221,7 @@ describe('analyzeRoleList', () => {
     expect(first.findings.filter((f) => f.kind !== 'overlap')).toEqual([
       { kind: 'self-including', index: others.indexOf('PRIVILEGE_WRITE') + 1, role: 'PRIVILEGE_WRITE' },
     ]);
-    expect(breaksLoginOnRelease25101(first)).toBe(true);
+    expect(breaksLogin('as-reported', first)).toBe(true);
 
     // Listed later, FULL_ADMIN still wins; overlaps name the first includer in list order.
     const middle = analyzeRoleList(catalogue, [...others.slice(0, 10), 'FULL_ADMIN', ...others.slice(10)]);
@@ -240,21 +241,21 @@ describe('analyzeRoleList', () => {
     const a = analyzeRoleList(catalogue, ['NOT_A_ROLE', 'POOL_READ']);
     expect(a.findings).toEqual([{ kind: 'unknown', index: 0, role: 'NOT_A_ROLE' }]);
     expect(a.minimal).toEqual(['POOL_READ']);
-    expect(breaksLoginOnRelease25101(a)).toBe(false);
+    expect(breaksLogin('as-reported', a)).toBe(false);
   });
 
   it('reports duplicates', () => {
     const a = analyzeRoleList(catalogue, ['POOL_READ', 'POOL_READ']);
     expect(a.findings).toEqual([{ kind: 'duplicate', index: 1, role: 'POOL_READ', firstIndex: 0 }]);
     expect(a.minimal).toEqual(['POOL_READ']);
-    expect(breaksLoginOnRelease25101(a)).toBe(true);
+    expect(breaksLogin('as-reported', a)).toBe(true);
   });
 
   it('does not let a repeated unknown role break login', () => {
     const a = analyzeRoleList(catalogue, ['NOT_A_ROLE', 'NOT_A_ROLE']);
     expect(kinds(a.findings)).toEqual(['0:unknown', '1:unknown', '1:duplicate']);
     expect(a.minimal).toEqual([]);
-    expect(breaksLoginOnRelease25101(a)).toBe(false);
+    expect(breaksLogin('as-reported', a)).toBe(false);
   });
 
   it('finds nothing wrong with FULL_ADMIN alone or the built-in privileges', () => {
@@ -262,7 +263,7 @@ describe('analyzeRoleList', () => {
       const a = analyzeRoleList(catalogue, [role]);
       expect(a.findings).toEqual([]);
       expect(a.minimal).toEqual([role]);
-      expect(breaksLoginOnRelease25101(a)).toBe(false);
+      expect(breaksLogin('as-reported', a)).toBe(false);
     }
   });
 
@@ -272,7 +273,7 @@ describe('analyzeRoleList', () => {
       { kind: 'overlap', index: 0, role: 'READONLY_ADMIN', includedBy: 'SHARING_ADMIN', includedByIndex: 1 },
     ]);
     expect(a.minimal).toEqual(['SHARING_ADMIN']);
-    expect(breaksLoginOnRelease25101(a)).toBe(true);
+    expect(breaksLogin('as-reported', a)).toBe(true);
   });
 
   it('sorts findings by index, then kind', () => {
@@ -494,5 +495,26 @@ describe('properties over random catalogues', () => {
       }),
       RUNS,
     );
+  });
+});
+
+describe('breaksLogin: the three rules (SPEC §2.0)', () => {
+  const cases: [string[], { 'as-reported': boolean; 'self-including': boolean; none: boolean }][] = [
+    // MW/role.py roles_for_role: only a self-including role recurses; overlaps expand fine (5 roles).
+    [['FILESYSTEM_FULL_CONTROL', 'FILESYSTEM_DATA_WRITE'], { 'as-reported': true, 'self-including': false, none: false }],
+    [['FULL_ADMIN', 'READONLY_ADMIN'], { 'as-reported': true, 'self-including': false, none: false }],
+    [['POOL_READ', 'POOL_READ'], { 'as-reported': true, 'self-including': false, none: false }],
+    [['PRIVILEGE_WRITE', 'POOL_READ'], { 'as-reported': true, 'self-including': true, none: false }],
+    [['SYSTEM_PRODUCT_WRITE'], { 'as-reported': true, 'self-including': true, none: false }],
+    [['NOT_A_ROLE', 'NOT_A_ROLE'], { 'as-reported': false, 'self-including': false, none: false }],
+    [['READONLY_ADMIN'], { 'as-reported': false, 'self-including': false, none: false }],
+  ];
+  it.each(cases)('%j', (roles, expected) => {
+    const a = analyzeRoleList(catalogue, roles);
+    for (const rule of ['as-reported', 'self-including', 'none'] as const) {
+      expect(breaksLogin(rule, a), rule).toBe(expected[rule]);
+      // The list breaks login exactly when one of its findings does.
+      expect(a.findings.some((f) => findingBreaksLogin(rule, f, a)), rule).toBe(expected[rule]);
+    }
   });
 });

@@ -1,14 +1,16 @@
 import type { CommandContext } from '../shared/context.js';
 import { EXIT } from '../shared/exit-codes.js';
 import type { CommandResult } from '../shared/render.js';
-import { groupNames, healthOf, listPrivileges, loadCatalogue, type FindingReport } from './model.js';
+import { groupNames, healthOf, listPrivileges, loadTargetRoles, modelJson, type FindingReport } from './model.js';
 
 /** `stor privilege check --json` */
 export interface PrivilegeCheckResult {
-  /** True when no privilege would lock its users out. */
+  /** True when no privilege locks its users out on this target. */
   ok: boolean;
   /** Which role catalogue the check used. */
   catalogue: string;
+  /** What locks users out on this target, and how stor decided it. */
+  model: ReturnType<typeof modelJson>;
   privileges: {
     id: number;
     name: string;
@@ -21,12 +23,12 @@ export interface PrivilegeCheckResult {
   }[];
 }
 
-/** `stor privilege check`: every finding; exit 6 when some privilege breaks login. */
+/** `stor privilege check`: every finding; exit 6 when some privilege breaks login on this target. */
 export async function privilegeCheck(ctx: CommandContext): Promise<CommandResult<PrivilegeCheckResult>> {
   const t = await ctx.transport();
-  const [{ catalogue, source }, privileges] = await Promise.all([loadCatalogue(t), listPrivileges(t)]);
+  const [roles, privileges] = await Promise.all([loadTargetRoles(t), listPrivileges(t)]);
   const flagged = privileges
-    .map((p) => ({ p, h: healthOf(catalogue, p.roles) }))
+    .map((p) => ({ p, h: healthOf(roles, p.roles) }))
     .filter(({ h }) => h.findings.length > 0)
     .map(({ p, h }) => ({
       id: p.id,
@@ -37,18 +39,20 @@ export async function privilegeCheck(ctx: CommandContext): Promise<CommandResult
       findings: h.findings,
       suggested_roles: h.minimal,
     }));
-  const data: PrivilegeCheckResult = { ok: !flagged.some((p) => p.locks_out), catalogue: source, privileges: flagged };
-  const lines: string[] = [];
+  const data: PrivilegeCheckResult = { ok: !flagged.some((p) => p.locks_out), catalogue: roles.source, model: modelJson(roles), privileges: flagged };
+  const lines: string[] = [`Judged as ${roles.model.basis} (catalogue: ${roles.source}).`];
   for (const p of flagged) {
     lines.push(`${p.locks_out ? 'LOCKOUT' : 'warning'}: privilege ${p.id} "${p.name}" (groups: ${p.groups.join(', ') || '-'})`);
     for (const f of p.findings) lines.push(`  [${f.index}] ${f.effect}`, `      fix: ${f.remedy}`);
-    lines.push(`  run: stor privilege fix ${p.id}`);
+    lines.push(`  run: stor privilege fix ${p.id}${p.findings.some((f) => f.locks_out && f.kind === 'self-including') ? ' --drop-self-including' : ''}`);
   }
   const broken = flagged.filter((p) => p.locks_out).length;
+  const warned = flagged.length - broken;
+  const warnings = warned > 0 ? `; ${warned} with warnings only` : '';
   lines.push(
     broken > 0
-      ? `${broken} of ${privileges.length} privileges lock their users out on 25.10.1 (catalogue: ${source}).`
-      : `No privilege locks its users out (${privileges.length} checked, catalogue: ${source}).`,
+      ? `${broken} of ${privileges.length} privileges lock their users out on ${roles.model.name}${warnings}.`
+      : `No privilege locks its users out on ${roles.model.name} (${privileges.length} checked${warnings}).`,
   );
   return { data, view: { kind: 'lines', lines }, exitCode: broken > 0 ? EXIT.CHECK : EXIT.OK };
 }

@@ -2,7 +2,7 @@ import { StorError } from '../../core/errors.js';
 import type { Transport } from '../../core/transport/transport.js';
 import type { CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
-import { findPrivilege, groupNames, healthOf, loadCatalogue, type PrivilegeEntry } from './model.js';
+import { findPrivilege, groupNames, healthOf, loadTargetRoles, type PrivilegeEntry, type TargetRoles } from './model.js';
 
 export interface PrivilegeEditOptions {
   name?: string;
@@ -11,7 +11,7 @@ export interface PrivilegeEditOptions {
   /** Role names, comma-separated and/or repeated. */
   roles?: string[];
   webShell?: boolean;
-  /** Save a list that would lock its users out on 25.10.1 anyway. */
+  /** Save a list that would lock its users out on this target anyway. */
   force?: boolean;
 }
 
@@ -37,25 +37,34 @@ async function resolveGids(t: Transport, refs: string[]): Promise<number[]> {
   });
 }
 
-/** Refuses, before sending, a role list that would lock its users out, unless --force. */
-async function checkRoles(t: Transport, roles: string[], force: boolean | undefined): Promise<void> {
-  const { catalogue } = await loadCatalogue(t);
-  const h = healthOf(catalogue, roles);
+/**
+ * Refuses, before sending, a role list that would lock its users out on this target, unless
+ * --force; what only makes it redundant is saved, with a warning.
+ */
+function checkRoles(ctx: CommandContext, roles: TargetRoles, list: string[], force: boolean | undefined): void {
+  const h = healthOf(roles, list);
   const unknown = h.findings.filter((f) => f.kind === 'unknown');
   if (unknown.length > 0) {
     throw new StorError('usage', 'UNKNOWN_ROLE', `not a role of this appliance: ${unknown.map((f) => f.role).join(', ')}`, {
       hint: '`stor call privilege.roles` lists them',
     });
   }
+  const why = (findings: typeof h.findings) => findings.map((f) => `[${f.index}] ${f.effect}`).join('; ');
   if (h.locksOut && !force) {
-    const why = h.findings.map((f) => `[${f.index}] ${f.effect}`).join('; ');
-    throw new StorError('failed', 'ROLE_LIST_LOCKS_OUT', `this role list would lock its users out on 25.10.1: ${why}`, {
-      hint: `use the smallest equivalent list: --roles ${h.minimal.join(',')} (or --force to save it anyway)`,
+    const remedies = [...new Set(h.findings.filter((f) => f.locks_out).map((f) => f.remedy))].join('; ');
+    throw new StorError('failed', 'ROLE_LIST_LOCKS_OUT', `this role list would lock its users out on ${roles.model.name}: ${why(h.findings.filter((f) => f.locks_out))}`, {
+      hint: `${remedies}; or --force to save it anyway`,
     });
+  }
+  const redundant = h.findings.filter((f) => !f.locks_out);
+  if (redundant.length > 0) {
+    ctx.note(`stor: warning: ${why(redundant)}; the smallest equivalent list is ${h.minimal.join(',')}`);
   }
 }
 
-function saved(p: PrivilegeEntry, health: string[]): CommandResult<PrivilegeSaved> {
+function saved(p: PrivilegeEntry, roles: TargetRoles): CommandResult<PrivilegeSaved> {
+  const h = healthOf(roles, p.roles);
+  const health = h.locksOut ? [...h.labels, 'LOCKOUT'] : h.labels;
   const data = { id: p.id, name: p.name, groups: groupNames(p), roles: p.roles, web_shell: p.web_shell, health };
   return {
     data,
@@ -75,22 +84,22 @@ function saved(p: PrivilegeEntry, health: string[]): CommandResult<PrivilegeSave
 
 export async function privilegeCreate(ctx: CommandContext, name: string, options: PrivilegeEditOptions): Promise<CommandResult<PrivilegeSaved>> {
   const t = await ctx.transport();
+  const target = await loadTargetRoles(t);
   const roles = splitList(options.roles) ?? [];
-  await checkRoles(t, roles, options.force);
+  checkRoles(ctx, target, roles, options.force);
   const local_groups = await resolveGids(t, splitList(options.groups) ?? []);
   const p = await t.call<PrivilegeEntry>('privilege.create', [{ name, local_groups, roles, web_shell: options.webShell ?? false }]);
-  const { catalogue } = await loadCatalogue(t);
-  return saved(p, healthOf(catalogue, p.roles).labels);
+  return saved(p, target);
 }
 
 export async function privilegeUpdate(ctx: CommandContext, ref: string, options: PrivilegeEditOptions): Promise<CommandResult<PrivilegeSaved>> {
   const t = await ctx.transport();
-  const existing = await findPrivilege(t, ref);
+  const [existing, target] = await Promise.all([findPrivilege(t, ref), loadTargetRoles(t)]);
   const change: Record<string, unknown> = {};
   if (options.name !== undefined) change.name = options.name;
   const roles = splitList(options.roles);
   if (roles !== undefined) {
-    await checkRoles(t, roles, options.force);
+    checkRoles(ctx, target, roles, options.force);
     change.roles = roles;
   }
   const groups = splitList(options.groups);
@@ -98,6 +107,5 @@ export async function privilegeUpdate(ctx: CommandContext, ref: string, options:
   if (options.webShell !== undefined) change.web_shell = options.webShell;
   if (Object.keys(change).length === 0) throw new StorError('usage', 'NOTHING_TO_UPDATE', 'say what to change: --name, --groups, --roles or --web-shell/--no-web-shell');
   const p = await t.call<PrivilegeEntry>('privilege.update', [existing.id, change]);
-  const { catalogue } = await loadCatalogue(t);
-  return saved(p, healthOf(catalogue, p.roles).labels);
+  return saved(p, target);
 }

@@ -5,7 +5,8 @@ import type { CommandContext } from '../shared/context.js';
 import { EXIT } from '../shared/exit-codes.js';
 import { confirmChange } from '../shared/prompts.js';
 import type { CommandResult } from '../shared/render.js';
-import { findPrivilege, healthOf, listPrivileges, loadCatalogue, type FindingReport, type PrivilegeEntry } from './model.js';
+import { selfIncludingAdvice } from './lockout.js';
+import { findPrivilege, healthOf, listPrivileges, loadTargetRoles, type FindingReport, type PrivilegeEntry, type TargetRoles } from './model.js';
 
 export interface FixOptions {
   all?: boolean;
@@ -26,7 +27,8 @@ export interface PrivilegeFix {
   status: FixStatus;
   before: string[];
   after: string[];
-  removed: { role: string; reason: string }[];
+  /** `keep`: for a dropped self-including role, what keeps most of what it granted. */
+  removed: { role: string; reason: string; keep?: string }[];
   effective_before: number;
   effective_after: number;
   /** Effective roles the change takes away (only with --drop-self-including). */
@@ -41,9 +43,10 @@ export interface FixResult {
   privileges: PrivilegeFix[];
 }
 
-function plan(catalogue: RoleCatalogue, p: PrivilegeEntry, options: FixOptions): PrivilegeFix {
+function plan(roles: TargetRoles, p: PrivilegeEntry, options: FixOptions): PrivilegeFix {
+  const { catalogue } = roles;
   const before = p.roles;
-  const h = healthOf(catalogue, before);
+  const h = healthOf(roles, before);
   const keep = new Set(h.minimal);
   const after: string[] = [];
   const removed: PrivilegeFix['removed'] = [];
@@ -52,12 +55,15 @@ function plan(catalogue: RoleCatalogue, p: PrivilegeEntry, options: FixOptions):
     const known = catalogue.has(role);
     if (after.includes(role)) removed.push({ role, reason: 'listed twice' });
     else if (!known && options.dropUnknown) removed.push({ role, reason: 'not a role of this appliance' });
-    else if (known && keep.has(role) && options.dropSelfIncluding && catalogue.isSelfIncluding(role)) removed.push({ role, reason: 'includes itself' });
+    else if (known && keep.has(role) && options.dropSelfIncluding && catalogue.isSelfIncluding(role)) {
+      const advice = selfIncludingAdvice(role, (name) => catalogue.has(name));
+      removed.push({ role, reason: `includes itself; loses ${advice.loses}`, keep: advice.keep });
+    }
     else if (!known || keep.has(role)) after.push(role);
     else removed.push({ role, reason: reasons.get(i) ?? 'included by another listed role' });
   }
   const effectiveAfter = expandRoles(catalogue, after);
-  const remaining = healthOf(catalogue, after);
+  const remaining = healthOf(roles, after);
   const changed = after.length !== before.length || after.some((r, i) => r !== before[i]);
   return {
     id: p.id,
@@ -78,7 +84,10 @@ function describe(fix: PrivilegeFix): string[] {
   const head = `privilege ${fix.id} "${fix.name}"`;
   if (fix.status === 'builtin') return [`${head}: built-in; never rewritten`];
   const lines = fix.status === 'clean' ? [`${head}: nothing to change`] : [`${head}:`, `  listed roles: ${fix.before.join(', ')}`, `  becomes:      ${fix.after.join(', ')}`];
-  for (const r of fix.removed) lines.push(`  - ${r.role} (${r.reason})`);
+  for (const r of fix.removed) {
+    lines.push(`  - ${r.role} (${r.reason})`);
+    if (r.keep) lines.push(`    to keep most of it: ${r.keep}`);
+  }
   if (fix.status !== 'clean') {
     const unchanged = fix.lost_roles.length === 0 ? ' (unchanged)' : `; loses ${fix.lost_roles.join(', ')}`;
     lines.push(`  effective roles: ${fix.effective_before} → ${fix.effective_after}${unchanged}`);
@@ -124,9 +133,10 @@ export async function privilegeFix(ctx: CommandContext, ref: string | undefined,
     }
     throw err;
   }
-  const { catalogue } = await loadCatalogue(t);
+  const roles = await loadTargetRoles(t);
+  const { catalogue } = roles;
   const targets = ref !== undefined ? [await findPrivilege(t, ref)] : await listPrivileges(t);
-  const fixes = targets.map((p) => plan(catalogue, p, options));
+  const fixes = targets.map((p) => plan(roles, p, options));
   const pending = fixes.filter((f) => f.status === 'fixed');
   if (pending.length > 0) {
     if (!ctx.globals.json) ctx.io.stderr.write(`${pending.flatMap(describe).join('\n')}\n`);

@@ -1,6 +1,6 @@
 import type { CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
-import { groupNames, healthOf, listPrivileges, loadCatalogue } from './model.js';
+import { groupNames, healthOf, listPrivileges, loadTargetRoles } from './model.js';
 
 /** One row of `stor privilege list --json`. */
 export interface PrivilegeSummary {
@@ -12,15 +12,15 @@ export interface PrivilegeSummary {
   web_shell: boolean;
   /** `ok`, or the problems found: `overlap`, `self-including`, `unknown role`. */
   health: string[];
-  /** True when 25.10.1 refuses login to every user bound to it. */
+  /** True when this target refuses login to every user bound to it. */
   locks_out: boolean;
 }
 
 export async function privilegeList(ctx: CommandContext): Promise<CommandResult<PrivilegeSummary[]>> {
   const t = await ctx.transport();
-  const [{ catalogue }, privileges] = await Promise.all([loadCatalogue(t), listPrivileges(t)]);
+  const [roles, privileges] = await Promise.all([loadTargetRoles(t), listPrivileges(t)]);
   const data = privileges.map((p) => {
-    const h = healthOf(catalogue, p.roles);
+    const h = healthOf(roles, p.roles);
     return {
       id: p.id,
       name: p.name,
@@ -32,12 +32,13 @@ export async function privilegeList(ctx: CommandContext): Promise<CommandResult<
       locks_out: h.locksOut,
     };
   });
+  if (data.some((p) => p.health[0] !== 'ok')) ctx.note(`health judged as ${roles.model.basis}`);
   return {
     data,
     view: {
       kind: 'table',
       columns: ['id', 'name', 'groups', 'roles', 'web shell', 'health'],
-      rows: data.map((p) => [p.id, p.name, p.groups.join(','), p.roles.join(','), p.web_shell, p.health.join(', ')]),
+      rows: data.map((p) => [p.id, p.name, p.groups.join(','), p.roles.join(','), p.web_shell, [...p.health, ...(p.locks_out ? ['LOCKOUT'] : [])].join(', ')]),
       empty: 'No privileges.',
     },
   };

@@ -1,13 +1,16 @@
 import { RpcError, StorError } from '../../core/errors.js';
 import {
   analyzeRoleList,
-  breaksLoginOnRelease25101,
+  breaksLogin,
   catalogueFromPrivilegeRoles,
+  findingBreaksLogin,
   release25101Catalogue,
   type RoleCatalogue,
   type RoleFinding,
+  type RoleListAnalysis,
 } from '../../core/roles/index.js';
 import type { Transport } from '../../core/transport/transport.js';
+import { detectLockoutModel, selfIncludingAdvice, type LockoutModel } from './lockout.js';
 
 /** A privilege as `privilege.query` returns it (local_groups as group objects). */
 export interface PrivilegeEntry {
@@ -23,6 +26,16 @@ export interface Catalogue {
   catalogue: RoleCatalogue;
   /** `target`: read with `privilege.roles`; `built-in`: stor's copy of the 25.10.1 catalogue. */
   source: 'target' | 'built-in 25.10.1';
+}
+
+/** The target's catalogue and what locks users out on it: what every privilege verb judges by. */
+export interface TargetRoles extends Catalogue {
+  model: LockoutModel;
+}
+
+export async function loadTargetRoles(t: Transport): Promise<TargetRoles> {
+  const [catalogue, model] = await Promise.all([loadCatalogue(t), detectLockoutModel(t)]);
+  return { ...catalogue, model };
 }
 
 /** The target's own role catalogue when it will give it, else the shipped 25.10.1 one. */
@@ -63,48 +76,55 @@ export interface FindingReport {
   included_by?: string;
   included_by_index?: number;
   first_index?: number;
-  /** What it does at login on a 25.10.1-style appliance. */
+  /** Whether this finding alone locks the privilege's users out on this target. */
+  locks_out: boolean;
+  /** What it does at login on this target. */
   effect: string;
   /** What fixes it. */
   remedy: string;
+  /** For a self-including role: what dropping it costs, and what keeps most of it. */
+  loses?: string;
+  keep?: string;
 }
 
-const RECURSION = 'login of every user bound to this privilege fails with "maximum recursion depth exceeded" (25.10.1)';
+const RECURSION = 'login of every user bound to this privilege fails with "maximum recursion depth exceeded"';
 
-export function explain(f: RoleFinding): FindingReport {
+export function explain(roles: TargetRoles, f: RoleFinding, analysis: RoleListAnalysis): FindingReport {
+  const { model, catalogue } = roles;
+  const locks_out = findingBreaksLogin(model.rule, f, analysis);
+  const base = { kind: f.kind, index: f.index, role: f.role, locks_out };
+  const consequence = locks_out ? `${RECURSION} on ${model.name}` : `redundant; harmless on ${model.name}`;
   switch (f.kind) {
     case 'overlap':
       return {
-        kind: f.kind,
-        index: f.index,
-        role: f.role,
+        ...base,
         included_by: f.includedBy,
         included_by_index: f.includedByIndex,
-        effect: `${f.role} is already included by ${f.includedBy}: ${RECURSION}`,
-        remedy: `drop ${f.role}; ${f.includedBy} grants it (effective roles unchanged)`,
+        effect: `${f.role} is already included by ${f.includedBy}: ${consequence}`,
+        remedy: `drop ${f.role}; ${f.includedBy} grants it (effective roles unchanged; stor privilege fix does it)`,
       };
     case 'duplicate':
       return {
-        kind: f.kind,
-        index: f.index,
-        role: f.role,
+        ...base,
         first_index: f.firstIndex,
-        effect: `${f.role} is listed twice: ${RECURSION}`,
-        remedy: `drop the repeat at index ${f.index} (effective roles unchanged)`,
+        effect: `${f.role} is listed twice: ${consequence}`,
+        remedy: `drop the repeat at index ${f.index} (effective roles unchanged; stor privilege fix does it)`,
       };
-    case 'self-including':
+    case 'self-including': {
+      const advice = selfIncludingAdvice(f.role, (name) => catalogue.has(name));
       return {
-        kind: f.kind,
-        index: f.index,
-        role: f.role,
-        effect: `${f.role} includes itself in the 25.10.1 catalogue: ${RECURSION}`,
-        remedy: `drop ${f.role} (stor privilege fix --drop-self-including); its holders lose ${f.role} itself`,
+        ...base,
+        effect: locks_out
+          ? `${f.role} includes itself in this appliance's catalogue: ${RECURSION} on ${model.name}`
+          : `${f.role} includes itself in the catalogue; ${model.name} expands it anyway, but a real 25.10.1 would refuse login`,
+        remedy: `drop ${f.role} (stor privilege fix --drop-self-including): that loses ${advice.loses}; to keep most of it, ${advice.keep}`,
+        loses: advice.loses,
+        keep: advice.keep,
       };
+    }
     case 'unknown':
       return {
-        kind: f.kind,
-        index: f.index,
-        role: f.role,
+        ...base,
         effect: `${f.role} is not a role of this appliance; it grants nothing (login is not affected)`,
         remedy: `drop it (stor privilege fix --drop-unknown), or correct its spelling`,
       };
@@ -115,15 +135,15 @@ export function explain(f: RoleFinding): FindingReport {
 export interface Health {
   /** `ok`, or the kinds of problem found: `overlap`, `self-including`, `unknown role`. */
   labels: string[];
-  /** Whether a 25.10.1-style appliance refuses login to everyone bound to it. */
+  /** Whether this target refuses login to everyone bound to it. */
   locksOut: boolean;
   findings: FindingReport[];
   effective: Set<string>;
   minimal: string[];
 }
 
-export function healthOf(catalogue: RoleCatalogue, roles: readonly string[]): Health {
-  const analysis = analyzeRoleList(catalogue, roles);
+export function healthOf(roles: TargetRoles, list: readonly string[]): Health {
+  const analysis = analyzeRoleList(roles.catalogue, list);
   const kinds = new Set(analysis.findings.map((f) => f.kind));
   const labels: string[] = [];
   if (kinds.has('overlap') || kinds.has('duplicate')) labels.push('overlap');
@@ -131,9 +151,19 @@ export function healthOf(catalogue: RoleCatalogue, roles: readonly string[]): He
   if (kinds.has('unknown')) labels.push('unknown role');
   return {
     labels: labels.length ? labels : ['ok'],
-    locksOut: breaksLoginOnRelease25101(analysis),
-    findings: analysis.findings.map(explain),
+    locksOut: breaksLogin(roles.model.rule, analysis),
+    findings: analysis.findings.map((f) => explain(roles, f, analysis)),
     effective: analysis.effective,
     minimal: analysis.minimal,
   };
 }
+
+/** The model as `--json` carries it. */
+export const modelJson = (roles: TargetRoles) => ({
+  rule: roles.model.rule,
+  name: roles.model.name,
+  basis: roles.model.basis,
+  release: roles.model.release,
+  emulator: roles.model.emulator,
+  catalogue: roles.source,
+});

@@ -1,6 +1,6 @@
 import type { CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
-import { findPrivilege, groupNames, healthOf, loadCatalogue, type FindingReport } from './model.js';
+import { findPrivilege, groupNames, healthOf, loadTargetRoles, modelJson, type FindingReport } from './model.js';
 
 /** `stor privilege show --json` */
 export interface PrivilegeDetail {
@@ -17,6 +17,8 @@ export interface PrivilegeDetail {
   locks_out: boolean;
   findings: FindingReport[];
   catalogue: string;
+  /** What locks users out on this target, and how stor decided it. */
+  model: ReturnType<typeof modelJson>;
 }
 
 interface UserEntry {
@@ -28,8 +30,8 @@ interface UserEntry {
 
 export async function privilegeShow(ctx: CommandContext, ref: string): Promise<CommandResult<PrivilegeDetail>> {
   const t = await ctx.transport();
-  const [{ catalogue, source }, p] = await Promise.all([loadCatalogue(t), findPrivilege(t, ref)]);
-  const h = healthOf(catalogue, p.roles);
+  const [roles, p] = await Promise.all([loadTargetRoles(t), findPrivilege(t, ref)]);
+  const h = healthOf(roles, p.roles);
   const gids = new Set(p.local_groups.map((g) => g.gid));
   const [users, groups] = await Promise.all([
     t.call<UserEntry[]>('user.query'),
@@ -52,7 +54,8 @@ export async function privilegeShow(ctx: CommandContext, ref: string): Promise<C
     health: h.labels,
     locks_out: h.locksOut,
     findings: h.findings,
-    catalogue: source,
+    catalogue: roles.source,
+    model: modelJson(roles),
   };
   const lines = [
     `Privilege ${p.id} "${p.name}"${p.builtin_name ? ` (built-in ${p.builtin_name})` : ''}`,
@@ -62,7 +65,8 @@ export async function privilegeShow(ctx: CommandContext, ref: string): Promise<C
     `  listed roles:    ${p.roles.join(', ') || '-'}`,
     `  effective roles: ${data.effective_roles.length}`,
     ...data.effective_roles.map((r) => `    ${r}`),
-    `  health:          ${h.labels.join(', ')}${h.locksOut ? ' — locks its users out on 25.10.1' : ''}`,
+    `  health:          ${h.labels.join(', ')}${h.locksOut ? ` — locks its users out on ${roles.model.name}` : ''}`,
+    `  judged as:       ${roles.model.basis}`,
     ...h.findings.map((f) => `    [${f.index}] ${f.effect}\n        fix: ${f.remedy}`),
   ];
   return { data, view: { kind: 'lines', lines } };

@@ -1,18 +1,25 @@
 import { rpcErrors } from '../errors.js';
-import { analyzeRoleList, breaksLoginOnRelease25101, expandRoles, type RoleCatalogue } from '../roles/index.js';
+import { analyzeRoleList, breaksLogin, expandRoles, type LockoutRule, type RoleCatalogue } from '../roles/index.js';
 import type { PrivilegeRecord } from '../store/privileges.js';
 import type { MethodDefinition } from './method.js';
 import type { ComposedPrivilege, AllowlistEntry } from './session.js';
 import type { ApplianceSettings } from './settings.js';
 
+/** The rule each emulated role expansion follows; `stor privilege check` asks for it (`stor.emulation`). */
+export const LOCKOUT_RULE: Record<ApplianceSettings['roleExpansion'], LockoutRule> = {
+  terminating: 'none',
+  'as-reported': 'as-reported',
+  'truenas-25.10.1': 'self-including',
+};
+
 /**
  * Folds the privileges bound to a user into one session privilege (facts §3.3).
  *
- * With `release-25.10.1` expansion, a privilege whose list 25.10.1 cannot expand (a role with
- * another role in its closure, or a self-including role) fails the whole login with the
- * RecursionError of seed §7.1, as the real appliance does. With `terminating` (the default) the
- * expansion is a closure union over memoized closures: it always ends, in time linear in the
- * catalogue.
+ * With `truenas-25.10.1` expansion, a privilege listing a self-including role fails the whole
+ * login with the RecursionError of seed §7.1, as 25.10.1's `roles_for_role` does (`MW/role.py`);
+ * with `as-reported`, so does any list the seed's reports say breaks (an overlap, a duplicate).
+ * With `terminating` (the default) the expansion is a closure union over memoized closures: it
+ * always ends, in time linear in the catalogue.
  */
 export function composePrivileges(
   catalogue: RoleCatalogue,
@@ -20,9 +27,10 @@ export function composePrivileges(
   expansion: ApplianceSettings['roleExpansion'],
   methods: ReadonlyMap<string, MethodDefinition>,
 ): ComposedPrivilege {
-  if (expansion === 'release-25.10.1') {
+  const rule = LOCKOUT_RULE[expansion];
+  if (rule !== 'none') {
     for (const p of privileges) {
-      if (breaksLoginOnRelease25101(analyzeRoleList(catalogue, p.roles))) throw rpcErrors.recursion();
+      if (breaksLogin(rule, analyzeRoleList(catalogue, p.roles))) throw rpcErrors.recursion();
     }
   }
   const listed = privileges.flatMap((p) => p.roles);

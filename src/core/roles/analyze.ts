@@ -1,6 +1,6 @@
 /**
  * What is wrong with a stored role list, and the smallest list that grants the same roles.
- * Feeds save-time validation (`roleLists: reject-overlap`), the `release-25.10.1` login defect
+ * Feeds save-time validation (`roleLists: reject-overlap`), the emulated login defects (`breaksLogin`)
  * and `privilege check` / `privilege fix` (SPEC §2.2, §4).
  */
 import type { RoleCatalogue } from './catalogue.js';
@@ -75,18 +75,25 @@ export function minimalRoleList(catalogue: RoleCatalogue, roles: readonly string
 }
 
 /**
- * True when 25.10.1's non-terminating expansion would fail login for a privilege with this list:
- * any overlap, duplicate or self-including finding (SPEC: a role listed together with another role
- * in its closure — a meta-role with one of its included roles, FULL_ADMIN with anything else — or a
- * role whose closure contains itself). Unknown roles alone do not break login.
+ * How an appliance's role expansion treats a stored list (SPEC §2.0, facts §0):
+ * - `as-reported`: the seed's reports (JHNF-729/730). Any overlap, known duplicate or
+ *   self-including role breaks login.
+ * - `self-including`: what 25.10.x's code does (`MW/role.py` `roles_for_role`, a recursion with no
+ *   visited set). Only a role that includes itself recurses; overlaps and duplicates are redundancy.
+ * - `none`: an expansion that always terminates (the emulator's `terminating`); nothing breaks login.
  */
-export function breaksLoginOnRelease25101(analysis: RoleListAnalysis): boolean {
+export type LockoutRule = 'as-reported' | 'self-including' | 'none';
+
+/** True when login of every user bound to a privilege with this list fails under `rule`. */
+export function breaksLogin(rule: LockoutRule, analysis: RoleListAnalysis): boolean {
+  return analysis.findings.some((f) => findingBreaksLogin(rule, f, analysis));
+}
+
+/** Whether one finding of `analysis`, on its own, breaks login under `rule`. */
+export function findingBreaksLogin(rule: LockoutRule, finding: RoleFinding, analysis: RoleListAnalysis): boolean {
+  if (rule === 'none' || finding.kind === 'unknown') return false;
+  if (rule === 'self-including') return finding.kind === 'self-including';
   // A repeated unknown name still expands to nothing, so only known duplicates count.
-  const unknownAt = new Set(analysis.findings.filter((f) => f.kind === 'unknown').map((f) => f.index));
-  return analysis.findings.some(
-    (f) =>
-      f.kind === 'overlap' ||
-      f.kind === 'self-including' ||
-      (f.kind === 'duplicate' && !unknownAt.has(f.index)),
-  );
+  if (finding.kind === 'duplicate') return !analysis.findings.some((f) => f.kind === 'unknown' && f.index === finding.index);
+  return true;
 }

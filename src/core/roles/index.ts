@@ -9,7 +9,9 @@ export { expandRoles } from './expand.js';
 export {
   analyzeRoleList,
   minimalRoleList,
-  breaksLoginOnRelease25101,
+  breaksLogin,
+  findingBreaksLogin,
+  type LockoutRule,
   type RoleFinding,
   type RoleListAnalysis,
 } from './analyze.js';

@@ -1,0 +1,119 @@
+/**
+ * What locks users out on *this* target (SPEC §2.0, §3; facts §0). The privilege commands never
+ * assume a model: they ask the target.
+ * - The emulator says how it was started (`stor.emulation`): its role expansion is `as-reported`
+ *   (the seed's reports), `truenas-25.10.1` (the real code) or `terminating` (nothing breaks).
+ * - A real appliance has no `stor.emulation` (-32601). Its release (`system.version_short`) and its
+ *   own catalogue (`privilege.roles`) decide: on every release stor knows, role expansion is
+ *   `MW/role.py` `roles_for_role`, a recursion with no visited set, so a role that includes itself
+ *   never terminates and login fails; overlaps and duplicates are only redundancy. A release stor
+ *   does not know is judged by the same rule over its own catalogue, and the output says so.
+ */
+import { RPC_CODE, RpcError } from '../../core/errors.js';
+import type { LockoutRule } from '../../core/roles/index.js';
+import type { Transport } from '../../core/transport/transport.js';
+
+export interface LockoutModel {
+  rule: LockoutRule;
+  /** Short, for sentences: `TrueNAS 25.10.1`, `the emulator (as-reported)`. */
+  name: string;
+  /** How the model was chosen and what it means, in one sentence. */
+  basis: string;
+  /** The target's release, when it told it. */
+  release: string | null;
+  /** True for `stor serve` or the embedded appliance. */
+  emulator: boolean;
+}
+
+/**
+ * Releases whose role expansion stor has checked (facts §0): the 25.10.x tags to date and
+ * 26.0.0's betas. From 26.0.0-BETA.3 on PRIVILEGE_WRITE no longer includes itself, which the
+ * release's own catalogue shows; the rule is the same.
+ */
+const KNOWN_RELEASE = /^(25\.10(\.\d+){0,2}|26\.0\.0-BETA\.\d+)$/;
+
+const EMULATOR_RULES: Record<string, { rule: LockoutRule; meaning: string }> = {
+  'as-reported': {
+    rule: 'as-reported',
+    meaning: 'a role listed with another role that includes it, a duplicate, or a self-including role breaks login, as the seed\'s reports describe 25.10.1',
+  },
+  'truenas-25.10.1': {
+    rule: 'self-including',
+    meaning: 'only a self-including role breaks login, as the 25.10.1 code does; overlaps are redundancy',
+  },
+  terminating: {
+    rule: 'none',
+    meaning: 'role expansion always terminates, so no role list breaks login here (a real 25.10.1 refuses self-including roles)',
+  },
+};
+
+interface EmulationAnswer {
+  emulator?: unknown;
+  release?: unknown;
+  settings?: { roleExpansion?: unknown };
+}
+
+const isMissingMethod = (err: unknown) => err instanceof RpcError && err.code === RPC_CODE.METHOD_NOT_FOUND;
+
+/** Asks the target which rule its role expansion follows. */
+export async function detectLockoutModel(t: Transport): Promise<LockoutModel> {
+  let emulation: EmulationAnswer | undefined;
+  try {
+    emulation = await t.call<EmulationAnswer>('stor.emulation');
+  } catch (err) {
+    if (!isMissingMethod(err)) throw err;
+  }
+  const expansion = emulation?.settings?.roleExpansion;
+  if (emulation?.emulator === 'stor' && typeof expansion === 'string' && EMULATOR_RULES[expansion]) {
+    const { rule, meaning } = EMULATOR_RULES[expansion];
+    const release = typeof emulation.release === 'string' ? emulation.release : null;
+    return { rule, name: `the emulator (${expansion})`, basis: `stor emulator, role expansion ${expansion}: ${meaning}`, release, emulator: true };
+  }
+  const release = await t.call<unknown>('system.version_short').then(
+    (v) => (typeof v === 'string' && v !== '' ? v : null),
+    (err: unknown) => {
+      if (err instanceof RpcError) return null;
+      throw err;
+    },
+  );
+  const selfIncluding = 'a role that includes itself (directly or through others) never finishes expanding and breaks login; overlaps are redundancy';
+  if (release !== null && KNOWN_RELEASE.test(release)) {
+    return { rule: 'self-including', name: `TrueNAS ${release}`, basis: `TrueNAS ${release}, judged by its release and its catalogue: ${selfIncluding}`, release, emulator: false };
+  }
+  return {
+    rule: 'self-including',
+    name: release === null ? 'this appliance' : `release ${release}`,
+    basis: `${release === null ? 'the appliance did not tell its release' : `release ${release} is not one stor knows`}; judged by its catalogue alone: ${selfIncluding}`,
+    release,
+    emulator: false,
+  };
+}
+
+/** What dropping a self-including role costs, and what keeps most of it. */
+export interface SelfIncludingAdvice {
+  loses: string;
+  keep: string;
+}
+
+const KNOWN_COSTS: Record<string, SelfIncludingAdvice> = {
+  // MW/plugins/account_/privilege.py: role_prefix PRIVILEGE → create/update/delete need PRIVILEGE_WRITE.
+  PRIVILEGE_WRITE: {
+    loses: 'privilege editing (privilege.create, privilege.update, privilege.delete)',
+    keep: 'list PRIVILEGE_READ to keep reading privileges, and have an administrator who is not bound to this privilege make privilege changes',
+  },
+  // MW/plugins/system/product.py:180-184: system.license_update needs SYSTEM_PRODUCT_WRITE.
+  SYSTEM_PRODUCT_WRITE: {
+    loses: 'licence updates (system.license_update)',
+    keep: 'list SYSTEM_PRODUCT_READ to keep reading product information, and have a full administrator apply licences',
+  },
+};
+
+export function selfIncludingAdvice(role: string, has: (name: string) => boolean): SelfIncludingAdvice {
+  const known = KNOWN_COSTS[role];
+  if (known) return known;
+  const read = role.replace(/_(WRITE|DELETE)$/, '_READ');
+  return {
+    loses: `${role} itself, and every method registered for it`,
+    keep: read !== role && has(read) ? `list ${read} to keep read access, and have a full administrator do the writes` : 'have a full administrator do what it allowed',
+  };
+}

@@ -1,0 +1,148 @@
+/**
+ * `stor privilege check|list|show|fix` judge what locks users out by what *this* target does
+ * (issue: "Lockout diagnosis true to the target"; SPEC §2.0; facts §0).
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { Appliance } from '../../src/core/appliance/appliance.js';
+import catalogueData from '../../src/core/roles/roles-25.10.1.json' with { type: 'json' };
+import { makeUserWithPrivilege, stor } from '../helpers/runbook.js';
+import { spawnServe } from '../helpers/serve-process.js';
+import { startStandinAppliance } from '../helpers/standin-appliance.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+const OVERLAP = ['FILESYSTEM_FULL_CONTROL', 'FILESYSTEM_DATA_WRITE'];
+const SELF = ['PRIVILEGE_WRITE', 'POOL_READ'];
+
+interface CheckReport {
+  ok: boolean;
+  model: { rule: string; name: string; basis: string; release: string | null; emulator: boolean };
+  privileges: { name: string; locks_out: boolean; findings: { kind: string; role: string; locks_out: boolean; effect: string }[] }[];
+}
+
+type Run = ReturnType<typeof stor>;
+
+/** Two privileges, one per kind of finding, each bound to its own group and user. */
+async function twoPrivileges(run: Run): Promise<void> {
+  await makeUserWithPrivilege(run, 'olga', 'overlapping', OVERLAP);
+  await makeUserWithPrivilege(run, 'sam', 'selfish', ['POOL_READ']);
+  await run(['privilege', 'update', 'selfish', '--roles', SELF.join(','), '--force']);
+}
+
+async function embedded(roleExpansion: 'truenas-25.10.1' | 'as-reported'): Promise<Run> {
+  const home = tempDir();
+  Appliance.open({ stateDir: home, settings: { roleExpansion } }).close();
+  return stor({ STOR_HOME: home });
+}
+
+async function served(roleExpansion: 'truenas-25.10.1' | 'as-reported'): Promise<Run> {
+  const server = await spawnServe(tempDir(), ['--role-expansion', roleExpansion]);
+  return stor({ STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir(), STOR_URL: server.baseUrl, STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim() });
+}
+
+const targets = { embedded, 'stor serve': served };
+
+describe.each(Object.entries(targets))('privilege check on the %s target', (_name, open) => {
+  it('truenas-25.10.1: an overlap is a warning (exit 0); a self-including role is a lockout (exit 6) named as including itself', async () => {
+    const run = await open('truenas-25.10.1');
+    await makeUserWithPrivilege(run, 'olga', 'overlapping', OVERLAP);
+    const warned = await run(['privilege', 'check', '--json'], 0);
+    const report = JSON.parse(warned.stdout) as CheckReport;
+    expect(report).toMatchObject({ ok: true, model: { rule: 'self-including', emulator: true, release: '25.10.1' } });
+    expect(report.privileges).toEqual([
+      expect.objectContaining({ name: 'overlapping', locks_out: false, findings: [expect.objectContaining({ kind: 'overlap', role: 'FILESYSTEM_DATA_WRITE', locks_out: false })] }),
+    ]);
+    const human = await run(['privilege', 'check'], 0);
+    expect(human.stdout).toContain('warning: privilege 4 "overlapping"');
+    expect(human.stdout).toContain('role expansion truenas-25.10.1: only a self-including role breaks login');
+
+    await makeUserWithPrivilege(run, 'sam', 'selfish', ['POOL_READ']);
+    await run(['privilege', 'update', 'selfish', '--roles', SELF.join(','), '--force']);
+    const locked = await run(['privilege', 'check'], 6);
+    expect(locked.stdout).toContain('LOCKOUT: privilege 5 "selfish"');
+    expect(locked.stdout).toContain('PRIVILEGE_WRITE includes itself');
+    expect(locked.stdout).toContain('1 of 5 privileges lock their users out on the emulator (truenas-25.10.1); 1 with warnings only.');
+  });
+
+  it('as-reported: both lists lock their users out (exit 6)', async () => {
+    const run = await open('as-reported');
+    await twoPrivileges(run);
+    const report = JSON.parse((await run(['privilege', 'check', '--json'], 6)).stdout) as CheckReport;
+    expect(report.model).toMatchObject({ rule: 'as-reported', emulator: true });
+    expect(report.privileges.map((p) => [p.name, p.locks_out])).toEqual([
+      ['overlapping', true],
+      ['selfish', true],
+    ]);
+  });
+});
+
+describe('what the emulator does at login matches what check says', () => {
+  it('truenas-25.10.1 logs in the overlapping privilege (5 roles) and refuses the self-including one with RecursionError', async () => {
+    const home = tempDir();
+    Appliance.open({ stateDir: home, settings: { roleExpansion: 'truenas-25.10.1' } }).close();
+    const admin = stor({ STOR_HOME: home });
+    const olga = await makeUserWithPrivilege(admin, 'olga', 'overlapping', OVERLAP);
+    const sam = await makeUserWithPrivilege(admin, 'sam', 'selfish', SELF);
+    expect(JSON.parse((await stor({ STOR_HOME: home, STOR_API_KEY: olga })(['whoami', '--json'])).stdout).roles).toHaveLength(5);
+    const refused = await stor({ STOR_HOME: home, STOR_API_KEY: sam })(['whoami', '--json'], 4);
+    expect(JSON.parse(refused.stderr).error.message).toContain('maximum recursion depth exceeded');
+  });
+});
+
+/** A 25.10.1-shaped privilege entry, local_groups as full group objects (facts §3.1). */
+function privilegeEntry(id: number, name: string, roles: string[], gid: number) {
+  return {
+    id,
+    builtin_name: null,
+    name,
+    local_groups: [{ id: gid, gid, name, group: name, builtin: false, sudo_commands: [], sudo_commands_nopasswd: [], smb: false, userns_idmap: null, local: true, sid: null, roles: [], users: [], immutable: false }],
+    ds_groups: [],
+    roles,
+    web_shell: false,
+  };
+}
+
+/** `privilege.roles` as a release answers it; `patch` changes some roles' includes. */
+function rolesAnswer(patch: Record<string, string[]> = {}) {
+  return Object.entries(catalogueData as Record<string, { includes: string[]; builtin: boolean }>).map(([name, role]) => ({
+    name,
+    title: name,
+    includes: patch[name] ?? role.includes,
+    builtin: role.builtin,
+    stig: 1,
+  }));
+}
+
+async function realAppliance(release: string, patch: Record<string, string[]> = {}) {
+  return startStandinAppliance({
+    'auth.login_with_api_key': { result: true },
+    'system.version_short': { result: release },
+    'privilege.roles': { result: rolesAnswer(patch) },
+    'privilege.query': { result: [privilegeEntry(4, 'overlapping', OVERLAP, 3000), privilegeEntry(5, 'selfish', SELF, 3001)] },
+  });
+}
+
+const KEY = `7-${'k'.repeat(64)}`;
+
+describe('privilege check against a real appliance (no stor.emulation): judged by its release and its own catalogue', () => {
+  it('TrueNAS 25.10.1: the self-including PRIVILEGE_WRITE locks out, the overlap is a warning', async () => {
+    const nas = await realAppliance('25.10.1');
+    const run = stor({ STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir(), STOR_URL: nas.baseUrl, STOR_API_KEY: KEY });
+    const report = JSON.parse((await run(['privilege', 'check', '--json'], 6)).stdout) as CheckReport;
+    expect(report.model).toMatchObject({ rule: 'self-including', name: 'TrueNAS 25.10.1', release: '25.10.1', emulator: false });
+    expect(report.privileges.map((p) => [p.name, p.locks_out])).toEqual([
+      ['overlapping', false],
+      ['selfish', true],
+    ]);
+    expect(nas.calls).toContain('stor.emulation');
+    expect(nas.calls).toContain('system.version_short');
+  });
+
+  it('a release stor does not know, whose catalogue fixed PRIVILEGE_WRITE: judged by that catalogue alone, and it says so', async () => {
+    const nas = await realAppliance('27.0.0', { PRIVILEGE_WRITE: ['PRIVILEGE_READ'] });
+    const run = stor({ STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir(), STOR_URL: nas.baseUrl, STOR_API_KEY: KEY });
+    const r = await run(['privilege', 'check'], 0);
+    expect(r.stdout).toContain('release 27.0.0 is not one stor knows; judged by its catalogue alone');
+    expect(r.stdout).toContain('No privilege locks its users out on release 27.0.0');
+  });
+});
