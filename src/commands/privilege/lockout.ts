@@ -9,9 +9,10 @@
  *   never terminates and login fails; overlaps and duplicates are only redundancy. A release stor
  *   does not know is judged by the same rule over its own catalogue, and the output says so.
  */
-import { RPC_CODE, RpcError } from '../../core/errors.js';
+import { RpcError } from '../../core/errors.js';
 import type { LockoutRule } from '../../core/roles/index.js';
 import type { Transport } from '../../core/transport/transport.js';
+import { targetEmulation } from '../shared/emulation.js';
 
 export interface LockoutModel {
   rule: LockoutRule;
@@ -47,24 +48,11 @@ const EMULATOR_RULES: Record<string, { rule: LockoutRule; meaning: string }> = {
   },
 };
 
-interface EmulationAnswer {
-  emulator?: unknown;
-  release?: unknown;
-  settings?: { roleExpansion?: unknown };
-}
-
-const isMissingMethod = (err: unknown) => err instanceof RpcError && err.code === RPC_CODE.METHOD_NOT_FOUND;
-
 /** Asks the target which rule its role expansion follows. */
 export async function detectLockoutModel(t: Transport): Promise<LockoutModel> {
-  let emulation: EmulationAnswer | undefined;
-  try {
-    emulation = await t.call<EmulationAnswer>('stor.emulation');
-  } catch (err) {
-    if (!isMissingMethod(err)) throw err;
-  }
-  const expansion = emulation?.settings?.roleExpansion;
-  if (emulation?.emulator === 'stor' && typeof expansion === 'string' && EMULATOR_RULES[expansion]) {
+  const emulation = await targetEmulation(t);
+  const expansion = emulation?.settings.roleExpansion;
+  if (emulation && expansion !== undefined && EMULATOR_RULES[expansion]) {
     const { rule, meaning } = EMULATOR_RULES[expansion];
     const release = typeof emulation.release === 'string' ? emulation.release : null;
     return { rule, name: `the emulator (${expansion})`, basis: `stor emulator, role expansion ${expansion}: ${meaning}`, release, emulator: true };
