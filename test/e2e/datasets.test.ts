@@ -9,10 +9,18 @@ type Run = ReturnType<typeof stor>;
 
 /** The dataset acceptance walk, on whichever target `run` points at; `mnt` is the server's file tree. */
 async function datasetWalk(run: Run, mnt: string) {
-  await run(['dataset', 'create', 'tank/a/b', '--parents', '--comments', 'walk']);
+  const created = JSON.parse((await run(['dataset', 'create', 'tank/a/b', '--parents', '--comments', 'walk', '--json'])).stdout);
+  expect(created).toEqual({ id: 'tank/a/b', mountpoint: '/mnt/tank/a/b', comments: 'walk' });
   const listed = JSON.parse((await run(['dataset', 'list', 'tank', '--json'])).stdout) as { id: string; comments: string | null }[];
-  expect(listed.map((d) => d.id)).toEqual(['tank', 'tank/a', 'tank/a/b']);
-  expect(listed[2]!.comments).toBe('walk');
+  expect(listed.map((d) => [d.id, d.comments])).toEqual([
+    ['tank', null],
+    ['tank/a', null],
+    ['tank/a/b', 'walk'],
+  ]);
+  // On the wire, as 25.10.1 sends it: no top-level comments, the comment in user_properties (facts §0).
+  const raw = JSON.parse((await run(['call', 'pool.dataset.get_instance', 'tank/a/b'])).stdout);
+  expect(raw).not.toHaveProperty('comments');
+  expect(raw.user_properties.comments).toEqual({ parsed: 'walk', rawvalue: 'walk', value: 'walk', source: 'LOCAL', source_info: null });
   await run(['upload', 'README.md', '/mnt/tank/a/b/']);
   expect(existsSync(join(mnt, 'tank/a/b/README.md'))).toBe(true);
 

@@ -1,6 +1,7 @@
 import type { CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
-import { datasetId, type DatasetEntry } from './model.js';
+import { callChecked } from '../../core/contract/checked-call.js';
+import { commentOf, datasetId } from './model.js';
 
 export interface DatasetCreateOptions {
   parents?: boolean;
@@ -10,16 +11,17 @@ export interface DatasetCreateOptions {
 /** `stor dataset create --json` */
 export interface DatasetCreated {
   id: string;
-  mountpoint: string;
+  mountpoint: string | null;
   comments: string | null;
 }
 
 export async function datasetCreate(ctx: CommandContext, ref: string, options: DatasetCreateOptions): Promise<CommandResult<DatasetCreated>> {
   const t = await ctx.transport();
   const name = datasetId(ref);
-  const d = await t.call<DatasetEntry>('pool.dataset.create', [
+  // `comments` is still a field of pool.dataset.create in 25.10.1 (MW/api/v25_10_1/pool_dataset.py PoolDatasetCreate).
+  const d = await callChecked(t, 'pool.dataset.create', [
     { name, create_ancestors: options.parents === true, ...(options.comments !== undefined ? { comments: options.comments } : {}) },
   ]);
-  const data = { id: d.id, mountpoint: d.mountpoint, comments: d.comments.value || null };
-  return { data, view: { kind: 'lines', lines: [`Created dataset ${d.id}, mounted at ${d.mountpoint}.`] } };
+  const data = { id: d.id, mountpoint: d.mountpoint ?? null, comments: commentOf(d) };
+  return { data, view: { kind: 'lines', lines: [`Created dataset ${d.id}${data.mountpoint ? `, mounted at ${data.mountpoint}` : ''}.`] } };
 }

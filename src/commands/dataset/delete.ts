@@ -2,7 +2,8 @@ import type { CommandContext } from '../shared/context.js';
 import { confirmChange } from '../shared/prompts.js';
 import type { CommandResult } from '../shared/render.js';
 import { formatBytes } from '../upload/progress.js';
-import { datasetId, type DatasetEntry } from './model.js';
+import { callChecked } from '../../core/contract/checked-call.js';
+import { datasetId } from './model.js';
 
 export interface DatasetDeleteOptions {
   recursive?: boolean;
@@ -25,12 +26,12 @@ export async function datasetDelete(ctx: CommandContext, ref: string, options: D
   const t = await ctx.transport();
   const id = datasetId(ref);
   // get_instance first: an unknown id is reported as the appliance reports it, before any prompt.
-  const target = await t.call<DatasetEntry>('pool.dataset.get_instance', [id]);
-  const all = await t.call<DatasetEntry[]>('pool.dataset.query', [[['pool', '=', target.pool]]]);
+  const target = await callChecked(t, 'pool.dataset.get_instance', [id]);
+  const all = await callChecked(t, 'pool.dataset.query', [[['pool', '=', target.pool]]]);
   const children = all.filter((d) => d.id.startsWith(`${id}/`)).map((d) => d.id);
   const isRoot = !id.includes('/');
   const deleted = [...children.sort((a, b) => b.split('/').length - a.split('/').length), ...(isRoot ? [] : [id])];
-  const data: DatasetDeleted = { id, dry_run: options.dryRun === true, deleted, bytes: isRoot ? children.reduce((s, c) => s + (all.find((d) => d.id === c)?.used.parsed ?? 0), 0) : target.used.parsed };
+  const data: DatasetDeleted = { id, dry_run: options.dryRun === true, deleted, bytes: isRoot ? children.reduce((s, c) => s + (all.find((d) => d.id === c)?.used?.parsed ?? 0), 0) : (target.used?.parsed ?? 0) };
   const summary = `${deleted.length} dataset${deleted.length === 1 ? '' : 's'} (${deleted.join(', ')}) and ${formatBytes(data.bytes)} of files`;
   if (options.dryRun) return { data, view: { kind: 'lines', lines: [`Would delete ${summary}.`] } };
   if (children.length > 0 && !options.recursive) {

@@ -1,15 +1,19 @@
 import type { CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
+import { callChecked } from '../../core/contract/checked-call.js';
 import { formatBytes } from '../upload/progress.js';
-import type { DatasetEntry } from './model.js';
+import { commentOf } from './model.js';
 
 /** One row of `stor dataset list --json`. */
 export interface DatasetSummary {
   id: string;
+  name: string;
   pool: string;
-  mountpoint: string;
-  used: number;
-  available: number;
+  /** Null for a volume. */
+  mountpoint: string | null;
+  /** Null when the appliance did not report it. */
+  used: number | null;
+  available: number | null;
   compression: string | null;
   comments: string | null;
 }
@@ -17,23 +21,24 @@ export interface DatasetSummary {
 export async function datasetList(ctx: CommandContext, pool: string | undefined): Promise<CommandResult<DatasetSummary[]>> {
   const t = await ctx.transport();
   const filters = pool ? [['pool', '=', pool]] : [];
-  const raw = await t.call<DatasetEntry[]>('pool.dataset.query', [filters, { order_by: ['id'] }]);
-  const data = raw.map((d) => ({
+  const raw = await callChecked(t, 'pool.dataset.query', [filters, { order_by: ['id'] }]);
+  const data: DatasetSummary[] = raw.map((d) => ({
     id: d.id,
+    name: d.name,
     pool: d.pool,
-    mountpoint: d.mountpoint,
-    used: d.used.parsed,
-    available: d.available.parsed,
-    compression: d.compression.value,
-    comments: d.comments.value || null,
+    mountpoint: d.mountpoint ?? null,
+    used: d.used?.parsed ?? null,
+    available: d.available?.parsed ?? null,
+    compression: d.compression?.value ?? null,
+    comments: commentOf(d),
   }));
-  const size = (n: number) => (ctx.io.stdout.isTTY ? formatBytes(n) : n);
+  const size = (n: number | null) => (n === null ? null : ctx.io.stdout.isTTY ? formatBytes(n) : n);
   return {
     data,
     view: {
       kind: 'table',
       columns: ['name', 'used', 'avail', 'compression', 'mountpoint', 'comments'],
-      rows: data.map((d) => [d.id, size(d.used), size(d.available), d.compression, d.mountpoint, d.comments]),
+      rows: data.map((d) => [d.name, size(d.used), size(d.available), d.compression, d.mountpoint, d.comments]),
       empty: pool ? `No datasets in pool ${pool}.` : 'No datasets.',
     },
   };

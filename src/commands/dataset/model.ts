@@ -1,14 +1,9 @@
+import type { DatasetEntry } from '../../core/contract/results.js';
 import { StorError } from '../../core/errors.js';
 
-/** The fields of a `pool.dataset.query` entry the commands read. */
-export interface DatasetEntry {
-  id: string;
-  pool: string;
-  mountpoint: string;
-  comments: { value: string | null };
-  compression: { value: string | null };
-  used: { parsed: number };
-  available: { parsed: number };
+/** A dataset's comment: 25.10.x keeps it in `user_properties.comments`, present only when set. */
+export function commentOf(d: DatasetEntry): string | null {
+  return d.user_properties?.comments?.value || null;
 }
 
 /** Accepts `tank/a/b` or its mountpoint `/mnt/tank/a/b`. */

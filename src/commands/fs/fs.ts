@@ -1,3 +1,4 @@
+import { callChecked } from '../../core/contract/checked-call.js';
 import type { CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
 import { octal } from '../upload/mode.js';
@@ -6,7 +7,8 @@ import { octal } from '../upload/mode.js';
 export interface LsEntry {
   name: string;
   path: string;
-  type: 'DIRECTORY' | 'FILE' | 'SYMLINK' | 'OTHER';
+  /** `DIRECTORY`, `FILE`, `SYMLINK` or `OTHER`. */
+  type: string;
   size: number;
   /** Full st_mode in octal, e.g. `100644`. */
   mode: string;
@@ -17,7 +19,8 @@ export interface LsEntry {
 /** `stor stat --json`. */
 export interface StatResult {
   path: string;
-  realpath: string;
+  /** Null when the appliance did not report it. */
+  realpath: string | null;
   type: LsEntry['type'];
   size: number;
   mode: string;
@@ -27,12 +30,12 @@ export interface StatResult {
   group: string | null;
   /** ISO 8601. */
   mtime: string;
-  is_mountpoint: boolean;
+  is_mountpoint: boolean | null;
 }
 
 export async function ls(ctx: CommandContext, path: string): Promise<CommandResult<LsEntry[]>> {
   const t = await ctx.transport();
-  const raw = await t.call<(Omit<LsEntry, 'mode'> & { mode: number })[]>('filesystem.listdir', [path]);
+  const raw = await callChecked(t, 'filesystem.listdir', [path]);
   const data = raw.map((e) => ({ name: e.name, path: e.path, type: e.type, size: e.size, mode: octal(e.mode, 6), uid: e.uid, gid: e.gid }));
   return {
     data,
@@ -47,19 +50,19 @@ export async function ls(ctx: CommandContext, path: string): Promise<CommandResu
 
 export async function stat(ctx: CommandContext, path: string): Promise<CommandResult<StatResult>> {
   const t = await ctx.transport();
-  const s = await t.call<Omit<StatResult, 'mode' | 'mtime' | 'path'> & { mode: number; mtime: number }>('filesystem.stat', [path]);
+  const s = await callChecked(t, 'filesystem.stat', [path]);
   const data: StatResult = {
     path,
-    realpath: s.realpath,
+    realpath: s.realpath ?? null,
     type: s.type,
     size: s.size,
     mode: octal(s.mode, 6),
     uid: s.uid,
     gid: s.gid,
-    user: s.user,
-    group: s.group,
+    user: s.user ?? null,
+    group: s.group ?? null,
     mtime: new Date(s.mtime * 1000).toISOString(),
-    is_mountpoint: s.is_mountpoint,
+    is_mountpoint: s.is_mountpoint ?? null,
   };
   return {
     data,

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { configDirFrom } from '../../core/config/paths.js';
 import { ProfileStore, type Profile } from '../../core/config/profiles.js';
+import { callChecked } from '../../core/contract/checked-call.js';
 import { StorError } from '../../core/errors.js';
 import { assertKeyMayTravel, parseEndpoint } from '../../core/transport/endpoint.js';
 import { openTarget, type CommandContext } from '../shared/context.js';
@@ -35,7 +36,7 @@ export async function login(ctx: CommandContext, options: KeySourceOptions): Pro
   );
   let username: string;
   try {
-    username = (await transport.call<{ pw_name: string }>('auth.me')).pw_name;
+    username = (await callChecked(transport, 'auth.me')).pw_name;
   } finally {
     await transport.close();
   }

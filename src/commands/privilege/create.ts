@@ -1,3 +1,4 @@
+import { callChecked } from '../../core/contract/checked-call.js';
 import { StorError } from '../../core/errors.js';
 import type { Transport } from '../../core/transport/transport.js';
 import type { CommandContext } from '../shared/context.js';
@@ -29,7 +30,7 @@ const splitList = (values: string[] | undefined): string[] | undefined =>
   values?.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
 
 async function resolveGids(t: Transport, refs: string[]): Promise<number[]> {
-  const groups = await t.call<{ gid: number; name: string }[]>('group.query', [[], { select: ['gid', 'name'] }]);
+  const groups = await callChecked(t, 'group.query', [[], { select: ['id', 'gid', 'name'] }]);
   return refs.map((ref) => {
     const g = /^\d+$/.test(ref) ? groups.find((x) => x.gid === Number(ref)) : groups.find((x) => x.name === ref);
     if (!g) throw new StorError('usage', 'UNKNOWN_GROUP', `no local group with name or gid ${JSON.stringify(ref)}`);
@@ -88,7 +89,7 @@ export async function privilegeCreate(ctx: CommandContext, name: string, options
   const roles = splitList(options.roles) ?? [];
   checkRoles(ctx, target, roles, options.force);
   const local_groups = await resolveGids(t, splitList(options.groups) ?? []);
-  const p = await t.call<PrivilegeEntry>('privilege.create', [{ name, local_groups, roles, web_shell: options.webShell ?? false }]);
+  const p = await callChecked(t, 'privilege.create', [{ name, local_groups, roles, web_shell: options.webShell ?? false }]);
   return saved(p, target);
 }
 
@@ -106,6 +107,6 @@ export async function privilegeUpdate(ctx: CommandContext, ref: string, options:
   if (groups !== undefined) change.local_groups = await resolveGids(t, groups);
   if (options.webShell !== undefined) change.web_shell = options.webShell;
   if (Object.keys(change).length === 0) throw new StorError('usage', 'NOTHING_TO_UPDATE', 'say what to change: --name, --groups, --roles or --web-shell/--no-web-shell');
-  const p = await t.call<PrivilegeEntry>('privilege.update', [existing.id, change]);
+  const p = await callChecked(t, 'privilege.update', [existing.id, change]);
   return saved(p, target);
 }

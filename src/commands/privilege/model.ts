@@ -1,3 +1,5 @@
+import { callChecked } from '../../core/contract/checked-call.js';
+import type { PrivilegeEntry } from '../../core/contract/results.js';
 import { RpcError, StorError } from '../../core/errors.js';
 import {
   analyzeRoleList,
@@ -12,15 +14,7 @@ import {
 import type { Transport } from '../../core/transport/transport.js';
 import { detectLockoutModel, selfIncludingAdvice, type LockoutModel } from './lockout.js';
 
-/** A privilege as `privilege.query` returns it (local_groups as group objects). */
-export interface PrivilegeEntry {
-  id: number;
-  builtin_name: string | null;
-  name: string;
-  local_groups: { gid: number; name?: string; group?: string | null }[];
-  roles: string[];
-  web_shell: boolean;
-}
+export type { PrivilegeEntry };
 
 export interface Catalogue {
   catalogue: RoleCatalogue;
@@ -41,8 +35,8 @@ export async function loadTargetRoles(t: Transport): Promise<TargetRoles> {
 /** The target's own role catalogue when it will give it, else the shipped 25.10.1 one. */
 export async function loadCatalogue(t: Transport): Promise<Catalogue> {
   try {
-    const entries = await t.call<{ name: string; includes: string[]; builtin: boolean; stig?: 1 | null }[]>('privilege.roles');
-    if (Array.isArray(entries) && entries.length > 0) return { catalogue: catalogueFromPrivilegeRoles(entries), source: 'target' };
+    const entries = await callChecked(t, 'privilege.roles');
+    if (entries.length > 0) return { catalogue: catalogueFromPrivilegeRoles(entries), source: 'target' };
   } catch (err) {
     if (!(err instanceof RpcError)) throw err;
   }
@@ -50,7 +44,7 @@ export async function loadCatalogue(t: Transport): Promise<Catalogue> {
 }
 
 export async function listPrivileges(t: Transport): Promise<PrivilegeEntry[]> {
-  return t.call<PrivilegeEntry[]>('privilege.query');
+  return callChecked(t, 'privilege.query');
 }
 
 /** A privilege by numeric id or by exact name. */
@@ -66,6 +60,7 @@ export async function findPrivilege(t: Transport, ref: string): Promise<Privileg
   return found;
 }
 
+/** A group that no longer exists comes back as `{gid, sid: null, group: null}` (facts §3.1): shown by its gid. */
 export const groupNames = (p: PrivilegeEntry): string[] => p.local_groups.map((g) => g.name ?? g.group ?? String(g.gid));
 
 /** One problem with a privilege's role list, explained for operators (`--json` shape too). */

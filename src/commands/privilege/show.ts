@@ -1,3 +1,4 @@
+import { callChecked } from '../../core/contract/checked-call.js';
 import type { CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
 import { findPrivilege, groupNames, healthOf, loadTargetRoles, modelJson, type FindingReport } from './model.js';
@@ -21,25 +22,18 @@ export interface PrivilegeDetail {
   model: ReturnType<typeof modelJson>;
 }
 
-interface UserEntry {
-  id: number;
-  username: string;
-  group: { bsdgrp_gid: number } | null;
-  groups: number[];
-}
-
 export async function privilegeShow(ctx: CommandContext, ref: string): Promise<CommandResult<PrivilegeDetail>> {
   const t = await ctx.transport();
   const [roles, p] = await Promise.all([loadTargetRoles(t), findPrivilege(t, ref)]);
   const h = healthOf(roles, p.roles);
   const gids = new Set(p.local_groups.map((g) => g.gid));
   const [users, groups] = await Promise.all([
-    t.call<UserEntry[]>('user.query'),
-    t.call<{ id: number; gid: number }[]>('group.query', [[], { select: ['id', 'gid'] }]),
+    callChecked(t, 'user.query'),
+    callChecked(t, 'group.query', [[], { select: ['id', 'gid', 'name'] }]),
   ]);
   const gidOfId = new Map(groups.map((g) => [g.id, g.gid]));
   const members = users
-    .filter((u) => (u.group && gids.has(u.group.bsdgrp_gid)) || u.groups.some((id) => gids.has(gidOfId.get(id) ?? -1)))
+    .filter((u) => (u.group && gids.has(u.group.bsdgrp_gid)) || (u.groups ?? []).some((id) => gids.has(gidOfId.get(id) ?? -1)))
     .map((u) => u.username);
   const names = groupNames(p);
   const data: PrivilegeDetail = {

@@ -1,5 +1,7 @@
 import { statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
+import { callChecked } from '../../core/contract/checked-call.js';
+import type { ResultOf } from '../../core/contract/results.js';
 import { RpcError, StorError } from '../../core/errors.js';
 import type { Transport } from '../../core/transport/transport.js';
 import type { CommandContext } from '../shared/context.js';
@@ -28,16 +30,11 @@ export interface UploadResult {
   job_id: number;
 }
 
-interface Stat {
-  type: string;
-  size: number;
-  mode: number;
-  user: string | null;
-}
+type Stat = ResultOf<'filesystem.stat'>;
 
 async function statOrNull(t: Transport, path: string): Promise<Stat | null> {
   try {
-    return await t.call<Stat>('filesystem.stat', [path]);
+    return await callChecked(t, 'filesystem.stat', [path]);
   } catch (err) {
     if (err instanceof RpcError && err.errno === 2) return null;
     throw err;
@@ -108,12 +105,12 @@ export async function upload(ctx: CommandContext, args: string[], options: Uploa
       throw err;
     }
     bar?.finish();
-    const after = await t.call<Stat>('filesystem.stat', [path]);
+    const after = await callChecked(t, 'filesystem.stat', [path]);
     const expected = (before?.size ?? 0) + file.size;
     if (after.size !== expected) {
       throw new StorError('failed', 'SIZE_MISMATCH', `${path} has ${after.size} bytes after the upload; expected ${expected}`);
     }
-    results.push({ source: sources[i]!, target: path, bytes: file.size, size: after.size, mode: octal(after.mode & 0o7777), owner: after.user, job_id: jobId });
+    results.push({ source: sources[i]!, target: path, bytes: file.size, size: after.size, mode: octal(after.mode & 0o7777), owner: after.user ?? null, job_id: jobId });
   }
   return {
     data: results,

@@ -1,3 +1,4 @@
+import { callChecked } from '../../core/contract/checked-call.js';
 import type { TargetInfo } from '../../core/transport/transport.js';
 import type { CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
@@ -18,32 +19,23 @@ export interface WhoamiResult {
   target: TargetInfo;
 }
 
-interface AuthMe {
-  pw_name: string;
-  pw_gecos: string;
-  pw_uid: number;
-  pw_gid: number | null;
-  account_attributes: string[];
-  privilege: { roles: { $set: string[] }; web_shell: boolean };
-}
-
 function describeTarget(t: TargetInfo): string {
   return t.kind === 'embedded' ? `embedded (${t.stateDir})` : `${t.url}${t.profile ? ` (profile ${t.profile})` : ''}`;
 }
 
 export async function whoami(ctx: CommandContext): Promise<CommandResult<WhoamiResult>> {
   const transport = await ctx.transport();
-  const me = await transport.call<AuthMe>('auth.me');
-  const roles = [...me.privilege.roles.$set].sort();
+  const me = await callChecked(transport, 'auth.me');
+  const roles = [...me.privilege.roles].sort();
   const data: WhoamiResult = {
     username: me.pw_name,
     uid: me.pw_uid,
-    gid: me.pw_gid,
-    full_name: me.pw_gecos,
-    account_attributes: me.account_attributes,
+    gid: me.pw_gid ?? null,
+    full_name: me.pw_gecos ?? '',
+    account_attributes: me.account_attributes ?? [],
     role_count: roles.length,
     roles,
-    web_shell: me.privilege.web_shell,
+    web_shell: me.privilege.web_shell ?? false,
     target: transport.target,
   };
   return {

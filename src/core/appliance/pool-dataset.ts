@@ -5,7 +5,17 @@ import { ERRNO, rpcErrors, type ValidationTriple } from '../errors.js';
 import { deleteDatasets, insertDataset, listDatasets, updateDataset, type DatasetRecord } from '../store/datasets.js';
 import { listPools } from '../store/files.js';
 import type { Appliance } from './appliance.js';
-import { PROPERTIES, parentOf, resolvedProperties } from './dataset-properties.js';
+import {
+  FIXED_PROPERTIES,
+  PROPERTIES,
+  TRUENAS_USER_PROPERTIES,
+  creationShown,
+  formatSize,
+  parentOf,
+  recordsizeBytes,
+  resolvedProperties,
+  shownUserProperties,
+} from './dataset-properties.js';
 import { sandboxPath } from './filesystem.js';
 import { defineMethod, roles } from './method.js';
 import { query } from './query.js';
@@ -26,19 +36,26 @@ function propertySchemas(withInherit: boolean) {
   return shape;
 }
 
-const userProperties = z.array(z.strictObject({ key: z.string().regex(/^[a-z0-9_.-]+:[a-z0-9_.:-]+$/i, 'key must be namespace:property'), value: z.string().max(8192) }));
+const userPropertyKey = z.string().regex(/^[a-z0-9_.-]+:[a-z0-9_.:-]+$/i, 'key must be namespace:property');
+const userProperties = z.array(z.strictObject({ key: userPropertyKey, value: z.string().max(8192) }));
 
+// `comments` and `managedby` are plain fields of create and update in 25.10.1, stored as ZFS user
+// properties (MW/api/v25_10_1/pool_dataset.py PoolDatasetCreate; MW/plugins/pool_/dataset.py do_create).
 const datasetCreate = z.strictObject({
   name: z.string().min(1).max(1024),
   type: z.enum(['FILESYSTEM', 'VOLUME']).default('FILESYSTEM'),
   create_ancestors: z.boolean().default(false),
   share_type: z.enum(['GENERIC', 'MULTIPROTOCOL', 'NFS', 'SMB', 'APPS']).default('GENERIC'),
   user_properties: userProperties.default([]),
+  comments: z.string().max(1024).default('INHERIT'),
+  managedby: z.string().min(1).max(1024).default('INHERIT'),
   ...propertySchemas(true),
 });
 
 const datasetUpdate = z.strictObject({
-  user_properties_update: z.array(z.strictObject({ key: z.string(), value: z.string().optional(), remove: z.boolean().optional() })).optional(),
+  user_properties_update: z.array(z.strictObject({ key: userPropertyKey, value: z.string().max(8192).optional(), remove: z.boolean().optional() })).optional(),
+  comments: z.string().max(1024).optional(),
+  managedby: z.string().min(1).max(1024).optional(),
   ...Object.fromEntries(Object.entries(propertySchemas(true)).filter(([k]) => k !== 'casesensitivity')),
 });
 
@@ -84,7 +101,8 @@ function mountpointHostOrNull(appliance: Appliance, id: string): string | null {
   }
 }
 
-const num = (n: number) => ({ parsed: n, rawvalue: String(n), value: String(n), source: 'NONE', source_info: null });
+/** A space-accounting property: bytes, shown human-readable in `value` as 25.10.1 does. */
+const bytesProperty = (n: number) => ({ parsed: n, rawvalue: String(n), value: formatSize(n), source: 'NONE', source_info: null });
 
 /** Builds dataset entries; each dataset's tree is walked once, however many entries include it. */
 class EntryBuilder {
@@ -143,14 +161,23 @@ class EntryBuilder {
       locked: false,
       mountpoint: `/mnt/${d.id}`,
       children,
-      user_properties: Object.fromEntries(Object.entries(d.user_properties).map(([k, v]) => [k, { parsed: v, rawvalue: v, value: v, source: 'LOCAL' }])),
+      // No top-level comments or managedby: they live here, present only when set.
+      user_properties: shownUserProperties(d.user_properties),
       ...resolvedProperties(d, this.byId),
-      used: num(used),
-      available: num(available),
-      usedbydataset: num(used - byChildren),
-      usedbychildren: num(byChildren),
-      creation: { parsed: { $date: d.created_at }, rawvalue: String(Math.floor(d.created_at / 1000)), value: new Date(d.created_at).toUTCString(), source: 'NONE', source_info: null },
-      origin: { parsed: '', rawvalue: '', value: '', source: 'NONE', source_info: null },
+      ...FIXED_PROPERTIES,
+      used: bytesProperty(used),
+      available: bytesProperty(available),
+      usedbydataset: bytesProperty(used - byChildren),
+      usedbychildren: bytesProperty(byChildren),
+      usedbyrefreservation: bytesProperty(0),
+      usedbysnapshots: bytesProperty(0),
+      creation: {
+        parsed: { $date: Math.floor(d.created_at / 1000) * 1000 },
+        rawvalue: String(Math.floor(d.created_at / 1000)),
+        value: creationShown(d.created_at),
+        source: 'NONE',
+        source_info: null,
+      },
     };
   }
 
@@ -160,13 +187,43 @@ class EntryBuilder {
 }
 
 /** Local property values from create/update input; INHERIT removes the local value. */
-function applyProperties(target: DatasetRecord['properties'], data: Record<string, unknown>): void {
+function applyProperties(target: DatasetRecord['properties'], data: Record<string, unknown>, schema: string): void {
+  const rs = data.recordsize;
+  if (typeof rs === 'string' && rs !== 'INHERIT' && recordsizeBytes(rs) === null) {
+    throw rpcErrors.validation([[`${schema}.recordsize`, `'${rs}' is an invalid recordsize.`, ERRNO.EINVAL]]);
+  }
   for (const name of Object.keys(PROPERTIES)) {
     if (!Object.hasOwn(data, name) || data[name] === undefined) continue;
     const v = data[name] as string | number | null;
     if (v === 'INHERIT') delete target[name];
     else target[name] = v;
   }
+}
+
+/**
+ * The TrueNAS user-property fields of an input. On create INHERIT means "not set"; on update only
+ * managedby treats INHERIT as a reset: comments is written as given (MW/plugins/pool_/dataset.py,
+ * the `inheritable` column of do_create and do_update).
+ */
+function applyTrueNasFields(target: DatasetRecord['user_properties'], data: { comments?: string | undefined; managedby?: string | undefined }, mode: 'CREATE' | 'UPDATE'): void {
+  for (const field of ['comments', 'managedby'] as const) {
+    const v = data[field];
+    if (v === undefined) continue;
+    const key = TRUENAS_USER_PROPERTIES[field];
+    const inheritable = mode === 'CREATE' || field === 'managedby';
+    if (inheritable && v === 'INHERIT') delete target[key];
+    else target[key] = v;
+  }
+}
+
+function checkUserPropertiesUpdate(updates: readonly { value?: string | undefined; remove?: boolean | undefined }[]): void {
+  const triples: ValidationTriple[] = [];
+  for (const [i, u] of updates.entries()) {
+    const at = `pool_dataset_update.user_properties_update.${i}`;
+    if (u.value !== undefined && u.remove) triples.push([`${at}.remove`, 'When "value" is specified, this cannot be set', ERRNO.EINVAL]);
+    else if (u.value === undefined && u.remove === undefined) triples.push([`${at}.value`, 'Either "value" or "remove" must be specified', ERRNO.EINVAL]);
+  }
+  if (triples.length > 0) throw rpcErrors.validation(triples);
 }
 
 function validateCreate(appliance: Appliance, data: z.output<typeof datasetCreate>, existing: DatasetRecord[], pools: string[]): { ancestors: string[] } {
@@ -189,7 +246,8 @@ function validateCreate(appliance: Appliance, data: z.output<typeof datasetCreat
   if (ancestors.length > 0 && !data.create_ancestors) fail(at, `Parent dataset (${parentOf(data.name)}) does not exist.`);
   for (const id of [...ancestors, data.name]) {
     if (ids.has(id) || lstatSync(mountpointHost(appliance, id), { throwIfNoEntry: false })) {
-      fail(at, `Path /mnt/${id} already exists`, ERRNO.EEXIST);
+      // EINVAL, not EEXIST: MW/plugins/pool_/dataset.py:471 adds it as a plain validation error.
+      fail(at, `Path /mnt/${id} already exists`);
     }
   }
   return { ancestors };
@@ -224,8 +282,10 @@ export const poolDatasetMethods = [
         const now = Date.now();
         for (const id of ancestors) insertDataset(store.db, { id, pool, properties: {}, user_properties: {}, created_at: now });
         const properties: DatasetRecord['properties'] = {};
-        applyProperties(properties, data);
-        const user = Object.fromEntries(data.user_properties.map((p) => [p.key, p.value]));
+        applyProperties(properties, data, 'pool_dataset_create');
+        const user: DatasetRecord['user_properties'] = {};
+        applyTrueNasFields(user, data, 'CREATE');
+        for (const p of data.user_properties) user[p.key] = p.value;
         insertDataset(store.db, { id: data.name, pool, properties, user_properties: user, created_at: now });
         // The directories are made inside the transaction: if mkdir fails, no row is kept.
         for (const id of [...ancestors, data.name]) mkdirSync(mountpointHost(appliance, id), { mode: 0o755 });
@@ -246,7 +306,9 @@ export const poolDatasetMethods = [
       store.write(() => {
         const d = listDatasets(store.db).find((x) => x.id === id);
         if (!d) throw rpcErrors.validation([['id', `${id} does not exist`, ERRNO.ENOENT]]);
-        applyProperties(d.properties, data);
+        checkUserPropertiesUpdate(data.user_properties_update ?? []);
+        applyProperties(d.properties, data, 'pool_dataset_update');
+        applyTrueNasFields(d.user_properties, data, 'UPDATE');
         for (const u of data.user_properties_update ?? []) {
           if (u.remove) delete d.user_properties[u.key];
           else if (u.value !== undefined) d.user_properties[u.key] = u.value;

@@ -114,6 +114,30 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 4,
+    description: 'dataset comments and managedby as the ZFS user properties 25.10.1 keeps them in',
+    up: (db) => {
+      // Written out here, not imported: a shipped migration must not change when the appliance does.
+      const moved = { comments: 'org.freenas:description', managedby: 'org.truenas:managedby' } as const;
+      const rows = db.prepare('SELECT id, properties, user_properties FROM datasets').all() as { id: string; properties: string; user_properties: string }[];
+      const update = db.prepare('UPDATE datasets SET properties = ?, user_properties = ? WHERE id = ?');
+      for (const row of rows) {
+        const properties = JSON.parse(row.properties) as Record<string, unknown>;
+        const user = JSON.parse(row.user_properties) as Record<string, string>;
+        let changed = false;
+        for (const [field, key] of Object.entries(moved)) {
+          if (!Object.hasOwn(properties, field)) continue;
+          const v = properties[field];
+          delete properties[field];
+          changed = true;
+          // The old default ('' for comments, INHERIT for managedby) meant "not set".
+          if (typeof v === 'string' && v !== '' && v !== 'INHERIT' && !Object.hasOwn(user, key)) user[key] = v;
+        }
+        if (changed) update.run(JSON.stringify(properties), JSON.stringify(user), row.id);
+      }
+    },
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,0 +1,91 @@
+import { z } from 'zod';
+
+/**
+ * The fields of each method's result that the commands read, as 25.10.1 shapes them
+ * (MW/api/v25_10_1/*.py). Lenient on purpose: unknown keys are allowed (and dropped), and a field
+ * 25.10.1 may omit is optional, so a newer appliance's extra fields or an absent optional field
+ * never break a command; a field a command cannot do without is required.
+ * Schemas only: this module is loaded by every command that talks to an appliance.
+ */
+
+/** A ZFS property as `pool.dataset.*` shows it (PoolDatasetEntryProperty); only what is read. */
+const zfsProperty = <T extends z.ZodType>(parsed: T) => z.object({ parsed: parsed.optional(), value: z.string().nullable().optional() });
+
+/**
+ * PoolDatasetEntry. Every field is NotRequired there (ForUpdateMetaclass); a comment is
+ * `user_properties.comments`, present only when set — there is no top-level `comments` in 25.10.x
+ * (MW/plugins/pool_/dataset_query_utils.py `normalize_user_properties`).
+ */
+const datasetEntry = z.object({
+  id: z.string(),
+  name: z.string(),
+  pool: z.string(),
+  mountpoint: z.string().nullable().optional(),
+  used: zfsProperty(z.number()).optional(),
+  available: zfsProperty(z.number()).optional(),
+  compression: zfsProperty(z.unknown()).optional(),
+  user_properties: z.object({ comments: z.object({ value: z.string().nullable() }).optional() }).optional(),
+});
+
+/**
+ * A `privilege.*` entry. `local_groups` items are full group objects, or `{gid, sid: null,
+ * group: null}` for a GID that no longer exists (facts §3.1; MW/plugins/account_/privilege.py).
+ */
+const privilegeEntry = z.object({
+  id: z.number(),
+  builtin_name: z.string().nullable().default(null),
+  name: z.string(),
+  local_groups: z.array(z.object({ gid: z.number(), name: z.string().optional(), group: z.string().nullable().optional() })),
+  roles: z.array(z.string()),
+  web_shell: z.boolean(),
+});
+
+/** `filesystem.stat` (facts §6.1). */
+const statResult = z.object({
+  realpath: z.string().optional(),
+  type: z.string(),
+  size: z.number(),
+  mode: z.number(),
+  uid: z.number(),
+  gid: z.number(),
+  mtime: z.number(),
+  user: z.string().nullable().optional(),
+  group: z.string().nullable().optional(),
+  is_mountpoint: z.boolean().optional(),
+});
+
+/** EJSON sends a Python set as `{"$set": [...]}` (facts §1.10); a plain list is accepted too. */
+const roleSet = z.union([z.object({ $set: z.array(z.string()) }).transform((s) => s.$set), z.array(z.string())]);
+
+export const RESULTS = {
+  /** AuthUserInfo (facts §2.2). */
+  'auth.me': z.object({
+    pw_name: z.string(),
+    pw_gecos: z.string().optional(),
+    pw_uid: z.number(),
+    pw_gid: z.number().nullable().optional(),
+    account_attributes: z.array(z.string()).optional(),
+    privilege: z.object({ roles: roleSet, web_shell: z.boolean().optional() }),
+  }),
+  'filesystem.stat': statResult,
+  'filesystem.listdir': z.array(
+    z.object({ name: z.string(), path: z.string(), type: z.string(), size: z.number(), mode: z.number(), uid: z.number(), gid: z.number() }),
+  ),
+  'pool.dataset.query': z.array(datasetEntry),
+  'pool.dataset.get_instance': datasetEntry,
+  'pool.dataset.create': datasetEntry,
+  'privilege.query': z.array(privilegeEntry),
+  'privilege.get_instance': privilegeEntry,
+  'privilege.create': privilegeEntry,
+  'privilege.update': privilegeEntry,
+  'privilege.roles': z.array(z.object({ name: z.string(), includes: z.array(z.string()), builtin: z.boolean(), stig: z.literal(1).nullable().optional() })),
+  /** Called with `select: ['id', 'gid', 'name']`. */
+  'group.query': z.array(z.object({ id: z.number(), gid: z.number(), name: z.string() })),
+  /** UserEntry: `group` is the primary group object, `groups` the ids of the others. */
+  'user.query': z.array(z.object({ username: z.string(), group: z.object({ bsdgrp_gid: z.number() }).nullable().optional(), groups: z.array(z.number()).optional() })),
+} as const;
+
+export type ResultMethod = keyof typeof RESULTS;
+export type ResultOf<M extends ResultMethod> = z.output<(typeof RESULTS)[M]>;
+export type DatasetEntry = ResultOf<'pool.dataset.get_instance'>;
+export type PrivilegeEntry = ResultOf<'privilege.get_instance'>;
