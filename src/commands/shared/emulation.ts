@@ -1,4 +1,4 @@
-import type { EmulationInfo } from '../../core/appliance/system.js';
+import type { EmulationInfo } from '../../core/contract/system.js';
 import { RPC_CODE, RpcError } from '../../core/errors.js';
 import type { Transport } from '../../core/transport/transport.js';
 

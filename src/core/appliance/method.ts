@@ -1,20 +1,10 @@
 import type { z } from 'zod';
+import type { MethodContract, ParamSpec, ParamValues } from '../contract/method.js';
 import type { Appliance } from './appliance.js';
-import type { ParamSpec } from './params.js';
 import type { JobHandle } from './jobs.js';
 import type { Session } from './session.js';
 
-/**
- * Who may call a method (facts §1.8, §3.3, §5):
- * - `public`: no login needed (login calls, `core.ping`); rate-limited on the network when anonymous.
- * - `authenticated`: any logged-in session (`auth.me`, `privilege.roles`, `core.get_jobs`).
- * - `roles`: FULL_ADMIN, or one of these roles among the session's effective roles;
- *   an empty list means FULL_ADMIN only.
- */
-export type Access =
-  | { kind: 'public'; rateLimited: boolean }
-  | { kind: 'authenticated' }
-  | { kind: 'roles'; roles: readonly string[] };
+export { AUTHENTICATED, PUBLIC, PUBLIC_UNLIMITED, roles, type Access } from '../contract/method.js';
 
 export interface CallContext {
   appliance: Appliance;
@@ -25,21 +15,13 @@ export interface CallContext {
   job?: JobHandle;
 }
 
-type ParamValues<P extends readonly ParamSpec[]> = {
-  -readonly [K in keyof P]: P[K] extends { schema: infer S extends z.ZodType } ? z.output<S> : never;
-};
-
-export interface MethodDefinition<P extends readonly ParamSpec[] = readonly ParamSpec[]> {
-  name: string;
-  /** One line for `stor call --help` and error messages. */
-  summary: string;
-  access: Access;
-  params: P;
-  /**
-   * A job method: the call creates a job in `core.get_jobs`. With the connection's default
-   * `legacy_jobs` the job id is answered at once; otherwise the answer waits for the job's result.
-   */
-  job?: boolean;
+/**
+ * A method the emulator serves: its contract (what 25.10.1 takes and answers, who may call it)
+ * and the handler that implements it. Methods not yet transcribed into the contract declare
+ * their params here and have no result schema; the contract test lists them.
+ */
+export interface MethodDefinition<P extends readonly ParamSpec[] = readonly ParamSpec[]> extends Omit<MethodContract<P>, 'result'> {
+  result?: z.ZodType;
   handler: (ctx: CallContext, ...args: ParamValues<P>) => unknown;
 }
 
@@ -48,7 +30,14 @@ export function defineMethod<const P extends readonly ParamSpec[]>(def: MethodDe
   return def as unknown as MethodDefinition;
 }
 
-export const PUBLIC: Access = { kind: 'public', rateLimited: true };
-export const PUBLIC_UNLIMITED: Access = { kind: 'public', rateLimited: false };
-export const AUTHENTICATED: Access = { kind: 'authenticated' };
-export const roles = (...names: string[]): Access => ({ kind: 'roles', roles: names });
+/**
+ * Implements a contract method; the handler's argument types follow from the contract. What it
+ * answers is checked against the contract's result schema at run time when STOR_CHECK_RESULTS is
+ * set (the test suite sets it), not by the compiler: entries are assembled from stored rows.
+ */
+export function implement<const P extends readonly ParamSpec[], R extends z.ZodType>(
+  contract: MethodContract<P, R>,
+  handler: (ctx: CallContext, ...args: ParamValues<P>) => unknown,
+): MethodDefinition {
+  return { ...contract, handler } as unknown as MethodDefinition;
+}

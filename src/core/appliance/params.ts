@@ -1,22 +1,13 @@
-import { z } from 'zod';
-import { ERRNO, rpcErrors, type ValidationTriple } from '../errors.js';
-
 /**
  * Positional parameters, validated the way 25.10.1 validates them (pydantic, strict, extra="forbid";
  * facts §1.5): no coercion, error attributes start with the argument's field name, and the
  * messages are pydantic's, so clients that parse `extra` triples see what a real appliance sends.
  */
-export interface ParamSpec {
-  /** The argument's field name in the appliance's Args model, e.g. `privilege_create`. */
-  name: string;
-  schema: z.ZodType;
-  /** Present when the argument may be omitted. */
-  default?: () => unknown;
-}
+import type { z } from 'zod';
+import type { ParamSpec } from '../contract/method.js';
+import { ERRNO, rpcErrors, type ValidationTriple } from '../errors.js';
 
-/** A string as the appliance models it: at most 1024 characters unless said otherwise. */
-export const str = (max = 1024) => z.string().max(max);
-export const nonEmptyStr = (max = 1024) => z.string().min(1).max(max);
+export { nonEmptyStr, str, type ParamSpec } from '../contract/method.js';
 
 function typeMessage(expected: string): string {
   switch (expected) {

@@ -1,37 +1,12 @@
-import { z } from 'zod';
 import { ERRNO, rpcErrors, type ValidationTriple } from '../errors.js';
 import { analyzeRoleList, type RoleCatalogue, type RoleFinding } from '../roles/index.js';
 import { deletePrivilege, findPrivilege, insertPrivilege, updatePrivilege, type PrivilegeRecord } from '../store/privileges.js';
 import { GID } from '../store/seed.js';
 import { AccountsSnapshot } from './accounts.js';
 import type { Appliance } from './appliance.js';
-import { AUTHENTICATED, defineMethod, roles } from './method.js';
+import { privilegeContract } from '../contract/privilege.js';
+import { implement } from './method.js';
 import { query } from './query.js';
-import { QUERY_PARAMS, instanceParams } from './query-params.js';
-
-const privilegeFields = {
-  name: z.string().min(1).max(1024),
-  web_shell: z.boolean(),
-  local_groups: z.array(z.int()),
-  ds_groups: z.array(z.union([z.int(), z.string()])),
-  roles: z.array(z.string().max(1024)),
-};
-
-const privilegeCreate = z.strictObject({
-  name: privilegeFields.name,
-  web_shell: privilegeFields.web_shell,
-  local_groups: privilegeFields.local_groups.default([]),
-  ds_groups: privilegeFields.ds_groups.default([]),
-  roles: privilegeFields.roles.default([]),
-});
-
-const privilegeUpdate = z.strictObject({
-  name: privilegeFields.name.optional(),
-  web_shell: privilegeFields.web_shell.optional(),
-  local_groups: privilegeFields.local_groups.optional(),
-  ds_groups: privilegeFields.ds_groups.optional(),
-  roles: privilegeFields.roles.optional(),
-});
 
 /** Why a role list would lock its users out, phrased for a save-time refusal (`reject-overlap`). */
 function overlapMessage(f: RoleFinding): string | null {
@@ -116,87 +91,49 @@ function entryOf(appliance: Appliance, id: number): Record<string, unknown> {
 }
 
 export const privilegeMethods = [
-  defineMethod({
-    name: 'privilege.query',
-    summary: 'List privileges (filters, options); local_groups as group objects.',
-    access: roles('PRIVILEGE_READ'),
-    params: QUERY_PARAMS,
-    handler: ({ appliance }, filters, options) => {
-      const accounts = appliance.accounts();
-      return query(accounts.privileges.map((p) => accounts.privilegeEntry(p)), filters, options);
-    },
+  implement(privilegeContract['privilege.query'], ({ appliance }, filters, options) => {
+    const accounts = appliance.accounts();
+    return query(accounts.privileges.map((p) => accounts.privilegeEntry(p)), filters, options);
   }),
-  defineMethod({
-    name: 'privilege.get_instance',
-    summary: 'One privilege by id.',
-    access: roles('PRIVILEGE_READ'),
-    params: instanceParams(z.int()),
-    handler: ({ appliance }, id) => entryOf(appliance, id),
+  implement(privilegeContract['privilege.get_instance'], ({ appliance }, id) => entryOf(appliance, id)),
+  implement(privilegeContract['privilege.create'], ({ appliance }, data) => {
+    const { store } = appliance;
+    const id = store.write(() => {
+      const accounts = AccountsSnapshot.load(store.db);
+      const next = { builtin_name: null, ...data };
+      const errors = validatePrivilege(appliance, accounts, 'privilege_create', next, null);
+      if (errors.length > 0) throw rpcErrors.validation(errors);
+      return insertPrivilege(store.db, next);
+    });
+    return entryOf(appliance, id);
   }),
-  defineMethod({
-    name: 'privilege.create',
-    summary: 'Create a privilege {name, web_shell, local_groups (GIDs), ds_groups, roles}.',
-    access: roles('PRIVILEGE_WRITE'),
-    params: [{ name: 'privilege_create', schema: privilegeCreate }],
-    handler: ({ appliance }, data) => {
-      const { store } = appliance;
-      const id = store.write(() => {
-        const accounts = AccountsSnapshot.load(store.db);
-        const next = { builtin_name: null, ...data };
-        const errors = validatePrivilege(appliance, accounts, 'privilege_create', next, null);
-        if (errors.length > 0) throw rpcErrors.validation(errors);
-        return insertPrivilege(store.db, next);
-      });
-      return entryOf(appliance, id);
-    },
+  implement(privilegeContract['privilege.update'], ({ appliance }, id, data) => {
+    const { store } = appliance;
+    store.write(() => {
+      const existing = findPrivilege(store.db, id);
+      if (!existing) throw rpcErrors.instanceNotFound('Privilege', id);
+      const defined = Object.fromEntries(Object.entries(data).filter(([, v]) => v !== undefined));
+      const next: PrivilegeRecord = { ...existing, ...defined };
+      const errors = validatePrivilege(appliance, AccountsSnapshot.load(store.db), 'privilege_update', next, existing);
+      if (errors.length > 0) throw rpcErrors.validation(errors);
+      updatePrivilege(store.db, next);
+    });
+    return entryOf(appliance, id);
   }),
-  defineMethod({
-    name: 'privilege.update',
-    summary: 'Change any of a privilege’s fields; the rest are kept.',
-    access: roles('PRIVILEGE_WRITE'),
-    params: [
-      { name: 'id', schema: z.int() },
-      { name: 'privilege_update', schema: privilegeUpdate },
-    ],
-    handler: ({ appliance }, id, data) => {
-      const { store } = appliance;
-      store.write(() => {
-        const existing = findPrivilege(store.db, id);
-        if (!existing) throw rpcErrors.instanceNotFound('Privilege', id);
-        const defined = Object.fromEntries(Object.entries(data).filter(([, v]) => v !== undefined));
-        const next: PrivilegeRecord = { ...existing, ...defined };
-        const errors = validatePrivilege(appliance, AccountsSnapshot.load(store.db), 'privilege_update', next, existing);
-        if (errors.length > 0) throw rpcErrors.validation(errors);
-        updatePrivilege(store.db, next);
-      });
-      return entryOf(appliance, id);
-    },
-  }),
-  defineMethod({
-    name: 'privilege.delete',
-    summary: 'Delete a privilege; built-in privileges cannot be deleted.',
-    access: roles('PRIVILEGE_WRITE'),
-    params: [{ name: 'id', schema: z.int() }],
-    handler: ({ appliance: { store } }, id) =>
-      store.write(() => {
-        const existing = findPrivilege(store.db, id);
-        if (!existing) throw rpcErrors.instanceNotFound('Privilege', id);
-        if (existing.builtin_name) throw rpcErrors.call(ERRNO.EPERM, 'Unable to delete built-in privilege');
-        deletePrivilege(store.db, id);
-        return true;
-      }),
-  }),
-  defineMethod({
-    name: 'privilege.roles',
-    summary: 'The role catalogue: name, title, includes, builtin, stig.',
-    access: AUTHENTICATED,
-    params: QUERY_PARAMS,
-    handler: ({ appliance: { catalogue } }, filters, options) => {
-      const entries = catalogue.names.map((name) => {
-        const role = catalogue.get(name)!;
-        return { name, title: name, includes: [...role.includes], builtin: role.builtin, stig: role.stig };
-      });
-      return query(entries, filters, options);
-    },
+  implement(privilegeContract['privilege.delete'], ({ appliance: { store } }, id) =>
+    store.write(() => {
+      const existing = findPrivilege(store.db, id);
+      if (!existing) throw rpcErrors.instanceNotFound('Privilege', id);
+      if (existing.builtin_name) throw rpcErrors.call(ERRNO.EPERM, 'Unable to delete built-in privilege');
+      deletePrivilege(store.db, id);
+      return true;
+    }),
+  ),
+  implement(privilegeContract['privilege.roles'], ({ appliance: { catalogue } }, filters, options) => {
+    const entries = catalogue.names.map((name) => {
+      const role = catalogue.get(name)!;
+      return { name, title: name, includes: [...role.includes], builtin: role.builtin, stig: role.stig };
+    });
+    return query(entries, filters, options);
   }),
 ];

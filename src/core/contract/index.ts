@@ -1,0 +1,30 @@
+import type { z } from 'zod';
+import type { MethodContract, ParamSpec } from './method.js';
+import { privilegeContract } from './privilege.js';
+import { systemContract } from './system.js';
+
+/**
+ * THE contract: every method of the 25.10.1 API that stor serves or calls, with its params,
+ * result and roles (`MW/api/v25_10_1/*.py`). The emulator implements it, the dispatcher validates
+ * against it, and the typed client (`client.ts`) checks answers with it. Schemas only.
+ */
+export const CONTRACT = {
+  ...privilegeContract,
+  ...systemContract,
+};
+
+export type MethodName = keyof typeof CONTRACT;
+type ContractOf<M extends MethodName> = (typeof CONTRACT)[M];
+
+/** What a method answers, as the client reads it. */
+export type ResultOf<M extends MethodName> = z.output<ContractOf<M>['result']>;
+
+/** The positional params a caller may send (each may be left out when it has a default). */
+export type ParamsOf<M extends MethodName> =
+  ContractOf<M> extends MethodContract<infer P> ? { [K in keyof P]?: P[K] extends ParamSpec ? z.input<P[K]['schema']> : never } : never;
+
+/** Methods answering `query_result(Entry)`: a list, one item, or a count. */
+export type QueryMethod = { [M in MethodName]: ResultOf<M> extends infer R ? (R extends readonly (infer _I)[] ? M : never) : never }[MethodName];
+
+/** One item of a query method's list. */
+export type ItemOf<M extends QueryMethod> = Extract<ResultOf<M>, readonly unknown[]>[number];

@@ -1,0 +1,76 @@
+import { z } from 'zod';
+
+/**
+ * Who may call a method (facts §1.8, §3.3, §5):
+ * - `public`: no login needed (login calls, `core.ping`); rate-limited on the network when anonymous.
+ * - `authenticated`: any logged-in session (`auth.me`, `privilege.roles`, `core.get_jobs`).
+ * - `roles`: FULL_ADMIN, or one of these roles among the session's effective roles;
+ *   an empty list means FULL_ADMIN only.
+ */
+export type Access =
+  | { kind: 'public'; rateLimited: boolean }
+  | { kind: 'authenticated' }
+  | { kind: 'roles'; roles: readonly string[] };
+
+export const PUBLIC: Access = { kind: 'public', rateLimited: true };
+export const PUBLIC_UNLIMITED: Access = { kind: 'public', rateLimited: false };
+export const AUTHENTICATED: Access = { kind: 'authenticated' };
+export const roles = (...names: string[]): Access => ({ kind: 'roles', roles: names });
+
+/** One positional parameter, as the appliance's Args model names and types it. */
+export interface ParamSpec {
+  /** The argument's field name in the appliance's Args model, e.g. `privilege_create`. */
+  name: string;
+  schema: z.ZodType;
+  /** Present when the argument may be omitted. */
+  default?: () => unknown;
+}
+
+/** A string as the appliance models it: at most 1024 characters unless said otherwise. */
+export const str = (max = 1024) => z.string().max(max);
+export const nonEmptyStr = (max = 1024) => z.string().min(1).max(max);
+
+/**
+ * One method of the 25.10.1 API as both sides see it: what it takes, what it answers, who may
+ * call it. The emulator validates calls and (in tests) its own answers against this; the client
+ * types its calls and checks the answers it reads with it. No behaviour lives here.
+ */
+export interface MethodContract<P extends readonly ParamSpec[] = readonly ParamSpec[], R extends z.ZodType = z.ZodType> {
+  name: string;
+  /** One line for `stor call --help` and error messages. */
+  summary: string;
+  access: Access;
+  params: P;
+  /**
+   * The result as 25.10.1 models it (`MW/api/v25_10_1/*.py` `...Result`). Objects are `z.object`
+   * (unknown keys tolerated and dropped, so a newer appliance's extra fields never break a
+   * client); no transforms or defaults, so a parsed answer equals the answer minus unknown keys,
+   * which is how tests catch the emulator sending a field 25.10.1 does not.
+   */
+  result: R;
+  /**
+   * A job method: the call creates a job in `core.get_jobs`. With the connection's default
+   * `legacy_jobs` the job id is answered at once; otherwise the answer waits for the job's result,
+   * which is what `result` describes.
+   */
+  job?: boolean;
+}
+
+export function defineContract<const P extends readonly ParamSpec[], R extends z.ZodType>(c: MethodContract<P, R>): MethodContract<P, R> {
+  return c;
+}
+
+/** The values a method's handler receives, after validation and defaults. */
+export type ParamValues<P extends readonly ParamSpec[]> = {
+  -readonly [K in keyof P]: P[K] extends { schema: infer S extends z.ZodType } ? z.output<S> : never;
+};
+
+/**
+ * `query_result(Entry)` of 25.10.1 (`MW/api/base/model.py:307-324`): a list of items, one item
+ * (`get: true`) or a count (`count: true`); items have every field optional, since `select` may
+ * ask for any subset.
+ */
+export function queryResult<S extends z.ZodObject>(entry: S) {
+  const item = entry.partial();
+  return z.union([z.array(item), item, z.int()]);
+}

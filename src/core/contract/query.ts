@@ -1,0 +1,15 @@
+import { z } from 'zod';
+import type { ParamSpec } from './method.js';
+
+/** `filters` and `options`, the two positional params of every `*.query` (facts §9). */
+export const QUERY_PARAMS = [
+  { name: 'filters', schema: z.array(z.unknown()), default: () => [] },
+  { name: 'options', schema: z.record(z.string(), z.unknown()), default: () => ({}) },
+] as const satisfies readonly ParamSpec[];
+
+/** `get_instance(id, options)`: same options, the id typed per service. */
+export const instanceParams = <S extends z.ZodType>(idSchema: S) =>
+  [
+    { name: 'id', schema: idSchema },
+    { name: 'options', schema: z.record(z.string(), z.unknown()), default: () => ({}) },
+  ] as const;

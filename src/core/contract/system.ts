@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { AUTHENTICATED, PUBLIC, defineContract } from './method.js';
+
+/** `stor.emulation`'s answer (stor's own method; a real appliance answers -32601). */
+export const emulationInfo = z.object({
+  emulator: z.literal('stor'),
+  release: z.string(),
+  settings: z.object({
+    roleExpansion: z.enum(['terminating', 'as-reported', 'truenas-25.10.1']),
+    roleLists: z.enum(['accept', 'reject-overlap']),
+    uploadGate: z.enum(['sys-admin', 'role']),
+  }),
+  /** The login rule the role expansion follows. */
+  lockout_rule: z.enum(['as-reported', 'self-including', 'none']),
+});
+
+export type EmulationInfo = z.output<typeof emulationInfo>;
+
+export const systemContract = {
+  // Both need a login but no role (`authorization_required=False`, MW/plugins/system/product.py:75-80,
+  // 109-113; MW/api/base/decorator.py:68), whatever facts §0 says.
+  'system.version_short': defineContract({
+    name: 'system.version_short',
+    summary: 'The release, e.g. "25.10.1".',
+    access: AUTHENTICATED,
+    params: [],
+    result: z.string(),
+  }),
+  'system.version': defineContract({
+    name: 'system.version',
+    summary: 'The full version string, e.g. "TrueNAS-25.10.1".',
+    access: AUTHENTICATED,
+    params: [],
+    result: z.string(),
+  }),
+  'stor.emulation': defineContract({
+    name: 'stor.emulation',
+    summary: 'stor only: the behaviours this emulator was started with (role expansion, upload gate).',
+    access: PUBLIC,
+    params: [],
+    result: emulationInfo,
+  }),
+};
