@@ -92,3 +92,19 @@ export async function createUserWithKey(
   const created = await t.call<{ key: string }>(t.admin, 'api_key.create', { name: `${username}-key`, username });
   return { key: created.key, userId: user.id, gid: group!.gid };
 }
+
+/** Creates group `username`, a user in it with `password`, and (optionally) a privilege for the group. */
+export async function createUserWithPassword(
+  t: TestAppliance,
+  username: string,
+  password: string,
+  options: { privilegeRoles?: string[] } = {},
+): Promise<{ userId: number; gid: number }> {
+  const groupId = await t.call<number>(t.admin, 'group.create', { name: username, smb: false });
+  const [group] = await t.call<{ gid: number }[]>(t.admin, 'group.query', [['id', '=', groupId]]);
+  const user = await t.call<{ id: number }>(t.admin, 'user.create', { username, full_name: username, group: groupId, password, smb: false });
+  if (options.privilegeRoles) {
+    await t.call(t.admin, 'privilege.create', { name: `${username}-privilege`, local_groups: [group!.gid], roles: options.privilegeRoles, web_shell: false });
+  }
+  return { userId: user.id, gid: group!.gid };
+}

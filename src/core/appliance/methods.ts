@@ -6,6 +6,7 @@ import { groupMethods } from './group.js';
 import { poolDatasetMethods } from './pool-dataset.js';
 import type { MethodDefinition } from './method.js';
 import { privilegeMethods } from './privilege.js';
+import { twoFactorMethods } from './twofactor.js';
 import { userMethods } from './user.js';
 
 /**
@@ -13,7 +14,7 @@ import { userMethods } from './user.js';
  * call it and its handler. Dispatch, authorization, validation and `stor call --help` all read it.
  */
 export const METHODS: ReadonlyMap<string, MethodDefinition> = new Map(
-  [...coreMethods, ...authMethods, ...privilegeMethods, ...userMethods, ...groupMethods, ...apiKeyMethods, ...filesystemMethods, ...poolDatasetMethods].map((m) => [
+  [...coreMethods, ...authMethods, ...twoFactorMethods, ...privilegeMethods, ...userMethods, ...groupMethods, ...apiKeyMethods, ...filesystemMethods, ...poolDatasetMethods].map((m) => [
     m.name,
     m,
   ]),
