@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createUserWithKey, createUserWithPassword, openTestAppliance, type TestAppliance } from '../helpers/appliance.js';
-import { currentCode, secretOf, wrongCode } from '../helpers/totp.js';
+import { createUserWithKey, createUserWithPassword, enableTwoFactor, openTestAppliance } from '../helpers/appliance.js';
+import { currentCode, wrongCode } from '../helpers/totp.js';
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -21,13 +21,6 @@ function filesUnder(dir: string): string[] {
     const path = join(dir, name);
     return statSync(path).isDirectory() ? filesUnder(path) : [path];
   });
-}
-
-/** Turns two-factor on (window 1: a code computed by the test may cross an interval boundary) and gives `username` a secret. */
-async function enableTwoFactor(t: TestAppliance, username: string): Promise<string> {
-  await t.call(t.admin, 'auth.twofactor.update', { enabled: true, window: 1 });
-  const renewed = await t.call<{ twofactor_config: { provisioning_uri: string } }>(t.admin, 'user.renew_2fa_secret', username, {});
-  return secretOf(renewed.twofactor_config.provisioning_uri);
 }
 
 describe('auth.login_ex PASSWORD_PLAIN (MW/plugins/auth.py:801)', () => {

@@ -7,6 +7,7 @@ import type { ApplianceSettings } from '../../src/core/appliance/settings.js';
 import { RpcError } from '../../src/core/errors.js';
 import { Dispatcher } from '../../src/core/rpc/dispatcher.js';
 import { tempDir } from './temp-dir.js';
+import { secretOf } from './totp.js';
 
 export interface TestAppliance {
   stateDir: string;
@@ -107,4 +108,11 @@ export async function createUserWithPassword(
     await t.call(t.admin, 'privilege.create', { name: `${username}-privilege`, local_groups: [group!.gid], roles: options.privilegeRoles, web_shell: false });
   }
   return { userId: user.id, gid: group!.gid };
+}
+
+/** Turns two-factor on (window 1: a code a test computes may cross an interval boundary) and gives `username` a secret. */
+export async function enableTwoFactor(t: TestAppliance, username: string): Promise<string> {
+  await t.call(t.admin, 'auth.twofactor.update', { enabled: true, window: 1 });
+  const renewed = await t.call<{ twofactor_config: { provisioning_uri: string } }>(t.admin, 'user.renew_2fa_secret', username, {});
+  return secretOf(renewed.twofactor_config.provisioning_uri);
 }
