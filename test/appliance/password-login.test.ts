@@ -77,6 +77,39 @@ describe('auth.login_ex PASSWORD_PLAIN (MW/plugins/auth.py:801)', () => {
   });
 });
 
+describe('user.update with a password (MW/plugins/account.py:766)', () => {
+  it('sets, changes and disables password logins; the result echoes the password, the state keeps a hash', async () => {
+    const t = await openTestAppliance();
+    // The seeded administrator has password login disabled; give it a password.
+    const [admin] = await t.call<{ id: number }[]>(t.admin, 'user.query', [['username', '=', 'truenas_admin']]);
+    const updated = await t.call<{ password: string; password_disabled: boolean; unixhash: string }>(t.admin, 'user.update', admin!.id, {
+      password: PASSWORD,
+      password_disabled: false,
+    });
+    expect(updated).toMatchObject({ password: PASSWORD, password_disabled: false, unixhash: '*' });
+    expect(await t.call(t.session(), 'auth.login', 'truenas_admin', PASSWORD)).toBe(true);
+
+    await t.call(t.admin, 'user.update', admin!.id, { password: 'another one' });
+    expect(await t.call(t.session(), 'auth.login', 'truenas_admin', PASSWORD)).toBe(false);
+    expect(await t.call(t.session(), 'auth.login', 'truenas_admin', 'another one')).toBe(true);
+
+    await t.call(t.admin, 'user.update', admin!.id, { password_disabled: true });
+    expect(await t.call(t.session(), 'auth.login', 'truenas_admin', 'another one')).toBe(false);
+
+    expect((await t.callError(t.admin, 'user.update', admin!.id, { password: 'x', password_disabled: true })).triples).toEqual([
+      ['user_update.password_disabled', 'Leave "Password" blank when "Disable password login" is checked.', 22],
+    ]);
+    expect((await t.callError(t.admin, 'user.update', admin!.id, { username: 'boss' })).triples).toEqual([['user_update.username', 'This attribute cannot be changed', 22]]);
+    expect((await t.callError(t.admin, 'user.update', admin!.id, { uid: 5 })).triples).toEqual([['user_update.uid', 'Extra inputs are not permitted', 22]]);
+    expect((await t.callError(t.admin, 'user.update', 999, {})).reason).toBe('[ENOENT] None: User 999 does not exist');
+    t.appliance.close();
+    for (const file of filesUnder(t.stateDir)) {
+      const bytes = readFileSync(file);
+      expect(bytes.includes(PASSWORD) || bytes.includes('another one'), file).toBe(false);
+    }
+  });
+});
+
 describe('two-factor authentication (MW/plugins/auth_/2fa.py, MW/plugins/account_/2fa.py)', () => {
   it('auth.twofactor.config starts disabled with window 0; update validates as the source models it', async () => {
     const t = await openTestAppliance();
