@@ -128,10 +128,11 @@ function loginWithPassword(appliance: Appliance, session: Session, username: str
 function continueWithOtp(appliance: Appliance, session: Session, token: string): LoginOutcome | LoginExAnswer {
   const pending = session.pendingOtp!;
   // `user.verify_twofactor_token` refuses these cases with CallErrors (MW/plugins/account_/2fa.py:101-108).
-  if (!readGlobalTwoFactor(appliance).enabled) throw rpcErrors.call(ERRNO.EFAULT, 'Please enable Two Factor Authentication first');
+  const global = readGlobalTwoFactor(appliance);
+  if (!global.enabled) throw rpcErrors.call(ERRNO.EFAULT, 'Please enable Two Factor Authentication first');
   const record = readUserSecret(appliance, pending.userId);
   if (record.secret === null) throw rpcErrors.call(ERRNO.EFAULT, 'Two Factor Authentication is not configured for this user');
-  const ok = verifyTotp(record.secret, token, record, readGlobalTwoFactor(appliance).window);
+  const ok = verifyTotp(record.secret, token, record, global.window);
   session.pendingOtp = null;
   if (ok) {
     session.establish(
