@@ -243,18 +243,27 @@ export function buildProgram(io: IO, hooks: ProgramHooks): Command {
 
   program
     .command('login')
-    .description('verify an API key against an appliance and save it as a profile (made current)')
-    .option('--api-key-file <file>', 'read the key from this file')
-    .option('--api-key-stdin', 'read the key from standard input')
+    .description('save an appliance as a profile (made current): verify an API key, or log in with a password and create one')
+    .addOption(new Option('--api-key-file <file>', 'read the key from this file').conflicts('username'))
+    .addOption(new Option('--api-key-stdin', 'read the key from standard input').conflicts('username'))
+    .option('--username <name>', 'log in as this user with its password (and one-time code), and save a new API key for it')
+    .option('--password-stdin', 'with --username: read the password from the first line of standard input (the one-time code, if asked for, from the second)')
     .addHelpText(
       'after',
       examples(
         'stor login --url wss://nas.example.com --profile nas1 --api-key-file ~/.config/nas1.key',
         'pass show nas1/api-key | stor login --url wss://nas.example.com --api-key-stdin --ca ./nas-ca.pem',
         'stor login --url ws://127.0.0.1:6000      # a local `stor serve`; prompts for the key on a terminal',
-      ) + '\nThe key is never taken from the command line. Without --api-key-file/--api-key-stdin it comes from\nSTOR_API_KEY, or from a hidden prompt on a terminal. ws:// and http:// are refused for other hosts.\n',
+        'stor login --url wss://nas.example.com --username alice      # prompts for the password (and code)',
+        '(pass show nas1/alice; echo 123456) | stor login --url wss://nas.example.com --username alice --password-stdin',
+      ) +
+        '\nThe key is never taken from the command line. Without --api-key-file/--api-key-stdin it comes from\n' +
+        'STOR_API_KEY, or from a hidden prompt on a terminal. ws:// and http:// are refused for other hosts.\n' +
+        '\nWith --username, stor logs in with the password (hidden prompt, or --password-stdin), answers a\n' +
+        'two-factor challenge with the one-time code (prompt, or the second line of standard input), creates an\n' +
+        'API key named stor-<this host>-<UTC time> for the user, and saves only that key. The password is never saved.\n',
     )
-    .action(async (opts: { apiKeyFile?: string; apiKeyStdin?: boolean }, cmd: Command) => {
+    .action(async (opts: import('./login/login.js').LoginOptions, cmd: Command) => {
       const { login } = await import('./login/login.js');
       hooks.onResult(await login(context(cmd), opts));
     });

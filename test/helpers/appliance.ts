@@ -7,6 +7,7 @@ import type { ApplianceSettings } from '../../src/core/appliance/settings.js';
 import { RpcError } from '../../src/core/errors.js';
 import { Dispatcher } from '../../src/core/rpc/dispatcher.js';
 import { tempDir } from './temp-dir.js';
+import { secretOf } from './totp.js';
 
 export interface TestAppliance {
   stateDir: string;
@@ -91,4 +92,27 @@ export async function createUserWithKey(
   // A key needs the user to hold some privilege; a user without one gets it created first by the caller.
   const created = await t.call<{ key: string }>(t.admin, 'api_key.create', { name: `${username}-key`, username });
   return { key: created.key, userId: user.id, gid: group!.gid };
+}
+
+/** Creates group `username`, a user in it with `password`, and (optionally) a privilege for the group. */
+export async function createUserWithPassword(
+  t: TestAppliance,
+  username: string,
+  password: string,
+  options: { privilegeRoles?: string[] } = {},
+): Promise<{ userId: number; gid: number }> {
+  const groupId = await t.call<number>(t.admin, 'group.create', { name: username, smb: false });
+  const [group] = await t.call<{ gid: number }[]>(t.admin, 'group.query', [['id', '=', groupId]]);
+  const user = await t.call<{ id: number }>(t.admin, 'user.create', { username, full_name: username, group: groupId, password, smb: false });
+  if (options.privilegeRoles) {
+    await t.call(t.admin, 'privilege.create', { name: `${username}-privilege`, local_groups: [group!.gid], roles: options.privilegeRoles, web_shell: false });
+  }
+  return { userId: user.id, gid: group!.gid };
+}
+
+/** Turns two-factor on (window 1: a code a test computes may cross an interval boundary) and gives `username` a secret. */
+export async function enableTwoFactor(t: TestAppliance, username: string): Promise<string> {
+  await t.call(t.admin, 'auth.twofactor.update', { enabled: true, window: 1 });
+  const renewed = await t.call<{ twofactor_config: { provisioning_uri: string } }>(t.admin, 'user.renew_2fa_secret', username, {});
+  return secretOf(renewed.twofactor_config.provisioning_uri);
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isLoopbackHost } from '../../src/core/net/loopback.js';
-import { assertKeyMayTravel, parseEndpoint } from '../../src/core/transport/endpoint.js';
+import { assertSecretMayTravel, parseEndpoint } from '../../src/core/transport/endpoint.js';
 
 describe('where a key may travel in clear', () => {
   it('knows loopback addresses and the name localhost, and nothing else', () => {
@@ -11,8 +11,9 @@ describe('where a key may travel in clear', () => {
   it('derives the appliance URLs and refuses ws:// and http:// to other hosts', () => {
     expect(parseEndpoint('nas.example.com').rpcWs.href).toBe('wss://nas.example.com/api/current');
     expect(parseEndpoint('https://nas:8443/api/current').base.href).toBe('https://nas:8443/');
-    expect(() => assertKeyMayTravel(parseEndpoint('ws://127.0.0.1:6000'))).not.toThrow();
-    expect(() => assertKeyMayTravel(parseEndpoint('wss://10.0.0.5'))).not.toThrow();
-    expect(() => assertKeyMayTravel(parseEndpoint('http://10.0.0.5'))).toThrow(/refusing to send an API key in clear/);
+    expect(() => assertSecretMayTravel(parseEndpoint('ws://127.0.0.1:6000'), 'an API key')).not.toThrow();
+    expect(() => assertSecretMayTravel(parseEndpoint('wss://10.0.0.5'), 'a password')).not.toThrow();
+    expect(() => assertSecretMayTravel(parseEndpoint('http://10.0.0.5'), 'an API key')).toThrow(/refusing to send an API key in clear/);
+    expect(() => assertSecretMayTravel(parseEndpoint('ws://10.0.0.5'), 'a password')).toThrow(/refusing to send a password in clear/);
   });
 });

@@ -3,17 +3,11 @@ import { resolve } from 'node:path';
 import { StorError } from '../../core/errors.js';
 import { API_KEY_PATTERN } from '../../core/store/secrets.js';
 import type { CommandContext } from '../shared/context.js';
+import { readStdin } from '../shared/stdin.js';
 
 export interface KeySourceOptions {
   apiKeyFile?: string;
   apiKeyStdin?: boolean;
-}
-
-
-async function readStdin(ctx: CommandContext): Promise<string> {
-  let text = '';
-  for await (const chunk of ctx.io.stdin) text += chunk.toString();
-  return text;
 }
 
 /**

@@ -70,9 +70,10 @@ export async function openTarget(spec: TargetSpec, timeoutSeconds: number): Prom
     const { EmbeddedTransport } = await import('../../core/transport/embedded.js');
     return EmbeddedTransport.open({ stateDir: spec.stateDir, ...(spec.apiKey ? { apiKey: spec.apiKey } : {}) });
   }
+  const { apiKeyLogin } = await import('../../core/transport/login-strategies.js');
   const options = {
     endpoint: spec.endpoint,
-    apiKey: spec.apiKey,
+    login: apiKeyLogin(spec.apiKey),
     timeoutSeconds,
     insecure: spec.insecure,
     ...(spec.caPath ? { ca: readCa(spec.caPath) } : {}),

@@ -3,6 +3,7 @@ import { listGroups, type GroupRecord } from '../store/groups.js';
 import { listPrivileges, type PrivilegeRecord } from '../store/privileges.js';
 import { listUsers, type UserRecord } from '../store/users.js';
 import { listApiKeys } from '../store/api-keys.js';
+import { listUsersWithSecret } from '../store/twofactor.js';
 
 /** GIDs of built-in groups that interactive users may join (facts §3.2, `ALLOWED_BUILTIN_GIDS`). */
 export const ALLOWED_BUILTIN_GIDS: ReadonlySet<number> = new Set([14, 544, 545, 568, 951, 952]);
@@ -17,6 +18,8 @@ export class AccountsSnapshot {
     readonly groups: GroupRecord[],
     readonly privileges: PrivilegeRecord[],
     private readonly apiKeyIds: Map<number, number[]>,
+    /** Users with a two-factor secret. */
+    private readonly twofactorUsers: ReadonlySet<number>,
   ) {
     this.groupById = new Map(groups.map((g) => [g.id, g]));
     this.groupByGid = new Map(groups.map((g) => [g.gid, g]));
@@ -25,7 +28,11 @@ export class AccountsSnapshot {
   static load(db: Db): AccountsSnapshot {
     const keys = new Map<number, number[]>();
     for (const k of listApiKeys(db)) keys.set(k.user_id, [...(keys.get(k.user_id) ?? []), k.id]);
-    return new AccountsSnapshot(listUsers(db), listGroups(db), listPrivileges(db), keys);
+    return new AccountsSnapshot(listUsers(db), listGroups(db), listPrivileges(db), keys, new Set(listUsersWithSecret(db)));
+  }
+
+  hasTwoFactorSecret(user: UserRecord): boolean {
+    return this.twofactorUsers.has(user.id);
   }
 
   /** GIDs of a user's primary and supplementary groups. */
@@ -100,7 +107,7 @@ export class AccountsSnapshot {
       email: u.email,
       local: true,
       immutable: u.builtin || u.uid === 950,
-      twofactor_auth_configured: false,
+      twofactor_auth_configured: this.twofactorUsers.has(u.id),
       sid: null,
       last_password_change: u.last_password_change === null ? null : { $date: u.last_password_change },
       password_age: null,

@@ -7,6 +7,7 @@ import { poolDatasetMethods } from './pool-dataset.js';
 import type { MethodDefinition } from './method.js';
 import { privilegeMethods } from './privilege.js';
 import { systemMethods } from './system.js';
+import { twoFactorMethods } from './twofactor.js';
 import { userMethods } from './user.js';
 
 /**
@@ -14,7 +15,7 @@ import { userMethods } from './user.js';
  * call it and its handler. Dispatch, authorization, validation and `stor call --help` all read it.
  */
 export const METHODS: ReadonlyMap<string, MethodDefinition> = new Map(
-  [...coreMethods, ...authMethods, ...privilegeMethods, ...userMethods, ...groupMethods, ...apiKeyMethods, ...filesystemMethods, ...poolDatasetMethods, ...systemMethods].map((m) => [
+  [...coreMethods, ...authMethods, ...twoFactorMethods, ...privilegeMethods, ...userMethods, ...groupMethods, ...apiKeyMethods, ...filesystemMethods, ...poolDatasetMethods, ...systemMethods].map((m) => [
     m.name,
     m,
   ]),

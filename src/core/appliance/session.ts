@@ -23,11 +23,24 @@ export interface ComposedPrivilege {
 }
 
 export interface SessionCredentials {
-  type: 'API_KEY' | 'LOGIN_PASSWORD';
+  type: 'API_KEY' | 'LOGIN_PASSWORD' | 'LOGIN_TWOFACTOR';
   userId: number;
   username: string;
   apiKey?: { id: number; name: string };
   loginAt: number;
+}
+
+/**
+ * A password login waiting for its one-time code (25.10.1's per-connection `AuthenticationContext`):
+ * the password was right, and what the session will hold once the code is is already composed.
+ */
+export interface PendingOtp {
+  userId: number;
+  username: string;
+  privilege: ComposedPrivilege;
+  accountAttributes: string[];
+  /** Wrong codes so far; 25.10.1 allows MAX_OTP_ATTEMPTS (3) retries. */
+  failures: number;
 }
 
 export interface ConnectionOptions {
@@ -45,6 +58,7 @@ export class Session {
   credentials: SessionCredentials | null = null;
   privilege: ComposedPrivilege | null = null;
   accountAttributes: string[] = [];
+  pendingOtp: PendingOtp | null = null;
   options: ConnectionOptions = { legacy_jobs: true, private_methods: false, py_exceptions: false };
   /** Where server-initiated notifications go; null where the transport has no push channel. */
   notify: ((method: string, params: unknown) => void) | null = null;

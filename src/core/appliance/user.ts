@@ -3,7 +3,7 @@ import { ERRNO, rpcErrors, type ValidationTriple } from '../errors.js';
 import { insertGroup } from '../store/groups.js';
 import { GID } from '../store/seed.js';
 import { generateKeySecret, hashSecret } from '../store/secrets.js';
-import { insertUser } from '../store/users.js';
+import { insertUser, updateUser, type UserRecord } from '../store/users.js';
 import { ALLOWED_BUILTIN_GIDS, AccountsSnapshot } from './accounts.js';
 import { nextFreeId } from './group.js';
 import { defineMethod, roles } from './method.js';
@@ -11,35 +11,99 @@ import { nonEmptyStr, str } from './params.js';
 import { query } from './query.js';
 import { QUERY_PARAMS } from './query-params.js';
 
-const userCreate = z.strictObject({
+/** UserCreate's fields as user.update takes them (UserUpdate: optional, no defaults, no uid or group_create). */
+const updatable = {
   username: z
     .string()
     .min(1)
     .max(32)
     .regex(/^[A-Za-z_][A-Za-z0-9_.-]*\$?$/, 'Valid characters are [A-Za-z0-9_.-], starting with a letter or underscore'),
   full_name: nonEmptyStr(),
+  group: z.int().nullable(),
+  groups: z.array(z.int()).max(64),
+  password: str().nullable(),
+  random_password: z.boolean(),
+  password_disabled: z.boolean(),
+  smb: z.boolean(),
+  home: str(),
+  home_create: z.boolean(),
+  home_mode: str(),
+  shell: str(),
+  email: str().nullable(),
+  ssh_password_enabled: z.boolean(),
+  sshpubkey: str(8192).nullable(),
+  locked: z.boolean(),
+  sudo_commands: z.array(z.string()),
+  sudo_commands_nopasswd: z.array(z.string()),
+  userns_idmap: z.union([z.literal('DIRECT'), z.int(), z.null()]),
+};
+
+const userCreate = z.strictObject({
+  username: updatable.username,
+  full_name: updatable.full_name,
   uid: z.int().min(0).max(90_000_000).nullable().default(null),
   group_create: z.boolean().default(false),
-  group: z.int().nullable().default(null),
-  groups: z.array(z.int()).max(64).default([]),
-  password: str().nullable().default(null),
-  random_password: z.boolean().default(false),
-  password_disabled: z.boolean().default(false),
-  smb: z.boolean().default(true),
-  home: str().default('/var/empty'),
-  home_create: z.boolean().default(false),
-  home_mode: str().default('700'),
-  shell: str().default('/usr/bin/zsh'),
-  email: str().nullable().default(null),
-  ssh_password_enabled: z.boolean().default(false),
-  sshpubkey: str(8192).nullable().default(null),
-  locked: z.boolean().default(false),
-  sudo_commands: z.array(z.string()).default([]),
-  sudo_commands_nopasswd: z.array(z.string()).default([]),
-  userns_idmap: z.union([z.literal('DIRECT'), z.int(), z.null()]).default(null),
+  group: updatable.group.default(null),
+  groups: updatable.groups.default([]),
+  password: updatable.password.default(null),
+  random_password: updatable.random_password.default(false),
+  password_disabled: updatable.password_disabled.default(false),
+  smb: updatable.smb.default(true),
+  home: updatable.home.default('/var/empty'),
+  home_create: updatable.home_create.default(false),
+  home_mode: updatable.home_mode.default('700'),
+  shell: updatable.shell.default('/usr/bin/zsh'),
+  email: updatable.email.default(null),
+  ssh_password_enabled: updatable.ssh_password_enabled.default(false),
+  sshpubkey: updatable.sshpubkey.default(null),
+  locked: updatable.locked.default(false),
+  sudo_commands: updatable.sudo_commands.default([]),
+  sudo_commands_nopasswd: updatable.sudo_commands_nopasswd.default([]),
+  userns_idmap: updatable.userns_idmap.default(null),
 });
 
+const userUpdate = z.strictObject(updatable).partial();
+
 type UserCreate = z.output<typeof userCreate>;
+
+/** Supplementary groups: each must exist, and builtin ones only where 25.10.1 allows (ALLOWED_BUILTIN_GIDS). */
+function validateGroups(at: (field: string) => string, groups: readonly number[], accounts: AccountsSnapshot): ValidationTriple[] {
+  const errors: ValidationTriple[] = [];
+  groups.forEach((id, i) => {
+    const g = accounts.groupById.get(id);
+    if (!g) errors.push([at(`groups.${i}`), 'This group does not exist.', ERRNO.EINVAL]);
+    else if (g.builtin && !ALLOWED_BUILTIN_GIDS.has(g.gid)) {
+      errors.push([at(`groups.${i}`), `${g.name}: membership of this builtin group may not be altered.`, ERRNO.EINVAL]);
+    }
+  });
+  return errors;
+}
+
+/** The password rules create and update share (MW/plugins/account.py:1463-1576). */
+function validatePassword(
+  at: (field: string) => string,
+  data: { password?: string | null; random_password?: boolean; password_disabled?: boolean },
+  combined: { password_disabled: boolean; smb: boolean },
+  creating: boolean,
+): ValidationTriple[] {
+  const errors: ValidationTriple[] = [];
+  if (data.random_password && data.password) {
+    errors.push([
+      at('random_password'),
+      'Requesting a randomized password while simultaneously supplying an explicit password is not permitted.',
+      ERRNO.EINVAL,
+    ]);
+  }
+  if (combined.smb && combined.password_disabled) {
+    errors.push([at('password_disabled'), 'Password authentication may not be disabled for SMB users.', ERRNO.EINVAL]);
+  }
+  if (creating && !data.password && !data.password_disabled && !data.random_password) {
+    errors.push([at('password'), 'Password is required', ERRNO.EINVAL]);
+  } else if (data.password_disabled && data.password) {
+    errors.push([at('password_disabled'), 'Leave "Password" blank when "Disable password login" is checked.', ERRNO.EINVAL]);
+  }
+  return errors;
+}
 
 function validateCreate(data: UserCreate, accounts: AccountsSnapshot): ValidationTriple[] {
   const errors: ValidationTriple[] = [];
@@ -57,20 +121,39 @@ function validateCreate(data: UserCreate, accounts: AccountsSnapshot): Validatio
   } else if (data.group !== null && !accounts.groupById.has(data.group)) {
     errors.push([at('group'), 'This group does not exist.', ERRNO.EINVAL]);
   }
-  data.groups.forEach((id, i) => {
-    const g = accounts.groupById.get(id);
-    if (!g) errors.push([at(`groups.${i}`), 'This group does not exist.', ERRNO.EINVAL]);
-    else if (g.builtin && !ALLOWED_BUILTIN_GIDS.has(g.gid)) {
-      errors.push([at(`groups.${i}`), `${g.name}: membership of this builtin group may not be altered.`, ERRNO.EINVAL]);
-    }
-  });
-  if (data.password_disabled && data.password !== null) {
-    errors.push([at('password_disabled'), 'Leave "Password" blank when "Disable password login" is checked.', ERRNO.EINVAL]);
-  } else if (data.password_disabled && data.smb) {
-    errors.push([at('password_disabled'), 'Password authentication may not be disabled for SMB users.', ERRNO.EINVAL]);
-  } else if (!data.password_disabled && !data.random_password && data.password === null) {
-    errors.push([at('password'), 'Password is required', ERRNO.EINVAL]);
+  errors.push(...validateGroups(at, data.groups, accounts));
+  errors.push(...validatePassword(at, data, data, true));
+  return errors;
+}
+
+type UserUpdate = z.output<typeof userUpdate>;
+
+function validateUpdate(old: UserRecord, data: UserUpdate, accounts: AccountsSnapshot): ValidationTriple[] {
+  const errors: ValidationTriple[] = [];
+  const at = (field: string) => `user_update.${field}`;
+  if (data.group === null) errors.push([at('group'), 'User must have a primary group', ERRNO.EINVAL]);
+  else if (data.group !== undefined && !accounts.groupById.has(data.group)) {
+    errors.push([at('group'), `Group ${data.group} not found`, ERRNO.ENOENT]);
   }
+  // Builtin accounts and truenas_admin keep these (MW/plugins/account.py:875-882).
+  if (old.builtin || old.uid === 950) {
+    if (data.home_mode !== undefined) errors.push([at('home_mode'), 'This attribute cannot be changed', ERRNO.EINVAL]);
+    const current = { group: old.group_id, home: old.home, username: old.username, smb: old.smb, userns_idmap: old.userns_idmap };
+    for (const key of Object.keys(current) as (keyof typeof current)[]) {
+      if (data[key] !== undefined && data[key] !== current[key]) errors.push([at(key), 'This attribute cannot be changed', ERRNO.EINVAL]);
+    }
+  }
+  if (!old.smb && data.smb && !data.password) {
+    errors.push([at('smb'), 'Password must be reset in order to enable SMB authentication', ERRNO.EINVAL]);
+  }
+  if (data.full_name !== undefined && (data.full_name.includes(':') || data.full_name.includes('\n'))) {
+    errors.push([at('full_name'), "The ':' character is not allowed.", ERRNO.EINVAL]);
+  }
+  if (data.username !== undefined && accounts.users.some((u) => u.username === data.username && u.id !== old.id)) {
+    errors.push([at('username'), `The username "${data.username}" already exists.`, ERRNO.EEXIST]);
+  }
+  if (data.groups !== undefined) errors.push(...validateGroups(at, data.groups, accounts));
+  errors.push(...validatePassword(at, data, { password_disabled: data.password_disabled ?? old.password_disabled, smb: data.smb ?? old.smb }, false));
   return errors;
 }
 
@@ -145,6 +228,51 @@ export const userMethods = [
       const accounts = appliance.accounts();
       const user = accounts.users.find((u) => u.id === id)!;
       return { ...accounts.userEntry(user), password };
+    },
+  }),
+  defineMethod({
+    name: 'user.update',
+    summary: 'Change a local user by id; a new password is kept only as a salted hash. Returns the entry plus `password`.',
+    access: roles('ACCOUNT_WRITE'),
+    params: [
+      { name: 'id', schema: z.int() },
+      { name: 'user_update', schema: userUpdate },
+    ],
+    handler: ({ appliance }, id, data) => {
+      const { store } = appliance;
+      const password = data.random_password && !data.password ? generateKeySecret(20) : (data.password ?? null);
+      // Hashed before the write lock, as in user.create: it is the slow part.
+      const passwordHash = password === null ? null : hashSecret(password);
+      store.write(() => {
+        const accounts = AccountsSnapshot.load(store.db);
+        const old = accounts.users.find((u) => u.id === id);
+        if (!old) throw rpcErrors.instanceNotFound('User', id);
+        const errors = validateUpdate(old, data, accounts);
+        if (errors.length > 0) throw rpcErrors.validation(errors);
+        const { id: _id, ...current } = old;
+        updateUser(store.db, id, {
+          ...current,
+          username: data.username ?? old.username,
+          full_name: data.full_name ?? old.full_name,
+          home: data.home ?? old.home,
+          shell: data.shell ?? old.shell,
+          group_id: data.group ?? old.group_id,
+          groups: data.groups ?? old.groups,
+          smb: data.smb ?? old.smb,
+          password_disabled: data.password_disabled ?? old.password_disabled,
+          password_hash: passwordHash ?? old.password_hash,
+          locked: data.locked ?? old.locked,
+          email: data.email !== undefined ? data.email : old.email,
+          sshpubkey: data.sshpubkey !== undefined ? data.sshpubkey : old.sshpubkey,
+          ssh_password_enabled: data.ssh_password_enabled ?? old.ssh_password_enabled,
+          sudo_commands: data.sudo_commands ?? old.sudo_commands,
+          sudo_commands_nopasswd: data.sudo_commands_nopasswd ?? old.sudo_commands_nopasswd,
+          userns_idmap: data.userns_idmap !== undefined ? data.userns_idmap : old.userns_idmap,
+          last_password_change: password === null ? old.last_password_change : Date.now(),
+        });
+      });
+      const accounts = appliance.accounts();
+      return { ...accounts.userEntry(accounts.users.find((u) => u.id === id)!), password };
     },
   }),
 ];

@@ -138,6 +138,27 @@ export const MIGRATIONS: readonly Migration[] = [
       }
     },
   },
+  {
+    version: 5,
+    description: 'two-factor authentication: the global setting and per-user TOTP secrets',
+    up: (db) => {
+      db.exec(`
+        CREATE TABLE twofactor_config (
+          id       INTEGER PRIMARY KEY CHECK (id = 1),
+          enabled  INTEGER NOT NULL DEFAULT 0,
+          window   INTEGER NOT NULL DEFAULT 0,
+          services TEXT NOT NULL DEFAULT '{}'
+        );
+        INSERT INTO twofactor_config (id) VALUES (1);
+        CREATE TABLE user_twofactor (
+          user_id    INTEGER PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+          secret     TEXT,
+          interval   INTEGER NOT NULL DEFAULT 30,
+          otp_digits INTEGER NOT NULL DEFAULT 6
+        );
+      `);
+    },
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -65,6 +65,28 @@ export function listUsers(db: Database): UserRecord[] {
   }));
 }
 
+function toRow(u: NewUser): Record<string, unknown> {
+  return {
+    uid: u.uid,
+    username: u.username,
+    full_name: u.full_name,
+    home: u.home,
+    shell: u.shell,
+    group_id: u.group_id,
+    builtin: u.builtin ? 1 : 0,
+    smb: u.smb ? 1 : 0,
+    password_disabled: u.password_disabled ? 1 : 0,
+    password_hash: u.password_hash,
+    locked: u.locked ? 1 : 0,
+    email: u.email,
+    sshpubkey: u.sshpubkey,
+    ssh_password_enabled: u.ssh_password_enabled ? 1 : 0,
+    sudo_commands: toJsonColumn(u.sudo_commands),
+    sudo_commands_nopasswd: toJsonColumn(u.sudo_commands_nopasswd),
+    userns_idmap: u.userns_idmap === null ? null : toJsonColumn(u.userns_idmap),
+    last_password_change: u.last_password_change,
+  };
+}
 
 export function insertUser(db: Database, u: NewUser): number {
   const info = sql(db, 
@@ -75,28 +97,26 @@ export function insertUser(db: Database, u: NewUser): number {
          @password_hash, @locked, @email, @sshpubkey, @ssh_password_enabled, @sudo_commands, @sudo_commands_nopasswd,
          @userns_idmap, @last_password_change)`,
     )
-    .run({
-      uid: u.uid,
-      username: u.username,
-      full_name: u.full_name,
-      home: u.home,
-      shell: u.shell,
-      group_id: u.group_id,
-      builtin: u.builtin ? 1 : 0,
-      smb: u.smb ? 1 : 0,
-      password_disabled: u.password_disabled ? 1 : 0,
-      password_hash: u.password_hash,
-      locked: u.locked ? 1 : 0,
-      email: u.email,
-      sshpubkey: u.sshpubkey,
-      ssh_password_enabled: u.ssh_password_enabled ? 1 : 0,
-      sudo_commands: toJsonColumn(u.sudo_commands),
-      sudo_commands_nopasswd: toJsonColumn(u.sudo_commands_nopasswd),
-      userns_idmap: u.userns_idmap === null ? null : toJsonColumn(u.userns_idmap),
-      last_password_change: u.last_password_change,
-    });
+    .run(toRow(u));
   const id = Number(info.lastInsertRowid);
   const add = sql(db, 'INSERT OR IGNORE INTO user_groups (user_id, group_id) VALUES (?, ?)');
   for (const g of u.groups) add.run(id, g);
   return id;
+}
+
+/** Rewrites a user row and its supplementary groups. */
+export function updateUser(db: Database, id: number, u: NewUser): void {
+  sql(
+    db,
+    `UPDATE users SET uid = @uid, username = @username, full_name = @full_name, home = @home, shell = @shell,
+       group_id = @group_id, builtin = @builtin, smb = @smb, password_disabled = @password_disabled,
+       password_hash = @password_hash, locked = @locked, email = @email, sshpubkey = @sshpubkey,
+       ssh_password_enabled = @ssh_password_enabled, sudo_commands = @sudo_commands,
+       sudo_commands_nopasswd = @sudo_commands_nopasswd, userns_idmap = @userns_idmap,
+       last_password_change = @last_password_change
+     WHERE id = @id`,
+  ).run({ id, ...toRow(u) });
+  sql(db, 'DELETE FROM user_groups WHERE user_id = ?').run(id);
+  const add = sql(db, 'INSERT OR IGNORE INTO user_groups (user_id, group_id) VALUES (?, ?)');
+  for (const g of u.groups) add.run(id, g);
 }

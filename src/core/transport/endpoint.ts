@@ -52,16 +52,20 @@ export function parseEndpoint(input: string): Endpoint {
   };
 }
 
+/** What a login sends, named when it is refused. */
+export type SecretKind = 'an API key' | 'a password';
+
 /**
- * A key sent in clear to another host is exposed on the network, and a real appliance revokes it
- * the moment it sees it. Refuse before any connection is made.
+ * A key or password sent in clear to another host is exposed on the network, and a real appliance
+ * revokes a key the moment it sees it so used. Refuse before any connection is made.
  */
-export function assertKeyMayTravel(endpoint: Endpoint): void {
+export function assertSecretMayTravel(endpoint: Endpoint, secret: SecretKind): void {
   if (endpoint.secure || isLoopbackHost(endpoint.base.hostname)) return;
+  const why = secret === 'an API key' ? 'the appliance would revoke a key used over it' : 'anyone on the path could read it';
   throw new StorError(
     'usage',
     'INSECURE_TRANSPORT',
-    `refusing to send an API key in clear to ${endpoint.base.hostname}: ${endpoint.display} is not encrypted, and the appliance would revoke a key used over it`,
+    `refusing to send ${secret} in clear to ${endpoint.base.hostname}: ${endpoint.display} is not encrypted, and ${why}`,
     { hint: `use ${endpoint.display.replace(/^ws:/, 'wss:')} (add --ca <file> or --insecure for a self-signed certificate)` },
   );
 }

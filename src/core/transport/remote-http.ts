@@ -1,8 +1,9 @@
 import { Agent, request } from 'undici';
 import { ERRNO, RpcError, StorError } from '../errors.js';
-import { assertKeyMayTravel } from './endpoint.js';
+import { assertSecretMayTravel } from './endpoint.js';
 import { loginError, loginRejected } from './login.js';
 import { networkError, notAnAppliance, timedOut } from './network-errors.js';
+import { bearerKey } from './login-strategies.js';
 import type { RemoteOptions } from './remote.js';
 import type { TargetInfo, Transport, UploadRequest } from './transport.js';
 import { postUpload } from './upload-client.js';
@@ -23,7 +24,7 @@ export class HttpRpcTransport implements Transport {
   }
 
   static async open(options: RemoteOptions): Promise<HttpRpcTransport> {
-    assertKeyMayTravel(options.endpoint);
+    assertSecretMayTravel(options.endpoint, options.login.secret);
     const agent = new Agent({
       connect: { rejectUnauthorized: !options.insecure, ...(options.ca ? { ca: options.ca } : {}), timeout: options.timeoutSeconds * 1000 },
     });
@@ -49,7 +50,7 @@ export class HttpRpcTransport implements Transport {
       res = await request(this.options.endpoint.rpcHttp, {
         method: 'POST',
         dispatcher: this.agent,
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${this.options.apiKey}` },
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${bearerKey(this.options.login, this.options.endpoint.display)}` },
         body: JSON.stringify({ jsonrpc: '2.0', id: this.nextId++, method, params }),
         headersTimeout: seconds * 1000,
         bodyTimeout: seconds * 1000,
@@ -72,7 +73,7 @@ export class HttpRpcTransport implements Transport {
   }
 
   async upload(req: UploadRequest): Promise<{ jobId: number }> {
-    const jobId = await postUpload(this.options.endpoint, this.options.apiKey, this.agent, req, this.options.timeoutSeconds);
+    const jobId = await postUpload(this.options.endpoint, bearerKey(this.options.login, this.options.endpoint.display), this.agent, req, this.options.timeoutSeconds);
     await this.waitJob(jobId);
     return { jobId };
   }

@@ -3,8 +3,9 @@ import { EventEmitter } from 'node:events';
 import WebSocket from 'ws';
 import type { Agent } from 'undici';
 import { ERRNO, RpcError, StorError } from '../errors.js';
-import { assertKeyMayTravel, type Endpoint } from './endpoint.js';
-import { loginError, loginRejected } from './login.js';
+import { assertSecretMayTravel, type Endpoint } from './endpoint.js';
+import { loginError } from './login.js';
+import { bearerKey, type LoginStrategy } from './login-strategies.js';
 import { networkError, notAnAppliance, timedOut } from './network-errors.js';
 import type { TargetInfo, Transport, UploadRequest } from './transport.js';
 
@@ -17,7 +18,8 @@ export interface TlsOptions {
 
 export interface RemoteOptions extends TlsOptions {
   endpoint: Endpoint;
-  apiKey: string;
+  /** How the session logs in: an API key (`apiKeyLogin`) or a password (`passwordLogin`). */
+  login: LoginStrategy;
   /** Seconds allowed for connecting and for each call. */
   timeoutSeconds: number;
   profile?: string;
@@ -30,8 +32,7 @@ interface Pending {
 }
 
 /**
- * A JSON-RPC session over one WebSocket to `{base}/api/current`, logged in with
- * `auth.login_with_api_key`. Calls carry uuid ids and may be answered in any order;
+ * A JSON-RPC session over one WebSocket to `{base}/api/current`, logged in by its login strategy. Calls carry uuid ids and may be answered in any order;
  * server notifications (`collection_update`) are re-emitted as `notification` events.
  */
 export class RemoteTransport extends EventEmitter<{ notification: [method: string, params: unknown] }> implements Transport {
@@ -64,12 +65,11 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
   }
 
   static async open(options: RemoteOptions): Promise<RemoteTransport> {
-    assertKeyMayTravel(options.endpoint);
+    assertSecretMayTravel(options.endpoint, options.login.secret);
     const ws = await connect(options);
     const transport = new RemoteTransport(ws, options);
     try {
-      const ok = await transport.login();
-      if (ok !== true) throw loginRejected(options.endpoint.display);
+      await options.login.login((method, params) => transport.loginCall(method, params), options.endpoint.display);
       return transport;
     } catch (err) {
       await transport.close();
@@ -82,11 +82,11 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
    * trip that. Back off (with jitter) and retry until --timeout runs out, as the Terraform
    * provider does, instead of failing the command.
    */
-  private async login(): Promise<unknown> {
+  private async loginCall<T>(method: string, params: readonly unknown[]): Promise<T> {
     const deadline = Date.now() + this.options.timeoutSeconds * 1000;
     for (let delay = 1000; ; delay = Math.min(delay * 2, 8000)) {
       try {
-        return await this.call('auth.login_with_api_key', [this.options.apiKey]);
+        return await this.call<T>(method, params);
       } catch (err) {
         const busy = err instanceof RpcError && err.errno === ERRNO.EBUSY;
         const wait = delay + Math.floor(Math.random() * 250);
@@ -147,7 +147,7 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
     // Loaded here: undici and form-data are a large share of start-up, and most commands never upload.
     const { postUpload, uploadAgent } = await import('./upload-client.js');
     this.agent ??= uploadAgent(this.options, this.options.timeoutSeconds);
-    const jobId = await postUpload(this.options.endpoint, this.options.apiKey, this.agent, req, this.options.timeoutSeconds);
+    const jobId = await postUpload(this.options.endpoint, bearerKey(this.options.login, this.options.endpoint.display), this.agent, req, this.options.timeoutSeconds);
     // The job may still be fsyncing and renaming; wait for it, however long it takes. As midclt
     // does, new-style jobs make `core.job_wait` answer when the job ends, with its outcome.
     if (!this.newStyleJobs) {

@@ -1,0 +1,99 @@
+import { StorError } from '../errors.js';
+import type { SecretKind } from './endpoint.js';
+import { loginRejected } from './login.js';
+
+/** One JSON-RPC call on the connection being logged in. */
+export type RpcCall = <T>(method: string, params: readonly unknown[]) => Promise<T>;
+
+/** How a WebSocket session logs in. The connection code is the same whatever the credential. */
+export interface LoginStrategy {
+  /** What the login sends; named when sending it in clear is refused. */
+  readonly secret: SecretKind;
+  /** The key, where there is one: the upload endpoint and HTTP RPC take it on every request. */
+  readonly apiKey?: string;
+  /** Logs the connection in, or throws (a StorError of kind `auth` when the appliance says no). */
+  login(call: RpcCall, where: string): Promise<void>;
+}
+
+/** The key for endpoints that authenticate every request with one; a password session has none. */
+export function bearerKey(login: LoginStrategy, where: string): string {
+  if (login.apiKey !== undefined) return login.apiKey;
+  throw new StorError('usage', 'NEEDS_API_KEY', `${where} takes uploads and HTTP calls with an API key, and this session logged in with a password`, {
+    hint: 'use the profile `stor login --username NAME` saved: it holds an API key',
+  });
+}
+
+export function apiKeyLogin(apiKey: string): LoginStrategy {
+  return {
+    secret: 'an API key',
+    apiKey,
+    async login(call, where) {
+      if ((await call('auth.login_with_api_key', [apiKey])) !== true) throw loginRejected(where);
+    },
+  };
+}
+
+/**
+ * Supplies the one-time code when the appliance asks for one: `attempt` counts the codes it has
+ * already rejected. Resolves null to give up.
+ */
+export type OtpSource = (username: string, attempt: number) => Promise<string | null>;
+
+interface LoginExAnswer {
+  response_type: string;
+  username?: string;
+  urls?: string[];
+}
+
+const NO_USER_INFO = { user_info: false };
+
+/**
+ * `auth.login_ex` with PASSWORD_PLAIN, then OTP_TOKEN for as long as the appliance answers
+ * OTP_REQUIRED (25.10.1 allows three retries, then AUTH_ERR). Error texts name the user, never the
+ * password or the code.
+ */
+export function passwordLogin(username: string, password: string, otp: OtpSource): LoginStrategy {
+  return {
+    secret: 'a password',
+    async login(call, where) {
+      let answer = await call<LoginExAnswer>('auth.login_ex', [{ mechanism: 'PASSWORD_PLAIN', username, password, login_options: NO_USER_INFO }]);
+      let attempts = 0;
+      while (answer.response_type === 'OTP_REQUIRED') {
+        const code = await otp(answer.username ?? username, attempts);
+        if (code === null) throw otpRejected(where, username);
+        attempts++;
+        answer = await call<LoginExAnswer>('auth.login_ex', [{ mechanism: 'OTP_TOKEN', otp_token: code, login_options: NO_USER_INFO }]);
+      }
+      switch (answer.response_type) {
+        case 'SUCCESS':
+          return;
+        case 'AUTH_ERR':
+          throw attempts > 0 ? otpRejected(where, username) : passwordRejected(where, username);
+        case 'EXPIRED':
+          throw new StorError('auth', 'LOGIN_EXPIRED', `${where} refused the login as ${username}: the account or its password has expired`, {
+            hint: 'an administrator must renew the account or set a new password',
+          });
+        case 'REDIRECT':
+          throw new StorError('unreachable', 'LOGIN_REDIRECT', `${where} is a standby node; log in to the active one: ${(answer.urls ?? []).join(', ')}`);
+        default:
+          throw new StorError('failed', 'UNEXPECTED_LOGIN_ANSWER', `${where} answered the login with ${JSON.stringify(answer.response_type)}`);
+      }
+    },
+  };
+}
+
+/** The appliance answers AUTH_ERR alike for all of these, so as not to tell which names exist. */
+function passwordRejected(where: string, username: string): StorError {
+  return new StorError(
+    'auth',
+    'LOGIN_REJECTED',
+    `${where} refused the login as ${username}: wrong username or password, password login disabled for the user, or the user is bound to no privilege (a user whose groups match no privilege cannot log in)`,
+    { hint: 'check the username and password; an administrator can bind one of the user\'s groups to a privilege (`stor privilege create`)' },
+  );
+}
+
+function otpRejected(where: string, username: string): StorError {
+  return new StorError('auth', 'OTP_REJECTED', `${where} rejected the one-time code for ${username}`, {
+    hint: "use the code your authenticator app shows now; if codes keep failing, check this machine's clock and the appliance's",
+  });
+}
