@@ -143,14 +143,14 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'two-factor authentication: the global setting and per-user TOTP secrets',
     up: (db) => {
       db.exec(`
-        CREATE TABLE twofactor_config (
+        CREATE TABLE IF NOT EXISTS twofactor_config (
           id       INTEGER PRIMARY KEY CHECK (id = 1),
           enabled  INTEGER NOT NULL DEFAULT 0,
           window   INTEGER NOT NULL DEFAULT 0,
           services TEXT NOT NULL DEFAULT '{}'
         );
-        INSERT INTO twofactor_config (id) VALUES (1);
-        CREATE TABLE user_twofactor (
+        INSERT OR IGNORE INTO twofactor_config (id) VALUES (1);
+        CREATE TABLE IF NOT EXISTS user_twofactor (
           user_id    INTEGER PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
           secret     TEXT,
           interval   INTEGER NOT NULL DEFAULT 30,
