@@ -50,16 +50,19 @@ interface Job {
 // Like the appliance, keep at most this many jobs; the oldest finished ones go first.
 const MAX_JOBS = 1000;
 
+/** How a job's failure is recorded (MW/job.py:395-398, 624-650): only a CallError keeps an errno and extra. */
 function failure(err: RpcError): Pick<JobEntry, 'error' | 'exception' | 'exc_info'> {
   const validation = err.code === RPC_CODE.INVALID_PARAMS;
+  const type = validation ? 'VALIDATION' : (err.data?.trace?.class ?? 'CallError');
   return {
     error: err.reason,
     exception: err.data?.trace?.formatted ?? err.reason,
     exc_info: {
       repr: err.data?.trace?.repr ?? err.reason,
-      type: validation ? 'VALIDATION' : (err.data?.trace?.class ?? 'CallError'),
-      errno: validation ? null : (err.errno ?? null),
-      extra: err.data?.extra ?? null,
+      type,
+      // A single ValidationError keeps its own errno; ValidationErrors has none.
+      errno: type === 'CallError' ? (err.errno ?? null) : err.data?.trace?.class === 'ValidationError' ? (err.triples[0]?.[2] ?? null) : null,
+      extra: validation || type === 'CallError' ? (err.data?.extra ?? null) : null,
     },
   };
 }
