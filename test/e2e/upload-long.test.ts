@@ -57,6 +57,7 @@ describe('uploads that outlast the proxy idle timeout (stor serve --ws-idle-time
     // No reconnect was needed: the pings kept the socket alive.
     expect(proxy.webSockets()).toBe(1);
     expect(await server.stop()).toBe(0);
+    expect(server.stderr()).toContain('WebSockets on which the server sends nothing for 2 s are dropped (code 1006)');
   });
 
   it('over ws without keepalive (STOR_WS_KEEPALIVE=0): the dropped socket is replaced, logged in again, and the job still found', async () => {
