@@ -15,11 +15,13 @@ export interface ProgramHooks {
 
 const examples = (...lines: string[]) => `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`;
 
-/** Parses a positive number of seconds for `--timeout`. */
-function seconds(value: string): number {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`--timeout takes a positive number of seconds, not ${JSON.stringify(value)}`);
-  return n;
+/** Parses a positive number of seconds for the option `flag`. */
+function seconds(flag: string): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${flag} takes a positive number of seconds, not ${JSON.stringify(value)}`);
+    return n;
+  };
 }
 
 /** The whole command tree. Actions load their command module on first use, keeping start-up light. */
@@ -32,7 +34,7 @@ export function buildProgram(io: IO, hooks: ProgramHooks): Command {
     .addOption(new Option('--json', 'print machine-readable JSON on stdout').default(false))
     .addOption(new Option('-q, --quiet', 'print nothing but results and errors').default(false))
     .addOption(new Option('-v, --verbose', 'print more about what stor is doing').default(false))
-    .addOption(new Option('--timeout <seconds>', 'give up on the target after this long (default 30)').argParser(seconds))
+    .addOption(new Option('--timeout <seconds>', 'give up on the target after this long (default 30)').argParser(seconds('--timeout')))
     .addOption(new Option('--url <url>', 'the appliance to use, e.g. wss://nas.example.com (env STOR_URL)'))
     .addOption(new Option('--profile <name>', 'use a saved profile (env STOR_PROFILE)'))
     .addOption(new Option('--insecure', 'do not verify the appliance TLS certificate'))
@@ -319,6 +321,11 @@ export function buildProgram(io: IO, hooks: ProgramHooks): Command {
     )
     .addOption(new Option('--role-lists <mode>', 'accept (as 25.10.1), or reject-overlap at save time').choices(['accept', 'reject-overlap']))
     .addOption(new Option('--upload-gate <mode>', 'sys-admin (the current gate), or role (FILESYSTEM_DATA_WRITE suffices)').choices(['sys-admin', 'role']))
+    .addOption(
+      new Option('--ws-idle-timeout <seconds>', "drop a WebSocket on which the server sent nothing for this long, as the appliance's proxy does after 60 s (default: never)").argParser(
+        seconds('--ws-idle-timeout'),
+      ),
+    )
     .option('--tls-cert <file>', 'serve https/wss with this PEM certificate')
     .option('--tls-key <file>', 'the PEM private key for --tls-cert')
     .addHelpText(
@@ -328,7 +335,8 @@ export function buildProgram(io: IO, hooks: ProgramHooks): Command {
         'stor serve --host 0.0.0.0 --port 8443 --tls-cert cert.pem --tls-key key.pem',
         'stor serve --state /tmp/rehearsal --role-expansion as-reported',
         'stor serve --state /tmp/real --role-expansion truenas-25.10.1',
-      ) + '\nSettings given here are stored with the state. Stop with Ctrl-C (SIGINT) or SIGTERM.\n',
+        'stor serve --ws-idle-timeout 60           # behave like the appliance behind its nginx',
+      ) + '\nSettings given here (except --ws-idle-timeout, a server option) are stored with the state. Stop with Ctrl-C (SIGINT) or SIGTERM.\n',
     )
     .action(async (opts: import('./serve/serve.js').ServeOptions, cmd: Command) => {
       const { serve } = await import('./serve/serve.js');

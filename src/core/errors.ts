@@ -1,3 +1,5 @@
+import { constants } from 'node:os';
+
 /**
  * The error model shared by the appliance, the dispatcher, the transports and the CLI.
  *
@@ -38,8 +40,9 @@ export type ErrnoName = keyof typeof ERRNO;
 
 const NAMES = new Map<number, string>(Object.entries(ERRNO).map(([name, no]) => [no, name]));
 
+/** As the appliance names an errno (MW/service_exception.py `get_errname`): ours, else the system's. */
 export function errnameOf(errno: number): string {
-  return NAMES.get(errno) ?? 'EUNKNOWN';
+  return NAMES.get(errno) ?? Object.entries(constants.errno).find(([, no]) => no === errno)?.[0] ?? 'EUNKNOWN';
 }
 
 /** JSON-RPC error codes (facts §1.3). */

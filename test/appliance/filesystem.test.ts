@@ -299,13 +299,21 @@ describe('hostile paths are refused with a clear error and nothing touched', () 
     expect(readdirSync(join(t.stateDir, 'mnt/tank'))).toEqual([]);
   });
 
-  it('refuses to upload onto a directory or the pool root, leaving them as they were', async () => {
+  // MW/plugins/filesystem.py:556-566: open(path, 'wb+') and os.makedirs fail with Python's OSErrors,
+  // recorded by MW/job.py:624-650 with the exception's class and no errno.
+  it('fails an upload onto a directory, the pool root or below a file as 25.10.1 does, naming only appliance paths', async () => {
     const t = await openTestAppliance();
     await put(t, t.admin, '/mnt/tank/dir/keep.txt', 'keep');
-    for (const path of ['/mnt/tank/dir', '/mnt/tank']) {
+    const cases: [string, string, string][] = [
+      ['/mnt/tank/dir', 'IsADirectoryError', "[Errno 21] Is a directory: '/mnt/tank/dir'"],
+      ['/mnt/tank', 'IsADirectoryError', "[Errno 21] Is a directory: '/mnt/tank'"],
+      ['/mnt/tank/dir/keep.txt/x', 'NotADirectoryError', "[Errno 20] Not a directory: '/mnt/tank/dir/keep.txt/x'"],
+      ['/mnt/tank/dir/keep.txt/a/b/x', 'NotADirectoryError', "[Errno 20] Not a directory: '/mnt/tank/dir/keep.txt/a'"],
+    ];
+    for (const [path, type, error] of cases) {
       const job = await put(t, t.admin, path, 'x');
-      expect(job.state).toBe('FAILED');
-      expect(job.error).toMatch(/^\[EISDIR\] /);
+      expect({ path, state: job.state, error: job.error, type: job.exc_info?.type, errno: job.exc_info?.errno }).toEqual({ path, state: 'FAILED', error, type, errno: null });
+      expect(JSON.stringify(job)).not.toContain(t.stateDir);
     }
     expect(tree(join(t.stateDir, 'mnt/tank'))).toEqual(['dir', 'dir/keep.txt']);
   });

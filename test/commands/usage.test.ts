@@ -26,4 +26,16 @@ describe('command line usage', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--timeout takes a positive number of seconds');
   });
+
+  it('exits 2 for a bad `serve --ws-idle-timeout` and a bad STOR_WS_KEEPALIVE, before listening or connecting', async () => {
+    const idle = await runStor(['serve', '--port', '0', '--ws-idle-timeout', '0']);
+    expect(idle.code).toBe(2);
+    expect(idle.stdout).toBe('');
+    expect(idle.stderr).toContain('--ws-idle-timeout takes a positive number of seconds, not "0"');
+
+    // A port nobody listens on is never tried: the setting is refused first.
+    const keepalive = await runStor(['--json', 'whoami'], { env: { STOR_URL: 'ws://127.0.0.1:9', STOR_API_KEY: '1-x', STOR_WS_KEEPALIVE: 'often' } });
+    expect(keepalive.code).toBe(2);
+    expect(JSON.parse(keepalive.stderr).error).toMatchObject({ code: 'BAD_KEEPALIVE', kind: 'usage' });
+  });
 });

@@ -3,7 +3,7 @@ import { onTestFinished } from 'vitest';
 import WebSocket from 'ws';
 import type { Appliance } from '../../src/core/appliance/appliance.js';
 import type { ApplianceSettings } from '../../src/core/appliance/settings.js';
-import { startServer } from '../../src/core/server/server.js';
+import { startServer, type ServerOptions } from '../../src/core/server/server.js';
 import { openTestAppliance, type TestAppliance } from './appliance.js';
 
 /** Safety net for every wait below: only there so a broken server fails the test instead of hanging it. */
@@ -31,9 +31,9 @@ export interface TestServer {
  * Cleanup order at the end of the test (vitest runs onTestFinished hooks last-registered first):
  * clients opened later → this server → the appliance → the temporary directory.
  */
-export async function startTestServer(settings?: Partial<ApplianceSettings>): Promise<TestServer> {
+export async function startTestServer(settings?: Partial<ApplianceSettings>, server: Pick<ServerOptions, 'wsIdleTimeoutSeconds'> = {}): Promise<TestServer> {
   const t = await openTestAppliance(settings);
-  const running = await startServer({ appliance: t.appliance, host: '127.0.0.1', port: 0 });
+  const running = await startServer({ appliance: t.appliance, host: '127.0.0.1', port: 0, ...server });
   let closing: Promise<void> | null = null;
   const close = (graceMs?: number) => (closing ??= running.close(graceMs));
   // Calls deliberately left in flight (see the concurrency test) would hold a graceful close for

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -214,12 +214,34 @@ describe('POST /_upload/ on a real server', () => {
         const res = await postUpload(server, multipart(dataPart({ method: 'filesystem.put', params }), filePart('x')));
         expect(res.status).toBe(200);
         const { wait, job } = await finishedJob(server, JSON.parse(res.text).job_id);
-        expect(wait.error).toBeDefined();
         expect(job.state).toBe('FAILED');
         expect(job.exc_info?.type).toBe('VALIDATION');
         expect(job.error).toMatch(/^\[EINVAL\] /);
+        // core.job_wait forwards only a CallError; the rest becomes CallError(job.error) (MW/job.py:467-478).
+        expect(wait.error).toMatchObject({ code: -32001, data: { error: 14, errname: 'EFAULT', reason: `[EFAULT] ${job.error}` } });
       }
       expect(readdirSync(join(server.stateDir, 'mnt/tank'))).toEqual([]);
+      await assertServing(server);
+    });
+
+    // MW/plugins/filesystem.py:565 opens the target: a directory there is Python's IsADirectoryError,
+    // recorded without an errno (MW/job.py:624-650) and raised by core.job_wait as CallError(job.error).
+    it('200 for a target that is a directory; the job fails with IsADirectoryError, and core.job_wait with EFAULT', async () => {
+      const server = await startTestServer();
+      mkdirSync(join(server.stateDir, 'mnt/tank/docs'));
+      const res = await postUpload(server, multipart(put('/mnt/tank/docs'), filePart('x')));
+      expect(res.status).toBe(200);
+      const { wait, job } = await finishedJob(server, JSON.parse(res.text).job_id);
+      expect(job).toMatchObject({
+        state: 'FAILED',
+        error: "[Errno 21] Is a directory: '/mnt/tank/docs'",
+        exc_info: { type: 'IsADirectoryError', errno: null, extra: null, repr: "IsADirectoryError(21, 'Is a directory')" },
+      });
+      expect(wait.error).toEqual({
+        code: -32001,
+        message: 'Method call error',
+        data: expect.objectContaining({ error: 14, errname: 'EFAULT', reason: "[EFAULT] [Errno 21] Is a directory: '/mnt/tank/docs'" }),
+      });
       await assertServing(server);
     });
 
@@ -228,9 +250,10 @@ describe('POST /_upload/ on a real server', () => {
       for (const path of ['/mnt/tank/../../escaped.txt', '/etc/stor-escaped', '/mnt/nopool/x', '/mnt/tank/a\0b']) {
         const res = await postUpload(server, multipart(put(path), filePart('PAYLOAD')));
         expect(res.status).toBe(200);
-        const { job } = await finishedJob(server, JSON.parse(res.text).job_id);
+        const { wait, job } = await finishedJob(server, JSON.parse(res.text).job_id);
         expect(job.state).toBe('FAILED');
         expect(job.exc_info?.type).toBe('CallError');
+        expect(wait.error).toMatchObject({ code: -32001, data: { error: job.exc_info?.errno, reason: job.error } });
       }
       expect(existsSync(join(server.stateDir, 'escaped.txt'))).toBe(false);
       expect(existsSync('/etc/stor-escaped')).toBe(false);

@@ -19,6 +19,8 @@ export interface ServeOptions {
   uploadGate?: ApplianceSettings['uploadGate'];
   tlsCert?: string;
   tlsKey?: string;
+  /** Seconds after which a WebSocket the server has sent nothing on is dropped; a server option, not stored. */
+  wsIdleTimeout?: number;
 }
 
 /** What `stor serve --json` prints once listening (one line), and returns when stopped. */
@@ -28,6 +30,8 @@ export interface ServeResult {
   state_dir: string;
   admin_key_file: string;
   settings: ApplianceSettings;
+  /** `--ws-idle-timeout` in seconds; null when WebSockets are never dropped for idleness. */
+  ws_idle_timeout: number | null;
 }
 
 function readPem(path: string, what: string): Buffer {
@@ -61,7 +65,14 @@ export async function serve(ctx: CommandContext, options: ServeOptions): Promise
   };
   let server;
   try {
-    server = await startServer({ appliance, host: options.host, port: options.port, ...(tls ? { tls } : {}), log });
+    server = await startServer({
+      appliance,
+      host: options.host,
+      port: options.port,
+      ...(tls ? { tls } : {}),
+      ...(options.wsIdleTimeout !== undefined ? { wsIdleTimeoutSeconds: options.wsIdleTimeout } : {}),
+      log,
+    });
   } catch (err) {
     appliance.close();
     const e = err as NodeJS.ErrnoException;
@@ -76,6 +87,7 @@ export async function serve(ctx: CommandContext, options: ServeOptions): Promise
     state_dir: stateDir,
     admin_key_file: join(stateDir, ADMIN_KEY_FILE),
     settings: appliance.settings,
+    ws_idle_timeout: options.wsIdleTimeout ?? null,
   };
   if (ctx.globals.json) ctx.io.stdout.write(`${JSON.stringify(data)}\n`);
   else ctx.io.stdout.write(`listening on ${server.rpcUrl} (HTTP ${server.url})\n`);
@@ -83,6 +95,9 @@ export async function serve(ctx: CommandContext, options: ServeOptions): Promise
   ctx.note(
     `stor serve: role expansion ${appliance.settings.roleExpansion}, role lists ${appliance.settings.roleLists}, upload gate ${appliance.settings.uploadGate}`,
   );
+  if (options.wsIdleTimeout !== undefined) {
+    ctx.note(`stor serve: WebSockets on which the server sends nothing for ${options.wsIdleTimeout} s are dropped (code 1006), as behind the appliance's proxy`);
+  }
   if (!tls && !isLoopbackHost(options.host)) {
     ctx.note('stor serve: warning: no TLS on a network address; like a real appliance, this server revokes API keys sent to it in clear');
   }

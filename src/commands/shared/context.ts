@@ -78,6 +78,7 @@ export async function openTarget(spec: TargetSpec, timeoutSeconds: number): Prom
     insecure: spec.insecure,
     ...(spec.caPath ? { ca: readCa(spec.caPath) } : {}),
     ...(spec.profile ? { profile: spec.profile } : {}),
+    ...(spec.keepaliveSeconds !== undefined ? { keepaliveSeconds: spec.keepaliveSeconds } : {}),
   };
   if (spec.rpc === 'http') {
     const { HttpRpcTransport } = await import('../../core/transport/remote-http.js');

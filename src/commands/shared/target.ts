@@ -25,6 +25,8 @@ export type TargetSpec =
       caPath?: string;
       rpc: 'ws' | 'http';
       profile?: string;
+      /** Seconds between WebSocket keepalive pings (STOR_WS_KEEPALIVE); absent: the transport's default. */
+      keepaliveSeconds?: number;
     };
 
 export const DEFAULT_TIMEOUT_SECONDS = 30;
@@ -57,6 +59,7 @@ export async function resolveTarget(opts: TargetOptions, io: IO): Promise<Target
     });
   }
   const caPath = opts.ca ?? profile?.ca;
+  const keepalive = keepaliveFrom(env.STOR_WS_KEEPALIVE);
   return {
     kind: 'remote',
     endpoint,
@@ -65,7 +68,18 @@ export async function resolveTarget(opts: TargetOptions, io: IO): Promise<Target
     ...(caPath ? { caPath: resolve(io.cwd, caPath) } : {}),
     rpc: opts.rpc ?? profile?.rpc ?? 'ws',
     ...(profileName && profile ? { profile: profileName } : {}),
+    ...(keepalive !== undefined ? { keepaliveSeconds: keepalive } : {}),
   };
+}
+
+/** `STOR_WS_KEEPALIVE`: seconds between pings on an idle WebSocket, for proxies quicker than 60 s; 0 turns them off. */
+function keepaliveFrom(value: string | undefined): number | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0) {
+    throw new StorError('usage', 'BAD_KEEPALIVE', `STOR_WS_KEEPALIVE takes a number of seconds (0 for no pings), not ${JSON.stringify(value)}`);
+  }
+  return n;
 }
 
 export function readCa(path: string): Buffer {

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { RpcError, RPC_CODE, rpcErrors } from '../errors.js';
+import { ERRNO, RpcError, RPC_CODE, rpcErrors } from '../errors.js';
 import type { Session } from './session.js';
 
 export type JobState = 'WAITING' | 'RUNNING' | 'SUCCESS' | 'FAILED' | 'ABORTED';
@@ -50,16 +50,19 @@ interface Job {
 // Like the appliance, keep at most this many jobs; the oldest finished ones go first.
 const MAX_JOBS = 1000;
 
+/** How a job's failure is recorded (MW/job.py:395-398, 624-650): only a CallError keeps an errno and extra. */
 function failure(err: RpcError): Pick<JobEntry, 'error' | 'exception' | 'exc_info'> {
   const validation = err.code === RPC_CODE.INVALID_PARAMS;
+  const type = validation ? 'VALIDATION' : (err.data?.trace?.class ?? 'CallError');
   return {
     error: err.reason,
     exception: err.data?.trace?.formatted ?? err.reason,
     exc_info: {
       repr: err.data?.trace?.repr ?? err.reason,
-      type: validation ? 'VALIDATION' : (err.data?.trace?.class ?? 'CallError'),
-      errno: validation ? null : (err.errno ?? null),
-      extra: err.data?.extra ?? null,
+      type,
+      // A single ValidationError keeps its own errno; ValidationErrors has none.
+      errno: type === 'CallError' ? (err.errno ?? null) : err.data?.trace?.class === 'ValidationError' ? (err.triples[0]?.[2] ?? null) : null,
+      extra: validation || type === 'CallError' ? (err.data?.extra ?? null) : null,
     },
   };
 }
@@ -153,12 +156,20 @@ export class Jobs extends EventEmitter<{ event: [JobEvent, string | null] }> {
     return [...this.jobs.values()].filter((j) => mayRead(session, j.owner)).map((j) => structuredClone(j.entry));
   }
 
-  /** Waits for job `id` and returns its result, or throws its error. */
+  /**
+   * Waits for job `id` and returns its result. A failure is raised as `core.job_wait` raises it
+   * (MW/job.py:467-478): a CallError as it is, anything else as `CallError(job.error)`, EFAULT.
+   */
   async wait(session: Session, id: number): Promise<unknown> {
     const job = this.jobs.get(id);
     if (!job) throw rpcErrors.instanceNotFound('Job with id', id);
     if (!mayRead(session, job.owner)) throw rpcErrors.call(1, 'Job is not owned by current session');
-    return job.done;
+    try {
+      return await job.done;
+    } catch (err) {
+      if (err instanceof RpcError && err.code === RPC_CODE.CALL_ERROR && err.data?.trace?.class === 'CallError') throw err;
+      throw rpcErrors.call(ERRNO.EFAULT, job.entry.error ?? String(err));
+    }
   }
 }
 

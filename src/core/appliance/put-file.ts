@@ -1,15 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { constants, createWriteStream } from 'node:fs';
-import { chmod, copyFile, lstat, mkdir, open, rename, unlink } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { chmod, copyFile, lstat, mkdir, open, rename, stat, unlink } from 'node:fs/promises';
+import { dirname, join, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { ERRNO, RpcError, errnameOf, rpcErrors } from '../errors.js';
+import { ERRNO, RpcError, rpcErrors } from '../errors.js';
 import { setOwner } from '../store/files.js';
 import { AccountsSnapshot } from './accounts.js';
 import type { Appliance } from './appliance.js';
 import { sandboxPath } from './filesystem.js';
-import { assertInsidePool } from './sandbox.js';
+import { isSystemError, osError } from './os-error.js';
+import { appliancePathOf, assertInsidePool, type SandboxPath } from './sandbox.js';
 import { uploadTempName } from './stray-uploads.js';
 import type { Session } from './session.js';
 
@@ -31,16 +32,37 @@ async function fsyncPath(path: string, flags = 'r'): Promise<void> {
   }
 }
 
-function asCallError(err: unknown, path: string): RpcError {
+/**
+ * How the write failed, as the appliance would say it. OS errors name the appliance path: the
+ * target itself for the temporary file beside it (the appliance opens the target directly), the
+ * directory it failed to make for the parents; never a host path.
+ */
+function asCallError(err: unknown, p: SandboxPath | null, shown: string, tmp: string | undefined, mntDir: string): RpcError {
   if (err instanceof RpcError) return err;
-  const e = err as NodeJS.ErrnoException;
-  const errno = typeof e.errno === 'number' ? Math.abs(e.errno) : ERRNO.EFAULT;
-  if (e.code === 'ENOSPC') return rpcErrors.call(28, `No space left on device while writing ${path}`);
-  if (e.code === 'EACCES' || e.code === 'EROFS' || e.code === 'EPERM') {
-    return rpcErrors.call(ERRNO.EINVAL, `Unable to put contents at '${path}': ${e.code}`);
+  if (!isSystemError(err)) return rpcErrors.call(ERRNO.EFAULT, `Unable to put contents at '${shown}': ${err instanceof Error ? err.message : String(err)}`);
+  if (err.code === 'ENOSPC') return rpcErrors.call(ERRNO.ENOSPC, `No space left on device while writing ${shown}`);
+  if (err.code === 'EACCES' || err.code === 'EROFS' || err.code === 'EPERM') {
+    return rpcErrors.call(ERRNO.EINVAL, `Unable to put contents at '${shown}': ${err.code}`);
   }
-  const known = errnameOf(errno) !== 'EUNKNOWN' ? errno : ERRNO.EFAULT;
-  return rpcErrors.call(known, `Unable to put contents at '${path}': ${e.message ?? String(err)}`);
+  const inPool = p !== null && err.path !== undefined && err.path !== tmp && err.path.startsWith(p.poolRoot + sep);
+  return osError(err.code, inPool ? appliancePathOf(mntDir, err.path!) : shown);
+}
+
+/**
+ * Makes the target's missing parents as `os.makedirs` would (MW/plugins/filesystem.py:556-558):
+ * nothing when the parent exists, whatever it is (a file there fails the open, naming the
+ * target); else each level, failing on the first one that cannot be made.
+ */
+async function makeParents(p: SandboxPath): Promise<void> {
+  const parent = dirname(p.host);
+  if (await stat(parent).catch(() => null)) return;
+  let dir = p.poolRoot;
+  for (const segment of p.rest.slice(0, -1)) {
+    dir = join(dir, segment);
+    await mkdir(dir, { mode: 0o755 }).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EEXIST') throw err;
+    });
+  }
 }
 
 /**
@@ -58,14 +80,17 @@ export async function putFile(
   commit: Promise<void>,
 ): Promise<true> {
   let tmp: string | undefined;
+  let p: SandboxPath | null = null;
   let shown = path;
   try {
-    const p = sandboxPath(appliance, path);
+    const target = sandboxPath(appliance, path);
+    p = target;
     shown = p.path;
-    if (p.rest.length === 0) throw rpcErrors.call(ERRNO.EISDIR, `${p.path} is the pool root, not a file`);
+    // The appliance's open(path, 'wb+') of a directory, the pool root included (MW/plugins/filesystem.py:565).
+    if (p.rest.length === 0) throw osError('EISDIR', p.path);
     const existing = await lstat(p.host).catch(() => null);
-    if (existing?.isDirectory()) throw rpcErrors.call(ERRNO.EISDIR, `${p.path} is a directory`);
-    await mkdir(dirname(p.host), { recursive: true, mode: 0o755 });
+    if (existing?.isDirectory()) throw osError('EISDIR', p.path);
+    await makeParents(p);
     assertInsidePool(p); // again, now that the parents exist
     tmp = join(dirname(p.host), uploadTempName(randomUUID()));
     if (options.append && existing?.isFile()) {
@@ -91,12 +116,12 @@ export async function putFile(
       const accounts = AccountsSnapshot.load(store.db);
       const user = accounts.users.find((u) => u.id === session.credentials?.userId);
       const gid = user ? (accounts.groupById.get(user.group_id)?.gid ?? 0) : 0;
-      setOwner(store.db, p.pool, p.rest.join('/'), { uid: user?.uid ?? 0, gid });
+      setOwner(store.db, target.pool, target.rest.join('/'), { uid: user?.uid ?? 0, gid });
     });
     return true;
   } catch (err) {
     source.resume(); // let the rest of the request drain so its answer can be sent
-    throw asCallError(err, shown);
+    throw asCallError(err, p, shown, tmp, appliance.store.mntDir);
   } finally {
     if (tmp) await unlink(tmp).catch(() => undefined);
   }

@@ -1,4 +1,7 @@
+import { sep } from 'node:path';
 import { RpcError, rpcErrors } from '../errors.js';
+import { isSystemError, osError } from '../appliance/os-error.js';
+import { appliancePathOf } from '../appliance/sandbox.js';
 import type { Appliance } from '../appliance/appliance.js';
 import type { MethodDefinition } from '../appliance/method.js';
 import { validateParams } from '../appliance/params.js';
@@ -11,9 +14,16 @@ export interface CallGate {
   beforeCall?(method: MethodDefinition, session: Session): void;
 }
 
-/** Anything a handler throws that is not an RpcError reaches the caller as the appliance reports it. */
-function asRpcError(err: unknown): RpcError {
+/**
+ * Anything a handler throws that is not an RpcError reaches the caller as the appliance reports it.
+ * A file-system error speaks of the appliance path, never of where the state lives on this host.
+ */
+function asRpcError(err: unknown, mntDir?: string): RpcError {
   if (err instanceof RpcError) return err;
+  if (isSystemError(err)) {
+    const inside = mntDir !== undefined && typeof err.path === 'string' && (err.path === mntDir || err.path.startsWith(mntDir + sep));
+    return osError(err.code, inside ? appliancePathOf(mntDir, err.path!) : null);
+  }
   if (err instanceof Error) return rpcErrors.exception(err.constructor.name || 'Exception', err.message || err.name);
   return rpcErrors.exception('Exception', String(err));
 }
@@ -41,7 +51,7 @@ export class Dispatcher {
         Promise.resolve()
           .then(() => def.handler({ ...ctx, job: handle }, ...(args as never[])))
           .catch((err: unknown) => {
-            throw asRpcError(err);
+            throw asRpcError(err, this.appliance.store.mntDir);
           }),
       );
       return session.options.legacy_jobs ? job.id : await job.done;
@@ -49,7 +59,7 @@ export class Dispatcher {
     try {
       return await def.handler(ctx, ...(args as never[]));
     } catch (err) {
-      throw asRpcError(err);
+      throw asRpcError(err, this.appliance.store.mntDir);
     }
   }
 

@@ -27,6 +27,8 @@ export interface ServerOptions {
   log?: (line: string) => void;
   /** Extra routes, e.g. the upload endpoint; return true when handled. */
   routes?: ((req: IncomingMessage, res: ServerResponse, origin: Origin) => boolean | Promise<boolean>)[];
+  /** Drop a WebSocket on which the server has sent nothing for this many seconds, as the appliance's proxy does; off when absent. */
+  wsIdleTimeoutSeconds?: number;
 }
 
 export interface RunningServer {
@@ -100,7 +102,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
-      const connection = serveConnection(ws, originOf(socket, secure, 'websocket'), deps);
+      const connection = serveConnection(ws, originOf(socket, secure, 'websocket'), {
+        ...deps,
+        ...(options.wsIdleTimeoutSeconds !== undefined ? { idleTimeoutSeconds: options.wsIdleTimeoutSeconds } : {}),
+      });
       connections.add(connection);
       ws.on('close', () => connections.delete(connection));
     });

@@ -23,15 +23,18 @@ export interface Connection {
 export function serveConnection(
   ws: WebSocket,
   origin: Origin,
-  deps: { appliance: Appliance; dispatcher: Dispatcher; limiter: RateLimiter; log: (line: string) => void },
+  deps: { appliance: Appliance; dispatcher: Dispatcher; limiter: RateLimiter; log: (line: string) => void; idleTimeoutSeconds?: number },
 ): Connection {
   const session = deps.appliance.createSession(origin);
   let inFlight = 0;
   let idle: (() => void) | null = null;
   const gate = networkGate(deps.limiter, () => inFlight);
+  const sent = idleCutoff(ws, deps.idleTimeoutSeconds);
 
   const send = (payload: unknown) => {
-    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(payload));
+    if (ws.readyState !== ws.OPEN) return;
+    ws.send(JSON.stringify(payload));
+    sent();
   };
   session.notify = (method, params) => send({ jsonrpc: '2.0', method, params });
 
@@ -67,6 +70,7 @@ export function serveConnection(
   });
 
   ws.on('close', () => {
+    sent.stop();
     session.notify = null;
     session.dropSubscriptions();
     session.logout();
@@ -83,4 +87,28 @@ export function serveConnection(
           }),
     close: (code, reason) => ws.close(code, reason),
   };
+}
+
+/**
+ * What the appliance's nginx does (its `/api` location sets no proxy_read_timeout, facts §0): a
+ * WebSocket on which the server has sent nothing for that long is dropped without a close frame,
+ * so the client sees 1006. Everything the server sends counts, the automatic pong to a client's
+ * ping included. Returns the function to call after each send; without a timeout it does nothing.
+ */
+function idleCutoff(ws: WebSocket, seconds: number | undefined): (() => void) & { stop(): void } {
+  if (seconds === undefined || seconds <= 0) return Object.assign(() => undefined, { stop: () => undefined });
+  let stopped = false;
+  const timer = setTimeout(() => ws.terminate(), seconds * 1000);
+  timer.unref();
+  const reset = () => {
+    if (!stopped) timer.refresh();
+  };
+  // ws answers a ping by itself (autoPong); the 'ping' event is where that answer goes out.
+  ws.on('ping', reset);
+  return Object.assign(reset, {
+    stop: () => {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  });
 }

@@ -6,6 +6,7 @@ import type { Session } from '../appliance/session.js';
 import { StorError } from '../errors.js';
 import { Dispatcher } from '../rpc/dispatcher.js';
 import { ADMIN_KEY_FILE } from '../store/seed.js';
+import { awaitJob } from './job-wait.js';
 import { loginError, loginRejected } from './login.js';
 import { putParams, type TargetInfo, type Transport, type UploadRequest } from './transport.js';
 import { authorizeUpload, UploadRefused } from '../appliance/upload.js';
@@ -97,7 +98,7 @@ export class EmbeddedTransport implements Transport {
       source = pipeline(file, counter, () => undefined);
     }
     const job = start(source, Promise.resolve());
-    await job.done;
+    await awaitJob({ call: (method, params) => this.call(method, params), ended: () => job.done }, job.jobId);
     return { jobId: job.jobId };
   }
 

@@ -1,6 +1,7 @@
 import { Agent, request } from 'undici';
 import { ERRNO, RpcError, StorError } from '../errors.js';
 import { assertSecretMayTravel } from './endpoint.js';
+import { awaitJob } from './job-wait.js';
 import { loginError, loginRejected } from './login.js';
 import { networkError, notAnAppliance, timedOut } from './network-errors.js';
 import { bearerKey } from './login-strategies.js';
@@ -72,25 +73,11 @@ export class HttpRpcTransport implements Transport {
     return msg.result as T;
   }
 
+  /** Each HTTP call is its own session, with nothing to be told the job ended on: the job is polled. */
   async upload(req: UploadRequest): Promise<{ jobId: number }> {
     const jobId = await postUpload(this.options.endpoint, bearerKey(this.options.login, this.options.endpoint.display), this.agent, req, this.options.timeoutSeconds);
-    await this.waitJob(jobId);
+    await awaitJob(this, jobId);
     return { jobId };
-  }
-
-  /** Each HTTP call is its own session, so there is nothing to subscribe with: poll the job. */
-  private async waitJob(id: number): Promise<void> {
-    for (let delay = 20; ; delay = Math.min(delay * 2, 500)) {
-      const job = await this.call<{ state: string; error: string | null; exc_info: { errno: number | null } | null }>('core.get_jobs', [
-        [['id', '=', id]],
-        { get: true },
-      ]);
-      if (job.state === 'SUCCESS') return;
-      if (job.state === 'FAILED' || job.state === 'ABORTED') {
-        throw new StorError('failed', 'JOB_FAILED', `job ${id} (filesystem.put) ${job.state.toLowerCase()}: ${job.error ?? 'no reason given'}`);
-      }
-      await new Promise((r) => setTimeout(r, delay));
-    }
   }
 
   async close(): Promise<void> {

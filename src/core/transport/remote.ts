@@ -4,6 +4,7 @@ import WebSocket from 'ws';
 import type { Agent } from 'undici';
 import { ERRNO, RpcError, StorError } from '../errors.js';
 import { assertSecretMayTravel, type Endpoint } from './endpoint.js';
+import { awaitJob } from './job-wait.js';
 import { loginError } from './login.js';
 import { bearerKey, type LoginStrategy } from './login-strategies.js';
 import { networkError, notAnAppliance, timedOut } from './network-errors.js';
@@ -22,8 +23,15 @@ export interface RemoteOptions extends TlsOptions {
   login: LoginStrategy;
   /** Seconds allowed for connecting and for each call. */
   timeoutSeconds: number;
+  /** Seconds between WebSocket pings that keep an idle connection open; 0 sends none. Default 20. */
+  keepaliveSeconds?: number;
   profile?: string;
 }
+
+/** Well inside the 60 s after which the appliance's proxy drops a silent WebSocket. */
+const KEEPALIVE_SECONDS = 20;
+/** Times one upload may log in again while it waits for its job. */
+const MAX_RECONNECTS = 5;
 
 interface Pending {
   resolve: (value: unknown) => void;
@@ -38,22 +46,45 @@ interface Pending {
 export class RemoteTransport extends EventEmitter<{ notification: [method: string, params: unknown] }> implements Transport {
   readonly target: TargetInfo;
   private readonly pending = new Map<string, Pending>();
+  private ws!: WebSocket;
   private closedError: StorError | undefined;
+  private keepalive: NodeJS.Timeout | undefined;
   private agent: Agent | undefined;
   private newStyleJobs = false;
 
   private constructor(
-    private readonly ws: WebSocket,
+    ws: WebSocket,
     private readonly options: RemoteOptions,
   ) {
     super();
     this.target = { kind: 'remote', url: options.endpoint.display, ...(options.profile ? { profile: options.profile } : {}) };
-    ws.on('message', (data) => this.onMessage(data.toString()));
+    this.attach(ws);
+  }
+
+  /** Makes `ws` the session's socket; a reconnect attaches a fresh one. */
+  private attach(ws: WebSocket): void {
+    this.ws = ws;
+    this.closedError = undefined;
+    // The appliance's proxy drops a WebSocket on which the server has sent nothing for 60 s, and the
+    // server sends nothing of its own accord (facts §0). A ping makes it answer with a pong.
+    const seconds = this.options.keepaliveSeconds ?? KEEPALIVE_SECONDS;
+    const keepalive =
+      seconds > 0
+        ? setInterval(() => {
+            if (ws.readyState === WebSocket.OPEN) ws.ping();
+          }, seconds * 1000).unref()
+        : undefined;
+    this.keepalive = keepalive;
+    ws.on('message', (data) => {
+      if (this.ws === ws) this.onMessage(data.toString());
+    });
     ws.on('close', (code, reason) => {
+      clearInterval(keepalive);
+      if (this.ws !== ws) return; // a socket already replaced by a reconnect
       this.closedError ??= new StorError(
         'unreachable',
         'CONNECTION_CLOSED',
-        `the connection to ${options.endpoint.display} closed (code ${code}${reason.length ? `: ${reason.toString()}` : ''})`,
+        `the connection to ${this.options.endpoint.display} closed (code ${code}${reason.length ? `: ${reason.toString()}` : ''})`,
       );
       for (const p of this.pending.values()) {
         clearTimeout(p.timer);
@@ -62,6 +93,21 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
       this.pending.clear();
     });
     ws.on('error', () => undefined);
+  }
+
+  /** A new socket and a new login after the old socket was lost; calls in flight on it have failed. */
+  private async reconnect(): Promise<void> {
+    const old = this.ws;
+    const fresh = await connect(this.options);
+    old.terminate();
+    this.attach(fresh);
+    this.newStyleJobs = false;
+    await this.options.login.login((method, params) => this.loginCall(method, params), this.options.endpoint.display);
+  }
+
+  /** Whether `err` says the socket is gone (as opposed to an answer, or a timeout on a live socket). */
+  private lost(err: unknown): boolean {
+    return err instanceof StorError && err.kind === 'unreachable' && err.code !== 'TIMEOUT' && this.ws.readyState !== WebSocket.OPEN;
   }
 
   static async open(options: RemoteOptions): Promise<RemoteTransport> {
@@ -148,17 +194,42 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
     const { postUpload, uploadAgent } = await import('./upload-client.js');
     this.agent ??= uploadAgent(this.options, this.options.timeoutSeconds);
     const jobId = await postUpload(this.options.endpoint, bearerKey(this.options.login, this.options.endpoint.display), this.agent, req, this.options.timeoutSeconds);
-    // The job may still be fsyncing and renaming; wait for it, however long it takes. As midclt
-    // does, new-style jobs make `core.job_wait` answer when the job ends, with its outcome.
+    // The job may still be fsyncing and renaming; wait for it, however long it takes. Should the
+    // socket have been lost meanwhile, log in again: a job that ended while it was down is still
+    // listed by core.get_jobs.
+    let reconnects = 0;
+    const retrying = async <T>(attempt: () => Promise<T>): Promise<T> => {
+      for (;;) {
+        try {
+          return await attempt();
+        } catch (err) {
+          if (!this.lost(err) || reconnects >= MAX_RECONNECTS) throw err;
+          reconnects++;
+          await this.reconnect();
+        }
+      }
+    };
+    await awaitJob(
+      {
+        call: (method, params) => retrying(() => this.call(method, params)),
+        ended: (id) => retrying(() => this.jobWait(id)),
+      },
+      jobId,
+    );
+    return { jobId };
+  }
+
+  /** As midclt does: new-style jobs make `core.job_wait` answer when the job ends, with its outcome. */
+  private async jobWait(id: number): Promise<unknown> {
     if (!this.newStyleJobs) {
       await this.call('core.set_options', [{ legacy_jobs: false }]);
       this.newStyleJobs = true;
     }
-    await this.call('core.job_wait', [jobId], null);
-    return { jobId };
+    return this.call('core.job_wait', [id], null);
   }
 
   async close(): Promise<void> {
+    clearInterval(this.keepalive);
     await this.agent?.close();
     if (this.ws.readyState === WebSocket.CLOSED) return;
     await new Promise<void>((resolve) => {

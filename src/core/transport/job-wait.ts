@@ -1,0 +1,62 @@
+import type { JobEntry } from '../appliance/jobs.js';
+import { ERRNO, RPC_CODE, RpcError, StorError, errnameOf, type ValidationTriple } from '../errors.js';
+
+/** What waiting for a job needs from a transport. */
+export interface JobSource {
+  call<T>(method: string, params: readonly unknown[]): Promise<T>;
+  /**
+   * Settles once job `id` has ended, if the transport can tell (`core.job_wait`, an in-process
+   * promise): resolved when it succeeded, rejected with an RpcError when it did not. Any other
+   * rejection (the connection is gone) is passed on. Without it, the job is polled.
+   */
+  ended?(id: number): Promise<unknown>;
+}
+
+/**
+ * Waits for job `id` and resolves when it succeeded; a failure is thrown as `jobFailure` maps
+ * it, read from the job's own `core.get_jobs` entry, so every transport reports it alike.
+ */
+export async function awaitJob(source: JobSource, id: number): Promise<void> {
+  if (source.ended) {
+    const outcome = await source.ended(id).then(
+      () => 'succeeded' as const,
+      (err: unknown) => {
+        if (err instanceof RpcError) return 'failed' as const;
+        throw err;
+      },
+    );
+    if (outcome === 'succeeded') return;
+  }
+  for (let delay = 20; ; delay = Math.min(delay * 2, 500)) {
+    const [job] = await source.call<JobEntry[]>('core.get_jobs', [[['id', '=', id]]]);
+    if (!job) {
+      throw new StorError('failed', 'JOB_NOT_FOUND', `job ${id} is not known to the appliance (any more): its outcome cannot be told`, {
+        hint: 'check the target with `stor stat` before trying again',
+      });
+    }
+    if (job.state === 'SUCCESS') return;
+    if (job.state === 'FAILED' || job.state === 'ABORTED') throw jobFailure(job);
+    await new Promise((r) => setTimeout(r, delay));
+  }
+}
+
+/**
+ * The one mapping of a failed job to the error the CLI reports: what the job itself raised.
+ * A CallError keeps its errno and text; validation errors come back as such (the CLI lists
+ * them); any other exception (an OSError, say) becomes `CallError(job.error)` with EFAULT,
+ * exactly what `core.job_wait` raises for it (MW/job.py:467-478).
+ */
+export function jobFailure(job: Pick<JobEntry, 'id' | 'method' | 'state' | 'error' | 'exc_info'>): RpcError | StorError {
+  if (job.state === 'ABORTED') return new StorError('failed', 'JOB_ABORTED', `job ${job.id} (${job.method}) was aborted`);
+  const error = job.error ?? `job ${job.id} (${job.method}) failed and gave no reason`;
+  const info = job.exc_info;
+  if (info?.type === 'VALIDATION') {
+    const triples = Array.isArray(info.extra) ? (info.extra as ValidationTriple[]) : [];
+    return new RpcError(RPC_CODE.INVALID_PARAMS, 'Invalid params', { error: ERRNO.EINVAL, errname: 'EINVAL', reason: error, trace: null, extra: triples });
+  }
+  if (info && info.errno !== null) {
+    return new RpcError(RPC_CODE.CALL_ERROR, 'Method call error', { error: info.errno, errname: errnameOf(info.errno), reason: error, trace: null, extra: info.extra });
+  }
+  const reason = `[EFAULT] ${error}`;
+  return new RpcError(RPC_CODE.CALL_ERROR, 'Method call error', { error: ERRNO.EFAULT, errname: 'EFAULT', reason, trace: null, extra: null });
+}

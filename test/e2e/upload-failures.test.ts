@@ -1,0 +1,82 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { spawnStor, type SpawnResult } from '../helpers/bin.js';
+import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+function localFile(name: string, bytes: Buffer | string): string {
+  const path = join(tempDir('stor-e2e-files-'), name);
+  writeFileSync(path, bytes);
+  return path;
+}
+
+/** A client machine: its own embedded state and profiles. */
+function clientEnv(): Record<string, string> {
+  return { STOR_HOME: tempDir('stor-client-home-'), STOR_CONFIG_DIR: tempDir('stor-client-config-') };
+}
+
+function remoteEnv(server: ServeProcess): Record<string, string> {
+  return { ...clientEnv(), STOR_URL: server.baseUrl, STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim() };
+}
+
+describe('a failing upload fails alike on ws, --rpc http and the embedded target', () => {
+  // MW/plugins/filesystem.py:556-566 fails with Python's OSErrors, which core.job_wait reports as
+  // CallError(job.error), EFAULT (MW/job.py:467-478); a CallError keeps its own errno.
+  const cases = [
+    { name: 'the target is an existing directory', target: '/mnt/tank/t/', code: 'EFAULT', message: "[EFAULT] [Errno 21] Is a directory: '/mnt/tank/t/a.txt'" },
+    { name: 'the parent is a file', target: '/mnt/tank/t/f.txt/a.txt', code: 'EFAULT', message: "[EFAULT] [Errno 20] Not a directory: '/mnt/tank/t/f.txt/a.txt'" },
+    { name: 'no such pool', target: '/mnt/nopool/a.txt', code: 'ENOENT', message: '[ENOENT] /mnt/nopool/a.txt: only paths inside a pool are served (pools: /mnt/tank)' },
+  ];
+
+  it('same --json error, same exit code, and no path of the host running the appliance', async () => {
+    const server = await spawnServe(tempDir('stor-serve-state-'));
+    const embedded = clientEnv();
+    const targets: { name: string; args: string[]; env: Record<string, string>; stateDir: string }[] = [
+      { name: 'ws', args: [], env: remoteEnv(server), stateDir: server.stateDir },
+      { name: 'http', args: ['--rpc', 'http'], env: remoteEnv(server), stateDir: server.stateDir },
+      { name: 'embedded', args: [], env: embedded, stateDir: embedded.STOR_HOME! },
+    ];
+    const file = localFile('a.txt', 'payload\n');
+    const keep = localFile('keep.txt', 'keep\n');
+    const hostPaths = (r: SpawnResult) => [server.stateDir, embedded.STOR_HOME!].filter((p) => r.stdout.includes(p) || r.stderr.includes(p));
+
+    // /mnt/tank/t/a.txt is a directory; /mnt/tank/t/f.txt is a file.
+    for (const t of targets.filter((x) => x.name !== 'http')) {
+      for (const [local, target] of [
+        [keep, '/mnt/tank/t/a.txt/'],
+        [keep, '/mnt/tank/t/f.txt'],
+      ] as const) {
+        const r = await spawnStor([...t.args, 'upload', local, target], { env: t.env });
+        expect(r.code, r.stderr).toBe(0);
+      }
+    }
+
+    for (const c of cases) {
+      for (const t of targets) {
+        const r = await spawnStor([...t.args, '--json', 'upload', file, c.target], { env: t.env });
+        const where = `${c.name} over ${t.name}`;
+        expect({ where, code: r.code, stdout: r.stdout, error: JSON.parse(r.stderr).error }).toEqual({
+          where,
+          code: 1,
+          stdout: '',
+          error: { code: c.code, kind: 'failed', message: c.message },
+        });
+        expect(hostPaths(r), where).toEqual([]);
+
+      }
+    }
+    // And as a person reads it.
+    for (const t of targets) {
+      const human = await spawnStor([...t.args, 'upload', file, cases[1]!.target], { env: t.env });
+      expect({ transport: t.name, code: human.code, stdout: human.stdout, stderr: human.stderr }).toEqual({
+        transport: t.name,
+        code: 1,
+        stdout: '',
+        stderr: `stor: ${cases[1]!.message}\n`,
+      });
+      expect(hostPaths(human), t.name).toEqual([]);
+    }
+    expect(await server.stop()).toBe(0);
+  });
+});

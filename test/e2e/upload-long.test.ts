@@ -1,0 +1,92 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { spawnStor } from '../helpers/bin.js';
+import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
+import { startThrottleProxy } from '../helpers/throttle-proxy.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+/*
+ * The appliance's nginx drops a WebSocket on which the server has sent nothing for 60 s, while the
+ * upload itself runs on another connection (facts §0). Here `stor serve --ws-idle-timeout 2` does
+ * the dropping, and a throttling proxy between the CLI and the server makes the upload take
+ * longer than that: 768 KiB at 256 KiB/s.
+ */
+const RATE = 256 * 1024;
+const SIZE = 768 * 1024;
+
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+function localFile(name: string, bytes: Buffer | string): string {
+  const path = join(tempDir('stor-e2e-files-'), name);
+  writeFileSync(path, bytes);
+  return path;
+}
+
+/** A client machine: its own embedded state and profiles. */
+function clientEnv(): Record<string, string> {
+  return { STOR_HOME: tempDir('stor-client-home-'), STOR_CONFIG_DIR: tempDir('stor-client-config-') };
+}
+
+function remoteEnv(server: ServeProcess, url = server.baseUrl): Record<string, string> {
+  return { ...clientEnv(), STOR_URL: url, STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim() };
+}
+
+async function slowSetup() {
+  const server = await spawnServe(tempDir('stor-serve-state-'), ['--ws-idle-timeout', '2']);
+  const proxy = await startThrottleProxy(Number(new URL(server.url).port), RATE);
+  const bytes = randomBytes(SIZE);
+  return { server, proxy, bytes, file: localFile('slow.bin', bytes) };
+}
+
+/** What `stor upload --json` prints for one file, whatever the transport. */
+const uploaded = (source: string, target: string) => [
+  { source, target, bytes: SIZE, size: SIZE, mode: '0644', owner: 'truenas_admin', job_id: expect.any(Number) },
+];
+
+describe('uploads that outlast the proxy idle timeout (stor serve --ws-idle-timeout 2, a throttled link)', () => {
+  it('over ws: keepalive pings hold the one WebSocket open; the upload exits 0 with the exact bytes', async () => {
+    const { server, proxy, bytes, file } = await slowSetup();
+    const env = { ...remoteEnv(server, proxy.baseUrl), STOR_WS_KEEPALIVE: '0.5' };
+    const up = await spawnStor(['upload', file, '/mnt/tank/long/ws.bin', '--json'], { env });
+    expect(up.stderr).toBe('');
+    expect(up.code).toBe(0);
+    expect(JSON.parse(up.stdout)).toEqual(uploaded(file, '/mnt/tank/long/ws.bin'));
+    expect(sha256(readFileSync(join(server.stateDir, 'mnt/tank/long/ws.bin')))).toBe(sha256(bytes));
+    // No reconnect was needed: the pings kept the socket alive.
+    expect(proxy.webSockets()).toBe(1);
+    expect(await server.stop()).toBe(0);
+    expect(server.stderr()).toContain('WebSockets on which the server sends nothing for 2 s are dropped (code 1006)');
+  });
+
+  it('over ws without keepalive (STOR_WS_KEEPALIVE=0): the dropped socket is replaced, logged in again, and the job still found', async () => {
+    const { server, proxy, bytes, file } = await slowSetup();
+    const env = { ...remoteEnv(server, proxy.baseUrl), STOR_WS_KEEPALIVE: '0' };
+    const up = await spawnStor(['upload', file, '/mnt/tank/long/reconnected.bin', '--json'], { env });
+    expect(up.stderr).toBe('');
+    expect(up.code).toBe(0);
+    expect(JSON.parse(up.stdout)).toEqual(uploaded(file, '/mnt/tank/long/reconnected.bin'));
+    expect(sha256(readFileSync(join(server.stateDir, 'mnt/tank/long/reconnected.bin')))).toBe(sha256(bytes));
+    expect(proxy.webSockets()).toBe(2);
+    expect(await server.stop()).toBe(0);
+  });
+
+  it('with --rpc http through the same link, and on the embedded target: the same --json', async () => {
+    const { server, proxy, bytes, file } = await slowSetup();
+    const http = await spawnStor(['--rpc', 'http', 'upload', file, '/mnt/tank/long/http.bin', '--json'], { env: remoteEnv(server, proxy.baseUrl) });
+    expect(http.stderr).toBe('');
+    expect(http.code).toBe(0);
+    expect(JSON.parse(http.stdout)).toEqual(uploaded(file, '/mnt/tank/long/http.bin'));
+    expect(sha256(readFileSync(join(server.stateDir, 'mnt/tank/long/http.bin')))).toBe(sha256(bytes));
+    expect(proxy.webSockets()).toBe(0);
+
+    const env = clientEnv();
+    const embedded = await spawnStor(['upload', file, '/mnt/tank/long/embedded.bin', '--json'], { env });
+    expect(embedded.stderr).toBe('');
+    expect(embedded.code).toBe(0);
+    expect(JSON.parse(embedded.stdout)).toEqual(uploaded(file, '/mnt/tank/long/embedded.bin'));
+    expect(sha256(readFileSync(join(env.STOR_HOME!, 'mnt/tank/long/embedded.bin')))).toBe(sha256(bytes));
+    expect(await server.stop()).toBe(0);
+  });
+});
