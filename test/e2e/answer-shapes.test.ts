@@ -1,30 +1,12 @@
-import type { AddressInfo } from 'node:net';
-import { WebSocketServer } from 'ws';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { spawnStor } from '../helpers/bin.js';
+import { startStandinAppliance } from '../helpers/standin-appliance.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
-/**
- * A minimal JSON-RPC appliance on port 0 that answers with hand-made 25.10.1-shaped results, so
- * the client is tested against the real shapes rather than against our own emulator.
- */
-async function fakeAppliance(answers: Record<string, unknown>): Promise<string> {
-  const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
-  onTestFinished(() => new Promise<void>((r) => wss.close(() => r())));
-  wss.on('connection', (ws) =>
-    ws.on('message', (data) => {
-      const req = JSON.parse(data.toString()) as { id: string; method: string };
-      const reply =
-        req.method === 'auth.login_with_api_key'
-          ? { result: true }
-          : Object.hasOwn(answers, req.method)
-            ? { result: answers[req.method] }
-            : { error: { code: -32601, message: 'Method does not exist' } };
-      ws.send(JSON.stringify({ jsonrpc: '2.0', id: req.id, ...reply }));
-    }),
-  );
-  await new Promise((r) => wss.once('listening', r));
-  return `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`;
+/** A third-party appliance answering hand-made 25.10.1-shaped results, and -32601 for the rest. */
+async function fakeAppliance(results: Record<string, unknown>): Promise<string> {
+  const answers = Object.fromEntries(Object.entries(results).map(([method, result]) => [method, { result }]));
+  return (await startStandinAppliance({ 'auth.login_with_api_key': { result: true }, ...answers })).baseUrl;
 }
 
 const prop = (raw: string, value: string | null, parsed: unknown, source = 'DEFAULT') => ({ parsed, rawvalue: raw, value, source, source_info: null });

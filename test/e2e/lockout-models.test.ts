@@ -2,7 +2,8 @@
  * `stor privilege check|list|show|fix` judge what locks users out by what *this* target does
  * (issue: "Lockout diagnosis true to the target"; SPEC §2.0; facts §0).
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Appliance } from '../../src/core/appliance/appliance.js';
 import catalogueData from '../../src/core/roles/roles-25.10.1.json' with { type: 'json' };
@@ -144,5 +145,27 @@ describe('privilege check against a real appliance (no stor.emulation): judged b
     const r = await run(['privilege', 'check'], 0);
     expect(r.stdout).toContain('release 27.0.0 is not one stor knows; judged by its catalogue alone');
     expect(r.stdout).toContain('No privilege locks its users out on release 27.0.0');
+  });
+});
+
+describe('stor upload refused by a real appliance', () => {
+  it('explains the 403 by 25.10.1\'s gate: filesystem.put, FULL_ADMIN (MW/apps/file_app.py:190-200)', async () => {
+    const nas = await startStandinAppliance(
+      {
+        'auth.login_with_api_key': { result: true },
+        'filesystem.stat': { error: { code: -32001, message: 'Method call error', data: { error: 2, errname: 'ENOENT', reason: '[ENOENT] Path /mnt/tank/a.txt not found', trace: null, extra: null } } },
+      },
+      (req, res) => {
+        req.resume();
+        req.on('end', () => res.writeHead(403, { 'content-type': 'text/plain' }).end('403: Forbidden'));
+      },
+    );
+    const dir = tempDir();
+    writeFileSync(join(dir, 'a.txt'), 'hello');
+    const run = stor({ STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir(), STOR_URL: nas.baseUrl, STOR_API_KEY: KEY });
+    const r = await run(['upload', join(dir, 'a.txt'), '/mnt/tank/a.txt'], 5);
+    expect(r.stderr).toContain('403: Forbidden');
+    expect(r.stderr).toContain('filesystem.put, whose only role is FULL_ADMIN');
+    expect(r.stderr).not.toContain('SYS_ADMIN');
   });
 });

@@ -34,7 +34,7 @@ function remoteEnv(server: ServeProcess, url = server.baseUrl): Record<string, s
 }
 
 async function slowSetup() {
-  const server = await spawnServe(tempDir('stor-serve-state-'), ['--ws-idle-timeout', '2']);
+  const server = await spawnServe(tempDir('stor-serve-state-'), ['--ws-idle-timeout', '2', '--role-expansion', 'truenas-25.10.1']);
   const proxy = await startThrottleProxy(Number(new URL(server.url).port), RATE);
   const bytes = randomBytes(SIZE);
   return { server, proxy, bytes, file: localFile('slow.bin', bytes) };

@@ -1,4 +1,4 @@
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { onTestFinished } from 'vitest';
 import { WebSocketServer } from 'ws';
@@ -12,9 +12,13 @@ export type StandinAnswer = { result: unknown } | { error: { code: number; messa
  * in for a real TrueNAS whose answers a test needs to control; stor's own emulator is never
  * replaced by it.
  */
-export async function startStandinAppliance(answers: Record<string, StandinAnswer | ((params: unknown[]) => StandinAnswer)>): Promise<{ baseUrl: string; calls: string[] }> {
+export async function startStandinAppliance(
+  answers: Record<string, StandinAnswer | ((params: unknown[]) => StandinAnswer)>,
+  /** Plain HTTP requests (e.g. `POST /_upload/`); 404 when absent. */
+  http_?: (req: IncomingMessage, res: ServerResponse) => void,
+): Promise<{ baseUrl: string; calls: string[] }> {
   const calls: string[] = [];
-  const http = createServer((_req, res) => res.writeHead(404).end());
+  const http = createServer(http_ ?? ((_req, res) => res.writeHead(404).end()));
   const wss = new WebSocketServer({ server: http, path: '/api/current' });
   wss.on('connection', (ws) => {
     ws.on('message', (data) => {

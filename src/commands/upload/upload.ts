@@ -6,6 +6,7 @@ import { RpcError, StorError } from '../../core/errors.js';
 import type { Transport } from '../../core/transport/transport.js';
 import type { CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
+import { explainForbidden } from './forbidden.js';
 import { octal, parseMode } from './mode.js';
 import { ProgressBar } from './progress.js';
 
@@ -102,6 +103,7 @@ export async function upload(ctx: CommandContext, args: string[], options: Uploa
       }));
     } catch (err) {
       bar?.clear();
+      if (err instanceof StorError && err.code === 'UPLOAD_FORBIDDEN') throw await explainForbidden(t, err);
       throw err;
     }
     bar?.finish();

@@ -1,15 +1,9 @@
 import { StorError } from '../errors.js';
 
-/**
- * The 403 of the upload endpoint, explained. On 25.10.1 the gate is the SYS_ADMIN account
- * attribute, not the FILESYSTEM_DATA_WRITE role the method declares (SPEC §3, seed §4.2).
- */
+/** The 403 of the upload endpoint; `stor upload` explains it by the gate the target applies. */
 export function uploadForbidden(where: string, body: string): StorError {
   return new StorError('denied', 'UPLOAD_FORBIDDEN', `${where} refused the upload: ${body || '403: Forbidden'}`, {
-    hint:
-      'on 25.10.1 the upload endpoint admits only administrator accounts (SYS_ADMIN: members of builtin_administrators); ' +
-      'FILESYSTEM_DATA_WRITE or other filesystem roles alone do not pass it. Upload with an administrator key, ' +
-      'or (on `stor serve`) start the server with --upload-gate role',
+    hint: 'the identity you upload with may not call filesystem.put here (on 25.10.1 that takes FULL_ADMIN)',
   });
 }
 
