@@ -107,7 +107,7 @@ export function buildProgram(io: IO, hooks: ProgramHooks): Command {
         'stor upload ./report.pdf /mnt/tank/docs/ --mode 0644',
         'stor upload ./a.log ./b.log /mnt/tank/logs/',
         'stor upload ./part2 /mnt/tank/big.bin --append',
-      ) + '\nOn 25.10.1 appliances only administrator accounts (SYS_ADMIN) may upload; see the README.\n',
+      ) + '\nOn 25.10.1 only FULL_ADMIN holders may upload (the reports say SYS_ADMIN accounts); see the README.\n',
     )
     .action(async (files: string[], opts: { mode?: string; append?: boolean }, cmd: Command) => {
       const { upload } = await import('./upload/upload.js');
