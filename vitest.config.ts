@@ -7,5 +7,7 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // Every answer the emulator gives is checked against its 25.10.1 contract (src/core/rpc/dispatcher.ts).
+    env: { STOR_CHECK_RESULTS: '1' },
   },
 });

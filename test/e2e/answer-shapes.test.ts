@@ -106,7 +106,11 @@ describe('the client against 25.10.1-shaped answers', () => {
   });
 
   it('shows a privilege whose local group no longer exists ({gid, sid: null, group: null}, facts §3.1)', async () => {
-    const admins = { id: 1, gid: 544, name: 'builtin_administrators', group: 'builtin_administrators', builtin: true, local: true, sid: null, roles: [], users: [], immutable: true };
+    // A GroupEntry as 25.10.1 sends it (MW/api/v25_10_1/group.py).
+    const admins = {
+      id: 1, gid: 544, name: 'builtin_administrators', group: 'builtin_administrators', builtin: true, sudo_commands: [], sudo_commands_nopasswd: [],
+      smb: true, userns_idmap: null, local: true, sid: null, roles: [], users: [1, 2], immutable: true,
+    };
     const url = await fakeAppliance({
       'privilege.query': [
         { id: 1, builtin_name: 'LOCAL_ADMINISTRATOR', name: 'Local Administrator', local_groups: [admins], ds_groups: [], roles: ['FULL_ADMIN'], web_shell: true },

@@ -13,7 +13,7 @@ export interface SpawnResult {
 export function spawnStor(args: string[], options: { env?: Record<string, string | undefined>; stdin?: string } = {}): Promise<SpawnResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [STOR_BIN, ...args], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...options.env },
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_CHECK_RESULTS: '1', ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -1,4 +1,5 @@
 import { callChecked } from '../../core/contract/checked-call.js';
+import { call } from '../../core/contract/client.js';
 import { StorError } from '../../core/errors.js';
 import type { Transport } from '../../core/transport/transport.js';
 import type { CommandContext } from '../shared/context.js';
@@ -89,7 +90,7 @@ export async function privilegeCreate(ctx: CommandContext, name: string, options
   const roles = splitList(options.roles) ?? [];
   checkRoles(ctx, target, roles, options.force);
   const local_groups = await resolveGids(t, splitList(options.groups) ?? []);
-  const p = await callChecked(t, 'privilege.create', [{ name, local_groups, roles, web_shell: options.webShell ?? false }]);
+  const p = await call(t, 'privilege.create', [{ name, local_groups, roles, web_shell: options.webShell ?? false }]);
   return saved(p, target);
 }
 
@@ -107,6 +108,6 @@ export async function privilegeUpdate(ctx: CommandContext, ref: string, options:
   if (groups !== undefined) change.local_groups = await resolveGids(t, groups);
   if (options.webShell !== undefined) change.web_shell = options.webShell;
   if (Object.keys(change).length === 0) throw new StorError('usage', 'NOTHING_TO_UPDATE', 'say what to change: --name, --groups, --roles or --web-shell/--no-web-shell');
-  const p = await callChecked(t, 'privilege.update', [existing.id, change]);
+  const p = await call(t, 'privilege.update', [existing.id, change]);
   return saved(p, target);
 }

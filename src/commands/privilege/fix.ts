@@ -1,4 +1,4 @@
-import { callChecked } from '../../core/contract/checked-call.js';
+import { call } from '../../core/contract/client.js';
 import { RpcError, StorError } from '../../core/errors.js';
 import { expandRoles, type RoleCatalogue } from '../../core/roles/index.js';
 import type { Transport } from '../../core/transport/transport.js';
@@ -101,8 +101,8 @@ function describe(fix: PrivilegeFix): string[] {
 
 /** Applies one planned fix, then re-reads the privilege and checks the stored list and effective roles. */
 async function apply(t: Transport, catalogue: RoleCatalogue, fix: PrivilegeFix): Promise<void> {
-  await t.call('privilege.update', [fix.id, { roles: fix.after }]);
-  const stored = await callChecked(t, 'privilege.get_instance', [fix.id]);
+  await call(t, 'privilege.update', [fix.id, { roles: fix.after }]);
+  const stored = await call(t, 'privilege.get_instance', [fix.id]);
   const sameList = stored.roles.length === fix.after.length && stored.roles.every((r, i) => r === fix.after[i]);
   const effective = expandRoles(catalogue, stored.roles);
   if (!sameList || effective.size !== fix.effective_after) {

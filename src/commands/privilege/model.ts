@@ -1,5 +1,4 @@
-import { callChecked } from '../../core/contract/checked-call.js';
-import type { PrivilegeEntry } from '../../core/contract/results.js';
+import { queryItems, type Needed } from '../../core/contract/client.js';
 import { RpcError, StorError } from '../../core/errors.js';
 import {
   analyzeRoleList,
@@ -14,7 +13,9 @@ import {
 import type { Transport } from '../../core/transport/transport.js';
 import { detectLockoutModel, selfIncludingAdvice, type LockoutModel } from './lockout.js';
 
-export type { PrivilegeEntry };
+/** A privilege with the fields the privilege verbs read (`privilege.query` items may omit any). */
+export type PrivilegeEntry = Needed<'privilege.query', (typeof PRIVILEGE_FIELDS)[number]>;
+const PRIVILEGE_FIELDS = ['id', 'builtin_name', 'name', 'local_groups', 'roles', 'web_shell'] as const;
 
 export interface Catalogue {
   catalogue: RoleCatalogue;
@@ -35,7 +36,7 @@ export async function loadTargetRoles(t: Transport): Promise<TargetRoles> {
 /** The target's own role catalogue when it will give it, else the shipped 25.10.1 one. */
 export async function loadCatalogue(t: Transport): Promise<Catalogue> {
   try {
-    const entries = await callChecked(t, 'privilege.roles');
+    const entries = await queryItems(t, 'privilege.roles', ['name', 'includes', 'builtin']);
     if (entries.length > 0) return { catalogue: catalogueFromPrivilegeRoles(entries), source: 'target' };
   } catch (err) {
     if (!(err instanceof RpcError)) throw err;
@@ -44,7 +45,7 @@ export async function loadCatalogue(t: Transport): Promise<Catalogue> {
 }
 
 export async function listPrivileges(t: Transport): Promise<PrivilegeEntry[]> {
-  return callChecked(t, 'privilege.query');
+  return queryItems(t, 'privilege.query', PRIVILEGE_FIELDS);
 }
 
 /** A privilege by numeric id or by exact name. */
@@ -61,7 +62,7 @@ export async function findPrivilege(t: Transport, ref: string): Promise<Privileg
 }
 
 /** A group that no longer exists comes back as `{gid, sid: null, group: null}` (facts §3.1): shown by its gid. */
-export const groupNames = (p: PrivilegeEntry): string[] => p.local_groups.map((g) => g.name ?? g.group ?? String(g.gid));
+export const groupNames = (p: Pick<PrivilegeEntry, 'local_groups'>): string[] => p.local_groups.map((g) => ('name' in g ? g.name : String(g.gid ?? g.sid)));
 
 /** One problem with a privilege's role list, explained for operators (`--json` shape too). */
 export interface FindingReport {

@@ -8,7 +8,7 @@ export interface PrivilegeDetail {
   id: number;
   name: string;
   builtin_name: string | null;
-  groups: { gid: number; name: string }[];
+  groups: { gid: number | null; name: string }[];
   web_shell: boolean;
   listed_roles: string[];
   effective_roles: string[];

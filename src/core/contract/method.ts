@@ -70,7 +70,7 @@ export type ParamValues<P extends readonly ParamSpec[]> = {
  * (`get: true`) or a count (`count: true`); items have every field optional, since `select` may
  * ask for any subset.
  */
-export function queryResult<S extends z.ZodObject>(entry: S) {
+export function queryResult<Shape extends z.ZodRawShape>(entry: z.ZodObject<Shape>) {
   const item = entry.partial();
   return z.union([z.array(item), item, z.int()]);
 }

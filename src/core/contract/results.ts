@@ -27,19 +27,6 @@ const datasetEntry = z.object({
   user_properties: z.object({ comments: z.object({ value: z.string().nullable() }).optional() }).optional(),
 });
 
-/**
- * A `privilege.*` entry. `local_groups` items are full group objects, or `{gid, sid: null,
- * group: null}` for a GID that no longer exists (facts §3.1; MW/plugins/account_/privilege.py).
- */
-const privilegeEntry = z.object({
-  id: z.number(),
-  builtin_name: z.string().nullable().default(null),
-  name: z.string(),
-  local_groups: z.array(z.object({ gid: z.number(), name: z.string().optional(), group: z.string().nullable().optional() })),
-  roles: z.array(z.string()),
-  web_shell: z.boolean(),
-});
-
 /** `filesystem.stat` (facts §6.1). */
 const statResult = z.object({
   realpath: z.string().optional(),
@@ -74,11 +61,6 @@ export const RESULTS = {
   'pool.dataset.query': z.array(datasetEntry),
   'pool.dataset.get_instance': datasetEntry,
   'pool.dataset.create': datasetEntry,
-  'privilege.query': z.array(privilegeEntry),
-  'privilege.get_instance': privilegeEntry,
-  'privilege.create': privilegeEntry,
-  'privilege.update': privilegeEntry,
-  'privilege.roles': z.array(z.object({ name: z.string(), includes: z.array(z.string()), builtin: z.boolean(), stig: z.literal(1).nullable().optional() })),
   /** Called with `select: ['id', 'gid', 'name']`. */
   'group.query': z.array(z.object({ id: z.number(), gid: z.number(), name: z.string() })),
   /** UserEntry: `group` is the primary group object, `groups` the ids of the others. */
@@ -88,4 +70,3 @@ export const RESULTS = {
 export type ResultMethod = keyof typeof RESULTS;
 export type ResultOf<M extends ResultMethod> = z.output<(typeof RESULTS)[M]>;
 export type DatasetEntry = ResultOf<'pool.dataset.get_instance'>;
-export type PrivilegeEntry = ResultOf<'privilege.get_instance'>;

@@ -1,4 +1,5 @@
 import { sep } from 'node:path';
+import { contractViolations } from '../contract/conformance.js';
 import { RpcError, rpcErrors } from '../errors.js';
 import { isSystemError, osError } from '../appliance/os-error.js';
 import { appliancePathOf } from '../appliance/sandbox.js';
@@ -28,6 +29,20 @@ function asRpcError(err: unknown, mntDir?: string): RpcError {
   return rpcErrors.exception('Exception', String(err));
 }
 
+// Read once: the test suite sets it, so every answer the emulator gives in a test is checked.
+const CHECK_RESULTS = process.env.STOR_CHECK_RESULTS === '1';
+
+/**
+ * With STOR_CHECK_RESULTS=1, an answer that does not match the method's contract is a bug of the
+ * emulator: it fails the call (and so the test) instead of reaching the client.
+ */
+function conforming(def: MethodDefinition, result: unknown): unknown {
+  if (!CHECK_RESULTS || def.result === undefined) return result;
+  const problems = contractViolations(def.result, JSON.parse(JSON.stringify(result ?? null)));
+  if (problems.length > 0) throw new Error(`stor emulator bug: ${def.name} answered outside its 25.10.1 result schema: ${problems.slice(0, 5).join('; ')}`);
+  return result;
+}
+
 /**
  * JSON-RPC 2.0 over the method table: envelope checks, method lookup, authentication and
  * authorization from the table's access rules, parameter validation, then the handler.
@@ -49,7 +64,7 @@ export class Dispatcher {
     if (def.job) {
       const job = this.appliance.jobs.start(session, def.name, [...params], messageId, (handle) =>
         Promise.resolve()
-          .then(() => def.handler({ ...ctx, job: handle }, ...(args as never[])))
+          .then(async () => conforming(def, await def.handler({ ...ctx, job: handle }, ...(args as never[]))))
           .catch((err: unknown) => {
             throw asRpcError(err, this.appliance.store.mntDir);
           }),
@@ -57,7 +72,7 @@ export class Dispatcher {
       return session.options.legacy_jobs ? job.id : await job.done;
     }
     try {
-      return await def.handler(ctx, ...(args as never[]));
+      return conforming(def, await def.handler(ctx, ...(args as never[])));
     } catch (err) {
       throw asRpcError(err, this.appliance.store.mntDir);
     }

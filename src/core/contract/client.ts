@@ -1,0 +1,74 @@
+import type { z } from 'zod';
+import { StorError } from '../errors.js';
+import type { Transport } from '../transport/transport.js';
+import { CONTRACT, type ItemOf, type MethodName, type ParamsOf, type QueryMethod, type ResultOf } from './index.js';
+
+/**
+ * The typed client: every command reaches the appliance through these, never through a bare
+ * `Transport.call` with a hand-written type. Answers are checked against the contract, so a field
+ * a command reads that is missing or of the wrong type becomes a clear MALFORMED_ANSWER naming the
+ * method and the field, never a TypeError further on; fields the contract does not know are dropped.
+ */
+export async function call<M extends MethodName>(t: Transport, method: M, params?: ParamsOf<M>): Promise<ResultOf<M>> {
+  const answer = await t.call(method, (params ?? []) as readonly unknown[]);
+  const parsed = (CONTRACT[method].result as z.ZodType).safeParse(answer);
+  if (parsed.success) return parsed.data as ResultOf<M>;
+  throw malformedAnswer(method, answer, parsed.error.issues[0]!);
+}
+
+/** Entries of a query method with the fields a command needs present: absent ones are malformed. */
+export type Needed<M extends QueryMethod, K extends keyof ItemOf<M>> = ItemOf<M> & { [F in K]-?: Exclude<ItemOf<M>[F], undefined> };
+
+/**
+ * `*.query` as a list: 25.10.1 answers a list, one item (`get`) or a count (`count`), with every
+ * field optional (`select`); a command names the fields it reads and gets them typed as present.
+ */
+export async function queryItems<M extends QueryMethod, K extends keyof ItemOf<M> & string>(
+  t: Transport,
+  method: M,
+  need: readonly K[],
+  filters: unknown[] = [],
+  options: Record<string, unknown> = {},
+): Promise<Needed<M, K>[]> {
+  const answer = await call(t, method, [filters, options] as unknown as ParamsOf<M>);
+  if (!Array.isArray(answer)) throw malformedAnswer(method, answer, { code: 'invalid_type', expected: 'array', path: [] } as never);
+  answer.forEach((item: Record<string, unknown>, i) => {
+    const missing = need.find((k) => item[k] === undefined);
+    if (missing !== undefined) throw malformedAnswer(method, answer, { code: 'invalid_type', expected: 'value', path: [i, missing] } as never);
+  });
+  return answer as Needed<M, K>[];
+}
+
+const article = (type: string) => (/^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`);
+
+function typeOf(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'list';
+  return typeof v === 'object' ? 'object' : typeof v;
+}
+
+function expectedOf(issue: z.core.$ZodIssue): string {
+  if (issue.code !== 'invalid_type') return 'value of another shape';
+  const names: Record<string, string> = { array: 'list', object: 'object', string: 'string', number: 'number', int: 'integer', boolean: 'boolean' };
+  return article(names[issue.expected] ?? issue.expected);
+}
+
+export function malformedAnswer(method: string, answer: unknown, issue: z.core.$ZodIssue): StorError {
+  const path = [...issue.path];
+  // A list answer: name the item, then the field inside it.
+  const item = Array.isArray(answer) && typeof path[0] === 'number' ? (path.shift() as number) : undefined;
+  let found: unknown = item === undefined ? answer : (answer as unknown[])[item];
+  for (const key of path) found = found !== null && typeof found === 'object' ? (found as Record<PropertyKey, unknown>)[key as PropertyKey] : undefined;
+  const where = item === undefined ? '' : ` in item ${item}`;
+  const expected = expectedOf(issue);
+  const field = path.map(String).join('.');
+  const what =
+    field === ''
+      ? `is not ${expected} (got ${typeOf(found)})`
+      : found === undefined
+        ? `has no "${field}" (${expected})`
+        : `has "${field}" as ${article(typeOf(found))} where ${expected} was expected`;
+  return new StorError('failed', 'MALFORMED_ANSWER', `the appliance's answer to ${method} ${what}${where}`, {
+    hint: `the target may not speak the 25.10.1 API; \`stor call ${method}\` shows its raw answer`,
+  });
+}
