@@ -320,7 +320,21 @@ export function buildProgram(io: IO, hooks: ProgramHooks): Command {
       ).argParser(roleExpansion),
     )
     .addOption(new Option('--role-lists <mode>', 'accept (as 25.10.1), or reject-overlap at save time').choices(['accept', 'reject-overlap']))
-    .addOption(new Option('--upload-gate <mode>', 'sys-admin (the current gate), or role (FILESYSTEM_DATA_WRITE suffices)').choices(['sys-admin', 'role']))
+    .addOption(
+      new Option('--emulate <behaviour>', 'every setting at once: truenas-25.10.1 (as its source behaves) or as-reported (as the seed\'s reports describe it)').choices([
+        'truenas-25.10.1',
+        'as-reported',
+      ]),
+    )
+    .addOption(
+      new Option('--upload-gate <mode>', 'sys-admin (the reported gate), full-admin (25.10.1: filesystem.put\'s role), or role (FILESYSTEM_DATA_WRITE suffices)').choices([
+        'sys-admin',
+        'full-admin',
+        'role',
+      ]),
+    )
+    .addOption(new Option('--sys-admin <who>', 'who gets SYS_ADMIN: builtin-administrators (the seed), or admin-uids (25.10.1: uid 0 and 950)').choices(['builtin-administrators', 'admin-uids']))
+    .addOption(new Option('--http-rpc <mode>', 'POST /api/current: served (the seed\'s form), or refused with 405 (25.10.1)').choices(['served', 'refused']))
     .addOption(
       new Option('--ws-idle-timeout <seconds>', "drop a WebSocket on which the server sent nothing for this long, as the appliance's proxy does after 60 s (default: never)").argParser(
         seconds('--ws-idle-timeout'),
@@ -334,7 +348,7 @@ export function buildProgram(io: IO, hooks: ProgramHooks): Command {
         'stor serve --port 0',
         'stor serve --host 0.0.0.0 --port 8443 --tls-cert cert.pem --tls-key key.pem',
         'stor serve --state /tmp/rehearsal --role-expansion as-reported',
-        'stor serve --state /tmp/real --role-expansion truenas-25.10.1',
+        'stor serve --state /tmp/real --emulate truenas-25.10.1',
         'stor serve --ws-idle-timeout 60           # behave like the appliance behind its nginx',
       ) + '\nSettings given here (except --ws-idle-timeout, a server option) are stored with the state. Stop with Ctrl-C (SIGINT) or SIGTERM.\n',
     )

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Appliance } from '../../core/appliance/appliance.js';
-import type { ApplianceSettings } from '../../core/appliance/settings.js';
+import { EMULATIONS, emulationOf, type ApplianceSettings, type EmulationName } from '../../core/appliance/settings.js';
 import { sweepStrayUploads } from '../../core/appliance/stray-uploads.js';
 import { StorError } from '../../core/errors.js';
 import { isLoopbackHost } from '../../core/net/loopback.js';
@@ -17,6 +17,10 @@ export interface ServeOptions {
   roleExpansion?: ApplianceSettings['roleExpansion'];
   roleLists?: ApplianceSettings['roleLists'];
   uploadGate?: ApplianceSettings['uploadGate'];
+  sysAdmin?: ApplianceSettings['sysAdmin'];
+  httpRpc?: ApplianceSettings['httpRpc'];
+  /** A preset of every setting; the individual flags override it. */
+  emulate?: EmulationName;
   tlsCert?: string;
   tlsKey?: string;
   /** Seconds after which a WebSocket the server has sent nothing on is dropped; a server option, not stored. */
@@ -51,10 +55,10 @@ export async function serve(ctx: CommandContext, options: ServeOptions): Promise
   const local = (path: string) => resolve(ctx.io.cwd, path);
   const tls = options.tlsCert && options.tlsKey ? { cert: readPem(local(options.tlsCert), 'certificate'), key: readPem(local(options.tlsKey), 'key') } : undefined;
   const stateDir = options.state !== undefined ? local(options.state) : ctx.stateDir;
+  const chosen = { roleExpansion: options.roleExpansion, roleLists: options.roleLists, uploadGate: options.uploadGate, sysAdmin: options.sysAdmin, httpRpc: options.httpRpc };
   const settings: Partial<ApplianceSettings> = {
-    ...(options.roleExpansion ? { roleExpansion: options.roleExpansion } : {}),
-    ...(options.roleLists ? { roleLists: options.roleLists } : {}),
-    ...(options.uploadGate ? { uploadGate: options.uploadGate } : {}),
+    ...(options.emulate ? EMULATIONS[options.emulate] : {}),
+    ...Object.fromEntries(Object.entries(chosen).filter(([, v]) => v !== undefined)),
   };
   const appliance = Appliance.open({ stateDir, settings });
   // Uploads cut short by a killed server left their temporary files; nothing else refers to them.
@@ -93,7 +97,8 @@ export async function serve(ctx: CommandContext, options: ServeOptions): Promise
   else ctx.io.stdout.write(`listening on ${server.rpcUrl} (HTTP ${server.url})\n`);
   ctx.note(`stor serve: state in ${stateDir}; the administrator key is in ${data.admin_key_file}`);
   ctx.note(
-    `stor serve: role expansion ${appliance.settings.roleExpansion}, role lists ${appliance.settings.roleLists}, upload gate ${appliance.settings.uploadGate}`,
+    `stor serve: emulating ${emulationOf(appliance.settings)}: role expansion ${appliance.settings.roleExpansion}, role lists ${appliance.settings.roleLists}, ` +
+      `upload gate ${appliance.settings.uploadGate}, SYS_ADMIN ${appliance.settings.sysAdmin}, POST /api/current ${appliance.settings.httpRpc}`,
   );
   if (options.wsIdleTimeout !== undefined) {
     ctx.note(`stor serve: WebSockets on which the server sends nothing for ${options.wsIdleTimeout} s are dropped (code 1006), as behind the appliance's proxy`);

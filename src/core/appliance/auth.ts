@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ERRNO, rpcErrors } from '../errors.js';
 import { findApiKey, revokeApiKey } from '../store/api-keys.js';
-import { GID } from '../store/seed.js';
+import { ADMIN_UID, GID } from '../store/seed.js';
 import { generateKeySecret, hashSecret, verifySecret } from '../store/secrets.js';
 import type { UserRecord } from '../store/users.js';
 import { AccountsSnapshot } from './accounts.js';
@@ -72,8 +72,10 @@ function prepare(
   // 2FA marks users listed in users.oath, which holds secrets only while 2FA is enabled globally
   // (MW/utils/account/authenticator.py:251, MW/etc_files/local/users.oath.mako).
   else if (accounts.hasTwoFactorSecret(user) && readGlobalTwoFactor(appliance).enabled) attributes.push('2FA');
-  // SPEC §2.3: SYS_ADMIN marks members of builtin_administrators.
-  if (gids.includes(GID.builtin_administrators)) attributes.push('SYS_ADMIN');
+  // SYS_ADMIN: uid 0 and 950 on 25.10.1 (MW/utils/account/authenticator.py:253-256); every member
+  // of builtin_administrators in the seed's model (SPEC §2.3).
+  const sysAdmin = appliance.settings.sysAdmin === 'admin-uids' ? user.uid === 0 || user.uid === ADMIN_UID : gids.includes(GID.builtin_administrators);
+  if (sysAdmin) attributes.push('SYS_ADMIN');
   return { privilege, attributes };
 }
 

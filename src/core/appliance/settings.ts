@@ -14,21 +14,57 @@ export interface ApplianceSettings {
   roleExpansion: 'terminating' | 'as-reported' | 'truenas-25.10.1';
   /** `accept`: save any known roles (as 25.10.1). `reject-overlap`: refuse lists that would break login. */
   roleLists: 'accept' | 'reject-overlap';
-  /** `sys-admin`: the current upload gate (SYS_ADMIN only). `role`: FILESYSTEM_DATA_WRITE suffices. */
-  uploadGate: 'sys-admin' | 'role';
+  /**
+   * Who may upload. `sys-admin`: the gate the reports describe (the SYS_ADMIN attribute only).
+   * `role`: the declared intent (FILESYSTEM_DATA_WRITE suffices). `full-admin`: as 25.10.1 does it,
+   * the caller may call `filesystem.put`, whose only role is FULL_ADMIN (MW/apps/file_app.py:190-200).
+   */
+  uploadGate: 'sys-admin' | 'role' | 'full-admin';
+  /**
+   * Who gets the SYS_ADMIN account attribute. `builtin-administrators`: every member of group 544
+   * (the seed's model). `admin-uids`: uid 0 and 950 only, as 25.10.1
+   * (MW/utils/account/authenticator.py:253-256).
+   */
+  sysAdmin: 'builtin-administrators' | 'admin-uids';
+  /**
+   * `POST /api/current`: `served` (the seed's HTTP form), or `refused` with 405 as 25.10.1's
+   * GET-only routes (MW/main.py:277-278).
+   */
+  httpRpc: 'served' | 'refused';
 }
 
 export const SETTING_CHOICES = {
   roleExpansion: ['terminating', 'as-reported', 'truenas-25.10.1'],
   roleLists: ['accept', 'reject-overlap'],
-  uploadGate: ['sys-admin', 'role'],
+  uploadGate: ['sys-admin', 'role', 'full-admin'],
+  sysAdmin: ['builtin-administrators', 'admin-uids'],
+  httpRpc: ['served', 'refused'],
 } as const satisfies { [K in keyof ApplianceSettings]: readonly ApplianceSettings[K][] };
 
 export const DEFAULT_SETTINGS: ApplianceSettings = {
   roleExpansion: 'terminating',
   roleLists: 'accept',
   uploadGate: 'sys-admin',
+  sysAdmin: 'builtin-administrators',
+  httpRpc: 'served',
 };
+
+/**
+ * `stor serve --emulate NAME`: every setting at once. `truenas-25.10.1` is the appliance as its
+ * source behaves; `as-reported` is the appliance as the seed's reports (JHNF-729/730) describe it.
+ */
+export const EMULATIONS = {
+  'truenas-25.10.1': { roleExpansion: 'truenas-25.10.1', roleLists: 'accept', uploadGate: 'full-admin', sysAdmin: 'admin-uids', httpRpc: 'refused' },
+  'as-reported': { roleExpansion: 'as-reported', roleLists: 'accept', uploadGate: 'sys-admin', sysAdmin: 'builtin-administrators', httpRpc: 'served' },
+} as const satisfies Record<string, ApplianceSettings>;
+
+export type EmulationName = keyof typeof EMULATIONS;
+
+/** The preset these settings are, or `custom` when they mix. */
+export function emulationOf(settings: ApplianceSettings): EmulationName | 'custom' {
+  const match = Object.entries(EMULATIONS).find(([, preset]) => (Object.keys(preset) as (keyof ApplianceSettings)[]).every((k) => preset[k] === settings[k]));
+  return (match?.[0] as EmulationName | undefined) ?? 'custom';
+}
 
 /** Values earlier versions stored or accepted, and what they are called now. */
 export const RENAMED_SETTINGS: Partial<Record<keyof ApplianceSettings, Record<string, string>>> = {
@@ -47,6 +83,8 @@ export function loadSettings(db: Db): ApplianceSettings {
     roleExpansion: pick('roleExpansion', raw.roleExpansion),
     roleLists: pick('roleLists', raw.roleLists),
     uploadGate: pick('uploadGate', raw.uploadGate),
+    sysAdmin: pick('sysAdmin', raw.sysAdmin),
+    httpRpc: pick('httpRpc', raw.httpRpc),
   };
 }
 

@@ -1,6 +1,7 @@
 import { systemContract } from '../contract/system.js';
 import { LOCKOUT_RULE } from './compose.js';
 import { implement } from './method.js';
+import { emulationOf } from './settings.js';
 
 /** The release this appliance emulates. */
 export const EMULATED_RELEASE = '25.10.1';
@@ -14,6 +15,7 @@ export const systemMethods = [
     emulator: 'stor',
     release: EMULATED_RELEASE,
     settings: { ...appliance.settings },
+    emulate: emulationOf(appliance.settings),
     lockout_rule: LOCKOUT_RULE[appliance.settings.roleExpansion],
   })),
 ];

@@ -31,12 +31,20 @@ const PUT_PARAMS = [
 ] as const;
 
 /**
- * Who may upload (SPEC §2.5). `sys-admin` is 25.10.1's current gate: the SYS_ADMIN account
- * attribute, whatever the roles. `role` is the declared intent: FILESYSTEM_DATA_WRITE suffices.
+ * Who may upload (SPEC §2.0, §2.5). `full-admin` is 25.10.1: the endpoint authorizes a call of
+ * `filesystem.put`, whose only role is FULL_ADMIN (MW/apps/file_app.py:190-200). `sys-admin` is the
+ * gate the reports describe: the SYS_ADMIN attribute, whatever the roles. `role` is the declared
+ * intent: FILESYSTEM_DATA_WRITE suffices.
  */
 export function mayUpload(appliance: Appliance, session: Session): boolean {
-  if (appliance.settings.uploadGate === 'role') return session.holdsAny(['FILESYSTEM_DATA_WRITE']);
-  return session.accountAttributes.includes('SYS_ADMIN');
+  switch (appliance.settings.uploadGate) {
+    case 'role':
+      return session.holdsAny(['FILESYSTEM_DATA_WRITE']);
+    case 'full-admin':
+      return session.isFullAdmin;
+    case 'sys-admin':
+      return session.accountAttributes.includes('SYS_ADMIN');
+  }
 }
 
 /**

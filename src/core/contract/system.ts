@@ -8,8 +8,12 @@ export const emulationInfo = z.object({
   settings: z.object({
     roleExpansion: z.enum(['terminating', 'as-reported', 'truenas-25.10.1']),
     roleLists: z.enum(['accept', 'reject-overlap']),
-    uploadGate: z.enum(['sys-admin', 'role']),
+    uploadGate: z.enum(['sys-admin', 'role', 'full-admin']),
+    sysAdmin: z.enum(['builtin-administrators', 'admin-uids']),
+    httpRpc: z.enum(['served', 'refused']),
   }),
+  /** The `--emulate` preset the settings are, or `custom` when they mix. */
+  emulate: z.enum(['truenas-25.10.1', 'as-reported', 'custom']),
   /** The login rule the role expansion follows. */
   lockout_rule: z.enum(['as-reported', 'self-including', 'none']),
 });

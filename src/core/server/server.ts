@@ -67,9 +67,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     }
     if (path === '/api/versions' && req.method === 'GET') return sendText(res, 200, JSON.stringify([API_VERSION]), 'application/json');
     if (RPC_PATHS.has(path)) {
-      if (req.method === 'POST') return handleHttpRpc(req, res, origin, deps);
+      // 25.10.1 registers these routes for GET only (MW/main.py:277-278): no JSON-RPC over POST.
+      const postServed = appliance.settings.httpRpc === 'served';
+      if (req.method === 'POST' && postServed) return handleHttpRpc(req, res, origin, deps);
       if (req.method === 'GET') return sendText(res, 400, 'No WebSocket UPGRADE hdr: None\n Can "Upgrade" only to "WebSocket".');
-      res.setHeader('allow', 'GET, POST');
+      req.resume();
+      res.setHeader('allow', postServed ? 'GET, POST' : 'GET');
       return sendText(res, 405, '405: Method Not Allowed');
     }
     sendText(res, 404, '404: Not Found');

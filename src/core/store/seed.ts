@@ -10,6 +10,9 @@ import { insertUser, type NewUser } from './users.js';
 
 export const ADMIN_KEY_FILE = 'admin.key';
 
+/** uid of truenas_admin (`ADMIN_UID`, MW/plugins/account_/constants.py). */
+export const ADMIN_UID = 950;
+
 /** The well-known ids of a fresh 25.10.1 install (facts §3.2, §10.3; SPEC §2.1). */
 export const GID = {
   builtin_administrators: 544,
@@ -63,7 +66,7 @@ export function seedFreshAppliance(db: Database, stateDir: string): void {
   const adminId = insertUser(
     db,
     baseUser({
-      uid: 950,
+      uid: ADMIN_UID,
       username: 'truenas_admin',
       full_name: 'Local Administrator',
       home: '/home/truenas_admin',
