@@ -4,6 +4,7 @@ import { RpcError, RPC_CODE, StorError, classifyRpcError } from './core/errors.j
 import { buildProgram } from './commands/index.js';
 import type { CommandContext } from './commands/shared/context.js';
 import { EXIT, EXIT_FOR_KIND } from './commands/shared/exit-codes.js';
+import { escapeControls, escapeJson } from './commands/shared/escape.js';
 import type { IO } from './commands/shared/io.js';
 import { render, renderMode, type CommandResult } from './commands/shared/render.js';
 
@@ -75,11 +76,12 @@ export async function run(argv: readonly string[], io: IO): Promise<number> {
     }
     const d = describeError(err);
     if (ctx?.globals.json) {
-      io.stderr.write(`${JSON.stringify({ error: { code: d.errorCode, kind: d.kind, message: d.message, ...(d.hint ? { hint: d.hint } : {}), ...(d.details ? { details: d.details } : {}) } })}\n`);
+      io.stderr.write(`${escapeJson(JSON.stringify({ error: { code: d.errorCode, kind: d.kind, message: d.message, ...(d.hint ? { hint: d.hint } : {}), ...(d.details ? { details: d.details } : {}) } }))}\n`);
     } else {
-      io.stderr.write(`stor: ${d.message}\n`);
-      for (const line of d.details ?? []) io.stderr.write(`  ${line}\n`);
-      if (d.hint) io.stderr.write(`hint: ${d.hint}\n`);
+      // Messages carry the appliance's own texts (reasons, names, paths): never raw controls.
+      io.stderr.write(`stor: ${escapeControls(d.message)}\n`);
+      for (const line of d.details ?? []) io.stderr.write(`  ${escapeControls(line)}\n`);
+      if (d.hint) io.stderr.write(`hint: ${escapeControls(d.hint)}\n`);
     }
     return d.code;
   } finally {

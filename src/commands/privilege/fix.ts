@@ -1,3 +1,4 @@
+import { escapeControls } from '../shared/escape.js';
 import { call } from '../../core/contract/client.js';
 import { RpcError, StorError } from '../../core/errors.js';
 import { expandRoles, type RoleCatalogue } from '../../core/roles/index.js';
@@ -140,7 +141,7 @@ export async function privilegeFix(ctx: CommandContext, ref: string | undefined,
   const fixes = targets.map((p) => plan(roles, p, options));
   const pending = fixes.filter((f) => f.status === 'fixed');
   if (pending.length > 0) {
-    if (!ctx.globals.json) ctx.io.stderr.write(`${pending.flatMap(describe).join('\n')}\n`);
+    if (!ctx.globals.json) ctx.io.stderr.write(`${escapeControls(pending.flatMap(describe).join('\n'))}\n`);
     await confirmChange(ctx, `Rewrite the roles of ${pending.length} privilege${pending.length === 1 ? '' : 's'}?`, options.yes);
     for (const fix of pending) await apply(t, catalogue, fix);
   }

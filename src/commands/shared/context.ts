@@ -1,5 +1,6 @@
 import { stateDirFrom } from '../../core/config/paths.js';
 import type { Transport } from '../../core/transport/transport.js';
+import { escapeControls } from './escape.js';
 import type { IO } from './io.js';
 import { DEFAULT_TIMEOUT_SECONDS, readCa, resolveTarget, type TargetOptions, type TargetSpec } from './target.js';
 
@@ -47,9 +48,9 @@ export class CommandContext {
     return openTarget(await this.target(), this.timeoutSeconds);
   }
 
-  /** A note for the operator on stderr, unless `--quiet`. */
+  /** A note for the operator on stderr, unless `--quiet`; it may quote the appliance, so controls are escaped. */
   note(message: string): void {
-    if (!this.globals.quiet) this.io.stderr.write(`${message}\n`);
+    if (!this.globals.quiet) this.io.stderr.write(`${escapeControls(message)}\n`);
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,6 @@
 import { StorError } from '../../core/errors.js';
 import type { CommandContext } from './context.js';
+import { escapeControls } from './escape.js';
 
 /**
  * Asks before a change. With `--yes` it does not ask; off a terminal it refuses (exit 2) rather
@@ -14,7 +15,7 @@ export async function confirmChange(ctx: CommandContext, question: string, yes: 
   }
   const { confirm } = await import('@inquirer/prompts');
   const ok = await confirm(
-    { message: question, default: false },
+    { message: escapeControls(question), default: false },
     { input: ctx.io.stdin, output: ctx.io.stderr as unknown as NodeJS.WritableStream },
   );
   if (!ok) throw new StorError('failed', 'DECLINED', 'nothing was changed');

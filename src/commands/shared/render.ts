@@ -1,4 +1,5 @@
 import { Chalk, type ChalkInstance } from 'chalk';
+import { escapeCell, escapeControls, escapeJson } from './escape.js';
 import type { IO } from './io.js';
 
 export type Scalar = string | number | boolean | null;
@@ -36,15 +37,11 @@ export function renderMode(io: IO, json: boolean): RenderMode {
 
 const cell = (v: Scalar | readonly string[]): string => {
   if (v === null) return '-';
-  if (Array.isArray(v)) return v.join(', ');
-  return String(v);
+  return escapeCell(Array.isArray(v) ? v.join(', ') : String(v));
 };
 
-const tsvCell = (v: Scalar | readonly string[]): string => {
-  const text = v === null ? '' : Array.isArray(v) ? v.join(',') : String(v);
-  // A tab or newline inside a value would break the columns a script splits on.
-  return text.replace(/[\t\n\r]/g, ' ');
-};
+// A tab or newline inside a value would break the columns a script splits on.
+const tsvCell = (v: Scalar | readonly string[]): string => escapeCell(v === null ? '' : Array.isArray(v) ? v.join(',') : String(v));
 
 function pad(rows: string[][]): string[] {
   const widths: number[] = [];
@@ -55,12 +52,12 @@ function pad(rows: string[][]): string[] {
 function renderTerminal(view: View, data: unknown, paint: ChalkInstance): string[] {
   switch (view.kind) {
     case 'record': {
-      const lines = view.heading ? [paint.bold(view.heading)] : [];
+      const lines = view.heading ? [paint.bold(escapeControls(view.heading))] : [];
       const labelWidth = Math.max(...view.fields.map(([label]) => label.length + 1));
       lines.push(...view.fields.map(([label, value]) => `${paint.bold(`${label}:`.padEnd(labelWidth))}  ${cell(value)}`));
       if (view.list) {
         lines.push(`${view.list.label}:`);
-        lines.push(...view.list.items.map((i) => `  ${i}`));
+        lines.push(...view.list.items.map((i) => `  ${escapeCell(i)}`));
       }
       return lines;
     }
@@ -69,9 +66,9 @@ function renderTerminal(view: View, data: unknown, paint: ChalkInstance): string
       const [header, ...rows] = pad([view.columns.map((c) => c.toUpperCase()), ...view.rows.map((r) => r.map(cell))]);
       return [paint.bold(header!), ...rows];
     case 'json':
-      return [JSON.stringify(data, null, 2)];
+      return [escapeJson(JSON.stringify(data, null, 2))];
     case 'lines':
-      return view.lines;
+      return view.lines.map(escapeControls);
   }
 }
 
@@ -85,16 +82,16 @@ function renderPiped(view: View, data: unknown): string[] {
     case 'table':
       return view.rows.map((r) => r.map(tsvCell).join('\t'));
     case 'json':
-      return [JSON.stringify(data, null, 2)];
+      return [escapeJson(JSON.stringify(data, null, 2))];
     case 'lines':
-      return view.lines;
+      return view.lines.map(escapeControls);
   }
 }
 
 /** The text for stdout. */
 export function render(result: CommandResult, mode: RenderMode): string {
   if (result.streamed) return '';
-  if (mode.json) return `${JSON.stringify(result.data, null, 2)}\n`;
+  if (mode.json) return `${escapeJson(JSON.stringify(result.data, null, 2))}\n`;
   const lines = mode.tty ? renderTerminal(result.view, result.data, new Chalk({ level: mode.color ? 1 : 0 })) : renderPiped(result.view, result.data);
   return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
 }

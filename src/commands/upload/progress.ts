@@ -1,3 +1,4 @@
+import { escapeCell } from '../shared/escape.js';
 import type { OutputStream } from '../shared/io.js';
 
 const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
@@ -32,7 +33,7 @@ export class ProgressBar {
     const filled = Math.round(ratio * width);
     const rate = done / Math.max((now - this.started) / 1000, 0.001);
     this.out.write(
-      `\r\x1b[2K${this.label} [${'#'.repeat(filled)}${' '.repeat(width - filled)}] ${String(Math.round(ratio * 100)).padStart(3)}% ` +
+      `\r\x1b[2K${escapeCell(this.label)} [${'#'.repeat(filled)}${' '.repeat(width - filled)}] ${String(Math.round(ratio * 100)).padStart(3)}% ` +
         `${formatBytes(done)}/${formatBytes(this.total)} ${formatBytes(rate)}/s`,
     );
   }

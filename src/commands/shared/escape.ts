@@ -1,0 +1,27 @@
+/**
+ * Control characters from the appliance must never reach the operator's terminal as controls: an
+ * escape sequence in a privilege name, a dataset comment, a file name or an error text could
+ * retitle the window, repaint lines (a fake "Local Administrator") or worse. Every human sink —
+ * tables, TSV, lines, notes, errors, prompts — passes server text through here; JSON output is
+ * escaped by JSON itself (plus C1 controls, see `escapeJson`).
+ */
+// C0 controls but tab and newline, DEL, and C1 controls (0x80-0x9f: CSI and OSC among them).
+const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+const CONTROLS_AND_BREAKS = /[\u0000-\u001f\u007f-\u009f]/g;
+
+const visible = (c: string): string => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`;
+
+/** Text for a line of prose: newlines and tabs kept, every other control shown as `\xNN`. */
+export function escapeControls(text: string): string {
+  return text.replace(CONTROLS, visible);
+}
+
+/** A single cell or field: newlines and tabs too, so a value cannot forge rows or columns. */
+export function escapeCell(text: string): string {
+  return text.replace(CONTROLS_AND_BREAKS, visible);
+}
+
+/** JSON.stringify leaves DEL and C1 controls raw; `\u00XX` them (still the same JSON value). */
+export function escapeJson(json: string): string {
+  return json.replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
