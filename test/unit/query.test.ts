@@ -127,7 +127,21 @@ describe('filters: operators', () => {
     expect(ids([['username', '~', '(?P<x>B)ob']])).toEqual([3]);
     expect(ids([['email', '~', 'a?$']])).toEqual([1, 3]);
     expect(ids([['uid', '~', '9']])).toEqual([]); // non-string field
-    expect(ids([['username', '~', '(']])).toEqual([]); // bad pattern
+    expect(ids([['username', '~', '(?P<x>t)ru.*\\Z']])).toEqual([2]); // Python's \Z
+  });
+
+  it('~ runs on a linear-time engine: a pattern that backtracks catastrophically in JavaScript answers at once', () => {
+    const many = [{ id: 1, name: 'A'.repeat(5000) }];
+    expect(ids([['name', '~', '([A-Z_]+)+x$']], {}, many)).toEqual([]);
+  });
+
+  it('~ refuses, with -32602, a pattern it cannot run in linear time or cannot parse', () => {
+    for (const pattern of ['(a)\\1', '(?=a)', '(']) {
+      const err = catchErr(() => query(USERS, [['username', '~', pattern]], {}));
+      expect(err.code).toBe(-32602);
+      expect(err.triples[0]![0]).toBe('filters');
+      expect(err.triples[0]![1]).toContain(`Value error, ${pattern}: regular expression not supported`);
+    }
   });
 
   it('in / nin', () => {

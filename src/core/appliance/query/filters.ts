@@ -1,7 +1,7 @@
 /** Query filters: validation (upstream `validators/filters.py`) and evaluation (`filter_list.py`, `filter_ops.py`). */
 import type { QueryFilters } from '../query.js';
 import { MISSING, getImpl } from './paths.js';
-import { casefold, opRegex, parseIsoTimestamp, pyCompare, pyContains, pyEq, pyRepr, pyStr, timestampOf } from './python.js';
+import { casefold, compilePyRegex, opRegex, parseIsoTimestamp, pyCompare, pyContains, pyEq, pyRepr, pyStr, timestampOf } from './python.js';
 
 /** Deepest OR nesting accepted (`MAX_FILTERS_DEPTH`). */
 const MAX_FILTERS_DEPTH = 3;
@@ -47,6 +47,13 @@ export function validateFilters(filters: unknown[], depth: number): void {
       if (op === '~') throw new FilterValueError(`Invalid case-insensitive operation: ${rawOp}`);
     }
     if (!OPS.has(op)) throw new FilterValueError(`Invalid operation: ${rawOp}`);
+    if (op === '~' && typeof value === 'string') {
+      try {
+        compilePyRegex(value);
+      } catch (err) {
+        throw new FilterValueError((err as Error).message);
+      }
+    }
 
     for (const [operand, other] of [
       [field, value],

@@ -3,6 +3,7 @@
  * `in`, `casefold()`, `re.match` (with Python-only regex syntax translated) and
  * `datetime.fromisoformat`.
  */
+import { RE2JS } from 're2js';
 
 // ---------------------------------------------------------------------------------------------
 // Python-flavoured helpers
@@ -129,51 +130,33 @@ export function casefold(v: unknown): unknown {
 // Regular expressions (`~`: Python re.match, anchored at the start)
 // ---------------------------------------------------------------------------------------------
 
-const regexCache = new Map<string, RegExp | null>();
+// A pattern comes from any logged-in caller. JavaScript's backtracking engine would let one
+// pattern such as `([A-Z_]+)+x$` hold the event loop for minutes and every client with it, so
+// `~` runs on RE2's linear-time engine (re2js). The price: Python syntax RE2 lacks (backreferences,
+// lookaround) is refused when the filter is validated, with a clear -32602, instead of matching.
+const regexCache = new Map<string, RE2JS>();
 
-/** Translates the common Python-only regex syntax, then compiles a sticky (start-anchored) RegExp. */
-function compilePyRegex(pattern: string): RegExp | null {
+/** Compiles a Python `re` pattern for `re.match`; throws a message naming what RE2 refuses. */
+export function compilePyRegex(pattern: string): RE2JS {
   const cached = regexCache.get(pattern);
   if (cached !== undefined) return cached;
-  let flags = 'y';
+  let flags = 0;
   let src = pattern;
   const inline = /^\(\?([aiLmsux]+)\)/.exec(src);
   if (inline) {
     const f = inline[1]!;
-    if (f.includes('i')) flags += 'i';
-    if (f.includes('m')) flags += 'm';
-    if (f.includes('s')) flags += 's';
+    if (f.includes('i')) flags |= RE2JS.CASE_INSENSITIVE;
+    if (f.includes('m')) flags |= RE2JS.MULTILINE;
+    if (f.includes('s')) flags |= RE2JS.DOTALL;
     src = src.slice(inline[0].length);
   }
-  let out = '';
-  for (let i = 0; i < src.length; i++) {
-    const ch = src[i]!;
-    if (ch === '\\' && i + 1 < src.length) {
-      const next = src[i + 1]!;
-      if (next === 'A') out += '^';
-      else if (next === 'Z') out += '(?![\\s\\S])';
-      else out += ch + next;
-      i++;
-    } else if (src.startsWith('(?P<', i)) {
-      out += '(?<';
-      i += 3;
-    } else if (src.startsWith('(?P=', i)) {
-      const end = src.indexOf(')', i);
-      if (end < 0) {
-        out += src.slice(i);
-        break;
-      }
-      out += `\\k<${src.slice(i + 4, end)}>`;
-      i = end;
-    } else {
-      out += ch;
-    }
-  }
-  let re: RegExp | null;
+  // Python's \Z (end of text) is RE2's \z; (?P<name>…) is RE2 syntax already.
+  src = src.replace(/\\(\\|Z)/g, (m, c: string) => (c === 'Z' ? '\\z' : m));
+  let re: RE2JS;
   try {
-    re = new RegExp(out, flags);
-  } catch {
-    re = null;
+    re = RE2JS.compile(src, flags);
+  } catch (err) {
+    throw new Error(`${pattern}: regular expression not supported (${err instanceof Error ? err.message : String(err)}); backreferences and lookaround are not`);
   }
   if (regexCache.size > 500) regexCache.clear();
   regexCache.set(pattern, re);
@@ -191,10 +174,8 @@ export function opRegex(x: unknown, y: unknown): boolean {
     (isDict(x) && Object.keys(x).length === 0);
   const subject = falsy ? '' : x;
   if (typeof subject !== 'string' || typeof y !== 'string') return false;
-  const re = compilePyRegex(y);
-  if (re === null) return false;
-  re.lastIndex = 0;
-  return re.test(subject);
+  // Validated (and so compiled) with the filters: cannot throw here.
+  return compilePyRegex(y).matcher(subject).lookingAt();
 }
 
 // ---------------------------------------------------------------------------------------------
