@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ProfileStore, unknownProfile } from '../../core/config/profiles.js';
@@ -48,6 +49,8 @@ export async function resolveTarget(opts: TargetOptions, io: IO): Promise<Target
   const profile = profileName !== undefined ? doc.profiles[profileName] : undefined;
   if (named !== undefined && !profile) throw unknownProfile(named, Object.keys(doc.profiles));
 
+  // Checked whatever the target: a --ca that cannot be used must not pass silently.
+  if (opts.ca !== undefined) readCa(resolve(io.cwd, opts.ca));
   if (url === undefined && !profile) {
     return { kind: 'embedded', stateDir: stateDirFrom(env), ...(envKey ? { apiKey: envKey } : {}) };
   }
@@ -82,10 +85,27 @@ function keepaliveFrom(value: string | undefined): number | undefined {
   return n;
 }
 
+/** The CA bundle of `--ca`: readable, and holding at least one PEM certificate that parses. */
 export function readCa(path: string): Buffer {
+  let pem: Buffer;
   try {
-    return readFileSync(path);
+    pem = readFileSync(path);
   } catch (err) {
     throw new StorError('usage', 'CA_UNREADABLE', `cannot read the CA file ${path}: ${(err as Error).message}`);
   }
+  const certs = pem.toString('latin1').match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+  const valid = certs.filter((c) => {
+    try {
+      new X509Certificate(c);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  if (valid.length === 0 || valid.length !== certs.length) {
+    throw new StorError('usage', 'CA_INVALID', `the CA file ${path} holds no usable PEM certificate${certs.length > valid.length && valid.length > 0 ? ' (some do not parse)' : ''}`, {
+      hint: 'give the PEM file of the CA that signed the appliance certificate (-----BEGIN CERTIFICATE----- …)',
+    });
+  }
+  return pem;
 }

@@ -1,4 +1,5 @@
 import { chmodSync, existsSync, mkdirSync } from 'node:fs';
+import { ownerOnly } from './owner-only.js';
 import { join } from 'node:path';
 import { StorError } from '../errors.js';
 
@@ -49,6 +50,7 @@ export class ProfileStore {
   async read(): Promise<ProfilesDocument> {
     if (!this.exists()) return { profiles: {} };
     try {
+      ownerOnly(this.dir);
       const store = (await this.conf()).store;
       return { profiles: store.profiles ?? {}, ...(store.current ? { current: store.current } : {}) };
     } catch (err) {
@@ -60,6 +62,7 @@ export class ProfileStore {
 
   private async write(change: (doc: ProfilesDocument) => void): Promise<void> {
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    ownerOnly(this.dir);
     const conf = await this.conf();
     const doc = { profiles: conf.store.profiles ?? {}, ...(conf.store.current ? { current: conf.store.current } : {}) };
     change(doc);

@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
+import { ownerOnly } from '../config/owner-only.js';
 import { join } from 'node:path';
 import { StorError } from '../errors.js';
 import { migrate } from './migrations.js';
@@ -49,6 +50,7 @@ export class Store {
 
   private static openUnchecked(stateDir: string): Store {
     mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+    ownerOnly(stateDir);
     const file = join(stateDir, 'stor.db');
     // Created owner-only before SQLite opens it: the database holds key hashes, and SQLite gives
     // its -wal and -shm files the database file's mode.
