@@ -95,12 +95,21 @@ describe('stor upload on the embedded appliance', () => {
     expect(statSync(join(pool, 'm/x.txt')).mode & 0o7777).toBe(0o750);
   });
 
-  it('warns when a decimal --mode looks like octal', async () => {
+  it('refuses a decimal --mode above 511 (exit 2) with the octal and decimal forms, and uploads nothing', async () => {
     const { paths, pool, stor } = setup();
     const r = await stor(['upload', paths['report.txt']!, '/mnt/tank/w.txt', '--mode', '644']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--mode 644 in decimal is more than 511 (0777): special bits need explicit octal');
+    expect(r.stderr).toContain('for octal 644 write --mode 0644 (= 420 in decimal)');
+    expect(existsSync(join(pool, 'w.txt'))).toBe(false);
+  });
+
+  it('applies special bits written in octal, as 25.10.1 does (os.chmod in MW/plugins/filesystem.py put), with a warning', async () => {
+    const { paths, pool, stor } = setup();
+    const r = await stor(['upload', paths['report.txt']!, '/mnt/tank/s.txt', '--mode', '04755']);
     expect(r.code).toBe(0);
-    expect(r.stderr).toContain('--mode 644 is read as decimal (octal 01204); write 0644 if you meant octal');
-    expect(statSync(join(pool, 'w.txt')).mode & 0o7777).toBe(644);
+    expect(r.stderr).toContain('--mode 04755 sets setuid: the appliance applies it as given');
+    expect(statSync(join(pool, 's.txt')).mode & 0o7777).toBe(0o4755);
   });
 
   it('rejects a bad --mode and a missing local file with exit 2, before any request', async () => {

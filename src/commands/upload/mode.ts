@@ -1,24 +1,47 @@
 import { StorError } from '../../core/errors.js';
 
+const SPECIAL_BITS = 0o7000;
+
 /**
  * `--mode`: decimal as the appliance takes it (420), or octal as operators write it (0644, 0o644).
- * Returns the permission bits and, for a decimal that is probably a mistyped octal (644, 755),
- * a warning to show.
+ * A decimal above 511 (0o777) is refused: it is nearly always an octal typed without its 0 (644
+ * would set 0o1204, sticky and all), and the setuid/setgid/sticky bits are set only when written
+ * out in octal. 25.10.1 applies whatever mode it is given (`os.chmod`, MW/plugins/filesystem.py
+ * put), special bits included, so those get a warning.
  */
 export function parseMode(text: string): { mode: number; warning?: string } {
   let mode: number;
-  if (/^0o[0-7]{1,4}$/i.test(text)) mode = parseInt(text.slice(2), 8);
-  else if (/^0[0-7]{1,4}$/.test(text)) mode = parseInt(text, 8);
-  else if (/^[1-9][0-9]{0,3}$/.test(text)) mode = parseInt(text, 10);
-  else if (text === '0') mode = 0;
+  const octalForm = /^0o[0-7]{1,4}$/i.test(text) ? text.slice(2) : /^0[0-7]{1,4}$/.test(text) ? text : undefined;
+  if (octalForm !== undefined) mode = parseInt(octalForm, 8);
+  else if (/^[1-9][0-9]{0,3}$/.test(text)) {
+    mode = parseInt(text, 10);
+    if (mode > 0o777) {
+      const asOctal = /^[0-7]+$/.test(text) ? parseInt(text, 8) : undefined;
+      throw new StorError('usage', 'BAD_MODE', `--mode ${text} in decimal is more than 511 (0777): special bits need explicit octal`, {
+        hint:
+          asOctal !== undefined && asOctal <= 0o7777
+            ? `for octal ${text} write --mode 0${text} (= ${asOctal} in decimal)`
+            : 'write the mode in octal, e.g. --mode 0644 (= 420) or --mode 04755 for setuid',
+      });
+    }
+  } else if (text === '0') mode = 0;
   else {
     throw new StorError('usage', 'BAD_MODE', `--mode takes permission bits in decimal (420) or octal (0644, 0o644), not ${JSON.stringify(text)}`);
   }
-  if (mode > 0o7777) throw new StorError('usage', 'BAD_MODE', `--mode ${text} is more than 0o7777 (4095)`);
-  const looksOctal = /^[1-9][0-7]{2,3}$/.test(text) && mode > 0o777;
-  return looksOctal
-    ? { mode, warning: `--mode ${text} is read as decimal (octal 0${mode.toString(8)}); write 0${text} if you meant octal` }
-    : { mode };
+  if (mode === 0) return { mode, warning: '--mode 0 is ignored by the appliance (25.10.1 applies a mode only when it is not 0); the file keeps its default mode' };
+  if (mode & SPECIAL_BITS) {
+    return { mode, warning: `--mode 0${mode.toString(8)} sets ${specialBits(mode)}: the appliance applies it as given` };
+  }
+  return { mode };
+}
+
+function specialBits(mode: number): string {
+  const names = [
+    [0o4000, 'setuid'],
+    [0o2000, 'setgid'],
+    [0o1000, 'sticky'],
+  ] as const;
+  return names.filter(([bit]) => mode & bit).map(([, name]) => name).join(' and ');
 }
 
 export function octal(mode: number, width = 4): string {

@@ -106,7 +106,8 @@ export async function putFile(
       }),
     );
     await commit;
-    const mode = options.mode ?? (existing?.isFile() ? existing.mode & 0o7777 : 0o644);
+    // `if mode: os.chmod(path, mode)` upstream: null and 0 both leave the file's mode alone.
+    const mode = options.mode || (existing?.isFile() ? existing.mode & 0o7777 : 0o644);
     await chmod(tmp, mode);
     await rename(tmp, p.host);
     tmp = undefined;
