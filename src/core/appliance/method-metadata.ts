@@ -21,8 +21,11 @@ export interface MethodMetadata {
   returns: unknown[] | null;
 }
 
-/** The first sentence of the first paragraph, on one line, as the appliance derives it. */
-const cliDescription = (doc: string) => doc.split('\n\n')[0]!.split('.')[0]!.replace(/\n/g, ' ');
+/**
+ * The appliance cuts its docstrings at the first period; a summary is one line already (and may
+ * say "e.g."), so only its closing period goes.
+ */
+const cliDescription = (summary: string) => summary.replace(/\.$/, '');
 
 const serviceOf = (name: string) => name.slice(0, name.lastIndexOf('.'));
 

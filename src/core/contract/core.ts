@@ -39,6 +39,17 @@ const coreOptions = z.object({
   py_exceptions: z.boolean().optional(),
 });
 
+/**
+ * The parts of one `core.get_methods` value stor reads (built in MW/service/core_service.py:355-377;
+ * the model types the values as Any, so every part is optional here).
+ */
+export const coreMethodsItem = z.object({
+  cli_description: z.string().optional(),
+  no_auth_required: z.boolean().optional(),
+  roles: z.array(z.string()).optional(),
+  accepts: z.array(z.object({ _name_: z.string().optional(), title: z.string().optional() })).nullable().optional(),
+});
+
 export const coreContract = {
   'core.ping': defineContract({
     name: 'core.ping',
