@@ -75,7 +75,8 @@ function metadataOf(def: MethodDefinition, catalogue: RoleCatalogue, crud: boole
     no_auth_required: def.access.kind === 'public',
     filterable: def.params.length === 2 && def.params[0]!.name === 'filters' && def.params[1]!.name === 'options',
     filterable_schema: null,
-    job: def.job === true,
+    // filesystem.put is a job with an input pipe on 25.10.1; here only /_upload/ starts it.
+    job: def.job === true || uploadable,
     downloadable: false,
     uploadable,
     check_pipes: uploadable,
