@@ -35,7 +35,8 @@ describe('HTTP routes as 25.10.1', () => {
   it('POST /api/current and /api/v25.10.1: 405 "405: Method Not Allowed" with Allow: GET, with or without a key (facts §0, §1.1; MW/main.py:277-278)', async () => {
     const server = await startTestServer(EMULATIONS['truenas-25.10.1']);
     for (const path of ['/api/current', '/api/v25.10.1']) {
-      for (const headers of [{ 'content-type': 'application/json' }, { 'content-type': 'application/json', authorization: `Bearer ${server.adminKey}` }]) {
+      const anonymous: Record<string, string> = { 'content-type': 'application/json' };
+      for (const headers of [anonymous, { ...anonymous, authorization: `Bearer ${server.adminKey}` }]) {
         const res = await raw(server.url, 'POST', path, headers, ping);
         expect(res.status).toBe(405);
         expect(res.body).toBe('405: Method Not Allowed');
