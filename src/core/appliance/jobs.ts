@@ -37,11 +37,9 @@ interface JobCredentialsData {
   api_key?: { id: number; name: string };
 }
 
-/** What a running job may do: report progress, and learn that it was aborted. */
+/** What a running job may do: report progress. */
 export interface JobHandle {
   readonly id: number;
-  /** Aborted by `core.job_abort`; the job is ABORTED already, whatever the handler does next. */
-  readonly signal: AbortSignal;
   progress(percent: number, description?: string): void;
 }
 
@@ -141,7 +139,6 @@ export class Jobs {
     const abort = new AbortController();
     const handle: JobHandle = {
       id,
-      signal: abort.signal,
       progress: (percent, description) => {
         const next = { percent: Math.trunc(percent), description: description || entry.progress.description, extra: entry.progress.extra };
         if (next.percent === entry.progress.percent && next.description === entry.progress.description) return;
