@@ -57,7 +57,7 @@ export async function run(argv: readonly string[], io: IO): Promise<number> {
   let ctx: CommandContext | undefined;
   let result: CommandResult | undefined;
   const wantsMethodHelp = argv.includes('call') && (argv.includes('--help') || argv.includes('-h'));
-  const methodHelp = wantsMethodHelp ? await (await import('./commands/method-help.js')).methodHelp() : undefined;
+  const methodHelp = wantsMethodHelp ? (await import('./commands/method-help.js')).methodHelp : undefined;
   const program = buildProgram(io, {
     version: packageVersion(),
     onContext: (c) => (ctx = c),

@@ -9,8 +9,11 @@ export interface ProgramHooks {
   onContext(ctx: CommandContext): void;
   /** Called with the command's result, which `run()` renders. */
   onResult(result: CommandResult): void;
-  /** Lines for `stor call --help`, from the method table (loaded only when that help is asked for). */
-  methodHelp?: string;
+  /**
+   * The methods of the target for `stor call --help`, asked for only when that help is: null when
+   * the target could not tell.
+   */
+  methodHelp?: (ctx: CommandContext) => Promise<string | null>;
 }
 
 const examples = (...lines: string[]) => `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`;
@@ -80,6 +83,12 @@ export function buildProgram(io: IO, hooks: ProgramHooks): Command {
       hooks.onResult(await whoami(context(cmd)));
     });
 
+  // Filled in before `call` shows its help, once the global options (the target) are parsed.
+  let methodList: string | null = null;
+  program.hook('preSubcommand', async (_program, sub) => {
+    if (sub.name() === 'call' && hooks.methodHelp) methodList = await hooks.methodHelp(context(program));
+  });
+
   program
     .command('call')
     .description('call any appliance method; each ARG is one positional parameter (JSON if it parses, else a string)')
@@ -87,8 +96,9 @@ export function buildProgram(io: IO, hooks: ProgramHooks): Command {
     .argument('[args...]', 'positional parameters')
     .addHelpText(
       'after',
-      examples('stor call core.ping', 'stor call privilege.query \'[["name","=","ops"]]\' \'{"get":true}\'', 'stor call user.query \'[]\' \'{"count":true}\'') +
-        (hooks.methodHelp ? `\nMethods of the emulated appliance:\n${hooks.methodHelp}\n` : ''),
+      () =>
+        examples('stor call core.ping', 'stor call privilege.query \'[["name","=","ops"]]\' \'{"get":true}\'', 'stor call user.query \'[]\' \'{"count":true}\'') +
+        (methodList ? `\n${methodList}\n` : ''),
     )
     .action(async (method: string, args: string[], _opts: unknown, cmd: Command) => {
       const { call } = await import('./call/call.js');

@@ -1,7 +1,11 @@
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { EMULATIONS } from '../../src/core/appliance/settings.js';
 import { parseCallArgument } from '../../src/commands/call/call.js';
 import { createUserWithKey, openTestAppliance } from '../helpers/appliance.js';
 import { runStor } from '../helpers/run-stor.js';
+import { startTestServer } from '../helpers/server.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 describe('stor call', () => {
@@ -49,10 +53,44 @@ describe('stor call', () => {
     expect(denied.stderr).toContain('[EACCES] Not authorized');
   });
 
-  it('lists the method table in its help', async () => {
-    const { code, stdout } = await runStor(['call', '--help']);
+  it('lists the methods of the embedded appliance in its help, as its core.get_methods answers', async () => {
+    const home = tempDir();
+    const { code, stdout } = await runStor(['call', '--help'], { env: { STOR_HOME: home } });
     expect(code).toBe(0);
-    expect(stdout).toMatch(/privilege\.create\(privilege_create\)\s+PRIVILEGE_WRITE/);
+    expect(stdout).toContain(`Methods of the embedded appliance in ${home} (core.get_methods):`);
+    // Roles as roles_for_method lists them: the method's role and every role that includes it (MW/role.py:302-318).
+    expect(stdout).toMatch(/privilege\.create\(privilege_create\)\s+PRIVILEGE_WRITE\s+Create a privilege/);
+    expect(stdout).toMatch(/privilege\.query\(filters, options\)\s+PRIVILEGE_READ\|READONLY_ADMIN\|SHARING_ADMIN\s/);
     expect(stdout).toMatch(/auth\.login_with_api_key\(api_key\)\s+no login/);
+    expect(stdout).toMatch(/core\.job_abort\(id\)\s+any login\s+Abort a waiting or running job$/m);
+  });
+
+  it('lists the methods of a remote target (stor serve) and only those its identity may call', async () => {
+    const server = await startTestServer(EMULATIONS['truenas-25.10.1']);
+    const { key } = await createUserWithKey(server.testAppliance, 'ro', { privilegeRoles: ['READONLY_ADMIN'] });
+    const env = { STOR_HOME: tempDir(), STOR_URL: server.rpcUrl.replace(/\/api\/current$/, ''), STOR_API_KEY: key };
+    const { code, stdout } = await runStor(['call', '--help'], { env });
+    expect(code).toBe(0);
+    expect(stdout).toContain(`Methods of ${env.STOR_URL} (core.get_methods):`);
+    expect(stdout).toMatch(/privilege\.query\(filters, options\)/);
+    // core.get_methods leaves out what the caller may not call (MW/service/core_service.py:336-343).
+    expect(stdout).not.toMatch(/privilege\.create\(/);
+  });
+
+  it('shows its help without the list, and says why, when the target cannot be reached', async () => {
+    const env = { STOR_HOME: tempDir(), STOR_URL: `ws://127.0.0.1:${await closedPort()}`, STOR_API_KEY: `1-${'K'.repeat(64)}` };
+    const { code, stdout, stderr } = await runStor(['call', '--help'], { env });
+    expect(code).toBe(0);
+    expect(stdout).toContain('Usage: stor call');
+    expect(stdout).not.toContain('core.get_methods');
+    expect(stderr).toMatch(/^stor: cannot list the target's methods: /);
   });
 });
+
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  await new Promise((r) => server.close(r));
+  return port;
+}

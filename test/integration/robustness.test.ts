@@ -123,7 +123,7 @@ describe('the server survives misbehaving clients', () => {
 
   it('keeps serving after clients that disconnect before their reply', async () => {
     const server = await startTestServer();
-    const listeners = () => server.appliance.jobs.listenerCount('event');
+    const listeners = () => server.appliance.events.subscribers();
 
     // An observer that sees every job (administrator), and job 1 that waits for itself forever.
     const observer = await loggedInWs(server.rpcUrl, server.adminKey);

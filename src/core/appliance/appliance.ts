@@ -3,6 +3,7 @@ import { listDatasets, type DatasetRecord } from '../store/datasets.js';
 import { listOwners, listPools, type FileOwner } from '../store/files.js';
 import { Store } from '../store/store.js';
 import { AccountsSnapshot } from './accounts.js';
+import { EventHub } from './events.js';
 import { Jobs } from './jobs.js';
 import type { MethodDefinition } from './method.js';
 import { METHODS } from './methods.js';
@@ -22,7 +23,8 @@ export interface ApplianceOptions {
 export class Appliance {
   readonly catalogue: RoleCatalogue = release25101Catalogue();
   readonly methods: ReadonlyMap<string, MethodDefinition> = METHODS;
-  readonly jobs = new Jobs();
+  readonly events = new EventHub();
+  readonly jobs = new Jobs(this.events);
   settings: ApplianceSettings;
 
   private constructor(readonly store: Store) {

@@ -1,85 +1,52 @@
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import { coreContract } from '../contract/core.js';
 import { ERRNO, rpcErrors } from '../errors.js';
-import { mayRead, type JobEvent } from './jobs.js';
-import { AUTHENTICATED, PUBLIC, PUBLIC_UNLIMITED, defineMethod } from './method.js';
+import { allowlistAuthorizes } from './allowlist.js';
+import { implement } from './method.js';
+import { methodMetadata } from './method-metadata.js';
 import { query } from './query.js';
-import { QUERY_PARAMS } from './query-params.js';
+import type { Session } from './session.js';
 
-/** Events a session may subscribe to; job events need only a login (facts §1.6). */
-const SUBSCRIBABLE = new Set(['core.get_jobs', '*']);
+/** Events anyone logged in may subscribe to (`no_authz_required`, MW/job.py:99-102). */
+const NO_AUTHZ_EVENTS = new Set(['core.get_jobs']);
+
+/**
+ * `can_subscribe` (MW/main.py:926-941): job events need only a login; any other name, known or
+ * not, what the session's allowlist grants for SUBSCRIBE (a full administrator: everything).
+ * Dynamic sources are named `name:{args}`; the part before the colon is what is authorized.
+ */
+function maySubscribe(session: Session, event: string): boolean {
+  const short = event.split(':')[0]!;
+  return NO_AUTHZ_EVENTS.has(short) || allowlistAuthorizes(session.privilege?.allowlist ?? [], 'SUBSCRIBE', short);
+}
 
 export const coreMethods = [
-  defineMethod({
-    name: 'core.ping',
-    summary: 'Answers "pong"; needs no login.',
-    access: PUBLIC,
-    params: [],
-    handler: () => 'pong',
+  implement(coreContract['core.ping'], () => 'pong'),
+  implement(coreContract['core.set_options'], ({ session }, options) => {
+    session.options = { ...session.options, ...options };
+    const { legacy_jobs, private_methods, py_exceptions } = session.options;
+    return { legacy_jobs, private_methods, py_exceptions };
   }),
-  defineMethod({
-    name: 'core.set_options',
-    summary: 'Set connection options {legacy_jobs, private_methods, py_exceptions}; returns them all.',
-    access: PUBLIC_UNLIMITED,
-    // Unknown keys are ignored, as on the appliance.
-    params: [
-      {
-        name: 'options',
-        schema: z.looseObject({ legacy_jobs: z.boolean().optional(), private_methods: z.boolean().optional(), py_exceptions: z.boolean().optional() }),
-      },
-    ],
-    handler: ({ session }, options) => {
-      const { legacy_jobs, private_methods, py_exceptions } = options;
-      session.options = {
-        legacy_jobs: legacy_jobs ?? session.options.legacy_jobs,
-        private_methods: private_methods ?? session.options.private_methods,
-        py_exceptions: py_exceptions ?? session.options.py_exceptions,
-      };
-      return { ...session.options };
-    },
+  implement(coreContract['core.get_jobs'], ({ appliance, session }, filters, options) => query(appliance.jobs.visible(session), filters, options)),
+  implement(coreContract['core.job_wait'], ({ appliance, session }, id) => appliance.jobs.wait(session, id)),
+  implement(coreContract['core.job_abort'], ({ appliance, session }, id) => {
+    appliance.jobs.abort(session, id);
+    return null;
   }),
-  defineMethod({
-    name: 'core.get_jobs',
-    summary: 'Jobs this session may see (its own; all for full administrators).',
-    access: AUTHENTICATED,
-    params: QUERY_PARAMS,
-    handler: ({ appliance, session }, filters, options) => query(appliance.jobs.visible(session), filters, options),
+  implement(coreContract['core.subscribe'], ({ appliance, session }, event) => {
+    if (!maySubscribe(session, event)) throw rpcErrors.notAuthorized();
+    // Events need a channel back: a WebSocket. An HTTP request ends with its answer.
+    if (!session.notify) throw rpcErrors.call(ERRNO.EINVAL, 'Subscriptions need a WebSocket connection to /api/current');
+    const id = randomUUID();
+    appliance.events.subscribe(session, id, event);
+    return id;
   }),
-  defineMethod({
-    name: 'core.job_wait',
-    summary: 'A job that waits for job N and ends with its result.',
-    access: AUTHENTICATED,
-    job: true,
-    params: [{ name: 'id', schema: z.int() }],
-    handler: ({ appliance, session }, id) => appliance.jobs.wait(session, id),
+  // An unknown id is no error (RpcWebSocketApp.unsubscribe, MW/api/base/server/ws_handler/rpc.py:149-153).
+  implement(coreContract['core.unsubscribe'], ({ session }, id) => {
+    session.subscriptions.delete(id);
+    return null;
   }),
-  defineMethod({
-    name: 'core.subscribe',
-    summary: 'Subscribe to an event ("core.get_jobs"); returns the subscription id.',
-    access: AUTHENTICATED,
-    params: [{ name: 'event', schema: z.string().min(1).max(1024) }],
-    handler: ({ appliance, session }, event) => {
-      if (!SUBSCRIBABLE.has(event)) throw rpcErrors.call(ERRNO.ENOENT, `Event ${JSON.stringify(event)} does not exist`);
-      // Events need a channel back: a WebSocket. An HTTP request ends with its answer.
-      if (!session.notify) throw rpcErrors.call(ERRNO.EINVAL, 'Subscriptions need a WebSocket connection to /api/current');
-      const id = randomUUID();
-      const listener = (e: JobEvent, owner: string | null) => {
-        if (mayRead(session, owner)) session.notify?.('collection_update', e);
-      };
-      appliance.jobs.on('event', listener);
-      session.subscriptions.set(id, () => appliance.jobs.off('event', listener));
-      return id;
-    },
-  }),
-  defineMethod({
-    name: 'core.unsubscribe',
-    summary: 'End a subscription.',
-    access: AUTHENTICATED,
-    params: [{ name: 'id_', schema: z.string().max(1024) }],
-    handler: ({ session }, id) => {
-      session.subscriptions.get(id)?.();
-      session.subscriptions.delete(id);
-      return null;
-    },
-  }),
+  implement(coreContract['core.get_methods'], ({ appliance, session }, service, target) =>
+    methodMetadata(appliance.methods, appliance.catalogue, session, service, target),
+  ),
 ];

@@ -62,8 +62,10 @@ export class Session {
   options: ConnectionOptions = { legacy_jobs: true, private_methods: false, py_exceptions: false };
   /** Where server-initiated notifications go; null where the transport has no push channel. */
   notify: ((method: string, params: unknown) => void) | null = null;
-  /** Subscription id → the function that ends it. */
-  readonly subscriptions = new Map<string, () => void>();
+  /** Subscription id → the event name subscribed to (`*` for every event). */
+  readonly subscriptions = new Map<string, string>();
+  /** Each login's own id, as a job's credentials report it (`login_id`, MW/auth.py:96). */
+  loginId: string | null = null;
 
   constructor(readonly origin: Origin) {}
 
@@ -88,11 +90,11 @@ export class Session {
     this.credentials = credentials;
     this.privilege = privilege;
     this.accountAttributes = accountAttributes;
+    this.loginId = randomUUID();
   }
 
   /** Ends every subscription: on logout and when the connection closes (facts §1.6). */
   dropSubscriptions(): void {
-    for (const stop of this.subscriptions.values()) stop();
     this.subscriptions.clear();
   }
 
@@ -101,5 +103,6 @@ export class Session {
     this.credentials = null;
     this.privilege = null;
     this.accountAttributes = [];
+    this.loginId = null;
   }
 }

@@ -9,7 +9,7 @@ import { CONTRACT, type ItemOf, type MethodName, type ParamsOf, type QueryMethod
  * a command reads that is missing or of the wrong type becomes a clear MALFORMED_ANSWER naming the
  * method and the field, never a TypeError further on; fields the contract does not know are dropped.
  */
-export async function call<M extends MethodName>(t: Transport, method: M, params?: ParamsOf<M>): Promise<ResultOf<M>> {
+export async function call<M extends MethodName>(t: Pick<Transport, 'call'>, method: M, params?: ParamsOf<M>): Promise<ResultOf<M>> {
   const answer = await t.call(method, (params ?? []) as readonly unknown[]);
   const parsed = (CONTRACT[method].result as z.ZodType).safeParse(answer);
   if (parsed.success) return parsed.data as ResultOf<M>;
@@ -24,7 +24,7 @@ export type Needed<M extends QueryMethod, K extends keyof ItemOf<M>> = ItemOf<M>
  * field optional (`select`); a command names the fields it reads and gets them typed as present.
  */
 export async function queryItems<M extends QueryMethod, K extends keyof ItemOf<M> & string>(
-  t: Transport,
+  t: Pick<Transport, 'call'>,
   method: M,
   need: readonly K[],
   filters: unknown[] = [],

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { MethodContract, ParamSpec } from './method.js';
+import { coreContract } from './core.js';
 import { privilegeContract } from './privilege.js';
 import { systemContract } from './system.js';
 
@@ -9,6 +10,7 @@ import { systemContract } from './system.js';
  * against it, and the typed client (`client.ts`) checks answers with it. Schemas only.
  */
 export const CONTRACT = {
+  ...coreContract,
   ...privilegeContract,
   ...systemContract,
 };

@@ -1,4 +1,4 @@
-import type { JobEntry } from '../appliance/jobs.js';
+import { queryItems, type Needed } from '../contract/client.js';
 import { ERRNO, RPC_CODE, RpcError, StorError, errnameOf, type ValidationTriple } from '../errors.js';
 
 /** What waiting for a job needs from a transport. */
@@ -28,7 +28,7 @@ export async function awaitJob(source: JobSource, id: number): Promise<void> {
     if (outcome === 'succeeded') return;
   }
   for (let delay = 20; ; delay = Math.min(delay * 2, 500)) {
-    const [job] = await source.call<JobEntry[]>('core.get_jobs', [[['id', '=', id]]]);
+    const [job] = await queryItems(source, 'core.get_jobs', ['id', 'method', 'state', 'error', 'exc_info'], [['id', '=', id]]);
     if (!job) {
       throw new StorError('failed', 'JOB_NOT_FOUND', `job ${id} is not known to the appliance (any more): its outcome cannot be told`, {
         hint: 'check the target with `stor stat` before trying again',
@@ -46,7 +46,7 @@ export async function awaitJob(source: JobSource, id: number): Promise<void> {
  * them); any other exception (an OSError, say) becomes `CallError(job.error)` with EFAULT,
  * exactly what `core.job_wait` raises for it (MW/job.py:467-478).
  */
-export function jobFailure(job: Pick<JobEntry, 'id' | 'method' | 'state' | 'error' | 'exc_info'>): RpcError | StorError {
+export function jobFailure(job: Pick<Needed<'core.get_jobs', 'id' | 'method' | 'state' | 'error' | 'exc_info'>, 'id' | 'method' | 'state' | 'error' | 'exc_info'>): RpcError | StorError {
   if (job.state === 'ABORTED') return new StorError('failed', 'JOB_ABORTED', `job ${job.id} (${job.method}) was aborted`);
   const error = job.error ?? `job ${job.id} (${job.method}) failed and gave no reason`;
   const info = job.exc_info;

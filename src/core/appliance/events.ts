@@ -1,0 +1,54 @@
+import type { Session } from './session.js';
+
+/** A `collection_update` notification's params (facts §1.2). */
+export interface CollectionUpdate {
+  msg: 'added' | 'changed' | 'removed';
+  collection: string;
+  id?: unknown;
+  fields?: unknown;
+}
+
+/**
+ * The appliance's events and who hears them: 25.10.1's `Middleware.send_event` over its
+ * connections (MW/main.py:1130-1147). Each connection gets an event at most once, however many
+ * of its subscriptions match (MW/api/base/server/ws_handler/rpc.py:158-180), and every connection
+ * gets the same params object: nothing is copied per subscriber.
+ */
+export class EventHub {
+  /** Connections with at least one subscription (pruned lazily once they have none). */
+  private readonly listeners = new Set<Session>();
+
+  subscribe(session: Session, id: string, name: string): void {
+    session.subscriptions.set(id, name);
+    this.listeners.add(session);
+  }
+
+  /** How many connections would hear an event now (closed ones have dropped their subscriptions). */
+  subscribers(): number {
+    let n = 0;
+    for (const session of this.listeners) if (session.subscriptions.size > 0 && session.notify) n++;
+    return n;
+  }
+
+  /**
+   * Sends `update` to every connection subscribed to its collection (or to `*`) for which
+   * `shouldSend` holds, as `should_send_event` filters job events by who may read the job.
+   */
+  send(update: CollectionUpdate, shouldSend?: (session: Session) => boolean): void {
+    for (const session of this.listeners) {
+      // Closed connections and logged-out sessions have dropped their subscriptions.
+      if (session.subscriptions.size === 0 || !session.notify) {
+        this.listeners.delete(session);
+        continue;
+      }
+      if (!subscribedTo(session, update.collection)) continue;
+      if (shouldSend && !shouldSend(session)) continue;
+      session.notify('collection_update', update);
+    }
+  }
+}
+
+function subscribedTo(session: Session, collection: string): boolean {
+  for (const name of session.subscriptions.values()) if (name === collection || name === '*') return true;
+  return false;
+}

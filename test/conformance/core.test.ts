@@ -1,0 +1,291 @@
+/**
+ * core.* of `stor serve --emulate truenas-25.10.1`, driven with raw JSON-RPC frames: every answer
+ * checked against the contract (MW/api/v25_10_1/core.py) and every error against the literal
+ * texts and codes of the facts file and the 25.10.1 source. Envelope errors (facts §1.3) and
+ * ENOTAUTHENTICATED before login are tested in test/integration/websocket.test.ts.
+ */
+import { describe, expect, it } from 'vitest';
+import { EMULATIONS } from '../../src/core/appliance/settings.js';
+import { contractViolations } from '../../src/core/contract/conformance.js';
+import { coreGetJobsItem } from '../../src/core/contract/core.js';
+import { CONTRACT } from '../../src/core/contract/index.js';
+import { createUserWithKey } from '../helpers/appliance.js';
+import { SAFETY_MS, connectWs, loggedInWs, startTestServer, type Message, type TestServer, type WsClient } from '../helpers/server.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** CoreGetJobsItem's fields in model order (MW/api/v25_10_1/core.py). */
+const JOB_FIELDS = [
+  'id', 'message_ids', 'method', 'arguments', 'transient', 'description', 'abortable', 'logs_path', 'logs_excerpt', 'progress', 'result',
+  'result_encoding_error', 'error', 'exception', 'exc_info', 'state', 'time_started', 'time_finished', 'credentials',
+];
+
+const server25 = () => startTestServer(EMULATIONS['truenas-25.10.1']);
+
+/** A call's answer, checked against the method's contract result. */
+async function conforming<T = unknown>(client: WsClient, method: keyof typeof CONTRACT, params: unknown[] = []): Promise<T> {
+  const reply = await client.call(method, params);
+  expect(reply.error).toBeUndefined();
+  expect(contractViolations(CONTRACT[method].result, reply.result)).toEqual([]);
+  return reply.result as T;
+}
+
+const isJobEvent = (jobId: number, msg?: string) => (m: Message) =>
+  m.method === 'collection_update' && m.params?.collection === 'core.get_jobs' && m.params?.id === jobId && (msg === undefined || m.params?.msg === msg);
+
+/** A job that fails: core.job_wait on a job that does not exist (legacy_jobs answers its id). */
+async function failedJob(client: WsClient): Promise<number> {
+  const id = await client.result<number>('core.job_wait', [999]);
+  await waitForState(client, id, 'FAILED');
+  return id;
+}
+
+/** A job that runs until aborted: core.job_wait on itself (job ids start at 1 per server). */
+async function foreverJob(client: WsClient): Promise<number> {
+  const [last] = await client.result<{ id: number }[]>('core.get_jobs', [[], { order_by: ['-id'], limit: 1 }]);
+  const next = (last?.id ?? 0) + 1;
+  expect(await client.result('core.job_wait', [next])).toBe(next);
+  return next;
+}
+
+async function waitForState(client: WsClient, id: number, state: string): Promise<Record<string, unknown>> {
+  for (const deadline = Date.now() + SAFETY_MS; Date.now() < deadline; await new Promise((r) => setTimeout(r, 10))) {
+    const [job] = await client.result<Record<string, unknown>[]>('core.get_jobs', [[['id', '=', id]]]);
+    if (job?.state === state) return job;
+  }
+  throw new Error(`job ${id} never reached ${state}`);
+}
+
+/** An upload that succeeds: a filesystem.put job of the uploading key's user. */
+async function uploadedJob(server: TestServer): Promise<number> {
+  const form = new FormData();
+  form.append('data', JSON.stringify({ method: 'filesystem.put', params: ['/mnt/tank/hello.txt', { mode: 420 }] }));
+  form.append('file', new Blob(['hello']), 'hello.txt');
+  const res = await fetch(`${server.url}/_upload/`, { method: 'POST', headers: { authorization: `Bearer ${server.adminKey}` }, body: form, signal: AbortSignal.timeout(SAFETY_MS) });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { job_id: number }).job_id;
+}
+
+async function readOnlyUser(server: TestServer, roles = ['READONLY_ADMIN']): Promise<WsClient> {
+  const { key } = await createUserWithKey(server.testAppliance, 'limited', { privilegeRoles: roles });
+  return loggedInWs(server.rpcUrl, key);
+}
+
+describe('core.* as 25.10.1 (MW/service/core_service.py)', () => {
+  it('core.ping answers "pong" before login; extra params are refused (facts §1.7, §1.4)', async () => {
+    const server = await server25();
+    const client = await connectWs(server.rpcUrl);
+    expect(await conforming(client, 'core.ping')).toBe('pong');
+    expect((await client.call('core.ping', [1])).error).toEqual({
+      code: -32602,
+      message: 'Invalid params',
+      data: expect.objectContaining({ error: 22, errname: 'EINVAL', extra: [['', 'Too many arguments (expected 0, found 1)', 22]] }),
+    });
+  });
+
+  it('core.set_options answers every option, ignores unknown keys and coerces nothing (facts §1.9, core_service.py:693-705)', async () => {
+    const server = await server25();
+    const client = await connectWs(server.rpcUrl);
+    expect(await conforming(client, 'core.set_options', [{ legacy_jobs: false, no_such_option: 1 }])).toEqual({
+      legacy_jobs: false,
+      private_methods: false,
+      py_exceptions: false,
+    });
+    const notBool = await client.call('core.set_options', [{ legacy_jobs: 1 }]);
+    expect(notBool.error).toMatchObject({ code: -32602, data: { errname: 'EINVAL', extra: [['options.legacy_jobs', 'Input should be a valid boolean', 22]] } });
+    const missing = await client.call('core.set_options', []);
+    expect(missing.error).toMatchObject({ code: -32602, data: { reason: '[EINVAL] options: Field required\n', extra: [['options', 'Field required', 22]] } });
+  });
+
+  it('core.get_jobs entries carry exactly the fields of CoreGetJobsItem, whole-second dates and the credential dump (facts §0 Events and jobs, §7.4; MW/auth.py:129-160)', async () => {
+    const server = await server25();
+    const client = await loggedInWs(server.rpcUrl, server.adminKey);
+    const id = await failedJob(client);
+    const jobs = await conforming<Record<string, any>[]>(client, 'core.get_jobs', [[['id', '=', id]]]);
+    expect(jobs).toHaveLength(1);
+    const [job] = jobs;
+    expect(Object.keys(job!)).toEqual(JOB_FIELDS);
+    expect(job!.time_started.$date % 1000).toBe(0);
+    expect(job!.time_finished.$date % 1000).toBe(0);
+    expect(job!.credentials).toEqual({
+      type: 'API_KEY',
+      data: { username: 'truenas_admin', login_id: expect.stringMatching(UUID), login_at: { $date: expect.any(Number) }, api_key: { id: expect.any(Number), name: expect.any(String) } },
+    });
+    expect(Object.keys(job!.credentials.data)).toEqual(['username', 'login_id', 'login_at', 'api_key']);
+    expect(job!.credentials.data.login_at.$date % 1000).toBe(0);
+    // get and count, as query_result allows.
+    expect(await conforming(client, 'core.get_jobs', [[['id', '=', id]], { get: true }])).toMatchObject({ id, state: 'FAILED' });
+    expect(await conforming(client, 'core.get_jobs', [[], { count: true }])).toBe(1);
+  });
+
+  it('core.get_jobs shows a user without FULL_ADMIN only its own jobs (facts §7.3, MW/job.py:113-124)', async () => {
+    const server = await server25();
+    const admin = await loggedInWs(server.rpcUrl, server.adminKey);
+    const mine = await failedJob(admin);
+    const limited = await readOnlyUser(server);
+    const own = await failedJob(limited);
+    expect((await conforming<{ id: number }[]>(limited, 'core.get_jobs')).map((j) => j.id)).toEqual([own]);
+    expect((await conforming<{ id: number }[]>(admin, 'core.get_jobs')).map((j) => j.id)).toEqual([mine, own]);
+  });
+
+  it('core.job_wait answers the job id under legacy_jobs, else the job result (facts §1.9, §7.3)', async () => {
+    const server = await server25();
+    const client = await loggedInWs(server.rpcUrl, server.adminKey);
+    const put = await uploadedJob(server);
+    expect(typeof (await conforming(client, 'core.job_wait', [put]))).toBe('number');
+    await client.result('core.set_options', [{ legacy_jobs: false }]);
+    const result = await conforming(client, 'core.job_wait', [put]);
+    const [job] = await client.result<{ result: unknown; state: string }[]>('core.get_jobs', [[['id', '=', put]], { extra: { raw_result: true } }]);
+    expect(job!.state).toBe('SUCCESS');
+    expect(result).toEqual(job!.result);
+  });
+
+  it('core.job_wait on a failed job raises CallError(job.error): -32001 EFAULT "[EFAULT] <the job error>" (facts §0; MW/job.py:467-478, core_service.py:165-170)', async () => {
+    const server = await server25();
+    const client = await loggedInWs(server.rpcUrl, server.adminKey);
+    const failed = await failedJob(client);
+    await client.result('core.set_options', [{ legacy_jobs: false }]);
+    const reply = await client.call('core.job_wait', [failed]);
+    expect(reply.error).toMatchObject({
+      code: -32001,
+      message: 'Method call error',
+      data: { error: 14, errname: 'EFAULT', reason: '[EFAULT] [ENOENT] None: Job with id 999 does not exist', extra: null },
+    });
+  });
+
+  it('core.job_wait on an unknown job: InstanceNotFound -32602 "[ENOENT] None: Job with id N does not exist" (facts §7.3, core_service.py:108-117)', async () => {
+    const server = await server25();
+    const client = await loggedInWs(server.rpcUrl, server.adminKey);
+    await client.result('core.set_options', [{ legacy_jobs: false }]);
+    expect((await client.call('core.job_wait', [999])).error).toMatchObject({
+      code: -32602,
+      message: 'Invalid params',
+      data: { error: 22, errname: 'EINVAL', reason: '[ENOENT] None: Job with id 999 does not exist', extra: [[null, 'Job with id 999 does not exist', 2]] },
+    });
+  });
+
+  it('core.job_wait on another user’s job: -32001 EPERM "Job is not owned by current session" (facts §7.3, MW/job.py:350-367)', async () => {
+    const server = await server25();
+    const admin = await loggedInWs(server.rpcUrl, server.adminKey);
+    const theirs = await failedJob(admin);
+    const limited = await readOnlyUser(server);
+    await limited.result('core.set_options', [{ legacy_jobs: false }]);
+    expect((await limited.call('core.job_wait', [theirs])).error).toMatchObject({
+      code: -32001,
+      data: { error: 1, errname: 'EPERM', reason: '[EPERM] Job is not owned by current session' },
+    });
+  });
+
+  it('core.job_abort ends a running job ABORTED and answers null; its waiters get null (core_service.py:202-205, MW/job.py:467-478, 502-535)', async () => {
+    const server = await server25();
+    const client = await loggedInWs(server.rpcUrl, server.adminKey);
+    const forever = await foreverJob(client);
+    await waitForState(client, forever, 'RUNNING');
+    const waiter = await loggedInWs(server.rpcUrl, server.adminKey);
+    await waiter.result('core.set_options', [{ legacy_jobs: false }]);
+    const waited = waiter.call('core.job_wait', [forever]);
+    await waitForState(client, forever + 1, 'RUNNING');
+    expect(await conforming(client, 'core.job_abort', [forever])).toBeNull();
+    expect(await waited).toMatchObject({ result: null });
+    const job = await waitForState(client, forever, 'ABORTED');
+    expect(job).toMatchObject({ error: null, exc_info: null, time_finished: { $date: expect.any(Number) } });
+    // A finished job is left as it is.
+    expect(await conforming(client, 'core.job_abort', [forever])).toBeNull();
+    expect((await waitForState(client, forever, 'ABORTED')).state).toBe('ABORTED');
+  });
+
+  it('core.job_abort errors: unknown id -32602 InstanceNotFound, another user’s job -32001 EPERM (facts §7.3, core_service.py:99-117)', async () => {
+    const server = await server25();
+    const admin = await loggedInWs(server.rpcUrl, server.adminKey);
+    expect((await admin.call('core.job_abort', [999])).error).toMatchObject({
+      code: -32602,
+      data: { error: 22, errname: 'EINVAL', reason: '[ENOENT] None: Job with id 999 does not exist', extra: [[null, 'Job with id 999 does not exist', 2]] },
+    });
+    const theirs = await foreverJob(admin);
+    const limited = await readOnlyUser(server);
+    expect((await limited.call('core.job_abort', [theirs])).error).toMatchObject({
+      code: -32001,
+      data: { error: 1, errname: 'EPERM', reason: '[EPERM] Job is not owned by current session' },
+    });
+    expect((await waitForState(admin, theirs, 'RUNNING')).state).toBe('RUNNING');
+  });
+
+  it('core.subscribe: a full administrator may subscribe to any event name, e.g. pool.dataset.query (facts §0, MW/main.py:926-941)', async () => {
+    const server = await server25();
+    const client = await loggedInWs(server.rpcUrl, server.adminKey);
+    for (const name of ['pool.dataset.query', 'core.get_jobs', '*', 'no.such.event']) {
+      expect(await conforming(client, 'core.subscribe', [name])).toMatch(UUID);
+    }
+  });
+
+  it('core.subscribe: others get -32001 EACCES "[EACCES] Not authorized" for events their allowlist lacks; job events need a login only (facts §1.4, §1.6; MW/job.py:99-102)', async () => {
+    const server = await server25();
+    const limited = await readOnlyUser(server, ['FILESYSTEM_ATTRS_READ']);
+    expect((await limited.call('core.subscribe', ['pool.dataset.query'])).error).toMatchObject({
+      code: -32001,
+      message: 'Method call error',
+      data: { error: 13, errname: 'EACCES', reason: '[EACCES] Not authorized', extra: null },
+    });
+    expect(await conforming(limited, 'core.subscribe', ['core.get_jobs'])).toMatch(UUID);
+  });
+
+  it('sends a job change once per connection however many subscriptions match, ADDED while WAITING (facts §0; rpc.py:158-180, MW/job.py:151-153)', async () => {
+    const server = await server25();
+    const client = await loggedInWs(server.rpcUrl, server.adminKey);
+    // What the official client does on top of a runbook's own subscription (facts §1.9).
+    await client.result('core.subscribe', ['core.get_jobs']);
+    await client.result('core.subscribe', ['core.get_jobs']);
+    await client.result('core.subscribe', ['*']);
+    const id = await failedJob(client);
+    await client.waitFor(isJobEvent(id, 'changed'));
+    const events = client.messages.filter(isJobEvent(id));
+    expect(events.map((e) => [e.params.msg, e.params.fields.state])).toEqual([
+      ['added', 'WAITING'],
+      ['changed', 'RUNNING'],
+      ['changed', 'FAILED'],
+    ]);
+    for (const e of events) {
+      expect(Object.keys(e.params)).toEqual(['msg', 'collection', 'id', 'fields']);
+      expect(contractViolations(coreGetJobsItem, e.params.fields)).toEqual([]);
+    }
+  });
+
+  it('core.unsubscribe answers null, for an unknown id too; the connection then hears nothing (facts §1.6, rpc.py:149-153)', async () => {
+    const server = await server25();
+    const client = await loggedInWs(server.rpcUrl, server.adminKey);
+    const sub = await client.result<string>('core.subscribe', ['core.get_jobs']);
+    expect(await conforming(client, 'core.unsubscribe', [sub])).toBeNull();
+    expect(await conforming(client, 'core.unsubscribe', ['not-a-subscription'])).toBeNull();
+    const id = await failedJob(client);
+    expect(client.messages.some(isJobEvent(id))).toBe(false);
+  });
+
+  it('core.get_methods: metadata per method the caller may call, per service and target (core_service.py:248-380)', async () => {
+    const server = await server25();
+    const admin = await loggedInWs(server.rpcUrl, server.adminKey);
+    const all = await conforming<Record<string, Record<string, unknown>>>(admin, 'core.get_methods');
+    expect(all['privilege.create']).toMatchObject({ job: false, no_auth_required: false, filterable: false, item_method: false, roles: ['PRIVILEGE_WRITE'] });
+    expect(all['privilege.update']).toMatchObject({ item_method: true });
+    expect(all['privilege.query']).toMatchObject({ filterable: true });
+    expect(all['core.ping']).toMatchObject({ no_auth_required: true, roles: [] });
+    expect(all['core.job_wait']).toMatchObject({ job: true });
+    expect(all['filesystem.put']).toMatchObject({ job: true, uploadable: true, roles: ['FULL_ADMIN'] });
+    expect((all['core.get_methods']!.accepts as { _name_: string }[]).map((a) => a._name_)).toEqual(['service', 'target']);
+
+    const core = await conforming<Record<string, unknown>>(admin, 'core.get_methods', ['core']);
+    expect(Object.keys(core).every((n) => n.startsWith('core.'))).toBe(true);
+    expect(Object.keys(core)).toContain('core.job_abort');
+    // The core service is cli_private.
+    expect(Object.keys(await conforming<Record<string, unknown>>(admin, 'core.get_methods', [null, 'CLI'])).some((n) => n.startsWith('core.'))).toBe(false);
+
+    const limited = await readOnlyUser(server);
+    const visible = await conforming<Record<string, unknown>>(limited, 'core.get_methods');
+    expect(visible).toHaveProperty('privilege.query');
+    expect(visible).not.toHaveProperty('privilege.create');
+
+    expect((await admin.call('core.get_methods', [null, 'XML'])).error).toMatchObject({
+      code: -32602,
+      data: { extra: [['target', "Input should be 'WS', 'CLI' or 'REST'", 22]] },
+    });
+  });
+});
