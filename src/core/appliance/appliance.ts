@@ -8,6 +8,7 @@ import type { MethodDefinition } from './method.js';
 import { METHODS } from './methods.js';
 import { Session, type Origin } from './session.js';
 import { loadSettings, saveSettings, type ApplianceSettings } from './settings.js';
+import { Tokens } from './tokens.js';
 
 export interface ApplianceOptions {
   stateDir: string;
@@ -23,6 +24,8 @@ export class Appliance {
   readonly catalogue: RoleCatalogue = release25101Catalogue();
   readonly methods: ReadonlyMap<string, MethodDefinition> = METHODS;
   readonly jobs = new Jobs();
+  /** `auth.generate_token` tokens: in memory, as on the appliance. */
+  readonly tokens = new Tokens();
   settings: ApplianceSettings;
 
   private constructor(readonly store: Store) {
