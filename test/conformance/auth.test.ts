@@ -110,7 +110,7 @@ describe('auth login methods as 25.10.1 (facts §2.1, MW/plugins/auth.py)', () =
     );
   });
 
-  it('auth.login_ex: OTP_TOKEN without a pending challenge is EINVAL (facts §2.1, MW/plugins/auth.py:617-618)', async () => {
+  it('auth.login_ex: OTP_TOKEN without a pending challenge is EINVAL (facts §2.1, MW/plugins/auth.py:619-620)', async () => {
     const server = await server25();
     const client = await connectWs(server.rpcUrl);
     expect(errorOf(await client.call('auth.login_ex', [{ mechanism: 'OTP_TOKEN', otp_token: '123456' }]))).toEqual(
@@ -163,7 +163,7 @@ describe('auth login methods as 25.10.1 (facts §2.1, MW/plugins/auth.py)', () =
   });
 });
 
-describe('auth tokens as 25.10.1 (facts §0 Authentication, MW/plugins/auth.py:51-117, 386-438, 1063-1115)', () => {
+describe('auth tokens as 25.10.1 (facts §0 Authentication, MW/plugins/auth.py:51-117, 386-438, 1036-1101)', () => {
   it('auth.generate_token needs a login and answers 64 URL-safe characters; auth.login_with_token logs another socket in as the same user', async () => {
     const server = await server25();
     const anonymous = await connectWs(server.rpcUrl);
@@ -183,7 +183,7 @@ describe('auth tokens as 25.10.1 (facts §0 Authentication, MW/plugins/auth.py:5
     expect(await conforming(await connectWs(server.rpcUrl), 'auth.login_with_token', [token])).toBe(true);
   });
 
-  it('TOKEN_PLAIN in auth.login_ex: SUCCESS with user_info; a single-use token works once (MW/plugins/auth.py:1112-1113)', async () => {
+  it('TOKEN_PLAIN in auth.login_ex: SUCCESS with user_info; a single-use token works once (MW/plugins/auth.py:1091-1093)', async () => {
     const server = await server25();
     const owner = await loggedInWs(server.rpcUrl, server.adminKey);
     const token = await conforming<string>(owner, 'auth.generate_token', [600, {}, true, true]);
@@ -194,7 +194,7 @@ describe('auth tokens as 25.10.1 (facts §0 Authentication, MW/plugins/auth.py:5
     expect(await conforming(second, 'auth.login_ex', [{ mechanism: 'TOKEN_PLAIN', token }])).toEqual({ response_type: 'AUTH_ERR' });
   });
 
-  it('a token with attrs cannot log in; one with ttl 0 has expired; null ttl is the default (MW/plugins/auth.py:410-411, 1084-1096)', async () => {
+  it('a token with attrs cannot log in; one with ttl 0 has expired; null ttl is the default (MW/plugins/auth.py:413-414, 1057-1068)', async () => {
     const server = await server25();
     const owner = await loggedInWs(server.rpcUrl, server.adminKey);
     const withAttrs = await conforming<string>(owner, 'auth.generate_token', [600, { purpose: 'download' }]);

@@ -212,7 +212,7 @@ export function describeSession(ctx: CallContext): AuthUserInfo {
 }
 
 /**
- * `TOKEN_PLAIN` (MW/plugins/auth.py:1063-1115): a token that exists, has not expired, matches this
+ * `TOKEN_PLAIN` (MW/plugins/auth.py:1036-1101): a token that exists, has not expired, matches this
  * origin and carries no `attrs` logs the session in as the token's parent, with the parent's
  * privilege; a single-use token is gone afterwards. The account is checked again (PAM), so a user
  * locked or deleted since cannot use a token generated before.
