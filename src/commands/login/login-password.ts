@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { call } from '../../core/contract/client.js';
 import { ERRNO, RpcError, StorError } from '../../core/errors.js';
 import { assertSecretMayTravel } from '../../core/transport/endpoint.js';
 import { passwordLogin } from '../../core/transport/login-strategies.js';
@@ -28,7 +29,7 @@ async function createKey(transport: RemoteTransport, username: string): Promise<
   for (let n = 1; ; n++) {
     const name = n === 1 ? base : `${base}-${n}`;
     try {
-      const created = await transport.call<{ key: string }>('api_key.create', [{ name, username }]);
+      const created = await call(transport, 'api_key.create', [{ name, username }]);
       return { key: created.key, name };
     } catch (err) {
       if (isNameTaken(err) && n < 10) continue;
@@ -65,10 +66,10 @@ export async function loginWithPassword(
     ...(settings.caPath ? { ca: readCa(settings.caPath) } : {}),
   });
   try {
-    const me = (await transport.call<{ pw_name: string }>('auth.me')).pw_name;
+    const me = (await call(transport, 'auth.me')).pw_name;
     const created = await createKey(transport, me);
     // Closing the connection ends the session too; a failed logout must not lose the key just made.
-    await transport.call('auth.logout').catch(() => undefined);
+    await call(transport, 'auth.logout').catch(() => undefined);
     return { username: me, apiKey: created.key, keyName: created.name };
   } finally {
     await transport.close();

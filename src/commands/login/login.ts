@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { configDirFrom } from '../../core/config/paths.js';
 import { ProfileStore, type Profile } from '../../core/config/profiles.js';
-import { callChecked } from '../../core/contract/checked-call.js';
+import { call } from '../../core/contract/client.js';
 import { StorError } from '../../core/errors.js';
 import { assertSecretMayTravel, parseEndpoint, type Endpoint } from '../../core/transport/endpoint.js';
 import { openTarget, type CommandContext } from '../shared/context.js';
@@ -62,7 +62,7 @@ export async function login(ctx: CommandContext, options: LoginOptions): Promise
   const transport = await openTarget({ kind: 'remote', apiKey, ...settings }, ctx.timeoutSeconds);
   let username: string;
   try {
-    username = (await callChecked(transport, 'auth.me')).pw_name;
+    username = (await call(transport, 'auth.me')).pw_name;
   } finally {
     await transport.close();
   }

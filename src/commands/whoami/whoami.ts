@@ -1,4 +1,4 @@
-import { callChecked } from '../../core/contract/checked-call.js';
+import { call } from '../../core/contract/client.js';
 import type { TargetInfo } from '../../core/transport/transport.js';
 import type { CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
@@ -25,17 +25,17 @@ function describeTarget(t: TargetInfo): string {
 
 export async function whoami(ctx: CommandContext): Promise<CommandResult<WhoamiResult>> {
   const transport = await ctx.transport();
-  const me = await callChecked(transport, 'auth.me');
-  const roles = [...me.privilege.roles].sort();
+  const me = await call(transport, 'auth.me');
+  const roles = [...me.privilege.roles.$set].sort();
   const data: WhoamiResult = {
     username: me.pw_name,
     uid: me.pw_uid,
-    gid: me.pw_gid ?? null,
-    full_name: me.pw_gecos ?? '',
-    account_attributes: me.account_attributes ?? [],
+    gid: me.pw_gid,
+    full_name: me.pw_gecos,
+    account_attributes: me.account_attributes,
     role_count: roles.length,
     roles,
-    web_shell: me.privilege.web_shell ?? false,
+    web_shell: me.privilege.web_shell,
     target: transport.target,
   };
   return {

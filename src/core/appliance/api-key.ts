@@ -1,29 +1,38 @@
-import { z } from 'zod';
+import type { z } from 'zod';
+import { apiKeyContract, type apiKeyEntry } from '../contract/api-key.js';
 import { ERRNO, rpcErrors, type ValidationTriple } from '../errors.js';
-import { deleteApiKey, findApiKey, insertApiKey, listApiKeys, type ApiKeyRecord } from '../store/api-keys.js';
+import { deleteApiKey, findApiKey, insertApiKey, listApiKeys, updateApiKey, type ApiKeyRecord } from '../store/api-keys.js';
 import { generateKeySecret, hashSecret } from '../store/secrets.js';
 import { AccountsSnapshot } from './accounts.js';
-import { defineMethod, roles, type CallContext } from './method.js';
+import { implement, type CallContext } from './method.js';
 import { query } from './query.js';
-import { QUERY_PARAMS } from './query-params.js';
 
+type ApiKeyEntry = z.output<typeof apiKeyEntry>;
+
+/** PAM_TDB_MAX_KEYS (MW/utils/user_api_key.py). */
 const MAX_KEYS_PER_USER = 10;
 const REDACTED = '********';
 
-const dateParam = z.strictObject({ $date: z.number() });
-
-const apiKeyCreate = z.strictObject({
-  name: z.string().min(1).max(200),
-  username: z.string().min(1).max(1024),
-  expires_at: dateParam.nullable().default(null),
-});
-
-/** FULL_ADMIN and API_KEY_WRITE may manage anyone's keys; others only their own (facts §2.4). */
+/**
+ * FULL_ADMIN and API_KEY_WRITE holders may manage anyone's keys and see real hashes; others only
+ * their own keys, and hashes redacted (`api_key_privilege_check`, MW/main.py:835-845).
+ */
 function mayManageOthers(ctx: CallContext): boolean {
   return ctx.session.holdsAny(['API_KEY_WRITE']);
 }
 
-function entry(ctx: CallContext, k: ApiKeyRecord, usernames: Map<number, string>): Record<string, unknown> {
+function refuseOthersKey(ctx: CallContext, owner: string | null): void {
+  const caller = ctx.session.credentials!.username;
+  if (owner !== caller && !mayManageOthers(ctx)) {
+    throw rpcErrors.call(ERRNO.EACCES, `${caller}: authenticated user lacks privileges to create or modify API keys of other users.`);
+  }
+}
+
+/** The expiry as the database keeps it: whole epoch seconds (`expiry`, MW/plugins/api_key.py `compress`). */
+const wholeSeconds = (ms: number) => Math.floor(ms / 1000) * 1000;
+
+/** `api_key.item_extend`: a key whose owner is gone shows as revoked, `User does not exist`. */
+function entry(ctx: CallContext, k: ApiKeyRecord, usernames: Map<number, string>): ApiKeyEntry {
   const username = usernames.get(k.user_id) ?? null;
   return {
     id: k.id,
@@ -43,82 +52,121 @@ function usernamesOf(accounts: AccountsSnapshot): Map<number, string> {
   return new Map(accounts.users.map((u) => [u.id, u.username]));
 }
 
+function allEntries(ctx: CallContext): ApiKeyEntry[] {
+  const { store } = ctx.appliance;
+  const { keys, accounts } = store.read(() => ({ keys: listApiKeys(store.db), accounts: AccountsSnapshot.load(store.db) }));
+  const names = usernamesOf(accounts);
+  return keys.map((k) => entry(ctx, k, names));
+}
+
+/** `_validate` (MW/plugins/api_key.py): the name, then the expiry, under `api_key_create` or `api_key_update`. */
+function validateNameAndExpiry(
+  keys: ApiKeyRecord[],
+  schema: 'api_key_create' | 'api_key_update',
+  name: string,
+  expiresAt: number | null,
+  id: number | null,
+): ValidationTriple[] {
+  const errors: ValidationTriple[] = [];
+  if (keys.some((k) => k.name === name && k.id !== id)) errors.push([schema, 'name must be unique', ERRNO.EINVAL]);
+  if (expiresAt !== null && Date.now() > expiresAt) errors.push([schema, 'Expiration date is in the past', ERRNO.EINVAL]);
+  return errors;
+}
+
 export const apiKeyMethods = [
-  defineMethod({
-    name: 'api_key.query',
-    summary: 'List API keys (the secret is never returned; the hash only to key administrators).',
-    access: roles('API_KEY_READ'),
-    params: QUERY_PARAMS,
-    handler: (ctx, filters, options) => {
-      const { store } = ctx.appliance;
-      const { keys, accounts } = store.read(() => ({ keys: listApiKeys(store.db), accounts: AccountsSnapshot.load(store.db) }));
-      const names = usernamesOf(accounts);
-      return query(keys.map((k) => entry(ctx, k, names)), filters, options);
-    },
+  implement(apiKeyContract['api_key.query'], (ctx, filters, options) => query(allEntries(ctx), filters, options)),
+  implement(apiKeyContract['api_key.get_instance'], (ctx, id, options) => {
+    const found = allEntries(ctx).filter((e) => e.id === id);
+    if (found.length === 0) throw rpcErrors.instanceNotFound('ApiKey', id);
+    return query(found, [], { ...options, get: true });
   }),
-  defineMethod({
-    name: 'api_key.create',
-    summary: 'Create an API key {name, username, expires_at}; the full key is returned once, here.',
-    access: roles('API_KEY_WRITE', 'READONLY_ADMIN'),
-    params: [{ name: 'api_key_create', schema: apiKeyCreate }],
-    handler: (ctx, data) => {
-      const { store } = ctx.appliance;
-      const caller = ctx.session.credentials!.username;
-      if (data.username !== caller && !mayManageOthers(ctx)) {
-        throw rpcErrors.call(ERRNO.EACCES, `${caller}: authenticated user lacks privileges to create or modify API keys of other users.`);
-      }
-      const secret = generateKeySecret();
-      const keyHash = hashSecret(secret);
-      const id = store.write(() => {
-        const accounts = AccountsSnapshot.load(store.db);
-        const keys = listApiKeys(store.db);
-        const user = accounts.users.find((u) => u.username === data.username);
-        const errors: ValidationTriple[] = [];
-        if (!user) errors.push(['api_key_create', 'User does not exist.', ERRNO.EINVAL]);
-        else if (accounts.privilegesForGids(accounts.gidsOf(user)).length === 0) {
+  implement(apiKeyContract['api_key.my_keys'], (ctx) => {
+    const caller = ctx.session.credentials!.username;
+    return allEntries(ctx).filter((e) => e.username === caller);
+  }),
+  // MW/plugins/api_key.py do_create: the privilege check first, then every validation error at once.
+  implement(apiKeyContract['api_key.create'], (ctx, data) => {
+    refuseOthersKey(ctx, data.username);
+    const { store } = ctx.appliance;
+    const secret = generateKeySecret();
+    const keyHash = hashSecret(secret);
+    const createdAt = Date.now();
+    const expiresAt = data.expires_at?.$date ?? null;
+    const { id, userId } = store.write(() => {
+      const accounts = AccountsSnapshot.load(store.db);
+      const keys = listApiKeys(store.db);
+      const user = accounts.users.find((u) => u.username === data.username);
+      const errors = validateNameAndExpiry(keys, 'api_key_create', data.name, expiresAt, null);
+      if (!user) errors.push(['api_key_create', 'User does not exist.', ERRNO.EINVAL]);
+      else {
+        // `user.query` roles: the unexpanded roles of the privileges the user's groups match.
+        if (accounts.privilegesForGids(accounts.gidsOf(user)).every((p) => p.roles.length === 0)) {
           errors.push(['api_key_create', 'User lacks privilege role membership.', ERRNO.EINVAL]);
-        } else if (keys.filter((k) => k.user_id === user.id).length >= MAX_KEYS_PER_USER) {
+        }
+        if (keys.filter((k) => k.user_id === user.id).length >= MAX_KEYS_PER_USER) {
           errors.push(['api_key_create.username', `User already meets or exceeds maximum per-user API key limit of ${MAX_KEYS_PER_USER}`, ERRNO.EINVAL]);
         }
-        if (keys.some((k) => k.name === data.name)) errors.push(['api_key_create', 'name must be unique', ERRNO.EINVAL]);
-        if (data.expires_at !== null && data.expires_at.$date <= Date.now()) {
-          errors.push(['api_key_create', 'Expiration date is in the past', ERRNO.EINVAL]);
-        }
-        if (errors.length > 0) throw rpcErrors.validation(errors);
-        return insertApiKey(store.db, {
-          name: data.name,
-          user_id: user!.id,
-          key_hash: keyHash,
-          created_at: Date.now(),
-          expires_at: data.expires_at?.$date ?? null,
-          revoked: false,
-          revoked_reason: null,
-        });
+      }
+      if (errors.length > 0) throw rpcErrors.validation(errors);
+      const newId = insertApiKey(store.db, {
+        name: data.name,
+        user_id: user!.id,
+        key_hash: keyHash,
+        created_at: createdAt,
+        expires_at: expiresAt === null ? null : wholeSeconds(expiresAt),
+        revoked: false,
+        revoked_reason: null,
       });
-      const { record, accounts } = store.read(() => ({ record: findApiKey(store.db, id)!, accounts: AccountsSnapshot.load(store.db) }));
-      // The create result carries user_identifier as a string (facts §2.4).
-      return { ...entry(ctx, record, usernamesOf(accounts)), user_identifier: String(record.user_id), key: `${id}-${secret}` };
-    },
+      return { id: newId, userId: user!.id };
+    });
+    // The answer is the create payload plus what was stored: user_identifier as the string the
+    // database holds, expires_at as sent (facts §2.4).
+    return {
+      id,
+      name: data.name,
+      username: data.username,
+      user_identifier: String(userId),
+      keyhash: mayManageOthers(ctx) ? keyHash : REDACTED,
+      created_at: { $date: createdAt },
+      expires_at: data.expires_at,
+      local: true,
+      revoked: false,
+      revoked_reason: null,
+      key: `${id}-${secret}`,
+    };
   }),
-  defineMethod({
-    name: 'api_key.delete',
-    summary: 'Delete an API key by id.',
-    access: roles('API_KEY_WRITE', 'READONLY_ADMIN'),
-    params: [{ name: 'id', schema: z.int() }],
-    handler: (ctx, id) => {
-      const { store } = ctx.appliance;
-      return store.write(() => {
-        const record = findApiKey(store.db, id);
-        if (!record) throw rpcErrors.instanceNotFound('ApiKey', id);
-        if (record.user_id !== ctx.session.credentials!.userId && !mayManageOthers(ctx)) {
-          throw rpcErrors.call(
-            ERRNO.EACCES,
-            `${ctx.session.credentials!.username}: authenticated user lacks privileges to create or modify API keys of other users.`,
-          );
-        }
-        deleteApiKey(store.db, id);
-        return true;
+  // MW/plugins/api_key.py do_update: an unknown id fails in `query(..., {get: true})` (MatchNotFound);
+  // the owner is checked before validation; `reset` gives a new secret and clears the revoked flag
+  // (the revoked_reason stays, as `compress` leaves it).
+  implement(apiKeyContract['api_key.update'], (ctx, id, data) => {
+    const { store } = ctx.appliance;
+    const old = allEntries(ctx).find((e) => e.id === id);
+    if (!old) throw rpcErrors.matchNotFound();
+    refuseOthersKey(ctx, old.username);
+    const secret = data.reset ? generateKeySecret() : null;
+    const keyHash = secret === null ? null : hashSecret(secret);
+    const next = { ...old, name: data.name ?? old.name, expires_at: data.expires_at === undefined ? old.expires_at : data.expires_at };
+    store.write(() => {
+      const record = findApiKey(store.db, id)!;
+      const expiresAt = next.expires_at?.$date ?? null;
+      const errors = validateNameAndExpiry(listApiKeys(store.db), 'api_key_update', next.name, expiresAt, id);
+      if (errors.length > 0) throw rpcErrors.validation(errors);
+      updateApiKey(store.db, id, {
+        name: next.name,
+        expires_at: expiresAt === null ? null : wholeSeconds(expiresAt),
+        key_hash: keyHash ?? record.key_hash,
+        revoked: secret === null ? old.revoked : false,
       });
-    },
+    });
+    if (secret === null) return next;
+    return { ...next, keyhash: mayManageOthers(ctx) ? keyHash! : REDACTED, revoked: false, key: `${id}-${secret}` };
+  }),
+  implement(apiKeyContract['api_key.delete'], (ctx, id) => {
+    const { store } = ctx.appliance;
+    const old = allEntries(ctx).find((e) => e.id === id);
+    if (!old) throw rpcErrors.instanceNotFound('ApiKey', id);
+    refuseOthersKey(ctx, old.username);
+    store.write(() => deleteApiKey(store.db, id));
+    return true as const;
   }),
 ];

@@ -9,6 +9,7 @@ import type { MethodDefinition } from './method.js';
 import { METHODS } from './methods.js';
 import { Session, type Origin } from './session.js';
 import { loadSettings, saveSettings, type ApplianceSettings } from './settings.js';
+import { Tokens } from './tokens.js';
 
 export interface ApplianceOptions {
   stateDir: string;
@@ -25,6 +26,8 @@ export class Appliance {
   readonly methods: ReadonlyMap<string, MethodDefinition> = METHODS;
   readonly events = new EventHub();
   readonly jobs = new Jobs(this.events);
+  /** `auth.generate_token` tokens: in memory, as on the appliance. */
+  readonly tokens = new Tokens();
   settings: ApplianceSettings;
 
   private constructor(readonly store: Store) {

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { authContract, type AuthUserInfo, type LoginData, type LoginExAnswer } from '../contract/auth.js';
 import { ERRNO, rpcErrors } from '../errors.js';
 import { findApiKey, revokeApiKey } from '../store/api-keys.js';
 import { ADMIN_UID, GID } from '../store/seed.js';
@@ -7,8 +7,7 @@ import type { UserRecord } from '../store/users.js';
 import { AccountsSnapshot } from './accounts.js';
 import type { Appliance } from './appliance.js';
 import { composePrivileges } from './compose.js';
-import { AUTHENTICATED, PUBLIC, defineMethod, type CallContext } from './method.js';
-import { str } from './params.js';
+import { implement, type CallContext } from './method.js';
 import type { ComposedPrivilege, Session, SessionCredentials } from './session.js';
 import { verifyTotp } from './totp.js';
 import { readGlobalTwoFactor, readUserSecret, userTwoFactorConfig } from './twofactor.js';
@@ -106,10 +105,8 @@ function passwordMatches(user: UserRecord | undefined, password: string): boolea
   return stored !== null && ok;
 }
 
-type LoginExAnswer = Record<string, unknown> & { response_type: string };
-
 /** `PASSWORD_PLAIN`: SUCCESS, AUTH_ERR, or OTP_REQUIRED with the code still to come (MW/plugins/auth.py:801-888). */
-function loginWithPassword(appliance: Appliance, session: Session, username: string, password: string): LoginOutcome | LoginExAnswer {
+export function loginWithPassword(appliance: Appliance, session: Session, username: string, password: string): LoginOutcome | LoginExAnswer {
   const accounts = appliance.accounts();
   const user = accounts.users.find((u) => u.username === username);
   if (!passwordMatches(user, password)) return 'AUTH_ERR';
@@ -151,8 +148,6 @@ function continueWithOtp(appliance: Appliance, session: Session, token: string):
   return 'AUTH_ERR';
 }
 
-type LoginData = z.output<typeof loginData>;
-
 /** `auth.login_ex` (MW/plugins/auth.py:681): the mechanism check, then the mechanism, then the answer. */
 function loginEx(ctx: CallContext, data: LoginData): LoginExAnswer {
   const { appliance, session } = ctx;
@@ -161,6 +156,9 @@ function loginEx(ctx: CallContext, data: LoginData): LoginExAnswer {
   if (!session.pendingOtp && data.mechanism === 'OTP_TOKEN') throw rpcErrors.call(ERRNO.EINVAL, 'OTP_TOKEN: no authentication in progress');
   let outcome: LoginOutcome | LoginExAnswer;
   switch (data.mechanism) {
+    case 'TOKEN_PLAIN':
+      outcome = loginWithToken(appliance, session, data.token);
+      break;
     case 'API_KEY_PLAIN':
       outcome = loginWithApiKey(appliance, session, data.api_key, data.username);
       break;
@@ -181,7 +179,7 @@ function loginEx(ctx: CallContext, data: LoginData): LoginExAnswer {
 }
 
 /** The `auth.me` object (facts §2.2), key order as the appliance sends it. */
-export function describeSession(ctx: CallContext): Record<string, unknown> {
+export function describeSession(ctx: CallContext): AuthUserInfo {
   const { session, appliance } = ctx;
   const creds = session.credentials;
   const privilege = session.privilege;
@@ -196,7 +194,7 @@ export function describeSession(ctx: CallContext): Record<string, unknown> {
     pw_dir: user.home,
     pw_shell: user.shell,
     pw_uid: user.uid,
-    pw_gid: primary?.gid ?? null,
+    pw_gid: primary!.gid,
     grouplist: null,
     sid: null,
     source: 'LOCAL',
@@ -213,84 +211,90 @@ export function describeSession(ctx: CallContext): Record<string, unknown> {
   };
 }
 
-const loginOptions = z.strictObject({ user_info: z.boolean().default(true) });
+/**
+ * `TOKEN_PLAIN` (MW/plugins/auth.py:1036-1101): a token that exists, has not expired, matches this
+ * origin and carries no `attrs` logs the session in as the token's parent, with the parent's
+ * privilege; a single-use token is gone afterwards. The account is checked again (PAM), so a user
+ * locked or deleted since cannot use a token generated before.
+ */
+function loginWithToken(appliance: Appliance, session: Session, value: string): LoginOutcome {
+  const token = appliance.tokens.get(value, session.origin);
+  if (!token || Object.keys(token.attrs).length > 0) return 'AUTH_ERR';
+  const { parent } = token;
+  const user = appliance.accounts().users.find((u) => u.id === parent.credentials.userId);
+  if (!user || user.locked) return 'AUTH_ERR';
+  session.establish(
+    { type: 'TOKEN', userId: user.id, username: user.username, token, loginAt: Date.now() },
+    parent.privilege,
+    parent.accountAttributes,
+  );
+  if (token.singleUse) token.destroy();
+  return 'SUCCESS';
+}
 
-const otpToken = z.strictObject({
-  mechanism: z.literal('OTP_TOKEN'),
-  otp_token: str(),
-  login_options: loginOptions.default({ user_info: true }),
-});
+/**
+ * `auth.get_token_for_action` for `/_upload/` (MW/plugins/auth.py:458-490): the token must carry no
+ * `attrs` and its parent must be allowed `authorized`; otherwise null (the endpoint's 403 `Invalid
+ * token`). Checked before the token is consumed, so a refused single-use token stays usable.
+ */
+export function loginWithTokenFor(appliance: Appliance, session: Session, value: string, authorized: (parent: Session) => boolean): boolean {
+  const token = appliance.tokens.get(value, session.origin);
+  if (!token || Object.keys(token.attrs).length > 0) return false;
+  const probe = appliance.createSession(session.origin);
+  probe.establish(token.parent.credentials, token.parent.privilege, token.parent.accountAttributes);
+  if (!authorized(probe)) return false;
+  return loginWithToken(appliance, session, value) === 'SUCCESS';
+}
 
-const loginData = z.discriminatedUnion('mechanism', [
-  z.strictObject({
-    mechanism: z.literal('API_KEY_PLAIN'),
-    username: str(),
-    api_key: str(),
-    login_options: loginOptions.default({ user_info: true }),
-  }),
-  z.strictObject({
-    mechanism: z.literal('PASSWORD_PLAIN'),
-    username: str(),
-    password: str(),
-    login_options: loginOptions.default({ user_info: true }),
-  }),
-  otpToken,
-]);
+/** AAL1's mechanisms, in `AA_LEVEL1.mechanisms` order (MW/utils/auth.py:71-80). */
+const LEVEL_1_MECHANISMS = ['API_KEY_PLAIN', 'TOKEN_PLAIN', 'PASSWORD_PLAIN'];
+
+/**
+ * `auth.generate_token`: the parent is this session, or for a session that logged in with a token,
+ * that token's parent (TokenManager.create). A `ttl` of null means the default 600 s.
+ */
+function generateToken(ctx: CallContext, ttl: number | null, attrs: Record<string, unknown>, matchOrigin: boolean, singleUse: boolean): string {
+  const { session } = ctx;
+  const parent = session.credentials!.token?.parent ?? {
+    credentials: session.credentials!,
+    privilege: session.privilege!,
+    accountAttributes: session.accountAttributes,
+  };
+  const token = ctx.appliance.tokens.create({
+    ttlSeconds: ttl ?? 600,
+    attrs,
+    matchOrigin: matchOrigin ? session.origin.address : null,
+    parent,
+    singleUse,
+  });
+  return token.value;
+}
 
 export const authMethods = [
-  defineMethod({
-    name: 'auth.login_with_api_key',
-    summary: 'Log the connection in with an API key `<id>-<secret>`; true on success.',
-    access: PUBLIC,
-    params: [{ name: 'api_key', schema: str() }],
-    handler: (ctx, apiKey) => loginWithApiKey(ctx.appliance, ctx.session, apiKey) === 'SUCCESS',
+  implement(authContract['auth.login_with_api_key'], (ctx, apiKey) => loginWithApiKey(ctx.appliance, ctx.session, apiKey) === 'SUCCESS'),
+  // MW/plugins/auth.py:516-542: login_ex without user_info, then OTP_TOKEN when asked for and given.
+  implement(authContract['auth.login'], (ctx, username, password, otp) => {
+    const first = loginEx(ctx, { mechanism: 'PASSWORD_PLAIN', username, password, login_options: { user_info: false } });
+    if (first.response_type === 'SUCCESS') return true;
+    if (first.response_type !== 'OTP_REQUIRED' || otp === null) return false;
+    return loginEx(ctx, { mechanism: 'OTP_TOKEN', otp_token: otp, login_options: { user_info: false } }).response_type === 'SUCCESS';
   }),
-  defineMethod({
-    name: 'auth.login',
-    summary: 'Log the connection in with a username and password (and the one-time code when two-factor applies); true on success.',
-    access: PUBLIC,
-    params: [
-      { name: 'username', schema: str() },
-      { name: 'password', schema: str() },
-      { name: 'otp_token', schema: str().nullable(), default: () => null },
-    ],
-    // MW/plugins/auth.py:516-542: login_ex without user_info, then OTP_TOKEN when asked for and given.
-    handler: (ctx, username, password, otp) => {
-      const first = loginEx(ctx, { mechanism: 'PASSWORD_PLAIN', username, password, login_options: { user_info: false } });
-      if (first.response_type === 'SUCCESS') return true;
-      if (first.response_type !== 'OTP_REQUIRED' || otp === null) return false;
-      return loginEx(ctx, { mechanism: 'OTP_TOKEN', otp_token: otp, login_options: { user_info: false } }).response_type === 'SUCCESS';
-    },
+  implement(
+    authContract['auth.login_with_token'],
+    (ctx, token) => loginEx(ctx, { mechanism: 'TOKEN_PLAIN', token, login_options: { user_info: false } }).response_type === 'SUCCESS',
+  ),
+  implement(authContract['auth.login_ex'], (ctx, data) => loginEx(ctx, data)),
+  implement(authContract['auth.login_ex_continue'], (ctx, data) => loginEx(ctx, data)),
+  implement(authContract['auth.mechanism_choices'], ({ session }) => {
+    // 25.10.1 asks the session's credential whether it may create tokens before looking at the
+    // level, and an anonymous connection has none (MW/plugins/auth.py:632-650; facts §1.8).
+    if (!session.authenticated) throw rpcErrors.exception('AttributeError', "'NoneType' object has no attribute 'may_create_auth_token'");
+    return [...LEVEL_1_MECHANISMS];
   }),
-  defineMethod({
-    name: 'auth.login_ex',
-    summary: 'Log in with a mechanism object (PASSWORD_PLAIN, API_KEY_PLAIN, OTP_TOKEN); returns a response_type object.',
-    access: PUBLIC,
-    params: [{ name: 'login_data', schema: loginData }],
-    handler: (ctx, data) => loginEx(ctx, data),
-  }),
-  defineMethod({
-    name: 'auth.login_ex_continue',
-    summary: 'Answer an OTP_REQUIRED login with {mechanism: OTP_TOKEN, otp_token}.',
-    access: PUBLIC,
-    params: [{ name: 'login_data', schema: otpToken }],
-    handler: (ctx, data) => loginEx(ctx, data),
-  }),
-  defineMethod({
-    name: 'auth.me',
-    summary: 'The logged-in user, its composed privilege and account attributes.',
-    access: AUTHENTICATED,
-    params: [],
-    handler: (ctx) => describeSession(ctx),
-  }),
-  defineMethod({
-    name: 'auth.logout',
-    summary: 'Log the connection out; it stays open, unauthenticated.',
-    access: AUTHENTICATED,
-    params: [],
-    handler: (ctx) => {
-      ctx.session.logout();
-      return true;
-    },
+  implement(authContract['auth.generate_token'], (ctx, ttl, attrs, matchOrigin, singleUse) => generateToken(ctx, ttl, attrs, matchOrigin, singleUse)),
+  implement(authContract['auth.me'], (ctx) => describeSession(ctx)),
+  implement(authContract['auth.logout'], (ctx) => {
+    ctx.session.logout();
+    return true;
   }),
 ];

@@ -55,6 +55,17 @@ function issueTriples(prefix: string, issue: z.core.$ZodIssue & { input?: unknow
     case 'invalid_value':
       return [triple(`Input should be ${literalList(issue.values)}`)];
     case 'invalid_union': {
+      // A discriminated union with no member for the tag: missing tag, or pydantic's
+      // `union_tag_invalid`, located at the union itself (facts §1.5).
+      const tagged = issue as typeof issue & { discriminator?: string; options?: unknown[] };
+      if (tagged.discriminator !== undefined && issue.errors.length === 0) {
+        const input = issue.input as Record<string, unknown> | undefined;
+        const tag = input !== null && typeof input === 'object' ? input[tagged.discriminator] : undefined;
+        if (tag === undefined) return [triple('Field required')];
+        const expected = (tagged.options ?? []).map((o) => `'${String(o)}'`).join(', ');
+        const unionAt = [prefix, ...issue.path.slice(0, -1).map(String)].filter((p) => p !== '').join('.');
+        return [triple(`Input tag '${String(tag)}' found using '${tagged.discriminator}' does not match any of the expected tags: ${expected}`, unionAt)];
+      }
       // pydantic reports a failed union per member; the first member's complaint is the useful one.
       const first = issue.errors[0]?.[0];
       return first ? issueTriples(path, { ...first, input: issue.input } as never) : [triple('Input is invalid')];
@@ -66,6 +77,20 @@ function issueTriples(prefix: string, issue: z.core.$ZodIssue & { input?: unknow
     default:
       return [triple(issue.message)];
   }
+}
+
+/**
+ * pydantic names the member of a discriminated union by its tag in error locations
+ * (`login_data.API_KEY_PLAIN.api_key`, facts §1.5); zod leaves it out. Only a union at the top of
+ * a parameter is named so; the emulator has no deeper ones.
+ */
+function memberPrefix(spec: ParamSpec, raw: unknown): string {
+  const def = (spec.schema as { _zod: { def: { discriminator?: string } } })._zod.def;
+  if (def.discriminator === undefined || raw === null || typeof raw !== 'object') return spec.name;
+  const tag = (raw as Record<string, unknown>)[def.discriminator];
+  const options = (spec.schema as { options?: { shape: Record<string, { _zod: { values?: Set<unknown> } }> }[] }).options ?? [];
+  const known = options.some((o) => o.shape[def.discriminator!]?._zod.values?.has(tag));
+  return known ? `${spec.name}.${String(tag)}` : spec.name;
 }
 
 /**
@@ -85,7 +110,7 @@ export function validateParams(specs: readonly ParamSpec[], params: readonly unk
     }
     const parsed = spec.schema.safeParse(raw, { reportInput: true });
     if (!parsed.success) {
-      for (const issue of parsed.error.issues) triples.push(...issueTriples(spec.name, issue));
+      for (const issue of parsed.error.issues) triples.push(...issueTriples(memberPrefix(spec, raw), issue));
       return undefined;
     }
     return parsed.data;

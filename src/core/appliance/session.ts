@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { AuthToken } from './tokens.js';
 
 /** Where a session's calls come from: decides whether a plain API key may be used (facts §2.4). */
 export interface Origin {
@@ -23,10 +24,12 @@ export interface ComposedPrivilege {
 }
 
 export interface SessionCredentials {
-  type: 'API_KEY' | 'LOGIN_PASSWORD' | 'LOGIN_TWOFACTOR';
+  type: 'API_KEY' | 'LOGIN_PASSWORD' | 'LOGIN_TWOFACTOR' | 'TOKEN';
   userId: number;
   username: string;
   apiKey?: { id: number; name: string };
+  /** The token a TOKEN session logged in with; the user and privilege are its parent's. */
+  token?: AuthToken;
   loginAt: number;
 }
 
@@ -93,12 +96,27 @@ export class Session {
     this.loginId = randomUUID();
   }
 
+  /**
+   * What 25.10.1 does with each incoming message (`SessionManager._app_on_message`,
+   * MW/plugins/auth.py:183-193): a credential that is no longer valid logs the session out; a valid
+   * one is marked used. Only token credentials expire here (their inactivity window); the 30-day
+   * session age of AAL1 outlives any emulator run.
+   */
+  revalidate(): void {
+    const token = this.credentials?.token;
+    if (!token) return;
+    if (token.valid) token.notifyUsed();
+    else this.logout();
+  }
+
   /** Ends every subscription: on logout and when the connection closes (facts §1.6). */
   dropSubscriptions(): void {
     this.subscriptions.clear();
   }
 
   logout(): void {
+    // A token session's logout destroys its token (TokenSessionManagerCredentials.logout, MW/auth.py).
+    this.credentials?.token?.destroy();
     this.dropSubscriptions();
     this.credentials = null;
     this.privilege = null;

@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import { z } from 'zod';
+import { authContract, twoFactorAuthEntry, type AuthUserInfo } from '../contract/auth.js';
 import { ERRNO, rpcErrors } from '../errors.js';
 import {
   readTwoFactorConfig,
@@ -12,18 +13,18 @@ import {
 import type { UserRecord } from '../store/users.js';
 import { AccountsSnapshot } from './accounts.js';
 import type { Appliance } from './appliance.js';
-import { AUTHENTICATED, defineMethod, roles, type CallContext } from './method.js';
+import { AUTHENTICATED, defineMethod, implement, roles, type CallContext } from './method.js';
 import { str } from './params.js';
 import { pyRepr } from './query/python.js';
 import { generateTotpSecret, provisioningUri } from './totp.js';
 
 /** `auth.twofactor.config` as 25.10.1 answers it: every known service present (`two_factor_extend`). */
-export function twoFactorEntry(config: TwoFactorConfigRecord): Record<string, unknown> {
+export function twoFactorEntry(config: TwoFactorConfigRecord): z.output<typeof twoFactorAuthEntry> {
   return { enabled: config.enabled, services: { ssh: config.services.ssh ?? false }, window: config.window, id: 1 };
 }
 
 /** `user.twofactor_config` (MW/plugins/account_/2fa.py): what `auth.me` and `user.renew_2fa_secret` show. */
-export function userTwoFactorConfig(user: UserRecord, record: UserTwoFactorRecord): Record<string, unknown> {
+export function userTwoFactorConfig(user: UserRecord, record: UserTwoFactorRecord): AuthUserInfo['two_factor_config'] {
   return {
     provisioning_uri: record.secret ? provisioningUri(record.secret, `${user.username}-${hostname()}@TrueNAS`, record) : null,
     secret_configured: record.secret !== null,
@@ -54,45 +55,26 @@ function fullAdminOrUser(ctx: CallContext, username: string): boolean {
   return ctx.session.isFullAdmin || ctx.session.credentials?.username === username;
 }
 
-const twofactorUpdate = z.strictObject({
-  enabled: z.boolean().optional(),
-  services: z.strictObject({ ssh: z.boolean().default(false) }).optional(),
-  window: z.int().min(0).optional(),
-});
-
 const twofactorOptions = z.strictObject({
   otp_digits: z.int().min(6).max(8).optional(),
   interval: z.int().min(5).optional(),
 });
 
 export const twoFactorMethods = [
-  defineMethod({
-    name: 'auth.twofactor.config',
-    summary: 'The global two-factor setting: enabled, services, window (TOTP intervals accepted either side of now).',
-    // ConfigService role_prefix SYSTEM_SECURITY (MW/plugins/auth_/2fa.py, MW/main.py:315).
-    access: roles('SYSTEM_SECURITY_READ'),
-    params: [],
-    handler: ({ appliance }) => twoFactorEntry(readGlobalTwoFactor(appliance)),
-  }),
-  defineMethod({
-    name: 'auth.twofactor.update',
-    summary: 'Change the global two-factor setting {enabled, services: {ssh}, window}.',
-    access: roles('SYSTEM_SECURITY_WRITE'),
-    params: [{ name: 'auth_twofactor_update', schema: twofactorUpdate }],
-    handler: ({ appliance }, data) => {
-      const { store } = appliance;
-      const next = store.write(() => {
-        const old = readTwoFactorConfig(store.db);
-        const config: TwoFactorConfigRecord = {
-          enabled: data.enabled ?? old.enabled,
-          window: data.window ?? old.window,
-          services: data.services ?? old.services,
-        };
-        writeTwoFactorConfig(store.db, config);
-        return config;
-      });
-      return twoFactorEntry(next);
-    },
+  implement(authContract['auth.twofactor.config'], ({ appliance }) => twoFactorEntry(readGlobalTwoFactor(appliance))),
+  implement(authContract['auth.twofactor.update'], ({ appliance }, data) => {
+    const { store } = appliance;
+    const next = store.write(() => {
+      const old = readTwoFactorConfig(store.db);
+      const config: TwoFactorConfigRecord = {
+        enabled: data.enabled ?? old.enabled,
+        window: data.window ?? old.window,
+        services: data.services ?? old.services,
+      };
+      writeTwoFactorConfig(store.db, config);
+      return config;
+    });
+    return twoFactorEntry(next);
   }),
   defineMethod({
     name: 'user.renew_2fa_secret',

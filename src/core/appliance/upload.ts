@@ -48,6 +48,18 @@ export function mayUpload(appliance: Appliance, session: Session): boolean {
 }
 
 /**
+ * Whether `session` may call `method` as the upload endpoint asks a token's parent
+ * (`authorize("CALL", method)`, MW/plugins/auth.py:458-490): `filesystem.put` through this
+ * appliance's gate; any other method by its roles; a method with no roles, or none at all, only
+ * through FULL_ADMIN's wildcard allowlist.
+ */
+export function mayCallForUpload(appliance: Appliance, session: Session, method: string): boolean {
+  if (method === 'filesystem.put') return mayUpload(appliance, session);
+  const def = appliance.methods.get(method);
+  return def?.access.kind === 'roles' ? session.holdsAny(def.access.roles) : session.isFullAdmin;
+}
+
+/**
  * Everything between the `data` part (with the credentials) and the bytes: method lookup and the
  * gate, refused with the endpoint's statuses. It returns the function that starts the
  * `filesystem.put` job; params are validated inside the job, as on the appliance, so bad params

@@ -1,4 +1,6 @@
 import type { z } from 'zod';
+import { apiKeyContract } from './api-key.js';
+import { authContract } from './auth.js';
 import type { MethodContract, ParamSpec } from './method.js';
 import { coreContract } from './core.js';
 import { privilegeContract } from './privilege.js';
@@ -11,6 +13,8 @@ import { systemContract } from './system.js';
  */
 export const CONTRACT = {
   ...coreContract,
+  ...authContract,
+  ...apiKeyContract,
   ...privilegeContract,
   ...systemContract,
 };
@@ -25,8 +29,10 @@ export type ResultOf<M extends MethodName> = z.output<ContractOf<M>['result']>;
 export type ParamsOf<M extends MethodName> =
   ContractOf<M> extends MethodContract<infer P> ? { [K in keyof P]?: P[K] extends ParamSpec ? z.input<P[K]['schema']> : never } : never;
 
-/** Methods answering `query_result(Entry)`: a list, one item, or a count. */
-export type QueryMethod = { [M in MethodName]: ResultOf<M> extends infer R ? (R extends readonly (infer _I)[] ? M : never) : never }[MethodName];
+/** Methods answering `query_result(Entry)`: a list, one item, or a count (a plain list is not one). */
+export type QueryMethod = {
+  [M in MethodName]: number extends ResultOf<M> ? ([Extract<ResultOf<M>, readonly unknown[]>] extends [never] ? never : M) : never;
+}[MethodName];
 
 /** One item of a query method's list. */
 export type ItemOf<M extends QueryMethod> = Extract<ResultOf<M>, readonly unknown[]>[number];

@@ -41,19 +41,7 @@ const statResult = z.object({
   is_mountpoint: z.boolean().optional(),
 });
 
-/** EJSON sends a Python set as `{"$set": [...]}` (facts §1.10); a plain list is accepted too. */
-const roleSet = z.union([z.object({ $set: z.array(z.string()) }).transform((s) => s.$set), z.array(z.string())]);
-
 export const RESULTS = {
-  /** AuthUserInfo (facts §2.2). */
-  'auth.me': z.object({
-    pw_name: z.string(),
-    pw_gecos: z.string().optional(),
-    pw_uid: z.number(),
-    pw_gid: z.number().nullable().optional(),
-    account_attributes: z.array(z.string()).optional(),
-    privilege: z.object({ roles: roleSet, web_shell: z.boolean().optional() }),
-  }),
   'filesystem.stat': statResult,
   'filesystem.listdir': z.array(
     z.object({ name: z.string(), path: z.string(), type: z.string(), size: z.number(), mode: z.number(), uid: z.number(), gid: z.number() }),

@@ -52,6 +52,7 @@ export class Dispatcher {
 
   /** Lookup, authorization, validation and execution of one call; throws RpcError. */
   async call(session: Session, method: string, params: readonly unknown[], messageId?: unknown, gate?: CallGate): Promise<unknown> {
+    session.revalidate();
     const def = this.appliance.methods.get(method);
     if (!def) throw rpcErrors.methodNotFound();
     gate?.beforeCall?.(def, session);

@@ -4,8 +4,7 @@ import { PassThrough, Readable } from 'node:stream';
 import type { Appliance } from '../appliance/appliance.js';
 import type { Origin } from '../appliance/session.js';
 import { authorizeUpload, UploadRefused, type UploadCall, type UploadStarter } from '../appliance/upload.js';
-import { RpcError } from '../errors.js';
-import { bearerKey, bearerLogin } from './bearer.js';
+import { authenticateUpload } from './upload-credentials.js';
 import { sendText } from './http-rpc.js';
 import type { RateLimiter } from './rate-limit.js';
 
@@ -64,23 +63,6 @@ async function readSmall(stream: Readable, limit: number): Promise<string> {
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks).toString('utf8');
-}
-
-/** Logs the request's bearer key in on a fresh session; 401 without a usable key. */
-function authenticate(appliance: Appliance, limiter: RateLimiter, req: IncomingMessage, origin: Origin) {
-  const key = bearerKey(req);
-  if (key === undefined) throw new UploadRefused(401, '401: Unauthorized');
-  // The upload path has no insecure-transport revocation on the appliance (facts §2.4).
-  const session = appliance.createSession({ ...origin, transport: 'upload', secure: true });
-  try {
-    const outcome = bearerLogin(appliance, limiter, session, key);
-    if (outcome === 'limited') throw new UploadRefused(429, '429: Too Many Requests');
-    if (outcome !== 'SUCCESS') throw new UploadRefused(401, 'Invalid API key');
-  } catch (err) {
-    if (err instanceof RpcError) throw new UploadRefused(500, err.reason);
-    throw err;
-  }
-  return session;
 }
 
 /**
@@ -155,7 +137,8 @@ export function uploadRoute(appliance: Appliance, limiter: RateLimiter) {
         if (index === 1) {
           if (name !== 'data') throw new UploadRefused(405, '"data" part must be the first on payload');
           const text = kind === 'field' ? (value ?? '') : await readSmall(stream!, DATA_LIMIT);
-          starter = authorizeUpload(appliance, authenticate(appliance, limiter, req, origin), parseData(text));
+          const call = parseData(text);
+          starter = authorizeUpload(appliance, authenticateUpload(appliance, limiter, req, origin, call.method), call);
           return;
         }
         if (name !== 'file') throw new UploadRefused(405, index === 2 ? '"file" not found as second part on payload' : `Unknown payload part '${name}'`);

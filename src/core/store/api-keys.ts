@@ -46,3 +46,8 @@ export function revokeApiKey(db: Database, id: number, reason: string): void {
 export function deleteApiKey(db: Database, id: number): void {
   sql(db, 'DELETE FROM api_keys WHERE id = ?').run(id);
 }
+
+/** Writes what `api_key.update` may change: name, expiry, the secret's hash and the revocation flag. */
+export function updateApiKey(db: Database, id: number, k: Pick<ApiKeyRecord, 'name' | 'expires_at' | 'key_hash' | 'revoked'>): void {
+  sql(db, 'UPDATE api_keys SET name = ?, expires_at = ?, key_hash = ?, revoked = ? WHERE id = ?').run(k.name, k.expires_at, k.key_hash, k.revoked ? 1 : 0, id);
+}

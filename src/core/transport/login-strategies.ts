@@ -1,3 +1,5 @@
+import { loginExResult, type LoginData, type LoginExAnswer } from '../contract/auth.js';
+import { malformedAnswer } from '../contract/client.js';
 import { StorError } from '../errors.js';
 import type { SecretKind } from './endpoint.js';
 import { loginRejected } from './login.js';
@@ -39,13 +41,15 @@ export function apiKeyLogin(apiKey: string): LoginStrategy {
  */
 export type OtpSource = (username: string, attempt: number) => Promise<string | null>;
 
-interface LoginExAnswer {
-  response_type: string;
-  username?: string;
-  urls?: string[];
-}
-
 const NO_USER_INFO = { user_info: false };
+
+/** `auth.login_ex`, its answer checked against the contract (AuthLoginExResult). */
+async function loginEx(call: RpcCall, data: LoginData): Promise<LoginExAnswer> {
+  const answer = await call<unknown>('auth.login_ex', [data]);
+  const parsed = loginExResult.safeParse(answer);
+  if (!parsed.success) throw malformedAnswer('auth.login_ex', answer, parsed.error.issues[0]!);
+  return parsed.data;
+}
 
 /**
  * `auth.login_ex` with PASSWORD_PLAIN, then OTP_TOKEN for as long as the appliance answers
@@ -56,13 +60,13 @@ export function passwordLogin(username: string, password: string, otp: OtpSource
   return {
     secret: 'a password',
     async login(call, where) {
-      let answer = await call<LoginExAnswer>('auth.login_ex', [{ mechanism: 'PASSWORD_PLAIN', username, password, login_options: NO_USER_INFO }]);
+      let answer = await loginEx(call, { mechanism: 'PASSWORD_PLAIN', username, password, login_options: NO_USER_INFO });
       let attempts = 0;
       while (answer.response_type === 'OTP_REQUIRED') {
-        const code = await otp(answer.username ?? username, attempts);
+        const code = await otp(answer.username, attempts);
         if (code === null) throw otpRejected(where, username);
         attempts++;
-        answer = await call<LoginExAnswer>('auth.login_ex', [{ mechanism: 'OTP_TOKEN', otp_token: code, login_options: NO_USER_INFO }]);
+        answer = await loginEx(call, { mechanism: 'OTP_TOKEN', otp_token: code, login_options: NO_USER_INFO });
       }
       switch (answer.response_type) {
         case 'SUCCESS':
@@ -74,9 +78,7 @@ export function passwordLogin(username: string, password: string, otp: OtpSource
             hint: 'an administrator must renew the account or set a new password',
           });
         case 'REDIRECT':
-          throw new StorError('unreachable', 'LOGIN_REDIRECT', `${where} is a standby node; log in to the active one: ${(answer.urls ?? []).join(', ')}`);
-        default:
-          throw new StorError('failed', 'UNEXPECTED_LOGIN_ANSWER', `${where} answered the login with ${JSON.stringify(answer.response_type)}`);
+          throw new StorError('unreachable', 'LOGIN_REDIRECT', `${where} is a standby node; log in to the active one: ${answer.urls.join(', ')}`);
       }
     },
   };

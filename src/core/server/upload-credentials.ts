@@ -1,0 +1,101 @@
+import type { IncomingMessage } from 'node:http';
+import type { Appliance } from '../appliance/appliance.js';
+import { loginWithPassword, loginWithTokenFor } from '../appliance/auth.js';
+import type { Origin, Session } from '../appliance/session.js';
+import { readGlobalTwoFactor } from '../appliance/twofactor.js';
+import { mayCallForUpload, UploadRefused } from '../appliance/upload.js';
+import { RpcError } from '../errors.js';
+import { bearerLogin } from './bearer.js';
+import type { RateLimiter } from './rate-limit.js';
+
+/** What `parse_credentials` finds in a request (MW/restful.py:30-71). */
+type UploadCredentials =
+  | { kind: 'token'; token: string }
+  | { kind: 'password'; username: string; password: string }
+  | { kind: 'api-key'; key: string }
+  | null;
+
+/** aiohttp's answer to an exception nobody caught (facts §7.2: a Basic value without `:`). */
+const SERVER_ERROR = '500 Internal Server Error\n\nServer got itself in trouble';
+
+/**
+ * Python's `base64.b64decode(..., validate=False)` then `.decode('utf-8')`: characters outside the
+ * alphabet are dropped, bad padding or bytes that are not UTF-8 are a 400.
+ */
+function decodeBasic(value: string): string {
+  const cleaned = value.replace(/[^A-Za-z0-9+/=]/g, '');
+  const body = cleaned.replace(/=+$/, '');
+  if (cleaned.length % 4 !== 0 || body.includes('=') || body.length % 4 === 1) throw new UploadRefused(400, '400: Bad Request');
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(body, 'base64'));
+  } catch {
+    throw new UploadRefused(400, '400: Bad Request');
+  }
+}
+
+/**
+ * The header first: `Token <t>`, `Basic <base64(user:password)>`, `Bearer <api key>`; any other
+ * scheme counts as no credentials. Only without a header does `?auth_token=` count.
+ */
+export function parseUploadCredentials(req: IncomingMessage): UploadCredentials {
+  const header = req.headers.authorization;
+  if (header === undefined) {
+    const token = new URL(req.url ?? '/', 'http://upload').searchParams.get('auth_token');
+    return token === null ? null : { kind: 'token', token };
+  }
+  if (header.startsWith('Token ')) return { kind: 'token', token: header.slice('Token '.length) };
+  if (header.startsWith('Basic ')) {
+    const decoded = decodeBasic(header.slice('Basic '.length));
+    const colon = decoded.indexOf(':');
+    if (colon < 0) throw new UploadRefused(500, SERVER_ERROR);
+    return { kind: 'password', username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+  }
+  // Case-insensitive and trimmed, as stor's own clients have always been served.
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return bearer ? { kind: 'api-key', key: bearer[1]! } : null;
+}
+
+/** Failed password checks share one budget per address, as failed bearer checks do (bearer.ts). */
+const BASIC = 'basic';
+
+/**
+ * Logs the request's credentials in on a fresh session, with the endpoint's refusals (facts §7.1,
+ * §7.2; MW/restful.py:74-126): 401 without credentials, `Bad username or password`, `HTTP Basic
+ * Auth is unavailable when OTP is enabled`, `Invalid API key`; 403 `Invalid token` for a token
+ * that is unknown, expired, bound to another origin, carries attrs, or whose parent may not call
+ * `method`.
+ */
+export function authenticateUpload(appliance: Appliance, limiter: RateLimiter, req: IncomingMessage, origin: Origin, method: string): Session {
+  const credentials = parseUploadCredentials(req);
+  if (credentials === null) throw new UploadRefused(401, '401: Unauthorized');
+  // The upload path has no insecure-transport revocation on the appliance (facts §2.4).
+  const session = appliance.createSession({ ...origin, transport: 'upload', secure: true });
+  try {
+    switch (credentials.kind) {
+      case 'token':
+        if (!loginWithTokenFor(appliance, session, credentials.token, (parent) => mayCallForUpload(appliance, parent, method))) {
+          throw new UploadRefused(403, 'Invalid token');
+        }
+        break;
+      case 'password': {
+        if (readGlobalTwoFactor(appliance).enabled) throw new UploadRefused(401, 'HTTP Basic Auth is unavailable when OTP is enabled');
+        if (limiter.blocked(BASIC, origin.address)) throw new UploadRefused(429, '429: Too Many Requests');
+        if (loginWithPassword(appliance, session, credentials.username, credentials.password) !== 'SUCCESS') {
+          limiter.hit(BASIC, origin.address);
+          throw new UploadRefused(401, 'Bad username or password');
+        }
+        break;
+      }
+      case 'api-key': {
+        const outcome = bearerLogin(appliance, limiter, session, credentials.key);
+        if (outcome === 'limited') throw new UploadRefused(429, '429: Too Many Requests');
+        if (outcome !== 'SUCCESS') throw new UploadRefused(401, 'Invalid API key');
+        break;
+      }
+    }
+  } catch (err) {
+    if (err instanceof RpcError) throw new UploadRefused(500, err.reason);
+    throw err;
+  }
+  return session;
+}
