@@ -1,7 +1,9 @@
 import type { z } from 'zod';
 import type { MethodContract, ParamSpec } from './method.js';
+import { groupContract } from './group.js';
 import { privilegeContract } from './privilege.js';
 import { systemContract } from './system.js';
+import { userContract } from './user.js';
 
 /**
  * THE contract: every method of the 25.10.1 API that stor serves or calls, with its params,
@@ -11,6 +13,8 @@ import { systemContract } from './system.js';
 export const CONTRACT = {
   ...privilegeContract,
   ...systemContract,
+  ...userContract,
+  ...groupContract,
 };
 
 export type MethodName = keyof typeof CONTRACT;
