@@ -33,7 +33,7 @@ const group = (name: keyof typeof GID, builtin = true): NewGroup => ({
   userns_idmap: null,
 });
 
-const baseUser = (fields: Pick<NewUser, 'uid' | 'username' | 'full_name' | 'home' | 'group_id' | 'groups'>): NewUser => ({
+const baseUser = (fields: Pick<NewUser, 'uid' | 'username' | 'full_name' | 'home' | 'group_id' | 'groups'> & Partial<Pick<NewUser, 'builtin'>>): NewUser => ({
   shell: '/usr/bin/zsh',
   builtin: true,
   smb: false,
