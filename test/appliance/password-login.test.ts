@@ -93,6 +93,12 @@ describe('user.update with a password (MW/plugins/account.py:766)', () => {
     expect(await t.call(t.session(), 'auth.login', 'truenas_admin', PASSWORD)).toBe(false);
     expect(await t.call(t.session(), 'auth.login', 'truenas_admin', 'another one')).toBe(true);
 
+    // 25.10.1 keeps one password-enabled grantee of "Local Administrator" (MW/plugins/account_/privilege.py:298-321).
+    expect((await t.callError(t.admin, 'user.update', admin!.id, { password_disabled: true })).triples).toEqual([
+      ['user_update.password_disabled', "After disabling password for this user no password-enabled local user will have built-in privilege 'Local Administrator'.", 22],
+    ]);
+    const [root] = await t.call<{ id: number }[]>(t.admin, 'user.query', [['username', '=', 'root']]);
+    await t.call(t.admin, 'user.update', root!.id, { password: 'root secret', password_disabled: false });
     await t.call(t.admin, 'user.update', admin!.id, { password_disabled: true });
     expect(await t.call(t.session(), 'auth.login', 'truenas_admin', 'another one')).toBe(false);
 

@@ -16,12 +16,14 @@ describe('a fresh state directory', () => {
       { name: 'truenas_sharing_administrators', gid: 952 },
     ]);
     const users = await t.call<{ username: string; uid: number; group: { bsdgrp_gid: number }; groups: number[] }[]>(t.admin, 'user.query');
+    // user.query always ends with the synthetic container root (MW/plugins/account.py:444-452).
     expect(users.map((u) => [u.username, u.uid])).toEqual([
       ['root', 0],
       ['truenas_admin', 950],
+      ['truenas_container_unpriv_root', 2147000001],
     ]);
     const admins = await t.call<{ users: number[] }>(t.admin, 'group.query', [['gid', '=', 544]], { get: true });
-    expect(admins.users).toEqual(users.map((u) => (u as unknown as { id: number }).id));
+    expect(admins.users).toEqual(users.slice(0, 2).map((u) => (u as unknown as { id: number }).id));
 
     const raw = await t.call<(Record<string, unknown> & { local_groups: { gid: number }[] })[]>(t.admin, 'privilege.query', [], {
       select: ['id', 'builtin_name', 'name', 'roles', 'web_shell', 'local_groups'],
@@ -75,9 +77,10 @@ describe('accounts', () => {
     expect([a.uid, b.uid]).toEqual([3000, 3001]);
     expect(a.password).toBeNull();
     const err = await t.callError(t.admin, 'user.create', { ...base, username: 'a', uid: 3001 });
+    // common_validation checks the uid before the username (MW/plugins/account.py:1494-1516).
     expect(err.triples).toEqual([
-      ['user_create.username', 'The username "a" already exists.', 17],
       ['user_create.uid', 'Uid 3001 is already used (user b has it)', 17],
+      ['user_create.username', 'The username "a" already exists.', 17],
     ]);
   });
 

@@ -1,5 +1,4 @@
-import { callChecked } from '../../core/contract/checked-call.js';
-import { call } from '../../core/contract/client.js';
+import { call, queryItems } from '../../core/contract/client.js';
 import { StorError } from '../../core/errors.js';
 import type { Transport } from '../../core/transport/transport.js';
 import type { CommandContext } from '../shared/context.js';
@@ -31,7 +30,7 @@ const splitList = (values: string[] | undefined): string[] | undefined =>
   values?.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
 
 async function resolveGids(t: Transport, refs: string[]): Promise<number[]> {
-  const groups = await callChecked(t, 'group.query', [[], { select: ['id', 'gid', 'name'] }]);
+  const groups = await queryItems(t, 'group.query', ['gid', 'name'], [], { select: ['gid', 'name'] });
   return refs.map((ref) => {
     const g = /^\d+$/.test(ref) ? groups.find((x) => x.gid === Number(ref)) : groups.find((x) => x.name === ref);
     if (!g) throw new StorError('usage', 'UNKNOWN_GROUP', `no local group with name or gid ${JSON.stringify(ref)}`);

@@ -1,4 +1,4 @@
-import { callChecked } from '../../core/contract/checked-call.js';
+import { queryItems } from '../../core/contract/client.js';
 import type { CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
 import { findPrivilege, groupNames, healthOf, loadTargetRoles, modelJson, type FindingReport } from './model.js';
@@ -28,12 +28,14 @@ export async function privilegeShow(ctx: CommandContext, ref: string): Promise<C
   const h = healthOf(roles, p.roles);
   const gids = new Set(p.local_groups.map((g) => g.gid));
   const [users, groups] = await Promise.all([
-    callChecked(t, 'user.query'),
-    callChecked(t, 'group.query', [[], { select: ['id', 'gid', 'name'] }]),
+    queryItems(t, 'user.query', ['username', 'group', 'groups'], [], { select: ['username', 'group', 'groups'] }),
+    queryItems(t, 'group.query', ['id', 'gid'], [], { select: ['id', 'gid'] }),
   ]);
   const gidOfId = new Map(groups.map((g) => [g.id, g.gid]));
+  // `group` is the primary group's raw row; synthetic accounts have `{}` there.
+  const primaryGid = (group: Record<string, unknown>) => (typeof group.bsdgrp_gid === 'number' ? group.bsdgrp_gid : -1);
   const members = users
-    .filter((u) => (u.group && gids.has(u.group.bsdgrp_gid)) || (u.groups ?? []).some((id) => gids.has(gidOfId.get(id) ?? -1)))
+    .filter((u) => gids.has(primaryGid(u.group)) || u.groups.some((id) => gids.has(gidOfId.get(id) ?? -1)))
     .map((u) => u.username);
   const names = groupNames(p);
   const data: PrivilegeDetail = {

@@ -1,9 +1,41 @@
+import { createHash } from 'node:crypto';
+import { SECRET_PLACEHOLDER } from '../contract/accounts-common.js';
 import type { Db } from '../store/store.js';
+import { ADMIN_UID } from '../store/seed.js';
+import { readSettings } from '../store/settings.js';
 import { listGroups, type GroupRecord } from '../store/groups.js';
 import { listPrivileges, type PrivilegeRecord } from '../store/privileges.js';
 import { listUsers, type UserRecord } from '../store/users.js';
 import { listApiKeys } from '../store/api-keys.js';
 import { listUsersWithSecret } from '../store/twofactor.js';
+
+/** `BASE_RID_USER` / `BASE_RID_GROUP` and the well-known RIDs (MW/utils/sid.py). */
+const BASE_RID_USER = 20_000;
+const BASE_RID_GROUP = 200_000;
+const DOMAIN_RID = { ADMINS: 512, GUESTS: 514 } as const;
+
+/**
+ * A machine SID (`S-1-5-21-a-b-c`) that stays the same for one appliance: derived from when its
+ * state was seeded, as a real one is generated once at install.
+ */
+function serverSidOf(seed: string): string {
+  const digest = createHash('sha256').update(`stor-server-sid:${seed}`).digest();
+  return `S-1-5-21-${digest.readUInt32BE(0)}-${digest.readUInt32BE(4)}-${digest.readUInt32BE(8)}`;
+}
+
+/** The primary group as UserEntry's `group` carries it: the raw database row (`bsdgrp_userns_idmap` 0 = none, -1 = DIRECT). */
+function rawGroupRow(g: GroupRecord): Record<string, unknown> {
+  return {
+    id: g.id,
+    bsdgrp_gid: g.gid,
+    bsdgrp_group: g.name,
+    bsdgrp_builtin: g.builtin,
+    bsdgrp_sudo_commands: g.sudo_commands,
+    bsdgrp_sudo_commands_nopasswd: g.sudo_commands_nopasswd,
+    bsdgrp_smb: g.smb,
+    bsdgrp_userns_idmap: g.userns_idmap === null ? 0 : g.userns_idmap === 'DIRECT' ? -1 : g.userns_idmap,
+  };
+}
 
 /** GIDs of built-in groups that interactive users may join (facts §3.2, `ALLOWED_BUILTIN_GIDS`). */
 export const ALLOWED_BUILTIN_GIDS: ReadonlySet<number> = new Set([14, 544, 545, 568, 951, 952]);
@@ -20,6 +52,8 @@ export class AccountsSnapshot {
     private readonly apiKeyIds: Map<number, number[]>,
     /** Users with a two-factor secret. */
     private readonly twofactorUsers: ReadonlySet<number>,
+    /** `smb.local_server_sid`: the domain part of local SIDs. */
+    readonly serverSid: string,
   ) {
     this.groupById = new Map(groups.map((g) => [g.id, g]));
     this.groupByGid = new Map(groups.map((g) => [g.gid, g]));
@@ -28,7 +62,14 @@ export class AccountsSnapshot {
   static load(db: Db): AccountsSnapshot {
     const keys = new Map<number, number[]>();
     for (const k of listApiKeys(db)) keys.set(k.user_id, [...(keys.get(k.user_id) ?? []), k.id]);
-    return new AccountsSnapshot(listUsers(db), listGroups(db), listPrivileges(db), keys, new Set(listUsersWithSecret(db)));
+    return new AccountsSnapshot(
+      listUsers(db),
+      listGroups(db),
+      listPrivileges(db),
+      keys,
+      new Set(listUsersWithSecret(db)),
+      serverSidOf(readSettings(db).seeded_at ?? ''),
+    );
   }
 
   hasTwoFactorSecret(user: UserRecord): boolean {
@@ -46,13 +87,19 @@ export class AccountsSnapshot {
     return this.privileges.filter((p) => p.local_groups.some((g) => set.has(g)));
   }
 
+  /** A user's `roles`: the unexpanded roles its groups are granted. */
+  rolesOf(user: UserRecord): string[] {
+    return this.unexpandedRoles(this.gidsOf(user));
+  }
+
   /** Union of the unexpanded roles of the privileges granted to these GIDs, in first-seen order. */
   private unexpandedRoles(gids: readonly number[]): string[] {
     return [...new Set(this.privilegesForGids(gids).flatMap((p) => p.roles))];
   }
 
+  /** `group_extend` (MW/plugins/account.py:1925-1960). */
   groupEntry(g: GroupRecord): Record<string, unknown> {
-    const users = this.users.filter((u) => u.group_id === g.id || u.groups.includes(g.id)).map((u) => u.id);
+    const users = new Set(this.users.filter((u) => u.groups.includes(g.id) || u.group_id === g.id).map((u) => u.id));
     return {
       id: g.id,
       gid: g.gid,
@@ -64,39 +111,43 @@ export class AccountsSnapshot {
       userns_idmap: g.userns_idmap,
       group: g.name,
       local: true,
-      sid: null,
+      sid: this.groupSid(g),
       roles: this.unexpandedRoles([g.gid]),
-      users,
+      users: [...users],
       immutable: g.builtin && !ALLOWED_BUILTIN_GIDS.has(g.gid),
     };
   }
 
-  userEntry(u: UserRecord): Record<string, unknown> {
+  private groupSid(g: GroupRecord): string | null {
+    if (g.name === 'builtin_administrators') return `${this.serverSid}-${DOMAIN_RID.ADMINS}`;
+    if (g.name === 'builtin_guests') return `${this.serverSid}-${DOMAIN_RID.GUESTS}`;
+    return g.smb ? `${this.serverSid}-${BASE_RID_GROUP + g.id}` : null;
+  }
+
+  /**
+   * `user_extend` (MW/plugins/account.py:262-345). The password hashes are never shown: `*` stands
+   * for them (what 25.10.1 shows for an account without one); a caller that may not see secrets
+   * (neither FULL_ADMIN nor ACCOUNT_WRITE, MW/main.py:834-845) gets the placeholder instead.
+   */
+  userEntry(u: UserRecord, exposeSecrets: boolean, now = Date.now()): Record<string, unknown> {
     const primary = this.groupById.get(u.group_id);
+    const hidden = (value: unknown) => (exposeSecrets ? value : SECRET_PLACEHOLDER);
+    // Stored as whole seconds on the appliance (bsdusr_last_password_change).
+    const changedAt = u.last_password_change === null ? null : Math.floor(u.last_password_change / 1000) * 1000;
+    const age = changedAt === null ? null : Math.floor((now - changedAt) / 86_400_000);
     return {
       id: u.id,
       uid: u.uid,
       username: u.username,
-      unixhash: '*',
-      smbhash: '*',
+      unixhash: hidden('*'),
+      smbhash: hidden('*'),
       home: u.home,
       shell: u.shell,
       full_name: u.full_name,
       builtin: u.builtin,
       smb: u.smb,
       userns_idmap: u.userns_idmap,
-      group: primary
-        ? {
-            id: primary.id,
-            bsdgrp_gid: primary.gid,
-            bsdgrp_group: primary.name,
-            bsdgrp_builtin: primary.builtin,
-            bsdgrp_sudo_commands: primary.sudo_commands,
-            bsdgrp_sudo_commands_nopasswd: primary.sudo_commands_nopasswd,
-            bsdgrp_smb: primary.smb,
-            bsdgrp_userns_idmap: primary.userns_idmap,
-          }
-        : null,
+      group: primary ? rawGroupRow(primary) : {},
       groups: u.groups,
       password_disabled: u.password_disabled,
       ssh_password_enabled: u.ssh_password_enabled,
@@ -106,14 +157,15 @@ export class AccountsSnapshot {
       sudo_commands_nopasswd: u.sudo_commands_nopasswd,
       email: u.email,
       local: true,
-      immutable: u.builtin || u.uid === 950,
+      immutable: u.builtin || u.uid === ADMIN_UID,
       twofactor_auth_configured: this.twofactorUsers.has(u.id),
-      sid: null,
-      last_password_change: u.last_password_change === null ? null : { $date: u.last_password_change },
-      password_age: null,
-      password_history: null,
+      sid: u.smb ? `${this.serverSid}-${BASE_RID_USER + u.id}` : null,
+      last_password_change: changedAt === null ? null : { $date: changedAt },
+      password_age: age !== null && age >= 0 ? age : null,
+      password_history: hidden([]),
+      // No maximum password age is configured (system.security), so never required.
       password_change_required: false,
-      roles: this.unexpandedRoles(this.gidsOf(u)),
+      roles: this.rolesOf(u),
       api_keys: this.apiKeyIds.get(u.id) ?? [],
     };
   }

@@ -73,7 +73,8 @@ function issueTriples(prefix: string, issue: z.core.$ZodIssue & { input?: unknow
     case 'invalid_format':
       return [triple(`Value error, ${issue.message}`)];
     case 'custom':
-      return [triple(`Value error, ${issue.message}`)];
+      // A PydanticCustomError (e.g. EmailStr) has its own wording, without the ValueError prefix.
+      return [triple(issue.params?.verbatim ? issue.message : `Value error, ${issue.message}`)];
     default:
       return [triple(issue.message)];
   }

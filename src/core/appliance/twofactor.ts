@@ -13,8 +13,9 @@ import {
 import type { UserRecord } from '../store/users.js';
 import { AccountsSnapshot } from './accounts.js';
 import type { Appliance } from './appliance.js';
-import { AUTHENTICATED, defineMethod, implement, roles, type CallContext } from './method.js';
-import { str } from './params.js';
+import { implement, type CallContext } from './method.js';
+import { userContract } from '../contract/user.js';
+import { exposesAccountSecrets } from './user.js';
 import { pyRepr } from './query/python.js';
 import { generateTotpSecret, provisioningUri } from './totp.js';
 
@@ -55,11 +56,6 @@ function fullAdminOrUser(ctx: CallContext, username: string): boolean {
   return ctx.session.isFullAdmin || ctx.session.credentials?.username === username;
 }
 
-const twofactorOptions = z.strictObject({
-  otp_digits: z.int().min(6).max(8).optional(),
-  interval: z.int().min(5).optional(),
-});
-
 export const twoFactorMethods = [
   implement(authContract['auth.twofactor.config'], ({ appliance }) => twoFactorEntry(readGlobalTwoFactor(appliance))),
   implement(authContract['auth.twofactor.update'], ({ appliance }, data) => {
@@ -76,46 +72,31 @@ export const twoFactorMethods = [
     });
     return twoFactorEntry(next);
   }),
-  defineMethod({
-    name: 'user.renew_2fa_secret',
-    summary: "Give a user a new TOTP secret {otp_digits, interval}; returns the user entry and its twofactor_config (with the provisioning URI).",
-    // authorization_required=False: any session, checked against the username in the handler.
-    access: AUTHENTICATED,
-    params: [
-      { name: 'username', schema: str() },
-      { name: 'twofactor_options', schema: twofactorOptions },
-    ],
-    handler: (ctx, username, options) => {
-      if (!fullAdminOrUser(ctx, username)) {
-        throw rpcErrors.call(ERRNO.EPERM, `${username}: currently authenticated credential may not renew two-factor authentication for this user.`);
-      }
-      const { store } = ctx.appliance;
-      const user = store.write(() => {
-        const target = translateUsername(AccountsSnapshot.load(store.db), username);
-        const old = readUserTwoFactor(store.db, target.id);
-        writeUserTwoFactor(store.db, target.id, {
-          secret: generateTotpSecret(),
-          interval: options.interval ?? old.interval,
-          otp_digits: options.otp_digits ?? old.otp_digits,
-        });
-        return target;
+  implement(userContract['user.renew_2fa_secret'], (ctx, username, options) => {
+    if (!fullAdminOrUser(ctx, username)) {
+      throw rpcErrors.call(ERRNO.EPERM, `${username}: currently authenticated credential may not renew two-factor authentication for this user.`);
+    }
+    const { store } = ctx.appliance;
+    const user = store.write(() => {
+      const target = translateUsername(AccountsSnapshot.load(store.db), username);
+      const old = readUserTwoFactor(store.db, target.id);
+      writeUserTwoFactor(store.db, target.id, {
+        secret: generateTotpSecret(),
+        interval: options.interval ?? old.interval,
+        otp_digits: options.otp_digits ?? old.otp_digits,
       });
-      const accounts = ctx.appliance.accounts();
-      return { ...accounts.userEntry(user), twofactor_config: userTwoFactorConfig(user, readUserSecret(ctx.appliance, user.id)) };
-    },
+      return target;
+    });
+    const accounts = ctx.appliance.accounts();
+    const entry = accounts.userEntry(user, exposesAccountSecrets(ctx));
+    return { ...entry, twofactor_config: userTwoFactorConfig(user, readUserSecret(ctx.appliance, user.id)) };
   }),
-  defineMethod({
-    name: 'user.unset_2fa_secret',
-    summary: "Remove a user's TOTP secret; the user no longer gets asked for a code.",
-    access: roles('ACCOUNT_WRITE'),
-    params: [{ name: 'username', schema: str() }],
-    handler: ({ appliance }, username) => {
-      const { store } = appliance;
-      store.write(() => {
-        const user = translateUsername(AccountsSnapshot.load(store.db), username);
-        writeUserTwoFactor(store.db, user.id, { ...readUserTwoFactor(store.db, user.id), secret: null });
-      });
-      return null;
-    },
+  implement(userContract['user.unset_2fa_secret'], ({ appliance }, username) => {
+    const { store } = appliance;
+    store.write(() => {
+      const user = translateUsername(AccountsSnapshot.load(store.db), username);
+      writeUserTwoFactor(store.db, user.id, { ...readUserTwoFactor(store.db, user.id), secret: null });
+    });
+    return null;
   }),
 ];

@@ -3,8 +3,10 @@ import { apiKeyContract } from './api-key.js';
 import { authContract } from './auth.js';
 import type { MethodContract, ParamSpec } from './method.js';
 import { coreContract } from './core.js';
+import { groupContract } from './group.js';
 import { privilegeContract } from './privilege.js';
 import { systemContract } from './system.js';
+import { userContract } from './user.js';
 
 /**
  * THE contract: every method of the 25.10.1 API that stor serves or calls, with its params,
@@ -17,6 +19,8 @@ export const CONTRACT = {
   ...apiKeyContract,
   ...privilegeContract,
   ...systemContract,
+  ...userContract,
+  ...groupContract,
 };
 
 export type MethodName = keyof typeof CONTRACT;

@@ -49,10 +49,6 @@ export const RESULTS = {
   'pool.dataset.query': z.array(datasetEntry),
   'pool.dataset.get_instance': datasetEntry,
   'pool.dataset.create': datasetEntry,
-  /** Called with `select: ['id', 'gid', 'name']`. */
-  'group.query': z.array(z.object({ id: z.number(), gid: z.number(), name: z.string() })),
-  /** UserEntry: `group` is the primary group object, `groups` the ids of the others. */
-  'user.query': z.array(z.object({ username: z.string(), group: z.object({ bsdgrp_gid: z.number() }).nullable().optional(), groups: z.array(z.number()).optional() })),
 } as const;
 
 export type ResultMethod = keyof typeof RESULTS;

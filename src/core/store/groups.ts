@@ -43,19 +43,43 @@ export function listGroups(db: Database): GroupRecord[] {
   return (sql(db, 'SELECT * FROM groups ORDER BY id').all() as GroupRow[]).map(toRecord);
 }
 
+function toRow(g: NewGroup): Record<string, unknown> {
+  return {
+    gid: g.gid,
+    name: g.name,
+    builtin: g.builtin ? 1 : 0,
+    smb: g.smb ? 1 : 0,
+    sudo_commands: toJsonColumn(g.sudo_commands),
+    sudo_commands_nopasswd: toJsonColumn(g.sudo_commands_nopasswd),
+    userns_idmap: g.userns_idmap === null ? null : toJsonColumn(g.userns_idmap),
+  };
+}
+
 export function insertGroup(db: Database, g: NewGroup): number {
   const info = sql(db, 
       `INSERT INTO groups (gid, name, builtin, smb, sudo_commands, sudo_commands_nopasswd, userns_idmap)
        VALUES (@gid, @name, @builtin, @smb, @sudo_commands, @sudo_commands_nopasswd, @userns_idmap)`,
     )
-    .run({
-      gid: g.gid,
-      name: g.name,
-      builtin: g.builtin ? 1 : 0,
-      smb: g.smb ? 1 : 0,
-      sudo_commands: toJsonColumn(g.sudo_commands),
-      sudo_commands_nopasswd: toJsonColumn(g.sudo_commands_nopasswd),
-      userns_idmap: g.userns_idmap === null ? null : toJsonColumn(g.userns_idmap),
-    });
+    .run(toRow(g));
   return Number(info.lastInsertRowid);
+}
+
+export function updateGroup(db: Database, id: number, g: NewGroup): void {
+  sql(
+    db,
+    `UPDATE groups SET gid = @gid, name = @name, builtin = @builtin, smb = @smb, sudo_commands = @sudo_commands,
+       sudo_commands_nopasswd = @sudo_commands_nopasswd, userns_idmap = @userns_idmap
+     WHERE id = @id`,
+  ).run({ id, ...toRow(g) });
+}
+
+/** Replaces a group's supplementary members. */
+export function setGroupMembers(db: Database, id: number, userIds: readonly number[]): void {
+  sql(db, 'DELETE FROM user_groups WHERE group_id = ?').run(id);
+  const add = sql(db, 'INSERT OR IGNORE INTO user_groups (user_id, group_id) VALUES (?, ?)');
+  for (const userId of userIds) add.run(userId, id);
+}
+
+export function deleteGroup(db: Database, id: number): void {
+  sql(db, 'DELETE FROM groups WHERE id = ?').run(id);
 }

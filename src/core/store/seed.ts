@@ -33,7 +33,7 @@ const group = (name: keyof typeof GID, builtin = true): NewGroup => ({
   userns_idmap: null,
 });
 
-const baseUser = (fields: Pick<NewUser, 'uid' | 'username' | 'full_name' | 'home' | 'group_id' | 'groups'>): NewUser => ({
+const baseUser = (fields: Pick<NewUser, 'uid' | 'username' | 'full_name' | 'home' | 'group_id' | 'groups'> & Partial<Pick<NewUser, 'builtin'>>): NewUser => ({
   shell: '/usr/bin/zsh',
   builtin: true,
   smb: false,
@@ -72,6 +72,8 @@ export function seedFreshAppliance(db: Database, stateDir: string): void {
       home: '/home/truenas_admin',
       group_id: gids.get(GID.truenas_admin)!,
       groups: [admins],
+      // Not built-in on the appliance either, only immutable (truenas-set-authentication-method.py:48).
+      builtin: false,
     }),
   );
 

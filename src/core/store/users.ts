@@ -120,3 +120,12 @@ export function updateUser(db: Database, id: number, u: NewUser): void {
   const add = sql(db, 'INSERT OR IGNORE INTO user_groups (user_id, group_id) VALUES (?, ?)');
   for (const g of u.groups) add.run(id, g);
 }
+
+export function deleteUser(db: Database, id: number): void {
+  sql(db, 'DELETE FROM users WHERE id = ?').run(id);
+}
+
+/** Moves every user whose primary group is `from` to `to`. */
+export function reassignPrimaryGroup(db: Database, from: number, to: number): void {
+  sql(db, 'UPDATE users SET group_id = ? WHERE group_id = ?').run(to, from);
+}

@@ -1,0 +1,172 @@
+import { z } from 'zod';
+import { LETTERS_AND_UNDERSCORE, emailStr, localXid, posixName, secret, usernsIdmap } from './accounts-common.js';
+import { AUTHENTICATED, defineContract, queryResult, roles, str } from './method.js';
+import { QUERY_PARAMS, instanceParams } from './query.js';
+
+// `MW/api/v25_10_1/user.py`; role prefix ACCOUNT (`MW/plugins/account.py` UserService.Config).
+
+/** UserEntry. `group` is the primary group's raw database row (`id`, `bsdgrp_*`), `{}` for synthetic users. */
+export const userEntry = z.object({
+  id: z.int(),
+  uid: z.int(),
+  username: z.string().min(1),
+  unixhash: secret(z.string().nullable()),
+  smbhash: secret(z.string().nullable()),
+  home: z.string().min(1),
+  shell: z.string().min(1),
+  full_name: z.string(),
+  builtin: z.boolean(),
+  smb: z.boolean(),
+  userns_idmap: usernsIdmap,
+  group: z.record(z.string(), z.unknown()),
+  groups: z.array(z.int()),
+  password_disabled: z.boolean(),
+  ssh_password_enabled: z.boolean(),
+  sshpubkey: z.string().nullable(),
+  locked: z.boolean(),
+  sudo_commands: z.array(z.string().min(1)),
+  sudo_commands_nopasswd: z.array(z.string().min(1)),
+  email: z.string().min(1).nullable(),
+  local: z.boolean(),
+  immutable: z.boolean(),
+  twofactor_auth_configured: z.boolean(),
+  sid: z.string().nullable(),
+  last_password_change: z.object({ $date: z.int() }).nullable(),
+  password_age: z.int().nullable(),
+  password_history: secret(z.array(z.unknown()).nullable()),
+  password_change_required: z.boolean(),
+  roles: z.array(z.string()),
+  api_keys: z.array(z.int()),
+});
+
+/** UserCreateUpdateResult: the entry plus the password given or generated (`null` if none). */
+const userCreateUpdateResult = userEntry.extend({ password: z.string().min(1).nullable() });
+
+/** UserCreate's fields as user.update takes them too (UserUpdate: all optional, no uid or group_create). */
+const updatable = {
+  username: posixName(LETTERS_AND_UNDERSCORE, 32),
+  home: z.string().min(1),
+  shell: z.string().min(1),
+  full_name: z.string().min(1),
+  smb: z.boolean(),
+  userns_idmap: usernsIdmap,
+  group: z.int().nullable(),
+  groups: z.array(z.int()),
+  password_disabled: z.boolean(),
+  ssh_password_enabled: z.boolean(),
+  sshpubkey: z.string().nullable(),
+  locked: z.boolean(),
+  sudo_commands: z.array(z.string().min(1)),
+  sudo_commands_nopasswd: z.array(z.string().min(1)),
+  email: emailStr.nullable(),
+  home_create: z.boolean(),
+  home_mode: z.string(),
+  password: z.string().min(1).nullable(),
+  random_password: z.boolean(),
+};
+
+// Field order is UserCreate's (UserEntry's, then the fields it adds), which is the order
+// pydantic reports problems in.
+export const userCreate = z.strictObject({
+  uid: localXid.nullable().default(null),
+  username: updatable.username,
+  home: updatable.home.default('/var/empty'),
+  shell: updatable.shell.default('/usr/bin/zsh'),
+  full_name: updatable.full_name,
+  smb: updatable.smb.default(true),
+  userns_idmap: updatable.userns_idmap.default(null),
+  group: updatable.group.default(null),
+  groups: updatable.groups.default([]),
+  password_disabled: updatable.password_disabled.default(false),
+  ssh_password_enabled: updatable.ssh_password_enabled.default(false),
+  sshpubkey: updatable.sshpubkey.default(null),
+  locked: updatable.locked.default(false),
+  sudo_commands: updatable.sudo_commands.default([]),
+  sudo_commands_nopasswd: updatable.sudo_commands_nopasswd.default([]),
+  email: updatable.email.default(null),
+  group_create: z.boolean().default(false),
+  home_create: updatable.home_create.default(false),
+  home_mode: updatable.home_mode.default('700'),
+  password: updatable.password.default(null),
+  random_password: updatable.random_password.default(false),
+});
+
+export const userUpdate = z.strictObject(updatable).partial();
+
+export type UserCreate = z.output<typeof userCreate>;
+export type UserUpdate = z.output<typeof userUpdate>;
+
+/** UserTwofactorConfigEntry. */
+const userTwofactorConfig = z.object({
+  provisioning_uri: z.string().nullable(),
+  secret_configured: z.boolean(),
+  interval: z.int(),
+  otp_digits: z.int(),
+});
+
+const twofactorOptions = z.strictObject({
+  otp_digits: z.int().min(6).max(8).optional(),
+  interval: z.int().min(5).optional(),
+});
+
+export const userContract = {
+  'user.query': defineContract({
+    name: 'user.query',
+    summary: 'List users (filters, options), including the synthetic truenas_container_unpriv_root.',
+    access: roles('ACCOUNT_READ'),
+    params: QUERY_PARAMS,
+    result: queryResult(userEntry),
+  }),
+  'user.get_instance': defineContract({
+    name: 'user.get_instance',
+    summary: 'One user by id.',
+    access: roles('ACCOUNT_READ'),
+    params: instanceParams(z.int()),
+    result: userEntry,
+  }),
+  'user.create': defineContract({
+    name: 'user.create',
+    summary: 'Create a local user; returns the user entry plus `password`.',
+    access: roles('ACCOUNT_WRITE'),
+    params: [{ name: 'user_create', schema: userCreate }],
+    result: userCreateUpdateResult,
+  }),
+  'user.update': defineContract({
+    name: 'user.update',
+    summary: 'Change a local user by id; a new password is kept only as a salted hash. Returns the entry plus `password`.',
+    access: roles('ACCOUNT_WRITE'),
+    params: [
+      { name: 'id', schema: z.int() },
+      { name: 'user_update', schema: userUpdate },
+    ],
+    result: userCreateUpdateResult,
+  }),
+  'user.delete': defineContract({
+    name: 'user.delete',
+    summary: 'Delete a local user by id {delete_group: true}: its primary group goes too when nothing else uses it. Returns the id.',
+    access: roles('ACCOUNT_WRITE'),
+    params: [
+      { name: 'id', schema: z.int() },
+      { name: 'options', schema: z.strictObject({ delete_group: z.boolean().default(true) }), default: () => ({}) },
+    ],
+    result: z.int(),
+  }),
+  'user.renew_2fa_secret': defineContract({
+    name: 'user.renew_2fa_secret',
+    summary: 'Give a user a new TOTP secret {otp_digits, interval}; returns the user entry and its twofactor_config (with the provisioning URI).',
+    // authorization_required=False: any session, checked against the username in the handler.
+    access: AUTHENTICATED,
+    params: [
+      { name: 'username', schema: str() },
+      { name: 'twofactor_options', schema: twofactorOptions },
+    ],
+    result: userEntry.extend({ twofactor_config: userTwofactorConfig }),
+  }),
+  'user.unset_2fa_secret': defineContract({
+    name: 'user.unset_2fa_secret',
+    summary: "Remove a user's TOTP secret; the user no longer gets asked for a code.",
+    access: roles('ACCOUNT_WRITE'),
+    params: [{ name: 'username', schema: str() }],
+    result: z.null(),
+  }),
+};
