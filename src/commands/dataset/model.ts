@@ -1,9 +1,16 @@
-import type { DatasetEntry } from '../../core/contract/results.js';
+import { datasetProperty, type PoolDatasetEntry } from '../../core/contract/pool-dataset.js';
 import { StorError } from '../../core/errors.js';
 
 /** A dataset's comment: 25.10.x keeps it in `user_properties.comments`, present only when set. */
-export function commentOf(d: DatasetEntry): string | null {
-  return d.user_properties?.comments?.value || null;
+export function commentOf(d: PoolDatasetEntry): string | null {
+  // user_properties is a plain dict in the 25.10.1 model; its items have the property shape.
+  const comment = datasetProperty.safeParse(d.user_properties?.comments);
+  return (comment.success && comment.data.value) || null;
+}
+
+/** A space property's bytes (`parsed` is an int for used/available), or null when absent. */
+export function bytesOf(p: PoolDatasetEntry['used']): number | null {
+  return typeof p?.parsed === 'number' ? p.parsed : null;
 }
 
 /** Accepts `tank/a/b` or its mountpoint `/mnt/tank/a/b`. */

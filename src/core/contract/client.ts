@@ -22,6 +22,7 @@ export type Needed<M extends QueryMethod, K extends keyof ItemOf<M>> = ItemOf<M>
 /**
  * `*.query` as a list: 25.10.1 answers a list, one item (`get`) or a count (`count`), with every
  * field optional (`select`); a command names the fields it reads and gets them typed as present.
+ * `leading` are the params before filters and options (`filesystem.listdir` takes a path first).
  */
 export async function queryItems<M extends QueryMethod, K extends keyof ItemOf<M> & string>(
   t: Transport,
@@ -29,8 +30,9 @@ export async function queryItems<M extends QueryMethod, K extends keyof ItemOf<M
   need: readonly K[],
   filters: unknown[] = [],
   options: Record<string, unknown> = {},
+  leading: readonly unknown[] = [],
 ): Promise<Needed<M, K>[]> {
-  const answer = await call(t, method, [filters, options] as unknown as ParamsOf<M>);
+  const answer = await call(t, method, [...leading, filters, options] as unknown as ParamsOf<M>);
   if (!Array.isArray(answer)) throw malformedAnswer(method, answer, { code: 'invalid_type', expected: 'array', path: [] } as never);
   answer.forEach((item: Record<string, unknown>, i) => {
     const missing = need.find((k) => item[k] === undefined);

@@ -1,5 +1,7 @@
 import type { z } from 'zod';
 import type { MethodContract, ParamSpec } from './method.js';
+import { filesystemContract } from './filesystem.js';
+import { poolDatasetContract } from './pool-dataset.js';
 import { privilegeContract } from './privilege.js';
 import { systemContract } from './system.js';
 
@@ -11,6 +13,8 @@ import { systemContract } from './system.js';
 export const CONTRACT = {
   ...privilegeContract,
   ...systemContract,
+  ...poolDatasetContract,
+  ...filesystemContract,
 };
 
 export type MethodName = keyof typeof CONTRACT;

@@ -8,39 +8,6 @@ import { z } from 'zod';
  * Schemas only: this module is loaded by every command that talks to an appliance.
  */
 
-/** A ZFS property as `pool.dataset.*` shows it (PoolDatasetEntryProperty); only what is read. */
-const zfsProperty = <T extends z.ZodType>(parsed: T) => z.object({ parsed: parsed.optional(), value: z.string().nullable().optional() });
-
-/**
- * PoolDatasetEntry. Every field is NotRequired there (ForUpdateMetaclass); a comment is
- * `user_properties.comments`, present only when set — there is no top-level `comments` in 25.10.x
- * (MW/plugins/pool_/dataset_query_utils.py `normalize_user_properties`).
- */
-const datasetEntry = z.object({
-  id: z.string(),
-  name: z.string(),
-  pool: z.string(),
-  mountpoint: z.string().nullable().optional(),
-  used: zfsProperty(z.number()).optional(),
-  available: zfsProperty(z.number()).optional(),
-  compression: zfsProperty(z.unknown()).optional(),
-  user_properties: z.object({ comments: z.object({ value: z.string().nullable() }).optional() }).optional(),
-});
-
-/** `filesystem.stat` (facts §6.1). */
-const statResult = z.object({
-  realpath: z.string().optional(),
-  type: z.string(),
-  size: z.number(),
-  mode: z.number(),
-  uid: z.number(),
-  gid: z.number(),
-  mtime: z.number(),
-  user: z.string().nullable().optional(),
-  group: z.string().nullable().optional(),
-  is_mountpoint: z.boolean().optional(),
-});
-
 /** EJSON sends a Python set as `{"$set": [...]}` (facts §1.10); a plain list is accepted too. */
 const roleSet = z.union([z.object({ $set: z.array(z.string()) }).transform((s) => s.$set), z.array(z.string())]);
 
@@ -54,13 +21,6 @@ export const RESULTS = {
     account_attributes: z.array(z.string()).optional(),
     privilege: z.object({ roles: roleSet, web_shell: z.boolean().optional() }),
   }),
-  'filesystem.stat': statResult,
-  'filesystem.listdir': z.array(
-    z.object({ name: z.string(), path: z.string(), type: z.string(), size: z.number(), mode: z.number(), uid: z.number(), gid: z.number() }),
-  ),
-  'pool.dataset.query': z.array(datasetEntry),
-  'pool.dataset.get_instance': datasetEntry,
-  'pool.dataset.create': datasetEntry,
   /** Called with `select: ['id', 'gid', 'name']`. */
   'group.query': z.array(z.object({ id: z.number(), gid: z.number(), name: z.string() })),
   /** UserEntry: `group` is the primary group object, `groups` the ids of the others. */
@@ -69,4 +29,3 @@ export const RESULTS = {
 
 export type ResultMethod = keyof typeof RESULTS;
 export type ResultOf<M extends ResultMethod> = z.output<(typeof RESULTS)[M]>;
-export type DatasetEntry = ResultOf<'pool.dataset.get_instance'>;
