@@ -149,7 +149,7 @@ describe('pool.dataset.create takes the whole 25.10.1 model (facts §0 "Datasets
     const dup = await fail(ws, 'pool.dataset.create', [{ name: 'tank/a' }]);
     expect(dup.data).toMatchObject({ error: 22, errname: 'EINVAL', reason: '[EINVAL] pool_dataset_create.name: Path /mnt/tank/a already exists\n' });
     const badName = await fail(ws, 'pool.dataset.create', [{ name: 'tank/b@c' }]);
-    expect(badName.data?.extra[0]).toEqual(['data.PoolDatasetCreateFilesystem.name', 'Value error, Please provide a valid dataset name according to ZFS standards', 22]);
+    expect((badName.data?.extra as unknown[])[0]).toEqual(['data.PoolDatasetCreateFilesystem.name', 'Value error, Please provide a valid dataset name according to ZFS standards', 22]);
   });
 
   it('ACL, readonly-parent, special_small_block_size and encryption checks (MW/plugins/pool_/dataset.py:240-262, :205-215, :281-288, :505-545)', async () => {
