@@ -2,7 +2,7 @@ import type { CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
 import { queryItems } from '../../core/contract/client.js';
 import { formatBytes } from '../upload/progress.js';
-import { bytesOf, commentOf } from './model.js';
+import { bytesOf, checkSpaceProperties, commentOf } from './model.js';
 
 /** One row of `stor dataset list --json`. */
 export interface DatasetSummary {
@@ -22,6 +22,7 @@ export async function datasetList(ctx: CommandContext, pool: string | undefined)
   const t = await ctx.transport();
   const filters = pool ? [['pool', '=', pool]] : [];
   const raw = await queryItems(t, 'pool.dataset.query', ['id', 'name', 'pool'], filters, { order_by: ['id'] });
+  checkSpaceProperties('pool.dataset.query', raw);
   const data: DatasetSummary[] = raw.map((d) => ({
     id: d.id,
     name: d.name,

@@ -1,4 +1,5 @@
 import { datasetProperty, type PoolDatasetEntry } from '../../core/contract/pool-dataset.js';
+import { malformedAnswer } from '../../core/contract/client.js';
 import { StorError } from '../../core/errors.js';
 
 /** A dataset's comment: 25.10.x keeps it in `user_properties.comments`, present only when set. */
@@ -21,4 +22,19 @@ export function datasetId(ref: string): string {
     throw new StorError('usage', 'BAD_DATASET', `not a dataset name or mountpoint: ${JSON.stringify(ref)}`, { hint: 'use e.g. tank/projects or /mnt/tank/projects' });
   }
   return trimmed;
+}
+
+/**
+ * `parsed` is Any in the model, but used/available are ints on every 25.10.1 dataset: another type
+ * means the target is not what it claims, which is said as for any malformed answer.
+ */
+export function checkSpaceProperties(method: string, entries: readonly PoolDatasetEntry[]): void {
+  entries.forEach((e, i) => {
+    for (const name of ['used', 'available'] as const) {
+      const parsed = e[name]?.parsed;
+      if (parsed !== undefined && parsed !== null && typeof parsed !== 'number') {
+        throw malformedAnswer(method, entries, { code: 'invalid_type', expected: 'number', path: [i, name, 'parsed'] } as never);
+      }
+    }
+  });
 }

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { ZodNullable, ZodOptional, type z } from 'zod';
 import { StorError } from '../errors.js';
 import type { Transport } from '../transport/transport.js';
 import { CONTRACT, type ItemOf, type MethodName, type ParamsOf, type QueryMethod, type ResultOf } from './index.js';
@@ -36,9 +36,17 @@ export async function queryItems<M extends QueryMethod, K extends keyof ItemOf<M
   if (!Array.isArray(answer)) throw malformedAnswer(method, answer, { code: 'invalid_type', expected: 'array', path: [] } as never);
   answer.forEach((item: Record<string, unknown>, i) => {
     const missing = need.find((k) => item[k] === undefined);
-    if (missing !== undefined) throw malformedAnswer(method, answer, { code: 'invalid_type', expected: 'value', path: [i, missing] } as never);
+    if (missing !== undefined) throw malformedAnswer(method, answer, { code: 'invalid_type', expected: itemFieldType(method, missing), path: [i, missing] } as never);
   });
   return answer as Needed<M, K>[];
+}
+
+/** The zod type name of a field of a query method's items (`string`, `int`, …), for messages. */
+function itemFieldType(method: QueryMethod, field: string): string {
+  const list = (CONTRACT[method].result as unknown as z.ZodUnion<[z.ZodArray<z.ZodObject>]>).options[0];
+  let schema = list.element.shape[field] as z.ZodType | undefined;
+  while (schema instanceof ZodOptional || schema instanceof ZodNullable) schema = schema.unwrap() as z.ZodType;
+  return schema?.def.type ?? 'value';
 }
 
 const article = (type: string) => (/^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`);
