@@ -299,7 +299,7 @@ describe('stor ls and stor stat', () => {
     expect(missing.stderr).toContain('[ENOENT] Path /mnt/tank/nope not found');
     const outside = await stor(['ls', '/etc']);
     expect(outside.code).toBe(1);
-    expect(outside.stderr).toContain('only paths inside a pool are served');
+    expect(outside.stderr).toContain('[ENOENT] Directory /etc does not exist');
     const dotdot = await stor(['ls', '/mnt/tank/../..']);
     expect(dotdot.code).toBe(1);
     expect(dotdot.stderr).toContain("path must not contain '..'");

@@ -1,6 +1,6 @@
 import type { CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
-import { callChecked } from '../../core/contract/checked-call.js';
+import { call } from '../../core/contract/client.js';
 import { commentOf, datasetId } from './model.js';
 
 export interface DatasetCreateOptions {
@@ -19,9 +19,9 @@ export async function datasetCreate(ctx: CommandContext, ref: string, options: D
   const t = await ctx.transport();
   const name = datasetId(ref);
   // `comments` is still a field of pool.dataset.create in 25.10.1 (MW/api/v25_10_1/pool_dataset.py PoolDatasetCreate).
-  const d = await callChecked(t, 'pool.dataset.create', [
+  const d = await call(t, 'pool.dataset.create', [
     { name, create_ancestors: options.parents === true, ...(options.comments !== undefined ? { comments: options.comments } : {}) },
   ]);
-  const data = { id: d.id, mountpoint: d.mountpoint ?? null, comments: commentOf(d) };
-  return { data, view: { kind: 'lines', lines: [`Created dataset ${d.id}${data.mountpoint ? `, mounted at ${data.mountpoint}` : ''}.`] } };
+  const data = { id: d.id ?? name, mountpoint: d.mountpoint ?? null, comments: commentOf(d) };
+  return { data, view: { kind: 'lines', lines: [`Created dataset ${data.id}${data.mountpoint ? `, mounted at ${data.mountpoint}` : ''}.`] } };
 }

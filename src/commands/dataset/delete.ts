@@ -2,8 +2,8 @@ import type { CommandContext } from '../shared/context.js';
 import { confirmChange } from '../shared/prompts.js';
 import type { CommandResult } from '../shared/render.js';
 import { formatBytes } from '../upload/progress.js';
-import { callChecked } from '../../core/contract/checked-call.js';
-import { datasetId } from './model.js';
+import { call, queryItems } from '../../core/contract/client.js';
+import { bytesOf, datasetId } from './model.js';
 
 export interface DatasetDeleteOptions {
   recursive?: boolean;
@@ -26,19 +26,19 @@ export async function datasetDelete(ctx: CommandContext, ref: string, options: D
   const t = await ctx.transport();
   const id = datasetId(ref);
   // get_instance first: an unknown id is reported as the appliance reports it, before any prompt.
-  const target = await callChecked(t, 'pool.dataset.get_instance', [id]);
-  const all = await callChecked(t, 'pool.dataset.query', [[['pool', '=', target.pool]]]);
+  const target = await call(t, 'pool.dataset.get_instance', [id]);
+  const all = await queryItems(t, 'pool.dataset.query', ['id'], [['pool', '=', target.pool ?? id.split('/')[0]]]);
   const children = all.filter((d) => d.id.startsWith(`${id}/`)).map((d) => d.id);
   const isRoot = !id.includes('/');
   const deleted = [...children.sort((a, b) => b.split('/').length - a.split('/').length), ...(isRoot ? [] : [id])];
-  const data: DatasetDeleted = { id, dry_run: options.dryRun === true, deleted, bytes: isRoot ? children.reduce((s, c) => s + (all.find((d) => d.id === c)?.used?.parsed ?? 0), 0) : (target.used?.parsed ?? 0) };
+  const data: DatasetDeleted = { id, dry_run: options.dryRun === true, deleted, bytes: isRoot ? children.reduce((s, c) => s + (bytesOf(all.find((d) => d.id === c)?.used) ?? 0), 0) : (bytesOf(target.used) ?? 0) };
   const summary = `${deleted.length} dataset${deleted.length === 1 ? '' : 's'} (${deleted.join(', ')}) and ${formatBytes(data.bytes)} of files`;
   if (options.dryRun) return { data, view: { kind: 'lines', lines: [`Would delete ${summary}.`] } };
   if (children.length > 0 && !options.recursive) {
     // Let the appliance refuse it, so the error is exactly what it says (ENOTEMPTY).
-    await t.call('pool.dataset.delete', [id, { recursive: false, force: false }]);
+    await call(t, 'pool.dataset.delete', [id, { recursive: false, force: false }]);
   }
   await confirmChange(ctx, `Delete ${summary}? This cannot be undone.`, options.yes);
-  await t.call('pool.dataset.delete', [id, { recursive: options.recursive === true, force: false }]);
+  await call(t, 'pool.dataset.delete', [id, { recursive: options.recursive === true, force: false }]);
   return { data, view: { kind: 'lines', lines: [`Deleted ${summary}.`] } };
 }

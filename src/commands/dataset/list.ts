@@ -1,8 +1,8 @@
 import type { CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
-import { callChecked } from '../../core/contract/checked-call.js';
+import { queryItems } from '../../core/contract/client.js';
 import { formatBytes } from '../upload/progress.js';
-import { commentOf } from './model.js';
+import { bytesOf, checkSpaceProperties, commentOf } from './model.js';
 
 /** One row of `stor dataset list --json`. */
 export interface DatasetSummary {
@@ -21,14 +21,15 @@ export interface DatasetSummary {
 export async function datasetList(ctx: CommandContext, pool: string | undefined): Promise<CommandResult<DatasetSummary[]>> {
   const t = await ctx.transport();
   const filters = pool ? [['pool', '=', pool]] : [];
-  const raw = await callChecked(t, 'pool.dataset.query', [filters, { order_by: ['id'] }]);
+  const raw = await queryItems(t, 'pool.dataset.query', ['id', 'name', 'pool'], filters, { order_by: ['id'] });
+  checkSpaceProperties('pool.dataset.query', raw);
   const data: DatasetSummary[] = raw.map((d) => ({
     id: d.id,
     name: d.name,
     pool: d.pool,
     mountpoint: d.mountpoint ?? null,
-    used: d.used?.parsed ?? null,
-    available: d.available?.parsed ?? null,
+    used: bytesOf(d.used),
+    available: bytesOf(d.available),
     compression: d.compression?.value ?? null,
     comments: commentOf(d),
   }));

@@ -1,9 +1,17 @@
-import type { DatasetEntry } from '../../core/contract/results.js';
+import { datasetProperty, type PoolDatasetEntry } from '../../core/contract/pool-dataset.js';
+import { malformedAnswer } from '../../core/contract/client.js';
 import { StorError } from '../../core/errors.js';
 
 /** A dataset's comment: 25.10.x keeps it in `user_properties.comments`, present only when set. */
-export function commentOf(d: DatasetEntry): string | null {
-  return d.user_properties?.comments?.value || null;
+export function commentOf(d: PoolDatasetEntry): string | null {
+  // user_properties is a plain dict in the 25.10.1 model; its items have the property shape.
+  const comment = datasetProperty.safeParse(d.user_properties?.comments);
+  return (comment.success && comment.data.value) || null;
+}
+
+/** A space property's bytes (`parsed` is an int for used/available), or null when absent. */
+export function bytesOf(p: PoolDatasetEntry['used']): number | null {
+  return typeof p?.parsed === 'number' ? p.parsed : null;
 }
 
 /** Accepts `tank/a/b` or its mountpoint `/mnt/tank/a/b`. */
@@ -14,4 +22,19 @@ export function datasetId(ref: string): string {
     throw new StorError('usage', 'BAD_DATASET', `not a dataset name or mountpoint: ${JSON.stringify(ref)}`, { hint: 'use e.g. tank/projects or /mnt/tank/projects' });
   }
   return trimmed;
+}
+
+/**
+ * `parsed` is Any in the model, but used/available are ints on every 25.10.1 dataset: another type
+ * means the target is not what it claims, which is said as for any malformed answer.
+ */
+export function checkSpaceProperties(method: string, entries: readonly PoolDatasetEntry[]): void {
+  entries.forEach((e, i) => {
+    for (const name of ['used', 'available'] as const) {
+      const parsed = e[name]?.parsed;
+      if (parsed !== undefined && parsed !== null && typeof parsed !== 'number') {
+        throw malformedAnswer(method, entries, { code: 'invalid_type', expected: 'number', path: [i, name, 'parsed'] } as never);
+      }
+    }
+  });
 }

@@ -1,4 +1,4 @@
-import { callChecked } from '../../core/contract/checked-call.js';
+import { call, queryItems } from '../../core/contract/client.js';
 import type { CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
 import { octal } from '../upload/mode.js';
@@ -35,7 +35,7 @@ export interface StatResult {
 
 export async function ls(ctx: CommandContext, path: string): Promise<CommandResult<LsEntry[]>> {
   const t = await ctx.transport();
-  const raw = await callChecked(t, 'filesystem.listdir', [path]);
+  const raw = await queryItems(t, 'filesystem.listdir', ['name', 'path', 'type', 'size', 'mode', 'uid', 'gid'], [], {}, [path]);
   const data = raw.map((e) => ({ name: e.name, path: e.path, type: e.type, size: e.size, mode: octal(e.mode, 6), uid: e.uid, gid: e.gid }));
   return {
     data,
@@ -50,7 +50,7 @@ export async function ls(ctx: CommandContext, path: string): Promise<CommandResu
 
 export async function stat(ctx: CommandContext, path: string): Promise<CommandResult<StatResult>> {
   const t = await ctx.transport();
-  const s = await callChecked(t, 'filesystem.stat', [path]);
+  const s = await call(t, 'filesystem.stat', [path]);
   const data: StatResult = {
     path,
     realpath: s.realpath ?? null,

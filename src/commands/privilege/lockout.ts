@@ -9,6 +9,7 @@
  *   never terminates and login fails; overlaps and duplicates are only redundancy. A release stor
  *   does not know is judged by the same rule over its own catalogue, and the output says so.
  */
+import { call } from '../../core/contract/client.js';
 import { RpcError } from '../../core/errors.js';
 import type { LockoutRule } from '../../core/roles/index.js';
 import type { Transport } from '../../core/transport/transport.js';
@@ -57,8 +58,8 @@ export async function detectLockoutModel(t: Transport): Promise<LockoutModel> {
     const release = typeof emulation.release === 'string' ? emulation.release : null;
     return { rule, name: `the emulator (${expansion})`, basis: `stor emulator, role expansion ${expansion}: ${meaning}`, release, emulator: true };
   }
-  const release = await t.call<unknown>('system.version_short').then(
-    (v) => (typeof v === 'string' && v !== '' ? v : null),
+  const release = await call(t, 'system.version_short').then(
+    (v) => (v !== '' ? v : null),
     (err: unknown) => {
       if (err instanceof RpcError) return null;
       throw err;

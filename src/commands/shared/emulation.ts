@@ -1,5 +1,6 @@
+import { call } from '../../core/contract/client.js';
 import type { EmulationInfo } from '../../core/contract/system.js';
-import { RPC_CODE, RpcError } from '../../core/errors.js';
+import { RPC_CODE, RpcError, StorError } from '../../core/errors.js';
 import type { Transport } from '../../core/transport/transport.js';
 
 /**
@@ -8,13 +9,12 @@ import type { Transport } from '../../core/transport/transport.js';
  * behaviour ask this instead of assuming one model.
  */
 export async function targetEmulation(t: Transport): Promise<EmulationInfo | null> {
-  let answer: unknown;
   try {
-    answer = await t.call('stor.emulation');
+    return await call(t, 'stor.emulation');
   } catch (err) {
     if (err instanceof RpcError && err.code === RPC_CODE.METHOD_NOT_FOUND) return null;
+    // Something else answering under that name is not stor's emulator.
+    if (err instanceof StorError && err.code === 'MALFORMED_ANSWER') return null;
     throw err;
   }
-  const info = answer as Partial<EmulationInfo> | null;
-  return info?.emulator === 'stor' && typeof info.settings === 'object' && info.settings !== null ? (info as EmulationInfo) : null;
 }

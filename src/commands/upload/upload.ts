@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
-import { callChecked } from '../../core/contract/checked-call.js';
-import type { ResultOf } from '../../core/contract/results.js';
+import { call } from '../../core/contract/client.js';
+import type { ResultOf } from '../../core/contract/index.js';
 import { RpcError, StorError } from '../../core/errors.js';
 import type { Transport } from '../../core/transport/transport.js';
 import type { CommandContext } from '../shared/context.js';
@@ -35,7 +35,7 @@ type Stat = ResultOf<'filesystem.stat'>;
 
 async function statOrNull(t: Transport, path: string): Promise<Stat | null> {
   try {
-    return await callChecked(t, 'filesystem.stat', [path]);
+    return await call(t, 'filesystem.stat', [path]);
   } catch (err) {
     if (err instanceof RpcError && err.errno === 2) return null;
     throw err;
@@ -107,7 +107,7 @@ export async function upload(ctx: CommandContext, args: string[], options: Uploa
       throw err;
     }
     bar?.finish();
-    const after = await callChecked(t, 'filesystem.stat', [path]);
+    const after = await call(t, 'filesystem.stat', [path]);
     const expected = (before?.size ?? 0) + file.size;
     if (after.size !== expected) {
       throw new StorError('failed', 'SIZE_MISMATCH', `${path} has ${after.size} bytes after the upload; expected ${expected}`);

@@ -1,13 +1,11 @@
 import { lstatSync, readdirSync, realpathSync, type Stats } from 'node:fs';
 import { join, sep } from 'node:path';
-import { z } from 'zod';
+import { STATX_ATTRIBUTES, filesystemContract } from '../contract/filesystem.js';
 import { ERRNO, rpcErrors } from '../errors.js';
 import { ownerKey, type FileOwner } from '../store/files.js';
 import type { Appliance } from './appliance.js';
-import { defineMethod, roles } from './method.js';
-import { nonEmptyStr } from './params.js';
+import { implement } from './method.js';
 import { query } from './query.js';
-import { QUERY_PARAMS } from './query-params.js';
 import { appliancePathOf, resolveSandboxPath, type SandboxPath } from './sandbox.js';
 
 const ROOT: FileOwner = { uid: 0, gid: 0 };
@@ -33,25 +31,34 @@ export function sandboxPath(appliance: Appliance, path: string): SandboxPath {
   return resolveSandboxPath(store.mntDir, appliance.pools(), path);
 }
 
-function realpathOf(appliance: Appliance, p: SandboxPath, st: Stats): string {
-  if (!st.isSymbolicLink()) return p.path;
+function realpathOf(appliance: Appliance, path: string, host: string, st: Stats): string {
+  if (!st.isSymbolicLink()) return path;
   try {
-    const real = realpathSync(p.host);
+    const real = realpathSync(host);
     // Only a target inside the tree has an appliance path; never show a host path.
-    return real.startsWith(appliance.store.mntDir + sep) ? appliancePathOf(appliance.store.mntDir, real) : p.path;
+    return real.startsWith(appliance.store.mntDir + sep) ? appliancePathOf(appliance.store.mntDir, real) : path;
   } catch {
-    return p.path;
+    return path;
   }
 }
 
-/** Pool roots and dataset mountpoints. */
+/** Mountpoints of filesystem datasets (pool roots included). */
 function mountpoints(appliance: Appliance): ReadonlySet<string> {
-  return appliance.store.cached('mountpoints', () => new Set(appliance.datasets().map((d) => `/mnt/${d.id}`)));
+  return appliance.store.cached('mountpoints', () => new Set(appliance.datasets().filter((d) => !Object.hasOwn(d.properties, 'volsize')).map((d) => `/mnt/${d.id}`)));
 }
 
-function commonFields(appliance: Appliance, p: SandboxPath, st: Stats, owner: FileOwner, mounts: ReadonlySet<string>) {
+/**
+ * Names for ids that no account of the API has but the appliance's /etc/group does: a path owned
+ * by gid 0 shows group "root" (stat resolves names with getpwuid/getgrgid, MW/plugins/filesystem.py:490-503).
+ */
+const SYSTEM_GROUPS: ReadonlyMap<number, string> = new Map([[0, 'root']]);
+const SYSTEM_USERS: ReadonlyMap<number, string> = new Map([[0, 'root']]);
+
+function commonFields(appliance: Appliance, path: string, host: string, st: Stats, owner: FileOwner, mountpoint: boolean) {
+  // is_mountpoint is MOUNT_ROOT among the statx attributes (MW/plugins/filesystem.py:487).
+  const attributes: (typeof STATX_ATTRIBUTES)[number][] = mountpoint ? ['MOUNT_ROOT'] : [];
   return {
-    realpath: realpathOf(appliance, p, st),
+    realpath: realpathOf(appliance, path, host, st),
     type: fileType(st),
     size: st.size,
     allocation_size: st.blocks * 512,
@@ -59,20 +66,49 @@ function commonFields(appliance: Appliance, p: SandboxPath, st: Stats, owner: Fi
     mount_id: 0,
     uid: owner.uid,
     gid: owner.gid,
-    is_mountpoint: mounts.has(p.path),
+    is_mountpoint: attributes.includes('MOUNT_ROOT'),
     is_ctldir: false,
-    attributes: [] as string[],
+    attributes,
   };
 }
 
-function statEntry(appliance: Appliance, path: string): Record<string, unknown> {
-  const p = sandboxPath(appliance, path);
-  const st = lstatOrNull(p.host);
-  if (!st) throw rpcErrors.call(ERRNO.ENOENT, `Path ${p.path} not found`);
-  const owner = appliance.owners().get(ownerKey(p.pool, p.rest.join('/'))) ?? ROOT;
+/**
+ * Where a path lies in the emulated tree. Only the pools' mountpoints exist below /mnt, and
+ * nothing but /mnt exists below /: stat and listdir answer every other absolute path as 25.10.1
+ * answers a missing one. `/` and `/mnt` are directories owned by root, mode 755, as on a fresh
+ * appliance; `/` is a mount root, `/mnt` a plain directory of the boot pool's root dataset, and
+ * listing `/` shows `mnt` only (the rest of the appliance's root file system is not emulated).
+ * A path with `..` or a NUL byte is refused as the sandbox refuses it.
+ */
+type Place = { kind: 'root' } | { kind: 'mnt' } | { kind: 'pool'; p: SandboxPath } | { kind: 'missing' };
+
+function placeOf(appliance: Appliance, path: string): Place {
+  const segments = path.split('/').filter((s) => s !== '' && s !== '.');
+  if (path.startsWith('/') && !segments.includes('..') && !path.includes('\0')) {
+    if (segments.length === 0) return { kind: 'root' };
+    if (segments[0] !== 'mnt') return { kind: 'missing' };
+    if (segments.length === 1) return { kind: 'mnt' };
+    if (!appliance.pools().includes(segments[1]!)) return { kind: 'missing' };
+  }
+  return { kind: 'pool', p: sandboxPath(appliance, path) };
+}
+
+/** `/` or `/mnt` as a directory entry: the state's mnt directory, shown as root's 755 directory. */
+function syntheticDir(appliance: Appliance, path: '/' | '/mnt') {
+  const st = lstatSync(appliance.store.mntDir);
+  return { st, fields: { ...commonFields(appliance, path, appliance.store.mntDir, st, ROOT, path === '/'), realpath: path, mode: 0o40755 } };
+}
+
+function ownerNames(appliance: Appliance, owner: FileOwner): { user: string | null; group: string | null } {
   const accounts = appliance.accounts();
   return {
-    ...commonFields(appliance, p, st, owner, mountpoints(appliance)),
+    user: accounts.users.find((u) => u.uid === owner.uid)?.username ?? SYSTEM_USERS.get(owner.uid) ?? null,
+    group: accounts.groupByGid.get(owner.gid)?.name ?? SYSTEM_GROUPS.get(owner.gid) ?? null,
+  };
+}
+
+function timesAndIds(st: Stats) {
+  return {
     atime: st.atimeMs / 1000,
     mtime: st.mtimeMs / 1000,
     ctime: st.ctimeMs / 1000,
@@ -81,13 +117,51 @@ function statEntry(appliance: Appliance, path: string): Record<string, unknown> 
     inode: st.ino,
     nlink: st.nlink,
     acl: false,
-    user: accounts.users.find((u) => u.uid === owner.uid)?.username ?? null,
-    group: accounts.groupByGid.get(owner.gid)?.name ?? null,
   };
 }
 
+/** filesystem.stat (MW/plugins/filesystem.py:404-507). */
+function statEntry(appliance: Appliance, path: string): Record<string, unknown> {
+  if (path === 'EXTERNAL' || path.startsWith('EXTERNAL:')) throw rpcErrors.call(ERRNO.EXDEV, `${path} is external to TrueNAS`);
+  if (!path.startsWith('/')) throw rpcErrors.call(ERRNO.EINVAL, `${path}: path must be absolute`);
+  const place = placeOf(appliance, path);
+  if (place.kind === 'missing') throw rpcErrors.call(ERRNO.ENOENT, `Path ${path} not found`);
+  if (place.kind === 'root' || place.kind === 'mnt') {
+    const { st, fields } = syntheticDir(appliance, place.kind === 'root' ? '/' : '/mnt');
+    return { ...fields, ...timesAndIds(st), ...ownerNames(appliance, ROOT) };
+  }
+  const { p } = place;
+  const st = lstatOrNull(p.host);
+  if (!st) throw rpcErrors.call(ERRNO.ENOENT, `Path ${path} not found`);
+  const owner = appliance.owners().get(ownerKey(p.pool, p.rest.join('/'))) ?? ROOT;
+  return {
+    ...commonFields(appliance, p.path, p.host, st, owner, mountpoints(appliance).has(p.path)),
+    ...timesAndIds(st),
+    ...ownerNames(appliance, owner),
+  };
+}
+
+const dirEntryExtras = { acl: false, xattrs: [] as string[], zfs_attrs: [] as string[] };
+
+/** filesystem.listdir (MW/plugins/filesystem.py:322-402); `/mnt` lists the pools' mountpoints. */
 function listdirEntries(appliance: Appliance, path: string): Record<string, unknown>[] {
-  const p = sandboxPath(appliance, path);
+  // pathlib.Path(path) is what the messages show: slashes collapsed, a trailing one dropped.
+  const shown = path.startsWith('/') ? `/${path.split('/').filter((s) => s !== '' && s !== '.').join('/')}` : path;
+  const place: Place = path.startsWith('/') ? placeOf(appliance, path) : { kind: 'missing' };
+  if (place.kind === 'missing') throw rpcErrors.call(ERRNO.ENOENT, `Directory ${shown} does not exist`);
+  if (place.kind === 'root') {
+    return [{ name: 'mnt', path: '/mnt', ...syntheticDir(appliance, '/mnt').fields, ...dirEntryExtras }];
+  }
+  if (place.kind === 'mnt') {
+    return appliance.pools().flatMap((pool) => {
+      const p = sandboxPath(appliance, `/mnt/${pool}`);
+      const st = lstatOrNull(p.host);
+      if (!st?.isDirectory()) return [];
+      const owner = appliance.owners().get(ownerKey(pool, '')) ?? ROOT;
+      return [{ name: pool, path: p.path, ...commonFields(appliance, p.path, p.host, st, owner, true), ...dirEntryExtras }];
+    }).sort((a, b) => a.name.localeCompare(b.name));
+  }
+  const { p } = place;
   const st = lstatOrNull(p.host);
   if (!st) throw rpcErrors.call(ERRNO.ENOENT, `Directory ${p.path} does not exist`);
   if (!st.isDirectory()) throw rpcErrors.call(ERRNO.ENOTDIR, `Path ${p.path} is not a directory`);
@@ -96,52 +170,26 @@ function listdirEntries(appliance: Appliance, path: string): Record<string, unkn
   const owners = appliance.owners();
   const mounts = mountpoints(appliance);
   return names.flatMap((name) => {
-    const child: SandboxPath = { ...p, path: `${p.path}/${name}`, rest: [...p.rest, name], host: join(p.host, name) };
-    const cst = lstatOrNull(child.host);
+    const childPath = `${p.path}/${name}`;
+    const childHost = join(p.host, name);
+    const cst = lstatOrNull(childHost);
     if (!cst) return []; // removed while listing
-    return [
-      {
-        name,
-        path: child.path,
-        ...commonFields(appliance, child, cst, owners.get(ownerKey(p.pool, rel(name))) ?? ROOT, mounts),
-        acl: false,
-        xattrs: [],
-        zfs_attrs: [],
-      },
-    ];
+    return [{ name, path: childPath, ...commonFields(appliance, childPath, childHost, cst, owners.get(ownerKey(p.pool, rel(name))) ?? ROOT, mounts.has(childPath)), ...dirEntryExtras }];
   });
 }
 
 export const filesystemMethods = [
-  defineMethod({
-    name: 'filesystem.stat',
-    summary: 'Attributes of a path (lstat), with the recorded owner and its names.',
-    access: roles('FILESYSTEM_ATTRS_READ'),
-    params: [{ name: 'path', schema: nonEmptyStr() }],
-    handler: ({ appliance }, path) => statEntry(appliance, path),
-  }),
-  defineMethod({
-    name: 'filesystem.listdir',
-    summary: 'Entries of a directory (path, filters, options).',
-    access: roles('FILESYSTEM_ATTRS_READ'),
-    params: [{ name: 'path', schema: nonEmptyStr() }, ...QUERY_PARAMS],
-    handler: ({ appliance }, path, filters, options) => query(listdirEntries(appliance, path), filters, options),
-  }),
-  defineMethod({
-    name: 'filesystem.put',
-    summary: 'Write a file; needs the bytes, so only through POST /_upload/ (or `stor upload`).',
-    access: roles(),
-    params: [
-      { name: 'path', schema: nonEmptyStr() },
-      { name: 'options', schema: z.record(z.string(), z.unknown()), default: () => ({}) },
-    ],
-    handler: () => {
-      throw rpcErrors.call(
-        ERRNO.EINVAL,
-        "Pipe 'input' is not open: filesystem.put takes the file's bytes, which a JSON-RPC call cannot carry. " +
-          "Upload through the upload endpoint instead: POST {base_url}/_upload/ as multipart, a 'data' part " +
-          '{"method": "filesystem.put", "params": [path, {"mode": …}]} then a \'file\' part (or run `stor upload`).',
-      );
-    },
+  implement(filesystemContract['filesystem.stat'], ({ appliance }, path) => statEntry(appliance, path)),
+  implement(filesystemContract['filesystem.listdir'], ({ appliance }, path, filters, options) => query(listdirEntries(appliance, path), filters, options)),
+  // The input pipe is checked when the job would be created (MW/job.py, `pipes=["input"]`): a
+  // JSON-RPC call has none, so it fails before any job exists — hence no job here. Uploads start
+  // the job themselves (upload.ts).
+  implement({ ...filesystemContract['filesystem.put'], job: false }, () => {
+    throw rpcErrors.call(
+      ERRNO.EINVAL,
+      "Pipe 'input' is not open: filesystem.put takes the file's bytes, which a JSON-RPC call cannot carry. " +
+        "Upload through the upload endpoint instead: POST {base_url}/_upload/ as multipart, a 'data' part " +
+        '{"method": "filesystem.put", "params": [path, {"mode": …}]} then a \'file\' part (or run `stor upload`).',
+    );
   }),
 ];

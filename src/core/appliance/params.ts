@@ -31,7 +31,8 @@ function typeMessage(expected: string): string {
 }
 
 function literalList(values: readonly unknown[]): string {
-  const quoted = values.map((v) => (typeof v === 'string' ? `'${v}'` : String(v)));
+  // Python's repr, as pydantic prints it: None, True, False.
+  const quoted = values.map((v) => (typeof v === 'string' ? `'${v}'` : v === null ? 'None' : typeof v === 'boolean' ? (v ? 'True' : 'False') : String(v)));
   return quoted.length <= 1 ? (quoted[0] ?? '') : `${quoted.slice(0, -1).join(', ')} or ${quoted.at(-1)}`;
 }
 
@@ -71,6 +72,10 @@ function issueTriples(prefix: string, issue: z.core.$ZodIssue & { input?: unknow
       return first ? issueTriples(path, { ...first, input: issue.input } as never) : [triple('Input is invalid')];
     }
     case 'invalid_format':
+      // A bare `.regex()` is pydantic's `pattern=`; one with a message of its own is a custom validator.
+      if (issue.format === 'regex' && issue.message.startsWith('Invalid string: must match pattern')) {
+        return [triple(`String should match pattern '${((issue as { pattern?: string }).pattern ?? '').replace(/^\/(.*)\/[a-z]*$/, '$1')}'`)];
+      }
       return [triple(`Value error, ${issue.message}`)];
     case 'custom':
       // A PydanticCustomError (e.g. EmailStr) has its own wording, without the ValueError prefix.

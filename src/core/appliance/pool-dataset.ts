@@ -1,15 +1,16 @@
 import { mkdirSync, readdirSync, lstatSync, rmSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
-import { z } from 'zod';
+import { poolDatasetContract, type PoolDatasetCreate, type PoolDatasetUpdate } from '../contract/pool-dataset.js';
 import { ERRNO, rpcErrors, type ValidationTriple } from '../errors.js';
 import { deleteDatasets, insertDataset, listDatasets, updateDataset, type DatasetRecord } from '../store/datasets.js';
 import { listPools } from '../store/files.js';
 import type { Appliance } from './appliance.js';
 import {
-  FIXED_PROPERTIES,
   PROPERTIES,
   TRUENAS_USER_PROPERTIES,
   creationShown,
+  datasetType,
+  encryptionRootOf,
   formatSize,
   parentOf,
   recordsizeBytes,
@@ -17,49 +18,19 @@ import {
   shownUserProperties,
 } from './dataset-properties.js';
 import { sandboxPath } from './filesystem.js';
-import { defineMethod, roles } from './method.js';
+import { implement } from './method.js';
 import { query } from './query.js';
-import { QUERY_PARAMS, instanceParams } from './query-params.js';
 
-const NAME_SEGMENT = /^[A-Za-z0-9][A-Za-z0-9_.:-]*$/;
-
-/** Settable properties: each one's choices plus INHERIT, or a number / free text. */
-function propertySchemas(withInherit: boolean) {
-  const shape: Record<string, z.ZodType> = {};
-  for (const [name, spec] of Object.entries(PROPERTIES)) {
-    const extra = withInherit && spec.inheritable ? ['INHERIT'] : [];
-    if (spec.choices) shape[name] = z.enum([...spec.choices, ...extra] as [string, ...string[]]).optional();
-    else if (name === 'copies') shape[name] = z.union([z.int().min(1).max(3), z.literal('INHERIT')]).optional();
-    else if (['quota', 'refquota', 'reservation', 'refreservation'].includes(name)) shape[name] = z.int().min(0).nullable().optional();
-    else shape[name] = z.string().max(1024).optional();
-  }
-  return shape;
-}
-
-const userPropertyKey = z.string().regex(/^[a-z0-9_.-]+:[a-z0-9_.:-]+$/i, 'key must be namespace:property');
-const userProperties = z.array(z.strictObject({ key: userPropertyKey, value: z.string().max(8192) }));
-
-// `comments` and `managedby` are plain fields of create and update in 25.10.1, stored as ZFS user
-// properties (MW/api/v25_10_1/pool_dataset.py PoolDatasetCreate; MW/plugins/pool_/dataset.py do_create).
-const datasetCreate = z.strictObject({
-  name: z.string().min(1).max(1024),
-  type: z.enum(['FILESYSTEM', 'VOLUME']).default('FILESYSTEM'),
-  create_ancestors: z.boolean().default(false),
-  share_type: z.enum(['GENERIC', 'MULTIPROTOCOL', 'NFS', 'SMB', 'APPS']).default('GENERIC'),
-  user_properties: userProperties.default([]),
-  comments: z.string().max(1024).default('INHERIT'),
-  managedby: z.string().min(1).max(1024).default('INHERIT'),
-  ...propertySchemas(true),
-});
-
-const datasetUpdate = z.strictObject({
-  user_properties_update: z.array(z.strictObject({ key: userPropertyKey, value: z.string().max(8192).optional(), remove: z.boolean().optional() })).optional(),
-  comments: z.string().max(1024).optional(),
-  managedby: z.string().min(1).max(1024).optional(),
-  ...Object.fromEntries(Object.entries(propertySchemas(true)).filter(([k]) => k !== 'casesensitivity')),
-});
-
-const deleteOptions = z.strictObject({ recursive: z.boolean().default(false), force: z.boolean().default(false) });
+/*
+ * What is emulated of 25.10.1's pool.dataset (MW/plugins/pool_/dataset.py) is what a client can
+ * observe through the API: the entries with their properties, inheritance, the validation and its
+ * messages, a mountpoint directory per filesystem. Not emulated: the ZFS features behind the
+ * properties (no compression, quotas or reservations enforced, no case-insensitive lookups), ACLs
+ * that share_type presets would write (SMB/APPS/NFS get the preset properties, not the ACL), real
+ * encryption (no key is kept or exportable, a dataset is never locked), volumes' block devices (a
+ * VOLUME is an entry only; the refreservation a thick volume gets is its volsize, ZFS adds metadata
+ * overhead), snapshots.
+ */
 
 /**
  * Where a dataset's mountpoint is on this machine, through the same sandbox check as every other
@@ -115,61 +86,69 @@ class EntryBuilder {
     this.byId = new Map(this.all.map((d) => [d.id, d]));
   }
 
-  has(id: string): boolean {
-    return this.byId.has(id);
-  }
-
   private childrenOf(id: string): DatasetRecord[] {
     return this.all.filter((c) => parentOf(c.id) === id);
   }
 
-  /** `used`: the files of the dataset and of all its descendants (as ZFS counts it). */
+  /** `used`: the files of the dataset and of all its descendants (as ZFS counts it), and what thick volumes reserve. */
   private usedOf(d: DatasetRecord): number {
     let used = this.used.get(d.id);
     if (used === undefined) {
       const children = this.childrenOf(d.id);
       const skip = new Set(children.map((c) => mountpointHostOrNull(this.appliance, c.id)).filter((h): h is string => h !== null));
-      const mount = mountpointHostOrNull(this.appliance, d.id);
-      used = (mount ? ownBytes(mount, skip) : 0) + children.reduce((sum, c) => sum + this.usedOf(c), 0);
+      const mount = datasetType(d) === 'FILESYSTEM' ? mountpointHostOrNull(this.appliance, d.id) : null;
+      const reserved = typeof d.properties.refreservation === 'number' ? d.properties.refreservation : 0;
+      used = (mount ? ownBytes(mount, skip) : 0) + reserved + children.reduce((sum, c) => sum + this.usedOf(c), 0);
       this.used.set(d.id, used);
     }
     return used;
   }
 
+  /** Free bytes of the pool, less what a quota of the dataset or of its ancestors leaves. */
+  private availableOf(d: DatasetRecord): number {
+    let available = 0;
+    try {
+      const fs = statfsSync(mountpointHost(this.appliance, d.pool));
+      available = fs.bavail * fs.bsize;
+    } catch {
+      // the pool directory vanished under us; report nothing free
+    }
+    for (let id: string | null = d.id; id; id = parentOf(id)) {
+      const a = this.byId.get(id);
+      const quota = a?.properties.quota;
+      if (a && typeof quota === 'number' && quota > 0) available = Math.min(available, Math.max(0, quota - this.usedOf(a)));
+    }
+    return available;
+  }
+
   entry(id: string): Record<string, unknown> {
     const d = this.byId.get(id);
     if (!d) throw rpcErrors.instanceNotFound('PoolDataset', id);
-    const mount = mountpointHostOrNull(this.appliance, d.id);
-    let available = 0;
-    try {
-      const fs = statfsSync(mount ?? '');
-      available = fs.bavail * fs.bsize;
-    } catch {
-      // the directory vanished under us; report nothing free
-    }
+    const type = datasetType(d);
+    const root = encryptionRootOf(d, this.byId);
     const children = this.childrenOf(d.id).map((c) => this.entry(c.id));
     const used = this.usedOf(d);
     const byChildren = this.childrenOf(d.id).reduce((sum, c) => sum + this.usedOf(c), 0);
+    const reserved = typeof d.properties.refreservation === 'number' ? d.properties.refreservation : 0;
     return {
       id: d.id,
-      type: 'FILESYSTEM',
+      type,
       name: d.id,
       pool: d.pool,
-      encrypted: false,
-      encryption_root: null,
-      key_loaded: false,
+      encrypted: root !== null,
+      encryption_root: root?.id ?? null,
+      key_loaded: root !== null,
       locked: false,
-      mountpoint: `/mnt/${d.id}`,
+      mountpoint: type === 'VOLUME' ? null : `/mnt/${d.id}`,
       children,
-      // No top-level comments or managedby: they live here, present only when set.
+      // No top-level comments, managedby or quota thresholds: they live here, present only when set.
       user_properties: shownUserProperties(d.user_properties),
       ...resolvedProperties(d, this.byId),
-      ...FIXED_PROPERTIES,
       used: bytesProperty(used),
-      available: bytesProperty(available),
-      usedbydataset: bytesProperty(used - byChildren),
+      available: bytesProperty(this.availableOf(d)),
+      usedbydataset: bytesProperty(used - byChildren - reserved),
       usedbychildren: bytesProperty(byChildren),
-      usedbyrefreservation: bytesProperty(0),
+      usedbyrefreservation: bytesProperty(reserved),
       usedbysnapshots: bytesProperty(0),
       creation: {
         parsed: { $date: Math.floor(d.created_at / 1000) * 1000 },
@@ -186,170 +165,318 @@ class EntryBuilder {
   }
 }
 
-/** Local property values from create/update input; INHERIT removes the local value. */
-function applyProperties(target: DatasetRecord['properties'], data: Record<string, unknown>, schema: string): void {
-  const rs = data.recordsize;
-  if (typeof rs === 'string' && rs !== 'INHERIT' && recordsizeBytes(rs) === null) {
-    throw rpcErrors.validation([[`${schema}.recordsize`, `'${rs}' is an invalid recordsize.`, ERRNO.EINVAL]]);
-  }
+/** Writes the ZFS-property fields of a create/update input; INHERIT removes the local value. */
+function applyProperties(target: DatasetRecord['properties'], data: Record<string, unknown>): void {
   for (const name of Object.keys(PROPERTIES)) {
-    if (!Object.hasOwn(data, name) || data[name] === undefined) continue;
-    const v = data[name] as string | number | null;
+    const v = data[name];
+    if (v === undefined) continue;
     if (v === 'INHERIT') delete target[name];
-    else target[name] = v;
+    // none_normalize: a size of 0 or null is ZFS's "none", which the entry shows as null.
+    else if (v === null || (v === 0 && ['quota', 'refquota', 'reservation', 'refreservation'].includes(name))) target[name] = null;
+    else target[name] = v as string | number;
   }
 }
 
 /**
- * The TrueNAS user-property fields of an input. On create INHERIT means "not set"; on update only
- * managedby treats INHERIT as a reset: comments is written as given (MW/plugins/pool_/dataset.py,
+ * The TrueNAS user-property fields of an input. On create INHERIT means "not set"; on update all
+ * but comments treat INHERIT as a reset: comments is written as given (MW/plugins/pool_/dataset.py,
  * the `inheritable` column of do_create and do_update).
  */
-function applyTrueNasFields(target: DatasetRecord['user_properties'], data: { comments?: string | undefined; managedby?: string | undefined }, mode: 'CREATE' | 'UPDATE'): void {
-  for (const field of ['comments', 'managedby'] as const) {
+function applyTrueNasFields(target: DatasetRecord['user_properties'], data: Record<string, unknown>, mode: 'CREATE' | 'UPDATE'): void {
+  for (const [field, key] of Object.entries(TRUENAS_USER_PROPERTIES)) {
     const v = data[field];
     if (v === undefined) continue;
-    const key = TRUENAS_USER_PROPERTIES[field];
-    const inheritable = mode === 'CREATE' || field === 'managedby';
+    const inheritable = mode === 'CREATE' || field !== 'comments';
     if (inheritable && v === 'INHERIT') delete target[key];
-    else target[key] = v;
+    else target[key] = String(v);
   }
 }
 
-function checkUserPropertiesUpdate(updates: readonly { value?: string | undefined; remove?: boolean | undefined }[]): void {
-  const triples: ValidationTriple[] = [];
-  for (const [i, u] of updates.entries()) {
-    const at = `pool_dataset_update.user_properties_update.${i}`;
-    if (u.value !== undefined && u.remove) triples.push([`${at}.remove`, 'When "value" is specified, this cannot be set', ERRNO.EINVAL]);
-    else if (u.value === undefined && u.remove === undefined) triples.push([`${at}.value`, 'Either "value" or "remove" must be specified', ERRNO.EINVAL]);
-  }
-  if (triples.length > 0) throw rpcErrors.validation(triples);
+type Errors = ValidationTriple[];
+const add = (errors: Errors, field: string, message: string, errno: number = ERRNO.EINVAL) => errors.push([field, message, errno]);
+const check = (errors: Errors) => {
+  if (errors.length > 0) throw rpcErrors.validation(errors);
+};
+
+/** A property's effective value on `d` (local, inherited or default), upper case as `value` shows it. */
+function effective(d: DatasetRecord, byId: ReadonlyMap<string, DatasetRecord>, name: string): unknown {
+  return (resolvedProperties(d, byId)[name] as { value: unknown } | undefined)?.value;
 }
 
-function validateCreate(appliance: Appliance, data: z.output<typeof datasetCreate>, existing: DatasetRecord[], pools: string[]): { ancestors: string[] } {
-  const at = 'pool_dataset_create.name';
-  const fail = (field: string, message: string, errno: number = ERRNO.EINVAL): never => {
-    throw rpcErrors.validation([[field, message, errno] as ValidationTriple]);
-  };
-  if (data.type === 'VOLUME') fail('pool_dataset_create.type', 'Volumes (zvols) are not emulated by stor; create a FILESYSTEM dataset');
-  if (!data.name.includes('/')) fail(at, 'You need a full name, e.g. pool/newdataset');
-  if (data.name.endsWith(' ')) fail(at, 'Trailing spaces are not permitted in dataset names');
-  const segments = data.name.split('/');
-  if (!segments.every((s) => NAME_SEGMENT.test(s))) fail(at, 'Invalid dataset name');
-  const pool = segments[0]!;
-  if (!pools.includes(pool)) {
-    fail(at, data.create_ancestors ? 'Please specify a pool which exists for the dataset/volume to be created' : `zpool (${pool}) does not exist.`);
-  }
-  const ids = new Set(existing.map((d) => d.id));
-  const ancestors: string[] = [];
-  for (let parent = parentOf(data.name); parent && !ids.has(parent); parent = parentOf(parent)) ancestors.unshift(parent);
-  if (ancestors.length > 0 && !data.create_ancestors) fail(at, `Parent dataset (${parentOf(data.name)}) does not exist.`);
-  for (const id of [...ancestors, data.name]) {
-    if (ids.has(id) || lstatSync(mountpointHost(appliance, id), { throwIfNoEntry: false })) {
-      // EINVAL, not EEXIST: MW/plugins/pool_/dataset.py:471 adds it as a plain validation error.
-      fail(at, `Path /mnt/${id} already exists`);
+/**
+ * `__common_validation` (MW/plugins/pool_/dataset.py:173-356) for what the emulator has: the ACL
+ * type/mode pair, fields of the other type, special_small_block_size, recordsize, volume sizes.
+ */
+function commonValidation(
+  errors: Errors,
+  schema: string,
+  data: Record<string, unknown>,
+  type: 'FILESYSTEM' | 'VOLUME',
+  parent: DatasetRecord,
+  byId: ReadonlyMap<string, DatasetRecord>,
+  availableOfParent: number,
+  current: DatasetRecord | null,
+): void {
+  if (type === 'FILESYSTEM') {
+    const toCheck: Record<string, unknown> = {};
+    for (const key of ['acltype', 'aclmode']) {
+      const val = data[key] ?? (current ? effective(current, byId, key) : 'INHERIT');
+      toCheck[key] = val === 'INHERIT' ? effective(parent, byId, key) : val;
     }
+    if ((toCheck.acltype === 'POSIX' || toCheck.acltype === 'OFF') && toCheck.aclmode !== 'DISCARD') {
+      add(errors, `${schema}.aclmode`, 'Must be set to DISCARD when acltype is POSIX or OFF');
+    } else if (toCheck.acltype === 'NFSV4' && toCheck.aclmode === 'DISCARD') {
+      add(errors, `${schema}.aclmode`, 'DISCARD aclmode may not be set for NFSv4 acl type');
+    }
+    for (const f of ['force_size', 'sparse', 'volsize', 'volblocksize']) {
+      if (data[f] !== undefined) add(errors, `${schema}.${f}`, 'This field is not valid for FILESYSTEM');
+    }
+    const small = data.special_small_block_size;
+    if (typeof small === 'number' && !((small === 0 || (small >= 512 && small <= 1048576)) && (small & (small - 1)) === 0)) {
+      add(errors, `${schema}.special_small_block_size`, 'This field must be zero or a power of 2 from 512B to 1M');
+    }
+    const rs = data.recordsize;
+    if (typeof rs === 'string' && rs !== '' && rs !== 'INHERIT' && recordsizeBytes(rs) === null) {
+      add(errors, `${schema}.recordsize`, `'${rs}' is an invalid recordsize.`);
+    }
+    return;
+  }
+  for (const f of ['aclmode', 'acltype', 'atime', 'casesensitivity', 'quota', 'refquota', 'recordsize']) {
+    if (data[f] !== undefined) add(errors, `${schema}.${f}`, 'This field is not valid for VOLUME');
+  }
+  if (typeof data.volsize === 'number') {
+    const available = availableOfParent + (current && typeof current.properties.refreservation === 'number' ? current.properties.refreservation : 0);
+    if (data.volsize > available * 0.8 && data.force_size !== true) {
+      add(errors, `${schema}.volsize`, 'It is not recommended to use more than 80% of your available space for VOLUME');
+    }
+    const blocksize = typeof data.volblocksize === 'string' ? recordsizeBytes(data.volblocksize.replace(/B$/, '')) : null;
+    if (blocksize && data.volsize % blocksize !== 0) add(errors, `${schema}.volsize`, 'Volume size should be a multiple of volume block size');
+  }
+}
+
+/** Internal datasets a dataset may not be created under (`internal_datasets_filters`, MW/plugins/pool_/dataset.py:110-118). */
+function isInternal(name: string): boolean {
+  const pool = name.split('/')[0]!;
+  return ['boot-pool', 'freenas-boot'].includes(pool) || ['/.system', '/ix-applications/', '/ix-apps', '/.ix-virt'].some((p) => name.includes(p));
+}
+
+/** share_type presets (MW/plugins/pool_/dataset.py:438-447): they override what was given. */
+function applySharePreset(data: PoolDatasetCreate): void {
+  if (data.type !== 'FILESYSTEM') return;
+  switch (data.share_type) {
+    case 'SMB':
+      Object.assign(data, { casesensitivity: 'INSENSITIVE', acltype: 'NFSV4', aclmode: 'RESTRICTED' });
+      break;
+    case 'APPS':
+    case 'MULTIPROTOCOL':
+    case 'NFS':
+      Object.assign(data, { casesensitivity: 'SENSITIVE', atime: 'OFF', acltype: 'NFSV4', aclmode: 'PASSTHROUGH' });
+      break;
+  }
+}
+
+/** Python's repr of a string, as `{name!r}` prints it. */
+const repr = (s: string) => (s.includes("'") && !s.includes('"') ? `"${s}"` : `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`);
+
+/** `validate_encryption_data` (MW/plugins/pool_/dataset_encryption_operations.py:67-115), without the key itself. */
+function validateEncryption(errors: Errors, options: PoolDatasetCreate['encryption_options']): void {
+  const schema = 'pool_dataset_create.encryption_options';
+  if (options.passphrase) {
+    for (const f of ['key', 'generate_key'] as const) {
+      if (options[f]) add(errors, `${schema}.${f}`, 'Must be disabled when dataset is to be encrypted with passphrase.');
+    }
+    return;
+  }
+  const provided = (['key', 'generate_key'] as const).filter((k) => options[k]);
+  if (provided.length === 0) {
+    add(errors, `${schema}.key`, 'Please provide a key or select generate_key to automatically generate a key when passphrase is not provided.');
+  } else if (provided.length > 1) {
+    for (const k of provided) add(errors, `${schema}.${k}`, `Only one of ${provided.join(', ')} must be provided.`);
+  }
+}
+
+/** do_create's checks in its order (MW/plugins/pool_/dataset.py:400-560); returns the ancestors to create. */
+function validateCreate(appliance: Appliance, data: PoolDatasetCreate, existing: DatasetRecord[], pools: string[]): { ancestors: string[] } {
+  const at = 'pool_dataset_create.name';
+  const errors: Errors = [];
+  const byId = new Map(existing.map((d) => [d.id, d]));
+  const pool = data.name.split('/')[0]!;
+  if (!data.name.includes('/')) add(errors, at, 'You need a full name, e.g. pool/newdataset');
+  else if (data.name.endsWith(' ')) add(errors, at, 'Trailing spaces are not permitted in dataset names');
+  check(errors);
+
+  let parentName = parentOf(data.name)!;
+  if (data.create_ancestors) {
+    while (!byId.has(parentName) && parentName.includes('/')) parentName = parentOf(parentName)!;
+  }
+  const parent = pools.includes(pool) ? byId.get(parentName) : undefined;
+  applySharePreset(data);
+  if (isInternal(data.name)) add(errors, at, `${repr(data.name)} is using system internal managed dataset. Please specify a different parent.`);
+  if (!parent) {
+    if (data.create_ancestors) add(errors, at, 'Please specify a pool which exists for the dataset/volume to be created');
+    else add(errors, at, parentOf(parentName) === null ? `zpool (${parentName}) does not exist.` : `Parent dataset (${parentName}) does not exist.`);
+  } else if (effective(parent, byId, 'readonly') === 'ON') {
+    add(errors, 'pool_dataset_create.readonly', `Turn off readonly mode on ${parent.id} to create ${pool}`);
+  }
+  check(errors);
+  const type = data.type;
+  if (type === 'VOLUME' && data.volblocksize === undefined) data.volblocksize = '16K';
+  const free = new EntryBuilder(appliance).entry(parent!.id).available as { parsed: number };
+  commonValidation(errors, 'pool_dataset_create', data, type, parent!, byId, free.parsed, null);
+  check(errors);
+
+  if (datasetType(parent!) === 'VOLUME') add(errors, at, `${parent!.id}: parent may not be a ZFS volume`);
+  const ancestors: string[] = [];
+  for (let a = parentOf(data.name); a && !byId.has(a); a = parentOf(a)) ancestors.unshift(a);
+  for (const id of [...ancestors, data.name]) {
+    if (lstatSync(mountpointHost(appliance, id), { throwIfNoEntry: false })) {
+      // EINVAL, not EEXIST: MW/plugins/pool_/dataset.py:471 adds it as a plain validation error.
+      add(errors, at, `Path /mnt/${id} already exists`);
+      break;
+    }
+  }
+
+  for (let p = parentOf(data.name); p; p = parentOf(p)) {
+    const d = byId.get(p);
+    if (!d) continue;
+    if (encryptionRootOf(d, byId) && !data.encryption && !data.inherit_encryption) {
+      add(errors, 'pool_dataset_create.encryption', `Cannot create an unencrypted dataset within an encrypted dataset (${p}).`);
+      break;
+    }
+  }
+  if (data.encryption) {
+    if (data.inherit_encryption) add(errors, 'pool_dataset_create.inherit_encryption', 'Must be disabled when encryption is enabled.');
+    const parentRoot = encryptionRootOf(parent!, byId);
+    if (!data.encryption_options.passphrase && parentRoot?.properties.keyformat === 'passphrase') {
+      add(errors, 'pool_dataset_create.encryption', 'Passphrase encrypted datasets cannot have children encrypted with a key.');
+    }
+    validateEncryption(errors, data.encryption_options);
+  }
+  check(errors);
+  if (byId.has(data.name)) {
+    // A volume has no path under /mnt, so only ZFS notices (MW/plugins/zfs_/dataset.py:154; derived).
+    throw rpcErrors.call(ERRNO.EFAULT, 'Failed to create dataset: dataset already exists');
   }
   return { ancestors };
 }
 
+/** The local properties a new dataset gets from its create input. */
+function createdProperties(data: PoolDatasetCreate): DatasetRecord['properties'] {
+  const properties: DatasetRecord['properties'] = {};
+  applyProperties(properties, data);
+  if (data.type === 'VOLUME') {
+    properties.volblocksize = data.volblocksize ?? '16K';
+    // A thick volume reserves its size (ZFS adds metadata overhead, which is not emulated).
+    if (data.sparse !== true && data.refreservation === undefined) properties.refreservation = data.volsize;
+  }
+  if (data.encryption) {
+    const passphrase = data.encryption_options.passphrase !== null;
+    properties.encryption = data.encryption_options.algorithm;
+    properties.keyformat = passphrase ? 'passphrase' : 'hex';
+    if (passphrase) properties.pbkdf2iters = data.encryption_options.pbkdf2iters;
+  }
+  return properties;
+}
+
+function validateUpdate(appliance: Appliance, id: string, data: PoolDatasetUpdate, all: DatasetRecord[]): DatasetRecord {
+  const errors: Errors = [];
+  const byId = new Map(all.map((d) => [d.id, d]));
+  const d = byId.get(id);
+  if (!d) throw rpcErrors.validation([['id', `${id} does not exist`, ERRNO.ENOENT]]);
+  const type = datasetType(d);
+  const parent = byId.get(parentOf(id) ?? id)!;
+  const free = new EntryBuilder(appliance).entry(parent.id).available as { parsed: number };
+  commonValidation(errors, 'pool_dataset_update', { ...data, volblocksize: d.properties.volblocksize }, type, parent, byId, free.parsed, d);
+  const schema = 'pool_dataset_update';
+  if (data.user_properties_update && !data.user_properties) {
+    data.user_properties_update.forEach((u, i) => {
+      const at = `${schema}.user_properties_update.${i}`;
+      if (u.value !== undefined && u.remove) add(errors, `${at}.remove`, 'When "value" is specified, this cannot be set');
+      else if (u.value === undefined && u.remove === undefined) add(errors, `${at}.value`, 'Either "value" or "remove" must be specified');
+    });
+  } else if (data.user_properties && data.user_properties_update) {
+    add(errors, `${schema}.user_properties_update`, 'Should not be specified when "user_properties" are explicitly specified');
+  }
+  if (type === 'VOLUME' && data.volsize !== undefined && data.volsize < Number(d.properties.volsize)) {
+    add(errors, `${schema}.volsize`, 'You cannot shrink a zvol from GUI, this may lead to data loss.');
+  }
+  check(errors);
+  return d;
+}
+
+/** do_update's writes (MW/plugins/pool_/dataset.py:720-770): setting acltype resets aclmode with it. */
+function applyUpdate(d: DatasetRecord, data: PoolDatasetUpdate): void {
+  const props: Record<string, unknown> = { ...data };
+  if (data.acltype === 'POSIX' || data.acltype === 'OFF') props.aclmode = 'DISCARD';
+  else if (data.acltype === 'INHERIT') props.aclmode = 'INHERIT';
+  applyProperties(d.properties, props);
+  if (data.volsize !== undefined && typeof d.properties.refreservation === 'number') d.properties.refreservation = data.volsize;
+  applyTrueNasFields(d.user_properties, data, 'UPDATE');
+  let updates = data.user_properties_update ?? [];
+  if (data.user_properties) {
+    // Explicit user_properties replace the set: the ones not listed are removed.
+    const keep = new Set(data.user_properties.map((p) => p.key));
+    const internal = new Set<string>(Object.values(TRUENAS_USER_PROPERTIES));
+    updates = [...data.user_properties, ...Object.keys(d.user_properties).filter((k) => !keep.has(k) && !internal.has(k)).map((key) => ({ key, remove: true }))];
+  }
+  for (const u of updates) {
+    if ('remove' in u && u.remove) delete d.user_properties[u.key];
+    else if (u.value !== undefined) d.user_properties[u.key] = u.value;
+  }
+}
+
 export const poolDatasetMethods = [
-  defineMethod({
-    name: 'pool.dataset.query',
-    summary: 'List datasets (filters, options); every dataset flat, the pool roots included.',
-    access: roles('DATASET_READ'),
-    params: QUERY_PARAMS,
-    handler: ({ appliance }, filters, options) => query(new EntryBuilder(appliance).entries(), filters, options),
+  implement(poolDatasetContract['pool.dataset.query'], ({ appliance }, filters, options) => query(new EntryBuilder(appliance).entries(), filters, options)),
+  implement(poolDatasetContract['pool.dataset.get_instance'], ({ appliance }, id) => new EntryBuilder(appliance).entry(id)),
+  implement(poolDatasetContract['pool.dataset.create'], ({ appliance }, data) => {
+    const { store } = appliance;
+    store.write(() => {
+      const { ancestors } = validateCreate(appliance, data, listDatasets(store.db), listPools(store.db));
+      const pool = data.name.split('/')[0]!;
+      const now = Date.now();
+      for (const id of ancestors) insertDataset(store.db, { id, pool, properties: {}, user_properties: {}, created_at: now });
+      const user: DatasetRecord['user_properties'] = {};
+      applyTrueNasFields(user, data, 'CREATE');
+      for (const p of data.user_properties) user[p.key] = p.value;
+      insertDataset(store.db, { id: data.name, pool, properties: createdProperties(data), user_properties: user, created_at: now });
+      // The directories are made inside the transaction: if mkdir fails, no row is kept. A volume has none.
+      const mounted = data.type === 'VOLUME' ? ancestors : [...ancestors, data.name];
+      for (const id of mounted) mkdirSync(mountpointHost(appliance, id), { mode: 0o755 });
+    });
+    return new EntryBuilder(appliance).entry(data.name);
   }),
-  defineMethod({
-    name: 'pool.dataset.get_instance',
-    summary: 'One dataset by id (its full name, e.g. tank/a).',
-    access: roles('DATASET_READ'),
-    params: instanceParams(z.string().min(1).max(1024)),
-    handler: ({ appliance }, id) => new EntryBuilder(appliance).entry(id),
+  implement(poolDatasetContract['pool.dataset.update'], ({ appliance }, id, data) => {
+    const { store } = appliance;
+    store.write(() => {
+      const d = validateUpdate(appliance, id, data, listDatasets(store.db));
+      applyUpdate(d, data);
+      updateDataset(store.db, d);
+    });
+    return new EntryBuilder(appliance).entry(id);
   }),
-  defineMethod({
-    name: 'pool.dataset.create',
-    summary: 'Create a FILESYSTEM dataset {name: "pool/a/b", create_ancestors, comments, …}.',
-    access: roles('DATASET_WRITE'),
-    params: [{ name: 'data', schema: datasetCreate }],
-    handler: ({ appliance }, data) => {
-      const { store } = appliance;
-      store.write(() => {
-        const existing = listDatasets(store.db);
-        const { ancestors } = validateCreate(appliance, data, existing, listPools(store.db));
-        const pool = data.name.split('/')[0]!;
-        const now = Date.now();
-        for (const id of ancestors) insertDataset(store.db, { id, pool, properties: {}, user_properties: {}, created_at: now });
-        const properties: DatasetRecord['properties'] = {};
-        applyProperties(properties, data, 'pool_dataset_create');
-        const user: DatasetRecord['user_properties'] = {};
-        applyTrueNasFields(user, data, 'CREATE');
-        for (const p of data.user_properties) user[p.key] = p.value;
-        insertDataset(store.db, { id: data.name, pool, properties, user_properties: user, created_at: now });
-        // The directories are made inside the transaction: if mkdir fails, no row is kept.
-        for (const id of [...ancestors, data.name]) mkdirSync(mountpointHost(appliance, id), { mode: 0o755 });
-      });
-      return new EntryBuilder(appliance).entry(data.name);
-    },
-  }),
-  defineMethod({
-    name: 'pool.dataset.update',
-    summary: 'Change properties of a dataset; INHERIT resets one to the inherited value.',
-    access: roles('DATASET_WRITE'),
-    params: [
-      { name: 'id', schema: z.string().min(1).max(1024) },
-      { name: 'data', schema: datasetUpdate },
-    ],
-    handler: ({ appliance }, id, data) => {
-      const { store } = appliance;
-      store.write(() => {
-        const d = listDatasets(store.db).find((x) => x.id === id);
-        if (!d) throw rpcErrors.validation([['id', `${id} does not exist`, ERRNO.ENOENT]]);
-        checkUserPropertiesUpdate(data.user_properties_update ?? []);
-        applyProperties(d.properties, data, 'pool_dataset_update');
-        applyTrueNasFields(d.user_properties, data, 'UPDATE');
-        for (const u of data.user_properties_update ?? []) {
-          if (u.remove) delete d.user_properties[u.key];
-          else if (u.value !== undefined) d.user_properties[u.key] = u.value;
-        }
-        updateDataset(store.db, d);
-      });
-      return new EntryBuilder(appliance).entry(id);
-    },
-  }),
-  defineMethod({
-    name: 'pool.dataset.delete',
-    summary: 'Delete a dataset {recursive, force}; children need recursive; a pool root keeps itself.',
-    access: roles('DATASET_DELETE'),
-    params: [
-      { name: 'id', schema: z.string().min(1).max(1024) },
-      { name: 'options', schema: deleteOptions, default: () => ({ recursive: false, force: false }) },
-    ],
-    handler: ({ appliance }, id, options) => {
-      const { store } = appliance;
-      const doomed = store.write(() => {
-        const all = listDatasets(store.db);
-        const target = all.find((d) => d.id === id);
-        if (!target) throw rpcErrors.instanceNotFound('PoolDataset', id);
-        const children = all.filter((d) => d.id.startsWith(`${id}/`));
-        if (children.length > 0 && !options.recursive) {
-          throw rpcErrors.call(ERRNO.ENOTEMPTY, `Failed to delete dataset: cannot destroy '${id}': filesystem has children`);
-        }
-        const isRoot = parentOf(id) === null;
-        if (isRoot && !options.recursive) {
-          throw rpcErrors.call(ERRNO.EINVAL, `Failed to delete dataset: '${id}' is the root dataset of pool ${id}; it goes only with the pool`);
-        }
-        const gone = (isRoot ? children : [target, ...children]).map((d) => d.id);
-        // Checked before anything is deleted: no mountpoint may lead out of the pool.
-        const hosts = gone.map((d) => mountpointHost(appliance, d));
-        deleteDatasets(store.db, gone);
-        return hosts;
-      });
-      // The files go after the commit, outside the write lock: a large tree must not hold every
-      // other writer up, and a dataset is gone once its row is.
-      for (const host of doomed.sort((a, b) => b.length - a.length)) rmSync(host, { recursive: true, force: true });
-      return true;
-    },
+  implement(poolDatasetContract['pool.dataset.delete'], ({ appliance }, id, options) => {
+    const { store } = appliance;
+    const doomed = store.write(() => {
+      const all = listDatasets(store.db);
+      const target = all.find((d) => d.id === id);
+      if (!target) throw rpcErrors.instanceNotFound('PoolDataset', id);
+      const children = all.filter((d) => d.id.startsWith(`${id}/`));
+      if (children.length > 0 && !options.recursive) {
+        throw rpcErrors.call(ERRNO.ENOTEMPTY, `Failed to delete dataset: cannot destroy '${id}': filesystem has children`);
+      }
+      const isRoot = parentOf(id) === null;
+      if (isRoot && !options.recursive) {
+        throw rpcErrors.call(ERRNO.EINVAL, `Failed to delete dataset: '${id}' is the root dataset of pool ${id}; it goes only with the pool`);
+      }
+      const gone = (isRoot ? children : [target, ...children]).map((d) => d.id);
+      // Checked before anything is deleted: no mountpoint may lead out of the pool.
+      const hosts = gone.map((d) => mountpointHost(appliance, d));
+      deleteDatasets(store.db, gone);
+      return hosts;
+    });
+    // The files go after the commit, outside the write lock: a large tree must not hold every
+    // other writer up, and a dataset is gone once its row is.
+    for (const host of doomed.sort((a, b) => b.length - a.length)) rmSync(host, { recursive: true, force: true });
+    return true;
   }),
 ];

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
-import { z } from 'zod';
+import { filesystemContract } from '../contract/filesystem.js';
 import type { Appliance } from './appliance.js';
-import { validateParams, nonEmptyStr } from './params.js';
+import { validateParams } from './params.js';
 import { putFile } from './put-file.js';
 import type { Session } from './session.js';
 
@@ -20,15 +20,6 @@ export interface UploadCall {
   method: string;
   params: unknown[];
 }
-
-const PUT_PARAMS = [
-  { name: 'path', schema: nonEmptyStr() },
-  {
-    name: 'options',
-    schema: z.strictObject({ append: z.boolean().default(false), mode: z.int().min(0).max(0o7777).nullable().default(null) }),
-    default: () => ({ append: false, mode: null }),
-  },
-] as const;
 
 /**
  * Who may upload (SPEC §2.0, §2.5). `full-admin` is 25.10.1: the endpoint authorizes a call of
@@ -93,7 +84,7 @@ function startPut(appliance: Appliance, session: Session, call: UploadCall, sour
     let path: string;
     let options: { append: boolean; mode: number | null };
     try {
-      [path, options] = validateParams(PUT_PARAMS, call.params) as [string, { append: boolean; mode: number | null }];
+      [path, options] = validateParams(filesystemContract['filesystem.put'].params, call.params) as [string, { append: boolean; mode: number | null }];
     } catch (err) {
       source.resume();
       throw err;

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { ZodNullable, ZodOptional, type z } from 'zod';
 import { StorError } from '../errors.js';
 import type { Transport } from '../transport/transport.js';
 import { CONTRACT, type ItemOf, type MethodName, type ParamsOf, type QueryMethod, type ResultOf } from './index.js';
@@ -22,6 +22,7 @@ export type Needed<M extends QueryMethod, K extends keyof ItemOf<M>> = ItemOf<M>
 /**
  * `*.query` as a list: 25.10.1 answers a list, one item (`get`) or a count (`count`), with every
  * field optional (`select`); a command names the fields it reads and gets them typed as present.
+ * `leading` are the params before filters and options (`filesystem.listdir` takes a path first).
  */
 export async function queryItems<M extends QueryMethod, K extends keyof ItemOf<M> & string>(
   t: Pick<Transport, 'call'>,
@@ -29,14 +30,23 @@ export async function queryItems<M extends QueryMethod, K extends keyof ItemOf<M
   need: readonly K[],
   filters: unknown[] = [],
   options: Record<string, unknown> = {},
+  leading: readonly unknown[] = [],
 ): Promise<Needed<M, K>[]> {
-  const answer = await call(t, method, [filters, options] as unknown as ParamsOf<M>);
+  const answer = await call(t, method, [...leading, filters, options] as unknown as ParamsOf<M>);
   if (!Array.isArray(answer)) throw malformedAnswer(method, answer, { code: 'invalid_type', expected: 'array', path: [] } as never);
   answer.forEach((item: Record<string, unknown>, i) => {
     const missing = need.find((k) => item[k] === undefined);
-    if (missing !== undefined) throw malformedAnswer(method, answer, { code: 'invalid_type', expected: 'value', path: [i, missing] } as never);
+    if (missing !== undefined) throw malformedAnswer(method, answer, { code: 'invalid_type', expected: itemFieldType(method, missing), path: [i, missing] } as never);
   });
   return answer as Needed<M, K>[];
+}
+
+/** The zod type name of a field of a query method's items (`string`, `int`, …), for messages. */
+function itemFieldType(method: QueryMethod, field: string): string {
+  const list = (CONTRACT[method].result as unknown as z.ZodUnion<[z.ZodArray<z.ZodObject>]>).options[0];
+  let schema = list.element.shape[field] as z.ZodType | undefined;
+  while (schema instanceof ZodOptional || schema instanceof ZodNullable) schema = schema.unwrap() as z.ZodType;
+  return schema?.def.type ?? 'value';
 }
 
 const article = (type: string) => (/^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`);

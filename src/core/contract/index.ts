@@ -4,6 +4,8 @@ import { authContract } from './auth.js';
 import type { MethodContract, ParamSpec } from './method.js';
 import { coreContract } from './core.js';
 import { groupContract } from './group.js';
+import { filesystemContract } from './filesystem.js';
+import { poolDatasetContract } from './pool-dataset.js';
 import { privilegeContract } from './privilege.js';
 import { systemContract } from './system.js';
 import { userContract } from './user.js';
@@ -21,6 +23,8 @@ export const CONTRACT = {
   ...systemContract,
   ...userContract,
   ...groupContract,
+  ...poolDatasetContract,
+  ...filesystemContract,
 };
 
 export type MethodName = keyof typeof CONTRACT;

@@ -1,0 +1,21 @@
+import { z } from 'zod';
+
+/**
+ * A union as pydantic 2 validates it in 25.10.1's strict models (smart mode): the first member that
+ * accepts the value wins; when none does, every member's errors are reported, each under the
+ * member's tag — a model's class name, `constrained-int`, `int`, `literal['INHERIT']` — which is how
+ * 25.10.1's ValidationErrors name them (e.g. `data.PoolDatasetCreateFilesystem.quota.constrained-int`,
+ * facts §1.5). Tags are given in the member order of the Python annotation.
+ */
+export function pydanticUnion<const M extends Record<string, z.ZodType>>(members: M): z.ZodType<z.output<M[keyof M]>, z.input<M[keyof M]>> {
+  return z.unknown().transform((value, ctx) => {
+    const issues: z.core.$ZodIssue[] = [];
+    for (const [tag, schema] of Object.entries(members)) {
+      const parsed = schema.safeParse(value, { reportInput: true });
+      if (parsed.success) return parsed.data;
+      for (const issue of parsed.error.issues) issues.push({ ...issue, path: [tag, ...issue.path] });
+    }
+    ctx.issues.push(...(issues as never[]));
+    return z.NEVER;
+  }) as unknown as z.ZodType<z.output<M[keyof M]>, z.input<M[keyof M]>>;
+}

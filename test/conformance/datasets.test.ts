@@ -1,0 +1,212 @@
+import { describe, expect, it } from 'vitest';
+import { EMULATIONS } from '../../src/core/appliance/settings.js';
+import { contractViolations } from '../../src/core/contract/conformance.js';
+import { CONTRACT, type MethodName } from '../../src/core/contract/index.js';
+import { loggedInWs, startTestServer, type WsClient } from '../helpers/server.js';
+
+type Entry = Record<string, any>;
+
+async function setup(): Promise<WsClient> {
+  const server = await startTestServer(EMULATIONS['truenas-25.10.1']);
+  return loggedInWs(server.rpcUrl, server.adminKey);
+}
+
+/** The call's result, checked against the method's 25.10.1 result schema. */
+async function ok<T = Entry>(ws: WsClient, method: MethodName, params: unknown[]): Promise<T> {
+  const reply = await ws.call(method, params);
+  expect(reply.error, `${method} ${JSON.stringify(params)}`).toBeUndefined();
+  expect(contractViolations(CONTRACT[method].result, reply.result)).toEqual([]);
+  return reply.result as T;
+}
+
+async function fail(ws: WsClient, method: MethodName, params: unknown[]) {
+  const reply = await ws.call(method, params);
+  expect(reply.result, `${method} ${JSON.stringify(params)} should fail`).toBeUndefined();
+  return reply.error!;
+}
+
+/** A validation failure: -32602 with exactly these `[attribute, message, errno]` triples. */
+async function invalid(ws: WsClient, method: MethodName, params: unknown[], triples: [string, string, number][]) {
+  const error = await fail(ws, method, params);
+  expect({ code: error.code, errname: error.data?.errname, extra: error.data?.extra }).toEqual({ code: -32602, errname: 'EINVAL', extra: triples });
+}
+
+const GiB = 1024 ** 3;
+const prop = (e: Entry, name: string) => e[name] as { parsed: unknown; rawvalue: string; value: string | null; source: string; source_info: unknown };
+
+describe('pool.dataset.query / get_instance (facts §8.2)', () => {
+  it('answers lists, counts and single entries in the PoolDatasetEntry shape; an unknown id is -32602 ENOENT (MW/api/v25_10_1/pool_dataset.py PoolDatasetEntry)', async () => {
+    const ws = await setup();
+    await ok(ws, 'pool.dataset.create', [{ name: 'tank/a' }]);
+    const all = await ok<Entry[]>(ws, 'pool.dataset.query', []);
+    expect(all.map((e) => e.id)).toEqual(['tank', 'tank/a']);
+    expect(all[0]!.children.map((c: Entry) => c.id)).toEqual(['tank/a']);
+    expect(await ok(ws, 'pool.dataset.query', [[], { count: true }])).toBe(2);
+    expect((await ok(ws, 'pool.dataset.query', [[['id', '=', 'tank/a']], { get: true, select: ['id', 'mountpoint'] }]))).toEqual({ id: 'tank/a', mountpoint: '/mnt/tank/a' });
+    const one = await ok(ws, 'pool.dataset.get_instance', ['tank/a']);
+    expect(one).toMatchObject({ id: 'tank/a', type: 'FILESYSTEM', name: 'tank/a', pool: 'tank', encrypted: false, encryption_root: null, locked: false });
+    const missing = await fail(ws, 'pool.dataset.get_instance', ['tank/nope']);
+    expect(missing.code).toBe(-32602);
+    expect(missing.data).toMatchObject({ error: 22, errname: 'EINVAL', reason: '[ENOENT] None: PoolDataset tank/nope does not exist' });
+  });
+});
+
+describe('pool.dataset.create takes the whole 25.10.1 model (facts §0 "Datasets", §8.1)', () => {
+  it('a filesystem with every common field: thresholds in user_properties, snapdev, special_small_block_size, ZSTD-n, a 1 GiB quota (MW/plugins/pool_/dataset.py:560-590)', async () => {
+    const ws = await setup();
+    const e = await ok(ws, 'pool.dataset.create', [
+      {
+        name: 'tank/full',
+        comments: 'all of it',
+        compression: 'ZSTD-7',
+        snapdev: 'VISIBLE',
+        special_small_block_size: 4096,
+        quota: GiB,
+        refquota: 0,
+        quota_warning: 70,
+        quota_critical: 90,
+        refquota_warning: 'INHERIT',
+        copies: 2,
+        managedby: 'ops',
+      },
+    ]);
+    expect(prop(e, 'compression')).toEqual({ parsed: 'zstd-7', rawvalue: 'zstd-7', value: 'ZSTD-7', source: 'LOCAL', source_info: null });
+    expect(prop(e, 'snapdev')).toMatchObject({ value: 'VISIBLE', source: 'LOCAL' });
+    expect(prop(e, 'special_small_block_size')).toMatchObject({ parsed: '4096', value: '4096', source: 'LOCAL' });
+    expect(prop(e, 'quota')).toMatchObject({ parsed: GiB, rawvalue: String(GiB), value: '1 GiB', source: 'LOCAL' });
+    expect(prop(e, 'refquota')).toMatchObject({ parsed: null, value: null });
+    expect(Object.keys(e.user_properties).sort()).toEqual(['comments', 'managedby', 'quota_critical', 'quota_warning']);
+    expect(e.user_properties.quota_warning).toEqual({ parsed: '70', rawvalue: '70', value: '70', source: 'LOCAL', source_info: null });
+    expect(e).not.toHaveProperty('quota_warning');
+  });
+
+  it('share_type SMB presets INSENSITIVE/NFSV4/RESTRICTED, NFS presets SENSITIVE/atime OFF/NFSV4/PASSTHROUGH (MW/plugins/pool_/dataset.py:438-447)', async () => {
+    const ws = await setup();
+    const smb = await ok(ws, 'pool.dataset.create', [{ name: 'tank/smb', share_type: 'SMB', acltype: 'POSIX' }]);
+    expect(['casesensitivity', 'acltype', 'aclmode'].map((p) => prop(smb, p).value)).toEqual(['INSENSITIVE', 'NFSV4', 'RESTRICTED']);
+    const nfs = await ok(ws, 'pool.dataset.create', [{ name: 'tank/nfs', share_type: 'NFS' }]);
+    expect(['casesensitivity', 'atime', 'acltype', 'aclmode'].map((p) => prop(nfs, p).value)).toEqual(['SENSITIVE', 'OFF', 'NFSV4', 'PASSTHROUGH']);
+  });
+
+  it('a VOLUME with volsize: no mountpoint and no path, volsize/volblocksize shown, no filesystem properties (MW/plugins/pool_/dataset_query_utils.py build_info, BASE_VOL_PROPS)', async () => {
+    const ws = await setup();
+    const v = await ok(ws, 'pool.dataset.create', [{ name: 'tank/vol', type: 'VOLUME', volsize: 16 * 1024 * 1024, sparse: true }]);
+    expect(v).toMatchObject({ type: 'VOLUME', mountpoint: null });
+    expect(prop(v, 'volsize')).toMatchObject({ parsed: 16 * 1024 * 1024, value: '16 MiB', source: 'LOCAL' });
+    expect(prop(v, 'volblocksize')).toMatchObject({ parsed: 16384, value: '16K' });
+    for (const fsOnly of ['acltype', 'aclmode', 'atime', 'casesensitivity', 'quota', 'recordsize', 'xattr', 'exec']) expect(v).not.toHaveProperty(fsOnly);
+    const st = await fail(ws, 'filesystem.stat', ['/mnt/tank/vol']);
+    expect(st.data).toMatchObject({ error: 2, reason: '[ENOENT] Path /mnt/tank/vol not found' });
+    const child = await fail(ws, 'pool.dataset.create', [{ name: 'tank/vol/x' }]);
+    expect(child.data?.extra).toEqual([['pool_dataset_create.name', 'tank/vol: parent may not be a ZFS volume', 22]]);
+    await invalid(ws, 'pool.dataset.create', [{ name: 'tank/odd', type: 'VOLUME', volsize: 1000 }], [['pool_dataset_create.volsize', 'Volume size should be a multiple of volume block size', 22]]);
+  });
+
+  it('encryption: an encryption root with a generated key shows encrypted, encryption_root and the algorithm; children inherit it (MW/plugins/pool_/dataset.py:500-540)', async () => {
+    const ws = await setup();
+    const enc = await ok(ws, 'pool.dataset.create', [{ name: 'tank/enc', encryption: true, inherit_encryption: false, encryption_options: { generate_key: true } }]);
+    expect(enc).toMatchObject({ encrypted: true, encryption_root: 'tank/enc', key_loaded: true, locked: false });
+    expect(prop(enc, 'encryption_algorithm')).toMatchObject({ parsed: 'aes-256-gcm', value: 'AES-256-GCM' });
+    expect(prop(enc, 'key_format')).toMatchObject({ parsed: 'hex', value: 'HEX' });
+    const child = await ok(ws, 'pool.dataset.create', [{ name: 'tank/enc/child' }]);
+    expect(child).toMatchObject({ encrypted: true, encryption_root: 'tank/enc' });
+    const pass = await ok(ws, 'pool.dataset.create', [{ name: 'tank/pass', encryption: true, inherit_encryption: false, encryption_options: { passphrase: 'long enough' } }]);
+    expect(prop(pass, 'key_format').value).toBe('PASSPHRASE');
+    expect(prop(pass, 'pbkdf2iters')).toMatchObject({ parsed: '350000', value: '350000' });
+  });
+
+  it('quota and refquota below 1 GiB: pydantic errors of both union members (MW/api/v25_10_1/pool_dataset.py:271, `Field(ge=1024 ** 3)`; facts §1.5)', async () => {
+    const ws = await setup();
+    await invalid(ws, 'pool.dataset.create', [{ name: 'tank/q', quota: 1024 }], [
+      ['data.PoolDatasetCreateFilesystem.quota.constrained-int', 'Input should be greater than or equal to 1073741824', 22],
+      ['data.PoolDatasetCreateFilesystem.quota.literal[0,None]', 'Input should be 0 or None', 22],
+      ['data.PoolDatasetCreateVolume.volsize', 'Field required', 22],
+      ['data.PoolDatasetCreateVolume.quota', 'Extra inputs are not permitted', 22],
+    ]);
+    await invalid(ws, 'pool.dataset.create', [{ name: 'tank/q', type: 'VOLUME' }], [
+      ['data.PoolDatasetCreateFilesystem.type', "Input should be 'FILESYSTEM'", 22],
+      ['data.PoolDatasetCreateVolume.volsize', 'Field required', 22],
+    ]);
+    await invalid(ws, 'pool.dataset.create', [{ name: 'tank/q', quota_warning: 101 }], [
+      ['data.PoolDatasetCreateFilesystem.quota_warning.constrained-int', 'Input should be less than or equal to 100', 22],
+      ["data.PoolDatasetCreateFilesystem.quota_warning.literal['INHERIT']", "Input should be 'INHERIT'", 22],
+      ['data.PoolDatasetCreateVolume.quota_warning.constrained-int', 'Input should be less than or equal to 100', 22],
+      ["data.PoolDatasetCreateVolume.quota_warning.literal['INHERIT']", "Input should be 'INHERIT'", 22],
+      ['data.PoolDatasetCreateVolume.volsize', 'Field required', 22],
+    ]);
+  });
+
+  it('name, parent and path errors with their literal messages (MW/plugins/pool_/dataset.py:410-471; facts §8.1)', async () => {
+    const ws = await setup();
+    const at = 'pool_dataset_create.name';
+    await invalid(ws, 'pool.dataset.create', [{ name: 'tank' }], [[at, 'You need a full name, e.g. pool/newdataset', 22]]);
+    await invalid(ws, 'pool.dataset.create', [{ name: 'tank/a ' }], [[at, 'Trailing spaces are not permitted in dataset names', 22]]);
+    await invalid(ws, 'pool.dataset.create', [{ name: 'nopool/a' }], [[at, 'zpool (nopool) does not exist.', 22]]);
+    await invalid(ws, 'pool.dataset.create', [{ name: 'tank/x/y' }], [[at, 'Parent dataset (tank/x) does not exist.', 22]]);
+    await invalid(ws, 'pool.dataset.create', [{ name: 'nopool/x/y', create_ancestors: true }], [[at, 'Please specify a pool which exists for the dataset/volume to be created', 22]]);
+    await ok(ws, 'pool.dataset.create', [{ name: 'tank/a' }]);
+    // EINVAL, not EEXIST (MW/plugins/pool_/dataset.py:471).
+    const dup = await fail(ws, 'pool.dataset.create', [{ name: 'tank/a' }]);
+    expect(dup.data).toMatchObject({ error: 22, errname: 'EINVAL', reason: '[EINVAL] pool_dataset_create.name: Path /mnt/tank/a already exists\n' });
+    const badName = await fail(ws, 'pool.dataset.create', [{ name: 'tank/b@c' }]);
+    expect((badName.data?.extra as unknown[])[0]).toEqual(['data.PoolDatasetCreateFilesystem.name', 'Value error, Please provide a valid dataset name according to ZFS standards', 22]);
+  });
+
+  it('ACL, readonly-parent, special_small_block_size and encryption checks (MW/plugins/pool_/dataset.py:240-262, :205-215, :281-288, :505-545)', async () => {
+    const ws = await setup();
+    await invalid(ws, 'pool.dataset.create', [{ name: 'tank/n', acltype: 'NFSV4' }], [['pool_dataset_create.aclmode', 'DISCARD aclmode may not be set for NFSv4 acl type', 22]]);
+    await invalid(ws, 'pool.dataset.create', [{ name: 'tank/p', acltype: 'POSIX', aclmode: 'PASSTHROUGH' }], [['pool_dataset_create.aclmode', 'Must be set to DISCARD when acltype is POSIX or OFF', 22]]);
+    await invalid(ws, 'pool.dataset.create', [{ name: 'tank/s', special_small_block_size: 1000 }], [['pool_dataset_create.special_small_block_size', 'This field must be zero or a power of 2 from 512B to 1M', 22]]);
+    await ok(ws, 'pool.dataset.create', [{ name: 'tank/ro', readonly: 'ON' }]);
+    await invalid(ws, 'pool.dataset.create', [{ name: 'tank/ro/x' }], [['pool_dataset_create.readonly', 'Turn off readonly mode on tank/ro to create tank', 22]]);
+    await invalid(ws, 'pool.dataset.create', [{ name: 'tank/e', encryption: true, encryption_options: { generate_key: true } }], [
+      ['pool_dataset_create.inherit_encryption', 'Must be disabled when encryption is enabled.', 22],
+    ]);
+    await invalid(ws, 'pool.dataset.create', [{ name: 'tank/e', encryption: true, inherit_encryption: false }], [
+      ['pool_dataset_create.encryption_options.key', 'Please provide a key or select generate_key to automatically generate a key when passphrase is not provided.', 22],
+    ]);
+    await ok(ws, 'pool.dataset.create', [{ name: 'tank/enc', encryption: true, inherit_encryption: false, encryption_options: { passphrase: 'long enough' } }]);
+    await invalid(ws, 'pool.dataset.create', [{ name: 'tank/enc/plain', inherit_encryption: false }], [
+      ['pool_dataset_create.encryption', 'Cannot create an unencrypted dataset within an encrypted dataset (tank/enc).', 22],
+    ]);
+    await invalid(ws, 'pool.dataset.create', [{ name: 'tank/enc/keyed', encryption: true, inherit_encryption: false, encryption_options: { generate_key: true } }], [
+      ['pool_dataset_create.encryption', 'Passphrase encrypted datasets cannot have children encrypted with a key.', 22],
+    ]);
+  });
+});
+
+describe('pool.dataset.update (facts §8.2)', () => {
+  it('changes properties, resets with INHERIT, and refuses what 25.10.1 refuses (MW/plugins/pool_/dataset.py:690-720)', async () => {
+    const ws = await setup();
+    await ok(ws, 'pool.dataset.create', [{ name: 'tank/a', compression: 'GZIP' }]);
+    const changed = await ok(ws, 'pool.dataset.update', ['tank/a', { compression: 'INHERIT', quota: 2 * GiB, refquota_critical: 95, acltype: 'NFSV4', aclmode: 'PASSTHROUGH' }]);
+    expect(prop(changed, 'compression')).toMatchObject({ value: 'LZ4', source: 'DEFAULT' });
+    expect(prop(changed, 'quota')).toMatchObject({ parsed: 2 * GiB, value: '2 GiB' });
+    expect(changed.user_properties.refquota_critical.value).toBe('95');
+    // The pair is checked against the current aclmode before do_update would reset it (dataset.py:240-262, :753-760).
+    await invalid(ws, 'pool.dataset.update', ['tank/a', { acltype: 'POSIX' }], [['pool_dataset_update.aclmode', 'Must be set to DISCARD when acltype is POSIX or OFF', 22]]);
+    const posix = await ok(ws, 'pool.dataset.update', ['tank/a', { acltype: 'POSIX', aclmode: 'DISCARD' }]);
+    expect(['acltype', 'aclmode'].map((p) => prop(posix, p).value)).toEqual(['POSIX', 'DISCARD']);
+    await invalid(ws, 'pool.dataset.update', ['tank/nope', { comments: 'x' }], [['id', 'tank/nope does not exist', 2]]);
+    await invalid(ws, 'pool.dataset.update', ['tank/a', { volsize: 1024 }], [['pool_dataset_update.volsize', 'This field is not valid for FILESYSTEM', 22]]);
+    await invalid(ws, 'pool.dataset.update', ['tank/a', { casesensitivity: 'INSENSITIVE' }], [['data.casesensitivity', 'Extra inputs are not permitted', 22]]);
+    await ok(ws, 'pool.dataset.create', [{ name: 'tank/vol', type: 'VOLUME', volsize: 32 * 1024 * 1024 }]);
+    await invalid(ws, 'pool.dataset.update', ['tank/vol', { volsize: 16 * 1024 * 1024 }], [['pool_dataset_update.volsize', 'You cannot shrink a zvol from GUI, this may lead to data loss.', 22]]);
+    await invalid(ws, 'pool.dataset.update', ['tank/vol', { atime: 'OFF' }], [['pool_dataset_update.atime', 'This field is not valid for VOLUME', 22]]);
+    await invalid(ws, 'pool.dataset.update', ['tank/a', { user_properties: [{ key: 'a:b', value: 'c' }], user_properties_update: [{ key: 'a:b', remove: true }] }], [
+      ['pool_dataset_update.user_properties_update', 'Should not be specified when "user_properties" are explicitly specified', 22],
+    ]);
+  });
+});
+
+describe('pool.dataset.delete (facts §8.2)', () => {
+  it('answers true; children need recursive (ENOTEMPTY 39); an unknown id is -32602 ENOENT', async () => {
+    const ws = await setup();
+    await ok(ws, 'pool.dataset.create', [{ name: 'tank/a/b', create_ancestors: true }]);
+    const busy = await fail(ws, 'pool.dataset.delete', ['tank/a']);
+    expect({ code: busy.code, data: busy.data }).toMatchObject({ code: -32001, data: { error: 39, errname: 'ENOTEMPTY', reason: "[ENOTEMPTY] Failed to delete dataset: cannot destroy 'tank/a': filesystem has children" } });
+    expect(await ok(ws, 'pool.dataset.delete', ['tank/a', { recursive: true }])).toBe(true);
+    const gone = await fail(ws, 'pool.dataset.delete', ['tank/a']);
+    expect({ code: gone.code, reason: gone.data?.reason }).toEqual({ code: -32602, reason: '[ENOENT] None: PoolDataset tank/a does not exist' });
+  });
+});
