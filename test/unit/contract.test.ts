@@ -37,3 +37,21 @@ describe('contractViolations: an answer against its 25.10.1 result schema', () =
     expect(contractViolations(query, 'three')).not.toEqual([]);
   });
 });
+
+describe('one contract for the emulator and the client', () => {
+  it('every method the emulator serves is a contract method, with its params, access and result schema', async () => {
+    const { METHODS } = await import('../../src/core/appliance/methods.js');
+    for (const [name, def] of METHODS) {
+      const contract = (CONTRACT as Record<string, (typeof CONTRACT)[keyof typeof CONTRACT]>)[name];
+      expect(contract, name).toBeDefined();
+      expect(def.result, name).toBe(contract!.result);
+      expect(def.params, name).toBe(contract!.params);
+      expect(def.access, name).toBe(contract!.access);
+    }
+  });
+
+  it('every contract method is implemented by the emulator', async () => {
+    const { METHODS } = await import('../../src/core/appliance/methods.js');
+    expect(Object.keys(CONTRACT).filter((name) => !METHODS.has(name))).toEqual([]);
+  });
+});

@@ -4,7 +4,7 @@ import type { CommandResult } from '../shared/render.js';
 import { octal } from '../upload/mode.js';
 
 /** One row of `stor ls --json`. */
-export interface LsEntry {
+export interface LsRow {
   name: string;
   path: string;
   /** `DIRECTORY`, `FILE`, `SYMLINK` or `OTHER`. */
@@ -21,7 +21,7 @@ export interface StatResult {
   path: string;
   /** Null when the appliance did not report it. */
   realpath: string | null;
-  type: LsEntry['type'];
+  type: LsRow['type'];
   size: number;
   mode: string;
   uid: number;
@@ -33,7 +33,7 @@ export interface StatResult {
   is_mountpoint: boolean | null;
 }
 
-export async function ls(ctx: CommandContext, path: string): Promise<CommandResult<LsEntry[]>> {
+export async function ls(ctx: CommandContext, path: string): Promise<CommandResult<LsRow[]>> {
   const t = await ctx.transport();
   const raw = await queryItems(t, 'filesystem.listdir', ['name', 'path', 'type', 'size', 'mode', 'uid', 'gid'], [], {}, [path]);
   const data = raw.map((e) => ({ name: e.name, path: e.path, type: e.type, size: e.size, mode: octal(e.mode, 6), uid: e.uid, gid: e.gid }));

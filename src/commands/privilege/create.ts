@@ -3,7 +3,7 @@ import { StorError } from '../../core/errors.js';
 import type { Transport } from '../../core/transport/transport.js';
 import type { CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
-import { findPrivilege, groupNames, healthOf, loadTargetRoles, type PrivilegeEntry, type TargetRoles } from './model.js';
+import { findPrivilege, groupNames, healthOf, loadTargetRoles, type Privilege, type TargetRoles } from './model.js';
 
 export interface PrivilegeEditOptions {
   name?: string;
@@ -63,7 +63,7 @@ function checkRoles(ctx: CommandContext, roles: TargetRoles, list: string[], for
   }
 }
 
-function saved(p: PrivilegeEntry, roles: TargetRoles): CommandResult<PrivilegeSaved> {
+function saved(p: Privilege, roles: TargetRoles): CommandResult<PrivilegeSaved> {
   const h = healthOf(roles, p.roles);
   const health = h.locksOut ? [...h.labels, 'LOCKOUT'] : h.labels;
   const data = { id: p.id, name: p.name, groups: groupNames(p), roles: p.roles, web_shell: p.web_shell, health };

@@ -8,7 +8,7 @@ import { EXIT } from '../shared/exit-codes.js';
 import { confirmChange } from '../shared/prompts.js';
 import type { CommandResult } from '../shared/render.js';
 import { selfIncludingAdvice } from './lockout.js';
-import { findPrivilege, healthOf, listPrivileges, loadTargetRoles, type FindingReport, type PrivilegeEntry, type TargetRoles } from './model.js';
+import { findPrivilege, healthOf, listPrivileges, loadTargetRoles, type FindingReport, type Privilege, type TargetRoles } from './model.js';
 
 export interface FixOptions {
   all?: boolean;
@@ -45,7 +45,7 @@ export interface FixResult {
   privileges: PrivilegeFix[];
 }
 
-function plan(roles: TargetRoles, p: PrivilegeEntry, options: FixOptions): PrivilegeFix {
+function plan(roles: TargetRoles, p: Privilege, options: FixOptions): PrivilegeFix {
   const { catalogue } = roles;
   const before = p.roles;
   const h = healthOf(roles, before);

@@ -14,7 +14,7 @@ import type { Transport } from '../../core/transport/transport.js';
 import { detectLockoutModel, selfIncludingAdvice, type LockoutModel } from './lockout.js';
 
 /** A privilege with the fields the privilege verbs read (`privilege.query` items may omit any). */
-export type PrivilegeEntry = Needed<'privilege.query', (typeof PRIVILEGE_FIELDS)[number]>;
+export type Privilege = Needed<'privilege.query', (typeof PRIVILEGE_FIELDS)[number]>;
 const PRIVILEGE_FIELDS = ['id', 'builtin_name', 'name', 'local_groups', 'roles', 'web_shell'] as const;
 
 export interface Catalogue {
@@ -44,12 +44,12 @@ export async function loadCatalogue(t: Transport): Promise<Catalogue> {
   return { catalogue: release25101Catalogue(), source: 'built-in 25.10.1' };
 }
 
-export async function listPrivileges(t: Transport): Promise<PrivilegeEntry[]> {
+export async function listPrivileges(t: Transport): Promise<Privilege[]> {
   return queryItems(t, 'privilege.query', PRIVILEGE_FIELDS);
 }
 
 /** A privilege by numeric id or by exact name. */
-export async function findPrivilege(t: Transport, ref: string): Promise<PrivilegeEntry> {
+export async function findPrivilege(t: Transport, ref: string): Promise<Privilege> {
   const all = await listPrivileges(t);
   const byId = /^\d+$/.test(ref) ? all.find((p) => p.id === Number(ref)) : undefined;
   const found = byId ?? all.find((p) => p.name === ref);
@@ -62,7 +62,7 @@ export async function findPrivilege(t: Transport, ref: string): Promise<Privileg
 }
 
 /** A group that no longer exists comes back as `{gid, sid: null, group: null}` (facts §3.1): shown by its gid. */
-export const groupNames = (p: Pick<PrivilegeEntry, 'local_groups'>): string[] => p.local_groups.map((g) => ('name' in g ? g.name : String(g.gid ?? g.sid)));
+export const groupNames = (p: Pick<Privilege, 'local_groups'>): string[] => p.local_groups.map((g) => ('name' in g ? g.name : String(g.gid ?? g.sid)));
 
 /** One problem with a privilege's role list, explained for operators (`--json` shape too). */
 export interface FindingReport {

@@ -17,17 +17,10 @@ export interface CallContext {
 
 /**
  * A method the emulator serves: its contract (what 25.10.1 takes and answers, who may call it)
- * and the handler that implements it. Methods not yet transcribed into the contract declare
- * their params here and have no result schema; the contract test lists them.
+ * and the handler that implements it.
  */
-export interface MethodDefinition<P extends readonly ParamSpec[] = readonly ParamSpec[]> extends Omit<MethodContract<P>, 'result'> {
-  result?: z.ZodType;
+export interface MethodDefinition<P extends readonly ParamSpec[] = readonly ParamSpec[]> extends MethodContract<P> {
   handler: (ctx: CallContext, ...args: ParamValues<P>) => unknown;
-}
-
-/** Declares a method; the handler's argument types follow from the param schemas. */
-export function defineMethod<const P extends readonly ParamSpec[]>(def: MethodDefinition<P>): MethodDefinition {
-  return def as unknown as MethodDefinition;
 }
 
 /**
