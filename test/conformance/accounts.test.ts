@@ -5,28 +5,18 @@
  * 25.10.1 source (MW/plugins/account.py, MW/plugins/account_/privilege.py), which wins.
  */
 import { describe, expect, it } from 'vitest';
-import { EMULATIONS } from '../../src/core/appliance/settings.js';
-import { contractViolations } from '../../src/core/contract/conformance.js';
-import { CONTRACT } from '../../src/core/contract/index.js';
 import { createUserWithKey } from '../helpers/appliance.js';
-import { loggedInWs, startTestServer, type RpcReply, type WsClient } from '../helpers/server.js';
+import { loggedInWs, type RpcReply, type WsClient } from '../helpers/server.js';
+import { server25, conforming } from './harness.js';
 
 type Entry = Record<string, any>;
 
-const server25 = () => startTestServer(EMULATIONS['truenas-25.10.1']);
 
 async function admin(): Promise<{ ws: WsClient; server: Awaited<ReturnType<typeof server25>> }> {
   const server = await server25();
   return { ws: await loggedInWs(server.rpcUrl, server.adminKey), server };
 }
 
-/** A call's answer, checked against the method's contract result. */
-async function conforming<T = any>(client: WsClient, method: keyof typeof CONTRACT, params: unknown[] = []): Promise<T> {
-  const reply = await client.call(method, params);
-  expect(reply.error).toBeUndefined();
-  expect(contractViolations(CONTRACT[method].result, reply.result)).toEqual([]);
-  return reply.result as T;
-}
 
 /** A ValidationErrors answer: -32602, errno 22 outside, the triples in `extra`. */
 async function validationError(client: WsClient, method: string, params: unknown[]): Promise<[string, string, number][]> {

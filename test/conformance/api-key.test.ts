@@ -4,20 +4,11 @@
  * literal texts and codes of facts §2.4 and MW/plugins/api_key.py.
  */
 import { describe, expect, it } from 'vitest';
-import { EMULATIONS } from '../../src/core/appliance/settings.js';
-import { contractViolations } from '../../src/core/contract/conformance.js';
-import { CONTRACT } from '../../src/core/contract/index.js';
 import { createUserWithKey } from '../helpers/appliance.js';
-import { connectWs, loggedInWs, startTestServer, type RpcReply, type WsClient } from '../helpers/server.js';
+import { connectWs, loggedInWs, type RpcReply } from '../helpers/server.js';
+import { server25, conforming } from './harness.js';
 
-const server25 = () => startTestServer(EMULATIONS['truenas-25.10.1']);
 
-async function conforming<T = unknown>(client: WsClient, method: keyof typeof CONTRACT, params: unknown[] = []): Promise<T> {
-  const reply = await client.call(method, params);
-  expect(reply.error).toBeUndefined();
-  expect(contractViolations(CONTRACT[method].result, reply.result)).toEqual([]);
-  return reply.result as T;
-}
 
 function errorOf(reply: RpcReply) {
   expect(reply.result).toBeUndefined();

@@ -5,22 +5,12 @@
  * texts and codes of the facts file and the 25.10.1 source.
  */
 import { describe, expect, it } from 'vitest';
-import { EMULATIONS } from '../../src/core/appliance/settings.js';
-import { contractViolations } from '../../src/core/contract/conformance.js';
-import { CONTRACT } from '../../src/core/contract/index.js';
 import { createUserWithKey, createUserWithPassword, enableTwoFactor, type TestAppliance } from '../helpers/appliance.js';
-import { SAFETY_MS, connectWs, loggedInWs, startTestServer, type RpcReply, type TestServer, type WsClient } from '../helpers/server.js';
+import { SAFETY_MS, connectWs, loggedInWs, type RpcReply, type TestServer } from '../helpers/server.js';
 import { currentCode, wrongCode } from '../helpers/totp.js';
+import { server25, conforming } from './harness.js';
 
-const server25 = () => startTestServer(EMULATIONS['truenas-25.10.1']);
 
-/** A call's answer, checked against the method's contract result. */
-async function conforming<T = unknown>(client: WsClient, method: keyof typeof CONTRACT, params: unknown[] = []): Promise<T> {
-  const reply = await client.call(method, params);
-  expect(reply.error).toBeUndefined();
-  expect(contractViolations(CONTRACT[method].result, reply.result)).toEqual([]);
-  return reply.result as T;
-}
 
 /** The `error` of a reply, with the trace left out (its frames are ours, not the appliance's). */
 function errorOf(reply: RpcReply) {

@@ -5,12 +5,11 @@
  * ENOTAUTHENTICATED before login are tested in test/integration/websocket.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { EMULATIONS } from '../../src/core/appliance/settings.js';
 import { contractViolations } from '../../src/core/contract/conformance.js';
 import { coreGetJobsItem } from '../../src/core/contract/core.js';
-import { CONTRACT } from '../../src/core/contract/index.js';
 import { createUserWithKey } from '../helpers/appliance.js';
-import { SAFETY_MS, connectWs, loggedInWs, startTestServer, type Message, type TestServer, type WsClient } from '../helpers/server.js';
+import { SAFETY_MS, connectWs, loggedInWs, type Message, type TestServer, type WsClient } from '../helpers/server.js';
+import { server25, conforming } from './harness.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -20,15 +19,7 @@ const JOB_FIELDS = [
   'result_encoding_error', 'error', 'exception', 'exc_info', 'state', 'time_started', 'time_finished', 'credentials',
 ];
 
-const server25 = () => startTestServer(EMULATIONS['truenas-25.10.1']);
 
-/** A call's answer, checked against the method's contract result. */
-async function conforming<T = unknown>(client: WsClient, method: keyof typeof CONTRACT, params: unknown[] = []): Promise<T> {
-  const reply = await client.call(method, params);
-  expect(reply.error).toBeUndefined();
-  expect(contractViolations(CONTRACT[method].result, reply.result)).toEqual([]);
-  return reply.result as T;
-}
 
 const isJobEvent = (jobId: number, msg?: string) => (m: Message) =>
   m.method === 'collection_update' && m.params?.collection === 'core.get_jobs' && m.params?.id === jobId && (msg === undefined || m.params?.msg === msg);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { EMULATIONS } from '../../src/core/appliance/settings.js';
-import { contractViolations } from '../../src/core/contract/conformance.js';
-import { CONTRACT, type MethodName } from '../../src/core/contract/index.js';
+import { type MethodName } from '../../src/core/contract/index.js';
 import { loggedInWs, startTestServer, type WsClient } from '../helpers/server.js';
+import { conforming } from './harness.js';
 
 type Entry = Record<string, any>;
 
@@ -11,13 +11,7 @@ async function setup(): Promise<WsClient> {
   return loggedInWs(server.rpcUrl, server.adminKey);
 }
 
-/** The call's result, checked against the method's 25.10.1 result schema. */
-async function ok<T = Entry>(ws: WsClient, method: MethodName, params: unknown[]): Promise<T> {
-  const reply = await ws.call(method, params);
-  expect(reply.error, `${method} ${JSON.stringify(params)}`).toBeUndefined();
-  expect(contractViolations(CONTRACT[method].result, reply.result)).toEqual([]);
-  return reply.result as T;
-}
+const ok = conforming;
 
 async function fail(ws: WsClient, method: MethodName, params: unknown[]) {
   const reply = await ws.call(method, params);

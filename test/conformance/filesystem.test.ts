@@ -3,6 +3,7 @@ import { EMULATIONS } from '../../src/core/appliance/settings.js';
 import { contractViolations } from '../../src/core/contract/conformance.js';
 import { CONTRACT, type MethodName } from '../../src/core/contract/index.js';
 import { SAFETY_MS, loggedInWs, startTestServer, type TestServer, type WsClient } from '../helpers/server.js';
+import { conforming } from './harness.js';
 
 type Entry = Record<string, any>;
 
@@ -11,12 +12,7 @@ async function setup(): Promise<{ server: TestServer; ws: WsClient }> {
   return { server, ws: await loggedInWs(server.rpcUrl, server.adminKey) };
 }
 
-async function ok<T = Entry>(ws: WsClient, method: MethodName, params: unknown[]): Promise<T> {
-  const reply = await ws.call(method, params);
-  expect(reply.error, `${method} ${JSON.stringify(params)}`).toBeUndefined();
-  expect(contractViolations(CONTRACT[method].result, reply.result)).toEqual([]);
-  return reply.result as T;
-}
+const ok = conforming;
 
 /** A CallError: -32001 with this errno and reason. */
 async function callError(ws: WsClient, method: MethodName, params: unknown[], errname: string, errno: number, reason: string) {

@@ -1,0 +1,22 @@
+import { expect } from 'vitest';
+import { EMULATIONS } from '../../src/core/appliance/settings.js';
+import { contractViolations } from '../../src/core/contract/conformance.js';
+import { CONTRACT, type MethodName } from '../../src/core/contract/index.js';
+import { loggedInWs, startTestServer, type TestServer, type WsClient } from '../helpers/server.js';
+
+/** An in-process `stor serve --emulate truenas-25.10.1` on port 0, with a temporary state. */
+export const server25 = (): Promise<TestServer> => startTestServer(EMULATIONS['truenas-25.10.1']);
+
+/** `server25()` and a WebSocket logged in as the seeded administrator. */
+export async function adminSession(): Promise<{ server: TestServer; ws: WsClient }> {
+  const server = await server25();
+  return { server, ws: await loggedInWs(server.rpcUrl, server.adminKey) };
+}
+
+/** A call's answer, which must succeed and match the method's 25.10.1 result schema exactly. */
+export async function conforming<T = any>(client: WsClient, method: MethodName, params: unknown[] = []): Promise<T> {
+  const reply = await client.call(method, params);
+  expect(reply.error, `${method} ${JSON.stringify(params)}`).toBeUndefined();
+  expect(contractViolations(CONTRACT[method].result, reply.result)).toEqual([]);
+  return reply.result as T;
+}
