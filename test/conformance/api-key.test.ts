@@ -5,28 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createUserWithKey } from '../helpers/appliance.js';
-import { connectWs, loggedInWs, type RpcReply } from '../helpers/server.js';
-import { server25, conforming } from './harness.js';
+import { connectWs, loggedInWs } from '../helpers/server.js';
+import { server25, conforming, errorOf, validation } from './harness.js';
 
 
-
-function errorOf(reply: RpcReply) {
-  expect(reply.result).toBeUndefined();
-  const { trace, ...data } = reply.error!.data as Record<string, unknown> & { trace: { class: string } };
-  return { code: reply.error!.code, message: reply.error!.message, data, traceClass: trace?.class };
-}
-
-const validation = (...triples: [string, string, number?][]) => ({
-  code: -32602,
-  message: 'Invalid params',
-  data: {
-    error: 22,
-    errname: 'EINVAL',
-    reason: triples.map(([attr, msg]) => `[EINVAL] ${attr}: ${msg}\n`).join(''),
-    extra: triples.map(([attr, msg]) => [attr, msg, 22]),
-  },
-  traceClass: 'ValidationErrors',
-});
 
 const instanceNotFound = (id: number) => ({
   code: -32602,

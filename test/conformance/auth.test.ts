@@ -6,36 +6,18 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createUserWithKey, createUserWithPassword, enableTwoFactor, type TestAppliance } from '../helpers/appliance.js';
-import { SAFETY_MS, connectWs, loggedInWs, type RpcReply, type TestServer } from '../helpers/server.js';
+import { SAFETY_MS, connectWs, loggedInWs, type TestServer } from '../helpers/server.js';
 import { currentCode, wrongCode } from '../helpers/totp.js';
-import { server25, conforming } from './harness.js';
+import { server25, conforming, errorOf, validation } from './harness.js';
 
 
 
 /** The `error` of a reply, with the trace left out (its frames are ours, not the appliance's). */
-function errorOf(reply: RpcReply) {
-  expect(reply.result).toBeUndefined();
-  const { trace, ...data } = reply.error!.data as Record<string, unknown> & { trace: { class: string } };
-  return { code: reply.error!.code, message: reply.error!.message, data, traceClass: trace?.class };
-}
-
 const callError = (errno: number, errname: string, reason: string) => ({
   code: -32001,
   message: 'Method call error',
   data: { error: errno, errname, reason: `[${errname}] ${reason}`, extra: null },
   traceClass: 'CallError',
-});
-
-const validation = (...triples: [string, string][]) => ({
-  code: -32602,
-  message: 'Invalid params',
-  data: {
-    error: 22,
-    errname: 'EINVAL',
-    reason: triples.map(([attr, msg]) => `[EINVAL] ${attr}: ${msg}\n`).join(''),
-    extra: triples.map(([attr, msg]) => [attr, msg, 22]),
-  },
-  traceClass: 'ValidationErrors',
 });
 
 const NOT_AUTHENTICATED = callError(207, 'ENOTAUTHENTICATED', 'Not authenticated');
