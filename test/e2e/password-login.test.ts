@@ -6,13 +6,11 @@ import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { createUserWithPassword, enableTwoFactor, openTestAppliance, type TestAppliance } from '../helpers/appliance.js';
 import { currentCode, wrongCode } from '../helpers/totp.js';
+import { clientEnv } from '../helpers/client-env.js';
 
 const PASSWORD = 'Tr0ub4dor&3 horse';
 
 /** A client machine: its own (unused) embedded state and its own profiles. */
-function clientEnv(): Record<string, string> {
-  return { STOR_HOME: tempDir('stor-client-home-'), STOR_CONFIG_DIR: tempDir('stor-client-config-') };
-}
 
 function filesUnder(dir: string): string[] {
   if (!existsSync(dir)) return [];

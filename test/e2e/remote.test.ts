@@ -9,11 +9,9 @@ import { describe, expect, it } from 'vitest';
 import { spawnStor } from '../helpers/bin.js';
 import { spawnServe } from '../helpers/serve-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { clientEnv } from '../helpers/client-env.js';
 
 /** A client machine: its own (unused) embedded state and its own profiles. */
-function clientEnv(): Record<string, string> {
-  return { STOR_HOME: tempDir('stor-client-home-'), STOR_CONFIG_DIR: tempDir('stor-client-config-') };
-}
 
 function withoutTarget(whoami: string): unknown {
   const { target: _target, ...rest } = JSON.parse(whoami);

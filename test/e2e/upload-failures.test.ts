@@ -1,24 +1,11 @@
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { spawnStor, type SpawnResult } from '../helpers/bin.js';
-import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
+import { spawnServe } from '../helpers/serve-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { clientEnv, remoteEnv, localFile } from '../helpers/client-env.js';
 
-function localFile(name: string, bytes: Buffer | string): string {
-  const path = join(tempDir('stor-e2e-files-'), name);
-  writeFileSync(path, bytes);
-  return path;
-}
 
-/** A client machine: its own embedded state and profiles. */
-function clientEnv(): Record<string, string> {
-  return { STOR_HOME: tempDir('stor-client-home-'), STOR_CONFIG_DIR: tempDir('stor-client-config-') };
-}
 
-function remoteEnv(server: ServeProcess): Record<string, string> {
-  return { ...clientEnv(), STOR_URL: server.baseUrl, STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim() };
-}
 
 describe('a failing upload fails alike on ws, --rpc http and the embedded target', () => {
   // MW/plugins/filesystem.py:556-566 fails with Python's OSErrors, which core.job_wait reports as

@@ -1,11 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { spawnStor } from '../helpers/bin.js';
-import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
+import { spawnServe } from '../helpers/serve-process.js';
 import { startThrottleProxy } from '../helpers/throttle-proxy.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { clientEnv, remoteEnv, localFile } from '../helpers/client-env.js';
 
 /*
  * The appliance's nginx drops a WebSocket on which the server has sent nothing for 60 s, while the
@@ -18,20 +19,8 @@ const SIZE = 768 * 1024;
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
-function localFile(name: string, bytes: Buffer | string): string {
-  const path = join(tempDir('stor-e2e-files-'), name);
-  writeFileSync(path, bytes);
-  return path;
-}
 
-/** A client machine: its own embedded state and profiles. */
-function clientEnv(): Record<string, string> {
-  return { STOR_HOME: tempDir('stor-client-home-'), STOR_CONFIG_DIR: tempDir('stor-client-config-') };
-}
 
-function remoteEnv(server: ServeProcess, url = server.baseUrl): Record<string, string> {
-  return { ...clientEnv(), STOR_URL: url, STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim() };
-}
 
 async function slowSetup() {
   const server = await spawnServe(tempDir('stor-serve-state-'), ['--ws-idle-timeout', '2', '--role-expansion', 'truenas-25.10.1']);

@@ -6,13 +6,11 @@ import { spawnStor } from '../helpers/bin.js';
 import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import { SAFETY_MS } from '../helpers/server.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { clientEnv } from '../helpers/client-env.js';
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 /** A client machine: its own (unused) embedded state and its own profiles. */
-function clientEnv(): Record<string, string> {
-  return { STOR_HOME: tempDir('stor-client-home-'), STOR_CONFIG_DIR: tempDir('stor-client-config-') };
-}
 
 /** `stor call` as the server's administrator; returns the parsed JSON result. */
 async function adminCall(server: ServeProcess, method: string, ...args: unknown[]): Promise<any> {
