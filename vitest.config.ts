@@ -5,8 +5,9 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // Tests spawn real processes and servers; two cores run two files at a time comfortably.
     maxWorkers: 2,
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // Generous: the e2e tests spawn the CLI many times, and a loaded 2-core machine is slow to start Node.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
     // Every answer the emulator gives is checked against its 25.10.1 contract (src/core/rpc/dispatcher.ts).
     env: { STOR_CHECK_RESULTS: '1' },
   },

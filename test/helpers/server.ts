@@ -7,7 +7,7 @@ import { startServer, type ServerOptions } from '../../src/core/server/server.js
 import { openTestAppliance, type TestAppliance } from './appliance.js';
 
 /** Safety net for every wait below: only there so a broken server fails the test instead of hanging it. */
-export const SAFETY_MS = 10_000;
+export const SAFETY_MS = 20_000;
 
 export interface TestServer {
   /** `http://127.0.0.1:PORT` */
