@@ -39,23 +39,21 @@ describe('a failing upload fails alike on ws, --rpc http and the embedded target
       }
     }
 
-    for (const c of cases) {
-      for (const t of targets) {
-        const r = await spawnStor([...t.args, '--json', 'upload', file, c.target], { env: t.env });
-        const where = `${c.name} over ${t.name}`;
-        expect({ where, code: r.code, stdout: r.stdout, error: JSON.parse(r.stderr).error }).toEqual({
-          where,
-          code: 1,
-          stdout: '',
-          error: { code: c.code, kind: 'failed', message: c.message },
-        });
-        expect(hostPaths(r), where).toEqual([]);
-
-      }
+    // Every case on every transport at once: nine independent processes, each checked on its own.
+    const runs = cases.flatMap((c) => targets.map(async (t) => ({ c, t, r: await spawnStor([...t.args, '--json', 'upload', file, c.target], { env: t.env }) })));
+    for (const { c, t, r } of await Promise.all(runs)) {
+      const where = `${c.name} over ${t.name}`;
+      expect({ where, code: r.code, stdout: r.stdout, error: JSON.parse(r.stderr).error }).toEqual({
+        where,
+        code: 1,
+        stdout: '',
+        error: { code: c.code, kind: 'failed', message: c.message },
+      });
+      expect(hostPaths(r), where).toEqual([]);
     }
     // And as a person reads it.
-    for (const t of targets) {
-      const human = await spawnStor([...t.args, 'upload', file, cases[1]!.target], { env: t.env });
+    const humans = await Promise.all(targets.map(async (t) => ({ t, human: await spawnStor([...t.args, 'upload', file, cases[1]!.target], { env: t.env }) })));
+    for (const { t, human } of humans) {
       expect({ transport: t.name, code: human.code, stdout: human.stdout, stderr: human.stderr }).toEqual({
         transport: t.name,
         code: 1,
