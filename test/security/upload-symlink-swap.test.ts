@@ -51,6 +51,7 @@ describe('a directory swapped for a symlink while an upload is in flight', () =>
     expect(res.status).toBe(200);
     const { job_id } = JSON.parse(res.text) as { job_id: number };
     const client = await loggedInWs(server.rpcUrl, server.adminKey);
+    await client.result('core.set_options', [{ legacy_jobs: false }]); // so that core.job_wait waits
     await client.call('core.job_wait', [job_id]);
     const job = await client.result<JobEntry>('core.get_jobs', [[['id', '=', job_id]], { get: true }]);
     client.close();
@@ -67,6 +68,7 @@ describe('a directory swapped for a symlink while an upload is in flight', () =>
     const outside = tempDir('stor-outside-');
     symlinkSync(outside, join(pool, 'link'));
     const client = await loggedInWs(server.rpcUrl, server.adminKey);
+    await client.result('core.set_options', [{ legacy_jobs: false }]);
     const res = await fetch(`${server.url}/_upload/`, {
       method: 'POST',
       headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}`, authorization: `Bearer ${server.adminKey}` },
