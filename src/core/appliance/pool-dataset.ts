@@ -1,5 +1,4 @@
-import { mkdirSync, readdirSync, lstatSync, rmSync, statfsSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, lstatSync, statfsSync } from 'node:fs';
 import { poolDatasetContract, type PoolDatasetCreate, type PoolDatasetUpdate } from '../contract/pool-dataset.js';
 import { ERRNO, rpcErrors, type ValidationTriple } from '../errors.js';
 import { deleteDatasets, insertDataset, listDatasets, updateDataset, type DatasetRecord } from '../store/datasets.js';
@@ -20,6 +19,7 @@ import {
 import { sandboxPath } from './filesystem.js';
 import { implement } from './method.js';
 import { query } from './query.js';
+import { bytesBelow, removeTree } from './tree-walk.js';
 
 /*
  * What is emulated of 25.10.1's pool.dataset (MW/plugins/pool_/dataset.py) is what a client can
@@ -40,27 +40,18 @@ function mountpointHost(appliance: Appliance, id: string): string {
   return sandboxPath(appliance, `/mnt/${id}`).host;
 }
 
-/** Bytes of the files below `dir`, not counting child datasets' mountpoints; symlinks are not followed. */
-function ownBytes(dir: string, skip: ReadonlySet<string>): number {
-  let total = 0;
-  const walk = (d: string) => {
-    let names: string[];
-    try {
-      names = readdirSync(d);
-    } catch {
-      return;
-    }
-    for (const n of names) {
-      const p = join(d, n);
-      if (skip.has(p)) continue;
-      const st = lstatSync(p, { throwIfNoEntry: false });
-      if (!st) continue;
-      if (st.isDirectory()) walk(p);
-      else total += st.size;
-    }
-  };
-  walk(dir);
-  return total;
+/** Each filesystem dataset's own bytes (its files, not its children's), measured before entries are built. */
+async function measureOwnBytes(appliance: Appliance): Promise<Map<string, number>> {
+  const all = appliance.datasets();
+  const own = new Map<string, number>();
+  for (const d of all) {
+    const mount = datasetType(d) === 'FILESYSTEM' ? mountpointHostOrNull(appliance, d.id) : null;
+    if (!mount) continue;
+    const children = all.filter((c) => parentOf(c.id) === d.id);
+    const skip = new Set(children.map((c) => mountpointHostOrNull(appliance, c.id)).filter((h): h is string => h !== null));
+    own.set(d.id, await bytesBelow(mount, skip));
+  }
+  return own;
 }
 
 /** For reports: a mountpoint that fails the sandbox check counts as empty rather than failing a listing. */
@@ -75,15 +66,22 @@ function mountpointHostOrNull(appliance: Appliance, id: string): string | null {
 /** A space-accounting property: bytes, shown human-readable in `value` as 25.10.1 does. */
 const bytesProperty = (n: number) => ({ parsed: n, rawvalue: String(n), value: formatSize(n), source: 'NONE', source_info: null });
 
-/** Builds dataset entries; each dataset's tree is walked once, however many entries include it. */
+/** Builds dataset entries from the datasets' own bytes, measured beforehand (measureOwnBytes). */
 class EntryBuilder {
   private readonly all: DatasetRecord[];
   private readonly byId: Map<string, DatasetRecord>;
   private readonly used = new Map<string, number>();
 
-  constructor(private readonly appliance: Appliance) {
+  constructor(
+    private readonly appliance: Appliance,
+    private readonly own: ReadonlyMap<string, number>,
+  ) {
     this.all = appliance.datasets();
     this.byId = new Map(this.all.map((d) => [d.id, d]));
+  }
+
+  static async load(appliance: Appliance): Promise<EntryBuilder> {
+    return new EntryBuilder(appliance, await measureOwnBytes(appliance));
   }
 
   private childrenOf(id: string): DatasetRecord[] {
@@ -95,10 +93,9 @@ class EntryBuilder {
     let used = this.used.get(d.id);
     if (used === undefined) {
       const children = this.childrenOf(d.id);
-      const skip = new Set(children.map((c) => mountpointHostOrNull(this.appliance, c.id)).filter((h): h is string => h !== null));
-      const mount = datasetType(d) === 'FILESYSTEM' ? mountpointHostOrNull(this.appliance, d.id) : null;
       const reserved = typeof d.properties.refreservation === 'number' ? d.properties.refreservation : 0;
-      used = (mount ? ownBytes(mount, skip) : 0) + reserved + children.reduce((sum, c) => sum + this.usedOf(c), 0);
+      // A dataset made since the measurement has no files yet.
+      used = (this.own.get(d.id) ?? 0) + reserved + children.reduce((sum, c) => sum + this.usedOf(c), 0);
       this.used.set(d.id, used);
     }
     return used;
@@ -296,7 +293,13 @@ function validateEncryption(errors: Errors, options: PoolDatasetCreate['encrypti
 }
 
 /** do_create's checks in its order (MW/plugins/pool_/dataset.py:400-560); returns the ancestors to create. */
-function validateCreate(appliance: Appliance, data: PoolDatasetCreate, existing: DatasetRecord[], pools: string[]): { ancestors: string[] } {
+function validateCreate(
+  appliance: Appliance,
+  own: ReadonlyMap<string, number>,
+  data: PoolDatasetCreate,
+  existing: DatasetRecord[],
+  pools: string[],
+): { ancestors: string[] } {
   const at = 'pool_dataset_create.name';
   const errors: Errors = [];
   const byId = new Map(existing.map((d) => [d.id, d]));
@@ -321,7 +324,7 @@ function validateCreate(appliance: Appliance, data: PoolDatasetCreate, existing:
   check(errors);
   const type = data.type;
   if (type === 'VOLUME' && data.volblocksize === undefined) data.volblocksize = '16K';
-  const free = new EntryBuilder(appliance).entry(parent!.id).available as { parsed: number };
+  const free = new EntryBuilder(appliance, own).entry(parent!.id).available as { parsed: number };
   commonValidation(errors, 'pool_dataset_create', data, type, parent!, byId, free.parsed, null);
   check(errors);
 
@@ -378,14 +381,14 @@ function createdProperties(data: PoolDatasetCreate): DatasetRecord['properties']
   return properties;
 }
 
-function validateUpdate(appliance: Appliance, id: string, data: PoolDatasetUpdate, all: DatasetRecord[]): DatasetRecord {
+function validateUpdate(appliance: Appliance, own: ReadonlyMap<string, number>, id: string, data: PoolDatasetUpdate, all: DatasetRecord[]): DatasetRecord {
   const errors: Errors = [];
   const byId = new Map(all.map((d) => [d.id, d]));
   const d = byId.get(id);
   if (!d) throw rpcErrors.validation([['id', `${id} does not exist`, ERRNO.ENOENT]]);
   const type = datasetType(d);
   const parent = byId.get(parentOf(id) ?? id)!;
-  const free = new EntryBuilder(appliance).entry(parent.id).available as { parsed: number };
+  const free = new EntryBuilder(appliance, own).entry(parent.id).available as { parsed: number };
   commonValidation(errors, 'pool_dataset_update', { ...data, volblocksize: d.properties.volblocksize }, type, parent, byId, free.parsed, d);
   const schema = 'pool_dataset_update';
   if (data.user_properties_update && !data.user_properties) {
@@ -426,12 +429,14 @@ function applyUpdate(d: DatasetRecord, data: PoolDatasetUpdate): void {
 }
 
 export const poolDatasetMethods = [
-  implement(poolDatasetContract['pool.dataset.query'], ({ appliance }, filters, options) => query(new EntryBuilder(appliance).entries(), filters, options)),
-  implement(poolDatasetContract['pool.dataset.get_instance'], ({ appliance }, id) => new EntryBuilder(appliance).entry(id)),
-  implement(poolDatasetContract['pool.dataset.create'], ({ appliance }, data) => {
+  implement(poolDatasetContract['pool.dataset.query'], async ({ appliance }, filters, options) => query((await EntryBuilder.load(appliance)).entries(), filters, options)),
+  implement(poolDatasetContract['pool.dataset.get_instance'], async ({ appliance }, id) => (await EntryBuilder.load(appliance)).entry(id)),
+  implement(poolDatasetContract['pool.dataset.create'], async ({ appliance }, data) => {
     const { store } = appliance;
+    // Measured before the write lock is taken: the walk is asynchronous, the transaction is not.
+    const own = await measureOwnBytes(appliance);
     store.write(() => {
-      const { ancestors } = validateCreate(appliance, data, listDatasets(store.db), listPools(store.db));
+      const { ancestors } = validateCreate(appliance, own, data, listDatasets(store.db), listPools(store.db));
       const pool = data.name.split('/')[0]!;
       const now = Date.now();
       for (const id of ancestors) insertDataset(store.db, { id, pool, properties: {}, user_properties: {}, created_at: now });
@@ -443,18 +448,19 @@ export const poolDatasetMethods = [
       const mounted = data.type === 'VOLUME' ? ancestors : [...ancestors, data.name];
       for (const id of mounted) mkdirSync(mountpointHost(appliance, id), { mode: 0o755 });
     });
-    return new EntryBuilder(appliance).entry(data.name);
+    return (await EntryBuilder.load(appliance)).entry(data.name);
   }),
-  implement(poolDatasetContract['pool.dataset.update'], ({ appliance }, id, data) => {
+  implement(poolDatasetContract['pool.dataset.update'], async ({ appliance }, id, data) => {
     const { store } = appliance;
+    const own = await measureOwnBytes(appliance);
     store.write(() => {
-      const d = validateUpdate(appliance, id, data, listDatasets(store.db));
+      const d = validateUpdate(appliance, own, id, data, listDatasets(store.db));
       applyUpdate(d, data);
       updateDataset(store.db, d);
     });
-    return new EntryBuilder(appliance).entry(id);
+    return (await EntryBuilder.load(appliance)).entry(id);
   }),
-  implement(poolDatasetContract['pool.dataset.delete'], ({ appliance }, id, options) => {
+  implement(poolDatasetContract['pool.dataset.delete'], async ({ appliance }, id, options) => {
     const { store } = appliance;
     const doomed = store.write(() => {
       const all = listDatasets(store.db);
@@ -474,9 +480,9 @@ export const poolDatasetMethods = [
       deleteDatasets(store.db, gone);
       return hosts;
     });
-    // The files go after the commit, outside the write lock: a large tree must not hold every
-    // other writer up, and a dataset is gone once its row is.
-    for (const host of doomed.sort((a, b) => b.length - a.length)) rmSync(host, { recursive: true, force: true });
+    // The files go after the commit, outside the write lock and asynchronously: a large tree must
+    // hold up neither the other writers nor the other clients, and a dataset is gone once its row is.
+    for (const host of doomed.sort((a, b) => b.length - a.length)) await removeTree(host);
     return true;
   }),
 ];

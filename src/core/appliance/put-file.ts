@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { constants, createWriteStream } from 'node:fs';
-import { chmod, copyFile, lstat, mkdir, open, rename, stat, unlink } from 'node:fs/promises';
-import { dirname, join, sep } from 'node:path';
+import { chmod, copyFile, lstat, rename, unlink, type FileHandle } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ERRNO, RpcError, rpcErrors } from '../errors.js';
@@ -10,7 +9,7 @@ import { AccountsSnapshot } from './accounts.js';
 import type { Appliance } from './appliance.js';
 import { sandboxPath } from './filesystem.js';
 import { isSystemError, osError } from './os-error.js';
-import { appliancePathOf, assertInsidePool, type SandboxPath } from './sandbox.js';
+import { childOf, openParentDir } from './parent-dir.js';
 import { uploadTempName } from './stray-uploads.js';
 import type { Session } from './session.js';
 
@@ -23,46 +22,19 @@ export interface PutOptions {
 // Large writes in large pieces: the default 16 KiB costs a syscall per 16 KiB.
 const WRITE_CHUNK = 1024 * 1024;
 
-async function fsyncPath(path: string, flags = 'r'): Promise<void> {
-  const handle = await open(path, flags);
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
 /**
- * How the write failed, as the appliance would say it. OS errors name the appliance path: the
- * target itself for the temporary file beside it (the appliance opens the target directly), the
- * directory it failed to make for the parents; never a host path.
+ * How the write failed, as the appliance would say it. OS errors name the appliance target (the
+ * appliance opens it directly; the temporary file beside it is ours), never a host path; the walk
+ * to the parent names its own failures.
  */
-function asCallError(err: unknown, p: SandboxPath | null, shown: string, tmp: string | undefined, mntDir: string): RpcError {
+function asCallError(err: unknown, shown: string): RpcError {
   if (err instanceof RpcError) return err;
   if (!isSystemError(err)) return rpcErrors.call(ERRNO.EFAULT, `Unable to put contents at '${shown}': ${err instanceof Error ? err.message : String(err)}`);
   if (err.code === 'ENOSPC') return rpcErrors.call(ERRNO.ENOSPC, `No space left on device while writing ${shown}`);
   if (err.code === 'EACCES' || err.code === 'EROFS' || err.code === 'EPERM') {
     return rpcErrors.call(ERRNO.EINVAL, `Unable to put contents at '${shown}': ${err.code}`);
   }
-  const inPool = p !== null && err.path !== undefined && err.path !== tmp && err.path.startsWith(p.poolRoot + sep);
-  return osError(err.code, inPool ? appliancePathOf(mntDir, err.path!) : shown);
-}
-
-/**
- * Makes the target's missing parents as `os.makedirs` would (MW/plugins/filesystem.py:556-558):
- * nothing when the parent exists, whatever it is (a file there fails the open, naming the
- * target); else each level, failing on the first one that cannot be made.
- */
-async function makeParents(p: SandboxPath): Promise<void> {
-  const parent = dirname(p.host);
-  if (await stat(parent).catch(() => null)) return;
-  let dir = p.poolRoot;
-  for (const segment of p.rest.slice(0, -1)) {
-    dir = join(dir, segment);
-    await mkdir(dir, { mode: 0o755 }).catch((err: NodeJS.ErrnoException) => {
-      if (err.code !== 'EEXIST') throw err;
-    });
-  }
+  return osError(err.code, shown);
 }
 
 /**
@@ -80,38 +52,33 @@ export async function putFile(
   commit: Promise<void>,
 ): Promise<true> {
   let tmp: string | undefined;
-  let p: SandboxPath | null = null;
+  let dir: FileHandle | undefined;
   let shown = path;
   try {
     const target = sandboxPath(appliance, path);
-    p = target;
-    shown = p.path;
+    shown = target.path;
     // The appliance's open(path, 'wb+') of a directory, the pool root included (MW/plugins/filesystem.py:565).
-    if (p.rest.length === 0) throw osError('EISDIR', p.path);
-    const existing = await lstat(p.host).catch(() => null);
-    if (existing?.isDirectory()) throw osError('EISDIR', p.path);
-    await makeParents(p);
-    assertInsidePool(p); // again, now that the parents exist
-    tmp = join(dirname(p.host), uploadTempName(randomUUID()));
-    if (options.append && existing?.isFile()) {
-      await copyFile(p.host, tmp, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
-    }
+    if (target.rest.length === 0) throw osError('EISDIR', target.path);
+    // Every later step goes through the open parent: a component swapped meanwhile cannot redirect it.
+    dir = await openParentDir(target);
+    const name = target.rest[target.rest.length - 1]!;
+    const final = childOf(dir, name);
+    const existing = await lstat(final).catch(() => null);
+    if (existing?.isDirectory()) throw osError('EISDIR', target.path);
+    const appending = options.append && existing?.isFile() === true;
+    tmp = childOf(dir, uploadTempName(randomUUID()));
+    if (appending) await copyFile(final, tmp, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
     await pipeline(
       source,
-      createWriteStream(tmp, {
-        flags: options.append && existing?.isFile() ? 'a' : 'wx',
-        mode: 0o600,
-        highWaterMark: WRITE_CHUNK,
-        flush: true,
-      }),
+      createWriteStream(tmp, { flags: appending ? 'a' : 'wx', mode: 0o600, highWaterMark: WRITE_CHUNK, flush: true }),
     );
     await commit;
     // `if mode: os.chmod(path, mode)` upstream: null and 0 both leave the file's mode alone.
     const mode = options.mode || (existing?.isFile() ? existing.mode & 0o7777 : 0o644);
     await chmod(tmp, mode);
-    await rename(tmp, p.host);
+    await rename(tmp, final);
     tmp = undefined;
-    await fsyncPath(dirname(p.host));
+    await dir.sync();
     const { store } = appliance;
     store.write(() => {
       const accounts = AccountsSnapshot.load(store.db);
@@ -122,8 +89,9 @@ export async function putFile(
     return true;
   } catch (err) {
     source.resume(); // let the rest of the request drain so its answer can be sent
-    throw asCallError(err, p, shown, tmp, appliance.store.mntDir);
+    throw asCallError(err, shown);
   } finally {
     if (tmp) await unlink(tmp).catch(() => undefined);
+    await dir?.close();
   }
 }

@@ -18,7 +18,7 @@ export interface SandboxPath {
 const MAX_NAME = 255;
 const MAX_PATH = 4096;
 
-const refuse = (path: string, why: string, errno: number = ERRNO.EINVAL) => rpcErrors.call(errno, `${path}: ${why}`);
+export const refuse = (path: string, why: string, errno: number = ERRNO.EINVAL) => rpcErrors.call(errno, `${path}: ${why}`);
 
 /**
  * Maps `/mnt/<pool>/…` into the state directory's `mnt/`, refusing with a clear error — before
@@ -48,7 +48,7 @@ export function resolveSandboxPath(mntDir: string, pools: readonly string[], pat
 const realRoots = new Map<string, string>();
 
 /** The pool root's real path; the state directory is ours, so it is resolved once. */
-function realRoot(poolRoot: string): string {
+export function realRoot(poolRoot: string): string {
   let real = realRoots.get(poolRoot);
   if (real === undefined) {
     real = realpathSync.native(poolRoot);

@@ -5,6 +5,11 @@ import { casefold, compilePyRegex, opRegex, parseIsoTimestamp, pyCompare, pyCont
 
 /** Deepest OR nesting accepted (`MAX_FILTERS_DEPTH`). */
 const MAX_FILTERS_DEPTH = 3;
+/**
+ * Most filters one query may hold, OR branches' included. Not upstream's: every filter is evaluated
+ * against every item, so the count bounds a query's work as the depth does.
+ */
+export const MAX_FILTERS = 256;
 const TIMESTAMP_DESIGNATOR = '.$date';
 
 const OPS = new Set(['=', '!=', '>', '>=', '<', '<=', '~', 'in', 'nin', 'rin', 'rnin', '^', '!^', '$', '!$']);
@@ -16,10 +21,11 @@ const TIMESTAMP_OPS = new Set(['=', '!=', '>', '>=', '<', '<=']);
 
 export class FilterValueError extends Error {}
 
-export function validateFilters(filters: unknown[], depth: number): void {
+export function validateFilters(filters: unknown[], depth: number, seen = { count: 0 }): void {
   if (depth > MAX_FILTERS_DEPTH) throw new FilterValueError('query-filters max recursion depth exceeded');
 
   for (const f of filters) {
+    if (++seen.count > MAX_FILTERS) throw new FilterValueError(`query-filters may hold at most ${MAX_FILTERS} filters`);
     if (!Array.isArray(f)) throw new FilterValueError(`Invalid filter ${pyRepr(f)}`);
     if (f.length === 2) {
       const [op, value] = f as [unknown, unknown];
@@ -31,8 +37,8 @@ export function validateFilters(filters: unknown[], depth: number): void {
       if (value.length === 0) throw new FilterValueError('OR filter requires at least one branch.');
       for (const branch of value) {
         if (!Array.isArray(branch) || branch.length === 0) throw new FilterValueError(`Invalid filter ${pyRepr(branch)}`);
-        if (Array.isArray(branch[0])) validateFilters(branch, depth + 1);
-        else validateFilters([branch], depth + 1);
+        if (Array.isArray(branch[0])) validateFilters(branch, depth + 1, seen);
+        else validateFilters([branch], depth + 1, seen);
       }
       continue;
     } else if (f.length !== 3) {

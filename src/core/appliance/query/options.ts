@@ -6,6 +6,12 @@ import { isDict, isNumeric, pyCompare, pyRepr } from './python.js';
 
 /** Upper bound of `options.limit` (`MAX_LIMIT`). */
 export const QUERY_MAX_LIMIT = 10000;
+/**
+ * Most `select` / `order_by` entries accepted. Not upstream's: each costs work per item (or per
+ * comparison), so the count is bounded like the filters.
+ */
+export const MAX_SELECT = 256;
+export const MAX_ORDER_BY = 256;
 const NULLS_FIRST = 'nulls_first:';
 const NULLS_LAST = 'nulls_last:';
 const REVERSE_CHAR = '-';
@@ -79,6 +85,8 @@ export function checkOptionRules(o: QueryOptions): string | null {
   if (o.get && limit > 1) return MSG.combination;
   if (o.get && o.offset) return MSG.combination;
   if (limit > QUERY_MAX_LIMIT) return MSG.limit;
+  if ((o.select?.length ?? 0) > MAX_SELECT) return `select may hold at most ${MAX_SELECT} entries`;
+  if ((o.order_by?.length ?? 0) > MAX_ORDER_BY) return `order_by may hold at most ${MAX_ORDER_BY} entries`;
   for (const s of o.select ?? []) {
     if (typeof s === 'string') continue;
     if (s.length !== 2) {

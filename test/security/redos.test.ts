@@ -1,0 +1,104 @@
+import { performance } from 'node:perf_hooks';
+import { describe, expect, it } from 'vitest';
+import { createUserWithKey } from '../helpers/appliance.js';
+import { connectWs, loggedInWs, startTestServer, type RpcReply, type WsClient } from '../helpers/server.js';
+
+// Availability, not speed: the bounds are generous, and they are what the issue asks for.
+const ANSWER_BOUND_MS = 1000;
+const PING_BOUND_MS = 100;
+
+/** Pings from `pinger` until `work` is answered (at least once, at most 500 times); each round trip in ms. */
+async function pingsWhile(pinger: WsClient, work: Promise<RpcReply>): Promise<{ reply: RpcReply; elapsed: number; pings: number[] }> {
+  const start = performance.now();
+  let elapsed: number | null = null;
+  const answered = work.then((reply) => {
+    elapsed = performance.now() - start;
+    return reply;
+  });
+  const pings: number[] = [];
+  do {
+    const t0 = performance.now();
+    expect((await pinger.call('core.ping')).result).toBe('pong');
+    pings.push(performance.now() - t0);
+  } while (elapsed === null && pings.length < 500);
+  const reply = await answered;
+  return { reply, elapsed: elapsed!, pings };
+}
+
+/** Answered with a result or refused with -32602; nothing else. */
+const answeredOrRefused = (reply: RpcReply) => (reply.error === undefined ? 'answered' : reply.error.code === -32602 ? 'refused' : `error ${reply.error.code}: ${reply.error.message}`);
+
+// Classic catastrophic-backtracking patterns; `~` runs them on a linear-time engine.
+const HOSTILE = ['([A-Z_]+)+x$', '(a+)+$', '(a|aa)+$', '(.*a){20}$', '(\\w+\\s?)+$', '^(([a-z])+.)+[A-Z]([a-z])+$', '((((a*)*)*)*)*b'];
+
+describe('a catastrophic regular expression in `~` freezes nobody', () => {
+  it('privilege.roles from a user with no roles: answered within a second while another client pings under 100 ms', async () => {
+    const server = await startTestServer();
+    const t = server.testAppliance;
+    // Bound to a privilege that grants no role: it may log in (facts §2.1) but call nothing that needs one.
+    const group = await t.call<number>(t.admin, 'group.create', { name: 'noroles', smb: false });
+    const [{ gid }] = (await t.call<{ gid: number }[]>(t.admin, 'group.query', [['id', '=', group]])) as [{ gid: number }];
+    await t.call(t.admin, 'privilege.create', { name: 'noroles', local_groups: [gid], roles: [], web_shell: false });
+    await t.call(t.admin, 'user.create', { username: 'noroles', full_name: 'No Roles', group, password: 'correct horse battery', smb: false });
+    const attacker = await connectWs(server.rpcUrl);
+    const login = await attacker.result<{ response_type: string }>('auth.login_ex', [{ mechanism: 'PASSWORD_PLAIN', username: 'noroles', password: 'correct horse battery' }]);
+    expect(login.response_type).toBe('SUCCESS');
+    expect(await attacker.result('auth.me')).toMatchObject({ privilege: { roles: { $set: [] } } });
+    const bystander = await loggedInWs(server.rpcUrl, server.adminKey);
+    // Warm up (compiling the method's code paths is not what is measured).
+    await attacker.call('privilege.roles', [[['name', '~', 'READ']], { count: true }]);
+    for (const pattern of HOSTILE) {
+      const { reply, elapsed, pings } = await pingsWhile(bystander, attacker.call('privilege.roles', [[['name', '~', pattern]], { count: true }]));
+      expect({ pattern, outcome: answeredOrRefused(reply) }).toMatchObject({ pattern, outcome: expect.stringMatching(/^(answered|refused)$/) });
+      expect({ pattern, answeredWithinBound: elapsed < ANSWER_BOUND_MS }).toEqual({ pattern, answeredWithinBound: true });
+      expect({ pattern, slowestPing: Math.max(...pings) < PING_BOUND_MS }).toEqual({ pattern, slowestPing: true });
+    }
+  });
+
+  it('user.query over a long full_name: the same', async () => {
+    const server = await startTestServer();
+    const t = server.testAppliance;
+    await t.call(t.admin, 'user.create', { username: 'longname', full_name: 'A'.repeat(20_000), group_create: true, password_disabled: true, smb: false });
+    const { key } = await createUserWithKey(t, 'reader', { privilegeRoles: ['READONLY_ADMIN'] });
+    const attacker = await loggedInWs(server.rpcUrl, key);
+    const bystander = await loggedInWs(server.rpcUrl, server.adminKey);
+    await attacker.call('user.query', [[['full_name', '~', 'A']], { count: true }]);
+    for (const pattern of HOSTILE) {
+      const { reply, elapsed, pings } = await pingsWhile(bystander, attacker.call('user.query', [[['full_name', '~', pattern]], { count: true }]));
+      expect({ pattern, outcome: answeredOrRefused(reply) }).toEqual({ pattern, outcome: 'answered' });
+      expect({ pattern, answeredWithinBound: elapsed < ANSWER_BOUND_MS }).toEqual({ pattern, answeredWithinBound: true });
+      expect({ pattern, slowestPing: Math.max(...pings) < PING_BOUND_MS }).toEqual({ pattern, slowestPing: true });
+    }
+    // The engine still matches: the long name is found by a pattern that fits it.
+    expect((await attacker.call('user.query', [[['full_name', '~', 'A+$']], { count: true }])).result).toBe(1);
+  });
+});
+
+describe('a query cannot be made arbitrarily deep or wide', () => {
+  const leaf = ['name', '=', 'x'];
+  const cases: { name: string; filters: unknown[]; options: Record<string, unknown>; cap: string }[] = [
+    { name: 'OR nested past MAX_FILTERS_DEPTH (3)', filters: [['OR', [['OR', [['OR', [['OR', [leaf, leaf]], leaf]], leaf]], leaf]]], options: {}, cap: 'query-filters max recursion depth exceeded' },
+    { name: '257 filters', filters: Array.from({ length: 257 }, () => leaf), options: {}, cap: 'at most 256 filters' },
+    { name: '257 filters spread over OR branches', filters: [['OR', Array.from({ length: 256 }, () => leaf)]], options: {}, cap: 'at most 256 filters' },
+    { name: '257 select entries', filters: [], options: { select: Array.from({ length: 257 }, (_, i) => `f${i}`) }, cap: 'select may hold at most 256 entries' },
+    { name: '257 order_by entries', filters: [], options: { order_by: Array.from({ length: 257 }, (_, i) => `f${i}`) }, cap: 'order_by may hold at most 256 entries' },
+  ];
+
+  it('refuses each past its cap with -32602 naming the cap; at the cap it is answered', async () => {
+    const server = await startTestServer();
+    const client = await loggedInWs(server.rpcUrl, server.adminKey);
+    for (const c of cases) {
+      const reply = await client.call('privilege.roles', [c.filters, c.options]);
+      expect({ case: c.name, code: reply.error?.code }).toEqual({ case: c.name, code: -32602 });
+      expect(JSON.stringify(reply.error), c.name).toContain(c.cap);
+    }
+    const atCap = [
+      [Array.from({ length: 256 }, () => ['name', '!=', 'x']), { count: true }],
+      [[], { select: Array.from({ length: 256 }, () => 'name'), order_by: Array.from({ length: 256 }, () => 'name'), limit: 1 }],
+    ];
+    for (const params of atCap) {
+      const reply = await client.call('privilege.roles', params);
+      expect(reply.error, JSON.stringify(params).slice(0, 80)).toBeUndefined();
+    }
+  });
+});
