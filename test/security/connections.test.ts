@@ -159,4 +159,16 @@ describe('connections: timeouts and caps', () => {
     }
     expect(['ECONNRESET', 'EPIPE']).toContain(code);
   });
+
+  it('a socket that sends no request headers is answered 408 and closed after the headers timeout', async () => {
+    const server = await startTestServer({}, { limits: { headersTimeoutMs: 300 } });
+    const socket = connect({ port: server.port, host: '127.0.0.1' });
+    onTestFinished(() => {
+      socket.destroy();
+    });
+    let answer = '';
+    socket.on('data', (c: Buffer) => (answer += c.toString()));
+    await new Promise((resolve) => socket.once('close', resolve));
+    expect(answer).toMatch(/^HTTP\/1\.1 408 Request Timeout/);
+  });
 });

@@ -120,9 +120,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     });
   };
 
+  // Node checks the headers timeout this often; its default (30 s) would more than double ours.
+  const checking = { connectionsCheckingInterval: Math.min(30_000, Math.max(50, limits.headersTimeoutMs / 2)) };
   const server: Server = options.tls
-    ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, onRequest)
-    : createHttpServer(onRequest);
+    ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key, ...checking }, onRequest)
+    : createHttpServer(checking, onRequest);
   // No limit on a request's total time (an upload takes as long as its bytes keep flowing; the
   // upload route cuts one that stalls); only the headers must come soon.
   server.requestTimeout = 0;
