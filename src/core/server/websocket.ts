@@ -48,7 +48,8 @@ export function serveConnection(
   let idle: (() => void) | null = null;
   const gate = networkGate(deps.limiter, () => inFlight, limits.maxInFlight);
   const sent = idleCutoff(ws, deps.idleTimeoutSeconds);
-  const watch = sessionWatch(ws, limits, () => inFlight > 0);
+  // A session can also end without a message of its own (its key revoked): the watch asks again.
+  const watch = sessionWatch(ws, limits, () => inFlight > 0, () => syncAuth());
 
   let authenticated = false;
   const syncAuth = () => {
@@ -139,17 +140,18 @@ export function serveConnection(
  * `loginTimeoutMs` (of opening, or of logging out), and a logged-in one on which nothing has
  * moved for `idleTimeoutMs`, is closed 1008. A call in flight (a long job wait) is not idleness.
  */
-function sessionWatch(ws: WebSocket, limits: ServerLimits, busy: () => boolean) {
+function sessionWatch(ws: WebSocket, limits: ServerLimits, busy: () => boolean, refresh: () => void) {
   let authenticated = false;
   let anonymousSince = Date.now();
   let lastActivity = Date.now();
   let timer: NodeJS.Timeout | undefined;
   const deadline = () => (authenticated ? lastActivity + limits.idleTimeoutMs : anonymousSince + limits.loginTimeoutMs);
   const check = () => {
+    refresh();
     if (busy()) lastActivity = Date.now();
     if (Date.now() < deadline() || (authenticated && busy())) return arm();
-    if (authenticated) ws.close(CLOSE.POLICY, `Idle for ${Math.round(limits.idleTimeoutMs / 1000)} s`);
-    else ws.close(CLOSE.POLICY, `No login within ${Math.round(limits.loginTimeoutMs / 1000)} s`);
+    if (authenticated) ws.close(CLOSE.POLICY, `Idle for ${limits.idleTimeoutMs / 1000} s`);
+    else ws.close(CLOSE.POLICY, `No login within ${limits.loginTimeoutMs / 1000} s`);
     setTimeout(() => ws.terminate(), CLOSE_GRACE_MS).unref();
   };
   const arm = () => {
