@@ -102,9 +102,11 @@ describe('uploads: an idle timeout, no total time limit', () => {
     const file = join(tempDir(), 'stalled.bin');
     writeFileSync(file, randomBytes(256 * 1024));
     const env = { STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir(), STOR_URL: url, STOR_API_KEY: server.adminKey };
-    const r = await runStor(['upload', file, '/mnt/tank/stalled.bin', '--timeout', String(SAFETY_MS / 1000)], { env });
-    expect(r.stderr).toContain('cut the upload off');
-    expect(r.stderr).toContain('408: the upload stalled: no bytes for 0.5 s');
+    const r = await runStor(['upload', file, '/mnt/tank/stalled.bin', '--timeout', String(SAFETY_MS / 1000), '--json'], { env });
+    const { error } = JSON.parse(r.stderr) as { error: { code: string; kind: string; message: string } };
+    expect(error).toMatchObject({ code: 'TIMEOUT', kind: 'unreachable' });
+    expect(error.message).toContain('cut the upload off');
+    expect(error.message).toContain('408: the upload stalled: no bytes for 0.5 s');
     expect(r.code).toBe(3);
     expect(existsSync(join(server.stateDir, 'mnt/tank/stalled.bin'))).toBe(false);
   });

@@ -22,7 +22,7 @@ const CUT_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
  */
 function uploadCut(where: string, sent: number, body = ''): StorError {
   const why = body ? `: ${body}` : '';
-  return new StorError('unreachable', 'TIMEOUT', `${where} cut the upload off after ${sent} bytes${why}`, {
+  return new StorError('unreachable', 'TIMEOUT', `${where} cut the upload off after ${sent} bytes were sent${why}`, {
     hint: 'the appliance ends uploads on which no bytes arrive for a while: check the link to it and try again',
   });
 }
