@@ -136,6 +136,22 @@ describe('connections: timeouts and caps', () => {
     expect((await openOrRefused(server.rpcUrl)).status).toBe(101);
   });
 
+  it('past the total cap, logged-in or not, a WebSocket upgrade gets a 503 with a text body; a freed slot is usable again', async () => {
+    const server = await startTestServer({}, { limits: { maxConnections: 3 } });
+    const clients = [await loggedInWs(server.rpcUrl, server.adminKey), await loggedInWs(server.rpcUrl, server.adminKey), await connectWs(server.rpcUrl)];
+    const refused = await openOrRefused(server.rpcUrl);
+    expect(refused).toMatchObject({ status: 503, body: 'Too many connections (at most 3); try again later\n' });
+    clients[2]!.close();
+    await clients[2]!.closed;
+    // The server hears of the close a moment after the client: a few tries, 50 ms apart.
+    let status = 0;
+    for (let i = 0; i < 20 && status !== 101; i++) {
+      status = (await openOrRefused(server.rpcUrl)).status;
+      if (status !== 101) await sleep(50);
+    }
+    expect(status).toBe(101);
+  });
+
   it('a refused HTTP socket is destroyed, not left half-open', async () => {
     const server = await startTestServer();
     const socket = connect({ port: server.port, host: '127.0.0.1', allowHalfOpen: true });
