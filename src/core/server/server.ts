@@ -134,7 +134,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const path = (req.url ?? '/').split('?')[0]!;
     if (!RPC_PATHS.has(path)) return refuseSocket(socket, '404 Not Found');
     const address = socket.remoteAddress ?? 'unknown';
-    // Logged-in connections count in the total only: idle anonymous ones cannot crowd them out.
+    // Every WebSocket counts in the total; only ones not logged in count per address, so idle
+    // anonymous sockets from one address cannot take the places of logged-in connections.
     if (connections.size >= limits.maxConnections) {
       return refuseSocket(socket, '503 Service Unavailable', `Too many connections (at most ${limits.maxConnections}); try again later\n`, ['Retry-After: 30']);
     }

@@ -228,7 +228,7 @@ export function uploadRoute(appliance: Appliance, limiter: RateLimiter, idleMs: 
     req.pipe(bb);
     stallCutoff(req, res, idleMs, () => {
       rejectCommit(new Error('the upload stalled'));
-      answer(408, `408: the upload stalled: no bytes for ${Math.round(idleMs / 1000)} s`);
+      answer(408, `408: the upload stalled: no bytes for ${idleMs / 1000} s`);
     });
     return true;
   };
