@@ -1,3 +1,4 @@
+import { ERRNO, rpcErrors } from '../errors.js';
 import type { Session } from './session.js';
 
 /** A `collection_update` notification's params (facts §1.2). */
@@ -18,7 +19,14 @@ export class EventHub {
   /** Connections with at least one subscription (pruned lazily once they have none). */
   private readonly listeners = new Set<Session>();
 
+  /**
+   * Adds a subscription, or refuses with ENOSPC once the connection holds its maximum: a table
+   * that is full, not a busy moment that passes (EBUSY is the rate limit's).
+   */
   subscribe(session: Session, id: string, name: string): void {
+    if (session.subscriptions.size >= session.maxSubscriptions) {
+      throw rpcErrors.call(ERRNO.ENOSPC, `Too many subscriptions on this connection (at most ${session.maxSubscriptions}); unsubscribe first`);
+    }
     session.subscriptions.set(id, name);
     this.listeners.add(session);
   }

@@ -67,6 +67,8 @@ export class Session {
   notify: ((method: string, params: unknown) => void) | null = null;
   /** Subscription id → the event name subscribed to (`*` for every event). */
   readonly subscriptions = new Map<string, string>();
+  /** At most this many subscriptions at once; the server sets it per connection (limits.ts). */
+  maxSubscriptions = Infinity;
   /** Each login's own id, as a job's credentials report it (`login_id`, MW/auth.py:96). */
   loginId: string | null = null;
 

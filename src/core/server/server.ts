@@ -8,6 +8,7 @@ import type { Origin } from '../appliance/session.js';
 import { isLoopbackHost } from '../net/loopback.js';
 import { Dispatcher } from '../rpc/dispatcher.js';
 import { handleHttpRpc, sendText } from './http-rpc.js';
+import { DEFAULT_LIMITS, type ServerLimits } from './limits.js';
 import { RateLimiter } from './rate-limit.js';
 import { uploadRoute } from './upload.js';
 import { CLOSE, serveConnection, type Connection } from './websocket.js';
@@ -29,6 +30,8 @@ export interface ServerOptions {
   routes?: ((req: IncomingMessage, res: ServerResponse, origin: Origin) => boolean | Promise<boolean>)[];
   /** Drop a WebSocket on which the server has sent nothing for this many seconds, as the appliance's proxy does; off when absent. */
   wsIdleTimeoutSeconds?: number;
+  /** Lower limits for tests; `stor serve` uses the defaults. */
+  limits?: Partial<ServerLimits>;
 }
 
 export interface RunningServer {
@@ -46,6 +49,21 @@ function originOf(socket: Socket, secure: boolean, transport: Origin['transport'
   return { transport, address, secure: secure || isLoopbackHost(address) };
 }
 
+/**
+ * Answers a socket that gets no HTTP server (a refused upgrade, garbage) and destroys it once the
+ * answer is written: ending it alone would leave it half-open for as long as the peer likes.
+ */
+function refuseSocket(socket: Socket, status: string, body = '', headers: string[] = []): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const head = [`HTTP/1.1 ${status}`, 'Connection: close', 'Content-Type: text/plain; charset=utf-8', `Content-Length: ${Buffer.byteLength(body)}`, ...headers];
+  socket.end(`${head.join('\r\n')}\r\n\r\n${body}`, () => socket.destroy());
+  // A peer that does not read the answer must not hold the socket either.
+  setTimeout(() => socket.destroy(), 1000).unref();
+}
+
 /** The emulated appliance on the network: JSON-RPC over WebSocket and HTTP, and the upload endpoint. */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const { appliance } = options;
@@ -55,9 +73,17 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const deps = { appliance, dispatcher, limiter, log };
   const secure = options.tls !== undefined;
   const connections = new Set<Connection>();
+  const limits: ServerLimits = { ...DEFAULT_LIMITS, ...options.limits };
+  /** WebSockets not logged in, by peer address. */
+  const anonymous = new Map<string, number>();
+  const countAnonymous = (address: string, delta: number) => {
+    const n = (anonymous.get(address) ?? 0) + delta;
+    if (n > 0) anonymous.set(address, n);
+    else anonymous.delete(address);
+  };
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME });
-  const routes = [uploadRoute(appliance, limiter), ...(options.routes ?? [])];
+  const routes = [uploadRoute(appliance, limiter, limits.uploadIdleMs), ...(options.routes ?? [])];
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? '/').split('?')[0]!;
@@ -94,30 +120,48 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     });
   };
 
+  // Node checks the headers timeout this often; its default (30 s) would more than double ours.
+  const checking = { connectionsCheckingInterval: Math.min(30_000, Math.max(50, limits.headersTimeoutMs / 2)) };
   const server: Server = options.tls
-    ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, onRequest)
-    : createHttpServer(onRequest);
+    ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key, ...checking }, onRequest)
+    : createHttpServer(checking, onRequest);
+  // No limit on a request's total time (an upload takes as long as its bytes keep flowing; the
+  // upload route cuts one that stalls); only the headers must come soon.
+  server.requestTimeout = 0;
+  server.headersTimeout = limits.headersTimeoutMs;
 
   server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
     const path = (req.url ?? '/').split('?')[0]!;
-    if (!RPC_PATHS.has(path)) {
-      socket.end('HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
-      return;
+    if (!RPC_PATHS.has(path)) return refuseSocket(socket, '404 Not Found');
+    const address = socket.remoteAddress ?? 'unknown';
+    // Every WebSocket counts in the total; only ones not logged in count per address, so idle
+    // anonymous sockets from one address cannot take the places of logged-in connections.
+    if (connections.size >= limits.maxConnections) {
+      return refuseSocket(socket, '503 Service Unavailable', `Too many connections (at most ${limits.maxConnections}); try again later\n`, ['Retry-After: 30']);
+    }
+    if ((anonymous.get(address) ?? 0) >= limits.maxAnonymousPerAddress) {
+      const body = `Too many connections from ${address} that have not logged in (at most ${limits.maxAnonymousPerAddress}); try again later\n`;
+      return refuseSocket(socket, '503 Service Unavailable', body, ['Retry-After: 30']);
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
+      countAnonymous(address, 1);
       const connection = serveConnection(ws, originOf(socket, secure, 'websocket'), {
         ...deps,
+        limits,
+        onAuthChange: (authenticated) => countAnonymous(address, authenticated ? -1 : 1),
         ...(options.wsIdleTimeoutSeconds !== undefined ? { idleTimeoutSeconds: options.wsIdleTimeoutSeconds } : {}),
       });
       connections.add(connection);
-      ws.on('close', () => connections.delete(connection));
+      ws.on('close', () => {
+        connections.delete(connection);
+        if (!connection.authenticated) countAnonymous(address, -1);
+      });
     });
   });
   // Garbage on a socket must not take the server down.
-  server.on('clientError', (_err, socket: Socket | TLSSocket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
-    else socket.destroy();
-  });
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket | TLSSocket) =>
+    refuseSocket(socket, err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : '400 Bad Request'),
+  );
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -66,12 +66,34 @@ async function readSmall(stream: Readable, limit: number): Promise<string> {
 }
 
 /**
+ * An upload has no total time limit, only this one: when the client's bytes stop for `idleMs`
+ * (while the server was ready to read them), `onStall` answers, and the socket is destroyed
+ * once the answer is out. A pause the server imposes (the job writing) is not the client's stall.
+ */
+function stallCutoff(req: IncomingMessage, res: ServerResponse, idleMs: number, onStall: () => void): void {
+  const timer = setTimeout(() => {
+    if (req.complete || res.writableEnded) return;
+    if (req.readableFlowing === false) {
+      timer.refresh();
+      return;
+    }
+    onStall();
+    res.once('finish', () => req.socket.destroy());
+    setTimeout(() => req.socket.destroy(), 1000).unref();
+  }, idleMs);
+  timer.unref();
+  req.on('data', () => timer.refresh());
+  req.once('end', () => clearTimeout(timer));
+  req.once('close', () => clearTimeout(timer));
+}
+
+/**
  * `POST /_upload/`: a streaming multipart parser in front of `filesystem.put` (facts §7).
  * Part order and every refusal follow the appliance: `data` first (JSON: method, params), then
  * `file`; credentials are checked after `data` and before any byte of `file` is read. The file
  * streams straight into the job; the job commits the target only if the whole request arrived.
  */
-export function uploadRoute(appliance: Appliance, limiter: RateLimiter) {
+export function uploadRoute(appliance: Appliance, limiter: RateLimiter, idleMs: number) {
   return (req: IncomingMessage, res: ServerResponse, origin: Origin): boolean => {
     const path = (req.url ?? '/').split('?')[0]!;
     if (path !== '/_upload' && !path.startsWith('/_upload/')) return false;
@@ -204,6 +226,10 @@ export function uploadRoute(appliance: Appliance, limiter: RateLimiter) {
       if (!req.complete) rejectCommit(new Error('the upload was interrupted'));
     });
     req.pipe(bb);
+    stallCutoff(req, res, idleMs, () => {
+      rejectCommit(new Error('the upload stalled'));
+      answer(408, `408: the upload stalled: no bytes for ${idleMs / 1000} s`);
+    });
     return true;
   };
 }

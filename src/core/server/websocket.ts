@@ -3,17 +3,33 @@ import type { Appliance } from '../appliance/appliance.js';
 import type { Origin } from '../appliance/session.js';
 import type { Dispatcher } from '../rpc/dispatcher.js';
 import { networkGate } from './call-gate.js';
+import type { ServerLimits } from './limits.js';
 import type { RateLimiter } from './rate-limit.js';
 
 /** Frame limits and close codes of facts §1.7. */
 export const ANONYMOUS_MAX = 8192;
 export const AUTHENTICATED_MAX = 65536;
-export const CLOSE = { INVALID_DATA: 1007, TOO_BIG: 1009, UNSUPPORTED: 1003, INTERNAL: 1011, GOING_AWAY: 1001 } as const;
+export const CLOSE = { INVALID_DATA: 1007, TOO_BIG: 1009, UNSUPPORTED: 1003, INTERNAL: 1011, GOING_AWAY: 1001, POLICY: 1008 } as const;
+/** How long a peer closed for not reading gets to complete the close handshake before its socket goes. */
+const CLOSE_GRACE_MS = 1000;
 
 export interface Connection {
   /** Resolves when every call in flight has been answered. */
   drain(): Promise<void>;
   close(code: number, reason: string): void;
+  /** Whether the session is logged in now (it counts against the anonymous cap while not). */
+  readonly authenticated: boolean;
+}
+
+export interface ConnectionDeps {
+  appliance: Appliance;
+  dispatcher: Dispatcher;
+  limiter: RateLimiter;
+  log: (line: string) => void;
+  limits: ServerLimits;
+  idleTimeoutSeconds?: number;
+  /** Told when the session logs in or out, for the per-address count of anonymous connections. */
+  onAuthChange?: (authenticated: boolean) => void;
 }
 
 /**
@@ -23,22 +39,46 @@ export interface Connection {
 export function serveConnection(
   ws: WebSocket,
   origin: Origin,
-  deps: { appliance: Appliance; dispatcher: Dispatcher; limiter: RateLimiter; log: (line: string) => void; idleTimeoutSeconds?: number },
+  deps: ConnectionDeps,
 ): Connection {
+  const { limits } = deps;
   const session = deps.appliance.createSession(origin);
+  session.maxSubscriptions = limits.maxSubscriptions;
   let inFlight = 0;
   let idle: (() => void) | null = null;
-  const gate = networkGate(deps.limiter, () => inFlight);
+  const gate = networkGate(deps.limiter, () => inFlight, limits.maxInFlight);
   const sent = idleCutoff(ws, deps.idleTimeoutSeconds);
+  // A session can also end without a message of its own (its key revoked): the watch asks again.
+  const watch = sessionWatch(ws, limits, () => inFlight > 0, () => syncAuth());
+
+  let authenticated = false;
+  const syncAuth = () => {
+    if (session.authenticated === authenticated) return;
+    authenticated = session.authenticated;
+    watch.authChanged(authenticated);
+    deps.onAuthChange?.(authenticated);
+  };
+
+  // A peer that does not read its answers would otherwise make the server hold them without end.
+  const closeUnread = () => {
+    ws.close(CLOSE.POLICY, `More than ${limits.maxBufferedBytes} bytes of unread output`);
+    setTimeout(() => ws.terminate(), CLOSE_GRACE_MS).unref();
+  };
 
   const send = (payload: unknown) => {
     if (ws.readyState !== ws.OPEN) return;
-    ws.send(JSON.stringify(payload));
+    const text = JSON.stringify(payload);
+    if (ws.bufferedAmount + text.length > limits.maxBufferedBytes) return closeUnread();
+    ws.send(text);
     sent();
+    watch.activity();
   };
   session.notify = (method, params) => send({ jsonrpc: '2.0', method, params });
 
   ws.on('message', (data, isBinary) => {
+    // Once closing (e.g. for not reading), nothing more is dispatched.
+    if (ws.readyState !== ws.OPEN) return;
+    watch.activity();
     if (isBinary) {
       ws.close(CLOSE.UNSUPPORTED, 'Invalid websocket message type: BINARY');
       return;
@@ -65,12 +105,15 @@ export function serveConnection(
       })
       .finally(() => {
         inFlight--;
+        syncAuth();
         if (inFlight === 0) idle?.();
       });
   });
+  ws.on('ping', () => watch.activity());
 
   ws.on('close', () => {
     sent.stop();
+    watch.stop();
     session.notify = null;
     session.dropSubscriptions();
     session.logout();
@@ -86,6 +129,47 @@ export function serveConnection(
             idle = resolve;
           }),
     close: (code, reason) => ws.close(code, reason),
+    get authenticated() {
+      return authenticated;
+    },
+  };
+}
+
+/**
+ * The server's own time limits on a connection: one that has not logged in within
+ * `loginTimeoutMs` (of opening, or of logging out), and a logged-in one on which nothing has
+ * moved for `idleTimeoutMs`, is closed 1008. A call in flight (a long job wait) is not idleness.
+ */
+function sessionWatch(ws: WebSocket, limits: ServerLimits, busy: () => boolean, refresh: () => void) {
+  let authenticated = false;
+  let anonymousSince = Date.now();
+  let lastActivity = Date.now();
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = () => (authenticated ? lastActivity + limits.idleTimeoutMs : anonymousSince + limits.loginTimeoutMs);
+  const check = () => {
+    refresh();
+    if (busy()) lastActivity = Date.now();
+    if (Date.now() < deadline() || (authenticated && busy())) return arm();
+    if (authenticated) ws.close(CLOSE.POLICY, `Idle for ${limits.idleTimeoutMs / 1000} s`);
+    else ws.close(CLOSE.POLICY, `No login within ${limits.loginTimeoutMs / 1000} s`);
+    setTimeout(() => ws.terminate(), CLOSE_GRACE_MS).unref();
+  };
+  const arm = () => {
+    clearTimeout(timer);
+    timer = setTimeout(check, Math.max(10, deadline() - Date.now()));
+    timer.unref();
+  };
+  arm();
+  return {
+    activity: () => {
+      lastActivity = Date.now();
+    },
+    authChanged: (now: boolean) => {
+      authenticated = now;
+      if (!now) anonymousSince = Date.now();
+      arm();
+    },
+    stop: () => clearTimeout(timer),
   };
 }
 

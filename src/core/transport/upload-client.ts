@@ -5,12 +5,27 @@ import { PassThrough } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Agent, request } from 'undici';
 import type { Endpoint } from './endpoint.js';
+import { StorError } from '../errors.js';
 import { networkError, timedOut } from './network-errors.js';
 import type { TlsOptions } from './remote.js';
 import { putParams, type UploadRequest } from './transport.js';
 import { uploadRefused } from './upload-errors.js';
 
 const CHUNK = 1024 * 1024;
+
+/** How a connection ends when the server drops an upload midway (after its stall timeout). */
+const CUT_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
+
+/**
+ * The server gave up on the upload while it was under way: the appliance cuts uploads on which
+ * nothing moved for a while, so this is a timeout (exit 3), not a refusal of the file.
+ */
+function uploadCut(where: string, sent: number, body = ''): StorError {
+  const why = body ? `: ${body}` : '';
+  return new StorError('unreachable', 'TIMEOUT', `${where} cut the upload off after ${sent} bytes were sent${why}`, {
+    hint: 'the appliance ends uploads on which no bytes arrive for a while: check the link to it and try again',
+  });
+}
 
 /** One agent per remote session: TLS settings as for the JSON-RPC connection. */
 export function uploadAgent(tls: TlsOptions, timeoutSeconds: number): Agent {
@@ -60,9 +75,11 @@ export async function postUpload(endpoint: Endpoint, apiKey: string, agent: Agen
     } catch (err) {
       file.destroy();
       if (abort.signal.aborted) throw timedOut(endpoint.display, `the upload (nothing moved)`, timeoutSeconds);
+      if (sent > 0 && CUT_CODES.has((err as { code?: string }).code ?? '')) throw uploadCut(endpoint.display, sent);
       throw networkError(err, endpoint.display, timeoutSeconds);
     }
     const body = (await res.body.text()).trim();
+    if (res.statusCode === 408) throw uploadCut(endpoint.display, sent, body);
     if (res.statusCode !== 200) throw uploadRefused(endpoint.display, res.statusCode, body);
     let jobId: unknown;
     try {

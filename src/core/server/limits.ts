@@ -1,0 +1,53 @@
+/**
+ * What one client may hold on `stor serve`, in one place. Every value bounds memory or sockets a
+ * caller could otherwise grow without end (issue 12); tests lower them through `startServer`.
+ */
+export interface ServerLimits {
+  /**
+   * Answers and events queued for one WebSocket that the peer has not read. 8 MiB holds a hundred
+   * of the largest answers (a 64 kB request rarely earns more than a few hundred kB back); a peer
+   * this far behind is not reading, and is closed 1008 rather than buffered for.
+   */
+  maxBufferedBytes: number;
+  /** Calls running at once on one WebSocket; more are answered -32000 at once (facts §1.8). */
+  maxInFlight: number;
+  /**
+   * Subscriptions on one WebSocket. The CLI uses one or two; a hundred leaves room for any UI,
+   * and each costs a map entry and a test on every event.
+   */
+  maxSubscriptions: number;
+  /** A WebSocket that has not logged in within this long is closed: anonymous ones may only log in. */
+  loginTimeoutMs: number;
+  /**
+   * A logged-in WebSocket on which nothing has moved (no message, ping, call in flight or event)
+   * for this long is closed. An hour is far past any CLI pause; the proxy emulation
+   * (`--ws-idle-timeout`) is separate and stricter.
+   */
+  idleTimeoutMs: number;
+  /**
+   * WebSockets from one address not (yet) logged in. Logged-in ones do not count, so idle
+   * anonymous sockets cannot crowd out a client that has logged in.
+   */
+  maxAnonymousPerAddress: number;
+  /** WebSockets in all: each is a file descriptor and a session; the default `ulimit -n` is 1024+. */
+  maxConnections: number;
+  /** An upload whose bytes stop for this long is answered 408 and its socket destroyed. */
+  uploadIdleMs: number;
+  /**
+   * Time to send a request's headers; slow-header clients (slowloris) hold a socket until then.
+   * There is no total request time: an upload may take as long as its bytes keep flowing.
+   */
+  headersTimeoutMs: number;
+}
+
+export const DEFAULT_LIMITS: ServerLimits = {
+  maxBufferedBytes: 8 * 1024 * 1024,
+  maxInFlight: 20,
+  maxSubscriptions: 100,
+  loginTimeoutMs: 30_000,
+  idleTimeoutMs: 60 * 60_000,
+  maxAnonymousPerAddress: 100,
+  maxConnections: 1000,
+  uploadIdleMs: 60_000,
+  headersTimeoutMs: 20_000,
+};

@@ -1,0 +1,190 @@
+import { execFileSync } from 'node:child_process';
+import { connect, type Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import WebSocket from 'ws';
+import { DEFAULT_LIMITS } from '../../src/core/server/limits.js';
+import { SAFETY_MS, connectWs, loggedInWs, startTestServer } from '../helpers/server.js';
+
+/*
+ * Issue 12, items 2 and 3: what one client can make `stor serve` hold. Every loop here is bounded
+ * by a count or a few seconds; every wait has a safety net.
+ */
+
+/** Resolves with the HTTP status (and body) of a refused upgrade, or 101 once the WebSocket opens. */
+function openOrRefused(url: string): Promise<{ ws: WebSocket; status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url);
+    onTestFinished(() => ws.terminate());
+    ws.once('open', () => resolve({ ws, status: 101, body: '' }));
+    ws.once('unexpected-response', (_req, res) => {
+      let body = '';
+      res.on('data', (c: Buffer) => (body += c.toString()));
+      res.on('end', () => resolve({ ws, status: res.statusCode ?? 0, body }));
+    });
+    ws.once('error', reject);
+  });
+}
+
+/** How many descriptors this process may open (`ulimit -n`), read, never raised. */
+function fdLimit(): number {
+  const out = execFileSync('sh', ['-c', 'ulimit -n'], { encoding: 'utf8' }).trim();
+  return out === 'unlimited' ? Infinity : Number(out);
+}
+
+describe('bounded memory per connection', () => {
+  it('a client that sends requests without reading the answers is cut off; the server grows by under 100 MB', async () => {
+    const server = await startTestServer();
+    const client = await loggedInWs(server.rpcUrl, server.adminKey);
+    const rawSocket = (client.ws as unknown as { _socket: Socket })._socket;
+    // Stop reading: answers pile up in the kernel, then in the server's send buffer.
+    rawSocket.pause();
+    global.gc?.();
+    const before = process.memoryUsage().rss;
+    // A cheap call with a large answer (the id is echoed back), so the unread-output cap is reached within seconds.
+    const request = JSON.stringify({ jsonrpc: '2.0', id: 'x'.repeat(60_000), method: 'core.ping', params: [] });
+    const deadline = Date.now() + 6000;
+    let sent = 0;
+    while (client.ws.readyState === WebSocket.OPEN && Date.now() < deadline) {
+      // The client's own buffer stays small: it is the server's memory that is measured.
+      if (client.ws.bufferedAmount < 256 * 1024) {
+        for (let i = 0; i < 20; i++) client.ws.send(request);
+        sent += 20;
+      }
+      await sleep(5);
+    }
+    const grown = process.memoryUsage().rss - before;
+    // Cut off: reading again, the client finds the close (1008 behind the unread output, or 1006
+    // once the server has dropped the socket that did not read its way to the close frame).
+    rawSocket.resume();
+    const { code } = await client.closed;
+    expect([1006, 1008]).toContain(code);
+    expect(sent).toBeGreaterThan(0);
+    expect(grown).toBeLessThan(100 * 1024 * 1024);
+    // And the server goes on serving everyone else.
+    const other = await loggedInWs(server.rpcUrl, server.adminKey);
+    expect(await other.result('core.ping')).toBe('pong');
+  });
+
+  // Calls past the in-flight limit (20) are answered -32000 at once, not queued: test/integration/websocket.test.ts.
+
+  // 100 is the cap (limits.ts); 200 shows the refusal and the count stays 100. 100,000 would add
+  // nothing: every call past the cap is the same refusal and leaves no state behind.
+  it(`core.subscribe past ${DEFAULT_LIMITS.maxSubscriptions} per connection is refused with ENOSPC naming the cap`, async () => {
+    const server = await startTestServer();
+    const client = await loggedInWs(server.rpcUrl, server.adminKey);
+    const replies = [];
+    for (let i = 0; i < 200; i++) replies.push(await client.call('core.subscribe', ['core.get_jobs']));
+    const ok = replies.filter((r) => typeof r.result === 'string');
+    const refused = replies.filter((r) => r.error);
+    expect(ok).toHaveLength(DEFAULT_LIMITS.maxSubscriptions);
+    expect(refused).toHaveLength(200 - DEFAULT_LIMITS.maxSubscriptions);
+    expect(refused[0]!.error).toMatchObject({ code: -32001, data: { errname: 'ENOSPC' } });
+    expect(refused[0]!.error!.data!.reason).toContain(`at most ${DEFAULT_LIMITS.maxSubscriptions}`);
+    // Room again after an unsubscribe.
+    await client.result('core.unsubscribe', [ok[0]!.result]);
+    expect(typeof (await client.result('core.subscribe', ['core.get_jobs']))).toBe('string');
+  });
+});
+
+describe('connections: timeouts and caps', () => {
+  it('a WebSocket that does not log in is closed 1008 after the login timeout; a logged-in one is not', async () => {
+    const server = await startTestServer({}, { limits: { loginTimeoutMs: 300 } });
+    const loggedIn = await loggedInWs(server.rpcUrl, server.adminKey);
+    const anonymous = await connectWs(server.rpcUrl);
+    expect(await anonymous.closed).toEqual({ code: 1008, reason: 'No login within 0.3 s' });
+    expect(await loggedIn.result('core.ping')).toBe('pong');
+  });
+
+  it('a logged-in WebSocket on which nothing moves is closed 1008 after the idle timeout', async () => {
+    const server = await startTestServer({}, { limits: { idleTimeoutMs: 500 } });
+    const client = await loggedInWs(server.rpcUrl, server.adminKey);
+    expect(await client.result('core.ping')).toBe('pong');
+    expect(await client.closed).toEqual({ code: 1008, reason: 'Idle for 0.5 s' });
+  });
+
+  it('2,000 idle anonymous sockets from one address: past the cap they get a 503, and a logged-in client keeps working', async () => {
+    const server = await startTestServer();
+    const loggedIn = await loggedInWs(server.rpcUrl, server.adminKey);
+    // Refused sockets are closed at once, so only the accepted ones and one batch are open at a time.
+    const batch = 100;
+    const total = Math.min(2000, Math.floor(fdLimit() / 4 / batch) * batch);
+    expect(total).toBeGreaterThanOrEqual(2 * DEFAULT_LIMITS.maxAnonymousPerAddress);
+    const statuses = new Map<number, number>();
+    let refusal = '';
+    const open: WebSocket[] = [];
+    for (let i = 0; i < total; i += batch) {
+      const results = await Promise.all(Array.from({ length: batch }, () => openOrRefused(server.rpcUrl)));
+      for (const r of results) {
+        statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+        if (r.status === 101) open.push(r.ws);
+        else refusal = r.body;
+      }
+    }
+    expect(statuses.get(101)).toBe(DEFAULT_LIMITS.maxAnonymousPerAddress);
+    expect(statuses.get(503)).toBe(total - DEFAULT_LIMITS.maxAnonymousPerAddress);
+    expect(refusal).toContain(`Too many connections from 127.0.0.1 that have not logged in (at most ${DEFAULT_LIMITS.maxAnonymousPerAddress})`);
+    // The logged-in client is not counted against that cap and is answered (a generous bound).
+    const started = Date.now();
+    expect(await loggedIn.result('core.ping')).toBe('pong');
+    expect(Date.now() - started).toBeLessThan(SAFETY_MS);
+    // Once one of them logs in, it no longer counts: a new anonymous socket gets in.
+    const first = open[0]!;
+    const login = new Promise((resolve) => first.once('message', (d) => resolve(JSON.parse(d.toString()))));
+    first.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'auth.login_with_api_key', params: [server.adminKey] }));
+    expect(await login).toMatchObject({ result: true });
+    expect((await openOrRefused(server.rpcUrl)).status).toBe(101);
+  });
+
+  it('past the total cap, logged-in or not, a WebSocket upgrade gets a 503 with a text body; a freed slot is usable again', async () => {
+    const server = await startTestServer({}, { limits: { maxConnections: 3 } });
+    const clients = [await loggedInWs(server.rpcUrl, server.adminKey), await loggedInWs(server.rpcUrl, server.adminKey), await connectWs(server.rpcUrl)];
+    const refused = await openOrRefused(server.rpcUrl);
+    expect(refused).toMatchObject({ status: 503, body: 'Too many connections (at most 3); try again later\n' });
+    clients[2]!.close();
+    await clients[2]!.closed;
+    // The server hears of the close a moment after the client: a few tries, 50 ms apart.
+    let status = 0;
+    for (let i = 0; i < 20 && status !== 101; i++) {
+      status = (await openOrRefused(server.rpcUrl)).status;
+      if (status !== 101) await sleep(50);
+    }
+    expect(status).toBe(101);
+  });
+
+  it('a refused HTTP socket is destroyed, not left half-open', async () => {
+    const server = await startTestServer();
+    const socket = connect({ port: server.port, host: '127.0.0.1', allowHalfOpen: true });
+    onTestFinished(() => {
+      socket.destroy();
+    });
+    let answer = '';
+    socket.on('data', (c: Buffer) => (answer += c.toString()));
+    const ended = new Promise<void>((resolve) => socket.once('end', () => resolve()));
+    const failed = new Promise<string>((resolve) => socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message)));
+    socket.write('NOT HTTP AT ALL\r\n\r\n');
+    await ended;
+    expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request/);
+    // Our side is still open for writing: a server that had only half-closed would read on;
+    // a destroyed one answers with a reset. Bounded: 40 writes, 50 ms apart.
+    let code: string | undefined;
+    void failed.then((c) => (code = c));
+    for (let i = 0; i < 40 && code === undefined; i++) {
+      socket.write('more\r\n');
+      await sleep(50);
+    }
+    expect(['ECONNRESET', 'EPIPE']).toContain(code);
+  });
+
+  it('a socket that sends no request headers is answered 408 and closed after the headers timeout', async () => {
+    const server = await startTestServer({}, { limits: { headersTimeoutMs: 300 } });
+    const socket = connect({ port: server.port, host: '127.0.0.1' });
+    onTestFinished(() => {
+      socket.destroy();
+    });
+    let answer = '';
+    socket.on('data', (c: Buffer) => (answer += c.toString()));
+    await new Promise((resolve) => socket.once('close', resolve));
+    expect(answer).toMatch(/^HTTP\/1\.1 408 Request Timeout/);
+  });
+});
