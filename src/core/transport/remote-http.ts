@@ -76,7 +76,7 @@ export class HttpRpcTransport implements Transport {
   /** Each HTTP call is its own session, with nothing to be told the job ended on: the job is polled. */
   async upload(req: UploadRequest): Promise<{ jobId: number }> {
     const jobId = await postUpload(this.options.endpoint, bearerKey(this.options.login, this.options.endpoint.display), this.agent, req, this.options.timeoutSeconds);
-    await awaitJob(this, jobId);
+    await awaitJob(this, jobId, this.options.timeoutSeconds);
     return { jobId };
   }
 

@@ -51,6 +51,8 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
   private keepalive: NodeJS.Timeout | undefined;
   private agent: Agent | undefined;
   private newStyleJobs = false;
+  /** Set by close(): a socket lost from then on is not to be replaced. */
+  private closing = false;
 
   private constructor(
     ws: WebSocket,
@@ -107,7 +109,7 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
 
   /** Whether `err` says the socket is gone (as opposed to an answer, or a timeout on a live socket). */
   private lost(err: unknown): boolean {
-    return err instanceof StorError && err.kind === 'unreachable' && err.code !== 'TIMEOUT' && this.ws.readyState !== WebSocket.OPEN;
+    return !this.closing && err instanceof StorError && err.kind === 'unreachable' && err.code !== 'TIMEOUT' && this.ws.readyState !== WebSocket.OPEN;
   }
 
   static async open(options: RemoteOptions): Promise<RemoteTransport> {
@@ -194,18 +196,23 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
     const { postUpload, uploadAgent } = await import('./upload-client.js');
     this.agent ??= uploadAgent(this.options, this.options.timeoutSeconds);
     const jobId = await postUpload(this.options.endpoint, bearerKey(this.options.login, this.options.endpoint.display), this.agent, req, this.options.timeoutSeconds);
-    // The job may still be fsyncing and renaming; wait for it, however long it takes. Should the
+    // The job may still be fsyncing and renaming; wait for it for as long as it moves. Should the
     // socket have been lost meanwhile, log in again: a job that ended while it was down is still
     // listed by core.get_jobs.
     let reconnects = 0;
+    // The job's wait and its polling lose the socket together: one reconnect serves both.
+    let reconnecting: Promise<void> | undefined;
     const retrying = async <T>(attempt: () => Promise<T>): Promise<T> => {
       for (;;) {
         try {
           return await attempt();
         } catch (err) {
-          if (!this.lost(err) || reconnects >= MAX_RECONNECTS) throw err;
-          reconnects++;
-          await this.reconnect();
+          if (!this.lost(err) || (!reconnecting && reconnects >= MAX_RECONNECTS)) throw err;
+          if (!reconnecting) {
+            reconnects++;
+            reconnecting = this.reconnect().finally(() => (reconnecting = undefined));
+          }
+          await reconnecting;
         }
       }
     };
@@ -215,6 +222,7 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
         ended: (id) => retrying(() => this.jobWait(id)),
       },
       jobId,
+      this.options.timeoutSeconds,
     );
     return { jobId };
   }
@@ -229,6 +237,7 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     clearInterval(this.keepalive);
     await this.agent?.close();
     if (this.ws.readyState === WebSocket.CLOSED) return;
