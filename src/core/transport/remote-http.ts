@@ -1,5 +1,6 @@
 import { Agent, request } from 'undici';
-import { ERRNO, RpcError, StorError } from '../errors.js';
+import { notAnApplianceAnswer } from '../contract/client.js';
+import { ERRNO, RpcError } from '../errors.js';
 import { assertSecretMayTravel } from './endpoint.js';
 import { awaitJob } from './job-wait.js';
 import { loginError, loginRejected } from './login.js';
@@ -63,11 +64,14 @@ export class HttpRpcTransport implements Transport {
     }
     const text = await res.body.text();
     if (res.statusCode !== 200) throw notAnAppliance(where, res.statusCode);
-    let msg: { result?: unknown; error?: unknown };
+    let msg: { result?: unknown; error?: unknown } | null;
     try {
       msg = JSON.parse(text);
     } catch {
-      throw new StorError('unreachable', 'NOT_AN_APPLIANCE', `${where} answered ${method} with something that is not JSON-RPC`);
+      msg = null;
+    }
+    if (msg === null || typeof msg !== 'object' || Array.isArray(msg)) {
+      throw notAnApplianceAnswer(method, `${where} answered ${method} with something that is not JSON-RPC 2.0: ${JSON.stringify(text.slice(0, 80))}`);
     }
     if (msg.error !== undefined) throw RpcError.fromWire(msg.error);
     return msg.result as T;

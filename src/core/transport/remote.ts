@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import WebSocket from 'ws';
 import type { Agent } from 'undici';
+import { notAnApplianceAnswer } from '../contract/client.js';
 import { ERRNO, RpcError, StorError } from '../errors.js';
 import { assertSecretMayTravel, type Endpoint } from './endpoint.js';
 import { awaitJob } from './job-wait.js';
@@ -109,7 +110,8 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
 
   /** Whether `err` says the socket is gone (as opposed to an answer, or a timeout on a live socket). */
   private lost(err: unknown): boolean {
-    return !this.closing && err instanceof StorError && err.kind === 'unreachable' && err.code !== 'TIMEOUT' && this.ws.readyState !== WebSocket.OPEN;
+    const answered = err instanceof StorError && (err.code === 'TIMEOUT' || err.code === 'MALFORMED_ANSWER');
+    return !this.closing && !answered && err instanceof StorError && err.kind === 'unreachable' && this.ws.readyState !== WebSocket.OPEN;
   }
 
   static async open(options: RemoteOptions): Promise<RemoteTransport> {
@@ -156,6 +158,12 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
     try {
       msg = JSON.parse(text);
     } catch {
+      msg = undefined as never;
+    }
+    if (msg === null || typeof msg !== 'object' || Array.isArray(msg)) {
+      // Which call it was meant to answer cannot be told: the session cannot go on.
+      this.closedError = notAnApplianceAnswer(undefined, `${this.options.endpoint.display} sent a frame that is not JSON-RPC 2.0: ${JSON.stringify(text.slice(0, 80))}`);
+      this.ws.terminate();
       return;
     }
     if (typeof msg.id === 'string' && this.pending.has(msg.id)) {

@@ -4,6 +4,7 @@ import { basename } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Agent, request } from 'undici';
+import { notAnApplianceAnswer } from '../contract/client.js';
 import type { Endpoint } from './endpoint.js';
 import { networkError, timedOut } from './network-errors.js';
 import type { TlsOptions } from './remote.js';
@@ -66,11 +67,13 @@ export async function postUpload(endpoint: Endpoint, apiKey: string, agent: Agen
     if (res.statusCode !== 200) throw uploadRefused(endpoint.display, res.statusCode, body);
     let jobId: unknown;
     try {
-      jobId = (JSON.parse(body) as { job_id?: unknown }).job_id;
+      jobId = (JSON.parse(body) as { job_id?: unknown } | null)?.job_id;
     } catch {
       jobId = undefined;
     }
-    if (typeof jobId !== 'number') throw uploadRefused(endpoint.display, res.statusCode, `unexpected answer: ${body.slice(0, 200)}`);
+    if (typeof jobId !== 'number') {
+      throw notAnApplianceAnswer('filesystem.put', `${endpoint.display} took the upload but answered no job id: ${JSON.stringify(body.slice(0, 200))}`);
+    }
     return jobId;
   } finally {
     clearInterval(watchdog);
