@@ -4,7 +4,7 @@ import { ERRNO, RpcError } from '../errors.js';
 import { assertSecretMayTravel } from './endpoint.js';
 import { awaitJob } from './job-wait.js';
 import { loginError, loginRejected } from './login.js';
-import { networkError, notAnAppliance, timedOut } from './network-errors.js';
+import { networkError, notAnAppliance, rateLimited, timedOut } from './network-errors.js';
 import { bearerKey } from './login-strategies.js';
 import type { RemoteOptions } from './remote.js';
 import type { TargetInfo, Transport, UploadRequest } from './transport.js';
@@ -47,6 +47,7 @@ export class HttpRpcTransport implements Transport {
   async call<T>(method: string, params: readonly unknown[] = []): Promise<T> {
     const where = this.options.endpoint.display;
     const seconds = this.options.timeoutSeconds;
+    const startedAt = performance.now();
     let res;
     try {
       res = await request(this.options.endpoint.rpcHttp, {
@@ -60,9 +61,10 @@ export class HttpRpcTransport implements Transport {
     } catch (err) {
       const code = (err as { code?: string }).code;
       if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') throw timedOut(where, method, seconds);
-      throw networkError(err, where, seconds);
+      throw networkError(err, where, startedAt);
     }
     const text = await res.body.text();
+    if (res.statusCode === 429) throw rateLimited(where, `calls (${method})`, text.trim());
     if (res.statusCode !== 200) throw notAnAppliance(where, res.statusCode);
     let msg: { result?: unknown; error?: unknown } | null;
     try {

@@ -8,7 +8,7 @@ import { assertSecretMayTravel, type Endpoint } from './endpoint.js';
 import { awaitJob } from './job-wait.js';
 import { loginError } from './login.js';
 import { bearerKey, type LoginStrategy } from './login-strategies.js';
-import { networkError, notAnAppliance, timedOut } from './network-errors.js';
+import { networkError, notAnAppliance, rateLimited, timedOut } from './network-errors.js';
 import type { TargetInfo, Transport, UploadRequest } from './transport.js';
 
 export interface TlsOptions {
@@ -180,6 +180,7 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
   call<T>(method: string, params: readonly unknown[] = [], timeoutSeconds: number | null = this.options.timeoutSeconds): Promise<T> {
     if (this.closedError) return Promise.reject(this.closedError);
     const id = randomUUID();
+    const startedAt = performance.now();
     return new Promise<T>((resolve, reject) => {
       const timer =
         timeoutSeconds === null
@@ -193,7 +194,7 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
         if (err) {
           clearTimeout(timer);
           this.pending.delete(id);
-          reject(networkError(err, this.options.endpoint.display, this.options.timeoutSeconds));
+          reject(networkError(err, this.options.endpoint.display, startedAt));
         }
       });
     });
@@ -266,6 +267,7 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
 
 function connect(options: RemoteOptions): Promise<WebSocket> {
   const where = options.endpoint.display;
+  const startedAt = performance.now();
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(options.endpoint.rpcWs, {
       handshakeTimeout: options.timeoutSeconds * 1000,
@@ -283,9 +285,9 @@ function connect(options: RemoteOptions): Promise<WebSocket> {
       ws.removeAllListeners();
       resolve(ws);
     });
-    ws.once('unexpected-response', (_req, res) => fail(notAnAppliance(where, res.statusCode ?? 0)));
+    ws.once('unexpected-response', (_req, res) => fail(res.statusCode === 429 ? rateLimited(where, 'connections', '') : notAnAppliance(where, res.statusCode ?? 0)));
     ws.once('error', (err) =>
-      fail(/handshake has timed out/i.test(err.message) ? timedOut(where, 'the WebSocket handshake', options.timeoutSeconds) : networkError(err, where, options.timeoutSeconds)),
+      fail(/handshake has timed out/i.test(err.message) ? timedOut(where, 'the WebSocket handshake', options.timeoutSeconds) : networkError(err, where, startedAt)),
     );
   });
 }
