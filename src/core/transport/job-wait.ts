@@ -20,13 +20,16 @@ export interface JobSource {
  */
 export async function awaitJob(source: JobSource, id: number, stallSeconds: number): Promise<void> {
   let settled = false;
-  // Told the job ended: success needs nothing more; a failure is read from the job's entry.
+  const entry = async () => (await queryItems(source, 'core.get_jobs', ['id', 'method', 'state', 'progress', 'error', 'exc_info'], [['id', '=', id]]))[0];
+  // Told the job ended: success needs nothing more; a failure is read from the job's entry at once.
   const told = source.ended
     ? source.ended(id).then(
         () => true,
-        (err: unknown) => {
-          if (err instanceof RpcError) return new Promise<never>(() => undefined);
-          throw err;
+        async (err: unknown) => {
+          if (!(err instanceof RpcError)) throw err;
+          const job = await entry();
+          if (job?.state === 'FAILED' || job?.state === 'ABORTED') throw jobFailure(job);
+          return new Promise<never>(() => undefined);
         },
       )
     : new Promise<never>(() => undefined);
@@ -34,7 +37,7 @@ export async function awaitJob(source: JobSource, id: number, stallSeconds: numb
     let seen: string | undefined;
     let movedAt = performance.now();
     for (let delay = 20; !settled; delay = Math.min(delay * 2, 500)) {
-      const [job] = await queryItems(source, 'core.get_jobs', ['id', 'method', 'state', 'progress', 'error', 'exc_info'], [['id', '=', id]]);
+      const job = await entry();
       if (!job) {
         throw new StorError('failed', 'JOB_NOT_FOUND', `job ${id} is not known to the appliance (any more): its outcome cannot be told`, {
           hint: 'check the target with `stor stat` before trying again',
