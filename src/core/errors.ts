@@ -111,7 +111,8 @@ export class RpcError extends Error {
   /** Validation triples, when this is a -32602 error. */
   get triples(): ValidationTriple[] {
     const extra = this.data?.extra;
-    return Array.isArray(extra) ? (extra as ValidationTriple[]) : [];
+    if (!Array.isArray(extra)) return [];
+    return extra.filter((t): t is ValidationTriple => Array.isArray(t) && (t[0] === null || typeof t[0] === 'string') && typeof t[1] === 'string');
   }
 
   toJSON(): RpcErrorObject {
@@ -125,7 +126,10 @@ export class RpcError extends Error {
     const o = (obj ?? {}) as Partial<RpcErrorObject>;
     const code = typeof o.code === 'number' ? o.code : RPC_CODE.INTERNAL_ERROR;
     const message = typeof o.message === 'string' ? o.message : 'Unknown error';
-    const data = o.data && typeof o.data === 'object' ? (o.data as TrueNasErrorData) : undefined;
+    // A hostile or broken appliance may send any shape; only a well-formed data member is kept.
+    const d = o.data && typeof o.data === 'object' ? (o.data as Partial<Record<keyof TrueNasErrorData, unknown>>) : {};
+    const wellFormed = typeof d.error === 'number' && typeof d.errname === 'string' && typeof d.reason === 'string';
+    const data = wellFormed ? ({ ...d, trace: d.trace && typeof d.trace === 'object' ? d.trace : null } as TrueNasErrorData) : undefined;
     return new RpcError(code, message, data);
   }
 }

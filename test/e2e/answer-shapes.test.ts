@@ -85,24 +85,24 @@ describe('the client against 25.10.1-shaped answers', () => {
     expect(JSON.parse(r.stdout)).toEqual([{ id: 'tank/slim', name: 'tank/slim', pool: 'tank', mountpoint: '/mnt/tank/slim', used: null, available: null, compression: null, comments: null }]);
   });
 
-  it('fails with exit 1 and names the method and the field when an entry lacks one it needs', async () => {
+  it('fails as not a valid appliance answer (exit 3) and names the method and the field when an entry lacks one it needs', async () => {
     const { name: _name, ...nameless } = entry('tank/c');
     const url = await fakeAppliance({ 'pool.dataset.query': [entry('tank'), entry('tank/a'), entry('tank/b'), nameless] });
     const r = await cli(url)(['dataset', 'list']);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`the appliance's answer to pool.dataset.query has no "name" (a string) in item 3`);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain(`not a valid appliance answer: the appliance's answer to pool.dataset.query has no "name" (a string) in item 3`);
     expect(r.stderr).not.toContain('TypeError');
 
     const json = await cli(url)(['dataset', 'list', '--json']);
-    expect(json.code).toBe(1);
-    expect(JSON.parse(json.stderr).error).toMatchObject({ code: 'MALFORMED_ANSWER', kind: 'failed' });
+    expect(json.code).toBe(3);
+    expect(JSON.parse(json.stderr).error).toMatchObject({ code: 'MALFORMED_ANSWER', kind: 'unreachable' });
   });
 
   it('reports a field of the wrong type in the same way', async () => {
     const url = await fakeAppliance({ 'pool.dataset.query': [{ ...entry('tank'), used: prop('x', 'x', 'lots') }] });
     const r = await cli(url)(['dataset', 'list']);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`the appliance's answer to pool.dataset.query has "used.parsed" as a string where a number was expected in item 0`);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain(`not a valid appliance answer: the appliance's answer to pool.dataset.query has "used.parsed" as a string where a number was expected in item 0`);
   });
 
   it('shows a privilege whose local group no longer exists ({gid, sid: null, group: null}, facts §3.1)', async () => {

@@ -10,7 +10,7 @@ const transportModule = fileURLToPath(new URL('../../dist/core/transport/embedde
 function writer(home: string, prefix: string, count: number): Promise<number | null> {
   const script = `
     const { EmbeddedTransport } = await import(${JSON.stringify(transportModule)});
-    const t = await EmbeddedTransport.open({ stateDir: process.env.STOR_HOME });
+    const t = await EmbeddedTransport.open({ stateDir: process.env.STOR_HOME, timeoutSeconds: 30 });
     const gid = (await t.call('group.query', [[['gid', '=', 545]], { get: true }])).id;
     for (let i = 0; i < ${count}; i++) {
       await t.call('user.create', [{ username: '${prefix}' + i, full_name: 'u', group: gid, password_disabled: true, smb: false }]);

@@ -26,7 +26,7 @@ interface Writer {
 function writer(home: string, id: number, count: number, patch: string): Writer {
   const script = `
     const { EmbeddedTransport } = await import(${JSON.stringify(transportModule)});
-    const t = await EmbeddedTransport.open({ stateDir: process.env.STOR_HOME });
+    const t = await EmbeddedTransport.open({ stateDir: process.env.STOR_HOME, timeoutSeconds: 30 });
     const patch = ${patch};
     process.stdout.write('ready\\n');
     await new Promise((resolve) => process.stdin.once('data', resolve));

@@ -69,7 +69,7 @@ export class CommandContext {
 export async function openTarget(spec: TargetSpec, timeoutSeconds: number): Promise<Transport> {
   if (spec.kind === 'embedded') {
     const { EmbeddedTransport } = await import('../../core/transport/embedded.js');
-    return EmbeddedTransport.open({ stateDir: spec.stateDir, ...(spec.apiKey ? { apiKey: spec.apiKey } : {}) });
+    return EmbeddedTransport.open({ stateDir: spec.stateDir, timeoutSeconds, ...(spec.apiKey ? { apiKey: spec.apiKey } : {}) });
   }
   const { apiKeyLogin } = await import('../../core/transport/login-strategies.js');
   const options = {

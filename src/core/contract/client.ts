@@ -78,7 +78,16 @@ export function malformedAnswer(method: string, answer: unknown, issue: z.core.$
       : found === undefined
         ? `has no "${field}" (${expected})`
         : `has "${field}" as ${article(typeOf(found))} where ${expected} was expected`;
-  return new StorError('failed', 'MALFORMED_ANSWER', `the appliance's answer to ${method} ${what}${where}`, {
-    hint: `the target may not speak the 25.10.1 API; \`stor call ${method}\` shows its raw answer`,
+  return notAnApplianceAnswer(method, `the appliance's answer to ${method} ${what}${where}`);
+}
+
+/**
+ * An answer no 25.10.1 appliance gives: the target is not (or not wholly) one, so the command
+ * cannot go on; exit 3 like any other target that cannot be worked with, never "a bug in stor".
+ */
+export function notAnApplianceAnswer(method: string | undefined, what: string): StorError {
+  const raw = method === undefined ? '' : `; \`stor call ${method}\` shows its raw answer`;
+  return new StorError('unreachable', 'MALFORMED_ANSWER', `not a valid appliance answer: ${what}`, {
+    hint: `the target may not speak the 25.10.1 API${raw}`,
   });
 }

@@ -16,6 +16,8 @@ export interface EmbeddedOptions {
   stateDir: string;
   /** The key to log in with; default: the administrator key the seed wrote to `<state>/admin.key`. */
   apiKey?: string;
+  /** Seconds a job may go without moving before the wait for it gives up. */
+  timeoutSeconds: number;
 }
 
 function readAdminKey(stateDir: string): string {
@@ -42,6 +44,7 @@ export class EmbeddedTransport implements Transport {
     private readonly dispatcher: Dispatcher,
     private readonly session: Session,
     stateDir: string,
+    private readonly timeoutSeconds: number,
   ) {
     this.target = { kind: 'embedded', stateDir };
   }
@@ -56,7 +59,7 @@ export class EmbeddedTransport implements Transport {
         throw loginError(err);
       });
       if (ok !== true) throw loginRejected('the embedded appliance');
-      return new EmbeddedTransport(appliance, dispatcher, session, options.stateDir);
+      return new EmbeddedTransport(appliance, dispatcher, session, options.stateDir, options.timeoutSeconds);
     } catch (err) {
       appliance.close();
       throw err;
@@ -98,7 +101,7 @@ export class EmbeddedTransport implements Transport {
       source = pipeline(file, counter, () => undefined);
     }
     const job = start(source, Promise.resolve());
-    await awaitJob({ call: (method, params) => this.call(method, params), ended: () => job.done }, job.jobId);
+    await awaitJob({ call: (method, params) => this.call(method, params), ended: () => job.done }, job.jobId, this.timeoutSeconds);
     return { jobId: job.jobId };
   }
 

@@ -15,29 +15,60 @@ export interface JobSource {
 /**
  * Waits for job `id` and resolves when it succeeded; a failure is thrown as `jobFailure` maps
  * it, read from the job's own `core.get_jobs` entry, so every transport reports it alike.
+ * A long job may take as long as it needs while it moves; one whose state and progress have not
+ * changed for `stallSeconds` (the command's --timeout) is given up on with JOB_STALLED.
  */
-export async function awaitJob(source: JobSource, id: number): Promise<void> {
-  if (source.ended) {
-    const outcome = await source.ended(id).then(
-      () => 'succeeded' as const,
-      (err: unknown) => {
-        if (err instanceof RpcError) return 'failed' as const;
-        throw err;
-      },
-    );
-    if (outcome === 'succeeded') return;
-  }
-  for (let delay = 20; ; delay = Math.min(delay * 2, 500)) {
-    const [job] = await queryItems(source, 'core.get_jobs', ['id', 'method', 'state', 'error', 'exc_info'], [['id', '=', id]]);
-    if (!job) {
-      throw new StorError('failed', 'JOB_NOT_FOUND', `job ${id} is not known to the appliance (any more): its outcome cannot be told`, {
-        hint: 'check the target with `stor stat` before trying again',
-      });
+export async function awaitJob(source: JobSource, id: number, stallSeconds: number): Promise<void> {
+  let settled = false;
+  const entry = async () => (await queryItems(source, 'core.get_jobs', ['id', 'method', 'state', 'progress', 'error', 'exc_info'], [['id', '=', id]]))[0];
+  // Told the job ended: success needs nothing more; a failure is read from the job's entry at once.
+  const told = source.ended
+    ? source.ended(id).then(
+        () => true,
+        async (err: unknown) => {
+          if (!(err instanceof RpcError)) throw err;
+          const job = await entry();
+          if (job?.state === 'FAILED' || job?.state === 'ABORTED') throw jobFailure(job);
+          return new Promise<never>(() => undefined);
+        },
+      )
+    : new Promise<never>(() => undefined);
+  const watched = (async () => {
+    let seen: string | undefined;
+    let movedAt = performance.now();
+    for (let delay = 20; !settled; delay = Math.min(delay * 2, 500)) {
+      const job = await entry();
+      if (!job) {
+        throw new StorError('failed', 'JOB_NOT_FOUND', `job ${id} is not known to the appliance (any more): its outcome cannot be told`, {
+          hint: 'check the target with `stor stat` before trying again',
+        });
+      }
+      if (job.state === 'SUCCESS') return true;
+      if (job.state === 'FAILED' || job.state === 'ABORTED') throw jobFailure(job);
+      const now = performance.now();
+      const state = JSON.stringify([job.state, job.progress]);
+      if (state !== seen) {
+        seen = state;
+        movedAt = now;
+      } else if (now - movedAt >= stallSeconds * 1000) {
+        throw jobStalled(job, (now - movedAt) / 1000);
+      }
+      await new Promise((r) => setTimeout(r, Math.min(delay, stallSeconds * 1000)));
     }
-    if (job.state === 'SUCCESS') return;
-    if (job.state === 'FAILED' || job.state === 'ABORTED') throw jobFailure(job);
-    await new Promise((r) => setTimeout(r, delay));
+    return true;
+  })();
+  try {
+    await Promise.race([told, watched]);
+  } finally {
+    settled = true;
   }
+}
+
+function jobStalled(job: Needed<'core.get_jobs', 'id' | 'method' | 'state' | 'progress'>, seconds: number): StorError {
+  const percent = job.progress.percent === null ? '' : ` at ${job.progress.percent}%`;
+  return new StorError('unreachable', 'JOB_STALLED', `job ${job.id} (${job.method}) has not moved for ${seconds.toFixed(1)} s (still ${job.state}${percent}); stopped waiting for it`, {
+    hint: `it may yet finish: look again with \`stor call core.get_jobs '[["id","=",${job.id}]]'\`, or raise --timeout to wait longer for a job that reports no progress`,
+  });
 }
 
 /**

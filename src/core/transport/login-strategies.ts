@@ -1,5 +1,5 @@
 import { loginExResult, type LoginData, type LoginExAnswer } from '../contract/auth.js';
-import { malformedAnswer } from '../contract/client.js';
+import { malformedAnswer, notAnApplianceAnswer } from '../contract/client.js';
 import { StorError } from '../errors.js';
 import type { SecretKind } from './endpoint.js';
 import { loginRejected } from './login.js';
@@ -30,7 +30,9 @@ export function apiKeyLogin(apiKey: string): LoginStrategy {
     secret: 'an API key',
     apiKey,
     async login(call, where) {
-      if ((await call('auth.login_with_api_key', [apiKey])) !== true) throw loginRejected(where);
+      const answer = await call<unknown>('auth.login_with_api_key', [apiKey]);
+      if (typeof answer !== 'boolean') throw notAnApplianceAnswer('auth.login_with_api_key', `${where} answered auth.login_with_api_key with ${JSON.stringify(answer)?.slice(0, 80) ?? 'nothing'}, not true or false`);
+      if (!answer) throw loginRejected(where);
     },
   };
 }

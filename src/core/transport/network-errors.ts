@@ -14,8 +14,12 @@ const TLS_CODES = new Set([
   'EPROTO',
 ]);
 
-/** Turns a socket-level failure into the CLI's "cannot reach the target" (exit 3), with the why. */
-export function networkError(err: unknown, where: string, timeoutSeconds: number): StorError {
+/**
+ * Turns a socket-level failure into the CLI's "cannot reach the target" (exit 3), with the why.
+ * `startedAt` is `performance.now()` when the operation began: an OS-level timeout or reset is
+ * reported after the time it really took, which need not be --timeout.
+ */
+export function networkError(err: unknown, where: string, startedAt: number): StorError {
   if (err instanceof StorError) return err;
   const e = err as NodeJS.ErrnoException & { code?: string };
   const code = e?.code ?? '';
@@ -26,15 +30,18 @@ export function networkError(err: unknown, where: string, timeoutSeconds: number
       cause: err,
     });
   }
+  const after = `after ${((performance.now() - startedAt) / 1000).toFixed(1)} s`;
   const reasons: Record<string, string> = {
     ECONNREFUSED: 'connection refused',
     ENOTFOUND: 'host not found',
     EAI_AGAIN: 'host name lookup failed',
     EHOSTUNREACH: 'host unreachable',
     ENETUNREACH: 'network unreachable',
-    ECONNRESET: 'connection reset',
-    ETIMEDOUT: `timed out after ${timeoutSeconds} s`,
-    UND_ERR_CONNECT_TIMEOUT: `timed out after ${timeoutSeconds} s`,
+    ECONNRESET: `connection reset ${after}`,
+    EPIPE: `connection closed by the other side ${after}`,
+    UND_ERR_SOCKET: `connection closed by the other side ${after}`,
+    ETIMEDOUT: `timed out ${after}`,
+    UND_ERR_CONNECT_TIMEOUT: `timed out ${after}`,
   };
   const reason = reasons[code] ?? (e instanceof Error ? e.message : String(err));
   return new StorError('unreachable', 'UNREACHABLE', `cannot reach ${where}: ${reason}`, { cause: err });
@@ -52,5 +59,12 @@ export function notAnAppliance(where: string, status: number): StorError {
 export function timedOut(where: string, what: string, seconds: number): StorError {
   return new StorError('unreachable', 'TIMEOUT', `${where} did not answer ${what} within ${seconds} s`, {
     hint: 'raise --timeout, or check that the appliance is up',
+  });
+}
+
+/** An HTTP 429: the appliance (or a proxy before it) limits this address; its own words kept. */
+export function rateLimited(where: string, what: string, body: string): StorError {
+  return new StorError('unreachable', 'RATE_LIMITED', `${where} is rate-limiting ${what} from this address: HTTP 429${body ? ` ${body.slice(0, 200)}` : ''}`, {
+    hint: 'wait a minute and try again, or space out invocations',
   });
 }

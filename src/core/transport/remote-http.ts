@@ -1,9 +1,10 @@
 import { Agent, request } from 'undici';
-import { ERRNO, RpcError, StorError } from '../errors.js';
+import { notAnApplianceAnswer } from '../contract/client.js';
+import { ERRNO, RpcError } from '../errors.js';
 import { assertSecretMayTravel } from './endpoint.js';
 import { awaitJob } from './job-wait.js';
 import { loginError, loginRejected } from './login.js';
-import { networkError, notAnAppliance, timedOut } from './network-errors.js';
+import { networkError, notAnAppliance, rateLimited, timedOut } from './network-errors.js';
 import { bearerKey } from './login-strategies.js';
 import type { RemoteOptions } from './remote.js';
 import type { TargetInfo, Transport, UploadRequest } from './transport.js';
@@ -46,6 +47,7 @@ export class HttpRpcTransport implements Transport {
   async call<T>(method: string, params: readonly unknown[] = []): Promise<T> {
     const where = this.options.endpoint.display;
     const seconds = this.options.timeoutSeconds;
+    const startedAt = performance.now();
     let res;
     try {
       res = await request(this.options.endpoint.rpcHttp, {
@@ -59,15 +61,19 @@ export class HttpRpcTransport implements Transport {
     } catch (err) {
       const code = (err as { code?: string }).code;
       if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') throw timedOut(where, method, seconds);
-      throw networkError(err, where, seconds);
+      throw networkError(err, where, startedAt);
     }
     const text = await res.body.text();
+    if (res.statusCode === 429) throw rateLimited(where, `calls (${method})`, text.trim());
     if (res.statusCode !== 200) throw notAnAppliance(where, res.statusCode);
-    let msg: { result?: unknown; error?: unknown };
+    let msg: { result?: unknown; error?: unknown } | null;
     try {
       msg = JSON.parse(text);
     } catch {
-      throw new StorError('unreachable', 'NOT_AN_APPLIANCE', `${where} answered ${method} with something that is not JSON-RPC`);
+      msg = null;
+    }
+    if (msg === null || typeof msg !== 'object' || Array.isArray(msg)) {
+      throw notAnApplianceAnswer(method, `${where} answered ${method} with something that is not JSON-RPC 2.0: ${JSON.stringify(text.slice(0, 80))}`);
     }
     if (msg.error !== undefined) throw RpcError.fromWire(msg.error);
     return msg.result as T;
@@ -76,7 +82,7 @@ export class HttpRpcTransport implements Transport {
   /** Each HTTP call is its own session, with nothing to be told the job ended on: the job is polled. */
   async upload(req: UploadRequest): Promise<{ jobId: number }> {
     const jobId = await postUpload(this.options.endpoint, bearerKey(this.options.login, this.options.endpoint.display), this.agent, req, this.options.timeoutSeconds);
-    await awaitJob(this, jobId);
+    await awaitJob(this, jobId, this.options.timeoutSeconds);
     return { jobId };
   }
 

@@ -2,12 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import WebSocket from 'ws';
 import type { Agent } from 'undici';
+import { notAnApplianceAnswer } from '../contract/client.js';
 import { ERRNO, RpcError, StorError } from '../errors.js';
 import { assertSecretMayTravel, type Endpoint } from './endpoint.js';
 import { awaitJob } from './job-wait.js';
 import { loginError } from './login.js';
 import { bearerKey, type LoginStrategy } from './login-strategies.js';
-import { networkError, notAnAppliance, timedOut } from './network-errors.js';
+import { networkError, notAnAppliance, rateLimited, timedOut } from './network-errors.js';
 import type { TargetInfo, Transport, UploadRequest } from './transport.js';
 
 export interface TlsOptions {
@@ -51,6 +52,8 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
   private keepalive: NodeJS.Timeout | undefined;
   private agent: Agent | undefined;
   private newStyleJobs = false;
+  /** Set by close(): a socket lost from then on is not to be replaced. */
+  private closing = false;
 
   private constructor(
     ws: WebSocket,
@@ -107,7 +110,8 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
 
   /** Whether `err` says the socket is gone (as opposed to an answer, or a timeout on a live socket). */
   private lost(err: unknown): boolean {
-    return err instanceof StorError && err.kind === 'unreachable' && err.code !== 'TIMEOUT' && this.ws.readyState !== WebSocket.OPEN;
+    const answered = err instanceof StorError && (err.code === 'TIMEOUT' || err.code === 'MALFORMED_ANSWER');
+    return !this.closing && !answered && err instanceof StorError && err.kind === 'unreachable' && this.ws.readyState !== WebSocket.OPEN;
   }
 
   static async open(options: RemoteOptions): Promise<RemoteTransport> {
@@ -154,6 +158,12 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
     try {
       msg = JSON.parse(text);
     } catch {
+      msg = undefined as never;
+    }
+    if (msg === null || typeof msg !== 'object' || Array.isArray(msg)) {
+      // Which call it was meant to answer cannot be told: the session cannot go on.
+      this.closedError = notAnApplianceAnswer(undefined, `${this.options.endpoint.display} sent a frame that is not JSON-RPC 2.0: ${JSON.stringify(text.slice(0, 80))}`);
+      this.ws.terminate();
       return;
     }
     if (typeof msg.id === 'string' && this.pending.has(msg.id)) {
@@ -170,6 +180,7 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
   call<T>(method: string, params: readonly unknown[] = [], timeoutSeconds: number | null = this.options.timeoutSeconds): Promise<T> {
     if (this.closedError) return Promise.reject(this.closedError);
     const id = randomUUID();
+    const startedAt = performance.now();
     return new Promise<T>((resolve, reject) => {
       const timer =
         timeoutSeconds === null
@@ -183,7 +194,7 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
         if (err) {
           clearTimeout(timer);
           this.pending.delete(id);
-          reject(networkError(err, this.options.endpoint.display, this.options.timeoutSeconds));
+          reject(networkError(err, this.options.endpoint.display, startedAt));
         }
       });
     });
@@ -194,18 +205,23 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
     const { postUpload, uploadAgent } = await import('./upload-client.js');
     this.agent ??= uploadAgent(this.options, this.options.timeoutSeconds);
     const jobId = await postUpload(this.options.endpoint, bearerKey(this.options.login, this.options.endpoint.display), this.agent, req, this.options.timeoutSeconds);
-    // The job may still be fsyncing and renaming; wait for it, however long it takes. Should the
+    // The job may still be fsyncing and renaming; wait for it for as long as it moves. Should the
     // socket have been lost meanwhile, log in again: a job that ended while it was down is still
     // listed by core.get_jobs.
     let reconnects = 0;
+    // The job's wait and its polling lose the socket together: one reconnect serves both.
+    let reconnecting: Promise<void> | undefined;
     const retrying = async <T>(attempt: () => Promise<T>): Promise<T> => {
       for (;;) {
         try {
           return await attempt();
         } catch (err) {
-          if (!this.lost(err) || reconnects >= MAX_RECONNECTS) throw err;
-          reconnects++;
-          await this.reconnect();
+          if (!this.lost(err) || (!reconnecting && reconnects >= MAX_RECONNECTS)) throw err;
+          if (!reconnecting) {
+            reconnects++;
+            reconnecting = this.reconnect().finally(() => (reconnecting = undefined));
+          }
+          await reconnecting;
         }
       }
     };
@@ -215,6 +231,7 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
         ended: (id) => retrying(() => this.jobWait(id)),
       },
       jobId,
+      this.options.timeoutSeconds,
     );
     return { jobId };
   }
@@ -229,6 +246,7 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     clearInterval(this.keepalive);
     await this.agent?.close();
     if (this.ws.readyState === WebSocket.CLOSED) return;
@@ -249,6 +267,7 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
 
 function connect(options: RemoteOptions): Promise<WebSocket> {
   const where = options.endpoint.display;
+  const startedAt = performance.now();
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(options.endpoint.rpcWs, {
       handshakeTimeout: options.timeoutSeconds * 1000,
@@ -266,9 +285,9 @@ function connect(options: RemoteOptions): Promise<WebSocket> {
       ws.removeAllListeners();
       resolve(ws);
     });
-    ws.once('unexpected-response', (_req, res) => fail(notAnAppliance(where, res.statusCode ?? 0)));
+    ws.once('unexpected-response', (_req, res) => fail(res.statusCode === 429 ? rateLimited(where, 'connections', '') : notAnAppliance(where, res.statusCode ?? 0)));
     ws.once('error', (err) =>
-      fail(/handshake has timed out/i.test(err.message) ? timedOut(where, 'the WebSocket handshake', options.timeoutSeconds) : networkError(err, where, options.timeoutSeconds)),
+      fail(/handshake has timed out/i.test(err.message) ? timedOut(where, 'the WebSocket handshake', options.timeoutSeconds) : networkError(err, where, startedAt)),
     );
   });
 }

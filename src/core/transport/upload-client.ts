@@ -4,17 +4,17 @@ import { basename } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Agent, request } from 'undici';
+import { notAnApplianceAnswer } from '../contract/client.js';
 import type { Endpoint } from './endpoint.js';
 import { StorError } from '../errors.js';
-import { networkError, timedOut } from './network-errors.js';
+import { networkError, rateLimited, timedOut } from './network-errors.js';
 import type { TlsOptions } from './remote.js';
 import { putParams, type UploadRequest } from './transport.js';
 import { uploadRefused } from './upload-errors.js';
 
 const CHUNK = 1024 * 1024;
-
-/** How a connection ends when the server drops an upload midway (after its stall timeout). */
-const CUT_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
+/** How a connection the server closed while the body was still being sent fails. */
+const BROKEN = new Set(['EPIPE', 'ECONNRESET', 'UND_ERR_SOCKET']);
 
 /**
  * The server gave up on the upload while it was under way: the appliance cuts uploads on which
@@ -60,6 +60,7 @@ export async function postUpload(endpoint: Endpoint, apiKey: string, agent: Agen
     if (Date.now() - lastActivity > timeoutSeconds * 1000) abort.abort();
   }, 250);
   watchdog.unref();
+  const startedAt = performance.now();
   try {
     let res;
     try {
@@ -75,21 +76,45 @@ export async function postUpload(endpoint: Endpoint, apiKey: string, agent: Agen
     } catch (err) {
       file.destroy();
       if (abort.signal.aborted) throw timedOut(endpoint.display, `the upload (nothing moved)`, timeoutSeconds);
-      if (sent > 0 && CUT_CODES.has((err as { code?: string }).code ?? '')) throw uploadCut(endpoint.display, sent);
-      throw networkError(err, endpoint.display, timeoutSeconds);
+      const code = (err as { code?: string }).code ?? '';
+      if (BROKEN.has(code)) throw await cutOff(endpoint, agent, err, startedAt, sent, req.size);
+      throw networkError(err, endpoint.display, startedAt);
     }
     const body = (await res.body.text()).trim();
     if (res.statusCode === 408) throw uploadCut(endpoint.display, sent, body);
     if (res.statusCode !== 200) throw uploadRefused(endpoint.display, res.statusCode, body);
     let jobId: unknown;
     try {
-      jobId = (JSON.parse(body) as { job_id?: unknown }).job_id;
+      jobId = (JSON.parse(body) as { job_id?: unknown } | null)?.job_id;
     } catch {
       jobId = undefined;
     }
-    if (typeof jobId !== 'number') throw uploadRefused(endpoint.display, res.statusCode, `unexpected answer: ${body.slice(0, 200)}`);
+    if (typeof jobId !== 'number') {
+      throw notAnApplianceAnswer('filesystem.put', `${endpoint.display} took the upload but answered no job id: ${JSON.stringify(body.slice(0, 200))}`);
+    }
     return jobId;
   } finally {
     clearInterval(watchdog);
   }
+}
+
+/**
+ * A server that refuses an upload may answer before it has read the body and drop the
+ * connection (a rate limiter does); whether its answer is read before the write fails is a race.
+ * One bodiless, credential-free request asks again: a 429 to it is reported as what it is.
+ * Otherwise the break is told as it happened: when, and how far the upload got.
+ */
+async function cutOff(endpoint: Endpoint, agent: Agent, err: unknown, startedAt: number, sent: number, size: number): Promise<StorError> {
+  try {
+    const probe = await request(new URL('_upload/', endpoint.base), { method: 'POST', dispatcher: agent, headers: { 'content-length': '0' }, headersTimeout: 5000, bodyTimeout: 5000 });
+    const body = (await probe.body.text()).trim();
+    if (probe.statusCode === 429) return rateLimited(endpoint.display, 'uploads', body);
+  } catch {
+    // No answer to the probe either: the break itself is the news.
+  }
+  const seconds = ((performance.now() - startedAt) / 1000).toFixed(1);
+  return new StorError('unreachable', 'CONNECTION_CLOSED', `${endpoint.display} closed the connection during the upload, after ${seconds} s and ${sent} of ${size} bytes, without an answer`, {
+    hint: 'the appliance may be refusing large or frequent uploads, or restarting; try again later',
+    cause: err,
+  });
 }

@@ -1,4 +1,5 @@
 import { StorError } from '../errors.js';
+import { rateLimited } from './network-errors.js';
 
 /** The 403 of the upload endpoint; `stor upload` explains it by the gate the target applies. */
 export function uploadForbidden(where: string, body: string): StorError {
@@ -11,5 +12,6 @@ export function uploadForbidden(where: string, body: string): StorError {
 export function uploadRefused(where: string, status: number, body: string): StorError {
   if (status === 401) return new StorError('auth', 'UPLOAD_UNAUTHORIZED', `${where} did not accept the API key for the upload (${body || '401'})`);
   if (status === 403) return uploadForbidden(where, body);
+  if (status === 429) return rateLimited(where, 'uploads', body);
   return new StorError('failed', 'UPLOAD_REFUSED', `${where} refused the upload: HTTP ${status}${body ? ` ${body}` : ''}`);
 }
