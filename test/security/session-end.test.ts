@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createUserWithKey } from '../helpers/appliance.js';
-import { loggedInWs, startTestServer, type TestServer, type WsClient } from '../helpers/server.js';
+import { createUserWithKey, createUserWithPassword } from '../helpers/appliance.js';
+import { connectWs, loggedInWs, startTestServer, type TestServer, type WsClient } from '../helpers/server.js';
 
 const NOT_AUTHENTICATED = { code: -32001, data: { errname: 'ENOTAUTHENTICATED', reason: '[ENOTAUTHENTICATED] Not authenticated' } };
 
@@ -83,6 +83,19 @@ describe('a session ends when what let it in goes away', () => {
     const t = server.testAppliance;
     await t.call(t.admin, 'user.update', userId, { locked: true });
     await expectLoggedOut(client);
+  });
+
+  it("a password session ends when the user's password login is disabled; a key session of the same user lives on", async () => {
+    const server = await startTestServer();
+    const t = server.testAppliance;
+    const { userId } = await createUserWithPassword(t, 'carol', 'correct horse battery', { privilegeRoles: ['READONLY_ADMIN'] });
+    const { key } = await t.call<{ key: string }>(t.admin, 'api_key.create', { name: 'carol-key', username: 'carol' });
+    const byPassword = await connectWs(server.rpcUrl);
+    expect(await byPassword.result('auth.login', ['carol', 'correct horse battery'])).toBe(true);
+    const byKey = await loggedInWs(server.rpcUrl, key);
+    await t.call(t.admin, 'user.update', userId, { password_disabled: true });
+    await expectLoggedOut(byPassword);
+    expect(await byKey.result('auth.me')).toMatchObject({ pw_name: 'carol' });
   });
 
   it('a removed privilege ends the session; an unrelated change does not', async () => {
