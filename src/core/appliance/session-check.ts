@@ -19,7 +19,8 @@ function stillGrants(now: ComposedPrivilege, held: ComposedPrivilege): boolean {
 function credentialHolds(appliance: Appliance, accounts: AccountsSnapshot, credentials: SessionCredentials, held: ComposedPrivilege): boolean {
   const user = accounts.users.find((u) => u.id === credentials.userId);
   if (!user) return false;
-  if (credentials.type !== 'API_KEY' && credentials.type !== 'TOKEN' && user.password_disabled) return false;
+  const byPassword = credentials.type === 'LOGIN_PASSWORD' || credentials.type === 'LOGIN_TWOFACTOR';
+  if (byPassword && user.password_disabled) return false;
   const key = credentials.apiKey;
   if (key) {
     const { store } = appliance;
@@ -29,7 +30,13 @@ function credentialHolds(appliance: Appliance, accounts: AccountsSnapshot, crede
     key.expiresAt = record.expires_at;
     if (expired(key.expiresAt)) return false;
   }
-  const prepared = prepareLogin(appliance, accounts, user, credentials.type === 'API_KEY' ? 'API_KEY' : 'PASSWORD');
+  let prepared: ReturnType<typeof prepareLogin>;
+  try {
+    prepared = prepareLogin(appliance, accounts, user, credentials.type === 'API_KEY' ? 'API_KEY' : 'PASSWORD');
+  } catch {
+    // A privilege that no longer composes (the defective role expansions) would refuse this login now.
+    return false;
+  }
   return prepared !== null && stillGrants(prepared.privilege, held);
 }
 

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { AccountsSnapshot } from './accounts.js';
 import type { AuthToken } from './tokens.js';
 
 /** AAL1: a login is good for 30 days, then the client must log in again (MW/utils/auth.py; facts §1.8). */
@@ -75,7 +76,7 @@ export class Session {
   /** Each login's own id, as a job's credentials report it (`login_id`, MW/auth.py:96). */
   loginId: string | null = null;
   /** The accounts the credential was last found valid against; another snapshot means a re-check (session-check.ts). */
-  checkedAgainst: object | null = null;
+  checkedAgainst: AccountsSnapshot | null = null;
 
   constructor(readonly origin: Origin) {}
 

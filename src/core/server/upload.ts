@@ -201,6 +201,7 @@ export function uploadRoute(appliance: Appliance, limiter: RateLimiter) {
     // (the hash runs off the main thread) fails the job that check starts, as it would a moment later.
     bb.on('error', (err: Error) =>
       enqueue(() => {
+        rejectCommit(err); // the job fails with the parser's own words
         throw new UploadRefused(400, `malformed multipart body: ${err.message}`);
       }),
     );
