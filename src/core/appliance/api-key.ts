@@ -85,11 +85,11 @@ export const apiKeyMethods = [
     return allEntries(ctx).filter((e) => e.username === caller);
   }),
   // MW/plugins/api_key.py do_create: the privilege check first, then every validation error at once.
-  implement(apiKeyContract['api_key.create'], (ctx, data) => {
+  implement(apiKeyContract['api_key.create'], async (ctx, data) => {
     refuseOthersKey(ctx, data.username);
     const { store } = ctx.appliance;
     const secret = generateKeySecret();
-    const keyHash = hashSecret(secret);
+    const keyHash = await hashSecret(secret);
     const createdAt = Date.now();
     const expiresAt = data.expires_at?.$date ?? null;
     const { id, userId } = store.write(() => {
@@ -138,13 +138,13 @@ export const apiKeyMethods = [
   // MW/plugins/api_key.py do_update: an unknown id fails in `query(..., {get: true})` (MatchNotFound);
   // the owner is checked before validation; `reset` gives a new secret and clears the revoked flag
   // (the revoked_reason stays, as `compress` leaves it).
-  implement(apiKeyContract['api_key.update'], (ctx, id, data) => {
+  implement(apiKeyContract['api_key.update'], async (ctx, id, data) => {
     const { store } = ctx.appliance;
     const old = allEntries(ctx).find((e) => e.id === id);
     if (!old) throw rpcErrors.matchNotFound();
     refuseOthersKey(ctx, old.username);
     const secret = data.reset ? generateKeySecret() : null;
-    const keyHash = secret === null ? null : hashSecret(secret);
+    const keyHash = secret === null ? null : await hashSecret(secret);
     const next = { ...old, name: data.name ?? old.name, expires_at: data.expires_at === undefined ? old.expires_at : data.expires_at };
     store.write(() => {
       const record = findApiKey(store.db, id)!;

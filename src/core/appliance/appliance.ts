@@ -5,9 +5,10 @@ import { Store } from '../store/store.js';
 import { AccountsSnapshot } from './accounts.js';
 import { EventHub } from './events.js';
 import { Jobs } from './jobs.js';
+import { KeyCheckLimits } from './key-check-limits.js';
 import type { MethodDefinition } from './method.js';
 import { METHODS } from './methods.js';
-import { Session, type Origin } from './session.js';
+import { MAX_SESSION_AGE_MS, Session, type Origin } from './session.js';
 import { loadSettings, saveSettings, type ApplianceSettings } from './settings.js';
 import { Tokens } from './tokens.js';
 
@@ -28,6 +29,10 @@ export class Appliance {
   readonly jobs = new Jobs(this.events);
   /** `auth.generate_token` tokens: in memory, as on the appliance. */
   readonly tokens = new Tokens();
+  /** Failed API-key checks per key id and address, shared by every login path. */
+  readonly keyChecks = new KeyCheckLimits();
+  /** AAL1's maximum session age (facts §1.8); tests shorten it to see a session end. */
+  maxSessionAgeMs = MAX_SESSION_AGE_MS;
   settings: ApplianceSettings;
 
   private constructor(readonly store: Store) {

@@ -14,6 +14,12 @@ import { readGlobalTwoFactor, readUserSecret, userTwoFactorConfig } from './twof
 
 export type LoginOutcome = 'SUCCESS' | 'AUTH_ERR' | 'EXPIRED';
 
+/** A key check refused before hashing: this key id (or unknown ids) failed too often from this address. */
+export type KeyCheckOutcome = LoginOutcome | 'LIMITED';
+
+/** The answer to a login refused by KeyCheckLimits, as the per-method login limit answers (facts §1.8). */
+export const rateLimitExceeded = () => rpcErrors.call(ERRNO.EBUSY, 'Rate Limit Exceeded');
+
 /** Wrong one-time codes tolerated before the login is abandoned (MW/utils/auth.py `MAX_OTP_ATTEMPTS`). */
 const MAX_OTP_ATTEMPTS = 3;
 
@@ -27,34 +33,42 @@ export function parseApiKey(key: string): { id: number; secret: string } | null 
 
 /**
  * Resolves an API key and, when it is good, establishes the session (facts §2.1, §2.4).
- * A key used in clear over the network is revoked on the spot, as 25.10.1 does.
+ * A key used in clear over the network is revoked on the spot, as 25.10.1 does. Failures count
+ * against the key id (or the unknown-id budget) from this address, never against other keys.
  */
-export function loginWithApiKey(appliance: Appliance, session: Session, key: string, username?: string): LoginOutcome {
+export async function loginWithApiKey(appliance: Appliance, session: Session, key: string, username?: string): Promise<KeyCheckOutcome> {
+  const { store, keyChecks } = appliance;
+  const { address } = session.origin;
   const parsed = parseApiKey(key);
-  if (!parsed) return 'AUTH_ERR';
-  const { store } = appliance;
-  const record = store.read(() => findApiKey(store.db, parsed.id));
-  if (!record || !verifySecret(parsed.secret, record.key_hash)) return 'AUTH_ERR';
-  if (record.revoked) return 'AUTH_ERR';
-  if (record.expires_at !== null && record.expires_at <= Date.now()) return 'EXPIRED';
+  const record = parsed ? store.read(() => findApiKey(store.db, parsed.id)) : undefined;
+  const keyId = record ? record.id : null;
+  if (keyChecks.refused(address, keyId)) return 'LIMITED';
+  if (!parsed || !record || !(await verifySecret(parsed.secret, record.key_hash))) {
+    keyChecks.failed(address, keyId);
+    return 'AUTH_ERR';
+  }
+  // Read again after the hash: the key may have been revoked, reset or deleted while it ran.
+  const current = store.read(() => findApiKey(store.db, record.id));
+  if (!current || current.key_hash !== record.key_hash || current.revoked) return 'AUTH_ERR';
+  if (current.expires_at !== null && current.expires_at <= Date.now()) return 'EXPIRED';
   if (!session.origin.secure) {
-    store.write(() => revokeApiKey(store.db, record.id, INSECURE_REASON));
+    store.write(() => revokeApiKey(store.db, current.id, INSECURE_REASON));
     return 'EXPIRED';
   }
   const accounts = appliance.accounts();
-  const user = accounts.users.find((u) => u.id === record.user_id);
+  const user = accounts.users.find((u) => u.id === current.user_id);
   if (!user || (username !== undefined && user.username !== username)) return 'AUTH_ERR';
   return establish(appliance, session, accounts, user, {
     type: 'API_KEY',
     userId: user.id,
     username: user.username,
-    apiKey: { id: record.id, name: record.name },
+    apiKey: { id: current.id, name: current.name, keyHash: current.key_hash, expiresAt: current.expires_at },
     loginAt: Date.now(),
   });
 }
 
 /** The session a user would get: null when the user may not log in (locked, or bound to no privilege). */
-function prepare(
+export function prepareLogin(
   appliance: Appliance,
   accounts: AccountsSnapshot,
   user: UserRecord,
@@ -85,7 +99,7 @@ function establish(
   user: UserRecord,
   credentials: SessionCredentials,
 ): LoginOutcome {
-  const prepared = prepare(appliance, accounts, user, credentials.type === 'API_KEY' ? 'API_KEY' : 'PASSWORD');
+  const prepared = prepareLogin(appliance, accounts, user, credentials.type === 'API_KEY' ? 'API_KEY' : 'PASSWORD');
   if (!prepared) return 'AUTH_ERR';
   session.establish(credentials, prepared.privilege, prepared.attributes);
   return 'SUCCESS';
@@ -98,25 +112,28 @@ let dummyHash: string | undefined;
  * no password set all fail alike. An unknown user still costs one hash, so timing does not tell
  * which names exist.
  */
-function passwordMatches(user: UserRecord | undefined, password: string): boolean {
+async function passwordMatches(user: UserRecord | undefined, password: string): Promise<boolean> {
   const stored = user && !user.password_disabled ? user.password_hash : null;
-  dummyHash ??= hashSecret(generateKeySecret());
-  const ok = verifySecret(password, stored ?? dummyHash);
+  dummyHash ??= await hashSecret(generateKeySecret());
+  const ok = await verifySecret(password, stored ?? dummyHash);
   return stored !== null && ok;
 }
 
 /** `PASSWORD_PLAIN`: SUCCESS, AUTH_ERR, or OTP_REQUIRED with the code still to come (MW/plugins/auth.py:801-888). */
-export function loginWithPassword(appliance: Appliance, session: Session, username: string, password: string): LoginOutcome | LoginExAnswer {
+export async function loginWithPassword(appliance: Appliance, session: Session, username: string, password: string): Promise<LoginOutcome | LoginExAnswer> {
+  const checked = appliance.accounts().users.find((u) => u.username === username);
+  if (!(await passwordMatches(checked, password))) return 'AUTH_ERR';
+  // Read again after the hash: the account may have changed while it ran.
   const accounts = appliance.accounts();
-  const user = accounts.users.find((u) => u.username === username);
-  if (!passwordMatches(user, password)) return 'AUTH_ERR';
-  const prepared = prepare(appliance, accounts, user!, 'PASSWORD');
+  const user = accounts.users.find((u) => u.id === checked!.id && u.password_hash === checked!.password_hash);
+  if (!user || user.password_disabled) return 'AUTH_ERR';
+  const prepared = prepareLogin(appliance, accounts, user, 'PASSWORD');
   if (!prepared) return 'AUTH_ERR';
   if (prepared.attributes.includes('2FA')) {
-    session.pendingOtp = { userId: user!.id, username: user!.username, privilege: prepared.privilege, accountAttributes: prepared.attributes, failures: 0 };
-    return { response_type: 'OTP_REQUIRED', username: user!.username };
+    session.pendingOtp = { userId: user.id, username: user.username, privilege: prepared.privilege, accountAttributes: prepared.attributes, failures: 0 };
+    return { response_type: 'OTP_REQUIRED', username: user.username };
   }
-  session.establish({ type: 'LOGIN_PASSWORD', userId: user!.id, username: user!.username, loginAt: Date.now() }, prepared.privilege, prepared.attributes);
+  session.establish({ type: 'LOGIN_PASSWORD', userId: user.id, username: user.username, loginAt: Date.now() }, prepared.privilege, prepared.attributes);
   return 'SUCCESS';
 }
 
@@ -149,27 +166,28 @@ function continueWithOtp(appliance: Appliance, session: Session, token: string):
 }
 
 /** `auth.login_ex` (MW/plugins/auth.py:681): the mechanism check, then the mechanism, then the answer. */
-function loginEx(ctx: CallContext, data: LoginData): LoginExAnswer {
+async function loginEx(ctx: CallContext, data: LoginData): Promise<LoginExAnswer> {
   const { appliance, session } = ctx;
   // check_auth_mechanism: anything but the expected code abandons a login waiting for one.
   if (session.pendingOtp && data.mechanism !== 'OTP_TOKEN') session.pendingOtp = null;
   if (!session.pendingOtp && data.mechanism === 'OTP_TOKEN') throw rpcErrors.call(ERRNO.EINVAL, 'OTP_TOKEN: no authentication in progress');
-  let outcome: LoginOutcome | LoginExAnswer;
+  let outcome: KeyCheckOutcome | LoginExAnswer;
   switch (data.mechanism) {
     case 'TOKEN_PLAIN':
       outcome = loginWithToken(appliance, session, data.token);
       break;
     case 'API_KEY_PLAIN':
-      outcome = loginWithApiKey(appliance, session, data.api_key, data.username);
+      outcome = await loginWithApiKey(appliance, session, data.api_key, data.username);
       break;
     case 'PASSWORD_PLAIN':
-      outcome = loginWithPassword(appliance, session, data.username, data.password);
+      outcome = await loginWithPassword(appliance, session, data.username, data.password);
       break;
     case 'OTP_TOKEN':
       outcome = continueWithOtp(appliance, session, data.otp_token);
       break;
   }
   if (typeof outcome !== 'string') return outcome;
+  if (outcome === 'LIMITED') throw rateLimitExceeded();
   if (outcome !== 'SUCCESS') return { response_type: outcome };
   return {
     response_type: 'SUCCESS',
@@ -271,17 +289,21 @@ function generateToken(ctx: CallContext, ttl: number | null, attrs: Record<strin
 }
 
 export const authMethods = [
-  implement(authContract['auth.login_with_api_key'], (ctx, apiKey) => loginWithApiKey(ctx.appliance, ctx.session, apiKey) === 'SUCCESS'),
+  implement(authContract['auth.login_with_api_key'], async (ctx, apiKey) => {
+    const outcome = await loginWithApiKey(ctx.appliance, ctx.session, apiKey);
+    if (outcome === 'LIMITED') throw rateLimitExceeded();
+    return outcome === 'SUCCESS';
+  }),
   // MW/plugins/auth.py:516-542: login_ex without user_info, then OTP_TOKEN when asked for and given.
-  implement(authContract['auth.login'], (ctx, username, password, otp) => {
-    const first = loginEx(ctx, { mechanism: 'PASSWORD_PLAIN', username, password, login_options: { user_info: false } });
+  implement(authContract['auth.login'], async (ctx, username, password, otp) => {
+    const first = await loginEx(ctx, { mechanism: 'PASSWORD_PLAIN', username, password, login_options: { user_info: false } });
     if (first.response_type === 'SUCCESS') return true;
     if (first.response_type !== 'OTP_REQUIRED' || otp === null) return false;
-    return loginEx(ctx, { mechanism: 'OTP_TOKEN', otp_token: otp, login_options: { user_info: false } }).response_type === 'SUCCESS';
+    return (await loginEx(ctx, { mechanism: 'OTP_TOKEN', otp_token: otp, login_options: { user_info: false } })).response_type === 'SUCCESS';
   }),
   implement(
     authContract['auth.login_with_token'],
-    (ctx, token) => loginEx(ctx, { mechanism: 'TOKEN_PLAIN', token, login_options: { user_info: false } }).response_type === 'SUCCESS',
+    async (ctx, token) => (await loginEx(ctx, { mechanism: 'TOKEN_PLAIN', token, login_options: { user_info: false } })).response_type === 'SUCCESS',
   ),
   implement(authContract['auth.login_ex'], (ctx, data) => loginEx(ctx, data)),
   implement(authContract['auth.login_ex_continue'], (ctx, data) => loginEx(ctx, data)),

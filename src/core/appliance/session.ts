@@ -1,5 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import type { AccountsSnapshot } from './accounts.js';
 import type { AuthToken } from './tokens.js';
+
+/** AAL1: a login is good for 30 days, then the client must log in again (MW/utils/auth.py; facts §1.8). */
+export const MAX_SESSION_AGE_MS = 30 * 24 * 60 * 60 * 1000;
 
 /** Where a session's calls come from: decides whether a plain API key may be used (facts §2.4). */
 export interface Origin {
@@ -27,7 +31,8 @@ export interface SessionCredentials {
   type: 'API_KEY' | 'LOGIN_PASSWORD' | 'LOGIN_TWOFACTOR' | 'TOKEN';
   userId: number;
   username: string;
-  apiKey?: { id: number; name: string };
+  /** The key as it was at login: a reset changes the hash, an update the expiry. Never sent to a client. */
+  apiKey?: { id: number; name: string; keyHash: string; expiresAt: number | null };
   /** The token a TOKEN session logged in with; the user and privilege are its parent's. */
   token?: AuthToken;
   loginAt: number;
@@ -54,7 +59,8 @@ export interface ConnectionOptions {
 
 /**
  * One connection's authentication state: a WebSocket, an HTTP request, or the embedded target.
- * The composed privilege is frozen at login; later privilege edits apply to new sessions only.
+ * The composed privilege is frozen at login; later edits that grant more apply to new sessions
+ * only, edits that take something away end the session (session-check.ts).
  */
 export class Session {
   readonly id = randomUUID();
@@ -71,6 +77,8 @@ export class Session {
   maxSubscriptions = Infinity;
   /** Each login's own id, as a job's credentials report it (`login_id`, MW/auth.py:96). */
   loginId: string | null = null;
+  /** The accounts the credential was last found valid against; another snapshot means a re-check (session-check.ts). */
+  checkedAgainst: AccountsSnapshot | null = null;
 
   constructor(readonly origin: Origin) {}
 
@@ -96,15 +104,14 @@ export class Session {
     this.privilege = privilege;
     this.accountAttributes = accountAttributes;
     this.loginId = randomUUID();
+    this.checkedAgainst = null;
   }
 
   /**
-   * What 25.10.1 does with each incoming message (`SessionManager._app_on_message`,
-   * MW/plugins/auth.py:183-193): a credential that is no longer valid logs the session out; a valid
-   * one is marked used. Only token credentials expire here (their inactivity window); the 30-day
-   * session age of AAL1 outlives any emulator run.
+   * A token credential's own check (`TokenSessionManagerCredentials.is_valid`): an expired token
+   * logs the session out, a valid one is marked used. The account checks are in session-check.ts.
    */
-  revalidate(): void {
+  revalidateToken(): void {
     const token = this.credentials?.token;
     if (!token) return;
     if (token.valid) token.notifyUsed();
@@ -124,5 +131,6 @@ export class Session {
     this.privilege = null;
     this.accountAttributes = [];
     this.loginId = null;
+    this.checkedAgainst = null;
   }
 }

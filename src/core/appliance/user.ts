@@ -298,21 +298,21 @@ export const userMethods = [
     if (!Array.isArray(found) || found.length === 0) throw rpcErrors.instanceNotFound('User', id);
     return found[0];
   }),
-  implement(userContract['user.create'], (ctx, data) => {
+  implement(userContract['user.create'], async (ctx, data) => {
     const password = data.random_password && !data.password ? generateKeySecret(20) : data.password;
     // Hash outside the write lock: it is the slow part and needs no database state.
-    const passwordHash = password === null ? null : hashSecret(password);
+    const passwordHash = password === null ? null : await hashSecret(password);
     // Validation, uid allocation and insert share one IMMEDIATE transaction: two processes
     // creating users at once queue here and never pick the same uid.
     const id = createUser(ctx.appliance, data, password, passwordHash);
     return { ...entryOf(ctx, id), password };
   }),
-  implement(userContract['user.update'], (ctx, id, data) => {
+  implement(userContract['user.update'], async (ctx, id, data) => {
     refuseDirectoryUser(id, 'modified through');
     const { store } = ctx.appliance;
     const password = data.random_password && !data.password ? generateKeySecret(20) : (data.password ?? null);
     // Hashed before the write lock, as in user.create: it is the slow part.
-    const passwordHash = password === null ? null : hashSecret(password);
+    const passwordHash = password === null ? null : await hashSecret(password);
     store.write(() => {
       const accounts = AccountsSnapshot.load(store.db);
       const old = accounts.users.find((u) => u.id === id);

@@ -7,6 +7,7 @@ import type { Appliance } from '../appliance/appliance.js';
 import type { MethodDefinition } from '../appliance/method.js';
 import { validateParams } from '../appliance/params.js';
 import type { Session } from '../appliance/session.js';
+import { revalidateSession } from '../appliance/session-check.js';
 import { decodeText, errorResponse, successResponse, type RpcRequest, type RpcResponse } from './codec.js';
 
 /** Hooks a network adapter puts between method lookup and the call (facts §1.8 check order). */
@@ -52,7 +53,7 @@ export class Dispatcher {
 
   /** Lookup, authorization, validation and execution of one call; throws RpcError. */
   async call(session: Session, method: string, params: readonly unknown[], messageId?: unknown, gate?: CallGate): Promise<unknown> {
-    session.revalidate();
+    revalidateSession(this.appliance, session);
     const def = this.appliance.methods.get(method);
     if (!def) throw rpcErrors.methodNotFound();
     gate?.beforeCall?.(def, session);

@@ -4,12 +4,18 @@ import { ERRNO, rpcErrors } from '../errors.js';
 import type { CallGate } from '../rpc/dispatcher.js';
 import type { RateLimiter } from './rate-limit.js';
 
-/** The network's own checks, between method lookup and authentication (facts §1.8 order). */
+/**
+ * The network's own checks, between method lookup and authentication (facts §1.8 order). The
+ * per-(method, address) limit applies to anonymous calls, as on 25.10.1, and to `auth.login*`
+ * from any session.
+ */
 export function networkGate(limiter: RateLimiter, inFlight?: () => number, maxInFlight = 20): CallGate {
   return {
     beforeCall(method: MethodDefinition, session: Session) {
       if (inFlight && inFlight() > maxInFlight) throw rpcErrors.tooManyCalls(maxInFlight);
-      if (method.access.kind === 'public' && method.access.rateLimited && !session.authenticated) {
+      // Logins count on logged-in sessions too: a session may not guess credentials faster than a stranger.
+      const limited = !session.authenticated || method.name.startsWith('auth.login');
+      if (method.access.kind === 'public' && method.access.rateLimited && limited) {
         if (!limiter.hit(method.name, session.origin.address)) throw rpcErrors.call(ERRNO.EBUSY, 'Rate Limit Exceeded');
       }
     },

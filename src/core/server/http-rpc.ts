@@ -2,8 +2,9 @@ import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Appliance } from '../appliance/appliance.js';
 import type { Origin } from '../appliance/session.js';
-import { ERRNO, RpcError, rpcErrors } from '../errors.js';
-import { bearerKey, bearerLogin } from './bearer.js';
+import { RpcError, rpcErrors } from '../errors.js';
+import { loginWithApiKey, rateLimitExceeded } from '../appliance/auth.js';
+import { bearerKey } from './bearer.js';
 import { decodeText, errorResponse, type Decoded, type RpcResponse } from '../rpc/codec.js';
 import type { Dispatcher } from '../rpc/dispatcher.js';
 import { networkGate } from './call-gate.js';
@@ -52,9 +53,7 @@ export async function handleHttpRpc(
     const key = bearerKey(req);
     try {
       // A broken privilege fails here with 25.10.1's RecursionError, answered like any call error.
-      if (key !== undefined && bearerLogin(deps.appliance, deps.limiter, session, key) === 'limited') {
-        throw rpcErrors.call(ERRNO.EBUSY, 'Rate Limit Exceeded');
-      }
+      if (key !== undefined && (await loginWithApiKey(deps.appliance, session, key)) === 'LIMITED') throw rateLimitExceeded();
       response = await deps.dispatcher.run(session, decoded.request, networkGate(deps.limiter));
     } catch (err) {
       const error = err instanceof RpcError ? err : rpcErrors.exception('Exception', String(err));

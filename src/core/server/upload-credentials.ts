@@ -1,11 +1,10 @@
 import type { IncomingMessage } from 'node:http';
 import type { Appliance } from '../appliance/appliance.js';
-import { loginWithPassword, loginWithTokenFor } from '../appliance/auth.js';
+import { loginWithApiKey, loginWithPassword, loginWithTokenFor } from '../appliance/auth.js';
 import type { Origin, Session } from '../appliance/session.js';
 import { readGlobalTwoFactor } from '../appliance/twofactor.js';
 import { mayCallForUpload, UploadRefused } from '../appliance/upload.js';
 import { RpcError } from '../errors.js';
-import { bearerLogin } from './bearer.js';
 import type { RateLimiter } from './rate-limit.js';
 
 /** What `parse_credentials` finds in a request (MW/restful.py:30-71). */
@@ -55,7 +54,7 @@ export function parseUploadCredentials(req: IncomingMessage): UploadCredentials 
   return bearer ? { kind: 'api-key', key: bearer[1]! } : null;
 }
 
-/** Failed password checks share one budget per address, as failed bearer checks do (bearer.ts). */
+/** Failed password checks share one budget per address (key checks have their own, KeyCheckLimits). */
 const BASIC = 'basic';
 
 /**
@@ -65,7 +64,7 @@ const BASIC = 'basic';
  * that is unknown, expired, bound to another origin, carries attrs, or whose parent may not call
  * `method`.
  */
-export function authenticateUpload(appliance: Appliance, limiter: RateLimiter, req: IncomingMessage, origin: Origin, method: string): Session {
+export async function authenticateUpload(appliance: Appliance, limiter: RateLimiter, req: IncomingMessage, origin: Origin, method: string): Promise<Session> {
   const credentials = parseUploadCredentials(req);
   if (credentials === null) throw new UploadRefused(401, '401: Unauthorized');
   // The upload path has no insecure-transport revocation on the appliance (facts §2.4).
@@ -80,15 +79,15 @@ export function authenticateUpload(appliance: Appliance, limiter: RateLimiter, r
       case 'password': {
         if (readGlobalTwoFactor(appliance).enabled) throw new UploadRefused(401, 'HTTP Basic Auth is unavailable when OTP is enabled');
         if (limiter.blocked(BASIC, origin.address)) throw new UploadRefused(429, '429: Too Many Requests');
-        if (loginWithPassword(appliance, session, credentials.username, credentials.password) !== 'SUCCESS') {
+        if ((await loginWithPassword(appliance, session, credentials.username, credentials.password)) !== 'SUCCESS') {
           limiter.hit(BASIC, origin.address);
           throw new UploadRefused(401, 'Bad username or password');
         }
         break;
       }
       case 'api-key': {
-        const outcome = bearerLogin(appliance, limiter, session, credentials.key);
-        if (outcome === 'limited') throw new UploadRefused(429, '429: Too Many Requests');
+        const outcome = await loginWithApiKey(appliance, session, credentials.key);
+        if (outcome === 'LIMITED') throw new UploadRefused(429, '429: Too Many Requests');
         if (outcome !== 'SUCCESS') throw new UploadRefused(401, 'Invalid API key');
         break;
       }

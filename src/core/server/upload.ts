@@ -160,7 +160,7 @@ export function uploadRoute(appliance: Appliance, limiter: RateLimiter, idleMs: 
           if (name !== 'data') throw new UploadRefused(405, '"data" part must be the first on payload');
           const text = kind === 'field' ? (value ?? '') : await readSmall(stream!, DATA_LIMIT);
           const call = parseData(text);
-          starter = authorizeUpload(appliance, authenticateUpload(appliance, limiter, req, origin, call.method), call);
+          starter = authorizeUpload(appliance, await authenticateUpload(appliance, limiter, req, origin, call.method), call);
           return;
         }
         if (name !== 'file') throw new UploadRefused(405, index === 2 ? '"file" not found as second part on payload' : `Unknown payload part '${name}'`);
@@ -219,7 +219,14 @@ export function uploadRoute(appliance: Appliance, limiter: RateLimiter, idleMs: 
         answer(200, JSON.stringify({ job_id: jobId }), 'application/json');
       }),
     );
-    bb.on('error', (err: Error) => refuse(new UploadRefused(400, `malformed multipart body: ${err.message}`)));
+    // In order with the parts: a body that breaks while its credentials are still being checked
+    // (the hash runs off the main thread) fails the job that check starts, as it would a moment later.
+    bb.on('error', (err: Error) =>
+      enqueue(() => {
+        rejectCommit(err); // the job fails with the parser's own words
+        throw new UploadRefused(400, `malformed multipart body: ${err.message}`);
+      }),
+    );
     // A client that goes away mid-upload: nothing may be committed.
     req.on('aborted', () => rejectCommit(new Error('the upload was interrupted')));
     req.on('close', () => {

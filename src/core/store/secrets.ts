@@ -1,4 +1,4 @@
-import { randomBytes, randomInt, scryptSync, timingSafeEqual } from 'node:crypto';
+import { randomBytes, randomInt, scrypt, scryptSync, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -19,15 +19,34 @@ export const API_KEY_PATTERN = /^\d+-[A-Za-z0-9]{64}$/;
 const PARAMS = { N: 16384, r: 8, p: 1 } as const;
 const KEY_LENGTH = 64;
 
-/** `$scrypt$N=16384,r=8,p=1$<salt b64>$<hash b64>` */
-export function hashSecret(secret: string): string {
-  const salt = randomBytes(16);
-  const hash = scryptSync(secret, salt, KEY_LENGTH, { ...PARAMS, maxmem: 64 * 1024 * 1024 });
+/** scrypt on libuv's thread pool: a hash never holds the event loop, so no other client waits for it. */
+function scryptAsync(secret: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    scrypt(secret, salt, KEY_LENGTH, options, (err, key) => (err ? reject(err) : resolve(key)));
+  });
+}
+
+function encode(salt: Buffer, hash: Buffer): string {
   return `$scrypt$N=${PARAMS.N},r=${PARAMS.r},p=${PARAMS.p}$${salt.toString('base64')}$${hash.toString('base64')}`;
 }
 
+/** `$scrypt$N=16384,r=8,p=1$<salt b64>$<hash b64>` */
+export async function hashSecret(secret: string): Promise<string> {
+  const salt = randomBytes(16);
+  return encode(salt, await scryptAsync(secret, salt, { ...PARAMS, maxmem: 64 * 1024 * 1024 }));
+}
+
+/**
+ * The same hash, computed in place: only for seeding a new state directory, which happens once,
+ * inside the transaction that opens the store, before anything is served.
+ */
+export function hashSecretForSeed(secret: string): string {
+  const salt = randomBytes(16);
+  return encode(salt, scryptSync(secret, salt, KEY_LENGTH, { ...PARAMS, maxmem: 64 * 1024 * 1024 }));
+}
+
 /** Constant-time check of a secret against a stored hash; malformed hashes never match. */
-export function verifySecret(secret: string, stored: string): boolean {
+export async function verifySecret(secret: string, stored: string): Promise<boolean> {
   const parts = stored.split('$');
   if (parts.length !== 5 || parts[1] !== 'scrypt') return false;
   const params = Object.fromEntries(
@@ -41,6 +60,12 @@ export function verifySecret(secret: string, stored: string): boolean {
   const salt = Buffer.from(parts[3] ?? '', 'base64');
   const expected = Buffer.from(parts[4] ?? '', 'base64');
   if (expected.length !== KEY_LENGTH) return false;
-  const actual = scryptSync(secret, salt, KEY_LENGTH, { N: N!, r: r!, p: p!, maxmem: 256 * 1024 * 1024 });
+  let actual: Buffer;
+  try {
+    actual = await scryptAsync(secret, salt, { N: N!, r: r!, p: p!, maxmem: 256 * 1024 * 1024 });
+  } catch {
+    // Parameters scrypt refuses (N not a power of two, over maxmem) are a malformed hash.
+    return false;
+  }
   return timingSafeEqual(actual, expected);
 }

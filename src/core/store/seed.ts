@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { insertApiKey } from './api-keys.js';
 import { insertGroup, type NewGroup } from './groups.js';
 import { insertPrivilege } from './privileges.js';
-import { generateKeySecret, hashSecret } from './secrets.js';
+import { generateKeySecret, hashSecretForSeed } from './secrets.js';
 import { readSettings, writeSetting } from './settings.js';
 import { insertUser, type NewUser } from './users.js';
 
@@ -110,7 +110,7 @@ export function seedFreshAppliance(db: Database, stateDir: string): void {
   const keyId = insertApiKey(db, {
     name: 'stor-embedded-admin',
     user_id: adminId,
-    key_hash: hashSecret(secret),
+    key_hash: hashSecretForSeed(secret),
     created_at: Date.now(),
     expires_at: null,
     revoked: false,

@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { createUserWithKey } from '../helpers/appliance.js';
+import { loggedInWs, postRpc, startTestServer, type TestServer } from '../helpers/server.js';
+
+const call = (id: number, method: string, params: unknown[] = []) => ({ jsonrpc: '2.0', id, method, params });
+const wrongSecret = (key: string) => `${key.split('-')[0]}-${'W'.repeat(64)}`;
+const UNKNOWN_ID = `987654-${'W'.repeat(64)}`;
+
+async function meOverHttp(server: TestServer, key: string): Promise<Record<string, any>> {
+  return (await postRpc(server.url, call(1, 'auth.me'), { key })).json();
+}
+
+async function upload(server: TestServer, key: string, path: string): Promise<{ status: number; text: string }> {
+  const form = new FormData();
+  form.append('data', JSON.stringify({ method: 'filesystem.put', params: [path, {}] }));
+  form.append('file', new Blob(['x']), 'x');
+  const res = await fetch(`${server.url}/_upload/`, { method: 'POST', body: form, headers: { authorization: `Bearer ${key}` } });
+  return { status: res.status, text: await res.text() };
+}
+
+describe('failed key checks limit the failing key id and address, never another valid key', () => {
+  it('25 wrong secrets for one key id and 25 unknown ids from one address: those are refused, the valid key still works over POST /api/current and /_upload/', async () => {
+    const server = await startTestServer({ httpRpc: 'served' });
+    const bob = await createUserWithKey(server.testAppliance, 'bob', { privilegeRoles: ['READONLY_ADMIN'] });
+    const answers: string[] = [];
+    for (let i = 0; i < 25; i++) answers.push(String((await meOverHttp(server, wrongSecret(bob.key))).error?.data?.errname));
+    // 20 checks a minute, then the key id is refused from this address before any hash.
+    expect(answers).toEqual([...Array(20).fill('ENOTAUTHENTICATED'), ...Array(5).fill('EBUSY')]);
+    const unknown: string[] = [];
+    for (let i = 0; i < 25; i++) unknown.push(String((await meOverHttp(server, UNKNOWN_ID)).error?.data?.errname));
+    expect(unknown).toEqual([...Array(20).fill('ENOTAUTHENTICATED'), ...Array(5).fill('EBUSY')]);
+    expect((await meOverHttp(server, wrongSecret(bob.key))).error?.data).toMatchObject({ errname: 'EBUSY', reason: '[EBUSY] Rate Limit Exceeded' });
+
+    // The administrator's key, from the same address, is untouched by either budget.
+    expect((await meOverHttp(server, server.adminKey)).result).toMatchObject({ pw_name: 'truenas_admin' });
+    expect((await upload(server, server.adminKey, '/mnt/tank/still-works.txt')).status).toBe(200);
+    // The failing credential is refused on the upload endpoint too (25.10.1's 429 body).
+    expect(await upload(server, wrongSecret(bob.key), '/mnt/tank/no.txt')).toEqual({ status: 429, text: '429: Too Many Requests' });
+    expect(await upload(server, UNKNOWN_ID, '/mnt/tank/no.txt')).toEqual({ status: 429, text: '429: Too Many Requests' });
+  });
+
+  it('a logged-in session guessing keys is limited like a stranger, across auth.login_with_api_key and auth.login_ex, and stays logged in', async () => {
+    const server = await startTestServer();
+    const client = await loggedInWs(server.rpcUrl, server.adminKey);
+    const answers: unknown[] = [];
+    for (let i = 0; i < 22; i++) {
+      const reply = await client.call('auth.login_with_api_key', [UNKNOWN_ID]);
+      answers.push(reply.error ? reply.error.data?.errname : reply.result);
+    }
+    // The login that opened the session was the first of 20 calls a minute to this method from this address.
+    expect(answers).toEqual([...Array(19).fill(false), 'EBUSY', 'EBUSY', 'EBUSY']);
+    // auth.login_ex has a per-method budget of its own, but shares the unknown-id budget: 19 key
+    // checks failed above, so one more is made and then none.
+    const exData = { mechanism: 'API_KEY_PLAIN', username: 'truenas_admin', api_key: UNKNOWN_ID };
+    expect(await client.result('auth.login_ex', [exData])).toEqual({ response_type: 'AUTH_ERR' });
+    const ex = await client.call('auth.login_ex', [exData]);
+    expect(ex.error?.data).toMatchObject({ errname: 'EBUSY', reason: '[EBUSY] Rate Limit Exceeded' });
+    // A failed login on a logged-in socket leaves its session as it was (facts §1.8: only a success replaces it).
+    expect(await client.result('auth.me')).toMatchObject({ pw_name: 'truenas_admin' });
+  });
+
+  it("20 concurrent bad key checks do not hold another client's core.ping (hashing runs off the event loop)", async () => {
+    const server = await startTestServer();
+    const client = await loggedInWs(server.rpcUrl, server.adminKey);
+    const bad = wrongSecret(server.adminKey);
+    // Each of these costs a full scrypt: all 20 pass the limit check before the first one fails.
+    const attack = Promise.all(Array.from({ length: 20 }, (_, i) => postRpc(server.url, call(i, 'core.ping'), { key: bad })));
+    const latencies: number[] = [];
+    for (let i = 0; i < 9; i++) {
+      const start = performance.now();
+      expect(await client.result('core.ping')).toBe('pong');
+      latencies.push(performance.now() - start);
+    }
+    const replies = await attack;
+    // The attack was real: every bad key was checked (and so hashed) and refused.
+    expect(replies.map((r) => r.json().result)).toEqual(Array(20).fill('pong'));
+    const after = await postRpc(server.url, call(1, 'auth.me'), { key: bad });
+    expect(after.json().error?.data?.errname).toBe('EBUSY');
+    // Availability, not speed: a generous bound (20 hashes on the main thread took ~1.6 s).
+    latencies.sort((a, b) => a - b);
+    expect(latencies[4]).toBeLessThan(100);
+  });
+});
