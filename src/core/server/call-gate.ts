@@ -2,7 +2,7 @@ import type { MethodDefinition } from '../appliance/method.js';
 import type { Session } from '../appliance/session.js';
 import { ERRNO, rpcErrors } from '../errors.js';
 import type { CallGate } from '../rpc/dispatcher.js';
-import type { RateLimiter } from './rate-limit.js';
+import type { RateLimiter } from '../appliance/rate-limit.js';
 
 /**
  * The network's own checks, between method lookup and authentication (facts §1.8 order). The

@@ -8,7 +8,7 @@ import { bearerKey } from './bearer.js';
 import { decodeText, errorResponse, type Decoded, type RpcResponse } from '../rpc/codec.js';
 import type { Dispatcher } from '../rpc/dispatcher.js';
 import { networkGate } from './call-gate.js';
-import type { RateLimiter } from './rate-limit.js';
+import type { RateLimiter } from '../appliance/rate-limit.js';
 import { AUTHENTICATED_MAX } from './websocket.js';
 
 export function sendText(res: ServerResponse, status: number, body: string, type = 'text/plain; charset=utf-8'): void {

@@ -9,7 +9,7 @@ import { isLoopbackHost } from '../net/loopback.js';
 import { Dispatcher } from '../rpc/dispatcher.js';
 import { handleHttpRpc, sendText } from './http-rpc.js';
 import { DEFAULT_LIMITS, type ServerLimits } from './limits.js';
-import { RateLimiter } from './rate-limit.js';
+import { RateLimiter } from '../appliance/rate-limit.js';
 import { uploadRoute } from './upload.js';
 import { CLOSE, serveConnection, type Connection } from './websocket.js';
 

@@ -5,7 +5,7 @@ import type { Origin, Session } from '../appliance/session.js';
 import { readGlobalTwoFactor } from '../appliance/twofactor.js';
 import { mayCallForUpload, UploadRefused } from '../appliance/upload.js';
 import { RpcError } from '../errors.js';
-import type { RateLimiter } from './rate-limit.js';
+import type { RateLimiter } from '../appliance/rate-limit.js';
 
 /** What `parse_credentials` finds in a request (MW/restful.py:30-71). */
 type UploadCredentials =

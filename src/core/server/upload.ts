@@ -6,7 +6,7 @@ import type { Origin } from '../appliance/session.js';
 import { authorizeUpload, UploadRefused, type UploadCall, type UploadStarter } from '../appliance/upload.js';
 import { authenticateUpload } from './upload-credentials.js';
 import { sendText } from './http-rpc.js';
-import type { RateLimiter } from './rate-limit.js';
+import type { RateLimiter } from '../appliance/rate-limit.js';
 
 const MAX_FILES = 5;
 const DATA_LIMIT = 64 * 1024;

@@ -4,7 +4,7 @@ import type { Origin } from '../appliance/session.js';
 import type { Dispatcher } from '../rpc/dispatcher.js';
 import { networkGate } from './call-gate.js';
 import type { ServerLimits } from './limits.js';
-import type { RateLimiter } from './rate-limit.js';
+import type { RateLimiter } from '../appliance/rate-limit.js';
 
 /** Frame limits and close codes of facts §1.7. */
 export const ANONYMOUS_MAX = 8192;
