@@ -130,7 +130,7 @@ export function buildProgram(io: IO, hooks: ProgramHooks): Command {
     .argument('<path>', 'an absolute path, e.g. /mnt/tank/docs')
     .addHelpText('after', examples('stor ls /mnt/tank', 'stor ls /mnt/tank/docs --json'))
     .action(async (path: string, _opts: unknown, cmd: Command) => {
-      const { ls } = await import('./fs/fs.js');
+      const { ls } = await import('./fs/ls.js');
       hooks.onResult(await ls(context(cmd), path));
     });
 
@@ -140,7 +140,7 @@ export function buildProgram(io: IO, hooks: ProgramHooks): Command {
     .argument('<path>', 'an absolute path, e.g. /mnt/tank/docs/report.pdf')
     .addHelpText('after', examples('stor stat /mnt/tank/docs/report.pdf', 'stor stat /mnt/tank --json'))
     .action(async (path: string, _opts: unknown, cmd: Command) => {
-      const { stat } = await import('./fs/fs.js');
+      const { stat } = await import('./fs/stat.js');
       hooks.onResult(await stat(context(cmd), path));
     });
 
@@ -199,7 +199,7 @@ export function buildProgram(io: IO, hooks: ProgramHooks): Command {
     .option('--web-shell', 'grant the web shell')
     .option('--force', 'save an overlapping or self-including role list anyway')
     .addHelpText('after', examples('stor privilege create ops --groups ops --roles FILESYSTEM_FULL_CONTROL,DATASET_WRITE'))
-    .action(async (name: string, opts: import('./privilege/create.js').PrivilegeEditOptions, cmd: Command) => {
+    .action(async (name: string, opts: import('./privilege/edit.js').PrivilegeEditOptions, cmd: Command) => {
       const { privilegeCreate } = await import('./privilege/create.js');
       hooks.onResult(await privilegeCreate(context(cmd), name, opts));
     });
@@ -214,8 +214,8 @@ export function buildProgram(io: IO, hooks: ProgramHooks): Command {
     .option('--no-web-shell', 'revoke the web shell')
     .option('--force', 'save an overlapping or self-including role list anyway')
     .addHelpText('after', examples('stor privilege update ops --roles FILESYSTEM_FULL_CONTROL,DATASET_WRITE', 'stor privilege update 4 --no-web-shell'))
-    .action(async (ref: string, opts: import('./privilege/create.js').PrivilegeEditOptions, cmd: Command) => {
-      const { privilegeUpdate } = await import('./privilege/create.js');
+    .action(async (ref: string, opts: import('./privilege/edit.js').PrivilegeEditOptions, cmd: Command) => {
+      const { privilegeUpdate } = await import('./privilege/update.js');
       hooks.onResult(await privilegeUpdate(context(cmd), ref, opts));
     });
 
@@ -295,7 +295,7 @@ export function buildProgram(io: IO, hooks: ProgramHooks): Command {
     .description('list saved profiles; * marks the current one (keys are never shown)')
     .addHelpText('after', examples('stor profile list', 'stor profile list --json'))
     .action(async (_opts: unknown, cmd: Command) => {
-      const { profileList } = await import('./profile/profile.js');
+      const { profileList } = await import('./profile/list.js');
       hooks.onResult(await profileList(context(cmd)));
     });
   profile
@@ -304,7 +304,7 @@ export function buildProgram(io: IO, hooks: ProgramHooks): Command {
     .argument('<name>', 'profile name')
     .addHelpText('after', examples('stor profile use nas1'))
     .action(async (name: string, _opts: unknown, cmd: Command) => {
-      const { profileUse } = await import('./profile/profile.js');
+      const { profileUse } = await import('./profile/use.js');
       hooks.onResult(await profileUse(context(cmd), name));
     });
   profile
@@ -313,7 +313,7 @@ export function buildProgram(io: IO, hooks: ProgramHooks): Command {
     .argument('<name>', 'profile name')
     .addHelpText('after', examples('stor profile remove nas1'))
     .action(async (name: string, _opts: unknown, cmd: Command) => {
-      const { profileRemove } = await import('./profile/profile.js');
+      const { profileRemove } = await import('./profile/remove.js');
       hooks.onResult(await profileRemove(context(cmd), name));
     });
 

@@ -1,7 +1,7 @@
 import type { CommandContext } from '../shared/context.js';
 import { confirmChange } from '../shared/prompts.js';
 import type { CommandResult } from '../shared/render.js';
-import { formatBytes } from '../upload/progress.js';
+import { formatBytes } from '../shared/format.js';
 import { call, queryItems } from '../../core/contract/client.js';
 import { bytesOf, datasetId } from './model.js';
 

@@ -1,7 +1,7 @@
 import type { CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
 import { queryItems } from '../../core/contract/client.js';
-import { formatBytes } from '../upload/progress.js';
+import { formatBytes } from '../shared/format.js';
 import { bytesOf, checkSpaceProperties, commentOf } from './model.js';
 
 /** One row of `stor dataset list --json`. */

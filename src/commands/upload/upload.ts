@@ -7,8 +7,9 @@ import type { Transport } from '../../core/transport/transport.js';
 import type { CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
 import { explainForbidden } from './forbidden.js';
-import { octal, parseMode } from './mode.js';
-import { ProgressBar } from './progress.js';
+import { octal } from '../shared/format.js';
+import { parseMode } from '../shared/mode.js';
+import { ProgressBar } from '../shared/progress.js';
 
 export interface UploadOptions {
   mode?: string;

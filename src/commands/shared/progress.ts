@@ -1,17 +1,6 @@
-import { escapeCell } from '../shared/escape.js';
-import type { OutputStream } from '../shared/io.js';
-
-const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-
-export function formatBytes(n: number): string {
-  let v = n;
-  let u = 0;
-  while (v >= 1024 && u < UNITS.length - 1) {
-    v /= 1024;
-    u++;
-  }
-  return `${u === 0 ? Math.round(v) : v.toFixed(1)} ${UNITS[u]}`;
-}
+import { escapeCell } from './escape.js';
+import { formatBytes } from './format.js';
+import type { OutputStream } from './io.js';
 
 /** A one-line progress bar on a terminal, redrawn at most ten times a second. */
 export class ProgressBar {

@@ -43,7 +43,3 @@ function specialBits(mode: number): string {
   ] as const;
   return names.filter(([bit]) => mode & bit).map(([, name]) => name).join(' and ');
 }
-
-export function octal(mode: number, width = 4): string {
-  return mode.toString(8).padStart(width, '0');
-}

@@ -1,0 +1,84 @@
+import { queryItems } from '../../core/contract/client.js';
+import { StorError } from '../../core/errors.js';
+import type { Transport } from '../../core/transport/transport.js';
+import type { CommandContext } from '../shared/context.js';
+import type { CommandResult } from '../shared/render.js';
+import { groupNames, healthOf, type Privilege, type TargetRoles } from './model.js';
+
+export interface PrivilegeEditOptions {
+  name?: string;
+  /** Group names or GIDs, comma-separated and/or repeated. */
+  groups?: string[];
+  /** Role names, comma-separated and/or repeated. */
+  roles?: string[];
+  webShell?: boolean;
+  /** Save a list that would lock its users out on this target anyway. */
+  force?: boolean;
+}
+
+/** `stor privilege create|update --json`: the privilege as stored. */
+export interface PrivilegeSaved {
+  id: number;
+  name: string;
+  groups: string[];
+  roles: string[];
+  web_shell: boolean;
+  health: string[];
+}
+
+export const splitList = (values: string[] | undefined): string[] | undefined =>
+  values?.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
+
+export async function resolveGids(t: Transport, refs: string[]): Promise<number[]> {
+  const groups = await queryItems(t, 'group.query', ['gid', 'name'], [], { select: ['gid', 'name'] });
+  return refs.map((ref) => {
+    const g = /^\d+$/.test(ref) ? groups.find((x) => x.gid === Number(ref)) : groups.find((x) => x.name === ref);
+    if (!g) throw new StorError('usage', 'UNKNOWN_GROUP', `no local group with name or gid ${JSON.stringify(ref)}`);
+    return g.gid;
+  });
+}
+
+/**
+ * Refuses, before sending, a role list that would lock its users out on this target, unless
+ * --force; what only makes it redundant is saved, with a warning.
+ */
+export function checkRoles(ctx: CommandContext, roles: TargetRoles, list: string[], force: boolean | undefined): void {
+  const h = healthOf(roles, list);
+  const unknown = h.findings.filter((f) => f.kind === 'unknown');
+  if (unknown.length > 0) {
+    throw new StorError('usage', 'UNKNOWN_ROLE', `not a role of this appliance: ${unknown.map((f) => f.role).join(', ')}`, {
+      hint: '`stor call privilege.roles` lists them',
+    });
+  }
+  const why = (findings: typeof h.findings) => findings.map((f) => `[${f.index}] ${f.effect}`).join('; ');
+  if (h.locksOut && !force) {
+    const remedies = [...new Set(h.findings.filter((f) => f.locks_out).map((f) => f.remedy))].join('; ');
+    throw new StorError('failed', 'ROLE_LIST_LOCKS_OUT', `this role list would lock its users out on ${roles.model.name}: ${why(h.findings.filter((f) => f.locks_out))}`, {
+      hint: `${remedies}; or --force to save it anyway`,
+    });
+  }
+  const redundant = h.findings.filter((f) => !f.locks_out);
+  if (redundant.length > 0) {
+    ctx.note(`stor: warning: ${why(redundant)}; the smallest equivalent list is ${h.minimal.join(',')}`);
+  }
+}
+
+export function saved(p: Privilege, roles: TargetRoles): CommandResult<PrivilegeSaved> {
+  const h = healthOf(roles, p.roles);
+  const health = h.locksOut ? [...h.labels, 'LOCKOUT'] : h.labels;
+  const data = { id: p.id, name: p.name, groups: groupNames(p), roles: p.roles, web_shell: p.web_shell, health };
+  return {
+    data,
+    view: {
+      kind: 'record',
+      fields: [
+        ['id', data.id],
+        ['name', data.name],
+        ['groups', data.groups],
+        ['roles', data.roles],
+        ['web shell', data.web_shell],
+        ['health', data.health],
+      ],
+    },
+  };
+}

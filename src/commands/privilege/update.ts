@@ -1,0 +1,24 @@
+import { call } from '../../core/contract/client.js';
+import { StorError } from '../../core/errors.js';
+import type { CommandContext } from '../shared/context.js';
+import type { CommandResult } from '../shared/render.js';
+import { checkRoles, resolveGids, saved, splitList, type PrivilegeEditOptions, type PrivilegeSaved } from './edit.js';
+import { findPrivilege, loadTargetRoles } from './model.js';
+
+export async function privilegeUpdate(ctx: CommandContext, ref: string, options: PrivilegeEditOptions): Promise<CommandResult<PrivilegeSaved>> {
+  const t = await ctx.transport();
+  const [existing, target] = await Promise.all([findPrivilege(t, ref), loadTargetRoles(t)]);
+  const change: Record<string, unknown> = {};
+  if (options.name !== undefined) change.name = options.name;
+  const roles = splitList(options.roles);
+  if (roles !== undefined) {
+    checkRoles(ctx, target, roles, options.force);
+    change.roles = roles;
+  }
+  const groups = splitList(options.groups);
+  if (groups !== undefined) change.local_groups = await resolveGids(t, groups);
+  if (options.webShell !== undefined) change.web_shell = options.webShell;
+  if (Object.keys(change).length === 0) throw new StorError('usage', 'NOTHING_TO_UPDATE', 'say what to change: --name, --groups, --roles or --web-shell/--no-web-shell');
+  const p = await call(t, 'privilege.update', [existing.id, change]);
+  return saved(p, target);
+}

@@ -1,0 +1,8 @@
+import type { CommandContext } from '../shared/context.js';
+import type { CommandResult } from '../shared/render.js';
+import { profileStore, type ProfileChange } from './store.js';
+
+export async function profileRemove(ctx: CommandContext, name: string): Promise<CommandResult<ProfileChange>> {
+  const wasCurrent = await profileStore(ctx).remove(name);
+  return { data: { profile: name, current: false }, view: { kind: 'lines', lines: [`Removed profile "${name}"${wasCurrent ? ' (it was current)' : ''}.`] } };
+}

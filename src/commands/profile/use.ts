@@ -1,0 +1,8 @@
+import type { CommandContext } from '../shared/context.js';
+import type { CommandResult } from '../shared/render.js';
+import { profileStore, type ProfileChange } from './store.js';
+
+export async function profileUse(ctx: CommandContext, name: string): Promise<CommandResult<ProfileChange>> {
+  await profileStore(ctx).use(name);
+  return { data: { profile: name, current: true }, view: { kind: 'lines', lines: [`Profile "${name}" is now current.`] } };
+}
