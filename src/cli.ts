@@ -10,9 +10,12 @@ import { render, renderMode, type CommandResult } from './commands/shared/render
 
 export type { IO } from './commands/shared/io.js';
 
-/** stor's own package.json: one level up from dist/ (or src/), two from the bundle in dist/bundle/. */
+/**
+ * stor's own version, from its package.json: found by walking up from this module, which sits
+ * in dist/ (tsc), in dist/bundle/ or dist/bundle/chunks/ (the bundle), or in src/ (tests).
+ */
 function packageVersion(): string {
-  for (const rel of ['../package.json', '../../package.json']) {
+  for (const rel of ['../package.json', '../../package.json', '../../../package.json']) {
     try {
       const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as { name?: string; version?: string };
       if (pkg.name === 'stor' && pkg.version) return pkg.version;
@@ -56,31 +59,34 @@ function describeError(err: unknown): { code: number; kind: string; errorCode: s
 export async function run(argv: readonly string[], io: IO): Promise<number> {
   let ctx: CommandContext | undefined;
   let result: CommandResult | undefined;
-  const wantsMethodHelp = argv.includes('call') && (argv.includes('--help') || argv.includes('-h'));
-  const methodHelp = wantsMethodHelp ? (await import('./commands/method-help.js')).methodHelp : undefined;
-  const program = buildProgram(io, {
-    version: packageVersion(),
-    onContext: (c) => (ctx = c),
-    onResult: (r) => (result = r),
-    ...(methodHelp ? { methodHelp } : {}),
-  });
+  let usageError: string | undefined;
+  // Known before parsing, so that even a usage error answers in JSON.
+  const json = argv.includes('--json');
   try {
+    const program = await buildProgram(argv, io, {
+      version: packageVersion(),
+      onContext: (c) => (ctx = c),
+      onResult: (r) => (result = r),
+      onUsageError: (message) => (usageError = message),
+    });
     await program.parseAsync([...argv], { from: 'user' });
-    if (result) io.stdout.write(render(result, renderMode(io, ctx?.globals.json ?? false)));
+    if (result) io.stdout.write(render(result, renderMode(io, ctx?.globals.json ?? json)));
     return result?.exitCode ?? EXIT.OK;
   } catch (err) {
-    if (err instanceof CommanderError) {
-      // Commander has already printed help, the version or the usage error.
-      const done = ['commander.helpDisplayed', 'commander.version', 'commander.help'].includes(err.code);
-      return done ? EXIT.OK : EXIT.USAGE;
+    if (err instanceof CommanderError && usageError === undefined) {
+      // Commander has printed help or the version.
+      return err.exitCode === 0 ? EXIT.OK : EXIT.USAGE;
     }
-    const d = describeError(err);
-    if (ctx?.globals.json) {
-      io.stderr.write(`${escapeJson(JSON.stringify({ error: { code: d.errorCode, kind: d.kind, message: d.message, ...(d.hint ? { hint: d.hint } : {}), ...(d.details ? { details: d.details } : {}) } }))}\n`);
+    const d =
+      err instanceof CommanderError
+        ? { code: EXIT.USAGE, kind: 'usage', errorCode: 'USAGE', message: usageError!, hint: 'see `stor help <command>`, e.g. `stor help upload`' }
+        : describeError(err);
+    if (ctx?.globals.json ?? json) {
+      io.stderr.write(`${escapeJson(JSON.stringify({ error: { code: d.errorCode, kind: d.kind, message: d.message, ...(d.hint ? { hint: d.hint } : {}), ...('details' in d && d.details ? { details: d.details } : {}) } }))}\n`);
     } else {
       // Messages carry the appliance's own texts (reasons, names, paths): never raw controls.
       io.stderr.write(`stor: ${escapeControls(d.message)}\n`);
-      for (const line of d.details ?? []) io.stderr.write(`  ${escapeControls(line)}\n`);
+      for (const line of ('details' in d ? d.details : undefined) ?? []) io.stderr.write(`  ${escapeControls(line)}\n`);
       if (d.hint) io.stderr.write(`hint: ${escapeControls(d.hint)}\n`);
     }
     return d.code;

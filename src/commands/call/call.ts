@@ -1,5 +1,6 @@
 import type { CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
+import { arg, defineCommand } from '../shared/declare.js';
 
 /** Each argument is one positional parameter: JSON when it parses as JSON, else a string (as midclt does). */
 export function parseCallArgument(arg: string): unknown {
@@ -16,3 +17,11 @@ export async function call(ctx: CommandContext, method: string, args: string[]):
   const result = await transport.call(method, args.map(parseCallArgument));
   return { data: result, view: { kind: 'json' } };
 }
+
+export const callCommand = defineCommand({
+  summary: 'call any appliance method; each ARG is one positional parameter (JSON if it parses, else a string)',
+  args: { method: arg.required('method name, e.g. privilege.query', 'method'), args: arg.variadic('positional parameters', false) },
+  examples: ['stor call core.ping', 'stor call privilege.query \'[["name","=","ops"]]\' \'{"get":true}\'', 'stor call user.query \'[]\' \'{"count":true}\''],
+  targetHelp: async (ctx) => (await import('./method-help.js')).methodHelp(ctx),
+  run: (ctx, { method, args }) => call(ctx, method, args),
+});

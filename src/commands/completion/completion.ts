@@ -1,64 +1,193 @@
-import type { Command } from 'commander';
 import { StorError } from '../../core/errors.js';
+import { arg, defineCommand, kebab, value, type ArgSpecs, type CommandSpec, type Completion, type OptionSpecs } from '../shared/declare.js';
 import type { CommandResult } from '../shared/render.js';
+import { candidateValues } from './values.js';
 
+const SHELLS = ['bash', 'zsh', 'fish'] as const;
+
+/** One command path as the scripts see it: its subcommands, its options and what its arguments complete to. */
 interface Node {
   path: string;
+  summary: string;
   subcommands: string[];
-  options: string[];
+  /** Flags, globals included. */
+  options: { flags: string[]; description: string; takes?: string }[];
+  /** Per positional argument, what it completes to ('' for nothing); a trailing `*` repeats it. */
+  args: string[];
 }
 
-function optionFlags(cmd: Command): string[] {
-  return cmd.options.flatMap((o) => [o.long, o.short].filter((f): f is string => typeof f === 'string'));
+/** What an option's or argument's value completes to: a kind for `--values`, `=a,b` for fixed choices, or ''. */
+function valueKind(spec: { choices?: readonly string[]; complete?: Completion }): string {
+  if (spec.choices) return `=${spec.choices.join(',')}`;
+  return spec.complete ?? '';
 }
 
-/** Every command path with its subcommands and options, the globals included everywhere. */
-function walk(cmd: Command, path: string[], globals: string[]): Node[] {
-  const subs = cmd.commands.filter((c) => !(c as Command & { _hidden?: boolean })._hidden);
-  const node: Node = {
-    path: path.join(' '),
-    subcommands: subs.map((c) => c.name()),
-    options: [...new Set([...optionFlags(cmd), ...globals, '--help'])],
-  };
-  return [node, ...subs.flatMap((c) => walk(c, [...path, c.name()], globals))];
+function optionsOf(specs: OptionSpecs): Node['options'] {
+  return Object.entries(specs)
+    .filter(([, s]) => !s.hidden)
+    .flatMap(([key, s]) => {
+      const flags = [`--${kebab(key)}`, ...(s.short ? [`-${s.short}`] : [])];
+      const description = s.description.replace(/\s+/g, ' ');
+      if (s.type === 'flag') return [{ flags, description }];
+      if (s.type === 'toggle') return [{ flags, description }, { flags: [`--no-${kebab(key)}`], description: s.offDescription }];
+      return [{ flags, description, takes: valueKind(s) }];
+    });
 }
 
-function bashScript(program: Command): string {
-  const nodes = walk(program, [], optionFlags(program));
+function argsOf(specs: ArgSpecs): string[] {
+  return Object.values(specs).map((a) => `${a.complete ?? ''}${a.variadic ? '*' : ''}`);
+}
+
+/** The whole tree, from the declarations. */
+async function commandNodes(): Promise<Node[]> {
+  const { allCommands, COMMANDS, globalOptions } = await import('../index.js');
+  const specs = await allCommands();
+  const globals = [...optionsOf(globalOptions), { flags: ['--help', '-h'], description: 'show help' }];
+  const node = (path: string, summary: string, subcommands: string[], spec?: CommandSpec<ArgSpecs, OptionSpecs>): Node => ({
+    path,
+    summary,
+    subcommands,
+    options: [...(spec ? optionsOf(spec.options ?? {}) : []), ...globals],
+    args: spec ? argsOf(spec.args ?? {}) : [],
+  });
+  const nodes = [node('', '', [...Object.keys(COMMANDS), 'help'])];
+  for (const [top, entry] of Object.entries(COMMANDS)) {
+    if (entry.kind === 'verb') {
+      const spec = specs.get(top)!;
+      nodes.push(node(top, spec.summary, [], spec));
+      continue;
+    }
+    nodes.push(node(top, entry.noun.summary, Object.keys(entry.noun.verbs)));
+    for (const verb of Object.keys(entry.noun.verbs)) {
+      const spec = specs.get(`${top} ${verb}`)!;
+      nodes.push(node(`${top} ${verb}`, spec.summary, [], spec));
+    }
+  }
+  return nodes;
+}
+
+const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+function bashScript(nodes: Node[]): string {
   const cases = nodes
-    .map((n) => `    "${n.path}") subs="${n.subcommands.join(' ')}"; opts="${n.options.join(' ')}" ;;`)
+    .map((n) => {
+      const opts = n.options.flatMap((o) => o.flags).join(' ');
+      const vals = n.options.flatMap((o) => (o.takes !== undefined ? o.flags.map((f) => `${f}:${o.takes}`) : [])).join(' ');
+      return `    ${quote(n.path)}) subs=${quote(n.subcommands.join(' '))}; opts=${quote(opts)}; vals=${quote(vals)}; args=${quote(n.args.join(' '))} ;;`;
+    })
     .join('\n');
   return `# bash completion for stor; load with: source <(stor completion bash)
-_stor_completion() {
-  local cur="\${COMP_WORDS[COMP_CWORD]}" path="" subs opts w i
-  _stor_node() {
-    case "$1" in
+_stor_node() {
+  case "$1" in
 ${cases}
-      *) subs=""; opts="" ;;
-    esac
-  }
+    *) subs=""; opts=""; vals=""; args="" ;;
+  esac
+}
+_stor_values() {
+  local kind="\${1%\\*}"
+  case "$kind" in
+    '') ;;
+    file) COMPREPLY=($(compgen -f -- "$cur")) ;;
+    directory) COMPREPLY=($(compgen -d -- "$cur")) ;;
+    =*) kind="\${kind#=}"; COMPREPLY=($(compgen -W "\${kind//,/ }" -- "$cur")) ;;
+    *) local IFS=$'\\n'; COMPREPLY=($(stor completion --values "$kind" --prefix "$cur" 2>/dev/null)) ;;
+  esac
+}
+_stor_completion() {
+  local cur="\${COMP_WORDS[COMP_CWORD]}" prev="" path="" subs opts vals args w i v npos=0 skip=0
+  ((COMP_CWORD > 0)) && prev="\${COMP_WORDS[COMP_CWORD-1]}"
+  _stor_node ""
   for ((i = 1; i < COMP_CWORD; i++)); do
     w="\${COMP_WORDS[i]}"
-    [[ $w == -* ]] && continue
-    _stor_node "$path"
-    if [[ " $subs " == *" $w "* ]]; then path="\${path:+$path }$w"; fi
+    if ((skip)); then skip=0; continue; fi
+    if [[ $w == -* ]]; then
+      [[ $w != *=* && " $vals " == *" $w:"* ]] && skip=1
+      continue
+    fi
+    if [[ -n $subs && " $subs " == *" $w "* ]]; then
+      path="\${path:+$path }$w"; _stor_node "$path"
+    else
+      npos=$((npos + 1))
+    fi
   done
-  _stor_node "$path"
-  if [[ $cur == -* ]]; then
-    COMPREPLY=($(compgen -W "$opts" -- "$cur"))
-  elif [[ -n $subs ]]; then
-    COMPREPLY=($(compgen -W "$subs" -- "$cur"))
-  fi
+  for v in $vals; do
+    if [[ "\${v%%:*}" == "$prev" ]]; then _stor_values "\${v#*:}"; return; fi
+  done
+  if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "$opts" -- "$cur")); return; fi
+  if [[ -n $subs ]]; then COMPREPLY=($(compgen -W "$subs" -- "$cur")); return; fi
+  local a=($args) kind=""
+  if ((npos < \${#a[@]})); then kind="\${a[npos]}"; elif ((\${#a[@]} > 0)) && [[ \${a[-1]} == *\\* ]]; then kind="\${a[-1]}"; fi
+  _stor_values "$kind"
 }
 complete -o default -F _stor_completion stor
 `;
 }
 
-/** `stor completion bash|zsh`: a script to source; zsh uses the bash one through bashcompinit. */
-export function completion(program: Command, shell: string): CommandResult<string> {
-  let script: string;
-  if (shell === 'bash') script = bashScript(program);
-  else if (shell === 'zsh') script = `# zsh completion for stor; load with: source <(stor completion zsh)\nautoload -U +X bashcompinit && bashcompinit\n${bashScript(program)}`;
-  else throw new StorError('usage', 'UNKNOWN_SHELL', `no completion for ${JSON.stringify(shell)}; choose bash or zsh`);
-  return { data: script, view: { kind: 'lines', lines: [script.trimEnd()] } };
+function fishScript(nodes: Node[]): string {
+  const lines = ['# fish completion for stor; load with: stor completion fish | source', 'complete -c stor -f'];
+  const tops = nodes.filter((n) => n.path !== '' && !n.path.includes(' '));
+  const condition = (path: string): string => {
+    const [top, verb] = path.split(' ');
+    if (!top) return '__fish_use_subcommand';
+    const noun = nodes.find((n) => n.path === top)!;
+    if (verb) return `__fish_seen_subcommand_from ${top}; and __fish_seen_subcommand_from ${verb}`;
+    return noun.subcommands.length ? `__fish_seen_subcommand_from ${top}; and not __fish_seen_subcommand_from ${noun.subcommands.join(' ')}` : `__fish_seen_subcommand_from ${top}`;
+  };
+  const values = (kind: string): string => {
+    const k = kind.replace(/\*$/, '');
+    if (k === '') return '';
+    if (k === 'file' || k === 'directory') return ' -F';
+    if (k.startsWith('=')) return ` -a ${quote(k.slice(1).split(',').join(' '))}`;
+    return ` -a ${quote(`(stor completion --values ${k} --prefix (commandline -ct) 2>/dev/null)`)}`;
+  };
+  for (const n of tops) lines.push(`complete -c stor -n __fish_use_subcommand -a ${n.path} -d ${quote(n.summary)}`);
+  lines.push(`complete -c stor -n __fish_use_subcommand -a help -d ${quote('show help for a command')}`);
+  for (const n of nodes) {
+    if (n.path === '') continue;
+    const cond = condition(n.path);
+    for (const verb of n.subcommands) {
+      const sub = nodes.find((x) => x.path === `${n.path} ${verb}`)!;
+      lines.push(`complete -c stor -n ${quote(cond)} -a ${verb} -d ${quote(sub.summary)}`);
+    }
+    const own = n.options.filter((o) => !['--help', '-h'].includes(o.flags[0]!));
+    for (const o of own) {
+      const long = o.flags.find((f) => f.startsWith('--'))!.slice(2);
+      const short = o.flags.find((f) => /^-[^-]$/.test(f));
+      lines.push(`complete -c stor -n ${quote(cond)} -l ${long}${short ? ` -s ${short.slice(1)}` : ''}${o.takes !== undefined ? ' -r' : ''}${o.takes ? values(o.takes) : ''} -d ${quote(o.description)}`);
+    }
+    const firstArg = n.args[0];
+    if (firstArg) lines.push(`complete -c stor -n ${quote(cond)}${values(firstArg)}`);
+  }
+  return `${lines.join('\n')}\n`;
 }
+
+const options = {
+  values: value('<kind>', 'print the candidates of one kind (profile, privilege, method, dataset, remote-path), for the scripts', { hidden: true }),
+  prefix: value('<text>', 'only candidates starting with this', { hidden: true }),
+};
+
+export const completionCommand = defineCommand({
+  summary: 'print a shell completion script (bash, zsh or fish) that completes commands, options and values',
+  args: { shell: arg.optional('bash, zsh or fish') },
+  options,
+  examples: ['source <(stor completion bash)     # in ~/.bashrc', 'source <(stor completion zsh)      # in ~/.zshrc', 'stor completion fish > ~/.config/fish/completions/stor.fish'],
+  notes: 'Values are completed too: profile names, privilege names and ids, method names, datasets and remote paths (asking the target, with a short timeout), and fixed choices such as --rpc ws|http.',
+  async run(ctx, { shell }, opts): Promise<CommandResult<string | string[]>> {
+    if (opts.values !== undefined) {
+      const found = await candidateValues(ctx, opts.values, opts.prefix ?? '');
+      return { data: found, view: { kind: 'lines', lines: found } };
+    }
+    const chosen = shell;
+    if (chosen === undefined || !(SHELLS as readonly string[]).includes(chosen)) {
+      throw new StorError('usage', 'UNKNOWN_SHELL', `no completion for ${JSON.stringify(chosen ?? '')}; choose bash, zsh or fish`);
+    }
+    const nodes = await commandNodes();
+    const script =
+      chosen === 'fish'
+        ? fishScript(nodes)
+        : chosen === 'zsh'
+          ? `# zsh completion for stor; load with: source <(stor completion zsh)\nautoload -U +X bashcompinit && bashcompinit\n${bashScript(nodes)}`
+          : bashScript(nodes);
+    return { data: script, view: { kind: 'lines', lines: [script.trimEnd()] } };
+  },
+});

@@ -4,12 +4,15 @@ import type { CommandResult } from '../shared/render.js';
 import { formatBytes } from '../shared/format.js';
 import { call, queryItems } from '../../core/contract/client.js';
 import { bytesOf, datasetId } from './model.js';
+import { arg, defineCommand, flag, type OptionValues } from '../shared/declare.js';
 
-export interface DatasetDeleteOptions {
-  recursive?: boolean;
-  yes?: boolean;
-  dryRun?: boolean;
-}
+const options = {
+  recursive: flag('also delete its child datasets', { short: 'r' }),
+  yes: flag('do not ask for confirmation', { short: 'y' }),
+  dryRun: flag('show what would be deleted; delete nothing'),
+};
+
+export type DatasetDeleteOptions = OptionValues<typeof options>;
 
 /** `stor dataset delete --json` */
 export interface DatasetDeleted {
@@ -42,3 +45,11 @@ export async function datasetDelete(ctx: CommandContext, ref: string, options: D
   await call(t, 'pool.dataset.delete', [id, { recursive: options.recursive === true, force: false }]);
   return { data, view: { kind: 'lines', lines: [`Deleted ${summary}.`] } };
 }
+
+export const datasetDeleteCommand = defineCommand({
+  summary: 'delete a dataset and the files in it (asks first; --yes when not on a terminal)',
+  args: { dataset: arg.required('full name or mountpoint', 'dataset') },
+  options,
+  examples: ['stor dataset delete tank/scratch --dry-run', 'stor dataset delete tank/a --recursive --yes'],
+  run: (ctx, { dataset }, opts) => datasetDelete(ctx, dataset, opts),
+});

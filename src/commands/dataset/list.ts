@@ -3,6 +3,7 @@ import type { CommandResult } from '../shared/render.js';
 import { queryItems } from '../../core/contract/client.js';
 import { formatBytes } from '../shared/format.js';
 import { bytesOf, checkSpaceProperties, commentOf } from './model.js';
+import { arg, defineCommand } from '../shared/declare.js';
 
 /** One row of `stor dataset list --json`. */
 export interface DatasetSummary {
@@ -44,3 +45,10 @@ export async function datasetList(ctx: CommandContext, pool: string | undefined)
     },
   };
 }
+
+export const datasetListCommand = defineCommand({
+  summary: 'list datasets (of one pool, or all)',
+  args: { pool: arg.optional('only this pool') },
+  examples: ['stor dataset list', 'stor dataset list tank --json'],
+  run: (ctx, { pool }) => datasetList(ctx, pool),
+});

@@ -2,6 +2,7 @@ import { queryItems } from '../../core/contract/client.js';
 import type { CommandContext } from '../shared/context.js';
 import { octal } from '../shared/format.js';
 import type { CommandResult } from '../shared/render.js';
+import { arg, defineCommand } from '../shared/declare.js';
 
 /** One row of `stor ls --json`. */
 export interface LsRow {
@@ -30,3 +31,10 @@ export async function ls(ctx: CommandContext, path: string): Promise<CommandResu
     },
   };
 }
+
+export const lsCommand = defineCommand({
+  summary: 'list a directory on the appliance',
+  args: { path: arg.required('an absolute path, e.g. /mnt/tank/docs', 'remote-path') },
+  examples: ['stor ls /mnt/tank', 'stor ls /mnt/tank/docs --json'],
+  run: (ctx, { path }) => ls(ctx, path),
+});

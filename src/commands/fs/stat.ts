@@ -3,6 +3,7 @@ import type { CommandContext } from '../shared/context.js';
 import { octal } from '../shared/format.js';
 import type { CommandResult } from '../shared/render.js';
 import type { LsRow } from './ls.js';
+import { arg, defineCommand } from '../shared/declare.js';
 
 /** `stor stat --json`. */
 export interface StatResult {
@@ -53,3 +54,10 @@ export async function stat(ctx: CommandContext, path: string): Promise<CommandRe
     },
   };
 }
+
+export const statCommand = defineCommand({
+  summary: 'show the attributes of a path on the appliance',
+  args: { path: arg.required('an absolute path, e.g. /mnt/tank/docs/report.pdf', 'remote-path') },
+  examples: ['stor stat /mnt/tank/docs/report.pdf', 'stor stat /mnt/tank --json'],
+  run: (ctx, { path }) => stat(ctx, path),
+});

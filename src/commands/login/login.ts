@@ -6,12 +6,17 @@ import { StorError } from '../../core/errors.js';
 import { assertSecretMayTravel, parseEndpoint, type Endpoint } from '../../core/transport/endpoint.js';
 import { openTarget, type CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
-import { readApiKey, type KeySourceOptions } from './read-key.js';
-import type { PasswordSourceOptions } from './read-password.js';
+import { readApiKey } from './read-key.js';
+import { defineCommand, flag, value, type OptionValues } from '../shared/declare.js';
 
-export interface LoginOptions extends KeySourceOptions, PasswordSourceOptions {
-  username?: string;
-}
+const options = {
+  apiKeyFile: value('<file>', 'read the key from this file', { conflicts: ['username'], complete: 'file' }),
+  apiKeyStdin: flag('read the key from standard input', { conflicts: ['username'] }),
+  username: value('<name>', 'log in as this user with its password (and one-time code), and save a new API key for it'),
+  passwordStdin: flag('with --username: read the password from the first line of standard input (the one-time code, if asked for, from the second)'),
+};
+
+export type LoginOptions = OptionValues<typeof options>;
 
 /** `stor login --json` */
 export interface LoginResult {
@@ -93,3 +98,22 @@ async function saveProfile(
     : `saved as profile "${name}" (now current)`;
   return { data, view: { kind: 'lines', lines: [`Logged in to ${url} as ${username}; ${saved}.`] } };
 }
+
+export const loginCommand = defineCommand({
+  summary: 'save an appliance as a profile (made current): verify an API key, or log in with a password and create one',
+  options,
+  examples: [
+    'stor login --url wss://nas.example.com --profile nas1 --api-key-file ~/.config/nas1.key',
+    'pass show nas1/api-key | stor login --url wss://nas.example.com --api-key-stdin --ca ./nas-ca.pem',
+    'stor login --url ws://127.0.0.1:6000      # a local `stor serve`; prompts for the key on a terminal',
+    'stor login --url wss://nas.example.com --username alice      # prompts for the password (and code)',
+    '(pass show nas1/alice; echo 123456) | stor login --url wss://nas.example.com --username alice --password-stdin',
+  ],
+  notes:
+    'The key is never taken from the command line. Without --api-key-file/--api-key-stdin it comes from\n' +
+    'STOR_API_KEY, or from a hidden prompt on a terminal. ws:// and http:// are refused for other hosts.\n' +
+    '\nWith --username, stor logs in with the password (hidden prompt, or --password-stdin), answers a\n' +
+    'two-factor challenge with the one-time code (prompt, or the second line of standard input), creates an\n' +
+    'API key named stor-<this host>-<UTC time> for the user, and saves only that key. The password is never saved.',
+  run: (ctx, _args, opts) => login(ctx, opts),
+});

@@ -3,6 +3,7 @@ import { ProfileStore } from '../../core/config/profiles.js';
 import { StorError } from '../../core/errors.js';
 import type { CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
+import { defineCommand } from '../shared/declare.js';
 
 /** `stor logout --json` */
 export interface LogoutResult {
@@ -21,3 +22,9 @@ export async function logout(ctx: CommandContext): Promise<CommandResult<LogoutR
   const after = wasCurrent ? ' Commands now use the embedded appliance until you log in or pick a profile.' : '';
   return { data, view: { kind: 'lines', lines: [`Removed profile "${name}" and its key.${after}`] } };
 }
+
+export const logoutCommand = defineCommand({
+  summary: 'forget a saved profile and its key (the current one, or --profile NAME)',
+  examples: ['stor logout', 'stor --profile nas1 logout'],
+  run: (ctx) => logout(ctx),
+});

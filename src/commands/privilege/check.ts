@@ -2,6 +2,7 @@ import type { CommandContext } from '../shared/context.js';
 import { EXIT } from '../shared/exit-codes.js';
 import type { CommandResult } from '../shared/render.js';
 import { groupNames, healthOf, listPrivileges, loadTargetRoles, modelJson, type FindingReport } from './model.js';
+import { defineCommand } from '../shared/declare.js';
 
 /** `stor privilege check --json` */
 export interface PrivilegeCheckResult {
@@ -56,3 +57,9 @@ export async function privilegeCheck(ctx: CommandContext): Promise<CommandResult
   );
   return { data, view: { kind: 'lines', lines }, exitCode: broken > 0 ? EXIT.CHECK : EXIT.OK };
 }
+
+export const privilegeCheckCommand = defineCommand({
+  summary: 'find privileges that break or may break login; exit 6 if any locks its users out',
+  examples: ['stor privilege check', 'stor privilege check --json || echo "some privilege locks users out"'],
+  run: (ctx) => privilegeCheck(ctx),
+});

@@ -1,8 +1,9 @@
 import { call } from '../../core/contract/client.js';
 import type { CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
-import { checkRoles, resolveGids, saved, splitList, type PrivilegeEditOptions, type PrivilegeSaved } from './edit.js';
+import { checkRoles, editOptions, resolveGids, saved, splitList, type PrivilegeEditOptions, type PrivilegeSaved } from './edit.js';
 import { loadTargetRoles } from './model.js';
+import { arg, defineCommand, flag } from '../shared/declare.js';
 
 export async function privilegeCreate(ctx: CommandContext, name: string, options: PrivilegeEditOptions): Promise<CommandResult<PrivilegeSaved>> {
   const t = await ctx.transport();
@@ -13,3 +14,11 @@ export async function privilegeCreate(ctx: CommandContext, name: string, options
   const p = await call(t, 'privilege.create', [{ name, local_groups, roles, web_shell: options.webShell ?? false }]);
   return saved(p, target);
 }
+
+export const privilegeCreateCommand = defineCommand({
+  summary: 'create a privilege; refuses a role list that would lock its users out unless --force',
+  args: { name: arg.required('privilege name') },
+  options: { ...editOptions, webShell: flag('grant the web shell') },
+  examples: ['stor privilege create ops --groups ops --roles FILESYSTEM_FULL_CONTROL,DATASET_WRITE'],
+  run: (ctx, { name }, opts) => privilegeCreate(ctx, name, opts),
+});

@@ -4,17 +4,16 @@ import type { Transport } from '../../core/transport/transport.js';
 import type { CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
 import { groupNames, healthOf, type Privilege, type TargetRoles } from './model.js';
+import { flag, list, type OptionValues } from '../shared/declare.js';
 
-export interface PrivilegeEditOptions {
-  name?: string;
-  /** Group names or GIDs, comma-separated and/or repeated. */
-  groups?: string[];
-  /** Role names, comma-separated and/or repeated. */
-  roles?: string[];
-  webShell?: boolean;
-  /** Save a list that would lock its users out on this target anyway. */
-  force?: boolean;
-}
+/** The options `privilege create` and `privilege update` share. */
+export const editOptions = {
+  groups: list('<groups>', 'local groups by name or gid, comma-separated (repeatable)'),
+  roles: list('<roles>', 'role names, comma-separated (repeatable)'),
+  force: flag('save an overlapping or self-including role list anyway'),
+};
+
+export type PrivilegeEditOptions = OptionValues<typeof editOptions> & { name?: string | undefined; webShell?: boolean | undefined };
 
 /** `stor privilege create|update --json`: the privilege as stored. */
 export interface PrivilegeSaved {
@@ -82,3 +81,5 @@ export function saved(p: Privilege, roles: TargetRoles): CommandResult<Privilege
     },
   };
 }
+
+

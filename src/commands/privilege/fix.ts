@@ -9,16 +9,17 @@ import { confirmChange } from '../shared/prompts.js';
 import type { CommandResult } from '../shared/render.js';
 import { selfIncludingAdvice } from './lockout.js';
 import { findPrivilege, healthOf, listPrivileges, loadTargetRoles, type FindingReport, type Privilege, type TargetRoles } from './model.js';
+import { arg, defineCommand, flag, type OptionValues } from '../shared/declare.js';
 
-export interface FixOptions {
-  all?: boolean;
-  yes?: boolean;
-  dryRun?: boolean;
-  /** Also drop self-including roles (PRIVILEGE_WRITE, SYSTEM_PRODUCT_WRITE): changes effective roles. */
-  dropSelfIncluding?: boolean;
-  /** Also drop role names the appliance does not know: they grant nothing. */
-  dropUnknown?: boolean;
-}
+const options = {
+  all: flag('fix every privilege that needs it'),
+  yes: flag('do not ask for confirmation', { short: 'y' }),
+  dryRun: flag('show what would change; change nothing'),
+  dropSelfIncluding: flag('also drop self-including roles (PRIVILEGE_WRITE, SYSTEM_PRODUCT_WRITE); changes effective roles'),
+  dropUnknown: flag('also drop role names the appliance does not know (they grant nothing)'),
+};
+
+export type FixOptions = OptionValues<typeof options>;
 
 export type FixStatus = 'fixed' | 'would-fix' | 'clean' | 'builtin';
 
@@ -150,3 +151,12 @@ export async function privilegeFix(ctx: CommandContext, ref: string | undefined,
   const stillBroken = fixes.some((f) => f.still_locks_out && f.status !== 'builtin');
   return { data, view: { kind: 'lines', lines }, exitCode: stillBroken ? EXIT.CHECK : EXIT.OK };
 }
+
+export const privilegeFixCommand = defineCommand({
+  summary: 'rewrite a role list to the smallest one with the same effective roles (asks first)',
+  args: { privilege: arg.optional('id or name (or use --all)', 'privilege') },
+  options,
+  examples: ['stor privilege fix ops --dry-run', 'stor privilege fix 7 --yes', 'stor privilege fix --all --yes --drop-self-including'],
+  notes: 'Run it as an administrator who is not bound to the broken privilege: its own members cannot log in.',
+  run: (ctx, { privilege }, opts) => privilegeFix(ctx, privilege, opts),
+});

@@ -1,6 +1,7 @@
 import type { CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
 import { groupNames, healthOf, listPrivileges, loadTargetRoles } from './model.js';
+import { defineCommand } from '../shared/declare.js';
 
 /** One row of `stor privilege list --json`. */
 export interface PrivilegeSummary {
@@ -43,3 +44,9 @@ export async function privilegeList(ctx: CommandContext): Promise<CommandResult<
     },
   };
 }
+
+export const privilegeListCommand = defineCommand({
+  summary: 'list privileges with their groups, roles and health (ok, overlap, self-including, unknown role)',
+  examples: ['stor privilege list', "stor privilege list --json | jq '.[] | select(.locks_out)'"],
+  run: (ctx) => privilegeList(ctx),
+});

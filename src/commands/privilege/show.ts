@@ -2,6 +2,7 @@ import { queryItems } from '../../core/contract/client.js';
 import type { CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
 import { findPrivilege, groupNames, healthOf, loadTargetRoles, modelJson, type FindingReport } from './model.js';
+import { arg, defineCommand } from '../shared/declare.js';
 
 /** `stor privilege show --json` */
 export interface PrivilegeDetail {
@@ -67,3 +68,10 @@ export async function privilegeShow(ctx: CommandContext, ref: string): Promise<C
   ];
   return { data, view: { kind: 'lines', lines } };
 }
+
+export const privilegeShowCommand = defineCommand({
+  summary: 'one privilege: listed and effective roles, members, findings',
+  args: { privilege: arg.required('id or name', 'privilege') },
+  examples: ['stor privilege show ops', 'stor privilege show 4 --json'],
+  run: (ctx, { privilege }) => privilegeShow(ctx, privilege),
+});

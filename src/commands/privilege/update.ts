@@ -2,8 +2,9 @@ import { call } from '../../core/contract/client.js';
 import { StorError } from '../../core/errors.js';
 import type { CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
-import { checkRoles, resolveGids, saved, splitList, type PrivilegeEditOptions, type PrivilegeSaved } from './edit.js';
+import { checkRoles, editOptions, resolveGids, saved, splitList, type PrivilegeEditOptions, type PrivilegeSaved } from './edit.js';
 import { findPrivilege, loadTargetRoles } from './model.js';
+import { arg, defineCommand, toggle, value } from '../shared/declare.js';
 
 export async function privilegeUpdate(ctx: CommandContext, ref: string, options: PrivilegeEditOptions): Promise<CommandResult<PrivilegeSaved>> {
   const t = await ctx.transport();
@@ -22,3 +23,11 @@ export async function privilegeUpdate(ctx: CommandContext, ref: string, options:
   const p = await call(t, 'privilege.update', [existing.id, change]);
   return saved(p, target);
 }
+
+export const privilegeUpdateCommand = defineCommand({
+  summary: 'change a privilege; --groups and --roles replace the lists',
+  args: { privilege: arg.required('id or name', 'privilege') },
+  options: { name: value('<name>', 'rename it'), ...editOptions, webShell: toggle('grant the web shell', 'revoke the web shell') },
+  examples: ['stor privilege update ops --roles FILESYSTEM_FULL_CONTROL,DATASET_WRITE', 'stor privilege update 4 --no-web-shell'],
+  run: (ctx, { privilege }, opts) => privilegeUpdate(ctx, privilege, opts),
+});

@@ -1,6 +1,7 @@
 import type { CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
 import { profileStore } from './store.js';
+import { defineCommand } from '../shared/declare.js';
 
 /** One row of `stor profile list --json`; the key is never listed. */
 export interface ProfileSummary {
@@ -32,3 +33,9 @@ export async function profileList(ctx: CommandContext): Promise<CommandResult<Pr
     },
   };
 }
+
+export const profileListCommand = defineCommand({
+  summary: 'list saved profiles; * marks the current one (keys are never shown)',
+  examples: ['stor profile list', 'stor profile list --json'],
+  run: (ctx) => profileList(ctx),
+});

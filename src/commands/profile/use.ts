@@ -1,8 +1,16 @@
 import type { CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
 import { profileStore, type ProfileChange } from './store.js';
+import { arg, defineCommand } from '../shared/declare.js';
 
 export async function profileUse(ctx: CommandContext, name: string): Promise<CommandResult<ProfileChange>> {
   await profileStore(ctx).use(name);
   return { data: { profile: name, current: true }, view: { kind: 'lines', lines: [`Profile "${name}" is now current.`] } };
 }
+
+export const profileUseCommand = defineCommand({
+  summary: 'make a profile current',
+  args: { name: arg.required('profile name', 'profile') },
+  examples: ['stor profile use nas1'],
+  run: (ctx, { name }) => profileUse(ctx, name),
+});

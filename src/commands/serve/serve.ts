@@ -1,7 +1,8 @@
+import { InvalidArgumentError } from 'commander';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Appliance } from '../../core/appliance/appliance.js';
-import { EMULATIONS, emulationOf, type ApplianceSettings, type EmulationName } from '../../core/appliance/settings.js';
+import { EMULATIONS, emulationOf, SETTING_CHOICES, type ApplianceSettings, type EmulationName } from '../../core/appliance/settings.js';
 import { sweepStrayUploads } from '../../core/appliance/stray-uploads.js';
 import { StorError } from '../../core/errors.js';
 import { isLoopbackHost } from '../../core/net/loopback.js';
@@ -9,23 +10,39 @@ import { startServer } from '../../core/server/server.js';
 import { ADMIN_KEY_FILE } from '../../core/store/seed.js';
 import type { CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
+import { portNumber, seconds } from '../shared/arg-parsers.js';
+import { choice, defineCommand, value, type OptionValues } from '../shared/declare.js';
 
-export interface ServeOptions {
-  host: string;
-  port: number;
-  state?: string;
-  roleExpansion?: ApplianceSettings['roleExpansion'];
-  roleLists?: ApplianceSettings['roleLists'];
-  uploadGate?: ApplianceSettings['uploadGate'];
-  sysAdmin?: ApplianceSettings['sysAdmin'];
-  httpRpc?: ApplianceSettings['httpRpc'];
-  /** A preset of every setting; the individual flags override it. */
-  emulate?: EmulationName;
-  tlsCert?: string;
-  tlsKey?: string;
-  /** Seconds after which a WebSocket the server has sent nothing on is dropped; a server option, not stored. */
-  wsIdleTimeout?: number;
+const ROLE_EXPANSIONS = SETTING_CHOICES.roleExpansion;
+
+/** `--role-expansion`; `release-25.10.1`, its name before the reports' model got its own, still means `as-reported`. */
+function roleExpansion(raw: string): ApplianceSettings['roleExpansion'] {
+  const name = raw === 'release-25.10.1' ? 'as-reported' : raw;
+  const known = ROLE_EXPANSIONS.find((r) => r === name);
+  if (!known) throw new InvalidArgumentError(`choose one of ${ROLE_EXPANSIONS.join(', ')}`);
+  return known;
 }
+
+const options = {
+  host: value('<address>', 'address to listen on', { default: '127.0.0.1' }),
+  port: value('<port>', 'port to listen on; 0 picks a free one', { parse: portNumber, default: 6000 }),
+  state: value('<dir>', 'state directory (default: the embedded one, $STOR_HOME)', { complete: 'directory' }),
+  roleExpansion: value('<mode>', 'terminating (never breaks login), as-reported (overlaps break login, as the seed reports say) or truenas-25.10.1 (self-including roles break login, as the real code does)', {
+    parse: roleExpansion,
+  }),
+  roleLists: choice(SETTING_CHOICES.roleLists, '<mode>', 'accept (as 25.10.1), or reject-overlap at save time'),
+  emulate: choice(Object.keys(EMULATIONS) as EmulationName[], '<behaviour>', "every setting at once: truenas-25.10.1 (as its source behaves) or as-reported (as the seed's reports describe it)"),
+  uploadGate: choice(SETTING_CHOICES.uploadGate, '<mode>', "sys-admin (the reported gate), full-admin (25.10.1: filesystem.put's role), or role (FILESYSTEM_DATA_WRITE suffices)"),
+  sysAdmin: choice(SETTING_CHOICES.sysAdmin, '<who>', 'who gets SYS_ADMIN: builtin-administrators (the seed), or admin-uids (25.10.1: uid 0 and 950)'),
+  httpRpc: choice(SETTING_CHOICES.httpRpc, '<mode>', "POST /api/current: served (the seed's form), or refused with 405 (25.10.1)"),
+  wsIdleTimeout: value('<seconds>', "drop a WebSocket on which the server sent nothing for this long, as the appliance's proxy does after 60 s (default: never)", {
+    parse: seconds('--ws-idle-timeout'),
+  }),
+  tlsCert: value('<file>', 'serve https/wss with this PEM certificate', { complete: 'file' }),
+  tlsKey: value('<file>', 'the PEM private key for --tls-cert', { complete: 'file' }),
+};
+
+export type ServeOptions = OptionValues<typeof options>;
 
 /** What `stor serve --json` prints once listening (one line), and returns when stopped. */
 export interface ServeResult {
@@ -119,3 +136,17 @@ export async function serve(ctx: CommandContext, options: ServeOptions): Promise
   ctx.note('stor serve: stopped');
   return { data, view: { kind: 'lines', lines: [] }, streamed: true };
 }
+
+export const serveCommand = defineCommand({
+  summary: 'run the emulated appliance as a network server (JSON-RPC over WebSocket and HTTP)',
+  options,
+  examples: [
+    'stor serve --port 0',
+    'stor serve --host 0.0.0.0 --port 8443 --tls-cert cert.pem --tls-key key.pem',
+    'stor serve --state /tmp/rehearsal --role-expansion as-reported',
+    'stor serve --state /tmp/real --emulate truenas-25.10.1',
+    'stor serve --ws-idle-timeout 60           # behave like the appliance behind its nginx',
+  ],
+  notes: 'Settings given here (except --ws-idle-timeout, a server option) are stored with the state. Stop with Ctrl-C (SIGINT) or SIGTERM.',
+  run: (ctx, _args, opts) => serve(ctx, opts),
+});

@@ -10,11 +10,14 @@ import { explainForbidden } from './forbidden.js';
 import { octal } from '../shared/format.js';
 import { parseMode } from '../shared/mode.js';
 import { ProgressBar } from '../shared/progress.js';
+import { arg, defineCommand, flag, value, type OptionValues } from '../shared/declare.js';
 
-export interface UploadOptions {
-  mode?: string;
-  append?: boolean;
-}
+const options = {
+  mode: value('<bits>', 'permission bits: decimal (420) or octal (0644, 0o644)'),
+  append: flag('append to the target instead of replacing it'),
+};
+
+export type UploadOptions = OptionValues<typeof options>;
 
 /** One uploaded file in `stor upload --json` (the command prints an array). */
 export interface UploadResult {
@@ -120,3 +123,12 @@ export async function upload(ctx: CommandContext, args: string[], options: Uploa
     view: { kind: 'table', columns: ['source', 'target', 'size', 'mode', 'owner'], rows: results.map((r) => [r.source, r.target, r.size, r.mode, r.owner]) },
   };
 }
+
+export const uploadCommand = defineCommand({
+  summary: 'upload local files to the appliance (streamed), wait for the job, and check the size',
+  args: { files: arg.variadic('local file(s), then the target: a file path, or a directory (existing, or ending in /)', true, 'file') },
+  options,
+  examples: ['stor upload ./report.pdf /mnt/tank/docs/ --mode 0644', 'stor upload ./a.log ./b.log /mnt/tank/logs/', 'stor upload ./part2 /mnt/tank/big.bin --append'],
+  notes: 'On 25.10.1 only FULL_ADMIN holders may upload (the reports say SYS_ADMIN accounts); see the README.',
+  run: (ctx, { files }, opts) => upload(ctx, files, opts),
+});

@@ -2,6 +2,7 @@ import { call } from '../../core/contract/client.js';
 import type { TargetInfo } from '../../core/transport/transport.js';
 import type { CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
+import { defineCommand } from '../shared/declare.js';
 
 /** `stor whoami --json`: who the target says we are. */
 export interface WhoamiResult {
@@ -56,3 +57,9 @@ export async function whoami(ctx: CommandContext): Promise<CommandResult<WhoamiR
     },
   };
 }
+
+export const whoamiCommand = defineCommand({
+  summary: 'show the identity the target logs in as: user, account attributes, effective roles',
+  examples: ['stor whoami', 'stor whoami --json | jq .role_count'],
+  run: (ctx) => whoami(ctx),
+});

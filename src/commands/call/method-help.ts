@@ -1,6 +1,6 @@
-import { call } from '../core/contract/client.js';
-import { coreMethodsItem } from '../core/contract/core.js';
-import type { CommandContext } from './shared/context.js';
+import { call } from '../../core/contract/client.js';
+import { coreMethodsItem } from '../../core/contract/core.js';
+import type { CommandContext } from '../shared/context.js';
 
 /** Who may call a method, from `core.get_methods`' `no_auth_required` and `roles`. */
 function access(item: { no_auth_required?: boolean; roles?: string[] }): string {

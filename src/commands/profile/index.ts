@@ -1,0 +1,10 @@
+import { defineNoun } from '../shared/declare.js';
+
+export const profileNoun = defineNoun({
+  summary: 'list, select and remove saved profiles',
+  verbs: {
+    list: () => import('./list.js').then((m) => m.profileListCommand),
+    use: () => import('./use.js').then((m) => m.profileUseCommand),
+    remove: () => import('./remove.js').then((m) => m.profileRemoveCommand),
+  },
+});

@@ -1,0 +1,168 @@
+import type { CommandContext } from './context.js';
+import type { CommandResult } from './render.js';
+
+/**
+ * How a verb declares itself: its arguments, options, examples and run function in one object,
+ * in its own file (as wrangler's `createCommand` and gh's `NewCmdX` do). The types of the values
+ * `run` receives are inferred from the declaration, so a flag is added in one place.
+ *
+ * An option's flag comes from its key: `dryRun` is `--dry-run` (commander's own camel-casing,
+ * read backwards), so the name a verb reads is the name the user types.
+ */
+
+/** Values a shell can complete for an argument or option (see `stor completion`). */
+export type Completion = 'file' | 'directory' | 'profile' | 'privilege' | 'method' | 'remote-path' | 'dataset';
+
+interface OptionBase {
+  description: string;
+  /** Single-letter alias, e.g. `y` for `-y, --yes`. */
+  short?: string;
+  /** Keys of options that cannot be given together with this one. */
+  conflicts?: readonly string[];
+  hidden?: boolean;
+}
+
+/** `--all`: true when given, false otherwise. */
+export interface FlagOption extends OptionBase {
+  type: 'flag';
+}
+
+/** `--web-shell` / `--no-web-shell`: true, false, or undefined when neither is given. */
+export interface ToggleOption extends OptionBase {
+  type: 'toggle';
+  /** What the `--no-` form does. */
+  offDescription: string;
+}
+
+/** `--roles A,B --roles C`: repeatable, comma-separated; the items in order, or undefined. */
+export interface ListOption extends OptionBase {
+  type: 'list';
+  placeholder: string;
+  complete?: Completion;
+}
+
+/** `--mode <bits>`: one value, parsed; `Required` when it has a default. */
+export interface ValueOption<T, Required extends boolean> extends OptionBase {
+  type: 'value';
+  placeholder: string;
+  parse?: (raw: string) => T;
+  choices?: readonly string[];
+  default?: T;
+  /** Only for the type: whether a value is always present. */
+  readonly required?: Required;
+  complete?: Completion;
+}
+
+export type OptionSpec = FlagOption | ToggleOption | ListOption | ValueOption<unknown, boolean>;
+export type OptionSpecs = Record<string, OptionSpec>;
+
+type OptionValue<S> = S extends FlagOption
+  ? boolean
+  : S extends ToggleOption
+    ? boolean | undefined
+    : S extends ListOption
+      ? string[] | undefined
+      : S extends ValueOption<infer T, infer R>
+        ? R extends true
+          ? T
+          : T | undefined
+        : never;
+
+/** The parsed options of a declaration. */
+export type OptionValues<O extends OptionSpecs> = { -readonly [K in keyof O]: OptionValue<O[K]> };
+
+type More = Pick<OptionBase, 'short' | 'conflicts' | 'hidden'>;
+
+export const flag = (description: string, more: More = {}): FlagOption => ({ type: 'flag', description, ...more });
+
+export const toggle = (description: string, offDescription: string, more: More = {}): ToggleOption => ({ type: 'toggle', description, offDescription, ...more });
+
+export const list = (placeholder: string, description: string, more: More & { complete?: Completion } = {}): ListOption => ({
+  type: 'list',
+  placeholder,
+  description,
+  ...more,
+});
+
+type ValueMore<T> = More & { parse?: (raw: string) => T; complete?: Completion };
+
+export function value(placeholder: string, description: string, more?: ValueMore<string>): ValueOption<string, false>;
+export function value<T>(placeholder: string, description: string, more: ValueMore<T> & { parse: (raw: string) => T }): ValueOption<T, false>;
+export function value<T>(placeholder: string, description: string, more: ValueMore<T> & { default: T }): ValueOption<T, true>;
+export function value<T>(placeholder: string, description: string, more: ValueMore<T> & { default?: T } = {}): ValueOption<T, boolean> {
+  return { type: 'value', placeholder, description, ...more };
+}
+
+/** One of a fixed set of words, typed as that set. */
+export function choice<const C extends readonly string[]>(choices: C, placeholder: string, description: string, more: More = {}): ValueOption<C[number], false> {
+  return { type: 'value', placeholder, description, choices, ...more };
+}
+
+export interface ArgSpec {
+  description: string;
+  required: boolean;
+  variadic: boolean;
+  complete?: Completion;
+}
+interface RequiredArg extends ArgSpec {
+  required: true;
+  variadic: false;
+}
+interface OptionalArg extends ArgSpec {
+  required: false;
+  variadic: false;
+}
+interface VariadicArg extends ArgSpec {
+  variadic: true;
+}
+
+export const arg = {
+  required: (description: string, complete?: Completion): RequiredArg => ({ description, required: true, variadic: false, ...(complete ? { complete } : {}) }),
+  optional: (description: string, complete?: Completion): OptionalArg => ({ description, required: false, variadic: false, ...(complete ? { complete } : {}) }),
+  /** The rest of the arguments; `required` means at least one. */
+  variadic: (description: string, required: boolean, complete?: Completion): VariadicArg => ({ description, required, variadic: true, ...(complete ? { complete } : {}) }),
+};
+
+export type ArgSpecs = Record<string, ArgSpec>;
+
+type ArgValue<A> = A extends VariadicArg ? string[] : A extends RequiredArg ? string : string | undefined;
+
+/** The parsed positional arguments of a declaration, by name. */
+export type ArgValues<A extends ArgSpecs> = { -readonly [K in keyof A]: ArgValue<A[K]> };
+
+export interface CommandSpec<A extends ArgSpecs = ArgSpecs, O extends OptionSpecs = OptionSpecs, R = unknown> {
+  /** One line, lower case, no full stop: shown in the parent's list and atop the verb's help. */
+  summary: string;
+  /** Positional arguments, in order. */
+  args?: A;
+  options?: O;
+  /** Command lines shown under "Examples:". */
+  examples: readonly string[];
+  /** Paragraphs shown after the examples. */
+  notes?: string;
+  /**
+   * More help that only the target can give (`stor call --help` lists its methods); asked for
+   * only when this verb's help is shown.
+   */
+  targetHelp?: (ctx: CommandContext) => Promise<string | null>;
+  run(ctx: CommandContext, args: ArgValues<A>, options: OptionValues<O>): Promise<CommandResult<R>> | CommandResult<R>;
+}
+
+/** Declares a verb; the identity function that gives `run` its inferred types. */
+export function defineCommand<const A extends ArgSpecs = {}, const O extends OptionSpecs = {}, R = unknown>(spec: CommandSpec<A, O, R>): CommandSpec<A, O, R> {
+  return spec;
+}
+
+/** A verb's module, loaded only when that verb runs (or its help or completion is needed). */
+export type LoadCommand = () => Promise<CommandSpec<any, any, any>>;
+
+/** A noun (`privilege`) and its verbs, each loaded on demand. */
+export interface NounSpec {
+  summary: string;
+  verbs: Record<string, LoadCommand>;
+}
+
+export const defineNoun = (spec: NounSpec): NounSpec => spec;
+
+/** `dryRun` → `dry-run`. */
+export const kebab = (key: string): string => key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);

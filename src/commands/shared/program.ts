@@ -1,0 +1,154 @@
+import { Command, InvalidArgumentError, Option, type HelpContext } from 'commander';
+import type { CommandContext } from './context.js';
+import { kebab, type ArgSpecs, type CommandSpec, type LoadCommand, type NounSpec, type OptionSpecs } from './declare.js';
+import type { CommandResult } from './render.js';
+
+/**
+ * A noun (or the root) with no verb given asks for help: it goes to stdout and exits 0, instead
+ * of commander's usage error on stderr.
+ */
+export class StorCommand extends Command {
+  override createCommand(name?: string): StorCommand {
+    return new StorCommand(name);
+  }
+
+  override help(context?: HelpContext): never;
+  override help(cb: (str: string) => string): never;
+  override help(context?: HelpContext | ((str: string) => string)): never {
+    if (typeof context === 'object' && context.error && this.commands.length > 0 && this.args.length === 0) return super.help();
+    return super.help(context as HelpContext);
+  }
+}
+
+/** The root's table: a top-level verb's loader, or a noun with its verbs. */
+export type Entry = { kind: 'verb'; load: LoadCommand } | { kind: 'noun'; noun: NounSpec };
+
+/** What the command line names, found before commander parses it, so only that verb loads. */
+export interface CommandPath {
+  /** The top-level word (`privilege`, `whoami`), if any. */
+  top?: string;
+  /** The verb under a noun (`fix`), if any. */
+  verb?: string;
+  /** `stor help <topic…>`: the words after `help`. */
+  helpTopic?: string[];
+}
+
+/**
+ * Finds the command words in `argv`, skipping global options and their values: `valueFlags`
+ * are the global flags that take a value (`--url X`; `--url=X` carries its own).
+ */
+export function findCommandPath(argv: readonly string[], valueFlags: ReadonlySet<string>): CommandPath {
+  const words: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') break;
+    if (a.startsWith('-')) {
+      if (valueFlags.has(a)) i++;
+      continue;
+    }
+    words.push(a);
+    if (words.length === 2 && words[0] !== 'help') break;
+  }
+  if (words[0] === 'help') return { helpTopic: argv.slice(argv.indexOf('help') + 1).filter((a) => !a.startsWith('-')) };
+  return { ...(words[0] !== undefined ? { top: words[0] } : {}), ...(words[1] !== undefined ? { verb: words[1] } : {}) };
+}
+
+/** Repeatable option values collect in order. */
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+/** Adds declared options to a commander command. Flags get no default, so help shows no "(default: false)". */
+export function addOptions(cmd: Command, specs: OptionSpecs): void {
+  for (const [key, spec] of Object.entries(specs)) {
+    const long = `--${kebab(key)}`;
+    const names = spec.short ? `-${spec.short}, ${long}` : long;
+    const option = spec.type === 'flag' || spec.type === 'toggle' ? new Option(names, spec.description) : new Option(`${names} ${spec.placeholder}`, spec.description);
+    if (spec.conflicts) option.conflicts([...spec.conflicts]);
+    if (spec.hidden) option.hideHelp();
+    if (spec.type === 'list') option.argParser(collect);
+    if (spec.type === 'value') {
+      if (spec.choices) option.choices([...spec.choices]);
+      if (spec.parse) option.argParser(wrapParse(spec.parse));
+      if (spec.default !== undefined) option.default(spec.default);
+    }
+    cmd.addOption(option);
+    if (spec.type === 'toggle') cmd.addOption(new Option(`--no-${kebab(key)}`, spec.offDescription));
+  }
+}
+
+/** A parse function's own usage errors keep their codes; anything else reads as commander's "invalid argument". */
+function wrapParse<T>(parse: (raw: string) => T): (raw: string) => T {
+  return (raw) => {
+    try {
+      return parse(raw);
+    } catch (err) {
+      if (err instanceof InvalidArgumentError || (err as { kind?: unknown }).kind !== undefined) throw err;
+      throw new InvalidArgumentError(err instanceof Error ? err.message : String(err));
+    }
+  };
+}
+
+/** Flags not given are false, so verbs never see undefined for a flag. */
+function withFlagDefaults(specs: OptionSpecs, given: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...given };
+  for (const [key, spec] of Object.entries(specs)) if (spec.type === 'flag') out[key] ??= false;
+  return out;
+}
+
+const examples = (lines: readonly string[]) => (lines.length ? `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n` : '');
+
+export interface Runner {
+  /** The command's context, built from the parsed global options. */
+  context(cmd: Command): CommandContext;
+  onResult(result: CommandResult): void;
+  /** Filled in by `targetHelp` before the verb's help is shown. */
+  wantsHelp: boolean;
+}
+
+/** Turns one declaration into a commander command under `parent`. */
+export function addVerb(parent: Command, name: string, spec: CommandSpec<ArgSpecs, OptionSpecs>, runner: Runner): Command {
+  const cmd = parent.command(name).summary(spec.summary).description(spec.summary);
+  const argNames = Object.keys(spec.args ?? {});
+  for (const [argName, a] of Object.entries(spec.args ?? {})) {
+    const label = a.variadic ? `${argName}...` : argName;
+    cmd.argument(a.required ? `<${label}>` : `[${label}]`, a.description);
+  }
+  addOptions(cmd, spec.options ?? {});
+  let targetText: string | null = null;
+  cmd.addHelpText('after', () => examples(spec.examples) + (spec.notes ? `\n${spec.notes.trimEnd()}\n` : '') + (targetText ? `\n${targetText}\n` : ''));
+  if (spec.targetHelp && runner.wantsHelp) {
+    const ask = spec.targetHelp;
+    parent.hook('preSubcommand', async (_parent, sub) => {
+      if (sub === cmd) targetText = await ask(runner.context(parent));
+    });
+  }
+  cmd.action(async (...params: unknown[]) => {
+    const self = params.at(-1) as Command;
+    const given = params.at(-2) as Record<string, unknown>;
+    const args = Object.fromEntries(argNames.map((n, i) => [n, params[i]]));
+    const ctx = runner.context(self);
+    runner.onResult(await spec.run(ctx, args as never, withFlagDefaults(spec.options ?? {}, given) as never));
+  });
+  return cmd;
+}
+
+/** Loads the verbs `path` needs: the one named, or all of them when it names none or an unknown one. */
+export async function loadFor(path: CommandPath, entries: Record<string, Entry>): Promise<Map<string, CommandSpec<any, any, any>>> {
+  const topic = path.helpTopic ? { top: path.helpTopic[0], verb: path.helpTopic[1] } : path;
+  const wanted: [string, LoadCommand][] = [];
+  const entry = topic.top !== undefined ? entries[topic.top] : undefined;
+  if (entry?.kind === 'verb') wanted.push([topic.top!, entry.load]);
+  else if (entry?.kind === 'noun') {
+    const one = topic.verb !== undefined ? entry.noun.verbs[topic.verb] : undefined;
+    if (one) wanted.push([`${topic.top} ${topic.verb}`, one]);
+    else for (const [verb, load] of Object.entries(entry.noun.verbs)) wanted.push([`${topic.top} ${verb}`, load]);
+  } else {
+    for (const [top, e] of Object.entries(entries)) {
+      if (e.kind === 'verb') wanted.push([top, e.load]);
+      else for (const [verb, load] of Object.entries(e.noun.verbs)) wanted.push([`${top} ${verb}`, load]);
+    }
+  }
+  const loaded = await Promise.all(wanted.map(async ([key, load]) => [key, await load()] as const));
+  return new Map(loaded);
+}

@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { runStor } from '../helpers/run-stor.js';
+import { spawnStor } from '../helpers/bin.js';
+import { readFileSync } from 'node:fs';
+
+const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+describe('help and discovery', () => {
+  it('bare `stor` prints the command list on stdout and exits 0', async () => {
+    const r = await runStor([]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toContain('Usage: stor');
+    for (const word of ['whoami', 'privilege', 'dataset', 'upload', 'completion', 'help']) expect(r.stdout).toMatch(new RegExp(`^  ${word}\\b`, 'm'));
+  });
+
+  it('a noun alone shows its verbs on stdout; an unknown verb exits 2 with a suggestion', async () => {
+    const noun = await runStor(['privilege']);
+    expect(noun.code).toBe(0);
+    expect(noun.stdout).toContain('Usage: stor privilege');
+    expect(noun.stdout).toMatch(/^  fix \[options\] \[privilege\]/m);
+    const wrong = await runStor(['privilege', 'fixx']);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain("unknown command 'fixx'");
+    expect(wrong.stderr).toContain('Did you mean fix?');
+  });
+
+  it('`stor help privilege fix` shows that verb, not the noun', async () => {
+    const r = await runStor(['help', 'privilege', 'fix']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Usage: stor privilege fix [options] [privilege]');
+    expect(r.stdout).toContain('--drop-self-including');
+    expect(r.stdout).toContain('$ stor privilege fix ops --dry-run');
+  });
+
+  it('an unknown help topic exits 2 and names it', async () => {
+    const r = await runStor(['help', 'privilege', 'nosuch']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('no help topic "privilege nosuch"');
+  });
+
+  it('a verb\'s help lists the global options, and no flag shows "(default: false)"', async () => {
+    const r = await runStor(['whoami', '--help']);
+    expect(r.stdout).toContain('Global Options:');
+    for (const flag of ['--json', '--url <url>', '--profile <name>', '--timeout <seconds>', '-v, --verbose']) expect(r.stdout).toContain(flag);
+    for (const argv of [[], ['privilege', 'fix', '--help'], ['dataset', 'delete', '--help'], ['serve', '--help'], ['login', '--help']]) {
+      expect((await runStor([...argv, ...(argv.length ? [] : ['--help'])])).stdout).not.toContain('(default: false)');
+    }
+  });
+
+  it('--version is right wherever it appears, in-process and from the bundle', async () => {
+    for (const argv of [['--version'], ['--verbose', '--version'], ['-v', '-V'], ['--json', '--version']]) {
+      const r = await runStor(argv);
+      expect(r.stdout.trim(), argv.join(' ')).toBe(version);
+      const spawned = await spawnStor(argv);
+      expect(spawned.stdout.trim(), `bin ${argv.join(' ')}`).toBe(version);
+    }
+  });
+
+  it('usage errors under --json are JSON on stderr, exit 2', async () => {
+    for (const argv of [['--json', 'whoami', '--jsno'], ['upload', '--json'], ['--json', 'nosuch'], ['--json', 'help', 'nosuch']]) {
+      const r = await runStor(argv);
+      expect(r.code, argv.join(' ')).toBe(2);
+      const doc = JSON.parse(r.stderr) as { error: { code: string; kind: string; message: string } };
+      expect(doc.error.kind).toBe('usage');
+      expect(doc.error.message.length).toBeGreaterThan(0);
+    }
+  });
+});
