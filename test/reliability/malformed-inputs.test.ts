@@ -695,7 +695,13 @@ const hostile: { name: string; params: unknown[]; error: (canary: string) => str
     error: () => '[EINVAL] /mnt/tank/dangling.txt: path passes through a dangling symlink',
     escapes: (c) => [`${c}/missing.txt`],
   },
-  { name: 'a relative symlink ../.. in the pool', params: ['/mnt/tank/up/x'], error: () => '[EXDEV] /mnt/tank/up/x: path passes through a symlink that leaves the pool', escapes: () => [join(stateDir, '../x')] },
+  {
+    name: 'a relative symlink ../.. in the pool',
+    // A name no other process on the machine can have made, on either side of the link.
+    params: [`/mnt/tank/up/stor-up-${UNIQUE}`],
+    error: () => `[EXDEV] /mnt/tank/up/stor-up-${UNIQUE}: path passes through a symlink that leaves the pool`,
+    escapes: () => [join(stateDir, `stor-up-${UNIQUE}`), join(stateDir, `../stor-up-${UNIQUE}`)],
+  },
 ];
 
 describe('POST /_upload/: malformed bodies', () => {
