@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { StorError } from '../../core/errors.js';
+import { E } from '../../core/error-catalogue.js';
 import type { CommandResult } from '../shared/render.js';
 
 interface Node {
@@ -59,6 +60,6 @@ export function completion(program: Command, shell: string): CommandResult<strin
   let script: string;
   if (shell === 'bash') script = bashScript(program);
   else if (shell === 'zsh') script = `# zsh completion for stor; load with: source <(stor completion zsh)\nautoload -U +X bashcompinit && bashcompinit\n${bashScript(program)}`;
-  else throw new StorError('usage', 'UNKNOWN_SHELL', `no completion for ${JSON.stringify(shell)}; choose bash or zsh`);
+  else throw new StorError(E.UNKNOWN_SHELL, `no completion for ${JSON.stringify(shell)}; choose bash or zsh`);
   return { data: script, view: { kind: 'lines', lines: [script.trimEnd()] } };
 }
