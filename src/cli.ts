@@ -1,6 +1,7 @@
 import { CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import { RpcError, RPC_CODE, StorError, classifyRpcError } from './core/errors.js';
+import { E } from './core/error-catalogue.js';
 import { buildProgram } from './commands/index.js';
 import type { CommandContext } from './commands/shared/context.js';
 import { EXIT, EXIT_FOR_KIND } from './commands/shared/exit-codes.js';
@@ -46,10 +47,10 @@ function describeError(err: unknown): { code: number; kind: string; errorCode: s
   }
   if (err instanceof Error && err.name === 'ExitPromptError') {
     // Ctrl-C at a prompt: nothing was changed.
-    return { code: EXIT.INTERRUPTED, kind: 'interrupted', errorCode: 'INTERRUPTED', message: 'interrupted; nothing was changed' };
+    return { code: EXIT_FOR_KIND[E.INTERRUPTED.kind], kind: E.INTERRUPTED.kind, errorCode: E.INTERRUPTED.code, message: 'interrupted; nothing was changed' };
   }
   const message = err instanceof Error ? err.message : String(err);
-  return { code: EXIT.FAILED, kind: 'internal', errorCode: 'INTERNAL', message, hint: 'this is a bug in stor; please report it with the command you ran' };
+  return { code: EXIT_FOR_KIND[E.INTERNAL.kind], kind: E.INTERNAL.kind, errorCode: E.INTERNAL.code, message, hint: 'this is a bug in stor; please report it with the command you ran' };
 }
 
 /**
@@ -79,7 +80,7 @@ export async function run(argv: readonly string[], io: IO): Promise<number> {
     }
     const d =
       err instanceof CommanderError
-        ? { code: EXIT.USAGE, kind: 'usage', errorCode: 'USAGE', message: usageError!, hint: 'see `stor help <command>`, e.g. `stor help upload`' }
+        ? { code: EXIT.USAGE, kind: 'usage', errorCode: E.USAGE.code, message: usageError!, hint: 'see `stor help <command>`, e.g. `stor help upload`' }
         : describeError(err);
     if (ctx?.globals.json ?? json) {
       io.stderr.write(`${escapeJson(JSON.stringify({ error: { code: d.errorCode, kind: d.kind, message: d.message, ...(d.hint ? { hint: d.hint } : {}), ...('details' in d && d.details ? { details: d.details } : {}) } }))}\n`);

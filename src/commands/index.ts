@@ -1,3 +1,4 @@
+import { E } from '../core/error-catalogue.js';
 import { StorError } from '../core/errors.js';
 import { CommandContext } from './shared/context.js';
 import { choice, flag, kebab, value, type CommandSpec, type OptionValues } from './shared/declare.js';
@@ -127,7 +128,7 @@ export async function buildProgram(argv: readonly string[], io: IO, hooks: Progr
       for (const word of words) {
         const sub = cmd.commands.find((c) => c.name() === word);
         if (!sub) {
-          throw new StorError('usage', 'UNKNOWN_HELP_TOPIC', `no help topic ${JSON.stringify(words.join(' '))}`, { hint: '`stor --help` lists the commands' });
+          throw new StorError(E.UNKNOWN_HELP_TOPIC, `no help topic ${JSON.stringify(words.join(' '))}`, { hint: '`stor --help` lists the commands' });
         }
         cmd = sub;
       }

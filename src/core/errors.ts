@@ -1,4 +1,5 @@
 import { constants } from 'node:os';
+import type { CatalogueEntry, ErrorCode } from './error-catalogue.js';
 
 /**
  * The error model shared by the appliance, the dispatcher, the transports and the CLI.
@@ -7,8 +8,9 @@ import { constants } from 'node:os';
  * - `RpcError`: a JSON-RPC error object exactly as a 25.10.1 appliance sends it (code, message and
  *   the "TrueNAS error" `data` of facts §1.4). The appliance throws these; the wire carries them;
  *   the remote transport rebuilds them, so callers see the same thing from either target.
- * - `StorError`: a client-side failure with a `kind` that says who must act. `src/cli.ts` maps
- *   kinds (and RpcErrors, through `classifyRpcError`) to exit codes, in one place.
+ * - `StorError`: a client-side failure, one of the codes in `src/core/error-catalogue.ts`, whose
+ *   `kind` says who must act. `src/cli.ts` maps kinds (and RpcErrors, through `classifyRpcError`)
+ *   to exit codes, in one place.
  */
 
 /** Linux errno values used by the appliance (facts file, preamble). */
@@ -247,20 +249,21 @@ export type StorErrorKind =
   | 'auth' // bad, revoked or expired key; login broken by a privilege (exit 4)
   | 'denied' // EACCES, 403 (exit 5)
   | 'check' // a check found problems (exit 6)
-  | 'interrupted'; // Ctrl-C (exit 130)
+  | 'interrupted' // Ctrl-C (exit 130)
+  | 'internal'; // a bug in stor (exit 1)
 
 export class StorError extends Error {
   override readonly name = 'StorError';
+  readonly kind: StorErrorKind;
+  /** Stable code for callers and `--json` error output, e.g. `LOCAL_FILE_MISSING`. */
+  readonly code: ErrorCode;
   readonly hint: string | undefined;
 
-  constructor(
-    readonly kind: StorErrorKind,
-    /** Stable code for callers and `--json` error output, e.g. `LOCAL_FILE_MISSING`. */
-    readonly code: string,
-    message: string,
-    options: { hint?: string; cause?: unknown } = {},
-  ) {
+  /** `error` comes from the catalogue (`E.LOCAL_FILE_MISSING`): it fixes the code and the kind together. */
+  constructor(error: CatalogueEntry, message: string, options: { hint?: string; cause?: unknown } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.kind = error.kind;
+    this.code = error.code;
     this.hint = options.hint;
   }
 }

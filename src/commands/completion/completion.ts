@@ -1,3 +1,4 @@
+import { E } from '../../core/error-catalogue.js';
 import { StorError } from '../../core/errors.js';
 import { arg, defineCommand, kebab, value, type ArgSpecs, type CommandSpec, type Completion, type OptionSpecs } from '../shared/declare.js';
 import type { CommandResult } from '../shared/render.js';
@@ -179,7 +180,7 @@ export const completionCommand = defineCommand({
     }
     const chosen = shell;
     if (chosen === undefined || !(SHELLS as readonly string[]).includes(chosen)) {
-      throw new StorError('usage', 'UNKNOWN_SHELL', `no completion for ${JSON.stringify(chosen ?? '')}; choose bash, zsh or fish`);
+      throw new StorError(E.UNKNOWN_SHELL, `no completion for ${JSON.stringify(chosen ?? '')}; choose bash, zsh or fish`);
     }
     const nodes = await commandNodes();
     const script =

@@ -1,6 +1,7 @@
 import { datasetProperty, type PoolDatasetEntry } from '../../core/contract/pool-dataset.js';
 import { malformedAnswer } from '../../core/contract/client.js';
 import { StorError } from '../../core/errors.js';
+import { E } from '../../core/error-catalogue.js';
 
 /** A dataset's comment: 25.10.x keeps it in `user_properties.comments`, present only when set. */
 export function commentOf(d: PoolDatasetEntry): string | null {
@@ -19,7 +20,7 @@ export function datasetId(ref: string): string {
   const id = ref.startsWith('/mnt/') ? ref.slice('/mnt/'.length) : ref;
   const trimmed = id.replace(/\/+$/, '');
   if (trimmed === '' || trimmed.startsWith('/')) {
-    throw new StorError('usage', 'BAD_DATASET', `not a dataset name or mountpoint: ${JSON.stringify(ref)}`, { hint: 'use e.g. tank/projects or /mnt/tank/projects' });
+    throw new StorError(E.BAD_DATASET, `not a dataset name or mountpoint: ${JSON.stringify(ref)}`, { hint: 'use e.g. tank/projects or /mnt/tank/projects' });
   }
   return trimmed;
 }

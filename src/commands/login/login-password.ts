@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { call } from '../../core/contract/client.js';
 import { ERRNO, RpcError, StorError } from '../../core/errors.js';
+import { E } from '../../core/error-catalogue.js';
 import { assertSecretMayTravel } from '../../core/transport/endpoint.js';
 import { passwordLogin } from '../../core/transport/login-strategies.js';
 import { RemoteTransport } from '../../core/transport/remote.js';
@@ -34,7 +35,7 @@ async function createKey(transport: RemoteTransport, username: string): Promise<
     } catch (err) {
       if (isNameTaken(err) && n < 10) continue;
       if (err instanceof RpcError && err.errno === ERRNO.EACCES) {
-        throw new StorError('denied', 'CANNOT_CREATE_KEY', `${username} logged in, but may not create an API key for itself (${err.reason})`, {
+        throw new StorError(E.CANNOT_CREATE_KEY, `${username} logged in, but may not create an API key for itself (${err.reason})`, {
           hint: 'creating one\'s own key takes READONLY_ADMIN, API_KEY_WRITE or FULL_ADMIN; or have an administrator create a key and use `stor login --api-key-stdin`',
           cause: err,
         });

@@ -3,6 +3,7 @@ import { configDirFrom } from '../../core/config/paths.js';
 import { ProfileStore, type Profile } from '../../core/config/profiles.js';
 import { call } from '../../core/contract/client.js';
 import { StorError } from '../../core/errors.js';
+import { E } from '../../core/error-catalogue.js';
 import { assertSecretMayTravel, parseEndpoint, type Endpoint } from '../../core/transport/endpoint.js';
 import { openTarget, type CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
@@ -44,7 +45,7 @@ export interface ConnectionSettings {
 export async function login(ctx: CommandContext, options: LoginOptions): Promise<CommandResult<LoginResult>> {
   const url = ctx.globals.url ?? ctx.io.env.STOR_URL;
   if (!url) {
-    throw new StorError('usage', 'NO_URL', 'which appliance? pass --url (e.g. --url wss://nas.example.com) or set STOR_URL');
+    throw new StorError(E.NO_URL, 'which appliance? pass --url (e.g. --url wss://nas.example.com) or set STOR_URL');
   }
   const caPath = ctx.globals.ca ? resolve(ctx.io.cwd, ctx.globals.ca) : undefined;
   const settings: ConnectionSettings = {
@@ -59,7 +60,7 @@ export async function login(ctx: CommandContext, options: LoginOptions): Promise
     return saveProfile(ctx, settings, apiKey, username, keyName);
   }
   if (options.passwordStdin) {
-    throw new StorError('usage', 'NO_USERNAME', '--password-stdin needs --username: whose password is it?');
+    throw new StorError(E.NO_USERNAME, '--password-stdin needs --username: whose password is it?');
   }
   // Refuse before a prompt or a connection: a key in clear over the network gets revoked.
   assertSecretMayTravel(settings.endpoint, 'an API key');

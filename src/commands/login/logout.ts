@@ -1,6 +1,7 @@
 import { configDirFrom } from '../../core/config/paths.js';
 import { ProfileStore } from '../../core/config/profiles.js';
 import { StorError } from '../../core/errors.js';
+import { E } from '../../core/error-catalogue.js';
 import type { CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
 import { defineCommand } from '../shared/declare.js';
@@ -16,7 +17,7 @@ export async function logout(ctx: CommandContext): Promise<CommandResult<LogoutR
   const store = new ProfileStore(configDirFrom(ctx.io.env));
   const doc = await store.read();
   const name = ctx.globals.profile ?? ctx.io.env.STOR_PROFILE ?? doc.current;
-  if (!name) throw new StorError('usage', 'NOT_LOGGED_IN', 'no profile is current; nothing to log out of', { hint: 'name one with --profile' });
+  if (!name) throw new StorError(E.NOT_LOGGED_IN, 'no profile is current; nothing to log out of', { hint: 'name one with --profile' });
   const wasCurrent = await store.remove(name);
   const data: LogoutResult = { profile: name, was_current: wasCurrent };
   const after = wasCurrent ? ' Commands now use the embedded appliance until you log in or pick a profile.' : '';

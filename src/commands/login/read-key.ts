@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { StorError } from '../../core/errors.js';
+import { E } from '../../core/error-catalogue.js';
 import { API_KEY_PATTERN } from '../../core/store/secrets.js';
 import type { CommandContext } from '../shared/context.js';
 import { readStdin } from '../shared/stdin.js';
@@ -21,7 +22,7 @@ export async function readApiKey(ctx: CommandContext, options: KeySourceOptions)
     try {
       key = readFileSync(path, 'utf8');
     } catch (err) {
-      throw new StorError('usage', 'KEY_FILE_UNREADABLE', `cannot read the key file ${path}: ${(err as Error).message}`);
+      throw new StorError(E.KEY_FILE_UNREADABLE, `cannot read the key file ${path}: ${(err as Error).message}`);
     }
     if ((statSync(path).mode & 0o077) !== 0) ctx.note(`stor: warning: ${path} is readable by other users; consider chmod 600`);
   } else if (options.apiKeyStdin) {
@@ -35,13 +36,13 @@ export async function readApiKey(ctx: CommandContext, options: KeySourceOptions)
       { input: ctx.io.stdin, output: ctx.io.stderr as unknown as NodeJS.WritableStream },
     );
   } else {
-    throw new StorError('usage', 'NO_API_KEY', 'no API key given', {
+    throw new StorError(E.NO_API_KEY, 'no API key given', {
       hint: 'pass --api-key-file <file> or --api-key-stdin, or set STOR_API_KEY (a prompt appears only on a terminal)',
     });
   }
   key = key.trim();
   if (!API_KEY_PATTERN.test(key)) {
-    throw new StorError('usage', 'MALFORMED_KEY', 'that is not an API key: expected <id>-<64 letters and digits>', {
+    throw new StorError(E.MALFORMED_KEY, 'that is not an API key: expected <id>-<64 letters and digits>', {
       hint: 'copy the whole key shown when it was created (e.g. by `stor call api_key.create`)',
     });
   }

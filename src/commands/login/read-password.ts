@@ -1,4 +1,5 @@
 import { StorError } from '../../core/errors.js';
+import { E } from '../../core/error-catalogue.js';
 import type { OtpSource } from '../../core/transport/login-strategies.js';
 import type { CommandContext } from '../shared/context.js';
 import { readStdin } from '../shared/stdin.js';
@@ -16,7 +17,7 @@ export interface PasswordInput {
 const promptStreams = (ctx: CommandContext) => ({ input: ctx.io.stdin, output: ctx.io.stderr as unknown as NodeJS.WritableStream });
 
 function otpNeeded(username: string): StorError {
-  return new StorError('usage', 'OTP_NEEDED', `${username} has two-factor authentication, and no one-time code was given`, {
+  return new StorError(E.OTP_NEEDED, `${username} has two-factor authentication, and no one-time code was given`, {
     hint: 'pipe the code as the second line of standard input, after the password (--password-stdin), or run on a terminal to be prompted',
   });
 }
@@ -30,7 +31,7 @@ export async function readPassword(ctx: CommandContext, username: string, option
   if (options.passwordStdin) {
     const [password = '', code = ''] = (await readStdin(ctx)).split(/\r?\n/);
     if (password === '') {
-      throw new StorError('usage', 'NO_PASSWORD', 'standard input held no password', {
+      throw new StorError(E.NO_PASSWORD, 'standard input held no password', {
         hint: 'give the password on the first line (and the one-time code, if the appliance asks for one, on the second)',
       });
     }
@@ -45,7 +46,7 @@ export async function readPassword(ctx: CommandContext, username: string, option
     };
   }
   if (!(ctx.io.stdin.isTTY && ctx.io.stderr.isTTY)) {
-    throw new StorError('usage', 'NO_PASSWORD', `no password given for ${username}`, {
+    throw new StorError(E.NO_PASSWORD, `no password given for ${username}`, {
       hint: 'pass --password-stdin and pipe the password in (a prompt appears only on a terminal)',
     });
   }

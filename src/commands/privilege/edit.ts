@@ -1,5 +1,6 @@
 import { queryItems } from '../../core/contract/client.js';
 import { StorError } from '../../core/errors.js';
+import { E } from '../../core/error-catalogue.js';
 import type { Transport } from '../../core/transport/transport.js';
 import type { CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
@@ -32,7 +33,7 @@ export async function resolveGids(t: Transport, refs: string[]): Promise<number[
   const groups = await queryItems(t, 'group.query', ['gid', 'name'], [], { select: ['gid', 'name'] });
   return refs.map((ref) => {
     const g = /^\d+$/.test(ref) ? groups.find((x) => x.gid === Number(ref)) : groups.find((x) => x.name === ref);
-    if (!g) throw new StorError('usage', 'UNKNOWN_GROUP', `no local group with name or gid ${JSON.stringify(ref)}`);
+    if (!g) throw new StorError(E.UNKNOWN_GROUP, `no local group with name or gid ${JSON.stringify(ref)}`);
     return g.gid;
   });
 }
@@ -45,14 +46,14 @@ export function checkRoles(ctx: CommandContext, roles: TargetRoles, list: string
   const h = healthOf(roles, list);
   const unknown = h.findings.filter((f) => f.kind === 'unknown');
   if (unknown.length > 0) {
-    throw new StorError('usage', 'UNKNOWN_ROLE', `not a role of this appliance: ${unknown.map((f) => f.role).join(', ')}`, {
+    throw new StorError(E.UNKNOWN_ROLE, `not a role of this appliance: ${unknown.map((f) => f.role).join(', ')}`, {
       hint: '`stor call privilege.roles` lists them',
     });
   }
   const why = (findings: typeof h.findings) => findings.map((f) => `[${f.index}] ${f.effect}`).join('; ');
   if (h.locksOut && !force) {
     const remedies = [...new Set(h.findings.filter((f) => f.locks_out).map((f) => f.remedy))].join('; ');
-    throw new StorError('failed', 'ROLE_LIST_LOCKS_OUT', `this role list would lock its users out on ${roles.model.name}: ${why(h.findings.filter((f) => f.locks_out))}`, {
+    throw new StorError(E.ROLE_LIST_LOCKS_OUT, `this role list would lock its users out on ${roles.model.name}: ${why(h.findings.filter((f) => f.locks_out))}`, {
       hint: `${remedies}; or --force to save it anyway`,
     });
   }

@@ -1,6 +1,7 @@
 import { escapeControls } from '../shared/escape.js';
 import { call } from '../../core/contract/client.js';
 import { RpcError, StorError } from '../../core/errors.js';
+import { E } from '../../core/error-catalogue.js';
 import { expandRoles, type RoleCatalogue } from '../../core/roles/index.js';
 import type { Transport } from '../../core/transport/transport.js';
 import type { CommandContext } from '../shared/context.js';
@@ -108,7 +109,7 @@ async function apply(t: Transport, catalogue: RoleCatalogue, fix: PrivilegeFix):
   const sameList = stored.roles.length === fix.after.length && stored.roles.every((r, i) => r === fix.after[i]);
   const effective = expandRoles(catalogue, stored.roles);
   if (!sameList || effective.size !== fix.effective_after) {
-    throw new StorError('failed', 'VERIFY_FAILED', `privilege ${fix.id} reads back as [${stored.roles.join(', ')}], not the list just written`, {
+    throw new StorError(E.VERIFY_FAILED, `privilege ${fix.id} reads back as [${stored.roles.join(', ')}], not the list just written`, {
       hint: 'another administrator may be editing it; run `stor privilege show` and try again',
     });
   }
@@ -116,15 +117,14 @@ async function apply(t: Transport, catalogue: RoleCatalogue, fix: PrivilegeFix):
 
 /** `stor privilege fix <id|name>` / `--all` */
 export async function privilegeFix(ctx: CommandContext, ref: string | undefined, options: FixOptions): Promise<CommandResult<FixResult>> {
-  if ((ref === undefined) === !options.all) throw new StorError('usage', 'FIX_TARGET', 'name one privilege (id or name), or pass --all');
+  if ((ref === undefined) === !options.all) throw new StorError(E.FIX_TARGET, 'name one privilege (id or name), or pass --all');
   let t: Transport;
   try {
     t = await ctx.transport();
   } catch (err) {
     if (err instanceof StorError && err.code === 'LOGIN_BROKEN_BY_PRIVILEGE') {
       throw new StorError(
-        'auth',
-        err.code,
+        E.LOGIN_BROKEN_BY_PRIVILEGE,
         `this identity cannot log in (${err.cause instanceof RpcError ? err.cause.reason : 'login failed'}): it is bound to a privilege whose role list breaks role expansion, so it cannot repair it`,
         {
           hint:

@@ -1,5 +1,6 @@
 import { queryItems, type Needed } from '../../core/contract/client.js';
 import { RpcError, StorError } from '../../core/errors.js';
+import { E } from '../../core/error-catalogue.js';
 import {
   analyzeRoleList,
   breaksLogin,
@@ -54,7 +55,7 @@ export async function findPrivilege(t: Transport, ref: string): Promise<Privileg
   const byId = /^\d+$/.test(ref) ? all.find((p) => p.id === Number(ref)) : undefined;
   const found = byId ?? all.find((p) => p.name === ref);
   if (!found) {
-    throw new StorError('failed', 'PRIVILEGE_NOT_FOUND', `no privilege with id or name ${JSON.stringify(ref)}`, {
+    throw new StorError(E.PRIVILEGE_NOT_FOUND, `no privilege with id or name ${JSON.stringify(ref)}`, {
       hint: '`stor privilege list` shows them all',
     });
   }

@@ -1,5 +1,6 @@
 import { call } from '../../core/contract/client.js';
 import { StorError } from '../../core/errors.js';
+import { E } from '../../core/error-catalogue.js';
 import type { CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
 import { checkRoles, editOptions, resolveGids, saved, splitList, type PrivilegeEditOptions, type PrivilegeSaved } from './edit.js';
@@ -19,7 +20,7 @@ export async function privilegeUpdate(ctx: CommandContext, ref: string, options:
   const groups = splitList(options.groups);
   if (groups !== undefined) change.local_groups = await resolveGids(t, groups);
   if (options.webShell !== undefined) change.web_shell = options.webShell;
-  if (Object.keys(change).length === 0) throw new StorError('usage', 'NOTHING_TO_UPDATE', 'say what to change: --name, --groups, --roles or --web-shell/--no-web-shell');
+  if (Object.keys(change).length === 0) throw new StorError(E.NOTHING_TO_UPDATE, 'say what to change: --name, --groups, --roles or --web-shell/--no-web-shell');
   const p = await call(t, 'privilege.update', [existing.id, change]);
   return saved(p, target);
 }

@@ -5,6 +5,7 @@ import { Appliance } from '../../core/appliance/appliance.js';
 import { EMULATIONS, emulationOf, SETTING_CHOICES, type ApplianceSettings, type EmulationName } from '../../core/appliance/settings.js';
 import { sweepStrayUploads } from '../../core/appliance/stray-uploads.js';
 import { StorError } from '../../core/errors.js';
+import { E } from '../../core/error-catalogue.js';
 import { isLoopbackHost } from '../../core/net/loopback.js';
 import { startServer } from '../../core/server/server.js';
 import { ADMIN_KEY_FILE } from '../../core/store/seed.js';
@@ -59,16 +60,16 @@ function readPem(path: string, what: string): Buffer {
   try {
     return readFileSync(path);
   } catch (err) {
-    throw new StorError('usage', 'TLS_FILE_UNREADABLE', `cannot read the TLS ${what} ${path}: ${(err as Error).message}`);
+    throw new StorError(E.TLS_FILE_UNREADABLE, `cannot read the TLS ${what} ${path}: ${(err as Error).message}`);
   }
 }
 
 /** `stor serve`: the emulated appliance on the network until SIGINT/SIGTERM. */
 export async function serve(ctx: CommandContext, options: ServeOptions): Promise<CommandResult<ServeResult>> {
   if ((options.tlsCert === undefined) !== (options.tlsKey === undefined)) {
-    throw new StorError('usage', 'TLS_HALF_CONFIGURED', '--tls-cert and --tls-key go together');
+    throw new StorError(E.TLS_HALF_CONFIGURED, '--tls-cert and --tls-key go together');
   }
-  if (!ctx.io.onSignal) throw new StorError('usage', 'NO_SIGNALS', 'stor serve runs until SIGINT or SIGTERM, and this process cannot receive them');
+  if (!ctx.io.onSignal) throw new StorError(E.NO_SIGNALS, 'stor serve runs until SIGINT or SIGTERM, and this process cannot receive them');
   const local = (path: string) => resolve(ctx.io.cwd, path);
   const tls = options.tlsCert && options.tlsKey ? { cert: readPem(local(options.tlsCert), 'certificate'), key: readPem(local(options.tlsKey), 'key') } : undefined;
   const stateDir = options.state !== undefined ? local(options.state) : ctx.stateDir;
@@ -98,7 +99,7 @@ export async function serve(ctx: CommandContext, options: ServeOptions): Promise
     appliance.close();
     const e = err as NodeJS.ErrnoException;
     if (e.code === 'EADDRINUSE' || e.code === 'EACCES' || e.code === 'EADDRNOTAVAIL') {
-      throw new StorError('failed', 'LISTEN_FAILED', `cannot listen on ${options.host}:${options.port}: ${e.code}`);
+      throw new StorError(E.LISTEN_FAILED, `cannot listen on ${options.host}:${options.port}: ${e.code}`);
     }
     throw err;
   }

@@ -20,4 +20,5 @@ export const EXIT_FOR_KIND: Record<StorErrorKind, number> = {
   denied: EXIT.DENIED,
   check: EXIT.CHECK,
   interrupted: EXIT.INTERRUPTED,
+  internal: EXIT.FAILED,
 };

@@ -1,4 +1,5 @@
 import { StorError } from '../../core/errors.js';
+import { E } from '../../core/error-catalogue.js';
 
 const SPECIAL_BITS = 0o7000;
 
@@ -17,7 +18,7 @@ export function parseMode(text: string): { mode: number; warning?: string } {
     mode = parseInt(text, 10);
     if (mode > 0o777) {
       const asOctal = /^[0-7]+$/.test(text) ? parseInt(text, 8) : undefined;
-      throw new StorError('usage', 'BAD_MODE', `--mode ${text} in decimal is more than 511 (0777): special bits need explicit octal`, {
+      throw new StorError(E.BAD_MODE, `--mode ${text} in decimal is more than 511 (0777): special bits need explicit octal`, {
         hint:
           asOctal !== undefined && asOctal <= 0o7777
             ? `for octal ${text} write --mode 0${text} (= ${asOctal} in decimal)`
@@ -26,7 +27,7 @@ export function parseMode(text: string): { mode: number; warning?: string } {
     }
   } else if (text === '0') mode = 0;
   else {
-    throw new StorError('usage', 'BAD_MODE', `--mode takes permission bits in decimal (420) or octal (0644, 0o644), not ${JSON.stringify(text)}`);
+    throw new StorError(E.BAD_MODE, `--mode takes permission bits in decimal (420) or octal (0644, 0o644), not ${JSON.stringify(text)}`);
   }
   if (mode === 0) return { mode, warning: '--mode 0 is ignored by the appliance (25.10.1 applies a mode only when it is not 0); the file keeps its default mode' };
   if (mode & SPECIAL_BITS) {

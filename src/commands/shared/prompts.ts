@@ -1,4 +1,5 @@
 import { StorError } from '../../core/errors.js';
+import { E } from '../../core/error-catalogue.js';
 import type { CommandContext } from './context.js';
 import { escapeControls } from './escape.js';
 
@@ -9,7 +10,7 @@ import { escapeControls } from './escape.js';
 export async function confirmChange(ctx: CommandContext, question: string, yes: boolean | undefined): Promise<void> {
   if (yes) return;
   if (!(ctx.io.stdin.isTTY && ctx.io.stderr.isTTY)) {
-    throw new StorError('usage', 'CONFIRMATION_REQUIRED', 'refusing to make changes without confirmation: not on a terminal', {
+    throw new StorError(E.CONFIRMATION_REQUIRED, 'refusing to make changes without confirmation: not on a terminal', {
       hint: 'add --yes to confirm, or --dry-run to only see what would change',
     });
   }
@@ -18,5 +19,5 @@ export async function confirmChange(ctx: CommandContext, question: string, yes: 
     { message: escapeControls(question), default: false },
     { input: ctx.io.stdin, output: ctx.io.stderr as unknown as NodeJS.WritableStream },
   );
-  if (!ok) throw new StorError('failed', 'DECLINED', 'nothing was changed');
+  if (!ok) throw new StorError(E.DECLINED, 'nothing was changed');
 }

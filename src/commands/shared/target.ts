@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { ProfileStore, unknownProfile } from '../../core/config/profiles.js';
 import { configDirFrom, stateDirFrom } from '../../core/config/paths.js';
 import { StorError } from '../../core/errors.js';
+import { E } from '../../core/error-catalogue.js';
 import { parseEndpoint, type Endpoint } from '../../core/transport/endpoint.js';
 import type { IO } from './io.js';
 
@@ -57,7 +58,7 @@ export async function resolveTarget(opts: TargetOptions, io: IO): Promise<Target
   const endpoint = parseEndpoint(url ?? profile!.url);
   const apiKey = envKey ?? profile?.apiKey;
   if (!apiKey) {
-    throw new StorError('usage', 'NO_API_KEY', `no API key for ${endpoint.display}`, {
+    throw new StorError(E.NO_API_KEY, `no API key for ${endpoint.display}`, {
       hint: `run \`stor login --url ${endpoint.display}\`, or set STOR_API_KEY`,
     });
   }
@@ -80,7 +81,7 @@ function keepaliveFrom(value: string | undefined): number | undefined {
   if (value === undefined || value.trim() === '') return undefined;
   const n = Number(value);
   if (!Number.isFinite(n) || n < 0) {
-    throw new StorError('usage', 'BAD_KEEPALIVE', `STOR_WS_KEEPALIVE takes a number of seconds (0 for no pings), not ${JSON.stringify(value)}`);
+    throw new StorError(E.BAD_KEEPALIVE, `STOR_WS_KEEPALIVE takes a number of seconds (0 for no pings), not ${JSON.stringify(value)}`);
   }
   return n;
 }
@@ -91,7 +92,7 @@ export function readCa(path: string): Buffer {
   try {
     pem = readFileSync(path);
   } catch (err) {
-    throw new StorError('usage', 'CA_UNREADABLE', `cannot read the CA file ${path}: ${(err as Error).message}`);
+    throw new StorError(E.CA_UNREADABLE, `cannot read the CA file ${path}: ${(err as Error).message}`);
   }
   const certs = pem.toString('latin1').match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
   const valid = certs.filter((c) => {
@@ -103,7 +104,7 @@ export function readCa(path: string): Buffer {
     }
   });
   if (valid.length === 0 || valid.length !== certs.length) {
-    throw new StorError('usage', 'CA_INVALID', `the CA file ${path} holds no usable PEM certificate${certs.length > valid.length && valid.length > 0 ? ' (some do not parse)' : ''}`, {
+    throw new StorError(E.CA_INVALID, `the CA file ${path} holds no usable PEM certificate${certs.length > valid.length && valid.length > 0 ? ' (some do not parse)' : ''}`, {
       hint: 'give the PEM file of the CA that signed the appliance certificate (-----BEGIN CERTIFICATE----- …)',
     });
   }

@@ -1,4 +1,5 @@
 import { StorError } from '../../core/errors.js';
+import { E } from '../../core/error-catalogue.js';
 import type { Transport } from '../../core/transport/transport.js';
 import { targetEmulation } from '../shared/emulation.js';
 
@@ -21,5 +22,5 @@ export async function explainForbidden(t: Transport, err: StorError): Promise<St
         : 'TrueNAS 25.10.1 authorizes an upload as a call of filesystem.put, whose only role is FULL_ADMIN: ' +
           'FILESYSTEM_DATA_WRITE and the other filesystem roles do not pass it. Upload with the key of a user ' +
           'whose privilege grants FULL_ADMIN';
-  return new StorError(err.kind, err.code, err.message, { hint, cause: err });
+  return new StorError(E.UPLOAD_FORBIDDEN, err.message, { hint, cause: err });
 }

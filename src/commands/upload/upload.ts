@@ -3,6 +3,7 @@ import { basename, resolve } from 'node:path';
 import { call } from '../../core/contract/client.js';
 import type { ResultOf } from '../../core/contract/index.js';
 import { RpcError, StorError } from '../../core/errors.js';
+import { E } from '../../core/error-catalogue.js';
 import type { Transport } from '../../core/transport/transport.js';
 import type { CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
@@ -53,9 +54,9 @@ function localFiles(ctx: CommandContext, files: string[]): { path: string; size:
     try {
       st = statSync(path);
     } catch {
-      throw new StorError('usage', 'LOCAL_FILE_MISSING', `no such local file: ${f}`);
+      throw new StorError(E.LOCAL_FILE_MISSING, `no such local file: ${f}`);
     }
-    if (!st.isFile()) throw new StorError('usage', 'LOCAL_NOT_A_FILE', `not a regular file: ${f}`);
+    if (!st.isFile()) throw new StorError(E.LOCAL_NOT_A_FILE, `not a regular file: ${f}`);
     return { path, size: st.size };
   });
 }
@@ -71,7 +72,7 @@ async function destinations(t: Transport, target: string, names: string[]): Prom
   const st = await statOrNull(t, target);
   if (st?.type === 'DIRECTORY') return names.map(join);
   if (names.length > 1) {
-    throw new StorError('usage', 'TARGET_NOT_A_DIRECTORY', `several files go to a directory; ${target} is ${st ? 'a file' : 'missing'}`, {
+    throw new StorError(E.TARGET_NOT_A_DIRECTORY, `several files go to a directory; ${target} is ${st ? 'a file' : 'missing'}`, {
       hint: `end the target with / to create it: ${target}/`,
     });
   }
@@ -80,7 +81,7 @@ async function destinations(t: Transport, target: string, names: string[]): Prom
 
 /** `stor upload <file…> <target>` */
 export async function upload(ctx: CommandContext, args: string[], options: UploadOptions): Promise<CommandResult<UploadResult[]>> {
-  if (args.length < 2) throw new StorError('usage', 'MISSING_TARGET', 'give one or more local files and a target path on the appliance');
+  if (args.length < 2) throw new StorError(E.MISSING_TARGET, 'give one or more local files and a target path on the appliance');
   const target = args.at(-1)!;
   const sources = args.slice(0, -1);
   // Everything that can be checked locally is, before any request.
@@ -114,7 +115,7 @@ export async function upload(ctx: CommandContext, args: string[], options: Uploa
     const after = await call(t, 'filesystem.stat', [path]);
     const expected = (before?.size ?? 0) + file.size;
     if (after.size !== expected) {
-      throw new StorError('failed', 'SIZE_MISMATCH', `${path} has ${after.size} bytes after the upload; expected ${expected}`);
+      throw new StorError(E.SIZE_MISMATCH, `${path} has ${after.size} bytes after the upload; expected ${expected}`);
     }
     results.push({ source: sources[i]!, target: path, bytes: file.size, size: after.size, mode: octal(after.mode & 0o7777), owner: after.user ?? null, job_id: jobId });
   }

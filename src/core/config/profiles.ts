@@ -2,6 +2,7 @@ import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import { ownerOnly } from './owner-only.js';
 import { join } from 'node:path';
 import { StorError } from '../errors.js';
+import { E } from '../error-catalogue.js';
 
 /** One remote appliance and how to reach it. The key is stored here, in a file only its owner reads. */
 export interface Profile {
@@ -54,7 +55,7 @@ export class ProfileStore {
       const store = (await this.conf()).store;
       return { profiles: store.profiles ?? {}, ...(store.current ? { current: store.current } : {}) };
     } catch (err) {
-      throw new StorError('failed', 'CONFIG_UNREADABLE', `cannot read the profiles file ${this.path}: ${(err as Error).message}`, {
+      throw new StorError(E.CONFIG_UNREADABLE, `cannot read the profiles file ${this.path}: ${(err as Error).message}`, {
         hint: 'fix or remove the file, then `stor login` again',
       });
     }
@@ -100,7 +101,7 @@ export class ProfileStore {
 }
 
 export function unknownProfile(name: string, known: string[]): StorError {
-  return new StorError('usage', 'UNKNOWN_PROFILE', `no profile named ${JSON.stringify(name)}`, {
+  return new StorError(E.UNKNOWN_PROFILE, `no profile named ${JSON.stringify(name)}`, {
     hint: known.length ? `known profiles: ${known.join(', ')}` : 'create one with `stor login --url <url> --profile <name>`',
   });
 }

@@ -1,5 +1,6 @@
 import { ZodNullable, ZodOptional, type z } from 'zod';
 import { StorError } from '../errors.js';
+import { E } from '../error-catalogue.js';
 import type { Transport } from '../transport/transport.js';
 import { CONTRACT, type ItemOf, type MethodName, type ParamsOf, type QueryMethod, type ResultOf } from './index.js';
 
@@ -87,7 +88,7 @@ export function malformedAnswer(method: string, answer: unknown, issue: z.core.$
  */
 export function notAnApplianceAnswer(method: string | undefined, what: string): StorError {
   const raw = method === undefined ? '' : `; \`stor call ${method}\` shows its raw answer`;
-  return new StorError('unreachable', 'MALFORMED_ANSWER', `not a valid appliance answer: ${what}`, {
+  return new StorError(E.MALFORMED_ANSWER, `not a valid appliance answer: ${what}`, {
     hint: `the target may not speak the 25.10.1 API${raw}`,
   });
 }

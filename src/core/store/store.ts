@@ -3,6 +3,7 @@ import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { ownerOnly } from '../config/owner-only.js';
 import { join } from 'node:path';
 import { StorError } from '../errors.js';
+import { E } from '../error-catalogue.js';
 import { migrate } from './migrations.js';
 import { seedFreshAppliance } from './seed.js';
 
@@ -14,7 +15,7 @@ const UNWRITABLE = /^(EROFS|EACCES|EPERM|ENOSPC|EDQUOT|ENOENT|ENOTDIR|EIO|SQLITE
 function stateDirError(stateDir: string, err: unknown): unknown {
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code !== 'string' || !UNWRITABLE.test(code)) return err;
-  return new StorError('failed', 'STATE_UNWRITABLE', `cannot use the state directory ${stateDir}: ${(err as Error).message}`, {
+  return new StorError(E.STATE_UNWRITABLE, `cannot use the state directory ${stateDir}: ${(err as Error).message}`, {
     hint: 'point STOR_HOME (or stor serve --state) at a writable directory with free space',
     cause: err,
   });

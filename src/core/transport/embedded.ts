@@ -4,6 +4,7 @@ import { pipeline, Transform, type Readable } from 'node:stream';
 import { Appliance } from '../appliance/appliance.js';
 import type { Session } from '../appliance/session.js';
 import { StorError } from '../errors.js';
+import { E } from '../error-catalogue.js';
 import { Dispatcher } from '../rpc/dispatcher.js';
 import { ADMIN_KEY_FILE } from '../store/seed.js';
 import { awaitJob } from './job-wait.js';
@@ -25,7 +26,7 @@ function readAdminKey(stateDir: string): string {
   try {
     return readFileSync(path, 'utf8').trim();
   } catch {
-    throw new StorError('failed', 'ADMIN_KEY_MISSING', `the embedded appliance's administrator key file ${path} is missing or unreadable`, {
+    throw new StorError(E.ADMIN_KEY_MISSING, `the embedded appliance's administrator key file ${path} is missing or unreadable`, {
       hint: 'restore the file, or log in with another key (STOR_API_KEY)',
     });
   }

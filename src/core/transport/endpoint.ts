@@ -1,4 +1,5 @@
 import { StorError } from '../errors.js';
+import { E } from '../error-catalogue.js';
 import { isLoopbackHost } from '../net/loopback.js';
 
 /** Where a remote appliance answers: the WebSocket URL, the HTTP base, and whether it is TLS. */
@@ -31,11 +32,11 @@ export function parseEndpoint(input: string): Endpoint {
   try {
     url = new URL(raw);
   } catch {
-    throw new StorError('usage', 'BAD_URL', `not a URL: ${JSON.stringify(input)}`, { hint: 'use e.g. wss://nas.example.com' });
+    throw new StorError(E.BAD_URL, `not a URL: ${JSON.stringify(input)}`, { hint: 'use e.g. wss://nas.example.com' });
   }
   const scheme = SCHEMES[url.protocol];
   if (!scheme) {
-    throw new StorError('usage', 'BAD_URL', `unsupported scheme ${url.protocol} in ${JSON.stringify(input)}`, {
+    throw new StorError(E.BAD_URL, `unsupported scheme ${url.protocol} in ${JSON.stringify(input)}`, {
       hint: 'use wss:// (or https://); ws:// and http:// only for an appliance on this machine',
     });
   }
@@ -63,8 +64,7 @@ export function assertSecretMayTravel(endpoint: Endpoint, secret: SecretKind): v
   if (endpoint.secure || isLoopbackHost(endpoint.base.hostname)) return;
   const why = secret === 'an API key' ? 'the appliance would revoke a key used over it' : 'anyone on the path could read it';
   throw new StorError(
-    'usage',
-    'INSECURE_TRANSPORT',
+    E.INSECURE_TRANSPORT,
     `refusing to send ${secret} in clear to ${endpoint.base.hostname}: ${endpoint.display} is not encrypted, and ${why}`,
     { hint: `use ${endpoint.display.replace(/^ws:/, 'wss:')} (add --ca <file> or --insecure for a self-signed certificate)` },
   );

@@ -1,5 +1,6 @@
 import { queryItems, type Needed } from '../contract/client.js';
 import { ERRNO, RPC_CODE, RpcError, StorError, errnameOf, type ValidationTriple } from '../errors.js';
+import { E } from '../error-catalogue.js';
 
 /** What waiting for a job needs from a transport. */
 export interface JobSource {
@@ -39,7 +40,7 @@ export async function awaitJob(source: JobSource, id: number, stallSeconds: numb
     for (let delay = 20; !settled; delay = Math.min(delay * 2, 500)) {
       const job = await entry();
       if (!job) {
-        throw new StorError('failed', 'JOB_NOT_FOUND', `job ${id} is not known to the appliance (any more): its outcome cannot be told`, {
+        throw new StorError(E.JOB_NOT_FOUND, `job ${id} is not known to the appliance (any more): its outcome cannot be told`, {
           hint: 'check the target with `stor stat` before trying again',
         });
       }
@@ -66,7 +67,7 @@ export async function awaitJob(source: JobSource, id: number, stallSeconds: numb
 
 function jobStalled(job: Needed<'core.get_jobs', 'id' | 'method' | 'state' | 'progress'>, seconds: number): StorError {
   const percent = job.progress.percent === null ? '' : ` at ${job.progress.percent}%`;
-  return new StorError('unreachable', 'JOB_STALLED', `job ${job.id} (${job.method}) has not moved for ${seconds.toFixed(1)} s (still ${job.state}${percent}); stopped waiting for it`, {
+  return new StorError(E.JOB_STALLED, `job ${job.id} (${job.method}) has not moved for ${seconds.toFixed(1)} s (still ${job.state}${percent}); stopped waiting for it`, {
     hint: `it may yet finish: look again with \`stor call core.get_jobs '[["id","=",${job.id}]]'\`, or raise --timeout to wait longer for a job that reports no progress`,
   });
 }
@@ -78,7 +79,7 @@ function jobStalled(job: Needed<'core.get_jobs', 'id' | 'method' | 'state' | 'pr
  * exactly what `core.job_wait` raises for it (MW/job.py:467-478).
  */
 export function jobFailure(job: Pick<Needed<'core.get_jobs', 'id' | 'method' | 'state' | 'error' | 'exc_info'>, 'id' | 'method' | 'state' | 'error' | 'exc_info'>): RpcError | StorError {
-  if (job.state === 'ABORTED') return new StorError('failed', 'JOB_ABORTED', `job ${job.id} (${job.method}) was aborted`);
+  if (job.state === 'ABORTED') return new StorError(E.JOB_ABORTED, `job ${job.id} (${job.method}) was aborted`);
   const error = job.error ?? `job ${job.id} (${job.method}) failed and gave no reason`;
   const info = job.exc_info;
   if (info?.type === 'VALIDATION') {

@@ -1,6 +1,7 @@
 import { loginExResult, type LoginData, type LoginExAnswer } from '../contract/auth.js';
 import { malformedAnswer, notAnApplianceAnswer } from '../contract/client.js';
 import { StorError } from '../errors.js';
+import { E } from '../error-catalogue.js';
 import type { SecretKind } from './endpoint.js';
 import { loginRejected } from './login.js';
 
@@ -20,7 +21,7 @@ export interface LoginStrategy {
 /** The key for endpoints that authenticate every request with one; a password session has none. */
 export function bearerKey(login: LoginStrategy, where: string): string {
   if (login.apiKey !== undefined) return login.apiKey;
-  throw new StorError('usage', 'NEEDS_API_KEY', `${where} takes uploads and HTTP calls with an API key, and this session logged in with a password`, {
+  throw new StorError(E.NEEDS_API_KEY, `${where} takes uploads and HTTP calls with an API key, and this session logged in with a password`, {
     hint: 'use the profile `stor login --username NAME` saved: it holds an API key',
   });
 }
@@ -76,11 +77,11 @@ export function passwordLogin(username: string, password: string, otp: OtpSource
         case 'AUTH_ERR':
           throw attempts > 0 ? otpRejected(where, username) : passwordRejected(where, username);
         case 'EXPIRED':
-          throw new StorError('auth', 'LOGIN_EXPIRED', `${where} refused the login as ${username}: the account or its password has expired`, {
+          throw new StorError(E.LOGIN_EXPIRED, `${where} refused the login as ${username}: the account or its password has expired`, {
             hint: 'an administrator must renew the account or set a new password',
           });
         case 'REDIRECT':
-          throw new StorError('unreachable', 'LOGIN_REDIRECT', `${where} is a standby node; log in to the active one: ${answer.urls.join(', ')}`);
+          throw new StorError(E.LOGIN_REDIRECT, `${where} is a standby node; log in to the active one: ${answer.urls.join(', ')}`);
       }
     },
   };
@@ -89,15 +90,14 @@ export function passwordLogin(username: string, password: string, otp: OtpSource
 /** The appliance answers AUTH_ERR alike for all of these, so as not to tell which names exist. */
 function passwordRejected(where: string, username: string): StorError {
   return new StorError(
-    'auth',
-    'LOGIN_REJECTED',
+    E.LOGIN_REJECTED,
     `${where} refused the login as ${username}: wrong username or password, password login disabled for the user, or the user is bound to no privilege (a user whose groups match no privilege cannot log in)`,
     { hint: 'check the username and password; an administrator can bind one of the user\'s groups to a privilege (`stor privilege create`)' },
   );
 }
 
 function otpRejected(where: string, username: string): StorError {
-  return new StorError('auth', 'OTP_REJECTED', `${where} rejected the one-time code for ${username}`, {
+  return new StorError(E.OTP_REJECTED, `${where} rejected the one-time code for ${username}`, {
     hint: "use the code your authenticator app shows now; if codes keep failing, check this machine's clock and the appliance's",
   });
 }

@@ -1,8 +1,9 @@
 import { ERRNO, RpcError, StorError } from '../errors.js';
+import { E } from '../error-catalogue.js';
 
 /** Explains a failed login the same way for both targets. */
 export function loginRejected(where: string): StorError {
-  return new StorError('auth', 'KEY_REJECTED', `the API key was rejected by ${where} (wrong, revoked or expired key, or its user holds no privilege)`, {
+  return new StorError(E.KEY_REJECTED, `the API key was rejected by ${where} (wrong, revoked or expired key, or its user holds no privilege)`, {
     hint: 'check the key, or create a new one with `stor call api_key.create`',
   });
 }
@@ -14,8 +15,7 @@ export function loginRejected(where: string): StorError {
 export function loginError(err: unknown): unknown {
   if (err instanceof RpcError && err.data?.trace?.class === 'RecursionError' && err.errno === ERRNO.EINVAL) {
     return new StorError(
-      'auth',
-      'LOGIN_BROKEN_BY_PRIVILEGE',
+      E.LOGIN_BROKEN_BY_PRIVILEGE,
       `login failed: ${err.reason} — this identity is bound to a privilege whose role list breaks role expansion on 25.10.1`,
       {
         hint:

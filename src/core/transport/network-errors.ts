@@ -1,4 +1,5 @@
 import { StorError } from '../errors.js';
+import { E } from '../error-catalogue.js';
 
 const TLS_CODES = new Set([
   'DEPTH_ZERO_SELF_SIGNED_CERT',
@@ -25,7 +26,7 @@ export function networkError(err: unknown, where: string, startedAt: number): St
   const code = e?.code ?? '';
   if (TLS_CODES.has(code) || /certificate|SSL|TLS/i.test(e?.message ?? '')) {
     const trust = code === 'ERR_SSL_WRONG_VERSION_NUMBER' || code === 'EPROTO' ? '' : ' is not trusted';
-    return new StorError('unreachable', 'TLS_FAILED', `TLS with ${where} failed: the certificate${trust} (${code || e.message})`, {
+    return new StorError(E.TLS_FAILED, `TLS with ${where} failed: the certificate${trust} (${code || e.message})`, {
       hint: 'pass the CA that signed it with --ca <file>, or --insecure to skip verification for a self-signed appliance',
       cause: err,
     });
@@ -44,27 +45,26 @@ export function networkError(err: unknown, where: string, startedAt: number): St
     UND_ERR_CONNECT_TIMEOUT: `timed out ${after}`,
   };
   const reason = reasons[code] ?? (e instanceof Error ? e.message : String(err));
-  return new StorError('unreachable', 'UNREACHABLE', `cannot reach ${where}: ${reason}`, { cause: err });
+  return new StorError(E.UNREACHABLE, `cannot reach ${where}: ${reason}`, { cause: err });
 }
 
 export function notAnAppliance(where: string, status: number): StorError {
   return new StorError(
-    'unreachable',
-    'NOT_AN_APPLIANCE',
+    E.NOT_AN_APPLIANCE,
     `${where} is not a storage appliance: it answered HTTP ${status} where the JSON-RPC API (/api/current) should be`,
     { hint: 'check the URL: it should name the appliance itself, e.g. wss://nas.example.com' },
   );
 }
 
 export function timedOut(where: string, what: string, seconds: number): StorError {
-  return new StorError('unreachable', 'TIMEOUT', `${where} did not answer ${what} within ${seconds} s`, {
+  return new StorError(E.TIMEOUT, `${where} did not answer ${what} within ${seconds} s`, {
     hint: 'raise --timeout, or check that the appliance is up',
   });
 }
 
 /** An HTTP 429: the appliance (or a proxy before it) limits this address; its own words kept. */
 export function rateLimited(where: string, what: string, body: string): StorError {
-  return new StorError('unreachable', 'RATE_LIMITED', `${where} is rate-limiting ${what} from this address: HTTP 429${body ? ` ${body.slice(0, 200)}` : ''}`, {
+  return new StorError(E.RATE_LIMITED, `${where} is rate-limiting ${what} from this address: HTTP 429${body ? ` ${body.slice(0, 200)}` : ''}`, {
     hint: 'wait a minute and try again, or space out invocations',
   });
 }

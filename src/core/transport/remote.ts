@@ -4,6 +4,7 @@ import WebSocket from 'ws';
 import type { Agent } from 'undici';
 import { notAnApplianceAnswer } from '../contract/client.js';
 import { ERRNO, RpcError, StorError } from '../errors.js';
+import { E } from '../error-catalogue.js';
 import { assertSecretMayTravel, type Endpoint } from './endpoint.js';
 import { awaitJob } from './job-wait.js';
 import { loginError } from './login.js';
@@ -85,8 +86,7 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
       clearInterval(keepalive);
       if (this.ws !== ws) return; // a socket already replaced by a reconnect
       this.closedError ??= new StorError(
-        'unreachable',
-        'CONNECTION_CLOSED',
+        E.CONNECTION_CLOSED,
         `the connection to ${this.options.endpoint.display} closed (code ${code}${reason.length ? `: ${reason.toString()}` : ''})`,
       );
       for (const p of this.pending.values()) {
@@ -142,7 +142,7 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
         const wait = delay + Math.floor(Math.random() * 250);
         if (!busy || Date.now() + wait > deadline) {
           if (busy) {
-            throw new StorError('unreachable', 'RATE_LIMITED', `${this.options.endpoint.display} is rate-limiting logins from this address (${err.reason})`, {
+            throw new StorError(E.RATE_LIMITED, `${this.options.endpoint.display} is rate-limiting logins from this address (${err.reason})`, {
               hint: 'appliances allow 20 logins a minute per address: space out invocations, or raise --timeout to wait longer',
             });
           }

@@ -7,6 +7,7 @@ import { Agent, request } from 'undici';
 import { notAnApplianceAnswer } from '../contract/client.js';
 import type { Endpoint } from './endpoint.js';
 import { StorError } from '../errors.js';
+import { E } from '../error-catalogue.js';
 import { networkError, rateLimited, timedOut } from './network-errors.js';
 import type { TlsOptions } from './remote.js';
 import { putParams, type UploadRequest } from './transport.js';
@@ -22,7 +23,7 @@ const BROKEN = new Set(['EPIPE', 'ECONNRESET', 'UND_ERR_SOCKET']);
  */
 function uploadCut(where: string, sent: number, body = ''): StorError {
   const why = body ? `: ${body}` : '';
-  return new StorError('unreachable', 'TIMEOUT', `${where} cut the upload off after ${sent} bytes were sent${why}`, {
+  return new StorError(E.TIMEOUT, `${where} cut the upload off after ${sent} bytes were sent${why}`, {
     hint: 'the appliance ends uploads on which no bytes arrive for a while: check the link to it and try again',
   });
 }
@@ -113,7 +114,7 @@ async function cutOff(endpoint: Endpoint, agent: Agent, err: unknown, startedAt:
     // No answer to the probe either: the break itself is the news.
   }
   const seconds = ((performance.now() - startedAt) / 1000).toFixed(1);
-  return new StorError('unreachable', 'CONNECTION_CLOSED', `${endpoint.display} closed the connection during the upload, after ${seconds} s and ${sent} of ${size} bytes, without an answer`, {
+  return new StorError(E.CONNECTION_CLOSED, `${endpoint.display} closed the connection during the upload, after ${seconds} s and ${sent} of ${size} bytes, without an answer`, {
     hint: 'the appliance may be refusing large or frequent uploads, or restarting; try again later',
     cause: err,
   });

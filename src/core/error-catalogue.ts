@@ -1,0 +1,354 @@
+import type { StorErrorKind } from './errors.js';
+
+/**
+ * Every error code stor itself raises (the appliance's own errors are RpcErrors and keep the
+ * appliance's errnames). The code is what `--json` prints and scripts switch on, so a code, once
+ * here, keeps its value; the kind decides the exit code (`EXIT_FOR_KIND`); `meaning` and `remedy`
+ * are the README's "Error codes" table, word for word (test/unit/error-catalogue.test.ts holds
+ * them together). Texts avoid `|`, which would split the README's table cells.
+ */
+const CATALOGUE = {
+  // exit 1: the operation failed
+  ADMIN_KEY_MISSING: {
+    kind: 'failed',
+    meaning: "the embedded appliance's administrator key file is missing or unreadable",
+    remedy: 'restore the file under `$STOR_HOME`, or use another key with `STOR_API_KEY`',
+  },
+  CONFIG_UNREADABLE: {
+    kind: 'failed',
+    meaning: 'the profiles file cannot be read or parsed',
+    remedy: 'fix or remove the file (in `$STOR_CONFIG_DIR`), then `stor login` again',
+  },
+  DECLINED: {
+    kind: 'failed',
+    meaning: 'you answered no at a confirmation prompt; nothing was changed',
+    remedy: 'run again and confirm, or use `--dry-run` to see what would change',
+  },
+  INTERNAL: {
+    kind: 'internal',
+    meaning: 'an unexpected error: a bug in stor',
+    remedy: 'report it with the command you ran and its output',
+  },
+  JOB_ABORTED: {
+    kind: 'failed',
+    meaning: 'the appliance job doing the work was aborted',
+    remedy: 'check the target (`stor stat`, `stor ls`) and run the command again',
+  },
+  JOB_NOT_FOUND: {
+    kind: 'failed',
+    meaning: 'the appliance no longer knows the job being waited for, so its outcome is unknown',
+    remedy: 'check the target with `stor stat` before trying again',
+  },
+  LISTEN_FAILED: {
+    kind: 'failed',
+    meaning: '`stor serve` cannot listen on the host and port asked for (in use, not permitted or not an address of this machine)',
+    remedy: 'pick another `--port` or `--host`, or stop what holds the port',
+  },
+  PRIVILEGE_NOT_FOUND: {
+    kind: 'failed',
+    meaning: 'no privilege has that id or name',
+    remedy: '`stor privilege list` shows them all',
+  },
+  ROLE_LIST_LOCKS_OUT: {
+    kind: 'failed',
+    meaning: "the role list would lock the privilege's users out at login on this target",
+    remedy: 'drop the roles the error names (`stor privilege check` explains them), or `--force` to save it anyway',
+  },
+  SIZE_MISMATCH: {
+    kind: 'failed',
+    meaning: 'an uploaded file has another size on the appliance than was sent',
+    remedy: 'upload it again; if it persists, check the space and health of the pool',
+  },
+  STATE_UNWRITABLE: {
+    kind: 'failed',
+    meaning: "the embedded appliance's state directory cannot be written (read-only, full or not permitted)",
+    remedy: 'point `STOR_HOME` (or `stor serve --state`) at a writable directory with free space',
+  },
+  UPLOAD_REFUSED: {
+    kind: 'failed',
+    meaning: 'the appliance refused the upload with an HTTP status other than 401, 403 or 429',
+    remedy: 'read the status and body in the message; check the target path and try again',
+  },
+  VERIFY_FAILED: {
+    kind: 'failed',
+    meaning: '`privilege fix` wrote a role list that does not read back as written',
+    remedy: 'another administrator may be editing it: `stor privilege show`, then try again',
+  },
+
+  // exit 2: the command line is wrong
+  BAD_DATASET: {
+    kind: 'usage',
+    meaning: 'the argument is not a dataset name or mountpoint',
+    remedy: 'give e.g. `tank/projects` or `/mnt/tank/projects`',
+  },
+  BAD_KEEPALIVE: {
+    kind: 'usage',
+    meaning: '`STOR_WS_KEEPALIVE` is not a number of seconds',
+    remedy: 'set it to a number of seconds, or 0 for no pings',
+  },
+  BAD_MODE: {
+    kind: 'usage',
+    meaning: '`--mode` is not a permission mode, or is decimal above 511 (special bits need octal)',
+    remedy: 'write it in octal (`--mode 0644`) or decimal (`--mode 420`); setuid, setgid and sticky only in octal (`04755`)',
+  },
+  BAD_URL: {
+    kind: 'usage',
+    meaning: 'the URL does not parse, or its scheme is not `wss`, `https`, `ws` or `http`',
+    remedy: 'use e.g. `wss://nas.example.com`',
+  },
+  CA_INVALID: {
+    kind: 'usage',
+    meaning: 'the `--ca` file holds no usable PEM certificate',
+    remedy: 'give the PEM file of the CA that signed the appliance certificate',
+  },
+  CA_UNREADABLE: {
+    kind: 'usage',
+    meaning: 'the `--ca` file cannot be read',
+    remedy: 'check the path and its permissions',
+  },
+  CONFIRMATION_REQUIRED: {
+    kind: 'usage',
+    meaning: 'the command changes things and asks first, but there is no terminal to ask on',
+    remedy: 'add `--yes` to confirm, or `--dry-run` to only see what would change',
+  },
+  FIX_TARGET: {
+    kind: 'usage',
+    meaning: '`privilege fix` needs either one privilege or `--all`, not both or neither',
+    remedy: 'name one privilege (id or name), or pass `--all`',
+  },
+  INSECURE_TRANSPORT: {
+    kind: 'usage',
+    meaning: 'a key or password would travel unencrypted (`ws://`, `http://`) to another host',
+    remedy: 'use `wss://` (with `--ca <file>` or `--insecure` for a self-signed certificate)',
+  },
+  KEY_FILE_UNREADABLE: {
+    kind: 'usage',
+    meaning: 'the `--api-key-file` file cannot be read',
+    remedy: 'check the path and its permissions',
+  },
+  LOCAL_FILE_MISSING: {
+    kind: 'usage',
+    meaning: 'a local file to upload does not exist',
+    remedy: 'check the path',
+  },
+  LOCAL_NOT_A_FILE: {
+    kind: 'usage',
+    meaning: 'a local path to upload is not a regular file (a directory, say)',
+    remedy: 'name regular files; upload a directory file by file',
+  },
+  MALFORMED_KEY: {
+    kind: 'usage',
+    meaning: 'the text given as an API key is not one (`<id>-<64 letters and digits>`)',
+    remedy: 'copy the whole key shown when it was created',
+  },
+  MISSING_TARGET: {
+    kind: 'usage',
+    meaning: '`upload` needs local files and a target path on the appliance',
+    remedy: 'give one or more local files, then the target path',
+  },
+  NEEDS_API_KEY: {
+    kind: 'usage',
+    meaning: 'uploads and HTTP calls take an API key, and this session logged in with a password',
+    remedy: 'use the profile `stor login --username` saved: it holds an API key',
+  },
+  NO_API_KEY: {
+    kind: 'usage',
+    meaning: 'no API key is known for the target, or none was given to `stor login`',
+    remedy: '`stor login --url <url>`, or set `STOR_API_KEY`; to `login`, pass `--api-key-file` or `--api-key-stdin`',
+  },
+  NO_PASSWORD: {
+    kind: 'usage',
+    meaning: 'no password was given to `stor login --username`',
+    remedy: 'pipe it to `--password-stdin` (first line), or run on a terminal to be prompted',
+  },
+  NO_SIGNALS: {
+    kind: 'usage',
+    meaning: '`stor serve` runs until SIGINT or SIGTERM, and this process cannot receive them',
+    remedy: 'run it as a process that can be signalled',
+  },
+  NO_URL: {
+    kind: 'usage',
+    meaning: '`stor login` does not know which appliance to log in to',
+    remedy: 'pass `--url` (e.g. `--url wss://nas.example.com`) or set `STOR_URL`',
+  },
+  NO_USERNAME: {
+    kind: 'usage',
+    meaning: '`--password-stdin` was given without `--username`',
+    remedy: 'add `--username NAME`',
+  },
+  NOT_LOGGED_IN: {
+    kind: 'usage',
+    meaning: '`stor logout` has no current profile to log out of',
+    remedy: 'name one with `--profile`',
+  },
+  NOTHING_TO_UPDATE: {
+    kind: 'usage',
+    meaning: '`privilege update` was given nothing to change',
+    remedy: 'pass `--name`, `--groups`, `--roles` or `--web-shell`/`--no-web-shell`',
+  },
+  OTP_NEEDED: {
+    kind: 'usage',
+    meaning: 'the user has two-factor authentication, and no one-time code was given',
+    remedy: 'pipe the code as the second line after the password, or run on a terminal to be prompted',
+  },
+  TARGET_NOT_A_DIRECTORY: {
+    kind: 'usage',
+    meaning: 'several files go to a directory, and the target is a file or missing',
+    remedy: 'end the target with `/` to create it as a directory',
+  },
+  TLS_FILE_UNREADABLE: {
+    kind: 'usage',
+    meaning: 'the `--tls-cert` or `--tls-key` file of `stor serve` cannot be read',
+    remedy: 'check the path and its permissions',
+  },
+  TLS_HALF_CONFIGURED: {
+    kind: 'usage',
+    meaning: '`stor serve` got only one of `--tls-cert` and `--tls-key`',
+    remedy: 'give both, or neither for plain `ws://`',
+  },
+  UNKNOWN_GROUP: {
+    kind: 'usage',
+    meaning: 'no local group has that name or gid',
+    remedy: 'check the group (`stor call group.query`)',
+  },
+  UNKNOWN_PROFILE: {
+    kind: 'usage',
+    meaning: 'no saved profile has that name',
+    remedy: '`stor profile list` shows them; `stor login --url <url> --profile <name>` creates one',
+  },
+  UNKNOWN_ROLE: {
+    kind: 'usage',
+    meaning: 'a role given is not a role of the target appliance',
+    remedy: '`stor call privilege.roles` lists them',
+  },
+  UNKNOWN_HELP_TOPIC: {
+    kind: 'usage',
+    meaning: '`stor help` was asked about a command that does not exist',
+    remedy: '`stor --help` lists the commands; `stor help <noun>` lists its verbs',
+  },
+  UNKNOWN_SHELL: {
+    kind: 'usage',
+    meaning: '`stor completion` has no script for that shell',
+    remedy: 'choose one of the shells `stor completion --help` lists',
+  },
+  USAGE: {
+    kind: 'usage',
+    meaning: 'the command line is wrong: an unknown command or option, or a missing or bad argument',
+    remedy: 'see `stor help <command>`',
+  },
+
+  // exit 3: the target cannot be reached or does not answer as an appliance
+  CONNECTION_CLOSED: {
+    kind: 'unreachable',
+    meaning: 'the appliance closed the connection before answering',
+    remedy: 'the appliance may be restarting or refusing the load; try again later',
+  },
+  JOB_STALLED: {
+    kind: 'unreachable',
+    meaning: 'an appliance job did not move for `--timeout` seconds; stor stopped waiting (the job may yet finish)',
+    remedy: 'look again with `stor call core.get_jobs`, or raise `--timeout`',
+  },
+  LOGIN_REDIRECT: {
+    kind: 'unreachable',
+    meaning: 'the appliance is a standby node and sent stor to the active one',
+    remedy: 'use the URL of the active node the message names',
+  },
+  MALFORMED_ANSWER: {
+    kind: 'unreachable',
+    meaning: 'an answer that no 25.10.1 appliance gives (missing members, wrong types, not JSON-RPC)',
+    remedy: 'check that the URL names a 25.10.1 appliance',
+  },
+  NOT_AN_APPLIANCE: {
+    kind: 'unreachable',
+    meaning: 'the server answered HTTP where the JSON-RPC API (`/api/current`) should be',
+    remedy: 'check the URL: it should name the appliance itself, e.g. `wss://nas.example.com`',
+  },
+  RATE_LIMITED: {
+    kind: 'unreachable',
+    meaning: 'the appliance is rate-limiting logins or uploads from this address',
+    remedy: 'wait a minute and space out invocations, or raise `--timeout` to wait longer',
+  },
+  TIMEOUT: {
+    kind: 'unreachable',
+    meaning: 'the appliance did not answer, or an upload made no progress, within `--timeout`',
+    remedy: 'raise `--timeout`, or check that the appliance is up and the link to it',
+  },
+  TLS_FAILED: {
+    kind: 'unreachable',
+    meaning: "TLS with the appliance failed: its certificate is not trusted, or it does not speak TLS",
+    remedy: 'pass the signing CA with `--ca <file>`, or `--insecure` for a self-signed appliance',
+  },
+  UNREACHABLE: {
+    kind: 'unreachable',
+    meaning: 'the appliance cannot be reached: refused, host not found, reset, timed out',
+    remedy: 'check the URL, the network and that the appliance is up',
+  },
+
+  // exit 4: authentication failed
+  KEY_REJECTED: {
+    kind: 'auth',
+    meaning: 'the API key was rejected: wrong, revoked or expired, or its user holds no privilege',
+    remedy: 'check the key, or create a new one (`stor call api_key.create`) and `stor login` with it',
+  },
+  LOGIN_BROKEN_BY_PRIVILEGE: {
+    kind: 'auth',
+    meaning: 'login fails because a privilege bound to this identity has a role list 25.10.1 cannot expand',
+    remedy: 'as an administrator not bound to it: `stor privilege check`, then `stor privilege fix <id>`',
+  },
+  LOGIN_EXPIRED: {
+    kind: 'auth',
+    meaning: 'the account or its password has expired',
+    remedy: 'an administrator must renew the account or set a new password',
+  },
+  LOGIN_REJECTED: {
+    kind: 'auth',
+    meaning: 'wrong username or password, password login disabled, or the user is bound to no privilege',
+    remedy: "check the username and password; an administrator can bind one of the user's groups to a privilege",
+  },
+  OTP_REJECTED: {
+    kind: 'auth',
+    meaning: 'the appliance rejected the one-time code',
+    remedy: "use the code the authenticator shows now; if codes keep failing, check both clocks",
+  },
+  UPLOAD_UNAUTHORIZED: {
+    kind: 'auth',
+    meaning: 'the upload endpoint did not accept the API key (HTTP 401)',
+    remedy: 'check the key, or `stor login` again',
+  },
+
+  // exit 5: not permitted
+  CANNOT_CREATE_KEY: {
+    kind: 'denied',
+    meaning: 'the password login worked, but the user may not create an API key for itself',
+    remedy: 'that takes READONLY_ADMIN, API_KEY_WRITE or FULL_ADMIN; or have an administrator create a key and `stor login --api-key-stdin`',
+  },
+  UPLOAD_FORBIDDEN: {
+    kind: 'denied',
+    meaning: "the appliance's upload gate refused the identity (HTTP 403)",
+    remedy: 'upload with a key whose privilege passes the gate the message names (FULL_ADMIN on 25.10.1)',
+  },
+
+  // exit 130: interrupted
+  INTERRUPTED: {
+    kind: 'interrupted',
+    meaning: 'interrupted (Ctrl-C) at a prompt; nothing was changed',
+    remedy: 'run the command again',
+  },
+} as const satisfies Record<string, { kind: StorErrorKind; meaning: string; remedy: string }>;
+
+/** A code stor raises; any other string is a compile error where a code is expected. */
+export type ErrorCode = keyof typeof CATALOGUE;
+
+export interface CatalogueEntry<C extends ErrorCode = ErrorCode> {
+  readonly code: C;
+  readonly kind: (typeof CATALOGUE)[C]['kind'];
+  /** What it means, for the README. */
+  readonly meaning: string;
+  /** What to do, for the README; a raise site's hint is the specific form of it. */
+  readonly remedy: string;
+}
+
+/** The catalogue by code: `new StorError(E.BAD_MODE, message, { hint })`. */
+export const E = Object.fromEntries(Object.entries(CATALOGUE).map(([code, entry]) => [code, { code, ...entry }])) as {
+  readonly [C in ErrorCode]: CatalogueEntry<C>;
+};
