@@ -5,12 +5,15 @@ import { call } from '../../core/contract/client.js';
 import { StorError } from '../../core/errors.js';
 import { assertSecretMayTravel, parseEndpoint, type Endpoint } from '../../core/transport/endpoint.js';
 import { openTarget, type CommandContext } from '../shared/context.js';
+import { envSetting, isSameAppliance, profilesFor } from '../shared/target.js';
 import type { CommandResult } from '../shared/render.js';
 import { readApiKey, type KeySourceOptions } from './read-key.js';
 import type { PasswordSourceOptions } from './read-password.js';
 
 export interface LoginOptions extends KeySourceOptions, PasswordSourceOptions {
   username?: string;
+  /** Replace a profile of the chosen name that is saved for another appliance. */
+  force?: boolean;
 }
 
 /** `stor login --json` */
@@ -19,6 +22,10 @@ export interface LoginResult {
   url: string;
   username: string;
   current: true;
+  /** False when a profile of that name was already saved (and is now updated). */
+  created: boolean;
+  /** With `--force`: the URL the replaced profile pointed at. */
+  replaced_url?: string;
   config_file: string;
   /** With `--username`: the name of the API key created for this profile. */
   api_key_name?: string;
@@ -37,7 +44,7 @@ export interface ConnectionSettings {
  * create a key), then save the key as a profile and make it current.
  */
 export async function login(ctx: CommandContext, options: LoginOptions): Promise<CommandResult<LoginResult>> {
-  const url = ctx.globals.url ?? ctx.io.env.STOR_URL;
+  const url = ctx.globals.url ?? envSetting(ctx.io.env, 'STOR_URL');
   if (!url) {
     throw new StorError('usage', 'NO_URL', 'which appliance? pass --url (e.g. --url wss://nas.example.com) or set STOR_URL');
   }
@@ -48,10 +55,12 @@ export async function login(ctx: CommandContext, options: LoginOptions): Promise
     rpc: ctx.globals.rpc ?? 'ws',
     ...(caPath ? { caPath } : {}),
   };
+  // Chosen before any prompt or connection: a refusal must not leave a new key on the appliance.
+  const target = await chooseProfile(ctx, settings.endpoint, options.force ?? false);
   if (options.username !== undefined) {
     const { loginWithPassword } = await import('./login-password.js');
     const { username, apiKey, keyName } = await loginWithPassword(ctx, settings, options.username, options);
-    return saveProfile(ctx, settings, apiKey, username, keyName);
+    return saveProfile(ctx, target, settings, apiKey, username, keyName);
   }
   if (options.passwordStdin) {
     throw new StorError('usage', 'NO_USERNAME', '--password-stdin needs --username: whose password is it?');
@@ -66,17 +75,53 @@ export async function login(ctx: CommandContext, options: LoginOptions): Promise
   } finally {
     await transport.close();
   }
-  return saveProfile(ctx, settings, apiKey, username);
+  return saveProfile(ctx, target, settings, apiKey, username);
+}
+
+/** Where login saves, and what was there before. */
+interface ProfileChoice {
+  name: string;
+  created: boolean;
+  /** With `--force`: the URL of the other appliance the profile pointed at. */
+  replacedUrl?: string;
+}
+
+/**
+ * The profile named by `--profile` (or STOR_PROFILE); else the one already saved for this
+ * appliance, so that logging in again updates it; else a new one named after the host. A name
+ * taken by another appliance is refused without `--force`.
+ */
+async function chooseProfile(ctx: CommandContext, endpoint: Endpoint, force: boolean): Promise<ProfileChoice> {
+  const doc = await new ProfileStore(configDirFrom(ctx.io.env)).read();
+  const name = ctx.globals.profile ?? (ctx.io.env.STOR_PROFILE || undefined) ?? profilesFor(endpoint, doc)[0] ?? profileNameFor(endpoint);
+  const previous = doc.profiles[name];
+  const replacedUrl = previous && !isSameAppliance(previous.url, endpoint) ? previous.url : undefined;
+  if (replacedUrl !== undefined && !force) {
+    throw new StorError('usage', 'PROFILE_EXISTS', `profile "${name}" is saved for ${replacedUrl}, not ${endpoint.display}`, {
+      hint: 'save this one under another name with --profile NAME, or replace that profile with --force',
+    });
+  }
+  return { name, created: !previous, ...(replacedUrl !== undefined ? { replacedUrl } : {}) };
+}
+
+/**
+ * The name of a new profile: the URL's host, plus `-PORT` when it names a port other than the
+ * scheme's default (`nas.example.com`, `127.0.0.1-6000`); IPv6 brackets dropped.
+ */
+export function profileNameFor(endpoint: Endpoint): string {
+  const host = endpoint.base.hostname.replace(/^\[(.*)\]$/, '$1');
+  return endpoint.base.port ? `${host}-${endpoint.base.port}` : host;
 }
 
 async function saveProfile(
   ctx: CommandContext,
+  target: ProfileChoice,
   settings: ConnectionSettings,
   apiKey: string,
   username: string,
   keyName?: string,
 ): Promise<CommandResult<LoginResult>> {
-  const name = ctx.globals.profile ?? ctx.io.env.STOR_PROFILE ?? 'default';
+  const { name, created, replacedUrl } = target;
   const url = settings.endpoint.display;
   const profile: Profile = {
     url,
@@ -87,9 +132,17 @@ async function saveProfile(
   };
   const store = new ProfileStore(configDirFrom(ctx.io.env));
   await store.save(name, profile, true);
-  const data: LoginResult = { profile: name, url, username, current: true, config_file: store.path, ...(keyName ? { api_key_name: keyName } : {}) };
-  const saved = keyName
-    ? `created API key "${keyName}" and saved it (not the password) as profile "${name}" (now current)`
-    : `saved as profile "${name}" (now current)`;
-  return { data, view: { kind: 'lines', lines: [`Logged in to ${url} as ${username}; ${saved}.`] } };
+  const data: LoginResult = {
+    profile: name,
+    url,
+    username,
+    current: true,
+    created,
+    ...(replacedUrl !== undefined ? { replaced_url: replacedUrl } : {}),
+    config_file: store.path,
+    ...(keyName ? { api_key_name: keyName } : {}),
+  };
+  const how = created ? `new profile "${name}"` : replacedUrl !== undefined ? `profile "${name}", replacing its ${replacedUrl}` : `profile "${name}", updated`;
+  const saved = keyName ? `created API key "${keyName}" and saved it (not the password) in ${how}` : `saved in ${how}`;
+  return { data, view: { kind: 'lines', lines: [`Logged in to ${url} as ${username}; ${saved} (now current).`] } };
 }
