@@ -260,6 +260,7 @@ export function buildProgram(io: IO, hooks: ProgramHooks): Command {
     .addOption(new Option('--api-key-stdin', 'read the key from standard input').conflicts('username'))
     .option('--username <name>', 'log in as this user with its password (and one-time code), and save a new API key for it')
     .option('--password-stdin', 'with --username: read the password from the first line of standard input (the one-time code, if asked for, from the second)')
+    .option('--force', 'replace a profile of the same name that is saved for another appliance')
     .addHelpText(
       'after',
       examples(
