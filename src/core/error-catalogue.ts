@@ -4,7 +4,7 @@ import type { StorErrorKind } from './errors.js';
  * Every error code stor itself raises (the appliance's own errors are RpcErrors and keep the
  * appliance's errnames). The code is what `--json` prints and scripts switch on, so a code, once
  * here, keeps its value; the kind decides the exit code (`EXIT_FOR_KIND`); `meaning` and `remedy`
- * are the README's "Error codes" table, word for word (test/unit/error-catalogue.test.ts holds
+ * are the README's "Error codes" table, word for word (`node scripts/error-table.mjs` writes it; test/unit/error-catalogue.test.ts holds
  * them together). Texts avoid `|`, which would split the README's table cells.
  */
 const CATALOGUE = {
@@ -151,6 +151,11 @@ const CATALOGUE = {
     meaning: 'uploads and HTTP calls take an API key, and this session logged in with a password',
     remedy: 'use the profile `stor login --username` saved: it holds an API key',
   },
+  EMPTY_ENV: {
+    kind: 'usage',
+    meaning: 'STOR_API_KEY or STOR_URL is set but empty, which would otherwise fall back to another target or key',
+    remedy: 'unset the variable, or give it a value',
+  },
   NO_API_KEY: {
     kind: 'usage',
     meaning: 'no API key is known for the target, or none was given to `stor login`',
@@ -176,11 +181,6 @@ const CATALOGUE = {
     meaning: '`--password-stdin` was given without `--username`',
     remedy: 'add `--username NAME`',
   },
-  NOT_LOGGED_IN: {
-    kind: 'usage',
-    meaning: '`stor logout` has no current profile to log out of',
-    remedy: 'name one with `--profile`',
-  },
   NOTHING_TO_UPDATE: {
     kind: 'usage',
     meaning: '`privilege update` was given nothing to change',
@@ -190,6 +190,11 @@ const CATALOGUE = {
     kind: 'usage',
     meaning: 'the user has two-factor authentication, and no one-time code was given',
     remedy: 'pipe the code as the second line after the password, or run on a terminal to be prompted',
+  },
+  PROFILE_EXISTS: {
+    kind: 'usage',
+    meaning: '`stor login` would overwrite a profile of that name saved for another appliance',
+    remedy: 'choose another name with `--profile NAME`, or `--force` to replace it',
   },
   TARGET_NOT_A_DIRECTORY: {
     kind: 'usage',

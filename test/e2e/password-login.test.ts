@@ -59,11 +59,12 @@ describe('stor login --username, end to end', () => {
     expect(login.stderr).toBe('');
     expect(login.code).toBe(0);
     const result = JSON.parse(login.stdout);
-    expect(result).toMatchObject({ profile: 'default', url: server.baseUrl, username: 'alice', current: true });
+    const name = new URL(server.baseUrl).host.replace(':', '-');
+    expect(result).toMatchObject({ profile: name, url: server.baseUrl, username: 'alice', current: true, created: true });
     expect(result.api_key_name).toMatch(/^stor-.+-\d{8}T\d{6}Z$/);
     expect(await keyNamesOf(server.stateDir, 'alice')).toEqual([result.api_key_name]);
 
-    const profile = JSON.parse(readFileSync(join(env.STOR_CONFIG_DIR!, 'config.json'), 'utf8')).profiles.default;
+    const profile = JSON.parse(readFileSync(join(env.STOR_CONFIG_DIR!, 'config.json'), 'utf8')).profiles[name];
     expect(Object.keys(profile).sort()).toEqual(['apiKey', 'url']);
     expect(profile.apiKey).toMatch(/^\d+-[A-Za-z0-9]{64}$/);
 

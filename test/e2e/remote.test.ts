@@ -26,11 +26,13 @@ describe('stor serve and the remote target, end to end', () => {
     const login = await spawnStor(['login', '--url', server.baseUrl, '--api-key-stdin', '--json'], { env, stdin: key });
     expect(login.stderr).toBe('');
     expect(login.code).toBe(0);
-    expect(JSON.parse(login.stdout)).toMatchObject({ profile: 'default', url: server.baseUrl, username: 'truenas_admin', current: true });
+    // Named after the host and port (issue 13).
+    const name = new URL(server.baseUrl).host.replace(':', '-');
+    expect(JSON.parse(login.stdout)).toMatchObject({ profile: name, url: server.baseUrl, username: 'truenas_admin', current: true, created: true });
 
     const remote = await spawnStor(['whoami', '--json'], { env });
     expect(remote.code).toBe(0);
-    expect(JSON.parse(remote.stdout).target).toEqual({ kind: 'remote', url: server.baseUrl, profile: 'default' });
+    expect(JSON.parse(remote.stdout).target).toEqual({ kind: 'remote', url: server.baseUrl, profile: name });
     const embedded = await spawnStor(['whoami', '--json'], { env: { STOR_HOME: server.stateDir } });
     expect(withoutTarget(remote.stdout)).toEqual(withoutTarget(embedded.stdout));
 
@@ -47,7 +49,7 @@ describe('stor serve and the remote target, end to end', () => {
     const list = await spawnStor(['profile', 'list', '--json'], { env });
     const secret = key.trim().split('-')[1]!;
     for (const out of [login.stdout, login.stderr, remote.stdout, list.stdout, list.stderr]) expect(out).not.toContain(secret);
-    expect(JSON.parse(list.stdout)).toEqual([{ name: 'default', url: server.baseUrl, current: true, insecure: false, ca: null, rpc: 'ws' }]);
+    expect(JSON.parse(list.stdout)).toEqual([{ name, url: server.baseUrl, current: true, tls: 'none', insecure: false, ca: null, rpc: 'ws' }]);
 
     expect(await server.stop()).toBe(0);
     expect(server.stderr()).toContain('stopped');
@@ -162,8 +164,9 @@ describe('stor serve and the remote target, end to end', () => {
     expect(await target([])).toEqual({ kind: 'remote', url: b.baseUrl, profile: 'b' });
     expect(await target(['--profile', 'a'])).toEqual({ kind: 'remote', url: a.baseUrl, profile: 'a' });
     expect(await target([], { STOR_PROFILE: 'a' })).toEqual({ kind: 'remote', url: a.baseUrl, profile: 'a' });
-    expect(await target(['--url', a.baseUrl], { STOR_API_KEY: keyA.trim() })).toEqual({ kind: 'remote', url: a.baseUrl });
-    expect(await target([], { STOR_URL: a.baseUrl, STOR_API_KEY: keyA.trim() })).toEqual({ kind: 'remote', url: a.baseUrl });
+    // A URL given without a profile uses the saved profile for that appliance (issue 13).
+    expect(await target(['--url', a.baseUrl], { STOR_API_KEY: keyA.trim() })).toEqual({ kind: 'remote', url: a.baseUrl, profile: 'a' });
+    expect(await target([], { STOR_URL: a.baseUrl })).toEqual({ kind: 'remote', url: a.baseUrl, profile: 'a' });
 
     expect((await spawnStor(['profile', 'use', 'a'], { env })).code).toBe(0);
     expect(await target([])).toEqual({ kind: 'remote', url: a.baseUrl, profile: 'a' });

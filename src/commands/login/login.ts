@@ -6,6 +6,7 @@ import { StorError } from '../../core/errors.js';
 import { E } from '../../core/error-catalogue.js';
 import { assertSecretMayTravel, parseEndpoint, type Endpoint } from '../../core/transport/endpoint.js';
 import { openTarget, type CommandContext } from '../shared/context.js';
+import { envSetting, isSameAppliance, profilesFor } from '../shared/target.js';
 import type { CommandResult } from '../shared/render.js';
 import { readApiKey } from './read-key.js';
 import { defineCommand, flag, value, type OptionValues } from '../shared/declare.js';
@@ -15,6 +16,7 @@ const options = {
   apiKeyStdin: flag('read the key from standard input', { conflicts: ['username'] }),
   username: value('<name>', 'log in as this user with its password (and one-time code), and save a new API key for it'),
   passwordStdin: flag('with --username: read the password from the first line of standard input (the one-time code, if asked for, from the second)'),
+  force: flag('replace a profile of the same name that is saved for another appliance'),
 };
 
 export type LoginOptions = OptionValues<typeof options>;
@@ -25,6 +27,10 @@ export interface LoginResult {
   url: string;
   username: string;
   current: true;
+  /** False when a profile of that name was already saved (and is now updated). */
+  created: boolean;
+  /** With `--force`: the URL the replaced profile pointed at. */
+  replaced_url?: string;
   config_file: string;
   /** With `--username`: the name of the API key created for this profile. */
   api_key_name?: string;
@@ -43,7 +49,7 @@ export interface ConnectionSettings {
  * create a key), then save the key as a profile and make it current.
  */
 export async function login(ctx: CommandContext, options: LoginOptions): Promise<CommandResult<LoginResult>> {
-  const url = ctx.globals.url ?? ctx.io.env.STOR_URL;
+  const url = ctx.globals.url ?? envSetting(ctx.io.env, 'STOR_URL');
   if (!url) {
     throw new StorError(E.NO_URL, 'which appliance? pass --url (e.g. --url wss://nas.example.com) or set STOR_URL');
   }
@@ -54,10 +60,12 @@ export async function login(ctx: CommandContext, options: LoginOptions): Promise
     rpc: ctx.globals.rpc ?? 'ws',
     ...(caPath ? { caPath } : {}),
   };
+  // Chosen before any prompt or connection: a refusal must not leave a new key on the appliance.
+  const target = await chooseProfile(ctx, settings.endpoint, options.force ?? false);
   if (options.username !== undefined) {
     const { loginWithPassword } = await import('./login-password.js');
     const { username, apiKey, keyName } = await loginWithPassword(ctx, settings, options.username, options);
-    return saveProfile(ctx, settings, apiKey, username, keyName);
+    return saveProfile(ctx, target, settings, apiKey, username, keyName);
   }
   if (options.passwordStdin) {
     throw new StorError(E.NO_USERNAME, '--password-stdin needs --username: whose password is it?');
@@ -72,17 +80,53 @@ export async function login(ctx: CommandContext, options: LoginOptions): Promise
   } finally {
     await transport.close();
   }
-  return saveProfile(ctx, settings, apiKey, username);
+  return saveProfile(ctx, target, settings, apiKey, username);
+}
+
+/** Where login saves, and what was there before. */
+interface ProfileChoice {
+  name: string;
+  created: boolean;
+  /** With `--force`: the URL of the other appliance the profile pointed at. */
+  replacedUrl?: string;
+}
+
+/**
+ * The profile named by `--profile` (or STOR_PROFILE); else the one already saved for this
+ * appliance, so that logging in again updates it; else a new one named after the host. A name
+ * taken by another appliance is refused without `--force`.
+ */
+async function chooseProfile(ctx: CommandContext, endpoint: Endpoint, force: boolean): Promise<ProfileChoice> {
+  const doc = await new ProfileStore(configDirFrom(ctx.io.env)).read();
+  const name = ctx.globals.profile ?? (ctx.io.env.STOR_PROFILE || undefined) ?? profilesFor(endpoint, doc)[0] ?? profileNameFor(endpoint);
+  const previous = doc.profiles[name];
+  const replacedUrl = previous && !isSameAppliance(previous.url, endpoint) ? previous.url : undefined;
+  if (replacedUrl !== undefined && !force) {
+    throw new StorError(E.PROFILE_EXISTS, `profile "${name}" is saved for ${replacedUrl}, not ${endpoint.display}`, {
+      hint: 'save this one under another name with --profile NAME, or replace that profile with --force',
+    });
+  }
+  return { name, created: !previous, ...(replacedUrl !== undefined ? { replacedUrl } : {}) };
+}
+
+/**
+ * The name of a new profile: the URL's host, plus `-PORT` when it names a port other than the
+ * scheme's default (`nas.example.com`, `127.0.0.1-6000`); IPv6 brackets dropped.
+ */
+export function profileNameFor(endpoint: Endpoint): string {
+  const host = endpoint.base.hostname.replace(/^\[(.*)\]$/, '$1');
+  return endpoint.base.port ? `${host}-${endpoint.base.port}` : host;
 }
 
 async function saveProfile(
   ctx: CommandContext,
+  target: ProfileChoice,
   settings: ConnectionSettings,
   apiKey: string,
   username: string,
   keyName?: string,
 ): Promise<CommandResult<LoginResult>> {
-  const name = ctx.globals.profile ?? ctx.io.env.STOR_PROFILE ?? 'default';
+  const { name, created, replacedUrl } = target;
   const url = settings.endpoint.display;
   const profile: Profile = {
     url,
@@ -93,11 +137,19 @@ async function saveProfile(
   };
   const store = new ProfileStore(configDirFrom(ctx.io.env));
   await store.save(name, profile, true);
-  const data: LoginResult = { profile: name, url, username, current: true, config_file: store.path, ...(keyName ? { api_key_name: keyName } : {}) };
-  const saved = keyName
-    ? `created API key "${keyName}" and saved it (not the password) as profile "${name}" (now current)`
-    : `saved as profile "${name}" (now current)`;
-  return { data, view: { kind: 'lines', lines: [`Logged in to ${url} as ${username}; ${saved}.`] } };
+  const data: LoginResult = {
+    profile: name,
+    url,
+    username,
+    current: true,
+    created,
+    ...(replacedUrl !== undefined ? { replaced_url: replacedUrl } : {}),
+    config_file: store.path,
+    ...(keyName ? { api_key_name: keyName } : {}),
+  };
+  const how = created ? `new profile "${name}"` : replacedUrl !== undefined ? `profile "${name}", replacing its ${replacedUrl}` : `profile "${name}", updated`;
+  const saved = keyName ? `created API key "${keyName}" and saved it (not the password) in ${how}` : `saved in ${how}`;
+  return { data, view: { kind: 'lines', lines: [`Logged in to ${url} as ${username}; ${saved} (now current).`] } };
 }
 
 export const loginCommand = defineCommand({
@@ -106,7 +158,7 @@ export const loginCommand = defineCommand({
   examples: [
     'stor login --url wss://nas.example.com --profile nas1 --api-key-file ~/.config/nas1.key',
     'pass show nas1/api-key | stor login --url wss://nas.example.com --api-key-stdin --ca ./nas-ca.pem',
-    'stor login --url ws://127.0.0.1:6000      # a local `stor serve`; prompts for the key on a terminal',
+    'stor login --url ws://127.0.0.1:6000      # a local `stor serve`, saved as profile 127.0.0.1-6000; prompts for the key',
     'stor login --url wss://nas.example.com --username alice      # prompts for the password (and code)',
     '(pass show nas1/alice; echo 123456) | stor login --url wss://nas.example.com --username alice --password-stdin',
   ],
@@ -115,6 +167,10 @@ export const loginCommand = defineCommand({
     'STOR_API_KEY, or from a hidden prompt on a terminal. ws:// and http:// are refused for other hosts.\n' +
     '\nWith --username, stor logs in with the password (hidden prompt, or --password-stdin), answers a\n' +
     'two-factor challenge with the one-time code (prompt, or the second line of standard input), creates an\n' +
-    'API key named stor-<this host>-<UTC time> for the user, and saves only that key. The password is never saved.',
+    'API key named stor-<this host>-<UTC time> for the user, and saves only that key. The password is never saved.\n' +
+    '\nWithout --profile, login updates the profile already saved for that appliance, else saves a new one named\n' +
+    'after the host: the host name, plus -PORT when the URL names a port other than the scheme\'s default\n' +
+    '(wss://nas.example.com → nas.example.com, ws://127.0.0.1:6000 → 127.0.0.1-6000). A name saved for another\n' +
+    'appliance is refused unless --force.',
   run: (ctx, _args, opts) => login(ctx, opts),
 });

@@ -1,31 +1,40 @@
 import { configDirFrom } from '../../core/config/paths.js';
 import { ProfileStore } from '../../core/config/profiles.js';
-import { StorError } from '../../core/errors.js';
-import { E } from '../../core/error-catalogue.js';
 import type { CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
 import { defineCommand } from '../shared/declare.js';
 
 /** `stor logout --json` */
 export interface LogoutResult {
-  profile: string;
+  /** The profile logged out of; null when none was named and none is current. */
+  profile: string | null;
+  /** False when nothing was saved under that name (a second logout). */
+  removed: boolean;
   was_current: boolean;
 }
 
-/** `stor logout`: forget a profile and its key (the current one unless --profile names another). */
+/**
+ * `stor logout`: forget a profile and its key (the current one unless --profile names another).
+ * Logging out of what is not saved succeeds, saying so, so that a runbook may log out twice;
+ * `stor profile remove NAME`, which names a profile to delete, still refuses an unknown one.
+ */
 export async function logout(ctx: CommandContext): Promise<CommandResult<LogoutResult>> {
   const store = new ProfileStore(configDirFrom(ctx.io.env));
   const doc = await store.read();
-  const name = ctx.globals.profile ?? ctx.io.env.STOR_PROFILE ?? doc.current;
-  if (!name) throw new StorError(E.NOT_LOGGED_IN, 'no profile is current; nothing to log out of', { hint: 'name one with --profile' });
+  const name = ctx.globals.profile ?? (ctx.io.env.STOR_PROFILE || undefined) ?? doc.current ?? null;
+  if (name === null || !doc.profiles[name]) {
+    const data: LogoutResult = { profile: name, removed: false, was_current: false };
+    const line = name === null ? 'No profile is current: nothing to log out of.' : `No profile "${name}" is saved: nothing to log out of.`;
+    return { data, view: { kind: 'lines', lines: [line] } };
+  }
   const wasCurrent = await store.remove(name);
-  const data: LogoutResult = { profile: name, was_current: wasCurrent };
+  const data: LogoutResult = { profile: name, removed: true, was_current: wasCurrent };
   const after = wasCurrent ? ' Commands now use the embedded appliance until you log in or pick a profile.' : '';
   return { data, view: { kind: 'lines', lines: [`Removed profile "${name}" and its key.${after}`] } };
 }
 
 export const logoutCommand = defineCommand({
-  summary: 'forget a saved profile and its key (the current one, or --profile NAME)',
+  summary: 'forget a saved profile and its key (the current one, or --profile NAME); nothing saved is not an error',
   examples: ['stor logout', 'stor --profile nas1 logout'],
   run: (ctx) => logout(ctx),
 });

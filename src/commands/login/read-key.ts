@@ -5,6 +5,7 @@ import { E } from '../../core/error-catalogue.js';
 import { API_KEY_PATTERN } from '../../core/store/secrets.js';
 import type { CommandContext } from '../shared/context.js';
 import { readStdin } from '../shared/stdin.js';
+import { envSetting } from '../shared/target.js';
 
 export interface KeySourceOptions {
   apiKeyFile?: string;
@@ -17,6 +18,7 @@ export interface KeySourceOptions {
  */
 export async function readApiKey(ctx: CommandContext, options: KeySourceOptions): Promise<string> {
   let key: string;
+  const envKey = options.apiKeyFile || options.apiKeyStdin ? undefined : envSetting(ctx.io.env, 'STOR_API_KEY');
   if (options.apiKeyFile) {
     const path = resolve(ctx.io.cwd, options.apiKeyFile);
     try {
@@ -27,8 +29,8 @@ export async function readApiKey(ctx: CommandContext, options: KeySourceOptions)
     if ((statSync(path).mode & 0o077) !== 0) ctx.note(`stor: warning: ${path} is readable by other users; consider chmod 600`);
   } else if (options.apiKeyStdin) {
     key = await readStdin(ctx);
-  } else if (ctx.io.env.STOR_API_KEY) {
-    key = ctx.io.env.STOR_API_KEY;
+  } else if (envKey !== undefined) {
+    key = envKey;
   } else if (ctx.io.stdin.isTTY && ctx.io.stderr.isTTY) {
     const { password } = await import('@inquirer/prompts');
     key = await password(

@@ -1,3 +1,4 @@
+import type { Profile } from '../../core/config/profiles.js';
 import type { CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
 import { profileStore } from './store.js';
@@ -8,9 +9,19 @@ export interface ProfileSummary {
   name: string;
   url: string;
   current: boolean;
+  /** `none` for ws:// and http://; for wss:// and https://, how the certificate is checked. */
+  tls: ProfileTls;
   insecure: boolean;
   ca: string | null;
   rpc: 'ws' | 'http';
+}
+
+export type ProfileTls = 'none' | 'verified' | 'insecure' | 'ca';
+
+function tlsOf(profile: Profile): ProfileTls {
+  // A bare host means wss://, as parseEndpoint reads it.
+  if (/^(ws|http):\/\//i.test(profile.url)) return 'none';
+  return profile.insecure ? 'insecure' : profile.ca ? 'ca' : 'verified';
 }
 
 export async function profileList(ctx: CommandContext): Promise<CommandResult<ProfileSummary[]>> {
@@ -19,6 +30,7 @@ export async function profileList(ctx: CommandContext): Promise<CommandResult<Pr
     name,
     url: p.url,
     current: doc.current === name,
+    tls: tlsOf(p),
     insecure: p.insecure ?? false,
     ca: p.ca ?? null,
     rpc: p.rpc ?? 'ws',
@@ -28,7 +40,7 @@ export async function profileList(ctx: CommandContext): Promise<CommandResult<Pr
     view: {
       kind: 'table',
       columns: ['', 'name', 'url', 'tls', 'rpc'],
-      rows: data.map((p) => [p.current ? '*' : '', p.name, p.url, p.insecure ? 'insecure' : p.ca ? `ca ${p.ca}` : 'verified', p.rpc]),
+      rows: data.map((p) => [p.current ? '*' : '', p.name, p.url, p.tls === 'ca' ? `ca ${p.ca}` : p.tls, p.rpc]),
       empty: 'No profiles: commands use the embedded appliance. Add one with `stor login --url <url>`.',
     },
   };

@@ -19,6 +19,7 @@ export interface GlobalOptions extends TargetOptions {
  */
 export class CommandContext {
   private opened: Promise<Transport> | undefined;
+  private chosen: Promise<TargetSpec> | undefined;
 
   constructor(
     readonly io: IO,
@@ -37,7 +38,11 @@ export class CommandContext {
 
   /** Which target this invocation uses, without connecting to it. */
   target(): Promise<TargetSpec> {
-    return resolveTarget(this.globals, this.io);
+    // Once per invocation, so that the -v trace of the choice is printed once.
+    this.chosen ??= resolveTarget(this.globals, this.io, (message) => {
+      if (this.globals.verbose) this.note(message);
+    });
+    return this.chosen;
   }
 
   get timeoutSeconds(): number {

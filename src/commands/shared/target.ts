@@ -1,7 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { ProfileStore, unknownProfile } from '../../core/config/profiles.js';
+import { ProfileStore, unknownProfile, type ProfilesDocument } from '../../core/config/profiles.js';
 import { configDirFrom, stateDirFrom } from '../../core/config/paths.js';
 import { StorError } from '../../core/errors.js';
 import { E } from '../../core/error-catalogue.js';
@@ -34,21 +34,46 @@ export type TargetSpec =
 export const DEFAULT_TIMEOUT_SECONDS = 30;
 
 /**
+ * A variable of stor's own that is set must say something: an exported but empty `STOR_API_KEY`
+ * (a failed `$(pass …)`) would otherwise run as the embedded administrator. Unset stays unset.
+ */
+export function envSetting(env: IO['env'], name: 'STOR_API_KEY' | 'STOR_URL'): string | undefined {
+  const value = env[name];
+  if (value === undefined) return undefined;
+  if (value.trim() === '') {
+    throw new StorError(E.EMPTY_ENV, `${name} is set but empty`, {
+      hint: `give it a value, or unset it (\`unset ${name}\`)`,
+    });
+  }
+  return value.trim();
+}
+
+/**
  * Chooses the target once, by precedence flag > environment > profile > embedded:
  * the URL from `--url`, else `STOR_URL`, else the selected profile (`--profile`, `STOR_PROFILE`,
- * else the current one); with none of these, the embedded appliance. The key comes from
- * `STOR_API_KEY`, else the profile.
+ * else the current one); with none of these, the embedded appliance. A URL given without a
+ * profile borrows the saved profile of the same appliance, so `stor login --url X` then
+ * `stor --url X …` works. The key comes from `STOR_API_KEY`, else the profile.
  */
-export async function resolveTarget(opts: TargetOptions, io: IO): Promise<TargetSpec> {
+export async function resolveTarget(opts: TargetOptions, io: IO, trace?: (message: string) => void): Promise<TargetSpec> {
   const env = io.env;
-  const envKey = env.STOR_API_KEY?.trim() || undefined;
-  const url = opts.url ?? (env.STOR_URL || undefined);
+  const envKey = envSetting(env, 'STOR_API_KEY');
+  const url = opts.url ?? envSetting(env, 'STOR_URL');
   const store = new ProfileStore(configDirFrom(env));
   const named = opts.profile ?? (env.STOR_PROFILE || undefined);
-  const doc = named !== undefined || url === undefined ? await store.read() : { profiles: {} as Record<string, never> };
-  const profileName = named ?? (url === undefined ? doc.current : undefined);
+  const doc = await store.read();
+  let profileName = named ?? (url === undefined ? doc.current : undefined);
+  if (named !== undefined && !doc.profiles[named]) throw unknownProfile(named, Object.keys(doc.profiles));
+  if (profileName === undefined && url !== undefined) {
+    const endpoint = parseEndpoint(url);
+    const matches = profilesFor(endpoint, doc);
+    profileName = matches[0];
+    if (profileName !== undefined) {
+      const others = matches.length > 1 ? ` (also saved for it: ${matches.slice(1).join(', ')})` : '';
+      trace?.(`stor: ${endpoint.display}: using the key and settings of profile "${profileName}"${others}`);
+    }
+  }
   const profile = profileName !== undefined ? doc.profiles[profileName] : undefined;
-  if (named !== undefined && !profile) throw unknownProfile(named, Object.keys(doc.profiles));
 
   // Checked whatever the target: a --ca that cannot be used must not pass silently.
   if (opts.ca !== undefined) readCa(resolve(io.cwd, opts.ca));
@@ -74,6 +99,26 @@ export async function resolveTarget(opts: TargetOptions, io: IO): Promise<Target
     ...(profileName && profile ? { profile: profileName } : {}),
     ...(keepalive !== undefined ? { keepaliveSeconds: keepalive } : {}),
   };
+}
+
+/**
+ * Whether a saved URL names the same appliance as `endpoint`, as parseEndpoint normalises them
+ * (scheme, host case, default port, trailing slash, /api/current). A URL that no longer parses names none.
+ */
+export function isSameAppliance(url: string, endpoint: Endpoint): boolean {
+  try {
+    return parseEndpoint(url).display === endpoint.display;
+  } catch {
+    return false;
+  }
+}
+
+/** The saved profiles for the same appliance as `endpoint`, best first: the current one, then by name. */
+export function profilesFor(endpoint: Endpoint, doc: ProfilesDocument): string[] {
+  const same = Object.keys(doc.profiles)
+    .filter((name) => isSameAppliance(doc.profiles[name]!.url, endpoint))
+    .sort();
+  return doc.current !== undefined && same.includes(doc.current) ? [doc.current, ...same.filter((n) => n !== doc.current)] : same;
 }
 
 /** `STOR_WS_KEEPALIVE`: seconds between pings on an idle WebSocket, for proxies quicker than 60 s; 0 turns them off. */
