@@ -1,10 +1,25 @@
 import { readFileSync } from 'node:fs';
 
 /**
+ * A reader that went away (`stor ls | head -1`) is not a failure of the command: end at once
+ * with 0, as `set -o pipefail` runbooks expect, instead of an unhandled EPIPE stack trace. Exiting
+ * stops whatever the command was still doing; an embedded upload's temporary file is swept by the
+ * next command that opens the state (its process is dead by then).
+ */
+function endQuietlyWhenReaderLeaves(stream: NodeJS.WriteStream): void {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0);
+    throw err;
+  });
+}
+
+/**
  * What bin/stor.js runs: the only place the process's exit code is set. `--version` is answered
  * before the CLI loads, since scripts call it often and it needs nothing else.
  */
 export async function main(): Promise<void> {
+  endQuietlyWhenReaderLeaves(process.stdout);
+  endQuietlyWhenReaderLeaves(process.stderr);
   const argv = process.argv.slice(2);
   if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };

@@ -273,6 +273,11 @@ const CATALOGUE = {
     meaning: 'the appliance is rate-limiting logins or uploads from this address',
     remedy: 'wait a minute and space out invocations, or raise `--timeout` to wait longer',
   },
+  TLS_NOT_SPOKEN: {
+    kind: 'unreachable',
+    meaning: 'a wss:// or https:// URL reached a server that answers in plain text',
+    remedy: 'use ws:// or http:// for that port (on this machine), or the port where the appliance speaks TLS',
+  },
   TIMEOUT: {
     kind: 'unreachable',
     meaning: 'the appliance did not answer, or an upload made no progress, within `--timeout`',
@@ -280,7 +285,7 @@ const CATALOGUE = {
   },
   TLS_FAILED: {
     kind: 'unreachable',
-    meaning: "TLS with the appliance failed: its certificate is not trusted, or it does not speak TLS",
+    meaning: "TLS with the appliance failed: its certificate is not trusted, or the handshake failed for the reason the message gives",
     remedy: 'pass the signing CA with `--ca <file>`, or `--insecure` for a self-signed appliance',
   },
   UNREACHABLE: {
@@ -336,7 +341,14 @@ const CATALOGUE = {
   // exit 130: interrupted
   INTERRUPTED: {
     kind: 'interrupted',
-    meaning: 'interrupted (Ctrl-C) at a prompt; nothing was changed',
+    meaning: 'interrupted (Ctrl-C, SIGINT) at a prompt or during an upload; the message says what was written',
+    remedy: 'run the command again',
+  },
+
+  // exit 143: terminated
+  TERMINATED: {
+    kind: 'terminated',
+    meaning: 'stopped by SIGTERM during an upload; the message says what was written, and no temporary file is left',
     remedy: 'run the command again',
   },
 } as const satisfies Record<string, { kind: StorErrorKind; meaning: string; remedy: string }>;

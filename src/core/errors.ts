@@ -249,7 +249,8 @@ export type StorErrorKind =
   | 'auth' // bad, revoked or expired key; login broken by a privilege (exit 4)
   | 'denied' // EACCES, 403 (exit 5)
   | 'check' // a check found problems (exit 6)
-  | 'interrupted' // Ctrl-C (exit 130)
+  | 'interrupted' // Ctrl-C, SIGINT (exit 130)
+  | 'terminated' // SIGTERM (exit 143)
   | 'internal'; // a bug in stor (exit 1)
 
 export class StorError extends Error {

@@ -73,7 +73,7 @@ export async function login(ctx: CommandContext, options: LoginOptions): Promise
   // Refuse before a prompt or a connection: a key in clear over the network gets revoked.
   assertSecretMayTravel(settings.endpoint, 'an API key');
   const apiKey = await readApiKey(ctx, options);
-  const transport = await openTarget({ kind: 'remote', apiKey, ...settings }, ctx.timeoutSeconds);
+  const transport = await openTarget({ kind: 'remote', apiKey, ...settings }, ctx.timeoutSeconds, ctx.trace ? { trace: ctx.trace } : {});
   let username: string;
   try {
     username = (await call(transport, 'auth.me')).pw_name;

@@ -80,7 +80,8 @@ export async function serve(ctx: CommandContext, options: ServeOptions): Promise
   };
   const appliance = Appliance.open({ stateDir, settings });
   // Uploads cut short by a killed server left their temporary files; nothing else refers to them.
-  const swept = sweepStrayUploads(appliance.store.mntDir);
+  // Opening swept those it had listed; the walk finds any from before the list was kept.
+  const swept = [...appliance.sweptUploads, ...sweepStrayUploads(appliance.store.mntDir)];
   if (swept.length > 0) ctx.note(`stor serve: removed ${swept.length} temporary file(s) of interrupted uploads`);
   const log = (line: string) => {
     if (ctx.globals.verbose) ctx.io.stderr.write(`stor serve: ${line}\n`);

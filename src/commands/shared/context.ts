@@ -1,4 +1,5 @@
 import { stateDirFrom } from '../../core/config/paths.js';
+import type { TraceSink } from '../../core/transport/trace.js';
 import type { Transport } from '../../core/transport/transport.js';
 import { escapeControls } from './escape.js';
 import type { IO } from './io.js';
@@ -50,7 +51,13 @@ export class CommandContext {
   }
 
   private async openTransport(): Promise<Transport> {
-    return openTarget(await this.target(), this.timeoutSeconds);
+    return openTarget(await this.target(), this.timeoutSeconds, { ...(this.trace ? { trace: this.trace } : {}), ...(this.io.onSignal ? { onSignal: this.io.onSignal.bind(this.io) } : {}) });
+  }
+
+  /** With `-v`, where the transports say what they do: `stor: trace: …` lines on stderr. */
+  get trace(): TraceSink | undefined {
+    if (!this.globals.verbose) return undefined;
+    return (line) => this.io.stderr.write(`stor: trace: ${escapeControls(line)}\n`);
   }
 
   /** A note for the operator on stderr, unless `--quiet`; it may quote the appliance, so controls are escaped. */
@@ -67,14 +74,40 @@ export class CommandContext {
   }
 }
 
+export interface OpenOptions {
+  trace?: TraceSink;
+  /** The process's signals: an embedded upload stops on them and removes its temporary file. */
+  onSignal?: IO['onSignal'];
+}
+
+/** What `-v` says of the target before any call: never the key, only where it came from. */
+function traceTarget(spec: TargetSpec, trace: TraceSink): void {
+  if (spec.kind === 'embedded') {
+    trace(`target: the embedded appliance, state ${spec.stateDir}`);
+    trace(`transport: embedded (in this process), key from ${spec.apiKey ? 'STOR_API_KEY' : 'the state directory'}`);
+    return;
+  }
+  trace(`target: ${spec.endpoint.display}${spec.profile ? `, profile ${spec.profile}` : ', no profile'}`);
+  const tls = !spec.endpoint.secure ? 'none' : spec.insecure ? 'unverified (--insecure)' : spec.caPath ? `verified against ${spec.caPath}` : 'verified against the system CAs';
+  trace(`transport: ${spec.rpc === 'http' ? `http (POST ${spec.endpoint.rpcHttp.href})` : `ws (${spec.endpoint.rpcWs.href})`}, TLS ${tls}`);
+}
+
 /**
  * Opens a transport to a resolved target. Each implementation is loaded on first use, so that
  * `--help` and `--version` never pay for SQLite, WebSockets or the appliance.
  */
-export async function openTarget(spec: TargetSpec, timeoutSeconds: number): Promise<Transport> {
+export async function openTarget(spec: TargetSpec, timeoutSeconds: number, open: OpenOptions = {}): Promise<Transport> {
+  const { trace, onSignal } = open;
+  if (trace) traceTarget(spec, trace);
   if (spec.kind === 'embedded') {
     const { EmbeddedTransport } = await import('../../core/transport/embedded.js');
-    return EmbeddedTransport.open({ stateDir: spec.stateDir, timeoutSeconds, ...(spec.apiKey ? { apiKey: spec.apiKey } : {}) });
+    return EmbeddedTransport.open({
+      stateDir: spec.stateDir,
+      timeoutSeconds,
+      ...(spec.apiKey ? { apiKey: spec.apiKey } : {}),
+      ...(trace ? { trace } : {}),
+      ...(onSignal ? { onSignal } : {}),
+    });
   }
   const { apiKeyLogin } = await import('../../core/transport/login-strategies.js');
   const options = {
@@ -85,6 +118,7 @@ export async function openTarget(spec: TargetSpec, timeoutSeconds: number): Prom
     ...(spec.caPath ? { ca: readCa(spec.caPath) } : {}),
     ...(spec.profile ? { profile: spec.profile } : {}),
     ...(spec.keepaliveSeconds !== undefined ? { keepaliveSeconds: spec.keepaliveSeconds } : {}),
+    ...(trace ? { trace } : {}),
   };
   if (spec.rpc === 'http') {
     const { HttpRpcTransport } = await import('../../core/transport/remote-http.js');

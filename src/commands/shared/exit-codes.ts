@@ -10,6 +10,7 @@ export const EXIT = {
   DENIED: 5,
   CHECK: 6,
   INTERRUPTED: 130,
+  TERMINATED: 143,
 } as const;
 
 export const EXIT_FOR_KIND: Record<StorErrorKind, number> = {
@@ -21,4 +22,5 @@ export const EXIT_FOR_KIND: Record<StorErrorKind, number> = {
   check: EXIT.CHECK,
   interrupted: EXIT.INTERRUPTED,
   internal: EXIT.FAILED,
+  terminated: EXIT.TERMINATED,
 };

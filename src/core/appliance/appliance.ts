@@ -10,6 +10,7 @@ import type { MethodDefinition } from './method.js';
 import { METHODS } from './methods.js';
 import { MAX_SESSION_AGE_MS, Session, type Origin } from './session.js';
 import { loadSettings, saveSettings, type ApplianceSettings } from './settings.js';
+import { sweepUploadsInFlight } from './stray-uploads.js';
 import { Tokens } from './tokens.js';
 
 export interface ApplianceOptions {
@@ -35,7 +36,11 @@ export class Appliance {
   maxSessionAgeMs = MAX_SESSION_AGE_MS;
   settings: ApplianceSettings;
 
-  private constructor(readonly store: Store) {
+  private constructor(
+    readonly store: Store,
+    /** Temporary files of uploads whose process died, removed as the state opened. */
+    readonly sweptUploads: readonly string[],
+  ) {
     this.settings = loadSettings(store.db);
   }
 
@@ -46,7 +51,8 @@ export class Appliance {
         const changes = options.settings;
         store.write(() => saveSettings(store.db, changes));
       }
-      return new Appliance(store);
+      // Cheap: one read of a directory that is empty unless an upload's process was killed.
+      return new Appliance(store, sweepUploadsInFlight(store.stateDir, store.mntDir));
     } catch (err) {
       store.close();
       throw err;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { constants, createWriteStream } from 'node:fs';
-import { chmod, copyFile, lstat, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { chmod, copyFile, lstat, realpath, rename, unlink, type FileHandle } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ERRNO, RpcError, rpcErrors } from '../errors.js';
@@ -10,7 +10,7 @@ import type { Appliance } from './appliance.js';
 import { sandboxPath } from './filesystem.js';
 import { isSystemError, osError } from './os-error.js';
 import { childOf, openParentDir } from './parent-dir.js';
-import { uploadTempName } from './stray-uploads.js';
+import { noteUploadInFlight, uploadTempName } from './stray-uploads.js';
 import type { Session } from './session.js';
 
 export interface PutOptions {
@@ -52,6 +52,7 @@ export async function putFile(
   commit: Promise<void>,
 ): Promise<true> {
   let tmp: string | undefined;
+  let forget: (() => Promise<void>) | undefined;
   let dir: FileHandle | undefined;
   let shown = path;
   try {
@@ -66,7 +67,10 @@ export async function putFile(
     const existing = await lstat(final).catch(() => null);
     if (existing?.isDirectory()) throw osError('EISDIR', target.path);
     const appending = options.append && existing?.isFile() === true;
-    tmp = childOf(dir, uploadTempName(randomUUID()));
+    const tempName = uploadTempName(randomUUID());
+    // Listed before it exists, so that a kill at any point leaves it findable without a tree walk.
+    forget = await noteUploadInFlight(appliance.store.stateDir, appliance.store.mntDir, await realpath(childOf(dir, '.')), tempName);
+    tmp = childOf(dir, tempName);
     if (appending) await copyFile(final, tmp, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
     await pipeline(
       source,
@@ -92,6 +96,7 @@ export async function putFile(
     throw asCallError(err, shown);
   } finally {
     if (tmp) await unlink(tmp).catch(() => undefined);
+    await forget?.();
     await dir?.close();
   }
 }

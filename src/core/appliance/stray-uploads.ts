@@ -1,5 +1,6 @@
-import { lstatSync, readdirSync, unlinkSync, type Dirent } from 'node:fs';
-import { join } from 'node:path';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, unlinkSync, type Dirent } from 'node:fs';
+import { mkdir, realpath, unlink, writeFile } from 'node:fs/promises';
+import { isAbsolute, join, relative } from 'node:path';
 
 /**
  * The temporary file an upload streams into, beside its target: `.stor-put-<pid>-<uuid>.part`.
@@ -60,5 +61,61 @@ export function sweepStrayUploads(mntDir: string, now = Date.now()): string[] {
     }
   };
   walk(mntDir);
+  return removed;
+}
+
+/**
+ * The state directory's list of uploads under way: one entry per temporary file, named as it is,
+ * holding its directory relative to `mnt/`. Opening the state then finds a dead process's
+ * leftovers with one read of this (usually empty) directory, not a walk of the whole tree.
+ */
+const IN_FLIGHT = 'uploads-in-flight';
+
+/**
+ * Notes that `tempName` is being written in `hostDir` (a real path below `mntDir`); returns what
+ * forgets it again, to be awaited once the file is renamed into place or removed.
+ */
+export async function noteUploadInFlight(stateDir: string, mntDir: string, hostDir: string, tempName: string): Promise<() => Promise<void>> {
+  const dir = join(stateDir, IN_FLIGHT);
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const entry = join(dir, tempName);
+  await writeFile(entry, relative(await realpath(mntDir), hostDir), { mode: 0o600 });
+  return () => unlink(entry).catch(() => undefined);
+}
+
+/**
+ * Removes the temporary files the list names whose writer died (kill -9, a closed terminal), and
+ * their entries; entries of live processes stay. Returns the paths removed.
+ */
+export function sweepUploadsInFlight(stateDir: string, mntDir: string): string[] {
+  const dir = join(stateDir, IN_FLIGHT);
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    // Made with the state, so that its tree does not change shape with the first upload.
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    const m = TEMP.exec(name);
+    if (m?.[1] !== undefined && alive(Number(m[1]))) continue;
+    const entry = join(dir, name);
+    try {
+      const rel = m ? readFileSync(entry, 'utf8') : '';
+      // Only a file inside the tree, and only a regular one, is ours to remove.
+      if (m && !isAbsolute(rel) && !rel.split('/').includes('..')) {
+        const path = join(mntDir, rel, name);
+        if (lstatSync(path, { throwIfNoEntry: false })?.isFile()) {
+          unlinkSync(path);
+          removed.push(path);
+        }
+      }
+      unlinkSync(entry);
+    } catch {
+      // Another process sweeping at the same time, or not ours to remove: leave it.
+    }
+  }
   return removed;
 }

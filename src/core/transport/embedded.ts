@@ -9,6 +9,7 @@ import { Dispatcher } from '../rpc/dispatcher.js';
 import { ADMIN_KEY_FILE } from '../store/seed.js';
 import { awaitJob } from './job-wait.js';
 import { loginError, loginRejected } from './login.js';
+import { elapsed, traced, type TraceSink } from './trace.js';
 import { putParams, type TargetInfo, type Transport, type UploadRequest } from './transport.js';
 import { authorizeUpload, UploadRefused } from '../appliance/upload.js';
 import { uploadRefused } from './upload-errors.js';
@@ -19,6 +20,21 @@ export interface EmbeddedOptions {
   apiKey?: string;
   /** Seconds a job may go without moving before the wait for it gives up. */
   timeoutSeconds: number;
+  trace?: TraceSink;
+  /** Subscribes to SIGINT/SIGTERM (the process's IO); an upload under way then stops and cleans up. */
+  onSignal?(handler: (signal: NodeJS.Signals) => void): () => void;
+}
+
+/**
+ * An upload stopped by a signal. Its put failed before the rename, so the target is as it was and
+ * the temporary file is gone; only when every byte was already read is the put left to finish.
+ */
+function interruptedBy(signal: NodeJS.Signals, path: string, written: boolean): StorError {
+  const terminated = signal === 'SIGTERM';
+  const message = written
+    ? `interrupted by ${signal} as the upload to ${path} finished: it was written`
+    : `interrupted by ${signal}; ${path} was not written, and nothing of it was left behind`;
+  return new StorError(terminated ? E.TERMINATED : E.INTERRUPTED, message);
 }
 
 function readAdminKey(stateDir: string): string {
@@ -44,10 +60,9 @@ export class EmbeddedTransport implements Transport {
     private readonly appliance: Appliance,
     private readonly dispatcher: Dispatcher,
     private readonly session: Session,
-    stateDir: string,
-    private readonly timeoutSeconds: number,
+    private readonly options: EmbeddedOptions,
   ) {
-    this.target = { kind: 'embedded', stateDir };
+    this.target = { kind: 'embedded', stateDir: options.stateDir };
   }
 
   static async open(options: EmbeddedOptions): Promise<EmbeddedTransport> {
@@ -56,21 +71,23 @@ export class EmbeddedTransport implements Transport {
       const dispatcher = new Dispatcher(appliance);
       const session = appliance.createSession({ transport: 'embedded', address: 'local', secure: true });
       const key = options.apiKey ?? readAdminKey(options.stateDir);
-      const ok = await dispatcher.call(session, 'auth.login_with_api_key', [key]).catch((err: unknown) => {
+      const ok = await traced(options.trace, 'auth.login_with_api_key', () => dispatcher.call(session, 'auth.login_with_api_key', [key])).catch((err: unknown) => {
         throw loginError(err);
       });
       if (ok !== true) throw loginRejected('the embedded appliance');
-      return new EmbeddedTransport(appliance, dispatcher, session, options.stateDir, options.timeoutSeconds);
+      return new EmbeddedTransport(appliance, dispatcher, session, options);
     } catch (err) {
       appliance.close();
       throw err;
     }
   }
 
-  async call<T>(method: string, params: readonly unknown[] = []): Promise<T> {
-    // The wire round trip a remote call makes, so both targets hand back plain JSON values.
-    const result = await this.dispatcher.call(this.session, method, JSON.parse(JSON.stringify(params)) as unknown[]);
-    return (result === undefined ? null : JSON.parse(JSON.stringify(result))) as T;
+  call<T>(method: string, params: readonly unknown[] = []): Promise<T> {
+    return traced(this.options.trace, method, async () => {
+      // The wire round trip a remote call makes, so both targets hand back plain JSON values.
+      const result = await this.dispatcher.call(this.session, method, JSON.parse(JSON.stringify(params)) as unknown[]);
+      return (result === undefined ? null : JSON.parse(JSON.stringify(result))) as T;
+    });
   }
 
   /** The same gate and job as the upload endpoint, fed straight from the file: no HTTP in between. */
@@ -101,9 +118,33 @@ export class EmbeddedTransport implements Transport {
       });
       source = pipeline(file, counter, () => undefined);
     }
-    const job = start(source, Promise.resolve());
-    await awaitJob({ call: (method, params) => this.call(method, params), ended: () => job.done }, job.jobId, this.timeoutSeconds);
-    return { jobId: job.jobId };
+    const trace = this.options.trace;
+    const startedAt = performance.now();
+    trace?.(`upload ${req.file} to ${req.path}: ${req.size} bytes`);
+    let ended = false;
+    source.once('end', () => (ended = true));
+    let interrupted: NodeJS.Signals | undefined;
+    const unsubscribe = this.options.onSignal?.((signal) => {
+      interrupted ??= signal;
+      trace?.(`upload to ${req.path}: ${signal}${ended ? ', every byte read: letting the put finish' : ', stopping it'}`);
+      // The put then fails before its rename and removes its temporary file.
+      if (!ended) source.destroy(new Error(`interrupted by ${signal}`));
+    });
+    let jobId: number;
+    try {
+      const job = start(source, Promise.resolve());
+      jobId = job.jobId;
+      trace?.(`upload to ${req.path}: waiting for job ${jobId}`);
+      await awaitJob({ call: (method, params) => this.call(method, params), ended: () => job.done }, jobId, this.options.timeoutSeconds);
+    } catch (err) {
+      if (interrupted) throw interruptedBy(interrupted, req.path, false);
+      throw err;
+    } finally {
+      unsubscribe?.();
+    }
+    if (interrupted) throw interruptedBy(interrupted, req.path, true);
+    trace?.(`upload to ${req.path}: job ${jobId} done after ${elapsed(startedAt)}`);
+    return { jobId };
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,6 @@
 import { StorError } from '../errors.js';
 import { E } from '../error-catalogue.js';
+import { isLoopbackHost } from '../net/loopback.js';
 
 const TLS_CODES = new Set([
   'DEPTH_ZERO_SELF_SIGNED_CERT',
@@ -11,25 +12,49 @@ const TLS_CODES = new Set([
   'CERT_NOT_YET_VALID',
   'CERT_UNTRUSTED',
   'ERR_TLS_CERT_ALTNAME_INVALID',
-  'ERR_SSL_WRONG_VERSION_NUMBER',
-  'EPROTO',
 ]);
 
 /**
+ * OpenSSL's words when the first bytes back from the server are not a TLS record: it answered in
+ * plain text (an HTTP error page, a `stor serve` without TLS), so the port does not speak TLS.
+ */
+const NOT_TLS = /wrong version number|packet length too long|http request|unknown protocol/i;
+
+/**
+ * `wss://` to a port that speaks plain WebSocket/HTTP. Not a certificate problem: no certificate
+ * was ever sent. Plain `ws://` carries a key only to this machine, so the hint says what fits.
+ */
+function tlsNotSpoken(where: string, err: unknown): StorError {
+  const plain = where.replace(/^wss:/, 'ws:');
+  const host = new URL(plain).hostname;
+  return new StorError(E.TLS_NOT_SPOKEN, `${where} does not speak TLS: the server answered in plain text`, {
+    hint: isLoopbackHost(host)
+      ? `use ${plain} for a server without TLS`
+      : `check the port; if the appliance really has no TLS, stor sends a key over plain ${plain} only to this machine (put TLS in front of it)`,
+    cause: err,
+  });
+}
+
+/**
  * Turns a socket-level failure into the CLI's "cannot reach the target" (exit 3), with the why.
- * `startedAt` is `performance.now()` when the operation began: an OS-level timeout or reset is
- * reported after the time it really took, which need not be --timeout.
+ * `where` is the endpoint as shown (`ws://…` or `wss://…`). `startedAt` is `performance.now()`
+ * when the operation began: an OS-level timeout or reset is reported after the time it really
+ * took, which need not be --timeout.
  */
 export function networkError(err: unknown, where: string, startedAt: number): StorError {
   if (err instanceof StorError) return err;
   const e = err as NodeJS.ErrnoException & { code?: string };
   const code = e?.code ?? '';
-  if (TLS_CODES.has(code) || /certificate|SSL|TLS/i.test(e?.message ?? '')) {
-    const trust = code === 'ERR_SSL_WRONG_VERSION_NUMBER' || code === 'EPROTO' ? '' : ' is not trusted';
-    return new StorError(E.TLS_FAILED, `TLS with ${where} failed: the certificate${trust} (${code || e.message})`, {
+  const secure = where.startsWith('wss:');
+  if (secure && (code.startsWith('ERR_SSL_') || code === 'EPROTO') && NOT_TLS.test(e?.message ?? '')) return tlsNotSpoken(where, err);
+  if (TLS_CODES.has(code) || /certificate/i.test(e?.message ?? '')) {
+    return new StorError(E.TLS_FAILED, `TLS with ${where} failed: the certificate is not trusted (${code || e.message})`, {
       hint: 'pass the CA that signed it with --ca <file>, or --insecure to skip verification for a self-signed appliance',
       cause: err,
     });
+  }
+  if (code.startsWith('ERR_SSL_') || code === 'EPROTO' || /SSL|TLS/.test(e?.message ?? '')) {
+    return new StorError(E.TLS_FAILED, `TLS with ${where} failed: ${(e?.message ?? code).trim()}`, { cause: err });
   }
   const after = `after ${((performance.now() - startedAt) / 1000).toFixed(1)} s`;
   const reasons: Record<string, string> = {
@@ -45,7 +70,12 @@ export function networkError(err: unknown, where: string, startedAt: number): St
     UND_ERR_CONNECT_TIMEOUT: `timed out ${after}`,
   };
   const reason = reasons[code] ?? (e instanceof Error ? e.message : String(err));
-  return new StorError(E.UNREACHABLE, `cannot reach ${where}: ${reason}`, { cause: err });
+  // A TLS server drops a connection that opens in plain text without a word.
+  const dropped = !secure && (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET');
+  return new StorError(E.UNREACHABLE, `cannot reach ${where}: ${reason}`, {
+    ...(dropped ? { hint: `if the appliance speaks TLS on this port, use ${where.replace(/^ws:/, 'wss:')}` } : {}),
+    cause: err,
+  });
 }
 
 export function notAnAppliance(where: string, status: number): StorError {

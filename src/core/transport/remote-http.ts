@@ -7,6 +7,7 @@ import { loginError, loginRejected } from './login.js';
 import { networkError, notAnAppliance, rateLimited, timedOut } from './network-errors.js';
 import { bearerKey } from './login-strategies.js';
 import type { RemoteOptions } from './remote.js';
+import { elapsed, traced } from './trace.js';
 import type { TargetInfo, Transport, UploadRequest } from './transport.js';
 import { postUpload } from './upload-client.js';
 
@@ -44,7 +45,11 @@ export class HttpRpcTransport implements Transport {
     }
   }
 
-  async call<T>(method: string, params: readonly unknown[] = []): Promise<T> {
+  call<T>(method: string, params: readonly unknown[] = []): Promise<T> {
+    return traced(this.options.trace, method, () => this.post<T>(method, params));
+  }
+
+  private async post<T>(method: string, params: readonly unknown[]): Promise<T> {
     const where = this.options.endpoint.display;
     const seconds = this.options.timeoutSeconds;
     const startedAt = performance.now();
@@ -81,8 +86,13 @@ export class HttpRpcTransport implements Transport {
 
   /** Each HTTP call is its own session, with nothing to be told the job ended on: the job is polled. */
   async upload(req: UploadRequest): Promise<{ jobId: number }> {
+    const trace = this.options.trace;
+    const startedAt = performance.now();
+    trace?.(`upload ${req.file} to ${req.path}: ${req.size} bytes, POST ${new URL('_upload/', this.options.endpoint.base).href}`);
     const jobId = await postUpload(this.options.endpoint, bearerKey(this.options.login, this.options.endpoint.display), this.agent, req, this.options.timeoutSeconds);
+    trace?.(`upload to ${req.path}: sent in ${elapsed(startedAt)}; polling job ${jobId}`);
     await awaitJob(this, jobId, this.options.timeoutSeconds);
+    trace?.(`upload to ${req.path}: job ${jobId} done after ${elapsed(startedAt)}`);
     return { jobId };
   }
 

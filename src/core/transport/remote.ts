@@ -10,6 +10,7 @@ import { awaitJob } from './job-wait.js';
 import { loginError } from './login.js';
 import { bearerKey, type LoginStrategy } from './login-strategies.js';
 import { networkError, notAnAppliance, rateLimited, timedOut } from './network-errors.js';
+import { elapsed, traced, type TraceSink } from './trace.js';
 import type { TargetInfo, Transport, UploadRequest } from './transport.js';
 
 export interface TlsOptions {
@@ -28,6 +29,7 @@ export interface RemoteOptions extends TlsOptions {
   /** Seconds between WebSocket pings that keep an idle connection open; 0 sends none. Default 20. */
   keepaliveSeconds?: number;
   profile?: string;
+  trace?: TraceSink;
 }
 
 /** Well inside the 60 s after which the appliance's proxy drops a silent WebSocket. */
@@ -99,7 +101,8 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
   }
 
   /** A new socket and a new login after the old socket was lost; calls in flight on it have failed. */
-  private async reconnect(): Promise<void> {
+  private async reconnect(attempt: number): Promise<void> {
+    this.options.trace?.(`connection to ${this.options.endpoint.display} lost; reconnecting (${attempt} of ${MAX_RECONNECTS})`);
     const old = this.ws;
     const fresh = await connect(this.options);
     old.terminate();
@@ -148,6 +151,7 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
           }
           throw loginError(err);
         }
+        this.options.trace?.(`${method}: the appliance is limiting logins (EBUSY); retrying in ${wait} ms`);
         await new Promise((r) => setTimeout(r, wait));
       }
     }
@@ -178,6 +182,10 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
   }
 
   call<T>(method: string, params: readonly unknown[] = [], timeoutSeconds: number | null = this.options.timeoutSeconds): Promise<T> {
+    return traced(this.options.trace, method, () => this.send<T>(method, params, timeoutSeconds));
+  }
+
+  private send<T>(method: string, params: readonly unknown[], timeoutSeconds: number | null): Promise<T> {
     if (this.closedError) return Promise.reject(this.closedError);
     const id = randomUUID();
     const startedAt = performance.now();
@@ -204,7 +212,11 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
     // Loaded here: undici and form-data are a large share of start-up, and most commands never upload.
     const { postUpload, uploadAgent } = await import('./upload-client.js');
     this.agent ??= uploadAgent(this.options, this.options.timeoutSeconds);
+    const trace = this.options.trace;
+    const startedAt = performance.now();
+    trace?.(`upload ${req.file} to ${req.path}: ${req.size} bytes, POST ${new URL('_upload/', this.options.endpoint.base).href}`);
     const jobId = await postUpload(this.options.endpoint, bearerKey(this.options.login, this.options.endpoint.display), this.agent, req, this.options.timeoutSeconds);
+    trace?.(`upload to ${req.path}: sent in ${elapsed(startedAt)}; waiting for job ${jobId}`);
     // The job may still be fsyncing and renaming; wait for it for as long as it moves. Should the
     // socket have been lost meanwhile, log in again: a job that ended while it was down is still
     // listed by core.get_jobs.
@@ -219,7 +231,7 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
           if (!this.lost(err) || (!reconnecting && reconnects >= MAX_RECONNECTS)) throw err;
           if (!reconnecting) {
             reconnects++;
-            reconnecting = this.reconnect().finally(() => (reconnecting = undefined));
+            reconnecting = this.reconnect(reconnects).finally(() => (reconnecting = undefined));
           }
           await reconnecting;
         }
@@ -233,6 +245,7 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
       jobId,
       this.options.timeoutSeconds,
     );
+    trace?.(`upload to ${req.path}: job ${jobId} done after ${elapsed(startedAt)}`);
     return { jobId };
   }
 
@@ -268,6 +281,7 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
 function connect(options: RemoteOptions): Promise<WebSocket> {
   const where = options.endpoint.display;
   const startedAt = performance.now();
+  options.trace?.(`connecting to ${options.endpoint.rpcWs.href}`);
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(options.endpoint.rpcWs, {
       handshakeTimeout: options.timeoutSeconds * 1000,
@@ -282,6 +296,7 @@ function connect(options: RemoteOptions): Promise<WebSocket> {
       reject(err);
     };
     ws.once('open', () => {
+      options.trace?.(`connected in ${elapsed(startedAt)}`);
       ws.removeAllListeners();
       resolve(ws);
     });
