@@ -165,7 +165,7 @@ export const MIGRATIONS: readonly Migration[] = [
     up: (db) => {
       // txg numbers snapshots in the order they were taken (createtxg); AUTOINCREMENT never reuses one.
       db.exec(`
-        CREATE TABLE snapshots (
+        CREATE TABLE IF NOT EXISTS snapshots (
           txg             INTEGER PRIMARY KEY AUTOINCREMENT,
           id              TEXT NOT NULL UNIQUE,
           dataset         TEXT NOT NULL,
@@ -177,7 +177,7 @@ export const MIGRATIONS: readonly Migration[] = [
           owners          TEXT NOT NULL DEFAULT '[]',
           created_at      INTEGER NOT NULL
         );
-        CREATE INDEX snapshots_dataset ON snapshots (dataset);
+        CREATE INDEX IF NOT EXISTS snapshots_dataset ON snapshots (dataset);
       `);
     },
   },
