@@ -489,10 +489,7 @@ export const poolDatasetMethods = [
       const hosts = gone.map((d) => mountpointHost(appliance, d));
       deleteDatasets(store.db, gone);
       // `zfs destroy -r` takes the snapshots with it, a pool root's own included.
-      deleteSnapshots(
-        store.db,
-        snapshots.map((s) => s.id),
-      );
+      deleteSnapshots(store.db, snapshots.map((s) => s.id));
       return [...hosts, ...snapshots.map((s) => snapshotCopyDir(appliance, s.copy))];
     });
     // The files go after the commit, outside the write lock and asynchronously: a large tree must

@@ -46,10 +46,7 @@ function serialized<T>(appliance: Appliance, pool: string, fn: () => Promise<T>)
   let byPool = queues.get(appliance);
   if (!byPool) queues.set(appliance, (byPool = new Map()));
   const run = (byPool.get(pool) ?? Promise.resolve()).then(fn, fn);
-  byPool.set(
-    pool,
-    run.catch(() => undefined),
-  );
+  byPool.set(pool, run.catch(() => undefined));
   return run;
 }
 
@@ -177,11 +174,13 @@ async function create(appliance: Appliance, data: PoolSnapshotCreate): Promise<R
     const copies: { d: DatasetRecord; copy: string; referenced: number }[] = [];
     try {
       for (const d of covered) {
-        const copy = randomUUID();
+        const taking = { d, copy: randomUUID(), referenced: 0 };
+        // Listed before the copy starts, so a failed copy is cleaned up too.
+        copies.push(taking);
         const mount = mountOf(appliance, d, all);
-        const dir = snapshotCopyDir(appliance, copy);
-        copies.push({ d, copy, referenced: 0 });
-        copies[copies.length - 1]!.referenced = mount ? await copyTree(mount.host, dir, mount.skip) : (await mkdir(dir, { recursive: true, mode: 0o700 }), 0);
+        const dir = snapshotCopyDir(appliance, taking.copy);
+        if (mount) taking.referenced = await copyTree(mount.host, dir, mount.skip);
+        else await mkdir(dir, { recursive: true, mode: 0o700 });
       }
       store.write(() => {
         taken();
@@ -219,10 +218,7 @@ async function destroy(appliance: Appliance, id: string, recursive: boolean): Pr
       if (!all.some((s) => s.id === id)) throw rpcErrors.validationOne(null, `Snapshot ${id} not found`, ERRNO.ENOENT);
       // `zfs destroy -r DATASET@NAME`: the same name on every descendant too.
       const gone = recursive ? all.filter((s) => isWithin(s.dataset, dataset) && splitId(s.id)[1] === name) : all.filter((s) => s.id === id);
-      deleteSnapshots(
-        store.db,
-        gone.map((s) => s.id),
-      );
+      deleteSnapshots(store.db, gone.map((s) => s.id));
       return gone;
     });
     for (const s of doomed) await removeTree(snapshotCopyDir(appliance, s.copy));
@@ -249,10 +245,7 @@ async function rollbackOne(appliance: Appliance, id: string, options: PoolSnapsh
   if (mount) await restoreTree(snapshotCopyDir(appliance, target.copy), mount.host, mount.skip);
   store.write(() => {
     if (mount && d) restoreOwners(store.db, d.pool, mount.rel, mount.childRels, target.owners);
-    deleteSnapshots(
-      store.db,
-      later.map((s) => s.id),
-    );
+    deleteSnapshots(store.db, later.map((s) => s.id));
   });
   for (const s of later) await removeTree(snapshotCopyDir(appliance, s.copy));
 }
