@@ -4,6 +4,7 @@ import { coreMethods } from './core.js';
 import { filesystemMethods } from './filesystem.js';
 import { groupMethods } from './group.js';
 import { poolDatasetMethods } from './pool-dataset.js';
+import { poolSnapshotMethods } from './pool-snapshot.js';
 import type { MethodDefinition } from './method.js';
 import { privilegeMethods } from './privilege.js';
 import { systemMethods } from './system.js';
@@ -15,7 +16,7 @@ import { userMethods } from './user.js';
  * call it and its handler. Dispatch, authorization, validation and `stor call --help` all read it.
  */
 export const METHODS: ReadonlyMap<string, MethodDefinition> = new Map(
-  [...coreMethods, ...authMethods, ...twoFactorMethods, ...privilegeMethods, ...userMethods, ...groupMethods, ...apiKeyMethods, ...filesystemMethods, ...poolDatasetMethods, ...systemMethods].map((m) => [
+  [...coreMethods, ...authMethods, ...twoFactorMethods, ...privilegeMethods, ...userMethods, ...groupMethods, ...apiKeyMethods, ...filesystemMethods, ...poolDatasetMethods, ...poolSnapshotMethods, ...systemMethods].map((m) => [
     m.name,
     m,
   ]),

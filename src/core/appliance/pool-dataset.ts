@@ -3,6 +3,7 @@ import { poolDatasetContract, type PoolDatasetCreate, type PoolDatasetUpdate } f
 import { ERRNO, rpcErrors, type ValidationTriple } from '../errors.js';
 import { deleteDatasets, insertDataset, listDatasets, updateDataset, type DatasetRecord } from '../store/datasets.js';
 import { listPools } from '../store/files.js';
+import { deleteSnapshots, listSnapshots } from '../store/snapshots.js';
 import type { Appliance } from './appliance.js';
 import {
   PROPERTIES,
@@ -18,6 +19,7 @@ import {
 } from './dataset-properties.js';
 import { sandboxPath } from './filesystem.js';
 import { implement } from './method.js';
+import { snapshotCopyDir } from './pool-snapshot.js';
 import { query } from './query.js';
 import { bytesBelow, removeTree } from './tree-walk.js';
 
@@ -29,7 +31,7 @@ import { bytesBelow, removeTree } from './tree-walk.js';
  * that share_type presets would write (SMB/APPS/NFS get the preset properties, not the ACL), real
  * encryption (no key is kept or exportable, a dataset is never locked), volumes' block devices (a
  * VOLUME is an entry only; the refreservation a thick volume gets is its volsize, ZFS adds metadata
- * overhead), snapshots.
+ * overhead). Snapshots are pool-snapshot.ts.
  */
 
 /**
@@ -474,11 +476,21 @@ export const poolDatasetMethods = [
       if (isRoot && !options.recursive) {
         throw rpcErrors.call(ERRNO.EINVAL, `Failed to delete dataset: '${id}' is the root dataset of pool ${id}; it goes only with the pool`);
       }
+      const snapshots = listSnapshots(store.db).filter((s) => s.dataset === id || s.dataset.startsWith(`${id}/`));
+      if (snapshots.length > 0 && !options.recursive) {
+        // Past the middleware's own check of children, `zfs destroy` refuses a dataset with
+        // snapshots and lists them (MW/plugins/zfs_/dataset.py:229-240; zfs_main.c destroy_check_dependent).
+        const kind = datasetType(target) === 'VOLUME' ? 'volume' : 'filesystem';
+        const list = snapshots.map((s) => s.id).join('\n');
+        throw rpcErrors.call(ERRNO.EFAULT, `Failed to delete dataset: cannot destroy '${id}': ${kind} has children\nuse '-r' to destroy the following datasets:\n${list}`);
+      }
       const gone = (isRoot ? children : [target, ...children]).map((d) => d.id);
       // Checked before anything is deleted: no mountpoint may lead out of the pool.
       const hosts = gone.map((d) => mountpointHost(appliance, d));
       deleteDatasets(store.db, gone);
-      return hosts;
+      // `zfs destroy -r` takes the snapshots with it, a pool root's own included.
+      deleteSnapshots(store.db, snapshots.map((s) => s.id));
+      return [...hosts, ...snapshots.map((s) => snapshotCopyDir(appliance, s.copy))];
     });
     // The files go after the commit, outside the write lock and asynchronously: a large tree must
     // hold up neither the other writers nor the other clients, and a dataset is gone once its row is.

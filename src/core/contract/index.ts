@@ -6,6 +6,7 @@ import { coreContract } from './core.js';
 import { groupContract } from './group.js';
 import { filesystemContract } from './filesystem.js';
 import { poolDatasetContract } from './pool-dataset.js';
+import { poolSnapshotContract } from './pool-snapshot.js';
 import { privilegeContract } from './privilege.js';
 import { systemContract } from './system.js';
 import { userContract } from './user.js';
@@ -24,6 +25,7 @@ export const CONTRACT = {
   ...userContract,
   ...groupContract,
   ...poolDatasetContract,
+  ...poolSnapshotContract,
   ...filesystemContract,
 };
 

@@ -159,6 +159,28 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 6,
+    description: 'snapshots: one row per DATASET@NAME, its files copied under <state>/snapshots/<copy>',
+    up: (db) => {
+      // txg numbers snapshots in the order they were taken (createtxg); AUTOINCREMENT never reuses one.
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS snapshots (
+          txg             INTEGER PRIMARY KEY AUTOINCREMENT,
+          id              TEXT NOT NULL UNIQUE,
+          dataset         TEXT NOT NULL,
+          pool            TEXT NOT NULL,
+          copy            TEXT NOT NULL UNIQUE,
+          referenced      INTEGER NOT NULL,
+          guid            TEXT NOT NULL,
+          user_properties TEXT NOT NULL DEFAULT '{}',
+          owners          TEXT NOT NULL DEFAULT '[]',
+          created_at      INTEGER NOT NULL
+        );
+        CREATE INDEX IF NOT EXISTS snapshots_dataset ON snapshots (dataset);
+      `);
+    },
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
