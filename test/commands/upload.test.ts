@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Appliance } from '../../src/core/appliance/appliance.js';
@@ -301,6 +301,17 @@ describe('stor upload of several files: every file\'s outcome', () => {
     ]);
     expect(report.summary).toEqual({ files: 3, done: 0, failed: 1, not_attempted: 2, bytes_sent: 0 });
     expect(uploads).toBe(1);
+  });
+
+  // root reads any file, so this can only be shown as another user.
+  it.skipIf(process.getuid?.() === 0)('an unreadable local file among good ones is a usage error before anything is sent', async () => {
+    const { paths, pool, stor } = setup({ 'a.txt': 'aaa', 'locked.txt': 'secret' });
+    chmodSync(paths['locked.txt']!, 0o000);
+    const r = await stor(['upload', paths['a.txt']!, paths['locked.txt']!, '/mnt/tank/t/', '--json']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(JSON.parse(r.stderr)).toMatchObject({ error: { code: 'LOCAL_FILE_UNREADABLE', kind: 'usage' } });
+    expect(readdirSync(pool)).toEqual([]);
   });
 
   it('a missing local file among good ones is a usage error before anything is sent', async () => {

@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { closeSync, openSync, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { call } from '../../core/contract/client.js';
 import type { ResultOf } from '../../core/contract/index.js';
@@ -76,6 +76,12 @@ function localFiles(ctx: CommandContext, files: string[]): { path: string; size:
       throw new StorError('usage', 'LOCAL_FILE_MISSING', `no such local file: ${f}`);
     }
     if (!st.isFile()) throw new StorError('usage', 'LOCAL_NOT_A_FILE', `not a regular file: ${f}`);
+    // Opened now, not when its turn comes: an unreadable file must stop the command before any upload.
+    try {
+      closeSync(openSync(path, 'r'));
+    } catch (err) {
+      throw new StorError('usage', 'LOCAL_FILE_UNREADABLE', `cannot read the local file ${f}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    }
     return { path, size: st.size };
   });
 }
