@@ -1,8 +1,12 @@
 import type { CommandContext } from '../shared/context.js';
+import { predictedDenial } from '../shared/predict-access.js';
 import { confirmChange } from '../shared/prompts.js';
 import type { CommandResult } from '../shared/render.js';
 import { formatBytes } from '../shared/format.js';
 import { call, queryItems } from '../../core/contract/client.js';
+import { poolDatasetContract } from '../../core/contract/pool-dataset.js';
+import { ERRNO, rpcErrors, type RpcError } from '../../core/errors.js';
+import type { Transport } from '../../core/transport/transport.js';
 import { bytesOf, datasetId } from './model.js';
 
 export interface DatasetDeleteOptions {
@@ -33,7 +37,11 @@ export async function datasetDelete(ctx: CommandContext, ref: string, options: D
   const deleted = [...children.sort((a, b) => b.split('/').length - a.split('/').length), ...(isRoot ? [] : [id])];
   const data: DatasetDeleted = { id, dry_run: options.dryRun === true, deleted, bytes: isRoot ? children.reduce((s, c) => s + (bytesOf(all.find((d) => d.id === c)?.used) ?? 0), 0) : (bytesOf(target.used) ?? 0) };
   const summary = `${deleted.length} dataset${deleted.length === 1 ? '' : 's'} (${deleted.join(', ')}) and ${formatBytes(data.bytes)} of files`;
-  if (options.dryRun) return { data, view: { kind: 'lines', lines: [`Would delete ${summary}.`] } };
+  if (options.dryRun) {
+    const refusal = await predictedRefusal(t, id, { hasChildren: children.length > 0, isRoot, recursive: options.recursive === true });
+    if (refusal) throw refusal;
+    return { data, view: { kind: 'lines', lines: [`Dry run: would delete ${summary}; nothing was deleted.`] } };
+  }
   if (children.length > 0 && !options.recursive) {
     // Let the appliance refuse it, so the error is exactly what it says (ENOTEMPTY).
     await call(t, 'pool.dataset.delete', [id, { recursive: false, force: false }]);
@@ -41,4 +49,18 @@ export async function datasetDelete(ctx: CommandContext, ref: string, options: D
   await confirmChange(ctx, `Delete ${summary}? This cannot be undone.`, options.yes);
   await call(t, 'pool.dataset.delete', [id, { recursive: options.recursive === true, force: false }]);
   return { data, view: { kind: 'lines', lines: [`Deleted ${summary}.`] } };
+}
+
+/**
+ * What the appliance would refuse the delete with, in its order and words: authorization first
+ * (the dispatcher, before the method runs), then MW/plugins/pool_/dataset.py:821-824 (children
+ * without recursive), then a pool root, which goes only with its pool. An unknown id has
+ * already failed in get_instance, as the real delete would.
+ */
+async function predictedRefusal(t: Transport, id: string, o: { hasChildren: boolean; isRoot: boolean; recursive: boolean }): Promise<RpcError | null> {
+  const denied = await predictedDenial(t, poolDatasetContract['pool.dataset.delete'].access);
+  if (denied) return denied;
+  if (o.hasChildren && !o.recursive) return rpcErrors.call(ERRNO.ENOTEMPTY, `Failed to delete dataset: cannot destroy '${id}': filesystem has children`);
+  if (o.isRoot && !o.recursive) return rpcErrors.call(ERRNO.EINVAL, `Failed to delete dataset: '${id}' is the root dataset of pool ${id}; it goes only with the pool`);
+  return null;
 }
