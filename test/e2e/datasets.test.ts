@@ -31,6 +31,8 @@ async function datasetWalk(run: Run, mnt: string) {
 
   const refused = await run(['dataset', 'delete', 'tank/a'], 1);
   expect(refused.stderr).toContain("[ENOTEMPTY] Failed to delete dataset: cannot destroy 'tank/a': filesystem has children");
+  // The dry run predicts that refusal word for word.
+  expect((await run(['dataset', 'delete', 'tank/a', '--dry-run'], 1)).stderr).toBe(refused.stderr);
   const unconfirmed = await run(['dataset', 'delete', 'tank/a', '--recursive'], 2);
   expect(unconfirmed.stderr).toContain('--yes');
   expect(existsSync(join(mnt, 'tank/a/b/README.md'))).toBe(true);
@@ -61,6 +63,7 @@ describe('stor dataset', () => {
     await sally(['dataset', 'create', 'tank/shares']);
     const denied = await sally(['dataset', 'delete', 'tank/shares', '--yes'], 5);
     expect(denied.stderr).toContain('[EACCES] Not authorized');
+    expect((await sally(['dataset', 'delete', 'tank/shares', '--dry-run'], 5)).stderr).toBe(denied.stderr);
     expect(existsSync(join(server.stateDir, 'mnt/tank/shares'))).toBe(true);
   });
 
