@@ -1,10 +1,10 @@
 import { CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
-import { RpcError, RPC_CODE, StorError, classifyRpcError } from './core/errors.js';
 import { E } from './core/error-catalogue.js';
 import { buildProgram } from './commands/index.js';
 import type { CommandContext } from './commands/shared/context.js';
-import { EXIT, EXIT_FOR_KIND } from './commands/shared/exit-codes.js';
+import { describeError } from './commands/shared/describe-error.js';
+import { EXIT } from './commands/shared/exit-codes.js';
 import { escapeControls, escapeJson } from './commands/shared/escape.js';
 import type { IO } from './commands/shared/io.js';
 import { render, renderMode, type CommandResult } from './commands/shared/render.js';
@@ -25,32 +25,6 @@ function packageVersion(): string {
     }
   }
   return 'unknown';
-}
-
-/** The error as stderr shows it, and the exit code it maps to: the only place errors become codes. */
-function describeError(err: unknown): { code: number; kind: string; errorCode: string; message: string; hint?: string; details?: string[] } {
-  if (err instanceof StorError) {
-    return { code: EXIT_FOR_KIND[err.kind], kind: err.kind, errorCode: err.code, message: err.message, ...(err.hint ? { hint: err.hint } : {}) };
-  }
-  if (err instanceof RpcError) {
-    const kind = classifyRpcError(err);
-    const details = err.code === RPC_CODE.INVALID_PARAMS ? err.triples.map(([attr, msg]) => `* ${attr ?? 'ALL'}: ${msg}`) : undefined;
-    const message = err.code === RPC_CODE.INVALID_PARAMS ? 'the appliance rejected the parameters' : err.reason.trim();
-    return {
-      code: EXIT_FOR_KIND[kind],
-      kind,
-      errorCode: err.errname ?? String(err.code),
-      message,
-      ...(kind === 'denied' ? { hint: 'the identity in use lacks a role this call needs; `stor whoami` lists its roles' } : {}),
-      ...(details ? { details } : {}),
-    };
-  }
-  if (err instanceof Error && err.name === 'ExitPromptError') {
-    // Ctrl-C at a prompt: nothing was changed.
-    return { code: EXIT_FOR_KIND[E.INTERRUPTED.kind], kind: E.INTERRUPTED.kind, errorCode: E.INTERRUPTED.code, message: 'interrupted; nothing was changed' };
-  }
-  const message = err instanceof Error ? err.message : String(err);
-  return { code: EXIT_FOR_KIND[E.INTERNAL.kind], kind: E.INTERNAL.kind, errorCode: E.INTERNAL.code, message, hint: 'this is a bug in stor; please report it with the command you ran' };
 }
 
 /**

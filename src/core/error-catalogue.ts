@@ -44,6 +44,11 @@ const CATALOGUE = {
     meaning: '`stor serve` cannot listen on the host and port asked for (in use, not permitted or not an address of this machine)',
     remedy: 'pick another `--port` or `--host`, or stop what holds the port',
   },
+  METHOD_NOT_FOUND: {
+    kind: 'failed',
+    meaning: '`stor call` named a method the target does not have',
+    remedy: '`stor call --help` lists the methods of the target',
+  },
   PRIVILEGE_NOT_FOUND: {
     kind: 'failed',
     meaning: 'no privilege has that id or name',
@@ -130,6 +135,11 @@ const CATALOGUE = {
     kind: 'usage',
     meaning: 'a local file to upload does not exist',
     remedy: 'check the path',
+  },
+  LOCAL_FILE_UNREADABLE: {
+    kind: 'usage',
+    meaning: 'a local file to upload cannot be opened for reading; nothing was uploaded',
+    remedy: 'check its permissions, or leave it out',
   },
   LOCAL_NOT_A_FILE: {
     kind: 'usage',

@@ -39,9 +39,12 @@ describe('stor call', () => {
 
   it('exits 1 for an unknown method and 5 for a method the identity may not call', async () => {
     const home = tempDir();
-    const unknown = await runStor(['call', 'no.such'], { env: { STOR_HOME: home } });
+    const unknown = await runStor(['call', 'nosuch.method'], { env: { STOR_HOME: home } });
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain('Method does not exist');
+    expect(unknown.stderr).toBe('stor: "nosuch.method": no such method on this target (the appliance says: Method does not exist)\nhint: `stor call --help` lists the methods this target has\n');
+    const json = await runStor(['--json', 'call', 'nosuch.method'], { env: { STOR_HOME: home } });
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stderr).error).toMatchObject({ code: 'METHOD_NOT_FOUND', kind: 'failed', message: expect.stringContaining('"nosuch.method"') });
 
     const t = await openTestAppliance(undefined, home);
     const { key } = await createUserWithKey(t, 'ro', { privilegeRoles: ['READONLY_ADMIN'] });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Appliance } from '../../src/core/appliance/appliance.js';
 import { release25101Catalogue } from '../../src/core/roles/index.js';
+import { createUserWithKey, openTestAppliance } from '../helpers/appliance.js';
 import { runStor } from '../helpers/run-stor.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -66,6 +67,54 @@ describe('stor privilege', () => {
     expect(dry.code).toBe(0);
     expect(dry.stdout).toContain('- POOL_READ (included by READONLY_ADMIN)');
     expect(JSON.parse((await run(['privilege', 'show', 'ops', '--json'])).stdout).listed_roles).toEqual(['READONLY_ADMIN', 'POOL_READ']);
+  });
+
+  it('--dry-run reads as a dry run ("would"), agrees with the real run on success, and the real run then does it', async () => {
+    const run = await seeded();
+    await run(['privilege', 'create', 'ops', '--groups', 'ops', '--roles', 'READONLY_ADMIN,POOL_READ', '--force']);
+    const dry = await run(['privilege', 'fix', 'ops', '--dry-run']);
+    expect(dry.code).toBe(0);
+    expect(dry.stdout.split('\n')).toEqual([
+      'Dry run: nothing is rewritten. Without --dry-run, stor would rewrite 1 privilege:',
+      expect.stringMatching(/^privilege \d+ "ops":$/),
+      '  listed roles: READONLY_ADMIN, POOL_READ',
+      '  would become: READONLY_ADMIN',
+      '  - POOL_READ (included by READONLY_ADMIN)',
+      expect.stringMatching(/^ {2}effective roles: (\d+) → \1 \(the same\)$/),
+      '',
+    ]);
+    expect(dry.stdout).not.toMatch(/changed|fixed|becomes:/i);
+    const dryJson = JSON.parse((await run(['privilege', 'fix', 'ops', '--dry-run', '--json'])).stdout);
+    expect(dryJson).toMatchObject({ dry_run: true, privileges: [{ name: 'ops', status: 'would-fix', after: ['READONLY_ADMIN'] }] });
+
+    const real = await run(['privilege', 'fix', 'ops', '--yes', '--json']);
+    expect(real.code).toBe(dry.code);
+    expect(JSON.parse(real.stdout)).toMatchObject({ dry_run: false, privileges: [{ name: 'ops', status: 'fixed', after: dryJson.privileges[0].after }] });
+  });
+
+  it('--dry-run fails as the real run does: exit 5 for an identity without PRIVILEGE_WRITE, exit 6 for a lockout it leaves', async () => {
+    const home = tempDir();
+    Appliance.open({ stateDir: home, settings: { roleExpansion: 'truenas-25.10.1' } }).close();
+    const run = (args: string[], env: Record<string, string> = {}) => runStor(args, { env: { STOR_HOME: home, ...env } });
+    expect((await run(['call', 'group.create', '{"name":"ops","smb":false}'])).code).toBe(0);
+    await run(['privilege', 'create', 'ops', '--groups', 'ops', '--roles', 'READONLY_ADMIN,POOL_READ', '--force']);
+    const t = await openTestAppliance(undefined, home);
+    const { key } = await createUserWithKey(t, 'viewer', { privilegeRoles: ['READONLY_ADMIN'] });
+    t.appliance.close();
+    const dry = await run(['privilege', 'fix', 'ops', '--dry-run'], { STOR_API_KEY: key });
+    const real = await run(['privilege', 'fix', 'ops', '--yes'], { STOR_API_KEY: key });
+    expect({ code: dry.code, stdout: dry.stdout }).toEqual({ code: 5, stdout: '' });
+    expect(dry.stderr).toContain('[EACCES] Not authorized');
+    expect(real.code).toBe(dry.code);
+    expect(real.stderr).toContain('[EACCES] Not authorized');
+    expect(JSON.parse((await run(['privilege', 'show', 'ops', '--json'])).stdout).listed_roles).toEqual(['READONLY_ADMIN', 'POOL_READ']);
+
+    await run(['privilege', 'create', 'pw', '--groups', 'ops', '--roles', 'PRIVILEGE_WRITE,POOL_READ', '--force']);
+    const dryKept = await run(['privilege', 'fix', 'pw', '--dry-run']);
+    const realKept = await run(['privilege', 'fix', 'pw', '--yes']);
+    expect([dryKept.code, realKept.code]).toEqual([6, 6]);
+    expect(dryKept.stdout).toMatch(/^Dry run: nothing is rewritten\.\nprivilege \d+ "pw": nothing to change\n {2}kept: PRIVILEGE_WRITE includes itself/);
+    expect(dryKept.stdout).not.toMatch(/changed|fixed/i);
   });
 
   it('create refuses what locks users out on this target (as-reported: an overlap), unless --force, and resolves groups by name or gid', async () => {

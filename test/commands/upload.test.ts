@@ -1,12 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Appliance } from '../../src/core/appliance/appliance.js';
 import { createUserWithKey, openTestAppliance } from '../helpers/appliance.js';
 import { runStor } from '../helpers/run-stor.js';
+import { startStandinAppliance } from '../helpers/standin-appliance.js';
 import { startTestServer } from '../helpers/server.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -59,7 +60,7 @@ describe('stor upload on the embedded appliance', () => {
     const { paths, pool, stor } = setup({ 'a.log': 'aaa', 'b.log': 'bbbb', 'c.log': '' });
     const r = await stor(['upload', paths['a.log']!, paths['b.log']!, paths['c.log']!, '/mnt/tank/logs/', '--json']);
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout).map((x: { target: string; size: number }) => [x.target, x.size])).toEqual([
+    expect(JSON.parse(r.stdout).files.map((x: { target: string; size: number }) => [x.target, x.size])).toEqual([
       ['/mnt/tank/logs/a.log', 3],
       ['/mnt/tank/logs/b.log', 4],
       ['/mnt/tank/logs/c.log', 0],
@@ -87,7 +88,7 @@ describe('stor upload on the embedded appliance', () => {
     for (const [i, mode] of ['420', '0644', '0o644', '0O644'].entries()) {
       const r = await stor(['upload', paths['report.txt']!, `/mnt/tank/m/${i}.txt`, '--mode', mode, '--json']);
       expect(r.code).toBe(0);
-      expect(JSON.parse(r.stdout)[0].mode).toBe('0644');
+      expect(JSON.parse(r.stdout).files[0].mode).toBe('0644');
       expect(statSync(join(pool, `m/${i}.txt`)).mode & 0o7777).toBe(0o644);
     }
     const r = await stor(['upload', paths['report.txt']!, '/mnt/tank/m/x.txt', '--mode', '0o750']);
@@ -140,35 +141,38 @@ describe('stor upload on the embedded appliance', () => {
     expect((await stor(['upload', paths['one.txt']!, '/mnt/tank/journal.txt', '--mode', '0600'])).code).toBe(0);
     const r = await stor(['upload', paths['two.txt']!, '/mnt/tank/journal.txt', '--append', '--json']);
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)[0]).toMatchObject({ bytes: 8, size: 12, mode: '0600' });
+    expect(JSON.parse(r.stdout).files[0]).toMatchObject({ outcome: 'done', bytes: 8, size: 12, mode: '0600' });
     expect(readFileSync(join(pool, 'journal.txt'), 'utf8')).toBe('one\ntwo two\n');
   });
 
-  it('prints a JSON array with source, target, bytes, size, mode, owner and job_id', async () => {
+  it('prints each file with source, target, outcome, bytes, size, mode, owner and job_id, and a summary', async () => {
     const { paths, stor } = setup({ 'a.bin': Buffer.alloc(1000, 7), 'b.bin': Buffer.alloc(10, 1) });
     const r = await stor(['upload', paths['a.bin']!, paths['b.bin']!, '/mnt/tank/j/', '--mode', '420', '--json']);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
     const out = JSON.parse(r.stdout);
-    expect(out).toEqual([
-      { source: paths['a.bin'], target: '/mnt/tank/j/a.bin', bytes: 1000, size: 1000, mode: '0644', owner: 'truenas_admin', job_id: expect.any(Number) },
-      { source: paths['b.bin'], target: '/mnt/tank/j/b.bin', bytes: 10, size: 10, mode: '0644', owner: 'truenas_admin', job_id: expect.any(Number) },
-    ]);
-    expect(out[1].job_id).toBeGreaterThan(out[0].job_id);
+    expect(out).toEqual({
+      files: [
+        { source: paths['a.bin'], target: '/mnt/tank/j/a.bin', outcome: 'done', bytes: 1000, size: 1000, mode: '0644', owner: 'truenas_admin', job_id: expect.any(Number), error: null },
+        { source: paths['b.bin'], target: '/mnt/tank/j/b.bin', outcome: 'done', bytes: 10, size: 10, mode: '0644', owner: 'truenas_admin', job_id: expect.any(Number), error: null },
+      ],
+      summary: { files: 2, done: 2, failed: 0, not_attempted: 0, bytes_sent: 1010 },
+    });
+    expect(out.files[1].job_id).toBeGreaterThan(out.files[0].job_id);
   });
 
   it('prints tab-separated rows when piped (no progress), a table and a progress bar on a terminal', async () => {
     const { paths, stor } = setup();
     const piped = await stor(['upload', paths['report.txt']!, '/mnt/tank/t/', '--mode', '0644']);
     expect(piped.code).toBe(0);
-    expect(piped.stdout).toBe(`${paths['report.txt']}\t/mnt/tank/t/report.txt\t17\t0644\ttruenas_admin\n`);
+    expect(piped.stdout).toBe(`${paths['report.txt']}\t/mnt/tank/t/report.txt\tdone\t17\t0644\ttruenas_admin\t\n`);
     expect(piped.stderr).toBe('');
 
     const tty = await stor(['upload', paths['report.txt']!, '/mnt/tank/t/again.txt', '--mode', '0644'], true);
     expect(tty.code).toBe(0);
     const lines = tty.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^SOURCE\s+TARGET\s+SIZE\s+MODE\s+OWNER$/);
-    expect(lines[1]).toMatch(/\s\/mnt\/tank\/t\/again\.txt\s+17\s+0644\s+truenas_admin$/);
+    expect(lines[0]).toMatch(/^SOURCE\s+TARGET\s+OUTCOME\s+SIZE\s+MODE\s+OWNER\s+ERROR$/);
+    expect(lines[1]).toMatch(/\s\/mnt\/tank\/t\/again\.txt\s+done\s+17\s+0644\s+truenas_admin\s+-$/);
     expect(tty.stderr).toContain('report.txt [########################] 100% 17 B/17 B');
   });
 
@@ -195,7 +199,7 @@ describe('stor upload on the embedded appliance', () => {
       env: { ...env, STOR_URL: server.url, STOR_API_KEY: server.adminKey },
     });
     expect(overHttp.code).toBe(0);
-    expect(JSON.parse(overHttp.stdout)[0]).toMatchObject({ target: '/mnt/tank/remote/http.bin', size: bytes.length, owner: 'truenas_admin' });
+    expect(JSON.parse(overHttp.stdout).files[0]).toMatchObject({ target: '/mnt/tank/remote/http.bin', size: bytes.length, owner: 'truenas_admin' });
     expect(sha256(readFileSync(join(server.stateDir, 'mnt/tank/remote/http.bin')))).toBe(sha256(bytes));
   });
 
@@ -220,6 +224,103 @@ describe('stor upload on the embedded appliance', () => {
     const json = await runStor(['upload', paths['report.txt']!, '/mnt/tank/bob.txt', '--json'], { env });
     expect(json.code).toBe(5);
     expect(JSON.parse(json.stderr)).toMatchObject({ error: { code: 'UPLOAD_FORBIDDEN', kind: 'denied' } });
+  });
+});
+
+describe('stor upload of several files: every file\'s outcome', () => {
+  // The middle target is an existing directory: 25.10.1 fails that file's job with
+  // "[EFAULT] [Errno 21] Is a directory" (MW/plugins/filesystem.py:556-566, MW/job.py:467-478).
+  const isADirectory = "[EFAULT] [Errno 21] Is a directory: '/mnt/tank/t/b.txt'";
+
+  it('a failed file among good ones: the others land, --json lists done/failed per file with a summary, exit 1', async () => {
+    const { paths, pool, stor } = setup({ 'a.txt': 'aaa', 'b.txt': 'bbbb', 'c.txt': 'cc' });
+    mkdirSync(join(pool, 't/b.txt'), { recursive: true });
+    const r = await stor(['upload', paths['a.txt']!, paths['b.txt']!, paths['c.txt']!, '/mnt/tank/t/', '--json']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toEqual({
+      files: [
+        { source: paths['a.txt'], target: '/mnt/tank/t/a.txt', outcome: 'done', bytes: 3, size: 3, mode: '0644', owner: 'truenas_admin', job_id: expect.any(Number), error: null },
+        {
+          source: paths['b.txt'],
+          target: '/mnt/tank/t/b.txt',
+          outcome: 'failed',
+          bytes: 4,
+          size: null,
+          mode: null,
+          owner: null,
+          job_id: null,
+          error: { code: 'EFAULT', kind: 'failed', message: isADirectory },
+        },
+        { source: paths['c.txt'], target: '/mnt/tank/t/c.txt', outcome: 'done', bytes: 2, size: 2, mode: '0644', owner: 'truenas_admin', job_id: expect.any(Number), error: null },
+      ],
+      summary: { files: 3, done: 2, failed: 1, not_attempted: 0, bytes_sent: 5 },
+    });
+    expect(readFileSync(join(pool, 't/a.txt'), 'utf8')).toBe('aaa');
+    expect(readFileSync(join(pool, 't/c.txt'), 'utf8')).toBe('cc');
+    expect(statSync(join(pool, 't/b.txt')).isDirectory()).toBe(true);
+  });
+
+  it('the same failure as a table on a terminal and as tab-separated rows when piped, with the failure on stderr', async () => {
+    const { paths, pool, stor } = setup({ 'a.txt': 'aaa', 'b.txt': 'bbbb' });
+    mkdirSync(join(pool, 't/b.txt'), { recursive: true });
+    const piped = await stor(['upload', paths['a.txt']!, paths['b.txt']!, '/mnt/tank/t/']);
+    expect(piped.code).toBe(1);
+    expect(piped.stdout.split('\n')).toEqual([
+      `${paths['a.txt']}\t/mnt/tank/t/a.txt\tdone\t3\t0644\ttruenas_admin\t`,
+      `${paths['b.txt']}\t/mnt/tank/t/b.txt\tfailed\t4\t\t\t${isADirectory}`,
+      '',
+    ]);
+    expect(piped.stderr).toBe(`stor: ${paths['b.txt']}: ${isADirectory}\nstor: 1 of 2 files failed; 1 uploaded\n`);
+
+    const tty = await stor(['upload', paths['a.txt']!, paths['b.txt']!, '/mnt/tank/t/'], true);
+    expect(tty.code).toBe(1);
+    const lines = tty.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^SOURCE\s+TARGET\s+OUTCOME\s+SIZE\s+MODE\s+OWNER\s+ERROR$/);
+    expect(lines[1]).toMatch(/\/mnt\/tank\/t\/a\.txt\s+done\s+3\s+0644\s+truenas_admin\s+-$/);
+    expect(lines[2]).toMatch(/\/mnt\/tank\/t\/b\.txt\s+failed\s+4\s+-\s+-\s+\[EFAULT\] \[Errno 21\] Is a directory/);
+  });
+
+  it('when the target becomes unusable (unreachable), the rest are not attempted and the exit code is that kind\'s (3)', async () => {
+    let uploads = 0;
+    const nas = await startStandinAppliance({ 'auth.login_with_api_key': { result: true } }, (req, res) => {
+      if (req.headers['content-length'] !== '0') uploads++;
+      req.resume();
+      req.on('end', () => res.writeHead(429, { 'content-type': 'text/plain' }).end('slow down'));
+    });
+    const { paths, env } = setup({ 'a.txt': 'aaa', 'b.txt': 'bbbb', 'c.txt': 'cc' });
+    const r = await runStor(['--url', nas.baseUrl, '--json', 'upload', paths['a.txt']!, paths['b.txt']!, paths['c.txt']!, '/mnt/tank/t/'], {
+      env: { ...env, STOR_API_KEY: `1-${'A'.repeat(64)}` },
+    });
+    expect(r.code, r.stderr).toBe(3);
+    const report = JSON.parse(r.stdout);
+    expect(report.files.map((f: { outcome: string; error: { code: string; kind: string } | null }) => [f.outcome, f.error?.code ?? null, f.error?.kind ?? null])).toEqual([
+      ['failed', 'RATE_LIMITED', 'unreachable'],
+      ['not_attempted', null, null],
+      ['not_attempted', null, null],
+    ]);
+    expect(report.summary).toEqual({ files: 3, done: 0, failed: 1, not_attempted: 2, bytes_sent: 0 });
+    expect(uploads).toBe(1);
+  });
+
+  // root reads any file, so this can only be shown as another user.
+  it.skipIf(process.getuid?.() === 0)('an unreadable local file among good ones is a usage error before anything is sent', async () => {
+    const { paths, pool, stor } = setup({ 'a.txt': 'aaa', 'locked.txt': 'secret' });
+    chmodSync(paths['locked.txt']!, 0o000);
+    const r = await stor(['upload', paths['a.txt']!, paths['locked.txt']!, '/mnt/tank/t/', '--json']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(JSON.parse(r.stderr)).toMatchObject({ error: { code: 'LOCAL_FILE_UNREADABLE', kind: 'usage' } });
+    expect(readdirSync(pool)).toEqual([]);
+  });
+
+  it('a missing local file among good ones is a usage error before anything is sent', async () => {
+    const { paths, pool, local, stor } = setup({ 'a.txt': 'aaa' });
+    const r = await stor(['upload', paths['a.txt']!, join(local, 'gone.txt'), '/mnt/tank/t/', '--json']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(JSON.parse(r.stderr)).toMatchObject({ error: { code: 'LOCAL_FILE_MISSING', kind: 'usage' } });
+    expect(readdirSync(pool)).toEqual([]);
   });
 });
 

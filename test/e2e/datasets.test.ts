@@ -10,7 +10,12 @@ type Run = ReturnType<typeof stor>;
 /** The dataset acceptance walk, on whichever target `run` points at; `mnt` is the server's file tree. */
 async function datasetWalk(run: Run, mnt: string) {
   const created = JSON.parse((await run(['dataset', 'create', 'tank/a/b', '--parents', '--comments', 'walk', '--json'])).stdout);
-  expect(created).toEqual({ id: 'tank/a/b', mountpoint: '/mnt/tank/a/b', comments: 'walk' });
+  expect(created).toEqual({ id: 'tank/a/b', mountpoint: '/mnt/tank/a/b', comments: 'walk', created: true });
+  // --parents is safe to re-run, as mkdir -p; without it an existing dataset stays an error (MW/plugins/pool_/dataset.py:471).
+  const again = JSON.parse((await run(['dataset', 'create', 'tank/a/b', '--parents', '--json'])).stdout);
+  expect(again).toEqual({ id: 'tank/a/b', mountpoint: '/mnt/tank/a/b', comments: 'walk', created: false });
+  const exists = await run(['dataset', 'create', 'tank/a/b'], 1);
+  expect(exists.stderr).toContain('Path /mnt/tank/a/b already exists');
   const listed = JSON.parse((await run(['dataset', 'list', 'tank', '--json'])).stdout) as { id: string; comments: string | null }[];
   expect(listed.map((d) => [d.id, d.comments])).toEqual([
     ['tank', null],
@@ -26,6 +31,8 @@ async function datasetWalk(run: Run, mnt: string) {
 
   const refused = await run(['dataset', 'delete', 'tank/a'], 1);
   expect(refused.stderr).toContain("[ENOTEMPTY] Failed to delete dataset: cannot destroy 'tank/a': filesystem has children");
+  // The dry run predicts that refusal word for word.
+  expect((await run(['dataset', 'delete', 'tank/a', '--dry-run'], 1)).stderr).toBe(refused.stderr);
   const unconfirmed = await run(['dataset', 'delete', 'tank/a', '--recursive'], 2);
   expect(unconfirmed.stderr).toContain('--yes');
   expect(existsSync(join(mnt, 'tank/a/b/README.md'))).toBe(true);
@@ -56,6 +63,7 @@ describe('stor dataset', () => {
     await sally(['dataset', 'create', 'tank/shares']);
     const denied = await sally(['dataset', 'delete', 'tank/shares', '--yes'], 5);
     expect(denied.stderr).toContain('[EACCES] Not authorized');
+    expect((await sally(['dataset', 'delete', 'tank/shares', '--dry-run'], 5)).stderr).toBe(denied.stderr);
     expect(existsSync(join(server.stateDir, 'mnt/tank/shares'))).toBe(true);
   });
 

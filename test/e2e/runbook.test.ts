@@ -31,7 +31,7 @@ stor dataset list --json | json 'v.some(d=>d.id==="tank/proj" && d.comments==="r
 step upload
 printf 'runbook payload\n' > payload.txt
 expect_code 0 stor upload payload.txt /mnt/tank/proj/ --mode 0640 --json > out.json
-json 'v.length===1 && v[0].mode==="0640" && v[0].size===16 && v[0].owner==="truenas_admin"' < out.json || exit 1
+json 'v.files.length===1 && v.files[0].outcome==="done" && v.files[0].mode==="0640" && v.files[0].size===16 && v.files[0].owner==="truenas_admin"' < out.json || exit 1
 
 step stat
 stor stat /mnt/tank/proj/payload.txt --json | json 'v.mode==="100640" && v.size===16' || exit 1

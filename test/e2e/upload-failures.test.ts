@@ -65,3 +65,40 @@ describe('a failing upload fails alike on ws, --rpc http and the embedded target
     expect(await server.stop()).toBe(0);
   });
 });
+
+describe('a multi-file upload with one failing file, as a script sees it (issue 13)', () => {
+  it('--json lists every file (done, failed with its error) and a summary; the good files land; exit 1 (ws and embedded)', async () => {
+    const server = await spawnServe(tempDir('stor-serve-state-'));
+    const embedded = clientEnv();
+    const targets = [
+      { name: 'ws', env: remoteEnv(server) },
+      { name: 'embedded', env: embedded },
+    ];
+    const good1 = localFile('one.txt', 'one\n');
+    const bad = localFile('two.txt', 'two\n');
+    const good2 = localFile('three.txt', 'three\n');
+    for (const t of targets) {
+      // /mnt/tank/m/two.txt is made a directory first, so that file's job fails (MW/plugins/filesystem.py:556-566).
+      const mkdir = await spawnStor(['upload', good1, '/mnt/tank/m/two.txt/'], { env: t.env });
+      expect(mkdir.code, mkdir.stderr).toBe(0);
+
+      const r = await spawnStor(['--json', 'upload', good1, bad, good2, '/mnt/tank/m/'], { env: t.env });
+      expect({ where: t.name, code: r.code, stderr: r.stderr }).toEqual({ where: t.name, code: 1, stderr: '' });
+      const report = JSON.parse(r.stdout);
+      expect(report.files.map((f: { target: string; outcome: string; error: unknown }) => [f.target, f.outcome, f.error])).toEqual([
+        ['/mnt/tank/m/one.txt', 'done', null],
+        ['/mnt/tank/m/two.txt', 'failed', { code: 'EFAULT', kind: 'failed', message: "[EFAULT] [Errno 21] Is a directory: '/mnt/tank/m/two.txt'" }],
+        ['/mnt/tank/m/three.txt', 'done', null],
+      ]);
+      expect(report.summary).toEqual({ files: 3, done: 2, failed: 1, not_attempted: 0, bytes_sent: 10 });
+
+      const ls = await spawnStor(['--json', 'ls', '/mnt/tank/m'], { env: t.env });
+      expect(JSON.parse(ls.stdout).map((e: { name: string; type: string }) => [e.name, e.type])).toEqual([
+        ['one.txt', 'FILE'],
+        ['three.txt', 'FILE'],
+        ['two.txt', 'DIRECTORY'],
+      ]);
+    }
+    expect(await server.stop()).toBe(0);
+  });
+});

@@ -30,9 +30,10 @@ async function slowSetup() {
 }
 
 /** What `stor upload --json` prints for one file, whatever the transport. */
-const uploaded = (source: string, target: string) => [
-  { source, target, bytes: SIZE, size: SIZE, mode: '0644', owner: 'truenas_admin', job_id: expect.any(Number) },
-];
+const uploaded = (source: string, target: string) => ({
+  files: [{ source, target, outcome: 'done', bytes: SIZE, size: SIZE, mode: '0644', owner: 'truenas_admin', job_id: expect.any(Number), error: null }],
+  summary: { files: 1, done: 1, failed: 0, not_attempted: 0, bytes_sent: SIZE },
+});
 
 describe('uploads that outlast the proxy idle timeout (stor serve --ws-idle-timeout 2, a throttled link)', () => {
   it('over ws: keepalive pings hold the one WebSocket open; the upload exits 0 with the exact bytes', async () => {

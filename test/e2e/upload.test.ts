@@ -36,7 +36,7 @@ describe('stor upload, end to end with the built binary', () => {
     expect(up.stderr).toBe('');
     expect(up.code).toBe(0);
     const size = statSync(join(process.cwd(), 'README.md')).size;
-    expect(up.stdout).toBe(`README.md\t/mnt/tank/docs/README.md\t${size}\t0644\ttruenas_admin\n`);
+    expect(up.stdout).toBe(`README.md\t/mnt/tank/docs/README.md\tdone\t${size}\t0644\ttruenas_admin\t\n`);
 
     const st = await spawnStor(['stat', '/mnt/tank/docs/README.md', '--json'], { env });
     expect(st.code).toBe(0);
@@ -58,9 +58,12 @@ describe('stor upload, end to end with the built binary', () => {
     const ws = await spawnStor(['upload', path, '/mnt/tank/e2e/', '--json'], { env });
     expect(ws.stderr).toBe('');
     expect(ws.code).toBe(0);
-    expect(JSON.parse(ws.stdout)).toEqual([
-      { source: path, target: '/mnt/tank/e2e/random-5m.bin', bytes: bytes.length, size: bytes.length, mode: '0644', owner: 'truenas_admin', job_id: expect.any(Number) },
-    ]);
+    expect(JSON.parse(ws.stdout)).toEqual({
+      files: [
+        { source: path, target: '/mnt/tank/e2e/random-5m.bin', outcome: 'done', bytes: bytes.length, size: bytes.length, mode: '0644', owner: 'truenas_admin', job_id: expect.any(Number), error: null },
+      ],
+      summary: { files: 1, done: 1, failed: 0, not_attempted: 0, bytes_sent: bytes.length },
+    });
     expect(sha256(readFileSync(join(server.stateDir, 'mnt/tank/e2e/random-5m.bin')))).toBe(sha256(bytes));
 
     const http = await spawnStor(['--rpc', 'http', 'upload', path, '/mnt/tank/e2e/over-http.bin', '--mode', '0o600'], { env });
@@ -112,7 +115,7 @@ describe('stor upload, end to end with the built binary', () => {
     const allowed = await spawnStor(['upload', path, '/mnt/tank/eve/', '--json'], { env: { ...env, STOR_URL: roleGate.baseUrl } });
     expect(allowed.stderr).toBe('');
     expect(allowed.code).toBe(0);
-    expect(JSON.parse(allowed.stdout)[0]).toMatchObject({ target: '/mnt/tank/eve/eve.bin', size: 4096, owner: 'eve' });
+    expect(JSON.parse(allowed.stdout).files[0]).toMatchObject({ target: '/mnt/tank/eve/eve.bin', size: 4096, owner: 'eve' });
     expect(sha256(readFileSync(join(state, 'mnt/tank/eve/eve.bin')))).toBe(sha256(bytes));
     expect(await roleGate.stop()).toBe(0);
     expect(roleGate.stderr()).toContain('upload gate role');

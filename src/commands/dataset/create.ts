@@ -1,6 +1,8 @@
 import type { CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
-import { call } from '../../core/contract/client.js';
+import { call, queryItems } from '../../core/contract/client.js';
+import { RpcError } from '../../core/errors.js';
+import type { Transport } from '../../core/transport/transport.js';
 import { commentOf, datasetId } from './model.js';
 import { arg, defineCommand, flag, value, type OptionValues } from '../shared/declare.js';
 
@@ -16,17 +18,41 @@ export interface DatasetCreated {
   id: string;
   mountpoint: string | null;
   comments: string | null;
+  /** False when `--parents` found the dataset already there (nothing was changed, as `mkdir -p`). */
+  created: boolean;
 }
 
+/**
+ * `stor dataset create <id>`. Without --parents an existing dataset is the appliance's error
+ * (25.10.1: "Path /mnt/… already exists", MW/plugins/pool_/dataset.py:471). With --parents it is
+ * safe to re-run: a filesystem dataset that is already there is success, left as it is.
+ */
 export async function datasetCreate(ctx: CommandContext, ref: string, options: DatasetCreateOptions): Promise<CommandResult<DatasetCreated>> {
   const t = await ctx.transport();
   const name = datasetId(ref);
-  // `comments` is still a field of pool.dataset.create in 25.10.1 (MW/api/v25_10_1/pool_dataset.py PoolDatasetCreate).
-  const d = await call(t, 'pool.dataset.create', [
-    { name, create_ancestors: options.parents === true, ...(options.comments !== undefined ? { comments: options.comments } : {}) },
-  ]);
-  const data = { id: d.id ?? name, mountpoint: d.mountpoint ?? null, comments: commentOf(d) };
-  return { data, view: { kind: 'lines', lines: [`Created dataset ${data.id}${data.mountpoint ? `, mounted at ${data.mountpoint}` : ''}.`] } };
+  let data: DatasetCreated;
+  try {
+    // `comments` is still a field of pool.dataset.create in 25.10.1 (MW/api/v25_10_1/pool_dataset.py PoolDatasetCreate).
+    const d = await call(t, 'pool.dataset.create', [
+      { name, create_ancestors: options.parents === true, ...(options.comments !== undefined ? { comments: options.comments } : {}) },
+    ]);
+    data = { id: d.id ?? name, mountpoint: d.mountpoint ?? null, comments: commentOf(d), created: true };
+  } catch (err) {
+    // Asked after the refusal, not before: a dataset made meanwhile by someone else counts too.
+    const existing = options.parents && err instanceof RpcError ? await existingFilesystem(t, name) : undefined;
+    if (!existing) throw err;
+    data = { ...existing, created: false };
+  }
+  const where = data.mountpoint ? `, mounted at ${data.mountpoint}` : '';
+  return { data, view: { kind: 'lines', lines: [data.created ? `Created dataset ${data.id}${where}.` : `Dataset ${data.id} already exists${where}; nothing changed.`] } };
+}
+
+/** The dataset `name` when it exists as a filesystem; a volume of that name is not what was asked for. */
+async function existingFilesystem(t: Transport, name: string): Promise<Omit<DatasetCreated, 'created'> | undefined> {
+  const found = await queryItems(t, 'pool.dataset.query', ['id', 'type'], [['id', '=', name]]).catch(() => []);
+  const d = found[0];
+  if (!d || d.type !== 'FILESYSTEM') return undefined;
+  return { id: d.id, mountpoint: d.mountpoint ?? null, comments: commentOf(d) };
 }
 
 export const datasetCreateCommand = defineCommand({

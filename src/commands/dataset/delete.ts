@@ -1,8 +1,12 @@
 import type { CommandContext } from '../shared/context.js';
+import { predictedDenial } from '../shared/predict-access.js';
 import { confirmChange } from '../shared/prompts.js';
 import type { CommandResult } from '../shared/render.js';
 import { formatBytes } from '../shared/format.js';
 import { call, queryItems } from '../../core/contract/client.js';
+import { poolDatasetContract } from '../../core/contract/pool-dataset.js';
+import { ERRNO, rpcErrors, type RpcError } from '../../core/errors.js';
+import type { Transport } from '../../core/transport/transport.js';
 import { bytesOf, datasetId } from './model.js';
 import { arg, defineCommand, flag, type OptionValues } from '../shared/declare.js';
 
@@ -36,14 +40,56 @@ export async function datasetDelete(ctx: CommandContext, ref: string, options: D
   const deleted = [...children.sort((a, b) => b.split('/').length - a.split('/').length), ...(isRoot ? [] : [id])];
   const data: DatasetDeleted = { id, dry_run: options.dryRun === true, deleted, bytes: isRoot ? children.reduce((s, c) => s + (bytesOf(all.find((d) => d.id === c)?.used) ?? 0), 0) : (bytesOf(target.used) ?? 0) };
   const summary = `${deleted.length} dataset${deleted.length === 1 ? '' : 's'} (${deleted.join(', ')}) and ${formatBytes(data.bytes)} of files`;
-  if (options.dryRun) return { data, view: { kind: 'lines', lines: [`Would delete ${summary}.`] } };
-  if (children.length > 0 && !options.recursive) {
-    // Let the appliance refuse it, so the error is exactly what it says (ENOTEMPTY).
+  if (options.dryRun) {
+    const snapshots = await snapshotsBelow(t, id);
+    const refusal = await predictedRefusal(t, id, { hasChildren: children.length > 0, isRoot, recursive: options.recursive === true, snapshots, volume: target.type === 'VOLUME' });
+    if (refusal) throw refusal;
+    return { data, view: { kind: 'lines', lines: [`Dry run: would delete ${summary}; nothing was deleted.`] } };
+  }
+  if ((children.length > 0 || (await snapshotsBelow(t, id)).length > 0) && !options.recursive) {
+    // Let the appliance refuse it before the prompt, so the error is exactly what it says
+    // (ENOTEMPTY for children, zfs's EFAULT listing the snapshots).
     await call(t, 'pool.dataset.delete', [id, { recursive: false, force: false }]);
   }
   await confirmChange(ctx, `Delete ${summary}? This cannot be undone.`, options.yes);
   await call(t, 'pool.dataset.delete', [id, { recursive: options.recursive === true, force: false }]);
   return { data, view: { kind: 'lines', lines: [`Deleted ${summary}.`] } };
+}
+
+/**
+ * What the appliance would refuse the delete with, in its order and words: authorization first
+ * (the dispatcher, before the method runs), then MW/plugins/pool_/dataset.py:821-824 (children
+ * without recursive), then a pool root, which goes only with its pool. An unknown id has
+ * already failed in get_instance, as the real delete would.
+ */
+async function predictedRefusal(
+  t: Transport,
+  id: string,
+  o: { hasChildren: boolean; isRoot: boolean; recursive: boolean; snapshots: string[]; volume: boolean },
+): Promise<RpcError | null> {
+  const denied = await predictedDenial(t, poolDatasetContract['pool.dataset.delete'].access);
+  if (denied) return denied;
+  if (o.hasChildren && !o.recursive) return rpcErrors.call(ERRNO.ENOTEMPTY, `Failed to delete dataset: cannot destroy '${id}': filesystem has children`);
+  if (o.isRoot && !o.recursive) return rpcErrors.call(ERRNO.EINVAL, `Failed to delete dataset: '${id}' is the root dataset of pool ${id}; it goes only with the pool`);
+  if (o.snapshots.length > 0 && !o.recursive) {
+    // Then `zfs destroy` itself refuses and lists them (MW/plugins/zfs_/dataset.py:229-240).
+    const kind = o.volume ? 'volume' : 'filesystem';
+    return rpcErrors.call(ERRNO.EFAULT, `Failed to delete dataset: cannot destroy '${id}': ${kind} has children\nuse '-r' to destroy the following datasets:\n${o.snapshots.join('\n')}`);
+  }
+  return null;
+}
+
+/**
+ * Snapshots of the dataset and its children, which a delete without recursive cannot pass. An
+ * identity that may not read snapshots gets none: the delete itself will say what it finds.
+ */
+async function snapshotsBelow(t: Transport, id: string): Promise<string[]> {
+  try {
+    const found = await queryItems(t, 'pool.snapshot.query', ['id', 'dataset'], [], { select: ['id', 'dataset'] });
+    return found.filter((s) => s.dataset === id || s.dataset.startsWith(`${id}/`)).map((s) => s.id);
+  } catch {
+    return [];
+  }
 }
 
 export const datasetDeleteCommand = defineCommand({

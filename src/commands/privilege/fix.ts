@@ -1,11 +1,13 @@
 import { escapeControls } from '../shared/escape.js';
 import { call } from '../../core/contract/client.js';
+import { privilegeContract } from '../../core/contract/privilege.js';
 import { RpcError, StorError } from '../../core/errors.js';
 import { E } from '../../core/error-catalogue.js';
 import { expandRoles, type RoleCatalogue } from '../../core/roles/index.js';
 import type { Transport } from '../../core/transport/transport.js';
 import type { CommandContext } from '../shared/context.js';
 import { EXIT } from '../shared/exit-codes.js';
+import { predictedDenial } from '../shared/predict-access.js';
 import { confirmChange } from '../shared/prompts.js';
 import type { CommandResult } from '../shared/render.js';
 import { selfIncludingAdvice } from './lockout.js';
@@ -84,20 +86,25 @@ function plan(roles: TargetRoles, p: Privilege, options: FixOptions): PrivilegeF
   };
 }
 
+/** The plan in words; a dry run's says what *would* happen, so it cannot be read as done. */
 function describe(fix: PrivilegeFix): string[] {
   const head = `privilege ${fix.id} "${fix.name}"`;
   if (fix.status === 'builtin') return [`${head}: built-in; never rewritten`];
-  const lines = fix.status === 'clean' ? [`${head}: nothing to change`] : [`${head}:`, `  listed roles: ${fix.before.join(', ')}`, `  becomes:      ${fix.after.join(', ')}`];
+  const would = fix.status === 'would-fix';
+  const lines =
+    fix.status === 'clean'
+      ? [`${head}: nothing to change`]
+      : [`${head}:`, `  listed roles: ${fix.before.join(', ')}`, would ? `  would become: ${fix.after.join(', ')}` : `  becomes:      ${fix.after.join(', ')}`];
   for (const r of fix.removed) {
     lines.push(`  - ${r.role} (${r.reason})`);
     if (r.keep) lines.push(`    to keep most of it: ${r.keep}`);
   }
   if (fix.status !== 'clean') {
-    const unchanged = fix.lost_roles.length === 0 ? ' (unchanged)' : `; loses ${fix.lost_roles.join(', ')}`;
+    const unchanged = fix.lost_roles.length === 0 ? ' (the same)' : `; ${would ? 'would lose' : 'loses'} ${fix.lost_roles.join(', ')}`;
     lines.push(`  effective roles: ${fix.effective_before} → ${fix.effective_after}${unchanged}`);
   }
   for (const f of fix.remaining.filter((f) => f.kind === 'self-including' || f.kind === 'unknown')) {
-    lines.push(`  kept: ${f.effect}`, `        to drop it: ${f.remedy}`);
+    lines.push(`  ${would ? 'would keep' : 'kept'}: ${f.effect}`, `        to drop it: ${f.remedy}`);
   }
   return lines;
 }
@@ -146,8 +153,18 @@ export async function privilegeFix(ctx: CommandContext, ref: string | undefined,
     await confirmChange(ctx, `Rewrite the roles of ${pending.length} privilege${pending.length === 1 ? '' : 's'}?`, options.yes);
     for (const fix of pending) await apply(t, catalogue, fix);
   }
+  const wouldFix = fixes.filter((f) => f.status === 'would-fix');
+  if (wouldFix.length > 0) {
+    // The real run would be refused at privilege.update; so is its rehearsal.
+    const denied = await predictedDenial(t, privilegeContract['privilege.update'].access);
+    if (denied) throw denied;
+  }
   const data: FixResult = { dry_run: options.dryRun === true, privileges: fixes };
   const lines = fixes.flatMap((f) => (f.status === 'fixed' ? [`privilege ${f.id} "${f.name}": fixed; roles now ${f.after.join(', ')}`] : describe(f)));
+  if (options.dryRun) {
+    const count = `${wouldFix.length} privilege${wouldFix.length === 1 ? '' : 's'}`;
+    lines.unshift(`Dry run: nothing is rewritten.${wouldFix.length > 0 ? ` Without --dry-run, stor would rewrite ${count}:` : ''}`);
+  }
   const stillBroken = fixes.some((f) => f.still_locks_out && f.status !== 'builtin');
   return { data, view: { kind: 'lines', lines }, exitCode: stillBroken ? EXIT.CHECK : EXIT.OK };
 }

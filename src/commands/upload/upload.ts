@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { closeSync, openSync, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { call } from '../../core/contract/client.js';
 import type { ResultOf } from '../../core/contract/index.js';
@@ -6,7 +6,8 @@ import { RpcError, StorError } from '../../core/errors.js';
 import { E } from '../../core/error-catalogue.js';
 import type { Transport } from '../../core/transport/transport.js';
 import type { CommandContext } from '../shared/context.js';
-import type { CommandResult } from '../shared/render.js';
+import { describeError, type DescribedError } from '../shared/describe-error.js';
+import type { CommandResult, View } from '../shared/render.js';
 import { explainForbidden } from './forbidden.js';
 import { octal } from '../shared/format.js';
 import { parseMode } from '../shared/mode.js';
@@ -20,20 +21,42 @@ const options = {
 
 export type UploadOptions = OptionValues<typeof options>;
 
-/** One uploaded file in `stor upload --json` (the command prints an array). */
-export interface UploadResult {
+/** What happened to one file of `stor upload`. */
+export type UploadOutcome = 'done' | 'failed' | 'not_attempted';
+
+/** Why a file failed: the error as `--json` shows a command's error (code, kind, message). */
+export interface UploadFileError {
+  code: string;
+  kind: string;
+  message: string;
+  hint?: string;
+  /** The appliance's validation errors, one per line. */
+  details?: string[];
+}
+
+/** One file of `stor upload --json`. */
+export interface UploadFileResult {
   /** Local path as given. */
   source: string;
-  /** Where it landed on the appliance. */
+  /** Where it goes on the appliance. */
   target: string;
-  /** Bytes sent. */
+  outcome: UploadOutcome;
+  /** Bytes of the local file (sent, when done). */
   bytes: number;
-  /** Size of the target after the upload, as `filesystem.stat` reports it (checked). */
-  size: number;
-  /** Permission bits of the target, octal, e.g. `0644`. */
-  mode: string;
+  /** Size of the target after the upload, as `filesystem.stat` reports it (checked); null unless done. */
+  size: number | null;
+  /** Permission bits of the target, octal, e.g. `0644`; null unless done. */
+  mode: string | null;
   owner: string | null;
-  job_id: number;
+  job_id: number | null;
+  /** Set when the outcome is `failed`. */
+  error: UploadFileError | null;
+}
+
+/** `stor upload --json`: every file's outcome, in the order given, and the counts. */
+export interface UploadReport {
+  files: UploadFileResult[];
+  summary: { files: number; done: number; failed: number; not_attempted: number; bytes_sent: number };
 }
 
 type Stat = ResultOf<'filesystem.stat'>;
@@ -57,6 +80,12 @@ function localFiles(ctx: CommandContext, files: string[]): { path: string; size:
       throw new StorError(E.LOCAL_FILE_MISSING, `no such local file: ${f}`);
     }
     if (!st.isFile()) throw new StorError(E.LOCAL_NOT_A_FILE, `not a regular file: ${f}`);
+    // Opened now, not when its turn comes: an unreadable file must stop the command before any upload.
+    try {
+      closeSync(openSync(path, 'r'));
+    } catch (err) {
+      throw new StorError(E.LOCAL_FILE_UNREADABLE, `cannot read the local file ${f}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    }
     return { path, size: st.size };
   });
 }
@@ -79,8 +108,16 @@ async function destinations(t: Transport, target: string, names: string[]): Prom
   return [target];
 }
 
-/** `stor upload <file…> <target>` */
-export async function upload(ctx: CommandContext, args: string[], options: UploadOptions): Promise<CommandResult<UploadResult[]>> {
+// After these the target cannot take the next file either; cp would stop too.
+const STOPS_THE_REST = new Set(['auth', 'unreachable', 'interrupted']);
+
+/**
+ * `stor upload <file…> <target>`. Each file is uploaded in turn; a failed file does not stop the
+ * rest (as cp), unless the failure means the target is unusable: then the rest are not attempted.
+ * One file: its failure is the command's error. Several: the report lists every file's outcome and
+ * the exit code is that of the first failure.
+ */
+export async function upload(ctx: CommandContext, args: string[], options: UploadOptions): Promise<CommandResult<UploadReport>> {
   if (args.length < 2) throw new StorError(E.MISSING_TARGET, 'give one or more local files and a target path on the appliance');
   const target = args.at(-1)!;
   const sources = args.slice(0, -1);
@@ -92,36 +129,83 @@ export async function upload(ctx: CommandContext, args: string[], options: Uploa
   const targets = await destinations(t, target, files.map((f) => basename(f.path)));
   const showProgress = ctx.io.stderr.isTTY === true && !ctx.globals.json && !ctx.globals.quiet;
 
-  const results: UploadResult[] = [];
+  const results: UploadFileResult[] = [];
+  let firstFailure: DescribedError | undefined;
+  let targetUnusable = false;
   for (const [i, file] of files.entries()) {
-    const path = targets[i]!;
-    const before = options.append ? await statOrNull(t, path) : null;
-    const bar = showProgress ? new ProgressBar(ctx.io.stderr, basename(file.path), file.size) : undefined;
-    let jobId: number;
+    const entry = { source: sources[i]!, target: targets[i]!, bytes: file.size };
+    if (targetUnusable) {
+      results.push({ ...entry, outcome: 'not_attempted', size: null, mode: null, owner: null, job_id: null, error: null });
+      continue;
+    }
     try {
-      ({ jobId } = await t.upload({
-        file: file.path,
-        size: file.size,
-        path,
-        options: { ...(mode ? { mode: mode.mode } : {}), ...(options.append ? { append: true } : {}) },
-        ...(bar ? { onProgress: (n: number) => bar.update(n) } : {}),
-      }));
+      const done = await uploadOne(t, file, entry.target, { mode: mode?.mode, append: options.append === true, showProgress, stderr: ctx.io.stderr });
+      results.push({ ...entry, ...done });
     } catch (err) {
-      bar?.clear();
-      if (err instanceof StorError && err.code === 'UPLOAD_FORBIDDEN') throw await explainForbidden(t, err);
-      throw err;
+      if (files.length === 1) throw err;
+      const d = describeError(err);
+      firstFailure ??= d;
+      targetUnusable = STOPS_THE_REST.has(d.kind);
+      const error = { code: d.errorCode, kind: d.kind, message: d.message, ...(d.hint ? { hint: d.hint } : {}), ...(d.details ? { details: d.details } : {}) };
+      results.push({ ...entry, outcome: 'failed', size: null, mode: null, owner: null, job_id: null, error });
     }
-    bar?.finish();
-    const after = await call(t, 'filesystem.stat', [path]);
-    const expected = (before?.size ?? 0) + file.size;
-    if (after.size !== expected) {
-      throw new StorError(E.SIZE_MISMATCH, `${path} has ${after.size} bytes after the upload; expected ${expected}`);
-    }
-    results.push({ source: sources[i]!, target: path, bytes: file.size, size: after.size, mode: octal(after.mode & 0o7777), owner: after.user ?? null, job_id: jobId });
   }
+  const data: UploadReport = { files: results, summary: summarize(results) };
+  if (firstFailure && !ctx.globals.json) ctx.note(failureNote(data));
+  return { data, view: reportView(data, ctx.io.stdout.isTTY === true), ...(firstFailure ? { exitCode: firstFailure.code } : {}) };
+}
+
+async function uploadOne(
+  t: Transport,
+  file: { path: string; size: number },
+  path: string,
+  o: { mode: number | undefined; append: boolean; showProgress: boolean; stderr: CommandContext['io']['stderr'] },
+): Promise<Pick<UploadFileResult, 'outcome' | 'size' | 'mode' | 'owner' | 'job_id' | 'error'>> {
+  const before = o.append ? await statOrNull(t, path) : null;
+  const bar = o.showProgress ? new ProgressBar(o.stderr, basename(file.path), file.size) : undefined;
+  let jobId: number;
+  try {
+    ({ jobId } = await t.upload({
+      file: file.path,
+      size: file.size,
+      path,
+      options: { ...(o.mode !== undefined ? { mode: o.mode } : {}), ...(o.append ? { append: true } : {}) },
+      ...(bar ? { onProgress: (n: number) => bar.update(n) } : {}),
+    }));
+  } catch (err) {
+    bar?.clear();
+    if (err instanceof StorError && err.code === 'UPLOAD_FORBIDDEN') throw await explainForbidden(t, err);
+    throw err;
+  }
+  bar?.finish();
+  const after = await call(t, 'filesystem.stat', [path]);
+  const expected = (before?.size ?? 0) + file.size;
+  if (after.size !== expected) {
+    throw new StorError(E.SIZE_MISMATCH, `${path} has ${after.size} bytes after the upload; expected ${expected}`);
+  }
+  return { outcome: 'done', size: after.size, mode: octal(after.mode & 0o7777), owner: after.user ?? null, job_id: jobId, error: null };
+}
+
+function summarize(files: readonly UploadFileResult[]): UploadReport['summary'] {
+  const count = (o: UploadOutcome) => files.filter((f) => f.outcome === o).length;
+  const bytesSent = files.filter((f) => f.outcome === 'done').reduce((sum, f) => sum + f.bytes, 0);
+  return { files: files.length, done: count('done'), failed: count('failed'), not_attempted: count('not_attempted'), bytes_sent: bytesSent };
+}
+
+/** For stderr, so that a person whose stdout is redirected still learns that not everything landed. */
+function failureNote({ files, summary }: UploadReport): string {
+  const lines = files.filter((f) => f.error).map((f) => `stor: ${f.source}: ${f.error!.message}`);
+  const rest = summary.not_attempted > 0 ? `, ${summary.not_attempted} not attempted` : '';
+  lines.push(`stor: ${summary.failed} of ${summary.files} files failed${rest}; ${summary.done} uploaded`);
+  return lines.join('\n');
+}
+
+function reportView({ files }: UploadReport, tty: boolean): View {
+  const outcome = (o: UploadOutcome) => (tty && o === 'not_attempted' ? 'not attempted' : o);
   return {
-    data: results,
-    view: { kind: 'table', columns: ['source', 'target', 'size', 'mode', 'owner'], rows: results.map((r) => [r.source, r.target, r.size, r.mode, r.owner]) },
+    kind: 'table',
+    columns: ['source', 'target', 'outcome', 'size', 'mode', 'owner', 'error'],
+    rows: files.map((f) => [f.source, f.target, outcome(f.outcome), f.size ?? f.bytes, f.mode, f.owner, f.error?.message ?? null]),
   };
 }
 

@@ -1,0 +1,122 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createUserWithKey, openTestAppliance } from '../helpers/appliance.js';
+import { runStor, type RunResult } from '../helpers/run-stor.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+function embedded() {
+  const home = tempDir();
+  const env = { STOR_HOME: home, STOR_CONFIG_DIR: tempDir() };
+  const run = (args: string[], extra: Record<string, string> = {}) => runStor(args, { env: { ...env, ...extra } });
+  return { home, run };
+}
+
+const outcome = (r: RunResult) => ({ code: r.code, stderr: r.stderr });
+
+describe('stor dataset create --parents is safe to re-run (issue 13)', () => {
+  it('twice in a row: exit 0 both times, created then already there; without --parents an existing dataset stays the appliance\'s error', async () => {
+    const { home, run } = embedded();
+    const first = await run(['dataset', 'create', 'tank/a/b', '--parents', '--comments', 'first', '--json']);
+    expect(first.code, first.stderr).toBe(0);
+    expect(JSON.parse(first.stdout)).toEqual({ id: 'tank/a/b', mountpoint: '/mnt/tank/a/b', comments: 'first', created: true });
+
+    const second = await run(['dataset', 'create', 'tank/a/b', '--parents', '--comments', 'second', '--json']);
+    expect(second.code, second.stderr).toBe(0);
+    // Left as it is, as mkdir -p leaves an existing directory: the comment given the second time is not applied.
+    expect(JSON.parse(second.stdout)).toEqual({ id: 'tank/a/b', mountpoint: '/mnt/tank/a/b', comments: 'first', created: false });
+    const human = await run(['dataset', 'create', 'tank/a/b', '--parents']);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toBe('Dataset tank/a/b already exists, mounted at /mnt/tank/a/b; nothing changed.\n');
+
+    // MW/plugins/pool_/dataset.py:471: "Path /mnt/… already exists", a validation error (exit 1).
+    const plain = await run(['dataset', 'create', 'tank/a/b', '--json']);
+    expect(plain.code).toBe(1);
+    expect(JSON.parse(plain.stderr).error).toMatchObject({ code: 'EINVAL', details: ['* pool_dataset_create.name: Path /mnt/tank/a/b already exists'] });
+
+    const listed = JSON.parse((await run(['dataset', 'list', '--json'])).stdout) as { id: string }[];
+    expect(listed.map((d) => d.id)).toEqual(['tank', 'tank/a', 'tank/a/b']);
+    expect(existsSync(join(home, 'mnt/tank/a/b'))).toBe(true);
+  });
+
+  it('fails as zfs destroy does when the dataset has snapshots and no --recursive (MW/plugins/zfs_/dataset.py:229-240)', async () => {
+    const { home, run } = embedded();
+    expect((await run(['dataset', 'create', 'tank/snapped'])).code).toBe(0);
+    const snap = await run(['call', 'pool.snapshot.create', '{"dataset":"tank/snapped","name":"before"}']);
+    expect(snap.code, snap.stderr).toBe(0);
+    const dry = await run(['dataset', 'delete', 'tank/snapped', '--dry-run']);
+    const real = await run(['dataset', 'delete', 'tank/snapped', '--yes']);
+    expect(outcome(dry)).toEqual(outcome(real));
+    expect(dry.code).toBe(1);
+    expect(dry.stderr).toContain("cannot destroy 'tank/snapped': filesystem has children");
+    expect(dry.stderr).toContain('tank/snapped@before');
+    expect(existsSync(join(home, 'mnt/tank/snapped'))).toBe(true);
+    const recursive = await run(['dataset', 'delete', 'tank/snapped', '--recursive', '--dry-run']);
+    expect(recursive.code, recursive.stderr).toBe(0);
+  });
+
+  it('--parents still fails where the path is there but is no dataset (a plain directory)', async () => {
+    const { run } = embedded();
+    expect((await run(['upload', 'README.md', '/mnt/tank/plain/'])).code).toBe(0);
+    const r = await run(['dataset', 'create', 'tank/plain', '--parents']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('Path /mnt/tank/plain already exists');
+  });
+});
+
+describe('stor dataset delete --dry-run predicts the real delete (issue 13)', () => {
+  it('fails where the delete fails, with the same error and exit code: children without --recursive, a pool root, no such dataset', async () => {
+    const { home, run } = embedded();
+    expect((await run(['dataset', 'create', 'tank/a/b', '--parents'])).code).toBe(0);
+    const cases = [
+      { name: 'children without --recursive (MW/plugins/pool_/dataset.py:821-824)', args: ['tank/a'], code: 1, text: "[ENOTEMPTY] Failed to delete dataset: cannot destroy 'tank/a': filesystem has children" },
+      { name: 'a pool root', args: ['tank'], code: 1, text: "'tank' is the root dataset of pool tank" },
+      { name: 'no such dataset', args: ['tank/nope'], code: 1, text: 'PoolDataset tank/nope does not exist' },
+    ];
+    // The pool root with no children, so that only the root rule applies.
+    const bare = embedded();
+    for (const c of cases) {
+      const where = c.name === 'a pool root' ? bare.run : run;
+      const dry = await where(['dataset', 'delete', ...c.args, '--dry-run']);
+      const real = await where(['dataset', 'delete', ...c.args, '--yes']);
+      expect({ case: c.name, ...outcome(dry) }).toEqual({ case: c.name, ...outcome(real) });
+      expect({ case: c.name, code: dry.code }).toEqual({ case: c.name, code: c.code });
+      expect(dry.stderr).toContain(c.text);
+      expect(dry.stdout).toBe('');
+      const dryJson = await where(['--json', 'dataset', 'delete', ...c.args, '--dry-run']);
+      const realJson = await where(['--json', 'dataset', 'delete', ...c.args, '--yes']);
+      expect(outcome(dryJson)).toEqual(outcome(realJson));
+    }
+    expect(existsSync(join(home, 'mnt/tank/a/b'))).toBe(true);
+  });
+
+  it('fails as the real delete does (exit 5) when the caller lacks the role for pool.dataset.delete', async () => {
+    const { home, run } = embedded();
+    expect((await run(['dataset', 'create', 'tank/keep'])).code).toBe(0);
+    const t = await openTestAppliance(undefined, home);
+    const { key } = await createUserWithKey(t, 'reader', { privilegeRoles: ['DATASET_READ', 'POOL_READ'] });
+    t.appliance.close();
+    const dry = await run(['dataset', 'delete', 'tank/keep', '--dry-run'], { STOR_API_KEY: key });
+    const real = await run(['dataset', 'delete', 'tank/keep', '--yes'], { STOR_API_KEY: key });
+    expect(outcome(dry)).toEqual(outcome(real));
+    expect(dry.code).toBe(5);
+    expect(dry.stderr).toContain('[EACCES] Not authorized');
+    expect(existsSync(join(home, 'mnt/tank/keep'))).toBe(true);
+  });
+
+  it('succeeds where the delete succeeds, says it is a dry run, and deletes nothing until the real run', async () => {
+    const { home, run } = embedded();
+    expect((await run(['dataset', 'create', 'tank/a/b', '--parents'])).code).toBe(0);
+    const dry = await run(['dataset', 'delete', 'tank/a', '--recursive', '--dry-run', '--json']);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(JSON.parse(dry.stdout)).toMatchObject({ id: 'tank/a', dry_run: true, deleted: ['tank/a/b', 'tank/a'] });
+    const human = await run(['dataset', 'delete', 'tank/a', '--recursive', '--dry-run']);
+    expect(human.stdout).toMatch(/^Dry run: would delete 2 datasets \(tank\/a\/b, tank\/a\) and .* of files; nothing was deleted\.\n$/);
+    expect(existsSync(join(home, 'mnt/tank/a/b'))).toBe(true);
+
+    const real = await run(['dataset', 'delete', 'tank/a', '--recursive', '--yes', '--json']);
+    expect(real.code, real.stderr).toBe(0);
+    expect(JSON.parse(real.stdout)).toMatchObject({ id: 'tank/a', dry_run: false, deleted: ['tank/a/b', 'tank/a'] });
+    expect(existsSync(join(home, 'mnt/tank/a'))).toBe(false);
+  });
+});
