@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { z } from 'zod';
+import * as z from 'zod';
 import { authContract, twoFactorAuthEntry, type AuthUserInfo } from '../contract/auth.js';
 import { ERRNO, rpcErrors } from '../errors.js';
 import {

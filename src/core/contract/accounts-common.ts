@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * What a `Secret` field of a 25.10.1 result carries for a caller that may not see it: the

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineContract, queryResult, roles } from './method.js';
 import { QUERY_PARAMS, instanceParams } from './query.js';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { AUTHENTICATED, PUBLIC, defineContract, roles, str } from './method.js';
 
 // `MW/api/v25_10_1/auth.py` and `auth_two_factor.py`; methods in `MW/plugins/auth.py` and

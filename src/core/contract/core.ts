@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ejsonDate } from './ejson.js';
 import { AUTHENTICATED, PUBLIC, PUBLIC_UNLIMITED, defineContract, queryResult } from './method.js';
 import { QUERY_PARAMS } from './query.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * A datetime as it travels (facts §1.10, `truenas_api_client/ejson.py`): `{"$date": ms}`; the

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineContract, nonEmptyStr, queryResult, roles } from './method.js';
 import { QUERY_PARAMS } from './query.js';
 

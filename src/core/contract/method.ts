@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Who may call a method (facts §1.8, §3.3, §5):

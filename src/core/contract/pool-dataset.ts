@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineContract, nonEmptyStr, queryResult, roles, str } from './method.js';
 import { pydanticUnion } from './pydantic-union.js';
 import { QUERY_PARAMS, instanceParams } from './query.js';

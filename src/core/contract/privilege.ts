@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { groupEntry } from './group.js';
 import { AUTHENTICATED, defineContract, queryResult, roles } from './method.js';
 import { QUERY_PARAMS, instanceParams } from './query.js';

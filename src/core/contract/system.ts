@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { AUTHENTICATED, PUBLIC, defineContract } from './method.js';
 
 /** `stor.emulation`'s answer (stor's own method; a real appliance answers -32601). */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { LETTERS_AND_UNDERSCORE, emailStr, localXid, posixName, secret, usernsIdmap } from './accounts-common.js';
 import { AUTHENTICATED, defineContract, queryResult, roles, str } from './method.js';
 import { QUERY_PARAMS, instanceParams } from './query.js';
