@@ -38,6 +38,18 @@ export function timeMedian(cmd, args, { runs = 11, warmup = 2, ...options } = {}
   return median(Array.from({ length: runs }, () => timeOnce(cmd, args, options)));
 }
 
+/**
+ * Median wall times of several commands measured in turn within each round, so that a change in
+ * the machine's load during the measurement weighs on all of them alike. `cases`: name → [cmd, args, options].
+ */
+export function timeMediansInterleaved(cases, { runs = 21, warmup = 2 } = {}) {
+  const entries = Object.entries(cases);
+  for (let i = 0; i < warmup; i++) for (const [, [cmd, args, options]] of entries) timeOnce(cmd, args, options);
+  const times = Object.fromEntries(entries.map(([name]) => [name, []]));
+  for (let i = 0; i < runs; i++) for (const [name, [cmd, args, options]] of entries) times[name].push(timeOnce(cmd, args, options));
+  return Object.fromEntries(entries.map(([name]) => [name, median(times[name])]));
+}
+
 /** Peak resident memory (MiB) and wall time (ms) of one command, from GNU time. */
 export function measurePeak(cmd, args, options = {}) {
   const t0 = process.hrtime.bigint();

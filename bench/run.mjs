@@ -4,12 +4,18 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, NODE, STOR, cleanup, machine, measurePeak, median, startServe, tempDir, timeMedian, timeOnce, waitJob } from './lib.mjs';
+import { ROOT, NODE, STOR, cleanup, machine, measurePeak, median, startServe, tempDir, timeMedian, timeMediansInterleaved, timeOnce, waitJob } from './lib.mjs';
 
 const GIB = 1024 ** 3;
 const UPLOAD_BYTES = Number(process.env.STOR_BENCH_UPLOAD_BYTES ?? GIB);
 const rows = [];
 const notes = [];
+// STOR_BENCH_ONLY=<section> (startup, remote, upload, throughput, roles) runs one section and
+// replaces only its rows and notes in RESULTS.md.
+const ONLY = process.env.STOR_BENCH_ONLY;
+const SECTIONS = { startup: 'start-up', remote: 'remote round trip', upload: 'upload', throughput: 'JSON-RPC throughput', roles: 'role expansion' };
+if (ONLY !== undefined && !(ONLY in SECTIONS)) throw new Error(`STOR_BENCH_ONLY: one of ${Object.keys(SECTIONS).join(', ')}`);
+const runs = (section) => ONLY === undefined || ONLY === section;
 
 function record(section, what, value, unit, reference, refValue, ratio, target, met) {
   rows.push({ section, what, value, unit, reference, refValue, ratio, target, met });
@@ -17,23 +23,26 @@ function record(section, what, value, unit, reference, refValue, ratio, target, 
 }
 
 // --- start-up -------------------------------------------------------------------------------
-{
+if (runs('startup')) {
   const home = tempDir();
   const env = { ...process.env, STOR_HOME: home };
   timeOnce(NODE, [STOR, 'whoami'], { env }); // seed the state outside the measurement
-  const bare = timeMedian(NODE, ['-e', '0'], { runs: 21 });
-  const version = timeMedian(NODE, [STOR, '--version'], { runs: 21, env });
-  const whoami = timeMedian(NODE, [STOR, 'whoami'], { runs: 15, env });
+  const { bare, version, whoami } = timeMediansInterleaved(
+    { bare: [NODE, ['-e', '0'], {}], version: [NODE, [STOR, '--version'], { env }], whoami: [NODE, [STOR, 'whoami'], { env }] },
+    { runs: Number(process.env.STOR_BENCH_STARTUP_RUNS ?? 21) },
+  );
   record('start-up', '`stor --version`', version, 'ms', '`node -e 0`', bare, version / bare, '≤ 1.5×', version / bare <= 1.5);
   record('start-up', '`stor whoami` (embedded)', whoami, 'ms', '`node -e 0`', bare, whoami / bare, '< 3×', whoami / bare < 3);
   // Every embedded command logs in with the administrator key, checked against its scrypt hash.
   const { hashSecret, verifySecret } = await import(join(ROOT, 'dist/core/store/secrets.js'));
-  const hash = hashSecret('k'.repeat(64));
-  const scrypt = median([0, 1, 2, 3, 4].map(() => {
+  const hash = await hashSecret('k'.repeat(64));
+  const checks = [];
+  for (let i = 0; i < 5; i++) {
     const t0 = process.hrtime.bigint();
-    verifySecret('k'.repeat(64), hash);
-    return Number(process.hrtime.bigint() - t0) / 1e6;
-  }));
+    if (!(await verifySecret('k'.repeat(64), hash))) throw new Error('scrypt check failed');
+    checks.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+  const scrypt = median(checks);
   notes.push(
     `start-up: ${scrypt.toFixed(1)} ms of the embedded \`stor whoami\` is the scrypt check of the administrator key ` +
       `(N=2^14, by design: keys are stored only as a salted slow hash); without it the command would take ` +
@@ -43,7 +52,7 @@ function record(section, what, value, unit, reference, refValue, ratio, target, 
 }
 
 // --- remote round trip ----------------------------------------------------------------------
-{
+if (runs('remote')) {
   // Anonymous logins are limited to 20 a minute per address, as on the appliance: each client
   // gets its own server, and 2 + 11 logins stay under the limit.
   const state = tempDir();
@@ -74,7 +83,7 @@ function record(section, what, value, unit, reference, refValue, ratio, target, 
 }
 
 // --- upload throughput ------------------------------------------------------------------------
-{
+if (runs('upload')) {
   const work = tempDir();
   const src = join(work, 'big.bin');
   // Random bytes: nothing on the way can compress or deduplicate them.
@@ -155,7 +164,7 @@ function record(section, what, value, unit, reference, refValue, ratio, target, 
 }
 
 // --- JSON-RPC throughput ------------------------------------------------------------------------
-{
+if (runs('throughput')) {
   const total = 20000;
   const load = (url, key, method, params) =>
     JSON.parse(execFileSync(NODE, [join(ROOT, 'bench/rpc-load.mjs'), url, key, method, JSON.stringify(params), String(total), '20'], { encoding: 'utf8' })).per_second;
@@ -175,7 +184,7 @@ function record(section, what, value, unit, reference, refValue, ratio, target, 
 }
 
 // --- role expansion -----------------------------------------------------------------------------
-{
+if (runs('roles')) {
   const { composePrivileges } = await import(join(ROOT, 'dist/core/appliance/compose.js'));
   const { METHODS } = await import(join(ROOT, 'dist/core/appliance/methods.js'));
   const { release25101Catalogue } = await import(join(ROOT, 'dist/core/roles/index.js'));
@@ -241,14 +250,28 @@ const lines = [
   '',
   ...(notes.length ? ['Notes:', '', ...notes.map((n) => `- ${n}`), ''] : []),
 ];
-const previous = (() => {
-  try {
-    return readFileSync(join(ROOT, 'bench/RESULTS.md'), 'utf8').split('\n## ')[1];
-  } catch {
-    return undefined;
-  }
-})();
 const history = readFileSync(join(ROOT, 'bench/HISTORY.md'), 'utf8');
-writeFileSync(join(ROOT, 'bench/RESULTS.md'), `${lines.join('\n')}\n${history}`);
-void previous;
+if (ONLY === undefined) {
+  writeFileSync(join(ROOT, 'bench/RESULTS.md'), `${lines.join('\n')}\n${history}`);
+} else {
+  // Keep the other sections' rows and notes as the last full run measured them.
+  const section = SECTIONS[ONLY];
+  const [current] = readFileSync(join(ROOT, 'bench/RESULTS.md'), 'utf8').split('\n## ');
+  const kept = current.trimEnd().split('\n');
+  const isRow = (l) => l.startsWith(`| ${section} |`);
+  const isNote = (l) => l.startsWith(`- ${section}:`);
+  const firstRow = kept.findIndex(isRow);
+  const firstNote = kept.findIndex(isNote);
+  const newRows = lines.filter(isRow);
+  const newNotes = lines.filter(isNote);
+  const out = [];
+  kept.forEach((l, i) => {
+    if (i === firstRow) out.push(...newRows);
+    if (i === firstNote) out.push(...newNotes);
+    if (isRow(l) || isNote(l) || l.startsWith(`Rows of ${section} re-measured`)) return;
+    out.push(l);
+    if (l.startsWith('Measured by')) out.push(`Rows of ${section} re-measured by \`STOR_BENCH_ONLY=${ONLY}\` on ${date}; machine: ${machine()}.`);
+  });
+  writeFileSync(join(ROOT, 'bench/RESULTS.md'), `${out.join('\n')}\n\n${history}`);
+}
 console.log('wrote bench/RESULTS.md');

@@ -1,6 +1,10 @@
 // Bundles the CLI for start-up speed: one module graph instead of hundreds of files to resolve.
 // Lazily imported commands stay lazy as separate chunks. better-sqlite3 stays external (native).
+import { rmSync } from 'node:fs';
 import { build } from 'esbuild';
+
+// Chunk names carry content hashes: without a clean start, chunks of earlier builds pile up.
+rmSync('dist/bundle', { recursive: true, force: true });
 
 await build({
   entryPoints: { stor: 'src/bin-entry.ts' },

@@ -237,7 +237,7 @@ describe('core.* as 25.10.1 (MW/service/core_service.py)', () => {
     ]);
     for (const e of events) {
       expect(Object.keys(e.params)).toEqual(['msg', 'collection', 'id', 'fields']);
-      expect(contractViolations(coreGetJobsItem, e.params.fields)).toEqual([]);
+      expect(contractViolations(coreGetJobsItem(), e.params.fields)).toEqual([]);
     }
   });
 

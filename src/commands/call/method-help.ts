@@ -25,7 +25,7 @@ export async function methodHelp(ctx: CommandContext): Promise<string | null> {
   const rows = Object.entries(methods)
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([name, raw]) => {
-      const item = coreMethodsItem.safeParse(raw).data ?? {};
+      const item = coreMethodsItem().safeParse(raw).data ?? {};
       const params = (item.accepts ?? []).map((p) => p._name_ ?? p.title ?? '?').join(', ');
       return [`${name}(${params})`, access(item), item.cli_description ?? ''];
     });

@@ -6,7 +6,7 @@ import { E } from '../../core/error-catalogue.js';
 /** A dataset's comment: 25.10.x keeps it in `user_properties.comments`, present only when set. */
 export function commentOf(d: PoolDatasetEntry): string | null {
   // user_properties is a plain dict in the 25.10.1 model; its items have the property shape.
-  const comment = datasetProperty.safeParse(d.user_properties?.comments);
+  const comment = datasetProperty().safeParse(d.user_properties?.comments);
   return (comment.success && comment.data.value) || null;
 }
 

@@ -7,7 +7,7 @@ import { AccountsSnapshot } from './accounts.js';
 import { implement, type CallContext } from './method.js';
 import { query } from './query.js';
 
-type ApiKeyEntry = z.output<typeof apiKeyEntry>;
+type ApiKeyEntry = z.output<ReturnType<typeof apiKeyEntry>>;
 
 /** PAM_TDB_MAX_KEYS (MW/utils/user_api_key.py). */
 const MAX_KEYS_PER_USER = 10;

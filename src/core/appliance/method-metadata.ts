@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { MethodDefinition } from './method.js';
 import type { Session } from './session.js';
 import type { RoleCatalogue } from '../roles/index.js';

@@ -32,5 +32,6 @@ export function implement<const P extends readonly ParamSpec[], R extends z.ZodT
   contract: MethodContract<P, R>,
   handler: (ctx: CallContext, ...args: ParamValues<P>) => unknown,
 ): MethodDefinition {
-  return { ...contract, handler } as unknown as MethodDefinition;
+  // Through the prototype, not a spread: a spread would build the contract's lazy schemas now.
+  return Object.assign(Object.create(contract) as MethodContract<P, R>, { handler }) as unknown as MethodDefinition;
 }

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { z } from 'zod';
+import * as z from 'zod';
 import { authContract, twoFactorAuthEntry, type AuthUserInfo } from '../contract/auth.js';
 import { ERRNO, rpcErrors } from '../errors.js';
 import {
@@ -20,7 +20,7 @@ import { pyRepr } from './query/python.js';
 import { generateTotpSecret, provisioningUri } from './totp.js';
 
 /** `auth.twofactor.config` as 25.10.1 answers it: every known service present (`two_factor_extend`). */
-export function twoFactorEntry(config: TwoFactorConfigRecord): z.output<typeof twoFactorAuthEntry> {
+export function twoFactorEntry(config: TwoFactorConfigRecord): z.output<ReturnType<typeof twoFactorAuthEntry>> {
   return { enabled: config.enabled, services: { ssh: config.services.ssh ?? false }, window: config.window, id: 1 };
 }
 

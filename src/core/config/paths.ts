@@ -21,3 +21,8 @@ export function configDirFrom(env: Env): string {
   if (env.STOR_CONFIG_DIR) return resolve(env.STOR_CONFIG_DIR);
   return join(xdgDir(env, 'XDG_CONFIG_HOME', ['.config']), 'stor');
 }
+
+/** Caches stor can lose at any time: `$XDG_CACHE_HOME/stor` (`~/.cache/stor`). */
+export function cacheDirFrom(env: Env): string {
+  return join(xdgDir(env, 'XDG_CACHE_HOME', ['.cache']), 'stor');
+}

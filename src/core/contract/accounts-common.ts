@@ -1,4 +1,5 @@
-import { z } from 'zod';
+import * as z from 'zod';
+import { once } from './method.js';
 
 /**
  * What a `Secret` field of a 25.10.1 result carries for a caller that may not see it: the
@@ -8,10 +9,10 @@ export const SECRET_PLACEHOLDER = '********';
 export const secret = <S extends z.ZodType>(schema: S) => z.union([schema, z.literal(SECRET_PLACEHOLDER)]);
 
 /** `Literal['DIRECT'] | ContainerXID | None` (`MW/api/base/types/user.py`: ContainerXID 1 … 2^32-2). */
-export const usernsIdmap = z.union([z.literal('DIRECT'), z.int().min(1).max(2 ** 32 - 2), z.null()]);
+export const usernsIdmap = once(() => z.union([z.literal('DIRECT'), z.int().min(1).max(2 ** 32 - 2), z.null()]));
 
 /** `LocalUID` / `LocalGID`: 0 … TRUENAS_IDMAP_DEFAULT_LOW - 1. */
-export const localXid = z.int().min(0).max(90_000_000);
+export const localXid = once(() => z.int().min(0).max(90_000_000));
 
 const NAME_CHARS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.';
 
@@ -40,7 +41,7 @@ export const LETTERS_AND_UNDERSCORE = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmno
  * pydantic's `EmailStr` (email-validator, deliverability not checked): the common refusals, with
  * pydantic's own wording, which carries no `Value error, ` prefix (`verbatim`).
  */
-export const emailStr = z.string().superRefine((val, ctx) => {
+export const emailStr = once(() => z.string().superRefine((val, ctx) => {
   const at = val.lastIndexOf('@');
   const reason =
     at < 0
@@ -53,4 +54,4 @@ export const emailStr = z.string().superRefine((val, ctx) => {
             ? 'The part after the @-sign is not valid. It should have a period.'
             : null;
   if (reason) ctx.addIssue({ code: 'custom', message: `value is not a valid email address: ${reason}`, params: { verbatim: true } });
-});
+}));

@@ -1,42 +1,42 @@
-import { z } from 'zod';
-import { AUTHENTICATED, PUBLIC, defineContract, roles, str } from './method.js';
+import * as z from 'zod';
+import { AUTHENTICATED, PUBLIC, defineContract, roles, str, once } from './method.js';
 
 // `MW/api/v25_10_1/auth.py` and `auth_two_factor.py`; methods in `MW/plugins/auth.py` and
 // `MW/plugins/auth_/2fa.py` (role prefix SYSTEM_SECURITY).
 
-const loginOptions = z.strictObject({ user_info: z.boolean().default(true) });
+const loginOptions = once(() => z.strictObject({ user_info: z.boolean().default(true) }));
 const defaultOptions = () => ({ user_info: true });
 
-const apiKeyPlain = z.strictObject({
+const apiKeyPlain = once(() => z.strictObject({
   mechanism: z.literal('API_KEY_PLAIN'),
   username: str(),
   api_key: str(),
-  login_options: loginOptions.default(defaultOptions),
-});
+  login_options: loginOptions().default(defaultOptions),
+}));
 
-const passwordPlain = z.strictObject({
+const passwordPlain = once(() => z.strictObject({
   mechanism: z.literal('PASSWORD_PLAIN'),
   username: str(),
   password: str(),
-  login_options: loginOptions.default(defaultOptions),
-});
+  login_options: loginOptions().default(defaultOptions),
+}));
 
-const tokenPlain = z.strictObject({
+const tokenPlain = once(() => z.strictObject({
   mechanism: z.literal('TOKEN_PLAIN'),
   token: str(),
-  login_options: loginOptions.default(defaultOptions),
-});
+  login_options: loginOptions().default(defaultOptions),
+}));
 
-export const otpToken = z.strictObject({
+export const otpToken = once(() => z.strictObject({
   mechanism: z.literal('OTP_TOKEN'),
   otp_token: str(),
-  login_options: loginOptions.default(defaultOptions),
-});
+  login_options: loginOptions().default(defaultOptions),
+}));
 
 /** AuthLoginExArgs.login_data: discriminated on `mechanism`. */
-export const loginData = z.discriminatedUnion('mechanism', [apiKeyPlain, passwordPlain, tokenPlain, otpToken]);
+export const loginData = once(() => z.discriminatedUnion('mechanism', [apiKeyPlain(), passwordPlain(), tokenPlain(), otpToken()]));
 
-export type LoginData = z.output<typeof loginData>;
+export type LoginData = z.output<ReturnType<typeof loginData>>;
 
 /**
  * AuthUserInfo (UserGetUserObj + attributes, two_factor_config, privilege, account_attributes).
@@ -44,7 +44,7 @@ export type LoginData = z.output<typeof loginData>;
  * `MW/plugins/account_/privilege.py:376-405` composes (roles a set, sent as `{"$set": [...]}`), and
  * `two_factor_config` what `user.twofactor_config` answers (MW/plugins/account_/2fa.py).
  */
-export const authUserInfo = z.object({
+export const authUserInfo = once(() => z.object({
   pw_name: z.string(),
   pw_gecos: z.string(),
   pw_dir: z.string(),
@@ -69,122 +69,122 @@ export const authUserInfo = z.object({
     webui_access: z.boolean(),
   }),
   account_attributes: z.array(z.string()),
-});
+}));
 
-export type AuthUserInfo = z.output<typeof authUserInfo>;
+export type AuthUserInfo = z.output<ReturnType<typeof authUserInfo>>;
 
 /** AuthLoginExResult: one of AuthResp's answers, discriminated on `response_type`. */
-export const loginExResult = z.discriminatedUnion('response_type', [
-  z.object({ response_type: z.literal('SUCCESS'), user_info: authUserInfo.nullable(), authenticator: z.enum(['LEVEL_1', 'LEVEL_2']) }),
+export const loginExResult = once(() => z.discriminatedUnion('response_type', [
+  z.object({ response_type: z.literal('SUCCESS'), user_info: authUserInfo().nullable(), authenticator: z.enum(['LEVEL_1', 'LEVEL_2']) }),
   z.object({ response_type: z.literal('AUTH_ERR') }),
   z.object({ response_type: z.literal('EXPIRED') }),
   z.object({ response_type: z.literal('OTP_REQUIRED'), username: z.string() }),
   z.object({ response_type: z.literal('REDIRECT'), urls: z.array(z.string()) }),
-]);
+]));
 
-export type LoginExAnswer = z.output<typeof loginExResult>;
+export type LoginExAnswer = z.output<ReturnType<typeof loginExResult>>;
 
 /** TwoFactorAuthEntry. */
-export const twoFactorAuthEntry = z.object({
+export const twoFactorAuthEntry = once(() => z.object({
   enabled: z.boolean(),
   services: z.object({ ssh: z.boolean() }),
   window: z.int().min(0),
   id: z.int(),
-});
+}));
 
-const twoFactorAuthUpdate = z.strictObject({
+const twoFactorAuthUpdate = once(() => z.strictObject({
   enabled: z.boolean().optional(),
   services: z.strictObject({ ssh: z.boolean().default(false) }).optional(),
   window: z.int().min(0).optional(),
-});
+}));
 
 export const authContract = {
   'auth.login_with_api_key': defineContract({
     name: 'auth.login_with_api_key',
     summary: 'Log the connection in with an API key `<id>-<secret>`; true on success.',
     access: PUBLIC,
-    params: [{ name: 'api_key', schema: str() }],
-    result: z.boolean(),
+    params: () => [{ name: 'api_key', schema: str() }],
+    result: () => z.boolean(),
   }),
   'auth.login': defineContract({
     name: 'auth.login',
     summary: 'Log the connection in with a username and password (and the one-time code when two-factor applies); true on success.',
     access: PUBLIC,
-    params: [
+    params: () => [
       { name: 'username', schema: str() },
       { name: 'password', schema: str() },
       { name: 'otp_token', schema: str().nullable(), default: () => null },
     ],
-    result: z.boolean(),
+    result: () => z.boolean(),
   }),
   'auth.login_with_token': defineContract({
     name: 'auth.login_with_token',
     summary: 'Log the connection in with a token from auth.generate_token; true on success.',
     access: PUBLIC,
-    params: [{ name: 'token', schema: str() }],
-    result: z.boolean(),
+    params: () => [{ name: 'token', schema: str() }],
+    result: () => z.boolean(),
   }),
   'auth.login_ex': defineContract({
     name: 'auth.login_ex',
     summary: 'Log in with a mechanism object (PASSWORD_PLAIN, API_KEY_PLAIN, TOKEN_PLAIN, OTP_TOKEN); returns a response_type object.',
     access: PUBLIC,
-    params: [{ name: 'login_data', schema: loginData }],
-    result: loginExResult,
+    params: () => [{ name: 'login_data', schema: loginData() }],
+    result: () => loginExResult(),
   }),
   'auth.login_ex_continue': defineContract({
     name: 'auth.login_ex_continue',
     summary: 'Answer an OTP_REQUIRED login with {mechanism: OTP_TOKEN, otp_token}.',
     access: PUBLIC,
-    params: [{ name: 'login_data', schema: otpToken }],
-    result: loginExResult,
+    params: () => [{ name: 'login_data', schema: otpToken() }],
+    result: () => loginExResult(),
   }),
   'auth.mechanism_choices': defineContract({
     name: 'auth.mechanism_choices',
     summary: 'The login_ex mechanisms the current authenticator level allows.',
     access: PUBLIC,
-    params: [],
-    result: z.array(z.string()),
+    params: () => [],
+    result: () => z.array(z.string()),
   }),
   'auth.generate_token': defineContract({
     name: 'auth.generate_token',
     summary: 'A token (64 URL-safe characters) that logs in as this session: {ttl seconds, attrs, match_origin, single_use}.',
     // authorization_required=False: any logged-in session (facts §1.8).
     access: AUTHENTICATED,
-    params: [
+    params: () => [
       { name: 'ttl', schema: z.int().nullable(), default: () => 600 },
       { name: 'attrs', schema: z.record(z.string(), z.unknown()), default: () => ({}) },
       { name: 'match_origin', schema: z.boolean(), default: () => true },
       { name: 'single_use', schema: z.boolean(), default: () => false },
     ],
-    result: z.string(),
+    result: () => z.string(),
   }),
   'auth.me': defineContract({
     name: 'auth.me',
     summary: 'The logged-in user, its composed privilege and account attributes.',
     access: AUTHENTICATED,
-    params: [],
-    result: authUserInfo,
+    params: () => [],
+    result: () => authUserInfo(),
   }),
   'auth.logout': defineContract({
     name: 'auth.logout',
     summary: 'Log the connection out; it stays open, unauthenticated.',
     access: AUTHENTICATED,
-    params: [],
-    result: z.literal(true),
+    params: () => [],
+    result: () => z.literal(true),
   }),
   'auth.twofactor.config': defineContract({
     name: 'auth.twofactor.config',
     summary: 'The global two-factor setting: enabled, services, window (TOTP intervals accepted either side of now).',
     // ConfigService role_prefix SYSTEM_SECURITY (MW/plugins/auth_/2fa.py, MW/main.py:315).
     access: roles('SYSTEM_SECURITY_READ'),
-    params: [],
-    result: twoFactorAuthEntry,
+    params: () => [],
+    result: () => twoFactorAuthEntry(),
   }),
   'auth.twofactor.update': defineContract({
     name: 'auth.twofactor.update',
     summary: 'Change the global two-factor setting {enabled, services: {ssh}, window}.',
     access: roles('SYSTEM_SECURITY_WRITE'),
-    params: [{ name: 'auth_twofactor_update', schema: twoFactorAuthUpdate }],
-    result: twoFactorAuthEntry,
+    params: () => [{ name: 'auth_twofactor_update', schema: twoFactorAuthUpdate() }],
+    result: () => twoFactorAuthEntry(),
   }),
 };

@@ -1,6 +1,6 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ejsonDate } from './ejson.js';
-import { AUTHENTICATED, PUBLIC, PUBLIC_UNLIMITED, defineContract, queryResult } from './method.js';
+import { AUTHENTICATED, PUBLIC, PUBLIC_UNLIMITED, defineContract, queryResult, once } from './method.js';
 import { QUERY_PARAMS } from './query.js';
 
 // `MW/api/v25_10_1/core.py`; handlers in `MW/service/core_service.py`. Every core.* method the
@@ -8,7 +8,7 @@ import { QUERY_PARAMS } from './query.js';
 // set_options, which need no login at all.
 
 /** CoreGetJobsItem: a `core.get_jobs` item and the `fields` of its events (facts §7.4). */
-export const coreGetJobsItem = z.object({
+export const coreGetJobsItem = once(() => z.object({
   id: z.int(),
   message_ids: z.array(z.unknown()),
   method: z.string(),
@@ -26,89 +26,89 @@ export const coreGetJobsItem = z.object({
   exc_info: z.object({ repr: z.string().nullable(), type: z.string().nullable(), errno: z.int().nullable(), extra: z.unknown() }).nullable(),
   // A str in the model; the values are WAITING, RUNNING, SUCCESS, FAILED, ABORTED.
   state: z.string(),
-  time_started: ejsonDate.nullable(),
-  time_finished: ejsonDate.nullable(),
+  time_started: ejsonDate().nullable(),
+  time_finished: ejsonDate().nullable(),
   // `data` is the credential's dump() (MW/auth.py:129-160): username, login_id, login_at, api_key.
   credentials: z.object({ type: z.string(), data: z.record(z.string(), z.unknown()) }).nullable(),
-});
+}));
 
 /** CoreOptions: ForUpdateMetaclass makes every field optional; unknown keys are ignored (extra="ignore"). */
-const coreOptions = z.object({
+const coreOptions = once(() => z.object({
   legacy_jobs: z.boolean().optional(),
   private_methods: z.boolean().optional(),
   py_exceptions: z.boolean().optional(),
-});
+}));
 
 /**
  * The parts of one `core.get_methods` value stor reads (built in MW/service/core_service.py:355-377;
  * the model types the values as Any, so every part is optional here).
  */
-export const coreMethodsItem = z.object({
+export const coreMethodsItem = once(() => z.object({
   cli_description: z.string().optional(),
   no_auth_required: z.boolean().optional(),
   roles: z.array(z.string()).optional(),
   accepts: z.array(z.object({ _name_: z.string().optional(), title: z.string().optional() })).nullable().optional(),
-});
+}));
 
 export const coreContract = {
   'core.ping': defineContract({
     name: 'core.ping',
     summary: 'Answers "pong"; needs no login (rate-limited before login).',
     access: PUBLIC,
-    params: [],
-    result: z.literal('pong'),
+    params: () => [],
+    result: () => z.literal('pong'),
   }),
   'core.set_options': defineContract({
     name: 'core.set_options',
     summary: 'Set connection options {legacy_jobs, private_methods, py_exceptions}; returns them all.',
     access: PUBLIC_UNLIMITED,
-    params: [{ name: 'options', schema: coreOptions }],
-    result: coreOptions,
+    params: () => [{ name: 'options', schema: coreOptions() }],
+    result: () => coreOptions(),
   }),
   'core.get_jobs': defineContract({
     name: 'core.get_jobs',
     summary: 'Jobs this session may see (its own; every job for full administrators).',
     access: AUTHENTICATED,
-    params: QUERY_PARAMS,
-    result: queryResult(coreGetJobsItem),
+    params: () => QUERY_PARAMS,
+    result: () => queryResult(coreGetJobsItem()),
   }),
   'core.job_wait': defineContract({
     name: 'core.job_wait',
     summary: 'A job that waits for job id and ends with its result.',
     access: AUTHENTICATED,
     job: true,
-    params: [{ name: 'id', schema: z.int() }],
-    result: z.unknown(),
+    params: () => [{ name: 'id', schema: z.int() }],
+    result: () => z.unknown(),
   }),
   'core.job_abort': defineContract({
     name: 'core.job_abort',
     summary: 'Abort a waiting or running job.',
     access: AUTHENTICATED,
-    params: [{ name: 'id', schema: z.int() }],
-    result: z.null(),
+    params: () => [{ name: 'id', schema: z.int() }],
+    result: () => z.null(),
   }),
   'core.subscribe': defineContract({
     name: 'core.subscribe',
     summary: 'Subscribe to an event (e.g. "core.get_jobs"); returns the subscription id.',
     access: AUTHENTICATED,
-    params: [{ name: 'event', schema: z.string().max(1024) }],
-    result: z.string(),
+    params: () => [{ name: 'event', schema: z.string().max(1024) }],
+    result: () => z.string(),
   }),
   'core.unsubscribe': defineContract({
     name: 'core.unsubscribe',
     summary: 'End a subscription.',
     access: AUTHENTICATED,
-    params: [{ name: 'id_', schema: z.string().max(1024) }],
-    result: z.null(),
+    params: () => [{ name: 'id_', schema: z.string().max(1024) }],
+    result: () => z.null(),
   }),
   'core.get_methods': defineContract({
     name: 'core.get_methods',
     summary: 'Metadata of every method this session may call (description, roles, job, schemas).',
     access: AUTHENTICATED,
-    params: [
+    params: () => [
       { name: 'service', schema: z.string().max(1024).nullable(), default: () => null },
       { name: 'target', schema: z.enum(['WS', 'CLI', 'REST']), default: () => 'WS' },
     ],
-    result: z.record(z.string(), z.unknown()),
+    result: () => z.record(z.string(), z.unknown()),
   }),
 };

@@ -1,25 +1,25 @@
-import { z } from 'zod';
-import { defineContract, nonEmptyStr, queryResult, roles } from './method.js';
+import * as z from 'zod';
+import { defineContract, nonEmptyStr, queryResult, roles, once } from './method.js';
 import { QUERY_PARAMS } from './query.js';
 
 // `MW/api/v25_10_1/filesystem.py`; roles from `MW/plugins/filesystem.py` (stat, listdir: FILESYSTEM_ATTRS_READ;
 // put: FULL_ADMIN only, :550-551).
 
-const fileType = z.enum(['DIRECTORY', 'FILE', 'SYMLINK', 'OTHER']);
+const fileType = once(() => z.enum(['DIRECTORY', 'FILE', 'SYMLINK', 'OTHER']));
 
 /** FILESYSTEM_STATX_ATTRS. */
 export const STATX_ATTRIBUTES = ['COMPRESSED', 'APPEND', 'NODUMP', 'IMMUTABLE', 'AUTOMOUNT', 'MOUNT_ROOT', 'VERIFY', 'DAX'] as const;
-const statxAttribute = z.enum(STATX_ATTRIBUTES);
+const statxAttribute = once(() => z.enum(STATX_ATTRIBUTES));
 
 /** FILESYSTEM_ZFS_ATTRS. */
-const zfsAttribute = z.enum(['READONLY', 'HIDDEN', 'SYSTEM', 'ARCHIVE', 'IMMUTABLE', 'NOUNLINK', 'APPENDONLY', 'NODUMP', 'OPAQUE', 'AV_QUARANTINED', 'AV_MODIFIED', 'REPARSE', 'OFFLINE', 'SPARSE']);
+const zfsAttribute = once(() => z.enum(['READONLY', 'HIDDEN', 'SYSTEM', 'ARCHIVE', 'IMMUTABLE', 'NOUNLINK', 'APPENDONLY', 'NODUMP', 'OPAQUE', 'AV_QUARANTINED', 'AV_MODIFIED', 'REPARSE', 'OFFLINE', 'SPARSE']));
 
 /** FilesystemDirEntry: no timestamps and no user/group names. */
-export const filesystemDirEntry = z.object({
+export const filesystemDirEntry = once(() => z.object({
   name: z.string().min(1),
   path: z.string().min(1),
   realpath: z.string().min(1),
-  type: fileType,
+  type: fileType(),
   size: z.int(),
   allocation_size: z.int(),
   mode: z.int(),
@@ -29,16 +29,16 @@ export const filesystemDirEntry = z.object({
   gid: z.int(),
   is_mountpoint: z.boolean(),
   is_ctldir: z.boolean(),
-  attributes: z.array(statxAttribute),
+  attributes: z.array(statxAttribute()),
   xattrs: z.array(z.string().min(1)),
   /** null when the file system is not ZFS. */
-  zfs_attrs: z.array(zfsAttribute).nullable(),
-});
+  zfs_attrs: z.array(zfsAttribute()).nullable(),
+}));
 
 /** FilesystemStatData. */
-export const filesystemStatData = z.object({
+export const filesystemStatData = once(() => z.object({
   realpath: z.string().min(1),
-  type: fileType,
+  type: fileType(),
   size: z.int(),
   allocation_size: z.int(),
   mode: z.int(),
@@ -55,43 +55,43 @@ export const filesystemStatData = z.object({
   acl: z.boolean(),
   is_mountpoint: z.boolean(),
   is_ctldir: z.boolean(),
-  attributes: z.array(statxAttribute),
+  attributes: z.array(statxAttribute()),
   user: z.string().min(1).nullable(),
   group: z.string().min(1).nullable(),
-});
+}));
 
 /** FilesystemPutOptions. */
-export const filesystemPutOptions = z.strictObject({ append: z.boolean().default(false), mode: z.int().nullable().default(null) });
+export const filesystemPutOptions = once(() => z.strictObject({ append: z.boolean().default(false), mode: z.int().nullable().default(null) }));
 
 export const filesystemContract = {
   'filesystem.stat': defineContract({
     name: 'filesystem.stat',
     summary: 'Attributes of a path (lstat), with the owner and its names.',
     access: roles('FILESYSTEM_ATTRS_READ'),
-    params: [{ name: 'path', schema: nonEmptyStr() }],
-    result: filesystemStatData,
+    params: () => [{ name: 'path', schema: nonEmptyStr() }],
+    result: () => filesystemStatData(),
   }),
   'filesystem.listdir': defineContract({
     name: 'filesystem.listdir',
     summary: 'Entries of a directory (path, filters, options); /mnt lists the pools.',
     access: roles('FILESYSTEM_ATTRS_READ'),
     // FilesystemListdirArgs names them query_filters and query_options.
-    params: [
+    params: () => [
       { name: 'path', schema: nonEmptyStr() },
       { ...QUERY_PARAMS[0], name: 'query_filters' },
       { ...QUERY_PARAMS[1], name: 'query_options' },
     ],
-    result: queryResult(filesystemDirEntry),
+    result: () => queryResult(filesystemDirEntry()),
   }),
   'filesystem.put': defineContract({
     name: 'filesystem.put',
     summary: 'Write a file; needs the bytes, so only through POST /_upload/ (or `stor upload`).',
     access: roles(),
-    params: [
+    params: () => [
       { name: 'path', schema: nonEmptyStr() },
-      { name: 'options', schema: filesystemPutOptions, default: () => ({ append: false, mode: null }) },
+      { name: 'options', schema: filesystemPutOptions(), default: () => ({ append: false, mode: null }) },
     ],
-    result: z.literal(true),
+    result: () => z.literal(true),
     job: true,
   }),
 };

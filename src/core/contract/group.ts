@@ -1,12 +1,12 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { localXid, posixName, usernsIdmap } from './accounts-common.js';
-import { defineContract, queryResult, roles } from './method.js';
+import { defineContract, queryResult, roles, once } from './method.js';
 import { QUERY_PARAMS, instanceParams } from './query.js';
 
 // `MW/api/v25_10_1/group.py`; role prefix ACCOUNT (`MW/plugins/account.py` GroupService.Config).
 
 /** GroupEntry. */
-export const groupEntry = z.object({
+export const groupEntry = once(() => z.object({
   id: z.int(),
   gid: z.int(),
   name: z.string().min(1),
@@ -14,81 +14,81 @@ export const groupEntry = z.object({
   sudo_commands: z.array(z.string().min(1)),
   sudo_commands_nopasswd: z.array(z.string().min(1)),
   smb: z.boolean(),
-  userns_idmap: usernsIdmap,
+  userns_idmap: usernsIdmap(),
   group: z.string().min(1),
   local: z.boolean(),
   sid: z.string().nullable(),
   roles: z.array(z.string()),
   users: z.array(z.int()),
   immutable: z.boolean(),
-});
+}));
 
 const GROUP_VALID_START = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.';
 
 // GroupCreate: GroupEntry's order (gid, name, sudo_commands, sudo_commands_nopasswd, smb, userns_idmap, users).
-export const groupCreate = z.strictObject({
-  gid: localXid.nullable().default(null),
+export const groupCreate = once(() => z.strictObject({
+  gid: localXid().nullable().default(null),
   name: posixName(GROUP_VALID_START, null),
   sudo_commands: z.array(z.string().min(1)).default([]),
   sudo_commands_nopasswd: z.array(z.string().min(1)).default([]),
   smb: z.boolean().default(true),
-  userns_idmap: usernsIdmap.default(null),
+  userns_idmap: usernsIdmap().default(null),
   users: z.array(z.int()).default([]),
-});
+}));
 
 /** GroupUpdate: GroupCreate without `gid`, every field optional. */
-export const groupUpdate = z.strictObject({
+export const groupUpdate = once(() => z.strictObject({
   name: posixName(GROUP_VALID_START, null),
   sudo_commands: z.array(z.string().min(1)),
   sudo_commands_nopasswd: z.array(z.string().min(1)),
   smb: z.boolean(),
-  userns_idmap: usernsIdmap,
+  userns_idmap: usernsIdmap(),
   users: z.array(z.int()),
-}).partial();
+}).partial());
 
-export type GroupCreate = z.output<typeof groupCreate>;
-export type GroupUpdate = z.output<typeof groupUpdate>;
+export type GroupCreate = z.output<ReturnType<typeof groupCreate>>;
+export type GroupUpdate = z.output<ReturnType<typeof groupUpdate>>;
 
 export const groupContract = {
   'group.query': defineContract({
     name: 'group.query',
     summary: 'List groups (filters, options).',
     access: roles('ACCOUNT_READ'),
-    params: QUERY_PARAMS,
-    result: queryResult(groupEntry),
+    params: () => QUERY_PARAMS,
+    result: () => queryResult(groupEntry()),
   }),
   'group.get_instance': defineContract({
     name: 'group.get_instance',
     summary: 'One group by id.',
     access: roles('ACCOUNT_READ'),
-    params: instanceParams(z.int()),
-    result: groupEntry,
+    params: () => instanceParams(z.int()),
+    result: () => groupEntry(),
   }),
   'group.create': defineContract({
     name: 'group.create',
     summary: 'Create a local group; returns its database id.',
     access: roles('ACCOUNT_WRITE'),
-    params: [{ name: 'group_create', schema: groupCreate }],
-    result: z.int(),
+    params: () => [{ name: 'group_create', schema: groupCreate() }],
+    result: () => z.int(),
   }),
   'group.update': defineContract({
     name: 'group.update',
     summary: 'Change a local group by id (name, smb, sudo commands, userns_idmap, members); returns the id.',
     access: roles('ACCOUNT_WRITE'),
-    params: [
+    params: () => [
       { name: 'id', schema: z.int() },
-      { name: 'group_update', schema: groupUpdate },
+      { name: 'group_update', schema: groupUpdate() },
     ],
-    result: z.int(),
+    result: () => z.int(),
   }),
   'group.delete': defineContract({
     name: 'group.delete',
     summary: 'Delete a local group by id {delete_users: false}: its primary members move to nogroup, or are deleted. Returns the id.',
     access: roles('ACCOUNT_WRITE'),
-    params: [
+    params: () => [
       { name: 'id', schema: z.int() },
       { name: 'options', schema: z.strictObject({ delete_users: z.boolean().default(false) }), default: () => ({}) },
     ],
-    result: z.int(),
+    result: () => z.int(),
   }),
 };

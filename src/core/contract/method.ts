@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Who may call a method (facts §1.8, §3.3, §5):
@@ -56,8 +56,30 @@ export interface MethodContract<P extends readonly ParamSpec[] = readonly ParamS
   job?: boolean;
 }
 
-export function defineContract<const P extends readonly ParamSpec[], R extends z.ZodType>(c: MethodContract<P, R>): MethodContract<P, R> {
-  return c;
+/** A contract as written: params and result are built on first use (see `defineContract`). */
+export interface ContractSpec<P extends readonly ParamSpec[], R extends z.ZodType> extends Omit<MethodContract<P, R>, 'params' | 'result'> {
+  params: () => P;
+  result: () => R;
+}
+
+/**
+ * A method's contract, its schemas built when first read. Building every zod schema of the
+ * contract costs tens of milliseconds, and a command process uses a handful of methods: building
+ * them all at load would be most of what `stor whoami` spends before its first call.
+ */
+export function defineContract<const P extends readonly ParamSpec[], R extends z.ZodType>(spec: ContractSpec<P, R>): MethodContract<P, R> {
+  const { params, result, ...rest } = spec;
+  let builtParams: P | undefined;
+  let builtResult: R | undefined;
+  return {
+    ...rest,
+    get params() {
+      return (builtParams ??= params());
+    },
+    get result() {
+      return (builtResult ??= result());
+    },
+  };
 }
 
 /** The values a method's handler receives, after validation and defaults. */
@@ -73,4 +95,10 @@ export type ParamValues<P extends readonly ParamSpec[]> = {
 export function queryResult<Shape extends z.ZodRawShape>(entry: z.ZodObject<Shape>) {
   const item = entry.partial();
   return z.union([z.array(item), item, z.int()]);
+}
+
+/** A value built on first use and kept: how the contract's shared schemas defer their cost. */
+export function once<T>(build: () => T): () => T {
+  let value: T | undefined;
+  return () => (value ??= build());
 }

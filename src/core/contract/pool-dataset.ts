@@ -1,5 +1,5 @@
-import { z } from 'zod';
-import { defineContract, nonEmptyStr, queryResult, roles, str } from './method.js';
+import * as z from 'zod';
+import { defineContract, nonEmptyStr, queryResult, roles, str, once } from './method.js';
 import { pydanticUnion } from './pydantic-union.js';
 import { QUERY_PARAMS, instanceParams } from './query.js';
 
@@ -10,16 +10,16 @@ import { QUERY_PARAMS, instanceParams } from './query.js';
  * PoolDatasetEntryProperty: one ZFS property as an entry shows it. ForUpdateMetaclass makes every
  * field NotRequired.
  */
-export const datasetProperty = z.object({
+export const datasetProperty = once(() => z.object({
   parsed: z.unknown(),
   rawvalue: z.string().nullable().optional(),
   value: z.string().nullable().optional(),
   source: z.string().nullable().optional(),
   source_info: z.unknown(),
-});
+}));
 
 /** PoolDatasetEntry (ForUpdateMetaclass: every field NotRequired; which appear depends on the type). */
-export const poolDatasetEntry = z
+export const poolDatasetEntry = once(() => z
   .object({
     id: z.string(),
     type: z.string(),
@@ -31,62 +31,62 @@ export const poolDatasetEntry = z
     children: z.array(z.unknown()),
     user_properties: z.record(z.string(), z.unknown()),
     locked: z.boolean(),
-    comments: datasetProperty,
-    quota_warning: datasetProperty,
-    quota_critical: datasetProperty,
-    refquota_warning: datasetProperty,
-    refquota_critical: datasetProperty,
-    managedby: datasetProperty,
-    deduplication: datasetProperty,
-    aclmode: datasetProperty,
-    acltype: datasetProperty,
-    xattr: datasetProperty,
-    atime: datasetProperty,
-    casesensitivity: datasetProperty,
-    checksum: datasetProperty,
-    exec: datasetProperty,
-    sync: datasetProperty,
-    compression: datasetProperty,
-    compressratio: datasetProperty,
-    origin: datasetProperty,
-    quota: datasetProperty,
-    refquota: datasetProperty,
-    reservation: datasetProperty,
-    refreservation: datasetProperty,
-    copies: datasetProperty,
-    snapdir: datasetProperty,
-    readonly: datasetProperty,
-    recordsize: datasetProperty,
-    sparse: datasetProperty,
-    volsize: datasetProperty,
-    volblocksize: datasetProperty,
-    key_format: datasetProperty,
-    encryption_algorithm: datasetProperty,
-    used: datasetProperty,
-    usedbychildren: datasetProperty,
-    usedbydataset: datasetProperty,
-    usedbyrefreservation: datasetProperty,
-    usedbysnapshots: datasetProperty,
-    available: datasetProperty,
-    special_small_block_size: datasetProperty,
-    pbkdf2iters: datasetProperty,
-    creation: datasetProperty,
-    snapdev: datasetProperty,
+    comments: datasetProperty(),
+    quota_warning: datasetProperty(),
+    quota_critical: datasetProperty(),
+    refquota_warning: datasetProperty(),
+    refquota_critical: datasetProperty(),
+    managedby: datasetProperty(),
+    deduplication: datasetProperty(),
+    aclmode: datasetProperty(),
+    acltype: datasetProperty(),
+    xattr: datasetProperty(),
+    atime: datasetProperty(),
+    casesensitivity: datasetProperty(),
+    checksum: datasetProperty(),
+    exec: datasetProperty(),
+    sync: datasetProperty(),
+    compression: datasetProperty(),
+    compressratio: datasetProperty(),
+    origin: datasetProperty(),
+    quota: datasetProperty(),
+    refquota: datasetProperty(),
+    reservation: datasetProperty(),
+    refreservation: datasetProperty(),
+    copies: datasetProperty(),
+    snapdir: datasetProperty(),
+    readonly: datasetProperty(),
+    recordsize: datasetProperty(),
+    sparse: datasetProperty(),
+    volsize: datasetProperty(),
+    volblocksize: datasetProperty(),
+    key_format: datasetProperty(),
+    encryption_algorithm: datasetProperty(),
+    used: datasetProperty(),
+    usedbychildren: datasetProperty(),
+    usedbydataset: datasetProperty(),
+    usedbyrefreservation: datasetProperty(),
+    usedbysnapshots: datasetProperty(),
+    available: datasetProperty(),
+    special_small_block_size: datasetProperty(),
+    pbkdf2iters: datasetProperty(),
+    creation: datasetProperty(),
+    snapdev: datasetProperty(),
     mountpoint: z.string().nullable(),
   })
-  .partial();
+  .partial());
 
-export type PoolDatasetEntry = z.output<typeof poolDatasetEntry>;
+export type PoolDatasetEntry = z.output<ReturnType<typeof poolDatasetEntry>>;
 
-const inherit = z.literal('INHERIT');
-const onOff = z.enum(['ON', 'OFF', 'INHERIT']);
+const inherit = once(() => z.literal('INHERIT'));
+const onOff = once(() => z.enum(['ON', 'OFF', 'INHERIT']));
 const INHERIT_TAG = "literal['INHERIT']";
 /** `Annotated[int, Field(ge=0, le=100)] | Literal["INHERIT"]`. */
-const percent = pydanticUnion({ 'constrained-int': z.int().min(0).max(100), [INHERIT_TAG]: inherit });
+const percent = once(() => pydanticUnion({ 'constrained-int': z.int().min(0).max(100), [INHERIT_TAG]: inherit() }));
 /** `int | Literal["INHERIT"]`. */
-const intOrInherit = pydanticUnion({ int: z.int(), [INHERIT_TAG]: inherit });
+const intOrInherit = once(() => pydanticUnion({ int: z.int(), [INHERIT_TAG]: inherit() }));
 /** `Annotated[int, Field(ge=1024 ** 3)] | Literal[0, None]`: a quota is at least 1 GiB, or 0/null for none. */
-const quotaBytes = pydanticUnion({ 'constrained-int': z.int().min(1024 ** 3), 'literal[0,None]': z.literal([0, null]) });
+const quotaBytes = once(() => pydanticUnion({ 'constrained-int': z.int().min(1024 ** 3), 'literal[0,None]': z.literal([0, null]) }));
 
 const ZSTD_LEVELS = Array.from({ length: 19 }, (_, i) => `ZSTD-${i + 1}`);
 const ZSTD_FAST_LEVELS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 500, 1000].map((n) => `ZSTD-FAST-${n}`);
@@ -100,158 +100,158 @@ export function isValidDatasetName(name: string): boolean {
   return parts.every((p) => /^[A-Za-z0-9_.: -]+$/.test(p) && p !== '.' && p !== '..');
 }
 
-const datasetName = nonEmptyStr().refine(isValidDatasetName, 'Please provide a valid dataset name according to ZFS standards');
+const datasetName = once(() => nonEmptyStr().refine(isValidDatasetName, 'Please provide a valid dataset name according to ZFS standards'));
 
-const userProperty = z.strictObject({ key: str().regex(/.*:.*/), value: str() });
+const userProperty = once(() => z.strictObject({ key: str().regex(/.*:.*/), value: str() }));
 
 /** PoolCreateEncryptionOptions (`MW/api/v25_10_1/pool.py`). */
-const encryptionOptions = z.strictObject({
+const encryptionOptions = once(() => z.strictObject({
   generate_key: z.boolean().default(false),
   pbkdf2iters: z.int().min(100000).default(350000),
   algorithm: z.enum(['AES-128-CCM', 'AES-192-CCM', 'AES-256-CCM', 'AES-128-GCM', 'AES-192-GCM', 'AES-256-GCM']).default('AES-256-GCM'),
   passphrase: str().min(8).nullable().default(null),
   key: str().length(64).nullable().default(null),
-});
+}));
 
 /** PoolDatasetCreate: the fields both types take, with their defaults. */
-const commonCreate = {
-  name: datasetName,
+const commonCreate = once(() => ({
+  name: datasetName(),
   comments: str().default('INHERIT'),
   sync: z.enum(['STANDARD', 'ALWAYS', 'DISABLED', 'INHERIT']).default('INHERIT'),
   snapdev: z.enum(['HIDDEN', 'VISIBLE', 'INHERIT']).optional(),
   compression: z.enum([...COMPRESSION_CHOICES, 'INHERIT']).default('INHERIT'),
-  exec: onOff.default('INHERIT'),
+  exec: onOff().default('INHERIT'),
   managedby: nonEmptyStr().default('INHERIT'),
-  quota_warning: percent.default('INHERIT'),
-  quota_critical: percent.default('INHERIT'),
-  refquota_warning: percent.default('INHERIT'),
-  refquota_critical: percent.default('INHERIT'),
+  quota_warning: percent().default('INHERIT'),
+  quota_critical: percent().default('INHERIT'),
+  refquota_warning: percent().default('INHERIT'),
+  refquota_critical: percent().default('INHERIT'),
   reservation: z.int().optional(),
   refreservation: z.int().optional(),
-  special_small_block_size: intOrInherit.optional(),
-  copies: intOrInherit.default('INHERIT'),
+  special_small_block_size: intOrInherit().optional(),
+  copies: intOrInherit().default('INHERIT'),
   snapdir: z.enum(['DISABLED', 'VISIBLE', 'HIDDEN', 'INHERIT']).default('INHERIT'),
   deduplication: z.enum(['ON', 'VERIFY', 'OFF', 'INHERIT']).default('INHERIT'),
   checksum: z.enum(['ON', 'OFF', 'FLETCHER2', 'FLETCHER4', 'SHA256', 'SHA512', 'SKEIN', 'EDONR', 'BLAKE3', 'INHERIT']).default('INHERIT'),
-  readonly: onOff.default('INHERIT'),
+  readonly: onOff().default('INHERIT'),
   share_type: z.enum(['GENERIC', 'MULTIPROTOCOL', 'NFS', 'SMB', 'APPS']).default('GENERIC'),
-  encryption_options: encryptionOptions.default(() => encryptionOptions.parse({})),
+  encryption_options: encryptionOptions().default(() => encryptionOptions().parse({})),
   encryption: z.boolean().default(false),
   inherit_encryption: z.boolean().default(true),
-  user_properties: z.array(userProperty).default([]),
+  user_properties: z.array(userProperty()).default([]),
   create_ancestors: z.boolean().default(false),
-};
+}));
 
 /** PoolDatasetCreateFilesystem. */
-const filesystemOnly = {
+const filesystemOnly = once(() => ({
   aclmode: z.enum(['PASSTHROUGH', 'RESTRICTED', 'DISCARD', 'INHERIT']).optional(),
   acltype: z.enum(['OFF', 'NFSV4', 'POSIX', 'INHERIT']).optional(),
-  atime: onOff.optional(),
+  atime: onOff().optional(),
   casesensitivity: z.enum(['SENSITIVE', 'INSENSITIVE', 'INHERIT']).optional(),
-  quota: quotaBytes.optional(),
-  refquota: quotaBytes.optional(),
+  quota: quotaBytes().optional(),
+  refquota: quotaBytes().optional(),
   recordsize: str().optional(),
-};
+}));
 
 export const VOLBLOCKSIZE_CHOICES = ['512', '512B', '1K', '2K', '4K', '8K', '16K', '32K', '64K', '128K'] as const;
 
 /** PoolDatasetCreateVolume. */
-const volumeOnly = {
+const volumeOnly = once(() => ({
   force_size: z.boolean().optional(),
   sparse: z.boolean().optional(),
   volsize: z.int(),
   volblocksize: z.enum(VOLBLOCKSIZE_CHOICES).optional(),
-};
+}));
 
-const createFilesystem = z.strictObject({ ...commonCreate, type: z.literal('FILESYSTEM').default('FILESYSTEM'), ...filesystemOnly });
-const createVolume = z.strictObject({ ...commonCreate, type: z.literal('VOLUME').default('VOLUME'), ...volumeOnly });
+const createFilesystem = once(() => z.strictObject({ ...commonCreate(), type: z.literal('FILESYSTEM').default('FILESYSTEM'), ...filesystemOnly() }));
+const createVolume = once(() => z.strictObject({ ...commonCreate(), type: z.literal('VOLUME').default('VOLUME'), ...volumeOnly() }));
 
 /** `data: PoolDatasetCreateFilesystem | PoolDatasetCreateVolume`, no discriminator. */
-export const poolDatasetCreate = pydanticUnion({ PoolDatasetCreateFilesystem: createFilesystem, PoolDatasetCreateVolume: createVolume });
-export type PoolDatasetCreate = z.output<typeof poolDatasetCreate>;
+export const poolDatasetCreate = once(() => pydanticUnion({ PoolDatasetCreateFilesystem: createFilesystem(), PoolDatasetCreateVolume: createVolume() }));
+export type PoolDatasetCreate = z.output<ReturnType<typeof poolDatasetCreate>>;
 
-const updateUserProperty = z.strictObject({ key: userProperty.shape.key, value: str().optional(), remove: z.boolean().optional() });
+const updateUserProperty = once(() => z.strictObject({ key: userProperty().shape.key, value: str().optional(), remove: z.boolean().optional() }));
 
 /**
  * PoolDatasetUpdate: both types' fields, none required and no defaults (ForUpdateMetaclass), less
  * the Excluded ones (name, type, casesensitivity, share_type, sparse, volblocksize, encryption*).
  */
-export const poolDatasetUpdate = z.strictObject({
-  comments: commonCreate.comments.unwrap().optional(),
-  sync: commonCreate.sync.unwrap().optional(),
-  snapdev: commonCreate.snapdev,
-  compression: commonCreate.compression.unwrap().optional(),
-  exec: onOff.optional(),
+export const poolDatasetUpdate = once(() => z.strictObject({
+  comments: commonCreate().comments.unwrap().optional(),
+  sync: commonCreate().sync.unwrap().optional(),
+  snapdev: commonCreate().snapdev,
+  compression: commonCreate().compression.unwrap().optional(),
+  exec: onOff().optional(),
   managedby: nonEmptyStr().optional(),
-  quota_warning: percent.optional(),
-  quota_critical: percent.optional(),
-  refquota_warning: percent.optional(),
-  refquota_critical: percent.optional(),
+  quota_warning: percent().optional(),
+  quota_critical: percent().optional(),
+  refquota_warning: percent().optional(),
+  refquota_critical: percent().optional(),
   reservation: z.int().optional(),
   refreservation: z.int().optional(),
-  special_small_block_size: intOrInherit.optional(),
-  copies: intOrInherit.optional(),
-  snapdir: commonCreate.snapdir.unwrap().optional(),
-  deduplication: commonCreate.deduplication.unwrap().optional(),
-  checksum: commonCreate.checksum.unwrap().optional(),
-  readonly: onOff.optional(),
-  user_properties: z.array(userProperty).optional(),
+  special_small_block_size: intOrInherit().optional(),
+  copies: intOrInherit().optional(),
+  snapdir: commonCreate().snapdir.unwrap().optional(),
+  deduplication: commonCreate().deduplication.unwrap().optional(),
+  checksum: commonCreate().checksum.unwrap().optional(),
+  readonly: onOff().optional(),
+  user_properties: z.array(userProperty()).optional(),
   create_ancestors: z.boolean().optional(),
-  aclmode: filesystemOnly.aclmode,
-  acltype: filesystemOnly.acltype,
-  atime: filesystemOnly.atime,
-  quota: filesystemOnly.quota,
-  refquota: filesystemOnly.refquota,
-  recordsize: filesystemOnly.recordsize,
-  force_size: volumeOnly.force_size,
+  aclmode: filesystemOnly().aclmode,
+  acltype: filesystemOnly().acltype,
+  atime: filesystemOnly().atime,
+  quota: filesystemOnly().quota,
+  refquota: filesystemOnly().refquota,
+  recordsize: filesystemOnly().recordsize,
+  force_size: volumeOnly().force_size,
   volsize: z.int().optional(),
-  user_properties_update: z.array(updateUserProperty).optional(),
-});
-export type PoolDatasetUpdate = z.output<typeof poolDatasetUpdate>;
+  user_properties_update: z.array(updateUserProperty()).optional(),
+}));
+export type PoolDatasetUpdate = z.output<ReturnType<typeof poolDatasetUpdate>>;
 
-const deleteOptions = z.strictObject({ recursive: z.boolean().default(false), force: z.boolean().default(false) });
+const deleteOptions = once(() => z.strictObject({ recursive: z.boolean().default(false), force: z.boolean().default(false) }));
 
 export const poolDatasetContract = {
   'pool.dataset.query': defineContract({
     name: 'pool.dataset.query',
     summary: 'List datasets (filters, options); every dataset flat, the pool roots included.',
     access: roles('DATASET_READ'),
-    params: QUERY_PARAMS,
-    result: queryResult(poolDatasetEntry),
+    params: () => QUERY_PARAMS,
+    result: () => queryResult(poolDatasetEntry()),
   }),
   'pool.dataset.get_instance': defineContract({
     name: 'pool.dataset.get_instance',
     summary: 'One dataset by id (its full name, e.g. tank/a).',
     access: roles('DATASET_READ'),
-    params: instanceParams(z.string()),
-    result: poolDatasetEntry,
+    params: () => instanceParams(z.string()),
+    result: () => poolDatasetEntry(),
   }),
   'pool.dataset.create': defineContract({
     name: 'pool.dataset.create',
     summary: 'Create a dataset {name: "pool/a/b", create_ancestors, comments, …} or a volume {type: VOLUME, volsize}.',
     access: roles('DATASET_WRITE'),
-    params: [{ name: 'data', schema: poolDatasetCreate }],
-    result: poolDatasetEntry,
+    params: () => [{ name: 'data', schema: poolDatasetCreate() }],
+    result: () => poolDatasetEntry(),
   }),
   'pool.dataset.update': defineContract({
     name: 'pool.dataset.update',
     summary: 'Change properties of a dataset; INHERIT resets one to the inherited value.',
     access: roles('DATASET_WRITE'),
-    params: [
+    params: () => [
       { name: 'id', schema: z.string() },
-      { name: 'data', schema: poolDatasetUpdate },
+      { name: 'data', schema: poolDatasetUpdate() },
     ],
-    result: poolDatasetEntry,
+    result: () => poolDatasetEntry(),
   }),
   'pool.dataset.delete': defineContract({
     name: 'pool.dataset.delete',
     summary: 'Delete a dataset {recursive, force}; children need recursive; a pool root keeps itself.',
     access: roles('DATASET_DELETE'),
-    params: [
+    params: () => [
       { name: 'id', schema: z.string() },
-      { name: 'options', schema: deleteOptions, default: () => ({ recursive: false, force: false }) },
+      { name: 'options', schema: deleteOptions(), default: () => ({ recursive: false, force: false }) },
     ],
     // `Literal[None, True]`: null when ZFS says the dataset was already gone.
-    result: z.literal(true).nullable(),
+    result: () => z.literal(true).nullable(),
   }),
 };

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * A union as pydantic 2 validates it in 25.10.1's strict models (smart mode): the first member that

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ParamSpec } from './method.js';
 
 /** `filters` and `options`, the two positional params of every `*.query` (facts §9). */

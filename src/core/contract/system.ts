@@ -1,8 +1,8 @@
-import { z } from 'zod';
-import { AUTHENTICATED, PUBLIC, defineContract } from './method.js';
+import * as z from 'zod';
+import { AUTHENTICATED, PUBLIC, defineContract, once } from './method.js';
 
 /** `stor.emulation`'s answer (stor's own method; a real appliance answers -32601). */
-export const emulationInfo = z.object({
+export const emulationInfo = once(() => z.object({
   emulator: z.literal('stor'),
   release: z.string(),
   settings: z.object({
@@ -16,9 +16,9 @@ export const emulationInfo = z.object({
   emulate: z.enum(['truenas-25.10.1', 'as-reported', 'custom']),
   /** The login rule the role expansion follows. */
   lockout_rule: z.enum(['as-reported', 'self-including', 'none']),
-});
+}));
 
-export type EmulationInfo = z.output<typeof emulationInfo>;
+export type EmulationInfo = z.output<ReturnType<typeof emulationInfo>>;
 
 export const systemContract = {
   // Both need a login but no role (`authorization_required=False`, MW/plugins/system/product.py:75-80,
@@ -27,21 +27,21 @@ export const systemContract = {
     name: 'system.version_short',
     summary: 'The release, e.g. "25.10.1".',
     access: AUTHENTICATED,
-    params: [],
-    result: z.string(),
+    params: () => [],
+    result: () => z.string(),
   }),
   'system.version': defineContract({
     name: 'system.version',
     summary: 'The full version string, e.g. "TrueNAS-25.10.1".',
     access: AUTHENTICATED,
-    params: [],
-    result: z.string(),
+    params: () => [],
+    result: () => z.string(),
   }),
   'stor.emulation': defineContract({
     name: 'stor.emulation',
     summary: 'stor only: the behaviours this emulator was started with (role expansion, upload gate).',
     access: PUBLIC,
-    params: [],
-    result: emulationInfo,
+    params: () => [],
+    result: () => emulationInfo(),
   }),
 };

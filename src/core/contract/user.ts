@@ -1,12 +1,12 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { LETTERS_AND_UNDERSCORE, emailStr, localXid, posixName, secret, usernsIdmap } from './accounts-common.js';
-import { AUTHENTICATED, defineContract, queryResult, roles, str } from './method.js';
+import { AUTHENTICATED, defineContract, queryResult, roles, str, once } from './method.js';
 import { QUERY_PARAMS, instanceParams } from './query.js';
 
 // `MW/api/v25_10_1/user.py`; role prefix ACCOUNT (`MW/plugins/account.py` UserService.Config).
 
 /** UserEntry. `group` is the primary group's raw database row (`id`, `bsdgrp_*`), `{}` for synthetic users. */
-export const userEntry = z.object({
+export const userEntry = once(() => z.object({
   id: z.int(),
   uid: z.int(),
   username: z.string().min(1),
@@ -17,7 +17,7 @@ export const userEntry = z.object({
   full_name: z.string(),
   builtin: z.boolean(),
   smb: z.boolean(),
-  userns_idmap: usernsIdmap,
+  userns_idmap: usernsIdmap(),
   group: z.record(z.string(), z.unknown()),
   groups: z.array(z.int()),
   password_disabled: z.boolean(),
@@ -37,19 +37,19 @@ export const userEntry = z.object({
   password_change_required: z.boolean(),
   roles: z.array(z.string()),
   api_keys: z.array(z.int()),
-});
+}));
 
 /** UserCreateUpdateResult: the entry plus the password given or generated (`null` if none). */
-const userCreateUpdateResult = userEntry.extend({ password: z.string().min(1).nullable() });
+const userCreateUpdateResult = once(() => userEntry().extend({ password: z.string().min(1).nullable() }));
 
 /** UserCreate's fields as user.update takes them too (UserUpdate: all optional, no uid or group_create). */
-const updatable = {
+const updatable = once(() => ({
   username: posixName(LETTERS_AND_UNDERSCORE, 32),
   home: z.string().min(1),
   shell: z.string().min(1),
   full_name: z.string().min(1),
   smb: z.boolean(),
-  userns_idmap: usernsIdmap,
+  userns_idmap: usernsIdmap(),
   group: z.int().nullable(),
   groups: z.array(z.int()),
   password_disabled: z.boolean(),
@@ -58,115 +58,115 @@ const updatable = {
   locked: z.boolean(),
   sudo_commands: z.array(z.string().min(1)),
   sudo_commands_nopasswd: z.array(z.string().min(1)),
-  email: emailStr.nullable(),
+  email: emailStr().nullable(),
   home_create: z.boolean(),
   home_mode: z.string(),
   password: z.string().min(1).nullable(),
   random_password: z.boolean(),
-};
+}));
 
 // Field order is UserCreate's (UserEntry's, then the fields it adds), which is the order
 // pydantic reports problems in.
-export const userCreate = z.strictObject({
-  uid: localXid.nullable().default(null),
-  username: updatable.username,
-  home: updatable.home.default('/var/empty'),
-  shell: updatable.shell.default('/usr/bin/zsh'),
-  full_name: updatable.full_name,
-  smb: updatable.smb.default(true),
-  userns_idmap: updatable.userns_idmap.default(null),
-  group: updatable.group.default(null),
-  groups: updatable.groups.default([]),
-  password_disabled: updatable.password_disabled.default(false),
-  ssh_password_enabled: updatable.ssh_password_enabled.default(false),
-  sshpubkey: updatable.sshpubkey.default(null),
-  locked: updatable.locked.default(false),
-  sudo_commands: updatable.sudo_commands.default([]),
-  sudo_commands_nopasswd: updatable.sudo_commands_nopasswd.default([]),
-  email: updatable.email.default(null),
+export const userCreate = once(() => z.strictObject({
+  uid: localXid().nullable().default(null),
+  username: updatable().username,
+  home: updatable().home.default('/var/empty'),
+  shell: updatable().shell.default('/usr/bin/zsh'),
+  full_name: updatable().full_name,
+  smb: updatable().smb.default(true),
+  userns_idmap: updatable().userns_idmap.default(null),
+  group: updatable().group.default(null),
+  groups: updatable().groups.default([]),
+  password_disabled: updatable().password_disabled.default(false),
+  ssh_password_enabled: updatable().ssh_password_enabled.default(false),
+  sshpubkey: updatable().sshpubkey.default(null),
+  locked: updatable().locked.default(false),
+  sudo_commands: updatable().sudo_commands.default([]),
+  sudo_commands_nopasswd: updatable().sudo_commands_nopasswd.default([]),
+  email: updatable().email.default(null),
   group_create: z.boolean().default(false),
-  home_create: updatable.home_create.default(false),
-  home_mode: updatable.home_mode.default('700'),
-  password: updatable.password.default(null),
-  random_password: updatable.random_password.default(false),
-});
+  home_create: updatable().home_create.default(false),
+  home_mode: updatable().home_mode.default('700'),
+  password: updatable().password.default(null),
+  random_password: updatable().random_password.default(false),
+}));
 
-export const userUpdate = z.strictObject(updatable).partial();
+export const userUpdate = once(() => z.strictObject(updatable()).partial());
 
-export type UserCreate = z.output<typeof userCreate>;
-export type UserUpdate = z.output<typeof userUpdate>;
+export type UserCreate = z.output<ReturnType<typeof userCreate>>;
+export type UserUpdate = z.output<ReturnType<typeof userUpdate>>;
 
 /** UserTwofactorConfigEntry. */
-const userTwofactorConfig = z.object({
+const userTwofactorConfig = once(() => z.object({
   provisioning_uri: z.string().nullable(),
   secret_configured: z.boolean(),
   interval: z.int(),
   otp_digits: z.int(),
-});
+}));
 
-const twofactorOptions = z.strictObject({
+const twofactorOptions = once(() => z.strictObject({
   otp_digits: z.int().min(6).max(8).optional(),
   interval: z.int().min(5).optional(),
-});
+}));
 
 export const userContract = {
   'user.query': defineContract({
     name: 'user.query',
     summary: 'List users (filters, options), including the synthetic truenas_container_unpriv_root.',
     access: roles('ACCOUNT_READ'),
-    params: QUERY_PARAMS,
-    result: queryResult(userEntry),
+    params: () => QUERY_PARAMS,
+    result: () => queryResult(userEntry()),
   }),
   'user.get_instance': defineContract({
     name: 'user.get_instance',
     summary: 'One user by id.',
     access: roles('ACCOUNT_READ'),
-    params: instanceParams(z.int()),
-    result: userEntry,
+    params: () => instanceParams(z.int()),
+    result: () => userEntry(),
   }),
   'user.create': defineContract({
     name: 'user.create',
     summary: 'Create a local user; returns the user entry plus `password`.',
     access: roles('ACCOUNT_WRITE'),
-    params: [{ name: 'user_create', schema: userCreate }],
-    result: userCreateUpdateResult,
+    params: () => [{ name: 'user_create', schema: userCreate() }],
+    result: () => userCreateUpdateResult(),
   }),
   'user.update': defineContract({
     name: 'user.update',
     summary: 'Change a local user by id; a new password is kept only as a salted hash. Returns the entry plus `password`.',
     access: roles('ACCOUNT_WRITE'),
-    params: [
+    params: () => [
       { name: 'id', schema: z.int() },
-      { name: 'user_update', schema: userUpdate },
+      { name: 'user_update', schema: userUpdate() },
     ],
-    result: userCreateUpdateResult,
+    result: () => userCreateUpdateResult(),
   }),
   'user.delete': defineContract({
     name: 'user.delete',
     summary: 'Delete a local user by id {delete_group: true}: its primary group goes too when nothing else uses it. Returns the id.',
     access: roles('ACCOUNT_WRITE'),
-    params: [
+    params: () => [
       { name: 'id', schema: z.int() },
       { name: 'options', schema: z.strictObject({ delete_group: z.boolean().default(true) }), default: () => ({}) },
     ],
-    result: z.int(),
+    result: () => z.int(),
   }),
   'user.renew_2fa_secret': defineContract({
     name: 'user.renew_2fa_secret',
     summary: 'Give a user a new TOTP secret {otp_digits, interval}; returns the user entry and its twofactor_config (with the provisioning URI).',
     // authorization_required=False: any session, checked against the username in the handler.
     access: AUTHENTICATED,
-    params: [
+    params: () => [
       { name: 'username', schema: str() },
-      { name: 'twofactor_options', schema: twofactorOptions },
+      { name: 'twofactor_options', schema: twofactorOptions() },
     ],
-    result: userEntry.extend({ twofactor_config: userTwofactorConfig }),
+    result: () => userEntry().extend({ twofactor_config: userTwofactorConfig() }),
   }),
   'user.unset_2fa_secret': defineContract({
     name: 'user.unset_2fa_secret',
     summary: "Remove a user's TOTP secret; the user no longer gets asked for a code.",
     access: roles('ACCOUNT_WRITE'),
-    params: [{ name: 'username', schema: str() }],
-    result: z.null(),
+    params: () => [{ name: 'username', schema: str() }],
+    result: () => z.null(),
   }),
 };

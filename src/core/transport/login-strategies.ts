@@ -49,7 +49,7 @@ const NO_USER_INFO = { user_info: false };
 /** `auth.login_ex`, its answer checked against the contract (AuthLoginExResult). */
 async function loginEx(call: RpcCall, data: LoginData): Promise<LoginExAnswer> {
   const answer = await call<unknown>('auth.login_ex', [data]);
-  const parsed = loginExResult.safeParse(answer);
+  const parsed = loginExResult().safeParse(answer);
   if (!parsed.success) throw malformedAnswer('auth.login_ex', answer, parsed.error.issues[0]!);
   return parsed.data;
 }

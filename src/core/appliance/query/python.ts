@@ -3,7 +3,8 @@
  * `in`, `casefold()`, `re.match` (with Python-only regex syntax translated) and
  * `datetime.fromisoformat`.
  */
-import { RE2JS } from 're2js';
+import { createRequire } from 'node:module';
+import type { RE2JS } from 're2js';
 
 // ---------------------------------------------------------------------------------------------
 // Python-flavoured helpers
@@ -136,6 +137,12 @@ export function casefold(v: unknown): unknown {
 // lookaround) is refused when the filter is validated, with a clear -32602, instead of matching.
 const regexCache = new Map<string, RE2JS>();
 
+// re2js is 270 KB of code that only `~` filters need: loaded on the first one, not by every
+// command that opens the embedded appliance (the bundle leaves a call through this alias alone).
+const loadCommonJs = createRequire(import.meta.url);
+let re2: typeof RE2JS | undefined;
+const engine = (): typeof RE2JS => (re2 ??= (loadCommonJs('re2js') as typeof import('re2js')).RE2JS);
+
 /**
  * Compiles a Python `re` pattern for `re.match`; throws a message naming what RE2 refuses. The
  * result is anchored at the start of the text (`\A`, which MULTILINE leaves alone) for `test()`:
@@ -144,14 +151,15 @@ const regexCache = new Map<string, RE2JS>();
 export function compilePyRegex(pattern: string): RE2JS {
   const cached = regexCache.get(pattern);
   if (cached !== undefined) return cached;
+  const RE2 = engine();
   let flags = 0;
   let src = pattern;
   const inline = /^\(\?([aiLmsux]+)\)/.exec(src);
   if (inline) {
     const f = inline[1]!;
-    if (f.includes('i')) flags |= RE2JS.CASE_INSENSITIVE;
-    if (f.includes('m')) flags |= RE2JS.MULTILINE;
-    if (f.includes('s')) flags |= RE2JS.DOTALL;
+    if (f.includes('i')) flags |= RE2.CASE_INSENSITIVE;
+    if (f.includes('m')) flags |= RE2.MULTILINE;
+    if (f.includes('s')) flags |= RE2.DOTALL;
     src = src.slice(inline[0].length);
   }
   // Python's \Z (end of text) is RE2's \z; (?P<name>…) is RE2 syntax already.
@@ -159,8 +167,8 @@ export function compilePyRegex(pattern: string): RE2JS {
   let re: RE2JS;
   try {
     // The pattern alone first, so that a stray `)` is refused rather than closing the wrapper.
-    RE2JS.compile(src, flags);
-    re = RE2JS.compile(`\\A(?:${src})`, flags);
+    RE2.compile(src, flags);
+    re = RE2.compile(`\\A(?:${src})`, flags);
   } catch (err) {
     throw new Error(`${pattern}: regular expression not supported (${err instanceof Error ? err.message : String(err)}); backreferences and lookaround are not`);
   }
