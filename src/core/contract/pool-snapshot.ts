@@ -1,5 +1,5 @@
-import { z } from 'zod';
-import { defineContract, nonEmptyStr, queryResult, roles, str } from './method.js';
+import * as z from 'zod';
+import { defineContract, nonEmptyStr, once, queryResult, roles, str } from './method.js';
 import { pydanticUnion } from './pydantic-union.js';
 import { QUERY_PARAMS, instanceParams } from './query.js';
 
@@ -8,108 +8,118 @@ import { QUERY_PARAMS, instanceParams } from './query.js';
 // `MW/plugins/zfs_/snapshot.py` and `snapshot_actions.py`.
 
 /** PoolSnapshotEntryPropertyFields. */
-export const snapshotProperty = z.object({
-  value: z.string(),
-  rawvalue: z.string(),
-  source: z.enum(['NONE', 'DEFAULT', 'LOCAL', 'TEMPORARY', 'INHERITED', 'RECEIVED']),
-  parsed: z.unknown(),
-});
+export const snapshotProperty = once(() =>
+  z.object({
+    value: z.string(),
+    rawvalue: z.string(),
+    source: z.enum(['NONE', 'DEFAULT', 'LOCAL', 'TEMPORARY', 'INHERITED', 'RECEIVED']),
+    parsed: z.unknown(),
+  }),
+);
 
-const entryFields = {
+const entryFields = once(() => ({
   id: z.string(),
-  properties: z.record(z.string(), snapshotProperty),
+  properties: z.record(z.string(), snapshotProperty()),
   pool: z.string(),
   name: z.string(),
   type: z.literal('SNAPSHOT'),
   snapshot_name: z.string(),
   dataset: z.string(),
   createtxg: z.string(),
-};
+}));
 
 /** PoolSnapshotEntry; `holds` only with `extra.holds`, `retention` only with `extra.retention`. */
-export const poolSnapshotEntry = z.object({
-  ...entryFields,
-  holds: z.object({ truenas: z.int().optional() }).optional(),
-  retention: z.unknown().optional(),
-});
-export type PoolSnapshotEntry = z.output<typeof poolSnapshotEntry>;
+export const poolSnapshotEntry = once(() =>
+  z.object({
+    ...entryFields(),
+    holds: z.object({ truenas: z.int().optional() }).optional(),
+    retention: z.unknown().optional(),
+  }),
+);
+export type PoolSnapshotEntry = z.output<ReturnType<typeof poolSnapshotEntry>>;
 
 /** PoolSnapshotCreateUpdateEntry: holds and retention are Excluded. */
-const poolSnapshotCreateEntry = z.object(entryFields);
+const poolSnapshotCreateEntry = once(() => z.object(entryFields()));
 
 /** PoolSnapshotCreateTemplate's fields and defaults. */
-const createTemplate = {
+const createTemplate = once(() => ({
   dataset: nonEmptyStr(),
   recursive: z.boolean().default(false),
   exclude: z.array(str()).default([]),
   vmware_sync: z.boolean().default(false),
   properties: z.record(z.string(), z.unknown()).default({}),
-};
+}));
 
 /** zettarepl's `validate_snapshot_naming_schema` (zettarepl/snapshot/name.py): the first field of a minute's time it lacks. */
 const NAMING_FIELDS = ['%Y', '%m', '%d', '%H', '%M'];
-const namingSchema = nonEmptyStr().superRefine((s, ctx) => {
-  const missing = NAMING_FIELDS.find((f) => !new RegExp(`(^|[^%])${f}`).test(s));
-  if (missing) ctx.addIssue({ code: 'custom', message: `${missing} must be present in snapshot naming schema` });
-});
+const namingSchema = once(() =>
+  nonEmptyStr().superRefine((s, ctx) => {
+    const missing = NAMING_FIELDS.find((f) => !new RegExp(`(^|[^%])${f}`).test(s));
+    if (missing) ctx.addIssue({ code: 'custom', message: `${missing} must be present in snapshot naming schema` });
+  }),
+);
 
 /** `data: PoolSnapshotCreateWithName | PoolSnapshotCreateWithSchema`, no discriminator. */
-export const poolSnapshotCreate = pydanticUnion({
-  PoolSnapshotCreateWithName: z.strictObject({ ...createTemplate, name: nonEmptyStr() }),
-  PoolSnapshotCreateWithSchema: z.strictObject({ ...createTemplate, naming_schema: namingSchema }),
-});
-export type PoolSnapshotCreate = z.output<typeof poolSnapshotCreate>;
+export const poolSnapshotCreate = once(() =>
+  pydanticUnion({
+    PoolSnapshotCreateWithName: z.strictObject({ ...createTemplate(), name: nonEmptyStr() }),
+    PoolSnapshotCreateWithSchema: z.strictObject({ ...createTemplate(), naming_schema: namingSchema() }),
+  }),
+);
+export type PoolSnapshotCreate = z.output<ReturnType<typeof poolSnapshotCreate>>;
 
-const deleteOptions = z.strictObject({ defer: z.boolean().default(false), recursive: z.boolean().default(false) });
+const deleteOptions = once(() => z.strictObject({ defer: z.boolean().default(false), recursive: z.boolean().default(false) }));
 
-const rollbackOptions = z.strictObject({
-  recursive: z.boolean().default(false),
-  recursive_clones: z.boolean().default(false),
-  force: z.boolean().default(false),
-  recursive_rollback: z.boolean().default(false),
-});
-export type PoolSnapshotRollbackOptions = z.output<typeof rollbackOptions>;
+const rollbackOptions = once(() =>
+  z.strictObject({
+    recursive: z.boolean().default(false),
+    recursive_clones: z.boolean().default(false),
+    force: z.boolean().default(false),
+    recursive_rollback: z.boolean().default(false),
+  }),
+);
+export type PoolSnapshotRollbackOptions = z.output<ReturnType<typeof rollbackOptions>>;
 
 export const poolSnapshotContract = {
   'pool.snapshot.query': defineContract({
     name: 'pool.snapshot.query',
     summary: 'List snapshots (filters, options), e.g. [["dataset", "=", "tank/a"]]; ids are DATASET@NAME.',
     access: roles('SNAPSHOT_READ'),
-    params: QUERY_PARAMS,
-    result: queryResult(poolSnapshotEntry),
+    params: () => QUERY_PARAMS,
+    result: () => queryResult(poolSnapshotEntry()),
   }),
   'pool.snapshot.get_instance': defineContract({
     name: 'pool.snapshot.get_instance',
     summary: 'One snapshot by id (DATASET@NAME).',
     access: roles('SNAPSHOT_READ'),
-    params: instanceParams(z.string()),
-    result: poolSnapshotEntry,
+    params: () => instanceParams(z.string()),
+    result: () => poolSnapshotEntry(),
   }),
   'pool.snapshot.create': defineContract({
     name: 'pool.snapshot.create',
     summary: 'Take a snapshot {dataset, name | naming_schema, recursive, exclude, properties}.',
     access: roles('SNAPSHOT_WRITE'),
-    params: [{ name: 'data', schema: poolSnapshotCreate }],
-    result: poolSnapshotCreateEntry,
+    params: () => [{ name: 'data', schema: poolSnapshotCreate() }],
+    result: () => poolSnapshotCreateEntry(),
   }),
   'pool.snapshot.delete': defineContract({
     name: 'pool.snapshot.delete',
     summary: 'Destroy snapshot DATASET@NAME {defer, recursive: the same name on every child dataset too}.',
     access: roles('SNAPSHOT_DELETE'),
-    params: [
+    params: () => [
       { name: 'id', schema: z.string() },
-      { name: 'options', schema: deleteOptions, default: () => ({ defer: false, recursive: false }) },
+      { name: 'options', schema: deleteOptions(), default: () => ({ defer: false, recursive: false }) },
     ],
-    result: z.literal(true),
+    result: () => z.literal(true),
   }),
   'pool.snapshot.rollback': defineContract({
     name: 'pool.snapshot.rollback',
     summary: 'Roll a dataset back to snapshot DATASET@NAME {recursive: destroy later snapshots, recursive_rollback: children too}.',
     access: roles('SNAPSHOT_WRITE', 'POOL_WRITE'),
-    params: [
+    params: () => [
       { name: 'id', schema: z.string() },
-      { name: 'options', schema: rollbackOptions, default: () => ({ recursive: false, recursive_clones: false, force: false, recursive_rollback: false }) },
+      { name: 'options', schema: rollbackOptions(), default: () => ({ recursive: false, recursive_clones: false, force: false, recursive_rollback: false }) },
     ],
-    result: z.null(),
+    result: () => z.null(),
   }),
 };
