@@ -7,7 +7,8 @@ import { loginError, loginRejected } from './login.js';
 import { networkError, notAnAppliance, rateLimited, timedOut } from './network-errors.js';
 import { bearerKey } from './login-strategies.js';
 import type { RemoteOptions } from './remote.js';
-import type { TargetInfo, Transport, UploadRequest } from './transport.js';
+import { getDownload } from './download-client.js';
+import { downloadParams, type DownloadRequest, type TargetInfo, type Transport, type UploadRequest } from './transport.js';
 import { postUpload } from './upload-client.js';
 
 /**
@@ -84,6 +85,14 @@ export class HttpRpcTransport implements Transport {
     const jobId = await postUpload(this.options.endpoint, bearerKey(this.options.login, this.options.endpoint.display), this.agent, req, this.options.timeoutSeconds);
     await awaitJob(this, jobId, this.options.timeoutSeconds);
     return { jobId };
+  }
+
+  /** core.download, the GET of its URL, then the job polled for its outcome. */
+  async download(req: DownloadRequest): Promise<{ jobId: number; bytes: number }> {
+    const [jobId, url] = await this.call<[number, string]>('core.download', downloadParams(req.path));
+    const bytes = await getDownload(this.options.endpoint, this.agent, url, jobId, req.sink, this.options.timeoutSeconds, req.onProgress);
+    await awaitJob(this, jobId, this.options.timeoutSeconds);
+    return { jobId, bytes };
   }
 
   async close(): Promise<void> {
