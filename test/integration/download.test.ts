@@ -130,3 +130,16 @@ describe('GET /_download/<job_id> (MW/apps/file_app.py:50-117, MW/service/core_s
     expect(hash.digest('hex')).toBe(sha256);
   });
 });
+
+describe('stor serve shutting down with a download nobody fetched', () => {
+  it('does not wait for its GET: the job ends with a broken pipe and the server closes', async () => {
+    const server = await startTestServer(EMULATIONS['truenas-25.10.1']);
+    const ws = await loggedInWs(server.rpcUrl, server.adminKey);
+    bigFile(server, 'a.bin', 1000);
+    const [jobId] = await ws.result<[number, string]>('core.download', ['filesystem.get', ['/mnt/tank/a.bin'], 'a.bin']);
+    // A grace far beyond the test's safety net: only the closed pipe lets close() return in time.
+    await server.close(10 * SAFETY_MS);
+    const [job] = server.appliance.jobs.visible(server.testAppliance.admin).filter((j) => j.id === jobId);
+    expect(job).toMatchObject({ state: 'FAILED', error: '[Errno 32] Broken pipe' });
+  });
+});

@@ -184,6 +184,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     close: async (graceMs = 5000) => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
+      // A download nobody has started fetching is not worth waiting for: its job ends now.
+      await appliance.downloads.closeAll();
       const answered = pending.size === 0 ? Promise.resolve() : new Promise<void>((r) => (allAnswered = r));
       const drained = Promise.all([answered, ...[...connections].map((c) => c.drain()), appliance.jobs.idle()]);
       await Promise.race([drained, new Promise((r) => setTimeout(r, graceMs).unref())]);
