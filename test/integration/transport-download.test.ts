@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, createReadStream, createWriteStream, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { RpcError } from '../../src/core/errors.js';
 import { EmbeddedTransport } from '../../src/core/transport/embedded.js';
@@ -85,7 +86,9 @@ describe.each(['ws', 'http'])('Transport.download on %s for a user without FULL_
     const open = kind === 'ws' ? RemoteTransport.open : HttpRpcTransport.open;
     const transport = await open({ endpoint: parseEndpoint(server.url), login: apiKeyLogin(key), timeoutSeconds: 30 });
     onTestFinished(() => transport.close());
-    const err = await transport.download({ path: '/mnt/tank/a', sink: createWriteStream(join(tempDir(), 'x')) }).catch((e: unknown) => e);
+    const sink = new PassThrough();
+    const err = await transport.download({ path: '/mnt/tank/a', sink }).catch((e: unknown) => e);
     expect((err as RpcError).reason).toBe('[EACCES] Not authorized');
+    expect(sink.destroyed).toBe(true);
   });
 });

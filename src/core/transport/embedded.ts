@@ -113,17 +113,22 @@ export class EmbeddedTransport implements Transport {
    * spent here unused.
    */
   async download(req: DownloadRequest): Promise<{ jobId: number; bytes: number }> {
-    const [jobId, url] = await this.call<[number, string]>('core.download', downloadParams(req.path));
-    const token = new URL(url, 'http://embedded').searchParams.get('auth_token');
-    if (token !== null) this.appliance.tokens.get(token, this.session.origin)?.destroy();
-    const pipe = this.appliance.downloads.claim(jobId)!;
-    const counter = byteCounter(req.onProgress);
-    const streamed = await Promise.allSettled([pipe.deliver(counter), pipelineAsync(counter, req.sink)]);
-    // The job's own failure says more than the broken stream it caused.
-    await awaitJob({ call: (method, params) => this.call(method, params), ended: (id) => this.appliance.jobs.wait(this.session, id) }, jobId, this.timeoutSeconds);
-    const broken = streamed.find((r) => r.status === 'rejected');
-    if (broken) throw broken.reason;
-    return { jobId, bytes: counter.bytes };
+    try {
+      const [jobId, url] = await this.call<[number, string]>('core.download', downloadParams(req.path));
+      const token = new URL(url, 'http://embedded').searchParams.get('auth_token');
+      if (token !== null) this.appliance.tokens.get(token, this.session.origin)?.destroy();
+      const pipe = this.appliance.downloads.claim(jobId)!;
+      const counter = byteCounter(req.onProgress);
+      const streamed = await Promise.allSettled([pipe.deliver(counter), pipelineAsync(counter, req.sink)]);
+      // The job's own failure says more than the broken stream it caused.
+      await awaitJob({ call: (method, params) => this.call(method, params), ended: (id) => this.appliance.jobs.wait(this.session, id) }, jobId, this.timeoutSeconds);
+      const broken = streamed.find((r) => r.status === 'rejected');
+      if (broken) throw broken.reason;
+      return { jobId, bytes: counter.bytes };
+    } catch (err) {
+      req.sink.destroy();
+      throw err;
+    }
   }
 
   async close(): Promise<void> {

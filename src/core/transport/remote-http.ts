@@ -89,10 +89,15 @@ export class HttpRpcTransport implements Transport {
 
   /** core.download, the GET of its URL, then the job polled for its outcome. */
   async download(req: DownloadRequest): Promise<{ jobId: number; bytes: number }> {
-    const [jobId, url] = await this.call<[number, string]>('core.download', downloadParams(req.path));
-    const bytes = await getDownload(this.options.endpoint, this.agent, url, jobId, req.sink, this.options.timeoutSeconds, req.onProgress);
-    await awaitJob(this, jobId, this.options.timeoutSeconds);
-    return { jobId, bytes };
+    try {
+      const [jobId, url] = await this.call<[number, string]>('core.download', downloadParams(req.path));
+      const bytes = await getDownload(this.options.endpoint, this.agent, url, jobId, req.sink, this.options.timeoutSeconds, req.onProgress);
+      await awaitJob(this, jobId, this.options.timeoutSeconds);
+      return { jobId, bytes };
+    } catch (err) {
+      req.sink.destroy();
+      throw err;
+    }
   }
 
   async close(): Promise<void> {

@@ -39,7 +39,7 @@ export interface UploadRequest {
 export interface DownloadRequest {
   /** The file on the appliance, e.g. `/mnt/tank/docs/report.pdf`. */
   path: string;
-  /** Where the bytes go; ended when they are all there (also when the job wrote none). */
+  /** Where the bytes go; ended when they are all there (also when the job wrote none), destroyed when the download fails. */
   sink: Writable;
   /** Bytes received so far. */
   onProgress?: (bytes: number) => void;
