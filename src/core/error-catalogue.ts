@@ -24,6 +24,11 @@ const CATALOGUE = {
     meaning: 'you answered no at a confirmation prompt; nothing was changed',
     remedy: 'run again and confirm, or use `--dry-run` to see what would change',
   },
+  DOWNLOAD_REFUSED: {
+    kind: 'failed',
+    meaning: "the appliance's /_download/ endpoint refused the download URL (HTTP 401, 404 or 410: used, expired or unknown)",
+    remedy: 'start the download again; a download URL serves one GET, within a minute of being issued',
+  },
   INTERNAL: {
     kind: 'internal',
     meaning: 'an unexpected error: a bug in stor',

@@ -3,6 +3,7 @@ import { listDatasets, type DatasetRecord } from '../store/datasets.js';
 import { listOwners, listPools, type FileOwner } from '../store/files.js';
 import { Store } from '../store/store.js';
 import { AccountsSnapshot } from './accounts.js';
+import { Downloads } from './downloads.js';
 import { EventHub } from './events.js';
 import { Jobs } from './jobs.js';
 import { KeyCheckLimits } from './key-check-limits.js';
@@ -30,6 +31,8 @@ export class Appliance {
   readonly jobs = new Jobs(this.events);
   /** `auth.generate_token` tokens: in memory, as on the appliance. */
   readonly tokens = new Tokens();
+  /** core.download jobs waiting for their GET of /_download/. */
+  readonly downloads = new Downloads();
   /** Failed API-key checks per key id and address, shared by every login path. */
   readonly keyChecks = new KeyCheckLimits();
   /** AAL1's maximum session age (facts §1.8); tests shorten it to see a session end. */
@@ -82,6 +85,7 @@ export class Appliance {
   }
 
   close(): void {
+    void this.downloads.closeAll();
     this.store.close();
   }
 }

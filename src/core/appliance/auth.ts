@@ -271,7 +271,7 @@ const LEVEL_1_MECHANISMS = ['API_KEY_PLAIN', 'TOKEN_PLAIN', 'PASSWORD_PLAIN'];
  * `auth.generate_token`: the parent is this session, or for a session that logged in with a token,
  * that token's parent (TokenManager.create). A `ttl` of null means the default 600 s.
  */
-function generateToken(ctx: CallContext, ttl: number | null, attrs: Record<string, unknown>, matchOrigin: boolean, singleUse: boolean): string {
+export function generateToken(ctx: CallContext, ttl: number | null, attrs: Record<string, unknown>, matchOrigin: boolean, singleUse: boolean): string {
   const { session } = ctx;
   const parent = session.credentials!.token?.parent ?? {
     credentials: session.credentials!,

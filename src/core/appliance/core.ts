@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { coreContract } from '../contract/core.js';
 import { ERRNO, rpcErrors } from '../errors.js';
 import { allowlistAuthorizes } from './allowlist.js';
+import { startDownload } from './core-download.js';
 import { implement } from './method.js';
 import { methodMetadata } from './method-metadata.js';
 import { query } from './query.js';
@@ -46,6 +47,7 @@ export const coreMethods = [
     session.subscriptions.delete(id);
     return null;
   }),
+  implement(coreContract['core.download'], (ctx, method, args, filename, buffered) => startDownload(ctx, method, args, filename, buffered)),
   implement(coreContract['core.get_methods'], ({ appliance, session }, service, target) =>
     methodMetadata(appliance.methods, appliance.catalogue, session, service, target),
   ),

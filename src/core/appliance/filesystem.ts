@@ -5,10 +5,12 @@ import { ERRNO, rpcErrors } from '../errors.js';
 import { ownerKey, type FileOwner } from '../store/files.js';
 import type { Appliance } from './appliance.js';
 import { implement } from './method.js';
+import { changeOwner, setPermissions } from './filesystem-perm.js';
+import { makeDirectory } from './filesystem-mkdir.js';
 import { query } from './query.js';
 import { appliancePathOf, resolveSandboxPath, type SandboxPath } from './sandbox.js';
 
-const ROOT: FileOwner = { uid: 0, gid: 0 };
+export const ROOT: FileOwner = { uid: 0, gid: 0 };
 
 function fileType(st: Stats): 'DIRECTORY' | 'FILE' | 'SYMLINK' | 'OTHER' {
   if (st.isSymbolicLink()) return 'SYMLINK';
@@ -31,7 +33,7 @@ export function sandboxPath(appliance: Appliance, path: string): SandboxPath {
   return resolveSandboxPath(store.mntDir, appliance.pools(), path);
 }
 
-function realpathOf(appliance: Appliance, path: string, host: string, st: Stats): string {
+export function realpathOf(appliance: Appliance, path: string, host: string, st: Stats): string {
   if (!st.isSymbolicLink()) return path;
   try {
     const real = realpathSync(host);
@@ -43,7 +45,7 @@ function realpathOf(appliance: Appliance, path: string, host: string, st: Stats)
 }
 
 /** Mountpoints of filesystem datasets (pool roots included). */
-function mountpoints(appliance: Appliance): ReadonlySet<string> {
+export function mountpoints(appliance: Appliance): ReadonlySet<string> {
   return appliance.store.cached('mountpoints', () => new Set(appliance.datasets().filter((d) => !Object.hasOwn(d.properties, 'volsize')).map((d) => `/mnt/${d.id}`)));
 }
 
@@ -80,9 +82,9 @@ function commonFields(appliance: Appliance, path: string, host: string, st: Stat
  * listing `/` shows `mnt` only (the rest of the appliance's root file system is not emulated).
  * A path with `..` or a NUL byte is refused as the sandbox refuses it.
  */
-type Place = { kind: 'root' } | { kind: 'mnt' } | { kind: 'pool'; p: SandboxPath } | { kind: 'missing' };
+export type Place = { kind: 'root' } | { kind: 'mnt' } | { kind: 'pool'; p: SandboxPath } | { kind: 'missing' };
 
-function placeOf(appliance: Appliance, path: string): Place {
+export function placeOf(appliance: Appliance, path: string): Place {
   const segments = path.split('/').filter((s) => s !== '' && s !== '.');
   if (path.startsWith('/') && !segments.includes('..') && !path.includes('\0')) {
     if (segments.length === 0) return { kind: 'root' };
@@ -121,7 +123,7 @@ function timesAndIds(st: Stats) {
 }
 
 /** filesystem.stat (MW/plugins/filesystem.py:404-507). */
-function statEntry(appliance: Appliance, path: string): Record<string, unknown> {
+export function statEntry(appliance: Appliance, path: string): Record<string, unknown> {
   if (path === 'EXTERNAL' || path.startsWith('EXTERNAL:')) throw rpcErrors.call(ERRNO.EXDEV, `${path} is external to TrueNAS`);
   if (!path.startsWith('/')) throw rpcErrors.call(ERRNO.EINVAL, `${path}: path must be absolute`);
   const place = placeOf(appliance, path);
@@ -181,6 +183,17 @@ function listdirEntries(appliance: Appliance, path: string): Record<string, unkn
 export const filesystemMethods = [
   implement(filesystemContract['filesystem.stat'], ({ appliance }, path) => statEntry(appliance, path)),
   implement(filesystemContract['filesystem.listdir'], ({ appliance }, path, filters, options) => query(listdirEntries(appliance, path), filters, options)),
+  implement(filesystemContract['filesystem.mkdir'], ({ appliance }, data) => makeDirectory(appliance, data)),
+  implement(filesystemContract['filesystem.setperm'], ({ appliance, job }, data) => setPermissions(appliance, job!, data)),
+  implement(filesystemContract['filesystem.chown'], ({ appliance, job }, data) => changeOwner(appliance, job!, data)),
+  // As for put below: the output pipe only exists when core.download starts the job (core-download.ts).
+  implement({ ...filesystemContract['filesystem.get'], job: false }, () => {
+    throw rpcErrors.call(
+      ERRNO.EINVAL,
+      "Pipe 'output' is not open: filesystem.get writes the file's bytes, which a JSON-RPC answer cannot carry. " +
+        'Download through core.download("filesystem.get", [path], filename) and GET the URL it answers (or run `stor download`).',
+    );
+  }),
   // The input pipe is checked when the job would be created (MW/job.py, `pipes=["input"]`): a
   // JSON-RPC call has none, so it fails before any job exists — hence no job here. Uploads start
   // the job themselves (upload.ts).

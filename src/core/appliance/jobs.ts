@@ -199,6 +199,11 @@ export class Jobs {
     await Promise.allSettled(running.map((j) => j.done));
   }
 
+  /** Whether job `id` is (still) kept. */
+  exists(id: number): boolean {
+    return this.jobs.has(id);
+  }
+
   /** Jobs `session` may see: its own, or all for full administrators (facts §7.3). */
   visible(session: Session): JobEntry[] {
     return [...this.jobs.values()].filter((j) => mayRead(session, j.owner)).map((j) => structuredClone(j.entry));

@@ -25,9 +25,10 @@ export const childOf = (dir: FileHandle, name: string) => `/proc/self/fd/${dir.f
  * again from the root. The caller closes the handle.
  *
  * Errors are the appliance's: a parent that is a file fails the open of the target (naming it),
- * a file further up fails the makedirs of the directory below it (naming that).
+ * a file further up fails the makedirs of the directory below it (naming that). With `make`
+ * false nothing is made: a missing component fails with ENOENT, as `os.mkdir` does.
  */
-export async function openParentDir(p: SandboxPath): Promise<FileHandle> {
+export async function openParentDir(p: SandboxPath, make = true): Promise<FileHandle> {
   const rootReal = realRoot(p.poolRoot);
   let segments = p.rest.slice(0, -1);
   let links = 0;
@@ -38,7 +39,7 @@ export async function openParentDir(p: SandboxPath): Promise<FileHandle> {
       const shownAt = (upTo: number) => `/mnt/${p.pool}/${segments.slice(0, upTo + 1).join('/')}`;
       let next: FileHandle | 'symlink';
       try {
-        next = await openOrMake(at);
+        next = make ? await openOrMake(at) : ((await openDir(at, false)) as FileHandle | 'symlink');
       } catch (err) {
         if (!isSystemError(err)) throw err;
         if (err.code === 'ENOTDIR') throw osError('ENOTDIR', i === segments.length - 1 ? p.path : shownAt(i + 1));

@@ -66,3 +66,26 @@ export async function removeTree(dir: string): Promise<void> {
   // A directory comes after its parent in `dirs`: reversed, each is emptied before its parent.
   for (const d of dirs.reverse()) await rmdir(d).catch(ignoreMissing);
 }
+
+/**
+ * Visits every entry below `dir` (not `dir` itself), a directory before what it holds, leaving out
+ * the trees in `skip`. Symlinks are visited as themselves, never followed. `visit` runs for up to
+ * BATCH entries at once; the walk waits for it, so it may do file-system work of its own.
+ */
+export async function walkBelow(dir: string, skip: ReadonlySet<string>, visit: (path: string, entry: Dirent) => Promise<void>): Promise<void> {
+  const pending = [dir];
+  for (let d = pending.pop(); d !== undefined; d = pending.pop()) {
+    let entries: Dirent[];
+    try {
+      entries = await readdir(d, { withFileTypes: true });
+    } catch (err) {
+      ignoreMissing(err as NodeJS.ErrnoException);
+      continue;
+    }
+    for (let i = 0; i < entries.length; i += BATCH) {
+      const batch = entries.slice(i, i + BATCH).map((e) => ({ e, path: join(d!, e.name) })).filter(({ path }) => !skip.has(path));
+      await Promise.all(batch.map(({ e, path }) => visit(path, e)));
+      for (const { e, path } of batch) if (e.isDirectory()) pending.push(path);
+    }
+  }
+}

@@ -101,6 +101,18 @@ export const coreContract = {
     params: () => [{ name: 'id_', schema: z.string().max(1024) }],
     result: () => z.null(),
   }),
+  'core.download': defineContract({
+    name: 'core.download',
+    summary: 'Start a job that writes a file (e.g. filesystem.get) and answer [job_id, "/_download/<id>?auth_token=…"] to GET its bytes from.',
+    access: AUTHENTICATED,
+    params: () => [
+      { name: 'method', schema: z.string() },
+      { name: 'args', schema: z.array(z.unknown()) },
+      { name: 'filename', schema: z.string() },
+      { name: 'buffered', schema: z.boolean(), default: () => false },
+    ],
+    result: () => z.tuple([z.int(), z.string()]),
+  }),
   'core.get_methods': defineContract({
     name: 'core.get_methods',
     summary: 'Metadata of every method this session may call (description, roles, job, schemas).',

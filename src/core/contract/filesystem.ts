@@ -3,7 +3,8 @@ import { defineContract, nonEmptyStr, queryResult, roles, once } from './method.
 import { QUERY_PARAMS } from './query.js';
 
 // `MW/api/v25_10_1/filesystem.py`; roles from `MW/plugins/filesystem.py` (stat, listdir: FILESYSTEM_ATTRS_READ;
-// put: FULL_ADMIN only, :550-551).
+// mkdir: FILESYSTEM_DATA_WRITE, :226; get, put: FULL_ADMIN only, :537, :550) and
+// `MW/plugins/filesystem_/acl.py` (chown, setperm: FILESYSTEM_ATTRS_WRITE, :155, :212).
 
 const fileType = once(() => z.enum(['DIRECTORY', 'FILE', 'SYMLINK', 'OTHER']));
 
@@ -63,6 +64,69 @@ export const filesystemStatData = once(() => z.object({
 /** FilesystemPutOptions. */
 export const filesystemPutOptions = once(() => z.strictObject({ append: z.boolean().default(false), mode: z.int().nullable().default(null) }));
 
+/** UnixPerm (MW/api/base/types/filesystem.py:11-27): an octal string between 000 and 777. */
+export const unixPerm = once(() => z.string().superRefine((value, ctx) => {
+  // Python's int(value, 8): optional sign, optional 0o prefix, digits with single underscores between them.
+  const m = /^\s*([+-]?)(?:0[oO]_?)?([0-7](?:_?[0-7])*)\s*$/.exec(value);
+  if (!m) {
+    ctx.addIssue({ code: 'custom', message: 'Not a valid integer. Must be between 000 and 777' });
+    return;
+  }
+  const mode = (m[1] === '-' ? -1 : 1) * parseInt(m[2]!.replaceAll('_', ''), 8);
+  if (mode < 0 || (mode & 0o777) !== mode) ctx.addIssue({ code: 'custom', message: 'Please supply a value between 000 and 777' });
+}));
+
+/** AceWhoId (MW/api/v25_10_1/acl.py:37-39): -1 (unset) up to 2**31 - 1. */
+const aceWhoId = once(() => z.int().min(-1).max(2 ** 31 - 1));
+
+/** FilesystemRecursionOptions. */
+const recursionOptions = once(() => ({ recursive: z.boolean().default(false), traverse: z.boolean().default(false) }));
+
+/** FilesystemPermChownBase: `null` (or -1 for the ids) leaves that part of the owner alone. */
+const permChownBase = once(() => ({
+  path: nonEmptyStr(),
+  uid: aceWhoId().nullable().default(null),
+  user: nonEmptyStr().nullable().default(null),
+  gid: aceWhoId().nullable().default(null),
+  group: nonEmptyStr().nullable().default(null),
+}));
+
+const unset = (v: number | string | null) => v === null || v === -1;
+
+/** FilesystemChownArgs, with its `user_group_present` model validator (:72-79). */
+export const filesystemChown = once(() =>
+  z
+    .strictObject({ ...permChownBase(), options: z.strictObject(recursionOptions()).default({ recursive: false, traverse: false }) })
+    .superRefine((data, ctx) => {
+      if ([data.uid, data.user, data.gid, data.group].every(unset)) {
+        ctx.addIssue({ code: 'custom', message: 'At least one of uid, gid, user, and group must be set in chown payload' });
+      }
+    }),
+);
+
+/** FilesystemSetpermArgs, with its `payload_is_actionable` model validator (:94-103). */
+export const filesystemSetperm = once(() =>
+  z
+    .strictObject({
+      ...permChownBase(),
+      mode: unixPerm().nullable().default(null),
+      options: z.strictObject({ ...recursionOptions(), stripacl: z.boolean().default(false) }).default({ recursive: false, traverse: false, stripacl: false }),
+    })
+    .superRefine((data, ctx) => {
+      if (data.mode === null && !data.options.stripacl) {
+        ctx.addIssue({ code: 'custom', message: 'Payload must either explicitly specify permissions or contain the stripacl option.' });
+      }
+    }),
+);
+
+/** FilesystemMkdirArgs. */
+export const filesystemMkdir = once(() =>
+  z.strictObject({
+    path: nonEmptyStr(),
+    options: z.strictObject({ mode: unixPerm().default('755'), raise_chmod_error: z.boolean().default(true) }).default({ mode: '755', raise_chmod_error: true }),
+  }),
+);
+
 export const filesystemContract = {
   'filesystem.stat': defineContract({
     name: 'filesystem.stat',
@@ -82,6 +146,37 @@ export const filesystemContract = {
       { ...QUERY_PARAMS[1], name: 'query_options' },
     ],
     result: () => queryResult(filesystemDirEntry()),
+  }),
+  'filesystem.mkdir': defineContract({
+    name: 'filesystem.mkdir',
+    summary: 'Make one directory {path, options: {mode: "755"}}; its parent must exist. Answers its listdir entry.',
+    access: roles('FILESYSTEM_DATA_WRITE'),
+    params: () => [{ name: 'filesystem_mkdir', schema: filesystemMkdir() }],
+    result: () => filesystemDirEntry(),
+  }),
+  'filesystem.setperm': defineContract({
+    name: 'filesystem.setperm',
+    summary: 'Set the mode (octal string) and optionally the owner of a path, {options: {recursive, traverse, stripacl}}.',
+    access: roles('FILESYSTEM_ATTRS_WRITE'),
+    params: () => [{ name: 'filesystem_setperm', schema: filesystemSetperm() }],
+    result: () => z.null(),
+    job: true,
+  }),
+  'filesystem.chown': defineContract({
+    name: 'filesystem.chown',
+    summary: 'Change the owner (uid/user) and/or group (gid/group) of a path, {options: {recursive, traverse}}.',
+    access: roles('FILESYSTEM_ATTRS_WRITE'),
+    params: () => [{ name: 'filesystem_chown', schema: filesystemChown() }],
+    result: () => z.null(),
+    job: true,
+  }),
+  'filesystem.get': defineContract({
+    name: 'filesystem.get',
+    summary: "Read a file; its bytes go to the job's output pipe, so only through core.download and GET /_download/ (or `stor download`).",
+    access: roles(),
+    params: () => [{ name: 'path', schema: nonEmptyStr() }],
+    result: () => z.null(),
+    job: true,
   }),
   'filesystem.put': defineContract({
     name: 'filesystem.put',

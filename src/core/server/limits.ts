@@ -33,6 +33,8 @@ export interface ServerLimits {
   maxConnections: number;
   /** An upload whose bytes stop for this long is answered 408 and its socket destroyed. */
   uploadIdleMs: number;
+  /** A download whose client reads nothing for this long has its socket destroyed. */
+  downloadIdleMs: number;
   /**
    * Time to send a request's headers; slow-header clients (slowloris) hold a socket until then.
    * There is no total request time: an upload may take as long as its bytes keep flowing.
@@ -49,5 +51,6 @@ export const DEFAULT_LIMITS: ServerLimits = {
   maxAnonymousPerAddress: 100,
   maxConnections: 1000,
   uploadIdleMs: 60_000,
+  downloadIdleMs: 60_000,
   headersTimeoutMs: 20_000,
 };

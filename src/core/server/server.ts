@@ -11,6 +11,7 @@ import { handleHttpRpc, sendText } from './http-rpc.js';
 import { DEFAULT_LIMITS, type ServerLimits } from './limits.js';
 import { RateLimiter } from '../appliance/rate-limit.js';
 import { uploadRoute } from './upload.js';
+import { downloadRoute } from './download.js';
 import { CLOSE, serveConnection, type Connection } from './websocket.js';
 
 export const API_VERSION = 'v25.10.1';
@@ -64,7 +65,7 @@ function refuseSocket(socket: Socket, status: string, body = '', headers: string
   setTimeout(() => socket.destroy(), 1000).unref();
 }
 
-/** The emulated appliance on the network: JSON-RPC over WebSocket and HTTP, and the upload endpoint. */
+/** The emulated appliance on the network: JSON-RPC over WebSocket and HTTP, and the upload and download endpoints. */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const { appliance } = options;
   const log = options.log ?? (() => undefined);
@@ -83,7 +84,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   };
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME });
-  const routes = [uploadRoute(appliance, limiter, limits.uploadIdleMs), ...(options.routes ?? [])];
+  const routes = [uploadRoute(appliance, limiter, limits.uploadIdleMs), downloadRoute(appliance, limits.downloadIdleMs), ...(options.routes ?? [])];
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? '/').split('?')[0]!;
@@ -183,6 +184,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     close: async (graceMs = 5000) => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
+      // A download nobody has started fetching is not worth waiting for: its job ends now.
+      await appliance.downloads.closeAll();
       const answered = pending.size === 0 ? Promise.resolve() : new Promise<void>((r) => (allAnswered = r));
       const drained = Promise.all([answered, ...[...connections].map((c) => c.drain()), appliance.jobs.idle()]);
       await Promise.race([drained, new Promise((r) => setTimeout(r, graceMs).unref())]);

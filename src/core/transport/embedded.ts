@@ -1,6 +1,7 @@
 import { createReadStream, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pipeline, Transform, type Readable } from 'node:stream';
+import { pipeline as pipelineAsync } from 'node:stream/promises';
 import { Appliance } from '../appliance/appliance.js';
 import type { Session } from '../appliance/session.js';
 import { StorError } from '../errors.js';
@@ -10,7 +11,8 @@ import { ADMIN_KEY_FILE } from '../store/seed.js';
 import { awaitJob } from './job-wait.js';
 import { loginError, loginRejected } from './login.js';
 import { elapsed, traced, type TraceSink } from './trace.js';
-import { putParams, type TargetInfo, type Transport, type UploadRequest } from './transport.js';
+import { byteCounter } from './download-client.js';
+import { downloadParams, putParams, type DownloadRequest, type TargetInfo, type Transport, type UploadRequest } from './transport.js';
 import { authorizeUpload, UploadRefused } from '../appliance/upload.js';
 import { uploadRefused } from './upload-errors.js';
 
@@ -145,6 +147,30 @@ export class EmbeddedTransport implements Transport {
     if (interrupted) throw interruptedBy(interrupted, req.path, true);
     trace?.(`upload to ${req.path}: job ${jobId} done after ${elapsed(startedAt)}`);
     return { jobId };
+  }
+
+  /**
+   * core.download through the dispatcher (the same role check, job and sandbox as on the
+   * network), then the pipe taken straight from the appliance: no HTTP, so the URL's token is
+   * spent here unused.
+   */
+  async download(req: DownloadRequest): Promise<{ jobId: number; bytes: number }> {
+    try {
+      const [jobId, url] = await this.call<[number, string]>('core.download', downloadParams(req.path));
+      const token = new URL(url, 'http://embedded').searchParams.get('auth_token');
+      if (token !== null) this.appliance.tokens.get(token, this.session.origin)?.destroy();
+      const pipe = this.appliance.downloads.claim(jobId)!;
+      const counter = byteCounter(req.onProgress);
+      const streamed = await Promise.allSettled([pipe.deliver(counter), pipelineAsync(counter, req.sink)]);
+      // The job's own failure says more than the broken stream it caused.
+      await awaitJob({ call: (method, params) => this.call(method, params), ended: (id) => this.appliance.jobs.wait(this.session, id) }, jobId, this.options.timeoutSeconds);
+      const broken = streamed.find((r) => r.status === 'rejected');
+      if (broken) throw broken.reason;
+      return { jobId, bytes: counter.bytes };
+    } catch (err) {
+      req.sink.destroy();
+      throw err;
+    }
   }
 
   async close(): Promise<void> {

@@ -8,7 +8,8 @@ import { networkError, notAnAppliance, rateLimited, timedOut } from './network-e
 import { bearerKey } from './login-strategies.js';
 import type { RemoteOptions } from './remote.js';
 import { elapsed, traced } from './trace.js';
-import type { TargetInfo, Transport, UploadRequest } from './transport.js';
+import { getDownload } from './download-client.js';
+import { downloadParams, type DownloadRequest, type TargetInfo, type Transport, type UploadRequest } from './transport.js';
 import { postUpload } from './upload-client.js';
 
 /**
@@ -94,6 +95,19 @@ export class HttpRpcTransport implements Transport {
     await awaitJob(this, jobId, this.options.timeoutSeconds);
     trace?.(`upload to ${req.path}: job ${jobId} done after ${elapsed(startedAt)}`);
     return { jobId };
+  }
+
+  /** core.download, the GET of its URL, then the job polled for its outcome. */
+  async download(req: DownloadRequest): Promise<{ jobId: number; bytes: number }> {
+    try {
+      const [jobId, url] = await this.call<[number, string]>('core.download', downloadParams(req.path));
+      const bytes = await getDownload(this.options.endpoint, this.agent, url, jobId, req.sink, this.options.timeoutSeconds, req.onProgress);
+      await awaitJob(this, jobId, this.options.timeoutSeconds);
+      return { jobId, bytes };
+    } catch (err) {
+      req.sink.destroy();
+      throw err;
+    }
   }
 
   async close(): Promise<void> {

@@ -1,3 +1,5 @@
+import type { Writable } from 'node:stream';
+
 /** What a transport talks to; shown by `whoami` and in error messages. */
 export type TargetInfo =
   | { kind: 'embedded'; stateDir: string }
@@ -13,6 +15,12 @@ export interface Transport {
   call<T = unknown>(method: string, params?: readonly unknown[]): Promise<T>;
   /** Streams a local file into `filesystem.put` and waits for the job; resolves when it succeeded. */
   upload(request: UploadRequest): Promise<{ jobId: number }>;
+  /**
+   * Streams the file at appliance path `path` into `sink` (and ends it) through 25.10.1's
+   * download path — core.download of filesystem.get, then its URL — and waits for the job;
+   * resolves when it succeeded, with the bytes written. Never holds the file in memory.
+   */
+  download(request: DownloadRequest): Promise<{ jobId: number; bytes: number }>;
   close(): Promise<void>;
 }
 
@@ -26,6 +34,20 @@ export interface UploadRequest {
   options: { mode?: number; append?: boolean };
   /** Bytes read from the file so far. */
   onProgress?: (bytes: number) => void;
+}
+
+export interface DownloadRequest {
+  /** The file on the appliance, e.g. `/mnt/tank/docs/report.pdf`. */
+  path: string;
+  /** Where the bytes go; ended when they are all there (also when the job wrote none), destroyed when the download fails. */
+  sink: Writable;
+  /** Bytes received so far. */
+  onProgress?: (bytes: number) => void;
+}
+
+/** core.download's params for `filesystem.get` of `path`: unbuffered, named after the file. */
+export function downloadParams(path: string): [string, [string], string, boolean] {
+  return ['filesystem.get', [path], path.split('/').filter(Boolean).at(-1) ?? 'download', false];
 }
 
 /** The `filesystem.put` params an upload sends. */

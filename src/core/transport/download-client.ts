@@ -1,0 +1,71 @@
+import { Transform, type Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Agent } from 'undici';
+import { request } from 'undici';
+import { E } from '../error-catalogue.js';
+import { StorError } from '../errors.js';
+import type { Endpoint } from './endpoint.js';
+import { networkError, timedOut } from './network-errors.js';
+
+const CHUNK = 1024 * 1024;
+
+/** A pass-through that counts the bytes on their way into the sink. */
+export function byteCounter(onProgress?: (bytes: number) => void): Transform & { bytes: number } {
+  const counter = new Transform({
+    readableHighWaterMark: CHUNK,
+    writableHighWaterMark: CHUNK,
+    transform(chunk: Buffer, _encoding, done) {
+      counter.bytes += chunk.length;
+      onProgress?.(counter.bytes);
+      done(null, chunk);
+    },
+  }) as Transform & { bytes: number };
+  counter.bytes = 0;
+  return counter;
+}
+
+/** What the `/_download/` statuses mean (MW/apps/file_app.py:50-95). */
+const REFUSALS: Record<number, string> = {
+  401: 'its download token was refused (expired, spent, or for another job)',
+  404: 'the appliance does not know the job',
+  410: 'the download was fetched already or waited too long to be fetched',
+};
+
+/**
+ * GET of the `/_download/<job>?auth_token=…` path core.download answered, streamed into `sink`
+ * (which it ends). Returns the bytes written. Only the job id travels into messages: the URL
+ * carries the token, which is a credential.
+ */
+export async function getDownload(endpoint: Endpoint, agent: Agent, path: string, jobId: number, sink: Writable, timeoutSeconds: number, onProgress?: (bytes: number) => void): Promise<number> {
+  const startedAt = performance.now();
+  let res;
+  try {
+    // Relative to the base, so an appliance served below a path prefix keeps it.
+    res = await request(new URL(path.replace(/^\/+/, ''), endpoint.base), {
+      method: 'GET',
+      dispatcher: agent,
+      headersTimeout: timeoutSeconds * 1000,
+      bodyTimeout: timeoutSeconds * 1000,
+    });
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === 'UND_ERR_HEADERS_TIMEOUT') throw timedOut(endpoint.display, `the download of job ${jobId}`, timeoutSeconds);
+    throw networkError(err, endpoint.display, startedAt);
+  }
+  if (res.statusCode !== 200) {
+    await res.body.dump();
+    throw new StorError(E.DOWNLOAD_REFUSED, `${endpoint.display} refused the download of job ${jobId} (HTTP ${res.statusCode}: ${REFUSALS[res.statusCode] ?? 'unexpected status'})`, {
+      hint: 'start the download again; a download URL serves one GET, within a minute of being issued',
+    });
+  }
+  const counter = byteCounter(onProgress);
+  try {
+    await pipeline(res.body, counter, sink);
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === 'UND_ERR_BODY_TIMEOUT') throw timedOut(endpoint.display, `the rest of the download of job ${jobId} (nothing moved)`, timeoutSeconds);
+    if (code?.startsWith('UND_ERR') || code === 'ECONNRESET') throw networkError(err, endpoint.display, startedAt);
+    throw err;
+  }
+  return counter.bytes;
+}
