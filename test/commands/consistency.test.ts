@@ -11,7 +11,7 @@ function leafPaths(cmd: Command, path: string[] = []): string[][] {
 }
 
 describe('the command set as a whole', () => {
-  const program = buildProgram({ stdout: { write: () => true }, stderr: { write: () => true }, stdin: process.stdin, env: {}, cwd: '/' }, {
+  const program = buildProgram({ stdout: { write: () => true }, stderr: { write: () => true }, stdin: process.stdin, env: {}, cwd: '/', color: { stdout: 0, stderr: 0 } }, {
     version: '0',
     onContext: () => undefined,
     onResult: () => undefined,

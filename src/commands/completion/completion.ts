@@ -60,5 +60,5 @@ export function completion(program: Command, shell: string): CommandResult<strin
   if (shell === 'bash') script = bashScript(program);
   else if (shell === 'zsh') script = `# zsh completion for stor; load with: source <(stor completion zsh)\nautoload -U +X bashcompinit && bashcompinit\n${bashScript(program)}`;
   else throw new StorError('usage', 'UNKNOWN_SHELL', `no completion for ${JSON.stringify(shell)}; choose bash or zsh`);
-  return { data: script, view: { kind: 'lines', lines: [script.trimEnd()] } };
+  return { data: script, view: { kind: 'text' } };
 }

@@ -23,5 +23,15 @@ export async function datasetCreate(ctx: CommandContext, ref: string, options: D
     { name, create_ancestors: options.parents === true, ...(options.comments !== undefined ? { comments: options.comments } : {}) },
   ]);
   const data = { id: d.id ?? name, mountpoint: d.mountpoint ?? null, comments: commentOf(d) };
-  return { data, view: { kind: 'lines', lines: [`Created dataset ${data.id}${data.mountpoint ? `, mounted at ${data.mountpoint}` : ''}.`] } };
+  return {
+    data,
+    view: {
+      kind: 'record',
+      fields: [
+        ['dataset', data.id],
+        ['mountpoint', data.mountpoint],
+        ['comments', data.comments],
+      ],
+    },
+  };
 }

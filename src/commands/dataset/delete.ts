@@ -1,7 +1,7 @@
 import type { CommandContext } from '../shared/context.js';
 import { confirmChange } from '../shared/prompts.js';
-import type { CommandResult } from '../shared/render.js';
-import { formatBytes } from '../shared/format.js';
+import { toned, type CommandResult, type View } from '../shared/render.js';
+import { formatBytes, sizeCell } from '../shared/format.js';
 import { call, queryItems } from '../../core/contract/client.js';
 import { bytesOf, datasetId } from './model.js';
 
@@ -33,12 +33,27 @@ export async function datasetDelete(ctx: CommandContext, ref: string, options: D
   const deleted = [...children.sort((a, b) => b.split('/').length - a.split('/').length), ...(isRoot ? [] : [id])];
   const data: DatasetDeleted = { id, dry_run: options.dryRun === true, deleted, bytes: isRoot ? children.reduce((s, c) => s + (bytesOf(all.find((d) => d.id === c)?.used) ?? 0), 0) : (bytesOf(target.used) ?? 0) };
   const summary = `${deleted.length} dataset${deleted.length === 1 ? '' : 's'} (${deleted.join(', ')}) and ${formatBytes(data.bytes)} of files`;
-  if (options.dryRun) return { data, view: { kind: 'lines', lines: [`Would delete ${summary}.`] } };
+  if (options.dryRun) {
+    ctx.note('stor: dry run: nothing was deleted');
+    return { data, view: deletedView(data) };
+  }
   if (children.length > 0 && !options.recursive) {
     // Let the appliance refuse it, so the error is exactly what it says (ENOTEMPTY).
     await call(t, 'pool.dataset.delete', [id, { recursive: false, force: false }]);
   }
   await confirmChange(ctx, `Delete ${summary}? This cannot be undone.`, options.yes);
   await call(t, 'pool.dataset.delete', [id, { recursive: options.recursive === true, force: false }]);
-  return { data, view: { kind: 'lines', lines: [`Deleted ${summary}.`] } };
+  return { data, view: deletedView(data) };
+}
+
+function deletedView(data: DatasetDeleted): View {
+  return {
+    kind: 'record',
+    fields: [
+      ['dataset', data.id],
+      ['dry run', toned(data.dry_run, data.dry_run ? 'warning' : undefined)],
+      [data.dry_run ? 'would delete' : 'deleted', data.deleted],
+      ['bytes', sizeCell(data.bytes)],
+    ],
+  };
 }

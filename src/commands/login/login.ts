@@ -88,8 +88,19 @@ async function saveProfile(
   const store = new ProfileStore(configDirFrom(ctx.io.env));
   await store.save(name, profile, true);
   const data: LoginResult = { profile: name, url, username, current: true, config_file: store.path, ...(keyName ? { api_key_name: keyName } : {}) };
-  const saved = keyName
-    ? `created API key "${keyName}" and saved it (not the password) as profile "${name}" (now current)`
-    : `saved as profile "${name}" (now current)`;
-  return { data, view: { kind: 'lines', lines: [`Logged in to ${url} as ${username}; ${saved}.`] } };
+  if (keyName) ctx.note(`stor: created API key "${keyName}" and saved it, not the password, in the profile`);
+  return {
+    data,
+    view: {
+      kind: 'record',
+      fields: [
+        ['profile', name],
+        ['url', url],
+        ['username', username],
+        ['current', true],
+        ...(keyName ? [['api key name', keyName] as [string, string]] : []),
+        ['config file', store.path],
+      ],
+    },
+  };
 }

@@ -4,6 +4,7 @@ import type { Transport } from '../../core/transport/transport.js';
 import type { CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
 import { groupNames, healthOf, type Privilege, type TargetRoles } from './model.js';
+import { healthCell } from './tones.js';
 
 export interface PrivilegeEditOptions {
   name?: string;
@@ -77,7 +78,7 @@ export function saved(p: Privilege, roles: TargetRoles): CommandResult<Privilege
         ['groups', data.groups],
         ['roles', data.roles],
         ['web shell', data.web_shell],
-        ['health', data.health],
+        ['health', healthCell(h.labels, h.locksOut)],
       ],
     },
   };

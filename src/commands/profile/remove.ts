@@ -4,5 +4,6 @@ import { profileStore, type ProfileChange } from './store.js';
 
 export async function profileRemove(ctx: CommandContext, name: string): Promise<CommandResult<ProfileChange>> {
   const wasCurrent = await profileStore(ctx).remove(name);
-  return { data: { profile: name, current: false }, view: { kind: 'lines', lines: [`Removed profile "${name}"${wasCurrent ? ' (it was current)' : ''}.`] } };
+  if (wasCurrent) ctx.note(`stor: profile "${name}" was current; commands now use the embedded appliance until you pick another`);
+  return { data: { profile: name, current: false }, view: { kind: 'record', fields: [['removed profile', name], ['was current', wasCurrent]] } };
 }

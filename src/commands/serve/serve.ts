@@ -117,5 +117,5 @@ export async function serve(ctx: CommandContext, options: ServeOptions): Promise
   await server.close();
   appliance.close();
   ctx.note('stor serve: stopped');
-  return { data, view: { kind: 'lines', lines: [] }, streamed: true };
+  return { data, view: { kind: 'json' }, streamed: true };
 }

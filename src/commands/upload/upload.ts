@@ -5,9 +5,9 @@ import type { ResultOf } from '../../core/contract/index.js';
 import { RpcError, StorError } from '../../core/errors.js';
 import type { Transport } from '../../core/transport/transport.js';
 import type { CommandContext } from '../shared/context.js';
-import type { CommandResult } from '../shared/render.js';
+import { shown, type CommandResult } from '../shared/render.js';
 import { explainForbidden } from './forbidden.js';
-import { octal } from '../shared/format.js';
+import { formatMode, octal, sizeCell } from '../shared/format.js';
 import { parseMode } from '../shared/mode.js';
 import { ProgressBar } from '../shared/progress.js';
 
@@ -87,12 +87,13 @@ export async function upload(ctx: CommandContext, args: string[], options: Uploa
   const t = await ctx.transport();
   const targets = await destinations(t, target, files.map((f) => basename(f.path)));
   const showProgress = ctx.io.stderr.isTTY === true && !ctx.globals.json && !ctx.globals.quiet;
+  const bar = showProgress ? new ProgressBar(ctx.io.stderr, { files: files.length, bytes: files.reduce((n, f) => n + f.size, 0) }) : undefined;
 
   const results: UploadResult[] = [];
   for (const [i, file] of files.entries()) {
     const path = targets[i]!;
     const before = options.append ? await statOrNull(t, path) : null;
-    const bar = showProgress ? new ProgressBar(ctx.io.stderr, basename(file.path), file.size) : undefined;
+    bar?.start(basename(file.path), file.size);
     let jobId: number;
     try {
       ({ jobId } = await t.upload({
@@ -117,6 +118,10 @@ export async function upload(ctx: CommandContext, args: string[], options: Uploa
   }
   return {
     data: results,
-    view: { kind: 'table', columns: ['source', 'target', 'size', 'mode', 'owner'], rows: results.map((r) => [r.source, r.target, r.size, r.mode, r.owner]) },
+    view: {
+      kind: 'table',
+      columns: [{ header: 'source', overflow: 'middle' }, { header: 'target', overflow: 'middle' }, { header: 'size', align: 'right' }, 'mode', 'owner'],
+      rows: results.map((r) => [r.source, r.target, sizeCell(r.size), shown(r.mode, formatMode(parseInt(r.mode, 8), 'FILE')), r.owner]),
+    },
   };
 }
