@@ -35,10 +35,13 @@ describe('stor privilege', () => {
     expect(kept.code).toBe(6);
     expect(JSON.parse(kept.stdout).privileges[0]).toMatchObject({ status: 'clean', after: ['PRIVILEGE_WRITE', 'POOL_READ'], still_locks_out: true });
     const human = await run(['privilege', 'fix', 'pw', '--yes']);
-    expect(human.stdout).toContain('PRIVILEGE_WRITE includes itself');
-    expect(human.stdout).toContain('--drop-self-including');
-    expect(human.stdout).toContain('loses privilege editing (privilege.create, privilege.update, privilege.delete)');
-    expect(human.stdout).toContain('list PRIVILEGE_READ');
+    // Piped stdout is the data row; the explanation is for the operator, on stderr.
+    expect(human.stdout).toMatch(/^4\tpw\tclean\t\tPRIVILEGE_WRITE, POOL_READ\t/m);
+    expect(human.stdout).not.toContain('includes itself');
+    expect(human.stderr).toContain('PRIVILEGE_WRITE includes itself');
+    expect(human.stderr).toContain('--drop-self-including');
+    expect(human.stderr).toContain('loses privilege editing (privilege.create, privilege.update, privilege.delete)');
+    expect(human.stderr).toContain('list PRIVILEGE_READ');
 
     const dropped = await run(['privilege', 'fix', 'pw', '--yes', '--drop-self-including', '--json']);
     expect(dropped.code).toBe(0);
@@ -64,7 +67,8 @@ describe('stor privilege', () => {
     await run(['privilege', 'create', 'ops', '--groups', 'ops', '--roles', 'READONLY_ADMIN,POOL_READ', '--force']);
     const dry = await run(['privilege', 'fix', 'ops', '--dry-run']);
     expect(dry.code).toBe(0);
-    expect(dry.stdout).toContain('- POOL_READ (included by READONLY_ADMIN)');
+    expect(dry.stdout).toContain('\tops\twould-fix\tPOOL_READ (included by READONLY_ADMIN)\tREADONLY_ADMIN\t');
+    expect(dry.stderr).toContain('dry run: nothing was changed');
     expect(JSON.parse((await run(['privilege', 'show', 'ops', '--json'])).stdout).listed_roles).toEqual(['READONLY_ADMIN', 'POOL_READ']);
   });
 
