@@ -30,6 +30,16 @@ export interface IO {
   onSignal?(handler: (signal: NodeJS.Signals) => void): () => void;
 }
 
+/**
+ * Chalk's detection, plus NO_COLOR (no-color.org), which chalk 5 leaves out: set and not empty, it
+ * turns colour off unless FORCE_COLOR asks for it explicitly.
+ */
+function colorLevel(detected: typeof supportsColor): ColorLevel {
+  const { NO_COLOR, FORCE_COLOR } = process.env;
+  if (NO_COLOR && FORCE_COLOR === undefined) return 0;
+  return detected ? detected.level : 0;
+}
+
 export function processIO(): IO {
   return {
     stdout: process.stdout,
@@ -37,7 +47,7 @@ export function processIO(): IO {
     stdin: process.stdin,
     env: process.env,
     cwd: process.cwd(),
-    color: { stdout: supportsColor ? supportsColor.level : 0, stderr: supportsColorStderr ? supportsColorStderr.level : 0 },
+    color: { stdout: colorLevel(supportsColor), stderr: colorLevel(supportsColorStderr) },
     onSignal(handler) {
       const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM'];
       for (const s of signals) process.on(s, handler);
