@@ -24,7 +24,8 @@ describe('colour follows chalk detection on a real terminal', () => {
     const bold = '\x1b[1mID\x1b[22m';
     expect(await onTerminal(['privilege', 'list'], { STOR_HOME: home })).toContain(bold);
     expect(await onTerminal(['privilege', 'list'], { STOR_HOME: home, FORCE_COLOR: '1' })).toContain(bold);
-    for (const env of [{ FORCE_COLOR: '0' }, { TERM: 'dumb' }, { NO_COLOR: '1' }]) {
+    const plain: Record<string, string>[] = [{ FORCE_COLOR: '0' }, { TERM: 'dumb' }, { NO_COLOR: '1' }];
+    for (const env of plain) {
       const out = await onTerminal(['privilege', 'list'], { STOR_HOME: home, ...env });
       expect(out, JSON.stringify(env)).toMatch(/^ID\s+NAME/);
       expect(out, JSON.stringify(env)).not.toContain('\x1b[');
