@@ -34,7 +34,7 @@ export async function datasetDelete(ctx: CommandContext, ref: string, options: D
   const data: DatasetDeleted = { id, dry_run: options.dryRun === true, deleted, bytes: isRoot ? children.reduce((s, c) => s + (bytesOf(all.find((d) => d.id === c)?.used) ?? 0), 0) : (bytesOf(target.used) ?? 0) };
   const summary = `${deleted.length} dataset${deleted.length === 1 ? '' : 's'} (${deleted.join(', ')}) and ${formatBytes(data.bytes)} of files`;
   if (options.dryRun) {
-    ctx.note('stor: dry run: nothing was deleted');
+    if (!ctx.globals.json) ctx.note('stor: dry run: nothing was deleted');
     return { data, view: deletedView(data) };
   }
   if (children.length > 0 && !options.recursive) {

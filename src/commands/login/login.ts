@@ -88,7 +88,7 @@ async function saveProfile(
   const store = new ProfileStore(configDirFrom(ctx.io.env));
   await store.save(name, profile, true);
   const data: LoginResult = { profile: name, url, username, current: true, config_file: store.path, ...(keyName ? { api_key_name: keyName } : {}) };
-  if (keyName) ctx.note(`stor: created API key "${keyName}" and saved it, not the password, in the profile`);
+  if (keyName && !ctx.globals.json) ctx.note(`stor: created API key "${keyName}" and saved it, not the password, in the profile`);
   return {
     data,
     view: {

@@ -18,6 +18,6 @@ export async function logout(ctx: CommandContext): Promise<CommandResult<LogoutR
   if (!name) throw new StorError('usage', 'NOT_LOGGED_IN', 'no profile is current; nothing to log out of', { hint: 'name one with --profile' });
   const wasCurrent = await store.remove(name);
   const data: LogoutResult = { profile: name, was_current: wasCurrent };
-  if (wasCurrent) ctx.note('stor: commands now use the embedded appliance until you log in or pick a profile');
+  if (wasCurrent && !ctx.globals.json) ctx.note('stor: commands now use the embedded appliance until you log in or pick a profile');
   return { data, view: { kind: 'record', fields: [['removed profile', name], ['was current', wasCurrent]] } };
 }

@@ -4,6 +4,6 @@ import { profileStore, type ProfileChange } from './store.js';
 
 export async function profileRemove(ctx: CommandContext, name: string): Promise<CommandResult<ProfileChange>> {
   const wasCurrent = await profileStore(ctx).remove(name);
-  if (wasCurrent) ctx.note(`stor: profile "${name}" was current; commands now use the embedded appliance until you pick another`);
+  if (wasCurrent && !ctx.globals.json) ctx.note(`stor: profile "${name}" was current; commands now use the embedded appliance until you pick another`);
   return { data: { profile: name, current: false }, view: { kind: 'record', fields: [['removed profile', name], ['was current', wasCurrent]] } };
 }
