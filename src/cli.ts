@@ -66,7 +66,7 @@ export async function run(argv: readonly string[], io: IO): Promise<number> {
   });
   try {
     await program.parseAsync([...argv], { from: 'user' });
-    if (result) io.stdout.write(render(result, renderMode(io, ctx?.globals.json ?? false)));
+    if (result) io.stdout.write(await render(result, renderMode(io, ctx?.globals.json ?? false)));
     return result?.exitCode ?? EXIT.OK;
   } catch (err) {
     if (err instanceof CommanderError) {

@@ -153,7 +153,7 @@ export async function privilegeFix(ctx: CommandContext, ref: string | undefined,
   const pending = fixes.filter((f) => f.status === 'fixed');
   if (pending.length > 0) {
     // The diff before the question, on stderr where the prompt is.
-    if (!ctx.globals.json) ctx.io.stderr.write(render({ data: pending, view: fixView(pending) }, renderMode(ctx.io, false, 'stderr')));
+    if (!ctx.globals.json) ctx.io.stderr.write(await render({ data: pending, view: fixView(pending) }, renderMode(ctx.io, false, 'stderr')));
     await confirmChange(ctx, `Rewrite the roles of ${pending.length} privilege${pending.length === 1 ? '' : 's'}?`, options.yes);
     for (const fix of pending) await apply(t, catalogue, fix);
   }

@@ -1,7 +1,9 @@
 import { Chalk, type ChalkInstance } from 'chalk';
 import { escapeCell, escapeJson } from './escape.js';
 import type { ColorLevel, IO } from './io.js';
-import { fitTable, type FittedColumn } from './table.js';
+import type { FittedColumn } from './table.js';
+
+type FitTable = typeof import('./table.js').fitTable;
 
 export type Scalar = string | number | boolean | null;
 
@@ -109,7 +111,7 @@ function pipedText(v: FieldValue): string {
 
 const isNumeric = (c: Cell): boolean => typeof (isStyled(c) ? c.value : c) === 'number' && !(isStyled(c) && c.human !== undefined);
 
-function terminalTable(view: Extract<View, { kind: 'table' }>, paint: ChalkInstance, width: number): string[] {
+function terminalTable(fitTable: FitTable, view: Extract<View, { kind: 'table' }>, paint: ChalkInstance, width: number): string[] {
   if (view.rows.length === 0) return view.empty ? [view.empty] : [];
   const columns: FittedColumn[] = view.columns.map((c, i) => {
     const spec = typeof c === 'string' ? { header: c } : c;
@@ -125,7 +127,7 @@ function terminalTable(view: Extract<View, { kind: 'table' }>, paint: ChalkInsta
   return fitTable(columns, view.rows.map((r) => r.map((c) => terminalText(c, paint))), width);
 }
 
-function terminalRecord(view: Extract<View, { kind: 'record' }>, paint: ChalkInstance, width: number): string[] {
+function terminalRecord(fitTable: FitTable, view: Extract<View, { kind: 'record' }>, paint: ChalkInstance, width: number): string[] {
   const fields: [string, string][] = view.fields.map(([label, value]) => [label, terminalText(value, paint)]);
   // A long list (141 roles) goes last, as a count and the names flowing within the width.
   if (view.list) fields.push([view.list.label, `${view.list.items.length}: ${escapeCell(view.list.items.join(', ')) || '-'}`]);
@@ -142,13 +144,13 @@ function terminalRecord(view: Extract<View, { kind: 'record' }>, paint: ChalkIns
   return view.heading ? [paint.bold(escapeCell(view.heading)), ...lines] : lines;
 }
 
-function renderTerminal(view: View, data: unknown, mode: RenderMode): string[] {
+async function renderTerminal(view: View, data: unknown, mode: RenderMode): Promise<string[]> {
   const paint = new Chalk({ level: mode.color });
   switch (view.kind) {
     case 'record':
-      return terminalRecord(view, paint, mode.width);
+      return terminalRecord((await loadTable()).fitTable, view, paint, mode.width);
     case 'table':
-      return terminalTable(view, paint, mode.width);
+      return terminalTable((await loadTable()).fitTable, view, paint, mode.width);
     case 'json':
       return [escapeJson(JSON.stringify(data, null, 2))];
     case 'text':
@@ -172,10 +174,13 @@ function renderPiped(view: View, data: unknown): string[] {
   }
 }
 
-/** The text for stdout. */
-export function render(result: CommandResult, mode: RenderMode): string {
+// cli-table3 and string-width load only for a terminal: `--json` and piped runs never pay for them.
+const loadTable = () => import('./table.js');
+
+/** The text for stdout (or stderr, for what is shown before a prompt). */
+export async function render(result: CommandResult, mode: RenderMode): Promise<string> {
   if (result.streamed) return '';
   if (mode.json) return `${escapeJson(JSON.stringify(result.data, null, 2))}\n`;
-  const lines = mode.tty ? renderTerminal(result.view, result.data, mode) : renderPiped(result.view, result.data);
+  const lines = mode.tty ? await renderTerminal(result.view, result.data, mode) : renderPiped(result.view, result.data);
   return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
 }
