@@ -45,7 +45,7 @@ export async function run(argv: readonly string[], io: IO): Promise<number> {
       onUsageError: (message) => (usageError = message),
     });
     await program.parseAsync([...argv], { from: 'user' });
-    if (result) io.stdout.write(render(result, renderMode(io, ctx?.globals.json ?? json)));
+    if (result) io.stdout.write(await render(result, renderMode(io, ctx?.globals.json ?? json)));
     return result?.exitCode ?? EXIT.OK;
   } catch (err) {
     if (err instanceof CommanderError && usageError === undefined) {

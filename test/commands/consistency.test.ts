@@ -10,7 +10,7 @@ function leafPaths(cmd: Command, path: string[] = []): string[][] {
   return cmd.commands.flatMap((c) => leafPaths(c, [...path, c.name()]));
 }
 
-const io = { stdout: { write: () => true }, stderr: { write: () => true }, stdin: process.stdin, env: {}, cwd: '/' };
+const io = { stdout: { write: () => true }, stderr: { write: () => true }, stdin: process.stdin, env: {}, cwd: '/', color: { stdout: 0 as const, stderr: 0 as const } };
 const hooks = { version: '0', onContext: () => undefined, onResult: () => undefined, onUsageError: () => undefined };
 // With no command words, every verb is declared (as for `stor --help`).
 const paths = leafPaths(await buildProgram([], io, hooks)).filter((p) => p[0] !== 'help');

@@ -1,3 +1,4 @@
+import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { Appliance } from '../../src/core/appliance/appliance.js';
 import { release25101Catalogue } from '../../src/core/roles/index.js';
@@ -8,7 +9,7 @@ import { tempDir } from '../helpers/temp-dir.js';
 async function seeded(settings?: Parameters<typeof Appliance.open>[0]['settings']) {
   const home = tempDir();
   Appliance.open({ stateDir: home, ...(settings ? { settings } : {}) }).close();
-  const run = (args: string[]) => runStor(args, { env: { STOR_HOME: home } });
+  const run = (args: string[], o: { tty?: boolean } = {}) => runStor(args, { env: { STOR_HOME: home }, ...o });
   expect((await run(['call', 'group.create', '{"name":"ops","smb":false}'])).code).toBe(0);
   return run;
 }
@@ -36,10 +37,13 @@ describe('stor privilege', () => {
     expect(kept.code).toBe(6);
     expect(JSON.parse(kept.stdout).privileges[0]).toMatchObject({ status: 'clean', after: ['PRIVILEGE_WRITE', 'POOL_READ'], still_locks_out: true });
     const human = await run(['privilege', 'fix', 'pw', '--yes']);
-    expect(human.stdout).toContain('PRIVILEGE_WRITE includes itself');
-    expect(human.stdout).toContain('--drop-self-including');
-    expect(human.stdout).toContain('loses privilege editing (privilege.create, privilege.update, privilege.delete)');
-    expect(human.stdout).toContain('list PRIVILEGE_READ');
+    // Piped stdout is the data row; the explanation is for the operator, on stderr.
+    expect(human.stdout).toMatch(/^4\tpw\tclean\t\tPRIVILEGE_WRITE, POOL_READ\t/m);
+    expect(human.stdout).not.toContain('includes itself');
+    expect(human.stderr).toContain('PRIVILEGE_WRITE includes itself');
+    expect(human.stderr).toContain('--drop-self-including');
+    expect(human.stderr).toContain('loses privilege editing (privilege.create, privilege.update, privilege.delete)');
+    expect(human.stderr).toContain('list PRIVILEGE_READ');
 
     const dropped = await run(['privilege', 'fix', 'pw', '--yes', '--drop-self-including', '--json']);
     expect(dropped.code).toBe(0);
@@ -65,7 +69,8 @@ describe('stor privilege', () => {
     await run(['privilege', 'create', 'ops', '--groups', 'ops', '--roles', 'READONLY_ADMIN,POOL_READ', '--force']);
     const dry = await run(['privilege', 'fix', 'ops', '--dry-run']);
     expect(dry.code).toBe(0);
-    expect(dry.stdout).toContain('- POOL_READ (included by READONLY_ADMIN)');
+    expect(dry.stdout).toContain('\tops\twould-fix\tPOOL_READ (included by READONLY_ADMIN)\tREADONLY_ADMIN\t');
+    expect(dry.stderr).toContain('stor: dry run: nothing is rewritten. Without --dry-run, stor would rewrite 1 privilege.');
     expect(JSON.parse((await run(['privilege', 'show', 'ops', '--json'])).stdout).listed_roles).toEqual(['READONLY_ADMIN', 'POOL_READ']);
   });
 
@@ -74,16 +79,13 @@ describe('stor privilege', () => {
     await run(['privilege', 'create', 'ops', '--groups', 'ops', '--roles', 'READONLY_ADMIN,POOL_READ', '--force']);
     const dry = await run(['privilege', 'fix', 'ops', '--dry-run']);
     expect(dry.code).toBe(0);
-    expect(dry.stdout.split('\n')).toEqual([
-      'Dry run: nothing is rewritten. Without --dry-run, stor would rewrite 1 privilege:',
-      expect.stringMatching(/^privilege \d+ "ops":$/),
-      '  listed roles: READONLY_ADMIN, POOL_READ',
-      '  would become: READONLY_ADMIN',
-      '  - POOL_READ (included by READONLY_ADMIN)',
-      expect.stringMatching(/^ {2}effective roles: (\d+) → \1 \(the same\)$/),
-      '',
-    ]);
-    expect(dry.stdout).not.toMatch(/changed|fixed|becomes:/i);
+    // Piped, the plan is one tab-separated row; the words that it is a dry run are on stderr.
+    expect(dry.stdout).toMatch(/^\d+\tops\twould-fix\tPOOL_READ \(included by READONLY_ADMIN\)\tREADONLY_ADMIN\t(\d+)→\1\t\n$/);
+    expect(dry.stderr).toBe('stor: dry run: nothing is rewritten. Without --dry-run, stor would rewrite 1 privilege.\n');
+    // On a terminal the headers say what would happen.
+    const tty = await run(['privilege', 'fix', 'ops', '--dry-run'], { tty: true });
+    expect(stripVTControlCharacters(tty.stdout)).toMatch(/WOULD DROP\s+WOULD BECOME\s+EFFECTIVE\s+WOULD LOSE/);
+    expect(`${dry.stdout}${dry.stderr}${tty.stdout}`).not.toMatch(/changed|fixed|becomes:|\bDROPPED\b|ROLES AFTER/i);
     const dryJson = JSON.parse((await run(['privilege', 'fix', 'ops', '--dry-run', '--json'])).stdout);
     expect(dryJson).toMatchObject({ dry_run: true, privileges: [{ name: 'ops', status: 'would-fix', after: ['READONLY_ADMIN'] }] });
 
@@ -113,8 +115,9 @@ describe('stor privilege', () => {
     const dryKept = await run(['privilege', 'fix', 'pw', '--dry-run']);
     const realKept = await run(['privilege', 'fix', 'pw', '--yes']);
     expect([dryKept.code, realKept.code]).toEqual([6, 6]);
-    expect(dryKept.stdout).toMatch(/^Dry run: nothing is rewritten\.\nprivilege \d+ "pw": nothing to change\n {2}kept: PRIVILEGE_WRITE includes itself/);
-    expect(dryKept.stdout).not.toMatch(/changed|fixed/i);
+    expect(dryKept.stdout).toMatch(/^\d+\tpw\tclean\t/);
+    expect(dryKept.stderr).toMatch(/would keep: PRIVILEGE_WRITE includes itself/);
+    expect(`${dryKept.stdout}${dryKept.stderr}`).not.toMatch(/changed|fixed/i);
   });
 
   it('create refuses what locks users out on this target (as-reported: an overlap), unless --force, and resolves groups by name or gid', async () => {

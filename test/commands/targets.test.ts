@@ -161,7 +161,8 @@ describe('stor login names the profile after the host (issue 13, Deliver 5)', ()
 
     const again = await runStor(['login', '--url', `ws://127.0.0.1:${server.port}/api/current/`, '--api-key-stdin'], { env, stdin: alice.key });
     expect(again.code).toBe(0);
-    expect(again.stdout).toContain(`as alice; saved in profile "${name}", updated (now current).`);
+    expect(again.stderr).toContain(`saved in profile "${name}", updated`);
+    expect(again.stdout).toContain('created\tfalse\n');
     const list = await runStor(['profile', 'list', '--json'], { env });
     expect(JSON.parse(list.stdout).map((p: { name: string }) => p.name)).toEqual([name]);
     const me = await runStor(['whoami', '--json'], { env });
@@ -205,7 +206,7 @@ describe('stor login names the profile after the host (issue 13, Deliver 5)', ()
     expect(JSON.parse(forced.stdout)).toMatchObject({ profile: name, created: false, replaced_url: 'wss://nas.example.com' });
     expect((await store.read()).profiles[name]!.url).toBe(`ws://127.0.0.1:${server.port}`);
     const human = await runStor(['login', '--url', server.url, '--api-key-stdin', '--profile', 'x'], { env, stdin: server.adminKey });
-    expect(human.stdout).toContain(`saved in new profile "x" (now current).`);
+    expect(human.stderr).toContain(`saved in new profile "x"`);
   });
 });
 
@@ -246,13 +247,13 @@ describe('stor logout (issue 13, Deliver 5)', () => {
     expect(second.code).toBe(0);
     expect(JSON.parse(second.stdout)).toEqual({ profile: null, removed: false, was_current: false });
     const human = await runStor(['logout'], { env });
-    expect(human).toMatchObject({ code: 0, stdout: 'No profile is current: nothing to log out of.\n' });
+    expect(human).toMatchObject({ code: 0, stderr: 'stor: no profile is current: nothing to log out of\n' });
 
     const named = await runStor(['--profile', name, 'logout', '--json'], { env });
     expect(named.code).toBe(0);
     expect(JSON.parse(named.stdout)).toEqual({ profile: name, removed: false, was_current: false });
     const namedHuman = await runStor(['--profile', name, 'logout'], { env });
-    expect(namedHuman.stdout).toBe(`No profile "${name}" is saved: nothing to log out of.\n`);
+    expect(namedHuman.stderr).toBe(`stor: no profile "${name}" is saved: nothing to log out of\n`);
   });
 
   it('profile remove of an unknown profile stays an error: it names one to delete', async () => {

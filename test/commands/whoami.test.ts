@@ -23,11 +23,12 @@ describe('stor whoami', () => {
 
   it('prints aligned fields on a terminal and tab-separated fields when piped', async () => {
     const env = { STOR_HOME: tempDir() };
-    const tty = await runStor(['whoami'], { env: { ...env, NO_COLOR: '1' }, tty: true });
+    const tty = await runStor(['whoami'], { env, tty: true, color: 0 });
     expect(tty.stdout).not.toContain('\x1b[');
     expect(tty.stdout).toMatch(/^username:\s+truenas_admin$/m);
     expect(tty.stdout).toMatch(/^account attributes:\s+LOCAL, API_KEY, SYS_ADMIN$/m);
-    expect(tty.stdout).toMatch(/^ {2}FULL_ADMIN$/m);
+    expect(tty.stdout).toMatch(/^roles:\s+141: ACCOUNT_READ, ACCOUNT_WRITE,/m);
+    expect(tty.stdout).toMatch(/\bFULL_ADMIN,/);
     const coloured = await runStor(['whoami'], { env, tty: true });
     expect(coloured.stdout).toContain('\x1b[1musername:');
     const piped = await runStor(['whoami'], { env });

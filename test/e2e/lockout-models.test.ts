@@ -54,15 +54,17 @@ describe.each(Object.entries(targets))('privilege check on the %s target', (_nam
       expect.objectContaining({ name: 'overlapping', locks_out: false, findings: [expect.objectContaining({ kind: 'overlap', role: 'FILESYSTEM_DATA_WRITE', locks_out: false })] }),
     ]);
     const human = await run(['privilege', 'check'], 0);
-    expect(human.stdout).toContain('warning: privilege 4 "overlapping"');
-    expect(human.stdout).toContain('role expansion truenas-25.10.1: only a self-including role breaks login');
+    // Piped: one data row per finding; what explains it goes to stderr.
+    expect(human.stdout).toMatch(/^4\toverlapping\twarning\t\[1\] FILESYSTEM_DATA_WRITE is already included by /m);
+    expect(human.stdout).not.toContain('judged as');
+    expect(human.stderr).toContain('role expansion truenas-25.10.1: only a self-including role breaks login');
 
     await makeUserWithPrivilege(run, 'sam', 'selfish', ['POOL_READ']);
     await run(['privilege', 'update', 'selfish', '--roles', SELF.join(','), '--force']);
     const locked = await run(['privilege', 'check'], 6);
-    expect(locked.stdout).toContain('LOCKOUT: privilege 5 "selfish"');
-    expect(locked.stdout).toContain('PRIVILEGE_WRITE includes itself');
-    expect(locked.stdout).toContain('1 of 5 privileges lock their users out on the emulator (truenas-25.10.1); 1 with warnings only.');
+    expect(locked.stdout).toMatch(/^5\tselfish\tLOCKOUT\t.*PRIVILEGE_WRITE includes itself/m);
+    expect(locked.stderr).toContain('next: stor privilege fix 5 --drop-self-including');
+    expect(locked.stderr).toContain('1 of 5 privileges lock their users out on the emulator (truenas-25.10.1); 1 with warnings only');
   });
 
   it('as-reported: both lists lock their users out (exit 6)', async () => {
@@ -143,8 +145,8 @@ describe('privilege check against a real appliance (no stor.emulation): judged b
     const nas = await realAppliance('27.0.0', { PRIVILEGE_WRITE: ['PRIVILEGE_READ'] });
     const run = stor({ STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir(), STOR_URL: nas.baseUrl, STOR_API_KEY: KEY });
     const r = await run(['privilege', 'check'], 0);
-    expect(r.stdout).toContain('release 27.0.0 is not one stor knows; judged by its catalogue alone');
-    expect(r.stdout).toContain('No privilege locks its users out on release 27.0.0');
+    expect(r.stderr).toContain('release 27.0.0 is not one stor knows; judged by its catalogue alone');
+    expect(r.stderr).toContain('no privilege locks its users out on release 27.0.0');
   });
 });
 

@@ -45,7 +45,7 @@ describe('stor upload, end to end with the built binary', () => {
 
     const table = await spawnStor(['stat', '/mnt/tank/docs/README.md'], { env });
     expect(table.stdout).toContain('mode\t100644\n');
-    expect(table.stdout).toContain('owner\ttruenas_admin (950)\n');
+    expect(table.stdout).toContain('owner\ttruenas_admin\n');
   });
 
   it('uploads 5 MiB byte for byte to `stor serve` after `stor login`, over ws and with --rpc http', async () => {

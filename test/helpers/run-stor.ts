@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { run } from '../../src/cli.js';
-import type { IO } from '../../src/commands/shared/io.js';
+import type { ColorLevel, IO } from '../../src/commands/shared/io.js';
 
 export interface RunResult {
   code: number;
@@ -13,6 +13,10 @@ export interface RunOptions {
   /** Pretend stdout (and stdin, stderr) are a terminal. */
   tty?: boolean;
   stdin?: string;
+  /** Terminal width of stdout and stderr (100 unless given). */
+  columns?: number;
+  /** Colour level of both streams: 1 on a terminal, 0 when piped, unless given. */
+  color?: ColorLevel;
 }
 
 /** Runs `stor` in-process with captured streams: the same `run()` the binary calls. */
@@ -22,9 +26,12 @@ export async function runStor(argv: string[], options: RunOptions = {}): Promise
   const tty = options.tty ?? false;
   const stdin = Readable.from(options.stdin === undefined ? [] : [options.stdin]) as IO['stdin'];
   Object.assign(stdin, { isTTY: tty });
+  const columns = options.columns ?? 100;
+  const color = options.color ?? (tty ? 1 : 0);
   const io: IO = {
-    stdout: { write: (s: string) => (stdout += s), isTTY: tty, columns: 100 },
-    stderr: { write: (s: string) => (stderr += s), isTTY: tty },
+    stdout: { write: (s: string) => (stdout += s), isTTY: tty, columns },
+    stderr: { write: (s: string) => (stderr += s), isTTY: tty, columns },
+    color: { stdout: color, stderr: color },
     stdin,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...options.env },
     cwd: process.cwd(),

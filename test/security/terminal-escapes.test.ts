@@ -24,11 +24,16 @@ describe('control characters from the appliance never reach the terminal raw', (
   it('privilege list: escaped on a terminal, in TSV, and still the same value in --json', async () => {
     const env = await withHostilePrivilege();
     for (const tty of [false, true]) {
-      const r = await runStor(['privilege', 'list'], { env, tty });
+      // Wide enough that the table does not shorten the (escaped, so long) name with …
+      const r = await runStor(['privilege', 'list'], { env, tty, columns: 200 });
       expect(r.code).toBe(0);
       expect(withoutOwnColour(r.stdout)).not.toMatch(RAW_CONTROL);
       expect(r.stdout).toContain('ops\\x1b]0;X\\x07\\x1b[2K\\x9b31m');
     }
+    // Shortened to fit 60 columns, the name is cut in its escaped form: still nothing raw.
+    const narrow = await runStor(['privilege', 'list'], { env, tty: true, columns: 60 });
+    expect(withoutOwnColour(narrow.stdout)).not.toMatch(RAW_CONTROL);
+    expect(narrow.stdout).toMatch(/^ *4  ops\\x1b.*…/m);
     const json = await runStor(['privilege', 'list', '--json'], { env });
     expect(json.stdout).not.toMatch(RAW_CONTROL);
     expect(JSON.parse(json.stdout).some((p: { name: string }) => p.name === HOSTILE)).toBe(true);

@@ -173,10 +173,10 @@ export const completionCommand = defineCommand({
   options,
   examples: ['source <(stor completion bash)     # in ~/.bashrc', 'source <(stor completion zsh)      # in ~/.zshrc', 'stor completion fish > ~/.config/fish/completions/stor.fish'],
   notes: 'Values are completed too: profile names, privilege names and ids, method names, datasets and remote paths (asking the target, with a short timeout), and fixed choices such as --rpc ws|http.',
-  async run(ctx, { shell }, opts): Promise<CommandResult<string | string[]>> {
+  async run(ctx, { shell }, opts): Promise<CommandResult<string>> {
     if (opts.values !== undefined) {
       const found = await candidateValues(ctx, opts.values, opts.prefix ?? '');
-      return { data: found, view: { kind: 'lines', lines: found } };
+      return { data: found.join('\n'), view: { kind: 'text' } };
     }
     const chosen = shell;
     if (chosen === undefined || !(SHELLS as readonly string[]).includes(chosen)) {
@@ -189,6 +189,6 @@ export const completionCommand = defineCommand({
         : chosen === 'zsh'
           ? `# zsh completion for stor; load with: source <(stor completion zsh)\nautoload -U +X bashcompinit && bashcompinit\n${bashScript(nodes)}`
           : bashScript(nodes);
-    return { data: script, view: { kind: 'lines', lines: [script.trimEnd()] } };
+    return { data: script, view: { kind: 'text' } };
   },
 });

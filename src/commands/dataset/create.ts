@@ -43,8 +43,19 @@ export async function datasetCreate(ctx: CommandContext, ref: string, options: D
     if (!existing) throw err;
     data = { ...existing, created: false };
   }
-  const where = data.mountpoint ? `, mounted at ${data.mountpoint}` : '';
-  return { data, view: { kind: 'lines', lines: [data.created ? `Created dataset ${data.id}${where}.` : `Dataset ${data.id} already exists${where}; nothing changed.`] } };
+  if (!data.created && !ctx.globals.json) ctx.note(`stor: dataset ${data.id} already exists; nothing changed`);
+  return {
+    data,
+    view: {
+      kind: 'record',
+      fields: [
+        ['dataset', data.id],
+        ['created', data.created],
+        ['mountpoint', data.mountpoint],
+        ['comments', data.comments],
+      ],
+    },
+  };
 }
 
 /** The dataset `name` when it exists as a filesystem; a volume of that name is not what was asked for. */

@@ -1,8 +1,8 @@
 import type { CommandContext } from '../shared/context.js';
 import { predictedDenial } from '../shared/predict-access.js';
 import { confirmChange } from '../shared/prompts.js';
-import type { CommandResult } from '../shared/render.js';
-import { formatBytes } from '../shared/format.js';
+import { toned, type CommandResult, type View } from '../shared/render.js';
+import { formatBytes, sizeCell } from '../shared/format.js';
 import { call, queryItems } from '../../core/contract/client.js';
 import { poolDatasetContract } from '../../core/contract/pool-dataset.js';
 import { ERRNO, rpcErrors, type RpcError } from '../../core/errors.js';
@@ -44,7 +44,8 @@ export async function datasetDelete(ctx: CommandContext, ref: string, options: D
     const snapshots = await snapshotsBelow(t, id);
     const refusal = await predictedRefusal(t, id, { hasChildren: children.length > 0, isRoot, recursive: options.recursive === true, snapshots, volume: target.type === 'VOLUME' });
     if (refusal) throw refusal;
-    return { data, view: { kind: 'lines', lines: [`Dry run: would delete ${summary}; nothing was deleted.`] } };
+    if (!ctx.globals.json) ctx.note('stor: dry run: nothing was deleted');
+    return { data, view: deletedView(data) };
   }
   if ((children.length > 0 || (await snapshotsBelow(t, id)).length > 0) && !options.recursive) {
     // Let the appliance refuse it before the prompt, so the error is exactly what it says
@@ -53,7 +54,19 @@ export async function datasetDelete(ctx: CommandContext, ref: string, options: D
   }
   await confirmChange(ctx, `Delete ${summary}? This cannot be undone.`, options.yes);
   await call(t, 'pool.dataset.delete', [id, { recursive: options.recursive === true, force: false }]);
-  return { data, view: { kind: 'lines', lines: [`Deleted ${summary}.`] } };
+  return { data, view: deletedView(data) };
+}
+
+function deletedView(data: DatasetDeleted): View {
+  return {
+    kind: 'record',
+    fields: [
+      ['dataset', data.id],
+      ['dry run', toned(data.dry_run, data.dry_run ? 'warning' : undefined)],
+      [data.dry_run ? 'would delete' : 'deleted', data.deleted],
+      ['bytes', sizeCell(data.bytes)],
+    ],
+  };
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
 import { queryItems } from '../../core/contract/client.js';
-import { formatBytes } from '../shared/format.js';
+import { sizeCell } from '../shared/format.js';
 import { bytesOf, checkSpaceProperties, commentOf } from './model.js';
 import { arg, defineCommand } from '../shared/declare.js';
 
@@ -34,13 +34,12 @@ export async function datasetList(ctx: CommandContext, pool: string | undefined)
     compression: d.compression?.value ?? null,
     comments: commentOf(d),
   }));
-  const size = (n: number | null) => (n === null ? null : ctx.io.stdout.isTTY ? formatBytes(n) : n);
   return {
     data,
     view: {
       kind: 'table',
-      columns: ['name', 'used', 'avail', 'compression', 'mountpoint', 'comments'],
-      rows: data.map((d) => [d.name, size(d.used), size(d.available), d.compression, d.mountpoint, d.comments]),
+      columns: ['name', { header: 'used', align: 'right' }, { header: 'avail', align: 'right' }, 'compression', 'mountpoint', { header: 'comments', overflow: 'wrap' }],
+      rows: data.map((d) => [d.name, sizeCell(d.used), sizeCell(d.available), d.compression, d.mountpoint, d.comments]),
       empty: pool ? `No datasets in pool ${pool}.` : 'No datasets.',
     },
   };

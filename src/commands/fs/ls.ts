@@ -1,7 +1,8 @@
 import { queryItems } from '../../core/contract/client.js';
 import type { CommandContext } from '../shared/context.js';
-import { octal } from '../shared/format.js';
-import type { CommandResult } from '../shared/render.js';
+import { formatMode, octal, ownerText, sizeCell } from '../shared/format.js';
+import { shown, type CommandResult } from '../shared/render.js';
+import { ownerNames } from './owners.js';
 import { arg, defineCommand } from '../shared/declare.js';
 
 /** One row of `stor ls --json`. */
@@ -15,18 +16,33 @@ export interface LsRow {
   mode: string;
   uid: number;
   gid: number;
+  /** Owner's name; null when the target did not tell it (unknown uid, or accounts not readable). */
+  user: string | null;
+  group: string | null;
 }
 
 export async function ls(ctx: CommandContext, path: string): Promise<CommandResult<LsRow[]>> {
   const t = await ctx.transport();
-  const raw = await queryItems(t, 'filesystem.listdir', ['name', 'path', 'type', 'size', 'mode', 'uid', 'gid'], [], {}, [path]);
-  const data = raw.map((e) => ({ name: e.name, path: e.path, type: e.type, size: e.size, mode: octal(e.mode, 6), uid: e.uid, gid: e.gid }));
+  const [raw, names] = await Promise.all([
+    queryItems(t, 'filesystem.listdir', ['name', 'path', 'type', 'size', 'mode', 'uid', 'gid'], [], {}, [path]),
+    ownerNames(t),
+  ]);
+  const rows = raw.map((e) => ({
+    row: { name: e.name, path: e.path, type: e.type, size: e.size, mode: octal(e.mode, 6), uid: e.uid, gid: e.gid, user: names.user(e.uid), group: names.group(e.gid) },
+    mode: e.mode,
+  }));
   return {
-    data,
+    data: rows.map((r) => r.row),
     view: {
       kind: 'table',
-      columns: ['mode', 'uid', 'gid', 'size', 'name'],
-      rows: data.map((e) => [e.mode, e.uid, e.gid, e.size, e.type === 'DIRECTORY' ? `${e.name}/` : e.name]),
+      columns: ['mode', 'owner', 'group', { header: 'size', align: 'right' }, { header: 'name', overflow: 'wrap' }],
+      rows: rows.map(({ row, mode }) => [
+        shown(row.mode, formatMode(mode, row.type)),
+        shown(row.uid, ownerText(row.user, row.uid)),
+        shown(row.gid, ownerText(row.group, row.gid)),
+        sizeCell(row.size),
+        row.type === 'DIRECTORY' ? `${row.name}/` : row.name,
+      ]),
       empty: `${path} is empty`,
     },
   };

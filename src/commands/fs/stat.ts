@@ -1,7 +1,7 @@
 import { call } from '../../core/contract/client.js';
 import type { CommandContext } from '../shared/context.js';
-import { octal } from '../shared/format.js';
-import type { CommandResult } from '../shared/render.js';
+import { formatMode, formatTime, octal, ownerText, sizeCell } from '../shared/format.js';
+import { shown, type CommandResult } from '../shared/render.js';
 import type { LsRow } from './ls.js';
 import { arg, defineCommand } from '../shared/declare.js';
 
@@ -45,11 +45,11 @@ export async function stat(ctx: CommandContext, path: string): Promise<CommandRe
       fields: [
         ['path', data.path],
         ['type', data.type],
-        ['size', data.size],
-        ['mode', data.mode],
-        ['owner', `${data.user ?? '?'} (${data.uid})`],
-        ['group', `${data.group ?? '?'} (${data.gid})`],
-        ['modified', data.mtime],
+        ['size', sizeCell(data.size)],
+        ['mode', shown(data.mode, formatMode(s.mode, s.type))],
+        ['owner', ownerText(data.user, data.uid)],
+        ['group', ownerText(data.group, data.gid)],
+        ['modified', shown(data.mtime, formatTime(new Date(s.mtime * 1000), ctx.io.env.TZ))],
       ],
     },
   };

@@ -147,9 +147,26 @@ async function saveProfile(
     config_file: store.path,
     ...(keyName ? { api_key_name: keyName } : {}),
   };
-  const how = created ? `new profile "${name}"` : replacedUrl !== undefined ? `profile "${name}", replacing its ${replacedUrl}` : `profile "${name}", updated`;
-  const saved = keyName ? `created API key "${keyName}" and saved it (not the password) in ${how}` : `saved in ${how}`;
-  return { data, view: { kind: 'lines', lines: [`Logged in to ${url} as ${username}; ${saved} (now current).`] } };
+  if (!ctx.globals.json) {
+    const how = created ? `new profile "${name}"` : replacedUrl !== undefined ? `profile "${name}", replacing its ${replacedUrl}` : `profile "${name}", updated`;
+    ctx.note(keyName ? `stor: created API key "${keyName}" and saved it, not the password, in ${how}` : `stor: saved in ${how}`);
+  }
+  return {
+    data,
+    view: {
+      kind: 'record',
+      fields: [
+        ['profile', name],
+        ['created', created],
+        ['url', url],
+        ['username', username],
+        ['current', true],
+        ...(replacedUrl !== undefined ? [['replaced url', replacedUrl] as [string, string]] : []),
+        ...(keyName ? [['api key name', keyName] as [string, string]] : []),
+        ['config file', store.path],
+      ],
+    },
+  };
 }
 
 export const loginCommand = defineCommand({

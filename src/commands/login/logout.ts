@@ -24,13 +24,13 @@ export async function logout(ctx: CommandContext): Promise<CommandResult<LogoutR
   const name = ctx.globals.profile ?? (ctx.io.env.STOR_PROFILE || undefined) ?? doc.current ?? null;
   if (name === null || !doc.profiles[name]) {
     const data: LogoutResult = { profile: name, removed: false, was_current: false };
-    const line = name === null ? 'No profile is current: nothing to log out of.' : `No profile "${name}" is saved: nothing to log out of.`;
-    return { data, view: { kind: 'lines', lines: [line] } };
+    if (!ctx.globals.json) ctx.note(name === null ? 'stor: no profile is current: nothing to log out of' : `stor: no profile "${name}" is saved: nothing to log out of`);
+    return { data, view: { kind: 'record', fields: [['removed profile', null], ['was current', false]] } };
   }
   const wasCurrent = await store.remove(name);
   const data: LogoutResult = { profile: name, removed: true, was_current: wasCurrent };
-  const after = wasCurrent ? ' Commands now use the embedded appliance until you log in or pick a profile.' : '';
-  return { data, view: { kind: 'lines', lines: [`Removed profile "${name}" and its key.${after}`] } };
+  if (wasCurrent && !ctx.globals.json) ctx.note('stor: commands now use the embedded appliance until you log in or pick a profile');
+  return { data, view: { kind: 'record', fields: [['removed profile', name], ['was current', wasCurrent]] } };
 }
 
 export const logoutCommand = defineCommand({

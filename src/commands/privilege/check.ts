@@ -1,6 +1,6 @@
 import type { CommandContext } from '../shared/context.js';
 import { EXIT } from '../shared/exit-codes.js';
-import type { CommandResult } from '../shared/render.js';
+import { toned, type CommandResult } from '../shared/render.js';
 import { groupNames, healthOf, listPrivileges, loadTargetRoles, modelJson, type FindingReport } from './model.js';
 import { defineCommand } from '../shared/declare.js';
 
@@ -41,21 +41,33 @@ export async function privilegeCheck(ctx: CommandContext): Promise<CommandResult
       suggested_roles: h.minimal,
     }));
   const data: PrivilegeCheckResult = { ok: !flagged.some((p) => p.locks_out), catalogue: roles.source, model: modelJson(roles), privileges: flagged };
-  const lines: string[] = [`Judged as ${roles.model.basis} (catalogue: ${roles.source}).`];
-  for (const p of flagged) {
-    lines.push(`${p.locks_out ? 'LOCKOUT' : 'warning'}: privilege ${p.id} "${p.name}" (groups: ${p.groups.join(', ') || '-'})`);
-    for (const f of p.findings) lines.push(`  [${f.index}] ${f.effect}`, `      fix: ${f.remedy}`);
-    lines.push(`  run: stor privilege fix ${p.id}${p.findings.some((f) => f.locks_out && f.kind === 'self-including') ? ' --drop-self-including' : ''}`);
-  }
   const broken = flagged.filter((p) => p.locks_out).length;
   const warned = flagged.length - broken;
   const warnings = warned > 0 ? `; ${warned} with warnings only` : '';
-  lines.push(
-    broken > 0
-      ? `${broken} of ${privileges.length} privileges lock their users out on ${roles.model.name}${warnings}.`
-      : `No privilege locks its users out on ${roles.model.name} (${privileges.length} checked${warnings}).`,
-  );
-  return { data, view: { kind: 'lines', lines }, exitCode: broken > 0 ? EXIT.CHECK : EXIT.OK };
+  // What explains the table, and what to run next, is for the operator: stderr.
+  if (!ctx.globals.json) {
+    ctx.note(`judged as ${roles.model.basis} (catalogue: ${roles.source})`);
+    for (const p of flagged) {
+      ctx.note(`next: stor privilege fix ${p.id}${p.findings.some((f) => f.locks_out && f.kind === 'self-including') ? ' --drop-self-including' : ''}`);
+    }
+    ctx.note(
+      broken > 0
+        ? `${broken} of ${privileges.length} privileges lock their users out on ${roles.model.name}${warnings}`
+        : `no privilege locks its users out on ${roles.model.name} (${privileges.length} checked${warnings})`,
+    );
+  }
+  return {
+    data,
+    view: {
+      kind: 'table',
+      columns: ['id', 'name', 'severity', { header: 'finding', overflow: 'wrap' }, { header: 'fix', overflow: 'wrap' }],
+      rows: flagged.flatMap((p) =>
+        p.findings.map((f) => [p.id, p.name, toned(f.locks_out ? 'LOCKOUT' : 'warning', f.locks_out ? 'danger' : 'warning'), `[${f.index}] ${f.effect}`, f.remedy]),
+      ),
+      empty: 'No findings.',
+    },
+    exitCode: broken > 0 ? EXIT.CHECK : EXIT.OK,
+  };
 }
 
 export const privilegeCheckCommand = defineCommand({

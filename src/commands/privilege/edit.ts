@@ -6,6 +6,7 @@ import type { CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
 import { groupNames, healthOf, type Privilege, type TargetRoles } from './model.js';
 import { flag, list, type OptionValues } from '../shared/declare.js';
+import { healthCell } from './tones.js';
 
 /** The options `privilege create` and `privilege update` share. */
 export const editOptions = {
@@ -77,7 +78,7 @@ export function saved(p: Privilege, roles: TargetRoles): CommandResult<Privilege
         ['groups', data.groups],
         ['roles', data.roles],
         ['web shell', data.web_shell],
-        ['health', data.health],
+        ['health', healthCell(h.labels, h.locksOut)],
       ],
     },
   };

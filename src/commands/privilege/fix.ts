@@ -1,4 +1,3 @@
-import { escapeControls } from '../shared/escape.js';
 import { call } from '../../core/contract/client.js';
 import { privilegeContract } from '../../core/contract/privilege.js';
 import { RpcError, StorError } from '../../core/errors.js';
@@ -9,7 +8,7 @@ import type { CommandContext } from '../shared/context.js';
 import { EXIT } from '../shared/exit-codes.js';
 import { predictedDenial } from '../shared/predict-access.js';
 import { confirmChange } from '../shared/prompts.js';
-import type { CommandResult } from '../shared/render.js';
+import { render, renderMode, toned, type CommandResult, type Tone, type View } from '../shared/render.js';
 import { selfIncludingAdvice } from './lockout.js';
 import { findPrivilege, healthOf, listPrivileges, loadTargetRoles, type FindingReport, type Privilege, type TargetRoles } from './model.js';
 import { arg, defineCommand, flag, type OptionValues } from '../shared/declare.js';
@@ -86,27 +85,45 @@ function plan(roles: TargetRoles, p: Privilege, options: FixOptions): PrivilegeF
   };
 }
 
-/** The plan in words; a dry run's says what *would* happen, so it cannot be read as done. */
-function describe(fix: PrivilegeFix): string[] {
-  const head = `privilege ${fix.id} "${fix.name}"`;
-  if (fix.status === 'builtin') return [`${head}: built-in; never rewritten`];
-  const would = fix.status === 'would-fix';
-  const lines =
-    fix.status === 'clean'
-      ? [`${head}: nothing to change`]
-      : [`${head}:`, `  listed roles: ${fix.before.join(', ')}`, would ? `  would become: ${fix.after.join(', ')}` : `  becomes:      ${fix.after.join(', ')}`];
-  for (const r of fix.removed) {
-    lines.push(`  - ${r.role} (${r.reason})`);
-    if (r.keep) lines.push(`    to keep most of it: ${r.keep}`);
+const STATUS_TONE: Record<FixStatus, Tone | undefined> = { fixed: 'ok', 'would-fix': 'warning', clean: 'ok', builtin: undefined };
+
+/**
+ * The diff as a table: one row per privilege, what goes and why, what stays, what it costs. A dry
+ * run's headers say what *would* happen, so it cannot be read as done.
+ */
+function fixView(fixes: readonly PrivilegeFix[], dryRun: boolean): View {
+  return {
+    kind: 'table',
+    columns: [
+      'id',
+      'name',
+      'status',
+      { header: dryRun ? 'would drop' : 'dropped', overflow: 'wrap' },
+      { header: dryRun ? 'would become' : 'roles after', overflow: 'wrap' },
+      'effective',
+      { header: dryRun ? 'would lose' : 'loses', overflow: 'wrap' },
+    ],
+    rows: fixes.map((f) => [
+      f.id,
+      f.name,
+      toned(f.status, f.still_locks_out && f.status !== 'builtin' ? 'danger' : STATUS_TONE[f.status]),
+      f.removed.map((r) => `${r.role} (${r.reason})`).join('; '),
+      f.after.join(', '),
+      `${f.effective_before}→${f.effective_after}`,
+      f.lost_roles.join(', '),
+    ]),
+    empty: 'No privileges.',
+  };
+}
+
+/** What the table cannot say in a cell: how to keep what a dropped role granted, what was kept. */
+function advice(ctx: CommandContext, fixes: readonly PrivilegeFix[], dryRun: boolean): void {
+  for (const f of fixes) {
+    for (const r of f.removed) if (r.keep) ctx.note(`privilege ${f.id}: to keep most of ${r.role}: ${r.keep}`);
+    for (const k of f.remaining.filter((k) => k.kind === 'self-including' || k.kind === 'unknown')) {
+      ctx.note(`privilege ${f.id}: ${dryRun ? 'would keep' : 'kept'}: ${k.effect}; to drop it: ${k.remedy}`);
+    }
   }
-  if (fix.status !== 'clean') {
-    const unchanged = fix.lost_roles.length === 0 ? ' (the same)' : `; ${would ? 'would lose' : 'loses'} ${fix.lost_roles.join(', ')}`;
-    lines.push(`  effective roles: ${fix.effective_before} → ${fix.effective_after}${unchanged}`);
-  }
-  for (const f of fix.remaining.filter((f) => f.kind === 'self-including' || f.kind === 'unknown')) {
-    lines.push(`  ${would ? 'would keep' : 'kept'}: ${f.effect}`, `        to drop it: ${f.remedy}`);
-  }
-  return lines;
 }
 
 /** Applies one planned fix, then re-reads the privilege and checks the stored list and effective roles. */
@@ -149,7 +166,8 @@ export async function privilegeFix(ctx: CommandContext, ref: string | undefined,
   const fixes = targets.map((p) => plan(roles, p, options));
   const pending = fixes.filter((f) => f.status === 'fixed');
   if (pending.length > 0) {
-    if (!ctx.globals.json) ctx.io.stderr.write(`${escapeControls(pending.flatMap(describe).join('\n'))}\n`);
+    // The diff before the question, on stderr where the prompt is.
+    if (!ctx.globals.json) ctx.io.stderr.write(await render({ data: pending, view: fixView(pending, false) }, renderMode(ctx.io, false, 'stderr')));
     await confirmChange(ctx, `Rewrite the roles of ${pending.length} privilege${pending.length === 1 ? '' : 's'}?`, options.yes);
     for (const fix of pending) await apply(t, catalogue, fix);
   }
@@ -160,13 +178,15 @@ export async function privilegeFix(ctx: CommandContext, ref: string | undefined,
     if (denied) throw denied;
   }
   const data: FixResult = { dry_run: options.dryRun === true, privileges: fixes };
-  const lines = fixes.flatMap((f) => (f.status === 'fixed' ? [`privilege ${f.id} "${f.name}": fixed; roles now ${f.after.join(', ')}`] : describe(f)));
-  if (options.dryRun) {
-    const count = `${wouldFix.length} privilege${wouldFix.length === 1 ? '' : 's'}`;
-    lines.unshift(`Dry run: nothing is rewritten.${wouldFix.length > 0 ? ` Without --dry-run, stor would rewrite ${count}:` : ''}`);
+  if (!ctx.globals.json) {
+    advice(ctx, fixes, options.dryRun);
+    if (options.dryRun) {
+      const count = `${wouldFix.length} privilege${wouldFix.length === 1 ? '' : 's'}`;
+      ctx.note(`stor: dry run: nothing is rewritten.${wouldFix.length > 0 ? ` Without --dry-run, stor would rewrite ${count}.` : ''}`);
+    }
   }
   const stillBroken = fixes.some((f) => f.still_locks_out && f.status !== 'builtin');
-  return { data, view: { kind: 'lines', lines }, exitCode: stillBroken ? EXIT.CHECK : EXIT.OK };
+  return { data, view: fixView(fixes, options.dryRun), exitCode: stillBroken ? EXIT.CHECK : EXIT.OK };
 }
 
 export const privilegeFixCommand = defineCommand({

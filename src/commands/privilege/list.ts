@@ -2,6 +2,7 @@ import type { CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
 import { groupNames, healthOf, listPrivileges, loadTargetRoles } from './model.js';
 import { defineCommand } from '../shared/declare.js';
+import { healthCell } from './tones.js';
 
 /** One row of `stor privilege list --json`. */
 export interface PrivilegeSummary {
@@ -38,8 +39,9 @@ export async function privilegeList(ctx: CommandContext): Promise<CommandResult<
     data,
     view: {
       kind: 'table',
-      columns: ['id', 'name', 'groups', 'roles', 'web shell', 'health'],
-      rows: data.map((p) => [p.id, p.name, p.groups.join(','), p.roles.join(','), p.web_shell, [...p.health, ...(p.locks_out ? ['LOCKOUT'] : [])].join(', ')]),
+      columns: ['id', 'name', { header: 'groups', overflow: 'wrap' }, { header: 'roles', overflow: 'wrap' }, 'web shell', { header: 'health', overflow: 'wrap' }],
+      // ", " between roles so that a long list wraps at word boundaries on a terminal.
+      rows: data.map((p) => [p.id, p.name, p.groups.join(', '), p.roles.join(', '), p.web_shell, healthCell(p.health, p.locks_out)]),
       empty: 'No privileges.',
     },
   };

@@ -1,8 +1,9 @@
 import { queryItems } from '../../core/contract/client.js';
 import type { CommandContext } from '../shared/context.js';
-import type { CommandResult } from '../shared/render.js';
+import type { Cell, CommandResult } from '../shared/render.js';
 import { findPrivilege, groupNames, healthOf, loadTargetRoles, modelJson, type FindingReport } from './model.js';
 import { arg, defineCommand } from '../shared/declare.js';
+import { findingCell, healthCell } from './tones.js';
 
 /** `stor privilege show --json` */
 export interface PrivilegeDetail {
@@ -54,19 +55,25 @@ export async function privilegeShow(ctx: CommandContext, ref: string): Promise<C
     catalogue: roles.source,
     model: modelJson(roles),
   };
-  const lines = [
-    `Privilege ${p.id} "${p.name}"${p.builtin_name ? ` (built-in ${p.builtin_name})` : ''}`,
-    `  groups:          ${data.groups.map((g) => `${g.name} (${g.gid})`).join(', ') || '-'}`,
-    `  members:         ${members.join(', ') || '-'}`,
-    `  web shell:       ${p.web_shell}`,
-    `  listed roles:    ${p.roles.join(', ') || '-'}`,
-    `  effective roles: ${data.effective_roles.length}`,
-    ...data.effective_roles.map((r) => `    ${r}`),
-    `  health:          ${h.labels.join(', ')}${h.locksOut ? ` — locks its users out on ${roles.model.name}` : ''}`,
-    `  judged as:       ${roles.model.basis}`,
-    ...h.findings.map((f) => `    [${f.index}] ${f.effect}\n        fix: ${f.remedy}`),
-  ];
-  return { data, view: { kind: 'lines', lines } };
+  return {
+    data,
+    view: {
+      kind: 'record',
+      // Health and findings first: the role lists below can be long.
+      fields: [
+        ['privilege', `${p.id} ${p.name}`],
+        ...(p.builtin_name ? [['built-in', p.builtin_name] as [string, Cell]] : []),
+        ['health', healthCell(h.labels, h.locksOut)],
+        ...h.findings.map((f): [string, Cell] => [`finding ${f.index}`, findingCell(f)]),
+        ['judged as', roles.model.basis],
+        ['groups', data.groups.map((g) => `${g.name} (${g.gid})`)],
+        ['members', members],
+        ['web shell', p.web_shell],
+        ['listed roles', p.roles],
+      ],
+      list: { label: 'effective roles', items: data.effective_roles },
+    },
+  };
 }
 
 export const privilegeShowCommand = defineCommand({

@@ -5,7 +5,8 @@ import { arg, defineCommand } from '../shared/declare.js';
 
 export async function profileRemove(ctx: CommandContext, name: string): Promise<CommandResult<ProfileChange>> {
   const wasCurrent = await profileStore(ctx).remove(name);
-  return { data: { profile: name, current: false }, view: { kind: 'lines', lines: [`Removed profile "${name}"${wasCurrent ? ' (it was current)' : ''}.`] } };
+  if (wasCurrent && !ctx.globals.json) ctx.note(`stor: profile "${name}" was current; commands now use the embedded appliance until you pick another`);
+  return { data: { profile: name, current: false }, view: { kind: 'record', fields: [['removed profile', name], ['was current', wasCurrent]] } };
 }
 
 export const profileRemoveCommand = defineCommand({

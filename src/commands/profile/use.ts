@@ -5,7 +5,7 @@ import { arg, defineCommand } from '../shared/declare.js';
 
 export async function profileUse(ctx: CommandContext, name: string): Promise<CommandResult<ProfileChange>> {
   await profileStore(ctx).use(name);
-  return { data: { profile: name, current: true }, view: { kind: 'lines', lines: [`Profile "${name}" is now current.`] } };
+  return { data: { profile: name, current: true }, view: { kind: 'record', fields: [['profile', name], ['current', true]] } };
 }
 
 export const profileUseCommand = defineCommand({

@@ -136,7 +136,7 @@ export async function serve(ctx: CommandContext, options: ServeOptions): Promise
   await server.close();
   appliance.close();
   ctx.note('stor serve: stopped');
-  return { data, view: { kind: 'lines', lines: [] }, streamed: true };
+  return { data, view: { kind: 'json' }, streamed: true };
 }
 
 export const serveCommand = defineCommand({

@@ -1,3 +1,5 @@
+import { shown, type Cell } from './render.js';
+
 const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
 
 /** A size for people: 1.5 MiB. Data (`--json`, piped output) keeps exact bytes. */
@@ -14,3 +16,49 @@ export function formatBytes(n: number): string {
 export function octal(mode: number, width = 4): string {
   return mode.toString(8).padStart(width, '0');
 }
+
+// st_mode's file type (S_IFMT) as `ls -l` shows it.
+const FILE_TYPES: Record<number, string> = { 0o140000: 's', 0o120000: 'l', 0o100000: '-', 0o060000: 'b', 0o040000: 'd', 0o020000: 'c', 0o010000: 'p' };
+const TYPE_LETTERS: Record<string, string> = { DIRECTORY: 'd', SYMLINK: 'l', FILE: '-' };
+
+/**
+ * A mode as `ls -l` shows it, with the permission bits in octal: `-rw-r--r-- 0644`,
+ * `drwxr-xr-x 0755`, `-rwsr-xr-x 4755`. The type comes from st_mode, or from `type` when the
+ * mode carries only permission bits.
+ */
+export function formatMode(mode: number, type?: string): string {
+  const letter = FILE_TYPES[mode & 0o170000] ?? (type !== undefined ? (TYPE_LETTERS[type] ?? '?') : '-');
+  const rwx = (bits: number, special: boolean, set: string, unset: string): string =>
+    `${bits & 4 ? 'r' : '-'}${bits & 2 ? 'w' : '-'}${special ? (bits & 1 ? set : unset) : bits & 1 ? 'x' : '-'}`;
+  const perms =
+    rwx((mode >> 6) & 7, (mode & 0o4000) !== 0, 's', 'S') + rwx((mode >> 3) & 7, (mode & 0o2000) !== 0, 's', 'S') + rwx(mode & 7, (mode & 0o1000) !== 0, 't', 'T');
+  return `${letter}${perms} ${octal(mode & 0o7777)}`;
+}
+
+/**
+ * A time in local ISO 8601 with its offset, `2026-01-02T03:04:05+01:00`, in `timeZone` (the
+ * operator's TZ) or the process's own zone.
+ */
+export function formatTime(at: Date, timeZone?: string): string {
+  let parts: Intl.DateTimeFormatPart[];
+  try {
+    parts = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' }).formatToParts(at);
+  } catch {
+    // An unknown TZ name: the process zone, rather than no time at all.
+    return formatTime(at);
+  }
+  const get = (type: string): number => Number(parts.find((p) => p.type === type)?.value);
+  const wall = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
+  const offsetMinutes = Math.round((wall - Math.floor(at.getTime() / 1000) * 1000) / 60000);
+  const two = (n: number) => String(n).padStart(2, '0');
+  const sign = offsetMinutes < 0 ? '-' : '+';
+  const abs = Math.abs(offsetMinutes);
+  const local = new Date(wall).toISOString().slice(0, 19);
+  return `${local}${sign}${two(Math.floor(abs / 60))}:${two(abs % 60)}`;
+}
+
+/** A size: human on a terminal, exact bytes when piped. */
+export const sizeCell = (n: number | null): Cell => (n === null ? null : shown(n, formatBytes(n)));
+
+/** An owner by name, the id when the name is unknown. */
+export const ownerText = (name: string | null | undefined, id: number | null): string => name ?? (id === null ? '-' : String(id));

@@ -1,4 +1,8 @@
+import { supportsColor, supportsColorStderr } from 'chalk';
 import type { Readable } from 'node:stream';
+
+/** Chalk's colour levels: 0 none, 1 basic, 2 256 colours, 3 truecolor. */
+export type ColorLevel = 0 | 1 | 2 | 3;
 
 export interface OutputStream {
   write(chunk: string): unknown;
@@ -17,8 +21,23 @@ export interface IO {
   stdin: Readable & { isTTY?: boolean };
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;
+  /**
+   * How much colour each stream takes. The process gets chalk's own detection (NO_COLOR,
+   * FORCE_COLOR, TERM=dumb, CI, the TTY); tests set it.
+   */
+  color: { stdout: ColorLevel; stderr: ColorLevel };
   /** Subscribes to SIGINT/SIGTERM for long-running commands (`serve`); returns the unsubscriber. */
   onSignal?(handler: (signal: NodeJS.Signals) => void): () => void;
+}
+
+/**
+ * Chalk's detection, plus NO_COLOR (no-color.org), which chalk 5 leaves out: set and not empty, it
+ * turns colour off unless FORCE_COLOR asks for it explicitly.
+ */
+function colorLevel(detected: typeof supportsColor): ColorLevel {
+  const { NO_COLOR, FORCE_COLOR } = process.env;
+  if (NO_COLOR && FORCE_COLOR === undefined) return 0;
+  return detected ? detected.level : 0;
 }
 
 export function processIO(): IO {
@@ -28,6 +47,7 @@ export function processIO(): IO {
     stdin: process.stdin,
     env: process.env,
     cwd: process.cwd(),
+    color: { stdout: colorLevel(supportsColor), stderr: colorLevel(supportsColorStderr) },
     onSignal(handler) {
       const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM'];
       for (const s of signals) process.on(s, handler);

@@ -1,38 +1,88 @@
+import stringWidth from 'string-width';
 import { escapeCell } from './escape.js';
 import { formatBytes } from './format.js';
 import type { OutputStream } from './io.js';
+import { DEFAULT_WIDTH } from './render.js';
+import { shortenMiddle } from './table.js';
 
-/** A one-line progress bar on a terminal, redrawn at most ten times a second. */
+const BAR = 20;
+function duration(seconds: number): string {
+  if (!Number.isFinite(seconds)) return '--:--';
+  const s = Math.max(0, Math.round(seconds));
+  const two = (n: number) => String(n).padStart(2, '0');
+  return s >= 3600 ? `${Math.floor(s / 3600)}:${two(Math.floor(s / 60) % 60)}:${two(s % 60)}` : `${two(Math.floor(s / 60))}:${two(s % 60)}`;
+}
+
+/**
+ * One progress line on a terminal's stderr, redrawn in place at most ten times a second and never
+ * longer than the terminal: `[2/3] name  [####    ]  40%  1.0 MiB/2.5 MiB  3.1 MiB/s  ETA 00:02`,
+ * with the total of all files when there are several. Each finished file keeps its line.
+ */
 export class ProgressBar {
   private last = 0;
   private readonly started = Date.now();
+  private index = 0;
+  private label = '';
+  private size = 0;
+  private doneBefore = 0;
 
   constructor(
     private readonly out: OutputStream,
-    private readonly label: string,
-    private readonly total: number,
+    private readonly totals: { files: number; bytes: number },
   ) {}
+
+  /** The next file begins. */
+  start(label: string, size: number): void {
+    this.index++;
+    this.label = escapeCell(label);
+    this.size = size;
+    this.last = 0;
+  }
 
   update(done: number, force = false): void {
     const now = Date.now();
     if (!force && now - this.last < 100) return;
     this.last = now;
-    const width = 24;
-    const ratio = this.total > 0 ? Math.min(done / this.total, 1) : 1;
-    const filled = Math.round(ratio * width);
-    const rate = done / Math.max((now - this.started) / 1000, 0.001);
-    this.out.write(
-      `\r\x1b[2K${escapeCell(this.label)} [${'#'.repeat(filled)}${' '.repeat(width - filled)}] ${String(Math.round(ratio * 100)).padStart(3)}% ` +
-        `${formatBytes(done)}/${formatBytes(this.total)} ${formatBytes(rate)}/s`,
-    );
+    this.out.write(`\r\x1b[2K${this.line(done, now)}`);
   }
 
+  /** The current file is done: its line stays. */
   finish(): void {
-    this.update(this.total, true);
+    this.update(this.size, true);
+    this.doneBefore += this.size;
     this.out.write('\n');
   }
 
   clear(): void {
     this.out.write('\r\x1b[2K');
+  }
+
+  private line(done: number, now: number): string {
+    // One column short of the width: a line that fills the last column wraps on some terminals.
+    const width = (this.out.columns !== undefined && this.out.columns > 0 ? this.out.columns : DEFAULT_WIDTH) - 1;
+    const several = this.totals.files > 1;
+    const ratio = this.size > 0 ? Math.min(done / this.size, 1) : 1;
+    const sent = this.doneBefore + done;
+    const rate = sent / Math.max((now - this.started) / 1000, 0.001);
+    const left = (several ? this.totals.bytes : this.size) - (several ? sent : done);
+    // In the order shown, each with its rank: on a narrow terminal the least needed go first.
+    const stats: [text: string, rank: number][] = [
+      [`${String(Math.round(ratio * 100)).padStart(3)}%`, 0],
+      [`${formatBytes(done)}/${formatBytes(this.size)}`, several ? 4 : 1],
+      ...(several ? [[`total ${formatBytes(sent)}/${formatBytes(this.totals.bytes)}`, 3] as [string, number]] : []),
+      [`${formatBytes(rate)}/s`, 2],
+      [`ETA ${duration(left > 0 ? left / rate : 0)}`, 1],
+    ];
+    const prefix = several ? `[${this.index}/${this.totals.files}] ` : '';
+    // What gives way on a narrow terminal: the bar, then the label, then the least needed figures.
+    for (let maxRank = 4; maxRank >= 0; maxRank--) {
+      const tail = stats.filter(([, rank]) => rank <= maxRank).map(([text]) => text).join('  ');
+      for (const bar of [BAR, 0]) {
+        const barText = bar > 0 ? `[${'#'.repeat(Math.round(ratio * bar)).padEnd(bar)}]  ` : '';
+        const room = width - stringWidth(prefix) - 2 - stringWidth(barText) - stringWidth(tail);
+        if (room >= Math.min(12, stringWidth(this.label))) return `${prefix}${shortenMiddle(this.label, room)}  ${barText}${tail}`;
+      }
+    }
+    return shortenMiddle(`${prefix}${this.label}`, width);
   }
 }

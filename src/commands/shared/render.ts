@@ -1,18 +1,54 @@
 import { Chalk, type ChalkInstance } from 'chalk';
-import { escapeCell, escapeControls, escapeJson } from './escape.js';
-import type { IO } from './io.js';
+import { escapeCell, escapeJson } from './escape.js';
+import type { ColorLevel, IO } from './io.js';
+import type { FittedColumn } from './table.js';
+
+type FitTable = typeof import('./table.js').fitTable;
 
 export type Scalar = string | number | boolean | null;
 
+/** What a value means to the operator, shown as colour on a terminal that has it. */
+export type Tone = 'ok' | 'warning' | 'danger';
+
+/**
+ * A value with a person's form beside the data's: `human` is what a terminal shows (1.5 MiB,
+ * -rw-r--r-- 0644), `value` what a script gets when piped (1572864, 100644).
+ */
+export interface Styled {
+  value: Scalar;
+  human?: string;
+  tone?: Tone;
+}
+
+export type Cell = Scalar | Styled;
+
+/** A list field flows as wrapped text on a terminal and is comma-joined when piped. */
+export type FieldValue = Cell | readonly string[];
+
+/**
+ * How a column gives way when the table is wider than the terminal: `wrap` at word boundaries
+ * (prose, role lists), `truncate` with … at the end (names), `middle` with … in the middle
+ * (paths), `never` (numbers, modes, ids).
+ * Columns of numbers or formatted values (sizes, modes, times) default to `never`, the rest to
+ * `truncate`; numbers align right.
+ */
+export interface Column {
+  header: string;
+  overflow?: 'wrap' | 'truncate' | 'middle' | 'never';
+  /** Numbers align right by themselves; a column of sizes says so. */
+  align?: 'left' | 'right';
+}
+
 /**
  * What a command shows a person. Commands build a View from their result; only this module
- * decides how it looks: aligned on a terminal, tab-separated when piped, JSON with `--json`.
+ * decides how it looks: fitted to the terminal, tab-separated when piped, JSON with `--json`.
  */
 export type View =
-  | { kind: 'record'; heading?: string; fields: [label: string, value: Scalar | readonly string[]][] ; list?: { label: string; items: readonly string[] } }
-  | { kind: 'table'; columns: string[]; rows: Scalar[][]; empty?: string }
+  | { kind: 'record'; heading?: string; fields: [label: string, value: FieldValue][]; list?: { label: string; items: readonly string[] } }
+  | { kind: 'table'; columns: (string | Column)[]; rows: Cell[][]; empty?: string }
   | { kind: 'json' }
-  | { kind: 'lines'; lines: string[] };
+  /** The data is itself text to print as it is (a completion script). */
+  | { kind: 'text' };
 
 /** A command's outcome: the `--json` document, how to show it, and its exit code. */
 export interface CommandResult<T = unknown> {
@@ -26,72 +62,125 @@ export interface CommandResult<T = unknown> {
 export interface RenderMode {
   json: boolean;
   tty: boolean;
-  /** Colour only on a terminal, and never with NO_COLOR set (no-color.org). */
-  color: boolean;
+  /** Chalk's level for stdout: 0 for no escapes at all. */
+  color: ColorLevel;
+  /** Terminal columns; no line is longer. */
+  width: number;
 }
 
-export function renderMode(io: IO, json: boolean): RenderMode {
-  const tty = io.stdout.isTTY === true;
-  return { json, tty, color: tty && !io.env.NO_COLOR };
+export const DEFAULT_WIDTH = 80;
+
+/** How output for `stream` looks: stdout for results, stderr for what is shown before a prompt. */
+export function renderMode(io: IO, json: boolean, stream: 'stdout' | 'stderr' = 'stdout'): RenderMode {
+  const tty = io[stream].isTTY === true;
+  const columns = io[stream].columns;
+  return { json, tty, color: tty ? io.color[stream] : 0, width: columns !== undefined && columns > 0 ? columns : DEFAULT_WIDTH };
 }
 
-const cell = (v: Scalar | readonly string[]): string => {
-  if (v === null) return '-';
-  return escapeCell(Array.isArray(v) ? v.join(', ') : String(v));
-};
+/** Shorthands for cells. */
+export const toned = (value: Scalar, tone: Tone | undefined): Cell => (tone ? { value, tone } : value);
+export const shown = (value: Scalar, human: string, tone?: Tone): Styled => ({ value, human, ...(tone ? { tone } : {}) });
+
+const isStyled = (c: FieldValue): c is Styled => typeof c === 'object' && c !== null && !Array.isArray(c);
+
+function paintTone(paint: ChalkInstance, tone: Tone | undefined, text: string): string {
+  switch (tone) {
+    case 'danger':
+      return paint.red.bold(text);
+    case 'warning':
+      return paint.yellow(text);
+    case 'ok':
+      return paint.green(text);
+    default:
+      return text;
+  }
+}
+
+function terminalText(v: FieldValue, paint: ChalkInstance): string {
+  if (Array.isArray(v)) return v.length === 0 ? '-' : escapeCell(v.join(', '));
+  if (isStyled(v)) return paintTone(paint, v.tone, escapeCell(v.human ?? (v.value === null ? '-' : String(v.value))));
+  return v === null ? '-' : escapeCell(String(v));
+}
 
 // A tab or newline inside a value would break the columns a script splits on.
-const tsvCell = (v: Scalar | readonly string[]): string => escapeCell(v === null ? '' : Array.isArray(v) ? v.join(',') : String(v));
-
-function pad(rows: string[][]): string[] {
-  const widths: number[] = [];
-  for (const row of rows) row.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, c.length)));
-  return rows.map((row) => row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd());
+function pipedText(v: FieldValue): string {
+  if (Array.isArray(v)) return escapeCell(v.join(','));
+  const raw = isStyled(v) ? v.value : v;
+  return raw === null ? '' : escapeCell(String(raw));
 }
 
-function renderTerminal(view: View, data: unknown, paint: ChalkInstance): string[] {
+const isNumeric = (c: Cell): boolean => typeof (isStyled(c) ? c.value : c) === 'number' && !(isStyled(c) && c.human !== undefined);
+
+function terminalTable(fitTable: FitTable, view: Extract<View, { kind: 'table' }>, paint: ChalkInstance, width: number): string[] {
+  if (view.rows.length === 0) return view.empty ? [view.empty] : [];
+  const columns: FittedColumn[] = view.columns.map((c, i) => {
+    const spec = typeof c === 'string' ? { header: c } : c;
+    const cells = view.rows.map((r) => r[i] ?? null).filter((c) => c !== null);
+    const numeric = cells.every(isNumeric);
+    const formatted = cells.every((c) => isNumeric(c) || (isStyled(c) && c.human !== undefined));
+    return {
+      header: paint.bold(escapeCell(spec.header.toUpperCase())),
+      overflow: spec.overflow ?? (formatted ? 'never' : 'truncate'),
+      align: spec.align ?? (numeric ? 'right' : 'left'),
+    };
+  });
+  return fitTable(columns, view.rows.map((r) => r.map((c) => terminalText(c, paint))), width);
+}
+
+function terminalRecord(fitTable: FitTable, view: Extract<View, { kind: 'record' }>, paint: ChalkInstance, width: number): string[] {
+  const fields: [string, string][] = view.fields.map(([label, value]) => [label, terminalText(value, paint)]);
+  // A long list (141 roles) goes last, as a count and the names flowing within the width.
+  if (view.list) fields.push([view.list.label, `${view.list.items.length}: ${escapeCell(view.list.items.join(', ')) || '-'}`]);
+  const labelWidth = Math.min(Math.max(...fields.map(([l]) => l.length + 1)), Math.floor(width / 3));
+  const lines = fitTable(
+    [
+      { header: '', overflow: 'truncate', align: 'left' },
+      { header: '', overflow: 'wrap', align: 'left' },
+    ],
+    fields.map(([label, value]) => [paint.bold(`${escapeCell(label)}:`), value]),
+    width,
+    { header: false, fixedFirst: labelWidth },
+  );
+  return view.heading ? [paint.bold(escapeCell(view.heading)), ...lines] : lines;
+}
+
+async function renderTerminal(view: View, data: unknown, mode: RenderMode): Promise<string[]> {
+  const paint = new Chalk({ level: mode.color });
   switch (view.kind) {
-    case 'record': {
-      const lines = view.heading ? [paint.bold(escapeControls(view.heading))] : [];
-      const labelWidth = Math.max(...view.fields.map(([label]) => label.length + 1));
-      lines.push(...view.fields.map(([label, value]) => `${paint.bold(`${label}:`.padEnd(labelWidth))}  ${cell(value)}`));
-      if (view.list) {
-        lines.push(`${view.list.label}:`);
-        lines.push(...view.list.items.map((i) => `  ${escapeCell(i)}`));
-      }
-      return lines;
-    }
+    case 'record':
+      return terminalRecord((await loadTable()).fitTable, view, paint, mode.width);
     case 'table':
-      if (view.rows.length === 0) return view.empty ? [view.empty] : [];
-      const [header, ...rows] = pad([view.columns.map((c) => c.toUpperCase()), ...view.rows.map((r) => r.map(cell))]);
-      return [paint.bold(header!), ...rows];
+      return terminalTable((await loadTable()).fitTable, view, paint, mode.width);
     case 'json':
       return [escapeJson(JSON.stringify(data, null, 2))];
-    case 'lines':
-      return view.lines.map(escapeControls);
+    case 'text':
+      return [String(data).trimEnd()];
   }
 }
 
 function renderPiped(view: View, data: unknown): string[] {
   switch (view.kind) {
     case 'record': {
-      const lines = view.fields.map(([label, value]) => `${label}\t${tsvCell(value)}`);
-      if (view.list) lines.push(`${view.list.label}\t${tsvCell(view.list.items)}`);
+      const lines = view.fields.map(([label, value]) => `${label}\t${pipedText(value)}`);
+      if (view.list) lines.push(`${view.list.label}\t${pipedText(view.list.items)}`);
       return lines;
     }
     case 'table':
-      return view.rows.map((r) => r.map(tsvCell).join('\t'));
+      return view.rows.map((r) => r.map(pipedText).join('\t'));
     case 'json':
       return [escapeJson(JSON.stringify(data, null, 2))];
-    case 'lines':
-      return view.lines.map(escapeControls);
+    case 'text':
+      return [String(data).trimEnd()];
   }
 }
 
-/** The text for stdout. */
-export function render(result: CommandResult, mode: RenderMode): string {
+// cli-table3 and string-width load only for a terminal: `--json` and piped runs never pay for them.
+const loadTable = () => import('./table.js');
+
+/** The text for stdout (or stderr, for what is shown before a prompt). */
+export async function render(result: CommandResult, mode: RenderMode): Promise<string> {
   if (result.streamed) return '';
   if (mode.json) return `${escapeJson(JSON.stringify(result.data, null, 2))}\n`;
-  const lines = mode.tty ? renderTerminal(result.view, result.data, new Chalk({ level: mode.color ? 1 : 0 })) : renderPiped(result.view, result.data);
+  const lines = mode.tty ? await renderTerminal(result.view, result.data, mode) : renderPiped(result.view, result.data);
   return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
 }

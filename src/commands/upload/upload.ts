@@ -7,9 +7,9 @@ import { E } from '../../core/error-catalogue.js';
 import type { Transport } from '../../core/transport/transport.js';
 import type { CommandContext } from '../shared/context.js';
 import { describeError, type DescribedError } from '../shared/describe-error.js';
-import type { CommandResult, View } from '../shared/render.js';
+import { shown, toned, type CommandResult, type Tone, type View } from '../shared/render.js';
 import { explainForbidden } from './forbidden.js';
-import { octal } from '../shared/format.js';
+import { formatMode, octal, sizeCell } from '../shared/format.js';
 import { parseMode } from '../shared/mode.js';
 import { ProgressBar } from '../shared/progress.js';
 import { arg, defineCommand, flag, value, type OptionValues } from '../shared/declare.js';
@@ -128,6 +128,8 @@ export async function upload(ctx: CommandContext, args: string[], options: Uploa
   const t = await ctx.transport();
   const targets = await destinations(t, target, files.map((f) => basename(f.path)));
   const showProgress = ctx.io.stderr.isTTY === true && !ctx.globals.json && !ctx.globals.quiet;
+  // One bar for the whole command: file i of n, and the total besides this file's share.
+  const bar = showProgress ? new ProgressBar(ctx.io.stderr, { files: files.length, bytes: files.reduce((n, f) => n + f.size, 0) }) : undefined;
 
   const results: UploadFileResult[] = [];
   let firstFailure: DescribedError | undefined;
@@ -139,7 +141,7 @@ export async function upload(ctx: CommandContext, args: string[], options: Uploa
       continue;
     }
     try {
-      const done = await uploadOne(t, file, entry.target, { mode: mode?.mode, append: options.append === true, showProgress, stderr: ctx.io.stderr });
+      const done = await uploadOne(t, file, entry.target, { mode: mode?.mode, append: options.append === true, bar });
       results.push({ ...entry, ...done });
     } catch (err) {
       if (files.length === 1) throw err;
@@ -159,10 +161,11 @@ async function uploadOne(
   t: Transport,
   file: { path: string; size: number },
   path: string,
-  o: { mode: number | undefined; append: boolean; showProgress: boolean; stderr: CommandContext['io']['stderr'] },
+  o: { mode: number | undefined; append: boolean; bar: ProgressBar | undefined },
 ): Promise<Pick<UploadFileResult, 'outcome' | 'size' | 'mode' | 'owner' | 'job_id' | 'error'>> {
   const before = o.append ? await statOrNull(t, path) : null;
-  const bar = o.showProgress ? new ProgressBar(o.stderr, basename(file.path), file.size) : undefined;
+  const bar = o.bar;
+  bar?.start(basename(file.path), file.size);
   let jobId: number;
   try {
     ({ jobId } = await t.upload({
@@ -200,12 +203,34 @@ function failureNote({ files, summary }: UploadReport): string {
   return lines.join('\n');
 }
 
-function reportView({ files }: UploadReport, tty: boolean): View {
-  const outcome = (o: UploadOutcome) => (tty && o === 'not_attempted' ? 'not attempted' : o);
+const OUTCOME_TONE: Record<UploadOutcome, Tone> = { done: 'ok', failed: 'danger', not_attempted: 'warning' };
+
+/**
+ * One row per file. On a terminal the error column shows only when something failed, so a clean
+ * run keeps its width for paths; piped, the columns never change, for the scripts that split them.
+ */
+function reportView({ files, summary }: UploadReport, tty: boolean): View {
+  const withErrors = summary.failed > 0 || !tty;
   return {
     kind: 'table',
-    columns: ['source', 'target', 'outcome', 'size', 'mode', 'owner', 'error'],
-    rows: files.map((f) => [f.source, f.target, outcome(f.outcome), f.size ?? f.bytes, f.mode, f.owner, f.error?.message ?? null]),
+    columns: [
+      { header: 'source', overflow: 'middle' },
+      { header: 'target', overflow: 'middle' },
+      'outcome',
+      { header: 'size', align: 'right' },
+      'mode',
+      'owner',
+      ...(withErrors ? [{ header: 'error', overflow: 'wrap' as const }] : []),
+    ],
+    rows: files.map((f) => [
+      f.source,
+      f.target,
+      f.outcome === 'not_attempted' ? shown(f.outcome, 'not attempted', OUTCOME_TONE[f.outcome]) : toned(f.outcome, OUTCOME_TONE[f.outcome]),
+      sizeCell(f.size ?? f.bytes),
+      f.mode === null ? null : shown(f.mode, formatMode(parseInt(f.mode, 8), 'FILE')),
+      f.owner,
+      ...(withErrors ? [f.error?.message ?? null] : []),
+    ]),
   };
 }
 
