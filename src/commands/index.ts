@@ -1,29 +1,15 @@
+import type { Command } from 'commander';
 import { E } from '../core/error-catalogue.js';
 import { StorError } from '../core/errors.js';
 import { CommandContext } from './shared/context.js';
-import { choice, flag, kebab, value, type CommandSpec, type OptionValues } from './shared/declare.js';
-import { seconds } from './shared/arg-parsers.js';
+import { kebab, type CommandSpec } from './shared/declare.js';
+import { globalOptions, type GlobalOptions } from './shared/global-options.js';
 import type { IO } from './shared/io.js';
 import { addOptions, addVerb, findCommandPath, loadFor, StorCommand, type Entry } from './shared/program.js';
 import type { CommandResult } from './shared/render.js';
 import { datasetNoun } from './dataset/index.js';
 import { privilegeNoun } from './privilege/index.js';
 import { profileNoun } from './profile/index.js';
-
-/** Options every command accepts (SPEC §3), before or after the command words. */
-export const globalOptions = {
-  json: flag('print machine-readable JSON on stdout'),
-  quiet: flag('print nothing but results and errors', { short: 'q' }),
-  verbose: flag('trace on stderr what stor does: target, transport, each call and its duration', { short: 'v' }),
-  timeout: value('<seconds>', 'give up on the target after this long (default 30)', { parse: seconds('--timeout') }),
-  url: value('<url>', 'the appliance to use, e.g. wss://nas.example.com (env STOR_URL); uses the key of the saved profile for that appliance'),
-  profile: value('<name>', 'use a saved profile (env STOR_PROFILE)', { complete: 'profile' }),
-  insecure: flag('do not verify the appliance TLS certificate'),
-  ca: value('<file>', 'trust the CA certificate(s) in this PEM file', { complete: 'file' }),
-  rpc: choice(['ws', 'http'] as const, '<transport>', 'JSON-RPC over a WebSocket (ws) or HTTP POST (http)'),
-};
-
-export type ParsedGlobals = OptionValues<typeof globalOptions>;
 
 /** The global flags that take a value, so the command words can be found before parsing. */
 export const GLOBAL_VALUE_FLAGS: ReadonlySet<string> = new Set(
@@ -92,13 +78,18 @@ export async function buildProgram(argv: readonly string[], io: IO, hooks: Progr
 
   const runner = {
     wantsHelp: argv.includes('--help') || argv.includes('-h'),
-    context: (cmd: StorCommand | import('commander').Command): CommandContext => {
-      const opts = cmd.optsWithGlobals() as ParsedGlobals;
+    context: (cmd: Command): CommandContext => {
+      const opts = cmd.optsWithGlobals() as GlobalOptions;
       const ctx = new CommandContext(io, {
-        ...(Object.fromEntries(Object.entries(opts).filter(([k, v]) => k in globalOptions && v !== undefined)) as Partial<ParsedGlobals>),
         json: opts.json === true,
         quiet: opts.quiet === true,
         verbose: opts.verbose === true,
+        insecure: opts.insecure === true,
+        timeout: opts.timeout,
+        url: opts.url,
+        profile: opts.profile,
+        ca: opts.ca,
+        rpc: opts.rpc,
       });
       hooks.onContext(ctx);
       return ctx;
@@ -124,7 +115,7 @@ export async function buildProgram(argv: readonly string[], io: IO, hooks: Progr
     .description('show help for a command, e.g. `stor help privilege fix`')
     .argument('[command...]', 'the command')
     .action((words: string[]) => {
-      let cmd: import('commander').Command = program;
+      let cmd: Command = program;
       for (const word of words) {
         const sub = cmd.commands.find((c) => c.name() === word);
         if (!sub) {
@@ -138,6 +129,8 @@ export async function buildProgram(argv: readonly string[], io: IO, hooks: Progr
 }
 
 /** All verb declarations with their command words, for completion. */
+export { globalOptions };
+
 export async function allCommands(): Promise<Map<string, CommandSpec<any, any, any>>> {
   return loadFor({}, COMMANDS);
 }

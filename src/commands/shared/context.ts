@@ -2,17 +2,11 @@ import { stateDirFrom } from '../../core/config/paths.js';
 import type { TraceSink } from '../../core/transport/trace.js';
 import type { Transport } from '../../core/transport/transport.js';
 import { escapeControls } from './escape.js';
+import type { GlobalOptions } from './global-options.js';
 import type { IO } from './io.js';
-import { DEFAULT_TIMEOUT_SECONDS, readCa, resolveTarget, type TargetOptions, type TargetSpec } from './target.js';
+import { DEFAULT_TIMEOUT_SECONDS, readCa, resolveTarget, type TargetSpec } from './target.js';
 
-/** Options every command accepts (SPEC §3). */
-export interface GlobalOptions extends TargetOptions {
-  json: boolean;
-  quiet: boolean;
-  verbose: boolean;
-  /** Seconds to wait for the target before giving up. */
-  timeout?: number;
-}
+export type { GlobalOptions } from './global-options.js';
 
 /**
  * What a command gets: its IO, the global options, and the target — chosen once here, opened

@@ -93,7 +93,8 @@ export async function resolveTarget(opts: TargetOptions, io: IO, trace?: (messag
     kind: 'remote',
     endpoint,
     apiKey,
-    insecure: opts.insecure ?? profile?.insecure ?? false,
+    // --insecure can only turn verification off; a profile saved with it keeps it.
+    insecure: opts.insecure === true || (profile?.insecure ?? false),
     ...(caPath ? { caPath: resolve(io.cwd, caPath) } : {}),
     rpc: opts.rpc ?? profile?.rpc ?? 'ws',
     ...(profileName && profile ? { profile: profileName } : {}),

@@ -1,0 +1,18 @@
+import { seconds } from './arg-parsers.js';
+import { choice, flag, value, type OptionValues } from './declare.js';
+
+/** Options every command accepts (SPEC §3), before or after the command words. */
+export const globalOptions = {
+  json: flag('print machine-readable JSON on stdout'),
+  quiet: flag('print nothing but results and errors', { short: 'q' }),
+  verbose: flag('trace on stderr what stor does: target, transport, each call and its duration', { short: 'v' }),
+  timeout: value('<seconds>', 'give up on the target after this long (default 30)', { parse: seconds('--timeout') }),
+  url: value('<url>', 'the appliance to use, e.g. wss://nas.example.com (env STOR_URL); uses the key of the saved profile for that appliance'),
+  profile: value('<name>', 'use a saved profile (env STOR_PROFILE)', { complete: 'profile' }),
+  insecure: flag('do not verify the appliance TLS certificate'),
+  ca: value('<file>', 'trust the CA certificate(s) in this PEM file', { complete: 'file' }),
+  rpc: choice(['ws', 'http'] as const, '<transport>', 'JSON-RPC over a WebSocket (ws) or HTTP POST (http)'),
+};
+
+/** The parsed global options, as every command's context holds them. */
+export type GlobalOptions = OptionValues<typeof globalOptions>;
