@@ -47,7 +47,8 @@ async function runbook(env: Record<string, string>, mnt: string): Promise<void> 
   mkdirSync(join(mnt, 'tank/many'));
   for (let i = 0; i < 1500; i++) writeFileSync(join(mnt, 'tank/many', `entry-with-a-long-name-to-fill-the-pipe-${String(i).padStart(5, '0')}.txt`), '');
   const r = await bash({ ...env, W: w, MNT: mnt });
-  expect(r.stderr.split('\n').filter((l) => l.startsWith('stor:') && !l.includes('failed')).join('\n')).toBe('');
+  // Notes (a dataset that already exists, which files failed) but no stack trace, no EPIPE.
+  expect(r.stderr).not.toMatch(/EPIPE|\n\s+at /);
   expect(r.code, r.stderr).toBe(0);
   expect(r.stdout.trim().split('\n').at(-1)).toBe('DONE');
 

@@ -20,7 +20,8 @@ describe('targets and credentials, end to end', () => {
     const login = await spawnStor(['login', '--url', `ws://127.0.0.1:${port}`, '--api-key-stdin'], { env, stdin: key });
     outputs.push(login.stdout, login.stderr);
     expect(login.code).toBe(0);
-    expect(login.stdout).toBe(`Logged in to ws://127.0.0.1:${port} as truenas_admin; saved in new profile "127.0.0.1-${port}" (now current).\n`);
+    expect(login.stdout).toContain(`profile\t127.0.0.1-${port}\ncreated\ttrue\n`);
+    expect(login.stderr).toBe(`stor: saved in new profile "127.0.0.1-${port}"\n`);
 
     const me = await spawnStor(['-v', '--url', `ws://127.0.0.1:${port}/`, 'whoami', '--json'], { env });
     outputs.push(me.stdout, me.stderr);
