@@ -9,6 +9,8 @@ import type { CommandResult } from './shared/render.js';
 import { datasetNoun } from './dataset/index.js';
 import { privilegeNoun } from './privilege/index.js';
 import { profileNoun } from './profile/index.js';
+import { groupNoun } from './group/index.js';
+import { userNoun } from './user/index.js';
 
 /** Options every command accepts (SPEC §3), before or after the command words. */
 export const globalOptions = {
@@ -39,6 +41,8 @@ export const COMMANDS: Record<string, Entry> = {
   upload: { kind: 'verb', load: () => import('./upload/upload.js').then((m) => m.uploadCommand) },
   ls: { kind: 'verb', load: () => import('./fs/ls.js').then((m) => m.lsCommand) },
   stat: { kind: 'verb', load: () => import('./fs/stat.js').then((m) => m.statCommand) },
+  user: { kind: 'noun', noun: userNoun },
+  group: { kind: 'noun', noun: groupNoun },
   privilege: { kind: 'noun', noun: privilegeNoun },
   dataset: { kind: 'noun', noun: datasetNoun },
   call: { kind: 'verb', load: () => import('./call/call.js').then((m) => m.callCommand) },
