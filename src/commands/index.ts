@@ -10,6 +10,8 @@ import type { CommandResult } from './shared/render.js';
 import { datasetNoun } from './dataset/index.js';
 import { privilegeNoun } from './privilege/index.js';
 import { profileNoun } from './profile/index.js';
+import { groupNoun } from './group/index.js';
+import { userNoun } from './user/index.js';
 
 /** The global flags that take a value, so the command words can be found before parsing. */
 export const GLOBAL_VALUE_FLAGS: ReadonlySet<string> = new Set(
@@ -25,6 +27,8 @@ export const COMMANDS: Record<string, Entry> = {
   upload: { kind: 'verb', load: () => import('./upload/upload.js').then((m) => m.uploadCommand) },
   ls: { kind: 'verb', load: () => import('./fs/ls.js').then((m) => m.lsCommand) },
   stat: { kind: 'verb', load: () => import('./fs/stat.js').then((m) => m.statCommand) },
+  user: { kind: 'noun', noun: userNoun },
+  group: { kind: 'noun', noun: groupNoun },
   privilege: { kind: 'noun', noun: privilegeNoun },
   dataset: { kind: 'noun', noun: datasetNoun },
   call: { kind: 'verb', load: () => import('./call/call.js').then((m) => m.callCommand) },

@@ -178,8 +178,8 @@ const CATALOGUE = {
   },
   NO_PASSWORD: {
     kind: 'usage',
-    meaning: 'no password was given to `stor login --username`',
-    remedy: 'pipe it to `--password-stdin` (first line), or run on a terminal to be prompted',
+    meaning: 'no password was given to `stor login --username` or `stor user create` (or standard input held none)',
+    remedy: 'pipe it to `--password-stdin` (first line), or run `login` on a terminal to be prompted; `user create --password-disabled` makes a user without one',
   },
   NO_SIGNALS: {
     kind: 'usage',
@@ -198,8 +198,8 @@ const CATALOGUE = {
   },
   NOTHING_TO_UPDATE: {
     kind: 'usage',
-    meaning: '`privilege update` was given nothing to change',
-    remedy: 'pass `--name`, `--groups`, `--roles` or `--web-shell`/`--no-web-shell`',
+    meaning: 'an `update` verb (`privilege`, `user`, `group`) was given nothing to change',
+    remedy: 'pass at least one of the options its `--help` lists',
   },
   OTP_NEEDED: {
     kind: 'usage',
@@ -229,7 +229,12 @@ const CATALOGUE = {
   UNKNOWN_GROUP: {
     kind: 'usage',
     meaning: 'no local group has that name or gid',
-    remedy: 'check the group (`stor call group.query`)',
+    remedy: 'check the group (`stor group list`)',
+  },
+  UNKNOWN_USER: {
+    kind: 'usage',
+    meaning: 'no user has that name or uid',
+    remedy: 'check the user (`stor user list`)',
   },
   UNKNOWN_PROFILE: {
     kind: 'usage',

@@ -23,6 +23,8 @@ describe('the command set as a whole', () => {
         'call', 'completion', 'dataset create', 'dataset delete', 'dataset list', 'login', 'logout', 'ls',
         'privilege check', 'privilege create', 'privilege fix', 'privilege list', 'privilege show', 'privilege update',
         'profile list', 'profile remove', 'profile use', 'serve', 'stat', 'upload', 'whoami',
+        'user list', 'user show', 'user create', 'user update', 'user delete',
+        'group list', 'group show', 'group create', 'group update', 'group delete',
       ].sort(),
     );
   });

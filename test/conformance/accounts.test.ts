@@ -88,6 +88,15 @@ describe('user.create (facts §0 "Files and accounts", §10.1)', () => {
     expect(created.groups).toEqual([await groupIdOf(ws, 'builtin_users')]);
   });
 
+  it('defaults home to /var/empty and shell to /usr/bin/zsh (MW/plugins/account_/constants.py:12, MW/api/v25_10_1/user.py UserEntry); group_create takes an existing group named like the user (MW/plugins/account.py:650-655)', async () => {
+    const { ws } = await admin();
+    const made = await ws.result<number>('group.create', [{ name: 'carol', smb: false }]);
+    const created = await conforming<Entry>(ws, 'user.create', [{ username: 'carol', full_name: 'Carol', group_create: true, password_disabled: true, smb: false }]);
+    expect(created).toMatchObject({ home: '/var/empty', shell: '/usr/bin/zsh', password: null });
+    expect(created.group.id).toBe(made);
+    expect((await ws.result<Entry[]>('group.query', [[['name', '=', 'carol']]])).length).toBe(1);
+  });
+
   it('refuses an unknown primary group with `Group <id> not found` (ENOENT) once the rest passed (MW/plugins/account.py:670-673)', async () => {
     const { ws } = await admin();
     const triples = await validationError(ws, 'user.create', [{ username: 'bob', full_name: 'Bob', group: 999, password_disabled: true, smb: false }]);

@@ -1,0 +1,23 @@
+import type { CommandContext } from '../shared/context.js';
+import { defineCommand } from '../shared/declare.js';
+import type { CommandResult } from '../shared/render.js';
+import { groupSummaries, type GroupSummary } from './model.js';
+
+export async function groupList(ctx: CommandContext): Promise<CommandResult<GroupSummary[]>> {
+  const data = await groupSummaries(await ctx.transport());
+  return {
+    data,
+    view: {
+      kind: 'table',
+      columns: ['gid', 'name', 'builtin', 'members', 'privileges'],
+      rows: data.map((g) => [g.gid, g.name, g.builtin, g.members.join(','), g.privileges?.join(',') ?? '?']),
+      empty: 'No groups.',
+    },
+  };
+}
+
+export const groupListCommand = defineCommand({
+  summary: 'list local groups with their members and the privileges bound to them',
+  examples: ['stor group list', "stor group list --json | jq -r '.[] | select(.builtin | not) | .name'"],
+  run: (ctx) => groupList(ctx),
+});

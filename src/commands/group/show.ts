@@ -1,0 +1,17 @@
+import type { CommandContext } from '../shared/context.js';
+import { arg, defineCommand } from '../shared/declare.js';
+import type { CommandResult } from '../shared/render.js';
+import { findGroup, groupRecord, groupSummary, type GroupSummary } from './model.js';
+
+export async function groupShow(ctx: CommandContext, ref: string): Promise<CommandResult<GroupSummary>> {
+  const t = await ctx.transport();
+  const data = await groupSummary(t, (await findGroup(t, ref)).id);
+  return { data, view: groupRecord(data, `Group ${data.name} (gid ${data.gid})`) };
+}
+
+export const groupShowCommand = defineCommand({
+  summary: 'one local group: gid, members, privileges and roles',
+  args: { group: arg.required('group name (or gid)') },
+  examples: ['stor group show ops', 'stor group show 3000 --json'],
+  run: (ctx, { group }) => groupShow(ctx, group),
+});

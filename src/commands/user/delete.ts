@@ -1,0 +1,51 @@
+import { call } from '../../core/contract/client.js';
+import type { CommandContext } from '../shared/context.js';
+import { arg, defineCommand, flag, type OptionValues } from '../shared/declare.js';
+import { confirmChange } from '../shared/prompts.js';
+import type { CommandResult } from '../shared/render.js';
+import { listGroups } from '../group/model.js';
+import { findUser, primaryGroupName } from './model.js';
+
+const options = {
+  deleteGroup: flag('also delete its primary group when no other user is in it (25.10.1 delete_group)'),
+  yes: flag('do not ask for confirmation', { short: 'y' }),
+};
+
+type UserDeleteOptions = OptionValues<typeof options>;
+
+/** `stor user delete --json` */
+export interface UserDeleted {
+  id: number;
+  uid: number;
+  username: string;
+  group: string | null;
+  /** Whether the primary group is gone afterwards (only ever with `--delete-group`). */
+  group_deleted: boolean;
+}
+
+export async function userDelete(ctx: CommandContext, ref: string, opts: UserDeleteOptions): Promise<CommandResult<UserDeleted>> {
+  const t = await ctx.transport();
+  const user = await findUser(t, ref);
+  const group = primaryGroupName(user);
+  // Built-in and immutable users are refused by the appliance in its own words
+  // (MW/plugins/account.py:1052-1057): ask it before asking the operator, as nothing can change.
+  if (!user.builtin && !user.immutable) {
+    const also = opts.deleteGroup && group ? ` and its primary group ${group} if no one else is in it` : '';
+    await confirmChange(ctx, `Delete user ${user.username} (uid ${user.uid})${also}?`, opts.yes);
+  }
+  // Sent always: the appliance's own default is to delete the group, stor's is to keep it.
+  await call(t, 'user.delete', [user.id, { delete_group: opts.deleteGroup }]);
+  const groupGone = group !== null && (await listGroups(t, [['name', '=', group]])).length === 0;
+  const data: UserDeleted = { id: user.id, uid: user.uid, username: user.username, group, group_deleted: groupGone };
+  const fields: [string, string | number | null][] = [['uid', user.uid], ['group', group ? `${group}${groupGone ? ' (deleted)' : ' (kept)'}` : null]];
+  return { data, view: { kind: 'record', heading: `Deleted user ${user.username}`, fields } };
+}
+
+export const userDeleteCommand = defineCommand({
+  summary: 'delete a local user (asks first; --yes when not on a terminal)',
+  args: { user: arg.required('username (or uid)') },
+  options,
+  examples: ['stor user delete alice', 'stor user delete alice --delete-group --yes --json'],
+  notes: 'Unlike the appliance\'s default, the primary group stays unless --delete-group is given.',
+  run: (ctx, { user }, opts) => userDelete(ctx, user, opts),
+});

@@ -1,0 +1,34 @@
+import type { CommandContext } from '../shared/context.js';
+import { defineCommand } from '../shared/declare.js';
+import type { CommandResult } from '../shared/render.js';
+import { userSummaries, type UserSummary } from './model.js';
+
+export async function userList(ctx: CommandContext): Promise<CommandResult<UserSummary[]>> {
+  const data = await userSummaries(await ctx.transport());
+  return {
+    data,
+    view: {
+      kind: 'table',
+      columns: ['uid', 'username', 'full name', 'group', 'groups', 'builtin', 'locked', 'password', '2fa', 'keys'],
+      rows: data.map((u) => [
+        u.uid,
+        u.username,
+        u.full_name,
+        u.group,
+        u.groups.join(','),
+        u.builtin,
+        u.locked,
+        u.password_disabled ? 'disabled' : 'enabled',
+        u.twofactor,
+        u.api_keys,
+      ]),
+      empty: 'No users.',
+    },
+  };
+}
+
+export const userListCommand = defineCommand({
+  summary: 'list users: uid, names, groups, whether built-in, locked or password-less, 2FA, API keys',
+  examples: ['stor user list', "stor user list --json | jq -r '.[] | select(.builtin | not) | .username'"],
+  run: (ctx) => userList(ctx),
+});
