@@ -1,7 +1,6 @@
 import { queryItems } from '../../core/contract/client.js';
 import { RpcError } from '../../core/errors.js';
 import type { Transport } from '../../core/transport/transport.js';
-import { listPrivileges } from '../privilege/model.js';
 
 /** The text of the refusal (MW/plugins/api_key.py:193), the one validation error advised on. */
 export const LACKS_ROLES = 'User lacks privilege role membership.';
@@ -19,7 +18,7 @@ export async function privilegeAdvice(t: Transport, username: string): Promise<s
     const [users, groups, privileges] = await Promise.all([
       queryItems(t, 'user.query', ['username', 'group', 'groups'], [['username', '=', username]], { select: ['username', 'group', 'groups'] }),
       queryItems(t, 'group.query', ['id', 'gid', 'name'], [], { select: ['id', 'gid', 'name'] }),
-      listPrivileges(t),
+      queryItems(t, 'privilege.query', ['name', 'local_groups'], [], { select: ['name', 'local_groups'] }),
     ]);
     const user = users[0];
     if (!user) return general([]);
