@@ -7,6 +7,7 @@ import { globalOptions, type GlobalOptions } from './shared/global-options.js';
 import type { IO } from './shared/io.js';
 import { addOptions, addVerb, findCommandPath, loadFor, StorCommand, type Entry } from './shared/program.js';
 import type { CommandResult } from './shared/render.js';
+import { apiKeyNoun } from './api-key/index.js';
 import { datasetNoun } from './dataset/index.js';
 import { privilegeNoun } from './privilege/index.js';
 import { profileNoun } from './profile/index.js';
@@ -30,6 +31,7 @@ export const COMMANDS: Record<string, Entry> = {
   user: { kind: 'noun', noun: userNoun },
   group: { kind: 'noun', noun: groupNoun },
   privilege: { kind: 'noun', noun: privilegeNoun },
+  'api-key': { kind: 'noun', noun: apiKeyNoun },
   dataset: { kind: 'noun', noun: datasetNoun },
   call: { kind: 'verb', load: () => import('./call/call.js').then((m) => m.callCommand) },
   login: { kind: 'verb', load: () => import('./login/login.js').then((m) => m.loginCommand) },

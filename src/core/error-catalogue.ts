@@ -14,6 +14,11 @@ const CATALOGUE = {
     meaning: "the embedded appliance's administrator key file is missing or unreadable",
     remedy: 'restore the file under `$STOR_HOME`, or use another key with `STOR_API_KEY`',
   },
+  API_KEY_NOT_FOUND: {
+    kind: 'failed',
+    meaning: 'no API key has that id or name',
+    remedy: '`stor api-key list` shows them all',
+  },
   CONFIG_UNREADABLE: {
     kind: 'failed',
     meaning: 'the profiles file cannot be read or parsed',
@@ -79,6 +84,11 @@ const CATALOGUE = {
     meaning: 'the appliance refused the upload with an HTTP status other than 401, 403 or 429',
     remedy: 'read the status and body in the message; check the target path and try again',
   },
+  USER_WITHOUT_ROLES: {
+    kind: 'failed',
+    meaning: 'the appliance will not create an API key for a user that no privilege grants roles to',
+    remedy: "bind a privilege with roles to one of the user's groups (the message names them): `stor privilege update NAME --groups GROUP` or `stor privilege create NAME --groups GROUP --roles ROLE`",
+  },
   VERIFY_FAILED: {
     kind: 'failed',
     meaning: '`privilege fix` wrote a role list that does not read back as written',
@@ -86,6 +96,11 @@ const CATALOGUE = {
   },
 
   // exit 2: the command line is wrong
+  AMBIGUOUS_NAME: {
+    kind: 'usage',
+    meaning: 'several items have the name given (the message lists their ids)',
+    remedy: 'name the one you mean by its id',
+  },
   BAD_DATASET: {
     kind: 'usage',
     meaning: 'the argument is not a dataset name or mountpoint',
@@ -318,7 +333,7 @@ const CATALOGUE = {
   KEY_REJECTED: {
     kind: 'auth',
     meaning: 'the API key was rejected: wrong, revoked or expired, or its user holds no privilege',
-    remedy: 'check the key, or create a new one (`stor call api_key.create`) and `stor login` with it',
+    remedy: 'check the key, or create a new one (`stor api-key create NAME --user USER`) and `stor login` with it',
   },
   LOGIN_BROKEN_BY_PRIVILEGE: {
     kind: 'auth',

@@ -20,8 +20,8 @@ describe('the command set as a whole', () => {
   it('covers every command of SPEC §3', () => {
     expect(paths.map((p) => p.join(' ')).sort()).toEqual(
       [
-        'call', 'completion', 'dataset create', 'dataset delete', 'dataset list', 'login', 'logout', 'ls',
-        'privilege check', 'privilege create', 'privilege fix', 'privilege list', 'privilege show', 'privilege update',
+        'api-key create', 'api-key list', 'api-key revoke', 'call', 'completion', 'dataset create', 'dataset delete', 'dataset list', 'login', 'logout', 'ls',
+        'privilege check', 'privilege create', 'privilege delete', 'privilege fix', 'privilege list', 'privilege roles', 'privilege show', 'privilege update',
         'profile list', 'profile remove', 'profile use', 'serve', 'stat', 'upload', 'whoami',
         'user list', 'user show', 'user create', 'user update', 'user delete',
         'group list', 'group show', 'group create', 'group update', 'group delete',

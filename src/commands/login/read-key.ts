@@ -45,7 +45,7 @@ export async function readApiKey(ctx: CommandContext, options: KeySourceOptions)
   key = key.trim();
   if (!API_KEY_PATTERN.test(key)) {
     throw new StorError(E.MALFORMED_KEY, 'that is not an API key: expected <id>-<64 letters and digits>', {
-      hint: 'copy the whole key shown when it was created (e.g. by `stor call api_key.create`)',
+      hint: 'copy the whole key shown when it was created (by `stor api-key create`)',
     });
   }
   return key;

@@ -9,5 +9,7 @@ export const privilegeNoun = defineNoun({
     fix: () => import('./fix.js').then((m) => m.privilegeFixCommand),
     create: () => import('./create.js').then((m) => m.privilegeCreateCommand),
     update: () => import('./update.js').then((m) => m.privilegeUpdateCommand),
+    delete: () => import('./delete.js').then((m) => m.privilegeDeleteCommand),
+    roles: () => import('./roles.js').then((m) => m.privilegeRolesCommand),
   },
 });

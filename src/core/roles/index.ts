@@ -15,3 +15,4 @@ export {
   type RoleFinding,
   type RoleListAnalysis,
 } from './analyze.js';
+export { includedByDirectly, includedByInTotal, includesInTotal, inclusionTree, topRoles, type RoleTreeNode, type TreeMark } from './graph.js';

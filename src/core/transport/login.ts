@@ -4,7 +4,7 @@ import { E } from '../error-catalogue.js';
 /** Explains a failed login the same way for both targets. */
 export function loginRejected(where: string): StorError {
   return new StorError(E.KEY_REJECTED, `the API key was rejected by ${where} (wrong, revoked or expired key, or its user holds no privilege)`, {
-    hint: 'check the key, or create a new one with `stor call api_key.create`',
+    hint: 'check the key, or create a new one with `stor api-key create NAME --user USER`',
   });
 }
 

@@ -1,0 +1,33 @@
+import { call } from '../../core/contract/client.js';
+import type { CommandContext } from '../shared/context.js';
+import { confirmChange } from '../shared/prompts.js';
+import type { CommandResult } from '../shared/render.js';
+import { arg, defineCommand, flag } from '../shared/declare.js';
+import { findApiKey } from './model.js';
+
+/** `stor api-key revoke --json` */
+export interface ApiKeyRevoked {
+  id: number;
+  name: string;
+  username: string | null;
+  revoked: true;
+}
+
+export async function apiKeyRevoke(ctx: CommandContext, ref: string, yes: boolean): Promise<CommandResult<ApiKeyRevoked>> {
+  const t = await ctx.transport();
+  const key = await findApiKey(t, ref);
+  await confirmChange(ctx, `Revoke API key ${key.id} "${key.name}" of ${key.username ?? 'a deleted user'}? Anything logging in with it will be refused.`, yes);
+  // 25.10.1 revokes only by deleting: api_key.update has no `revoked` (MW/api/v25_10_1/api_key.py ApiKeyUpdate).
+  await call(t, 'api_key.delete', [key.id]);
+  const data: ApiKeyRevoked = { id: key.id, name: key.name, username: key.username, revoked: true };
+  return { data, view: { kind: 'record', fields: [['id', key.id], ['name', key.name], ['user', key.username], ['revoked', true]] } };
+}
+
+export const apiKeyRevokeCommand = defineCommand({
+  summary: 'revoke an API key by id or name (asks first; --yes when not on a terminal)',
+  args: { key: arg.required('id or name of the key') },
+  options: { yes: flag('do not ask for confirmation', { short: 'y' }) },
+  examples: ['stor api-key revoke backup-key', 'stor api-key revoke 7 --yes'],
+  notes: 'The key is deleted (api_key.delete): 25.10.1 has no other way to revoke one. A name several keys share is refused with their ids.',
+  run: (ctx, { key }, opts) => apiKeyRevoke(ctx, key, opts.yes),
+});

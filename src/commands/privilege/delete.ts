@@ -1,0 +1,36 @@
+import { call } from '../../core/contract/client.js';
+import type { CommandContext } from '../shared/context.js';
+import { confirmChange } from '../shared/prompts.js';
+import type { CommandResult } from '../shared/render.js';
+import { findPrivilege, groupNames } from './model.js';
+import { arg, defineCommand, flag } from '../shared/declare.js';
+
+/** `stor privilege delete --json` */
+export interface PrivilegeDeleted {
+  id: number;
+  name: string;
+  groups: string[];
+  roles: string[];
+  deleted: true;
+}
+
+export async function privilegeDelete(ctx: CommandContext, ref: string, yes: boolean): Promise<CommandResult<PrivilegeDeleted>> {
+  const t = await ctx.transport();
+  const p = await findPrivilege(t, ref);
+  // A built-in privilege: the appliance refuses it (EPERM, MW/plugins/account_/privilege.py:163);
+  // let it say so in its own words, before anyone is asked anything.
+  if (p.builtin_name) await call(t, 'privilege.delete', [p.id]);
+  const groups = groupNames(p);
+  await confirmChange(ctx, `Delete privilege ${p.id} "${p.name}"? Members of ${groups.join(', ') || 'no group'} lose ${p.roles.join(', ') || 'no roles'} through it.`, yes);
+  await call(t, 'privilege.delete', [p.id]);
+  const data: PrivilegeDeleted = { id: p.id, name: p.name, groups, roles: p.roles, deleted: true };
+  return { data, view: { kind: 'record', fields: [['id', p.id], ['name', p.name], ['groups', groups], ['roles', p.roles], ['deleted', true]] } };
+}
+
+export const privilegeDeleteCommand = defineCommand({
+  summary: 'delete a privilege (asks first; --yes when not on a terminal); built-in ones are refused as the appliance does',
+  args: { privilege: arg.required('id or name', 'privilege') },
+  options: { yes: flag('do not ask for confirmation', { short: 'y' }) },
+  examples: ['stor privilege delete ops', 'stor privilege delete 4 --yes --json'],
+  run: (ctx, { privilege }, opts) => privilegeDelete(ctx, privilege, opts.yes),
+});
