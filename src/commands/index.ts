@@ -8,7 +8,9 @@ import { addOptions, addVerb, findCommandPath, loadFor, StorCommand, type Entry 
 import type { CommandResult } from './shared/render.js';
 import { datasetNoun } from './dataset/index.js';
 import { privilegeNoun } from './privilege/index.js';
+import { jobNoun } from './job/index.js';
 import { profileNoun } from './profile/index.js';
+import { snapshotNoun } from './snapshot/index.js';
 
 /** Options every command accepts (SPEC §3), before or after the command words. */
 export const globalOptions = {
@@ -41,6 +43,8 @@ export const COMMANDS: Record<string, Entry> = {
   stat: { kind: 'verb', load: () => import('./fs/stat.js').then((m) => m.statCommand) },
   privilege: { kind: 'noun', noun: privilegeNoun },
   dataset: { kind: 'noun', noun: datasetNoun },
+  snapshot: { kind: 'noun', noun: snapshotNoun },
+  job: { kind: 'noun', noun: jobNoun },
   call: { kind: 'verb', load: () => import('./call/call.js').then((m) => m.callCommand) },
   login: { kind: 'verb', load: () => import('./login/login.js').then((m) => m.loginCommand) },
   logout: { kind: 'verb', load: () => import('./login/logout.js').then((m) => m.logoutCommand) },

@@ -23,6 +23,7 @@ describe('the command set as a whole', () => {
         'call', 'completion', 'dataset create', 'dataset delete', 'dataset list', 'login', 'logout', 'ls',
         'privilege check', 'privilege create', 'privilege fix', 'privilege list', 'privilege show', 'privilege update',
         'profile list', 'profile remove', 'profile use', 'serve', 'stat', 'upload', 'whoami',
+        'snapshot list', 'snapshot create', 'snapshot delete', 'snapshot rollback', 'job list', 'job show', 'job wait', 'job abort',
       ].sort(),
     );
   });

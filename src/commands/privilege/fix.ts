@@ -150,7 +150,8 @@ export async function privilegeFix(ctx: CommandContext, ref: string | undefined,
   const pending = fixes.filter((f) => f.status === 'fixed');
   if (pending.length > 0) {
     if (!ctx.globals.json) ctx.io.stderr.write(`${escapeControls(pending.flatMap(describe).join('\n'))}\n`);
-    await confirmChange(ctx, `Rewrite the roles of ${pending.length} privilege${pending.length === 1 ? '' : 's'}?`, options.yes);
+    const preview = `stor privilege fix ${options.all ? '--all' : JSON.stringify(ref)}${options.dropSelfIncluding ? ' --drop-self-including' : ''}${options.dropUnknown ? ' --drop-unknown' : ''} --dry-run`;
+    await confirmChange(ctx, `Rewrite the roles of ${pending.length} privilege${pending.length === 1 ? '' : 's'}?`, options.yes, `preview with \`${preview}\``);
     for (const fix of pending) await apply(t, catalogue, fix);
   }
   const wouldFix = fixes.filter((f) => f.status === 'would-fix');
