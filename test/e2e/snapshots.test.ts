@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { localFile, remoteEnv } from '../helpers/client-env.js';
-import { stor } from '../helpers/runbook.js';
+import { makeUserWithPrivilege, stor } from '../helpers/runbook.js';
 import { spawnServe } from '../helpers/serve-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -92,5 +92,20 @@ describe('stor snapshot', () => {
     const run = stor(remoteEnv(another));
     await run(['dataset', 'create', 'tank/a']);
     await deleteWalk(run, join(another.stateDir, 'mnt'));
+  });
+
+  it('dry runs fail as the real runs would for an identity without the roles (exit 5)', async () => {
+    const env = { STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir() };
+    const admin = stor(env);
+    await admin(['snapshot', 'create', 'tank@base']);
+    const key = await makeUserWithPrivilege(admin, 'rita', 'readers', ['READONLY_ADMIN']);
+    const rita = stor({ ...env, STOR_API_KEY: key });
+    expect((await json(rita(['snapshot', 'list', '--json']))).map((s: { id: string }) => s.id)).toEqual(['tank@base']);
+    const denied = await rita(['snapshot', 'rollback', 'tank@base', '--yes'], 5);
+    expect(denied.stderr).toContain('[EACCES] Not authorized');
+    expect((await rita(['snapshot', 'rollback', 'tank@base', '--dry-run'], 5)).stderr).toBe(denied.stderr);
+    const notDeleted = await rita(['snapshot', 'delete', 'tank@base', '--yes'], 5);
+    expect((await rita(['snapshot', 'delete', 'tank@base', '--dry-run'], 5)).stderr).toBe(notDeleted.stderr);
+    expect((await rita(['snapshot', 'create', 'tank@mine'], 5)).stderr).toContain('[EACCES] Not authorized');
   });
 });
