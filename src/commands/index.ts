@@ -10,9 +10,11 @@ import type { CommandResult } from './shared/render.js';
 import { apiKeyNoun } from './api-key/index.js';
 import { datasetNoun } from './dataset/index.js';
 import { privilegeNoun } from './privilege/index.js';
+import { jobNoun } from './job/index.js';
 import { profileNoun } from './profile/index.js';
 import { groupNoun } from './group/index.js';
 import { userNoun } from './user/index.js';
+import { snapshotNoun } from './snapshot/index.js';
 
 /** The global flags that take a value, so the command words can be found before parsing. */
 export const GLOBAL_VALUE_FLAGS: ReadonlySet<string> = new Set(
@@ -33,6 +35,8 @@ export const COMMANDS: Record<string, Entry> = {
   privilege: { kind: 'noun', noun: privilegeNoun },
   'api-key': { kind: 'noun', noun: apiKeyNoun },
   dataset: { kind: 'noun', noun: datasetNoun },
+  snapshot: { kind: 'noun', noun: snapshotNoun },
+  job: { kind: 'noun', noun: jobNoun },
   call: { kind: 'verb', load: () => import('./call/call.js').then((m) => m.callCommand) },
   login: { kind: 'verb', load: () => import('./login/login.js').then((m) => m.loginCommand) },
   logout: { kind: 'verb', load: () => import('./login/logout.js').then((m) => m.logoutCommand) },

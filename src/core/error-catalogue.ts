@@ -46,8 +46,8 @@ const CATALOGUE = {
   },
   JOB_NOT_FOUND: {
     kind: 'failed',
-    meaning: 'the appliance no longer knows the job being waited for, so its outcome is unknown',
-    remedy: 'check the target with `stor stat` before trying again',
+    meaning: 'the appliance does not know (or no longer knows) the job, so its outcome is unknown',
+    remedy: '`stor job list` shows the jobs it keeps; after an upload, check the target with `stor stat` before trying again',
   },
   LISTEN_FAILED: {
     kind: 'failed',
@@ -115,6 +115,11 @@ const CATALOGUE = {
     kind: 'usage',
     meaning: '`--mode` is not a permission mode, or is decimal above 511 (special bits need octal)',
     remedy: 'write it in octal (`--mode 0644`) or decimal (`--mode 420`); setuid, setgid and sticky only in octal (`04755`)',
+  },
+  BAD_SNAPSHOT: {
+    kind: 'usage',
+    meaning: 'the argument is not a snapshot name DATASET@NAME',
+    remedy: 'give e.g. `tank/projects@before-upgrade`',
   },
   BAD_URL: {
     kind: 'usage',

@@ -25,6 +25,7 @@ describe('the command set as a whole', () => {
         'profile list', 'profile remove', 'profile use', 'serve', 'stat', 'upload', 'whoami',
         'user list', 'user show', 'user create', 'user update', 'user delete',
         'group list', 'group show', 'group create', 'group update', 'group delete',
+        'snapshot list', 'snapshot create', 'snapshot delete', 'snapshot rollback', 'job list', 'job show', 'job wait', 'job abort',
       ].sort(),
     );
   });

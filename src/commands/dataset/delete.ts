@@ -52,7 +52,8 @@ export async function datasetDelete(ctx: CommandContext, ref: string, options: D
     // (ENOTEMPTY for children, zfs's EFAULT listing the snapshots).
     await call(t, 'pool.dataset.delete', [id, { recursive: false, force: false }]);
   }
-  await confirmChange(ctx, `Delete ${summary}? This cannot be undone.`, options.yes);
+  // Not a snapshot: the dataset's snapshots go with it (and block a delete without --recursive).
+  await confirmChange(ctx, `Delete ${summary}? This cannot be undone.`, options.yes, `preview with \`stor dataset delete ${id}${options.recursive ? ' --recursive' : ''} --dry-run\``);
   await call(t, 'pool.dataset.delete', [id, { recursive: options.recursive === true, force: false }]);
   return { data, view: deletedView(data) };
 }

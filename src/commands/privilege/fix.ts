@@ -168,7 +168,8 @@ export async function privilegeFix(ctx: CommandContext, ref: string | undefined,
   if (pending.length > 0) {
     // The diff before the question, on stderr where the prompt is.
     if (!ctx.globals.json) ctx.io.stderr.write(await render({ data: pending, view: fixView(pending, false) }, renderMode(ctx.io, false, 'stderr')));
-    await confirmChange(ctx, `Rewrite the roles of ${pending.length} privilege${pending.length === 1 ? '' : 's'}?`, options.yes);
+    const preview = `stor privilege fix ${options.all ? '--all' : JSON.stringify(ref)}${options.dropSelfIncluding ? ' --drop-self-including' : ''}${options.dropUnknown ? ' --drop-unknown' : ''} --dry-run`;
+    await confirmChange(ctx, `Rewrite the roles of ${pending.length} privilege${pending.length === 1 ? '' : 's'}?`, options.yes, `preview with \`${preview}\``);
     for (const fix of pending) await apply(t, catalogue, fix);
   }
   const wouldFix = fixes.filter((f) => f.status === 'would-fix');

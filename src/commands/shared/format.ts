@@ -57,6 +57,9 @@ export function formatTime(at: Date, timeZone?: string): string {
   return `${local}${sign}${two(Math.floor(abs / 60))}:${two(abs % 60)}`;
 }
 
+/** A time: local ISO with the offset on a terminal (in `timeZone`, the operator's TZ), the data's own ISO string when piped. */
+export const timeCell = (iso: string | null, timeZone?: string): Cell => (iso === null ? null : shown(iso, formatTime(new Date(iso), timeZone)));
+
 /** A size: human on a terminal, exact bytes when piped. */
 export const sizeCell = (n: number | null): Cell => (n === null ? null : shown(n, formatBytes(n)));
 

@@ -86,3 +86,28 @@ export class ProgressBar {
     return shortenMiddle(`${prefix}${this.label}`, width);
   }
 }
+
+/** A one-line bar on a terminal for work the appliance measures in percent (a job). */
+export class PercentBar {
+  private shown = '';
+
+  constructor(
+    private readonly out: OutputStream,
+    private readonly label: string,
+  ) {}
+
+  update(percent: number | null, description: string | null): void {
+    const width = 24;
+    const ratio = Math.min(Math.max((percent ?? 0) / 100, 0), 1);
+    const filled = Math.round(ratio * width);
+    const line = `${escapeCell(this.label)} [${'#'.repeat(filled)}${' '.repeat(width - filled)}] ${percent === null ? '  ?' : String(Math.round(percent)).padStart(3)}%${description ? ` ${escapeCell(description)}` : ''}`;
+    // Redrawn only when it changes: a job is polled far more often than it moves.
+    if (line === this.shown) return;
+    this.shown = line;
+    this.out.write(`\r\x1b[2K${line}`);
+  }
+
+  clear(): void {
+    if (this.shown !== '') this.out.write('\r\x1b[2K');
+  }
+}

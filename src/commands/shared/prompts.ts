@@ -5,15 +5,18 @@ import { escapeControls } from './escape.js';
 
 /**
  * Asks before a change. With `--yes` it does not ask; off a terminal it refuses (exit 2) rather
- * than guess, so a script never changes anything it did not say it wanted changed.
+ * than guess, so a script never changes anything it did not say it wanted changed. `safeFirst` is
+ * the step to take before saying yes (a dry run, a snapshot), noted above the question: the moment
+ * someone is asked is the moment they can still take it.
  */
-export async function confirmChange(ctx: CommandContext, question: string, yes: boolean | undefined): Promise<void> {
+export async function confirmChange(ctx: CommandContext, question: string, yes: boolean | undefined, safeFirst?: string): Promise<void> {
   if (yes) return;
   if (!(ctx.io.stdin.isTTY && ctx.io.stderr.isTTY)) {
     throw new StorError(E.CONFIRMATION_REQUIRED, 'refusing to make changes without confirmation: not on a terminal', {
       hint: 'add --yes to confirm, or --dry-run to only see what would change',
     });
   }
+  if (safeFirst) ctx.note(`Safe first step: ${safeFirst}`);
   const { confirm } = await import('@inquirer/prompts');
   const ok = await confirm(
     { message: escapeControls(question), default: false },

@@ -1,0 +1,55 @@
+import { call, queryItems } from '../../core/contract/client.js';
+import { poolSnapshotContract } from '../../core/contract/pool-snapshot.js';
+import type { CommandContext } from '../shared/context.js';
+import { arg, defineCommand, flag, type OptionValues } from '../shared/declare.js';
+import { predictedDenial } from '../shared/predict-access.js';
+import { confirmChange } from '../shared/prompts.js';
+import type { CommandResult } from '../shared/render.js';
+import { datasetFilter, snapshotRef } from './model.js';
+
+const options = {
+  recursive: flag("also delete the snapshot of this name on every child dataset (zfs destroy -r)", { short: 'r' }),
+  yes: flag('do not ask for confirmation', { short: 'y' }),
+  dryRun: flag('show what would be deleted; delete nothing'),
+};
+
+type SnapshotDeleteOptions = OptionValues<typeof options>;
+
+/** `stor snapshot delete --json` */
+export interface SnapshotDeleted {
+  id: string;
+  dry_run: boolean;
+  /** Every snapshot that goes (with --recursive, the children's of the same name too). */
+  deleted: string[];
+}
+
+/** `stor snapshot delete DATASET@NAME`: shows what goes, asks (or --yes), then pool.snapshot.delete. */
+export async function snapshotDelete(ctx: CommandContext, ref: string, options: SnapshotDeleteOptions): Promise<CommandResult<SnapshotDeleted>> {
+  const { id, dataset, name } = snapshotRef(ref);
+  const t = await ctx.transport();
+  const recursive = options.recursive === true;
+  // get_instance first: an unknown snapshot is reported as the appliance reports it, before any prompt.
+  await call(t, 'pool.snapshot.get_instance', [id]);
+  const same = await queryItems(t, 'pool.snapshot.query', ['id', 'snapshot_name'], [...datasetFilter(dataset, recursive), ['snapshot_name', '=', name]]);
+  const deleted = recursive ? same.map((s) => s.id) : [id];
+  const data: SnapshotDeleted = { id, dry_run: options.dryRun === true, deleted };
+  const view = { kind: 'record' as const, fields: [['id', id] as [string, string], ['dry run', data.dry_run] as [string, boolean]], list: { label: options.dryRun ? 'would delete' : 'deleted', items: deleted } };
+  if (options.dryRun) {
+    const denied = await predictedDenial(t, poolSnapshotContract['pool.snapshot.delete'].access);
+    if (denied) throw denied;
+    ctx.note(`Dry run: would delete ${deleted.join(', ')}; nothing was deleted.`);
+    return { data, view };
+  }
+  await confirmChange(ctx, `Delete snapshot${deleted.length === 1 ? '' : 's'} ${deleted.join(', ')}? This cannot be undone.`, options.yes, `preview with \`stor snapshot delete ${id}${recursive ? ' -r' : ''} --dry-run\``);
+  await call(t, 'pool.snapshot.delete', [id, { defer: false, recursive }]);
+  ctx.note(`Deleted ${deleted.join(', ')}.`);
+  return { data, view };
+}
+
+export const snapshotDeleteCommand = defineCommand({
+  summary: 'delete a snapshot DATASET@NAME (asks first; --yes when not on a terminal)',
+  args: { snapshot: arg.required('DATASET@NAME') },
+  options,
+  examples: ['stor snapshot delete tank/a@before-upgrade --dry-run', 'stor snapshot delete tank@nightly -r --yes'],
+  run: (ctx, { snapshot }, opts) => snapshotDelete(ctx, snapshot, opts),
+});

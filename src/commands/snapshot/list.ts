@@ -1,0 +1,37 @@
+import { queryItems } from '../../core/contract/client.js';
+import type { CommandContext } from '../shared/context.js';
+import { arg, defineCommand, flag } from '../shared/declare.js';
+import { sizeCell, timeCell } from '../shared/format.js';
+import type { CommandResult } from '../shared/render.js';
+import { datasetId } from '../dataset/model.js';
+import { datasetFilter, summaryOf, type SnapshotSummary } from './model.js';
+
+const options = {
+  recursive: flag("also list the snapshots of the dataset's children", { short: 'r' }),
+};
+
+/** `stor snapshot list [DATASET]`: every snapshot, or one dataset's (and its children's with -r), as ZFS orders them. */
+export async function snapshotList(ctx: CommandContext, ref: string | undefined, recursive: boolean): Promise<CommandResult<SnapshotSummary[]>> {
+  const t = await ctx.transport();
+  const dataset = ref === undefined ? undefined : datasetId(ref);
+  const filters = dataset === undefined ? [] : datasetFilter(dataset, recursive);
+  const found = await queryItems(t, 'pool.snapshot.query', ['id', 'dataset', 'snapshot_name', 'properties', 'createtxg'], filters);
+  const data = found.map(summaryOf);
+  return {
+    data,
+    view: {
+      kind: 'table',
+      columns: ['id', 'dataset', 'name', 'created', 'referenced'],
+      rows: data.map((s) => [s.id, s.dataset, s.name, timeCell(s.creation, ctx.io.env.TZ), sizeCell(s.referenced)]),
+      empty: dataset === undefined ? 'No snapshots.' : `No snapshots of ${dataset}${recursive ? ' or its children' : ''}.`,
+    },
+  };
+}
+
+export const snapshotListCommand = defineCommand({
+  summary: 'list snapshots (of one dataset, or all)',
+  args: { dataset: arg.optional('only this dataset (full name or mountpoint)', 'dataset') },
+  options,
+  examples: ['stor snapshot list', 'stor snapshot list tank/a -r', 'stor snapshot list tank/a --json'],
+  run: (ctx, { dataset }, opts) => snapshotList(ctx, dataset, opts.recursive),
+});

@@ -1,0 +1,72 @@
+import { call, queryItems } from '../../core/contract/client.js';
+import { poolSnapshotContract } from '../../core/contract/pool-snapshot.js';
+import { ERRNO, rpcErrors } from '../../core/errors.js';
+import type { CommandContext } from '../shared/context.js';
+import { arg, defineCommand, flag, type OptionValues } from '../shared/declare.js';
+import { predictedDenial } from '../shared/predict-access.js';
+import { confirmChange } from '../shared/prompts.js';
+import type { CommandResult } from '../shared/render.js';
+import { snapshotRef } from './model.js';
+
+const options = {
+  recursive: flag('destroy the snapshots taken after this one, which a rollback past them needs (zfs rollback -r)', { short: 'r' }),
+  force: flag('force-unmount clones of the later snapshots (zfs rollback -f)'),
+  yes: flag('do not ask for confirmation', { short: 'y' }),
+  dryRun: flag('show what would be lost; change nothing'),
+};
+
+type SnapshotRollbackOptions = OptionValues<typeof options>;
+
+/** `stor snapshot rollback --json` */
+export interface SnapshotRolledBack {
+  id: string;
+  dataset: string;
+  dry_run: boolean;
+  /** Snapshots of the dataset taken after this one, oldest first: a rollback destroys them. */
+  destroyed: string[];
+}
+
+/** `stor snapshot rollback DATASET@NAME`: says what is lost, asks (or --yes), then pool.snapshot.rollback. */
+export async function snapshotRollback(ctx: CommandContext, ref: string, options: SnapshotRollbackOptions): Promise<CommandResult<SnapshotRolledBack>> {
+  const { id, dataset } = snapshotRef(ref);
+  const t = await ctx.transport();
+  // get_instance first: an unknown snapshot is reported as the appliance reports it, before any prompt.
+  const target = await call(t, 'pool.snapshot.get_instance', [id]);
+  const siblings = await queryItems(t, 'pool.snapshot.query', ['id', 'createtxg'], [['dataset', '=', dataset]]);
+  const later = siblings.filter((s) => Number(s.createtxg) > Number(target.createtxg)).sort((a, b) => Number(a.createtxg) - Number(b.createtxg)).map((s) => s.id);
+  const data: SnapshotRolledBack = { id, dataset, dry_run: options.dryRun === true, destroyed: later };
+  const refused = later.length > 0 && !options.recursive;
+  if (options.dryRun || refused) {
+    // The dispatcher's refusal comes before the method's own.
+    const denied = await predictedDenial(t, poolSnapshotContract['pool.snapshot.rollback'].access);
+    if (denied) throw denied;
+  }
+  if (refused) {
+    // `zfs rollback` refuses to pass later snapshots without -r; its words, from here, so the
+    // dry run predicts the real run's refusal and neither asks first (MW/plugins/zfs_/snapshot_actions.py:74-80).
+    ctx.note(`${dataset} has ${later.length} snapshot${later.length === 1 ? '' : 's'} taken after ${id}; rolling back destroys ${later.length === 1 ? 'it' : 'them'}. Add -r to do so.`);
+    throw rpcErrors.call(
+      ERRNO.EFAULT,
+      [`Failed to rollback snapshot: cannot rollback to '${id}': more recent snapshots or bookmarks exist`, "use '-r' to force deletion of the following snapshots and bookmarks:", ...later].join('\n'),
+    );
+  }
+  const lost = `every change to ${dataset} since ${id}${later.length > 0 ? ` and the later snapshot${later.length === 1 ? '' : 's'} ${later.join(', ')}` : ''}`;
+  const view = { kind: 'record' as const, fields: [['id', id], ['dataset', dataset], ['dry run', data.dry_run]] as [string, string | boolean][], list: { label: options.dryRun ? 'would destroy' : 'destroyed', items: later } };
+  if (options.dryRun) {
+    ctx.note(`Dry run: rolling back would lose ${lost}; nothing was changed.`);
+    return { data, view };
+  }
+  await confirmChange(ctx, `Roll ${dataset} back to ${id}, losing ${lost}?`, options.yes, `preview with \`stor snapshot rollback ${id}${options.recursive ? ' -r' : ''} --dry-run\``);
+  await call(t, 'pool.snapshot.rollback', [id, { recursive: options.recursive === true, recursive_clones: false, force: options.force === true, recursive_rollback: false }]);
+  ctx.note(`Rolled ${dataset} back to ${id}.`);
+  return { data, view };
+}
+
+export const snapshotRollbackCommand = defineCommand({
+  summary: 'roll a dataset back to a snapshot DATASET@NAME (asks first; --yes when not on a terminal)',
+  args: { snapshot: arg.required('DATASET@NAME') },
+  options,
+  examples: ['stor snapshot rollback tank/a@before-upgrade --dry-run', 'stor snapshot rollback tank/a@before-upgrade --yes', 'stor snapshot rollback tank/a@monday -r --yes'],
+  notes: "Files of the dataset's children are not touched: they have snapshots of their own.",
+  run: (ctx, { snapshot }, opts) => snapshotRollback(ctx, snapshot, opts),
+});
