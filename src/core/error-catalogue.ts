@@ -29,6 +29,11 @@ const CATALOGUE = {
     meaning: "the appliance's /_download/ endpoint refused the download URL (HTTP 401, 404 or 410: used, expired or unknown)",
     remedy: 'start the download again; a download URL serves one GET, within a minute of being issued',
   },
+  DOWNLOAD_SIZE_MISMATCH: {
+    kind: 'failed',
+    meaning: 'a download brought another number of bytes than the appliance reported for the file; nothing was written locally',
+    remedy: 'the file may have changed meanwhile: download it again',
+  },
   INTERNAL: {
     kind: 'internal',
     meaning: 'an unexpected error: a bug in stor',
@@ -48,6 +53,11 @@ const CATALOGUE = {
     kind: 'failed',
     meaning: '`stor serve` cannot listen on the host and port asked for (in use, not permitted or not an address of this machine)',
     remedy: 'pick another `--port` or `--host`, or stop what holds the port',
+  },
+  LOCAL_WRITE_FAILED: {
+    kind: 'failed',
+    meaning: 'a download cannot write its local file (directory missing, not permitted, disk full); no partial file is left',
+    remedy: 'check that the directory exists, is writable and has space',
   },
   METHOD_NOT_FOUND: {
     kind: 'failed',
@@ -98,8 +108,8 @@ const CATALOGUE = {
   },
   BAD_MODE: {
     kind: 'usage',
-    meaning: '`--mode` is not a permission mode, or is decimal above 511 (special bits need octal)',
-    remedy: 'write it in octal (`--mode 0644`) or decimal (`--mode 420`); setuid, setgid and sticky only in octal (`04755`)',
+    meaning: '`--mode` (or the MODE of `chmod`) is not a permission mode, or is decimal above 511 (special bits need octal); `chmod` also refuses three octal digits without a leading 0 (`400`), which read differently in decimal and octal',
+    remedy: 'write it in octal (`--mode 0644`, `chmod 0750`) or decimal (`--mode 420`); setuid, setgid and sticky only in octal (`04755`)',
   },
   BAD_URL: {
     kind: 'usage',
@@ -135,6 +145,11 @@ const CATALOGUE = {
     kind: 'usage',
     meaning: 'the `--api-key-file` file cannot be read',
     remedy: 'check the path and its permissions',
+  },
+  LOCAL_FILE_EXISTS: {
+    kind: 'usage',
+    meaning: 'the local file a download would write exists (or is a directory); nothing was downloaded',
+    remedy: 'add `--force` to replace the file, or name another destination',
   },
   LOCAL_FILE_MISSING: {
     kind: 'usage',
@@ -176,6 +191,11 @@ const CATALOGUE = {
     meaning: 'no API key is known for the target, or none was given to `stor login`',
     remedy: '`stor login --url <url>`, or set `STOR_API_KEY`; to `login`, pass `--api-key-file` or `--api-key-stdin`',
   },
+  NO_FILE_DELETE: {
+    kind: 'usage',
+    meaning: '`stor rm`: the 25.10.1 API has no way to delete a file or directory, and stor does not invent one',
+    remedy: 'delete the dataset if the path is one (`stor dataset delete`), upload an empty file over it, or use the web UI or a shell on the appliance',
+  },
   NO_PASSWORD: {
     kind: 'usage',
     meaning: 'no password was given to `stor login --username`',
@@ -210,6 +230,11 @@ const CATALOGUE = {
     kind: 'usage',
     meaning: '`stor login` would overwrite a profile of that name saved for another appliance',
     remedy: 'choose another name with `--profile NAME`, or `--force` to replace it',
+  },
+  REMOTE_NOT_A_FILE: {
+    kind: 'usage',
+    meaning: 'the path to download is a directory or another non-regular file',
+    remedy: 'name a regular file; `stor ls` shows what a directory holds',
   },
   TARGET_NOT_A_DIRECTORY: {
     kind: 'usage',
