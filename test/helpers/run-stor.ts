@@ -13,6 +13,8 @@ export interface RunOptions {
   /** Pretend stdout (and stdin, stderr) are a terminal. */
   tty?: boolean;
   stdin?: string;
+  /** The working directory the command sees (default: the test process's). */
+  cwd?: string;
 }
 
 /** Runs `stor` in-process with captured streams: the same `run()` the binary calls. */
@@ -27,7 +29,7 @@ export async function runStor(argv: string[], options: RunOptions = {}): Promise
     stderr: { write: (s: string) => (stderr += s), isTTY: tty },
     stdin,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...options.env },
-    cwd: process.cwd(),
+    cwd: options.cwd ?? process.cwd(),
   };
   const code = await run(argv, io);
   return { code, stdout, stderr };

@@ -13,12 +13,13 @@ type ChmodOptions = OptionValues<typeof options>;
 
 /**
  * MODE as `--mode` takes it (shared/mode.ts), as the octal string `filesystem.setperm` wants.
- * Three octal digits without a leading 0 (400, 440, 511) are refused: chmod(1) reads them as
- * octal and the decimal reading is another mode, so either guess would surprise someone.
+ * Three octal digits without a leading 0 that are also a mode in decimal (400, 440, 511) are
+ * refused: chmod(1) reads them as octal and the decimal reading is another mode, so either guess
+ * would surprise someone. Above 511 (644, 755) parseMode refuses them with the octal to write.
  */
 export function chmodMode(text: string): string {
-  if (/^[1-7][0-7]{2}$/.test(text)) {
-    const decimal = parseInt(text, 10);
+  const decimal = parseInt(text, 10);
+  if (/^[1-7][0-7]{2}$/.test(text) && decimal <= 0o777) {
     throw new StorError(E.BAD_MODE, `MODE ${text} is ambiguous: chmod(1) reads it as octal 0${text}; as decimal it is 0${decimal.toString(8)}`, {
       hint: `write 0${text} for octal (as chmod(1) means it), or 0${decimal.toString(8)} for decimal ${text}`,
     });

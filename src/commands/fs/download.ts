@@ -40,8 +40,10 @@ function localWriteFailed(path: string, err: unknown): StorError {
   return new StorError(E.LOCAL_WRITE_FAILED, `cannot write ${path}: ${code}`, { hint: 'check that the directory exists, is writable and has space' });
 }
 
+/** `dest` is the local file, or `-`: bytes already on stdout cannot be taken back. */
 function interruptedBy(signal: NodeJS.Signals, dest: string): StorError {
-  return new StorError(signal === 'SIGTERM' ? E.TERMINATED : E.INTERRUPTED, `interrupted by ${signal}; ${dest} was not written, and nothing of it was left behind`);
+  const what = dest === '-' ? 'the download to stdout stopped part-way' : `${dest} was not written, and nothing of it was left behind`;
+  return new StorError(signal === 'SIGTERM' ? E.TERMINATED : E.INTERRUPTED, `interrupted by ${signal}; ${what}`);
 }
 
 /**
@@ -86,16 +88,30 @@ function stdoutSink(out: OutputStream): Writable {
   });
 }
 
-/** Runs one download into `sink`, ending it early on SIGINT/SIGTERM; checks the byte count. */
-async function transfer(ctx: CommandContext, t: Transport, remote: string, size: number, sink: Writable, bar: ProgressBar | undefined, what: string) {
-  let interrupted: NodeJS.Signals | undefined;
+/** SIGINT/SIGTERM while a download runs: remembered, and the sink (once there) destroyed to stop the transfer. */
+interface Interruption {
+  signal?: NodeJS.Signals;
+  sink?: Writable;
+  stop(): void;
+}
+
+function watchSignals(ctx: CommandContext): Interruption {
+  const watch: Interruption = { stop: () => undefined };
   const unsubscribe = ctx.io.onSignal?.((signal) => {
-    interrupted ??= signal;
-    sink.destroy(new Error(`interrupted by ${signal}`));
+    watch.signal ??= signal;
+    watch.sink?.destroy(new Error(`interrupted by ${signal}`));
   });
+  if (unsubscribe) watch.stop = unsubscribe;
+  return watch;
+}
+
+/** Runs one download into `sink` and checks the byte count; a signal ends it as INTERRUPTED or TERMINATED. */
+async function transfer(t: Transport, remote: string, size: number, sink: Writable, watch: Interruption, bar: ProgressBar | undefined, what: string) {
+  watch.sink = sink;
   try {
+    if (watch.signal) throw interruptedBy(watch.signal, what);
     const done = await t.download({ path: remote, sink, ...(bar ? { onProgress: (n: number) => bar.update(n) } : {}) });
-    if (interrupted) throw interruptedBy(interrupted, what);
+    if (watch.signal) throw interruptedBy(watch.signal, what);
     if (done.bytes !== size) {
       throw new StorError(E.DOWNLOAD_SIZE_MISMATCH, `${remote} gave ${done.bytes} bytes; the appliance reported ${size}`, { hint: 'it may have changed meanwhile: download it again' });
     }
@@ -103,10 +119,8 @@ async function transfer(ctx: CommandContext, t: Transport, remote: string, size:
     return done;
   } catch (err) {
     bar?.clear();
-    if (interrupted) throw interruptedBy(interrupted, what);
+    if (watch.signal) throw interruptedBy(watch.signal, what);
     throw err;
-  } finally {
-    unsubscribe?.();
   }
 }
 
@@ -132,12 +146,21 @@ export async function download(ctx: CommandContext, remote: string, local: strin
   const progressTo = ctx.io.stderr.isTTY === true && !ctx.globals.quiet && !(toStdout && ctx.io.stdout.isTTY === true);
   const bar = progressTo ? new ProgressBar(ctx.io.stderr, name, st.size) : undefined;
 
-  if (!dest) {
-    const done = await transfer(ctx, t, remote, st.size, stdoutSink(ctx.io.stdout), bar, 'stdout');
-    const data: DownloadResult = { source: remote, target: '-', bytes: done.bytes, replaced: false, job_id: done.jobId };
-    return { data, view: { kind: 'json' }, streamed: true };
+  const watch = watchSignals(ctx);
+  try {
+    if (!dest) {
+      const done = await transfer(t, remote, st.size, stdoutSink(ctx.io.stdout), watch, bar, '-');
+      const data: DownloadResult = { source: remote, target: '-', bytes: done.bytes, replaced: false, job_id: done.jobId };
+      return { data, view: { kind: 'json' }, streamed: true };
+    }
+    return await toFile(t, remote, st.size, dest, watch, bar);
+  } finally {
+    watch.stop();
   }
+}
 
+/** Into a temporary file beside the destination, flushed, then renamed over it; on failure the temporary file goes. */
+async function toFile(t: Transport, remote: string, size: number, dest: { path: string; exists: boolean }, watch: Interruption, bar: ProgressBar | undefined): Promise<CommandResult<DownloadResult>> {
   const part = partName(dest.path);
   let handle: FileHandle;
   try {
@@ -147,7 +170,7 @@ export async function download(ctx: CommandContext, remote: string, local: strin
   }
   let done;
   try {
-    done = await transfer(ctx, t, remote, st.size, fileSink(handle, dest.path), bar, dest.path);
+    done = await transfer(t, remote, size, fileSink(handle, dest.path), watch, bar, dest.path);
     await handle.close();
     await rename(part, dest.path).catch((err: unknown) => Promise.reject(localWriteFailed(dest.path, err)));
   } catch (err) {
