@@ -381,14 +381,14 @@ const CATALOGUE = {
   // exit 130: interrupted
   INTERRUPTED: {
     kind: 'interrupted',
-    meaning: 'interrupted (Ctrl-C, SIGINT) at a prompt or during an upload; the message says what was written',
+    meaning: 'interrupted (Ctrl-C, SIGINT) at a prompt or during an upload or download; the message says what was written',
     remedy: 'run the command again',
   },
 
   // exit 143: terminated
   TERMINATED: {
     kind: 'terminated',
-    meaning: 'stopped by SIGTERM during an upload; the message says what was written, and no temporary file is left',
+    meaning: 'stopped by SIGTERM during an upload or download; the message says what was written, and no temporary file is left',
     remedy: 'run the command again',
   },
 } as const satisfies Record<string, { kind: StorErrorKind; meaning: string; remedy: string }>;

@@ -11,8 +11,9 @@ const SPECIAL_BITS = 0o7000;
  * put), special bits included, so those get a warning.
  */
 export function parseMode(text: string, name = '--mode'): { mode: number; warning?: string } {
-  // How the operator writes a mode in this place: `--mode 0644`, or `0644` for an argument.
-  const as = (v: string) => (name.startsWith('--') ? `${name} ${v}` : v);
+  // Messages name what was given (`--mode 644`, `MODE 644`); hints show what to type (`--mode 0644`, `0644`).
+  const named = (v: string) => `${name} ${v}`;
+  const as = (v: string) => (name.startsWith('--') ? named(v) : v);
   let mode: number;
   const octalForm = /^0o[0-7]{1,4}$/i.test(text) ? text.slice(2) : /^0[0-7]{1,4}$/.test(text) ? text : undefined;
   if (octalForm !== undefined) mode = parseInt(octalForm, 8);
@@ -20,7 +21,7 @@ export function parseMode(text: string, name = '--mode'): { mode: number; warnin
     mode = parseInt(text, 10);
     if (mode > 0o777) {
       const asOctal = /^[0-7]+$/.test(text) ? parseInt(text, 8) : undefined;
-      throw new StorError(E.BAD_MODE, `${as(text)} in decimal is more than 511 (0777): special bits need explicit octal`, {
+      throw new StorError(E.BAD_MODE, `${named(text)} in decimal is more than 511 (0777): special bits need explicit octal`, {
         hint:
           asOctal !== undefined && asOctal <= 0o7777
             ? `for octal ${text} write ${as(`0${text}`)} (= ${asOctal} in decimal)`
@@ -31,9 +32,9 @@ export function parseMode(text: string, name = '--mode'): { mode: number; warnin
   else {
     throw new StorError(E.BAD_MODE, `${name} takes permission bits in decimal (420) or octal (0644, 0o644), not ${JSON.stringify(text)}`);
   }
-  if (mode === 0) return { mode, warning: `${as('0')} is ignored by the appliance (25.10.1 applies a mode only when it is not 0); the file keeps its default mode` };
+  if (mode === 0) return { mode, warning: `${named('0')} is ignored by the appliance (25.10.1 applies a mode only when it is not 0); the file keeps its default mode` };
   if (mode & SPECIAL_BITS) {
-    return { mode, warning: `${as(`0${mode.toString(8)}`)} sets ${specialBits(mode)}: the appliance applies it as given` };
+    return { mode, warning: `${named(`0${mode.toString(8)}`)} sets ${specialBits(mode)}: the appliance applies it as given` };
   }
   return { mode };
 }
