@@ -104,6 +104,10 @@ describe.each([
     const dir = await stor(t, ['download', '/mnt/tank/dir', local, '--json']);
     expect(dir.code).toBe(2);
     expect(errorOf(dir)).toMatchObject({ code: 'REMOTE_NOT_A_FILE', message: '/mnt/tank/dir is a directory' });
+    writeFileSync(join(t.tank, 'f.txt'), 'f');
+    const noDir = await stor(t, ['download', '/mnt/tank/f.txt', join(local, 'absent/'), '--json']);
+    expect(noDir.code).toBe(1);
+    expect(errorOf(noDir)).toMatchObject({ code: 'LOCAL_WRITE_FAILED', message: `cannot write ${join(local, 'absent/f.txt')}: ENOENT` });
     const missing = await stor(t, ['download', '/mnt/tank/nope.bin', local, '--json']);
     expect(missing.code).toBe(1);
     expect(errorOf(missing)).toMatchObject({ code: 'ENOENT' });
