@@ -34,6 +34,11 @@ const CATALOGUE = {
     meaning: "the appliance's /_download/ endpoint refused the download URL (HTTP 401, 404 or 410: used, expired or unknown)",
     remedy: 'start the download again; a download URL serves one GET, within a minute of being issued',
   },
+  DOWNLOAD_SIZE_MISMATCH: {
+    kind: 'failed',
+    meaning: 'a download brought another number of bytes than the appliance reported for the file; nothing was written locally',
+    remedy: 'the file may have changed meanwhile: download it again',
+  },
   INTERNAL: {
     kind: 'internal',
     meaning: 'an unexpected error: a bug in stor',
@@ -53,6 +58,11 @@ const CATALOGUE = {
     kind: 'failed',
     meaning: '`stor serve` cannot listen on the host and port asked for (in use, not permitted or not an address of this machine)',
     remedy: 'pick another `--port` or `--host`, or stop what holds the port',
+  },
+  LOCAL_WRITE_FAILED: {
+    kind: 'failed',
+    meaning: 'a download cannot write its local file (directory missing, not permitted, disk full); no partial file is left',
+    remedy: 'check that the directory exists, is writable and has space',
   },
   METHOD_NOT_FOUND: {
     kind: 'failed',
@@ -113,8 +123,8 @@ const CATALOGUE = {
   },
   BAD_MODE: {
     kind: 'usage',
-    meaning: '`--mode` is not a permission mode, or is decimal above 511 (special bits need octal)',
-    remedy: 'write it in octal (`--mode 0644`) or decimal (`--mode 420`); setuid, setgid and sticky only in octal (`04755`)',
+    meaning: '`--mode` (or the MODE of `chmod`) is not a permission mode, or is decimal above 511 (special bits need octal); `chmod` also refuses three octal digits without a leading 0 (`400`), which read differently in decimal and octal',
+    remedy: 'write it in octal (`--mode 0644`, `chmod 0750`) or decimal (`--mode 420`); setuid, setgid and sticky only in octal (`04755`)',
   },
   BAD_SNAPSHOT: {
     kind: 'usage',
@@ -156,6 +166,11 @@ const CATALOGUE = {
     meaning: 'the `--api-key-file` file cannot be read',
     remedy: 'check the path and its permissions',
   },
+  LOCAL_FILE_EXISTS: {
+    kind: 'usage',
+    meaning: 'the local file a download would write exists (or is a directory); nothing was downloaded',
+    remedy: 'add `--force` to replace the file, or name another destination',
+  },
   LOCAL_FILE_MISSING: {
     kind: 'usage',
     meaning: 'a local file to upload does not exist',
@@ -196,6 +211,11 @@ const CATALOGUE = {
     meaning: 'no API key is known for the target, or none was given to `stor login`',
     remedy: '`stor login --url <url>`, or set `STOR_API_KEY`; to `login`, pass `--api-key-file` or `--api-key-stdin`',
   },
+  NO_FILE_DELETE: {
+    kind: 'usage',
+    meaning: '`stor rm`: the 25.10.1 API has no way to delete a file or directory, and stor does not invent one',
+    remedy: 'delete the dataset if the path is one (`stor dataset delete`), upload an empty file over it, or use the web UI or a shell on the appliance',
+  },
   NO_PASSWORD: {
     kind: 'usage',
     meaning: 'no password was given to `stor login --username` or `stor user create` (or standard input held none)',
@@ -230,6 +250,11 @@ const CATALOGUE = {
     kind: 'usage',
     meaning: '`stor login` would overwrite a profile of that name saved for another appliance',
     remedy: 'choose another name with `--profile NAME`, or `--force` to replace it',
+  },
+  REMOTE_NOT_A_FILE: {
+    kind: 'usage',
+    meaning: 'the path to download is a directory or another non-regular file',
+    remedy: 'name a regular file; `stor ls` shows what a directory holds',
   },
   TARGET_NOT_A_DIRECTORY: {
     kind: 'usage',
@@ -381,14 +406,14 @@ const CATALOGUE = {
   // exit 130: interrupted
   INTERRUPTED: {
     kind: 'interrupted',
-    meaning: 'interrupted (Ctrl-C, SIGINT) at a prompt or during an upload; the message says what was written',
+    meaning: 'interrupted (Ctrl-C, SIGINT) at a prompt or during an upload or download; the message says what was written',
     remedy: 'run the command again',
   },
 
   // exit 143: terminated
   TERMINATED: {
     kind: 'terminated',
-    meaning: 'stopped by SIGTERM during an upload; the message says what was written, and no temporary file is left',
+    meaning: 'stopped by SIGTERM during an upload or download; the message says what was written, and no temporary file is left',
     remedy: 'run the command again',
   },
 } as const satisfies Record<string, { kind: StorErrorKind; meaning: string; remedy: string }>;

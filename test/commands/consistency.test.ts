@@ -20,7 +20,8 @@ describe('the command set as a whole', () => {
   it('covers every command of SPEC §3', () => {
     expect(paths.map((p) => p.join(' ')).sort()).toEqual(
       [
-        'api-key create', 'api-key list', 'api-key revoke', 'call', 'completion', 'dataset create', 'dataset delete', 'dataset list', 'login', 'logout', 'ls',
+        'api-key create', 'api-key list', 'api-key revoke', 'call', 'chmod', 'chown', 'completion', 'dataset create', 'dataset delete', 'dataset list',
+        'download', 'login', 'logout', 'ls', 'mkdir', 'rm',
         'privilege check', 'privilege create', 'privilege delete', 'privilege fix', 'privilege list', 'privilege roles', 'privilege show', 'privilege update',
         'profile list', 'profile remove', 'profile use', 'serve', 'stat', 'upload', 'whoami',
         'user list', 'user show', 'user create', 'user update', 'user delete',

@@ -17,6 +17,8 @@ export interface RunOptions {
   columns?: number;
   /** Colour level of both streams: 1 on a terminal, 0 when piped, unless given. */
   color?: ColorLevel;
+  /** The working directory the command sees (default: the test process's). */
+  cwd?: string;
 }
 
 /** Runs `stor` in-process with captured streams: the same `run()` the binary calls. */
@@ -34,7 +36,7 @@ export async function runStor(argv: string[], options: RunOptions = {}): Promise
     color: { stdout: color, stderr: color },
     stdin,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...options.env },
-    cwd: process.cwd(),
+    cwd: options.cwd ?? process.cwd(),
   };
   const code = await run(argv, io);
   return { code, stdout, stderr };

@@ -111,3 +111,23 @@ export class PercentBar {
     if (this.shown !== '') this.out.write('\r\x1b[2K');
   }
 }
+
+/** A running appliance job's percent and description, on one terminal line cleared when it ends. */
+export class JobProgressLine {
+  private shown = false;
+
+  constructor(
+    private readonly out: OutputStream,
+    private readonly label: string,
+  ) {}
+
+  update(progress: { percent: number | null; description: string | null }): void {
+    this.shown = true;
+    const percent = progress.percent === null ? '' : ` ${String(progress.percent).padStart(3)}%`;
+    this.out.write(`\r\x1b[2K${escapeCell(this.label)}${percent} ${escapeCell(progress.description ?? '')}`);
+  }
+
+  clear(): void {
+    if (this.shown) this.out.write('\r\x1b[2K');
+  }
+}

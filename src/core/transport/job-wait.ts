@@ -13,13 +13,20 @@ export interface JobSource {
   ended?(id: number): Promise<unknown>;
 }
 
+/** How far a running job says it is (`core.get_jobs` progress). */
+export interface JobProgress {
+  percent: number | null;
+  description: string | null;
+}
+
 /**
  * Waits for job `id` and resolves when it succeeded; a failure is thrown as `jobFailure` maps
  * it, read from the job's own `core.get_jobs` entry, so every transport reports it alike.
  * A long job may take as long as it needs while it moves; one whose state and progress have not
  * changed for `stallSeconds` (the command's --timeout) is given up on with JOB_STALLED.
+ * `onProgress` hears the job's progress each time it is read while the job runs.
  */
-export async function awaitJob(source: JobSource, id: number, stallSeconds: number): Promise<void> {
+export async function awaitJob(source: JobSource, id: number, stallSeconds: number, onProgress?: (progress: JobProgress) => void): Promise<void> {
   let settled = false;
   const entry = async () => (await queryItems(source, 'core.get_jobs', ['id', 'method', 'state', 'progress', 'error', 'exc_info'], [['id', '=', id]]))[0];
   // Told the job ended: success needs nothing more; a failure is read from the job's entry at once.
@@ -46,6 +53,7 @@ export async function awaitJob(source: JobSource, id: number, stallSeconds: numb
       }
       if (job.state === 'SUCCESS') return true;
       if (job.state === 'FAILED' || job.state === 'ABORTED') throw jobFailure(job);
+      onProgress?.({ percent: job.progress.percent, description: job.progress.description });
       const now = performance.now();
       const state = JSON.stringify([job.state, job.progress]);
       if (state !== seen) {

@@ -1,0 +1,207 @@
+import { randomBytes } from 'node:crypto';
+import { lstatSync, statSync } from 'node:fs';
+import { open, rename, rm, type FileHandle } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { Writable } from 'node:stream';
+import { call } from '../../core/contract/client.js';
+import { E } from '../../core/error-catalogue.js';
+import { StorError } from '../../core/errors.js';
+import type { Transport } from '../../core/transport/transport.js';
+import type { CommandContext } from '../shared/context.js';
+import { arg, defineCommand, flag, type OptionValues } from '../shared/declare.js';
+import type { OutputStream } from '../shared/io.js';
+import { ProgressBar } from '../shared/progress.js';
+import type { CommandResult } from '../shared/render.js';
+
+const options = {
+  force: flag('replace LOCAL when it exists', { short: 'f' }),
+};
+
+type DownloadOptions = OptionValues<typeof options>;
+
+/** `stor download --json`. */
+export interface DownloadResult {
+  /** The file on the appliance. */
+  source: string;
+  /** The local file written (absolute). */
+  target: string;
+  /** Bytes received; equal to the size `filesystem.stat` reported before the download (checked). */
+  bytes: number;
+  /** Whether an existing local file was replaced (`--force`). */
+  replaced: boolean;
+  job_id: number;
+}
+
+/** A temporary file's name beside its destination: hidden, and saying whose it is. */
+const partName = (dest: string) => join(dirname(dest), `.${basename(dest)}.stor-${randomBytes(4).toString('hex')}.part`);
+
+function localWriteFailed(path: string, err: unknown): StorError {
+  const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+  return new StorError(E.LOCAL_WRITE_FAILED, `cannot write ${path}: ${code}`, { hint: 'check that the directory exists, is writable and has space' });
+}
+
+/** `dest` is the local file, or `-`: bytes already on stdout cannot be taken back. */
+function interruptedBy(signal: NodeJS.Signals, dest: string): StorError {
+  const what = dest === '-' ? 'the download to stdout stopped part-way' : `${dest} was not written, and nothing of it was left behind`;
+  return new StorError(signal === 'SIGTERM' ? E.TERMINATED : E.INTERRUPTED, `interrupted by ${signal}; ${what}`);
+}
+
+/**
+ * Where the file goes: `local` itself, or the remote basename inside it when it is a directory
+ * (an existing one, or any path ending in /); the basename in the working directory by default.
+ * Checked before any request, as `cp` does.
+ */
+function destination(cwd: string, local: string | undefined, name: string, force: boolean): { path: string; exists: boolean } {
+  let path = resolve(cwd, local ?? name);
+  const isDir = (p: string) => statSync(p, { throwIfNoEntry: false })?.isDirectory() === true;
+  if (local !== undefined && (local.endsWith('/') || isDir(path))) path = join(path, name);
+  const existing = lstatSync(path, { throwIfNoEntry: false });
+  if (existing?.isDirectory()) throw new StorError(E.LOCAL_FILE_EXISTS, `${path} is a directory`, { hint: 'name a file to write, or a directory to write into' });
+  if (existing && !force) throw new StorError(E.LOCAL_FILE_EXISTS, `${path} exists`, { hint: 'add --force to replace it, or name another LOCAL' });
+  return { path, exists: existing !== undefined };
+}
+
+/** A sink into an open file that flushes it to disk (fsync) before it reports finished. */
+function fileSink(handle: FileHandle, path: string): Writable {
+  return new Writable({
+    highWaterMark: 1024 * 1024,
+    write(chunk: Buffer, _encoding, done) {
+      void (async () => {
+        for (let at = 0; at < chunk.length; ) at += (await handle.write(chunk, at)).bytesWritten;
+      })().then(() => done(), (err: unknown) => done(localWriteFailed(path, err)));
+    },
+    final(done) {
+      handle.sync().then(() => done(), (err: unknown) => done(localWriteFailed(path, err)));
+    },
+  });
+}
+
+/** A sink into stdout that waits when a slow reader makes it push back, and leaves it open. */
+function stdoutSink(out: OutputStream): Writable {
+  // The process's stdout takes bytes as well as text; OutputStream only promises text.
+  const stream = out as unknown as { write(chunk: Buffer): unknown; once?(event: 'drain', listener: () => void): unknown };
+  return new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      if (stream.write(chunk) === false && stream.once) stream.once('drain', () => done());
+      else done();
+    },
+  });
+}
+
+/** SIGINT/SIGTERM while a download runs: remembered, and the sink (once there) destroyed to stop the transfer. */
+interface Interruption {
+  signal?: NodeJS.Signals;
+  sink?: Writable;
+  stop(): void;
+}
+
+function watchSignals(ctx: CommandContext): Interruption {
+  const watch: Interruption = { stop: () => undefined };
+  const unsubscribe = ctx.io.onSignal?.((signal) => {
+    watch.signal ??= signal;
+    watch.sink?.destroy(new Error(`interrupted by ${signal}`));
+  });
+  if (unsubscribe) watch.stop = unsubscribe;
+  return watch;
+}
+
+/** Runs one download into `sink` and checks the byte count; a signal ends it as INTERRUPTED or TERMINATED. */
+async function transfer(t: Transport, remote: string, size: number, sink: Writable, watch: Interruption, bar: ProgressBar | undefined, what: string) {
+  watch.sink = sink;
+  try {
+    if (watch.signal) throw interruptedBy(watch.signal, what);
+    const done = await t.download({ path: remote, sink, ...(bar ? { onProgress: (n: number) => bar.update(n) } : {}) });
+    if (watch.signal) throw interruptedBy(watch.signal, what);
+    if (done.bytes !== size) {
+      throw new StorError(E.DOWNLOAD_SIZE_MISMATCH, `${remote} gave ${done.bytes} bytes; the appliance reported ${size}`, { hint: 'it may have changed meanwhile: download it again' });
+    }
+    bar?.finish();
+    return done;
+  } catch (err) {
+    bar?.clear();
+    if (watch.signal) throw interruptedBy(watch.signal, what);
+    throw err;
+  }
+}
+
+/**
+ * `stor download REMOTE [LOCAL|-]`: streamed into a temporary file beside LOCAL, flushed to
+ * disk, checked against the size `filesystem.stat` reported, then renamed over LOCAL; a failed
+ * or interrupted download leaves LOCAL as it was and no temporary file. `-` streams to stdout.
+ */
+export async function download(ctx: CommandContext, remote: string, local: string | undefined, opts: DownloadOptions): Promise<CommandResult<DownloadResult>> {
+  const toStdout = local === '-';
+  if (toStdout && ctx.globals.json) {
+    throw new StorError(E.USAGE, 'with - the file goes to stdout, where --json would go too', { hint: 'download to a local file to get the --json report' });
+  }
+  const name = remote.split('/').filter(Boolean).at(-1);
+  if (name === undefined || !remote.startsWith('/')) throw new StorError(E.USAGE, `REMOTE must be the absolute path of a file on the appliance, not ${JSON.stringify(remote)}`);
+  const dest = toStdout ? undefined : destination(ctx.io.cwd, local, name, opts.force === true);
+
+  const t = await ctx.transport();
+  const st = await call(t, 'filesystem.stat', [remote]);
+  if (st.type !== 'FILE') {
+    throw new StorError(E.REMOTE_NOT_A_FILE, `${remote} is ${st.type === 'DIRECTORY' ? 'a directory' : `not a regular file (${st.type})`}`, { hint: '`stor ls` shows what is in a directory' });
+  }
+  const progressTo = ctx.io.stderr.isTTY === true && !ctx.globals.quiet && !(toStdout && ctx.io.stdout.isTTY === true);
+  const bar = progressTo ? new ProgressBar(ctx.io.stderr, { files: 1, bytes: st.size }) : undefined;
+  bar?.start(name, st.size);
+
+  const watch = watchSignals(ctx);
+  try {
+    if (!dest) {
+      const done = await transfer(t, remote, st.size, stdoutSink(ctx.io.stdout), watch, bar, '-');
+      const data: DownloadResult = { source: remote, target: '-', bytes: done.bytes, replaced: false, job_id: done.jobId };
+      return { data, view: { kind: 'json' }, streamed: true };
+    }
+    return await toFile(t, remote, st.size, dest, watch, bar);
+  } finally {
+    watch.stop();
+  }
+}
+
+/** Into a temporary file beside the destination, flushed, then renamed over it; on failure the temporary file goes. */
+async function toFile(t: Transport, remote: string, size: number, dest: { path: string; exists: boolean }, watch: Interruption, bar: ProgressBar | undefined): Promise<CommandResult<DownloadResult>> {
+  const part = partName(dest.path);
+  let handle: FileHandle;
+  try {
+    handle = await open(part, 'wx', 0o666);
+  } catch (err) {
+    throw localWriteFailed(dest.path, err);
+  }
+  let done;
+  try {
+    done = await transfer(t, remote, size, fileSink(handle, dest.path), watch, bar, dest.path);
+    await handle.close();
+    await rename(part, dest.path).catch((err: unknown) => Promise.reject(localWriteFailed(dest.path, err)));
+  } catch (err) {
+    await handle.close().catch(() => undefined);
+    await rm(part, { force: true });
+    throw err;
+  }
+  await syncDirectory(dirname(dest.path));
+  const data: DownloadResult = { source: remote, target: dest.path, bytes: done.bytes, replaced: dest.exists, job_id: done.jobId };
+  return {
+    data,
+    view: { kind: 'record', fields: [['source', data.source], ['target', data.target], ['bytes', data.bytes], ['replaced', data.replaced]] },
+  };
+}
+
+/** So that the rename survives a crash too; a file system that cannot sync a directory is left to itself. */
+async function syncDirectory(dir: string): Promise<void> {
+  const handle = await open(dir, 'r').catch(() => undefined);
+  await handle?.sync().catch(() => undefined);
+  await handle?.close();
+}
+
+export const downloadCommand = defineCommand({
+  summary: 'download a file from the appliance (streamed, written atomically, size checked)',
+  args: {
+    remote: arg.required('the file on the appliance, e.g. /mnt/tank/docs/report.pdf', 'remote-path'),
+    local: arg.optional('where to write it: a file, a directory (the file keeps its name), or - for stdout; default: its name in the current directory', 'file'),
+  },
+  options,
+  examples: ['stor download /mnt/tank/docs/report.pdf', 'stor download /mnt/tank/docs/report.pdf ./backup/ --force', 'stor download /mnt/tank/logs/app.log - | tail'],
+  notes: 'On 25.10.1 only FULL_ADMIN holders may download (filesystem.get is FULL_ADMIN only).',
+  run: (ctx, { remote, local }, opts) => download(ctx, remote, local, opts),
+});

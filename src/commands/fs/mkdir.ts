@@ -1,0 +1,84 @@
+import { call } from '../../core/contract/client.js';
+import { ERRNO, RpcError } from '../../core/errors.js';
+import type { Transport } from '../../core/transport/transport.js';
+import type { CommandContext } from '../shared/context.js';
+import { arg, defineCommand, flag, value, type OptionValues } from '../shared/declare.js';
+import { octal } from '../shared/format.js';
+import { parseMode } from '../shared/mode.js';
+import type { CommandResult } from '../shared/render.js';
+
+const options = {
+  parents: flag('make missing parents too, and accept a directory that exists (as mkdir -p)', { short: 'p' }),
+  mode: value('<bits>', 'permission bits of the new directory, decimal (493) or octal (0755); default 0755'),
+};
+
+type MkdirOptions = OptionValues<typeof options>;
+
+/** One directory of `stor mkdir --json`. */
+export interface MkdirEntry {
+  path: string;
+  /** False when `-p` found it there already (left as it is). */
+  created: boolean;
+  /** Permission bits, octal, e.g. `0755`. */
+  mode: string;
+}
+
+/** `stor mkdir --json`: every directory named or made on the way, parents first. */
+export interface MkdirResult {
+  directories: MkdirEntry[];
+}
+
+const isErrno = (err: unknown, errno: number) => err instanceof RpcError && err.errno === errno;
+// os.mkdir's FileNotFoundError reaches the client as an exception, named by its trace's class.
+const isMissingParent = (err: unknown) => isErrno(err, ERRNO.ENOENT) || (err instanceof RpcError && err.data?.trace?.class === 'FileNotFoundError');
+
+/**
+ * `mkdir -p` over `filesystem.mkdir`, which makes one directory whose parent exists: try it,
+ * make the parent first when it is missing, and accept a directory that is there already
+ * (also one another client made meanwhile). Parents get the appliance's default mode.
+ */
+async function makeWithParents(t: Transport, path: string, mode: string | undefined, made: MkdirEntry[], parentMade = false): Promise<void> {
+  try {
+    const entry = await call(t, 'filesystem.mkdir', [{ path, ...(mode ? { options: { mode } } : {}) }]);
+    made.push({ path, created: true, mode: octal(entry.mode & 0o7777) });
+    return;
+  } catch (err) {
+    const parent = path.replace(/\/+[^/]+\/*$/, '');
+    // Once the parent is there, a missing parent again (a pool that is not there) is the answer.
+    if (isMissingParent(err) && !parentMade && parent !== '' && parent !== path) {
+      await makeWithParents(t, parent, undefined, made);
+      return makeWithParents(t, path, mode, made, true);
+    }
+    if (!isErrno(err, ERRNO.EEXIST)) throw err;
+    const st = await call(t, 'filesystem.stat', [path]);
+    if (st.type !== 'DIRECTORY') throw err;
+    made.push({ path, created: false, mode: octal(st.mode & 0o7777) });
+  }
+}
+
+/** `stor mkdir [-p] PATH…`: in order; the first failure stops it, as the appliance reported it. */
+export async function mkdir(ctx: CommandContext, paths: string[], opts: MkdirOptions): Promise<CommandResult<MkdirResult>> {
+  // filesystem.mkdir takes the mode as an octal string (UnixPerm).
+  const mode = opts.mode === undefined ? undefined : parseMode(opts.mode).mode.toString(8);
+  const t = await ctx.transport();
+  const directories: MkdirEntry[] = [];
+  for (const path of paths) {
+    if (opts.parents) {
+      await makeWithParents(t, path.replace(/(.)\/+$/, '$1'), mode, directories);
+      continue;
+    }
+    const entry = await call(t, 'filesystem.mkdir', [{ path, ...(mode ? { options: { mode } } : {}) }]);
+    directories.push({ path, created: true, mode: octal(entry.mode & 0o7777) });
+  }
+  const data: MkdirResult = { directories };
+  return { data, view: { kind: 'table', columns: ['path', 'created', 'mode'], rows: directories.map((d) => [d.path, d.created, d.mode]) } };
+}
+
+export const mkdirCommand = defineCommand({
+  summary: 'make directories on the appliance',
+  args: { paths: arg.variadic('absolute paths of the directories, e.g. /mnt/tank/docs', true, 'remote-path') },
+  options,
+  examples: ['stor mkdir /mnt/tank/docs', 'stor mkdir -p /mnt/tank/projects/2025/q3 --mode 0750'],
+  notes: 'New directories are owned by root (the appliance makes them); `stor chown` changes that.',
+  run: (ctx, { paths }, opts) => mkdir(ctx, paths, opts),
+});

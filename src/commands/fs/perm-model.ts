@@ -1,0 +1,43 @@
+import { call } from '../../core/contract/client.js';
+import type { Transport } from '../../core/transport/transport.js';
+import { flag } from '../shared/declare.js';
+import { octal } from '../shared/format.js';
+
+/** The recursion options `filesystem.setperm` and `filesystem.chown` share (FilesystemRecursionOptions). */
+export const recursionOptions = {
+  recursive: flag('also everything below PATH (not into child datasets unless --traverse; never through symlinks)', { short: 'R' }),
+  traverse: flag('with -R, also descend into child datasets'),
+};
+
+/** `stor chmod --json` and `stor chown --json`: the path as `filesystem.stat` reads it after the job. */
+export interface PermResult {
+  path: string;
+  /** Permission bits, octal, e.g. `0750`. */
+  mode: string;
+  user: string | null;
+  group: string | null;
+  uid: number;
+  gid: number;
+  recursive: boolean;
+  /** The appliance job that did it; null when the connection waited for the job itself. */
+  job_id: number | null;
+}
+
+/** Reads `path` back after the job, so what is shown is what the appliance now has. */
+export async function readBack(t: Transport, path: string, recursive: boolean, jobId: number | null): Promise<PermResult> {
+  const st = await call(t, 'filesystem.stat', [path]);
+  return { path, mode: octal(st.mode & 0o7777), user: st.user, group: st.group, uid: st.uid, gid: st.gid, recursive, job_id: jobId };
+}
+
+export function permView(r: PermResult) {
+  return {
+    kind: 'record' as const,
+    fields: [
+      ['path', r.path],
+      ['mode', r.mode],
+      ['owner', `${r.user ?? '?'} (${r.uid})`],
+      ['group', `${r.group ?? '?'} (${r.gid})`],
+      ['recursive', r.recursive],
+    ] as [string, string | boolean][],
+  };
+}

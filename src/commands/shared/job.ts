@@ -1,0 +1,27 @@
+import { malformedAnswer } from '../../core/contract/client.js';
+import { CONTRACT, type MethodName, type ParamsOf } from '../../core/contract/index.js';
+import { awaitJob } from '../../core/transport/job-wait.js';
+import type { Transport } from '../../core/transport/transport.js';
+import type { CommandContext } from './context.js';
+import { JobProgressLine } from './progress.js';
+
+/**
+ * Calls a job method and waits for its job to end, showing its progress on a terminal (stderr).
+ * Answers the job id, or null when the connection had new-style jobs on and the call itself
+ * waited for the outcome (25.10.1 answers the result then, not the id).
+ */
+export async function runJob<M extends MethodName>(ctx: CommandContext, t: Transport, method: M, params: ParamsOf<M>, label: string): Promise<number | null> {
+  const answer = await t.call(method, params as readonly unknown[]);
+  if (typeof answer !== 'number') {
+    const parsed = CONTRACT[method].result.safeParse(answer);
+    if (!parsed.success) throw malformedAnswer(method, answer, parsed.error.issues[0]!);
+    return null;
+  }
+  const line = ctx.io.stderr.isTTY === true && !ctx.globals.json && !ctx.globals.quiet ? new JobProgressLine(ctx.io.stderr, label) : undefined;
+  try {
+    await awaitJob({ call: (m, p) => t.call(m, p) }, answer, ctx.timeoutSeconds, line && ((p) => line.update(p)));
+  } finally {
+    line?.clear();
+  }
+  return answer;
+}
