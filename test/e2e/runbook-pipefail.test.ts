@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { STOR_BIN, spawnStor } from '../helpers/bin.js';
+import { spawnStor } from '../helpers/bin.js';
+import { runBash } from '../helpers/runbook.js';
 import { clientEnv, remoteEnv } from '../helpers/client-env.js';
 import { spawnServe } from '../helpers/serve-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -12,8 +12,6 @@ import { tempDir } from '../helpers/temp-dir.js';
  * (or the script stops), and the steps that should fail are caught and their exit codes kept.
  */
 const RUNBOOK = String.raw`
-stor() { node "$STOR_BIN" "$@"; }
-set -euo pipefail
 stor dataset create tank/logs/app --parents
 stor dataset create tank/logs/app --parents
 # Meanwhile someone makes a directory where b.log should land.
@@ -27,18 +25,6 @@ set -e
 echo DONE
 `;
 
-function bash(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', RUNBOOK], { env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_BIN, STOR_CHECK_RESULTS: '1', ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
 /** Runs the runbook against the appliance whose files are under `mnt`, with `env` choosing it. */
 async function runbook(env: Record<string, string>, mnt: string): Promise<void> {
   const w = tempDir('stor-runbook-');
@@ -46,7 +32,7 @@ async function runbook(env: Record<string, string>, mnt: string): Promise<void> 
   // A directory long enough to overflow the pipe to `head`, and a directory where b.log should land.
   mkdirSync(join(mnt, 'tank/many'));
   for (let i = 0; i < 1500; i++) writeFileSync(join(mnt, 'tank/many', `entry-with-a-long-name-to-fill-the-pipe-${String(i).padStart(5, '0')}.txt`), '');
-  const r = await bash({ ...env, W: w, MNT: mnt });
+  const r = await runBash(RUNBOOK, { ...env, W: w, MNT: mnt });
   // Notes (a dataset that already exists, which files failed) but no stack trace, no EPIPE.
   expect(r.stderr).not.toMatch(/EPIPE|\n\s+at /);
   expect(r.code, r.stderr).toBe(0);

@@ -1,5 +1,6 @@
+import { spawn } from 'node:child_process';
 import { expect } from 'vitest';
-import { spawnStor, type SpawnResult } from './bin.js';
+import { STOR_BIN, spawnStor, type SpawnResult } from './bin.js';
 
 /** Runs `bin/stor` with a fixed environment, failing the test with stderr when the exit code is not the one expected. */
 export function stor(env: Record<string, string | undefined>) {
@@ -24,4 +25,22 @@ export async function makeUserWithPrivilege(
   await run(['privilege', 'create', group, '--groups', group, '--roles', roles.join(','), '--force', ...extraArgs]);
   const created = JSON.parse((await run(['call', 'api_key.create', JSON.stringify({ name: `${user}-key`, username: user })])).stdout);
   return created.key as string;
+}
+
+/**
+ * Runs a bash runbook under `set -euo pipefail`, with `stor` a function around the built binary:
+ * as an operator's script would run it.
+ */
+export function runBash(script: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', ['-c', `stor() { node "$STOR_BIN" "$@"; }\nset -euo pipefail\n${script}`], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_BIN, STOR_CHECK_RESULTS: '1', ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
 }
