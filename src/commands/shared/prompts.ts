@@ -13,7 +13,7 @@ export async function confirmChange(ctx: CommandContext, question: string, yes: 
   if (yes) return;
   if (!(ctx.io.stdin.isTTY && ctx.io.stderr.isTTY)) {
     throw new StorError(E.CONFIRMATION_REQUIRED, 'refusing to make changes without confirmation: not on a terminal', {
-      hint: 'add --yes to confirm, or --dry-run to only see what would change',
+      hint: safeFirst ? `add --yes to confirm; first, ${safeFirst}` : 'add --yes to confirm',
     });
   }
   if (safeFirst) ctx.note(`Safe first step: ${safeFirst}`);
