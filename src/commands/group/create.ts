@@ -4,7 +4,7 @@ import { StorError } from '../../core/errors.js';
 import type { CommandContext } from '../shared/context.js';
 import { arg, defineCommand, flag, list, value, type OptionValues } from '../shared/declare.js';
 import type { CommandResult } from '../shared/render.js';
-import { groupRecord, groupSummary, listGroups, namesOf, userIdsFor, type GroupSummary } from './model.js';
+import { groupRecord, groupSummary, listGroups, userIdsFor, type GroupSummary } from './model.js';
 
 const options = {
   gid: value('<gid>', 'the Unix gid (default: the next free one the appliance picks)', { parse: gidOf }),
@@ -33,7 +33,7 @@ export async function groupCreate(ctx: CommandContext, name: string, opts: Group
     ctx.note(`group ${name} exists (gid ${data.gid}); nothing was changed`);
     return { data, view: groupRecord(data, `Group ${name} exists; nothing was changed`) };
   }
-  const users = await userIdsFor(t, namesOf(opts.members ?? []));
+  const users = await userIdsFor(t, opts.members ?? []);
   const id = await call(t, 'group.create', [{ name, users, ...(opts.gid !== undefined ? { gid: opts.gid } : {}) }]);
   const data = { ...(await groupSummary(t, id)), created: true };
   return { data, view: groupRecord(data, `Created group ${name} (gid ${data.gid})`) };

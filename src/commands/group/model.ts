@@ -110,12 +110,6 @@ export function groupRecord(g: GroupSummary, heading: string): View {
   };
 }
 
-/**
- * The names of a repeatable comma-separated option (`--members a,b --members c`); empty items
- * dropped, so `--members ""` is the empty list. (privilege/edit.ts has the same for its options.)
- */
-export const namesOf = (values: readonly string[]): string[] => values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
-
 /** User database ids for names, in order; an unknown name fails before anything changes. */
 export async function userIdsFor(t: Transport, names: readonly string[]): Promise<number[]> {
   const users = await queryItems(t, 'user.query', ['id', 'username'], [], { select: ['id', 'username'] });

@@ -4,7 +4,7 @@ import { StorError } from '../../core/errors.js';
 import type { CommandContext } from '../shared/context.js';
 import { arg, defineCommand, list, value, type OptionValues } from '../shared/declare.js';
 import type { CommandResult } from '../shared/render.js';
-import { findGroup, groupRecord, groupSummary, namesOf, userIdsFor, type GroupSummary } from './model.js';
+import { findGroup, groupRecord, groupSummary, userIdsFor, type GroupSummary } from './model.js';
 
 const options = {
   name: value('<name>', 'rename the group'),
@@ -27,7 +27,7 @@ export async function groupUpdate(ctx: CommandContext, ref: string, opts: GroupU
   const group = await findGroup(t, ref);
   const update = {
     ...(opts.name !== undefined ? { name: opts.name } : {}),
-    ...(opts.members !== undefined ? { users: await userIdsFor(t, namesOf(opts.members)) } : {}),
+    ...(opts.members !== undefined ? { users: await userIdsFor(t, opts.members) } : {}),
   };
   await call(t, 'group.update', [group.id, update]);
   const data = { ...(await groupSummary(t, group.id)), changed: Object.keys(update) };

@@ -27,9 +27,6 @@ export interface PrivilegeSaved {
   health: string[];
 }
 
-export const splitList = (values: string[] | undefined): string[] | undefined =>
-  values?.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
-
 export async function resolveGids(t: Transport, refs: string[]): Promise<number[]> {
   const groups = await queryItems(t, 'group.query', ['gid', 'name'], [], { select: ['gid', 'name'] });
   return refs.map((ref) => {

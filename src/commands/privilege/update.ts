@@ -3,7 +3,7 @@ import { StorError } from '../../core/errors.js';
 import { E } from '../../core/error-catalogue.js';
 import type { CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
-import { checkRoles, editOptions, resolveGids, saved, splitList, type PrivilegeEditOptions, type PrivilegeSaved } from './edit.js';
+import { checkRoles, editOptions, resolveGids, saved, type PrivilegeEditOptions, type PrivilegeSaved } from './edit.js';
 import { findPrivilege, loadTargetRoles } from './model.js';
 import { arg, defineCommand, toggle, value } from '../shared/declare.js';
 
@@ -12,12 +12,12 @@ export async function privilegeUpdate(ctx: CommandContext, ref: string, options:
   const [existing, target] = await Promise.all([findPrivilege(t, ref), loadTargetRoles(t)]);
   const change: Record<string, unknown> = {};
   if (options.name !== undefined) change.name = options.name;
-  const roles = splitList(options.roles);
+  const roles = options.roles;
   if (roles !== undefined) {
     checkRoles(ctx, target, roles, options.force);
     change.roles = roles;
   }
-  const groups = splitList(options.groups);
+  const groups = options.groups;
   if (groups !== undefined) change.local_groups = await resolveGids(t, groups);
   if (options.webShell !== undefined) change.web_shell = options.webShell;
   if (Object.keys(change).length === 0) throw new StorError(E.NOTHING_TO_UPDATE, 'say what to change: --name, --groups, --roles or --web-shell/--no-web-shell');

@@ -34,7 +34,7 @@ export interface ToggleOption extends OptionBase {
   offDescription: string;
 }
 
-/** `--roles A,B --roles C`: repeatable, comma-separated; the items in order, or undefined. */
+/** `--roles A,B --roles C`: repeatable, comma-separated; the items in order (blanks dropped), or undefined when not given. */
 export interface ListOption extends OptionBase {
   type: 'list';
   placeholder: string;

@@ -53,9 +53,9 @@ export function findCommandPath(argv: readonly string[], valueFlags: ReadonlySet
   return { ...(words[0] !== undefined ? { top: words[0] } : {}), ...(words[1] !== undefined ? { verb: words[1] } : {}) };
 }
 
-/** Repeatable option values collect in order. */
+/** A list option is repeatable and comma-separated: `--roles A,B --roles C` is [A, B, C]; `--roles ""` is []. */
 function collect(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), value];
+  return [...(previous ?? []), ...value.split(',').map((v) => v.trim()).filter((v) => v !== '')];
 }
 
 /** Adds declared options to a commander command. Flags get no default, so help shows no "(default: false)". */

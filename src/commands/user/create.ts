@@ -5,7 +5,7 @@ import type { Transport } from '../../core/transport/transport.js';
 import type { CommandContext } from '../shared/context.js';
 import { arg, defineCommand, flag, list, value, type OptionValues } from '../shared/declare.js';
 import type { CommandResult } from '../shared/render.js';
-import { listGroups, namesOf } from '../group/model.js';
+import { listGroups } from '../group/model.js';
 import { groupIdsIn, listUsers, userRecord, userSummary, type UserSummary } from './model.js';
 import { readNewPassword } from './new-password.js';
 
@@ -64,7 +64,7 @@ export async function userCreate(ctx: CommandContext, username: string, opts: Us
     ctx.note(`user ${username} exists (uid ${data.uid}); nothing was changed`);
     return { data, view: userRecord(data, `User ${username} exists; nothing was changed`) };
   }
-  const groupIds = groupIdsIn(await listGroups(t), namesOf(opts.groups ?? []));
+  const groupIds = groupIdsIn(await listGroups(t), opts.groups ?? []);
   // An existing user: no group is made; user.create itself refuses the name.
   const primary = existing ? { payload: { group_create: true } as const, createdId: null } : await primaryGroup(t, username, opts.group ?? username);
   let created;

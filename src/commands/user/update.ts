@@ -4,7 +4,7 @@ import { StorError } from '../../core/errors.js';
 import type { CommandContext } from '../shared/context.js';
 import { arg, defineCommand, flag, list, toggle, value, type OptionValues } from '../shared/declare.js';
 import type { CommandResult } from '../shared/render.js';
-import { findGroupIn, listGroups, namesOf } from '../group/model.js';
+import { findGroupIn, listGroups } from '../group/model.js';
 import { findUser, groupIdsIn, userRecord, userSummary, type UserSummary } from './model.js';
 import { readNewPassword } from './new-password.js';
 
@@ -41,7 +41,7 @@ export async function userUpdate(ctx: CommandContext, ref: string, opts: UserUpd
     ...(opts.name !== undefined ? { username: opts.name } : {}),
     ...(opts.fullName !== undefined ? { full_name: opts.fullName } : {}),
     ...(opts.group !== undefined ? { group: findGroupIn(groups, opts.group).id } : {}),
-    ...(opts.groups !== undefined ? { groups: groupIdsIn(groups, namesOf(opts.groups)) } : {}),
+    ...(opts.groups !== undefined ? { groups: groupIdsIn(groups, opts.groups) } : {}),
     ...(password !== null ? { password } : {}),
     ...(opts.passwordDisabled === true ? { password_disabled: true, smb: false } : {}),
     ...(opts.passwordDisabled === false ? { password_disabled: false } : {}),
