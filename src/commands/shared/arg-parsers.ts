@@ -14,3 +14,12 @@ export function portNumber(raw: string): number {
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError(`a port is a whole number from 0 to 65535, not ${JSON.stringify(raw)}`);
   return n;
 }
+
+/** Parses a whole number of at least 1 for the option `flagName`, e.g. `--parallel`. */
+export function positiveInt(flagName: string): (raw: string) => number {
+  return (raw) => {
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`${flagName} takes a whole number of at least 1, not ${JSON.stringify(raw)}`);
+    return n;
+  };
+}
