@@ -37,6 +37,7 @@ export const GLOBAL_VALUE_FLAGS: ReadonlySet<string> = new Set(
 export const COMMANDS: Record<string, Entry> = {
   whoami: { kind: 'verb', load: () => import('./whoami/whoami.js').then((m) => m.whoamiCommand) },
   upload: { kind: 'verb', load: () => import('./upload/upload.js').then((m) => m.uploadCommand) },
+  download: { kind: 'verb', load: () => import('./download/download.js').then((m) => m.downloadCommand) },
   ls: { kind: 'verb', load: () => import('./fs/ls.js').then((m) => m.lsCommand) },
   stat: { kind: 'verb', load: () => import('./fs/stat.js').then((m) => m.statCommand) },
   privilege: { kind: 'noun', noun: privilegeNoun },

@@ -20,7 +20,7 @@ describe('the command set as a whole', () => {
   it('covers every command of SPEC §3', () => {
     expect(paths.map((p) => p.join(' ')).sort()).toEqual(
       [
-        'call', 'completion', 'dataset create', 'dataset delete', 'dataset list', 'login', 'logout', 'ls',
+        'call', 'completion', 'download', 'dataset create', 'dataset delete', 'dataset list', 'login', 'logout', 'ls',
         'privilege check', 'privilege create', 'privilege fix', 'privilege list', 'privilege show', 'privilege update',
         'profile list', 'profile remove', 'profile use', 'serve', 'stat', 'upload', 'whoami',
       ].sort(),
