@@ -1,5 +1,5 @@
 import { createWriteStream, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { StorError } from '../../core/errors.js';
 import { E } from '../../core/error-catalogue.js';
 import type { Transport } from '../../core/transport/transport.js';
@@ -69,7 +69,7 @@ const STOPS_THE_REST = new Set(['auth', 'unreachable', 'interrupted']);
  */
 export async function downloadTree(ctx: CommandContext, remote: string, local: string, parallel: number): Promise<CommandResult<DownloadTreeReport>> {
   const root = remote.replace(/\/+$/, '') || '/';
-  const localRoot = join(ctx.io.cwd, local);
+  const localRoot = resolve(ctx.io.cwd, local);
   try {
     if (!statSync(localRoot).isDirectory()) throw new StorError(E.TARGET_NOT_A_DIRECTORY, `${local} exists and is not a directory`);
   } catch (err) {

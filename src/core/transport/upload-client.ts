@@ -53,7 +53,11 @@ export async function postUpload(endpoint: Endpoint, apiKey: string, agent: Agen
   pipeline(file, counted).catch(() => undefined);
   const form = new FormData();
   form.append('data', JSON.stringify({ method: 'filesystem.put', params: putParams(req) }), { contentType: 'application/json' });
-  form.append('file', counted, { filename: basename(req.file), contentType: 'application/octet-stream', knownLength: req.size });
+  // form-data reads a knownLength of 0 as "not known" and then cannot tell the body's length:
+  // an empty file goes as an empty buffer, and the whole (small) body as one buffer.
+  const empty = req.size === 0;
+  if (empty) file.destroy();
+  form.append('file', empty ? Buffer.alloc(0) : counted, { filename: basename(req.file), contentType: 'application/octet-stream', knownLength: req.size });
   // A large file takes as long as it takes; what must not happen is a stall. Give up when
   // nothing has moved for --timeout seconds.
   const abort = new AbortController();
@@ -69,7 +73,7 @@ export async function postUpload(endpoint: Endpoint, apiKey: string, agent: Agen
         method: 'POST',
         dispatcher: agent,
         headers: { ...form.getHeaders(), 'content-length': String(form.getLengthSync()), authorization: `Bearer ${apiKey}` },
-        body: form,
+        body: empty ? form.getBuffer() : form,
         signal: abort.signal,
         headersTimeout: 0,
         bodyTimeout: timeoutSeconds * 1000,
