@@ -131,7 +131,7 @@ describe('stor upload on the embedded appliance', () => {
       expect(r.stderr).toContain(`no such local file: ${join(local, 'missing.bin')}`);
       const dir = await runStor(['upload', local, '/mnt/tank/files/'], target);
       expect(dir.code).toBe(2);
-      expect(dir.stderr).toContain('not a regular file');
+      expect(dir.stderr).toContain(`${local} is a directory\nhint: upload it and everything under it with -r`);
     }
     expect(readdirSync(pool)).toEqual([]);
   });
@@ -299,7 +299,7 @@ describe('stor upload of several files: every file\'s outcome', () => {
       ['not_attempted', null, null],
       ['not_attempted', null, null],
     ]);
-    expect(report.summary).toEqual({ files: 3, done: 0, failed: 1, not_attempted: 2, bytes_sent: 0 });
+    expect(report.summary).toEqual({ files: 3, done: 0, skipped: 0, failed: 1, not_attempted: 2, bytes_sent: 0 });
     expect(uploads).toBe(1);
   });
 

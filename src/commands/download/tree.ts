@@ -107,7 +107,7 @@ export async function downloadTree(ctx: CommandContext, remote: string, local: s
       const error = { code: d.errorCode, kind: d.kind, message: d.message, ...(d.hint ? { hint: d.hint } : {}), ...(d.details ? { details: d.details } : {}) };
       results[i] = { ...entry, outcome: 'failed', job_id: null, error };
     }
-  });
+  }, { firstAlone: true });
   total?.finish();
   const count = (o: DownloadOutcome) => results.filter((f) => f.outcome === o).length;
   const data: DownloadTreeReport = {

@@ -162,12 +162,12 @@ async function plan(ctx: CommandContext, t: Transport, sources: string[], target
   if (local.tree) return local.tree;
   const files = local.files!;
   const targets = await destinations(t, target, files.map((f) => basename(f.path)));
-  // Parallel puts into a missing directory would race to create it (os.makedirs in
-  // filesystem.put); so would a listing for --skip-existing need it. Made once, first.
-  const needsDir = target.endsWith('/') && (options.skipExisting || (files.length > 1 && options.parallel > 1));
+  // The first file goes alone, so filesystem.put makes a missing target directory once, before
+  // parallel puts could race to (os.makedirs in MW/plugins/filesystem.py put). Only
+  // --skip-existing needs the directory first, for its listing.
   return {
     files: files.map((f, i) => ({ source: sources[i]!, path: f.path, size: f.size, target: targets[i]! })),
-    directories: needsDir ? [target] : options.skipExisting ? [...new Set(targets.map((p) => p.slice(0, p.lastIndexOf('/')) || '/'))] : [],
+    directories: options.skipExisting ? [...new Set(targets.map((p) => p.slice(0, p.lastIndexOf('/')) || '/'))] : [],
   };
 }
 
@@ -175,8 +175,8 @@ async function plan(ctx: CommandContext, t: Transport, sources: string[], target
 const STOPS_THE_REST = new Set(['auth', 'unreachable', 'interrupted']);
 
 /**
- * `stor upload <file…> <target>` (and `-r`, `-`). Up to --parallel files go at once, each its own
- * upload and job. A failed file does not stop the rest (as cp), unless the failure means the target
+ * `stor upload <file…> <target>` (and `-r`, `-`). The first file goes alone, then up to
+ * --parallel at once, each its own upload and job. A failed file does not stop the rest (as cp), unless the failure means the target
  * is unusable: then those not started are not attempted. One file: its failure is the command's
  * error. Several: the report lists every file's outcome in order, and the exit code is that of the
  * first failure in that order.
@@ -233,7 +233,7 @@ export async function upload(ctx: CommandContext, args: string[], options: Uploa
         const error = { code: d.errorCode, kind: d.kind, message: d.message, ...(d.hint ? { hint: d.hint } : {}), ...(d.details ? { details: d.details } : {}) };
         results[i] = { ...entry, outcome: 'failed', ...none, error };
       }
-    });
+    }, { firstAlone: true });
     total?.finish();
     const firstFailure = failures.find((f) => f !== undefined);
     const data: UploadReport = { files: results, summary: summarize(results) };
