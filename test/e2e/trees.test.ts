@@ -52,6 +52,13 @@ describe.each(Object.keys(targets) as (keyof typeof targets)[])('whole trees on 
     expect(up.code).toBe(0);
     expect(report.summary).toEqual({ files: 200, done: 200, skipped: 0, failed: 0, not_attempted: 0, bytes_sent: expect.any(Number) });
     expect(report.files.find((f: { target: string }) => f.target === '/mnt/tank/trees/tree/médias/big 20MiB.bin')).toMatchObject({ outcome: 'done', size: 20 * 1024 * 1024 });
+    if (kind === 'remote') {
+      // The first upload goes with the API key; the rest with one session token (one key check, not 200).
+      const jobs = await spawnStor(['call', 'core.get_jobs', JSON.stringify([['method', '=', 'filesystem.put']])], { env });
+      const types = JSON.parse(jobs.stdout).map((j: { credentials: { type: string } }) => j.credentials.type);
+      expect(types.filter((t: string) => t === 'API_KEY')).toHaveLength(1);
+      expect(types.filter((t: string) => t === 'TOKEN')).toHaveLength(199);
+    }
 
     const local = join(tempDir('stor-tree-back-'), 'copy');
     const down = await spawnStor(['download', '-r', '/mnt/tank/trees/tree', local, '--parallel', '4', '--json'], { env });

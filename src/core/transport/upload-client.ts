@@ -34,10 +34,11 @@ export function uploadAgent(tls: TlsOptions, timeoutSeconds: number): Agent {
 }
 
 /**
- * `POST {base}/_upload/` with the key as a bearer credential: a `data` part naming
- * `filesystem.put`, then the file, streamed from disk with its length known. Returns the job id.
+ * `POST {base}/_upload/` with `authorization` (`Bearer <key>` or `Token <token>`, MW/restful.py:30-71):
+ * a `data` part naming `filesystem.put`, then the file, streamed from disk with its length known.
+ * Returns the job id.
  */
-export async function postUpload(endpoint: Endpoint, apiKey: string, agent: Agent, req: UploadRequest, timeoutSeconds: number): Promise<number> {
+export async function postUpload(endpoint: Endpoint, authorization: string, agent: Agent, req: UploadRequest, timeoutSeconds: number): Promise<number> {
   const file = createReadStream(req.file, { highWaterMark: CHUNK });
   // Progress is counted on a stream of its own: a 'data' listener on the file would set it
   // flowing before the form reads it, and the form would buffer what arrives early.
@@ -72,7 +73,7 @@ export async function postUpload(endpoint: Endpoint, apiKey: string, agent: Agen
       res = await request(new URL('_upload/', endpoint.base), {
         method: 'POST',
         dispatcher: agent,
-        headers: { ...form.getHeaders(), 'content-length': String(form.getLengthSync()), authorization: `Bearer ${apiKey}` },
+        headers: { ...form.getHeaders(), 'content-length': String(form.getLengthSync()), authorization },
         body: empty ? form.getBuffer() : form,
         signal: abort.signal,
         headersTimeout: 0,
