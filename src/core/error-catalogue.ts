@@ -184,7 +184,7 @@ const CATALOGUE = {
   LOCAL_NOT_A_FILE: {
     kind: 'usage',
     meaning: 'a local path to upload is not a regular file (a directory, say)',
-    remedy: 'name regular files; upload a directory file by file',
+    remedy: 'name regular files, or upload a directory with `-r`',
   },
   MALFORMED_KEY: {
     kind: 'usage',

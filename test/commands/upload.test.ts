@@ -131,7 +131,7 @@ describe('stor upload on the embedded appliance', () => {
       expect(r.stderr).toContain(`no such local file: ${join(local, 'missing.bin')}`);
       const dir = await runStor(['upload', local, '/mnt/tank/files/'], target);
       expect(dir.code).toBe(2);
-      expect(dir.stderr).toContain('not a regular file');
+      expect(dir.stderr).toContain(`${local} is a directory\nhint: upload it and everything under it with -r`);
     }
     expect(readdirSync(pool)).toEqual([]);
   });
@@ -156,7 +156,7 @@ describe('stor upload on the embedded appliance', () => {
         { source: paths['a.bin'], target: '/mnt/tank/j/a.bin', outcome: 'done', bytes: 1000, size: 1000, mode: '0644', owner: 'truenas_admin', job_id: expect.any(Number), error: null },
         { source: paths['b.bin'], target: '/mnt/tank/j/b.bin', outcome: 'done', bytes: 10, size: 10, mode: '0644', owner: 'truenas_admin', job_id: expect.any(Number), error: null },
       ],
-      summary: { files: 2, done: 2, failed: 0, not_attempted: 0, bytes_sent: 1010 },
+      summary: { files: 2, done: 2, failed: 0, skipped: 0, not_attempted: 0, bytes_sent: 1010 },
     });
     expect(out.files[1].job_id).toBeGreaterThan(out.files[0].job_id);
   });
@@ -256,7 +256,7 @@ describe('stor upload of several files: every file\'s outcome', () => {
         },
         { source: paths['c.txt'], target: '/mnt/tank/t/c.txt', outcome: 'done', bytes: 2, size: 2, mode: '0644', owner: 'truenas_admin', job_id: expect.any(Number), error: null },
       ],
-      summary: { files: 3, done: 2, failed: 1, not_attempted: 0, bytes_sent: 5 },
+      summary: { files: 3, done: 2, failed: 1, skipped: 0, not_attempted: 0, bytes_sent: 5 },
     });
     expect(readFileSync(join(pool, 't/a.txt'), 'utf8')).toBe('aaa');
     expect(readFileSync(join(pool, 't/c.txt'), 'utf8')).toBe('cc');
@@ -302,7 +302,7 @@ describe('stor upload of several files: every file\'s outcome', () => {
       ['not_attempted', null, null],
       ['not_attempted', null, null],
     ]);
-    expect(report.summary).toEqual({ files: 3, done: 0, failed: 1, not_attempted: 2, bytes_sent: 0 });
+    expect(report.summary).toEqual({ files: 3, done: 0, skipped: 0, failed: 1, not_attempted: 2, bytes_sent: 0 });
     expect(uploads).toBe(1);
   });
 

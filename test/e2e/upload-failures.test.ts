@@ -90,7 +90,7 @@ describe('a multi-file upload with one failing file, as a script sees it (issue 
         ['/mnt/tank/m/two.txt', 'failed', { code: 'EFAULT', kind: 'failed', message: "[EFAULT] [Errno 21] Is a directory: '/mnt/tank/m/two.txt'" }],
         ['/mnt/tank/m/three.txt', 'done', null],
       ]);
-      expect(report.summary).toEqual({ files: 3, done: 2, failed: 1, not_attempted: 0, bytes_sent: 10 });
+      expect(report.summary).toEqual({ files: 3, done: 2, failed: 1, skipped: 0, not_attempted: 0, bytes_sent: 10 });
 
       const ls = await spawnStor(['--json', 'ls', '/mnt/tank/m'], { env: t.env });
       expect(JSON.parse(ls.stdout).map((e: { name: string; type: string }) => [e.name, e.type])).toEqual([

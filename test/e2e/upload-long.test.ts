@@ -32,7 +32,7 @@ async function slowSetup() {
 /** What `stor upload --json` prints for one file, whatever the transport. */
 const uploaded = (source: string, target: string) => ({
   files: [{ source, target, outcome: 'done', bytes: SIZE, size: SIZE, mode: '0644', owner: 'truenas_admin', job_id: expect.any(Number), error: null }],
-  summary: { files: 1, done: 1, failed: 0, not_attempted: 0, bytes_sent: SIZE },
+  summary: { files: 1, done: 1, failed: 0, skipped: 0, not_attempted: 0, bytes_sent: SIZE },
 });
 
 describe('uploads that outlast the proxy idle timeout (stor serve --ws-idle-timeout 2, a throttled link)', () => {

@@ -8,13 +8,17 @@ import { E } from '../../core/error-catalogue.js';
 import { StorError } from '../../core/errors.js';
 import type { Transport } from '../../core/transport/transport.js';
 import type { CommandContext } from '../shared/context.js';
-import { arg, defineCommand, flag, type OptionValues } from '../shared/declare.js';
+import { positiveInt } from '../shared/arg-parsers.js';
+import { arg, defineCommand, flag, value, type OptionValues } from '../shared/declare.js';
+import { downloadTree, type DownloadTreeReport } from './download-tree.js';
 import type { OutputStream } from '../shared/io.js';
 import { ProgressBar } from '../shared/progress.js';
 import type { CommandResult } from '../shared/render.js';
 
 const options = {
   force: flag('replace LOCAL when it exists', { short: 'f' }),
+  recursive: flag('mirror a remote directory and everything under it into LOCAL (made if missing)', { short: 'r' }),
+  parallel: value('<n>', 'with -r: transfers at once', { parse: positiveInt('--parallel'), default: 4 }),
 };
 
 type DownloadOptions = OptionValues<typeof options>;
@@ -141,7 +145,7 @@ export async function download(ctx: CommandContext, remote: string, local: strin
   const t = await ctx.transport();
   const st = await call(t, 'filesystem.stat', [remote]);
   if (st.type !== 'FILE') {
-    throw new StorError(E.REMOTE_NOT_A_FILE, `${remote} is ${st.type === 'DIRECTORY' ? 'a directory' : `not a regular file (${st.type})`}`, { hint: '`stor ls` shows what is in a directory' });
+    throw new StorError(E.REMOTE_NOT_A_FILE, `${remote} is ${st.type === 'DIRECTORY' ? 'a directory' : `not a regular file (${st.type})`}`, { hint: st.type === 'DIRECTORY' ? `add -r to copy the tree: stor download -r ${remote} LOCAL_DIR` : '`stor ls` shows what is in a directory' });
   }
   const progressTo = ctx.io.stderr.isTTY === true && !ctx.globals.quiet && !(toStdout && ctx.io.stdout.isTTY === true);
   const bar = progressTo ? new ProgressBar(ctx.io.stderr, { files: 1, bytes: st.size }) : undefined;
@@ -195,13 +199,23 @@ async function syncDirectory(dir: string): Promise<void> {
 }
 
 export const downloadCommand = defineCommand({
-  summary: 'download a file from the appliance (streamed, written atomically, size checked)',
+  summary: 'download a file (or with -r a directory tree) from the appliance: streamed, written atomically, size checked',
   args: {
     remote: arg.required('the file on the appliance, e.g. /mnt/tank/docs/report.pdf', 'remote-path'),
     local: arg.optional('where to write it: a file, a directory (the file keeps its name), or - for stdout; default: its name in the current directory', 'file'),
   },
   options,
-  examples: ['stor download /mnt/tank/docs/report.pdf', 'stor download /mnt/tank/docs/report.pdf ./backup/ --force', 'stor download /mnt/tank/logs/app.log - | tail'],
+  examples: [
+    'stor download /mnt/tank/docs/report.pdf',
+    'stor download /mnt/tank/docs/report.pdf ./backup/ --force',
+    'stor download /mnt/tank/logs/app.log - | tail',
+    'stor download -r /mnt/tank/www ./www-copy --parallel 8',
+  ],
   notes: 'On 25.10.1 only FULL_ADMIN holders may download (filesystem.get is FULL_ADMIN only).',
-  run: (ctx, { remote, local }, opts) => download(ctx, remote, local, opts),
+  run: (ctx, { remote, local }, opts): Promise<CommandResult<DownloadResult | DownloadTreeReport>> => {
+    if (!opts.recursive) return download(ctx, remote, local, opts);
+    if (local === '-') throw new StorError(E.USAGE, 'a tree cannot go to standard output: give a local directory with -r');
+    // As `cp -r DIR` into the current directory: the tree keeps its name.
+    return downloadTree(ctx, remote, local ?? basename(remote.replace(/\/+$/, '')), opts.parallel);
+  },
 });

@@ -35,3 +35,12 @@ export function futureMoment(flagName: string, now: () => number = Date.now): (r
     return ms;
   };
 }
+
+/** Parses a whole number of at least 1 for the option `flagName`, e.g. `--parallel`. */
+export function positiveInt(flagName: string): (raw: string) => number {
+  return (raw) => {
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`${flagName} takes a whole number of at least 1, not ${JSON.stringify(raw)}`);
+    return n;
+  };
+}

@@ -3,7 +3,7 @@ import { CONTRACT, type MethodName, type ParamsOf } from '../../core/contract/in
 import { awaitJob } from '../../core/transport/job-wait.js';
 import type { Transport } from '../../core/transport/transport.js';
 import type { CommandContext } from './context.js';
-import { JobProgressLine } from './progress.js';
+import { PercentBar } from './progress.js';
 
 /**
  * Calls a job method and waits for its job to end, showing its progress on a terminal (stderr).
@@ -17,9 +17,9 @@ export async function runJob<M extends MethodName>(ctx: CommandContext, t: Trans
     if (!parsed.success) throw malformedAnswer(method, answer, parsed.error.issues[0]!);
     return null;
   }
-  const line = ctx.io.stderr.isTTY === true && !ctx.globals.json && !ctx.globals.quiet ? new JobProgressLine(ctx.io.stderr, label) : undefined;
+  const line = ctx.io.stderr.isTTY === true && !ctx.globals.json && !ctx.globals.quiet ? new PercentBar(ctx.io.stderr, label) : undefined;
   try {
-    await awaitJob({ call: (m, p) => t.call(m, p) }, answer, ctx.timeoutSeconds, line && ((p) => line.update(p)));
+    await awaitJob({ call: (m, p) => t.call(m, p) }, answer, ctx.timeoutSeconds, line && ((p) => line.update(p.percent, p.description)));
   } finally {
     line?.clear();
   }

@@ -100,7 +100,9 @@ export class PercentBar {
     const width = 24;
     const ratio = Math.min(Math.max((percent ?? 0) / 100, 0), 1);
     const filled = Math.round(ratio * width);
-    const line = `${escapeCell(this.label)} [${'#'.repeat(filled)}${' '.repeat(width - filled)}] ${percent === null ? '  ?' : String(Math.round(percent)).padStart(3)}%${description ? ` ${escapeCell(description)}` : ''}`;
+    const full = `${escapeCell(this.label)} [${'#'.repeat(filled)}${' '.repeat(width - filled)}] ${percent === null ? '  ?' : String(Math.round(percent)).padStart(3)}%${description ? ` ${escapeCell(description)}` : ''}`;
+    const columns = (this.out.columns !== undefined && this.out.columns > 0 ? this.out.columns : DEFAULT_WIDTH) - 1;
+    const line = stringWidth(full) > columns ? shortenMiddle(full, columns) : full;
     // Redrawn only when it changes: a job is polled far more often than it moves.
     if (line === this.shown) return;
     this.shown = line;
@@ -112,22 +114,53 @@ export class PercentBar {
   }
 }
 
-/** A running appliance job's percent and description, on one terminal line cleared when it ends. */
-export class JobProgressLine {
-  private shown = false;
+/**
+ * One line for a transfer of many files at once (per-file bars would interleave): files finished of
+ * n, bytes, rate and the time left at that rate, fitted to the terminal like the bar above.
+ */
+export class TotalProgress {
+  private last = 0;
+  private readonly started = Date.now();
+  private filesDone = 0;
+  private bytesDone = 0;
+  /** Bytes of the transfers under way, by index, so a finished file is not counted twice. */
+  private readonly current = new Map<number, number>();
 
   constructor(
     private readonly out: OutputStream,
-    private readonly label: string,
+    private readonly verb: string,
+    private readonly files: number,
+    private readonly bytes: number,
   ) {}
 
-  update(progress: { percent: number | null; description: string | null }): void {
-    this.shown = true;
-    const percent = progress.percent === null ? '' : ` ${String(progress.percent).padStart(3)}%`;
-    this.out.write(`\r\x1b[2K${escapeCell(this.label)}${percent} ${escapeCell(progress.description ?? '')}`);
+  progress(index: number, bytes: number): void {
+    this.current.set(index, bytes);
+    this.draw(false);
   }
 
-  clear(): void {
-    if (this.shown) this.out.write('\r\x1b[2K');
+  /** A file finished (sent, skipped or failed): `bytes` are what it adds to the total. */
+  fileDone(index: number, bytes: number): void {
+    this.current.delete(index);
+    this.filesDone += 1;
+    this.bytesDone += bytes;
+    this.draw(false);
+  }
+
+  finish(): void {
+    this.draw(true);
+    this.out.write('\n');
+  }
+
+  private draw(force: boolean): void {
+    const now = Date.now();
+    if (!force && now - this.last < 100) return;
+    this.last = now;
+    let bytes = this.bytesDone;
+    for (const b of this.current.values()) bytes += b;
+    const rate = bytes / Math.max((now - this.started) / 1000, 0.001);
+    const left = rate > 0 && this.bytes > bytes ? (this.bytes - bytes) / rate : 0;
+    const width = (this.out.columns !== undefined && this.out.columns > 0 ? this.out.columns : DEFAULT_WIDTH) - 1;
+    const line = `${this.verb} ${this.filesDone}/${this.files} files  ${formatBytes(bytes)}/${formatBytes(this.bytes)}  ${formatBytes(rate)}/s  ETA ${duration(left)}`;
+    this.out.write(`\r\x1b[2K${stringWidth(line) > width ? shortenMiddle(line, width) : line}`);
   }
 }

@@ -1,4 +1,4 @@
-import { closeSync, openSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { call } from '../../core/contract/client.js';
 import type { ResultOf } from '../../core/contract/index.js';
@@ -11,18 +11,28 @@ import { shown, toned, type CommandResult, type Tone, type View } from '../share
 import { explainForbidden } from './forbidden.js';
 import { formatMode, octal, sizeCell } from '../shared/format.js';
 import { parseMode } from '../shared/mode.js';
-import { ProgressBar } from '../shared/progress.js';
+import { ProgressBar, TotalProgress } from '../shared/progress.js';
+import { forEachLimited } from '../shared/pool.js';
+import { positiveInt } from '../shared/arg-parsers.js';
+import { assertReadable, walkTree, type PlannedFile, type TreePlan } from './local-tree.js';
+import { ensureDirectories } from './remote-dirs.js';
+import { spoolStdin, type Spooled } from './stdin-spool.js';
 import { arg, defineCommand, flag, value, type OptionValues } from '../shared/declare.js';
 
 const options = {
   mode: value('<bits>', 'permission bits: decimal (420) or octal (0644, 0o644)'),
   append: flag('append to the target instead of replacing it'),
+  recursive: flag('upload directories and everything under them, creating directories as needed', { short: 'r' }),
+  follow: flag('with -r, upload what symbolic links point to (by default they are skipped)'),
+  parallel: value('<n>', 'transfers at once (default 4)', { parse: positiveInt('--parallel'), default: 4 }),
+  skipExisting: flag('skip files whose size on the appliance already matches (one listing per directory)'),
+  name: value('<name>', 'the file name on the appliance when reading standard input (`-`)'),
 };
 
 export type UploadOptions = OptionValues<typeof options>;
 
 /** What happened to one file of `stor upload`. */
-export type UploadOutcome = 'done' | 'failed' | 'not_attempted';
+export type UploadOutcome = 'done' | 'skipped' | 'failed' | 'not_attempted';
 
 /** Why a file failed: the error as `--json` shows a command's error (code, kind, message). */
 export interface UploadFileError {
@@ -36,27 +46,28 @@ export interface UploadFileError {
 
 /** One file of `stor upload --json`. */
 export interface UploadFileResult {
-  /** Local path as given. */
+  /** Local path as given (or found under a directory given to -r); `-` for standard input. */
   source: string;
   /** Where it goes on the appliance. */
   target: string;
   outcome: UploadOutcome;
   /** Bytes of the local file (sent, when done). */
   bytes: number;
-  /** Size of the target after the upload, as `filesystem.stat` reports it (checked); null unless done. */
+  /** Size of the target: after the upload as `filesystem.stat` reports it (checked), or as listed when skipped; null otherwise. */
   size: number | null;
-  /** Permission bits of the target, octal, e.g. `0644`; null unless done. */
+  /** Permission bits of the target, octal, e.g. `0644`; null unless done or skipped. */
   mode: string | null;
+  /** Null unless done (a listing does not name owners). */
   owner: string | null;
   job_id: number | null;
   /** Set when the outcome is `failed`. */
   error: UploadFileError | null;
 }
 
-/** `stor upload --json`: every file's outcome, in the order given, and the counts. */
+/** `stor upload --json`: every file's outcome, in the order given (trees walked in name order), and the counts. */
 export interface UploadReport {
   files: UploadFileResult[];
-  summary: { files: number; done: number; failed: number; not_attempted: number; bytes_sent: number };
+  summary: { files: number; done: number; skipped: number; failed: number; not_attempted: number; bytes_sent: number };
 }
 
 type Stat = ResultOf<'filesystem.stat'>;
@@ -79,13 +90,9 @@ function localFiles(ctx: CommandContext, files: string[]): { path: string; size:
     } catch {
       throw new StorError(E.LOCAL_FILE_MISSING, `no such local file: ${f}`);
     }
+    if (st.isDirectory()) throw new StorError(E.LOCAL_NOT_A_FILE, `${f} is a directory`, { hint: `upload it and everything under it with -r` });
     if (!st.isFile()) throw new StorError(E.LOCAL_NOT_A_FILE, `not a regular file: ${f}`);
-    // Opened now, not when its turn comes: an unreadable file must stop the command before any upload.
-    try {
-      closeSync(openSync(path, 'r'));
-    } catch (err) {
-      throw new StorError(E.LOCAL_FILE_UNREADABLE, `cannot read the local file ${f}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-    }
+    assertReadable(path, f);
     return { path, size: st.size };
   });
 }
@@ -108,14 +115,70 @@ async function destinations(t: Transport, target: string, names: string[]): Prom
   return [target];
 }
 
+/** `-r`: directories mirrored below the target (as cp -r), files given beside them into it. */
+function treePlan(ctx: CommandContext, sources: string[], target: string, follow: boolean): TreePlan {
+  const root = target.replace(/\/+$/, '') || '/';
+  const plan: TreePlan = { directories: [root], files: [] };
+  for (const source of sources) {
+    const path = resolve(ctx.io.cwd, source);
+    let st;
+    try {
+      st = statSync(path);
+    } catch {
+      throw new StorError(E.LOCAL_FILE_MISSING, `no such local file or directory: ${source}`);
+    }
+    if (st.isDirectory()) walkTree(plan, path, source, root, follow, (line) => ctx.note(line));
+    else if (st.isFile()) {
+      assertReadable(path, source);
+      plan.files.push({ source, path, size: st.size, target: `${root}/${basename(path)}` });
+    } else throw new StorError(E.LOCAL_NOT_A_FILE, `not a regular file or directory: ${source}`);
+  }
+  return plan;
+}
+
+/** What was read of the local side before any request. */
+interface Local {
+  files?: { path: string; size: number }[];
+  tree?: TreePlan;
+}
+
+/** What goes where; standard input is spooled first so that its size is known. */
+async function plan(ctx: CommandContext, t: Transport, sources: string[], target: string, options: UploadOptions, local: Local): Promise<{ files: PlannedFile[]; directories: string[]; spooled?: Spooled }> {
+  if (sources.includes('-')) {
+    if (sources.length > 1 || options.recursive) throw new StorError(E.USAGE, 'standard input (-) is uploaded on its own, without -r');
+    const into = options.name !== undefined ? `${target.replace(/\/+$/, '')}/` : target;
+    if (options.name === undefined && target.endsWith('/')) {
+      throw new StorError(E.USAGE, 'standard input has no file name', { hint: `name it: stor upload - ${target} --name FILE` });
+    }
+    if (options.name !== undefined && (options.name.includes('/') || options.name === '' || options.name === '.' || options.name === '..')) {
+      throw new StorError(E.USAGE, `--name takes a file name without /, not ${JSON.stringify(options.name)}`);
+    }
+    const [dest] = await destinations(t, into, [options.name ?? '']);
+    if (dest!.endsWith('/')) throw new StorError(E.USAGE, `${target} is a directory and standard input has no file name`, { hint: `name it: stor upload - ${target} --name FILE` });
+    const spooled = await spoolStdin(ctx.io.stdin);
+    return { files: [{ source: '-', path: spooled.path, size: spooled.size, target: dest! }], directories: [], spooled };
+  }
+  if (local.tree) return local.tree;
+  const files = local.files!;
+  const targets = await destinations(t, target, files.map((f) => basename(f.path)));
+  // The first file goes alone, so filesystem.put makes a missing target directory once, before
+  // parallel puts could race to (os.makedirs in MW/plugins/filesystem.py put). Only
+  // --skip-existing needs the directory first, for its listing.
+  return {
+    files: files.map((f, i) => ({ source: sources[i]!, path: f.path, size: f.size, target: targets[i]! })),
+    directories: options.skipExisting ? [...new Set(targets.map((p) => p.slice(0, p.lastIndexOf('/')) || '/'))] : [],
+  };
+}
+
 // After these the target cannot take the next file either; cp would stop too.
 const STOPS_THE_REST = new Set(['auth', 'unreachable', 'interrupted']);
 
 /**
- * `stor upload <file…> <target>`. Each file is uploaded in turn; a failed file does not stop the
- * rest (as cp), unless the failure means the target is unusable: then the rest are not attempted.
- * One file: its failure is the command's error. Several: the report lists every file's outcome and
- * the exit code is that of the first failure.
+ * `stor upload <file…> <target>` (and `-r`, `-`). The first file goes alone, then up to
+ * --parallel at once, each its own upload and job. A failed file does not stop the rest (as cp), unless the failure means the target
+ * is unusable: then those not started are not attempted. One file: its failure is the command's
+ * error. Several: the report lists every file's outcome in order, and the exit code is that of the
+ * first failure in that order.
  */
 export async function upload(ctx: CommandContext, args: string[], options: UploadOptions): Promise<CommandResult<UploadReport>> {
   if (args.length < 2) throw new StorError(E.MISSING_TARGET, 'give one or more local files and a target path on the appliance');
@@ -124,48 +187,78 @@ export async function upload(ctx: CommandContext, args: string[], options: Uploa
   // Everything that can be checked locally is, before any request.
   const mode = options.mode === undefined ? undefined : parseMode(options.mode);
   if (mode?.warning) ctx.note(`stor: warning: ${mode.warning}`);
-  const files = localFiles(ctx, sources);
+  if (options.append && options.skipExisting) throw new StorError(E.USAGE, '--append and --skip-existing do not go together');
+  if (options.name !== undefined && !sources.includes('-')) throw new StorError(E.USAGE, '--name names standard input (-); a local file keeps its own name');
+  const local: Local = sources.includes('-') ? {} : options.recursive ? { tree: treePlan(ctx, sources, target, options.follow) } : { files: localFiles(ctx, sources) };
   const t = await ctx.transport();
-  const targets = await destinations(t, target, files.map((f) => basename(f.path)));
-  const showProgress = ctx.io.stderr.isTTY === true && !ctx.globals.json && !ctx.globals.quiet;
-  // One bar for the whole command: file i of n, and the total besides this file's share.
-  const bar = showProgress ? new ProgressBar(ctx.io.stderr, { files: files.length, bytes: files.reduce((n, f) => n + f.size, 0) }) : undefined;
+  const { files, directories, spooled } = await plan(ctx, t, sources, target, options, local);
+  try {
+    const listings = directories.length > 0 ? await ensureDirectories(t, directories) : new Map();
+    const showProgress = ctx.io.stderr.isTTY === true && !ctx.globals.json && !ctx.globals.quiet;
+    const total = showProgress && files.length > 1 ? new TotalProgress(ctx.io.stderr, 'uploaded', files.length, files.reduce((n, f) => n + f.size, 0)) : undefined;
 
-  const results: UploadFileResult[] = [];
-  let firstFailure: DescribedError | undefined;
-  let targetUnusable = false;
-  for (const [i, file] of files.entries()) {
-    const entry = { source: sources[i]!, target: targets[i]!, bytes: file.size };
-    if (targetUnusable) {
-      results.push({ ...entry, outcome: 'not_attempted', size: null, mode: null, owner: null, job_id: null, error: null });
-      continue;
-    }
-    try {
-      const done = await uploadOne(t, file, entry.target, { mode: mode?.mode, append: options.append === true, bar });
-      results.push({ ...entry, ...done });
-    } catch (err) {
-      if (files.length === 1) throw err;
-      const d = describeError(err);
-      firstFailure ??= d;
-      targetUnusable = STOPS_THE_REST.has(d.kind);
-      const error = { code: d.errorCode, kind: d.kind, message: d.message, ...(d.hint ? { hint: d.hint } : {}), ...(d.details ? { details: d.details } : {}) };
-      results.push({ ...entry, outcome: 'failed', size: null, mode: null, owner: null, job_id: null, error });
-    }
+    const results: UploadFileResult[] = new Array(files.length);
+    const failures: (DescribedError | undefined)[] = new Array(files.length);
+    let targetUnusable = false;
+    await forEachLimited(files, options.parallel, async (file, i) => {
+      const entry = { source: file.source, target: file.target, bytes: file.size };
+      const none = { size: null, mode: null, owner: null, job_id: null, error: null };
+      const slash = file.target.lastIndexOf('/');
+      const existing = options.skipExisting ? listings.get(file.target.slice(0, slash) || '/')?.get(file.target.slice(slash + 1)) : undefined;
+      if (existing?.type === 'FILE' && existing.size === file.size) {
+        results[i] = { ...entry, outcome: 'skipped', size: existing.size, mode: octal(existing.mode & 0o7777), owner: null, job_id: null, error: null };
+        total?.fileDone(i, 0);
+        return;
+      }
+      if (targetUnusable) {
+        results[i] = { ...entry, outcome: 'not_attempted', ...none };
+        return;
+      }
+      try {
+        const done = await uploadOne(t, file, file.target, {
+          mode: mode?.mode,
+          append: options.append === true,
+          bar: showProgress && files.length === 1 ? startedBar(ctx.io.stderr, file.source === '-' ? basename(file.target) : basename(file.path), file.size) : undefined,
+          onProgress: total ? (n) => total.progress(i, n) : undefined,
+        });
+        results[i] = { ...entry, ...done };
+        total?.fileDone(i, file.size);
+      } catch (err) {
+        total?.fileDone(i, 0);
+        if (files.length === 1) throw err;
+        const d = describeError(err);
+        failures[i] = d;
+        if (STOPS_THE_REST.has(d.kind)) targetUnusable = true;
+        const error = { code: d.errorCode, kind: d.kind, message: d.message, ...(d.hint ? { hint: d.hint } : {}), ...(d.details ? { details: d.details } : {}) };
+        results[i] = { ...entry, outcome: 'failed', ...none, error };
+      }
+    }, { firstAlone: true });
+    total?.finish();
+    const firstFailure = failures.find((f) => f !== undefined);
+    const data: UploadReport = { files: results, summary: summarize(results) };
+    if (firstFailure && !ctx.globals.json) ctx.note(failureNote(data));
+    return { data, view: reportView(data, ctx.io.stdout.isTTY === true), ...(firstFailure ? { exitCode: firstFailure.code } : {}) };
+  } finally {
+    spooled?.remove();
   }
-  const data: UploadReport = { files: results, summary: summarize(results) };
-  if (firstFailure && !ctx.globals.json) ctx.note(failureNote(data));
-  return { data, view: reportView(data, ctx.io.stdout.isTTY === true), ...(firstFailure ? { exitCode: firstFailure.code } : {}) };
+}
+
+/** A one-file progress bar, already showing that file. */
+function startedBar(out: CommandContext['io']['stderr'], label: string, size: number): ProgressBar {
+  const bar = new ProgressBar(out, { files: 1, bytes: size });
+  bar.start(label, size);
+  return bar;
 }
 
 async function uploadOne(
   t: Transport,
   file: { path: string; size: number },
   path: string,
-  o: { mode: number | undefined; append: boolean; bar: ProgressBar | undefined },
+  o: { mode: number | undefined; append: boolean; bar: ProgressBar | undefined; onProgress: ((bytes: number) => void) | undefined },
 ): Promise<Pick<UploadFileResult, 'outcome' | 'size' | 'mode' | 'owner' | 'job_id' | 'error'>> {
   const before = o.append ? await statOrNull(t, path) : null;
   const bar = o.bar;
-  bar?.start(basename(file.path), file.size);
+  const onProgress = bar ? (n: number) => bar.update(n) : o.onProgress;
   let jobId: number;
   try {
     ({ jobId } = await t.upload({
@@ -173,7 +266,7 @@ async function uploadOne(
       size: file.size,
       path,
       options: { ...(o.mode !== undefined ? { mode: o.mode } : {}), ...(o.append ? { append: true } : {}) },
-      ...(bar ? { onProgress: (n: number) => bar.update(n) } : {}),
+      ...(onProgress ? { onProgress } : {}),
     }));
   } catch (err) {
     bar?.clear();
@@ -192,18 +285,19 @@ async function uploadOne(
 function summarize(files: readonly UploadFileResult[]): UploadReport['summary'] {
   const count = (o: UploadOutcome) => files.filter((f) => f.outcome === o).length;
   const bytesSent = files.filter((f) => f.outcome === 'done').reduce((sum, f) => sum + f.bytes, 0);
-  return { files: files.length, done: count('done'), failed: count('failed'), not_attempted: count('not_attempted'), bytes_sent: bytesSent };
+  return { files: files.length, done: count('done'), skipped: count('skipped'), failed: count('failed'), not_attempted: count('not_attempted'), bytes_sent: bytesSent };
 }
 
 /** For stderr, so that a person whose stdout is redirected still learns that not everything landed. */
 function failureNote({ files, summary }: UploadReport): string {
   const lines = files.filter((f) => f.error).map((f) => `stor: ${f.source}: ${f.error!.message}`);
   const rest = summary.not_attempted > 0 ? `, ${summary.not_attempted} not attempted` : '';
-  lines.push(`stor: ${summary.failed} of ${summary.files} files failed${rest}; ${summary.done} uploaded`);
+  const skipped = summary.skipped > 0 ? `, ${summary.skipped} skipped` : '';
+  lines.push(`stor: ${summary.failed} of ${summary.files} files failed${rest}; ${summary.done} uploaded${skipped}`);
   return lines.join('\n');
 }
 
-const OUTCOME_TONE: Record<UploadOutcome, Tone> = { done: 'ok', failed: 'danger', not_attempted: 'warning' };
+const OUTCOME_TONE: Record<UploadOutcome, Tone> = { done: 'ok', skipped: 'ok', failed: 'danger', not_attempted: 'warning' };
 
 /**
  * One row per file. On a terminal the error column shows only when something failed, so a clean
@@ -236,9 +330,15 @@ function reportView({ files, summary }: UploadReport, tty: boolean): View {
 
 export const uploadCommand = defineCommand({
   summary: 'upload local files to the appliance (streamed), wait for the job, and check the size',
-  args: { files: arg.variadic('local file(s), then the target: a file path, or a directory (existing, or ending in /)', true, 'file') },
+  args: { files: arg.variadic('local file(s) (directories with -r, - for standard input), then the target: a file path, or a directory (existing, or ending in /)', true, 'file') },
   options,
-  examples: ['stor upload ./report.pdf /mnt/tank/docs/ --mode 0644', 'stor upload ./a.log ./b.log /mnt/tank/logs/', 'stor upload ./part2 /mnt/tank/big.bin --append'],
+  examples: [
+    'stor upload ./report.pdf /mnt/tank/docs/ --mode 0644',
+    'stor upload ./a.log ./b.log /mnt/tank/logs/',
+    'stor upload ./part2 /mnt/tank/big.bin --append',
+    'stor upload -r ./site /mnt/tank/www/ --parallel 8 --skip-existing',
+    'pg_dump db | stor upload - /mnt/tank/backups/ --name db.sql',
+  ],
   notes: 'On 25.10.1 only FULL_ADMIN holders may upload (the reports say SYS_ADMIN accounts); see the README.',
   run: (ctx, { files }, opts) => upload(ctx, files, opts),
 });

@@ -90,7 +90,7 @@ export class HttpRpcTransport implements Transport {
     const trace = this.options.trace;
     const startedAt = performance.now();
     trace?.(`upload ${req.file} to ${req.path}: ${req.size} bytes, POST ${new URL('_upload/', this.options.endpoint.base).href}`);
-    const jobId = await postUpload(this.options.endpoint, bearerKey(this.options.login, this.options.endpoint.display), this.agent, req, this.options.timeoutSeconds);
+    const jobId = await postUpload(this.options.endpoint, `Bearer ${bearerKey(this.options.login, this.options.endpoint.display)}`, this.agent, req, this.options.timeoutSeconds);
     trace?.(`upload to ${req.path}: sent in ${elapsed(startedAt)}; polling job ${jobId}`);
     await awaitJob(this, jobId, this.options.timeoutSeconds);
     trace?.(`upload to ${req.path}: job ${jobId} done after ${elapsed(startedAt)}`);

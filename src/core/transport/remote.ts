@@ -34,6 +34,10 @@ export interface RemoteOptions extends TlsOptions {
 
 /** Well inside the 60 s after which the appliance's proxy drops a silent WebSocket. */
 const KEEPALIVE_SECONDS = 20;
+/** auth.generate_token's TTL for upload tokens, and the age at which a new one is asked for. */
+const UPLOAD_TOKEN_TTL_S = 600;
+const UPLOAD_TOKEN_RENEW_MS = 300_000;
+
 /** Times one upload may log in again while it waits for its job. */
 const MAX_RECONNECTS = 5;
 
@@ -54,6 +58,8 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
   private closedError: StorError | undefined;
   private keepalive: NodeJS.Timeout | undefined;
   private agent: Agent | undefined;
+  /** Upload credentials: none yet (the first upload uses the key), a token and when it was issued, or refused. */
+  private tokens: { issued: number; token?: Promise<string> } | 'refused' | undefined;
   private newStyleJobs = false;
   /** Set by close(): a socket lost from then on is not to be replaced. */
   private closing = false;
@@ -215,7 +221,19 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
     const trace = this.options.trace;
     const startedAt = performance.now();
     trace?.(`upload ${req.file} to ${req.path}: ${req.size} bytes, POST ${new URL('_upload/', this.options.endpoint.base).href}`);
-    const jobId = await postUpload(this.options.endpoint, bearerKey(this.options.login, this.options.endpoint.display), this.agent, req, this.options.timeoutSeconds);
+    const bearer = `Bearer ${bearerKey(this.options.login, this.options.endpoint.display)}`;
+    const token = await this.uploadToken();
+    let jobId: number;
+    try {
+      jobId = await postUpload(this.options.endpoint, token ? `Token ${token}` : bearer, this.agent, req, this.options.timeoutSeconds);
+    } catch (err) {
+      // A token the endpoint will not take (another address on the way, say): the key, from now on,
+      // and its answer is the one to report.
+      if (!(token && err instanceof StorError && (err.code === 'UPLOAD_FORBIDDEN' || err.code === 'UPLOAD_UNAUTHORIZED'))) throw err;
+      trace?.(`upload to ${req.path}: the session's token was refused; sending with the API key`);
+      this.tokens = 'refused';
+      jobId = await postUpload(this.options.endpoint, bearer, this.agent, req, this.options.timeoutSeconds);
+    }
     trace?.(`upload to ${req.path}: sent in ${elapsed(startedAt)}; waiting for job ${jobId}`);
     // The job may still be fsyncing and renaming; wait for it for as long as it moves. Should the
     // socket have been lost meanwhile, log in again: a job that ended while it was down is still
@@ -247,6 +265,31 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
     );
     trace?.(`upload to ${req.path}: job ${jobId} done after ${elapsed(startedAt)}`);
     return { jobId };
+  }
+
+  /**
+   * The credential for this session's uploads after its first: every upload with the key costs
+   * the appliance a slow hash check of it, a token from auth.generate_token a lookup. The first
+   * upload goes with the key, so a single upload makes no extra call and a refusal is the key's
+   * own; the token is renewed well before its TTL. Never traced: it is a credential.
+   */
+  private async uploadToken(): Promise<string | undefined> {
+    if (this.tokens === 'refused') return undefined;
+    if (this.tokens === undefined) {
+      this.tokens = { issued: 0 };
+      return undefined;
+    }
+    const now = Date.now();
+    if (this.tokens.token === undefined || now - this.tokens.issued > UPLOAD_TOKEN_RENEW_MS) {
+      // ttl, attrs (none: the endpoint refuses tokens with attrs), match_origin, single_use.
+      this.tokens = { issued: now, token: this.call<string>('auth.generate_token', [UPLOAD_TOKEN_TTL_S, {}, true, false]) };
+    }
+    try {
+      const token = await this.tokens.token!;
+      return typeof token === 'string' && token.length > 0 ? token : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   /** core.download, the GET of its URL (TLS as for uploads), then `core.job_wait` for the job's outcome. */

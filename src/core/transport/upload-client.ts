@@ -34,10 +34,11 @@ export function uploadAgent(tls: TlsOptions, timeoutSeconds: number): Agent {
 }
 
 /**
- * `POST {base}/_upload/` with the key as a bearer credential: a `data` part naming
- * `filesystem.put`, then the file, streamed from disk with its length known. Returns the job id.
+ * `POST {base}/_upload/` with `authorization` (`Bearer <key>` or `Token <token>`, MW/restful.py:30-71):
+ * a `data` part naming `filesystem.put`, then the file, streamed from disk with its length known.
+ * Returns the job id.
  */
-export async function postUpload(endpoint: Endpoint, apiKey: string, agent: Agent, req: UploadRequest, timeoutSeconds: number): Promise<number> {
+export async function postUpload(endpoint: Endpoint, authorization: string, agent: Agent, req: UploadRequest, timeoutSeconds: number): Promise<number> {
   const file = createReadStream(req.file, { highWaterMark: CHUNK });
   // Progress is counted on a stream of its own: a 'data' listener on the file would set it
   // flowing before the form reads it, and the form would buffer what arrives early.
@@ -53,7 +54,11 @@ export async function postUpload(endpoint: Endpoint, apiKey: string, agent: Agen
   pipeline(file, counted).catch(() => undefined);
   const form = new FormData();
   form.append('data', JSON.stringify({ method: 'filesystem.put', params: putParams(req) }), { contentType: 'application/json' });
-  form.append('file', counted, { filename: basename(req.file), contentType: 'application/octet-stream', knownLength: req.size });
+  // form-data reads a knownLength of 0 as "not known" and then cannot tell the body's length:
+  // an empty file goes as an empty buffer, and the whole (small) body as one buffer.
+  const empty = req.size === 0;
+  if (empty) file.destroy();
+  form.append('file', empty ? Buffer.alloc(0) : counted, { filename: basename(req.file), contentType: 'application/octet-stream', knownLength: req.size });
   // A large file takes as long as it takes; what must not happen is a stall. Give up when
   // nothing has moved for --timeout seconds.
   const abort = new AbortController();
@@ -68,8 +73,8 @@ export async function postUpload(endpoint: Endpoint, apiKey: string, agent: Agen
       res = await request(new URL('_upload/', endpoint.base), {
         method: 'POST',
         dispatcher: agent,
-        headers: { ...form.getHeaders(), 'content-length': String(form.getLengthSync()), authorization: `Bearer ${apiKey}` },
-        body: form,
+        headers: { ...form.getHeaders(), 'content-length': String(form.getLengthSync()), authorization },
+        body: empty ? form.getBuffer() : form,
         signal: abort.signal,
         headersTimeout: 0,
         bodyTimeout: timeoutSeconds * 1000,

@@ -1,0 +1,39 @@
+import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Readable } from 'node:stream';
+
+/** Standard input kept in a private temporary file, with the bytes counted on the way. */
+export interface Spooled {
+  path: string;
+  size: number;
+  remove(): void;
+}
+
+/**
+ * The upload path sends a Content-Length (and the size check needs a size), which a pipe does
+ * not have up front: the bytes go to a file only this user can read, counted as they stream;
+ * the count is what the appliance's stat must match afterwards.
+ */
+export async function spoolStdin(stdin: Readable): Promise<Spooled> {
+  const dir = mkdtempSync(join(tmpdir(), 'stor-stdin-'));
+  const path = join(dir, 'stdin');
+  const remove = () => rmSync(dir, { recursive: true, force: true });
+  let size = 0;
+  const counter = new Transform({
+    transform(chunk: Buffer | string, _encoding, done) {
+      const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      size += buf.length;
+      done(null, buf);
+    },
+  });
+  try {
+    await pipeline(stdin, counter, createWriteStream(path, { mode: 0o600 }));
+  } catch (err) {
+    remove();
+    throw err;
+  }
+  return { path, size, remove };
+}
