@@ -22,14 +22,15 @@ function endQuietlyWhenReaderLeaves(stream: NodeJS.WriteStream): void {
  * before the CLI loads, since scripts call it often and it needs nothing else.
  */
 export async function main(): Promise<void> {
-  endQuietlyWhenReaderLeaves(process.stdout);
-  endQuietlyWhenReaderLeaves(process.stderr);
   const argv = process.argv.slice(2);
+  endQuietlyWhenReaderLeaves(process.stdout);
   if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
     process.stdout.write(`${pkg.version}\n`);
     return;
   }
+  // Not before: touching process.stderr opens it, which --version has no need to pay for.
+  endQuietlyWhenReaderLeaves(process.stderr);
   // Node ≥ 22.1 keeps V8's compiled code of the modules loaded from here on between runs; Node 20
   // has no such cache. A cache that cannot be written is skipped by Node, not an error.
   const { enableCompileCache } = nodeModule as CompileCache;

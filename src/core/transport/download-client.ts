@@ -1,28 +1,12 @@
-import { Transform, type Writable } from 'node:stream';
+import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Agent } from 'undici';
 import { request } from 'undici';
+import { byteCounter } from './byte-counter.js';
 import { E } from '../error-catalogue.js';
 import { StorError } from '../errors.js';
 import type { Endpoint } from './endpoint.js';
 import { networkError, timedOut } from './network-errors.js';
-
-const CHUNK = 1024 * 1024;
-
-/** A pass-through that counts the bytes on their way into the sink. */
-export function byteCounter(onProgress?: (bytes: number) => void): Transform & { bytes: number } {
-  const counter = new Transform({
-    readableHighWaterMark: CHUNK,
-    writableHighWaterMark: CHUNK,
-    transform(chunk: Buffer, _encoding, done) {
-      counter.bytes += chunk.length;
-      onProgress?.(counter.bytes);
-      done(null, chunk);
-    },
-  }) as Transform & { bytes: number };
-  counter.bytes = 0;
-  return counter;
-}
 
 /** What the `/_download/` statuses mean (MW/apps/file_app.py:50-95). */
 const REFUSALS: Record<number, string> = {

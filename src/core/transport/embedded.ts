@@ -11,7 +11,7 @@ import { ADMIN_KEY_FILE } from '../store/seed.js';
 import { awaitJob } from './job-wait.js';
 import { loginError, loginRejected } from './login.js';
 import { elapsed, traced, type TraceSink } from './trace.js';
-import { byteCounter } from './download-client.js';
+import { byteCounter } from './byte-counter.js';
 import { downloadParams, putParams, type DownloadRequest, type TargetInfo, type Transport, type UploadRequest } from './transport.js';
 import { authorizeUpload, UploadRefused } from '../appliance/upload.js';
 import { uploadRefused } from './upload-errors.js';
