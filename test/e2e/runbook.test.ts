@@ -1,8 +1,6 @@
-import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { STOR_BIN } from '../helpers/bin.js';
+import { runBash } from '../helpers/runbook.js';
 import { spawnServe } from '../helpers/serve-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -12,7 +10,6 @@ import { tempDir } from '../helpers/temp-dir.js';
  */
 const RUNBOOK = String.raw`
 set -u
-stor() { node "$STOR_BIN" "$@"; }
 step() { echo "step: $*" >&2; }
 expect_code() { local want=$1; shift; "$@"; local got=$?; if [ "$got" != "$want" ]; then echo "FAILED: '$*' exited $got, expected $want" >&2; exit 1; fi; }
 json() { node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>{const v=JSON.parse(s);const r=($1);if(r===false||r===undefined){console.error('check failed: $1');process.exit(1)}if(r!==true)console.log(r)})"; }
@@ -71,28 +68,16 @@ describe('an ops runbook', () => {
   it('runs a dozen stor commands against stor serve, checking every exit code and --json document', async () => {
     const server = await spawnServe(tempDir(), ['--role-expansion', 'as-reported']);
     const work = tempDir();
-    const script = join(work, 'runbook.sh');
-    writeFileSync(script, RUNBOOK);
-    const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn('bash', [script], {
-        cwd: work,
-        env: {
-          PATH: process.env.PATH,
-          HOME: process.env.HOME,
-          STOR_BIN,
-          STOR_HOME: tempDir(),
-          STOR_CONFIG_DIR: tempDir(),
-          STOR_URL: server.baseUrl,
-          STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim(),
-        },
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d) => (stdout += d));
-      child.stderr.on('data', (d) => (stderr += d));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
+    const result = await runBash(
+      RUNBOOK,
+      {
+        STOR_HOME: tempDir(),
+        STOR_CONFIG_DIR: tempDir(),
+        STOR_URL: server.baseUrl,
+        STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim(),
+      },
+      { strict: false, cwd: work },
+    );
     expect(result.stderr).not.toContain('FAILED');
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('RUNBOOK-OK');

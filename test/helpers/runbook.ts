@@ -28,13 +28,20 @@ export async function makeUserWithPrivilege(
 }
 
 /**
- * Runs a bash runbook under `set -euo pipefail`, with `stor` a function around the built binary:
- * as an operator's script would run it.
+ * Runs a bash runbook with `stor` a function around the built binary, as an operator's script
+ * would run it: under `set -euo pipefail` unless `strict` is false (a script that checks each
+ * exit code itself).
  */
-export function runBash(script: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runBash(
+  script: string,
+  env: Record<string, string>,
+  options: { strict?: boolean; cwd?: string } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const prelude = `stor() { node "$STOR_BIN" "$@"; }\n${options.strict === false ? '' : 'set -euo pipefail\n'}`;
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', `stor() { node "$STOR_BIN" "$@"; }\nset -euo pipefail\n${script}`], {
+    const child = spawn('bash', ['-c', `${prelude}${script}`], {
       env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_BIN, STOR_CHECK_RESULTS: '1', ...env },
+      ...(options.cwd ? { cwd: options.cwd } : {}),
     });
     let stdout = '';
     let stderr = '';

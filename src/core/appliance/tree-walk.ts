@@ -39,34 +39,6 @@ export async function bytesBelow(dir: string, skip: ReadonlySet<string>): Promis
   return total;
 }
 
-/** `rm -rf dir`: what is already gone is no error; anything else is. */
-export async function removeTree(dir: string): Promise<void> {
-  const dirs: string[] = [];
-  const pending = [dir];
-  for (let d = pending.pop(); d !== undefined; d = pending.pop()) {
-    let entries: Dirent[];
-    try {
-      entries = await readdir(d, { withFileTypes: true });
-    } catch (err) {
-      ignoreMissing(err as NodeJS.ErrnoException);
-      continue;
-    }
-    dirs.push(d);
-    for (let i = 0; i < entries.length; i += BATCH) {
-      const batch = entries.slice(i, i + BATCH);
-      await Promise.all(
-        batch.map((e) => {
-          const path = join(d!, e.name);
-          if (e.isDirectory()) pending.push(path);
-          else return unlink(path).catch(ignoreMissing);
-        }),
-      );
-    }
-  }
-  // A directory comes after its parent in `dirs`: reversed, each is emptied before its parent.
-  for (const d of dirs.reverse()) await rmdir(d).catch(ignoreMissing);
-}
-
 /**
  * Visits every entry below `dir` (not `dir` itself), a directory before what it holds, leaving out
  * the trees in `skip`. Symlinks are visited as themselves, never followed. `visit` runs for up to
@@ -88,4 +60,15 @@ export async function walkBelow(dir: string, skip: ReadonlySet<string>, visit: (
       for (const { e, path } of batch) if (e.isDirectory()) pending.push(path);
     }
   }
+}
+
+/** `rm -rf dir`: what is already gone is no error; anything else is. */
+export async function removeTree(dir: string): Promise<void> {
+  // A directory comes after its parent here: reversed, each is emptied before its parent goes.
+  const dirs = [dir];
+  await walkBelow(dir, new Set(), async (path, entry) => {
+    if (entry.isDirectory()) dirs.push(path);
+    else await unlink(path).catch(ignoreMissing);
+  });
+  for (const d of dirs.reverse()) await rmdir(d).catch(ignoreMissing);
 }
