@@ -8,12 +8,14 @@ type CompileCache = { enableCompileCache?: (dir: string) => unknown };
  * A reader that went away (`stor ls | head -1`) is not a failure of the command: end at once
  * with 0, as `set -o pipefail` runbooks expect, instead of an unhandled EPIPE stack trace. Exiting
  * stops whatever the command was still doing; an embedded upload's temporary file is swept by the
- * next command that opens the state (its process is dead by then).
+ * next command that opens the state (its process is dead by then). Any other write error (a full
+ * disk behind `> file`) ends it with exit 1 and one line saying so, where that line can still go.
  */
-function endQuietlyWhenReaderLeaves(stream: NodeJS.WriteStream): void {
+function endWhenOutputFails(stream: NodeJS.WriteStream, name: 'stdout' | 'stderr'): void {
   stream.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code === 'EPIPE') process.exit(0);
-    throw err;
+    if (name === 'stdout') process.stderr.write(`stor: cannot write to standard output: ${err.code ?? err.message}\n`);
+    process.exit(1);
   });
 }
 
@@ -23,14 +25,14 @@ function endQuietlyWhenReaderLeaves(stream: NodeJS.WriteStream): void {
  */
 export async function main(): Promise<void> {
   const argv = process.argv.slice(2);
-  endQuietlyWhenReaderLeaves(process.stdout);
+  endWhenOutputFails(process.stdout, 'stdout');
   if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
     process.stdout.write(`${pkg.version}\n`);
     return;
   }
   // Not before: touching process.stderr opens it, which --version has no need to pay for.
-  endQuietlyWhenReaderLeaves(process.stderr);
+  endWhenOutputFails(process.stderr, 'stderr');
   // Node ≥ 22.1 keeps V8's compiled code of the modules loaded from here on between runs; Node 20
   // has no such cache. A cache that cannot be written is skipped by Node, not an error.
   const { enableCompileCache } = nodeModule as CompileCache;

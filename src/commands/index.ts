@@ -5,7 +5,7 @@ import { CommandContext } from './shared/context.js';
 import { kebab, type CommandSpec } from './shared/declare.js';
 import { globalOptions, type GlobalOptions } from './shared/global-options.js';
 import type { IO } from './shared/io.js';
-import { addOptions, addVerb, findCommandPath, loadFor, StorCommand, type Entry } from './shared/program.js';
+import { addOptions, addVerb, findCommandPath, loadFor, StorCommand, targetHelpFor, type Entry } from './shared/program.js';
 import type { CommandResult } from './shared/render.js';
 import { apiKeyNoun } from './api-key/index.js';
 import { datasetNoun } from './dataset/index.js';
@@ -92,7 +92,8 @@ export async function buildProgram(argv: readonly string[], io: IO, hooks: Progr
   addOptions(program, globalOptions);
 
   const runner = {
-    wantsHelp: argv.includes('--help') || argv.includes('-h'),
+    // `stor help call` as `stor call --help`: the target's methods are part of that help.
+    wantsHelp: argv.includes('--help') || argv.includes('-h') || path.helpTopic !== undefined,
     context: (cmd: Command): CommandContext => {
       const opts = cmd.optsWithGlobals() as GlobalOptions;
       const ctx = new CommandContext(io, {
@@ -129,7 +130,7 @@ export async function buildProgram(argv: readonly string[], io: IO, hooks: Progr
     .command('help')
     .description('show help for a command, e.g. `stor help privilege fix`')
     .argument('[command...]', 'the command')
-    .action((words: string[]) => {
+    .action(async (words: string[]) => {
       let cmd: Command = program;
       for (const word of words) {
         const sub = cmd.commands.find((c) => c.name() === word);
@@ -138,14 +139,15 @@ export async function buildProgram(argv: readonly string[], io: IO, hooks: Progr
         }
         cmd = sub;
       }
+      await targetHelpFor.get(cmd)?.();
       cmd.outputHelp();
     });
   return program;
 }
 
-/** All verb declarations with their command words, for completion. */
 export { globalOptions };
 
+/** All verb declarations with their command words, for completion. */
 export async function allCommands(): Promise<Map<string, CommandSpec<any, any, any>>> {
   return loadFor({}, COMMANDS);
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { runStor } from '../helpers/run-stor.js';
 import { spawnStor } from '../helpers/bin.js';
 import { readFileSync } from 'node:fs';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -31,6 +32,16 @@ describe('help and discovery', () => {
     expect(r.stdout).toContain('Usage: stor privilege fix [options] [privilege]');
     expect(r.stdout).toContain('--drop-self-including');
     expect(r.stdout).toContain('$ stor privilege fix ops --dry-run');
+  });
+
+  it('`stor help call` lists the target\'s methods as `stor call --help` does', async () => {
+    const env = { STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir() };
+    const viaHelp = await runStor(['help', 'call'], { env });
+    const viaFlag = await runStor(['call', '--help'], { env });
+    expect(viaHelp.code).toBe(0);
+    expect(viaHelp.stdout).toContain('Methods of the embedded appliance');
+    expect(viaHelp.stdout).toContain('privilege.query(');
+    expect(viaHelp.stdout).toBe(viaFlag.stdout);
   });
 
   it('an unknown help topic exits 2 and names it', async () => {

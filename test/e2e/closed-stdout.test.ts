@@ -32,4 +32,11 @@ describe('a reader that closes stdout early (EPIPE)', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('DONE\n');
   });
+
+  it('a stdout that cannot be written (a full disk) ends with exit 1 and one line, not a stack trace', async () => {
+    const env = { STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir() };
+    const r = await runBash('stor ls /mnt/tank > /dev/full', env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('stor: cannot write to standard output: ENOSPC\n');
+  });
 });

@@ -106,6 +106,9 @@ export interface Runner {
   wantsHelp: boolean;
 }
 
+/** For verbs whose help the target completes: what to ask it before showing that help. */
+export const targetHelpFor = new WeakMap<Command, () => Promise<void>>();
+
 /** Turns one declaration into a commander command under `parent`. */
 export function addVerb(parent: Command, name: string, spec: CommandSpec<ArgSpecs, OptionSpecs>, runner: Runner): Command {
   const cmd = parent.command(name).summary(spec.summary).description(spec.summary);
@@ -119,8 +122,13 @@ export function addVerb(parent: Command, name: string, spec: CommandSpec<ArgSpec
   cmd.addHelpText('after', () => examples(spec.examples) + (spec.notes ? `\n${spec.notes.trimEnd()}\n` : '') + (targetText ? `\n${targetText}\n` : ''));
   if (spec.targetHelp && runner.wantsHelp) {
     const ask = spec.targetHelp;
+    const prepare = async () => {
+      targetText = await ask(runner.context(parent));
+    };
+    // `stor call --help` dispatches to the verb; `stor help call` asks for it by name.
+    targetHelpFor.set(cmd, prepare);
     parent.hook('preSubcommand', async (_parent, sub) => {
-      if (sub === cmd) targetText = await ask(runner.context(parent));
+      if (sub === cmd) await prepare();
     });
   }
   cmd.action(async (...params: unknown[]) => {
