@@ -1,10 +1,13 @@
-import { execFileSync } from 'node:child_process';
-import { chmodSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ProfileStore } from '../../src/core/config/profiles.js';
 import { STOR_BIN } from '../helpers/bin.js';
+import { spawnServe } from '../helpers/serve-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
+
+const hasZsh = spawnSync('zsh', ['-fc', 'true']).status === 0;
 
 /** A `stor` on PATH, as an installed one would be: the scripts call it back for values. */
 function shellEnv(): Record<string, string> {
@@ -15,15 +18,41 @@ function shellEnv(): Record<string, string> {
   return { PATH: `${bin}:${process.env.PATH}`, HOME: tempDir('stor-home-'), STOR_HOME: tempDir('stor-state-'), STOR_CONFIG_DIR: tempDir('stor-config-'), STOR_CHECK_RESULTS: '1' };
 }
 
-/** What bash offers for the words typed so far (the last one is being completed). */
-function complete(env: Record<string, string>, words: string[]): string[] {
-  const quoted = words.map((w) => `'${w.replace(/'/g, `'\\''`)}'`).join(' ');
+const shellQuote = (w: string) => `'${w.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * What bash offers for the words typed so far (the last one is being completed). COMP_WORDS is
+ * split as bash splits it, at the `=` and `:` of COMP_WORDBREAKS, beside the typed COMP_LINE.
+ */
+function complete(env: Record<string, string>, typed: string[]): string[] {
+  const words = typed.flatMap((w) => (w === '' ? [''] : w.match(/[=:]+|[^=:]+/g)!));
+  const line = typed.join(' ');
   const out = execFileSync(
     'bash',
-    ['-c', `source <(stor completion bash); COMP_WORDS=(${quoted}); COMP_CWORD=${words.length - 1}; _stor_completion; printf '%s\\n' "\${COMPREPLY[@]}"`],
+    ['-c', `source <(stor completion bash); COMP_WORDS=(${words.map(shellQuote).join(' ')}); COMP_CWORD=${words.length - 1}; COMP_LINE=${shellQuote(line)}; COMP_POINT=${line.length}; _stor_completion; printf '%s\\n' "\${COMPREPLY[@]}"`],
     { encoding: 'utf8', env },
   );
   return out.split('\n').filter((l) => l !== '');
+}
+
+/**
+ * What zsh offers, through bashcompinit as `source <(stor completion zsh)` sets it up: the
+ * variables are set as its _bash_complete sets them (zsh's own 1-based words), and since its
+ * compgen leaves matching the word to zsh, the candidates are matched here the same way.
+ */
+function completeZsh(env: Record<string, string>, typed: string[]): string[] {
+  const line = typed.join(' ');
+  const out = execFileSync(
+    'zsh',
+    ['-fc', `autoload -U compinit && compinit -D; source <(stor completion zsh); COMP_WORDS=(${typed.map(shellQuote).join(' ')}); COMP_CWORD=${typed.length - 1}; COMP_LINE=${shellQuote(line)}; COMP_POINT=${line.length}; _stor_completion; print -rl -- "\${COMPREPLY[@]}"`],
+    { encoding: 'utf8', env },
+  );
+  return out.split('\n').filter((l) => l !== '' && l.startsWith(typed.at(-1)!));
+}
+
+/** Makes the embedded appliance's state, as any first command does. */
+function createEmbeddedState(env: Record<string, string>): void {
+  execFileSync('stor', ['whoami'], { encoding: 'utf8', env });
 }
 
 describe('shell completion of commands, options and values', () => {
@@ -33,6 +62,8 @@ describe('shell completion of commands, options and values', () => {
     expect(complete(env, ['stor', '--rpc', ''])).toEqual(['ws', 'http']);
     expect(complete(env, ['stor', '--timeout', '5', 'privilege', 'fix', '--dr'])).toEqual(['--dry-run', '--drop-self-including', '--drop-unknown']);
     expect(complete(env, ['stor', 'serve', '--emulate', 't'])).toEqual(['truenas-25.10.1']);
+    // bash splits --url=ws://h:9 into five words: they are one option, not positional arguments.
+    expect(complete(env, ['stor', '--url=ws://127.0.0.1:9', 'privilege', 'f'])).toEqual(['fix']);
   });
 
   it('bash: profile names from the saved profiles, privileges and methods from the target', async () => {
@@ -41,6 +72,7 @@ describe('shell completion of commands, options and values', () => {
     await store.save('nas1', { url: 'wss://nas1.example.com', apiKey: '1-'.padEnd(66, 'k') }, true);
     await store.save('lab', { url: 'ws://127.0.0.1:6000', apiKey: '2-'.padEnd(66, 'k') }, false);
     expect(complete(env, ['stor', '--profile', ''])).toEqual(['lab', 'nas1']);
+    createEmbeddedState({ ...env, STOR_CONFIG_DIR: tempDir('stor-noprofiles-') });
     // The embedded appliance is the target here: its seeded privileges, by name and by id.
     const privileges = complete({ ...env, STOR_CONFIG_DIR: tempDir('stor-noprofiles-') }, ['stor', 'privilege', 'show', '']);
     expect(privileges).toEqual(expect.arrayContaining(['1', '2', '3', 'Local Administrator', 'Read-Only Administrator']));
@@ -56,6 +88,34 @@ describe('shell completion of commands, options and values', () => {
     expect(complete(env, ['stor', 'privilege', 'show', ''])).toEqual([]);
   });
 
+  it('values come from the target named on the line: --url, --url=, --rpc, --profile', async () => {
+    const env = shellEnv();
+    createEmbeddedState(env);
+    expect(complete(env, ['stor', 'privilege', 'show', 'Loc'])).toEqual(['Local Administrator']);
+    // Not the embedded appliance's privileges: the one on the line, unreachable here.
+    const withKey = { ...env, STOR_API_KEY: '1-'.padEnd(66, 'k') };
+    expect(complete(withKey, ['stor', '--url', 'ws://127.0.0.1:9', 'privilege', 'show', 'Loc'])).toEqual([]);
+    expect(complete(withKey, ['stor', '--url=ws://127.0.0.1:9', 'privilege', 'show', 'Loc'])).toEqual([]);
+
+    const server = await spawnServe(tempDir('stor-served-'));
+    const served = { ...env, STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim() };
+    execFileSync('stor', ['--url', server.baseUrl, 'call', 'privilege.create', JSON.stringify({ name: 'Served Only', web_shell: false })], { encoding: 'utf8', env: served });
+    expect(complete(env, ['stor', 'privilege', 'show', 'Serv'])).toEqual([]);
+    expect(complete(served, ['stor', '--url', server.baseUrl, 'privilege', 'show', 'Serv'])).toEqual(['Served Only']);
+    expect(complete(served, ['stor', `--url=${server.baseUrl}`, '--rpc', 'http', 'privilege', 'show', 'Serv'])).toEqual(['Served Only']);
+    await new ProfileStore(env.STOR_CONFIG_DIR!).save('served', { url: server.baseUrl, apiKey: served.STOR_API_KEY }, false);
+    expect(complete(env, ['stor', '--profile', 'served', 'privilege', 'show', 'Serv'])).toEqual(['Served Only']);
+    expect(complete(env, ['stor', '--profile=served', 'privilege', 'show', 'Serv'])).toEqual(['Served Only']);
+  });
+
+  it('a TAB in a fresh state directory creates no appliance state, and offers nothing from it', () => {
+    const env = shellEnv();
+    expect(complete(env, ['stor', 'privilege', 'show', ''])).toEqual([]);
+    expect(complete(env, ['stor', 'call', 'privilege.'])).toEqual([]);
+    expect(complete(env, ['stor', 'ls', '/mnt/'])).toEqual([]);
+    expect(readdirSync(env.STOR_HOME!)).toEqual([]);
+  });
+
   it('zsh loads the bash script through bashcompinit; fish gets its own', () => {
     const env = shellEnv();
     const zsh = execFileSync('stor', ['completion', 'zsh'], { encoding: 'utf8', env });
@@ -65,5 +125,17 @@ describe('shell completion of commands, options and values', () => {
     expect(fish).toContain("complete -c stor -n '__fish_seen_subcommand_from privilege; and __fish_seen_subcommand_from fix' -l dry-run");
     expect(fish).toContain("complete -c stor -n '__fish_seen_subcommand_from privilege; and __fish_seen_subcommand_from show' -a '(stor completion --values privilege --prefix (commandline -ct) 2>/dev/null)'");
     expect(fish).toMatch(/complete -c stor -n '[^']*' -l rpc -r -a 'ws http'/);
+  });
+
+  it.skipIf(!hasZsh)('zsh runs the script through bashcompinit: verbs, --rpc values, positional values', () => {
+    const env = shellEnv();
+    expect(completeZsh(env, ['stor', 'privilege', 'f'])).toEqual(['fix']);
+    expect(completeZsh(env, ['stor', '--timeout', '5', 'privilege', 'fix', '--dr'])).toEqual(['--dry-run', '--drop-self-including', '--drop-unknown']);
+    expect(completeZsh(env, ['stor', '--rpc', ''])).toEqual(['ws', 'http']);
+    expect(completeZsh(env, ['stor', 'privilege', 'show', ''])).toEqual([]);
+    createEmbeddedState(env);
+    expect(completeZsh(env, ['stor', 'privilege', 'show', ''])).toEqual(expect.arrayContaining(['1', 'Local Administrator', 'Read-Only Administrator']));
+    expect(completeZsh(env, ['stor', '--rpc', 'http', 'privilege', 'show', 'Loc'])).toEqual(['Local Administrator']);
+    expect(completeZsh({ ...env, STOR_API_KEY: '1-'.padEnd(66, 'k') }, ['stor', '--url=ws://127.0.0.1:9', 'privilege', 'show', 'Loc'])).toEqual([]);
   });
 });

@@ -85,28 +85,52 @@ ${cases}
   esac
 }
 _stor_values() {
+  # The quoted = keeps zsh from taking =* as a command path (EQUALS).
   local kind="\${1%\\*}"
   case "$kind" in
     '') ;;
     file) COMPREPLY=($(compgen -f -- "$cur")) ;;
     directory) COMPREPLY=($(compgen -d -- "$cur")) ;;
-    =*) kind="\${kind#=}"; COMPREPLY=($(compgen -W "\${kind//,/ }" -- "$cur")) ;;
-    *) local IFS=$'\\n'; COMPREPLY=($(stor completion --values "$kind" --prefix "$cur" 2>/dev/null)) ;;
+    '='*) kind="\${kind#=}"; COMPREPLY=($(compgen -W "\${kind//,/ }" -- "$cur")) ;;
+    *) local IFS=$'\\n'; COMPREPLY=($(stor completion --values "$kind" --prefix="$cur" "\${target[@]}" 2>/dev/null)) ;;
   esac
 }
-_stor_completion() {
-  local cur="\${COMP_WORDS[COMP_CWORD]}" prev="" path="" subs opts vals args w i v npos=0 skip=0
-  ((COMP_CWORD > 0)) && prev="\${COMP_WORDS[COMP_CWORD-1]}"
-  _stor_node ""
-  for ((i = 1; i < COMP_CWORD; i++)); do
+# The words typed before the cursor: bash splits --url=ws://h:9 at COMP_WORDBREAKS, so pieces with
+# no blank between them in COMP_LINE are joined again.
+_stor_typed() {
+  local line="\${COMP_LINE:0:$COMP_POINT}" blank w i n=-1
+  typed=()
+  for ((i = 0; i <= COMP_CWORD; i++)); do
     w="\${COMP_WORDS[i]}"
+    blank="\${line%%[![:space:]]*}"
+    line="\${line#"$blank"}"
+    if ((n < 0)) || [[ -n $blank || -z \${COMP_LINE+set} ]]; then n=$((n + 1)); typed[n]="$w"; else typed[n]+="$w"; fi
+    line="\${line#"$w"}"
+  done
+}
+_stor_completion() {
+  # zsh runs this through bashcompinit: it needs bash's 0-based arrays and word splitting.
+  [[ -n \${ZSH_VERSION-} ]] && setopt localoptions ksharrays shwordsplit
+  local cur="\${COMP_WORDS[COMP_CWORD]}" prev="" cmd="" subs opts vals args w i v last npos=0 skip=0
+  local -a typed target
+  ((COMP_CWORD > 0)) && prev="\${COMP_WORDS[COMP_CWORD-1]}"
+  _stor_typed
+  last=$((\${#typed[@]} - 1))
+  _stor_node ""
+  for ((i = 1; i < last; i++)); do
+    w="\${typed[i]}"
     if ((skip)); then skip=0; continue; fi
     if [[ $w == -* ]]; then
+      # The target options typed so far go to the values lookup, so that it asks the same appliance.
+      case "$w" in
+        --url | --profile | --ca | --rpc) ((i + 1 < last)) && target+=("$w" "\${typed[i+1]}") ;;
+        --url=* | --profile=* | --ca=* | --rpc=* | --insecure) target+=("$w") ;;
+      esac
       [[ $w != *=* && " $vals " == *" $w:"* ]] && skip=1
       continue
     fi
     if [[ -n $subs && " $subs " == *" $w "* ]]; then
-      path="\${path:+$path }$w"; _stor_node "$path"
+      cmd="\${cmd:+$cmd }$w"; _stor_node "$cmd"
     else
       npos=$((npos + 1))
     fi
@@ -117,7 +141,7 @@ _stor_completion() {
   if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "$opts" -- "$cur")); return; fi
   if [[ -n $subs ]]; then COMPREPLY=($(compgen -W "$subs" -- "$cur")); return; fi
   local a=($args) kind=""
-  if ((npos < \${#a[@]})); then kind="\${a[npos]}"; elif ((\${#a[@]} > 0)) && [[ \${a[-1]} == *\\* ]]; then kind="\${a[-1]}"; fi
+  if ((npos < \${#a[@]})); then kind="\${a[npos]}"; elif ((\${#a[@]} > 0)) && [[ \${a[\${#a[@]}-1]} == *\\* ]]; then kind="\${a[\${#a[@]}-1]}"; fi
   _stor_values "$kind"
 }
 complete -o default -F _stor_completion stor

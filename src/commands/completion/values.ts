@@ -1,4 +1,5 @@
 import { call, queryItems } from '../../core/contract/client.js';
+import { hasAppliance } from '../../core/store/state-file.js';
 import type { Transport } from '../../core/transport/transport.js';
 import { openTarget, type CommandContext } from '../shared/context.js';
 import { profileStore } from '../profile/store.js';
@@ -21,7 +22,10 @@ export async function candidateValues(ctx: CommandContext, kind: string, prefix:
 
 async function lookup(ctx: CommandContext, kind: string, prefix: string): Promise<string[]> {
   if (kind === 'profile') return Object.keys((await profileStore(ctx).read()).profiles);
-  const t = await openTarget(await ctx.target(), Math.min(ctx.timeoutSeconds, COMPLETION_TIMEOUT_SECONDS));
+  const spec = await ctx.target();
+  // Opening the embedded appliance would create and seed its state: a TAB must leave nothing behind.
+  if (spec.kind === 'embedded' && !hasAppliance(spec.stateDir)) return [];
+  const t = await openTarget(spec, Math.min(ctx.timeoutSeconds, COMPLETION_TIMEOUT_SECONDS));
   try {
     return await ask(t, kind, prefix);
   } finally {

@@ -6,6 +6,7 @@ import { StorError } from '../errors.js';
 import { E } from '../error-catalogue.js';
 import { migrate } from './migrations.js';
 import { seedFreshAppliance } from './seed.js';
+import { STATE_DB_FILE } from './state-file.js';
 
 export type Db = Database.Database;
 
@@ -52,7 +53,7 @@ export class Store {
   private static openUnchecked(stateDir: string): Store {
     mkdirSync(stateDir, { recursive: true, mode: 0o700 });
     ownerOnly(stateDir);
-    const file = join(stateDir, 'stor.db');
+    const file = join(stateDir, STATE_DB_FILE);
     // Created owner-only before SQLite opens it: the database holds key hashes, and SQLite gives
     // its -wal and -shm files the database file's mode.
     closeSync(openSync(file, 'a', 0o600));
