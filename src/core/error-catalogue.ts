@@ -166,6 +166,11 @@ const CATALOGUE = {
     meaning: 'the `--api-key-file` file cannot be read',
     remedy: 'check the path and its permissions',
   },
+  DUPLICATE_TARGET: {
+    kind: 'usage',
+    meaning: 'two files of one upload would go to the same path on the appliance (same name from different directories); nothing was sent',
+    remedy: 'upload them to different targets, or rename one',
+  },
   LOCAL_FILE_EXISTS: {
     kind: 'usage',
     meaning: 'the local file a download would write exists (or is a directory); nothing was downloaded',

@@ -1,18 +1,21 @@
-import { createWriteStream, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { lstatSync, mkdirSync, statSync } from 'node:fs';
+import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { StorError } from '../../core/errors.js';
 import { E } from '../../core/error-catalogue.js';
 import type { Transport } from '../../core/transport/transport.js';
 import type { CommandContext } from '../shared/context.js';
 import { describeError, type DescribedError } from '../shared/describe-error.js';
+import { sizeCell } from '../shared/format.js';
 import { forEachLimited } from '../shared/pool.js';
 import { TotalProgress } from '../shared/progress.js';
 import type { CommandResult, View } from '../shared/render.js';
-import { listDirectory } from '../upload/remote-dirs.js';
-import type { UploadFileError } from '../upload/upload.js';
+import { listDirectory } from '../shared/remote-listing.js';
+import { failureNote, fileError, outcomeCell, stopsTheRest, type TransferFileError, type TransferOutcome } from '../shared/transfer-report.js';
+import { fileSink, interruptedBy, localWriteFailed, syncDirectory, watchSignals } from './local-write.js';
 
 /** What happened to one file of `stor download -r`. */
-export type DownloadOutcome = 'done' | 'failed' | 'not_attempted';
+export type DownloadOutcome = Exclude<TransferOutcome, 'skipped'>;
 
 /** One file of `stor download -r --json`. */
 export interface DownloadFileResult {
@@ -24,7 +27,7 @@ export interface DownloadFileResult {
   /** Its size in the appliance's listing. */
   size: number;
   job_id: number | null;
-  error: UploadFileError | null;
+  error: TransferFileError | null;
 }
 
 /** `stor download -r --json`: every file in name order (depth first), the directories made, and the counts. */
@@ -58,57 +61,86 @@ async function walkRemote(t: Transport, root: string, local: string, note: (line
   return { dirs, files };
 }
 
-// After these the appliance cannot give the next file either.
-const STOPS_THE_REST = new Set(['auth', 'unreachable', 'interrupted']);
+/**
+ * Everything the download would write, checked before it starts (as `cp` checks): a local file
+ * where a remote directory goes, a local directory where a remote file goes, and, unless
+ * `force`, a local file it would replace.
+ */
+function checkLocal(dirs: readonly string[], files: readonly RemoteFile[], force: boolean, shown: (path: string) => string): void {
+  for (const dir of dirs) {
+    if (statSync(dir, { throwIfNoEntry: false })?.isDirectory() === false) {
+      throw new StorError(E.LOCAL_FILE_EXISTS, `${shown(dir)} exists and is not a directory; a remote directory goes there`, { hint: 'move it away, or download into another local directory' });
+    }
+  }
+  const existing: string[] = [];
+  for (const file of files) {
+    const st = lstatSync(file.target, { throwIfNoEntry: false });
+    if (st?.isDirectory()) {
+      throw new StorError(E.LOCAL_FILE_EXISTS, `${shown(file.target)} is a directory; the remote file ${file.source} goes there`, { hint: 'move it away, or download into another local directory' });
+    }
+    if (st) existing.push(shown(file.target));
+  }
+  if (existing.length > 0 && !force) {
+    const more = existing.length > 1 ? ` (and ${existing.length - 1} more)` : '';
+    throw new StorError(E.LOCAL_FILE_EXISTS, `${existing[0]} exists${more}`, { hint: 'add --force to replace them, or download into another local directory' });
+  }
+}
 
 /**
  * `stor download -r REMOTE_DIR LOCAL_DIR`: LOCAL_DIR becomes a copy of REMOTE_DIR (made if
- * missing; files already there are replaced). Each file is written to a temporary name beside
- * it and renamed when its bytes are all there and match the listed size, so an interrupted run
- * leaves no half files under real names. Up to `parallel` files at once.
+ * missing; files already there are refused, or replaced with `force`). Each file is written to a
+ * temporary name beside it, flushed to disk and renamed when its bytes are all there and match
+ * the listed size, so an interrupted run leaves no half files under real names. Up to `parallel`
+ * files at once. SIGINT/SIGTERM stop the files in flight (their temporary files removed), leave
+ * the rest not attempted, and end the command as INTERRUPTED or TERMINATED with the report.
  */
-export async function downloadTree(ctx: CommandContext, remote: string, local: string, parallel: number): Promise<CommandResult<DownloadTreeReport>> {
+export async function downloadTree(ctx: CommandContext, remote: string, local: string, opts: { parallel: number; force: boolean }): Promise<CommandResult<DownloadTreeReport>> {
   const root = remote.replace(/\/+$/, '') || '/';
   const localRoot = resolve(ctx.io.cwd, local);
-  try {
-    if (!statSync(localRoot).isDirectory()) throw new StorError(E.TARGET_NOT_A_DIRECTORY, `${local} exists and is not a directory`);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
+  if (statSync(localRoot, { throwIfNoEntry: false })?.isDirectory() === false) throw new StorError(E.TARGET_NOT_A_DIRECTORY, `${local} exists and is not a directory`);
   const t = await ctx.transport();
   const { dirs, files } = await walkRemote(t, root, localRoot, (line) => ctx.note(line));
-  for (const dir of dirs) mkdirSync(dir, { recursive: true });
   const shown = (path: string) => join(local, path.slice(localRoot.length));
+  checkLocal(dirs, files, opts.force, shown);
+  for (const dir of dirs) {
+    try {
+      mkdirSync(dir, { recursive: true });
+    } catch (err) {
+      throw localWriteFailed(shown(dir), err);
+    }
+  }
   const showProgress = ctx.io.stderr.isTTY === true && !ctx.globals.json && !ctx.globals.quiet;
   const total = showProgress && files.length > 0 ? new TotalProgress(ctx.io.stderr, 'downloaded', files.length, files.reduce((n, f) => n + f.size, 0)) : undefined;
 
   const results: DownloadFileResult[] = new Array(files.length);
   const failures: (DescribedError | undefined)[] = new Array(files.length);
   let stopped = false;
-  await forEachLimited(files, parallel, async (file, i) => {
-    const entry = { source: file.source, target: shown(file.target), size: file.size };
-    if (stopped) {
-      results[i] = { ...entry, outcome: 'not_attempted', job_id: null, error: null };
-      return;
-    }
-    const partial = join(dirname(file.target), `.stor-download-${process.pid}-${i}`);
-    try {
-      const { jobId, bytes } = await t.download({ path: file.source, sink: createWriteStream(partial, { mode: 0o644 }), ...(total ? { onProgress: (n: number) => total.progress(i, n) } : {}) });
-      if (bytes !== file.size) throw new StorError(E.SIZE_MISMATCH, `${file.source} gave ${bytes} bytes; its listing says ${file.size}`);
-      renameSync(partial, file.target);
-      results[i] = { ...entry, outcome: 'done', job_id: jobId, error: null };
-      total?.fileDone(i, file.size);
-    } catch (err) {
-      rmSync(partial, { force: true });
-      total?.fileDone(i, 0);
-      const d = describeError(err);
-      failures[i] = d;
-      if (STOPS_THE_REST.has(d.kind)) stopped = true;
-      const error = { code: d.errorCode, kind: d.kind, message: d.message, ...(d.hint ? { hint: d.hint } : {}), ...(d.details ? { details: d.details } : {}) };
-      results[i] = { ...entry, outcome: 'failed', job_id: null, error };
-    }
-  }, { firstAlone: true });
+  const watch = watchSignals(ctx);
+  try {
+    await forEachLimited(files, opts.parallel, async (file, i) => {
+      const entry = { source: file.source, target: shown(file.target), size: file.size };
+      if (stopped || watch.signal) {
+        results[i] = { ...entry, outcome: 'not_attempted', job_id: null, error: null };
+        return;
+      }
+      try {
+        const jobId = await downloadOne(t, file, i, watch, total);
+        results[i] = { ...entry, outcome: 'done', job_id: jobId, error: null };
+        total?.fileDone(i, file.size);
+      } catch (err) {
+        total?.fileDone(i, 0);
+        const d = describeError(watch.signal ? interruptedBy(watch.signal, entry.target) : err);
+        failures[i] = d;
+        if (stopsTheRest(d)) stopped = true;
+        results[i] = { ...entry, outcome: 'failed', job_id: null, error: fileError(d) };
+      }
+    }, { firstAlone: true });
+  } finally {
+    watch.stop();
+  }
   total?.finish();
+  const landedIn = new Set(results.filter((f) => f.outcome === 'done').map((f) => dirname(resolve(ctx.io.cwd, f.target))));
+  for (const dir of landedIn) await syncDirectory(dir);
   const count = (o: DownloadOutcome) => results.filter((f) => f.outcome === o).length;
   const data: DownloadTreeReport = {
     files: results,
@@ -121,19 +153,51 @@ export async function downloadTree(ctx: CommandContext, remote: string, local: s
       bytes_received: results.filter((f) => f.outcome === 'done').reduce((n, f) => n + f.size, 0),
     },
   };
-  const firstFailure = failures.find((f) => f !== undefined);
-  if (firstFailure && !ctx.globals.json) {
-    const lines = results.filter((f) => f.error).map((f) => `stor: ${f.source}: ${f.error!.message}`);
-    lines.push(`stor: ${data.summary.failed} of ${data.summary.files} files failed; ${data.summary.done} downloaded`);
-    ctx.note(lines.join('\n'));
-  }
-  return { data, view: treeView(data), ...(firstFailure ? { exitCode: firstFailure.code } : {}) };
+  // A signal ends the command as the signal says, whatever failed before it.
+  const ending = watch.signal ? describeError(interruptedBy(watch.signal, local)) : failures.find((f) => f !== undefined);
+  if (ending && !ctx.globals.json) ctx.note(failureNote(data.files, data.summary, `${data.summary.done} downloaded`));
+  return { data, view: treeView(data, ctx.io.stdout.isTTY === true), ...(ending ? { exitCode: ending.code } : {}) };
 }
 
-function treeView({ files }: DownloadTreeReport): View {
+/** One file into a temporary name beside its target, flushed, checked, renamed; on failure the temporary file goes. */
+async function downloadOne(t: Transport, file: RemoteFile, i: number, watch: ReturnType<typeof watchSignals>, total: TotalProgress | undefined): Promise<number> {
+  const partial = join(dirname(file.target), `.stor-download-${process.pid}-${i}`);
+  let handle: FileHandle;
+  try {
+    handle = await open(partial, 'wx', 0o666);
+  } catch (err) {
+    throw localWriteFailed(file.target, err);
+  }
+  const sink = fileSink(handle, file.target);
+  const untrack = watch.track(sink);
+  try {
+    const { jobId, bytes } = await t.download({ path: file.source, sink, ...(total ? { onProgress: (n: number) => total.progress(i, n) } : {}) });
+    if (watch.signal) throw interruptedBy(watch.signal, file.target);
+    if (bytes !== file.size) throw new StorError(E.SIZE_MISMATCH, `${file.source} gave ${bytes} bytes; its listing says ${file.size}`);
+    await handle.close();
+    await rename(partial, file.target).catch((err: unknown) => Promise.reject(localWriteFailed(file.target, err)));
+    return jobId;
+  } catch (err) {
+    await handle.close().catch(() => undefined);
+    await rm(partial, { force: true });
+    throw err;
+  } finally {
+    untrack();
+  }
+}
+
+/** As upload's report: the error column on a terminal only when something failed; piped, always. */
+function treeView({ files, summary }: DownloadTreeReport, tty: boolean): View {
+  const withErrors = summary.failed > 0 || !tty;
   return {
     kind: 'table',
-    columns: ['source', 'target', 'outcome', 'size', 'error'],
-    rows: files.map((f) => [f.source, f.target, f.outcome, f.size, f.error?.message ?? null]),
+    columns: [
+      { header: 'source', overflow: 'middle' },
+      { header: 'target', overflow: 'middle' },
+      'outcome',
+      { header: 'size', align: 'right' },
+      ...(withErrors ? [{ header: 'error', overflow: 'wrap' as const }] : []),
+    ],
+    rows: files.map((f) => [f.source, f.target, outcomeCell(f.outcome), sizeCell(f.size), ...(withErrors ? [f.error?.message ?? null] : [])]),
   };
 }

@@ -11,6 +11,7 @@ import type { CommandContext } from '../shared/context.js';
 import { positiveInt } from '../shared/arg-parsers.js';
 import { arg, defineCommand, flag, value, type OptionValues } from '../shared/declare.js';
 import { downloadTree, type DownloadTreeReport } from './download-tree.js';
+import { fileSink, interruptedBy, localWriteFailed, syncDirectory, watchSignals, type Interruption } from './local-write.js';
 import type { OutputStream } from '../shared/io.js';
 import { ProgressBar } from '../shared/progress.js';
 import type { CommandResult } from '../shared/render.js';
@@ -39,17 +40,6 @@ export interface DownloadResult {
 /** A temporary file's name beside its destination: hidden, and saying whose it is. */
 const partName = (dest: string) => join(dirname(dest), `.${basename(dest)}.stor-${randomBytes(4).toString('hex')}.part`);
 
-function localWriteFailed(path: string, err: unknown): StorError {
-  const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-  return new StorError(E.LOCAL_WRITE_FAILED, `cannot write ${path}: ${code}`, { hint: 'check that the directory exists, is writable and has space' });
-}
-
-/** `dest` is the local file, or `-`: bytes already on stdout cannot be taken back. */
-function interruptedBy(signal: NodeJS.Signals, dest: string): StorError {
-  const what = dest === '-' ? 'the download to stdout stopped part-way' : `${dest} was not written, and nothing of it was left behind`;
-  return new StorError(signal === 'SIGTERM' ? E.TERMINATED : E.INTERRUPTED, `interrupted by ${signal}; ${what}`);
-}
-
 /**
  * Where the file goes: `local` itself, or the remote basename inside it when it is a directory
  * (an existing one, or any path ending in /); the basename in the working directory by default.
@@ -65,21 +55,6 @@ function destination(cwd: string, local: string | undefined, name: string, force
   return { path, exists: existing !== undefined };
 }
 
-/** A sink into an open file that flushes it to disk (fsync) before it reports finished. */
-function fileSink(handle: FileHandle, path: string): Writable {
-  return new Writable({
-    highWaterMark: 1024 * 1024,
-    write(chunk: Buffer, _encoding, done) {
-      void (async () => {
-        for (let at = 0; at < chunk.length; ) at += (await handle.write(chunk, at)).bytesWritten;
-      })().then(() => done(), (err: unknown) => done(localWriteFailed(path, err)));
-    },
-    final(done) {
-      handle.sync().then(() => done(), (err: unknown) => done(localWriteFailed(path, err)));
-    },
-  });
-}
-
 /** A sink into stdout that waits when a slow reader makes it push back, and leaves it open. */
 function stdoutSink(out: OutputStream): Writable {
   // The process's stdout takes bytes as well as text; OutputStream only promises text.
@@ -92,26 +67,9 @@ function stdoutSink(out: OutputStream): Writable {
   });
 }
 
-/** SIGINT/SIGTERM while a download runs: remembered, and the sink (once there) destroyed to stop the transfer. */
-interface Interruption {
-  signal?: NodeJS.Signals;
-  sink?: Writable;
-  stop(): void;
-}
-
-function watchSignals(ctx: CommandContext): Interruption {
-  const watch: Interruption = { stop: () => undefined };
-  const unsubscribe = ctx.io.onSignal?.((signal) => {
-    watch.signal ??= signal;
-    watch.sink?.destroy(new Error(`interrupted by ${signal}`));
-  });
-  if (unsubscribe) watch.stop = unsubscribe;
-  return watch;
-}
-
 /** Runs one download into `sink` and checks the byte count; a signal ends it as INTERRUPTED or TERMINATED. */
 async function transfer(t: Transport, remote: string, size: number, sink: Writable, watch: Interruption, bar: ProgressBar | undefined, what: string) {
-  watch.sink = sink;
+  const untrack = watch.track(sink);
   try {
     if (watch.signal) throw interruptedBy(watch.signal, what);
     const done = await t.download({ path: remote, sink, ...(bar ? { onProgress: (n: number) => bar.update(n) } : {}) });
@@ -125,6 +83,8 @@ async function transfer(t: Transport, remote: string, size: number, sink: Writab
     bar?.clear();
     if (watch.signal) throw interruptedBy(watch.signal, what);
     throw err;
+  } finally {
+    untrack();
   }
 }
 
@@ -191,13 +151,6 @@ async function toFile(t: Transport, remote: string, size: number, dest: { path: 
   };
 }
 
-/** So that the rename survives a crash too; a file system that cannot sync a directory is left to itself. */
-async function syncDirectory(dir: string): Promise<void> {
-  const handle = await open(dir, 'r').catch(() => undefined);
-  await handle?.sync().catch(() => undefined);
-  await handle?.close();
-}
-
 export const downloadCommand = defineCommand({
   summary: 'download a file (or with -r a directory tree) from the appliance: streamed, written atomically, size checked',
   args: {
@@ -216,6 +169,6 @@ export const downloadCommand = defineCommand({
     if (!opts.recursive) return download(ctx, remote, local, opts);
     if (local === '-') throw new StorError(E.USAGE, 'a tree cannot go to standard output: give a local directory with -r');
     // As `cp -r DIR` into the current directory: the tree keeps its name.
-    return downloadTree(ctx, remote, local ?? basename(remote.replace(/\/+$/, '')), opts.parallel);
+    return downloadTree(ctx, remote, local ?? basename(remote.replace(/\/+$/, '')), { parallel: opts.parallel, force: opts.force === true });
   },
 });

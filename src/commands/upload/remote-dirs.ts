@@ -1,25 +1,14 @@
-import { call, queryItems } from '../../core/contract/client.js';
+import { call } from '../../core/contract/client.js';
 import { RpcError, StorError } from '../../core/errors.js';
 import { E } from '../../core/error-catalogue.js';
 import type { Transport } from '../../core/transport/transport.js';
-
-/** An entry of a remote directory, as listdir gives it. */
-export interface RemoteEntry {
-  type: string;
-  size: number;
-  mode: number;
-}
+import { listDirectory, type RemoteEntry } from '../shared/remote-listing.js';
 
 /** Remote directories' entries by name; a directory this run created is listed empty. */
 export type Listings = Map<string, Map<string, RemoteEntry>>;
 
 const parentOf = (path: string) => path.slice(0, path.lastIndexOf('/')) || '/';
 const nameOf = (path: string) => path.slice(path.lastIndexOf('/') + 1);
-
-export async function listDirectory(t: Transport, dir: string): Promise<Map<string, RemoteEntry>> {
-  const items = await queryItems(t, 'filesystem.listdir', ['name', 'type', 'size', 'mode'], [], {}, [dir]);
-  return new Map(items.map((e) => [e.name, { type: e.type, size: e.size, mode: e.mode }]));
-}
 
 async function typeOf(t: Transport, path: string): Promise<string | null> {
   try {

@@ -7,7 +7,8 @@ import { E } from '../../core/error-catalogue.js';
 import type { Transport } from '../../core/transport/transport.js';
 import type { CommandContext } from '../shared/context.js';
 import { describeError, type DescribedError } from '../shared/describe-error.js';
-import { shown, toned, type CommandResult, type Tone, type View } from '../shared/render.js';
+import { shown, type CommandResult, type View } from '../shared/render.js';
+import { failureNote, fileError, outcomeCell, stopsTheRest, type TransferFileError, type TransferOutcome } from '../shared/transfer-report.js';
 import { explainForbidden } from './forbidden.js';
 import { formatMode, octal, sizeCell } from '../shared/format.js';
 import { parseMode } from '../shared/mode.js';
@@ -32,17 +33,7 @@ const options = {
 export type UploadOptions = OptionValues<typeof options>;
 
 /** What happened to one file of `stor upload`. */
-export type UploadOutcome = 'done' | 'skipped' | 'failed' | 'not_attempted';
-
-/** Why a file failed: the error as `--json` shows a command's error (code, kind, message). */
-export interface UploadFileError {
-  code: string;
-  kind: string;
-  message: string;
-  hint?: string;
-  /** The appliance's validation errors, one per line. */
-  details?: string[];
-}
+export type UploadOutcome = TransferOutcome;
 
 /** One file of `stor upload --json`. */
 export interface UploadFileResult {
@@ -61,7 +52,7 @@ export interface UploadFileResult {
   owner: string | null;
   job_id: number | null;
   /** Set when the outcome is `failed`. */
-  error: UploadFileError | null;
+  error: TransferFileError | null;
 }
 
 /** `stor upload --json`: every file's outcome, in the order given (trees walked in name order), and the counts. */
@@ -136,6 +127,22 @@ function treePlan(ctx: CommandContext, sources: string[], target: string, follow
   return plan;
 }
 
+/**
+ * Two sources bound for one path would race each other there (and the last would win): refused,
+ * naming them. `targets` are where the files go; `directories` are made by -r, so a file may not
+ * take one of their places either.
+ */
+function refuseDuplicateTargets(files: readonly { source: string; target: string }[], directories: readonly string[] = []): void {
+  const seen = new Map<string, string>(directories.map((d) => [d, 'a directory of the tree']));
+  for (const f of files) {
+    const other = seen.get(f.target);
+    if (other !== undefined) {
+      throw new StorError(E.DUPLICATE_TARGET, `${other} and ${f.source} would both go to ${f.target}`, { hint: 'upload them to different targets, or rename one' });
+    }
+    seen.set(f.target, f.source);
+  }
+}
+
 /** What was read of the local side before any request. */
 interface Local {
   files?: { path: string; size: number }[];
@@ -155,7 +162,7 @@ async function plan(ctx: CommandContext, t: Transport, sources: string[], target
     }
     const [dest] = await destinations(t, into, [options.name ?? '']);
     if (dest!.endsWith('/')) throw new StorError(E.USAGE, `${target} is a directory and standard input has no file name`, { hint: `name it: stor upload - ${target} --name FILE` });
-    const spooled = await spoolStdin(ctx.io.stdin);
+    const spooled = await spoolStdin(ctx.io.stdin, ctx.io.onSignal?.bind(ctx.io));
     return { files: [{ source: '-', path: spooled.path, size: spooled.size, target: dest! }], directories: [], spooled };
   }
   if (local.tree) return local.tree;
@@ -169,9 +176,6 @@ async function plan(ctx: CommandContext, t: Transport, sources: string[], target
     directories: options.skipExisting ? [...new Set(targets.map((p) => p.slice(0, p.lastIndexOf('/')) || '/'))] : [],
   };
 }
-
-// After these the target cannot take the next file either; cp would stop too.
-const STOPS_THE_REST = new Set(['auth', 'unreachable', 'interrupted']);
 
 /**
  * `stor upload <file…> <target>` (and `-r`, `-`). The first file goes alone, then up to
@@ -190,6 +194,9 @@ export async function upload(ctx: CommandContext, args: string[], options: Uploa
   if (options.append && options.skipExisting) throw new StorError(E.USAGE, '--append and --skip-existing do not go together');
   if (options.name !== undefined && !sources.includes('-')) throw new StorError(E.USAGE, '--name names standard input (-); a local file keeps its own name');
   const local: Local = sources.includes('-') ? {} : options.recursive ? { tree: treePlan(ctx, sources, target, options.follow) } : { files: localFiles(ctx, sources) };
+  if (local.tree) refuseDuplicateTargets(local.tree.files, local.tree.directories);
+  // Several files go into the target as a directory, each under its basename.
+  if (local.files) refuseDuplicateTargets(local.files.map((f, i) => ({ source: sources[i]!, target: `${target.replace(/\/+$/, '')}/${basename(f.path)}` })));
   const t = await ctx.transport();
   const { files, directories, spooled } = await plan(ctx, t, sources, target, options, local);
   try {
@@ -228,15 +235,14 @@ export async function upload(ctx: CommandContext, args: string[], options: Uploa
         if (files.length === 1) throw err;
         const d = describeError(err);
         failures[i] = d;
-        if (STOPS_THE_REST.has(d.kind)) targetUnusable = true;
-        const error = { code: d.errorCode, kind: d.kind, message: d.message, ...(d.hint ? { hint: d.hint } : {}), ...(d.details ? { details: d.details } : {}) };
-        results[i] = { ...entry, outcome: 'failed', ...none, error };
+        if (stopsTheRest(d)) targetUnusable = true;
+        results[i] = { ...entry, outcome: 'failed', ...none, error: fileError(d) };
       }
     }, { firstAlone: true });
     total?.finish();
     const firstFailure = failures.find((f) => f !== undefined);
     const data: UploadReport = { files: results, summary: summarize(results) };
-    if (firstFailure && !ctx.globals.json) ctx.note(failureNote(data));
+    if (firstFailure && !ctx.globals.json) ctx.note(failureNote(data.files, data.summary, `${data.summary.done} uploaded`));
     return { data, view: reportView(data, ctx.io.stdout.isTTY === true), ...(firstFailure ? { exitCode: firstFailure.code } : {}) };
   } finally {
     spooled?.remove();
@@ -288,17 +294,6 @@ function summarize(files: readonly UploadFileResult[]): UploadReport['summary'] 
   return { files: files.length, done: count('done'), skipped: count('skipped'), failed: count('failed'), not_attempted: count('not_attempted'), bytes_sent: bytesSent };
 }
 
-/** For stderr, so that a person whose stdout is redirected still learns that not everything landed. */
-function failureNote({ files, summary }: UploadReport): string {
-  const lines = files.filter((f) => f.error).map((f) => `stor: ${f.source}: ${f.error!.message}`);
-  const rest = summary.not_attempted > 0 ? `, ${summary.not_attempted} not attempted` : '';
-  const skipped = summary.skipped > 0 ? `, ${summary.skipped} skipped` : '';
-  lines.push(`stor: ${summary.failed} of ${summary.files} files failed${rest}; ${summary.done} uploaded${skipped}`);
-  return lines.join('\n');
-}
-
-const OUTCOME_TONE: Record<UploadOutcome, Tone> = { done: 'ok', skipped: 'ok', failed: 'danger', not_attempted: 'warning' };
-
 /**
  * One row per file. On a terminal the error column shows only when something failed, so a clean
  * run keeps its width for paths; piped, the columns never change, for the scripts that split them.
@@ -319,7 +314,7 @@ function reportView({ files, summary }: UploadReport, tty: boolean): View {
     rows: files.map((f) => [
       f.source,
       f.target,
-      f.outcome === 'not_attempted' ? shown(f.outcome, 'not attempted', OUTCOME_TONE[f.outcome]) : toned(f.outcome, OUTCOME_TONE[f.outcome]),
+      outcomeCell(f.outcome),
       sizeCell(f.size ?? f.bytes),
       f.mode === null ? null : shown(f.mode, formatMode(parseInt(f.mode, 8), 'FILE')),
       f.owner,

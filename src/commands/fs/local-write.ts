@@ -1,0 +1,63 @@
+import { open, type FileHandle } from 'node:fs/promises';
+import { Writable } from 'node:stream';
+import { E } from '../../core/error-catalogue.js';
+import { StorError } from '../../core/errors.js';
+import type { CommandContext } from '../shared/context.js';
+
+export function localWriteFailed(path: string, err: unknown): StorError {
+  const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+  return new StorError(E.LOCAL_WRITE_FAILED, `cannot write ${path}: ${code}`, { hint: 'check that the directory exists, is writable and has space' });
+}
+
+/** `dest` is the local file, or `-`: bytes already on stdout cannot be taken back. */
+export function interruptedBy(signal: NodeJS.Signals, dest: string): StorError {
+  const what = dest === '-' ? 'the download to stdout stopped part-way' : `${dest} was not written, and nothing of it was left behind`;
+  return new StorError(signal === 'SIGTERM' ? E.TERMINATED : E.INTERRUPTED, `interrupted by ${signal}; ${what}`);
+}
+
+/** A sink into an open file that flushes it to disk (fsync) before it reports finished. */
+export function fileSink(handle: FileHandle, path: string): Writable {
+  return new Writable({
+    highWaterMark: 1024 * 1024,
+    write(chunk: Buffer, _encoding, done) {
+      void (async () => {
+        for (let at = 0; at < chunk.length; ) at += (await handle.write(chunk, at)).bytesWritten;
+      })().then(() => done(), (err: unknown) => done(localWriteFailed(path, err)));
+    },
+    final(done) {
+      handle.sync().then(() => done(), (err: unknown) => done(localWriteFailed(path, err)));
+    },
+  });
+}
+
+/** SIGINT/SIGTERM while downloads run: remembered, and the sinks in use destroyed to stop their transfers. */
+export interface Interruption {
+  signal?: NodeJS.Signals;
+  /** A sink to destroy on a signal, until the returned function is called. */
+  track(sink: Writable): () => void;
+  stop(): void;
+}
+
+export function watchSignals(ctx: CommandContext): Interruption {
+  const sinks = new Set<Writable>();
+  const watch: Interruption = {
+    track(sink) {
+      sinks.add(sink);
+      return () => sinks.delete(sink);
+    },
+    stop: () => undefined,
+  };
+  const unsubscribe = ctx.io.onSignal?.((signal) => {
+    watch.signal ??= signal;
+    for (const sink of sinks) sink.destroy(new Error(`interrupted by ${signal}`));
+  });
+  if (unsubscribe) watch.stop = unsubscribe;
+  return watch;
+}
+
+/** So that the rename survives a crash too; a file system that cannot sync a directory is left to itself. */
+export async function syncDirectory(dir: string): Promise<void> {
+  const handle = await open(dir, 'r').catch(() => undefined);
+  await handle?.sync().catch(() => undefined);
+  await handle?.close();
+}
