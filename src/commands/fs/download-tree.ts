@@ -12,7 +12,7 @@ import { TotalProgress } from '../shared/progress.js';
 import type { CommandResult, View } from '../shared/render.js';
 import { listDirectory } from '../shared/remote-listing.js';
 import { failureNote, fileError, outcomeCell, stopsTheRest, type TransferFileError, type TransferOutcome } from '../shared/transfer-report.js';
-import { fileSink, interruptedBy, localWriteFailed, syncDirectory, watchSignals } from './local-write.js';
+import { fileSink, interruptedBy, localWriteFailed, syncDirectory, watchSignals, type Interruption } from './local-write.js';
 
 /** What happened to one file of `stor download -r`. */
 export type DownloadOutcome = Exclude<TransferOutcome, 'skipped'>;
@@ -153,14 +153,15 @@ export async function downloadTree(ctx: CommandContext, remote: string, local: s
       bytes_received: results.filter((f) => f.outcome === 'done').reduce((n, f) => n + f.size, 0),
     },
   };
-  // A signal ends the command as the signal says, whatever failed before it.
-  const ending = watch.signal ? describeError(interruptedBy(watch.signal, local)) : failures.find((f) => f !== undefined);
+  // A signal that stopped something ends the command as the signal says, whatever failed before it.
+  const interrupted = watch.signal !== undefined && data.summary.done < data.summary.files;
+  const ending = interrupted ? describeError(interruptedBy(watch.signal!, local)) : failures.find((f) => f !== undefined);
   if (ending && !ctx.globals.json) ctx.note(failureNote(data.files, data.summary, `${data.summary.done} downloaded`));
   return { data, view: treeView(data, ctx.io.stdout.isTTY === true), ...(ending ? { exitCode: ending.code } : {}) };
 }
 
 /** One file into a temporary name beside its target, flushed, checked, renamed; on failure the temporary file goes. */
-async function downloadOne(t: Transport, file: RemoteFile, i: number, watch: ReturnType<typeof watchSignals>, total: TotalProgress | undefined): Promise<number> {
+async function downloadOne(t: Transport, file: RemoteFile, i: number, watch: Interruption, total: TotalProgress | undefined): Promise<number> {
   const partial = join(dirname(file.target), `.stor-download-${process.pid}-${i}`);
   let handle: FileHandle;
   try {
