@@ -146,7 +146,7 @@ export async function privilegeFix(ctx: CommandContext, ref: string | undefined,
   try {
     t = await ctx.transport();
   } catch (err) {
-    if (err instanceof StorError && err.code === 'LOGIN_BROKEN_BY_PRIVILEGE') {
+    if (err instanceof StorError && err.code === E.LOGIN_BROKEN_BY_PRIVILEGE.code) {
       throw new StorError(
         E.LOGIN_BROKEN_BY_PRIVILEGE,
         `this identity cannot log in (${err.cause instanceof RpcError ? err.cause.reason : 'login failed'}): it is bound to a privilege whose role list breaks role expansion, so it cannot repair it`,

@@ -1,4 +1,5 @@
 import { call } from '../../core/contract/client.js';
+import { E } from '../../core/error-catalogue.js';
 import type { EmulationInfo } from '../../core/contract/system.js';
 import { RPC_CODE, RpcError, StorError } from '../../core/errors.js';
 import type { Transport } from '../../core/transport/transport.js';
@@ -14,7 +15,7 @@ export async function targetEmulation(t: Transport): Promise<EmulationInfo | nul
   } catch (err) {
     if (err instanceof RpcError && err.code === RPC_CODE.METHOD_NOT_FOUND) return null;
     // Something else answering under that name is not stor's emulator.
-    if (err instanceof StorError && err.code === 'MALFORMED_ANSWER') return null;
+    if (err instanceof StorError && err.code === E.MALFORMED_ANSWER.code) return null;
     throw err;
   }
 }

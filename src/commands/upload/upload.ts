@@ -276,7 +276,7 @@ async function uploadOne(
     }));
   } catch (err) {
     bar?.clear();
-    if (err instanceof StorError && err.code === 'UPLOAD_FORBIDDEN') throw await explainForbidden(t, err);
+    if (err instanceof StorError && err.code === E.UPLOAD_FORBIDDEN.code) throw await explainForbidden(t, err);
     throw err;
   }
   bar?.finish();

@@ -119,7 +119,7 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
 
   /** Whether `err` says the socket is gone (as opposed to an answer, or a timeout on a live socket). */
   private lost(err: unknown): boolean {
-    const answered = err instanceof StorError && (err.code === 'TIMEOUT' || err.code === 'MALFORMED_ANSWER');
+    const answered = err instanceof StorError && (err.code === E.TIMEOUT.code || err.code === E.MALFORMED_ANSWER.code);
     return !this.closing && !answered && err instanceof StorError && err.kind === 'unreachable' && this.ws.readyState !== WebSocket.OPEN;
   }
 
@@ -229,7 +229,7 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
     } catch (err) {
       // A token the endpoint will not take (another address on the way, say): the key, from now on,
       // and its answer is the one to report.
-      if (!(token && err instanceof StorError && (err.code === 'UPLOAD_FORBIDDEN' || err.code === 'UPLOAD_UNAUTHORIZED'))) throw err;
+      if (!(token && err instanceof StorError && (err.code === E.UPLOAD_FORBIDDEN.code || err.code === E.UPLOAD_UNAUTHORIZED.code))) throw err;
       trace?.(`upload to ${req.path}: the session's token was refused; sending with the API key`);
       this.tokens = 'refused';
       jobId = await postUpload(this.options.endpoint, bearer, this.agent, req, this.options.timeoutSeconds);
