@@ -11,7 +11,7 @@ import { forEachLimited } from '../shared/pool.js';
 import { TotalProgress } from '../shared/progress.js';
 import type { CommandResult, View } from '../shared/render.js';
 import { listDirectory } from '../shared/remote-listing.js';
-import { failureNote, fileError, outcomeCell, stopsTheRest, type TransferFileError, type TransferOutcome } from '../shared/transfer-report.js';
+import { failureNote, fileError, stopsTheRest, transferView, type TransferFileError, type TransferOutcome } from '../shared/transfer-report.js';
 import { fileSink, interruptedBy, localWriteFailed, syncDirectory, watchSignals, type Interruption } from './local-write.js';
 
 /** What happened to one file of `stor download -r`. */
@@ -187,18 +187,6 @@ async function downloadOne(t: Transport, file: RemoteFile, i: number, watch: Int
   }
 }
 
-/** As upload's report: the error column on a terminal only when something failed; piped, always. */
 function treeView({ files, summary }: DownloadTreeReport, tty: boolean): View {
-  const withErrors = summary.failed > 0 || !tty;
-  return {
-    kind: 'table',
-    columns: [
-      { header: 'source', overflow: 'middle' },
-      { header: 'target', overflow: 'middle' },
-      'outcome',
-      { header: 'size', align: 'right' },
-      ...(withErrors ? [{ header: 'error', overflow: 'wrap' as const }] : []),
-    ],
-    rows: files.map((f) => [f.source, f.target, outcomeCell(f.outcome), sizeCell(f.size), ...(withErrors ? [f.error?.message ?? null] : [])]),
-  };
+  return transferView(files, summary.failed, tty, { columns: [{ header: 'size', align: 'right' }], cells: (f) => [sizeCell(f.size)] });
 }

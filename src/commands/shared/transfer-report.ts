@@ -1,5 +1,5 @@
 import type { DescribedError } from './describe-error.js';
-import { shown, toned, type Cell, type Tone } from './render.js';
+import { shown, toned, type Cell, type Column, type Tone, type View } from './render.js';
 
 /** What happened to one file of a multi-file transfer (`stor upload`, `stor download -r`). */
 export type TransferOutcome = 'done' | 'skipped' | 'failed' | 'not_attempted';
@@ -42,4 +42,29 @@ export function failureNote(
 
 const OUTCOME_TONE: Record<TransferOutcome, Tone> = { done: 'ok', skipped: 'ok', failed: 'danger', not_attempted: 'warning' };
 
-export const outcomeCell = (o: TransferOutcome): Cell => (o === 'not_attempted' ? shown(o, 'not attempted', OUTCOME_TONE[o]) : toned(o, OUTCOME_TONE[o]));
+const outcomeCell = (o: TransferOutcome): Cell => (o === 'not_attempted' ? shown(o, 'not attempted', OUTCOME_TONE[o]) : toned(o, OUTCOME_TONE[o]));
+
+/**
+ * A transfer's table, one row per file: source, target, outcome, the caller's own columns, then
+ * the error. On a terminal the error column shows only when something failed, so a clean run keeps
+ * its width for paths; piped, the columns never change, for the scripts that split them.
+ */
+export function transferView<F extends { source: string; target: string; outcome: TransferOutcome; error: TransferFileError | null }>(
+  files: readonly F[],
+  failed: number,
+  tty: boolean,
+  own: { columns: (string | Column)[]; cells: (file: F) => Cell[] },
+): View {
+  const withErrors = failed > 0 || !tty;
+  return {
+    kind: 'table',
+    columns: [
+      { header: 'source', overflow: 'middle' },
+      { header: 'target', overflow: 'middle' },
+      'outcome',
+      ...own.columns,
+      ...(withErrors ? [{ header: 'error', overflow: 'wrap' as const }] : []),
+    ],
+    rows: files.map((f) => [f.source, f.target, outcomeCell(f.outcome), ...own.cells(f), ...(withErrors ? [f.error?.message ?? null] : [])]),
+  };
+}

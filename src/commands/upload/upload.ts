@@ -8,7 +8,7 @@ import type { Transport } from '../../core/transport/transport.js';
 import type { CommandContext } from '../shared/context.js';
 import { describeError, type DescribedError } from '../shared/describe-error.js';
 import { shown, type CommandResult, type View } from '../shared/render.js';
-import { failureNote, fileError, outcomeCell, stopsTheRest, type TransferFileError, type TransferOutcome } from '../shared/transfer-report.js';
+import { failureNote, fileError, stopsTheRest, transferView, type TransferFileError, type TransferOutcome } from '../shared/transfer-report.js';
 import { explainForbidden } from './forbidden.js';
 import { formatMode, octal, sizeCell } from '../shared/format.js';
 import { parseMode } from '../shared/mode.js';
@@ -294,33 +294,11 @@ function summarize(files: readonly UploadFileResult[]): UploadReport['summary'] 
   return { files: files.length, done: count('done'), skipped: count('skipped'), failed: count('failed'), not_attempted: count('not_attempted'), bytes_sent: bytesSent };
 }
 
-/**
- * One row per file. On a terminal the error column shows only when something failed, so a clean
- * run keeps its width for paths; piped, the columns never change, for the scripts that split them.
- */
 function reportView({ files, summary }: UploadReport, tty: boolean): View {
-  const withErrors = summary.failed > 0 || !tty;
-  return {
-    kind: 'table',
-    columns: [
-      { header: 'source', overflow: 'middle' },
-      { header: 'target', overflow: 'middle' },
-      'outcome',
-      { header: 'size', align: 'right' },
-      'mode',
-      'owner',
-      ...(withErrors ? [{ header: 'error', overflow: 'wrap' as const }] : []),
-    ],
-    rows: files.map((f) => [
-      f.source,
-      f.target,
-      outcomeCell(f.outcome),
-      sizeCell(f.size ?? f.bytes),
-      f.mode === null ? null : shown(f.mode, formatMode(parseInt(f.mode, 8), 'FILE')),
-      f.owner,
-      ...(withErrors ? [f.error?.message ?? null] : []),
-    ]),
-  };
+  return transferView(files, summary.failed, tty, {
+    columns: [{ header: 'size', align: 'right' }, 'mode', 'owner'],
+    cells: (f) => [sizeCell(f.size ?? f.bytes), f.mode === null ? null : shown(f.mode, formatMode(parseInt(f.mode, 8), 'FILE')), f.owner],
+  });
 }
 
 export const uploadCommand = defineCommand({
