@@ -2,7 +2,7 @@ import { call } from '../../core/contract/client.js';
 import type { CommandContext } from '../shared/context.js';
 import { confirmChange } from '../shared/prompts.js';
 import type { CommandResult } from '../shared/render.js';
-import { arg, defineCommand, flag } from '../shared/declare.js';
+import { arg, defineCommand, yesFlag } from '../shared/declare.js';
 import { findApiKey } from './model.js';
 
 /** `stor api-key revoke --json` */
@@ -26,7 +26,7 @@ export async function apiKeyRevoke(ctx: CommandContext, ref: string, yes: boolea
 export const apiKeyRevokeCommand = defineCommand({
   summary: 'revoke an API key by id or name (asks first; --yes when not on a terminal)',
   args: { key: arg.required('id or name of the key') },
-  options: { yes: flag('do not ask for confirmation', { short: 'y' }) },
+  options: { yes: yesFlag() },
   examples: ['stor api-key revoke backup-key', 'stor api-key revoke 7 --yes'],
   notes: 'The key is deleted (api_key.delete): 25.10.1 has no other way to revoke one. A name several keys share is refused with their ids.',
   run: (ctx, { key }, opts) => apiKeyRevoke(ctx, key, opts.yes),

@@ -8,11 +8,11 @@ import { poolDatasetContract } from '../../core/contract/pool-dataset.js';
 import { ERRNO, rpcErrors, type RpcError } from '../../core/errors.js';
 import type { Transport } from '../../core/transport/transport.js';
 import { bytesOf, datasetId } from './model.js';
-import { arg, defineCommand, flag, type OptionValues } from '../shared/declare.js';
+import { arg, defineCommand, flag, type OptionValues, yesFlag } from '../shared/declare.js';
 
 const options = {
   recursive: flag('also delete its child datasets', { short: 'r' }),
-  yes: flag('do not ask for confirmation', { short: 'y' }),
+  yes: yesFlag(),
   dryRun: flag('show what would be deleted; delete nothing'),
 };
 

@@ -1,13 +1,13 @@
 import { call } from '../../core/contract/client.js';
 import type { CommandContext } from '../shared/context.js';
-import { arg, defineCommand, flag, type OptionValues } from '../shared/declare.js';
+import { arg, defineCommand, flag, type OptionValues, yesFlag } from '../shared/declare.js';
 import { confirmChange } from '../shared/prompts.js';
 import type { CommandResult } from '../shared/render.js';
 import { findGroup, groupSummary } from './model.js';
 
 const options = {
   deleteUsers: flag('also delete the users whose primary group this is (otherwise they move to nogroup)'),
-  yes: flag('do not ask for confirmation', { short: 'y' }),
+  yes: yesFlag(),
 };
 
 type GroupDeleteOptions = OptionValues<typeof options>;

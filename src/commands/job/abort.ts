@@ -1,12 +1,12 @@
 import { call } from '../../core/contract/client.js';
 import type { CommandContext } from '../shared/context.js';
-import { arg, defineCommand, flag, type OptionValues } from '../shared/declare.js';
+import { arg, defineCommand, yesFlag, type OptionValues } from '../shared/declare.js';
 import { confirmChange } from '../shared/prompts.js';
 import type { CommandResult } from '../shared/render.js';
 import { ended, findJob, jobFields, jobId, summaryOf, type JobSummary } from './model.js';
 
 const options = {
-  yes: flag('do not ask for confirmation', { short: 'y' }),
+  yes: yesFlag(),
 };
 
 type JobAbortOptions = OptionValues<typeof options>;

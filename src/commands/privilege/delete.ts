@@ -3,7 +3,7 @@ import type { CommandContext } from '../shared/context.js';
 import { confirmChange } from '../shared/prompts.js';
 import type { CommandResult } from '../shared/render.js';
 import { findPrivilege, groupNames } from './model.js';
-import { arg, defineCommand, flag } from '../shared/declare.js';
+import { arg, defineCommand, yesFlag } from '../shared/declare.js';
 
 /** `stor privilege delete --json` */
 export interface PrivilegeDeleted {
@@ -30,7 +30,7 @@ export async function privilegeDelete(ctx: CommandContext, ref: string, yes: boo
 export const privilegeDeleteCommand = defineCommand({
   summary: 'delete a privilege (asks first; --yes when not on a terminal); built-in ones are refused as the appliance does',
   args: { privilege: arg.required('id or name', 'privilege') },
-  options: { yes: flag('do not ask for confirmation', { short: 'y' }) },
+  options: { yes: yesFlag() },
   examples: ['stor privilege delete ops', 'stor privilege delete 4 --yes --json'],
   run: (ctx, { privilege }, opts) => privilegeDelete(ctx, privilege, opts.yes),
 });

@@ -11,11 +11,11 @@ import { confirmChange } from '../shared/prompts.js';
 import { render, renderMode, toned, type CommandResult, type Tone, type View } from '../shared/render.js';
 import { selfIncludingAdvice } from './lockout.js';
 import { findPrivilege, healthOf, listPrivileges, loadTargetRoles, type FindingReport, type Privilege, type TargetRoles } from './model.js';
-import { arg, defineCommand, flag, type OptionValues } from '../shared/declare.js';
+import { arg, defineCommand, flag, type OptionValues, yesFlag } from '../shared/declare.js';
 
 const options = {
   all: flag('fix every privilege that needs it'),
-  yes: flag('do not ask for confirmation', { short: 'y' }),
+  yes: yesFlag(),
   dryRun: flag('show what would change; change nothing'),
   dropSelfIncluding: flag('also drop self-including roles (PRIVILEGE_WRITE, SYSTEM_PRODUCT_WRITE); changes effective roles'),
   dropUnknown: flag('also drop role names the appliance does not know (they grant nothing)'),

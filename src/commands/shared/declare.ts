@@ -75,6 +75,9 @@ type More = Pick<OptionBase, 'short' | 'conflicts' | 'hidden'>;
 
 export const flag = (description: string, more: More = {}): FlagOption => ({ type: 'flag', description, ...more });
 
+/** `-y, --yes`: every verb that asks before a change takes it the same way (shared/prompts.ts). */
+export const yesFlag = (): FlagOption => flag('do not ask for confirmation', { short: 'y' });
+
 export const toggle = (description: string, offDescription: string, more: More = {}): ToggleOption => ({ type: 'toggle', description, offDescription, ...more });
 
 export const list = (placeholder: string, description: string, more: More & { complete?: Completion } = {}): ListOption => ({

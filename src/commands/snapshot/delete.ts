@@ -1,7 +1,7 @@
 import { call, queryItems } from '../../core/contract/client.js';
 import { poolSnapshotContract } from '../../core/contract/pool-snapshot.js';
 import type { CommandContext } from '../shared/context.js';
-import { arg, defineCommand, flag, type OptionValues } from '../shared/declare.js';
+import { arg, defineCommand, flag, type OptionValues, yesFlag } from '../shared/declare.js';
 import { predictedDenial } from '../shared/predict-access.js';
 import { confirmChange } from '../shared/prompts.js';
 import type { CommandResult } from '../shared/render.js';
@@ -9,7 +9,7 @@ import { datasetFilter, snapshotRef } from './model.js';
 
 const options = {
   recursive: flag("also delete the snapshot of this name on every child dataset (zfs destroy -r)", { short: 'r' }),
-  yes: flag('do not ask for confirmation', { short: 'y' }),
+  yes: yesFlag(),
   dryRun: flag('show what would be deleted; delete nothing'),
 };
 

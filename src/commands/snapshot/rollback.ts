@@ -2,7 +2,7 @@ import { call, queryItems } from '../../core/contract/client.js';
 import { poolSnapshotContract } from '../../core/contract/pool-snapshot.js';
 import { ERRNO, rpcErrors } from '../../core/errors.js';
 import type { CommandContext } from '../shared/context.js';
-import { arg, defineCommand, flag, type OptionValues } from '../shared/declare.js';
+import { arg, defineCommand, flag, type OptionValues, yesFlag } from '../shared/declare.js';
 import { predictedDenial } from '../shared/predict-access.js';
 import { confirmChange } from '../shared/prompts.js';
 import type { CommandResult } from '../shared/render.js';
@@ -11,7 +11,7 @@ import { snapshotRef } from './model.js';
 const options = {
   recursive: flag('destroy the snapshots taken after this one, which a rollback past them needs (zfs rollback -r)', { short: 'r' }),
   force: flag('force-unmount clones of the later snapshots (zfs rollback -f)'),
-  yes: flag('do not ask for confirmation', { short: 'y' }),
+  yes: yesFlag(),
   dryRun: flag('show what would be lost; change nothing'),
 };
 

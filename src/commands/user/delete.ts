@@ -1,6 +1,6 @@
 import { call } from '../../core/contract/client.js';
 import type { CommandContext } from '../shared/context.js';
-import { arg, defineCommand, flag, type OptionValues } from '../shared/declare.js';
+import { arg, defineCommand, flag, type OptionValues, yesFlag } from '../shared/declare.js';
 import { confirmChange } from '../shared/prompts.js';
 import type { CommandResult } from '../shared/render.js';
 import { listGroups } from '../group/model.js';
@@ -8,7 +8,7 @@ import { findUser, primaryGroupName } from './model.js';
 
 const options = {
   deleteGroup: flag('also delete its primary group when no other user is in it (25.10.1 delete_group)'),
-  yes: flag('do not ask for confirmation', { short: 'y' }),
+  yes: yesFlag(),
 };
 
 type UserDeleteOptions = OptionValues<typeof options>;
