@@ -1,4 +1,5 @@
 import { Command, InvalidArgumentError, Option, type HelpContext } from 'commander';
+import { StorError } from '../../core/errors.js';
 import type { CommandContext } from './context.js';
 import { kebab, type ArgSpecs, type CommandSpec, type LoadCommand, type NounSpec, type OptionSpecs } from './declare.js';
 import type { CommandResult } from './render.js';
@@ -83,7 +84,7 @@ function wrapParse<T>(parse: (raw: string) => T): (raw: string) => T {
     try {
       return parse(raw);
     } catch (err) {
-      if (err instanceof InvalidArgumentError || (err as { kind?: unknown }).kind !== undefined) throw err;
+      if (err instanceof InvalidArgumentError || err instanceof StorError) throw err;
       throw new InvalidArgumentError(err instanceof Error ? err.message : String(err));
     }
   };
