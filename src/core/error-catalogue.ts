@@ -131,6 +131,11 @@ const CATALOGUE = {
     meaning: 'the argument is not a snapshot name DATASET@NAME',
     remedy: 'give e.g. `tank/projects@before-upgrade`',
   },
+  BAD_TARGETS: {
+    kind: 'usage',
+    meaning: 'a `--targets` list cannot be read, names no target, or names a tag no profile carries, or the command does not take `--targets`',
+    remedy: 'give profile names, ranges (`nas[1-3]`), tags (`@prod`) or `all`; `stor profile list` shows names and tags',
+  },
   BAD_URL: {
     kind: 'usage',
     meaning: 'the URL does not parse, or its scheme is not `wss`, `https`, `ws` or `http`',

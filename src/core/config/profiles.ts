@@ -12,6 +12,8 @@ export interface Profile {
   /** Absolute path of a PEM CA bundle. */
   ca?: string;
   rpc?: 'ws' | 'http';
+  /** Labels that `--targets @tag` selects by, sorted. */
+  tags?: string[];
 }
 
 export interface ProfilesDocument {
@@ -73,7 +75,9 @@ export class ProfileStore {
 
   async save(name: string, profile: Profile, makeCurrent: boolean): Promise<void> {
     await this.write((doc) => {
-      doc.profiles[name] = profile;
+      // A login again to the same profile keeps the tags it was given.
+      const tags = profile.tags ?? doc.profiles[name]?.tags;
+      doc.profiles[name] = { ...profile, ...(tags ? { tags } : {}) };
       if (makeCurrent) doc.current = name;
     });
   }
@@ -83,6 +87,19 @@ export class ProfileStore {
       if (!doc.profiles[name]) throw unknownProfile(name, Object.keys(doc.profiles));
       doc.current = name;
     });
+  }
+
+  /** Adds and removes tags of a profile; returns its tags after the change, sorted. */
+  async tag(name: string, add: readonly string[], remove: readonly string[]): Promise<string[]> {
+    let tags: string[] = [];
+    await this.write((doc) => {
+      const profile = doc.profiles[name];
+      if (!profile) throw unknownProfile(name, Object.keys(doc.profiles));
+      tags = [...new Set([...(profile.tags ?? []), ...add])].filter((t) => !remove.includes(t)).sort();
+      if (tags.length > 0) profile.tags = tags;
+      else delete profile.tags;
+    });
+    return tags;
   }
 
   /** Removes a profile; returns whether it was the current one. */
