@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { spawnStor } from '../helpers/bin.js';
 import { clientEnv } from '../helpers/client-env.js';
@@ -67,5 +68,25 @@ describe('a fleet of six stor serve instances (issue 15, acceptance)', () => {
 
     // No key in any output.
     for (const out of [json, human, findings, clean]) for (const key of keys) expect(out.stdout + out.stderr).not.toContain(key.split('-')[1]!);
+  });
+
+  it('profile import of a YAML file through the built binary, then --targets by its tags', async () => {
+    const servers = await Promise.all([spawnServe(tempDir()), spawnServe(tempDir())]);
+    const env = clientEnv();
+    const dir = tempDir();
+    const keys = servers.map((s) => readFileSync(s.adminKeyFile, 'utf8').trim());
+    writeFileSync(join(dir, 'b.key'), `${keys[1]}\n`, { mode: 0o600 });
+    writeFileSync(
+      join(dir, 'fleet.yaml'),
+      `- name: a\n  url: ${servers[0]!.baseUrl}\n  key_stdin: true\n  tags: [lab]\n- name: b\n  url: ${servers[1]!.baseUrl}\n  key_file: b.key\n  tags: [lab, prod]\n`,
+    );
+    const imported = await spawnStor(['profile', 'import', join(dir, 'fleet.yaml')], { env, stdin: `${keys[0]}\n` });
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stdout).toBe(`a\t${servers[0]!.baseUrl}\ttrue\tlab\nb\t${servers[1]!.baseUrl}\ttrue\tlab,prod\n`);
+    const lab = await spawnStor(['--targets', '@lab', 'dataset', 'list'], { env });
+    expect(lab.code, lab.stderr).toBe(0);
+    expect(lab.stderr).toBe('2 ok\n');
+    expect(new Set(lab.stdout.trim().split('\n').map((l) => l.split('\t')[0]))).toEqual(new Set(['a', 'b']));
+    for (const out of [imported, lab]) for (const key of keys) expect(out.stdout + out.stderr).not.toContain(key.split('-')[1]!);
   });
 });

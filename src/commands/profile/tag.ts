@@ -13,7 +13,7 @@ export interface ProfileTags {
 }
 
 // `@` starts a tag in --targets and `,` `[` `]` split or expand the list: a tag holding them could never be selected.
-const TAG = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+export const TAG = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
 export async function profileTag(ctx: CommandContext, name: string, tags: string[], remove: boolean): Promise<CommandResult<ProfileTags>> {
   for (const tag of tags) {

@@ -75,10 +75,15 @@ export class ProfileStore {
 
   async save(name: string, profile: Profile, makeCurrent: boolean): Promise<void> {
     await this.write((doc) => {
-      // A login again to the same profile keeps the tags it was given.
-      const tags = profile.tags ?? doc.profiles[name]?.tags;
-      doc.profiles[name] = { ...profile, ...(tags ? { tags } : {}) };
+      put(doc, name, profile);
       if (makeCurrent) doc.current = name;
+    });
+  }
+
+  /** Saves several profiles in one write: all of them or, when the write fails, none. */
+  async saveAll(profiles: Record<string, Profile>): Promise<void> {
+    await this.write((doc) => {
+      for (const [name, profile] of Object.entries(profiles)) put(doc, name, profile);
     });
   }
 
@@ -115,6 +120,12 @@ export class ProfileStore {
     });
     return wasCurrent;
   }
+}
+
+/** Saving a profile again (a second login) keeps the tags it was given, unless new ones come with it. */
+function put(doc: ProfilesDocument, name: string, profile: Profile): void {
+  const tags = profile.tags ?? doc.profiles[name]?.tags;
+  doc.profiles[name] = { ...profile, ...(tags ? { tags } : {}) };
 }
 
 export function unknownProfile(name: string, known: string[]): StorError {
