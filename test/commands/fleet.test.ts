@@ -89,6 +89,9 @@ describe('--targets on read commands (issue 15, Deliver 2)', () => {
     const both = await runStor(['--targets', 'nas1', '--profile', 'nas1', 'whoami', '--json'], { env });
     expect(both.code).toBe(2);
     expect(JSON.parse(both.stderr).error).toMatchObject({ code: 'BAD_TARGETS' });
+    const alone = await runStor(['whoami', '--parallel', '2', '--json'], { env });
+    expect(alone.code).toBe(2);
+    expect(JSON.parse(alone.stderr).error).toMatchObject({ code: 'USAGE', message: '--parallel counts targets: it goes with --targets' });
     const unknown = await runStor(['--targets', 'nas[1-2]', 'whoami', '--json'], { env });
     expect(unknown.code).toBe(2);
     expect(JSON.parse(unknown.stderr).error).toMatchObject({ code: 'UNKNOWN_PROFILE', message: 'no profile named "nas2"', hint: 'known profiles: nas1' });

@@ -89,8 +89,6 @@ function fleetView(results: { target: string; result: CommandResult }[]): View {
 }
 
 export interface FanOutRequest {
-  /** `privilege check`, for messages. */
-  command: string;
   /** The verb's run, with its arguments and options bound. */
   run(ctx: CommandContext): Promise<CommandResult> | CommandResult;
   /** What exit 6 means for one target (`lockout`). */

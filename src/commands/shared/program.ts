@@ -136,22 +136,25 @@ export function addVerb(parent: Command, name: string, spec: CommandSpec<ArgSpec
     const given = params.at(-2) as Record<string, unknown>;
     const args = Object.fromEntries(argNames.map((n, i) => [n, params[i]]));
     const ctx = runner.context(self);
+    // `parallel` is the fan-out's own option (added above for read verbs), not the verb's.
+    const { parallel, ...rest } = given;
+    const own = spec.fanOut ? rest : given;
+    const fanOutParallel = spec.fanOut ? (parallel as number | undefined) : undefined;
     if (ctx.globals.targets === undefined) {
-      runner.onResult(await spec.run(ctx, args as never, withFlagDefaults(spec.options ?? {}, given) as never));
+      if (fanOutParallel !== undefined) throw new StorError(E.USAGE, '--parallel counts targets: it goes with --targets');
+      runner.onResult(await spec.run(ctx, args as never, withFlagDefaults(spec.options ?? {}, own) as never));
       return;
     }
     const command = `${parent.parent ? `${parent.name()} ` : ''}${name}`;
     if (!spec.fanOut) {
       throw new StorError(E.BAD_TARGETS, `\`stor ${command}\` does not take --targets`, { hint: 'read commands do, e.g. `stor --targets all privilege check`; run changes one profile at a time with --profile' });
     }
-    const { parallel, ...own } = given;
     const { fanOut } = await import('./fan-out.js');
     runner.onResult(
       await fanOut(ctx, {
-        command,
         run: (target) => spec.run(target, args as never, withFlagDefaults(spec.options ?? {}, own) as never),
         findings: spec.findings ?? 'with findings',
-        parallel: (parallel as number | undefined) ?? DEFAULT_FAN_OUT,
+        parallel: fanOutParallel ?? DEFAULT_FAN_OUT,
       }),
     );
   });
