@@ -104,6 +104,7 @@ export async function buildProgram(argv: readonly string[], io: IO, hooks: Progr
         timeout: opts.timeout,
         url: opts.url,
         profile: opts.profile,
+        targets: opts.targets,
         ca: opts.ca,
         rpc: opts.rpc,
       });

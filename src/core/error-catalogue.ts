@@ -126,10 +126,20 @@ const CATALOGUE = {
     meaning: '`--mode` (or the MODE of `chmod`) is not a permission mode, or is decimal above 511 (special bits need octal); `chmod` also refuses three octal digits without a leading 0 (`400`), which read differently in decimal and octal',
     remedy: 'write it in octal (`--mode 0644`, `chmod 0750`) or decimal (`--mode 420`); setuid, setgid and sticky only in octal (`04755`)',
   },
+  BAD_PROFILE_FILE: {
+    kind: 'usage',
+    meaning: 'the file given to `stor profile import` cannot be read, is not a YAML or JSON list of profiles, or an entry in it is wrong; nothing was saved',
+    remedy: 'fix the entry the message names (each needs name, url, and key_file or key_stdin)',
+  },
   BAD_SNAPSHOT: {
     kind: 'usage',
     meaning: 'the argument is not a snapshot name DATASET@NAME',
     remedy: 'give e.g. `tank/projects@before-upgrade`',
+  },
+  BAD_TARGETS: {
+    kind: 'usage',
+    meaning: 'a `--targets` list cannot be read, names no target, or names a tag no profile carries, or the command does not take `--targets`',
+    remedy: 'give profile names, ranges (`nas[1-3]`), tags (`@prod`) or `all`; `stor profile list` shows names and tags',
   },
   BAD_URL: {
     kind: 'usage',

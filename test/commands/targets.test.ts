@@ -226,9 +226,9 @@ describe('stor profile list shows TLS (issue 13, Deliver 5)', () => {
       local: 'none', plain: 'none', nas: 'verified', bare: 'verified', lab: 'insecure', office: 'ca',
     });
     const piped = (await runStor(['profile', 'list'], { env })).stdout.split('\n');
-    expect(piped).toContain('\tlocal\tws://127.0.0.1:6000\tnone\tws');
-    expect(piped).toContain('\tplain\thttp://127.0.0.1:6001\tnone\tws');
-    expect(piped).toContain('*\toffice\twss://office.example.com\tca /etc/office-ca.pem\tws');
+    expect(piped).toContain('\tlocal\tws://127.0.0.1:6000\tnone\tws\t');
+    expect(piped).toContain('\tplain\thttp://127.0.0.1:6001\tnone\tws\t');
+    expect(piped).toContain('*\toffice\twss://office.example.com\tca /etc/office-ca.pem\tws\t');
   });
 });
 

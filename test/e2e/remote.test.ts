@@ -49,7 +49,7 @@ describe('stor serve and the remote target, end to end', () => {
     const list = await spawnStor(['profile', 'list', '--json'], { env });
     const secret = key.trim().split('-')[1]!;
     for (const out of [login.stdout, login.stderr, remote.stdout, list.stdout, list.stderr]) expect(out).not.toContain(secret);
-    expect(JSON.parse(list.stdout)).toEqual([{ name, url: server.baseUrl, current: true, tls: 'none', insecure: false, ca: null, rpc: 'ws' }]);
+    expect(JSON.parse(list.stdout)).toEqual([{ name, url: server.baseUrl, current: true, tls: 'none', insecure: false, ca: null, rpc: 'ws', tags: [] }]);
 
     expect(await server.stop()).toBe(0);
     expect(server.stderr()).toContain('stopped');

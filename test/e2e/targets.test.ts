@@ -31,7 +31,7 @@ describe('targets and credentials, end to end', () => {
 
     const list = await spawnStor(['profile', 'list'], { env });
     outputs.push(list.stdout, list.stderr);
-    expect(list.stdout).toBe(`*\t127.0.0.1-${port}\tws://127.0.0.1:${port}\tnone\tws\n`);
+    expect(list.stdout).toBe(`*\t127.0.0.1-${port}\tws://127.0.0.1:${port}\tnone\tws\t\n`);
 
     const first = await spawnStor(['logout', '--json'], { env });
     expect(first.code).toBe(0);

@@ -47,6 +47,7 @@ export async function datasetList(ctx: CommandContext, pool: string | undefined)
 
 export const datasetListCommand = defineCommand({
   summary: 'list datasets (of one pool, or all)',
+  fanOut: 'read',
   args: { pool: arg.optional('only this pool') },
   examples: ['stor dataset list', 'stor dataset list tank --json'],
   run: (ctx, { pool }) => datasetList(ctx, pool),

@@ -33,6 +33,7 @@ export async function jobList(ctx: CommandContext, options: JobListOptions): Pro
 
 export const jobListCommand = defineCommand({
   summary: 'list the appliance jobs you may see (uploads, downloads, permission changes)',
+  fanOut: 'read',
   options,
   examples: ['stor job list', 'stor job list --state FAILED', 'stor job list --method filesystem.put --json'],
   notes: 'A full administrator sees every job; anyone else only the jobs of their own user. The appliance keeps the last 1,000.',

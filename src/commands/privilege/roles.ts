@@ -134,6 +134,7 @@ export async function privilegeRoles(ctx: CommandContext, role: string | undefin
 
 export const privilegeRolesCommand = defineCommand({
   summary: "the target's role catalogue: what a role includes directly and in total, and which roles include it",
+  fanOut: 'read',
   args: { role: arg.optional('a role name') },
   options: { tree: flag('draw the inclusion tree (self-inclusion and cycles marked)') },
   examples: ['stor privilege roles', 'stor privilege roles READONLY_ADMIN', 'stor privilege roles PRIVILEGE_WRITE --tree', 'stor privilege roles --json'],

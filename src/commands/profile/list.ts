@@ -14,6 +14,8 @@ export interface ProfileSummary {
   insecure: boolean;
   ca: string | null;
   rpc: 'ws' | 'http';
+  /** What `--targets @tag` selects it by. */
+  tags: string[];
 }
 
 export type ProfileTls = 'none' | 'verified' | 'insecure' | 'ca';
@@ -34,13 +36,14 @@ export async function profileList(ctx: CommandContext): Promise<CommandResult<Pr
     insecure: p.insecure ?? false,
     ca: p.ca ?? null,
     rpc: p.rpc ?? 'ws',
+    tags: p.tags ?? [],
   }));
   return {
     data,
     view: {
       kind: 'table',
-      columns: ['', 'name', 'url', 'tls', 'rpc'],
-      rows: data.map((p) => [p.current ? '*' : '', p.name, p.url, p.tls === 'ca' ? `ca ${p.ca}` : p.tls, p.rpc]),
+      columns: ['', 'name', 'url', 'tls', 'rpc', 'tags'],
+      rows: data.map((p) => [p.current ? '*' : '', p.name, p.url, p.tls === 'ca' ? `ca ${p.ca}` : p.tls, p.rpc, p.tags.join(',')]),
       empty: 'No profiles: commands use the embedded appliance. Add one with `stor login --url <url>`.',
     },
   };

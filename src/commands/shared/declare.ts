@@ -148,6 +148,13 @@ export interface CommandSpec<A extends ArgSpecs = ArgSpecs, O extends OptionSpec
    * only when this verb's help is shown.
    */
   targetHelp?: (ctx: CommandContext) => Promise<string | null>;
+  /**
+   * `read`: the verb only reads from the target, so `--targets` runs it on each target at once
+   * (shared/fan-out.ts). Verbs without it refuse `--targets`.
+   */
+  fanOut?: 'read';
+  /** With `fanOut`, what exit 6 means for one target, as the summary line counts it (`lockout`). */
+  findings?: string;
   run(ctx: CommandContext, args: ArgValues<A>, options: OptionValues<O>): Promise<CommandResult<R>> | CommandResult<R>;
 }
 

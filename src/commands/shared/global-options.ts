@@ -11,6 +11,7 @@ export const globalOptions = {
   profile: value('<name>', 'use a saved profile (env STOR_PROFILE)', { complete: 'profile' }),
   insecure: flag('do not verify the appliance TLS certificate'),
   ca: value('<file>', 'trust the CA certificate(s) in this PEM file', { complete: 'file' }),
+  targets: value('<list>', 'run a read command on several profiles at once: names, ranges nas[1-3], tags @prod, or all, comma-separated', { complete: 'profile' }),
   rpc: choice(['ws', 'http'] as const, '<transport>', 'JSON-RPC over a WebSocket (ws) or HTTP POST (http)'),
 };
 

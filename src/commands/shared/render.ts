@@ -47,6 +47,8 @@ export type View =
   | { kind: 'record'; heading?: string; fields: [label: string, value: FieldValue][]; list?: { label: string; items: readonly string[] } }
   | { kind: 'table'; columns: (string | Column)[]; rows: Cell[][]; empty?: string }
   | { kind: 'json' }
+  /** One part per target of `--targets`, each under its name. */
+  | { kind: 'sections'; sections: { heading: string; view: View; data: unknown }[] }
   /** The data is itself text to print as it is (a completion script). */
   | { kind: 'text' };
 
@@ -155,6 +157,10 @@ async function renderTerminal(view: View, data: unknown, mode: RenderMode): Prom
       return [escapeJson(JSON.stringify(data, null, 2))];
     case 'text':
       return [String(data).trimEnd()];
+    case 'sections': {
+      const parts = await Promise.all(view.sections.map(async (s) => [paint.bold(`== ${escapeCell(s.heading)} ==`), ...(await renderTerminal(s.view, s.data, mode))]));
+      return parts.flatMap((lines, i) => (i === 0 ? lines : ['', ...lines]));
+    }
   }
 }
 
@@ -171,6 +177,8 @@ function renderPiped(view: View, data: unknown): string[] {
       return [escapeJson(JSON.stringify(data, null, 2))];
     case 'text':
       return [String(data).trimEnd()];
+    case 'sections':
+      return view.sections.flatMap((s) => [`== ${escapeCell(s.heading)} ==`, ...renderPiped(s.view, s.data)]);
   }
 }
 

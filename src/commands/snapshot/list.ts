@@ -30,6 +30,7 @@ export async function snapshotList(ctx: CommandContext, ref: string | undefined,
 
 export const snapshotListCommand = defineCommand({
   summary: 'list snapshots (of one dataset, or all)',
+  fanOut: 'read',
   args: { dataset: arg.optional('only this dataset (full name or mountpoint)', 'dataset') },
   options,
   examples: ['stor snapshot list', 'stor snapshot list tank/a -r', 'stor snapshot list tank/a --json'],

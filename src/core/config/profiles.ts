@@ -12,6 +12,8 @@ export interface Profile {
   /** Absolute path of a PEM CA bundle. */
   ca?: string;
   rpc?: 'ws' | 'http';
+  /** Labels that `--targets @tag` selects by, sorted. */
+  tags?: string[];
 }
 
 export interface ProfilesDocument {
@@ -73,8 +75,15 @@ export class ProfileStore {
 
   async save(name: string, profile: Profile, makeCurrent: boolean): Promise<void> {
     await this.write((doc) => {
-      doc.profiles[name] = profile;
+      put(doc, name, profile);
       if (makeCurrent) doc.current = name;
+    });
+  }
+
+  /** Saves several profiles in one write: all of them or, when the write fails, none. */
+  async saveAll(profiles: Record<string, Profile>): Promise<void> {
+    await this.write((doc) => {
+      for (const [name, profile] of Object.entries(profiles)) put(doc, name, profile);
     });
   }
 
@@ -83,6 +92,19 @@ export class ProfileStore {
       if (!doc.profiles[name]) throw unknownProfile(name, Object.keys(doc.profiles));
       doc.current = name;
     });
+  }
+
+  /** Adds and removes tags of a profile; returns its tags after the change, sorted. */
+  async tag(name: string, add: readonly string[], remove: readonly string[]): Promise<string[]> {
+    let tags: string[] = [];
+    await this.write((doc) => {
+      const profile = doc.profiles[name];
+      if (!profile) throw unknownProfile(name, Object.keys(doc.profiles));
+      tags = [...new Set([...(profile.tags ?? []), ...add])].filter((t) => !remove.includes(t)).sort();
+      if (tags.length > 0) profile.tags = tags;
+      else delete profile.tags;
+    });
+    return tags;
   }
 
   /** Removes a profile; returns whether it was the current one. */
@@ -98,6 +120,12 @@ export class ProfileStore {
     });
     return wasCurrent;
   }
+}
+
+/** Saving a profile again (a second login) keeps the tags it was given, unless new ones come with it. */
+function put(doc: ProfilesDocument, name: string, profile: Profile): void {
+  const tags = profile.tags ?? doc.profiles[name]?.tags;
+  doc.profiles[name] = { ...profile, ...(tags ? { tags } : {}) };
 }
 
 export function unknownProfile(name: string, known: string[]): StorError {
