@@ -1,5 +1,6 @@
 // Bundles the CLI for start-up speed: one module graph instead of hundreds of files to resolve.
-// Lazily imported commands stay lazy as separate chunks. better-sqlite3 stays external (native).
+// Lazily imported commands stay lazy as separate chunks. SQLite's native binding is loaded at run time
+// (src/core/store/sqlite.ts picks the better-sqlite3 build for the runtime), outside the bundle.
 import { rmSync } from 'node:fs';
 import { build } from 'esbuild';
 

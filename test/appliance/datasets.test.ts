@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
-import Database from 'better-sqlite3';
+import { Database } from '../../src/core/store/sqlite.js';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openTestAppliance } from '../helpers/appliance.js';

@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import { Database } from '../../src/core/store/sqlite.js';
 import { join } from 'node:path';
 
 /** SQLite's own verdict on a state directory's database ("ok" when sound), read without writing. */

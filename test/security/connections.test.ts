@@ -89,10 +89,12 @@ describe('bounded memory per connection', () => {
 
 describe('connections: timeouts and caps', () => {
   it('a WebSocket that does not log in is closed 1008 after the login timeout; a logged-in one is not', async () => {
-    const server = await startTestServer({}, { limits: { loginTimeoutMs: 300 } });
+    // The logged-in socket must finish its login (a key check on the thread pool) within the same
+    // limit: 0.3 s was lost now and then on a loaded 2-core machine, on every Node major.
+    const server = await startTestServer({}, { limits: { loginTimeoutMs: 2000 } });
     const loggedIn = await loggedInWs(server.rpcUrl, server.adminKey);
     const anonymous = await connectWs(server.rpcUrl);
-    expect(await anonymous.closed).toEqual({ code: 1008, reason: 'No login within 0.3 s' });
+    expect(await anonymous.closed).toEqual({ code: 1008, reason: 'No login within 2 s' });
     expect(await loggedIn.result('core.ping')).toBe('pong');
   });
 

@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { ownerOnly } from '../config/owner-only.js';
 import { join } from 'node:path';
@@ -7,8 +7,9 @@ import { E } from '../error-catalogue.js';
 import { migrate } from './migrations.js';
 import { seedFreshAppliance } from './seed.js';
 import { STATE_DB_FILE } from './state-file.js';
+import { Database } from './sqlite.js';
 
-export type Db = Database.Database;
+export type Db = BetterSqlite3.Database;
 
 /** The file system or SQLite refusing to create or write the state: a clear error, not a crash. */
 const UNWRITABLE = /^(EROFS|EACCES|EPERM|ENOSPC|EDQUOT|ENOENT|ENOTDIR|EIO|SQLITE_(READONLY|CANTOPEN|FULL|PERM|IOERR)\w*)$/;
@@ -31,7 +32,7 @@ export class Store {
   /** Commits made through this connection; with SQLite's data_version, it dates a cached read. */
   private localWrites = 0;
   private readonly memo = new Map<string, { version: string; value: unknown }>();
-  private readonly dataVersion: Database.Statement;
+  private readonly dataVersion: BetterSqlite3.Statement;
   /** data_version as read in the current synchronous run; one call reads several cached values. */
   private versionNow: unknown;
 
