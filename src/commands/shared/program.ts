@@ -2,7 +2,6 @@ import { Command, InvalidArgumentError, Option, type HelpContext } from 'command
 import { StorError } from '../../core/errors.js';
 import type { CommandContext } from './context.js';
 import { E } from '../../core/error-catalogue.js';
-import { StorError } from '../../core/errors.js';
 import { positiveInt } from './arg-parsers.js';
 import { kebab, value, type ArgSpecs, type CommandSpec, type LoadCommand, type NounSpec, type OptionSpecs } from './declare.js';
 import type { CommandResult } from './render.js';
