@@ -75,7 +75,7 @@ describe('shell completion of commands, options and values', () => {
     createEmbeddedState({ ...env, STOR_CONFIG_DIR: tempDir('stor-noprofiles-') });
     // The embedded appliance is the target here: its seeded privileges, by name and by id.
     const privileges = complete({ ...env, STOR_CONFIG_DIR: tempDir('stor-noprofiles-') }, ['stor', 'privilege', 'show', '']);
-    expect(privileges).toEqual(expect.arrayContaining(['1', '2', '3', 'Local Administrator', 'Read-Only Administrator']));
+    expect(privileges).toEqual(expect.arrayContaining(['1', '2', '3', 'Local\\ Administrator', 'Read-Only\\ Administrator']));
     const methods = complete({ ...env, STOR_CONFIG_DIR: tempDir('stor-noprofiles-') }, ['stor', 'call', 'privilege.']);
     expect(methods).toEqual(expect.arrayContaining(['privilege.create', 'privilege.query', 'privilege.roles']));
     expect(methods.every((m) => m.startsWith('privilege.'))).toBe(true);
@@ -91,7 +91,10 @@ describe('shell completion of commands, options and values', () => {
   it('values come from the target named on the line: --url, --url=, --rpc, --profile', async () => {
     const env = shellEnv();
     createEmbeddedState(env);
-    expect(complete(env, ['stor', 'privilege', 'show', 'Loc'])).toEqual(['Local Administrator']);
+    expect(complete(env, ['stor', 'privilege', 'show', 'Loc'])).toEqual(['Local\\ Administrator']);
+    // A name with a blank goes in quoted, and a word typed half-escaped or half-quoted completes too.
+    expect(complete(env, ['stor', 'privilege', 'show', 'Local\\ Ad'])).toEqual(['Local\\ Administrator']);
+    expect(complete(env, ['stor', 'privilege', 'show', "'Local Ad"])).toEqual(["'Local Administrator"]);
     // Not the embedded appliance's privileges: the one on the line, unreachable here.
     const withKey = { ...env, STOR_API_KEY: '1-'.padEnd(66, 'k') };
     expect(complete(withKey, ['stor', '--url', 'ws://127.0.0.1:9', 'privilege', 'show', 'Loc'])).toEqual([]);
@@ -101,11 +104,11 @@ describe('shell completion of commands, options and values', () => {
     const served = { ...env, STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim() };
     execFileSync('stor', ['--url', server.baseUrl, 'call', 'privilege.create', JSON.stringify({ name: 'Served Only', web_shell: false })], { encoding: 'utf8', env: served });
     expect(complete(env, ['stor', 'privilege', 'show', 'Serv'])).toEqual([]);
-    expect(complete(served, ['stor', '--url', server.baseUrl, 'privilege', 'show', 'Serv'])).toEqual(['Served Only']);
-    expect(complete(served, ['stor', `--url=${server.baseUrl}`, '--rpc', 'http', 'privilege', 'show', 'Serv'])).toEqual(['Served Only']);
+    expect(complete(served, ['stor', '--url', server.baseUrl, 'privilege', 'show', 'Serv'])).toEqual(['Served\\ Only']);
+    expect(complete(served, ['stor', `--url=${server.baseUrl}`, '--rpc', 'http', 'privilege', 'show', 'Serv'])).toEqual(['Served\\ Only']);
     await new ProfileStore(env.STOR_CONFIG_DIR!).save('served', { url: server.baseUrl, apiKey: served.STOR_API_KEY }, false);
-    expect(complete(env, ['stor', '--profile', 'served', 'privilege', 'show', 'Serv'])).toEqual(['Served Only']);
-    expect(complete(env, ['stor', '--profile=served', 'privilege', 'show', 'Serv'])).toEqual(['Served Only']);
+    expect(complete(env, ['stor', '--profile', 'served', 'privilege', 'show', 'Serv'])).toEqual(['Served\\ Only']);
+    expect(complete(env, ['stor', '--profile=served', 'privilege', 'show', 'Serv'])).toEqual(['Served\\ Only']);
   });
 
   it('a TAB in a fresh state directory creates no appliance state, and offers nothing from it', () => {
@@ -134,8 +137,8 @@ describe('shell completion of commands, options and values', () => {
     expect(completeZsh(env, ['stor', '--rpc', ''])).toEqual(['ws', 'http']);
     expect(completeZsh(env, ['stor', 'privilege', 'show', ''])).toEqual([]);
     createEmbeddedState(env);
-    expect(completeZsh(env, ['stor', 'privilege', 'show', ''])).toEqual(expect.arrayContaining(['1', 'Local Administrator', 'Read-Only Administrator']));
-    expect(completeZsh(env, ['stor', '--rpc', 'http', 'privilege', 'show', 'Loc'])).toEqual(['Local Administrator']);
+    expect(completeZsh(env, ['stor', 'privilege', 'show', ''])).toEqual(expect.arrayContaining(['1', 'Local\\ Administrator', 'Read-Only\\ Administrator']));
+    expect(completeZsh(env, ['stor', '--rpc', 'http', 'privilege', 'show', 'Loc'])).toEqual(['Local\\ Administrator']);
     expect(completeZsh({ ...env, STOR_API_KEY: '1-'.padEnd(66, 'k') }, ['stor', '--url=ws://127.0.0.1:9', 'privilege', 'show', 'Loc'])).toEqual([]);
   });
 });

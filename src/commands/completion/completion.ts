@@ -92,8 +92,24 @@ _stor_values() {
     file) COMPREPLY=($(compgen -f -- "$cur")) ;;
     directory) COMPREPLY=($(compgen -d -- "$cur")) ;;
     '='*) kind="\${kind#=}"; COMPREPLY=($(compgen -W "\${kind//,/ }" -- "$cur")) ;;
-    *) local IFS=$'\\n'; COMPREPLY=($(stor completion --values "$kind" --prefix="$cur" "\${target[@]}" 2>/dev/null)) ;;
+    *) _stor_remote_values "$kind" ;;
   esac
+}
+# Values from the target may hold blanks (\`Local Administrator\`): the prefix is the word as meant,
+# not as typed (\`Local\\ Adm\`), and each candidate is inserted quoted as the shell needs it — unless
+# the word was opened with a quote, which then quotes the blanks itself.
+_stor_remote_values() {
+  local IFS=$'\\n' prefix="$cur" c open=""
+  local -a found quoted
+  case "$prefix" in
+    [\\'\\"]*) open="\${prefix:0:1}"; prefix="\${prefix:1}" ;;
+    *) prefix="\${prefix//\\\\/}" ;;
+  esac
+  found=($(stor completion --values "$1" --prefix="$prefix" "\${target[@]}" 2>/dev/null))
+  for c in "\${found[@]}"; do
+    if [[ -n $open ]]; then quoted+=("$open$c"); else printf -v c '%q' "$c"; quoted+=("$c"); fi
+  done
+  COMPREPLY=("\${quoted[@]}")
 }
 # The words typed before the cursor: bash splits --url=ws://h:9 at COMP_WORDBREAKS, so pieces with
 # no blank between them in COMP_LINE are joined again.
