@@ -269,6 +269,17 @@ export class StorError extends Error {
   }
 }
 
+/**
+ * A call refused for want of a role, as opposed to another EACCES (deleting a built-in group).
+ * 25.10.1 gives both the same errno and code; only the role check says exactly this
+ * (MW/apps/websocket_app.py:351, MW/main.py:924), and its own role tests match on the text too
+ * (MW/test/integration/assets/roles.py:57).
+ */
+export function isRoleDenial(err: RpcError): boolean {
+  // A CallError's reason carries its errno: `[EACCES] Not authorized`.
+  return err.errno === ERRNO.EACCES && err.reason.trim().replace(/^\[EACCES\]\s*/, '') === 'Not authorized';
+}
+
 /** The CLI kind of an appliance error: switch on errno and code, never on text. */
 export function classifyRpcError(err: RpcError): StorErrorKind {
   if (err.errno === ERRNO.ENOTAUTHENTICATED) return 'auth';

@@ -155,6 +155,8 @@ describe('stor user and stor group on the embedded appliance', () => {
     expect(root.stderr).toContain('[EINVAL] Cannot delete a built-in user');
     const group = await run(['group', 'delete', 'builtin_users', '--json']);
     expect(JSON.parse(group.stderr).error).toMatchObject({ code: 'EACCES', message: '[EACCES] A built-in group cannot be deleted.' });
+    // Same errno as a missing role, but no role would help: no hint sends the operator to whoami.
+    expect(JSON.parse(group.stderr).error.hint).toBeUndefined();
     expect((await run(['group', 'show', 'builtin_users'])).code).toBe(0);
   });
 

@@ -63,6 +63,7 @@ describe('stor dataset', () => {
     await sally(['dataset', 'create', 'tank/shares']);
     const denied = await sally(['dataset', 'delete', 'tank/shares', '--yes'], 5);
     expect(denied.stderr).toContain('[EACCES] Not authorized');
+    expect(denied.stderr).toContain('lacks a role this call needs');
     expect((await sally(['dataset', 'delete', 'tank/shares', '--dry-run'], 5)).stderr).toBe(denied.stderr);
     expect(existsSync(join(server.stateDir, 'mnt/tank/shares'))).toBe(true);
   });

@@ -1,5 +1,5 @@
 import { E } from '../../core/error-catalogue.js';
-import { RpcError, RPC_CODE, StorError, classifyRpcError } from '../../core/errors.js';
+import { RpcError, RPC_CODE, StorError, classifyRpcError, isRoleDenial } from '../../core/errors.js';
 import { EXIT_FOR_KIND } from './exit-codes.js';
 
 /** An error as stderr and `--json` show it, with the exit code it maps to. */
@@ -29,7 +29,7 @@ export function describeError(err: unknown): DescribedError {
       kind,
       errorCode: err.errname ?? String(err.code),
       message,
-      ...(kind === 'denied' ? { hint: 'the identity in use lacks a role this call needs; `stor whoami` lists its roles' } : {}),
+      ...(isRoleDenial(err) ? { hint: 'the identity in use lacks a role this call needs; `stor whoami` lists its roles' } : {}),
       ...(details ? { details } : {}),
     };
   }
