@@ -4,6 +4,8 @@
  * MW/plugins/zfs_/snapshot.py, MW/plugins/zfs_/snapshot_actions.py).
  */
 import { appendFileSync, chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openTestAppliance, type TestAppliance } from '../helpers/appliance.js';
@@ -147,5 +149,34 @@ describe('pool.snapshot: point-in-time copies of a dataset', () => {
     expect(await t.call(t.admin, 'pool.dataset.delete', 'tank/docs', { recursive: true })).toBe(true);
     expect(await t.call(t.admin, 'pool.snapshot.query', [], { count: true })).toBe(0);
     expect(copiesOf(t)).toEqual([]);
+  });
+});
+
+describe('pool.snapshot: copies left by a killed process', () => {
+  it('the next start removes a half copy whose process died, keeps one whose snapshot was saved, and forgets both entries', async () => {
+    const { t, dir } = await withDataset();
+    writeFileSync(join(dir, 'a.txt'), 'kept');
+    const saved = await t.call<Snap>(t.admin, 'pool.snapshot.create', { dataset: 'tank/docs', name: 'saved' });
+    const [savedCopy] = copiesOf(t);
+    // As a process killed mid-copy leaves the state: its entry and a half copy with no row; and one
+    // killed between saving the row and forgetting the entry.
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
+    const half = randomUUID();
+    mkdirSync(join(t.stateDir, 'snapshots', half, 'sub'), { recursive: true });
+    writeFileSync(join(t.stateDir, 'snapshots', half, 'sub/partial.bin'), 'half');
+    const inFlight = join(t.stateDir, 'snapshots-in-flight');
+    expect(readdirSync(inFlight)).toEqual([]);
+    writeFileSync(join(inFlight, `${dead}-${half}`), '');
+    writeFileSync(join(inFlight, `${dead}-${savedCopy}`), '');
+    // A live process's copy (this one's) is still being written: not touched.
+    const writing = randomUUID();
+    mkdirSync(join(t.stateDir, 'snapshots', writing));
+    writeFileSync(join(inFlight, `${process.pid}-${writing}`), '');
+
+    const again = await t.reopen();
+    expect(copiesOf(again).sort()).toEqual([savedCopy, writing].sort());
+    expect(readdirSync(inFlight)).toEqual([`${process.pid}-${writing}`]);
+    const listed = await again.call<Snap[]>(again.admin, 'pool.snapshot.query', [['id', '=', saved.id]]);
+    expect(listed).toHaveLength(1);
   });
 });

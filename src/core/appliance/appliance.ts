@@ -12,6 +12,7 @@ import { METHODS } from './methods.js';
 import { MAX_SESSION_AGE_MS, Session, type Origin } from './session.js';
 import { loadSettings, saveSettings, type ApplianceSettings } from './settings.js';
 import { sweepUploadsInFlight } from './stray-uploads.js';
+import { sweepCopiesInFlight } from './stray-snapshot-copies.js';
 import { Tokens } from './tokens.js';
 
 export interface ApplianceOptions {
@@ -54,7 +55,8 @@ export class Appliance {
         const changes = options.settings;
         store.write(() => saveSettings(store.db, changes));
       }
-      // Cheap: one read of a directory that is empty unless an upload's process was killed.
+      // Cheap: reads of directories that are empty unless an upload's or a snapshot's process was killed.
+      sweepCopiesInFlight(store);
       return new Appliance(store, sweepUploadsInFlight(store.stateDir, store.mntDir));
     } catch (err) {
       store.close();

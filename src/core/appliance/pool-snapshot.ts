@@ -11,6 +11,7 @@ import { creationShown, datasetType, parentOf } from './dataset-properties.js';
 import { sandboxPath } from './filesystem.js';
 import { implement } from './method.js';
 import { query } from './query.js';
+import { noteCopyInFlight, snapshotsDir } from './stray-snapshot-copies.js';
 import { copyTree, restoreTree } from './tree-copy.js';
 import { removeTree } from './tree-walk.js';
 
@@ -24,9 +25,9 @@ import { removeTree } from './tree-walk.js';
  * 0; datasets' usedbysnapshots stays 0), holds, clones, bookmarks, `.zfs/snapshot`, VMware sync.
  */
 
-/** Where the copies live; never below `mnt/`, so no API path reaches them. */
+/** The copy of one snapshot (see `snapshotsDir`). */
 export function snapshotCopyDir(appliance: Appliance, copy: string): string {
-  return join(appliance.store.stateDir, 'snapshots', copy);
+  return join(snapshotsDir(appliance.store.stateDir), copy);
 }
 
 /** `libzfs.validate_snapshot_name` (ZFS `snapshot_namecheck`): DATASET@NAME, one `@`, under 256 bytes. */
@@ -172,11 +173,14 @@ async function create(appliance: Appliance, data: PoolSnapshotCreate): Promise<R
     };
     store.read(taken);
     const copies: { d: DatasetRecord; copy: string; referenced: number }[] = [];
+    const forget: (() => Promise<void>)[] = [];
     try {
       for (const d of covered) {
         const taking = { d, copy: randomUUID(), referenced: 0 };
-        // Listed before the copy starts, so a failed copy is cleaned up too.
+        // Listed before the copy starts, so a failed copy is cleaned up too, and noted in the
+        // state so that a killed process's half copy is swept at the next start.
         copies.push(taking);
+        forget.push(await noteCopyInFlight(store.stateDir, taking.copy));
         const mount = mountOf(appliance, d, all);
         const dir = snapshotCopyDir(appliance, taking.copy);
         if (mount) taking.referenced = await copyTree(mount.host, dir, mount.skip);
@@ -203,6 +207,8 @@ async function create(appliance: Appliance, data: PoolSnapshotCreate): Promise<R
     } catch (err) {
       for (const { copy } of copies) await removeTree(snapshotCopyDir(appliance, copy));
       throw err;
+    } finally {
+      for (const f of forget) await f();
     }
     return entryOf(listSnapshots(store.db).find((s) => s.id === full)!);
   });

@@ -15,7 +15,8 @@ const TEMP = /^\.stor-put-(?:(\d+)-)?[0-9a-f-]{36}\.part$/;
 /** Temporary files without a process id come from older versions; those idle this long are left over. */
 const UNTAGGED_MAX_AGE_MS = 60 * 60 * 1000;
 
-function alive(pid: number): boolean {
+/** Whether process `pid` still runs (this one always does). */
+export function alive(pid: number): boolean {
   if (pid === process.pid) return true;
   try {
     process.kill(pid, 0);
