@@ -69,6 +69,11 @@ const CATALOGUE = {
     meaning: '`stor call` named a method the target does not have',
     remedy: '`stor call --help` lists the methods of the target',
   },
+  NOT_ATTEMPTED: {
+    kind: 'failed',
+    meaning: 'with `--targets`, a change was not started on this target because an earlier target failed',
+    remedy: 'fix what failed and run it again (targets already changed report what they did), or add `--keep-going`',
+  },
   PRIVILEGE_NOT_FOUND: {
     kind: 'failed',
     meaning: 'no privilege has that id or name',

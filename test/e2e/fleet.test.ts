@@ -66,8 +66,30 @@ describe('a fleet of six stor serve instances (issue 15, acceptance)', () => {
     expect(clean.code).toBe(0);
     expect(clean.stderr.trim().split('\n').at(-1)).toBe('3 ok');
 
+    // Changes (Deliver 3): the lab is nas1, nas2 and nas4.
+    for (const p of ['nas1', 'nas2', 'nas4']) expect((await spawnStor(['profile', 'tag', p, 'lab'], { env })).code).toBe(0);
+    const unconfirmed = await spawnStor(['--targets', '@lab', 'dataset', 'create', 'tank/fleet'], { env });
+    expect(unconfirmed.code).toBe(2);
+    expect(unconfirmed.stderr).toContain('plan: `stor dataset create tank/fleet` on nas1, nas2, nas4\n');
+    const datasetsOf = async (p: string) => (JSON.parse((await spawnStor(['--profile', p, 'dataset', 'list', '--json'], { env })).stdout) as { id: string }[]).map((d) => d.id);
+    expect(await datasetsOf('nas1')).not.toContain('tank/fleet');
+    const created = await spawnStor(['--targets', '@lab', 'dataset', 'create', 'tank/fleet', '--yes'], { env });
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stderr.trim().split('\n').at(-1)).toBe('3 ok');
+    for (const p of ['nas1', 'nas2', 'nas4']) expect(await datasetsOf(p)).toContain('tank/fleet');
+    expect(await datasetsOf('nas6')).not.toContain('tank/fleet');
+    // Again without --parents: the appliance's "exists" on the first target stops the rest; with --keep-going each says it.
+    const again = await spawnStor(['--targets', '@lab', 'dataset', 'create', 'tank/fleet', '--yes', '--fan-out', '1', '--json'], { env });
+    expect(again.code).toBe(1);
+    expect((JSON.parse(again.stdout) as Outcome[]).map((o) => [o.target, o.error?.code === 'NOT_ATTEMPTED'])).toEqual([['nas1', false], ['nas2', true], ['nas4', true]]);
+    const kept = await spawnStor(['--targets', '@lab', 'dataset', 'create', 'tank/fleet', '--yes', '--fan-out', '1', '--keep-going'], { env });
+    expect(kept.code).toBe(1);
+    expect(kept.stderr.trim().split('\n').at(-1)).toBe('0 ok, 3 failed');
+    const parents = await spawnStor(['--targets', '@lab', 'dataset', 'create', 'tank/fleet', '--parents', '--yes'], { env });
+    expect(parents.code, parents.stderr).toBe(0);
+
     // No key in any output.
-    for (const out of [json, human, findings, clean]) for (const key of keys) expect(out.stdout + out.stderr).not.toContain(key.split('-')[1]!);
+    for (const out of [json, human, findings, clean, unconfirmed, created, again, kept, parents]) for (const key of keys) expect(out.stdout + out.stderr).not.toContain(key.split('-')[1]!);
   });
 
   it('profile import of a YAML file through the built binary, then --targets by its tags', async () => {

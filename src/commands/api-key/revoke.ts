@@ -29,5 +29,6 @@ export const apiKeyRevokeCommand = defineCommand({
   options: { yes: yesFlag() },
   examples: ['stor api-key revoke backup-key', 'stor api-key revoke 7 --yes'],
   notes: 'The key is deleted (api_key.delete): 25.10.1 has no other way to revoke one. A name several keys share is refused with their ids.',
+  fanOut: 'change',
   run: (ctx, { key }, opts) => apiKeyRevoke(ctx, key, opts.yes),
 });

@@ -37,5 +37,8 @@ export const callCommand = defineCommand({
   args: { method: arg.required('method name, e.g. privilege.query', 'method'), args: arg.variadic('positional parameters', false) },
   examples: ['stor call core.ping', 'stor call privilege.query \'[["name","=","ops"]]\' \'{"get":true}\'', 'stor call user.query \'[]\' \'{"count":true}\''],
   targetHelp: async (ctx) => (await import('./method-help.js')).methodHelp(ctx),
+  notes: 'With --targets, only a method that reads (its roles are *_READ ones, or it is auth.me, core.get_jobs and the like) runs on each target.',
+  fanOut: 'read',
+  checkTargets: async ({ method }) => (await import('./read-method.js')).assertReadMethod(method),
   run: (ctx, { method, args }) => call(ctx, method, args),
 });

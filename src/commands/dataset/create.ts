@@ -71,5 +71,6 @@ export const datasetCreateCommand = defineCommand({
   args: { dataset: arg.required('full name (tank/projects) or mountpoint (/mnt/tank/projects)', 'dataset') },
   options,
   examples: ['stor dataset create tank/projects', 'stor dataset create /mnt/tank/a/b --parents --comments "team a"'],
+  fanOut: 'change',
   run: (ctx, { dataset }, opts) => datasetCreate(ctx, dataset, opts),
 });

@@ -111,5 +111,6 @@ export const datasetDeleteCommand = defineCommand({
   args: { dataset: arg.required('full name or mountpoint', 'dataset') },
   options,
   examples: ['stor dataset delete tank/scratch --dry-run', 'stor dataset delete tank/a --recursive --yes'],
+  fanOut: 'change',
   run: (ctx, { dataset }, opts) => datasetDelete(ctx, dataset, opts),
 });

@@ -46,5 +46,6 @@ export const chmodCommand = defineCommand({
   options,
   examples: ['stor chmod 0750 /mnt/tank/docs', 'stor chmod 0o640 /mnt/tank/docs/report.pdf', 'stor chmod 0755 /mnt/tank/share -R'],
   notes: 'The appliance refuses modes above 0777 and 0, and pool mountpoints (change a dataset below it).',
+  fanOut: 'change',
   run: (ctx, { mode, path }, opts) => chmod(ctx, mode, path, opts),
 });

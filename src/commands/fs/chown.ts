@@ -47,5 +47,6 @@ export const chownCommand = defineCommand({
   },
   options,
   examples: ['stor chown alice /mnt/tank/docs/report.pdf', 'stor chown alice:staff /mnt/tank/docs -R', 'stor chown :staff /mnt/tank/share'],
+  fanOut: 'change',
   run: (ctx, { owner, path }, opts) => chown(ctx, owner, path, opts),
 });

@@ -80,5 +80,6 @@ export const mkdirCommand = defineCommand({
   options,
   examples: ['stor mkdir /mnt/tank/docs', 'stor mkdir -p /mnt/tank/projects/2025/q3 --mode 0750'],
   notes: 'New directories are owned by root (the appliance makes them); `stor chown` changes that.',
+  fanOut: 'change',
   run: (ctx, { paths }, opts) => mkdir(ctx, paths, opts),
 });

@@ -44,5 +44,6 @@ export const groupCreateCommand = defineCommand({
   args: { name: arg.required('group name') },
   options,
   examples: ['stor group create ops', 'stor group create ops --gid 3100 --members alice,bob --exist-ok --json'],
+  fanOut: 'change',
   run: (ctx, { name }, opts) => groupCreate(ctx, name, opts),
 });

@@ -42,5 +42,6 @@ export const groupDeleteCommand = defineCommand({
   args: { group: arg.required('group name (or gid)') },
   options,
   examples: ['stor group delete ops', 'stor group delete ops --yes --json'],
+  fanOut: 'change',
   run: (ctx, { group }, opts) => groupDelete(ctx, group, opts),
 });

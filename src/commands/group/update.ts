@@ -39,5 +39,6 @@ export const groupUpdateCommand = defineCommand({
   args: { group: arg.required('group name (or gid)') },
   options,
   examples: ['stor group update ops --members alice,carol', 'stor group update ops --name operators'],
+  fanOut: 'change',
   run: (ctx, { group }, opts) => groupUpdate(ctx, group, opts),
 });

@@ -41,5 +41,6 @@ export const jobAbortCommand = defineCommand({
   args: { id: arg.required('the job id (`stor job list` shows them)') },
   options,
   examples: ['stor job abort 12', 'stor job abort 12 --yes --json'],
+  fanOut: 'change',
   run: (ctx, { id }, opts) => jobAbort(ctx, id, opts),
 });

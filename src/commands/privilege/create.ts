@@ -20,5 +20,6 @@ export const privilegeCreateCommand = defineCommand({
   args: { name: arg.required('privilege name') },
   options: { ...editOptions, webShell: flag('grant the web shell') },
   examples: ['stor privilege create ops --groups ops --roles FILESYSTEM_FULL_CONTROL,DATASET_WRITE'],
+  fanOut: 'change',
   run: (ctx, { name }, opts) => privilegeCreate(ctx, name, opts),
 });

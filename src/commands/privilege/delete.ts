@@ -32,5 +32,6 @@ export const privilegeDeleteCommand = defineCommand({
   args: { privilege: arg.required('id or name', 'privilege') },
   options: { yes: yesFlag() },
   examples: ['stor privilege delete ops', 'stor privilege delete 4 --yes --json'],
+  fanOut: 'change',
   run: (ctx, { privilege }, opts) => privilegeDelete(ctx, privilege, opts.yes),
 });

@@ -196,5 +196,6 @@ export const privilegeFixCommand = defineCommand({
   options,
   examples: ['stor privilege fix ops --dry-run', 'stor privilege fix 7 --yes', 'stor privilege fix --all --yes --drop-self-including'],
   notes: 'Run it as an administrator who is not bound to the broken privilege: its own members cannot log in.',
+  fanOut: 'change',
   run: (ctx, { privilege }, opts) => privilegeFix(ctx, privilege, opts),
 });

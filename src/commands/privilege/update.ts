@@ -30,5 +30,6 @@ export const privilegeUpdateCommand = defineCommand({
   args: { privilege: arg.required('id or name', 'privilege') },
   options: { name: value('<name>', 'rename it'), ...editOptions, webShell: toggle('grant the web shell', 'revoke the web shell') },
   examples: ['stor privilege update ops --roles FILESYSTEM_FULL_CONTROL,DATASET_WRITE', 'stor privilege update 4 --no-web-shell'],
+  fanOut: 'change',
   run: (ctx, { privilege }, opts) => privilegeUpdate(ctx, privilege, opts),
 });

@@ -150,9 +150,15 @@ export interface CommandSpec<A extends ArgSpecs = ArgSpecs, O extends OptionSpec
   targetHelp?: (ctx: CommandContext) => Promise<string | null>;
   /**
    * `read`: the verb only reads from the target, so `--targets` runs it on each target at once
-   * (shared/fan-out.ts). Verbs without it refuse `--targets`.
+   * (shared/fan-out.ts). `change`: `--targets` plans on every target first, asks once, then
+   * applies (shared/fan-out-change.ts). Verbs without it refuse `--targets`.
    */
-  fanOut?: 'read';
+  fanOut?: 'read' | 'change';
+  /**
+   * With `fanOut`: refuses, before any target is asked, what cannot run on many targets (a
+   * secret read once from standard input, a method that changes things).
+   */
+  checkTargets?: (args: ArgValues<A>, options: OptionValues<O>) => Promise<void> | void;
   /** With `fanOut`, what exit 6 means for one target, as the summary line counts it (`lockout`). */
   findings?: string;
   run(ctx: CommandContext, args: ArgValues<A>, options: OptionValues<O>): Promise<CommandResult<R>> | CommandResult<R>;

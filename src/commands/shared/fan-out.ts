@@ -4,7 +4,7 @@ import { E } from '../../core/error-catalogue.js';
 import { StorError } from '../../core/errors.js';
 import { CommandContext } from './context.js';
 import { describeError } from './describe-error.js';
-import { EXIT } from './exit-codes.js';
+import { EXIT, EXIT_FOR_KIND } from './exit-codes.js';
 import type { IO, OutputStream } from './io.js';
 import { forEachLimited } from './pool.js';
 import type { Cell, CommandResult, View } from './render.js';
@@ -22,6 +22,24 @@ export interface TargetOutcome {
   data?: unknown;
   /** Why it failed on this target: as `--json` prints an error. */
   error?: { code: string; kind: string; message: string; hint?: string };
+  /** For a change: what was planned on this target (its dry run's document, or the command it would run). */
+  plan?: unknown;
+}
+
+/** A target a change never started on, because an earlier one failed (without `--keep-going`). */
+export function notAttempted(target: string, plan: unknown): TargetOutcome {
+  const { code, kind } = E.NOT_ATTEMPTED;
+  return { target, ok: false, exit_code: EXIT_FOR_KIND[kind], error: { code, kind, message: 'not attempted: an earlier target failed (--keep-going starts the rest anyway)' }, plan };
+}
+
+const isNotAttempted = (o: TargetOutcome) => o.error?.code === E.NOT_ATTEMPTED.code;
+
+/**
+ * A hint that names a command (`stor login`, `stor privilege fix 3`) names it for this target,
+ * so the operator can copy it: `stor --profile nas3 privilege fix 3`.
+ */
+export function hintForTarget(hint: string, target: string): string {
+  return hint.replace(/`stor (?!--profile )/g, `\`stor --profile ${target} `);
 }
 
 /** Each target's notes and traces on stderr, one line at a time, led by its name. */
@@ -50,23 +68,29 @@ function targetEnv(env: IO['env']): IO['env'] {
   return rest;
 }
 
-/** The exit code of the whole run: the first failed target's (in list order), else 6 if some target has findings, else 0. */
+/**
+ * The exit code of the whole run: the first failed target's (in list order), else 6 if some
+ * target has findings, else 0. A target not attempted is never the first failure: the one that
+ * stopped it is.
+ */
 export function fanOutExitCode(outcomes: readonly TargetOutcome[]): number {
-  const failed = outcomes.find((o) => o.exit_code !== EXIT.OK && o.exit_code !== EXIT.CHECK);
+  const failed = outcomes.find((o) => o.exit_code !== EXIT.OK && o.exit_code !== EXIT.CHECK && !isNotAttempted(o));
   if (failed) return failed.exit_code;
   return outcomes.some((o) => o.exit_code === EXIT.CHECK) ? EXIT.CHECK : EXIT.OK;
 }
 
-/** `5 ok, 1 lockout, 1 unreachable`: targets counted by outcome, ok first, then findings, then failures as they came. */
+/** `5 ok, 1 lockout, 1 unreachable, 2 not attempted`: targets counted by outcome, ok first, then findings, then failures as they came, then those not attempted. */
 export function fanOutSummary(outcomes: readonly TargetOutcome[], findings: string): string {
   const counts = new Map<string, number>([
     ['ok', 0],
     [findings, 0],
   ]);
   for (const o of outcomes) {
+    if (isNotAttempted(o)) continue;
     const label = o.error ? o.error.kind : o.exit_code === EXIT.OK ? 'ok' : o.exit_code === EXIT.CHECK ? findings : `exit ${o.exit_code}`;
     counts.set(label, (counts.get(label) ?? 0) + 1);
   }
+  counts.set('not attempted', outcomes.filter(isNotAttempted).length);
   return [...counts].filter(([label, n]) => n > 0 || label === 'ok').map(([label, n]) => `${n} ${label}`).join(', ');
 }
 
@@ -74,7 +98,7 @@ const sameColumns = (a: View & { kind: 'table' }, b: View & { kind: 'table' }) =
   JSON.stringify(a.columns) === JSON.stringify(b.columns);
 
 /** One table with a leading `target` column when every target answered with a table; otherwise a section per target. */
-function fleetView(results: { target: string; result: CommandResult }[]): View {
+export function fleetView(results: { target: string; result: CommandResult }[]): View {
   const tables = results.map((r) => r.result.view).filter((v): v is View & { kind: 'table' } => v.kind === 'table');
   const first = tables[0];
   if (first && tables.length === results.length && tables.every((t) => sameColumns(t, first))) {
@@ -88,6 +112,55 @@ function fleetView(results: { target: string; result: CommandResult }[]): View {
   return { kind: 'sections', sections: results.map(({ target, result }) => ({ heading: target, view: result.view, data: result.data })) };
 }
 
+/** One target's run: its outcome, and its result when it ran to the end. */
+export interface TargetRun {
+  outcome: TargetOutcome;
+  result?: CommandResult;
+}
+
+/** The targets `--targets` names, in list order; `--url` and `--profile` would contradict them. */
+export async function resolveFleet(base: CommandContext): Promise<string[]> {
+  const { globals, io } = base;
+  if (globals.url !== undefined || globals.profile !== undefined) {
+    throw new StorError(E.BAD_TARGETS, `--targets chooses the targets itself; it cannot be combined with --${globals.url !== undefined ? 'url' : 'profile'}`);
+  }
+  return resolveTargetList(globals.targets!, await new ProfileStore(configDirFrom(io.env)).read());
+}
+
+/**
+ * Runs `run` on one target with its own context (its own transport, timeout and failure); its
+ * notes go to stderr led by its name, and `quiet` silences them (a plan's rehearsal).
+ */
+export async function runOnTarget(base: CommandContext, target: string, run: (ctx: CommandContext) => Promise<CommandResult> | CommandResult, quiet = false): Promise<TargetRun> {
+  const { globals, io } = base;
+  const ctx = new CommandContext(
+    { ...io, env: targetEnv(io.env), stderr: prefixedStderr(io.stderr, target) },
+    { ...globals, targets: undefined, url: undefined, profile: target, ...(quiet ? { quiet: true } : {}) },
+  );
+  try {
+    const result = await run(ctx);
+    const exitCode = result.exitCode ?? EXIT.OK;
+    return { outcome: { target, ok: exitCode === EXIT.OK, exit_code: exitCode, data: result.data }, result };
+  } catch (err) {
+    const d = describeError(err);
+    const hint = d.hint ? { hint: hintForTarget(d.hint, target) } : {};
+    return { outcome: { target, ok: false, exit_code: d.code, error: { code: d.errorCode, kind: d.kind, message: d.message, ...hint } } };
+  } finally {
+    await ctx.close();
+  }
+}
+
+/** Each failure's reason (not those never attempted: the summary counts them), then the summary, on stderr. */
+export function noteOutcomes(base: CommandContext, outcomes: readonly TargetOutcome[], findings: string): void {
+  if (base.globals.json) return;
+  for (const o of outcomes) {
+    if (!o.error || isNotAttempted(o)) continue;
+    base.note(`stor: ${o.target}: ${o.error.kind}: ${o.error.message}`);
+    if (o.error.hint) base.note(`${o.target}: hint: ${o.error.hint}`);
+  }
+  base.note(fanOutSummary(outcomes, findings));
+}
+
 export interface FanOutRequest {
   /** The verb's run, with its arguments and options bound. */
   run(ctx: CommandContext): Promise<CommandResult> | CommandResult;
@@ -97,37 +170,17 @@ export interface FanOutRequest {
 }
 
 /**
- * Runs one read command on every target of `--targets`, at most `parallel` at once, each with
- * its own context (its own transport, timeout and failure). The `--json` document is the array
- * of outcomes in list order; a person gets the merged view, each failure and a summary on stderr.
+ * Runs one read command on every target of `--targets`, at most `parallel` at once. The `--json`
+ * document is the array of outcomes in list order; a person gets the merged view, each failure
+ * and a summary on stderr.
  */
 export async function fanOut(base: CommandContext, request: FanOutRequest): Promise<CommandResult<TargetOutcome[]>> {
-  const { globals, io } = base;
-  if (globals.url !== undefined || globals.profile !== undefined) {
-    throw new StorError(E.BAD_TARGETS, `--targets chooses the targets itself; it cannot be combined with --${globals.url !== undefined ? 'url' : 'profile'}`);
-  }
-  const doc = await new ProfileStore(configDirFrom(io.env)).read();
-  const targets = resolveTargetList(globals.targets!, doc);
-  const env = targetEnv(io.env);
-  const outcomes: TargetOutcome[] = new Array(targets.length);
-  const results: { target: string; result: CommandResult }[] = [];
+  const targets = await resolveFleet(base);
+  const runs: TargetRun[] = new Array(targets.length);
   await forEachLimited(targets, request.parallel, async (target, i) => {
-    const ctx = new CommandContext({ ...io, env, stderr: prefixedStderr(io.stderr, target) }, { ...globals, targets: undefined, url: undefined, profile: target });
-    try {
-      const result = await request.run(ctx);
-      const exitCode = result.exitCode ?? EXIT.OK;
-      outcomes[i] = { target, ok: exitCode === EXIT.OK, exit_code: exitCode, data: result.data };
-      results[i] = { target, result };
-    } catch (err) {
-      const d = describeError(err);
-      outcomes[i] = { target, ok: false, exit_code: d.code, error: { code: d.errorCode, kind: d.kind, message: d.message, ...(d.hint ? { hint: d.hint } : {}) } };
-    } finally {
-      await ctx.close();
-    }
+    runs[i] = await runOnTarget(base, target, request.run);
   });
-  if (!globals.json) {
-    for (const o of outcomes) if (o.error) base.note(`stor: ${o.target}: ${o.error.kind}: ${o.error.message}`);
-    base.note(fanOutSummary(outcomes, request.findings));
-  }
-  return { data: outcomes, view: fleetView(results.filter((r) => r !== undefined)), exitCode: fanOutExitCode(outcomes) };
+  const outcomes = runs.map((r) => r.outcome);
+  noteOutcomes(base, outcomes, request.findings);
+  return { data: outcomes, view: fleetView(runs.flatMap((r) => (r.result ? [{ target: r.outcome.target, result: r.result }] : []))), exitCode: fanOutExitCode(outcomes) };
 }

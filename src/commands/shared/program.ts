@@ -2,12 +2,9 @@ import { Command, InvalidArgumentError, Option, type HelpContext } from 'command
 import { StorError } from '../../core/errors.js';
 import type { CommandContext } from './context.js';
 import { E } from '../../core/error-catalogue.js';
-import { positiveInt } from './arg-parsers.js';
-import { kebab, value, type ArgSpecs, type CommandSpec, type LoadCommand, type NounSpec, type OptionSpecs } from './declare.js';
+import { commandLine, DEFAULT_FAN_OUT, fanOutOptions, splitFanOutOptions } from './fan-out-options.js';
+import { kebab, type ArgSpecs, type CommandSpec, type LoadCommand, type NounSpec, type OptionSpecs } from './declare.js';
 import type { CommandResult } from './render.js';
-
-/** How many targets `--targets` runs at once unless `--parallel` says. */
-const DEFAULT_FAN_OUT = 8;
 
 /**
  * A noun (or the root) with no verb given asks for help: it goes to stdout and exits 0, instead
@@ -124,8 +121,9 @@ export function addVerb(parent: Command, name: string, spec: CommandSpec<ArgSpec
     cmd.argument(a.required ? `<${label}>` : `[${label}]`, a.description);
   }
   addOptions(cmd, spec.options ?? {});
-  // A verb-level option: upload and download have their own --parallel, which a global one would take.
-  if (spec.fanOut) addOptions(cmd, { parallel: value('<n>', `with --targets: targets at once (default ${DEFAULT_FAN_OUT})`, { parse: positiveInt('--parallel') }) });
+  // Verb-level options, not global ones: upload has its own --parallel, which a global one would take.
+  const extra = spec.fanOut ? fanOutOptions(spec) : {};
+  addOptions(cmd, extra);
   let targetText: string | null = null;
   cmd.addHelpText('after', () => examples(spec.examples) + (spec.notes ? `\n${spec.notes.trimEnd()}\n` : '') + (targetText ? `\n${targetText}\n` : ''));
   if (spec.targetHelp && runner.wantsHelp) {
@@ -144,25 +142,41 @@ export function addVerb(parent: Command, name: string, spec: CommandSpec<ArgSpec
     const given = params.at(-2) as Record<string, unknown>;
     const args = Object.fromEntries(argNames.map((n, i) => [n, params[i]]));
     const ctx = runner.context(self);
-    // `parallel` is the fan-out's own option (added above for read verbs), not the verb's.
-    const { parallel, ...rest } = given;
-    const own = spec.fanOut ? rest : given;
-    const fanOutParallel = spec.fanOut ? (parallel as number | undefined) : undefined;
-    if (ctx.globals.targets === undefined) {
-      if (fanOutParallel !== undefined) throw new StorError(E.USAGE, '--parallel counts targets: it goes with --targets');
-      runner.onResult(await spec.run(ctx, args as never, withFlagDefaults(spec.options ?? {}, own) as never));
+    const targets = ctx.globals.targets !== undefined;
+    const { own, choice } = spec.fanOut ? splitFanOutOptions(extra, given, targets) : { own: given, choice: undefined };
+    const options = withFlagDefaults(spec.options ?? {}, own);
+    if (!targets) {
+      runner.onResult(await spec.run(ctx, args as never, options as never));
       return;
     }
     const command = `${parent.parent ? `${parent.name()} ` : ''}${name}`;
-    if (!spec.fanOut) {
-      throw new StorError(E.BAD_TARGETS, `\`stor ${command}\` does not take --targets`, { hint: 'read commands do, e.g. `stor --targets all privilege check`; run changes one profile at a time with --profile' });
+    if (!spec.fanOut || !choice) {
+      throw new StorError(E.BAD_TARGETS, `\`stor ${command}\` does not take --targets`, {
+        hint: 'read commands and most changes do, e.g. `stor --targets all privilege check`; run this one a profile at a time with --profile',
+      });
     }
-    const { fanOut } = await import('./fan-out.js');
+    await spec.checkTargets?.(args as never, options as never);
+    const parallel = choice.parallel ?? DEFAULT_FAN_OUT;
+    const findings = spec.findings ?? 'with findings';
+    // A change's dry run only reads: it fans out as a read does, and stops there.
+    if (spec.fanOut === 'read' || options.dryRun === true) {
+      const { fanOut } = await import('./fan-out.js');
+      runner.onResult(await fanOut(ctx, { run: (target) => spec.run(target, args as never, options as never), findings, parallel }));
+      return;
+    }
+    const { fanOutChange } = await import('./fan-out-change.js');
+    const hasDryRun = spec.options?.dryRun !== undefined;
+    // The fan-out asks once for every target; the verb, where it asks, is told the answer.
+    const applied = spec.options?.yes !== undefined ? { ...options, yes: true } : options;
     runner.onResult(
-      await fanOut(ctx, {
-        run: (target) => spec.run(target, args as never, withFlagDefaults(spec.options ?? {}, own) as never),
-        findings: spec.findings ?? 'with findings',
-        parallel: fanOutParallel ?? DEFAULT_FAN_OUT,
+      await fanOutChange(ctx, {
+        action: commandLine(command, spec, args, options),
+        ...(hasDryRun ? { rehearse: (target: CommandContext) => spec.run(target, args as never, { ...options, dryRun: true } as never) } : {}),
+        apply: (target) => spec.run(target, args as never, applied as never),
+        findings,
+        parallel,
+        keepGoing: choice.keepGoing,
+        yes: choice.yes,
       }),
     );
   });

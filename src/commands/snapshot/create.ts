@@ -39,5 +39,6 @@ export const snapshotCreateCommand = defineCommand({
   args: { snapshot: arg.required('DATASET@NAME, e.g. tank/a@before-upgrade') },
   options,
   examples: ['stor snapshot create tank/a@before-upgrade', 'stor snapshot create tank@nightly -r --exist-ok'],
+  fanOut: 'change',
   run: (ctx, { snapshot }, opts) => snapshotCreate(ctx, snapshot, opts),
 });

@@ -51,5 +51,6 @@ export const snapshotDeleteCommand = defineCommand({
   args: { snapshot: arg.required('DATASET@NAME') },
   options,
   examples: ['stor snapshot delete tank/a@before-upgrade --dry-run', 'stor snapshot delete tank@nightly -r --yes'],
+  fanOut: 'change',
   run: (ctx, { snapshot }, opts) => snapshotDelete(ctx, snapshot, opts),
 });

@@ -68,5 +68,6 @@ export const snapshotRollbackCommand = defineCommand({
   options,
   examples: ['stor snapshot rollback tank/a@before-upgrade --dry-run', 'stor snapshot rollback tank/a@before-upgrade --yes', 'stor snapshot rollback tank/a@monday -r --yes'],
   notes: "Files of the dataset's children are not touched: they have snapshots of their own.",
+  fanOut: 'change',
   run: (ctx, { snapshot }, opts) => snapshotRollback(ctx, snapshot, opts),
 });

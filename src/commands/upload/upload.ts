@@ -19,6 +19,7 @@ import { assertReadable, walkTree, type PlannedFile, type TreePlan } from './loc
 import { ensureDirectories } from './remote-dirs.js';
 import { spoolStdin, type Spooled } from './stdin-spool.js';
 import { arg, defineCommand, flag, value, type OptionValues } from '../shared/declare.js';
+import { refuseStdinForTargets } from '../shared/stdin-once.js';
 
 const options = {
   mode: value('<bits>', 'permission bits: decimal (420) or octal (0644, 0o644)'),
@@ -313,5 +314,9 @@ export const uploadCommand = defineCommand({
     'pg_dump db | stor upload - /mnt/tank/backups/ --name db.sql',
   ],
   notes: 'On 25.10.1 only FULL_ADMIN holders may upload (the reports say SYS_ADMIN accounts); see the README.',
+  fanOut: 'change',
+  checkTargets: ({ files }) => {
+    if (files.slice(0, -1).includes('-')) refuseStdinForTargets('`stor upload -`');
+  },
   run: (ctx, { files }, opts) => upload(ctx, files, opts),
 });

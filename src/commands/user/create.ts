@@ -8,6 +8,7 @@ import type { CommandResult } from '../shared/render.js';
 import { listGroups } from '../group/model.js';
 import { groupIdsIn, listUsers, userRecord, userSummary, type UserSummary } from './model.js';
 import { readNewPassword } from './new-password.js';
+import { refuseStdinForTargets } from '../shared/stdin-once.js';
 
 const options = {
   group: value('<name>', 'primary group by name: used if it exists, created if not (default: a group named like the user)'),
@@ -99,5 +100,9 @@ export const userCreateCommand = defineCommand({
     'stor user create backup --group ops --password-disabled --exist-ok --json',
   ],
   notes: 'The uid is chosen by the appliance. One of --password-stdin and --password-disabled is required, as the appliance requires a password unless password login is disabled.',
+  fanOut: 'change',
+  checkTargets: (_args, opts) => {
+    if (opts.passwordStdin) refuseStdinForTargets('--password-stdin');
+  },
   run: (ctx, { username }, opts) => userCreate(ctx, username, opts),
 });

@@ -47,5 +47,6 @@ export const userDeleteCommand = defineCommand({
   options,
   examples: ['stor user delete alice', 'stor user delete alice --delete-group --yes --json'],
   notes: 'Unlike the appliance\'s default, the primary group stays unless --delete-group is given.',
+  fanOut: 'change',
   run: (ctx, { user }, opts) => userDelete(ctx, user, opts),
 });

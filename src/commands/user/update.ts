@@ -7,6 +7,7 @@ import type { CommandResult } from '../shared/render.js';
 import { findGroupIn, listGroups } from '../group/model.js';
 import { findUser, groupIdsIn, userRecord, userSummary, type UserSummary } from './model.js';
 import { readNewPassword } from './new-password.js';
+import { refuseStdinForTargets } from '../shared/stdin-once.js';
 
 const options = {
   name: value('<username>', 'rename the user'),
@@ -58,5 +59,9 @@ export const userUpdateCommand = defineCommand({
   args: { user: arg.required('username (or uid)') },
   options,
   examples: ['stor user update alice --groups ops,backup --full-name "Alice B"', "printf '%s\\n' \"$NEW\" | stor user update alice --password-stdin"],
+  fanOut: 'change',
+  checkTargets: (_args, opts) => {
+    if (opts.passwordStdin) refuseStdinForTargets('--password-stdin');
+  },
   run: (ctx, { user }, opts) => userUpdate(ctx, user, opts),
 });

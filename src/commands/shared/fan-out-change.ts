@@ -1,0 +1,86 @@
+import type { CommandContext } from './context.js';
+import { EXIT } from './exit-codes.js';
+import { fanOutExitCode, fleetView, noteOutcomes, notAttempted, resolveFleet, runOnTarget, type TargetOutcome, type TargetRun } from './fan-out.js';
+import { forEachLimited } from './pool.js';
+import { confirmChange } from './prompts.js';
+import { render, renderMode, type CommandResult } from './render.js';
+
+/** The plan of a change on one target that has no dry run: the command it will run there. */
+export interface PlannedAction {
+  action: string;
+}
+
+export interface ChangeRequest {
+  /** The command line the change runs on each target (`stor dataset create tank/a`). */
+  action: string;
+  /** The verb's dry run, when it has one: on each target it predicts the outcome (or the error). */
+  rehearse?: (ctx: CommandContext) => Promise<CommandResult> | CommandResult;
+  /** The verb's run, told not to ask again (the fan-out asked once for every target). */
+  apply: (ctx: CommandContext) => Promise<CommandResult> | CommandResult;
+  findings: string;
+  parallel: number;
+  keepGoing: boolean;
+  yes: boolean;
+}
+
+/** Where the verb has no dry run: reach the target and log in, so an unreachable one is in the plan. */
+async function reach(ctx: CommandContext, action: string): Promise<CommandResult<PlannedAction>> {
+  await ctx.transport();
+  return { data: { action }, view: { kind: 'record', fields: [['plan', action]] } };
+}
+
+const applicable = (o: TargetOutcome) => o.exit_code === EXIT.OK || o.exit_code === EXIT.CHECK;
+
+/** The plan on stderr, where the question will be: the rehearsals' merged view, or the command per target. */
+async function showPlan(base: CommandContext, request: ChangeRequest, plans: readonly TargetRun[]): Promise<void> {
+  if (base.globals.json || base.globals.quiet) return;
+  const ready = plans.filter((p) => applicable(p.outcome));
+  if (request.rehearse && ready.length > 0) {
+    const view = fleetView(ready.map((p) => ({ target: p.outcome.target, result: p.result! })));
+    base.io.stderr.write(await render({ data: ready.map((p) => p.outcome.data), view }, renderMode(base.io, false, 'stderr')));
+  }
+  const failed = plans.filter((p) => !applicable(p.outcome)).map((p) => `${p.outcome.target} (${p.outcome.error?.kind ?? `exit ${p.outcome.exit_code}`})`);
+  const on = ready.length > 0 ? `on ${ready.map((p) => p.outcome.target).join(', ')}` : 'on no target';
+  base.note(`plan: \`${request.action}\` ${on}${failed.length > 0 ? `; not on ${failed.join(', ')}` : ''}`);
+}
+
+/**
+ * A change on every target of `--targets`: first the plan on every target (read-only, at once),
+ * shown; then one question (or `--yes`); then the change, at most `parallel` targets at once.
+ * Targets whose plan failed are not changed. After the first failure no new target starts
+ * unless `keepGoing`; those never started are outcomes too (NOT_ATTEMPTED), so the `--json`
+ * array always has every target, in list order.
+ */
+export async function fanOutChange(base: CommandContext, request: ChangeRequest): Promise<CommandResult<TargetOutcome[]>> {
+  const targets = await resolveFleet(base);
+  const plans: TargetRun[] = new Array(targets.length);
+  await forEachLimited(targets, request.parallel, async (target, i) => {
+    plans[i] = await runOnTarget(base, target, request.rehearse ?? ((ctx) => reach(ctx, request.action)), true);
+  });
+  await showPlan(base, request, plans);
+  const planOf = (i: number) => plans[i]!.outcome.data;
+  // A target whose plan failed keeps that failure as its outcome: the plan was its error.
+  const outcomes: TargetOutcome[] = plans.map((p) => (applicable(p.outcome) ? { target: p.outcome.target, ok: true, exit_code: EXIT.OK, plan: p.outcome.data } : p.outcome));
+  const ready = plans.flatMap((p, i) => (applicable(p.outcome) ? [i] : []));
+  const applied: TargetRun[] = [];
+  if (ready.length > 0) {
+    const names = ready.map((i) => targets[i]!);
+    const preview = request.rehearse ? `preview with \`stor --targets ${base.globals.targets} ${request.action.replace(/^stor /, '')} --dry-run\`` : undefined;
+    await confirmChange(base, `Run \`${request.action}\` on ${names.length} target${names.length === 1 ? '' : 's'} (${names.join(', ')})?`, request.yes, preview);
+    let stopped = false;
+    await forEachLimited(ready, request.parallel, async (i) => {
+      const target = targets[i]!;
+      if (stopped) {
+        outcomes[i] = notAttempted(target, planOf(i));
+        return;
+      }
+      const run = await runOnTarget(base, target, request.apply);
+      outcomes[i] = { ...run.outcome, plan: planOf(i) };
+      if (run.result) applied[i] = run;
+      if (!applicable(run.outcome) && !request.keepGoing) stopped = true;
+    });
+  }
+  noteOutcomes(base, outcomes, request.findings);
+  const results = applied.flatMap((r) => (r?.result ? [{ target: r.outcome.target, result: r.result }] : []));
+  return { data: outcomes, view: fleetView(results), exitCode: fanOutExitCode(outcomes) };
+}
