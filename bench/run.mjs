@@ -5,16 +5,17 @@ import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
+import { benchFleet } from './fleet.mjs';
 import { ROOT, NODE, STOR, cleanup, machine, measurePeak, median, startServe, tempDir, timeMedian, timeMediansInterleaved, timeOnce, waitJob } from './lib.mjs';
 
 const GIB = 1024 ** 3;
 const UPLOAD_BYTES = Number(process.env.STOR_BENCH_UPLOAD_BYTES ?? GIB);
 const rows = [];
 const notes = [];
-// STOR_BENCH_ONLY=<section> (startup, remote, upload, trees, throughput, roles) runs one section and
+// STOR_BENCH_ONLY=<section> (startup, remote, upload, trees, throughput, roles, fleet) runs one section and
 // replaces only its rows and notes in RESULTS.md.
 const ONLY = process.env.STOR_BENCH_ONLY;
-const SECTIONS = { startup: 'start-up', remote: 'remote round trip', upload: 'upload', trees: 'whole trees', throughput: 'JSON-RPC throughput', roles: 'role expansion' };
+const SECTIONS = { startup: 'start-up', remote: 'remote round trip', upload: 'upload', trees: 'whole trees', throughput: 'JSON-RPC throughput', roles: 'role expansion', fleet: 'fleet' };
 if (ONLY !== undefined && !(ONLY in SECTIONS)) throw new Error(`STOR_BENCH_ONLY: one of ${Object.keys(SECTIONS).join(', ')}`);
 const runs = (section) => ONLY === undefined || ONLY === section;
 
@@ -282,6 +283,9 @@ if (runs('roles')) {
   const rolesOnly = timeIt((l) => naive(l));
   record('role expansion', 'composition of one login (roles + allowlist), 10 000 random logins', stor, 'µs', 'naive recursive expansion with a visited set (roles only)', rolesOnly, stor / rolesOnly, 'per-call cost', true);
 }
+
+// --- fleet ---------------------------------------------------------------------------------------
+if (runs('fleet')) await benchFleet({ record, notes, rows });
 
 // --- RESULTS.md ---------------------------------------------------------------------------------
 const date = new Date().toISOString().replace('T', ' ').slice(0, 16) + ' UTC';
