@@ -106,7 +106,7 @@ interface Outcome {
   ok: boolean;
   exit_code: number;
   data?: any;
-  error?: { code: string; kind: string; message: string; hint?: string };
+  error?: { code: string; kind: string; message: string; hint?: string; details?: string[] };
   plan?: any;
 }
 
@@ -183,6 +183,8 @@ describe('--targets on changes (issue 15, Deliver 3)', () => {
     const outcomes = outcomesOf(stopped.stdout);
     expect(brief(outcomes)).toEqual([['nas1', 0, null], ['nas2', 1, outcomes[1]!.error!.code], ['nas3', 1, 'NOT_ATTEMPTED']]);
     expect(outcomes[1]!.error!.kind).toBe('failed');
+    // The appliance's own reason travels with the target's error, as it does without --targets.
+    expect(outcomes[1]!.error!.details).toEqual(['* pool_dataset_create.name: Path /mnt/tank/dup already exists']);
     expect(outcomes[2]).toMatchObject({ ok: false, plan: { action: 'stor dataset create tank/dup' } });
     expect(await datasetsOn(env, 'nas3')).not.toContain('tank/dup');
 
@@ -191,6 +193,7 @@ describe('--targets on changes (issue 15, Deliver 3)', () => {
     const rerun = await runStor(['--targets', 'nas[1-3]', 'dataset', 'create', 'tank/dup2', '--parallel', '1', '--yes'], { env });
     expect(rerun.code).toBe(1);
     expect(rerun.stderr.trim().split('\n').at(-1)).toBe('0 ok, 1 failed, 2 not attempted');
+    expect(rerun.stderr).toContain('nas1: * pool_dataset_create.name: Path /mnt/tank/dup2 already exists');
 
     const kept = await runStor(['--targets', 'nas[1-3]', 'dataset', 'create', 'tank/dup', '--fan-out', '1', '--keep-going', '--yes', '--json'], { env });
     expect(kept.code).toBe(1);

@@ -21,7 +21,7 @@ export interface TargetOutcome {
   /** The command's own `--json` document, when it ran to the end (findings included). */
   data?: unknown;
   /** Why it failed on this target: as `--json` prints an error. */
-  error?: { code: string; kind: string; message: string; hint?: string };
+  error?: { code: string; kind: string; message: string; hint?: string; details?: string[] };
   /** For a change: what was planned on this target (its dry run's document, or the command it would run). */
   plan?: unknown;
 }
@@ -144,7 +144,10 @@ export async function runOnTarget(base: CommandContext, target: string, run: (ct
   } catch (err) {
     const d = describeError(err);
     const hint = d.hint ? { hint: hintForTarget(d.hint, target) } : {};
-    return { outcome: { target, ok: false, exit_code: d.code, error: { code: d.errorCode, kind: d.kind, message: d.message, ...hint } } };
+    // The appliance's per-field reasons (`* pool_dataset_create.name: already exists`) are the
+    // message's substance for parameters it rejected.
+    const details = d.details?.length ? { details: d.details } : {};
+    return { outcome: { target, ok: false, exit_code: d.code, error: { code: d.errorCode, kind: d.kind, message: d.message, ...hint, ...details } } };
   } finally {
     await ctx.close();
   }
@@ -156,6 +159,7 @@ export function noteOutcomes(base: CommandContext, outcomes: readonly TargetOutc
   for (const o of outcomes) {
     if (!o.error || isNotAttempted(o)) continue;
     base.note(`stor: ${o.target}: ${o.error.kind}: ${o.error.message}`);
+    for (const line of o.error.details ?? []) base.note(`${o.target}: ${line}`);
     if (o.error.hint) base.note(`${o.target}: hint: ${o.error.hint}`);
   }
   base.note(fanOutSummary(outcomes, findings));
