@@ -122,3 +122,30 @@ export async function waitJob(rpcUrl, key, jobId) {
   await call('core.job_wait', [jobId]);
   ws.close();
 }
+
+/**
+ * `stor serve` instances for one client's logins, each replaced before its 20 logins a minute
+ * per address (as on the appliance) would be refused.
+ */
+export class LoginServers {
+  constructor() {
+    this.server = undefined;
+    this.used = 0;
+  }
+  async next() {
+    if (!this.server || this.used >= 18) {
+      await this.stop();
+      this.dir = tempDir();
+      this.server = await startServe(this.dir);
+      this.used = 0;
+    }
+    this.used++;
+    return this.server;
+  }
+  async stop() {
+    if (!this.server) return;
+    await this.server.stop();
+    this.server = undefined;
+    cleanup(this.dir);
+  }
+}

@@ -37,6 +37,13 @@ export async function main(): Promise<void> {
   // has no such cache. A cache that cannot be written is skipped by Node, not an error.
   const { enableCompileCache } = nodeModule as CompileCache;
   if (enableCompileCache) enableCompileCache(join((await import('./core/config/paths.js')).cacheDirFrom(process.env), 'compile-cache'));
-  const [{ run }, { processIO }] = await Promise.all([import('./cli.js'), import('./commands/shared/io.js')]);
-  process.exitCode = await run(argv, processIO());
+  const io = (await import('./commands/shared/io.js')).processIO();
+  // Connecting and logging in (the key's slow hash check) overlap with loading the CLI.
+  await (await import('./commands/shared/early-target.js')).startEarlyTarget(argv, io);
+  const { run } = await import('./cli.js');
+  process.exitCode = await run(argv, io);
+  const { dropHeadStart } = await import('./commands/shared/head-start.js');
+  // A head start still connecting (a host that does not answer) is of no use to anyone now:
+  // waiting for its timeout would only hold the exit.
+  if (!(await dropHeadStart())) process.exit();
 }

@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Profile } from '../../core/config/profiles.js';
 import { StorError } from '../../core/errors.js';
 import { E } from '../../core/error-catalogue.js';

@@ -2,6 +2,7 @@ import { stateDirFrom } from '../../core/config/paths.js';
 import type { TraceSink } from '../../core/transport/trace.js';
 import type { Transport } from '../../core/transport/transport.js';
 import { escapeControls } from './escape.js';
+import { takeHeadStart } from './head-start.js';
 import type { GlobalOptions } from './global-options.js';
 import type { IO } from './io.js';
 import { DEFAULT_TIMEOUT_SECONDS, readCa, resolveTarget, type TargetSpec } from './target.js';
@@ -45,7 +46,10 @@ export class CommandContext {
   }
 
   private async openTransport(): Promise<Transport> {
-    return openTarget(await this.target(), this.timeoutSeconds, { ...(this.trace ? { trace: this.trace } : {}), ...(this.io.onSignal ? { onSignal: this.io.onSignal.bind(this.io) } : {}) });
+    const spec = await this.target();
+    const ahead = await takeHeadStart(spec, this.timeoutSeconds);
+    if (ahead) return ahead;
+    return openTarget(spec, this.timeoutSeconds, { ...(this.trace ? { trace: this.trace } : {}), ...(this.io.onSignal ? { onSignal: this.io.onSignal.bind(this.io) } : {}) });
   }
 
   /** With `-v`, where the transports say what they do: `stor: trace: …` lines on stderr. */

@@ -1,0 +1,63 @@
+// Same-run A/B of start-up: `node bench/ab.mjs ROUNDS BUILD…`, each BUILD a directory holding a copy
+// of bin/, dist/bundle/, package.json and a node_modules link (or this checkout). Every round runs
+// `node -e 0`, the minimal Python client, and each build's embedded and remote `stor whoami` once, in
+// turn, so load changes weigh on all alike; prints medians and ratios. STOR_AB_NODE picks the node
+// that runs the builds (the servers run on this one).
+import { spawnSync } from 'node:child_process';
+import { loadavg } from 'node:os';
+import { join, resolve } from 'node:path';
+import { cleanup, LoginServers, median, tempDir, timeOnce } from './lib.mjs';
+
+const [roundsArg, ...builds] = process.argv.slice(2);
+const rounds = Number(roundsArg ?? 21);
+const node = process.env.STOR_AB_NODE ?? process.execPath;
+// STOR_AB_REMOTE_ONLY=1: a node without the SQLite binding its ABI needs can still run the remote case.
+const remoteOnly = process.env.STOR_AB_REMOTE_ONLY === '1';
+const python = ['python3', '/usr/bin/python3'].find((py) => spawnSync(py, ['-c', 'import websocket'], { stdio: 'ignore' }).status === 0);
+
+const home = tempDir();
+const emptyHome = tempDir();
+const cases = [['node -e 0', () => [node, ['-e', '0'], {}]]];
+const servers = [];
+if (python) {
+  const s = new LoginServers();
+  servers.push(s);
+  cases.push(['python client', async () => {
+    const srv = await s.next();
+    return [python, [resolve('bench/rpc-client.py'), srv.rpc_url, srv.key], {}];
+  }]);
+}
+for (const b of builds) {
+  const bin = join(resolve(b), 'bin/stor.js');
+  if (!remoteOnly) {
+    timeOnce(node, [bin, 'whoami'], { env: { ...process.env, STOR_HOME: home } });
+    cases.push([`${b} embedded`, () => [node, [bin, 'whoami'], { env: { ...process.env, STOR_HOME: home } }]]);
+  }
+  const s = new LoginServers();
+  servers.push(s);
+  cases.push([`${b} remote`, async () => {
+    const srv = await s.next();
+    return [node, [bin, 'whoami'], { env: { ...process.env, STOR_HOME: emptyHome, STOR_URL: srv.base, STOR_API_KEY: srv.key } }];
+  }]);
+}
+
+const times = Object.fromEntries(cases.map(([name]) => [name, []]));
+const load0 = loadavg()[0];
+for (let i = -2; i < rounds; i++) {
+  for (const [name, make] of cases) {
+    const [cmd, args, options] = await make();
+    const ms = timeOnce(cmd, args, options);
+    if (i >= 0) times[name].push(ms);
+  }
+}
+const load1 = loadavg()[0];
+for (const s of servers) await s.stop();
+cleanup(home);
+cleanup(emptyHome);
+
+const m = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)]));
+console.log(`${rounds} rounds, node ${spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim()}, load ${load0.toFixed(1)} → ${load1.toFixed(1)}`);
+for (const [name, ms] of Object.entries(m)) {
+  const ref = name.endsWith('remote') && python ? m['python client'] : m['node -e 0'];
+  console.log(`${name.padEnd(40)} ${ms.toFixed(1).padStart(7)} ms  ${(ms / ref).toFixed(2)}× ${name.endsWith('remote') && python ? 'python' : 'node -e 0'}`);
+}

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { guessTarget } from '../../src/commands/shared/early-target.js';
+
+describe('guessTarget: which command lines get a head start (src/commands/shared/early-target.ts)', () => {
+  it('reads the target options of a qualifying read command, before or after its words', () => {
+    expect(guessTarget(['whoami'])).toEqual({ options: {}, timeoutSeconds: 30 });
+    expect(guessTarget(['--url', 'wss://nas', 'whoami', '--json', '--timeout', '5', '--insecure'])).toEqual({
+      options: { url: 'wss://nas', insecure: true },
+      timeoutSeconds: 5,
+    });
+    expect(guessTarget(['privilege', 'check', '--profile', 'lab', '--rpc', 'http'])).toEqual({ options: { profile: 'lab', rpc: 'http' }, timeoutSeconds: 30 });
+  });
+
+  it.each([
+    [['--help']],
+    [['whoami', '--help']],
+    [['whoami', '-h']],
+    [['help', 'whoami']],
+    [['-v', 'whoami']],
+    [['--verbose', 'whoami']],
+    [['--targets', 'all', 'whoami']],
+    [['--url=wss://nas', 'whoami']],
+    [['--url', 'wss://a', '--url', 'wss://b', 'whoami']],
+    [['--profile', '-q', 'whoami']],
+    [['--url']],
+    [['whoami', 'extra']],
+    [['whoami', '--', '--url', 'x']],
+    [['dataset', 'list', 'tank']],
+    [['dataset', 'create', 'tank/x']],
+    [['login', '--url', 'wss://nas']],
+    [['profile', 'list']],
+    [['serve']],
+    [['completion', 'bash']],
+    [['--version']],
+    [['whoami', '--timeout', '0.5']],
+    [['whoami', '--timeout', '1e3']],
+    [['whoami', '--rpc', 'grpc']],
+    [['whoami', '--no-such-flag']],
+    [[]],
+  ])('gives none to %j', (argv) => {
+    expect(guessTarget(argv)).toBeUndefined();
+  });
+});
