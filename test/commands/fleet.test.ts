@@ -214,6 +214,11 @@ describe('--targets on changes (issue 15, Deliver 3)', () => {
     expect(planned[1]).toMatchObject({ target: 'nas2', ok: false, exit_code: 1 });
     expect(await datasetsOn(env, 'nas1')).toContain('tank/old');
 
+    // Off a terminal the refusal points to the dry run, with the list quoted for the shell.
+    const unconfirmed = await runStor(['--targets', 'nas[1-2]', 'dataset', 'delete', 'tank/old'], { env });
+    expect(unconfirmed.code).toBe(2);
+    expect(unconfirmed.stderr).toContain("`stor --targets 'nas[1-2]' dataset delete tank/old --dry-run`");
+
     const applied = await runStor(['--targets', 'all', 'dataset', 'delete', 'tank/old', '--yes', '--json'], { env });
     expect(applied.code).toBe(1);
     const outcomes = outcomesOf(applied.stdout);

@@ -1,6 +1,7 @@
 import type { CommandContext } from './context.js';
 import { EXIT } from './exit-codes.js';
 import { fanOutExitCode, fleetView, noteOutcomes, notAttempted, resolveFleet, runOnTarget, type TargetOutcome, type TargetRun } from './fan-out.js';
+import { shellWord } from './fan-out-options.js';
 import { forEachLimited } from './pool.js';
 import { confirmChange } from './prompts.js';
 import { render, renderMode, type CommandResult } from './render.js';
@@ -65,7 +66,7 @@ export async function fanOutChange(base: CommandContext, request: ChangeRequest)
   const applied: TargetRun[] = [];
   if (ready.length > 0) {
     const names = ready.map((i) => targets[i]!);
-    const preview = request.rehearse ? `preview with \`stor --targets ${base.globals.targets} ${request.action.replace(/^stor /, '')} --dry-run\`` : undefined;
+    const preview = request.rehearse ? `preview with \`stor --targets ${shellWord(base.globals.targets!)} ${request.action.replace(/^stor /, '')} --dry-run\`` : undefined;
     await confirmChange(base, `Run \`${request.action}\` on ${names.length} target${names.length === 1 ? '' : 's'} (${names.join(', ')})?`, request.yes, preview);
     let stopped = false;
     await forEachLimited(ready, request.parallel, async (i) => {

@@ -44,15 +44,16 @@ export function splitFanOutOptions(extra: OptionSpecs, given: Record<string, unk
   return { own, choice: { parallel: count, keepGoing: given.keepGoing === true, yes: given.yes === true } };
 }
 
-const quote = (word: string) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
+/** A word as a POSIX shell reads it back: bare when safe, else in single quotes. */
+export const shellWord = (word: string): string => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
 
 /** The command line that would make this change on one target (`stor dataset create tank/a`), as the plan names it. */
 export function commandLine(command: string, spec: CommandSpec<ArgSpecs, OptionSpecs>, args: Record<string, unknown>, options: Record<string, unknown>): string {
   const words = ['stor', ...command.split(' ')];
   for (const name of Object.keys(spec.args ?? {})) {
     const v = args[name];
-    if (Array.isArray(v)) words.push(...v.map((w) => quote(String(w))));
-    else if (v !== undefined) words.push(quote(String(v)));
+    if (Array.isArray(v)) words.push(...v.map((w) => shellWord(String(w))));
+    else if (v !== undefined) words.push(shellWord(String(v)));
   }
   for (const [key, o] of Object.entries(spec.options ?? {})) {
     const v = options[key];
@@ -60,7 +61,7 @@ export function commandLine(command: string, spec: CommandSpec<ArgSpecs, OptionS
     if (o.type === 'toggle') words.push(v ? `--${kebab(key)}` : `--no-${kebab(key)}`);
     else if (o.type === 'flag') {
       if (v) words.push(`--${kebab(key)}`);
-    } else words.push(`--${kebab(key)}`, quote(Array.isArray(v) ? v.join(',') : String(v)));
+    } else words.push(`--${kebab(key)}`, shellWord(Array.isArray(v) ? v.join(',') : String(v)));
   }
   return words.join(' ');
 }
