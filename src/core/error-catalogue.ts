@@ -89,6 +89,11 @@ const CATALOGUE = {
     meaning: 'an uploaded file has another size on the appliance than was sent',
     remedy: 'upload it again; if it persists, check the space and health of the pool',
   },
+  SQLITE_BINDING_MISSING: {
+    kind: 'failed',
+    meaning: 'this Node.js (24.19 or newer) needs better-sqlite3 13, installed as the optional dependency better-sqlite3-napi, and it is not installed; better-sqlite3 12 would abort the process at its first garbage collection',
+    remedy: 'reinstall with optional dependencies (`npm ci`, not `--omit=optional`), or run stor on Node.js 20 or 22',
+  },
   STATE_UNWRITABLE: {
     kind: 'failed',
     meaning: "the embedded appliance's state directory cannot be written (read-only, full or not permitted)",

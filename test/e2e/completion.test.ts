@@ -1,7 +1,8 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ProfileStore } from '../../src/core/config/profiles.js';
 import { STOR_BIN } from '../helpers/bin.js';
 import { spawnServe } from '../helpers/serve-process.js';
@@ -21,6 +22,18 @@ function shellEnv(): Record<string, string> {
 const shellQuote = (w: string) => `'${w.replace(/'/g, `'\\''`)}'`;
 
 /**
+ * `stor completion bash` as the built binary prints it, made once for the file (beforeAll): it
+ * depends on neither state nor profiles, and printing it for every completion spawned twice the processes.
+ */
+let bashScript = '';
+beforeAll(() => {
+  const dir = mkdtempSync(join(tmpdir(), 'stor-completion-'));
+  bashScript = join(dir, 'stor.bash');
+  writeFileSync(bashScript, execFileSync(process.execPath, [STOR_BIN, 'completion', 'bash'], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: dir } }));
+  return () => rmSync(dir, { recursive: true, force: true });
+});
+
+/**
  * What bash offers for the words typed so far (the last one is being completed). COMP_WORDS is
  * split as bash splits it, at the `=` and `:` of COMP_WORDBREAKS, beside the typed COMP_LINE.
  */
@@ -29,7 +42,7 @@ function complete(env: Record<string, string>, typed: string[]): string[] {
   const line = typed.join(' ');
   const out = execFileSync(
     'bash',
-    ['-c', `source <(stor completion bash); COMP_WORDS=(${words.map(shellQuote).join(' ')}); COMP_CWORD=${words.length - 1}; COMP_LINE=${shellQuote(line)}; COMP_POINT=${line.length}; _stor_completion; printf '%s\\n' "\${COMPREPLY[@]}"`],
+    ['-c', `source ${shellQuote(bashScript)}; COMP_WORDS=(${words.map(shellQuote).join(' ')}); COMP_CWORD=${words.length - 1}; COMP_LINE=${shellQuote(line)}; COMP_POINT=${line.length}; _stor_completion; printf '%s\\n' "\${COMPREPLY[@]}"`],
     { encoding: 'utf8', env },
   );
   return out.split('\n').filter((l) => l !== '');

@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import WebSocket from 'ws';
 import { DEFAULT_LIMITS } from '../../src/core/server/limits.js';
-import { SAFETY_MS, connectWs, loggedInWs, startTestServer } from '../helpers/server.js';
+import { SAFETY_MS, connectWs, loggedInWs, startTestServer, type WsClient } from '../helpers/server.js';
 
 /*
  * Issue 12, items 2 and 3: what one client can make `stor serve` hold. Every loop here is bounded
@@ -87,14 +87,29 @@ describe('bounded memory per connection', () => {
   });
 });
 
+/**
+ * A socket logged in with `key`. Its login (a key check on the thread pool) races its own login
+ * timeout, and on a loaded 2-core machine the timeout wins now and then: that is the server doing
+ * what it should, not the property under test, so a socket closed before its answer is replaced
+ * (a few times at most) rather than the test waiting out a clock window.
+ */
+async function loginBeforeTheTimeout(rpcUrl: string, key: string, attempts = 5): Promise<WsClient> {
+  for (let attempt = 1; ; attempt++) {
+    const client = await connectWs(rpcUrl);
+    const outcome = await Promise.race([client.result('auth.login_with_api_key', [key]), client.closed]);
+    if (outcome === true) return client;
+    const timedOut = (outcome as { reason?: string }).reason?.startsWith('No login within') === true;
+    if (!timedOut || attempt === attempts) throw new Error(`login did not complete: ${JSON.stringify(outcome)}`);
+  }
+}
+
 describe('connections: timeouts and caps', () => {
   it('a WebSocket that does not log in is closed 1008 after the login timeout; a logged-in one is not', async () => {
-    // The logged-in socket must finish its login (a key check on the thread pool) within the same
-    // limit: 0.3 s was lost now and then on a loaded 2-core machine, on every Node major.
-    const server = await startTestServer({}, { limits: { loginTimeoutMs: 2000 } });
-    const loggedIn = await loggedInWs(server.rpcUrl, server.adminKey);
+    const server = await startTestServer({}, { limits: { loginTimeoutMs: 1000 } });
+    const loggedIn = await loginBeforeTheTimeout(server.rpcUrl, server.adminKey);
+    // Opened after that login: its deadline falls later than the logged-in socket's own would have.
     const anonymous = await connectWs(server.rpcUrl);
-    expect(await anonymous.closed).toEqual({ code: 1008, reason: 'No login within 2 s' });
+    expect(await anonymous.closed).toEqual({ code: 1008, reason: 'No login within 1 s' });
     expect(await loggedIn.result('core.ping')).toBe('pong');
   });
 
