@@ -1,6 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import WebSocket from 'ws';
 import { DEFAULT_LIMITS } from '../../src/core/server/limits.js';
@@ -27,20 +29,34 @@ function openOrRefused(url: string): Promise<{ ws: WebSocket; status: number; bo
 }
 
 /** How many descriptors this process may open (`ulimit -n`), read, never raised. */
+/** A full collection, which vitest's workers are not started to allow (no --expose-gc). */
+function collectGarbage(): void {
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
+}
+
 function fdLimit(): number {
   const out = execFileSync('sh', ['-c', 'ulimit -n'], { encoding: 'utf8' }).trim();
   return out === 'unlimited' ? Infinity : Number(out);
 }
 
 describe('bounded memory per connection', () => {
-  it('a client that sends requests without reading the answers is cut off; the server grows by under 100 MB', async () => {
+  it('a client that sends requests without reading the answers is cut off; what the process holds stays bounded', async () => {
     const server = await startTestServer();
     const client = await loggedInWs(server.rpcUrl, server.adminKey);
     const rawSocket = (client.ws as unknown as { _socket: Socket })._socket;
     // Stop reading: answers pile up in the kernel, then in the server's send buffer.
     rawSocket.pause();
-    global.gc?.();
-    const before = process.memoryUsage().rss;
+    // What is held, not what the garbage collector has yet to free: RSS counts garbage too, and
+    // how much of it a runtime lets pile up differs (Node 24 kept ~107 MB where Node 20 kept less).
+    const held = () => {
+      collectGarbage();
+      const m = process.memoryUsage();
+      return m.heapUsed + m.external;
+    };
+    const before = held();
+    let peak = before;
+    let lastSample = 0;
     // A cheap call with a large answer (the id is echoed back), so the unread-output cap is reached within seconds.
     const request = JSON.stringify({ jsonrpc: '2.0', id: 'x'.repeat(60_000), method: 'core.ping', params: [] });
     const deadline = Date.now() + 6000;
@@ -51,16 +67,23 @@ describe('bounded memory per connection', () => {
         for (let i = 0; i < 20; i++) client.ws.send(request);
         sent += 20;
       }
+      if (sent - lastSample >= 400) {
+        lastSample = sent;
+        peak = Math.max(peak, held());
+      }
       await sleep(5);
     }
-    const grown = process.memoryUsage().rss - before;
+    peak = Math.max(peak, held());
+    // Server and client share this process: the 8 MiB cap on unread output
+    // (DEFAULT_LIMITS.maxBufferedBytes), the requests in flight and each side's buffers measure
+    // 12-38 MB here; the answers to thousands of 60 kB requests, held in full, would grow without end.
+    expect(peak - before).toBeLessThan(64 * 1024 * 1024);
     // Cut off: reading again, the client finds the close (1008 behind the unread output, or 1006
     // once the server has dropped the socket that did not read its way to the close frame).
     rawSocket.resume();
-    const { code } = await client.closed;
+    const { code } = await Promise.race([client.closed, sleep(SAFETY_MS).then(() => ({ code: 'still open: never cut off' }))]);
     expect([1006, 1008]).toContain(code);
-    expect(sent).toBeGreaterThan(0);
-    expect(grown).toBeLessThan(100 * 1024 * 1024);
+    expect(sent).toBeGreaterThan(400);
     // And the server goes on serving everyone else.
     const other = await loggedInWs(server.rpcUrl, server.adminKey);
     expect(await other.result('core.ping')).toBe('pong');
