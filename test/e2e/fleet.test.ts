@@ -55,7 +55,7 @@ describe('a fleet of six stor serve instances (issue 15, acceptance)', () => {
     // Piped: one table of findings, led by the target.
     expect(human.stdout).toMatch(/^nas3\t4\tselfish\tLOCKOUT\t.*PRIVILEGE_WRITE includes itself/m);
     expect(human.stdout.trim().split('\n').every((line) => line.startsWith('nas3\t'))).toBe(true);
-    expect(human.stderr).toContain('nas3: next: stor privilege fix 4 --drop-self-including\n');
+    expect(human.stderr).toContain('nas3: next: stor --profile nas3 privilege fix 4 --drop-self-including\n');
     expect(human.stderr).toMatch(/^stor: nas5: unreachable: /m);
     expect(human.stderr.trim().split('\n').at(-1)).toBe('4 ok, 1 lockout, 1 unreachable');
 

@@ -42,14 +42,18 @@ export function hintForTarget(hint: string, target: string): string {
   return hint.replace(/`stor (?!--profile )/g, `\`stor --profile ${target} `);
 }
 
-/** Each target's notes and traces on stderr, one line at a time, led by its name. */
+/**
+ * Each target's notes and traces on stderr, one line at a time, led by its name; a command it
+ * suggests (`next: stor privilege fix 4`, or a quoted `stor …`) names the target too.
+ */
 function prefixedStderr(stderr: OutputStream, target: string): OutputStream {
   let atLineStart = true;
   return {
     write(chunk: string) {
       let out = '';
       for (const line of String(chunk).split(/(?<=\n)/)) {
-        out += (atLineStart ? `${target}: ` : '') + line;
+        const named = hintForTarget(line, target).replace(/^next: stor (?!--profile )/, `next: stor --profile ${target} `);
+        out += atLineStart ? `${target}: ${named}` : line;
         atLineStart = line.endsWith('\n');
       }
       return stderr.write(out);
