@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ProfileStore } from '../../src/core/config/profiles.js';
+import { E } from '../../src/core/error-catalogue.js';
 import { clientEnv } from '../helpers/client-env.js';
 import { runStor } from '../helpers/run-stor.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -159,7 +160,7 @@ describe('--targets on changes (issue 15, Deliver 3)', () => {
     const r = await runStor(['--targets', 'nas[1-3]', 'mkdir', '/mnt/tank/planned', '--yes', '--json'], { env });
     expect(r.code).toBe(3);
     const outcomes = outcomesOf(r.stdout);
-    expect(brief(outcomes)).toEqual([['nas1', 0, null], ['nas2', 3, 'UNREACHABLE'], ['nas3', 4, 'KEY_REJECTED']]);
+    expect(brief(outcomes)).toEqual([['nas1', 0, null], ['nas2', 3, E.UNREACHABLE.code], ['nas3', 4, E.KEY_REJECTED.code]]);
     expect(outcomes[0]!.data).toEqual({ directories: [{ path: '/mnt/tank/planned', created: true, mode: '0755' }] });
     expect(outcomes[2]!.error!.hint).toContain('`stor --profile nas3 api-key create NAME --user USER`');
     expect(outcomes[2]).not.toHaveProperty('plan');
@@ -181,7 +182,7 @@ describe('--targets on changes (issue 15, Deliver 3)', () => {
     const stopped = await runStor(['--targets', 'nas[1-3]', 'dataset', 'create', 'tank/dup', '--fan-out', '1', '--yes', '--json'], { env });
     expect(stopped.code).toBe(1);
     const outcomes = outcomesOf(stopped.stdout);
-    expect(brief(outcomes)).toEqual([['nas1', 0, null], ['nas2', 1, outcomes[1]!.error!.code], ['nas3', 1, 'NOT_ATTEMPTED']]);
+    expect(brief(outcomes)).toEqual([['nas1', 0, null], ['nas2', 1, outcomes[1]!.error!.code], ['nas3', 1, E.NOT_ATTEMPTED.code]]);
     expect(outcomes[1]!.error!.kind).toBe('failed');
     // The appliance's own reason travels with the target's error, as it does without --targets.
     expect(outcomes[1]!.error!.details).toEqual(['* pool_dataset_create.name: Path /mnt/tank/dup already exists']);

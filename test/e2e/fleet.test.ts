@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { E } from '../../src/core/error-catalogue.js';
 import { spawnStor } from '../helpers/bin.js';
 import { clientEnv } from '../helpers/client-env.js';
 import { makeUserWithPrivilege, stor } from '../helpers/runbook.js';
@@ -81,7 +82,7 @@ describe('a fleet of six stor serve instances (issue 15, acceptance)', () => {
     // Again without --parents: the appliance's "exists" on the first target stops the rest; with --keep-going each says it.
     const again = await spawnStor(['--targets', '@lab', 'dataset', 'create', 'tank/fleet', '--yes', '--fan-out', '1', '--json'], { env });
     expect(again.code).toBe(1);
-    expect((JSON.parse(again.stdout) as Outcome[]).map((o) => [o.target, o.error?.code === 'NOT_ATTEMPTED'])).toEqual([['nas1', false], ['nas2', true], ['nas4', true]]);
+    expect((JSON.parse(again.stdout) as Outcome[]).map((o) => [o.target, o.error?.code === E.NOT_ATTEMPTED.code])).toEqual([['nas1', false], ['nas2', true], ['nas4', true]]);
     const kept = await spawnStor(['--targets', '@lab', 'dataset', 'create', 'tank/fleet', '--yes', '--fan-out', '1', '--keep-going'], { env });
     expect(kept.code).toBe(1);
     expect(kept.stderr.trim().split('\n').at(-1)).toBe('0 ok, 3 failed');
