@@ -40,17 +40,15 @@ export async function datasetDelete(ctx: CommandContext, ref: string, options: D
   const deleted = [...children.sort((a, b) => b.split('/').length - a.split('/').length), ...(isRoot ? [] : [id])];
   const data: DatasetDeleted = { id, dry_run: options.dryRun === true, deleted, bytes: isRoot ? children.reduce((s, c) => s + (bytesOf(all.find((d) => d.id === c)?.used) ?? 0), 0) : (bytesOf(target.used) ?? 0) };
   const summary = `${deleted.length} dataset${deleted.length === 1 ? '' : 's'} (${deleted.join(', ')}) and ${formatBytes(data.bytes)} of files`;
+  // The refusal is predicted from reads, never learnt by calling the delete itself: if the
+  // children went meanwhile, that "probe" would delete the dataset before anyone said yes.
+  // Should the prediction be wrong, the real call after consent gives the appliance's own error.
+  const snapshots = await snapshotsBelow(t, id);
+  const refusal = await predictedRefusal(t, id, { hasChildren: children.length > 0, isRoot, recursive: options.recursive === true, snapshots, volume: target.type === 'VOLUME' });
+  if (refusal) throw refusal;
   if (options.dryRun) {
-    const snapshots = await snapshotsBelow(t, id);
-    const refusal = await predictedRefusal(t, id, { hasChildren: children.length > 0, isRoot, recursive: options.recursive === true, snapshots, volume: target.type === 'VOLUME' });
-    if (refusal) throw refusal;
     if (!ctx.globals.json) ctx.note('stor: dry run: nothing was deleted');
     return { data, view: deletedView(data) };
-  }
-  if ((children.length > 0 || (await snapshotsBelow(t, id)).length > 0) && !options.recursive) {
-    // Let the appliance refuse it before the prompt, so the error is exactly what it says
-    // (ENOTEMPTY for children, zfs's EFAULT listing the snapshots).
-    await call(t, 'pool.dataset.delete', [id, { recursive: false, force: false }]);
   }
   // Not a snapshot: the dataset's snapshots go with it (and block a delete without --recursive).
   await confirmChange(ctx, `Delete ${summary}? This cannot be undone.`, options.yes, `preview with \`stor dataset delete ${id}${options.recursive ? ' --recursive' : ''} --dry-run\``);

@@ -1,4 +1,7 @@
 import { call } from '../../core/contract/client.js';
+import { groupContract } from '../../core/contract/group.js';
+import { ERRNO, rpcErrors } from '../../core/errors.js';
+import { predictedDenial } from '../shared/predict-access.js';
 import type { CommandContext } from '../shared/context.js';
 import { arg, defineCommand, flag, type OptionValues, yesFlag } from '../shared/declare.js';
 import { confirmChange } from '../shared/prompts.js';
@@ -27,12 +30,12 @@ export async function groupDelete(ctx: CommandContext, ref: string, opts: GroupD
   const group = await findGroup(t, ref);
   const summary = await groupSummary(t, group.id);
   const data: GroupDeleted = { id: group.id, gid: group.gid, name: group.name, members: summary.members, delete_users: opts.deleteUsers };
-  // A built-in group is refused by the appliance in its own words (MW/plugins/account.py:2159):
-  // ask it before asking the operator, as nothing can change.
-  if (!group.builtin) {
-    const who = summary.members.length > 0 ? ` (members: ${summary.members.join(', ')}${opts.deleteUsers ? ', whose primary group it is, are deleted too' : ''})` : '';
-    await confirmChange(ctx, `Delete group ${group.name} (gid ${group.gid})${who}?`, opts.yes);
-  }
+  // A built-in group is refused by the appliance (MW/plugins/account.py:2159-2160, after the
+  // dispatcher's role check). Predicted from reads and said in its words before anyone is asked:
+  // calling the delete to hear the refusal would be a change before consent.
+  if (group.builtin) throw (await predictedDenial(t, groupContract['group.delete'].access)) ?? rpcErrors.call(ERRNO.EACCES, 'A built-in group cannot be deleted.');
+  const who = summary.members.length > 0 ? ` (members: ${summary.members.join(', ')}${opts.deleteUsers ? ', whose primary group it is, are deleted too' : ''})` : '';
+  await confirmChange(ctx, `Delete group ${group.name} (gid ${group.gid})${who}?`, opts.yes);
   await call(t, 'group.delete', [group.id, { delete_users: opts.deleteUsers }]);
   return { data, view: { kind: 'record', heading: `Deleted group ${group.name}`, fields: [['gid', group.gid], ['members', summary.members]] } };
 }

@@ -1,4 +1,7 @@
 import { call } from '../../core/contract/client.js';
+import { privilegeContract } from '../../core/contract/privilege.js';
+import { ERRNO, rpcErrors } from '../../core/errors.js';
+import { predictedDenial } from '../shared/predict-access.js';
 import type { CommandContext } from '../shared/context.js';
 import { confirmChange } from '../shared/prompts.js';
 import type { CommandResult } from '../shared/render.js';
@@ -17,9 +20,10 @@ export interface PrivilegeDeleted {
 export async function privilegeDelete(ctx: CommandContext, ref: string, yes: boolean): Promise<CommandResult<PrivilegeDeleted>> {
   const t = await ctx.transport();
   const p = await findPrivilege(t, ref);
-  // A built-in privilege: the appliance refuses it (EPERM, MW/plugins/account_/privilege.py:163);
-  // let it say so in its own words, before anyone is asked anything.
-  if (p.builtin_name) await call(t, 'privilege.delete', [p.id]);
+  // A built-in privilege: the appliance refuses it (EPERM, MW/plugins/account_/privilege.py:163-164),
+  // after the dispatcher's role check. Said in its words before anyone is asked anything, but
+  // predicted from reads: calling the delete to hear the refusal would be a change before consent.
+  if (p.builtin_name) throw (await predictedDenial(t, privilegeContract['privilege.delete'].access)) ?? rpcErrors.call(ERRNO.EPERM, 'Unable to delete built-in privilege');
   const groups = groupNames(p);
   await confirmChange(ctx, `Delete privilege ${p.id} "${p.name}"? Members of ${groups.join(', ') || 'no group'} lose ${p.roles.join(', ') || 'no roles'} through it.`, yes);
   await call(t, 'privilege.delete', [p.id]);

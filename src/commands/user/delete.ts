@@ -1,4 +1,7 @@
 import { call } from '../../core/contract/client.js';
+import { userContract } from '../../core/contract/user.js';
+import { ERRNO, rpcErrors } from '../../core/errors.js';
+import { predictedDenial } from '../shared/predict-access.js';
 import type { CommandContext } from '../shared/context.js';
 import { arg, defineCommand, flag, type OptionValues, yesFlag } from '../shared/declare.js';
 import { confirmChange } from '../shared/prompts.js';
@@ -27,12 +30,17 @@ export async function userDelete(ctx: CommandContext, ref: string, opts: UserDel
   const t = await ctx.transport();
   const user = await findUser(t, ref);
   const group = primaryGroupName(user);
-  // Built-in and immutable users are refused by the appliance in its own words
-  // (MW/plugins/account.py:1052-1057): ask it before asking the operator, as nothing can change.
-  if (!user.builtin && !user.immutable) {
-    const also = opts.deleteGroup && group ? ` and its primary group ${group} if no one else is in it` : '';
-    await confirmChange(ctx, `Delete user ${user.username} (uid ${user.uid})${also}?`, opts.yes);
+  // Built-in and immutable users are refused by the appliance (MW/plugins/account.py:1046-1057,
+  // in that order after the dispatcher's role check). Predicted from reads and said in its words
+  // before anyone is asked: calling the delete to hear the refusal would be a change before consent.
+  if (user.builtin || user.immutable) {
+    const denied = await predictedDenial(t, userContract['user.delete'].access);
+    if (denied) throw denied;
+    if ((await call(t, 'auth.me')).pw_name === user.username) throw rpcErrors.call(ERRNO.EINVAL, 'Cannot delete the currently active user');
+    throw rpcErrors.call(ERRNO.EINVAL, user.builtin ? 'Cannot delete a built-in user' : 'Cannot delete an immutable user');
   }
+  const also = opts.deleteGroup && group ? ` and its primary group ${group} if no one else is in it` : '';
+  await confirmChange(ctx, `Delete user ${user.username} (uid ${user.uid})${also}?`, opts.yes);
   // Sent always: the appliance's own default is to delete the group, stor's is to keep it.
   await call(t, 'user.delete', [user.id, { delete_group: opts.deleteGroup }]);
   const groupGone = group !== null && (await listGroups(t, [['name', '=', group]])).length === 0;
