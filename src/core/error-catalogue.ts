@@ -74,6 +74,11 @@ const CATALOGUE = {
     meaning: 'with `--targets`, a change was not started on this target because an earlier target failed',
     remedy: 'fix what failed and run it again (targets already changed report what they did), or add `--keep-going`',
   },
+  PLAN_CHANGED: {
+    kind: 'failed',
+    meaning: 'the target changed between the plan you confirmed and the change (the details name what is new); nothing was changed',
+    remedy: 'review the new plan with `--dry-run`, then run the command again',
+  },
   PRIVILEGE_NOT_FOUND: {
     kind: 'failed',
     meaning: 'no privilege has that id or name',

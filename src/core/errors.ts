@@ -259,13 +259,16 @@ export class StorError extends Error {
   /** Stable code for callers and `--json` error output, e.g. `LOCAL_FILE_MISSING`. */
   readonly code: ErrorCode;
   readonly hint: string | undefined;
+  /** Items the message is about, one a line under it and in `--json`'s `details` (what a plan gained, say). */
+  readonly details: string[] | undefined;
 
   /** `error` comes from the catalogue (`E.LOCAL_FILE_MISSING`): it fixes the code and the kind together. */
-  constructor(error: CatalogueEntry, message: string, options: { hint?: string; cause?: unknown } = {}) {
+  constructor(error: CatalogueEntry, message: string, options: { hint?: string; cause?: unknown; details?: string[] } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.kind = error.kind;
     this.code = error.code;
     this.hint = options.hint;
+    this.details = options.details;
   }
 }
 

@@ -1,26 +1,13 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { STOR_BIN } from '../helpers/bin.js';
 import { stor } from '../helpers/runbook.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { answerOnTerminal } from '../helpers/terminal.js';
 
 const hasScript = spawnSync('script', ['--version']).status === 0;
 
-/** Runs `bin/stor` on a pseudo-terminal (util-linux `script`) and answers "n" at its prompt; resolves with what the terminal showed. */
-function declineOnTerminal(args: string[], env: Record<string, string>): Promise<string> {
-  const command = [process.execPath, STOR_BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-  const child = spawn('script', ['-qfec', command, '/dev/null'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', TERM: 'dumb', ...env } });
-  let shown = '';
-  let answered = false;
-  child.stdout.setEncoding('utf8').on('data', (d: string) => {
-    shown += d;
-    if (!answered && shown.includes('(y/N)')) {
-      answered = true;
-      child.stdin.write('n\r');
-    }
-  });
-  return new Promise((resolve) => child.on('close', () => resolve(shown)));
-}
+/** Runs `bin/stor` on a pseudo-terminal and answers "n" at its prompt; resolves with what the terminal showed. */
+const declineOnTerminal = async (args: string[], env: Record<string, string>) => (await answerOnTerminal(args, env, 'n')).shown;
 
 describe.skipIf(!hasScript)('the safe first step, shown on a terminal before a destructive prompt', () => {
   it('dataset delete and privilege fix --all suggest their dry run; declining changes nothing', async () => {

@@ -1,5 +1,6 @@
 import type { CommandContext } from '../shared/context.js';
 import { predictedDenial } from '../shared/predict-access.js';
+import { holdToPlan } from '../shared/plan-check.js';
 import { confirmChange } from '../shared/prompts.js';
 import { toned, type CommandResult, type View } from '../shared/render.js';
 import { formatBytes, sizeCell } from '../shared/format.js';
@@ -34,10 +35,11 @@ export async function datasetDelete(ctx: CommandContext, ref: string, options: D
   const id = datasetId(ref);
   // get_instance first: an unknown id is reported as the appliance reports it, before any prompt.
   const target = await call(t, 'pool.dataset.get_instance', [id]);
-  const all = await queryItems(t, 'pool.dataset.query', ['id'], [['pool', '=', target.pool ?? id.split('/')[0]]]);
+  const pool = target.pool ?? id.split('/')[0]!;
+  const all = await queryItems(t, 'pool.dataset.query', ['id'], [['pool', '=', pool]]);
   const children = all.filter((d) => d.id.startsWith(`${id}/`)).map((d) => d.id);
   const isRoot = !id.includes('/');
-  const deleted = [...children.sort((a, b) => b.split('/').length - a.split('/').length), ...(isRoot ? [] : [id])];
+  const deleted = goingOrder(id, children);
   const data: DatasetDeleted = { id, dry_run: options.dryRun === true, deleted, bytes: isRoot ? children.reduce((s, c) => s + (bytesOf(all.find((d) => d.id === c)?.used) ?? 0), 0) : (bytesOf(target.used) ?? 0) };
   const summary = `${deleted.length} dataset${deleted.length === 1 ? '' : 's'} (${deleted.join(', ')}) and ${formatBytes(data.bytes)} of files`;
   // The refusal is predicted from reads, never learnt by calling the delete itself: if the
@@ -51,9 +53,28 @@ export async function datasetDelete(ctx: CommandContext, ref: string, options: D
     return { data, view: deletedView(data) };
   }
   // Not a snapshot: the dataset's snapshots go with it (and block a delete without --recursive).
-  await confirmChange(ctx, `Delete ${summary}? This cannot be undone.`, options.yes, `preview with \`stor dataset delete ${id}${options.recursive ? ' --recursive' : ''} --dry-run\``);
+  const preview = `stor dataset delete ${id}${options.recursive ? ' --recursive' : ''} --dry-run`;
+  const asked = await confirmChange(ctx, `Delete ${summary}? This cannot be undone.`, options.yes, `preview with \`${preview}\``);
+  if (options.recursive) {
+    // A child created while the question waited would go too, unnamed: hold to the plan.
+    data.deleted = [
+      ...(await holdToPlan(ctx, {
+        shown: deleted,
+        pick: (plan: DatasetDeleted) => plan.deleted,
+        asked,
+        reread: async () => goingOrder(id, (await queryItems(t, 'pool.dataset.query', ['id'], [['pool', '=', pool]])).map((d) => d.id).filter((c) => c.startsWith(`${id}/`))),
+        what: `${id} --recursive would now also delete`,
+        preview,
+      })),
+    ];
+  }
   await call(t, 'pool.dataset.delete', [id, { recursive: options.recursive === true, force: false }]);
   return { data, view: deletedView(data) };
+}
+
+/** What a delete takes, deepest children first, the named dataset last unless it is a pool root (which goes only with its pool). */
+function goingOrder(id: string, children: string[]): string[] {
+  return [...children.sort((a, b) => b.split('/').length - a.split('/').length), ...(id.includes('/') ? [id] : [])];
 }
 
 function deletedView(data: DatasetDeleted): View {

@@ -16,6 +16,11 @@ export type { GlobalOptions } from './global-options.js';
 export class CommandContext {
   private opened: Promise<Transport> | undefined;
   private chosen: Promise<TargetSpec> | undefined;
+  /**
+   * In a `--targets` change: this target's plan as the fan-out showed it and the operator
+   * confirmed it (the verb's dry-run data), which the verb holds its change to (plan-check.ts).
+   */
+  confirmedPlan: unknown = undefined;
 
   constructor(
     readonly io: IO,

@@ -18,7 +18,7 @@ export interface DescribedError {
  */
 export function describeError(err: unknown): DescribedError {
   if (err instanceof StorError) {
-    return { code: EXIT_FOR_KIND[err.kind], kind: err.kind, errorCode: err.code, message: err.message, ...(err.hint ? { hint: err.hint } : {}) };
+    return { code: EXIT_FOR_KIND[err.kind], kind: err.kind, errorCode: err.code, message: err.message, ...(err.hint ? { hint: err.hint } : {}), ...(err.details?.length ? { details: err.details } : {}) };
   }
   if (err instanceof RpcError) {
     const kind = classifyRpcError(err);

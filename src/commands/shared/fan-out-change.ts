@@ -75,7 +75,8 @@ export async function fanOutChange(base: CommandContext, request: ChangeRequest)
         outcomes[i] = notAttempted(target, planOf(i));
         return;
       }
-      const run = await runOnTarget(base, target, request.apply);
+      // Only a rehearsal's data is a plan the verb can hold to; without one the plan is the command line.
+      const run = await runOnTarget(base, target, request.apply, false, request.rehearse ? planOf(i) : undefined);
       outcomes[i] = { ...run.outcome, plan: planOf(i) };
       if (run.result) applied[i] = run;
       if (!applicable(run.outcome) && !request.keepGoing) stopped = true;

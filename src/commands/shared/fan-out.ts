@@ -135,12 +135,20 @@ export async function resolveFleet(base: CommandContext): Promise<string[]> {
  * Runs `run` on one target with its own context (its own transport, timeout and failure); its
  * notes go to stderr led by its name, and `quiet` silences them (a plan's rehearsal).
  */
-export async function runOnTarget(base: CommandContext, target: string, run: (ctx: CommandContext) => Promise<CommandResult> | CommandResult, quiet = false): Promise<TargetRun> {
+export async function runOnTarget(
+  base: CommandContext,
+  target: string,
+  run: (ctx: CommandContext) => Promise<CommandResult> | CommandResult,
+  quiet = false,
+  /** The plan shown and confirmed for this target, which a change holds to (plan-check.ts). */
+  confirmedPlan?: unknown,
+): Promise<TargetRun> {
   const { globals, io } = base;
   const ctx = new CommandContext(
     { ...io, env: targetEnv(io.env), stderr: prefixedStderr(io.stderr, target) },
     { ...globals, targets: undefined, url: undefined, profile: target, ...(quiet ? { quiet: true } : {}) },
   );
+  ctx.confirmedPlan = confirmedPlan;
   try {
     const result = await run(ctx);
     const exitCode = result.exitCode ?? EXIT.OK;

@@ -7,10 +7,11 @@ import { escapeControls } from './escape.js';
  * Asks before a change. With `--yes` it does not ask; off a terminal it refuses (exit 2) rather
  * than guess, so a script never changes anything it did not say it wanted changed. `safeFirst` is
  * the step to take before saying yes (a dry run, a snapshot), noted above the question: the moment
- * someone is asked is the moment they can still take it.
+ * someone is asked is the moment they can still take it. True when a question was asked (and
+ * answered yes): time passed, and the plan it showed may no longer hold (plan-check.ts).
  */
-export async function confirmChange(ctx: CommandContext, question: string, yes: boolean | undefined, safeFirst?: string): Promise<void> {
-  if (yes) return;
+export async function confirmChange(ctx: CommandContext, question: string, yes: boolean | undefined, safeFirst?: string): Promise<boolean> {
+  if (yes) return false;
   if (!(ctx.io.stdin.isTTY && ctx.io.stderr.isTTY)) {
     throw new StorError(E.CONFIRMATION_REQUIRED, 'refusing to make changes without confirmation: not on a terminal', {
       hint: safeFirst ? `add --yes to confirm; first, ${safeFirst}` : 'add --yes to confirm',
@@ -23,4 +24,5 @@ export async function confirmChange(ctx: CommandContext, question: string, yes: 
     { input: ctx.io.stdin, output: ctx.io.stderr as unknown as NodeJS.WritableStream },
   );
   if (!ok) throw new StorError(E.DECLINED, 'nothing was changed');
+  return true;
 }

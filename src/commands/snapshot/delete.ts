@@ -3,6 +3,7 @@ import { poolSnapshotContract } from '../../core/contract/pool-snapshot.js';
 import type { CommandContext } from '../shared/context.js';
 import { arg, defineCommand, flag, type OptionValues, yesFlag } from '../shared/declare.js';
 import { predictedDenial } from '../shared/predict-access.js';
+import { holdToPlan } from '../shared/plan-check.js';
 import { confirmChange } from '../shared/prompts.js';
 import type { CommandResult } from '../shared/render.js';
 import { datasetFilter, snapshotRef } from './model.js';
@@ -30,8 +31,9 @@ export async function snapshotDelete(ctx: CommandContext, ref: string, options: 
   const recursive = options.recursive === true;
   // get_instance first: an unknown snapshot is reported as the appliance reports it, before any prompt.
   await call(t, 'pool.snapshot.get_instance', [id]);
-  const same = await queryItems(t, 'pool.snapshot.query', ['id', 'snapshot_name'], [...datasetFilter(dataset, recursive), ['snapshot_name', '=', name]]);
-  const deleted = recursive ? same.map((s) => s.id) : [id];
+  const going = async () =>
+    recursive ? (await queryItems(t, 'pool.snapshot.query', ['id', 'snapshot_name'], [...datasetFilter(dataset, true), ['snapshot_name', '=', name]])).map((s) => s.id) : [id];
+  const deleted = await going();
   const data: SnapshotDeleted = { id, dry_run: options.dryRun === true, deleted };
   const view = { kind: 'record' as const, fields: [['id', id] as [string, string], ['dry run', data.dry_run] as [string, boolean]], list: { label: options.dryRun ? 'would delete' : 'deleted', items: deleted } };
   if (options.dryRun) {
@@ -40,9 +42,15 @@ export async function snapshotDelete(ctx: CommandContext, ref: string, options: 
     ctx.note(`Dry run: would delete ${deleted.join(', ')}; nothing was deleted.`);
     return { data, view };
   }
-  await confirmChange(ctx, `Delete snapshot${deleted.length === 1 ? '' : 's'} ${deleted.join(', ')}? This cannot be undone.`, options.yes, `preview with \`stor snapshot delete ${id}${recursive ? ' -r' : ''} --dry-run\``);
+  const preview = `stor snapshot delete ${id}${recursive ? ' -r' : ''} --dry-run`;
+  const asked = await confirmChange(ctx, `Delete snapshot${deleted.length === 1 ? '' : 's'} ${deleted.join(', ')}? This cannot be undone.`, options.yes, `preview with \`${preview}\``);
+  // With -r, a child's snapshot of this name taken while the question waited would go too: hold to the plan.
+  if (recursive) {
+    data.deleted = [...(await holdToPlan(ctx, { shown: deleted, pick: (plan: SnapshotDeleted) => plan.deleted, asked, reread: going, what: `${id} -r would now also delete`, preview }))];
+    view.list.items = data.deleted;
+  }
   await call(t, 'pool.snapshot.delete', [id, { defer: false, recursive }]);
-  ctx.note(`Deleted ${deleted.join(', ')}.`);
+  ctx.note(`Deleted ${data.deleted.join(', ')}.`);
   return { data, view };
 }
 

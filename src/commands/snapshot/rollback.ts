@@ -4,6 +4,7 @@ import { ERRNO, rpcErrors } from '../../core/errors.js';
 import type { CommandContext } from '../shared/context.js';
 import { arg, defineCommand, flag, type OptionValues, yesFlag } from '../shared/declare.js';
 import { predictedDenial } from '../shared/predict-access.js';
+import { holdToPlan } from '../shared/plan-check.js';
 import { confirmChange } from '../shared/prompts.js';
 import type { CommandResult } from '../shared/render.js';
 import { snapshotRef } from './model.js';
@@ -32,8 +33,11 @@ export async function snapshotRollback(ctx: CommandContext, ref: string, options
   const t = await ctx.transport();
   // get_instance first: an unknown snapshot is reported as the appliance reports it, before any prompt.
   const target = await call(t, 'pool.snapshot.get_instance', [id]);
-  const siblings = await queryItems(t, 'pool.snapshot.query', ['id', 'createtxg'], [['dataset', '=', dataset]]);
-  const later = siblings.filter((s) => Number(s.createtxg) > Number(target.createtxg)).sort((a, b) => Number(a.createtxg) - Number(b.createtxg)).map((s) => s.id);
+  const takenAfter = async () => {
+    const siblings = await queryItems(t, 'pool.snapshot.query', ['id', 'createtxg'], [['dataset', '=', dataset]]);
+    return siblings.filter((s) => Number(s.createtxg) > Number(target.createtxg)).sort((a, b) => Number(a.createtxg) - Number(b.createtxg)).map((s) => s.id);
+  };
+  const later = await takenAfter();
   const data: SnapshotRolledBack = { id, dataset, dry_run: options.dryRun === true, destroyed: later };
   const refused = later.length > 0 && !options.recursive;
   if (options.dryRun || refused) {
@@ -56,7 +60,14 @@ export async function snapshotRollback(ctx: CommandContext, ref: string, options
     ctx.note(`Dry run: rolling back would lose ${lost}; nothing was changed.`);
     return { data, view };
   }
-  await confirmChange(ctx, `Roll ${dataset} back to ${id}, losing ${lost}?`, options.yes, `preview with \`stor snapshot rollback ${id}${options.recursive ? ' -r' : ''} --dry-run\``);
+  const preview = `stor snapshot rollback ${id}${options.recursive ? ' -r' : ''} --dry-run`;
+  const asked = await confirmChange(ctx, `Roll ${dataset} back to ${id}, losing ${lost}?`, options.yes, `preview with \`${preview}\``);
+  // With -r, a snapshot taken while the question waited would be destroyed too: hold to the plan.
+  // (Without -r zfs refuses to pass it, MW/plugins/zfs_/snapshot_actions.py:74-80, changing nothing.)
+  if (options.recursive) {
+    data.destroyed = [...(await holdToPlan(ctx, { shown: later, pick: (plan: SnapshotRolledBack) => plan.destroyed, asked, reread: takenAfter, what: `rolling back to ${id} would now also destroy`, preview }))];
+    view.list.items = data.destroyed;
+  }
   await call(t, 'pool.snapshot.rollback', [id, { recursive: options.recursive === true, recursive_clones: false, force: options.force === true, recursive_rollback: false }]);
   ctx.note(`Rolled ${dataset} back to ${id}.`);
   return { data, view };

@@ -1,0 +1,42 @@
+import { spawn } from 'node:child_process';
+import { STOR_BIN } from './bin.js';
+
+export interface TerminalRun {
+  /** Everything the terminal showed (stdout and stderr together, as a pseudo-terminal merges them). */
+  shown: string;
+  code: number | null;
+}
+
+/**
+ * Runs `bin/stor` on a pseudo-terminal (util-linux `script`) and, once its question `(y/N)` is
+ * showing, runs `whileAsked` (the world changing while the prompt waits), then types `answer`.
+ * Event-driven: nothing is answered before the question is on the screen.
+ */
+export function answerOnTerminal(
+  args: string[],
+  env: Record<string, string>,
+  answer: 'y' | 'n',
+  whileAsked: () => Promise<void> = async () => {},
+): Promise<TerminalRun> {
+  const command = [process.execPath, STOR_BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+  const child = spawn('script', ['-qfec', command, '/dev/null'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', TERM: 'dumb', ...env } });
+  let shown = '';
+  let asked = false;
+  let failed: unknown;
+  child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    shown += d;
+    if (asked || !shown.includes('(y/N)')) return;
+    asked = true;
+    whileAsked().then(
+      () => child.stdin.write(`${answer}\r`),
+      (err: unknown) => {
+        failed = err;
+        // Declined: whatever went wrong in the test, nothing is changed by the run.
+        child.stdin.write('n\r');
+      },
+    );
+  });
+  return new Promise((resolve, reject) =>
+    child.on('close', (code) => (failed === undefined ? resolve({ shown: shown.replace(/\r\n/g, '\n'), code }) : reject(failed instanceof Error ? failed : new Error(String(failed))))),
+  );
+}
