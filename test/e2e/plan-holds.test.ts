@@ -70,6 +70,41 @@ describe.skipIf(!hasScript)('a change confirmed on a plan does no more than the 
     expect(await ids(run, ['snapshot', 'list', 'tank/a'])).toEqual(['tank/a@s1']);
   });
 
+  it('privilege fix: a role added while the prompt waited stops the rewrite, which would have dropped it; the roles stay as they are', async () => {
+    const { env, run } = embedded();
+    await run(['privilege', 'create', 'ops', '--roles', 'READONLY_ADMIN,SHARING_READ', '--force']);
+    const r = await answerOnTerminal(['privilege', 'fix', 'ops'], env, 'y', async () => {
+      await run(['privilege', 'update', 'ops', '--roles', 'READONLY_ADMIN,SHARING_READ,ALERT_LIST_READ', '--force']);
+    });
+    expect(r.shown).toContain('stor: the target changed since the plan you confirmed: privilege fix would now rewrite privilege');
+    expect(r.shown).toContain('"ops" with roles [READONLY_ADMIN, SHARING_READ, ALERT_LIST_READ]; nothing was changed');
+    expect(r.code).toBe(1);
+    expect(JSON.parse((await run(['--json', 'privilege', 'show', 'ops'])).stdout).listed_roles).toEqual(['READONLY_ADMIN', 'SHARING_READ', 'ALERT_LIST_READ']);
+  });
+
+  it('privilege delete: a group bound while the prompt waited stops the delete, named; the privilege stays', async () => {
+    const { env, run } = embedded();
+    await run(['group', 'create', 'staff']);
+    await run(['privilege', 'create', 'ops', '--roles', 'READONLY_ADMIN']);
+    const r = await answerOnTerminal(['privilege', 'delete', 'ops'], env, 'y', async () => {
+      await run(['privilege', 'update', 'ops', '--groups', 'staff']);
+    });
+    expect(r.shown).toMatch(/stor: the target changed since the plan you confirmed: deleting privilege \d+ would now also take group staff; nothing was changed/);
+    expect(r.code).toBe(1);
+    expect((await run(['privilege', 'show', 'ops'])).code).toBe(0);
+  });
+
+  it('group delete --delete-users: a user who joined while the prompt waited stops the delete, named; no user is deleted', async () => {
+    const { env, run } = embedded();
+    await run(['user', 'create', 'erin', '--password-disabled', '--group', 'staff']);
+    const r = await answerOnTerminal(['group', 'delete', 'staff', '--delete-users'], env, 'y', async () => {
+      await run(['user', 'create', 'frank', '--password-disabled', '--group', 'staff']);
+    });
+    expect(r.shown).toContain('stor: the target changed since the plan you confirmed: deleting group staff would now also take member frank; nothing was changed');
+    expect(r.code).toBe(1);
+    for (const who of ['erin', 'frank']) expect((await run(['user', 'show', who])).code).toBe(0);
+  });
+
   it('--targets: a target whose plan grew while the one question waited is not changed (PLAN_CHANGED); the others are', async () => {
     const servers = await Promise.all([spawnServe(tempDir()), spawnServe(tempDir())]);
     const env = clientEnv();

@@ -4,6 +4,7 @@ import { ERRNO, rpcErrors } from '../../core/errors.js';
 import { predictedDenial } from '../shared/predict-access.js';
 import type { CommandContext } from '../shared/context.js';
 import { arg, defineCommand, flag, type OptionValues, yesFlag } from '../shared/declare.js';
+import { holdToPlan } from '../shared/plan-check.js';
 import { confirmChange } from '../shared/prompts.js';
 import type { CommandResult } from '../shared/render.js';
 import { findGroup, groupSummary } from './model.js';
@@ -35,7 +36,17 @@ export async function groupDelete(ctx: CommandContext, ref: string, opts: GroupD
   // calling the delete to hear the refusal would be a change before consent.
   if (group.builtin) throw (await predictedDenial(t, groupContract['group.delete'].access)) ?? rpcErrors.call(ERRNO.EACCES, 'A built-in group cannot be deleted.');
   const who = summary.members.length > 0 ? ` (members: ${summary.members.join(', ')}${opts.deleteUsers ? ', whose primary group it is, are deleted too' : ''})` : '';
-  await confirmChange(ctx, `Delete group ${group.name} (gid ${group.gid})${who}?`, opts.yes);
+  const asked = await confirmChange(ctx, `Delete group ${group.name} (gid ${group.gid})${who}?`, opts.yes);
+  // A member who joined while the question waited would lose the group, or with --delete-users
+  // be deleted, unnamed: hold to the plan.
+  await holdToPlan(ctx, {
+    shown: summary.members,
+    pick: (plan: GroupDeleted) => plan.members,
+    asked,
+    reread: async () => (await groupSummary(t, group.id)).members,
+    what: `deleting group ${group.name} would now also take member`,
+    preview: `stor group show ${group.name}`,
+  });
   await call(t, 'group.delete', [group.id, { delete_users: opts.deleteUsers }]);
   return { data, view: { kind: 'record', heading: `Deleted group ${group.name}`, fields: [['gid', group.gid], ['members', summary.members]] } };
 }

@@ -3,6 +3,7 @@ import { privilegeContract } from '../../core/contract/privilege.js';
 import { ERRNO, rpcErrors } from '../../core/errors.js';
 import { predictedDenial } from '../shared/predict-access.js';
 import type { CommandContext } from '../shared/context.js';
+import { holdToPlan } from '../shared/plan-check.js';
 import { confirmChange } from '../shared/prompts.js';
 import type { CommandResult } from '../shared/render.js';
 import { findPrivilege, groupNames } from './model.js';
@@ -25,7 +26,17 @@ export async function privilegeDelete(ctx: CommandContext, ref: string, yes: boo
   // predicted from reads: calling the delete to hear the refusal would be a change before consent.
   if (p.builtin_name) throw (await predictedDenial(t, privilegeContract['privilege.delete'].access)) ?? rpcErrors.call(ERRNO.EPERM, 'Unable to delete built-in privilege');
   const groups = groupNames(p);
-  await confirmChange(ctx, `Delete privilege ${p.id} "${p.name}"? Members of ${groups.join(', ') || 'no group'} lose ${p.roles.join(', ') || 'no roles'} through it.`, yes);
+  const asked = await confirmChange(ctx, `Delete privilege ${p.id} "${p.name}"? Members of ${groups.join(', ') || 'no group'} lose ${p.roles.join(', ') || 'no roles'} through it.`, yes);
+  // A group bound or a role added while the question waited would be lost too, unnamed: hold to the plan.
+  const items = (q: typeof p) => [...groupNames(q).map((g) => `group ${g}`), ...q.roles.map((r) => `role ${r}`)];
+  await holdToPlan(ctx, {
+    shown: items(p),
+    pick: (plan: PrivilegeDeleted) => [...plan.groups.map((g) => `group ${g}`), ...plan.roles.map((r) => `role ${r}`)],
+    asked,
+    reread: async () => items(await findPrivilege(t, String(p.id))),
+    what: `deleting privilege ${p.id} would now also take`,
+    preview: `stor privilege show ${p.id}`,
+  });
   await call(t, 'privilege.delete', [p.id]);
   const data: PrivilegeDeleted = { id: p.id, name: p.name, groups, roles: p.roles, deleted: true };
   return { data, view: { kind: 'record', fields: [['id', p.id], ['name', p.name], ['groups', groups], ['roles', p.roles], ['deleted', true]] } };

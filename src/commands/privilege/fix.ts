@@ -7,6 +7,7 @@ import type { Transport } from '../../core/transport/transport.js';
 import type { CommandContext } from '../shared/context.js';
 import { EXIT } from '../shared/exit-codes.js';
 import { predictedDenial } from '../shared/predict-access.js';
+import { holdToPlan } from '../shared/plan-check.js';
 import { confirmChange } from '../shared/prompts.js';
 import { render, renderMode, toned, type CommandResult, type Tone, type View } from '../shared/render.js';
 import { selfIncludingAdvice } from './lockout.js';
@@ -126,6 +127,9 @@ function advice(ctx: CommandContext, fixes: readonly PrivilegeFix[], dryRun: boo
   }
 }
 
+/** A fix as the plan item it rests on: which privilege, and the list its new one was computed from. */
+const planBasis = (f: Pick<PrivilegeFix, 'id' | 'name' | 'before'>) => `privilege ${f.id} "${f.name}" with roles [${f.before.join(', ')}]`;
+
 /** Applies one planned fix, then re-reads the privilege and checks the stored list and effective roles. */
 async function apply(t: Transport, catalogue: RoleCatalogue, fix: PrivilegeFix): Promise<void> {
   await call(t, 'privilege.update', [fix.id, { roles: fix.after }]);
@@ -169,7 +173,18 @@ export async function privilegeFix(ctx: CommandContext, ref: string | undefined,
     // The diff before the question, on stderr where the prompt is.
     if (!ctx.globals.json) ctx.io.stderr.write(await render({ data: pending, view: fixView(pending, false) }, renderMode(ctx.io, false, 'stderr')));
     const preview = `stor privilege fix ${options.all ? '--all' : JSON.stringify(ref)}${options.dropSelfIncluding ? ' --drop-self-including' : ''}${options.dropUnknown ? ' --drop-unknown' : ''} --dry-run`;
-    await confirmChange(ctx, `Rewrite the roles of ${pending.length} privilege${pending.length === 1 ? '' : 's'}?`, options.yes, `preview with \`${preview}\``);
+    const asked = await confirmChange(ctx, `Rewrite the roles of ${pending.length} privilege${pending.length === 1 ? '' : 's'}?`, options.yes, `preview with \`${preview}\``);
+    // Each list is written whole: a role added while the question waited would be dropped, one
+    // removed would come back. Every privilege must still hold the roles its fix was planned
+    // from (and, after a --targets rehearsal, be one the plan named) before any is written.
+    await holdToPlan(ctx, {
+      shown: pending.map(planBasis),
+      pick: (confirmed: FixResult) => confirmed.privileges.filter((f) => f.status === 'would-fix').map(planBasis),
+      asked,
+      reread: async () => Promise.all(pending.map(async (f) => planBasis({ ...f, before: (await call(t, 'privilege.get_instance', [f.id])).roles }))),
+      what: 'privilege fix would now rewrite',
+      preview,
+    });
     for (const fix of pending) await apply(t, catalogue, fix);
   }
   const wouldFix = fixes.filter((f) => f.status === 'would-fix');
