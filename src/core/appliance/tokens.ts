@@ -44,6 +44,9 @@ export class AuthToken {
 export class Tokens {
   private readonly tokens = new Map<string, AuthToken>();
 
+  /** `parentHolds` tells whether a token's root credential is still valid (session-check.ts). */
+  constructor(private readonly parentHolds: (parent: TokenParent) => boolean) {}
+
   create(options: { ttlSeconds: number; attrs: Record<string, unknown>; matchOrigin: string | null; parent: TokenParent; singleUse: boolean }): AuthToken {
     // `secrets.token_urlsafe(48)`: 48 random bytes, URL-safe base64 without padding, 64 characters.
     const value = randomBytes(48).toString('base64url');
@@ -52,7 +55,11 @@ export class Tokens {
     return token;
   }
 
-  /** The token, if it exists, has not expired and may be used from `origin` (the remote address must match). */
+  /**
+   * The token, if it exists, has not expired, may be used from `origin` (the remote address must
+   * match) and its root credential still holds. Every use of a token comes through here: login,
+   * upload and download. A token whose credential is gone is forgotten, as an expired one is.
+   */
   get(value: string, origin: Origin): AuthToken | null {
     const token = this.tokens.get(value);
     if (!token) return null;
@@ -61,6 +68,10 @@ export class Tokens {
       return null;
     }
     if (token.matchOrigin !== null && token.matchOrigin !== origin.address) return null;
+    if (!this.parentHolds(token.parent)) {
+      this.tokens.delete(value);
+      return null;
+    }
     return token;
   }
 
