@@ -48,7 +48,7 @@ export function startDownload(ctx: CallContext, method: string, args: unknown[],
     } finally {
       pipe.writerClosed();
     }
-  });
+  }, { output: true });
   const token = generateToken(ctx, 300, { filename, job: job.id }, true, true);
   appliance.downloads.register(job.id, pipe);
   return [job.id, `/_download/${job.id}?auth_token=${token}`];
