@@ -289,6 +289,7 @@ export function generateToken(ctx: CallContext, ttl: number | null, attrs: Recor
     matchOrigin: matchOrigin ? session.origin.address : null,
     parent,
     singleUse,
+    sessionId: session.id,
   });
   return token.value;
 }

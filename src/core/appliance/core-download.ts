@@ -49,7 +49,15 @@ export function startDownload(ctx: CallContext, method: string, args: unknown[],
       pipe.writerClosed();
     }
   }, { output: true });
-  const token = generateToken(ctx, 300, { filename, job: job.id }, true, true);
+  let token: string;
+  try {
+    token = generateToken(ctx, 300, { filename, job: job.id }, true, true);
+  } catch (err) {
+    // Refused (the session's token bound, or a file name too long for attrs): nobody will ever
+    // read this pipe, so close it now and the job ends with a broken pipe instead of waiting.
+    void pipe.close();
+    throw err;
+  }
   appliance.downloads.register(job.id, pipe);
   return [job.id, `/_download/${job.id}?auth_token=${token}`];
 }
