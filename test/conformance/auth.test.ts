@@ -276,7 +276,7 @@ describe('/_upload/ credentials as 25.10.1 (facts §0, §7.1, §7.2; MW/restful.
     expect((await upload(server, {}, `?auth_token=${once}`)).status).toBe(200);
     expect(await upload(server, {}, `?auth_token=${once}`)).toEqual({ status: 403, text: 'Invalid token' });
     expect(await upload(server, { authorization: 'Token not-a-token' })).toEqual({ status: 403, text: 'Invalid token' });
-    const withAttrs = await owner.result<string>('auth.generate_token', [600, { job: 1 }]);
+    const withAttrs = await owner.result<string>('auth.generate_token', [600, { purpose: 'upload' }]);
     expect(await upload(server, { authorization: `Token ${withAttrs}` })).toEqual({ status: 403, text: 'Invalid token' });
     // A header of another scheme counts as no credentials, and then the query string is not read.
     expect(await upload(server, { authorization: 'Digest x' }, `?auth_token=${multi}`)).toEqual({ status: 401, text: '401: Unauthorized' });

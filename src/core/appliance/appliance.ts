@@ -10,6 +10,7 @@ import { KeyCheckLimits } from './key-check-limits.js';
 import type { MethodDefinition } from './method.js';
 import { METHODS } from './methods.js';
 import { MAX_SESSION_AGE_MS, Session, type Origin } from './session.js';
+import { tokenParentHolds } from './session-check.js';
 import { loadSettings, saveSettings, type ApplianceSettings } from './settings.js';
 import { sweepUploadsInFlight } from './stray-uploads.js';
 import { sweepCopiesInFlight } from './stray-snapshot-copies.js';
@@ -31,7 +32,7 @@ export class Appliance {
   readonly events = new EventHub();
   readonly jobs = new Jobs(this.events);
   /** `auth.generate_token` tokens: in memory, as on the appliance. */
-  readonly tokens = new Tokens();
+  readonly tokens = new Tokens((parent) => tokenParentHolds(this, parent));
   /** core.download jobs waiting for their GET of /_download/. */
   readonly downloads = new Downloads();
   /** Failed API-key checks per key id and address, shared by every login path. */

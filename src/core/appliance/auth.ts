@@ -269,10 +269,15 @@ const LEVEL_1_MECHANISMS = ['API_KEY_PLAIN', 'TOKEN_PLAIN', 'PASSWORD_PLAIN'];
 
 /**
  * `auth.generate_token`: the parent is this session, or for a session that logged in with a token,
- * that token's parent (TokenManager.create). A `ttl` of null means the default 600 s.
+ * that token's parent (TokenManager.create). A `ttl` of null means the default 600 s. A token
+ * naming a job is refused unless the session may download that job (MW/plugins/auth.py:417-426).
  */
 export function generateToken(ctx: CallContext, ttl: number | null, attrs: Record<string, unknown>, matchOrigin: boolean, singleUse: boolean): string {
   const { session } = ctx;
+  if (attrs.job !== undefined && attrs.job !== null) {
+    const refusal = ctx.appliance.jobs.downloadTokenRefusal(session, attrs.job);
+    if (refusal) throw rpcErrors.call(ERRNO.EFAULT, refusal);
+  }
   const parent = session.credentials!.token?.parent ?? {
     credentials: session.credentials!,
     privilege: session.privilege!,
@@ -284,6 +289,7 @@ export function generateToken(ctx: CallContext, ttl: number | null, attrs: Recor
     matchOrigin: matchOrigin ? session.origin.address : null,
     parent,
     singleUse,
+    sessionId: session.id,
   });
   return token.value;
 }

@@ -48,8 +48,16 @@ export function startDownload(ctx: CallContext, method: string, args: unknown[],
     } finally {
       pipe.writerClosed();
     }
-  });
-  const token = generateToken(ctx, 300, { filename, job: job.id }, true, true);
+  }, { output: true });
+  let token: string;
+  try {
+    token = generateToken(ctx, 300, { filename, job: job.id }, true, true);
+  } catch (err) {
+    // Refused (the session's token bound, or a file name too long for attrs): nobody will ever
+    // read this pipe, so close it now and the job ends with a broken pipe instead of waiting.
+    void pipe.close();
+    throw err;
+  }
   appliance.downloads.register(job.id, pipe);
   return [job.id, `/_download/${job.id}?auth_token=${token}`];
 }

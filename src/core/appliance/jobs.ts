@@ -46,6 +46,8 @@ export interface JobHandle {
 interface Job {
   entry: JobEntry;
   owner: string | null;
+  /** Started with an output pipe (core.download): only such a job may be named by a download token. */
+  outputPipe: boolean;
   done: Promise<unknown>;
   abort: AbortController;
 }
@@ -111,7 +113,14 @@ export class Jobs {
   private readonly jobs = new Map<number, Job>();
   private nextId = 1;
 
-  start(session: Session, method: string, args: unknown[], messageId: unknown, run: (job: JobHandle) => Promise<unknown> | unknown): { id: number; done: Promise<unknown> } {
+  start(
+    session: Session,
+    method: string,
+    args: unknown[],
+    messageId: unknown,
+    run: (job: JobHandle) => Promise<unknown> | unknown,
+    pipes: { output: boolean } = { output: false },
+  ): { id: number; done: Promise<unknown> } {
     const id = this.nextId++;
     const owner = session.credentials?.username ?? null;
     const entry: JobEntry = {
@@ -168,7 +177,7 @@ export class Jobs {
     })();
     // A failure is reported through the job; whoever awaits `done` sees it too.
     done.catch(() => undefined);
-    this.jobs.set(id, { entry, owner, done, abort });
+    this.jobs.set(id, { entry, owner, outputPipe: pipes.output, done, abort });
     this.evict();
     this.announce('added', entry, owner);
     return { id, done };
@@ -202,6 +211,20 @@ export class Jobs {
   /** Whether job `id` is (still) kept. */
   exists(id: number): boolean {
     return this.jobs.has(id);
+  }
+
+  /**
+   * Why `session` may not make a token naming job `id` in its attrs, or null when it may
+   * (`auth.generate_token`, MW/plugins/auth.py:417-426): the job must exist, be one the session
+   * may access (its user's, or any for a full administrator) and have an output pipe. This is what
+   * keeps one user's download from another: /_download/ trusts the token's `job`.
+   */
+  downloadTokenRefusal(session: Session, id: unknown): string | null {
+    const job = typeof id === 'number' ? this.jobs.get(id) : undefined;
+    if (!job) return `${String(id)}: job does not exist.`;
+    const denied = accessError(session, job.owner);
+    if (denied) return `${id}: ${denied}`;
+    return job.outputPipe ? null : `${id}: job is not suitable for download token`;
   }
 
   /** Jobs `session` may see: its own, or all for full administrators (facts §7.3). */

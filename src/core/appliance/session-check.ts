@@ -3,6 +3,7 @@ import type { AccountsSnapshot } from './accounts.js';
 import type { Appliance } from './appliance.js';
 import { prepareLogin } from './auth.js';
 import type { ComposedPrivilege, Session, SessionCredentials } from './session.js';
+import type { TokenParent } from './tokens.js';
 
 /** Everything `held` grants is still granted by `now`: roles and allowlist entries. */
 function stillGrants(now: ComposedPrivilege, held: ComposedPrivilege): boolean {
@@ -42,6 +43,22 @@ function credentialHolds(appliance: Appliance, accounts: AccountsSnapshot, crede
 
 const expired = (at: number | null) => at !== null && at <= Date.now();
 
+/** A login older than AAL1's maximum age, or an API key past its expiry, holds no longer. */
+function outlived(appliance: Appliance, credentials: SessionCredentials, loginAt: number): boolean {
+  return Date.now() - loginAt >= appliance.maxSessionAgeMs || expired(credentials.apiKey?.expiresAt ?? null);
+}
+
+/**
+ * Whether a token's root credential still holds, checked at each use of the token (login, upload,
+ * download): 25.10.1's token credential is valid only while its root credential is
+ * (TokenSessionManagerCredentials.is_valid, MW/auth.py:247-256), so a token made by a session whose
+ * key was deleted or expired, or whose user lost what the session held, lets nothing in.
+ */
+export function tokenParentHolds(appliance: Appliance, parent: TokenParent): boolean {
+  if (outlived(appliance, parent.credentials, parent.credentials.loginAt)) return false;
+  return credentialHolds(appliance, appliance.accounts(), parent.credentials, parent.privilege);
+}
+
 /**
  * Run before every call on a session (as 25.10.1 re-checks each incoming message, facts §1.8):
  * a credential that is no longer valid logs the session out, which ends its subscriptions, and
@@ -56,8 +73,7 @@ export function revalidateSession(appliance: Appliance, session: Session): void 
   if (!creds || !held) return;
   // A token session stands on its parent's login: the parent's credential must still hold.
   const base = creds.token?.parent.credentials ?? creds;
-  const now = Date.now();
-  if (now - Math.min(creds.loginAt, base.loginAt) >= appliance.maxSessionAgeMs || expired(base.apiKey?.expiresAt ?? null)) {
+  if (outlived(appliance, base, Math.min(creds.loginAt, base.loginAt))) {
     session.logout();
     return;
   }
