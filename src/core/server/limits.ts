@@ -31,6 +31,13 @@ export interface ServerLimits {
   maxAnonymousPerAddress: number;
   /** WebSockets in all: each is a file descriptor and a session; the default `ulimit -n` is 1024+. */
   maxConnections: number;
+  /**
+   * A request body read before any credential is checked (a POST /api/current body, an upload's
+   * `data` part) must have arrived within this long, or it is answered 408 and its socket
+   * destroyed. 30 s is ample for the 64 kB such a body may hold; bytes trickled now and then do
+   * not extend it (issue 21 §11).
+   */
+  anonymousBodyMs: number;
   /** An upload whose bytes stop for this long is answered 408 and its socket destroyed. */
   uploadIdleMs: number;
   /** A download whose client reads nothing for this long has its socket destroyed. */
@@ -50,6 +57,7 @@ export const DEFAULT_LIMITS: ServerLimits = {
   idleTimeoutMs: 60 * 60_000,
   maxAnonymousPerAddress: 100,
   maxConnections: 1000,
+  anonymousBodyMs: 30_000,
   uploadIdleMs: 60_000,
   downloadIdleMs: 60_000,
   headersTimeoutMs: 20_000,
