@@ -6,7 +6,8 @@ export interface ServerLimits {
   /**
    * Answers and events queued for one WebSocket that the peer has not read. 8 MiB holds a hundred
    * of the largest answers (a 64 kB request rarely earns more than a few hundred kB back); a peer
-   * this far behind is not reading, and is closed 1008 rather than buffered for.
+   * this far behind is not reading, and is closed 1008 rather than buffered for. Checked before each
+   * send, against what is queued already: one answer larger than this still goes out whole.
    */
   maxBufferedBytes: number;
   /** Calls running at once on one WebSocket; more are answered -32000 at once (facts §1.8). */
