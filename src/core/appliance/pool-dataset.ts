@@ -146,7 +146,7 @@ class EntryBuilder {
   }
 
   /** Free bytes of the pool, less what a quota of the dataset or of its ancestors leaves. */
-  private availableOf(d: DatasetRecord): number {
+  availableOf(d: DatasetRecord): number {
     let available = 0;
     try {
       const fs = statfsSync(mountpointHost(this.appliance, d.pool));
@@ -372,8 +372,9 @@ function validateCreate(
   check(errors);
   const type = data.type;
   if (type === 'VOLUME' && data.volblocksize === undefined) data.volblocksize = '16K';
-  const free = new EntryBuilder(appliance, own).entry(parent!.id).available as { parsed: number };
-  commonValidation(errors, 'pool_dataset_create', data, type, parent!, byId, free.parsed, null);
+  // Only the parent's free space, not its entry: that would build every child's entry too.
+  const free = new EntryBuilder(appliance, own).availableOf(parent!);
+  commonValidation(errors, 'pool_dataset_create', data, type, parent!, byId, free, null);
   check(errors);
 
   if (datasetType(parent!) === 'VOLUME') add(errors, at, `${parent!.id}: parent may not be a ZFS volume`);
@@ -436,8 +437,8 @@ function validateUpdate(appliance: Appliance, own: ReadonlyMap<string, number>, 
   if (!d) throw rpcErrors.validation([['id', `${id} does not exist`, ERRNO.ENOENT]]);
   const type = datasetType(d);
   const parent = byId.get(parentOf(id) ?? id)!;
-  const free = new EntryBuilder(appliance, own).entry(parent.id).available as { parsed: number };
-  commonValidation(errors, 'pool_dataset_update', { ...data, volblocksize: d.properties.volblocksize }, type, parent, byId, free.parsed, d);
+  const free = new EntryBuilder(appliance, own).availableOf(parent);
+  commonValidation(errors, 'pool_dataset_update', { ...data, volblocksize: d.properties.volblocksize }, type, parent, byId, free, d);
   const schema = 'pool_dataset_update';
   if (data.user_properties_update && !data.user_properties) {
     data.user_properties_update.forEach((u, i) => {
