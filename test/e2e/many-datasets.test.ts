@@ -44,5 +44,6 @@ describe('stor dataset list with more datasets than one answer should carry', ()
     expect(listed.map((d) => d.id)).toEqual(['tank', ...names].sort());
     const table = (await run(['dataset', 'list', 'tank'])).stdout;
     expect(table).toContain('tank/g29/d39');
-  });
+    // 1,230 creates and two listings: generous for a loaded machine (13 s on a quiet one).
+  }, 240_000);
 });

@@ -3,8 +3,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 /**
  * A request body read before any credential is checked must arrive within a deadline (issue 21
  * §11): without one, anyone could hold sockets for ever by sending headers and then nothing, or a
- * byte now and then (the upload's idle timeout counts each byte as progress). The route that
- * checks a credential lifts it; a body read whole before its check (POST /api/current) keeps it.
+ * byte now and then (the upload's idle timeout counts each byte as progress). An upload lifts it
+ * once its `data` part is in (what follows waits for the credential check, and is not read before
+ * it passes); a body read whole before its check (POST /api/current) keeps it to its end.
  * The appliance has no such total: its nginx front cuts only a body idle for 60 s (the default
  * `client_body_timeout`; MW/etc_files/local/nginx/nginx.conf.mako:392-400 sets none). This one is
  * stor's own, for strangers only.
@@ -30,7 +31,7 @@ export function armBodyDeadline(req: IncomingMessage, res: ServerResponse, ms: n
   res.once('close', lift);
 }
 
-/** A credential has been checked: the body may take as long as its own route allows. */
+/** What must come before the credential check has come: the rest of the body is the route's to bound. */
 export function liftBodyDeadline(req: IncomingMessage): void {
   lifts.get(req)?.();
 }

@@ -162,9 +162,11 @@ export function uploadRoute(appliance: Appliance, limiter: RateLimiter, idleMs: 
           if (name !== 'data') throw new UploadRefused(405, '"data" part must be the first on payload');
           const text = kind === 'field' ? (value ?? '') : await readSmall(stream!, DATA_LIMIT);
           const call = parseData(text);
-          starter = authorizeUpload(appliance, await authenticateUpload(appliance, limiter, req, origin, call.method), call);
-          // Logged in: from here only the idle timeout (stallCutoff) bounds the body.
+          // The part read before any credential has come whole: the check that follows is the
+          // server's time, not the client's, and no byte of the file is read before it passes.
+          // From here only the idle timeout (stallCutoff) bounds the body.
           liftBodyDeadline(req);
+          starter = authorizeUpload(appliance, await authenticateUpload(appliance, limiter, req, origin, call.method), call);
           return;
         }
         if (name !== 'file') throw new UploadRefused(405, index === 2 ? '"file" not found as second part on payload' : `Unknown payload part '${name}'`);
