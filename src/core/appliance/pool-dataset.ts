@@ -1,7 +1,7 @@
 import { mkdirSync, lstatSync, statfsSync } from 'node:fs';
 import { poolDatasetContract, type PoolDatasetCreate, type PoolDatasetUpdate } from '../contract/pool-dataset.js';
 import { ERRNO, rpcErrors, type ValidationTriple } from '../errors.js';
-import { deleteDatasets, insertDataset, listDatasets, updateDataset, type DatasetRecord } from '../store/datasets.js';
+import { deleteDatasets, insertDataset, listDatasetLineage, listDatasets, updateDataset, type DatasetRecord } from '../store/datasets.js';
 import { listPools } from '../store/files.js';
 import { deleteSnapshots, listSnapshots } from '../store/snapshots.js';
 import type { Appliance } from './appliance.js';
@@ -60,9 +60,10 @@ function childrenIndex(all: readonly DatasetRecord[]): Map<string, DatasetRecord
  * built: of every dataset, or only of `only` (what one entry needs, ownBytesNeededFor).
  */
 async function measureOwnBytes(appliance: Appliance, only?: ReadonlySet<string>): Promise<Map<string, number>> {
+  const own = new Map<string, number>();
+  if (only?.size === 0) return own;
   const all = appliance.datasets();
   const children = childrenIndex(all);
-  const own = new Map<string, number>();
   for (const d of all) {
     if (only && !only.has(d.id)) continue;
     const mount = datasetType(d) === 'FILESYSTEM' ? mountpointHostOrNull(appliance, d.id) : null;
@@ -79,15 +80,15 @@ async function measureOwnBytes(appliance: Appliance, only?: ReadonlySet<string>)
  * its own tree, so creating or updating one costs the same with ten datasets or ten thousand
  * (issue 21 §13: the 800th create took ~110 ms, walking every file of every dataset).
  */
-function ownBytesNeededFor(all: readonly DatasetRecord[], id: string): Set<string> {
-  const roots = [id];
-  const byId = new Map(all.map((d) => [d.id, d]));
-  for (let a = parentOf(id); a; a = parentOf(a)) {
-    const quota = byId.get(a)?.properties.quota;
-    if (typeof quota === 'number' && quota > 0) roots.push(a);
-  }
+function ownBytesNeededFor(appliance: Appliance, id: string): Set<string> {
+  // The lineage first, by key: a name with no dataset yet and no quota above it needs nothing,
+  // and the whole table is not read for it.
+  const { store } = appliance;
+  const lineage = store.read(() => listDatasetLineage(store.db, id));
+  const roots = lineage.filter((d) => d.id === id || (typeof d.properties.quota === 'number' && d.properties.quota > 0)).map((d) => d.id);
   const needed = new Set<string>();
-  for (const d of all) {
+  if (roots.length === 0) return needed;
+  for (const d of appliance.datasets()) {
     if (roots.some((r) => d.id === r || d.id.startsWith(`${r}/`))) needed.add(d.id);
   }
   return needed;
@@ -116,15 +117,17 @@ class EntryBuilder {
   constructor(
     private readonly appliance: Appliance,
     private readonly own: ReadonlyMap<string, number>,
+    /** The datasets entries are built from: all of them unless the caller knows fewer will do. */
+    records: DatasetRecord[] = appliance.datasets(),
   ) {
-    this.all = appliance.datasets();
+    this.all = records;
     this.byId = new Map(this.all.map((d) => [d.id, d]));
     this.children = childrenIndex(this.all);
   }
 
   /** For every entry, or (with `id`) for that one entry and its children only. */
   static async load(appliance: Appliance, id?: string): Promise<EntryBuilder> {
-    const only = id === undefined ? undefined : ownBytesNeededFor(appliance.datasets(), id);
+    const only = id === undefined ? undefined : ownBytesNeededFor(appliance, id);
     return new EntryBuilder(appliance, await measureOwnBytes(appliance, only));
   }
 
@@ -340,7 +343,10 @@ function validateEncryption(errors: Errors, options: PoolDatasetCreate['encrypti
   }
 }
 
-/** do_create's checks in its order (MW/plugins/pool_/dataset.py:400-560); returns the ancestors to create. */
+/**
+ * do_create's checks in its order (MW/plugins/pool_/dataset.py:400-560); returns the ancestors to
+ * create. `existing` needs hold only the new name and its ancestors (listDatasetLineage).
+ */
 function validateCreate(
   appliance: Appliance,
   own: ReadonlyMap<string, number>,
@@ -373,7 +379,8 @@ function validateCreate(
   const type = data.type;
   if (type === 'VOLUME' && data.volblocksize === undefined) data.volblocksize = '16K';
   // Only the parent's free space, not its entry: that would build every child's entry too.
-  const free = new EntryBuilder(appliance, own).availableOf(parent!);
+  // Nothing measured means no quota above: the parent's lineage is all its free space depends on.
+  const free = new EntryBuilder(appliance, own, own.size === 0 ? existing : undefined).availableOf(parent!);
   commonValidation(errors, 'pool_dataset_create', data, type, parent!, byId, free, null);
   check(errors);
 
@@ -484,9 +491,11 @@ export const poolDatasetMethods = [
     const { store } = appliance;
     // Measured before the write lock is taken: the walk is asynchronous, the transaction is not.
     // Only what the new entry counts (a fresh dataset holds no files yet): its quota'd ancestors.
-    const own = await measureOwnBytes(appliance, ownBytesNeededFor(appliance.datasets(), data.name));
-    store.write(() => {
-      const { ancestors } = validateCreate(appliance, own, data, listDatasets(store.db), listPools(store.db));
+    const needed = ownBytesNeededFor(appliance, data.name);
+    const own = await measureOwnBytes(appliance, needed);
+    const created = store.write(() => {
+      // Inside the transaction, as another process may have written since: only the name's lineage.
+      const { ancestors } = validateCreate(appliance, own, data, listDatasetLineage(store.db, data.name), listPools(store.db));
       const pool = data.name.split('/')[0]!;
       const now = Date.now();
       for (const id of ancestors) insertDataset(store.db, { id, pool, properties: {}, user_properties: {}, created_at: now });
@@ -497,12 +506,15 @@ export const poolDatasetMethods = [
       // The directories are made inside the transaction: if mkdir fails, no row is kept. A volume has none.
       const mounted = data.type === 'VOLUME' ? ancestors : [...ancestors, data.name];
       for (const id of mounted) mkdirSync(mountpointHost(appliance, id), { mode: 0o755 });
+      // Under no quota, the new entry reads only its lineage (it has no children yet); the whole
+      // table would be read again just for it, which made every create cost more than the last.
+      return needed.size === 0 ? listDatasetLineage(store.db, data.name) : undefined;
     });
-    return new EntryBuilder(appliance, own).entry(data.name);
+    return new EntryBuilder(appliance, own, created).entry(data.name);
   }),
   implement(poolDatasetContract['pool.dataset.update'], async ({ appliance }, id, data) => {
     const { store } = appliance;
-    const own = await measureOwnBytes(appliance, ownBytesNeededFor(appliance.datasets(), id));
+    const own = await measureOwnBytes(appliance, ownBytesNeededFor(appliance, id));
     store.write(() => {
       const d = validateUpdate(appliance, own, id, data, listDatasets(store.db));
       applyUpdate(d, data);
