@@ -353,6 +353,8 @@ function validateCreate(
   data: PoolDatasetCreate,
   existing: DatasetRecord[],
   pools: string[],
+  /** No quota above the new name: its free space depends on its lineage alone. */
+  lineageSuffices: boolean,
 ): { ancestors: string[] } {
   const at = 'pool_dataset_create.name';
   const errors: Errors = [];
@@ -379,8 +381,7 @@ function validateCreate(
   const type = data.type;
   if (type === 'VOLUME' && data.volblocksize === undefined) data.volblocksize = '16K';
   // Only the parent's free space, not its entry: that would build every child's entry too.
-  // Nothing measured means no quota above: the parent's lineage is all its free space depends on.
-  const free = new EntryBuilder(appliance, own, own.size === 0 ? existing : undefined).availableOf(parent!);
+  const free = new EntryBuilder(appliance, own, lineageSuffices ? existing : undefined).availableOf(parent!);
   commonValidation(errors, 'pool_dataset_create', data, type, parent!, byId, free, null);
   check(errors);
 
@@ -495,7 +496,7 @@ export const poolDatasetMethods = [
     const own = await measureOwnBytes(appliance, needed);
     const created = store.write(() => {
       // Inside the transaction, as another process may have written since: only the name's lineage.
-      const { ancestors } = validateCreate(appliance, own, data, listDatasetLineage(store.db, data.name), listPools(store.db));
+      const { ancestors } = validateCreate(appliance, own, data, listDatasetLineage(store.db, data.name), listPools(store.db), needed.size === 0);
       const pool = data.name.split('/')[0]!;
       const now = Date.now();
       for (const id of ancestors) insertDataset(store.db, { id, pool, properties: {}, user_properties: {}, created_at: now });
