@@ -74,6 +74,8 @@ async function measureOwnBytes(appliance: Appliance, only?: ReadonlySet<string>)
   return own;
 }
 
+const hasQuota = (d: DatasetRecord) => typeof d.properties.quota === 'number' && d.properties.quota > 0;
+
 /**
  * The datasets whose files `id`'s entry counts: its own tree (`used`), and the trees of its
  * ancestors that have a quota (`available`). Without quotas above it, a dataset's entry walks only
@@ -85,7 +87,7 @@ function ownBytesNeededFor(appliance: Appliance, id: string): Set<string> {
   // and the whole table is not read for it.
   const { store } = appliance;
   const lineage = store.read(() => listDatasetLineage(store.db, id));
-  const roots = lineage.filter((d) => d.id === id || (typeof d.properties.quota === 'number' && d.properties.quota > 0)).map((d) => d.id);
+  const roots = lineage.filter((d) => d.id === id || hasQuota(d)).map((d) => d.id);
   const needed = new Set<string>();
   if (roots.length === 0) return needed;
   for (const d of appliance.datasets()) {
@@ -496,7 +498,8 @@ export const poolDatasetMethods = [
     const own = await measureOwnBytes(appliance, needed);
     const created = store.write(() => {
       // Inside the transaction, as another process may have written since: only the name's lineage.
-      const { ancestors } = validateCreate(appliance, own, data, listDatasetLineage(store.db, data.name), listPools(store.db), needed.size === 0);
+      const lineage = listDatasetLineage(store.db, data.name);
+      const { ancestors } = validateCreate(appliance, own, data, lineage, listPools(store.db), !lineage.some(hasQuota));
       const pool = data.name.split('/')[0]!;
       const now = Date.now();
       for (const id of ancestors) insertDataset(store.db, { id, pool, properties: {}, user_properties: {}, created_at: now });
@@ -509,7 +512,7 @@ export const poolDatasetMethods = [
       for (const id of mounted) mkdirSync(mountpointHost(appliance, id), { mode: 0o755 });
       // Under no quota, the new entry reads only its lineage (it has no children yet); the whole
       // table would be read again just for it, which made every create cost more than the last.
-      return needed.size === 0 ? listDatasetLineage(store.db, data.name) : undefined;
+      return lineage.some(hasQuota) ? undefined : listDatasetLineage(store.db, data.name);
     });
     return new EntryBuilder(appliance, own, created).entry(data.name);
   }),
