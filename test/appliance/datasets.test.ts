@@ -27,6 +27,27 @@ describe('pool.dataset through the dispatcher', () => {
     expect((await t.callError(t.admin, 'pool.dataset.get_instance', 'tank/nope')).reason).toBe('[ENOENT] None: PoolDataset tank/nope does not exist');
   });
 
+  it('a create under a quota counts the files of the whole quota tree; one under none reads no other tree, and agrees with the query', async () => {
+    const t = await openTestAppliance();
+    const MiB = 1024 * 1024;
+    await t.call(t.admin, 'pool.dataset.create', { name: 'tank/q', quota: 1024 * MiB });
+    await t.call(t.admin, 'pool.dataset.create', { name: 'tank/q/a' });
+    await t.call(t.admin, 'pool.dataset.create', { name: 'tank/free' });
+    writeFileSync(join(t.stateDir, 'mnt/tank/q/one.bin'), Buffer.alloc(MiB));
+    writeFileSync(join(t.stateDir, 'mnt/tank/q/a/two.bin'), Buffer.alloc(2 * MiB));
+    type Entry = { id: string; available: { parsed: number }; used: { parsed: number } };
+    const underQuota = await t.call<Entry>(t.admin, 'pool.dataset.create', { name: 'tank/q/b' });
+    expect(underQuota.available.parsed).toBe(1021 * MiB);
+    const free = await t.call<Entry>(t.admin, 'pool.dataset.create', { name: 'tank/free/c' });
+    const listed = await t.call<Entry[]>(t.admin, 'pool.dataset.query', [['id', 'in', ['tank/q/b', 'tank/free/c']]], { order_by: ['id'] });
+    expect(listed.map((e) => [e.id, e.used.parsed])).toEqual([
+      ['tank/free/c', 0],
+      ['tank/q/b', 0],
+    ]);
+    expect(listed[1]!.available.parsed).toBe(1021 * MiB);
+    expect(free.available.parsed).not.toBe(1021 * MiB);
+  });
+
   it('never deletes or creates through a symlink planted where a parent dataset was', async () => {
     const t = await openTestAppliance();
     await t.call(t.admin, 'pool.dataset.create', { name: 'tank/a/b', create_ancestors: true });

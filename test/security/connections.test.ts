@@ -1,4 +1,6 @@
 import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { connect, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { setFlagsFromString } from 'node:v8';
@@ -93,6 +95,20 @@ describe('bounded memory per connection', () => {
 
   // 100 is the cap (limits.ts); 200 shows the refusal and the count stays 100. 100,000 would add
   // nothing: every call past the cap is the same refusal and leaves no state behind.
+  it('one answer larger than the unread-output cap reaches a client that reads it; the connection stays open', async () => {
+    // The cap is lowered to 64 KiB; a directory of 1,000 files lists to several times that.
+    const server = await startTestServer({}, { limits: { maxBufferedBytes: 64 * 1024 } });
+    const dir = join(server.stateDir, 'mnt/tank/many');
+    mkdirSync(dir);
+    for (let i = 0; i < 1000; i++) writeFileSync(join(dir, `file-${String(i).padStart(4, '0')}.txt`), '');
+    const client = await loggedInWs(server.rpcUrl, server.adminKey);
+    const reply = await client.call('filesystem.listdir', ['/mnt/tank/many']);
+    expect(reply.error).toBeUndefined();
+    expect((reply.result as unknown[]).length).toBe(1000);
+    expect(JSON.stringify(reply.result).length).toBeGreaterThan(64 * 1024);
+    expect(await client.result('core.ping')).toBe('pong');
+  });
+
   it(`core.subscribe past ${DEFAULT_LIMITS.maxSubscriptions} per connection is refused with ENOSPC naming the cap`, async () => {
     const server = await startTestServer();
     const client = await loggedInWs(server.rpcUrl, server.adminKey);

@@ -1,6 +1,7 @@
+import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { createUserWithKey } from '../helpers/appliance.js';
-import { loggedInWs, postRpc, startTestServer, type TestServer } from '../helpers/server.js';
+import { SAFETY_MS, connectWs, loggedInWs, postRpc, startTestServer, type TestServer } from '../helpers/server.js';
 
 const call = (id: number, method: string, params: unknown[] = []) => ({ jsonrpc: '2.0', id, method, params });
 const wrongSecret = (key: string) => `${key.split('-')[0]}-${'W'.repeat(64)}`;
@@ -79,5 +80,52 @@ describe('failed key checks limit the failing key id and address, never another 
     // Availability, not speed: a generous bound (20 hashes on the main thread took ~1.6 s).
     latencies.sort((a, b) => a - b);
     expect(latencies[4]).toBeLessThan(100);
+  });
+});
+
+/** POST /api/current from `localAddress` (any 127.x is loopback on Linux): resolves when sent and when answered. */
+function postFrom(server: TestServer, localAddress: string, key: string, id: number): { sent: Promise<void>; answered: Promise<number> } {
+  const body = JSON.stringify(call(id, 'core.ping'));
+  let sent!: () => void;
+  const sentP = new Promise<void>((resolve) => (sent = resolve));
+  const answered = new Promise<number>((resolve, reject) => {
+    const req = request(`${server.url}/api/current`, {
+      method: 'POST',
+      localAddress,
+      agent: false,
+      timeout: SAFETY_MS,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+    });
+    req.on('response', (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('timeout', () => req.destroy(new Error('no answer within SAFETY_MS')));
+    req.on('error', reject);
+    req.end(body, () => sent());
+  });
+  return { sent: sentP, answered };
+}
+
+describe('key checks are served fairly between addresses', () => {
+  it("an administrator's login is checked before a low user's queued flood of keyed HTTP calls from another address", async () => {
+    const server = await startTestServer();
+    const { key: lowKey } = await createUserWithKey(server.testAppliance, 'low', { privilegeRoles: ['READONLY_ADMIN'] });
+    const admin = await connectWs(server.rpcUrl);
+    // 40 valid keyed calls at once from 127.0.0.2, each one scrypt: a queue of hashes.
+    const FLOOD = 40;
+    const flood = Array.from({ length: FLOOD }, (_, i) => postFrom(server, '127.0.0.2', lowKey, i));
+    await Promise.all(flood.map((f) => f.sent));
+    // The server has read the flood once it answers its first call: the rest are queued by then.
+    let floodDone = 0;
+    const counted = flood.map((f) => f.answered.then((status) => (floodDone++, status)));
+    await Promise.race(counted);
+    const login = admin.result('auth.login_with_api_key', [server.adminKey]).then((ok) => ({ ok, floodDoneBefore: floodDone }));
+    const { ok, floodDoneBefore } = await login;
+    expect(ok).toBe(true);
+    expect(await Promise.all(counted)).toEqual(Array(FLOOD).fill(200));
+    // Served in arrival order, the login waited for every queued hash of the flood; served in
+    // turn by address, it waits for at most the few already running.
+    expect(floodDoneBefore).toBeLessThan(FLOOD / 2);
   });
 });

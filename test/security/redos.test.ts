@@ -102,3 +102,23 @@ describe('a query cannot be made arbitrarily deep or wide', () => {
     }
   });
 });
+
+describe('a `~` pattern that is cheap to write but huge to compile is refused before it is compiled', () => {
+  // Issue 21 §10: `\pL{1000}` 260 times (2340 characters) compiled to 260,000 instructions: the
+  // server stalled for seconds and grew by more than a gigabyte. It is refused as any filter is.
+  const HUGE = ['\\pL{1000}'.repeat(260), '(?:\\pL{1000})'.repeat(180), '(a{1000}){1000}', '(?:(?:x{30}){30}){30}'];
+
+  it('a FILESYSTEM_ATTRS_READ user gets -32602 naming the size, and the same pattern at a sane size is answered', async () => {
+    const server = await startTestServer();
+    const { key } = await createUserWithKey(server.testAppliance, 'attrs', { privilegeRoles: ['FILESYSTEM_ATTRS_READ'] });
+    const client = await loggedInWs(server.rpcUrl, key);
+    const mount = (await client.result<{ path: string }[]>('filesystem.listdir', ['/mnt']))[0]!.path;
+    for (const pattern of HUGE) {
+      const reply = await client.call('filesystem.listdir', [mount, [['name', '~', pattern]], { count: true }]);
+      expect({ pattern: pattern.slice(0, 20), code: reply.error?.code }).toEqual({ pattern: pattern.slice(0, 20), code: -32602 });
+      expect(JSON.stringify(reply.error)).toContain('regular expression too large');
+    }
+    const sane = await client.call('filesystem.listdir', [mount, [['name', '~', '\\pL{1000}'.repeat(2)]], { count: true }]);
+    expect(sane.error).toBeUndefined();
+  });
+});

@@ -19,21 +19,44 @@ export interface DatasetSummary {
   comments: string | null;
 }
 
+/**
+ * Datasets per call. Unselected, every entry carries all its descendants (`children`), so one answer
+ * for 828 nested datasets passed 8 MiB (issue 21 §13); selected and paged, an answer stays near
+ * half a megabyte however many datasets there are.
+ */
+export const DATASET_PAGE = 500;
+/** What a row reads: with `select`, neither `children` nor the other properties travel. */
+const SELECT = ['id', 'name', 'pool', 'mountpoint', 'used', 'available', 'compression', 'user_properties'];
+
 export async function datasetList(ctx: CommandContext, pool: string | undefined): Promise<CommandResult<DatasetSummary[]>> {
   const t = await ctx.transport();
   const filters = pool ? [['pool', '=', pool]] : [];
-  const raw = await queryItems(t, 'pool.dataset.query', ['id', 'name', 'pool'], filters, { order_by: ['id'] });
-  checkSpaceProperties('pool.dataset.query', raw);
-  const data: DatasetSummary[] = raw.map((d) => ({
-    id: d.id,
-    name: d.name,
-    pool: d.pool,
-    mountpoint: d.mountpoint ?? null,
-    used: bytesOf(d.used),
-    available: bytesOf(d.available),
-    compression: d.compression?.value ?? null,
-    comments: commentOf(d),
-  }));
+  const data: DatasetSummary[] = [];
+  const seen = new Set<string>();
+  // order_by, select, offset and limit as 25.10.1 applies them (MW/plugins/pool_/dataset_query_utils.py:1106-1124).
+  for (let offset = 0; ; offset += DATASET_PAGE) {
+    const page = await queryItems(t, 'pool.dataset.query', ['id', 'name', 'pool'], filters, { order_by: ['id'], select: SELECT, offset, limit: DATASET_PAGE });
+    checkSpaceProperties('pool.dataset.query', page);
+    const before = data.length;
+    for (const d of page) {
+      // A dataset made or removed between two pages shifts the rest: none is listed twice.
+      if (seen.has(d.id)) continue;
+      seen.add(d.id);
+      data.push({
+        id: d.id,
+        name: d.name,
+        pool: d.pool,
+        mountpoint: d.mountpoint ?? null,
+        used: bytesOf(d.used),
+        available: bytesOf(d.available),
+        compression: d.compression?.value ?? null,
+        comments: commentOf(d),
+      });
+    }
+    // A short page is the last; so is one past the limit or with nothing new (a target that
+    // ignores limit or offset would otherwise be asked for ever).
+    if (page.length !== DATASET_PAGE || data.length === before) break;
+  }
   return {
     data,
     view: {

@@ -7,6 +7,7 @@ import { Downloads } from './downloads.js';
 import { EventHub } from './events.js';
 import { Jobs } from './jobs.js';
 import { KeyCheckLimits } from './key-check-limits.js';
+import { FairQueue } from './fair-queue.js';
 import type { MethodDefinition } from './method.js';
 import { METHODS } from './methods.js';
 import { MAX_SESSION_AGE_MS, Session, type Origin } from './session.js';
@@ -37,6 +38,8 @@ export class Appliance {
   readonly downloads = new Downloads();
   /** Failed API-key checks per key id and address, shared by every login path. */
   readonly keyChecks = new KeyCheckLimits();
+  /** Key and password hashes of logins, in turns by client address (FairQueue). */
+  readonly loginHashes = new FairQueue();
   /** AAL1's maximum session age (facts §1.8); tests shorten it to see a session end. */
   maxSessionAgeMs = MAX_SESSION_AGE_MS;
   settings: ApplianceSettings;

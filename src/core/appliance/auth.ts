@@ -43,7 +43,7 @@ export async function loginWithApiKey(appliance: Appliance, session: Session, ke
   const record = parsed ? store.read(() => findApiKey(store.db, parsed.id)) : undefined;
   const keyId = record ? record.id : null;
   if (keyChecks.refused(address, keyId)) return 'LIMITED';
-  if (!parsed || !record || !(await verifySecret(parsed.secret, record.key_hash))) {
+  if (!parsed || !record || !(await appliance.loginHashes.run(address, () => verifySecret(parsed.secret, record.key_hash)))) {
     keyChecks.failed(address, keyId);
     return 'AUTH_ERR';
   }
@@ -112,17 +112,17 @@ let dummyHash: string | undefined;
  * no password set all fail alike. An unknown user still costs one hash, so timing does not tell
  * which names exist.
  */
-async function passwordMatches(user: UserRecord | undefined, password: string): Promise<boolean> {
+async function passwordMatches(appliance: Appliance, address: string, user: UserRecord | undefined, password: string): Promise<boolean> {
   const stored = user && !user.password_disabled ? user.password_hash : null;
   dummyHash ??= await hashSecret(generateKeySecret());
-  const ok = await verifySecret(password, stored ?? dummyHash);
+  const ok = await appliance.loginHashes.run(address, () => verifySecret(password, stored ?? dummyHash!));
   return stored !== null && ok;
 }
 
 /** `PASSWORD_PLAIN`: SUCCESS, AUTH_ERR, or OTP_REQUIRED with the code still to come (MW/plugins/auth.py:801-888). */
 export async function loginWithPassword(appliance: Appliance, session: Session, username: string, password: string): Promise<LoginOutcome | LoginExAnswer> {
   const checked = appliance.accounts().users.find((u) => u.username === username);
-  if (!(await passwordMatches(checked, password))) return 'AUTH_ERR';
+  if (!(await passwordMatches(appliance, session.origin.address, checked, password))) return 'AUTH_ERR';
   // Read again after the hash: the account may have changed while it ran.
   const accounts = appliance.accounts();
   const user = accounts.users.find((u) => u.id === checked!.id && u.password_hash === checked!.password_hash);

@@ -12,6 +12,8 @@ import type { RateLimiter } from '../appliance/rate-limit.js';
 import { AUTHENTICATED_MAX } from './websocket.js';
 
 export function sendText(res: ServerResponse, status: number, body: string, type = 'text/plain; charset=utf-8'): void {
+  // Already answered (the body deadline, armBodyDeadline): the first answer stands.
+  if (res.headersSent) return;
   res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) });
   res.end(body);
 }
@@ -29,17 +31,23 @@ export async function handleHttpRpc(
 ): Promise<void> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > AUTHENTICATED_MAX) {
-      // The socket is destroyed below: say so, or a keep-alive client reuses it for its next request.
-      res.setHeader('connection', 'close');
-      sendText(res, 413, `413: Request body larger than ${AUTHENTICATED_MAX} bytes`);
-      req.destroy();
-      return;
+  try {
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size > AUTHENTICATED_MAX) {
+        // The socket is destroyed below: say so, or a keep-alive client reuses it for its next request.
+        res.setHeader('connection', 'close');
+        sendText(res, 413, `413: Request body larger than ${AUTHENTICATED_MAX} bytes`);
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk as Buffer);
     }
-    chunks.push(chunk as Buffer);
+  } catch {
+    // The body broke off (the client went, or its deadline destroyed the socket): nobody to answer.
+    return;
   }
+  if (res.headersSent) return;
   const body = Buffer.concat(chunks);
   // Decoding invalid UTF-8 would silently turn ids and params into U+FFFD (a WebSocket closes 1007).
   const decoded: Decoded = isUtf8(body)

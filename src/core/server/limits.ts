@@ -6,7 +6,8 @@ export interface ServerLimits {
   /**
    * Answers and events queued for one WebSocket that the peer has not read. 8 MiB holds a hundred
    * of the largest answers (a 64 kB request rarely earns more than a few hundred kB back); a peer
-   * this far behind is not reading, and is closed 1008 rather than buffered for.
+   * this far behind is not reading, and is closed 1008 rather than buffered for. Checked before each
+   * send, against what is queued already: one answer larger than this still goes out whole.
    */
   maxBufferedBytes: number;
   /** Calls running at once on one WebSocket; more are answered -32000 at once (facts §1.8). */
@@ -31,6 +32,13 @@ export interface ServerLimits {
   maxAnonymousPerAddress: number;
   /** WebSockets in all: each is a file descriptor and a session; the default `ulimit -n` is 1024+. */
   maxConnections: number;
+  /**
+   * A request body read before any credential is checked (a POST /api/current body, an upload's
+   * `data` part) must have arrived within this long, or it is answered 408 and its socket
+   * destroyed. 30 s is ample for the 64 kB such a body may hold; bytes trickled now and then do
+   * not extend it (issue 21 §11).
+   */
+  anonymousBodyMs: number;
   /** An upload whose bytes stop for this long is answered 408 and its socket destroyed. */
   uploadIdleMs: number;
   /** A download whose client reads nothing for this long has its socket destroyed. */
@@ -50,6 +58,7 @@ export const DEFAULT_LIMITS: ServerLimits = {
   idleTimeoutMs: 60 * 60_000,
   maxAnonymousPerAddress: 100,
   maxConnections: 1000,
+  anonymousBodyMs: 30_000,
   uploadIdleMs: 60_000,
   downloadIdleMs: 60_000,
   headersTimeoutMs: 20_000,

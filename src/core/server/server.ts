@@ -11,6 +11,7 @@ import { handleHttpRpc, sendText } from './http-rpc.js';
 import { DEFAULT_LIMITS, type ServerLimits } from './limits.js';
 import { RateLimiter } from '../appliance/rate-limit.js';
 import { uploadRoute } from './upload.js';
+import { armBodyDeadline } from './body-deadline.js';
 import { downloadRoute } from './download.js';
 import { CLOSE, serveConnection, type Connection } from './websocket.js';
 
@@ -110,6 +111,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   let allAnswered: (() => void) | null = null;
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     pending.add(res);
+    armBodyDeadline(req, res, limits.anonymousBodyMs);
     res.on('close', () => {
       pending.delete(res);
       if (pending.size === 0) allAnswered?.();

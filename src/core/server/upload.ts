@@ -6,6 +6,7 @@ import type { Origin } from '../appliance/session.js';
 import { authorizeUpload, UploadRefused, type UploadCall, type UploadStarter } from '../appliance/upload.js';
 import { authenticateUpload } from './upload-credentials.js';
 import { sendText } from './http-rpc.js';
+import { liftBodyDeadline } from './body-deadline.js';
 import type { RateLimiter } from '../appliance/rate-limit.js';
 
 const MAX_FILES = 5;
@@ -105,7 +106,8 @@ export function uploadRoute(appliance: Appliance, limiter: RateLimiter, idleMs: 
 
     let answered = false;
     const answer = (status: number, body: string, type?: string) => {
-      if (answered) return;
+      // Already answered by the body deadline (armBodyDeadline), whose socket is going.
+      if (answered || res.headersSent) return;
       answered = true;
       if (status !== 200) res.setHeader('connection', 'close');
       sendText(res, status, body, type);
@@ -160,6 +162,10 @@ export function uploadRoute(appliance: Appliance, limiter: RateLimiter, idleMs: 
           if (name !== 'data') throw new UploadRefused(405, '"data" part must be the first on payload');
           const text = kind === 'field' ? (value ?? '') : await readSmall(stream!, DATA_LIMIT);
           const call = parseData(text);
+          // The part read before any credential has come whole: the check that follows is the
+          // server's time, not the client's, and no byte of the file is read before it passes.
+          // From here only the idle timeout (stallCutoff) bounds the body.
+          liftBodyDeadline(req);
           starter = authorizeUpload(appliance, await authenticateUpload(appliance, limiter, req, origin, call.method), call);
           return;
         }

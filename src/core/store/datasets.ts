@@ -20,12 +20,27 @@ interface DatasetRow {
   created_at: number;
 }
 
+const record = (r: DatasetRow): DatasetRecord => ({
+  ...r,
+  properties: fromJsonColumn(r.properties, {}),
+  user_properties: fromJsonColumn(r.user_properties, {}),
+});
+
 export function listDatasets(db: Database): DatasetRecord[] {
-  return (sql(db, 'SELECT * FROM datasets ORDER BY id').all() as DatasetRow[]).map((r) => ({
-    ...r,
-    properties: fromJsonColumn(r.properties, {}),
-    user_properties: fromJsonColumn(r.user_properties, {}),
-  }));
+  return (sql(db, 'SELECT * FROM datasets ORDER BY id').all() as DatasetRow[]).map(record);
+}
+
+/**
+ * `id` and each of its ancestors that exists: all a create reads of the table, at a cost that does
+ * not grow with the number of datasets (issue 21 §13).
+ */
+export function listDatasetLineage(db: Database, id: string): DatasetRecord[] {
+  const found: DatasetRecord[] = [];
+  for (let name: string | null = id; name !== null; name = name.includes('/') ? name.slice(0, name.lastIndexOf('/')) : null) {
+    const row = sql(db, 'SELECT * FROM datasets WHERE id = ?').get(name) as DatasetRow | undefined;
+    if (row) found.push(record(row));
+  }
+  return found;
 }
 
 export function insertDataset(db: Database, d: DatasetRecord): void {

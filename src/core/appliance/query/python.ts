@@ -5,6 +5,7 @@
  */
 import { createRequire } from 'node:module';
 import type { RE2JS } from 're2js';
+import { MAX_REGEX_SIZE, regexSizeEstimate } from './regex-size.js';
 
 // ---------------------------------------------------------------------------------------------
 // Python-flavoured helpers
@@ -136,6 +137,12 @@ export function casefold(v: unknown): unknown {
 // `~` runs on RE2's linear-time engine (re2js). The price: Python syntax RE2 lacks (backreferences,
 // lookaround) is refused when the filter is validated, with a clear -32602, instead of matching.
 const regexCache = new Map<string, RE2JS>();
+/**
+ * Instructions held by the cache: bounded too, or 500 patterns at MAX_REGEX_SIZE (a few MB each
+ * with Unicode classes) would hold gigabytes.
+ */
+const CACHE_MAX_INSTRUCTIONS = 10 * MAX_REGEX_SIZE;
+let cachedInstructions = 0;
 
 // re2js is 270 KB of code that only `~` filters need: loaded on the first one, not by every
 // command that opens the embedded appliance (the bundle leaves a call through this alias alone).
@@ -164,6 +171,10 @@ export function compilePyRegex(pattern: string): RE2JS {
   }
   // Python's \Z (end of text) is RE2's \z; (?P<name>…) is RE2 syntax already.
   src = src.replace(/\\(\\|Z)/g, (m, c: string) => (c === 'Z' ? '\\z' : m));
+  // Judged before compiling: compiling the pattern is itself the cost being bounded.
+  if (regexSizeEstimate(src) > MAX_REGEX_SIZE) {
+    throw new Error(`${pattern}: regular expression too large (its repetitions expand to more than ${MAX_REGEX_SIZE} instructions)`);
+  }
   let re: RE2JS;
   try {
     // The pattern alone first, so that a stray `)` is refused rather than closing the wrapper.
@@ -172,8 +183,12 @@ export function compilePyRegex(pattern: string): RE2JS {
   } catch (err) {
     throw new Error(`${pattern}: regular expression not supported (${err instanceof Error ? err.message : String(err)}); backreferences and lookaround are not`);
   }
-  if (regexCache.size > 500) regexCache.clear();
+  if (regexCache.size > 500 || cachedInstructions + re.programSize() > CACHE_MAX_INSTRUCTIONS) {
+    regexCache.clear();
+    cachedInstructions = 0;
+  }
   regexCache.set(pattern, re);
+  cachedInstructions += re.programSize();
   return re;
 }
 
