@@ -172,9 +172,9 @@ async function downloadOne(t: Transport, file: RemoteFile, i: number, watch: Int
   const sink = fileSink(handle, file.target);
   const untrack = watch.track(sink);
   try {
-    const { jobId, bytes } = await t.download({ path: file.source, sink, ...(total ? { onProgress: (n: number) => total.progress(i, n) } : {}) });
+    const { jobId, bytes } = await t.download({ path: file.source, sink, size: file.size, ...(total ? { onProgress: (n: number) => total.progress(i, n) } : {}) });
     if (watch.signal) throw interruptedBy(watch.signal, file.target);
-    if (bytes !== file.size) throw new StorError(E.SIZE_MISMATCH, `${file.source} gave ${bytes} bytes; its listing says ${file.size}`);
+    if (bytes !== file.size) throw new StorError(E.DOWNLOAD_SIZE_MISMATCH, `${file.source} gave ${bytes} bytes; its listing says ${file.size}`);
     await handle.close();
     await rename(partial, file.target).catch((err: unknown) => Promise.reject(localWriteFailed(file.target, err)));
     return jobId;

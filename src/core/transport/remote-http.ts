@@ -9,7 +9,7 @@ import { bearerKey } from './login-strategies.js';
 import type { RemoteOptions } from './remote.js';
 import { elapsed, traced } from './trace.js';
 import { getDownload } from './download-client.js';
-import { downloadParams, type DownloadRequest, type TargetInfo, type Transport, type UploadRequest } from './transport.js';
+import { downloadLimit, downloadParams, type DownloadRequest, type TargetInfo, type Transport, type UploadRequest } from './transport.js';
 import { postUpload } from './upload-client.js';
 
 /**
@@ -101,7 +101,7 @@ export class HttpRpcTransport implements Transport {
   async download(req: DownloadRequest): Promise<{ jobId: number; bytes: number }> {
     try {
       const [jobId, url] = await this.call<[number, string]>('core.download', downloadParams(req.path));
-      const bytes = await getDownload(this.options.endpoint, this.agent, url, jobId, req.sink, this.options.timeoutSeconds, req.onProgress);
+      const bytes = await getDownload(this.options.endpoint, this.agent, url, jobId, req.sink, this.options.timeoutSeconds, req.onProgress, downloadLimit(req));
       await awaitJob(this, jobId, this.options.timeoutSeconds);
       return { jobId, bytes };
     } catch (err) {

@@ -11,7 +11,7 @@ import { loginError } from './login.js';
 import { bearerKey, type LoginStrategy } from './login-strategies.js';
 import { networkError, notAnAppliance, rateLimited, timedOut } from './network-errors.js';
 import { elapsed, traced, type TraceSink } from './trace.js';
-import { downloadParams, type DownloadRequest, type TargetInfo, type Transport, type UploadRequest } from './transport.js';
+import { downloadLimit, downloadParams, type DownloadRequest, type TargetInfo, type Transport, type UploadRequest } from './transport.js';
 
 export interface TlsOptions {
   /** Skip certificate verification (self-signed appliances). */
@@ -298,7 +298,7 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
       const [{ getDownload }, { uploadAgent }] = await Promise.all([import('./download-client.js'), import('./upload-client.js')]);
       this.agent ??= uploadAgent(this.options, this.options.timeoutSeconds);
       const [jobId, url] = await this.call<[number, string]>('core.download', downloadParams(req.path));
-      const bytes = await getDownload(this.options.endpoint, this.agent, url, jobId, req.sink, this.options.timeoutSeconds, req.onProgress);
+      const bytes = await getDownload(this.options.endpoint, this.agent, url, jobId, req.sink, this.options.timeoutSeconds, req.onProgress, downloadLimit(req));
       await awaitJob({ call: (method, params) => this.call(method, params), ended: (id) => this.jobWait(id) }, jobId, this.options.timeoutSeconds);
       return { jobId, bytes };
     } catch (err) {
