@@ -5,9 +5,11 @@ import { WebSocketServer } from 'ws';
 
 /**
  * What the stand-in answers for one method: a result, a JSON-RPC error object, a raw frame sent
- * as it is (a hostile or broken appliance), or nothing ever (`silent`).
+ * as it is (a hostile or broken appliance), a result given as raw JSON text inside a proper
+ * envelope (`rawResult`: a value JSON.stringify could not make, say 200000 levels deep), or
+ * nothing ever (`silent`).
  */
-export type StandinAnswer = { result: unknown } | { error: { code: number; message: string; data?: unknown } } | { raw: string } | { silent: true };
+export type StandinAnswer = { result: unknown } | { error: { code: number; message: string; data?: unknown } } | { raw: string } | { rawResult: string } | { silent: true };
 
 type Answers = Record<string, StandinAnswer | ((params: unknown[]) => StandinAnswer)>;
 
@@ -17,6 +19,7 @@ function frameFor(answers: Answers, msg: { id?: unknown; method: string; params?
   const answer = typeof entry === 'function' ? entry(msg.params ?? []) : (entry ?? { error: { code: -32601, message: 'Method does not exist' } });
   if ('silent' in answer || msg.id === undefined) return undefined;
   if ('raw' in answer) return answer.raw;
+  if ('rawResult' in answer) return `{"jsonrpc":"2.0","id":${JSON.stringify(msg.id)},"result":${answer.rawResult}}`;
   return JSON.stringify({ jsonrpc: '2.0', id: msg.id, ...answer });
 }
 

@@ -1,5 +1,6 @@
 import { Agent, request } from 'undici';
 import { notAnApplianceAnswer } from '../contract/client.js';
+import { jsonNestedDeeperThan, MAX_ANSWER_DEPTH } from '../rpc/json-depth.js';
 import { ERRNO, RpcError } from '../errors.js';
 import { assertSecretMayTravel } from './endpoint.js';
 import { awaitJob } from './job-wait.js';
@@ -72,6 +73,9 @@ export class HttpRpcTransport implements Transport {
     const text = await res.body.text();
     if (res.statusCode === 429) throw rateLimited(where, `calls (${method})`, text.trim());
     if (res.statusCode !== 200) throw notAnAppliance(where, res.statusCode);
+    if (jsonNestedDeeperThan(text, MAX_ANSWER_DEPTH)) {
+      throw notAnApplianceAnswer(method, `${where} answered ${method} with JSON nested more than ${MAX_ANSWER_DEPTH} deep, which no appliance sends`);
+    }
     let msg: { result?: unknown; error?: unknown } | null;
     try {
       msg = JSON.parse(text);

@@ -3,6 +3,7 @@ import { EventEmitter } from 'node:events';
 import WebSocket from 'ws';
 import type { Agent } from 'undici';
 import { notAnApplianceAnswer } from '../contract/client.js';
+import { jsonNestedDeeperThan, MAX_ANSWER_DEPTH } from '../rpc/json-depth.js';
 import { ERRNO, RpcError, StorError } from '../errors.js';
 import { E } from '../error-catalogue.js';
 import { assertSecretMayTravel, type Endpoint } from './endpoint.js';
@@ -164,6 +165,11 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
   }
 
   private onMessage(text: string): void {
+    if (jsonNestedDeeperThan(text, MAX_ANSWER_DEPTH)) {
+      this.closedError = notAnApplianceAnswer(undefined, `${this.options.endpoint.display} sent a frame nested more than ${MAX_ANSWER_DEPTH} deep, which no appliance sends`);
+      this.ws.terminate();
+      return;
+    }
     let msg: { id?: unknown; result?: unknown; error?: unknown; method?: string; params?: unknown };
     try {
       msg = JSON.parse(text);
