@@ -156,7 +156,7 @@ export async function downloadTree(ctx: CommandContext, remote: string, local: s
   // A signal that stopped something ends the command as the signal says, whatever failed before it.
   const interrupted = watch.signal !== undefined && data.summary.done < data.summary.files;
   const ending = interrupted ? describeError(interruptedBy(watch.signal!, local)) : failures.find((f) => f !== undefined);
-  if (ending && !ctx.globals.json) ctx.note(failureNote(data.files, data.summary, `${data.summary.done} downloaded`));
+  if (ending && !ctx.globals.json) for (const line of failureNote(data.files, data.summary, `${data.summary.done} downloaded`)) ctx.note(line);
   return { data, view: treeView(data, ctx.io.stdout.isTTY === true), ...(ending ? { exitCode: ending.code } : {}) };
 }
 
