@@ -1,8 +1,10 @@
 /**
- * How deep an answer may nest. 25.10.1 writes its answers with Python's json module, whose
- * encoder recurses per level and gives up at the interpreter's recursion limit (1000 by
- * default), so no appliance answer is deeper; a deeper one is a hostile or broken peer, and
- * reading it with recursive code (validation, rendering) would exhaust the stack.
+ * How deep an answer may nest. 25.10.1 writes each message with `json.dumps` (truenas_api_client's
+ * wrapper of Python's json module, MW/api/base/server/ws_handler/rpc.py:53), whose encoder
+ * recurses per level and fails at the interpreter's recursion limit (1000 by default; a failure
+ * it sends as an INTERNAL_ERROR instead), so no appliance answer is deeper. A deeper one is a
+ * hostile or broken peer, and reading it with recursive code (validation, rendering) would
+ * exhaust the stack.
  */
 export const MAX_ANSWER_DEPTH = 1000;
 
