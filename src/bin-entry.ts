@@ -45,5 +45,6 @@ export async function main(): Promise<void> {
   const { dropHeadStart } = await import('./commands/shared/head-start.js');
   // A head start still connecting (a host that does not answer) is of no use to anyone now:
   // waiting for its timeout would only hold the exit.
-  if (!(await dropHeadStart())) process.exit();
+  const { workWasAbandoned } = await import('./commands/shared/abandoned-work.js');
+  if (!(await dropHeadStart()) || workWasAbandoned()) process.exit();
 }

@@ -104,6 +104,11 @@ const CATALOGUE = {
     meaning: "the embedded appliance's state directory cannot be written (read-only, full or not permitted)",
     remedy: 'point `STOR_HOME` (or `stor serve --state`) at a writable directory with free space',
   },
+  TREE_TOO_LARGE: {
+    kind: 'failed',
+    meaning: '`download -r` found more than 100,000 files and directories under the remote directory; nothing was written',
+    remedy: 'download its subdirectories one at a time',
+  },
   UPLOAD_REFUSED: {
     kind: 'failed',
     meaning: 'the appliance refused the upload with an HTTP status other than 401, 403 or 429',

@@ -1,11 +1,13 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ProfileStore } from '../../src/core/config/profiles.js';
 import { STOR_BIN } from '../helpers/bin.js';
 import { spawnServe } from '../helpers/serve-process.js';
+import { startStandinAppliance, type StandinAnswer } from '../helpers/standin-appliance.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const hasZsh = spawnSync('zsh', ['-fc', 'true']).status === 0;
@@ -34,18 +36,25 @@ beforeAll(() => {
 });
 
 /**
- * What bash offers for the words typed so far (the last one is being completed). COMP_WORDS is
- * split as bash splits it, at the `=` and `:` of COMP_WORDBREAKS, beside the typed COMP_LINE.
+ * The bash run that completes the words typed so far (the last one is being completed). COMP_WORDS
+ * is split as bash splits it, at the `=` and `:` of COMP_WORDBREAKS, beside the typed COMP_LINE.
  */
-function complete(env: Record<string, string>, typed: string[]): string[] {
+function bashCompletion(typed: string[], before: string): string[] {
   const words = typed.flatMap((w) => (w === '' ? [''] : w.match(/[=:]+|[^=:]+/g)!));
   const line = typed.join(' ');
-  const out = execFileSync(
-    'bash',
-    ['-c', `source ${shellQuote(bashScript)}; COMP_WORDS=(${words.map(shellQuote).join(' ')}); COMP_CWORD=${words.length - 1}; COMP_LINE=${shellQuote(line)}; COMP_POINT=${line.length}; _stor_completion; printf '%s\\n' "\${COMPREPLY[@]}"`],
-    { encoding: 'utf8', env },
-  );
-  return out.split('\n').filter((l) => l !== '');
+  return ['-c', `source ${shellQuote(bashScript)}; ${before} COMP_WORDS=(${words.map(shellQuote).join(' ')}); COMP_CWORD=${words.length - 1}; COMP_LINE=${shellQuote(line)}; COMP_POINT=${line.length}; _stor_completion; printf '%s\\n' "\${COMPREPLY[@]}"`];
+}
+
+const offered = (out: string) => out.split('\n').filter((l) => l !== '');
+
+/** What bash offers for the words typed so far. */
+function complete(env: Record<string, string>, typed: string[], before = ''): string[] {
+  return offered(execFileSync('bash', bashCompletion(typed, before), { encoding: 'utf8', env }));
+}
+
+/** The same, without blocking this process: for a target served from inside the test. */
+async function completeAsync(env: Record<string, string>, typed: string[], before = ''): Promise<string[]> {
+  return offered((await promisify(execFile)('bash', bashCompletion(typed, before), { encoding: 'utf8', env })).stdout);
 }
 
 /**
@@ -153,5 +162,66 @@ describe('shell completion of commands, options and values', () => {
     expect(completeZsh(env, ['stor', 'privilege', 'show', ''])).toEqual(expect.arrayContaining(['1', 'Local\\ Administrator', 'Read-Only\\ Administrator']));
     expect(completeZsh(env, ['stor', '--rpc', 'http', 'privilege', 'show', 'Loc'])).toEqual(['Local\\ Administrator']);
     expect(completeZsh({ ...env, STOR_API_KEY: '1-'.padEnd(66, 'k') }, ['stor', '--url=ws://127.0.0.1:9', 'privilege', 'show', 'Loc'])).toEqual([]);
+  });
+});
+
+describe('completion against a hostile or slow target (issue 21 point 19)', () => {
+  /** A target whose privileges are `names` (ids from 1), answered after `delay` ms if given. */
+  async function targetWith(names: string[], delay = 0) {
+    const slow = (answer: StandinAnswer): StandinAnswer => (delay ? { after: delay, answer } : answer);
+    const nas = await startStandinAppliance({
+      'auth.login_with_api_key': slow({ result: true }),
+      'privilege.query': slow({ result: names.map((name, i) => ({ id: i + 1, name })) }),
+    });
+    return { ...shellEnv(), STOR_URL: nas.baseUrl, STOR_API_KEY: '1-'.padEnd(66, 'k') };
+  }
+
+  /** What the shell makes of `word` on a command line, run in `dir`. */
+  const asTyped = (word: string, dir: string) => execFileSync('bash', ['-c', `cd ${shellQuote(dir)} && printf '%s\\n' ${word}`], { encoding: 'utf8' }).slice(0, -1);
+
+  it('a name from the target goes in quoted for the shell: never run, never globbed against local files', async () => {
+    const hostile = ['$(touch PWNED1)', 'a`touch PWNED2`', "x'; touch PWNED3; '", '*', 'ok name'];
+    const env = await targetWith(hostile);
+    const dir = tempDir('stor-tab-cwd-');
+    writeFileSync(join(dir, 'local-file'), '');
+    for (const typed of ['', '"', "'", '"$(', "'x"]) {
+      const words = (await completeAsync(env, ['stor', 'privilege', 'show', typed])).filter((c) => !/^['"]?\d+$/.test(c));
+      expect(words.length, `typed ${typed}`).toBeGreaterThan(0);
+      for (const word of words) {
+        // A quote the word was opened with stays open: the operator closes it; here it is closed.
+        const open = typed.startsWith("'") || typed.startsWith('"') ? typed[0]! : '';
+        const closed = open && word.startsWith(open) && !word.endsWith(open) ? `${word}${open}` : word;
+        expect(hostile, `typed ${typed}: ${word}`).toContain(asTyped(closed, dir));
+      }
+    }
+    expect(readdirSync(dir)).toEqual(['local-file']);
+    expect(await completeAsync(env, ['stor', 'privilege', 'show', '*'])).toEqual(['\\*']);
+  });
+
+  it('an empty answer from the target does not fall back to local file names (compopt +o default)', async () => {
+    const env = await targetWith([]);
+    const said: string[] = [];
+    const out = await completeAsync(env, ['stor', 'privilege', 'show', ''], 'compopt() { printf "compopt %s\\n" "$*"; };');
+    said.push(...out);
+    expect(said).toContain('compopt +o default');
+  });
+
+  it('names with control characters are not offered; the rest are', async () => {
+    const env = await targetWith(['ops\u001b]0;X\u0007', 'two\nlines', 'tab\there', 'plain']);
+    expect((await completeAsync(env, ['stor', 'privilege', 'show', ''])).filter((c) => !/^\d+$/.test(c))).toEqual(['plain']);
+  });
+
+  it('200,000 candidates from the target are capped at 1000', async () => {
+    const env = await targetWith(Array.from({ length: 200_000 }, (_, i) => `p${String(i).padStart(6, '0')}`));
+    const words = await completeAsync(env, ['stor', 'privilege', 'show', 'p']);
+    expect(words.length).toBe(1000);
+    expect(words[0]).toBe('p000000');
+  });
+
+  it('3 s is one deadline for connecting, logging in and asking: a target 2 s slow at each step offers nothing', async () => {
+    // Each step alone is within 3 s; together they are not. No timing is asserted: only that the
+    // answer that comes after the deadline is not offered.
+    const env = await targetWith(['Late Privilege'], 2000);
+    expect(await completeAsync(env, ['stor', 'privilege', 'show', 'Late'])).toEqual([]);
   });
 });

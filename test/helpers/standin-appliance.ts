@@ -5,18 +5,33 @@ import { WebSocketServer } from 'ws';
 
 /**
  * What the stand-in answers for one method: a result, a JSON-RPC error object, a raw frame sent
- * as it is (a hostile or broken appliance), or nothing ever (`silent`).
+ * as it is (a hostile or broken appliance), a result given as raw JSON text inside a proper
+ * envelope (`rawResult`: a value JSON.stringify could not make, say 200000 levels deep), nothing
+ * ever (`silent`), or one of those only after `after` milliseconds (a slow appliance).
  */
-export type StandinAnswer = { result: unknown } | { error: { code: number; message: string; data?: unknown } } | { raw: string } | { silent: true };
+export type StandinAnswer =
+  | { result: unknown }
+  | { error: { code: number; message: string; data?: unknown } }
+  | { raw: string }
+  | { rawResult: string }
+  | { silent: true }
+  | { after: number; answer: StandinAnswer };
 
 type Answers = Record<string, StandinAnswer | ((params: unknown[]) => StandinAnswer)>;
 
-/** The frame for one request, or undefined when none is to be sent. */
-function frameFor(answers: Answers, msg: { id?: unknown; method: string; params?: unknown[] }): string | undefined {
+/** The frame for one request, or undefined when none is to be sent; later when the answer says so. */
+async function frameFor(answers: Answers, msg: { id?: unknown; method: string; params?: unknown[] }): Promise<string | undefined> {
   const entry = answers[msg.method];
-  const answer = typeof entry === 'function' ? entry(msg.params ?? []) : (entry ?? { error: { code: -32601, message: 'Method does not exist' } });
+  let answer = typeof entry === 'function' ? entry(msg.params ?? []) : (entry ?? { error: { code: -32601, message: 'Method does not exist' } });
+  const isLater = (a: StandinAnswer): a is { after: number; answer: StandinAnswer } => 'after' in a && 'answer' in a;
+  while (isLater(answer)) {
+    const { after, answer: then } = answer;
+    await new Promise((r) => setTimeout(r, after));
+    answer = then;
+  }
   if ('silent' in answer || msg.id === undefined) return undefined;
   if ('raw' in answer) return answer.raw;
+  if ('rawResult' in answer) return `{"jsonrpc":"2.0","id":${JSON.stringify(msg.id)},"result":${answer.rawResult}}`;
   return JSON.stringify({ jsonrpc: '2.0', id: msg.id, ...answer });
 }
 
@@ -42,8 +57,9 @@ export async function startStandinAppliance(
       req.on('end', () => {
         const msg = JSON.parse(body) as { id?: unknown; method: string; params?: unknown[] };
         calls.push(msg.method);
-        const frame = frameFor(answers, msg);
-        if (frame !== undefined) res.writeHead(200, { 'content-type': 'application/json' }).end(frame);
+        void frameFor(answers, msg).then((frame) => {
+          if (frame !== undefined && !res.destroyed) res.writeHead(200, { 'content-type': 'application/json' }).end(frame);
+        });
       });
       return;
     }
@@ -55,8 +71,9 @@ export async function startStandinAppliance(
     ws.on('message', (data) => {
       const msg = JSON.parse(data.toString()) as { id?: unknown; method: string; params?: unknown[] };
       calls.push(msg.method);
-      const frame = frameFor(answers, msg);
-      if (frame !== undefined) ws.send(frame);
+      void frameFor(answers, msg).then((frame) => {
+        if (frame !== undefined && ws.readyState === ws.OPEN) ws.send(frame);
+      });
     });
   });
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));

@@ -63,6 +63,22 @@ describe('--timeout bounds the wait for a job (issue 12 item 6)', () => {
     });
   }
 
+  for (const rpc of [[], ['--rpc', 'http']]) {
+    it(`job wait on a job that never moves ends after --timeout with exit 3, JOB_STALLED (${rpc.length ? '--rpc http' : 'WebSocket'})`, async () => {
+      const nas = await applianceWithJob(() => [job(7, 'RUNNING', 10)]);
+      const started = performance.now();
+      const r = await spawnStor(['--url', nas.baseUrl, '--timeout', '2', '--json', ...rpc, 'job', 'wait', '7'], {
+        env: { STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir(), STOR_API_KEY: KEY },
+      });
+      // Generous: the point is that it ends at all (it used to wait for ever), not how fast.
+      expect(performance.now() - started).toBeLessThan(30_000);
+      expect(r.code, r.stderr).toBe(3);
+      const error = JSON.parse(r.stderr).error;
+      expect(error).toMatchObject({ code: 'JOB_STALLED', kind: 'unreachable' });
+      expect(error.message).toMatch(/^job 7 \(filesystem\.put\) has not moved for \d+\.\d s \(still RUNNING at 10%\)/);
+    });
+  }
+
   it('a job whose progress keeps changing is waited for past --timeout, until it succeeds', async () => {
     const started = Date.now();
     const nas = await applianceWithJob(() => {

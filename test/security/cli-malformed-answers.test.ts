@@ -40,6 +40,20 @@ describe('answers no appliance gives are "not a valid appliance answer" (exit 3)
     });
   }
 
+  it('an answer nested 200000 deep is a malformed answer (exit 3), not a bug in stor (WebSocket and --rpc http)', async () => {
+    const deep = '['.repeat(200_000) + ']'.repeat(200_000);
+    for (const rpc of [[], ['--rpc', 'http']]) {
+      // Over --rpc http the key travels as a bearer header: there is no login call to answer.
+      const login = rpc.length ? [] : [['auth.login_with_api_key', ['whoami']] as const];
+      for (const [method, args] of [['auth.me', ['whoami']], ['core.ping', ['call', 'core.ping']], ...login] as const) {
+        // Over --rpc http, auth.me checks the key before any other call; {} is enough for that.
+        const nas = await startStandinAppliance({ ...LOGGED_IN, 'auth.me': { result: {} }, [method]: { rawResult: deep } });
+        const r = await stor(nas.baseUrl, [...rpc, ...args]);
+        expectNotAnAppliance(r, 'nested more than 1000 deep');
+      }
+    }
+  });
+
   it('a login answered with {} instead of true or false', async () => {
     const nas = await startStandinAppliance({ 'auth.login_with_api_key': { result: {} } });
     expectNotAnAppliance(await stor(nas.baseUrl, ['whoami']), 'auth.login_with_api_key', '{}');

@@ -1,6 +1,7 @@
 import { call } from '../../core/contract/client.js';
 import { coreMethodsItem } from '../../core/contract/core.js';
 import type { CommandContext } from '../shared/context.js';
+import { escapeControls } from '../shared/escape.js';
 
 /** Who may call a method, from `core.get_methods`' `no_auth_required` and `roles`. */
 function access(item: { no_auth_required?: boolean; roles?: string[] }): string {
@@ -19,7 +20,7 @@ export async function methodHelp(ctx: CommandContext): Promise<string | null> {
   try {
     methods = await call(await ctx.transport(), 'core.get_methods');
   } catch (err) {
-    ctx.io.stderr.write(`stor: cannot list the target's methods: ${err instanceof Error ? err.message : String(err)}\n`);
+    ctx.io.stderr.write(`stor: cannot list the target's methods: ${escapeControls(err instanceof Error ? err.message : String(err))}\n`);
     return null;
   }
   const rows = Object.entries(methods)

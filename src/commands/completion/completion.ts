@@ -97,17 +97,24 @@ _stor_values() {
 }
 # Values from the target may hold blanks (\`Local Administrator\`): the prefix is the word as meant,
 # not as typed (\`Local\\ Adm\`), and each candidate is inserted quoted as the shell needs it — unless
-# the word was opened with a quote, which then quotes the blanks itself.
+# the word was opened with a quote, which then quotes the blanks itself (not a name with a quote,
+# \`$\`, a backquote, \`\\\\\` or \`!\` in it: the target chose it, so it goes in fully quoted, never run).
+# Read a line at a time, never word-split or matched against local files (a \`*\` stays a \`*\`), and
+# no falling back to local file names (-o default) for what only the target can name.
 _stor_remote_values() {
-  local IFS=$'\\n' prefix="$cur" c open=""
+  local prefix="$cur" c open=""
   local -a found quoted
+  type compopt >/dev/null 2>&1 && compopt +o default 2>/dev/null
   case "$prefix" in
     [\\'\\"]*) open="\${prefix:0:1}"; prefix="\${prefix:1}" ;;
     *) prefix="\${prefix//\\\\/}" ;;
   esac
-  found=($(stor completion --values "$1" --prefix="$prefix" "\${target[@]}" 2>/dev/null))
+  while IFS= read -r c; do [[ -n $c ]] && found+=("$c"); done < <(stor completion --values "$1" --prefix="$prefix" "\${target[@]}" 2>/dev/null)
   for c in "\${found[@]}"; do
-    if [[ -n $open ]]; then quoted+=("$open$c"); else printf -v c '%q' "$c"; quoted+=("$c"); fi
+    case "$c" in
+      *[\\'\\"\\$\\\`\\\\!]*) printf -v c '%q' "$c"; quoted+=("$c") ;;
+      *) if [[ -n $open ]]; then quoted+=("$open$c"); else printf -v c '%q' "$c"; quoted+=("$c"); fi ;;
+    esac
   done
   COMPREPLY=("\${quoted[@]}")
 }

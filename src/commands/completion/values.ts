@@ -3,29 +3,56 @@ import { hasAppliance } from '../../core/store/state-file.js';
 import type { Transport } from '../../core/transport/transport.js';
 import { openTarget, type CommandContext } from '../shared/context.js';
 import { profileStore } from '../profile/store.js';
-
-/** A completion must not hang the shell: the target gets this long at most. */
-const COMPLETION_TIMEOUT_SECONDS = 3;
+import { abandonWork } from '../shared/abandoned-work.js';
 
 /**
- * Candidates for one kind of value, for the completion scripts. Anything that fails (no target,
- * no rights, a timeout) yields no candidates: completion never prints an error into the shell.
+ * A completion must not hang the shell: everything (connecting, logging in, asking) ends within
+ * this long, one deadline for all of it, not a timeout per step.
+ */
+const COMPLETION_DEADLINE_SECONDS = 3;
+
+/** Candidates offered at most: a shell lists them all, and a target may hold hundreds of thousands. */
+export const MAX_CANDIDATES = 1000;
+
+// A candidate is inserted into the command line: any control (a newline would even split it into
+// two candidates) could repaint the terminal or smuggle in more than the name. Such a name is not
+// offered at all; stripped, it would name something else.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+/**
+ * Candidates for one kind of value, for the completion scripts: starting with `prefix`, without
+ * controls, sorted, at most MAX_CANDIDATES. Anything that fails (no target, no rights, the
+ * deadline) yields no candidates: completion never prints an error into the shell.
  */
 export async function candidateValues(ctx: CommandContext, kind: string, prefix: string): Promise<string[]> {
+  const deadline = performance.now() + Math.min(ctx.timeoutSeconds, COMPLETION_DEADLINE_SECONDS) * 1000;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<string[]>((resolve) => {
+    timer = setTimeout(() => {
+      abandonWork();
+      resolve([]);
+    }, deadline - performance.now());
+  });
   try {
-    const found = await lookup(ctx, kind, prefix);
-    return found.filter((v) => v.startsWith(prefix)).sort();
+    const found = await Promise.race([lookup(ctx, kind, prefix, deadline), late]);
+    return found
+      .filter((v) => typeof v === 'string' && v.startsWith(prefix) && !CONTROL.test(v))
+      .sort()
+      .slice(0, MAX_CANDIDATES);
   } catch {
     return [];
+  } finally {
+    clearTimeout(timer);
   }
 }
 
-async function lookup(ctx: CommandContext, kind: string, prefix: string): Promise<string[]> {
+async function lookup(ctx: CommandContext, kind: string, prefix: string, deadline: number): Promise<string[]> {
   if (kind === 'profile') return Object.keys((await profileStore(ctx).read()).profiles);
   const spec = await ctx.target();
   // Opening the embedded appliance would create and seed its state: a TAB must leave nothing behind.
   if (spec.kind === 'embedded' && !hasAppliance(spec.stateDir)) return [];
-  const t = await openTarget(spec, Math.min(ctx.timeoutSeconds, COMPLETION_TIMEOUT_SECONDS));
+  // What is left of the deadline bounds each step on its own too, so the work given up on ends soon.
+  const t = await openTarget(spec, Math.max(0.1, (deadline - performance.now()) / 1000));
   try {
     return await ask(t, kind, prefix);
   } finally {

@@ -11,6 +11,7 @@ import { forEachLimited } from '../shared/pool.js';
 import { TotalProgress } from '../shared/progress.js';
 import type { CommandResult, View } from '../shared/render.js';
 import { listDirectory } from '../shared/remote-listing.js';
+import { notAnApplianceAnswer } from '../../core/contract/client.js';
 import { failureNote, fileError, stopsTheRest, transferView, type TransferFileError, type TransferOutcome } from '../shared/transfer-report.js';
 import { fileSink, interruptedBy, localWriteFailed, syncDirectory, watchSignals, type Interruption } from './local-write.js';
 
@@ -43,15 +44,37 @@ interface RemoteFile {
   size: number;
 }
 
+/**
+ * The longest path a Linux appliance can name: PATH_MAX, 4096 bytes with the closing NUL
+ * (linux/limits.h). A listing that leads deeper comes from no real directory tree (it is
+ * endless, or a loop) and is refused before its paths grow without bound.
+ */
+const MAX_REMOTE_PATH_BYTES = 4095;
+
+/**
+ * Directories and files one `download -r` mirrors at most: the whole list is held (and checked
+ * locally) before the first byte moves, so it is bounded; a larger tree goes in parts.
+ */
+export const MAX_TREE_ENTRIES = 100_000;
+
 /** The remote tree, one listdir per directory; symbolic links and other non-files said and left out. */
 async function walkRemote(t: Transport, root: string, local: string, note: (line: string) => void): Promise<{ dirs: string[]; files: RemoteFile[] }> {
   const dirs: string[] = [];
   const files: RemoteFile[] = [];
+  let count = 0;
   const walk = async (remote: string, here: string) => {
+    if (Buffer.byteLength(remote) > MAX_REMOTE_PATH_BYTES) {
+      throw notAnApplianceAnswer('filesystem.listdir', `the appliance listed directories down to ${remote.slice(0, 120)}…, a path longer than the ${MAX_REMOTE_PATH_BYTES + 1} bytes (PATH_MAX) any appliance path has`);
+    }
     dirs.push(here);
     const entries = [...(await listDirectory(t, remote)).entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    count += entries.length;
+    if (count > MAX_TREE_ENTRIES) {
+      throw new StorError(E.TREE_TOO_LARGE, `${root} holds more than ${MAX_TREE_ENTRIES.toLocaleString('en-US')} files and directories; stor mirrors at most that many in one run (nothing was written)`, {
+        hint: 'download its subdirectories one at a time',
+      });
+    }
     for (const [name, entry] of entries) {
-      if (name.includes('/') || name === '.' || name === '..') throw new StorError(E.MALFORMED_ANSWER, `the appliance listed ${remote} with an entry named ${JSON.stringify(name)}`);
       if (entry.type === 'DIRECTORY') await walk(`${remote}/${name}`, join(here, name));
       else if (entry.type === 'FILE') files.push({ source: `${remote}/${name}`, target: join(here, name), size: entry.size });
       else note(`stor: skipped ${remote}/${name}: a ${entry.type.toLowerCase()}, not a file or directory`);
@@ -156,7 +179,7 @@ export async function downloadTree(ctx: CommandContext, remote: string, local: s
   // A signal that stopped something ends the command as the signal says, whatever failed before it.
   const interrupted = watch.signal !== undefined && data.summary.done < data.summary.files;
   const ending = interrupted ? describeError(interruptedBy(watch.signal!, local)) : failures.find((f) => f !== undefined);
-  if (ending && !ctx.globals.json) ctx.note(failureNote(data.files, data.summary, `${data.summary.done} downloaded`));
+  if (ending && !ctx.globals.json) for (const line of failureNote(data.files, data.summary, `${data.summary.done} downloaded`)) ctx.note(line);
   return { data, view: treeView(data, ctx.io.stdout.isTTY === true), ...(ending ? { exitCode: ending.code } : {}) };
 }
 
@@ -172,9 +195,9 @@ async function downloadOne(t: Transport, file: RemoteFile, i: number, watch: Int
   const sink = fileSink(handle, file.target);
   const untrack = watch.track(sink);
   try {
-    const { jobId, bytes } = await t.download({ path: file.source, sink, ...(total ? { onProgress: (n: number) => total.progress(i, n) } : {}) });
+    const { jobId, bytes } = await t.download({ path: file.source, sink, size: file.size, ...(total ? { onProgress: (n: number) => total.progress(i, n) } : {}) });
     if (watch.signal) throw interruptedBy(watch.signal, file.target);
-    if (bytes !== file.size) throw new StorError(E.SIZE_MISMATCH, `${file.source} gave ${bytes} bytes; its listing says ${file.size}`);
+    if (bytes !== file.size) throw new StorError(E.DOWNLOAD_SIZE_MISMATCH, `${file.source} gave ${bytes} bytes; its listing says ${file.size}`);
     await handle.close();
     await rename(partial, file.target).catch((err: unknown) => Promise.reject(localWriteFailed(file.target, err)));
     return jobId;

@@ -72,7 +72,7 @@ async function transfer(t: Transport, remote: string, size: number, sink: Writab
   const untrack = watch.track(sink);
   try {
     if (watch.signal) throw interruptedBy(watch.signal, what);
-    const done = await t.download({ path: remote, sink, ...(bar ? { onProgress: (n: number) => bar.update(n) } : {}) });
+    const done = await t.download({ path: remote, sink, size, ...(bar ? { onProgress: (n: number) => bar.update(n) } : {}) });
     if (watch.signal) throw interruptedBy(watch.signal, what);
     if (done.bytes !== size) {
       throw new StorError(E.DOWNLOAD_SIZE_MISMATCH, `${remote} gave ${done.bytes} bytes; the appliance reported ${size}`, { hint: 'it may have changed meanwhile: download it again' });

@@ -5,15 +5,22 @@
  * tables, TSV, lines, notes, errors, prompts — passes server text through here; JSON output is
  * escaped by JSON itself (plus C1 controls, see `escapeJson`).
  */
-// C0 controls but tab and newline, DEL, and C1 controls (0x80-0x9f: CSI and OSC among them).
-const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+// C0 controls but tab, DEL, and C1 controls (0x80-0x9f: CSI and OSC among them).
+const CONTROLS = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g;
 const CONTROLS_AND_BREAKS = /[\u0000-\u001f\u007f-\u009f]/g;
 
 const visible = (c: string): string => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`;
+// Line breaks as they would be written in the text, so a multi-line reason still reads.
+const shownBreak = (c: string): string => (c === '\n' ? '\\n' : c === '\r' ? '\\r' : visible(c));
 
-/** Text for a line of prose: newlines and tabs kept, every other control shown as `\xNN`. */
+/**
+ * Text for one line of prose (a message, a note, a hint): tabs kept, every other control shown,
+ * line breaks as `\n` and `\r`. A break in the appliance's text (a reason, a name) must not start
+ * a line of its own, which could pass for one of stor's (`stor: nas2: ok`, `4 ok`); a line of
+ * stor's own is written as a line of its own by its caller.
+ */
 export function escapeControls(text: string): string {
-  return text.replace(CONTROLS, visible);
+  return text.replace(CONTROLS, shownBreak);
 }
 
 /** A single cell or field: newlines and tabs too, so a value cannot forge rows or columns. */

@@ -26,18 +26,18 @@ export function fileError(d: DescribedError): TransferFileError {
 
 /**
  * For stderr, so that a person whose stdout is redirected still learns that not everything
- * landed: each failed file's reason, then the counts (`done` says what the rest did).
+ * landed: each failed file's reason, then the counts (`done` says what the rest did); one note each.
  */
 export function failureNote(
   files: readonly { source: string; error: TransferFileError | null }[],
   summary: { files: number; failed: number; not_attempted: number; skipped?: number },
   done: string,
-): string {
+): string[] {
   const lines = files.filter((f) => f.error).map((f) => `stor: ${f.source}: ${f.error!.message}`);
   const rest = summary.not_attempted > 0 ? `, ${summary.not_attempted} not attempted` : '';
   const skipped = summary.skipped ? `, ${summary.skipped} skipped` : '';
   lines.push(`stor: ${summary.failed} of ${summary.files} files failed${rest}; ${done}${skipped}`);
-  return lines.join('\n');
+  return lines;
 }
 
 const OUTCOME_TONE: Record<TransferOutcome, Tone> = { done: 'ok', skipped: 'ok', failed: 'danger', not_attempted: 'warning' };

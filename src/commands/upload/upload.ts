@@ -243,7 +243,7 @@ export async function upload(ctx: CommandContext, args: string[], options: Uploa
     total?.finish();
     const firstFailure = failures.find((f) => f !== undefined);
     const data: UploadReport = { files: results, summary: summarize(results) };
-    if (firstFailure && !ctx.globals.json) ctx.note(failureNote(data.files, data.summary, `${data.summary.done} uploaded`));
+    if (firstFailure && !ctx.globals.json) for (const line of failureNote(data.files, data.summary, `${data.summary.done} uploaded`)) ctx.note(line);
     return { data, view: reportView(data, ctx.io.stdout.isTTY === true), ...(firstFailure ? { exitCode: firstFailure.code } : {}) };
   } finally {
     spooled?.remove();

@@ -2,7 +2,7 @@ import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Agent } from 'undici';
 import { request } from 'undici';
-import { byteCounter } from './byte-counter.js';
+import { byteCounter, type ByteLimit } from './byte-counter.js';
 import { E } from '../error-catalogue.js';
 import { StorError } from '../errors.js';
 import type { Endpoint } from './endpoint.js';
@@ -16,16 +16,38 @@ const REFUSALS: Record<number, string> = {
 };
 
 /**
- * GET of the `/_download/<job>?auth_token=…` path core.download answered, streamed into `sink`
- * (which it ends). Returns the bytes written. Only the job id travels into messages: the URL
- * carries the token, which is a credential.
+ * Where the GET of core.download's answer goes. 25.10.1 answers a path on the appliance itself,
+ * `/_download/<job>?auth_token=…` (MW/service/core_service.py:530); one that resolves to another
+ * origin (scheme, host or port: an absolute URL, `//host/…`, `\\host/…`) is no appliance's
+ * answer, and fetching it would hand the token to whoever that is. Refused, never fetched.
  */
-export async function getDownload(endpoint: Endpoint, agent: Agent, path: string, jobId: number, sink: Writable, timeoutSeconds: number, onProgress?: (bytes: number) => void): Promise<number> {
+export function downloadUrl(endpoint: Endpoint, path: string, jobId: number): URL {
+  let target: URL | undefined;
+  try {
+    target = new URL(path, endpoint.base);
+  } catch {
+    target = undefined;
+  }
+  if (target?.origin !== endpoint.base.origin) {
+    throw new StorError(E.MALFORMED_ANSWER, `not a valid appliance answer: core.download gave job ${jobId} a download URL on another origin than ${endpoint.display}; not fetched`, {
+      hint: 'check that the URL names a 25.10.1 appliance',
+    });
+  }
+  // Relative to the base, so an appliance served below a path prefix keeps it.
+  return new URL(path.replace(/^\/+/, ''), endpoint.base);
+}
+
+/**
+ * GET of the `/_download/<job>?auth_token=…` path core.download answered, streamed into `sink`
+ * (which it ends). Returns the bytes written; with a `limit`, no more than it reach the sink.
+ * Only the job id travels into messages: the URL carries the token, which is a credential.
+ */
+export async function getDownload(endpoint: Endpoint, agent: Agent, path: string, jobId: number, sink: Writable, timeoutSeconds: number, onProgress?: (bytes: number) => void, limit?: ByteLimit): Promise<number> {
+  const url = downloadUrl(endpoint, path, jobId);
   const startedAt = performance.now();
   let res;
   try {
-    // Relative to the base, so an appliance served below a path prefix keeps it.
-    res = await request(new URL(path.replace(/^\/+/, ''), endpoint.base), {
+    res = await request(url, {
       method: 'GET',
       dispatcher: agent,
       headersTimeout: timeoutSeconds * 1000,
@@ -42,7 +64,7 @@ export async function getDownload(endpoint: Endpoint, agent: Agent, path: string
       hint: 'start the download again; a download URL serves one GET, within a minute of being issued',
     });
   }
-  const counter = byteCounter(onProgress);
+  const counter = byteCounter(onProgress, limit);
   try {
     await pipeline(res.body, counter, sink);
   } catch (err) {

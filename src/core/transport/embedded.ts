@@ -12,7 +12,7 @@ import { awaitJob } from './job-wait.js';
 import { loginError, loginRejected } from './login.js';
 import { elapsed, traced, type TraceSink } from './trace.js';
 import { byteCounter } from './byte-counter.js';
-import { downloadParams, putParams, type DownloadRequest, type TargetInfo, type Transport, type UploadRequest } from './transport.js';
+import { downloadLimit, downloadParams, putParams, type DownloadRequest, type TargetInfo, type Transport, type UploadRequest } from './transport.js';
 import { authorizeUpload, UploadRefused } from '../appliance/upload.js';
 import { uploadRefused } from './upload-errors.js';
 
@@ -160,7 +160,7 @@ export class EmbeddedTransport implements Transport {
       const token = new URL(url, 'http://embedded').searchParams.get('auth_token');
       if (token !== null) this.appliance.tokens.get(token, this.session.origin)?.destroy();
       const pipe = this.appliance.downloads.claim(jobId)!;
-      const counter = byteCounter(req.onProgress);
+      const counter = byteCounter(req.onProgress, downloadLimit(req));
       const streamed = await Promise.allSettled([pipe.deliver(counter), pipelineAsync(counter, req.sink)]);
       // The job's own failure says more than the broken stream it caused.
       await awaitJob({ call: (method, params) => this.call(method, params), ended: (id) => this.appliance.jobs.wait(this.session, id) }, jobId, this.options.timeoutSeconds);

@@ -42,8 +42,7 @@ export async function awaitJob(source: JobSource, id: number, stallSeconds: numb
       )
     : new Promise<never>(() => undefined);
   const watched = (async () => {
-    let seen: string | undefined;
-    let movedAt = performance.now();
+    const stalled = stallWatch(stallSeconds);
     for (let delay = 20; !settled; delay = Math.min(delay * 2, 500)) {
       const job = await entry();
       if (!job) {
@@ -54,14 +53,7 @@ export async function awaitJob(source: JobSource, id: number, stallSeconds: numb
       if (job.state === 'SUCCESS') return true;
       if (job.state === 'FAILED' || job.state === 'ABORTED') throw jobFailure(job);
       onProgress?.({ percent: job.progress.percent, description: job.progress.description });
-      const now = performance.now();
-      const state = JSON.stringify([job.state, job.progress]);
-      if (state !== seen) {
-        seen = state;
-        movedAt = now;
-      } else if (now - movedAt >= stallSeconds * 1000) {
-        throw jobStalled(job, (now - movedAt) / 1000);
-      }
+      stalled(job);
       await new Promise((r) => setTimeout(r, Math.min(delay, stallSeconds * 1000)));
     }
     return true;
@@ -73,7 +65,29 @@ export async function awaitJob(source: JobSource, id: number, stallSeconds: numb
   }
 }
 
-function jobStalled(job: Needed<'core.get_jobs', 'id' | 'method' | 'state' | 'progress'>, seconds: number): StorError {
+/** A running job as a stall is judged: its state and progress. */
+type Watched = Needed<'core.get_jobs', 'id' | 'method' | 'state' | 'progress'>;
+
+/**
+ * The stall rule every wait for a job follows: fed each reading of a running job, it throws
+ * JOB_STALLED once the job's state and progress have not changed for `stallSeconds`.
+ */
+export function stallWatch(stallSeconds: number): (job: Watched) => void {
+  let seen: string | undefined;
+  let movedAt = performance.now();
+  return (job) => {
+    const now = performance.now();
+    const state = JSON.stringify([job.state, job.progress]);
+    if (state !== seen) {
+      seen = state;
+      movedAt = now;
+    } else if (now - movedAt >= stallSeconds * 1000) {
+      throw jobStalled(job, (now - movedAt) / 1000);
+    }
+  };
+}
+
+function jobStalled(job: Watched, seconds: number): StorError {
   const percent = job.progress.percent === null ? '' : ` at ${job.progress.percent}%`;
   return new StorError(E.JOB_STALLED, `job ${job.id} (${job.method}) has not moved for ${seconds.toFixed(1)} s (still ${job.state}${percent}); stopped waiting for it`, {
     hint: `it may yet finish: look again with \`stor call core.get_jobs '[["id","=",${job.id}]]'\`, or raise --timeout to wait longer for a job that reports no progress`,

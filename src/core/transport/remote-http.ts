@@ -1,5 +1,6 @@
 import { Agent, request } from 'undici';
 import { notAnApplianceAnswer } from '../contract/client.js';
+import { jsonNestedDeeperThan, MAX_ANSWER_DEPTH } from '../rpc/json-depth.js';
 import { ERRNO, RpcError } from '../errors.js';
 import { assertSecretMayTravel } from './endpoint.js';
 import { awaitJob } from './job-wait.js';
@@ -9,7 +10,7 @@ import { bearerKey } from './login-strategies.js';
 import type { RemoteOptions } from './remote.js';
 import { elapsed, traced } from './trace.js';
 import { getDownload } from './download-client.js';
-import { downloadParams, type DownloadRequest, type TargetInfo, type Transport, type UploadRequest } from './transport.js';
+import { downloadLimit, downloadParams, type DownloadRequest, type TargetInfo, type Transport, type UploadRequest } from './transport.js';
 import { postUpload } from './upload-client.js';
 
 /**
@@ -72,6 +73,9 @@ export class HttpRpcTransport implements Transport {
     const text = await res.body.text();
     if (res.statusCode === 429) throw rateLimited(where, `calls (${method})`, text.trim());
     if (res.statusCode !== 200) throw notAnAppliance(where, res.statusCode);
+    if (jsonNestedDeeperThan(text, MAX_ANSWER_DEPTH)) {
+      throw notAnApplianceAnswer(method, `${where} answered ${method} with JSON nested more than ${MAX_ANSWER_DEPTH} deep, which no appliance sends`);
+    }
     let msg: { result?: unknown; error?: unknown } | null;
     try {
       msg = JSON.parse(text);
@@ -101,7 +105,7 @@ export class HttpRpcTransport implements Transport {
   async download(req: DownloadRequest): Promise<{ jobId: number; bytes: number }> {
     try {
       const [jobId, url] = await this.call<[number, string]>('core.download', downloadParams(req.path));
-      const bytes = await getDownload(this.options.endpoint, this.agent, url, jobId, req.sink, this.options.timeoutSeconds, req.onProgress);
+      const bytes = await getDownload(this.options.endpoint, this.agent, url, jobId, req.sink, this.options.timeoutSeconds, req.onProgress, downloadLimit(req));
       await awaitJob(this, jobId, this.options.timeoutSeconds);
       return { jobId, bytes };
     } catch (err) {

@@ -3,6 +3,7 @@ import { EventEmitter } from 'node:events';
 import WebSocket from 'ws';
 import type { Agent } from 'undici';
 import { notAnApplianceAnswer } from '../contract/client.js';
+import { jsonNestedDeeperThan, MAX_ANSWER_DEPTH } from '../rpc/json-depth.js';
 import { ERRNO, RpcError, StorError } from '../errors.js';
 import { E } from '../error-catalogue.js';
 import { assertSecretMayTravel, type Endpoint } from './endpoint.js';
@@ -11,7 +12,7 @@ import { loginError } from './login.js';
 import { bearerKey, type LoginStrategy } from './login-strategies.js';
 import { networkError, notAnAppliance, rateLimited, timedOut } from './network-errors.js';
 import { elapsed, traced, type TraceSink } from './trace.js';
-import { downloadParams, type DownloadRequest, type TargetInfo, type Transport, type UploadRequest } from './transport.js';
+import { downloadLimit, downloadParams, type DownloadRequest, type TargetInfo, type Transport, type UploadRequest } from './transport.js';
 
 export interface TlsOptions {
   /** Skip certificate verification (self-signed appliances). */
@@ -164,6 +165,11 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
   }
 
   private onMessage(text: string): void {
+    if (jsonNestedDeeperThan(text, MAX_ANSWER_DEPTH)) {
+      this.closedError = notAnApplianceAnswer(undefined, `${this.options.endpoint.display} sent a frame nested more than ${MAX_ANSWER_DEPTH} deep, which no appliance sends`);
+      this.ws.terminate();
+      return;
+    }
     let msg: { id?: unknown; result?: unknown; error?: unknown; method?: string; params?: unknown };
     try {
       msg = JSON.parse(text);
@@ -298,7 +304,7 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
       const [{ getDownload }, { uploadAgent }] = await Promise.all([import('./download-client.js'), import('./upload-client.js')]);
       this.agent ??= uploadAgent(this.options, this.options.timeoutSeconds);
       const [jobId, url] = await this.call<[number, string]>('core.download', downloadParams(req.path));
-      const bytes = await getDownload(this.options.endpoint, this.agent, url, jobId, req.sink, this.options.timeoutSeconds, req.onProgress);
+      const bytes = await getDownload(this.options.endpoint, this.agent, url, jobId, req.sink, this.options.timeoutSeconds, req.onProgress, downloadLimit(req));
       await awaitJob({ call: (method, params) => this.call(method, params), ended: (id) => this.jobWait(id) }, jobId, this.options.timeoutSeconds);
       return { jobId, bytes };
     } catch (err) {
