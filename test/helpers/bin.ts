@@ -9,12 +9,18 @@ export interface SpawnResult {
   stderr: string;
 }
 
-/** Spawns the built `bin/stor.js` as a user would (run `npm run build` first; `npm test` does). */
-export function spawnStor(args: string[], options: { env?: Record<string, string | undefined>; stdin?: string } = {}): Promise<SpawnResult> {
+/**
+ * Spawns the built `bin/stor.js` as a user would (run `npm run build` first; `npm test` does).
+ * `killAfterMs` bounds a run that could hang (the failure a test guards against): the child is
+ * killed then, and its null exit code fails the test instead of stalling the suite.
+ */
+export function spawnStor(args: string[], options: { env?: Record<string, string | undefined>; stdin?: string; cwd?: string; killAfterMs?: number } = {}): Promise<SpawnResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [STOR_BIN, ...args], {
       env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_CHECK_RESULTS: '1', ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],
+      ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
+      ...(options.killAfterMs !== undefined ? { timeout: options.killAfterMs, killSignal: 'SIGKILL' as const } : {}),
     });
     let stdout = '';
     let stderr = '';
