@@ -34,6 +34,16 @@ describe.skipIf(process.platform === 'win32')('files named to stor are read only
     }
   });
 
+  it('--api-key-stdin and key_stdin fed from /dev/zero are refused past 1 MB (exit 2), not read until memory runs out', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'fleet.yaml'), '- {name: nas1, url: ws://127.0.0.1:9, key_stdin: true}\n');
+    for (const args of [['login', '--url', 'ws://127.0.0.1:9', '--api-key-stdin'], ['profile', 'import', join(dir, 'fleet.yaml')]]) {
+      const env = envOf();
+      refused(await spawnStor([...args, '--json'], { env, stdinFrom: '/dev/zero', killAfterMs: BOUND_MS }));
+      expect(existsSync(join(env.STOR_CONFIG_DIR, 'config.json'))).toBe(false);
+    }
+  });
+
   it('--ca on /dev/zero or a FIFO is refused at once (exit 2), on any target', async () => {
     for (const file of ['/dev/zero', fifo()]) refused(await spawnStor(['--ca', file, 'whoami', '--json'], { env: envOf(), killAfterMs: BOUND_MS }));
   });
