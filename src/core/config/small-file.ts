@@ -9,7 +9,10 @@ export interface SmallFileKind {
   bytes: number;
 }
 
-/** A key is `<id>-<64 letters and digits>`, under 100 bytes; 1 kB leaves room for a newline or two. */
+/**
+ * A key is `<id>-<64 letters and digits>` (MW/plugins/api_key.py:214, `generate_string(string_size=64)`),
+ * under 100 bytes; 1 kB leaves room for whitespace around it.
+ */
 export const KEY_FILE: SmallFileKind = { what: 'an API key file', bytes: 1024 };
 /** A CA bundle: the whole system store (/etc/ssl/certs/ca-certificates.crt) is about 220 kB. */
 export const CA_FILE: SmallFileKind = { what: 'a CA bundle', bytes: 1024 * 1024 };
