@@ -73,6 +73,14 @@ describe.skipIf(process.platform === 'win32')('files named to stor are read only
     }
   });
 
+  it('a FIFO in place of config.json is reported as an unreadable profiles file, not waited on', async () => {
+    const env = envOf();
+    execFileSync('mkfifo', [join(env.STOR_CONFIG_DIR, 'config.json')]);
+    const r = await spawnStor(['profile', 'list', '--json'], { env, killAfterMs: BOUND_MS });
+    expect(r.code, r.stderr).toBe(1);
+    expect(JSON.parse(r.stderr).error.code).toBe('CONFIG_UNREADABLE');
+  });
+
   it('a key file of ordinary size is still read (the cap refuses only what cannot be a key)', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'key'), `1-${'a'.repeat(64)}\n`, { mode: 0o600 });

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, statSync } from 'node:fs';
 import { ownerOnly, ownerOnlyFile } from './owner-only.js';
 import { join } from 'node:path';
 import { StorError } from '../errors.js';
@@ -72,6 +72,8 @@ export class ProfileStore {
     try {
       ownerOnly(this.dir);
       ownerOnlyFile(this.path);
+      // conf reads the file whole and blocking: a FIFO put in its place would hang every command.
+      if (!statSync(this.path).isFile()) throw new Error('not a regular file');
       return documentOf((await this.conf()).store);
     } catch (err) {
       throw new StorError(E.CONFIG_UNREADABLE, `cannot read the profiles file ${this.path}: ${(err as Error).message}`, {
