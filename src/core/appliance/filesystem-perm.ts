@@ -91,8 +91,8 @@ function validatePath(appliance: Appliance, method: string, path: string, recurs
  * swapped in meanwhile cannot redirect the change out of the pool. Answers false for a symlink,
  * which has no mode of its own on Linux and is left alone.
  */
-async function chmodNoFollow(host: string, mode: number | null): Promise<boolean> {
-  const handle = await open(host, O_PATH | constants.O_NOFOLLOW);
+async function chmodNoFollow(at: string, mode: number | null): Promise<boolean> {
+  const handle = await open(at, O_PATH | constants.O_NOFOLLOW);
   try {
     if ((await handle.stat()).isSymbolicLink()) return false;
     if (mode !== null) await chmod(`/proc/self/fd/${handle.fd}`, mode);
@@ -146,9 +146,10 @@ async function apply(appliance: Appliance, job: JobHandle, target: SandboxPath, 
     : new Set([...mountpoints(appliance)].filter((m) => m.startsWith(`${target.path}/`)).map((m) => join(store.mntDir, m.slice('/mnt/'.length))));
   let done = 0;
   const prefix = target.poolRoot.length + 1;
-  await walkBelow(target.host, skip, async (host) => {
+  // Each entry is changed through the descriptor of the directory it was listed in (held-walk.ts).
+  await walkBelow(target.host, store.mntDir, skip, async (host, at) => {
     // Gone since it was listed: nothing to change.
-    const changed = await chmodNoFollow(host, change.mode).catch((err: NodeJS.ErrnoException) => {
+    const changed = await chmodNoFollow(at, change.mode).catch((err: NodeJS.ErrnoException) => {
       if (err.code === 'ENOENT') return false;
       throw err;
     });

@@ -20,6 +20,7 @@ import {
 import { sandboxPath } from './filesystem.js';
 import { implement } from './method.js';
 import { snapshotCopyDir } from './pool-snapshot.js';
+import { snapshotsDir } from './stray-snapshot-copies.js';
 import { query } from './query.js';
 import { bytesBelow, removeTree } from './tree-walk.js';
 
@@ -490,11 +491,12 @@ export const poolDatasetMethods = [
       deleteDatasets(store.db, gone);
       // `zfs destroy -r` takes the snapshots with it, a pool root's own included.
       deleteSnapshots(store.db, snapshots.map((s) => s.id));
-      return [...hosts, ...snapshots.map((s) => snapshotCopyDir(appliance, s.copy))];
+      const copies = snapshotsDir(store.stateDir);
+      return [...hosts.map((h) => [h, store.mntDir] as const), ...snapshots.map((s) => [snapshotCopyDir(appliance, s.copy), copies] as const)];
     });
     // The files go after the commit, outside the write lock and asynchronously: a large tree must
     // hold up neither the other writers nor the other clients, and a dataset is gone once its row is.
-    for (const host of doomed.sort((a, b) => b.length - a.length)) await removeTree(host);
+    for (const [host, within] of doomed.sort(([a], [b]) => b.length - a.length)) await removeTree(host, within);
     return true;
   }),
 ];
