@@ -9,6 +9,7 @@ import { datasetOwners, deleteSnapshots, insertSnapshot, listSnapshots, restoreO
 import type { Appliance } from './appliance.js';
 import { creationShown, datasetType, parentOf } from './dataset-properties.js';
 import { sandboxPath } from './filesystem.js';
+import { keyedQueue } from './keyed-queue.js';
 import { implement } from './method.js';
 import { query } from './query.js';
 import { noteCopyInFlight, snapshotsDir } from './stray-snapshot-copies.js';
@@ -42,14 +43,7 @@ export function isValidSnapshotName(full: string): boolean {
  * Snapshot operations on one pool run one at a time: a copy, a rollback and a destroy of the same
  * tree must not interleave (ZFS serialises them in the kernel).
  */
-const queues = new WeakMap<Appliance, Map<string, Promise<unknown>>>();
-function serialized<T>(appliance: Appliance, pool: string, fn: () => Promise<T>): Promise<T> {
-  let byPool = queues.get(appliance);
-  if (!byPool) queues.set(appliance, (byPool = new Map()));
-  const run = (byPool.get(pool) ?? Promise.resolve()).then(fn, fn);
-  byPool.set(pool, run.catch(() => undefined));
-  return run;
-}
+const serialized = keyedQueue();
 
 /** `zfs_nicebytes`: 512B, 1.50K, 96K, 2.25M — what `zfs get` shows as the value. */
 function zfsNiceBytes(n: number): string {
