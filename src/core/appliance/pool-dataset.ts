@@ -5,6 +5,7 @@ import { deleteDatasets, insertDataset, listDatasets, updateDataset, type Datase
 import { listPools } from '../store/files.js';
 import { deleteSnapshots, listSnapshots } from '../store/snapshots.js';
 import type { Appliance } from './appliance.js';
+import { assertNotBeingDeleted, deletionCovering, markDeleting } from './dataset-deletion.js';
 import {
   PROPERTIES,
   TRUENAS_USER_PROPERTIES,
@@ -20,8 +21,8 @@ import {
 import { sandboxPath } from './filesystem.js';
 import { implement } from './method.js';
 import { snapshotCopyDir } from './pool-snapshot.js';
-import { snapshotsDir } from './stray-snapshot-copies.js';
 import { query } from './query.js';
+import { snapshotsDir } from './stray-snapshot-copies.js';
 import { bytesBelow, removeTree } from './tree-walk.js';
 
 /*
@@ -41,6 +42,25 @@ import { bytesBelow, removeTree } from './tree-walk.js';
  */
 function mountpointHost(appliance: Appliance, id: string): string {
   return sandboxPath(appliance, `/mnt/${id}`).host;
+}
+
+/** Rounds of removal a delete makes before it gives up: a write already past its check may land meanwhile. */
+const REMOVAL_ROUNDS = 3;
+
+/**
+ * Removes a dataset's tree. A put that passed its check just before the mark was set can still
+ * land a file after a directory was emptied (ENOTEMPTY): the next round takes it, since no new put
+ * gets past the mark. Still not empty after REMOVAL_ROUNDS: the dataset is busy.
+ */
+async function removeSettled(host: string, within: string, busy: () => Error): Promise<void> {
+  for (let round = 1; ; round++) {
+    try {
+      return await removeTree(host, within);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOTEMPTY') throw err;
+      if (round === REMOVAL_ROUNDS) throw busy();
+    }
+  }
 }
 
 /** Each filesystem dataset's own bytes (its files, not its children's), measured before entries are built. */
@@ -439,6 +459,8 @@ export const poolDatasetMethods = [
     // Measured before the write lock is taken: the walk is asynchronous, the transaction is not.
     const own = await measureOwnBytes(appliance);
     store.write(() => {
+      // Nothing new inside a dataset whose files are being removed (dataset-deletion.ts).
+      assertNotBeingDeleted(appliance, `/mnt/${data.name}`, 'Failed to create dataset');
       const { ancestors } = validateCreate(appliance, own, data, listDatasets(store.db), listPools(store.db));
       const pool = data.name.split('/')[0]!;
       const now = Date.now();
@@ -465,7 +487,9 @@ export const poolDatasetMethods = [
   }),
   implement(poolDatasetContract['pool.dataset.delete'], async ({ appliance }, id, options) => {
     const { store } = appliance;
-    const doomed = store.write(() => {
+    // `zfs destroy` of a busy dataset: ZFS's words, errno EBUSY (MW/plugins/zfs_/dataset.py:235-240).
+    const busy = () => rpcErrors.call(ERRNO.EBUSY, `Failed to delete dataset: cannot destroy '${id}': dataset is busy`);
+    const plan = store.read(() => {
       const all = listDatasets(store.db);
       const target = all.find((d) => d.id === id);
       if (!target) throw rpcErrors.instanceNotFound('PoolDataset', id);
@@ -486,17 +510,28 @@ export const poolDatasetMethods = [
         throw rpcErrors.call(ERRNO.EFAULT, `Failed to delete dataset: cannot destroy '${id}': ${kind} has children\nuse '-r' to destroy the following datasets:\n${list}`);
       }
       const gone = (isRoot ? children : [target, ...children]).map((d) => d.id);
+      if (gone.some((d) => deletionCovering(appliance, `/mnt/${d}`) !== null)) throw busy();
       // Checked before anything is deleted: no mountpoint may lead out of the pool.
       const hosts = gone.map((d) => mountpointHost(appliance, d));
-      deleteDatasets(store.db, gone);
-      // `zfs destroy -r` takes the snapshots with it, a pool root's own included.
-      deleteSnapshots(store.db, snapshots.map((s) => s.id));
-      const copies = snapshotsDir(store.stateDir);
-      return [...hosts.map((h) => [h, store.mntDir] as const), ...snapshots.map((s) => [snapshotCopyDir(appliance, s.copy), copies] as const)];
+      return { gone, hosts, snapshots };
     });
-    // The files go after the commit, outside the write lock and asynchronously: a large tree must
-    // hold up neither the other writers nor the other clients, and a dataset is gone once its row is.
-    for (const [host, within] of doomed.sort(([a], [b]) => b.length - a.length)) await removeTree(host, within);
+    // One outcome: the datasets are marked first (no upload or child dataset may start in them),
+    // their files removed, and only then their rows; a removal that fails lifts the marks and
+    // keeps the rows, so the dataset is still there to delete again. The files go outside the
+    // write lock and asynchronously: a large tree must hold up neither other writers nor clients.
+    const unmark = markDeleting(appliance, plan.gone);
+    try {
+      for (const host of [...plan.hosts].sort((a, b) => b.length - a.length)) await removeSettled(host, store.mntDir, busy);
+      store.write(() => {
+        deleteDatasets(store.db, plan.gone);
+        // `zfs destroy -r` takes the snapshots with it, a pool root's own included.
+        deleteSnapshots(store.db, plan.snapshots.map((s) => s.id));
+      });
+    } finally {
+      unmark();
+    }
+    // The copies are the state's own: nothing races them, and a leftover is swept at the next start.
+    for (const s of plan.snapshots) await removeTree(snapshotCopyDir(appliance, s.copy), snapshotsDir(store.stateDir));
     return true;
   }),
 ];

@@ -8,6 +8,7 @@ import { ERRNO, RpcError, rpcErrors } from '../errors.js';
 import { setOwner } from '../store/files.js';
 import { AccountsSnapshot } from './accounts.js';
 import type { Appliance } from './appliance.js';
+import { assertNotBeingDeleted } from './dataset-deletion.js';
 import { sandboxPath } from './filesystem.js';
 import { keyedQueue } from './keyed-queue.js';
 import { isSystemError, osError } from './os-error.js';
@@ -85,6 +86,8 @@ export async function putFile(
   try {
     const target = sandboxPath(appliance, path);
     shown = target.path;
+    const refuseIfBeingDeleted = () => assertNotBeingDeleted(appliance, target.path, `Unable to put contents at '${target.path}'`);
+    refuseIfBeingDeleted();
     // The appliance's open(path, 'wb+') of a directory, the pool root included (MW/plugins/filesystem.py:565).
     if (target.rest.length === 0) throw osError('EISDIR', target.path);
     // Every later step goes through the open parent: a component swapped meanwhile cannot redirect it.
@@ -121,6 +124,8 @@ export async function putFile(
         // `if mode: os.chmod(path, mode)` upstream: null and 0 both leave the file's mode alone.
         const mode = options.mode || (existing?.stat.isFile() ? existing.stat.mode & 0o7777 : 0o644);
         await chmod(tmp, mode);
+        // Checked again right before the file appears: a delete that started meanwhile wins.
+        refuseIfBeingDeleted();
         await rename(tmp, final);
         await dir!.sync();
       } finally {
