@@ -9,6 +9,7 @@ import type { Appliance } from './appliance.js';
 import { ROOT, mountpoints, sandboxPath, statEntry } from './filesystem.js';
 import type { JobHandle } from './jobs.js';
 import { osError } from './os-error.js';
+import { childOf, openParentDir } from './parent-dir.js';
 import type { SandboxPath } from './sandbox.js';
 import { walkBelow } from './tree-walk.js';
 import { unixPermBits } from './unix-perm.js';
@@ -130,7 +131,14 @@ async function apply(appliance: Appliance, job: JobHandle, target: SandboxPath, 
     records.push([rel, changedOwner(owners.get(ownerKey(target.pool, rel)) ?? ROOT, change.owner)]);
   };
   try {
-    if (!(await chmodNoFollow(target.host, change.mode))) throw osError('ELOOP', target.path);
+    // Reached through its parent, opened component by component without following (parent-dir.ts):
+    // a directory above it swapped for a symlink cannot redirect the change.
+    const parent = await openParentDir(target, false);
+    try {
+      if (!(await chmodNoFollow(childOf(parent, target.rest[target.rest.length - 1]!), change.mode))) throw osError('ELOOP', target.path);
+    } finally {
+      await parent.close();
+    }
   } catch (err) {
     if (err instanceof RpcError) throw err;
     throw osError((err as NodeJS.ErrnoException).code ?? 'EIO', target.path);

@@ -2,7 +2,7 @@ import { constants, type Dirent, type Stats } from 'node:fs';
 import { chmod, copyFile, lstat, mkdir, open, readdir, readlink, symlink, utimes, type FileHandle } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { ERRNO } from '../errors.js';
-import { openChildDir, openTreeRoot, walkHeld, type HeldDir } from './held-walk.js';
+import { BATCH, openChildDir, openTreeRoot, walkHeld, type HeldDir } from './held-walk.js';
 import { childOf } from './parent-dir.js';
 import { refuse } from './sandbox.js';
 import { removeEntry } from './tree-walk.js';
@@ -14,8 +14,6 @@ import { removeEntry } from './tree-walk.js';
  * links and never followed. Like tree-walk.ts, every step is asynchronous and takes at most BATCH
  * file-system calls at once, so a large tree holds up no other client.
  */
-const BATCH = 16;
-
 async function inBatches<T>(items: readonly T[], fn: (item: T) => Promise<unknown>): Promise<void> {
   for (let i = 0; i < items.length; i += BATCH) await Promise.all(items.slice(i, i + BATCH).map(fn));
 }

@@ -1,15 +1,14 @@
 import { lstat, readdir, rmdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { openChildDir, openTreeRoot, walkHeld, type HeldDir } from './held-walk.js';
+import { BATCH, openChildDir, openTreeRoot, walkHeld, type HeldDir } from './held-walk.js';
 import { childOf } from './parent-dir.js';
 
 /**
  * Walks of whole dataset trees, asynchronous so that a large tree holds up no other client. Each
- * step takes at most BATCH file-system calls at once: the libuv thread pool is shared with the
+ * step takes at most BATCH (held-walk.ts) file-system calls at once: the libuv thread pool is shared with the
  * WebSocket's compression, so flooding it would stall every other client's answers just the same.
  * Symlinks are never followed.
  */
-const BATCH = 16;
 
 const ignoreMissing = (err: NodeJS.ErrnoException) => {
   if (err.code !== 'ENOENT') throw err;
