@@ -216,6 +216,11 @@ const CATALOGUE = {
     meaning: 'a local file to upload cannot be opened for reading; nothing was uploaded',
     remedy: 'check its permissions, or leave it out',
   },
+  LOCAL_FILE_REFUSED: {
+    kind: 'usage',
+    meaning: 'a file named for stor to read (an API key file, a `--ca` or `ca:` bundle, a `stor profile import` list, a TLS file of `stor serve`) is not a regular file (a FIFO, device or directory) or is larger than such a file can be, or standard input given for keys or a password holds more than 1 MB; nothing was read from it',
+    remedy: 'name the file itself (a key file is under 1 kB; a CA bundle, TLS file or profile list under 1 MB), or pipe in only the key or password',
+  },
   LOCAL_NOT_A_FILE: {
     kind: 'usage',
     meaning: 'a local path to upload is not a regular file (a directory, say)',

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { openSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export const STOR_BIN = fileURLToPath(new URL('../../bin/stor.js', import.meta.url));
@@ -9,19 +10,26 @@ export interface SpawnResult {
   stderr: string;
 }
 
-/** Spawns the built `bin/stor.js` as a user would (run `npm run build` first; `npm test` does). */
-export function spawnStor(args: string[], options: { env?: Record<string, string | undefined>; stdin?: string } = {}): Promise<SpawnResult> {
+/**
+ * Spawns the built `bin/stor.js` as a user would (run `npm run build` first; `npm test` does).
+ * `killAfterMs` bounds a run that could hang (the failure a test guards against): the child is
+ * killed then, and its null exit code fails the test instead of stalling the suite.
+ */
+export function spawnStor(args: string[], options: { env?: Record<string, string | undefined>; stdin?: string; stdinFrom?: string; cwd?: string; killAfterMs?: number } = {}): Promise<SpawnResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [STOR_BIN, ...args], {
       env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_CHECK_RESULTS: '1', ...options.env },
-      stdio: ['pipe', 'pipe', 'pipe'],
+      // `stdinFrom`: standard input is that file itself, as a shell's `< file` makes it.
+      stdio: [options.stdinFrom !== undefined ? openSync(options.stdinFrom, 'r') : 'pipe', 'pipe', 'pipe'],
+      ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
+      ...(options.killAfterMs !== undefined ? { timeout: options.killAfterMs, killSignal: 'SIGKILL' as const } : {}),
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(options.stdin ?? '');
+    child.stdin?.end(options.stdin ?? '');
   });
 }

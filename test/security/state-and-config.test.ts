@@ -1,6 +1,7 @@
 import { chmodSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { STATE_DB_FILE } from '../../src/core/store/state-file.js';
 import { runStor } from '../helpers/run-stor.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -32,5 +33,23 @@ describe('--ca', () => {
     const invalid = await runStor(['--ca', junk, 'whoami', '--json'], { env });
     expect(invalid.code).toBe(2);
     expect(JSON.parse(invalid.stderr).error.code).toBe('CA_INVALID');
+  });
+});
+
+describe('secret files loosened by hand are owner-only again after the next command', () => {
+  it('admin.key, the state database and config.json loosened to 0644 are tightened back to 0600 by whoami and profile list', async () => {
+    const home = join(tempDir(), 'state');
+    const config = tempDir();
+    const env = { STOR_HOME: home, STOR_CONFIG_DIR: config };
+    expect((await runStor(['whoami'], { env })).code).toBe(0);
+    writeFileSync(join(config, 'config.json'), '{"profiles":{}}', { mode: 0o600 });
+    const secrets = [join(home, 'admin.key'), join(home, STATE_DB_FILE), join(config, 'config.json')];
+    for (const command of [['whoami'], ['profile', 'list']]) {
+      for (const file of secrets) chmodSync(file, 0o644);
+      const r = await runStor(command, { env });
+      expect(r.code, r.stderr).toBe(0);
+      // Every command reads the profiles; whoami on the embedded target opens the state too.
+      for (const file of command[0] === 'whoami' ? secrets : secrets.slice(2)) expect(modeOf(file), `${file} after ${command.join(' ')}`).toBe(0o600);
+    }
   });
 });

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { configDirFrom } from '../../core/config/paths.js';
-import { ProfileStore, type Profile } from '../../core/config/profiles.js';
+import { ProfileStore, profileNamed, type Profile } from '../../core/config/profiles.js';
 import { call } from '../../core/contract/client.js';
 import { StorError } from '../../core/errors.js';
 import { E } from '../../core/error-catalogue.js';
@@ -99,7 +99,7 @@ interface ProfileChoice {
 async function chooseProfile(ctx: CommandContext, endpoint: Endpoint, force: boolean): Promise<ProfileChoice> {
   const doc = await new ProfileStore(configDirFrom(ctx.io.env)).read();
   const name = ctx.globals.profile ?? (ctx.io.env.STOR_PROFILE || undefined) ?? profilesFor(endpoint, doc)[0] ?? profileNameFor(endpoint);
-  const previous = doc.profiles[name];
+  const previous = profileNamed(doc, name);
   const replacedUrl = previous && !isSameAppliance(previous.url, endpoint) ? previous.url : undefined;
   if (replacedUrl !== undefined && !force) {
     throw new StorError(E.PROFILE_EXISTS, `profile "${name}" is saved for ${replacedUrl}, not ${endpoint.display}`, {

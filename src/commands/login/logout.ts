@@ -1,5 +1,5 @@
 import { configDirFrom } from '../../core/config/paths.js';
-import { ProfileStore } from '../../core/config/profiles.js';
+import { ProfileStore, profileNamed } from '../../core/config/profiles.js';
 import type { CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
 import { defineCommand } from '../shared/declare.js';
@@ -22,7 +22,7 @@ export async function logout(ctx: CommandContext): Promise<CommandResult<LogoutR
   const store = new ProfileStore(configDirFrom(ctx.io.env));
   const doc = await store.read();
   const name = ctx.globals.profile ?? (ctx.io.env.STOR_PROFILE || undefined) ?? doc.current ?? null;
-  if (name === null || !doc.profiles[name]) {
+  if (name === null || !profileNamed(doc, name)) {
     const data: LogoutResult = { profile: name, removed: false, was_current: false };
     if (!ctx.globals.json) ctx.note(name === null ? 'stor: no profile is current: nothing to log out of' : `stor: no profile "${name}" is saved: nothing to log out of`);
     return { data, view: { kind: 'record', fields: [['removed profile', null], ['was current', false]] } };

@@ -1,7 +1,7 @@
-import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { StorError } from '../../core/errors.js';
 import { E } from '../../core/error-catalogue.js';
+import { KEY_FILE, readSmallFile } from '../../core/config/small-file.js';
 import { API_KEY_PATTERN } from '../../core/store/secrets.js';
 import type { CommandContext } from '../shared/context.js';
 import { readStdin } from '../shared/stdin.js';
@@ -20,13 +20,7 @@ export async function readApiKey(ctx: CommandContext, options: KeySourceOptions)
   let key: string;
   const envKey = options.apiKeyFile || options.apiKeyStdin ? undefined : envSetting(ctx.io.env, 'STOR_API_KEY');
   if (options.apiKeyFile) {
-    const path = resolve(ctx.io.cwd, options.apiKeyFile);
-    try {
-      key = readFileSync(path, 'utf8');
-    } catch (err) {
-      throw new StorError(E.KEY_FILE_UNREADABLE, `cannot read the key file ${path}: ${(err as Error).message}`);
-    }
-    if ((statSync(path).mode & 0o077) !== 0) ctx.note(`stor: warning: ${path} is readable by other users; consider chmod 600`);
+    key = readKeyFile(ctx, resolve(ctx.io.cwd, options.apiKeyFile));
   } else if (options.apiKeyStdin) {
     key = await readStdin(ctx);
   } else if (envKey !== undefined) {
@@ -49,4 +43,21 @@ export async function readApiKey(ctx: CommandContext, options: KeySourceOptions)
     });
   }
   return key;
+}
+
+/**
+ * The text of a key file (`--api-key-file`, `key_file:` of `stor profile import`): a regular file
+ * of at most 1 kB, so `/dev/zero` or a FIFO is refused at once instead of exhausting memory or
+ * hanging. `owner` names the profile it is for in the message.
+ */
+export function readKeyFile(ctx: CommandContext, path: string, owner?: string): string {
+  let file;
+  try {
+    file = readSmallFile(path, KEY_FILE);
+  } catch (err) {
+    if (err instanceof StorError) throw err;
+    throw new StorError(E.KEY_FILE_UNREADABLE, `cannot read the key file ${owner ? `of ${owner}, ` : ''}${path}: ${(err as Error).message}`);
+  }
+  if ((file.mode & 0o077) !== 0) ctx.note(`stor: warning: ${path} is readable by other users; consider chmod 600`);
+  return file.data.toString('utf8');
 }

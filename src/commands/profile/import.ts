@@ -1,10 +1,11 @@
-import { readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import * as z from 'zod';
-import type { Profile } from '../../core/config/profiles.js';
+import { profileNamed, type Profile } from '../../core/config/profiles.js';
 import { StorError } from '../../core/errors.js';
 import { E } from '../../core/error-catalogue.js';
+import { PROFILE_LIST_FILE, readSmallFile } from '../../core/config/small-file.js';
+import { readKeyFile } from '../login/read-key.js';
 import { API_KEY_PATTERN } from '../../core/store/secrets.js';
 import { assertSecretMayTravel, parseEndpoint } from '../../core/transport/endpoint.js';
 import type { CommandContext } from '../shared/context.js';
@@ -57,8 +58,9 @@ function badFile(message: string): StorError {
 function readEntries(path: string): Entry[] {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readSmallFile(path, PROFILE_LIST_FILE).data.toString('utf8');
   } catch (err) {
+    if (err instanceof StorError) throw err;
     throw badFile(`cannot read ${path}: ${(err as Error).message}`);
   }
   let doc: unknown;
@@ -105,7 +107,7 @@ export async function profileImport(ctx: CommandContext, file: string, force: bo
   if (stdinKeys.length !== wanted) throw badFile(`${wanted} entries take their key from standard input, which holds ${stdinKeys.length} lines`);
 
   const store = profileStore(ctx);
-  const before = (await store.read()).profiles;
+  const before = await store.read();
   const profiles: Record<string, Profile> = {};
   const imported: ImportedProfile[] = [];
   let nextStdin = 0;
@@ -120,18 +122,11 @@ export async function profileImport(ctx: CommandContext, file: string, force: bo
     let apiKey: string;
     if (e.key_file !== undefined) {
       const keyPath = resolve(base, e.key_file);
-      let text: string;
-      try {
-        text = readFileSync(keyPath, 'utf8');
-      } catch (err) {
-        throw new StorError(E.KEY_FILE_UNREADABLE, `cannot read the key file of ${e.name}, ${keyPath}: ${(err as Error).message}`);
-      }
-      if ((statSync(keyPath).mode & 0o077) !== 0) ctx.note(`stor: warning: ${keyPath} is readable by other users; consider chmod 600`);
-      apiKey = checkedKey(text, e, keyPath);
+      apiKey = checkedKey(readKeyFile(ctx, keyPath, e.name), e, keyPath);
     } else apiKey = checkedKey(stdinKeys[nextStdin++]!, e, `line ${nextStdin} of standard input`);
     const caPath = e.ca !== undefined ? resolve(base, e.ca) : undefined;
     if (caPath) readCa(caPath);
-    const previous = before[e.name];
+    const previous = profileNamed(before, e.name);
     if (previous && !isSameAppliance(previous.url, endpoint) && !force) {
       throw new StorError(E.PROFILE_EXISTS, `profile "${e.name}" is saved for ${previous.url}, not ${endpoint.display}`, {
         hint: 'rename the entry, or replace that profile with --force; nothing was saved',

@@ -1,11 +1,11 @@
 import { InvalidArgumentError } from 'commander';
-import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Appliance } from '../../core/appliance/appliance.js';
 import { EMULATIONS, emulationOf, SETTING_CHOICES, type ApplianceSettings, type EmulationName } from '../../core/appliance/settings.js';
 import { sweepStrayUploads } from '../../core/appliance/stray-uploads.js';
 import { StorError } from '../../core/errors.js';
 import { E } from '../../core/error-catalogue.js';
+import { readSmallFile, TLS_FILE } from '../../core/config/small-file.js';
 import { isLoopbackHost } from '../../core/net/loopback.js';
 import { startServer } from '../../core/server/server.js';
 import { ADMIN_KEY_FILE } from '../../core/store/seed.js';
@@ -58,8 +58,9 @@ export interface ServeResult {
 
 function readPem(path: string, what: string): Buffer {
   try {
-    return readFileSync(path);
+    return readSmallFile(path, TLS_FILE).data;
   } catch (err) {
+    if (err instanceof StorError) throw err;
     throw new StorError(E.TLS_FILE_UNREADABLE, `cannot read the TLS ${what} ${path}: ${(err as Error).message}`);
   }
 }

@@ -1,5 +1,5 @@
 import type { ProfilesDocument } from '../../core/config/profiles.js';
-import { unknownProfile } from '../../core/config/profiles.js';
+import { profileNamed, unknownProfile } from '../../core/config/profiles.js';
 import { E } from '../../core/error-catalogue.js';
 import { StorError } from '../../core/errors.js';
 
@@ -73,7 +73,7 @@ export function resolveTargetList(list: string, doc: ProfilesDocument): string[]
     if (item === 'all') names.push(...all);
     else if (item.startsWith('@')) {
       const tag = item.slice(1);
-      const tagged = all.filter((n) => doc.profiles[n]!.tags?.includes(tag));
+      const tagged = all.filter((n) => profileNamed(doc, n)!.tags?.includes(tag));
       if (tagged.length === 0) {
         const tags = knownTags(doc);
         throw badTargets(`no profile has the tag ${JSON.stringify(tag)}`, tags.length ? `known tags: ${tags.map((t) => `@${t}`).join(', ')}` : 'tag profiles with `stor profile tag <name> <tag>`');
@@ -81,7 +81,7 @@ export function resolveTargetList(list: string, doc: ProfilesDocument): string[]
       names.push(...tagged);
     } else {
       for (const name of expandRanges(item)) {
-        if (!doc.profiles[name]) throw unknownProfile(name, all);
+        if (!profileNamed(doc, name)) throw unknownProfile(name, all);
         names.push(name);
       }
     }

@@ -1,10 +1,10 @@
 import { X509Certificate } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { ProfileStore, unknownProfile, type ProfilesDocument } from '../../core/config/profiles.js';
+import { ProfileStore, profileNamed, unknownProfile, type ProfilesDocument } from '../../core/config/profiles.js';
 import { configDirFrom, stateDirFrom } from '../../core/config/paths.js';
 import { StorError } from '../../core/errors.js';
 import { E } from '../../core/error-catalogue.js';
+import { CA_FILE, readSmallFile } from '../../core/config/small-file.js';
 import { parseEndpoint, type Endpoint } from '../../core/transport/endpoint.js';
 import type { IO } from './io.js';
 
@@ -63,7 +63,7 @@ export async function resolveTarget(opts: TargetOptions, io: IO, trace?: (messag
   const named = opts.profile ?? (env.STOR_PROFILE || undefined);
   const doc = await store.read();
   let profileName = named ?? (url === undefined ? doc.current : undefined);
-  if (named !== undefined && !doc.profiles[named]) throw unknownProfile(named, Object.keys(doc.profiles));
+  if (named !== undefined && !profileNamed(doc, named)) throw unknownProfile(named, Object.keys(doc.profiles));
   if (profileName === undefined && url !== undefined) {
     const endpoint = parseEndpoint(url);
     const matches = profilesFor(endpoint, doc);
@@ -73,7 +73,7 @@ export async function resolveTarget(opts: TargetOptions, io: IO, trace?: (messag
       trace?.(`stor: ${endpoint.display}: using the key and settings of profile "${profileName}"${others}`);
     }
   }
-  const profile = profileName !== undefined ? doc.profiles[profileName] : undefined;
+  const profile = profileName !== undefined ? profileNamed(doc, profileName) : undefined;
 
   // Checked whatever the target: a --ca that cannot be used must not pass silently.
   if (opts.ca !== undefined) readCa(resolve(io.cwd, opts.ca));
@@ -117,7 +117,7 @@ export function isSameAppliance(url: string, endpoint: Endpoint): boolean {
 /** The saved profiles for the same appliance as `endpoint`, best first: the current one, then by name. */
 export function profilesFor(endpoint: Endpoint, doc: ProfilesDocument): string[] {
   const same = Object.keys(doc.profiles)
-    .filter((name) => isSameAppliance(doc.profiles[name]!.url, endpoint))
+    .filter((name) => isSameAppliance(profileNamed(doc, name)!.url, endpoint))
     .sort();
   return doc.current !== undefined && same.includes(doc.current) ? [doc.current, ...same.filter((n) => n !== doc.current)] : same;
 }
@@ -132,12 +132,13 @@ function keepaliveFrom(value: string | undefined): number | undefined {
   return n;
 }
 
-/** The CA bundle of `--ca`: readable, and holding at least one PEM certificate that parses. */
+/** The CA bundle of `--ca` (or a profile's `ca`): a regular file under 1 MB, readable, and holding at least one PEM certificate that parses. */
 export function readCa(path: string): Buffer {
   let pem: Buffer;
   try {
-    pem = readFileSync(path);
+    pem = readSmallFile(path, CA_FILE).data;
   } catch (err) {
+    if (err instanceof StorError) throw err;
     throw new StorError(E.CA_UNREADABLE, `cannot read the CA file ${path}: ${(err as Error).message}`);
   }
   const certs = pem.toString('latin1').match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];

@@ -1,5 +1,5 @@
-import { chmodSync, existsSync, mkdirSync } from 'node:fs';
-import { ownerOnly } from './owner-only.js';
+import { chmodSync, existsSync, mkdirSync, statSync } from 'node:fs';
+import { ownerOnly, ownerOnlyFile } from './owner-only.js';
 import { join } from 'node:path';
 import { StorError } from '../errors.js';
 import { E } from '../error-catalogue.js';
@@ -24,8 +24,25 @@ export interface ProfilesDocument {
 const FILE_MODE = 0o600;
 
 /**
+ * The profiles as saved, in a map without a prototype: names come from the command line, and in
+ * a plain object `valueOf`, `constructor` or `toString` would look saved (and `__proto__` would
+ * not be saved at all).
+ */
+function documentOf(store: Partial<ProfilesDocument>): ProfilesDocument {
+  const profiles: Record<string, Profile> = Object.create(null);
+  for (const [name, profile] of Object.entries(store.profiles ?? {})) profiles[name] = profile;
+  return { profiles, ...(typeof store.current === 'string' ? { current: store.current } : {}) };
+}
+
+/** The profile saved under `name`, if one is: an own entry, never something every object has. */
+export function profileNamed(doc: ProfilesDocument, name: string): Profile | undefined {
+  return Object.hasOwn(doc.profiles, name) ? doc.profiles[name] : undefined;
+}
+
+/**
  * Profiles in `<config dir>/config.json` (conf: atomic writes, schema-free JSON). The file is
- * created 0600 and re-chmodded on every write, in case an older or hand-made copy was looser.
+ * created 0600 and tightened back to it on every read and write, in case an older, restored or
+ * hand-made copy was looser.
  */
 export class ProfileStore {
   readonly path: string;
@@ -54,8 +71,10 @@ export class ProfileStore {
     if (!this.exists()) return { profiles: {} };
     try {
       ownerOnly(this.dir);
-      const store = (await this.conf()).store;
-      return { profiles: store.profiles ?? {}, ...(store.current ? { current: store.current } : {}) };
+      ownerOnlyFile(this.path);
+      // conf reads the file whole and blocking: a FIFO put in its place would hang every command.
+      if (!statSync(this.path).isFile()) throw new Error('not a regular file');
+      return documentOf((await this.conf()).store);
     } catch (err) {
       throw new StorError(E.CONFIG_UNREADABLE, `cannot read the profiles file ${this.path}: ${(err as Error).message}`, {
         hint: 'fix or remove the file, then `stor login` again',
@@ -66,8 +85,9 @@ export class ProfileStore {
   private async write(change: (doc: ProfilesDocument) => void): Promise<void> {
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     ownerOnly(this.dir);
+    ownerOnlyFile(this.path);
     const conf = await this.conf();
-    const doc = { profiles: conf.store.profiles ?? {}, ...(conf.store.current ? { current: conf.store.current } : {}) };
+    const doc = documentOf(conf.store);
     change(doc);
     conf.store = doc;
     chmodSync(this.path, FILE_MODE);
@@ -89,7 +109,7 @@ export class ProfileStore {
 
   async use(name: string): Promise<void> {
     await this.write((doc) => {
-      if (!doc.profiles[name]) throw unknownProfile(name, Object.keys(doc.profiles));
+      if (!profileNamed(doc, name)) throw unknownProfile(name, Object.keys(doc.profiles));
       doc.current = name;
     });
   }
@@ -98,7 +118,7 @@ export class ProfileStore {
   async tag(name: string, add: readonly string[], remove: readonly string[]): Promise<string[]> {
     let tags: string[] = [];
     await this.write((doc) => {
-      const profile = doc.profiles[name];
+      const profile = profileNamed(doc, name);
       if (!profile) throw unknownProfile(name, Object.keys(doc.profiles));
       tags = [...new Set([...(profile.tags ?? []), ...add])].filter((t) => !remove.includes(t)).sort();
       if (tags.length > 0) profile.tags = tags;
@@ -111,7 +131,7 @@ export class ProfileStore {
   async remove(name: string): Promise<boolean> {
     let wasCurrent = false;
     await this.write((doc) => {
-      if (!doc.profiles[name]) throw unknownProfile(name, Object.keys(doc.profiles));
+      if (!profileNamed(doc, name)) throw unknownProfile(name, Object.keys(doc.profiles));
       delete doc.profiles[name];
       if (doc.current === name) {
         wasCurrent = true;
@@ -124,7 +144,7 @@ export class ProfileStore {
 
 /** Saving a profile again (a second login) keeps the tags it was given, unless new ones come with it. */
 function put(doc: ProfilesDocument, name: string, profile: Profile): void {
-  const tags = profile.tags ?? doc.profiles[name]?.tags;
+  const tags = profile.tags ?? profileNamed(doc, name)?.tags;
   doc.profiles[name] = { ...profile, ...(tags ? { tags } : {}) };
 }
 

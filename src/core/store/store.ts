@@ -1,11 +1,11 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
-import { ownerOnly } from '../config/owner-only.js';
+import { ownerOnly, ownerOnlyFile } from '../config/owner-only.js';
 import { join } from 'node:path';
 import { StorError } from '../errors.js';
 import { E } from '../error-catalogue.js';
 import { migrate } from './migrations.js';
-import { seedFreshAppliance } from './seed.js';
+import { ADMIN_KEY_FILE, seedFreshAppliance } from './seed.js';
 import { STATE_DB_FILE } from './state-file.js';
 import { Database } from './sqlite.js';
 
@@ -55,6 +55,9 @@ export class Store {
     mkdirSync(stateDir, { recursive: true, mode: 0o700 });
     ownerOnly(stateDir);
     const file = join(stateDir, STATE_DB_FILE);
+    // Back to owner-only on every open, as the directory: a restore or copy under umask 022 leaves
+    // the key hashes (database, -wal, -shm) and the administrator key readable by all.
+    for (const secret of [file, `${file}-wal`, `${file}-shm`, join(stateDir, ADMIN_KEY_FILE)]) ownerOnlyFile(secret);
     // Created owner-only before SQLite opens it: the database holds key hashes, and SQLite gives
     // its -wal and -shm files the database file's mode.
     closeSync(openSync(file, 'a', 0o600));

@@ -1,4 +1,5 @@
-import { createReadStream, readFileSync } from 'node:fs';
+import { createReadStream } from 'node:fs';
+import { KEY_FILE, readSmallFile } from '../config/small-file.js';
 import { join } from 'node:path';
 import { pipeline, Transform, type Readable } from 'node:stream';
 import { pipeline as pipelineAsync } from 'node:stream/promises';
@@ -42,8 +43,9 @@ function interruptedBy(signal: NodeJS.Signals, path: string, written: boolean): 
 function readAdminKey(stateDir: string): string {
   const path = join(stateDir, ADMIN_KEY_FILE);
   try {
-    return readFileSync(path, 'utf8').trim();
-  } catch {
+    return readSmallFile(path, KEY_FILE).data.toString('utf8').trim();
+  } catch (err) {
+    if (err instanceof StorError) throw err;
     throw new StorError(E.ADMIN_KEY_MISSING, `the embedded appliance's administrator key file ${path} is missing or unreadable`, {
       hint: 'restore the file, or log in with another key (STOR_API_KEY)',
     });
