@@ -9,6 +9,7 @@ import type { Appliance } from './appliance.js';
 import { ROOT, mountpoints, sandboxPath, statEntry } from './filesystem.js';
 import type { JobHandle } from './jobs.js';
 import { osError } from './os-error.js';
+import { childOf, openParentDir } from './parent-dir.js';
 import type { SandboxPath } from './sandbox.js';
 import { walkBelow } from './tree-walk.js';
 import { unixPermBits } from './unix-perm.js';
@@ -91,8 +92,8 @@ function validatePath(appliance: Appliance, method: string, path: string, recurs
  * swapped in meanwhile cannot redirect the change out of the pool. Answers false for a symlink,
  * which has no mode of its own on Linux and is left alone.
  */
-async function chmodNoFollow(host: string, mode: number | null): Promise<boolean> {
-  const handle = await open(host, O_PATH | constants.O_NOFOLLOW);
+async function chmodNoFollow(at: string, mode: number | null): Promise<boolean> {
+  const handle = await open(at, O_PATH | constants.O_NOFOLLOW);
   try {
     if ((await handle.stat()).isSymbolicLink()) return false;
     if (mode !== null) await chmod(`/proc/self/fd/${handle.fd}`, mode);
@@ -130,7 +131,14 @@ async function apply(appliance: Appliance, job: JobHandle, target: SandboxPath, 
     records.push([rel, changedOwner(owners.get(ownerKey(target.pool, rel)) ?? ROOT, change.owner)]);
   };
   try {
-    if (!(await chmodNoFollow(target.host, change.mode))) throw osError('ELOOP', target.path);
+    // Reached through its parent, opened component by component without following (parent-dir.ts):
+    // a directory above it swapped for a symlink cannot redirect the change.
+    const parent = await openParentDir(target, false);
+    try {
+      if (!(await chmodNoFollow(childOf(parent, target.rest[target.rest.length - 1]!), change.mode))) throw osError('ELOOP', target.path);
+    } finally {
+      await parent.close();
+    }
   } catch (err) {
     if (err instanceof RpcError) throw err;
     throw osError((err as NodeJS.ErrnoException).code ?? 'EIO', target.path);
@@ -146,9 +154,10 @@ async function apply(appliance: Appliance, job: JobHandle, target: SandboxPath, 
     : new Set([...mountpoints(appliance)].filter((m) => m.startsWith(`${target.path}/`)).map((m) => join(store.mntDir, m.slice('/mnt/'.length))));
   let done = 0;
   const prefix = target.poolRoot.length + 1;
-  await walkBelow(target.host, skip, async (host) => {
+  // Each entry is changed through the descriptor of the directory it was listed in (held-walk.ts).
+  await walkBelow(target.host, store.mntDir, skip, async (host, at) => {
     // Gone since it was listed: nothing to change.
-    const changed = await chmodNoFollow(host, change.mode).catch((err: NodeJS.ErrnoException) => {
+    const changed = await chmodNoFollow(at, change.mode).catch((err: NodeJS.ErrnoException) => {
       if (err.code === 'ENOENT') return false;
       throw err;
     });

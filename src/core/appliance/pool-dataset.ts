@@ -5,6 +5,7 @@ import { deleteDatasets, insertDataset, listDatasetLineage, listDatasets, update
 import { listPools } from '../store/files.js';
 import { deleteSnapshots, listSnapshots } from '../store/snapshots.js';
 import type { Appliance } from './appliance.js';
+import { assertNotBeingDeleted, deletionCovering, markDeleting } from './dataset-deletion.js';
 import {
   PROPERTIES,
   TRUENAS_USER_PROPERTIES,
@@ -21,6 +22,7 @@ import { sandboxPath } from './filesystem.js';
 import { implement } from './method.js';
 import { snapshotCopyDir } from './pool-snapshot.js';
 import { query } from './query.js';
+import { snapshotsDir } from './stray-snapshot-copies.js';
 import { bytesBelow, removeTree } from './tree-walk.js';
 
 /*
@@ -53,6 +55,25 @@ function childrenIndex(all: readonly DatasetRecord[]): Map<string, DatasetRecord
     else index.set(parent, [d]);
   }
   return index;
+}
+
+/** Rounds of removal a delete makes before it gives up: a write already past its check may land meanwhile. */
+const REMOVAL_ROUNDS = 3;
+
+/**
+ * Removes a dataset's tree. A put that passed its check just before the mark was set can still
+ * land a file after a directory was emptied (ENOTEMPTY): the next round takes it, since no new put
+ * gets past the mark. Still not empty after REMOVAL_ROUNDS: the dataset is busy.
+ */
+async function removeSettled(host: string, within: string, busy: () => Error): Promise<void> {
+  for (let round = 1; ; round++) {
+    try {
+      return await removeTree(host, within);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOTEMPTY') throw err;
+      if (round === REMOVAL_ROUNDS) throw busy();
+    }
+  }
 }
 
 /**
@@ -497,6 +518,8 @@ export const poolDatasetMethods = [
     const needed = ownBytesNeededFor(appliance, data.name);
     const own = await measureOwnBytes(appliance, needed);
     const created = store.write(() => {
+      // Nothing new inside a dataset whose files are being removed (dataset-deletion.ts).
+      assertNotBeingDeleted(appliance, `/mnt/${data.name}`, 'Failed to create dataset');
       // Inside the transaction, as another process may have written since: only the name's lineage.
       const lineage = listDatasetLineage(store.db, data.name);
       const { ancestors } = validateCreate(appliance, own, data, lineage, listPools(store.db), !lineage.some(hasQuota));
@@ -528,7 +551,9 @@ export const poolDatasetMethods = [
   }),
   implement(poolDatasetContract['pool.dataset.delete'], async ({ appliance }, id, options) => {
     const { store } = appliance;
-    const doomed = store.write(() => {
+    // `zfs destroy` of a busy dataset: ZFS's words, errno EBUSY (MW/plugins/zfs_/dataset.py:235-240).
+    const busy = () => rpcErrors.call(ERRNO.EBUSY, `Failed to delete dataset: cannot destroy '${id}': dataset is busy`);
+    const plan = store.read(() => {
       const all = listDatasets(store.db);
       const target = all.find((d) => d.id === id);
       if (!target) throw rpcErrors.instanceNotFound('PoolDataset', id);
@@ -549,16 +574,28 @@ export const poolDatasetMethods = [
         throw rpcErrors.call(ERRNO.EFAULT, `Failed to delete dataset: cannot destroy '${id}': ${kind} has children\nuse '-r' to destroy the following datasets:\n${list}`);
       }
       const gone = (isRoot ? children : [target, ...children]).map((d) => d.id);
+      if (gone.some((d) => deletionCovering(appliance, `/mnt/${d}`) !== null)) throw busy();
       // Checked before anything is deleted: no mountpoint may lead out of the pool.
       const hosts = gone.map((d) => mountpointHost(appliance, d));
-      deleteDatasets(store.db, gone);
-      // `zfs destroy -r` takes the snapshots with it, a pool root's own included.
-      deleteSnapshots(store.db, snapshots.map((s) => s.id));
-      return [...hosts, ...snapshots.map((s) => snapshotCopyDir(appliance, s.copy))];
+      return { gone, hosts, snapshots };
     });
-    // The files go after the commit, outside the write lock and asynchronously: a large tree must
-    // hold up neither the other writers nor the other clients, and a dataset is gone once its row is.
-    for (const host of doomed.sort((a, b) => b.length - a.length)) await removeTree(host);
+    // One outcome: the datasets are marked first (no upload or child dataset may start in them),
+    // their files removed, and only then their rows; a removal that fails lifts the marks and
+    // keeps the rows, so the dataset is still there to delete again. The files go outside the
+    // write lock and asynchronously: a large tree must hold up neither other writers nor clients.
+    const unmark = markDeleting(appliance, plan.gone);
+    try {
+      for (const host of [...plan.hosts].sort((a, b) => b.length - a.length)) await removeSettled(host, store.mntDir, busy);
+      store.write(() => {
+        deleteDatasets(store.db, plan.gone);
+        // `zfs destroy -r` takes the snapshots with it, a pool root's own included.
+        deleteSnapshots(store.db, plan.snapshots.map((s) => s.id));
+      });
+    } finally {
+      unmark();
+    }
+    // The copies are the state's own: nothing races them, and a leftover is swept at the next start.
+    for (const s of plan.snapshots) await removeTree(snapshotCopyDir(appliance, s.copy), snapshotsDir(store.stateDir));
     return true;
   }),
 ];

@@ -9,6 +9,7 @@ import { datasetOwners, deleteSnapshots, insertSnapshot, listSnapshots, restoreO
 import type { Appliance } from './appliance.js';
 import { creationShown, datasetType, parentOf } from './dataset-properties.js';
 import { sandboxPath } from './filesystem.js';
+import { keyedQueue } from './keyed-queue.js';
 import { implement } from './method.js';
 import { query } from './query.js';
 import { noteCopyInFlight, snapshotsDir } from './stray-snapshot-copies.js';
@@ -42,14 +43,7 @@ export function isValidSnapshotName(full: string): boolean {
  * Snapshot operations on one pool run one at a time: a copy, a rollback and a destroy of the same
  * tree must not interleave (ZFS serialises them in the kernel).
  */
-const queues = new WeakMap<Appliance, Map<string, Promise<unknown>>>();
-function serialized<T>(appliance: Appliance, pool: string, fn: () => Promise<T>): Promise<T> {
-  let byPool = queues.get(appliance);
-  if (!byPool) queues.set(appliance, (byPool = new Map()));
-  const run = (byPool.get(pool) ?? Promise.resolve()).then(fn, fn);
-  byPool.set(pool, run.catch(() => undefined));
-  return run;
-}
+const serialized = keyedQueue();
 
 /** `zfs_nicebytes`: 512B, 1.50K, 96K, 2.25M — what `zfs get` shows as the value. */
 function zfsNiceBytes(n: number): string {
@@ -183,7 +177,7 @@ async function create(appliance: Appliance, data: PoolSnapshotCreate): Promise<R
         forget.push(await noteCopyInFlight(store.stateDir, taking.copy));
         const mount = mountOf(appliance, d, all);
         const dir = snapshotCopyDir(appliance, taking.copy);
-        if (mount) taking.referenced = await copyTree(mount.host, dir, mount.skip);
+        if (mount) taking.referenced = await copyTree(mount.host, store.mntDir, dir, mount.skip);
         else await mkdir(dir, { recursive: true, mode: 0o700 });
       }
       store.write(() => {
@@ -205,7 +199,7 @@ async function create(appliance: Appliance, data: PoolSnapshotCreate): Promise<R
         }
       });
     } catch (err) {
-      for (const { copy } of copies) await removeTree(snapshotCopyDir(appliance, copy));
+      for (const { copy } of copies) await removeTree(snapshotCopyDir(appliance, copy), snapshotsDir(store.stateDir));
       throw err;
     } finally {
       for (const f of forget) await f();
@@ -227,7 +221,7 @@ async function destroy(appliance: Appliance, id: string, recursive: boolean): Pr
       deleteSnapshots(store.db, gone.map((s) => s.id));
       return gone;
     });
-    for (const s of doomed) await removeTree(snapshotCopyDir(appliance, s.copy));
+    for (const s of doomed) await removeTree(snapshotCopyDir(appliance, s.copy), snapshotsDir(store.stateDir));
     return true as const;
   });
 }
@@ -248,12 +242,12 @@ async function rollbackOne(appliance: Appliance, id: string, options: PoolSnapsh
   const all = appliance.datasets();
   const d = all.find((x) => x.id === target.dataset);
   const mount = d ? mountOf(appliance, d, all) : null;
-  if (mount) await restoreTree(snapshotCopyDir(appliance, target.copy), mount.host, mount.skip);
+  if (mount) await restoreTree(snapshotCopyDir(appliance, target.copy), mount.host, store.mntDir, mount.skip);
   store.write(() => {
     if (mount && d) restoreOwners(store.db, d.pool, mount.rel, mount.childRels, target.owners);
     deleteSnapshots(store.db, later.map((s) => s.id));
   });
-  for (const s of later) await removeTree(snapshotCopyDir(appliance, s.copy));
+  for (const s of later) await removeTree(snapshotCopyDir(appliance, s.copy), snapshotsDir(store.stateDir));
 }
 
 async function rollback(appliance: Appliance, id: string, options: PoolSnapshotRollbackOptions): Promise<null> {
