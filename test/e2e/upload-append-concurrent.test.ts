@@ -34,3 +34,39 @@ describe('two `stor upload --append` to one file at once, with the built binary'
     expect(whole).toBe(true);
   });
 });
+
+/**
+ * Attack on point 5's fix: appends took turns within one process, but every embedded `stor` is a
+ * process of its own on the one state directory (as test/e2e/concurrent-writers.test.ts has them),
+ * and there the later rename still dropped the other append, both exiting 0.
+ */
+describe('two embedded `stor upload --append` processes on one state directory', () => {
+  it('every acknowledged append is in the file, whole, round after round', async () => {
+    const env = { ...clientEnv(), STOR_HOME: tempDir('stor-embedded-state-') };
+    const dir = tempDir('stor-e2e-files-');
+    const a = Buffer.concat([Buffer.from('A'), randomBytes(256 * 1024)]);
+    const b = Buffer.concat([Buffer.from('B'), randomBytes(256 * 1024)]);
+    writeFileSync(join(dir, 'a'), a);
+    writeFileSync(join(dir, 'b'), b);
+    writeFileSync(join(dir, 'empty'), '');
+    expect((await spawnStor(['upload', join(dir, 'empty'), '/mnt/tank/log.bin'], { env })).code).toBe(0);
+    // Bounded by count: each round starts both processes at once; most rounds overlap.
+    const ROUNDS = 8;
+    for (let i = 0; i < ROUNDS; i++) {
+      const [ra, rb] = await Promise.all([
+        spawnStor(['upload', join(dir, 'a'), '/mnt/tank/log.bin', '--append'], { env }),
+        spawnStor(['upload', join(dir, 'b'), '/mnt/tank/log.bin', '--append'], { env }),
+      ]);
+      expect([ra.code, ra.stderr, rb.code, rb.stderr]).toEqual([0, '', 0, '']);
+    }
+    const got = readFileSync(join(env.STOR_HOME, 'mnt/tank/log.bin'));
+    expect(got.length).toBe(ROUNDS * (a.length + b.length));
+    // Whole: each round's two appends, in one order or the other.
+    let at = 0;
+    for (let i = 0; i < ROUNDS; i++) {
+      const pair = got.subarray(at, at + a.length + b.length);
+      expect([Buffer.concat([a, b]), Buffer.concat([b, a])].some((w) => w.equals(pair))).toBe(true);
+      at += a.length + b.length;
+    }
+  });
+});

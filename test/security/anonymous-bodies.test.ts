@@ -110,3 +110,35 @@ describe('bodies read before a credential is checked have a deadline', () => {
     expect(s.answer()).toMatch(/^HTTP\/1\.1 200 /);
   });
 });
+
+describe('a body the route never reads has the same deadline', () => {
+  // Attack on §11's fix: the deadline was lifted as soon as the answer went out, but a body sent
+  // with a request whose route answers without reading it (GET /api/versions, a 404, a 405) is
+  // still drained by Node afterwards to keep the connection alive: trickled, it held the socket
+  // for as long as bytes came (no request timeout is set, so that uploads can take their time).
+  it('GET /api/versions, an unknown path and a refused method with a body that trickles: every socket is closed while bytes still come', async () => {
+    const server = await startTestServer({}, { limits: { anonymousBodyMs: BODY_MS, uploadIdleMs: 60_000 } });
+    const heads = ['GET /api/versions', 'GET /nowhere', 'PUT /api/current', 'GET /api/current', 'DELETE /_upload/'];
+    const sockets: RawSocket[] = [];
+    for (const head of heads) {
+      const s = rawSocket(server.port);
+      s.socket.write(`${head} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100000\r\n\r\nx`);
+      sockets.push(s);
+    }
+    // An upload refused for its credential, whose file part then trickles.
+    const data = JSON.stringify({ method: 'filesystem.put', params: ['/mnt/tank/x', {}] });
+    const part = `--${BOUNDARY}\r\nContent-Disposition: form-data; name="data"\r\n\r\n${data}\r\n--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="f"\r\n\r\n`;
+    const refused = rawSocket(server.port);
+    refused.socket.write(uploadHead(server.port, ['Authorization: Bearer 1-nottherightkey'], part.length + 100000) + part);
+    sockets.push(refused);
+    // A byte every 50 ms to each, never idle: bounded by count and by SAFETY_MS.
+    const start = Date.now();
+    for (let i = 0; i < 2000 && sockets.some((s) => !s.isClosed()) && Date.now() - start < SAFETY_MS; i++) {
+      for (const s of sockets) if (!s.isClosed()) s.socket.write('x');
+      await sleep(50);
+    }
+    expect(sockets.map((s) => s.isClosed())).toEqual(sockets.map(() => true));
+    // Each was answered first (200, 404, 405, 400, 401): the cut is of the body, not of the answer.
+    for (const s of sockets) expect(s.answer()).toMatch(/^HTTP\/1\.1 \d{3} /);
+  });
+});

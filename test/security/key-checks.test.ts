@@ -129,3 +129,23 @@ describe('key checks are served fairly between addresses', () => {
     expect(floodDoneBefore).toBeLessThan(FLOOD / 2);
   });
 });
+
+describe('key checks are served fairly between callers sharing an address', () => {
+  // Attack on §12's fix: turns were by address only, so on loopback (the issue's own setting) or
+  // behind one NAT or jump host, the administrator's login still waited for the whole flood.
+  it("an administrator's login from the flood's own address is checked before a low user's queued flood of keyed HTTP calls", async () => {
+    const server = await startTestServer();
+    const { key: lowKey } = await createUserWithKey(server.testAppliance, 'low', { privilegeRoles: ['READONLY_ADMIN'] });
+    const admin = await connectWs(server.rpcUrl);
+    const FLOOD = 40;
+    const flood = Array.from({ length: FLOOD }, (_, i) => postFrom(server, '127.0.0.1', lowKey, i));
+    await Promise.all(flood.map((f) => f.sent));
+    let floodDone = 0;
+    const counted = flood.map((f) => f.answered.then((status) => (floodDone++, status)));
+    await Promise.race(counted);
+    const { ok, floodDoneBefore } = await admin.result('auth.login_with_api_key', [server.adminKey]).then((ok) => ({ ok, floodDoneBefore: floodDone }));
+    expect(ok).toBe(true);
+    expect(await Promise.all(counted)).toEqual(Array(FLOOD).fill(200));
+    expect(floodDoneBefore).toBeLessThan(FLOOD / 2);
+  });
+});

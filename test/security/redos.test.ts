@@ -122,3 +122,23 @@ describe('a `~` pattern that is cheap to write but huge to compile is refused be
     expect(sane.error).toBeUndefined();
   });
 });
+
+describe('`~` patterns each under the size cap cannot add up past it in one query', () => {
+  // Attack on §10's fix: the cap was per pattern, so one query of 256 distinct `~` filters, each
+  // just under it, compiled 2.5 M instructions (25 s of a blocked event loop, measured); and past
+  // the compiled-pattern cache's room, evaluation recompiled each pattern for each item.
+  const PART = '\\pL{1000}'.repeat(2);
+
+  it('six patterns of 2,000 instructions in one query get -32602 naming the size; four are answered', async () => {
+    const server = await startTestServer();
+    const { key } = await createUserWithKey(server.testAppliance, 'attrs', { privilegeRoles: ['FILESYSTEM_ATTRS_READ'] });
+    const client = await loggedInWs(server.rpcUrl, key);
+    const mount = (await client.result<{ path: string }[]>('filesystem.listdir', ['/mnt']))[0]!.path;
+    const filters = (n: number, salt: string) => Array.from({ length: n }, (_, i) => ['OR', [['name', '~', `${PART}${salt}${i}`], ['name', '!=', '']]]);
+    const tooMuch = await client.call('filesystem.listdir', [mount, filters(6, 'a'), { count: true }]);
+    expect(tooMuch.error?.code).toBe(-32602);
+    expect(JSON.stringify(tooMuch.error)).toContain('regular expression too large');
+    const sane = await client.call('filesystem.listdir', [mount, filters(4, 'b'), { count: true }]);
+    expect(sane.error).toBeUndefined();
+  });
+});

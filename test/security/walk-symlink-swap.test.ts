@@ -159,3 +159,57 @@ describe('a directory swapped for a symlink mid-walk leaves everything outside t
     expect(statSync(root).isDirectory()).toBe(true);
   });
 });
+
+describe('a dataset mountpoint swapped for a symlink while its children go leaves everything outside the pool untouched', () => {
+  // Attack on point 3's fix: the walks hold descriptors, but a child dataset's own directory was
+  // removed by its path after its tree was emptied; with the parent's directory swapped for a
+  // symlink at that moment, that rmdir removed an empty directory of the same name outside.
+  it('pool.dataset.delete -r of a dataset with many children: no outside directory is removed', async () => {
+    const server = await startTestServer();
+    const t = server.testAppliance;
+    const CHILDREN = 40;
+    const outside = tempDir('stor-outside-');
+    for (let c = 0; c < CHILDREN; c++) mkdirSync(join(outside, `c${c}`));
+    const before = readdirSync(outside).sort();
+    await t.call(t.admin, 'pool.dataset.create', { name: 'tank/p' });
+    for (let c = 0; c < CHILDREN; c++) await t.call(t.admin, 'pool.dataset.create', { name: `tank/p/c${c}` });
+    const root = join(server.stateDir, 'mnt/tank/p');
+    const aside = join(server.stateDir, 'mnt/tank/p-parked');
+    // Rounds until the tree is gone (a raced round may refuse and keep what is left): bounded by
+    // count and by SAFETY_MS; each round flips the parent back and forth while the delete runs.
+    const deadline = Date.now() + SAFETY_MS;
+    let swaps = 0;
+    for (let round = 0; round < 20 && Date.now() < deadline; round++) {
+      const exists = await t.call(t.admin, 'pool.dataset.query', [['id', '=', 'tank/p']]);
+      if ((exists as unknown[]).length === 0) break;
+      let settled = false;
+      const work = t.call(t.admin, 'pool.dataset.delete', 'tank/p', { recursive: true }).then(
+        () => (settled = true),
+        () => (settled = true),
+      );
+      for (let i = 0; i < 2000 && !settled && Date.now() < deadline; i++) {
+        try {
+          if (lstatSync(root).isSymbolicLink()) {
+            unlinkSync(root);
+            renameSync(aside, root);
+          } else {
+            renameSync(root, aside);
+            symlinkSync(outside, root);
+            swaps++;
+          }
+        } catch {
+          // The delete got there first: nothing to flip.
+        }
+        await sleep(0);
+      }
+      await work;
+      // Put the parent back in place for the next round.
+      if (lstatSync(root, { throwIfNoEntry: false })?.isSymbolicLink()) {
+        unlinkSync(root);
+        renameSync(aside, root);
+      }
+    }
+    expect(swaps).toBeGreaterThan(0);
+    expect(readdirSync(outside).sort()).toEqual(before);
+  });
+});

@@ -43,7 +43,7 @@ export async function loginWithApiKey(appliance: Appliance, session: Session, ke
   const record = parsed ? store.read(() => findApiKey(store.db, parsed.id)) : undefined;
   const keyId = record ? record.id : null;
   if (keyChecks.refused(address, keyId)) return 'LIMITED';
-  if (!parsed || !record || !(await appliance.loginHashes.run(address, () => verifySecret(parsed.secret, record.key_hash)))) {
+  if (!parsed || !record || !(await appliance.loginHashes.run(address, () => verifySecret(parsed.secret, record.key_hash), `key ${record.id}`))) {
     keyChecks.failed(address, keyId);
     return 'AUTH_ERR';
   }
@@ -115,7 +115,7 @@ let dummyHash: string | undefined;
 async function passwordMatches(appliance: Appliance, address: string, user: UserRecord | undefined, password: string): Promise<boolean> {
   const stored = user && !user.password_disabled ? user.password_hash : null;
   dummyHash ??= await hashSecret(generateKeySecret());
-  const ok = await appliance.loginHashes.run(address, () => verifySecret(password, stored ?? dummyHash!));
+  const ok = await appliance.loginHashes.run(address, () => verifySecret(password, stored ?? dummyHash!), `user ${user?.username ?? ''}`);
   return stored !== null && ok;
 }
 

@@ -11,6 +11,7 @@ import type { Appliance } from './appliance.js';
 import { assertNotBeingDeleted } from './dataset-deletion.js';
 import { sandboxPath } from './filesystem.js';
 import { keyedQueue } from './keyed-queue.js';
+import { withPathLock } from './path-lock.js';
 import { isSystemError, osError } from './os-error.js';
 import { childOf, openParentDir } from './parent-dir.js';
 import { noteUploadInFlight, uploadTempName } from './stray-uploads.js';
@@ -109,7 +110,8 @@ export async function putFile(
     // The bytes are all here; what is left is local and short. Puts to one path take turns from
     // here to the rename, so that an append joins the file as the previous put left it: two
     // appends at once both land, whole (upstream opens the target 'ab', MW/plugins/filesystem.py:559-566).
-    await onePutAtATime(appliance, join(realDir, name), async () => {
+    // Between processes too: every embedded `stor` is one, on the same state (path-lock.ts).
+    await onePutAtATime(appliance, join(realDir, name), () => withPathLock(appliance.store.stateDir, join(realDir, name), target.path, async () => {
       const existing = await openExisting(final);
       try {
         if (existing?.stat.isDirectory()) throw osError('EISDIR', target.path);
@@ -131,7 +133,7 @@ export async function putFile(
       } finally {
         await existing?.handle.close();
       }
-    });
+    }));
     const { store } = appliance;
     store.write(() => {
       const accounts = AccountsSnapshot.load(store.db);

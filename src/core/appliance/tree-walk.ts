@@ -1,5 +1,5 @@
 import { lstat, readdir, rmdir, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { BATCH, openChildDir, openTreeRoot, walkHeld, type HeldDir } from './held-walk.js';
 import { childOf } from './parent-dir.js';
 
@@ -99,7 +99,9 @@ export async function removeEntry(parent: HeldDir, name: string): Promise<void> 
  * `rm -rf dir`, for a tree inside `within` (a pool root or the snapshot store): what is already
  * gone is no error; anything else is. Every removal goes through the descriptor of the directory
  * it is in, so nothing outside the tree can be removed whatever is swapped in meanwhile; `dir`
- * itself goes last, by name (rmdir never follows a symlink).
+ * itself goes last, through its parent opened and checked as the root is: by its path, a parent
+ * swapped for a symlink (a child dataset's mountpoint inside its parent's) would have led the
+ * rmdir to an empty directory of the same name outside the pool.
  */
 export async function removeTree(dir: string, within: string): Promise<void> {
   const root = await openTreeRoot(dir, within);
@@ -110,5 +112,12 @@ export async function removeTree(dir: string, within: string): Promise<void> {
       await root.close();
     }
   }
-  await rmdir(dir).catch(ignoreMissing);
+  const parent = await openTreeRoot(dirname(dir), within);
+  // The parent gone (or no longer a directory): so is `dir`.
+  if (!parent) return;
+  try {
+    await rmdir(childOf(parent, basename(dir))).catch(ignoreMissing);
+  } finally {
+    await parent.close();
+  }
 }

@@ -16,6 +16,12 @@ const lifts = new WeakMap<IncomingMessage, () => void>();
 export function armBodyDeadline(req: IncomingMessage, res: ServerResponse, ms: number): void {
   const timer = setTimeout(() => {
     if (req.complete) return;
+    // Answered already by a route that never read the body (GET /api/versions, a 404, a 405):
+    // Node still drains it to keep the connection alive, and a trickle would hold the socket.
+    if (res.writableFinished) {
+      req.socket.destroy();
+      return;
+    }
     if (!res.headersSent) {
       res.writeHead(408, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' });
       res.end(`408: the request body did not arrive within ${ms / 1000} s\n`);
@@ -28,7 +34,10 @@ export function armBodyDeadline(req: IncomingMessage, res: ServerResponse, ms: n
   const lift = () => clearTimeout(timer);
   lifts.set(req, lift);
   req.once('end', lift);
-  res.once('close', lift);
+  // An answer that went out before the body came lifts nothing: the body is still read after it.
+  res.once('close', () => {
+    if (req.complete) lift();
+  });
 }
 
 /** What must come before the credential check has come: the rest of the body is the route's to bound. */

@@ -22,19 +22,23 @@ const REFUSALS: Record<number, string> = {
  * answer, and fetching it would hand the token to whoever that is. Refused, never fetched.
  */
 export function downloadUrl(endpoint: Endpoint, path: string, jobId: number): URL {
-  let target: URL | undefined;
-  try {
-    target = new URL(path, endpoint.base);
-  } catch {
-    target = undefined;
-  }
-  if (target?.origin !== endpoint.base.origin) {
+  const resolve = (relative: string): URL | undefined => {
+    try {
+      return new URL(relative, endpoint.base);
+    } catch {
+      return undefined;
+    }
+  };
+  // Relative to the base, so an appliance served below a path prefix keeps it. Both the path as
+  // given and the URL fetched must be on the appliance's origin: `/http://elsewhere/…` is on it
+  // as given, and elsewhere once its leading slash is dropped.
+  const fetched = resolve(path.replace(/^\/+/, ''));
+  if (resolve(path)?.origin !== endpoint.base.origin || fetched?.origin !== endpoint.base.origin) {
     throw new StorError(E.MALFORMED_ANSWER, `not a valid appliance answer: core.download gave job ${jobId} a download URL on another origin than ${endpoint.display}; not fetched`, {
       hint: 'check that the URL names a 25.10.1 appliance',
     });
   }
-  // Relative to the base, so an appliance served below a path prefix keeps it.
-  return new URL(path.replace(/^\/+/, ''), endpoint.base);
+  return fetched;
 }
 
 /**

@@ -1,7 +1,8 @@
 /** Query filters: validation (upstream `validators/filters.py`) and evaluation (`filter_list.py`, `filter_ops.py`). */
 import type { QueryFilters } from '../query.js';
 import { MISSING, getImpl } from './paths.js';
-import { casefold, compilePyRegex, opRegex, parseIsoTimestamp, pyCompare, pyContains, pyEq, pyRepr, pyStr, timestampOf } from './python.js';
+import { casefold, compilePyRegex, opRegex, parseIsoTimestamp, pyCompare, pyContains, pyEq, pyRegexSize, pyRepr, pyStr, queryRegexTooLarge, regexTooLarge, timestampOf } from './python.js';
+import { MAX_REGEX_SIZE } from './regex-size.js';
 
 /** Deepest OR nesting accepted (`MAX_FILTERS_DEPTH`). */
 const MAX_FILTERS_DEPTH = 3;
@@ -21,7 +22,19 @@ const TIMESTAMP_OPS = new Set(['=', '!=', '>', '>=', '<', '<=']);
 
 export class FilterValueError extends Error {}
 
-export function validateFilters(filters: unknown[], depth: number, seen = { count: 0 }): void {
+/**
+ * What one query's filters have used so far: their count, and the distinct `~` patterns with their
+ * estimated compiled size together. The size cap is for the query, not each pattern: 256 patterns
+ * each just under it compiled 2.5 M instructions (25 s of a blocked event loop), and evaluating
+ * patterns too many for the compiled-pattern cache recompiled them for every item.
+ */
+interface FilterBudget {
+  count: number;
+  patterns: Set<string>;
+  regexSize: number;
+}
+
+export function validateFilters(filters: unknown[], depth: number, seen: FilterBudget = { count: 0, patterns: new Set(), regexSize: 0 }): void {
   if (depth > MAX_FILTERS_DEPTH) throw new FilterValueError('query-filters max recursion depth exceeded');
 
   for (const f of filters) {
@@ -54,6 +67,11 @@ export function validateFilters(filters: unknown[], depth: number, seen = { coun
     }
     if (!OPS.has(op)) throw new FilterValueError(`Invalid operation: ${rawOp}`);
     if (op === '~' && typeof value === 'string') {
+      if (!seen.patterns.has(value)) {
+        seen.patterns.add(value);
+        seen.regexSize += pyRegexSize(value);
+        if (seen.regexSize > MAX_REGEX_SIZE) throw new FilterValueError(seen.patterns.size === 1 ? regexTooLarge(value) : queryRegexTooLarge(value));
+      }
       try {
         compilePyRegex(value);
       } catch (err) {

@@ -155,26 +155,46 @@ const engine = (): typeof RE2JS => (re2 ??= (loadCommonJs('re2js') as typeof imp
  * result is anchored at the start of the text (`\A`, which MULTILINE leaves alone) for `test()`:
  * RE2's match without submatches runs many times faster than `lookingAt()`, which tracks groups.
  */
-export function compilePyRegex(pattern: string): RE2JS {
-  const cached = regexCache.get(pattern);
-  if (cached !== undefined) return cached;
-  const RE2 = engine();
-  let flags = 0;
+/** A Python pattern as RE2 takes it: its leading inline flags apart, `\Z` as `\z`. */
+function toRe2(pattern: string): { src: string; flags: { i: boolean; m: boolean; s: boolean } } {
   let src = pattern;
+  const flags = { i: false, m: false, s: false };
   const inline = /^\(\?([aiLmsux]+)\)/.exec(src);
   if (inline) {
     const f = inline[1]!;
-    if (f.includes('i')) flags |= RE2.CASE_INSENSITIVE;
-    if (f.includes('m')) flags |= RE2.MULTILINE;
-    if (f.includes('s')) flags |= RE2.DOTALL;
+    flags.i = f.includes('i');
+    flags.m = f.includes('m');
+    flags.s = f.includes('s');
     src = src.slice(inline[0].length);
   }
   // Python's \Z (end of text) is RE2's \z; (?P<name>…) is RE2 syntax already.
   src = src.replace(/\\(\\|Z)/g, (m, c: string) => (c === 'Z' ? '\\z' : m));
+  return { src, flags };
+}
+
+/** The refusal of a pattern (or of a query's patterns together) whose program would pass MAX_REGEX_SIZE. */
+export const regexTooLarge = (pattern: string) =>
+  `${pattern}: regular expression too large (its repetitions expand to more than ${MAX_REGEX_SIZE} instructions)`;
+export const queryRegexTooLarge = (pattern: string) =>
+  `${pattern}: regular expression too large (with the query's other \`~\` patterns it expands to more than ${MAX_REGEX_SIZE} instructions)`;
+
+/**
+ * The estimated compiled size of a `~` pattern (regexSizeEstimate), counted whether or not it is
+ * cached now: a query's patterns must fit the cache together, or evaluating it item by item would
+ * compile them again and again.
+ */
+export function pyRegexSize(pattern: string): number {
+  return regexSizeEstimate(toRe2(pattern).src);
+}
+
+export function compilePyRegex(pattern: string): RE2JS {
+  const cached = regexCache.get(pattern);
+  if (cached !== undefined) return cached;
+  const RE2 = engine();
+  const { src, flags: f } = toRe2(pattern);
+  const flags = (f.i ? RE2.CASE_INSENSITIVE : 0) | (f.m ? RE2.MULTILINE : 0) | (f.s ? RE2.DOTALL : 0);
   // Judged before compiling: compiling the pattern is itself the cost being bounded.
-  if (regexSizeEstimate(src) > MAX_REGEX_SIZE) {
-    throw new Error(`${pattern}: regular expression too large (its repetitions expand to more than ${MAX_REGEX_SIZE} instructions)`);
-  }
+  if (regexSizeEstimate(src) > MAX_REGEX_SIZE) throw new Error(regexTooLarge(pattern));
   let re: RE2JS;
   try {
     // The pattern alone first, so that a stray `)` is refused rather than closing the wrapper.
