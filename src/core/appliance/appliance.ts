@@ -14,6 +14,7 @@ import { MAX_SESSION_AGE_MS, Session, type Origin } from './session.js';
 import { tokenParentHolds } from './session-check.js';
 import { loadSettings, saveSettings, type ApplianceSettings } from './settings.js';
 import { sweepUploadsInFlight } from './stray-uploads.js';
+import { preparePathLocks } from './path-lock.js';
 import { sweepCopiesInFlight } from './stray-snapshot-copies.js';
 import { Tokens } from './tokens.js';
 
@@ -61,6 +62,7 @@ export class Appliance {
       }
       // Cheap: reads of directories that are empty unless an upload's or a snapshot's process was killed.
       sweepCopiesInFlight(store);
+      preparePathLocks(store.stateDir);
       return new Appliance(store, sweepUploadsInFlight(store.stateDir, store.mntDir));
     } catch (err) {
       store.close();

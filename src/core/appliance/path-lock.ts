@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import { mkdirSync } from 'node:fs';
+import { readFile, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ERRNO, rpcErrors } from '../errors.js';
@@ -29,10 +30,18 @@ const alive = (pid: number): boolean => {
   }
 };
 
+/** Made with the state (Appliance.open), so that its tree does not change shape with the first put. */
+export function preparePathLocks(stateDir: string): void {
+  try {
+    mkdirSync(join(stateDir, LOCKS), { recursive: true, mode: 0o700 });
+  } catch {
+    // A read-only state still opens for reading; a put then fails on the lock with the system's error.
+  }
+}
+
 /** Runs `fn` holding the lock on `key` (a host path) among the processes using `stateDir`. */
 export async function withPathLock<T>(stateDir: string, key: string, shown: string, fn: () => Promise<T>): Promise<T> {
   const dir = join(stateDir, LOCKS);
-  await mkdir(dir, { recursive: true, mode: 0o700 });
   const file = join(dir, createHash('sha256').update(key).digest('hex').slice(0, 40));
   const deadline = performance.now() + WAIT_MS;
   for (;;) {
