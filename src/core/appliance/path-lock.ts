@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { readFile, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ERRNO, rpcErrors } from '../errors.js';
@@ -42,6 +42,8 @@ export function preparePathLocks(stateDir: string): void {
 /** Runs `fn` holding the lock on `key` (a host path) among the processes using `stateDir`. */
 export async function withPathLock<T>(stateDir: string, key: string, shown: string, fn: () => Promise<T>): Promise<T> {
   const dir = join(stateDir, LOCKS);
+  // Made at open already; again here in case it was removed since (a no-op when it is there).
+  await mkdir(dir, { recursive: true, mode: 0o700 });
   const file = join(dir, createHash('sha256').update(key).digest('hex').slice(0, 40));
   const deadline = performance.now() + WAIT_MS;
   for (;;) {
