@@ -4,7 +4,7 @@ import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { loggedInWs, startTestServer } from '../helpers/server.js';
+import { connectWs, loggedInWs, startTestServer } from '../helpers/server.js';
 
 /*
  * Issue 21: on a loaded host the server's own process stalls. An idle timer and a peer's bytes that
@@ -14,6 +14,8 @@ import { loggedInWs, startTestServer } from '../helpers/server.js';
  * after the client's bytes went out; no duration is asserted.
  */
 const IDLE_MS = 500;
+/** The WebSocket's login and idle timeouts here. */
+const WS_LIMIT_MS = 1000;
 const BOUNDARY = 'stor-stall-boundary';
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
@@ -73,5 +75,22 @@ describe('a server stalled by its own load does not blame the peer', () => {
     await client.result('core.set_options', [{ legacy_jobs: false }]);
     await client.result('core.job_wait', [1]);
     expect(sha256(readFileSync(join(server.stateDir, 'mnt/tank/stalled-server.bin')))).toBe(sha256(Buffer.concat(pieces)));
+  });
+
+  it('a login sent before the login timeout but read only after the server stalled past it is heard out, and the session works', async () => {
+    const server = await startTestServer({}, { limits: { loginTimeoutMs: WS_LIMIT_MS } });
+    const client = await connectWs(server.rpcUrl);
+    const login = client.call('auth.login_with_api_key', [server.adminKey]);
+    stallServer(2 * WS_LIMIT_MS);
+    expect((await login).result).toBe(true);
+    expect(await client.result('core.ping')).toBe('pong');
+  });
+
+  it('a call sent before the idle timeout but read only after the server stalled past it keeps the session open', async () => {
+    const server = await startTestServer({}, { limits: { idleTimeoutMs: WS_LIMIT_MS } });
+    const client = await loggedInWs(server.rpcUrl, server.adminKey);
+    const ping = client.result('core.ping');
+    stallServer(2 * WS_LIMIT_MS);
+    expect(await ping).toBe('pong');
   });
 });
