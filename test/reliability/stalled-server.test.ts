@@ -93,4 +93,14 @@ describe('a server stalled by its own load does not blame the peer', () => {
     stallServer(2 * WS_LIMIT_MS);
     expect(await ping).toBe('pong');
   });
+
+  it('with --ws-idle-timeout, a ping sent in time but read only after the server stalled past the timeout is answered, not cut off', async () => {
+    const server = await startTestServer({}, { wsIdleTimeoutSeconds: WS_LIMIT_MS / 1000 });
+    const client = await loggedInWs(server.rpcUrl, server.adminKey);
+    const pong = new Promise<void>((resolve) => client.ws.once('pong', () => resolve()));
+    client.ws.ping();
+    stallServer(2 * WS_LIMIT_MS);
+    await Promise.race([pong, client.closed.then(({ code }) => Promise.reject(new Error(`cut off (${code}) instead of answered`)))]);
+    expect(await client.result('core.ping')).toBe('pong');
+  });
 });

@@ -4,7 +4,7 @@ import type { Origin } from '../appliance/session.js';
 import type { Dispatcher } from '../rpc/dispatcher.js';
 import { networkGate } from './call-gate.js';
 import type { ServerLimits } from './limits.js';
-import { afterPendingIo } from './idle-timer.js';
+import { afterPendingIo, idleTimer } from './idle-timer.js';
 import type { RateLimiter } from '../appliance/rate-limit.js';
 
 /** Frame limits and close codes of facts §1.7. */
@@ -203,18 +203,9 @@ function sessionWatch(ws: WebSocket, limits: ServerLimits, busy: () => boolean, 
  */
 function idleCutoff(ws: WebSocket, seconds: number | undefined): (() => void) & { stop(): void } {
   if (seconds === undefined || seconds <= 0) return Object.assign(() => undefined, { stop: () => undefined });
-  let stopped = false;
-  const timer = setTimeout(() => ws.terminate(), seconds * 1000);
-  timer.unref();
-  const reset = () => {
-    if (!stopped) timer.refresh();
-  };
+  // Judged after pending I/O (idleTimer): a ping that came while this process was stalled is answered, not cut.
+  const idle = idleTimer(seconds * 1000, () => ws.terminate());
   // ws answers a ping by itself (autoPong); the 'ping' event is where that answer goes out.
-  ws.on('ping', reset);
-  return Object.assign(reset, {
-    stop: () => {
-      stopped = true;
-      clearTimeout(timer);
-    },
-  });
+  ws.on('ping', idle.touch);
+  return Object.assign(idle.touch, { stop: idle.stop });
 }
