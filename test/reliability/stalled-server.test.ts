@@ -13,9 +13,8 @@ import { connectWs, loggedInWs, startTestServer } from '../helpers/server.js';
  * here, deterministically, by blocking this (the server's) process for twice the idle timeout right
  * after the client's bytes went out; no duration is asserted.
  */
-const IDLE_MS = 500;
-/** The WebSocket's login and idle timeouts here. */
-const WS_LIMIT_MS = 1000;
+/** Every timeout here: the client's own next step comes a loop turn after the server's, well within this. */
+const LIMIT_MS = 1000;
 const BOUNDARY = 'stor-stall-boundary';
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
@@ -27,8 +26,11 @@ function stallServer(ms: number): void {
   }
 }
 
-/** A raw TCP client; `response` resolves with the HTTP status once the answer's head is in. */
-async function rawClient(port: number): Promise<{ socket: Socket; response: Promise<number> }> {
+/**
+ * A raw TCP client; `response` resolves with the HTTP status once the final answer's head is in,
+ * `received(text)` once the server has sent `text`.
+ */
+async function rawClient(port: number): Promise<{ socket: Socket; response: Promise<number>; received: (text: string) => Promise<void> }> {
   const socket = connect(port, '127.0.0.1');
   onTestFinished(() => void socket.destroy());
   await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
@@ -36,18 +38,29 @@ async function rawClient(port: number): Promise<{ socket: Socket; response: Prom
   const response = new Promise<number>((resolve, reject) => {
     socket.on('data', (c: Buffer) => {
       head += c.toString('latin1');
-      const m = /^HTTP\/1\.1 (\d{3})/.exec(head);
-      if (m && head.includes('\r\n\r\n')) resolve(Number(m[1]));
+      // The final answer, past any `100 Continue`.
+      const m = /^HTTP\/1\.1 ([2-9]\d\d)[^]*?\r\n\r\n/m.exec(head);
+      if (m) resolve(Number(m[1]));
     });
     socket.once('close', () => reject(new Error(`closed before an answer: ${JSON.stringify(head)}`)));
   });
   response.catch(() => undefined);
-  return { socket, response };
+  const received = (text: string) =>
+    new Promise<void>((resolve) => {
+      const look = () => {
+        if (!head.includes(text)) return;
+        socket.off('data', look);
+        resolve();
+      };
+      socket.on('data', look);
+      look();
+    });
+  return { socket, response, received };
 }
 
 describe('a server stalled by its own load does not blame the peer', () => {
   it('an upload whose bytes arrived while the server was stalled past the idle timeout is not cut off, and lands whole', async () => {
-    const server = await startTestServer({}, { limits: { uploadIdleMs: IDLE_MS } });
+    const server = await startTestServer({}, { limits: { uploadIdleMs: LIMIT_MS } });
     const pieces = Array.from({ length: 3 }, () => randomBytes(1024));
     const data = JSON.stringify({ method: 'filesystem.put', params: ['/mnt/tank/stalled-server.bin', {}] });
     const head = Buffer.from(
@@ -66,7 +79,7 @@ describe('a server stalled by its own load does not blame the peer', () => {
     // timeout (the first stall also covers the credential check, which runs meanwhile).
     for (const piece of pieces) {
       socket.write(piece);
-      stallServer(2 * IDLE_MS);
+      stallServer(2 * LIMIT_MS);
       await nextTurn();
     }
     socket.write(tail);
@@ -78,29 +91,41 @@ describe('a server stalled by its own load does not blame the peer', () => {
   });
 
   it('a login sent before the login timeout but read only after the server stalled past it is heard out, and the session works', async () => {
-    const server = await startTestServer({}, { limits: { loginTimeoutMs: WS_LIMIT_MS } });
+    const server = await startTestServer({}, { limits: { loginTimeoutMs: LIMIT_MS } });
     const client = await connectWs(server.rpcUrl);
     const login = client.call('auth.login_with_api_key', [server.adminKey]);
-    stallServer(2 * WS_LIMIT_MS);
+    stallServer(2 * LIMIT_MS);
     expect((await login).result).toBe(true);
     expect(await client.result('core.ping')).toBe('pong');
   });
 
   it('a call sent before the idle timeout but read only after the server stalled past it keeps the session open', async () => {
-    const server = await startTestServer({}, { limits: { idleTimeoutMs: WS_LIMIT_MS } });
+    const server = await startTestServer({}, { limits: { idleTimeoutMs: LIMIT_MS } });
     const client = await loggedInWs(server.rpcUrl, server.adminKey);
     const ping = client.result('core.ping');
-    stallServer(2 * WS_LIMIT_MS);
+    stallServer(2 * LIMIT_MS);
     expect(await ping).toBe('pong');
   });
 
   it('with --ws-idle-timeout, a ping sent in time but read only after the server stalled past the timeout is answered, not cut off', async () => {
-    const server = await startTestServer({}, { wsIdleTimeoutSeconds: WS_LIMIT_MS / 1000 });
+    const server = await startTestServer({}, { wsIdleTimeoutSeconds: LIMIT_MS / 1000 });
     const client = await loggedInWs(server.rpcUrl, server.adminKey);
     const pong = new Promise<void>((resolve) => client.ws.once('pong', () => resolve()));
     client.ws.ping();
-    stallServer(2 * WS_LIMIT_MS);
+    stallServer(2 * LIMIT_MS);
     await Promise.race([pong, client.closed.then(({ code }) => Promise.reject(new Error(`cut off (${code}) instead of answered`)))]);
     expect(await client.result('core.ping')).toBe('pong');
+  });
+
+  it('an anonymous POST /api/current whose body arrived before its deadline, read only after the server stalled past it, is answered, not 408', async () => {
+    const server = await startTestServer({}, { limits: { anonymousBodyMs: LIMIT_MS } });
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'core.ping', params: [] });
+    const { socket, response, received } = await rawClient(server.port);
+    socket.write(`POST /api/current HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`);
+    // Node answers `100 Continue` as it hands the request over, in the same turn the deadline is armed.
+    await received('100 Continue');
+    socket.write(body);
+    stallServer(2 * LIMIT_MS);
+    expect(await response).toBe(200);
   });
 });
