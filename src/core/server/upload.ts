@@ -72,7 +72,9 @@ async function readSmall(stream: Readable, limit: number): Promise<string> {
  * (while the server was ready to read them), `onStall` answers, and the socket is destroyed
  * once the answer is out. A pause the server imposes (the job writing) is not the client's stall,
  * nor is one of the server's own process: bytes that arrived meanwhile are read before judging
- * (idleTimer). nginx's `client_body_timeout` is likewise measured between two reads of the body.
+ * (idleTimer). The appliance's nginx cuts likewise: its `/_upload` location sets no
+ * `client_body_timeout` (MW/etc_files/local/nginx/nginx.conf.mako:392-405), so the default 60 s
+ * between two successive reads of the body applies.
  */
 function stallCutoff(req: IncomingMessage, res: ServerResponse, idleMs: number, onStall: () => void): void {
   const idle = idleTimer(
