@@ -11,10 +11,13 @@ import { tempDir } from '../helpers/temp-dir.js';
 
 /*
  * Issue 12: uploads have no total time limit while bytes flow, only a stall (idle) timeout, and
- * the CLI reports that cut as a timeout (exit 3). The server's idle timeout is lowered to 0.5 s
- * here, so "longer than the timeout" takes seconds, not the 300 s of Node's default.
+ * the CLI reports that cut as a timeout (exit 3). The server's idle timeout is lowered to 1 s
+ * here, so "longer than the timeout" takes seconds, not the 300 s of Node's default; the trickle's
+ * gaps are a tenth of it, so a loaded machine (the suite run twice at once) does not make them one.
  */
-const IDLE_MS = 500;
+const IDLE_MS = 1000;
+/** The trickle's pieces, 100 ms apart: 6× the idle timeout in all. */
+const PIECES = (6 * IDLE_MS) / 100;
 const BOUNDARY = 'stor-security-boundary';
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
@@ -60,7 +63,7 @@ async function stallingProxy(port: number, keep: number): Promise<string> {
 describe('uploads: an idle timeout, no total time limit', () => {
   it(`an upload that trickles for 6× the ${IDLE_MS} ms idle timeout succeeds with the exact bytes`, async () => {
     const server = await startTestServer({}, { limits: { uploadIdleMs: IDLE_MS } });
-    const bytes = randomBytes(30 * 1024);
+    const bytes = randomBytes(PIECES * 512);
     const head = multipartHead('/mnt/tank/slow.bin');
     const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
       const req = request(`${server.url}/_upload/`, {
@@ -79,9 +82,9 @@ describe('uploads: an idle timeout, no total time limit', () => {
       req.on('error', reject);
       void (async () => {
         req.write(head);
-        // 30 pieces, 100 ms apart: 3 s in all, never 0.5 s without a byte.
-        for (let i = 0; i < 30; i++) {
-          req.write(bytes.subarray(i * 1024, (i + 1) * 1024));
+        // 60 pieces, 100 ms apart: 6 s in all, never 1 s without a byte.
+        for (let i = 0; i < PIECES; i++) {
+          req.write(bytes.subarray(i * 512, (i + 1) * 512));
           await sleep(100);
         }
         req.end(multipartTail);
@@ -106,7 +109,7 @@ describe('uploads: an idle timeout, no total time limit', () => {
     const { error } = JSON.parse(r.stderr) as { error: { code: string; kind: string; message: string } };
     expect(error).toMatchObject({ code: 'TIMEOUT', kind: 'unreachable' });
     expect(error.message).toContain('cut the upload off');
-    expect(error.message).toContain('408: the upload stalled: no bytes for 0.5 s');
+    expect(error.message).toContain('408: the upload stalled: no bytes for 1 s');
     expect(r.code).toBe(3);
     expect(existsSync(join(server.stateDir, 'mnt/tank/stalled.bin'))).toBe(false);
   });

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { afterPendingIo } from './idle-timer.js';
 
 /**
  * A request body read before any credential is checked must arrive within a deadline (issue 21
@@ -14,8 +15,10 @@ const lifts = new WeakMap<IncomingMessage, () => void>();
 
 /** Arms the deadline for `req`: past `ms` with its body unread, it is answered 408 and its socket destroyed. */
 export function armBodyDeadline(req: IncomingMessage, res: ServerResponse, ms: number): void {
-  const timer = setTimeout(() => {
-    if (req.complete) return;
+  let lifted = false;
+  const expire = () => {
+    // A body that came in time, read late because this process was stalled, is not refused.
+    if (lifted || req.complete) return;
     // Answered already by a route that never read the body (GET /api/versions, a 404, a 405):
     // Node still drains it to keep the connection alive, and a trickle would hold the socket.
     if (res.writableFinished) {
@@ -29,9 +32,13 @@ export function armBodyDeadline(req: IncomingMessage, res: ServerResponse, ms: n
     res.once('finish', () => req.socket.destroy());
     // A peer that does not read the answer must not hold the socket either.
     setTimeout(() => req.socket.destroy(), 1000).unref();
-  }, ms);
+  };
+  const timer = setTimeout(() => afterPendingIo(expire), ms);
   timer.unref();
-  const lift = () => clearTimeout(timer);
+  const lift = () => {
+    lifted = true;
+    clearTimeout(timer);
+  };
   lifts.set(req, lift);
   req.once('end', lift);
   // An answer that went out before the body came lifts nothing: the body is still read after it.

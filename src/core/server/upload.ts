@@ -7,6 +7,7 @@ import { authorizeUpload, UploadRefused, type UploadCall, type UploadStarter } f
 import { authenticateUpload } from './upload-credentials.js';
 import { sendText } from './http-rpc.js';
 import { liftBodyDeadline } from './body-deadline.js';
+import { idleTimer } from './idle-timer.js';
 import type { RateLimiter } from '../appliance/rate-limit.js';
 
 const MAX_FILES = 5;
@@ -69,23 +70,26 @@ async function readSmall(stream: Readable, limit: number): Promise<string> {
 /**
  * An upload has no total time limit, only this one: when the client's bytes stop for `idleMs`
  * (while the server was ready to read them), `onStall` answers, and the socket is destroyed
- * once the answer is out. A pause the server imposes (the job writing) is not the client's stall.
+ * once the answer is out. A pause the server imposes (the job writing) is not the client's stall,
+ * nor is one of the server's own process: bytes that arrived meanwhile are read before judging
+ * (idleTimer). The appliance's nginx cuts likewise: its `/_upload` location sets no
+ * `client_body_timeout` (MW/etc_files/local/nginx/nginx.conf.mako:392-405), so the default 60 s
+ * between two successive reads of the body applies.
  */
 function stallCutoff(req: IncomingMessage, res: ServerResponse, idleMs: number, onStall: () => void): void {
-  const timer = setTimeout(() => {
-    if (req.complete || res.writableEnded) return;
-    if (req.readableFlowing === false) {
-      timer.refresh();
-      return;
-    }
-    onStall();
-    res.once('finish', () => req.socket.destroy());
-    setTimeout(() => req.socket.destroy(), 1000).unref();
-  }, idleMs);
-  timer.unref();
-  req.on('data', () => timer.refresh());
-  req.once('end', () => clearTimeout(timer));
-  req.once('close', () => clearTimeout(timer));
+  const idle = idleTimer(
+    idleMs,
+    () => {
+      if (req.complete || res.writableEnded) return;
+      onStall();
+      res.once('finish', () => req.socket.destroy());
+      setTimeout(() => req.socket.destroy(), 1000).unref();
+    },
+    () => req.readableFlowing === false,
+  );
+  req.on('data', idle.touch);
+  req.once('end', idle.stop);
+  req.once('close', idle.stop);
 }
 
 /**

@@ -4,6 +4,7 @@ import type { Origin } from '../appliance/session.js';
 import type { Dispatcher } from '../rpc/dispatcher.js';
 import { networkGate } from './call-gate.js';
 import type { ServerLimits } from './limits.js';
+import { afterPendingIo, idleTimer } from './idle-timer.js';
 import type { RateLimiter } from '../appliance/rate-limit.js';
 
 /** Frame limits and close codes of facts §1.7. */
@@ -142,24 +143,36 @@ export function serveConnection(
  * The server's own time limits on a connection: one that has not logged in within
  * `loginTimeoutMs` (of opening, or of logging out), and a logged-in one on which nothing has
  * moved for `idleTimeoutMs`, is closed 1008. A call in flight (a long job wait) is not idleness.
+ * Judged only after what already arrived is read (afterPendingIo): a message the peer sent while
+ * this process was stalled counts. A login already in flight when the login deadline is judged
+ * (its hash runs off the main thread, slow on a loaded host) is heard out, once per anonymous
+ * period: its deadline moves by one more `loginTimeoutMs`, so an anonymous socket stays bounded.
  */
 function sessionWatch(ws: WebSocket, limits: ServerLimits, busy: () => boolean, refresh: () => void) {
   let authenticated = false;
   let anonymousSince = Date.now();
   let lastActivity = Date.now();
+  let heardOut = false;
+  let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   const deadline = () => (authenticated ? lastActivity + limits.idleTimeoutMs : anonymousSince + limits.loginTimeoutMs);
-  const check = () => {
+  const judge = () => {
+    if (stopped) return;
     refresh();
     if (busy()) lastActivity = Date.now();
     if (Date.now() < deadline() || (authenticated && busy())) return arm();
+    if (!authenticated && busy() && !heardOut) {
+      heardOut = true;
+      anonymousSince = Date.now();
+      return arm();
+    }
     if (authenticated) ws.close(CLOSE.POLICY, `Idle for ${limits.idleTimeoutMs / 1000} s`);
     else ws.close(CLOSE.POLICY, `No login within ${limits.loginTimeoutMs / 1000} s`);
     setTimeout(() => ws.terminate(), CLOSE_GRACE_MS).unref();
   };
   const arm = () => {
     clearTimeout(timer);
-    timer = setTimeout(check, Math.max(10, deadline() - Date.now()));
+    timer = setTimeout(() => afterPendingIo(judge), Math.max(10, deadline() - Date.now()));
     timer.unref();
   };
   arm();
@@ -169,10 +182,16 @@ function sessionWatch(ws: WebSocket, limits: ServerLimits, busy: () => boolean, 
     },
     authChanged: (now: boolean) => {
       authenticated = now;
-      if (!now) anonymousSince = Date.now();
+      if (!now) {
+        anonymousSince = Date.now();
+        heardOut = false;
+      }
       arm();
     },
-    stop: () => clearTimeout(timer),
+    stop: () => {
+      stopped = true;
+      clearTimeout(timer);
+    },
   };
 }
 
@@ -184,18 +203,9 @@ function sessionWatch(ws: WebSocket, limits: ServerLimits, busy: () => boolean, 
  */
 function idleCutoff(ws: WebSocket, seconds: number | undefined): (() => void) & { stop(): void } {
   if (seconds === undefined || seconds <= 0) return Object.assign(() => undefined, { stop: () => undefined });
-  let stopped = false;
-  const timer = setTimeout(() => ws.terminate(), seconds * 1000);
-  timer.unref();
-  const reset = () => {
-    if (!stopped) timer.refresh();
-  };
+  // Judged after pending I/O (idleTimer): a ping that came while this process was stalled is answered, not cut.
+  const idle = idleTimer(seconds * 1000, () => ws.terminate());
   // ws answers a ping by itself (autoPong); the 'ping' event is where that answer goes out.
-  ws.on('ping', reset);
-  return Object.assign(reset, {
-    stop: () => {
-      stopped = true;
-      clearTimeout(timer);
-    },
-  });
+  ws.on('ping', idle.touch);
+  return Object.assign(idle.touch, { stop: idle.stop });
 }
