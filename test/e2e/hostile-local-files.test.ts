@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { spawnStor, type SpawnResult } from '../helpers/bin.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { E } from '../../src/core/error-catalogue.js';
 
 // The built binary, since the unguarded failures are the process's own: V8 aborting with
 // bad_alloc, or an open() that never returns. A run killed by the (generous) bound ends with a
@@ -18,7 +19,7 @@ function fifo(): string {
 
 function refused(r: SpawnResult): void {
   expect(r.code, r.stderr).toBe(2);
-  expect(JSON.parse(r.stderr).error.code).toBe('LOCAL_FILE_REFUSED');
+  expect(JSON.parse(r.stderr).error.code).toBe(E.LOCAL_FILE_REFUSED.code);
 }
 
 const envOf = () => ({ STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir() });
@@ -78,7 +79,7 @@ describe.skipIf(process.platform === 'win32')('files named to stor are read only
     execFileSync('mkfifo', [join(env.STOR_CONFIG_DIR, 'config.json')]);
     const r = await spawnStor(['profile', 'list', '--json'], { env, killAfterMs: BOUND_MS });
     expect(r.code, r.stderr).toBe(1);
-    expect(JSON.parse(r.stderr).error.code).toBe('CONFIG_UNREADABLE');
+    expect(JSON.parse(r.stderr).error.code).toBe(E.CONFIG_UNREADABLE.code);
   });
 
   it('a key file of ordinary size is still read (the cap refuses only what cannot be a key)', async () => {

@@ -5,6 +5,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { spawnStor } from '../helpers/bin.js';
 import { startStandinAppliance, type StandinAnswer } from '../helpers/standin-appliance.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { E } from '../../src/core/error-catalogue.js';
 
 const KEY = `1-${'A'.repeat(64)}`;
 const TOKEN = 'SECRET-DOWNLOAD-TOKEN-0123456789';
@@ -89,7 +90,7 @@ describe('a download takes no more than the appliance stated, and only from the 
     const r = await stor(nas.baseUrl, ['download', '/mnt/tank/f', `${dir}/`]);
     expect(r.stderr).not.toContain('bug in stor');
     expect(r.code, r.stderr).toBe(1);
-    expect(JSON.parse(r.stderr).error).toMatchObject({ code: 'DOWNLOAD_SIZE_MISMATCH', kind: 'failed' });
+    expect(JSON.parse(r.stderr).error).toMatchObject({ code: E.DOWNLOAD_SIZE_MISMATCH.code, kind: 'failed' });
     expect(JSON.parse(r.stderr).error.message).toContain('/mnt/tank/f');
     // stor hung up on the body rather than reading its 64 MiB to the end.
     expect(body.seen.finished).toBe(false);
@@ -124,7 +125,7 @@ describe('a download takes no more than the appliance stated, and only from the 
       expect(r.stderr).not.toContain(TOKEN);
       expect(r.code, r.stderr).toBe(3);
       const error = JSON.parse(r.stderr).error;
-      expect(error).toMatchObject({ code: 'MALFORMED_ANSWER', kind: 'unreachable' });
+      expect(error).toMatchObject({ code: E.MALFORMED_ANSWER.code, kind: 'unreachable' });
       expect(error.message).toContain('another origin');
       expect(readdirSync(dir)).toEqual([]);
     });

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { spawnStor } from '../helpers/bin.js';
 import { startStandinAppliance } from '../helpers/standin-appliance.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { E } from '../../src/core/error-catalogue.js';
 
 const KEY = `1-${'A'.repeat(64)}`;
 
@@ -29,7 +30,7 @@ function expectRefused(r: { code: number | null; stderr: string }, local: string
   expect(r.stderr).not.toContain('bug in stor');
   expect(r.code, r.stderr).toBe(3);
   const error = JSON.parse(r.stderr).error;
-  expect(error).toMatchObject({ code: 'MALFORMED_ANSWER', kind: 'unreachable' });
+  expect(error).toMatchObject({ code: E.MALFORMED_ANSWER.code, kind: 'unreachable' });
   for (const m of mentions) expect(error.message).toContain(m);
   expect(readdirSync(local)).toEqual([]);
 }
@@ -68,7 +69,7 @@ describe('download -r against a hostile listing (issue 21 point 18)', () => {
     const r = await downloadTree(nas.baseUrl, join(local, 'copy'));
     expect(r.stderr).not.toContain('bug in stor');
     expect(r.code, r.stderr).toBe(1);
-    expect(JSON.parse(r.stderr).error).toMatchObject({ code: 'TREE_TOO_LARGE', kind: 'failed' });
+    expect(JSON.parse(r.stderr).error).toMatchObject({ code: E.TREE_TOO_LARGE.code, kind: 'failed' });
     expect(JSON.parse(r.stderr).error.message).toContain('/mnt/tank/d');
     expect(readdirSync(local)).toEqual([]);
   });

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { spawnStor } from '../helpers/bin.js';
 import { startStandinAppliance, type StandinAnswer } from '../helpers/standin-appliance.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { E } from '../../src/core/error-catalogue.js';
 
 const KEY = `1-${'A'.repeat(64)}`;
 const LOGGED_IN: Record<string, StandinAnswer> = { 'auth.login_with_api_key': { result: true } };
@@ -17,7 +18,7 @@ function expectNotAnAppliance(r: { code: number | null; stderr: string }, ...men
   expect(r.stderr).not.toContain('bug in stor');
   expect(r.code, r.stderr).toBe(3);
   const error = JSON.parse(r.stderr).error;
-  expect(error).toMatchObject({ code: 'MALFORMED_ANSWER', kind: 'unreachable' });
+  expect(error).toMatchObject({ code: E.MALFORMED_ANSWER.code, kind: 'unreachable' });
   expect(error.message).toMatch(/^not a valid appliance answer: /);
   for (const m of mentions) expect(error.message).toContain(m);
 }

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runStor } from '../helpers/run-stor.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { E } from '../../src/core/error-catalogue.js';
 
 // Names every plain object answers to: in a profiles map with a prototype they looked saved.
 const INHERITED = ['valueOf', 'constructor', 'toString', 'hasOwnProperty', '__proto__'];
@@ -21,7 +22,7 @@ async function oneProfile(): Promise<{ env: Record<string, string>; config: stri
 function unknownProfile(r: { code: number; stderr: string }, name: string): void {
   expect(r.code, r.stderr).toBe(2);
   const error = JSON.parse(r.stderr).error;
-  expect(error.code).toBe('UNKNOWN_PROFILE');
+  expect(error.code).toBe(E.UNKNOWN_PROFILE.code);
   expect(error.message).toContain(JSON.stringify(name));
 }
 
