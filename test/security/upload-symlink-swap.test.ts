@@ -1,20 +1,12 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync } from 'node:fs';
-import { request } from 'node:http';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import type { JobEntry } from '../../src/core/appliance/jobs.js';
 import { SAFETY_MS, loggedInWs, startTestServer } from '../helpers/server.js';
+import { startSplitUpload, until } from '../helpers/split-upload.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const BOUNDARY = 'stor-swap-boundary-9d2f';
-
-/** Polls (bounded) until `ready()` holds. */
-async function until(ready: () => boolean, what: string): Promise<void> {
-  for (const deadline = Date.now() + SAFETY_MS; !ready(); await sleep(10)) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-  }
-}
 
 describe('a directory swapped for a symlink while an upload is in flight', () => {
   it('cannot send the file out of the pool: it lands in the directory that was opened', async () => {
@@ -23,22 +15,7 @@ describe('a directory swapped for a symlink while an upload is in flight', () =>
     const outside = tempDir('stor-outside-');
     mkdirSync(join(pool, 'dir/sub'), { recursive: true });
 
-    const head =
-      `--${BOUNDARY}\r\nContent-Disposition: form-data; name="data"\r\nContent-Type: application/json\r\n\r\n` +
-      JSON.stringify({ method: 'filesystem.put', params: ['/mnt/tank/dir/sub/payload.txt', { mode: 420 }] }) +
-      `\r\n--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="payload.txt"\r\nContent-Type: application/octet-stream\r\n\r\n`;
-    const req = request(`${server.url}/_upload/`, {
-      method: 'POST',
-      headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}`, authorization: `Bearer ${server.adminKey}` },
-    });
-    const answered = new Promise<{ status: number; text: string }>((resolve, reject) => {
-      req.on('response', (res) => {
-        let text = '';
-        res.setEncoding('utf8').on('data', (c: string) => (text += c)).on('end', () => resolve({ status: res.statusCode!, text }));
-      });
-      req.on('error', reject);
-    });
-    req.write(head + 'first half, ');
+    const upload = startSplitUpload(server, '/mnt/tank/dir/sub/payload.txt', { mode: 420 }, 'first half, ', 'payload.txt');
 
     // The source is paused (nothing more is sent) once the temporary file exists beside the target.
     await until(() => readdirSync(join(pool, 'dir/sub')).length > 0, 'the temporary file');
@@ -46,15 +23,7 @@ describe('a directory swapped for a symlink while an upload is in flight', () =>
     symlinkSync(outside, join(pool, 'dir'));
     mkdirSync(join(outside, 'sub'));
 
-    req.end(`second half\r\n--${BOUNDARY}--\r\n`);
-    const res = await answered;
-    expect(res.status).toBe(200);
-    const { job_id } = JSON.parse(res.text) as { job_id: number };
-    const client = await loggedInWs(server.rpcUrl, server.adminKey);
-    await client.result('core.set_options', [{ legacy_jobs: false }]); // so that core.job_wait waits
-    await client.call('core.job_wait', [job_id]);
-    const job = await client.result<JobEntry>('core.get_jobs', [[['id', '=', job_id]], { get: true }]);
-    client.close();
+    const job = await upload.finish('second half');
 
     expect(readdirSync(join(outside, 'sub'))).toEqual([]);
     expect(job.state).toBe('SUCCESS');
