@@ -9,6 +9,6 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Every answer the emulator gives is checked against its 25.10.1 contract (src/core/rpc/dispatcher.ts).
-    env: { STOR_CHECK_RESULTS: '1' },
+    env: { STOR_CHECK_RESULTS: '1', STOR_SESSION: 'off' },
   },
 });

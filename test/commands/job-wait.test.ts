@@ -32,7 +32,7 @@ describe('stor job wait', () => {
         isTTY: true,
       },
       stdin,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...clientEnv(), STOR_URL: server.url.replace(/^http/, 'ws'), STOR_API_KEY: server.adminKey },
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', NO_COLOR: '1', ...clientEnv(), STOR_URL: server.url.replace(/^http/, 'ws'), STOR_API_KEY: server.adminKey },
       cwd: process.cwd(),
     };
     const waiting = run(['job', 'wait', String(id)], io);

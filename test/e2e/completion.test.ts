@@ -31,7 +31,7 @@ let bashScript = '';
 beforeAll(() => {
   const dir = mkdtempSync(join(tmpdir(), 'stor-completion-'));
   bashScript = join(dir, 'stor.bash');
-  writeFileSync(bashScript, execFileSync(process.execPath, [STOR_BIN, 'completion', 'bash'], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: dir } }));
+  writeFileSync(bashScript, execFileSync(process.execPath, [STOR_BIN, 'completion', 'bash'], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: dir, STOR_SESSION: 'off' } }));
   return () => rmSync(dir, { recursive: true, force: true });
 });
 

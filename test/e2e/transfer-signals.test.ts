@@ -15,7 +15,7 @@ function sparse(path: string, size: number): void {
 
 /** The built binary with its output collected and its exit awaited. */
 function start(args: string[], env: Record<string, string>) {
-  const child = spawn(process.execPath, [STOR_BIN, ...args], { env: { PATH: process.env.PATH, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [STOR_BIN, ...args], { env: { PATH: process.env.PATH, STOR_SESSION: 'off', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

@@ -33,7 +33,7 @@ const inFlight = (home: string) => {
  */
 async function uploadFrozenMidway(env: Record<string, string>) {
   const tank = join(env.STOR_HOME!, 'mnt', 'tank');
-  const child = spawn(process.execPath, [STOR_BIN, 'upload', sparseFile(), '/mnt/tank/'], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [STOR_BIN, 'upload', sparseFile(), '/mnt/tank/'], { env: { PATH: process.env.PATH, STOR_SESSION: 'off', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));

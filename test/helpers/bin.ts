@@ -18,7 +18,7 @@ export interface SpawnResult {
 export function spawnStor(args: string[], options: { env?: Record<string, string | undefined>; stdin?: string; stdinFrom?: string; cwd?: string; killAfterMs?: number } = {}): Promise<SpawnResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [STOR_BIN, ...args], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_CHECK_RESULTS: '1', ...options.env },
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', STOR_CHECK_RESULTS: '1', ...options.env },
       // `stdinFrom`: standard input is that file itself, as a shell's `< file` makes it.
       stdio: [options.stdinFrom !== undefined ? openSync(options.stdinFrom, 'r') : 'pipe', 'pipe', 'pipe'],
       ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),

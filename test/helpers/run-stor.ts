@@ -35,7 +35,7 @@ export async function runStor(argv: string[], options: RunOptions = {}): Promise
     stderr: { write: (s: string) => (stderr += s), isTTY: tty, columns },
     color: { stdout: color, stderr: color },
     stdin,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...options.env },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', ...options.env },
     cwd: options.cwd ?? process.cwd(),
   };
   const code = await run(argv, io);

@@ -40,7 +40,7 @@ export function runBash(
   const prelude = `stor() { node "$STOR_BIN" "$@"; }\n${options.strict === false ? '' : 'set -euo pipefail\n'}`;
   return new Promise((resolve, reject) => {
     const child = spawn('bash', ['-c', `${prelude}${script}`], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_BIN, STOR_CHECK_RESULTS: '1', ...env },
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', STOR_BIN, STOR_CHECK_RESULTS: '1', ...env },
       ...(options.cwd ? { cwd: options.cwd } : {}),
     });
     let stdout = '';

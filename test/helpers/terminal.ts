@@ -19,7 +19,7 @@ export function answerOnTerminal(
   whileAsked: () => Promise<void> = async () => {},
 ): Promise<TerminalRun> {
   const command = [process.execPath, STOR_BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-  const child = spawn('script', ['-qfec', command, '/dev/null'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', TERM: 'dumb', ...env } });
+  const child = spawn('script', ['-qfec', command, '/dev/null'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', NO_COLOR: '1', TERM: 'dumb', ...env } });
   let shown = '';
   let asked = false;
   let failed: unknown;

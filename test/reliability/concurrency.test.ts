@@ -35,7 +35,7 @@ function writer(home: string, id: number, count: number, patch: string): Writer 
     process.stdout.write('done\\n');
     process.stdin.destroy();`;
   const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_HOME: home },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', STOR_HOME: home },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stdout = '';

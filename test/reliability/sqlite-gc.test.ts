@@ -21,7 +21,7 @@ describe('the SQLite binding under garbage collection', () => {
       console.log('collected');
     `;
     const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_HOME: home },
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', STOR_HOME: home },
     });
     expect(stdout.trim()).toBe('collected');
   });

@@ -1,0 +1,100 @@
+/**
+ * The session agent's wire protocol: newline-delimited JSON over the agent's Unix socket
+ * (docs/SESSIONS.md). Two kinds of client speak it:
+ *
+ * - the first stage (src/first-stage.ts, the tiny module bin/stor.js loads before anything else)
+ *   hands a whole command line to the agent with a `run` request, then relays its output, its
+ *   standard input when the command asks for it, and signals, until `exit`;
+ * - commands run in-process (`stor session list|stop`, `logout`, `profile remove`, `login`) send
+ *   one control request and read one answer.
+ *
+ * Every line is one JSON object of at most MAX_LINE_BYTES bytes. Either side closes a connection
+ * that sends anything else. Nothing here is ever written to disk or a log: `run` carries the
+ * command's environment, which may hold STOR_API_KEY.
+ */
+
+/** Bumped on any incompatible change; it is part of the socket's name, so old agents are never asked. */
+export const PROTOCOL_VERSION = 1;
+
+/** Longest line either side accepts (a `run` request carries the environment). */
+export const MAX_LINE_BYTES = 1024 * 1024;
+
+/** Bytes of standard input one `in` message carries at most (before base64). */
+export const STDIN_CHUNK_BYTES = 64 * 1024;
+
+/** The agent sends `beat` this often while a command runs, so a stopped agent is noticed. */
+export const HEARTBEAT_MS = 1000;
+
+/** Terminal facts of the first stage's process: what `processIO()` would have seen. */
+export interface TerminalFacts {
+  stdin: boolean;
+  stdout: boolean;
+  stderr: boolean;
+  /** Columns of stdout's terminal (else stderr's), when one is a terminal. */
+  columns?: number;
+}
+
+/** First stage → agent: run this command line as `bin/stor.js` would have, and stream it back. */
+export interface RunRequest {
+  op: 'run';
+  argv: string[];
+  cwd: string;
+  env: Record<string, string>;
+  tty: TerminalFacts;
+  /** The first stage's pid, for `stor session list`'s view of who is being served. */
+  pid: number;
+}
+
+/** Control requests: one request, one answer, then the agent closes the connection. */
+export type ControlRequest =
+  | { op: 'ping' }
+  | { op: 'list' }
+  /** Ends the agent (and so every session) after answering. */
+  | { op: 'stop' }
+  /**
+   * Closes the sessions to `url` (an Endpoint's `display`), all of them, or only those logged in
+   * with the key whose SHA-256 is `keySha256` (hex). Used by `session stop`, `logout`,
+   * `profile remove` and a `login` that replaces a profile's key.
+   */
+  | { op: 'close'; url: string; keySha256?: string };
+
+export type Request = RunRequest | ControlRequest;
+
+/** One session as `stor session list` shows it. Never a key or token. */
+export interface SessionInfo {
+  target: string;
+  /** Who the appliance says the session is (auth.me's pw_name), once known. */
+  user?: string;
+  ageSeconds: number;
+  idleSeconds: number;
+  calls: number;
+  /** Commands currently running on it. */
+  active: number;
+}
+
+/** Agent → client answers to control requests. */
+export type ControlAnswer =
+  | { t: 'pong'; version: string; pid: number; startedAt: number }
+  | { t: 'sessions'; agentPid: number; sessions: SessionInfo[] }
+  | { t: 'stopping' }
+  | { t: 'closed'; count: number }
+  | { t: 'error'; message: string };
+
+/** Agent → first stage, during a `run`. */
+export type RunMessage =
+  /** The agent will not run it (a prompt at a terminal, `serve`, `login`, …): run it in-process. Sent before anything else. */
+  | { t: 'declined'; reason: string }
+  /** The agent runs it. `changes`: whether the command may change the appliance (so a lost agent means an unknown outcome). */
+  | { t: 'accepted'; changes: boolean }
+  | { t: 'out'; d: string }
+  | { t: 'err'; d: string }
+  /** The command reads standard input: start relaying it. */
+  | { t: 'pull' }
+  | { t: 'beat' }
+  | { t: 'exit'; code: number };
+
+/** First stage → agent, during a `run`. */
+export type RunInput =
+  | { t: 'in'; d: string /* base64 */ }
+  | { t: 'eof' }
+  | { t: 'signal'; s: 'SIGINT' | 'SIGTERM' };
