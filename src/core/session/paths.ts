@@ -1,0 +1,100 @@
+import { lstatSync, mkdirSync, type Stats } from 'node:fs';
+import { homedir } from 'node:os';
+import { isAbsolute, join } from 'node:path';
+
+/*
+ * Where the session agent's socket lives, and the checks made before it is used. Imported by the
+ * first stage (src/first-stage.ts), which must start in a few milliseconds: node:fs, node:os and
+ * node:path only, and no StorError (callers turn a problem into SESSION_DIR_UNSAFE).
+ */
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Set by the bundler (scripts/bundle.mjs) to a hash of the sources; absent when run from src/ or dist/. */
+declare const __STOR_BUILD__: string | undefined;
+
+/**
+ * Which build of stor this is: part of the socket's name, so a command is never handed to an agent
+ * running other code (after an upgrade or a rebuild the old agent simply idles out).
+ */
+export const BUILD_ID: string = typeof __STOR_BUILD__ === 'string' ? __STOR_BUILD__ : 'dev';
+
+/**
+ * The agent's private directory: `$XDG_RUNTIME_DIR/stor` (per login, on tmpfs, removed at logout),
+ * else `$XDG_STATE_HOME/stor` (`~/.local/state/stor`). Relative XDG values are ignored, as the XDG
+ * specification says.
+ */
+export function sessionDirFrom(env: Env): string {
+  const runtime = env.XDG_RUNTIME_DIR;
+  if (runtime && isAbsolute(runtime)) return join(runtime, 'stor');
+  const state = env.XDG_STATE_HOME;
+  if (state && isAbsolute(state)) return join(state, 'stor');
+  return join(env.HOME || homedir(), '.local', 'state', 'stor');
+}
+
+/** The agent's socket for this build, in `dir`. */
+export function socketPathIn(dir: string, build: string = BUILD_ID): string {
+  return join(dir, `agent-${build.slice(0, 16)}.sock`);
+}
+
+/** Made (exclusively) by whoever starts the agent; tells a second command to wait for it rather than start another. */
+export function startingMarkerIn(dir: string, build: string = BUILD_ID): string {
+  return join(dir, `agent-${build.slice(0, 16)}.starting`);
+}
+
+function ownUid(): number | undefined {
+  return process.getuid?.();
+}
+
+function describeOwner(st: Stats, uid: number | undefined): string | undefined {
+  if (uid !== undefined && st.uid !== uid) return `owned by uid ${st.uid}, not by this user (uid ${uid})`;
+  return undefined;
+}
+
+/**
+ * Why `dir` must not hold the agent's socket, or undefined when it may: it must be a directory
+ * (not a symlink to one), owned by this user, with no access for group or others (0700).
+ */
+export function privateDirProblem(dir: string): string | undefined {
+  let st: Stats;
+  try {
+    st = lstatSync(dir);
+  } catch (err) {
+    return `${dir} cannot be examined (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`;
+  }
+  if (st.isSymbolicLink()) return `${dir} is a symbolic link, not a directory of this user's`;
+  if (!st.isDirectory()) return `${dir} is not a directory`;
+  const owner = describeOwner(st, ownUid());
+  if (owner) return `${dir} is ${owner}`;
+  if ((st.mode & 0o077) !== 0) return `${dir} has mode ${(st.mode & 0o777).toString(8).padStart(4, '0')}; it must be 0700`;
+  return undefined;
+}
+
+/**
+ * Why the socket at `path` must not be used, or undefined when it may: a socket (not a symlink),
+ * owned by this user, mode 0600 (no execute, no access for group or others).
+ */
+export function privateSocketProblem(path: string): string | undefined {
+  let st: Stats;
+  try {
+    st = lstatSync(path);
+  } catch (err) {
+    return `${path} cannot be examined (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`;
+  }
+  if (st.isSymbolicLink()) return `${path} is a symbolic link, not the agent's socket`;
+  if (!st.isSocket()) return `${path} is not a socket`;
+  const owner = describeOwner(st, ownUid());
+  if (owner) return `${path} is ${owner}`;
+  if ((st.mode & 0o177) !== 0) return `${path} has mode ${(st.mode & 0o777).toString(8).padStart(4, '0')}; it must be 0600`;
+  return undefined;
+}
+
+/**
+ * Makes the agent's directory (and missing parents) 0700 if it does not exist, then checks it.
+ * An existing directory is never loosened or tightened here: a wrong one is refused, not repaired,
+ * since someone else may be holding it open.
+ */
+export function ensurePrivateDir(dir: string): string | undefined {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return privateDirProblem(dir);
+}
