@@ -1,5 +1,7 @@
 import { supportsColor, supportsColorStderr } from 'chalk';
 import type { Readable } from 'node:stream';
+import type { Transport } from '../../core/transport/transport.js';
+import type { TraceSink } from '../../core/transport/trace.js';
 
 /** Chalk's colour levels: 0 none, 1 basic, 2 256 colours, 3 truecolor. */
 export type ColorLevel = 0 | 1 | 2 | 3;
@@ -28,6 +30,29 @@ export interface IO {
   color: { stdout: ColorLevel; stderr: ColorLevel };
   /** Subscribes to SIGINT/SIGTERM for long-running commands (`serve`); returns the unsubscriber. */
   onSignal?(handler: (signal: NodeJS.Signals) => void): () => void;
+  /**
+   * Set only when the command runs inside the session agent (docs/SESSIONS.md): opens a remote
+   * target as a lease on the agent's logged-in connection instead of a connection of its own.
+   * Closing the transport it returns ends the lease, not the connection.
+   */
+  sessions?: SessionOpener;
+}
+
+/** What the agent offers a command it runs: its pool of logged-in connections. */
+export interface SessionOpener {
+  open(target: PooledTarget, timeoutSeconds: number, trace?: TraceSink): Promise<Transport>;
+}
+
+/** A remote target as the pool keys it: where, with which key, under which TLS settings. */
+export interface PooledTarget {
+  /** The endpoint's normalised base URL (Endpoint.display); the pool parses it again. */
+  url: string;
+  apiKey: string;
+  insecure: boolean;
+  /** The CA bundle's PEM, already read and checked (readCa). */
+  ca?: Buffer;
+  profile?: string;
+  keepaliveSeconds?: number;
 }
 
 /**
