@@ -2,6 +2,7 @@ import { supportsColor, supportsColorStderr } from 'chalk';
 import type { Readable } from 'node:stream';
 import type { Transport } from '../../core/transport/transport.js';
 import type { TraceSink } from '../../core/transport/trace.js';
+import type { Endpoint } from '../../core/transport/endpoint.js';
 
 /** Chalk's colour levels: 0 none, 1 basic, 2 256 colours, 3 truecolor. */
 export type ColorLevel = 0 | 1 | 2 | 3;
@@ -45,8 +46,7 @@ export interface SessionOpener {
 
 /** A remote target as the pool keys it: where, with which key, under which TLS settings. */
 export interface PooledTarget {
-  /** The endpoint's normalised base URL (Endpoint.display); the pool parses it again. */
-  url: string;
+  endpoint: Endpoint;
   apiKey: string;
   insecure: boolean;
   /** The CA bundle's PEM, already read and checked (readCa). */
