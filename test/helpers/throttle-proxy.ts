@@ -6,6 +6,8 @@ export interface ThrottleProxy {
   baseUrl: string;
   /** How many connections opened a WebSocket (`GET /api/current`) through the proxy so far. */
   webSockets(): number;
+  /** The scheme of each upload's Authorization header (`Bearer`, `Token`, …), in order; never the credential. */
+  uploadSchemes(): string[];
 }
 
 const TICK_MS = 50;
@@ -58,6 +60,7 @@ function throttled(from: Socket, to: Socket, rate: number): void {
  */
 export async function startThrottleProxy(port: number, bytesPerSecond: number): Promise<ThrottleProxy> {
   let webSockets = 0;
+  const uploadSchemes: string[] = [];
   const sockets = new Set<Socket>();
   const server = createServer((client) => {
     const upstream = connect(port, '127.0.0.1');
@@ -68,6 +71,12 @@ export async function startThrottleProxy(port: number, bytesPerSecond: number): 
     }
     client.once('data', (first: Buffer) => {
       if (first.toString('latin1').startsWith('GET /api/current')) webSockets++;
+    });
+    // HTTP keep-alive sends later uploads on the same connection: look at every request head.
+    client.on('data', (chunk: Buffer) => {
+      for (const head of chunk.toString('latin1').matchAll(/^POST \/_upload\/ HTTP[^]*?\r\n\r\n/gm)) {
+        uploadSchemes.push(/^authorization: *(\S+)/im.exec(head[0])?.[1] ?? 'none');
+      }
     });
     // A connection dropped on one side is dropped on the other, as a proxy does.
     client.on('close', () => upstream.destroy());
@@ -81,5 +90,5 @@ export async function startThrottleProxy(port: number, bytesPerSecond: number): 
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
   const address = server.address() as { port: number };
-  return { baseUrl: `ws://127.0.0.1:${address.port}`, webSockets: () => webSockets };
+  return { baseUrl: `ws://127.0.0.1:${address.port}`, webSockets: () => webSockets, uploadSchemes: () => [...uploadSchemes] };
 }

@@ -1,8 +1,6 @@
 import { supportsColor, supportsColorStderr } from 'chalk';
 import type { Readable } from 'node:stream';
-import type { Transport } from '../../core/transport/transport.js';
-import type { TraceSink } from '../../core/transport/trace.js';
-import type { Endpoint } from '../../core/transport/endpoint.js';
+import type { SessionOpener } from '../../core/session/opener.js';
 
 /** Chalk's colour levels: 0 none, 1 basic, 2 256 colours, 3 truecolor. */
 export type ColorLevel = 0 | 1 | 2 | 3;
@@ -39,21 +37,7 @@ export interface IO {
   sessions?: SessionOpener;
 }
 
-/** What the agent offers a command it runs: its pool of logged-in connections. */
-export interface SessionOpener {
-  open(target: PooledTarget, timeoutSeconds: number, trace?: TraceSink): Promise<Transport>;
-}
-
-/** A remote target as the pool keys it: where, with which key, under which TLS settings. */
-export interface PooledTarget {
-  endpoint: Endpoint;
-  apiKey: string;
-  insecure: boolean;
-  /** The CA bundle's PEM, already read and checked (readCa). */
-  ca?: Buffer;
-  profile?: string;
-  keepaliveSeconds?: number;
-}
+export type { PooledTarget, SessionOpener } from '../../core/session/opener.js';
 
 /**
  * Chalk's detection, plus NO_COLOR (no-color.org), which chalk 5 leaves out: set and not empty, it

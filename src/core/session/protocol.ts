@@ -70,6 +70,8 @@ export interface SessionInfo {
   calls: number;
   /** Commands currently running on it. */
   active: number;
+  /** Whether its connection is open now; one that was lost is re-established (one login) on next use. */
+  connected: boolean;
 }
 
 /** Agent → client answers to control requests. */

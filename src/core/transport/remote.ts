@@ -31,6 +31,13 @@ export interface RemoteOptions extends TlsOptions {
   keepaliveSeconds?: number;
   profile?: string;
   trace?: TraceSink;
+  /**
+   * For a connection shared by many commands (the session pool): every upload goes with a fresh
+   * single-use token from the session (`auth.generate_token`), never with the key, so an upload
+   * makes no login and no hash check of the key; and a keepalive ping whose pong has not come back
+   * by the next ping ends the socket, so that a dead link is noticed and replaced on next use.
+   */
+  pooled?: boolean;
 }
 
 /** Well inside the 60 s after which the appliance's proxy drops a silent WebSocket. */
@@ -38,6 +45,8 @@ const KEEPALIVE_SECONDS = 20;
 /** auth.generate_token's TTL for upload tokens, and the age at which a new one is asked for. */
 const UPLOAD_TOKEN_TTL_S = 600;
 const UPLOAD_TOKEN_RENEW_MS = 300_000;
+/** A pooled connection's one-upload token: used within moments of being issued. */
+const SINGLE_USE_TOKEN_TTL_S = 60;
 
 /** Times one upload may log in again while it waits for its job. */
 const MAX_RECONNECTS = 5;
@@ -81,10 +90,18 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
     // The appliance's proxy drops a WebSocket on which the server has sent nothing for 60 s, and the
     // server sends nothing of its own accord (facts §0). A ping makes it answer with a pong.
     const seconds = this.options.keepaliveSeconds ?? KEEPALIVE_SECONDS;
+    let awaitingPong = false;
+    if (this.options.pooled) ws.on('pong', () => (awaitingPong = false));
     const keepalive =
       seconds > 0
         ? setInterval(() => {
-            if (ws.readyState === WebSocket.OPEN) ws.ping();
+            if (ws.readyState !== WebSocket.OPEN) return;
+            if (this.options.pooled && awaitingPong) {
+              ws.terminate();
+              return;
+            }
+            awaitingPong = true;
+            ws.ping();
           }, seconds * 1000).unref()
         : undefined;
     this.keepalive = keepalive;
@@ -122,6 +139,11 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
   private lost(err: unknown): boolean {
     const answered = err instanceof StorError && (err.code === E.TIMEOUT.code || err.code === E.MALFORMED_ANSWER.code);
     return !this.closing && !answered && err instanceof StorError && err.kind === 'unreachable' && this.ws.readyState !== WebSocket.OPEN;
+  }
+
+  /** Whether calls can still go out on this connection: its socket is open and was not closed by us. */
+  get usable(): boolean {
+    return !this.closing && this.closedError === undefined && this.ws.readyState === WebSocket.OPEN;
   }
 
   static async open(options: RemoteOptions): Promise<RemoteTransport> {
@@ -264,7 +286,7 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
     await awaitJob(
       {
         call: (method, params) => retrying(() => this.call(method, params)),
-        ended: (id) => retrying(() => this.jobWait(id)),
+        ...(this.options.pooled ? {} : { ended: (id: number) => retrying(() => this.jobWait(id)) }),
       },
       jobId,
       this.options.timeoutSeconds,
@@ -280,6 +302,7 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
    * own; the token is renewed well before its TTL. Never traced: it is a credential.
    */
   private async uploadToken(): Promise<string | undefined> {
+    if (this.options.pooled) return this.singleUseToken();
     if (this.tokens === 'refused') return undefined;
     if (this.tokens === undefined) {
       this.tokens = { issued: 0 };
@@ -298,6 +321,22 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
     }
   }
 
+  /**
+   * A pooled connection's upload credential: a token for this one upload. 25.10.1 takes a token on
+   * /_upload/ only without attrs, from the address it was issued to (match_origin), and destroys a
+   * single-use one at its first use (MW/plugins/auth.py:386-430, get_token_for_action
+   * MW/plugins/auth.py:458-480, MW/restful.py:78-94). The ttl only needs to cover the POST's start.
+   * Undefined when the session may not make one: the upload then goes with the key.
+   */
+  private async singleUseToken(): Promise<string | undefined> {
+    try {
+      const token = await this.call<string>('auth.generate_token', [SINGLE_USE_TOKEN_TTL_S, {}, true, true]);
+      return typeof token === 'string' && token.length > 0 ? token : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
   /** core.download, the GET of its URL (TLS as for uploads), then `core.job_wait` for the job's outcome. */
   async download(req: DownloadRequest): Promise<{ jobId: number; bytes: number }> {
     try {
@@ -305,7 +344,7 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
       this.agent ??= uploadAgent(this.options, this.options.timeoutSeconds);
       const [jobId, url] = await this.call<[number, string]>('core.download', downloadParams(req.path));
       const bytes = await getDownload(this.options.endpoint, this.agent, url, jobId, req.sink, this.options.timeoutSeconds, req.onProgress, downloadLimit(req));
-      await awaitJob({ call: (method, params) => this.call(method, params), ended: (id) => this.jobWait(id) }, jobId, this.options.timeoutSeconds);
+      await awaitJob({ call: (method, params) => this.call(method, params), ...(this.options.pooled ? {} : { ended: (id: number) => this.jobWait(id) }) }, jobId, this.options.timeoutSeconds);
       return { jobId, bytes };
     } catch (err) {
       req.sink.destroy();
@@ -313,7 +352,11 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
     }
   }
 
-  /** As midclt does: new-style jobs make `core.job_wait` answer when the job ends, with its outcome. */
+  /**
+   * As midclt does: new-style jobs make `core.job_wait` answer when the job ends, with its outcome.
+   * Not on a pooled connection: legacy_jobs is the connection's, and other commands sharing it
+   * expect a job method to answer with the job's id; there the job is polled (awaitJob).
+   */
   private async jobWait(id: number): Promise<unknown> {
     if (!this.newStyleJobs) {
       await this.call('core.set_options', [{ legacy_jobs: false }]);

@@ -1,0 +1,72 @@
+import { traced, type TraceSink } from '../transport/trace.js';
+import type { RemoteTransport } from '../transport/remote.js';
+import type { DownloadRequest, TargetInfo, Transport, UploadRequest } from '../transport/transport.js';
+import type { Connector, PooledSession } from './pooled-session.js';
+
+/**
+ * Methods that change the state of the connection itself, not of the appliance: who it is logged
+ * in as (auth.login*, auth.logout), how it answers job methods (core.set_options' legacy_jobs,
+ * facts §1.9) and which events it is sent. On a shared connection they would change it for every
+ * command using it, so a lease sends them, and everything after them, on a connection of its own.
+ */
+const CONNECTION_STATE = /^(auth\.login|auth\.logout$|core\.set_options$|core\.(un)?subscribe$)/;
+
+/**
+ * A command's use of a pooled connection: calls go through the shared, logged-in connection (ids
+ * are uuids, so commands never mix up their answers); close() ends the lease, not the connection.
+ */
+export class PoolLease implements Transport {
+  readonly target: TargetInfo;
+  private ended = false;
+  /** The lease's own connection, once it sent a method that changes connection state. */
+  private own: Promise<RemoteTransport> | undefined;
+
+  constructor(
+    private readonly session: PooledSession,
+    private readonly connector: Connector,
+    private readonly timeoutSeconds: number,
+    private readonly trace?: TraceSink,
+  ) {
+    const t = session.target;
+    this.target = { kind: 'remote', url: t.endpoint.display, ...(t.profile ? { profile: t.profile } : {}) };
+    session.leases++;
+  }
+
+  call<T = unknown>(method: string, params: readonly unknown[] = []): Promise<T> {
+    return traced(this.trace, method, async () => {
+      if (this.own === undefined && CONNECTION_STATE.test(method)) {
+        this.trace?.(`${method} changes the connection's state: this command continues on a connection of its own`);
+        this.own = this.connector(this.session.target, this.timeoutSeconds);
+      }
+      if (this.own) return (await this.own).call<T>(method, params, this.timeoutSeconds);
+      return this.session.call<T>(method, params, this.timeoutSeconds);
+    });
+  }
+
+  /** Through the shared connection, with a single-use token (RemoteOptions.pooled): no login, no hash of the key. */
+  async upload(request: UploadRequest): Promise<{ jobId: number }> {
+    return (await this.transfer()).upload(request);
+  }
+
+  /** core.download's URL carries its own token; the GET needs nothing of the key. */
+  async download(request: DownloadRequest): Promise<{ jobId: number; bytes: number }> {
+    return (await this.transfer()).download(request);
+  }
+
+  private async transfer(): Promise<RemoteTransport> {
+    if (this.own) return this.own;
+    this.session.lastUsed = Date.now();
+    this.session.calls++;
+    return this.session.connection(this.timeoutSeconds);
+  }
+
+  async close(): Promise<void> {
+    if (this.ended) return;
+    this.ended = true;
+    this.session.leases--;
+    this.session.lastUsed = Date.now();
+    const own = this.own;
+    this.own = undefined;
+    await (await own?.catch(() => undefined))?.close();
+  }
+}

@@ -1,0 +1,25 @@
+import type { Endpoint } from '../transport/endpoint.js';
+import type { TraceSink } from '../transport/trace.js';
+import type { Transport } from '../transport/transport.js';
+
+/*
+ * The hook through which a command run inside the session agent opens a remote target (IO.sessions,
+ * src/commands/shared/io.ts). Here in core, so that the pool (pool.ts) implements it without core
+ * importing commands; io.ts re-exports both types.
+ */
+
+/** What the agent offers a command it runs: its pool of logged-in connections. */
+export interface SessionOpener {
+  open(target: PooledTarget, timeoutSeconds: number, trace?: TraceSink): Promise<Transport>;
+}
+
+/** A remote target as the pool keys it: where, with which key, under which TLS settings. */
+export interface PooledTarget {
+  endpoint: Endpoint;
+  apiKey: string;
+  insecure: boolean;
+  /** The CA bundle's PEM, already read and checked (readCa). */
+  ca?: Buffer;
+  profile?: string;
+  keepaliveSeconds?: number;
+}

@@ -1,0 +1,106 @@
+import type { TraceSink } from '../transport/trace.js';
+import type { Transport } from '../transport/transport.js';
+import { keySha256 } from './key-hash.js';
+import { PoolLease } from './lease.js';
+import type { PooledTarget, SessionOpener } from './opener.js';
+import { poolKey } from './pool-key.js';
+import { connectWithKey, PooledSession, type Connector } from './pooled-session.js';
+import type { SessionInfo } from './protocol.js';
+
+/** How long `list` waits for auth.me of a session whose user it does not know yet. */
+const WHO_SECONDS = 5;
+
+/**
+ * The session agent's logged-in connections, one per (URL, key, TLS settings, keepalive)
+ * (poolKey). A command run in the agent opens its remote target here (IO.sessions): the first
+ * opens and logs in, the others take leases on the same connection. Keys stay in memory only for
+ * as long as their session is in the pool.
+ */
+export class SessionPool implements SessionOpener {
+  private readonly sessions = new Map<string, PooledSession>();
+
+  constructor(private readonly connector: Connector = connectWithKey) {}
+
+  /**
+   * A lease on the connection for `target`, logged in before it is returned: a command whose key
+   * is refused fails here, as its own login would have. A session whose login failed leaves the
+   * pool, so its key is not kept.
+   */
+  async open(target: PooledTarget, timeoutSeconds: number, trace?: TraceSink): Promise<Transport> {
+    const key = poolKey(target);
+    let session = this.sessions.get(key);
+    if (!session) {
+      session = new PooledSession(target, this.connector);
+      this.sessions.set(key, session);
+    }
+    const lease = new PoolLease(session, this.connector, timeoutSeconds, trace);
+    try {
+      await session.connection(timeoutSeconds);
+    } catch (err) {
+      await lease.close();
+      if (!session.hasConnection && session.leases === 0 && this.sessions.get(key) === session) {
+        this.sessions.delete(key);
+        await session.close();
+      }
+      throw err;
+    }
+    trace?.(`session: a lease on the session agent's connection to ${target.endpoint.display}`);
+    return lease;
+  }
+
+  /** Leases held by running commands, across every session. */
+  get activeLeases(): number {
+    let n = 0;
+    for (const s of this.sessions.values()) n += s.leases;
+    return n;
+  }
+
+  /** What `stor session list` shows; the user is asked of the appliance once per session (auth.me). */
+  async list(): Promise<SessionInfo[]> {
+    const now = Date.now();
+    const sessions = [...this.sessions.values()];
+    await Promise.all(
+      sessions.map(async (s) => {
+        if (s.user !== undefined || !s.hasConnection) return;
+        try {
+          const conn = await s.connection(WHO_SECONDS);
+          const me = await conn.call<{ pw_name?: unknown }>('auth.me', [], WHO_SECONDS);
+          if (typeof me?.pw_name === 'string') s.user = me.pw_name;
+        } catch {
+          // Unknown for now; asked again by the next list.
+        }
+      }),
+    );
+    return sessions.map((s) => ({
+      target: s.target.endpoint.display,
+      ...(s.user !== undefined ? { user: s.user } : {}),
+      ageSeconds: Math.floor((now - s.createdAt) / 1000),
+      idleSeconds: Math.floor((now - s.lastUsed) / 1000),
+      calls: s.calls,
+      active: s.leases,
+      connected: s.live,
+    }));
+  }
+
+  /**
+   * Closes the sessions to `url` (an Endpoint's display), or only those logged in with the key
+   * whose SHA-256 is `keyHash`; returns how many. Their keys leave memory with them.
+   */
+  async close(url: string, keyHash?: string): Promise<number> {
+    const closing: PooledSession[] = [];
+    for (const [key, s] of this.sessions) {
+      if (s.target.endpoint.display !== url) continue;
+      if (keyHash !== undefined && keySha256(s.target.apiKey) !== keyHash) continue;
+      this.sessions.delete(key);
+      closing.push(s);
+    }
+    await Promise.all(closing.map((s) => s.close()));
+    return closing.length;
+  }
+
+  async closeAll(): Promise<void> {
+    const all = [...this.sessions.values()];
+    this.sessions.clear();
+    await Promise.all(all.map((s) => s.close()));
+  }
+}

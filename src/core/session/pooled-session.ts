@@ -1,0 +1,127 @@
+import { E } from '../error-catalogue.js';
+import { ERRNO, RpcError, StorError } from '../errors.js';
+import { apiKeyLogin } from '../transport/login-strategies.js';
+import { RemoteTransport } from '../transport/remote.js';
+import type { PooledTarget } from './opener.js';
+
+/**
+ * Whether the appliance refused a call because the connection is no longer logged in: it re-checks
+ * the credential on every incoming message and logs a session out whose credential no longer holds
+ * (facts §1.8); the call then meets `CallError('Not authenticated', ENOTAUTHENTICATED)`
+ * (MW/main.py:907-909), errno 207, before anything of the method ran. Our emulator answers the same
+ * (rpcErrors.notAuthenticated, src/core/appliance/session-check.ts).
+ */
+export function refusedAsNotAuthenticated(err: unknown): boolean {
+  return err instanceof RpcError && err.errno === ERRNO.ENOTAUTHENTICATED;
+}
+
+/** How the pool opens a connection; the agent's default logs in with the target's key. */
+export type Connector = (target: PooledTarget, timeoutSeconds: number) => Promise<RemoteTransport>;
+
+export const connectWithKey: Connector = (target, timeoutSeconds) =>
+  RemoteTransport.open({
+    endpoint: target.endpoint,
+    login: apiKeyLogin(target.apiKey),
+    timeoutSeconds,
+    insecure: target.insecure,
+    ...(target.ca ? { ca: target.ca } : {}),
+    ...(target.profile ? { profile: target.profile } : {}),
+    ...(target.keepaliveSeconds !== undefined ? { keepaliveSeconds: target.keepaliveSeconds } : {}),
+    // No trace: the connection outlives the command whose stderr a trace would write to.
+    pooled: true,
+  });
+
+/**
+ * One pooled, logged-in connection and what `stor session list` shows of it. The connection is
+ * opened once however many commands ask at once, and replaced (one login) on the next use after
+ * it was lost or logged out.
+ */
+export class PooledSession {
+  readonly createdAt = Date.now();
+  lastUsed = Date.now();
+  calls = 0;
+  leases = 0;
+  /** auth.me's pw_name, asked the first time `list` wants it. */
+  user: string | undefined;
+  private current: { opened: Promise<RemoteTransport>; transport?: RemoteTransport } | undefined;
+  private closed = false;
+
+  constructor(
+    readonly target: PooledTarget,
+    private readonly connector: Connector,
+  ) {}
+
+  /** The live connection, opening (and logging in) a new one when there is none or it was lost. */
+  async connection(timeoutSeconds: number): Promise<RemoteTransport> {
+    if (this.closed) throw sessionClosed(this.target);
+    const held = this.current;
+    if (held && (held.transport === undefined || held.transport.usable)) return held.opened;
+    if (held?.transport) void held.transport.close();
+    const entry: { opened: Promise<RemoteTransport>; transport?: RemoteTransport } = { opened: this.connector(this.target, timeoutSeconds) };
+    this.current = entry;
+    try {
+      entry.transport = await entry.opened;
+    } catch (err) {
+      if (this.current === entry) this.current = undefined;
+      throw err;
+    }
+    if (this.closed) {
+      void entry.transport.close();
+      throw sessionClosed(this.target);
+    }
+    return entry.transport;
+  }
+
+  /** Forgets `transport` (when it is still the current connection) so that the next use logs in again. */
+  drop(transport: RemoteTransport): void {
+    if (this.current?.transport !== transport) return;
+    this.current = undefined;
+    void transport.close();
+  }
+
+  /**
+   * A call through the shared connection. Only a call refused as not authenticated is tried again,
+   * once, after one new login: the appliance refused it before running anything. That login fails
+   * as a command's own would (KEY_REJECTED) when the key was revoked. Nothing else is retried.
+   */
+  async call<T>(method: string, params: readonly unknown[], timeoutSeconds: number): Promise<T> {
+    this.lastUsed = Date.now();
+    this.calls++;
+    const conn = await this.connection(timeoutSeconds);
+    try {
+      return await conn.call<T>(method, params, timeoutSeconds);
+    } catch (err) {
+      if (!refusedAsNotAuthenticated(err)) throw err;
+      this.drop(conn);
+      const fresh = await this.connection(timeoutSeconds);
+      return fresh.call<T>(method, params, timeoutSeconds);
+    } finally {
+      this.lastUsed = Date.now();
+    }
+  }
+
+  /** Whether a connection is open or opening (a session whose login failed has none). */
+  get hasConnection(): boolean {
+    return this.current !== undefined;
+  }
+
+  /** Whether the connection is logged in and open now; a lost one is replaced on next use. */
+  get live(): boolean {
+    return this.current?.transport?.usable ?? false;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const held = this.current;
+    this.current = undefined;
+    const transport = await held?.opened.catch(() => undefined);
+    await transport?.close();
+  }
+}
+
+/** A command still holding a lease on a session that `stor session stop` or a logout closed. */
+function sessionClosed(target: PooledTarget): StorError {
+  return new StorError(E.CONNECTION_CLOSED, `the session to ${target.endpoint.display} was closed (stor session stop, or a logout)`, {
+    hint: 'run the command again: it logs in anew',
+  });
+}

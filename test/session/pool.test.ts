@@ -1,0 +1,136 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { E } from '../../src/core/error-catalogue.js';
+import { StorError } from '../../src/core/errors.js';
+import { SessionPool } from '../../src/core/session/pool.js';
+import type { PooledTarget } from '../../src/core/session/opener.js';
+import { parseEndpoint } from '../../src/core/transport/endpoint.js';
+import { createUserWithKey } from '../helpers/appliance.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp-dir.js';
+import { startThrottleProxy } from '../helpers/throttle-proxy.js';
+
+/** Fast enough never to slow anything down: the proxy is here to count WebSockets (one login each). */
+const UNTHROTTLED = 1 << 30;
+
+async function poolFor(server: TestServer) {
+  const proxy = await startThrottleProxy(server.port, UNTHROTTLED);
+  const pool = new SessionPool();
+  const target = (apiKey: string): PooledTarget => ({ endpoint: parseEndpoint(proxy.baseUrl), apiKey, insecure: false });
+  return { proxy, pool, target };
+}
+
+/** Bounded wait for a condition the server brings about (a connection it closes). */
+async function until(what: string, check: () => Promise<boolean> | boolean): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`timed out waiting until ${what}`);
+}
+
+describe('session pool', () => {
+  it('two leases opened at once share one connection and one login', async () => {
+    const server = await startTestServer();
+    const { proxy, pool, target } = await poolFor(server);
+    const [a, b] = await Promise.all([pool.open(target(server.adminKey), 10), pool.open(target(server.adminKey), 10)]);
+    const [meA, meB] = await Promise.all([a.call<{ pw_name: string }>('auth.me'), b.call<{ pw_name: string }>('auth.me')]);
+    expect(meA.pw_name).toBe('truenas_admin');
+    expect(meB.pw_name).toBe('truenas_admin');
+    await a.close();
+    // Closing one lease leaves the connection to the other.
+    expect(await b.call('core.ping')).toBe('pong');
+    await b.close();
+    const c = await pool.open(target(server.adminKey), 10);
+    expect(await c.call('core.ping')).toBe('pong');
+    expect(proxy.webSockets()).toBe(1);
+    const [info] = await pool.list();
+    expect(info).toMatchObject({ target: parseEndpoint(proxy.baseUrl).display, user: 'truenas_admin', calls: 4, active: 1, connected: true });
+    await c.close();
+    await pool.closeAll();
+  });
+
+  it('another key gets a connection of its own', async () => {
+    const server = await startTestServer();
+    const { proxy, pool, target } = await poolFor(server);
+    const { key } = await createUserWithKey(server.testAppliance, 'erin', { privilegeRoles: ['READONLY_ADMIN'] });
+    const admin = await pool.open(target(server.adminKey), 10);
+    const erin = await pool.open(target(key), 10);
+    expect((await erin.call<{ pw_name: string }>('auth.me')).pw_name).toBe('erin');
+    expect((await admin.call<{ pw_name: string }>('auth.me')).pw_name).toBe('truenas_admin');
+    expect(proxy.webSockets()).toBe(2);
+    await pool.closeAll();
+  });
+
+  it("a revoked key's next call through the pool fails with KEY_REJECTED after one more login", async () => {
+    const server = await startTestServer();
+    const { proxy, pool, target } = await poolFor(server);
+    const t = server.testAppliance;
+    const { key } = await createUserWithKey(t, 'erin', { privilegeRoles: ['READONLY_ADMIN'] });
+    const lease = await pool.open(target(key), 10);
+    expect((await lease.call<{ pw_name: string }>('auth.me')).pw_name).toBe('erin');
+    const [entry] = await t.call<{ id: number }[]>(t.admin, 'api_key.query', [['name', '=', 'erin-key']]);
+    await t.call(t.admin, 'api_key.delete', entry!.id);
+    const err = await lease.call('auth.me').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StorError);
+    expect((err as StorError).code).toBe(E.KEY_REJECTED.code);
+    expect(proxy.webSockets()).toBe(2);
+    // A new command with that key fails at its login too, and the pool keeps no session for it.
+    const again = await pool.open(target(key), 10).catch((e: unknown) => e);
+    expect((again as StorError).code).toBe(E.KEY_REJECTED.code);
+    await lease.close();
+    await pool.closeAll();
+  });
+
+  it('a call refused for another reason is not retried', async () => {
+    const server = await startTestServer();
+    const { proxy, pool, target } = await poolFor(server);
+    const lease = await pool.open(target(server.adminKey), 10);
+    await expect(lease.call('no.such_method')).rejects.toMatchObject({ code: -32601 });
+    expect(proxy.webSockets()).toBe(1);
+    await pool.closeAll();
+  });
+
+  it('a connection the server closed is replaced with one login on next use', async () => {
+    const server = await startTestServer(undefined, { limits: { idleTimeoutMs: 300 } });
+    const { proxy, pool, target } = await poolFor(server);
+    const first = await pool.open(target(server.adminKey), 10);
+    expect(await first.call('core.ping')).toBe('pong');
+    await first.close();
+    // The server closes a logged-in WebSocket on which nothing moved for idleTimeoutMs.
+    await until('the server closed the idle connection', async () => (await pool.list())[0]?.connected === false);
+    const second = await pool.open(target(server.adminKey), 10);
+    expect(await second.call('core.ping')).toBe('pong');
+    expect(proxy.webSockets()).toBe(2);
+    await pool.closeAll();
+  });
+
+  it('close drops only the sessions of that URL and key hash', async () => {
+    const server = await startTestServer();
+    const { pool, target } = await poolFor(server);
+    const { keySha256 } = await import('../../src/core/session/key-hash.js');
+    const lease = await pool.open(target(server.adminKey), 10);
+    const url = parseEndpoint(lease.target.kind === 'remote' ? lease.target.url : '').display;
+    expect(await pool.close(url, keySha256('another key'))).toBe(0);
+    expect(await pool.close(url, keySha256(server.adminKey))).toBe(1);
+    expect(await pool.list()).toEqual([]);
+    await expect(lease.call('core.ping')).rejects.toMatchObject({ code: E.CONNECTION_CLOSED.code });
+  });
+
+  it('an upload through a lease goes with a single-use token: no login, and the key never reaches /_upload/', async () => {
+    const server = await startTestServer();
+    const { proxy, pool, target } = await poolFor(server);
+    const dir = tempDir();
+    const file = join(dir, 'a.txt');
+    writeFileSync(file, 'hello');
+    const lease = await pool.open(target(server.adminKey), 10);
+    await lease.upload({ file, size: 5, path: '/mnt/tank/a.txt', options: {} });
+    await lease.upload({ file, size: 5, path: '/mnt/tank/b.txt', options: {} });
+    const stat = await lease.call<{ size: number }>('filesystem.stat', ['/mnt/tank/b.txt']);
+    expect(stat.size).toBe(5);
+    expect(proxy.webSockets()).toBe(1);
+    expect(proxy.uploadSchemes()).toEqual(['Token', 'Token']);
+    await pool.closeAll();
+  });
+});
