@@ -17,7 +17,7 @@ const buildId = hash.digest('hex').slice(0, 16);
 rmSync('dist/bundle', { recursive: true, force: true });
 
 await build({
-  entryPoints: { stor: 'src/bin-entry.ts' },
+  entryPoints: { stor: 'src/bin-entry.ts', agent: 'src/agent-entry.ts' },
   define: { __STOR_BUILD__: JSON.stringify(buildId) },
   outdir: 'dist/bundle',
   bundle: true,

@@ -15,6 +15,7 @@ import { profileNoun } from './profile/index.js';
 import { groupNoun } from './group/index.js';
 import { userNoun } from './user/index.js';
 import { snapshotNoun } from './snapshot/index.js';
+import { sessionNoun } from './session/index.js';
 
 /** The global flags that take a value, so the command words can be found before parsing. */
 export const GLOBAL_VALUE_FLAGS: ReadonlySet<string> = new Set(
@@ -46,6 +47,7 @@ export const COMMANDS: Record<string, Entry> = {
   login: { kind: 'verb', load: () => import('./login/login.js').then((m) => m.loginCommand) },
   logout: { kind: 'verb', load: () => import('./login/logout.js').then((m) => m.logoutCommand) },
   profile: { kind: 'noun', noun: profileNoun },
+  session: { kind: 'noun', noun: sessionNoun },
   serve: { kind: 'verb', load: () => import('./serve/serve.js').then((m) => m.serveCommand) },
   completion: { kind: 'verb', load: () => import('./completion/completion.js').then((m) => m.completionCommand) },
 };
@@ -107,6 +109,7 @@ export async function buildProgram(argv: readonly string[], io: IO, hooks: Progr
         targets: opts.targets,
         ca: opts.ca,
         rpc: opts.rpc,
+        session: opts.session,
       });
       hooks.onContext(ctx);
       return ctx;

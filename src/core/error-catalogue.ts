@@ -89,6 +89,11 @@ const CATALOGUE = {
     meaning: "the role list would lock the privilege's users out at login on this target",
     remedy: 'drop the roles the error names (`stor privilege check` explains them), or `--force` to save it anyway',
   },
+  SESSION_DIR_UNSAFE: {
+    kind: 'failed',
+    meaning: "the session agent's directory or socket is not private: not a directory of this user's (a symbolic link, another owner) or open to group or others",
+    remedy: 'remove it (it holds nothing but the socket) and run the command again, or make it yours with mode 0700 (`chmod 700`); `STOR_SESSION=off` runs without the agent',
+  },
   SIZE_MISMATCH: {
     kind: 'failed',
     meaning: 'an uploaded file has another size on the appliance than was sent',
@@ -150,6 +155,11 @@ const CATALOGUE = {
     kind: 'usage',
     meaning: 'the file given to `stor profile import` cannot be read, is not a YAML or JSON list of profiles, or an entry in it is wrong; nothing was saved',
     remedy: 'fix the entry the message names (each needs name, url, and key_file or key_stdin)',
+  },
+  BAD_SESSION_SETTING: {
+    kind: 'usage',
+    meaning: '`STOR_SESSION` is none of on, off, 1, 0, true, false, yes, no',
+    remedy: 'set it to `off` to run without the session agent, or unset it',
   },
   BAD_SNAPSHOT: {
     kind: 'usage',

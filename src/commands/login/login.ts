@@ -10,6 +10,7 @@ import { envSetting, isSameAppliance, profilesFor } from '../shared/target.js';
 import type { CommandResult } from '../shared/render.js';
 import { readApiKey } from './read-key.js';
 import { defineCommand, flag, value, type OptionValues } from '../shared/declare.js';
+import { closeSessionsOf } from '../shared/close-sessions.js';
 
 const options = {
   apiKeyFile: value('<file>', 'read the key from this file', { conflicts: ['username'], complete: 'file' }),
@@ -136,7 +137,10 @@ async function saveProfile(
     ...(settings.rpc !== 'ws' ? { rpc: settings.rpc } : {}),
   };
   const store = new ProfileStore(configDirFrom(ctx.io.env));
+  const previous = profileNamed(await store.read(), name);
   await store.save(name, profile, true);
+  // The sessions of the key this login replaces must not outlive it.
+  if (previous && (previous.apiKey !== apiKey || previous.url !== url)) await closeSessionsOf(ctx, previous);
   const data: LoginResult = {
     profile: name,
     url,

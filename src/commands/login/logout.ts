@@ -3,6 +3,7 @@ import { ProfileStore, profileNamed } from '../../core/config/profiles.js';
 import type { CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
 import { defineCommand } from '../shared/declare.js';
+import { closeSessionsOf } from '../shared/close-sessions.js';
 
 /** `stor logout --json` */
 export interface LogoutResult {
@@ -27,7 +28,9 @@ export async function logout(ctx: CommandContext): Promise<CommandResult<LogoutR
     if (!ctx.globals.json) ctx.note(name === null ? 'stor: no profile is current: nothing to log out of' : `stor: no profile "${name}" is saved: nothing to log out of`);
     return { data, view: { kind: 'record', fields: [['removed profile', null], ['was current', false]] } };
   }
+  const profile = profileNamed(doc, name)!;
   const wasCurrent = await store.remove(name);
+  await closeSessionsOf(ctx, profile);
   const data: LogoutResult = { profile: name, removed: true, was_current: wasCurrent };
   if (wasCurrent && !ctx.globals.json) ctx.note('stor: commands now use the embedded appliance until you log in or pick a profile');
   return { data, view: { kind: 'record', fields: [['removed profile', name], ['was current', wasCurrent]] } };

@@ -6,6 +6,8 @@ import { takeHeadStart } from './head-start.js';
 import type { GlobalOptions } from './global-options.js';
 import type { IO } from './io.js';
 import { DEFAULT_TIMEOUT_SECONDS, readCa, resolveTarget, type TargetSpec } from './target.js';
+import { ensureAgent, sessionsOn } from '../../core/session/spawn.js';
+import type { PooledTarget } from '../../core/session/opener.js';
 
 export type { GlobalOptions } from './global-options.js';
 
@@ -52,6 +54,15 @@ export class CommandContext {
 
   private async openTransport(): Promise<Transport> {
     const spec = await this.target();
+    const sessions = this.io.sessions;
+    if (sessions) {
+      // Inside the session agent: a remote WebSocket target is a lease on its pooled connection.
+      // JSON-RPC over HTTP logs in on every request anyway, and the embedded target is opened per command.
+      if (spec.kind === 'remote' && spec.rpc === 'ws') return sessions.open(pooledTarget(spec), this.timeoutSeconds, this.trace);
+    } else if (sessionsOn(this.globals.session, this.io.env)) {
+      // The next command finds the agent running; this one goes on with a connection of its own.
+      ensureAgent(this.io.env);
+    }
     const ahead = await takeHeadStart(spec, this.timeoutSeconds);
     if (ahead) return ahead;
     return openTarget(spec, this.timeoutSeconds, { ...(this.trace ? { trace: this.trace } : {}), ...(this.io.onSignal ? { onSignal: this.io.onSignal.bind(this.io) } : {}) });
@@ -75,6 +86,18 @@ export class CommandContext {
     const transport = await opened.catch(() => undefined);
     await transport?.close();
   }
+}
+
+/** A remote target as the session pool keys it: the CA bundle read (and checked) here, as openTarget does. */
+function pooledTarget(spec: Extract<TargetSpec, { kind: 'remote' }>): PooledTarget {
+  return {
+    endpoint: spec.endpoint,
+    apiKey: spec.apiKey,
+    insecure: spec.insecure,
+    ...(spec.caPath ? { ca: readCa(spec.caPath) } : {}),
+    ...(spec.profile ? { profile: spec.profile } : {}),
+    ...(spec.keepaliveSeconds !== undefined ? { keepaliveSeconds: spec.keepaliveSeconds } : {}),
+  };
 }
 
 export interface OpenOptions {

@@ -1,5 +1,5 @@
 import { seconds } from './arg-parsers.js';
-import { choice, flag, value, type OptionValues } from './declare.js';
+import { choice, flag, toggle, value, type OptionValues } from './declare.js';
 
 /** Options every command accepts (SPEC §3), before or after the command words. */
 export const globalOptions = {
@@ -12,6 +12,7 @@ export const globalOptions = {
   insecure: flag('do not verify the appliance TLS certificate'),
   ca: value('<file>', 'trust the CA certificate(s) in this PEM file', { complete: 'file' }),
   targets: value('<list>', 'run a read command on several profiles at once: names, ranges nas[1-3], tags @prod, or all, comma-separated', { complete: 'profile' }),
+  session: toggle('use the session agent (the default, unless STOR_SESSION=off)', 'run with a connection and login of its own, without the session agent'),
   rpc: choice(['ws', 'http'] as const, '<transport>', 'JSON-RPC over a WebSocket (ws) or HTTP POST (http)'),
 };
 

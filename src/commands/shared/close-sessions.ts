@@ -1,0 +1,22 @@
+import type { Profile } from '../../core/config/profiles.js';
+import { askAgent } from '../../core/session/control-client.js';
+import { keySha256 } from '../../core/session/key-hash.js';
+import { parseEndpoint } from '../../core/transport/endpoint.js';
+import type { CommandContext } from './context.js';
+import { describeError } from './describe-error.js';
+
+/**
+ * Tells the session agent, when one runs, to close the sessions logged in with `profile`'s key to
+ * its URL (`stor logout`, `profile remove`, a `login` that replaces a key): they must not outlive
+ * the profile. No agent: nothing, at once. A failure to reach it is a note, never the command's
+ * failure: what the command was asked to do is done.
+ */
+export async function closeSessionsOf(ctx: CommandContext, profile: Pick<Profile, 'url' | 'apiKey'>): Promise<void> {
+  try {
+    const url = parseEndpoint(profile.url).display;
+    const answer = await askAgent(ctx.io.env, { op: 'close', url, keySha256: keySha256(profile.apiKey) }, Math.min(ctx.timeoutSeconds, 5));
+    if (answer?.t === 'closed' && answer.count > 0 && ctx.globals.verbose) ctx.note(`stor: closed ${answer.count} session(s) to ${url} in the session agent`);
+  } catch (err) {
+    ctx.note(`stor: the session agent's sessions to ${profile.url} could not be closed: ${describeError(err).message}`);
+  }
+}

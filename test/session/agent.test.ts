@@ -1,0 +1,219 @@
+import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { E } from '../../src/core/error-catalogue.js';
+import { ensureAgent } from '../../src/core/session/spawn.js';
+import { spawnStor } from '../helpers/bin.js';
+import { clientEnv, remoteEnv } from '../helpers/client-env.js';
+import { spawnServe } from '../helpers/serve-process.js';
+import { AGENT_BIN, agentPidsOf, agentServing, rawRequest, sessionEnv, socketIn, spawnAgent, until } from '../helpers/session.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+// These tests drive the built bundle: `npm run build` first.
+
+const errorOf = (stderr: string) => (JSON.parse(stderr) as { error: { code: string } }).error.code;
+
+describe('the session agent process', () => {
+  it('a command with sessions on starts one agent: its directory is 0700 and its socket 0600, and it holds nothing else', async () => {
+    const { env, dir } = sessionEnv();
+    const r = await spawnStor(['whoami', '--json'], { env: { ...clientEnv(), ...env } });
+    expect(r.code, r.stderr).toBe(0);
+    const { socket } = await agentServing(dir);
+    expect(lstatSync(dir).mode & 0o777).toBe(0o700);
+    expect(lstatSync(socket).mode & 0o777).toBe(0o600);
+    // No log, no temporary name, no starting marker: the socket only.
+    await until('the starting marker is gone', () => readdirSync(dir).length === 1);
+    expect(readdirSync(dir)).toEqual([socket.slice(dir.length + 1)]);
+  });
+
+  it('two ensureAgent at once start one agent', async () => {
+    const { env, runtime, dir } = sessionEnv();
+    ensureAgent(env, AGENT_BIN);
+    ensureAgent(env, AGENT_BIN);
+    // At once, before either could have published or given way: a second spawn would be seen here.
+    expect(agentPidsOf(runtime).length).toBeLessThanOrEqual(1);
+    const { pid } = await agentServing(dir);
+    expect(agentPidsOf(runtime)).toEqual([pid]);
+  });
+
+  it('a second agent started by hand exits quietly and leaves the first serving', async () => {
+    const { env, dir } = sessionEnv();
+    spawnAgent(env);
+    const first = await agentServing(dir);
+    const second = spawnAgent(env);
+    expect(await second.exited).toBe(0);
+    const pong = await rawRequest(first.socket, { op: 'ping' });
+    expect(pong).toMatchObject({ t: 'pong', pid: first.pid });
+  });
+
+  it('an agent whose socket was left by a dead agent takes its place', async () => {
+    const { env, dir } = sessionEnv();
+    const dead = spawnAgent(env);
+    const { socket } = await agentServing(dir);
+    dead.child.kill('SIGKILL');
+    await dead.exited;
+    expect(existsSync(socket)).toBe(true);
+    spawnAgent(env);
+    const next = await agentServing(dir);
+    expect(next.pid).not.toBe(dead.child.pid);
+  });
+
+  it('exits after STOR_SESSION_IDLE seconds without a connection, removing its socket', async () => {
+    const { env, dir } = sessionEnv(1);
+    const agent = spawnAgent(env);
+    const { socket } = await agentServing(dir);
+    expect(await agent.exited).toBe(0);
+    expect(existsSync(socket)).toBe(false);
+  });
+
+  it('exits when its published socket is replaced', async () => {
+    const { env, dir } = sessionEnv();
+    const agent = spawnAgent(env);
+    const { socket } = await agentServing(dir);
+    const { rmSync } = await import('node:fs');
+    rmSync(socket);
+    expect(await agent.exited).toBe(0);
+  });
+
+  it('answers a line that is not a request with an error, and closes a connection that sends nothing in time or too much', async () => {
+    const { env, dir } = sessionEnv();
+    spawnAgent(env);
+    const { socket } = await agentServing(dir);
+    expect(await rawRequest(socket, 'not json')).toMatchObject({ t: 'error' });
+    expect(await rawRequest(socket, { op: 'format-disk' })).toMatchObject({ t: 'error' });
+    expect(await rawRequest(socket, { op: 'close' })).toMatchObject({ t: 'error' });
+    // More than MAX_LINE_BYTES without a newline: the agent hangs up.
+    const { connect } = await import('node:net');
+    const closed = await new Promise<boolean>((resolve) => {
+      const s = connect(socket);
+      s.on('error', () => undefined);
+      s.on('close', () => resolve(true));
+      s.on('connect', () => s.write(Buffer.alloc(1024 * 1024 + 10, 'a')));
+    });
+    expect(closed).toBe(true);
+    expect(await rawRequest(socket, { op: 'ping' })).toMatchObject({ t: 'pong' });
+  });
+
+  it('`stor session stop --all` ends the agent', async () => {
+    const { env, dir } = sessionEnv();
+    const agent = spawnAgent(env);
+    const { socket } = await agentServing(dir);
+    const r = await spawnStor(['session', 'stop', '--all', '--json'], { env: { ...clientEnv(), ...env } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ agent: true, closed: null, stopped: true });
+    expect(await agent.exited).toBe(0);
+    expect(existsSync(socket)).toBe(false);
+  });
+
+  it('`stor session list` without an agent: an empty list and a note, at once', async () => {
+    const { env } = sessionEnv();
+    const r = await spawnStor(['session', 'list'], { env: { ...clientEnv(), ...env } });
+    expect(r.code, r.stderr).toBe(0);
+    const json = await spawnStor(['session', 'list', '--json'], { env: { ...clientEnv(), ...env } });
+    expect(JSON.parse(json.stdout)).toEqual([]);
+    const stop = await spawnStor(['session', 'stop'], { env: { ...clientEnv(), ...env } });
+    expect(stop.stderr).toContain('no session agent is running');
+  });
+
+  it('--no-session and STOR_SESSION=off start no agent; another STOR_SESSION value is BAD_SESSION_SETTING (exit 2)', async () => {
+    const { env, dir } = sessionEnv();
+    expect((await spawnStor(['--no-session', 'whoami'], { env: { ...clientEnv(), ...env } })).code).toBe(0);
+    expect((await spawnStor(['whoami'], { env: { ...clientEnv(), ...env, STOR_SESSION: 'off' } })).code).toBe(0);
+    const bad = await spawnStor(['whoami', '--json'], { env: { ...clientEnv(), ...env, STOR_SESSION: 'maybe' } });
+    expect(bad.code).toBe(2);
+    expect(errorOf(bad.stderr)).toBe(E.BAD_SESSION_SETTING.code);
+    expect(existsSync(dir)).toBe(false);
+  });
+});
+
+describe('an unsafe agent directory', () => {
+  /** A stand-in listening where the agent's socket would be: it counts who connects. */
+  async function listenerAt(path: string): Promise<() => number> {
+    let connections = 0;
+    const server = createServer((c) => {
+      connections++;
+      c.destroy();
+    });
+    await new Promise<void>((resolve) => server.listen(path, resolve));
+    chmodSync(path, 0o600);
+    onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    return () => connections;
+  }
+
+  /** The socket name the built bundle uses, found by letting a real agent publish in a scratch directory. */
+  async function builtSocketName(): Promise<string> {
+    const scratch = sessionEnv();
+    const agent = spawnAgent(scratch.env);
+    const { socket } = await agentServing(scratch.dir);
+    agent.child.kill('SIGKILL');
+    return socket.slice(scratch.dir.length + 1);
+  }
+
+  const cases: [string, (dir: string) => void][] = [
+    ['of mode 0755', (dir) => chmodSync(dir, 0o755)],
+    ['owned by another uid', (dir) => chownSync(dir, 65534, 65534)],
+  ];
+  for (const [what, spoil] of cases) {
+    it(`a directory ${what} is refused with SESSION_DIR_UNSAFE, and nothing in it is connected to`, async () => {
+      const name = await builtSocketName();
+      const { env, dir } = sessionEnv();
+      mkdirSync(dir, { mode: 0o700 });
+      const connections = await listenerAt(join(dir, name));
+      spoil(dir);
+      for (const args of [['whoami'], ['session', 'list'], ['session', 'stop', '--all']]) {
+        const r = await spawnStor([...args, '--json'], { env: { ...clientEnv(), ...env } });
+        expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(1);
+        expect(errorOf(r.stderr)).toBe(E.SESSION_DIR_UNSAFE.code);
+      }
+      expect(connections()).toBe(0);
+      expect(agentPidsOf(env.XDG_RUNTIME_DIR!)).toEqual([]);
+    });
+  }
+
+  it('a directory that is a symbolic link is refused with SESSION_DIR_UNSAFE, and nothing in it is connected to', async () => {
+    const name = await builtSocketName();
+    const { env, dir } = sessionEnv();
+    const elsewhere = tempDir('stor-elsewhere-');
+    const connections = await listenerAt(join(elsewhere, name));
+    symlinkSync(elsewhere, dir);
+    for (const args of [['whoami'], ['session', 'list']]) {
+      const r = await spawnStor([...args, '--json'], { env: { ...clientEnv(), ...env } });
+      expect(r.code, r.stderr).toBe(1);
+      expect(errorOf(r.stderr)).toBe(E.SESSION_DIR_UNSAFE.code);
+    }
+    expect(connections()).toBe(0);
+  });
+
+  it('a socket of mode 0666 is refused with SESSION_DIR_UNSAFE, and not connected to', async () => {
+    const name = await builtSocketName();
+    const { env, dir } = sessionEnv();
+    mkdirSync(dir, { mode: 0o700 });
+    const connections = await listenerAt(join(dir, name));
+    chmodSync(join(dir, name), 0o666);
+    const r = await spawnStor(['session', 'list', '--json'], { env: { ...clientEnv(), ...env } });
+    expect(r.code, r.stderr).toBe(1);
+    expect(errorOf(r.stderr)).toBe(E.SESSION_DIR_UNSAFE.code);
+    expect(connections()).toBe(0);
+  });
+});
+
+describe('secrets and the agent', () => {
+  it("the agent's argv, environment and directory hold no key, though a command with STOR_API_KEY started it", async () => {
+    const serve = await spawnServe(tempDir());
+    const { env, runtime, dir } = sessionEnv();
+    const remote = remoteEnv(serve);
+    const r = await spawnStor(['whoami', '--json'], { env: { ...remote, ...env } });
+    expect(r.code, r.stderr).toBe(0);
+    const { pid } = await agentServing(dir);
+    expect(agentPidsOf(runtime)).toEqual([pid]);
+    const key = remote.STOR_API_KEY!;
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    const environ = readFileSync(`/proc/${pid}/environ`, 'utf8');
+    expect(cmdline).not.toContain(key);
+    expect(environ).not.toContain(key);
+    expect(environ).not.toContain('STOR_API_KEY');
+    expect(environ.split('\0').filter(Boolean).map((v) => v.split('=')[0]).sort()).toEqual(['HOME', 'PATH', 'STOR_SESSION_IDLE', 'XDG_RUNTIME_DIR']);
+    for (const f of readdirSync(dir)) expect(lstatSync(join(dir, f)).isSocket()).toBe(true);
+  });
+});
