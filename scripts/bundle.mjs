@@ -2,7 +2,7 @@
 // Lazily imported commands stay lazy as separate chunks. SQLite's native binding is loaded at run time
 // (src/core/store/sqlite.ts picks the better-sqlite3 build for the runtime), outside the bundle.
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 
@@ -31,3 +31,6 @@ await build({
   chunkNames: 'chunks/[name]-[hash]',
   logLevel: 'warning',
 });
+
+// The same id, for whatever needs it without loading the bundle (docs/SESSIONS.md; tests that name the socket).
+writeFileSync('dist/bundle/build-id', `${buildId}\n`);

@@ -1,7 +1,7 @@
 import { lstatSync, rmSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import { readLines } from '../core/session/lines.js';
-import { ensurePrivateDir, sessionDirFrom, socketPathIn, startingMarkerIn } from '../core/session/paths.js';
+import { BUILD_ID, ensurePrivateDir, sessionDirFrom, socketPathIn, startingMarkerIn } from '../core/session/paths.js';
 import { SessionPool } from '../core/session/pool.js';
 import type { ControlAnswer, Request } from '../core/session/protocol.js';
 import { answerControl, isRequest } from './control.js';
@@ -40,11 +40,12 @@ export function idleSecondsFrom(env: Env): number {
  * told to stop, or finds its socket replaced. It writes nothing but its socket: no log, no file.
  * Resolves once it serves (or with the exit code when it will not: another agent serves, or the
  * directory is unsafe). Process-wide matters (title, signals, uncaught errors) are agent-entry's.
+ * `build` names the socket: this code's own build, unless a test serves a built binary's commands.
  */
-export async function startAgent(env: Env, pool: SessionPool = new SessionPool()): Promise<RunningAgent | { exitCode: number }> {
+export async function startAgent(env: Env, pool: SessionPool = new SessionPool(), build: string = BUILD_ID): Promise<RunningAgent | { exitCode: number }> {
   const dir = sessionDirFrom(env);
   if (ensurePrivateDir(dir) !== undefined) return { exitCode: 1 };
-  const published = socketPathIn(dir);
+  const published = socketPathIn(dir, build);
   const startedAt = Date.now();
   const idleMs = idleSecondsFrom(env) * 1000;
   const connections = new Set<Socket>();
@@ -139,11 +140,11 @@ export async function startAgent(env: Env, pool: SessionPool = new SessionPool()
   const outcome = await publishSocket(server, dir, published).catch(() => 'failed' as const);
   if (outcome === 'taken' || outcome === 'failed') {
     server.close();
-    rmSync(startingMarkerIn(dir), { force: true });
+    rmSync(startingMarkerIn(dir, build), { force: true });
     return { exitCode: outcome === 'taken' ? 0 : 1 };
   }
   ino = outcome.ino;
-  rmSync(startingMarkerIn(dir), { force: true });
+  rmSync(startingMarkerIn(dir, build), { force: true });
   // Replaced (another agent after ours was removed, or by hand): this one is no longer reachable.
   watch = setInterval(() => {
     if (!ownsPublished()) void shutdown();

@@ -9,6 +9,11 @@ import { tempDir } from './temp-dir.js';
 /** The built agent (`npm run build` first). */
 export const AGENT_BIN = fileURLToPath(new URL('../../dist/bundle/agent.js', import.meta.url));
 
+/** The built bundle's id (dist/bundle/build-id), which names the agent's socket. */
+export function builtId(): string {
+  return readFileSync(fileURLToPath(new URL('../../dist/bundle/build-id', import.meta.url)), 'utf8').trim();
+}
+
 /** Safety net for bounded waits: only there so that a broken agent fails the test instead of hanging it. */
 const SAFETY_MS = 20_000;
 

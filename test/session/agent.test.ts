@@ -7,7 +7,7 @@ import { ensureAgent } from '../../src/core/session/spawn.js';
 import { spawnStor } from '../helpers/bin.js';
 import { clientEnv, remoteEnv } from '../helpers/client-env.js';
 import { spawnServe } from '../helpers/serve-process.js';
-import { AGENT_BIN, agentPidsOf, agentServing, rawRequest, sessionEnv, socketIn, spawnAgent, until } from '../helpers/session.js';
+import { AGENT_BIN, agentPidsOf, agentServing, builtId, rawRequest, sessionEnv, spawnAgent, until } from '../helpers/session.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 // These tests drive the built bundle: `npm run build` first.
@@ -141,14 +141,8 @@ describe('an unsafe agent directory', () => {
     return () => connections;
   }
 
-  /** The socket name the built bundle uses, found by letting a real agent publish in a scratch directory. */
-  async function builtSocketName(): Promise<string> {
-    const scratch = sessionEnv();
-    const agent = spawnAgent(scratch.env);
-    const { socket } = await agentServing(scratch.dir);
-    agent.child.kill('SIGKILL');
-    return socket.slice(scratch.dir.length + 1);
-  }
+  /** The socket name the built bundle uses (paths.ts: socketPathIn). */
+  const builtSocketName = () => `agent-${builtId().slice(0, 16)}.sock`;
 
   const cases: [string, (dir: string) => void][] = [
     ['of mode 0755', (dir) => chmodSync(dir, 0o755)],
@@ -156,7 +150,7 @@ describe('an unsafe agent directory', () => {
   ];
   for (const [what, spoil] of cases) {
     it(`a directory ${what} is refused with SESSION_DIR_UNSAFE, and nothing in it is connected to`, async () => {
-      const name = await builtSocketName();
+      const name = builtSocketName();
       const { env, dir } = sessionEnv();
       mkdirSync(dir, { mode: 0o700 });
       const connections = await listenerAt(join(dir, name));
@@ -172,7 +166,7 @@ describe('an unsafe agent directory', () => {
   }
 
   it('a directory that is a symbolic link is refused with SESSION_DIR_UNSAFE, and nothing in it is connected to', async () => {
-    const name = await builtSocketName();
+    const name = builtSocketName();
     const { env, dir } = sessionEnv();
     const elsewhere = tempDir('stor-elsewhere-');
     const connections = await listenerAt(join(elsewhere, name));
@@ -186,7 +180,7 @@ describe('an unsafe agent directory', () => {
   });
 
   it('a socket of mode 0666 is refused with SESSION_DIR_UNSAFE, and not connected to', async () => {
-    const name = await builtSocketName();
+    const name = builtSocketName();
     const { env, dir } = sessionEnv();
     mkdirSync(dir, { mode: 0o700 });
     const connections = await listenerAt(join(dir, name));
