@@ -110,6 +110,7 @@ describe('the session agent process', () => {
     const { env } = sessionEnv();
     const r = await spawnStor(['session', 'list'], { env: { ...clientEnv(), ...env } });
     expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('no session agent is running');
     const json = await spawnStor(['session', 'list', '--json'], { env: { ...clientEnv(), ...env } });
     expect(JSON.parse(json.stdout)).toEqual([]);
     const stop = await spawnStor(['session', 'stop'], { env: { ...clientEnv(), ...env } });
