@@ -95,10 +95,10 @@ function claimMarker(marker: string): number | undefined {
  * is no socket and nobody is starting one, claims the starting marker and spawns
  * `node dist/bundle/agent.js` detached (its own session, no standard streams, not waited for) with
  * an environment that holds no key. The command goes on with its own connection. A few system calls
- * when an agent runs; nothing at all outside the bundle.
+ * when an agent runs; nothing at all outside the bundle. Returns the pid of the agent it started, if it did.
  */
-export function ensureAgent(env: Env, entry: string | undefined = agentEntry()): void {
-  if (!entry) return;
+export function ensureAgent(env: Env, entry: string | undefined = agentEntry()): number | undefined {
+  if (!entry) return undefined;
   const dir = sessionDirFrom(env);
   let problem: string | undefined;
   try {
@@ -111,12 +111,12 @@ export function ensureAgent(env: Env, entry: string | undefined = agentEntry()):
   if (exists(socket)) {
     const socketProblem = privateSocketProblem(socket);
     if (socketProblem) throw sessionDirUnsafe(socketProblem);
-    return;
+    return undefined;
   }
   const marker = startingMarkerIn(dir);
-  if (exists(marker) && freshMarker(marker)) return;
+  if (exists(marker) && freshMarker(marker)) return undefined;
   const fd = claimMarker(marker);
-  if (fd === undefined) return;
+  if (fd === undefined) return undefined;
   try {
     const agentEnv: Record<string, string> = {};
     for (const name of AGENT_ENV) {
@@ -128,6 +128,7 @@ export function ensureAgent(env: Env, entry: string | undefined = agentEntry()):
     if (child.pid !== undefined) writeSync(fd, String(child.pid));
     else unlinkSync(marker);
     child.unref();
+    return child.pid;
   } finally {
     closeSync(fd);
   }
