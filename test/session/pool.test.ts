@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { connect, createServer, type Socket } from 'node:net';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { E } from '../../src/core/error-catalogue.js';
 import { StorError } from '../../src/core/errors.js';
 import { SessionPool } from '../../src/core/session/pool.js';
@@ -28,6 +29,33 @@ async function until(what: string, check: () => Promise<boolean> | boolean): Pro
     await new Promise((r) => setTimeout(r, 25));
   }
   throw new Error(`timed out waiting until ${what}`);
+}
+
+/** A TCP proxy whose connections so far can be made to drop every byte, both ways, while staying open. */
+async function freezingProxy(port: number): Promise<{ baseUrl: string; freeze(): void; connections(): number }> {
+  const open: Socket[] = [];
+  let frozen = new Set<Socket>();
+  let count = 0;
+  const server = createServer((client) => {
+    count++;
+    const upstream = connect(port, '127.0.0.1');
+    open.push(client, upstream);
+    for (const s of [client, upstream]) s.on('error', () => undefined);
+    client.on('data', (d) => !frozen.has(client) && upstream.write(d));
+    upstream.on('data', (d) => !frozen.has(client) && client.write(d));
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  onTestFinished(async () => {
+    for (const s of open) s.destroy();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  return {
+    baseUrl: `ws://127.0.0.1:${(server.address() as { port: number }).port}`,
+    freeze: () => (frozen = new Set(open)),
+    connections: () => count,
+  };
 }
 
 describe('session pool', () => {
@@ -103,6 +131,23 @@ describe('session pool', () => {
     const second = await pool.open(target(server.adminKey), 10);
     expect(await second.call('core.ping')).toBe('pong');
     expect(proxy.webSockets()).toBe(2);
+    await pool.closeAll();
+  });
+
+  it('a connection whose keepalive pong does not come back is ended, and replaced with one login on next use', async () => {
+    const server = await startTestServer();
+    const proxy = await freezingProxy(server.port);
+    const pool = new SessionPool();
+    const target: PooledTarget = { endpoint: parseEndpoint(proxy.baseUrl), apiKey: server.adminKey, insecure: false, keepaliveSeconds: 1 };
+    const first = await pool.open(target, 10);
+    expect(await first.call('core.ping')).toBe('pong');
+    await first.close();
+    // The link goes silent both ways, the socket staying open: only the missing pong tells.
+    proxy.freeze();
+    await until('the silent connection was given up', async () => (await pool.list())[0]?.connected === false);
+    const second = await pool.open(target, 10);
+    expect(await second.call('core.ping')).toBe('pong');
+    expect(proxy.connections()).toBe(2);
     await pool.closeAll();
   });
 
