@@ -111,6 +111,21 @@ describe('session pool', () => {
     await pool.closeAll();
   });
 
+  it("a lease that logs in as someone else does so on a connection of its own: the shared one keeps its identity", async () => {
+    const server = await startTestServer();
+    const { pool, target } = await poolFor(server);
+    const { key } = await createUserWithKey(server.testAppliance, 'erin', { privilegeRoles: ['READONLY_ADMIN'] });
+    const a = await pool.open(target(server.adminKey), 10);
+    const b = await pool.open(target(server.adminKey), 10);
+    expect(await a.call('auth.login_with_api_key', [key])).toBe(true);
+    expect((await a.call<{ pw_name: string }>('auth.me')).pw_name).toBe('erin');
+    expect((await b.call<{ pw_name: string }>('auth.me')).pw_name).toBe('truenas_admin');
+    await a.close();
+    const c = await pool.open(target(server.adminKey), 10);
+    expect((await c.call<{ pw_name: string }>('auth.me')).pw_name).toBe('truenas_admin');
+    await pool.closeAll();
+  });
+
   it('a call refused for another reason is not retried', async () => {
     const server = await startTestServer();
     const { proxy, pool, target } = await poolFor(server);
