@@ -19,6 +19,8 @@ export interface RunOptions {
   color?: ColorLevel;
   /** The working directory the command sees (default: the test process's). */
   cwd?: string;
+  /** As inside the session agent: remote targets open as leases on this pool. */
+  sessions?: IO['sessions'];
 }
 
 /** Runs `stor` in-process with captured streams: the same `run()` the binary calls. */
@@ -37,6 +39,7 @@ export async function runStor(argv: string[], options: RunOptions = {}): Promise
     stdin,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', ...options.env },
     cwd: options.cwd ?? process.cwd(),
+    ...(options.sessions ? { sessions: options.sessions } : {}),
   };
   const code = await run(argv, io);
   return { code, stdout, stderr };
