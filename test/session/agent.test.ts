@@ -30,7 +30,7 @@ describe('the session agent process', () => {
   it('two ensureAgent at once start one agent', async () => {
     const { env, runtime, dir } = sessionEnv();
     // The second comes before the first agent could publish its socket: the starting marker stops it.
-    const spawned = [ensureAgent(env, AGENT_BIN), ensureAgent(env, AGENT_BIN)].filter((pid) => pid !== undefined);
+    const spawned = [ensureAgent(env, AGENT_BIN, builtId()), ensureAgent(env, AGENT_BIN, builtId())].filter((pid) => pid !== undefined);
     expect(spawned).toHaveLength(1);
     const { pid } = await agentServing(dir);
     expect(pid).toBe(spawned[0]);

@@ -4,7 +4,7 @@ import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { E } from '../error-catalogue.js';
 import { StorError } from '../errors.js';
-import { ensurePrivateDir, privateSocketProblem, sessionDirFrom, socketPathIn, startingMarkerIn } from './paths.js';
+import { BUILD_ID, ensurePrivateDir, privateSocketProblem, sessionDirFrom, socketPathIn, startingMarkerIn } from './paths.js';
 import { sessionSetting } from './setting.js';
 import { sessionDirUnsafe } from './unsafe.js';
 
@@ -97,7 +97,7 @@ function claimMarker(marker: string): number | undefined {
  * an environment that holds no key. The command goes on with its own connection. A few system calls
  * when an agent runs; nothing at all outside the bundle. Returns the pid of the agent it started, if it did.
  */
-export function ensureAgent(env: Env, entry: string | undefined = agentEntry()): number | undefined {
+export function ensureAgent(env: Env, entry: string | undefined = agentEntry(), build: string = BUILD_ID): number | undefined {
   if (!entry) return undefined;
   const dir = sessionDirFrom(env);
   let problem: string | undefined;
@@ -107,13 +107,13 @@ export function ensureAgent(env: Env, entry: string | undefined = agentEntry()):
     problem = `${dir} cannot be made (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`;
   }
   if (problem) throw sessionDirUnsafe(problem);
-  const socket = socketPathIn(dir);
+  const socket = socketPathIn(dir, build);
   if (exists(socket)) {
     const socketProblem = privateSocketProblem(socket);
     if (socketProblem) throw sessionDirUnsafe(socketProblem);
     return undefined;
   }
-  const marker = startingMarkerIn(dir);
+  const marker = startingMarkerIn(dir, build);
   if (exists(marker) && freshMarker(marker)) return undefined;
   const fd = claimMarker(marker);
   if (fd === undefined) return undefined;
