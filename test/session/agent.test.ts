@@ -98,6 +98,41 @@ describe('the session agent process', () => {
     expect(await rawRequest(socket, { op: 'ping' })).toMatchObject({ t: 'pong' });
   });
 
+  it('serves at most 64 connections at once: the next is closed unanswered until one ends', async () => {
+    const { env, dir } = sessionEnv();
+    spawnAgent(env);
+    const { socket } = await agentServing(dir);
+    const { connect } = await import('node:net');
+    const held = await Promise.all(
+      Array.from({ length: 64 }, () => new Promise<import('node:net').Socket>((resolve) => {
+        const s = connect(socket, () => resolve(s));
+        s.on('error', () => undefined);
+      })),
+    );
+    onTestFinished(() => held.forEach((s) => s.destroy()));
+    // Closed at once by the agent (a reset or an end, as the kernel has it), never answered.
+    await expect(rawRequest(socket, { op: 'ping' })).rejects.toThrow(/closed without an answer|ECONNRESET|EPIPE/);
+    const freed = held.pop()!;
+    await new Promise<void>((resolve) => {
+      freed.on('close', () => resolve());
+      freed.destroy();
+    });
+    await until('a connection is served again', async () => (await rawRequest(socket, { op: 'ping' }).catch(() => undefined))?.t === 'pong');
+  });
+
+  it('closes a connection that sends no request within 10 s', async () => {
+    const { env, dir } = sessionEnv();
+    spawnAgent(env);
+    const { socket } = await agentServing(dir);
+    const { connect } = await import('node:net');
+    const closed = await new Promise<boolean>((resolve) => {
+      const s = connect(socket);
+      s.on('error', () => undefined);
+      s.on('close', () => resolve(true));
+    });
+    expect(closed).toBe(true);
+  });
+
   it('`stor session stop --all` ends the agent', async () => {
     const { env, dir } = sessionEnv();
     const agent = spawnAgent(env);
