@@ -1,5 +1,6 @@
-import { supportsColor, supportsColorStderr } from 'chalk';
+import { isatty } from 'node:tty';
 import type { Readable } from 'node:stream';
+import { colorLevelFor } from './color-level.js';
 import type { Transport } from '../../core/transport/transport.js';
 import type { TraceSink } from '../../core/transport/trace.js';
 import type { Endpoint } from '../../core/transport/endpoint.js';
@@ -25,8 +26,8 @@ export interface IO {
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;
   /**
-   * How much colour each stream takes. The process gets chalk's own detection (NO_COLOR,
-   * FORCE_COLOR, TERM=dumb, CI, the TTY); tests set it.
+   * How much colour each stream takes. The process and the session agent get chalk's detection
+   * (NO_COLOR, FORCE_COLOR, TERM=dumb, CI, the TTY: color-level.ts); tests set it.
    */
   color: { stdout: ColorLevel; stderr: ColorLevel };
   /** Subscribes to SIGINT/SIGTERM for long-running commands (`serve`); returns the unsubscriber. */
@@ -55,16 +56,6 @@ export interface PooledTarget {
   keepaliveSeconds?: number;
 }
 
-/**
- * Chalk's detection, plus NO_COLOR (no-color.org), which chalk 5 leaves out: set and not empty, it
- * turns colour off unless FORCE_COLOR asks for it explicitly.
- */
-function colorLevel(detected: typeof supportsColor): ColorLevel {
-  const { NO_COLOR, FORCE_COLOR } = process.env;
-  if (NO_COLOR && FORCE_COLOR === undefined) return 0;
-  return detected ? detected.level : 0;
-}
-
 export function processIO(): IO {
   return {
     stdout: process.stdout,
@@ -72,7 +63,7 @@ export function processIO(): IO {
     stdin: process.stdin,
     env: process.env,
     cwd: process.cwd(),
-    color: { stdout: colorLevel(supportsColor), stderr: colorLevel(supportsColorStderr) },
+    color: { stdout: colorLevelFor(process.env, isatty(1)), stderr: colorLevelFor(process.env, isatty(2)) },
     onSignal(handler) {
       const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM'];
       for (const s of signals) process.on(s, handler);
