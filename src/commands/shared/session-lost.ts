@@ -1,10 +1,25 @@
 import { E } from '../../core/error-catalogue.js';
 import { StorError } from '../../core/errors.js';
-import { GLOBAL_VALUE_FLAGS } from '../index.js';
+import { COMMANDS, GLOBAL_VALUE_FLAGS } from '../index.js';
 import { findCommandPath } from './program.js';
 
 /** Verbs whose effect shows on a path: `stor stat` tells whether it happened. */
 const PATH_VERBS = new Set(['upload', 'mkdir', 'chmod', 'chown', 'rm', 'download']);
+
+/** How to see whether the command took effect: the jobs, and what it changed. */
+function checksFor(top: string | undefined, second: string | undefined, isNoun: boolean): string[] {
+  const checks = ['`stor job list`'];
+  if (isNoun && second !== undefined) {
+    // A noun's own listing (`stor dataset list` after `stor dataset create`).
+    if (top !== 'job') checks.push(`\`stor ${top} list\``);
+  } else if (top === 'call' && second !== undefined && /^[\w.]+\.\w+$/.test(second)) {
+    // The method's namespace, queried (`stor call group.query` after `stor call group.create`).
+    checks.push(`\`stor call ${second.replace(/\.\w+$/, '')}.query\``);
+  } else if (top === undefined || PATH_VERBS.has(top) || top === 'call') {
+    checks.push('`stor stat PATH`');
+  }
+  return checks;
+}
 
 /**
  * A command whose session agent ended while it ran, when it may have changed something
@@ -13,13 +28,9 @@ const PATH_VERBS = new Set(['upload', 'mkdir', 'chmod', 'chown', 'rm', 'download
  */
 export function sessionLostError(argv: readonly string[]): StorError {
   const path = findCommandPath(argv, GLOBAL_VALUE_FLAGS);
-  const words = [path.top, path.verb].filter((w) => w !== undefined).join(' ');
-  const checks = ['`stor job list`'];
-  // A noun's own listing (`stor dataset list` after `stor dataset create`), else the path it touched.
-  if (path.top !== undefined && path.verb !== undefined && !PATH_VERBS.has(path.top)) {
-    if (path.top !== 'job') checks.push(`\`stor ${path.top} list\``);
-  } else checks.push('`stor stat PATH`');
-  return new StorError(E.SESSION_LOST, `the session agent ended while \`stor ${words || '…'}\` ran: whether it changed anything is unknown`, {
-    hint: `check before running it again: ${checks.join(', ')}`,
+  const isNoun = path.top !== undefined && COMMANDS[path.top]?.kind === 'noun';
+  const words = isNoun ? `${path.top} ${path.verb ?? ''}`.trim() : (path.top ?? '…');
+  return new StorError(E.SESSION_LOST, `the session agent ended while \`stor ${words}\` ran: whether it changed anything is unknown`, {
+    hint: `check before running it again: ${checksFor(path.top, path.verb, isNoun).join(', ')}`,
   });
 }
