@@ -1,9 +1,12 @@
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { STOR_BIN, spawnStor, type SpawnResult } from '../helpers/bin.js';
 import { clientEnv } from '../helpers/client-env.js';
+import { runBash } from '../helpers/runbook.js';
+import { startStandinAppliance } from '../helpers/standin-appliance.js';
 import { startRunRequestAgent, type RunRequestAgent } from '../helpers/run-request-agent.js';
 import { until } from '../helpers/split-upload.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -94,5 +97,35 @@ describe('a command handed to the session agent (the first stage)', () => {
     expect(await handledRun(agent, ['upload', '-', '/mnt/tank/from-stdin.txt'])).toContain('pull');
     const st = await spawnStor(['--json', 'stat', '/mnt/tank/from-stdin.txt'], { env });
     expect(JSON.parse(st.stdout)).toMatchObject({ size: bytes.length });
+  });
+
+  it('relays bytes that are not text (`download PATH -`) unchanged', async () => {
+    const agent = await startRunRequestAgent();
+    const env = clientEnv();
+    const cwd = tempDir('stor-cwd-');
+    const bytes = Buffer.from(Array.from({ length: 300_000 }, (_, i) => (i * 7919) % 256));
+    writeFileSync(join(cwd, 'blob.bin'), bytes);
+    expect((await spawnStor(['upload', 'blob.bin', '/mnt/tank/'], { env, cwd })).code).toBe(0);
+    const sum = 'stor download /mnt/tank/blob.bin - | sha256sum';
+    const direct = await runBash(sum, { ...env, STOR_SESSION: 'off' });
+    const handed = await runBash(sum, { ...env, ...agent.env });
+    expect(handed).toEqual(direct);
+    expect(direct.stdout.split(' ')[0]).toBe(createHash('sha256').update(bytes).digest('hex'));
+    expect(await handledRun(agent, ['download', '/mnt/tank/blob.bin', '-'])).toContain('accepted');
+  });
+
+  it('a Ctrl-C (SIGINT) to the first stage reaches the command in the agent: a command with no handler of its own ends at once with 130', async () => {
+    const agent = await startRunRequestAgent();
+    const appliance = await startStandinAppliance({ 'auth.login_with_api_key': { result: true }, 'filesystem.listdir': { silent: true } });
+    const env = { ...clientEnv(), ...agent.env, STOR_URL: appliance.baseUrl, STOR_API_KEY: '1-abcdefghijklmnopqrstuvwxyz' };
+    const child = spawn(process.execPath, [STOR_BIN, 'ls', '/mnt/tank'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const killer = setTimeout(() => child.kill('SIGKILL'), SAFETY_KILL_MS);
+    const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+    await until(() => appliance.calls.includes('filesystem.listdir'), 'the command to be waiting on the appliance');
+    child.kill('SIGINT');
+    const code = await closed;
+    clearTimeout(killer);
+    expect(code).toBe(130);
+    expect(await handledRun(agent, ['ls', '/mnt/tank'])).toEqual(expect.arrayContaining(['accepted', 'exit']));
   });
 });
