@@ -108,17 +108,39 @@ describe('a session agent lost while a command runs', () => {
     });
   });
 
-  it('a stopped agent (SIGSTOP) holds no command past its --timeout: the read runs in its own process', async () => {
+  it('an agent stopped (SIGSTOP) mid-read holds the command no longer than its --timeout: the read completes in its own process', async () => {
     const agent = await startRunRequestAgent();
-    const env = { ...clientEnv(), ...agent.env };
+    const appliance = await holdsFirstCall('filesystem.listdir', []);
+    const env = { ...clientEnv(), ...agent.env, STOR_URL: appliance.baseUrl, STOR_API_KEY: '1-abcdefghijklmnopqrstuvwxyz' };
+    const running = spawnStor(['--timeout', '3', '--json', 'ls', '/mnt/tank'], { env, killAfterMs: SAFETY_KILL_MS });
+    await until(() => appliance.calls.includes('filesystem.listdir'), 'the agent to be reading');
     agent.child.kill('SIGSTOP');
-    const r = await spawnStor(['--timeout', '2', '--json', 'whoami'], { env, killAfterMs: SAFETY_KILL_MS });
+    const r = await running;
     expect(r.code, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ username: 'truenas_admin' });
-    // Let go, the agent must not run a command whose first stage gave up on it.
+    expect(JSON.parse(r.stdout)).toEqual([]);
+  });
+
+  it('an agent stopped before it took the command never runs it once it continues: a change runs once, in its own process', async () => {
+    const agent = await startRunRequestAgent();
+    const appliance = await startStandinAppliance({
+      'auth.login_with_api_key': { result: true },
+      'group.create': { result: 1 },
+      'filesystem.listdir': { result: [] },
+    });
+    const env = { ...clientEnv(), ...agent.env, STOR_URL: appliance.baseUrl, STOR_API_KEY: '1-abcdefghijklmnopqrstuvwxyz' };
+    agent.child.kill('SIGSTOP');
+    const change = ['--timeout', '2', 'call', 'group.create', '{"name":"ops"}'];
+    const r = await spawnStor(change, { env, killAfterMs: SAFETY_KILL_MS });
+    expect(r.code, r.stderr).toBe(0);
+    expect(appliance.calls.filter((c) => c === 'group.create')).toHaveLength(1);
     agent.child.kill('SIGCONT');
-    await until(() => agent.handled.length > 0, 'the agent to see the request');
-    expect(agent.handled[0]!.sent).not.toContain('accepted');
+    await until(() => logged(agent, change) !== undefined, 'the agent to see the request');
+    // A later command through the same agent, to its end: had the agent started the mkdir, it would have reached the appliance by then.
+    expect((await spawnStor(['ls', '/mnt/tank'], { env, killAfterMs: SAFETY_KILL_MS })).code).toBe(0);
+    await until(() => logged(agent, ['ls', '/mnt/tank']) !== undefined, 'the agent to log the later command');
+    expect(logged(agent, ['ls', '/mnt/tank'])!.sent).toContain('accepted');
+    expect(appliance.calls.filter((c) => c === 'group.create')).toHaveLength(1);
+    expect(appliance.calls.filter((c) => c === 'auth.login_with_api_key')).toHaveLength(2);
   });
 });
 
