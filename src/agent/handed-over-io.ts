@@ -75,8 +75,19 @@ class WireOutput implements OutputStream {
 
   /** As a process's stream: 'drain' when the socket can take more (download.ts waits for it). */
   once(event: 'drain', listener: () => void): this {
-    if (this.wire.open) this.wire.conn.once(event, listener);
-    else setImmediate(listener);
+    if (!this.wire.open) {
+      setImmediate(listener);
+      return this;
+    }
+    // A first stage that goes away never drains: the writer must not wait for it forever.
+    const conn = this.wire.conn;
+    const done = () => {
+      conn.off(event, done);
+      conn.off('close', done);
+      listener();
+    };
+    conn.on(event, done);
+    conn.on('close', done);
     return this;
   }
 }
