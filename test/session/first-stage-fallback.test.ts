@@ -1,3 +1,5 @@
+import { chmodSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { E } from '../../src/core/error-catalogue.js';
 import { spawnStor } from '../helpers/bin.js';
@@ -59,6 +61,26 @@ describe('commands the session agent declines run in their own process', () => {
     expect((await spawnStor(['whoami'], { env })).code).toBe(0);
     await until(() => agent.handled.length > 0, 'the agent to log a request');
     expect(agent.handled.map((h) => h.argv)).toEqual([['whoami']]);
+  });
+});
+
+describe("a socket the first stage must not trust", () => {
+  it('never hands a command (nor its environment, which may hold STOR_API_KEY) to a socket whose directory or mode lets others in: it runs in-process', async () => {
+    const agent = await startRunRequestAgent();
+    const env = { ...clientEnv(), ...agent.env, STOR_API_KEY: 'never-for-a-foreign-socket' };
+    const dir = dirname(agent.socket);
+    chmodSync(dir, 0o755);
+    const openDir = await spawnStor(['ls', '--bogus'], { env, killAfterMs: SAFETY_KILL_MS });
+    chmodSync(dir, 0o700);
+    chmodSync(agent.socket, 0o666);
+    const openSocket = await spawnStor(['ls', '--bogus', '--json'], { env, killAfterMs: SAFETY_KILL_MS });
+    chmodSync(agent.socket, 0o600);
+    // Both ran, in their own process (a usage error: no target, no key checked).
+    expect([openDir.code, openSocket.code]).toEqual([2, 2]);
+    // The agent logs each connection as it closes: by the time this one is logged, the two before it would have been.
+    expect((await spawnStor(['ls', '--bogus', '-q'], { env, killAfterMs: SAFETY_KILL_MS })).code).toBe(2);
+    await until(() => agent.handled.length > 0, 'the agent to log a request');
+    expect(agent.handled.map((h) => h.argv)).toEqual([['ls', '--bogus', '-q']]);
   });
 });
 
