@@ -44,6 +44,9 @@ export async function decideRun(argv: readonly string[], tty: TerminalFacts): Pr
   // `-y` inside a cluster (`-qy`) is not recognised: declined, the command still runs, in-process.
   const answered = options.includes('--yes') || options.includes('-y');
   if (asks && !answered && tty.stdin) return { declined: `\`stor ${words}\` may ask a question at the terminal` };
-  // A dry run only reads, whatever the verb.
-  return { changes: spec.effect === 'change' && !options.includes('--dry-run') };
+  // A dry run only reads, whatever the verb; `stor call auth.me` reads, though `call` may change.
+  if (spec.effect === 'read' || options.includes('--dry-run')) return { changes: false };
+  // Of a top-level verb, findCommandPath's second word is its first argument.
+  const first = COMMANDS[path.top]?.kind === 'verb' ? path.verb : undefined;
+  return { changes: !(spec.readsWith && first !== undefined && (await spec.readsWith(first))) };
 }

@@ -100,6 +100,18 @@ describe('a session agent lost while a command runs', () => {
     expect(appliance.calls.filter((c) => c === 'filesystem.listdir')).toHaveLength(2);
   });
 
+  it('`stor call` of a method that only reads is a read: killed with its agent, it runs again in its own process', async () => {
+    const agent = await startRunRequestAgent();
+    const appliance = await holdsFirstCall('core.ping', 'pong');
+    const env = { ...clientEnv(), ...agent.env, STOR_URL: appliance.baseUrl, STOR_API_KEY: '1-abcdefghijklmnopqrstuvwxyz' };
+    const running = spawnStor(['call', 'core.ping'], { env, killAfterMs: SAFETY_KILL_MS });
+    await until(() => appliance.calls.includes('core.ping'), 'the agent to be calling');
+    await agent.kill('SIGKILL');
+    const r = await running;
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toBe('pong');
+  });
+
   it('a change whose agent is killed (-9) mid-call fails with SESSION_LOST, exit 3, and says how to check; it is not run again', async () => {
     const agent = await startRunRequestAgent();
     const appliance = await holdsFirstCall('filesystem.mkdir', { mode: 0o40755 });

@@ -30,7 +30,11 @@ describe('what the session agent runs (src/agent/run-policy.ts)', () => {
     expect(await decideRun(['upload', 'a', '/mnt/tank/'], PIPED)).toEqual({ changes: true });
     expect(await decideRun(['privilege', 'fix', '--all', '--dry-run'], TERMINAL)).toEqual({ declined: expect.any(String) });
     expect(await decideRun(['privilege', 'fix', '--all', '--dry-run'], PIPED)).toEqual({ changes: false });
-    expect(await decideRun(['call', 'core.ping'], PIPED)).toEqual({ changes: true });
+    // `call` changes, unless its method only reads (the rule of `call --targets`).
+    expect(await decideRun(['call', 'group.create', '{"name":"ops"}'], PIPED)).toEqual({ changes: true });
+    expect(await decideRun(['call', 'no.such_method'], PIPED)).toEqual({ changes: true });
+    expect(await decideRun(['call', 'core.ping'], PIPED)).toEqual({ changes: false });
+    expect(await decideRun(['--json', 'call', 'user.query', '[]'], PIPED)).toEqual({ changes: false });
     // Unknown words are the CLI's usage error, wherever it is printed.
     expect(await decideRun(['frobnicate'], PIPED)).toEqual({ changes: false });
   });

@@ -148,6 +148,12 @@ export interface CommandSpec<A extends ArgSpecs = ArgSpecs, O extends OptionSpec
    * question is asked in the command's own process.
    */
   asks?: true;
+  /**
+   * For a top-level verb whose effect is `change` only in general: whether the command line reads
+   * only after all, judged from its first argument before it is parsed (`stor call auth.me`). A
+   * read lost with its session agent is run again; a change never is.
+   */
+  readsWith?: (firstArgument: string) => boolean | Promise<boolean>;
   /** Positional arguments, in order. */
   args?: A;
   options?: O;
