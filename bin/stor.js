@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// The only place that ends the process: run() returns the exit code, main() sets it.
-import { main } from '../dist/bundle/stor.js';
+// Only the first stage loads here: it hands the command to the session agent, or loads the full
+// CLI (dist/bundle/stor.js) and runs it in this process. The only place that ends the process.
+import { start } from '../dist/bundle/first-stage.js';
 
-await main();
+await start();

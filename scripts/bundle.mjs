@@ -16,8 +16,11 @@ const buildId = hash.digest('hex').slice(0, 16);
 // Chunk names carry content hashes: without a clean start, chunks of earlier builds pile up.
 rmSync('dist/bundle', { recursive: true, force: true });
 
-await build({
-  entryPoints: { stor: 'src/bin-entry.ts', agent: 'src/agent-entry.ts' },
+const result = await build({
+  // first-stage: what bin/stor.js loads (src/first-stage.ts); stor: the full CLI it falls back to;
+  // agent: the session agent's process (src/agent-entry.ts).
+  entryPoints: { stor: 'src/bin-entry.ts', 'first-stage': 'src/first-stage.ts', agent: 'src/agent-entry.ts' },
+  metafile: true,
   define: { __STOR_BUILD__: JSON.stringify(buildId) },
   outdir: 'dist/bundle',
   bundle: true,
@@ -32,5 +35,19 @@ await build({
   logLevel: 'warning',
 });
 
-// The same id, for whatever needs it without loading the bundle (docs/SESSIONS.md; tests that name the socket).
+// Which build this is, for whoever must find this build's agent socket from outside the bundle.
 writeFileSync('dist/bundle/build-id', `${buildId}\n`);
+
+// The first stage must start in a few milliseconds over bare Node (docs/SESSIONS.md): only these
+// sources may reach it, through its static imports. A heavier import fails the build.
+const FIRST_STAGE_SOURCES = new Set(['src/first-stage.ts', 'src/core/session/paths.ts', 'src/core/session/setting.ts', 'src/core/session/protocol.ts']);
+const outputs = result.metafile.outputs;
+const reached = new Set();
+const visit = (file) => {
+  if (reached.has(file)) return;
+  reached.add(file);
+  for (const imp of outputs[file].imports) if (imp.kind === 'import-statement' && !imp.external) visit(imp.path);
+};
+visit('dist/bundle/first-stage.js');
+const heavy = [...reached].flatMap((file) => Object.keys(outputs[file].inputs)).filter((input) => !FIRST_STAGE_SOURCES.has(input));
+if (heavy.length > 0) throw new Error(`the first stage (bin/stor.js) would load more than it may: ${heavy.join(', ')}`);

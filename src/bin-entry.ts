@@ -48,3 +48,20 @@ export async function main(): Promise<void> {
   const { workWasAbandoned } = await import('./commands/shared/abandoned-work.js');
   if (!(await dropHeadStart()) || workWasAbandoned()) process.exit();
 }
+
+/**
+ * For the first stage (src/first-stage.ts) when the session agent running a command that may
+ * change something ended before its exit: SESSION_LOST, printed as `run()` prints any error
+ * (print-error.ts; as JSON under `--json`), and its exit code. It loads the CLI's error modules,
+ * which the first stage must not: this is the rare path.
+ */
+export async function reportSessionLost(argv: readonly string[]): Promise<number> {
+  const [{ sessionLostError }, { describeError }, { writeError }] = await Promise.all([
+    import('./commands/shared/session-lost.js'),
+    import('./commands/shared/describe-error.js'),
+    import('./commands/shared/print-error.js'),
+  ]);
+  const d = describeError(sessionLostError(argv));
+  writeError(process.stderr, d, argv.includes('--json'));
+  return d.code;
+}

@@ -5,8 +5,8 @@ import { buildProgram } from './commands/index.js';
 import type { CommandContext } from './commands/shared/context.js';
 import { describeError } from './commands/shared/describe-error.js';
 import { EXIT } from './commands/shared/exit-codes.js';
-import { escapeControls, escapeJson } from './commands/shared/escape.js';
 import type { IO } from './commands/shared/io.js';
+import { writeError } from './commands/shared/print-error.js';
 import { render, renderMode, type CommandResult } from './commands/shared/render.js';
 
 export type { IO } from './commands/shared/io.js';
@@ -56,14 +56,7 @@ export async function run(argv: readonly string[], io: IO): Promise<number> {
       err instanceof CommanderError
         ? { code: EXIT.USAGE, kind: 'usage', errorCode: E.USAGE.code, message: usageError!, hint: 'see `stor help <command>`, e.g. `stor help upload`' }
         : describeError(err);
-    if (ctx?.globals.json ?? json) {
-      io.stderr.write(`${escapeJson(JSON.stringify({ error: { code: d.errorCode, kind: d.kind, message: d.message, ...(d.hint ? { hint: d.hint } : {}), ...('details' in d && d.details ? { details: d.details } : {}) } }))}\n`);
-    } else {
-      // Messages carry the appliance's own texts (reasons, names, paths): never raw controls.
-      io.stderr.write(`stor: ${escapeControls(d.message)}\n`);
-      for (const line of ('details' in d ? d.details : undefined) ?? []) io.stderr.write(`  ${escapeControls(line)}\n`);
-      if (d.hint) io.stderr.write(`hint: ${escapeControls(d.hint)}\n`);
-    }
+    writeError(io.stderr, d, ctx?.globals.json ?? json);
     return d.code;
   } finally {
     await ctx?.close();

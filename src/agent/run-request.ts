@@ -1,10 +1,90 @@
 import type { Socket } from 'node:net';
-import type { RunRequest } from '../core/session/protocol.js';
 import type { SessionOpener } from '../commands/shared/io.js';
+import { EXIT } from '../commands/shared/exit-codes.js';
+import { HEARTBEAT_MS, lineReader, type RunRequest } from '../core/session/protocol.js';
+import { handedOverIO, RunWire, SignalHandlers, WireStdin } from './handed-over-io.js';
+import { decideRun } from './run-policy.js';
 
-/** Stub until the runner of handed-over commands lands: every `run` is declined, so the first stage runs it in-process. */
+/**
+ * Runs one command handed over by a first stage (src/first-stage.ts) on `conn`, the connection
+ * its `run` request came on, with the very `run(argv, io)` of src/cli.ts and an IO made of the
+ * request (handed-over-io.ts); `sessions` is the agent's pool. The agent's server calls it for
+ * every `run` request, after reading the request's line: any bytes after that line must be given
+ * back to the socket (`conn.unshift`) first, since this reads the rest of the connection.
+ *
+ * The protocol (src/core/session/protocol.ts): `declined` and nothing else, or `accepted` with
+ * whether the command may change anything; then its `out`/`err`, a `pull` when it first reads
+ * standard input, a `beat` every HEARTBEAT_MS, and `exit` with its code. The request's
+ * environment (it may hold STOR_API_KEY) lives only in this command's IO.
+ */
 export function handleRun(conn: Socket, request: RunRequest, sessions: SessionOpener): void {
-  void request;
-  void sessions;
-  conn.end(`${JSON.stringify({ t: 'declined', reason: 'not yet' })}\n`);
+  runHandedOver(conn, request, sessions).catch(() => conn.destroy());
+}
+
+const SIGNAL_EXIT: Record<'SIGINT' | 'SIGTERM', number> = { SIGINT: EXIT.INTERRUPTED, SIGTERM: EXIT.TERMINATED };
+
+async function runHandedOver(conn: Socket, request: RunRequest, sessions: SessionOpener): Promise<void> {
+  const wire = new RunWire(conn);
+  const signals = new SignalHandlers();
+  const stdin = new WireStdin(wire, request.tty.stdin);
+  let exited = false;
+
+  /** A signal with no handler: answered at once, as the process would have died of it; what the command still writes is dropped. */
+  const signalled = (s: 'SIGINT' | 'SIGTERM') => {
+    if (signals.deliver(s) || exited) return;
+    wire.send({ t: 'exit', code: SIGNAL_EXIT[s] });
+    wire.silence();
+    conn.end();
+  };
+  /** The first stage went away (it was killed, or it gave up on a silent agent): the command is terminated. */
+  const gone = () => {
+    if (wire.gone) return;
+    wire.gone = true;
+    // Never an end of input: a command reading it would take what came so far for all of it.
+    if (stdin.wasPulled) stdin.destroy(new Error("the command's caller went away"));
+    if (!exited) signals.deliver('SIGTERM');
+  };
+  conn.on('data', lineReader(
+    (m) => {
+      if (m.t === 'in' && typeof m.d === 'string' && stdin.wasPulled) stdin.feed(Buffer.from(m.d, 'base64'));
+      else if (m.t === 'eof' && stdin.wasPulled) stdin.push(null);
+      else if (m.t === 'signal' && (m.s === 'SIGINT' || m.s === 'SIGTERM')) signalled(m.s);
+      else conn.destroy();
+    },
+    () => conn.destroy(),
+  ));
+  conn.on('end', gone);
+  conn.on('close', gone);
+  conn.on('error', gone);
+
+  const decision = await decideRun(request.argv, request.tty).catch((err: unknown) => ({ declined: `cannot tell what it does: ${(err as Error).message}` }));
+  if ('declined' in decision) {
+    wire.send({ t: 'declined', reason: decision.declined });
+    conn.end();
+    return;
+  }
+  // A first stage that gave up before this point (an agent stopped, then continued) has closed
+  // its end; its command may be running in its own process by now, so it must not run here too.
+  await new Promise((resolve) => setImmediate(resolve));
+  if (wire.gone) {
+    conn.destroy();
+    return;
+  }
+  wire.send({ t: 'accepted', changes: decision.changes });
+  const beat = setInterval(() => wire.send({ t: 'beat' }), HEARTBEAT_MS);
+  let code: number;
+  try {
+    // Loaded here, not above: the agent's server loads this module before any command is handed over.
+    const { run } = await import('../cli.js');
+    code = await run(request.argv, handedOverIO(request, wire, stdin, signals, sessions));
+  } catch {
+    // run() maps every error to a code itself; this is a bug in it.
+    code = EXIT.FAILED;
+  } finally {
+    clearInterval(beat);
+  }
+  exited = true;
+  wire.send({ t: 'exit', code });
+  wire.silence();
+  conn.end();
 }

@@ -388,6 +388,11 @@ const CATALOGUE = {
     meaning: 'the appliance is rate-limiting logins or uploads from this address',
     remedy: 'wait a minute and space out invocations, or raise `--timeout` to wait longer',
   },
+  SESSION_LOST: {
+    kind: 'unreachable',
+    meaning: 'the session agent running the command ended (killed, or stopped answering) before it finished; whether the command changed anything is unknown',
+    remedy: 'check before running it again: `stor job list`, `stor stat PATH`, or the list command of what it changes',
+  },
   TLS_NOT_SPOKEN: {
     kind: 'unreachable',
     meaning: 'a wss:// or https:// URL reached a server that answers in plain text',

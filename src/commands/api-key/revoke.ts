@@ -25,6 +25,8 @@ export async function apiKeyRevoke(ctx: CommandContext, ref: string, yes: boolea
 
 export const apiKeyRevokeCommand = defineCommand({
   summary: 'revoke an API key by id or name (asks first; --yes when not on a terminal)',
+  effect: 'change',
+  asks: true,
   args: { key: arg.required('id or name of the key') },
   options: { yes: yesFlag() },
   examples: ['stor api-key revoke backup-key', 'stor api-key revoke 7 --yes'],

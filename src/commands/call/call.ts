@@ -34,6 +34,8 @@ export async function call(ctx: CommandContext, method: string, args: string[]):
 
 export const callCommand = defineCommand({
   summary: 'call any appliance method; each ARG is one positional parameter (JSON if it parses, else a string)',
+  effect: 'change',
+  readsWith: async (method) => (await import('./read-method.js')).readsOnly(method) === true,
   args: { method: arg.required('method name, e.g. privilege.query', 'method'), args: arg.variadic('positional parameters', false) },
   examples: ['stor call core.ping', 'stor call privilege.query \'[["name","=","ops"]]\' \'{"get":true}\'', 'stor call user.query \'[]\' \'{"count":true}\''],
   targetHelp: async (ctx) => (await import('./method-help.js')).methodHelp(ctx),

@@ -28,17 +28,23 @@ const isReadRole = (role: string) => role.endsWith('_READ') || role === 'READONL
  * changes things, or one the contract does not know (so stor cannot tell), is refused.
  */
 export function assertReadMethod(method: string): void {
-  const contract = (CONTRACT as Record<string, { access: (typeof CONTRACT)[keyof typeof CONTRACT]['access'] }>)[method];
-  if (!contract) {
+  const known = readsOnly(method);
+  if (known === undefined) {
     throw new StorError(E.BAD_TARGETS, `stor cannot tell whether ${JSON.stringify(method)} only reads, so it does not call it on several targets`, {
       hint: 'call it a profile at a time with --profile; `stor call --help` lists the methods stor knows',
     });
   }
-  const { access } = contract;
-  const reads = access.kind === 'roles' ? access.roles.length > 0 && access.roles.every(isReadRole) : READ_WITHOUT_ROLES.has(method);
-  if (!reads) {
+  if (!known) {
     throw new StorError(E.BAD_TARGETS, `${method} changes things (or may): \`stor call --targets\` calls only methods that read`, {
       hint: 'call it a profile at a time with --profile',
     });
   }
+}
+
+/** Whether `method` only reads, by the rule above; undefined for a method the contract does not know. */
+export function readsOnly(method: string): boolean | undefined {
+  const contract = (CONTRACT as Record<string, { access: (typeof CONTRACT)[keyof typeof CONTRACT]['access'] }>)[method];
+  if (!contract) return undefined;
+  const { access } = contract;
+  return access.kind === 'roles' ? access.roles.length > 0 && access.roles.every(isReadRole) : READ_WITHOUT_ROLES.has(method);
 }

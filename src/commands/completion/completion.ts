@@ -216,6 +216,7 @@ const options = {
 
 export const completionCommand = defineCommand({
   summary: 'print a shell completion script (bash, zsh or fish) that completes commands, options and values',
+  effect: 'read',
   args: { shell: arg.optional('bash, zsh or fish') },
   options,
   examples: ['source <(stor completion bash)     # in ~/.bashrc', 'source <(stor completion zsh)      # in ~/.zshrc', 'stor completion fish > ~/.config/fish/completions/stor.fish'],

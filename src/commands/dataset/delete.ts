@@ -127,6 +127,8 @@ async function snapshotsBelow(t: Transport, id: string): Promise<string[]> {
 
 export const datasetDeleteCommand = defineCommand({
   summary: 'delete a dataset and the files in it (asks first; --yes when not on a terminal)',
+  effect: 'change',
+  asks: true,
   args: { dataset: arg.required('full name or mountpoint', 'dataset') },
   options,
   examples: ['stor dataset delete tank/scratch --dry-run', 'stor dataset delete tank/a --recursive --yes'],

@@ -70,6 +70,7 @@ export async function datasetList(ctx: CommandContext, pool: string | undefined)
 
 export const datasetListCommand = defineCommand({
   summary: 'list datasets (of one pool, or all)',
+  effect: 'read',
   fanOut: 'read',
   args: { pool: arg.optional('only this pool') },
   examples: ['stor dataset list', 'stor dataset list tank --json'],

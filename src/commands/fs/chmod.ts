@@ -39,6 +39,7 @@ export async function chmod(ctx: CommandContext, modeText: string, path: string,
 
 export const chmodCommand = defineCommand({
   summary: 'set the permission bits of a path on the appliance (filesystem.setperm)',
+  effect: 'change',
   args: {
     mode: arg.required('permission bits: octal (0750, 0o750) or decimal up to 511 (488)'),
     path: arg.required('an absolute path below /mnt, e.g. /mnt/tank/docs', 'remote-path'),

@@ -50,6 +50,7 @@ export async function ls(ctx: CommandContext, path: string): Promise<CommandResu
 
 export const lsCommand = defineCommand({
   summary: 'list a directory on the appliance',
+  effect: 'read',
   fanOut: 'read',
   args: { path: arg.required('an absolute path, e.g. /mnt/tank/docs', 'remote-path') },
   examples: ['stor ls /mnt/tank', 'stor ls /mnt/tank/docs --json'],

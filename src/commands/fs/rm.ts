@@ -18,6 +18,7 @@ export function rm(paths: string[]): never {
 
 export const rmCommand = defineCommand({
   summary: 'explains how to delete files: the appliance API has no file delete',
+  effect: 'change',
   args: { paths: arg.variadic('paths on the appliance', true, 'remote-path') },
   examples: ['stor rm /mnt/tank/docs/old.pdf   # exit 2, with what the appliance offers instead', 'stor dataset delete tank/scratch --dry-run'],
   run: (_ctx, { paths }) => rm(paths),

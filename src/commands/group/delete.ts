@@ -53,6 +53,8 @@ export async function groupDelete(ctx: CommandContext, ref: string, opts: GroupD
 
 export const groupDeleteCommand = defineCommand({
   summary: 'delete a local group (asks first; --yes when not on a terminal)',
+  effect: 'change',
+  asks: true,
   args: { group: arg.required('group name (or gid)') },
   options,
   examples: ['stor group delete ops', 'stor group delete ops --yes --json'],

@@ -18,6 +18,7 @@ export async function groupList(ctx: CommandContext): Promise<CommandResult<Grou
 
 export const groupListCommand = defineCommand({
   summary: 'list local groups with their members and the privileges bound to them',
+  effect: 'read',
   fanOut: 'read',
   examples: ['stor group list', "stor group list --json | jq -r '.[] | select(.builtin | not) | .name'"],
   run: (ctx) => groupList(ctx),

@@ -38,6 +38,8 @@ export async function jobAbort(ctx: CommandContext, raw: string, options: JobAbo
 
 export const jobAbortCommand = defineCommand({
   summary: 'abort a waiting or running appliance job (asks first; --yes when not on a terminal)',
+  effect: 'change',
+  asks: true,
   args: { id: arg.required('the job id (`stor job list` shows them)') },
   options,
   examples: ['stor job abort 12', 'stor job abort 12 --yes --json'],

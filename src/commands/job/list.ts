@@ -33,6 +33,7 @@ export async function jobList(ctx: CommandContext, options: JobListOptions): Pro
 
 export const jobListCommand = defineCommand({
   summary: 'list the appliance jobs you may see (uploads, downloads, permission changes)',
+  effect: 'read',
   fanOut: 'read',
   options,
   examples: ['stor job list', 'stor job list --state FAILED', 'stor job list --method filesystem.put --json'],

@@ -22,6 +22,7 @@ export async function jobShow(ctx: CommandContext, raw: string): Promise<Command
 
 export const jobShowCommand = defineCommand({
   summary: 'show one appliance job: its method, state, progress, times, error and result',
+  effect: 'read',
   fanOut: 'read',
   args: { id: arg.required('the job id (`stor job list` shows them)') },
   examples: ['stor job show 12', 'stor job show 12 --json'],

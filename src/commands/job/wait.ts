@@ -44,6 +44,7 @@ export async function jobWait(ctx: CommandContext, raw: string): Promise<Command
 
 export const jobWaitCommand = defineCommand({
   summary: 'wait for an appliance job to end; the exit code says how it ended',
+  effect: 'read',
   args: { id: arg.required('the job id (`stor job list` shows them)') },
   examples: ['stor job wait 12', 'stor job wait 12 --json'],
   notes: 'Waits as long as the job moves; one whose state and progress stand still for --timeout seconds ends the wait with JOB_STALLED (exit 3). Ctrl-C stops waiting, not the job (`stor job abort` does that). A failed job exits as the command that started it would have (its errno decides); an aborted one with JOB_ABORTED.',

@@ -175,6 +175,8 @@ async function saveProfile(
 
 export const loginCommand = defineCommand({
   summary: 'save an appliance as a profile (made current): verify an API key, or log in with a password and create one',
+  effect: 'change',
+  asks: true,
   options,
   examples: [
     'stor login --url wss://nas.example.com --profile nas1 --api-key-file ~/.config/nas1.key',

@@ -38,6 +38,7 @@ export async function logout(ctx: CommandContext): Promise<CommandResult<LogoutR
 
 export const logoutCommand = defineCommand({
   summary: 'forget a saved profile and its key (the current one, or --profile NAME); nothing saved is not an error',
+  effect: 'change',
   examples: ['stor logout', 'stor --profile nas1 logout'],
   run: (ctx) => logout(ctx),
 });

@@ -72,6 +72,7 @@ export async function privilegeCheck(ctx: CommandContext): Promise<CommandResult
 
 export const privilegeCheckCommand = defineCommand({
   summary: 'find privileges that break or may break login; exit 6 if any locks its users out',
+  effect: 'read',
   fanOut: 'read',
   findings: 'lockout',
   examples: ['stor privilege check', 'stor privilege check --json || echo "some privilege locks users out"'],

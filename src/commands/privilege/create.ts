@@ -17,6 +17,7 @@ export async function privilegeCreate(ctx: CommandContext, name: string, options
 
 export const privilegeCreateCommand = defineCommand({
   summary: 'create a privilege; refuses a role list that would lock its users out unless --force',
+  effect: 'change',
   args: { name: arg.required('privilege name') },
   options: { ...editOptions, webShell: flag('grant the web shell') },
   examples: ['stor privilege create ops --groups ops --roles FILESYSTEM_FULL_CONTROL,DATASET_WRITE'],

@@ -44,6 +44,8 @@ export async function privilegeDelete(ctx: CommandContext, ref: string, yes: boo
 
 export const privilegeDeleteCommand = defineCommand({
   summary: 'delete a privilege (asks first; --yes when not on a terminal); built-in ones are refused as the appliance does',
+  effect: 'change',
+  asks: true,
   args: { privilege: arg.required('id or name', 'privilege') },
   options: { yes: yesFlag() },
   examples: ['stor privilege delete ops', 'stor privilege delete 4 --yes --json'],

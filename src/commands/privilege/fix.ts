@@ -207,6 +207,8 @@ export async function privilegeFix(ctx: CommandContext, ref: string | undefined,
 
 export const privilegeFixCommand = defineCommand({
   summary: 'rewrite a role list to the smallest one with the same effective roles (asks first)',
+  effect: 'change',
+  asks: true,
   args: { privilege: arg.optional('id or name (or use --all)', 'privilege') },
   options,
   examples: ['stor privilege fix ops --dry-run', 'stor privilege fix 7 --yes', 'stor privilege fix --all --yes --drop-self-including'],

@@ -134,6 +134,7 @@ export async function privilegeRoles(ctx: CommandContext, role: string | undefin
 
 export const privilegeRolesCommand = defineCommand({
   summary: "the target's role catalogue: what a role includes directly and in total, and which roles include it",
+  effect: 'read',
   fanOut: 'read',
   args: { role: arg.optional('a role name') },
   options: { tree: flag('draw the inclusion tree (self-inclusion and cycles marked)') },

@@ -152,6 +152,7 @@ export async function profileImport(ctx: CommandContext, file: string, force: bo
 
 export const profileImportCommand = defineCommand({
   summary: 'save many profiles from a YAML or JSON list (keys from files or standard input; not checked by a login)',
+  effect: 'change',
   args: { file: arg.required('YAML or JSON list of {name, url, key_file | key_stdin: true, ca, insecure, rpc, tags}', 'file') },
   options: { force: flag('replace profiles of the same name that are saved for another appliance') },
   examples: ['stor profile import fleet.yaml', 'pass show fleet-keys | stor profile import fleet.yaml', 'stor --targets @prod privilege check'],

@@ -51,6 +51,7 @@ export async function profileList(ctx: CommandContext): Promise<CommandResult<Pr
 
 export const profileListCommand = defineCommand({
   summary: 'list saved profiles; * marks the current one (keys are never shown)',
+  effect: 'read',
   examples: ['stor profile list', 'stor profile list --json'],
   run: (ctx) => profileList(ctx),
 });

@@ -16,6 +16,7 @@ export async function profileRemove(ctx: CommandContext, name: string): Promise<
 
 export const profileRemoveCommand = defineCommand({
   summary: 'delete a profile and its key',
+  effect: 'change',
   args: { name: arg.required('profile name', 'profile') },
   examples: ['stor profile remove nas1'],
   run: (ctx, { name }) => profileRemove(ctx, name),

@@ -27,6 +27,7 @@ export async function profileTag(ctx: CommandContext, name: string, tags: string
 
 export const profileTagCommand = defineCommand({
   summary: 'add tags to a profile (or remove them), to select profiles with --targets @tag',
+  effect: 'change',
   args: { name: arg.required('profile name', 'profile'), tags: arg.variadic('tags to add (or remove)', true) },
   options: { remove: flag('remove these tags instead of adding them') },
   examples: ['stor profile tag nas1 prod eu', 'stor --targets @prod privilege check', 'stor profile tag nas1 eu --remove'],

@@ -10,6 +10,7 @@ export async function profileUse(ctx: CommandContext, name: string): Promise<Com
 
 export const profileUseCommand = defineCommand({
   summary: 'make a profile current',
+  effect: 'change',
   args: { name: arg.required('profile name', 'profile') },
   examples: ['stor profile use nas1'],
   run: (ctx, { name }) => profileUse(ctx, name),

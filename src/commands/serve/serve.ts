@@ -142,6 +142,7 @@ export async function serve(ctx: CommandContext, options: ServeOptions): Promise
 
 export const serveCommand = defineCommand({
   summary: 'run the emulated appliance as a network server (JSON-RPC over WebSocket and HTTP)',
+  effect: 'change',
   options,
   examples: [
     'stor serve --port 0',

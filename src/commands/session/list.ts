@@ -44,6 +44,7 @@ export async function sessionList(ctx: CommandContext): Promise<CommandResult<Se
 }
 
 export const sessionListCommand = defineCommand({
+  effect: 'read',
   summary: "list the session agent's logged-in connections: target, user, age, idle time, calls served (never a key)",
   examples: ['stor session list', 'stor session list --json'],
   run: (ctx) => sessionList(ctx),

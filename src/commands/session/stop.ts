@@ -41,6 +41,7 @@ export async function sessionStop(ctx: CommandContext, all: boolean): Promise<Co
 }
 
 export const sessionStopCommand = defineCommand({
+  effect: 'change',
   summary: 'close the sessions of the selected target (--url, --profile or the current profile); --all ends the session agent',
   options: { all: flag('end the session agent, and with it every session') },
   examples: ['stor session stop', 'stor --profile nas1 session stop', 'stor session stop --all'],

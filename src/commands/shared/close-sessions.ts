@@ -14,8 +14,12 @@ import { describeError } from './describe-error.js';
 export async function closeSessionsOf(ctx: CommandContext, profile: Pick<Profile, 'url' | 'apiKey'>): Promise<void> {
   try {
     const url = parseEndpoint(profile.url).display;
-    const answer = await askAgent(ctx.io.env, { op: 'close', url, keySha256: keySha256(profile.apiKey) }, Math.min(ctx.timeoutSeconds, 5));
-    if (answer?.t === 'closed' && answer.count > 0 && ctx.globals.verbose) ctx.note(`stor: closed ${answer.count} session(s) to ${url} in the session agent`);
+    const keyHash = keySha256(profile.apiKey);
+    // Run inside the agent: its own pool, directly.
+    const count = ctx.io.sessions
+      ? await ctx.io.sessions.close(url, keyHash)
+      : await askAgent(ctx.io.env, { op: 'close', url, keySha256: keyHash }, Math.min(ctx.timeoutSeconds, 5)).then((a) => (a?.t === 'closed' ? a.count : 0));
+    if (count > 0 && ctx.globals.verbose) ctx.note(`stor: closed ${count} session(s) to ${url} in the session agent`);
   } catch (err) {
     ctx.note(`stor: the session agent's sessions to ${profile.url} could not be closed: ${describeError(err).message}`);
   }

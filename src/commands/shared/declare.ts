@@ -136,6 +136,24 @@ export type ArgValues<A extends ArgSpecs> = { -readonly [K in keyof A]: ArgValue
 export interface CommandSpec<A extends ArgSpecs = ArgSpecs, O extends OptionSpecs = OptionSpecs, R = unknown> {
   /** One line, lower case, no full stop: shown in the parent's list and atop the verb's help. */
   summary: string;
+  /**
+   * Whether the verb may change anything (on the appliance, or locally: profiles, files). Required,
+   * so that no verb is added without saying: the session agent tells the first stage, and a
+   * command lost with its agent is run again only when it is a `read` (docs/SESSIONS.md).
+   */
+  effect: 'read' | 'change';
+  /**
+   * The verb may ask a question at a terminal (a confirmation through confirmChange, a password or
+   * one-time code): the session agent declines it when standard input is a terminal, so the
+   * question is asked in the command's own process.
+   */
+  asks?: true;
+  /**
+   * For a top-level verb whose effect is `change` only in general: whether the command line reads
+   * only after all, judged from its first argument before it is parsed (`stor call auth.me`). A
+   * read lost with its session agent is run again; a change never is.
+   */
+  readsWith?: (firstArgument: string) => boolean | Promise<boolean>;
   /** Positional arguments, in order. */
   args?: A;
   options?: O;

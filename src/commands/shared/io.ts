@@ -1,6 +1,7 @@
-import { supportsColor, supportsColorStderr } from 'chalk';
+import { isatty } from 'node:tty';
 import type { Readable } from 'node:stream';
 import type { SessionOpener } from '../../core/session/opener.js';
+import { colorLevelFor } from './color-level.js';
 
 /** Chalk's colour levels: 0 none, 1 basic, 2 256 colours, 3 truecolor. */
 export type ColorLevel = 0 | 1 | 2 | 3;
@@ -23,8 +24,8 @@ export interface IO {
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;
   /**
-   * How much colour each stream takes. The process gets chalk's own detection (NO_COLOR,
-   * FORCE_COLOR, TERM=dumb, CI, the TTY); tests set it.
+   * How much colour each stream takes. The process and the session agent get chalk's detection
+   * (NO_COLOR, FORCE_COLOR, TERM=dumb, CI, the TTY: color-level.ts); tests set it.
    */
   color: { stdout: ColorLevel; stderr: ColorLevel };
   /** Subscribes to SIGINT/SIGTERM for long-running commands (`serve`); returns the unsubscriber. */
@@ -39,16 +40,6 @@ export interface IO {
 
 export type { PooledTarget, SessionOpener } from '../../core/session/opener.js';
 
-/**
- * Chalk's detection, plus NO_COLOR (no-color.org), which chalk 5 leaves out: set and not empty, it
- * turns colour off unless FORCE_COLOR asks for it explicitly.
- */
-function colorLevel(detected: typeof supportsColor): ColorLevel {
-  const { NO_COLOR, FORCE_COLOR } = process.env;
-  if (NO_COLOR && FORCE_COLOR === undefined) return 0;
-  return detected ? detected.level : 0;
-}
-
 export function processIO(): IO {
   return {
     stdout: process.stdout,
@@ -56,7 +47,7 @@ export function processIO(): IO {
     stdin: process.stdin,
     env: process.env,
     cwd: process.cwd(),
-    color: { stdout: colorLevel(supportsColor), stderr: colorLevel(supportsColorStderr) },
+    color: { stdout: colorLevelFor(process.env, isatty(1)), stderr: colorLevelFor(process.env, isatty(2)) },
     onSignal(handler) {
       const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM'];
       for (const s of signals) process.on(s, handler);

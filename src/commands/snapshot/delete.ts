@@ -56,6 +56,8 @@ export async function snapshotDelete(ctx: CommandContext, ref: string, options: 
 
 export const snapshotDeleteCommand = defineCommand({
   summary: 'delete a snapshot DATASET@NAME (asks first; --yes when not on a terminal)',
+  effect: 'change',
+  asks: true,
   args: { snapshot: arg.required('DATASET@NAME') },
   options,
   examples: ['stor snapshot delete tank/a@before-upgrade --dry-run', 'stor snapshot delete tank@nightly -r --yes'],

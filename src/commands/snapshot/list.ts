@@ -30,6 +30,7 @@ export async function snapshotList(ctx: CommandContext, ref: string | undefined,
 
 export const snapshotListCommand = defineCommand({
   summary: 'list snapshots (of one dataset, or all)',
+  effect: 'read',
   fanOut: 'read',
   args: { dataset: arg.optional('only this dataset (full name or mountpoint)', 'dataset') },
   options,

@@ -75,6 +75,8 @@ export async function snapshotRollback(ctx: CommandContext, ref: string, options
 
 export const snapshotRollbackCommand = defineCommand({
   summary: 'roll a dataset back to a snapshot DATASET@NAME (asks first; --yes when not on a terminal)',
+  effect: 'change',
+  asks: true,
   args: { snapshot: arg.required('DATASET@NAME') },
   options,
   examples: ['stor snapshot rollback tank/a@before-upgrade --dry-run', 'stor snapshot rollback tank/a@before-upgrade --yes', 'stor snapshot rollback tank/a@monday -r --yes'],

@@ -93,6 +93,7 @@ export async function userCreate(ctx: CommandContext, username: string, opts: Us
 
 export const userCreateCommand = defineCommand({
   summary: 'create a local user; the password comes from standard input, never the command line',
+  effect: 'change',
   args: { username: arg.required('username') },
   options,
   examples: [

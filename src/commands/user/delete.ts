@@ -51,6 +51,8 @@ export async function userDelete(ctx: CommandContext, ref: string, opts: UserDel
 
 export const userDeleteCommand = defineCommand({
   summary: 'delete a local user (asks first; --yes when not on a terminal)',
+  effect: 'change',
+  asks: true,
   args: { user: arg.required('username (or uid)') },
   options,
   examples: ['stor user delete alice', 'stor user delete alice --delete-group --yes --json'],

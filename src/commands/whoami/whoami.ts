@@ -60,6 +60,7 @@ export async function whoami(ctx: CommandContext): Promise<CommandResult<WhoamiR
 
 export const whoamiCommand = defineCommand({
   summary: 'show the identity the target logs in as: user, account attributes, effective roles',
+  effect: 'read',
   fanOut: 'read',
   examples: ['stor whoami', 'stor whoami --json | jq .role_count'],
   run: (ctx) => whoami(ctx),

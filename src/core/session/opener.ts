@@ -11,6 +11,12 @@ import type { Transport } from '../transport/transport.js';
 /** What the agent offers a command it runs: its pool of logged-in connections. */
 export interface SessionOpener {
   open(target: PooledTarget, timeoutSeconds: number, trace?: TraceSink): Promise<Transport>;
+  /**
+   * Closes the sessions to `url` (Endpoint.display), or only those of the key whose SHA-256 is
+   * `keyHash`; resolves with how many. What `logout` run inside the agent uses, rather than asking
+   * the agent it runs in through its own socket.
+   */
+  close(url: string, keyHash?: string): Promise<number>;
 }
 
 /** A remote target as the pool keys it: where, with which key, under which TLS settings. */

@@ -25,6 +25,15 @@ export const STDIN_CHUNK_BYTES = 64 * 1024;
 /** The agent sends `beat` this often while a command runs, so a stopped agent is noticed. */
 export const HEARTBEAT_MS = 1000;
 
+/**
+ * Command words the agent always declines (docs/SESSIONS.md): they serve, ask, or manage the agent
+ * itself. The first stage, which knows them too, does not even ask; the agent decides in the end.
+ */
+export const DECLINED_COMMANDS: readonly string[] = ['help', 'serve', 'login', 'session', 'completion'];
+
+/** Options that ask for help or the version: answered in-process, never by the agent. */
+export const DECLINED_FLAGS: readonly string[] = ['--help', '-h', '--version', '-V'];
+
 /** Terminal facts of the first stage's process: what `processIO()` would have seen. */
 export interface TerminalFacts {
   stdin: boolean;
@@ -88,8 +97,9 @@ export type RunMessage =
   | { t: 'declined'; reason: string }
   /** The agent runs it. `changes`: whether the command may change the appliance (so a lost agent means an unknown outcome). */
   | { t: 'accepted'; changes: boolean }
-  | { t: 'out'; d: string }
-  | { t: 'err'; d: string }
+  /** Output text; with `b64`, `d` is base64 of bytes that need not be text (`stor download PATH -`). */
+  | { t: 'out'; d: string; b64?: true }
+  | { t: 'err'; d: string; b64?: true }
   /** The command reads standard input: start relaying it. */
   | { t: 'pull' }
   | { t: 'beat' }
@@ -100,3 +110,49 @@ export type RunInput =
   | { t: 'in'; d: string /* base64 */ }
   | { t: 'eof' }
   | { t: 'signal'; s: 'SIGINT' | 'SIGTERM' };
+
+/** One message as it goes on the wire: its JSON and a newline. */
+export function encodeLine(message: object): string {
+  return `${JSON.stringify(message)}\n`;
+}
+
+/**
+ * Splits a connection's bytes into messages: each complete line parsed as JSON. `onBad` is called
+ * (and nothing more is parsed) for a line longer than MAX_LINE_BYTES or one that is not a JSON
+ * object: the caller then closes the connection. Returns the function to feed with each chunk.
+ */
+export function lineReader(onMessage: (message: Record<string, unknown>) => void, onBad: (why: string) => void): (chunk: Buffer) => void {
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let broken = false;
+  return (chunk) => {
+    if (broken) return;
+    let start = 0;
+    for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, start)) {
+      const line = pendingBytes === 0 ? chunk.subarray(start, nl) : Buffer.concat([...pending, chunk.subarray(start, nl)]);
+      pending = [];
+      pendingBytes = 0;
+      start = nl + 1;
+      if (line.length > MAX_LINE_BYTES) return fail(`a line of more than ${MAX_LINE_BYTES} bytes`);
+      let message: unknown;
+      try {
+        message = JSON.parse(line.toString('utf8'));
+      } catch {
+        return fail('a line that is not JSON');
+      }
+      if (typeof message !== 'object' || message === null || Array.isArray(message)) return fail('a line that is not a JSON object');
+      onMessage(message as Record<string, unknown>);
+      if (broken) return;
+    }
+    if (start < chunk.length) {
+      pending.push(chunk.subarray(start));
+      pendingBytes += chunk.length - start;
+      if (pendingBytes > MAX_LINE_BYTES) fail(`a line of more than ${MAX_LINE_BYTES} bytes`);
+    }
+  };
+  function fail(why: string): void {
+    broken = true;
+    pending = [];
+    onBad(why);
+  }
+}

@@ -1,0 +1,36 @@
+import { E } from '../../core/error-catalogue.js';
+import { StorError } from '../../core/errors.js';
+import { COMMANDS, GLOBAL_VALUE_FLAGS } from '../index.js';
+import { findCommandPath } from './program.js';
+
+/** Verbs whose effect shows on a path: `stor stat` tells whether it happened. */
+const PATH_VERBS = new Set(['upload', 'mkdir', 'chmod', 'chown', 'rm', 'download']);
+
+/** How to see whether the command took effect: the jobs, and what it changed. */
+function checksFor(top: string | undefined, second: string | undefined, isNoun: boolean): string[] {
+  const checks = ['`stor job list`'];
+  if (isNoun && second !== undefined) {
+    // A noun's own listing (`stor dataset list` after `stor dataset create`).
+    if (top !== 'job') checks.push(`\`stor ${top} list\``);
+  } else if (top === 'call' && second !== undefined && /^[\w.]+\.\w+$/.test(second)) {
+    // The method's namespace, queried (`stor call group.query` after `stor call group.create`).
+    checks.push(`\`stor call ${second.replace(/\.\w+$/, '')}.query\``);
+  } else if (top === undefined || PATH_VERBS.has(top) || top === 'call') {
+    checks.push('`stor stat PATH`');
+  }
+  return checks;
+}
+
+/**
+ * A command whose session agent ended while it ran, when it may have changed something
+ * (docs/SESSIONS.md, "A lost agent"): it is never run again blindly, since it may have taken
+ * effect. The hint names how to see whether it did.
+ */
+export function sessionLostError(argv: readonly string[]): StorError {
+  const path = findCommandPath(argv, GLOBAL_VALUE_FLAGS);
+  const isNoun = path.top !== undefined && COMMANDS[path.top]?.kind === 'noun';
+  const words = isNoun ? `${path.top} ${path.verb ?? ''}`.trim() : (path.top ?? '…');
+  return new StorError(E.SESSION_LOST, `the session agent ended while \`stor ${words}\` ran: whether it changed anything is unknown`, {
+    hint: `check before running it again: ${checksFor(path.top, path.verb, isNoun).join(', ')}`,
+  });
+}

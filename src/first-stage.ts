@@ -1,0 +1,261 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import { isatty } from 'node:tty';
+import { privateDirProblem, privateSocketProblem, sessionDirFrom, socketPathIn, startingMarkerIn } from './core/session/paths.js';
+import { DECLINED_COMMANDS, DECLINED_FLAGS, encodeLine, HEARTBEAT_MS, lineReader, STDIN_CHUNK_BYTES, type RunInput, type RunMessage, type RunRequest } from './core/session/protocol.js';
+import { noSessionFlag, sessionSetting } from './core/session/setting.js';
+
+/*
+ * The first stage (docs/SESSIONS.md): what bin/stor.js loads before anything else. It hands the
+ * command line to the session agent when one runs, and relays what comes back; otherwise it loads
+ * the full CLI and runs the command in this process, as stor always did. It must start in a few
+ * milliseconds over bare Node, so it imports node built-ins and src/core/session/{paths,setting,
+ * protocol}.ts only (scripts/bundle.mjs checks that nothing else comes in).
+ */
+
+/**
+ * The global options that take a value (`--url X`), so that the command words can be found without
+ * the CLI's declarations; test/unit/first-stage-words.test.ts holds it equal to GLOBAL_VALUE_FLAGS.
+ * Only an early decline rests on it: the agent, which parses for real, declines the rest.
+ */
+export const VALUE_FLAGS: ReadonlySet<string> = new Set(['--timeout', '--url', '--profile', '--ca', '--targets', '--rpc']);
+
+/** How long a first stage waits for an agent that another command is starting. */
+const STARTING_WAIT_MS = 2000;
+/** A starting marker older than this is a start that failed, not one under way. */
+const STARTING_FRESH_MS = 5000;
+/** Beats the agent may miss before it counts as lost (stopped, or gone without closing). */
+const LOST_AFTER_BEATS = 5;
+
+/** Whether the agent is never asked for `argv`: no command words, help, the version, or a command it always declines. */
+export function alwaysDeclined(argv: readonly string[]): boolean {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') return true;
+    if (DECLINED_FLAGS.includes(a)) return true;
+    if (a.startsWith('-')) {
+      if (VALUE_FLAGS.has(a)) i++;
+      continue;
+    }
+    if (DECLINED_COMMANDS.includes(a)) return true;
+    // Options after the first word may still ask for help (`stor ls --help`).
+    return argv.slice(i + 1, argv.includes('--') ? argv.indexOf('--') : undefined).some((o) => DECLINED_FLAGS.includes(o));
+  }
+  return true;
+}
+
+/**
+ * How long the agent may stay silent before the command counts as lost: five missed beats, but
+ * never longer than the command's own `--timeout` (at least two beats), so that no command waits
+ * past it for an agent that was stopped.
+ */
+export function silenceLimitMs(argv: readonly string[]): number {
+  let timeout: number | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') break;
+    const given = a === '--timeout' ? argv[i + 1] : a.startsWith('--timeout=') ? a.slice('--timeout='.length) : undefined;
+    if (given !== undefined && Number(given) > 0) timeout = Number(given) * 1000;
+  }
+  return Math.min(LOST_AFTER_BEATS * HEARTBEAT_MS, Math.max(2 * HEARTBEAT_MS, timeout ?? Infinity));
+}
+
+/** Loads the full CLI and runs the command in this process (`dist/bundle/stor.js`, a sibling of this bundle). */
+async function inProcess(): Promise<void> {
+  // A computed name, so that the bundler leaves the full CLI out of this one.
+  const cli = new URL('./stor.js', import.meta.url).href;
+  const { main } = (await import(cli)) as { main(): Promise<void> };
+  await main();
+}
+
+/** A start under way: the marker exists, is fresh, and names a live process (when it names one). */
+function startingNow(marker: string): boolean {
+  try {
+    if (Date.now() - statSync(marker).mtimeMs > STARTING_FRESH_MS) return false;
+    const pid = Number(readFileSync(marker, 'utf8').trim());
+    if (Number.isInteger(pid) && pid > 0) process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The agent's socket, when there is one to use; waits briefly for one another command is starting. */
+async function findSocket(env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  const dir = sessionDirFrom(env);
+  const socket = socketPathIn(dir);
+  if (!existsSync(socket)) {
+    const marker = startingMarkerIn(dir);
+    for (const deadline = Date.now() + STARTING_WAIT_MS; !existsSync(socket); ) {
+      if (Date.now() > deadline || !startingNow(marker)) return undefined;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+  // Any problem is reported by the full CLI (SESSION_DIR_UNSAFE), which checks again.
+  if (privateDirProblem(dir) !== undefined || privateSocketProblem(socket) !== undefined) return undefined;
+  return socket;
+}
+
+function commandEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+  return env;
+}
+
+function runRequest(argv: string[]): RunRequest {
+  const stdout = isatty(1);
+  const stderr = isatty(2);
+  const columns = stdout ? process.stdout.columns : stderr ? process.stderr.columns : undefined;
+  return {
+    op: 'run',
+    argv,
+    cwd: process.cwd(),
+    env: commandEnv(),
+    tty: { stdin: isatty(0), stdout, stderr, ...(columns ? { columns } : {}) },
+    pid: process.pid,
+  };
+}
+
+/** As src/bin-entry.ts: a reader that went away ends the command with 0; another write error with 1. */
+function endWhenOutputFails(stream: NodeJS.WriteStream, name: 'stdout' | 'stderr'): void {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0);
+    if (name === 'stdout') process.stderr.write(`stor: cannot write to standard output: ${err.code ?? err.message}\n`);
+    process.exit(1);
+  });
+}
+
+/** How a handed-over command ended, as far as this process can tell. */
+type Outcome = { exit: number } | { declined: true } | { lost: { changes: boolean | undefined; wrote: boolean; readStdin: boolean } };
+
+/** Hands the command to the agent on `socket` and relays it until its exit, a decline, or the agent's loss. */
+function relay(socket: Socket, argv: string[]): Promise<Outcome> {
+  return new Promise((resolve) => {
+    let changes: boolean | undefined;
+    let wrote = false;
+    let pulled = false;
+    let settled = false;
+    let signalled: NodeJS.Signals | undefined;
+    const send = (m: RunInput) => socket.write(encodeLine(m));
+
+    const finish = (outcome: Outcome) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(watchdog);
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      if (pulled) process.stdin.pause();
+      socket.destroy();
+      resolve(outcome);
+    };
+    const lost = () => finish({ lost: { changes, wrote, readStdin: pulled } });
+
+    const limit = silenceLimitMs(argv);
+    let watchdog = setTimeout(lost, limit);
+    const heard = () => {
+      clearTimeout(watchdog);
+      watchdog = setTimeout(lost, limit);
+    };
+
+    const onSignal = (s: NodeJS.Signals) => {
+      // A second one: the operator means it; the agent's command is left to its handlers.
+      if (signalled) process.exit(s === 'SIGINT' ? 130 : 143);
+      signalled = s;
+      send({ t: 'signal', s: s === 'SIGINT' ? 'SIGINT' : 'SIGTERM' });
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+
+    const pull = () => {
+      if (pulled) return;
+      pulled = true;
+      process.stdin.on('data', (chunk: Buffer) => {
+        let flowing = true;
+        for (let at = 0; at < chunk.length; at += STDIN_CHUNK_BYTES) flowing = send({ t: 'in', d: chunk.subarray(at, at + STDIN_CHUNK_BYTES).toString('base64') }) && flowing;
+        if (!flowing) {
+          process.stdin.pause();
+          socket.once('drain', () => process.stdin.resume());
+        }
+      });
+      process.stdin.on('end', () => send({ t: 'eof' }));
+      // An unreadable stdin (closed, a directory): the command sees an empty one, as it would have.
+      process.stdin.on('error', () => send({ t: 'eof' }));
+    };
+
+    const onMessage = (m: Record<string, unknown>) => {
+      if (settled) return;
+      heard();
+      const msg = m as RunMessage;
+      switch (msg.t) {
+        case 'declined':
+          if (changes === undefined) finish({ declined: true });
+          return;
+        case 'accepted':
+          changes = msg.changes === true;
+          return;
+        case 'out':
+        case 'err': {
+          wrote = true;
+          const data = msg.b64 ? Buffer.from(msg.d, 'base64') : msg.d;
+          (msg.t === 'out' ? process.stdout : process.stderr).write(data);
+          return;
+        }
+        case 'pull':
+          pull();
+          return;
+        case 'beat':
+          return;
+        case 'exit':
+          finish({ exit: typeof msg.code === 'number' ? msg.code : 1 });
+          return;
+        default:
+          lost();
+      }
+    };
+    socket.on('data', lineReader(onMessage, lost));
+    socket.on('close', lost);
+    socket.on('error', lost);
+    socket.write(encodeLine(runRequest(argv)));
+  });
+}
+
+/** Connects to the agent's socket; undefined when nothing listens there (a stale socket, a refused connect). */
+function connectTo(path: string): Promise<Socket | undefined> {
+  return new Promise((resolve) => {
+    const socket = connect(path);
+    socket.once('connect', () => {
+      socket.off('error', refused);
+      resolve(socket);
+    });
+    const refused = () => resolve(undefined);
+    socket.once('error', refused);
+  });
+}
+
+/** Sets the exit code once what was written has left the process. */
+function exitAfterFlush(code: number): void {
+  process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
+}
+
+/** What bin/stor.js runs. */
+export async function start(): Promise<void> {
+  const argv = process.argv.slice(2);
+  if (noSessionFlag(argv) || sessionSetting(process.env.STOR_SESSION) !== 'on' || alwaysDeclined(argv)) return inProcess();
+  const path = await findSocket(process.env);
+  const socket = path === undefined ? undefined : await connectTo(path);
+  if (!socket) return inProcess();
+  endWhenOutputFails(process.stdout, 'stdout');
+  endWhenOutputFails(process.stderr, 'stderr');
+  const outcome = await relay(socket, argv);
+  if ('declined' in outcome) return inProcess();
+  if ('exit' in outcome) return exitAfterFlush(outcome.exit);
+  const { changes, wrote, readStdin } = outcome.lost;
+  if (changes !== true && !wrote && !readStdin) {
+    // Run again with a connection of its own: not waiting for, nor starting, another agent.
+    process.env.STOR_SESSION = 'off';
+    return inProcess();
+  }
+  const cli = new URL('./stor.js', import.meta.url).href;
+  const { reportSessionLost } = (await import(cli)) as { reportSessionLost(argv: readonly string[]): Promise<number> };
+  exitAfterFlush(await reportSessionLost(argv));
+}
