@@ -1,5 +1,5 @@
 #!/usr/bin/env node
 // The only place that ends the process: run() returns the exit code, main() sets it.
-import { main } from '../dist/bundle/stor.js';
+import { start } from '../dist/bundle/start.js';
 
-await main();
+await start();

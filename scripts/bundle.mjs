@@ -2,7 +2,7 @@
 // Lazily imported commands stay lazy as separate chunks. SQLite's native binding is loaded at run time
 // (src/core/store/sqlite.ts picks the better-sqlite3 build for the runtime), outside the bundle.
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 
@@ -16,18 +16,40 @@ const buildId = hash.digest('hex').slice(0, 16);
 // Chunk names carry content hashes: without a clean start, chunks of earlier builds pile up.
 rmSync('dist/bundle', { recursive: true, force: true });
 
-await build({
-  entryPoints: { stor: 'src/bin-entry.ts' },
+const common = {
   define: { __STOR_BUILD__: JSON.stringify(buildId) },
-  outdir: 'dist/bundle',
   bundle: true,
-  splitting: true,
-  format: 'esm',
   platform: 'node',
   target: 'node20',
   external: ['better-sqlite3'],
+  logLevel: 'warning',
+};
+
+await build({
+  ...common,
+  entryPoints: { stor: 'src/bin-entry.ts', start: 'src/start.ts' },
+  outdir: 'dist/bundle',
+  splitting: true,
+  format: 'esm',
   // Bundled CommonJS dependencies call require() for Node built-ins.
   banner: { js: "import { createRequire as __storRequire } from 'node:module'; const require = __storRequire(import.meta.url);" },
   chunkNames: 'chunks/[name]-[hash]',
-  logLevel: 'warning',
 });
+
+// The same CLI as one CommonJS file, for Node 20, which has no compile cache for ES modules:
+// src/code-cache.ts runs it with V8's code cache. ASCII only, so it is read as latin1 (a few ms,
+// where UTF-8 costs 15 and makes V8 hold it as two-byte text).
+const cjs = 'dist/bundle/stor.cjs';
+await build({
+  ...common,
+  entryPoints: { stor: 'src/bin-entry.ts' },
+  outfile: cjs,
+  format: 'cjs',
+  charset: 'ascii',
+  define: { ...common.define, 'import.meta.url': '__storModuleUrl' },
+  banner: { js: "const __storModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
+});
+// charset 'ascii' escapes strings, templates and regular expressions; comments keep their text,
+// where an escape is as readable.
+const text = readFileSync(cjs, 'utf8');
+writeFileSync(cjs, text.replace(/[^\x00-\x7f]/gu, (c) => `\\u{${c.codePointAt(0).toString(16)}}`));

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import * as nodeModule from 'node:module';
 import { join } from 'node:path';
+import { asksOnlyVersion } from './version-only.js';
 
 type CompileCache = { enableCompileCache?: (dir: string) => unknown };
 
@@ -20,13 +21,13 @@ function endWhenOutputFails(stream: NodeJS.WriteStream, name: 'stdout' | 'stderr
 }
 
 /**
- * What bin/stor.js runs: the only place the process's exit code is set. `--version` is answered
- * before the CLI loads, since scripts call it often and it needs nothing else.
+ * What bin/stor.js runs (through start.ts): the only place the process's exit code is set.
+ * `--version` is answered before the CLI loads (version-only.ts).
  */
 export async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   endWhenOutputFails(process.stdout, 'stdout');
-  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+  if (asksOnlyVersion(argv)) {
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
     process.stdout.write(`${pkg.version}\n`);
     return;

@@ -1,0 +1,84 @@
+import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import * as nodeModule from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { spawnStor } from '../helpers/bin.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+// Node ≥ 22.1 keeps compiled modules itself; only Node 20 runs the CommonJS bundle with a code cache.
+const node20 = !('enableCompileCache' in nodeModule);
+const BUNDLE_DIR = fileURLToPath(new URL('../../dist/bundle', import.meta.url));
+
+/** A fresh embedded state and cache directory, and a whoami against them. */
+function setup() {
+  const home = tempDir();
+  const cache = tempDir();
+  const whoami = () => spawnStor(['whoami', '--json'], { env: { STOR_HOME: home, XDG_CACHE_HOME: cache } });
+  return { cache, codeCache: join(cache, 'stor', 'code-cache'), whoami };
+}
+
+const cacheFiles = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.v8'));
+const mode = (path: string) => statSync(path).mode & 0o777;
+
+describe.runIf(node20)("the bundle's code cache on Node 20", () => {
+  it('is written owner-only under the cache directory, never beside the bundle, and serves the next command', async () => {
+    const bundleBefore = readdirSync(BUNDLE_DIR, { recursive: true }).sort();
+    const { codeCache, whoami } = setup();
+    const first = await whoami();
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toBe('');
+    expect(mode(codeCache)).toBe(0o700);
+    const [file, ...more] = cacheFiles(codeCache);
+    expect(more).toEqual([]);
+    expect(mode(join(codeCache, file!))).toBe(0o600);
+    const written = readFileSync(join(codeCache, file!));
+    const second = await whoami();
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toBe(first.stdout);
+    // Accepted, so not written again.
+    expect(readFileSync(join(codeCache, file!)).equals(written)).toBe(true);
+    expect(readdirSync(BUNDLE_DIR, { recursive: true }).sort()).toEqual(bundleBefore);
+  });
+
+  it('a corrupt code cache is skipped silently and replaced', async () => {
+    const { codeCache, whoami } = setup();
+    const first = await whoami();
+    const [file] = cacheFiles(codeCache);
+    const garbage = Buffer.alloc(statSync(join(codeCache, file!)).size, 0x5a);
+    writeFileSync(join(codeCache, file!), garbage);
+    const after = await whoami();
+    expect(after.code, after.stderr).toBe(0);
+    expect(after.stderr).toBe('');
+    expect(after.stdout).toBe(first.stdout);
+    expect(readFileSync(join(codeCache, file!)).equals(garbage)).toBe(false);
+    // Truncated to nothing: the same.
+    writeFileSync(join(codeCache, file!), '');
+    const empty = await whoami();
+    expect(empty.code, empty.stderr).toBe(0);
+    expect(empty.stdout).toBe(first.stdout);
+    expect(statSync(join(codeCache, file!)).size).toBeGreaterThan(0);
+  });
+
+  it('a code cache that cannot be written is skipped silently', async () => {
+    const home = tempDir();
+    // The cache directory's place is taken by a file: nothing can be made there.
+    const blocked = join(tempDir(), 'not-a-directory');
+    writeFileSync(blocked, '');
+    const r = await spawnStor(['whoami', '--json'], { env: { STOR_HOME: home, XDG_CACHE_HOME: blocked } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout).username).toBe('truenas_admin');
+  });
+
+  it('a code cache directory open to others is neither read, written nor repaired', async () => {
+    const { codeCache, whoami } = setup();
+    mkdirSync(codeCache, { recursive: true });
+    chmodSync(codeCache, 0o777);
+    const r = await whoami();
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(cacheFiles(codeCache)).toEqual([]);
+    expect(mode(codeCache)).toBe(0o777);
+  });
+});
