@@ -20,9 +20,27 @@ import { BUILD_ID, ensurePrivateDir } from './core/session/paths.js';
  * compile it would have saved, silently.
  */
 
-/** The cache file for this bundle, as read from `st`: another build, Node or bundle file never matches. */
-function cacheFileFor(dir: string, st: { ino: number; size: number; mtimeMs: number }): string {
-  return join(dir, `bundle-${BUILD_ID}-${process.version}-${process.arch}-${st.ino}-${st.size}-${Math.trunc(st.mtimeMs)}.v8`);
+/** FNV-1a, 32 bits: a short, stable name for a string; no secret is hashed here. */
+function shortHash(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return h.toString(16).padStart(8, '0');
+}
+
+/**
+ * The cache file for this bundle, as read from `st`: another build, Node or bundle file never
+ * matches. Node's flags are part of the name too: V8 rejects a cache made under other flags, so
+ * runs with and without (say) NODE_OPTIONS would otherwise rewrite one file in turn.
+ */
+function cacheFileFor(dir: string, st: { ino: number; size: number; mtimeMs: number }, env: NodeJS.ProcessEnv): string {
+  return join(dir, `${runPrefix(env)}${st.ino}-${st.size}-${Math.trunc(st.mtimeMs)}.v8`);
+}
+
+const BUILD_PREFIX = `bundle-${BUILD_ID}-`;
+
+/** This build, Node and flags: the part of the name that the bundle file's identity follows. */
+function runPrefix(env: NodeJS.ProcessEnv): string {
+  return `${BUILD_PREFIX}${process.version}-${process.arch}-${shortHash(`${process.execArgv.join(' ')}\0${env.NODE_OPTIONS ?? ''}`)}-`;
 }
 
 /** A regular file of this user's, read whole; undefined when absent or anything else. */
@@ -51,14 +69,19 @@ function readOwnFile(path: string): Buffer | undefined {
   }
 }
 
-/** Writes the cache whole or not at all, and drops the caches of other builds and Nodes. */
-function writeCache(dir: string, file: string, data: Buffer): void {
+/**
+ * Writes the cache whole or not at all, and drops the caches no run will ask for again: other
+ * builds', and this run's kind for an earlier bundle file. Caches of this build under other Nodes
+ * or flags stay: those runs use them.
+ */
+function writeCache(dir: string, file: string, data: Buffer, run: string): void {
   try {
     const tmp = `${file}.${process.pid}.tmp`;
     writeFileSync(tmp, data, { mode: 0o600, flag: 'wx' });
     renameSync(tmp, file);
     for (const name of readdirSync(dir)) {
-      if (name.startsWith('bundle-') && name.endsWith('.v8') && join(dir, name) !== file) unlinkSync(join(dir, name));
+      if (!name.startsWith('bundle-') || !name.endsWith('.v8') || join(dir, name) === file) continue;
+      if (!name.startsWith(BUILD_PREFIX) || name.startsWith(run)) unlinkSync(join(dir, name));
     }
   } catch {
     // A cache not written is compiled again next time.
@@ -89,7 +112,7 @@ export function loadWithCodeCache(bundle: string, env: NodeJS.ProcessEnv): Main 
   } catch {
     dir = undefined;
   }
-  const file = dir === undefined ? undefined : cacheFileFor(dir, st);
+  const file = dir === undefined ? undefined : cacheFileFor(dir, st, env);
   const cachedData = file === undefined ? undefined : readOwnFile(file);
   // The module wrapper Node gives CommonJS files; strict, as the ES modules it was bundled from are.
   const script = new Script(`(function (exports, require, module, __filename, __dirname) {'use strict';${source}\n})`, {
@@ -97,7 +120,7 @@ export function loadWithCodeCache(bundle: string, env: NodeJS.ProcessEnv): Main 
     ...(cachedData ? { cachedData } : {}),
   });
   if (dir !== undefined && file !== undefined && (cachedData === undefined || script.cachedDataRejected)) {
-    process.once('exit', () => writeCache(dir, file, script.createCachedData()));
+    process.once('exit', () => writeCache(dir, file, script.createCachedData(), runPrefix(env)));
   }
   const module = { exports: {} as { main?: Main } };
   (script.runInThisContext() as (...args: unknown[]) => void).call(module.exports, module.exports, createRequire(bundle), module, bundle, dirname(bundle));

@@ -60,6 +60,21 @@ describe.runIf(node20)("the bundle's code cache on Node 20", () => {
     expect(statSync(join(codeCache, file!)).size).toBeGreaterThan(0);
   });
 
+  it('runs under other Node flags keep a cache of their own instead of rewriting one in turn', async () => {
+    const home = tempDir();
+    const cache = tempDir();
+    const codeCache = join(cache, 'stor', 'code-cache');
+    const run = (nodeOptions?: string) =>
+      spawnStor(['whoami'], { env: { STOR_HOME: home, XDG_CACHE_HOME: cache, ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) } });
+    expect((await run()).code).toBe(0);
+    const [plain] = cacheFiles(codeCache);
+    const plainBytes = readFileSync(join(codeCache, plain!));
+    expect((await run('--max-semi-space-size=32')).code).toBe(0);
+    expect((await run()).code).toBe(0);
+    expect(cacheFiles(codeCache)).toHaveLength(2);
+    expect(readFileSync(join(codeCache, plain!)).equals(plainBytes)).toBe(true);
+  });
+
   it('a code cache that cannot be written is skipped silently', async () => {
     const home = tempDir();
     // The cache directory's place is taken by a file: nothing can be made there.
