@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// The only place that ends the process: run() returns the exit code, main() sets it.
-import { start } from '../dist/bundle/start.js';
-
-await start();
+// CommonJS (bin/package.json says so): an ES module here would make Node start its module loader
+// before any of stor runs. The only place that ends the process: run() returns the exit code,
+// main() sets it.
+'use strict';
+require('../dist/bundle/start.cjs').start();

@@ -27,13 +27,24 @@ const common = {
 
 await build({
   ...common,
-  entryPoints: { stor: 'src/bin-entry.ts', start: 'src/start.ts' },
+  entryPoints: { stor: 'src/bin-entry.ts' },
   outdir: 'dist/bundle',
   splitting: true,
   format: 'esm',
   // Bundled CommonJS dependencies call require() for Node built-ins.
   banner: { js: "import { createRequire as __storRequire } from 'node:module'; const require = __storRequire(import.meta.url);" },
   chunkNames: 'chunks/[name]-[hash]',
+});
+
+// What bin/stor.js loads first (src/start.ts): one CommonJS file of its own, not split into chunks
+// shared with the CLI, and no ES module, so Node 20 starts no module loader before it runs.
+await build({
+  ...common,
+  entryPoints: { start: 'src/start.ts' },
+  outfile: 'dist/bundle/start.cjs',
+  format: 'cjs',
+  define: { ...common.define, 'import.meta.url': '__storModuleUrl' },
+  banner: { js: "const __storModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
 });
 
 // The same CLI as one CommonJS file, for Node 20, which has no compile cache for ES modules:

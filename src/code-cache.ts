@@ -29,18 +29,20 @@ function shortHash(text: string): string {
 
 /**
  * The cache file for this bundle, as read from `st`: another build, Node or bundle file never
- * matches. Node's flags are part of the name too: V8 rejects a cache made under other flags, so
- * runs with and without (say) NODE_OPTIONS would otherwise rewrite one file in turn.
+ * matches. Node's flags and the bundle's path are part of the name too: V8 rejects a cache made
+ * under other flags, so runs with and without (say) NODE_OPTIONS, or two installed copies of one
+ * build, would otherwise rewrite one file in turn.
  */
-function cacheFileFor(dir: string, st: { ino: number; size: number; mtimeMs: number }, env: NodeJS.ProcessEnv): string {
-  return join(dir, `${runPrefix(env)}${st.ino}-${st.size}-${Math.trunc(st.mtimeMs)}.v8`);
+function cacheFileFor(dir: string, bundle: string, st: { ino: number; size: number; mtimeMs: number }, env: NodeJS.ProcessEnv): string {
+  return join(dir, `${runPrefix(bundle, env)}${st.ino}-${st.size}-${Math.trunc(st.mtimeMs)}.v8`);
 }
 
 const BUILD_PREFIX = `bundle-${BUILD_ID}-`;
 
-/** This build, Node and flags: the part of the name that the bundle file's identity follows. */
-function runPrefix(env: NodeJS.ProcessEnv): string {
-  return `${BUILD_PREFIX}${process.version}-${process.arch}-${shortHash(`${process.execArgv.join(' ')}\0${env.NODE_OPTIONS ?? ''}`)}-`;
+/** This build, Node, flags and bundle path: the part of the name that the bundle file's identity follows. */
+function runPrefix(bundle: string, env: NodeJS.ProcessEnv): string {
+  const flags = shortHash(`${process.execArgv.join(' ')}\0${env.NODE_OPTIONS ?? ''}`);
+  return `${BUILD_PREFIX}${process.version}-${process.arch}-${flags}-${shortHash(bundle)}-`;
 }
 
 /** A regular file of this user's, read whole; undefined when absent or anything else. */
@@ -71,8 +73,8 @@ function readOwnFile(path: string): Buffer | undefined {
 
 /**
  * Writes the cache whole or not at all, and drops the caches no run will ask for again: other
- * builds', and this run's kind for an earlier bundle file. Caches of this build under other Nodes
- * or flags stay: those runs use them.
+ * builds', and this run's kind for an earlier file at the same path (a rebuild). Caches of this
+ * build under other Nodes, flags or paths stay: those runs use them.
  */
 function writeCache(dir: string, file: string, data: Buffer, run: string): void {
   try {
@@ -112,7 +114,7 @@ export function loadWithCodeCache(bundle: string, env: NodeJS.ProcessEnv): Main 
   } catch {
     dir = undefined;
   }
-  const file = dir === undefined ? undefined : cacheFileFor(dir, st, env);
+  const file = dir === undefined ? undefined : cacheFileFor(dir, bundle, st, env);
   const cachedData = file === undefined ? undefined : readOwnFile(file);
   // The module wrapper Node gives CommonJS files; strict, as the ES modules it was bundled from are.
   const script = new Script(`(function (exports, require, module, __filename, __dirname) {'use strict';${source}\n})`, {
@@ -120,7 +122,7 @@ export function loadWithCodeCache(bundle: string, env: NodeJS.ProcessEnv): Main 
     ...(cachedData ? { cachedData } : {}),
   });
   if (dir !== undefined && file !== undefined && (cachedData === undefined || script.cachedDataRejected)) {
-    process.once('exit', () => writeCache(dir, file, script.createCachedData(), runPrefix(env)));
+    process.once('exit', () => writeCache(dir, file, script.createCachedData(), runPrefix(bundle, env)));
   }
   const module = { exports: {} as { main?: Main } };
   (script.runInThisContext() as (...args: unknown[]) => void).call(module.exports, module.exports, createRequire(bundle), module, bundle, dirname(bundle));
