@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, openSync, readdirSync, readFileSync, readSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, futimesSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
@@ -37,15 +37,20 @@ function cacheFileFor(dir: string, bundle: string, st: { ino: number; size: numb
   return join(dir, `${runPrefix(bundle, env)}${st.ino}-${st.size}-${Math.trunc(st.mtimeMs)}.v8`);
 }
 
-const BUILD_PREFIX = `bundle-${BUILD_ID}-`;
-
 /** This build, Node, flags and bundle path: the part of the name that the bundle file's identity follows. */
 function runPrefix(bundle: string, env: NodeJS.ProcessEnv): string {
   const flags = shortHash(`${process.execArgv.join(' ')}\0${env.NODE_OPTIONS ?? ''}`);
-  return `${BUILD_PREFIX}${process.version}-${process.arch}-${flags}-${shortHash(bundle)}-`;
+  return `bundle-${BUILD_ID}-${process.version}-${process.arch}-${flags}-${shortHash(bundle)}-`;
 }
 
-/** A regular file of this user's, read whole; undefined when absent or anything else. */
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** A cache no run has used for this long belongs to a build or Node no longer run: removed. */
+const UNUSED_MS = 7 * DAY_MS;
+
+/**
+ * A regular file of this user's, read whole; undefined when absent or anything else. Its
+ * modification time is moved to now at most once a day, so that it says when it was last used.
+ */
 function readOwnFile(path: string): Buffer | undefined {
   let fd: number;
   try {
@@ -63,6 +68,7 @@ function readOwnFile(path: string): Buffer | undefined {
       if (n === 0) break;
       length += n;
     }
+    if (Date.now() - st.mtimeMs > DAY_MS) futimesSync(fd, new Date(), new Date());
     return buf.subarray(0, length);
   } catch {
     return undefined;
@@ -72,18 +78,21 @@ function readOwnFile(path: string): Buffer | undefined {
 }
 
 /**
- * Writes the cache whole or not at all, and drops the caches no run will ask for again: other
- * builds', and this run's kind for an earlier file at the same path (a rebuild). Caches of this
- * build under other Nodes, flags or paths stay: those runs use them.
+ * Writes the cache whole or not at all, and drops the caches no run will ask for again: this
+ * run's kind for an earlier file at the same path (a rebuild), and any unused for a week. Other
+ * builds', Nodes', flags' or paths' caches stay while in use: two versions of stor run in turn
+ * must not delete each other's at every run.
  */
 function writeCache(dir: string, file: string, data: Buffer, run: string): void {
   try {
     const tmp = `${file}.${process.pid}.tmp`;
     writeFileSync(tmp, data, { mode: 0o600, flag: 'wx' });
     renameSync(tmp, file);
+    const now = Date.now();
     for (const name of readdirSync(dir)) {
-      if (!name.startsWith('bundle-') || !name.endsWith('.v8') || join(dir, name) === file) continue;
-      if (!name.startsWith(BUILD_PREFIX) || name.startsWith(run)) unlinkSync(join(dir, name));
+      const path = join(dir, name);
+      if (!name.startsWith('bundle-') || path === file) continue;
+      if (name.startsWith(run) || now - statSync(path).mtimeMs > UNUSED_MS) unlinkSync(path);
     }
   } catch {
     // A cache not written is compiled again next time.

@@ -1,14 +1,16 @@
-import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import * as nodeModule from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { spawnStor } from '../helpers/bin.js';
+import { STOR_BIN, spawnStor } from '../helpers/bin.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 // Node ≥ 22.1 keeps compiled modules itself; only Node 20 runs the CommonJS bundle with a code cache.
 const node20 = !('enableCompileCache' in nodeModule);
-const BUNDLE_DIR = fileURLToPath(new URL('../../dist/bundle', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const BUNDLE_DIR = join(ROOT, 'dist', 'bundle');
 
 /** A fresh embedded state and cache directory, and a whoami against them. */
 function setup() {
@@ -73,6 +75,36 @@ describe.runIf(node20)("the bundle's code cache on Node 20", () => {
     expect((await run()).code).toBe(0);
     expect(cacheFiles(codeCache)).toHaveLength(2);
     expect(readFileSync(join(codeCache, plain!)).equals(plainBytes)).toBe(true);
+  });
+
+  it('two installed copies of stor run in turn keep a cache each, and a cache unused for a week is removed', async () => {
+    const home = tempDir();
+    const cache = tempDir();
+    const codeCache = join(cache, 'stor', 'code-cache');
+    // A second copy of this build elsewhere, as a second install would be.
+    const copy = tempDir();
+    cpSync(join(ROOT, 'bin'), join(copy, 'bin'), { recursive: true });
+    cpSync(BUNDLE_DIR, join(copy, 'dist', 'bundle'), { recursive: true });
+    cpSync(join(ROOT, 'package.json'), join(copy, 'package.json'));
+    symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
+    const env = { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', STOR_HOME: home, XDG_CACHE_HOME: cache };
+    const run = (bin: string) => spawnSync(process.execPath, [bin, 'whoami'], { env, encoding: 'utf8' });
+    expect(run(STOR_BIN).status).toBe(0);
+    const [first] = cacheFiles(codeCache);
+    const firstBytes = readFileSync(join(codeCache, first!));
+    mkdirSync(codeCache, { recursive: true });
+    const stale = join(codeCache, 'bundle-0000000000000000-v0-x64-00000000-00000000-1-1-1.v8');
+    const recent = join(codeCache, 'bundle-1111111111111111-v0-x64-00000000-00000000-1-1-1.v8');
+    writeFileSync(stale, 'old', { mode: 0o600 });
+    writeFileSync(recent, 'recent', { mode: 0o600 });
+    const eightDaysAgo = new Date(Date.now() - 8 * 24 * 3600 * 1000);
+    utimesSync(stale, eightDaysAgo, eightDaysAgo);
+    expect(run(join(copy, 'bin', 'stor.js')).status).toBe(0);
+    expect(run(STOR_BIN).status).toBe(0);
+    expect(readFileSync(join(codeCache, first!)).equals(firstBytes)).toBe(true);
+    expect(existsSync(stale)).toBe(false);
+    expect(existsSync(recent)).toBe(true);
+    expect(cacheFiles(codeCache)).toHaveLength(3);
   });
 
   it('a code cache that cannot be written is skipped silently', async () => {
