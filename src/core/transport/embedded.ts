@@ -78,8 +78,10 @@ function loginByOwnKeyFile(appliance: Appliance, session: Session, own: { key: s
 
 /**
  * The emulated appliance in this process. Calls go through the same dispatcher as the network
- * server, after a real `auth.login_with_api_key`, so authorization and the 25.10.1 login defect
- * behave the same on both targets.
+ * server, so authorization and the 25.10.1 login defect behave the same on both targets. The
+ * session is the one a key login gives: the state's own key file is admitted with a login's
+ * checks minus the second hash (loginByOwnKeyFile); any other key makes a real
+ * `auth.login_with_api_key`.
  */
 export class EmbeddedTransport implements Transport {
   readonly target: TargetInfo;
