@@ -16,38 +16,74 @@ const buildId = hash.digest('hex').slice(0, 16);
 // Chunk names carry content hashes: without a clean start, chunks of earlier builds pile up.
 rmSync('dist/bundle', { recursive: true, force: true });
 
-const result = await build({
-  // first-stage: what bin/stor.js loads (src/first-stage.ts); stor: the full CLI it falls back to;
-  // agent: the session agent's process (src/agent-entry.ts).
-  entryPoints: { stor: 'src/bin-entry.ts', 'first-stage': 'src/first-stage.ts', agent: 'src/agent-entry.ts' },
-  metafile: true,
+const common = {
   define: { __STOR_BUILD__: JSON.stringify(buildId) },
-  outdir: 'dist/bundle',
   bundle: true,
-  splitting: true,
-  format: 'esm',
   platform: 'node',
   target: 'node20',
   external: ['better-sqlite3'],
+  logLevel: 'warning',
+};
+
+// stor: the full CLI as ES modules (Node ≥ 22 runs it, and the first stage's fallback on a lost
+// agent reports through it); agent: the session agent's process (src/agent-entry.ts).
+await build({
+  ...common,
+  entryPoints: { stor: 'src/bin-entry.ts', agent: 'src/agent-entry.ts' },
+  outdir: 'dist/bundle',
+  splitting: true,
+  format: 'esm',
   // Bundled CommonJS dependencies call require() for Node built-ins.
   banner: { js: "import { createRequire as __storRequire } from 'node:module'; const require = __storRequire(import.meta.url);" },
   chunkNames: 'chunks/[name]-[hash]',
-  logLevel: 'warning',
 });
+
+// What bin/stor.js loads first: the first stage (src/first-stage.ts, docs/SESSIONS.md), which hands
+// the command to the session agent, and only when it cannot, start.cjs (src/start.ts), which loads
+// the CLI into this process. Each one CommonJS file of its own, not split into chunks shared with
+// the CLI, and no ES module, so Node starts no module loader before they run.
+const firstStage = await build({
+  ...common,
+  entryPoints: { 'first-stage': 'src/first-stage.ts' },
+  outfile: 'dist/bundle/first-stage.cjs',
+  format: 'cjs',
+  metafile: true,
+  define: { ...common.define, 'import.meta.url': '__storModuleUrl' },
+  banner: { js: "const __storModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
+});
+// The first stage must start in a few milliseconds over bare Node: only these sources may be in it.
+const FIRST_STAGE_SOURCES = new Set(['src/first-stage.ts', 'src/core/session/paths.ts', 'src/core/session/setting.ts', 'src/core/session/protocol.ts']);
+const heavy = Object.values(firstStage.metafile.outputs).flatMap((o) => Object.keys(o.inputs)).filter((input) => !FIRST_STAGE_SOURCES.has(input));
+if (heavy.length > 0) throw new Error(`the first stage (bin/stor.js) would load more than it may: ${heavy.join(', ')}`);
+
+// start.cjs (src/start.ts): one CommonJS file of its own, not split into chunks
+// shared with the CLI, and no ES module, so Node 20 starts no module loader before it runs.
+await build({
+  ...common,
+  entryPoints: { start: 'src/start.ts' },
+  outfile: 'dist/bundle/start.cjs',
+  format: 'cjs',
+  define: { ...common.define, 'import.meta.url': '__storModuleUrl' },
+  banner: { js: "const __storModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
+});
+
+// The same CLI as one CommonJS file, for Node 20, which has no compile cache for ES modules:
+// src/code-cache.ts runs it with V8's code cache. ASCII only, so it is read as latin1 (a few ms,
+// where UTF-8 costs 15 and makes V8 hold it as two-byte text).
+const cjs = 'dist/bundle/stor.cjs';
+await build({
+  ...common,
+  entryPoints: { stor: 'src/bin-entry.ts' },
+  outfile: cjs,
+  format: 'cjs',
+  charset: 'ascii',
+  define: { ...common.define, 'import.meta.url': '__storModuleUrl' },
+  banner: { js: "const __storModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
+});
+// charset 'ascii' escapes strings, templates and regular expressions; comments keep their text,
+// where an escape is as readable.
+const text = readFileSync(cjs, 'utf8');
+writeFileSync(cjs, text.replace(/[^\x00-\x7f]/gu, (c) => `\\u{${c.codePointAt(0).toString(16)}}`));
 
 // Which build this is, for whoever must find this build's agent socket from outside the bundle.
 writeFileSync('dist/bundle/build-id', `${buildId}\n`);
-
-// The first stage must start in a few milliseconds over bare Node (docs/SESSIONS.md): only these
-// sources may reach it, through its static imports. A heavier import fails the build.
-const FIRST_STAGE_SOURCES = new Set(['src/first-stage.ts', 'src/core/session/paths.ts', 'src/core/session/setting.ts', 'src/core/session/protocol.ts']);
-const outputs = result.metafile.outputs;
-const reached = new Set();
-const visit = (file) => {
-  if (reached.has(file)) return;
-  reached.add(file);
-  for (const imp of outputs[file].imports) if (imp.kind === 'import-statement' && !imp.external) visit(imp.path);
-};
-visit('dist/bundle/first-stage.js');
-const heavy = [...reached].flatMap((file) => Object.keys(outputs[file].inputs)).filter((input) => !FIRST_STAGE_SOURCES.has(input));
-if (heavy.length > 0) throw new Error(`the first stage (bin/stor.js) would load more than it may: ${heavy.join(', ')}`);

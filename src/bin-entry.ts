@@ -1,34 +1,19 @@
-import { readFileSync } from 'node:fs';
 import * as nodeModule from 'node:module';
 import { join } from 'node:path';
+import { endWhenOutputFails } from './output-errors.js';
+import { asksOnlyVersion, writeVersion } from './version-only.js';
 
 type CompileCache = { enableCompileCache?: (dir: string) => unknown };
 
 /**
- * A reader that went away (`stor ls | head -1`) is not a failure of the command: end at once
- * with 0, as `set -o pipefail` runbooks expect, instead of an unhandled EPIPE stack trace. Exiting
- * stops whatever the command was still doing; an embedded upload's temporary file is swept by the
- * next command that opens the state (its process is dead by then). Any other write error (a full
- * disk behind `> file`) ends it with exit 1 and one line saying so, where that line can still go.
- */
-function endWhenOutputFails(stream: NodeJS.WriteStream, name: 'stdout' | 'stderr'): void {
-  stream.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE') process.exit(0);
-    if (name === 'stdout') process.stderr.write(`stor: cannot write to standard output: ${err.code ?? err.message}\n`);
-    process.exit(1);
-  });
-}
-
-/**
- * What bin/stor.js runs: the only place the process's exit code is set. `--version` is answered
- * before the CLI loads, since scripts call it often and it needs nothing else.
+ * What bin/stor.js runs (through start.ts): the only place the process's exit code is set.
+ * `--version` is answered before the CLI loads (version-only.ts).
  */
 export async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   endWhenOutputFails(process.stdout, 'stdout');
-  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-    process.stdout.write(`${pkg.version}\n`);
+  if (asksOnlyVersion(argv)) {
+    writeVersion(import.meta.url);
     return;
   }
   // Not before: touching process.stderr opens it, which --version has no need to pay for.

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
+import { createRequire } from 'node:module';
 import { isatty } from 'node:tty';
 import { privateDirProblem, privateSocketProblem, sessionDirFrom, socketPathIn, startingMarkerIn } from './core/session/paths.js';
 import { DECLINED_COMMANDS, DECLINED_FLAGS, encodeLine, HEARTBEAT_MS, lineReader, STDIN_CHUNK_BYTES, type RunInput, type RunMessage, type RunRequest } from './core/session/protocol.js';
@@ -60,12 +61,14 @@ export function silenceLimitMs(argv: readonly string[]): number {
   return Math.min(LOST_AFTER_BEATS * HEARTBEAT_MS, Math.max(2 * HEARTBEAT_MS, timeout ?? Infinity));
 }
 
-/** Loads the full CLI and runs the command in this process (`dist/bundle/stor.js`, a sibling of this bundle). */
+/**
+ * Loads the CLI and runs the command in this process: start.cjs (src/start.ts), a sibling of this
+ * bundle, which picks the fastest way this Node has to load it. Required, not imported: no module
+ * loader is started for it.
+ */
 async function inProcess(): Promise<void> {
-  // A computed name, so that the bundler leaves the full CLI out of this one.
-  const cli = new URL('./stor.js', import.meta.url).href;
-  const { main } = (await import(cli)) as { main(): Promise<void> };
-  await main();
+  const { start: startInProcess } = createRequire(import.meta.url)('./start.cjs') as { start(): Promise<void> };
+  await startInProcess();
 }
 
 /** A start under way: the marker exists, is fresh, and names a live process (when it names one). */

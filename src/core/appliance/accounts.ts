@@ -52,8 +52,8 @@ export class AccountsSnapshot {
     private readonly apiKeyIds: Map<number, number[]>,
     /** Users with a two-factor secret. */
     private readonly twofactorUsers: ReadonlySet<number>,
-    /** `smb.local_server_sid`: the domain part of local SIDs. */
-    readonly serverSid: string,
+    /** When the appliance was seeded: what its server SID is derived from. */
+    private readonly seededAt: string,
   ) {
     this.groupById = new Map(groups.map((g) => [g.id, g]));
     this.groupByGid = new Map(groups.map((g) => [g.gid, g]));
@@ -68,8 +68,18 @@ export class AccountsSnapshot {
       listPrivileges(db),
       keys,
       new Set(listUsersWithSecret(db)),
-      serverSidOf(readSettings(db).seeded_at ?? ''),
+      readSettings(db).seeded_at ?? '',
     );
+  }
+
+  private sid: string | undefined;
+
+  /**
+   * `smb.local_server_sid`: the domain part of local SIDs. Derived on first use: the hash is the
+   * first in many commands (whoami, a login) that would otherwise pay for starting it.
+   */
+  get serverSid(): string {
+    return (this.sid ??= serverSidOf(this.seededAt));
   }
 
   hasTwoFactorSecret(user: UserRecord): boolean {

@@ -48,8 +48,19 @@ export async function loginWithApiKey(appliance: Appliance, session: Session, ke
     return 'AUTH_ERR';
   }
   // Read again after the hash: the key may have been revoked, reset or deleted while it ran.
-  const current = store.read(() => findApiKey(store.db, record.id));
-  if (!current || current.key_hash !== record.key_hash || current.revoked) return 'AUTH_ERR';
+  return admitProvenKey(appliance, session, record.id, record.key_hash, username);
+}
+
+/**
+ * Everything a key login checks once the secret is known to match `keyHash`: the key is still
+ * that key (not deleted, not reset), unrevoked and unexpired, used over a secure transport, and
+ * its user may log in. Shared by the network login and the embedded appliance's own key file
+ * (admin-key-file.ts), so both refuse alike.
+ */
+export function admitProvenKey(appliance: Appliance, session: Session, keyId: number, keyHash: string, username?: string): LoginOutcome {
+  const { store } = appliance;
+  const current = store.read(() => findApiKey(store.db, keyId));
+  if (!current || current.key_hash !== keyHash || current.revoked) return 'AUTH_ERR';
   if (current.expires_at !== null && current.expires_at <= Date.now()) return 'EXPIRED';
   if (!session.origin.secure) {
     store.write(() => revokeApiKey(store.db, current.id, INSECURE_REASON));

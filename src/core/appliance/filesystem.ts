@@ -4,7 +4,7 @@ import { STATX_ATTRIBUTES, filesystemContract } from '../contract/filesystem.js'
 import { ERRNO, rpcErrors } from '../errors.js';
 import { ownerKey, type FileOwner } from '../store/files.js';
 import type { Appliance } from './appliance.js';
-import { implement } from './method.js';
+import { implement, withJob } from './method.js';
 import { changeOwner, setPermissions } from './filesystem-perm.js';
 import { makeDirectory } from './filesystem-mkdir.js';
 import { query } from './query.js';
@@ -187,7 +187,7 @@ export const filesystemMethods = [
   implement(filesystemContract['filesystem.setperm'], ({ appliance, job }, data) => setPermissions(appliance, job!, data)),
   implement(filesystemContract['filesystem.chown'], ({ appliance, job }, data) => changeOwner(appliance, job!, data)),
   // As for put below: the output pipe only exists when core.download starts the job (core-download.ts).
-  implement({ ...filesystemContract['filesystem.get'], job: false }, () => {
+  implement(withJob(filesystemContract['filesystem.get'], false), () => {
     throw rpcErrors.call(
       ERRNO.EINVAL,
       "Pipe 'output' is not open: filesystem.get writes the file's bytes, which a JSON-RPC answer cannot carry. " +
@@ -197,7 +197,7 @@ export const filesystemMethods = [
   // The input pipe is checked when the job would be created (MW/job.py, `pipes=["input"]`): a
   // JSON-RPC call has none, so it fails before any job exists — hence no job here. Uploads start
   // the job themselves (upload.ts).
-  implement({ ...filesystemContract['filesystem.put'], job: false }, () => {
+  implement(withJob(filesystemContract['filesystem.put'], false), () => {
     throw rpcErrors.call(
       ERRNO.EINVAL,
       "Pipe 'input' is not open: filesystem.put takes the file's bytes, which a JSON-RPC call cannot carry. " +

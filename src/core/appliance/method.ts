@@ -35,3 +35,11 @@ export function implement<const P extends readonly ParamSpec[], R extends z.ZodT
   // Through the prototype, not a spread: a spread would build the contract's lazy schemas now.
   return Object.assign(Object.create(contract) as MethodContract<P, R>, { handler }) as unknown as MethodDefinition;
 }
+
+/**
+ * The contract with `job` overridden, its lazy schemas left lazy: a spread would build every
+ * schema of the method at load time, on every command's start.
+ */
+export function withJob<C extends MethodContract>(contract: C, job: boolean): C {
+  return Object.assign(Object.create(contract) as C, { job });
+}

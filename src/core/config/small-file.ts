@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, type BigIntStats } from 'node:fs';
 import { StorError } from '../errors.js';
 import { E } from '../error-catalogue.js';
 
@@ -25,13 +25,15 @@ export const PROFILE_LIST_FILE: SmallFileKind = { what: 'a profile list', bytes:
 export interface SmallFile {
   data: Buffer;
   mode: number;
+  /** The open file's status, to the nanosecond: who may trust a file by its identity asks here. */
+  stats: BigIntStats;
 }
 
 // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, forever. It changes
 // nothing for a regular file. O_NOCTTY: naming a terminal must not make it ours.
 const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
 
-function typeOf(st: Stats): string {
+function typeOf(st: BigIntStats): string {
   if (st.isDirectory()) return 'a directory';
   if (st.isFIFO()) return 'a FIFO';
   if (st.isCharacterDevice()) return 'a character device';
@@ -56,9 +58,9 @@ function refused(path: string, kind: SmallFileKind, why: string): StorError {
 export function readSmallFile(path: string, kind: SmallFileKind): SmallFile {
   const fd = openSync(path, OPEN_FLAGS);
   try {
-    const st = fstatSync(fd);
+    const st = fstatSync(fd, { bigint: true });
     if (!st.isFile()) throw refused(path, kind, `is ${typeOf(st)}`);
-    if (st.size > kind.bytes) throw refused(path, kind, `holds ${st.size} bytes`);
+    if (st.size > BigInt(kind.bytes)) throw refused(path, kind, `holds ${st.size} bytes`);
     // Sized by the cap, not by st.size: /proc files say 0 and a file may grow meanwhile.
     const buf = Buffer.alloc(kind.bytes + 1);
     let length = 0;
@@ -68,7 +70,7 @@ export function readSmallFile(path: string, kind: SmallFileKind): SmallFile {
       length += n;
       if (length > kind.bytes) throw refused(path, kind, `holds more than ${kind.bytes} bytes`);
     }
-    return { data: buf.subarray(0, length), mode: st.mode };
+    return { data: buf.subarray(0, length), mode: Number(st.mode), stats: st };
   } finally {
     closeSync(fd);
   }

@@ -20,7 +20,7 @@ export interface CallGate {
  * Anything a handler throws that is not an RpcError reaches the caller as the appliance reports it.
  * A file-system error speaks of the appliance path, never of where the state lives on this host.
  */
-function asRpcError(err: unknown, mntDir?: string): RpcError {
+export function asRpcError(err: unknown, mntDir?: string): RpcError {
   if (err instanceof RpcError) return err;
   if (isSystemError(err)) {
     const inside = mntDir !== undefined && typeof err.path === 'string' && (err.path === mntDir || err.path.startsWith(mntDir + sep));

@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileIdentity, writeAdminKeyBinding } from './admin-key-binding.js';
 import { insertApiKey } from './api-keys.js';
 import { insertGroup, type NewGroup } from './groups.js';
 import { insertPrivilege } from './privileges.js';
@@ -107,23 +108,30 @@ export function seedFreshAppliance(db: Database, stateDir: string): void {
   mkdirSync(join(stateDir, 'mnt', 'tank'), { recursive: true, mode: 0o755 });
 
   const secret = generateKeySecret();
+  const keyHash = hashSecretForSeed(secret);
   const keyId = insertApiKey(db, {
     name: 'stor-embedded-admin',
     user_id: adminId,
-    key_hash: hashSecretForSeed(secret),
+    key_hash: keyHash,
     created_at: Date.now(),
     expires_at: null,
     revoked: false,
     revoked_reason: null,
   });
-  writeAdminKey(stateDir, `${keyId}-${secret}`);
+  const file = writeAdminKey(stateDir, `${keyId}-${secret}`);
+  // The embedded appliance then knows the file as its own key without hashing it again (admin-key-file.ts).
+  writeAdminKeyBinding(db, { keyId, keyHash, file });
   writeSetting(db, 'seeded_at', new Date().toISOString());
 }
 
-/** Written before the seed commits and renamed into place, so the file is whole or absent. */
-function writeAdminKey(stateDir: string, key: string): void {
+/**
+ * Written before the seed commits and renamed into place, so the file is whole or absent. Returns
+ * the identity of the file now in place (after the rename, which moves its change time).
+ */
+function writeAdminKey(stateDir: string, key: string): string {
   const path = join(stateDir, ADMIN_KEY_FILE);
   const tmp = `${path}.${process.pid}.tmp`;
   writeFileSync(tmp, `${key}\n`, { mode: 0o600 });
   renameSync(tmp, path);
+  return fileIdentity(statSync(path, { bigint: true }));
 }

@@ -11,6 +11,12 @@ import { Database } from './sqlite.js';
 
 export type Db = BetterSqlite3.Database;
 
+/**
+ * Waiting writers retry for up to 15 s: enough for a peer's long transaction, short enough that a
+ * wedged peer is reported rather than hanging a script forever.
+ */
+export const BUSY_TIMEOUT_MS = 15000;
+
 /** The file system or SQLite refusing to create or write the state: a clear error, not a crash. */
 const UNWRITABLE = /^(EROFS|EACCES|EPERM|ENOSPC|EDQUOT|ENOENT|ENOTDIR|EIO|SQLITE_(READONLY|CANTOPEN|FULL|PERM|IOERR)\w*)$/;
 
@@ -63,9 +69,7 @@ export class Store {
     closeSync(openSync(file, 'a', 0o600));
     const db = new Database(file);
     try {
-      // Waiting writers retry for up to 15 s: enough for a peer's long transaction, short enough
-      // that a wedged peer is reported rather than hanging a script forever.
-      db.pragma('busy_timeout = 15000');
+      db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = FULL');
       db.pragma('foreign_keys = ON');

@@ -7,8 +7,10 @@ import { Appliance } from '../appliance/appliance.js';
 import type { Session } from '../appliance/session.js';
 import { StorError } from '../errors.js';
 import { E } from '../error-catalogue.js';
-import { Dispatcher } from '../rpc/dispatcher.js';
+import { asRpcError, Dispatcher } from '../rpc/dispatcher.js';
 import { ADMIN_KEY_FILE } from '../store/seed.js';
+import { fileIdentity } from '../store/admin-key-binding.js';
+import { loginWithOwnKeyFile, rememberOwnKeyFile } from '../appliance/admin-key-file.js';
 import { awaitJob } from './job-wait.js';
 import { loginError, loginRejected } from './login.js';
 import { elapsed, traced, type TraceSink } from './trace.js';
@@ -40,10 +42,12 @@ function interruptedBy(signal: NodeJS.Signals, path: string, written: boolean): 
   return new StorError(terminated ? E.TERMINATED : E.INTERRUPTED, message);
 }
 
-function readAdminKey(stateDir: string): string {
+/** The administrator key the seed wrote, and the identity of the file it was read from. */
+function readAdminKey(stateDir: string): { key: string; file: string } {
   const path = join(stateDir, ADMIN_KEY_FILE);
   try {
-    return readSmallFile(path, KEY_FILE).data.toString('utf8').trim();
+    const read = readSmallFile(path, KEY_FILE);
+    return { key: read.data.toString('utf8').trim(), file: fileIdentity(read.stats) };
   } catch (err) {
     if (err instanceof StorError) throw err;
     throw new StorError(E.ADMIN_KEY_MISSING, `the embedded appliance's administrator key file ${path} is missing or unreadable`, {
@@ -53,9 +57,31 @@ function readAdminKey(stateDir: string): string {
 }
 
 /**
+ * The state's own key file, admitted without a second hash of its key when the state knows it as
+ * that key's file (appliance/admin-key-file.ts says why that is enough); null when it does not, and
+ * the real login decides. Errors are named as the login method's would be.
+ */
+function loginByOwnKeyFile(appliance: Appliance, session: Session, own: { key: string; file: string }, trace: TraceSink | undefined): boolean | null {
+  let outcome;
+  try {
+    outcome = loginWithOwnKeyFile(appliance, session, own.key, own.file);
+  } catch (err) {
+    throw loginError(asRpcError(err, appliance.store.mntDir));
+  }
+  if (outcome === null) {
+    trace?.(`login: ${ADMIN_KEY_FILE} is not known as the state's own key file: checking its key's hash`);
+    return null;
+  }
+  trace?.(`login: ${ADMIN_KEY_FILE} is the state's own key file: admitted without a second hash of its key (${outcome})`);
+  return outcome === 'SUCCESS';
+}
+
+/**
  * The emulated appliance in this process. Calls go through the same dispatcher as the network
- * server, after a real `auth.login_with_api_key`, so authorization and the 25.10.1 login defect
- * behave the same on both targets.
+ * server, so authorization and the 25.10.1 login defect behave the same on both targets. The
+ * session is the one a key login gives: the state's own key file is admitted with a login's
+ * checks minus the second hash (loginByOwnKeyFile); any other key makes a real
+ * `auth.login_with_api_key`.
  */
 export class EmbeddedTransport implements Transport {
   readonly target: TargetInfo;
@@ -74,10 +100,15 @@ export class EmbeddedTransport implements Transport {
     try {
       const dispatcher = new Dispatcher(appliance);
       const session = appliance.createSession({ transport: 'embedded', address: 'local', secure: true });
-      const key = options.apiKey ?? readAdminKey(options.stateDir);
-      const ok = await traced(options.trace, 'auth.login_with_api_key', () => dispatcher.call(session, 'auth.login_with_api_key', [key])).catch((err: unknown) => {
-        throw loginError(err);
-      });
+      const own = options.apiKey === undefined ? readAdminKey(options.stateDir) : null;
+      const key = options.apiKey ?? own!.key;
+      let ok: unknown = own ? loginByOwnKeyFile(appliance, session, own, options.trace) : null;
+      if (ok === null) {
+        ok = await traced(options.trace, 'auth.login_with_api_key', () => dispatcher.call(session, 'auth.login_with_api_key', [key])).catch((err: unknown) => {
+          throw loginError(err);
+        });
+        if (ok === true && own) rememberOwnKeyFile(appliance, session, own.file);
+      }
       if (ok !== true) throw loginRejected('the embedded appliance');
       return new EmbeddedTransport(appliance, dispatcher, session, options);
     } catch (err) {

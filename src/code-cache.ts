@@ -1,0 +1,139 @@
+import { closeSync, fstatSync, futimesSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { Script } from 'node:vm';
+import { cacheDirFrom } from './core/config/paths.js';
+import { BUILD_ID, ensurePrivateDir } from './core/session/paths.js';
+
+/*
+ * Node 20 has no compile cache for modules (Node ≥ 22.1's module.enableCompileCache), and compiling
+ * the ES module chunks a command loads was the largest cost of its start after the key check. So on
+ * Node 20 the CLI is run from a single CommonJS bundle (dist/bundle/stor.cjs, built beside the ES
+ * modules by scripts/bundle.mjs) compiled with vm.Script and V8's code cache, kept in
+ * `<cache dir>/code-cache/` (cacheDirFrom: `$XDG_CACHE_HOME/stor`, never the source tree).
+ *
+ * V8 runs the bytecode a cache holds, so the cache is read only from a directory this user owns
+ * with no access for anyone else (0700, made so when missing; otherwise refused, never repaired),
+ * and named after the build, the Node version and the bundle file's identity: another build's or
+ * another Node's cache is never offered. V8 itself rejects a cache made by another V8 or with other
+ * flags, or that fails its sanity check; a rejected, unreadable or unwritable cache costs only the
+ * compile it would have saved, silently.
+ */
+
+/** FNV-1a, 32 bits: a short, stable name for a string; no secret is hashed here. */
+function shortHash(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return h.toString(16).padStart(8, '0');
+}
+
+/**
+ * The cache file for this bundle, as read from `st`: another build, Node or bundle file never
+ * matches. Node's flags and the bundle's path are part of the name too: V8 rejects a cache made
+ * under other flags, so runs with and without (say) NODE_OPTIONS, or two installed copies of one
+ * build, would otherwise rewrite one file in turn.
+ */
+function cacheFileFor(dir: string, bundle: string, st: { ino: number; size: number; mtimeMs: number }, env: NodeJS.ProcessEnv): string {
+  return join(dir, `${runPrefix(bundle, env)}${st.ino}-${st.size}-${Math.trunc(st.mtimeMs)}.v8`);
+}
+
+/** This build, Node, flags and bundle path: the part of the name that the bundle file's identity follows. */
+function runPrefix(bundle: string, env: NodeJS.ProcessEnv): string {
+  const flags = shortHash(`${process.execArgv.join(' ')}\0${env.NODE_OPTIONS ?? ''}`);
+  return `bundle-${BUILD_ID}-${process.version}-${process.arch}-${flags}-${shortHash(bundle)}-`;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** A cache no run has used for this long belongs to a build or Node no longer run: removed. */
+const UNUSED_MS = 7 * DAY_MS;
+
+/**
+ * A regular file of this user's, read whole; undefined when absent or anything else. Its
+ * modification time is moved to now at most once a day, so that it says when it was last used.
+ */
+function readOwnFile(path: string): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile() || (process.getuid !== undefined && st.uid !== process.getuid()) || (st.mode & 0o022) !== 0) return undefined;
+    const buf = Buffer.allocUnsafe(st.size);
+    let length = 0;
+    while (length < buf.length) {
+      const n = readSync(fd, buf, length, buf.length - length, null);
+      if (n === 0) break;
+      length += n;
+    }
+    if (Date.now() - st.mtimeMs > DAY_MS) futimesSync(fd, new Date(), new Date());
+    return buf.subarray(0, length);
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Writes the cache whole or not at all, and drops the caches no run will ask for again: this
+ * run's kind for an earlier file at the same path (a rebuild), and any unused for a week. Other
+ * builds', Nodes', flags' or paths' caches stay while in use: two versions of stor run in turn
+ * must not delete each other's at every run.
+ */
+function writeCache(dir: string, file: string, data: Buffer, run: string): void {
+  try {
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, data, { mode: 0o600, flag: 'wx' });
+    renameSync(tmp, file);
+    const now = Date.now();
+    for (const name of readdirSync(dir)) {
+      const path = join(dir, name);
+      if (!name.startsWith('bundle-') || path === file) continue;
+      if (name.startsWith(run) || now - statSync(path).mtimeMs > UNUSED_MS) unlinkSync(path);
+    }
+  } catch {
+    // A cache not written is compiled again next time.
+  }
+}
+
+type Main = () => Promise<void>;
+
+/**
+ * Compiles and runs the CommonJS bundle at `bundle` with the code cache, and returns its `main`.
+ * A cache is written (when there was none, or V8 rejected it) as the process exits, so it holds
+ * the functions this command compiled, not only the bundle's top level.
+ */
+export function loadWithCodeCache(bundle: string, env: NodeJS.ProcessEnv): Main {
+  const fd = openSync(bundle, 'r');
+  let source: string;
+  let st;
+  try {
+    st = fstatSync(fd);
+    // esbuild writes ASCII (charset 'ascii'): latin1 is the cheapest exact decoding.
+    source = readFileSync(fd, 'latin1');
+  } finally {
+    closeSync(fd);
+  }
+  let dir: string | undefined = join(cacheDirFrom(env), 'code-cache');
+  try {
+    if (ensurePrivateDir(dir) !== undefined) dir = undefined;
+  } catch {
+    dir = undefined;
+  }
+  const file = dir === undefined ? undefined : cacheFileFor(dir, bundle, st, env);
+  const cachedData = file === undefined ? undefined : readOwnFile(file);
+  // The module wrapper Node gives CommonJS files; strict, as the ES modules it was bundled from are.
+  const script = new Script(`(function (exports, require, module, __filename, __dirname) {'use strict';${source}\n})`, {
+    filename: bundle,
+    ...(cachedData ? { cachedData } : {}),
+  });
+  if (dir !== undefined && file !== undefined && (cachedData === undefined || script.cachedDataRejected)) {
+    process.once('exit', () => writeCache(dir, file, script.createCachedData(), runPrefix(bundle, env)));
+  }
+  const module = { exports: {} as { main?: Main } };
+  (script.runInThisContext() as (...args: unknown[]) => void).call(module.exports, module.exports, createRequire(bundle), module, bundle, dirname(bundle));
+  return module.exports.main!;
+}

@@ -1,0 +1,12 @@
+import { readFileSync } from 'node:fs';
+
+/** `stor --version` alone: answered before the CLI loads, since scripts call it often and it needs nothing else. */
+export function asksOnlyVersion(argv: readonly string[]): boolean {
+  return argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V');
+}
+
+/** Writes stor's version, from the package.json two levels above `moduleUrl` (a file in dist/bundle/). */
+export function writeVersion(moduleUrl: string): void {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', moduleUrl), 'utf8')) as { version: string };
+  process.stdout.write(`${pkg.version}\n`);
+}
