@@ -1,0 +1,48 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { spawnStor } from '../helpers/bin.js';
+import { clientEnv } from '../helpers/client-env.js';
+import { spawnServe } from '../helpers/serve-process.js';
+import { agentServing, rawRequest, sessionEnv, socketIn } from '../helpers/session.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+/*
+ * Commands handed to the real session agent (the built bin/stor.js, a real `stor serve`) must
+ * report what they would have reported in their own process: the same state directory, profile,
+ * roles and times. `npm run build` first.
+ */
+
+const SAFETY_KILL_MS = 45_000;
+
+/** Runs `args` with sessions on, once an agent serves `dir` (started by an embedded `whoami` if none does yet). */
+async function viaAgent(args: string[], env: Record<string, string>, dir: string, options: { cwd?: string; stdin?: string } = {}) {
+  if (socketIn(dir) === undefined) {
+    const { STOR_URL: _url, STOR_API_KEY: _key, TZ: _tz, ...rest } = env;
+    const starter = { ...rest, STOR_HOME: tempDir('stor-starter-'), STOR_CONFIG_DIR: tempDir('stor-starter-cfg-') };
+    expect((await spawnStor(['whoami'], { env: starter, killAfterMs: SAFETY_KILL_MS })).code).toBe(0);
+  }
+  await agentServing(dir);
+  return spawnStor(args, { env, killAfterMs: SAFETY_KILL_MS, ...options });
+}
+
+describe('a command handed to the session agent sees what its own process would', () => {
+  it('a relative STOR_HOME and STOR_CONFIG_DIR name directories under the command’s working directory, not the agent’s', async () => {
+    const { env: session, dir } = sessionEnv();
+    const cwd = tempDir('stor-cwd-');
+    const name = `stor-attack-${randomBytes(6).toString('hex')}`;
+    // Without the fix the agent (cwd /) makes these at the root: removed whatever happens.
+    onTestFinished(() => {
+      rmSync(join('/', name), { recursive: true, force: true });
+      rmSync(join('/', `${name}-cfg`), { recursive: true, force: true });
+    });
+    const env = { ...session, STOR_HOME: name, STOR_CONFIG_DIR: `${name}-cfg` };
+    const own = await spawnStor(['--json', 'whoami'], { env: { ...env, STOR_SESSION: 'off' }, cwd, killAfterMs: SAFETY_KILL_MS });
+    expect(own.code, own.stderr).toBe(0);
+    const handed = await viaAgent(['--json', 'whoami'], env, dir, { cwd });
+    expect(handed).toEqual(own);
+    expect(JSON.stringify(JSON.parse(handed.stdout).target)).toContain(join(cwd, name));
+    expect(existsSync(join('/', name))).toBe(false);
+  });
+});
