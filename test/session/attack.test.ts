@@ -45,4 +45,22 @@ describe('a command handed to the session agent sees what its own process would'
     expect(JSON.stringify(JSON.parse(handed.stdout).target)).toContain(join(cwd, name));
     expect(existsSync(join('/', name))).toBe(false);
   });
+
+  it('two profiles of one appliance and one key: each command is told its own profile, not the one that opened the pooled connection', async () => {
+    const serve = await spawnServe(tempDir('stor-serve-'));
+    const key = readFileSync(serve.adminKeyFile, 'utf8').trim();
+    const { env: session, dir } = sessionEnv();
+    const env = { ...clientEnv(), ...session };
+    for (const profile of ['a', 'b']) {
+      expect((await spawnStor(['login', '--url', serve.baseUrl, '--api-key-stdin', '--profile', profile], { env, stdin: key })).code).toBe(0);
+    }
+    const a = await viaAgent(['--json', '--profile', 'a', 'whoami'], env, dir);
+    expect(JSON.parse(a.stdout).target).toMatchObject({ profile: 'a' });
+    // The agent holds a logged-in connection for that URL and key now.
+    expect((await rawRequest((await agentServing(dir)).socket, { op: 'list' })).sessions).toHaveLength(1);
+    const b = await viaAgent(['--json', '--profile', 'b', 'whoami'], env, dir);
+    const own = await spawnStor(['--json', '--profile', 'b', 'whoami'], { env: { ...env, STOR_SESSION: 'off' } });
+    expect(JSON.parse(own.stdout).target).toMatchObject({ profile: 'b' });
+    expect(b).toEqual(own);
+  });
 });
