@@ -63,4 +63,29 @@ describe('a command handed to the session agent sees what its own process would'
     expect(JSON.parse(own.stdout).target).toMatchObject({ profile: 'b' });
     expect(b).toEqual(own);
   });
+
+  it('a role granted after the agent logged in is used by the next command, as a command of its own would', async () => {
+    const serve = await spawnServe(tempDir('stor-serve-'));
+    const admin = { ...clientEnv(), STOR_URL: serve.baseUrl, STOR_API_KEY: readFileSync(serve.adminKeyFile, 'utf8').trim(), STOR_SESSION: 'off' };
+    const ok = async (args: string[]) => {
+      const r = await spawnStor(args, { env: admin });
+      expect(r.code, r.stderr).toBe(0);
+      return r.stdout.trim();
+    };
+    await ok(['user', 'create', 'op', '--password-disabled', '--yes']);
+    await ok(['privilege', 'create', 'ops', '--groups', 'op', '--roles', 'DATASET_READ', '--yes']);
+    const opKey = await ok(['api-key', 'create', 'op-key', '--user', 'op']);
+    const { env: session, dir } = sessionEnv();
+    const op = { ...clientEnv(), ...session, STOR_URL: serve.baseUrl, STOR_API_KEY: opKey };
+    // Refused while op holds DATASET_READ alone; the agent now holds op's logged-in connection.
+    expect((await viaAgent(['ls', '/mnt/tank'], op, dir)).code).toBe(5);
+    expect((await rawRequest((await agentServing(dir)).socket, { op: 'list' })).sessions).toHaveLength(1);
+    await ok(['privilege', 'update', 'ops', '--roles', 'READONLY_ADMIN', '--yes']);
+    const own = await spawnStor(['ls', '/mnt/tank'], { env: { ...op, STOR_SESSION: 'off' } });
+    expect(own.code, own.stderr).toBe(0);
+    const handed = await viaAgent(['ls', '/mnt/tank'], op, dir);
+    expect(handed).toEqual(own);
+    // And the command after it too, on the connection that replaced the old one.
+    expect(await viaAgent(['ls', '/mnt/tank'], op, dir)).toEqual(own);
+  });
 });
