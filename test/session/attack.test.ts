@@ -88,4 +88,13 @@ describe('a command handed to the session agent sees what its own process would'
     // And the command after it too, on the connection that replaced the old one.
     expect(await viaAgent(['ls', '/mnt/tank'], op, dir)).toEqual(own);
   });
+
+  it('a local date-time is read in the command’s TZ, not the agent’s: api-key create --expires', async () => {
+    const { env: session, dir } = sessionEnv();
+    const env = { ...clientEnv(), ...session };
+    // The agent is started without TZ (viaAgent's starter); the command runs in Tokyo (UTC+9, no daylight saving).
+    const r = await viaAgent(['--json', 'api-key', 'create', 'later', '--user', 'truenas_admin', '--expires', '2030-06-30T18:00'], { ...env, TZ: 'Asia/Tokyo' }, dir);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).expires_at).toBe('2030-06-30T09:00:00.000Z');
+  });
 });
