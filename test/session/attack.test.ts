@@ -5,6 +5,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { spawnStor } from '../helpers/bin.js';
 import { clientEnv } from '../helpers/client-env.js';
 import { spawnServe } from '../helpers/serve-process.js';
+import { startStandinAppliance } from '../helpers/standin-appliance.js';
 import { agentServing, rawRequest, sessionEnv, socketIn } from '../helpers/session.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -96,5 +97,31 @@ describe('a command handed to the session agent sees what its own process would'
     const r = await viaAgent(['--json', 'api-key', 'create', 'later', '--user', 'truenas_admin', '--expires', '2030-06-30T18:00'], { ...env, TZ: 'Asia/Tokyo' }, dir);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).expires_at).toBe('2030-06-30T09:00:00.000Z');
+  });
+  it('a download through a pooled connection gives up after its own --timeout, not after that of the command that opened the connection', async () => {
+    // A stand-in appliance whose /_download never answers: only the command's timeout ends the wait.
+    const appliance = await startStandinAppliance(
+      {
+        'auth.login_with_api_key': { result: true },
+        'core.ping': { result: 'pong' },
+        'filesystem.stat': {
+          result: {
+            realpath: '/mnt/tank/f', type: 'FILE', size: 5, allocation_size: 5, mode: 0o100644, mount_id: 1, uid: 0, gid: 0, atime: 0, mtime: 0, ctime: 0,
+            btime: 0, dev: 1, inode: 2, nlink: 1, acl: false, is_mountpoint: false, is_ctldir: false, attributes: [], user: 'root', group: 'root',
+          },
+        },
+        'core.download': { result: [7, '/_download/7?auth_token=t'] },
+      },
+      () => undefined,
+    );
+    const { env: session, dir } = sessionEnv();
+    const env = { ...clientEnv(), ...session, STOR_URL: appliance.baseUrl, STOR_API_KEY: '1-abcdefghijklmnopqrstuvwxyz' };
+    // The pooled connection is opened by a command with a timeout far above the download's.
+    expect((await viaAgent(['--timeout', '600', 'call', 'core.ping'], env, dir)).code).toBe(0);
+    expect((await rawRequest((await agentServing(dir)).socket, { op: 'list' })).sessions).toHaveLength(1);
+    const r = await viaAgent(['--json', '--timeout', '2', 'download', '/mnt/tank/f', join(tempDir('stor-dl-'), 'f')], env, dir);
+    expect(r.code).toBe(3);
+    expect(JSON.parse(r.stderr).error).toMatchObject({ code: 'TIMEOUT' });
+    expect(JSON.parse(r.stderr).error.message).toContain('within 2 s');
   });
 });

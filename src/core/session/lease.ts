@@ -49,14 +49,17 @@ export class PoolLease implements Transport {
     });
   }
 
-  /** Through the shared connection, with a single-use token (RemoteOptions.pooled): no login, no hash of the key. */
+  /**
+   * Through the shared connection, with a single-use token (RemoteOptions.pooled): no login, no
+   * hash of the key. Bounded by this command's --timeout, not that of the command that opened it.
+   */
   upload(request: UploadRequest): Promise<{ jobId: number }> {
-    return this.transfer((conn) => conn.upload(request));
+    return this.transfer((conn) => conn.upload(request, this.timeoutSeconds));
   }
 
-  /** core.download's URL carries its own token; the GET needs nothing of the key. */
+  /** core.download's URL carries its own token; the GET needs nothing of the key. Bounded by this command's --timeout. */
   download(request: DownloadRequest): Promise<{ jobId: number; bytes: number }> {
-    return this.transfer((conn) => conn.download(request));
+    return this.transfer((conn) => conn.download(request, this.timeoutSeconds));
   }
 
   private async transfer<T>(work: (conn: RemoteTransport) => Promise<T>): Promise<T> {
