@@ -1,4 +1,5 @@
 import type { Socket } from 'node:net';
+import { resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { colorLevelFor } from '../commands/shared/color-level.js';
 import type { IO, OutputStream, SessionOpener } from '../commands/shared/io.js';
@@ -143,13 +144,31 @@ export class SignalHandlers {
   }
 }
 
+/** The directories stor reads from the environment (src/core/config/paths.ts), which may be given relative to the working directory. */
+const DIRECTORY_VARIABLES = ['STOR_HOME', 'STOR_CONFIG_DIR'] as const;
+
+/**
+ * The command's environment with a relative STOR_HOME or STOR_CONFIG_DIR made absolute against
+ * the command's own working directory: paths.ts resolves them against the process's, which in the
+ * agent is `/` (a relative STOR_HOME would otherwise open, or create, another appliance there).
+ */
+function withOwnDirectories(env: Record<string, string>, cwd: string): Record<string, string> {
+  const own = { ...env };
+  for (const name of DIRECTORY_VARIABLES) {
+    const value = own[name];
+    if (value) own[name] = resolve(cwd, value);
+  }
+  return own;
+}
+
 /**
  * The IO of a command handed over by a first stage: its working directory, its own environment
  * (never the agent's), its terminal facts and the colour they give, its streams over the
  * connection, its signals, and the agent's pool of logged-in connections.
  */
 export function handedOverIO(request: RunRequest, wire: RunWire, stdin: WireStdin, signals: SignalHandlers, sessions: SessionOpener): IO {
-  const { tty, env } = request;
+  const { tty } = request;
+  const env = withOwnDirectories(request.env, request.cwd);
   return {
     stdout: new WireOutput(wire, 'out', tty.stdout, tty.stdout ? tty.columns : undefined),
     stderr: new WireOutput(wire, 'err', tty.stderr, tty.stderr ? tty.columns : undefined),

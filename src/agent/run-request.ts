@@ -21,6 +21,13 @@ export function handleRun(conn: Socket, request: RunRequest, sessions: SessionOp
   runHandedOver(conn, request, sessions).catch(() => conn.destroy());
 }
 
+/**
+ * A command whose TZ is not the agent's: JavaScript's local time is the process's (TZ as the
+ * process started), so `--expires 2030-06-30T18:00`, and the embedded appliance's snapshot names and
+ * creation times, would be read and written in the agent's zone. It runs in its own process.
+ */
+const otherZone = { declined: "its TZ is not the session agent's: local times are the process's own" };
+
 const SIGNAL_EXIT: Record<'SIGINT' | 'SIGTERM', number> = { SIGINT: EXIT.INTERRUPTED, SIGTERM: EXIT.TERMINATED };
 
 async function runHandedOver(conn: Socket, request: RunRequest, sessions: SessionOpener): Promise<void> {
@@ -57,7 +64,9 @@ async function runHandedOver(conn: Socket, request: RunRequest, sessions: Sessio
   conn.on('close', gone);
   conn.on('error', gone);
 
-  const decision = await decideRun(request.argv, request.tty).catch((err: unknown) => ({ declined: `cannot tell what it does: ${(err as Error).message}` }));
+  const decision = request.env.TZ !== process.env.TZ
+    ? otherZone
+    : await decideRun(request.argv, request.tty).catch((err: unknown) => ({ declined: `cannot tell what it does: ${(err as Error).message}` }));
   if ('declined' in decision) {
     wire.send({ t: 'declined', reason: decision.declined });
     conn.end();

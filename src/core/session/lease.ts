@@ -1,6 +1,7 @@
 import { traced, type TraceSink } from '../transport/trace.js';
 import type { RemoteTransport } from '../transport/remote.js';
 import type { DownloadRequest, TargetInfo, Transport, UploadRequest } from '../transport/transport.js';
+import type { PooledTarget } from './opener.js';
 import type { Connector, PooledSession } from './pooled-session.js';
 
 /**
@@ -21,13 +22,18 @@ export class PoolLease implements Transport {
   /** The lease's own connection, once it sent a method that changes connection state. */
   private own: Promise<RemoteTransport> | undefined;
 
+  /**
+   * `ownTarget` is the command's own target: the session's key, URL and TLS settings (poolKey), but its
+   * own profile name, which the pool does not key on, so the command is told the profile it chose.
+   */
   constructor(
     private readonly session: PooledSession,
     private readonly connector: Connector,
     private readonly timeoutSeconds: number,
     private readonly trace?: TraceSink,
+    private readonly ownTarget: PooledTarget = session.target,
   ) {
-    const t = session.target;
+    const t = ownTarget;
     this.target = { kind: 'remote', url: t.endpoint.display, ...(t.profile ? { profile: t.profile } : {}) };
     session.leases++;
   }
@@ -36,28 +42,29 @@ export class PoolLease implements Transport {
     return traced(this.trace, method, async () => {
       if (this.own === undefined && CONNECTION_STATE.test(method)) {
         this.trace?.(`${method} changes the connection's state: this command continues on a connection of its own`);
-        this.own = this.connector(this.session.target, this.timeoutSeconds);
+        this.own = this.connector(this.ownTarget, this.timeoutSeconds);
       }
       if (this.own) return (await this.own).call<T>(method, params, this.timeoutSeconds);
       return this.session.call<T>(method, params, this.timeoutSeconds);
     });
   }
 
-  /** Through the shared connection, with a single-use token (RemoteOptions.pooled): no login, no hash of the key. */
-  async upload(request: UploadRequest): Promise<{ jobId: number }> {
-    return (await this.transfer()).upload(request);
+  /**
+   * Through the shared connection, with a single-use token (RemoteOptions.pooled): no login, no
+   * hash of the key. Bounded by this command's --timeout, not that of the command that opened it.
+   */
+  upload(request: UploadRequest): Promise<{ jobId: number }> {
+    return this.transfer((conn) => conn.upload(request, this.timeoutSeconds));
   }
 
-  /** core.download's URL carries its own token; the GET needs nothing of the key. */
-  async download(request: DownloadRequest): Promise<{ jobId: number; bytes: number }> {
-    return (await this.transfer()).download(request);
+  /** core.download's URL carries its own token; the GET needs nothing of the key. Bounded by this command's --timeout. */
+  download(request: DownloadRequest): Promise<{ jobId: number; bytes: number }> {
+    return this.transfer((conn) => conn.download(request, this.timeoutSeconds));
   }
 
-  private async transfer(): Promise<RemoteTransport> {
-    if (this.own) return this.own;
-    this.session.lastUsed = Date.now();
-    this.session.calls++;
-    return this.session.connection(this.timeoutSeconds);
+  private async transfer<T>(work: (conn: RemoteTransport) => Promise<T>): Promise<T> {
+    if (this.own) return work(await this.own);
+    return this.session.transfer(this.timeoutSeconds, work);
   }
 
   async close(): Promise<void> {

@@ -33,7 +33,7 @@ export class SessionPool implements SessionOpener {
       session = new PooledSession(target, this.connector);
       this.sessions.set(key, session);
     }
-    const lease = new PoolLease(session, this.connector, timeoutSeconds, trace);
+    const lease = new PoolLease(session, this.connector, timeoutSeconds, trace, target);
     try {
       await session.connection(timeoutSeconds);
     } catch (err) {

@@ -1,5 +1,5 @@
 import { E } from '../error-catalogue.js';
-import { ERRNO, RpcError, StorError } from '../errors.js';
+import { ERRNO, isRoleDenial, RpcError, StorError } from '../errors.js';
 import { apiKeyLogin } from '../transport/login-strategies.js';
 import { RemoteTransport } from '../transport/remote.js';
 import type { PooledTarget } from './opener.js';
@@ -45,6 +45,11 @@ export class PooledSession {
   user: string | undefined;
   private current: { opened: Promise<RemoteTransport>; transport?: RemoteTransport } | undefined;
   private closed = false;
+  /** When each connection's login was done: a call refused for a role is asked again only on a newer login. */
+  private readonly loggedInAt = new WeakMap<RemoteTransport, number>();
+  /** Calls under way on each connection, so that a replaced one is closed only once they are answered. */
+  private readonly busy = new Map<RemoteTransport, number>();
+  private readonly retired = new Set<RemoteTransport>();
 
   constructor(
     readonly target: PooledTarget,
@@ -65,6 +70,7 @@ export class PooledSession {
       if (this.current === entry) this.current = undefined;
       throw err;
     }
+    this.loggedInAt.set(entry.transport, performance.now());
     if (this.closed) {
       void entry.transport.close();
       throw sessionClosed(this.target);
@@ -72,32 +78,68 @@ export class PooledSession {
     return entry.transport;
   }
 
-  /** Forgets `transport` (when it is still the current connection) so that the next use logs in again. */
-  drop(transport: RemoteTransport): void {
-    if (this.current?.transport !== transport) return;
-    this.current = undefined;
-    void transport.close();
-  }
-
   /**
-   * A call through the shared connection. Only a call refused as not authenticated is tried again,
-   * once, after one new login: the appliance refused it before running anything. That login fails
-   * as a command's own would (KEY_REJECTED) when the key was revoked. Nothing else is retried.
+   * A call through the shared connection. Only a call the appliance refused before running it is
+   * tried again, once, after one new login:
+   * - refused as not authenticated: the connection was logged out (a revoked or expired key, a
+   *   user who lost roles); that login fails as a command's own would (KEY_REJECTED);
+   * - refused for want of a role (isRoleDenial) on a connection logged in before this call began:
+   *   the appliance freezes a session's privilege at login (src/core/appliance/session.ts), so a
+   *   role granted since then reaches only a new login, which a command of its own would have
+   *   made. The new connection then serves every command; the old one is closed once the calls
+   *   under way on it are answered.
+   * Nothing else is retried.
    */
   async call<T>(method: string, params: readonly unknown[], timeoutSeconds: number): Promise<T> {
+    const startedAt = performance.now();
     this.lastUsed = Date.now();
     this.calls++;
     const conn = await this.connection(timeoutSeconds);
     try {
-      return await conn.call<T>(method, params, timeoutSeconds);
+      return await this.using(conn, () => conn.call<T>(method, params, timeoutSeconds));
     } catch (err) {
-      if (!refusedAsNotAuthenticated(err)) throw err;
-      this.drop(conn);
+      const loggedOut = refusedAsNotAuthenticated(err);
+      const stalePrivilege = err instanceof RpcError && isRoleDenial(err) && (this.loggedInAt.get(conn) ?? Infinity) < startedAt;
+      if (!loggedOut && !stalePrivilege) throw err;
+      this.retire(conn);
       const fresh = await this.connection(timeoutSeconds);
-      return fresh.call<T>(method, params, timeoutSeconds);
+      return this.using(fresh, () => fresh.call<T>(method, params, timeoutSeconds));
     } finally {
       this.lastUsed = Date.now();
     }
+  }
+
+  private async using<T>(conn: RemoteTransport, work: () => Promise<T>): Promise<T> {
+    this.busy.set(conn, (this.busy.get(conn) ?? 0) + 1);
+    try {
+      return await work();
+    } finally {
+      const left = this.busy.get(conn)! - 1;
+      if (left > 0) this.busy.set(conn, left);
+      else {
+        this.busy.delete(conn);
+        if (this.retired.delete(conn)) void conn.close();
+      }
+    }
+  }
+
+  /** An upload or download on the live connection, which is not closed under it should the connection be replaced meanwhile. */
+  async transfer<T>(timeoutSeconds: number, work: (conn: RemoteTransport) => Promise<T>): Promise<T> {
+    this.lastUsed = Date.now();
+    this.calls++;
+    const conn = await this.connection(timeoutSeconds);
+    return this.using(conn, () => work(conn));
+  }
+
+  /**
+   * Forgets `conn` when it is still the current connection, so that the next use logs in again,
+   * and closes it once no call is under way on it. Not current: another command retired it already.
+   */
+  private retire(conn: RemoteTransport): void {
+    if (this.current?.transport !== conn) return;
+    this.current = undefined;
+    if (this.busy.has(conn)) this.retired.add(conn);
+    else void conn.close();
   }
 
   /** Whether a connection is open or opening (a session whose login failed has none). */

@@ -13,8 +13,12 @@ type Env = Readonly<Record<string, string | undefined>>;
 /** A starting marker younger than this, whose process lives, means an agent is on its way. */
 const MARKER_FRESH_MS = 10_000;
 
-/** All the agent is given of the environment: where its socket goes, and how long it idles. Never a key. */
-const AGENT_ENV = ['HOME', 'PATH', 'XDG_RUNTIME_DIR', 'XDG_STATE_HOME', 'STOR_SESSION_IDLE'] as const;
+/**
+ * All the agent is given of the environment: where its socket goes, how long it idles, and the
+ * time zone its commands read and write local times in (a command of another TZ runs in its own
+ * process: src/agent/run-request.ts). Never a key.
+ */
+const AGENT_ENV = ['HOME', 'PATH', 'XDG_RUNTIME_DIR', 'XDG_STATE_HOME', 'STOR_SESSION_IDLE', 'TZ'] as const;
 
 /**
  * Whether sessions are on for a command: `--no-session` (commander's `session: false`) turns them

@@ -67,7 +67,8 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
   private ws!: WebSocket;
   private closedError: StorError | undefined;
   private keepalive: NodeJS.Timeout | undefined;
-  private agent: Agent | undefined;
+  /** HTTP agents for uploads and downloads, one per timeout (a pooled connection serves commands of several). */
+  private readonly agents = new Map<number, Agent>();
   /** Upload credentials: none yet (the first upload uses the key), a token and when it was issued, or refused. */
   private tokens: { issued: number; token?: Promise<string> } | 'refused' | undefined;
   private newStyleJobs = false;
@@ -242,25 +243,29 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
     });
   }
 
-  async upload(req: UploadRequest): Promise<{ jobId: number }> {
+  /**
+   * `timeoutSeconds`: the command's own --timeout, when it is not the connection's (a pooled
+   * connection serves commands of several); it bounds the POST, the job's wait and their calls.
+   */
+  async upload(req: UploadRequest, timeoutSeconds: number = this.options.timeoutSeconds): Promise<{ jobId: number }> {
     // Loaded here: undici and form-data are a large share of start-up, and most commands never upload.
     const { postUpload, uploadAgent } = await import('./upload-client.js');
-    this.agent ??= uploadAgent(this.options, this.options.timeoutSeconds);
+    const agent = this.agentFor(timeoutSeconds, uploadAgent);
     const trace = this.options.trace;
     const startedAt = performance.now();
     trace?.(`upload ${req.file} to ${req.path}: ${req.size} bytes, POST ${new URL('_upload/', this.options.endpoint.base).href}`);
     const bearer = `Bearer ${bearerKey(this.options.login, this.options.endpoint.display)}`;
-    const token = await this.uploadToken();
+    const token = await this.uploadToken(timeoutSeconds);
     let jobId: number;
     try {
-      jobId = await postUpload(this.options.endpoint, token ? `Token ${token}` : bearer, this.agent, req, this.options.timeoutSeconds);
+      jobId = await postUpload(this.options.endpoint, token ? `Token ${token}` : bearer, agent, req, timeoutSeconds);
     } catch (err) {
       // A token the endpoint will not take (another address on the way, say): the key, from now on,
       // and its answer is the one to report.
       if (!(token && err instanceof StorError && (err.code === E.UPLOAD_FORBIDDEN.code || err.code === E.UPLOAD_UNAUTHORIZED.code))) throw err;
       trace?.(`upload to ${req.path}: the session's token was refused; sending with the API key`);
       this.tokens = 'refused';
-      jobId = await postUpload(this.options.endpoint, bearer, this.agent, req, this.options.timeoutSeconds);
+      jobId = await postUpload(this.options.endpoint, bearer, agent, req, timeoutSeconds);
     }
     trace?.(`upload to ${req.path}: sent in ${elapsed(startedAt)}; waiting for job ${jobId}`);
     // The job may still be fsyncing and renaming; wait for it for as long as it moves. Should the
@@ -285,11 +290,11 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
     };
     await awaitJob(
       {
-        call: (method, params) => retrying(() => this.call(method, params)),
+        call: (method, params) => retrying(() => this.call(method, params, timeoutSeconds)),
         ...(this.options.pooled ? {} : { ended: (id: number) => retrying(() => this.jobWait(id)) }),
       },
       jobId,
-      this.options.timeoutSeconds,
+      timeoutSeconds,
     );
     trace?.(`upload to ${req.path}: job ${jobId} done after ${elapsed(startedAt)}`);
     return { jobId };
@@ -301,8 +306,8 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
    * upload goes with the key, so a single upload makes no extra call and a refusal is the key's
    * own; the token is renewed well before its TTL. Never traced: it is a credential.
    */
-  private async uploadToken(): Promise<string | undefined> {
-    if (this.options.pooled) return this.singleUseToken();
+  private async uploadToken(timeoutSeconds: number): Promise<string | undefined> {
+    if (this.options.pooled) return this.singleUseToken(timeoutSeconds);
     if (this.tokens === 'refused') return undefined;
     if (this.tokens === undefined) {
       this.tokens = { issued: 0 };
@@ -311,7 +316,7 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
     const now = Date.now();
     if (this.tokens.token === undefined || now - this.tokens.issued > UPLOAD_TOKEN_RENEW_MS) {
       // ttl, attrs (none: the endpoint refuses tokens with attrs), match_origin, single_use.
-      this.tokens = { issued: now, token: this.call<string>('auth.generate_token', [UPLOAD_TOKEN_TTL_S, {}, true, false]) };
+      this.tokens = { issued: now, token: this.call<string>('auth.generate_token', [UPLOAD_TOKEN_TTL_S, {}, true, false], timeoutSeconds) };
     }
     try {
       const token = await this.tokens.token!;
@@ -328,23 +333,29 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
    * MW/plugins/auth.py:458-480, MW/restful.py:78-94). The ttl only needs to cover the POST's start.
    * Undefined when the session may not make one: the upload then goes with the key.
    */
-  private async singleUseToken(): Promise<string | undefined> {
+  private async singleUseToken(timeoutSeconds: number): Promise<string | undefined> {
     try {
-      const token = await this.call<string>('auth.generate_token', [SINGLE_USE_TOKEN_TTL_S, {}, true, true]);
+      const token = await this.call<string>('auth.generate_token', [SINGLE_USE_TOKEN_TTL_S, {}, true, true], timeoutSeconds);
       return typeof token === 'string' && token.length > 0 ? token : undefined;
     } catch {
       return undefined;
     }
   }
 
+  private agentFor(timeoutSeconds: number, make: (tls: RemoteOptions, timeoutSeconds: number) => Agent): Agent {
+    let agent = this.agents.get(timeoutSeconds);
+    if (!agent) this.agents.set(timeoutSeconds, (agent = make(this.options, timeoutSeconds)));
+    return agent;
+  }
+
   /** core.download, the GET of its URL (TLS as for uploads), then `core.job_wait` for the job's outcome. */
-  async download(req: DownloadRequest): Promise<{ jobId: number; bytes: number }> {
+  async download(req: DownloadRequest, timeoutSeconds: number = this.options.timeoutSeconds): Promise<{ jobId: number; bytes: number }> {
     try {
       const [{ getDownload }, { uploadAgent }] = await Promise.all([import('./download-client.js'), import('./upload-client.js')]);
-      this.agent ??= uploadAgent(this.options, this.options.timeoutSeconds);
-      const [jobId, url] = await this.call<[number, string]>('core.download', downloadParams(req.path));
-      const bytes = await getDownload(this.options.endpoint, this.agent, url, jobId, req.sink, this.options.timeoutSeconds, req.onProgress, downloadLimit(req));
-      await awaitJob({ call: (method, params) => this.call(method, params), ...(this.options.pooled ? {} : { ended: (id: number) => this.jobWait(id) }) }, jobId, this.options.timeoutSeconds);
+      const agent = this.agentFor(timeoutSeconds, uploadAgent);
+      const [jobId, url] = await this.call<[number, string]>('core.download', downloadParams(req.path), timeoutSeconds);
+      const bytes = await getDownload(this.options.endpoint, agent, url, jobId, req.sink, timeoutSeconds, req.onProgress, downloadLimit(req));
+      await awaitJob({ call: (method, params) => this.call(method, params, timeoutSeconds), ...(this.options.pooled ? {} : { ended: (id: number) => this.jobWait(id) }) }, jobId, timeoutSeconds);
       return { jobId, bytes };
     } catch (err) {
       req.sink.destroy();
@@ -368,7 +379,7 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
   async close(): Promise<void> {
     this.closing = true;
     clearInterval(this.keepalive);
-    await this.agent?.close();
+    await Promise.all([...this.agents.values()].map((a) => a.close()));
     if (this.ws.readyState === WebSocket.CLOSED) return;
     await new Promise<void>((resolve) => {
       const t = setTimeout(() => {
