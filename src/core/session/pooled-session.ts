@@ -45,10 +45,18 @@ export class PooledSession {
   user: string | undefined;
   private current: { opened: Promise<RemoteTransport>; transport?: RemoteTransport } | undefined;
   private closed = false;
+  /** The last login (or connection) attempt failed: a revoked, expired or refused key, or an appliance out of reach. */
+  private failed = false;
 
   constructor(
     readonly target: PooledTarget,
     private readonly connector: Connector,
+    /**
+     * Called (by the pool, which then forgets and closes this session) once no command holds it
+     * and its last login failed: a session whose key the appliance refused keeps neither the key
+     * nor a place in `stor session list`. The next command with that key logs in anew.
+     */
+    private readonly onDead: () => void = () => undefined,
   ) {}
 
   /** The live connection, opening (and logging in) a new one when there is none or it was lost. */
@@ -62,9 +70,14 @@ export class PooledSession {
     try {
       entry.transport = await entry.opened;
     } catch (err) {
-      if (this.current === entry) this.current = undefined;
+      if (this.current === entry) {
+        this.current = undefined;
+        this.failed = true;
+        this.forgetIfDead();
+      }
       throw err;
     }
+    if (this.current === entry) this.failed = false;
     if (this.closed) {
       void entry.transport.close();
       throw sessionClosed(this.target);
@@ -98,6 +111,16 @@ export class PooledSession {
     } finally {
       this.lastUsed = Date.now();
     }
+  }
+
+  /** A command's lease on this session ended. */
+  release(): void {
+    this.leases--;
+    this.forgetIfDead();
+  }
+
+  private forgetIfDead(): void {
+    if (this.leases === 0 && this.failed && this.current === undefined && !this.closed) this.onDead();
   }
 
   /** Whether a connection is open or opening (a session whose login failed has none). */
