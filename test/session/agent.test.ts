@@ -1,13 +1,17 @@
-import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { randomInt } from 'node:crypto';
+import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { E } from '../../src/core/error-catalogue.js';
 import { ensureAgent } from '../../src/core/session/spawn.js';
-import { spawnStor } from '../helpers/bin.js';
+import { spawnStor, STOR_BIN } from '../helpers/bin.js';
 import { clientEnv, remoteEnv } from '../helpers/client-env.js';
+import { filesUnder, leakOf } from '../helpers/key-fragments.js';
 import { spawnServe } from '../helpers/serve-process.js';
 import { AGENT_BIN, agentPidsOf, agentServing, builtId, rawRequest, sessionEnv, spawnAgent, until } from '../helpers/session.js';
+import { startStandinAppliance } from '../helpers/standin-appliance.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 // These tests drive the built bundle: `npm run build` first.
@@ -232,21 +236,107 @@ describe('an unsafe agent directory', () => {
 });
 
 describe('secrets and the agent', () => {
-  it("the agent's argv, environment and directory hold no key, though a command with STOR_API_KEY started it", async () => {
+  /** A key of the appliance's form (`<id>-<64 letters and digits>`), new each time. */
+  const madeUpKey = (id: number) => `${id}-${Array.from({ length: 64 }, () => 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'[randomInt(62)]).join('')}`;
+
+  /** Saves profile `name` for `url` with `key` (profile import: no login), in the config of `client`. */
+  async function saveProfile(client: Record<string, string>, name: string, url: string, key: string): Promise<void> {
+    const list = join(tempDir('stor-profiles-'), 'profiles.json');
+    writeFileSync(list, JSON.stringify([{ name, url, key_stdin: true }]));
+    const r = await spawnStor(['profile', 'import', list], { env: client, stdin: key });
+    expect(r.code, r.stderr).toBe(0);
+  }
+
+  it("commands with STOR_API_KEY and with a profile's key run through the agent: nothing of either key in their -v output, nor in the agent's argv, environment or files (its directory, state home, home)", async () => {
     const serve = await spawnServe(tempDir());
     const { env, runtime, dir } = sessionEnv();
-    const remote = remoteEnv(serve);
-    const r = await spawnStor(['whoami', '--json'], { env: { ...remote, ...env } });
-    expect(r.code, r.stderr).toBe(0);
+    const home = tempDir('stor-home-');
+    const stateHome = tempDir('stor-state-');
+    const sessions = { ...env, HOME: home, XDG_STATE_HOME: stateHome };
+    const remote: Record<string, string> = { ...remoteEnv(serve), ...sessions };
+    const envKey = remote.STOR_API_KEY!;
+    const made = await spawnStor(['api-key', 'create', 'profile-key', '--user', 'truenas_admin'], { env: remote });
+    expect(made.code, made.stderr).toBe(0);
+    const profileKey = made.stdout.trim();
+    const client = { ...clientEnv(), ...sessions };
+    await saveProfile(client, 'nas', serve.baseUrl, profileKey);
+    const refusedKey = madeUpKey(9);
+
+    // The first command starts the agent; those after it run there.
+    expect((await spawnStor(['whoami'], { env: remote })).code).toBe(0);
     const { pid } = await agentServing(dir);
     expect(agentPidsOf(runtime)).toEqual([pid]);
-    const key = remote.STOR_API_KEY!;
+    const outputs: string[] = [];
+    for (const [args, e] of [
+      [['-v', 'whoami'], remote],
+      [['-v', '--profile', 'nas', 'call', 'auth.me'], client],
+      [['-v', 'upload', '-', '/mnt/tank/secret-check'], remote],
+    ] as const) {
+      const r = await spawnStor([...args], { env: e, stdin: 'bytes' });
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+      expect(r.stderr, args.join(' ')).toContain("stor: trace: session: a lease on the session agent's connection to");
+      outputs.push(r.stdout, r.stderr);
+    }
+    // A key the appliance refuses: its error, through the agent, names nothing of it either.
+    const refused = await spawnStor(['-v', 'whoami'], { env: { ...remote, STOR_API_KEY: refusedKey } });
+    expect(refused.code).toBe(4);
+    outputs.push(refused.stdout, refused.stderr);
+    expect(leakOf(outputs.join('\n'), envKey, profileKey, refusedKey)).toBeUndefined();
+    // The commands did run in the agent: it holds their two sessions (the refused key's it forgot).
+    expect(JSON.parse((await spawnStor(['session', 'list', '--json'], { env: remote })).stdout)).toHaveLength(2);
+
+    expect(agentPidsOf(runtime)).toEqual([pid]);
     const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
     const environ = readFileSync(`/proc/${pid}/environ`, 'utf8');
-    expect(cmdline).not.toContain(key);
-    expect(environ).not.toContain(key);
-    expect(environ).not.toContain('STOR_API_KEY');
-    expect(environ.split('\0').filter(Boolean).map((v) => v.split('=')[0]).sort()).toEqual(['HOME', 'PATH', 'STOR_SESSION_IDLE', 'XDG_RUNTIME_DIR']);
+    expect(cmdline.replace(/\0+$/, '')).toBe('stor session agent');
+    expect(leakOf(cmdline + environ, envKey, profileKey, refusedKey)).toBeUndefined();
+    expect(environ.split('\0').filter(Boolean).map((v) => v.split('=')[0]).sort()).toEqual(['HOME', 'PATH', 'STOR_SESSION_IDLE', 'XDG_RUNTIME_DIR', 'XDG_STATE_HOME']);
+    // Its directory holds its socket and nothing else; no file there, in the state home or the home holds a key.
     for (const f of readdirSync(dir)) expect(lstatSync(join(dir, f)).isSocket()).toBe(true);
+    const files = [runtime, stateHome, home].flatMap((d) => filesUnder(d));
+    for (const { path, bytes } of files) expect(leakOf(bytes, envKey, profileKey, refusedKey), path).toBeUndefined();
+  });
+
+  it("nothing of a key is in ps while commands run: the first stage's argv, the agent's and an in-process command's, with STOR_API_KEY or a profile's key", async () => {
+    const appliance = await startStandinAppliance({ 'auth.login_with_api_key': { result: true }, 'filesystem.listdir': { silent: true } });
+    const { env, runtime, dir } = sessionEnv();
+    spawnAgent(env);
+    const agent = await agentServing(dir);
+    const envKey = madeUpKey(7);
+    const profileKey = madeUpKey(8);
+    const client = { ...clientEnv(), ...env };
+    await saveProfile(client, 'nas', appliance.baseUrl, profileKey);
+    const withEnvKey = { ...client, STOR_URL: appliance.baseUrl, STOR_API_KEY: envKey };
+    const withProfile = { ...client, STOR_PROFILE: 'nas' };
+    // Each waits for an answer that never comes, until it is killed.
+    const running = [
+      { how: 'through the agent, STOR_API_KEY', child: startStor(['ls', '/mnt/tank'], withEnvKey) },
+      { how: 'through the agent, a profile', child: startStor(['ls', '/mnt/tank'], withProfile) },
+      { how: 'in-process (--no-session), STOR_API_KEY', child: startStor(['--no-session', 'ls', '/mnt/tank'], withEnvKey) },
+      { how: 'in-process (STOR_SESSION=off), a profile', child: startStor(['ls', '/mnt/tank'], { ...withProfile, STOR_SESSION: 'off' }) },
+    ];
+    await until('every command waits for its listing', () => appliance.calls.filter((c) => c === 'filesystem.listdir').length === running.length);
+
+    const ps = execFileSync('ps', ['-e', '-ww', '-o', 'pid=,args='], { encoding: 'utf8' });
+    const argsOf = (pid: number) => ps.split('\n').find((l) => l.trim().startsWith(`${pid} `));
+    expect(argsOf(agent.pid)).toMatch(/ stor session agent$/);
+    for (const { how, child } of running) {
+      expect(argsOf(child.pid!), how).toContain(`${STOR_BIN} `);
+      expect(leakOf(readFileSync(`/proc/${child.pid}/cmdline`), envKey, profileKey), how).toBeUndefined();
+    }
+    expect(leakOf(ps, envKey, profileKey)).toBeUndefined();
+    expect(leakOf(readFileSync(`/proc/${agent.pid}/cmdline`), envKey, profileKey)).toBeUndefined();
+    // The two handed over ran in the agent: its two sessions (no process of their own).
+    expect(agentPidsOf(runtime)).toEqual([agent.pid]);
+    expect(JSON.parse((await spawnStor(['session', 'list', '--json'], { env: client })).stdout)).toHaveLength(2);
   });
 });
+
+/** Starts the built stor as spawnStor does, without waiting for it; killed when the test ends. */
+function startStor(args: string[], env: Record<string, string>): ChildProcess {
+  const child = spawn(process.execPath, [STOR_BIN, ...args], { env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', ...env }, stdio: 'ignore' });
+  onTestFinished(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  return child;
+}

@@ -111,6 +111,34 @@ describe('session pool', () => {
     await pool.closeAll();
   });
 
+  it("a session whose key was revoked leaves the pool when its command ends: no key kept, nothing listed, the next command logs in anew", async () => {
+    const server = await startTestServer();
+    const { proxy, pool, target } = await poolFor(server);
+    const t = server.testAppliance;
+    const { key } = await createUserWithKey(t, 'erin', { privilegeRoles: ['READONLY_ADMIN'] });
+    const warm = await pool.open(target(key), 10);
+    await warm.call('auth.me');
+    await warm.close();
+    const other = await pool.open(target(server.adminKey), 10);
+    const [entry] = await t.call<{ id: number }[]>(t.admin, 'api_key.query', [['name', '=', 'erin-key']]);
+    await t.call(t.admin, 'api_key.delete', entry!.id);
+    const lease = await pool.open(target(key), 10);
+    expect(((await lease.call('auth.me').catch((e: unknown) => e)) as StorError).code).toBe(E.KEY_REJECTED.code);
+    // Held by its command, the session stays (listed as not connected); once it ends, the pool forgets it.
+    expect(await pool.list()).toEqual([expect.objectContaining({ connected: false, active: 1 }), expect.objectContaining({ user: 'truenas_admin', active: 1 })]);
+    await lease.close();
+    expect(await pool.list()).toEqual([expect.objectContaining({ user: 'truenas_admin', connected: true, active: 1 })]);
+    // The other key's session was left alone throughout.
+    expect(await other.call('core.ping')).toBe('pong');
+    await other.close();
+    const sockets = proxy.webSockets();
+    const again = await pool.open(target(key), 10).catch((e: unknown) => e);
+    expect((again as StorError).code).toBe(E.KEY_REJECTED.code);
+    expect(proxy.webSockets()).toBe(sockets + 1);
+    expect(await pool.list()).toHaveLength(1);
+    await pool.closeAll();
+  });
+
   it("a lease that logs in as someone else does so on a connection of its own: the shared one keeps its identity", async () => {
     const server = await startTestServer();
     const { pool, target } = await poolFor(server);

@@ -70,8 +70,8 @@ export class PoolLease implements Transport {
   async close(): Promise<void> {
     if (this.ended) return;
     this.ended = true;
-    this.session.leases--;
     this.session.lastUsed = Date.now();
+    this.session.release();
     const own = this.own;
     this.own = undefined;
     await (await own?.catch(() => undefined))?.close();

@@ -24,24 +24,23 @@ export class SessionPool implements SessionOpener {
   /**
    * A lease on the connection for `target`, logged in before it is returned: a command whose key
    * is refused fails here, as its own login would have. A session whose login failed leaves the
-   * pool, so its key is not kept.
+   * pool once no command holds it (here, or when a later call's new login failed), so its key is
+   * not kept.
    */
   async open(target: PooledTarget, timeoutSeconds: number, trace?: TraceSink): Promise<Transport> {
     const key = poolKey(target);
     let session = this.sessions.get(key);
     if (!session) {
-      session = new PooledSession(target, this.connector);
+      const created: PooledSession = new PooledSession(target, this.connector, () => this.forget(key, created));
+      session = created;
       this.sessions.set(key, session);
     }
     const lease = new PoolLease(session, this.connector, timeoutSeconds, trace, target);
     try {
       await session.connection(timeoutSeconds);
     } catch (err) {
+      // The last lease of a session whose login failed: the pool forgets it (PooledSession.release).
       await lease.close();
-      if (!session.hasConnection && session.leases === 0 && this.sessions.get(key) === session) {
-        this.sessions.delete(key);
-        await session.close();
-      }
       throw err;
     }
     trace?.(`session: a lease on the session agent's connection to ${target.endpoint.display}`);
@@ -96,6 +95,13 @@ export class SessionPool implements SessionOpener {
     }
     await Promise.all(closing.map((s) => s.close()));
     return closing.length;
+  }
+
+  /** A session no command holds whose login failed (a revoked key, say): out of the pool, and its key with it. */
+  private forget(key: string, session: PooledSession): void {
+    if (this.sessions.get(key) !== session) return;
+    this.sessions.delete(key);
+    void session.close();
   }
 
   async closeAll(): Promise<void> {

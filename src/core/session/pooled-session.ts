@@ -50,10 +50,18 @@ export class PooledSession {
   /** Calls under way on each connection, so that a replaced one is closed only once they are answered. */
   private readonly busy = new Map<RemoteTransport, number>();
   private readonly retired = new Set<RemoteTransport>();
+  /** The last login (or connection) attempt failed: a revoked, expired or refused key, or an appliance out of reach. */
+  private failed = false;
 
   constructor(
     readonly target: PooledTarget,
     private readonly connector: Connector,
+    /**
+     * Called (by the pool, which then forgets and closes this session) once no command holds it
+     * and its last login failed: a session whose key the appliance refused keeps neither the key
+     * nor a place in `stor session list`. The next command with that key logs in anew.
+     */
+    private readonly onDead: () => void = () => undefined,
   ) {}
 
   /** The live connection, opening (and logging in) a new one when there is none or it was lost. */
@@ -67,10 +75,15 @@ export class PooledSession {
     try {
       entry.transport = await entry.opened;
     } catch (err) {
-      if (this.current === entry) this.current = undefined;
+      if (this.current === entry) {
+        this.current = undefined;
+        this.failed = true;
+        this.forgetIfDead();
+      }
       throw err;
     }
     this.loggedInAt.set(entry.transport, performance.now());
+    if (this.current === entry) this.failed = false;
     if (this.closed) {
       void entry.transport.close();
       throw sessionClosed(this.target);
@@ -140,6 +153,16 @@ export class PooledSession {
     this.current = undefined;
     if (this.busy.has(conn)) this.retired.add(conn);
     else void conn.close();
+  }
+
+  /** A command's lease on this session ended. */
+  release(): void {
+    this.leases--;
+    this.forgetIfDead();
+  }
+
+  private forgetIfDead(): void {
+    if (this.leases === 0 && this.failed && this.current === undefined && !this.closed) this.onDead();
   }
 
   /** Whether a connection is open or opening (a session whose login failed has none). */
