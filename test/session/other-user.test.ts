@@ -1,9 +1,10 @@
 import { chmodSync, chownSync, linkSync, lstatSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { E } from '../../src/core/error-catalogue.js';
 import { spawnStor } from '../helpers/bin.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { clientEnv } from '../helpers/client-env.js';
 import { listenerOfOther, OTHER_UID, otherUserUnavailable, otherUsersDir, PROBE, runAsOther, storAsOther } from '../helpers/other-user.js';
 import { AGENT_BIN, agentPidsOf, agentServing, builtId, killAgentsOf, rawRequest, sessionEnv, spawnAgent, until } from '../helpers/session.js';
@@ -116,7 +117,12 @@ describe("this user's stor against what another uid made", () => {
       for (const args of [['whoami'], ['session', 'list'], ['session', 'stop', '--all']]) {
         const r = await spawnStor([...args, '--json'], { env });
         expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(1);
-        expect(errorOf(r.stderr)).toMatchObject({ code: E.SESSION_DIR_UNSAFE.code, message: expect.stringContaining(`${dir} is owned by uid ${OTHER_UID}, not by this user (uid 0)`) });
+        expect(errorOf(r.stderr)).toMatchObject({
+          code: E.SESSION_DIR_UNSAFE.code,
+          message: expect.stringContaining(`${dir} is owned by uid ${OTHER_UID}, not by this user (uid 0)`),
+          // chmod cannot fix another user's directory: the hint says who can.
+          hint: expect.stringContaining('belongs to another user'),
+        });
       }
       expect(await spawnAgent(env).exited).toBe(1);
       expect(agentPidsOf(runtime)).toEqual([]);
@@ -124,6 +130,19 @@ describe("this user's stor against what another uid made", () => {
     } finally {
       killAgentsOf(runtime);
     }
+  });
+
+  it("another uid's runtime directory with no agent directory yet (`sudo -E stor`): the command runs in its own process and makes nothing there, so that user is not locked out", async () => {
+    const runtime = tempDir('stor-run-');
+    onTestFinished(() => killAgentsOf(runtime));
+    chownSync(runtime, OTHER_UID, OTHER_UID);
+    const env = { ...clientEnv(), XDG_RUNTIME_DIR: runtime, STOR_SESSION: 'on', STOR_SESSION_IDLE: '60' };
+    for (let i = 0; i < 2; i++) {
+      const r = await spawnStor(['whoami', '--json'], { env });
+      expect(r.code, r.stderr).toBe(0);
+    }
+    expect(readdirSync(runtime)).toEqual([]);
+    expect(agentPidsOf(runtime)).toEqual([]);
   });
 
   it("a socket another uid owns, in this user's own 0700 directory, is refused with SESSION_DIR_UNSAFE and not connected to", async (ctx) => {

@@ -1,6 +1,6 @@
 import { lstatSync, mkdirSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
-import { isAbsolute, join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 
 /*
  * Where the session agent's socket lives, and the checks made before it is used. Imported by the
@@ -87,6 +87,20 @@ export function privateSocketProblem(path: string): string | undefined {
   if (owner) return `${path} is ${owner}`;
   if ((st.mode & 0o177) !== 0) return `${path} has mode ${(st.mode & 0o777).toString(8).padStart(4, '0')}; it must be 0600`;
   return undefined;
+}
+
+/**
+ * Whether the directory that would hold the agent's directory exists and belongs to another user:
+ * root run with a user's environment (`sudo -E stor …`) sees that user's XDG_RUNTIME_DIR, and an
+ * agent's directory made there would be root's, which the user could then neither use nor remove.
+ */
+export function parentOfAnotherUser(dir: string): boolean {
+  const uid = ownUid();
+  try {
+    return uid !== undefined && lstatSync(dirname(dir)).uid !== uid;
+  } catch {
+    return false;
+  }
 }
 
 /**

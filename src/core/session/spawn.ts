@@ -4,7 +4,7 @@ import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { E } from '../error-catalogue.js';
 import { StorError } from '../errors.js';
-import { BUILD_ID, ensurePrivateDir, privateSocketProblem, sessionDirFrom, socketPathIn, startingMarkerIn } from './paths.js';
+import { BUILD_ID, ensurePrivateDir, parentOfAnotherUser, privateSocketProblem, sessionDirFrom, socketPathIn, startingMarkerIn } from './paths.js';
 import { sessionSetting } from './setting.js';
 import { sessionDirUnsafe } from './unsafe.js';
 
@@ -104,6 +104,8 @@ function claimMarker(marker: string): number | undefined {
 export function ensureAgent(env: Env, entry: string | undefined = agentEntry(), build: string = BUILD_ID): number | undefined {
   if (!entry) return undefined;
   const dir = sessionDirFrom(env);
+  // No agent in another user's directory (`sudo -E`): this command, and the next, run in-process.
+  if (!exists(dir) && parentOfAnotherUser(dir)) return undefined;
   let problem: string | undefined;
   try {
     problem = ensurePrivateDir(dir);
