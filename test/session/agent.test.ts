@@ -275,6 +275,8 @@ describe('secrets and the agent', () => {
       const r = await spawnStor([...args], { env: e, stdin: 'bytes' });
       expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
       expect(r.stderr, args.join(' ')).toContain("stor: trace: session: a lease on the session agent's connection to");
+      // The target and transport lines a command's own connection prints (openTarget), through the agent too.
+      expect(r.stderr, args.join(' ')).toMatch(/stor: trace: target: .*\nstor: trace: transport: ws \(/);
       outputs.push(r.stdout, r.stderr);
     }
     // A key the appliance refuses: its error, through the agent, names nothing of it either.

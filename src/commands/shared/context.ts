@@ -58,7 +58,11 @@ export class CommandContext {
     if (sessions) {
       // Inside the session agent: a remote WebSocket target is a lease on its pooled connection.
       // JSON-RPC over HTTP logs in on every request anyway, and the embedded target is opened per command.
-      if (spec.kind === 'remote' && spec.rpc === 'ws') return sessions.open(pooledTarget(spec), this.timeoutSeconds, this.trace);
+      if (spec.kind === 'remote' && spec.rpc === 'ws') {
+        // The same `target:` and `transport:` lines as a command's own connection prints.
+        if (this.trace) traceTarget(spec, this.trace);
+        return sessions.open(pooledTarget(spec), this.timeoutSeconds, this.trace);
+      }
     } else if (sessionsOn(this.globals.session, this.io.env)) {
       // The next command finds the agent running; this one goes on with a connection of its own.
       ensureAgent(this.io.env);
