@@ -1,17 +1,19 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { connect, type Socket } from 'node:net';
+import { connect, Socket } from 'node:net';
 import { createRequire } from 'node:module';
 import { isatty } from 'node:tty';
+import { fileURLToPath } from 'node:url';
 import { privateDirProblem, privateSocketProblem, sessionDirFrom, socketPathIn, startingMarkerIn } from './core/session/paths.js';
 import { DECLINED_COMMANDS, DECLINED_FLAGS, encodeLine, HEARTBEAT_MS, lineReader, STDIN_CHUNK_BYTES, type RunInput, type RunMessage, type RunRequest } from './core/session/protocol.js';
 import { noSessionFlag, sessionSetting } from './core/session/setting.js';
+import { startAgent } from './core/session/start-agent.js';
 
 /*
  * The first stage (docs/SESSIONS.md): what bin/stor.js loads before anything else. It hands the
  * command line to the session agent when one runs, and relays what comes back; otherwise it loads
  * the full CLI and runs the command in this process, as stor always did. It must start in a few
  * milliseconds over bare Node, so it imports node built-ins and src/core/session/{paths,setting,
- * protocol}.ts only (scripts/bundle.mjs checks that nothing else comes in).
+ * protocol,start-agent}.ts only (scripts/bundle.mjs checks that nothing else comes in).
  */
 
 /**
@@ -83,20 +85,45 @@ function startingNow(marker: string): boolean {
   }
 }
 
-/** The agent's socket, when there is one to use; waits briefly for one another command is starting. */
-async function findSocket(env: NodeJS.ProcessEnv): Promise<string | undefined> {
+/**
+ * A connection to the agent, when one answers; waits up to `waitMs` while another command is
+ * starting one (its marker fresh). 'stale' when a socket is there but nothing listens on it: its
+ * agent died without removing it (kill -9).
+ */
+async function connectAgent(env: NodeJS.ProcessEnv, waitMs: number): Promise<Socket | 'stale' | undefined> {
   const dir = sessionDirFrom(env);
-  const socket = socketPathIn(dir);
-  if (!existsSync(socket)) {
-    const marker = startingMarkerIn(dir);
-    for (const deadline = Date.now() + STARTING_WAIT_MS; !existsSync(socket); ) {
-      if (Date.now() > deadline || !startingNow(marker)) return undefined;
-      await new Promise((resolve) => setTimeout(resolve, 20));
+  const path = socketPathIn(dir);
+  const marker = startingMarkerIn(dir);
+  for (const deadline = Date.now() + waitMs; ; await new Promise((resolve) => setTimeout(resolve, 20))) {
+    const waiting = () => Date.now() <= deadline && startingNow(marker);
+    if (!existsSync(path)) {
+      if (waiting()) continue;
+      return undefined;
     }
+    // Any problem is reported by the full CLI (SESSION_DIR_UNSAFE), which checks again.
+    if (privateDirProblem(dir) !== undefined || privateSocketProblem(path) !== undefined) return undefined;
+    const socket = await connectTo(path);
+    if (typeof socket !== 'string') return socket;
+    if (waiting()) continue;
+    return socket === 'ECONNREFUSED' ? 'stale' : undefined;
   }
-  // Any problem is reported by the full CLI (SESSION_DIR_UNSAFE), which checks again.
-  if (privateDirProblem(dir) !== undefined || privateSocketProblem(socket) !== undefined) return undefined;
-  return socket;
+}
+
+/**
+ * Starts an agent from here when its socket is one an agent left behind: the full CLI would take it
+ * for a live agent and never start another, so every later command would log in on its own.
+ * Whether an agent is now on its way.
+ */
+function launchAgent(env: NodeJS.ProcessEnv, staleSocket: boolean): boolean {
+  const entry = fileURLToPath(new URL('./agent.js', import.meta.url));
+  if (!existsSync(entry)) return false;
+  try {
+    const outcome = startAgent(env, entry, undefined, staleSocket);
+    return 'started' in outcome || 'starting' in outcome;
+  } catch {
+    // The full CLI, which runs the command next, reports what is wrong.
+    return false;
+  }
 }
 
 function commandEnv(): Record<string, string> {
@@ -222,15 +249,15 @@ function relay(socket: Socket, argv: string[]): Promise<Outcome> {
   });
 }
 
-/** Connects to the agent's socket; undefined when nothing listens there (a stale socket, a refused connect). */
-function connectTo(path: string): Promise<Socket | undefined> {
+/** Connects to the agent's socket; the error's code when that fails (ECONNREFUSED: nothing listens there). */
+function connectTo(path: string): Promise<Socket | string> {
   return new Promise((resolve) => {
     const socket = connect(path);
     socket.once('connect', () => {
       socket.off('error', refused);
       resolve(socket);
     });
-    const refused = () => resolve(undefined);
+    const refused = (err: NodeJS.ErrnoException) => resolve(err.code ?? 'EUNKNOWN');
     socket.once('error', refused);
   });
 }
@@ -244,9 +271,13 @@ function exitAfterFlush(code: number): void {
 export async function start(): Promise<void> {
   const argv = process.argv.slice(2);
   if (noSessionFlag(argv) || sessionSetting(process.env.STOR_SESSION) !== 'on' || alwaysDeclined(argv)) return inProcess();
-  const path = await findSocket(process.env);
-  const socket = path === undefined ? undefined : await connectTo(path);
-  if (!socket) return inProcess();
+  const socket = await connectAgent(process.env, STARTING_WAIT_MS);
+  if (!(socket instanceof Socket)) {
+    // This command runs in its own process, as any that finds no agent; the agent started here is
+    // for the next ones.
+    if (socket === 'stale') launchAgent(process.env, true);
+    return inProcess();
+  }
   endWhenOutputFails(process.stdout, 'stdout');
   endWhenOutputFails(process.stderr, 'stderr');
   const outcome = await relay(socket, argv);
