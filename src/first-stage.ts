@@ -25,6 +25,11 @@ export const VALUE_FLAGS: ReadonlySet<string> = new Set(['--timeout', '--url', '
 
 /** How long a first stage waits for an agent that another command is starting. */
 const STARTING_WAIT_MS = 2000;
+/**
+ * How long a `--targets` run waits for the agent it starts: the agent then logs in on each target,
+ * once, and the next run logs in nowhere. Bounded by STARTING_FRESH_MS too.
+ */
+const FLEET_WAIT_MS = 5000;
 /** A starting marker older than this is a start that failed, not one under way. */
 const STARTING_FRESH_MS = 5000;
 /** Beats the agent may miss before it counts as lost (stopped, or gone without closing). */
@@ -73,6 +78,20 @@ async function inProcess(): Promise<void> {
   await startInProcess();
 }
 
+/**
+ * Whether the command runs on several targets (`--targets`): it logs in on each, so waiting for an
+ * agent to start costs less than the logins the next run would otherwise make again.
+ */
+export function fansOut(argv: readonly string[]): boolean {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') return false;
+    if (a === '--targets' || a.startsWith('--targets=')) return true;
+    if (VALUE_FLAGS.has(a)) i++;
+  }
+  return false;
+}
+
 /** A start under way: the marker exists, is fresh, and names a live process (when it names one). */
 function startingNow(marker: string): boolean {
   try {
@@ -110,9 +129,10 @@ async function connectAgent(env: NodeJS.ProcessEnv, waitMs: number): Promise<Soc
 }
 
 /**
- * Starts an agent from here when its socket is one an agent left behind: the full CLI would take it
- * for a live agent and never start another, so every later command would log in on its own.
- * Whether an agent is now on its way.
+ * Starts an agent from here, for the two cases the full CLI cannot see: a socket its agent left
+ * behind (the CLI would take it for a live agent and never start another, so every later command
+ * would log in on its own), and a `--targets` run, which waits for the agent it starts. Whether an
+ * agent is now on its way.
  */
 function launchAgent(env: NodeJS.ProcessEnv, staleSocket: boolean): boolean {
   const entry = fileURLToPath(new URL('./agent.js', import.meta.url));
@@ -271,13 +291,15 @@ function exitAfterFlush(code: number): void {
 export async function start(): Promise<void> {
   const argv = process.argv.slice(2);
   if (noSessionFlag(argv) || sessionSetting(process.env.STOR_SESSION) !== 'on' || alwaysDeclined(argv)) return inProcess();
-  const socket = await connectAgent(process.env, STARTING_WAIT_MS);
+  let socket = await connectAgent(process.env, STARTING_WAIT_MS);
   if (!(socket instanceof Socket)) {
     // This command runs in its own process, as any that finds no agent; the agent started here is
-    // for the next ones.
-    if (socket === 'stale') launchAgent(process.env, true);
-    return inProcess();
+    // for the next ones. A --targets run waits for it instead.
+    const fleet = fansOut(argv);
+    const launched = (socket === 'stale' || fleet) && launchAgent(process.env, socket === 'stale');
+    if (launched && fleet) socket = await connectAgent(process.env, FLEET_WAIT_MS);
   }
+  if (!(socket instanceof Socket)) return inProcess();
   endWhenOutputFails(process.stdout, 'stdout');
   endWhenOutputFails(process.stderr, 'stderr');
   const outcome = await relay(socket, argv);
