@@ -1,17 +1,19 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { connect, type Socket } from 'node:net';
+import { connect, Socket } from 'node:net';
 import { createRequire } from 'node:module';
 import { isatty } from 'node:tty';
+import { fileURLToPath } from 'node:url';
 import { privateDirProblem, privateSocketProblem, sessionDirFrom, socketPathIn, startingMarkerIn } from './core/session/paths.js';
 import { DECLINED_COMMANDS, DECLINED_FLAGS, encodeLine, HEARTBEAT_MS, lineReader, STDIN_CHUNK_BYTES, type RunInput, type RunMessage, type RunRequest } from './core/session/protocol.js';
 import { noSessionFlag, sessionSetting } from './core/session/setting.js';
+import { startAgent } from './core/session/start-agent.js';
 
 /*
  * The first stage (docs/SESSIONS.md): what bin/stor.js loads before anything else. It hands the
  * command line to the session agent when one runs, and relays what comes back; otherwise it loads
  * the full CLI and runs the command in this process, as stor always did. It must start in a few
  * milliseconds over bare Node, so it imports node built-ins and src/core/session/{paths,setting,
- * protocol}.ts only (scripts/bundle.mjs checks that nothing else comes in).
+ * protocol,start-agent}.ts only (scripts/bundle.mjs checks that nothing else comes in).
  */
 
 /**
@@ -21,8 +23,17 @@ import { noSessionFlag, sessionSetting } from './core/session/setting.js';
  */
 export const VALUE_FLAGS: ReadonlySet<string> = new Set(['--timeout', '--url', '--profile', '--ca', '--targets', '--rpc']);
 
-/** How long a first stage waits for an agent that another command is starting. */
-const STARTING_WAIT_MS = 2000;
+/**
+ * How long a first stage waits for an agent that another command is starting (its marker fresh
+ * and its process alive): on a loaded machine the start can take seconds, and waiting costs less
+ * than a login of its own, which counts against the appliance's 20 a minute.
+ */
+const STARTING_WAIT_MS = 5000;
+/**
+ * How long a `--targets` run waits for the agent it starts: the agent then logs in on each target,
+ * once, and the next run logs in nowhere. Bounded by STARTING_FRESH_MS too.
+ */
+const FLEET_WAIT_MS = 5000;
 /** A starting marker older than this is a start that failed, not one under way. */
 const STARTING_FRESH_MS = 5000;
 /** Beats the agent may miss before it counts as lost (stopped, or gone without closing). */
@@ -71,6 +82,20 @@ async function inProcess(): Promise<void> {
   await startInProcess();
 }
 
+/**
+ * Whether the command runs on several targets (`--targets`): it logs in on each, so waiting for an
+ * agent to start costs less than the logins the next run would otherwise make again.
+ */
+export function fansOut(argv: readonly string[]): boolean {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') return false;
+    if (a === '--targets' || a.startsWith('--targets=')) return true;
+    if (VALUE_FLAGS.has(a)) i++;
+  }
+  return false;
+}
+
 /** A start under way: the marker exists, is fresh, and names a live process (when it names one). */
 function startingNow(marker: string): boolean {
   try {
@@ -83,20 +108,46 @@ function startingNow(marker: string): boolean {
   }
 }
 
-/** The agent's socket, when there is one to use; waits briefly for one another command is starting. */
-async function findSocket(env: NodeJS.ProcessEnv): Promise<string | undefined> {
+/**
+ * A connection to the agent, when one answers; waits up to `waitMs` while another command is
+ * starting one (its marker fresh). 'stale' when a socket is there but nothing listens on it: its
+ * agent died without removing it (kill -9).
+ */
+async function connectAgent(env: NodeJS.ProcessEnv, waitMs: number): Promise<Socket | 'stale' | undefined> {
   const dir = sessionDirFrom(env);
-  const socket = socketPathIn(dir);
-  if (!existsSync(socket)) {
-    const marker = startingMarkerIn(dir);
-    for (const deadline = Date.now() + STARTING_WAIT_MS; !existsSync(socket); ) {
-      if (Date.now() > deadline || !startingNow(marker)) return undefined;
-      await new Promise((resolve) => setTimeout(resolve, 20));
+  const path = socketPathIn(dir);
+  const marker = startingMarkerIn(dir);
+  for (const deadline = Date.now() + waitMs; ; await new Promise((resolve) => setTimeout(resolve, 20))) {
+    const waiting = () => Date.now() <= deadline && startingNow(marker);
+    if (!existsSync(path)) {
+      if (waiting()) continue;
+      return undefined;
     }
+    // Any problem is reported by the full CLI (SESSION_DIR_UNSAFE), which checks again.
+    if (privateDirProblem(dir) !== undefined || privateSocketProblem(path) !== undefined) return undefined;
+    const socket = await connectTo(path);
+    if (typeof socket !== 'string') return socket;
+    if (waiting()) continue;
+    return socket === 'ECONNREFUSED' ? 'stale' : undefined;
   }
-  // Any problem is reported by the full CLI (SESSION_DIR_UNSAFE), which checks again.
-  if (privateDirProblem(dir) !== undefined || privateSocketProblem(socket) !== undefined) return undefined;
-  return socket;
+}
+
+/**
+ * Starts an agent from here, for the two cases the full CLI cannot see: a socket its agent left
+ * behind (the CLI would take it for a live agent and never start another, so every later command
+ * would log in on its own), and a `--targets` run, which waits for the agent it starts. Whether an
+ * agent is now on its way.
+ */
+function launchAgent(env: NodeJS.ProcessEnv, staleSocket: boolean): boolean {
+  const entry = fileURLToPath(new URL('./agent.js', import.meta.url));
+  if (!existsSync(entry)) return false;
+  try {
+    const outcome = startAgent(env, entry, undefined, staleSocket);
+    return 'started' in outcome || 'starting' in outcome;
+  } catch {
+    // The full CLI, which runs the command next, reports what is wrong.
+    return false;
+  }
 }
 
 function commandEnv(): Record<string, string> {
@@ -222,15 +273,15 @@ function relay(socket: Socket, argv: string[]): Promise<Outcome> {
   });
 }
 
-/** Connects to the agent's socket; undefined when nothing listens there (a stale socket, a refused connect). */
-function connectTo(path: string): Promise<Socket | undefined> {
+/** Connects to the agent's socket; the error's code when that fails (ECONNREFUSED: nothing listens there). */
+function connectTo(path: string): Promise<Socket | string> {
   return new Promise((resolve) => {
     const socket = connect(path);
     socket.once('connect', () => {
       socket.off('error', refused);
       resolve(socket);
     });
-    const refused = () => resolve(undefined);
+    const refused = (err: NodeJS.ErrnoException) => resolve(err.code ?? 'EUNKNOWN');
     socket.once('error', refused);
   });
 }
@@ -244,9 +295,15 @@ function exitAfterFlush(code: number): void {
 export async function start(): Promise<void> {
   const argv = process.argv.slice(2);
   if (noSessionFlag(argv) || sessionSetting(process.env.STOR_SESSION) !== 'on' || alwaysDeclined(argv)) return inProcess();
-  const path = await findSocket(process.env);
-  const socket = path === undefined ? undefined : await connectTo(path);
-  if (!socket) return inProcess();
+  let socket = await connectAgent(process.env, STARTING_WAIT_MS);
+  if (!(socket instanceof Socket)) {
+    // This command runs in its own process, as any that finds no agent; the agent started here is
+    // for the next ones. A --targets run waits for it instead.
+    const fleet = fansOut(argv);
+    const launched = (socket === 'stale' || fleet) && launchAgent(process.env, socket === 'stale');
+    if (launched && fleet) socket = await connectAgent(process.env, FLEET_WAIT_MS);
+  }
+  if (!(socket instanceof Socket)) return inProcess();
   endWhenOutputFails(process.stdout, 'stdout');
   endWhenOutputFails(process.stderr, 'stderr');
   const outcome = await relay(socket, argv);

@@ -54,3 +54,17 @@ export function spawnServe(stateDir: string, args: string[] = []): Promise<Serve
     exited.then((code) => reject(new Error(`stor serve exited with ${code} before listening:\n${stderr}`)));
   });
 }
+
+/** The login lines of `stor serve -v`'s stderr, one per login, successful or refused (src/core/server/login-log.ts). */
+export function loginLines(server: ServeProcess): string[] {
+  return server.stderr().split('\n').filter((l) => /^stor serve: login (ok|refused|pending): /.test(l));
+}
+
+/**
+ * The logins that check a key or password: all but uploads authorized by a single-use token, which
+ * a session issued (auth.generate_token) and which neither hashes a key nor counts against the
+ * appliance's login limit.
+ */
+export function keyLogins(server: ServeProcess): string[] {
+  return loginLines(server).filter((l) => !l.includes(': /_upload/ token,'));
+}

@@ -31,7 +31,7 @@ export interface TestServer {
  * Cleanup order at the end of the test (vitest runs onTestFinished hooks last-registered first):
  * clients opened later → this server → the appliance → the temporary directory.
  */
-export async function startTestServer(settings?: Partial<ApplianceSettings>, server: Pick<ServerOptions, 'wsIdleTimeoutSeconds' | 'limits'> = {}): Promise<TestServer> {
+export async function startTestServer(settings?: Partial<ApplianceSettings>, server: Pick<ServerOptions, 'wsIdleTimeoutSeconds' | 'limits' | 'log'> = {}): Promise<TestServer> {
   const t = await openTestAppliance(settings);
   const running = await startServer({ appliance: t.appliance, host: '127.0.0.1', port: 0, ...server });
   let closing: Promise<void> | null = null;

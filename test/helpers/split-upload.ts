@@ -18,7 +18,7 @@ export async function until(ready: () => boolean, what: string): Promise<void> {
  * rest when `finish` is called, so a test can change the world while the server holds the upload
  * half-written. `finish` waits for the job and resolves with its final entry.
  */
-export function startSplitUpload(server: TestServer, path: string, options: Record<string, unknown>, first: string, filename = 'part') {
+export function startSplitUpload(server: Pick<TestServer, 'url' | 'rpcUrl' | 'adminKey'>, path: string, options: Record<string, unknown>, first: string, filename = 'part') {
   const req = request(`${server.url}/_upload/`, {
     method: 'POST',
     headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}`, authorization: `Bearer ${server.adminKey}` },

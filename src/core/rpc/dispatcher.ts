@@ -1,6 +1,6 @@
 import { sep } from 'node:path';
 import { contractViolations } from '../contract/conformance.js';
-import { RpcError, rpcErrors } from '../errors.js';
+import { RpcError, rpcErrors, type RpcErrorObject } from '../errors.js';
 import { isSystemError, osError } from '../appliance/os-error.js';
 import { appliancePathOf } from '../appliance/sandbox.js';
 import type { Appliance } from '../appliance/appliance.js';
@@ -14,6 +14,11 @@ import { decodeText, errorResponse, successResponse, type RpcRequest, type RpcRe
 export interface CallGate {
   /** Throws to refuse the call, e.g. -32000 past the in-flight limit or EBUSY past the rate limit. */
   beforeCall?(method: MethodDefinition, session: Session): void;
+  /**
+   * Told of each answered request (notifications too) with the session's login id from before it,
+   * so a network adapter can log logins (login-log.ts); must not throw.
+   */
+  afterCall?(request: RpcRequest, session: Session, loginIdBefore: string | null, outcome: { result: unknown } | { error: RpcErrorObject }): void;
 }
 
 /**
@@ -83,11 +88,13 @@ export class Dispatcher {
   /** Runs a decoded request; `null` for a notification, which gets no reply of any kind. */
   async run(session: Session, request: RpcRequest, gate?: CallGate): Promise<RpcResponse | null> {
     let response: RpcResponse;
+    const loginIdBefore = session.loginId;
     try {
       response = successResponse(request.id, await this.call(session, request.method, request.params, request.id, gate));
     } catch (err) {
       response = errorResponse(request.id, asRpcError(err));
     }
+    gate?.afterCall?.(request, session, loginIdBefore, response);
     return request.hasId ? response : null;
   }
 

@@ -3,13 +3,23 @@ import type { Session } from '../appliance/session.js';
 import { ERRNO, rpcErrors } from '../errors.js';
 import type { CallGate } from '../rpc/dispatcher.js';
 import type { RateLimiter } from '../appliance/rate-limit.js';
+import { loginLineForCall } from './login-log.js';
+
+export interface NetworkGateOptions {
+  /** Calls in flight on this connection, and the most allowed (a WebSocket's; absent over HTTP). */
+  inFlight?: () => number;
+  maxInFlight?: number;
+  /** The server's operator log: one line per login, successful or refused (login-log.ts). */
+  log?: (line: string) => void;
+}
 
 /**
  * The network's own checks, between method lookup and authentication (facts §1.8 order). The
  * per-(method, address) limit applies to anonymous calls, as on 25.10.1, and to `auth.login*`
  * from any session.
  */
-export function networkGate(limiter: RateLimiter, inFlight?: () => number, maxInFlight = 20): CallGate {
+export function networkGate(limiter: RateLimiter, options: NetworkGateOptions = {}): CallGate {
+  const { inFlight, maxInFlight = 20, log } = options;
   return {
     beforeCall(method: MethodDefinition, session: Session) {
       if (inFlight && inFlight() > maxInFlight) throw rpcErrors.tooManyCalls(maxInFlight);
@@ -19,5 +29,13 @@ export function networkGate(limiter: RateLimiter, inFlight?: () => number, maxIn
         if (!limiter.hit(method.name, session.origin.address)) throw rpcErrors.call(ERRNO.EBUSY, 'Rate Limit Exceeded');
       }
     },
+    ...(log
+      ? {
+          afterCall(request, session, loginIdBefore, outcome) {
+            const line = loginLineForCall(request, session, loginIdBefore, outcome);
+            if (line !== null) log(line);
+          },
+        }
+      : {}),
   };
 }

@@ -1,13 +1,14 @@
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Appliance } from '../appliance/appliance.js';
-import type { Origin } from '../appliance/session.js';
+import type { Origin, Session } from '../appliance/session.js';
 import { RpcError, rpcErrors } from '../errors.js';
 import { loginWithApiKey, rateLimitExceeded } from '../appliance/auth.js';
 import { bearerKey } from './bearer.js';
 import { decodeText, errorResponse, type Decoded, type RpcResponse } from '../rpc/codec.js';
 import type { Dispatcher } from '../rpc/dispatcher.js';
 import { networkGate } from './call-gate.js';
+import { errorReason, keyIdOf, loginLine } from './login-log.js';
 import type { RateLimiter } from '../appliance/rate-limit.js';
 import { AUTHENTICATED_MAX } from './websocket.js';
 
@@ -16,6 +17,29 @@ export function sendText(res: ServerResponse, status: number, body: string, type
   if (res.headersSent) return;
   res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) });
   res.end(body);
+}
+
+interface HttpRpcDeps {
+  appliance: Appliance;
+  dispatcher: Dispatcher;
+  limiter: RateLimiter;
+  log: (line: string) => void;
+}
+
+/** Each request's bearer key logs its own session in; one line in the log per request (login-log.ts). */
+async function bearerLogin(deps: HttpRpcDeps, session: Session, key: string): Promise<void> {
+  const event = { via: 'POST /api/current bearer key', keyId: keyIdOf(key), address: session.origin.address };
+  let outcome;
+  try {
+    outcome = await loginWithApiKey(deps.appliance, session, key);
+  } catch (err) {
+    // A broken privilege fails here with 25.10.1's RecursionError, answered like any call error.
+    deps.log(loginLine({ ...event, outcome: 'refused', reason: err instanceof RpcError ? errorReason(err.toJSON()) : 'internal error' }));
+    throw err;
+  }
+  if (outcome === 'SUCCESS') deps.log(loginLine({ ...event, username: session.credentials?.username, outcome: 'ok' }));
+  else deps.log(loginLine({ ...event, outcome: 'refused', reason: outcome === 'LIMITED' ? rateLimitExceeded().reason : outcome }));
+  if (outcome === 'LIMITED') throw rateLimitExceeded();
 }
 
 /**
@@ -27,7 +51,7 @@ export async function handleHttpRpc(
   req: IncomingMessage,
   res: ServerResponse,
   origin: Origin,
-  deps: { appliance: Appliance; dispatcher: Dispatcher; limiter: RateLimiter },
+  deps: HttpRpcDeps,
 ): Promise<void> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -60,9 +84,8 @@ export async function handleHttpRpc(
     const session = deps.appliance.createSession(origin);
     const key = bearerKey(req);
     try {
-      // A broken privilege fails here with 25.10.1's RecursionError, answered like any call error.
-      if (key !== undefined && (await loginWithApiKey(deps.appliance, session, key)) === 'LIMITED') throw rateLimitExceeded();
-      response = await deps.dispatcher.run(session, decoded.request, networkGate(deps.limiter));
+      if (key !== undefined) await bearerLogin(deps, session, key);
+      response = await deps.dispatcher.run(session, decoded.request, networkGate(deps.limiter, { log: deps.log }));
     } catch (err) {
       const error = err instanceof RpcError ? err : rpcErrors.exception('Exception', String(err));
       response = decoded.request.hasId ? errorResponse(decoded.request.id, error) : null;

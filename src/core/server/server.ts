@@ -85,7 +85,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   };
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME });
-  const routes = [uploadRoute(appliance, limiter, limits.uploadIdleMs), downloadRoute(appliance, limits.downloadIdleMs), ...(options.routes ?? [])];
+  const routes = [uploadRoute(appliance, limiter, limits.uploadIdleMs, log), downloadRoute(appliance, limits.downloadIdleMs), ...(options.routes ?? [])];
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? '/').split('?')[0]!;

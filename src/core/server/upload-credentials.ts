@@ -6,6 +6,7 @@ import { readGlobalTwoFactor } from '../appliance/twofactor.js';
 import { mayCallForUpload, UploadRefused } from '../appliance/upload.js';
 import { RpcError } from '../errors.js';
 import type { RateLimiter } from '../appliance/rate-limit.js';
+import { keyIdOf, loginLine } from './login-log.js';
 
 /** What `parse_credentials` finds in a request (MW/restful.py:30-71). */
 type UploadCredentials =
@@ -64,11 +65,25 @@ const BASIC = 'basic';
  * that is unknown, expired, bound to another origin, carries attrs, or whose parent may not call
  * `method`.
  */
-export async function authenticateUpload(appliance: Appliance, limiter: RateLimiter, req: IncomingMessage, origin: Origin, method: string): Promise<Session> {
+export async function authenticateUpload(
+  appliance: Appliance,
+  limiter: RateLimiter,
+  req: IncomingMessage,
+  origin: Origin,
+  method: string,
+  log: (line: string) => void = () => undefined,
+): Promise<Session> {
   const credentials = parseUploadCredentials(req);
   if (credentials === null) throw new UploadRefused(401, '401: Unauthorized');
   // The upload path has no insecure-transport revocation on the appliance (facts §2.4).
   const session = appliance.createSession({ ...origin, transport: 'upload', secure: true });
+  // One line in the server's log per credential checked (login-log.ts); never the credential.
+  const event = {
+    via: `/_upload/ ${credentials.kind === 'api-key' ? 'bearer key' : credentials.kind}`,
+    ...(credentials.kind === 'password' ? { username: credentials.username } : {}),
+    ...(credentials.kind === 'api-key' ? { keyId: keyIdOf(credentials.key) } : {}),
+    address: origin.address,
+  };
   try {
     switch (credentials.kind) {
       case 'token':
@@ -93,8 +108,11 @@ export async function authenticateUpload(appliance: Appliance, limiter: RateLimi
       }
     }
   } catch (err) {
-    if (err instanceof RpcError) throw new UploadRefused(500, err.reason);
-    throw err;
+    const refused = err instanceof RpcError ? new UploadRefused(500, err.reason) : err;
+    const reason = refused instanceof UploadRefused ? `${refused.status} ${refused.body}` : 'internal error';
+    log(loginLine({ ...event, outcome: 'refused', reason }));
+    throw refused;
   }
+  log(loginLine({ ...event, username: session.credentials?.username, keyId: session.credentials?.apiKey?.id, outcome: 'ok' }));
   return session;
 }

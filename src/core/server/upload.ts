@@ -98,7 +98,7 @@ function stallCutoff(req: IncomingMessage, res: ServerResponse, idleMs: number, 
  * `file`; credentials are checked after `data` and before any byte of `file` is read. The file
  * streams straight into the job; the job commits the target only if the whole request arrived.
  */
-export function uploadRoute(appliance: Appliance, limiter: RateLimiter, idleMs: number) {
+export function uploadRoute(appliance: Appliance, limiter: RateLimiter, idleMs: number, log?: (line: string) => void) {
   return (req: IncomingMessage, res: ServerResponse, origin: Origin): boolean => {
     const path = (req.url ?? '/').split('?')[0]!;
     if (path !== '/_upload' && !path.startsWith('/_upload/')) return false;
@@ -170,7 +170,7 @@ export function uploadRoute(appliance: Appliance, limiter: RateLimiter, idleMs: 
           // server's time, not the client's, and no byte of the file is read before it passes.
           // From here only the idle timeout (stallCutoff) bounds the body.
           liftBodyDeadline(req);
-          starter = authorizeUpload(appliance, await authenticateUpload(appliance, limiter, req, origin, call.method), call);
+          starter = authorizeUpload(appliance, await authenticateUpload(appliance, limiter, req, origin, call.method, log), call);
           return;
         }
         if (name !== 'file') throw new UploadRefused(405, index === 2 ? '"file" not found as second part on payload' : `Unknown payload part '${name}'`);

@@ -47,7 +47,7 @@ export function serveConnection(
   session.maxSubscriptions = limits.maxSubscriptions;
   let inFlight = 0;
   let idle: (() => void) | null = null;
-  const gate = networkGate(deps.limiter, () => inFlight, limits.maxInFlight);
+  const gate = networkGate(deps.limiter, { inFlight: () => inFlight, maxInFlight: limits.maxInFlight, log: deps.log });
   const sent = idleCutoff(ws, deps.idleTimeoutSeconds);
   // A session can also end without a message of its own (its key revoked): the watch asks again.
   const watch = sessionWatch(ws, limits, () => inFlight > 0, () => syncAuth());

@@ -1,24 +1,14 @@
-import { spawn } from 'node:child_process';
-import { closeSync, existsSync, lstatSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { E } from '../error-catalogue.js';
 import { StorError } from '../errors.js';
-import { BUILD_ID, ensurePrivateDir, parentOfAnotherUser, privateSocketProblem, sessionDirFrom, socketPathIn, startingMarkerIn } from './paths.js';
+import { BUILD_ID } from './paths.js';
 import { sessionSetting } from './setting.js';
+import { startAgent } from './start-agent.js';
 import { sessionDirUnsafe } from './unsafe.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
-
-/** A starting marker younger than this, whose process lives, means an agent is on its way. */
-const MARKER_FRESH_MS = 10_000;
-
-/**
- * All the agent is given of the environment: where its socket goes, how long it idles, and the
- * time zone its commands read and write local times in (a command of another TZ runs in its own
- * process: src/agent/run-request.ts). Never a key.
- */
-const AGENT_ENV = ['HOME', 'PATH', 'XDG_RUNTIME_DIR', 'XDG_STATE_HOME', 'STOR_SESSION_IDLE', 'TZ'] as const;
 
 /**
  * Whether sessions are on for a command: `--no-session` (commander's `session: false`) turns them
@@ -52,90 +42,18 @@ export function agentEntry(): string | undefined {
   return basename(bundle) === 'bundle' && existsSync(entry) ? entry : undefined;
 }
 
-function exists(path: string): boolean {
-  try {
-    lstatSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Someone is starting an agent: the marker is young and its pid (when written yet) alive. */
-function freshMarker(marker: string): boolean {
-  try {
-    const age = Date.now() - statSync(marker).mtimeMs;
-    if (age > MARKER_FRESH_MS) return false;
-    const pid = Number(readFileSync(marker, 'utf8').trim());
-    if (!Number.isInteger(pid) || pid <= 0) return true;
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    // ENOENT: gone meanwhile; ESRCH, or EPERM (another user's process has that pid): ours is dead.
-    return false;
-  }
-}
-
-/** Creates the marker exclusively; false when another command got there first. A stale one is replaced once. */
-function claimMarker(marker: string): number | undefined {
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      return openSync(marker, 'wx', 0o600);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0 || freshMarker(marker)) return undefined;
-      try {
-        unlinkSync(marker);
-      } catch {
-        // Another command removed it first; the exclusive create decides.
-      }
-    }
-  }
-  return undefined;
-}
-
 /**
  * Starts this user's session agent when none runs (docs/SESSIONS.md), called as a command opens
  * its target: it checks the directory (SESSION_DIR_UNSAFE when it is not private), and when there
  * is no socket and nobody is starting one, claims the starting marker and spawns
  * `node dist/bundle/agent.js` detached (its own session, no standard streams, not waited for) with
- * an environment that holds no key. The command goes on with its own connection. A few system calls
- * when an agent runs; nothing at all outside the bundle. Returns the pid of the agent it started, if it did.
+ * an environment that holds no key (start-agent.ts, shared with the first stage). The command goes
+ * on with its own connection. A few system calls when an agent runs; nothing at all outside the
+ * bundle. Returns the pid of the agent it started, if it did.
  */
 export function ensureAgent(env: Env, entry: string | undefined = agentEntry(), build: string = BUILD_ID): number | undefined {
   if (!entry) return undefined;
-  const dir = sessionDirFrom(env);
-  // No agent in another user's directory (`sudo -E`): this command, and the next, run in-process.
-  if (!exists(dir) && parentOfAnotherUser(dir)) return undefined;
-  let problem: string | undefined;
-  try {
-    problem = ensurePrivateDir(dir);
-  } catch (err) {
-    problem = `${dir} cannot be made (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`;
-  }
-  if (problem) throw sessionDirUnsafe(problem);
-  const socket = socketPathIn(dir, build);
-  if (exists(socket)) {
-    const socketProblem = privateSocketProblem(socket);
-    if (socketProblem) throw sessionDirUnsafe(socketProblem);
-    return undefined;
-  }
-  const marker = startingMarkerIn(dir, build);
-  if (exists(marker) && freshMarker(marker)) return undefined;
-  const fd = claimMarker(marker);
-  if (fd === undefined) return undefined;
-  try {
-    const agentEnv: Record<string, string> = {};
-    for (const name of AGENT_ENV) {
-      const value = env[name];
-      if (value !== undefined) agentEnv[name] = value;
-    }
-    const child = spawn(process.execPath, [entry], { detached: true, stdio: 'ignore', env: agentEnv, cwd: '/' });
-    child.on('error', () => undefined);
-    if (child.pid !== undefined) writeSync(fd, String(child.pid));
-    else unlinkSync(marker);
-    child.unref();
-    return child.pid;
-  } finally {
-    closeSync(fd);
-  }
+  const outcome = startAgent(env, entry, build);
+  if ('unsafe' in outcome) throw sessionDirUnsafe(outcome.unsafe);
+  return 'started' in outcome ? outcome.started : undefined;
 }
