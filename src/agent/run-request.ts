@@ -63,6 +63,10 @@ async function runHandedOver(conn: Socket, request: RunRequest, sessions: Sessio
   conn.on('end', gone);
   conn.on('close', gone);
   conn.on('error', gone);
+  // The agent's server paused the connection once it had read the request's line (readLines):
+  // what the first stage sends from now on (a signal, its input, its going away) must be read.
+  // Paused again only while the command has not taken up its input (WireStdin.feed).
+  conn.resume();
 
   const decision = request.env.TZ !== process.env.TZ
     ? otherZone

@@ -1,0 +1,45 @@
+import { spawn } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { STOR_BIN } from '../helpers/bin.js';
+import { clientEnv } from '../helpers/client-env.js';
+import { startStandinAppliance } from '../helpers/standin-appliance.js';
+import { SAFETY_KILL_MS, sessionEnv, until, viaAgent } from '../helpers/session.js';
+
+/*
+ * The second attack on the session agent: what a command handed to it does must match what it
+ * would have done in its own process. The built bin/stor.js and agent (`npm run build` first).
+ */
+
+const STANDIN_KEY = '1-abcdefghijklmnopqrstuvwxyz';
+
+/** `stor args` with sessions on, as a process the test can signal; `closed` resolves with its exit code and output. */
+function startStor(args: string[], env: Record<string, string>) {
+  const child = spawn(process.execPath, [STOR_BIN, ...args], { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const killer = setTimeout(() => child.kill('SIGKILL'), SAFETY_KILL_MS);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const closed = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+    child.on('close', (code) => {
+      clearTimeout(killer);
+      resolve({ code, stdout, stderr });
+    }),
+  );
+  return { child, closed };
+}
+
+describe('a command handed to the session agent stops where its own process would have', () => {
+  it('Ctrl-C reaches the real agent: a command waiting on the appliance, with no handler of its own, ends at once with 130', async () => {
+    const appliance = await startStandinAppliance({ 'auth.login_with_api_key': { result: true }, 'core.ping': { result: 'pong' }, 'filesystem.listdir': { silent: true } });
+    const { env: session, dir } = sessionEnv();
+    const env = { ...clientEnv(), ...session, STOR_URL: appliance.baseUrl, STOR_API_KEY: STANDIN_KEY };
+    expect((await viaAgent(['call', 'core.ping'], env, dir)).code).toBe(0);
+    // Its own --timeout is far beyond the test's bound: only the signal can end it in time.
+    const cmd = startStor(['--timeout', '600', 'ls', '/mnt/tank'], env);
+    await until('the command waits on the appliance', () => appliance.calls.includes('filesystem.listdir'));
+    cmd.child.kill('SIGINT');
+    const ended = await cmd.closed;
+    expect(ended.code, ended.stderr).toBe(130);
+  });
+});
