@@ -164,9 +164,10 @@ function withOwnDirectories(env: Record<string, string>, cwd: string): Record<st
 /**
  * The IO of a command handed over by a first stage: its working directory, its own environment
  * (never the agent's), its terminal facts and the colour they give, its streams over the
- * connection, its signals, and the agent's pool of logged-in connections.
+ * connection, its signals, the agent's pool of logged-in connections, and `stopped`, aborted once
+ * a signal reached it with no handler of its own (run-request.ts).
  */
-export function handedOverIO(request: RunRequest, wire: RunWire, stdin: WireStdin, signals: SignalHandlers, sessions: SessionOpener): IO {
+export function handedOverIO(request: RunRequest, wire: RunWire, stdin: WireStdin, signals: SignalHandlers, sessions: SessionOpener, stopped: AbortSignal): IO {
   const { tty } = request;
   const env = withOwnDirectories(request.env, request.cwd);
   return {
@@ -178,5 +179,6 @@ export function handedOverIO(request: RunRequest, wire: RunWire, stdin: WireStdi
     color: { stdout: colorLevelFor(env, tty.stdout), stderr: colorLevelFor(env, tty.stderr) },
     onSignal: (handler) => signals.subscribe(handler),
     sessions,
+    stopped,
   };
 }

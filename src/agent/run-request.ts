@@ -36,9 +36,15 @@ async function runHandedOver(conn: Socket, request: RunRequest, sessions: Sessio
   const stdin = new WireStdin(wire, request.tty.stdin);
   let exited = false;
 
-  /** A signal with no handler: answered at once, as the process would have died of it; what the command still writes is dropped. */
+  const stopped = new AbortController();
+  /**
+   * A signal with no handler: answered at once, as the process would have died of it; what the
+   * command still writes is dropped, and nothing new of it reaches the appliance (IO.stopped): a
+   * call under way is left to finish or fail, every later one fails at once.
+   */
   const signalled = (s: 'SIGINT' | 'SIGTERM') => {
     if (signals.deliver(s) || exited) return;
+    stopped.abort(s);
     wire.send({ t: 'exit', code: SIGNAL_EXIT[s] });
     wire.silence();
     conn.end();
@@ -49,7 +55,7 @@ async function runHandedOver(conn: Socket, request: RunRequest, sessions: Sessio
     wire.gone = true;
     // Never an end of input: a command reading it would take what came so far for all of it.
     if (stdin.wasPulled) stdin.destroy(new Error("the command's caller went away"));
-    if (!exited) signals.deliver('SIGTERM');
+    if (!exited && !signals.deliver('SIGTERM')) stopped.abort('SIGTERM');
   };
   conn.on('data', lineReader(
     (m) => {
@@ -89,7 +95,7 @@ async function runHandedOver(conn: Socket, request: RunRequest, sessions: Sessio
   try {
     // Loaded here, not above: the agent's server loads this module before any command is handed over.
     const { run } = await import('../cli.js');
-    code = await run(request.argv, handedOverIO(request, wire, stdin, signals, sessions));
+    code = await run(request.argv, handedOverIO(request, wire, stdin, signals, sessions, stopped.signal));
   } catch {
     // run() maps every error to a code itself; this is a bug in it.
     code = EXIT.FAILED;

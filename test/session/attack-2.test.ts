@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { STOR_BIN } from '../helpers/bin.js';
 import { clientEnv } from '../helpers/client-env.js';
-import { startStandinAppliance } from '../helpers/standin-appliance.js';
-import { SAFETY_KILL_MS, sessionEnv, until, viaAgent } from '../helpers/session.js';
+import { startStandinAppliance, type StandinAnswer } from '../helpers/standin-appliance.js';
+import { agentServing, rawRequest, SAFETY_KILL_MS, sessionEnv, until, viaAgent } from '../helpers/session.js';
 
 /*
  * The second attack on the session agent: what a command handed to it does must match what it
@@ -11,6 +11,14 @@ import { SAFETY_KILL_MS, sessionEnv, until, viaAgent } from '../helpers/session.
  */
 
 const STANDIN_KEY = '1-abcdefghijklmnopqrstuvwxyz';
+
+/** A directory entry as filesystem.mkdir answers it. */
+function dirEntry(path: string) {
+  return {
+    name: path.split('/').pop(), path, realpath: path, type: 'DIRECTORY', size: 2, allocation_size: 512, mode: 0o40755, mount_id: 1, acl: false,
+    uid: 0, gid: 0, is_mountpoint: false, is_ctldir: false, attributes: [], xattrs: [], zfs_attrs: null,
+  };
+}
 
 /** `stor args` with sessions on, as a process the test can signal; `closed` resolves with its exit code and output. */
 function startStor(args: string[], env: Record<string, string>) {
@@ -29,6 +37,15 @@ function startStor(args: string[], env: Record<string, string>) {
   return { child, closed };
 }
 
+/** Waits until no command holds a lease on the agent's pooled connections: the command handed over has ended there. */
+async function leasesReleased(dir: string): Promise<void> {
+  const { socket } = await agentServing(dir);
+  await until('the agent’s command has ended', async () => {
+    const { sessions } = await rawRequest(socket, { op: 'list' });
+    return (sessions as { active: number }[]).every((s) => s.active === 0);
+  });
+}
+
 describe('a command handed to the session agent stops where its own process would have', () => {
   it('Ctrl-C reaches the real agent: a command waiting on the appliance, with no handler of its own, ends at once with 130', async () => {
     const appliance = await startStandinAppliance({ 'auth.login_with_api_key': { result: true }, 'core.ping': { result: 'pong' }, 'filesystem.listdir': { silent: true } });
@@ -41,5 +58,36 @@ describe('a command handed to the session agent stops where its own process woul
     cmd.child.kill('SIGINT');
     const ended = await cmd.closed;
     expect(ended.code, ended.stderr).toBe(130);
+  });
+
+  it('Ctrl-C during the first of several changes: the first stage exits 130 and no later change reaches the appliance', async () => {
+    let release!: (answer: StandinAnswer) => void;
+    const held = new Promise<StandinAnswer>((resolve) => (release = resolve));
+    const made: string[] = [];
+    const appliance = await startStandinAppliance({
+      'auth.login_with_api_key': { result: true },
+      'core.ping': { result: 'pong' },
+      'filesystem.mkdir': (params) => {
+        const path = (params[0] as { path: string }).path;
+        made.push(path);
+        // The first is answered only once the operator has been told the command was interrupted.
+        return made.length === 1 ? { held } : { result: dirEntry(path) };
+      },
+    });
+    const { env: session, dir } = sessionEnv();
+    const env = { ...clientEnv(), ...session, STOR_URL: appliance.baseUrl, STOR_API_KEY: STANDIN_KEY };
+    // The agent runs and holds a logged-in connection to the stand-in.
+    expect((await viaAgent(['call', 'core.ping'], env, dir)).code).toBe(0);
+
+    const cmd = startStor(['mkdir', '/mnt/tank/a', '/mnt/tank/b', '/mnt/tank/c'], env);
+    await until('the first mkdir reached the appliance', () => made.length === 1);
+    cmd.child.kill('SIGINT');
+    const ended = await cmd.closed;
+    expect(ended.code, ended.stderr).toBe(130);
+    expect(ended.stdout).toBe('');
+    // The call under way finishes on the appliance; the command must not go on to the next.
+    release({ result: dirEntry('/mnt/tank/a') });
+    await leasesReleased(dir);
+    expect(made).toEqual(['/mnt/tank/a']);
   });
 });
