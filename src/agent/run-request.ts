@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import type { SessionOpener } from '../commands/shared/io.js';
 import { EXIT } from '../commands/shared/exit-codes.js';
+import { processEnvDifference } from '../core/session/process-env.js';
 import { HEARTBEAT_MS, lineReader, type RunRequest } from '../core/session/protocol.js';
 import { handedOverIO, RunWire, SignalHandlers, WireStdin } from './handed-over-io.js';
 import { decideRun } from './run-policy.js';
@@ -22,11 +23,14 @@ export function handleRun(conn: Socket, request: RunRequest, sessions: SessionOp
 }
 
 /**
- * A command whose TZ is not the agent's: JavaScript's local time is the process's (TZ as the
- * process started), so `--expires 2030-06-30T18:00`, and the embedded appliance's snapshot names and
- * creation times, would be read and written in the agent's zone. It runs in its own process.
+ * A command whose TZ, TLS trust or Node options are not the agent's (process-env.ts): Node reads
+ * them for the whole process, so inside the agent it would read and write local times in the
+ * agent's zone (`--expires 2030-06-30T18:00`), or trust the agent's certificate authorities. It
+ * runs in its own process.
  */
-const otherZone = { declined: "its TZ is not the session agent's: local times are the process's own" };
+function otherProcessEnv(name: string) {
+  return { declined: `its ${name} is not the session agent's: Node reads it for the whole process` };
+}
 
 const SIGNAL_EXIT: Record<'SIGINT' | 'SIGTERM', number> = { SIGINT: EXIT.INTERRUPTED, SIGTERM: EXIT.TERMINATED };
 
@@ -74,8 +78,9 @@ async function runHandedOver(conn: Socket, request: RunRequest, sessions: Sessio
   // Paused again only while the command has not taken up its input (WireStdin.feed).
   conn.resume();
 
-  const decision = request.env.TZ !== process.env.TZ
-    ? otherZone
+  const differs = processEnvDifference(request.env, process.env);
+  const decision = differs !== undefined
+    ? otherProcessEnv(differs)
     : await decideRun(request.argv, request.tty).catch((err: unknown) => ({ declined: `cannot tell what it does: ${(err as Error).message}` }));
   if ('declined' in decision) {
     wire.send({ t: 'declined', reason: decision.declined });

@@ -1,8 +1,12 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { STOR_BIN } from '../helpers/bin.js';
+import { spawnStor, STOR_BIN } from '../helpers/bin.js';
 import { clientEnv } from '../helpers/client-env.js';
+import { spawnServe } from '../helpers/serve-process.js';
 import { startStandinAppliance, type StandinAnswer } from '../helpers/standin-appliance.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { agentServing, rawRequest, SAFETY_KILL_MS, sessionEnv, until, viaAgent } from '../helpers/session.js';
 
 /*
@@ -89,5 +93,24 @@ describe('a command handed to the session agent stops where its own process woul
     release({ result: dirEntry('/mnt/tank/a') });
     await leasesReleased(dir);
     expect(made).toEqual(['/mnt/tank/a']);
+  });
+});
+
+describe('what Node reads for the whole process is the command’s own', () => {
+  it('NODE_EXTRA_CA_CERTS: a command trusting a CA the agent was not started with connects as in its own process', async () => {
+    const dir = tempDir();
+    const cert = join(dir, 'cert.pem');
+    const key = join(dir, 'key.pem');
+    execFileSync('openssl', [
+      'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost',
+      '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost', '-keyout', key, '-out', cert,
+    ], { stdio: 'ignore' });
+    const serve = await spawnServe(join(dir, 'state'), ['--tls-cert', cert, '--tls-key', key]);
+    const { env: session, dir: sessions } = sessionEnv();
+    // The agent is started by a command without NODE_EXTRA_CA_CERTS (viaAgent's starter).
+    const env = { ...clientEnv(), ...session, STOR_URL: serve.baseUrl, STOR_API_KEY: readFileSync(serve.adminKeyFile, 'utf8').trim(), NODE_EXTRA_CA_CERTS: cert };
+    const own = await spawnStor(['--json', 'whoami'], { env: { ...env, STOR_SESSION: 'off' } });
+    expect(own.code, own.stderr).toBe(0);
+    expect(await viaAgent(['--json', 'whoami'], env, sessions)).toEqual(own);
   });
 });

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { E } from '../error-catalogue.js';
 import { StorError } from '../errors.js';
 import { BUILD_ID, ensurePrivateDir, privateSocketProblem, sessionDirFrom, socketPathIn, startingMarkerIn } from './paths.js';
+import { agentProcessEnv } from './process-env.js';
 import { sessionSetting } from './setting.js';
 import { sessionDirUnsafe } from './unsafe.js';
 
@@ -14,11 +15,11 @@ type Env = Readonly<Record<string, string | undefined>>;
 const MARKER_FRESH_MS = 10_000;
 
 /**
- * All the agent is given of the environment: where its socket goes, how long it idles, and the
- * time zone its commands read and write local times in (a command of another TZ runs in its own
- * process: src/agent/run-request.ts). Never a key.
+ * All the agent is given of the environment: where its socket goes and how long it idles, and
+ * (agentProcessEnv) what Node reads for the whole process, such as TZ and the CAs TLS trusts (a
+ * command whose values differ runs in its own process: src/agent/run-request.ts). Never a key.
  */
-const AGENT_ENV = ['HOME', 'PATH', 'XDG_RUNTIME_DIR', 'XDG_STATE_HOME', 'STOR_SESSION_IDLE', 'TZ'] as const;
+const AGENT_ENV = ['HOME', 'PATH', 'XDG_RUNTIME_DIR', 'XDG_STATE_HOME', 'STOR_SESSION_IDLE'] as const;
 
 /**
  * Whether sessions are on for a command: `--no-session` (commander's `session: false`) turns them
@@ -122,7 +123,7 @@ export function ensureAgent(env: Env, entry: string | undefined = agentEntry(), 
   const fd = claimMarker(marker);
   if (fd === undefined) return undefined;
   try {
-    const agentEnv: Record<string, string> = {};
+    const agentEnv: Record<string, string> = agentProcessEnv(env);
     for (const name of AGENT_ENV) {
       const value = env[name];
       if (value !== undefined) agentEnv[name] = value;
