@@ -145,10 +145,10 @@ export class SignalHandlers {
 }
 
 /** The directories stor reads from the environment (src/core/config/paths.ts), which may be given relative to the working directory. */
-const DIRECTORY_VARIABLES = ['STOR_HOME', 'STOR_CONFIG_DIR'] as const;
+const DIRECTORY_VARIABLES = ['STOR_HOME', 'STOR_CONFIG_DIR', 'TMPDIR', 'TMP', 'TEMP'] as const;
 
 /**
- * The command's environment with a relative STOR_HOME or STOR_CONFIG_DIR made absolute against
+ * The command's environment with a relative STOR_HOME, STOR_CONFIG_DIR or temporary directory made absolute against
  * the command's own working directory: paths.ts resolves them against the process's, which in the
  * agent is `/` (a relative STOR_HOME would otherwise open, or create, another appliance there).
  */

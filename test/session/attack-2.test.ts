@@ -1,9 +1,9 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { spawnStor, STOR_BIN } from '../helpers/bin.js';
-import { clientEnv } from '../helpers/client-env.js';
+import { clientEnv, remoteEnv } from '../helpers/client-env.js';
 import { spawnServe } from '../helpers/serve-process.js';
 import { startStandinAppliance, type StandinAnswer } from '../helpers/standin-appliance.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -25,13 +25,13 @@ function dirEntry(path: string) {
 }
 
 /** `stor args` with sessions on, as a process the test can signal; `closed` resolves with its exit code and output. */
-function startStor(args: string[], env: Record<string, string>) {
-  const child = spawn(process.execPath, [STOR_BIN, ...args], { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+function startStor(args: string[], env: Record<string, string>, stdin: 'ignore' | 'pipe' = 'ignore') {
+  const child = spawn(process.execPath, [STOR_BIN, ...args], { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: [stdin, 'pipe', 'pipe'] });
   const killer = setTimeout(() => child.kill('SIGKILL'), SAFETY_KILL_MS);
   let stdout = '';
   let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   const closed = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
     child.on('close', (code) => {
       clearTimeout(killer);
@@ -112,5 +112,23 @@ describe('what Node reads for the whole process is the command’s own', () => {
     const own = await spawnStor(['--json', 'whoami'], { env: { ...env, STOR_SESSION: 'off' } });
     expect(own.code, own.stderr).toBe(0);
     expect(await viaAgent(['--json', 'whoami'], env, sessions)).toEqual(own);
+  });
+
+  it('TMPDIR: `upload -` spools standard input in the command’s temporary directory, not the agent’s', async () => {
+    const serve = await spawnServe(tempDir('stor-serve-'));
+    const { env: session, dir } = sessionEnv();
+    const tmp = tempDir('stor-own-tmp-');
+    const env = { ...remoteEnv(serve), ...session, TMPDIR: tmp };
+    expect((await viaAgent(['whoami'], env, dir)).code).toBe(0);
+    const cmd = startStor(['upload', '-', '/mnt/tank/spooled.txt'], env, 'pipe');
+    cmd.child.stdin!.write('first part, ');
+    // Standard input is still open: the spool file exists while the command reads it.
+    await until('the spool is in the command’s TMPDIR', () => readdirSync(tmp).some((f) => f.startsWith('stor-stdin-')));
+    cmd.child.stdin!.end('and the rest');
+    const ended = await cmd.closed;
+    expect(ended.code, ended.stderr).toBe(0);
+    expect(readdirSync(tmp)).toEqual([]);
+    const st = await spawnStor(['--json', 'stat', '/mnt/tank/spooled.txt'], { env: remoteEnv(serve) });
+    expect(JSON.parse(st.stdout)).toMatchObject({ size: 'first part, and the rest'.length });
   });
 });

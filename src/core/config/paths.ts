@@ -26,3 +26,12 @@ export function configDirFrom(env: Env): string {
 export function cacheDirFrom(env: Env): string {
   return join(xdgDir(env, 'XDG_CACHE_HOME', ['.cache']), 'stor');
 }
+
+/**
+ * Where temporary files go: what os.tmpdir() answers (TMPDIR, TMP, TEMP, else /tmp), but read from
+ * `env`, so that a command run inside the session agent uses its own, not the agent's.
+ */
+export function tmpDirFrom(env: Env): string {
+  const dir = env.TMPDIR || env.TMP || env.TEMP || '/tmp';
+  return dir.length > 1 && dir.endsWith('/') ? dir.slice(0, -1) : dir;
+}
