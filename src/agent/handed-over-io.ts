@@ -158,6 +158,8 @@ function withOwnDirectories(env: Record<string, string>, cwd: string): Record<st
     const value = own[name];
     if (value) own[name] = resolve(cwd, value);
   }
+  // An empty or relative HOME too: the directories under it are relative to the working directory.
+  if (own.HOME !== undefined) own.HOME = resolve(cwd, own.HOME);
   return own;
 }
 

@@ -114,6 +114,22 @@ describe('what Node reads for the whole process is the command’s own', () => {
     expect(await viaAgent(['--json', 'whoami'], env, sessions)).toEqual(own);
   });
 
+  it('HOME: a command without HOME finds no profiles of the HOME of the command that started the agent, as in its own process', async () => {
+    const serve = await spawnServe(tempDir('stor-serve-'));
+    const { env: session, dir } = sessionEnv();
+    const home = tempDir('stor-home-');
+    // A profile under that HOME's ~/.config/stor, and the agent started from it (so with that HOME).
+    const withHome = { ...session, HOME: home, STOR_HOME: tempDir('stor-client-home-') };
+    expect((await spawnStor(['login', '--url', serve.baseUrl, '--api-key-stdin', '--profile', 'theirs'], { env: withHome, stdin: readFileSync(serve.adminKeyFile, 'utf8') })).code).toBe(0);
+    expect((await spawnStor(['whoami'], { env: withHome })).code).toBe(0);
+    await agentServing(dir);
+    // Without HOME a process looks in the password database's home (only read here, never written).
+    const own = await spawnStor(['--json', 'profile', 'list'], { env: { ...session, HOME: undefined, STOR_SESSION: 'off' } });
+    expect(own.code, own.stderr).toBe(0);
+    expect(own.stdout).not.toContain('theirs');
+    expect(await viaAgent(['--json', 'profile', 'list'], { ...session, HOME: undefined }, dir)).toEqual(own);
+  });
+
   it('TMPDIR: `upload -` spools standard input in the command’s temporary directory, not the agent’s', async () => {
     const serve = await spawnServe(tempDir('stor-serve-'));
     const { env: session, dir } = sessionEnv();
