@@ -5,7 +5,7 @@
 // not read costs the server are these rows. Everything runs against `stor serve` processes.
 // `node bench/guards.mjs` prints the rows without touching RESULTS.md.
 import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -104,9 +104,12 @@ async function treeWalks(server, state) {
   const bystander = await loggedIn(server);
   await caller.result('pool.dataset.create', [{ name: 'tank/big' }]);
   const root = join(state, 'mnt/tank/big');
+  // 20,000 names for one file outside the dataset, as test/security/tree-walks.test.ts makes them.
+  const content = join(state, 'content');
+  writeFileSync(content, 'x'.repeat(10));
   for (let d = 0; d < 20; d++) {
     mkdirSync(join(root, `d${d}`));
-    for (let f = 0; f < 1000; f++) writeFileSync(join(root, `d${d}`, `f${f}`), 'x'.repeat(10));
+    for (let f = 0; f < 1000; f++) linkSync(content, join(root, `d${d}`, `f${f}`));
   }
   const walk = async (method, params) => {
     const t0 = process.hrtime.bigint();
@@ -298,6 +301,6 @@ export async function benchGuards({ record, notes, rows }) {
   );
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   console.log(JSON.stringify(await measureGuards({ rounds: Number(process.argv[2] ?? 5) }), null, 1));
 }
