@@ -9,6 +9,10 @@ import { benchDatasets } from './datasets.mjs';
 import { benchFleet } from './fleet.mjs';
 import { ROOT, NODE, STOR, LoginServers, cleanup, machine, measurePeak, median, startServe, tempDir, timeMedian, timeMediansInterleaved, timeOnce, waitJob } from './lib.mjs';
 
+// Every section measures each command in a process of its own with its own login, as
+// before the session agent (issue 22): no agent is started or used.
+process.env.STOR_SESSION = 'off';
+
 const GIB = 1024 ** 3;
 const UPLOAD_BYTES = Number(process.env.STOR_BENCH_UPLOAD_BYTES ?? GIB);
 const rows = [];
