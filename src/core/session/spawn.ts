@@ -90,6 +90,55 @@ function claimMarker(marker: string): number | undefined {
 }
 
 /**
+ * Whether an agent's socket is published in `dir`, once the directory (made if missing) and the
+ * socket are checked: SESSION_DIR_UNSAFE when either is not private.
+ */
+function agentPublished(dir: string, build: string): boolean {
+  let problem: string | undefined;
+  try {
+    problem = ensurePrivateDir(dir);
+  } catch (err) {
+    problem = `${dir} cannot be made (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`;
+  }
+  if (problem) throw sessionDirUnsafe(problem);
+  const socket = socketPathIn(dir, build);
+  if (!exists(socket)) return false;
+  const socketProblem = privateSocketProblem(socket);
+  if (socketProblem) throw sessionDirUnsafe(socketProblem);
+  return true;
+}
+
+/** The agent start a command asked for (queueAgentStart), made once it has run (startQueuedAgent). */
+let queued: { env: Env; entry: string; build: string } | undefined;
+
+/**
+ * What a command run in its own process calls as it opens its target: the directory and socket
+ * are checked now, as ensureAgent checks them (SESSION_DIR_UNSAFE), but the agent is spawned only
+ * by startQueuedAgent(), which bin-entry calls once the command has run and written its answer. An
+ * agent's start-up is a whole Node process loading its bundle (≈0.2 s of CPU on Node 20); spawned
+ * as the target was opened, it competed for the cores with this very command and the appliance's
+ * check of its key, and made the first command slower than one without sessions.
+ */
+export function queueAgentStart(env: Env, entry: string | undefined = agentEntry(), build: string = BUILD_ID): void {
+  if (!entry || queued) return;
+  if (agentPublished(sessionDirFrom(env), build)) return;
+  queued = { env, entry, build };
+}
+
+/** Starts the agent queued by queueAgentStart, if any (ensureAgent); the pid of the agent it started. */
+export function startQueuedAgent(): number | undefined {
+  const q = queued;
+  queued = undefined;
+  if (!q) return undefined;
+  try {
+    return ensureAgent(q.env, q.entry, q.build);
+  } catch {
+    // Checked when queued; a directory made unsafe since is reported by the next command.
+    return undefined;
+  }
+}
+
+/**
  * Starts this user's session agent when none runs (docs/SESSIONS.md), called as a command opens
  * its target: it checks the directory (SESSION_DIR_UNSAFE when it is not private), and when there
  * is no socket and nobody is starting one, claims the starting marker and spawns
@@ -100,19 +149,7 @@ function claimMarker(marker: string): number | undefined {
 export function ensureAgent(env: Env, entry: string | undefined = agentEntry(), build: string = BUILD_ID): number | undefined {
   if (!entry) return undefined;
   const dir = sessionDirFrom(env);
-  let problem: string | undefined;
-  try {
-    problem = ensurePrivateDir(dir);
-  } catch (err) {
-    problem = `${dir} cannot be made (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`;
-  }
-  if (problem) throw sessionDirUnsafe(problem);
-  const socket = socketPathIn(dir, build);
-  if (exists(socket)) {
-    const socketProblem = privateSocketProblem(socket);
-    if (socketProblem) throw sessionDirUnsafe(socketProblem);
-    return undefined;
-  }
+  if (agentPublished(dir, build)) return undefined;
   const marker = startingMarkerIn(dir, build);
   if (exists(marker) && freshMarker(marker)) return undefined;
   const fd = claimMarker(marker);
