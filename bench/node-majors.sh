@@ -36,6 +36,22 @@ for major in "${majors[@]}"; do
     (cd "$tree" && PATH="$pkg/bin:$PATH" npm_config_nodedir="$pkg" npm rebuild better-sqlite3 --build-from-source --no-audit --no-fund) ||
       echo "== Node $major: no SQLite binding; the embedded rows will be skipped"
   fi
+  # The optional dependency better-sqlite3-napi (better-sqlite3 13, Node-API 10): what stor loads
+  # where the runtime has Node-API 10, and needs from Node 24.19 on (src/core/store/sqlite.ts). An
+  # install under Node 20 skips it, so it is fetched here (npm pack); its prebuilt Node-API addon
+  # is used, else it is built against the major's headers.
+  napi_dir="$tree/node_modules/better-sqlite3-napi"
+  loads() { "$pkg/bin/node" -e "require('$napi_dir')(':memory:').close()" 2>/dev/null; }
+  if [ "$("$pkg/bin/node" -p process.versions.napi)" -ge 10 ] && ! loads; then
+    spec=$(node -p "require('$root/package.json').optionalDependencies['better-sqlite3-napi'].replace(/^npm:/, '')")
+    echo "== Node $major: fetching $spec as better-sqlite3-napi"
+    gyp="$(dirname "$(readlink -f "$(command -v npm)")")/../node_modules/node-gyp/bin/node-gyp.js"
+    rm -rf "$napi_dir" && mkdir -p "$napi_dir" &&
+      tgz=$(cd "$tree" && npm pack --silent "$spec") &&
+      tar xzf "$tree/$tgz" -C "$napi_dir" --strip-components=1 && rm -f "$tree/$tgz" &&
+      { loads || (cd "$napi_dir" && PATH="$pkg/bin:$PATH" "$pkg/bin/node" "$gyp" rebuild --release --nodedir="$pkg" >/dev/null && loads); } ||
+      { echo "== Node $major: no better-sqlite3-napi; on Node 24.19 and later stor then refuses to start"; rm -rf "$napi_dir"; }
+  fi
   echo "== Node $("$pkg/bin/node" --version): STOR_BENCH_ONLY=${STOR_BENCH_ONLY:-sessions} bench/run.mjs"
   STOR_BENCH_ONLY=${STOR_BENCH_ONLY:-sessions} STOR_BENCH_NODE="$pkg/bin/node" STOR_BENCH_STOR="$tree/bin/stor.js" node "$root/bench/run.mjs" || status=1
 done

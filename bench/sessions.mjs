@@ -70,12 +70,22 @@ function findMidclt() {
 /** `midclt -u URL -K KEY call auth.me`, as the console script `midclt = truenas_api_client:main` runs it. */
 const MIDCLT_MAIN = "import sys; sys.argv[0] = 'midclt'; from truenas_api_client import main; sys.exit(main())";
 
-/** Whether the client's tree has a SQLite binding its node can load (the embedded appliance needs one), or why not. */
-function embeddedProblem() {
-  const r = spawnSync(CLIENT_NODE, ['-e', `require(${JSON.stringify(join(CLIENT_ROOT, 'node_modules/better-sqlite3'))})(':memory:').close()`], { encoding: 'utf8' });
+/**
+ * Why the client cannot run the embedded appliance (no SQLite binding its node can load), or
+ * undefined when it can: one embedded `stor whoami`, in-process, in a home of its own. `fatal` when
+ * the client cannot start at all (SQLITE_BINDING_MISSING: Node 24.19+ without better-sqlite3 13).
+ */
+function embeddedProblem(work) {
+  const r = spawnSync(CLIENT_NODE, [CLIENT_STOR, '--json', 'whoami'], { encoding: 'utf8', env: { ...baseEnv, STOR_HOME: join(work, 'home-probe'), STOR_CONFIG_DIR: join(work, 'config-probe'), STOR_SESSION: 'off' } });
   if (r.status === 0) return undefined;
-  const why = /NODE_MODULE_VERSION \d+/.exec(r.stderr)?.[0] ?? r.stderr.trim().split('\n')[0];
-  return `better-sqlite3 in ${CLIENT_ROOT} does not load under Node ${CLIENT_VERSION} (${why}); bench/node-majors.sh builds one per major`;
+  let code;
+  let message = r.stderr.trim().split('\n')[0];
+  try {
+    ({ code, message } = JSON.parse(r.stderr).error);
+  } catch {
+    // Not stor's JSON error: the first line says enough.
+  }
+  return { fatal: code === 'SQLITE_BINDING_MISSING', reason: `embedded \`stor whoami\` under Node ${CLIENT_VERSION} (${CLIENT_ROOT}) exits ${r.status}: ${code ? `${code}, ` : ''}${message}` };
 }
 
 function privateDir(path) {
@@ -120,7 +130,7 @@ async function whoamiRows({ record, notes, label, work, python, midclt }) {
   const remote = (s, runDir, session) => ({ ...baseEnv, STOR_HOME: home, STOR_CONFIG_DIR: join(work, 'config'), XDG_RUNTIME_DIR: runDir, STOR_SESSION: session, STOR_SESSION_IDLE: '900', STOR_URL: s.base, STOR_API_KEY: s.key });
   const embedded = (session) => ({ ...baseEnv, STOR_HOME: embHome, STOR_CONFIG_DIR: join(work, 'config'), XDG_RUNTIME_DIR: warmRun, STOR_SESSION: session, STOR_SESSION_IDLE: '900' });
   const warmEnv = remote(warmServer, warmRun, 'on');
-  const noEmbedded = embeddedProblem();
+  const noEmbedded = embeddedProblem(work)?.reason;
   const WHO = /truenas_admin/;
 
   // The warm agent: the first command runs in-process and starts it; the second logs it in.
@@ -375,6 +385,12 @@ export async function benchSessions({ record, notes, label }) {
   const work = tempDir('stor-bench-sessions-');
   const python = findPython();
   const midclt = findMidclt();
+  const problem = embeddedProblem(work);
+  if (problem?.fatal) {
+    notes.push(`${label}: not run: ${problem.reason}.`);
+    cleanup(work);
+    return;
+  }
   try {
     await whoamiRows({ record, notes, label, work, python, midclt });
     await runbookRows({ record, notes, label, work, python });
