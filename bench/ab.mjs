@@ -9,6 +9,8 @@ import { join, resolve } from 'node:path';
 import { cleanup, LoginServers, median, tempDir, timeOnce } from './lib.mjs';
 
 const [roundsArg, ...builds] = process.argv.slice(2);
+// In-process start-up, as before the session agent: each run its own process and login.
+process.env.STOR_SESSION = 'off';
 const rounds = Number(roundsArg ?? 21);
 const node = process.env.STOR_AB_NODE ?? process.execPath;
 // STOR_AB_REMOTE_ONLY=1: a node without the SQLite binding its ABI needs can still run the remote case.

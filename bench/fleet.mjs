@@ -16,7 +16,7 @@ const ROUNDS = Number(process.env.STOR_BENCH_FLEET_ROUNDS ?? 8);
 if ((WARMUP + ROUNDS) * 2 > 20) throw new Error('STOR_BENCH_FLEET_ROUNDS: at most 9, or the login rate limit refuses the last rounds');
 
 /** Starts every server, or stops those that started and throws. */
-async function startAll(count) {
+export async function startAll(count) {
   const states = Array.from({ length: count }, () => tempDir('stor-bench-fleet-'));
   const started = await Promise.allSettled(states.map((s) => startServe(s)));
   const servers = started.filter((r) => r.status === 'fulfilled').map((r) => r.value);

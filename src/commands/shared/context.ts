@@ -6,7 +6,7 @@ import { takeHeadStart } from './head-start.js';
 import type { GlobalOptions } from './global-options.js';
 import type { IO } from './io.js';
 import { DEFAULT_TIMEOUT_SECONDS, readCa, resolveTarget, type TargetSpec } from './target.js';
-import { ensureAgent, sessionsOn } from '../../core/session/spawn.js';
+import { queueAgentStart, sessionsOn } from '../../core/session/spawn.js';
 import type { PooledTarget } from '../../core/session/opener.js';
 import { stoppable, throwIfStopped } from '../../core/session/interrupted.js';
 
@@ -71,8 +71,9 @@ export class CommandContext {
         return sessions.open(pooledTarget(spec), this.timeoutSeconds, this.trace);
       }
     } else if (sessionsOn(this.globals.session, this.io.env)) {
-      // The next command finds the agent running; this one goes on with a connection of its own.
-      ensureAgent(this.io.env);
+      // The next command finds the agent running; this one goes on with a connection of its own,
+      // and starts the agent once it has run (bin-entry).
+      queueAgentStart(this.io.env);
     }
     const ahead = await takeHeadStart(spec, this.timeoutSeconds);
     if (ahead) return ahead;

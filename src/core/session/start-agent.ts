@@ -68,16 +68,11 @@ function claimMarker(marker: string): number | undefined {
 export type AgentStart = { started: number } | { running: true } | { starting: true } | { unsafe: string } | { foreign: true };
 
 /**
- * Starts this user's session agent unless one runs or is being started: it checks the directory
- * (made 0700 when missing), and when there is no socket (or `staleSocket`: the caller found that
- * nothing listens on it, its agent died) and nobody is starting one, claims the starting marker
- * and spawns `node <entry>` detached (its own session, no standard streams, not waited for) with
- * an environment that holds no key. A stale socket is replaced by the new agent itself, which
- * checks again that nothing answers on it (src/agent/publish.ts).
+ * The agent's directory (made 0700 when missing) and socket, checked: another user's place
+ * (`sudo -E`: this command, and the next, run in-process), not private, an agent's socket
+ * published, or none yet.
  */
-export function startAgent(env: Env, entry: string, build: string = BUILD_ID, staleSocket = false): AgentStart {
-  const dir = sessionDirFrom(env);
-  // No agent in another user's directory (`sudo -E`): this command, and the next, run in-process.
+export function agentDirState(dir: string, build: string = BUILD_ID): { foreign: true } | { unsafe: string } | { running: true } | { absent: true } {
   if (!exists(dir) && parentOfAnotherUser(dir)) return { foreign: true };
   let problem: string | undefined;
   try {
@@ -87,11 +82,23 @@ export function startAgent(env: Env, entry: string, build: string = BUILD_ID, st
   }
   if (problem) return { unsafe: problem };
   const socket = socketPathIn(dir, build);
-  if (exists(socket)) {
-    const socketProblem = privateSocketProblem(socket);
-    if (socketProblem) return { unsafe: socketProblem };
-    if (!staleSocket) return { running: true };
-  }
+  if (!exists(socket)) return { absent: true };
+  const socketProblem = privateSocketProblem(socket);
+  return socketProblem ? { unsafe: socketProblem } : { running: true };
+}
+
+/**
+ * Starts this user's session agent unless one runs or is being started: it checks the directory
+ * (made 0700 when missing), and when there is no socket (or `staleSocket`: the caller found that
+ * nothing listens on it, its agent died) and nobody is starting one, claims the starting marker
+ * and spawns `node <entry>` detached (its own session, no standard streams, not waited for) with
+ * an environment that holds no key. A stale socket is replaced by the new agent itself, which
+ * checks again that nothing answers on it (src/agent/publish.ts).
+ */
+export function startAgent(env: Env, entry: string, build: string = BUILD_ID, staleSocket = false): AgentStart {
+  const dir = sessionDirFrom(env);
+  const found = agentDirState(dir, build);
+  if (!('absent' in found) && !('running' in found && staleSocket)) return found;
   const marker = startingMarkerIn(dir, build);
   if (exists(marker) && freshMarker(marker)) return { starting: true };
   const fd = claimMarker(marker);
