@@ -7,11 +7,8 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { benchDatasets } from './datasets.mjs';
 import { benchFleet } from './fleet.mjs';
-<<<<<<< HEAD
 import { benchGuards } from './guards.mjs';
-=======
 import { CLIENT_VERSION, benchSessions } from './sessions.mjs';
->>>>>>> i22-bench
 import { ROOT, NODE, STOR, LoginServers, cleanup, machine, measurePeak, median, startServe, tempDir, timeMedian, timeMediansInterleaved, timeOnce, waitJob } from './lib.mjs';
 
 // Every section but sessions measures each command in a process of its own with its own login, as
@@ -23,19 +20,12 @@ const GIB = 1024 ** 3;
 const UPLOAD_BYTES = Number(process.env.STOR_BENCH_UPLOAD_BYTES ?? GIB);
 const rows = [];
 const notes = [];
-<<<<<<< HEAD
-// STOR_BENCH_ONLY=<section> (startup, remote, upload, trees, throughput, roles, fleet, datasets, guards) runs one section and
-// replaces only its rows and notes in RESULTS.md.
-const ONLY = process.env.STOR_BENCH_ONLY;
-const SECTIONS = { startup: 'start-up', remote: 'remote round trip', upload: 'upload', trees: 'whole trees', throughput: 'JSON-RPC throughput', roles: 'role expansion', fleet: 'fleet', datasets: 'datasets', guards: 'guards' };
-=======
-// STOR_BENCH_ONLY=<section> (startup, remote, upload, trees, throughput, roles, fleet, datasets, sessions) runs one section
-// and replaces only its rows and notes in RESULTS.md. The sessions section (bench/sessions.mjs) is named after the Node major
-// of the stor client it measures (STOR_BENCH_NODE, bench/node-majors.sh), so each major's rows are kept beside the others'.
+// STOR_BENCH_ONLY=<section> (startup, remote, upload, trees, throughput, roles, fleet, datasets, guards, sessions) runs one
+// section and replaces only its rows and notes in RESULTS.md. The sessions section (bench/sessions.mjs) is named after the Node
+// major of the stor client it measures (STOR_BENCH_NODE, bench/node-majors.sh), so each major's rows are kept beside the others'.
 const ONLY = process.env.STOR_BENCH_ONLY;
 const SESSIONS = `sessions, Node ${CLIENT_VERSION.replace(/^v(\d+).*/, '$1')}`;
-const SECTIONS = { startup: 'start-up', remote: 'remote round trip', upload: 'upload', trees: 'whole trees', throughput: 'JSON-RPC throughput', roles: 'role expansion', fleet: 'fleet', datasets: 'datasets', sessions: SESSIONS };
->>>>>>> i22-bench
+const SECTIONS = { startup: 'start-up', remote: 'remote round trip', upload: 'upload', trees: 'whole trees', throughput: 'JSON-RPC throughput', roles: 'role expansion', fleet: 'fleet', datasets: 'datasets', guards: 'guards', sessions: SESSIONS };
 if (ONLY !== undefined && !(ONLY in SECTIONS)) throw new Error(`STOR_BENCH_ONLY: one of ${Object.keys(SECTIONS).join(', ')}`);
 const runs = (section) => ONLY === undefined || ONLY === section;
 
@@ -322,11 +312,8 @@ if (runs('roles')) {
 // --- fleet ---------------------------------------------------------------------------------------
 if (runs('fleet')) await benchFleet({ record, notes, rows });
 if (runs('datasets')) await benchDatasets({ record });
-<<<<<<< HEAD
 if (runs('guards')) await benchGuards({ record, notes, rows });
-=======
 if (runs('sessions')) await benchSessions({ record, notes, label: SESSIONS });
->>>>>>> i22-bench
 
 // --- RESULTS.md ---------------------------------------------------------------------------------
 const date = new Date().toISOString().replace('T', ' ').slice(0, 16) + ' UTC';

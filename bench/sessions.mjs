@@ -116,6 +116,19 @@ async function stopAgent(env, runDir) {
 }
 
 const stor = (env, ...argv) => [CLIENT_NODE, [CLIENT_STOR, ...argv], { env }];
+
+/** Every server this section starts, so that a failed run stops them too (stopping one twice is harmless). */
+const started = new Set();
+const serve = async (dir) => {
+  const s = await startServe(dir);
+  started.add(s);
+  return s;
+};
+const loginServers = () => {
+  const l = new LoginServers();
+  started.add(l);
+  return l;
+};
 const ratioRow = (value, ref) => value / ref;
 
 // --- whoami: warm, cold, before; embedded ---------------------------------------------------------
@@ -125,8 +138,8 @@ async function whoamiRows({ record, notes, label, work, python, midclt }) {
   const home = join(work, 'home');
   const embHome = join(work, 'home-embedded');
   const warmState = tempDir();
-  const warmServer = await startServe(warmState);
-  const servers = { cold: new LoginServers(), off: new LoginServers(), py: new LoginServers(), midclt: new LoginServers() };
+  const warmServer = await serve(warmState);
+  const servers = { cold: loginServers(), off: loginServers(), py: loginServers(), midclt: loginServers() };
   const remote = (s, runDir, session) => ({ ...baseEnv, STOR_HOME: home, STOR_CONFIG_DIR: join(work, 'config'), XDG_RUNTIME_DIR: runDir, STOR_SESSION: session, STOR_SESSION_IDLE: '900', STOR_URL: s.base, STOR_API_KEY: s.key });
   const embedded = (session) => ({ ...baseEnv, STOR_HOME: embHome, STOR_CONFIG_DIR: join(work, 'config'), XDG_RUNTIME_DIR: warmRun, STOR_SESSION: session, STOR_SESSION_IDLE: '900' });
   const warmEnv = remote(warmServer, warmRun, 'on');
@@ -276,8 +289,8 @@ async function runbookRows({ record, notes, label, work, python }) {
   const rbRun = privateDir(join(work, 'run-runbook'));
   const onState = tempDir();
   const pyState = tempDir();
-  const onServer = await startServe(onState);
-  const pyServer = await startServe(pyState);
+  const onServer = await serve(onState);
+  const pyServer = await serve(pyState);
   const env = { ...baseEnv, STOR_HOME: join(work, 'home-runbook'), STOR_CONFIG_DIR: join(work, 'config'), XDG_RUNTIME_DIR: rbRun, STOR_SESSION_IDLE: '900' };
   const storCmd = ([argv]) => `${quote(CLIENT_NODE)} ${quote(CLIENT_STOR)} ${argv.map(quote).join(' ')}`;
   const pyCmd = ([, call]) => `${quote(python)} ${quote(join(ROOT, 'bench/rpc-call.py'))} "$U" "$K" "$SRC" ${call.map(quote).join(' ')}`;
@@ -288,7 +301,7 @@ async function runbookRows({ record, notes, label, work, python }) {
     const blocks = (v) => Array.from({ length: 10 }, (_, b) => block(`${v}-${round}-${b}`, files));
     // Before: with sessions off, every command logs in; a block of 20 per server keeps each within its 20 logins a minute.
     const offStates = Array.from({ length: 10 }, () => tempDir());
-    const offServers = await Promise.all(offStates.map((s) => startServe(s)));
+    const offServers = await Promise.all(offStates.map((s) => serve(s)));
     const scripts = {
       on: runbookScript(blocks('on'), storCmd, () => `export STOR_SESSION=on STOR_URL=${quote(onServer.base)} STOR_API_KEY=${quote(onServer.key)}`),
       py: runbookScript(blocks('py'), pyCmd, () => `U=${quote(pyServer.rpc_url)} K=${quote(pyServer.key)} SRC=127.0.0.${address++}`),
@@ -396,6 +409,8 @@ export async function benchSessions({ record, notes, label }) {
     await runbookRows({ record, notes, label, work, python });
     await fleetRows({ record, notes, label, work });
   } finally {
+    await Promise.allSettled([...started].map((s) => s.stop()));
+    started.clear();
     // Any agent left by a failure: stop them all, each in its own directory.
     for (const d of readdirSync(work).filter((f) => f.startsWith('run-'))) {
       const runDir = join(work, d);
