@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import { createServer as createTcpServer } from 'node:net';
 import { WebSocketServer } from 'ws';
@@ -10,6 +9,7 @@ import { spawnStor } from '../helpers/bin.js';
 import { spawnServe } from '../helpers/serve-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { clientEnv } from '../helpers/client-env.js';
+import { selfSignedCert } from '../helpers/self-signed.js';
 
 /** A client machine: its own (unused) embedded state and its own profiles. */
 
@@ -57,12 +57,7 @@ describe('stor serve and the remote target, end to end', () => {
 
   it('uses wss:// with a self-signed certificate: accepted with --ca, refused without, accepted with --insecure', async () => {
     const dir = tempDir();
-    const cert = join(dir, 'cert.pem');
-    const key = join(dir, 'key.pem');
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost',
-      '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost', '-keyout', key, '-out', cert,
-    ], { stdio: 'ignore' });
+    const { cert, key } = selfSignedCert(dir);
     const server = await spawnServe(join(dir, 'state'), ['--tls-cert', cert, '--tls-key', key]);
     expect(server.baseUrl).toMatch(/^wss:\/\/127\.0\.0\.1:\d+$/);
     const adminKey = readFileSync(server.adminKeyFile, 'utf8');

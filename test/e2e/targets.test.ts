@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -6,6 +5,7 @@ import { spawnStor } from '../helpers/bin.js';
 import { clientEnv } from '../helpers/client-env.js';
 import { spawnServe } from '../helpers/serve-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { selfSignedCert } from '../helpers/self-signed.js';
 
 /** Targets and credentials with the built binary against a spawned `stor serve` (issue 13, Deliver 4 and 5). */
 describe('targets and credentials, end to end', () => {
@@ -53,12 +53,7 @@ describe('targets and credentials, end to end', () => {
 
   it('--url to a wss:// appliance borrows the saved profile\'s CA; profile list shows it', async () => {
     const dir = tempDir();
-    const cert = join(dir, 'cert.pem');
-    const tlsKey = join(dir, 'key.pem');
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost',
-      '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost', '-keyout', tlsKey, '-out', cert,
-    ], { stdio: 'ignore' });
+    const { cert, key: tlsKey } = selfSignedCert(dir);
     const server = await spawnServe(join(dir, 'state'), ['--tls-cert', cert, '--tls-key', tlsKey]);
     const adminKey = readFileSync(server.adminKeyFile, 'utf8');
     const env = clientEnv();

@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -8,6 +8,7 @@ import { spawnServe } from '../helpers/serve-process.js';
 import { startStandinAppliance, type StandinAnswer } from '../helpers/standin-appliance.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { agentServing, rawRequest, SAFETY_KILL_MS, sessionEnv, until, viaAgent } from '../helpers/session.js';
+import { selfSignedCert } from '../helpers/self-signed.js';
 
 /*
  * The second attack on the session agent: what a command handed to it does must match what it
@@ -99,12 +100,7 @@ describe('a command handed to the session agent stops where its own process woul
 describe('what Node reads for the whole process is the command’s own', () => {
   it('NODE_EXTRA_CA_CERTS: a command trusting a CA the agent was not started with connects as in its own process', async () => {
     const dir = tempDir();
-    const cert = join(dir, 'cert.pem');
-    const key = join(dir, 'key.pem');
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost',
-      '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost', '-keyout', key, '-out', cert,
-    ], { stdio: 'ignore' });
+    const { cert, key } = selfSignedCert(dir);
     const serve = await spawnServe(join(dir, 'state'), ['--tls-cert', cert, '--tls-key', key]);
     const { env: session, dir: sessions } = sessionEnv();
     // The agent is started by a command without NODE_EXTRA_CA_CERTS (viaAgent's starter).
