@@ -2,7 +2,7 @@ import { Command, InvalidArgumentError, Option, type HelpContext } from 'command
 import { StorError } from '../../core/errors.js';
 import type { CommandContext } from './context.js';
 import { E } from '../../core/error-catalogue.js';
-import { commandLine, DEFAULT_FAN_OUT, fanOutOptions, splitFanOutOptions } from './fan-out-options.js';
+import { commandLine, DEFAULT_FAN_OUT, fanOutOptions, splitFanOutOptions } from '../fleet/fan-out-options.js';
 import { kebab, type ArgSpecs, type CommandSpec, type LoadCommand, type NounSpec, type OptionSpecs } from './declare.js';
 import type { CommandResult } from './render.js';
 
@@ -160,11 +160,11 @@ export function addVerb(parent: Command, name: string, spec: CommandSpec<ArgSpec
     const findings = spec.findings ?? 'with findings';
     // A change's dry run only reads: it fans out as a read does, and stops there.
     if (spec.fanOut === 'read' || options.dryRun === true) {
-      const { fanOut } = await import('./fan-out.js');
+      const { fanOut } = await import('../fleet/fan-out.js');
       runner.onResult(await fanOut(ctx, { run: (target) => spec.run(target, args as never, options as never), findings, parallel }));
       return;
     }
-    const { fanOutChange } = await import('./fan-out-change.js');
+    const { fanOutChange } = await import('../fleet/fan-out-change.js');
     const hasDryRun = spec.options?.dryRun !== undefined;
     // The fan-out asks once for every target; the verb, where it asks, is told the answer.
     const applied = spec.options?.yes !== undefined ? { ...options, yes: true } : options;

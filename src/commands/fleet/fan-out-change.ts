@@ -1,10 +1,10 @@
-import type { CommandContext } from './context.js';
-import { EXIT } from './exit-codes.js';
+import type { CommandContext } from '../shared/context.js';
+import { EXIT } from '../shared/exit-codes.js';
 import { fanOutExitCode, fleetView, noteOutcomes, notAttempted, resolveFleet, runOnTarget, type TargetOutcome, type TargetRun } from './fan-out.js';
 import { shellWord } from './fan-out-options.js';
-import { forEachLimited } from './pool.js';
-import { confirmChange } from './prompts.js';
-import { render, renderMode, type CommandResult } from './render.js';
+import { forEachLimited } from '../shared/pool.js';
+import { confirmChange } from '../shared/prompts.js';
+import { render, renderMode, type CommandResult } from '../shared/render.js';
 
 /** The plan of a change on one target that has no dry run: the command it will run there. */
 export interface PlannedAction {

@@ -1,7 +1,7 @@
 import { E } from '../../core/error-catalogue.js';
 import { StorError } from '../../core/errors.js';
-import { positiveInt } from './arg-parsers.js';
-import { flag, kebab, value, yesFlag, type ArgSpecs, type CommandSpec, type OptionSpecs } from './declare.js';
+import { positiveInt } from '../shared/arg-parsers.js';
+import { flag, kebab, value, yesFlag, type ArgSpecs, type CommandSpec, type OptionSpecs } from '../shared/declare.js';
 
 /** How many targets `--targets` runs at once unless `--fan-out` (or `--parallel`) says. */
 export const DEFAULT_FAN_OUT = 8;
