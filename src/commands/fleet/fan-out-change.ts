@@ -1,7 +1,7 @@
 import type { CommandContext } from '../shared/context.js';
 import { EXIT } from '../shared/exit-codes.js';
 import { fanOutExitCode, fleetView, noteOutcomes, notAttempted, resolveFleet, runOnTarget, type TargetOutcome, type TargetRun } from './fan-out.js';
-import { shellWord } from './fan-out-options.js';
+import { shellWord } from './policy.js';
 import { forEachLimited } from '../shared/pool.js';
 import { confirmChange } from '../shared/prompts.js';
 import { render, renderMode, type CommandResult } from '../shared/render.js';

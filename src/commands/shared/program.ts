@@ -2,7 +2,7 @@ import { Command, InvalidArgumentError, Option, type HelpContext } from 'command
 import { StorError } from '../../core/errors.js';
 import type { CommandContext } from './context.js';
 import { E } from '../../core/error-catalogue.js';
-import { commandLine, DEFAULT_FAN_OUT, fanOutOptions, splitFanOutOptions } from '../fleet/fan-out-options.js';
+import { commandLine, DEFAULT_FAN_OUT, fanOutOptions, splitFanOutOptions } from '../fleet/policy.js';
 import { kebab, type ArgSpecs, type CommandSpec, type LoadCommand, type NounSpec, type OptionSpecs } from './declare.js';
 import type { CommandResult } from './render.js';
 
