@@ -1,7 +1,6 @@
 import type { CommandContext } from '../shared/context.js';
 import { EXIT } from '../shared/exit-codes.js';
 import { fanOutExitCode, fleetView, noteOutcomes, notAttempted, resolveFleet, runOnTarget, type TargetOutcome, type TargetRun } from './fan-out.js';
-import { shellWord } from './policy.js';
 import { forEachLimited } from '../shared/pool.js';
 import { confirmChange } from '../shared/prompts.js';
 import { render, renderMode, type CommandResult } from '../shared/render.js';
@@ -16,6 +15,8 @@ export interface ChangeRequest {
   action: string;
   /** The verb's dry run, when it has one: on each target it predicts the outcome (or the error). */
   rehearse?: (ctx: CommandContext) => Promise<CommandResult> | CommandResult;
+  /** With `rehearse`: the command line that shows the plan again, named before the question. */
+  preview?: string;
   /** The verb's run, told not to ask again (the fan-out asked once for every target). */
   apply: (ctx: CommandContext) => Promise<CommandResult> | CommandResult;
   findings: string;
@@ -66,7 +67,7 @@ export async function fanOutChange(base: CommandContext, request: ChangeRequest)
   const applied: TargetRun[] = [];
   if (ready.length > 0) {
     const names = ready.map((i) => targets[i]!);
-    const preview = request.rehearse ? `preview with \`stor --targets ${shellWord(base.globals.targets!)} ${request.action.replace(/^stor /, '')} --dry-run\`` : undefined;
+    const preview = request.preview !== undefined ? `preview with \`${request.preview}\`` : undefined;
     await confirmChange(base, `Run \`${request.action}\` on ${names.length} target${names.length === 1 ? '' : 's'} (${names.join(', ')})?`, request.yes, preview);
     let stopped = false;
     await forEachLimited(ready, request.parallel, async (i) => {
