@@ -49,7 +49,7 @@ export async function datasetDelete(ctx: CommandContext, ref: string, options: D
   const refusal = await predictedRefusal(t, id, { hasChildren: children.length > 0, isRoot, recursive: options.recursive === true, snapshots, volume: target.type === 'VOLUME' });
   if (refusal) throw refusal;
   if (options.dryRun) {
-    if (!ctx.globals.json) ctx.note('stor: dry run: nothing was deleted');
+    ctx.note('stor: dry run: nothing was deleted');
     return { data, view: deletedView(data) };
   }
   // Not a snapshot: the dataset's snapshots go with it (and block a delete without --recursive).

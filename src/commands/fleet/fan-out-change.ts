@@ -3,7 +3,7 @@ import { EXIT } from '../shared/exit-codes.js';
 import { fanOutExitCode, fleetView, noteOutcomes, notAttempted, resolveFleet, runOnTarget, type TargetOutcome, type TargetRun } from './fan-out.js';
 import { forEachLimited } from '../shared/pool.js';
 import { confirmChange } from '../shared/prompts.js';
-import { render, renderMode, type CommandResult } from '../shared/render.js';
+import type { CommandResult } from '../shared/render.js';
 
 /** The plan of a change on one target that has no dry run: the command it will run there. */
 export interface PlannedAction {
@@ -35,11 +35,10 @@ const applicable = (o: TargetOutcome) => o.exit_code === EXIT.OK || o.exit_code 
 
 /** The plan on stderr, where the question will be: the rehearsals' merged view, or the command per target. */
 async function showPlan(base: CommandContext, request: ChangeRequest, plans: readonly TargetRun[]): Promise<void> {
-  if (base.globals.json || base.globals.quiet) return;
   const ready = plans.filter((p) => applicable(p.outcome));
   if (request.rehearse && ready.length > 0) {
     const view = fleetView(ready.map((p) => ({ target: p.outcome.target, result: p.result! })));
-    base.io.stderr.write(await render({ data: ready.map((p) => p.outcome.data), view }, renderMode(base.io, false, 'stderr')));
+    await base.noteView({ data: ready.map((p) => p.outcome.data), view });
   }
   const failed = plans.filter((p) => !applicable(p.outcome)).map((p) => `${p.outcome.target} (${p.outcome.error?.kind ?? `exit ${p.outcome.exit_code}`})`);
   const on = ready.length > 0 ? `on ${ready.map((p) => p.outcome.target).join(', ')}` : 'on no target';

@@ -167,7 +167,6 @@ export async function runOnTarget(
 
 /** Each failure's reason (not those never attempted: the summary counts them), then the summary, on stderr. */
 export function noteOutcomes(base: CommandContext, outcomes: readonly TargetOutcome[], findings: string): void {
-  if (base.globals.json) return;
   for (const o of outcomes) {
     if (!o.error || isNotAttempted(o)) continue;
     base.note(`stor: ${o.target}: ${o.error.kind}: ${o.error.message}`);

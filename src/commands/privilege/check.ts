@@ -45,17 +45,15 @@ export async function privilegeCheck(ctx: CommandContext): Promise<CommandResult
   const warned = flagged.length - broken;
   const warnings = warned > 0 ? `; ${warned} with warnings only` : '';
   // What explains the table, and what to run next, is for the operator: stderr.
-  if (!ctx.globals.json) {
-    ctx.note(`judged as ${roles.model.basis} (catalogue: ${roles.source})`);
-    for (const p of flagged) {
-      ctx.note(`next: stor privilege fix ${p.id}${p.findings.some((f) => f.locks_out && f.kind === 'self-including') ? ' --drop-self-including' : ''}`);
-    }
-    ctx.note(
-      broken > 0
-        ? `${broken} of ${privileges.length} privileges lock their users out on ${roles.model.name}${warnings}`
-        : `no privilege locks its users out on ${roles.model.name} (${privileges.length} checked${warnings})`,
-    );
+  ctx.note(`judged as ${roles.model.basis} (catalogue: ${roles.source})`);
+  for (const p of flagged) {
+    ctx.note(`next: stor privilege fix ${p.id}${p.findings.some((f) => f.locks_out && f.kind === 'self-including') ? ' --drop-self-including' : ''}`);
   }
+  ctx.note(
+    broken > 0
+      ? `${broken} of ${privileges.length} privileges lock their users out on ${roles.model.name}${warnings}`
+      : `no privilege locks its users out on ${roles.model.name} (${privileges.length} checked${warnings})`,
+  );
   return {
     data,
     view: {
