@@ -53,21 +53,14 @@ function plan(roles: TargetRoles, p: Privilege, options: FixOptions): PrivilegeF
   const { catalogue } = roles;
   const before = p.roles;
   const h = healthOf(roles, before);
-  const keep = new Set(h.minimal);
-  const after: string[] = [];
-  const removed: PrivilegeFix['removed'] = [];
-  const reasons = new Map(h.findings.filter((f) => f.kind === 'overlap').map((f) => [f.index, `included by ${f.included_by}`]));
-  for (const [i, role] of before.entries()) {
-    const known = catalogue.has(role);
-    if (after.includes(role)) removed.push({ role, reason: 'listed twice' });
-    else if (!known && options.dropUnknown) removed.push({ role, reason: 'not a role of this appliance' });
-    else if (known && keep.has(role) && options.dropSelfIncluding && catalogue.isSelfIncluding(role)) {
-      const advice = selfIncludingAdvice(role, (name) => catalogue.has(name));
-      removed.push({ role, reason: `includes itself; loses ${advice.loses}`, keep: advice.keep });
-    }
-    else if (!known || keep.has(role)) after.push(role);
-    else removed.push({ role, reason: reasons.get(i) ?? 'included by another listed role' });
-  }
+  const { after, dropped } = h.fix(options);
+  const removed = dropped.map(({ role, why, includedBy }): PrivilegeFix['removed'][number] => {
+    if (why === 'duplicate') return { role, reason: 'listed twice' };
+    if (why === 'unknown') return { role, reason: 'not a role of this appliance' };
+    if (why === 'overlap') return { role, reason: includedBy !== undefined ? `included by ${includedBy}` : 'included by another listed role' };
+    const advice = selfIncludingAdvice(role, (name) => catalogue.has(name));
+    return { role, reason: `includes itself; loses ${advice.loses}`, keep: advice.keep };
+  });
   const effectiveAfter = expandRoles(catalogue, after);
   const remaining = healthOf(roles, after);
   const changed = after.length !== before.length || after.some((r, i) => r !== before[i]);
