@@ -5,6 +5,7 @@ import { CommandContext } from './shared/context.js';
 import { kebab, type CommandSpec } from './shared/declare.js';
 import { globalOptions, type GlobalOptions } from './shared/global-options.js';
 import type { IO } from './shared/io.js';
+import { withFleet } from './fleet/policy.js';
 import { addOptions, addVerb, findCommandPath, loadFor, StorCommand, targetHelpFor, type Entry } from './shared/program.js';
 import type { CommandResult } from './shared/render.js';
 import { apiKeyNoun } from './api-key/index.js';
@@ -117,16 +118,17 @@ export async function buildProgram(argv: readonly string[], io: IO, hooks: Progr
     onResult: hooks.onResult,
   };
 
+  // Each verb declared as the fleet's policy makes it: what `--targets` does to it is decided there.
   for (const [top, entry] of Object.entries(COMMANDS)) {
     if (entry.kind === 'verb') {
       const spec = specs.get(top);
-      if (spec) addVerb(program, top, spec, runner);
+      if (spec) addVerb(program, top, withFleet(top, spec), runner);
       continue;
     }
     const noun = program.command(top).summary(entry.noun.summary).description(entry.noun.summary);
     for (const verb of Object.keys(entry.noun.verbs)) {
       const spec = specs.get(`${top} ${verb}`);
-      if (spec) addVerb(noun, verb, spec, runner);
+      if (spec) addVerb(noun, verb, withFleet(`${top} ${verb}`, spec), runner);
     }
   }
 

@@ -2,6 +2,7 @@ import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { Appliance } from '../../src/core/appliance/appliance.js';
 import { release25101Catalogue } from '../../src/core/roles/index.js';
+import { insertPrivilege } from '../../src/core/store/privileges.js';
 import { createUserWithKey, openTestAppliance } from '../helpers/appliance.js';
 import { runStor } from '../helpers/run-stor.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -54,6 +55,31 @@ describe('stor privilege', () => {
       lost_roles: ['PRIVILEGE_WRITE'],
       still_locks_out: false,
     });
+  });
+
+  it('check suggests exactly the list the fix it names writes, an unknown role in the list too', async () => {
+    const home = tempDir();
+    const appliance = Appliance.open({ stateDir: home });
+    // A name this catalogue does not know (a role of another release): the API refuses to save
+    // one, so it goes into the store directly, as an upgrade would leave it.
+    insertPrivilege(appliance.store.db, { builtin_name: null, name: 'old', local_groups: [], ds_groups: [], roles: ['FULL_ADMIN', 'GONE_ROLE', 'POOL_READ', 'GONE_ROLE'], web_shell: false });
+    appliance.close();
+    const run = (args: string[]) => runStor(args, { env: { STOR_HOME: home } });
+    const checked = JSON.parse((await run(['privilege', 'check', '--json'])).stdout).privileges.find((p: { name: string }) => p.name === 'old');
+    const next = /^next: stor privilege fix (\d+)(.*)$/m.exec((await run(['privilege', 'check'])).stderr)!;
+    expect(next[2]).toBe(' --drop-unknown');
+    const flags = next[2]!.split(' ').filter(Boolean);
+    const planned = JSON.parse((await run(['privilege', 'fix', next[1]!, ...flags, '--dry-run', '--json'])).stdout).privileges[0];
+    // Before, check suggested [FULL_ADMIN] while the `stor privilege fix N` it named wrote [FULL_ADMIN, GONE_ROLE].
+    expect(checked.suggested_roles).toEqual(['FULL_ADMIN']);
+    expect(planned.after).toEqual(checked.suggested_roles);
+    expect(planned.removed.map((r: { role: string; reason: string }) => `${r.role}: ${r.reason}`)).toEqual([
+      'GONE_ROLE: not a role of this appliance',
+      'POOL_READ: included by FULL_ADMIN',
+      'GONE_ROLE: not a role of this appliance',
+    ]);
+    // Without --drop-unknown the fix keeps a name it does not know, and says so.
+    expect(JSON.parse((await run(['privilege', 'fix', 'old', '--dry-run', '--json'])).stdout).privileges[0].after).toEqual(['FULL_ADMIN', 'GONE_ROLE']);
   });
 
   it('never rewrites built-in privileges and reports clean ones with exit 0', async () => {

@@ -7,6 +7,7 @@ import {
   catalogueFromPrivilegeRoles,
   createCatalogue,
   expandRoles,
+  fixRoleList,
   minimalRoleList,
   release25101Catalogue,
   type RoleCatalogue,
@@ -417,6 +418,22 @@ describe('properties over the release catalogue', () => {
   it('minimalRoleList keeps the effective roles, is reduced, a fixed point and no longer', () => {
     fc.assert(
       fc.property(roleList(catalogue.names, META), (roles) => minimalProperties(catalogue, roles)),
+      RUNS,
+    );
+  });
+
+  it('fixRoleList: the minimal list, an unknown name kept in place unless dropUnknown, each role once, every other listed role dropped', () => {
+    fc.assert(
+      fc.property(roleList(catalogue.names, META), (roles) => {
+        const a = analyzeRoleList(catalogue, roles);
+        expect(fixRoleList(catalogue, a, { dropUnknown: true }).after).toEqual(a.minimal);
+        const kept = fixRoleList(catalogue, a);
+        expect(kept.after).toEqual([...new Set(roles)].filter((r) => !catalogue.has(r) || a.minimal.includes(r)));
+        expect(kept.dropped.length + kept.after.length).toBe(roles.length);
+        expect(kept.dropped.map((d) => roles[d.index])).toEqual(kept.dropped.map((d) => d.role));
+        const selfIncluding = fixRoleList(catalogue, a, { dropSelfIncluding: true }).after;
+        expect(selfIncluding).toEqual(kept.after.filter((r) => !catalogue.has(r) || !catalogue.isSelfIncluding(r)));
+      }),
       RUNS,
     );
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ProfilesDocument } from '../../src/core/config/profiles.js';
-import { resolveTargetList } from '../../src/commands/shared/target-list.js';
-import { fanOutExitCode, fanOutSummary, type TargetOutcome } from '../../src/commands/shared/fan-out.js';
+import { resolveTargetList } from '../../src/commands/fleet/target-list.js';
+import { fanOutExitCode, fanOutSummary, type TargetOutcome } from '../../src/commands/fleet/fan-out.js';
 
 const profile = (tags?: string[]) => ({ url: 'ws://127.0.0.1:1', apiKey: '1-x', ...(tags ? { tags } : {}) });
 const names = ['nas1', 'nas2', 'nas3', 'nas01', 'nas02', 'nas10', 'nas11', 'nas12', 'web'];

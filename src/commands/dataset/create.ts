@@ -43,7 +43,7 @@ export async function datasetCreate(ctx: CommandContext, ref: string, options: D
     if (!existing) throw err;
     data = { ...existing, created: false };
   }
-  if (!data.created && !ctx.globals.json) ctx.note(`stor: dataset ${data.id} already exists; nothing changed`);
+  if (!data.created) ctx.note(`stor: dataset ${data.id} already exists; nothing changed`);
   return {
     data,
     view: {

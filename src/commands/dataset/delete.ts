@@ -6,7 +6,8 @@ import { toned, type CommandResult, type View } from '../shared/render.js';
 import { formatBytes, sizeCell } from '../shared/format.js';
 import { call, queryItems } from '../../core/contract/client.js';
 import { poolDatasetContract } from '../../core/contract/pool-dataset.js';
-import { ERRNO, rpcErrors, type RpcError } from '../../core/errors.js';
+import type { RpcError } from '../../core/errors.js';
+import { datasetDeleteRefusal } from '../../core/refusals/pool-dataset.js';
 import type { Transport } from '../../core/transport/transport.js';
 import { bytesOf, datasetId } from './model.js';
 import { arg, defineCommand, flag, type OptionValues, yesFlag } from '../shared/declare.js';
@@ -49,7 +50,7 @@ export async function datasetDelete(ctx: CommandContext, ref: string, options: D
   const refusal = await predictedRefusal(t, id, { hasChildren: children.length > 0, isRoot, recursive: options.recursive === true, snapshots, volume: target.type === 'VOLUME' });
   if (refusal) throw refusal;
   if (options.dryRun) {
-    if (!ctx.globals.json) ctx.note('stor: dry run: nothing was deleted');
+    ctx.note('stor: dry run: nothing was deleted');
     return { data, view: deletedView(data) };
   }
   // Not a snapshot: the dataset's snapshots go with it (and block a delete without --recursive).
@@ -102,13 +103,10 @@ async function predictedRefusal(
 ): Promise<RpcError | null> {
   const denied = await predictedDenial(t, poolDatasetContract['pool.dataset.delete'].access);
   if (denied) return denied;
-  if (o.hasChildren && !o.recursive) return rpcErrors.call(ERRNO.ENOTEMPTY, `Failed to delete dataset: cannot destroy '${id}': filesystem has children`);
-  if (o.isRoot && !o.recursive) return rpcErrors.call(ERRNO.EINVAL, `Failed to delete dataset: '${id}' is the root dataset of pool ${id}; it goes only with the pool`);
-  if (o.snapshots.length > 0 && !o.recursive) {
-    // Then `zfs destroy` itself refuses and lists them (MW/plugins/zfs_/dataset.py:229-240).
-    const kind = o.volume ? 'volume' : 'filesystem';
-    return rpcErrors.call(ERRNO.EFAULT, `Failed to delete dataset: cannot destroy '${id}': ${kind} has children\nuse '-r' to destroy the following datasets:\n${o.snapshots.join('\n')}`);
-  }
+  if (o.hasChildren && !o.recursive) return datasetDeleteRefusal.children(id);
+  if (o.isRoot && !o.recursive) return datasetDeleteRefusal.poolRoot(id);
+  // Then `zfs destroy` itself refuses and lists them.
+  if (o.snapshots.length > 0 && !o.recursive) return datasetDeleteRefusal.snapshots(id, o.volume ? 'volume' : 'filesystem', o.snapshots);
   return null;
 }
 

@@ -122,7 +122,7 @@ export async function downloadTree(ctx: CommandContext, remote: string, local: s
   const localRoot = resolve(ctx.io.cwd, local);
   if (statSync(localRoot, { throwIfNoEntry: false })?.isDirectory() === false) throw new StorError(E.TARGET_NOT_A_DIRECTORY, `${local} exists and is not a directory`);
   const t = await ctx.transport();
-  const { dirs, files } = await walkRemote(t, root, localRoot, (line) => ctx.note(line));
+  const { dirs, files } = await walkRemote(t, root, localRoot, (line) => ctx.warn(line));
   const shown = (path: string) => join(local, path.slice(localRoot.length));
   checkLocal(dirs, files, opts.force, shown);
   for (const dir of dirs) {
@@ -132,7 +132,7 @@ export async function downloadTree(ctx: CommandContext, remote: string, local: s
       throw localWriteFailed(shown(dir), err);
     }
   }
-  const showProgress = ctx.io.stderr.isTTY === true && !ctx.globals.json && !ctx.globals.quiet;
+  const showProgress = ctx.progress;
   const total = showProgress && files.length > 0 ? new TotalProgress(ctx.io.stderr, 'downloaded', files.length, files.reduce((n, f) => n + f.size, 0)) : undefined;
 
   const results: DownloadFileResult[] = new Array(files.length);
@@ -179,7 +179,7 @@ export async function downloadTree(ctx: CommandContext, remote: string, local: s
   // A signal that stopped something ends the command as the signal says, whatever failed before it.
   const interrupted = watch.signal !== undefined && data.summary.done < data.summary.files;
   const ending = interrupted ? describeError(interruptedBy(watch.signal!, local)) : failures.find((f) => f !== undefined);
-  if (ending && !ctx.globals.json) for (const line of failureNote(data.files, data.summary, `${data.summary.done} downloaded`)) ctx.note(line);
+  if (ending) for (const line of failureNote(data.files, data.summary, `${data.summary.done} downloaded`)) ctx.note(line);
   return { data, view: treeView(data, ctx.io.stdout.isTTY === true), ...(ending ? { exitCode: ending.code } : {}) };
 }
 

@@ -107,7 +107,7 @@ export async function download(ctx: CommandContext, remote: string, local: strin
   if (st.type !== 'FILE') {
     throw new StorError(E.REMOTE_NOT_A_FILE, `${remote} is ${st.type === 'DIRECTORY' ? 'a directory' : `not a regular file (${st.type})`}`, { hint: st.type === 'DIRECTORY' ? `add -r to copy the tree: stor download -r ${remote} LOCAL_DIR` : '`stor ls` shows what is in a directory' });
   }
-  const progressTo = ctx.io.stderr.isTTY === true && !ctx.globals.quiet && !(toStdout && ctx.io.stdout.isTTY === true);
+  const progressTo = ctx.progress && !(toStdout && ctx.io.stdout.isTTY === true);
   const bar = progressTo ? new ProgressBar(ctx.io.stderr, { files: 1, bytes: st.size }) : undefined;
   bar?.start(name, st.size);
 

@@ -1,6 +1,6 @@
 import { call } from '../../core/contract/client.js';
 import { groupContract } from '../../core/contract/group.js';
-import { ERRNO, rpcErrors } from '../../core/errors.js';
+import { groupDeleteRefusal } from '../../core/refusals/accounts.js';
 import { predictedDenial } from '../shared/predict-access.js';
 import type { CommandContext } from '../shared/context.js';
 import { arg, defineCommand, flag, type OptionValues, yesFlag } from '../shared/declare.js';
@@ -34,7 +34,7 @@ export async function groupDelete(ctx: CommandContext, ref: string, opts: GroupD
   // A built-in group is refused by the appliance (MW/plugins/account.py:2159-2160, after the
   // dispatcher's role check). Predicted from reads and said in its words before anyone is asked:
   // calling the delete to hear the refusal would be a change before consent.
-  if (group.builtin) throw (await predictedDenial(t, groupContract['group.delete'].access)) ?? rpcErrors.call(ERRNO.EACCES, 'A built-in group cannot be deleted.');
+  if (group.builtin) throw (await predictedDenial(t, groupContract['group.delete'].access)) ?? groupDeleteRefusal.builtin();
   const who = summary.members.length > 0 ? ` (members: ${summary.members.join(', ')}${opts.deleteUsers ? ', whose primary group it is, are deleted too' : ''})` : '';
   const asked = await confirmChange(ctx, `Delete group ${group.name} (gid ${group.gid})${who}?`, opts.yes);
   // A member who joined while the question waited would lose the group, or with --delete-users

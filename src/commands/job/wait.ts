@@ -30,7 +30,7 @@ async function pollUntilEnded(t: Transport, id: number, stallSeconds: number, on
 export async function jobWait(ctx: CommandContext, raw: string): Promise<CommandResult<JobSummary>> {
   const id = jobId(raw);
   const t = await ctx.transport();
-  const bar = ctx.io.stderr.isTTY === true && !ctx.globals.json && !ctx.globals.quiet ? new PercentBar(ctx.io.stderr, `job ${id}`) : null;
+  const bar = ctx.progress ? new PercentBar(ctx.io.stderr, `job ${id}`) : null;
   let job: JobItem;
   try {
     job = await pollUntilEnded(t, id, ctx.timeoutSeconds, (j) => bar?.update(j.progress.percent, j.progress.description));

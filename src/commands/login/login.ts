@@ -151,10 +151,8 @@ async function saveProfile(
     config_file: store.path,
     ...(keyName ? { api_key_name: keyName } : {}),
   };
-  if (!ctx.globals.json) {
-    const how = created ? `new profile "${name}"` : replacedUrl !== undefined ? `profile "${name}", replacing its ${replacedUrl}` : `profile "${name}", updated`;
-    ctx.note(keyName ? `stor: created API key "${keyName}" and saved it, not the password, in ${how}` : `stor: saved in ${how}`);
-  }
+  const how = created ? `new profile "${name}"` : replacedUrl !== undefined ? `profile "${name}", replacing its ${replacedUrl}` : `profile "${name}", updated`;
+  ctx.note(keyName ? `stor: created API key "${keyName}" and saved it, not the password, in ${how}` : `stor: saved in ${how}`);
   return {
     data,
     view: {

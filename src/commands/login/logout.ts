@@ -25,14 +25,14 @@ export async function logout(ctx: CommandContext): Promise<CommandResult<LogoutR
   const name = ctx.globals.profile ?? (ctx.io.env.STOR_PROFILE || undefined) ?? doc.current ?? null;
   if (name === null || !profileNamed(doc, name)) {
     const data: LogoutResult = { profile: name, removed: false, was_current: false };
-    if (!ctx.globals.json) ctx.note(name === null ? 'stor: no profile is current: nothing to log out of' : `stor: no profile "${name}" is saved: nothing to log out of`);
+    ctx.note(name === null ? 'stor: no profile is current: nothing to log out of' : `stor: no profile "${name}" is saved: nothing to log out of`);
     return { data, view: { kind: 'record', fields: [['removed profile', null], ['was current', false]] } };
   }
   const profile = profileNamed(doc, name)!;
   const wasCurrent = await store.remove(name);
   await closeSessionsOf(ctx, profile);
   const data: LogoutResult = { profile: name, removed: true, was_current: wasCurrent };
-  if (wasCurrent && !ctx.globals.json) ctx.note('stor: commands now use the embedded appliance until you log in or pick a profile');
+  if (wasCurrent) ctx.note('stor: commands now use the embedded appliance until you log in or pick a profile');
   return { data, view: { kind: 'record', fields: [['removed profile', name], ['was current', wasCurrent]] } };
 }
 

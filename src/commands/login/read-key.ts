@@ -58,6 +58,6 @@ export function readKeyFile(ctx: CommandContext, path: string, owner?: string): 
     if (err instanceof StorError) throw err;
     throw new StorError(E.KEY_FILE_UNREADABLE, `cannot read the key file ${owner ? `of ${owner}, ` : ''}${path}: ${(err as Error).message}`);
   }
-  if ((file.mode & 0o077) !== 0) ctx.note(`stor: warning: ${path} is readable by other users; consider chmod 600`);
+  if ((file.mode & 0o077) !== 0) ctx.warn(`stor: warning: ${path} is readable by other users; consider chmod 600`);
   return file.data.toString('utf8');
 }

@@ -1,7 +1,7 @@
 import type { CommandContext } from '../shared/context.js';
 import { EXIT } from '../shared/exit-codes.js';
 import { toned, type CommandResult } from '../shared/render.js';
-import { groupNames, healthOf, listPrivileges, loadTargetRoles, modelJson, type FindingReport } from './model.js';
+import { groupNames, healthOf, listPrivileges, loadTargetRoles, modelJson, proposedFix, type FindingReport } from './model.js';
 import { defineCommand } from '../shared/declare.js';
 
 /** `stor privilege check --json` */
@@ -19,7 +19,11 @@ export interface PrivilegeCheckResult {
     roles: string[];
     locks_out: boolean;
     findings: FindingReport[];
-    /** The smallest list with the same effective roles. */
+    /**
+     * What `stor privilege fix` writes with the options the findings call for (the `next:` line on
+     * stderr names them): the smallest list with the same effective roles, unknown names dropped,
+     * and self-including roles too where one locks users out (which changes the effective roles).
+     */
     suggested_roles: string[];
   }[];
 }
@@ -28,34 +32,28 @@ export interface PrivilegeCheckResult {
 export async function privilegeCheck(ctx: CommandContext): Promise<CommandResult<PrivilegeCheckResult>> {
   const t = await ctx.transport();
   const [roles, privileges] = await Promise.all([loadTargetRoles(t), listPrivileges(t)]);
-  const flagged = privileges
-    .map((p) => ({ p, h: healthOf(roles, p.roles) }))
-    .filter(({ h }) => h.findings.length > 0)
-    .map(({ p, h }) => ({
-      id: p.id,
-      name: p.name,
-      groups: groupNames(p),
-      roles: p.roles,
-      locks_out: h.locksOut,
-      findings: h.findings,
-      suggested_roles: h.minimal,
-    }));
+  const proposed = privileges.map((p) => ({ p, h: healthOf(roles, p.roles) })).filter(({ h }) => h.findings.length > 0).map(({ p, h }) => ({ p, h, fix: proposedFix(h) }));
+  const flagged = proposed.map(({ p, h, fix }) => ({
+    id: p.id,
+    name: p.name,
+    groups: groupNames(p),
+    roles: p.roles,
+    locks_out: h.locksOut,
+    findings: h.findings,
+    suggested_roles: fix.after,
+  }));
   const data: PrivilegeCheckResult = { ok: !flagged.some((p) => p.locks_out), catalogue: roles.source, model: modelJson(roles), privileges: flagged };
   const broken = flagged.filter((p) => p.locks_out).length;
   const warned = flagged.length - broken;
   const warnings = warned > 0 ? `; ${warned} with warnings only` : '';
   // What explains the table, and what to run next, is for the operator: stderr.
-  if (!ctx.globals.json) {
-    ctx.note(`judged as ${roles.model.basis} (catalogue: ${roles.source})`);
-    for (const p of flagged) {
-      ctx.note(`next: stor privilege fix ${p.id}${p.findings.some((f) => f.locks_out && f.kind === 'self-including') ? ' --drop-self-including' : ''}`);
-    }
-    ctx.note(
-      broken > 0
-        ? `${broken} of ${privileges.length} privileges lock their users out on ${roles.model.name}${warnings}`
-        : `no privilege locks its users out on ${roles.model.name} (${privileges.length} checked${warnings})`,
-    );
-  }
+  ctx.note(`judged as ${roles.model.basis} (catalogue: ${roles.source})`);
+  for (const { p, fix } of proposed) ctx.note(`next: stor privilege fix ${p.id}${fix.flags}`);
+  ctx.note(
+    broken > 0
+      ? `${broken} of ${privileges.length} privileges lock their users out on ${roles.model.name}${warnings}`
+      : `no privilege locks its users out on ${roles.model.name} (${privileges.length} checked${warnings})`,
+  );
   return {
     data,
     view: {

@@ -1,6 +1,6 @@
 import { call } from '../../core/contract/client.js';
 import { privilegeContract } from '../../core/contract/privilege.js';
-import { ERRNO, rpcErrors } from '../../core/errors.js';
+import { privilegeDeleteRefusal } from '../../core/refusals/accounts.js';
 import { predictedDenial } from '../shared/predict-access.js';
 import type { CommandContext } from '../shared/context.js';
 import { holdToPlan } from '../shared/plan-check.js';
@@ -24,7 +24,7 @@ export async function privilegeDelete(ctx: CommandContext, ref: string, yes: boo
   // A built-in privilege: the appliance refuses it (EPERM, MW/plugins/account_/privilege.py:163-164),
   // after the dispatcher's role check. Said in its words before anyone is asked anything, but
   // predicted from reads: calling the delete to hear the refusal would be a change before consent.
-  if (p.builtin_name) throw (await predictedDenial(t, privilegeContract['privilege.delete'].access)) ?? rpcErrors.call(ERRNO.EPERM, 'Unable to delete built-in privilege');
+  if (p.builtin_name) throw (await predictedDenial(t, privilegeContract['privilege.delete'].access)) ?? privilegeDeleteRefusal.builtin();
   const groups = groupNames(p);
   const asked = await confirmChange(ctx, `Delete privilege ${p.id} "${p.name}"? Members of ${groups.join(', ') || 'no group'} lose ${p.roles.join(', ') || 'no roles'} through it.`, yes);
   // A group bound or a role added while the question waited would be lost too, unnamed: hold to the plan.

@@ -57,7 +57,7 @@ export function checkRoles(ctx: CommandContext, roles: TargetRoles, list: string
   }
   const redundant = h.findings.filter((f) => !f.locks_out);
   if (redundant.length > 0) {
-    ctx.note(`stor: warning: ${why(redundant)}; the smallest equivalent list is ${h.minimal.join(',')}`);
+    ctx.warn(`stor: warning: ${why(redundant)}; the smallest equivalent list is ${h.fix().after.join(',')}`);
   }
 }
 

@@ -9,7 +9,7 @@ import { EXIT } from '../shared/exit-codes.js';
 import { predictedDenial } from '../shared/predict-access.js';
 import { holdToPlan } from '../shared/plan-check.js';
 import { confirmChange } from '../shared/prompts.js';
-import { render, renderMode, toned, type CommandResult, type Tone, type View } from '../shared/render.js';
+import { toned, type CommandResult, type Tone, type View } from '../shared/render.js';
 import { selfIncludingAdvice } from './lockout.js';
 import { findPrivilege, healthOf, listPrivileges, loadTargetRoles, type FindingReport, type Privilege, type TargetRoles } from './model.js';
 import { arg, defineCommand, flag, type OptionValues, yesFlag } from '../shared/declare.js';
@@ -53,21 +53,14 @@ function plan(roles: TargetRoles, p: Privilege, options: FixOptions): PrivilegeF
   const { catalogue } = roles;
   const before = p.roles;
   const h = healthOf(roles, before);
-  const keep = new Set(h.minimal);
-  const after: string[] = [];
-  const removed: PrivilegeFix['removed'] = [];
-  const reasons = new Map(h.findings.filter((f) => f.kind === 'overlap').map((f) => [f.index, `included by ${f.included_by}`]));
-  for (const [i, role] of before.entries()) {
-    const known = catalogue.has(role);
-    if (after.includes(role)) removed.push({ role, reason: 'listed twice' });
-    else if (!known && options.dropUnknown) removed.push({ role, reason: 'not a role of this appliance' });
-    else if (known && keep.has(role) && options.dropSelfIncluding && catalogue.isSelfIncluding(role)) {
-      const advice = selfIncludingAdvice(role, (name) => catalogue.has(name));
-      removed.push({ role, reason: `includes itself; loses ${advice.loses}`, keep: advice.keep });
-    }
-    else if (!known || keep.has(role)) after.push(role);
-    else removed.push({ role, reason: reasons.get(i) ?? 'included by another listed role' });
-  }
+  const { after, dropped } = h.fix(options);
+  const removed = dropped.map(({ role, why, includedBy }): PrivilegeFix['removed'][number] => {
+    if (why === 'duplicate') return { role, reason: 'listed twice' };
+    if (why === 'unknown') return { role, reason: 'not a role of this appliance' };
+    if (why === 'overlap') return { role, reason: includedBy !== undefined ? `included by ${includedBy}` : 'included by another listed role' };
+    const advice = selfIncludingAdvice(role, (name) => catalogue.has(name));
+    return { role, reason: `includes itself; loses ${advice.loses}`, keep: advice.keep };
+  });
   const effectiveAfter = expandRoles(catalogue, after);
   const remaining = healthOf(roles, after);
   const changed = after.length !== before.length || after.some((r, i) => r !== before[i]);
@@ -171,7 +164,7 @@ export async function privilegeFix(ctx: CommandContext, ref: string | undefined,
   const pending = fixes.filter((f) => f.status === 'fixed');
   if (pending.length > 0) {
     // The diff before the question, on stderr where the prompt is.
-    if (!ctx.globals.json) ctx.io.stderr.write(await render({ data: pending, view: fixView(pending, false) }, renderMode(ctx.io, false, 'stderr')));
+    await ctx.noteView({ data: pending, view: fixView(pending, false) });
     const preview = `stor privilege fix ${options.all ? '--all' : JSON.stringify(ref)}${options.dropSelfIncluding ? ' --drop-self-including' : ''}${options.dropUnknown ? ' --drop-unknown' : ''} --dry-run`;
     const asked = await confirmChange(ctx, `Rewrite the roles of ${pending.length} privilege${pending.length === 1 ? '' : 's'}?`, options.yes, `preview with \`${preview}\``);
     // Each list is written whole: a role added while the question waited would be dropped, one
@@ -194,12 +187,10 @@ export async function privilegeFix(ctx: CommandContext, ref: string | undefined,
     if (denied) throw denied;
   }
   const data: FixResult = { dry_run: options.dryRun === true, privileges: fixes };
-  if (!ctx.globals.json) {
-    advice(ctx, fixes, options.dryRun);
-    if (options.dryRun) {
-      const count = `${wouldFix.length} privilege${wouldFix.length === 1 ? '' : 's'}`;
-      ctx.note(`stor: dry run: nothing is rewritten.${wouldFix.length > 0 ? ` Without --dry-run, stor would rewrite ${count}.` : ''}`);
-    }
+  advice(ctx, fixes, options.dryRun);
+  if (options.dryRun) {
+    const count = `${wouldFix.length} privilege${wouldFix.length === 1 ? '' : 's'}`;
+    ctx.note(`stor: dry run: nothing is rewritten.${wouldFix.length > 0 ? ` Without --dry-run, stor would rewrite ${count}.` : ''}`);
   }
   const stillBroken = fixes.some((f) => f.still_locks_out && f.status !== 'builtin');
   return { data, view: fixView(fixes, options.dryRun), exitCode: stillBroken ? EXIT.CHECK : EXIT.OK };

@@ -6,10 +6,13 @@ import {
   breaksLogin,
   catalogueFromPrivilegeRoles,
   findingBreaksLogin,
+  fixRoleList,
   release25101Catalogue,
   type RoleCatalogue,
   type RoleFinding,
   type RoleListAnalysis,
+  type RoleListFix,
+  type RoleListFixOptions,
 } from '../../core/roles/index.js';
 import type { Transport } from '../../core/transport/transport.js';
 import { detectLockoutModel, selfIncludingAdvice, type LockoutModel } from './lockout.js';
@@ -136,7 +139,8 @@ export interface Health {
   locksOut: boolean;
   findings: FindingReport[];
   effective: Set<string>;
-  minimal: string[];
+  /** What `privilege fix` would write with these options (core/roles/fix.ts decides it, for every verb). */
+  fix(options?: RoleListFixOptions): RoleListFix;
 }
 
 export function healthOf(roles: TargetRoles, list: readonly string[]): Health {
@@ -151,8 +155,21 @@ export function healthOf(roles: TargetRoles, list: readonly string[]): Health {
     locksOut: breaksLogin(roles.model.rule, analysis),
     findings: analysis.findings.map((f) => explain(roles, f, analysis)),
     effective: analysis.effective,
-    minimal: analysis.minimal,
+    fix: (options) => fixRoleList(roles.catalogue, analysis, options),
   };
+}
+
+/**
+ * The fix `privilege check` proposes: the options its findings call for — `--drop-self-including`
+ * where a self-including role locks users out, `--drop-unknown` where a name is unknown (it grants
+ * nothing) — as the command line to run and the list that command writes.
+ */
+export function proposedFix(h: Health): { flags: string; after: string[] } {
+  const options: RoleListFixOptions = {
+    dropSelfIncluding: h.findings.some((f) => f.locks_out && f.kind === 'self-including'),
+    dropUnknown: h.findings.some((f) => f.kind === 'unknown'),
+  };
+  return { flags: `${options.dropSelfIncluding ? ' --drop-self-including' : ''}${options.dropUnknown ? ' --drop-unknown' : ''}`, after: h.fix(options).after };
 }
 
 /** The model as `--json` carries it. */

@@ -10,7 +10,7 @@ export async function profileRemove(ctx: CommandContext, name: string): Promise<
   const profile = profileNamed(await store.read(), name);
   const wasCurrent = await store.remove(name);
   if (profile) await closeSessionsOf(ctx, profile);
-  if (wasCurrent && !ctx.globals.json) ctx.note(`stor: profile "${name}" was current; commands now use the embedded appliance until you pick another`);
+  if (wasCurrent) ctx.note(`stor: profile "${name}" was current; commands now use the embedded appliance until you pick another`);
   return { data: { profile: name, current: false }, view: { kind: 'record', fields: [['removed profile', name], ['was current', wasCurrent]] } };
 }
 

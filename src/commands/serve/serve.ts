@@ -83,7 +83,7 @@ export async function serve(ctx: CommandContext, options: ServeOptions): Promise
   // Uploads cut short by a killed server left their temporary files; nothing else refers to them.
   // Opening swept those it had listed; the walk finds any from before the list was kept.
   const swept = [...appliance.sweptUploads, ...sweepStrayUploads(appliance.store.mntDir)];
-  if (swept.length > 0) ctx.note(`stor serve: removed ${swept.length} temporary file(s) of interrupted uploads`);
+  if (swept.length > 0) ctx.log(`stor serve: removed ${swept.length} temporary file(s) of interrupted uploads`);
   const log = (line: string) => {
     if (ctx.globals.verbose) ctx.io.stderr.write(`stor serve: ${line}\n`);
   };
@@ -115,16 +115,16 @@ export async function serve(ctx: CommandContext, options: ServeOptions): Promise
   };
   if (ctx.globals.json) ctx.io.stdout.write(`${JSON.stringify(data)}\n`);
   else ctx.io.stdout.write(`listening on ${server.rpcUrl} (HTTP ${server.url})\n`);
-  ctx.note(`stor serve: state in ${stateDir}; the administrator key is in ${data.admin_key_file}`);
-  ctx.note(
+  ctx.log(`stor serve: state in ${stateDir}; the administrator key is in ${data.admin_key_file}`);
+  ctx.log(
     `stor serve: emulating ${emulationOf(appliance.settings)}: role expansion ${appliance.settings.roleExpansion}, role lists ${appliance.settings.roleLists}, ` +
       `upload gate ${appliance.settings.uploadGate}, SYS_ADMIN ${appliance.settings.sysAdmin}, POST /api/current ${appliance.settings.httpRpc}`,
   );
   if (options.wsIdleTimeout !== undefined) {
-    ctx.note(`stor serve: WebSockets on which the server sends nothing for ${options.wsIdleTimeout} s are dropped (code 1006), as behind the appliance's proxy`);
+    ctx.log(`stor serve: WebSockets on which the server sends nothing for ${options.wsIdleTimeout} s are dropped (code 1006), as behind the appliance's proxy`);
   }
   if (!tls && !isLoopbackHost(options.host)) {
-    ctx.note('stor serve: warning: no TLS on a network address; like a real appliance, this server revokes API keys sent to it in clear');
+    ctx.log('stor serve: warning: no TLS on a network address; like a real appliance, this server revokes API keys sent to it in clear');
   }
 
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
@@ -133,10 +133,10 @@ export async function serve(ctx: CommandContext, options: ServeOptions): Promise
       resolve(s);
     });
   });
-  ctx.note(`stor serve: ${signal}: finishing calls in flight, then stopping`);
+  ctx.log(`stor serve: ${signal}: finishing calls in flight, then stopping`);
   await server.close();
   appliance.close();
-  ctx.note('stor serve: stopped');
+  ctx.log('stor serve: stopped');
   return { data, view: { kind: 'json' }, streamed: true };
 }
 

@@ -30,7 +30,7 @@ export async function sessionList(ctx: CommandContext): Promise<CommandResult<Se
     active: s.active,
     connected: s.connected,
   }));
-  if (answer === undefined && !ctx.globals.json) ctx.note('stor: no session agent is running');
+  if (answer === undefined) ctx.note('stor: no session agent is running');
   const empty = answer === undefined ? 'No session agent is running: the next remote command starts one.' : 'The session agent holds no sessions.';
   return {
     data,

@@ -30,7 +30,7 @@ export async function sessionStop(ctx: CommandContext, all: boolean): Promise<Co
       data = { agent: answer !== undefined, closed: answer?.t === 'closed' ? answer.count : 0, stopped: false };
     }
   }
-  if (!data.agent && !ctx.globals.json) ctx.note('stor: no session agent is running');
+  if (!data.agent) ctx.note('stor: no session agent is running');
   return {
     data,
     view: {

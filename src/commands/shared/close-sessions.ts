@@ -19,8 +19,8 @@ export async function closeSessionsOf(ctx: CommandContext, profile: Pick<Profile
     const count = ctx.io.sessions
       ? await ctx.io.sessions.close(url, keyHash)
       : await askAgent(ctx.io.env, { op: 'close', url, keySha256: keyHash }, Math.min(ctx.timeoutSeconds, 5)).then((a) => (a?.t === 'closed' ? a.count : 0));
-    if (count > 0 && ctx.globals.verbose) ctx.note(`stor: closed ${count} session(s) to ${url} in the session agent`);
+    if (count > 0) ctx.verbose(`stor: closed ${count} session(s) to ${url} in the session agent`);
   } catch (err) {
-    ctx.note(`stor: the session agent's sessions to ${profile.url} could not be closed: ${describeError(err).message}`);
+    ctx.warn(`stor: the session agent's sessions to ${profile.url} could not be closed: ${describeError(err).message}`);
   }
 }

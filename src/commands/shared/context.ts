@@ -5,6 +5,7 @@ import { escapeControls } from './escape.js';
 import { takeHeadStart } from './head-start.js';
 import type { GlobalOptions } from './global-options.js';
 import type { IO } from './io.js';
+import { render, renderMode, type CommandResult } from './render.js';
 import { DEFAULT_TIMEOUT_SECONDS, readCa, resolveTarget, type TargetSpec } from './target.js';
 import { queueAgentStart, sessionsOn } from '../../core/session/spawn.js';
 import type { PooledTarget } from '../../core/session/opener.js';
@@ -49,9 +50,7 @@ export class CommandContext {
   /** Which target this invocation uses, without connecting to it. */
   target(): Promise<TargetSpec> {
     // Once per invocation, so that the -v trace of the choice is printed once.
-    this.chosen ??= resolveTarget(this.globals, this.io, (message) => {
-      if (this.globals.verbose) this.note(message);
-    });
+    this.chosen ??= resolveTarget(this.globals, this.io, (message) => this.verbose(message));
     return this.chosen;
   }
 
@@ -86,9 +85,61 @@ export class CommandContext {
     return (line) => this.io.stderr.write(`stor: trace: ${escapeControls(line)}\n`);
   }
 
-  /** A note for the operator on stderr, unless `--quiet`; it may quote the appliance, so controls are escaped. */
+  /*
+   * What a command writes on stderr, besides the error `run()` prints, is decided here and only
+   * here; no verb reads `globals.json` or `globals.quiet` to silence itself. The rule:
+   * - `note`: what a person reads along: what happened, what is next, a dry run's summary, a
+   *   plan, progress. The result says it too (under `--json` the document on stdout carries it),
+   *   so `--json` silences notes, as `--quiet` does.
+   * - `warn`: what the operator must see even from a script, because the document does not say
+   *   it or not why: what was done, or left out, otherwise than they may have meant (a symbolic
+   *   link not uploaded, a `--mode` the appliance will not apply as given, a redundant role list
+   *   saved, with the smallest equivalent), an exposure (a key file others can read, a server
+   *   without TLS), a clean-up that failed, the safe first step of a question being asked at a
+   *   terminal. Only `--quiet` ("nothing but results and errors") silences it.
+   * - `log`: a server's running log (`stor serve`), whose `--json` document is one line at start:
+   *   the rest of what it has to say is this log. Only `--quiet` silences it.
+   * - `verbose`: what `-v` asks for besides the transports' traces (which target was chosen, and
+   *   why): asked for by name, so `--json` does not silence it; `--quiet` does.
+   */
+
+  /** Whether notes reach stderr: not under `--json` or `--quiet`. */
+  get notes(): boolean {
+    return !this.globals.json && !this.globals.quiet;
+  }
+
+  /** A note for the operator on stderr (see the rule above); it may quote the appliance, so controls are escaped. */
   note(message: string): void {
-    if (!this.globals.quiet) this.io.stderr.write(`${escapeControls(message)}\n`);
+    if (this.notes) this.write(message);
+  }
+
+  /** A warning the operator must see, `--json` or not (see the rule above); silenced only by `--quiet`. */
+  warn(message: string): void {
+    if (!this.globals.quiet) this.write(message);
+  }
+
+  /** A line of a server's log (`stor serve`), `--json` or not; silenced only by `--quiet`. */
+  log(message: string): void {
+    if (!this.globals.quiet) this.write(message);
+  }
+
+  /** With `-v`, a line of what stor decided, `--json` or not; silenced by `--quiet`. */
+  verbose(message: string): void {
+    if (this.globals.verbose && !this.globals.quiet) this.write(message);
+  }
+
+  /** A view shown on stderr as a note: the plan before a question (silenced as notes are). */
+  async noteView(result: CommandResult): Promise<void> {
+    if (this.notes) this.io.stderr.write(await render(result, renderMode(this.io, false, 'stderr')));
+  }
+
+  /** Whether a progress bar is drawn: notes on, and stderr a terminal. */
+  get progress(): boolean {
+    return this.notes && this.io.stderr.isTTY === true;
+  }
+
+  private write(message: string): void {
+    this.io.stderr.write(`${escapeControls(message)}\n`);
   }
 
   async close(): Promise<void> {

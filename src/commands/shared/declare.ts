@@ -168,8 +168,8 @@ export interface CommandSpec<A extends ArgSpecs = ArgSpecs, O extends OptionSpec
   targetHelp?: (ctx: CommandContext) => Promise<string | null>;
   /**
    * `read`: the verb only reads from the target, so `--targets` runs it on each target at once
-   * (shared/fan-out.ts). `change`: `--targets` plans on every target first, asks once, then
-   * applies (shared/fan-out-change.ts). Verbs without it refuse `--targets`.
+   * (fleet/fan-out.ts). `change`: `--targets` plans on every target first, asks once, then
+   * applies (fleet/fan-out-change.ts). Verbs without it refuse `--targets`.
    */
   fanOut?: 'read' | 'change';
   /**

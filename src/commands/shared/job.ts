@@ -17,7 +17,7 @@ export async function runJob<M extends MethodName>(ctx: CommandContext, t: Trans
     if (!parsed.success) throw malformedAnswer(method, answer, parsed.error.issues[0]!);
     return null;
   }
-  const line = ctx.io.stderr.isTTY === true && !ctx.globals.json && !ctx.globals.quiet ? new PercentBar(ctx.io.stderr, label) : undefined;
+  const line = ctx.progress ? new PercentBar(ctx.io.stderr, label) : undefined;
   try {
     await awaitJob({ call: (m, p) => t.call(m, p) }, answer, ctx.timeoutSeconds, line && ((p) => line.update(p.percent, p.description)));
   } finally {

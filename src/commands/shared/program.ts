@@ -1,8 +1,6 @@
 import { Command, InvalidArgumentError, Option, type HelpContext } from 'commander';
 import { StorError } from '../../core/errors.js';
 import type { CommandContext } from './context.js';
-import { E } from '../../core/error-catalogue.js';
-import { commandLine, DEFAULT_FAN_OUT, fanOutOptions, splitFanOutOptions } from './fan-out-options.js';
 import { kebab, type ArgSpecs, type CommandSpec, type LoadCommand, type NounSpec, type OptionSpecs } from './declare.js';
 import type { CommandResult } from './render.js';
 
@@ -101,6 +99,7 @@ function withFlagDefaults(specs: OptionSpecs, given: Record<string, unknown>): R
 
 const examples = (lines: readonly string[]) => (lines.length ? `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n` : '');
 
+/** What the commands give the program they run in: the parsed context, and the result. */
 export interface Runner {
   /** The command's context, built from the parsed global options. */
   context(cmd: Command): CommandContext;
@@ -112,7 +111,11 @@ export interface Runner {
 /** For verbs whose help the target completes: what to ask it before showing that help. */
 export const targetHelpFor = new WeakMap<Command, () => Promise<void>>();
 
-/** Turns one declaration into a commander command under `parent`. */
+/**
+ * Turns one declaration into a commander command under `parent`: its arguments, options and
+ * help, and an action that runs it with its context. Only declares: what `--targets` does to a
+ * verb is the fleet's (fleet/policy.ts), applied to the declaration before it comes here.
+ */
 export function addVerb(parent: Command, name: string, spec: CommandSpec<ArgSpecs, OptionSpecs>, runner: Runner): Command {
   const cmd = parent.command(name).summary(spec.summary).description(spec.summary);
   const argNames = Object.keys(spec.args ?? {});
@@ -121,9 +124,6 @@ export function addVerb(parent: Command, name: string, spec: CommandSpec<ArgSpec
     cmd.argument(a.required ? `<${label}>` : `[${label}]`, a.description);
   }
   addOptions(cmd, spec.options ?? {});
-  // Verb-level options, not global ones: upload has its own --parallel, which a global one would take.
-  const extra = spec.fanOut ? fanOutOptions(spec) : {};
-  addOptions(cmd, extra);
   let targetText: string | null = null;
   cmd.addHelpText('after', () => examples(spec.examples) + (spec.notes ? `\n${spec.notes.trimEnd()}\n` : '') + (targetText ? `\n${targetText}\n` : ''));
   if (spec.targetHelp && runner.wantsHelp) {
@@ -142,43 +142,7 @@ export function addVerb(parent: Command, name: string, spec: CommandSpec<ArgSpec
     const given = params.at(-2) as Record<string, unknown>;
     const args = Object.fromEntries(argNames.map((n, i) => [n, params[i]]));
     const ctx = runner.context(self);
-    const targets = ctx.globals.targets !== undefined;
-    const { own, choice } = spec.fanOut ? splitFanOutOptions(extra, given, targets) : { own: given, choice: undefined };
-    const options = withFlagDefaults(spec.options ?? {}, own);
-    if (!targets) {
-      runner.onResult(await spec.run(ctx, args as never, options as never));
-      return;
-    }
-    const command = `${parent.parent ? `${parent.name()} ` : ''}${name}`;
-    if (!spec.fanOut || !choice) {
-      throw new StorError(E.BAD_TARGETS, `\`stor ${command}\` does not take --targets`, {
-        hint: 'read commands and most changes do, e.g. `stor --targets all privilege check`; run this one a profile at a time with --profile',
-      });
-    }
-    await spec.checkTargets?.(args as never, options as never);
-    const parallel = choice.parallel ?? DEFAULT_FAN_OUT;
-    const findings = spec.findings ?? 'with findings';
-    // A change's dry run only reads: it fans out as a read does, and stops there.
-    if (spec.fanOut === 'read' || options.dryRun === true) {
-      const { fanOut } = await import('./fan-out.js');
-      runner.onResult(await fanOut(ctx, { run: (target) => spec.run(target, args as never, options as never), findings, parallel }));
-      return;
-    }
-    const { fanOutChange } = await import('./fan-out-change.js');
-    const hasDryRun = spec.options?.dryRun !== undefined;
-    // The fan-out asks once for every target; the verb, where it asks, is told the answer.
-    const applied = spec.options?.yes !== undefined ? { ...options, yes: true } : options;
-    runner.onResult(
-      await fanOutChange(ctx, {
-        action: commandLine(command, spec, args, options),
-        ...(hasDryRun ? { rehearse: (target: CommandContext) => spec.run(target, args as never, { ...options, dryRun: true } as never) } : {}),
-        apply: (target) => spec.run(target, args as never, applied as never),
-        findings,
-        parallel,
-        keepGoing: choice.keepGoing,
-        yes: choice.yes,
-      }),
-    );
+    runner.onResult(await spec.run(ctx, args as never, withFlagDefaults(spec.options ?? {}, given) as never));
   });
   return cmd;
 }

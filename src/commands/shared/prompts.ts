@@ -17,7 +17,7 @@ export async function confirmChange(ctx: CommandContext, question: string, yes: 
       hint: safeFirst ? `add --yes to confirm; first, ${safeFirst}` : 'add --yes to confirm',
     });
   }
-  if (safeFirst) ctx.note(`Safe first step: ${safeFirst}`);
+  if (safeFirst) ctx.warn(`Safe first step: ${safeFirst}`);
   const { confirm } = await import('@inquirer/prompts');
   const ok = await confirm(
     { message: escapeControls(question), default: false },

@@ -1,6 +1,6 @@
 import { call, queryItems } from '../../core/contract/client.js';
 import { poolSnapshotContract } from '../../core/contract/pool-snapshot.js';
-import { ERRNO, rpcErrors } from '../../core/errors.js';
+import { snapshotRollbackRefusal } from '../../core/refusals/pool-snapshot.js';
 import type { CommandContext } from '../shared/context.js';
 import { arg, defineCommand, flag, type OptionValues, yesFlag } from '../shared/declare.js';
 import { predictedDenial } from '../shared/predict-access.js';
@@ -46,13 +46,11 @@ export async function snapshotRollback(ctx: CommandContext, ref: string, options
     if (denied) throw denied;
   }
   if (refused) {
-    // `zfs rollback` refuses to pass later snapshots without -r; its words, from here, so the
-    // dry run predicts the real run's refusal and neither asks first (MW/plugins/zfs_/snapshot_actions.py:74-80).
+    // `zfs rollback` refuses to pass later snapshots without -r; its words, from the refusal the
+    // emulator throws too (core/refusals/), so the dry run predicts the real run's refusal and
+    // neither asks first (MW/plugins/zfs_/snapshot_actions.py:74-80).
     ctx.note(`${dataset} has ${later.length} snapshot${later.length === 1 ? '' : 's'} taken after ${id}; rolling back destroys ${later.length === 1 ? 'it' : 'them'}. Add -r to do so.`);
-    throw rpcErrors.call(
-      ERRNO.EFAULT,
-      [`Failed to rollback snapshot: cannot rollback to '${id}': more recent snapshots or bookmarks exist`, "use '-r' to force deletion of the following snapshots and bookmarks:", ...later].join('\n'),
-    );
+    throw snapshotRollbackRefusal.laterSnapshots(id, later);
   }
   const lost = `every change to ${dataset} since ${id}${later.length > 0 ? ` and the later snapshot${later.length === 1 ? '' : 's'} ${later.join(', ')}` : ''}`;
   const view = { kind: 'record' as const, fields: [['id', id], ['dataset', dataset], ['dry run', data.dry_run]] as [string, string | boolean][], list: { label: options.dryRun ? 'would destroy' : 'destroyed', items: later } };

@@ -120,7 +120,7 @@ function treePlan(ctx: CommandContext, sources: string[], target: string, follow
     } catch {
       throw new StorError(E.LOCAL_FILE_MISSING, `no such local file or directory: ${source}`);
     }
-    if (st.isDirectory()) walkTree(plan, path, source, root, follow, (line) => ctx.note(line));
+    if (st.isDirectory()) walkTree(plan, path, source, root, follow, (line) => ctx.warn(line));
     else if (st.isFile()) {
       assertReadable(path, source);
       plan.files.push({ source, path, size: st.size, target: `${root}/${basename(path)}` });
@@ -192,7 +192,7 @@ export async function upload(ctx: CommandContext, args: string[], options: Uploa
   const sources = args.slice(0, -1);
   // Everything that can be checked locally is, before any request.
   const mode = options.mode === undefined ? undefined : parseMode(options.mode);
-  if (mode?.warning) ctx.note(`stor: warning: ${mode.warning}`);
+  if (mode?.warning) ctx.warn(`stor: warning: ${mode.warning}`);
   if (options.append && options.skipExisting) throw new StorError(E.USAGE, '--append and --skip-existing do not go together');
   if (options.name !== undefined && !sources.includes('-')) throw new StorError(E.USAGE, '--name names standard input (-); a local file keeps its own name');
   const local: Local = sources.includes('-') ? {} : options.recursive ? { tree: treePlan(ctx, sources, target, options.follow) } : { files: localFiles(ctx, sources) };
@@ -203,7 +203,7 @@ export async function upload(ctx: CommandContext, args: string[], options: Uploa
   const { files, directories, spooled } = await plan(ctx, t, sources, target, options, local);
   try {
     const listings = directories.length > 0 ? await ensureDirectories(t, directories) : new Map();
-    const showProgress = ctx.io.stderr.isTTY === true && !ctx.globals.json && !ctx.globals.quiet;
+    const showProgress = ctx.progress;
     const total = showProgress && files.length > 1 ? new TotalProgress(ctx.io.stderr, 'uploaded', files.length, files.reduce((n, f) => n + f.size, 0)) : undefined;
 
     const results: UploadFileResult[] = new Array(files.length);
@@ -244,7 +244,7 @@ export async function upload(ctx: CommandContext, args: string[], options: Uploa
     total?.finish();
     const firstFailure = failures.find((f) => f !== undefined);
     const data: UploadReport = { files: results, summary: summarize(results) };
-    if (firstFailure && !ctx.globals.json) for (const line of failureNote(data.files, data.summary, `${data.summary.done} uploaded`)) ctx.note(line);
+    if (firstFailure) for (const line of failureNote(data.files, data.summary, `${data.summary.done} uploaded`)) ctx.note(line);
     return { data, view: reportView(data, ctx.io.stdout.isTTY === true), ...(firstFailure ? { exitCode: firstFailure.code } : {}) };
   } finally {
     spooled?.remove();

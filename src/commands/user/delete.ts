@@ -1,6 +1,6 @@
 import { call } from '../../core/contract/client.js';
 import { userContract } from '../../core/contract/user.js';
-import { ERRNO, rpcErrors } from '../../core/errors.js';
+import { userDeleteRefusal } from '../../core/refusals/accounts.js';
 import { predictedDenial } from '../shared/predict-access.js';
 import type { CommandContext } from '../shared/context.js';
 import { arg, defineCommand, flag, type OptionValues, yesFlag } from '../shared/declare.js';
@@ -36,8 +36,8 @@ export async function userDelete(ctx: CommandContext, ref: string, opts: UserDel
   if (user.builtin || user.immutable) {
     const denied = await predictedDenial(t, userContract['user.delete'].access);
     if (denied) throw denied;
-    if ((await call(t, 'auth.me')).pw_name === user.username) throw rpcErrors.call(ERRNO.EINVAL, 'Cannot delete the currently active user');
-    throw rpcErrors.call(ERRNO.EINVAL, user.builtin ? 'Cannot delete a built-in user' : 'Cannot delete an immutable user');
+    if ((await call(t, 'auth.me')).pw_name === user.username) throw userDeleteRefusal.activeUser();
+    throw user.builtin ? userDeleteRefusal.builtin() : userDeleteRefusal.immutable();
   }
   const also = opts.deleteGroup && group ? ` and its primary group ${group} if no one else is in it` : '';
   await confirmChange(ctx, `Delete user ${user.username} (uid ${user.uid})${also}?`, opts.yes);

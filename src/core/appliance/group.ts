@@ -1,5 +1,6 @@
 import { groupContract, type GroupCreate, type GroupUpdate } from '../contract/group.js';
 import { ERRNO, rpcErrors, type ValidationTriple } from '../errors.js';
+import { groupDeleteRefusal } from '../refusals/accounts.js';
 import { deleteGroup, insertGroup, setGroupMembers, updateGroup, type GroupRecord } from '../store/groups.js';
 import type { Db } from '../store/store.js';
 import { deleteUser, reassignPrimaryGroup } from '../store/users.js';
@@ -99,7 +100,7 @@ export function deleteGroupChecked(db: Db, accounts: AccountsSnapshot, id: numbe
   refuseDirectoryGroup(id, 'deleted from');
   const group = accounts.groupById.get(id);
   if (!group) throw rpcErrors.instanceNotFound('Group', id);
-  if (group.builtin) throw rpcErrors.call(ERRNO.EACCES, 'A built-in group cannot be deleted.');
+  if (group.builtin) throw groupDeleteRefusal.builtin();
   refuseIfPrivilegeUsesGroup(accounts, group);
   if (deleteUsers) {
     for (const u of accounts.users.filter((x) => x.group_id === id)) deleteUser(db, u.id);

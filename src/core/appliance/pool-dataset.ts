@@ -1,6 +1,7 @@
 import { mkdirSync, lstatSync, statfsSync } from 'node:fs';
 import { poolDatasetContract, type PoolDatasetCreate, type PoolDatasetUpdate } from '../contract/pool-dataset.js';
 import { ERRNO, rpcErrors, type ValidationTriple } from '../errors.js';
+import { datasetDeleteRefusal } from '../refusals/pool-dataset.js';
 import { deleteDatasets, insertDataset, listDatasetLineage, listDatasets, updateDataset, type DatasetRecord } from '../store/datasets.js';
 import { listPools } from '../store/files.js';
 import { deleteSnapshots, listSnapshots } from '../store/snapshots.js';
@@ -559,19 +560,18 @@ export const poolDatasetMethods = [
       if (!target) throw rpcErrors.instanceNotFound('PoolDataset', id);
       const children = all.filter((d) => d.id.startsWith(`${id}/`));
       if (children.length > 0 && !options.recursive) {
-        throw rpcErrors.call(ERRNO.ENOTEMPTY, `Failed to delete dataset: cannot destroy '${id}': filesystem has children`);
+        throw datasetDeleteRefusal.children(id);
       }
       const isRoot = parentOf(id) === null;
       if (isRoot && !options.recursive) {
-        throw rpcErrors.call(ERRNO.EINVAL, `Failed to delete dataset: '${id}' is the root dataset of pool ${id}; it goes only with the pool`);
+        throw datasetDeleteRefusal.poolRoot(id);
       }
       const snapshots = listSnapshots(store.db).filter((s) => s.dataset === id || s.dataset.startsWith(`${id}/`));
       if (snapshots.length > 0 && !options.recursive) {
         // Past the middleware's own check of children, `zfs destroy` refuses a dataset with
         // snapshots and lists them (MW/plugins/zfs_/dataset.py:229-240; zfs_main.c destroy_check_dependent).
         const kind = datasetType(target) === 'VOLUME' ? 'volume' : 'filesystem';
-        const list = snapshots.map((s) => s.id).join('\n');
-        throw rpcErrors.call(ERRNO.EFAULT, `Failed to delete dataset: cannot destroy '${id}': ${kind} has children\nuse '-r' to destroy the following datasets:\n${list}`);
+        throw datasetDeleteRefusal.snapshots(id, kind, snapshots.map((s) => s.id));
       }
       const gone = (isRoot ? children : [target, ...children]).map((d) => d.id);
       if (gone.some((d) => deletionCovering(appliance, `/mnt/${d}`) !== null)) throw busy();

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { isValidDatasetName } from '../contract/pool-dataset.js';
 import { poolSnapshotContract, type PoolSnapshotCreate, type PoolSnapshotRollbackOptions } from '../contract/pool-snapshot.js';
 import { ERRNO, rpcErrors, type ValidationTriple } from '../errors.js';
+import { snapshotRollbackRefusal } from '../refusals/pool-snapshot.js';
 import type { DatasetRecord } from '../store/datasets.js';
 import { datasetOwners, deleteSnapshots, insertSnapshot, listSnapshots, restoreOwners, type SnapshotRecord } from '../store/snapshots.js';
 import type { Appliance } from './appliance.js';
@@ -229,15 +230,13 @@ async function destroy(appliance: Appliance, id: string, recursive: boolean): Pr
 /** `zfs rollback [-r] DATASET@NAME` (MW/plugins/zfs_/snapshot_actions.py:74-80), its refusals as ZFS words them. */
 async function rollbackOne(appliance: Appliance, id: string, options: PoolSnapshotRollbackOptions): Promise<void> {
   const { store } = appliance;
-  const failed = (stderr: string) => rpcErrors.call(ERRNO.EFAULT, `Failed to rollback snapshot: ${stderr}`);
+  const { failed } = snapshotRollbackRefusal;
   const snapshots = store.read(() => listSnapshots(store.db));
   const target = snapshots.find((s) => s.id === id);
   if (!target) throw failed(`cannot open '${id}': dataset does not exist`);
   const later = snapshots.filter((s) => s.dataset === target.dataset && s.txg > target.txg);
   if (later.length > 0 && !options.recursive && !options.recursive_clones) {
-    throw failed(
-      [`cannot rollback to '${id}': more recent snapshots or bookmarks exist`, "use '-r' to force deletion of the following snapshots and bookmarks:", ...later.map((s) => s.id)].join('\n'),
-    );
+    throw snapshotRollbackRefusal.laterSnapshots(id, later.map((s) => s.id));
   }
   const all = appliance.datasets();
   const d = all.find((x) => x.id === target.dataset);

@@ -1,4 +1,5 @@
 import { ERRNO, rpcErrors, type ValidationTriple } from '../errors.js';
+import { privilegeDeleteRefusal } from '../refusals/accounts.js';
 import { analyzeRoleList, type RoleCatalogue, type RoleFinding } from '../roles/index.js';
 import { deletePrivilege, findPrivilege, insertPrivilege, updatePrivilege, type PrivilegeRecord } from '../store/privileges.js';
 import { GID } from '../store/seed.js';
@@ -124,7 +125,7 @@ export const privilegeMethods = [
     store.write(() => {
       const existing = findPrivilege(store.db, id);
       if (!existing) throw rpcErrors.instanceNotFound('Privilege', id);
-      if (existing.builtin_name) throw rpcErrors.call(ERRNO.EPERM, 'Unable to delete built-in privilege');
+      if (existing.builtin_name) throw privilegeDeleteRefusal.builtin();
       deletePrivilege(store.db, id);
       return true;
     }),

@@ -1,5 +1,6 @@
 import { userContract, type UserCreate, type UserUpdate } from '../contract/user.js';
 import { ERRNO, rpcErrors, type ValidationTriple } from '../errors.js';
+import { userDeleteRefusal } from '../refusals/accounts.js';
 import { insertGroup } from '../store/groups.js';
 import { ADMIN_UID, GID } from '../store/seed.js';
 import { generateKeySecret, hashSecret } from '../store/secrets.js';
@@ -349,9 +350,9 @@ export const userMethods = [
       const accounts = AccountsSnapshot.load(store.db);
       const user = accounts.users.find((u) => u.id === id);
       if (!user) throw rpcErrors.instanceNotFound('User', id);
-      if (ctx.session.credentials?.username === user.username) throw rpcErrors.call(ERRNO.EINVAL, 'Cannot delete the currently active user');
-      if (user.builtin) throw rpcErrors.call(ERRNO.EINVAL, 'Cannot delete a built-in user');
-      if (user.uid === ADMIN_UID) throw rpcErrors.call(ERRNO.EINVAL, 'Cannot delete an immutable user');
+      if (ctx.session.credentials?.username === user.username) throw userDeleteRefusal.activeUser();
+      if (user.builtin) throw userDeleteRefusal.builtin();
+      if (user.uid === ADMIN_UID) throw userDeleteRefusal.immutable();
       const refusal = deactivationRefusal(accounts, user, 'After deleting this user no local user');
       if (refusal) throw rpcErrors.call(ERRNO.EACCES, refusal);
       deleteUser(store.db, id);

@@ -15,4 +15,5 @@ export {
   type RoleFinding,
   type RoleListAnalysis,
 } from './analyze.js';
+export { fixRoleList, type DroppedRole, type RoleListFix, type RoleListFixOptions } from './fix.js';
 export { includedByDirectly, includedByInTotal, includesInTotal, inclusionTree, topRoles, type RoleTreeNode, type TreeMark } from './graph.js';

@@ -1,8 +1,7 @@
-import type { Writable } from 'node:stream';
+import type { Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Agent } from 'undici';
 import { request } from 'undici';
-import { byteCounter, type ByteLimit } from './byte-counter.js';
 import { E } from '../error-catalogue.js';
 import { StorError } from '../errors.js';
 import type { Endpoint } from './endpoint.js';
@@ -42,11 +41,11 @@ export function downloadUrl(endpoint: Endpoint, path: string, jobId: number): UR
 }
 
 /**
- * GET of the `/_download/<job>?auth_token=…` path core.download answered, streamed into `sink`
- * (which it ends). Returns the bytes written; with a `limit`, no more than it reach the sink.
+ * GET of the `/_download/<job>?auth_token=…` path core.download answered, streamed through
+ * `counter` into `sink` (which it ends): a download's fetch over the network (download-flow.ts).
  * Only the job id travels into messages: the URL carries the token, which is a credential.
  */
-export async function getDownload(endpoint: Endpoint, agent: Agent, path: string, jobId: number, sink: Writable, timeoutSeconds: number, onProgress?: (bytes: number) => void, limit?: ByteLimit): Promise<number> {
+export async function getDownload(endpoint: Endpoint, agent: Agent, path: string, jobId: number, counter: Transform, sink: Writable, timeoutSeconds: number): Promise<void> {
   const url = downloadUrl(endpoint, path, jobId);
   const startedAt = performance.now();
   let res;
@@ -68,7 +67,6 @@ export async function getDownload(endpoint: Endpoint, agent: Agent, path: string
       hint: 'start the download again; a download URL serves one GET, within a minute of being issued',
     });
   }
-  const counter = byteCounter(onProgress, limit);
   try {
     await pipeline(res.body, counter, sink);
   } catch (err) {
@@ -77,5 +75,4 @@ export async function getDownload(endpoint: Endpoint, agent: Agent, path: string
     if (code?.startsWith('UND_ERR') || code === 'ECONNRESET') throw networkError(err, endpoint.display, startedAt);
     throw err;
   }
-  return counter.bytes;
 }

@@ -14,8 +14,8 @@ import { loginWithOwnKeyFile, rememberOwnKeyFile } from '../appliance/admin-key-
 import { awaitJob } from './job-wait.js';
 import { loginError, loginRejected } from './login.js';
 import { elapsed, traced, type TraceSink } from './trace.js';
-import { byteCounter } from './byte-counter.js';
-import { downloadLimit, downloadParams, putParams, type DownloadRequest, type TargetInfo, type Transport, type UploadRequest } from './transport.js';
+import { downloadFile, type DownloadWay } from './download-flow.js';
+import { putParams, type DownloadRequest, type TargetInfo, type Transport, type UploadRequest } from './transport.js';
 import { authorizeUpload, UploadRefused } from '../appliance/upload.js';
 import { uploadRefused } from './upload-errors.js';
 
@@ -187,23 +187,18 @@ export class EmbeddedTransport implements Transport {
    * network), then the pipe taken straight from the appliance: no HTTP, so the URL's token is
    * spent here unused.
    */
-  async download(req: DownloadRequest): Promise<{ jobId: number; bytes: number }> {
-    try {
-      const [jobId, url] = await this.call<[number, string]>('core.download', downloadParams(req.path));
+  download(req: DownloadRequest): Promise<{ jobId: number; bytes: number }> {
+    const call = <T>(method: string, params: readonly unknown[]) => this.call<T>(method, params);
+    const fetch: DownloadWay['fetch'] = async (jobId, url, counter, sink) => {
       const token = new URL(url, 'http://embedded').searchParams.get('auth_token');
       if (token !== null) this.appliance.tokens.get(token, this.session.origin)?.destroy();
       const pipe = this.appliance.downloads.claim(jobId)!;
-      const counter = byteCounter(req.onProgress, downloadLimit(req));
-      const streamed = await Promise.allSettled([pipe.deliver(counter), pipelineAsync(counter, req.sink)]);
-      // The job's own failure says more than the broken stream it caused.
-      await awaitJob({ call: (method, params) => this.call(method, params), ended: (id) => this.appliance.jobs.wait(this.session, id) }, jobId, this.options.timeoutSeconds);
-      const broken = streamed.find((r) => r.status === 'rejected');
+      const broken = (await Promise.allSettled([pipe.deliver(counter), pipelineAsync(counter, sink)])).find((r) => r.status === 'rejected');
       if (broken) throw broken.reason;
-      return { jobId, bytes: counter.bytes };
-    } catch (err) {
-      req.sink.destroy();
-      throw err;
-    }
+    };
+    // The job's own failure says more than the broken stream it caused.
+    const jobs = { call, ended: (id: number) => this.appliance.jobs.wait(this.session, id) };
+    return downloadFile({ call, jobs, timeoutSeconds: this.options.timeoutSeconds, fetch, jobFailureFirst: true }, req);
   }
 
   async close(): Promise<void> {

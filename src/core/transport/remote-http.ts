@@ -10,7 +10,8 @@ import { bearerKey } from './login-strategies.js';
 import type { RemoteOptions } from './remote.js';
 import { elapsed, traced } from './trace.js';
 import { getDownload } from './download-client.js';
-import { downloadLimit, downloadParams, type DownloadRequest, type TargetInfo, type Transport, type UploadRequest } from './transport.js';
+import { downloadFile } from './download-flow.js';
+import type { DownloadRequest, TargetInfo, Transport, UploadRequest } from './transport.js';
 import { postUpload } from './upload-client.js';
 
 /**
@@ -102,16 +103,12 @@ export class HttpRpcTransport implements Transport {
   }
 
   /** core.download, the GET of its URL, then the job polled for its outcome. */
-  async download(req: DownloadRequest): Promise<{ jobId: number; bytes: number }> {
-    try {
-      const [jobId, url] = await this.call<[number, string]>('core.download', downloadParams(req.path));
-      const bytes = await getDownload(this.options.endpoint, this.agent, url, jobId, req.sink, this.options.timeoutSeconds, req.onProgress, downloadLimit(req));
-      await awaitJob(this, jobId, this.options.timeoutSeconds);
-      return { jobId, bytes };
-    } catch (err) {
-      req.sink.destroy();
-      throw err;
-    }
+  download(req: DownloadRequest): Promise<{ jobId: number; bytes: number }> {
+    const { endpoint, timeoutSeconds } = this.options;
+    return downloadFile(
+      { call: (method, params) => this.call(method, params), jobs: this, timeoutSeconds, fetch: (jobId, url, counter, sink) => getDownload(endpoint, this.agent, url, jobId, counter, sink, timeoutSeconds) },
+      req,
+    );
   }
 
   async close(): Promise<void> {

@@ -12,7 +12,8 @@ import { loginError } from './login.js';
 import { bearerKey, type LoginStrategy } from './login-strategies.js';
 import { networkError, notAnAppliance, rateLimited, timedOut } from './network-errors.js';
 import { elapsed, traced, type TraceSink } from './trace.js';
-import { downloadLimit, downloadParams, type DownloadRequest, type TargetInfo, type Transport, type UploadRequest } from './transport.js';
+import { downloadFile, type DownloadWay } from './download-flow.js';
+import type { DownloadRequest, TargetInfo, Transport, UploadRequest } from './transport.js';
 
 export interface TlsOptions {
   /** Skip certificate verification (self-signed appliances). */
@@ -350,17 +351,13 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
 
   /** core.download, the GET of its URL (TLS as for uploads), then `core.job_wait` for the job's outcome. */
   async download(req: DownloadRequest, timeoutSeconds: number = this.options.timeoutSeconds): Promise<{ jobId: number; bytes: number }> {
-    try {
+    const call = <T>(method: string, params: readonly unknown[]) => this.call<T>(method, params, timeoutSeconds);
+    const fetch: DownloadWay['fetch'] = async (jobId, url, counter, sink) => {
       const [{ getDownload }, { uploadAgent }] = await Promise.all([import('./download-client.js'), import('./upload-client.js')]);
-      const agent = this.agentFor(timeoutSeconds, uploadAgent);
-      const [jobId, url] = await this.call<[number, string]>('core.download', downloadParams(req.path), timeoutSeconds);
-      const bytes = await getDownload(this.options.endpoint, agent, url, jobId, req.sink, timeoutSeconds, req.onProgress, downloadLimit(req));
-      await awaitJob({ call: (method, params) => this.call(method, params, timeoutSeconds), ...(this.options.pooled ? {} : { ended: (id: number) => this.jobWait(id) }) }, jobId, timeoutSeconds);
-      return { jobId, bytes };
-    } catch (err) {
-      req.sink.destroy();
-      throw err;
-    }
+      await getDownload(this.options.endpoint, this.agentFor(timeoutSeconds, uploadAgent), url, jobId, counter, sink, timeoutSeconds);
+    };
+    const jobs = { call, ...(this.options.pooled ? {} : { ended: (id: number) => this.jobWait(id) }) };
+    return downloadFile({ call, jobs, timeoutSeconds, fetch }, req);
   }
 
   /**

@@ -1,7 +1,4 @@
 import type { Writable } from 'node:stream';
-import { E } from '../error-catalogue.js';
-import { StorError } from '../errors.js';
-import type { ByteLimit } from './byte-counter.js';
 
 /** What a transport talks to; shown by `whoami` and in error messages. */
 export type TargetInfo =
@@ -53,24 +50,7 @@ export interface DownloadRequest {
   size?: number;
 }
 
-/** core.download's params for `filesystem.get` of `path`: unbuffered, named after the file. */
-export function downloadParams(path: string): [string, [string], string, boolean] {
-  return ['filesystem.get', [path], path.split('/').filter(Boolean).at(-1) ?? 'download', false];
-}
-
 /** The `filesystem.put` params an upload sends. */
 export function putParams(request: UploadRequest): [string, { append: boolean; mode?: number }] {
   return [request.path, { append: request.options.append ?? false, ...(request.options.mode !== undefined ? { mode: request.options.mode } : {}) }];
-}
-
-/** The byte limit of a download that states its size: more is the appliance's contradiction, stopped at once. */
-export function downloadLimit(request: DownloadRequest): ByteLimit | undefined {
-  const size = request.size;
-  if (size === undefined) return undefined;
-  return {
-    bytes: size,
-    exceeded: () => new StorError(E.DOWNLOAD_SIZE_MISMATCH, `${request.path} brought more than the ${size} bytes the appliance reported; stopped there, nothing more written`, {
-      hint: 'it may have changed meanwhile: download it again',
-    }),
-  };
 }

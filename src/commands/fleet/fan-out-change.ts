@@ -1,10 +1,9 @@
-import type { CommandContext } from './context.js';
-import { EXIT } from './exit-codes.js';
+import type { CommandContext } from '../shared/context.js';
+import { EXIT } from '../shared/exit-codes.js';
 import { fanOutExitCode, fleetView, noteOutcomes, notAttempted, resolveFleet, runOnTarget, type TargetOutcome, type TargetRun } from './fan-out.js';
-import { shellWord } from './fan-out-options.js';
-import { forEachLimited } from './pool.js';
-import { confirmChange } from './prompts.js';
-import { render, renderMode, type CommandResult } from './render.js';
+import { forEachLimited } from '../shared/pool.js';
+import { confirmChange } from '../shared/prompts.js';
+import type { CommandResult } from '../shared/render.js';
 
 /** The plan of a change on one target that has no dry run: the command it will run there. */
 export interface PlannedAction {
@@ -16,6 +15,8 @@ export interface ChangeRequest {
   action: string;
   /** The verb's dry run, when it has one: on each target it predicts the outcome (or the error). */
   rehearse?: (ctx: CommandContext) => Promise<CommandResult> | CommandResult;
+  /** With `rehearse`: the command line that shows the plan again, named before the question. */
+  preview?: string;
   /** The verb's run, told not to ask again (the fan-out asked once for every target). */
   apply: (ctx: CommandContext) => Promise<CommandResult> | CommandResult;
   findings: string;
@@ -34,11 +35,10 @@ const applicable = (o: TargetOutcome) => o.exit_code === EXIT.OK || o.exit_code 
 
 /** The plan on stderr, where the question will be: the rehearsals' merged view, or the command per target. */
 async function showPlan(base: CommandContext, request: ChangeRequest, plans: readonly TargetRun[]): Promise<void> {
-  if (base.globals.json || base.globals.quiet) return;
   const ready = plans.filter((p) => applicable(p.outcome));
   if (request.rehearse && ready.length > 0) {
     const view = fleetView(ready.map((p) => ({ target: p.outcome.target, result: p.result! })));
-    base.io.stderr.write(await render({ data: ready.map((p) => p.outcome.data), view }, renderMode(base.io, false, 'stderr')));
+    await base.noteView({ data: ready.map((p) => p.outcome.data), view });
   }
   const failed = plans.filter((p) => !applicable(p.outcome)).map((p) => `${p.outcome.target} (${p.outcome.error?.kind ?? `exit ${p.outcome.exit_code}`})`);
   const on = ready.length > 0 ? `on ${ready.map((p) => p.outcome.target).join(', ')}` : 'on no target';
@@ -66,7 +66,7 @@ export async function fanOutChange(base: CommandContext, request: ChangeRequest)
   const applied: TargetRun[] = [];
   if (ready.length > 0) {
     const names = ready.map((i) => targets[i]!);
-    const preview = request.rehearse ? `preview with \`stor --targets ${shellWord(base.globals.targets!)} ${request.action.replace(/^stor /, '')} --dry-run\`` : undefined;
+    const preview = request.preview !== undefined ? `preview with \`${request.preview}\`` : undefined;
     await confirmChange(base, `Run \`${request.action}\` on ${names.length} target${names.length === 1 ? '' : 's'} (${names.join(', ')})?`, request.yes, preview);
     let stopped = false;
     await forEachLimited(ready, request.parallel, async (i) => {

@@ -2,12 +2,12 @@ import { configDirFrom } from '../../core/config/paths.js';
 import { ProfileStore } from '../../core/config/profiles.js';
 import { E } from '../../core/error-catalogue.js';
 import { StorError } from '../../core/errors.js';
-import { CommandContext } from './context.js';
-import { describeError } from './describe-error.js';
-import { EXIT, EXIT_FOR_KIND } from './exit-codes.js';
-import type { IO, OutputStream } from './io.js';
-import { forEachLimited } from './pool.js';
-import type { Cell, CommandResult, View } from './render.js';
+import { CommandContext } from '../shared/context.js';
+import { describeError } from '../shared/describe-error.js';
+import { EXIT, EXIT_FOR_KIND } from '../shared/exit-codes.js';
+import type { IO, OutputStream } from '../shared/io.js';
+import { forEachLimited } from '../shared/pool.js';
+import type { Cell, CommandResult, View } from '../shared/render.js';
 import { resolveTargetList } from './target-list.js';
 
 /** One element of the `--json` array a command prints with `--targets`. */
@@ -167,7 +167,6 @@ export async function runOnTarget(
 
 /** Each failure's reason (not those never attempted: the summary counts them), then the summary, on stderr. */
 export function noteOutcomes(base: CommandContext, outcomes: readonly TargetOutcome[], findings: string): void {
-  if (base.globals.json) return;
   for (const o of outcomes) {
     if (!o.error || isNotAttempted(o)) continue;
     base.note(`stor: ${o.target}: ${o.error.kind}: ${o.error.message}`);
