@@ -250,8 +250,8 @@ if (runs('throughput')) {
 
 // --- role expansion -----------------------------------------------------------------------------
 if (runs('roles')) {
-  const { composePrivileges } = await import(join(ROOT, 'dist/core/appliance/compose.js'));
-  const { METHODS } = await import(join(ROOT, 'dist/core/appliance/methods.js'));
+  const { composePrivileges } = await import(join(ROOT, 'dist/core/appliance/session/compose.js'));
+  const { METHODS } = await import(join(ROOT, 'dist/core/appliance/methods/index.js'));
   const { release25101Catalogue } = await import(join(ROOT, 'dist/core/roles/index.js'));
   const catalogue = release25101Catalogue();
   const names = catalogue.names;

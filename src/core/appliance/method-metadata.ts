@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { MethodDefinition } from './method.js';
-import type { Session } from './session.js';
+import type { Session } from './session/session.js';
 import type { RoleCatalogue } from '../roles/index.js';
 
 /** What `core.get_methods` says of one method (MW/service/core_service.py:355-377). */

@@ -1,8 +1,8 @@
 import type { z } from 'zod';
 import type { MethodContract, ParamSpec, ParamValues } from '../contract/method.js';
 import type { Appliance } from './appliance.js';
-import type { JobHandle } from './jobs.js';
-import type { Session } from './session.js';
+import type { JobHandle } from './jobs/jobs.js';
+import type { Session } from './session/session.js';
 
 export { AUTHENTICATED, PUBLIC, PUBLIC_UNLIMITED, roles, type Access } from '../contract/method.js';
 

@@ -1,13 +1,13 @@
 import { sep } from 'node:path';
 import { contractViolations } from '../contract/conformance.js';
 import { RpcError, rpcErrors, type RpcErrorObject } from '../errors.js';
-import { isSystemError, osError } from '../appliance/os-error.js';
-import { appliancePathOf } from '../appliance/sandbox.js';
+import { isSystemError, osError } from '../appliance/files/os-error.js';
+import { appliancePathOf } from '../appliance/files/sandbox.js';
 import type { Appliance } from '../appliance/appliance.js';
 import type { MethodDefinition } from '../appliance/method.js';
 import { validateParams } from '../appliance/params.js';
-import type { Session } from '../appliance/session.js';
-import { revalidateSession } from '../appliance/session-check.js';
+import type { Session } from '../appliance/session/session.js';
+import { revalidateSession } from '../appliance/session/session-check.js';
 import { decodeText, errorResponse, successResponse, type RpcRequest, type RpcResponse } from './codec.js';
 
 /** Hooks a network adapter puts between method lookup and the call (facts §1.8 check order). */

@@ -1,8 +1,8 @@
 import type { MethodDefinition } from '../appliance/method.js';
-import type { Session } from '../appliance/session.js';
+import type { Session } from '../appliance/session/session.js';
 import { ERRNO, rpcErrors } from '../errors.js';
 import type { CallGate } from '../rpc/dispatcher.js';
-import type { RateLimiter } from '../appliance/rate-limit.js';
+import type { RateLimiter } from '../appliance/session/rate-limit.js';
 import { loginLineForCall } from './login-log.js';
 
 export interface NetworkGateOptions {

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Appliance } from '../appliance/appliance.js';
-import type { Origin } from '../appliance/session.js';
+import type { Origin } from '../appliance/session/session.js';
 
 /** aiohttp's bare `web.Response()` with a status: no body. */
 function bare(res: ServerResponse, status: number): void {

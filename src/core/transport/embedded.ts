@@ -4,19 +4,19 @@ import { join } from 'node:path';
 import { pipeline, Transform, type Readable } from 'node:stream';
 import { pipeline as pipelineAsync } from 'node:stream/promises';
 import { Appliance } from '../appliance/appliance.js';
-import type { Session } from '../appliance/session.js';
+import type { Session } from '../appliance/session/session.js';
 import { StorError } from '../errors.js';
 import { E } from '../error-catalogue.js';
 import { asRpcError, Dispatcher } from '../rpc/dispatcher.js';
 import { ADMIN_KEY_FILE } from '../store/seed.js';
 import { fileIdentity } from '../store/admin-key-binding.js';
-import { loginWithOwnKeyFile, rememberOwnKeyFile } from '../appliance/admin-key-file.js';
+import { loginWithOwnKeyFile, rememberOwnKeyFile } from '../appliance/session/admin-key-file.js';
 import { awaitJob } from './job-wait.js';
 import { loginError, loginRejected } from './login.js';
 import { elapsed, traced, type TraceSink } from './trace.js';
 import { byteCounter } from './byte-counter.js';
 import { downloadLimit, downloadParams, putParams, type DownloadRequest, type TargetInfo, type Transport, type UploadRequest } from './transport.js';
-import { authorizeUpload, UploadRefused } from '../appliance/upload.js';
+import { authorizeUpload, UploadRefused } from '../appliance/jobs/upload.js';
 import { uploadRefused } from './upload-errors.js';
 
 export interface EmbeddedOptions {

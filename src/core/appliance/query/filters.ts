@@ -1,5 +1,5 @@
 /** Query filters: validation (upstream `validators/filters.py`) and evaluation (`filter_list.py`, `filter_ops.py`). */
-import type { QueryFilters } from '../query.js';
+import type { QueryFilters } from './index.js';
 import { MISSING, getImpl } from './paths.js';
 import { casefold, compilePyRegex, opRegex, parseIsoTimestamp, pyCompare, pyContains, pyEq, pyRegexSize, pyRepr, pyStr, queryRegexTooLarge, regexTooLarge, timestampOf } from './python.js';
 import { MAX_REGEX_SIZE } from './regex-size.js';

@@ -1,6 +1,6 @@
 /** Query options: field and rule validation (upstream `validators/options.py`), then select, order_by and get. */
 import { ERRNO, rpcErrors, type ValidationTriple } from '../../errors.js';
-import type { QueryOptions } from '../query.js';
+import type { QueryOptions } from './index.js';
 import { MISSING, getValue, selectPath, setOwn } from './paths.js';
 import { isDict, isNumeric, pyCompare, pyRepr } from './python.js';
 

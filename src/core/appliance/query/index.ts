@@ -1,0 +1,119 @@
+/**
+ * The query-filters / query-options engine behind every `*.query` method of the emulated appliance
+ * (facts §9; upstream `MW/utils/filter_list.py`, `MW/api/base/validators/{filters,options,filter_ops}.py`,
+ * `MW/api/v25_10_1/common.py`).
+ *
+ * Validation errors are built the way pydantic reports them for `QueryArgs`: attribute `filters` or
+ * `options[.<field>]`, custom-validator messages prefixed `Value error, `, all gathered in one
+ * -32602 ValidationErrors.
+ *
+ * Where upstream would crash with a Python TypeError while evaluating a filter (comparing `None`
+ * with an int, `startswith` on a number, sorting `None` next to a string, ...), this engine does
+ * not throw: the condition does not match, and in sorting nulls count as the smallest value.
+ */
+import { ERRNO, rpcErrors, type ValidationTriple } from '../../errors.js';
+import { FilterValueError, matchesFilters, validateFilters } from './filters.js';
+import { MSG, checkOptionFields, checkOptionRules, doGet, doOrder, doSelect } from './options.js';
+import { isDict } from './python.js';
+
+export { matchesFilters } from './filters.js';
+/** Upper bound of `options.limit` (`MAX_LIMIT`); defined beside the options validation that uses it. */
+export { QUERY_MAX_LIMIT } from './options.js';
+export { parseIsoTimestamp } from './python.js';
+
+export type QueryFilters = unknown[];
+
+export interface QueryOptions {
+  extra?: Record<string, unknown>;
+  order_by?: string[];
+  select?: (string | [string, string])[];
+  count?: boolean;
+  get?: boolean;
+  offset?: number;
+  limit?: number;
+  force_sql_filters?: boolean;
+}
+
+/**
+ * Validates raw `filters`/`options` params (throwing -32602 errors on attribute `filters` /
+ * `options[.<key>]`) and returns them typed. `undefined` means the default (`[]` / `{}`).
+ */
+export function parseQueryArgs(filters: unknown, options: unknown): { filters: QueryFilters; options: QueryOptions } {
+  const triples: ValidationTriple[] = [];
+
+  let parsedFilters: QueryFilters = [];
+  if (filters !== undefined) {
+    if (!Array.isArray(filters)) {
+      triples.push(['filters', MSG.list, ERRNO.EINVAL]);
+    } else {
+      try {
+        validateFilters(filters, 0);
+        parsedFilters = filters;
+      } catch (err) {
+        if (!(err instanceof FilterValueError)) throw err;
+        triples.push(['filters', `Value error, ${err.message}`, ERRNO.EINVAL]);
+      }
+    }
+  }
+
+  let parsedOptions: QueryOptions = {};
+  if (options !== undefined) {
+    if (!isDict(options)) {
+      triples.push(['options', MSG.model, ERRNO.EINVAL]);
+    } else {
+      const before = triples.length;
+      checkOptionFields(options, triples);
+      if (triples.length === before) {
+        const typed = { ...options } as QueryOptions;
+        const rule = checkOptionRules(typed);
+        if (rule !== null) triples.push(['options', `Value error, ${rule}`, ERRNO.EINVAL]);
+        else parsedOptions = typed;
+      }
+    }
+  }
+
+  if (triples.length > 0) throw rpcErrors.validation(triples);
+  return { filters: parsedFilters, options: parsedOptions };
+}
+
+/**
+ * filter → select → count → order_by → get → offset → limit (upstream `filter_list`). Returns a
+ * list, a number (`count`) or one object (`get`). Items are never mutated.
+ */
+export function applyQuery(items: readonly object[], filters: QueryFilters, options: QueryOptions): unknown {
+  const select = options.select ?? [];
+  const orderBy = options.order_by ?? [];
+  const shortcircuit = options.get === true && orderBy.length === 0;
+
+  let rv: unknown[];
+  if (filters.length > 0) {
+    rv = [];
+    for (const item of items) {
+      if (!matchesFilters(item, filters)) continue;
+      rv.push(select.length > 0 ? doSelect(item, select) : item);
+      if (shortcircuit) break;
+    }
+    // As upstream: an unordered `get` with filters returns before `count` is looked at.
+    if (shortcircuit) return doGet(rv);
+  } else if (select.length > 0) {
+    rv = items.map((item) => doSelect(item, select));
+  } else {
+    rv = [...items];
+  }
+
+  if (options.count === true) return rv.length;
+
+  rv = doOrder(rv, orderBy);
+
+  if (options.get === true) return doGet(rv);
+
+  if (options.offset) rv = rv.slice(options.offset);
+  if (options.limit) return rv.slice(0, options.limit);
+  return rv;
+}
+
+/** Convenience: parse then apply. */
+export function query(items: readonly object[], filters: unknown, options: unknown): unknown {
+  const parsed = parseQueryArgs(filters, options);
+  return applyQuery(items, parsed.filters, parsed.options);
+}
