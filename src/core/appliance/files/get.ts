@@ -6,7 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import { ERRNO, RpcError, rpcErrors } from '../../errors.js';
 import type { Appliance } from '../appliance.js';
 import type { OutputPipe } from '../jobs/downloads.js';
-import { placeOf, sandboxPath } from '../methods/filesystem.js';
+import { placeOf, sandboxPath } from './places.js';
 import { childOf, openParentDir } from './parent-dir.js';
 import { realRoot } from './sandbox.js';
 

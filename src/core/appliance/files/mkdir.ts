@@ -5,7 +5,7 @@ import type { filesystemMkdir } from '../../contract/filesystem.js';
 import { ERRNO, RpcError, rpcErrors } from '../../errors.js';
 import { setOwner } from '../../store/files.js';
 import type { Appliance } from '../appliance.js';
-import { ROOT, placeOf } from '../methods/filesystem.js';
+import { ROOT, placeOf } from './places.js';
 import { isSystemError, osError } from './os-error.js';
 import { childOf, openParentDir } from './parent-dir.js';
 import { appliancePathOf } from './sandbox.js';

@@ -6,7 +6,8 @@ import type { filesystemChown, filesystemSetperm } from '../../contract/filesyst
 import { ERRNO, RpcError, rpcErrors, type ValidationTriple } from '../../errors.js';
 import { ownerKey, setOwner, type FileOwner } from '../../store/files.js';
 import type { Appliance } from '../appliance.js';
-import { ROOT, mountpoints, sandboxPath, statEntry } from '../methods/filesystem.js';
+import { ROOT, mountpoints, sandboxPath } from './places.js';
+import { statEntry } from './stat.js';
 import type { JobHandle } from '../jobs/jobs.js';
 import { osError } from './os-error.js';
 import { childOf, openParentDir } from './parent-dir.js';

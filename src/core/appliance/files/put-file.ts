@@ -9,7 +9,7 @@ import { setOwner } from '../../store/files.js';
 import { AccountsSnapshot } from '../accounts/accounts.js';
 import type { Appliance } from '../appliance.js';
 import { assertNotBeingDeleted } from '../datasets/deletion.js';
-import { sandboxPath } from '../methods/filesystem.js';
+import { sandboxPath } from './places.js';
 import { keyedQueue } from './keyed-queue.js';
 import { withPathLock } from './path-lock.js';
 import { isSystemError, osError } from './os-error.js';

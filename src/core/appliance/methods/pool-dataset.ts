@@ -18,7 +18,7 @@ import {
   resolvedProperties,
   shownUserProperties,
 } from '../datasets/properties.js';
-import { sandboxPath } from './filesystem.js';
+import { sandboxPath } from '../files/places.js';
 import { implement } from '../method.js';
 import { snapshotCopyDir } from './pool-snapshot.js';
 import { query } from '../query/index.js';

@@ -8,7 +8,7 @@ import type { DatasetRecord } from '../../store/datasets.js';
 import { datasetOwners, deleteSnapshots, insertSnapshot, listSnapshots, restoreOwners, type SnapshotRecord } from '../../store/snapshots.js';
 import type { Appliance } from '../appliance.js';
 import { creationShown, datasetType, parentOf } from '../datasets/properties.js';
-import { sandboxPath } from './filesystem.js';
+import { sandboxPath } from '../files/places.js';
 import { keyedQueue } from '../files/keyed-queue.js';
 import { implement } from '../method.js';
 import { query } from '../query/index.js';
