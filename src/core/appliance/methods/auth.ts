@@ -10,7 +10,8 @@ import { composePrivileges } from '../session/compose.js';
 import { implement, type CallContext } from '../method.js';
 import type { ComposedPrivilege, Session, SessionCredentials } from '../session/session.js';
 import { verifyTotp } from '../accounts/totp.js';
-import { readGlobalTwoFactor, readUserSecret, userTwoFactorConfig } from '../accounts/two-factor.js';
+import { readGlobalTwoFactor, readUserSecret, twoFactorEntry, userTwoFactorConfig } from '../accounts/two-factor.js';
+import { readTwoFactorConfig, writeTwoFactorConfig, type TwoFactorConfigRecord } from '../../store/twofactor.js';
 
 export type LoginOutcome = 'SUCCESS' | 'AUTH_ERR' | 'EXPIRED';
 
@@ -335,5 +336,20 @@ export const authMethods = [
   implement(authContract['auth.logout'], (ctx) => {
     ctx.session.logout();
     return true;
+  }),
+  implement(authContract['auth.twofactor.config'], ({ appliance }) => twoFactorEntry(readGlobalTwoFactor(appliance))),
+  implement(authContract['auth.twofactor.update'], ({ appliance }, data) => {
+    const { store } = appliance;
+    const next = store.write(() => {
+      const old = readTwoFactorConfig(store.db);
+      const config: TwoFactorConfigRecord = {
+        enabled: data.enabled ?? old.enabled,
+        window: data.window ?? old.window,
+        services: data.services ?? old.services,
+      };
+      writeTwoFactorConfig(store.db, config);
+      return config;
+    });
+    return twoFactorEntry(next);
   }),
 ];

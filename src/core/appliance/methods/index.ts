@@ -8,7 +8,6 @@ import { poolSnapshotMethods } from './pool-snapshot.js';
 import type { MethodDefinition } from '../method.js';
 import { privilegeMethods } from './privilege.js';
 import { systemMethods } from './system.js';
-import { twoFactorMethods } from '../accounts/two-factor.js';
 import { userMethods } from './user.js';
 
 /**
@@ -16,7 +15,7 @@ import { userMethods } from './user.js';
  * call it and its handler. Dispatch, authorization, validation and `stor call --help` all read it.
  */
 export const METHODS: ReadonlyMap<string, MethodDefinition> = new Map(
-  [...coreMethods, ...authMethods, ...twoFactorMethods, ...privilegeMethods, ...userMethods, ...groupMethods, ...apiKeyMethods, ...filesystemMethods, ...poolDatasetMethods, ...poolSnapshotMethods, ...systemMethods].map((m) => [
+  [...coreMethods, ...authMethods, ...privilegeMethods, ...userMethods, ...groupMethods, ...apiKeyMethods, ...filesystemMethods, ...poolDatasetMethods, ...poolSnapshotMethods, ...systemMethods].map((m) => [
     m.name,
     m,
   ]),

@@ -3,7 +3,10 @@ import { ERRNO, rpcErrors, type ValidationTriple } from '../../errors.js';
 import { insertGroup } from '../../store/groups.js';
 import { ADMIN_UID, GID } from '../../store/seed.js';
 import { generateKeySecret, hashSecret } from '../../store/secrets.js';
-import { readTwoFactorConfig } from '../../store/twofactor.js';
+import { readTwoFactorConfig, readUserTwoFactor, writeUserTwoFactor } from '../../store/twofactor.js';
+import { generateTotpSecret } from '../accounts/totp.js';
+import { readUserSecret, userTwoFactorConfig } from '../accounts/two-factor.js';
+import { pyRepr } from '../query/python.js';
 import { deleteUser, insertUser, updateUser, type UserRecord } from '../../store/users.js';
 import type { Db } from '../../store/store.js';
 import {
@@ -291,6 +294,18 @@ function createUser(appliance: Appliance, data: UserCreate, password: string | n
   });
 }
 
+/** `user.translate_username`: the local user of that name, or the CallError 25.10.1 raises. */
+function translateUsername(accounts: AccountsSnapshot, username: string): UserRecord {
+  const user = accounts.users.find((u) => u.username === username);
+  if (!user) throw rpcErrors.call(ERRNO.ENOENT, `User ${pyRepr(username)} does not exist`);
+  return user;
+}
+
+/** `app_credential_full_admin_or_user` (MW/utils/privilege.py): FULL_ADMIN (wildcard allowlist) or that very user. */
+function fullAdminOrUser(ctx: CallContext, username: string): boolean {
+  return ctx.session.isFullAdmin || ctx.session.credentials?.username === username;
+}
+
 export const userMethods = [
   implement(userContract['user.query'], (ctx, filters, options) => query(userEntries(ctx), filters, options)),
   implement(userContract['user.get_instance'], (ctx, id, options) => {
@@ -367,5 +382,32 @@ export const userMethods = [
       }
       return id;
     });
+  }),
+  implement(userContract['user.renew_2fa_secret'], (ctx, username, options) => {
+    if (!fullAdminOrUser(ctx, username)) {
+      throw rpcErrors.call(ERRNO.EPERM, `${username}: currently authenticated credential may not renew two-factor authentication for this user.`);
+    }
+    const { store } = ctx.appliance;
+    const user = store.write(() => {
+      const target = translateUsername(AccountsSnapshot.load(store.db), username);
+      const old = readUserTwoFactor(store.db, target.id);
+      writeUserTwoFactor(store.db, target.id, {
+        secret: generateTotpSecret(),
+        interval: options.interval ?? old.interval,
+        otp_digits: options.otp_digits ?? old.otp_digits,
+      });
+      return target;
+    });
+    const accounts = ctx.appliance.accounts();
+    const entry = accounts.userEntry(user, exposesAccountSecrets(ctx));
+    return { ...entry, twofactor_config: userTwoFactorConfig(user, readUserSecret(ctx.appliance, user.id)) };
+  }),
+  implement(userContract['user.unset_2fa_secret'], ({ appliance }, username) => {
+    const { store } = appliance;
+    store.write(() => {
+      const user = translateUsername(AccountsSnapshot.load(store.db), username);
+      writeUserTwoFactor(store.db, user.id, { ...readUserTwoFactor(store.db, user.id), secret: null });
+    });
+    return null;
   }),
 ];
