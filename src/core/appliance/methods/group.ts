@@ -1,20 +1,12 @@
 import { groupContract, type GroupCreate, type GroupUpdate } from '../../contract/group.js';
 import { ERRNO, rpcErrors, type ValidationTriple } from '../../errors.js';
-import { deleteGroup, insertGroup, setGroupMembers, updateGroup, type GroupRecord } from '../../store/groups.js';
+import { insertGroup, setGroupMembers, updateGroup, type GroupRecord } from '../../store/groups.js';
 import type { Db } from '../../store/store.js';
-import { deleteUser, reassignPrimaryGroup } from '../../store/users.js';
-import { BASE_SYNTHETIC_DATASTORE_ID, refuseIfPrivilegeUsesGroup, validateSudoCommands } from '../accounts/checks.js';
+import { BASE_SYNTHETIC_DATASTORE_ID, validateSudoCommands } from '../accounts/checks.js';
+import { deleteGroupChecked, nextFreeId, refuseDirectoryGroup } from '../accounts/groups.js';
 import { ALLOWED_BUILTIN_GIDS, AccountsSnapshot } from '../accounts/accounts.js';
 import { implement, type CallContext } from '../method.js';
 import { query } from '../query/index.js';
-
-/** Lowest free id ≥ 3000 (`MIN_AUTO_XID`), skipping `taken`. */
-export function nextFreeId(taken: Iterable<number>, min = 3000): number {
-  const used = new Set(taken);
-  let id = min;
-  while (used.has(id)) id++;
-  return id;
-}
 
 /** `SMBBuiltin` names (MW/plugins/smb_/constants.py): a mapped group may not take them. */
 const SMB_BUILTIN_NAMES = ['ADMINISTRATORS', 'GUESTS', 'USERS'];
@@ -71,43 +63,6 @@ function commonValidation(accounts: AccountsSnapshot, data: GroupUpdate & { gid?
     errors.push(...validateSudoCommands(`${schema}.sudo_commands_nopasswd`, data.sudo_commands_nopasswd));
   }
   return errors;
-}
-
-function refuseDirectoryGroup(id: number, verb: 'modified through' | 'deleted from'): void {
-  if (id > BASE_SYNTHETIC_DATASTORE_ID) {
-    throw rpcErrors.call(ERRNO.EPERM, `Groups provided by a directory service must be ${verb} the identity provider (LDAP server or domain controller).`);
-  }
-}
-
-/** gid of `nogroup`, a builtin group of the appliance's OS image. */
-const NOGROUP_GID = 65534;
-
-/**
- * `nogroup`, where group.delete moves the users whose primary group it deletes
- * (MW/plugins/account.py:2170-2180). The appliance has it from its OS image; the emulator's seed
- * (SPEC §2.1) does not, so it appears the first time it is needed.
- */
-function nogroupId(db: Db, accounts: AccountsSnapshot): number {
-  return (
-    accounts.groups.find((g) => g.name === 'nogroup')?.id ??
-    insertGroup(db, { gid: NOGROUP_GID, name: 'nogroup', builtin: true, smb: false, sudo_commands: [], sudo_commands_nopasswd: [], userns_idmap: null })
-  );
-}
-
-/** `group.do_delete` (MW/plugins/account.py:2140-2195) inside a write; user.delete uses it for the primary group. */
-export function deleteGroupChecked(db: Db, accounts: AccountsSnapshot, id: number, deleteUsers: boolean): number {
-  refuseDirectoryGroup(id, 'deleted from');
-  const group = accounts.groupById.get(id);
-  if (!group) throw rpcErrors.instanceNotFound('Group', id);
-  if (group.builtin) throw rpcErrors.call(ERRNO.EACCES, 'A built-in group cannot be deleted.');
-  refuseIfPrivilegeUsesGroup(accounts, group);
-  if (deleteUsers) {
-    for (const u of accounts.users.filter((x) => x.group_id === id)) deleteUser(db, u.id);
-  } else {
-    reassignPrimaryGroup(db, id, nogroupId(db, accounts));
-  }
-  deleteGroup(db, id);
-  return id;
 }
 
 function validateUpdate(accounts: AccountsSnapshot, group: GroupRecord, data: GroupUpdate): ValidationTriple[] {

@@ -20,7 +20,7 @@ import {
 } from '../datasets/properties.js';
 import { sandboxPath } from '../files/places.js';
 import { implement } from '../method.js';
-import { snapshotCopyDir } from './pool-snapshot.js';
+import { snapshotCopyDir } from '../datasets/snapshot-copies.js';
 import { query } from '../query/index.js';
 import { snapshotsDir } from '../jobs/stray-snapshot-copies.js';
 import { bytesBelow, removeTree } from '../files/tree-walk.js';

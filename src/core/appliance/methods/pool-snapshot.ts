@@ -1,6 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import { isValidDatasetName } from '../../contract/pool-dataset.js';
 import { poolSnapshotContract, type PoolSnapshotCreate, type PoolSnapshotRollbackOptions } from '../../contract/pool-snapshot.js';
 import { ERRNO, rpcErrors, type ValidationTriple } from '../../errors.js';
@@ -13,6 +12,7 @@ import { keyedQueue } from '../files/keyed-queue.js';
 import { implement } from '../method.js';
 import { query } from '../query/index.js';
 import { noteCopyInFlight, snapshotsDir } from '../jobs/stray-snapshot-copies.js';
+import { snapshotCopyDir } from '../datasets/snapshot-copies.js';
 import { copyTree, restoreTree } from '../files/tree-copy.js';
 import { removeTree } from '../files/tree-walk.js';
 
@@ -25,11 +25,6 @@ import { removeTree } from '../files/tree-walk.js';
  * tree, and a write during it may or may not be in it), space accounting (`used` of a snapshot is
  * 0; datasets' usedbysnapshots stays 0), holds, clones, bookmarks, `.zfs/snapshot`, VMware sync.
  */
-
-/** The copy of one snapshot (see `snapshotsDir`). */
-export function snapshotCopyDir(appliance: Appliance, copy: string): string {
-  return join(snapshotsDir(appliance.store.stateDir), copy);
-}
 
 /** `libzfs.validate_snapshot_name` (ZFS `snapshot_namecheck`): DATASET@NAME, one `@`, under 256 bytes. */
 export function isValidSnapshotName(full: string): boolean {

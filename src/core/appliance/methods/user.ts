@@ -23,7 +23,7 @@ import {
 } from '../accounts/checks.js';
 import { AccountsSnapshot } from '../accounts/accounts.js';
 import type { Appliance } from '../appliance.js';
-import { deleteGroupChecked, nextFreeId } from './group.js';
+import { deleteGroupChecked, nextFreeId } from '../accounts/groups.js';
 import { implement, type CallContext } from '../method.js';
 import { query } from '../query/index.js';
 
