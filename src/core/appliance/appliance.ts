@@ -11,7 +11,6 @@ import { FairQueue } from './session/fair-queue.js';
 import type { MethodDefinition } from './method.js';
 import { METHODS } from './methods/index.js';
 import { MAX_SESSION_AGE_MS, Session, type Origin } from './session/session.js';
-import { tokenParentHolds } from './session/session-check.js';
 import { loadSettings, saveSettings, type ApplianceSettings } from './settings.js';
 import { sweepUploadsInFlight } from './jobs/stray-uploads.js';
 import { preparePathLocks } from './files/path-lock.js';
@@ -34,7 +33,7 @@ export class Appliance {
   readonly events = new EventHub();
   readonly jobs = new Jobs(this.events);
   /** `auth.generate_token` tokens: in memory, as on the appliance. */
-  readonly tokens = new Tokens((parent) => tokenParentHolds(this, parent));
+  readonly tokens = new Tokens();
   /** core.download jobs waiting for their GET of /_download/. */
   readonly downloads = new Downloads();
   /** Failed API-key checks per key id and address, shared by every login path. */

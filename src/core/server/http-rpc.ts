@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Appliance } from '../appliance/appliance.js';
 import type { Origin, Session } from '../appliance/session/session.js';
 import { RpcError, rpcErrors } from '../errors.js';
-import { loginWithApiKey, rateLimitExceeded } from '../appliance/methods/auth.js';
+import { loginWithApiKey, rateLimitExceeded } from '../appliance/session/login.js';
 import { bearerKey } from './bearer.js';
 import { decodeText, errorResponse, type Decoded, type RpcResponse } from '../rpc/codec.js';
 import type { Dispatcher } from '../rpc/dispatcher.js';

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Appliance } from '../appliance/appliance.js';
-import { loginWithApiKey, loginWithPassword, loginWithTokenFor } from '../appliance/methods/auth.js';
+import { loginWithApiKey, loginWithPassword, loginWithTokenFor } from '../appliance/session/login.js';
 import type { Origin, Session } from '../appliance/session/session.js';
 import { readGlobalTwoFactor } from '../appliance/accounts/two-factor.js';
 import { mayCallForUpload, UploadRefused } from '../appliance/jobs/upload.js';

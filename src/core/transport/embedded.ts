@@ -191,7 +191,7 @@ export class EmbeddedTransport implements Transport {
     try {
       const [jobId, url] = await this.call<[number, string]>('core.download', downloadParams(req.path));
       const token = new URL(url, 'http://embedded').searchParams.get('auth_token');
-      if (token !== null) this.appliance.tokens.get(token, this.session.origin)?.destroy();
+      if (token !== null) this.appliance.tokens.find(token, this.session.origin)?.destroy();
       const pipe = this.appliance.downloads.claim(jobId)!;
       const counter = byteCounter(req.onProgress, downloadLimit(req));
       const streamed = await Promise.allSettled([pipe.deliver(counter), pipelineAsync(counter, req.sink)]);

@@ -1,6 +1,6 @@
 import { ERRNO, rpcErrors } from '../../errors.js';
 import type { Appliance } from '../appliance.js';
-import { generateToken } from '../methods/auth.js';
+import { generateToken } from '../session/login.js';
 import { OutputPipe } from './downloads.js';
 import { getIntoPipe } from '../files/get.js';
 import type { CallContext } from '../method.js';

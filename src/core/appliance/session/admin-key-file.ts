@@ -2,7 +2,7 @@ import { readAdminKeyBinding, writeAdminKeyBinding } from '../../store/admin-key
 import { findApiKey } from '../../store/api-keys.js';
 import { BUSY_TIMEOUT_MS } from '../../store/store.js';
 import type { Appliance } from '../appliance.js';
-import { admitProvenKey, parseApiKey, type LoginOutcome } from '../methods/auth.js';
+import { admitProvenKey, parseApiKey, type LoginOutcome } from './login.js';
 import type { Session } from './session.js';
 
 /**

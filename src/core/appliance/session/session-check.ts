@@ -1,9 +1,37 @@
 import { findApiKey } from '../../store/api-keys.js';
+import { ADMIN_UID, GID } from '../../store/seed.js';
+import type { UserRecord } from '../../store/users.js';
 import type { AccountsSnapshot } from '../accounts/accounts.js';
+import { readGlobalTwoFactor } from '../accounts/two-factor.js';
 import type { Appliance } from '../appliance.js';
-import { prepareLogin } from '../methods/auth.js';
-import type { ComposedPrivilege, Session, SessionCredentials } from './session.js';
-import type { TokenParent } from './tokens.js';
+import { composePrivileges } from './compose.js';
+import type { ComposedPrivilege, Origin, Session, SessionCredentials } from './session.js';
+import type { AuthToken, TokenParent } from './tokens.js';
+
+/** The session a user would get: null when the user may not log in (locked, or bound to no privilege). */
+export function prepareLogin(
+  appliance: Appliance,
+  accounts: AccountsSnapshot,
+  user: UserRecord,
+  mechanism: 'API_KEY' | 'PASSWORD',
+): { privilege: ComposedPrivilege; attributes: string[] } | null {
+  if (user.locked) return null;
+  const gids = accounts.gidsOf(user);
+  const privileges = accounts.privilegesForGids(gids);
+  // A user whose groups match no privilege cannot build a session token (facts §2.1).
+  if (privileges.length === 0) return null;
+  const privilege = composePrivileges(appliance.catalogue, privileges, appliance.settings.roleExpansion, appliance.methods);
+  const attributes = ['LOCAL'];
+  if (mechanism === 'API_KEY') attributes.push('API_KEY');
+  // 2FA marks users listed in users.oath, which holds secrets only while 2FA is enabled globally
+  // (MW/utils/account/authenticator.py:251, MW/etc_files/local/users.oath.mako).
+  else if (accounts.hasTwoFactorSecret(user) && readGlobalTwoFactor(appliance).enabled) attributes.push('2FA');
+  // SYS_ADMIN: uid 0 and 950 on 25.10.1 (MW/utils/account/authenticator.py:253-256); every member
+  // of builtin_administrators in the seed's model (SPEC §2.3).
+  const sysAdmin = appliance.settings.sysAdmin === 'admin-uids' ? user.uid === 0 || user.uid === ADMIN_UID : gids.includes(GID.builtin_administrators);
+  if (sysAdmin) attributes.push('SYS_ADMIN');
+  return { privilege, attributes };
+}
 
 /** Everything `held` grants is still granted by `now`: roles and allowlist entries. */
 function stillGrants(now: ComposedPrivilege, held: ComposedPrivilege): boolean {
@@ -81,4 +109,20 @@ export function revalidateSession(appliance: Appliance, session: Session): void 
   if (session.checkedAgainst === accounts) return;
   if (credentialHolds(appliance, accounts, base, held)) session.checkedAgainst = accounts;
   else session.logout();
+}
+
+/**
+ * The token `value` names, if it may be used from `origin` now: it exists, has not expired, its
+ * address matches, and its root credential still holds (tokenParentHolds). A token whose
+ * credential is gone is forgotten, as an expired one is. Every use of a token that lets something
+ * in comes through here: login, upload and download.
+ */
+export function liveToken(appliance: Appliance, value: string, origin: Origin): AuthToken | null {
+  const token = appliance.tokens.find(value, origin);
+  if (!token) return null;
+  if (!tokenParentHolds(appliance, token.parent)) {
+    token.destroy();
+    return null;
+  }
+  return token;
 }
