@@ -251,7 +251,7 @@ if (runs('throughput')) {
 // --- role expansion -----------------------------------------------------------------------------
 if (runs('roles')) {
   const { composePrivileges } = await import(join(ROOT, 'dist/core/appliance/session/compose.js'));
-  const { METHODS } = await import(join(ROOT, 'dist/core/appliance/methods/index.js'));
+  const { CONTRACT_METHODS } = await import(join(ROOT, 'dist/core/contract/index.js'));
   const { release25101Catalogue } = await import(join(ROOT, 'dist/core/roles/index.js'));
   const catalogue = release25101Catalogue();
   const names = catalogue.names;
@@ -291,11 +291,11 @@ if (runs('roles')) {
       }),
     );
   for (const l of logins.slice(0, 100)) {
-    const a = composePrivileges(catalogue, l, 'terminating', METHODS).roles;
+    const a = composePrivileges(catalogue, l, 'terminating', CONTRACT_METHODS).roles;
     const b = naive(l);
     if (a.size !== b.size) throw new Error('compositions disagree');
   }
-  const stor = timeIt((l) => composePrivileges(catalogue, l, 'terminating', METHODS));
+  const stor = timeIt((l) => composePrivileges(catalogue, l, 'terminating', CONTRACT_METHODS));
   const rolesOnly = timeIt((l) => naive(l));
   record('role expansion', 'composition of one login (roles + allowlist), 10 000 random logins', stor, 'µs', 'naive recursive expansion with a visited set (roles only)', rolesOnly, stor / rolesOnly, 'per-call cost', true);
 }

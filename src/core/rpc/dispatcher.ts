@@ -1,10 +1,12 @@
 import { sep } from 'node:path';
 import { contractViolations } from '../contract/conformance.js';
+import type { MethodContract } from '../contract/method.js';
 import { RpcError, rpcErrors, type RpcErrorObject } from '../errors.js';
 import { isSystemError, osError } from '../appliance/files/os-error.js';
 import { appliancePathOf } from '../appliance/files/sandbox.js';
 import type { Appliance } from '../appliance/appliance.js';
 import type { MethodDefinition } from '../appliance/method.js';
+import { METHODS } from '../appliance/methods/index.js';
 import { validateParams } from '../appliance/params.js';
 import type { Session } from '../appliance/session/session.js';
 import { revalidateSession } from '../appliance/session/session-check.js';
@@ -13,7 +15,7 @@ import { decodeText, errorResponse, successResponse, type RpcRequest, type RpcRe
 /** Hooks a network adapter puts between method lookup and the call (facts §1.8 check order). */
 export interface CallGate {
   /** Throws to refuse the call, e.g. -32000 past the in-flight limit or EBUSY past the rate limit. */
-  beforeCall?(method: MethodDefinition, session: Session): void;
+  beforeCall?(method: MethodContract, session: Session): void;
   /**
    * Told of each answered request (notifications too) with the session's login id from before it,
    * so a network adapter can log logins (login-log.ts); must not throw.
@@ -59,7 +61,7 @@ export class Dispatcher {
   /** Lookup, authorization, validation and execution of one call; throws RpcError. */
   async call(session: Session, method: string, params: readonly unknown[], messageId?: unknown, gate?: CallGate): Promise<unknown> {
     revalidateSession(this.appliance, session);
-    const def = this.appliance.methods.get(method);
+    const def = METHODS.get(method);
     if (!def) throw rpcErrors.methodNotFound();
     gate?.beforeCall?.(def, session);
     if (def.access.kind !== 'public') {

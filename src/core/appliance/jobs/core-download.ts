@@ -14,7 +14,7 @@ const OUTPUT_METHODS: Record<string, (appliance: Appliance, args: unknown[], pip
 
 /** `authorize('CALL', method)` of the session's allowlist: a method's roles, or FULL_ADMIN's wildcard. */
 function mayCall(appliance: Appliance, session: Session, method: string): boolean {
-  const def = appliance.methods.get(method);
+  const def = appliance.contract.get(method);
   return def?.access.kind === 'roles' ? session.holdsAny(def.access.roles) : session.isFullAdmin;
 }
 
@@ -22,7 +22,7 @@ function mayCall(appliance: Appliance, session: Session, method: string): boolea
 function methodNotKnown(appliance: Appliance, method: string) {
   const dot = method.lastIndexOf('.');
   const service = method.slice(0, Math.max(dot, 0));
-  const serviceKnown = dot > 0 && [...appliance.methods.keys()].some((m) => m.startsWith(`${service}.`));
+  const serviceKnown = dot > 0 && [...appliance.contract.keys()].some((m) => m.startsWith(`${service}.`));
   return rpcErrors.call(ERRNO.ENOMETHOD, serviceKnown ? `Method '${method.slice(dot + 1)}' not found in '${service}'` : `Service '${service || method}' not found`);
 }
 
@@ -35,7 +35,7 @@ function methodNotKnown(appliance: Appliance, method: string) {
 export function startDownload(ctx: CallContext, method: string, args: unknown[], filename: string, buffered: boolean): [number, string] {
   const { appliance, session } = ctx;
   if (!mayCall(appliance, session, method)) throw rpcErrors.call(ERRNO.EACCES, 'Not authorized');
-  const def = appliance.methods.get(method);
+  const def = appliance.contract.get(method);
   if (!def) throw methodNotKnown(appliance, method);
   const work = OUTPUT_METHODS[method];
   // Only a job with an output pipe can be downloaded; no other method of the emulator has one.

@@ -46,7 +46,7 @@ export function mayUpload(appliance: Appliance, session: Session): boolean {
  */
 export function mayCallForUpload(appliance: Appliance, session: Session, method: string): boolean {
   if (method === 'filesystem.put') return mayUpload(appliance, session);
-  const def = appliance.methods.get(method);
+  const def = appliance.contract.get(method);
   return def?.access.kind === 'roles' ? session.holdsAny(def.access.roles) : session.isFullAdmin;
 }
 
@@ -60,9 +60,9 @@ export function authorizeUpload(appliance: Appliance, session: Session, call: Up
   const dot = call.method.lastIndexOf('.');
   if (dot <= 0) throw new UploadRefused(412, '[EBADMSG] Invalid method name');
   const service = call.method.slice(0, dot);
-  const def = appliance.methods.get(call.method);
+  const def = appliance.contract.get(call.method);
   if (!def) {
-    const serviceKnown = [...appliance.methods.keys()].some((m) => m.startsWith(`${service}.`));
+    const serviceKnown = [...appliance.contract.keys()].some((m) => m.startsWith(`${service}.`));
     throw new UploadRefused(
       422,
       serviceKnown ? `[ENOMETHOD] Method '${call.method.slice(dot + 1)}' not found in '${service}'` : `[ENOMETHOD] Service '${service}' not found`,

@@ -49,6 +49,6 @@ export const coreMethods = [
   }),
   implement(coreContract['core.download'], (ctx, method, args, filename, buffered) => startDownload(ctx, method, args, filename, buffered)),
   implement(coreContract['core.get_methods'], ({ appliance, session }, service, target) =>
-    methodMetadata(appliance.methods, appliance.catalogue, session, service, target),
+    methodMetadata(appliance.contract, appliance.catalogue, session, service, target),
   ),
 ];

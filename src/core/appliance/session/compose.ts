@@ -1,7 +1,7 @@
 import { rpcErrors } from '../../errors.js';
 import { analyzeRoleList, breaksLogin, expandRoles, type LockoutRule, type RoleCatalogue } from '../../roles/index.js';
 import type { PrivilegeRecord } from '../../store/privileges.js';
-import type { MethodDefinition } from '../method.js';
+import type { MethodContract } from '../../contract/method.js';
 import type { ComposedPrivilege, AllowlistEntry } from './session.js';
 import type { ApplianceSettings } from '../settings.js';
 
@@ -25,7 +25,7 @@ export function composePrivileges(
   catalogue: RoleCatalogue,
   privileges: readonly PrivilegeRecord[],
   expansion: ApplianceSettings['roleExpansion'],
-  methods: ReadonlyMap<string, MethodDefinition>,
+  methods: ReadonlyMap<string, MethodContract>,
 ): ComposedPrivilege {
   const rule = LOCKOUT_RULE[expansion];
   if (rule !== 'none') {
@@ -44,7 +44,7 @@ export function composePrivileges(
   };
 }
 
-function allowlistFor(roles: ReadonlySet<string>, methods: ReadonlyMap<string, MethodDefinition>): AllowlistEntry[] {
+function allowlistFor(roles: ReadonlySet<string>, methods: ReadonlyMap<string, MethodContract>): AllowlistEntry[] {
   if (roles.has('FULL_ADMIN')) return [{ method: '*', resource: '*' }];
   const entries: AllowlistEntry[] = [];
   for (const m of methods.values()) {

@@ -20,7 +20,7 @@ export function prepareLogin(
   const privileges = accounts.privilegesForGids(gids);
   // A user whose groups match no privilege cannot build a session token (facts §2.1).
   if (privileges.length === 0) return null;
-  const privilege = composePrivileges(appliance.catalogue, privileges, appliance.settings.roleExpansion, appliance.methods);
+  const privilege = composePrivileges(appliance.catalogue, privileges, appliance.settings.roleExpansion, appliance.contract);
   const attributes = ['LOCAL'];
   if (mechanism === 'API_KEY') attributes.push('API_KEY');
   // 2FA marks users listed in users.oath, which holds secrets only while 2FA is enabled globally
