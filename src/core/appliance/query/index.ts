@@ -12,27 +12,14 @@
  * not throw: the condition does not match, and in sorting nulls count as the smallest value.
  */
 import { ERRNO, rpcErrors, type ValidationTriple } from '../../errors.js';
-import { FilterValueError, matchesFilters, validateFilters } from './filters.js';
-import { MSG, checkOptionFields, checkOptionRules, doGet, doOrder, doSelect } from './options.js';
+import { FilterValueError, matchesFilters, validateFilters, type QueryFilters } from './filters.js';
+import { MSG, checkOptionFields, checkOptionRules, doGet, doOrder, doSelect, type QueryOptions } from './options.js';
 import { isDict } from './python.js';
 
-export { matchesFilters } from './filters.js';
+export { matchesFilters, type QueryFilters } from './filters.js';
 /** Upper bound of `options.limit` (`MAX_LIMIT`); defined beside the options validation that uses it. */
-export { QUERY_MAX_LIMIT } from './options.js';
+export { QUERY_MAX_LIMIT, type QueryOptions } from './options.js';
 export { parseIsoTimestamp } from './python.js';
-
-export type QueryFilters = unknown[];
-
-export interface QueryOptions {
-  extra?: Record<string, unknown>;
-  order_by?: string[];
-  select?: (string | [string, string])[];
-  count?: boolean;
-  get?: boolean;
-  offset?: number;
-  limit?: number;
-  force_sql_filters?: boolean;
-}
 
 /**
  * Validates raw `filters`/`options` params (throwing -32602 errors on attribute `filters` /

@@ -1,8 +1,19 @@
 /** Query options: field and rule validation (upstream `validators/options.py`), then select, order_by and get. */
 import { ERRNO, rpcErrors, type ValidationTriple } from '../../errors.js';
-import type { QueryOptions } from './index.js';
 import { MISSING, getValue, selectPath, setOwn } from './paths.js';
 import { isDict, isNumeric, pyCompare, pyRepr } from './python.js';
+
+/** A query's `options` (QueryOptions, MW/api/v25_10_1/common.py), once checkOptionFields passed them. */
+export interface QueryOptions {
+  extra?: Record<string, unknown>;
+  order_by?: string[];
+  select?: (string | [string, string])[];
+  count?: boolean;
+  get?: boolean;
+  offset?: number;
+  limit?: number;
+  force_sql_filters?: boolean;
+}
 
 /** Upper bound of `options.limit` (`MAX_LIMIT`). */
 export const QUERY_MAX_LIMIT = 10000;
