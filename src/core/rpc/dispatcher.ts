@@ -7,7 +7,6 @@ import { appliancePathOf } from '../appliance/files/sandbox.js';
 import type { Appliance } from '../appliance/appliance.js';
 import type { MethodDefinition } from '../appliance/method.js';
 import { METHODS } from '../appliance/methods/index.js';
-import { validateParams } from '../appliance/params.js';
 import type { Session } from '../appliance/session/session.js';
 import { revalidateSession } from '../appliance/session/session-check.js';
 import { decodeText, errorResponse, successResponse, type RpcRequest, type RpcResponse } from './codec.js';
@@ -68,12 +67,12 @@ export class Dispatcher {
       if (!session.authenticated) throw rpcErrors.notAuthenticated();
       if (def.access.kind === 'roles' && !session.holdsAny(def.access.roles)) throw rpcErrors.notAuthorized();
     }
-    const args = validateParams(def.params, params);
+    const run = def.bind(params);
     const ctx = { appliance: this.appliance, session, messageId };
     if (def.job) {
       const job = this.appliance.jobs.start(session, def.name, [...params], messageId, (handle) =>
         Promise.resolve()
-          .then(async () => conforming(def, await def.handler({ ...ctx, job: handle }, ...(args as never[]))))
+          .then(async () => conforming(def, await run({ ...ctx, job: handle })))
           .catch((err: unknown) => {
             throw asRpcError(err, this.appliance.store.mntDir);
           }),
@@ -81,7 +80,7 @@ export class Dispatcher {
       return session.options.legacy_jobs ? job.id : await job.done;
     }
     try {
-      return conforming(def, await def.handler(ctx, ...(args as never[])));
+      return conforming(def, await run(ctx));
     } catch (err) {
       throw asRpcError(err, this.appliance.store.mntDir);
     }

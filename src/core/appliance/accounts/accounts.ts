@@ -1,5 +1,9 @@
 import { createHash } from 'node:crypto';
+import type { z } from 'zod';
 import { SECRET_PLACEHOLDER } from '../../contract/accounts-common.js';
+import type { groupEntry } from '../../contract/group.js';
+import type { privilegeEntry } from '../../contract/privilege.js';
+import type { userEntry } from '../../contract/user.js';
 import type { Db } from '../../store/store.js';
 import { ADMIN_UID } from '../../store/seed.js';
 import { readSettings } from '../../store/settings.js';
@@ -24,7 +28,7 @@ function serverSidOf(seed: string): string {
 }
 
 /** The primary group as UserEntry's `group` carries it: the raw database row (`bsdgrp_userns_idmap` 0 = none, -1 = DIRECT). */
-function rawGroupRow(g: GroupRecord): Record<string, unknown> {
+function rawGroupRow(g: GroupRecord): UserEntry['group'] {
   return {
     id: g.id,
     bsdgrp_gid: g.gid,
@@ -36,6 +40,11 @@ function rawGroupRow(g: GroupRecord): Record<string, unknown> {
     bsdgrp_userns_idmap: g.userns_idmap === null ? 0 : g.userns_idmap === 'DIRECT' ? -1 : g.userns_idmap,
   };
 }
+
+/** The entries the account methods answer, as their contracts type them. */
+export type UserEntry = z.input<ReturnType<typeof userEntry>>;
+export type GroupEntry = z.input<ReturnType<typeof groupEntry>>;
+export type PrivilegeEntry = z.input<ReturnType<typeof privilegeEntry>>;
 
 /** GIDs of built-in groups that interactive users may join (facts §3.2, `ALLOWED_BUILTIN_GIDS`). */
 export const ALLOWED_BUILTIN_GIDS: ReadonlySet<number> = new Set([14, 544, 545, 568, 951, 952]);
@@ -108,7 +117,7 @@ export class AccountsSnapshot {
   }
 
   /** `group_extend` (MW/plugins/account.py:1925-1960). */
-  groupEntry(g: GroupRecord): Record<string, unknown> {
+  groupEntry(g: GroupRecord): GroupEntry {
     const users = new Set(this.users.filter((u) => u.groups.includes(g.id) || u.group_id === g.id).map((u) => u.id));
     return {
       id: g.id,
@@ -139,9 +148,9 @@ export class AccountsSnapshot {
    * for them (what 25.10.1 shows for an account without one); a caller that may not see secrets
    * (neither FULL_ADMIN nor ACCOUNT_WRITE, MW/main.py:834-845) gets the placeholder instead.
    */
-  userEntry(u: UserRecord, exposeSecrets: boolean, now = Date.now()): Record<string, unknown> {
+  userEntry(u: UserRecord, exposeSecrets: boolean, now = Date.now()): UserEntry {
     const primary = this.groupById.get(u.group_id);
-    const hidden = (value: unknown) => (exposeSecrets ? value : SECRET_PLACEHOLDER);
+    const hidden = <T>(value: T) => (exposeSecrets ? value : SECRET_PLACEHOLDER);
     // Stored as whole seconds on the appliance (bsdusr_last_password_change).
     const changedAt = u.last_password_change === null ? null : Math.floor(u.last_password_change / 1000) * 1000;
     const age = changedAt === null ? null : Math.floor((now - changedAt) / 86_400_000);
@@ -180,7 +189,7 @@ export class AccountsSnapshot {
     };
   }
 
-  privilegeEntry(p: PrivilegeRecord): Record<string, unknown> {
+  privilegeEntry(p: PrivilegeRecord): PrivilegeEntry {
     return {
       id: p.id,
       builtin_name: p.builtin_name,

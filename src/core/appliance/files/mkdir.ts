@@ -10,6 +10,7 @@ import { isSystemError, osError } from './os-error.js';
 import { childOf, openParentDir } from './parent-dir.js';
 import { appliancePathOf } from './sandbox.js';
 import { unixPermBits } from './unix-perm.js';
+import type { DirEntry } from './stat.js';
 
 type MkdirArgs = z.output<ReturnType<typeof filesystemMkdir>>;
 
@@ -18,7 +19,7 @@ type MkdirArgs = z.output<ReturnType<typeof filesystemMkdir>>;
  * (no `parents`), made with `options.mode` whatever the umask, owned by root (the middleware
  * runs as root). Answers the new directory as a listdir entry; `path` is echoed as given.
  */
-export async function makeDirectory(appliance: Appliance, { path, options }: MkdirArgs): Promise<Record<string, unknown>> {
+export async function makeDirectory(appliance: Appliance, { path, options }: MkdirArgs): Promise<DirEntry> {
   const mode = unixPermBits(options.mode);
   if (!path.startsWith('/')) throw rpcErrors.call(ERRNO.EINVAL, `${path}: not an absolute path.`);
   const place = placeOf(appliance, path);

@@ -7,7 +7,7 @@ import { ERRNO, RpcError, rpcErrors, type ValidationTriple } from '../../errors.
 import { ownerKey, setOwner, type FileOwner } from '../../store/files.js';
 import type { Appliance } from '../appliance.js';
 import { ROOT, mountpoints, sandboxPath } from './places.js';
-import { statEntry } from './stat.js';
+import { statEntry, type StatData } from './stat.js';
 import type { JobHandle } from '../jobs/jobs.js';
 import { osError } from './os-error.js';
 import { childOf, openParentDir } from './parent-dir.js';
@@ -61,7 +61,7 @@ function validatePath(appliance: Appliance, method: string, path: string, recurs
     errors.push([attribute, 'ACL operations on remote server paths are not possible', ERRNO.EINVAL]);
     return null;
   }
-  let st: Record<string, unknown>;
+  let st: StatData;
   try {
     st = statEntry(appliance, path);
   } catch (err) {
@@ -72,7 +72,7 @@ function validatePath(appliance: Appliance, method: string, path: string, recurs
     }
     throw err;
   }
-  const real = st.realpath as string;
+  const real = st.realpath;
   if (st.type === 'FILE' && recursive) {
     errors.push([attribute, 'Recursive operations on a file are invalid.', ERRNO.EINVAL]);
     return null;

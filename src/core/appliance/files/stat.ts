@@ -1,10 +1,15 @@
 import { lstatSync, readdirSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
-import { STATX_ATTRIBUTES } from '../../contract/filesystem.js';
+import type { z } from 'zod';
+import type { STATX_ATTRIBUTES, filesystemDirEntry, filesystemStatData } from '../../contract/filesystem.js';
 import { ERRNO, rpcErrors } from '../../errors.js';
 import { ownerKey, type FileOwner } from '../../store/files.js';
 import type { Appliance } from '../appliance.js';
 import { ROOT, mountpoints, placeOf, realpathOf, sandboxPath, type Place } from './places.js';
+
+/** What filesystem.stat answers, and each item filesystem.listdir lists, as their contracts type them. */
+export type StatData = z.input<ReturnType<typeof filesystemStatData>>;
+export type DirEntry = z.input<ReturnType<typeof filesystemDirEntry>>;
 
 function fileType(st: Stats): 'DIRECTORY' | 'FILE' | 'SYMLINK' | 'OTHER' {
   if (st.isSymbolicLink()) return 'SYMLINK';
@@ -74,7 +79,7 @@ function timesAndIds(st: Stats) {
 }
 
 /** filesystem.stat (MW/plugins/filesystem.py:404-507). */
-export function statEntry(appliance: Appliance, path: string): Record<string, unknown> {
+export function statEntry(appliance: Appliance, path: string): StatData {
   if (path === 'EXTERNAL' || path.startsWith('EXTERNAL:')) throw rpcErrors.call(ERRNO.EXDEV, `${path} is external to TrueNAS`);
   if (!path.startsWith('/')) throw rpcErrors.call(ERRNO.EINVAL, `${path}: path must be absolute`);
   const place = placeOf(appliance, path);
@@ -94,10 +99,10 @@ export function statEntry(appliance: Appliance, path: string): Record<string, un
   };
 }
 
-const dirEntryExtras = { acl: false, xattrs: [] as string[], zfs_attrs: [] as string[] };
+const dirEntryExtras: Pick<DirEntry, 'acl' | 'xattrs' | 'zfs_attrs'> = { acl: false, xattrs: [], zfs_attrs: [] };
 
 /** filesystem.listdir (MW/plugins/filesystem.py:322-402); `/mnt` lists the pools' mountpoints. */
-export function listdirEntries(appliance: Appliance, path: string): Record<string, unknown>[] {
+export function listdirEntries(appliance: Appliance, path: string): DirEntry[] {
   // pathlib.Path(path) is what the messages show: slashes collapsed, a trailing one dropped.
   const shown = path.startsWith('/') ? `/${path.split('/').filter((s) => s !== '' && s !== '.').join('/')}` : path;
   const place: Place = path.startsWith('/') ? placeOf(appliance, path) : { kind: 'missing' };

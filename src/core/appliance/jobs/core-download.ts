@@ -1,3 +1,4 @@
+import { filesystemContract } from '../../contract/filesystem.js';
 import { ERRNO, rpcErrors } from '../../errors.js';
 import type { Appliance } from '../appliance.js';
 import { generateToken } from '../session/login.js';
@@ -7,9 +8,15 @@ import type { CallContext } from '../method.js';
 import { validateParams } from '../params.js';
 import type { Session } from '../session/session.js';
 
-/** Methods that write an output pipe (`@job(pipes=["output"])`), with what their job does. */
-const OUTPUT_METHODS: Record<string, (appliance: Appliance, args: unknown[], pipe: OutputPipe) => Promise<unknown>> = {
-  'filesystem.get': (appliance, [path], pipe) => getIntoPipe(appliance, path as string, pipe),
+/**
+ * Methods that write an output pipe (`@job(pipes=["output"])`): each validates its params against
+ * its contract and answers what its job does with the pipe.
+ */
+const OUTPUT_METHODS: Record<string, (appliance: Appliance, params: readonly unknown[]) => (pipe: OutputPipe) => Promise<unknown>> = {
+  'filesystem.get': (appliance, params) => {
+    const [path] = validateParams(filesystemContract['filesystem.get'].params, params);
+    return (pipe) => getIntoPipe(appliance, path, pipe);
+  },
 };
 
 /** `authorize('CALL', method)` of the session's allowlist: a method's roles, or FULL_ADMIN's wildcard. */
@@ -40,11 +47,11 @@ export function startDownload(ctx: CallContext, method: string, args: unknown[],
   const work = OUTPUT_METHODS[method];
   // Only a job with an output pipe can be downloaded; no other method of the emulator has one.
   if (!work) throw rpcErrors.call(ERRNO.EINVAL, `${method} writes no output to download; only ${Object.keys(OUTPUT_METHODS).join(', ')} can be`);
-  const values = validateParams(def.params, args);
+  const writeInto = work(appliance, args);
   const pipe = new OutputPipe(buffered);
   const job = appliance.jobs.start(session, method, [...args], ctx.messageId, async () => {
     try {
-      return await work(appliance, values, pipe);
+      return await writeInto(pipe);
     } finally {
       pipe.writerClosed();
     }

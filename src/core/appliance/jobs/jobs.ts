@@ -29,13 +29,13 @@ export interface JobEntry {
   credentials: { type: string; data: JobCredentialsData } | null;
 }
 
-/** The credential's `dump()` (MW/auth.py:129-160), in its key order. */
-interface JobCredentialsData {
+/** The credential's `dump()` (MW/auth.py:129-160), in its key order; a type, so it is a record as the contract types it. */
+type JobCredentialsData = {
   username: string;
   login_id: string | null;
   login_at: EjsonDate;
   api_key?: { id: number; name: string };
-}
+};
 
 /** What a running job may do: report progress. */
 export interface JobHandle {

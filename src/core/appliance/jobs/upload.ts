@@ -84,7 +84,7 @@ function startPut(appliance: Appliance, session: Session, call: UploadCall, sour
     let path: string;
     let options: { append: boolean; mode: number | null };
     try {
-      [path, options] = validateParams(filesystemContract['filesystem.put'].params, call.params) as [string, { append: boolean; mode: number | null }];
+      [path, options] = validateParams(filesystemContract['filesystem.put'].params, call.params);
     } catch (err) {
       source.resume();
       throw err;

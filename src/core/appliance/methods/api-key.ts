@@ -5,7 +5,7 @@ import { deleteApiKey, findApiKey, insertApiKey, listApiKeys, updateApiKey, type
 import { generateKeySecret, hashSecret } from '../../store/secrets.js';
 import { AccountsSnapshot } from '../accounts/accounts.js';
 import { implement, type CallContext } from '../method.js';
-import { query } from '../query/index.js';
+import { asInstance, query } from '../query/index.js';
 
 type ApiKeyEntry = z.output<ReturnType<typeof apiKeyEntry>>;
 
@@ -78,7 +78,7 @@ export const apiKeyMethods = [
   implement(apiKeyContract['api_key.get_instance'], (ctx, id, options) => {
     const found = allEntries(ctx).filter((e) => e.id === id);
     if (found.length === 0) throw rpcErrors.instanceNotFound('ApiKey', id);
-    return query(found, [], { ...options, get: true });
+    return asInstance(query(found, [], { ...options, get: true }));
   }),
   implement(apiKeyContract['api_key.my_keys'], (ctx) => {
     const caller = ctx.session.credentials!.username;

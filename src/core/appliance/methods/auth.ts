@@ -109,7 +109,7 @@ export const authMethods = [
   implement(authContract['auth.me'], (ctx) => describeSession(ctx)),
   implement(authContract['auth.logout'], (ctx) => {
     ctx.session.logout();
-    return true;
+    return true as const;
   }),
   implement(authContract['auth.twofactor.config'], ({ appliance }) => twoFactorEntry(readGlobalTwoFactor(appliance))),
   implement(authContract['auth.twofactor.update'], ({ appliance }, data) => {

@@ -22,7 +22,7 @@ function maySubscribe(session: Session, event: string): boolean {
 }
 
 export const coreMethods = [
-  implement(coreContract['core.ping'], () => 'pong'),
+  implement(coreContract['core.ping'], () => 'pong' as const),
   implement(coreContract['core.set_options'], ({ session }, options) => {
     session.options = { ...session.options, ...options };
     const { legacy_jobs, private_methods, py_exceptions } = session.options;

@@ -4,9 +4,9 @@ import { insertGroup, setGroupMembers, updateGroup, type GroupRecord } from '../
 import type { Db } from '../../store/store.js';
 import { BASE_SYNTHETIC_DATASTORE_ID, validateSudoCommands } from '../accounts/checks.js';
 import { deleteGroupChecked, nextFreeId, refuseDirectoryGroup } from '../accounts/groups.js';
-import { ALLOWED_BUILTIN_GIDS, AccountsSnapshot } from '../accounts/accounts.js';
+import { ALLOWED_BUILTIN_GIDS, AccountsSnapshot, type GroupEntry } from '../accounts/accounts.js';
 import { implement, type CallContext } from '../method.js';
-import { query } from '../query/index.js';
+import { asInstance, query } from '../query/index.js';
 
 /** `SMBBuiltin` names (MW/plugins/smb_/constants.py): a mapped group may not take them. */
 const SMB_BUILTIN_NAMES = ['ADMINISTRATORS', 'GUESTS', 'USERS'];
@@ -79,7 +79,7 @@ function validateUpdate(accounts: AccountsSnapshot, group: GroupRecord, data: Gr
   return errors;
 }
 
-function groupEntries(ctx: CallContext): Record<string, unknown>[] {
+function groupEntries(ctx: CallContext): GroupEntry[] {
   const accounts = ctx.appliance.accounts();
   return accounts.groups.map((g) => accounts.groupEntry(g));
 }
@@ -107,7 +107,7 @@ export const groupMethods = [
   implement(groupContract['group.get_instance'], (ctx, id, options) => {
     const found = query(groupEntries(ctx), [['id', '=', id]], options);
     if (!Array.isArray(found) || found.length === 0) throw rpcErrors.instanceNotFound('Group', id);
-    return found[0];
+    return asInstance(found[0]!);
   }),
   implement(groupContract['group.create'], ({ appliance: { store } }, data) => store.write(() => createGroup(store.db, data))),
   implement(groupContract['group.update'], ({ appliance: { store } }, id, data) => {

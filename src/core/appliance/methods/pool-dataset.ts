@@ -1,5 +1,5 @@
 import { mkdirSync, lstatSync, statfsSync } from 'node:fs';
-import { poolDatasetContract, type PoolDatasetCreate, type PoolDatasetUpdate } from '../../contract/pool-dataset.js';
+import { poolDatasetContract, type PoolDatasetCreate, type PoolDatasetEntry, type PoolDatasetUpdate } from '../../contract/pool-dataset.js';
 import { ERRNO, rpcErrors, type ValidationTriple } from '../../errors.js';
 import { deleteDatasets, insertDataset, listDatasetLineage, listDatasets, updateDataset, type DatasetRecord } from '../../store/datasets.js';
 import { listPools } from '../../store/files.js';
@@ -135,7 +135,7 @@ class EntryBuilder {
   private readonly children: Map<string, DatasetRecord[]>;
   private readonly used = new Map<string, number>();
   /** Built entries: a parent's `children` holds the same objects, so all entries cost O(datasets), not O(datasets × depth). */
-  private readonly built = new Map<string, Record<string, unknown>>();
+  private readonly built = new Map<string, PoolDatasetEntry>();
 
   constructor(
     private readonly appliance: Appliance,
@@ -188,7 +188,7 @@ class EntryBuilder {
     return available;
   }
 
-  entry(id: string): Record<string, unknown> {
+  entry(id: string): PoolDatasetEntry {
     const done = this.built.get(id);
     if (done) return done;
     const d = this.byId.get(id);
@@ -231,7 +231,7 @@ class EntryBuilder {
     return entry;
   }
 
-  entries(): Record<string, unknown>[] {
+  entries(): PoolDatasetEntry[] {
     return this.all.map((d) => this.entry(d.id));
   }
 }
@@ -596,6 +596,6 @@ export const poolDatasetMethods = [
     }
     // The copies are the state's own: nothing races them, and a leftover is swept at the next start.
     for (const s of plan.snapshots) await removeTree(snapshotCopyDir(appliance, s.copy), snapshotsDir(store.stateDir));
-    return true;
+    return true as const;
   }),
 ];

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { isValidDatasetName } from '../../contract/pool-dataset.js';
-import { poolSnapshotContract, type PoolSnapshotCreate, type PoolSnapshotRollbackOptions } from '../../contract/pool-snapshot.js';
+import { poolSnapshotContract, type PoolSnapshotCreate, type PoolSnapshotEntry, type PoolSnapshotRollbackOptions } from '../../contract/pool-snapshot.js';
 import { ERRNO, rpcErrors, type ValidationTriple } from '../../errors.js';
 import type { DatasetRecord } from '../../store/datasets.js';
 import { datasetOwners, deleteSnapshots, insertSnapshot, listSnapshots, restoreOwners, type SnapshotRecord } from '../../store/snapshots.js';
@@ -53,15 +53,18 @@ function zfsNiceBytes(n: number): string {
   return `${n}B`;
 }
 
-const native = (value: string, parsed: unknown = value) => ({ value, rawvalue: value, source: 'NONE' as const, parsed });
-const bytes = (n: number) => ({ value: zfsNiceBytes(n), rawvalue: String(n), source: 'NONE' as const, parsed: n });
+type SnapshotProperty = PoolSnapshotEntry['properties'][string];
+
+const native = (value: string, parsed: unknown = value): SnapshotProperty => ({ value, rawvalue: value, source: 'NONE', parsed });
+const bytes = (n: number): SnapshotProperty => ({ value: zfsNiceBytes(n), rawvalue: String(n), source: 'NONE', parsed: n });
 
 /** An entry as `zfs.snapshots_serialized` builds it (py-libzfs `__snapshot_details`): user properties first. */
-function entryOf(s: SnapshotRecord): Record<string, unknown> {
+function entryOf(s: SnapshotRecord): PoolSnapshotEntry {
   const seconds = Math.floor(s.created_at / 1000);
-  const properties: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(s.user_properties)) properties[key] = { value, rawvalue: value, source: 'LOCAL', parsed: value };
-  Object.assign(properties, {
+  const user: Record<string, SnapshotProperty> = {};
+  for (const [key, value] of Object.entries(s.user_properties)) user[key] = { value, rawvalue: value, source: 'LOCAL', parsed: value };
+  const properties: Record<string, SnapshotProperty> = {
+    ...user,
     type: native('snapshot'),
     creation: { value: creationShown(s.created_at), rawvalue: String(seconds), source: 'NONE', parsed: { $date: seconds * 1000 } },
     used: bytes(0),
@@ -74,7 +77,7 @@ function entryOf(s: SnapshotRecord): Record<string, unknown> {
     clones: native(''),
     refcompressratio: native('1.00x'),
     logicalreferenced: bytes(s.referenced),
-  });
+  };
   const [dataset, name] = splitId(s.id);
   return { properties, pool: s.pool, name: s.id, type: 'SNAPSHOT', snapshot_name: name, dataset, id: s.id, createtxg: String(s.txg) };
 }
@@ -138,7 +141,7 @@ function validateCreate(data: PoolSnapshotCreate, name: string): void {
   if (errors.length > 0) throw rpcErrors.validation(errors);
 }
 
-async function create(appliance: Appliance, data: PoolSnapshotCreate): Promise<Record<string, unknown>> {
+async function create(appliance: Appliance, data: PoolSnapshotCreate): Promise<PoolSnapshotEntry> {
   const name = 'name' in data ? data.name : strftime(data.naming_schema, new Date());
   validateCreate(data, name);
   const full = `${data.dataset}@${name}`;
@@ -262,7 +265,7 @@ async function rollback(appliance: Appliance, id: string, options: PoolSnapshotR
   });
 }
 
-function snapshotEntries(appliance: Appliance, withHolds: boolean): Record<string, unknown>[] {
+function snapshotEntries(appliance: Appliance, withHolds: boolean): PoolSnapshotEntry[] {
   const all = ordered(appliance.store.read(() => listSnapshots(appliance.store.db)));
   // No holds are ever placed on the emulator's snapshots: `extra.holds` shows an empty tag set.
   return all.map((s) => (withHolds ? { ...entryOf(s), holds: {} } : entryOf(s)));

@@ -2,7 +2,7 @@ import { ERRNO, rpcErrors, type ValidationTriple } from '../../errors.js';
 import { analyzeRoleList, type RoleCatalogue, type RoleFinding } from '../../roles/index.js';
 import { deletePrivilege, findPrivilege, insertPrivilege, updatePrivilege, type PrivilegeRecord } from '../../store/privileges.js';
 import { GID } from '../../store/seed.js';
-import { AccountsSnapshot } from '../accounts/accounts.js';
+import { AccountsSnapshot, type PrivilegeEntry } from '../accounts/accounts.js';
 import type { Appliance } from '../appliance.js';
 import { privilegeContract } from '../../contract/privilege.js';
 import { implement } from '../method.js';
@@ -83,7 +83,7 @@ function validatePrivilege(
   return errors;
 }
 
-function entryOf(appliance: Appliance, id: number): Record<string, unknown> {
+function entryOf(appliance: Appliance, id: number): PrivilegeEntry {
   const accounts = appliance.accounts();
   const p = accounts.privileges.find((x) => x.id === id);
   if (!p) throw rpcErrors.instanceNotFound('Privilege', id);

@@ -12,7 +12,7 @@ export const systemMethods = [
   // How this emulator was started, so a client can judge what locks users out by what this target
   // does rather than by what a real 25.10.1 would do.
   implement(systemContract['stor.emulation'], ({ appliance }) => ({
-    emulator: 'stor',
+    emulator: 'stor' as const,
     release: EMULATED_RELEASE,
     settings: { ...appliance.settings },
     emulate: emulationOf(appliance.settings),

@@ -21,11 +21,11 @@ import {
   validateHomeMode,
   validateSudoCommands,
 } from '../accounts/checks.js';
-import { AccountsSnapshot } from '../accounts/accounts.js';
+import { AccountsSnapshot, type UserEntry } from '../accounts/accounts.js';
 import type { Appliance } from '../appliance.js';
 import { deleteGroupChecked, nextFreeId } from '../accounts/groups.js';
 import { implement, type CallContext } from '../method.js';
-import { query } from '../query/index.js';
+import { asInstance, query } from '../query/index.js';
 
 /** `CONTAINER_ROOT_UID` (MW/plugins/account_/constants.py). */
 const CONTAINER_ROOT_UID = 2_147_000_001;
@@ -34,7 +34,7 @@ const CONTAINER_ROOT_UID = 2_147_000_001;
  * The synthetic account user.query always appends: `idmap.synthetic_user(SYNTHETIC_CONTAINER_ROOT)`
  * then `builtin, local, locked` true and `smb` false (MW/plugins/account.py:444-448, MW/plugins/idmap.py:426-463).
  */
-const CONTAINER_ROOT_ENTRY = {
+const CONTAINER_ROOT_ENTRY: UserEntry = {
   id: BASE_SYNTHETIC_DATASTORE_ID + CONTAINER_ROOT_UID,
   uid: CONTAINER_ROOT_UID,
   username: 'truenas_container_unpriv_root',
@@ -65,7 +65,7 @@ const CONTAINER_ROOT_ENTRY = {
   password_change_required: false,
   roles: [],
   api_keys: [],
-} as const;
+};
 
 /** Whether results show `Secret` fields to this caller: FULL_ADMIN or ACCOUNT_WRITE (MW/main.py:834-845). */
 export function exposesAccountSecrets(ctx: CallContext): boolean {
@@ -73,13 +73,13 @@ export function exposesAccountSecrets(ctx: CallContext): boolean {
 }
 
 /** Every entry user.query knows, local users first, then the synthetic one. */
-function userEntries(ctx: CallContext): Record<string, unknown>[] {
+function userEntries(ctx: CallContext): UserEntry[] {
   const accounts = ctx.appliance.accounts();
   const expose = exposesAccountSecrets(ctx);
   return [...accounts.users.map((u) => accounts.userEntry(u, expose)), { ...CONTAINER_ROOT_ENTRY }];
 }
 
-function entryOf(ctx: CallContext, id: number): Record<string, unknown> {
+function entryOf(ctx: CallContext, id: number): UserEntry {
   const accounts = ctx.appliance.accounts();
   const user = accounts.users.find((u) => u.id === id);
   if (!user) throw rpcErrors.instanceNotFound('User', id);
@@ -311,7 +311,7 @@ export const userMethods = [
   implement(userContract['user.get_instance'], (ctx, id, options) => {
     const found = query(userEntries(ctx), [['id', '=', id]], options);
     if (!Array.isArray(found) || found.length === 0) throw rpcErrors.instanceNotFound('User', id);
-    return found[0];
+    return asInstance(found[0]!);
   }),
   implement(userContract['user.create'], async (ctx, data) => {
     const password = data.random_password && !data.password ? generateKeySecret(20) : data.password;
