@@ -5,6 +5,7 @@ import { pipeline, Transform, type Readable } from 'node:stream';
 import { pipeline as pipelineAsync } from 'node:stream/promises';
 import { Appliance } from '../appliance/appliance.js';
 import type { Session } from '../appliance/session/session.js';
+import { call as contractCall } from '../contract/client.js';
 import { StorError } from '../errors.js';
 import { E } from '../error-catalogue.js';
 import { asRpcError, Dispatcher } from '../rpc/dispatcher.js';
@@ -189,7 +190,7 @@ export class EmbeddedTransport implements Transport {
    */
   async download(req: DownloadRequest): Promise<{ jobId: number; bytes: number }> {
     try {
-      const [jobId, url] = await this.call<[number, string]>('core.download', downloadParams(req.path));
+      const [jobId, url] = await contractCall(this, 'core.download', downloadParams(req.path));
       const token = new URL(url, 'http://embedded').searchParams.get('auth_token');
       if (token !== null) this.appliance.tokens.find(token, this.session.origin)?.destroy();
       const pipe = this.appliance.downloads.claim(jobId)!;

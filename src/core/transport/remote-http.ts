@@ -1,5 +1,5 @@
 import { Agent, request } from 'undici';
-import { notAnApplianceAnswer } from '../contract/client.js';
+import { call as contractCall, notAnApplianceAnswer } from '../contract/client.js';
 import { jsonNestedDeeperThan, MAX_ANSWER_DEPTH } from '../rpc/json-depth.js';
 import { ERRNO, RpcError } from '../errors.js';
 import { assertSecretMayTravel } from './endpoint.js';
@@ -104,7 +104,7 @@ export class HttpRpcTransport implements Transport {
   /** core.download, the GET of its URL, then the job polled for its outcome. */
   async download(req: DownloadRequest): Promise<{ jobId: number; bytes: number }> {
     try {
-      const [jobId, url] = await this.call<[number, string]>('core.download', downloadParams(req.path));
+      const [jobId, url] = await contractCall(this, 'core.download', downloadParams(req.path));
       const bytes = await getDownload(this.options.endpoint, this.agent, url, jobId, req.sink, this.options.timeoutSeconds, req.onProgress, downloadLimit(req));
       await awaitJob(this, jobId, this.options.timeoutSeconds);
       return { jobId, bytes };
