@@ -36,7 +36,7 @@ if (runs('startup')) {
   );
   record('start-up', '`stor --version`', version, 'ms', '`node -e 0`', bare, version / bare, '≤ 1.5×', version / bare <= 1.5);
   record('start-up', '`stor whoami` (embedded)', whoami, 'ms', '`node -e 0`', bare, whoami / bare, '≤ 2.0×', whoami / bare <= 2.0);
-  // The state's own key file is admitted without a second scrypt (src/core/appliance/admin-key-file.ts);
+  // The state's own key file is admitted without a second scrypt (src/core/appliance/session/admin-key-file.ts);
   // a key given any other way (STOR_API_KEY, a profile) still pays it, as the first command on a
   // state seeded by an older stor does once.
   const { hashSecret, verifySecret } = await import(join(ROOT, 'dist/core/store/secrets.js'));

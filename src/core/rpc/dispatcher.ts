@@ -51,8 +51,9 @@ function conforming(def: MethodDefinition, result: unknown): unknown {
 }
 
 /**
- * JSON-RPC 2.0 over the method table: envelope checks, method lookup, authentication and
- * authorization from the table's access rules, parameter validation, then the handler.
+ * JSON-RPC 2.0 over the handler table (appliance/methods/index.ts, imported here only): envelope
+ * checks, method lookup, authentication and authorization from the contract's access rules,
+ * parameter validation, then the handler.
  */
 export class Dispatcher {
   constructor(readonly appliance: Appliance) {}

@@ -3,7 +3,7 @@ import type { Appliance } from '../appliance.js';
 
 /*
  * Datasets whose delete is under way. A delete marks its datasets first, removes their files, and
- * only then their rows (pool-dataset.ts): while the mark stands, nothing new may be written or made
+ * only then their rows (methods/pool-dataset.ts): while the mark stands, nothing new may be written or made
  * inside them, so the removal cannot be outrun by an upload and the rows never go while files are
  * left. On a failed removal the mark goes and the rows stay: the dataset is still there, listed,
  * and can be deleted again.

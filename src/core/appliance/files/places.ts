@@ -4,6 +4,9 @@ import type { FileOwner } from '../../store/files.js';
 import type { Appliance } from '../appliance.js';
 import { appliancePathOf, resolveSandboxPath, type SandboxPath } from './sandbox.js';
 
+// Where a path lies in the emulated tree, and where that is on this machine: every file method starts here.
+
+/** The owner of what no account owns: root, as the middleware (running as root) makes it. */
 export const ROOT: FileOwner = { uid: 0, gid: 0 };
 
 /** The appliance's view of a path: checked, mapped, and with the pools known. */

@@ -7,6 +7,8 @@ import { ownerKey, type FileOwner } from '../../store/files.js';
 import type { Appliance } from '../appliance.js';
 import { ROOT, mountpoints, placeOf, realpathOf, sandboxPath, type Place } from './places.js';
 
+// filesystem.stat and filesystem.listdir's entries (MW/plugins/filesystem.py:322-507).
+
 /** What filesystem.stat answers, and each item filesystem.listdir lists, as their contracts type them. */
 export type StatData = z.input<ReturnType<typeof filesystemStatData>>;
 export type DirEntry = z.input<ReturnType<typeof filesystemDirEntry>>;

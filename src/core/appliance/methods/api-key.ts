@@ -7,6 +7,8 @@ import { AccountsSnapshot } from '../accounts/accounts.js';
 import { implement, type CallContext } from '../method.js';
 import { asInstance, query } from '../query/index.js';
 
+// The handlers of contract/api-key.ts, as `MW/plugins/api_key.py` answers them.
+
 type ApiKeyEntry = z.output<ReturnType<typeof apiKeyEntry>>;
 
 /** PAM_TDB_MAX_KEYS (MW/utils/user_api_key.py). */

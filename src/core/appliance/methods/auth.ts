@@ -13,6 +13,9 @@ import {
   type KeyCheckOutcome,
 } from '../session/login.js';
 
+// The handlers of contract/auth.ts: logins and tokens as `MW/plugins/auth.py` answers them (the
+// mechanisms themselves are session/login.ts), and auth.twofactor.* (`MW/plugins/auth_/2fa.py`).
+
 /** `auth.login_ex` (MW/plugins/auth.py:681): the mechanism check, then the mechanism, then the answer. */
 async function loginEx(ctx: CallContext, data: LoginData): Promise<LoginExAnswer> {
   const { appliance, session } = ctx;

@@ -8,6 +8,8 @@ import { methodMetadata } from '../method-metadata.js';
 import { query } from '../query/index.js';
 import type { Session } from '../session/session.js';
 
+// The handlers of contract/core.ts, as `MW/service/core_service.py` answers them.
+
 /** Events anyone logged in may subscribe to (`no_authz_required`, MW/job.py:99-102). */
 const NO_AUTHZ_EVENTS = new Set(['core.get_jobs']);
 

@@ -8,6 +8,8 @@ import { ALLOWED_BUILTIN_GIDS, AccountsSnapshot, type GroupEntry } from '../acco
 import { implement, type CallContext } from '../method.js';
 import { asInstance, query } from '../query/index.js';
 
+// The handlers of contract/group.ts, as `MW/plugins/account.py` (GroupService) answers them.
+
 /** `SMBBuiltin` names (MW/plugins/smb_/constants.py): a mapped group may not take them. */
 const SMB_BUILTIN_NAMES = ['ADMINISTRATORS', 'GUESTS', 'USERS'];
 

@@ -11,8 +11,10 @@ import { systemMethods } from './system.js';
 import { userMethods } from './user.js';
 
 /**
- * THE method table: every method the emulated appliance answers, with its params schema, who may
- * call it and its handler. Dispatch, authorization, validation and `stor call --help` all read it.
+ * The handler table: every method the emulated appliance answers, its contract and its handler,
+ * one list per contract file. Only the dispatcher (rpc/dispatcher.ts) imports it; whatever else
+ * needs a method's name, params or roles (core.get_methods, the allowlist a login composes,
+ * core.download, /_upload/) reads the contract (`Appliance.contract`).
  */
 export const METHODS: ReadonlyMap<string, MethodDefinition> = new Map(
   [...coreMethods, ...authMethods, ...privilegeMethods, ...userMethods, ...groupMethods, ...apiKeyMethods, ...filesystemMethods, ...poolDatasetMethods, ...poolSnapshotMethods, ...systemMethods].map((m) => [

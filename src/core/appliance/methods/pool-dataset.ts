@@ -25,6 +25,8 @@ import { query } from '../query/index.js';
 import { snapshotsDir } from '../jobs/stray-snapshot-copies.js';
 import { bytesBelow, removeTree } from '../files/tree-walk.js';
 
+// The handlers of contract/pool-dataset.ts.
+
 /*
  * What is emulated of 25.10.1's pool.dataset (MW/plugins/pool_/dataset.py) is what a client can
  * observe through the API: the entries with their properties, inheritance, the validation and its
@@ -518,7 +520,7 @@ export const poolDatasetMethods = [
     const needed = ownBytesNeededFor(appliance, data.name);
     const own = await measureOwnBytes(appliance, needed);
     const created = store.write(() => {
-      // Nothing new inside a dataset whose files are being removed (dataset-deletion.ts).
+      // Nothing new inside a dataset whose files are being removed (datasets/deletion.ts).
       assertNotBeingDeleted(appliance, `/mnt/${data.name}`, 'Failed to create dataset');
       // Inside the transaction, as another process may have written since: only the name's lineage.
       const lineage = listDatasetLineage(store.db, data.name);

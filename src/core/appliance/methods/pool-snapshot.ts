@@ -16,6 +16,8 @@ import { snapshotCopyDir } from '../datasets/snapshot-copies.js';
 import { copyTree, restoreTree } from '../files/tree-copy.js';
 import { removeTree } from '../files/tree-walk.js';
 
+// The handlers of contract/pool-snapshot.ts.
+
 /*
  * 25.10.1's pool.snapshot (MW/plugins/pool_/snapshot.py over MW/plugins/zfs_/snapshot.py and
  * snapshot_actions.py) on the emulator's files: a snapshot is a row and a copy of the dataset's

@@ -8,6 +8,8 @@ import { privilegeContract } from '../../contract/privilege.js';
 import { implement } from '../method.js';
 import { query } from '../query/index.js';
 
+// The handlers of contract/privilege.ts, as `MW/plugins/account_/privilege.py` answers them.
+
 /** Why a role list would lock its users out, phrased for a save-time refusal (`reject-overlap`). */
 function overlapMessage(f: RoleFinding): string | null {
   switch (f.kind) {

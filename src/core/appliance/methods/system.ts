@@ -3,6 +3,8 @@ import { LOCKOUT_RULE } from '../session/compose.js';
 import { implement } from '../method.js';
 import { emulationOf } from '../settings.js';
 
+// The handlers of contract/system.ts: the release this emulator answers as, and `stor.emulation`.
+
 /** The release this appliance emulates. */
 export const EMULATED_RELEASE = '25.10.1';
 

@@ -27,6 +27,9 @@ import { deleteGroupChecked, nextFreeId } from '../accounts/groups.js';
 import { implement, type CallContext } from '../method.js';
 import { asInstance, query } from '../query/index.js';
 
+// The handlers of contract/user.ts, as `MW/plugins/account.py` (UserService) and, for the
+// two-factor secret, `MW/plugins/account_/2fa.py` answer them.
+
 /** `CONTAINER_ROOT_UID` (MW/plugins/account_/constants.py). */
 const CONTAINER_ROOT_UID = 2_147_000_001;
 

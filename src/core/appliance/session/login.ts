@@ -11,6 +11,13 @@ import type { CallContext } from '../method.js';
 import { liveToken, prepareLogin } from './session-check.js';
 import type { Session, SessionCredentials } from './session.js';
 
+/*
+ * The login mechanisms (MW/plugins/auth.py): an API key, a password and its one-time code, a token;
+ * each checks the credential, then lets prepareLogin (session-check.ts) decide what the session
+ * holds. auth.login_ex and the older login methods (methods/auth.ts) choose among them; the HTTP
+ * endpoints and the embedded target's own key file call them directly.
+ */
+
 export type LoginOutcome = 'SUCCESS' | 'AUTH_ERR' | 'EXPIRED';
 
 /** A key check refused before hashing: this key id (or unknown ids) failed too often from this address. */

@@ -8,6 +8,12 @@ import { composePrivileges } from './compose.js';
 import type { ComposedPrivilege, Origin, Session, SessionCredentials } from './session.js';
 import type { AuthToken, TokenParent } from './tokens.js';
 
+/*
+ * Whether a credential lets its user in: at login (prepareLogin), before every later call on the
+ * session (revalidateSession, as 25.10.1 re-checks each message), and at each use of a token
+ * (liveToken).
+ */
+
 /** The session a user would get: null when the user may not log in (locked, or bound to no privilege). */
 export function prepareLogin(
   appliance: Appliance,
