@@ -5,8 +5,8 @@ import type { AccountsSnapshot } from '../accounts/accounts.js';
 import { readGlobalTwoFactor } from '../accounts/two-factor.js';
 import type { Appliance } from '../appliance.js';
 import { composePrivileges } from './compose.js';
-import type { ComposedPrivilege, Origin, Session, SessionCredentials } from './session.js';
-import type { AuthToken, TokenParent } from './tokens.js';
+import type { ComposedPrivilege, Origin, Session, SessionCredentials, TokenParent } from './session.js';
+import type { AuthToken } from './tokens.js';
 
 /*
  * Whether a credential lets its user in: at login (prepareLogin), before every later call on the

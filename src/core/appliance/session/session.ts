@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { AccountsSnapshot } from '../accounts/accounts.js';
-import type { AuthToken } from './tokens.js';
 
 /** AAL1: a login is good for 30 days, then the client must log in again (MW/utils/auth.py; facts §1.8). */
 export const MAX_SESSION_AGE_MS = 30 * 24 * 60 * 60 * 1000;
@@ -27,6 +26,22 @@ export interface ComposedPrivilege {
   webui_access: boolean;
 }
 
+/** The session a token stands for: the one that generated it, or that one's own parent. */
+export interface TokenParent {
+  credentials: SessionCredentials;
+  privilege: ComposedPrivilege;
+  accountAttributes: string[];
+}
+
+/** What a session logged in with a token holds of it (the token table's AuthToken, tokens.ts). */
+export interface SessionToken {
+  readonly parent: TokenParent;
+  /** Not expired: used within its ttl. */
+  readonly valid: boolean;
+  notifyUsed(): void;
+  destroy(): void;
+}
+
 export interface SessionCredentials {
   type: 'API_KEY' | 'LOGIN_PASSWORD' | 'LOGIN_TWOFACTOR' | 'TOKEN';
   userId: number;
@@ -34,7 +49,7 @@ export interface SessionCredentials {
   /** The key as it was at login: a reset changes the hash, an update the expiry. Never sent to a client. */
   apiKey?: { id: number; name: string; keyHash: string; expiresAt: number | null };
   /** The token a TOKEN session logged in with; the user and privilege are its parent's. */
-  token?: AuthToken;
+  token?: SessionToken;
   loginAt: number;
 }
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { ERRNO, rpcErrors } from '../../errors.js';
-import type { ComposedPrivilege, Origin, SessionCredentials } from './session.js';
+import type { Origin, SessionToken, TokenParent } from './session.js';
 
 /*
  * Bounds on what tokens may hold in memory. 25.10.1 has none: its TokenManager keeps every token
@@ -18,19 +18,12 @@ export const MAX_TOKENS_PER_SESSION = 100;
 /** Live tokens standing for one user across all their sessions: bounds a user who opens many connections. */
 export const MAX_TOKENS_PER_USER = 1000;
 
-/** The session a token stands for: the one that generated it, or that one's own parent. */
-export interface TokenParent {
-  credentials: SessionCredentials;
-  privilege: ComposedPrivilege;
-  accountAttributes: string[];
-}
-
 /**
  * An `auth.generate_token` token (MW/plugins/auth.py:51-117). It lives in memory only, as on the
  * appliance: a restart forgets every token. `ttl` is an inactivity window, not a lifetime: each
  * use of a session logged in with the token starts it again (`notify_used`).
  */
-export class AuthToken {
+export class AuthToken implements SessionToken {
   private lastUsedAt = performance.now();
 
   constructor(
