@@ -7,16 +7,17 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { benchDatasets } from './datasets.mjs';
 import { benchFleet } from './fleet.mjs';
+import { benchGuards } from './guards.mjs';
 import { ROOT, NODE, STOR, LoginServers, cleanup, machine, measurePeak, median, startServe, tempDir, timeMedian, timeMediansInterleaved, timeOnce, waitJob } from './lib.mjs';
 
 const GIB = 1024 ** 3;
 const UPLOAD_BYTES = Number(process.env.STOR_BENCH_UPLOAD_BYTES ?? GIB);
 const rows = [];
 const notes = [];
-// STOR_BENCH_ONLY=<section> (startup, remote, upload, trees, throughput, roles, fleet, datasets) runs one section and
+// STOR_BENCH_ONLY=<section> (startup, remote, upload, trees, throughput, roles, fleet, datasets, guards) runs one section and
 // replaces only its rows and notes in RESULTS.md.
 const ONLY = process.env.STOR_BENCH_ONLY;
-const SECTIONS = { startup: 'start-up', remote: 'remote round trip', upload: 'upload', trees: 'whole trees', throughput: 'JSON-RPC throughput', roles: 'role expansion', fleet: 'fleet', datasets: 'datasets' };
+const SECTIONS = { startup: 'start-up', remote: 'remote round trip', upload: 'upload', trees: 'whole trees', throughput: 'JSON-RPC throughput', roles: 'role expansion', fleet: 'fleet', datasets: 'datasets', guards: 'guards' };
 if (ONLY !== undefined && !(ONLY in SECTIONS)) throw new Error(`STOR_BENCH_ONLY: one of ${Object.keys(SECTIONS).join(', ')}`);
 const runs = (section) => ONLY === undefined || ONLY === section;
 
@@ -303,6 +304,7 @@ if (runs('roles')) {
 // --- fleet ---------------------------------------------------------------------------------------
 if (runs('fleet')) await benchFleet({ record, notes, rows });
 if (runs('datasets')) await benchDatasets({ record });
+if (runs('guards')) await benchGuards({ record, notes, rows });
 
 // --- RESULTS.md ---------------------------------------------------------------------------------
 const date = new Date().toISOString().replace('T', ' ').slice(0, 16) + ' UTC';

@@ -115,7 +115,9 @@ export async function startAgent(env: Env, pool: SessionPool = new SessionPool()
         send(conn, { t: 'error', message: 'not a request of this agent' });
         return false;
       }
-      void serve(conn, request);
+      // Once readLines has paused the connection and given back what followed the line: a `run`
+      // reads the rest itself (run-request.ts resumes it), and must not be paused under its feet.
+      queueMicrotask(() => void serve(conn, request));
       return false;
     });
   }

@@ -145,10 +145,10 @@ export class SignalHandlers {
 }
 
 /** The directories stor reads from the environment (src/core/config/paths.ts), which may be given relative to the working directory. */
-const DIRECTORY_VARIABLES = ['STOR_HOME', 'STOR_CONFIG_DIR'] as const;
+const DIRECTORY_VARIABLES = ['STOR_HOME', 'STOR_CONFIG_DIR', 'TMPDIR', 'TMP', 'TEMP'] as const;
 
 /**
- * The command's environment with a relative STOR_HOME or STOR_CONFIG_DIR made absolute against
+ * The command's environment with a relative STOR_HOME, STOR_CONFIG_DIR or temporary directory made absolute against
  * the command's own working directory: paths.ts resolves them against the process's, which in the
  * agent is `/` (a relative STOR_HOME would otherwise open, or create, another appliance there).
  */
@@ -158,15 +158,18 @@ function withOwnDirectories(env: Record<string, string>, cwd: string): Record<st
     const value = own[name];
     if (value) own[name] = resolve(cwd, value);
   }
+  // An empty or relative HOME too: the directories under it are relative to the working directory.
+  if (own.HOME !== undefined) own.HOME = resolve(cwd, own.HOME);
   return own;
 }
 
 /**
  * The IO of a command handed over by a first stage: its working directory, its own environment
  * (never the agent's), its terminal facts and the colour they give, its streams over the
- * connection, its signals, and the agent's pool of logged-in connections.
+ * connection, its signals, the agent's pool of logged-in connections, and `stopped`, aborted once
+ * a signal reached it with no handler of its own (run-request.ts).
  */
-export function handedOverIO(request: RunRequest, wire: RunWire, stdin: WireStdin, signals: SignalHandlers, sessions: SessionOpener): IO {
+export function handedOverIO(request: RunRequest, wire: RunWire, stdin: WireStdin, signals: SignalHandlers, sessions: SessionOpener, stopped: AbortSignal): IO {
   const { tty } = request;
   const env = withOwnDirectories(request.env, request.cwd);
   return {
@@ -178,5 +181,6 @@ export function handedOverIO(request: RunRequest, wire: RunWire, stdin: WireStdi
     color: { stdout: colorLevelFor(env, tty.stdout), stderr: colorLevelFor(env, tty.stderr) },
     onSignal: (handler) => signals.subscribe(handler),
     sessions,
+    stopped,
   };
 }

@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import type { SessionOpener } from '../commands/shared/io.js';
 import { EXIT } from '../commands/shared/exit-codes.js';
+import { processEnvDifference } from '../core/session/process-env.js';
 import { HEARTBEAT_MS, lineReader, type RunRequest } from '../core/session/protocol.js';
 import { handedOverIO, RunWire, SignalHandlers, WireStdin } from './handed-over-io.js';
 import { decideRun } from './run-policy.js';
@@ -22,11 +23,14 @@ export function handleRun(conn: Socket, request: RunRequest, sessions: SessionOp
 }
 
 /**
- * A command whose TZ is not the agent's: JavaScript's local time is the process's (TZ as the
- * process started), so `--expires 2030-06-30T18:00`, and the embedded appliance's snapshot names and
- * creation times, would be read and written in the agent's zone. It runs in its own process.
+ * A command whose TZ, TLS trust or Node options are not the agent's (process-env.ts): Node reads
+ * them for the whole process, so inside the agent it would read and write local times in the
+ * agent's zone (`--expires 2030-06-30T18:00`), or trust the agent's certificate authorities. It
+ * runs in its own process.
  */
-const otherZone = { declined: "its TZ is not the session agent's: local times are the process's own" };
+function otherProcessEnv(name: string) {
+  return { declined: `its ${name} is not the session agent's: Node reads it for the whole process` };
+}
 
 const SIGNAL_EXIT: Record<'SIGINT' | 'SIGTERM', number> = { SIGINT: EXIT.INTERRUPTED, SIGTERM: EXIT.TERMINATED };
 
@@ -36,9 +40,15 @@ async function runHandedOver(conn: Socket, request: RunRequest, sessions: Sessio
   const stdin = new WireStdin(wire, request.tty.stdin);
   let exited = false;
 
-  /** A signal with no handler: answered at once, as the process would have died of it; what the command still writes is dropped. */
+  const stopped = new AbortController();
+  /**
+   * A signal with no handler: answered at once, as the process would have died of it; what the
+   * command still writes is dropped, and nothing new of it reaches the appliance (IO.stopped): a
+   * call under way is left to finish or fail, every later one fails at once.
+   */
   const signalled = (s: 'SIGINT' | 'SIGTERM') => {
     if (signals.deliver(s) || exited) return;
+    stopped.abort(s);
     wire.send({ t: 'exit', code: SIGNAL_EXIT[s] });
     wire.silence();
     conn.end();
@@ -49,7 +59,7 @@ async function runHandedOver(conn: Socket, request: RunRequest, sessions: Sessio
     wire.gone = true;
     // Never an end of input: a command reading it would take what came so far for all of it.
     if (stdin.wasPulled) stdin.destroy(new Error("the command's caller went away"));
-    if (!exited) signals.deliver('SIGTERM');
+    if (!exited && !signals.deliver('SIGTERM')) stopped.abort('SIGTERM');
   };
   conn.on('data', lineReader(
     (m) => {
@@ -63,9 +73,14 @@ async function runHandedOver(conn: Socket, request: RunRequest, sessions: Sessio
   conn.on('end', gone);
   conn.on('close', gone);
   conn.on('error', gone);
+  // The agent's server paused the connection once it had read the request's line (readLines):
+  // what the first stage sends from now on (a signal, its input, its going away) must be read.
+  // Paused again only while the command has not taken up its input (WireStdin.feed).
+  conn.resume();
 
-  const decision = request.env.TZ !== process.env.TZ
-    ? otherZone
+  const differs = processEnvDifference(request.env, process.env);
+  const decision = differs !== undefined
+    ? otherProcessEnv(differs)
     : await decideRun(request.argv, request.tty).catch((err: unknown) => ({ declined: `cannot tell what it does: ${(err as Error).message}` }));
   if ('declined' in decision) {
     wire.send({ t: 'declined', reason: decision.declined });
@@ -85,7 +100,7 @@ async function runHandedOver(conn: Socket, request: RunRequest, sessions: Sessio
   try {
     // Loaded here, not above: the agent's server loads this module before any command is handed over.
     const { run } = await import('../cli.js');
-    code = await run(request.argv, handedOverIO(request, wire, stdin, signals, sessions));
+    code = await run(request.argv, handedOverIO(request, wire, stdin, signals, sessions, stopped.signal));
   } catch {
     // run() maps every error to a code itself; this is a bug in it.
     code = EXIT.FAILED;

@@ -3,7 +3,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { onTestFinished } from 'vitest';
+import { expect, onTestFinished } from 'vitest';
+import { spawnStor } from './bin.js';
 import { tempDir } from './temp-dir.js';
 
 /** The built agent (`npm run build` first). */
@@ -119,4 +120,18 @@ export async function agentServing(dir: string): Promise<{ socket: string; pid: 
     }
   });
   return found!;
+}
+
+/** Bounds a spawned command that could hang: only there so that a broken agent fails the test. */
+export const SAFETY_KILL_MS = 45_000;
+
+/** Runs `args` with sessions on, once an agent serves `dir` (started by an embedded `whoami` if none does yet). */
+export async function viaAgent(args: string[], env: Record<string, string | undefined>, dir: string, options: { cwd?: string; stdin?: string } = {}) {
+  if (socketIn(dir) === undefined) {
+    const { STOR_URL: _url, STOR_API_KEY: _key, TZ: _tz, ...rest } = env;
+    const starter = { ...rest, STOR_HOME: tempDir('stor-starter-'), STOR_CONFIG_DIR: tempDir('stor-starter-cfg-') };
+    expect((await spawnStor(['whoami'], { env: starter, killAfterMs: SAFETY_KILL_MS })).code).toBe(0);
+  }
+  await agentServing(dir);
+  return spawnStor(args, { env, killAfterMs: SAFETY_KILL_MS, ...options });
 }

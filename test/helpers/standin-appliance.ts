@@ -7,7 +7,8 @@ import { WebSocketServer } from 'ws';
  * What the stand-in answers for one method: a result, a JSON-RPC error object, a raw frame sent
  * as it is (a hostile or broken appliance), a result given as raw JSON text inside a proper
  * envelope (`rawResult`: a value JSON.stringify could not make, say 200000 levels deep), nothing
- * ever (`silent`), or one of those only after `after` milliseconds (a slow appliance).
+ * ever (`silent`), or one of those only after `after` milliseconds (a slow appliance) or once
+ * `held` settles (a call the test lets through when it chooses).
  */
 export type StandinAnswer =
   | { result: unknown }
@@ -15,7 +16,8 @@ export type StandinAnswer =
   | { raw: string }
   | { rawResult: string }
   | { silent: true }
-  | { after: number; answer: StandinAnswer };
+  | { after: number; answer: StandinAnswer }
+  | { held: Promise<StandinAnswer> };
 
 type Answers = Record<string, StandinAnswer | ((params: unknown[]) => StandinAnswer)>;
 
@@ -24,7 +26,11 @@ async function frameFor(answers: Answers, msg: { id?: unknown; method: string; p
   const entry = answers[msg.method];
   let answer = typeof entry === 'function' ? entry(msg.params ?? []) : (entry ?? { error: { code: -32601, message: 'Method does not exist' } });
   const isLater = (a: StandinAnswer): a is { after: number; answer: StandinAnswer } => 'after' in a && 'answer' in a;
-  while (isLater(answer)) {
+  while (isLater(answer) || 'held' in answer) {
+    if ('held' in answer) {
+      answer = await answer.held;
+      continue;
+    }
     const { after, answer: then } = answer;
     await new Promise((r) => setTimeout(r, after));
     answer = then;

@@ -83,16 +83,18 @@ describe('--timeout bounds the wait for a job (issue 12 item 6)', () => {
   }
 
   it('a job whose progress keeps changing is waited for past --timeout, until it succeeds', async () => {
-    const started = Date.now();
+    // The job moves at every look, and succeeds at the tenth: counted in looks, not by the clock, so
+    // a slow machine only makes the looks further apart. The wait polls after 20, 40, … 320 ms, then
+    // every 500 ms (src/core/transport/job-wait.ts): ten looks take 2.6 s or more, past --timeout 1.
+    let looks = 0;
     const nas = await applianceWithJob(() => {
-      const elapsed = Date.now() - started;
-      // Moves every few hundred ms for about twice the timeout, then ends.
-      return [elapsed > 2_500 ? job(7, 'SUCCESS', 100) : job(7, 'RUNNING', Math.floor(elapsed / 300))];
+      looks++;
+      return [looks >= 10 ? job(7, 'SUCCESS', 100) : job(7, 'RUNNING', looks * 10)];
     });
     const r = await upload(nas.baseUrl, ['--timeout', '1', '--rpc', 'http']);
     // The job succeeded; the stand-in then reports the target missing, so the size check fails.
     expect(r.stderr).not.toContain(E.JOB_STALLED.code);
     expect(r.stderr).not.toContain('has not moved');
-    expect(nas.calls.filter((m) => m === 'core.get_jobs').length).toBeGreaterThan(3);
+    expect(nas.calls.filter((m) => m === 'core.get_jobs').length).toBe(10);
   });
 });

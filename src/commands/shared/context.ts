@@ -8,6 +8,7 @@ import type { IO } from './io.js';
 import { DEFAULT_TIMEOUT_SECONDS, readCa, resolveTarget, type TargetSpec } from './target.js';
 import { ensureAgent, sessionsOn } from '../../core/session/spawn.js';
 import type { PooledTarget } from '../../core/session/opener.js';
+import { stoppable, throwIfStopped } from '../../core/session/interrupted.js';
 
 export type { GlobalOptions } from './global-options.js';
 
@@ -35,8 +36,14 @@ export class CommandContext {
 
   /** The transport to the selected target; the first call opens and logs in. */
   transport(): Promise<Transport> {
-    this.opened ??= this.openTransport();
+    this.opened ??= this.io.stopped ? this.openStoppable(this.io.stopped) : this.openTransport();
     return this.opened;
+  }
+
+  /** In the session agent: not opened once the command was interrupted (IO.stopped), and refusing every call from then on. */
+  private async openStoppable(stopped: AbortSignal): Promise<Transport> {
+    throwIfStopped(stopped);
+    return stoppable(await this.openTransport(), stopped);
   }
 
   /** Which target this invocation uses, without connecting to it. */

@@ -36,6 +36,13 @@ export interface IO {
    * Closing the transport it returns ends the lease, not the connection.
    */
   sessions?: SessionOpener;
+  /**
+   * Set only when the command runs inside the session agent: aborted (its reason the signal's name)
+   * once SIGINT or SIGTERM reached the command while it had no handler of its own (onSignal). Its
+   * own process would have died there; from then on its transports refuse every call (stoppable,
+   * src/core/session/interrupted.ts).
+   */
+  stopped?: AbortSignal;
 }
 
 export type { PooledTarget, SessionOpener } from '../../core/session/opener.js';

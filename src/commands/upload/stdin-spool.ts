@@ -1,5 +1,4 @@
 import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -20,9 +19,10 @@ export interface Spooled {
  * not have up front: the bytes go to a file only this user can read, counted as they stream;
  * the count is what the appliance's stat must match afterwards. SIGINT/SIGTERM while it reads
  * stop the reading and remove the file (the transport answers signals once the upload runs).
+ * `tmpDir` is the command's own (tmpDirFrom of its IO.env).
  */
-export async function spoolStdin(stdin: Readable, onSignal: IO['onSignal']): Promise<Spooled> {
-  const dir = mkdtempSync(join(tmpdir(), 'stor-stdin-'));
+export async function spoolStdin(stdin: Readable, onSignal: IO['onSignal'], tmpDir: string): Promise<Spooled> {
+  const dir = mkdtempSync(join(tmpDir, 'stor-stdin-'));
   const path = join(dir, 'stdin');
   const remove = () => rmSync(dir, { recursive: true, force: true });
   let size = 0;

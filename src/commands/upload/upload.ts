@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
+import { tmpDirFrom } from '../../core/config/paths.js';
 import { call } from '../../core/contract/client.js';
 import type { ResultOf } from '../../core/contract/index.js';
 import { RpcError, StorError } from '../../core/errors.js';
@@ -163,7 +164,7 @@ async function plan(ctx: CommandContext, t: Transport, sources: string[], target
     }
     const [dest] = await destinations(t, into, [options.name ?? '']);
     if (dest!.endsWith('/')) throw new StorError(E.USAGE, `${target} is a directory and standard input has no file name`, { hint: `name it: stor upload - ${target} --name FILE` });
-    const spooled = await spoolStdin(ctx.io.stdin, ctx.io.onSignal?.bind(ctx.io));
+    const spooled = await spoolStdin(ctx.io.stdin, ctx.io.onSignal?.bind(ctx.io), tmpDirFrom(ctx.io.env));
     return { files: [{ source: '-', path: spooled.path, size: spooled.size, target: dest! }], directories: [], spooled };
   }
   if (local.tree) return local.tree;

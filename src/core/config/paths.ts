@@ -1,4 +1,4 @@
-import { homedir } from 'node:os';
+import { userInfo } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -7,7 +7,17 @@ function xdgDir(env: Env, variable: string, fallback: string[]): string {
   const value = env[variable];
   // The XDG spec says relative values are invalid and must be ignored.
   if (value && isAbsolute(value)) return value;
-  return join(env.HOME || homedir(), ...fallback);
+  return join(homeFrom(env), ...fallback);
+}
+
+/**
+ * The home directory os.homedir() gives a process of environment `env`: HOME when set (even
+ * empty), else the user's entry in the password database. Read from `env`, not from the process:
+ * inside the session agent a command without HOME would otherwise get the HOME of the command
+ * that started the agent.
+ */
+function homeFrom(env: Env): string {
+  return env.HOME ?? userInfo().homedir;
 }
 
 /** The appliance state directory: `$STOR_HOME`, else `$XDG_DATA_HOME/stor` (`~/.local/share/stor`). */
@@ -25,4 +35,13 @@ export function configDirFrom(env: Env): string {
 /** Caches stor can lose at any time: `$XDG_CACHE_HOME/stor` (`~/.cache/stor`). */
 export function cacheDirFrom(env: Env): string {
   return join(xdgDir(env, 'XDG_CACHE_HOME', ['.cache']), 'stor');
+}
+
+/**
+ * Where temporary files go: what os.tmpdir() answers (TMPDIR, TMP, TEMP, else /tmp), but read from
+ * `env`, so that a command run inside the session agent uses its own, not the agent's.
+ */
+export function tmpDirFrom(env: Env): string {
+  const dir = env.TMPDIR || env.TMP || env.TEMP || '/tmp';
+  return dir.length > 1 && dir.endsWith('/') ? dir.slice(0, -1) : dir;
 }

@@ -1,6 +1,7 @@
 import type * as ChildProcess from 'node:child_process';
 import { closeSync, lstatSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { agentProcessEnv } from './process-env.js';
 import { BUILD_ID, ensurePrivateDir, parentOfAnotherUser, privateSocketProblem, sessionDirFrom, socketPathIn, startingMarkerIn } from './paths.js';
 
 /*
@@ -16,11 +17,11 @@ type Env = Readonly<Record<string, string | undefined>>;
 const MARKER_FRESH_MS = 10_000;
 
 /**
- * All the agent is given of the environment: where its socket goes, how long it idles, and the
- * time zone its commands read and write local times in (a command of another TZ runs in its own
- * process: src/agent/run-request.ts). Never a key.
+ * All the agent is given of the environment: where its socket goes and how long it idles, and
+ * (agentProcessEnv) what Node reads for the whole process, such as TZ and the CAs TLS trusts (a
+ * command whose values differ runs in its own process: src/agent/run-request.ts). Never a key.
  */
-const AGENT_ENV = ['HOME', 'PATH', 'XDG_RUNTIME_DIR', 'XDG_STATE_HOME', 'STOR_SESSION_IDLE', 'TZ'] as const;
+const AGENT_ENV = ['HOME', 'PATH', 'XDG_RUNTIME_DIR', 'XDG_STATE_HOME', 'STOR_SESSION_IDLE'] as const;
 
 function exists(path: string): boolean {
   try {
@@ -96,7 +97,7 @@ export function startAgent(env: Env, entry: string, build: string = BUILD_ID, st
   const fd = claimMarker(marker);
   if (fd === undefined) return { starting: true };
   try {
-    const agentEnv: Record<string, string> = {};
+    const agentEnv: Record<string, string> = agentProcessEnv(env);
     for (const name of AGENT_ENV) {
       const value = env[name];
       if (value !== undefined) agentEnv[name] = value;

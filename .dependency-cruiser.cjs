@@ -1,0 +1,180 @@
+// The layers of src/ and the direction imports may run between them. test/unit/layers.test.ts runs
+// these rules over src/ on every `npm test`; a forbidden import fails it, naming the rule and why.
+// The same by hand: npx depcruise src -c .dependency-cruiser.cjs   (docs/ARCHITECTURE.md, Layers)
+//
+//   src/*.ts          entry points (bin-entry, first-stage, start, agent-entry, cli)
+//   src/agent         the session agent: runs commands handed over by the first stage
+//   src/commands      one folder per verb
+//   src/core/session  the client's pooled sessions          src/core/server  stor serve: HTTP, WebSocket
+//   src/core/transport  the connection (remote; embedded       src/core/rpc   dispatch to the methods
+//                       through rpc dispatch)
+//   src/core/appliance  the emulated appliance: methods and machinery
+//   src/core/contract, roles, store, config, net, errors(.ts), error-catalogue.ts   the floor
+//
+// An import runs down this list, never up; the client side (session, transport) and the server side
+// (server, rpc) never import each other, except that transport may reach rpc dispatch for the embedded
+// appliance. Node built-ins and npm packages may be imported anywhere in src/, except in the first stage
+// (first-stage-bare) and for devDependencies (no-dev-dependency).
+
+/** The first stage's sources: what scripts/bundle.mjs (FIRST_STAGE_SOURCES) lets into dist/bundle/first-stage.cjs. */
+const FIRST_STAGE_SOURCES = ['src/first-stage.ts', 'src/core/session/paths.ts', 'src/core/session/setting.ts', 'src/core/session/protocol.ts', 'src/core/session/start-agent.ts', 'src/core/session/process-env.ts'];
+const exactly = (paths) => `^(${paths.map((p) => p.replace(/[.]/g, '\\.')).join('|')})$`;
+
+/**
+ * The cycles allowed today, each by its exact set of files (a cycle through one more file is a new cycle).
+ * Two files naming each other's types cost nothing at run time; the rest are to go.
+ */
+const KNOWN_CYCLES = [
+  // For good: the error kinds and the catalogue name each other's types, nothing else.
+  { rule: 'no-circular', files: ['src/core/errors.ts', 'src/core/error-catalogue.ts'] },
+  // Two files, the way back a type (TlsOptions, ConnectionSettings, ColorLevel): cheap to untangle, not yet done.
+  { rule: 'no-circular', files: ['src/core/transport/remote.ts', 'src/core/transport/upload-client.ts'] },
+  { rule: 'no-circular', files: ['src/commands/login/login.ts', 'src/commands/login/login-password.ts'] },
+  { rule: 'no-circular', files: ['src/commands/shared/io.ts', 'src/commands/shared/color-level.ts'] },
+  // Three files through the type CommandContext: goes with the global options declared once (issue 23 point 4).
+  { rule: 'no-circular', files: ['src/commands/shared/context.ts', 'src/commands/shared/global-options.ts', 'src/commands/shared/declare.ts'] },
+  // Lazy both ways: the command table loads `completion` on demand, and completion lists the command table.
+  { rule: 'no-circular', files: ['src/commands/index.ts', 'src/commands/completion/completion.ts'] },
+  { rule: 'no-circular-at-run-time', files: ['src/commands/index.ts', 'src/commands/completion/completion.ts'] },
+];
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'core-not-to-upper',
+      severity: 'error',
+      comment: 'src/core is below the CLI: it never imports src/commands, src/agent or an entry point (src/*.ts).',
+      from: { path: '^src/core/' },
+      to: { path: '^src/(commands|agent)/|^src/[^/]+$' },
+    },
+    {
+      name: 'commands-not-to-agent-or-entry',
+      severity: 'error',
+      comment: 'A command runs the same in its own process and in the agent: it never imports src/agent or an entry point (src/*.ts).',
+      from: { path: '^src/commands/' },
+      to: { path: '^src/agent/|^src/[^/]+$' },
+    },
+    {
+      name: 'appliance-not-to-upper',
+      severity: 'error',
+      comment:
+        'The emulated appliance answers methods; how a call reaches it (rpc dispatch, server, transports), ' +
+        'the client sessions and the CLI are above it: it never imports src/core/{rpc,server,transport,session}, src/commands, src/agent or an entry point.',
+      from: { path: '^src/core/appliance/' },
+      to: { path: '^src/core/(rpc|server|transport|session)/|^src/(commands|agent)/|^src/[^/]+$' },
+    },
+    {
+      name: 'server-not-to-client',
+      severity: 'error',
+      comment: "The server (stor serve) is the appliance's face; it never imports the client side (src/core/transport, src/core/session).",
+      from: { path: '^src/core/(server|rpc)/' },
+      to: { path: '^src/core/(transport|session)/' },
+    },
+    {
+      name: 'client-not-to-server',
+      severity: 'error',
+      comment:
+        'The client side reaches a remote appliance over the network and the embedded one through rpc dispatch: ' +
+        'src/core/transport and src/core/session never import src/core/server.',
+      from: { path: '^src/core/(transport|session)/' },
+      to: { path: '^src/core/server/' },
+    },
+    {
+      name: 'transport-not-to-session',
+      severity: 'error',
+      comment: 'The session pool (src/core/session) holds transports; a transport never imports the pool.',
+      from: { path: '^src/core/transport/' },
+      to: { path: '^src/core/session/' },
+    },
+    {
+      name: 'session-not-to-appliance',
+      severity: 'error',
+      comment: 'The session pool opens connections through src/core/transport only; it never imports the appliance or rpc dispatch.',
+      from: { path: '^src/core/session/' },
+      to: { path: '^src/core/(appliance|rpc)/' },
+    },
+    {
+      name: 'contract-is-the-floor',
+      severity: 'error',
+      comment:
+        'The 25.10.1 contract is what both sides agree on: it imports no side. The typed client names the Transport interface, as a type only.',
+      from: { path: '^src/core/contract/' },
+      to: {
+        path: '^src/',
+        pathNot: '^src/core/(contract/|errors\\.ts$|error-catalogue\\.ts$)',
+        dependencyTypesNot: ['type-only'],
+      },
+    },
+    {
+      name: 'contract-types-only-transport',
+      severity: 'error',
+      comment: 'The only type the contract takes from above: the Transport interface (src/core/transport/transport.ts).',
+      from: { path: '^src/core/contract/' },
+      to: {
+        path: '^src/',
+        pathNot: '^src/core/(contract/|errors\\.ts$|error-catalogue\\.ts$|transport/transport\\.ts$)',
+        dependencyTypes: ['type-only'],
+      },
+    },
+    {
+      name: 'first-stage-bare',
+      severity: 'error',
+      comment:
+        'bin/stor.js starts the first stage over bare Node in a few milliseconds: it may reach Node built-ins and ' +
+        'the session files scripts/bundle.mjs lets into it (FIRST_STAGE_SOURCES), nothing else (type-only imports are erased and do not count).',
+      from: { path: exactly(FIRST_STAGE_SOURCES) },
+      to: { pathNot: exactly(FIRST_STAGE_SOURCES), dependencyTypesNot: ['core', 'type-only'] },
+    },
+    {
+      name: 'no-dev-dependency',
+      severity: 'error',
+      comment: 'What ships (src/) never needs a devDependency at run time: `npm install --omit=dev` must run it.',
+      from: { path: '^src/' },
+      to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'not-to-unresolvable',
+      severity: 'error',
+      comment: 'An import that does not resolve is invisible to these rules (and fails at run time).',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment:
+        'No import cycle but those in KNOWN_CYCLES below. Scoped outside src/core/appliance for now: its ~20-file cycle ' +
+        '(Appliance.methods ⇄ the handlers) is being removed (issue 23 point 1); once it is, drop `from.pathNot` here and in no-circular-at-run-time.',
+      from: { pathNot: '^src/core/appliance/' },
+      to: { circular: true },
+    },
+    {
+      name: 'no-circular-at-run-time',
+      severity: 'error',
+      comment: 'A cycle whose every import is a value import (static or lazy). The known type-only cycles must stay type-only. Scoped like no-circular.',
+      from: { pathNot: '^src/core/appliance/' },
+      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
+    },
+  ],
+  options: {
+    // Type-only imports count: a type reaching the wrong way is a layer crossed all the same.
+    tsPreCompilationDeps: true,
+    enhancedResolveOptions: {
+      // Packages that name their files only under "exports" (conf) resolve as Node resolves them.
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+    },
+    // Only src/ is judged; node_modules is classified (npm, npm-dev) but not walked, which keeps a cruise to ~2 s.
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(dist|test|bench|scripts)/' },
+    // KNOWN_CYCLES, as dependency-cruiser's baseline: a violation that matches one is not reported.
+    knownViolations: KNOWN_CYCLES.map(({ rule, files }) => ({
+      type: 'cycle',
+      from: files[0],
+      to: files[1],
+      rule: { name: rule, severity: 'error' },
+      cycle: files.map((name) => ({ name, dependencyTypes: [] })),
+    })),
+  },
+};

@@ -1,0 +1,39 @@
+import { E } from '../error-catalogue.js';
+import { StorError } from '../errors.js';
+import type { DownloadRequest, Transport, UploadRequest } from '../transport/transport.js';
+
+/**
+ * What a command run inside the session agent meets once SIGINT or SIGTERM reached it while it had
+ * no handler of its own: its process would have died there, so nothing new of it may start.
+ */
+export function interruptedError(stopped: AbortSignal): StorError {
+  const signal = stopped.reason === 'SIGTERM' ? 'SIGTERM' : 'SIGINT';
+  return new StorError(signal === 'SIGTERM' ? E.TERMINATED : E.INTERRUPTED, `interrupted by ${signal}; nothing more was sent to the appliance`);
+}
+
+/** Throws interruptedError once `stopped` is aborted. */
+export function throwIfStopped(stopped: AbortSignal): void {
+  if (stopped.aborted) throw interruptedError(stopped);
+}
+
+/**
+ * `transport` as a command in the agent uses it: once `stopped` is aborted (IO.stopped), every
+ * call, upload and download, and so every poll of a job wait, fails at once without reaching the
+ * appliance. One already under way is left to finish or fail: its outcome is unknown, as it would
+ * be for a process killed while waiting for it. Closing is never refused.
+ */
+export function stoppable(transport: Transport, stopped: AbortSignal): Transport {
+  return {
+    target: transport.target,
+    call<T = unknown>(method: string, params?: readonly unknown[]): Promise<T> {
+      return stopped.aborted ? Promise.reject(interruptedError(stopped)) : transport.call<T>(method, params);
+    },
+    upload(request: UploadRequest) {
+      return stopped.aborted ? Promise.reject(interruptedError(stopped)) : transport.upload(request);
+    },
+    download(request: DownloadRequest) {
+      return stopped.aborted ? Promise.reject(interruptedError(stopped)) : transport.download(request);
+    },
+    close: () => transport.close(),
+  };
+}
