@@ -45,7 +45,7 @@ if (runs('startup')) {
   );
   record('start-up', '`stor --version`', version, 'ms', '`node -e 0`', bare, version / bare, '≤ 1.5×', version / bare <= 1.5);
   record('start-up', '`stor whoami` (embedded)', whoami, 'ms', '`node -e 0`', bare, whoami / bare, '≤ 2.0×', whoami / bare <= 2.0);
-  // The state's own key file is admitted without a second scrypt (src/core/appliance/admin-key-file.ts);
+  // The state's own key file is admitted without a second scrypt (src/core/appliance/session/admin-key-file.ts);
   // a key given any other way (STOR_API_KEY, a profile) still pays it, as the first command on a
   // state seeded by an older stor does once.
   const { hashSecret, verifySecret } = await import(join(ROOT, 'dist/core/store/secrets.js'));
@@ -259,8 +259,8 @@ if (runs('throughput')) {
 
 // --- role expansion -----------------------------------------------------------------------------
 if (runs('roles')) {
-  const { composePrivileges } = await import(join(ROOT, 'dist/core/appliance/compose.js'));
-  const { METHODS } = await import(join(ROOT, 'dist/core/appliance/methods.js'));
+  const { composePrivileges } = await import(join(ROOT, 'dist/core/appliance/session/compose.js'));
+  const { CONTRACT_METHODS } = await import(join(ROOT, 'dist/core/contract/index.js'));
   const { release25101Catalogue } = await import(join(ROOT, 'dist/core/roles/index.js'));
   const catalogue = release25101Catalogue();
   const names = catalogue.names;
@@ -300,11 +300,11 @@ if (runs('roles')) {
       }),
     );
   for (const l of logins.slice(0, 100)) {
-    const a = composePrivileges(catalogue, l, 'terminating', METHODS).roles;
+    const a = composePrivileges(catalogue, l, 'terminating', CONTRACT_METHODS).roles;
     const b = naive(l);
     if (a.size !== b.size) throw new Error('compositions disagree');
   }
-  const stor = timeIt((l) => composePrivileges(catalogue, l, 'terminating', METHODS));
+  const stor = timeIt((l) => composePrivileges(catalogue, l, 'terminating', CONTRACT_METHODS));
   const rolesOnly = timeIt((l) => naive(l));
   record('role expansion', 'composition of one login (roles + allowlist), 10 000 random logins', stor, 'µs', 'naive recursive expansion with a visited set (roles only)', rolesOnly, stor / rolesOnly, 'per-call cost', true);
 }

@@ -2,9 +2,9 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { JobEntry } from '../../src/core/appliance/jobs.js';
-import type { Session } from '../../src/core/appliance/session.js';
-import { authorizeUpload } from '../../src/core/appliance/upload.js';
+import type { JobEntry } from '../../src/core/appliance/jobs/jobs.js';
+import type { Session } from '../../src/core/appliance/session/session.js';
+import { authorizeUpload } from '../../src/core/appliance/jobs/upload.js';
 import { createUserWithKey, openTestAppliance, type TestAppliance } from '../helpers/appliance.js';
 import { tempDir } from '../helpers/temp-dir.js';
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { onTestFinished } from 'vitest';
 import { Appliance } from '../../src/core/appliance/appliance.js';
-import type { Session } from '../../src/core/appliance/session.js';
+import type { Session } from '../../src/core/appliance/session/session.js';
 import type { ApplianceSettings } from '../../src/core/appliance/settings.js';
 import { RpcError } from '../../src/core/errors.js';
 import { Dispatcher } from '../../src/core/rpc/dispatcher.js';

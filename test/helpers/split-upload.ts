@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'vitest';
-import type { JobEntry } from '../../src/core/appliance/jobs.js';
+import type { JobEntry } from '../../src/core/appliance/jobs/jobs.js';
 import { SAFETY_MS, loggedInWs, type TestServer } from './server.js';
 
 const BOUNDARY = 'stor-split-upload-boundary-5c1e';

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { JobEntry } from '../../src/core/appliance/jobs.js';
+import type { JobEntry } from '../../src/core/appliance/jobs/jobs.js';
 import { SAFETY_MS, startTestServer, type TestServer } from '../helpers/server.js';
 
 /*

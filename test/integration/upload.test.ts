@@ -5,7 +5,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import type { JobEntry } from '../../src/core/appliance/jobs.js';
+import type { JobEntry } from '../../src/core/appliance/jobs/jobs.js';
 import { createUserWithKey } from '../helpers/appliance.js';
 import { SAFETY_MS, loggedInWs, postRpc, startTestServer, type RpcReply, type TestServer } from '../helpers/server.js';
 import { tempDir } from '../helpers/temp-dir.js';

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import { sweepStrayUploads } from '../../src/core/appliance/stray-uploads.js';
+import { sweepStrayUploads } from '../../src/core/appliance/jobs/stray-uploads.js';
 import { spawnStor } from '../helpers/bin.js';
 import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import { SAFETY_MS, loggedInWs, type Message } from '../helpers/server.js';

@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EMULATIONS } from '../../src/core/appliance/settings.js';
-import { MAX_TOKEN_ATTRS_BYTES, MAX_TOKENS_PER_SESSION, MAX_TOKENS_PER_USER } from '../../src/core/appliance/tokens.js';
+import { MAX_TOKEN_ATTRS_BYTES, MAX_TOKENS_PER_SESSION, MAX_TOKENS_PER_USER } from '../../src/core/appliance/session/tokens.js';
 import { createUserWithKey } from '../helpers/appliance.js';
 import { connectWs, loggedInWs, startTestServer, type WsClient } from '../helpers/server.js';
 

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { JobEntry } from '../../src/core/appliance/jobs.js';
+import type { JobEntry } from '../../src/core/appliance/jobs/jobs.js';
 import { SAFETY_MS, loggedInWs, startTestServer } from '../helpers/server.js';
 import { startSplitUpload, until } from '../helpers/split-upload.js';
 import { tempDir } from '../helpers/temp-dir.js';

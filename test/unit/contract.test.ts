@@ -40,7 +40,7 @@ describe('contractViolations: an answer against its 25.10.1 result schema', () =
 
 describe('one contract for the emulator and the client', () => {
   it('every method the emulator serves is a contract method, with its params, access and result schema', async () => {
-    const { METHODS } = await import('../../src/core/appliance/methods.js');
+    const { METHODS } = await import('../../src/core/appliance/methods/index.js');
     for (const [name, def] of METHODS) {
       const contract = (CONTRACT as Record<string, (typeof CONTRACT)[keyof typeof CONTRACT]>)[name];
       expect(contract, name).toBeDefined();
@@ -51,7 +51,7 @@ describe('one contract for the emulator and the client', () => {
   });
 
   it('every contract method is implemented by the emulator', async () => {
-    const { METHODS } = await import('../../src/core/appliance/methods.js');
+    const { METHODS } = await import('../../src/core/appliance/methods/index.js');
     expect(Object.keys(CONTRACT).filter((name) => !METHODS.has(name))).toEqual([]);
   });
 });

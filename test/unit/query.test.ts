@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyQuery, matchesFilters, parseQueryArgs, query } from '../../src/core/appliance/query.js';
+import { applyQuery, matchesFilters, parseQueryArgs, query } from '../../src/core/appliance/query/index.js';
 import { ERRNO, RpcError } from '../../src/core/errors.js';
 
 function deepFreeze<T>(v: T): T {

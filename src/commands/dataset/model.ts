@@ -34,7 +34,7 @@ export function checkSpaceProperties(method: string, entries: readonly PoolDatas
     for (const name of ['used', 'available'] as const) {
       const parsed = e[name]?.parsed;
       if (parsed !== undefined && parsed !== null && typeof parsed !== 'number') {
-        throw malformedAnswer(method, entries, { code: 'invalid_type', expected: 'number', path: [i, name, 'parsed'] } as never);
+        throw malformedAnswer(method, entries, { code: 'invalid_type', expected: 'number', path: [i, name, 'parsed'] });
       }
     }
   });

@@ -2,7 +2,7 @@ import { InvalidArgumentError } from 'commander';
 import { join, resolve } from 'node:path';
 import { Appliance } from '../../core/appliance/appliance.js';
 import { EMULATIONS, emulationOf, SETTING_CHOICES, type ApplianceSettings, type EmulationName } from '../../core/appliance/settings.js';
-import { sweepStrayUploads } from '../../core/appliance/stray-uploads.js';
+import { sweepStrayUploads } from '../../core/appliance/jobs/stray-uploads.js';
 import { StorError } from '../../core/errors.js';
 import { E } from '../../core/error-catalogue.js';
 import { readSmallFile, TLS_FILE } from '../../core/config/small-file.js';

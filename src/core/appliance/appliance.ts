@@ -1,22 +1,21 @@
+import { CONTRACT_METHODS } from '../contract/index.js';
+import type { MethodContract } from '../contract/method.js';
 import { release25101Catalogue, type RoleCatalogue } from '../roles/index.js';
 import { listDatasets, type DatasetRecord } from '../store/datasets.js';
 import { listOwners, listPools, type FileOwner } from '../store/files.js';
 import { Store } from '../store/store.js';
-import { AccountsSnapshot } from './accounts.js';
-import { Downloads } from './downloads.js';
+import { AccountsSnapshot } from './accounts/accounts.js';
+import { Downloads } from './jobs/downloads.js';
 import { EventHub } from './events.js';
-import { Jobs } from './jobs.js';
-import { KeyCheckLimits } from './key-check-limits.js';
-import { FairQueue } from './fair-queue.js';
-import type { MethodDefinition } from './method.js';
-import { METHODS } from './methods.js';
-import { MAX_SESSION_AGE_MS, Session, type Origin } from './session.js';
-import { tokenParentHolds } from './session-check.js';
+import { Jobs } from './jobs/jobs.js';
+import { KeyCheckLimits } from './session/key-check-limits.js';
+import { FairQueue } from './session/fair-queue.js';
+import { MAX_SESSION_AGE_MS, Session, type Origin } from './session/session.js';
 import { loadSettings, saveSettings, type ApplianceSettings } from './settings.js';
-import { sweepUploadsInFlight } from './stray-uploads.js';
-import { preparePathLocks } from './path-lock.js';
-import { sweepCopiesInFlight } from './stray-snapshot-copies.js';
-import { Tokens } from './tokens.js';
+import { sweepUploadsInFlight } from './jobs/stray-uploads.js';
+import { preparePathLocks } from './files/path-lock.js';
+import { sweepCopiesInFlight } from './jobs/stray-snapshot-copies.js';
+import { Tokens } from './session/tokens.js';
 
 export interface ApplianceOptions {
   stateDir: string;
@@ -25,16 +24,20 @@ export interface ApplianceOptions {
 }
 
 /**
- * The emulated 25.10.1 appliance: its state, role catalogue, settings and method table. It knows
+ * The emulated 25.10.1 appliance: its state, contract, role catalogue and settings. It knows
  * nothing of sockets or the CLI; the dispatcher drives it and the transports and server wrap it.
  */
 export class Appliance {
   readonly catalogue: RoleCatalogue = release25101Catalogue();
-  readonly methods: ReadonlyMap<string, MethodDefinition> = METHODS;
+  /**
+   * The methods of the release it emulates, by name: params, result and who may call them. Their
+   * handlers are the dispatcher's alone (methods/index.ts).
+   */
+  readonly contract: ReadonlyMap<string, MethodContract> = CONTRACT_METHODS;
   readonly events = new EventHub();
   readonly jobs = new Jobs(this.events);
   /** `auth.generate_token` tokens: in memory, as on the appliance. */
-  readonly tokens = new Tokens((parent) => tokenParentHolds(this, parent));
+  readonly tokens = new Tokens();
   /** core.download jobs waiting for their GET of /_download/. */
   readonly downloads = new Downloads();
   /** Failed API-key checks per key id and address, shared by every login path. */

@@ -1,5 +1,5 @@
 import { ERRNO, rpcErrors } from '../errors.js';
-import type { Session } from './session.js';
+import type { Session } from './session/session.js';
 
 /** A `collection_update` notification's params (facts §1.2). */
 export interface CollectionUpdate {

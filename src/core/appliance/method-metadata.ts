@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import type { MethodDefinition } from './method.js';
-import type { Session } from './session.js';
+import type { MethodContract } from '../contract/method.js';
+import type { Session } from './session/session.js';
 import type { RoleCatalogue } from '../roles/index.js';
 
 /** What `core.get_methods` says of one method (MW/service/core_service.py:355-377). */
@@ -34,7 +34,7 @@ const serviceOf = (name: string) => name.slice(0, name.lastIndexOf('.'));
  * includes one of them, directly or through others, sorted. No roles for a method that needs
  * none; FULL_ADMIN alone for one that only a full administrator may call.
  */
-function rolesFor(def: MethodDefinition, catalogue: RoleCatalogue): string[] {
+function rolesFor(def: MethodContract, catalogue: RoleCatalogue): string[] {
   if (def.access.kind !== 'roles') return [];
   const roles = new Set(def.access.roles.length > 0 ? def.access.roles : ['FULL_ADMIN']);
   for (let changed = true; changed; ) {
@@ -64,7 +64,7 @@ function jsonSchemas(entries: readonly { name: string; schema: z.ZodType; requir
   }
 }
 
-function metadataOf(def: MethodDefinition, catalogue: RoleCatalogue, crud: boolean): MethodMetadata {
+function metadataOf(def: MethodContract, catalogue: RoleCatalogue, crud: boolean): MethodMetadata {
   const verb = def.name.slice(def.name.lastIndexOf('.') + 1);
   const uploadable = def.name === 'filesystem.put';
   return {
@@ -76,7 +76,9 @@ function metadataOf(def: MethodDefinition, catalogue: RoleCatalogue, crud: boole
     filterable: def.params.length === 2 && def.params[0]!.name === 'filters' && def.params[1]!.name === 'options',
     filterable_schema: null,
     // filesystem.put is a job with an input pipe on 25.10.1; here only /_upload/ starts it.
-    job: def.job === true || uploadable,
+    // filesystem.get is one with an output pipe, which only core.download starts here; served as
+    // no job (methods/filesystem.ts), it has always been listed as none.
+    job: (def.job === true && def.name !== 'filesystem.get') || uploadable,
     downloadable: false,
     uploadable,
     check_pipes: uploadable,
@@ -90,12 +92,12 @@ function metadataOf(def: MethodDefinition, catalogue: RoleCatalogue, crud: boole
 }
 
 /**
- * `core.get_methods(service, target)` over the method table (MW/service/core_service.py:248-380):
+ * `core.get_methods(service, target)` over the contract (MW/service/core_service.py:248-380):
  * every method the session may call, optionally of one service. The CLI target leaves out the
  * `core` service, which 25.10.1 marks `cli_private`.
  */
 export function methodMetadata(
-  methods: ReadonlyMap<string, MethodDefinition>,
+  methods: ReadonlyMap<string, MethodContract>,
   catalogue: RoleCatalogue,
   session: Session,
   service: string | null,

@@ -1,10 +1,9 @@
 import type { z } from 'zod';
 import type { MethodContract, ParamSpec, ParamValues } from '../contract/method.js';
 import type { Appliance } from './appliance.js';
-import type { JobHandle } from './jobs.js';
-import type { Session } from './session.js';
-
-export { AUTHENTICATED, PUBLIC, PUBLIC_UNLIMITED, roles, type Access } from '../contract/method.js';
+import { validateParams } from './params.js';
+import type { JobHandle } from './jobs/jobs.js';
+import type { Session } from './session/session.js';
 
 export interface CallContext {
   appliance: Appliance;
@@ -15,25 +14,40 @@ export interface CallContext {
   job?: JobHandle;
 }
 
+/** What a handler answers: the contract's result as it goes on the wire (`z.input`), now or later. */
+export type Answer<R extends z.ZodType> = z.input<R> | Promise<z.input<R>>;
+
+/** A handler: its arguments are the contract's params as validated, its answer the contract's result. */
+export type Handler<P extends readonly ParamSpec[], R extends z.ZodType> = (ctx: CallContext, ...args: ParamValues<P>) => Answer<R>;
+
 /**
  * A method the emulator serves: its contract (what 25.10.1 takes and answers, who may call it)
- * and the handler that implements it.
+ * and its handler, bound to params once they are validated. The table of these is the
+ * dispatcher's (methods/index.ts), which sees every method alike; each handler's own types are
+ * checked where it is written, by `implement`.
  */
-export interface MethodDefinition<P extends readonly ParamSpec[] = readonly ParamSpec[]> extends MethodContract<P> {
-  handler: (ctx: CallContext, ...args: ParamValues<P>) => unknown;
+export interface MethodDefinition extends MethodContract {
+  /**
+   * Validates `params` against the contract (-32602 as pydantic words it, params.ts) and returns
+   * the handler's call with them: the dispatcher validates before a job starts, and calls in it.
+   */
+  bind(params: readonly unknown[]): (ctx: CallContext) => unknown;
 }
 
 /**
- * Implements a contract method; the handler's argument types follow from the contract. What it
- * answers is checked against the contract's result schema at run time when STOR_CHECK_RESULTS is
- * set (the test suite sets it), not by the compiler: entries are assembled from stored rows.
+ * Implements a contract method. The compiler holds the handler to the contract both ways: its
+ * arguments are the contract's params, and what it answers must be the contract's result
+ * (`z.input` of the result schema), so an answer that drifts from 25.10.1's fails
+ * `npm run typecheck`. With STOR_CHECK_RESULTS=1 (the test suite) the dispatcher also checks each
+ * answer at run time, which catches what types cannot: a value out of range, a key too many.
  */
-export function implement<const P extends readonly ParamSpec[], R extends z.ZodType>(
-  contract: MethodContract<P, R>,
-  handler: (ctx: CallContext, ...args: ParamValues<P>) => unknown,
-): MethodDefinition {
+export function implement<const P extends readonly ParamSpec[], R extends z.ZodType>(contract: MethodContract<P, R>, handler: Handler<P, R>): MethodDefinition {
+  const bind = (params: readonly unknown[]) => {
+    const args = validateParams(contract.params, params);
+    return (ctx: CallContext) => handler(ctx, ...args);
+  };
   // Through the prototype, not a spread: a spread would build the contract's lazy schemas now.
-  return Object.assign(Object.create(contract) as MethodContract<P, R>, { handler }) as unknown as MethodDefinition;
+  return Object.assign(Object.create(contract) as MethodContract<P, R>, { bind });
 }
 
 /**

@@ -4,10 +4,8 @@
  * messages are pydantic's, so clients that parse `extra` triples see what a real appliance sends.
  */
 import type { z } from 'zod';
-import type { ParamSpec } from '../contract/method.js';
+import type { ParamSpec, ParamValues } from '../contract/method.js';
 import { ERRNO, rpcErrors, type ValidationTriple } from '../errors.js';
-
-export { nonEmptyStr, str, type ParamSpec } from '../contract/method.js';
 
 function typeMessage(expected: string): string {
   switch (expected) {
@@ -36,13 +34,13 @@ function literalList(values: readonly unknown[]): string {
   return quoted.length <= 1 ? (quoted[0] ?? '') : `${quoted.slice(0, -1).join(', ')} or ${quoted.at(-1)}`;
 }
 
-/** One zod issue as pydantic would phrase it. */
-function issueTriples(prefix: string, issue: z.core.$ZodIssue & { input?: unknown }): ValidationTriple[] {
+/** One zod issue as pydantic would phrase it; `input` is the value it is about (a union member's issue has its union's). */
+function issueTriples(prefix: string, issue: z.core.$ZodIssue, input: unknown = issue.input): ValidationTriple[] {
   const path = [prefix, ...issue.path.map(String)].filter((p) => p !== '').join('.');
   const triple = (message: string, at = path): ValidationTriple => [at, message, ERRNO.EINVAL];
   switch (issue.code) {
     case 'invalid_type':
-      return [triple(issue.input === undefined ? 'Field required' : typeMessage(issue.expected))];
+      return [triple(input === undefined ? 'Field required' : typeMessage(issue.expected))];
     case 'unrecognized_keys':
       return issue.keys.map((k) => triple('Extra inputs are not permitted', `${path}.${k}`));
     case 'too_small':
@@ -60,8 +58,7 @@ function issueTriples(prefix: string, issue: z.core.$ZodIssue & { input?: unknow
       // `union_tag_invalid`, located at the union itself (facts §1.5).
       const tagged = issue as typeof issue & { discriminator?: string; options?: unknown[] };
       if (tagged.discriminator !== undefined && issue.errors.length === 0) {
-        const input = issue.input as Record<string, unknown> | undefined;
-        const tag = input !== null && typeof input === 'object' ? input[tagged.discriminator] : undefined;
+        const tag = input !== null && typeof input === 'object' ? (input as Record<string, unknown>)[tagged.discriminator] : undefined;
         if (tag === undefined) return [triple('Field required')];
         const expected = (tagged.options ?? []).map((o) => `'${String(o)}'`).join(', ');
         const unionAt = [prefix, ...issue.path.slice(0, -1).map(String)].filter((p) => p !== '').join('.');
@@ -69,7 +66,7 @@ function issueTriples(prefix: string, issue: z.core.$ZodIssue & { input?: unknow
       }
       // pydantic reports a failed union per member; the first member's complaint is the useful one.
       const first = issue.errors[0]?.[0];
-      return first ? issueTriples(path, { ...first, input: issue.input } as never) : [triple('Input is invalid')];
+      return first ? issueTriples(path, first, input) : [triple('Input is invalid')];
     }
     case 'invalid_format':
       // A bare `.regex()` is pydantic's `pattern=`; one with a message of its own is a custom validator.
@@ -100,10 +97,15 @@ function memberPrefix(spec: ParamSpec, raw: unknown): string {
 }
 
 /**
- * Validates positional params against the specs, fills defaults, and returns the parsed values.
- * Throws -32602 with every problem found, as ValidationErrors.
+ * Validates positional params against the specs, fills defaults, and returns the parsed values,
+ * typed as the specs' schemas output them. Throws -32602 with every problem found, as
+ * ValidationErrors.
+ *
+ * This is where a call's untyped params become a handler's typed arguments, and the one place
+ * that asserts it: each value is what the schema at its position parsed (or its default, parsed
+ * the same way), which the compiler cannot follow through `map`.
  */
-export function validateParams(specs: readonly ParamSpec[], params: readonly unknown[]): unknown[] {
+export function validateParams<const P extends readonly ParamSpec[]>(specs: P, params: readonly unknown[]): ParamValues<P> {
   if (params.length > specs.length) {
     throw rpcErrors.validation([['', `Too many arguments (expected ${specs.length}, found ${params.length})`, ERRNO.EINVAL]]);
   }
@@ -122,5 +124,5 @@ export function validateParams(specs: readonly ParamSpec[], params: readonly unk
     return parsed.data;
   });
   if (triples.length > 0) throw rpcErrors.validation(triples);
-  return values;
+  return values as ParamValues<P>;
 }

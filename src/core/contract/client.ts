@@ -1,4 +1,4 @@
-import { ZodNullable, ZodOptional, type z } from 'zod';
+import { ZodArray, ZodNullable, ZodObject, ZodOptional, ZodUnion, type z } from 'zod';
 import { StorError } from '../errors.js';
 import { E } from '../error-catalogue.js';
 import type { Transport } from '../transport/transport.js';
@@ -11,7 +11,12 @@ import { CONTRACT, type ItemOf, type MethodName, type ParamsOf, type QueryMethod
  * method and the field, never a TypeError further on; fields the contract does not know are dropped.
  */
 export async function call<M extends MethodName>(t: Pick<Transport, 'call'>, method: M, params?: ParamsOf<M>): Promise<ResultOf<M>> {
-  const answer = await t.call(method, (params ?? []) as readonly unknown[]);
+  return checkedCall(t, method, (params ?? []) as readonly unknown[]);
+}
+
+/** The call and the check of its answer, for params already laid out (queryItems'). */
+async function checkedCall<M extends MethodName>(t: Pick<Transport, 'call'>, method: M, params: readonly unknown[]): Promise<ResultOf<M>> {
+  const answer = await t.call(method, params);
   const parsed = (CONTRACT[method].result as z.ZodType).safeParse(answer);
   if (parsed.success) return parsed.data as ResultOf<M>;
   throw malformedAnswer(method, answer, parsed.error.issues[0]!);
@@ -33,19 +38,22 @@ export async function queryItems<M extends QueryMethod, K extends keyof ItemOf<M
   options: Record<string, unknown> = {},
   leading: readonly unknown[] = [],
 ): Promise<Needed<M, K>[]> {
-  const answer = await call(t, method, [...leading, filters, options] as unknown as ParamsOf<M>);
-  if (!Array.isArray(answer)) throw malformedAnswer(method, answer, { code: 'invalid_type', expected: 'array', path: [] } as never);
+  const answer = await checkedCall(t, method, [...leading, filters, options]);
+  if (!Array.isArray(answer)) throw malformedAnswer(method, answer, { code: 'invalid_type', expected: 'array', path: [] });
   answer.forEach((item: Record<string, unknown>, i) => {
     const missing = need.find((k) => item[k] === undefined);
-    if (missing !== undefined) throw malformedAnswer(method, answer, { code: 'invalid_type', expected: itemFieldType(method, missing), path: [i, missing] } as never);
+    if (missing !== undefined) throw malformedAnswer(method, answer, { code: 'invalid_type', expected: itemFieldType(method, missing), path: [i, missing] });
   });
   return answer as Needed<M, K>[];
 }
 
 /** The zod type name of a field of a query method's items (`string`, `int`, …), for messages. */
 function itemFieldType(method: QueryMethod, field: string): string {
-  const list = (CONTRACT[method].result as unknown as z.ZodUnion<[z.ZodArray<z.ZodObject>]>).options[0];
-  let schema = list.element.shape[field] as z.ZodType | undefined;
+  // query_result(Entry): a union whose first member is the list of items (contract/method.ts).
+  const result: z.ZodType = CONTRACT[method].result;
+  const list = result instanceof ZodUnion ? result.options[0] : undefined;
+  const item = list instanceof ZodArray ? list.element : undefined;
+  let schema = item instanceof ZodObject ? (item.shape[field] as z.ZodType | undefined) : undefined;
   while (schema instanceof ZodOptional || schema instanceof ZodNullable) schema = schema.unwrap() as z.ZodType;
   return schema?.def.type ?? 'value';
 }
@@ -58,13 +66,19 @@ function typeOf(v: unknown): string {
   return typeof v === 'object' ? 'object' : typeof v;
 }
 
-function expectedOf(issue: z.core.$ZodIssue): string {
+/**
+ * What a complaint about an answer says: where (`path`) and, for a wrong type, what was expected.
+ * A zod issue is one; so is a complaint made without zod (a list item missing a field a command needs).
+ */
+export type AnswerIssue = Pick<z.core.$ZodIssue, 'path'> & ({ code: 'invalid_type'; expected: string } | { code: Exclude<z.core.$ZodIssue['code'], 'invalid_type'> });
+
+function expectedOf(issue: AnswerIssue): string {
   if (issue.code !== 'invalid_type') return 'value of another shape';
   const names: Record<string, string> = { array: 'list', object: 'object', string: 'string', number: 'number', int: 'integer', boolean: 'boolean' };
   return article(names[issue.expected] ?? issue.expected);
 }
 
-export function malformedAnswer(method: string, answer: unknown, issue: z.core.$ZodIssue): StorError {
+export function malformedAnswer(method: string, answer: unknown, issue: AnswerIssue): StorError {
   const path = [...issue.path];
   // A list answer: name the item, then the field inside it.
   const item = Array.isArray(answer) && typeof path[0] === 'number' ? (path.shift() as number) : undefined;

@@ -19,15 +19,22 @@ import { userContract } from './user.js';
 export const CONTRACT = {
   ...coreContract,
   ...authContract,
-  ...apiKeyContract,
   ...privilegeContract,
-  ...systemContract,
   ...userContract,
   ...groupContract,
+  ...apiKeyContract,
+  ...filesystemContract,
   ...poolDatasetContract,
   ...poolSnapshotContract,
-  ...filesystemContract,
+  ...systemContract,
 };
+
+/**
+ * The same methods by name, in that order (the order `core.get_methods` lists them in and a
+ * session's allowlist holds them in): what the emulator reads to know a method's name, params
+ * and roles. Only the dispatcher needs the handlers (appliance/methods/index.ts).
+ */
+export const CONTRACT_METHODS: ReadonlyMap<string, MethodContract> = new Map(Object.values(CONTRACT).map((c) => [c.name, c]));
 
 export type MethodName = keyof typeof CONTRACT;
 type ContractOf<M extends MethodName> = (typeof CONTRACT)[M];

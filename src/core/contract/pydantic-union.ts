@@ -6,6 +6,10 @@ import * as z from 'zod';
  * member's tag — a model's class name, `constrained-int`, `int`, `literal['INHERIT']` — which is how
  * 25.10.1's ValidationErrors name them (e.g. `data.PoolDatasetCreateFilesystem.quota.constrained-int`,
  * facts §1.5). Tags are given in the member order of the Python annotation.
+ *
+ * A type boundary: zod types a transform by what it returns, not by what it checks, so the schema
+ * is asserted to take and give what its members do (what callers' params and the client's results
+ * are typed by). The contract's other schemas are typed by zod itself.
  */
 export function pydanticUnion<const M extends Record<string, z.ZodType>>(members: M): z.ZodType<z.output<M[keyof M]>, z.input<M[keyof M]>> {
   return z.unknown().transform((value, ctx) => {

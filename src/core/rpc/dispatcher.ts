@@ -1,19 +1,20 @@
 import { sep } from 'node:path';
 import { contractViolations } from '../contract/conformance.js';
+import type { MethodContract } from '../contract/method.js';
 import { RpcError, rpcErrors, type RpcErrorObject } from '../errors.js';
-import { isSystemError, osError } from '../appliance/os-error.js';
-import { appliancePathOf } from '../appliance/sandbox.js';
+import { isSystemError, osError } from '../appliance/files/os-error.js';
+import { appliancePathOf } from '../appliance/files/sandbox.js';
 import type { Appliance } from '../appliance/appliance.js';
 import type { MethodDefinition } from '../appliance/method.js';
-import { validateParams } from '../appliance/params.js';
-import type { Session } from '../appliance/session.js';
-import { revalidateSession } from '../appliance/session-check.js';
+import { METHODS } from '../appliance/methods/index.js';
+import type { Session } from '../appliance/session/session.js';
+import { revalidateSession } from '../appliance/session/session-check.js';
 import { decodeText, errorResponse, successResponse, type RpcRequest, type RpcResponse } from './codec.js';
 
 /** Hooks a network adapter puts between method lookup and the call (facts §1.8 check order). */
 export interface CallGate {
   /** Throws to refuse the call, e.g. -32000 past the in-flight limit or EBUSY past the rate limit. */
-  beforeCall?(method: MethodDefinition, session: Session): void;
+  beforeCall?(method: MethodContract, session: Session): void;
   /**
    * Told of each answered request (notifications too) with the session's login id from before it,
    * so a network adapter can log logins (login-log.ts); must not throw.
@@ -50,8 +51,9 @@ function conforming(def: MethodDefinition, result: unknown): unknown {
 }
 
 /**
- * JSON-RPC 2.0 over the method table: envelope checks, method lookup, authentication and
- * authorization from the table's access rules, parameter validation, then the handler.
+ * JSON-RPC 2.0 over the handler table (appliance/methods/index.ts, imported here only): envelope
+ * checks, method lookup, authentication and authorization from the contract's access rules,
+ * parameter validation, then the handler.
  */
 export class Dispatcher {
   constructor(readonly appliance: Appliance) {}
@@ -59,19 +61,19 @@ export class Dispatcher {
   /** Lookup, authorization, validation and execution of one call; throws RpcError. */
   async call(session: Session, method: string, params: readonly unknown[], messageId?: unknown, gate?: CallGate): Promise<unknown> {
     revalidateSession(this.appliance, session);
-    const def = this.appliance.methods.get(method);
+    const def = METHODS.get(method);
     if (!def) throw rpcErrors.methodNotFound();
     gate?.beforeCall?.(def, session);
     if (def.access.kind !== 'public') {
       if (!session.authenticated) throw rpcErrors.notAuthenticated();
       if (def.access.kind === 'roles' && !session.holdsAny(def.access.roles)) throw rpcErrors.notAuthorized();
     }
-    const args = validateParams(def.params, params);
+    const run = def.bind(params);
     const ctx = { appliance: this.appliance, session, messageId };
     if (def.job) {
       const job = this.appliance.jobs.start(session, def.name, [...params], messageId, (handle) =>
         Promise.resolve()
-          .then(async () => conforming(def, await def.handler({ ...ctx, job: handle }, ...(args as never[]))))
+          .then(async () => conforming(def, await run({ ...ctx, job: handle })))
           .catch((err: unknown) => {
             throw asRpcError(err, this.appliance.store.mntDir);
           }),
@@ -79,7 +81,7 @@ export class Dispatcher {
       return session.options.legacy_jobs ? job.id : await job.done;
     }
     try {
-      return conforming(def, await def.handler(ctx, ...(args as never[])));
+      return conforming(def, await run(ctx));
     } catch (err) {
       throw asRpcError(err, this.appliance.store.mntDir);
     }

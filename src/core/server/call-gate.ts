@@ -1,8 +1,8 @@
-import type { MethodDefinition } from '../appliance/method.js';
-import type { Session } from '../appliance/session.js';
+import type { MethodContract } from '../contract/method.js';
+import type { Session } from '../appliance/session/session.js';
 import { ERRNO, rpcErrors } from '../errors.js';
 import type { CallGate } from '../rpc/dispatcher.js';
-import type { RateLimiter } from '../appliance/rate-limit.js';
+import type { RateLimiter } from '../appliance/session/rate-limit.js';
 import { loginLineForCall } from './login-log.js';
 
 export interface NetworkGateOptions {
@@ -21,7 +21,7 @@ export interface NetworkGateOptions {
 export function networkGate(limiter: RateLimiter, options: NetworkGateOptions = {}): CallGate {
   const { inFlight, maxInFlight = 20, log } = options;
   return {
-    beforeCall(method: MethodDefinition, session: Session) {
+    beforeCall(method: MethodContract, session: Session) {
       if (inFlight && inFlight() > maxInFlight) throw rpcErrors.tooManyCalls(maxInFlight);
       // Logins count on logged-in sessions too: a session may not guess credentials faster than a stranger.
       const limited = !session.authenticated || method.name.startsWith('auth.login');

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Appliance } from '../appliance/appliance.js';
-import type { Origin } from '../appliance/session.js';
+import type { Origin } from '../appliance/session/session.js';
+import { liveToken } from '../appliance/session/session-check.js';
 
 /** aiohttp's bare `web.Response()` with a status: no body. */
 function bare(res: ServerResponse, status: number): void {
@@ -34,7 +35,7 @@ export function downloadRoute(appliance: Appliance, idleMs: number) {
     }
     const jobId = Number(last);
     const value = url.searchParams.get('auth_token');
-    const token = value === null ? null : appliance.tokens.get(value, origin);
+    const token = value === null ? null : liveToken(appliance, value, origin);
     // `auth.get_token` spends a single-use token on lookup (MW/plugins/auth.py:440-454).
     if (token?.singleUse) token.destroy();
     if (!token || token.attrs.job !== jobId) {

@@ -1,15 +1,15 @@
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Appliance } from '../appliance/appliance.js';
-import type { Origin, Session } from '../appliance/session.js';
+import type { Origin, Session } from '../appliance/session/session.js';
 import { RpcError, rpcErrors } from '../errors.js';
-import { loginWithApiKey, rateLimitExceeded } from '../appliance/auth.js';
+import { loginWithApiKey, rateLimitExceeded } from '../appliance/session/login.js';
 import { bearerKey } from './bearer.js';
 import { decodeText, errorResponse, type Decoded, type RpcResponse } from '../rpc/codec.js';
 import type { Dispatcher } from '../rpc/dispatcher.js';
 import { networkGate } from './call-gate.js';
 import { errorReason, keyIdOf, loginLine } from './login-log.js';
-import type { RateLimiter } from '../appliance/rate-limit.js';
+import type { RateLimiter } from '../appliance/session/rate-limit.js';
 import { AUTHENTICATED_MAX } from './websocket.js';
 
 export function sendText(res: ServerResponse, status: number, body: string, type = 'text/plain; charset=utf-8'): void {

@@ -1,5 +1,5 @@
-import type { Session } from '../appliance/session.js';
-import { parseApiKey } from '../appliance/auth.js';
+import type { Session } from '../appliance/session/session.js';
+import { parseApiKey } from '../appliance/session/login.js';
 import { RPC_CODE, type RpcErrorObject } from '../errors.js';
 import type { RpcRequest } from '../rpc/codec.js';
 

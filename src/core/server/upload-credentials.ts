@@ -1,11 +1,11 @@
 import type { IncomingMessage } from 'node:http';
 import type { Appliance } from '../appliance/appliance.js';
-import { loginWithApiKey, loginWithPassword, loginWithTokenFor } from '../appliance/auth.js';
-import type { Origin, Session } from '../appliance/session.js';
-import { readGlobalTwoFactor } from '../appliance/twofactor.js';
-import { mayCallForUpload, UploadRefused } from '../appliance/upload.js';
+import { loginWithApiKey, loginWithPassword, loginWithTokenFor } from '../appliance/session/login.js';
+import type { Origin, Session } from '../appliance/session/session.js';
+import { readGlobalTwoFactor } from '../appliance/accounts/two-factor.js';
+import { mayCallForUpload, UploadRefused } from '../appliance/jobs/upload.js';
 import { RpcError } from '../errors.js';
-import type { RateLimiter } from '../appliance/rate-limit.js';
+import type { RateLimiter } from '../appliance/session/rate-limit.js';
 import { keyIdOf, loginLine } from './login-log.js';
 
 /** What `parse_credentials` finds in a request (MW/restful.py:30-71). */

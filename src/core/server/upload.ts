@@ -2,13 +2,13 @@ import busboy from 'busboy';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PassThrough, Readable } from 'node:stream';
 import type { Appliance } from '../appliance/appliance.js';
-import type { Origin } from '../appliance/session.js';
-import { authorizeUpload, UploadRefused, type UploadCall, type UploadStarter } from '../appliance/upload.js';
+import type { Origin } from '../appliance/session/session.js';
+import { authorizeUpload, UploadRefused, type UploadCall, type UploadStarter } from '../appliance/jobs/upload.js';
 import { authenticateUpload } from './upload-credentials.js';
 import { sendText } from './http-rpc.js';
 import { liftBodyDeadline } from './body-deadline.js';
 import { idleTimer } from './idle-timer.js';
-import type { RateLimiter } from '../appliance/rate-limit.js';
+import type { RateLimiter } from '../appliance/session/rate-limit.js';
 
 const MAX_FILES = 5;
 const DATA_LIMIT = 64 * 1024;

@@ -1,11 +1,11 @@
 import type { WebSocket } from 'ws';
 import type { Appliance } from '../appliance/appliance.js';
-import type { Origin } from '../appliance/session.js';
+import type { Origin } from '../appliance/session/session.js';
 import type { Dispatcher } from '../rpc/dispatcher.js';
 import { networkGate } from './call-gate.js';
 import type { ServerLimits } from './limits.js';
 import { afterPendingIo, idleTimer } from './idle-timer.js';
-import type { RateLimiter } from '../appliance/rate-limit.js';
+import type { RateLimiter } from '../appliance/session/rate-limit.js';
 
 /** Frame limits and close codes of facts §1.7. */
 export const ANONYMOUS_MAX = 8192;

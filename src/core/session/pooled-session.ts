@@ -9,7 +9,7 @@ import type { PooledTarget } from './opener.js';
  * the credential on every incoming message and logs a session out whose credential no longer holds
  * (facts §1.8); the call then meets `CallError('Not authenticated', ENOTAUTHENTICATED)`
  * (MW/main.py:907-909), errno 207, before anything of the method ran. Our emulator answers the same
- * (rpcErrors.notAuthenticated, src/core/appliance/session-check.ts).
+ * (rpcErrors.notAuthenticated, src/core/appliance/session/session-check.ts).
  */
 export function refusedAsNotAuthenticated(err: unknown): boolean {
   return err instanceof RpcError && err.errno === ERRNO.ENOTAUTHENTICATED;
@@ -97,7 +97,7 @@ export class PooledSession {
    * - refused as not authenticated: the connection was logged out (a revoked or expired key, a
    *   user who lost roles); that login fails as a command's own would (KEY_REJECTED);
    * - refused for want of a role (isRoleDenial) on a connection logged in before this call began:
-   *   the appliance freezes a session's privilege at login (src/core/appliance/session.ts), so a
+   *   the appliance freezes a session's privilege at login (src/core/appliance/session/session.ts), so a
    *   role granted since then reaches only a new login, which a command of its own would have
    *   made. The new connection then serves every command; the old one is closed once the calls
    *   under way on it are answered.

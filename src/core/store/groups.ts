@@ -10,7 +10,7 @@ export interface GroupRecord {
   smb: boolean;
   sudo_commands: string[];
   sudo_commands_nopasswd: string[];
-  userns_idmap: string | number | null;
+  userns_idmap: number | 'DIRECT' | null;
 }
 
 export type NewGroup = Omit<GroupRecord, 'id'>;

@@ -119,7 +119,7 @@ export function seedFreshAppliance(db: Database, stateDir: string): void {
     revoked_reason: null,
   });
   const file = writeAdminKey(stateDir, `${keyId}-${secret}`);
-  // The embedded appliance then knows the file as its own key without hashing it again (admin-key-file.ts).
+  // The embedded appliance then knows the file as its own key without hashing it again (appliance/session/admin-key-file.ts).
   writeAdminKeyBinding(db, { keyId, keyHash, file });
   writeSetting(db, 'seeded_at', new Date().toISOString());
 }

@@ -23,7 +23,7 @@ export interface UserRecord {
   ssh_password_enabled: boolean;
   sudo_commands: string[];
   sudo_commands_nopasswd: string[];
-  userns_idmap: string | number | null;
+  userns_idmap: number | 'DIRECT' | null;
   last_password_change: number | null;
 }
 

@@ -1,9 +1,10 @@
 import type { Transform, Writable } from 'node:stream';
+import { call as contractCall } from '../contract/client.js';
 import { E } from '../error-catalogue.js';
 import { StorError } from '../errors.js';
 import { byteCounter, type ByteLimit } from './byte-counter.js';
 import { awaitJob, type JobSource } from './job-wait.js';
-import type { DownloadRequest } from './transport.js';
+import type { DownloadRequest, Transport } from './transport.js';
 
 /** core.download's params for `filesystem.get` of `path`: unbuffered, named after the file. */
 export function downloadParams(path: string): [string, [string], string, boolean] {
@@ -24,8 +25,8 @@ export function downloadLimit(request: DownloadRequest): ByteLimit | undefined {
 
 /** What one transport's download does its own way; the rest is `downloadFile`. */
 export interface DownloadWay {
-  /** The call of `core.download`, on this transport's connection. */
-  call<T>(method: string, params: readonly unknown[]): Promise<T>;
+  /** This transport's connection, for `core.download` (its answer checked by the contract client). */
+  rpc: Pick<Transport, 'call'>;
   /** How its job is waited for (polled, or told by `core.job_wait` or the appliance in process). */
   jobs: JobSource;
   /** How long the job may go without moving. */
@@ -51,7 +52,7 @@ export interface DownloadWay {
  */
 export async function downloadFile(way: DownloadWay, req: DownloadRequest): Promise<{ jobId: number; bytes: number }> {
   try {
-    const [jobId, url] = await way.call<[number, string]>('core.download', downloadParams(req.path));
+    const [jobId, url] = await contractCall(way.rpc, 'core.download', downloadParams(req.path));
     const counter = byteCounter(req.onProgress, downloadLimit(req));
     const fetched = way.fetch(jobId, url, counter, req.sink);
     const broken = way.jobFailureFirst ? await fetched.then(() => undefined, (reason: unknown) => ({ reason })) : await fetched;

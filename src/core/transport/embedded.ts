@@ -4,19 +4,19 @@ import { join } from 'node:path';
 import { pipeline, Transform, type Readable } from 'node:stream';
 import { pipeline as pipelineAsync } from 'node:stream/promises';
 import { Appliance } from '../appliance/appliance.js';
-import type { Session } from '../appliance/session.js';
+import type { Session } from '../appliance/session/session.js';
 import { StorError } from '../errors.js';
 import { E } from '../error-catalogue.js';
 import { asRpcError, Dispatcher } from '../rpc/dispatcher.js';
 import { ADMIN_KEY_FILE } from '../store/seed.js';
 import { fileIdentity } from '../store/admin-key-binding.js';
-import { loginWithOwnKeyFile, rememberOwnKeyFile } from '../appliance/admin-key-file.js';
+import { loginWithOwnKeyFile, rememberOwnKeyFile } from '../appliance/session/admin-key-file.js';
 import { awaitJob } from './job-wait.js';
 import { loginError, loginRejected } from './login.js';
 import { elapsed, traced, type TraceSink } from './trace.js';
 import { downloadFile, type DownloadWay } from './download-flow.js';
 import { putParams, type DownloadRequest, type TargetInfo, type Transport, type UploadRequest } from './transport.js';
-import { authorizeUpload, UploadRefused } from '../appliance/upload.js';
+import { authorizeUpload, UploadRefused } from '../appliance/jobs/upload.js';
 import { uploadRefused } from './upload-errors.js';
 
 export interface EmbeddedOptions {
@@ -58,7 +58,7 @@ function readAdminKey(stateDir: string): { key: string; file: string } {
 
 /**
  * The state's own key file, admitted without a second hash of its key when the state knows it as
- * that key's file (appliance/admin-key-file.ts says why that is enough); null when it does not, and
+ * that key's file (appliance/session/admin-key-file.ts says why that is enough); null when it does not, and
  * the real login decides. Errors are named as the login method's would be.
  */
 function loginByOwnKeyFile(appliance: Appliance, session: Session, own: { key: string; file: string }, trace: TraceSink | undefined): boolean | null {
@@ -188,17 +188,16 @@ export class EmbeddedTransport implements Transport {
    * spent here unused.
    */
   download(req: DownloadRequest): Promise<{ jobId: number; bytes: number }> {
-    const call = <T>(method: string, params: readonly unknown[]) => this.call<T>(method, params);
     const fetch: DownloadWay['fetch'] = async (jobId, url, counter, sink) => {
       const token = new URL(url, 'http://embedded').searchParams.get('auth_token');
-      if (token !== null) this.appliance.tokens.get(token, this.session.origin)?.destroy();
+      if (token !== null) this.appliance.tokens.find(token, this.session.origin)?.destroy();
       const pipe = this.appliance.downloads.claim(jobId)!;
       const broken = (await Promise.allSettled([pipe.deliver(counter), pipelineAsync(counter, sink)])).find((r) => r.status === 'rejected');
       if (broken) throw broken.reason;
     };
     // The job's own failure says more than the broken stream it caused.
-    const jobs = { call, ended: (id: number) => this.appliance.jobs.wait(this.session, id) };
-    return downloadFile({ call, jobs, timeoutSeconds: this.options.timeoutSeconds, fetch, jobFailureFirst: true }, req);
+    const jobs = { call: this.call.bind(this), ended: (id: number) => this.appliance.jobs.wait(this.session, id) };
+    return downloadFile({ rpc: this, jobs, timeoutSeconds: this.options.timeoutSeconds, fetch, jobFailureFirst: true }, req);
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,5 @@
-import { loginExResult, type LoginData, type LoginExAnswer } from '../contract/auth.js';
-import { malformedAnswer, notAnApplianceAnswer } from '../contract/client.js';
+import type { LoginData, LoginExAnswer } from '../contract/auth.js';
+import { call as contractCall, notAnApplianceAnswer } from '../contract/client.js';
 import { StorError } from '../errors.js';
 import { E } from '../error-catalogue.js';
 import type { SecretKind } from './endpoint.js';
@@ -48,10 +48,7 @@ const NO_USER_INFO = { user_info: false };
 
 /** `auth.login_ex`, its answer checked against the contract (AuthLoginExResult). */
 async function loginEx(call: RpcCall, data: LoginData): Promise<LoginExAnswer> {
-  const answer = await call<unknown>('auth.login_ex', [data]);
-  const parsed = loginExResult().safeParse(answer);
-  if (!parsed.success) throw malformedAnswer('auth.login_ex', answer, parsed.error.issues[0]!);
-  return parsed.data;
+  return contractCall({ call }, 'auth.login_ex', [data]);
 }
 
 /**

@@ -106,7 +106,7 @@ export class HttpRpcTransport implements Transport {
   download(req: DownloadRequest): Promise<{ jobId: number; bytes: number }> {
     const { endpoint, timeoutSeconds } = this.options;
     return downloadFile(
-      { call: (method, params) => this.call(method, params), jobs: this, timeoutSeconds, fetch: (jobId, url, counter, sink) => getDownload(endpoint, this.agent, url, jobId, counter, sink, timeoutSeconds) },
+      { rpc: this, jobs: this, timeoutSeconds, fetch: (jobId, url, counter, sink) => getDownload(endpoint, this.agent, url, jobId, counter, sink, timeoutSeconds) },
       req,
     );
   }

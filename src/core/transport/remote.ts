@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import WebSocket from 'ws';
 import type { Agent } from 'undici';
-import { notAnApplianceAnswer } from '../contract/client.js';
+import { call as contractCall, notAnApplianceAnswer } from '../contract/client.js';
 import { jsonNestedDeeperThan, MAX_ANSWER_DEPTH } from '../rpc/json-depth.js';
 import { ERRNO, RpcError, StorError } from '../errors.js';
 import { E } from '../error-catalogue.js';
@@ -194,11 +194,11 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
       this.ws.terminate();
       return;
     }
-    let msg: { id?: unknown; result?: unknown; error?: unknown; method?: string; params?: unknown };
+    let msg: { id?: unknown; result?: unknown; error?: unknown; method?: string; params?: unknown } | null | undefined;
     try {
       msg = JSON.parse(text);
     } catch {
-      msg = undefined as never;
+      msg = undefined;
     }
     if (msg === null || typeof msg !== 'object' || Array.isArray(msg)) {
       // Which call it was meant to answer cannot be told: the session cannot go on.
@@ -317,7 +317,7 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
     const now = Date.now();
     if (this.tokens.token === undefined || now - this.tokens.issued > UPLOAD_TOKEN_RENEW_MS) {
       // ttl, attrs (none: the endpoint refuses tokens with attrs), match_origin, single_use.
-      this.tokens = { issued: now, token: this.call<string>('auth.generate_token', [UPLOAD_TOKEN_TTL_S, {}, true, false], timeoutSeconds) };
+      this.tokens = { issued: now, token: contractCall(this.timed(timeoutSeconds), 'auth.generate_token', [UPLOAD_TOKEN_TTL_S, {}, true, false]) };
     }
     try {
       const token = await this.tokens.token!;
@@ -336,11 +336,16 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
    */
   private async singleUseToken(timeoutSeconds: number): Promise<string | undefined> {
     try {
-      const token = await this.call<string>('auth.generate_token', [SINGLE_USE_TOKEN_TTL_S, {}, true, true], timeoutSeconds);
+      const token = await contractCall(this.timed(timeoutSeconds), 'auth.generate_token', [SINGLE_USE_TOKEN_TTL_S, {}, true, true]);
       return typeof token === 'string' && token.length > 0 ? token : undefined;
     } catch {
       return undefined;
     }
+  }
+
+  /** This connection's calls, each given `timeoutSeconds` (a transfer's own --timeout). */
+  private timed(timeoutSeconds: number): Pick<Transport, 'call'> {
+    return { call: (method, params) => this.call(method, params, timeoutSeconds) };
   }
 
   private agentFor(timeoutSeconds: number, make: (tls: RemoteOptions, timeoutSeconds: number) => Agent): Agent {
@@ -351,13 +356,13 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
 
   /** core.download, the GET of its URL (TLS as for uploads), then `core.job_wait` for the job's outcome. */
   async download(req: DownloadRequest, timeoutSeconds: number = this.options.timeoutSeconds): Promise<{ jobId: number; bytes: number }> {
-    const call = <T>(method: string, params: readonly unknown[]) => this.call<T>(method, params, timeoutSeconds);
+    const rpc = this.timed(timeoutSeconds);
     const fetch: DownloadWay['fetch'] = async (jobId, url, counter, sink) => {
       const [{ getDownload }, { uploadAgent }] = await Promise.all([import('./download-client.js'), import('./upload-client.js')]);
       await getDownload(this.options.endpoint, this.agentFor(timeoutSeconds, uploadAgent), url, jobId, counter, sink, timeoutSeconds);
     };
-    const jobs = { call, ...(this.options.pooled ? {} : { ended: (id: number) => this.jobWait(id) }) };
-    return downloadFile({ call, jobs, timeoutSeconds, fetch }, req);
+    const jobs = { ...rpc, ...(this.options.pooled ? {} : { ended: (id: number) => this.jobWait(id) }) };
+    return downloadFile({ rpc, jobs, timeoutSeconds, fetch }, req);
   }
 
   /**

@@ -1,8 +1,10 @@
 /** Query filters: validation (upstream `validators/filters.py`) and evaluation (`filter_list.py`, `filter_ops.py`). */
-import type { QueryFilters } from '../query.js';
 import { MISSING, getImpl } from './paths.js';
 import { casefold, compilePyRegex, opRegex, parseIsoTimestamp, pyCompare, pyContains, pyEq, pyRegexSize, pyRepr, pyStr, queryRegexTooLarge, regexTooLarge, timestampOf } from './python.js';
 import { MAX_REGEX_SIZE } from './regex-size.js';
+
+/** `filters` of a query, checked by validateFilters. */
+export type QueryFilters = unknown[];
 
 /** Deepest OR nesting accepted (`MAX_FILTERS_DEPTH`). */
 const MAX_FILTERS_DEPTH = 3;

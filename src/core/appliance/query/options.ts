@@ -1,8 +1,19 @@
 /** Query options: field and rule validation (upstream `validators/options.py`), then select, order_by and get. */
 import { ERRNO, rpcErrors, type ValidationTriple } from '../../errors.js';
-import type { QueryOptions } from '../query.js';
 import { MISSING, getValue, selectPath, setOwn } from './paths.js';
 import { isDict, isNumeric, pyCompare, pyRepr } from './python.js';
+
+/** A query's `options` (QueryOptions, MW/api/v25_10_1/common.py), once checkOptionFields passed them. */
+export interface QueryOptions {
+  extra?: Record<string, unknown>;
+  order_by?: string[];
+  select?: (string | [string, string])[];
+  count?: boolean;
+  get?: boolean;
+  offset?: number;
+  limit?: number;
+  force_sql_filters?: boolean;
+}
 
 /** Upper bound of `options.limit` (`MAX_LIMIT`). */
 export const QUERY_MAX_LIMIT = 10000;
@@ -164,7 +175,7 @@ function sortCompare(a: unknown, b: unknown): number {
   return pyCompare(a, b) ?? 0;
 }
 
-function sortBy(list: unknown[], field: string): unknown[] {
+function sortBy<T>(list: T[], field: string): T[] {
   const reverse = field.startsWith(REVERSE_CHAR);
   const path = reverse ? field.slice(1) : field;
   const keyed = list.map((item) => ({ item, key: getValue(item, path) }));
@@ -172,16 +183,16 @@ function sortBy(list: unknown[], field: string): unknown[] {
   return keyed.map((k) => k.item);
 }
 
-function orderNulls(list: unknown[], field: string): [unknown[], unknown[]] {
+function orderNulls<T>(list: T[], field: string): [T[], T[]] {
   const path = field.startsWith(REVERSE_CHAR) ? field.slice(1) : field;
-  const nulls: unknown[] = [];
-  const nonNulls: unknown[] = [];
+  const nulls: T[] = [];
+  const nonNulls: T[] = [];
   for (const entry of list) (getValue(entry, path) === null ? nulls : nonNulls).push(entry);
   return [nulls, sortBy(nonNulls, field)];
 }
 
 /** Upstream `do_order`: one stable sort per entry, in order, so the last entry is the primary key. */
-export function doOrder(list: unknown[], orderBy: readonly string[]): unknown[] {
+export function doOrder<T>(list: T[], orderBy: readonly string[]): T[] {
   let rv = list;
   for (const o of orderBy) {
     if (o.startsWith(NULLS_FIRST)) {
@@ -197,7 +208,7 @@ export function doOrder(list: unknown[], orderBy: readonly string[]): unknown[] 
   return rv;
 }
 
-export function doGet(list: readonly unknown[]): unknown {
+export function doGet<T>(list: readonly T[]): T {
   if (list.length === 0) throw rpcErrors.matchNotFound();
-  return list[0];
+  return list[0]!;
 }

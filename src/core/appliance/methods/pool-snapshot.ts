@@ -1,0 +1,287 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import { isValidDatasetName } from '../../contract/pool-dataset.js';
+import { poolSnapshotContract, type PoolSnapshotCreate, type PoolSnapshotEntry, type PoolSnapshotRollbackOptions } from '../../contract/pool-snapshot.js';
+import { ERRNO, rpcErrors, type ValidationTriple } from '../../errors.js';
+import { snapshotRollbackRefusal } from '../../refusals/pool-snapshot.js';
+import type { DatasetRecord } from '../../store/datasets.js';
+import { datasetOwners, deleteSnapshots, insertSnapshot, listSnapshots, restoreOwners, type SnapshotRecord } from '../../store/snapshots.js';
+import type { Appliance } from '../appliance.js';
+import { creationShown, datasetType, parentOf } from '../datasets/properties.js';
+import { sandboxPath } from '../files/places.js';
+import { keyedQueue } from '../files/keyed-queue.js';
+import { implement } from '../method.js';
+import { query } from '../query/index.js';
+import { noteCopyInFlight, snapshotsDir } from '../jobs/stray-snapshot-copies.js';
+import { snapshotCopyDir } from '../datasets/snapshot-copies.js';
+import { copyTree, restoreTree } from '../files/tree-copy.js';
+import { removeTree } from '../files/tree-walk.js';
+
+// The handlers of contract/pool-snapshot.ts.
+
+/*
+ * 25.10.1's pool.snapshot (MW/plugins/pool_/snapshot.py over MW/plugins/zfs_/snapshot.py and
+ * snapshot_actions.py) on the emulator's files: a snapshot is a row and a copy of the dataset's
+ * own files (not its children's: they have snapshots of their own) under `<state>/snapshots/`,
+ * outside the tree the API serves. Rollback puts the bytes, modes, times and recorded owners back
+ * and removes what was created since. Not emulated: ZFS's atomicity (a copy takes as long as the
+ * tree, and a write during it may or may not be in it), space accounting (`used` of a snapshot is
+ * 0; datasets' usedbysnapshots stays 0), holds, clones, bookmarks, `.zfs/snapshot`, VMware sync.
+ */
+
+/** `libzfs.validate_snapshot_name` (ZFS `snapshot_namecheck`): DATASET@NAME, one `@`, under 256 bytes. */
+export function isValidSnapshotName(full: string): boolean {
+  const at = full.indexOf('@');
+  if (at < 0 || Buffer.byteLength(full) >= 256) return false;
+  const snap = full.slice(at + 1);
+  return isValidDatasetName(full.slice(0, at)) && /^[A-Za-z0-9_.: -]+$/.test(snap);
+}
+
+/**
+ * Snapshot operations on one pool run one at a time: a copy, a rollback and a destroy of the same
+ * tree must not interleave (ZFS serialises them in the kernel).
+ */
+const serialized = keyedQueue();
+
+/** `zfs_nicebytes`: 512B, 1.50K, 96K, 2.25M — what `zfs get` shows as the value. */
+function zfsNiceBytes(n: number): string {
+  const units = ['B', 'K', 'M', 'G', 'T', 'P', 'E'];
+  let u = 0;
+  while (u < units.length - 1 && n >= 1024 ** (u + 1)) u++;
+  if (u === 0 || n % 1024 ** u === 0) return `${n / 1024 ** u}${units[u]}`;
+  for (const digits of [2, 1, 0]) {
+    const s = `${(n / 1024 ** u).toFixed(digits)}${units[u]}`;
+    if (s.length <= 5 || digits === 0) return s;
+  }
+  return `${n}B`;
+}
+
+type SnapshotProperty = PoolSnapshotEntry['properties'][string];
+
+const native = (value: string, parsed: unknown = value): SnapshotProperty => ({ value, rawvalue: value, source: 'NONE', parsed });
+const bytes = (n: number): SnapshotProperty => ({ value: zfsNiceBytes(n), rawvalue: String(n), source: 'NONE', parsed: n });
+
+/** An entry as `zfs.snapshots_serialized` builds it (py-libzfs `__snapshot_details`): user properties first. */
+function entryOf(s: SnapshotRecord): PoolSnapshotEntry {
+  const seconds = Math.floor(s.created_at / 1000);
+  const user: Record<string, SnapshotProperty> = {};
+  for (const [key, value] of Object.entries(s.user_properties)) user[key] = { value, rawvalue: value, source: 'LOCAL', parsed: value };
+  const properties: Record<string, SnapshotProperty> = {
+    ...user,
+    type: native('snapshot'),
+    creation: { value: creationShown(s.created_at), rawvalue: String(seconds), source: 'NONE', parsed: { $date: seconds * 1000 } },
+    used: bytes(0),
+    referenced: bytes(s.referenced),
+    compressratio: native('1.00x'),
+    createtxg: native(String(s.txg)),
+    guid: native(s.guid),
+    defer_destroy: native('off'),
+    userrefs: native('0'),
+    clones: native(''),
+    refcompressratio: native('1.00x'),
+    logicalreferenced: bytes(s.referenced),
+  };
+  const [dataset, name] = splitId(s.id);
+  return { properties, pool: s.pool, name: s.id, type: 'SNAPSHOT', snapshot_name: name, dataset, id: s.id, createtxg: String(s.txg) };
+}
+
+const splitId = (id: string): [string, string] => {
+  const at = id.indexOf('@');
+  return at < 0 ? [id, ''] : [id.slice(0, at), id.slice(at + 1)];
+};
+
+/** Snapshots in the order ZFS lists them: a dataset's own, oldest first, then its children's, depth first. */
+function ordered(snapshots: SnapshotRecord[]): SnapshotRecord[] {
+  const key = (s: SnapshotRecord) => s.dataset.split('/');
+  return [...snapshots].sort((a, b) => {
+    const [ka, kb] = [key(a), key(b)];
+    for (let i = 0; i < Math.min(ka.length, kb.length); i++) if (ka[i] !== kb[i]) return ka[i]! < kb[i]! ? -1 : 1;
+    return ka.length - kb.length || a.txg - b.txg;
+  });
+}
+
+const isWithin = (id: string, root: string) => id === root || id.startsWith(`${root}/`);
+
+/** A filesystem dataset's mountpoint on this machine and its children's (which its copy leaves out). */
+function mountOf(appliance: Appliance, d: DatasetRecord, all: readonly DatasetRecord[]): { host: string; skip: Set<string>; rel: string; childRels: string[] } | null {
+  if (datasetType(d) !== 'FILESYSTEM') return null;
+  const children = all.filter((c) => parentOf(c.id) === d.id);
+  const relOf = (id: string) => id.split('/').slice(1).join('/');
+  return {
+    host: sandboxPath(appliance, `/mnt/${d.id}`).host,
+    skip: new Set(children.map((c) => sandboxPath(appliance, `/mnt/${c.id}`).host)),
+    rel: relOf(d.id),
+    childRels: children.map((c) => relOf(c.id)),
+  };
+}
+
+/** `datetime.now().strftime(schema)` for what naming schemas use (replication.new_snapshot_name). */
+function strftime(schema: string, d: Date): string {
+  const pad = (n: number, w = 2) => String(n).padStart(w, '0');
+  const offset = -d.getTimezoneOffset();
+  const fields: Record<string, string> = {
+    Y: String(d.getFullYear()),
+    m: pad(d.getMonth() + 1),
+    d: pad(d.getDate()),
+    H: pad(d.getHours()),
+    M: pad(d.getMinutes()),
+    S: pad(d.getSeconds()),
+    z: `${offset < 0 ? '-' : '+'}${pad(Math.trunc(Math.abs(offset) / 60))}${pad(Math.abs(offset) % 60)}`,
+    '%': '%',
+  };
+  return schema.replace(/%(.)/g, (all, f: string) => fields[f] ?? all);
+}
+
+/** `zfs.snapshot.create`'s checks in its order (MW/plugins/zfs_/snapshot.py:140-170). */
+function validateCreate(data: PoolSnapshotCreate, name: string): void {
+  const errors: ValidationTriple[] = [];
+  if (data.exclude.length > 0) {
+    if (!data.recursive) errors.push(['snapshot_create.exclude', 'This option has no sense for non-recursive snapshots', ERRNO.EINVAL]);
+    if (data.vmware_sync) errors.push(['snapshot_create.vmware_sync', 'This option is not supported when excluding datasets', ERRNO.EINVAL]);
+    if (Object.keys(data.properties).length > 0) errors.push(['snapshot_create.properties', 'This option is not supported when excluding datasets', ERRNO.EINVAL]);
+  }
+  if (!isValidSnapshotName(`${data.dataset}@${name}`)) errors.push(['snapshot_create.name', 'Invalid snapshot name', ERRNO.EINVAL]);
+  if (errors.length > 0) throw rpcErrors.validation(errors);
+}
+
+async function create(appliance: Appliance, data: PoolSnapshotCreate): Promise<PoolSnapshotEntry> {
+  const name = 'name' in data ? data.name : strftime(data.naming_schema, new Date());
+  validateCreate(data, name);
+  const full = `${data.dataset}@${name}`;
+  const failed = (why: string, errno: number = ERRNO.EFAULT) => rpcErrors.call(errno, `Failed to snapshot ${full}: ${why}`);
+  const { store } = appliance;
+  return serialized(appliance, data.dataset.split('/')[0]!, async () => {
+    const all = appliance.datasets();
+    const target = all.find((d) => d.id === data.dataset);
+    // py-libzfs `get_dataset` (libzfs.pyx), raised through the ZFSException handler.
+    if (!target) throw failed(`Dataset ${data.dataset} not found`);
+    // Derived: ZFS takes only user properties (namespace:name) on a snapshot.
+    const invalid = Object.keys(data.properties).find((k) => !k.includes(':'));
+    if (invalid !== undefined) throw failed(`cannot create snapshot '${full}': invalid property '${invalid}'`);
+    const excluded = (id: string) => data.exclude.some((e) => isWithin(id, e));
+    const covered = data.recursive ? all.filter((d) => isWithin(d.id, target.id) && !excluded(d.id)) : [target];
+    const taken = () => {
+      const ids = new Set(listSnapshots(store.db).map((s) => s.id));
+      const clash = covered.find((d) => ids.has(`${d.id}@${name}`));
+      // ZFS's text for EEXIST; middleware then picks errno EEXIST for 'already exists'.
+      if (clash) throw failed(`cannot create snapshot '${clash.id}@${name}': dataset already exists`, ERRNO.EEXIST);
+    };
+    store.read(taken);
+    const copies: { d: DatasetRecord; copy: string; referenced: number }[] = [];
+    const forget: (() => Promise<void>)[] = [];
+    try {
+      for (const d of covered) {
+        const taking = { d, copy: randomUUID(), referenced: 0 };
+        // Listed before the copy starts, so a failed copy is cleaned up too, and noted in the
+        // state so that a killed process's half copy is swept at the next start.
+        copies.push(taking);
+        forget.push(await noteCopyInFlight(store.stateDir, taking.copy));
+        const mount = mountOf(appliance, d, all);
+        const dir = snapshotCopyDir(appliance, taking.copy);
+        if (mount) taking.referenced = await copyTree(mount.host, store.mntDir, dir, mount.skip);
+        else await mkdir(dir, { recursive: true, mode: 0o700 });
+      }
+      store.write(() => {
+        taken();
+        const now = Date.now();
+        for (const { d, copy, referenced } of copies) {
+          const mount = mountOf(appliance, d, all);
+          insertSnapshot(store.db, {
+            id: `${d.id}@${name}`,
+            dataset: d.id,
+            pool: d.pool,
+            copy,
+            referenced,
+            guid: randomBytes(8).readBigUInt64BE().toString(),
+            user_properties: Object.fromEntries(Object.entries(data.properties).map(([k, v]) => [k, String(v)])),
+            owners: mount ? datasetOwners(store.db, d.pool, mount.rel, mount.childRels) : [],
+            created_at: now,
+          });
+        }
+      });
+    } catch (err) {
+      for (const { copy } of copies) await removeTree(snapshotCopyDir(appliance, copy), snapshotsDir(store.stateDir));
+      throw err;
+    } finally {
+      for (const f of forget) await f();
+    }
+    return entryOf(listSnapshots(store.db).find((s) => s.id === full)!);
+  });
+}
+
+async function destroy(appliance: Appliance, id: string, recursive: boolean): Promise<true> {
+  const { store } = appliance;
+  const [dataset, name] = splitId(id);
+  return serialized(appliance, dataset.split('/')[0]!, async () => {
+    const doomed = store.write(() => {
+      const all = listSnapshots(store.db);
+      // py-libzfs `get_snapshot`'s NOENT becomes InstanceNotFound(str(e)) (MW/plugins/zfs_/snapshot.py:222-224).
+      if (!all.some((s) => s.id === id)) throw rpcErrors.validationOne(null, `Snapshot ${id} not found`, ERRNO.ENOENT);
+      // `zfs destroy -r DATASET@NAME`: the same name on every descendant too.
+      const gone = recursive ? all.filter((s) => isWithin(s.dataset, dataset) && splitId(s.id)[1] === name) : all.filter((s) => s.id === id);
+      deleteSnapshots(store.db, gone.map((s) => s.id));
+      return gone;
+    });
+    for (const s of doomed) await removeTree(snapshotCopyDir(appliance, s.copy), snapshotsDir(store.stateDir));
+    return true as const;
+  });
+}
+
+/** `zfs rollback [-r] DATASET@NAME` (MW/plugins/zfs_/snapshot_actions.py:74-80), its refusals as ZFS words them. */
+async function rollbackOne(appliance: Appliance, id: string, options: PoolSnapshotRollbackOptions): Promise<void> {
+  const { store } = appliance;
+  const { failed } = snapshotRollbackRefusal;
+  const snapshots = store.read(() => listSnapshots(store.db));
+  const target = snapshots.find((s) => s.id === id);
+  if (!target) throw failed(`cannot open '${id}': dataset does not exist`);
+  const later = snapshots.filter((s) => s.dataset === target.dataset && s.txg > target.txg);
+  if (later.length > 0 && !options.recursive && !options.recursive_clones) {
+    throw snapshotRollbackRefusal.laterSnapshots(id, later.map((s) => s.id));
+  }
+  const all = appliance.datasets();
+  const d = all.find((x) => x.id === target.dataset);
+  const mount = d ? mountOf(appliance, d, all) : null;
+  if (mount) await restoreTree(snapshotCopyDir(appliance, target.copy), mount.host, store.mntDir, mount.skip);
+  store.write(() => {
+    if (mount && d) restoreOwners(store.db, d.pool, mount.rel, mount.childRels, target.owners);
+    deleteSnapshots(store.db, later.map((s) => s.id));
+  });
+  for (const s of later) await removeTree(snapshotCopyDir(appliance, s.copy), snapshotsDir(store.stateDir));
+}
+
+async function rollback(appliance: Appliance, id: string, options: PoolSnapshotRollbackOptions): Promise<null> {
+  const [dataset, name] = splitId(id);
+  return serialized(appliance, dataset.split('/')[0]!, async () => {
+    if (!options.recursive_rollback) {
+      await rollbackOne(appliance, id, options);
+      return null;
+    }
+    // Every dataset below that has a snapshot of this name (MW/plugins/zfs_/snapshot_actions.py:64-72).
+    const existing = new Set(appliance.store.read(() => listSnapshots(appliance.store.db)).map((s) => s.id));
+    for (const d of appliance.datasets().filter((x) => isWithin(x.id, dataset))) {
+      const snap = `${d.id}@${name}`;
+      if (existing.has(snap)) await rollbackOne(appliance, snap, options);
+    }
+    return null;
+  });
+}
+
+function snapshotEntries(appliance: Appliance, withHolds: boolean): PoolSnapshotEntry[] {
+  const all = ordered(appliance.store.read(() => listSnapshots(appliance.store.db)));
+  // No holds are ever placed on the emulator's snapshots: `extra.holds` shows an empty tag set.
+  return all.map((s) => (withHolds ? { ...entryOf(s), holds: {} } : entryOf(s)));
+}
+
+const wantsHolds = (options: Record<string, unknown>) => (options.extra as { holds?: unknown } | undefined)?.holds === true;
+
+export const poolSnapshotMethods = [
+  implement(poolSnapshotContract['pool.snapshot.query'], ({ appliance }, filters, options) => query(snapshotEntries(appliance, wantsHolds(options)), filters, options)),
+  implement(poolSnapshotContract['pool.snapshot.get_instance'], ({ appliance }, id, options) => {
+    const found = snapshotEntries(appliance, wantsHolds(options)).find((e) => e.id === id);
+    if (!found) throw rpcErrors.instanceNotFound('PoolSnapshot', id);
+    return found;
+  }),
+  implement(poolSnapshotContract['pool.snapshot.create'], ({ appliance }, data) => create(appliance, data)),
+  implement(poolSnapshotContract['pool.snapshot.delete'], ({ appliance }, id, options) => destroy(appliance, id, options.recursive)),
+  implement(poolSnapshotContract['pool.snapshot.rollback'], ({ appliance }, id, options) => rollback(appliance, id, options)),
+];

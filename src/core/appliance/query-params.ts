@@ -1,1 +1,0 @@
-export { QUERY_PARAMS, instanceParams } from '../contract/query.js';

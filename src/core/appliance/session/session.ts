@@ -1,0 +1,151 @@
+import { randomUUID } from 'node:crypto';
+import type { AccountsSnapshot } from '../accounts/accounts.js';
+
+/** AAL1: a login is good for 30 days, then the client must log in again (MW/utils/auth.py; facts §1.8). */
+export const MAX_SESSION_AGE_MS = 30 * 24 * 60 * 60 * 1000;
+
+/** Where a session's calls come from: decides whether a plain API key may be used (facts §2.4). */
+export interface Origin {
+  transport: 'embedded' | 'websocket' | 'http' | 'upload';
+  /** Peer address, e.g. `127.0.0.1`; `local` for the embedded target. */
+  address: string;
+  /** TLS, loopback or in-process: a key used here is not exposed on the network. */
+  secure: boolean;
+}
+
+export interface AllowlistEntry {
+  method: string;
+  resource: string;
+}
+
+/** The privileges bound to a user, folded together at login (facts §3.3). */
+export interface ComposedPrivilege {
+  roles: ReadonlySet<string>;
+  allowlist: AllowlistEntry[];
+  web_shell: boolean;
+  webui_access: boolean;
+}
+
+/** The session a token stands for: the one that generated it, or that one's own parent. */
+export interface TokenParent {
+  credentials: SessionCredentials;
+  privilege: ComposedPrivilege;
+  accountAttributes: string[];
+}
+
+/** What a session logged in with a token holds of it (the token table's AuthToken, tokens.ts). */
+export interface SessionToken {
+  readonly parent: TokenParent;
+  /** Not expired: used within its ttl. */
+  readonly valid: boolean;
+  notifyUsed(): void;
+  destroy(): void;
+}
+
+export interface SessionCredentials {
+  type: 'API_KEY' | 'LOGIN_PASSWORD' | 'LOGIN_TWOFACTOR' | 'TOKEN';
+  userId: number;
+  username: string;
+  /** The key as it was at login: a reset changes the hash, an update the expiry. Never sent to a client. */
+  apiKey?: { id: number; name: string; keyHash: string; expiresAt: number | null };
+  /** The token a TOKEN session logged in with; the user and privilege are its parent's. */
+  token?: SessionToken;
+  loginAt: number;
+}
+
+/**
+ * A password login waiting for its one-time code (25.10.1's per-connection `AuthenticationContext`):
+ * the password was right, and what the session will hold once the code is is already composed.
+ */
+export interface PendingOtp {
+  userId: number;
+  username: string;
+  privilege: ComposedPrivilege;
+  accountAttributes: string[];
+  /** Wrong codes so far; 25.10.1 allows MAX_OTP_ATTEMPTS (3) retries. */
+  failures: number;
+}
+
+export interface ConnectionOptions {
+  legacy_jobs: boolean;
+  private_methods: boolean;
+  py_exceptions: boolean;
+}
+
+/**
+ * One connection's authentication state: a WebSocket, an HTTP request, or the embedded target.
+ * The composed privilege is frozen at login; later edits that grant more apply to new sessions
+ * only, edits that take something away end the session (session-check.ts).
+ */
+export class Session {
+  readonly id = randomUUID();
+  credentials: SessionCredentials | null = null;
+  privilege: ComposedPrivilege | null = null;
+  accountAttributes: string[] = [];
+  pendingOtp: PendingOtp | null = null;
+  options: ConnectionOptions = { legacy_jobs: true, private_methods: false, py_exceptions: false };
+  /** Where server-initiated notifications go; null where the transport has no push channel. */
+  notify: ((method: string, params: unknown) => void) | null = null;
+  /** Subscription id → the event name subscribed to (`*` for every event). */
+  readonly subscriptions = new Map<string, string>();
+  /** At most this many subscriptions at once; the server sets it per connection (limits.ts). */
+  maxSubscriptions = Infinity;
+  /** Each login's own id, as a job's credentials report it (`login_id`, MW/auth.py:96). */
+  loginId: string | null = null;
+  /** The accounts the credential was last found valid against; another snapshot means a re-check (session-check.ts). */
+  checkedAgainst: AccountsSnapshot | null = null;
+
+  constructor(readonly origin: Origin) {}
+
+  get authenticated(): boolean {
+    return this.credentials !== null && this.privilege !== null;
+  }
+
+  get isFullAdmin(): boolean {
+    return this.privilege?.roles.has('FULL_ADMIN') ?? false;
+  }
+
+  hasRole(role: string): boolean {
+    return this.privilege?.roles.has(role) ?? false;
+  }
+
+  /** FULL_ADMIN, or any of `roles` among the effective roles (an empty list means FULL_ADMIN only). */
+  holdsAny(roles: readonly string[]): boolean {
+    return this.isFullAdmin || roles.some((r) => this.hasRole(r));
+  }
+
+  establish(credentials: SessionCredentials, privilege: ComposedPrivilege, accountAttributes: string[]): void {
+    this.credentials = credentials;
+    this.privilege = privilege;
+    this.accountAttributes = accountAttributes;
+    this.loginId = randomUUID();
+    this.checkedAgainst = null;
+  }
+
+  /**
+   * A token credential's own check (`TokenSessionManagerCredentials.is_valid`): an expired token
+   * logs the session out, a valid one is marked used. The account checks are in session-check.ts.
+   */
+  revalidateToken(): void {
+    const token = this.credentials?.token;
+    if (!token) return;
+    if (token.valid) token.notifyUsed();
+    else this.logout();
+  }
+
+  /** Ends every subscription: on logout and when the connection closes (facts §1.6). */
+  dropSubscriptions(): void {
+    this.subscriptions.clear();
+  }
+
+  logout(): void {
+    // A token session's logout destroys its token (TokenSessionManagerCredentials.logout, MW/auth.py).
+    this.credentials?.token?.destroy();
+    this.dropSubscriptions();
+    this.credentials = null;
+    this.privilege = null;
+    this.accountAttributes = [];
+    this.loginId = null;
+    this.checkedAgainst = null;
+  }
+}
