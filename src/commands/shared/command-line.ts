@@ -1,4 +1,4 @@
-import { kebab, type OptionSpec } from './declare.js';
+import { kebab, type OptionSpec } from './option-specs.js';
 import { globalOptions, type GlobalOptions } from './global-options.js';
 
 /*
