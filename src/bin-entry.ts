@@ -24,16 +24,16 @@ export async function main(): Promise<void> {
   if (enableCompileCache) enableCompileCache(join((await import('./core/config/paths.js')).cacheDirFrom(process.env), 'compile-cache'));
   const io = (await import('./commands/shared/io.js')).processIO();
   // Connecting and logging in (the key's slow hash check) overlap with loading the CLI.
-  await (await import('./commands/shared/early-target.js')).startEarlyTarget(argv, io);
+  const headStart = await (await import('./commands/shared/early-target.js')).startEarlyTarget(argv, io);
   const { run } = await import('./cli.js');
-  process.exitCode = await run(argv, io);
+  process.exitCode = await run(argv, io, headStart);
   // The session agent this command asked for (spawn.ts), now that its work is done.
   (await import('./core/session/spawn.js')).startQueuedAgent();
-  const { dropHeadStart } = await import('./commands/shared/head-start.js');
   // A head start still connecting (a host that does not answer) is of no use to anyone now:
   // waiting for its timeout would only hold the exit.
   const { workWasAbandoned } = await import('./commands/shared/abandoned-work.js');
-  if (!(await dropHeadStart()) || workWasAbandoned()) process.exit();
+  const dropped = headStart ? await headStart.drop() : true;
+  if (!dropped || workWasAbandoned()) process.exit();
 }
 
 /**

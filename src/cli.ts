@@ -3,8 +3,10 @@ import { readFileSync } from 'node:fs';
 import { E } from './core/error-catalogue.js';
 import { buildProgram } from './commands/index.js';
 import type { CommandContext } from './commands/shared/context.js';
+import { readCommandLine } from './commands/shared/command-line.js';
 import { describeError } from './commands/shared/describe-error.js';
 import { EXIT } from './commands/shared/exit-codes.js';
+import type { HeadStart } from './commands/shared/head-start.js';
 import type { IO } from './commands/shared/io.js';
 import { writeError } from './commands/shared/print-error.js';
 import { render, renderMode, type CommandResult } from './commands/shared/render.js';
@@ -30,19 +32,21 @@ function packageVersion(): string {
 /**
  * Runs one stor command line and returns its exit code. Never exits the process and never
  * writes outside `io`, so tests run it in-process; `bin/stor.js` is the only caller that exits.
+ * `headStart`: the connection bin-entry.ts began to open before this module loaded (early-target.ts).
  */
-export async function run(argv: readonly string[], io: IO): Promise<number> {
+export async function run(argv: readonly string[], io: IO, headStart?: HeadStart): Promise<number> {
   let ctx: CommandContext | undefined;
   let result: CommandResult | undefined;
   let usageError: string | undefined;
   // Known before parsing, so that even a usage error answers in JSON.
-  const json = argv.includes('--json');
+  const json = readCommandLine(argv).globals.json === true;
   try {
     const program = await buildProgram(argv, io, {
       version: packageVersion(),
       onContext: (c) => (ctx = c),
       onResult: (r) => (result = r),
       onUsageError: (message) => (usageError = message),
+      ...(headStart ? { headStart } : {}),
     });
     await program.parseAsync([...argv], { from: 'user' });
     if (result) io.stdout.write(await render(result, renderMode(io, ctx?.globals.json ?? json)));

@@ -4,24 +4,20 @@ import { createRequire } from 'node:module';
 import { isatty } from 'node:tty';
 import { fileURLToPath } from 'node:url';
 import { privateDirProblem, privateSocketProblem, sessionDirFrom, socketPathIn, startingMarkerIn } from './core/session/paths.js';
-import { DECLINED_COMMANDS, DECLINED_FLAGS, encodeLine, HEARTBEAT_MS, lineReader, STDIN_CHUNK_BYTES, type RunInput, type RunMessage, type RunRequest } from './core/session/protocol.js';
-import { noSessionFlag, sessionSetting } from './core/session/setting.js';
+import { DECLINED_COMMANDS, encodeLine, HEARTBEAT_MS, lineReader, STDIN_CHUNK_BYTES, type RunInput, type RunMessage, type RunRequest } from './core/session/protocol.js';
+import { sessionSetting } from './core/session/setting.js';
+import { readCommandLine, type CommandLine } from './commands/shared/command-line.js';
 import { startAgent } from './core/session/start-agent.js';
 
 /*
  * The first stage (docs/SESSIONS.md): what bin/stor.js loads before anything else. It hands the
  * command line to the session agent when one runs, and relays what comes back; otherwise it loads
  * the full CLI and runs the command in this process, as stor always did. It must start in a few
- * milliseconds over bare Node, so it imports node built-ins and src/core/session/{paths,setting,
- * protocol,start-agent}.ts only (scripts/bundle.mjs checks that nothing else comes in).
+ * milliseconds over bare Node, so it imports node built-ins, src/core/session/{paths,setting,
+ * protocol,start-agent,process-env}.ts and the CLI's reading of the command line
+ * (src/commands/shared/command-line.ts, with the global options it reads) only: scripts/bundle.mjs
+ * checks that nothing else comes in.
  */
-
-/**
- * The global options that take a value (`--url X`), so that the command words can be found without
- * the CLI's declarations; test/unit/first-stage-words.test.ts holds it equal to GLOBAL_VALUE_FLAGS.
- * Only an early decline rests on it: the agent, which parses for real, declines the rest.
- */
-export const VALUE_FLAGS: ReadonlySet<string> = new Set(['--timeout', '--url', '--profile', '--ca', '--targets', '--rpc']);
 
 /**
  * How long a first stage waits for an agent that another command is starting (its marker fresh
@@ -39,21 +35,9 @@ const STARTING_FRESH_MS = 5000;
 /** Beats the agent may miss before it counts as lost (stopped, or gone without closing). */
 const LOST_AFTER_BEATS = 5;
 
-/** Whether the agent is never asked for `argv`: no command words, help, the version, or a command it always declines. */
-export function alwaysDeclined(argv: readonly string[]): boolean {
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a === '--') return true;
-    if (DECLINED_FLAGS.includes(a)) return true;
-    if (a.startsWith('-')) {
-      if (VALUE_FLAGS.has(a)) i++;
-      continue;
-    }
-    if (DECLINED_COMMANDS.includes(a)) return true;
-    // Options after the first word may still ask for help (`stor ls --help`).
-    return argv.slice(i + 1, argv.includes('--') ? argv.indexOf('--') : undefined).some((o) => DECLINED_FLAGS.includes(o));
-  }
-  return true;
+/** Whether the agent is never asked for `line`: no command words, help, the version, or a command it always declines. */
+export function alwaysDeclined(line: CommandLine): boolean {
+  return line.top === undefined || line.asksHelp || line.asksVersion || DECLINED_COMMANDS.includes(line.top);
 }
 
 /**
@@ -61,14 +45,9 @@ export function alwaysDeclined(argv: readonly string[]): boolean {
  * never longer than the command's own `--timeout` (at least two beats), so that no command waits
  * past it for an agent that was stopped.
  */
-export function silenceLimitMs(argv: readonly string[]): number {
-  let timeout: number | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a === '--') break;
-    const given = a === '--timeout' ? argv[i + 1] : a.startsWith('--timeout=') ? a.slice('--timeout='.length) : undefined;
-    if (given !== undefined && Number(given) > 0) timeout = Number(given) * 1000;
-  }
+export function silenceLimitMs(line: CommandLine): number {
+  const given = Number(line.globals.timeout);
+  const timeout = given > 0 ? given * 1000 : undefined;
   return Math.min(LOST_AFTER_BEATS * HEARTBEAT_MS, Math.max(2 * HEARTBEAT_MS, timeout ?? Infinity));
 }
 
@@ -80,20 +59,6 @@ export function silenceLimitMs(argv: readonly string[]): number {
 async function inProcess(): Promise<void> {
   const { start: startInProcess } = createRequire(import.meta.url)('./start.cjs') as { start(): Promise<void> };
   await startInProcess();
-}
-
-/**
- * Whether the command runs on several targets (`--targets`): it logs in on each, so waiting for an
- * agent to start costs less than the logins the next run would otherwise make again.
- */
-export function fansOut(argv: readonly string[]): boolean {
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a === '--') return false;
-    if (a === '--targets' || a.startsWith('--targets=')) return true;
-    if (VALUE_FLAGS.has(a)) i++;
-  }
-  return false;
 }
 
 /** A start under way: the marker exists, is fresh, and names a live process (when it names one). */
@@ -183,7 +148,7 @@ function endWhenOutputFails(stream: NodeJS.WriteStream, name: 'stdout' | 'stderr
 type Outcome = { exit: number } | { declined: true } | { lost: { changes: boolean | undefined; wrote: boolean; readStdin: boolean } };
 
 /** Hands the command to the agent on `socket` and relays it until its exit, a decline, or the agent's loss. */
-function relay(socket: Socket, argv: string[]): Promise<Outcome> {
+function relay(socket: Socket, argv: string[], line: CommandLine): Promise<Outcome> {
   return new Promise((resolve) => {
     let changes: boolean | undefined;
     let wrote = false;
@@ -204,7 +169,7 @@ function relay(socket: Socket, argv: string[]): Promise<Outcome> {
     };
     const lost = () => finish({ lost: { changes, wrote, readStdin: pulled } });
 
-    const limit = silenceLimitMs(argv);
+    const limit = silenceLimitMs(line);
     let watchdog = setTimeout(lost, limit);
     const heard = () => {
       clearTimeout(watchdog);
@@ -294,19 +259,22 @@ function exitAfterFlush(code: number): void {
 /** What bin/stor.js runs. */
 export async function start(): Promise<void> {
   const argv = process.argv.slice(2);
-  if (noSessionFlag(argv) || sessionSetting(process.env.STOR_SESSION) !== 'on' || alwaysDeclined(argv)) return inProcess();
+  const line = readCommandLine(argv);
+  if (line.globals.session === false || sessionSetting(process.env.STOR_SESSION) !== 'on' || alwaysDeclined(line)) return inProcess();
   let socket = await connectAgent(process.env, STARTING_WAIT_MS);
   if (!(socket instanceof Socket)) {
     // This command runs in its own process, as any that finds no agent; the agent started here is
     // for the next ones. A --targets run waits for it instead.
-    const fleet = fansOut(argv);
+    // It logs in on each target: waiting for an agent to start costs less than the logins the
+    // next run would otherwise make again.
+    const fleet = line.globals.targets !== undefined;
     const launched = (socket === 'stale' || fleet) && launchAgent(process.env, socket === 'stale');
     if (launched && fleet) socket = await connectAgent(process.env, FLEET_WAIT_MS);
   }
   if (!(socket instanceof Socket)) return inProcess();
   endWhenOutputFails(process.stdout, 'stdout');
   endWhenOutputFails(process.stderr, 'stderr');
-  const outcome = await relay(socket, argv);
+  const outcome = await relay(socket, argv, line);
   if ('declined' in outcome) return inProcess();
   if ('exit' in outcome) return exitAfterFlush(outcome.exit);
   const { changes, wrote, readStdin } = outcome.lost;

@@ -1,20 +1,13 @@
-import { COMMANDS, GLOBAL_VALUE_FLAGS } from '../commands/index.js';
+import { COMMANDS } from '../commands/index.js';
 import type { CommandSpec } from '../commands/shared/declare.js';
-import { findCommandPath } from '../commands/shared/program.js';
-import { DECLINED_COMMANDS, DECLINED_FLAGS, type TerminalFacts } from '../core/session/protocol.js';
+import { readCommandLine, type CommandLine } from '../commands/shared/command-line.js';
+import { DECLINED_COMMANDS, type TerminalFacts } from '../core/session/protocol.js';
 
 /** What the agent does with a handed-over command line: decline it (with why), or run it. */
 export type RunDecision = { declined: string } | { changes: boolean };
 
-/** The options of `argv`: everything before a `--`, which ends them. */
-function optionsOf(argv: readonly string[]): string[] {
-  const end = argv.indexOf('--');
-  return (end === -1 ? argv : argv.slice(0, end)).filter((a) => a.startsWith('-'));
-}
-
 /** The declaration `argv` runs, or undefined for a command line commander will refuse or answer with help. */
-async function specFor(argv: readonly string[]): Promise<{ words: string; spec?: CommandSpec<any, any, any> }> {
-  const path = findCommandPath(argv, GLOBAL_VALUE_FLAGS);
+async function specFor(path: CommandLine): Promise<{ words: string; spec?: CommandSpec<any, any, any> }> {
   const entry = path.top !== undefined ? COMMANDS[path.top] : undefined;
   const words = [path.top, path.verb].filter((w) => w !== undefined).join(' ');
   if (entry?.kind === 'verb') return { words, spec: await entry.load() };
@@ -31,22 +24,22 @@ async function specFor(argv: readonly string[]): Promise<{ words: string; spec?:
  * will refuse is run: its usage error is the same wherever it is printed.
  */
 export async function decideRun(argv: readonly string[], tty: TerminalFacts): Promise<RunDecision> {
-  const options = optionsOf(argv);
-  if (options.some((o) => DECLINED_FLAGS.includes(o))) return { declined: 'help and the version are answered in-process' };
-  const path = findCommandPath(argv, GLOBAL_VALUE_FLAGS);
+  const path = readCommandLine(argv);
+  const { options } = path;
   if (path.helpTopic !== undefined) return { declined: 'help is answered in-process' };
+  if (path.asksHelp || path.asksVersion) return { declined: 'help and the version are answered in-process' };
   if (path.top === undefined) return { declined: 'no command words' };
   if (DECLINED_COMMANDS.includes(path.top)) return { declined: `\`stor ${path.top}\` runs in its own process` };
-  const { words, spec } = await specFor(argv);
+  const { words, spec } = await specFor(path);
   if (!spec) return { changes: false };
-  const targets = options.some((o) => o === '--targets' || o.startsWith('--targets='));
+  const targets = path.globals.targets !== undefined;
   const asks = spec.asks === true || (targets && spec.fanOut === 'change');
   // `-y` inside a cluster (`-qy`) is not recognised: declined, the command still runs, in-process.
   const answered = options.includes('--yes') || options.includes('-y');
   if (asks && !answered && tty.stdin) return { declined: `\`stor ${words}\` may ask a question at the terminal` };
   // A dry run only reads, whatever the verb; `stor call auth.me` reads, though `call` may change.
   if (spec.effect === 'read' || options.includes('--dry-run')) return { changes: false };
-  // Of a top-level verb, findCommandPath's second word is its first argument.
+  // Of a top-level verb, the second word is its first argument.
   const first = COMMANDS[path.top]?.kind === 'verb' ? path.verb : undefined;
   return { changes: !(spec.readsWith && first !== undefined && (await spec.readsWith(first))) };
 }

@@ -2,11 +2,13 @@ import type { Command } from 'commander';
 import { E } from '../core/error-catalogue.js';
 import { StorError } from '../core/errors.js';
 import { CommandContext } from './shared/context.js';
-import { kebab, type CommandSpec } from './shared/declare.js';
+import type { CommandSpec } from './shared/declare.js';
 import { globalOptions, type GlobalOptions } from './shared/global-options.js';
+import type { HeadStart } from './shared/head-start.js';
 import type { IO } from './shared/io.js';
+import { readCommandLine } from './shared/command-line.js';
 import { withFleet } from './fleet/policy.js';
-import { addOptions, addVerb, findCommandPath, loadFor, StorCommand, targetHelpFor, type Entry } from './shared/program.js';
+import { addOptions, addVerb, loadFor, StorCommand, targetHelpFor, type Entry } from './shared/program.js';
 import type { CommandResult } from './shared/render.js';
 import { apiKeyNoun } from './api-key/index.js';
 import { datasetNoun } from './dataset/index.js';
@@ -17,11 +19,6 @@ import { groupNoun } from './group/index.js';
 import { userNoun } from './user/index.js';
 import { snapshotNoun } from './snapshot/index.js';
 import { sessionNoun } from './session/index.js';
-
-/** The global flags that take a value, so the command words can be found before parsing. */
-export const GLOBAL_VALUE_FLAGS: ReadonlySet<string> = new Set(
-  Object.entries(globalOptions).flatMap(([key, spec]) => (spec.type === 'value' ? [`--${kebab(key)}`, ...(spec.short ? [`-${spec.short}`] : [])] : [])),
-);
 
 /**
  * Every command: the top-level verbs and the nouns, in the order help lists them. Each verb's
@@ -61,6 +58,8 @@ export interface ProgramHooks {
   onResult(result: CommandResult): void;
   /** A usage error commander found: `run()` prints it (as JSON under `--json`). */
   onUsageError(message: string): void;
+  /** The connection opened before the CLI loaded (early-target.ts), for the command's context. */
+  headStart?: HeadStart;
 }
 
 const ROOT_EXAMPLES = ['stor whoami', 'stor whoami --json', 'stor privilege check', 'stor upload ./report.pdf /mnt/tank/docs/ --mode 0644'];
@@ -70,7 +69,7 @@ const ROOT_EXAMPLES = ['stor whoami', 'stor whoami --json', 'stor privilege chec
  * command line needs (all of them for help, errors and completion).
  */
 export async function buildProgram(argv: readonly string[], io: IO, hooks: ProgramHooks): Promise<StorCommand> {
-  const path = findCommandPath(argv, GLOBAL_VALUE_FLAGS);
+  const path = readCommandLine(argv);
   const specs = await loadFor(path, COMMANDS);
   const program = new StorCommand('stor');
   program
@@ -96,7 +95,7 @@ export async function buildProgram(argv: readonly string[], io: IO, hooks: Progr
 
   const runner = {
     // `stor help call` as `stor call --help`: the target's methods are part of that help.
-    wantsHelp: argv.includes('--help') || argv.includes('-h') || path.helpTopic !== undefined,
+    wantsHelp: path.asksHelp,
     context: (cmd: Command): CommandContext => {
       const opts = cmd.optsWithGlobals() as GlobalOptions;
       const ctx = new CommandContext(io, {
@@ -111,7 +110,7 @@ export async function buildProgram(argv: readonly string[], io: IO, hooks: Progr
         ca: opts.ca,
         rpc: opts.rpc,
         session: opts.session,
-      });
+      }, hooks.headStart);
       hooks.onContext(ctx);
       return ctx;
     },

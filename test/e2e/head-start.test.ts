@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { Readable } from 'node:stream';
 import { startEarlyTarget } from '../../src/commands/shared/early-target.js';
-import { takeHeadStart } from '../../src/commands/shared/head-start.js';
 import type { IO } from '../../src/commands/shared/io.js';
 import { resolveTarget } from '../../src/commands/shared/target.js';
 import type { RemoteTransport } from '../../src/core/transport/remote.js';
@@ -102,28 +101,28 @@ describe('taking a head start (src/commands/shared/head-start.ts)', () => {
     const keyB = readFileSync(b.adminKeyFile, 'utf8').trim();
     const io = ioWith({ STOR_URL: a.baseUrl, STOR_API_KEY: keyA });
 
-    await startEarlyTarget(['whoami'], io);
+    const first = await startEarlyTarget(['whoami'], io);
     const elsewhere = await resolveTarget({ url: b.baseUrl }, ioWith({ STOR_API_KEY: keyB }));
-    expect(await takeHeadStart(elsewhere, 30)).toBeUndefined();
+    expect(await first!.take(elsewhere, 30)).toBeUndefined();
 
-    await startEarlyTarget(['whoami'], io);
-    expect(await takeHeadStart(await resolveTarget({}, io), 31)).toBeUndefined();
+    const second = await startEarlyTarget(['whoami'], io);
+    expect(await second!.take(await resolveTarget({}, io), 31)).toBeUndefined();
 
-    await startEarlyTarget(['whoami', '--timeout', '31'], io);
-    const taken = await takeHeadStart(await resolveTarget({}, io), 31);
+    const third = await startEarlyTarget(['whoami', '--timeout', '31'], io);
+    const taken = await third!.take(await resolveTarget({}, io), 31);
     expect(taken).toBeDefined();
     const transport = (await taken!) as RemoteTransport;
     onTestFinished(() => transport.close());
     expect(transport.target).toEqual({ kind: 'remote', url: a.baseUrl });
     expect(((await transport.call('auth.me')) as { pw_name: string }).pw_name).toBe('truenas_admin');
     // Taken once: the next command opens its own.
-    expect(await takeHeadStart(await resolveTarget({}, io), 31)).toBeUndefined();
+    expect(await third!.take(await resolveTarget({}, io), 31)).toBeUndefined();
   });
 
   it('opens nothing ahead for the embedded appliance', async () => {
     const io = ioWith({});
-    await startEarlyTarget(['whoami'], io);
-    expect(await takeHeadStart(await resolveTarget({}, io), 30)).toBeUndefined();
+    const headStart = await startEarlyTarget(['whoami'], io);
+    expect(await headStart!.take(await resolveTarget({}, io), 30)).toBeUndefined();
     expect(existsSync(io.env.STOR_HOME!)).toBe(true);
     expect(existsSync(join(io.env.STOR_HOME!, 'stor.db'))).toBe(false);
   });

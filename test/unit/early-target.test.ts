@@ -9,6 +9,8 @@ describe('guessTarget: which command lines get a head start (src/commands/shared
       timeoutSeconds: 5,
     });
     expect(guessTarget(['privilege', 'check', '--profile', 'lab', '--rpc', 'http'])).toEqual({ options: { profile: 'lab', rpc: 'http' }, timeoutSeconds: 30 });
+    // The one reading of the command line (command-line.ts) takes `--opt=value` as commander does.
+    expect(guessTarget(['--url=wss://nas', 'whoami', '--timeout=7'])).toEqual({ options: { url: 'wss://nas' }, timeoutSeconds: 7 });
   });
 
   it.each([
@@ -19,7 +21,6 @@ describe('guessTarget: which command lines get a head start (src/commands/shared
     [['-v', 'whoami']],
     [['--verbose', 'whoami']],
     [['--targets', 'all', 'whoami']],
-    [['--url=wss://nas', 'whoami']],
     [['--url', 'wss://a', '--url', 'wss://b', 'whoami']],
     [['--profile', '-q', 'whoami']],
     [['--url']],
@@ -36,6 +37,8 @@ describe('guessTarget: which command lines get a head start (src/commands/shared
     [['whoami', '--timeout', '1e3']],
     [['whoami', '--rpc', 'grpc']],
     [['whoami', '--no-such-flag']],
+    [['whoami', '--timeout']],
+    [['whoami', '-y']],
     [[]],
   ])('gives none to %j', (argv) => {
     expect(guessTarget(argv)).toBeUndefined();

@@ -2,8 +2,8 @@ import { stateDirFrom } from '../../core/config/paths.js';
 import type { TraceSink } from '../../core/transport/trace.js';
 import type { Transport } from '../../core/transport/transport.js';
 import { escapeControls } from './escape.js';
-import { takeHeadStart } from './head-start.js';
 import type { GlobalOptions } from './global-options.js';
+import type { HeadStart } from './head-start.js';
 import type { IO } from './io.js';
 import { render, renderMode, type CommandResult } from './render.js';
 import { DEFAULT_TIMEOUT_SECONDS, readCa, resolveTarget, type TargetSpec } from './target.js';
@@ -26,9 +26,14 @@ export class CommandContext {
    */
   confirmedPlan: unknown = undefined;
 
+  /**
+   * @param headStart the connection bin-entry.ts started opening before the CLI loaded
+   *   (early-target.ts), for this command to take if it opens the very same target.
+   */
   constructor(
     readonly io: IO,
     readonly globals: GlobalOptions,
+    private readonly headStart?: HeadStart,
   ) {}
 
   get stateDir(): string {
@@ -74,7 +79,7 @@ export class CommandContext {
       // and starts the agent once it has run (bin-entry).
       queueAgentStart(this.io.env);
     }
-    const ahead = await takeHeadStart(spec, this.timeoutSeconds);
+    const ahead = await this.headStart?.take(spec, this.timeoutSeconds);
     if (ahead) return ahead;
     return openTarget(spec, this.timeoutSeconds, { ...(this.trace ? { trace: this.trace } : {}), ...(this.io.onSignal ? { onSignal: this.io.onSignal.bind(this.io) } : {}) });
   }

@@ -1,5 +1,7 @@
+import { readCommandLine } from './command-line.js';
 import { openTarget } from './context.js';
-import { offerHeadStart, specKey } from './head-start.js';
+import type { GlobalOptions } from './global-options.js';
+import { HeadStart, specKey } from './head-start.js';
 import type { IO } from './io.js';
 import { DEFAULT_TIMEOUT_SECONDS, resolveTarget, type TargetOptions } from './target.js';
 
@@ -9,8 +11,9 @@ import { DEFAULT_TIMEOUT_SECONDS, resolveTarget, type TargetOptions } from './ta
  * the CLI itself still loads and parses. Nothing else gets a head start.
  */
 const COMMANDS = new Set(['whoami', 'privilege list', 'privilege check', 'user list', 'group list', 'api-key list', 'dataset list', 'snapshot list', 'job list']);
-const FLAGS = new Set(['--json', '--quiet', '-q', '--insecure']);
-const VALUE_FLAGS = new Set(['--url', '--profile', '--timeout', '--ca', '--rpc']);
+
+/** The global options a command line that gets a head start may carry: the target's, and output's. */
+const TARGET_OPTIONS = new Set<keyof GlobalOptions>(['json', 'quiet', 'insecure', 'session', 'url', 'profile', 'timeout', 'ca', 'rpc']);
 
 export interface TargetGuess {
   options: TargetOptions;
@@ -18,42 +21,30 @@ export interface TargetGuess {
 }
 
 /**
- * The target options of a command line that qualifies, read without commander; undefined at the
- * least doubt: help, -v (its trace must come in order), --targets, `--`, `--opt=value`, a flag
- * given twice, any argument or option not listed, a value that could be a flag, a timeout that is
- * not a plain whole number. The real parse decides in the end: a guess is used only if the
- * command resolves the very same target.
+ * The target options of a command line that qualifies, from the one reading of the command line
+ * (command-line.ts); undefined at the least doubt: help, -v (its trace must come in order),
+ * --targets, `--`, an option given twice or not listed, an option missing its value or given one
+ * that could be a flag, a timeout that is not a plain whole number. The real parse decides in the
+ * end: a guess is used only if the command resolves the very same target (head-start.ts).
  */
 export function guessTarget(argv: readonly string[]): TargetGuess | undefined {
-  const words: string[] = [];
-  const values: Record<string, string> = {};
-  let insecure = false;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (FLAGS.has(a)) {
-      if (a === '--insecure') insecure = true;
-    } else if (VALUE_FLAGS.has(a)) {
-      const v = argv[++i];
-      const name = a.slice(2);
-      if (v === undefined || v.startsWith('-') || name in values) return undefined;
-      values[name] = v;
-    } else if (a.startsWith('-')) {
-      return undefined;
-    } else {
-      words.push(a);
-    }
-  }
-  if (!COMMANDS.has(words.join(' '))) return undefined;
-  const { timeout, rpc, url, profile, ca } = values;
+  const line = readCommandLine(argv);
+  if (line.asksHelp || line.asksVersion || line.endOfOptions || line.repeated.size > 0 || line.others.length > 0) return undefined;
+  if (!COMMANDS.has(line.words.join(' '))) return undefined;
+  const given = Object.entries(line.globals) as [keyof GlobalOptions, string | boolean][];
+  // One key per option: an option whose value is missing (the last word) gave none.
+  if (given.length !== line.options.length) return undefined;
+  if (given.some(([key, v]) => !TARGET_OPTIONS.has(key) || (typeof v === 'string' && v.startsWith('-')))) return undefined;
+  const { timeout, rpc, url, profile, ca, insecure } = line.globals;
   if (rpc !== undefined && rpc !== 'ws' && rpc !== 'http') return undefined;
-  if (timeout !== undefined && !/^[1-9]\d{0,5}$/.test(timeout)) return undefined;
+  if (timeout !== undefined && !/^[1-9]\d{0,5}$/.test(String(timeout))) return undefined;
   return {
     options: {
-      ...(url !== undefined ? { url } : {}),
-      ...(profile !== undefined ? { profile } : {}),
-      ...(ca !== undefined ? { ca } : {}),
+      ...(typeof url === 'string' ? { url } : {}),
+      ...(typeof profile === 'string' ? { profile } : {}),
+      ...(typeof ca === 'string' ? { ca } : {}),
       ...(rpc !== undefined ? { rpc } : {}),
-      ...(insecure ? { insecure } : {}),
+      ...(insecure === true ? { insecure } : {}),
     },
     timeoutSeconds: timeout === undefined ? DEFAULT_TIMEOUT_SECONDS : Number(timeout),
   };
@@ -61,19 +52,19 @@ export function guessTarget(argv: readonly string[]): TargetGuess | undefined {
 
 /**
  * Starts opening (connecting to and logging in to) the target of `argv` if it qualifies, for the
- * command to take over (head-start.ts). The target is resolved as the command resolves it
+ * command to take over (head-start.ts); undefined when it does not. The target is resolved as the command resolves it
  * (resolveTarget: flags, STOR_URL, STOR_PROFILE, STOR_API_KEY, the current profile) and opened by
  * the same code (openTarget), so a key only ever goes where the command itself would send it,
  * under the same TLS and loopback rules. Only a remote target gets one, so no state is ever opened,
  * let alone created, ahead. Resolves once the connect is under way, so that the CLI loads while
  * the appliance checks the key rather than before.
  */
-export async function startEarlyTarget(argv: readonly string[], io: IO): Promise<void> {
+export async function startEarlyTarget(argv: readonly string[], io: IO): Promise<HeadStart | undefined> {
   const guess = guessTarget(argv);
-  if (!guess) return;
+  if (!guess) return undefined;
   let underWay: () => void = () => undefined;
   const dispatched = new Promise<void>((resolve) => (underWay = resolve));
-  offerHeadStart(
+  const headStart = new HeadStart(
     (async () => {
       try {
         const spec = await resolveTarget(guess.options, io);
@@ -92,4 +83,5 @@ export async function startEarlyTarget(argv: readonly string[], io: IO): Promise
     })(),
   );
   await dispatched;
+  return headStart;
 }

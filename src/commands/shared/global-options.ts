@@ -1,5 +1,5 @@
 import { seconds } from './arg-parsers.js';
-import { choice, flag, toggle, value, type OptionValues } from './declare.js';
+import { choice, flag, toggle, value, type OptionValues } from './option-specs.js';
 
 /** Options every command accepts (SPEC §3), before or after the command words. */
 export const globalOptions = {

@@ -2,56 +2,63 @@ import type { Transport } from '../../core/transport/transport.js';
 import type { TargetSpec } from './target.js';
 
 /** A transport opened before the command line was parsed, and what it was opened for. */
-interface HeadStart {
+interface Opened {
   /** specKey() of the target and timeout it was opened with. */
   key: string;
   opened: Promise<Transport>;
 }
-
-let pending: Promise<HeadStart | undefined> | undefined;
 
 /** Equal only for equal targets (URL, key, TLS settings, transport, state directory) and timeouts. */
 export function specKey(spec: TargetSpec, timeoutSeconds: number): string {
   return JSON.stringify([spec, timeoutSeconds]);
 }
 
-/** Registers the head start (early-target.ts); a failed open is reported only by a command that takes it. */
-export function offerHeadStart(started: Promise<HeadStart | undefined>): void {
-  pending = started.then(
-    (s) => {
-      s?.opened.catch(() => undefined);
-      return s;
-    },
-    () => undefined,
-  );
-}
-
 /**
- * The transport opened ahead for exactly this target and timeout, if any: the command then
- * continues with it as if it had opened it itself, its failure included. One opened for anything
- * else is closed, unused.
+ * The head start of one command (early-target.ts): a connection being opened, and its key
+ * checked, while the CLI still loads. bin-entry.ts hands it to the command in its IO
+ * (`IO.headStart`); the command takes it if it opens the very same target, and the process drops
+ * it once the command is done. A failed open is reported only by a command that takes it.
  */
-export async function takeHeadStart(spec: TargetSpec, timeoutSeconds: number): Promise<Promise<Transport> | undefined> {
-  const started = await pending;
-  pending = undefined;
-  if (!started) return undefined;
-  if (started.key === specKey(spec, timeoutSeconds)) return started.opened;
-  await closeQuietly(started.opened);
-  return undefined;
-}
+export class HeadStart {
+  private pending: Promise<Opened | undefined> | undefined;
 
-/**
- * Closes a head start no command took. False when it is still opening (a host that does not
- * answer): the caller then need not wait for its timeout.
- */
-export async function dropHeadStart(): Promise<boolean> {
-  const started = await pending;
-  pending = undefined;
-  if (!started) return true;
-  const settled = await Promise.race([started.opened.then(() => true, () => true), new Promise<false>((r) => setImmediate(() => r(false)))]);
-  if (!settled) return false;
-  await closeQuietly(started.opened);
-  return true;
+  constructor(started: Promise<Opened | undefined>) {
+    this.pending = started.then(
+      (s) => {
+        s?.opened.catch(() => undefined);
+        return s;
+      },
+      () => undefined,
+    );
+  }
+
+  /**
+   * The transport opened ahead for exactly this target and timeout, if any: the command then
+   * continues with it as if it had opened it itself, its failure included. One opened for anything
+   * else is closed, unused. Taken once.
+   */
+  async take(spec: TargetSpec, timeoutSeconds: number): Promise<Promise<Transport> | undefined> {
+    const started = await this.pending;
+    this.pending = undefined;
+    if (!started) return undefined;
+    if (started.key === specKey(spec, timeoutSeconds)) return started.opened;
+    await closeQuietly(started.opened);
+    return undefined;
+  }
+
+  /**
+   * Closes a head start no command took. False when it is still opening (a host that does not
+   * answer): the caller then need not wait for its timeout.
+   */
+  async drop(): Promise<boolean> {
+    const started = await this.pending;
+    this.pending = undefined;
+    if (!started) return true;
+    const settled = await Promise.race([started.opened.then(() => true, () => true), new Promise<false>((r) => setImmediate(() => r(false)))]);
+    if (!settled) return false;
+    await closeQuietly(started.opened);
+    return true;
+  }
 }
 
 async function closeQuietly(opened: Promise<Transport>): Promise<void> {

@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError, Option, type HelpContext } from 'commander';
 import { StorError } from '../../core/errors.js';
+import type { CommandLine } from './command-line.js';
 import type { CommandContext } from './context.js';
 import { kebab, type ArgSpecs, type CommandSpec, type LoadCommand, type NounSpec, type OptionSpecs } from './declare.js';
 import type { CommandResult } from './render.js';
@@ -24,35 +25,8 @@ export class StorCommand extends Command {
 /** The root's table: a top-level verb's loader, or a noun with its verbs. */
 export type Entry = { kind: 'verb'; load: LoadCommand } | { kind: 'noun'; noun: NounSpec };
 
-/** What the command line names, found before commander parses it, so only that verb loads. */
-export interface CommandPath {
-  /** The top-level word (`privilege`, `whoami`), if any. */
-  top?: string;
-  /** The verb under a noun (`fix`), if any. */
-  verb?: string;
-  /** `stor help <topic…>`: the words after `help`. */
-  helpTopic?: string[];
-}
-
-/**
- * Finds the command words in `argv`, skipping global options and their values: `valueFlags`
- * are the global flags that take a value (`--url X`; `--url=X` carries its own).
- */
-export function findCommandPath(argv: readonly string[], valueFlags: ReadonlySet<string>): CommandPath {
-  const words: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a === '--') break;
-    if (a.startsWith('-')) {
-      if (valueFlags.has(a)) i++;
-      continue;
-    }
-    words.push(a);
-    if (words.length === 2 && words[0] !== 'help') break;
-  }
-  if (words[0] === 'help') return { helpTopic: argv.slice(argv.indexOf('help') + 1).filter((a) => !a.startsWith('-')) };
-  return { ...(words[0] !== undefined ? { top: words[0] } : {}), ...(words[1] !== undefined ? { verb: words[1] } : {}) };
-}
+/** What the command line names (command-line.ts), which decides which verbs load. */
+export type CommandPath = Pick<CommandLine, 'top' | 'verb' | 'helpTopic'>;
 
 /** A list option is repeatable and comma-separated: `--roles A,B --roles C` is [A, B, C]; `--roles ""` is []. */
 function collect(value: string, previous: string[] | undefined): string[] {

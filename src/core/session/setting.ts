@@ -1,7 +1,7 @@
 /*
- * Whether a command may use the session agent: `--no-session` on its command line, else
- * `STOR_SESSION` (off, 0, false, no turn it off; on, 1, true, yes or unset leave it on). Imported
- * by the first stage: no dependencies.
+ * Whether a command may use the session agent: `--no-session` on its command line (read by
+ * src/commands/shared/command-line.ts), else `STOR_SESSION` (off, 0, false, no turn it off; on, 1,
+ * true, yes or unset leave it on). Imported by the first stage: no dependencies.
  */
 
 const OFF = new Set(['off', '0', 'false', 'no']);
@@ -14,13 +14,4 @@ export function sessionSetting(value: string | undefined): 'on' | 'off' | 'inval
   if (OFF.has(v)) return 'off';
   if (ON.has(v)) return 'on';
   return 'invalid';
-}
-
-/** Whether `--no-session` is among the options of `argv` (before a `--`, which ends them). */
-export function noSessionFlag(argv: readonly string[]): boolean {
-  for (const a of argv) {
-    if (a === '--') return false;
-    if (a === '--no-session') return true;
-  }
-  return false;
 }
