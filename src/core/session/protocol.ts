@@ -13,7 +13,11 @@
  * command's environment, which may hold STOR_API_KEY.
  */
 
-/** Bumped on any incompatible change; it is part of the socket's name, so old agents are never asked. */
+/**
+ * Bumped on any incompatible change; it is part of the socket's name (paths.ts), so a first stage
+ * never asks an agent that speaks another version. Bundled builds differ by build id anyway; this
+ * also keeps apart builds that share one (`dev`, run from src/ or dist/).
+ */
 export const PROTOCOL_VERSION = 1;
 
 /** Longest line either side accepts (a `run` request carries the environment). */
