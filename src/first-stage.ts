@@ -210,7 +210,10 @@ function relay(socket: Socket, argv: string[], line: CommandLine): Promise<Outco
           if (changes === undefined) finish({ declined: true });
           return;
         case 'accepted':
+          // The go-ahead: the agent starts nothing before it, and it is never sent once this
+          // process gave up (settled, above). From now on the command may be running there.
           changes = msg.changes === true;
+          send({ t: 'go' });
           return;
         case 'out':
         case 'err': {

@@ -2,7 +2,7 @@ import type { Socket } from 'node:net';
 import type { SessionOpener } from '../commands/shared/io.js';
 import { EXIT } from '../commands/shared/exit-codes.js';
 import { processEnvDifference } from '../core/session/process-env.js';
-import { HEARTBEAT_MS, lineReader, type RunRequest } from '../core/session/protocol.js';
+import { GO_WAIT_MS, HEARTBEAT_MS, lineReader, type RunRequest } from '../core/session/protocol.js';
 import { handedOverIO, RunWire, SignalHandlers, WireStdin } from './handed-over-io.js';
 import { decideRun } from './run-policy.js';
 
@@ -14,9 +14,10 @@ import { decideRun } from './run-policy.js';
  * back to the socket (`conn.unshift`) first, since this reads the rest of the connection.
  *
  * The protocol (src/core/session/protocol.ts): `declined` and nothing else, or `accepted` with
- * whether the command may change anything; then its `out`/`err`, a `pull` when it first reads
- * standard input, a `beat` every HEARTBEAT_MS, and `exit` with its code. The request's
- * environment (it may hold STOR_API_KEY) lives only in this command's IO.
+ * whether the command may change anything; then, once the first stage has answered `go` (and only
+ * then does the command start), its `out`/`err`, a `pull` when it first reads standard input, a
+ * `beat` every HEARTBEAT_MS, and `exit` with its code. The request's environment (it may hold
+ * STOR_API_KEY) lives only in this command's IO.
  */
 export function handleRun(conn: Socket, request: RunRequest, sessions: SessionOpener): void {
   runHandedOver(conn, request, sessions).catch(() => conn.destroy());
@@ -39,16 +40,22 @@ async function runHandedOver(conn: Socket, request: RunRequest, sessions: Sessio
   const signals = new SignalHandlers();
   const stdin = new WireStdin(wire, request.tty.stdin);
   let exited = false;
+  let accepted = false;
+  /** Settled by the first stage's `go` (true), or by its going away or a signal before it (false). */
+  let goAhead!: (go: boolean) => void;
+  const wentAhead = new Promise<boolean>((resolve) => (goAhead = resolve));
 
   const stopped = new AbortController();
   /**
    * A signal with no handler: answered at once, as the process would have died of it; what the
    * command still writes is dropped, and nothing new of it reaches the appliance (IO.stopped): a
-   * call under way is left to finish or fail, every later one fails at once.
+   * call under way is left to finish or fail, every later one fails at once. Before `go` the
+   * command has not started: it is answered the same, and never starts.
    */
   const signalled = (s: 'SIGINT' | 'SIGTERM') => {
     if (signals.deliver(s) || exited) return;
     stopped.abort(s);
+    goAhead(false);
     wire.send({ t: 'exit', code: SIGNAL_EXIT[s] });
     wire.silence();
     conn.end();
@@ -57,13 +64,16 @@ async function runHandedOver(conn: Socket, request: RunRequest, sessions: Sessio
   const gone = () => {
     if (wire.gone) return;
     wire.gone = true;
+    goAhead(false);
     // Never an end of input: a command reading it would take what came so far for all of it.
     if (stdin.wasPulled) stdin.destroy(new Error("the command's caller went away"));
     if (!exited && !signals.deliver('SIGTERM')) stopped.abort('SIGTERM');
   };
   conn.on('data', lineReader(
     (m) => {
-      if (m.t === 'in' && typeof m.d === 'string' && stdin.wasPulled) stdin.feed(Buffer.from(m.d, 'base64'));
+      // A `go` before `accepted` answers nothing it was asked: a broken client.
+      if (m.t === 'go' && accepted) goAhead(true);
+      else if (m.t === 'in' && typeof m.d === 'string' && stdin.wasPulled) stdin.feed(Buffer.from(m.d, 'base64'));
       else if (m.t === 'eof' && stdin.wasPulled) stdin.push(null);
       else if (m.t === 'signal' && (m.s === 'SIGINT' || m.s === 'SIGTERM')) signalled(m.s);
       else conn.destroy();
@@ -87,14 +97,21 @@ async function runHandedOver(conn: Socket, request: RunRequest, sessions: Sessio
     conn.end();
     return;
   }
-  // A first stage that gave up before this point (an agent stopped, then continued) has closed
-  // its end; its command may be running in its own process by now, so it must not run here too.
-  await new Promise((resolve) => setImmediate(resolve));
-  if (wire.gone) {
-    conn.destroy();
+  accepted = true;
+  wire.send({ t: 'accepted', changes: decision.changes });
+  // Nothing runs before the first stage's `go`: one that gave up on this agent (stopped, then
+  // continued) may be running the command in its own process, and its request can be read here
+  // before its hang-up is. No beat meanwhile: the first stage answers at once, and its silence
+  // limit still runs. A client that never answers (another version) is dropped.
+  const noGo = setTimeout(() => goAhead(false), GO_WAIT_MS);
+  const go = await wentAhead;
+  clearTimeout(noGo);
+  if (!go || wire.gone || stopped.signal.aborted) {
+    // A signal before `go` is answered already, its `exit` on its way (signalled); otherwise the
+    // first stage went away, or never answered.
+    if (wire.gone || !stopped.signal.aborted) conn.destroy();
     return;
   }
-  wire.send({ t: 'accepted', changes: decision.changes });
   const beat = setInterval(() => wire.send({ t: 'beat' }), HEARTBEAT_MS);
   let code: number;
   try {

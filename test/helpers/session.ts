@@ -1,9 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, onTestFinished } from 'vitest';
+import { socketPathIn } from '../../src/core/session/paths.js';
 import { spawnStor } from './bin.js';
 import { tempDir } from './temp-dir.js';
 
@@ -13,6 +14,11 @@ export const AGENT_BIN = fileURLToPath(new URL('../../dist/bundle/agent.js', imp
 /** The built bundle's id (dist/bundle/build-id), which names the agent's socket. */
 export function builtId(): string {
   return readFileSync(fileURLToPath(new URL('../../dist/bundle/build-id', import.meta.url)), 'utf8').trim();
+}
+
+/** The name of the built bundle's socket (paths.ts: socketPathIn, its build id and protocol version). */
+export function builtSocketName(): string {
+  return basename(socketPathIn('/', builtId()));
 }
 
 /** Safety net for bounded waits: only there so that a broken agent fails the test instead of hanging it. */

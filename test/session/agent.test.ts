@@ -10,7 +10,7 @@ import { spawnStor, STOR_BIN } from '../helpers/bin.js';
 import { clientEnv, remoteEnv } from '../helpers/client-env.js';
 import { filesUnder, leakOf } from '../helpers/key-fragments.js';
 import { spawnServe } from '../helpers/serve-process.js';
-import { AGENT_BIN, agentPidsOf, agentServing, builtId, rawRequest, sessionEnv, spawnAgent, until } from '../helpers/session.js';
+import { AGENT_BIN, agentPidsOf, agentServing, builtId, builtSocketName, rawRequest, sessionEnv, spawnAgent, until } from '../helpers/session.js';
 import { startStandinAppliance } from '../helpers/standin-appliance.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -197,9 +197,6 @@ describe('an unsafe agent directory', () => {
     onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
     return () => connections;
   }
-
-  /** The socket name the built bundle uses (paths.ts: socketPathIn). */
-  const builtSocketName = () => `agent-${builtId().slice(0, 16)}.sock`;
 
   const cases: [string, (dir: string) => void][] = [
     ['of mode 0755', (dir) => chmodSync(dir, 0o755)],

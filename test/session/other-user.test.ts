@@ -7,7 +7,7 @@ import { spawnStor } from '../helpers/bin.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { clientEnv } from '../helpers/client-env.js';
 import { listenerOfOther, OTHER_UID, otherUserUnavailable, otherUsersDir, PROBE, runAsOther, storAsOther } from '../helpers/other-user.js';
-import { AGENT_BIN, agentPidsOf, agentServing, builtId, killAgentsOf, rawRequest, sessionEnv, spawnAgent, until } from '../helpers/session.js';
+import { AGENT_BIN, agentPidsOf, agentServing, builtSocketName, killAgentsOf, rawRequest, sessionEnv, spawnAgent, until } from '../helpers/session.js';
 
 /*
  * Another user against the session agent, for real: a second uid (65534, through setpriv) tries to
@@ -28,9 +28,6 @@ function needsOtherUser(ctx: { skip: (note?: string) => never }): void {
 }
 
 const errorOf = (stderr: string) => (JSON.parse(stderr) as { error: { code: string; message: string } }).error;
-
-/** The socket name the built bundle uses (paths.ts: socketPathIn). */
-const builtSocketName = () => `agent-${builtId().slice(0, 16)}.sock`;
 
 /** Root's agent, serving in a runtime directory that the other uid may enter (0755) up to the agent's own directory. */
 async function rootsAgent() {

@@ -1,11 +1,12 @@
 import { lstatSync, mkdirSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
+import { PROTOCOL_VERSION } from './protocol.js';
 
 /*
  * Where the session agent's socket lives, and the checks made before it is used. Imported by the
- * first stage (src/first-stage.ts), which must start in a few milliseconds: node:fs, node:os and
- * node:path only, and no StorError (callers turn a problem into SESSION_DIR_UNSAFE).
+ * first stage (src/first-stage.ts), which must start in a few milliseconds: node:fs, node:os,
+ * node:path and protocol.ts only, and no StorError (callers turn a problem into SESSION_DIR_UNSAFE).
  */
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -32,14 +33,14 @@ export function sessionDirFrom(env: Env): string {
   return join(env.HOME || homedir(), '.local', 'state', 'stor');
 }
 
-/** The agent's socket for this build, in `dir`. */
+/** The agent's socket for this build and protocol version, in `dir`. */
 export function socketPathIn(dir: string, build: string = BUILD_ID): string {
-  return join(dir, `agent-${build.slice(0, 16)}.sock`);
+  return join(dir, `agent-${build.slice(0, 16)}-p${PROTOCOL_VERSION}.sock`);
 }
 
 /** Made (exclusively) by whoever starts the agent; tells a second command to wait for it rather than start another. */
 export function startingMarkerIn(dir: string, build: string = BUILD_ID): string {
-  return join(dir, `agent-${build.slice(0, 16)}.starting`);
+  return join(dir, `agent-${build.slice(0, 16)}-p${PROTOCOL_VERSION}.starting`);
 }
 
 function ownUid(): number | undefined {

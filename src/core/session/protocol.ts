@@ -13,8 +13,13 @@
  * command's environment, which may hold STOR_API_KEY.
  */
 
-/** Bumped on any incompatible change; it is part of the socket's name, so old agents are never asked. */
-export const PROTOCOL_VERSION = 1;
+/**
+ * Bumped on any incompatible change; it is part of the socket's name (paths.ts), so a first stage
+ * never asks an agent that speaks another version. Bundled builds differ by build id anyway; this
+ * also keeps apart builds that share one (`dev`, run from src/ or dist/).
+ * 2: the first stage's `go` after `accepted`.
+ */
+export const PROTOCOL_VERSION = 2;
 
 /** Longest line either side accepts (a `run` request carries the environment). */
 export const MAX_LINE_BYTES = 1024 * 1024;
@@ -24,6 +29,13 @@ export const STDIN_CHUNK_BYTES = 64 * 1024;
 
 /** The agent sends `beat` this often while a command runs, so a stopped agent is noticed. */
 export const HEARTBEAT_MS = 1000;
+
+/**
+ * How long the agent waits for `go` after `accepted` before it drops the connection, command not
+ * run: longer than any first stage's silence limit (five beats), by which it has given up anyway.
+ * Only a client that never sends `go` (another version, a broken one) ever meets it.
+ */
+export const GO_WAIT_MS = 10_000;
 
 /**
  * Command words the agent always declines (docs/SESSIONS.md): they serve, ask, or manage the agent
@@ -95,7 +107,10 @@ export type ControlAnswer =
 export type RunMessage =
   /** The agent will not run it (a prompt at a terminal, `serve`, `login`, …): run it in-process. Sent before anything else. */
   | { t: 'declined'; reason: string }
-  /** The agent runs it. `changes`: whether the command may change the appliance (so a lost agent means an unknown outcome). */
+  /**
+   * The agent will run it once the first stage says `go`, and not before. `changes`: whether the
+   * command may change the appliance (so a lost agent means an unknown outcome).
+   */
   | { t: 'accepted'; changes: boolean }
   /** Output text; with `b64`, `d` is base64 of bytes that need not be text (`stor download PATH -`). */
   | { t: 'out'; d: string; b64?: true }
@@ -107,6 +122,13 @@ export type RunMessage =
 
 /** First stage → agent, during a `run`. */
 export type RunInput =
+  /**
+   * The answer to `accepted`, sent only by a first stage that has not given up on the agent; from
+   * then on it no longer runs the command itself unless it is a read that printed nothing. The
+   * agent runs nothing before it, so a first stage that gave up (a stopped agent) and ran the
+   * command in its own process never has it run twice.
+   */
+  | { t: 'go' }
   | { t: 'in'; d: string /* base64 */ }
   | { t: 'eof' }
   | { t: 'signal'; s: 'SIGINT' | 'SIGTERM' };
