@@ -2,10 +2,9 @@ import { E } from '../../core/error-catalogue.js';
 import { StorError } from '../../core/errors.js';
 import type { CommandContext } from '../shared/context.js';
 import { arg, defineCommand, type OptionValues } from '../shared/declare.js';
-import { runJob } from '../shared/job.js';
 import { parseMode } from '../shared/mode.js';
 import type { CommandResult } from '../shared/render.js';
-import { permView, readBack, recursionOptions, type PermResult } from './perm-model.js';
+import { changePermissions, recursionOptions, type PermResult } from './perm-model.js';
 
 const options = recursionOptions;
 
@@ -30,11 +29,8 @@ export function chmodMode(text: string): string {
 /** `stor chmod MODE PATH [-R]`: `filesystem.setperm` with the mode only, its job waited for. */
 export async function chmod(ctx: CommandContext, modeText: string, path: string, opts: ChmodOptions): Promise<CommandResult<PermResult>> {
   const mode = chmodMode(modeText);
-  const t = await ctx.transport();
   const recursive = opts.recursive === true;
-  const jobId = await runJob(ctx, t, 'filesystem.setperm', [{ path, mode, options: { recursive, traverse: opts.traverse === true, stripacl: false } }], `chmod ${path}`);
-  const data = await readBack(t, path, recursive, jobId);
-  return { data, view: permView(data) };
+  return changePermissions(ctx, 'filesystem.setperm', [{ path, mode, options: { recursive, traverse: opts.traverse === true, stripacl: false } }], { path, recursive, label: `chmod ${path}` });
 }
 
 export const chmodCommand = defineCommand({

@@ -2,9 +2,8 @@ import { E } from '../../core/error-catalogue.js';
 import { StorError } from '../../core/errors.js';
 import type { CommandContext } from '../shared/context.js';
 import { arg, defineCommand, type OptionValues } from '../shared/declare.js';
-import { runJob } from '../shared/job.js';
 import type { CommandResult } from '../shared/render.js';
-import { permView, readBack, recursionOptions, type PermResult } from './perm-model.js';
+import { changePermissions, recursionOptions, type PermResult } from './perm-model.js';
 
 const options = recursionOptions;
 
@@ -32,11 +31,8 @@ export function parseOwner(text: string): OwnerSpec {
 /** `stor chown USER[:GROUP] PATH [-R]`: `filesystem.chown`, its job waited for. */
 export async function chown(ctx: CommandContext, ownerText: string, path: string, opts: ChownOptions): Promise<CommandResult<PermResult>> {
   const owner = parseOwner(ownerText);
-  const t = await ctx.transport();
   const recursive = opts.recursive === true;
-  const jobId = await runJob(ctx, t, 'filesystem.chown', [{ path, ...owner, options: { recursive, traverse: opts.traverse === true } }], `chown ${path}`);
-  const data = await readBack(t, path, recursive, jobId);
-  return { data, view: permView(data) };
+  return changePermissions(ctx, 'filesystem.chown', [{ path, ...owner, options: { recursive, traverse: opts.traverse === true } }], { path, recursive, label: `chown ${path}` });
 }
 
 export const chownCommand = defineCommand({

@@ -1,7 +1,11 @@
 import { call } from '../../core/contract/client.js';
+import type { ParamsOf } from '../../core/contract/index.js';
 import type { Transport } from '../../core/transport/transport.js';
+import type { CommandContext } from '../shared/context.js';
 import { flag } from '../shared/declare.js';
 import { octal } from '../shared/format.js';
+import { runJob } from '../shared/job.js';
+import type { CommandResult } from '../shared/render.js';
 
 /** The recursion options `filesystem.setperm` and `filesystem.chown` share (FilesystemRecursionOptions). */
 export const recursionOptions = {
@@ -27,6 +31,19 @@ export interface PermResult {
 export async function readBack(t: Transport, path: string, recursive: boolean, jobId: number | null): Promise<PermResult> {
   const st = await call(t, 'filesystem.stat', [path]);
   return { path, mode: octal(st.mode & 0o7777), user: st.user, group: st.group, uid: st.uid, gid: st.gid, recursive, job_id: jobId };
+}
+
+/** chmod's and chown's change: the job, waited for, then `path` as it now is. */
+export async function changePermissions<M extends 'filesystem.setperm' | 'filesystem.chown'>(
+  ctx: CommandContext,
+  method: M,
+  params: ParamsOf<M>,
+  { path, recursive, label }: { path: string; recursive: boolean; label: string },
+): Promise<CommandResult<PermResult>> {
+  const t = await ctx.transport();
+  const jobId = await runJob(ctx, t, method, params, label);
+  const data = await readBack(t, path, recursive, jobId);
+  return { data, view: permView(data) };
 }
 
 export function permView(r: PermResult) {

@@ -6,17 +6,9 @@ import type { LsRow } from './ls.js';
 import { arg, defineCommand } from '../shared/declare.js';
 
 /** `stor stat --json`. */
-export interface StatResult {
-  path: string;
+export interface StatResult extends Omit<LsRow, 'name'> {
   /** Null when the appliance did not report it. */
   realpath: string | null;
-  type: LsRow['type'];
-  size: number;
-  mode: string;
-  uid: number;
-  gid: number;
-  user: string | null;
-  group: string | null;
   /** ISO 8601. */
   mtime: string;
   is_mountpoint: boolean | null;

@@ -1,6 +1,7 @@
 import * as z from 'zod';
-import { defineContract, queryResult, roles, once } from './method.js';
-import { QUERY_PARAMS, instanceParams } from './query.js';
+import { crud } from './crud.js';
+import { roles, once } from './method.js';
+import { method, service } from './service.js';
 
 // `MW/api/v25_10_1/api_key.py`; methods in `MW/plugins/api_key.py` (role prefix API_KEY).
 
@@ -43,50 +44,23 @@ const apiKeyUpdate = once(() => z.strictObject({
 // FULL_ADMIN nor API_KEY_WRITE holders manage their own keys only (api_key_privilege_check).
 const WRITE = roles('API_KEY_WRITE', 'READONLY_ADMIN');
 
-export const apiKeyContract = {
-  'api_key.query': defineContract({
-    name: 'api_key.query',
-    summary: 'List API keys (the secret is never returned; the hash only to key administrators).',
-    access: roles('API_KEY_READ'),
-    params: () => QUERY_PARAMS,
-    result: () => queryResult(apiKeyEntry()),
-  }),
-  'api_key.get_instance': defineContract({
-    name: 'api_key.get_instance',
-    summary: 'One API key by id.',
-    access: roles('API_KEY_READ'),
-    params: () => instanceParams(z.int()),
-    result: () => apiKeyEntry(),
-  }),
-  'api_key.my_keys': defineContract({
-    name: 'api_key.my_keys',
+const apiKeys = crud(apiKeyEntry, () => z.int(), { read: roles('API_KEY_READ'), write: WRITE });
+
+export const apiKeyContract = service('api_key', {
+  query: apiKeys.query('List API keys (the secret is never returned; the hash only to key administrators).'),
+  get_instance: apiKeys.get_instance('One API key by id.'),
+  my_keys: method({
     summary: 'The API keys of the logged-in user.',
     access: roles('READONLY_ADMIN', 'API_KEY_READ'),
     params: () => [],
     result: () => z.array(apiKeyEntry()),
   }),
-  'api_key.create': defineContract({
-    name: 'api_key.create',
-    summary: 'Create an API key {name(), username, expires_at}; the full key is returned once, here.',
-    access: WRITE,
-    params: () => [{ name: 'api_key_create', schema: apiKeyCreate() }],
-    result: () => apiKeyEntryWithKey(),
-  }),
-  'api_key.update': defineContract({
-    name: 'api_key.update',
-    summary: 'Rename a key, change its expiry, or `reset` it (a new secret, returned once; revocation cleared).',
-    access: WRITE,
-    params: () => [
-      { name: 'id', schema: z.int() },
-      { name: 'api_key_update', schema: apiKeyUpdate() },
-    ],
-    result: () => z.union([apiKeyEntryWithKey(), apiKeyEntry()]),
-  }),
-  'api_key.delete': defineContract({
-    name: 'api_key.delete',
-    summary: 'Delete an API key by id.',
-    access: WRITE,
-    params: () => [{ name: 'id', schema: z.int() }],
-    result: () => z.literal(true),
-  }),
-};
+  create: apiKeys.create('Create an API key {name(), username, expires_at}; the full key is returned once, here.', 'api_key_create', apiKeyCreate, apiKeyEntryWithKey),
+  update: apiKeys.update(
+    'Rename a key, change its expiry, or `reset` it (a new secret, returned once; revocation cleared).',
+    'api_key_update',
+    apiKeyUpdate,
+    () => z.union([apiKeyEntryWithKey(), apiKeyEntry()]),
+  ),
+  delete: apiKeys.delete('Delete an API key by id.', () => z.literal(true)),
+});

@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { AUTHENTICATED, PUBLIC, defineContract, roles, str, once } from './method.js';
+import { AUTHENTICATED, PUBLIC, roles, str, once } from './method.js';
+import { method, service } from './service.js';
 
 // `MW/api/v25_10_1/auth.py` and `auth_two_factor.py`; methods in `MW/plugins/auth.py` and
 // `MW/plugins/auth_/2fa.py` (role prefix SYSTEM_SECURITY).
@@ -98,16 +99,14 @@ const twoFactorAuthUpdate = once(() => z.strictObject({
   window: z.int().min(0).optional(),
 }));
 
-export const authContract = {
-  'auth.login_with_api_key': defineContract({
-    name: 'auth.login_with_api_key',
+export const authContract = service('auth', {
+  login_with_api_key: method({
     summary: 'Log the connection in with an API key `<id>-<secret>`; true on success.',
     access: PUBLIC,
     params: () => [{ name: 'api_key', schema: str() }],
     result: () => z.boolean(),
   }),
-  'auth.login': defineContract({
-    name: 'auth.login',
+  login: method({
     summary: 'Log the connection in with a username and password (and the one-time code when two-factor applies); true on success.',
     access: PUBLIC,
     params: () => [
@@ -117,36 +116,31 @@ export const authContract = {
     ],
     result: () => z.boolean(),
   }),
-  'auth.login_with_token': defineContract({
-    name: 'auth.login_with_token',
+  login_with_token: method({
     summary: 'Log the connection in with a token from auth.generate_token; true on success.',
     access: PUBLIC,
     params: () => [{ name: 'token', schema: str() }],
     result: () => z.boolean(),
   }),
-  'auth.login_ex': defineContract({
-    name: 'auth.login_ex',
+  login_ex: method({
     summary: 'Log in with a mechanism object (PASSWORD_PLAIN, API_KEY_PLAIN, TOKEN_PLAIN, OTP_TOKEN); returns a response_type object.',
     access: PUBLIC,
     params: () => [{ name: 'login_data', schema: loginData() }],
     result: () => loginExResult(),
   }),
-  'auth.login_ex_continue': defineContract({
-    name: 'auth.login_ex_continue',
+  login_ex_continue: method({
     summary: 'Answer an OTP_REQUIRED login with {mechanism: OTP_TOKEN, otp_token}.',
     access: PUBLIC,
     params: () => [{ name: 'login_data', schema: otpToken() }],
     result: () => loginExResult(),
   }),
-  'auth.mechanism_choices': defineContract({
-    name: 'auth.mechanism_choices',
+  mechanism_choices: method({
     summary: 'The login_ex mechanisms the current authenticator level allows.',
     access: PUBLIC,
     params: () => [],
     result: () => z.array(z.string()),
   }),
-  'auth.generate_token': defineContract({
-    name: 'auth.generate_token',
+  generate_token: method({
     summary: 'A token (64 URL-safe characters) that logs in as this session: {ttl seconds, attrs, match_origin, single_use}.',
     // authorization_required=False: any logged-in session (facts §1.8).
     access: AUTHENTICATED,
@@ -158,33 +152,29 @@ export const authContract = {
     ],
     result: () => z.string(),
   }),
-  'auth.me': defineContract({
-    name: 'auth.me',
+  me: method({
     summary: 'The logged-in user, its composed privilege and account attributes.',
     access: AUTHENTICATED,
     params: () => [],
     result: () => authUserInfo(),
   }),
-  'auth.logout': defineContract({
-    name: 'auth.logout',
+  logout: method({
     summary: 'Log the connection out; it stays open, unauthenticated.',
     access: AUTHENTICATED,
     params: () => [],
     result: () => z.literal(true),
   }),
-  'auth.twofactor.config': defineContract({
-    name: 'auth.twofactor.config',
+  'twofactor.config': method({
     summary: 'The global two-factor setting: enabled, services, window (TOTP intervals accepted either side of now).',
     // ConfigService role_prefix SYSTEM_SECURITY (MW/plugins/auth_/2fa.py, MW/main.py:315).
     access: roles('SYSTEM_SECURITY_READ'),
     params: () => [],
     result: () => twoFactorAuthEntry(),
   }),
-  'auth.twofactor.update': defineContract({
-    name: 'auth.twofactor.update',
+  'twofactor.update': method({
     summary: 'Change the global two-factor setting {enabled, services: {ssh}, window}.',
     access: roles('SYSTEM_SECURITY_WRITE'),
     params: () => [{ name: 'auth_twofactor_update', schema: twoFactorAuthUpdate() }],
     result: () => twoFactorAuthEntry(),
   }),
-};
+});

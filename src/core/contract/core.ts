@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { ejsonDate } from './ejson.js';
-import { AUTHENTICATED, PUBLIC, PUBLIC_UNLIMITED, defineContract, queryResult, once } from './method.js';
+import { AUTHENTICATED, PUBLIC, PUBLIC_UNLIMITED, queryResult, once } from './method.js';
 import { QUERY_PARAMS } from './query.js';
+import { method, service } from './service.js';
 
 // `MW/api/v25_10_1/core.py`; handlers in `MW/service/core_service.py`. Every core.* method the
 // emulator serves needs a login but no role (`authorization_required=False`), except ping and
@@ -50,59 +51,51 @@ export const coreMethodsItem = once(() => z.object({
   accepts: z.array(z.object({ _name_: z.string().optional(), title: z.string().optional() })).nullable().optional(),
 }));
 
-export const coreContract = {
-  'core.ping': defineContract({
-    name: 'core.ping',
+export const coreContract = service('core', {
+  ping: method({
     summary: 'Answers "pong"; needs no login (rate-limited before login).',
     access: PUBLIC,
     params: () => [],
     result: () => z.literal('pong'),
   }),
-  'core.set_options': defineContract({
-    name: 'core.set_options',
+  set_options: method({
     summary: 'Set connection options {legacy_jobs, private_methods, py_exceptions}; returns them all.',
     access: PUBLIC_UNLIMITED,
     params: () => [{ name: 'options', schema: coreOptions() }],
     result: () => coreOptions(),
   }),
-  'core.get_jobs': defineContract({
-    name: 'core.get_jobs',
+  get_jobs: method({
     summary: 'Jobs this session may see (its own; every job for full administrators).',
     access: AUTHENTICATED,
     params: () => QUERY_PARAMS,
     result: () => queryResult(coreGetJobsItem()),
   }),
-  'core.job_wait': defineContract({
-    name: 'core.job_wait',
+  job_wait: method({
     summary: 'A job that waits for job id and ends with its result.',
     access: AUTHENTICATED,
     job: true,
     params: () => [{ name: 'id', schema: z.int() }],
     result: () => z.unknown(),
   }),
-  'core.job_abort': defineContract({
-    name: 'core.job_abort',
+  job_abort: method({
     summary: 'Abort a waiting or running job.',
     access: AUTHENTICATED,
     params: () => [{ name: 'id', schema: z.int() }],
     result: () => z.null(),
   }),
-  'core.subscribe': defineContract({
-    name: 'core.subscribe',
+  subscribe: method({
     summary: 'Subscribe to an event (e.g. "core.get_jobs"); returns the subscription id.',
     access: AUTHENTICATED,
     params: () => [{ name: 'event', schema: z.string().max(1024) }],
     result: () => z.string(),
   }),
-  'core.unsubscribe': defineContract({
-    name: 'core.unsubscribe',
+  unsubscribe: method({
     summary: 'End a subscription.',
     access: AUTHENTICATED,
     params: () => [{ name: 'id_', schema: z.string().max(1024) }],
     result: () => z.null(),
   }),
-  'core.download': defineContract({
-    name: 'core.download',
+  download: method({
     summary: 'Start a job that writes a file (e.g. filesystem.get) and answer [job_id, "/_download/<id>?auth_token=…"] to GET its bytes from.',
     access: AUTHENTICATED,
     params: () => [
@@ -113,8 +106,7 @@ export const coreContract = {
     ],
     result: () => z.tuple([z.int(), z.string()]),
   }),
-  'core.get_methods': defineContract({
-    name: 'core.get_methods',
+  get_methods: method({
     summary: 'Metadata of every method this session may call (description, roles, job, schemas).',
     access: AUTHENTICATED,
     params: () => [
@@ -123,4 +115,4 @@ export const coreContract = {
     ],
     result: () => z.record(z.string(), z.unknown()),
   }),
-};
+});

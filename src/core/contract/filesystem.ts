@@ -1,6 +1,7 @@
 import * as z from 'zod';
-import { defineContract, nonEmptyStr, queryResult, roles, once } from './method.js';
+import { nonEmptyStr, queryResult, roles, once } from './method.js';
 import { QUERY_PARAMS } from './query.js';
+import { method, service } from './service.js';
 
 // `MW/api/v25_10_1/filesystem.py`; roles from `MW/plugins/filesystem.py` (stat, listdir: FILESYSTEM_ATTRS_READ;
 // mkdir: FILESYSTEM_DATA_WRITE, :226; get, put: FULL_ADMIN only, :537, :550) and
@@ -127,16 +128,14 @@ export const filesystemMkdir = once(() =>
   }),
 );
 
-export const filesystemContract = {
-  'filesystem.stat': defineContract({
-    name: 'filesystem.stat',
+export const filesystemContract = service('filesystem', {
+  stat: method({
     summary: 'Attributes of a path (lstat), with the owner and its names.',
     access: roles('FILESYSTEM_ATTRS_READ'),
     params: () => [{ name: 'path', schema: nonEmptyStr() }],
     result: () => filesystemStatData(),
   }),
-  'filesystem.listdir': defineContract({
-    name: 'filesystem.listdir',
+  listdir: method({
     summary: 'Entries of a directory (path, filters, options); /mnt lists the pools.',
     access: roles('FILESYSTEM_ATTRS_READ'),
     // FilesystemListdirArgs names them query_filters and query_options.
@@ -147,39 +146,34 @@ export const filesystemContract = {
     ],
     result: () => queryResult(filesystemDirEntry()),
   }),
-  'filesystem.mkdir': defineContract({
-    name: 'filesystem.mkdir',
+  mkdir: method({
     summary: 'Make one directory {path, options: {mode: "755"}}; its parent must exist. Answers its listdir entry.',
     access: roles('FILESYSTEM_DATA_WRITE'),
     params: () => [{ name: 'filesystem_mkdir', schema: filesystemMkdir() }],
     result: () => filesystemDirEntry(),
   }),
-  'filesystem.setperm': defineContract({
-    name: 'filesystem.setperm',
+  setperm: method({
     summary: 'Set the mode (octal string) and optionally the owner of a path, {options: {recursive, traverse, stripacl}}.',
     access: roles('FILESYSTEM_ATTRS_WRITE'),
     params: () => [{ name: 'filesystem_setperm', schema: filesystemSetperm() }],
     result: () => z.null(),
     job: true,
   }),
-  'filesystem.chown': defineContract({
-    name: 'filesystem.chown',
+  chown: method({
     summary: 'Change the owner (uid/user) and/or group (gid/group) of a path, {options: {recursive, traverse}}.',
     access: roles('FILESYSTEM_ATTRS_WRITE'),
     params: () => [{ name: 'filesystem_chown', schema: filesystemChown() }],
     result: () => z.null(),
     job: true,
   }),
-  'filesystem.get': defineContract({
-    name: 'filesystem.get',
+  get: method({
     summary: "Read a file; its bytes go to the job's output pipe, so only through core.download and GET /_download/ (or `stor download`).",
     access: roles(),
     params: () => [{ name: 'path', schema: nonEmptyStr() }],
     result: () => z.null(),
     job: true,
   }),
-  'filesystem.put': defineContract({
-    name: 'filesystem.put',
+  put: method({
     summary: 'Write a file; needs the bytes, so only through POST /_upload/ (or `stor upload`).',
     access: roles(),
     params: () => [
@@ -189,4 +183,4 @@ export const filesystemContract = {
     result: () => z.literal(true),
     job: true,
   }),
-};
+});

@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { localXid, posixName, usernsIdmap } from './accounts-common.js';
-import { defineContract, queryResult, roles, once } from './method.js';
-import { QUERY_PARAMS, instanceParams } from './query.js';
+import { crud } from './crud.js';
+import { roles, once } from './method.js';
+import { service } from './service.js';
 
 // `MW/api/v25_10_1/group.py`; role prefix ACCOUNT (`MW/plugins/account.py` GroupService.Config).
 
@@ -49,46 +50,14 @@ export const groupUpdate = once(() => z.strictObject({
 export type GroupCreate = z.output<ReturnType<typeof groupCreate>>;
 export type GroupUpdate = z.output<ReturnType<typeof groupUpdate>>;
 
-export const groupContract = {
-  'group.query': defineContract({
-    name: 'group.query',
-    summary: 'List groups (filters, options).',
-    access: roles('ACCOUNT_READ'),
-    params: () => QUERY_PARAMS,
-    result: () => queryResult(groupEntry()),
+const groups = crud(groupEntry, () => z.int(), { read: roles('ACCOUNT_READ'), write: roles('ACCOUNT_WRITE') });
+
+export const groupContract = service('group', {
+  query: groups.query('List groups (filters, options).'),
+  get_instance: groups.get_instance('One group by id.'),
+  create: groups.create('Create a local group; returns its database id.', 'group_create', groupCreate, () => z.int()),
+  update: groups.update('Change a local group by id (name, smb, sudo commands, userns_idmap, members); returns the id.', 'group_update', groupUpdate, () => z.int()),
+  delete: groups.delete('Delete a local group by id {delete_users: false}: its primary members move to nogroup, or are deleted. Returns the id.', () => z.int(), {
+    options: { schema: () => z.strictObject({ delete_users: z.boolean().default(false) }), default: () => ({}) },
   }),
-  'group.get_instance': defineContract({
-    name: 'group.get_instance',
-    summary: 'One group by id.',
-    access: roles('ACCOUNT_READ'),
-    params: () => instanceParams(z.int()),
-    result: () => groupEntry(),
-  }),
-  'group.create': defineContract({
-    name: 'group.create',
-    summary: 'Create a local group; returns its database id.',
-    access: roles('ACCOUNT_WRITE'),
-    params: () => [{ name: 'group_create', schema: groupCreate() }],
-    result: () => z.int(),
-  }),
-  'group.update': defineContract({
-    name: 'group.update',
-    summary: 'Change a local group by id (name, smb, sudo commands, userns_idmap, members); returns the id.',
-    access: roles('ACCOUNT_WRITE'),
-    params: () => [
-      { name: 'id', schema: z.int() },
-      { name: 'group_update', schema: groupUpdate() },
-    ],
-    result: () => z.int(),
-  }),
-  'group.delete': defineContract({
-    name: 'group.delete',
-    summary: 'Delete a local group by id {delete_users: false}: its primary members move to nogroup, or are deleted. Returns the id.',
-    access: roles('ACCOUNT_WRITE'),
-    params: () => [
-      { name: 'id', schema: z.int() },
-      { name: 'options', schema: z.strictObject({ delete_users: z.boolean().default(false) }), default: () => ({}) },
-    ],
-    result: () => z.int(),
-  }),
-};
+});

@@ -1,7 +1,8 @@
 import * as z from 'zod';
-import { defineContract, nonEmptyStr, queryResult, roles, str, once } from './method.js';
+import { crud } from './crud.js';
+import { nonEmptyStr, roles, str, once } from './method.js';
 import { pydanticUnion } from './pydantic-union.js';
-import { QUERY_PARAMS, instanceParams } from './query.js';
+import { service } from './service.js';
 
 // `MW/api/v25_10_1/pool_dataset.py`; role prefix DATASET with a separate DATASET_DELETE
 // (`MW/plugins/pool_/dataset.py` Config: role_prefix, role_separate_delete).
@@ -211,47 +212,17 @@ export type PoolDatasetUpdate = z.output<ReturnType<typeof poolDatasetUpdate>>;
 
 const deleteOptions = once(() => z.strictObject({ recursive: z.boolean().default(false), force: z.boolean().default(false) }));
 
-export const poolDatasetContract = {
-  'pool.dataset.query': defineContract({
-    name: 'pool.dataset.query',
-    summary: 'List datasets (filters, options); every dataset flat, the pool roots included.',
-    access: roles('DATASET_READ'),
-    params: () => QUERY_PARAMS,
-    result: () => queryResult(poolDatasetEntry()),
-  }),
-  'pool.dataset.get_instance': defineContract({
-    name: 'pool.dataset.get_instance',
-    summary: 'One dataset by id (its full name, e.g. tank/a).',
-    access: roles('DATASET_READ'),
-    params: () => instanceParams(z.string()),
-    result: () => poolDatasetEntry(),
-  }),
-  'pool.dataset.create': defineContract({
-    name: 'pool.dataset.create',
-    summary: 'Create a dataset {name: "pool/a/b", create_ancestors, comments, …} or a volume {type: VOLUME, volsize}.',
-    access: roles('DATASET_WRITE'),
-    params: () => [{ name: 'data', schema: poolDatasetCreate() }],
-    result: () => poolDatasetEntry(),
-  }),
-  'pool.dataset.update': defineContract({
-    name: 'pool.dataset.update',
-    summary: 'Change properties of a dataset; INHERIT resets one to the inherited value.',
-    access: roles('DATASET_WRITE'),
-    params: () => [
-      { name: 'id', schema: z.string() },
-      { name: 'data', schema: poolDatasetUpdate() },
-    ],
-    result: () => poolDatasetEntry(),
-  }),
-  'pool.dataset.delete': defineContract({
-    name: 'pool.dataset.delete',
-    summary: 'Delete a dataset {recursive, force}; children need recursive; a pool root keeps itself.',
-    access: roles('DATASET_DELETE'),
-    params: () => [
-      { name: 'id', schema: z.string() },
-      { name: 'options', schema: deleteOptions(), default: () => ({ recursive: false, force: false }) },
-    ],
+const datasets = crud(poolDatasetEntry, () => z.string(), { read: roles('DATASET_READ'), write: roles('DATASET_WRITE') });
+
+export const poolDatasetContract = service('pool.dataset', {
+  query: datasets.query('List datasets (filters, options); every dataset flat, the pool roots included.'),
+  get_instance: datasets.get_instance('One dataset by id (its full name, e.g. tank/a).'),
+  create: datasets.create('Create a dataset {name: "pool/a/b", create_ancestors, comments, …} or a volume {type: VOLUME, volsize}.', 'data', poolDatasetCreate, poolDatasetEntry),
+  update: datasets.update('Change properties of a dataset; INHERIT resets one to the inherited value.', 'data', poolDatasetUpdate, poolDatasetEntry),
+  delete: datasets.delete(
+    'Delete a dataset {recursive, force}; children need recursive; a pool root keeps itself.',
     // `Literal[None, True]`: null when ZFS says the dataset was already gone.
-    result: () => z.literal(true).nullable(),
-  }),
-};
+    () => z.literal(true).nullable(),
+    { access: roles('DATASET_DELETE'), options: { schema: deleteOptions, default: () => ({ recursive: false, force: false }) } },
+  ),
+});

@@ -1,7 +1,8 @@
 import * as z from 'zod';
-import { defineContract, nonEmptyStr, once, queryResult, roles, str } from './method.js';
+import { crud } from './crud.js';
+import { nonEmptyStr, once, roles, str } from './method.js';
 import { pydanticUnion } from './pydantic-union.js';
-import { QUERY_PARAMS, instanceParams } from './query.js';
+import { method, service } from './service.js';
 
 // `MW/api/v25_10_1/pool_snapshot.py`; service `MW/plugins/pool_/snapshot.py` (role_prefix SNAPSHOT,
 // role_separate_delete: create SNAPSHOT_WRITE, delete SNAPSHOT_DELETE), behaviour in
@@ -80,40 +81,17 @@ const rollbackOptions = once(() =>
 );
 export type PoolSnapshotRollbackOptions = z.output<ReturnType<typeof rollbackOptions>>;
 
-export const poolSnapshotContract = {
-  'pool.snapshot.query': defineContract({
-    name: 'pool.snapshot.query',
-    summary: 'List snapshots (filters, options), e.g. [["dataset", "=", "tank/a"]]; ids are DATASET@NAME.',
-    access: roles('SNAPSHOT_READ'),
-    params: () => QUERY_PARAMS,
-    result: () => queryResult(poolSnapshotEntry()),
-  }),
-  'pool.snapshot.get_instance': defineContract({
-    name: 'pool.snapshot.get_instance',
-    summary: 'One snapshot by id (DATASET@NAME).',
-    access: roles('SNAPSHOT_READ'),
-    params: () => instanceParams(z.string()),
-    result: () => poolSnapshotEntry(),
-  }),
-  'pool.snapshot.create': defineContract({
-    name: 'pool.snapshot.create',
-    summary: 'Take a snapshot {dataset, name | naming_schema, recursive, exclude, properties}.',
-    access: roles('SNAPSHOT_WRITE'),
-    params: () => [{ name: 'data', schema: poolSnapshotCreate() }],
-    result: () => poolSnapshotCreateEntry(),
-  }),
-  'pool.snapshot.delete': defineContract({
-    name: 'pool.snapshot.delete',
-    summary: 'Destroy snapshot DATASET@NAME {defer, recursive: the same name on every child dataset too}.',
+const snapshots = crud(poolSnapshotEntry, () => z.string(), { read: roles('SNAPSHOT_READ'), write: roles('SNAPSHOT_WRITE') });
+
+export const poolSnapshotContract = service('pool.snapshot', {
+  query: snapshots.query('List snapshots (filters, options), e.g. [["dataset", "=", "tank/a"]]; ids are DATASET@NAME.'),
+  get_instance: snapshots.get_instance('One snapshot by id (DATASET@NAME).'),
+  create: snapshots.create('Take a snapshot {dataset, name | naming_schema, recursive, exclude, properties}.', 'data', poolSnapshotCreate, poolSnapshotCreateEntry),
+  delete: snapshots.delete('Destroy snapshot DATASET@NAME {defer, recursive: the same name on every child dataset too}.', () => z.literal(true), {
     access: roles('SNAPSHOT_DELETE'),
-    params: () => [
-      { name: 'id', schema: z.string() },
-      { name: 'options', schema: deleteOptions(), default: () => ({ defer: false, recursive: false }) },
-    ],
-    result: () => z.literal(true),
+    options: { schema: deleteOptions, default: () => ({ defer: false, recursive: false }) },
   }),
-  'pool.snapshot.rollback': defineContract({
-    name: 'pool.snapshot.rollback',
+  rollback: method({
     summary: 'Roll a dataset back to snapshot DATASET@NAME {recursive: destroy later snapshots, recursive_rollback: children too}.',
     access: roles('SNAPSHOT_WRITE', 'POOL_WRITE'),
     params: () => [
@@ -122,4 +100,4 @@ export const poolSnapshotContract = {
     ],
     result: () => z.null(),
   }),
-};
+});

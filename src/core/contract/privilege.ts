@@ -1,7 +1,9 @@
 import * as z from 'zod';
 import { groupEntry } from './group.js';
-import { AUTHENTICATED, defineContract, queryResult, roles, once } from './method.js';
-import { QUERY_PARAMS, instanceParams } from './query.js';
+import { crud } from './crud.js';
+import { AUTHENTICATED, queryResult, roles, once } from './method.js';
+import { QUERY_PARAMS } from './query.js';
+import { method, service } from './service.js';
 
 // `MW/api/v25_10_1/privilege.py`; role prefix PRIVILEGE (`MW/plugins/account_/privilege.py:51`).
 
@@ -50,50 +52,18 @@ export const privilegeRolesEntry = once(() => z.object({
   stig: z.literal(1).nullable(),
 }));
 
-export const privilegeContract = {
-  'privilege.query': defineContract({
-    name: 'privilege.query',
-    summary: 'List privileges (filters, options); local_groups as group objects.',
-    access: roles('PRIVILEGE_READ'),
-    params: () => QUERY_PARAMS,
-    result: () => queryResult(privilegeEntry()),
-  }),
-  'privilege.get_instance': defineContract({
-    name: 'privilege.get_instance',
-    summary: 'One privilege by id.',
-    access: roles('PRIVILEGE_READ'),
-    params: () => instanceParams(z.int()),
-    result: () => privilegeEntry(),
-  }),
-  'privilege.create': defineContract({
-    name: 'privilege.create',
-    summary: 'Create a privilege {name, web_shell, local_groups (GIDs), ds_groups, roles}.',
-    access: roles('PRIVILEGE_WRITE'),
-    params: () => [{ name: 'privilege_create', schema: privilegeCreate() }],
-    result: () => privilegeEntry(),
-  }),
-  'privilege.update': defineContract({
-    name: 'privilege.update',
-    summary: 'Change any of a privilege’s fields(); the rest are kept.',
-    access: roles('PRIVILEGE_WRITE'),
-    params: () => [
-      { name: 'id', schema: z.int() },
-      { name: 'privilege_update', schema: privilegeUpdate() },
-    ],
-    result: () => privilegeEntry(),
-  }),
-  'privilege.delete': defineContract({
-    name: 'privilege.delete',
-    summary: 'Delete a privilege; built-in privileges cannot be deleted.',
-    access: roles('PRIVILEGE_WRITE'),
-    params: () => [{ name: 'id', schema: z.int() }],
-    result: () => z.boolean(),
-  }),
-  'privilege.roles': defineContract({
-    name: 'privilege.roles',
+const privileges = crud(privilegeEntry, () => z.int(), { read: roles('PRIVILEGE_READ'), write: roles('PRIVILEGE_WRITE') });
+
+export const privilegeContract = service('privilege', {
+  query: privileges.query('List privileges (filters, options); local_groups as group objects.'),
+  get_instance: privileges.get_instance('One privilege by id.'),
+  create: privileges.create('Create a privilege {name, web_shell, local_groups (GIDs), ds_groups, roles}.', 'privilege_create', privilegeCreate, privilegeEntry),
+  update: privileges.update('Change any of a privilege’s fields(); the rest are kept.', 'privilege_update', privilegeUpdate, privilegeEntry),
+  delete: privileges.delete('Delete a privilege; built-in privileges cannot be deleted.', () => z.boolean()),
+  roles: method({
     summary: 'The role catalogue: name, title, includes, builtin, stig.',
     access: AUTHENTICATED,
     params: () => QUERY_PARAMS,
     result: () => queryResult(privilegeRolesEntry()),
   }),
-};
+});

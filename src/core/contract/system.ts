@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { AUTHENTICATED, PUBLIC, defineContract, once } from './method.js';
+import { AUTHENTICATED, PUBLIC, once } from './method.js';
+import { method, service } from './service.js';
 
 /** `stor.emulation`'s answer (stor's own method; a real appliance answers -32601). */
 export const emulationInfo = once(() => z.object({
@@ -21,27 +22,18 @@ export const emulationInfo = once(() => z.object({
 export type EmulationInfo = z.output<ReturnType<typeof emulationInfo>>;
 
 export const systemContract = {
-  // Both need a login but no role (`authorization_required=False`, MW/plugins/system/product.py:75-80,
-  // 109-113; MW/api/base/decorator.py:68), whatever facts §0 says.
-  'system.version_short': defineContract({
-    name: 'system.version_short',
-    summary: 'The release, e.g. "25.10.1".',
-    access: AUTHENTICATED,
-    params: () => [],
-    result: () => z.string(),
+  ...service('system', {
+    // Both need a login but no role (`authorization_required=False`, MW/plugins/system/product.py:75-80,
+    // 109-113; MW/api/base/decorator.py:68), whatever facts §0 says.
+    version_short: method({ summary: 'The release, e.g. "25.10.1".', access: AUTHENTICATED, params: () => [], result: () => z.string() }),
+    version: method({ summary: 'The full version string, e.g. "TrueNAS-25.10.1".', access: AUTHENTICATED, params: () => [], result: () => z.string() }),
   }),
-  'system.version': defineContract({
-    name: 'system.version',
-    summary: 'The full version string, e.g. "TrueNAS-25.10.1".',
-    access: AUTHENTICATED,
-    params: () => [],
-    result: () => z.string(),
-  }),
-  'stor.emulation': defineContract({
-    name: 'stor.emulation',
-    summary: 'stor only: the behaviours this emulator was started with (role expansion, upload gate).',
-    access: PUBLIC,
-    params: () => [],
-    result: () => emulationInfo(),
+  ...service('stor', {
+    emulation: method({
+      summary: 'stor only: the behaviours this emulator was started with (role expansion, upload gate).',
+      access: PUBLIC,
+      params: () => [],
+      result: () => emulationInfo(),
+    }),
   }),
 };

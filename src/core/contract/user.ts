@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { LETTERS_AND_UNDERSCORE, emailStr, localXid, posixName, secret, usernsIdmap } from './accounts-common.js';
-import { AUTHENTICATED, defineContract, queryResult, roles, str, once } from './method.js';
-import { QUERY_PARAMS, instanceParams } from './query.js';
+import { crud } from './crud.js';
+import { AUTHENTICATED, roles, str, once } from './method.js';
+import { method, service } from './service.js';
 
 // `MW/api/v25_10_1/user.py`; role prefix ACCOUNT (`MW/plugins/account.py` UserService.Config).
 
@@ -109,50 +110,22 @@ const twofactorOptions = once(() => z.strictObject({
   interval: z.int().min(5).optional(),
 }));
 
-export const userContract = {
-  'user.query': defineContract({
-    name: 'user.query',
-    summary: 'List users (filters, options), including the synthetic truenas_container_unpriv_root.',
-    access: roles('ACCOUNT_READ'),
-    params: () => QUERY_PARAMS,
-    result: () => queryResult(userEntry()),
+const users = crud(userEntry, () => z.int(), { read: roles('ACCOUNT_READ'), write: roles('ACCOUNT_WRITE') });
+
+export const userContract = service('user', {
+  query: users.query('List users (filters, options), including the synthetic truenas_container_unpriv_root.'),
+  get_instance: users.get_instance('One user by id.'),
+  create: users.create('Create a local user; returns the user entry plus `password`.', 'user_create', userCreate, userCreateUpdateResult),
+  update: users.update(
+    'Change a local user by id; a new password is kept only as a salted hash. Returns the entry plus `password`.',
+    'user_update',
+    userUpdate,
+    userCreateUpdateResult,
+  ),
+  delete: users.delete('Delete a local user by id {delete_group: true}: its primary group goes too when nothing else uses it. Returns the id.', () => z.int(), {
+    options: { schema: () => z.strictObject({ delete_group: z.boolean().default(true) }), default: () => ({}) },
   }),
-  'user.get_instance': defineContract({
-    name: 'user.get_instance',
-    summary: 'One user by id.',
-    access: roles('ACCOUNT_READ'),
-    params: () => instanceParams(z.int()),
-    result: () => userEntry(),
-  }),
-  'user.create': defineContract({
-    name: 'user.create',
-    summary: 'Create a local user; returns the user entry plus `password`.',
-    access: roles('ACCOUNT_WRITE'),
-    params: () => [{ name: 'user_create', schema: userCreate() }],
-    result: () => userCreateUpdateResult(),
-  }),
-  'user.update': defineContract({
-    name: 'user.update',
-    summary: 'Change a local user by id; a new password is kept only as a salted hash. Returns the entry plus `password`.',
-    access: roles('ACCOUNT_WRITE'),
-    params: () => [
-      { name: 'id', schema: z.int() },
-      { name: 'user_update', schema: userUpdate() },
-    ],
-    result: () => userCreateUpdateResult(),
-  }),
-  'user.delete': defineContract({
-    name: 'user.delete',
-    summary: 'Delete a local user by id {delete_group: true}: its primary group goes too when nothing else uses it. Returns the id.',
-    access: roles('ACCOUNT_WRITE'),
-    params: () => [
-      { name: 'id', schema: z.int() },
-      { name: 'options', schema: z.strictObject({ delete_group: z.boolean().default(true) }), default: () => ({}) },
-    ],
-    result: () => z.int(),
-  }),
-  'user.renew_2fa_secret': defineContract({
-    name: 'user.renew_2fa_secret',
+  renew_2fa_secret: method({
     summary: 'Give a user a new TOTP secret {otp_digits, interval}; returns the user entry and its twofactor_config (with the provisioning URI).',
     // authorization_required=False: any session, checked against the username in the handler.
     access: AUTHENTICATED,
@@ -162,11 +135,10 @@ export const userContract = {
     ],
     result: () => userEntry().extend({ twofactor_config: userTwofactorConfig() }),
   }),
-  'user.unset_2fa_secret': defineContract({
-    name: 'user.unset_2fa_secret',
+  unset_2fa_secret: method({
     summary: "Remove a user's TOTP secret; the user no longer gets asked for a code.",
     access: roles('ACCOUNT_WRITE'),
     params: () => [{ name: 'username', schema: str() }],
     result: () => z.null(),
   }),
-};
+});
