@@ -22,7 +22,7 @@ export type EmulationInfo = z.output<ReturnType<typeof emulationInfo>>;
 
 export const systemContract = {
   // Both need a login but no role (`authorization_required=False`, MW/plugins/system/product.py:75-80,
-  // 109-113; MW/api/base/decorator.py:68), whatever facts §0 says.
+  // 109-113; MW/api/base/decorator.py:68).
   'system.version_short': defineContract({
     name: 'system.version_short',
     summary: 'The release, e.g. "25.10.1".',
