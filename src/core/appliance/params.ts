@@ -85,8 +85,8 @@ function issueTriples(prefix: string, issue: z.core.$ZodIssue, input: unknown = 
 
 /**
  * pydantic names the member of a discriminated union by its tag in error locations
- * (`login_data.API_KEY_PLAIN.api_key`, MW/api/base/handler/accept.py:74-82); zod leaves it out. Only a union at the top of
- * a parameter is named so; the emulator has no deeper ones.
+ * (`login_data.API_KEY_PLAIN.api_key`, MW/api/base/handler/accept.py:74-82); zod leaves it out.
+ * Only a union at the top of a parameter is named so; the emulator has no deeper ones.
  */
 function memberPrefix(spec: ParamSpec, raw: unknown): string {
   const def = (spec.schema as { _zod: { def: { discriminator?: string } } })._zod.def;

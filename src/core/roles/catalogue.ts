@@ -1,5 +1,6 @@
 /**
- * The role catalogue and its closure (MW/role.py: the catalogue, and `roles_for_role` at :354-365; data in roles-25.10.1.json).
+ * The role catalogue and its closure (MW/role.py: `ROLES`, and `roles_for_role` at :354-365; the
+ * data, as 25.10.1 ships it, in roles-25.10.1.json).
  *
  * 25.10.1 expands roles with a plain recursion that has no visited set, so the two self-including
  * roles it ships with (PRIVILEGE_WRITE, SYSTEM_PRODUCT_WRITE) never terminate there. We keep the

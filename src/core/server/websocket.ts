@@ -196,7 +196,8 @@ function sessionWatch(ws: WebSocket, limits: ServerLimits, busy: () => boolean, 
 }
 
 /**
- * What the appliance's nginx does (its `/api` location sets no proxy_read_timeout, MW/etc_files/local/nginx/nginx.conf.mako:242-255, so nginx's 60 s applies): a
+ * What the appliance's nginx does (its `/api` location sets no proxy_read_timeout,
+ * MW/etc_files/local/nginx/nginx.conf.mako:242-255, so nginx's default of 60 s applies): a
  * WebSocket on which the server has sent nothing for that long is dropped without a close frame,
  * so the client sees 1006. Everything the server sends counts, the automatic pong to a client's
  * ping included. Returns the function to call after each send; without a timeout it does nothing.

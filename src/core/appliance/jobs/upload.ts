@@ -22,10 +22,10 @@ export interface UploadCall {
 }
 
 /**
- * Who may upload (README "Emulator behaviours", `uploadGate`). `full-admin` is 25.10.1: the endpoint authorizes a call of
- * `filesystem.put`, whose only role is FULL_ADMIN (MW/apps/file_app.py:190-200). `sys-admin` is the
- * gate the reports describe: the SYS_ADMIN attribute, whatever the roles. `role` is the declared
- * intent: FILESYSTEM_DATA_WRITE suffices.
+ * Who may upload (README "Emulator behaviours", `uploadGate`). `full-admin` is 25.10.1: the
+ * endpoint authorizes a call of `filesystem.put`, whose only role is FULL_ADMIN
+ * (MW/apps/file_app.py:190-200). `sys-admin` is the gate the reports describe: the SYS_ADMIN
+ * attribute, whatever the roles. `role` is the declared intent: FILESYSTEM_DATA_WRITE suffices.
  */
 export function mayUpload(appliance: Appliance, session: Session): boolean {
   switch (appliance.settings.uploadGate) {
