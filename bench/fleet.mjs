@@ -8,7 +8,7 @@ import { NODE, STOR, cleanup, measurePeak, median, startServe, tempDir } from '.
 
 const FLEET = 20;
 // Every run logs in once on each target it reaches, and a server allows 20 logins a minute per
-// address (facts §1.8): the two fan-out rows reach every fleet server once per round each, so
+// address (MW/main.py:873-903): the two fan-out rows reach every fleet server once per round each, so
 // warm-up and rounds together stay at 10 or fewer. The one-target reference gets a server of its
 // own, set up as the fleet's are, so its logins do not count against nas1's.
 const WARMUP = 1;

@@ -6,8 +6,12 @@ import { asksOnlyVersion, writeVersion } from './version-only.js';
 type CompileCache = { enableCompileCache?: (dir: string) => unknown };
 
 /**
- * What bin/stor.js runs (through start.ts): the only place the process's exit code is set.
- * `--version` is answered before the CLI loads (version-only.ts).
+ * What bin/stor.js runs (through start.ts) when the command runs in this process: the one place
+ * run()'s exit code becomes the process's (`process.exitCode`; a command handed to the agent gets
+ * its code from src/first-stage.ts instead). The process then ends when its work is done;
+ * `process.exit()` below only cuts short a wait for work the command abandoned, with that code.
+ * Besides, output-errors.ts ends it when stdout or stderr fails (docs/ARCHITECTURE.md, "Who ends
+ * the process"). `--version` is answered before the CLI loads (version-only.ts).
  */
 export async function main(): Promise<void> {
   const argv = process.argv.slice(2);

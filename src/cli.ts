@@ -31,7 +31,8 @@ function packageVersion(): string {
 
 /**
  * Runs one stor command line and returns its exit code. Never exits the process and never
- * writes outside `io`, so tests run it in-process; `bin/stor.js` is the only caller that exits.
+ * writes outside `io`, so tests and the session agent run it in-process; its callers turn the code
+ * into an exit (src/bin-entry.ts for a process of its own, src/agent/ through the first stage).
  * `headStart`: the connection bin-entry.ts began to open before this module loaded (early-target.ts).
  */
 export async function run(argv: readonly string[], io: IO, headStart?: HeadStart): Promise<number> {

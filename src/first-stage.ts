@@ -135,7 +135,10 @@ function runRequest(argv: string[]): RunRequest {
   };
 }
 
-/** As src/bin-entry.ts: a reader that went away ends the command with 0; another write error with 1. */
+/**
+ * As src/output-errors.ts, copied because the first stage may import none of the CLI: a reader that
+ * went away ends the process with 0; another write error with 1.
+ */
 function endWhenOutputFails(stream: NodeJS.WriteStream, name: 'stdout' | 'stderr'): void {
   stream.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code === 'EPIPE') process.exit(0);
@@ -254,7 +257,11 @@ function connectTo(path: string): Promise<Socket | string> {
   });
 }
 
-/** Sets the exit code once what was written has left the process. */
+/**
+ * Ends this process with the agent's exit code, once what was written has left it. The first stage
+ * may end the process (bin/stor.js): here, at a second SIGINT/SIGTERM (130/143, the command left to
+ * the agent) and when its stdout or stderr fails; a command run in-process ends as src/bin-entry.ts says.
+ */
 function exitAfterFlush(code: number): void {
   process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
 }

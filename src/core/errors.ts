@@ -6,14 +6,15 @@ import type { CatalogueEntry, ErrorCode } from './error-catalogue.js';
  *
  * Two families:
  * - `RpcError`: a JSON-RPC error object exactly as a 25.10.1 appliance sends it (code, message and
- *   the "TrueNAS error" `data` of facts §1.4). The appliance throws these; the wire carries them;
- *   the remote transport rebuilds them, so callers see the same thing from either target.
+ *   the "TrueNAS error" `data` of MW/api/base/server/ws_handler/rpc.py:85-127). The appliance
+ *   throws these; the wire carries them; the remote transport rebuilds them, so callers see the
+ *   same thing from either target.
  * - `StorError`: a client-side failure, one of the codes in `src/core/error-catalogue.ts`, whose
  *   `kind` says who must act. `src/cli.ts` maps kinds (and RpcErrors, through `classifyRpcError`)
  *   to exit codes, in one place.
  */
 
-/** Linux errno values used by the appliance (facts file, preamble). */
+/** Linux errno values used by the appliance (Linux errno.h; the TrueNAS ones from truenas_api_client/exc.py:22-43). */
 export const ERRNO = {
   EPERM: 1,
   ENOENT: 2,
@@ -47,7 +48,7 @@ export function errnameOf(errno: number): string {
   return NAMES.get(errno) ?? Object.entries(constants.errno).find(([, no]) => no === errno)?.[0] ?? 'EUNKNOWN';
 }
 
-/** JSON-RPC error codes (facts §1.3). */
+/** JSON-RPC error codes (truenas_api_client/jsonrpc.py:10-19). */
 export const RPC_CODE = {
   PARSE_ERROR: -32700,
   INVALID_REQUEST: -32600,
@@ -65,7 +66,7 @@ export interface ErrorTrace {
   repr: string;
 }
 
-/** The `data` member of -32001/-32602 errors (facts §1.4). */
+/** The `data` member of -32001/-32602 errors (MW/api/base/server/ws_handler/rpc.py:85-100). */
 export interface TrueNasErrorData {
   error: number;
   errname: string;
@@ -189,7 +190,7 @@ export const rpcErrors = {
     return new RpcError(RPC_CODE.CALL_ERROR, 'Method call error', data);
   },
 
-  /** `ValidationErrors`: one line per error, each ending in a newline (facts §1.4). */
+  /** `ValidationErrors`: one line per error, each ending in a newline (MW/service_exception.py:84-88). */
   validation(triples: ValidationTriple[]): RpcError {
     const reason = triples
       .map(([attr, msg, errno]) => `[${errnameOf(errno)}] ${reasonAttribute(attr)}: ${msg}\n`)
@@ -230,7 +231,10 @@ export const rpcErrors = {
     return rpcErrors.call(ERRNO.EACCES, 'Not authorized');
   },
 
-  /** What 25.10.1 raises at login when role expansion recurses forever (seed §7.1). */
+  /**
+   * What 25.10.1 raises at login when role expansion recurses forever (MW/role.py:362-365), answered
+   * as any uncaught exception is (MW/api/base/server/ws_handler/rpc.py:378-391).
+   */
   recursion(): RpcError {
     return rpcErrors.exception('RecursionError', 'maximum recursion depth exceeded', "RecursionError('maximum recursion depth exceeded')");
   },

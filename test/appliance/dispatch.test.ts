@@ -63,7 +63,7 @@ describe('dispatcher errors', () => {
   });
 });
 
-describe('JSON-RPC envelopes (facts §1.2–1.3)', () => {
+describe('JSON-RPC envelopes (MW/api/base/server/ws_handler/rpc.py:271-320)', () => {
   const cases: [string, string, object | null][] = [
     ['empty frame', '', { code: -32700, message: 'Expecting value: line 1 column 1 (char 0)' }],
     ['not JSON', '{"jsonrpc":', { code: -32700 }],

@@ -129,7 +129,7 @@ describe('filesystem.stat and filesystem.listdir', () => {
     expect(all[1]).toMatchObject({ name: 'b.bin', type: 'FILE', size: 100, mode: S_IFREG | 0o600 });
     expect(all[2]).toMatchObject({ name: 'sub', type: 'DIRECTORY', uid: 0, gid: 0, is_mountpoint: false });
     expect(all[2]!.mode & S_IFMT).toBe(S_IFDIR);
-    // listdir entries have no timestamps and no user/group names (facts §6.2).
+    // listdir entries have no timestamps and no user/group names (FilesystemDirEntry, MW/api/v25_10_1/filesystem.py:149).
     expect(all[0]).not.toHaveProperty('mtime');
     expect(all[0]).not.toHaveProperty('user');
 

@@ -94,7 +94,7 @@ describe('the 25.10.1 login defect (roleExpansion as-reported)', () => {
   ];
 
   for (const [what, roles] of cases) {
-    it(`fails login with the RecursionError of seed §7.1 for ${what}, and the default expansion logs in`, async () => {
+    it(`fails login with the RecursionError 25.10.1 answers for ${what}, and the default expansion logs in`, async () => {
       const broken = await openTestAppliance({ roleExpansion: 'as-reported' });
       const { key } = await createUserWithKey(broken, 'alice', { group: 'ops', privilegeRoles: roles });
       const err = await broken.callError(broken.session(), 'auth.login_with_api_key', key);

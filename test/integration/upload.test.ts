@@ -141,7 +141,7 @@ describe('POST /_upload/ on a real server', () => {
     expect(strayTemps(pool)).toEqual([]);
   });
 
-  describe('refusals: each status and body of facts §7.2, with nothing written and the server still serving', () => {
+  describe('refusals: each status and body of MW/apps/file_app.py:118-240, with nothing written and the server still serving', () => {
     /** `key`: undefined = the administrator's, null = no Authorization header. */
     /** `job`: the refusal comes after the file part started a job, which must then fail. */
     const cases: { name: string; body: () => Buffer; key?: string | null; status: number; text: string | RegExp; job?: true }[] = [

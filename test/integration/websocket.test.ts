@@ -140,7 +140,7 @@ describe('WebSocket JSON-RPC on a real server', () => {
       expect(await roundTrip(bare)).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Invalid Message Format' } });
     }
 
-    // -32600: the six messages of facts §1.3, answered with the request's id when it is a valid one.
+    // -32600: the six messages of MW/api/base/server/ws_handler/rpc.py:271-304, answered with the request's id when it is a valid one.
     const invalid: [unknown, unknown, string][] = [
       [{ id: 1, method: 'core.ping', params: [] }, 1, "Missing 'jsonrpc' member"],
       [{ jsonrpc: '1.0', id: 2, method: 'core.ping' }, 2, "'jsonrpc' member must be of type string and must be exactly '2.0'"],

@@ -5,8 +5,8 @@ import { connectWs, loggedInWs, startTestServer } from '../helpers/server.js';
 
 /*
  * The appliance's nginx closes a WebSocket on which the server has sent nothing for 60 s (its /api
- * location sets no proxy_read_timeout; facts §0). `--ws-idle-timeout` makes the emulator do the same,
- * so clients can be tested against it. 1 s here keeps the test short.
+ * location sets no proxy_read_timeout; MW/etc_files/local/nginx/nginx.conf.mako:242-255).
+ * `--ws-idle-timeout` makes the emulator do the same, so clients can be tested against it. 1 s here keeps the test short.
  */
 describe('a server with an idle timeout for WebSockets (stor serve --ws-idle-timeout)', () => {
   it('drops a logged-in client that sends nothing, without a close frame: the client sees 1006', async () => {

@@ -17,7 +17,7 @@ import { SAFETY_MS } from '../helpers/server.js';
  * paths aim at, or on Object.prototype (the server runs in this process).
  *
  * One server for the whole file. Anonymous core.ping and logins are rate-limited per client
- * address (20 a minute, facts §1.8), so every connection comes from its own loopback address.
+ * address (20 a minute, MW/utils/rate_limit/cache.py:15-18), so every connection comes from its own loopback address.
  * Inputs the integration tests already cover (websocket, http, upload) are not repeated here.
  */
 

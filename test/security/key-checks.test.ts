@@ -56,7 +56,7 @@ describe('failed key checks limit the failing key id and address, never another 
     expect(await client.result('auth.login_ex', [exData])).toEqual({ response_type: 'AUTH_ERR' });
     const ex = await client.call('auth.login_ex', [exData]);
     expect(ex.error?.data).toMatchObject({ errname: 'EBUSY', reason: '[EBUSY] Rate Limit Exceeded' });
-    // A failed login on a logged-in socket leaves its session as it was (facts §1.8: only a success replaces it).
+    // A failed login on a logged-in socket leaves its session as it was (MW/plugins/auth.py:145-152: only a success replaces it).
     expect(await client.result('auth.me')).toMatchObject({ pw_name: 'truenas_admin' });
   });
 

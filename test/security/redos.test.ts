@@ -40,7 +40,7 @@ const HOSTILE = ['([A-Z_]+)+x$', '(a+)+$', '(a|aa)+$', '(.*a){20}$', '(\\w+\\s?)
 describe('a catastrophic regular expression in `~` freezes nobody', () => {
   it('privilege.roles from a user with no roles: each is answered, and so is another client meanwhile', async () => {
     const t = await openTestAppliance();
-    // Bound to a privilege that grants no role: it may log in (facts §2.1) but call nothing that needs one.
+    // Bound to a privilege that grants no role: it may log in (MW/plugins/auth_/authenticate.py:118-125) but call nothing that needs one.
     const group = await t.call<number>(t.admin, 'group.create', { name: 'noroles', smb: false });
     const [{ gid }] = (await t.call<{ gid: number }[]>(t.admin, 'group.query', [['id', '=', group]])) as [{ gid: number }];
     await t.call(t.admin, 'privilege.create', { name: 'noroles', local_groups: [gid], roles: [], web_shell: false });

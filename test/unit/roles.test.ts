@@ -55,7 +55,7 @@ describe('release 25.10.1 catalogue', () => {
     expect(catalogue.names.filter((n) => catalogue.get(n)!.stig === 1)).toHaveLength(129);
   });
 
-  it('has the closure sizes of facts §4', () => {
+  it('has the closure sizes of 25.10.1\'s catalogue (MW/role.py)', () => {
     expect(catalogue.closure('FULL_ADMIN').size).toBe(141);
     expect(catalogue.closure('READONLY_ADMIN').size).toBe(67);
     expect(catalogue.closure('SHARING_ADMIN').size).toBe(84);
@@ -515,7 +515,7 @@ describe('properties over random catalogues', () => {
   });
 });
 
-describe('breaksLogin: the three rules (SPEC §2.0)', () => {
+describe('breaksLogin: the three rules (README "Emulator behaviours")', () => {
   const cases: [string[], { 'as-reported': boolean; 'self-including': boolean; none: boolean }][] = [
     // MW/role.py roles_for_role: only a self-including role recurses; overlaps expand fine (5 roles).
     [['FILESYSTEM_FULL_CONTROL', 'FILESYSTEM_DATA_WRITE'], { 'as-reported': true, 'self-including': false, none: false }],

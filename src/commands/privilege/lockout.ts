@@ -1,6 +1,6 @@
 /**
- * What locks users out on *this* target (SPEC §2.0, §3; facts §0). The privilege commands never
- * assume a model: they ask the target.
+ * What locks users out on *this* target (README "The two 25.10.1 defects, and how stor helps";
+ * MW/role.py:354-365). The privilege commands never assume a model: they ask the target.
  * - The emulator says how it was started (`stor.emulation`): its role expansion is `as-reported`
  *   (the seed's reports), `truenas-25.10.1` (the real code) or `terminating` (nothing breaks).
  * - A real appliance has no `stor.emulation` (-32601). Its release (`system.version_short`) and its
@@ -28,9 +28,11 @@ export interface LockoutModel {
 }
 
 /**
- * Releases whose role expansion stor has checked (facts §0): the 25.10.x tags to date and
- * 26.0.0's betas. From 26.0.0-BETA.3 on PRIVILEGE_WRITE no longer includes itself, which the
- * release's own catalogue shows; the rule is the same.
+ * Releases whose role expansion stor has checked: the 25.10.x tags to date and 26.0.0's betas,
+ * whose MW/role.py expands roles as 25.10.1's does (:354-365) and ships PRIVILEGE_WRITE and
+ * SYSTEM_PRODUCT_WRITE including themselves (25.10.1: MW/role.py:62, :231). From 26.0.0-BETA.3 on
+ * PRIVILEGE_WRITE includes PRIVILEGE_READ instead (its MW/role.py:64), which the release's own
+ * catalogue shows; the rule is the same.
  */
 const KNOWN_RELEASE = /^(25\.10(\.\d+){0,2}|26\.0\.0-BETA\.\d+)$/;
 

@@ -65,7 +65,7 @@ export async function findPrivilege(t: Transport, ref: string): Promise<Privileg
   return found;
 }
 
-/** A group that no longer exists comes back as `{gid, sid: null, group: null}` (facts §3.1): shown by its gid. */
+/** A group that no longer exists comes back as `{gid, sid: null, group: null}` (MW/plugins/account_/privilege.py:233-238): shown by its gid. */
 export const groupNames = (p: Pick<Privilege, 'local_groups'>): string[] => p.local_groups.map((g) => ('name' in g ? g.name : String(g.gid ?? g.sid)));
 
 /** One problem with a privilege's role list, explained for operators (`--json` shape too). */

@@ -1,6 +1,6 @@
 import type { StorErrorKind } from '../../core/errors.js';
 
-/** The exit codes scripts may rely on (SPEC §3); the README's table is this one. */
+/** The exit codes scripts may rely on (README "Exit codes" is this table). */
 export const EXIT = {
   OK: 0,
   FAILED: 1,

@@ -8,7 +8,7 @@ import { CA_FILE, readSmallFile } from '../../core/config/small-file.js';
 import { parseEndpoint, type Endpoint } from '../../core/transport/endpoint.js';
 import type { IO } from './io.js';
 
-/** The target-selecting global options (SPEC §3). */
+/** The target-selecting global options (README "Remote appliances", Which target). */
 export interface TargetOptions {
   url?: string;
   profile?: string;

@@ -44,7 +44,7 @@ export class Appliance {
   readonly keyChecks = new KeyCheckLimits();
   /** Key and password hashes of logins, in turns by client address (FairQueue). */
   readonly loginHashes = new FairQueue();
-  /** AAL1's maximum session age (facts §1.8); tests shorten it to see a session end. */
+  /** AAL1's maximum session age (MW/utils/auth.py:71-72); tests shorten it to see a session end. */
   maxSessionAgeMs = MAX_SESSION_AGE_MS;
   settings: ApplianceSettings;
 

@@ -1,7 +1,7 @@
 import { ERRNO, rpcErrors } from '../errors.js';
 import type { Session } from './session/session.js';
 
-/** A `collection_update` notification's params (facts §1.2). */
+/** A `collection_update` notification's params (MW/api/base/server/ws_handler/rpc.py:158-181). */
 export interface CollectionUpdate {
   msg: 'added' | 'changed' | 'removed';
   collection: string;

@@ -1,7 +1,8 @@
 /**
  * Positional parameters, validated the way 25.10.1 validates them (pydantic, strict, extra="forbid";
- * facts §1.5): no coercion, error attributes start with the argument's field name, and the
- * messages are pydantic's, so clients that parse `extra` triples see what a real appliance sends.
+ * MW/api/base/model.py:150-152, MW/api/base/handler/accept.py:70-84): no coercion, error attributes
+ * start with the argument's field name, and the messages are pydantic's, so clients that parse
+ * `extra` triples see what a real appliance sends.
  */
 import type { z } from 'zod';
 import type { ParamSpec, ParamValues } from '../contract/method.js';
@@ -55,7 +56,7 @@ function issueTriples(prefix: string, issue: z.core.$ZodIssue, input: unknown = 
       return [triple(`Input should be ${literalList(issue.values)}`)];
     case 'invalid_union': {
       // A discriminated union with no member for the tag: missing tag, or pydantic's
-      // `union_tag_invalid`, located at the union itself (facts §1.5).
+      // `union_tag_invalid`, located at the union itself (MW/api/base/handler/accept.py:74-82).
       const tagged = issue as typeof issue & { discriminator?: string; options?: unknown[] };
       if (tagged.discriminator !== undefined && issue.errors.length === 0) {
         const tag = input !== null && typeof input === 'object' ? (input as Record<string, unknown>)[tagged.discriminator] : undefined;
@@ -84,8 +85,8 @@ function issueTriples(prefix: string, issue: z.core.$ZodIssue, input: unknown = 
 
 /**
  * pydantic names the member of a discriminated union by its tag in error locations
- * (`login_data.API_KEY_PLAIN.api_key`, facts §1.5); zod leaves it out. Only a union at the top of
- * a parameter is named so; the emulator has no deeper ones.
+ * (`login_data.API_KEY_PLAIN.api_key`, MW/api/base/handler/accept.py:74-82); zod leaves it out.
+ * Only a union at the top of a parameter is named so; the emulator has no deeper ones.
  */
 function memberPrefix(spec: ParamSpec, raw: unknown): string {
   const def = (spec.schema as { _zod: { def: { discriminator?: string } } })._zod.def;

@@ -2,7 +2,7 @@ import type { Db } from '../store/store.js';
 import { readSettings, writeSetting } from '../store/settings.js';
 
 /**
- * How this emulated appliance behaves where 25.10.1 is defective (SPEC §2.2, §2.5). Stored with
+ * How this emulated appliance behaves where 25.10.1 is defective (README "Emulator behaviours"). Stored with
  * the state, so `stor serve --role-expansion …` and later embedded runs agree.
  */
 export interface ApplianceSettings {

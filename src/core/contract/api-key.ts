@@ -5,7 +5,7 @@ import { method, service } from './service.js';
 
 // `MW/api/v25_10_1/api_key.py`; methods in `MW/plugins/api_key.py` (role prefix API_KEY).
 
-/** A datetime as EJSON carries it (facts §1.10). */
+/** A datetime as EJSON carries it (truenas_api_client/ejson.py:48-52). */
 const datetime = once(() => z.object({ $date: z.number() }));
 
 export const apiKeyEntry = once(() => z.object({

@@ -142,7 +142,7 @@ export const authContract = service('auth', {
   }),
   generate_token: method({
     summary: 'A token (64 URL-safe characters) that logs in as this session: {ttl seconds, attrs, match_origin, single_use}.',
-    // authorization_required=False: any logged-in session (facts §1.8).
+    // authorization_required=False: any logged-in session (MW/api/base/decorator.py:128-132, MW/main.py:911-917).
     access: AUTHENTICATED,
     params: () => [
       { name: 'ttl', schema: z.int().nullable(), default: () => 600 },

@@ -8,7 +8,7 @@ import { method, service } from './service.js';
 // emulator serves needs a login but no role (`authorization_required=False`), except ping and
 // set_options, which need no login at all.
 
-/** CoreGetJobsItem: a `core.get_jobs` item and the `fields` of its events (facts §7.4). */
+/** CoreGetJobsItem: a `core.get_jobs` item and the `fields` of its events (MW/api/v25_10_1/core.py:84). */
 export const coreGetJobsItem = once(() => z.object({
   id: z.int(),
   message_ids: z.array(z.unknown()),

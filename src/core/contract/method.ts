@@ -1,7 +1,7 @@
 import * as z from 'zod';
 
 /**
- * Who may call a method (facts §1.8, §3.3, §5):
+ * Who may call a method (MW/main.py:873-924, MW/api/base/decorator.py:124-135, MW/role.py:354-380):
  * - `public`: no login needed (login calls, `core.ping`); rate-limited on the network when anonymous.
  * - `authenticated`: any logged-in session (`auth.me`, `privilege.roles`, `core.get_jobs`).
  * - `roles`: FULL_ADMIN, or one of these roles among the session's effective roles;

@@ -5,7 +5,7 @@ import * as z from 'zod';
  * accepts the value wins; when none does, every member's errors are reported, each under the
  * member's tag — a model's class name, `constrained-int`, `int`, `literal['INHERIT']` — which is how
  * 25.10.1's ValidationErrors name them (e.g. `data.PoolDatasetCreateFilesystem.quota.constrained-int`,
- * facts §1.5). Tags are given in the member order of the Python annotation.
+ * MW/api/base/handler/accept.py:74-82). Tags are given in the member order of the Python annotation.
  *
  * A type boundary: zod types a transform by what it returns, not by what it checks, so the schema
  * is asserted to take and give what its members do (what callers' params and the client's results

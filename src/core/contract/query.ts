@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import type { ParamSpec } from './method.js';
 
-/** `filters` and `options`, the two positional params of every `*.query` (facts §9). */
+/** `filters` and `options`, the two positional params of every `*.query` (QueryArgs, MW/api/v25_10_1/common.py:67-70). */
 export const QUERY_PARAMS = [
   { name: 'filters', schema: z.array(z.unknown()), default: () => [] },
   { name: 'options', schema: z.record(z.string(), z.unknown()), default: () => ({}) },

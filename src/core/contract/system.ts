@@ -24,7 +24,7 @@ export type EmulationInfo = z.output<ReturnType<typeof emulationInfo>>;
 export const systemContract = {
   ...service('system', {
     // Both need a login but no role (`authorization_required=False`, MW/plugins/system/product.py:75-80,
-    // 109-113; MW/api/base/decorator.py:68), whatever facts §0 says.
+    // 109-113; MW/api/base/decorator.py:68).
     version_short: method({ summary: 'The release, e.g. "25.10.1".', access: AUTHENTICATED, params: () => [], result: () => z.string() }),
     version: method({ summary: 'The full version string, e.g. "TrueNAS-25.10.1".', access: AUTHENTICATED, params: () => [], result: () => z.string() }),
   }),

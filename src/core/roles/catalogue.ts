@@ -1,5 +1,6 @@
 /**
- * The role catalogue and its closure (facts §3.3, §4).
+ * The role catalogue and its closure (MW/role.py: `ROLES`, and `roles_for_role` at :354-365; the
+ * data, as 25.10.1 ships it, in roles-25.10.1.json).
  *
  * 25.10.1 expands roles with a plain recursion that has no visited set, so the two self-including
  * roles it ships with (PRIVILEGE_WRITE, SYSTEM_PRODUCT_WRITE) never terminate there. We keep the
@@ -111,7 +112,7 @@ export function createCatalogue(defs: Iterable<RoleDefinition>): RoleCatalogue {
   };
 }
 
-/** privilege.roles reports these with `stig: null` (facts §3.1): not usable under GPOS STIG. */
+/** privilege.roles reports these with `stig: null` (`stig=None` in MW/role.py:28, 108-134, 250-255): not usable under GPOS STIG. */
 const NOT_STIG = new Set([
   'API_KEY_WRITE',
   'VM_WRITE',

@@ -1,6 +1,6 @@
 import { rpcErrors, type RpcError, type RpcErrorObject } from '../errors.js';
 
-/** A request that passed the envelope checks (facts §1.2). */
+/** A request that passed the envelope checks (MW/api/base/server/ws_handler/rpc.py:271-304). */
 export interface RpcRequest {
   /** Absent for a notification: the call runs but nothing is sent back. */
   hasId: boolean;

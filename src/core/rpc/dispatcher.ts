@@ -11,7 +11,7 @@ import type { Session } from '../appliance/session/session.js';
 import { revalidateSession } from '../appliance/session/session-check.js';
 import { decodeText, errorResponse, successResponse, type RpcRequest, type RpcResponse } from './codec.js';
 
-/** Hooks a network adapter puts between method lookup and the call (facts §1.8 check order). */
+/** Hooks a network adapter puts between method lookup and the call (the order of MW/api/base/server/ws_handler/rpc.py:306-364, MW/api/base/server/method.py:52). */
 export interface CallGate {
   /** Throws to refuse the call, e.g. -32000 past the in-flight limit or EBUSY past the rate limit. */
   beforeCall?(method: MethodContract, session: Session): void;

@@ -14,9 +14,9 @@ export interface NetworkGateOptions {
 }
 
 /**
- * The network's own checks, between method lookup and authentication (facts §1.8 order). The
- * per-(method, address) limit applies to anonymous calls, as on 25.10.1, and to `auth.login*`
- * from any session.
+ * The network's own checks, between method lookup and authentication (the order of
+ * MW/api/base/server/ws_handler/rpc.py:306-364). The per-(method, address) limit applies to
+ * anonymous calls, as on 25.10.1, and to `auth.login*` from any session.
  */
 export function networkGate(limiter: RateLimiter, options: NetworkGateOptions = {}): CallGate {
   const { inFlight, maxInFlight = 20, log } = options;

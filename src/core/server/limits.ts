@@ -10,7 +10,7 @@ export interface ServerLimits {
    * send, against what is queued already: one answer larger than this still goes out whole.
    */
   maxBufferedBytes: number;
-  /** Calls running at once on one WebSocket; more are answered -32000 at once (facts §1.8). */
+  /** Calls running at once on one WebSocket; more are answered -32000 at once (SoftHardSemaphore(10, 20), MW/api/base/server/ws_handler/rpc.py:47, 359-364). */
   maxInFlight: number;
   /**
    * Subscriptions on one WebSocket. The CLI uses one or two; a hundred leaves room for any UI,

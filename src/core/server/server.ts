@@ -17,7 +17,7 @@ import { CLOSE, serveConnection, type Connection } from './websocket.js';
 
 export const API_VERSION = 'v25.10.1';
 const RPC_PATHS = new Set(['/api/current', `/api/${API_VERSION}`]);
-/** The largest frame accepted at all (facts §1.7); ws closes with 1009 beyond it. */
+/** The largest frame accepted at all (MW/utils/limits.py:20, 70-71); ws closes with 1009 beyond it. */
 const MAX_FRAME = 2 * 1024 * 1024;
 
 export interface ServerOptions {

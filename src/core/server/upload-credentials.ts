@@ -15,7 +15,7 @@ type UploadCredentials =
   | { kind: 'api-key'; key: string }
   | null;
 
-/** aiohttp's answer to an exception nobody caught (facts §7.2: a Basic value without `:`). */
+/** aiohttp's answer to an exception nobody caught (a Basic value without `:`: its ValueError at MW/restful.py:54 is not one of those caught at 55-58). */
 const SERVER_ERROR = '500 Internal Server Error\n\nServer got itself in trouble';
 
 /**
@@ -59,8 +59,8 @@ export function parseUploadCredentials(req: IncomingMessage): UploadCredentials 
 const BASIC = 'basic';
 
 /**
- * Logs the request's credentials in on a fresh session, with the endpoint's refusals (facts §7.1,
- * §7.2; MW/restful.py:74-126): 401 without credentials, `Bad username or password`, `HTTP Basic
+ * Logs the request's credentials in on a fresh session, with the endpoint's refusals (MW/restful.py:74-126,
+ * MW/apps/file_app.py:139-166): 401 without credentials, `Bad username or password`, `HTTP Basic
  * Auth is unavailable when OTP is enabled`, `Invalid API key`; 403 `Invalid token` for a token
  * that is unknown, expired, bound to another origin, carries attrs, or whose parent may not call
  * `method`.
@@ -75,7 +75,7 @@ export async function authenticateUpload(
 ): Promise<Session> {
   const credentials = parseUploadCredentials(req);
   if (credentials === null) throw new UploadRefused(401, '401: Unauthorized');
-  // The upload path has no insecure-transport revocation on the appliance (facts §2.4).
+  // The upload path has no insecure-transport revocation on the appliance (MW/restful.py:112-125 only checks the key).
   const session = appliance.createSession({ ...origin, transport: 'upload', secure: true });
   // One line in the server's log per credential checked (login-log.ts); never the credential.
   const event = {

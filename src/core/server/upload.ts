@@ -93,7 +93,7 @@ function stallCutoff(req: IncomingMessage, res: ServerResponse, idleMs: number, 
 }
 
 /**
- * `POST /_upload/`: a streaming multipart parser in front of `filesystem.put` (facts §7).
+ * `POST /_upload/`: a streaming multipart parser in front of `filesystem.put` (MW/apps/file_app.py:118-240).
  * Part order and every refusal follow the appliance: `data` first (JSON: method, params), then
  * `file`; credentials are checked after `data` and before any byte of `file` is read. The file
  * streams straight into the job; the job commits the target only if the whole request arrived.

@@ -7,7 +7,7 @@ import type { ServerLimits } from './limits.js';
 import { afterPendingIo, idleTimer } from './idle-timer.js';
 import type { RateLimiter } from '../appliance/session/rate-limit.js';
 
-/** Frame limits and close codes of facts §1.7. */
+/** Frame limits and close codes of 25.10.1 (MW/utils/limits.py:17-34, 65-87; MW/api/base/server/ws_handler/rpc.py:224-248). */
 export const ANONYMOUS_MAX = 8192;
 export const AUTHENTICATED_MAX = 65536;
 export const CLOSE = { INVALID_DATA: 1007, TOO_BIG: 1009, UNSUPPORTED: 1003, INTERNAL: 1011, GOING_AWAY: 1001, POLICY: 1008 } as const;
@@ -196,7 +196,8 @@ function sessionWatch(ws: WebSocket, limits: ServerLimits, busy: () => boolean, 
 }
 
 /**
- * What the appliance's nginx does (its `/api` location sets no proxy_read_timeout, facts §0): a
+ * What the appliance's nginx does (its `/api` location sets no proxy_read_timeout,
+ * MW/etc_files/local/nginx/nginx.conf.mako:242-255, so nginx's default of 60 s applies): a
  * WebSocket on which the server has sent nothing for that long is dropped without a close frame,
  * so the client sees 1006. Everything the server sends counts, the automatic pong to a client's
  * ping included. Returns the function to call after each send; without a timeout it does nothing.

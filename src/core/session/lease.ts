@@ -7,8 +7,9 @@ import type { Connector, PooledSession } from './pooled-session.js';
 /**
  * Methods that change the state of the connection itself, not of the appliance: who it is logged
  * in as (auth.login*, auth.logout), how it answers job methods (core.set_options' legacy_jobs,
- * facts §1.9) and which events it is sent. On a shared connection they would change it for every
- * command using it, so a lease sends them, and everything after them, on a connection of its own.
+ * MW/service/core_service.py:693-705, MW/api/base/server/method.py:59-63) and which events it is
+ * sent. On a shared connection they would change it for every command using it, so a lease sends
+ * them, and everything after them, on a connection of its own.
  */
 const CONNECTION_STATE = /^(auth\.login|auth\.logout$|core\.set_options$|core\.(un)?subscribe$)/;
 

@@ -7,7 +7,7 @@ import type { PooledTarget } from './opener.js';
 /**
  * Whether the appliance refused a call because the connection is no longer logged in: it re-checks
  * the credential on every incoming message and logs a session out whose credential no longer holds
- * (facts §1.8); the call then meets `CallError('Not authenticated', ENOTAUTHENTICATED)`
+ * (MW/plugins/auth.py:183-193); the call then meets `CallError('Not authenticated', ENOTAUTHENTICATED)`
  * (MW/main.py:907-909), errno 207, before anything of the method ran. Our emulator answers the same
  * (rpcErrors.notAuthenticated, src/core/appliance/session/session-check.ts).
  */

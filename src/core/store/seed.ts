@@ -14,7 +14,11 @@ export const ADMIN_KEY_FILE = 'admin.key';
 /** uid of truenas_admin (`ADMIN_UID`, MW/plugins/account_/constants.py). */
 export const ADMIN_UID = 950;
 
-/** The well-known ids of a fresh 25.10.1 install (facts §3.2, §10.3; SPEC §2.1). */
+/**
+ * The well-known ids of a fresh 25.10.1 install (README "Where state lives"): MW/plugins/account_/constants.py:1-3,
+ * MW/alembic/versions/22.12/2022-08-17_13-37_privilege.py:41-49,
+ * MW/alembic/versions/24.04/2024-01-15_20-10_builtin_roles_groups.py:24-38.
+ */
 export const GID = {
   builtin_administrators: 544,
   builtin_users: 545,
@@ -52,8 +56,8 @@ const baseUser = (fields: Pick<NewUser, 'uid' | 'username' | 'full_name' | 'home
 });
 
 /**
- * Seeds a fresh appliance exactly as SPEC §2.1 lists, once. Runs inside the store's opening
- * transaction, so of several processes starting on an empty directory exactly one seeds.
+ * Seeds a fresh appliance exactly as README "Where state lives" lists, once. Runs inside the
+ * store's opening transaction, so of several processes starting on an empty directory exactly one seeds.
  */
 export function seedFreshAppliance(db: Database, stateDir: string): void {
   if (readSettings(db).seeded_at !== undefined) return;

@@ -90,7 +90,7 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
     this.ws = ws;
     this.closedError = undefined;
     // The appliance's proxy drops a WebSocket on which the server has sent nothing for 60 s, and the
-    // server sends nothing of its own accord (facts §0). A ping makes it answer with a pong.
+    // server sends nothing of its own accord (MW/etc_files/local/nginx/nginx.conf.mako:242-255 sets no proxy_read_timeout). A ping makes it answer with a pong.
     const seconds = this.options.keepaliveSeconds ?? KEEPALIVE_SECONDS;
     let awaitingPong = false;
     if (this.options.pooled) ws.on('pong', () => (awaitingPong = false));

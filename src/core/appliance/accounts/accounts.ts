@@ -46,7 +46,7 @@ export type UserEntry = z.input<ReturnType<typeof userEntry>>;
 export type GroupEntry = z.input<ReturnType<typeof groupEntry>>;
 export type PrivilegeEntry = z.input<ReturnType<typeof privilegeEntry>>;
 
-/** GIDs of built-in groups that interactive users may join (facts §3.2, `ALLOWED_BUILTIN_GIDS`). */
+/** GIDs of built-in groups that interactive users may join (`ALLOWED_BUILTIN_GIDS`, MW/plugins/account_/constants.py:24-31). */
 export const ALLOWED_BUILTIN_GIDS: ReadonlySet<number> = new Set([14, 544, 545, 568, 951, 952]);
 
 /** One consistent read of users, groups and privileges, with the joins the entries need. */

@@ -5,9 +5,9 @@ type Scope = 'both' | 'FILESYSTEM' | 'VOLUME';
 
 /**
  * The ZFS properties the emulator keeps, with their defaults and how the API shows them:
- * `{parsed, rawvalue, value, source, source_info}` (facts §8.1). A property set on a dataset is
- * LOCAL there and INHERITED by its children; otherwise it is the DEFAULT. Values are kept as the
- * API takes them (`LZ4`, `128K`, bytes).
+ * `{parsed, rawvalue, value, source, source_info}` (MW/plugins/pool_/dataset_query_utils.py:501-507).
+ * A property set on a dataset is LOCAL there and INHERITED by its children; otherwise it is the
+ * DEFAULT. Values are kept as the API takes them (`LZ4`, `128K`, bytes).
  */
 interface PropertySpec {
   default: string | number | null;

@@ -6,7 +6,7 @@ export type JobState = 'WAITING' | 'RUNNING' | 'SUCCESS' | 'FAILED' | 'ABORTED';
 
 type EjsonDate = { $date: number };
 
-/** A `core.get_jobs` item (CoreGetJobsItem, facts §7.4); the contract's `coreGetJobsItem` checks it. */
+/** A `core.get_jobs` item (CoreGetJobsItem, MW/api/v25_10_1/core.py:84); the contract's `coreGetJobsItem` checks it. */
 export interface JobEntry {
   id: number;
   message_ids: unknown[];
@@ -55,7 +55,7 @@ interface Job {
 // Like the appliance, keep at most this many jobs; the oldest finished ones go first.
 const MAX_JOBS = 1000;
 
-/** Datetimes travel as whole seconds (EJSON encodes `timetuple()`, MW facts §0). */
+/** Datetimes travel as whole seconds (EJSON encodes `timetuple()`: truenas_api_client/ejson.py:52). */
 const ejsonDate = (ms: number): EjsonDate => ({ $date: Math.floor(ms / 1000) * 1000 });
 
 const ended = (state: JobState) => state === 'SUCCESS' || state === 'FAILED' || state === 'ABORTED';
@@ -227,7 +227,7 @@ export class Jobs {
     return job.outputPipe ? null : `${id}: job is not suitable for download token`;
   }
 
-  /** Jobs `session` may see: its own, or all for full administrators (facts §7.3). */
+  /** Jobs `session` may see: its own, or all for full administrators (MW/job.py:113-124). */
   visible(session: Session): JobEntry[] {
     return [...this.jobs.values()].filter((j) => mayRead(session, j.owner)).map((j) => structuredClone(j.entry));
   }

@@ -5,7 +5,7 @@ import { validateParams } from '../params.js';
 import { putFile } from '../files/put-file.js';
 import type { Session } from '../session/session.js';
 
-/** An upload the endpoint refuses before a job exists: the HTTP status and body (facts §7.2). */
+/** An upload the endpoint refuses before a job exists: the HTTP status and body (MW/apps/file_app.py:118-240). */
 export class UploadRefused extends Error {
   constructor(
     readonly status: number,
@@ -22,10 +22,10 @@ export interface UploadCall {
 }
 
 /**
- * Who may upload (SPEC §2.0, §2.5). `full-admin` is 25.10.1: the endpoint authorizes a call of
- * `filesystem.put`, whose only role is FULL_ADMIN (MW/apps/file_app.py:190-200). `sys-admin` is the
- * gate the reports describe: the SYS_ADMIN attribute, whatever the roles. `role` is the declared
- * intent: FILESYSTEM_DATA_WRITE suffices.
+ * Who may upload (README "Emulator behaviours", `uploadGate`). `full-admin` is 25.10.1: the
+ * endpoint authorizes a call of `filesystem.put`, whose only role is FULL_ADMIN
+ * (MW/apps/file_app.py:190-200). `sys-admin` is the gate the reports describe: the SYS_ADMIN
+ * attribute, whatever the roles. `role` is the declared intent: FILESYSTEM_DATA_WRITE suffices.
  */
 export function mayUpload(appliance: Appliance, session: Session): boolean {
   switch (appliance.settings.uploadGate) {

@@ -122,7 +122,7 @@ export const apiKeyMethods = [
       return { id: newId, userId: user!.id };
     });
     // The answer is the create payload plus what was stored: user_identifier as the string the
-    // database holds, expires_at as sent (facts §2.4).
+    // database holds, expires_at as sent (MW/plugins/api_key.py:205-232).
     return {
       id,
       name: data.name,

@@ -47,7 +47,10 @@ async function loginEx(ctx: CallContext, data: LoginData): Promise<LoginExAnswer
   };
 }
 
-/** The `auth.me` object (facts §2.2), key order as the appliance sends it. */
+/**
+ * The `auth.me` object (AuthUserInfo, MW/api/v25_10_1/auth.py:159), key order as the appliance sends
+ * it (MW/plugins/auth.py:1242, 1288-1292).
+ */
 export function describeSession(ctx: CallContext): AuthUserInfo {
   const { session, appliance } = ctx;
   const creds = session.credentials;
@@ -104,7 +107,7 @@ export const authMethods = [
   implement(authContract['auth.login_ex_continue'], (ctx, data) => loginEx(ctx, data)),
   implement(authContract['auth.mechanism_choices'], ({ session }) => {
     // 25.10.1 asks the session's credential whether it may create tokens before looking at the
-    // level, and an anonymous connection has none (MW/plugins/auth.py:632-650; facts §1.8).
+    // level, and an anonymous connection has none (MW/plugins/auth.py:632-650).
     if (!session.authenticated) throw rpcErrors.exception('AttributeError', "'NoneType' object has no attribute 'may_create_auth_token'");
     return [...LEVEL_1_MECHANISMS];
   }),

@@ -25,7 +25,8 @@ function overlapMessage(f: RoleFinding): string | null {
   }
 }
 
-/** The checks of facts §3.1, plus the optional save-time overlap check (SPEC §2.2). */
+/** The checks of MW/plugins/account_/privilege.py:109-140, 174-210, plus the optional save-time overlap
+ * check (README "Emulator behaviours", `roleLists`). */
 function validatePrivilege(
   appliance: Appliance,
   accounts: AccountsSnapshot,

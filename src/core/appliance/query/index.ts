@@ -1,6 +1,6 @@
 /**
  * The query-filters / query-options engine behind every `*.query` method of the emulated appliance
- * (facts §9; upstream `MW/utils/filter_list.py`, `MW/api/base/validators/{filters,options,filter_ops}.py`,
+ * (upstream `MW/utils/filter_list.py`, `MW/api/base/validators/{filters,options,filter_ops}.py`,
  * `MW/api/v25_10_1/common.py`).
  *
  * Validation errors are built the way pydantic reports them for `QueryArgs`: attribute `filters` or

@@ -13,11 +13,12 @@ export const LOCKOUT_RULE: Record<ApplianceSettings['roleExpansion'], LockoutRul
 };
 
 /**
- * Folds the privileges bound to a user into one session privilege (facts §3.3).
+ * Folds the privileges bound to a user into one session privilege
+ * (MW/plugins/account_/privilege.py:374-396).
  *
  * With `truenas-25.10.1` expansion, a privilege listing a self-including role fails the whole
- * login with the RecursionError of seed §7.1, as 25.10.1's `roles_for_role` does (`MW/role.py`);
- * with `as-reported`, so does any list the seed's reports say breaks (an overlap, a duplicate).
+ * login with a RecursionError (`rpcErrors.recursion`, src/core/errors.ts), as 25.10.1's
+ * `roles_for_role` does (MW/role.py:354-365); with `as-reported`, so does any list the seed's reports say breaks (an overlap, a duplicate).
  * With `terminating` (the default) the expansion is a closure union over memoized closures: it
  * always ends, in time linear in the catalogue.
  */

@@ -11,7 +11,7 @@ export class KeyCheckLimits {
   private readonly windows: RateLimiter;
 
   constructor(
-    /** Failures tolerated per window before the credential is refused (the appliance's login budget, facts §1.8). */
+    /** Failures tolerated per window before the credential is refused (the appliance's login budget, MW/utils/rate_limit/cache.py:15-18). */
     limit = 20,
     windowMs = 60_000,
     /** Bounded memory: the least recently started windows are forgotten first. */

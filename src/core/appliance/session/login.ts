@@ -23,7 +23,7 @@ export type LoginOutcome = 'SUCCESS' | 'AUTH_ERR' | 'EXPIRED';
 /** A key check refused before hashing: this key id (or unknown ids) failed too often from this address. */
 export type KeyCheckOutcome = LoginOutcome | 'LIMITED';
 
-/** The answer to a login refused by KeyCheckLimits, as the per-method login limit answers (facts §1.8). */
+/** The answer to a login refused by KeyCheckLimits, as the per-method login limit answers (MW/main.py:889-901). */
 export const rateLimitExceeded = () => rpcErrors.call(ERRNO.EBUSY, 'Rate Limit Exceeded');
 
 /** Wrong one-time codes tolerated before the login is abandoned (MW/utils/auth.py `MAX_OTP_ATTEMPTS`). */
@@ -38,7 +38,7 @@ export function parseApiKey(key: string): { id: number; secret: string } | null 
 }
 
 /**
- * Resolves an API key and, when it is good, establishes the session (facts §2.1, §2.4).
+ * Resolves an API key and, when it is good, establishes the session (MW/plugins/auth.py:890-977).
  * A key used in clear over the network is revoked on the spot, as 25.10.1 does. Failures count
  * against the key id (or the unknown-id budget) from this address, never against other keys.
  */

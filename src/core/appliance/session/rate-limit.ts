@@ -1,8 +1,9 @@
 /**
  * Calls to login-type methods (anonymous ones, as on 25.10.1, and `auth.login*` from any session:
  * call-gate.ts): at most `limit` per `windowMs` per (method, client address), in a cache of at
- * most `maxEntries` keys (facts §1.8: 20 per 60 s, 100 entries). Failed password checks on the
- * upload endpoint use it too; failed key checks are counted per key id (KeyCheckLimits).
+ * most `maxEntries` keys (MW/main.py:873-905, MW/utils/rate_limit/cache.py:15-20: 20 per 60 s,
+ * 100 entries). Failed password checks on the upload endpoint use it too; failed key checks are
+ * counted per key id (KeyCheckLimits).
  */
 export class RateLimiter {
   private readonly windows = new Map<string, { start: number; count: number }>();

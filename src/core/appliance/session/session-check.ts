@@ -24,7 +24,7 @@ export function prepareLogin(
   if (user.locked) return null;
   const gids = accounts.gidsOf(user);
   const privileges = accounts.privilegesForGids(gids);
-  // A user whose groups match no privilege cannot build a session token (facts §2.1).
+  // A user whose groups match no privilege cannot build a session token (MW/plugins/auth_/authenticate.py:118-120).
   if (privileges.length === 0) return null;
   const privilege = composePrivileges(appliance.catalogue, privileges, appliance.settings.roleExpansion, appliance.contract);
   const attributes = ['LOCAL'];
@@ -33,7 +33,7 @@ export function prepareLogin(
   // (MW/utils/account/authenticator.py:251, MW/etc_files/local/users.oath.mako).
   else if (accounts.hasTwoFactorSecret(user) && readGlobalTwoFactor(appliance).enabled) attributes.push('2FA');
   // SYS_ADMIN: uid 0 and 950 on 25.10.1 (MW/utils/account/authenticator.py:253-256); every member
-  // of builtin_administrators in the seed's model (SPEC §2.3).
+  // of builtin_administrators in the reports' model (README "Emulator behaviours", `sysAdmin`).
   const sysAdmin = appliance.settings.sysAdmin === 'admin-uids' ? user.uid === 0 || user.uid === ADMIN_UID : gids.includes(GID.builtin_administrators);
   if (sysAdmin) attributes.push('SYS_ADMIN');
   return { privilege, attributes };
@@ -94,7 +94,7 @@ export function tokenParentHolds(appliance: Appliance, parent: TokenParent): boo
 }
 
 /**
- * Run before every call on a session (as 25.10.1 re-checks each incoming message, facts §1.8):
+ * Run before every call on a session (as 25.10.1 re-checks each incoming message, MW/plugins/auth.py:183-193):
  * a credential that is no longer valid logs the session out, which ends its subscriptions, and
  * the call then meets `Not authenticated`. Age and expiry are compared on every message; the
  * account itself is looked at again only when the accounts snapshot has changed since the last

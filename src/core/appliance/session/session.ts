@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { AccountsSnapshot } from '../accounts/accounts.js';
 
-/** AAL1: a login is good for 30 days, then the client must log in again (MW/utils/auth.py; facts §1.8). */
+/** AAL1: a login is good for 30 days, then the client must log in again (MW/utils/auth.py:71-72). */
 export const MAX_SESSION_AGE_MS = 30 * 24 * 60 * 60 * 1000;
 
-/** Where a session's calls come from: decides whether a plain API key may be used (facts §2.4). */
+/** Where a session's calls come from: decides whether a plain API key may be used (MW/plugins/auth.py:936-956, MW/utils/origin.py:135). */
 export interface Origin {
   transport: 'embedded' | 'websocket' | 'http' | 'upload';
   /** Peer address, e.g. `127.0.0.1`; `local` for the embedded target. */
@@ -18,7 +18,7 @@ export interface AllowlistEntry {
   resource: string;
 }
 
-/** The privileges bound to a user, folded together at login (facts §3.3). */
+/** The privileges bound to a user, folded together at login (MW/plugins/account_/privilege.py:374-396). */
 export interface ComposedPrivilege {
   roles: ReadonlySet<string>;
   allowlist: AllowlistEntry[];
@@ -133,7 +133,7 @@ export class Session {
     else this.logout();
   }
 
-  /** Ends every subscription: on logout and when the connection closes (facts §1.6). */
+  /** Ends every subscription: on logout and when the connection closes (MW/plugins/auth.py:1219, MW/api/base/server/ws_handler/rpc.py:267). */
   dropSubscriptions(): void {
     this.subscriptions.clear();
   }
