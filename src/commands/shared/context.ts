@@ -8,6 +8,7 @@ import type { IO } from './io.js';
 import { DEFAULT_TIMEOUT_SECONDS, readCa, resolveTarget, type TargetSpec } from './target.js';
 import { queueAgentStart, sessionsOn } from '../../core/session/spawn.js';
 import type { PooledTarget } from '../../core/session/opener.js';
+import type { ProfilesDocument } from '../../core/config/profiles.js';
 import { stoppable, throwIfStopped } from '../../core/session/interrupted.js';
 
 export type { GlobalOptions } from './global-options.js';
@@ -24,6 +25,11 @@ export class CommandContext {
    * confirmed it (the verb's dry-run data), which the verb holds its change to (plan-check.ts).
    */
   confirmedPlan: unknown = undefined;
+  /**
+   * In a `--targets` run: the profiles file as read once for the whole run (resolveFleet), so
+   * that each target's choice does not read and parse it again (≈0.25 ms a target in the agent).
+   */
+  profiles: ProfilesDocument | undefined = undefined;
 
   constructor(
     readonly io: IO,
@@ -49,9 +55,14 @@ export class CommandContext {
   /** Which target this invocation uses, without connecting to it. */
   target(): Promise<TargetSpec> {
     // Once per invocation, so that the -v trace of the choice is printed once.
-    this.chosen ??= resolveTarget(this.globals, this.io, (message) => {
-      if (this.globals.verbose) this.note(message);
-    });
+    this.chosen ??= resolveTarget(
+      this.globals,
+      this.io,
+      (message) => {
+        if (this.globals.verbose) this.note(message);
+      },
+      this.profiles,
+    );
     return this.chosen;
   }
 
