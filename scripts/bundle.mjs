@@ -25,7 +25,7 @@ const common = {
   logLevel: 'warning',
 };
 
-// stor: the full CLI as ES modules (Node ≥ 22 runs it, and the first stage's fallback on a lost
+// stor: the full CLI as ES modules (the first stage's fallback on a lost
 // agent reports through it); agent: the session agent's process (src/agent-entry.ts).
 await build({
   ...common,
@@ -57,7 +57,7 @@ const heavy = Object.values(firstStage.metafile.outputs).flatMap((o) => Object.k
 if (heavy.length > 0) throw new Error(`the first stage (bin/stor.js) would load more than it may: ${heavy.join(', ')}`);
 
 // start.cjs (src/start.ts): one CommonJS file of its own, not split into chunks
-// shared with the CLI, and no ES module, so Node 20 starts no module loader before it runs.
+// shared with the CLI, and no ES module, so Node starts no module loader before it runs.
 await build({
   ...common,
   entryPoints: { start: 'src/start.ts' },
@@ -67,7 +67,8 @@ await build({
   banner: { js: "const __storModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
 });
 
-// The same CLI as one CommonJS file, for Node 20, which has no compile cache for ES modules:
+// The same CLI as one CommonJS file, which start.cjs runs on every Node major (faster than the ES
+// modules even with Node ≥ 22's compile cache):
 // src/code-cache.ts runs it with V8's code cache. ASCII only, so it is read as latin1 (a few ms,
 // where UTF-8 costs 15 and makes V8 hold it as two-byte text).
 const cjs = 'dist/bundle/stor.cjs';

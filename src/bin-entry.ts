@@ -22,8 +22,9 @@ export async function main(): Promise<void> {
   }
   // Not before: touching process.stderr opens it, which --version has no need to pay for.
   endWhenOutputFails(process.stderr, 'stderr');
-  // Node ≥ 22.1 keeps V8's compiled code of the modules loaded from here on between runs; Node 20
-  // has no such cache. A cache that cannot be written is skipped by Node, not an error.
+  // The CLI itself runs from the code-cached bundle (start.ts); Node ≥ 22.1 also keeps the compiled
+  // code of what it loads from outside it (better-sqlite3's JavaScript). Node 20 has no such cache.
+  // A cache that cannot be written is skipped by Node, not an error.
   const { enableCompileCache } = nodeModule as CompileCache;
   if (enableCompileCache) enableCompileCache(join((await import('./core/config/paths.js')).cacheDirFrom(process.env), 'compile-cache'));
   const io = (await import('./commands/shared/io.js')).processIO();

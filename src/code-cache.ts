@@ -6,9 +6,9 @@ import { cacheDirFrom } from './core/config/paths.js';
 import { BUILD_ID, ensurePrivateDir } from './core/session/paths.js';
 
 /*
- * Node 20 has no compile cache for modules (Node ≥ 22.1's module.enableCompileCache), and compiling
- * the ES module chunks a command loads was the largest cost of its start after the key check. So on
- * Node 20 the CLI is run from a single CommonJS bundle (dist/bundle/stor.cjs, built beside the ES
+ * Compiling the ES module chunks a command loads was the largest cost of its start after the key
+ * check: Node 20 has no compile cache for modules, and Node ≥ 22.1's (module.enableCompileCache)
+ * still resolves and links every chunk. So on every major the CLI is run from a single CommonJS bundle (dist/bundle/stor.cjs, built beside the ES
  * modules by scripts/bundle.mjs) compiled with vm.Script and V8's code cache, kept in
  * `<cache dir>/code-cache/` (cacheDirFrom: `$XDG_CACHE_HOME/stor`, never the source tree).
  *

@@ -1,14 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
-import * as nodeModule from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { STOR_BIN, spawnStor } from '../helpers/bin.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
-// Node ≥ 22.1 keeps compiled modules itself; only Node 20 runs the CommonJS bundle with a code cache.
-const node20 = !('enableCompileCache' in nodeModule);
+// Every Node major runs the CLI from the CommonJS bundle with a code cache (src/start.ts).
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BUNDLE_DIR = join(ROOT, 'dist', 'bundle');
 
@@ -23,7 +21,7 @@ function setup() {
 const cacheFiles = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.v8'));
 const mode = (path: string) => statSync(path).mode & 0o777;
 
-describe.runIf(node20)("the bundle's code cache on Node 20", () => {
+describe("the bundle's code cache", () => {
   it('is written owner-only under the cache directory, never beside the bundle, and serves the next command', async () => {
     const bundleBefore = readdirSync(BUNDLE_DIR, { recursive: true }).sort();
     const { codeCache, whoami } = setup();

@@ -184,6 +184,22 @@ describe('catalogueFromPrivilegeRoles', () => {
     ]);
     expect(odd.get('FULL_ADMIN')!.fullAdmin).toBe(false);
   });
+
+  it('an identical answer gets the catalogue built before; any difference, a catalogue of its own', () => {
+    const answer = () => [
+      { name: 'A', includes: ['B'], builtin: true },
+      { name: 'B', includes: [], builtin: true },
+    ];
+    const first = catalogueFromPrivilegeRoles(answer());
+    expect(catalogueFromPrivilegeRoles(answer())).toBe(first);
+    // An absent stig (taken as 1) and a null one are different answers.
+    const nullStig = catalogueFromPrivilegeRoles([{ ...answer()[0]!, stig: null }, answer()[1]!]);
+    expect(nullStig).not.toBe(first);
+    expect(nullStig.get('A')!.stig).toBeNull();
+    const otherIncludes = catalogueFromPrivilegeRoles([{ ...answer()[0]!, includes: [] }, answer()[1]!]);
+    expect(otherIncludes).not.toBe(first);
+    expect(otherIncludes.closure('A').has('B')).toBe(false);
+  });
 });
 
 describe('analyzeRoleList', () => {

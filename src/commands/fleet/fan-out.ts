@@ -122,13 +122,17 @@ export interface TargetRun {
   result?: CommandResult;
 }
 
-/** The targets `--targets` names, in list order; `--url` and `--profile` would contradict them. */
+/**
+ * The targets `--targets` names, in list order; `--url` and `--profile` would contradict them.
+ * The profiles file is read here once, and each target's run resolves its profile from that read.
+ */
 export async function resolveFleet(base: CommandContext): Promise<string[]> {
   const { globals, io } = base;
   if (globals.url !== undefined || globals.profile !== undefined) {
     throw new StorError(E.BAD_TARGETS, `--targets chooses the targets itself; it cannot be combined with --${globals.url !== undefined ? 'url' : 'profile'}`);
   }
-  return resolveTargetList(globals.targets!, await new ProfileStore(configDirFrom(io.env)).read());
+  base.profiles = await new ProfileStore(configDirFrom(io.env)).read();
+  return resolveTargetList(globals.targets!, base.profiles);
 }
 
 /**
@@ -149,6 +153,7 @@ export async function runOnTarget(
     { ...globals, targets: undefined, url: undefined, profile: target, ...(quiet ? { quiet: true } : {}) },
   );
   ctx.confirmedPlan = confirmedPlan;
+  ctx.profiles = base.profiles;
   try {
     const result = await run(ctx);
     const exitCode = result.exitCode ?? EXIT.OK;

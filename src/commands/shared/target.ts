@@ -53,15 +53,15 @@ export function envSetting(env: IO['env'], name: 'STOR_API_KEY' | 'STOR_URL'): s
  * the URL from `--url`, else `STOR_URL`, else the selected profile (`--profile`, `STOR_PROFILE`,
  * else the current one); with none of these, the embedded appliance. A URL given without a
  * profile borrows the saved profile of the same appliance, so `stor login --url X` then
- * `stor --url X …` works. The key comes from `STOR_API_KEY`, else the profile.
+ * `stor --url X …` works. The key comes from `STOR_API_KEY`, else the profile. `profiles`: the
+ * profiles file as a `--targets` run read it once for all its targets.
  */
-export async function resolveTarget(opts: TargetOptions, io: IO, trace?: (message: string) => void): Promise<TargetSpec> {
+export async function resolveTarget(opts: TargetOptions, io: IO, trace?: (message: string) => void, profiles?: ProfilesDocument): Promise<TargetSpec> {
   const env = io.env;
   const envKey = envSetting(env, 'STOR_API_KEY');
   const url = opts.url ?? envSetting(env, 'STOR_URL');
-  const store = new ProfileStore(configDirFrom(env));
   const named = opts.profile ?? (env.STOR_PROFILE || undefined);
-  const doc = await store.read();
+  const doc = profiles ?? (await new ProfileStore(configDirFrom(env)).read());
   let profileName = named ?? (url === undefined ? doc.current : undefined);
   if (named !== undefined && !profileNamed(doc, named)) throw unknownProfile(named, Object.keys(doc.profiles));
   if (profileName === undefined && url !== undefined) {

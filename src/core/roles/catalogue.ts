@@ -151,6 +151,24 @@ export function release25101Catalogue(): RoleCatalogue {
 export function catalogueFromPrivilegeRoles(
   entries: readonly { name: string; includes: readonly string[]; builtin: boolean; stig?: 1 | null }[],
 ): RoleCatalogue {
+  // A catalogue is immutable, so an identical answer gets the one built before (with the closures
+  // it memoized): a session agent's `--targets` run over one release's appliances builds it once,
+  // not once per target and run (≈0.6 ms each, bench/HISTORY.md 2026-11-26).
+  // stig as built below: JSON.stringify would write an absent one as null.
+  const key = JSON.stringify(entries.map((e) => [e.name, e.includes, e.builtin, e.stig === undefined ? 1 : e.stig]));
+  const known = fromAnswers.get(key);
+  if (known !== undefined) return known;
+  const built = buildFromPrivilegeRoles(entries);
+  if (fromAnswers.size >= MAX_REMEMBERED) fromAnswers.delete(fromAnswers.keys().next().value!);
+  fromAnswers.set(key, built);
+  return built;
+}
+
+/** Catalogues built from `privilege.roles` answers, by answer: a few releases' worth. */
+const fromAnswers = new Map<string, RoleCatalogue>();
+const MAX_REMEMBERED = 8;
+
+function buildFromPrivilegeRoles(entries: Parameters<typeof catalogueFromPrivilegeRoles>[0]): RoleCatalogue {
   return createCatalogue(
     entries.map((entry) => ({
       name: entry.name,

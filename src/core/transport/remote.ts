@@ -75,6 +75,8 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
   private newStyleJobs = false;
   /** Set by close(): a socket lost from then on is not to be replaced. */
   private closing = false;
+  /** The socket is corked until the next tick (corkForTick). */
+  private corked = false;
 
   private constructor(
     ws: WebSocket,
@@ -234,6 +236,7 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
               reject(timedOut(this.options.endpoint.display, method, timeoutSeconds));
             }, timeoutSeconds * 1000);
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, timer });
+      this.corkForTick();
       this.ws.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }), (err) => {
         if (err) {
           clearTimeout(timer);
@@ -241,6 +244,23 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
           reject(networkError(err, this.options.endpoint.display, startedAt));
         }
       });
+    });
+  }
+
+  /**
+   * Calls made in one tick leave in one write: a fan-out's pipelined calls on each target's
+   * connection then cost the agent one syscall and the appliance one wake-up, not one per frame
+   * (bench/HISTORY.md, 2026-11-26: sending was ≈20% of the agent's busy time in a fleet run).
+   * `_socket` is the ws library's own net.Socket (ws 8 corks it itself for a frame's two parts).
+   */
+  private corkForTick(): void {
+    const socket = (this.ws as unknown as { _socket?: { cork(): void; uncork(): void } })._socket;
+    if (this.corked || !socket) return;
+    this.corked = true;
+    socket.cork();
+    process.nextTick(() => {
+      this.corked = false;
+      socket.uncork();
     });
   }
 
