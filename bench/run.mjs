@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { benchDatasets } from './datasets.mjs';
 import { benchFleet } from './fleet.mjs';
 import { benchGuards } from './guards.mjs';
-import { CLIENT_VERSION, benchSessions } from './sessions.mjs';
+import { CLIENT_VERSION, SESSIONS_LABEL_SUFFIX, benchSessions } from './sessions.mjs';
 import { ROOT, NODE, STOR, LoginServers, cleanup, machine, measurePeak, median, startServe, tempDir, timeMedian, timeMediansInterleaved, timeOnce, waitJob } from './lib.mjs';
 
 // Every section but sessions measures each command in a process of its own with its own login, as
@@ -24,7 +24,7 @@ const notes = [];
 // section and replaces only its rows and notes in RESULTS.md. The sessions section (bench/sessions.mjs) is named after the Node
 // major of the stor client it measures (STOR_BENCH_NODE, bench/node-majors.sh), so each major's rows are kept beside the others'.
 const ONLY = process.env.STOR_BENCH_ONLY;
-const SESSIONS = `sessions, Node ${CLIENT_VERSION.replace(/^v(\d+).*/, '$1')}`;
+const SESSIONS = `sessions, Node ${CLIENT_VERSION.replace(/^v(\d+).*/, '$1')}${SESSIONS_LABEL_SUFFIX}`;
 const SECTIONS = { startup: 'start-up', remote: 'remote round trip', upload: 'upload', trees: 'whole trees', throughput: 'JSON-RPC throughput', roles: 'role expansion', fleet: 'fleet', datasets: 'datasets', guards: 'guards', sessions: SESSIONS };
 if (ONLY !== undefined && !(ONLY in SECTIONS)) throw new Error(`STOR_BENCH_ONLY: one of ${Object.keys(SECTIONS).join(', ')}`);
 const runs = (section) => ONLY === undefined || ONLY === section;

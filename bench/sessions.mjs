@@ -13,6 +13,10 @@
 //   (default: this node, this checkout). The servers always run on this node. bench/node-majors.sh
 //   sets them to run the section under Node 22 and 24.
 // - STOR_BENCH_SESSION_RUNS (21), STOR_BENCH_RUNBOOK_ROUNDS (3), STOR_BENCH_SESSION_FLEET_ROUNDS (9).
+// - STOR_BENCH_NO_EXTRA_CA=1: the clients run without NODE_EXTRA_CA_CERTS, in rows of their own
+//   (SESSIONS_LABEL_SUFFIX). Node 20 reads and parses that file at every start, before any of stor
+//   runs (22 and 24 only when TLS first needs it); where a machine points it at the whole system
+//   bundle, as this one does, it adds ~110 ms to every Node 20 process and nothing to Python's.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
@@ -35,7 +39,11 @@ if (FLEET_ROUNDS + 4 > 20) throw new Error('STOR_BENCH_SESSION_FLEET_ROUNDS: at 
 
 /** Variables of the caller's environment that would choose a target, a session setting or a session directory for stor. */
 const STOR_VARIABLES = /^(STOR_|XDG_RUNTIME_DIR$|XDG_STATE_HOME$)/;
-const baseEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !STOR_VARIABLES.test(k) || k.startsWith('STOR_BENCH')));
+const NO_EXTRA_CA = process.env.STOR_BENCH_NO_EXTRA_CA === '1';
+export const SESSIONS_LABEL_SUFFIX = NO_EXTRA_CA ? ', without NODE_EXTRA_CA_CERTS' : '';
+const baseEnv = Object.fromEntries(
+  Object.entries(process.env).filter(([k]) => (!STOR_VARIABLES.test(k) || k.startsWith('STOR_BENCH')) && !(NO_EXTRA_CA && k === 'NODE_EXTRA_CA_CERTS')),
+);
 
 /** Wall time of one run (ms); throws when it fails or its standard output does not match `expect`. */
 function timeChecked(cmd, args, options, expect) {
