@@ -52,15 +52,23 @@ export const apiKeyContract = service('api_key', {
   my_keys: method({
     summary: 'The API keys of the logged-in user.',
     access: roles('READONLY_ADMIN', 'API_KEY_READ'),
+    app: 'ws', // MW/plugins/api_key.py:397
     params: () => [],
     result: () => z.array(apiKeyEntry()),
   }),
-  create: apiKeys.create('Create an API key {name(), username, expires_at}; the full key is returned once, here.', 'api_key_create', apiKeyCreate, apiKeyEntryWithKey),
-  update: apiKeys.update(
-    'Rename a key, change its expiry, or `reset` it (a new secret, returned once; revocation cleared).',
-    'api_key_update',
-    apiKeyUpdate,
-    () => z.union([apiKeyEntryWithKey(), apiKeyEntry()]),
-  ),
-  delete: apiKeys.delete('Delete an API key by id.', () => z.literal(true)),
+  // do_create, do_update, do_delete: `pass_app(rest=True)` (MW/plugins/api_key.py:168, 241, 294).
+  create: {
+    ...apiKeys.create('Create an API key {name(), username, expires_at}; the full key is returned once, here.', 'api_key_create', apiKeyCreate, apiKeyEntryWithKey),
+    app: 'rest',
+  },
+  update: {
+    ...apiKeys.update(
+      'Rename a key, change its expiry, or `reset` it (a new secret, returned once; revocation cleared).',
+      'api_key_update',
+      apiKeyUpdate,
+      () => z.union([apiKeyEntryWithKey(), apiKeyEntry()]),
+    ),
+    app: 'rest',
+  },
+  delete: { ...apiKeys.delete('Delete an API key by id.', () => z.literal(true)), app: 'rest' },
 });
