@@ -1,12 +1,13 @@
 import * as z from 'zod';
 import { crud } from './crud.js';
+import { datetime as asDatetime } from './ejson.js';
 import { roles, once } from './method.js';
 import { method, service } from './service.js';
 
 // `MW/api/v25_10_1/api_key.py`; methods in `MW/plugins/api_key.py` (role prefix API_KEY).
 
 /** A datetime as EJSON carries it (truenas_api_client/ejson.py:48-52). */
-const datetime = once(() => z.object({ $date: z.number() }));
+const datetime = once(() => asDatetime(z.object({ $date: z.number() })));
 
 export const apiKeyEntry = once(() => z.object({
   id: z.int(),
@@ -26,7 +27,7 @@ export const apiKeyEntry = once(() => z.object({
 export const apiKeyEntryWithKey = once(() => apiKeyEntry().extend({ key: z.string() }));
 
 const name = once(() => z.string().min(1).max(200));
-const expiresAt = once(() => z.strictObject({ $date: z.number() }).nullable());
+const expiresAt = once(() => asDatetime(z.strictObject({ $date: z.number() })).nullable());
 
 const apiKeyCreate = once(() => z.strictObject({
   name: name(),

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { PYDANTIC_DICT, modeledAs } from './json-schema.js';
 import { AUTHENTICATED, PUBLIC, roles, str, once } from './method.js';
 import { method, service } from './service.js';
 
@@ -57,18 +58,25 @@ export const authUserInfo = once(() => z.object({
   source: z.enum(['LOCAL', 'ACTIVEDIRECTORY', 'LDAP']),
   local: z.boolean(),
   attributes: z.record(z.string(), z.unknown()),
-  two_factor_config: z.object({
-    provisioning_uri: z.string().nullable(),
-    secret_configured: z.boolean(),
-    interval: z.int(),
-    otp_digits: z.int(),
-  }),
-  privilege: z.object({
-    roles: z.object({ $set: z.array(z.string()) }),
-    allowlist: z.array(z.object({ method: z.string(), resource: z.string() })),
-    web_shell: z.boolean(),
-    webui_access: z.boolean(),
-  }),
+  // Both `dict` in the model (MW/api/v25_10_1/auth.py:162-165).
+  two_factor_config: modeledAs(
+    z.object({
+      provisioning_uri: z.string().nullable(),
+      secret_configured: z.boolean(),
+      interval: z.int(),
+      otp_digits: z.int(),
+    }),
+    PYDANTIC_DICT,
+  ),
+  privilege: modeledAs(
+    z.object({
+      roles: z.object({ $set: z.array(z.string()) }),
+      allowlist: z.array(z.object({ method: z.string(), resource: z.string() })),
+      web_shell: z.boolean(),
+      webui_access: z.boolean(),
+    }),
+    PYDANTIC_DICT,
+  ),
   account_attributes: z.array(z.string()),
 }));
 

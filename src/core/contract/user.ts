@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { LETTERS_AND_UNDERSCORE, emailStr, localXid, posixName, secret, usernsIdmap } from './accounts-common.js';
 import { crud } from './crud.js';
+import { ejsonDate } from './ejson.js';
 import { AUTHENTICATED, roles, str, once } from './method.js';
 import { method, service } from './service.js';
 
@@ -32,7 +33,7 @@ export const userEntry = once(() => z.object({
   immutable: z.boolean(),
   twofactor_auth_configured: z.boolean(),
   sid: z.string().nullable(),
-  last_password_change: z.object({ $date: z.int() }).nullable(),
+  last_password_change: ejsonDate().nullable(),
   password_age: z.int().nullable(),
   password_history: secret(z.array(z.unknown()).nullable()),
   password_change_required: z.boolean(),
