@@ -9,7 +9,7 @@ import { contractViolations } from '../../src/core/contract/conformance.js';
 import { coreGetJobsItem } from '../../src/core/contract/core.js';
 import { createUserWithKey } from '../helpers/appliance.js';
 import { SAFETY_MS, connectWs, loggedInWs, type Message, type TestServer, type WsClient } from '../helpers/server.js';
-import { server25, conforming } from './harness.js';
+import { adminSession, server25, conforming } from './harness.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -278,5 +278,72 @@ describe('core.* as 25.10.1 (MW/service/core_service.py)', () => {
       code: -32602,
       data: { extra: [['target', "Input should be 'WS', 'CLI' or 'REST'", 22]] },
     });
+  });
+
+  it('core.get_methods: each entry in 25.10.1\'s keys and order, schemas as get_json_schema post-processes pydantic\'s (core_service.py:364-380, jsonschema.py:10-62)', async () => {
+    const { ws: admin } = await adminSession();
+    type Schema = Record<string, any>;
+    const all = await conforming<Record<string, Record<string, any>>>(admin, 'core.get_methods');
+    // MW/service/core_service.py:364-380, in that order.
+    const KEYS = [
+      'description', 'cli_description', 'examples', 'item_method', 'no_auth_required', 'filterable', 'filterable_schema',
+      'pass_application', 'require_websocket', 'job', 'downloadable', 'uploadable', 'check_pipes', 'roles', 'accepts', 'returns',
+    ];
+    for (const entry of Object.values(all)) expect(Object.keys(entry)).toEqual(KEYS);
+
+    // A datetime is pydantic's string schema, never the EJSON object it travels as: an object with a
+    // `$date` key is what the official client's decoder turns into a datetime, and fails on
+    // (truenas_api_client/ejson.py:64-93; MW/api/base/jsonschema.py:10-15).
+    const text = JSON.stringify(all);
+    for (const marker of ['"$date"', '"$time"', '"$set"', '"$type"', '"$ipv4_interface"', '"$ipv6_interface"']) expect(text).not.toContain(marker);
+    // auth.me's `privilege` travels with roles as `{"$set": [...]}`; the model types it `dict`
+    // (MW/api/v25_10_1/auth.py:164), and so does its schema.
+    const [me] = all['auth.me']!.returns as Schema[];
+    expect(me!.properties.privilege).toEqual({ type: 'object', additionalProperties: true, title: 'privilege', _name_: 'privilege', _required_: true });
+    const dateTime = { type: 'string', format: 'date-time' };
+    const expiresAt = (all['api_key.create']!.accepts as Schema[])[0]!.properties.expires_at;
+    expect(expiresAt).toEqual({ default: null, anyOf: [dateTime, { type: 'null' }], title: 'expires_at', _name_: 'expires_at', _required_: false });
+    // query_result: a list of items, its `items` wrapped in a list (MW/api/base/jsonschema.py:55-56).
+    const jobs = (all['core.get_jobs']!.returns as Schema[])[0]!;
+    expect(jobs).toMatchObject({ title: 'result', _name_: 'result', _required_: true });
+    const jobItem = jobs.anyOf[0].items;
+    expect(Array.isArray(jobItem)).toBe(true);
+    expect(jobItem[0].properties.time_started.anyOf[0]).toEqual(dateTime);
+    expect(jobItem[0]._attrs_order_).toEqual(JOB_FIELDS);
+
+    // add_attrs all the way down (MW/api/base/jsonschema.py:37-58): `_attrs_order_`, and per
+    // property `title`, `_name_`, `_required_` from the model's `required`.
+    const [create] = all['privilege.create']!.accepts as Schema[];
+    expect(create).toMatchObject({ type: 'object', title: 'privilege_create', _name_: 'privilege_create', _required_: true });
+    expect(create!._attrs_order_).toEqual(['name', 'web_shell', 'local_groups', 'ds_groups', 'roles']);
+    expect(create!.properties.name).toMatchObject({ title: 'name', _name_: 'name', _required_: true });
+    expect(create!.properties.roles).toMatchObject({ type: 'array', items: [{ type: 'string' }], title: 'roles', _name_: 'roles', _required_: false, default: [] });
+    // An argument with a default says it, as pydantic's field does.
+    expect(all['core.get_methods']!.accepts).toEqual([
+      { anyOf: [{ type: 'string', maxLength: 1024 }, { type: 'null' }], default: null, title: 'service', _name_: 'service', _required_: false },
+      { type: 'string', enum: ['WS', 'CLI', 'REST'], default: 'WS', title: 'target', _name_: 'target', _required_: false },
+    ]);
+
+    // `pass_application` and `require_websocket` (MW/service/core_service.py:372-373).
+    const app = (name: string) => [all[name]!.pass_application, all[name]!.require_websocket];
+    expect(app('core.get_methods')).toEqual([true, true]); // pass_app=True (MW/service/core_service.py:247)
+    expect(app('core.get_jobs')).toEqual([true, false]); // pass_app_rest=True (MW/service/core_service.py:118)
+    expect(app('auth.generate_token')).toEqual([true, false]); // pass_app(rest=True) (MW/plugins/auth.py:385)
+    expect(app('auth.me')).toEqual([true, true]); // pass_app(require=True) (MW/plugins/auth.py:1224)
+    // CRUD create/update/delete are described by do_create/do_update/do_delete (MW/service/core_service.py:268-279).
+    expect(app('user.update')).toEqual([true, true]); // pass_app() (MW/plugins/account.py:765)
+    expect(app('user.delete')).toEqual([true, false]); // pass_app(rest=True) (MW/plugins/account.py:1018)
+    expect(app('api_key.create')).toEqual([true, false]); // pass_app(rest=True) (MW/plugins/api_key.py:168)
+    expect(app('privilege.create')).toEqual([false, false]); // no pass_app (MW/plugins/account_/privilege.py:67)
+    expect(app('core.ping')).toEqual([false, false]); // (MW/service/core_service.py:395)
+
+    // job, downloadable, uploadable, check_pipes (MW/service/core_service.py:374-377): a job with no
+    // pipes leaves its empty `pipes` list as check_pipes; a job with a pipe says check_pipes=True.
+    const pipes = (name: string) => [all[name]!.job, all[name]!.downloadable, all[name]!.uploadable, all[name]!.check_pipes];
+    expect(pipes('filesystem.get')).toEqual([true, true, false, true]); // @job(pipes=["output"]) (MW/plugins/filesystem.py:538)
+    expect(pipes('filesystem.put')).toEqual([true, false, true, true]); // @job(pipes=["input"]) (MW/plugins/filesystem.py:551)
+    expect(pipes('filesystem.chown')).toEqual([true, false, false, []]); // @job(lock='perm_change') (MW/plugins/filesystem_/acl.py:159)
+    expect(pipes('core.job_wait')).toEqual([true, false, false, []]); // @job() (MW/service/core_service.py:166)
+    expect(pipes('privilege.create')).toEqual([false, false, false, false]);
   });
 });

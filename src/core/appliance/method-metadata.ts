@@ -2,8 +2,9 @@ import * as z from 'zod';
 import type { MethodContract } from '../contract/method.js';
 import type { Session } from './session/session.js';
 import type { RoleCatalogue } from '../roles/index.js';
+import { MODEL_SCHEMAS } from '../contract/json-schema.js';
 
-/** What `core.get_methods` says of one method (MW/service/core_service.py:355-377). */
+/** What `core.get_methods` says of one method, in its order (MW/service/core_service.py:364-380). */
 export interface MethodMetadata {
   description: string;
   cli_description: string;
@@ -12,10 +13,12 @@ export interface MethodMetadata {
   no_auth_required: boolean;
   filterable: boolean;
   filterable_schema: null;
+  pass_application: boolean;
+  require_websocket: boolean;
   job: boolean;
   downloadable: boolean;
   uploadable: boolean;
-  check_pipes: boolean;
+  check_pipes: boolean | [];
   roles: string[];
   accepts: unknown[] | null;
   returns: unknown[] | null;
@@ -49,24 +52,101 @@ function rolesFor(def: MethodContract, catalogue: RoleCatalogue): string[] {
   return [...roles].sort();
 }
 
+type Json = unknown;
+
 /**
- * A schema as `get_json_schema` lays it out (MW/api/base/jsonschema.py): one JSON schema per
- * argument, titled with its name. Null when zod cannot express one.
+ * zod's JSON schema brought to pydantic's: a schema the contract marks with its model's JSON
+ * schema (datetimes, `dict` fields: contract/json-schema.ts) is that; pydantic's `int` has no
+ * bounds where zod's `z.int()` says the safe-integer range; a fixed tuple has no `items: false`
+ * (pydantic lists `prefixItems` and the lengths only).
  */
-function jsonSchemas(entries: readonly { name: string; schema: z.ZodType; required: boolean }[], io: 'input' | 'output'): unknown[] | null {
+function pydanticShape(ctx: { zodSchema: z.core.$ZodType; jsonSchema: Record<string, unknown> }): void {
+  const json = ctx.jsonSchema;
+  const modeled = MODEL_SCHEMAS.get(ctx.zodSchema as z.ZodType);
+  if (modeled) {
+    for (const key of Object.keys(json)) delete json[key];
+    Object.assign(json, structuredClone(modeled.jsonSchema));
+    return;
+  }
+  if (json.type === 'integer') {
+    if (json.minimum === Number.MIN_SAFE_INTEGER) delete json.minimum;
+    if (json.maximum === Number.MAX_SAFE_INTEGER) delete json.maximum;
+  }
+  if (json.type === 'array' && Array.isArray(json.prefixItems) && json.items === false) delete json.items;
+}
+
+/** `replace_refs` (MW/api/base/jsonschema.py:18-34): every `$ref` replaced by its definition. */
+function replaceRefs(data: Json, defs?: Record<string, Json>): Json {
+  if (Array.isArray(data)) return data.map((v) => replaceRefs(v, defs));
+  if (data === null || typeof data !== 'object') return data;
+  let { $defs, $ref, ...rest } = data as Record<string, Json>;
+  defs = ($defs as Record<string, Json> | undefined) ?? defs;
+  if (typeof $ref === 'string') rest = { ...(defs![$ref.replace(/^#\/\$defs\//, '')] as Record<string, Json>), ...rest };
+  else if ($ref !== undefined) rest.$ref = $ref;
+  return Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, replaceRefs(v, defs)]));
+}
+
+/**
+ * `add_attrs` (MW/api/base/jsonschema.py:37-62): an object lists its properties' names in
+ * `_attrs_order_`, each property is titled with its name and says `_name_` and `_required_`; an
+ * array's `items` is wrapped in a list. Applied all the way down.
+ */
+function addAttrs(schema: Json): Json {
+  if (Array.isArray(schema)) return schema.map(addAttrs);
+  if (schema === null || typeof schema !== 'object') return schema;
+  let s = schema as Record<string, Json>;
+  const props = s.properties;
+  if (s.type === 'object' && props !== null && typeof props === 'object' && !Array.isArray(props)) {
+    const required = Array.isArray(s.required) ? s.required : [];
+    s = {
+      ...s,
+      _attrs_order_: Object.keys(props),
+      properties: Object.fromEntries(
+        Object.entries(props as Record<string, Json>).map(([k, v]) => [k, { ...(v as object), title: k, _name_: k, _required_: required.includes(k) }]),
+      ),
+    };
+  }
+  if (s.type === 'array' && 'items' in s && !Array.isArray(s.items)) s = { ...s, items: [s.items] };
+  return Object.fromEntries(Object.entries(s).map(([k, v]) => [k, addAttrs(v)]));
+}
+
+/**
+ * `get_json_schema` (MW/api/base/jsonschema.py:10-15): the JSON schema of the Args (or Result)
+ * model, its refs replaced and attributes added, then one schema per field. pydantic's
+ * `model_json_schema()` is in validation mode for both (a field with a default is not required),
+ * hence zod's `input` side for the result too. Null when zod cannot express one.
+ */
+function jsonSchemas(fields: readonly { name: string; schema: z.ZodType; default?: () => unknown }[]): unknown[] | null {
   try {
-    return entries.map(({ name, schema, required }) => {
-      const { $schema: _, ...json } = z.toJSONSchema(schema, { io, unrepresentable: 'any' });
-      return { ...json, title: name, _name_: name, _required_: required };
-    });
+    const properties: Record<string, Json> = {};
+    for (const { name, schema, default: fallback } of fields) {
+      const { $schema: _, ...json } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any', override: pydanticShape });
+      // A field with a default says it, as pydantic does; a default JSON cannot hold says nothing.
+      properties[name] = fallback === undefined ? json : { ...json, ...defaultOf(fallback) };
+    }
+    const model = { type: 'object', properties, required: fields.filter((f) => f.default === undefined).map((f) => f.name) };
+    const done = addAttrs(replaceRefs(model)) as { properties: Record<string, Json> };
+    return fields.map(({ name }) => done.properties[name]);
   } catch {
     return null;
   }
 }
 
+function defaultOf(fallback: () => unknown): { default?: unknown } {
+  try {
+    const value: unknown = fallback();
+    return JSON.stringify(value) === undefined ? {} : { default: JSON.parse(JSON.stringify(value)) as unknown };
+  } catch {
+    return {};
+  }
+}
+
 function metadataOf(def: MethodContract, catalogue: RoleCatalogue, crud: boolean): MethodMetadata {
   const verb = def.name.slice(def.name.lastIndexOf('.') + 1);
-  const uploadable = def.name === 'filesystem.put';
+  // filesystem.get and filesystem.put are jobs with a pipe on 25.10.1, listed so here too; the
+  // emulator answers a plain call of either with the pipe's refusal (methods/filesystem.ts) and
+  // starts their jobs through core.download and /_upload/.
+  const job = def.job === true;
   return {
     description: def.summary,
     cli_description: cliDescription(def.summary),
@@ -75,19 +155,17 @@ function metadataOf(def: MethodContract, catalogue: RoleCatalogue, crud: boolean
     no_auth_required: def.access.kind === 'public',
     filterable: def.params.length === 2 && def.params[0]!.name === 'filters' && def.params[1]!.name === 'options',
     filterable_schema: null,
-    // filesystem.put is a job with an input pipe on 25.10.1; here only /_upload/ starts it.
-    // filesystem.get is one with an output pipe, which only core.download starts here; served as
-    // no job (methods/filesystem.ts), it has always been listed as none.
-    job: (def.job === true && def.name !== 'filesystem.get') || uploadable,
-    downloadable: false,
-    uploadable,
-    check_pipes: uploadable,
+    pass_application: def.app !== undefined,
+    require_websocket: def.app === 'ws',
+    job,
+    downloadable: job && def.pipe === 'output',
+    uploadable: job && def.pipe === 'input',
+    // `hasattr(method, '_job') and method._job['pipes'] and method._job['check_pipes']`
+    // (MW/service/core_service.py:377): a job without pipes leaves its empty list of pipes.
+    check_pipes: job ? (def.pipe !== undefined ? true : []) : false,
     roles: rolesFor(def, catalogue),
-    accepts: jsonSchemas(
-      def.params.map((p) => ({ name: p.name, schema: p.schema, required: p.default === undefined })),
-      'input',
-    ),
-    returns: def.result ? jsonSchemas([{ name: 'result', schema: def.result, required: true }], 'output') : null,
+    accepts: jsonSchemas(def.params),
+    returns: jsonSchemas([{ name: 'result', schema: def.result }]),
   };
 }
 

@@ -1,12 +1,13 @@
 import * as z from 'zod';
 import { crud } from './crud.js';
+import { datetime as asDatetime } from './ejson.js';
 import { roles, once } from './method.js';
 import { method, service } from './service.js';
 
 // `MW/api/v25_10_1/api_key.py`; methods in `MW/plugins/api_key.py` (role prefix API_KEY).
 
 /** A datetime as EJSON carries it (truenas_api_client/ejson.py:48-52). */
-const datetime = once(() => z.object({ $date: z.number() }));
+const datetime = once(() => asDatetime(z.object({ $date: z.number() })));
 
 export const apiKeyEntry = once(() => z.object({
   id: z.int(),
@@ -26,7 +27,7 @@ export const apiKeyEntry = once(() => z.object({
 export const apiKeyEntryWithKey = once(() => apiKeyEntry().extend({ key: z.string() }));
 
 const name = once(() => z.string().min(1).max(200));
-const expiresAt = once(() => z.strictObject({ $date: z.number() }).nullable());
+const expiresAt = once(() => asDatetime(z.strictObject({ $date: z.number() })).nullable());
 
 const apiKeyCreate = once(() => z.strictObject({
   name: name(),
@@ -52,15 +53,23 @@ export const apiKeyContract = service('api_key', {
   my_keys: method({
     summary: 'The API keys of the logged-in user.',
     access: roles('READONLY_ADMIN', 'API_KEY_READ'),
+    app: 'ws', // MW/plugins/api_key.py:397
     params: () => [],
     result: () => z.array(apiKeyEntry()),
   }),
-  create: apiKeys.create('Create an API key {name(), username, expires_at}; the full key is returned once, here.', 'api_key_create', apiKeyCreate, apiKeyEntryWithKey),
-  update: apiKeys.update(
-    'Rename a key, change its expiry, or `reset` it (a new secret, returned once; revocation cleared).',
-    'api_key_update',
-    apiKeyUpdate,
-    () => z.union([apiKeyEntryWithKey(), apiKeyEntry()]),
-  ),
-  delete: apiKeys.delete('Delete an API key by id.', () => z.literal(true)),
+  // do_create, do_update, do_delete: `pass_app(rest=True)` (MW/plugins/api_key.py:168, 241, 294).
+  create: {
+    ...apiKeys.create('Create an API key {name(), username, expires_at}; the full key is returned once, here.', 'api_key_create', apiKeyCreate, apiKeyEntryWithKey),
+    app: 'rest',
+  },
+  update: {
+    ...apiKeys.update(
+      'Rename a key, change its expiry, or `reset` it (a new secret, returned once; revocation cleared).',
+      'api_key_update',
+      apiKeyUpdate,
+      () => z.union([apiKeyEntryWithKey(), apiKeyEntry()]),
+    ),
+    app: 'rest',
+  },
+  delete: { ...apiKeys.delete('Delete an API key by id.', () => z.literal(true)), app: 'rest' },
 });

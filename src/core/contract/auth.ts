@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { PYDANTIC_DICT, modeledAs } from './json-schema.js';
 import { AUTHENTICATED, PUBLIC, roles, str, once } from './method.js';
 import { method, service } from './service.js';
 
@@ -57,18 +58,25 @@ export const authUserInfo = once(() => z.object({
   source: z.enum(['LOCAL', 'ACTIVEDIRECTORY', 'LDAP']),
   local: z.boolean(),
   attributes: z.record(z.string(), z.unknown()),
-  two_factor_config: z.object({
-    provisioning_uri: z.string().nullable(),
-    secret_configured: z.boolean(),
-    interval: z.int(),
-    otp_digits: z.int(),
-  }),
-  privilege: z.object({
-    roles: z.object({ $set: z.array(z.string()) }),
-    allowlist: z.array(z.object({ method: z.string(), resource: z.string() })),
-    web_shell: z.boolean(),
-    webui_access: z.boolean(),
-  }),
+  // Both `dict` in the model (MW/api/v25_10_1/auth.py:162-165).
+  two_factor_config: modeledAs(
+    z.object({
+      provisioning_uri: z.string().nullable(),
+      secret_configured: z.boolean(),
+      interval: z.int(),
+      otp_digits: z.int(),
+    }),
+    PYDANTIC_DICT,
+  ),
+  privilege: modeledAs(
+    z.object({
+      roles: z.object({ $set: z.array(z.string()) }),
+      allowlist: z.array(z.object({ method: z.string(), resource: z.string() })),
+      web_shell: z.boolean(),
+      webui_access: z.boolean(),
+    }),
+    PYDANTIC_DICT,
+  ),
   account_attributes: z.array(z.string()),
 }));
 
@@ -103,12 +111,14 @@ export const authContract = service('auth', {
   login_with_api_key: method({
     summary: 'Log the connection in with an API key `<id>-<secret>`; true on success.',
     access: PUBLIC,
+    app: 'ws', // MW/plugins/auth.py:1163
     params: () => [{ name: 'api_key', schema: str() }],
     result: () => z.boolean(),
   }),
   login: method({
     summary: 'Log the connection in with a username and password (and the one-time code when two-factor applies); true on success.',
     access: PUBLIC,
+    app: 'ws', // MW/plugins/auth.py:515
     params: () => [
       { name: 'username', schema: str() },
       { name: 'password', schema: str() },
@@ -119,24 +129,28 @@ export const authContract = service('auth', {
   login_with_token: method({
     summary: 'Log the connection in with a token from auth.generate_token; true on success.',
     access: PUBLIC,
+    app: 'ws', // MW/plugins/auth.py:1199
     params: () => [{ name: 'token', schema: str() }],
     result: () => z.boolean(),
   }),
   login_ex: method({
     summary: 'Log in with a mechanism object (PASSWORD_PLAIN, API_KEY_PLAIN, TOKEN_PLAIN, OTP_TOKEN); returns a response_type object.',
     access: PUBLIC,
+    app: 'ws', // MW/plugins/auth.py:680
     params: () => [{ name: 'login_data', schema: loginData() }],
     result: () => loginExResult(),
   }),
   login_ex_continue: method({
     summary: 'Answer an OTP_REQUIRED login with {mechanism: OTP_TOKEN, otp_token}.',
     access: PUBLIC,
+    app: 'ws', // MW/plugins/auth.py:651
     params: () => [{ name: 'login_data', schema: otpToken() }],
     result: () => loginExResult(),
   }),
   mechanism_choices: method({
     summary: 'The login_ex mechanisms the current authenticator level allows.',
     access: PUBLIC,
+    app: 'ws', // MW/plugins/auth.py:631
     params: () => [],
     result: () => z.array(z.string()),
   }),
@@ -144,6 +158,7 @@ export const authContract = service('auth', {
     summary: 'A token (64 URL-safe characters) that logs in as this session: {ttl seconds, attrs, match_origin, single_use}.',
     // authorization_required=False: any logged-in session (MW/api/base/decorator.py:128-132, MW/main.py:911-917).
     access: AUTHENTICATED,
+    app: 'rest', // MW/plugins/auth.py:385
     params: () => [
       { name: 'ttl', schema: z.int().nullable(), default: () => 600 },
       { name: 'attrs', schema: z.record(z.string(), z.unknown()), default: () => ({}) },
@@ -155,12 +170,14 @@ export const authContract = service('auth', {
   me: method({
     summary: 'The logged-in user, its composed privilege and account attributes.',
     access: AUTHENTICATED,
+    app: 'ws', // MW/plugins/auth.py:1224
     params: () => [],
     result: () => authUserInfo(),
   }),
   logout: method({
     summary: 'Log the connection out; it stays open, unauthenticated.',
     access: AUTHENTICATED,
+    app: 'ws', // MW/plugins/auth.py:1213
     params: () => [],
     result: () => z.literal(true),
   }),

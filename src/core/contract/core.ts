@@ -61,12 +61,14 @@ export const coreContract = service('core', {
   set_options: method({
     summary: 'Set connection options {legacy_jobs, private_methods, py_exceptions}; returns them all.',
     access: PUBLIC_UNLIMITED,
+    app: 'ws', // MW/service/core_service.py:691-692
     params: () => [{ name: 'options', schema: coreOptions() }],
     result: () => coreOptions(),
   }),
   get_jobs: method({
     summary: 'Jobs this session may see (its own; every job for full administrators).',
     access: AUTHENTICATED,
+    app: 'rest', // MW/service/core_service.py:118
     params: () => QUERY_PARAMS,
     result: () => queryResult(coreGetJobsItem()),
   }),
@@ -80,24 +82,28 @@ export const coreContract = service('core', {
   job_abort: method({
     summary: 'Abort a waiting or running job.',
     access: AUTHENTICATED,
+    app: 'rest', // MW/service/core_service.py:202
     params: () => [{ name: 'id', schema: z.int() }],
     result: () => z.null(),
   }),
   subscribe: method({
     summary: 'Subscribe to an event (e.g. "core.get_jobs"); returns the subscription id.',
     access: AUTHENTICATED,
+    app: 'ws', // MW/service/core_service.py:707
     params: () => [{ name: 'event', schema: z.string().max(1024) }],
     result: () => z.string(),
   }),
   unsubscribe: method({
     summary: 'End a subscription.',
     access: AUTHENTICATED,
+    app: 'ws', // MW/service/core_service.py:716
     params: () => [{ name: 'id_', schema: z.string().max(1024) }],
     result: () => z.null(),
   }),
   download: method({
     summary: 'Start a job that writes a file (e.g. filesystem.get) and answer [job_id, "/_download/<id>?auth_token=…"] to GET its bytes from.',
     access: AUTHENTICATED,
+    app: 'rest', // MW/service/core_service.py:497
     params: () => [
       { name: 'method', schema: z.string() },
       { name: 'args', schema: z.array(z.unknown()) },
@@ -109,6 +115,7 @@ export const coreContract = service('core', {
   get_methods: method({
     summary: 'Metadata of every method this session may call (description, roles, job, schemas).',
     access: AUTHENTICATED,
+    app: 'ws', // MW/service/core_service.py:247
     params: () => [
       { name: 'service', schema: z.string().max(1024).nullable(), default: () => null },
       { name: 'target', schema: z.enum(['WS', 'CLI', 'REST']), default: () => 'WS' },

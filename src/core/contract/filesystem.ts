@@ -172,6 +172,7 @@ export const filesystemContract = service('filesystem', {
     params: () => [{ name: 'path', schema: nonEmptyStr() }],
     result: () => z.null(),
     job: true,
+    pipe: 'output', // MW/plugins/filesystem.py:538
   }),
   put: method({
     summary: 'Write a file; needs the bytes, so only through POST /_upload/ (or `stor upload`).',
@@ -182,5 +183,6 @@ export const filesystemContract = service('filesystem', {
     ],
     result: () => z.literal(true),
     job: true,
+    pipe: 'input', // MW/plugins/filesystem.py:551
   }),
 });

@@ -54,6 +54,20 @@ export interface MethodContract<P extends readonly ParamSpec[] = readonly ParamS
    * which is what `result` describes.
    */
   job?: boolean;
+  /**
+   * The job's pipe (`@job(pipes=[…])`, MW/service/decorators.py:69-163): `input` takes the file's
+   * bytes (uploads), `output` writes them (downloads). `core.get_methods` says `uploadable` /
+   * `downloadable` from it (MW/service/core_service.py:375-376).
+   */
+  pipe?: 'input' | 'output';
+  /**
+   * The method receives the caller's connection (`pass_app`, MW/service/decorators.py:185-194, or
+   * `api_method(pass_app=True)`, MW/api/base/decorator.py:85-91): `rest` when it may also be
+   * called over REST (`rest=True` / `pass_app_rest=True`), `ws` when it needs a WebSocket.
+   * `core.get_methods` says `pass_application` and `require_websocket` from it
+   * (MW/service/core_service.py:372-373).
+   */
+  app?: 'ws' | 'rest';
 }
 
 /** A contract as written: params and result are built on first use (see `defineContract`). */

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { LETTERS_AND_UNDERSCORE, emailStr, localXid, posixName, secret, usernsIdmap } from './accounts-common.js';
 import { crud } from './crud.js';
+import { ejsonDate } from './ejson.js';
 import { AUTHENTICATED, roles, str, once } from './method.js';
 import { method, service } from './service.js';
 
@@ -32,7 +33,7 @@ export const userEntry = once(() => z.object({
   immutable: z.boolean(),
   twofactor_auth_configured: z.boolean(),
   sid: z.string().nullable(),
-  last_password_change: z.object({ $date: z.int() }).nullable(),
+  last_password_change: ejsonDate().nullable(),
   password_age: z.int().nullable(),
   password_history: secret(z.array(z.unknown()).nullable()),
   password_change_required: z.boolean(),
@@ -116,19 +117,26 @@ export const userContract = service('user', {
   query: users.query('List users (filters, options), including the synthetic truenas_container_unpriv_root.'),
   get_instance: users.get_instance('One user by id.'),
   create: users.create('Create a local user; returns the user entry plus `password`.', 'user_create', userCreate, userCreateUpdateResult),
-  update: users.update(
-    'Change a local user by id; a new password is kept only as a salted hash. Returns the entry plus `password`.',
-    'user_update',
-    userUpdate,
-    userCreateUpdateResult,
-  ),
-  delete: users.delete('Delete a local user by id {delete_group: true}: its primary group goes too when nothing else uses it. Returns the id.', () => z.int(), {
-    options: { schema: () => z.strictObject({ delete_group: z.boolean().default(true) }), default: () => ({}) },
-  }),
+  update: {
+    ...users.update(
+      'Change a local user by id; a new password is kept only as a salted hash. Returns the entry plus `password`.',
+      'user_update',
+      userUpdate,
+      userCreateUpdateResult,
+    ),
+    app: 'ws', // do_update: `pass_app()` (MW/plugins/account.py:765)
+  },
+  delete: {
+    ...users.delete('Delete a local user by id {delete_group: true}: its primary group goes too when nothing else uses it. Returns the id.', () => z.int(), {
+      options: { schema: () => z.strictObject({ delete_group: z.boolean().default(true) }), default: () => ({}) },
+    }),
+    app: 'rest', // do_delete: `pass_app(rest=True)` (MW/plugins/account.py:1018)
+  },
   renew_2fa_secret: method({
     summary: 'Give a user a new TOTP secret {otp_digits, interval}; returns the user entry and its twofactor_config (with the provisioning URI).',
     // authorization_required=False: any session, checked against the username in the handler.
     access: AUTHENTICATED,
+    app: 'ws', // MW/plugins/account_/2fa.py:166
     params: () => [
       { name: 'username', schema: str() },
       { name: 'twofactor_options', schema: twofactorOptions() },

@@ -1,0 +1,56 @@
+/**
+ * core.get_methods through the official client: `midclt` (`truenas_api_client:main`, truenas/api_client
+ * at TS-25.10.1) against `stor serve --emulate truenas-25.10.1`. The client decodes every message
+ * with its EJSON object hook (truenas_api_client/ejson.py:64-93), which turns any object whose one
+ * key is `$date`, `$set`, … into a Python value, and stops the call at one it cannot: a schema
+ * shaped as EJSON hangs midclt until its timeout, or comes back altered.
+ *
+ * Needs STOR_TEST_API_CLIENT: a PYTHONPATH (colon-separated) under which `import truenas_api_client`
+ * gives the TS-25.10.1 client and `import websocket` a websocket-client ≥ 1.3.2 (README "Set up and
+ * test"). Without it the test is skipped, saying why.
+ */
+import { execFile, spawnSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { SAFETY_MS, loggedInWs } from '../helpers/server.js';
+import { server25 } from './harness.js';
+
+const MIDCLT_MAIN = "import sys; sys.argv[0] = 'midclt'; from truenas_api_client import main; sys.exit(main())";
+
+/** python3 with the official client on its path, or why there is none. */
+function findClient(): { env: NodeJS.ProcessEnv } | { reason: string } {
+  const dir = process.env.STOR_TEST_API_CLIENT;
+  if (!dir) return { reason: 'STOR_TEST_API_CLIENT is not set (a PYTHONPATH giving truenas_api_client and websocket-client; README "Set up and test")' };
+  const env = { ...process.env, PYTHONPATH: dir };
+  const probe = 'import truenas_api_client, websocket; v = tuple(int(x) for x in websocket.__version__.split(".")[:3]); assert v >= (1, 3, 2), "websocket-client " + websocket.__version__ + " < 1.3.2"';
+  const r = spawnSync('python3', ['-c', probe], { encoding: 'utf8', env });
+  if (r.error) return { reason: `python3 cannot be run: ${r.error.message}` };
+  if (r.status !== 0) return { reason: `STOR_TEST_API_CLIENT=${dir} does not give truenas_api_client with websocket-client ≥ 1.3.2: ${r.stderr.trim().split('\n').at(-1) ?? ''}` };
+  return { env };
+}
+
+const client = findClient();
+
+function midclt(env: NodeJS.ProcessEnv, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile('python3', ['-c', MIDCLT_MAIN, ...args], { env, timeout: SAFETY_MS, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
+      resolve({ code, stdout, stderr: error?.killed ? `${stderr}\n(killed after ${SAFETY_MS} ms)` : stderr });
+    });
+  });
+}
+
+describe('core.get_methods through the official client (truenas_api_client at TS-25.10.1)', () => {
+  it('`midclt call core.get_methods` completes and decodes to what the server sent (truenas_api_client/ejson.py:64-93, MW/api/base/jsonschema.py:10-15)', async (ctx) => {
+    if ('reason' in client) return ctx.skip(client.reason);
+    const server = await server25();
+    const raw = await (await loggedInWs(server.rpcUrl, server.adminKey)).result<Record<string, unknown>>('core.get_methods');
+    const r = await midclt(client.env, ['-u', server.rpcUrl, '-K', server.adminKey, 'call', 'core.get_methods']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const decoded = JSON.parse(r.stdout) as Record<string, Record<string, unknown>>;
+    // Decoded and printed again, nothing changed: no schema was read as a datetime or a set.
+    expect(decoded).toEqual(raw);
+    expect(Object.keys(decoded)).toContain('core.get_methods');
+    expect(decoded['api_key.create']).toMatchObject({ pass_application: true, require_websocket: false });
+  });
+});
