@@ -50,9 +50,11 @@ describe('login and role composition', () => {
     expect(me.account_attributes).toEqual(['LOCAL', 'API_KEY']);
     expect(me.privilege.roles.$set).toHaveLength(11 + 5);
     expect(me.privilege.web_shell).toBe(true);
-    // No wildcard without FULL_ADMIN: explicit CALL entries only, and none for what the roles do not grant.
-    expect(me.privilege.allowlist.every((e) => (e as { method: string }).method === 'CALL')).toBe(true);
+    // No wildcard without FULL_ADMIN: explicit CALL (methods) and SUBSCRIBE (events) entries only
+    // (MW/role.py:367-381), and none for what the roles do not grant.
+    expect(me.privilege.allowlist.every((e) => ['CALL', 'SUBSCRIBE'].includes((e as { method: string }).method))).toBe(true);
     expect(me.privilege.allowlist).not.toContainEqual({ method: 'CALL', resource: 'privilege.query' });
+    expect(me.privilege.allowlist).not.toContainEqual({ method: 'SUBSCRIBE', resource: 'privilege.query' });
   });
 
   it('auth.login_ex with API_KEY_PLAIN answers SUCCESS with user_info, AUTH_ERR for the wrong username', async () => {

@@ -7,6 +7,28 @@ export interface CollectionUpdate {
   collection: string;
   id?: unknown;
   fields?: unknown;
+  /** What else the sender passed (e.g. `recursive` of a snapshot delete). */
+  extra?: Record<string, unknown>;
+}
+
+export type EventType = 'ADDED' | 'CHANGED' | 'REMOVED';
+
+/**
+ * The params of `send_event(name, event_type, **kwargs)` as a connection words them
+ * (`RpcWebSocketApp.send_event`, MW/api/base/server/ws_handler/rpc.py:168-180): `msg` is the type
+ * in lower case; `id` when given; `fields` when given for ADDED and CHANGED (for a REMOVED they
+ * would stay among the rest); any other keyword under `extra`.
+ */
+export function collectionUpdate(name: string, type: EventType, kwargs: { id?: unknown; fields?: unknown; [extra: string]: unknown }): CollectionUpdate {
+  const { id, ...rest } = kwargs;
+  const update: CollectionUpdate = { msg: type.toLowerCase() as CollectionUpdate['msg'], collection: name };
+  if ('id' in kwargs) update.id = id;
+  if ((type === 'ADDED' || type === 'CHANGED') && 'fields' in rest) {
+    update.fields = rest.fields;
+    delete rest.fields;
+  }
+  if (Object.keys(rest).length > 0) update.extra = rest;
+  return update;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { MethodContract, ParamSpec, ParamValues } from '../contract/method.js';
 import type { Appliance } from './appliance.js';
+import { eventOf } from './crud-events.js';
 import { validateParams } from './params.js';
 import type { JobHandle } from './jobs/jobs.js';
 import type { Session } from './session/session.js';
@@ -42,9 +43,18 @@ export interface MethodDefinition extends MethodContract {
  * answer at run time, which catches what types cannot: a value out of range, a key too many.
  */
 export function implement<const P extends readonly ParamSpec[], R extends z.ZodType>(contract: MethodContract<P, R>, handler: Handler<P, R>): MethodDefinition {
+  // The `collection_update` a success sends, as CRUDService wraps do_create/do_update/do_delete
+  // (MW/service/crud_service.py:204-226): after the handler, before the caller has its answer.
+  const event = eventOf(contract.name);
   const bind = (params: readonly unknown[]) => {
     const args = validateParams(contract.params, params);
-    return (ctx: CallContext) => handler(ctx, ...args);
+    if (!event) return (ctx: CallContext) => handler(ctx, ...args);
+    return async (ctx: CallContext) => {
+      const answer = await handler(ctx, ...args);
+      const update = event(args, answer);
+      if (update) ctx.appliance.events.send(update);
+      return answer;
+    };
   };
   // Through the prototype, not a spread: a spread would build the contract's lazy schemas now.
   return Object.assign(Object.create(contract) as MethodContract<P, R>, { bind });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { coreContract } from '../../contract/core.js';
+import { CONTRACT_EVENTS } from '../../contract/events.js';
 import { ERRNO, rpcErrors } from '../../errors.js';
 import { allowlistAuthorizes } from '../session/allowlist.js';
 import { startDownload } from '../jobs/core-download.js';
@@ -10,17 +11,16 @@ import type { Session } from '../session/session.js';
 
 // The handlers of contract/core.ts, as `MW/service/core_service.py` answers them.
 
-/** Events anyone logged in may subscribe to (`no_authz_required`, MW/job.py:99-102). */
-const NO_AUTHZ_EVENTS = new Set(['core.get_jobs']);
-
 /**
- * `can_subscribe` (MW/main.py:926-941): job events need only a login; any other name, known or
- * not, what the session's allowlist grants for SUBSCRIBE (a full administrator: everything).
- * Dynamic sources are named `name:{args}`; the part before the colon is what is authorized.
+ * `can_subscribe` (MW/main.py:926-941): an event registered `no_authz_required` (job events,
+ * MW/job.py:99-102) needs only a login; any other name, known or not, what the session's
+ * allowlist grants for SUBSCRIBE: the events its roles are registered for (session/compose.ts),
+ * everything for a full administrator. Dynamic sources are named `name:{args}`; the part before
+ * the colon is what is authorized.
  */
 function maySubscribe(session: Session, event: string): boolean {
   const short = event.split(':')[0]!;
-  return NO_AUTHZ_EVENTS.has(short) || allowlistAuthorizes(session.privilege?.allowlist ?? [], 'SUBSCRIBE', short);
+  return CONTRACT_EVENTS.get(short)?.noAuthzRequired === true || allowlistAuthorizes(session.privilege?.allowlist ?? [], 'SUBSCRIBE', short);
 }
 
 export const coreMethods = [

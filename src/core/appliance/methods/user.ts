@@ -25,6 +25,7 @@ import {
 import { AccountsSnapshot, type UserEntry } from '../accounts/accounts.js';
 import type { Appliance } from '../appliance.js';
 import { deleteGroupChecked, nextFreeId } from '../accounts/groups.js';
+import { publishEvent } from '../crud-events.js';
 import { implement, type CallContext } from '../method.js';
 import { asInstance, query } from '../query/index.js';
 
@@ -364,7 +365,7 @@ export const userMethods = [
   implement(userContract['user.delete'], (ctx, id, options) => {
     refuseDirectoryUser(id, 'deleted from');
     const { store } = ctx.appliance;
-    return store.write(() => {
+    const groupDeleted = store.write(() => {
       const accounts = AccountsSnapshot.load(store.db);
       const user = accounts.users.find((u) => u.id === id);
       if (!user) throw rpcErrors.instanceNotFound('User', id);
@@ -380,12 +381,17 @@ export const userMethods = [
         // 25.10.1 logs and carries on when the group cannot go (e.g. a privilege uses it).
         try {
           deleteGroupChecked(store.db, AccountsSnapshot.load(store.db), primary.id, false);
+          return primary.id;
         } catch {
           // the user is deleted either way
         }
       }
-      return id;
+      return null;
     });
+    // The primary group goes through `group.delete` (MW/plugins/account.py:1071-1072), whose
+    // CRUD wrapper sends its REMOVED before this call's own.
+    if (groupDeleted !== null) publishEvent(ctx.appliance.events, 'group.delete', [groupDeleted, { delete_users: false }], groupDeleted);
+    return id;
   }),
   implement(userContract['user.renew_2fa_secret'], (ctx, username, options) => {
     if (!fullAdminOrUser(ctx, username)) {

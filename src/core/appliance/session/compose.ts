@@ -1,6 +1,7 @@
 import { rpcErrors } from '../../errors.js';
 import { analyzeRoleList, breaksLogin, expandRoles, type LockoutRule, type RoleCatalogue } from '../../roles/index.js';
 import type { PrivilegeRecord } from '../../store/privileges.js';
+import { CONTRACT_EVENTS } from '../../contract/events.js';
 import type { MethodContract } from '../../contract/method.js';
 import type { ComposedPrivilege, AllowlistEntry } from './session.js';
 import type { ApplianceSettings } from '../settings.js';
@@ -45,6 +46,10 @@ export function composePrivileges(
   };
 }
 
+/**
+ * `allowlist_for_role` over the session's roles (MW/role.py:367-381): FULL_ADMIN's wildcard, or a
+ * CALL entry per method and a SUBSCRIBE entry per event one of the roles is registered for.
+ */
 function allowlistFor(roles: ReadonlySet<string>, methods: ReadonlyMap<string, MethodContract>): AllowlistEntry[] {
   if (roles.has('FULL_ADMIN')) return [{ method: '*', resource: '*' }];
   const entries: AllowlistEntry[] = [];
@@ -52,6 +57,9 @@ function allowlistFor(roles: ReadonlySet<string>, methods: ReadonlyMap<string, M
     if (m.access.kind === 'roles' && m.access.roles.some((r) => roles.has(r))) {
       entries.push({ method: 'CALL', resource: m.name });
     }
+  }
+  for (const e of CONTRACT_EVENTS.values()) {
+    if (e.roles.some((r) => roles.has(r))) entries.push({ method: 'SUBSCRIBE', resource: e.name });
   }
   return entries;
 }

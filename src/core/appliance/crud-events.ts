@@ -1,0 +1,80 @@
+import { collectionUpdate, type CollectionUpdate } from './events.js';
+
+/**
+ * The `collection_update` events a method's success sends, as 25.10.1 sends them: the one place
+ * that decides it, called by `implement()` (method.ts) after the handler answered. What a call
+ * sends depends only on its method, its arguments and its answer; who hears it is EventHub's.
+ */
+
+/** What `send_event` is called with after a successful call, or null when it is not called. */
+export type EventOf = (args: readonly unknown[], answer: unknown) => CollectionUpdate | null;
+
+const isDict = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** Python's truthiness of an id: `oid or rv['id']` falls through for None, 0 and ''. */
+const truthy = (v: unknown) => v !== undefined && v !== null && v !== 0 && v !== '' && v !== false;
+
+const CRUD_TYPE = { create: 'ADDED', update: 'CHANGED', delete: 'REMOVED' } as const;
+
+/**
+ * CRUDService's wrapper around do_create/do_update/do_delete (MW/service/crud_service.py:174-216):
+ * after the call, with `event_send`, a delete always sends REMOVED, a create or update ADDED or
+ * CHANGED only when it answered a dict with an `id` (so group.create and group.update, which
+ * answer the bare id, MW/plugins/account.py:2048, 2127, send nothing). The id is the argument's
+ * (update, delete) or the answer's; `fields` is the answer itself when a dict: what the plugin
+ * returned, before the caller's result model redacts anything.
+ */
+function crudEvent(namespace: string, action: keyof typeof CRUD_TYPE): EventOf {
+  return (args, answer) => {
+    // MW/service/crud_service.py:206
+    if (!(action === 'delete' || (isDict(answer) && 'id' in answer))) return null;
+    const oid = action === 'create' ? undefined : args[0];
+    // MW/service/crud_service.py:207-209
+    const kwargs: { id: unknown; fields?: unknown } = { id: truthy(oid) ? oid : (answer as Record<string, unknown>).id };
+    if (isDict(answer)) kwargs.fields = answer;
+    // MW/service/crud_service.py:210
+    return collectionUpdate(`${namespace}.query`, CRUD_TYPE[action], kwargs);
+  };
+}
+
+/**
+ * CRUD services that send through the wrapper: `event_send` is true unless the service's Config
+ * says otherwise (MW/service/base.py:20). pool.dataset and pool.snapshot set it false
+ * (MW/plugins/pool_/dataset.py:40, MW/plugins/pool_/snapshot.py:19) and send their own, below.
+ */
+const CRUD_EVENT_SEND = ['user', 'group', 'privilege', 'api_key'];
+
+const answerOf = (answer: unknown) => answer as { id: unknown };
+
+/** Events plugins send themselves from inside the method, after the change. */
+const OWN_EVENTS: Record<string, EventOf> = {
+  // MW/plugins/pool_/snapshot.py:71
+  'pool.snapshot.create': (_args, answer) => collectionUpdate('pool.snapshot.query', 'ADDED', { id: answerOf(answer).id, fields: answer }),
+  // MW/plugins/pool_/snapshot.py:82-87: `recursive` goes as `extra`; no events for the children.
+  'pool.snapshot.delete': (args) =>
+    collectionUpdate('pool.snapshot.query', 'REMOVED', { id: args[0], recursive: (args[1] as { recursive: boolean }).recursive }),
+  // MW/plugins/pool_/dataset.py:663 (`data['id']`, which is the new dataset's id)
+  'pool.dataset.create': (_args, answer) => collectionUpdate('pool.dataset.query', 'ADDED', { id: answerOf(answer).id, fields: answer }),
+  // MW/plugins/pool_/dataset.py:800
+  'pool.dataset.update': (args, answer) => collectionUpdate('pool.dataset.query', 'CHANGED', { id: args[0], fields: answer }),
+};
+
+const EVENTS: ReadonlyMap<string, EventOf> = new Map([
+  ...CRUD_EVENT_SEND.flatMap((ns) => (['create', 'update', 'delete'] as const).map((action) => [`${ns}.${action}`, crudEvent(ns, action)] as const)),
+  ...Object.entries(OWN_EVENTS),
+]);
+
+/** The event a successful call of `method` sends, if its method sends one. */
+export function eventOf(method: string): EventOf | undefined {
+  return EVENTS.get(method);
+}
+
+/**
+ * Sends what a successful call of `method` with `args`, answered `answer`, sends (nothing for a
+ * method that sends nothing). For a handler that makes, as 25.10.1 does, an inner call of another
+ * such method (user.delete's group.delete): that call sends its own event.
+ */
+export function publishEvent(events: { send(update: CollectionUpdate): void }, method: string, args: readonly unknown[], answer: unknown): void {
+  const update = eventOf(method)?.(args, answer);
+  if (update) events.send(update);
+}
