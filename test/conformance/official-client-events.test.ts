@@ -1,7 +1,7 @@
 /**
  * The official client's `subscribe` (truenas/api_client at TS-25.10.1, `JSONRPCClient.subscribe`
  * and `_recv`'s `collection_update` case) hears `stor user create/update/delete` made against
- * `stor serve --emulate truenas-25.10.1`. Runs where the client is: set STOR_TRUENAS_API_CLIENT
+ * `stor serve --emulate truenas-25.10.1`. Runs where the client is: set STOR_TEST_API_CLIENT
  * to a PYTHONPATH holding `truenas_api_client` and its `websocket` (websocket-client) package.
  */
 import { spawn } from 'node:child_process';
@@ -12,7 +12,7 @@ import { SAFETY_MS } from '../helpers/server.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { server25 } from './harness.js';
 
-const PYTHONPATH = process.env.STOR_TRUENAS_API_CLIENT;
+const PYTHONPATH = process.env.STOR_TEST_API_CLIENT;
 
 // Subscribes, says so, prints each event as a JSON line (callback(msg_type, **params); the client
 // decodes `{"$date": …}` to datetime, printed as text), ends after three.
@@ -32,7 +32,7 @@ with Client(sys.argv[1]) as c:
     done.wait(${SAFETY_MS / 1000})
 `;
 
-describe.skipIf(!PYTHONPATH)('the official client hears collection_update (skipped: STOR_TRUENAS_API_CLIENT not set)', () => {
+describe.skipIf(!PYTHONPATH)('the official client hears collection_update (skipped: STOR_TEST_API_CLIENT not set)', () => {
   it('JSONRPCClient.subscribe("user.query") gets ADDED, CHANGED, REMOVED for stor user create/update/delete (MW/service/crud_service.py:204-216)', async () => {
     const server = await server25();
     const py = spawn('python3', ['-c', SCRIPT, server.rpcUrl, server.adminKey], { env: { ...process.env, PYTHONPATH }, stdio: ['ignore', 'pipe', 'inherit'] });
