@@ -33,7 +33,8 @@ function splitTop(list: string): string[] {
 function expandPart(part: string, item: string): string[] {
   const m = /^(\d+)(?:-(\d+))?$/.exec(part.trim());
   if (!m) throw badTargets(`cannot read the range [${part}] in ${JSON.stringify(item)}`);
-  const [, from, to = from] = m as unknown as [string, string, string | undefined];
+  const from = m[1]!;
+  const to = m[2] ?? from;
   const start = Number(from);
   const end = Number(to);
   if (end < start) throw badTargets(`the range [${part}] in ${JSON.stringify(item)} runs backwards`);

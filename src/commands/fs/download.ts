@@ -57,11 +57,9 @@ function destination(cwd: string, local: string | undefined, name: string, force
 
 /** A sink into stdout that waits when a slow reader makes it push back, and leaves it open. */
 function stdoutSink(out: OutputStream): Writable {
-  // The process's stdout takes bytes as well as text; OutputStream only promises text.
-  const stream = out as unknown as { write(chunk: Buffer): unknown; once?(event: 'drain', listener: () => void): unknown };
   return new Writable({
     write(chunk: Buffer, _encoding, done) {
-      if (stream.write(chunk) === false && stream.once) stream.once('drain', () => done());
+      if (out.write(chunk) === false && out.once) out.once('drain', () => done());
       else done();
     },
   });

@@ -4,6 +4,7 @@ import { E } from '../../core/error-catalogue.js';
 import { KEY_FILE, readSmallFile } from '../../core/config/small-file.js';
 import { API_KEY_PATTERN } from '../../core/store/secrets.js';
 import type { CommandContext } from '../shared/context.js';
+import { promptStreams } from '../shared/prompts.js';
 import { readStdin } from '../shared/stdin.js';
 import { envSetting } from '../shared/target.js';
 
@@ -29,7 +30,7 @@ export async function readApiKey(ctx: CommandContext, options: KeySourceOptions)
     const { password } = await import('@inquirer/prompts');
     key = await password(
       { message: 'API key', mask: true },
-      { input: ctx.io.stdin, output: ctx.io.stderr as unknown as NodeJS.WritableStream },
+      promptStreams(ctx),
     );
   } else {
     throw new StorError(E.NO_API_KEY, 'no API key given', {

@@ -2,6 +2,7 @@ import { StorError } from '../../core/errors.js';
 import { E } from '../../core/error-catalogue.js';
 import type { OtpSource } from '../../core/transport/login-strategies.js';
 import type { CommandContext } from '../shared/context.js';
+import { promptStreams } from '../shared/prompts.js';
 import { readStdin } from '../shared/stdin.js';
 
 export interface PasswordSourceOptions {
@@ -13,8 +14,6 @@ export interface PasswordInput {
   /** Where the one-time code comes from, should the appliance ask for one. */
   otp: OtpSource;
 }
-
-const promptStreams = (ctx: CommandContext) => ({ input: ctx.io.stdin, output: ctx.io.stderr as unknown as NodeJS.WritableStream });
 
 function otpNeeded(username: string): StorError {
   return new StorError(E.OTP_NEEDED, `${username} has two-factor authentication, and no one-time code was given`, {

@@ -7,7 +7,10 @@ import { colorLevelFor } from './color-level.js';
 export type ColorLevel = 0 | 1 | 2 | 3;
 
 export interface OutputStream {
-  write(chunk: string): unknown;
+  /** Text; the process's streams take bytes too (`stor download -` writes the file's). */
+  write(chunk: string | Uint8Array): unknown;
+  /** Where the stream can push back (the process's): the next write after `false` waits for `drain`. */
+  once?(event: 'drain', listener: () => void): unknown;
   readonly isTTY?: boolean;
   readonly columns?: number;
 }

@@ -10,6 +10,13 @@ import { escapeControls } from './escape.js';
  * someone is asked is the moment they can still take it. True when a question was asked (and
  * answered yes): time passed, and the plan it showed may no longer hold (plan-check.ts).
  */
+/**
+ * The streams an @inquirer/prompts question uses: the command's stdin, and its stderr so that
+ * stdout keeps only results. The one place IO's text-only OutputStream is handed to a library that
+ * types its output as a Node stream; the prompts only write text to it.
+ */
+export const promptStreams = (ctx: CommandContext) => ({ input: ctx.io.stdin, output: ctx.io.stderr as unknown as NodeJS.WritableStream });
+
 export async function confirmChange(ctx: CommandContext, question: string, yes: boolean | undefined, safeFirst?: string): Promise<boolean> {
   if (yes) return false;
   if (!(ctx.io.stdin.isTTY && ctx.io.stderr.isTTY)) {
@@ -21,7 +28,7 @@ export async function confirmChange(ctx: CommandContext, question: string, yes: 
   const { confirm } = await import('@inquirer/prompts');
   const ok = await confirm(
     { message: escapeControls(question), default: false },
-    { input: ctx.io.stdin, output: ctx.io.stderr as unknown as NodeJS.WritableStream },
+    promptStreams(ctx),
   );
   if (!ok) throw new StorError(E.DECLINED, 'nothing was changed');
   return true;
