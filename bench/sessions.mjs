@@ -13,6 +13,7 @@
 //   (default: this node, this checkout). The servers always run on this node. bench/node-majors.sh
 //   sets them to run the section under Node 22 and 24.
 // - STOR_BENCH_SESSION_RUNS (21), STOR_BENCH_RUNBOOK_ROUNDS (3), STOR_BENCH_SESSION_FLEET_ROUNDS (9).
+// - STOR_BENCH_SESSION_PARTS: which of whoami, runbook, fleet to run (comma-separated; default all).
 // - STOR_BENCH_NO_EXTRA_CA=1: the clients run without NODE_EXTRA_CA_CERTS, in rows of their own
 //   (SESSIONS_LABEL_SUFFIX). Node 20 reads and parses that file at every start, before any of stor
 //   runs (22 and 24 only when TLS first needs it); where a machine points it at the whole system
@@ -34,6 +35,7 @@ const RUNS = Number(process.env.STOR_BENCH_SESSION_RUNS ?? 21);
 const RUNBOOK_ROUNDS = Number(process.env.STOR_BENCH_RUNBOOK_ROUNDS ?? 3);
 const FLEET_ROUNDS = Number(process.env.STOR_BENCH_SESSION_FLEET_ROUNDS ?? 9);
 const FLEET = 20;
+const PARTS = new Set((process.env.STOR_BENCH_SESSION_PARTS ?? 'whoami,runbook,fleet').split(',').map((p) => p.trim()));
 // Fleet servers take one login per off run, two for the agent's warm-up: at most 20 a minute.
 if (FLEET_ROUNDS + 4 > 20) throw new Error('STOR_BENCH_SESSION_FLEET_ROUNDS: at most 16, or the login rate limit refuses the last rounds');
 
@@ -167,7 +169,8 @@ async function whoamiRows({ record, notes, label, work, python, midclt }) {
     },
     warm: () => [...stor(warmEnv, 'whoami'), WHO],
     off: async () => [...stor(remote(await servers.off.next(), warmRun, 'off'), 'whoami'), WHO],
-    node: () => [CLIENT_NODE, ['-e', '0'], {}],
+    // In the clients' environment: with STOR_BENCH_NO_EXTRA_CA=1 the reference starts without it too.
+    node: () => [CLIENT_NODE, ['-e', '0'], { env: baseEnv }],
   };
   if (python) {
     cases.py = async () => {
@@ -413,9 +416,9 @@ export async function benchSessions({ record, notes, label }) {
     return;
   }
   try {
-    await whoamiRows({ record, notes, label, work, python, midclt });
-    await runbookRows({ record, notes, label, work, python });
-    await fleetRows({ record, notes, label, work });
+    if (PARTS.has('whoami')) await whoamiRows({ record, notes, label, work, python, midclt });
+    if (PARTS.has('runbook')) await runbookRows({ record, notes, label, work, python });
+    if (PARTS.has('fleet')) await fleetRows({ record, notes, label, work });
   } finally {
     await Promise.allSettled([...started].map((s) => s.stop()));
     started.clear();
