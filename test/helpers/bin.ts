@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { openSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -24,12 +24,19 @@ export function spawnStor(args: string[], options: { env?: Record<string, string
       ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
       ...(options.killAfterMs !== undefined ? { timeout: options.killAfterMs, killSignal: 'SIGKILL' as const } : {}),
     });
+    collectOutput(child, options.stdin ?? '').then(resolve, reject);
+  });
+}
+
+/** Feeds `stdin` to a child with piped streams and resolves with its exit code and all it wrote. */
+export function collectOutput(child: ChildProcess, stdin = ''): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
     let stdout = '';
     let stderr = '';
     child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin?.end(options.stdin ?? '');
+    child.stdin?.end(stdin);
   });
 }

@@ -2,7 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, chownSync, existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { onTestFinished } from 'vitest';
-import { STOR_BIN } from './bin.js';
+import { collectOutput, STOR_BIN } from './bin.js';
 import { tempDir } from './temp-dir.js';
 
 /*
@@ -47,16 +47,7 @@ export function spawnAsOther(args: string[], env: Record<string, string> = {}): 
 
 /** Runs `node ...args` as the other uid to its end. */
 export function runAsOther(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawnAsOther(args, env);
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin!.end();
-  });
+  return collectOutput(spawnAsOther(args, env));
 }
 
 /** `stor ...args` (the built binary) as the other uid. */
