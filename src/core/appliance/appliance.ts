@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { CONTRACT_METHODS } from '../contract/index.js';
 import type { MethodContract } from '../contract/method.js';
 import { release25101Catalogue, type RoleCatalogue } from '../roles/index.js';
@@ -47,6 +48,12 @@ export class Appliance {
   /** AAL1's maximum session age (MW/utils/auth.py:71-72); tests shorten it to see a session end. */
   maxSessionAgeMs = MAX_SESSION_AGE_MS;
   settings: ApplianceSettings;
+  /**
+   * The emulator's boot: when this process opened the state, and the id `system.boot_id` answers
+   * for it, new at every start as `/proc/sys/kernel/random/boot_id` is at every boot
+   * (MW/plugins/system/__init__.py:32-42; README "Emulator behaviours").
+   */
+  readonly boot = { at: Date.now(), id: randomUUID() };
 
   private constructor(
     readonly store: Store,
