@@ -69,7 +69,7 @@ describe('system.info and system.boot_id (MW/plugins/system/info.py:83-113, life
     expect(await (await connectWs(other.rpcUrl)).result('system.boot_id')).not.toBe(id);
   });
 
-  it('core.get_methods lists them with 25.10.1\'s roles and flags (core_service.py:364-380)', async () => {
+  it('core.get_methods lists them and the other new methods with 25.10.1\'s roles and flags (core_service.py:364-380)', async () => {
     const { ws } = await adminSession();
     const all = await conforming<Record<string, Record<string, unknown>>>(ws, 'core.get_methods');
     expect(all['system.info']).toMatchObject({ no_auth_required: false, pass_application: false, job: false });
@@ -77,6 +77,14 @@ describe('system.info and system.boot_id (MW/plugins/system/info.py:83-113, life
     expect(all['system.boot_id']).toMatchObject({ no_auth_required: true, pass_application: true, require_websocket: true, roles: [] });
     expect(all['pool.query']).toMatchObject({ filterable: true, no_auth_required: false, job: false });
     expect(all['pool.query']!.roles).toEqual(expect.arrayContaining(['POOL_READ', 'READONLY_ADMIN']));
+    // The other methods operators start with (issue 24 §8), with their decorators' roles and pass_app.
+    expect(all['auth.sessions']).toMatchObject({ filterable: true, pass_application: true, require_websocket: true });
+    expect(all['auth.sessions']!.roles).toContain('AUTH_SESSIONS_READ');
+    expect(all['user.set_password']).toMatchObject({ roles: [], pass_application: true, require_websocket: true, no_auth_required: false });
+    expect(all['pool.snapshot.clone']!.roles).toEqual(expect.arrayContaining(['SNAPSHOT_WRITE', 'DATASET_WRITE']));
+    for (const m of ['pool.snapshot.hold', 'pool.snapshot.release']) expect(all[m]!.roles).toContain('SNAPSHOT_WRITE');
+    expect(all['filesystem.statfs']!.roles).toContain('FILESYSTEM_ATTRS_READ');
+    expect((all['pool.snapshot.clone']!.accepts as { _name_: string }[]).map((a) => a._name_)).toEqual(['data']);
     // A datetime field is described as pydantic describes it, never as EJSON (MW/api/base/jsonschema.py:10-15).
     const returns = all['system.info']!.returns as [{ properties: Record<string, Record<string, unknown>> }];
     expect(returns[0].properties.boottime).toMatchObject({ type: 'string', format: 'date-time' });
