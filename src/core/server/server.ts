@@ -48,7 +48,7 @@ export interface RunningServer {
 
 function originOf(socket: Socket, secure: boolean, transport: Origin['transport']): Origin {
   const address = socket.remoteAddress ?? 'unknown';
-  return { transport, address, secure: secure || isLoopbackHost(address) };
+  return { transport, address, secure: secure || isLoopbackHost(address), ...(socket.remotePort !== undefined ? { port: socket.remotePort } : {}) };
 }
 
 /**
