@@ -8,6 +8,7 @@ import { spawnStor } from '../helpers/bin.js';
 import { clientEnv } from '../helpers/client-env.js';
 import { makeUserWithPrivilege, stor } from '../helpers/runbook.js';
 import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
+import { startStandinAppliance } from '../helpers/standin-appliance.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const servers: ServeProcess[] = [];
@@ -106,5 +107,30 @@ describe('releases side by side (the built binary, two stor serve)', () => {
       expect(JSON.parse((await run(['call', 'stor.emulation'])).stdout)).toMatchObject({ emulate, release: want.version });
       await server.stop();
     }
+  });
+
+  it('the release is stored with the state: the embedded target of a `--emulate truenas-26.0` state answers as 26.0', async () => {
+    const state = tempDir();
+    await (await spawnServe(state, ['--emulate', 'truenas-26.0'])).stop();
+    const me = JSON.parse((await stor({ STOR_HOME: state })(['whoami', '--json'])).stdout) as { release: string; role_count: number };
+    expect(me).toMatchObject({ release: '26.0.0-RC.1', role_count: 146 });
+  });
+
+  it('a real appliance that will not list its roles is judged by stor\'s copy of its release\'s catalogue', async () => {
+    // Privilege entries as 25.10.1 shapes them; privilege.roles refused, so the client falls back.
+    const entry = { id: 5, builtin_name: null, name: 'selfish', local_groups: [], ds_groups: [], roles: ['PRIVILEGE_WRITE'], web_shell: false };
+    const judged = async (version: string) => {
+      const nas = await startStandinAppliance({
+        'auth.login_with_api_key': { result: true },
+        'system.version_short': { result: version },
+        'privilege.roles': { error: { code: 13, message: 'Not authorized', data: { error: 13, errname: 'EACCES', reason: 'Not authorized' } } },
+        'privilege.query': { result: [entry] },
+      });
+      const r = await spawnStor(['privilege', 'check', '--json'], { env: { ...clientEnv(), STOR_URL: nas.baseUrl, STOR_API_KEY: `7-${'k'.repeat(64)}` } });
+      return { code: r.code, report: JSON.parse(r.stdout) as { catalogue: string; model: { release: string } } };
+    };
+    // PRIVILEGE_WRITE includes itself in 25.10.7 (release/25.10.7 MW/role.py:62), not in 26.0 (stable/26 MW/role.py:64).
+    expect(await judged('25.10.7')).toMatchObject({ code: 6, report: { catalogue: 'built-in 25.10.7', model: { release: '25.10.7' } } });
+    expect(await judged('26.0.0')).toMatchObject({ code: 0, report: { catalogue: 'built-in 26.0', model: { release: '26.0.0' } } });
   });
 });
