@@ -63,7 +63,8 @@ function releaseMethod(handler: MethodDefinition, entry: MethodContract): Method
     return adapt ? async (ctx: CallContext) => adapt(await run(ctx)) : run;
   };
   const bind = (params: readonly unknown[]) => bindValidated(validateParams(entry.params, params));
-  return Object.assign(Object.create(entry) as MethodContract, { bind, bindValidated });
+  // A job in the emulator stays one (`withJob`), whatever the entry says.
+  return Object.assign(Object.create(entry) as MethodContract, { bind, bindValidated, job: handler.job });
 }
 
 /**
@@ -82,7 +83,9 @@ export class Dispatcher {
     // where its models changed since 25.10.1, how the handler's answer becomes the release's.
     const entry = this.appliance.contract.get(method);
     if (!handler || !entry) throw rpcErrors.methodNotFound();
-    const def = entry === handler ? handler : releaseMethod(handler, entry);
+    // The handler was implemented from this very entry (directly, or through `withJob`) unless the
+    // release overrides it.
+    const def = Object.prototype.isPrototypeOf.call(entry, handler) ? handler : releaseMethod(handler, entry);
     gate?.beforeCall?.(def, session);
     if (def.access.kind !== 'public') {
       if (!session.authenticated) throw rpcErrors.notAuthenticated();
