@@ -36,6 +36,9 @@ export interface LockoutModel {
  * it catches.
  */
 
+/** 26.0.0-BETA.1/2: stor ships no catalogue of theirs (PRIVILEGE_WRITE still includes itself, TS-26.0.0-BETA.2 MW/role.py:64), but their expansion is checked (same recursion). */
+const EARLY_26_BETA = /^26\.0\.0-BETA\.[12]$/;
+
 const EMULATOR_RULES: Record<string, { rule: LockoutRule; meaning: string }> = {
   'as-reported': {
     rule: 'as-reported',
@@ -63,7 +66,7 @@ export async function detectLockoutModel(t: Transport): Promise<LockoutModel> {
   }
   const { version: release, release: known } = await targetRelease(t);
   const selfIncluding = 'a role that includes itself (directly or through others) never finishes expanding and breaks login; overlaps are redundancy';
-  if (release !== null && known !== null) {
+  if (release !== null && (known !== null || EARLY_26_BETA.test(release))) {
     return { rule: 'self-including', name: `TrueNAS ${release}`, basis: `TrueNAS ${release}, judged by its release and its catalogue: ${selfIncluding}`, release, emulator: false };
   }
   return {
