@@ -44,7 +44,10 @@ export const userEntry = once(() => z.object({
 /** UserCreateUpdateResult: the entry plus the password given or generated (`null` if none). */
 const userCreateUpdateResult = once(() => userEntry().extend({ password: z.string().min(1).nullable() }));
 
-/** UserCreate's fields as user.update takes them too (UserUpdate: all optional, no uid or group_create). */
+/**
+ * UserCreate's fields as user.update takes them too (UserUpdate: all optional, no uid or group_create).
+ * UserCreate inherits from UserEntry: the fields it does not redefine are UserEntry's own.
+ */
 const updatable = once(() => ({
   username: posixName(LETTERS_AND_UNDERSCORE, 32),
   home: z.string().min(1),
@@ -53,13 +56,15 @@ const updatable = once(() => ({
   smb: z.boolean(),
   userns_idmap: usernsIdmap(),
   group: z.int().nullable(),
-  groups: z.array(z.int()),
-  password_disabled: z.boolean(),
-  ssh_password_enabled: z.boolean(),
-  sshpubkey: z.string().nullable(),
-  locked: z.boolean(),
-  sudo_commands: z.array(z.string().min(1)),
-  sudo_commands_nopasswd: z.array(z.string().min(1)),
+  ...userEntry().pick({
+    groups: true,
+    password_disabled: true,
+    ssh_password_enabled: true,
+    sshpubkey: true,
+    locked: true,
+    sudo_commands: true,
+    sudo_commands_nopasswd: true,
+  }).shape,
   email: emailStr().nullable(),
   home_create: z.boolean(),
   home_mode: z.string(),
