@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { CONTRACT_METHODS } from '../contract/index.js';
 import type { MethodContract } from '../contract/method.js';
-import { release25101Catalogue, type RoleCatalogue } from '../roles/index.js';
+import { RELEASES, type Release } from '../releases/index.js';
+import type { RoleCatalogue } from '../roles/index.js';
 import { listDatasets, type DatasetRecord } from '../store/datasets.js';
 import { listOwners, listPools, type FileOwner } from '../store/files.js';
 import { Store } from '../store/store.js';
@@ -26,16 +26,28 @@ export interface ApplianceOptions {
 }
 
 /**
- * The emulated 25.10.1 appliance: its state, contract, role catalogue and settings. It knows
+ * The emulated appliance: its state, its release's contract and role catalogue, and settings. It knows
  * nothing of sockets or the CLI; the dispatcher drives it and the transports and server wrap it.
  */
 export class Appliance {
-  readonly catalogue: RoleCatalogue = release25101Catalogue();
+  /** The release it answers as (`settings.release`, stored with the state). */
+  get release(): Release {
+    return RELEASES[this.settings.release];
+  }
+
+  /** The release's role catalogue. */
+  get catalogue(): RoleCatalogue {
+    return this.release.catalogue();
+  }
+
   /**
    * The methods of the release it emulates, by name: params, result and who may call them. Their
    * handlers are the dispatcher's alone (methods/index.ts).
    */
-  readonly contract: ReadonlyMap<string, MethodContract> = CONTRACT_METHODS;
+  get contract(): ReadonlyMap<string, MethodContract> {
+    return this.release.contract();
+  }
+
   readonly events = new EventHub();
   readonly jobs = new Jobs(this.events);
   /** Logged-in WebSocket and embedded connections, as `auth.sessions` lists them. */
