@@ -75,3 +75,19 @@ describe('core.get_methods through the official client (truenas_api_client at TS
     expect(badHold.stderr).toContain('Failed to hold snapshot: Snapshot tank@nope not found');
   });
 });
+
+describe('pool.dataset.query extra and pool.snapshot.query retention through midclt (MW/plugins/pool_/dataset_query_utils.py, MW/plugins/zfs_/snapshot.py:104-106)', () => {
+  it('`extra.flat: false` gives the pools nested; `extra.retention` without id or limit is the EINVAL CallError', async (ctx) => {
+    if ('reason' in client) return ctx.skip(client.reason);
+    const server = await server25();
+    const ws = await loggedInWs(server.rpcUrl, server.adminKey);
+    await ws.result('pool.dataset.create', [{ name: 'tank/a' }]);
+    const tree = await midclt(client.env, ['-u', server.rpcUrl, '-K', server.adminKey, 'call', 'pool.dataset.query', '[]', '{"extra": {"flat": false, "properties": []}}']);
+    expect(tree.stderr).toBe('');
+    const roots = JSON.parse(tree.stdout) as { id: string; children: { id: string }[] }[];
+    expect([roots.map((r) => r.id), roots[0]!.children.map((c) => c.id)]).toEqual([['tank'], ['tank/a']]);
+    const refused = await midclt(client.env, ['-u', server.rpcUrl, '-K', server.adminKey, 'call', 'pool.snapshot.query', '[]', '{"extra": {"retention": true}}']);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('`id` or `limit` is required if `retention` is requested');
+  });
+});

@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { unknownSecretHash } from './secrets.js';
 
 /**
  * Versioned schema migrations. `PRAGMA user_version` records how many have run; each runs once,
@@ -193,6 +194,15 @@ export const MIGRATIONS: readonly Migration[] = [
           PRIMARY KEY (snapshot, tag)
         );
       `);
+    },
+  },
+  {
+    version: 8,
+    description: "truenas_admin has a password no one knows, as after an install, where the seed left it password-disabled",
+    up: (db) => {
+      // Only where it is still as older seeds left it: disabled and without a hash. The hash is of
+      // no known password (secrets.ts unknownSecretHash); logins keep using the admin key.
+      db.prepare('UPDATE users SET password_disabled = 0, password_hash = ? WHERE uid = 950 AND password_disabled = 1 AND password_hash IS NULL').run(unknownSecretHash());
     },
   },
 ];

@@ -11,7 +11,7 @@ import { creationShown, datasetType, parentOf } from '../datasets/properties.js'
 import { sandboxPath } from '../files/places.js';
 import { keyedQueue } from '../files/keyed-queue.js';
 import { implement } from '../method.js';
-import { query } from '../query/index.js';
+import { applyQuery, parseQueryArgs, type QueryFilters, type QueryOptions } from '../query/index.js';
 import { noteCopyInFlight, snapshotsDir } from '../jobs/stray-snapshot-copies.js';
 import { snapshotCopyDir } from '../datasets/snapshot-copies.js';
 import { copyTree, restoreTree } from '../files/tree-copy.js';
@@ -287,10 +287,47 @@ function snapshotEntries(appliance: Appliance, withHolds: boolean): PoolSnapshot
   });
 }
 
+/** `filter_getattrs` (MW/utils/filter_list.py:572-589), word for word: an OR's second branch only is looked into. */
+function filterAttrs(filters: unknown): Set<unknown> {
+  const attrs = new Set<unknown>();
+  const stack = Array.isArray(filters) ? [...(filters as unknown[])] : [];
+  while (stack.length > 0) {
+    const f = stack.pop();
+    if (!Array.isArray(f)) continue;
+    if (f.length === 2) stack.push(f[1]);
+    else if (f.length === 3) attrs.add(f[0]);
+  }
+  return attrs;
+}
+
+/**
+ * Whether `extra.retention` applies, refusing it without an `id` filter or a `limit`
+ * (MW/plugins/zfs_/snapshot.py:104-106). The fast listing of names and counts returns before the
+ * check (:67-102), so `select: ['name']` or `count` with filters on name/pool/dataset only passes.
+ */
+function wantsRetention(filters: QueryFilters, options: QueryOptions): boolean {
+  const extra = options.extra;
+  if (!extra?.retention) return false;
+  const attrs = filterAttrs(filters);
+  const select = options.select ?? [];
+  const fastPath = ((select.length === 1 && select[0] === 'name') || options.count === true) && [...attrs].every((a) => a === 'name' || a === 'pool' || a === 'dataset');
+  if (fastPath) return false;
+  if (!attrs.has('id') && !options.limit) throw rpcErrors.call(ERRNO.EINVAL, '`id` or `limit` is required if `retention` is requested');
+  return true;
+}
+
 const wantsHolds = (options: Record<string, unknown>) => (options.extra as { holds?: unknown } | undefined)?.holds === true;
 
 export const poolSnapshotMethods = [
-  implement(poolSnapshotContract['pool.snapshot.query'], ({ appliance }, filters, options) => query(snapshotEntries(appliance, wantsHolds(options)), filters, options)),
+  implement(poolSnapshotContract['pool.snapshot.query'], ({ appliance }, filters, options) => {
+    // The arguments are validated (QueryArgs) before the plugin looks at `extra`.
+    const parsed = parseQueryArgs(filters, options);
+    const entries = snapshotEntries(appliance, wantsHolds(options));
+    if (!wantsRetention(parsed.filters, parsed.options)) return applyQuery(entries, parsed.filters, parsed.options);
+    // `zettarepl.annotate_snapshots` (MW/plugins/zettarepl_/snapshot_removal_date.py:112-172): no
+    // periodic snapshot task and no `org.truenas:destroy_at_<hostid>` property in the emulator, so null.
+    return applyQuery(entries.map((e) => ({ ...e, retention: null })), parsed.filters, parsed.options);
+  }),
   implement(poolSnapshotContract['pool.snapshot.get_instance'], ({ appliance }, id, options) => {
     const found = snapshotEntries(appliance, wantsHolds(options)).find((e) => e.id === id);
     if (!found) throw rpcErrors.instanceNotFound('PoolSnapshot', id);
