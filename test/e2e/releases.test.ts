@@ -63,8 +63,8 @@ describe('releases side by side (the built binary, two stor serve)', () => {
     // A verb whose views do not merge gets a section per target, headed by the target and its release.
     const who = await spawnStor(['--targets', 'nas1,nas2', 'whoami'], { env });
     expect(who.code, who.stderr).toBe(0);
-    expect(who.stdout).toContain('== nas1 (TrueNAS 25.10.1 (stor emulator)) ==\n');
-    expect(who.stdout).toContain('== nas2 (TrueNAS 26.0.0-RC.1 (stor emulator)) ==\n');
+    expect(who.stdout).toContain('== nas1 (TrueNAS 25.10.1, stor emulator) ==\n');
+    expect(who.stdout).toContain('== nas2 (TrueNAS 26.0.0-RC.1, stor emulator) ==\n');
 
     // SYSTEM_PRODUCT_WRITE includes itself on every release (MW/role.py:231; stable/26 MW/role.py:248).
     for (const server of [nas1, nas2]) await remote(server)(['privilege', 'update', 'privileged', '--roles', 'SYSTEM_PRODUCT_WRITE', '--force']);
@@ -102,7 +102,7 @@ describe('releases side by side (the built binary, two stor serve)', () => {
       const run = remote(server);
       const me = JSON.parse((await run(['whoami', '--json'])).stdout) as { release: string; emulator: boolean; role_count: number };
       expect(me).toMatchObject({ release: want.version, emulator: true, role_count: want.roles });
-      expect((await run(['whoami'])).stdout).toContain(`release\tTrueNAS ${want.version} (stor emulator)\n`);
+      expect((await run(['whoami'])).stdout).toContain(`release\tTrueNAS ${want.version}, stor emulator\n`);
       expect(JSON.parse((await run(['call', 'system.version'])).stdout)).toBe(`TrueNAS-${want.version}`);
       expect(JSON.parse((await run(['call', 'stor.emulation'])).stdout)).toMatchObject({ emulate, release: want.version });
       await server.stop();

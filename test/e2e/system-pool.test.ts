@@ -55,8 +55,8 @@ describe('stor system info', () => {
     const human = await spawnStor(['--targets', 'nas1,nas2', 'system', 'info'], { env });
     expect(human.code, human.stderr).toBe(0);
     // A record per target, each under its name.
-    expect(human.stdout).toMatch(/^== nas1 ==\nrelease\t25\.10\.1$/m);
-    expect(human.stdout).toMatch(/^== nas2 ==\n(.*\n)*boot id\t[0-9a-f-]{36}$/m);
+    expect(human.stdout).toMatch(/^== nas1 \(TrueNAS 25\.10\.1, stor emulator\) ==\nrelease\t25\.10\.1$/m);
+    expect(human.stdout).toMatch(/^== nas2 \(TrueNAS 25\.10\.1, stor emulator\) ==\n(.*\n)*boot id\t[0-9a-f-]{36}$/m);
   });
 });
 

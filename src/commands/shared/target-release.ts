@@ -47,8 +47,8 @@ async function ask(t: Transport): Promise<TargetRelease> {
   return { version, release: version === null ? null : releaseOfVersion(version), emulator: false };
 }
 
-/** `TrueNAS 26.0.0-RC.1`, `TrueNAS 25.10.1 (stor emulator)`, `release unknown`: for headings and records. */
+/** `TrueNAS 26.0.0-RC.1`, `TrueNAS 25.10.1, stor emulator`, `release unknown`: for headings and records. */
 export function describeRelease(r: TargetRelease): string {
   if (r.version === null) return 'release unknown';
-  return `TrueNAS ${r.version}${r.emulator ? ' (stor emulator)' : ''}`;
+  return `TrueNAS ${r.version}${r.emulator ? ', stor emulator' : ''}`;
 }
