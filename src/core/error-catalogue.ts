@@ -354,7 +354,7 @@ const CATALOGUE = {
   USAGE: {
     kind: 'usage',
     meaning: 'the command line is wrong: an unknown command or option, or a missing or bad argument',
-    remedy: 'see `stor help <command>`',
+    remedy: 'the hint names the help of the command that failed, e.g. `stor job list --help`',
   },
 
   // exit 3: the target cannot be reached or does not answer as an appliance
