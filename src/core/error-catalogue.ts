@@ -52,7 +52,7 @@ const CATALOGUE = {
   LISTEN_FAILED: {
     kind: 'failed',
     meaning: '`stor serve` cannot listen on the host and port asked for (in use, not permitted or not an address of this machine)',
-    remedy: 'pick another `--port` or `--host`, or stop what holds the port',
+    remedy: 'the message says why and where; `--port 0` picks a free port (printed), or pick another `--port` or `--host`, or stop what holds the port',
   },
   LOCAL_WRITE_FAILED: {
     kind: 'failed',
