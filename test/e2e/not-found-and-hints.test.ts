@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { clientEnv, remoteEnv } from '../helpers/client-env.js';
 import { makeUserWithPrivilege, stor } from '../helpers/runbook.js';
 import { spawnServe } from '../helpers/serve-process.js';
+import { sessionEnv } from '../helpers/session.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 type Run = ReturnType<typeof stor>;
 const errorOf = (r: { stderr: string }) => JSON.parse(r.stderr).error as { code: string; kind: string; message: string; hint?: string };
@@ -60,7 +62,6 @@ async function reRunWalk(run: Run) {
     const again = await run([...args, '--ignore-not-found']);
     expect(again.stderr).toMatch(/^stor: no .*: nothing to delete \(--ignore-not-found\)\n$/);
     expect(await json(run([...args, '--ignore-not-found', '--json']))).toEqual({ name: args[2], found: false, deleted: false });
-    expect(errorOf(await run([...args, '--json'], 1)).code).toBe('NOT_FOUND');
   }
 }
 
@@ -78,25 +79,21 @@ async function flagHintWalk(run: Run) {
   });
 }
 
-describe('not found, re-runs and hints (issue 25)', () => {
-  it('embedded: one NOT_FOUND, --ignore-not-found, --exist-ok, flag hints', async () => {
-    const run = stor(clientEnv());
-    await notFoundWalk(run);
-    await reRunWalk(run);
-    await flagHintWalk(run);
-  });
+// Each walk spawns the built binary a few dozen times: on a loaded machine that takes more than the default minute.
+const SLOW = 180_000;
+const embedded = () => stor(clientEnv());
+// Through the session agent: one login for the walk, as the appliance allows 20 a minute from one address.
+const served = async () => stor({ ...remoteEnv(await spawnServe(tempDir())), ...sessionEnv().env });
 
-  it('stor serve: the same', async () => {
-    const server = await spawnServe((await import('../helpers/temp-dir.js')).tempDir());
-    const run = stor(remoteEnv(server));
-    await notFoundWalk(run);
-    await reRunWalk(run);
-    await flagHintWalk(run);
-  });
+describe('not found, re-runs and hints (issue 25)', () => {
+  for (const [where, target] of [['embedded', async () => embedded()], ['stor serve', served]] as const) {
+    it(`${where}: one NOT_FOUND, exit 1, naming the thing`, async () => notFoundWalk(await target()), SLOW);
+    it(`${where}: --ignore-not-found on every delete, privilege create --exist-ok`, async () => reRunWalk(await target()), SLOW);
+    it(`${where}: errors a flag would avoid name it`, async () => flagHintWalk(await target()), SLOW);
+  }
 
   it('a role denial names the roles the method needs, remote and embedded', async () => {
-    const server = await spawnServe((await import('../helpers/temp-dir.js')).tempDir());
-    const env = remoteEnv(server);
+    const env = remoteEnv(await spawnServe(tempDir()));
     const admin = stor(env);
     const key = await makeUserWithPrivilege(admin, 'rita', 'readers', ['READONLY_ADMIN']);
     const rita = stor({ ...env, STOR_API_KEY: key });
@@ -111,7 +108,7 @@ describe('not found, re-runs and hints (issue 25)', () => {
     const localKey = await makeUserWithPrivilege(embeddedAdmin, 'rita', 'readers', ['READONLY_ADMIN']);
     const embeddedRita = stor({ ...local, STOR_API_KEY: localKey });
     expect(errorOf(await embeddedRita(['dataset', 'create', 'tank/x', '--json'], 5)).hint).toContain('DATASET_WRITE (or FULL_ADMIN)');
-  });
+  }, SLOW);
 });
 
 describe('hints that work (issue 25 point 16)', () => {
