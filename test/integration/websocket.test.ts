@@ -353,7 +353,7 @@ describe('WebSocket JSON-RPC on a real server', () => {
     });
   });
 
-  it('serves /api/v25.10.1 like /api/current and refuses an upgrade on any other path with 404', async () => {
+  it("serves /api/v25.10.1 (and 25.10.1's older versions) like /api/current and refuses an upgrade on any other path with 404", async () => {
     const server = await startTestServer();
     const versioned = server.rpcUrl.replace(/\/api\/current$/, '/api/v25.10.1');
     expect(versioned).not.toBe(server.rpcUrl);
@@ -364,8 +364,13 @@ describe('WebSocket JSON-RPC on a real server', () => {
       id: 1,
       result: 'pong',
     });
+    // Every API version 25.10.1 has is a route (MW/main.py:200-215, :277-278), v24.10 too though unlisted.
+    for (const version of ['v24.10', 'v25.04.0']) {
+      const older = await loggedInWs(server.rpcUrl.replace(/\/api\/current$/, `/api/${version}`), server.adminKey);
+      expect(((await older.call('auth.me')).result as Me).pw_name, version).toBe('truenas_admin');
+    }
 
-    for (const path of ['/api/v25.04.0', '/websocket', '/api/current/extra', '/']) {
+    for (const path of ['/api/v25.10.2', '/api/v26.0.0', '/websocket', '/api/current/extra', '/']) {
       const status = await new Promise<number>((resolve, reject) => {
         const ws = new WebSocket(server.rpcUrl.replace(/\/api\/current$/, path));
         const timer = setTimeout(() => reject(new Error(`no answer for ${path}`)), SAFETY_MS);

@@ -181,6 +181,20 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 7,
+    description: 'snapshot holds: the `truenas` tag pool.snapshot.hold places, gone with the snapshot',
+    up: (db) => {
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS snapshot_holds (
+          snapshot   TEXT NOT NULL REFERENCES snapshots(id) ON DELETE CASCADE,
+          tag        TEXT NOT NULL,
+          created_at INTEGER NOT NULL,
+          PRIMARY KEY (snapshot, tag)
+        );
+      `);
+    },
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -3,6 +3,7 @@ import { ERRNO, rpcErrors } from '../../errors.js';
 import { makeDirectory } from '../files/mkdir.js';
 import { changeOwner, setPermissions } from '../files/perm.js';
 import { listdirEntries, statEntry } from '../files/stat.js';
+import { statfsOf } from '../files/statfs.js';
 import { implement, withJob } from '../method.js';
 import { query } from '../query/index.js';
 
@@ -11,6 +12,7 @@ import { query } from '../query/index.js';
 export const filesystemMethods = [
   implement(filesystemContract['filesystem.stat'], ({ appliance }, path) => statEntry(appliance, path)),
   implement(filesystemContract['filesystem.listdir'], ({ appliance }, path, filters, options) => query(listdirEntries(appliance, path), filters, options)),
+  implement(filesystemContract['filesystem.statfs'], ({ appliance }, path) => statfsOf(appliance, path)),
   implement(filesystemContract['filesystem.mkdir'], ({ appliance }, data) => makeDirectory(appliance, data)),
   implement(filesystemContract['filesystem.setperm'], ({ appliance, job }, data) => setPermissions(appliance, job!, data)),
   implement(filesystemContract['filesystem.chown'], ({ appliance, job }, data) => changeOwner(appliance, job!, data)),

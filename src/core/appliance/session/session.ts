@@ -11,6 +11,8 @@ export interface Origin {
   address: string;
   /** TLS, loopback or in-process: a key used here is not exposed on the network. */
   secure: boolean;
+  /** The peer's port, for `auth.sessions`' `origin` (`addr:port`, MW/utils/origin.py:82-88). */
+  port?: number;
 }
 
 export interface AllowlistEntry {
@@ -29,6 +31,8 @@ export interface ComposedPrivilege {
 /** The session a token stands for: the one that generated it, or that one's own parent. */
 export interface TokenParent {
   credentials: SessionCredentials;
+  /** The parent login's `login_id`, which `auth.sessions` shows of a token session's parent (MW/auth.py:280-289). */
+  loginId?: string | null;
   privilege: ComposedPrivilege;
   accountAttributes: string[];
 }
@@ -95,7 +99,14 @@ export class Session {
   /** The accounts the credential was last found valid against; another snapshot means a re-check (session-check.ts). */
   checkedAgainst: AccountsSnapshot | null = null;
 
-  constructor(readonly origin: Origin) {}
+  /** When the connection first logged in (`Session.created_at`, MW/plugins/auth.py:199-214); null before. */
+  loggedInAt: number | null = null;
+
+  constructor(
+    readonly origin: Origin,
+    /** The appliance's list of logged-in connections (`auth.sessions`), for connections it lists. */
+    private readonly live: { added(session: Session): void; removed(session: Session): void } | null = null,
+  ) {}
 
   get authenticated(): boolean {
     return this.credentials !== null && this.privilege !== null;
@@ -120,6 +131,11 @@ export class Session {
     this.accountAttributes = accountAttributes;
     this.loginId = randomUUID();
     this.checkedAgainst = null;
+    // A login on a logged-in connection replaces its credentials; the session stays (MW/plugins/auth.py:124-135).
+    if (this.loggedInAt === null) {
+      this.loggedInAt = Date.now();
+      this.live?.added(this);
+    }
   }
 
   /**
@@ -147,5 +163,9 @@ export class Session {
     this.accountAttributes = [];
     this.loginId = null;
     this.checkedAgainst = null;
+    if (this.loggedInAt !== null) {
+      this.loggedInAt = null;
+      this.live?.removed(this);
+    }
   }
 }
