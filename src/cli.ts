@@ -9,7 +9,9 @@ import { EXIT } from './commands/shared/exit-codes.js';
 import type { HeadStart } from './commands/shared/head-start.js';
 import type { IO } from './commands/shared/io.js';
 import { writeError } from './commands/shared/print-error.js';
+import { knownCommandWords, usageHint, type StorCommand } from './commands/shared/program.js';
 import { render, renderMode, type CommandResult } from './commands/shared/render.js';
+import { StorError } from './core/errors.js';
 
 export type { IO } from './commands/shared/io.js';
 
@@ -40,9 +42,11 @@ export async function run(argv: readonly string[], io: IO, headStart?: HeadStart
   let result: CommandResult | undefined;
   let usageError: string | undefined;
   // Known before parsing, so that even a usage error answers in JSON.
-  const json = readCommandLine(argv).globals.json === true;
+  const line = readCommandLine(argv);
+  const json = line.globals.json === true;
+  let program: StorCommand | undefined;
   try {
-    const program = await buildProgram(argv, io, {
+    program = await buildProgram(argv, io, {
       version: packageVersion(),
       onContext: (c) => (ctx = c),
       onResult: (r) => (result = r),
@@ -57,10 +61,15 @@ export async function run(argv: readonly string[], io: IO, headStart?: HeadStart
       // Commander has printed help or the version.
       return err.exitCode === 0 ? EXIT.OK : EXIT.USAGE;
     }
+    // A usage error points at the help of the command that failed (unknown option, bad value,
+    // missing argument), unless its raiser said something more specific.
+    const hint = usageHint(program ? knownCommandWords(program, line) : []);
     const d =
       err instanceof CommanderError
-        ? { code: EXIT.USAGE, kind: 'usage', errorCode: E.USAGE.code, message: usageError!, hint: 'see `stor help <command>`, e.g. `stor help upload`' }
-        : describeError(err);
+        ? { code: EXIT.USAGE, kind: 'usage', errorCode: E.USAGE.code, message: usageError!, hint }
+        : err instanceof StorError && err.code === E.USAGE.code && !err.hint
+          ? { ...describeError(err), hint }
+          : describeError(err);
     writeError(io.stderr, d, ctx?.globals.json ?? json);
     return d.code;
   } finally {

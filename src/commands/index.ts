@@ -87,7 +87,8 @@ export async function buildProgram(argv: readonly string[], io: IO, hooks: Progr
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
-      outputError: (s) => hooks.onUsageError(s.replace(/^error: /, '').trim()),
+      // Commander puts its suggestion on a line of its own; stor's message is one line.
+      outputError: (s) => hooks.onUsageError(s.replace(/^error: /, '').trim().replace(/\s*\n\s*/g, ' ')),
     })
     .addHelpText(
       'after',

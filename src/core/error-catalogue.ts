@@ -14,11 +14,6 @@ const CATALOGUE = {
     meaning: "the embedded appliance's administrator key file is missing or unreadable",
     remedy: 'restore the file under `$STOR_HOME`, or use another key with `STOR_API_KEY`',
   },
-  API_KEY_NOT_FOUND: {
-    kind: 'failed',
-    meaning: 'no API key has that id or name',
-    remedy: '`stor api-key list` shows them all',
-  },
   CONFIG_UNREADABLE: {
     kind: 'failed',
     meaning: 'the profiles file cannot be read or parsed',
@@ -51,13 +46,13 @@ const CATALOGUE = {
   },
   JOB_NOT_FOUND: {
     kind: 'failed',
-    meaning: 'the appliance does not know (or no longer knows) the job, so its outcome is unknown',
+    meaning: 'the appliance no longer knows a job stor was waiting on, so its outcome is unknown (a job id that was never there is `NOT_FOUND`)',
     remedy: '`stor job list` shows the jobs it keeps; after an upload, check the target with `stor stat` before trying again',
   },
   LISTEN_FAILED: {
     kind: 'failed',
     meaning: '`stor serve` cannot listen on the host and port asked for (in use, not permitted or not an address of this machine)',
-    remedy: 'pick another `--port` or `--host`, or stop what holds the port',
+    remedy: 'the message says why and where; `--port 0` picks a free port (printed), or pick another `--port` or `--host`, or stop what holds the port',
   },
   LOCAL_WRITE_FAILED: {
     kind: 'failed',
@@ -69,6 +64,11 @@ const CATALOGUE = {
     meaning: '`stor call` named a method the target does not have',
     remedy: '`stor call --help` lists the methods of the target',
   },
+  NOT_FOUND: {
+    kind: 'failed',
+    meaning: 'what the command names does not exist: a user, group, privilege, API key, profile, job, dataset, snapshot or path (the message says which); replaces `UNKNOWN_USER`, `UNKNOWN_GROUP`, `UNKNOWN_PROFILE` (exit 2), `PRIVILEGE_NOT_FOUND`, `API_KEY_NOT_FOUND`, and `JOB_NOT_FOUND` from `job show`',
+    remedy: 'the hint names the list that shows what there is; a delete re-run by a script takes `--ignore-not-found` (exit 0)',
+  },
   NOT_ATTEMPTED: {
     kind: 'failed',
     meaning: 'with `--targets`, a change was not started on this target because an earlier target failed',
@@ -78,11 +78,6 @@ const CATALOGUE = {
     kind: 'failed',
     meaning: 'the target changed between the plan you confirmed and the change (the details name what is new); nothing was changed',
     remedy: 'review the new plan with `--dry-run`, then run the command again',
-  },
-  PRIVILEGE_NOT_FOUND: {
-    kind: 'failed',
-    meaning: 'no privilege has that id or name',
-    remedy: '`stor privilege list` shows them all',
   },
   ROLE_LIST_LOCKS_OUT: {
     kind: 'failed',
@@ -321,21 +316,6 @@ const CATALOGUE = {
     meaning: '`stor serve` got only one of `--tls-cert` and `--tls-key`',
     remedy: 'give both, or neither for plain `ws://`',
   },
-  UNKNOWN_GROUP: {
-    kind: 'usage',
-    meaning: 'no local group has that name or gid',
-    remedy: 'check the group (`stor group list`)',
-  },
-  UNKNOWN_USER: {
-    kind: 'usage',
-    meaning: 'no user has that name or uid',
-    remedy: 'check the user (`stor user list`)',
-  },
-  UNKNOWN_PROFILE: {
-    kind: 'usage',
-    meaning: 'no saved profile has that name',
-    remedy: '`stor profile list` shows them; `stor login --url <url> --profile <name>` creates one',
-  },
   UNKNOWN_ROLE: {
     kind: 'usage',
     meaning: 'a role given is not a role of the target appliance',
@@ -354,7 +334,7 @@ const CATALOGUE = {
   USAGE: {
     kind: 'usage',
     meaning: 'the command line is wrong: an unknown command or option, or a missing or bad argument',
-    remedy: 'see `stor help <command>`',
+    remedy: 'the hint names the help of the command that failed, e.g. `stor job list --help`',
   },
 
   // exit 3: the target cannot be reached or does not answer as an appliance

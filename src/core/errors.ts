@@ -86,6 +86,10 @@ export interface RpcErrorObject {
 
 export class RpcError extends Error {
   override readonly name = 'RpcError';
+  /** The roles the refused call needed (any one, or FULL_ADMIN), when stor knows them from the contract: said in the hint. */
+  neededRoles?: readonly string[];
+  /** stor's advice for this answer, added by the command that knows a flag that would help (`--exist-ok`, `--parents`). */
+  hint?: string;
 
   /**
    * `rpcMessage` is the JSON-RPC `message` member (`Method call error`, `Invalid params`, …);

@@ -73,7 +73,7 @@ describe('stor dataset delete --dry-run predicts the real delete (issue 13)', ()
     const cases = [
       { name: 'children without --recursive (MW/plugins/pool_/dataset.py:821-824)', args: ['tank/a'], code: 1, text: "[ENOTEMPTY] Failed to delete dataset: cannot destroy 'tank/a': filesystem has children" },
       { name: 'a pool root', args: ['tank'], code: 1, text: "'tank' is the root dataset of pool tank" },
-      { name: 'no such dataset', args: ['tank/nope'], code: 1, text: 'PoolDataset tank/nope does not exist' },
+      { name: 'no such dataset', args: ['tank/nope'], code: 1, text: 'no dataset tank/nope' },
     ];
     // The pool root with no children, so that only the root rule applies.
     const bare = embedded();

@@ -43,8 +43,8 @@ describe('stor profile tag (issue 15, Deliver 1)', () => {
       expect(JSON.parse(r.stderr).error).toMatchObject({ code: 'USAGE' });
     }
     const unknown = await runStor(['profile', 'tag', 'nas9', 'prod', '--json'], { env });
-    expect(unknown.code).toBe(2);
-    expect(JSON.parse(unknown.stderr).error).toMatchObject({ code: 'UNKNOWN_PROFILE', hint: 'known profiles: nas1' });
+    expect(unknown.code).toBe(1);
+    expect(JSON.parse(unknown.stderr).error).toMatchObject({ code: 'NOT_FOUND', hint: 'known profiles: nas1' });
   });
 });
 
@@ -97,8 +97,8 @@ describe('--targets on read commands (issue 15, Deliver 2)', () => {
     expect(alone.code).toBe(2);
     expect(JSON.parse(alone.stderr).error).toMatchObject({ code: 'USAGE', message: '--parallel counts targets: it goes with --targets' });
     const unknown = await runStor(['--targets', 'nas[1-2]', 'whoami', '--json'], { env });
-    expect(unknown.code).toBe(2);
-    expect(JSON.parse(unknown.stderr).error).toMatchObject({ code: 'UNKNOWN_PROFILE', message: 'no profile named "nas2"', hint: 'known profiles: nas1' });
+    expect(unknown.code).toBe(1);
+    expect(JSON.parse(unknown.stderr).error).toMatchObject({ code: 'NOT_FOUND', message: 'no profile named "nas2"', hint: 'known profiles: nas1' });
   });
 });
 

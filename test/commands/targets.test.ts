@@ -258,7 +258,7 @@ describe('stor logout (issue 13, Deliver 5)', () => {
 
   it('profile remove of an unknown profile stays an error: it names one to delete', async () => {
     const result = await runStor(['profile', 'remove', 'nosuch', '--json'], { env: clientEnv() });
-    expect(result.code).toBe(2);
-    expect(errorOf(result)).toMatchObject({ code: 'UNKNOWN_PROFILE' });
+    expect(result.code).toBe(1);
+    expect(errorOf(result)).toMatchObject({ code: 'NOT_FOUND' });
   });
 });

@@ -76,7 +76,7 @@ async function keyWalk(env: Env) {
   expect(revoked).toEqual({ id: Number(key.split('-')[0]), name: 'alice-key', username: 'alice', revoked: true });
   const refused = await asAlice(['whoami'], 4);
   expect(refused.stderr).not.toContain(secret);
-  expect((await run(['api-key', 'revoke', 'alice-key', '--yes', '--json'], 1)).stderr).toContain('API_KEY_NOT_FOUND');
+  expect((await run(['api-key', 'revoke', 'alice-key', '--yes', '--json'], 1)).stderr).toContain('NOT_FOUND');
   // By id too.
   await run(['api-key', 'revoke', String(second.id), '--yes']);
   expect(JSON.parse((await run(['api-key', 'list', '--json'])).stdout).map((k: { name: string }) => k.name)).toEqual(['stor-embedded-admin']);

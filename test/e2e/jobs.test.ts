@@ -52,7 +52,7 @@ describe('stor job', () => {
     expect(JSON.parse(waitedAborted.stderr).error).toMatchObject({ code: 'JOB_ABORTED' });
 
     const missing = await run(['job', 'show', '9999', '--json'], 1);
-    expect(JSON.parse(missing.stderr).error).toMatchObject({ code: 'JOB_NOT_FOUND' });
+    expect(JSON.parse(missing.stderr).error).toMatchObject({ code: 'NOT_FOUND', message: expect.stringContaining('no job 9999') });
   });
 
   it('on the embedded target says jobs end with the command that ran them; a bad id is a usage error', async () => {

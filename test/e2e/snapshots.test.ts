@@ -64,7 +64,7 @@ async function deleteWalk(run: Run, mnt: string) {
   expect(await json(run(['snapshot', 'delete', 'tank/a@before', '--yes', '--json']))).toEqual({ id: 'tank/a@before', dry_run: false, deleted: ['tank/a@before'] });
   expect(await json(run(['snapshot', 'list', '--json']))).toEqual([]);
   const gone = await run(['snapshot', 'delete', 'tank/a@before', '--yes'], 1);
-  expect(gone.stderr).toContain('tank/a@before does not exist');
+  expect(gone.stderr).toContain('no snapshot tank/a@before');
   expect(readFileSync(join(mnt, 'tank/a/notes.txt'), 'utf8')).toBe('the old bytes\n');
 
   await run(['dataset', 'create', 'tank/p/c', '--parents']);

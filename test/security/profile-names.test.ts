@@ -20,9 +20,9 @@ async function oneProfile(): Promise<{ env: Record<string, string>; config: stri
 }
 
 function unknownProfile(r: { code: number; stderr: string }, name: string): void {
-  expect(r.code, r.stderr).toBe(2);
+  expect(r.code, r.stderr).toBe(1);
   const error = JSON.parse(r.stderr).error;
-  expect(error.code).toBe(E.UNKNOWN_PROFILE.code);
+  expect(error.code).toBe(E.NOT_FOUND.code);
   expect(error.message).toContain(JSON.stringify(name));
 }
 

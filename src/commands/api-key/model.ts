@@ -54,7 +54,7 @@ export async function findApiKey(t: Transport, ref: string): Promise<ApiKey> {
     });
   }
   if (named.length === 0) {
-    throw new StorError(E.API_KEY_NOT_FOUND, `no API key with id or name ${JSON.stringify(ref)}`, { hint: '`stor api-key list` shows them all' });
+    throw new StorError(E.NOT_FOUND, `no API key with id or name ${JSON.stringify(ref)}`, { hint: '`stor api-key list` shows them all' });
   }
   return named[0]!;
 }

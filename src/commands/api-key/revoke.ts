@@ -2,7 +2,8 @@ import { call } from '../../core/contract/client.js';
 import type { CommandContext } from '../shared/context.js';
 import { confirmChange } from '../shared/prompts.js';
 import type { CommandResult } from '../shared/render.js';
-import { arg, defineCommand, yesFlag } from '../shared/declare.js';
+import { arg, defineCommand, ignoreNotFoundFlag, yesFlag } from '../shared/declare.js';
+import { lookupOrNothing, nothingDeleted, type NothingDeleted } from '../shared/ignore-not-found.js';
 import { findApiKey } from './model.js';
 
 /** `stor api-key revoke --json` */
@@ -13,9 +14,11 @@ export interface ApiKeyRevoked {
   revoked: true;
 }
 
-export async function apiKeyRevoke(ctx: CommandContext, ref: string, yes: boolean): Promise<CommandResult<ApiKeyRevoked>> {
+export async function apiKeyRevoke(ctx: CommandContext, ref: string, yes: boolean, ignoreNotFound = false): Promise<CommandResult<ApiKeyRevoked | NothingDeleted>> {
   const t = await ctx.transport();
-  const key = await findApiKey(t, ref);
+  const lookup = await lookupOrNothing(ignoreNotFound, () => findApiKey(t, ref));
+  if ('missing' in lookup) return nothingDeleted(ctx, ref, lookup.missing);
+  const key = lookup.found;
   await confirmChange(ctx, `Revoke API key ${key.id} "${key.name}" of ${key.username ?? 'a deleted user'}? Anything logging in with it will be refused.`, yes);
   // 25.10.1 revokes only by deleting: api_key.update has no `revoked` (MW/api/v25_10_1/api_key.py ApiKeyUpdate).
   await call(t, 'api_key.delete', [key.id]);
@@ -28,9 +31,9 @@ export const apiKeyRevokeCommand = defineCommand({
   effect: 'change',
   asks: true,
   args: { key: arg.required('id or name of the key') },
-  options: { yes: yesFlag() },
-  examples: ['stor api-key revoke backup-key', 'stor api-key revoke 7 --yes'],
+  options: { yes: yesFlag(), ignoreNotFound: ignoreNotFoundFlag() },
+  examples: ['stor api-key revoke backup-key', 'stor api-key revoke 7 --yes', 'stor api-key revoke backup-key --yes --ignore-not-found'],
   notes: 'The key is deleted (api_key.delete): 25.10.1 has no other way to revoke one. A name several keys share is refused with their ids.',
   fanOut: 'change',
-  run: (ctx, { key }, opts) => apiKeyRevoke(ctx, key, opts.yes),
+  run: (ctx, { key }, opts) => apiKeyRevoke(ctx, key, opts.yes, opts.ignoreNotFound),
 });

@@ -1,5 +1,6 @@
 import { E } from '../../core/error-catalogue.js';
 import { RPC_CODE, RpcError, StorError } from '../../core/errors.js';
+import { withNeededRoles } from '../../core/contract/client.js';
 import type { CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
 import { arg, defineCommand } from '../shared/declare.js';
@@ -18,7 +19,9 @@ export async function call(ctx: CommandContext, method: string, args: string[]):
   const transport = await ctx.transport();
   let result: unknown;
   try {
-    result = await transport.call(method, args.map(parseCallArgument));
+    result = await transport.call(method, args.map(parseCallArgument)).catch((err: unknown) => {
+      throw withNeededRoles(err, method);
+    });
   } catch (err) {
     // The appliance's -32601 says only "Method does not exist", not which.
     if (err instanceof RpcError && err.code === RPC_CODE.METHOD_NOT_FOUND) {

@@ -40,7 +40,7 @@ export async function datasetCreate(ctx: CommandContext, ref: string, options: D
   } catch (err) {
     // Asked after the refusal, not before: a dataset made meanwhile by someone else counts too.
     const existing = options.parents && err instanceof RpcError ? await existingFilesystem(t, name) : undefined;
-    if (!existing) throw err;
+    if (!existing) throw await withParentsHint(t, name, err, options.parents === true);
     data = { ...existing, created: false };
   }
   if (!data.created) ctx.note(`stor: dataset ${data.id} already exists; nothing changed`);
@@ -56,6 +56,19 @@ export async function datasetCreate(ctx: CommandContext, ref: string, options: D
       ],
     },
   };
+}
+
+/**
+ * Without --parents, a refusal of a dataset whose parent is missing (25.10.1: "Parent dataset
+ * (tank/a) does not exist.", MW/plugins/pool_/dataset.py) gets the flag that makes it: read after
+ * the refusal, as for an existing dataset.
+ */
+async function withParentsHint(t: Transport, name: string, err: unknown, parents: boolean): Promise<unknown> {
+  const parent = name.includes('/') ? name.slice(0, name.lastIndexOf('/')) : undefined;
+  if (parents || !(err instanceof RpcError) || parent === undefined || !parent.includes('/')) return err;
+  const found = await queryItems(t, 'pool.dataset.query', ['id'], [['id', '=', parent]]).catch(() => undefined);
+  if (found?.length === 0) err.hint = `${parent} does not exist; \`stor dataset create ${name} --parents\` creates the missing parents too`;
+  return err;
 }
 
 /** The dataset `name` when it exists as a filesystem; a volume of that name is not what was asked for. */

@@ -9,13 +9,15 @@ import { poolDatasetContract } from '../../core/contract/pool-dataset.js';
 import type { RpcError } from '../../core/errors.js';
 import { datasetDeleteRefusal } from '../../core/refusals/pool-dataset.js';
 import type { Transport } from '../../core/transport/transport.js';
-import { bytesOf, datasetId } from './model.js';
-import { arg, defineCommand, flag, type OptionValues, yesFlag } from '../shared/declare.js';
+import { bytesOf, datasetId, findDataset } from './model.js';
+import { lookupOrNothing, nothingDeleted, type NothingDeleted } from '../shared/ignore-not-found.js';
+import { arg, defineCommand, flag, ignoreNotFoundFlag, type OptionValues, yesFlag } from '../shared/declare.js';
 
 const options = {
   recursive: flag('also delete its child datasets', { short: 'r' }),
   yes: yesFlag(),
   dryRun: flag('show what would be deleted; delete nothing'),
+  ignoreNotFound: ignoreNotFoundFlag(),
 };
 
 export type DatasetDeleteOptions = OptionValues<typeof options>;
@@ -31,11 +33,13 @@ export interface DatasetDeleted {
 }
 
 /** `stor dataset delete <id>`: shows what goes, asks (or --yes), then deletes. */
-export async function datasetDelete(ctx: CommandContext, ref: string, options: DatasetDeleteOptions): Promise<CommandResult<DatasetDeleted>> {
+export async function datasetDelete(ctx: CommandContext, ref: string, options: DatasetDeleteOptions): Promise<CommandResult<DatasetDeleted | NothingDeleted>> {
   const t = await ctx.transport();
   const id = datasetId(ref);
-  // get_instance first: an unknown id is reported as the appliance reports it, before any prompt.
-  const target = await call(t, 'pool.dataset.get_instance', [id]);
+  // Read first: an unknown id is NOT_FOUND before any prompt, dry run or not.
+  const lookup = await lookupOrNothing(options.ignoreNotFound, () => findDataset(t, id));
+  if ('missing' in lookup) return nothingDeleted(ctx, id, lookup.missing);
+  const target = lookup.found;
   const pool = target.pool ?? id.split('/')[0]!;
   const all = await queryItems(t, 'pool.dataset.query', ['id'], [['pool', '=', pool]]);
   const children = all.filter((d) => d.id.startsWith(`${id}/`)).map((d) => d.id);
@@ -94,7 +98,7 @@ function deletedView(data: DatasetDeleted): View {
  * What the appliance would refuse the delete with, in its order and words: authorization first
  * (the dispatcher, before the method runs), then MW/plugins/pool_/dataset.py:821-824 (children
  * without recursive), then a pool root, which goes only with its pool. An unknown id has
- * already failed in get_instance, as the real delete would.
+ * already failed as NOT_FOUND.
  */
 async function predictedRefusal(
   t: Transport,
@@ -129,7 +133,7 @@ export const datasetDeleteCommand = defineCommand({
   asks: true,
   args: { dataset: arg.required('full name or mountpoint', 'dataset') },
   options,
-  examples: ['stor dataset delete tank/scratch --dry-run', 'stor dataset delete tank/a --recursive --yes'],
+  examples: ['stor dataset delete tank/scratch --dry-run', 'stor dataset delete tank/a --recursive --yes', 'stor dataset delete tank/a --recursive --yes --ignore-not-found'],
   fanOut: 'change',
   run: (ctx, { dataset }, opts) => datasetDelete(ctx, dataset, opts),
 });

@@ -1,5 +1,6 @@
 import { datasetProperty, type PoolDatasetEntry } from '../../core/contract/pool-dataset.js';
-import { malformedAnswer } from '../../core/contract/client.js';
+import { malformedAnswer, queryItems } from '../../core/contract/client.js';
+import type { Transport } from '../../core/transport/transport.js';
 import { StorError } from '../../core/errors.js';
 import { E } from '../../core/error-catalogue.js';
 
@@ -38,4 +39,19 @@ export function checkSpaceProperties(method: string, entries: readonly PoolDatas
       }
     }
   });
+}
+
+/** "No such dataset", said as stor says it of anything missing (NOT_FOUND, exit 1). */
+export function noDataset(id: string): StorError {
+  return new StorError(E.NOT_FOUND, `no dataset ${id}`, { hint: `\`stor dataset list ${id.split('/')[0]}\` shows them` });
+}
+
+/**
+ * Dataset `id`, read before any change: a missing one is NOT_FOUND, never learnt from the change
+ * itself (25.10.1's pool.dataset.delete would answer EINVAL "PoolDataset … does not exist").
+ */
+export async function findDataset(t: Pick<Transport, 'call'>, id: string): Promise<PoolDatasetEntry> {
+  const [found] = await queryItems(t, 'pool.dataset.query', ['id'], [['id', '=', id]]);
+  if (!found) throw noDataset(id);
+  return found;
 }

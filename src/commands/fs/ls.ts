@@ -3,6 +3,7 @@ import type { CommandContext } from '../shared/context.js';
 import { formatMode, octal, ownerText, sizeCell } from '../shared/format.js';
 import { shown, type CommandResult } from '../shared/render.js';
 import { ownerNames } from './owners.js';
+import { readingPath } from './missing-path.js';
 import { arg, defineCommand } from '../shared/declare.js';
 
 /** One row of `stor ls --json`. */
@@ -24,7 +25,7 @@ export interface LsRow {
 export async function ls(ctx: CommandContext, path: string): Promise<CommandResult<LsRow[]>> {
   const t = await ctx.transport();
   const [raw, names] = await Promise.all([
-    queryItems(t, 'filesystem.listdir', ['name', 'path', 'type', 'size', 'mode', 'uid', 'gid'], [], {}, [path]),
+    readingPath(path, queryItems(t, 'filesystem.listdir', ['name', 'path', 'type', 'size', 'mode', 'uid', 'gid'], [], {}, [path])),
     ownerNames(t),
   ]);
   const rows = raw.map((e) => ({

@@ -1,5 +1,7 @@
 import { call } from '../../core/contract/client.js';
-import { ERRNO, RpcError } from '../../core/errors.js';
+import { E } from '../../core/error-catalogue.js';
+import { ERRNO, StorError } from '../../core/errors.js';
+import { isErrno, isMissingPath, parentOf } from './missing-path.js';
 import type { Transport } from '../../core/transport/transport.js';
 import type { CommandContext } from '../shared/context.js';
 import { arg, defineCommand, flag, value, type OptionValues } from '../shared/declare.js';
@@ -28,9 +30,6 @@ export interface MkdirResult {
   directories: MkdirEntry[];
 }
 
-const isErrno = (err: unknown, errno: number) => err instanceof RpcError && err.errno === errno;
-// os.mkdir's FileNotFoundError reaches the client as an exception, named by its trace's class.
-const isMissingParent = (err: unknown) => isErrno(err, ERRNO.ENOENT) || (err instanceof RpcError && err.data?.trace?.class === 'FileNotFoundError');
 
 /**
  * `mkdir -p` over `filesystem.mkdir`, which makes one directory whose parent exists: try it,
@@ -43,9 +42,9 @@ async function makeWithParents(t: Transport, path: string, mode: string | undefi
     made.push({ path, created: true, mode: octal(entry.mode & 0o7777) });
     return;
   } catch (err) {
-    const parent = path.replace(/\/+[^/]+\/*$/, '');
+    const parent = parentOf(path);
     // Once the parent is there, a missing parent again (a pool that is not there) is the answer.
-    if (isMissingParent(err) && !parentMade && parent !== '' && parent !== path) {
+    if (isMissingPath(err) && !parentMade && parent !== '' && parent !== path) {
       await makeWithParents(t, parent, undefined, made);
       return makeWithParents(t, path, mode, made, true);
     }
@@ -67,7 +66,13 @@ export async function mkdir(ctx: CommandContext, paths: string[], opts: MkdirOpt
       await makeWithParents(t, path.replace(/(.)\/+$/, '$1'), mode, directories);
       continue;
     }
-    const entry = await call(t, 'filesystem.mkdir', [{ path, ...(mode ? { options: { mode } } : {}) }]);
+    const entry = await call(t, 'filesystem.mkdir', [{ path, ...(mode ? { options: { mode } } : {}) }]).catch((err: unknown) => {
+      // The appliance names the directory it could not make (`[Errno 2] No such file or directory:
+      // '/mnt/tank/projects/2025'`); what is missing is its parent, which -p would make.
+      if (!isMissingPath(err)) throw err;
+      const parent = parentOf(path.replace(/(.)\/+$/, '$1'));
+      throw new StorError(E.NOT_FOUND, `cannot make ${path}: its parent ${parent} does not exist`, { hint: `\`stor mkdir -p ${path}\` makes the missing parents too` });
+    });
     directories.push({ path, created: true, mode: octal(entry.mode & 0o7777) });
   }
   const data: MkdirResult = { directories };

@@ -3,6 +3,7 @@ import type { CommandContext } from '../shared/context.js';
 import { formatMode, formatTime, octal, ownerText, sizeCell } from '../shared/format.js';
 import { shown, type CommandResult } from '../shared/render.js';
 import type { LsRow } from './ls.js';
+import { readingPath } from './missing-path.js';
 import { arg, defineCommand } from '../shared/declare.js';
 
 /** `stor stat --json`. */
@@ -16,7 +17,7 @@ export interface StatResult extends Omit<LsRow, 'name'> {
 
 export async function stat(ctx: CommandContext, path: string): Promise<CommandResult<StatResult>> {
   const t = await ctx.transport();
-  const s = await call(t, 'filesystem.stat', [path]);
+  const s = await readingPath(path, call(t, 'filesystem.stat', [path]));
   const data: StatResult = {
     path,
     realpath: s.realpath ?? null,

@@ -1,6 +1,6 @@
 import { call } from '../../core/contract/client.js';
 import { E } from '../../core/error-catalogue.js';
-import { StorError } from '../../core/errors.js';
+import { RpcError, StorError } from '../../core/errors.js';
 import type { CommandContext } from '../shared/context.js';
 import { arg, defineCommand, flag, list, value, type OptionValues } from '../shared/declare.js';
 import type { CommandResult } from '../shared/render.js';
@@ -34,7 +34,11 @@ export async function groupCreate(ctx: CommandContext, name: string, opts: Group
     return { data, view: groupRecord(data, `Group ${name} exists; nothing was changed`) };
   }
   const users = await userIdsFor(t, opts.members ?? []);
-  const id = await call(t, 'group.create', [{ name, users, ...(opts.gid !== undefined ? { gid: opts.gid } : {}) }]);
+  const id = await call(t, 'group.create', [{ name, users, ...(opts.gid !== undefined ? { gid: opts.gid } : {}) }]).catch((err: unknown) => {
+    // The appliance's "already exists" names no way out; a re-run script wants the flag.
+    if (existing && err instanceof RpcError) err.hint = `group ${name} exists (gid ${existing.gid}); \`--exist-ok\` exits 0 when it does (for re-run scripts)`;
+    throw err;
+  });
   const data = { ...(await groupSummary(t, id)), created: true };
   return { data, view: groupRecord(data, `Created group ${name} (gid ${data.gid})`) };
 }

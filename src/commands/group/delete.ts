@@ -3,15 +3,17 @@ import { groupContract } from '../../core/contract/group.js';
 import { groupDeleteRefusal } from '../../core/refusals/accounts.js';
 import { predictedDenial } from '../shared/predict-access.js';
 import type { CommandContext } from '../shared/context.js';
-import { arg, defineCommand, flag, type OptionValues, yesFlag } from '../shared/declare.js';
+import { arg, defineCommand, flag, ignoreNotFoundFlag, type OptionValues, yesFlag } from '../shared/declare.js';
 import { holdToPlan } from '../shared/plan-check.js';
 import { confirmChange } from '../shared/prompts.js';
 import type { CommandResult } from '../shared/render.js';
+import { lookupOrNothing, nothingDeleted, type NothingDeleted } from '../shared/ignore-not-found.js';
 import { findGroup, groupSummary } from './model.js';
 
 const options = {
   deleteUsers: flag('also delete the users whose primary group this is (otherwise they move to nogroup)'),
   yes: yesFlag(),
+  ignoreNotFound: ignoreNotFoundFlag(),
 };
 
 type GroupDeleteOptions = OptionValues<typeof options>;
@@ -26,9 +28,11 @@ export interface GroupDeleted {
   delete_users: boolean;
 }
 
-export async function groupDelete(ctx: CommandContext, ref: string, opts: GroupDeleteOptions): Promise<CommandResult<GroupDeleted>> {
+export async function groupDelete(ctx: CommandContext, ref: string, opts: GroupDeleteOptions): Promise<CommandResult<GroupDeleted | NothingDeleted>> {
   const t = await ctx.transport();
-  const group = await findGroup(t, ref);
+  const lookup = await lookupOrNothing(opts.ignoreNotFound, () => findGroup(t, ref));
+  if ('missing' in lookup) return nothingDeleted(ctx, ref, lookup.missing);
+  const group = lookup.found;
   const summary = await groupSummary(t, group.id);
   const data: GroupDeleted = { id: group.id, gid: group.gid, name: group.name, members: summary.members, delete_users: opts.deleteUsers };
   // A built-in group is refused by the appliance (MW/plugins/account.py:2159-2160, after the
@@ -57,7 +61,7 @@ export const groupDeleteCommand = defineCommand({
   asks: true,
   args: { group: arg.required('group name (or gid)') },
   options,
-  examples: ['stor group delete ops', 'stor group delete ops --yes --json'],
+  examples: ['stor group delete ops', 'stor group delete ops --yes --json', 'stor group delete ops --yes --ignore-not-found'],
   fanOut: 'change',
   run: (ctx, { group }, opts) => groupDelete(ctx, group, opts),
 });

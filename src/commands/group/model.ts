@@ -39,7 +39,7 @@ export function findGroupIn(groups: readonly Group[], ref: string): Group {
 }
 
 export const unknownGroup = (ref: string): StorError =>
-  new StorError(E.UNKNOWN_GROUP, `no local group with name or gid ${JSON.stringify(ref)}`, { hint: '`stor group list` shows them' });
+  new StorError(E.NOT_FOUND, `no local group with name or gid ${JSON.stringify(ref)}`, { hint: '`stor group list` shows them' });
 
 export async function findGroup(t: Transport, ref: string): Promise<Group> {
   return findGroupIn(await listGroups(t), ref);
@@ -115,7 +115,7 @@ export async function userIdsFor(t: Transport, names: readonly string[]): Promis
   const users = await queryItems(t, 'user.query', ['id', 'username'], [], { select: ['id', 'username'] });
   return names.map((name) => {
     const u = users.find((x) => x.username === name);
-    if (!u) throw new StorError(E.UNKNOWN_USER, `no local user named ${JSON.stringify(name)}`, { hint: '`stor user list` shows them' });
+    if (!u) throw new StorError(E.NOT_FOUND, `no local user named ${JSON.stringify(name)}`, { hint: '`stor user list` shows them' });
     return u.id;
   });
 }

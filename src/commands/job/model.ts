@@ -54,7 +54,7 @@ export function queryJobs(t: Transport, filters: unknown[]): Promise<JobItem[]> 
 export async function findJob(t: Transport, id: number): Promise<JobItem> {
   const [job] = await queryJobs(t, [['id', '=', id]]);
   if (!job) {
-    throw new StorError(E.JOB_NOT_FOUND, `no job ${id} on the appliance (it keeps the last 1,000, and shows an identity only its own unless it is a full administrator)`, {
+    throw new StorError(E.NOT_FOUND, `no job ${id} on the appliance (it keeps the last 1,000, and shows an identity only its own unless it is a full administrator)`, {
       hint: '`stor job list` shows the jobs you may see',
     });
   }

@@ -7,7 +7,8 @@ import { holdToPlan } from '../shared/plan-check.js';
 import { confirmChange } from '../shared/prompts.js';
 import type { CommandResult } from '../shared/render.js';
 import { findPrivilege, groupNames } from './model.js';
-import { arg, defineCommand, yesFlag } from '../shared/declare.js';
+import { lookupOrNothing, nothingDeleted, type NothingDeleted } from '../shared/ignore-not-found.js';
+import { arg, defineCommand, ignoreNotFoundFlag, yesFlag } from '../shared/declare.js';
 
 /** `stor privilege delete --json` */
 export interface PrivilegeDeleted {
@@ -18,9 +19,11 @@ export interface PrivilegeDeleted {
   deleted: true;
 }
 
-export async function privilegeDelete(ctx: CommandContext, ref: string, yes: boolean): Promise<CommandResult<PrivilegeDeleted>> {
+export async function privilegeDelete(ctx: CommandContext, ref: string, yes: boolean, ignoreNotFound = false): Promise<CommandResult<PrivilegeDeleted | NothingDeleted>> {
   const t = await ctx.transport();
-  const p = await findPrivilege(t, ref);
+  const lookup = await lookupOrNothing(ignoreNotFound, () => findPrivilege(t, ref));
+  if ('missing' in lookup) return nothingDeleted(ctx, ref, lookup.missing);
+  const p = lookup.found;
   // A built-in privilege: the appliance refuses it (EPERM, MW/plugins/account_/privilege.py:163-164),
   // after the dispatcher's role check. Said in its words before anyone is asked anything, but
   // predicted from reads: calling the delete to hear the refusal would be a change before consent.
@@ -47,8 +50,8 @@ export const privilegeDeleteCommand = defineCommand({
   effect: 'change',
   asks: true,
   args: { privilege: arg.required('id or name', 'privilege') },
-  options: { yes: yesFlag() },
-  examples: ['stor privilege delete ops', 'stor privilege delete 4 --yes --json'],
+  options: { yes: yesFlag(), ignoreNotFound: ignoreNotFoundFlag() },
+  examples: ['stor privilege delete ops', 'stor privilege delete 4 --yes --json', 'stor privilege delete ops --yes --ignore-not-found'],
   fanOut: 'change',
-  run: (ctx, { privilege }, opts) => privilegeDelete(ctx, privilege, opts.yes),
+  run: (ctx, { privilege }, opts) => privilegeDelete(ctx, privilege, opts.yes, opts.ignoreNotFound),
 });

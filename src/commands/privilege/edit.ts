@@ -31,7 +31,7 @@ export async function resolveGids(t: Transport, refs: string[]): Promise<number[
   const groups = await queryItems(t, 'group.query', ['gid', 'name'], [], { select: ['gid', 'name'] });
   return refs.map((ref) => {
     const g = /^\d+$/.test(ref) ? groups.find((x) => x.gid === Number(ref)) : groups.find((x) => x.name === ref);
-    if (!g) throw new StorError(E.UNKNOWN_GROUP, `no local group with name or gid ${JSON.stringify(ref)}`);
+    if (!g) throw new StorError(E.NOT_FOUND, `no local group with name or gid ${JSON.stringify(ref)}`, { hint: "`stor group list` shows them" });
     return g.gid;
   });
 }

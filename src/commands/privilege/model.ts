@@ -67,7 +67,7 @@ export async function findPrivilege(t: Transport, ref: string): Promise<Privileg
   const byId = /^\d+$/.test(ref) ? all.find((p) => p.id === Number(ref)) : undefined;
   const found = byId ?? all.find((p) => p.name === ref);
   if (!found) {
-    throw new StorError(E.PRIVILEGE_NOT_FOUND, `no privilege with id or name ${JSON.stringify(ref)}`, {
+    throw new StorError(E.NOT_FOUND, `no privilege with id or name ${JSON.stringify(ref)}`, {
       hint: '`stor privilege list` shows them all',
     });
   }

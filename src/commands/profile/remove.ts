@@ -1,14 +1,18 @@
 import type { CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
 import { profileStore, type ProfileChange } from './store.js';
-import { arg, defineCommand } from '../shared/declare.js';
+import { arg, defineCommand, ignoreNotFoundFlag } from '../shared/declare.js';
 import { profileNamed } from '../../core/config/profiles.js';
 import { closeSessionsOf } from '../shared/close-sessions.js';
+import { lookupOrNothing, nothingDeleted, type NothingDeleted } from '../shared/ignore-not-found.js';
 
-export async function profileRemove(ctx: CommandContext, name: string): Promise<CommandResult<ProfileChange>> {
+export async function profileRemove(ctx: CommandContext, name: string, ignoreNotFound = false): Promise<CommandResult<ProfileChange | NothingDeleted>> {
   const store = profileStore(ctx);
   const profile = profileNamed(await store.read(), name);
-  const wasCurrent = await store.remove(name);
+  // The store refuses an unknown name (NOT_FOUND) inside its locked write.
+  const removed = await lookupOrNothing(ignoreNotFound, () => store.remove(name));
+  if ('missing' in removed) return nothingDeleted(ctx, name, removed.missing);
+  const wasCurrent = removed.found;
   if (profile) await closeSessionsOf(ctx, profile);
   if (wasCurrent) ctx.note(`stor: profile "${name}" was current; commands now use the embedded appliance until you pick another`);
   return { data: { profile: name, current: false }, view: { kind: 'record', fields: [['removed profile', name], ['was current', wasCurrent]] } };
@@ -18,6 +22,7 @@ export const profileRemoveCommand = defineCommand({
   summary: 'delete a profile and its key',
   effect: 'change',
   args: { name: arg.required('profile name', 'profile') },
-  examples: ['stor profile remove nas1'],
-  run: (ctx, { name }) => profileRemove(ctx, name),
+  options: { ignoreNotFound: ignoreNotFoundFlag() },
+  examples: ['stor profile remove nas1', 'stor profile remove nas1 --ignore-not-found'],
+  run: (ctx, { name }, opts) => profileRemove(ctx, name, opts.ignoreNotFound),
 });

@@ -106,7 +106,13 @@ export async function serve(ctx: CommandContext, options: ServeOptions): Promise
     appliance.close();
     const e = err as NodeJS.ErrnoException;
     if (e.code === 'EADDRINUSE' || e.code === 'EACCES' || e.code === 'EADDRNOTAVAIL') {
-      throw new StorError(E.LISTEN_FAILED, `cannot listen on ${options.host}:${options.port}: ${e.code}`);
+      const address = options.host.includes(':') ? `[${options.host}]:${options.port}` : `${options.host}:${options.port}`;
+      const why = {
+        EADDRINUSE: { text: `port ${options.port} is in use on ${options.host}`, hint: '`--port 0` picks a free port (stor serve prints it), or name another with `--port N`, or stop what holds this one' },
+        EACCES: { text: `not permitted to listen on port ${options.port}`, hint: 'ports below 1024 need privileges: use `--port 0` (a free port) or a port above 1023' },
+        EADDRNOTAVAIL: { text: `${options.host} is not an address of this machine`, hint: '`--host 127.0.0.1` (this machine only) or `--host 0.0.0.0` (every interface)' },
+      }[e.code];
+      throw new StorError(E.LISTEN_FAILED, `cannot listen on ${address}: ${why.text} (${e.code})`, { hint: why.hint });
     }
     throw err;
   }

@@ -2,7 +2,7 @@ import type { CommandContext } from './context.js';
 import type { CommandResult } from './render.js';
 import type { Completion, OptionSpecs, OptionValues } from './option-specs.js';
 
-export { choice, flag, kebab, list, toggle, value, yesFlag } from './option-specs.js';
+export { choice, flag, ignoreNotFoundFlag, kebab, list, toggle, value, yesFlag } from './option-specs.js';
 export type { Completion, FlagOption, ListOption, OptionSpec, OptionSpecs, OptionValues, ToggleOption, ValueOption } from './option-specs.js';
 
 /**

@@ -29,7 +29,7 @@ export function describeError(err: unknown): DescribedError {
       kind,
       errorCode: err.errname ?? String(err.code),
       message,
-      ...(isRoleDenial(err) ? { hint: 'the identity in use lacks a role this call needs; `stor whoami` lists its roles' } : {}),
+      ...(err.hint ? { hint: err.hint } : isRoleDenial(err) ? { hint: roleDenialHint(err.neededRoles) } : {}),
       ...(details ? { details } : {}),
     };
   }
@@ -39,4 +39,11 @@ export function describeError(err: unknown): DescribedError {
   }
   const message = err instanceof Error ? err.message : String(err);
   return { code: EXIT_FOR_KIND[E.INTERNAL.kind], kind: E.INTERNAL.kind, errorCode: E.INTERNAL.code, message, hint: 'this is a bug in stor; please report it with the command you ran' };
+}
+
+/** The appliance's `[EACCES] Not authorized` names no role; stor knows the method's from the contract. */
+function roleDenialHint(roles: readonly string[] | undefined): string {
+  if (!roles?.length) return 'the identity in use lacks a role this call needs; `stor whoami` lists its roles';
+  const needed = roles.length === 1 ? roles[0] : `one of ${roles.join(', ')}`;
+  return `the identity in use lacks the role this call needs: ${needed} (or FULL_ADMIN); \`stor whoami\` lists its roles`;
 }

@@ -72,6 +72,9 @@ export const flag = (description: string, more: More = {}): FlagOption => ({ typ
 /** `-y, --yes`: every verb that asks before a change takes it the same way (shared/prompts.ts). */
 export const yesFlag = (): FlagOption => flag('do not ask for confirmation', { short: 'y' });
 
+/** `--ignore-not-found`: every delete takes it the same way (shared/ignore-not-found.ts), as kubectl's. */
+export const ignoreNotFoundFlag = (): FlagOption => flag('exit 0 when it does not exist, saying there was nothing to delete (for re-run scripts)');
+
 export const toggle = (description: string, offDescription: string, more: More = {}): ToggleOption => ({ type: 'toggle', description, offDescription, ...more });
 
 export const list = (placeholder: string, description: string, more: More & { complete?: Completion } = {}): ListOption => ({

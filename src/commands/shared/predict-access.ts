@@ -11,5 +11,8 @@ import type { Transport } from '../../core/transport/transport.js';
 export async function predictedDenial(t: Transport, access: Access): Promise<RpcError | null> {
   if (access.kind !== 'roles') return null;
   const held = new Set((await call(t, 'auth.me')).privilege.roles.$set);
-  return held.has('FULL_ADMIN') || access.roles.some((r) => held.has(r)) ? null : rpcErrors.notAuthorized();
+  if (held.has('FULL_ADMIN') || access.roles.some((r) => held.has(r))) return null;
+  const denied = rpcErrors.notAuthorized();
+  denied.neededRoles = access.roles;
+  return denied;
 }

@@ -121,6 +121,28 @@ export function addVerb(parent: Command, name: string, spec: CommandSpec<ArgSpec
   return cmd;
 }
 
+/**
+ * The words of the command a command line names, as far as the program knows them: `['job',
+ * 'list']`, `['job']` for an unknown verb of a noun, `[]` for an unknown command. A usage error's
+ * hint points at that command's help (kubectl's "See 'kubectl get -h'").
+ */
+export function knownCommandWords(program: Command, path: Pick<CommandLine, 'top' | 'verb'>): string[] {
+  const words: string[] = [];
+  let cmd: Command = program;
+  for (const word of [path.top, path.verb]) {
+    const sub = word === undefined ? undefined : cmd.commands.find((c) => c.name() === word);
+    if (!sub) break;
+    words.push(word!);
+    cmd = sub;
+  }
+  return words;
+}
+
+/** The hint of a usage error in the command `words` names. */
+export function usageHint(words: readonly string[]): string {
+  return `see \`${['stor', ...words, '--help'].join(' ')}\``;
+}
+
 /** Loads the verbs `path` needs: the one named, or all of them when it names none or an unknown one. */
 export async function loadFor(path: CommandPath, entries: Record<string, Entry>): Promise<Map<string, CommandSpec<any, any, any>>> {
   const topic = path.helpTopic ? { top: path.helpTopic[0], verb: path.helpTopic[1] } : path;

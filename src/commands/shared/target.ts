@@ -5,7 +5,7 @@ import { configDirFrom, stateDirFrom } from '../../core/config/paths.js';
 import { StorError } from '../../core/errors.js';
 import { E } from '../../core/error-catalogue.js';
 import { CA_FILE, readSmallFile } from '../../core/config/small-file.js';
-import { parseEndpoint, type Endpoint } from '../../core/transport/endpoint.js';
+import { parseEndpoint, secureDisplay, type Endpoint } from '../../core/transport/endpoint.js';
 import type { IO } from './io.js';
 
 /** The target-selecting global options (README "Remote appliances", Which target). */
@@ -84,7 +84,8 @@ export async function resolveTarget(opts: TargetOptions, io: IO, trace?: (messag
   const apiKey = envKey ?? profile?.apiKey;
   if (!apiKey) {
     throw new StorError(E.NO_API_KEY, `no API key for ${endpoint.display}`, {
-      hint: `run \`stor login --url ${endpoint.display}\`, or set STOR_API_KEY`,
+      // Never a URL login would refuse: http://example.com is suggested as wss://example.com.
+      hint: `run \`stor login --url ${secureDisplay(endpoint)}\`, or set STOR_API_KEY`,
     });
   }
   const caPath = opts.ca ?? profile?.ca;

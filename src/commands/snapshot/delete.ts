@@ -1,17 +1,19 @@
 import { call, queryItems } from '../../core/contract/client.js';
 import { poolSnapshotContract } from '../../core/contract/pool-snapshot.js';
 import type { CommandContext } from '../shared/context.js';
-import { arg, defineCommand, flag, type OptionValues, yesFlag } from '../shared/declare.js';
+import { arg, defineCommand, flag, ignoreNotFoundFlag, type OptionValues, yesFlag } from '../shared/declare.js';
 import { predictedDenial } from '../shared/predict-access.js';
 import { holdToPlan } from '../shared/plan-check.js';
 import { confirmChange } from '../shared/prompts.js';
 import type { CommandResult } from '../shared/render.js';
-import { datasetFilter, snapshotRef } from './model.js';
+import { lookupOrNothing, nothingDeleted, type NothingDeleted } from '../shared/ignore-not-found.js';
+import { datasetFilter, findSnapshot, snapshotRef } from './model.js';
 
 const options = {
   recursive: flag("also delete the snapshot of this name on every child dataset (zfs destroy -r)", { short: 'r' }),
   yes: yesFlag(),
   dryRun: flag('show what would be deleted; delete nothing'),
+  ignoreNotFound: ignoreNotFoundFlag(),
 };
 
 type SnapshotDeleteOptions = OptionValues<typeof options>;
@@ -25,12 +27,13 @@ export interface SnapshotDeleted {
 }
 
 /** `stor snapshot delete DATASET@NAME`: shows what goes, asks (or --yes), then pool.snapshot.delete. */
-export async function snapshotDelete(ctx: CommandContext, ref: string, options: SnapshotDeleteOptions): Promise<CommandResult<SnapshotDeleted>> {
+export async function snapshotDelete(ctx: CommandContext, ref: string, options: SnapshotDeleteOptions): Promise<CommandResult<SnapshotDeleted | NothingDeleted>> {
   const { id, dataset, name } = snapshotRef(ref);
   const t = await ctx.transport();
   const recursive = options.recursive === true;
-  // get_instance first: an unknown snapshot is reported as the appliance reports it, before any prompt.
-  await call(t, 'pool.snapshot.get_instance', [id]);
+  // Read first: an unknown snapshot is NOT_FOUND before any prompt, dry run or not.
+  const lookup = await lookupOrNothing(options.ignoreNotFound, () => findSnapshot(t, id));
+  if ('missing' in lookup) return nothingDeleted(ctx, id, lookup.missing);
   const going = async () =>
     recursive ? (await queryItems(t, 'pool.snapshot.query', ['id', 'snapshot_name'], [...datasetFilter(dataset, true), ['snapshot_name', '=', name]])).map((s) => s.id) : [id];
   const deleted = await going();
@@ -60,7 +63,7 @@ export const snapshotDeleteCommand = defineCommand({
   asks: true,
   args: { snapshot: arg.required('DATASET@NAME') },
   options,
-  examples: ['stor snapshot delete tank/a@before-upgrade --dry-run', 'stor snapshot delete tank@nightly -r --yes'],
+  examples: ['stor snapshot delete tank/a@before-upgrade --dry-run', 'stor snapshot delete tank@nightly -r --yes', 'stor snapshot delete tank/a@before-upgrade --yes --ignore-not-found'],
   fanOut: 'change',
   run: (ctx, { snapshot }, opts) => snapshotDelete(ctx, snapshot, opts),
 });

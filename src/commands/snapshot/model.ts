@@ -1,4 +1,6 @@
+import { queryItems } from '../../core/contract/client.js';
 import type { PoolSnapshotEntry } from '../../core/contract/pool-snapshot.js';
+import type { Transport } from '../../core/transport/transport.js';
 import { StorError } from '../../core/errors.js';
 import { E } from '../../core/error-catalogue.js';
 import { datasetId } from '../dataset/model.js';
@@ -56,4 +58,14 @@ export function summaryOf(s: SnapshotFields): SnapshotSummary {
 /** The query filter for a dataset's snapshots, and its children's with `recursive`. */
 export function datasetFilter(dataset: string, recursive: boolean): unknown[] {
   return recursive ? [['OR', [['dataset', '=', dataset], ['dataset', '^', `${dataset}/`]]]] : [['dataset', '=', dataset]];
+}
+
+/**
+ * Snapshot `id`, read before any change: a missing one is NOT_FOUND (25.10.1's delete and rollback
+ * would answer EINVAL "PoolSnapshot … does not exist"), never learnt from the change itself.
+ */
+export async function findSnapshot(t: Pick<Transport, 'call'>, id: string): Promise<Pick<PoolSnapshotEntry, 'id' | 'createtxg'>> {
+  const [found] = await queryItems(t, 'pool.snapshot.query', ['id', 'createtxg'], [['id', '=', id]]);
+  if (!found) throw new StorError(E.NOT_FOUND, `no snapshot ${id}`, { hint: `\`stor snapshot list ${id.split('@')[0]}\` shows them` });
+  return found;
 }

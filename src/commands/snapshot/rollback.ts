@@ -7,7 +7,7 @@ import { predictedDenial } from '../shared/predict-access.js';
 import { holdToPlan } from '../shared/plan-check.js';
 import { confirmChange } from '../shared/prompts.js';
 import type { CommandResult } from '../shared/render.js';
-import { snapshotRef } from './model.js';
+import { findSnapshot, snapshotRef } from './model.js';
 
 const options = {
   recursive: flag('destroy the snapshots taken after this one, which a rollback past them needs (zfs rollback -r)', { short: 'r' }),
@@ -31,8 +31,8 @@ export interface SnapshotRolledBack {
 export async function snapshotRollback(ctx: CommandContext, ref: string, options: SnapshotRollbackOptions): Promise<CommandResult<SnapshotRolledBack>> {
   const { id, dataset } = snapshotRef(ref);
   const t = await ctx.transport();
-  // get_instance first: an unknown snapshot is reported as the appliance reports it, before any prompt.
-  const target = await call(t, 'pool.snapshot.get_instance', [id]);
+  // Read first: an unknown snapshot is NOT_FOUND before any prompt.
+  const target = await findSnapshot(t, id);
   const takenAfter = async () => {
     const siblings = await queryItems(t, 'pool.snapshot.query', ['id', 'createtxg'], [['dataset', '=', dataset]]);
     return siblings.filter((s) => Number(s.createtxg) > Number(target.createtxg)).sort((a, b) => Number(a.createtxg) - Number(b.createtxg)).map((s) => s.id);

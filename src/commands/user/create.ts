@@ -1,6 +1,6 @@
 import { call } from '../../core/contract/client.js';
 import { E } from '../../core/error-catalogue.js';
-import { StorError } from '../../core/errors.js';
+import { RpcError, StorError } from '../../core/errors.js';
 import type { Transport } from '../../core/transport/transport.js';
 import type { CommandContext } from '../shared/context.js';
 import { arg, defineCommand, flag, list, value, type OptionValues } from '../shared/declare.js';
@@ -83,6 +83,8 @@ export async function userCreate(ctx: CommandContext, username: string, opts: Us
     ]);
   } catch (err) {
     if (primary.createdId !== null) await call(t, 'group.delete', [primary.createdId, { delete_users: false }]).catch(() => undefined);
+    // The appliance's "already exists" names no way out; a re-run script wants the flag.
+    if (existing && err instanceof RpcError) err.hint = `user ${username} exists (uid ${existing.uid}); \`--exist-ok\` exits 0 when it does (for re-run scripts)`;
     throw err;
   }
   const groupCreated = primary.createdId !== null || 'group_create' in primary.payload;

@@ -3,15 +3,17 @@ import { userContract } from '../../core/contract/user.js';
 import { userDeleteRefusal } from '../../core/refusals/accounts.js';
 import { predictedDenial } from '../shared/predict-access.js';
 import type { CommandContext } from '../shared/context.js';
-import { arg, defineCommand, flag, type OptionValues, yesFlag } from '../shared/declare.js';
+import { arg, defineCommand, flag, ignoreNotFoundFlag, type OptionValues, yesFlag } from '../shared/declare.js';
 import { confirmChange } from '../shared/prompts.js';
 import type { CommandResult } from '../shared/render.js';
 import { listGroups } from '../group/model.js';
+import { lookupOrNothing, nothingDeleted, type NothingDeleted } from '../shared/ignore-not-found.js';
 import { findUser, primaryGroupName } from './model.js';
 
 const options = {
   deleteGroup: flag('also delete its primary group when no other user is in it (25.10.1 delete_group)'),
   yes: yesFlag(),
+  ignoreNotFound: ignoreNotFoundFlag(),
 };
 
 type UserDeleteOptions = OptionValues<typeof options>;
@@ -26,9 +28,11 @@ export interface UserDeleted {
   group_deleted: boolean;
 }
 
-export async function userDelete(ctx: CommandContext, ref: string, opts: UserDeleteOptions): Promise<CommandResult<UserDeleted>> {
+export async function userDelete(ctx: CommandContext, ref: string, opts: UserDeleteOptions): Promise<CommandResult<UserDeleted | NothingDeleted>> {
   const t = await ctx.transport();
-  const user = await findUser(t, ref);
+  const lookup = await lookupOrNothing(opts.ignoreNotFound, () => findUser(t, ref));
+  if ('missing' in lookup) return nothingDeleted(ctx, ref, lookup.missing);
+  const user = lookup.found;
   const group = primaryGroupName(user);
   // Built-in and immutable users are refused by the appliance (MW/plugins/account.py:1046-1057,
   // in that order after the dispatcher's role check). Predicted from reads and said in its words
@@ -55,7 +59,7 @@ export const userDeleteCommand = defineCommand({
   asks: true,
   args: { user: arg.required('username (or uid)') },
   options,
-  examples: ['stor user delete alice', 'stor user delete alice --delete-group --yes --json'],
+  examples: ['stor user delete alice', 'stor user delete alice --delete-group --yes --json', 'stor user delete alice --yes --ignore-not-found'],
   notes: 'Unlike the appliance\'s default, the primary group stays unless --delete-group is given.',
   fanOut: 'change',
   run: (ctx, { user }, opts) => userDelete(ctx, user, opts),

@@ -42,7 +42,7 @@ export async function listUsers(t: Transport, filters: unknown[] = []): Promise<
 /** A user by name, or by uid when the text is a number (25.10.1 usernames start with a letter or `_`). */
 export function findUserIn(users: readonly User[], ref: string): User {
   const found = /^\d+$/.test(ref) ? users.find((u) => u.uid === Number(ref)) : users.find((u) => u.username === ref);
-  if (!found) throw new StorError(E.UNKNOWN_USER, `no user with name or uid ${JSON.stringify(ref)}`, { hint: '`stor user list` shows them' });
+  if (!found) throw new StorError(E.NOT_FOUND, `no user with name or uid ${JSON.stringify(ref)}`, { hint: '`stor user list` shows them' });
   return found;
 }
 
@@ -81,7 +81,7 @@ export async function userSummaries(t: Transport, filters: unknown[] = []): Prom
 
 export async function userSummary(t: Transport, id: number): Promise<UserSummary> {
   const [summary] = await userSummaries(t, [['id', '=', id]]);
-  if (!summary) throw new StorError(E.UNKNOWN_USER, `no user with id ${id}`, { hint: '`stor user list` shows them' });
+  if (!summary) throw new StorError(E.NOT_FOUND, `no user with id ${id}`, { hint: '`stor user list` shows them' });
   return summary;
 }
 

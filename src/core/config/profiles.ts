@@ -149,7 +149,7 @@ function put(doc: ProfilesDocument, name: string, profile: Profile): void {
 }
 
 export function unknownProfile(name: string, known: string[]): StorError {
-  return new StorError(E.UNKNOWN_PROFILE, `no profile named ${JSON.stringify(name)}`, {
+  return new StorError(E.NOT_FOUND, `no profile named ${JSON.stringify(name)}`, {
     hint: known.length ? `known profiles: ${known.join(', ')}` : 'create one with `stor login --url <url> --profile <name>`',
   });
 }

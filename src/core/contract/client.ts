@@ -1,5 +1,5 @@
 import { ZodArray, ZodNullable, ZodObject, ZodOptional, ZodUnion, type z } from 'zod';
-import { StorError } from '../errors.js';
+import { isRoleDenial, RpcError, StorError } from '../errors.js';
 import { E } from '../error-catalogue.js';
 import type { Transport } from '../transport/transport.js';
 import { CONTRACT, type ItemOf, type MethodName, type ParamsOf, type QueryMethod, type ResultOf } from './index.js';
@@ -16,7 +16,9 @@ export async function call<M extends MethodName>(t: Pick<Transport, 'call'>, met
 
 /** The call and the check of its answer, for params already laid out (queryItems'). */
 async function checkedCall<M extends MethodName>(t: Pick<Transport, 'call'>, method: M, params: readonly unknown[]): Promise<ResultOf<M>> {
-  const answer = await t.call(method, params);
+  const answer = await t.call(method, params).catch((err: unknown) => {
+    throw withNeededRoles(err, method);
+  });
   const parsed = (CONTRACT[method].result as z.ZodType).safeParse(answer);
   if (parsed.success) return parsed.data as ResultOf<M>;
   throw malformedAnswer(method, answer, parsed.error.issues[0]!);
@@ -105,4 +107,14 @@ export function notAnApplianceAnswer(method: string | undefined, what: string): 
   return new StorError(E.MALFORMED_ANSWER, `not a valid appliance answer: ${what}`, {
     hint: `the target may not speak the 25.10.1 API${raw}`,
   });
+}
+
+/**
+ * A role denial of a call of `method` (the dispatcher's `[EACCES] Not authorized`, which names
+ * no role) with the roles the contract's `access` says the method needs, for the hint to name.
+ */
+export function withNeededRoles(err: unknown, method: string): unknown {
+  const access = Object.hasOwn(CONTRACT, method) ? CONTRACT[method as MethodName].access : undefined;
+  if (err instanceof RpcError && isRoleDenial(err) && access?.kind === 'roles') err.neededRoles = access.roles;
+  return err;
 }

@@ -61,11 +61,20 @@ export type SecretKind = 'an API key' | 'a password';
  * revokes a key the moment it sees it so used. Refuse before any connection is made.
  */
 export function assertSecretMayTravel(endpoint: Endpoint, secret: SecretKind): void {
-  if (endpoint.secure || isLoopbackHost(endpoint.base.hostname)) return;
+  if (secretMayTravel(endpoint)) return;
   const why = secret === 'an API key' ? 'the appliance would revoke a key used over it' : 'anyone on the path could read it';
   throw new StorError(
     E.INSECURE_TRANSPORT,
     `refusing to send ${secret} in clear to ${endpoint.base.hostname}: ${endpoint.display} is not encrypted, and ${why}`,
-    { hint: `use ${endpoint.display.replace(/^ws:/, 'wss:')} (add --ca <file> or --insecure for a self-signed certificate)` },
+    { hint: `use ${secureDisplay(endpoint)} (add --ca <file> or --insecure for a self-signed certificate)` },
   );
 }
+
+/** Whether a key or password may go to `endpoint`: TLS, or clear text to this machine. */
+export const secretMayTravel = (endpoint: Endpoint): boolean => endpoint.secure || isLoopbackHost(endpoint.base.hostname);
+
+/**
+ * The URL to suggest for `endpoint`: as given when a key may go to it, else its `wss://` form, so
+ * that stor never suggests a URL it would then refuse (INSECURE_TRANSPORT).
+ */
+export const secureDisplay = (endpoint: Endpoint): string => (secretMayTravel(endpoint) ? endpoint.display : endpoint.display.replace(/^ws:/, 'wss:'));
