@@ -76,8 +76,8 @@ describe('--targets on read commands (issue 15, Deliver 2)', () => {
 
     const sections = await runStor(['--targets', 'nas2,nas1', 'whoami'], { env });
     expect(sections.code).toBe(0);
-    expect(sections.stdout.startsWith('== nas2 ==\n')).toBe(true);
-    expect(sections.stdout).toContain('\n== nas1 ==\n');
+    expect(sections.stdout.startsWith('== nas2 (TrueNAS 25.10.1, stor emulator) ==\n')).toBe(true);
+    expect(sections.stdout).toContain('\n== nas1 (TrueNAS 25.10.1, stor emulator) ==\n');
     expect(sections.stdout).toContain('truenas_admin');
   });
 
@@ -143,7 +143,7 @@ describe('--targets on changes (issue 15, Deliver 3)', () => {
     // Re-run with --parents: the verb's own idempotence, per target, in one table led by the target.
     const again = await runStor(['--targets', 'all', 'dataset', 'create', 'tank/fleet', '--parents', '-y'], { env });
     expect(again.code, again.stderr).toBe(0);
-    expect(again.stdout.startsWith('== nas1 ==\n')).toBe(true);
+    expect(again.stdout.startsWith('== nas1 (TrueNAS 25.10.1, stor emulator) ==\n')).toBe(true);
     expect(again.stdout.match(/^created\tfalse$/gm)).toHaveLength(2);
     expect(again.stderr.trim().split('\n').at(-1)).toBe('2 ok');
   });
