@@ -298,7 +298,7 @@ const CATALOGUE = {
   },
   PROFILE_EXISTS: {
     kind: 'usage',
-    meaning: '`stor login` would overwrite a profile of that name saved for another appliance',
+    meaning: '`stor login` would overwrite a profile of that name saved for another appliance, or the name is `embedded`, reserved for the embedded appliance',
     remedy: 'choose another name with `--profile NAME`, or `--force` to replace it',
   },
   REMOTE_NOT_A_FILE: {
