@@ -151,7 +151,7 @@ describe.each([
     expect(JSON.parse(one.stdout)).toMatchObject({ path: '/mnt/tank/share', mode: '0750', recursive: false });
     expect(JSON.parse(one.stdout).job_id).toEqual(expect.any(Number));
     const st = await stor(t, ['stat', '/mnt/tank/share', '--json']);
-    expect(JSON.parse(st.stdout).mode).toBe('040750');
+    expect(JSON.parse(st.stdout).mode).toBe('0750');
     expect(statSync(join(t.tank, 'share/deep/f.txt')).mode & 0o777).not.toBe(0o700);
 
     const deep = await stor(t, ['chmod', '700', '/mnt/tank/share', '-R']);
