@@ -164,7 +164,7 @@ describe('stor login names the profile after the host (issue 13, Deliver 5)', ()
     expect(again.stderr).toContain(`saved in profile "${name}", updated`);
     expect(again.stdout).toContain('created\tfalse\n');
     const list = await runStor(['profile', 'list', '--json'], { env });
-    expect(JSON.parse(list.stdout).map((p: { name: string }) => p.name)).toEqual([name]);
+    expect(JSON.parse(list.stdout).map((p: { name: string }) => p.name)).toEqual(['embedded', name]);
     const me = await runStor(['whoami', '--json'], { env });
     expect(JSON.parse(me.stdout).username).toBe('alice');
 
@@ -223,7 +223,7 @@ describe('stor profile list shows TLS (issue 13, Deliver 5)', () => {
 
     const json = JSON.parse((await runStor(['profile', 'list', '--json'], { env })).stdout) as { name: string; tls: string }[];
     expect(Object.fromEntries(json.map((p) => [p.name, p.tls]))).toEqual({
-      local: 'none', plain: 'none', nas: 'verified', bare: 'verified', lab: 'insecure', office: 'ca',
+      embedded: 'none', local: 'none', plain: 'none', nas: 'verified', bare: 'verified', lab: 'insecure', office: 'ca',
     });
     const piped = (await runStor(['profile', 'list'], { env })).stdout.split('\n');
     expect(piped).toContain('\tlocal\tws://127.0.0.1:6000\tnone\tws\t');
@@ -241,17 +241,17 @@ describe('stor logout (issue 13, Deliver 5)', () => {
 
     const first = await runStor(['logout', '--json'], { env });
     expect(first.code).toBe(0);
-    expect(JSON.parse(first.stdout)).toEqual({ profile: name, removed: true, was_current: true });
+    expect(JSON.parse(first.stdout)).toEqual({ profile: name, removed: true, was_current: true, key: { created_by_stor: false, name: null, id: null, revoked: false } });
 
     const second = await runStor(['logout', '--json'], { env });
     expect(second.code).toBe(0);
-    expect(JSON.parse(second.stdout)).toEqual({ profile: null, removed: false, was_current: false });
+    expect(JSON.parse(second.stdout)).toEqual({ profile: null, removed: false, was_current: false, key: null });
     const human = await runStor(['logout'], { env });
     expect(human).toMatchObject({ code: 0, stderr: 'stor: no profile is current: nothing to log out of\n' });
 
     const named = await runStor(['--profile', name, 'logout', '--json'], { env });
     expect(named.code).toBe(0);
-    expect(JSON.parse(named.stdout)).toEqual({ profile: name, removed: false, was_current: false });
+    expect(JSON.parse(named.stdout)).toEqual({ profile: name, removed: false, was_current: false, key: null });
     const namedHuman = await runStor(['--profile', name, 'logout'], { env });
     expect(namedHuman.stderr).toBe(`stor: no profile "${name}" is saved: nothing to log out of\n`);
   });

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { configDirFrom } from '../../core/config/paths.js';
-import { ProfileStore, profileNamed, type Profile } from '../../core/config/profiles.js';
+import { EMBEDDED_PROFILE, ProfileStore, profileNamed, type Profile } from '../../core/config/profiles.js';
 import { call } from '../../core/contract/client.js';
 import { StorError } from '../../core/errors.js';
 import { E } from '../../core/error-catalogue.js';
@@ -65,8 +65,8 @@ export async function login(ctx: CommandContext, options: LoginOptions): Promise
   const target = await chooseProfile(ctx, settings.endpoint, options.force ?? false);
   if (options.username !== undefined) {
     const { loginWithPassword } = await import('./login-password.js');
-    const { username, apiKey, keyName } = await loginWithPassword(ctx, settings, options.username, options);
-    return saveProfile(ctx, target, settings, apiKey, username, keyName);
+    const { username, apiKey, keyName, keyId } = await loginWithPassword(ctx, settings, options.username, options);
+    return saveProfile(ctx, target, settings, apiKey, username, { name: keyName, id: keyId });
   }
   if (options.passwordStdin) {
     throw new StorError(E.NO_USERNAME, '--password-stdin needs --username: whose password is it?');
@@ -100,6 +100,12 @@ interface ProfileChoice {
 async function chooseProfile(ctx: CommandContext, endpoint: Endpoint, force: boolean): Promise<ProfileChoice> {
   const doc = await new ProfileStore(configDirFrom(ctx.io.env)).read();
   const name = ctx.globals.profile ?? (ctx.io.env.STOR_PROFILE || undefined) ?? profilesFor(endpoint, doc)[0] ?? profileNameFor(endpoint);
+  if (name === EMBEDDED_PROFILE) {
+    // Reserved for the embedded appliance (README "Remote appliances", Profile names), a host named so included.
+    throw new StorError(E.PROFILE_EXISTS, `the profile name "${EMBEDDED_PROFILE}" is reserved: it names the embedded appliance`, {
+      hint: 'save this appliance under another name with --profile NAME',
+    });
+  }
   const previous = profileNamed(doc, name);
   const replacedUrl = previous && !isSameAppliance(previous.url, endpoint) ? previous.url : undefined;
   if (replacedUrl !== undefined && !force) {
@@ -125,9 +131,10 @@ async function saveProfile(
   settings: ConnectionSettings,
   apiKey: string,
   username: string,
-  keyName?: string,
+  createdKey?: { name: string; id: number },
 ): Promise<CommandResult<LoginResult>> {
   const { name, created, replacedUrl } = target;
+  const keyName = createdKey?.name;
   const url = settings.endpoint.display;
   const profile: Profile = {
     url,
@@ -135,6 +142,8 @@ async function saveProfile(
     ...(settings.insecure ? { insecure: true } : {}),
     ...(settings.caPath ? { ca: settings.caPath } : {}),
     ...(settings.rpc !== 'ws' ? { rpc: settings.rpc } : {}),
+    // That stor made this key, so that logout may revoke it (README "Remote appliances", Logging out).
+    ...(createdKey ? { createdKey } : {}),
   };
   const store = new ProfileStore(configDirFrom(ctx.io.env));
   const previous = profileNamed(await store.read(), name);
