@@ -51,6 +51,7 @@ export async function run(argv: readonly string[], io: IO, headStart?: HeadStart
     });
     await program.parseAsync([...argv], { from: 'user' });
     if (result) io.stdout.write(await render(result, renderMode(io, ctx?.globals.json ?? json)));
+    if (result?.error) writeError(io.stderr, result.error, ctx?.globals.json ?? json);
     return result?.exitCode ?? EXIT.OK;
   } catch (err) {
     if (err instanceof CommanderError && usageError === undefined) {

@@ -1,3 +1,4 @@
+import type { DescribedError } from './describe-error.js';
 import { Chalk, type ChalkInstance } from 'chalk';
 import { escapeCell, escapeJson } from './escape.js';
 import type { ColorLevel, IO } from './io.js';
@@ -57,6 +58,12 @@ export interface CommandResult<T = unknown> {
   data: T;
   view: View;
   exitCode?: number;
+  /**
+   * The command's error, when it ends in one after its report (a transfer stopped by SIGINT):
+   * run() writes it to stderr after the output, as it writes a thrown one (`{"error":…}` under
+   * `--json`). `exitCode` is its code.
+   */
+  error?: DescribedError;
   /** The command already wrote its output as it went (`serve`): print nothing more. */
   streamed?: boolean;
 }
