@@ -9,7 +9,7 @@ import { EXIT } from './commands/shared/exit-codes.js';
 import type { HeadStart } from './commands/shared/head-start.js';
 import type { IO } from './commands/shared/io.js';
 import { writeError } from './commands/shared/print-error.js';
-import { render, renderMode, type CommandResult } from './commands/shared/render.js';
+import { columnNames, render, renderMode, unknownColumns, type CommandResult } from './commands/shared/render.js';
 
 export type { IO } from './commands/shared/io.js';
 
@@ -50,7 +50,15 @@ export async function run(argv: readonly string[], io: IO, headStart?: HeadStart
       ...(headStart ? { headStart } : {}),
     });
     await program.parseAsync([...argv], { from: 'user' });
-    if (result) io.stdout.write(await render(result, renderMode(io, ctx?.globals.json ?? json)));
+    if (result) {
+      const globals = ctx?.globals;
+      const layout = { ...(globals?.wide ? { wide: true } : {}), ...(globals?.columns !== undefined ? { columns: globals.columns } : {}) };
+      const mode = renderMode(io, globals?.json ?? json, 'stdout', layout);
+      // A column the table does not have is told, not fatal: the command has run (it may have changed something).
+      const unknown = mode.columns && !mode.json ? unknownColumns(result.view, mode.columns) : [];
+      if (unknown.length > 0) ctx?.warn(`stor: warning: --columns: no column ${unknown.join(', ')} here; its columns: ${columnNames(result.view).join(', ')}`);
+      io.stdout.write(await render(result, mode));
+    }
     if (result?.error) writeError(io.stderr, result.error, ctx?.globals.json ?? json);
     return result?.exitCode ?? EXIT.OK;
   } catch (err) {

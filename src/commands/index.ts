@@ -103,6 +103,8 @@ export async function buildProgram(argv: readonly string[], io: IO, hooks: Progr
         quiet: opts.quiet === true,
         verbose: opts.verbose === true,
         insecure: opts.insecure === true,
+        wide: opts.wide === true,
+        columns: opts.columns,
         timeout: opts.timeout,
         url: opts.url,
         profile: opts.profile,

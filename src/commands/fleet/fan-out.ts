@@ -108,7 +108,7 @@ export function fleetView(results: { target: string; result: CommandResult }[]):
   if (first && tables.length === results.length && tables.every((t) => sameColumns(t, first))) {
     return {
       kind: 'table',
-      columns: ['target', ...first.columns],
+      columns: [{ header: 'target', key: true }, ...first.columns],
       rows: results.flatMap(({ target, result }) => (result.view as View & { kind: 'table' }).rows.map((row): Cell[] => [target, ...row])),
       ...(first.empty ? { empty: first.empty } : {}),
     };

@@ -13,6 +13,8 @@ export const globalOptions = {
   ca: value('<file>', 'trust the CA certificate(s) in this PEM file', { complete: 'file' }),
   targets: value('<list>', 'run a read command on several profiles at once: names, ranges nas[1-3], tags @prod, or all, comma-separated', { complete: 'profile' }),
   session: toggle('use the session agent (the default, unless STOR_SESSION=off)', 'run with a connection and login of its own, without the session agent'),
+  wide: flag('tables: every column at full width, none left out or shortened (lines may pass the terminal width)'),
+  columns: value('<list>', 'tables: only these columns, in this order, by header, comma-separated (e.g. id,name,full-name)'),
   rpc: choice(['ws', 'http'] as const, '<transport>', 'JSON-RPC over a WebSocket (ws) or HTTP POST (http)'),
 };
 
