@@ -28,7 +28,7 @@ const options = {
   append: flag('append to the target instead of replacing it'),
   recursive: flag('upload directories and everything under them, creating directories as needed', { short: 'r' }),
   follow: flag('with -r, upload what symbolic links point to (by default they are skipped)'),
-  parallel: value('<n>', 'transfers at once (default 4)', { parse: positiveInt('--parallel'), default: 4 }),
+  parallel: value('<n>', 'transfers at once', { parse: positiveInt('--parallel'), default: 4 }),
   skipExisting: flag('skip files whose size on the appliance already matches (one listing per directory)'),
   name: value('<name>', 'the file name on the appliance when reading standard input (`-`)'),
 };
@@ -354,7 +354,7 @@ function reportView({ files, summary }: UploadReport, tty: boolean): View {
 export const uploadCommand = defineCommand({
   summary: 'upload local files to the appliance (streamed), wait for the job, and check the size',
   effect: 'change',
-  args: { files: arg.variadic('local file(s) (directories with -r, - for standard input), then the target: a file path, or a directory (existing, or ending in /)', true, 'file') },
+  args: { files: arg.variadic('local file(s) (directories with -r, - for standard input), then the target: a file path, or a directory (existing, or ending in /)', true, 'file', 'target') },
   options,
   examples: [
     'stor upload ./report.pdf /mnt/tank/docs/ --mode 0644',
