@@ -58,6 +58,7 @@ export async function run(argv: readonly string[], io: IO, headStart?: HeadStart
       const unknown = mode.columns && !mode.json ? unknownColumns(result.view, mode.columns) : [];
       if (unknown.length > 0) ctx?.warn(`stor: warning: --columns: no column ${unknown.join(', ')} here; its columns: ${columnNames(result.view).join(', ')}`);
       io.stdout.write(await render(result, mode));
+      ctx?.flushAfterOutput();
     }
     if (result?.error) writeError(io.stderr, result.error, ctx?.globals.json ?? json);
     return result?.exitCode ?? EXIT.OK;
@@ -70,6 +71,7 @@ export async function run(argv: readonly string[], io: IO, headStart?: HeadStart
       err instanceof CommanderError
         ? { code: EXIT.USAGE, kind: 'usage', errorCode: E.USAGE.code, message: usageError!, hint: 'see `stor help <command>`, e.g. `stor help upload`' }
         : describeError(err);
+    ctx?.flushAfterOutput();
     writeError(io.stderr, d, ctx?.globals.json ?? json);
     return d.code;
   } finally {

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import { STOR_BIN } from '../helpers/bin.js';
 import { stor } from '../helpers/runbook.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { answerOnTerminal } from '../helpers/terminal.js';
@@ -51,5 +52,17 @@ describe.skipIf(!hasScript)('privilege fix: the preview above its question says 
     expect(r.stdout).toMatch(/^\d+\tops\tfixed\tSHARING_READ \(included by READONLY_ADMIN\)\tREADONLY_ADMIN\t/);
     expect(r.stdout.split('\n').filter((l) => ROW.test(l))).toHaveLength(1);
     expect(r.stderr).not.toMatch(ROW);
+  });
+});
+
+describe.skipIf(!hasScript)('privilege check on a terminal: what to run next is below the table it refers to (issue 25.15)', () => {
+  it('`next: stor privilege fix N` comes after the row of privilege N', async () => {
+    const { env } = await overlapping();
+    const command = [process.execPath, STOR_BIN, 'privilege', 'check'].map((a) => `'${a}'`).join(' ');
+    const shown = spawnSync('script', ['-qfec', command, '/dev/null'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', NO_COLOR: '1', TERM: 'dumb', ...env }, encoding: 'utf8' }).stdout;
+    const row = shown.search(/\n\s*\d+\s+ops\s+warning/);
+    const next = shown.indexOf('next: stor privilege fix ');
+    expect(row).toBeGreaterThan(0);
+    expect(next).toBeGreaterThan(row);
   });
 });

@@ -34,7 +34,7 @@ export async function privilegeList(ctx: CommandContext): Promise<CommandResult<
       locks_out: h.locksOut,
     };
   });
-  if (data.some((p) => p.health[0] !== 'ok')) ctx.note(`health judged as ${roles.model.basis}`);
+  if (data.some((p) => p.health[0] !== 'ok')) ctx.noteOnce(`health judged as ${roles.model.basis}`);
   return {
     data,
     view: {

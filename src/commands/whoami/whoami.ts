@@ -2,7 +2,12 @@ import { call } from '../../core/contract/client.js';
 import type { TargetInfo } from '../../core/transport/transport.js';
 import type { CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
-import { defineCommand } from '../shared/declare.js';
+import { defineCommand, flag, type OptionValues } from '../shared/declare.js';
+import { minimalRoleList, release25101Catalogue } from '../../core/roles/index.js';
+
+const options = {
+  roles: flag('list every effective role on a terminal too (piped and --json always do)'),
+};
 
 /** `stor whoami --json`: who the target says we are. */
 export interface WhoamiResult {
@@ -24,7 +29,7 @@ function describeTarget(t: TargetInfo): string {
   return t.kind === 'embedded' ? `embedded (${t.stateDir})` : `${t.url}${t.profile ? ` (profile ${t.profile})` : ''}`;
 }
 
-export async function whoami(ctx: CommandContext): Promise<CommandResult<WhoamiResult>> {
+export async function whoami(ctx: CommandContext, opts: OptionValues<typeof options>): Promise<CommandResult<WhoamiResult>> {
   const transport = await ctx.transport();
   const me = await call(transport, 'auth.me');
   const roles = [...me.privilege.roles.$set].sort();
@@ -39,6 +44,7 @@ export async function whoami(ctx: CommandContext): Promise<CommandResult<WhoamiR
     web_shell: me.privilege.web_shell,
     target: transport.target,
   };
+  const tty = ctx.io.stdout.isTTY === true;
   return {
     data,
     view: {
@@ -51,9 +57,10 @@ export async function whoami(ctx: CommandContext): Promise<CommandResult<WhoamiR
         ['account attributes', data.account_attributes],
         ['web shell', data.web_shell],
         ['target', describeTarget(data.target)],
-        ['effective roles', data.role_count],
+        ['effective roles', tty && !opts.roles ? `${data.role_count}, from ${minimalRoleList(release25101Catalogue(), roles).join(', ') || '-'} (--roles lists them)` : data.role_count],
       ],
-      list: { label: 'roles', items: roles },
+      // On a terminal the whole list (141 for FULL_ADMIN) is asked for; piped, scripts get it as before.
+      ...(tty && !opts.roles ? {} : { list: { label: 'roles', items: roles } }),
     },
   };
 }
@@ -62,6 +69,7 @@ export const whoamiCommand = defineCommand({
   summary: 'show the identity the target logs in as: user, account attributes, effective roles',
   effect: 'read',
   fanOut: 'read',
-  examples: ['stor whoami', 'stor whoami --json | jq .role_count'],
-  run: (ctx) => whoami(ctx),
+  options,
+  examples: ['stor whoami', 'stor whoami --roles', 'stor whoami --json | jq .role_count'],
+  run: (ctx, _args, opts) => whoami(ctx, opts),
 });
