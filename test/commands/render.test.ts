@@ -38,7 +38,7 @@ describe('human output fits the terminal (80 and 200 columns)', () => {
   for (const width of [80, 200]) {
     it(`whoami at ${width}: the fields first, 141 roles flowing within the width`, async () => {
       const { stor } = await setup();
-      const r = await stor(['whoami'], { columns: width });
+      const r = await stor(['whoami', '--roles'], { columns: width });
       expectFits(r, width);
       const out = lines(r.stdout);
       expect(out[0]).toMatch(/^username:\s+truenas_admin$/);

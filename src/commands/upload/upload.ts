@@ -251,12 +251,13 @@ export async function upload(ctx: CommandContext, args: string[], options: Uploa
     } finally {
       watch.stop();
     }
-    total?.finish();
+    total?.finish(watch.signal ? `stopped by ${watch.signal}` : undefined);
     const data: UploadReport = { files: results, summary: summarize(results) };
     const view = reportView(data, ctx.io.stdout.isTTY === true);
     // A signal that stopped something ends the command as the signal says, whatever failed before it.
     if (watch.signal && data.summary.done + data.summary.skipped < data.summary.files) {
-      for (const line of failureNote(data.files, data.summary, '').slice(0, -1)) ctx.note(line);
+      // Below the report, the error last: what each stopped file left.
+      for (const line of failureNote(data.files, data.summary, '').slice(0, -1)) ctx.noteAfter(line);
       const error = describeError(interruptedReport(watch.signal, data.summary));
       return { data, view, exitCode: error.code, error };
     }
