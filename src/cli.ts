@@ -10,7 +10,7 @@ import type { HeadStart } from './commands/shared/head-start.js';
 import type { IO } from './commands/shared/io.js';
 import { writeError } from './commands/shared/print-error.js';
 import { knownCommandWords, usageHint, type StorCommand } from './commands/shared/program.js';
-import { render, renderMode, type CommandResult } from './commands/shared/render.js';
+import { columnNames, render, renderMode, unknownColumns, type CommandResult } from './commands/shared/render.js';
 import { StorError } from './core/errors.js';
 
 export type { IO } from './commands/shared/io.js';
@@ -54,7 +54,17 @@ export async function run(argv: readonly string[], io: IO, headStart?: HeadStart
       ...(headStart ? { headStart } : {}),
     });
     await program.parseAsync([...argv], { from: 'user' });
-    if (result) io.stdout.write(await render(result, renderMode(io, ctx?.globals.json ?? json)));
+    if (result) {
+      const globals = ctx?.globals;
+      const layout = { ...(globals?.wide ? { wide: true } : {}), ...(globals?.columns !== undefined ? { columns: globals.columns } : {}) };
+      const mode = renderMode(io, globals?.json ?? json, 'stdout', layout);
+      // A column the table does not have is told, not fatal: the command has run (it may have changed something).
+      const unknown = mode.columns && !mode.json ? unknownColumns(result.view, mode.columns) : [];
+      if (unknown.length > 0) ctx?.warn(`stor: warning: --columns: no column ${unknown.join(', ')} here; its columns: ${columnNames(result.view).join(', ')}`);
+      io.stdout.write(await render(result, mode));
+      ctx?.flushAfterOutput();
+    }
+    if (result?.error) writeError(io.stderr, result.error, ctx?.globals.json ?? json);
     return result?.exitCode ?? EXIT.OK;
   } catch (err) {
     if (err instanceof CommanderError && usageError === undefined) {
@@ -70,6 +80,7 @@ export async function run(argv: readonly string[], io: IO, headStart?: HeadStart
         : err instanceof StorError && err.code === E.USAGE.code && !err.hint
           ? { ...describeError(err), hint }
           : describeError(err);
+    ctx?.flushAfterOutput();
     writeError(io.stderr, d, ctx?.globals.json ?? json);
     return d.code;
   } finally {

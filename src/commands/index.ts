@@ -8,7 +8,7 @@ import type { HeadStart } from './shared/head-start.js';
 import type { IO } from './shared/io.js';
 import { readCommandLine } from './shared/command-line.js';
 import { withFleet } from './fleet/policy.js';
-import { addOptions, addVerb, loadFor, StorCommand, targetHelpFor, type Entry } from './shared/program.js';
+import { addOptions, addVerb, loadFor, StorCommand, targetHelpFor, verbsFirst, type Entry } from './shared/program.js';
 import type { CommandResult } from './shared/render.js';
 import { apiKeyNoun } from './api-key/index.js';
 import { datasetNoun } from './dataset/index.js';
@@ -108,6 +108,8 @@ export async function buildProgram(argv: readonly string[], io: IO, hooks: Progr
         quiet: opts.quiet === true,
         verbose: opts.verbose === true,
         insecure: opts.insecure === true,
+        wide: opts.wide === true,
+        columns: opts.columns,
         timeout: opts.timeout,
         url: opts.url,
         profile: opts.profile,
@@ -129,7 +131,7 @@ export async function buildProgram(argv: readonly string[], io: IO, hooks: Progr
       if (spec) addVerb(program, top, withFleet(top, spec), runner);
       continue;
     }
-    const noun = program.command(top).summary(entry.noun.summary).description(entry.noun.summary);
+    const noun = program.command(top).summary(entry.noun.summary).description(entry.noun.summary).configureHelp({ showGlobalOptions: true, formatHelp: verbsFirst });
     for (const verb of Object.keys(entry.noun.verbs)) {
       const spec = specs.get(`${top} ${verb}`);
       if (spec) addVerb(noun, verb, withFleet(`${top} ${verb}`, spec), runner);

@@ -62,10 +62,11 @@ describe('stor call', () => {
     expect(code).toBe(0);
     expect(stdout).toContain(`Methods of the embedded appliance in ${home} (core.get_methods):`);
     // Roles as roles_for_method lists them: the method's role and every role that includes it (MW/role.py:302-318).
-    expect(stdout).toMatch(/privilege\.create\(privilege_create\)\s+PRIVILEGE_WRITE\s+Create a privilege/);
-    expect(stdout).toMatch(/privilege\.query\(filters, options\)\s+PRIVILEGE_READ\|READONLY_ADMIN\|SHARING_ADMIN\s/);
-    expect(stdout).toMatch(/auth\.login_with_api_key\(api_key\)\s+no login/);
-    expect(stdout).toMatch(/core\.job_abort\(id\)\s+any login\s+Abort a waiting or running job$/m);
+    // Each method on its line, who may call it and its summary below (issue 25.14).
+    expect(stdout).toMatch(/privilege\.create\(privilege_create\)\n\s+access: PRIVILEGE_WRITE\n\s+Create a privilege/);
+    expect(stdout).toMatch(/privilege\.query\(filters, options\)\n\s+access: PRIVILEGE_READ \| READONLY_ADMIN \| SHARING_ADMIN\n/);
+    expect(stdout).toMatch(/auth\.login_with_api_key\(api_key\)\n\s+access: no login/);
+    expect(stdout).toMatch(/core\.job_abort\(id\)\n\s+access: any login\n\s+Abort a waiting or running job$/m);
   });
 
   it('lists the methods of a remote target (stor serve) and only those its identity may call', async () => {

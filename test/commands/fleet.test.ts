@@ -258,3 +258,16 @@ describe('--targets on changes (issue 15, Deliver 3)', () => {
     expect(upload.stdout).toMatch(/--fan-out <n>\s+with --targets: targets at once/);
   });
 });
+
+describe('--targets says a shared preamble once (issue 25.15)', () => {
+  it('privilege check: `judged as …` once for targets of one model, once per model when they differ', async () => {
+    const env = clientEnv();
+    await profilesFor([await startTestServer(), await startTestServer(), await startTestServer({ roleExpansion: 'truenas-25.10.1' })], env);
+    const same = await runStor(['--targets', 'nas1,nas2', 'privilege', 'check'], { env });
+    expect(same.code, same.stderr).toBe(0);
+    expect(same.stderr.match(/judged as /g)).toHaveLength(1);
+    const mixed = await runStor(['--targets', 'nas[1-3]', 'privilege', 'check'], { env });
+    expect(mixed.stderr.match(/judged as /g)).toHaveLength(2);
+    expect(mixed.stderr.trim().split('\n').at(-1)).toBe('3 ok');
+  });
+});

@@ -79,3 +79,47 @@ describe('help and discovery', () => {
     }
   });
 });
+
+describe('help text says each thing once, in order, within the width (issue 25.14)', () => {
+  it('a default is shown once; upload\'s usage line names its target', async () => {
+    const r = await runStor(['upload', '--help']);
+    expect(r.stdout).toContain('Usage: stor upload [options] <files...> <target>');
+    expect(r.stdout).toMatch(/--parallel <n>\s+transfers at once \(default: 4\)\n/);
+    for (const args of [['upload', '--help'], ['download', '--help'], ['serve', '--help'], ['privilege', 'fix', '--help']]) {
+      expect((await runStor(args)).stdout.replace(/\s+/g, ' ')).not.toMatch(/\(default:? [^)]*\) \(default/);
+    }
+  });
+
+  it('--targets says changes take it too', async () => {
+    const r = await runStor(['--help']);
+    const targets = r.stdout.slice(r.stdout.indexOf('--targets <list>')).split(/\n  -/)[0]!.replace(/\s+/g, ' ');
+    expect(targets).not.toContain('run a read command');
+    expect(targets).toContain('a change is planned on each, asked once, then made');
+  });
+
+  it('a noun alone lists its verbs before the global options', async () => {
+    const r = await runStor(['privilege']);
+    const commands = r.stdout.indexOf('\nCommands:\n');
+    const globals = r.stdout.indexOf('\nGlobal Options:\n');
+    expect(commands).toBeGreaterThan(0);
+    expect(globals).toBeGreaterThan(commands);
+    expect(r.stdout).toMatch(/\n {2}--rpc <transport>[^\n]*\n[^\n]*\n$/);
+  });
+
+  it('`call --help` fits its method list to the terminal, never breaking a word', async () => {
+    const home = tempDir();
+    for (const columns of [60, 80]) {
+      const r = await runStor(['call', '--help'], { env: { STOR_HOME: home }, tty: true, columns });
+      const methods = r.stdout.slice(r.stdout.indexOf('Methods of'));
+      const lines = methods.split('\n').slice(1).filter((l) => l !== '');
+      expect(lines.length).toBeGreaterThan(50);
+      for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(columns);
+      expect(methods).toContain('truenas_container_unpriv_root');
+      expect(methods).toMatch(/^ {2}user\.query\(filters, options\)\n {6}access: ACCOUNT_READ \| ACCOUNT_WRITE/m);
+      // No word is cut or broken: every word is one the widest terminal shows too.
+      const wide = await runStor(['call', '--help'], { env: { STOR_HOME: home }, tty: true, columns: 400 });
+      const whole = new Set(wide.stdout.slice(wide.stdout.indexOf('Methods of')).split(/\s+/));
+      expect(methods.split(/\s+/).filter((w) => !whole.has(w))).toEqual([]);
+    }
+  });
+});

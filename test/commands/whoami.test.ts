@@ -23,7 +23,8 @@ describe('stor whoami', () => {
 
   it('prints aligned fields on a terminal and tab-separated fields when piped', async () => {
     const env = { STOR_HOME: tempDir() };
-    const tty = await runStor(['whoami'], { env, tty: true, color: 0 });
+    // --roles: the whole list flows after the fields (without it, the count: issue 25.15).
+    const tty = await runStor(['whoami', '--roles'], { env, tty: true, color: 0 });
     expect(tty.stdout).not.toContain('\x1b[');
     expect(tty.stdout).toMatch(/^username:\s+truenas_admin$/m);
     expect(tty.stdout).toMatch(/^account attributes:\s+LOCAL, API_KEY, SYS_ADMIN$/m);
@@ -58,5 +59,20 @@ describe('stor whoami', () => {
     expect(code).toBe(4);
     expect(JSON.parse(stderr)).toMatchObject({ error: { code: 'KEY_REJECTED', kind: 'auth' } });
     expect(stderr).not.toContain('Z'.repeat(64));
+  });
+});
+
+describe('whoami on a terminal (issue 25.15)', () => {
+  it('shows the role count and the smallest list that grants them; --roles, piped and --json list every role', async () => {
+    const env = { STOR_HOME: tempDir() };
+    const tty = await runStor(['whoami'], { env, tty: true, color: 0, columns: 80 });
+    expect(tty.code).toBe(0);
+    expect(tty.stdout).toMatch(/^effective roles: +141, from FULL_ADMIN \(--roles lists them\)$/m);
+    expect(tty.stdout).not.toContain('ACCOUNT_READ');
+    expect(tty.stdout.trim().split('\n').length).toBeLessThan(12);
+    const all = await runStor(['whoami', '--roles'], { env, tty: true, color: 0, columns: 80 });
+    expect(all.stdout).toContain('ACCOUNT_READ');
+    expect((await runStor(['whoami'], { env })).stdout).toMatch(/^roles\t.*ACCOUNT_READ/m);
+    expect(JSON.parse((await runStor(['whoami', '--json'], { env })).stdout).roles).toHaveLength(141);
   });
 });

@@ -12,7 +12,15 @@ export async function apiKeyList(ctx: CommandContext): Promise<CommandResult<Api
     data,
     view: {
       kind: 'table',
-      columns: ['id', 'name', 'user', 'created', 'expires', 'revoked'],
+      // The id and name name the key, the user whose it is: never cut. Narrow, the times go first.
+      columns: [
+        { header: 'id', key: true },
+        { header: 'name', key: true },
+        { header: 'user', key: true },
+        { header: 'created', minor: true },
+        'expires',
+        { header: 'revoked', overflow: 'wrap' },
+      ],
       rows: data.map((k, i) => [
         k.id,
         k.name,

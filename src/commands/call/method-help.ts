@@ -6,8 +6,15 @@ import { escapeControls } from '../shared/escape.js';
 /** Who may call a method, from `core.get_methods`' `no_auth_required` and `roles`. */
 function access(item: { no_auth_required?: boolean; roles?: string[] }): string {
   if (item.no_auth_required) return 'no login';
-  return item.roles?.length ? item.roles.join('|') : 'any login';
+  // Spaced, so that a narrow terminal wraps between roles, never inside one (`unpriv_\nroot`).
+  return item.roles?.length ? item.roles.join(' | ') : 'any login';
 }
+
+/** Help goes to stdout: its width, or 80 piped (as commander's own help). */
+const helpWidth = (ctx: CommandContext): number => {
+  const columns = ctx.io.stdout.isTTY ? ctx.io.stdout.columns : undefined;
+  return columns !== undefined && columns > 0 ? columns : 80;
+};
 
 /**
  * `stor call --help`: the methods of the target, as its `core.get_methods` lists them (a real
@@ -31,9 +38,13 @@ export async function methodHelp(ctx: CommandContext): Promise<string | null> {
       return [`${name}(${params})`, access(item), item.cli_description ?? ''];
     });
   if (rows.length === 0) return null;
-  const w0 = Math.max(...rows.map((r) => r[0]!.length));
-  const w1 = Math.max(...rows.map((r) => r[1]!.length));
   const target = await ctx.target();
   const where = target.kind === 'embedded' ? `the embedded appliance in ${target.stateDir}` : target.endpoint.display;
-  return `Methods of ${where} (core.get_methods):\n${rows.map(([a, b, c]) => `  ${a!.padEnd(w0)}  ${b!.padEnd(w1)}  ${c}`.trimEnd()).join('\n')}`;
+  // Fitted to the width as every table is (shared/table.ts), wrapping between words, never inside
+  // one: each method on its line, who may call it and its summary below, indented.
+  const { fitTable } = await import('../shared/table.js');
+  const width = helpWidth(ctx) - 2;
+  const paragraph = (text: string) => fitTable([{ header: '', overflow: 'wrap', align: 'left' }], [[escapeControls(text)]], width - 4, { header: false }).map((l) => `    ${l}`);
+  const lines = rows.flatMap(([method, who, summary]) => [escapeControls(method!), ...paragraph(`access: ${who}`), ...(summary ? paragraph(summary) : [])]);
+  return `Methods of ${where} (core.get_methods):\n${lines.map((l) => `  ${l}`).join('\n')}`;
 }

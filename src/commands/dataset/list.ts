@@ -69,7 +69,14 @@ export async function datasetList(ctx: CommandContext, ref: string | undefined):
     data,
     view: {
       kind: 'table',
-      columns: ['name', { header: 'used', align: 'right' }, { header: 'avail', align: 'right' }, 'compression', 'mountpoint', { header: 'comments', overflow: 'wrap' }],
+      columns: [
+        { header: 'name', key: true },
+        { header: 'used', align: 'right' },
+        { header: 'avail', align: 'right' },
+        { header: 'compression', minor: true },
+        { header: 'mountpoint', overflow: 'middle', minor: true },
+        { header: 'comments', overflow: 'wrap' },
+      ],
       rows: data.map((d) => [d.name, sizeCell(d.used), sizeCell(d.available), d.compression, d.mountpoint, d.comments]),
       empty: id ? `No dataset ${id}.` : 'No datasets.',
     },

@@ -45,6 +45,9 @@ export function hintForTarget(hint: string, target: string): string {
   return hint.replace(/`stor (?!--profile )/g, `\`stor --profile ${target} `);
 }
 
+/** A note of one target's, naming the target in the commands it suggests. */
+const namedForTarget = (line: string, target: string): string => hintForTarget(line, target).replace(/^next: stor (?!--profile )/, `next: stor --profile ${target} `);
+
 /**
  * Each target's notes and traces on stderr, one line at a time, led by its name; a command it
  * suggests (`next: stor privilege fix 4`, or a quoted `stor …`) names the target too.
@@ -55,8 +58,7 @@ function prefixedStderr(stderr: OutputStream, target: string): OutputStream {
     write(chunk: string) {
       let out = '';
       for (const line of String(chunk).split(/(?<=\n)/)) {
-        const named = hintForTarget(line, target).replace(/^next: stor (?!--profile )/, `next: stor --profile ${target} `);
-        out += atLineStart ? `${target}: ${named}` : line;
+        out += atLineStart ? `${target}: ${namedForTarget(line, target)}` : line;
         atLineStart = line.endsWith('\n');
       }
       return stderr.write(out);
@@ -111,7 +113,7 @@ export function fleetView(results: { target: string; result: CommandResult; rele
   if (first && tables.length === results.length && tables.every((t) => sameColumns(t, first))) {
     return {
       kind: 'table',
-      columns: ['target', ...first.columns],
+      columns: [{ header: 'target', key: true }, ...first.columns],
       rows: results.flatMap(({ target, result }) => (result.view as View & { kind: 'table' }).rows.map((row): Cell[] => [target, ...row])),
       ...(first.empty ? { empty: first.empty } : {}),
     };
@@ -169,8 +171,11 @@ export async function runOnTarget(
   );
   ctx.confirmedPlan = confirmedPlan;
   ctx.profiles = base.profiles;
+  ctx.saidOnce = base.saidOnce ??= new Set();
   try {
     const result = await run(ctx);
+    // What a target says about its output goes below the run's output, led by its name.
+    for (const line of ctx.afterOutput.splice(0)) base.noteAfter(`${target}: ${namedForTarget(line, target)}`);
     const exitCode = result.exitCode ?? EXIT.OK;
     const release = await releaseOf(ctx);
     const said = release ? { release: release.version } : {};
@@ -189,13 +194,14 @@ export async function runOnTarget(
 
 /** Each failure's reason (not those never attempted: the summary counts them), then the summary, on stderr. */
 export function noteOutcomes(base: CommandContext, outcomes: readonly TargetOutcome[], findings: string): void {
+  // Below the merged output, after what the targets said of theirs: the summary is the last line.
   for (const o of outcomes) {
     if (!o.error || isNotAttempted(o)) continue;
-    base.note(`stor: ${o.target}: ${o.error.kind}: ${o.error.message}`);
-    for (const line of o.error.details ?? []) base.note(`${o.target}: ${line}`);
-    if (o.error.hint) base.note(`${o.target}: hint: ${o.error.hint}`);
+    base.noteAfter(`stor: ${o.target}: ${o.error.kind}: ${o.error.message}`);
+    for (const line of o.error.details ?? []) base.noteAfter(`${o.target}: ${line}`);
+    if (o.error.hint) base.noteAfter(`${o.target}: hint: ${o.error.hint}`);
   }
-  base.note(fanOutSummary(outcomes, findings));
+  base.noteAfter(fanOutSummary(outcomes, findings));
 }
 
 export interface FanOutRequest {

@@ -13,7 +13,8 @@ import type { CommandResult, View } from '../shared/render.js';
 import { listDirectory } from '../shared/remote-listing.js';
 import { notAnApplianceAnswer } from '../../core/contract/client.js';
 import { failureNote, fileError, stopsTheRest, transferView, type TransferFileError, type TransferOutcome } from '../shared/transfer-report.js';
-import { fileSink, interruptedBy, localWriteFailed, syncDirectory, watchSignals, type Interruption } from './local-write.js';
+import { fileSink, interruptedBy, localWriteFailed, syncDirectory } from './local-write.js';
+import { watchSignals, type Interruption } from '../shared/interruption.js';
 
 /** What happened to one file of `stor download -r`. */
 export type DownloadOutcome = Exclude<TransferOutcome, 'skipped'>;

@@ -2,7 +2,6 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { Writable } from 'node:stream';
 import { E } from '../../core/error-catalogue.js';
 import { StorError } from '../../core/errors.js';
-import type { CommandContext } from '../shared/context.js';
 
 export function localWriteFailed(path: string, err: unknown): StorError {
   const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
@@ -28,31 +27,6 @@ export function fileSink(handle: FileHandle, path: string): Writable {
       handle.sync().then(() => done(), (err: unknown) => done(localWriteFailed(path, err)));
     },
   });
-}
-
-/** SIGINT/SIGTERM while downloads run: remembered, and the sinks in use destroyed to stop their transfers. */
-export interface Interruption {
-  signal?: NodeJS.Signals;
-  /** A sink to destroy on a signal, until the returned function is called. */
-  track(sink: Writable): () => void;
-  stop(): void;
-}
-
-export function watchSignals(ctx: CommandContext): Interruption {
-  const sinks = new Set<Writable>();
-  const watch: Interruption = {
-    track(sink) {
-      sinks.add(sink);
-      return () => sinks.delete(sink);
-    },
-    stop: () => undefined,
-  };
-  const unsubscribe = ctx.io.onSignal?.((signal) => {
-    watch.signal ??= signal;
-    for (const sink of sinks) sink.destroy(new Error(`interrupted by ${signal}`));
-  });
-  if (unsubscribe) watch.stop = unsubscribe;
-  return watch;
 }
 
 /** So that the rename survives a crash too; a file system that cannot sync a directory is left to itself. */

@@ -9,7 +9,7 @@ export async function groupList(ctx: CommandContext): Promise<CommandResult<Grou
     data,
     view: {
       kind: 'table',
-      columns: ['gid', 'name', 'builtin', 'members', 'privileges'],
+      columns: [{ header: 'gid', key: true }, { header: 'name', key: true }, 'builtin', { header: 'members', overflow: 'wrap' }, { header: 'privileges', overflow: 'wrap' }],
       rows: data.map((g) => [g.gid, g.name, g.builtin, g.members.join(','), g.privileges?.join(',') ?? '?']),
       empty: 'No groups.',
     },

@@ -24,7 +24,16 @@ export async function jobList(ctx: CommandContext, options: JobListOptions): Pro
     data,
     view: {
       kind: 'table',
-      columns: ['id', 'method', 'state', 'progress', 'started', 'finished', 'error'],
+      // The error is prose: it wraps. Narrow, the times go before anything is cut.
+      columns: [
+        { header: 'id', key: true },
+        { header: 'method', key: true },
+        'state',
+        { header: 'progress', minor: true },
+        { header: 'started', minor: true },
+        { header: 'finished', minor: true },
+        { header: 'error', overflow: 'wrap' },
+      ],
       rows: data.map((j) => [j.id, j.method, j.state, j.percent === null ? null : `${j.percent}%`, timeCell(j.started, ctx.io.env.TZ), timeCell(j.finished, ctx.io.env.TZ), j.error]),
       empty: filters.length > 0 ? 'No jobs match.' : 'No jobs.',
     },

@@ -47,8 +47,9 @@ export async function privilegeCheck(ctx: CommandContext): Promise<CommandResult
   const warned = flagged.length - broken;
   const warnings = warned > 0 ? `; ${warned} with warnings only` : '';
   // What explains the table, and what to run next, is for the operator: stderr.
-  ctx.note(`judged as ${roles.model.basis} (catalogue: ${roles.source})`);
-  for (const { p, fix } of proposed) ctx.note(`next: stor privilege fix ${p.id}${fix.flags}`);
+  ctx.noteOnce(`judged as ${roles.model.basis} (catalogue: ${roles.source})`);
+  // Below the table the ids refer to.
+  for (const { p, fix } of proposed) ctx.noteAfter(`next: stor privilege fix ${p.id}${fix.flags}`);
   ctx.note(
     broken > 0
       ? `${broken} of ${privileges.length} privileges lock their users out on ${roles.model.name}${warnings}`

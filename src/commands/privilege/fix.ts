@@ -8,7 +8,7 @@ import type { CommandContext } from '../shared/context.js';
 import { EXIT } from '../shared/exit-codes.js';
 import { predictedDenial } from '../shared/predict-access.js';
 import { holdToPlan } from '../shared/plan-check.js';
-import { confirmChange } from '../shared/prompts.js';
+import { confirmChange, willAsk } from '../shared/prompts.js';
 import { toned, type CommandResult, type Tone, type View } from '../shared/render.js';
 import { selfIncludingAdvice } from './lockout.js';
 import { findPrivilege, healthOf, listPrivileges, loadTargetRoles, type FindingReport, type Privilege, type TargetRoles } from './model.js';
@@ -163,8 +163,13 @@ export async function privilegeFix(ctx: CommandContext, ref: string | undefined,
   const fixes = targets.map((p) => plan(roles, p, options));
   const pending = fixes.filter((f) => f.status === 'fixed');
   if (pending.length > 0) {
-    // The diff before the question, on stderr where the prompt is.
-    await ctx.noteView({ data: pending, view: fixView(pending, false) });
+    // The diff before the question, on stderr where the prompt is, told as what would happen (it
+    // has not, and a "no" leaves it so). With --yes, or off a terminal, nothing is asked: the
+    // result is printed once, after the change.
+    if (willAsk(ctx, options.yes)) {
+      const preview = pending.map((f): PrivilegeFix => ({ ...f, status: 'would-fix' }));
+      await ctx.noteView({ data: preview, view: fixView(preview, true) });
+    }
     const preview = `stor privilege fix ${options.all ? '--all' : JSON.stringify(ref)}${options.dropSelfIncluding ? ' --drop-self-including' : ''}${options.dropUnknown ? ' --drop-unknown' : ''} --dry-run`;
     const asked = await confirmChange(ctx, `Rewrite the roles of ${pending.length} privilege${pending.length === 1 ? '' : 's'}?`, options.yes, `preview with \`${preview}\``);
     // Each list is written whole: a role added while the question waited would be dropped, one

@@ -34,12 +34,12 @@ export async function privilegeList(ctx: CommandContext): Promise<CommandResult<
       locks_out: h.locksOut,
     };
   });
-  if (data.some((p) => p.health[0] !== 'ok')) ctx.note(`health judged as ${roles.model.basis}`);
+  if (data.some((p) => p.health[0] !== 'ok')) ctx.noteOnce(`health judged as ${roles.model.basis}`);
   return {
     data,
     view: {
       kind: 'table',
-      columns: ['id', 'name', { header: 'groups', overflow: 'wrap' }, { header: 'roles', overflow: 'wrap' }, 'web shell', { header: 'health', overflow: 'wrap' }],
+      columns: [{ header: 'id', key: true }, { header: 'name', key: true }, { header: 'groups', overflow: 'wrap' }, { header: 'roles', overflow: 'wrap' }, { header: 'web shell', minor: true }, { header: 'health', overflow: 'wrap' }],
       // ", " between roles so that a long list wraps at word boundaries on a terminal.
       rows: data.map((p) => [p.id, p.name, p.groups.join(', '), p.roles.join(', '), p.web_shell, healthCell(p.health, p.locks_out)]),
       empty: 'No privileges.',

@@ -52,8 +52,9 @@ export async function profileList(ctx: CommandContext): Promise<CommandResult<Pr
     data,
     view: {
       kind: 'table',
-      columns: ['', 'name', 'url', 'tls', 'rpc', 'tags'],
+      columns: ['', { header: 'name', key: true }, { header: 'url', key: true }, { header: 'tls', minor: true }, { header: 'rpc', minor: true }, { header: 'tags', overflow: 'wrap' }],
       rows: data.map((p) => [p.current ? '*' : '', p.name, p.url ?? `(embedded) ${ctx.stateDir}`, p.tls === 'ca' ? `ca ${p.ca}` : p.tls, p.rpc, p.tags.join(',')]),
+      empty: 'No profiles: commands use the embedded appliance. Add one with `stor login --url <url>`.',
     },
   };
 }

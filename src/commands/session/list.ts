@@ -36,7 +36,7 @@ export async function sessionList(ctx: CommandContext): Promise<CommandResult<Se
     data,
     view: {
       kind: 'table',
-      columns: ['target', 'user', 'age', 'idle', 'calls'],
+      columns: [{ header: 'target', key: true }, { header: 'user', key: true }, 'age', 'idle', 'calls'],
       rows: data.map((s) => [s.target, s.user, shortDuration(s.age_seconds), shortDuration(s.idle_seconds), s.calls]),
       empty,
     },

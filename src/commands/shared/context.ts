@@ -129,6 +129,32 @@ export class CommandContext {
     if (this.notes) this.write(message);
   }
 
+  /**
+   * In a `--targets` run: the notes said once for the whole run (noteOnce), shared by every
+   * target's context, so a preamble the targets share is not repeated per target.
+   */
+  saidOnce: Set<string> | undefined = undefined;
+
+  /** Notes about the output (what to run next), written after it: below the table they refer to. */
+  readonly afterOutput: string[] = [];
+
+  /** A note that explains the run as a whole (how findings were judged): once, even over many targets that say the same. */
+  noteOnce(message: string): void {
+    if (!this.notes || this.saidOnce?.has(message)) return;
+    this.saidOnce?.add(message);
+    this.note(message);
+  }
+
+  /** A note written after the command's output (run() writes it), since it refers to that output. */
+  noteAfter(message: string): void {
+    if (this.notes) this.afterOutput.push(message);
+  }
+
+  /** Writes the notes kept for after the output. */
+  flushAfterOutput(): void {
+    for (const message of this.afterOutput.splice(0)) this.write(message);
+  }
+
   /** A warning the operator must see, `--json` or not (see the rule above); silenced only by `--quiet`. */
   warn(message: string): void {
     if (!this.globals.quiet) this.write(message);

@@ -30,13 +30,22 @@ interface OptionalArg extends ArgSpec {
 }
 interface VariadicArg extends ArgSpec {
   variadic: true;
+  /** The last word given is its own argument, named here for the usage line (`<files...> <target>`). */
+  last?: string;
 }
 
 export const arg = {
   required: (description: string, complete?: Completion): RequiredArg => ({ description, required: true, variadic: false, ...(complete ? { complete } : {}) }),
   optional: (description: string, complete?: Completion): OptionalArg => ({ description, required: false, variadic: false, ...(complete ? { complete } : {}) }),
   /** The rest of the arguments; `required` means at least one. */
-  variadic: (description: string, required: boolean, complete?: Completion): VariadicArg => ({ description, required, variadic: true, ...(complete ? { complete } : {}) }),
+  /** `last`: the final word is an argument of its own (upload's target), named in the usage line after the variadic one. */
+  variadic: (description: string, required: boolean, complete?: Completion, last?: string): VariadicArg => ({
+    description,
+    required,
+    variadic: true,
+    ...(complete ? { complete } : {}),
+    ...(last ? { last } : {}),
+  }),
 };
 
 export type ArgSpecs = Record<string, ArgSpec>;

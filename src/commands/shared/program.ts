@@ -1,4 +1,4 @@
-import { Command, InvalidArgumentError, Option, type HelpContext } from 'commander';
+import { Command, Help, InvalidArgumentError, Option, type HelpContext } from 'commander';
 import { StorError } from '../../core/errors.js';
 import type { CommandLine } from './command-line.js';
 import type { CommandContext } from './context.js';
@@ -71,6 +71,19 @@ function withFlagDefaults(specs: OptionSpecs, given: Record<string, unknown>): R
   return out;
 }
 
+/**
+ * A noun's help (`stor privilege`): its verbs, what one came for, before the global options that
+ * commander lists ahead of them (and that each verb's own help lists again).
+ */
+export function verbsFirst(cmd: Command, helper: Help): string {
+  const text = Help.prototype.formatHelp.call(helper, cmd, helper);
+  const start = text.indexOf('\nGlobal Options:\n');
+  const end = start < 0 ? -1 : text.indexOf('\n\n', start + 1);
+  if (end < 0) return text;
+  const globals = text.slice(start + 1, end + 1);
+  return `${text.slice(0, start + 1)}${text.slice(end + 2).replace(/\n*$/, '\n')}\n${globals}`;
+}
+
 const examples = (lines: readonly string[]) => (lines.length ? `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n` : '');
 
 /** What the commands give the program they run in: the parsed context, and the result. */
@@ -93,10 +106,15 @@ export const targetHelpFor = new WeakMap<Command, () => Promise<void>>();
 export function addVerb(parent: Command, name: string, spec: CommandSpec<ArgSpecs, OptionSpecs>, runner: Runner): Command {
   const cmd = parent.command(name).summary(spec.summary).description(spec.summary);
   const argNames = Object.keys(spec.args ?? {});
+  const usage: string[] = [];
   for (const [argName, a] of Object.entries(spec.args ?? {})) {
     const label = a.variadic ? `${argName}...` : argName;
     cmd.argument(a.required ? `<${label}>` : `[${label}]`, a.description);
+    const last = (a as { last?: string }).last;
+    usage.push(a.required ? `<${label}>` : `[${label}]`, ...(last ? [`<${last}>`] : []));
   }
+  // Commander takes nothing after a variadic argument, so a last one (upload's target) is named in the usage line only.
+  if (Object.values(spec.args ?? {}).some((a) => (a as { last?: string }).last)) cmd.usage(`[options] ${usage.join(' ')}`);
   addOptions(cmd, spec.options ?? {});
   let targetText: string | null = null;
   cmd.addHelpText('after', () => examples(spec.examples) + (spec.notes ? `\n${spec.notes.trimEnd()}\n` : '') + (targetText ? `\n${targetText}\n` : ''));

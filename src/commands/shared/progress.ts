@@ -146,12 +146,13 @@ export class TotalProgress {
     this.draw(false);
   }
 
-  finish(): void {
-    this.draw(true);
+  /** The last line, ended; `stopped` (`stopped by SIGINT`) stands where the time left would. */
+  finish(stopped?: string): void {
+    this.draw(true, stopped);
     this.out.write('\n');
   }
 
-  private draw(force: boolean): void {
+  private draw(force: boolean, stopped?: string): void {
     const now = Date.now();
     if (!force && now - this.last < 100) return;
     this.last = now;
@@ -160,7 +161,7 @@ export class TotalProgress {
     const rate = bytes / Math.max((now - this.started) / 1000, 0.001);
     const left = rate > 0 && this.bytes > bytes ? (this.bytes - bytes) / rate : 0;
     const width = (this.out.columns !== undefined && this.out.columns > 0 ? this.out.columns : DEFAULT_WIDTH) - 1;
-    const line = `${this.verb} ${this.filesDone}/${this.files} files  ${formatBytes(bytes)}/${formatBytes(this.bytes)}  ${formatBytes(rate)}/s  ETA ${duration(left)}`;
+    const line = `${this.verb} ${this.filesDone}/${this.files} files  ${formatBytes(bytes)}/${formatBytes(this.bytes)}  ${formatBytes(rate)}/s  ${stopped ?? `ETA ${duration(left)}`}`;
     this.out.write(`\r\x1b[2K${stringWidth(line) > width ? shortenMiddle(line, width) : line}`);
   }
 }

@@ -1,3 +1,4 @@
+import type { DescribedError } from './describe-error.js';
 import { Chalk, type ChalkInstance } from 'chalk';
 import { escapeCell, escapeJson } from './escape.js';
 import type { ColorLevel, IO } from './io.js';
@@ -37,6 +38,13 @@ export interface Column {
   overflow?: 'wrap' | 'truncate' | 'middle' | 'never';
   /** Numbers align right by themselves; a column of sizes says so. */
   align?: 'left' | 'right';
+  /**
+   * An identifier (uid, username, a key's or job's name): a terminal never shortens it, nor leaves
+   * it out, so what it names can be typed back; the line may then pass the terminal's width.
+   */
+  key?: boolean;
+  /** Left out on a narrow terminal (rightmost first) before other columns are cut; `--wide` or `--columns` bring it back. */
+  minor?: boolean;
 }
 
 /**
@@ -57,6 +65,12 @@ export interface CommandResult<T = unknown> {
   data: T;
   view: View;
   exitCode?: number;
+  /**
+   * The command's error, when it ends in one after its report (a transfer stopped by SIGINT):
+   * run() writes it to stderr after the output, as it writes a thrown one (`{"error":…}` under
+   * `--json`). `exitCode` is its code.
+   */
+  error?: DescribedError;
   /** The command already wrote its output as it went (`serve`): print nothing more. */
   streamed?: boolean;
 }
@@ -66,17 +80,72 @@ export interface RenderMode {
   tty: boolean;
   /** Chalk's level for stdout: 0 for no escapes at all. */
   color: ColorLevel;
-  /** Terminal columns; no line is longer. */
+  /** Terminal columns; no line is longer (but for identifiers that alone are wider: Column.key). */
   width: number;
+  /** `--wide`: every column of a table at its full width, none left out or shortened. */
+  wide?: boolean;
+  /** `--columns`: a table's columns to show, in this order, by header (`full-name` or `"full name"`). */
+  columns?: readonly string[];
+}
+
+/** The table options of the command line (`--wide`, `--columns a,b`), as RenderMode takes them. */
+export interface TableLayout {
+  wide?: boolean;
+  columns?: string;
 }
 
 export const DEFAULT_WIDTH = 80;
 
 /** How output for `stream` looks: stdout for results, stderr for what is shown before a prompt. */
-export function renderMode(io: IO, json: boolean, stream: 'stdout' | 'stderr' = 'stdout'): RenderMode {
+export function renderMode(io: IO, json: boolean, stream: 'stdout' | 'stderr' = 'stdout', layout: TableLayout = {}): RenderMode {
   const tty = io[stream].isTTY === true;
   const columns = io[stream].columns;
-  return { json, tty, color: tty ? io.color[stream] : 0, width: columns !== undefined && columns > 0 ? columns : DEFAULT_WIDTH };
+  return {
+    json,
+    tty,
+    color: tty ? io.color[stream] : 0,
+    width: columns !== undefined && columns > 0 ? columns : DEFAULT_WIDTH,
+    ...(layout.wide ? { wide: true } : {}),
+    ...(layout.columns !== undefined ? { columns: layout.columns.split(',').map((c) => c.trim()).filter((c) => c !== '') } : {}),
+  };
+}
+
+/** A header as `--columns` names it: lower case, spaces and underscores as `-` (`full name` → `full-name`). */
+const columnName = (header: string): string => header.trim().toLowerCase().replace(/[\s_]+/g, '-');
+
+const headerOf = (c: string | Column): string => (typeof c === 'string' ? c : c.header);
+
+/** The names of `--columns` that no table of `view` has: told on stderr (run()), the rest still shown. */
+export function unknownColumns(view: View, names: readonly string[]): string[] {
+  const known = new Set<string>();
+  const collect = (v: View): void => {
+    if (v.kind === 'table') for (const c of v.columns) known.add(columnName(headerOf(c)));
+    if (v.kind === 'sections') for (const s of v.sections) collect(s.view);
+  };
+  collect(view);
+  return known.size === 0 ? [] : names.filter((n) => !known.has(columnName(n)));
+}
+
+/** The headers `--columns` may name in `view`'s tables, for the warning about one it does not have. */
+export function columnNames(view: View): string[] {
+  if (view.kind === 'table') return view.columns.map((c) => columnName(headerOf(c))).filter((n) => n !== '');
+  if (view.kind === 'sections') return [...new Set(view.sections.flatMap((s) => columnNames(s.view)))];
+  return [];
+}
+
+/**
+ * `--columns`: each table keeps the named columns it has, in the order named (a fleet's `target`
+ * column stays first). A table that has none of them is left whole.
+ */
+function selectColumns(view: View, names: readonly string[]): View {
+  if (view.kind === 'sections') return { ...view, sections: view.sections.map((s) => ({ ...s, view: selectColumns(s.view, names) })) };
+  if (view.kind !== 'table') return view;
+  const index = new Map(view.columns.map((c, i) => [columnName(headerOf(c)), i]));
+  const picked = names.map((n) => index.get(columnName(n))).filter((i): i is number => i !== undefined);
+  if (picked.length === 0) return view;
+  const target = index.get('target');
+  const order = target === 0 && !picked.includes(0) ? [0, ...picked] : picked;
+  return { ...view, columns: order.map((i) => view.columns[i]!), rows: view.rows.map((r) => order.map((i) => r[i] ?? null)) };
 }
 
 /** Shorthands for cells. */
@@ -113,7 +182,7 @@ function pipedText(v: FieldValue): string {
 
 const isNumeric = (c: Cell): boolean => typeof (isStyled(c) ? c.value : c) === 'number' && !(isStyled(c) && c.human !== undefined);
 
-function terminalTable(fitTable: FitTable, view: Extract<View, { kind: 'table' }>, paint: ChalkInstance, width: number): string[] {
+function terminalTable(fitTable: FitTable, view: Extract<View, { kind: 'table' }>, paint: ChalkInstance, width: number, wide = false): string[] {
   if (view.rows.length === 0) return view.empty ? [view.empty] : [];
   const columns: FittedColumn[] = view.columns.map((c, i) => {
     const spec = typeof c === 'string' ? { header: c } : c;
@@ -124,9 +193,11 @@ function terminalTable(fitTable: FitTable, view: Extract<View, { kind: 'table' }
       header: paint.bold(escapeCell(spec.header.toUpperCase())),
       overflow: spec.overflow ?? (formatted ? 'never' : 'truncate'),
       align: spec.align ?? (numeric ? 'right' : 'left'),
+      ...(spec.key ? { key: true } : {}),
+      ...(spec.minor ? { minor: true } : {}),
     };
   });
-  return fitTable(columns, view.rows.map((r) => r.map((c) => terminalText(c, paint))), width);
+  return fitTable(columns, view.rows.map((r) => r.map((c) => terminalText(c, paint))), width, { wide });
 }
 
 function terminalRecord(fitTable: FitTable, view: Extract<View, { kind: 'record' }>, paint: ChalkInstance, width: number): string[] {
@@ -152,7 +223,7 @@ async function renderTerminal(view: View, data: unknown, mode: RenderMode): Prom
     case 'record':
       return terminalRecord((await loadTable()).fitTable, view, paint, mode.width);
     case 'table':
-      return terminalTable((await loadTable()).fitTable, view, paint, mode.width);
+      return terminalTable((await loadTable()).fitTable, view, paint, mode.width, mode.wide);
     case 'json':
       return [escapeJson(JSON.stringify(data, null, 2))];
     case 'text':
@@ -189,6 +260,7 @@ const loadTable = () => import('./table.js');
 export async function render(result: CommandResult, mode: RenderMode): Promise<string> {
   if (result.streamed) return '';
   if (mode.json) return `${escapeJson(JSON.stringify(result.data, null, 2))}\n`;
-  const lines = mode.tty ? await renderTerminal(result.view, result.data, mode) : renderPiped(result.view, result.data);
+  const view = mode.columns ? selectColumns(result.view, mode.columns) : result.view;
+  const lines = mode.tty ? await renderTerminal(view, result.data, mode) : renderPiped(view, result.data);
   return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
 }

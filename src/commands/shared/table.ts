@@ -7,6 +7,10 @@ export interface FittedColumn {
   /** `middle`: shortened in the middle, for paths whose both ends tell. */
   overflow: 'wrap' | 'truncate' | 'middle' | 'never';
   align: 'left' | 'right';
+  /** An identifier (a name, an id): never shortened and never dropped, whatever the width. */
+  key?: boolean;
+  /** May be left out when the table cannot fit at its columns' least widths; the rightmost goes first. */
+  minor?: boolean;
 }
 
 const segmenter = new Intl.Segmenter();
@@ -50,16 +54,44 @@ const MIN_WRAP = 12;
 const MIN_TRUNCATE = 8;
 
 /**
+ * How narrow a column may become without cutting anything: its full width, or for a column that
+ * wraps, its longest word (and room for a few words).
+ */
+function uncutWidth(natural: number, longestWord: number, column: Pick<FittedColumn, 'overflow'>): number {
+  return column.overflow === 'wrap' ? Math.min(natural, Math.max(MIN_WRAP, longestWord)) : natural;
+}
+
+/**
+ * The columns to show: all of them when they fit `width` uncut (uncutWidth); else minor columns
+ * are left out, the rightmost first, until the rest fit uncut or no minor column is left.
+ */
+export function shownColumns(natural: readonly number[], longestWord: readonly number[], columns: readonly Pick<FittedColumn, 'overflow' | 'minor'>[], width: number): number[] {
+  const shown = columns.map((_, i) => i);
+  const least = () => shown.reduce((sum, i) => sum + uncutWidth(natural[i]!, longestWord[i]!, columns[i]!), 0) + GAP * (shown.length - 1);
+  while (least() > width) {
+    const minor = shown.findLastIndex((i) => columns[i]!.minor === true);
+    if (minor < 0) break;
+    shown.splice(minor, 1);
+  }
+  return shown;
+}
+
+/**
  * Column widths that fit `width`: the natural widths when they fit; else the widest columns that
  * may wrap or truncate give way first, and columns of numbers only when nothing else can.
  */
-export function fitWidths(natural: number[], columns: readonly Pick<FittedColumn, 'overflow'>[], width: number): number[] {
+export function fitWidths(natural: number[], columns: readonly Pick<FittedColumn, 'overflow' | 'key'>[], width: number, longestWord: readonly number[] = []): number[] {
   const widths = [...natural];
   const budget = Math.max(width - GAP * (widths.length - 1), widths.length);
+  // An identifier keeps its width even as a last resort: the line is then longer than the
+  // terminal (as kubectl's), never a name cut to something that names nothing. A wrapped column
+  // keeps room for its longest word until nothing else can give way.
   const floor = (i: number, lastResort: boolean): number => {
+    if (columns[i]!.key) return natural[i]!;
     if (lastResort) return 1;
     const o = columns[i]!.overflow;
-    return o === 'never' ? natural[i]! : Math.min(natural[i]!, o === 'wrap' ? MIN_WRAP : MIN_TRUNCATE);
+    if (o === 'never') return natural[i]!;
+    return o === 'wrap' ? uncutWidth(natural[i]!, longestWord[i] ?? 0, columns[i]!) : Math.min(natural[i]!, MIN_TRUNCATE);
   };
   for (const lastResort of [false, true]) {
     let excess = widths.reduce((a, b) => a + b, 0) - budget;
@@ -81,17 +113,27 @@ export function fitWidths(natural: number[], columns: readonly Pick<FittedColumn
  * no line longer than `width`. `fixedFirst` pins the first column (a record's labels).
  */
 export function fitTable(
-  columns: readonly FittedColumn[],
-  rows: readonly string[][],
+  allColumns: readonly FittedColumn[],
+  allRows: readonly string[][],
   width: number,
-  options: { header?: boolean; fixedFirst?: number } = {},
+  options: { header?: boolean; fixedFirst?: number; wide?: boolean } = {},
 ): string[] {
   const header = options.header ?? true;
-  const all = header ? [columns.map((c) => c.header), ...rows] : rows;
-  const natural = columns.map((_, i) => Math.max(1, ...all.map((r) => stringWidth(r[i] ?? ''))));
-  if (options.fixedFirst !== undefined) natural[0] = options.fixedFirst;
+  const measure = (columns: readonly FittedColumn[], rows: readonly string[][]) => {
+    const all = header ? [columns.map((c) => c.header), ...rows] : rows;
+    const natural = columns.map((_, i) => Math.max(1, ...all.map((r) => stringWidth(r[i] ?? ''))));
+    if (options.fixedFirst !== undefined) natural[0] = options.fixedFirst;
+    return natural;
+  };
+  const words = (rows: readonly string[][], count: number) =>
+    Array.from({ length: count }, (_, i) => Math.max(0, ...rows.flatMap((r) => (r[i] ?? '').split(/\s+/).map((w) => stringWidth(w)))));
+  // `wide`: every column at its full width, whatever the terminal's.
+  const kept = options.wide ? allColumns.map((_, i) => i) : shownColumns(measure(allColumns, allRows), words(allRows, allColumns.length), allColumns, width);
+  const columns = kept.map((i) => allColumns[i]!);
+  const rows = allRows.map((r) => kept.map((i) => r[i] ?? ''));
+  const natural = measure(columns, rows);
   const specs = options.fixedFirst !== undefined ? columns.map((c, i) => (i === 0 ? { ...c, overflow: 'never' as const } : c)) : columns;
-  const colWidths = fitWidths(natural, specs, width);
+  const colWidths = options.wide ? natural : fitWidths(natural, specs, width, words(rows, columns.length));
   const table = new Table({
     chars: BORDERLESS,
     style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0, compact: true },

@@ -21,7 +21,7 @@ export async function snapshotList(ctx: CommandContext, ref: string | undefined,
     data,
     view: {
       kind: 'table',
-      columns: ['id', 'dataset', 'name', 'created', 'referenced'],
+      columns: [{ header: 'id', key: true }, 'dataset', 'name', { header: 'created', minor: true }, { header: 'referenced', minor: true }],
       rows: data.map((s) => [s.id, s.dataset, s.name, timeCell(s.creation, ctx.io.env.TZ), sizeCell(s.referenced)]),
       empty: dataset === undefined ? 'No snapshots.' : `No snapshots of ${dataset}${recursive ? ' or its children' : ''}.`,
     },

@@ -21,13 +21,14 @@ import { ensureDirectories } from './remote-dirs.js';
 import { spoolStdin, type Spooled } from './stdin-spool.js';
 import { arg, defineCommand, flag, value, type OptionValues } from '../shared/declare.js';
 import { refuseStdinForTargets } from '../shared/stdin-once.js';
+import { watchSignals } from '../shared/interruption.js';
 
 const options = {
   mode: value('<bits>', 'permission bits: decimal (420) or octal (0644, 0o644)'),
   append: flag('append to the target instead of replacing it'),
   recursive: flag('upload directories and everything under them, creating directories as needed', { short: 'r' }),
   follow: flag('with -r, upload what symbolic links point to (by default they are skipped)'),
-  parallel: value('<n>', 'transfers at once (default 4)', { parse: positiveInt('--parallel'), default: 4 }),
+  parallel: value('<n>', 'transfers at once', { parse: positiveInt('--parallel'), default: 4 }),
   skipExisting: flag('skip files whose size on the appliance already matches (one listing per directory)'),
   name: value('<name>', 'the file name on the appliance when reading standard input (`-`)'),
 };
@@ -209,43 +210,60 @@ export async function upload(ctx: CommandContext, args: string[], options: Uploa
     const results: UploadFileResult[] = new Array(files.length);
     const failures: (DescribedError | undefined)[] = new Array(files.length);
     let targetUnusable = false;
-    await forEachLimited(files, options.parallel, async (file, i) => {
-      const entry = { source: file.source, target: file.target, bytes: file.size };
-      const none = { size: null, mode: null, owner: null, job_id: null, error: null };
-      const slash = file.target.lastIndexOf('/');
-      const existing = options.skipExisting ? listings.get(file.target.slice(0, slash) || '/')?.get(file.target.slice(slash + 1)) : undefined;
-      if (existing?.type === 'FILE' && existing.size === file.size) {
-        results[i] = { ...entry, outcome: 'skipped', size: existing.size, mode: octal(existing.mode & 0o7777), owner: null, job_id: null, error: null };
-        total?.fileDone(i, 0);
-        return;
-      }
-      if (targetUnusable) {
-        results[i] = { ...entry, outcome: 'not_attempted', ...none };
-        return;
-      }
-      try {
-        const done = await uploadOne(t, file, file.target, {
-          mode: mode?.mode,
-          append: options.append === true,
-          bar: showProgress && files.length === 1 ? startedBar(ctx.io.stderr, file.source === '-' ? basename(file.target) : basename(file.path), file.size) : undefined,
-          onProgress: total ? (n) => total.progress(i, n) : undefined,
-        });
-        results[i] = { ...entry, ...done };
-        total?.fileDone(i, file.size);
-      } catch (err) {
-        total?.fileDone(i, 0);
-        if (files.length === 1) throw err;
-        const d = describeError(err);
-        failures[i] = d;
-        if (stopsTheRest(d)) targetUnusable = true;
-        results[i] = { ...entry, outcome: 'failed', ...none, error: fileError(d) };
-      }
-    }, { firstAlone: true });
-    total?.finish();
-    const firstFailure = failures.find((f) => f !== undefined);
+    // SIGINT/SIGTERM cut the uploads under way off and leave the rest not attempted; the command
+    // then ends with its report and the signal's error, as download -r does.
+    const watch = watchSignals(ctx);
+    try {
+      await forEachLimited(files, options.parallel, async (file, i) => {
+        const entry = { source: file.source, target: file.target, bytes: file.size };
+        const none = { size: null, mode: null, owner: null, job_id: null, error: null };
+        const slash = file.target.lastIndexOf('/');
+        const existing = options.skipExisting ? listings.get(file.target.slice(0, slash) || '/')?.get(file.target.slice(slash + 1)) : undefined;
+        if (existing?.type === 'FILE' && existing.size === file.size) {
+          results[i] = { ...entry, outcome: 'skipped', size: existing.size, mode: octal(existing.mode & 0o7777), owner: null, job_id: null, error: null };
+          total?.fileDone(i, 0);
+          return;
+        }
+        if (targetUnusable || watch.signal) {
+          results[i] = { ...entry, outcome: 'not_attempted', ...none };
+          return;
+        }
+        try {
+          const done = await uploadOne(t, file, file.target, {
+            mode: mode?.mode,
+            append: options.append === true,
+            bar: showProgress && files.length === 1 ? startedBar(ctx.io.stderr, file.source === '-' ? basename(file.target) : basename(file.path), file.size) : undefined,
+            onProgress: total ? (n) => total.progress(i, n) : undefined,
+            signal: watch.aborted,
+          });
+          results[i] = { ...entry, ...done };
+          total?.fileDone(i, file.size);
+        } catch (caught) {
+          total?.fileDone(i, 0);
+          const err = watch.signal ? await stoppedUpload(t, watch.signal, file.target, caught) : caught;
+          if (files.length === 1) throw err;
+          const d = describeError(err);
+          failures[i] = d;
+          if (stopsTheRest(d)) targetUnusable = true;
+          results[i] = { ...entry, outcome: 'failed', ...none, error: fileError(d) };
+        }
+      }, { firstAlone: true });
+    } finally {
+      watch.stop();
+    }
+    total?.finish(watch.signal ? `stopped by ${watch.signal}` : undefined);
     const data: UploadReport = { files: results, summary: summarize(results) };
+    const view = reportView(data, ctx.io.stdout.isTTY === true);
+    // A signal that stopped something ends the command as the signal says, whatever failed before it.
+    if (watch.signal && data.summary.done + data.summary.skipped < data.summary.files) {
+      // Below the report, the error last: what each stopped file left.
+      for (const line of failureNote(data.files, data.summary, '').slice(0, -1)) ctx.noteAfter(line);
+      const error = describeError(interruptedReport(watch.signal, data.summary));
+      return { data, view, exitCode: error.code, error };
+    }
+    const firstFailure = failures.find((f) => f !== undefined);
     if (firstFailure) for (const line of failureNote(data.files, data.summary, `${data.summary.done} uploaded`)) ctx.note(line);
-    return { data, view: reportView(data, ctx.io.stdout.isTTY === true), ...(firstFailure ? { exitCode: firstFailure.code } : {}) };
+    return { data, view, ...(firstFailure ? { exitCode: firstFailure.code } : {}) };
   } finally {
     spooled?.remove();
   }
@@ -262,7 +280,7 @@ async function uploadOne(
   t: Transport,
   file: { path: string; size: number },
   path: string,
-  o: { mode: number | undefined; append: boolean; bar: ProgressBar | undefined; onProgress: ((bytes: number) => void) | undefined },
+  o: { mode: number | undefined; append: boolean; bar: ProgressBar | undefined; onProgress: ((bytes: number) => void) | undefined; signal: AbortSignal },
 ): Promise<Pick<UploadFileResult, 'outcome' | 'size' | 'mode' | 'owner' | 'job_id' | 'error'>> {
   const before = o.append ? await statOrNull(t, path) : null;
   const bar = o.bar;
@@ -275,6 +293,7 @@ async function uploadOne(
       path,
       options: { ...(o.mode !== undefined ? { mode: o.mode } : {}), ...(o.append ? { append: true } : {}) },
       ...(onProgress ? { onProgress } : {}),
+      signal: o.signal,
     }));
   } catch (err) {
     bar?.clear();
@@ -290,6 +309,34 @@ async function uploadOne(
     throw new StorError(E.SIZE_MISMATCH, `${path} has ${after.size} bytes after the upload; expected ${expected}`);
   }
   return { outcome: 'done', size: after.size, mode: octal(after.mode & 0o7777), owner: after.user ?? null, job_id: jobId, error: null };
+}
+
+/**
+ * What an upload stopped by a signal left. The embedded transport says so itself (it stops the put
+ * before its rename). Over the network the POST was cut off and the appliance's put fails: the
+ * emulator writes beside the target and renames, so nothing is left, but 25.10.1 writes in place
+ * (MW/plugins/filesystem.py:565), so whether part of the file stands there is asked, not assumed.
+ * A file whose upload ended before the signal is told as it ended.
+ */
+async function stoppedUpload(t: Transport, signal: NodeJS.Signals, path: string, err: unknown): Promise<unknown> {
+  const stopped = err instanceof StorError && (err.code === E.INTERRUPTED.code || err.code === E.TERMINATED.code);
+  if (!stopped || t.target.kind === 'embedded') return err;
+  const code = signal === 'SIGTERM' ? E.TERMINATED : E.INTERRUPTED;
+  const there = await statOrNull(t, path).then((st) => st !== null, () => undefined);
+  if (there === false) return new StorError(code, `interrupted by ${signal}; ${path} was not written, and nothing of it was left behind`);
+  return new StorError(code, `interrupted by ${signal} while ${path} was being written; ${there ? 'a file stands there, which may hold part of it' : 'whether part of it stands there is unknown'}`, {
+    hint: `check it with \`stor stat ${path}\``,
+  });
+}
+
+/** The command's error when a signal stopped a multi-file upload: what landed, what did not. */
+function interruptedReport(signal: NodeJS.Signals, summary: UploadReport['summary']): StorError {
+  const code = signal === 'SIGTERM' ? E.TERMINATED : E.INTERRUPTED;
+  const landed = summary.done + summary.skipped;
+  const rest = summary.not_attempted > 0 ? `, ${summary.not_attempted} not attempted` : '';
+  return new StorError(code, `interrupted by ${signal}: ${landed} of ${summary.files} files uploaded, ${summary.failed} stopped or failed${rest}`, {
+    hint: 'run the same command again with --skip-existing to send the rest',
+  });
 }
 
 function summarize(files: readonly UploadFileResult[]): UploadReport['summary'] {
@@ -308,7 +355,7 @@ function reportView({ files, summary }: UploadReport, tty: boolean): View {
 export const uploadCommand = defineCommand({
   summary: 'upload local files to the appliance (streamed), wait for the job, and check the size',
   effect: 'change',
-  args: { files: arg.variadic('local file(s) (directories with -r, - for standard input), then the target: a file path, or a directory (existing, or ending in /)', true, 'file') },
+  args: { files: arg.variadic('local file(s) (directories with -r, - for standard input), then the target: a file path, or a directory (existing, or ending in /)', true, 'file', 'target') },
   options,
   examples: [
     'stor upload ./report.pdf /mnt/tank/docs/ --mode 0644',

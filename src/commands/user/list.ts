@@ -9,7 +9,19 @@ export async function userList(ctx: CommandContext): Promise<CommandResult<UserS
     data,
     view: {
       kind: 'table',
-      columns: ['uid', 'username', 'full name', 'group', 'groups', 'builtin', 'locked', 'password', '2fa', 'keys'],
+      // uid and username name the user: never cut. Narrow, the minor columns go, rightmost first.
+      columns: [
+        { header: 'uid', key: true },
+        { header: 'username', key: true },
+        { header: 'full name', overflow: 'wrap' },
+        { header: 'group', minor: true },
+        { header: 'groups', overflow: 'wrap', minor: true },
+        'builtin',
+        'locked',
+        { header: 'password', minor: true },
+        { header: '2fa', minor: true },
+        { header: 'keys', minor: true },
+      ],
       rows: data.map((u) => [
         u.uid,
         u.username,

@@ -2,8 +2,14 @@ import { call } from '../../core/contract/client.js';
 import type { TargetInfo } from '../../core/transport/transport.js';
 import type { CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
-import { defineCommand } from '../shared/declare.js';
+import { defineCommand, flag, type OptionValues } from '../shared/declare.js';
 import { describeRelease, targetRelease } from '../shared/target-release.js';
+import { RELEASES } from '../../core/releases/index.js';
+import { minimalRoleList, release25101Catalogue } from '../../core/roles/index.js';
+
+const options = {
+  roles: flag('list every effective role on a terminal too (piped and --json always do)'),
+};
 
 /** `stor whoami --json`: who the target says we are. */
 export interface WhoamiResult {
@@ -29,7 +35,7 @@ function describeTarget(t: TargetInfo): string {
   return t.kind === 'embedded' ? `embedded (${t.stateDir})` : `${t.url}${t.profile ? ` (profile ${t.profile})` : ''}`;
 }
 
-export async function whoami(ctx: CommandContext): Promise<CommandResult<WhoamiResult>> {
+export async function whoami(ctx: CommandContext, opts: OptionValues<typeof options>): Promise<CommandResult<WhoamiResult>> {
   const transport = await ctx.transport();
   const [me, release] = await Promise.all([call(transport, 'auth.me'), targetRelease(transport)]);
   const roles = [...me.privilege.roles.$set].sort();
@@ -46,6 +52,7 @@ export async function whoami(ctx: CommandContext): Promise<CommandResult<WhoamiR
     release: release.version,
     emulator: release.emulator,
   };
+  const tty = ctx.io.stdout.isTTY === true;
   return {
     data,
     view: {
@@ -59,9 +66,10 @@ export async function whoami(ctx: CommandContext): Promise<CommandResult<WhoamiR
         ['web shell', data.web_shell],
         ['target', describeTarget(data.target)],
         ['release', describeRelease(release)],
-        ['effective roles', data.role_count],
+        ['effective roles', tty && !opts.roles ? `${data.role_count}, from ${minimalRoleList(release.release ? RELEASES[release.release].catalogue() : release25101Catalogue(), roles).join(', ') || '-'} (--roles lists them)` : data.role_count],
       ],
-      list: { label: 'roles', items: roles },
+      // On a terminal the whole list (141 for FULL_ADMIN) is asked for; piped, scripts get it as before.
+      ...(tty && !opts.roles ? {} : { list: { label: 'roles', items: roles } }),
     },
   };
 }
@@ -70,6 +78,7 @@ export const whoamiCommand = defineCommand({
   summary: 'show the identity the target logs in as: user, account attributes, effective roles',
   effect: 'read',
   fanOut: 'read',
-  examples: ['stor whoami', 'stor whoami --json | jq .role_count'],
-  run: (ctx) => whoami(ctx),
+  options,
+  examples: ['stor whoami', 'stor whoami --roles', 'stor whoami --json | jq .role_count'],
+  run: (ctx, _args, opts) => whoami(ctx, opts),
 });

@@ -34,6 +34,13 @@ export interface UploadRequest {
   options: { mode?: number; append?: boolean };
   /** Bytes read from the file so far. */
   onProgress?: (bytes: number) => void;
+  /**
+   * Aborted (its reason a signal's name) when the operator stopped the command: a remote
+   * transport cuts its POST off, so the appliance's put fails, and rejects with INTERRUPTED or
+   * TERMINATED; a job already started is waited for. The embedded transport hears signals itself
+   * (EmbeddedOptions.onSignal).
+   */
+  signal?: AbortSignal;
 }
 
 export interface DownloadRequest {

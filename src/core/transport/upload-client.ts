@@ -28,6 +28,12 @@ function uploadCut(where: string, sent: number, body = ''): StorError {
   });
 }
 
+/** The operator stopped the upload (UploadRequest.signal): the POST was cut off. */
+function stoppedUpload(signal: AbortSignal, path: string, sent: number, size: number): StorError {
+  const name = signal.reason === 'SIGTERM' ? 'SIGTERM' : 'SIGINT';
+  return new StorError(name === 'SIGTERM' ? E.TERMINATED : E.INTERRUPTED, `interrupted by ${name}; the upload to ${path} was cut off after ${sent} of ${size} bytes`);
+}
+
 /** One agent per remote session: TLS settings as for the JSON-RPC connection. */
 export function uploadAgent(tls: TlsOptions, timeoutSeconds: number): Agent {
   return new Agent({ connect: { rejectUnauthorized: !tls.insecure, ...(tls.ca ? { ca: tls.ca } : {}), timeout: timeoutSeconds * 1000 } });
@@ -39,6 +45,7 @@ export function uploadAgent(tls: TlsOptions, timeoutSeconds: number): Agent {
  * Returns the job id.
  */
 export async function postUpload(endpoint: Endpoint, authorization: string, agent: Agent, req: UploadRequest, timeoutSeconds: number): Promise<number> {
+  if (req.signal?.aborted) throw stoppedUpload(req.signal, req.path, 0, req.size);
   const file = createReadStream(req.file, { highWaterMark: CHUNK });
   // Progress is counted on a stream of its own: a 'data' listener on the file would set it
   // flowing before the form reads it, and the form would buffer what arrives early.
@@ -75,12 +82,13 @@ export async function postUpload(endpoint: Endpoint, authorization: string, agen
         dispatcher: agent,
         headers: { ...form.getHeaders(), 'content-length': String(form.getLengthSync()), authorization },
         body: empty ? form.getBuffer() : form,
-        signal: abort.signal,
+        signal: req.signal ? AbortSignal.any([abort.signal, req.signal]) : abort.signal,
         headersTimeout: 0,
         bodyTimeout: timeoutSeconds * 1000,
       });
     } catch (err) {
       file.destroy();
+      if (req.signal?.aborted) throw stoppedUpload(req.signal, req.path, sent, req.size);
       if (abort.signal.aborted) throw timedOut(endpoint.display, `the upload (nothing moved)`, timeoutSeconds);
       const code = (err as { code?: string }).code ?? '';
       if (BROKEN.has(code)) throw await cutOff(endpoint, agent, err, startedAt, sent, req.size);
