@@ -1,4 +1,4 @@
-import { createHash, createHmac, pbkdf2, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, pbkdf2, pbkdf2Sync, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /*
  * SCRAM-SHA-512 (RFC 5802 §3, §5, §7; RFC 7677 for the hash-family pattern) as TrueNAS 26 speaks
@@ -66,6 +66,18 @@ export interface ScramAuthData {
 
 export async function scramAuthData(secret: string, salt: Buffer = randomBytes(SCRAM_SALT_BYTES), iterations = SCRAM_DEFAULT_ITERATIONS): Promise<ScramAuthData> {
   const keys = keysFromSaltedPassword(await saltedPassword(secret, salt, iterations));
+  return {
+    iterations,
+    salt: salt.toString('base64'),
+    client_key: keys.clientKey.toString('base64'),
+    stored_key: keys.storedKey.toString('base64'),
+    server_key: keys.serverKey.toString('base64'),
+  };
+}
+
+/** The same, computed in place: only while a state directory opens, before anything is served. */
+export function scramAuthDataSync(secret: string, salt: Buffer = randomBytes(SCRAM_SALT_BYTES), iterations = SCRAM_DEFAULT_ITERATIONS): ScramAuthData {
+  const keys = keysFromSaltedPassword(pbkdf2Sync(secret, salt, iterations, 64, 'sha512'));
   return {
     iterations,
     salt: salt.toString('base64'),
