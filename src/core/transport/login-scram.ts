@@ -13,7 +13,7 @@ import {
   serverFinalMatches,
   tlsServerEndPoint,
 } from '../net/scram.js';
-import type { LoginLink, RpcCall } from './login-strategies.js';
+import type { LoginLink, RpcCall } from './login-link.js';
 
 /*
  * The client half of TrueNAS 26's SCRAM key login (truenas_api_client/auth_api_key.py:360-420 at

@@ -5,16 +5,9 @@ import { E } from '../error-catalogue.js';
 import type { SecretKind } from './endpoint.js';
 import { loginRejected } from './login.js';
 
-/** One JSON-RPC call on the connection being logged in. */
-export type RpcCall = <T>(method: string, params: readonly unknown[]) => Promise<T>;
+import type { LoginLink, RpcCall } from './login-link.js';
 
-/** What a login may learn of the connection itself. */
-export interface LoginLink {
-  /** The DER certificate the server presented over TLS; null on a plain connection. */
-  peerCertificate(): Buffer | null;
-  /** `-v`: one line saying which mechanism was used (never key material). */
-  trace?: ((line: string) => void) | undefined;
-}
+export type { LoginLink, RpcCall } from './login-link.js';
 
 /** How a WebSocket session logs in. The connection code is the same whatever the credential. */
 export interface LoginStrategy {

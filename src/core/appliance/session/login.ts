@@ -8,6 +8,7 @@ import { verifyTotp } from '../accounts/totp.js';
 import { readGlobalTwoFactor, readUserSecret } from '../accounts/two-factor.js';
 import type { Appliance } from '../appliance.js';
 import type { CallContext } from '../method.js';
+import { parseApiKey } from './api-key-string.js';
 import { liveToken, prepareLogin } from './session-check.js';
 import type { Session, SessionCredentials } from './session.js';
 
@@ -40,11 +41,7 @@ const MAX_OTP_ATTEMPTS = 3;
 
 const INSECURE_REASON = 'Attempt to use over an insecure transport';
 
-/** Splits `<id>-<secret>`; anything else is not a key. */
-export function parseApiKey(key: string): { id: number; secret: string } | null {
-  const m = /^(\d{1,15})-(.+)$/s.exec(key);
-  return m ? { id: Number(m[1]), secret: m[2]! } : null;
-}
+export { parseApiKey } from './api-key-string.js';
 
 /**
  * Resolves an API key and, when it is good, establishes the session (MW/plugins/auth.py:890-977).

@@ -6,7 +6,7 @@ import { findApiKeyScram, writeApiKeyScram } from '../../store/api-key-scram.js'
 import { findApiKey } from '../../store/api-keys.js';
 import { ADMIN_KEY_FILE } from '../../store/seed.js';
 import type { Store } from '../../store/store.js';
-import { parseApiKey } from './login.js';
+import { parseApiKey } from './api-key-string.js';
 
 /**
  * SCRAM data for a new or reset key under `keyLogin: scram`: `generate_api_key_auth_data` of the
