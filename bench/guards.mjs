@@ -11,34 +11,9 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import WebSocket, { WebSocketServer } from 'ws';
-import { NODE, STOR, cleanup, median, startServe, tempDir } from './lib.mjs';
+import { NODE, STOR, cleanup, median, rpcClient, startServe, tempDir } from './lib.mjs';
 
 const ms = (t0) => Number(process.hrtime.bigint() - t0) / 1e6;
-
-/** A JSON-RPC client over one WebSocket: call() resolves with the whole reply. */
-async function rpcClient(url) {
-  const ws = new WebSocket(url, { perMessageDeflate: false });
-  await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
-  let id = 0;
-  const waiting = new Map();
-  ws.on('message', (data) => {
-    const msg = JSON.parse(data.toString());
-    waiting.get(msg.id)?.(msg);
-    waiting.delete(msg.id);
-  });
-  const call = (method, params = []) =>
-    new Promise((resolve) => {
-      const my = ++id;
-      waiting.set(my, resolve);
-      ws.send(JSON.stringify({ jsonrpc: '2.0', id: my, method, params }));
-    });
-  const result = async (method, params) => {
-    const reply = await call(method, params);
-    if (reply.error) throw new Error(`${method}: ${JSON.stringify(reply.error)}`);
-    return reply.result;
-  };
-  return { ws, call, result, close: () => ws.terminate() };
-}
 
 async function loggedIn(server) {
   const client = await rpcClient(server.rpc_url);

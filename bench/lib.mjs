@@ -98,29 +98,39 @@ export function machine() {
   return `${cores} cores (${cpu}), ${(memKb / 1024 / 1024).toFixed(0)} GiB RAM, Node ${process.version}, ${process.platform} ${process.arch}`;
 }
 
-/** Waits for a job to end, over one WebSocket: what `stor upload` does after the transfer. */
-export async function waitJob(rpcUrl, key, jobId) {
+/** A JSON-RPC client over one WebSocket: call() resolves with the whole reply, result() with its result. */
+export async function rpcClient(url) {
   const { default: WebSocket } = await import('ws');
-  const ws = new WebSocket(rpcUrl);
+  const ws = new WebSocket(url, { perMessageDeflate: false });
   await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
   let id = 0;
-  const call = (method, params) =>
-    new Promise((resolve, reject) => {
+  const waiting = new Map();
+  ws.on('message', (data) => {
+    const msg = JSON.parse(data.toString());
+    waiting.get(msg.id)?.(msg);
+    waiting.delete(msg.id);
+  });
+  const call = (method, params = []) =>
+    new Promise((resolve) => {
       const my = ++id;
-      const onMessage = (data) => {
-        const msg = JSON.parse(data.toString());
-        if (msg.id !== my) return;
-        ws.off('message', onMessage);
-        if (msg.error) reject(new Error(JSON.stringify(msg.error)));
-        else resolve(msg.result);
-      };
-      ws.on('message', onMessage);
+      waiting.set(my, resolve);
       ws.send(JSON.stringify({ jsonrpc: '2.0', id: my, method, params }));
     });
-  await call('auth.login_with_api_key', [key]);
-  await call('core.set_options', [{ legacy_jobs: false }]);
-  await call('core.job_wait', [jobId]);
-  ws.close();
+  const result = async (method, params) => {
+    const reply = await call(method, params);
+    if (reply.error) throw new Error(`${method}: ${JSON.stringify(reply.error)}`);
+    return reply.result;
+  };
+  return { ws, call, result, close: () => ws.terminate() };
+}
+
+/** Waits for a job to end, over one WebSocket: what `stor upload` does after the transfer. */
+export async function waitJob(rpcUrl, key, jobId) {
+  const client = await rpcClient(rpcUrl);
+  await client.result('auth.login_with_api_key', [key]);
+  await client.result('core.set_options', [{ legacy_jobs: false }]);
+  await client.result('core.job_wait', [jobId]);
+  client.ws.close();
 }
 
 /**

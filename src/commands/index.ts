@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { E } from '../core/error-catalogue.js';
 import { StorError } from '../core/errors.js';
 import { CommandContext } from './shared/context.js';
-import type { CommandSpec } from './shared/declare.js';
+import { lazyVerb, type CommandSpec } from './shared/declare.js';
 import { globalOptions, type GlobalOptions } from './shared/global-options.js';
 import type { HeadStart } from './shared/head-start.js';
 import type { IO } from './shared/io.js';
@@ -19,35 +19,39 @@ import { groupNoun } from './group/index.js';
 import { userNoun } from './user/index.js';
 import { snapshotNoun } from './snapshot/index.js';
 import { sessionNoun } from './session/index.js';
+import { systemNoun } from './system/index.js';
+import { poolNoun } from './pool/index.js';
 
 /**
  * Every command: the top-level verbs and the nouns, in the order help lists them. Each verb's
  * module loads only when it runs, its help is asked for, or completion needs the whole tree.
  */
 export const COMMANDS: Record<string, Entry> = {
-  whoami: { kind: 'verb', load: () => import('./whoami/whoami.js').then((m) => m.whoamiCommand) },
-  upload: { kind: 'verb', load: () => import('./upload/upload.js').then((m) => m.uploadCommand) },
-  ls: { kind: 'verb', load: () => import('./fs/ls.js').then((m) => m.lsCommand) },
-  stat: { kind: 'verb', load: () => import('./fs/stat.js').then((m) => m.statCommand) },
-  download: { kind: 'verb', load: () => import('./fs/download.js').then((m) => m.downloadCommand) },
-  mkdir: { kind: 'verb', load: () => import('./fs/mkdir.js').then((m) => m.mkdirCommand) },
-  chmod: { kind: 'verb', load: () => import('./fs/chmod.js').then((m) => m.chmodCommand) },
-  chown: { kind: 'verb', load: () => import('./fs/chown.js').then((m) => m.chownCommand) },
-  rm: { kind: 'verb', load: () => import('./fs/rm.js').then((m) => m.rmCommand) },
+  whoami: { kind: 'verb', load: lazyVerb(() => import('./whoami/whoami.js')) },
+  upload: { kind: 'verb', load: lazyVerb(() => import('./upload/upload.js')) },
+  ls: { kind: 'verb', load: lazyVerb(() => import('./fs/ls.js')) },
+  stat: { kind: 'verb', load: lazyVerb(() => import('./fs/stat.js')) },
+  download: { kind: 'verb', load: lazyVerb(() => import('./fs/download.js')) },
+  mkdir: { kind: 'verb', load: lazyVerb(() => import('./fs/mkdir.js')) },
+  chmod: { kind: 'verb', load: lazyVerb(() => import('./fs/chmod.js')) },
+  chown: { kind: 'verb', load: lazyVerb(() => import('./fs/chown.js')) },
+  rm: { kind: 'verb', load: lazyVerb(() => import('./fs/rm.js')) },
   user: { kind: 'noun', noun: userNoun },
   group: { kind: 'noun', noun: groupNoun },
   privilege: { kind: 'noun', noun: privilegeNoun },
   'api-key': { kind: 'noun', noun: apiKeyNoun },
+  system: { kind: 'noun', noun: systemNoun },
+  pool: { kind: 'noun', noun: poolNoun },
   dataset: { kind: 'noun', noun: datasetNoun },
   snapshot: { kind: 'noun', noun: snapshotNoun },
   job: { kind: 'noun', noun: jobNoun },
-  call: { kind: 'verb', load: () => import('./call/call.js').then((m) => m.callCommand) },
-  login: { kind: 'verb', load: () => import('./login/login.js').then((m) => m.loginCommand) },
-  logout: { kind: 'verb', load: () => import('./login/logout.js').then((m) => m.logoutCommand) },
+  call: { kind: 'verb', load: lazyVerb(() => import('./call/call.js')) },
+  login: { kind: 'verb', load: lazyVerb(() => import('./login/login.js')) },
+  logout: { kind: 'verb', load: lazyVerb(() => import('./login/logout.js')) },
   profile: { kind: 'noun', noun: profileNoun },
   session: { kind: 'noun', noun: sessionNoun },
-  serve: { kind: 'verb', load: () => import('./serve/serve.js').then((m) => m.serveCommand) },
-  completion: { kind: 'verb', load: () => import('./completion/completion.js').then((m) => m.completionCommand) },
+  serve: { kind: 'verb', load: lazyVerb(() => import('./serve/serve.js')) },
+  completion: { kind: 'verb', load: lazyVerb(() => import('./completion/completion.js')) },
 };
 
 export interface ProgramHooks {

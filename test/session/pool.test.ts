@@ -8,6 +8,7 @@ import { SessionPool } from '../../src/core/session/pool.js';
 import type { PooledTarget } from '../../src/core/session/opener.js';
 import { parseEndpoint } from '../../src/core/transport/endpoint.js';
 import { createUserWithKey } from '../helpers/appliance.js';
+import { startStandinAppliance } from '../helpers/standin-appliance.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { startThrottleProxy } from '../helpers/throttle-proxy.js';
@@ -219,6 +220,40 @@ describe('session pool', () => {
     expect(stat.size).toBe(5);
     expect(proxy.webSockets()).toBe(1);
     expect(proxy.uploadSchemes()).toEqual(['Token', 'Token']);
+    await pool.closeAll();
+  });
+
+  it('a pooled connection asks privilege.roles and system.version_short once; a failed answer is asked again; other reads every time', async () => {
+    // MW/plugins/account_/privilege_roles.py:31-41: the answer is ROLES, a module constant of the running middleware.
+    let rolesAsked = 0;
+    const roles = [{ name: 'READONLY_ADMIN', title: 'READONLY_ADMIN', includes: [], builtin: false, stig: 1 }];
+    const appliance = await startStandinAppliance({
+      'auth.login_ex': { result: { response_type: 'SUCCESS', user_info: { pw_name: 'root' }, authenticator: 'LEVEL_1' } },
+      'auth.login_with_api_key': { result: true },
+      'core.ping': { result: 'pong' },
+      'system.version_short': { result: '25.10.1' },
+      'privilege.roles': () => (++rolesAsked === 1 ? { error: { code: -32000, message: 'busy' } } : { result: roles }),
+    });
+    const pool = new SessionPool();
+    const target: PooledTarget = { endpoint: parseEndpoint(appliance.baseUrl), apiKey: '1-abcdefghijklmnopqrstuvwxyz', insecure: false };
+    const a = await pool.open(target, 10);
+    await expect(a.call('privilege.roles', [[], {}])).rejects.toThrow(/busy/);
+    const first = await a.call<typeof roles>('privilege.roles', [[], {}]);
+    const b = await pool.open(target, 10);
+    const second = await b.call<typeof roles>('privilege.roles', [[], {}]);
+    expect(second).toEqual(roles);
+    // Each command gets its own copy: one that changes its answer changes no other command's.
+    expect(second).not.toBe(first);
+    await b.call('privilege.roles', [[['name', '=', 'READONLY_ADMIN']], {}]);
+    for (const lease of [a, b, a]) {
+      expect(await lease.call('system.version_short')).toBe('25.10.1');
+      expect(await lease.call('core.ping')).toBe('pong');
+    }
+    const count = (m: string) => appliance.calls.filter((c) => c === m).length;
+    // Once failed, once answered, once with other params.
+    expect(count('privilege.roles')).toBe(3);
+    expect(count('system.version_short')).toBe(1);
+    expect(count('core.ping')).toBe(3);
     await pool.closeAll();
   });
 });

@@ -3,6 +3,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { allCommands } from '../../src/commands/index.js';
+import { defineCommand, defineNoun } from '../../src/commands/shared/declare.js';
 
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 
@@ -42,5 +43,20 @@ describe("verbs' declarations for the session agent", () => {
       const declares = /\n\s+asks: true,/.test(readFileSync(join(SRC, file), 'utf8'));
       expect({ file, declares }).toEqual({ file, declares: mayAsk(file) });
     }
+  });
+
+  it("a noun's line loads the one declaration its module exports, beside the module's helpers", async () => {
+    const declaration = defineCommand({ summary: 'a verb', effect: 'read', examples: [], run: () => ({ data: null, view: { kind: 'json' } }) });
+    const other = defineCommand({ summary: 'another', effect: 'read', examples: [], run: () => ({ data: null, view: { kind: 'json' } }) });
+    const noun = defineNoun('a noun', {
+      one: async () => ({ helper: () => 1, shape: { effect: 'read', run: () => null }, declaration }),
+      // Past the type check, which refuses a module without a declaration: the loader refuses it too.
+      none: (async () => ({ helper: () => 1 })) as never,
+      two: async () => ({ declaration, other }),
+    });
+    expect(Object.keys(noun.verbs)).toEqual(['one', 'none', 'two']);
+    expect(await noun.verbs.one!()).toBe(declaration);
+    await expect(noun.verbs.none!()).rejects.toThrow(/one defineCommand\(…\), not 0 \(its exports: helper\)/);
+    await expect(noun.verbs.two!()).rejects.toThrow(/not 2/);
   });
 });

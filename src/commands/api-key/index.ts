@@ -1,10 +1,7 @@
 import { defineNoun } from '../shared/declare.js';
 
-export const apiKeyNoun = defineNoun({
-  summary: 'create, list and revoke API keys (a key is shown only when created)',
-  verbs: {
-    list: () => import('./list.js').then((m) => m.apiKeyListCommand),
-    create: () => import('./create.js').then((m) => m.apiKeyCreateCommand),
-    revoke: () => import('./revoke.js').then((m) => m.apiKeyRevokeCommand),
-  },
+export const apiKeyNoun = defineNoun('create, list and revoke API keys (a key is shown only when created)', {
+  list: () => import('./list.js'),
+  create: () => import('./create.js'),
+  revoke: () => import('./revoke.js'),
 });

@@ -95,18 +95,53 @@ export interface CommandSpec<A extends ArgSpecs = ArgSpecs, O extends OptionSpec
   run(ctx: CommandContext, args: ArgValues<A>, options: OptionValues<O>): Promise<CommandResult<R>> | CommandResult<R>;
 }
 
-/** Declares a verb; the identity function that gives `run` its inferred types. */
+/** Every declaration made, so that a verb's module can be told from the helpers it also exports. */
+const declared = new WeakSet<object>();
+
+/** Declares a verb; returns `spec` as given, with `run`'s types inferred from the declaration. */
 export function defineCommand<const A extends ArgSpecs = {}, const O extends OptionSpecs = {}, R = unknown>(spec: CommandSpec<A, O, R>): CommandSpec<A, O, R> {
+  declared.add(spec);
   return spec;
 }
 
-/** A verb's module, loaded only when that verb runs (or its help or completion is needed). */
+/** A verb's declaration, its module loaded only when that verb runs (or its help or completion is needed). */
 export type LoadCommand = () => Promise<CommandSpec<any, any, any>>;
 
-/** A noun (`privilege`) and its verbs, each loaded on demand. */
+/**
+ * How a table lists a verb: a function that imports its file (`user/index.ts` shows the form). The
+ * file declares the verb with `defineCommand`, once, and may export helpers beside it.
+ */
+export type ImportVerb = () => Promise<object>;
+
+/** `L` when the module it imports exports a declaration; otherwise a type that says what is missing. */
+type Declares<L> = L extends () => Promise<infer M>
+  ? [Extract<M[keyof M], CommandSpec<any, any, any>>] extends [never] ? { 'a verb module exports its defineCommand(…)': never } : L
+  : never;
+
+/** The one declaration among a verb module's exports. */
+function declarationIn(module: object): CommandSpec<any, any, any> {
+  const found = Object.entries(module).filter(([, value]) => typeof value === 'object' && value !== null && declared.has(value));
+  if (found.length !== 1) throw new Error(`a verb's module exports one defineCommand(…), not ${found.length} (its exports: ${Object.keys(module).join(', ')})`);
+  return found[0]![1] as CommandSpec<any, any, any>;
+}
+
+const loadDeclaration = (importVerb: ImportVerb): LoadCommand => async () => declarationIn(await importVerb());
+
+/** A top-level verb (`src/commands/index.ts`), listed by the import of its file. */
+export function lazyVerb<const L extends ImportVerb>(importVerb: L & Declares<L>): LoadCommand {
+  return loadDeclaration(importVerb);
+}
+
+/** A noun (`privilege`) and its verbs, in the order help lists them, each loaded on demand. */
 export interface NounSpec {
   summary: string;
   verbs: Record<string, LoadCommand>;
 }
 
-export const defineNoun = (spec: NounSpec): NounSpec => spec;
+/**
+ * Declares a noun: its summary, then one line a verb, its name and the import of its file. The
+ * table is the noun's `index.ts`; `src/commands/index.ts` lists the nouns.
+ */
+export function defineNoun<const V extends Record<string, ImportVerb>>(summary: string, verbs: V & { [K in keyof V]: Declares<V[K]> }): NounSpec {
+  return { summary, verbs: Object.fromEntries(Object.entries(verbs).map(([verb, importVerb]) => [verb, loadDeclaration(importVerb)])) };
+}

@@ -1,12 +1,9 @@
 import { defineNoun } from '../shared/declare.js';
 
-export const userNoun = defineNoun({
-  summary: 'list, create, change and delete local users (groups by name)',
-  verbs: {
-    list: () => import('./list.js').then((m) => m.userListCommand),
-    show: () => import('./show.js').then((m) => m.userShowCommand),
-    create: () => import('./create.js').then((m) => m.userCreateCommand),
-    update: () => import('./update.js').then((m) => m.userUpdateCommand),
-    delete: () => import('./delete.js').then((m) => m.userDeleteCommand),
-  },
+export const userNoun = defineNoun('list, create, change and delete local users (groups by name)', {
+  list: () => import('./list.js'),
+  show: () => import('./show.js'),
+  create: () => import('./create.js'),
+  update: () => import('./update.js'),
+  delete: () => import('./delete.js'),
 });

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { LETTERS_AND_UNDERSCORE, emailStr, localXid, posixName, secret, usernsIdmap } from './accounts-common.js';
 import { crud } from './crud.js';
 import { ejsonDate } from './ejson.js';
-import { AUTHENTICATED, roles, str, once } from './method.js';
+import { AUTHENTICATED, nonEmptyStr, roles, str, once } from './method.js';
 import { method, service } from './service.js';
 
 // `MW/api/v25_10_1/user.py`; role prefix ACCOUNT (`MW/plugins/account.py` UserService.Config).
@@ -44,7 +44,10 @@ export const userEntry = once(() => z.object({
 /** UserCreateUpdateResult: the entry plus the password given or generated (`null` if none). */
 const userCreateUpdateResult = once(() => userEntry().extend({ password: z.string().min(1).nullable() }));
 
-/** UserCreate's fields as user.update takes them too (UserUpdate: all optional, no uid or group_create). */
+/**
+ * UserCreate's fields as user.update takes them too (UserUpdate: all optional, no uid or group_create).
+ * UserCreate inherits from UserEntry: the fields it does not redefine are UserEntry's own.
+ */
 const updatable = once(() => ({
   username: posixName(LETTERS_AND_UNDERSCORE, 32),
   home: z.string().min(1),
@@ -53,13 +56,15 @@ const updatable = once(() => ({
   smb: z.boolean(),
   userns_idmap: usernsIdmap(),
   group: z.int().nullable(),
-  groups: z.array(z.int()),
-  password_disabled: z.boolean(),
-  ssh_password_enabled: z.boolean(),
-  sshpubkey: z.string().nullable(),
-  locked: z.boolean(),
-  sudo_commands: z.array(z.string().min(1)),
-  sudo_commands_nopasswd: z.array(z.string().min(1)),
+  ...userEntry().pick({
+    groups: true,
+    password_disabled: true,
+    ssh_password_enabled: true,
+    sshpubkey: true,
+    locked: true,
+    sudo_commands: true,
+    sudo_commands_nopasswd: true,
+  }).shape,
   email: emailStr().nullable(),
   home_create: z.boolean(),
   home_mode: z.string(),
@@ -142,6 +147,20 @@ export const userContract = service('user', {
       { name: 'twofactor_options', schema: twofactorOptions() },
     ],
     result: () => userEntry().extend({ twofactor_config: userTwofactorConfig() }),
+  }),
+  // MW/plugins/account.py:1751-1755: authorization_required=False, `pass_app(require=True)`;
+  // who may change whose password is decided in the method.
+  set_password: method({
+    summary: 'Change a password {username, old_password, new_password}: your own with the current one, anyone\'s as a full administrator.',
+    access: AUTHENTICATED,
+    app: 'ws',
+    params: () => [
+      {
+        name: 'set_password_data',
+        schema: z.strictObject({ username: str(), old_password: str().nullable().default(null), new_password: nonEmptyStr() }),
+      },
+    ],
+    result: () => z.null(),
   }),
   unset_2fa_secret: method({
     summary: "Remove a user's TOTP secret; the user no longer gets asked for a code.",

@@ -52,43 +52,47 @@ function describeOwner(st: Stats, uid: number | undefined): string | undefined {
   return undefined;
 }
 
-/**
- * Why `dir` must not hold the agent's socket, or undefined when it may: it must be a directory
- * (not a symlink to one), owned by this user, with no access for group or others (0700).
- */
-export function privateDirProblem(dir: string): string | undefined {
-  let st: Stats;
-  try {
-    st = lstatSync(dir);
-  } catch (err) {
-    return `${dir} cannot be examined (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`;
-  }
-  if (st.isSymbolicLink()) return `${dir} is a symbolic link, not a directory of this user's`;
-  if (!st.isDirectory()) return `${dir} is not a directory`;
-  const owner = describeOwner(st, ownUid());
-  if (owner) return `${dir} is ${owner}`;
-  if ((st.mode & 0o077) !== 0) return `${dir} has mode ${(st.mode & 0o777).toString(8).padStart(4, '0')}; it must be 0700`;
-  return undefined;
+/** What a private entry of the agent's must be: its type, and the mode bits no one else may have. */
+interface PrivateKind {
+  is(st: Stats): boolean;
+  what: string;
+  /** What a symbolic link in its place is not. */
+  notLink: string;
+  forbidden: number;
+  mode: string;
 }
 
-/**
- * Why the socket at `path` must not be used, or undefined when it may: a socket (not a symlink),
- * owned by this user, mode 0600 (no execute, no access for group or others).
- */
-export function privateSocketProblem(path: string): string | undefined {
+const PRIVATE_DIR: PrivateKind = { is: (st) => st.isDirectory(), what: 'a directory', notLink: "a directory of this user's", forbidden: 0o077, mode: '0700' };
+// No execute bit either: a socket is only read and written.
+const PRIVATE_SOCKET: PrivateKind = { is: (st) => st.isSocket(), what: 'a socket', notLink: "the agent's socket", forbidden: 0o177, mode: '0600' };
+
+/** Why `path` is not a private `kind` of this user's (not a symlink, owned by this user, no access for others), or undefined. */
+function privateProblem(path: string, kind: PrivateKind): string | undefined {
   let st: Stats;
   try {
     st = lstatSync(path);
   } catch (err) {
     return `${path} cannot be examined (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`;
   }
-  if (st.isSymbolicLink()) return `${path} is a symbolic link, not the agent's socket`;
-  if (!st.isSocket()) return `${path} is not a socket`;
+  if (st.isSymbolicLink()) return `${path} is a symbolic link, not ${kind.notLink}`;
+  if (!kind.is(st)) return `${path} is not ${kind.what}`;
   const owner = describeOwner(st, ownUid());
   if (owner) return `${path} is ${owner}`;
-  if ((st.mode & 0o177) !== 0) return `${path} has mode ${(st.mode & 0o777).toString(8).padStart(4, '0')}; it must be 0600`;
+  if ((st.mode & kind.forbidden) !== 0) return `${path} has mode ${(st.mode & 0o777).toString(8).padStart(4, '0')}; it must be ${kind.mode}`;
   return undefined;
 }
+
+/**
+ * Why `dir` must not hold the agent's socket, or undefined when it may: it must be a directory
+ * (not a symlink to one), owned by this user, with no access for group or others (0700).
+ */
+export const privateDirProblem = (dir: string): string | undefined => privateProblem(dir, PRIVATE_DIR);
+
+/**
+ * Why the socket at `path` must not be used, or undefined when it may: a socket (not a symlink),
+ * owned by this user, mode 0600 (no execute, no access for group or others).
+ */
+export const privateSocketProblem = (path: string): string | undefined => privateProblem(path, PRIVATE_SOCKET);
 
 /**
  * Whether the directory that would hold the agent's directory exists and belongs to another user:

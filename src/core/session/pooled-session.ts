@@ -15,6 +15,16 @@ export function refusedAsNotAuthenticated(err: unknown): boolean {
   return err instanceof RpcError && err.errno === ERRNO.ENOTAUTHENTICATED;
 }
 
+/**
+ * Methods whose answer is fixed for as long as the appliance's middleware process runs, and so for
+ * the life of one connection to it: `privilege.roles` lists `ROLES`, a module constant
+ * (MW/plugins/account_/privilege_roles.py:31-41, MW/role.py), and the release cannot change
+ * without a restart, which drops the connection (MW/plugins/system/product.py). A pooled
+ * connection answers them once; every later command on it gets a copy of that answer, keyed by
+ * method and params. A new connection asks again.
+ */
+const FIXED_FOR_CONNECTION = new Set(['privilege.roles', 'system.version', 'system.version_short']);
+
 /** How the pool opens a connection; the agent's default logs in with the target's key. */
 export type Connector = (target: PooledTarget, timeoutSeconds: number) => Promise<RemoteTransport>;
 
@@ -50,6 +60,8 @@ export class PooledSession {
   /** Calls under way on each connection, so that a replaced one is closed only once they are answered. */
   private readonly busy = new Map<RemoteTransport, number>();
   private readonly retired = new Set<RemoteTransport>();
+  /** Answers of FIXED_FOR_CONNECTION methods, per connection and `method params`. */
+  private readonly fixed = new WeakMap<RemoteTransport, Map<string, Promise<unknown>>>();
   /** The last login (or connection) attempt failed: a revoked, expired or refused key, or an appliance out of reach. */
   private failed = false;
 
@@ -109,6 +121,7 @@ export class PooledSession {
     this.calls++;
     const conn = await this.connection(timeoutSeconds);
     try {
+      if (FIXED_FOR_CONNECTION.has(method)) return structuredClone(await this.fixedAnswer<T>(conn, method, params, timeoutSeconds));
       return await this.using(conn, () => conn.call<T>(method, params, timeoutSeconds));
     } catch (err) {
       const loggedOut = refusedAsNotAuthenticated(err);
@@ -120,6 +133,19 @@ export class PooledSession {
     } finally {
       this.lastUsed = Date.now();
     }
+  }
+
+  /** The connection's answer to a FIXED_FOR_CONNECTION call, asked once; a failed call is not remembered. */
+  private fixedAnswer<T>(conn: RemoteTransport, method: string, params: readonly unknown[], timeoutSeconds: number): Promise<T> {
+    let answers = this.fixed.get(conn);
+    if (answers === undefined) this.fixed.set(conn, (answers = new Map()));
+    const key = `${method} ${JSON.stringify(params)}`;
+    const known = answers.get(key);
+    if (known !== undefined) return known as Promise<T>;
+    const asked = this.using(conn, () => conn.call<T>(method, params, timeoutSeconds));
+    answers.set(key, asked);
+    asked.catch(() => answers.delete(key));
+    return asked;
   }
 
   private async using<T>(conn: RemoteTransport, work: () => Promise<T>): Promise<T> {
