@@ -33,6 +33,13 @@ export interface ApplianceSettings {
    */
   httpRpc: 'served' | 'refused';
   /**
+   * How API keys log in. `plain`: `<id>-<secret>` sent to the appliance, as 25.10.x. `scram`: as
+   * TrueNAS 26, `auth.login_ex` also takes `mechanism: "SCRAM"` (SCRAM-SHA-512, channel binding
+   * over TLS), keys carry SCRAM data, and a login whose user lacks API access is DENIED
+   * (MW/plugins/auth.py:927-960, 1019-1021 at stable/26; README "SCRAM login (TrueNAS 26)").
+   */
+  keyLogin: 'plain' | 'scram';
+  /**
    * The release this appliance answers as (src/core/releases/): its `system.version`, `/api/versions`
    * and versioned paths, its role catalogue and contract (README "Supported releases").
    */
@@ -45,6 +52,7 @@ export const SETTING_CHOICES = {
   uploadGate: ['sys-admin', 'role', 'full-admin'],
   sysAdmin: ['builtin-administrators', 'admin-uids'],
   httpRpc: ['served', 'refused'],
+  keyLogin: ['plain', 'scram'],
   release: RELEASE_NAMES,
 } as const satisfies { [K in keyof ApplianceSettings]: readonly ApplianceSettings[K][] };
 
@@ -54,6 +62,7 @@ export const DEFAULT_SETTINGS: ApplianceSettings = {
   uploadGate: 'sys-admin',
   sysAdmin: 'builtin-administrators',
   httpRpc: 'served',
+  keyLogin: 'plain',
   release: DEFAULT_RELEASE,
 };
 
@@ -63,12 +72,12 @@ export const DEFAULT_SETTINGS: ApplianceSettings = {
  * seed's reports (JHNF-729/730) describe it.
  */
 export const EMULATIONS = {
-  'truenas-25.10.1': { roleExpansion: 'truenas-25.10.1', roleLists: 'accept', uploadGate: 'full-admin', sysAdmin: 'admin-uids', httpRpc: 'refused', release: '25.10.1' },
+  'truenas-25.10.1': { roleExpansion: 'truenas-25.10.1', roleLists: 'accept', uploadGate: 'full-admin', sysAdmin: 'admin-uids', httpRpc: 'refused', keyLogin: 'plain', release: '25.10.1' },
   // 25.10.7 and 26.0 expand roles with 25.10.1's recursion, no visited set (MW/role.py:354-365;
   // stable/26 MW/role.py:364-379), over their own catalogue; the other rows are as 25.10.1.
-  'truenas-25.10.7': { roleExpansion: 'truenas-25.10.1', roleLists: 'accept', uploadGate: 'full-admin', sysAdmin: 'admin-uids', httpRpc: 'refused', release: '25.10.7' },
-  'truenas-26.0': { roleExpansion: 'truenas-25.10.1', roleLists: 'accept', uploadGate: 'full-admin', sysAdmin: 'admin-uids', httpRpc: 'refused', release: '26.0' },
-  'as-reported': { roleExpansion: 'as-reported', roleLists: 'accept', uploadGate: 'sys-admin', sysAdmin: 'builtin-administrators', httpRpc: 'served', release: '25.10.1' },
+  'truenas-25.10.7': { roleExpansion: 'truenas-25.10.1', roleLists: 'accept', uploadGate: 'full-admin', sysAdmin: 'admin-uids', httpRpc: 'refused', keyLogin: 'plain', release: '25.10.7' },
+  'truenas-26.0': { roleExpansion: 'truenas-25.10.1', roleLists: 'accept', uploadGate: 'full-admin', sysAdmin: 'admin-uids', httpRpc: 'refused', keyLogin: 'plain', release: '26.0' },
+  'as-reported': { roleExpansion: 'as-reported', roleLists: 'accept', uploadGate: 'sys-admin', sysAdmin: 'builtin-administrators', httpRpc: 'served', keyLogin: 'plain', release: '25.10.1' },
 } as const satisfies Record<string, ApplianceSettings>;
 
 export type EmulationName = keyof typeof EMULATIONS;
@@ -98,6 +107,7 @@ export function loadSettings(db: Db): ApplianceSettings {
     uploadGate: pick('uploadGate', raw.uploadGate),
     sysAdmin: pick('sysAdmin', raw.sysAdmin),
     httpRpc: pick('httpRpc', raw.httpRpc),
+    keyLogin: pick('keyLogin', raw.keyLogin),
     release: pick('release', raw.release),
   };
 }

@@ -7,7 +7,7 @@ import { appliancePathOf } from '../appliance/files/sandbox.js';
 import type { Appliance } from '../appliance/appliance.js';
 import type { CallContext, MethodDefinition } from '../appliance/method.js';
 import { validateParams } from '../appliance/params.js';
-import { METHODS } from '../appliance/methods/index.js';
+import { METHODS, SCRAM_METHODS } from '../appliance/methods/index.js';
 import type { Session } from '../appliance/session/session.js';
 import { revalidateSession } from '../appliance/session/session-check.js';
 import { decodeText, errorResponse, successResponse, type RpcRequest, type RpcResponse } from './codec.js';
@@ -78,14 +78,17 @@ export class Dispatcher {
   /** Lookup, authorization, validation and execution of one call; throws RpcError. */
   async call(session: Session, method: string, params: readonly unknown[], messageId?: unknown, gate?: CallGate): Promise<unknown> {
     revalidateSession(this.appliance, session);
+    // TEMPORARY: under `keyLogin: scram`, 26.0's auth/api_key handlers, implemented from their own
+    // entries (contract/v26_0_0/auth.ts, api-key.ts; methods/index.ts SCRAM_METHODS).
+    const scram = this.appliance.settings.keyLogin === 'scram' ? SCRAM_METHODS.get(method) : undefined;
     const handler = METHODS.get(method);
     // The release's own entry (src/core/releases/ contractFor): who may call it, its params and,
     // where its models changed since 25.10.1, how the handler's answer becomes the release's.
     const entry = this.appliance.contract.get(method);
-    if (!handler || !entry) throw rpcErrors.methodNotFound();
+    if (!scram && (!handler || !entry)) throw rpcErrors.methodNotFound();
     // The handler was implemented from this very entry (directly, or through `withJob`) unless the
     // release overrides it.
-    const def = Object.prototype.isPrototypeOf.call(entry, handler) ? handler : releaseMethod(handler, entry);
+    const def = scram ?? (Object.prototype.isPrototypeOf.call(entry, handler!) ? handler! : releaseMethod(handler!, entry!));
     gate?.beforeCall?.(def, session);
     if (def.access.kind !== 'public') {
       if (!session.authenticated) throw rpcErrors.notAuthenticated();
