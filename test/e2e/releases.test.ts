@@ -23,7 +23,7 @@ async function serve(emulate: string): Promise<ServeProcess> {
 }
 
 const adminKey = (server: ServeProcess) => readFileSync(server.adminKeyFile, 'utf8').trim();
-const remote = (server: ServeProcess) => stor({ ...clientEnv(), STOR_URL: server.baseUrl, STOR_API_KEY: adminKey(server) });
+const remote = (server: ServeProcess) => stor({ ...clientEnv(), STOR_URL: server.baseUrl, STOR_API_KEY: adminKey(server), STOR_USER: 'truenas_admin' });
 
 interface Outcome {
   target: string;
@@ -38,7 +38,8 @@ describe('releases side by side (the built binary, two stor serve)', () => {
     // The same privilege on both: PRIVILEGE_WRITE includes itself in 25.10.1 (MW/role.py:62), not
     // in 26.0 (stable/26 MW/role.py:64 includes PRIVILEGE_READ).
     for (const server of [nas1, nas2]) await makeUserWithPrivilege(remote(server), 'pat', 'privileged', ['PRIVILEGE_WRITE']);
-    const env = clientEnv();
+    // 26 logs keys in with SCRAM, which names the key's user (truenas_api_client auth_api_key.py, stable/26): the profile keeps it.
+    const env = { ...clientEnv(), STOR_USER: 'truenas_admin' };
     for (const [name, server] of [['nas1', nas1], ['nas2', nas2]] as const) {
       const login = await spawnStor(['login', '--url', server.baseUrl, '--api-key-stdin', '--profile', name], { env, stdin: adminKey(server) });
       expect(login.code, login.stderr).toBe(0);
