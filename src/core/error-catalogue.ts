@@ -435,6 +435,16 @@ const CATALOGUE = {
     meaning: 'wrong username or password, password login disabled, or the user is bound to no privilege',
     remedy: "check the username and password; an administrator can bind one of the user's groups to a privilege",
   },
+  SCRAM_FAILED: {
+    kind: 'auth',
+    meaning: 'the appliance offered SCRAM (TrueNAS 26) and the SCRAM key login failed: key refused, no API access, or the appliance did not prove it knows the key; stor never falls back to sending the key',
+    remedy: 'check the key and its user (STOR_USER or the profile\'s `username`); with "did not prove", suspect the connection',
+  },
+  SCRAM_NEEDS_USER: {
+    kind: 'auth',
+    meaning: 'the appliance offered SCRAM (TrueNAS 26), which names the key\'s user, and stor does not know it',
+    remedy: 'set STOR_USER=NAME (the key\'s owner), or `stor login` again, which saves it in the profile',
+  },
   OTP_REJECTED: {
     kind: 'auth',
     meaning: 'the appliance rejected the one-time code',

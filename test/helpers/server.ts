@@ -90,8 +90,8 @@ function timeout<T>(promise: Promise<T>, what: string, ms = SAFETY_MS): Promise<
 }
 
 /** Opens a WebSocket to `rpcUrl`, waits for it to open, and terminates it when the test ends. */
-export async function connectWs(rpcUrl: string): Promise<WsClient> {
-  const ws = new WebSocket(rpcUrl);
+export async function connectWs(rpcUrl: string, options?: WebSocket.ClientOptions): Promise<WsClient> {
+  const ws = new WebSocket(rpcUrl, options);
   onTestFinished(() => ws.terminate());
   const messages: Message[] = [];
   let cursor = 0;

@@ -74,7 +74,9 @@ export async function login(ctx: CommandContext, options: LoginOptions): Promise
   // Refuse before a prompt or a connection: a key in clear over the network gets revoked.
   assertSecretMayTravel(settings.endpoint, 'an API key');
   const apiKey = await readApiKey(ctx, options);
-  const transport = await openTarget({ kind: 'remote', apiKey, ...settings }, ctx.timeoutSeconds, ctx.trace ? { trace: ctx.trace } : {});
+  // SCRAM (TrueNAS 26) names the key's user before any login: STOR_USER gives it.
+  const keyUser = envSetting(ctx.io.env, 'STOR_USER');
+  const transport = await openTarget({ kind: 'remote', apiKey, ...settings, ...(keyUser ? { username: keyUser } : {}) }, ctx.timeoutSeconds, ctx.trace ? { trace: ctx.trace } : {});
   let username: string;
   try {
     username = (await call(transport, 'auth.me')).pw_name;
@@ -132,6 +134,7 @@ async function saveProfile(
   const profile: Profile = {
     url,
     apiKey,
+    username,
     ...(settings.insecure ? { insecure: true } : {}),
     ...(settings.caPath ? { ca: settings.caPath } : {}),
     ...(settings.rpc !== 'ws' ? { rpc: settings.rpc } : {}),

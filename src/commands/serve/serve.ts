@@ -36,6 +36,7 @@ const options = {
   uploadGate: choice(SETTING_CHOICES.uploadGate, '<mode>', "sys-admin (the reported gate), full-admin (25.10.1: filesystem.put's role), or role (FILESYSTEM_DATA_WRITE suffices)"),
   sysAdmin: choice(SETTING_CHOICES.sysAdmin, '<who>', 'who gets SYS_ADMIN: builtin-administrators (the seed), or admin-uids (25.10.1: uid 0 and 950)'),
   httpRpc: choice(SETTING_CHOICES.httpRpc, '<mode>', "POST /api/current: served (the seed's form), or refused with 405 (25.10.1)"),
+  keyLogin: choice(SETTING_CHOICES.keyLogin, '<mode>', 'how API keys log in: plain (25.10.x: the key is sent), or scram (TrueNAS 26: SCRAM-SHA-512, channel-bound over TLS)'),
   wsIdleTimeout: value('<seconds>', "drop a WebSocket on which the server sent nothing for this long, as the appliance's proxy does after 60 s (default: never)", {
     parse: seconds('--ws-idle-timeout'),
   }),
@@ -74,7 +75,7 @@ export async function serve(ctx: CommandContext, options: ServeOptions): Promise
   const local = (path: string) => resolve(ctx.io.cwd, path);
   const tls = options.tlsCert && options.tlsKey ? { cert: readPem(local(options.tlsCert), 'certificate'), key: readPem(local(options.tlsKey), 'key') } : undefined;
   const stateDir = options.state !== undefined ? local(options.state) : ctx.stateDir;
-  const chosen = { roleExpansion: options.roleExpansion, roleLists: options.roleLists, uploadGate: options.uploadGate, sysAdmin: options.sysAdmin, httpRpc: options.httpRpc };
+  const chosen = { roleExpansion: options.roleExpansion, roleLists: options.roleLists, uploadGate: options.uploadGate, sysAdmin: options.sysAdmin, httpRpc: options.httpRpc, keyLogin: options.keyLogin };
   const settings: Partial<ApplianceSettings> = {
     ...(options.emulate ? EMULATIONS[options.emulate] : {}),
     ...Object.fromEntries(Object.entries(chosen).filter(([, v]) => v !== undefined)),
@@ -118,7 +119,7 @@ export async function serve(ctx: CommandContext, options: ServeOptions): Promise
   ctx.log(`stor serve: state in ${stateDir}; the administrator key is in ${data.admin_key_file}`);
   ctx.log(
     `stor serve: emulating ${emulationOf(appliance.settings)}: role expansion ${appliance.settings.roleExpansion}, role lists ${appliance.settings.roleLists}, ` +
-      `upload gate ${appliance.settings.uploadGate}, SYS_ADMIN ${appliance.settings.sysAdmin}, POST /api/current ${appliance.settings.httpRpc}`,
+      `upload gate ${appliance.settings.uploadGate}, SYS_ADMIN ${appliance.settings.sysAdmin}, POST /api/current ${appliance.settings.httpRpc}, key login ${appliance.settings.keyLogin}`,
   );
   if (options.wsIdleTimeout !== undefined) {
     ctx.log(`stor serve: WebSockets on which the server sends nothing for ${options.wsIdleTimeout} s are dropped (code 1006), as behind the appliance's proxy`);

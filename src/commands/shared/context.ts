@@ -167,6 +167,7 @@ function pooledTarget(spec: Extract<TargetSpec, { kind: 'remote' }>): PooledTarg
   return {
     endpoint: spec.endpoint,
     apiKey: spec.apiKey,
+    ...(spec.username ? { username: spec.username } : {}),
     insecure: spec.insecure,
     ...(spec.caPath ? { ca: readCa(spec.caPath) } : {}),
     ...(spec.profile ? { profile: spec.profile } : {}),
@@ -212,7 +213,7 @@ export async function openTarget(spec: TargetSpec, timeoutSeconds: number, open:
   const { apiKeyLogin } = await import('../../core/transport/login-strategies.js');
   const options = {
     endpoint: spec.endpoint,
-    login: apiKeyLogin(spec.apiKey),
+    login: apiKeyLogin(spec.apiKey, spec.username),
     timeoutSeconds,
     insecure: spec.insecure,
     ...(spec.caPath ? { ca: readCa(spec.caPath) } : {}),

@@ -23,6 +23,8 @@ export type TargetSpec =
       kind: 'remote';
       endpoint: Endpoint;
       apiKey: string;
+      /** The key's user, which SCRAM (26) names: STOR_USER, else the profile's when its key is used. */
+      username?: string;
       insecure: boolean;
       caPath?: string;
       rpc: 'ws' | 'http';
@@ -37,7 +39,7 @@ export const DEFAULT_TIMEOUT_SECONDS = 30;
  * A variable of stor's own that is set must say something: an exported but empty `STOR_API_KEY`
  * (a failed `$(pass …)`) would otherwise run as the embedded administrator. Unset stays unset.
  */
-export function envSetting(env: IO['env'], name: 'STOR_API_KEY' | 'STOR_URL'): string | undefined {
+export function envSetting(env: IO['env'], name: 'STOR_API_KEY' | 'STOR_URL' | 'STOR_USER'): string | undefined {
   const value = env[name];
   if (value === undefined) return undefined;
   if (value.trim() === '') {
@@ -88,11 +90,13 @@ export async function resolveTarget(opts: TargetOptions, io: IO, trace?: (messag
     });
   }
   const caPath = opts.ca ?? profile?.ca;
+  const username = envSetting(env, 'STOR_USER') ?? (envKey === undefined ? profile?.username : undefined);
   const keepalive = keepaliveFrom(env.STOR_WS_KEEPALIVE);
   return {
     kind: 'remote',
     endpoint,
     apiKey,
+    ...(username ? { username } : {}),
     // --insecure can only turn verification off; a profile saved with it keeps it.
     insecure: opts.insecure === true || (profile?.insecure ?? false),
     ...(caPath ? { caPath: resolve(io.cwd, caPath) } : {}),

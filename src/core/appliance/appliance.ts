@@ -16,6 +16,7 @@ import { sweepUploadsInFlight } from './jobs/stray-uploads.js';
 import { preparePathLocks } from './files/path-lock.js';
 import { sweepCopiesInFlight } from './jobs/stray-snapshot-copies.js';
 import { Tokens } from './session/tokens.js';
+import { convertOwnKey } from './session/scram-keys.js';
 
 export interface ApplianceOptions {
   stateDir: string;
@@ -63,6 +64,7 @@ export class Appliance {
         const changes = options.settings;
         store.write(() => saveSettings(store.db, changes));
       }
+      if (loadSettings(store.db).keyLogin === 'scram') convertOwnKey(store);
       // Cheap: reads of directories that are empty unless an upload's or a snapshot's process was killed.
       sweepCopiesInFlight(store);
       preparePathLocks(store.stateDir);

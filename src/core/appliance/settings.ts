@@ -31,6 +31,13 @@ export interface ApplianceSettings {
    * GET-only routes (MW/main.py:277-278).
    */
   httpRpc: 'served' | 'refused';
+  /**
+   * How API keys log in. `plain`: `<id>-<secret>` sent to the appliance, as 25.10.x. `scram`: as
+   * TrueNAS 26, `auth.login_ex` also takes `mechanism: "SCRAM"` (SCRAM-SHA-512, channel binding
+   * over TLS), keys carry SCRAM data, and a login whose user lacks API access is DENIED
+   * (MW/plugins/auth.py:927-960, 1019-1021 at stable/26; README "SCRAM login (TrueNAS 26)").
+   */
+  keyLogin: 'plain' | 'scram';
 }
 
 export const SETTING_CHOICES = {
@@ -39,6 +46,7 @@ export const SETTING_CHOICES = {
   uploadGate: ['sys-admin', 'role', 'full-admin'],
   sysAdmin: ['builtin-administrators', 'admin-uids'],
   httpRpc: ['served', 'refused'],
+  keyLogin: ['plain', 'scram'],
 } as const satisfies { [K in keyof ApplianceSettings]: readonly ApplianceSettings[K][] };
 
 export const DEFAULT_SETTINGS: ApplianceSettings = {
@@ -47,6 +55,7 @@ export const DEFAULT_SETTINGS: ApplianceSettings = {
   uploadGate: 'sys-admin',
   sysAdmin: 'builtin-administrators',
   httpRpc: 'served',
+  keyLogin: 'plain',
 };
 
 /**
@@ -54,8 +63,8 @@ export const DEFAULT_SETTINGS: ApplianceSettings = {
  * source behaves; `as-reported` is the appliance as the seed's reports (JHNF-729/730) describe it.
  */
 export const EMULATIONS = {
-  'truenas-25.10.1': { roleExpansion: 'truenas-25.10.1', roleLists: 'accept', uploadGate: 'full-admin', sysAdmin: 'admin-uids', httpRpc: 'refused' },
-  'as-reported': { roleExpansion: 'as-reported', roleLists: 'accept', uploadGate: 'sys-admin', sysAdmin: 'builtin-administrators', httpRpc: 'served' },
+  'truenas-25.10.1': { roleExpansion: 'truenas-25.10.1', roleLists: 'accept', uploadGate: 'full-admin', sysAdmin: 'admin-uids', httpRpc: 'refused', keyLogin: 'plain' },
+  'as-reported': { roleExpansion: 'as-reported', roleLists: 'accept', uploadGate: 'sys-admin', sysAdmin: 'builtin-administrators', httpRpc: 'served', keyLogin: 'plain' },
 } as const satisfies Record<string, ApplianceSettings>;
 
 export type EmulationName = keyof typeof EMULATIONS;
@@ -85,6 +94,7 @@ export function loadSettings(db: Db): ApplianceSettings {
     uploadGate: pick('uploadGate', raw.uploadGate),
     sysAdmin: pick('sysAdmin', raw.sysAdmin),
     httpRpc: pick('httpRpc', raw.httpRpc),
+    keyLogin: pick('keyLogin', raw.keyLogin),
   };
 }
 

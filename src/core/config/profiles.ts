@@ -12,6 +12,8 @@ export interface Profile {
   /** Absolute path of a PEM CA bundle. */
   ca?: string;
   rpc?: 'ws' | 'http';
+  /** The key's user: SCRAM key login (TrueNAS 26) names it (README "SCRAM login (TrueNAS 26)"). */
+  username?: string;
   /** Labels that `--targets @tag` selects by, sorted. */
   tags?: string[];
 }

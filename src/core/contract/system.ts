@@ -12,6 +12,7 @@ export const emulationInfo = once(() => z.object({
     uploadGate: z.enum(['sys-admin', 'role', 'full-admin']),
     sysAdmin: z.enum(['builtin-administrators', 'admin-uids']),
     httpRpc: z.enum(['served', 'refused']),
+    keyLogin: z.enum(['plain', 'scram']),
   }),
   /** The `--emulate` preset the settings are, or `custom` when they mix. */
   emulate: z.enum(['truenas-25.10.1', 'as-reported', 'custom']),

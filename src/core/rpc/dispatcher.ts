@@ -6,7 +6,7 @@ import { isSystemError, osError } from '../appliance/files/os-error.js';
 import { appliancePathOf } from '../appliance/files/sandbox.js';
 import type { Appliance } from '../appliance/appliance.js';
 import type { MethodDefinition } from '../appliance/method.js';
-import { METHODS } from '../appliance/methods/index.js';
+import { METHODS, SCRAM_METHODS } from '../appliance/methods/index.js';
 import type { Session } from '../appliance/session/session.js';
 import { revalidateSession } from '../appliance/session/session-check.js';
 import { decodeText, errorResponse, successResponse, type RpcRequest, type RpcResponse } from './codec.js';
@@ -61,7 +61,8 @@ export class Dispatcher {
   /** Lookup, authorization, validation and execution of one call; throws RpcError. */
   async call(session: Session, method: string, params: readonly unknown[], messageId?: unknown, gate?: CallGate): Promise<unknown> {
     revalidateSession(this.appliance, session);
-    const def = METHODS.get(method);
+    // TEMPORARY: 26.0's auth/api_key handlers under `keyLogin: scram` (methods/index.ts SCRAM_METHODS).
+    const def = (this.appliance.settings.keyLogin === 'scram' ? SCRAM_METHODS.get(method) : undefined) ?? METHODS.get(method);
     if (!def) throw rpcErrors.methodNotFound();
     gate?.beforeCall?.(def, session);
     if (def.access.kind !== 'public') {

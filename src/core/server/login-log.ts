@@ -45,7 +45,7 @@ export function keyIdOf(key: unknown): number | undefined {
 /** The login methods, all `auth.login*` (the ones the rate limit counts on any session, call-gate.ts). */
 const isLoginMethod = (method: string) => method.startsWith('auth.login');
 
-const MECHANISMS = new Set(['API_KEY_PLAIN', 'PASSWORD_PLAIN', 'TOKEN_PLAIN', 'OTP_TOKEN']);
+const MECHANISMS = new Set(['API_KEY_PLAIN', 'PASSWORD_PLAIN', 'TOKEN_PLAIN', 'OTP_TOKEN', 'SCRAM']);
 
 /** What the call's parameters say about who logs in: read only for names and ids, never for secrets. */
 function claimed(request: RpcRequest): { via: string; username?: string; keyId?: number } {
@@ -60,6 +60,7 @@ function claimed(request: RpcRequest): { via: string; username?: string; keyId?:
       const data = first !== null && typeof first === 'object' ? (first as Record<string, unknown>) : {};
       const mechanism = typeof data.mechanism === 'string' && MECHANISMS.has(data.mechanism) ? data.mechanism : null;
       const username = mechanism === 'API_KEY_PLAIN' || mechanism === 'PASSWORD_PLAIN' ? data.username : undefined;
+      if (mechanism === 'SCRAM') return scramClaim(request.method, data);
       return {
         via: mechanism ? `${request.method} ${mechanism}` : request.method,
         ...opt('username', typeof username === 'string' ? username : undefined),
@@ -69,6 +70,20 @@ function claimed(request: RpcRequest): { via: string; username?: string; keyId?:
     default:
       return { via: request.method };
   }
+}
+
+/**
+ * A SCRAM step: its message type, and from a client-first-message the `user:keyid` it names and
+ * whether it asks for channel binding. Nonces and proofs are not logged.
+ */
+function scramClaim(method: string, data: Record<string, unknown>): { via: string; username?: string; keyId?: number } {
+  const type = data.scram_type === 'CLIENT_FIRST_MESSAGE' ? 'client-first' : data.scram_type === 'CLIENT_FINAL_MESSAGE' ? 'client-final' : 'unknown';
+  const m = typeof data.rfc_str === 'string' && type === 'client-first' ? /^(n|y|p=[^,]*),[^,]*,n=([^,]*):(\d{1,15}),/.exec(data.rfc_str) : null;
+  return {
+    via: `${method} SCRAM ${type}${m?.[1]?.startsWith('p=') ? ' channel-bound' : ''}`,
+    ...opt('username', m?.[2]),
+    ...opt('keyId', m ? Number(m[3]) : undefined),
+  };
 }
 
 const opt = <K extends string, V>(k: K, v: V | undefined): Partial<Record<K, V>> => (v === undefined ? {} : ({ [k]: v } as Record<K, V>));
@@ -92,10 +107,11 @@ export function loginLineForCall(request: RpcRequest, session: Session, loginIdB
   const result = outcome.result as { response_type?: unknown } | boolean | null;
   if (session.authenticated && session.loginId !== loginIdBefore) {
     const creds = session.credentials!;
-    return loginLine({ via: claim.via, username: creds.username, keyId: creds.apiKey?.id, address, outcome: 'ok' });
+    const via = creds.scram ? `${request.method} SCRAM${creds.scram.channelBound ? ' channel-bound' : ''}` : claim.via;
+    return loginLine({ via, username: creds.username, keyId: creds.apiKey?.id, address, outcome: 'ok' });
   }
-  if (result !== null && typeof result === 'object' && result.response_type === 'OTP_REQUIRED') {
-    return loginLine({ ...claim, address, outcome: 'pending', reason: 'OTP_REQUIRED' });
+  if (result !== null && typeof result === 'object' && (result.response_type === 'OTP_REQUIRED' || result.response_type === 'SCRAM_RESPONSE')) {
+    return loginLine({ ...claim, address, outcome: 'pending', reason: result.response_type === 'OTP_REQUIRED' ? 'OTP_REQUIRED' : 'SERVER_FIRST_RESPONSE' });
   }
   const reason = result !== null && typeof result === 'object' && typeof result.response_type === 'string' ? result.response_type : 'AUTH_ERR';
   return loginLine({ ...claim, address, outcome: 'refused', reason });

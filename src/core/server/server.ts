@@ -1,4 +1,5 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { X509Certificate } from 'node:crypto';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
@@ -6,6 +7,7 @@ import { WebSocketServer } from 'ws';
 import type { Appliance } from '../appliance/appliance.js';
 import type { Origin } from '../appliance/session/session.js';
 import { isLoopbackHost } from '../net/loopback.js';
+import { tlsServerEndPoint } from '../net/scram.js';
 import { Dispatcher } from '../rpc/dispatcher.js';
 import { handleHttpRpc, sendText } from './http-rpc.js';
 import { DEFAULT_LIMITS, type ServerLimits } from './limits.js';
@@ -46,9 +48,24 @@ export interface RunningServer {
   close(graceMs?: number): Promise<void>;
 }
 
-function originOf(socket: Socket, secure: boolean, transport: Origin['transport']): Origin {
+function originOf(socket: Socket, secure: boolean, transport: Origin['transport'], tlsEndPoint: Buffer | null = null): Origin {
   const address = socket.remoteAddress ?? 'unknown';
-  return { transport, address, secure: secure || isLoopbackHost(address) };
+  return { transport, address, secure: secure || isLoopbackHost(address), ...(tlsEndPoint ? { tlsEndPoint } : {}) };
+}
+
+/**
+ * The RFC 5929 tls-server-end-point binding of the certificate this server presents, which a
+ * channel-bound SCRAM login must carry: 26 publishes the UI certificate's for pam_truenas
+ * (MW/etc_files/pam_keyring.py:55-63 at stable/26). Null without TLS, or for a certificate whose
+ * binding is undefined (EdDSA): then a bound login cannot match, as on 26.
+ */
+function serverEndPoint(tls: ServerOptions['tls']): Buffer | null {
+  if (!tls) return null;
+  try {
+    return tlsServerEndPoint(new X509Certificate(tls.cert).raw);
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -74,6 +91,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const limiter = new RateLimiter();
   const deps = { appliance, dispatcher, limiter, log };
   const secure = options.tls !== undefined;
+  const endPoint = serverEndPoint(options.tls);
   const connections = new Set<Connection>();
   const limits: ServerLimits = { ...DEFAULT_LIMITS, ...options.limits };
   /** WebSockets not logged in, by peer address. */
@@ -148,7 +166,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
       countAnonymous(address, 1);
-      const connection = serveConnection(ws, originOf(socket, secure, 'websocket'), {
+      const connection = serveConnection(ws, originOf(socket, secure, 'websocket', endPoint), {
         ...deps,
         limits,
         onAuthChange: (authenticated) => countAnonymous(address, authenticated ? -1 : 1),

@@ -23,6 +23,8 @@ export interface SessionOpener {
 export interface PooledTarget {
   endpoint: Endpoint;
   apiKey: string;
+  /** The key's user, for SCRAM (TrueNAS 26). */
+  username?: string;
   insecure: boolean;
   /** The CA bundle's PEM, already read and checked (readCa). */
   ca?: Buffer;

@@ -31,7 +31,7 @@ export type Connector = (target: PooledTarget, timeoutSeconds: number) => Promis
 export const connectWithKey: Connector = (target, timeoutSeconds) =>
   RemoteTransport.open({
     endpoint: target.endpoint,
-    login: apiKeyLogin(target.apiKey),
+    login: apiKeyLogin(target.apiKey, target.username),
     timeoutSeconds,
     insecure: target.insecure,
     ...(target.ca ? { ca: target.ca } : {}),

@@ -181,6 +181,23 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 7,
+    description: 'api_key_scram: the SCRAM-SHA-512 data of a key (TrueNAS 26), derived keys only',
+    up: (db) => {
+      // StoredKey and ServerKey are one-way derivations of the secret (RFC 5802 §3), as 26's
+      // account_api_key table keeps them (MW/plugins/api_key.py:31-42 at stable/26); never the key.
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS api_key_scram (
+          key_id     INTEGER PRIMARY KEY REFERENCES api_keys(id) ON DELETE CASCADE,
+          iterations INTEGER NOT NULL,
+          salt       TEXT NOT NULL,
+          stored_key TEXT NOT NULL,
+          server_key TEXT NOT NULL
+        );
+      `);
+    },
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

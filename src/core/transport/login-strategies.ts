@@ -1,12 +1,13 @@
 import type { LoginData, LoginExAnswer } from '../contract/auth.js';
 import { call as contractCall, notAnApplianceAnswer } from '../contract/client.js';
-import { StorError } from '../errors.js';
+import { RPC_CODE, RpcError, StorError } from '../errors.js';
 import { E } from '../error-catalogue.js';
 import type { SecretKind } from './endpoint.js';
 import { loginRejected } from './login.js';
 
-/** One JSON-RPC call on the connection being logged in. */
-export type RpcCall = <T>(method: string, params: readonly unknown[]) => Promise<T>;
+import type { LoginLink, RpcCall } from './login-link.js';
+
+export type { LoginLink, RpcCall } from './login-link.js';
 
 /** How a WebSocket session logs in. The connection code is the same whatever the credential. */
 export interface LoginStrategy {
@@ -15,7 +16,7 @@ export interface LoginStrategy {
   /** The key, where there is one: the upload endpoint and HTTP RPC take it on every request. */
   readonly apiKey?: string;
   /** Logs the connection in, or throws (a StorError of kind `auth` when the appliance says no). */
-  login(call: RpcCall, where: string): Promise<void>;
+  login(call: RpcCall, where: string, link?: LoginLink): Promise<void>;
 }
 
 /** The key for endpoints that authenticate every request with one; a password session has none. */
@@ -26,16 +27,42 @@ export function bearerKey(login: LoginStrategy, where: string): string {
   });
 }
 
-export function apiKeyLogin(apiKey: string): LoginStrategy {
+/**
+ * An API key login: SCRAM-SHA-512 where the appliance offers it (TrueNAS 26), the key itself
+ * otherwise (25.10.x). What is offered is `auth.mechanism_choices`, asked before logging in, as
+ * the official client does (truenas_api_client/auth_api_key.py:300-315 at stable/26): 25.04.2 to
+ * 25.10.2 fail that call for a connection not logged in (its AttributeError), and an appliance
+ * without the method answers -32601; both mean no SCRAM. Once SCRAM is offered the key is never
+ * sent, whatever happens (login-scram.ts). `username` is the key's owner, which SCRAM names.
+ */
+export function apiKeyLogin(apiKey: string, username?: string): LoginStrategy {
   return {
     secret: 'an API key',
     apiKey,
-    async login(call, where) {
+    async login(call, where, link) {
+      if (await offersScram(call)) {
+        const { scramLogin } = await import('./login-scram.js');
+        await scramLogin(call, where, apiKey, username, link);
+        return;
+      }
+      link?.trace?.('login: API key (auth.login_with_api_key; the appliance offers no SCRAM)');
       const answer = await call<unknown>('auth.login_with_api_key', [apiKey]);
       if (typeof answer !== 'boolean') throw notAnApplianceAnswer('auth.login_with_api_key', `${where} answered auth.login_with_api_key with ${JSON.stringify(answer)?.slice(0, 80) ?? 'nothing'}, not true or false`);
       if (!answer) throw loginRejected(where);
     },
   };
+}
+
+/** Whether `auth.mechanism_choices` lists SCRAM; the 25.10.x failures of that call mean no. */
+async function offersScram(call: RpcCall): Promise<boolean> {
+  let choices: unknown;
+  try {
+    choices = await call<unknown>('auth.mechanism_choices', []);
+  } catch (err) {
+    if (err instanceof RpcError && (err.code === RPC_CODE.METHOD_NOT_FOUND || err.reason.includes("'NoneType' object has no attribute 'may_create_auth_token'"))) return false;
+    throw err;
+  }
+  return Array.isArray(choices) && choices.includes('SCRAM');
 }
 
 /**

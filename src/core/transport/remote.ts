@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
+import type { TLSSocket } from 'node:tls';
 import WebSocket from 'ws';
 import type { Agent } from 'undici';
 import { call as contractCall, notAnApplianceAnswer } from '../contract/client.js';
@@ -9,7 +10,7 @@ import { E } from '../error-catalogue.js';
 import { assertSecretMayTravel, type Endpoint } from './endpoint.js';
 import { awaitJob } from './job-wait.js';
 import { loginError } from './login.js';
-import { bearerKey, type LoginStrategy } from './login-strategies.js';
+import { bearerKey, type LoginLink, type LoginStrategy } from './login-strategies.js';
 import { networkError, notAnAppliance, rateLimited, timedOut } from './network-errors.js';
 import { elapsed, traced, type TraceSink } from './trace.js';
 import { downloadFile, type DownloadWay } from './download-flow.js';
@@ -136,7 +137,19 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
     old.terminate();
     this.attach(fresh);
     this.newStyleJobs = false;
-    await this.options.login.login((method, params) => this.loginCall(method, params), this.options.endpoint.display);
+    await this.options.login.login((method, params) => this.loginCall(method, params), this.options.endpoint.display, this.link());
+  }
+
+  /** The connection as a login sees it: the server's certificate (SCRAM channel binding) and `-v`. */
+  private link(): LoginLink {
+    return {
+      peerCertificate: () => {
+        // `_socket` is the ws library's own socket: a TLSSocket on wss://.
+        const socket = (this.ws as unknown as { _socket?: Partial<TLSSocket> })._socket;
+        return socket?.getPeerX509Certificate?.()?.raw ?? null;
+      },
+      trace: this.options.trace,
+    };
   }
 
   /** Whether `err` says the socket is gone (as opposed to an answer, or a timeout on a live socket). */
@@ -155,7 +168,7 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
     const ws = await connect(options);
     const transport = new RemoteTransport(ws, options);
     try {
-      await options.login.login((method, params) => transport.loginCall(method, params), options.endpoint.display);
+      await options.login.login((method, params) => transport.loginCall(method, params), options.endpoint.display, transport.link());
       return transport;
     } catch (err) {
       await transport.close();

@@ -3,7 +3,12 @@ import { apiKeyContract, type apiKeyEntry } from '../../contract/api-key.js';
 import { ERRNO, rpcErrors, type ValidationTriple } from '../../errors.js';
 import { deleteApiKey, findApiKey, insertApiKey, listApiKeys, updateApiKey, type ApiKeyRecord } from '../../store/api-keys.js';
 import { generateKeySecret, hashSecret } from '../../store/secrets.js';
+import { apiKeyContract26, type apiKeyEntry26 } from '../../contract/v26_0_0/api-key.js';
+import { scramAuthData, type ScramAuthData } from '../../net/scram.js';
+import { deleteApiKeyScram, listApiKeyScram, writeApiKeyScram, type ApiKeyScramRecord } from '../../store/api-key-scram.js';
+import { scramDataFor } from '../session/scram-keys.js';
 import { AccountsSnapshot } from '../accounts/accounts.js';
+import type { ParamValues } from '../../contract/method.js';
 import { implement, type CallContext } from '../method.js';
 import { asInstance, query } from '../query/index.js';
 
@@ -75,6 +80,92 @@ function validateNameAndExpiry(
   return errors;
 }
 
+type CreateData = ParamValues<(typeof apiKeyContract)['api_key.create']['params']>[0];
+type UpdateData = ParamValues<(typeof apiKeyContract)['api_key.update']['params']>[1];
+
+/** MW/plugins/api_key.py do_create: the privilege check first, then every validation error at once. */
+async function createKey(ctx: CallContext, data: CreateData): Promise<ApiKeyEntry & { key: string }> {
+  refuseOthersKey(ctx, data.username);
+  const { store } = ctx.appliance;
+  const secret = generateKeySecret();
+  const keyHash = await hashSecret(secret);
+  const createdAt = Date.now();
+  const expiresAt = data.expires_at?.$date ?? null;
+  const { id, userId } = store.write(() => {
+    const accounts = AccountsSnapshot.load(store.db);
+    const keys = listApiKeys(store.db);
+    const user = accounts.users.find((u) => u.username === data.username);
+    const errors = validateNameAndExpiry(keys, 'api_key_create', data.name, expiresAt, null);
+    if (!user) errors.push(['api_key_create', 'User does not exist.', ERRNO.EINVAL]);
+    else {
+      // `user.query` roles: the unexpanded roles of the privileges the user's groups match.
+      if (accounts.privilegesForGids(accounts.gidsOf(user)).every((p) => p.roles.length === 0)) {
+        errors.push(['api_key_create', 'User lacks privilege role membership.', ERRNO.EINVAL]);
+      }
+      if (keys.filter((k) => k.user_id === user.id).length >= MAX_KEYS_PER_USER) {
+        errors.push(['api_key_create.username', `User already meets or exceeds maximum per-user API key limit of ${MAX_KEYS_PER_USER}`, ERRNO.EINVAL]);
+      }
+    }
+    if (errors.length > 0) throw rpcErrors.validation(errors);
+    const newId = insertApiKey(store.db, {
+      name: data.name,
+      user_id: user!.id,
+      key_hash: keyHash,
+      created_at: createdAt,
+      expires_at: expiresAt === null ? null : wholeSeconds(expiresAt),
+      revoked: false,
+      revoked_reason: null,
+    });
+    return { id: newId, userId: user!.id };
+  });
+  // The answer is the create payload plus what was stored: user_identifier as the string the
+  // database holds, expires_at as sent (MW/plugins/api_key.py:205-232).
+  return {
+    id,
+    name: data.name,
+    username: data.username,
+    user_identifier: String(userId),
+    keyhash: mayManageOthers(ctx) ? keyHash : REDACTED,
+    created_at: { $date: createdAt },
+    expires_at: data.expires_at,
+    local: true,
+    revoked: false,
+    revoked_reason: null,
+    key: `${id}-${secret}`,
+  };
+}
+
+/**
+ * MW/plugins/api_key.py do_update: an unknown id fails in `query(..., {get: true})` (MatchNotFound);
+ * the owner is checked before validation; `reset` gives a new secret and clears the revoked flag
+ * (the revoked_reason stays, as `compress` leaves it).
+ */
+async function updateKey(ctx: CallContext, id: number, data: UpdateData): Promise<ApiKeyEntry | (ApiKeyEntry & { key: string })> {
+  const { store } = ctx.appliance;
+  const old = allEntries(ctx).find((e) => e.id === id);
+  if (!old) throw rpcErrors.matchNotFound();
+  refuseOthersKey(ctx, old.username);
+  const secret = data.reset ? generateKeySecret() : null;
+  const keyHash = secret === null ? null : await hashSecret(secret);
+  const next = { ...old, name: data.name ?? old.name, expires_at: data.expires_at === undefined ? old.expires_at : data.expires_at };
+  store.write(() => {
+    const record = findApiKey(store.db, id)!;
+    const expiresAt = next.expires_at?.$date ?? null;
+    const errors = validateNameAndExpiry(listApiKeys(store.db), 'api_key_update', next.name, expiresAt, id);
+    if (errors.length > 0) throw rpcErrors.validation(errors);
+    updateApiKey(store.db, id, {
+      name: next.name,
+      expires_at: expiresAt === null ? null : wholeSeconds(expiresAt),
+      key_hash: keyHash ?? record.key_hash,
+      revoked: secret === null ? old.revoked : false,
+    });
+    // SCRAM data derived from the old secret would no longer match it.
+    if (secret !== null) deleteApiKeyScram(store.db, id);
+  });
+  if (secret === null) return next;
+  return { ...next, keyhash: mayManageOthers(ctx) ? keyHash! : REDACTED, revoked: false, key: `${id}-${secret}` };
+}
+
 export const apiKeyMethods = [
   implement(apiKeyContract['api_key.query'], (ctx, filters, options) => query(allEntries(ctx), filters, options)),
   implement(apiKeyContract['api_key.get_instance'], (ctx, id, options) => {
@@ -86,83 +177,8 @@ export const apiKeyMethods = [
     const caller = ctx.session.credentials!.username;
     return allEntries(ctx).filter((e) => e.username === caller);
   }),
-  // MW/plugins/api_key.py do_create: the privilege check first, then every validation error at once.
-  implement(apiKeyContract['api_key.create'], async (ctx, data) => {
-    refuseOthersKey(ctx, data.username);
-    const { store } = ctx.appliance;
-    const secret = generateKeySecret();
-    const keyHash = await hashSecret(secret);
-    const createdAt = Date.now();
-    const expiresAt = data.expires_at?.$date ?? null;
-    const { id, userId } = store.write(() => {
-      const accounts = AccountsSnapshot.load(store.db);
-      const keys = listApiKeys(store.db);
-      const user = accounts.users.find((u) => u.username === data.username);
-      const errors = validateNameAndExpiry(keys, 'api_key_create', data.name, expiresAt, null);
-      if (!user) errors.push(['api_key_create', 'User does not exist.', ERRNO.EINVAL]);
-      else {
-        // `user.query` roles: the unexpanded roles of the privileges the user's groups match.
-        if (accounts.privilegesForGids(accounts.gidsOf(user)).every((p) => p.roles.length === 0)) {
-          errors.push(['api_key_create', 'User lacks privilege role membership.', ERRNO.EINVAL]);
-        }
-        if (keys.filter((k) => k.user_id === user.id).length >= MAX_KEYS_PER_USER) {
-          errors.push(['api_key_create.username', `User already meets or exceeds maximum per-user API key limit of ${MAX_KEYS_PER_USER}`, ERRNO.EINVAL]);
-        }
-      }
-      if (errors.length > 0) throw rpcErrors.validation(errors);
-      const newId = insertApiKey(store.db, {
-        name: data.name,
-        user_id: user!.id,
-        key_hash: keyHash,
-        created_at: createdAt,
-        expires_at: expiresAt === null ? null : wholeSeconds(expiresAt),
-        revoked: false,
-        revoked_reason: null,
-      });
-      return { id: newId, userId: user!.id };
-    });
-    // The answer is the create payload plus what was stored: user_identifier as the string the
-    // database holds, expires_at as sent (MW/plugins/api_key.py:205-232).
-    return {
-      id,
-      name: data.name,
-      username: data.username,
-      user_identifier: String(userId),
-      keyhash: mayManageOthers(ctx) ? keyHash : REDACTED,
-      created_at: { $date: createdAt },
-      expires_at: data.expires_at,
-      local: true,
-      revoked: false,
-      revoked_reason: null,
-      key: `${id}-${secret}`,
-    };
-  }),
-  // MW/plugins/api_key.py do_update: an unknown id fails in `query(..., {get: true})` (MatchNotFound);
-  // the owner is checked before validation; `reset` gives a new secret and clears the revoked flag
-  // (the revoked_reason stays, as `compress` leaves it).
-  implement(apiKeyContract['api_key.update'], async (ctx, id, data) => {
-    const { store } = ctx.appliance;
-    const old = allEntries(ctx).find((e) => e.id === id);
-    if (!old) throw rpcErrors.matchNotFound();
-    refuseOthersKey(ctx, old.username);
-    const secret = data.reset ? generateKeySecret() : null;
-    const keyHash = secret === null ? null : await hashSecret(secret);
-    const next = { ...old, name: data.name ?? old.name, expires_at: data.expires_at === undefined ? old.expires_at : data.expires_at };
-    store.write(() => {
-      const record = findApiKey(store.db, id)!;
-      const expiresAt = next.expires_at?.$date ?? null;
-      const errors = validateNameAndExpiry(listApiKeys(store.db), 'api_key_update', next.name, expiresAt, id);
-      if (errors.length > 0) throw rpcErrors.validation(errors);
-      updateApiKey(store.db, id, {
-        name: next.name,
-        expires_at: expiresAt === null ? null : wholeSeconds(expiresAt),
-        key_hash: keyHash ?? record.key_hash,
-        revoked: secret === null ? old.revoked : false,
-      });
-    });
-    if (secret === null) return next;
-    return { ...next, keyhash: mayManageOthers(ctx) ? keyHash! : REDACTED, revoked: false, key: `${id}-${secret}` };
-  }),
+  implement(apiKeyContract['api_key.create'], createKey),
+  implement(apiKeyContract['api_key.update'], updateKey),
   implement(apiKeyContract['api_key.delete'], (ctx, id) => {
     const { store } = ctx.appliance;
     const old = allEntries(ctx).find((e) => e.id === id);
@@ -170,5 +186,103 @@ export const apiKeyMethods = [
     refuseOthersKey(ctx, old.username);
     store.write(() => deleteApiKey(store.db, id));
     return true as const;
+  }),
+];
+
+// --- 26.0 (contract/v26_0_0/api-key.ts), served under `keyLogin: scram` ---------------------------
+
+type ApiKeyEntry26 = z.output<ReturnType<typeof apiKeyEntry26>>;
+
+/**
+ * ApiKeyEntry in 26: `keyhash` gone, the SCRAM data in its place, `salt`, `stored_key` and
+ * `server_key` redacted like any Secret field for callers who are neither FULL_ADMIN nor
+ * API_KEY_WRITE holders (MW/main.py:982-993 at stable/26). A key made before the emulator served
+ * SCRAM has none (26's upgrade converts every key; stor cannot, README "SCRAM login (TrueNAS 26)"):
+ * `iterations` 0 and empty strings.
+ */
+function entry26(ctx: CallContext, e: ApiKeyEntry, scram: ApiKeyScramRecord | ScramAuthData | undefined): ApiKeyEntry26 {
+  const secret = (value: string | undefined) => (mayManageOthers(ctx) ? (value ?? '') : REDACTED);
+  return {
+    id: e.id,
+    name: e.name,
+    username: e.username,
+    user_identifier: e.user_identifier,
+    iterations: scram?.iterations ?? 0,
+    salt: secret(scram?.salt),
+    stored_key: secret(scram?.stored_key),
+    server_key: secret(scram?.server_key),
+    created_at: e.created_at,
+    expires_at: e.expires_at,
+    local: e.local,
+    revoked: e.revoked,
+    revoked_reason: e.revoked_reason,
+  };
+}
+
+function allEntries26(ctx: CallContext): ApiKeyEntry26[] {
+  const { store } = ctx.appliance;
+  const scram = store.read(() => listApiKeyScram(store.db));
+  return allEntries(ctx).map((e) => entry26(ctx, e, scram.get(e.id)));
+}
+
+/** `generate_api_key_auth_data` of the secret, stored with the key (MW/plugins/api_key.py:206-217, 266-269 at stable/26). */
+function storeScram(ctx: CallContext, id: number, data: ScramAuthData): void {
+  const { store } = ctx.appliance;
+  store.write(() => writeApiKeyScram(store.db, { key_id: id, iterations: data.iterations, salt: data.salt, stored_key: data.stored_key, server_key: data.server_key }));
+}
+
+const RAW_KEY = /^\d+-[a-zA-Z0-9]{64}$/;
+
+export const apiKeyMethods26 = [
+  implement(apiKeyContract26['api_key.query'], (ctx, filters, options) => query(allEntries26(ctx), filters, options)),
+  implement(apiKeyContract26['api_key.get_instance'], (ctx, id, options) => {
+    const found = allEntries26(ctx).filter((e) => e.id === id);
+    if (found.length === 0) throw rpcErrors.instanceNotFound('ApiKey', id);
+    return asInstance(query(found, [], { ...options, get: true }));
+  }),
+  implement(apiKeyContract26['api_key.my_keys'], (ctx) => {
+    const caller = ctx.session.credentials!.username;
+    return allEntries26(ctx).filter((e) => e.username === caller);
+  }),
+  // 25.10.1's checks and writes, then the SCRAM data of the new secret; `client_key` answered once.
+  implement(apiKeyContract26['api_key.create'], async (ctx, data) => {
+    const created = await createKey(ctx, data);
+    const scram = await scramDataFor(created.key.slice(created.key.indexOf('-') + 1));
+    storeScram(ctx, created.id, scram);
+    return { ...entry26(ctx, created, scram), key: created.key, client_key: scram.client_key };
+  }),
+  implement(apiKeyContract26['api_key.update'], async (ctx, id, data) => {
+    const updated = await updateKey(ctx, id, data);
+    if (!('key' in updated)) return allEntries26(ctx).find((e) => e.id === id) ?? entry26(ctx, updated, undefined);
+    const scram = await scramDataFor(updated.key.slice(updated.key.indexOf('-') + 1));
+    storeScram(ctx, id, scram);
+    return { ...entry26(ctx, updated, scram), key: updated.key, client_key: scram.client_key };
+  }),
+  /**
+   * MW/plugins/api_key.py:407-448 at stable/26: the raw key's SCRAM data with the stored salt and
+   * the default 500,000 rounds. It does not check the secret against the key (a convenience for
+   * clients, as its docstring says); errors are validation errors under `api_key_convert_raw_key`.
+   */
+  implement(apiKeyContract26['api_key.convert_raw_key'], async (ctx, rawKey) => {
+    const raw = rawKey.trim();
+    const errors: ValidationTriple[] = [];
+    const err = (message: string) => errors.push(['api_key_convert_raw_key', message, ERRNO.EINVAL]);
+    let keyId = 0;
+    let secret = '';
+    let salt: Buffer | undefined;
+    if (!RAW_KEY.test(raw)) err('Not a valid raw API key');
+    else {
+      keyId = Number(raw.slice(0, raw.indexOf('-')));
+      secret = raw.slice(raw.indexOf('-') + 1);
+      if (keyId <= 0) err('Invalid key id');
+      const found = allEntries26(ctx).find((e) => e.id === keyId);
+      const stored = ctx.appliance.store.read(() => listApiKeyScram(ctx.appliance.store.db).get(keyId));
+      if (!found) err('Key does not exist.');
+      else if (found.revoked) err('Key is revoked.');
+      else if (stored) salt = Buffer.from(stored.salt, 'base64');
+    }
+    if (errors.length > 0) throw rpcErrors.validation(errors);
+    const data = await scramAuthData(secret, salt);
+    return { api_key_id: keyId, iterations: data.iterations, salt: data.salt, client_key: data.client_key, stored_key: data.stored_key, server_key: data.server_key };
   }),
 ];

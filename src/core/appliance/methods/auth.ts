@@ -1,4 +1,5 @@
 import { authContract, type AuthUserInfo, type LoginData, type LoginExAnswer } from '../../contract/auth.js';
+import { authContract26, type LoginData26, type LoginExAnswer26 } from '../../contract/v26_0_0/auth.js';
 import { ERRNO, rpcErrors } from '../../errors.js';
 import { readTwoFactorConfig, writeTwoFactorConfig, type TwoFactorConfigRecord } from '../../store/twofactor.js';
 import { readGlobalTwoFactor, readUserSecret, twoFactorEntry, userTwoFactorConfig } from '../accounts/two-factor.js';
@@ -12,18 +13,29 @@ import {
   rateLimitExceeded,
   type KeyCheckOutcome,
 } from '../session/login.js';
+import { scramFinal, scramFirst } from '../session/scram-login.js';
 
 // The handlers of contract/auth.ts: logins and tokens as `MW/plugins/auth.py` answers them (the
 // mechanisms themselves are session/login.ts), and auth.twofactor.* (`MW/plugins/auth_/2fa.py`).
 
-/** `auth.login_ex` (MW/plugins/auth.py:681): the mechanism check, then the mechanism, then the answer. */
-async function loginEx(ctx: CallContext, data: LoginData): Promise<LoginExAnswer> {
+/** Either release's login_data: 26 adds SCRAM and `login_options.reconnect_token`. */
+type AnyLoginData = LoginData | LoginData26;
+
+/**
+ * `auth.login_ex` (MW/plugins/auth.py:681; 26: :880-1040 at stable/26): the mechanism check, then
+ * the mechanism, then the answer, in 26's shapes; `loginEx25101` narrows it to 25.10.1's.
+ */
+async function loginEx(ctx: CallContext, data: AnyLoginData, release: '25.10.1' | '26.0'): Promise<LoginExAnswer26> {
   const { appliance, session } = ctx;
-  // check_auth_mechanism: anything but the expected code abandons a login waiting for one.
+  // check_auth_mechanism: anything but the expected code abandons a login waiting for one; so
+  // does anything but SCRAM a SCRAM exchange waiting for its final message (26 :661-692).
   if (session.pendingOtp && data.mechanism !== 'OTP_TOKEN') session.pendingOtp = null;
+  if (typeof session.scram === 'object' && session.scram !== null && data.mechanism !== 'SCRAM') session.scram = 'idle';
   if (!session.pendingOtp && data.mechanism === 'OTP_TOKEN') throw rpcErrors.call(ERRNO.EINVAL, 'OTP_TOKEN: no authentication in progress');
   let outcome: KeyCheckOutcome | LoginExAnswer;
   switch (data.mechanism) {
+    case 'SCRAM':
+      return scramAnswer(ctx, data.scram_type, data.rfc_str);
     case 'TOKEN_PLAIN':
       outcome = loginWithToken(appliance, session, data.token);
       break;
@@ -37,14 +49,44 @@ async function loginEx(ctx: CallContext, data: LoginData): Promise<LoginExAnswer
       outcome = continueWithOtp(appliance, session, data.otp_token);
       break;
   }
-  if (typeof outcome !== 'string') return outcome;
+  // A finished attempt leaves its PAM handle on the connection; a success drops it (26 :1003).
+  session.scram = outcome === 'SUCCESS' ? null : 'idle';
+  // OTP_REQUIRED, the same in both releases.
+  if (typeof outcome !== 'string') return outcome as LoginExAnswer26;
   if (outcome === 'LIMITED') throw rateLimitExceeded();
   if (outcome !== 'SUCCESS') return { response_type: outcome };
+  const userInfo = data.login_options.user_info ? describeSession(ctx) : null;
+  if (release === '25.10.1') return { response_type: 'SUCCESS', user_info: userInfo, authenticator: 'LEVEL_1' } as LoginExAnswer26;
+  const options = data.login_options as { reconnect_token?: boolean };
   return {
     response_type: 'SUCCESS',
-    user_info: data.login_options.user_info ? describeSession(ctx) : null,
+    user_info: userInfo,
     authenticator: 'LEVEL_1',
+    // 26 :1005-1030: a single-use token bound to this origin, ttl the default 600 s.
+    reconnect_token: options.reconnect_token ? generateToken(ctx, 600, {}, true, true) : null,
   };
+}
+
+/** The answer in 25.10.1's shapes: its contract takes no SCRAM, so SCRAM_RESPONSE cannot occur; DENIED is 26's only. */
+async function loginEx25101(ctx: CallContext, data: LoginData): Promise<LoginExAnswer> {
+  const answer = await loginEx(ctx, data, '25.10.1');
+  if (answer.response_type === 'SCRAM_RESPONSE' || answer.response_type === 'DENIED') return { response_type: 'AUTH_ERR' };
+  return answer as LoginExAnswer;
+}
+
+/** One SCRAM message of 26's flow (MW/plugins/auth.py:927-960 at stable/26): its answer, or AUTH_ERR. */
+function scramAnswer(ctx: CallContext, type: 'CLIENT_FIRST_MESSAGE' | 'CLIENT_FINAL_MESSAGE', rfc: string): LoginExAnswer26 {
+  const step = type === 'CLIENT_FIRST_MESSAGE' ? scramFirst(ctx.appliance, ctx.session, rfc) : scramFinal(ctx.appliance, ctx.session, rfc);
+  switch (step.kind) {
+    case 'LIMITED':
+      throw rateLimitExceeded();
+    case 'AUTH_ERR':
+      return { response_type: 'AUTH_ERR' };
+    case 'first':
+      return { response_type: 'SCRAM_RESPONSE', scram_type: 'SERVER_FIRST_RESPONSE', rfc_str: step.rfc, user_info: null };
+    case 'final':
+      return { response_type: 'SCRAM_RESPONSE', scram_type: 'SERVER_FINAL_RESPONSE', rfc_str: step.rfc, user_info: describeSession(ctx) };
+  }
 }
 
 /**
@@ -83,8 +125,9 @@ export function describeSession(ctx: CallContext): AuthUserInfo {
   };
 }
 
-/** AAL1's mechanisms, in `AA_LEVEL1.mechanisms` order (MW/utils/auth.py:71-80). */
+/** AAL1's mechanisms, in `AA_LEVEL1.mechanisms` order (MW/utils/auth.py:71-80); 26 adds SCRAM (MW/utils/auth.py:96-104 at stable/26). */
 const LEVEL_1_MECHANISMS = ['API_KEY_PLAIN', 'TOKEN_PLAIN', 'PASSWORD_PLAIN'];
+const LEVEL_1_MECHANISMS_26 = [...LEVEL_1_MECHANISMS, 'SCRAM'];
 
 export const authMethods = [
   implement(authContract['auth.login_with_api_key'], async (ctx, apiKey) => {
@@ -94,17 +137,17 @@ export const authMethods = [
   }),
   // MW/plugins/auth.py:516-542: login_ex without user_info, then OTP_TOKEN when asked for and given.
   implement(authContract['auth.login'], async (ctx, username, password, otp) => {
-    const first = await loginEx(ctx, { mechanism: 'PASSWORD_PLAIN', username, password, login_options: { user_info: false } });
+    const first = await loginEx25101(ctx, { mechanism: 'PASSWORD_PLAIN', username, password, login_options: { user_info: false } });
     if (first.response_type === 'SUCCESS') return true;
     if (first.response_type !== 'OTP_REQUIRED' || otp === null) return false;
-    return (await loginEx(ctx, { mechanism: 'OTP_TOKEN', otp_token: otp, login_options: { user_info: false } })).response_type === 'SUCCESS';
+    return (await loginEx25101(ctx, { mechanism: 'OTP_TOKEN', otp_token: otp, login_options: { user_info: false } })).response_type === 'SUCCESS';
   }),
   implement(
     authContract['auth.login_with_token'],
-    async (ctx, token) => (await loginEx(ctx, { mechanism: 'TOKEN_PLAIN', token, login_options: { user_info: false } })).response_type === 'SUCCESS',
+    async (ctx, token) => (await loginEx25101(ctx, { mechanism: 'TOKEN_PLAIN', token, login_options: { user_info: false } })).response_type === 'SUCCESS',
   ),
-  implement(authContract['auth.login_ex'], (ctx, data) => loginEx(ctx, data)),
-  implement(authContract['auth.login_ex_continue'], (ctx, data) => loginEx(ctx, data)),
+  implement(authContract['auth.login_ex'], (ctx, data) => loginEx25101(ctx, data)),
+  implement(authContract['auth.login_ex_continue'], (ctx, data) => loginEx25101(ctx, data)),
   implement(authContract['auth.mechanism_choices'], ({ session }) => {
     // 25.10.1 asks the session's credential whether it may create tokens before looking at the
     // level, and an anonymous connection has none (MW/plugins/auth.py:632-650).
@@ -132,4 +175,15 @@ export const authMethods = [
     });
     return twoFactorEntry(next);
   }),
+];
+
+/**
+ * 26.0's auth.* handlers where they differ (contract/v26_0_0/auth.ts), served under `keyLogin: scram`
+ * (methods/index.ts). auth.mechanism_choices no longer fails on a connection not logged in:
+ * 26 checks for a credential before asking it (MW/plugins/auth.py:713-716 at stable/26).
+ */
+export const authMethods26 = [
+  implement(authContract26['auth.login_ex'], (ctx, data) => loginEx(ctx, data, '26.0')),
+  implement(authContract26['auth.login_ex_continue'], (ctx, data) => loginEx(ctx, data, '26.0')),
+  implement(authContract26['auth.mechanism_choices'], () => [...LEVEL_1_MECHANISMS_26]),
 ];

@@ -1,5 +1,5 @@
-import { apiKeyMethods } from './api-key.js';
-import { authMethods } from './auth.js';
+import { apiKeyMethods, apiKeyMethods26 } from './api-key.js';
+import { authMethods, authMethods26 } from './auth.js';
 import { coreMethods } from './core.js';
 import { filesystemMethods } from './filesystem.js';
 import { groupMethods } from './group.js';
@@ -22,3 +22,11 @@ export const METHODS: ReadonlyMap<string, MethodDefinition> = new Map(
     m,
   ]),
 );
+
+/**
+ * TEMPORARY, until the per-release model (`--emulate truenas-26.0`, contract/v26_0_0/index.ts)
+ * chooses handlers by release: under `keyLogin: scram` the dispatcher looks here first. 26.0's
+ * auth.login_ex (SCRAM), auth.login_ex_continue, auth.mechanism_choices and the api_key.* methods
+ * whose records carry SCRAM data, plus api_key.convert_raw_key (contract/v26_0_0/auth.ts, api-key.ts).
+ */
+export const SCRAM_METHODS: ReadonlyMap<string, MethodDefinition> = new Map([...authMethods26, ...apiKeyMethods26].map((m) => [m.name, m]));

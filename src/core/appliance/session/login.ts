@@ -8,6 +8,7 @@ import { verifyTotp } from '../accounts/totp.js';
 import { readGlobalTwoFactor, readUserSecret } from '../accounts/two-factor.js';
 import type { Appliance } from '../appliance.js';
 import type { CallContext } from '../method.js';
+import { parseApiKey } from './api-key-string.js';
 import { liveToken, prepareLogin } from './session-check.js';
 import type { Session, SessionCredentials } from './session.js';
 
@@ -18,7 +19,16 @@ import type { Session, SessionCredentials } from './session.js';
  * endpoints and the embedded target's own key file call them directly.
  */
 
-export type LoginOutcome = 'SUCCESS' | 'AUTH_ERR' | 'EXPIRED';
+export type LoginOutcome = 'SUCCESS' | 'AUTH_ERR' | 'EXPIRED' | 'DENIED';
+
+/**
+ * A good credential whose unlocked user holds no privilege: 25.10.1 squashes it into AUTH_ERR;
+ * 26 answers DENIED (PAM_PERM_DENIED 'User lacks API access.', MW/plugins/auth_/login_ex_impl.py:149-163,
+ * 239-249 and MW/plugins/auth.py:1019-1021 at stable/26), which the emulator says under `keyLogin: scram`.
+ */
+export function lacksApiAccess(appliance: Appliance): LoginOutcome {
+  return appliance.settings.keyLogin === 'scram' ? 'DENIED' : 'AUTH_ERR';
+}
 
 /** A key check refused before hashing: this key id (or unknown ids) failed too often from this address. */
 export type KeyCheckOutcome = LoginOutcome | 'LIMITED';
@@ -31,11 +41,7 @@ const MAX_OTP_ATTEMPTS = 3;
 
 const INSECURE_REASON = 'Attempt to use over an insecure transport';
 
-/** Splits `<id>-<secret>`; anything else is not a key. */
-export function parseApiKey(key: string): { id: number; secret: string } | null {
-  const m = /^(\d{1,15})-(.+)$/s.exec(key);
-  return m ? { id: Number(m[1]), secret: m[2]! } : null;
-}
+export { parseApiKey } from './api-key-string.js';
 
 /**
  * Resolves an API key and, when it is good, establishes the session (MW/plugins/auth.py:890-977).
@@ -92,7 +98,7 @@ function establish(
   credentials: SessionCredentials,
 ): LoginOutcome {
   const prepared = prepareLogin(appliance, accounts, user, credentials.type === 'API_KEY' ? 'API_KEY' : 'PASSWORD');
-  if (!prepared) return 'AUTH_ERR';
+  if (!prepared) return user.locked ? 'AUTH_ERR' : lacksApiAccess(appliance);
   session.establish(credentials, prepared.privilege, prepared.attributes);
   return 'SUCCESS';
 }
@@ -120,7 +126,7 @@ export async function loginWithPassword(appliance: Appliance, session: Session, 
   const user = accounts.users.find((u) => u.id === checked!.id && u.password_hash === checked!.password_hash);
   if (!user || user.password_disabled) return 'AUTH_ERR';
   const prepared = prepareLogin(appliance, accounts, user, 'PASSWORD');
-  if (!prepared) return 'AUTH_ERR';
+  if (!prepared) return user.locked ? 'AUTH_ERR' : lacksApiAccess(appliance);
   if (prepared.attributes.includes('2FA')) {
     session.pendingOtp = { userId: user.id, username: user.username, privilege: prepared.privilege, accountAttributes: prepared.attributes, failures: 0 };
     return { response_type: 'OTP_REQUIRED', username: user.username };

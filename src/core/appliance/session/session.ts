@@ -11,6 +11,12 @@ export interface Origin {
   address: string;
   /** TLS, loopback or in-process: a key used here is not exposed on the network. */
   secure: boolean;
+  /**
+   * Present only on a TLS WebSocket: the tls-server-end-point binding of the certificate the
+   * server presents. 26 refuses a channel-bound SCRAM login without TLS (`origin.ssl`,
+   * MW/utils/account/authenticator.py:464-468 at stable/26) and checks the binding against this.
+   */
+  tlsEndPoint?: Buffer;
 }
 
 export interface AllowlistEntry {
@@ -48,6 +54,8 @@ export interface SessionCredentials {
   username: string;
   /** The key as it was at login: a reset changes the hash, an update the expiry. Never sent to a client. */
   apiKey?: { id: number; name: string; keyHash: string; expiresAt: number | null };
+  /** A key session that logged in with SCRAM (26), and whether the exchange was channel-bound. */
+  scram?: { channelBound: boolean };
   /** The token a TOKEN session logged in with; the user and privilege are its parent's. */
   token?: SessionToken;
   loginAt: number;
@@ -64,6 +72,18 @@ export interface PendingOtp {
   accountAttributes: string[];
   /** Wrong codes so far; 25.10.1 allows MAX_OTP_ATTEMPTS (3) retries. */
   failures: number;
+}
+
+/** A SCRAM exchange after its server-first-message, waiting for the client's proof. */
+export interface ScramPending {
+  keyId: number;
+  userId: number;
+  gs2Header: string;
+  clientFirstBare: string;
+  serverFirst: string;
+  nonce: Buffer;
+  storedKey: Buffer;
+  serverKey: Buffer;
 }
 
 export interface ConnectionOptions {
@@ -83,6 +103,12 @@ export class Session {
   privilege: ComposedPrivilege | null = null;
   accountAttributes: string[] = [];
   pendingOtp: PendingOtp | null = null;
+  /**
+   * 26's per-connection authentication context for SCRAM (MW/plugins/auth_/login_ex_impl.py:426-510
+   * at stable/26): `null` as a connection starts or after a success (no PAM handle), `idle` after
+   * a login attempt that left its handle, or the exchange waiting for CLIENT_FINAL_MESSAGE.
+   */
+  scram: ScramPending | 'idle' | null = null;
   options: ConnectionOptions = { legacy_jobs: true, private_methods: false, py_exceptions: false };
   /** Where server-initiated notifications go; null where the transport has no push channel. */
   notify: ((method: string, params: unknown) => void) | null = null;
