@@ -9,6 +9,9 @@ import { spawnStor } from '../helpers/bin.js';
 import { clientEnv } from '../helpers/client-env.js';
 import { loginLines, spawnServe } from '../helpers/serve-process.js';
 import { startStandinAppliance } from '../helpers/standin-appliance.js';
+import { connectWs, startTestServer, type RpcReply, type WsClient } from '../helpers/server.js';
+import { createUserWithKey } from '../helpers/appliance.js';
+import { buildClientFinal, buildClientFirst, keysFromSaltedPassword, newNonce, parseServerFirst, saltedPassword } from '../../src/core/net/scram.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 describe('SCRAM: the key never travels once SCRAM was offered', () => {
@@ -116,5 +119,79 @@ describe('SCRAM: no downgrade on a later login of the same connection', () => {
     await expect(login.login(downgraded, 'nas')).rejects.toThrow();
     expect(asked).not.toContain('auth.login_with_api_key');
     expect(() => bearerKey(login, 'nas')).toThrow(/does not send the key/);
+  });
+});
+
+/** One SCRAM exchange over raw frames, with hooks to tamper with the client-final. */
+async function scramFrames(client: WsClient, username: string, key: string, tamper: (rfc: string) => string = (r) => r) {
+  const id = Number(key.split('-')[0]);
+  const nonce = newNonce();
+  const cf = buildClientFirst(username, id, nonce, false);
+  const one = (await client.call('auth.login_ex', [{ mechanism: 'SCRAM', scram_type: 'CLIENT_FIRST_MESSAGE', rfc_str: cf.rfc }])) as RpcReply;
+  const r1 = one.result as Record<string, any> | undefined;
+  if (r1?.response_type !== 'SCRAM_RESPONSE') return { one, final: null, two: null };
+  const sf = parseServerFirst(r1.rfc_str, nonce);
+  const keys = keysFromSaltedPassword(await saltedPassword(key.slice(key.indexOf('-') + 1), sf.salt, sf.iterations));
+  const built = buildClientFinal(cf.gs2Header, null, sf.nonce, cf.bare, sf.rfc, keys);
+  const rfc = tamper(built.rfc);
+  const two = await client.call('auth.login_ex', [{ mechanism: 'SCRAM', scram_type: 'CLIENT_FINAL_MESSAGE', rfc_str: rfc }]);
+  return { one, final: rfc, two };
+}
+
+describe('SCRAM on the server, raw frames', () => {
+  it('a client-final replayed on another connection (after its own client-first) is AUTH_ERR: the nonce is the exchange\'s', async () => {
+    const server = await startTestServer({ keyLogin: 'scram' });
+    const { key } = await createUserWithKey(server.testAppliance, 'rita', { privilegeRoles: ['READONLY_ADMIN'] });
+    const a = await connectWs(server.rpcUrl);
+    const good = await scramFrames(a, 'rita', key);
+    expect((good.two!.result as Record<string, unknown>).scram_type).toBe('SERVER_FINAL_RESPONSE');
+    const b = await connectWs(server.rpcUrl);
+    const replay = await scramFrames(b, 'rita', key, () => good.final!);
+    expect(replay.two!.result).toEqual({ response_type: 'AUTH_ERR' });
+    expect((await b.call('auth.me')).error).toBeDefined();
+    // On the same connection after success: no exchange is in progress.
+    expect((await a.call('auth.login_ex', [{ mechanism: 'SCRAM', scram_type: 'CLIENT_FINAL_MESSAGE', rfc_str: good.final }])).error).toBeDefined();
+  });
+
+  it('a key revoked between client-first and client-final: AUTH_ERR, no session', async () => {
+    const server = await startTestServer({ keyLogin: 'scram' });
+    const t = server.testAppliance;
+    const { key } = await createUserWithKey(t, 'sam', { privilegeRoles: ['READONLY_ADMIN'] });
+    const c = await connectWs(server.rpcUrl);
+    const run = await scramFrames(c, 'sam', key, (rfc) => {
+      t.appliance.store.write(() => t.appliance.store.db.prepare('UPDATE api_keys SET revoked = 1 WHERE id = ?').run(Number(key.split('-')[0])));
+      return rfc;
+    });
+    expect(run.two!.result).toEqual({ response_type: 'AUTH_ERR' });
+    expect((await c.call('auth.me')).error).toBeDefined();
+  });
+
+  it('SCRAM steps count against the login rate limit (20 a minute per address, each message one call)', async () => {
+    const server = await startTestServer({ keyLogin: 'scram' });
+    const c = await connectWs(server.rpcUrl);
+    const answers: string[] = [];
+    for (let i = 0; i < 21; i++) {
+      const reply = await c.call('auth.login_ex', [{ mechanism: 'SCRAM', scram_type: 'CLIENT_FIRST_MESSAGE', rfc_str: `n,,n=nobody:${i + 1},r=${newNonce().toString('base64')}` }]);
+      answers.push(reply.error ? String(reply.error.data?.reason ?? reply.error.message) : String((reply.result as Record<string, unknown>).response_type));
+    }
+    expect(answers.slice(0, 20).every((a) => a === 'AUTH_ERR' || /Rate Limit/.test(a))).toBe(true);
+    expect(answers[20]).toMatch(/Rate Limit Exceeded/);
+  });
+
+  it('malformed and oversized client messages are AUTH_ERR (or a refusal), never a crash; the server still serves', async () => {
+    const server = await startTestServer({ keyLogin: 'scram' });
+    const bad = ['', 'n,,', 'x,,n=a:1,r=AAAA', `n,,n=${'a:'.repeat(3_900)}:1,r=${newNonce().toString('base64')}`, `p=tls-server-end-point,,n=admin:1,r=${newNonce().toString('base64')}`, 'n,a=root,n=root:1,r=x', `n,,n=root:99999999999999999999,r=${newNonce().toString('base64')}`, `n,,r=${newNonce().toString('base64')},n=root:1`];
+    for (const rfc of bad) {
+      const c = await connectWs(server.rpcUrl);
+      const reply = await c.call('auth.login_ex', [{ mechanism: 'SCRAM', scram_type: 'CLIENT_FIRST_MESSAGE', rfc_str: rfc }]);
+      expect(reply.result ?? reply.error?.message, rfc.slice(0, 40)).toBeDefined();
+      if (reply.result) expect(reply.result).toEqual({ response_type: 'AUTH_ERR' });
+      c.close();
+    }
+    // Past the anonymous frame limit the connection is closed before anything is parsed.
+    const c = await connectWs(server.rpcUrl);
+    c.send({ jsonrpc: '2.0', id: 1, method: 'auth.login_ex', params: [{ mechanism: 'SCRAM', scram_type: 'CLIENT_FIRST_MESSAGE', rfc_str: `n,,n=${'a'.repeat(1_000_000)}:1,r=AAAA` }] });
+    expect((await c.closed).code).toBe(1007);
+    expect(await (await connectWs(server.rpcUrl)).result('core.ping')).toBe('pong');
   });
 });
