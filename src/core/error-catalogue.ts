@@ -148,8 +148,8 @@ const CATALOGUE = {
   },
   BAD_MODE: {
     kind: 'usage',
-    meaning: '`--mode` (or the MODE of `chmod`) is not a permission mode, or is decimal above 511 (special bits need octal); `chmod` also refuses three octal digits without a leading 0 (`400`), which read differently in decimal and octal',
-    remedy: 'write it in octal (`--mode 0644`, `chmod 0750`) or decimal (`--mode 420`); setuid, setgid and sticky only in octal (`04755`)',
+    meaning: '`--mode` (or the MODE of `chmod`) is not a permission mode, or is decimal above 511 (special bits need octal); `chmod` reads MODE as octal and refuses two bare digits (`77`) and numbers with an 8 or 9 (`488`) as ambiguous',
+    remedy: 'write it in octal (`--mode 0644`, `chmod 750`) or decimal (`--mode 420`); setuid, setgid and sticky only in octal (`04755`)',
   },
   BAD_PROFILE_FILE: {
     kind: 'usage',
@@ -298,7 +298,7 @@ const CATALOGUE = {
   },
   PROFILE_EXISTS: {
     kind: 'usage',
-    meaning: '`stor login` would overwrite a profile of that name saved for another appliance',
+    meaning: '`stor login` would overwrite a profile of that name saved for another appliance, or the name is `embedded`, reserved for the embedded appliance',
     remedy: 'choose another name with `--profile NAME`, or `--force` to replace it',
   },
   REMOTE_NOT_A_FILE: {

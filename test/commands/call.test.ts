@@ -97,3 +97,29 @@ async function closedPort(): Promise<number> {
   await new Promise((r) => server.close(r));
   return port;
 }
+
+describe('stor call of a job method waits for the job, as midclt call -j (issue 25 §10)', () => {
+  const setperm = (path: string) => ['call', 'filesystem.setperm', JSON.stringify({ path, mode: '750' })];
+
+  it('prints the job result and exits 0 when it succeeds; exits non-zero with the job error when it fails', async () => {
+    const env = { STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir() };
+    expect((await runStor(['mkdir', '/mnt/tank/d'], { env })).code).toBe(0);
+    const ok = await runStor([...setperm('/mnt/tank/d'), '--json'], { env });
+    expect(ok.code, ok.stderr).toBe(0);
+    // filesystem.setperm's job answers None (MW/plugins/filesystem_/acl.py setperm), not a job id.
+    expect(JSON.parse(ok.stdout)).toBeNull();
+    expect(JSON.parse((await runStor(['stat', '/mnt/tank/d', '--json'], { env })).stdout).mode).toMatch(/750$/);
+
+    const failed = await runStor([...setperm('/mnt/tank/nope'), '--json'], { env });
+    expect(failed.code).not.toBe(0);
+    expect(failed.stdout).toBe('');
+    expect(JSON.parse(failed.stderr).error.message).toContain('/mnt/tank/nope');
+  });
+
+  it('--no-wait prints the job id as answered, exit 0, whatever the job then does', async () => {
+    const env = { STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir() };
+    const r = await runStor([...setperm('/mnt/tank/nope'), '--no-wait', '--json'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(typeof JSON.parse(r.stdout)).toBe('number');
+  });
+});

@@ -124,3 +124,23 @@ describe('stor dataset delete --dry-run predicts the real delete (issue 13)', ()
     expect(existsSync(join(home, 'mnt/tank/a'))).toBe(false);
   });
 });
+
+describe('stor dataset list DATASET lists that dataset and its children (issue 25 §12)', () => {
+  it('a dataset below a pool lists it and what is below it, not its siblings; a missing one is the not-found error', async () => {
+    const { run } = embedded();
+    for (const id of ['tank/a/b', 'tank/a/c', 'tank/ab']) expect((await run(['dataset', 'create', id, '--parents'])).code).toBe(0);
+    const ids = async (args: string[]) => (JSON.parse((await run([...args, '--json'])).stdout) as { id: string }[]).map((d) => d.id);
+    expect(await ids(['dataset', 'list', 'tank/a'])).toEqual(['tank/a', 'tank/a/b', 'tank/a/c']);
+    expect(await ids(['dataset', 'list', '/mnt/tank/a/b'])).toEqual(['tank/a/b']);
+    expect(await ids(['dataset', 'list', 'tank'])).toEqual(['tank', 'tank/a', 'tank/a/b', 'tank/a/c', 'tank/ab']);
+
+    // As `dataset delete` of a missing dataset reports it: get_instance's answer, not an empty list and exit 0.
+    const missing = await run(['dataset', 'list', 'tank/zz', '--json']);
+    const deleted = await run(['dataset', 'delete', 'tank/zz', '--yes', '--json']);
+    expect(missing.code).not.toBe(0);
+    expect(missing.stdout).toBe('');
+    expect({ code: missing.code, error: JSON.parse(missing.stderr).error }).toEqual({ code: deleted.code, error: JSON.parse(deleted.stderr).error });
+    const pool = await run(['dataset', 'list', 'nopool']);
+    expect(pool.code).toBe(missing.code);
+  });
+});

@@ -151,10 +151,10 @@ describe.each([
     expect(JSON.parse(one.stdout)).toMatchObject({ path: '/mnt/tank/share', mode: '0750', recursive: false });
     expect(JSON.parse(one.stdout).job_id).toEqual(expect.any(Number));
     const st = await stor(t, ['stat', '/mnt/tank/share', '--json']);
-    expect(JSON.parse(st.stdout).mode).toBe('040750');
+    expect(JSON.parse(st.stdout).mode).toBe('0750');
     expect(statSync(join(t.tank, 'share/deep/f.txt')).mode & 0o777).not.toBe(0o700);
 
-    const deep = await stor(t, ['chmod', '448', '/mnt/tank/share', '-R']);
+    const deep = await stor(t, ['chmod', '700', '/mnt/tank/share', '-R']);
     expect(deep.code).toBe(0);
     expect(statSync(join(t.tank, 'share/deep/f.txt')).mode & 0o7777).toBe(0o700);
     expect(statSync(join(t.tank, 'share/deep')).mode & 0o7777).toBe(0o700);
@@ -163,13 +163,20 @@ describe.each([
   it('chmod refuses an ambiguous or bad MODE before any call (exit 2), and passes on the appliance refusing -R on a file', async () => {
     const t = await open();
     writeFileSync(join(t.tank, 'f.txt'), 'f');
-    const ambiguous = await stor(t, ['chmod', '400', '/mnt/tank/f.txt', '--json']);
+    // Three octal digits are octal, as chmod(1) reads them (issue 25 §13).
+    const plain = await stor(t, ['chmod', '640', '/mnt/tank/f.txt', '--json']);
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(JSON.parse(plain.stdout)).toMatchObject({ mode: '0640' });
+    expect(statSync(join(t.tank, 'f.txt')).mode & 0o777).toBe(0o640);
+    const ambiguous = await stor(t, ['chmod', '77', '/mnt/tank/f.txt', '--json']);
     expect(ambiguous.code).toBe(2);
-    expect(errorOf(ambiguous)).toMatchObject({ code: 'BAD_MODE', message: 'MODE 400 is ambiguous: chmod(1) reads it as octal 0400; as decimal it is 0620' });
-    const big = await stor(t, ['chmod', '644', '/mnt/tank/f.txt', '--json']);
-    expect(big.code).toBe(2);
-    expect(errorOf(big).hint).toBe('for octal 644 write 0644 (= 420 in decimal)');
-    expect(statSync(join(t.tank, 'f.txt')).mode & 0o777).toBe(0o644);
+    expect(errorOf(ambiguous)).toMatchObject({ code: 'BAD_MODE', message: 'MODE 77 is ambiguous: chmod(1) reads it as octal 0077; as decimal it is 0115' });
+    const notOctal = await stor(t, ['chmod', '488', '/mnt/tank/f.txt', '--json']);
+    expect(notOctal.code).toBe(2);
+    expect(errorOf(notOctal).hint).toBe('write the mode in octal, e.g. 0750 (0750 for decimal 488)');
+    expect(statSync(join(t.tank, 'f.txt')).mode & 0o777).toBe(0o640);
+    const help = await stor(t, ['chmod', '--help']);
+    expect(help.stdout).toContain('MODE is octal, as chmod(1) reads it');
 
     // MW/plugins/filesystem_/acl.py:_common_perm_path_validate: "Recursive operations on a file are invalid."
     const recursive = await stor(t, ['chmod', '0600', '/mnt/tank/f.txt', '-R', '--json']);

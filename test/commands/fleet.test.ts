@@ -22,9 +22,9 @@ describe('stor profile tag (issue 15, Deliver 1)', () => {
     expect(tagged.code).toBe(0);
     expect(JSON.parse(tagged.stdout)).toEqual({ profile: 'nas1', tags: ['eu', 'prod'] });
     const list = JSON.parse((await runStor(['profile', 'list', '--json'], { env })).stdout) as { name: string; tags: string[] }[];
-    expect(list.map((p) => [p.name, p.tags])).toEqual([['nas1', ['eu', 'prod']], ['nas2', []]]);
+    expect(list.map((p) => [p.name, p.tags])).toEqual([['embedded', []], ['nas1', ['eu', 'prod']], ['nas2', []]]);
     const piped = await runStor(['profile', 'list'], { env });
-    expect(piped.stdout).toBe('*\tnas1\tws://127.0.0.1:6000\tnone\tws\teu,prod\n\tnas2\tws://127.0.0.1:6001\tnone\tws\t\n');
+    expect(piped.stdout).toBe(`\tembedded\t(embedded) ${env.STOR_HOME}\tnone\t\t\n*\tnas1\tws://127.0.0.1:6000\tnone\tws\teu,prod\n\tnas2\tws://127.0.0.1:6001\tnone\tws\t\n`);
     expect(piped.stdout + tagged.stdout).not.toContain('secret');
 
     await store.save('nas1', { url: 'ws://127.0.0.1:6000', apiKey: '1-other' }, true);

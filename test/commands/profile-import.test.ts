@@ -47,7 +47,7 @@ describe('stor profile import (issue 15, Deliver 1)', () => {
 
     const list = await runStor(['profile', 'list', '--json'], { env });
     const rows = JSON.parse(list.stdout) as { name: string; tags: string[] }[];
-    expect(rows).toHaveLength(20);
+    expect(rows).toHaveLength(21);
     expect(rows.find((r) => r.name === 'nas07')!.tags).toEqual(['eu', 'prod']);
     const human = await runStor(['profile', 'list'], { env, tty: true });
     expect(human.stdout).toContain('eu,lab');

@@ -123,7 +123,7 @@ describe('piped output is the data', () => {
       }
     }
     const ls = await stor(['ls', '/mnt/tank/docs'], { tty: false });
-    expect(lines(ls.stdout)).toContain('100644\t950\t950\t1000\t漢字のファイル名.txt');
+    expect(lines(ls.stdout)).toContain('0644\ttruenas_admin\ttruenas_admin\t1000\t漢字のファイル名.txt');
   });
 });
 

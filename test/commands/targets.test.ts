@@ -164,7 +164,7 @@ describe('stor login names the profile after the host (issue 13, Deliver 5)', ()
     expect(again.stderr).toContain(`saved in profile "${name}", updated`);
     expect(again.stdout).toContain('created\tfalse\n');
     const list = await runStor(['profile', 'list', '--json'], { env });
-    expect(JSON.parse(list.stdout).map((p: { name: string }) => p.name)).toEqual([name]);
+    expect(JSON.parse(list.stdout).map((p: { name: string }) => p.name)).toEqual(['embedded', name]);
     const me = await runStor(['whoami', '--json'], { env });
     expect(JSON.parse(me.stdout).username).toBe('alice');
 
@@ -223,7 +223,7 @@ describe('stor profile list shows TLS (issue 13, Deliver 5)', () => {
 
     const json = JSON.parse((await runStor(['profile', 'list', '--json'], { env })).stdout) as { name: string; tls: string }[];
     expect(Object.fromEntries(json.map((p) => [p.name, p.tls]))).toEqual({
-      local: 'none', plain: 'none', nas: 'verified', bare: 'verified', lab: 'insecure', office: 'ca',
+      embedded: 'none', local: 'none', plain: 'none', nas: 'verified', bare: 'verified', lab: 'insecure', office: 'ca',
     });
     const piped = (await runStor(['profile', 'list'], { env })).stdout.split('\n');
     expect(piped).toContain('\tlocal\tws://127.0.0.1:6000\tnone\tws\t');

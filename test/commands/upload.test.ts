@@ -340,7 +340,9 @@ describe('stor ls and stor stat', () => {
       realpath: '/mnt/tank/docs/report.txt',
       type: 'FILE',
       size: 17,
-      mode: '100644',
+      // One format per kind of value (issue 25 §11): permission bits as chmod takes them, as upload prints them.
+      mode: '0644',
+      st_mode: 0o100644,
       uid: 950,
       gid: 950,
       user: 'truenas_admin',
@@ -354,7 +356,7 @@ describe('stor ls and stor stat', () => {
       'path\t/mnt/tank/docs/report.txt',
       'type\tFILE',
       'size\t17',
-      'mode\t100644',
+      'mode\t0644',
       'owner\ttruenas_admin',
       'group\ttruenas_admin',
       `modified\t${st.mtime}`,
@@ -367,7 +369,7 @@ describe('stor ls and stor stat', () => {
     expect(tty.stdout).toMatch(/^size:\s+17 B$/m);
 
     const dir = await stor(['stat', '/mnt/tank', '--json']);
-    expect(JSON.parse(dir.stdout)).toMatchObject({ type: 'DIRECTORY', uid: 0, gid: 0, user: 'root', is_mountpoint: true, mode: expect.stringMatching(/^040\d{3}$/) });
+    expect(JSON.parse(dir.stdout)).toMatchObject({ type: 'DIRECTORY', uid: 0, gid: 0, user: 'root', group: 'root', is_mountpoint: true, mode: expect.stringMatching(/^0[0-7]{3}$/) });
   });
 
   it('ls lists a directory: table, TSV, JSON; and says when it is empty', async () => {
@@ -378,15 +380,20 @@ describe('stor ls and stor stat', () => {
     expect(json.code).toBe(0);
     const entries = JSON.parse(json.stdout);
     expect(entries.slice(0, 2)).toEqual([
-      { name: 'a.txt', path: '/mnt/tank/l/a.txt', type: 'FILE', size: 3, mode: '100640', uid: 950, gid: 950, user: 'truenas_admin', group: 'truenas_admin' },
-      { name: 'b.txt', path: '/mnt/tank/l/b.txt', type: 'FILE', size: 5, mode: '100640', uid: 950, gid: 950, user: 'truenas_admin', group: 'truenas_admin' },
+      { name: 'a.txt', path: '/mnt/tank/l/a.txt', type: 'FILE', size: 3, mode: '0640', st_mode: 0o100640, uid: 950, gid: 950, user: 'truenas_admin', group: 'truenas_admin' },
+      { name: 'b.txt', path: '/mnt/tank/l/b.txt', type: 'FILE', size: 5, mode: '0640', st_mode: 0o100640, uid: 950, gid: 950, user: 'truenas_admin', group: 'truenas_admin' },
     ]);
-    expect(entries[2]).toMatchObject({ name: 'sub', type: 'DIRECTORY', uid: 0, gid: 0, mode: expect.stringMatching(/^040\d{3}$/) });
+    // Group 0 named as stat names it (issue 25 §11), not null because group.query does not list it.
+    expect(entries[2]).toMatchObject({ name: 'sub', type: 'DIRECTORY', uid: 0, gid: 0, user: 'root', group: 'root', mode: expect.stringMatching(/^0[0-7]{3}$/) });
+    const statted = JSON.parse((await stor(['stat', '/mnt/tank/l/sub', '--json'])).stdout);
+    const same = ['path', 'type', 'mode', 'st_mode', 'uid', 'gid', 'user', 'group'];
+    expect(Object.fromEntries(same.map((k) => [k, entries[2][k]]))).toEqual(Object.fromEntries(same.map((k) => [k, statted[k]])));
 
     const piped = await stor(['ls', '/mnt/tank/l']);
     const rows = piped.stdout.trimEnd().split('\n');
-    expect(rows.slice(0, 2)).toEqual(['100640\t950\t950\t3\ta.txt', '100640\t950\t950\t5\tb.txt']);
-    expect(rows[2]).toMatch(/^040\d{3}\t0\t0\t\d+\tsub\/$/);
+    // Piped, owners by name as piped stat prints them; the mode as upload and chmod print it.
+    expect(rows.slice(0, 2)).toEqual(['0640\ttruenas_admin\ttruenas_admin\t3\ta.txt', '0640\ttruenas_admin\ttruenas_admin\t5\tb.txt']);
+    expect(rows[2]).toMatch(/^0[0-7]{3}\troot\troot\t\d+\tsub\/$/);
 
     const tty = await stor(['ls', '/mnt/tank/l'], true);
     expect(tty.stdout.split('\n')[0]).toMatch(/^MODE\s+OWNER\s+GROUP\s+SIZE\s+NAME$/);

@@ -49,7 +49,10 @@ describe('stor serve and the remote target, end to end', () => {
     const list = await spawnStor(['profile', 'list', '--json'], { env });
     const secret = key.trim().split('-')[1]!;
     for (const out of [login.stdout, login.stderr, remote.stdout, list.stdout, list.stderr]) expect(out).not.toContain(secret);
-    expect(JSON.parse(list.stdout)).toEqual([{ name, url: server.baseUrl, current: true, tls: 'none', insecure: false, ca: null, rpc: 'ws', tags: [] }]);
+    expect(JSON.parse(list.stdout)).toEqual([
+      { name: 'embedded', kind: 'embedded', url: null, current: false, tls: 'none', insecure: false, ca: null, rpc: null, tags: [] },
+      { name, kind: 'remote', url: server.baseUrl, current: true, tls: 'none', insecure: false, ca: null, rpc: 'ws', tags: [] },
+    ]);
 
     expect(await server.stop()).toBe(0);
     expect(server.stderr()).toContain('stopped');
@@ -172,6 +175,6 @@ describe('stor serve and the remote target, end to end', () => {
     expect((await spawnStor(['logout'], { env })).code).toBe(0);
     expect((await target([])).kind).toBe('embedded');
     expect((await spawnStor(['profile', 'remove', 'b'], { env })).code).toBe(0);
-    expect(JSON.parse((await spawnStor(['profile', 'list', '--json'], { env })).stdout)).toEqual([]);
+    expect(JSON.parse((await spawnStor(['profile', 'list', '--json'], { env })).stdout).map((p: { name: string }) => p.name)).toEqual(['embedded']);
   });
 });

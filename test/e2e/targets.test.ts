@@ -31,7 +31,7 @@ describe('targets and credentials, end to end', () => {
 
     const list = await spawnStor(['profile', 'list'], { env });
     outputs.push(list.stdout, list.stderr);
-    expect(list.stdout).toBe(`*\t127.0.0.1-${port}\tws://127.0.0.1:${port}\tnone\tws\t\n`);
+    expect(list.stdout).toBe(`\tembedded\t(embedded) ${env.STOR_HOME}\tnone\t\t\n*\t127.0.0.1-${port}\tws://127.0.0.1:${port}\tnone\tws\t\n`);
 
     const first = await spawnStor(['logout', '--json'], { env });
     expect(first.code).toBe(0);
@@ -72,7 +72,7 @@ describe('targets and credentials, end to end', () => {
     expect(bare.stderr).toContain('--ca');
 
     const list = JSON.parse((await spawnStor(['profile', 'list', '--json'], { env })).stdout);
-    expect(list).toEqual([expect.objectContaining({ url: server.baseUrl, tls: 'ca', ca: cert })]);
+    expect(list).toEqual([expect.objectContaining({ name: 'embedded', current: false }), expect.objectContaining({ url: server.baseUrl, tls: 'ca', ca: cert })]);
     expect(await server.stop()).toBe(0);
   });
 });

@@ -40,11 +40,11 @@ describe('stor upload, end to end with the built binary', () => {
 
     const st = await spawnStor(['stat', '/mnt/tank/docs/README.md', '--json'], { env });
     expect(st.code).toBe(0);
-    expect(JSON.parse(st.stdout)).toMatchObject({ path: '/mnt/tank/docs/README.md', type: 'FILE', size, mode: '100644', user: 'truenas_admin', uid: 950 });
+    expect(JSON.parse(st.stdout)).toMatchObject({ path: '/mnt/tank/docs/README.md', type: 'FILE', size, mode: '0644', st_mode: 0o100644, user: 'truenas_admin', uid: 950 });
     expect(readFileSync(join(env.STOR_HOME!, 'mnt/tank/docs/README.md'))).toEqual(readFileSync(join(process.cwd(), 'README.md')));
 
     const table = await spawnStor(['stat', '/mnt/tank/docs/README.md'], { env });
-    expect(table.stdout).toContain('mode\t100644\n');
+    expect(table.stdout).toContain('mode\t0644\n');
     expect(table.stdout).toContain('owner\ttruenas_admin\n');
   });
 

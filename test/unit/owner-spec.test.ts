@@ -17,17 +17,21 @@ describe('chown USER[:GROUP] as filesystem.chown fields', () => {
 });
 
 describe('chmod MODE as the octal string filesystem.setperm takes (MW/api/base/types/filesystem.py UnixPerm)', () => {
-  it('takes octal with a 0 or 0o, and decimal that cannot be mistaken for octal', () => {
+  it('reads three or four digits as octal, as chmod(1) does, with or without a 0 or 0o (issue 25 §13)', () => {
+    expect(chmodMode('750')).toBe('750');
+    expect(chmodMode('400')).toBe('400');
+    expect(chmodMode('644')).toBe('644');
+    expect(chmodMode('4755')).toBe('4755');
     expect(chmodMode('0750')).toBe('750');
     expect(chmodMode('0o640')).toBe('640');
-    expect(chmodMode('488')).toBe('750');
-    expect(chmodMode('8')).toBe('10');
+    expect(chmodMode('7')).toBe('7');
   });
 
-  it('refuses three octal digits that are also a mode in decimal, and decimal above 511', () => {
-    expect(() => chmodMode('400')).toThrow('MODE 400 is ambiguous');
-    expect(() => chmodMode('511')).toThrow('ambiguous');
-    expect(() => chmodMode('755')).toThrow('MODE 755 in decimal is more than 511');
+  it('refuses what stays ambiguous: two bare digits, and numbers with an 8 or 9; and what is no mode', () => {
+    expect(() => chmodMode('77')).toThrow('MODE 77 is ambiguous: chmod(1) reads it as octal 0077; as decimal it is 0115');
+    expect(() => chmodMode('488')).toThrow('MODE 488 is ambiguous: it is not octal');
+    expect(() => chmodMode('8')).toThrow('MODE 8 is ambiguous: it is not octal');
+    expect(() => chmodMode('17777')).toThrow('MODE takes permission bits');
     expect(() => chmodMode('u+x')).toThrow('MODE takes permission bits');
   });
 });

@@ -2,7 +2,21 @@ import { E } from '../../core/error-catalogue.js';
 import { RPC_CODE, RpcError, StorError } from '../../core/errors.js';
 import type { CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
-import { arg, defineCommand } from '../shared/declare.js';
+import { arg, defineCommand, toggle, type OptionValues } from '../shared/declare.js';
+import { CONTRACT } from '../../core/contract/index.js';
+import { waitForJob } from '../shared/job.js';
+import { findJob } from '../job/model.js';
+
+const options = {
+  wait: toggle('for a job method: wait for its job and print the job result (the default)', 'for a job method: print the job id at once, not waiting for the job (then `stor job wait ID`)'),
+};
+
+type CallOptions = OptionValues<typeof options>;
+
+/** Whether the contract says `method` starts a job (its `job` field): what `call` waits for. */
+function isJobMethod(method: string): boolean {
+  return Object.hasOwn(CONTRACT, method) && CONTRACT[method as keyof typeof CONTRACT].job === true;
+}
 
 /** Each argument is one positional parameter: JSON when it parses as JSON, else a string (as midclt does). */
 export function parseCallArgument(arg: string): unknown {
@@ -13,8 +27,12 @@ export function parseCallArgument(arg: string): unknown {
   }
 }
 
-/** `stor call METHOD [ARG…]`: any method; the result is printed as JSON. */
-export async function call(ctx: CommandContext, method: string, args: string[]): Promise<CommandResult<unknown>> {
+/**
+ * `stor call METHOD [ARG…]`: any method; the result is printed as JSON. A job method's job is
+ * waited for, as `midclt call -j` does, and its result printed; a failed job fails the command
+ * with the job's error (README "Commands", call). `--no-wait` prints the job id as answered.
+ */
+export async function call(ctx: CommandContext, method: string, args: string[], opts: Partial<CallOptions> = {}): Promise<CommandResult<unknown>> {
   const transport = await ctx.transport();
   let result: unknown;
   try {
@@ -29,6 +47,11 @@ export async function call(ctx: CommandContext, method: string, args: string[]):
     }
     throw err;
   }
+  // With the connection's legacy_jobs (the default) a job method answers its job id at once.
+  if (typeof result === 'number' && opts.wait !== false && isJobMethod(method)) {
+    await waitForJob(ctx, transport, result, `${method} (job ${result})`);
+    result = (await findJob(transport, result)).result;
+  }
   return { data: result, view: { kind: 'json' } };
 }
 
@@ -37,10 +60,13 @@ export const callCommand = defineCommand({
   effect: 'change',
   readsWith: async (method) => (await import('./read-method.js')).readsOnly(method) === true,
   args: { method: arg.required('method name, e.g. privilege.query', 'method'), args: arg.variadic('positional parameters', false) },
+  options,
   examples: ['stor call core.ping', 'stor call privilege.query \'[["name","=","ops"]]\' \'{"get":true}\'', 'stor call user.query \'[]\' \'{"count":true}\''],
   targetHelp: async (ctx) => (await import('./method-help.js')).methodHelp(ctx),
-  notes: 'With --targets, only a method that reads (its roles are *_READ ones, or it is auth.me, core.get_jobs and the like) runs on each target.',
+  notes:
+    'A job method (filesystem.setperm, filesystem.chown, …) is waited for, as `midclt call -j` does: the job\'s result is printed, and a failed job exits as the command that started it would (its error on stderr); --no-wait prints the job id instead.\n' +
+    'With --targets, only a method that reads (its roles are *_READ ones, or it is auth.me, core.get_jobs and the like) runs on each target.',
   fanOut: 'read',
   checkTargets: async ({ method }) => (await import('./read-method.js')).assertReadMethod(method),
-  run: (ctx, { method, args }) => call(ctx, method, args),
+  run: (ctx, { method, args }, opts) => call(ctx, method, args, opts),
 });

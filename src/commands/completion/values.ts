@@ -3,6 +3,7 @@ import { hasAppliance } from '../../core/store/state-file.js';
 import type { Transport } from '../../core/transport/transport.js';
 import { openTarget, type CommandContext } from '../shared/context.js';
 import { profileStore } from '../profile/store.js';
+import { EMBEDDED_PROFILE } from '../../core/config/profiles.js';
 import { abandonWork } from '../shared/abandoned-work.js';
 
 /**
@@ -47,7 +48,7 @@ export async function candidateValues(ctx: CommandContext, kind: string, prefix:
 }
 
 async function lookup(ctx: CommandContext, kind: string, prefix: string, deadline: number): Promise<string[]> {
-  if (kind === 'profile') return Object.keys((await profileStore(ctx).read()).profiles);
+  if (kind === 'profile') return [EMBEDDED_PROFILE, ...Object.keys((await profileStore(ctx).read()).profiles)];
   const spec = await ctx.target();
   // Opening the embedded appliance would create and seed its state: a TAB must leave nothing behind.
   if (spec.kind === 'embedded' && !hasAppliance(spec.stateDir)) return [];

@@ -1,8 +1,8 @@
 import type { CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
-import { queryItems } from '../../core/contract/client.js';
+import { call, queryItems } from '../../core/contract/client.js';
 import { sizeCell } from '../shared/format.js';
-import { bytesOf, checkSpaceProperties, commentOf } from './model.js';
+import { bytesOf, checkSpaceProperties, commentOf, datasetId } from './model.js';
 import { arg, defineCommand } from '../shared/declare.js';
 
 /** One row of `stor dataset list --json`. */
@@ -28,9 +28,15 @@ export const DATASET_PAGE = 500;
 /** What a row reads: with `select`, neither `children` nor the other properties travel. */
 const SELECT = ['id', 'name', 'pool', 'mountpoint', 'used', 'available', 'compression', 'user_properties'];
 
-export async function datasetList(ctx: CommandContext, pool: string | undefined): Promise<CommandResult<DatasetSummary[]>> {
+/**
+ * `stor dataset list [DATASET]`: every dataset, or the one named (a pool is its root dataset) and
+ * all below it. A name that matches nothing is the appliance's own not-found error, from
+ * `pool.dataset.get_instance`, as `dataset delete` reports it (issue 25 §12).
+ */
+export async function datasetList(ctx: CommandContext, ref: string | undefined): Promise<CommandResult<DatasetSummary[]>> {
   const t = await ctx.transport();
-  const filters = pool ? [['pool', '=', pool]] : [];
+  const id = ref === undefined ? undefined : datasetId(ref);
+  const filters = id ? [['OR', [['id', '=', id], ['id', '^', `${id}/`]]]] : [];
   const data: DatasetSummary[] = [];
   const seen = new Set<string>();
   // order_by, select, offset and limit as 25.10.1 applies them (MW/plugins/pool_/dataset_query_utils.py:1106-1124).
@@ -57,22 +63,24 @@ export async function datasetList(ctx: CommandContext, pool: string | undefined)
     // ignores limit or offset would otherwise be asked for ever).
     if (page.length !== DATASET_PAGE || data.length === before) break;
   }
+  // Nothing matched: get_instance says why in the appliance's words (it throws for a missing one).
+  if (id !== undefined && data.length === 0) await call(t, 'pool.dataset.get_instance', [id]);
   return {
     data,
     view: {
       kind: 'table',
       columns: ['name', { header: 'used', align: 'right' }, { header: 'avail', align: 'right' }, 'compression', 'mountpoint', { header: 'comments', overflow: 'wrap' }],
       rows: data.map((d) => [d.name, sizeCell(d.used), sizeCell(d.available), d.compression, d.mountpoint, d.comments]),
-      empty: pool ? `No datasets in pool ${pool}.` : 'No datasets.',
+      empty: id ? `No dataset ${id}.` : 'No datasets.',
     },
   };
 }
 
 export const datasetListCommand = defineCommand({
-  summary: 'list datasets (of one pool, or all)',
+  summary: 'list datasets: all, or one dataset (a pool, tank/a) and the datasets below it',
   effect: 'read',
   fanOut: 'read',
-  args: { pool: arg.optional('only this pool') },
-  examples: ['stor dataset list', 'stor dataset list tank --json'],
-  run: (ctx, { pool }) => datasetList(ctx, pool),
+  args: { dataset: arg.optional('only this dataset (a pool, tank/a or /mnt/tank/a) and its children; a missing one is an error', 'dataset') },
+  examples: ['stor dataset list', 'stor dataset list tank --json', 'stor dataset list tank/projects'],
+  run: (ctx, { dataset }) => datasetList(ctx, dataset),
 });

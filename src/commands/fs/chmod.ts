@@ -11,16 +11,21 @@ const options = recursionOptions;
 type ChmodOptions = OptionValues<typeof options>;
 
 /**
- * MODE as `--mode` takes it (shared/mode.ts), as the octal string `filesystem.setperm` wants.
- * Three octal digits without a leading 0 that are also a mode in decimal (400, 440, 511) are
- * refused: chmod(1) reads them as octal and the decimal reading is another mode, so either guess
- * would surprise someone. Above 511 (644, 755) parseMode refuses them with the octal to write.
+ * MODE as chmod(1) reads a number, as the octal string `filesystem.setperm` wants: three or four
+ * octal digits are octal with or without a leading 0 (`750`, `0750`, `0o750`, `4755`), as
+ * operators type them daily; no one means decimal 750, which is not a mode (README "Commands",
+ * chmod). What stays ambiguous is refused before any call: a bare number of two digits (`77`:
+ * octal 0077 as chmod(1) reads it, or decimal 77 = 0115?), and one with an 8 or a 9 (`488` is no
+ * octal number; decimal 488 is 0750, or was `0448`/`0744` meant?).
  */
 export function chmodMode(text: string): string {
-  const decimal = parseInt(text, 10);
-  if (/^[1-7][0-7]{2}$/.test(text) && decimal <= 0o777) {
-    throw new StorError(E.BAD_MODE, `MODE ${text} is ambiguous: chmod(1) reads it as octal 0${text}; as decimal it is 0${decimal.toString(8)}`, {
-      hint: `write 0${text} for octal (as chmod(1) means it), or 0${decimal.toString(8)} for decimal ${text}`,
+  if (/^[0-7]{3,4}$/.test(text) || /^[1-7]$/.test(text)) return parseInt(text, 8).toString(8);
+  if (/^[1-9][0-9]{0,3}$/.test(text)) {
+    const decimal = parseInt(text, 10);
+    const asDecimal = decimal <= 0o7777 ? `0${decimal.toString(8)} for decimal ${text}` : undefined;
+    const what = /[89]/.test(text) ? `MODE ${text} is ambiguous: it is not octal (chmod(1) refuses it), and MODE is read as octal` : `MODE ${text} is ambiguous: chmod(1) reads it as octal 00${text}; as decimal it is 0${decimal.toString(8)}`;
+    throw new StorError(E.BAD_MODE, what, {
+      hint: /[89]/.test(text) ? `write the mode in octal, e.g. 0750${asDecimal ? ` (${asDecimal})` : ''}` : `write 00${text} for octal (as chmod(1) means it)${asDecimal ? `, or ${asDecimal}` : ''}`,
     });
   }
   return parseMode(text, 'MODE').mode.toString(8);
@@ -37,12 +42,14 @@ export const chmodCommand = defineCommand({
   summary: 'set the permission bits of a path on the appliance (filesystem.setperm)',
   effect: 'change',
   args: {
-    mode: arg.required('permission bits: octal (0750, 0o750) or decimal up to 511 (488)'),
+    mode: arg.required('permission bits in octal, as chmod(1): 750, 0750, 0o750, 4755 (setuid)'),
     path: arg.required('an absolute path below /mnt, e.g. /mnt/tank/docs', 'remote-path'),
   },
   options,
-  examples: ['stor chmod 0750 /mnt/tank/docs', 'stor chmod 0o640 /mnt/tank/docs/report.pdf', 'stor chmod 0755 /mnt/tank/share -R'],
-  notes: 'The appliance refuses modes above 0777 and 0, and pool mountpoints (change a dataset below it).',
+  examples: ['stor chmod 750 /mnt/tank/docs', 'stor chmod 0o640 /mnt/tank/docs/report.pdf', 'stor chmod 0755 /mnt/tank/share -R'],
+  notes:
+    'MODE is octal, as chmod(1) reads it: three or four digits (750, 4755) with or without a leading 0 or 0o. Refused as ambiguous: two digits (77: octal 0077 or decimal 77?) and numbers with an 8 or 9 (488).\n' +
+    'The appliance refuses modes above 0777 and 0, and pool mountpoints (change a dataset below it).',
   fanOut: 'change',
   run: (ctx, { mode, path }, opts) => chmod(ctx, mode, path, opts),
 });

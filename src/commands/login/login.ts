@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { configDirFrom } from '../../core/config/paths.js';
-import { ProfileStore, profileNamed, type Profile } from '../../core/config/profiles.js';
+import { EMBEDDED_PROFILE, ProfileStore, profileNamed, type Profile } from '../../core/config/profiles.js';
 import { call } from '../../core/contract/client.js';
 import { StorError } from '../../core/errors.js';
 import { E } from '../../core/error-catalogue.js';
@@ -102,6 +102,12 @@ interface ProfileChoice {
 async function chooseProfile(ctx: CommandContext, endpoint: Endpoint, force: boolean): Promise<ProfileChoice> {
   const doc = await new ProfileStore(configDirFrom(ctx.io.env)).read();
   const name = ctx.globals.profile ?? (ctx.io.env.STOR_PROFILE || undefined) ?? profilesFor(endpoint, doc)[0] ?? profileNameFor(endpoint);
+  if (name === EMBEDDED_PROFILE) {
+    // Reserved for the embedded appliance (README "Remote appliances", Profile names), a host named so included.
+    throw new StorError(E.PROFILE_EXISTS, `the profile name "${EMBEDDED_PROFILE}" is reserved: it names the embedded appliance`, {
+      hint: 'save this appliance under another name with --profile NAME',
+    });
+  }
   const previous = profileNamed(doc, name);
   const replacedUrl = previous && !isSameAppliance(previous.url, endpoint) ? previous.url : undefined;
   if (replacedUrl !== undefined && !force) {

@@ -1,7 +1,7 @@
 import { dirname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import * as z from 'zod';
-import { profileNamed, type Profile } from '../../core/config/profiles.js';
+import { EMBEDDED_PROFILE, profileNamed, type Profile } from '../../core/config/profiles.js';
 import { StorError } from '../../core/errors.js';
 import { E } from '../../core/error-catalogue.js';
 import { PROFILE_LIST_FILE, readSmallFile } from '../../core/config/small-file.js';
@@ -36,7 +36,7 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
 const entrySchema = z
   .object({
-    name: z.string().regex(NAME, 'letters, digits, "_", "." and "-", starting with a letter or digit').refine((n) => n !== 'all', '"all" means every profile in --targets'),
+    name: z.string().regex(NAME, 'letters, digits, "_", "." and "-", starting with a letter or digit').refine((n) => n !== 'all', '"all" means every profile in --targets').refine((n) => n !== EMBEDDED_PROFILE, `"${EMBEDDED_PROFILE}" names the embedded appliance`),
     url: z.string().min(1),
     key_file: z.string().min(1).optional(),
     key_stdin: z.literal(true).optional(),

@@ -1,4 +1,4 @@
-import type { Profile } from '../../core/config/profiles.js';
+import { EMBEDDED_PROFILE, profileNamed, type Profile } from '../../core/config/profiles.js';
 import type { CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
 import { profileStore } from './store.js';
@@ -7,13 +7,18 @@ import { defineCommand } from '../shared/declare.js';
 /** One row of `stor profile list --json`; the key is never listed. */
 export interface ProfileSummary {
   name: string;
-  url: string;
+  /** `embedded`: the embedded appliance, first and always listed (README "Remote appliances"). */
+  kind: 'embedded' | 'remote';
+  /** Null for the embedded appliance, which has none. */
+  url: string | null;
+  /** True for the profile commands use when no flag or variable names one. */
   current: boolean;
   /** `none` for ws:// and http://; for wss:// and https://, how the certificate is checked. */
   tls: ProfileTls;
   insecure: boolean;
   ca: string | null;
-  rpc: 'ws' | 'http';
+  /** Null for the embedded appliance (called in-process). */
+  rpc: 'ws' | 'http' | null;
   /** What `--targets @tag` selects it by. */
   tags: string[];
 }
@@ -28,8 +33,9 @@ function tlsOf(profile: Profile): ProfileTls {
 
 export async function profileList(ctx: CommandContext): Promise<CommandResult<ProfileSummary[]>> {
   const doc = await profileStore(ctx).read();
-  const data = Object.entries(doc.profiles).map(([name, p]) => ({
+  const saved = Object.entries(doc.profiles).map(([name, p]): ProfileSummary => ({
     name,
+    kind: 'remote',
     url: p.url,
     current: doc.current === name,
     tls: tlsOf(p),
@@ -38,19 +44,22 @@ export async function profileList(ctx: CommandContext): Promise<CommandResult<Pr
     rpc: p.rpc ?? 'ws',
     tags: p.tags ?? [],
   }));
+  // Current when no saved profile is: what commands then use (a dangling `current` included).
+  const embeddedCurrent = doc.current === undefined || !profileNamed(doc, doc.current);
+  const embedded: ProfileSummary = { name: EMBEDDED_PROFILE, kind: 'embedded', url: null, current: embeddedCurrent, tls: 'none', insecure: false, ca: null, rpc: null, tags: [] };
+  const data = [embedded, ...saved];
   return {
     data,
     view: {
       kind: 'table',
       columns: ['', 'name', 'url', 'tls', 'rpc', 'tags'],
-      rows: data.map((p) => [p.current ? '*' : '', p.name, p.url, p.tls === 'ca' ? `ca ${p.ca}` : p.tls, p.rpc, p.tags.join(',')]),
-      empty: 'No profiles: commands use the embedded appliance. Add one with `stor login --url <url>`.',
+      rows: data.map((p) => [p.current ? '*' : '', p.name, p.url ?? `(embedded) ${ctx.stateDir}`, p.tls === 'ca' ? `ca ${p.ca}` : p.tls, p.rpc, p.tags.join(',')]),
     },
   };
 }
 
 export const profileListCommand = defineCommand({
-  summary: 'list saved profiles; * marks the current one (keys are never shown)',
+  summary: 'list the embedded appliance and the saved profiles; * marks the current one (keys are never shown)',
   effect: 'read',
   examples: ['stor profile list', 'stor profile list --json'],
   run: (ctx) => profileList(ctx),

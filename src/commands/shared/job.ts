@@ -17,11 +17,16 @@ export async function runJob<M extends MethodName>(ctx: CommandContext, t: Trans
     if (!parsed.success) throw malformedAnswer(method, answer, parsed.error.issues[0]!);
     return null;
   }
+  await waitForJob(ctx, t, answer, label);
+  return answer;
+}
+
+/** Waits for job `id` to end, its progress on a terminal (stderr); a failed job is thrown as `jobFailure` maps it. */
+export async function waitForJob(ctx: CommandContext, t: Transport, id: number, label: string): Promise<void> {
   const line = ctx.progress ? new PercentBar(ctx.io.stderr, label) : undefined;
   try {
-    await awaitJob({ call: (m, p) => t.call(m, p) }, answer, ctx.timeoutSeconds, line && ((p) => line.update(p.percent, p.description)));
+    await awaitJob({ call: (m, p) => t.call(m, p) }, id, ctx.timeoutSeconds, line && ((p) => line.update(p.percent, p.description)));
   } finally {
     line?.clear();
   }
-  return answer;
 }

@@ -1,6 +1,6 @@
 import { X509Certificate } from 'node:crypto';
 import { resolve } from 'node:path';
-import { ProfileStore, profileNamed, unknownProfile, type ProfilesDocument } from '../../core/config/profiles.js';
+import { EMBEDDED_PROFILE, ProfileStore, embeddedNameClash, profileNamed, unknownProfile, type ProfilesDocument } from '../../core/config/profiles.js';
 import { configDirFrom, stateDirFrom } from '../../core/config/paths.js';
 import { StorError } from '../../core/errors.js';
 import { E } from '../../core/error-catalogue.js';
@@ -65,6 +65,14 @@ export async function resolveTarget(opts: TargetOptions, io: IO, trace?: (messag
   const named = opts.profile ?? (env.STOR_PROFILE || undefined);
   const doc = profiles ?? (await new ProfileStore(configDirFrom(env)).read());
   let profileName = named ?? (url === undefined ? doc.current : undefined);
+  // Checked whatever the target: a --ca that cannot be used must not pass silently.
+  if (opts.ca !== undefined) readCa(resolve(io.cwd, opts.ca));
+  if (profileName === EMBEDDED_PROFILE) {
+    // The reserved name (README "Remote appliances"): the embedded appliance, never a guess between it and a saved profile.
+    const saved = profileNamed(doc, EMBEDDED_PROFILE);
+    if (saved) throw embeddedNameClash(saved.url);
+    if (url === undefined) return { kind: 'embedded', stateDir: stateDirFrom(env), ...(envKey ? { apiKey: envKey } : {}) };
+  }
   if (named !== undefined && !profileNamed(doc, named)) throw unknownProfile(named, Object.keys(doc.profiles));
   if (profileName === undefined && url !== undefined) {
     const endpoint = parseEndpoint(url);
@@ -77,8 +85,6 @@ export async function resolveTarget(opts: TargetOptions, io: IO, trace?: (messag
   }
   const profile = profileName !== undefined ? profileNamed(doc, profileName) : undefined;
 
-  // Checked whatever the target: a --ca that cannot be used must not pass silently.
-  if (opts.ca !== undefined) readCa(resolve(io.cwd, opts.ca));
   if (url === undefined && !profile) {
     return { kind: 'embedded', stateDir: stateDirFrom(env), ...(envKey ? { apiKey: envKey } : {}) };
   }

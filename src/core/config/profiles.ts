@@ -26,6 +26,23 @@ export interface ProfilesDocument {
 const FILE_MODE = 0o600;
 
 /**
+ * The name that selects the embedded appliance (`stor profile use embedded`, `--profile embedded`),
+ * reserved: no profile is saved under it (README "Remote appliances", Profile names).
+ */
+export const EMBEDDED_PROFILE = 'embedded';
+
+/**
+ * A profile saved as `embedded` before the name was reserved: naming it is refused rather than
+ * guessed, since one guess runs changes on the real appliance meant for the rehearsal one, the
+ * other reports a runbook done that never reached the appliance.
+ */
+export function embeddedNameClash(url: string): StorError {
+  return new StorError(E.AMBIGUOUS_NAME, `"${EMBEDDED_PROFILE}" names both the embedded appliance and a profile saved for ${url}`, {
+    hint: `reach that appliance with \`--url ${url}\` (its saved key is used), save it under another name (\`stor login --url ${url} --profile NAME\`), then \`stor profile remove ${EMBEDDED_PROFILE}\``,
+  });
+}
+
+/**
  * The profiles as saved, in a map without a prototype: names come from the command line, and in
  * a plain object `valueOf`, `constructor` or `toString` would look saved (and `__proto__` would
  * not be saved at all).
@@ -109,9 +126,16 @@ export class ProfileStore {
     });
   }
 
+  /** Makes `name` current; `embedded` makes none current, so that commands use the embedded appliance. */
   async use(name: string): Promise<void> {
     await this.write((doc) => {
-      if (!profileNamed(doc, name)) throw unknownProfile(name, Object.keys(doc.profiles));
+      const saved = profileNamed(doc, name);
+      if (name === EMBEDDED_PROFILE) {
+        if (saved) throw embeddedNameClash(saved.url);
+        delete doc.current;
+        return;
+      }
+      if (!saved) throw unknownProfile(name, Object.keys(doc.profiles));
       doc.current = name;
     });
   }
