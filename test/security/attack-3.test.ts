@@ -1,17 +1,19 @@
 /**
  * Hostile-review findings (issue 26 round): each test failed before its fix.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, X509Certificate } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { spawnStor } from '../helpers/bin.js';
 import { clientEnv } from '../helpers/client-env.js';
 import { loginLines, spawnServe } from '../helpers/serve-process.js';
 import { startStandinAppliance } from '../helpers/standin-appliance.js';
 import { connectWs, startTestServer, type RpcReply, type WsClient } from '../helpers/server.js';
-import { createUserWithKey } from '../helpers/appliance.js';
-import { buildClientFinal, buildClientFirst, keysFromSaltedPassword, newNonce, parseServerFirst, saltedPassword } from '../../src/core/net/scram.js';
+import { createUserWithKey, openTestAppliance } from '../helpers/appliance.js';
+import { selfSignedCert } from '../helpers/self-signed.js';
+import { startServer } from '../../src/core/server/server.js';
+import { buildClientFinal, buildClientFirst, keysFromSaltedPassword, newNonce, parseServerFirst, saltedPassword, tlsServerEndPoint } from '../../src/core/net/scram.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 describe('SCRAM: the key never travels once SCRAM was offered', () => {
@@ -193,5 +195,42 @@ describe('SCRAM on the server, raw frames', () => {
     c.send({ jsonrpc: '2.0', id: 1, method: 'auth.login_ex', params: [{ mechanism: 'SCRAM', scram_type: 'CLIENT_FIRST_MESSAGE', rfc_str: `n,,n=${'a'.repeat(1_000_000)}:1,r=AAAA` }] });
     expect((await c.closed).code).toBe(1007);
     expect(await (await connectWs(server.rpcUrl)).result('core.ping')).toBe('pong');
+  });
+});
+
+describe('SCRAM channel-binding flags over TLS (RFC 5802 §6, §7)', () => {
+  async function tlsScram() {
+    const t = await openTestAppliance({ keyLogin: 'scram' });
+    const pem = selfSignedCert(tempDir());
+    const running = await startServer({ appliance: t.appliance, host: '127.0.0.1', port: 0, tls: { cert: readFileSync(pem.cert), key: readFileSync(pem.key) } });
+    onTestFinished(() => running.close(100));
+    const { key } = await createUserWithKey(t, 'tina', { privilegeRoles: ['READONLY_ADMIN'] });
+    const binding = tlsServerEndPoint(new X509Certificate(readFileSync(pem.cert)).raw);
+    return { key, binding, connect: () => connectWs(running.rpcUrl, { rejectUnauthorized: false }) };
+  }
+
+  /** An exchange whose gs2 header is `header` (the binding data, when any, the server's own). */
+  async function withHeader(client: WsClient, key: string, header: string, binding: Buffer | null) {
+    const nonce = newNonce();
+    const bare = `n=tina:${key.split('-')[0]},r=${nonce.toString('base64')}`;
+    const one = (await client.result('auth.login_ex', [{ mechanism: 'SCRAM', scram_type: 'CLIENT_FIRST_MESSAGE', rfc_str: `${header}${bare}` }])) as Record<string, any>;
+    if (one.response_type !== 'SCRAM_RESPONSE') return one;
+    const sf = parseServerFirst(one.rfc_str, nonce);
+    const keys = keysFromSaltedPassword(await saltedPassword(key.slice(key.indexOf('-') + 1), sf.salt, sf.iterations));
+    const built = buildClientFinal(header, binding, sf.nonce, bare, sf.rfc, keys);
+    return (await client.result('auth.login_ex', [{ mechanism: 'SCRAM', scram_type: 'CLIENT_FINAL_MESSAGE', rfc_str: built.rfc }])) as Record<string, any>;
+  }
+
+  it('a channel-binding type the server does not implement (p=tls-unique) is refused, even carrying the server\'s end-point hash', async () => {
+    const { key, binding, connect } = await tlsScram();
+    expect(await withHeader(await connect(), key, 'p=tls-unique,,', binding)).toEqual({ response_type: 'AUTH_ERR' });
+    // The implemented type still works.
+    expect((await withHeader(await connect(), key, 'p=tls-server-end-point,,', binding)).scram_type).toBe('SERVER_FINAL_RESPONSE');
+  });
+
+  it('"y" (client thinks the server cannot bind) over TLS, where the server can: refused as a downgrade; "n" stays allowed', async () => {
+    const { key, connect } = await tlsScram();
+    expect(await withHeader(await connect(), key, 'y,,', null)).toEqual({ response_type: 'AUTH_ERR' });
+    expect((await withHeader(await connect(), key, 'n,,', null)).scram_type).toBe('SERVER_FINAL_RESPONSE');
   });
 });
