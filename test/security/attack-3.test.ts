@@ -234,3 +234,13 @@ describe('SCRAM channel-binding flags over TLS (RFC 5802 §6, §7)', () => {
     expect((await withHeader(await connect(), key, 'n,,', null)).scram_type).toBe('SERVER_FINAL_RESPONSE');
   });
 });
+
+describe('SCRAM client: a user name SCRAM cannot carry', () => {
+  it("STOR_USER with ',' or '=' is a SCRAM_FAILED usage-level refusal (exit 4), not an internal error, and nothing is sent", async () => {
+    const { nas, sent } = await hostileScram({ first: () => ({ response_type: 'AUTH_ERR' }) });
+    const run = await spawnStor(['whoami', '--json'], { env: { ...clientEnv(), STOR_URL: nas.baseUrl, STOR_API_KEY: KEY, STOR_USER: 'ops,team=1' } });
+    expect(run.stderr + ` exit ${run.code}`).toContain(' exit 4');
+    expect(JSON.parse(run.stdout || run.stderr).error.code).toBe('SCRAM_FAILED');
+    expect(sent).toEqual([]);
+  });
+});
