@@ -19,6 +19,8 @@ import { groupNoun } from './group/index.js';
 import { userNoun } from './user/index.js';
 import { snapshotNoun } from './snapshot/index.js';
 import { sessionNoun } from './session/index.js';
+import { systemNoun } from './system/index.js';
+import { poolNoun } from './pool/index.js';
 
 /**
  * Every command: the top-level verbs and the nouns, in the order help lists them. Each verb's
@@ -38,6 +40,8 @@ export const COMMANDS: Record<string, Entry> = {
   group: { kind: 'noun', noun: groupNoun },
   privilege: { kind: 'noun', noun: privilegeNoun },
   'api-key': { kind: 'noun', noun: apiKeyNoun },
+  system: { kind: 'noun', noun: systemNoun },
+  pool: { kind: 'noun', noun: poolNoun },
   dataset: { kind: 'noun', noun: datasetNoun },
   snapshot: { kind: 'noun', noun: snapshotNoun },
   job: { kind: 'noun', noun: jobNoun },

@@ -63,8 +63,9 @@ describe('pool.dataset through the dispatcher', () => {
     const create = await t.callError(t.admin, 'pool.dataset.create', { name: 'tank/a/c' });
     expect(create.reason).toContain('symlink that leaves the pool');
     expect(existsSync(join(outside, 'c'))).toBe(false);
-    // The rows are untouched by the refused delete.
-    expect(await t.call(t.admin, 'pool.dataset.query', [['id', '=', 'tank/a/b']], { count: true })).toBe(1);
+    // The rows are untouched by the refused delete. (Not `count`: 25.10.1 counts every dataset
+    // whatever the filters, MW/plugins/pool_/dataset_query_utils.py:955-956, 1082-1083.)
+    expect((await t.call(t.admin, 'pool.dataset.query', [['id', '=', 'tank/a/b']], { select: ['id'] })) as unknown[]).toEqual([{ id: 'tank/a/b' }]);
   });
 });
 

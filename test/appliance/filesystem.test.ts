@@ -196,13 +196,12 @@ describe('filesystem.stat and filesystem.listdir', () => {
     expect((await t.call<StatResult>(allowed, 'filesystem.stat', '/mnt/tank')).type).toBe('DIRECTORY');
   });
 
-  it('fails filesystem.put over JSON-RPC with an error that names the upload endpoint', async () => {
+  it("fails filesystem.put over JSON-RPC with 25.10.1's ValueError, writing nothing (MW/job.py:370-376)", async () => {
     const t = await openTestAppliance();
     const err = await t.callError(t.admin, 'filesystem.put', '/mnt/tank/x.txt', { mode: 420 });
     expect(err.code).toBe(-32001);
     expect(err.errno).toBe(22);
-    expect(err.reason).toContain("Pipe 'input' is not open");
-    expect(err.reason).toContain('/_upload');
+    expect(err.reason).toBe("Pipe 'input' is not open");
     expect(existsSync(join(t.stateDir, 'mnt/tank/x.txt'))).toBe(false);
   });
 });

@@ -201,11 +201,23 @@ describe('user.delete (MW/plugins/account.py:1024-1110)', () => {
     expectCallError(await ops.call('user.delete', [await userIdOf(ws, 'truenas_admin')]), 22, 'EINVAL', 'Cannot delete an immutable user');
   });
 
-  it("refuses to delete the last password-enabled Local Administrator grantee with EACCES (MW/plugins/account_/privilege.py:305-321)", async () => {
-    const { ws } = await admin();
+  it("refuses any delete after which no unlocked, password-enabled Local Administrator grantee remains, with EACCES (MW/plugins/account_/privilege.py:305-320)", async () => {
+    const { ws: seeded, server } = await admin();
+    // Another full administrator (a privilege of its own, not Local Administrator), since the
+    // seeded one's session ends when it is locked below.
+    const { key } = await createUserWithKey(server.testAppliance, 'ops', { privilegeRoles: ['FULL_ADMIN'] });
+    const ws = await loggedInWs(server.rpcUrl, key);
+    expect(seeded).toBeDefined();
     const admins = await groupIdOf(ws, 'builtin_administrators');
+    const text = "After deleting this user no local user will have built-in privilege 'Local Administrator'.";
+    // The seeded truenas_admin has a password (as an install sets one): another admin may go.
     const boss = await ws.result<Entry>('user.create', [{ username: 'boss', full_name: 'Boss', group_create: true, groups: [admins], password: 'pw', smb: false }]);
-    expectCallError(await ws.call('user.delete', [boss.id]), 13, 'EACCES', "After deleting this user no local user will have built-in privilege 'Local Administrator'.");
+    const clerk = await ws.result<Entry>('user.create', [{ username: 'clerk', full_name: 'Clerk', group_create: true, password: 'pw', smb: false }]);
+    expect((await ws.call('user.delete', [boss.id])).error).toBeUndefined();
+    // With truenas_admin locked (builtin_administrator.py:40-41) none is left: even a user who was
+    // never an administrator cannot be deleted, as 25.10.1 checks `exclude_user_ids` only (:315-316).
+    await ws.result('user.update', [await userIdOf(ws, 'truenas_admin'), { locked: true }]);
+    expectCallError(await ws.call('user.delete', [clerk.id]), 13, 'EACCES', text);
   });
 
   it('refuses directory-service ids with EPERM and unknown ids with ENOENT (MW/plugins/account.py:1032-1044)', async () => {

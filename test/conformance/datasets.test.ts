@@ -204,3 +204,61 @@ describe('pool.dataset.delete (facts §8.2)', () => {
     expect({ code: gone.code, reason: gone.data?.reason }).toEqual({ code: -32602, reason: '[ENOENT] None: PoolDataset tank/a does not exist' });
   });
 });
+
+describe('pool.dataset.query honours extra as 25.10.1 generic_query does (MW/plugins/pool_/dataset_query_utils.py)', () => {
+  it('flat by default, each entry with its children; flat false gives the pools only, nested; filters always flat (:1065, :1088-1105)', async () => {
+    const ws = await setup();
+    await ok(ws, 'pool.dataset.create', [{ name: 'tank/a' }]);
+    await ok(ws, 'pool.dataset.create', [{ name: 'tank/a/b' }]);
+    expect((await ok<Entry[]>(ws, 'pool.dataset.query', [[], { extra: { flat: true } }])).map((e) => e.id)).toEqual(['tank', 'tank/a', 'tank/a/b']);
+    const tree = await ok<Entry[]>(ws, 'pool.dataset.query', [[], { extra: { flat: false } }]);
+    expect(tree.map((e) => e.id)).toEqual(['tank']);
+    expect(tree[0]!.children[0].children.map((c: Entry) => c.id)).toEqual(['tank/a/b']);
+    expect((await ok<Entry[]>(ws, 'pool.dataset.query', [[['id', '^', 'tank/a']], { extra: { flat: false } }])).map((e) => e.id)).toEqual(['tank/a', 'tank/a/b']);
+  });
+
+  it('count counts every dataset whatever the filters (:955-956, :1082-1083); retrieve_children false walks the pools only (:994-997)', async () => {
+    const ws = await setup();
+    await ok(ws, 'pool.dataset.create', [{ name: 'tank/a' }]);
+    expect(await ok(ws, 'pool.dataset.query', [[['id', '=', 'tank/a']], { count: true }])).toBe(2);
+    const roots = await ok<Entry[]>(ws, 'pool.dataset.query', [[], { extra: { retrieve_children: false } }]);
+    expect(roots.map((e) => [e.id, e.children])).toEqual([['tank', []]]);
+    const filtered = await ok<Entry[]>(ws, 'pool.dataset.query', [[['id', '=', 'tank/a']], { extra: { retrieve_children: false } }]);
+    expect(filtered.map((e) => [e.id, e.children])).toEqual([['tank/a', []]]);
+  });
+
+  it('properties [] keeps id/type/name/pool, user_properties, mountpoint, children; no crypto fields (:586-592, :704-770)', async () => {
+    const ws = await setup();
+    await ok(ws, 'pool.dataset.create', [{ name: 'tank/a', comments: 'hi' }]);
+    const e = await ok<Entry>(ws, 'pool.dataset.query', [[['id', '=', 'tank/a']], { get: true, extra: { properties: [] } }]);
+    expect(Object.keys(e)).toEqual(['id', 'type', 'name', 'pool', 'user_properties', 'mountpoint', 'children']);
+    expect(e.user_properties.comments.value).toBe('hi');
+    const bare = await ok<Entry>(ws, 'pool.dataset.query', [[['id', '=', 'tank/a']], { get: true, extra: { properties: [], retrieve_user_props: false } }]);
+    expect(Object.keys(bare)).toEqual(['id', 'type', 'name', 'pool', 'mountpoint', 'children']);
+  });
+
+  it('a properties list keeps the ZFS names libzfs knows (dedup, not deduplication); a crypto property adds encrypted/encryption_root/key_loaded/locked (:206-223, :604-640)', async () => {
+    const ws = await setup();
+    await ok(ws, 'pool.dataset.create', [{ name: 'tank/a' }]);
+    const e = await ok<Entry>(ws, 'pool.dataset.query', [[['id', '=', 'tank/a']], { get: true, extra: { properties: ['used', 'dedup', 'deduplication', 'volsize', 'special_small_blocks'], retrieve_user_props: false } }]);
+    expect(Object.keys(e)).toEqual(['id', 'type', 'name', 'pool', 'deduplication', 'special_small_block_size', 'used', 'mountpoint', 'children']);
+    const c = await ok<Entry>(ws, 'pool.dataset.query', [[['id', '=', 'tank/a']], { get: true, extra: { properties: ['keyformat'], retrieve_user_props: false } }]);
+    expect(c).toMatchObject({ key_format: { rawvalue: 'none', value: null }, encrypted: false, encryption_root: null, key_loaded: false, locked: false });
+  });
+
+  it('snapshots_count and snapshots per dataset, with the _snapshots_properties the callback leaves in the entry (:926-939, :789-866)', async () => {
+    const ws = await setup();
+    await ok(ws, 'pool.dataset.create', [{ name: 'tank/a' }]);
+    await ok(ws, 'pool.snapshot.create', [{ dataset: 'tank/a', name: 's1' }]);
+    await ok(ws, 'pool.snapshot.create', [{ dataset: 'tank/a', name: 's2' }]);
+    const e = await ok<Entry>(ws, 'pool.dataset.query', [[['id', '=', 'tank/a']], { get: true, extra: { snapshots: true, snapshots_count: true, properties: [] } }]);
+    expect(e.snapshot_count).toBe(2);
+    expect(e._snapshots_properties).toEqual([]);
+    expect(e.snapshots).toEqual([
+      { pool: 'tank', name: 'tank/a@s1', type: 'SNAPSHOT', snapshot_name: 's1', dataset: 'tank/a', id: 'tank/a@s1', createtxg: expect.stringMatching(/^\d+$/) },
+      { pool: 'tank', name: 'tank/a@s2', type: 'SNAPSHOT', snapshot_name: 's2', dataset: 'tank/a', id: 'tank/a@s2', createtxg: expect.stringMatching(/^\d+$/) },
+    ]);
+    const tank = await ok<Entry>(ws, 'pool.dataset.query', [[['id', '=', 'tank']], { get: true, extra: { snapshots_count: true, properties: [] } }]);
+    expect([tank.snapshot_count, 'snapshots' in tank]).toEqual([0, false]);
+  });
+});

@@ -53,4 +53,41 @@ describe('core.get_methods through the official client (truenas_api_client at TS
     expect(Object.keys(decoded)).toContain('core.get_methods');
     expect(decoded['api_key.create']).toMatchObject({ pass_application: true, require_websocket: false });
   });
+
+  it('`midclt call` of the methods issue 24 §8 added: each decodes with a valid argument and fails with the server\'s reason with an invalid one', async (ctx) => {
+    if ('reason' in client) return ctx.skip(client.reason);
+    const server = await server25();
+    const call = (...args: string[]) => midclt(client.env, ['-u', server.rpcUrl, '-K', server.adminKey, 'call', ...args]);
+    const info = await call('system.info');
+    expect(info.stderr).toBe('');
+    // EJSON datetimes come back through the decoder and out as JSON again (truenas_api_client/ejson.py).
+    expect(Object.keys(JSON.parse(info.stdout) as object)).toContain('boottime');
+    const pools = await call('pool.query', '[["name", "=", "tank"]]');
+    expect(pools.code).toBe(0);
+    expect((JSON.parse(pools.stdout) as { status: string }[])[0]!.status).toBe('ONLINE');
+    const statfs = await call('filesystem.statfs', '/mnt/tank');
+    expect(JSON.parse(statfs.stdout)).toMatchObject({ source: 'tank', fstype: 'zfs' });
+    const refused = await call('filesystem.statfs', '/etc');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('Path must start with "/mnt/"');
+    const badHold = await call('pool.snapshot.hold', 'tank@nope');
+    expect(badHold.code).toBe(1);
+    expect(badHold.stderr).toContain('Failed to hold snapshot: Snapshot tank@nope not found');
+  });
+});
+
+describe('pool.dataset.query extra and pool.snapshot.query retention through midclt (MW/plugins/pool_/dataset_query_utils.py, MW/plugins/zfs_/snapshot.py:104-106)', () => {
+  it('`extra.flat: false` gives the pools nested; `extra.retention` without id or limit is the EINVAL CallError', async (ctx) => {
+    if ('reason' in client) return ctx.skip(client.reason);
+    const server = await server25();
+    const ws = await loggedInWs(server.rpcUrl, server.adminKey);
+    await ws.result('pool.dataset.create', [{ name: 'tank/a' }]);
+    const tree = await midclt(client.env, ['-u', server.rpcUrl, '-K', server.adminKey, 'call', 'pool.dataset.query', '[]', '{"extra": {"flat": false, "properties": []}}']);
+    expect(tree.stderr).toBe('');
+    const roots = JSON.parse(tree.stdout) as { id: string; children: { id: string }[] }[];
+    expect([roots.map((r) => r.id), roots[0]!.children.map((c) => c.id)]).toEqual([['tank'], ['tank/a']]);
+    const refused = await midclt(client.env, ['-u', server.rpcUrl, '-K', server.adminKey, 'call', 'pool.snapshot.query', '[]', '{"extra": {"retention": true}}']);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('`id` or `limit` is required if `retention` is requested');
+  });
 });

@@ -80,18 +80,29 @@ describe('privilege.create / update / delete (facts §3.1; MW/plugins/account_/p
   });
 
   it('guards the built-in privileges', async () => {
-    const { ws } = await adminSession();
+    const { ws, server } = await adminSession();
     expect(validation(await ws.call('privilege.update', [1, { name: 'Boss', roles: ['READONLY_ADMIN'] }]))).toEqual([
       ['privilege_update.name', 'This field is read-only for built-in privileges', 22],
       ['privilege_update.roles', 'This field is read-only for built-in privileges', 22],
     ]);
+    // Both checks of MW/plugins/account_/privilege.py:118-131: 951 has no password-enabled member either.
+    const noPassword = 'None of the members of these groups has password login enabled. At least one grantee of the "Local Administrator" privilege must have password login enabled.';
     expect(validation(await ws.call('privilege.update', [1, { local_groups: [951] }]))).toEqual([
       ['privilege_update.local_groups', 'The group builtin_administrators must be among grantees of the "Local Administrator" privilege.', 22],
+      ['privilege_update.local_groups', noPassword, 22],
     ]);
+    // The seeded truenas_admin has a password, as after an install: an update that keeps 544 passes.
+    await conforming(ws, 'privilege.update', [1, { web_shell: true }]);
     expect(validation(await ws.call('privilege.update', [2, { web_shell: true }]))).toEqual([
       ['privilege_update.web_shell', 'Web shell access may not be enabled for the built-in group for read-only administrators.', 22],
     ]);
     callError(await ws.call('privilege.delete', [2]), 1, 'EPERM', 'Unable to delete built-in privilege');
+    // Locked, it no longer counts (builtin_administrator.py:40-41), and any update of the privilege is refused (:126-131).
+    const [admin] = await conforming<{ id: number }[]>(ws, 'user.query', [[['username', '=', 'truenas_admin']]]);
+    const { key } = await createUserWithKey(server.testAppliance, 'ops', { privilegeRoles: ['FULL_ADMIN'] });
+    const ops = await loggedInWs(server.rpcUrl, key);
+    await conforming(ops, 'user.update', [admin!.id, { locked: true }]);
+    expect(validation(await ops.call('privilege.update', [1, { web_shell: true }]))).toEqual([['privilege_update.local_groups', noPassword, 22]]);
   });
 });
 
@@ -125,7 +136,7 @@ describe('system.version_short, system.version and stor.emulation', () => {
     expect(await conforming(anonymous, 'stor.emulation')).toEqual({
       emulator: 'stor',
       release: '25.10.1',
-      settings: { roleExpansion: 'truenas-25.10.1', roleLists: 'accept', uploadGate: 'full-admin', sysAdmin: 'admin-uids', httpRpc: 'refused' },
+      settings: { roleExpansion: 'truenas-25.10.1', roleLists: 'accept', uploadGate: 'full-admin', sysAdmin: 'admin-uids', httpRpc: 'refused', release: '25.10.1' },
       emulate: 'truenas-25.10.1',
       lockout_rule: 'self-including',
     });

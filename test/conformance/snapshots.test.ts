@@ -113,3 +113,25 @@ describe('pool.snapshot.* as 25.10.1', () => {
     expect(await conforming(pool, 'pool.snapshot.rollback', ['tank@s'])).toBeNull();
   });
 });
+
+describe('pool.snapshot.query extra.retention (MW/plugins/zfs_/snapshot.py:104-128)', () => {
+  it('needs an id filter or a limit: CallError EINVAL; with one, each snapshot says retention null (no task, no destroy_at property)', async () => {
+    const { ws } = await adminSession();
+    await conforming(ws, 'pool.dataset.create', [{ name: 'tank/a' }]);
+    await conforming(ws, 'pool.snapshot.create', [{ dataset: 'tank/a', name: 'one' }]);
+    const text = '`id` or `limit` is required if `retention` is requested';
+    expect(await fail(ws, 'pool.snapshot.query', [[], { extra: { retention: true } }])).toEqual({
+      code: -32001,
+      message: 'Method call error',
+      data: { error: 22, errname: 'EINVAL', reason: `[EINVAL] ${text}`, extra: null },
+      traceClass: 'CallError',
+    });
+    expect(await fail(ws, 'pool.snapshot.query', [[['dataset', '=', 'tank/a']], { extra: { retention: true } }])).toMatchObject({ data: { reason: `[EINVAL] ${text}` } });
+    const byId = await conforming<Record<string, any>[]>(ws, 'pool.snapshot.query', [[['id', '=', 'tank/a@one']], { extra: { retention: true } }]);
+    expect(byId.map((s) => [s.id, s.retention])).toEqual([['tank/a@one', null]]);
+    const limited = await conforming<Record<string, any>[]>(ws, 'pool.snapshot.query', [[], { limit: 5, extra: { retention: true }, select: ['id', 'retention'] }]);
+    expect(limited).toEqual([{ id: 'tank/a@one', retention: null }]);
+    // The names-only fast path returns before the check (:67-102).
+    expect(await conforming(ws, 'pool.snapshot.query', [[['dataset', '=', 'tank/a']], { count: true, extra: { retention: true } }])).toBe(1);
+  });
+});

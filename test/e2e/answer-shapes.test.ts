@@ -128,4 +128,19 @@ describe('the client against 25.10.1-shaped answers', () => {
     expect(check.code).toBe(0);
     expect(JSON.parse(check.stdout)).toMatchObject({ ok: true, catalogue: 'built-in 25.10.1' });
   });
+
+  it('pool list marks a DEGRADED pool as a real 25.10.1 reports it (healthy false, status_detail), and keeps its sizes', async () => {
+    const pool = (id: number, name: string, status: string, healthy: boolean, detail: string | null) => ({
+      id, name, guid: String(1000 + id), status, path: `/mnt/${name}`, scan: null, expand: null, is_upgraded: true, healthy, warning: false,
+      status_code: healthy ? 'OK' : 'DEGRADED', status_detail: detail, size: 1000, allocated: 400, free: 600, freeing: 0, dedup_table_size: 0,
+      dedup_table_quota: 'auto', fragmentation: '3', size_str: '1000', allocated_str: '400', free_str: '600', freeing_str: '0',
+      autotrim: { parsed: 'off', rawvalue: 'off', source: 'DEFAULT', value: 'off' }, topology: { data: [], log: [], cache: [], spare: [], special: [], dedup: [] },
+    });
+    const detail = 'One or more devices could not be used because the label is missing or invalid.';
+    const url = await fakeAppliance({ 'pool.query': [pool(1, 'fast', 'ONLINE', true, null), pool(2, 'tank', 'DEGRADED', false, detail)] });
+    const r = await cli(url)(['pool', 'list']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`fast\tok\tONLINE\t1000\t400\t600\t\ntank\tUNHEALTHY\tDEGRADED\t1000\t400\t600\t${detail}\n`);
+  });
 });

@@ -10,6 +10,7 @@ import { spawnStor } from '../helpers/bin.js';
 import { clientEnv } from '../helpers/client-env.js';
 import { selfSignedCert } from '../helpers/self-signed.js';
 import { loginLines, spawnServe } from '../helpers/serve-process.js';
+import { agentPidsOf, sessionEnv, until } from '../helpers/session.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 describe('SCRAM key login (TrueNAS 26), end to end', () => {
@@ -67,5 +68,32 @@ describe('SCRAM key login (TrueNAS 26), end to end', () => {
     expect(me.code).toBe(0);
     expect(me.stderr).toContain('login: API key (auth.login_with_api_key; the appliance offers no SCRAM)');
     expect(loginLines(server).some((l) => /login ok: auth\.login_with_api_key, user truenas_admin/.test(l))).toBe(true);
+  });
+
+  it('stor login (STOR_USER) saves the user in the profile; the session agent pooled connection logs in with channel-bound SCRAM too', async () => {
+    const dir = tempDir();
+    const { cert, key } = selfSignedCert(dir);
+    const server = await spawnServe(join(dir, 'state'), ['-v', '--key-login', 'scram', '--tls-cert', cert, '--tls-key', key]);
+    const sessions = sessionEnv();
+    const env = { ...clientEnv(), ...sessions.env };
+    const login = await spawnStor(['--no-session', 'login', '--url', server.baseUrl, '--ca', cert, '--api-key-stdin', '--json'], {
+      env: { ...env, STOR_USER: 'truenas_admin' },
+      stdin: readFileSync(server.adminKeyFile, 'utf8'),
+    });
+    expect(login.code, login.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(join(env.STOR_CONFIG_DIR!, 'config.json'), 'utf8')).profiles[JSON.parse(login.stdout).profile]).toMatchObject({ username: 'truenas_admin' });
+    const first = await spawnStor(['whoami', '--json'], { env });
+    expect(first.code, first.stderr).toBe(0);
+    expect(JSON.parse(first.stdout).account_attributes).toContain('SCRAM');
+    // The first command ran in its own process and started the agent (docs/SESSIONS.md); the next go through it.
+    await until('the agent runs', () => agentPidsOf(sessions.runtime).length > 0);
+    for (let i = 0; i < 2; i++) expect((await spawnStor(['whoami'], { env })).code).toBe(0);
+    const list = await spawnStor(['session', 'list', '--json'], { env });
+    expect((JSON.parse(list.stdout) as { target: string }[]).map((x) => x.target)).toEqual([server.baseUrl]);
+    // Every login, the agent's pooled one included, was channel-bound SCRAM; none sent the key.
+    const oks = loginLines(server).filter((l) => l.includes('login ok:'));
+    expect(oks.length).toBeGreaterThanOrEqual(2);
+    for (const l of oks) expect(l).toMatch(/login ok: auth\.login_ex SCRAM channel-bound, user truenas_admin/);
+    expect(loginLines(server).filter((l) => /API_KEY_PLAIN|login_with_api_key/.test(l))).toEqual([]);
   });
 });

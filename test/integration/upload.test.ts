@@ -285,9 +285,13 @@ describe('POST /_upload/ on a real server', () => {
       const denied = await postUpload(server, other, key);
       expect(denied.status).toBe(403);
       expect(denied.text).toBe('403: Forbidden');
+      // 25.10.1 calls the method: its ValidationErrors are a CallError, 412 with their text (MW/apps/file_app.py:230-236);
+      // valid params, and the method's answer has no job id to read: aiohttp's 500 (:242-247).
       const byAdmin = await postUpload(server, other);
       expect(byAdmin.status).toBe(412);
-      expect(byAdmin.text).toMatch(/^\[EINVAL\] privilege\.create /);
+      expect(byAdmin.text).toMatch(/^\[EINVAL\] privilege_create\.name: Field required\n/);
+      const ping = await postUpload(server, multipart(dataPart({ method: 'core.ping', params: [] }), filePart('x')));
+      expect([ping.status, ping.text]).toEqual([500, '500 Internal Server Error\n\nServer got itself in trouble']);
     });
 
     it('DECLARED INTENT (uploadGate role): the same non-admin uploads; the file is owned by that user', async () => {

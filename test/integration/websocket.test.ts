@@ -140,13 +140,14 @@ describe('WebSocket JSON-RPC on a real server', () => {
       expect(await roundTrip(bare)).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Invalid Message Format' } });
     }
 
-    // -32600: the six messages of MW/api/base/server/ws_handler/rpc.py:271-304, answered with the request's id when it is a valid one.
+    // -32600: the six messages of MW/api/base/server/ws_handler/rpc.py:271-304, answered with the request's id as sent.
     const invalid: [unknown, unknown, string][] = [
       [{ id: 1, method: 'core.ping', params: [] }, 1, "Missing 'jsonrpc' member"],
       [{ jsonrpc: '1.0', id: 2, method: 'core.ping' }, 2, "'jsonrpc' member must be of type string and must be exactly '2.0'"],
       [{ jsonrpc: 2.0, id: 'two', method: 'core.ping' }, 'two', "'jsonrpc' member must be of type string and must be exactly '2.0'"],
-      [{ jsonrpc: '2.0', id: 1.5, method: 'core.ping' }, null, "'id' member must be of type null, string or number"],
-      [{ jsonrpc: '2.0', id: { a: 1 }, method: 'core.ping' }, null, "'id' member must be of type null, string or number"],
+      // An invalid id is echoed as sent (rpc.py:309-311).
+      [{ jsonrpc: '2.0', id: 1.5, method: 'core.ping' }, 1.5, "'id' member must be of type null, string or number"],
+      [{ jsonrpc: '2.0', id: { a: 1 }, method: 'core.ping' }, { a: 1 }, "'id' member must be of type null, string or number"],
       [{ jsonrpc: '2.0', id: 4, params: [] }, 4, "Missing 'method' member"],
       [{ jsonrpc: '2.0', id: 5, method: 5 }, 5, "'method' member must be of type string"],
       [{ jsonrpc: '2.0', id: 6, method: '' }, 6, "'method' member must be of type string"],
@@ -353,7 +354,7 @@ describe('WebSocket JSON-RPC on a real server', () => {
     });
   });
 
-  it('serves /api/v25.10.1 like /api/current and refuses an upgrade on any other path with 404', async () => {
+  it("serves /api/v25.10.1 (and 25.10.1's older versions) like /api/current and refuses an upgrade on any other path with 404", async () => {
     const server = await startTestServer();
     const versioned = server.rpcUrl.replace(/\/api\/current$/, '/api/v25.10.1');
     expect(versioned).not.toBe(server.rpcUrl);
@@ -364,8 +365,13 @@ describe('WebSocket JSON-RPC on a real server', () => {
       id: 1,
       result: 'pong',
     });
+    // Every API version 25.10.1 has is a route (MW/main.py:200-215, :277-278), v24.10 too though unlisted.
+    for (const version of ['v24.10', 'v25.04.0']) {
+      const older = await loggedInWs(server.rpcUrl.replace(/\/api\/current$/, `/api/${version}`), server.adminKey);
+      expect(((await older.call('auth.me')).result as Me).pw_name, version).toBe('truenas_admin');
+    }
 
-    for (const path of ['/api/v25.04.0', '/websocket', '/api/current/extra', '/']) {
+    for (const path of ['/api/v25.10.2', '/api/v26.0.0', '/websocket', '/api/current/extra', '/']) {
       const status = await new Promise<number>((resolve, reject) => {
         const ws = new WebSocket(server.rpcUrl.replace(/\/api\/current$/, path));
         const timer = setTimeout(() => reject(new Error(`no answer for ${path}`)), SAFETY_MS);

@@ -37,7 +37,7 @@ const applicable = (o: TargetOutcome) => o.exit_code === EXIT.OK || o.exit_code 
 async function showPlan(base: CommandContext, request: ChangeRequest, plans: readonly TargetRun[]): Promise<void> {
   const ready = plans.filter((p) => applicable(p.outcome));
   if (request.rehearse && ready.length > 0) {
-    const view = fleetView(ready.map((p) => ({ target: p.outcome.target, result: p.result! })));
+    const view = fleetView(ready.map((p) => ({ target: p.outcome.target, result: p.result!, release: p.release })));
     await base.noteView({ data: ready.map((p) => p.outcome.data), view });
   }
   const failed = plans.filter((p) => !applicable(p.outcome)).map((p) => `${p.outcome.target} (${p.outcome.error?.kind ?? `exit ${p.outcome.exit_code}`})`);
@@ -83,6 +83,6 @@ export async function fanOutChange(base: CommandContext, request: ChangeRequest)
     });
   }
   noteOutcomes(base, outcomes, request.findings);
-  const results = applied.flatMap((r) => (r?.result ? [{ target: r.outcome.target, result: r.result }] : []));
+  const results = applied.flatMap((r) => (r?.result ? [{ target: r.outcome.target, result: r.result, release: r.release }] : []));
   return { data: outcomes, view: fleetView(results), exitCode: fanOutExitCode(outcomes) };
 }

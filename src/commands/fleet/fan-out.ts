@@ -7,6 +7,7 @@ import { describeError } from '../shared/describe-error.js';
 import { EXIT, EXIT_FOR_KIND } from '../shared/exit-codes.js';
 import type { IO, OutputStream } from '../shared/io.js';
 import { forEachLimited } from '../shared/pool.js';
+import { describeRelease, targetRelease, type TargetRelease } from '../shared/target-release.js';
 import type { Cell, CommandResult, View } from '../shared/render.js';
 import { resolveTargetList } from './target-list.js';
 
@@ -20,6 +21,8 @@ export interface TargetOutcome {
   exit_code: number;
   /** The command's own `--json` document, when it ran to the end (findings included). */
   data?: unknown;
+  /** The target's `system.version_short` (the emulator's release), when the command reached it and it said. */
+  release?: string | null;
   /** Why it failed on this target: as `--json` prints an error. */
   error?: { code: string; kind: string; message: string; hint?: string; details?: string[] };
   /** For a change: what was planned on this target (its dry run's document, or the command it would run). */
@@ -102,7 +105,7 @@ const sameColumns = (a: View & { kind: 'table' }, b: View & { kind: 'table' }) =
   JSON.stringify(a.columns) === JSON.stringify(b.columns);
 
 /** One table with a leading `target` column when every target answered with a table; otherwise a section per target. */
-export function fleetView(results: { target: string; result: CommandResult }[]): View {
+export function fleetView(results: { target: string; result: CommandResult; release?: string | undefined }[]): View {
   const tables = results.map((r) => r.result.view).filter((v): v is View & { kind: 'table' } => v.kind === 'table');
   const first = tables[0];
   if (first && tables.length === results.length && tables.every((t) => sameColumns(t, first))) {
@@ -113,13 +116,25 @@ export function fleetView(results: { target: string; result: CommandResult }[]):
       ...(first.empty ? { empty: first.empty } : {}),
     };
   }
-  return { kind: 'sections', sections: results.map(({ target, result }) => ({ heading: target, view: result.view, data: result.data })) };
+  return { kind: 'sections', sections: results.map(({ target, result, release }) => ({ heading: release ? `${target} (${release})` : target, view: result.view, data: result.data })) };
 }
 
 /** One target's run: its outcome, and its result when it ran to the end. */
 export interface TargetRun {
   outcome: TargetOutcome;
   result?: CommandResult;
+  /** The target's release for its section heading (`TrueNAS 26.0.0-RC.1`), when the command reached the target. */
+  release?: string;
+}
+
+/**
+ * The release of the target a command reached (README "Supported releases"): every section names
+ * it. Not asked of a target the command never connected to; a failed ask leaves the heading bare.
+ */
+async function releaseOf(ctx: CommandContext): Promise<TargetRelease | undefined> {
+  const transport = await ctx.openedTransport();
+  if (!transport) return undefined;
+  return targetRelease(transport).catch(() => undefined);
 }
 
 /**
@@ -157,7 +172,9 @@ export async function runOnTarget(
   try {
     const result = await run(ctx);
     const exitCode = result.exitCode ?? EXIT.OK;
-    return { outcome: { target, ok: exitCode === EXIT.OK, exit_code: exitCode, data: result.data }, result };
+    const release = await releaseOf(ctx);
+    const said = release ? { release: release.version } : {};
+    return { outcome: { target, ok: exitCode === EXIT.OK, exit_code: exitCode, data: result.data, ...said }, result, ...(release ? { release: describeRelease(release) } : {}) };
   } catch (err) {
     const d = describeError(err);
     const hint = d.hint ? { hint: hintForTarget(d.hint, target) } : {};
@@ -202,5 +219,5 @@ export async function fanOut(base: CommandContext, request: FanOutRequest): Prom
   });
   const outcomes = runs.map((r) => r.outcome);
   noteOutcomes(base, outcomes, request.findings);
-  return { data: outcomes, view: fleetView(runs.flatMap((r) => (r.result ? [{ target: r.outcome.target, result: r.result }] : []))), exitCode: fanOutExitCode(outcomes) };
+  return { data: outcomes, view: fleetView(runs.flatMap((r) => (r.result ? [{ target: r.outcome.target, result: r.result, release: r.release }] : []))), exitCode: fanOutExitCode(outcomes) };
 }

@@ -9,11 +9,10 @@
  *   never terminates and login fails; overlaps and duplicates are only redundancy. A release stor
  *   does not know is judged by the same rule over its own catalogue, and the output says so.
  */
-import { call } from '../../core/contract/client.js';
-import { RpcError } from '../../core/errors.js';
 import type { LockoutRule } from '../../core/roles/index.js';
 import type { Transport } from '../../core/transport/transport.js';
 import { targetEmulation } from '../shared/emulation.js';
+import { targetRelease } from '../shared/target-release.js';
 
 export interface LockoutModel {
   rule: LockoutRule;
@@ -28,13 +27,17 @@ export interface LockoutModel {
 }
 
 /**
- * Releases whose role expansion stor has checked: the 25.10.x tags to date and 26.0.0's betas,
- * whose MW/role.py expands roles as 25.10.1's does (:354-365) and ships PRIVILEGE_WRITE and
- * SYSTEM_PRODUCT_WRITE including themselves (25.10.1: MW/role.py:62, :231). From 26.0.0-BETA.3 on
- * PRIVILEGE_WRITE includes PRIVILEGE_READ instead (its MW/role.py:64), which the release's own
- * catalogue shows; the rule is the same.
+ * Releases whose role expansion stor has checked are the ones `releaseOfVersion` names
+ * (src/core/releases/): 25.10.0–25.10.7, whose MW/role.py is 25.10.1's (:354-365 expands with no
+ * visited set; PRIVILEGE_WRITE and SYSTEM_PRODUCT_WRITE include themselves, :62, :231), and 26.0
+ * from BETA.3 on, which expands the same way (stable/26 MW/role.py:364-379) but whose
+ * PRIVILEGE_WRITE includes PRIVILEGE_READ instead (:64); SYSTEM_PRODUCT_WRITE still includes
+ * itself (:248). The rule is the same everywhere; each target's own catalogue decides which roles
+ * it catches.
  */
-const KNOWN_RELEASE = /^(25\.10(\.\d+){0,2}|26\.0\.0-BETA\.\d+)$/;
+
+/** 26.0.0-BETA.1/2: stor ships no catalogue of theirs (PRIVILEGE_WRITE still includes itself, TS-26.0.0-BETA.2 MW/role.py:64), but their expansion is checked (same recursion). */
+const EARLY_26_BETA = /^26\.0\.0-BETA\.[12]$/;
 
 const EMULATOR_RULES: Record<string, { rule: LockoutRule; meaning: string }> = {
   'as-reported': {
@@ -58,17 +61,12 @@ export async function detectLockoutModel(t: Transport): Promise<LockoutModel> {
   if (emulation && expansion !== undefined && EMULATOR_RULES[expansion]) {
     const { rule, meaning } = EMULATOR_RULES[expansion];
     const release = typeof emulation.release === 'string' ? emulation.release : null;
-    return { rule, name: `the emulator (${expansion})`, basis: `stor emulator, role expansion ${expansion}: ${meaning}`, release, emulator: true };
+    const of = release !== null ? ` of TrueNAS ${release}` : '';
+    return { rule, name: `the emulator (${expansion})`, basis: `stor emulator${of}, role expansion ${expansion}: ${meaning}`, release, emulator: true };
   }
-  const release = await call(t, 'system.version_short').then(
-    (v) => (v !== '' ? v : null),
-    (err: unknown) => {
-      if (err instanceof RpcError) return null;
-      throw err;
-    },
-  );
+  const { version: release, release: known } = await targetRelease(t);
   const selfIncluding = 'a role that includes itself (directly or through others) never finishes expanding and breaks login; overlaps are redundancy';
-  if (release !== null && KNOWN_RELEASE.test(release)) {
+  if (release !== null && (known !== null || EARLY_26_BETA.test(release))) {
     return { rule: 'self-including', name: `TrueNAS ${release}`, basis: `TrueNAS ${release}, judged by its release and its catalogue: ${selfIncluding}`, release, emulator: false };
   }
   return {

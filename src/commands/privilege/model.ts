@@ -7,14 +7,15 @@ import {
   catalogueFromPrivilegeRoles,
   findingBreaksLogin,
   fixRoleList,
-  release25101Catalogue,
   type RoleCatalogue,
   type RoleFinding,
   type RoleListAnalysis,
   type RoleListFix,
   type RoleListFixOptions,
 } from '../../core/roles/index.js';
+import { DEFAULT_RELEASE, RELEASES, type ReleaseName } from '../../core/releases/index.js';
 import type { Transport } from '../../core/transport/transport.js';
+import { targetRelease } from '../shared/target-release.js';
 import { detectLockoutModel, selfIncludingAdvice, type LockoutModel } from './lockout.js';
 
 /** A privilege with the fields the privilege verbs read (`privilege.query` items may omit any). */
@@ -23,8 +24,8 @@ const PRIVILEGE_FIELDS = ['id', 'builtin_name', 'name', 'local_groups', 'roles',
 
 export interface Catalogue {
   catalogue: RoleCatalogue;
-  /** `target`: read with `privilege.roles`; `built-in`: stor's copy of the 25.10.1 catalogue. */
-  source: 'target' | 'built-in 25.10.1';
+  /** `target`: read with `privilege.roles`; `built-in …`: stor's copy of the target's release's catalogue (25.10.1's when the release is unknown). */
+  source: 'target' | `built-in ${ReleaseName}`;
 }
 
 /** The target's catalogue and what locks users out on it: what every privilege verb judges by. */
@@ -37,7 +38,10 @@ export async function loadTargetRoles(t: Transport): Promise<TargetRoles> {
   return { ...catalogue, model };
 }
 
-/** The target's own role catalogue when it will give it, else the shipped 25.10.1 one. */
+/**
+ * The target's own role catalogue when it will give it, else the one stor ships for the target's
+ * release (26.0's for a 26.0 target), else 25.10.1's.
+ */
 export async function loadCatalogue(t: Transport): Promise<Catalogue> {
   try {
     const entries = await queryItems(t, 'privilege.roles', ['name', 'includes', 'builtin']);
@@ -45,7 +49,12 @@ export async function loadCatalogue(t: Transport): Promise<Catalogue> {
   } catch (err) {
     if (!(err instanceof RpcError)) throw err;
   }
-  return { catalogue: release25101Catalogue(), source: 'built-in 25.10.1' };
+  const { release } = await targetRelease(t).catch((err: unknown) => {
+    if (err instanceof RpcError) return { release: null };
+    throw err;
+  });
+  const known = RELEASES[release ?? DEFAULT_RELEASE];
+  return { catalogue: known.catalogue(), source: `built-in ${known.name}` };
 }
 
 export async function listPrivileges(t: Transport): Promise<Privilege[]> {

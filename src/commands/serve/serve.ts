@@ -32,7 +32,12 @@ const options = {
     parse: roleExpansion,
   }),
   roleLists: choice(SETTING_CHOICES.roleLists, '<mode>', 'accept (as 25.10.1), or reject-overlap at save time'),
-  emulate: choice(Object.keys(EMULATIONS) as EmulationName[], '<behaviour>', "every setting at once: truenas-25.10.1 (as its source behaves) or as-reported (as the seed's reports describe it)"),
+  emulate: choice(
+    Object.keys(EMULATIONS) as EmulationName[],
+    '<behaviour>',
+    "every setting at once: truenas-25.10.1, truenas-25.10.7 or truenas-26.0 (each release as its source behaves), or as-reported (as the seed's reports describe 25.10.1)",
+  ),
+  release: choice(SETTING_CHOICES.release, '<release>', 'the release to answer as: its system.version, /api/versions, role catalogue and contract (default 25.10.1)'),
   uploadGate: choice(SETTING_CHOICES.uploadGate, '<mode>', "sys-admin (the reported gate), full-admin (25.10.1: filesystem.put's role), or role (FILESYSTEM_DATA_WRITE suffices)"),
   sysAdmin: choice(SETTING_CHOICES.sysAdmin, '<who>', 'who gets SYS_ADMIN: builtin-administrators (the seed), or admin-uids (25.10.1: uid 0 and 950)'),
   httpRpc: choice(SETTING_CHOICES.httpRpc, '<mode>', "POST /api/current: served (the seed's form), or refused with 405 (25.10.1)"),
@@ -75,7 +80,7 @@ export async function serve(ctx: CommandContext, options: ServeOptions): Promise
   const local = (path: string) => resolve(ctx.io.cwd, path);
   const tls = options.tlsCert && options.tlsKey ? { cert: readPem(local(options.tlsCert), 'certificate'), key: readPem(local(options.tlsKey), 'key') } : undefined;
   const stateDir = options.state !== undefined ? local(options.state) : ctx.stateDir;
-  const chosen = { roleExpansion: options.roleExpansion, roleLists: options.roleLists, uploadGate: options.uploadGate, sysAdmin: options.sysAdmin, httpRpc: options.httpRpc, keyLogin: options.keyLogin };
+  const chosen = { roleExpansion: options.roleExpansion, roleLists: options.roleLists, uploadGate: options.uploadGate, sysAdmin: options.sysAdmin, httpRpc: options.httpRpc, release: options.release, keyLogin: options.keyLogin };
   const settings: Partial<ApplianceSettings> = {
     ...(options.emulate ? EMULATIONS[options.emulate] : {}),
     ...Object.fromEntries(Object.entries(chosen).filter(([, v]) => v !== undefined)),
@@ -118,7 +123,7 @@ export async function serve(ctx: CommandContext, options: ServeOptions): Promise
   else ctx.io.stdout.write(`listening on ${server.rpcUrl} (HTTP ${server.url})\n`);
   ctx.log(`stor serve: state in ${stateDir}; the administrator key is in ${data.admin_key_file}`);
   ctx.log(
-    `stor serve: emulating ${emulationOf(appliance.settings)}: role expansion ${appliance.settings.roleExpansion}, role lists ${appliance.settings.roleLists}, ` +
+    `stor serve: emulating ${emulationOf(appliance.settings)}: release ${appliance.release.versionShort}, role expansion ${appliance.settings.roleExpansion}, role lists ${appliance.settings.roleLists}, ` +
       `upload gate ${appliance.settings.uploadGate}, SYS_ADMIN ${appliance.settings.sysAdmin}, POST /api/current ${appliance.settings.httpRpc}, key login ${appliance.settings.keyLogin}`,
   );
   if (options.wsIdleTimeout !== undefined) {
@@ -150,6 +155,7 @@ export const serveCommand = defineCommand({
     'stor serve --host 0.0.0.0 --port 8443 --tls-cert cert.pem --tls-key key.pem',
     'stor serve --state /tmp/rehearsal --role-expansion as-reported',
     'stor serve --state /tmp/real --emulate truenas-25.10.1',
+    'stor serve --state /tmp/next --emulate truenas-26.0',
     'stor serve --ws-idle-timeout 60           # behave like the appliance behind its nginx',
   ],
   notes: 'Settings given here (except --ws-idle-timeout, a server option) are stored with the state. Stop with Ctrl-C (SIGINT) or SIGTERM.',

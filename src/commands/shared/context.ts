@@ -52,6 +52,11 @@ export class CommandContext {
     return this.opened;
   }
 
+  /** The transport if this invocation opened one (and it opened), without opening one. */
+  async openedTransport(): Promise<Transport | undefined> {
+    return this.opened?.catch(() => undefined);
+  }
+
   /** In the session agent: not opened once the command was interrupted (IO.stopped), and refusing every call from then on. */
   private async openStoppable(stopped: AbortSignal): Promise<Transport> {
     throwIfStopped(stopped);

@@ -3,6 +3,7 @@ import type { TargetInfo } from '../../core/transport/transport.js';
 import type { CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
 import { defineCommand } from '../shared/declare.js';
+import { describeRelease, targetRelease } from '../shared/target-release.js';
 
 /** `stor whoami --json`: who the target says we are. */
 export interface WhoamiResult {
@@ -18,6 +19,10 @@ export interface WhoamiResult {
   roles: string[];
   web_shell: boolean;
   target: TargetInfo;
+  /** The target's `system.version_short` (the emulator's release), null when it would not say. */
+  release: string | null;
+  /** Whether the target is stor's emulator. */
+  emulator: boolean;
 }
 
 function describeTarget(t: TargetInfo): string {
@@ -26,7 +31,7 @@ function describeTarget(t: TargetInfo): string {
 
 export async function whoami(ctx: CommandContext): Promise<CommandResult<WhoamiResult>> {
   const transport = await ctx.transport();
-  const me = await call(transport, 'auth.me');
+  const [me, release] = await Promise.all([call(transport, 'auth.me'), targetRelease(transport)]);
   const roles = [...me.privilege.roles.$set].sort();
   const data: WhoamiResult = {
     username: me.pw_name,
@@ -38,6 +43,8 @@ export async function whoami(ctx: CommandContext): Promise<CommandResult<WhoamiR
     roles,
     web_shell: me.privilege.web_shell,
     target: transport.target,
+    release: release.version,
+    emulator: release.emulator,
   };
   return {
     data,
@@ -51,6 +58,7 @@ export async function whoami(ctx: CommandContext): Promise<CommandResult<WhoamiR
         ['account attributes', data.account_attributes],
         ['web shell', data.web_shell],
         ['target', describeTarget(data.target)],
+        ['release', describeRelease(release)],
         ['effective roles', data.role_count],
       ],
       list: { label: 'roles', items: roles },

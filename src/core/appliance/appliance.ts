@@ -1,6 +1,7 @@
-import { CONTRACT_METHODS } from '../contract/index.js';
+import { randomUUID } from 'node:crypto';
 import type { MethodContract } from '../contract/method.js';
-import { release25101Catalogue, type RoleCatalogue } from '../roles/index.js';
+import { RELEASES, type Release } from '../releases/index.js';
+import type { RoleCatalogue } from '../roles/index.js';
 import { listDatasets, type DatasetRecord } from '../store/datasets.js';
 import { listOwners, listPools, type FileOwner } from '../store/files.js';
 import { Store } from '../store/store.js';
@@ -10,6 +11,7 @@ import { EventHub } from './events.js';
 import { Jobs } from './jobs/jobs.js';
 import { KeyCheckLimits } from './session/key-check-limits.js';
 import { FairQueue } from './session/fair-queue.js';
+import { LiveSessions } from './session/live-sessions.js';
 import { MAX_SESSION_AGE_MS, Session, type Origin } from './session/session.js';
 import { loadSettings, saveSettings, type ApplianceSettings } from './settings.js';
 import { sweepUploadsInFlight } from './jobs/stray-uploads.js';
@@ -25,18 +27,32 @@ export interface ApplianceOptions {
 }
 
 /**
- * The emulated 25.10.1 appliance: its state, contract, role catalogue and settings. It knows
+ * The emulated appliance: its state, its release's contract and role catalogue, and settings. It knows
  * nothing of sockets or the CLI; the dispatcher drives it and the transports and server wrap it.
  */
 export class Appliance {
-  readonly catalogue: RoleCatalogue = release25101Catalogue();
+  /** The release it answers as (`settings.release`, stored with the state). */
+  get release(): Release {
+    return RELEASES[this.settings.release];
+  }
+
+  /** The release's role catalogue. */
+  get catalogue(): RoleCatalogue {
+    return this.release.catalogue();
+  }
+
   /**
    * The methods of the release it emulates, by name: params, result and who may call them. Their
    * handlers are the dispatcher's alone (methods/index.ts).
    */
-  readonly contract: ReadonlyMap<string, MethodContract> = CONTRACT_METHODS;
+  get contract(): ReadonlyMap<string, MethodContract> {
+    return this.release.contract();
+  }
+
   readonly events = new EventHub();
   readonly jobs = new Jobs(this.events);
+  /** Logged-in WebSocket and embedded connections, as `auth.sessions` lists them. */
+  readonly liveSessions = new LiveSessions(this.events);
   /** `auth.generate_token` tokens: in memory, as on the appliance. */
   readonly tokens = new Tokens();
   /** core.download jobs waiting for their GET of /_download/. */
@@ -48,6 +64,12 @@ export class Appliance {
   /** AAL1's maximum session age (MW/utils/auth.py:71-72); tests shorten it to see a session end. */
   maxSessionAgeMs = MAX_SESSION_AGE_MS;
   settings: ApplianceSettings;
+  /**
+   * The emulator's boot: when this process opened the state, and the id `system.boot_id` answers
+   * for it, new at every start as `/proc/sys/kernel/random/boot_id` is at every boot
+   * (MW/plugins/system/__init__.py:32-42; README "Emulator behaviours").
+   */
+  readonly boot = { at: Date.now(), id: randomUUID() };
 
   private constructor(
     readonly store: Store,
@@ -93,8 +115,9 @@ export class Appliance {
     return this.store.cached('owners', () => listOwners(this.store.db));
   }
 
+  /** A connection's session; WebSocket and embedded ones are listed by `auth.sessions` while logged in. */
   createSession(origin: Origin): Session {
-    return new Session(origin);
+    return new Session(origin, origin.transport === 'websocket' || origin.transport === 'embedded' ? this.liveSessions : null);
   }
 
   close(): void {

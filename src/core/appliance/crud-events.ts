@@ -46,7 +46,12 @@ const CRUD_EVENT_SEND = ['user', 'group', 'privilege', 'api_key'];
 
 const answerOf = (answer: unknown) => answer as { id: unknown };
 
-/** Events plugins send themselves from inside the method, after the change. */
+/**
+ * Events plugins send themselves from inside the method, after the change. None for
+ * pool.snapshot.clone/hold/release (MW/plugins/zfs_/snapshot_actions.py:14-118 sends nothing) nor
+ * user.set_password (a `datastore.update`, not do_update: MW/plugins/account.py:1870-1875);
+ * `auth.sessions` goes with a login and a logout, not a method (session/live-sessions.ts).
+ */
 const OWN_EVENTS: Record<string, EventOf> = {
   // MW/plugins/pool_/snapshot.py:71
   'pool.snapshot.create': (_args, answer) => collectionUpdate('pool.snapshot.query', 'ADDED', { id: answerOf(answer).id, fields: answer }),

@@ -68,6 +68,9 @@ function pydanticShape(ctx: { zodSchema: z.core.$ZodType; jsonSchema: Record<str
     Object.assign(json, structuredClone(modeled.jsonSchema));
     return;
   }
+  // A model with `extra="allow"` (a zod object with an unknown catchall): pydantic says `true`, zod `{}`.
+  const def = (ctx.zodSchema as z.ZodType)._zod.def as { type: string; catchall?: z.ZodType };
+  if (def.type === 'object' && def.catchall?._zod.def.type === 'unknown') json.additionalProperties = true;
   if (json.type === 'integer') {
     if (json.minimum === Number.MIN_SAFE_INTEGER) delete json.minimum;
     if (json.maximum === Number.MAX_SAFE_INTEGER) delete json.maximum;

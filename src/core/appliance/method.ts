@@ -33,6 +33,11 @@ export interface MethodDefinition extends MethodContract {
    * the handler's call with them: the dispatcher validates before a job starts, and calls in it.
    */
   bind(params: readonly unknown[]): (ctx: CallContext) => unknown;
+  /**
+   * The handler's call with args another release's entry validated (rpc/dispatcher.ts
+   * `releaseMethod`): a later release's models may carry fields 25.10.1's params refuse.
+   */
+  bindValidated(args: readonly unknown[]): (ctx: CallContext) => unknown;
 }
 
 /**
@@ -46,8 +51,8 @@ export function implement<const P extends readonly ParamSpec[], R extends z.ZodT
   // The `collection_update` a success sends, as CRUDService wraps do_create/do_update/do_delete
   // (MW/service/crud_service.py:204-226): after the handler, before the caller has its answer.
   const event = eventOf(contract.name);
-  const bind = (params: readonly unknown[]) => {
-    const args = validateParams(contract.params, params);
+  const bindValidated = (validated: readonly unknown[]) => {
+    const args = validated as ParamValues<P>;
     if (!event) return (ctx: CallContext) => handler(ctx, ...args);
     return async (ctx: CallContext) => {
       const answer = await handler(ctx, ...args);
@@ -56,8 +61,9 @@ export function implement<const P extends readonly ParamSpec[], R extends z.ZodT
       return answer;
     };
   };
+  const bind = (params: readonly unknown[]) => bindValidated(validateParams(contract.params, params));
   // Through the prototype, not a spread: a spread would build the contract's lazy schemas now.
-  return Object.assign(Object.create(contract) as MethodContract<P, R>, { bind });
+  return Object.assign(Object.create(contract) as MethodContract<P, R>, { bind, bindValidated });
 }
 
 /**

@@ -1,3 +1,4 @@
+import { DEFAULT_RELEASE, RELEASE_NAMES, type ReleaseName } from '../releases/index.js';
 import type { Db } from '../store/store.js';
 import { readSettings, writeSetting } from '../store/settings.js';
 
@@ -38,6 +39,11 @@ export interface ApplianceSettings {
    * (MW/plugins/auth.py:927-960, 1019-1021 at stable/26; README "SCRAM login (TrueNAS 26)").
    */
   keyLogin: 'plain' | 'scram';
+  /**
+   * The release this appliance answers as (src/core/releases/): its `system.version`, `/api/versions`
+   * and versioned paths, its role catalogue and contract (README "Supported releases").
+   */
+  release: ReleaseName;
 }
 
 export const SETTING_CHOICES = {
@@ -47,6 +53,7 @@ export const SETTING_CHOICES = {
   sysAdmin: ['builtin-administrators', 'admin-uids'],
   httpRpc: ['served', 'refused'],
   keyLogin: ['plain', 'scram'],
+  release: RELEASE_NAMES,
 } as const satisfies { [K in keyof ApplianceSettings]: readonly ApplianceSettings[K][] };
 
 export const DEFAULT_SETTINGS: ApplianceSettings = {
@@ -56,15 +63,21 @@ export const DEFAULT_SETTINGS: ApplianceSettings = {
   sysAdmin: 'builtin-administrators',
   httpRpc: 'served',
   keyLogin: 'plain',
+  release: DEFAULT_RELEASE,
 };
 
 /**
- * `stor serve --emulate NAME`: every setting at once. `truenas-25.10.1` is the appliance as its
- * source behaves; `as-reported` is the appliance as the seed's reports (JHNF-729/730) describe it.
+ * `stor serve --emulate NAME`: every setting at once. `truenas-25.10.1`, `truenas-25.10.7` and
+ * `truenas-26.0` are each release as its source behaves; `as-reported` is the appliance as the
+ * seed's reports (JHNF-729/730) describe it.
  */
 export const EMULATIONS = {
-  'truenas-25.10.1': { roleExpansion: 'truenas-25.10.1', roleLists: 'accept', uploadGate: 'full-admin', sysAdmin: 'admin-uids', httpRpc: 'refused', keyLogin: 'plain' },
-  'as-reported': { roleExpansion: 'as-reported', roleLists: 'accept', uploadGate: 'sys-admin', sysAdmin: 'builtin-administrators', httpRpc: 'served', keyLogin: 'plain' },
+  'truenas-25.10.1': { roleExpansion: 'truenas-25.10.1', roleLists: 'accept', uploadGate: 'full-admin', sysAdmin: 'admin-uids', httpRpc: 'refused', keyLogin: 'plain', release: '25.10.1' },
+  // 25.10.7 and 26.0 expand roles with 25.10.1's recursion, no visited set (MW/role.py:354-365;
+  // stable/26 MW/role.py:364-379), over their own catalogue; the other rows are as 25.10.1.
+  'truenas-25.10.7': { roleExpansion: 'truenas-25.10.1', roleLists: 'accept', uploadGate: 'full-admin', sysAdmin: 'admin-uids', httpRpc: 'refused', keyLogin: 'plain', release: '25.10.7' },
+  'truenas-26.0': { roleExpansion: 'truenas-25.10.1', roleLists: 'accept', uploadGate: 'full-admin', sysAdmin: 'admin-uids', httpRpc: 'refused', keyLogin: 'scram', release: '26.0' },
+  'as-reported': { roleExpansion: 'as-reported', roleLists: 'accept', uploadGate: 'sys-admin', sysAdmin: 'builtin-administrators', httpRpc: 'served', keyLogin: 'plain', release: '25.10.1' },
 } as const satisfies Record<string, ApplianceSettings>;
 
 export type EmulationName = keyof typeof EMULATIONS;
@@ -95,6 +108,7 @@ export function loadSettings(db: Db): ApplianceSettings {
     sysAdmin: pick('sysAdmin', raw.sysAdmin),
     httpRpc: pick('httpRpc', raw.httpRpc),
     keyLogin: pick('keyLogin', raw.keyLogin),
+    release: pick('release', raw.release),
   };
 }
 

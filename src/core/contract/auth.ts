@@ -1,6 +1,8 @@
 import * as z from 'zod';
 import { PYDANTIC_DICT, modeledAs } from './json-schema.js';
-import { AUTHENTICATED, PUBLIC, roles, str, once } from './method.js';
+import { datetime } from './ejson.js';
+import { AUTHENTICATED, PUBLIC, queryResult, roles, str, once } from './method.js';
+import { QUERY_PARAMS } from './query.js';
 import { method, service } from './service.js';
 
 // `MW/api/v25_10_1/auth.py` and `auth_two_factor.py`; methods in `MW/plugins/auth.py` and
@@ -107,6 +109,24 @@ const twoFactorAuthUpdate = once(() => z.strictObject({
   window: z.int().min(0).optional(),
 }));
 
+/**
+ * AuthSessionsEntry (`MW/api/v25_10_1/auth.py:56-91`). `credentials_data` is one of four models
+ * (none, user, API key, token: auth.py:22-53), held here as the dict each `dump()` gives.
+ */
+export const authSessionsEntry = once(() =>
+  z.object({
+    id: z.string(),
+    current: z.boolean(),
+    internal: z.boolean(),
+    origin: z.string(),
+    credentials: z.enum(['UNIX_SOCKET', 'LOGIN_PASSWORD', 'LOGIN_TWOFACTOR', 'LOGIN_ONETIME_PASSWORD', 'API_KEY', 'TOKEN', 'TRUENAS_NODE']),
+    credentials_data: modeledAs(z.record(z.string(), z.unknown()), PYDANTIC_DICT),
+    created_at: datetime(z.object({ $date: z.number() })),
+    secure_transport: z.boolean(),
+  }),
+);
+export type AuthSessionsEntry = z.output<ReturnType<typeof authSessionsEntry>>;
+
 export const authContract = service('auth', {
   login_with_api_key: method({
     summary: 'Log the connection in with an API key `<id>-<secret>`; true on success.',
@@ -180,6 +200,14 @@ export const authContract = service('auth', {
     app: 'ws', // MW/plugins/auth.py:1213
     params: () => [],
     result: () => z.literal(true),
+  }),
+  // MW/plugins/auth.py:252-300: filterable, AUTH_SESSIONS_READ, `pass_app(require=True)` (WebSocket only).
+  sessions: method({
+    summary: 'Logged-in connections: origin, credentials, login time, which one is the caller\'s (filters, options).',
+    access: roles('AUTH_SESSIONS_READ'),
+    app: 'ws',
+    params: () => QUERY_PARAMS,
+    result: () => queryResult(authSessionsEntry()),
   }),
   'twofactor.config': method({
     summary: 'The global two-factor setting: enabled, services, window (TOTP intervals accepted either side of now).',

@@ -27,6 +27,8 @@ export const CONTRACT_EVENTS: ReadonlyMap<string, EventContract> = new Map(
     { name: 'core.get_jobs', roles: [], noAuthzRequired: true },
     // role_prefix: MW/plugins/account.py:241, 1906; account_/privilege.py:51; api_key.py:44;
     // pool_/dataset.py:42; pool_/snapshot.py:17.
+    // MW/plugins/auth.py:1343: sent at each login and logout of a listed connection (auth.py:158, 179).
+    { name: 'auth.sessions', roles: ['FULL_ADMIN'] },
     crudEvent('user', 'ACCOUNT'),
     crudEvent('group', 'ACCOUNT'),
     crudEvent('privilege', 'PRIVILEGE'),

@@ -128,6 +128,32 @@ export const filesystemMkdir = once(() =>
   }),
 );
 
+/** FilesystemStatfsData (`MW/api/v25_10_1/filesystem.py:283-338`); flags and fstype are StatfsFlags or any string. */
+export const filesystemStatfsData = once(() => z.object({
+  flags: z.array(z.string()),
+  fsid: nonEmptyStr(),
+  fstype: z.string(),
+  source: nonEmptyStr(),
+  dest: nonEmptyStr(),
+  blocksize: z.int(),
+  total_blocks: z.int(),
+  free_blocks: z.int(),
+  avail_blocks: z.int(),
+  total_blocks_str: nonEmptyStr(),
+  free_blocks_str: nonEmptyStr(),
+  avail_blocks_str: nonEmptyStr(),
+  files: z.int(),
+  free_files: z.int(),
+  name_max: z.int(),
+  total_bytes: z.int(),
+  free_bytes: z.int(),
+  avail_bytes: z.int(),
+  total_bytes_str: nonEmptyStr(),
+  free_bytes_str: nonEmptyStr(),
+  avail_bytes_str: nonEmptyStr(),
+}));
+export type FilesystemStatfsData = z.output<ReturnType<typeof filesystemStatfsData>>;
+
 export const filesystemContract = service('filesystem', {
   stat: method({
     summary: 'Attributes of a path (lstat), with the owner and its names.',
@@ -145,6 +171,13 @@ export const filesystemContract = service('filesystem', {
       { ...QUERY_PARAMS[1], name: 'query_options' },
     ],
     result: () => queryResult(filesystemDirEntry()),
+  }),
+  // MW/plugins/filesystem.py:575 (FILESYSTEM_ATTRS_READ).
+  statfs: method({
+    summary: 'Space and mount of the file system holding a path under /mnt/: blocks, bytes, inodes, the dataset mounted there.',
+    access: roles('FILESYSTEM_ATTRS_READ'),
+    params: () => [{ name: 'path', schema: nonEmptyStr() }],
+    result: () => filesystemStatfsData(),
   }),
   mkdir: method({
     summary: 'Make one directory {path, options: {mode: "755"}}; its parent must exist. Answers its listdir entry.',

@@ -5,6 +5,7 @@ import type { MethodContract, ParamSpec } from './method.js';
 import { coreContract } from './core.js';
 import { groupContract } from './group.js';
 import { filesystemContract } from './filesystem.js';
+import { poolContract } from './pool.js';
 import { poolDatasetContract } from './pool-dataset.js';
 import { poolSnapshotContract } from './pool-snapshot.js';
 import { privilegeContract } from './privilege.js';
@@ -24,6 +25,7 @@ export const CONTRACT = {
   ...groupContract,
   ...apiKeyContract,
   ...filesystemContract,
+  ...poolContract,
   ...poolDatasetContract,
   ...poolSnapshotContract,
   ...systemContract,

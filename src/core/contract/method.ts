@@ -68,6 +68,12 @@ export interface MethodContract<P extends readonly ParamSpec[] = readonly ParamS
    * (MW/service/core_service.py:372-373).
    */
   app?: 'ws' | 'rest';
+  /**
+   * A later release's entry only (`contract/v26_0_0/`): turns the answer of the handler written
+   * for 25.10.1's models into this release's, as MW's version adapter fills a field an older model
+   * lacks with its default (MW/api/base/handler/version.py). Absent: the answers are the same.
+   */
+  fromBase?: (answer: unknown) => unknown;
 }
 
 /** A contract as written: params and result are built on first use (see `defineContract`). */

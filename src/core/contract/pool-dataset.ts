@@ -19,7 +19,7 @@ export const datasetProperty = once(() => z.object({
   source_info: z.unknown(),
 }));
 
-/** PoolDatasetEntry (ForUpdateMetaclass: every field NotRequired; which appear depends on the type). */
+/** PoolDatasetEntry (ForUpdateMetaclass: every field NotRequired; which appear depends on the type and on `extra`). */
 export const poolDatasetEntry = once(() => z
   .object({
     id: z.string(),
@@ -75,7 +75,11 @@ export const poolDatasetEntry = once(() => z
     snapdev: datasetProperty(),
     mountpoint: z.string().nullable(),
   })
-  .partial());
+  .partial()
+  // `extra="allow"`: what `extra.snapshots_count` / `extra.snapshots` add (`snapshot_count`,
+  // `snapshots`, and the internal `_snapshots_properties` left in the entry) goes through
+  // (MW/plugins/pool_/dataset_query_utils.py:926-939); pydantic's schema says `additionalProperties: true`.
+  .catchall(z.unknown()));
 
 export type PoolDatasetEntry = z.output<ReturnType<typeof poolDatasetEntry>>;
 

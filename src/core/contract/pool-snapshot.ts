@@ -91,6 +91,37 @@ export const poolSnapshotContract = service('pool.snapshot', {
     access: roles('SNAPSHOT_DELETE'),
     options: { schema: deleteOptions, default: () => ({ defer: false, recursive: false }) },
   }),
+  // MW/plugins/pool_/snapshot.py:22-25 (SNAPSHOT_WRITE and DATASET_WRITE).
+  clone: method({
+    summary: 'Make a new dataset from snapshot {snapshot: DATASET@NAME, dataset_dst, dataset_properties}.',
+    access: roles('SNAPSHOT_WRITE', 'DATASET_WRITE'),
+    params: () => [
+      {
+        name: 'data',
+        schema: z.strictObject({ snapshot: nonEmptyStr(), dataset_dst: nonEmptyStr(), dataset_properties: z.record(z.string(), z.unknown()).default({}) }),
+      },
+    ],
+    result: () => z.literal(true),
+  }),
+  // MW/plugins/pool_/snapshot.py:31-47 (SNAPSHOT_WRITE): the `truenas` hold tag.
+  hold: method({
+    summary: 'Hold snapshot DATASET@NAME (the `truenas` tag) so it cannot be destroyed {recursive: the same name on children too}.',
+    access: roles('SNAPSHOT_WRITE'),
+    params: () => [
+      { name: 'id', schema: str() },
+      { name: 'options', schema: z.strictObject({ recursive: z.boolean().default(false) }), default: () => ({ recursive: false }) },
+    ],
+    result: () => z.null(),
+  }),
+  release: method({
+    summary: 'Release every hold on snapshot DATASET@NAME {recursive: those tags on the children\'s same-named snapshots too}.',
+    access: roles('SNAPSHOT_WRITE'),
+    params: () => [
+      { name: 'id', schema: str() },
+      { name: 'options', schema: z.strictObject({ recursive: z.boolean().default(false) }), default: () => ({ recursive: false }) },
+    ],
+    result: () => z.null(),
+  }),
   rollback: method({
     summary: 'Roll a dataset back to snapshot DATASET@NAME {recursive: destroy later snapshots, recursive_rollback: children too}.',
     access: roles('SNAPSHOT_WRITE', 'POOL_WRITE'),

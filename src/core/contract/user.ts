@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { LETTERS_AND_UNDERSCORE, emailStr, localXid, posixName, secret, usernsIdmap } from './accounts-common.js';
 import { crud } from './crud.js';
 import { ejsonDate } from './ejson.js';
-import { AUTHENTICATED, roles, str, once } from './method.js';
+import { AUTHENTICATED, nonEmptyStr, roles, str, once } from './method.js';
 import { method, service } from './service.js';
 
 // `MW/api/v25_10_1/user.py`; role prefix ACCOUNT (`MW/plugins/account.py` UserService.Config).
@@ -147,6 +147,20 @@ export const userContract = service('user', {
       { name: 'twofactor_options', schema: twofactorOptions() },
     ],
     result: () => userEntry().extend({ twofactor_config: userTwofactorConfig() }),
+  }),
+  // MW/plugins/account.py:1751-1755: authorization_required=False, `pass_app(require=True)`;
+  // who may change whose password is decided in the method.
+  set_password: method({
+    summary: 'Change a password {username, old_password, new_password}: your own with the current one, anyone\'s as a full administrator.',
+    access: AUTHENTICATED,
+    app: 'ws',
+    params: () => [
+      {
+        name: 'set_password_data',
+        schema: z.strictObject({ username: str(), old_password: str().nullable().default(null), new_password: nonEmptyStr() }),
+      },
+    ],
+    result: () => z.null(),
   }),
   unset_2fa_secret: method({
     summary: "Remove a user's TOTP secret; the user no longer gets asked for a code.",

@@ -1,13 +1,15 @@
 /**
  * The role catalogue and its closure (MW/role.py: `ROLES`, and `roles_for_role` at :354-365; the
- * data, as 25.10.1 ships it, in roles-25.10.1.json).
+ * data, as each release ships it, in roles-<release>.json, written by scripts/role-catalogue.py
+ * from that release's MW/role.py).
  *
  * 25.10.1 expands roles with a plain recursion that has no visited set, so the two self-including
  * roles it ships with (PRIVILEGE_WRITE, SYSTEM_PRODUCT_WRITE) never terminate there. We keep the
  * data exactly as shipped and make the expansion terminate instead: the defect is reproduced one
  * level up (analyze.ts), where it can be switched on deliberately.
  */
-import data from './roles-25.10.1.json' with { type: 'json' };
+import data25101 from './roles-25.10.1.json' with { type: 'json' };
+import data260 from './roles-26.0.json' with { type: 'json' };
 
 export interface RoleDefinition {
   name: string;
@@ -112,36 +114,40 @@ export function createCatalogue(defs: Iterable<RoleDefinition>): RoleCatalogue {
   };
 }
 
-/** privilege.roles reports these with `stig: null` (`stig=None` in MW/role.py:28, 108-134, 250-255): not usable under GPOS STIG. */
-const NOT_STIG = new Set([
-  'API_KEY_WRITE',
-  'VM_WRITE',
-  'VM_DEVICE_WRITE',
-  'TRUECOMMAND_WRITE',
-  'TRUENAS_CONNECT_WRITE',
-  'CATALOG_WRITE',
-  'DOCKER_WRITE',
-  'APPS_WRITE',
-  'VIRT_GLOBAL_WRITE',
-  'VIRT_INSTANCE_WRITE',
-  'VIRT_INSTANCE_DELETE',
-  'VIRT_IMAGE_WRITE',
-]);
+/** A catalogue as shipped: `stig` null where privilege.roles reports null (`stig=None` in MW/role.py). */
+type ShippedRoles = Record<string, { includes: string[]; full_admin: boolean; builtin: boolean; stig: number | null }>;
 
-let release: RoleCatalogue | undefined;
+/**
+ * The catalogues stor ships, by the role.py they were read from: `25.10.1` (TS-25.10.1, 141 roles;
+ * release/25.10.7's role.py is the same file, `git diff TS-25.10.1 release/25.10.7 -- MW/role.py`
+ * is empty) and `26.0` (stable/26 = 26.0.0-RC.1, 146 roles).
+ */
+const SHIPPED = { '25.10.1': data25101 as ShippedRoles, '26.0': data260 as ShippedRoles };
+export type ShippedCatalogueName = keyof typeof SHIPPED;
 
-/** The shipped 25.10.1 catalogue, built once (memoized module-level). */
+const shipped = new Map<ShippedCatalogueName, RoleCatalogue>();
+
+/** A shipped catalogue, built once (memoized module-level). */
+export function shippedCatalogue(name: ShippedCatalogueName): RoleCatalogue {
+  let built = shipped.get(name);
+  if (built === undefined) {
+    built = createCatalogue(
+      Object.entries(SHIPPED[name]).map(([role, def]) => ({
+        name: role,
+        includes: def.includes,
+        fullAdmin: def.full_admin,
+        builtin: def.builtin,
+        stig: def.stig === null ? null : 1,
+      })),
+    );
+    shipped.set(name, built);
+  }
+  return built;
+}
+
+/** The shipped 25.10.1 catalogue. */
 export function release25101Catalogue(): RoleCatalogue {
-  release ??= createCatalogue(
-    Object.entries(data).map(([name, role]) => ({
-      name,
-      includes: role.includes,
-      fullAdmin: role.full_admin,
-      builtin: role.builtin,
-      stig: NOT_STIG.has(name) ? null : 1,
-    })),
-  );
-  return release;
+  return shippedCatalogue('25.10.1');
 }
 
 /**

@@ -1,6 +1,8 @@
 export {
   createCatalogue,
   release25101Catalogue,
+  shippedCatalogue,
+  type ShippedCatalogueName,
   catalogueFromPrivilegeRoles,
   type RoleDefinition,
   type RoleCatalogue,

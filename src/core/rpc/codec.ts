@@ -1,4 +1,5 @@
 import { rpcErrors, type RpcError, type RpcErrorObject } from '../errors.js';
+import { PythonJsonError, pythonJsonLoads } from './python-json.js';
 
 /** A request that passed the envelope checks (MW/api/base/server/ws_handler/rpc.py:271-304). */
 export interface RpcRequest {
@@ -11,32 +12,33 @@ export interface RpcRequest {
 
 export type RpcResponse =
   | { jsonrpc: '2.0'; result: unknown; id: RpcRequest['id'] }
-  | { jsonrpc: '2.0'; error: RpcErrorObject; id: RpcRequest['id'] };
+  | { jsonrpc: '2.0'; error: RpcErrorObject; id: unknown };
 
 /** What the codec makes of one message: a request, or an error to send (or to drop, for notifications). */
-export type Decoded = { ok: true; request: RpcRequest } | { ok: false; error: RpcError; id: RpcRequest['id']; reply: boolean };
+/** An error's `id` is what the message carried, even one that is no valid id (echoed as 25.10.1 echoes it). */
+export type Decoded = { ok: true; request: RpcRequest } | { ok: false; error: RpcError; id: unknown; reply: boolean };
 
 export function successResponse(id: RpcRequest['id'], result: unknown): RpcResponse {
   return { jsonrpc: '2.0', result, id };
 }
 
-export function errorResponse(id: RpcRequest['id'], error: RpcError): RpcResponse {
+export function errorResponse(id: unknown, error: RpcError): RpcResponse {
   return { jsonrpc: '2.0', error: error.toJSON(), id };
 }
 
-/** Python's decoder message for the commonest case; other failures keep the JS parser's words. */
-function parseFailure(text: string, err: unknown): string {
-  if (text.trim() === '') return 'Expecting value: line 1 column 1 (char 0)';
-  return err instanceof Error ? err.message : String(err);
-}
-
-/** Parses one text frame or request body. */
+/** Parses one text frame or request body; where JSON.parse fails, Python's json.loads decides (python-json.ts). */
 export function decodeText(text: string): Decoded {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (err) {
-    return { ok: false, error: rpcErrors.parse(parseFailure(text, err)), id: null, reply: true };
+    try {
+      value = pythonJsonLoads(text);
+    } catch (pyErr) {
+      // Nesting too deep for the recursive reading: the JS parser's words (Python raises a RecursionError there).
+      const message = pyErr instanceof PythonJsonError ? pyErr.message : err instanceof Error ? err.message : String(err);
+      return { ok: false, error: rpcErrors.parse(message), id: null, reply: true };
+    }
   }
   return decodeMessage(value);
 }
@@ -56,7 +58,11 @@ export function decodeMessage(value: unknown): Decoded {
   const msg = value as Record<string, unknown>;
   const hasId = Object.hasOwn(msg, 'id');
   const id = hasId && isValidId(msg.id) ? msg.id : null;
-  const invalid = (message: string): Decoded => ({ ok: false, error: rpcErrors.invalidRequest(message), id, reply: hasId });
+  // The id as sent, valid or not: 25.10.1 echoes `message.get("id")` (MW/api/base/server/ws_handler/rpc.py:309-311);
+  // but an integer past 2^53 (or one too large to be finite) would go back as another number: null.
+  const raw = hasId ? msg.id : null;
+  const lossy = typeof raw === 'number' && (Number.isInteger(raw) || !Number.isFinite(raw)) && !Number.isSafeInteger(raw);
+  const invalid = (message: string): Decoded => ({ ok: false, error: rpcErrors.invalidRequest(message), id: lossy ? null : raw, reply: hasId });
   if (!Object.hasOwn(msg, 'jsonrpc')) return invalid("Missing 'jsonrpc' member");
   if (msg.jsonrpc !== '2.0') return invalid("'jsonrpc' member must be of type string and must be exactly '2.0'");
   if (hasId && !isValidId(msg.id)) return invalid("'id' member must be of type null, string or number");

@@ -5,7 +5,8 @@ import { RpcError, rpcErrors, type RpcErrorObject } from '../errors.js';
 import { isSystemError, osError } from '../appliance/files/os-error.js';
 import { appliancePathOf } from '../appliance/files/sandbox.js';
 import type { Appliance } from '../appliance/appliance.js';
-import type { MethodDefinition } from '../appliance/method.js';
+import type { CallContext, MethodDefinition } from '../appliance/method.js';
+import { validateParams } from '../appliance/params.js';
 import { METHODS, SCRAM_METHODS } from '../appliance/methods/index.js';
 import type { Session } from '../appliance/session/session.js';
 import { revalidateSession } from '../appliance/session/session-check.js';
@@ -51,6 +52,22 @@ function conforming(def: MethodDefinition, result: unknown): unknown {
 }
 
 /**
+ * A handler written for 25.10.1's entry, serving a later release's (contract/v26_0_0/): params
+ * validated by the release's schemas, the answer turned into the release's by its `fromBase`.
+ * Only entries that changed get here; the rest are the handler's own.
+ */
+function releaseMethod(handler: MethodDefinition, entry: MethodContract): MethodDefinition {
+  const adapt = entry.fromBase;
+  const bindValidated = (args: readonly unknown[]) => {
+    const run = handler.bindValidated(args);
+    return adapt ? async (ctx: CallContext) => adapt(await run(ctx)) : run;
+  };
+  const bind = (params: readonly unknown[]) => bindValidated(validateParams(entry.params, params));
+  // A job in the emulator stays one (`withJob`), whatever the entry says.
+  return Object.assign(Object.create(entry) as MethodContract, { bind, bindValidated, job: handler.job });
+}
+
+/**
  * JSON-RPC 2.0 over the handler table (appliance/methods/index.ts, imported here only): envelope
  * checks, method lookup, authentication and authorization from the contract's access rules,
  * parameter validation, then the handler.
@@ -61,9 +78,17 @@ export class Dispatcher {
   /** Lookup, authorization, validation and execution of one call; throws RpcError. */
   async call(session: Session, method: string, params: readonly unknown[], messageId?: unknown, gate?: CallGate): Promise<unknown> {
     revalidateSession(this.appliance, session);
-    // TEMPORARY: 26.0's auth/api_key handlers under `keyLogin: scram` (methods/index.ts SCRAM_METHODS).
-    const def = (this.appliance.settings.keyLogin === 'scram' ? SCRAM_METHODS.get(method) : undefined) ?? METHODS.get(method);
-    if (!def) throw rpcErrors.methodNotFound();
+    // TEMPORARY: under `keyLogin: scram`, 26.0's auth/api_key handlers, implemented from their own
+    // entries (contract/v26_0_0/auth.ts, api-key.ts; methods/index.ts SCRAM_METHODS).
+    const scram = this.appliance.settings.keyLogin === 'scram' ? SCRAM_METHODS.get(method) : undefined;
+    const handler = METHODS.get(method);
+    // The release's own entry (src/core/releases/ contractFor): who may call it, its params and,
+    // where its models changed since 25.10.1, how the handler's answer becomes the release's.
+    const entry = this.appliance.contract.get(method);
+    if (!scram && (!handler || !entry)) throw rpcErrors.methodNotFound();
+    // The handler was implemented from this very entry (directly, or through `withJob`) unless the
+    // release overrides it.
+    const def = scram ?? (Object.prototype.isPrototypeOf.call(entry, handler!) ? handler! : releaseMethod(handler!, entry!));
     gate?.beforeCall?.(def, session);
     if (def.access.kind !== 'public') {
       if (!session.authenticated) throw rpcErrors.notAuthenticated();

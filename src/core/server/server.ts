@@ -5,6 +5,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { WebSocketServer } from 'ws';
 import type { Appliance } from '../appliance/appliance.js';
+import type { Release } from '../releases/index.js';
 import type { Origin } from '../appliance/session/session.js';
 import { isLoopbackHost } from '../net/loopback.js';
 import { tlsServerEndPoint } from '../net/scram.js';
@@ -17,8 +18,15 @@ import { armBodyDeadline } from './body-deadline.js';
 import { downloadRoute } from './download.js';
 import { CLOSE, serveConnection, type Connection } from './websocket.js';
 
-export const API_VERSION = 'v25.10.1';
-const RPC_PATHS = new Set(['/api/current', `/api/${API_VERSION}`]);
+/**
+ * The WebSocket paths a release serves: `/api/current` and `/api/<v>` for every API version it has,
+ * v24.10 included though `/api/versions` leaves it out (MW/main.py:200-215, :277-278, :1300-1304).
+ * Every path serves the release's current methods: stor keeps no older API's models (README
+ * "Supported releases"). Any other `/api/…` path is 404.
+ */
+function rpcPaths(release: Release): Set<string> {
+  return new Set(['/api/current', ...[...release.apiVersions, ...release.unlistedApiVersions].map((v) => `/api/${v}`)]);
+}
 /** The largest frame accepted at all (MW/utils/limits.py:20, 70-71); ws closes with 1009 beyond it. */
 const MAX_FRAME = 2 * 1024 * 1024;
 
@@ -50,7 +58,7 @@ export interface RunningServer {
 
 function originOf(socket: Socket, secure: boolean, transport: Origin['transport'], tlsEndPoint: Buffer | null = null): Origin {
   const address = socket.remoteAddress ?? 'unknown';
-  return { transport, address, secure: secure || isLoopbackHost(address), ...(tlsEndPoint ? { tlsEndPoint } : {}) };
+  return { transport, address, secure: secure || isLoopbackHost(address), ...(socket.remotePort !== undefined ? { port: socket.remotePort } : {}), ...(tlsEndPoint ? { tlsEndPoint } : {}) };
 }
 
 /**
@@ -111,8 +119,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     for (const route of routes) {
       if (await route(req, res, origin)) return;
     }
-    if (path === '/api/versions' && req.method === 'GET') return sendText(res, 200, JSON.stringify([API_VERSION]), 'application/json');
-    if (RPC_PATHS.has(path)) {
+    // No login (MW/main.py:1432-1433): the release's versions, as json.dumps writes a list.
+    if (path === '/api/versions' && req.method === 'GET') return sendText(res, 200, JSON.stringify(appliance.release.apiVersions).replaceAll('","', '", "'), 'application/json');
+    if (rpcPaths(appliance.release).has(path)) {
       // 25.10.1 registers these routes for GET only (MW/main.py:277-278): no JSON-RPC over POST.
       const postServed = appliance.settings.httpRpc === 'served';
       if (req.method === 'POST' && postServed) return handleHttpRpc(req, res, origin, deps);
@@ -153,7 +162,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 
   server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
     const path = (req.url ?? '/').split('?')[0]!;
-    if (!RPC_PATHS.has(path)) return refuseSocket(socket, '404 Not Found');
+    if (!rpcPaths(appliance.release).has(path)) return refuseSocket(socket, '404 Not Found');
     const address = socket.remoteAddress ?? 'unknown';
     // Every WebSocket counts in the total; only ones not logged in count per address, so idle
     // anonymous sockets from one address cannot take the places of logged-in connections.

@@ -3,7 +3,8 @@ import type { Appliance } from '../appliance/appliance.js';
 import { loginWithApiKey, loginWithPassword, loginWithTokenFor } from '../appliance/session/login.js';
 import type { Origin, Session } from '../appliance/session/session.js';
 import { readGlobalTwoFactor } from '../appliance/accounts/two-factor.js';
-import { mayCallForUpload, UploadRefused } from '../appliance/jobs/upload.js';
+import { mayCallForUpload, unhandledInHandler, UploadRefused } from '../appliance/jobs/upload.js';
+import { findApiKey } from '../store/api-keys.js';
 import { RpcError } from '../errors.js';
 import type { RateLimiter } from '../appliance/session/rate-limit.js';
 import { keyIdOf, loginLine } from './login-log.js';
@@ -58,6 +59,12 @@ export function parseUploadCredentials(req: IncomingMessage): UploadCredentials 
 /** Failed password checks share one budget per address (key checks have their own, KeyCheckLimits). */
 const BASIC = 'basic';
 
+/** Python's `int(text)` of a decimal string (spaces around, a sign, `_` between digits), or null where it raises ValueError. */
+function pythonInt(text: string): number | null {
+  const m = /^[ \t\n\r\f\v]*([+-]?\d+(?:_\d+)*)[ \t\n\r\f\v]*$/.exec(text);
+  return m ? Number(m[1]!.replaceAll('_', '')) : null;
+}
+
 /**
  * Logs the request's credentials in on a fresh session, with the endpoint's refusals (MW/restful.py:74-126,
  * MW/apps/file_app.py:139-166): 401 without credentials, `Bad username or password`, `HTTP Basic
@@ -101,6 +108,10 @@ export async function authenticateUpload(
         break;
       }
       case 'api-key': {
+        // `api_key.authenticate` (MW/plugins/api_key.py:364-371): an id that is a number but no key's
+        // makes get_instance raise outside any handler of the endpoint: aiohttp's 500.
+        const id = pythonInt(credentials.key.split('-', 1)[0]!);
+        if (id !== null && !appliance.store.read(() => findApiKey(appliance.store.db, id))) throw unhandledInHandler();
         const outcome = await loginWithApiKey(appliance, session, credentials.key);
         if (outcome === 'LIMITED') throw new UploadRefused(429, '429: Too Many Requests');
         if (outcome !== 'SUCCESS') throw new UploadRefused(401, 'Invalid API key');

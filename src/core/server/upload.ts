@@ -1,9 +1,10 @@
 import busboy from 'busboy';
+import { pythonJsonLoads } from '../rpc/python-json.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PassThrough, Readable } from 'node:stream';
 import type { Appliance } from '../appliance/appliance.js';
 import type { Origin } from '../appliance/session/session.js';
-import { authorizeUpload, UploadRefused, type UploadCall, type UploadStarter } from '../appliance/jobs/upload.js';
+import { AIOHTTP_500, authorizeUpload, UploadRefused, type UploadCall, type UploadStarter } from '../appliance/jobs/upload.js';
 import { authenticateUpload } from './upload-credentials.js';
 import { sendText } from './http-rpc.js';
 import { liftBodyDeadline } from './body-deadline.js';
@@ -42,8 +43,13 @@ function parseData(text: string): UploadCall {
   let value: unknown;
   try {
     value = JSON.parse(text);
-  } catch (err) {
-    throw new UploadRefused(400, text.trim() === '' ? 'Expecting value: line 1 column 1 (char 0)' : (err as Error).message);
+  } catch {
+    // `json.loads(await part.read())` (MW/apps/file_app.py:134-137): Python's words; bytes lose a leading BOM.
+    try {
+      value = pythonJsonLoads(text.replace(/^\ufeff/, ''));
+    } catch (err) {
+      throw new UploadRefused(400, (err as Error).message);
+    }
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new UploadRefused(400, 'the "data" part must be a JSON object');
   const { method, params } = value as { method?: unknown; params?: unknown };
@@ -102,11 +108,8 @@ export function uploadRoute(appliance: Appliance, limiter: RateLimiter, idleMs: 
   return (req: IncomingMessage, res: ServerResponse, origin: Origin): boolean => {
     const path = (req.url ?? '/').split('?')[0]!;
     if (path !== '/_upload' && !path.startsWith('/_upload/')) return false;
-    if (req.method !== 'POST') {
-      res.setHeader('allow', 'POST');
-      sendText(res, 405, '405: Method Not Allowed');
-      return true;
-    }
+    // Any method reaches the handler (`add_route('*', '/_upload{path_info:.*}')`, MW/main.py:1439);
+    // what is no multipart body fails in `request.multipart()`, outside any try: aiohttp's 500.
 
     let answered = false;
     const answer = (status: number, body: string, type?: string) => {
@@ -122,8 +125,8 @@ export function uploadRoute(appliance: Appliance, limiter: RateLimiter, idleMs: 
     let bb: busboy.Busboy;
     try {
       bb = busboy({ headers: req.headers, highWaterMark: CHUNK, fileHwm: CHUNK, limits: { fieldSize: DATA_LIMIT, fields: 20, files: 20 } });
-    } catch (err) {
-      answer(400, `the body must be multipart/form-data with a "data" part and a "file" part (${(err as Error).message})`);
+    } catch {
+      answer(500, AIOHTTP_500);
       return true;
     }
 
@@ -234,6 +237,8 @@ export function uploadRoute(appliance: Appliance, limiter: RateLimiter, idleMs: 
     bb.on('error', (err: Error) =>
       enqueue(() => {
         rejectCommit(err); // the job fails with the parser's own words
+        // Before any part, aiohttp's reader fails to find the first boundary outside any try: its 500.
+        if (parts === 0) throw new UploadRefused(500, AIOHTTP_500);
         throw new UploadRefused(400, `malformed multipart body: ${err.message}`);
       }),
     );

@@ -84,7 +84,9 @@ export function serveConnection(
     if (ws.readyState !== ws.OPEN) return;
     watch.activity();
     if (isBinary) {
-      ws.close(CLOSE.UNSUPPORTED, 'Invalid websocket message type: BINARY');
+      // `f"Invalid websocket message type: {msg.type!r}"` (MW/api/base/server/ws_handler/rpc.py:224-228):
+      // the repr of aiohttp's IntEnum member.
+      ws.close(CLOSE.UNSUPPORTED, 'Invalid websocket message type: <WSMsgType.BINARY: 2>');
       return;
     }
     const text = data.toString();

@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { unknownSecretHash } from './secrets.js';
 
 /**
  * Versioned schema migrations. `PRAGMA user_version` records how many have run; each runs once,
@@ -183,6 +184,29 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 7,
+    description: 'snapshot holds: the `truenas` tag pool.snapshot.hold places, gone with the snapshot',
+    up: (db) => {
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS snapshot_holds (
+          snapshot   TEXT NOT NULL REFERENCES snapshots(id) ON DELETE CASCADE,
+          tag        TEXT NOT NULL,
+          created_at INTEGER NOT NULL,
+          PRIMARY KEY (snapshot, tag)
+        );
+      `);
+    },
+  },
+  {
+    version: 8,
+    description: "truenas_admin has a password no one knows, as after an install, where the seed left it password-disabled",
+    up: (db) => {
+      // Only where it is still as older seeds left it: disabled and without a hash. The hash is of
+      // no known password (secrets.ts unknownSecretHash); logins keep using the admin key.
+      db.prepare('UPDATE users SET password_disabled = 0, password_hash = ? WHERE uid = 950 AND password_disabled = 1 AND password_hash IS NULL').run(unknownSecretHash());
+    },
+  },
+  {
+    version: 9,
     description: 'api_key_scram: the SCRAM-SHA-512 data of a key (TrueNAS 26), derived keys only',
     up: (db) => {
       // StoredKey and ServerKey are one-way derivations of the secret (RFC 5802 §3), as 26's

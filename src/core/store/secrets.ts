@@ -45,6 +45,15 @@ export function hashSecretForSeed(secret: string): string {
   return encode(salt, scryptSync(secret, salt, KEY_LENGTH, { ...PARAMS, maxmem: 64 * 1024 * 1024 }));
 }
 
+/**
+ * A well-formed hash that no one knows a secret for: random bytes where scrypt's output goes, so
+ * finding a matching password means inverting scrypt. For the password an install gives
+ * truenas_admin (store/seed.ts), which the emulator cannot know; it costs no scrypt run.
+ */
+export function unknownSecretHash(): string {
+  return encode(randomBytes(16), randomBytes(KEY_LENGTH));
+}
+
 /** Constant-time check of a secret against a stored hash; malformed hashes never match. */
 export async function verifySecret(secret: string, stored: string): Promise<boolean> {
   const parts = stored.split('$');

@@ -5,7 +5,7 @@ import { fileIdentity, writeAdminKeyBinding } from './admin-key-binding.js';
 import { insertApiKey } from './api-keys.js';
 import { insertGroup, type NewGroup } from './groups.js';
 import { insertPrivilege } from './privileges.js';
-import { generateKeySecret, hashSecretForSeed } from './secrets.js';
+import { generateKeySecret, hashSecretForSeed, unknownSecretHash } from './secrets.js';
 import { readSettings, writeSetting } from './settings.js';
 import { insertUser, type NewUser } from './users.js';
 
@@ -55,6 +55,9 @@ const baseUser = (fields: Pick<NewUser, 'uid' | 'username' | 'full_name' | 'home
   ...fields,
 });
 
+/** truenas_admin's password fields on a fresh state (and on older states, migration 7). */
+export const SEEDED_ADMIN_PASSWORD = () => ({ password_disabled: false, password_hash: unknownSecretHash() });
+
 /**
  * Seeds a fresh appliance exactly as README "Where state lives" lists, once. Runs inside the
  * store's opening transaction, so of several processes starting on an empty directory exactly one seeds.
@@ -79,6 +82,10 @@ export function seedFreshAppliance(db: Database, stateDir: string): void {
       groups: [admins],
       // Not built-in on the appliance either, only immutable (truenas-set-authentication-method.py:48).
       builtin: false,
+      // An install sets its password, which the emulator cannot know: a hash of none. So, as on a
+      // real appliance, Local Administrator has a password-enabled grantee, and the last-admin
+      // guard (MW/plugins/account_/privilege.py:309-320) refuses only what would leave none.
+      ...SEEDED_ADMIN_PASSWORD(),
     }),
   );
 

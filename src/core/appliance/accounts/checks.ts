@@ -15,10 +15,11 @@ export const DEFAULT_HOME_PATH = '/var/empty';
 export const NO_LOGIN_SHELL = '/usr/sbin/nologin';
 
 /**
- * `get_password_enabled_users` (builtin_administrator.py:17-50): members of the groups (primary or
- * supplementary) that are neither locked nor password-disabled and have a password.
+ * `get_password_enabled_users` (MW/plugins/account_/builtin_administrator.py:17-50): members of the
+ * groups (primary or supplementary) other than `excludeUserId` that are neither locked nor
+ * password-disabled and have a password (`unixhash_is_valid`, MW/plugins/account.py:129-130).
  */
-function hasPasswordEnabledUser(accounts: AccountsSnapshot, gids: readonly number[], excludeUserId: number): boolean {
+export function hasPasswordEnabledUser(accounts: AccountsSnapshot, gids: readonly number[], excludeUserId: number): boolean {
   const groupIds = new Set(accounts.groups.filter((g) => gids.includes(g.gid)).map((g) => g.id));
   return accounts.users.some(
     (u) =>
@@ -31,15 +32,14 @@ function hasPasswordEnabledUser(accounts: AccountsSnapshot, gids: readonly numbe
 }
 
 /**
- * `before_user_deactivation` (privilege.py:305-321): the error text, or null when another grantee
- * keeps a password. 25.10.1 refuses whenever no other password-enabled grantee exists; a real
- * appliance always has one (setup sets a password), the emulator's seed has none (it hands out an
- * API key), so the refusal applies only when this user is the one that would be lost.
+ * `before_user_deactivation` (MW/plugins/account_/privilege.py:309-320): the error text whenever,
+ * without this user, no grantee of a Local Administrator privilege is an unlocked user with a
+ * password, whether or not this user was one; null otherwise. (The seed gives truenas_admin a
+ * password, as an install does, so a fresh state has one: store/seed.ts.)
  */
 export function deactivationRefusal(accounts: AccountsSnapshot, user: UserRecord, errorText: string): string | null {
   for (const p of accounts.privileges.filter((x) => x.builtin_name === 'LOCAL_ADMINISTRATOR')) {
-    const losesOne = hasPasswordEnabledUser(accounts, p.local_groups, -1) && !hasPasswordEnabledUser(accounts, p.local_groups, user.id);
-    if (losesOne) return `${errorText} will have built-in privilege '${p.name}'.`;
+    if (!hasPasswordEnabledUser(accounts, p.local_groups, user.id)) return `${errorText} will have built-in privilege '${p.name}'.`;
   }
   return null;
 }

@@ -4,6 +4,8 @@ import { ERRNO, rpcErrors } from '../../errors.js';
 import { readTwoFactorConfig, writeTwoFactorConfig, type TwoFactorConfigRecord } from '../../store/twofactor.js';
 import { readGlobalTwoFactor, readUserSecret, twoFactorEntry, userTwoFactorConfig } from '../accounts/two-factor.js';
 import { implement, type CallContext } from '../method.js';
+import { query } from '../query/index.js';
+import { sessionDump } from '../session/live-sessions.js';
 import {
   continueWithOtp,
   generateToken,
@@ -130,6 +132,15 @@ const LEVEL_1_MECHANISMS = ['API_KEY_PLAIN', 'TOKEN_PLAIN', 'PASSWORD_PLAIN'];
 const LEVEL_1_MECHANISMS_26 = [...LEVEL_1_MECHANISMS, 'SCRAM'];
 
 export const authMethods = [
+  // MW/plugins/auth.py:285-300: in login order, `current` for the caller's own, none internal
+  // (the emulator has no root UNIX socket or HA peer).
+  implement(authContract['auth.sessions'], ({ appliance, session }, filters, options) =>
+    query(
+      appliance.liveSessions.list().map((s) => ({ id: s.id, current: s === session, internal: false, ...sessionDump(s) })),
+      filters,
+      options,
+    ),
+  ),
   implement(authContract['auth.login_with_api_key'], async (ctx, apiKey) => {
     const outcome = await loginWithApiKey(ctx.appliance, ctx.session, apiKey);
     if (outcome === 'LIMITED') throw rateLimitExceeded();

@@ -3,6 +3,7 @@ import { authMethods, authMethods26 } from './auth.js';
 import { coreMethods } from './core.js';
 import { filesystemMethods } from './filesystem.js';
 import { groupMethods } from './group.js';
+import { poolMethods } from './pool.js';
 import { poolDatasetMethods } from './pool-dataset.js';
 import { poolSnapshotMethods } from './pool-snapshot.js';
 import type { MethodDefinition } from '../method.js';
@@ -17,7 +18,7 @@ import { userMethods } from './user.js';
  * core.download, /_upload/) reads the contract (`Appliance.contract`).
  */
 export const METHODS: ReadonlyMap<string, MethodDefinition> = new Map(
-  [...coreMethods, ...authMethods, ...privilegeMethods, ...userMethods, ...groupMethods, ...apiKeyMethods, ...filesystemMethods, ...poolDatasetMethods, ...poolSnapshotMethods, ...systemMethods].map((m) => [
+  [...coreMethods, ...authMethods, ...privilegeMethods, ...userMethods, ...groupMethods, ...apiKeyMethods, ...filesystemMethods, ...poolMethods, ...poolDatasetMethods, ...poolSnapshotMethods, ...systemMethods].map((m) => [
     m.name,
     m,
   ]),

@@ -4,7 +4,7 @@ import { ERRNO, rpcErrors, type ValidationTriple } from '../../errors.js';
 import { datasetDeleteRefusal } from '../../refusals/pool-dataset.js';
 import { deleteDatasets, insertDataset, listDatasetLineage, listDatasets, updateDataset, type DatasetRecord } from '../../store/datasets.js';
 import { listPools } from '../../store/files.js';
-import { deleteSnapshots, listSnapshots } from '../../store/snapshots.js';
+import { deleteSnapshots, listSnapshots, type SnapshotRecord } from '../../store/snapshots.js';
 import type { Appliance } from '../appliance.js';
 import { assertNotBeingDeleted, deletionCovering, markDeleting } from '../datasets/deletion.js';
 import {
@@ -22,7 +22,7 @@ import {
 import { sandboxPath } from '../files/places.js';
 import { implement } from '../method.js';
 import { snapshotCopyDir } from '../datasets/snapshot-copies.js';
-import { query } from '../query/index.js';
+import { datasetQuery } from '../datasets/dataset-query.js';
 import { snapshotsDir } from '../jobs/stray-snapshot-copies.js';
 import { bytesBelow, removeTree } from '../files/tree-walk.js';
 
@@ -126,6 +126,22 @@ function mountpointHostOrNull(appliance: Appliance, id: string): string | null {
   } catch {
     return null;
   }
+}
+
+/** Each dataset's snapshots, oldest first, read once and only when `extra.snapshots`/`snapshots_count` asks. */
+function snapshotsByDataset(appliance: Appliance): (id: string) => SnapshotRecord[] {
+  let byDataset: Map<string, SnapshotRecord[]> | undefined;
+  return (id) => {
+    if (!byDataset) {
+      byDataset = new Map();
+      for (const s of appliance.store.read(() => listSnapshots(appliance.store.db))) {
+        const list = byDataset.get(s.dataset);
+        if (list) list.push(s);
+        else byDataset.set(s.dataset, [s]);
+      }
+    }
+    return byDataset.get(id) ?? [];
+  };
 }
 
 /** A space-accounting property: bytes, shown human-readable in `value` as 25.10.1 does. */
@@ -512,7 +528,8 @@ function applyUpdate(d: DatasetRecord, data: PoolDatasetUpdate): void {
 }
 
 export const poolDatasetMethods = [
-  implement(poolDatasetContract['pool.dataset.query'], async ({ appliance }, filters, options) => query((await EntryBuilder.load(appliance)).entries(), filters, options)),
+  implement(poolDatasetContract['pool.dataset.query'], async ({ appliance }, filters, options) =>
+    datasetQuery((await EntryBuilder.load(appliance)).entries(), snapshotsByDataset(appliance), filters, options)),
   implement(poolDatasetContract['pool.dataset.get_instance'], async ({ appliance }, id) => (await EntryBuilder.load(appliance, id)).entry(id)),
   implement(poolDatasetContract['pool.dataset.create'], async ({ appliance }, data) => {
     const { store } = appliance;

@@ -11,11 +11,14 @@ import { creationShown, datasetType, parentOf } from '../datasets/properties.js'
 import { sandboxPath } from '../files/places.js';
 import { keyedQueue } from '../files/keyed-queue.js';
 import { implement } from '../method.js';
-import { query } from '../query/index.js';
+import { applyQuery, parseQueryArgs, type QueryFilters, type QueryOptions } from '../query/index.js';
 import { noteCopyInFlight, snapshotsDir } from '../jobs/stray-snapshot-copies.js';
 import { snapshotCopyDir } from '../datasets/snapshot-copies.js';
 import { copyTree, restoreTree } from '../files/tree-copy.js';
 import { removeTree } from '../files/tree-walk.js';
+import { cloneSnapshot } from '../snapshots/clone.js';
+import { holdSnapshot, holdsOf, releaseSnapshot } from '../snapshots/holds.js';
+import { listHolds } from '../../store/snapshot-holds.js';
 
 // The handlers of contract/pool-snapshot.ts.
 
@@ -26,7 +29,8 @@ import { removeTree } from '../files/tree-walk.js';
  * outside the tree the API serves. Rollback puts the bytes, modes, times and recorded owners back
  * and removes what was created since. Not emulated: ZFS's atomicity (a copy takes as long as the
  * tree, and a write during it may or may not be in it), space accounting (`used` of a snapshot is
- * 0; datasets' usedbysnapshots stays 0), holds, clones, bookmarks, `.zfs/snapshot`, VMware sync.
+ * 0; datasets' usedbysnapshots stays 0), clones, bookmarks, `.zfs/snapshot`, VMware sync; holds are
+ * rows (snapshots/holds.ts) that keep a delete away.
  */
 
 /** `libzfs.validate_snapshot_name` (ZFS `snapshot_namecheck`): DATASET@NAME, one `@`, under 256 bytes. */
@@ -219,6 +223,10 @@ async function destroy(appliance: Appliance, id: string, recursive: boolean): Pr
       if (!all.some((s) => s.id === id)) throw rpcErrors.validationOne(null, `Snapshot ${id} not found`, ERRNO.ENOENT);
       // `zfs destroy -r DATASET@NAME`: the same name on every descendant too.
       const gone = recursive ? all.filter((s) => isWithin(s.dataset, dataset) && splitId(s.id)[1] === name) : all.filter((s) => s.id === id);
+      // A held snapshot: zfs_destroy's EBUSY, raised as CallError(str(e)) (MW/plugins/zfs_/snapshot.py:242-260).
+      const holds = listHolds(store.db);
+      const held = gone.find((s) => (holds.get(s.id)?.size ?? 0) > 0);
+      if (held) throw rpcErrors.call(ERRNO.EFAULT, `cannot destroy '${held.id}': dataset is busy`);
       deleteSnapshots(store.db, gone.map((s) => s.id));
       return gone;
     });
@@ -268,14 +276,58 @@ async function rollback(appliance: Appliance, id: string, options: PoolSnapshotR
 
 function snapshotEntries(appliance: Appliance, withHolds: boolean): PoolSnapshotEntry[] {
   const all = ordered(appliance.store.read(() => listSnapshots(appliance.store.db)));
-  // No holds are ever placed on the emulator's snapshots: `extra.holds` shows an empty tag set.
-  return all.map((s) => (withHolds ? { ...entryOf(s), holds: {} } : entryOf(s)));
+  // `userrefs` counts a snapshot's holds; `extra.holds` shows them, tag → when placed (seconds).
+  const holds = holdsOf(appliance);
+  return all.map((s) => {
+    const tags = holds.get(s.id);
+    if (!tags) return withHolds ? { ...entryOf(s), holds: {} } : entryOf(s);
+    const entry = entryOf(s);
+    entry.properties.userrefs = native(String(tags.size));
+    return withHolds ? { ...entry, holds: Object.fromEntries([...tags].map(([tag, at]) => [tag, Math.floor(at / 1000)])) } : entry;
+  });
+}
+
+/** `filter_getattrs` (MW/utils/filter_list.py:572-589), word for word: an OR's second branch only is looked into. */
+function filterAttrs(filters: unknown): Set<unknown> {
+  const attrs = new Set<unknown>();
+  const stack = Array.isArray(filters) ? [...(filters as unknown[])] : [];
+  while (stack.length > 0) {
+    const f = stack.pop();
+    if (!Array.isArray(f)) continue;
+    if (f.length === 2) stack.push(f[1]);
+    else if (f.length === 3) attrs.add(f[0]);
+  }
+  return attrs;
+}
+
+/**
+ * Whether `extra.retention` applies, refusing it without an `id` filter or a `limit`
+ * (MW/plugins/zfs_/snapshot.py:104-106). The fast listing of names and counts returns before the
+ * check (:67-102), so `select: ['name']` or `count` with filters on name/pool/dataset only passes.
+ */
+function wantsRetention(filters: QueryFilters, options: QueryOptions): boolean {
+  const extra = options.extra;
+  if (!extra?.retention) return false;
+  const attrs = filterAttrs(filters);
+  const select = options.select ?? [];
+  const fastPath = ((select.length === 1 && select[0] === 'name') || options.count === true) && [...attrs].every((a) => a === 'name' || a === 'pool' || a === 'dataset');
+  if (fastPath) return false;
+  if (!attrs.has('id') && !options.limit) throw rpcErrors.call(ERRNO.EINVAL, '`id` or `limit` is required if `retention` is requested');
+  return true;
 }
 
 const wantsHolds = (options: Record<string, unknown>) => (options.extra as { holds?: unknown } | undefined)?.holds === true;
 
 export const poolSnapshotMethods = [
-  implement(poolSnapshotContract['pool.snapshot.query'], ({ appliance }, filters, options) => query(snapshotEntries(appliance, wantsHolds(options)), filters, options)),
+  implement(poolSnapshotContract['pool.snapshot.query'], ({ appliance }, filters, options) => {
+    // The arguments are validated (QueryArgs) before the plugin looks at `extra`.
+    const parsed = parseQueryArgs(filters, options);
+    const entries = snapshotEntries(appliance, wantsHolds(options));
+    if (!wantsRetention(parsed.filters, parsed.options)) return applyQuery(entries, parsed.filters, parsed.options);
+    // `zettarepl.annotate_snapshots` (MW/plugins/zettarepl_/snapshot_removal_date.py:112-172): no
+    // periodic snapshot task and no `org.truenas:destroy_at_<hostid>` property in the emulator, so null.
+    return applyQuery(entries.map((e) => ({ ...e, retention: null })), parsed.filters, parsed.options);
+  }),
   implement(poolSnapshotContract['pool.snapshot.get_instance'], ({ appliance }, id, options) => {
     const found = snapshotEntries(appliance, wantsHolds(options)).find((e) => e.id === id);
     if (!found) throw rpcErrors.instanceNotFound('PoolSnapshot', id);
@@ -283,5 +335,8 @@ export const poolSnapshotMethods = [
   }),
   implement(poolSnapshotContract['pool.snapshot.create'], ({ appliance }, data) => create(appliance, data)),
   implement(poolSnapshotContract['pool.snapshot.delete'], ({ appliance }, id, options) => destroy(appliance, id, options.recursive)),
+  implement(poolSnapshotContract['pool.snapshot.clone'], ({ appliance }, data) => cloneSnapshot(appliance, data)),
+  implement(poolSnapshotContract['pool.snapshot.hold'], ({ appliance }, id, options) => holdSnapshot(appliance, id, options.recursive)),
+  implement(poolSnapshotContract['pool.snapshot.release'], ({ appliance }, id, options) => releaseSnapshot(appliance, id, options.recursive)),
   implement(poolSnapshotContract['pool.snapshot.rollback'], ({ appliance }, id, options) => rollback(appliance, id, options)),
 ];

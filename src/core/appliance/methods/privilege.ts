@@ -4,6 +4,7 @@ import { analyzeRoleList, type RoleCatalogue, type RoleFinding } from '../../rol
 import { deletePrivilege, findPrivilege, insertPrivilege, updatePrivilege, type PrivilegeRecord } from '../../store/privileges.js';
 import { GID } from '../../store/seed.js';
 import { AccountsSnapshot, type PrivilegeEntry } from '../accounts/accounts.js';
+import { hasPasswordEnabledUser } from '../accounts/checks.js';
 import type { Appliance } from '../appliance.js';
 import { privilegeContract } from '../../contract/privilege.js';
 import { implement } from '../method.js';
@@ -73,6 +74,14 @@ function validatePrivilege(
       errors.push([
         'privilege_update.local_groups',
         'The group builtin_administrators must be among grantees of the "Local Administrator" privilege.',
+        ERRNO.EINVAL,
+      ]);
+    }
+    // MW/plugins/account_/privilege.py:126-131: no user excluded, so whenever none of the groups has one.
+    if (existing.builtin_name === 'LOCAL_ADMINISTRATOR' && !hasPasswordEnabledUser(accounts, next.local_groups, -1)) {
+      errors.push([
+        'privilege_update.local_groups',
+        'None of the members of these groups has password login enabled. At least one grantee of the "Local Administrator" privilege must have password login enabled.',
         ERRNO.EINVAL,
       ]);
     }

@@ -5,6 +5,7 @@ import { insertGroup } from '../../store/groups.js';
 import { ADMIN_UID, GID } from '../../store/seed.js';
 import { generateKeySecret, hashSecret } from '../../store/secrets.js';
 import { readTwoFactorConfig, readUserTwoFactor, writeUserTwoFactor } from '../../store/twofactor.js';
+import { setPassword } from '../accounts/set-password.js';
 import { generateTotpSecret } from '../accounts/totp.js';
 import { readUserSecret, userTwoFactorConfig } from '../accounts/two-factor.js';
 import { pyRepr } from '../query/python.js';
@@ -412,6 +413,7 @@ export const userMethods = [
     const entry = accounts.userEntry(user, exposesAccountSecrets(ctx));
     return { ...entry, twofactor_config: userTwoFactorConfig(user, readUserSecret(ctx.appliance, user.id)) };
   }),
+  implement(userContract['user.set_password'], (ctx, data) => setPassword(ctx, data)),
   implement(userContract['user.unset_2fa_secret'], ({ appliance }, username) => {
     const { store } = appliance;
     store.write(() => {

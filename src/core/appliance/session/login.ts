@@ -213,6 +213,7 @@ export function generateToken(ctx: CallContext, ttl: number | null, attrs: Recor
     credentials: session.credentials!,
     privilege: session.privilege!,
     accountAttributes: session.accountAttributes,
+    loginId: session.loginId,
   };
   const token = ctx.appliance.tokens.create({
     ttlSeconds: ttl ?? 600,

@@ -17,6 +17,8 @@ export interface Origin {
    * MW/utils/account/authenticator.py:464-468 at stable/26) and checks the binding against this.
    */
   tlsEndPoint?: Buffer;
+  /** The peer's port, for `auth.sessions`' `origin` (`addr:port`, MW/utils/origin.py:82-88). */
+  port?: number;
 }
 
 export interface AllowlistEntry {
@@ -35,6 +37,8 @@ export interface ComposedPrivilege {
 /** The session a token stands for: the one that generated it, or that one's own parent. */
 export interface TokenParent {
   credentials: SessionCredentials;
+  /** The parent login's `login_id`, which `auth.sessions` shows of a token session's parent (MW/auth.py:280-289). */
+  loginId?: string | null;
   privilege: ComposedPrivilege;
   accountAttributes: string[];
 }
@@ -121,7 +125,14 @@ export class Session {
   /** The accounts the credential was last found valid against; another snapshot means a re-check (session-check.ts). */
   checkedAgainst: AccountsSnapshot | null = null;
 
-  constructor(readonly origin: Origin) {}
+  /** When the connection first logged in (`Session.created_at`, MW/plugins/auth.py:199-214); null before. */
+  loggedInAt: number | null = null;
+
+  constructor(
+    readonly origin: Origin,
+    /** The appliance's list of logged-in connections (`auth.sessions`), for connections it lists. */
+    private readonly live: { added(session: Session): void; removed(session: Session): void } | null = null,
+  ) {}
 
   get authenticated(): boolean {
     return this.credentials !== null && this.privilege !== null;
@@ -146,6 +157,11 @@ export class Session {
     this.accountAttributes = accountAttributes;
     this.loginId = randomUUID();
     this.checkedAgainst = null;
+    // A login on a logged-in connection replaces its credentials; the session stays (MW/plugins/auth.py:124-135).
+    if (this.loggedInAt === null) {
+      this.loggedInAt = Date.now();
+      this.live?.added(this);
+    }
   }
 
   /**
@@ -173,5 +189,9 @@ export class Session {
     this.accountAttributes = [];
     this.loginId = null;
     this.checkedAgainst = null;
+    if (this.loggedInAt !== null) {
+      this.loggedInAt = null;
+      this.live?.removed(this);
+    }
   }
 }

@@ -1,0 +1,54 @@
+import { call } from '../../core/contract/client.js';
+import { RpcError } from '../../core/errors.js';
+import { isReleaseName, releaseOfVersion, type ReleaseName } from '../../core/releases/index.js';
+import type { Transport } from '../../core/transport/transport.js';
+import { targetEmulation } from './emulation.js';
+
+/** What a target told of its release (README "Supported releases"). */
+export interface TargetRelease {
+  /** `system.version_short` (the emulator's `stor.emulation` release), or null when it would not say. */
+  version: string | null;
+  /** The release stor judges it as (its catalogue, its lockout rule), or null for one stor does not know. */
+  release: ReleaseName | null;
+  /** True for `stor serve` or the embedded appliance. */
+  emulator: boolean;
+}
+
+const asked = new WeakMap<Transport, Promise<TargetRelease>>();
+
+/**
+ * The target's release, asked once per connection: the emulator says it in `stor.emulation`; a real
+ * appliance in `system.version_short`, which needs a login but no role (MW/plugins/system/product.py:75-85).
+ */
+export function targetRelease(t: Transport): Promise<TargetRelease> {
+  let known = asked.get(t);
+  if (known === undefined) {
+    known = ask(t);
+    asked.set(t, known);
+    // A failed ask (a dropped connection) is not remembered: the next one asks again.
+    known.catch(() => asked.delete(t));
+  }
+  return known;
+}
+
+async function ask(t: Transport): Promise<TargetRelease> {
+  const emulation = await targetEmulation(t);
+  if (emulation) {
+    const named = emulation.settings.release;
+    return { version: emulation.release, release: named !== undefined && isReleaseName(named) ? named : releaseOfVersion(emulation.release), emulator: true };
+  }
+  const version = await call(t, 'system.version_short').then(
+    (v) => (v !== '' ? v : null),
+    (err: unknown) => {
+      if (err instanceof RpcError) return null;
+      throw err;
+    },
+  );
+  return { version, release: version === null ? null : releaseOfVersion(version), emulator: false };
+}
+
+/** `TrueNAS 26.0.0-RC.1`, `TrueNAS 25.10.1 (stor emulator)`, `release unknown`: for headings and records. */
+export function describeRelease(r: TargetRelease): string {
+  if (r.version === null) return 'release unknown';
+  return `TrueNAS ${r.version}${r.emulator ? ' (stor emulator)' : ''}`;
+}

@@ -1,0 +1,5 @@
+import { defineNoun } from '../shared/declare.js';
+
+export const systemNoun = defineNoun('what the appliance is: release, uptime, boot', {
+  info: () => import('./info.js'),
+});

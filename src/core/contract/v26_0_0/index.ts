@@ -1,0 +1,25 @@
+import type { MethodContract } from '../method.js';
+import { userContract26 } from './user.js';
+
+/**
+ * 26.0's API (`MW/api/v26_0_0/`, branch stable/26 = 26.0.0-RC.1) where it differs from
+ * 25.10.1's in the methods stor serves: only the entries that changed; every other method is
+ * 25.10.1's (`contractFor` in src/core/releases/index.ts joins them). Read from
+ * `git diff --stat stable/26:MW/api/v25_10_1 stable/26:MW/api/v26_0_0` and each file's diff:
+ * - user.*: `webshare` (user.ts here).
+ * - auth.*, api_key.*: SCRAM login and key records (auth.ts, api-key.ts here, when written).
+ * - privilege.py: the six privilege.* methods unchanged; privilege.become_readonly added (not served).
+ * - group.py, system_product.py's version/version_short, filesystem.py's stat/listdir/mkdir/setperm/
+ *   chown/get/put, core.py's methods: unchanged (core.download: descriptions only).
+ * - pool_dataset.py: entries gain `tier` (TierInfo | null); pool_snapshot.py: create takes
+ *   `suspend_vms`. Not transcribed yet: the 26.0 emulator answers these as 25.10.1 does
+ *   (README "Supported releases").
+ * - Removed in 26 (`removed_in='v26'`): none of stor's (pool.ddt_prefetch, pool.is_upgraded and
+ *   tn_connect.ip_choices are: MW/plugins/pool_/dedup.py:27, pool_/info.py:135, truenas_connect/update.py:293).
+ */
+export const CONTRACT_26_0_0_OVERRIDES: Readonly<Record<string, MethodContract>> = {
+  ...userContract26,
+};
+
+/** Methods 26.0 no longer serves, of stor's. */
+export const CONTRACT_26_0_0_REMOVED: readonly string[] = [];

@@ -1,0 +1,25 @@
+import { CONTRACT_26_0_0_OVERRIDES, CONTRACT_26_0_0_REMOVED } from '../contract/v26_0_0/index.js';
+import { shippedCatalogue } from '../roles/index.js';
+import { overriddenContract } from './overrides.js';
+import type { Release } from './release.js';
+
+let contract: ReturnType<typeof overriddenContract> | undefined;
+
+/**
+ * TrueNAS 26.0 as branch stable/26 has it (26.0.0-RC.1, the newest 26 in the mirror). 146 roles
+ * (stable/26 MW/role.py); PRIVILEGE_WRITE includes PRIVILEGE_READ instead of itself from
+ * 26.0.0-BETA.3 on (stable/26 MW/role.py:64); SYSTEM_PRODUCT_WRITE still includes itself (:248).
+ */
+export const release260: Release = {
+  name: '26.0',
+  source: 'stable/26',
+  versionShort: '26.0.0-RC.1',
+  version: 'TrueNAS-26.0.0-RC.1',
+  // MW/api/ at stable/26: v24_10, v25_04_0…2, v25_10_0…5, v26_0_0.
+  apiVersions: ['v25.04.0', 'v25.04.1', 'v25.04.2', 'v25.10.0', 'v25.10.1', 'v25.10.2', 'v25.10.3', 'v25.10.4', 'v25.10.5', 'v26.0.0'],
+  unlistedApiVersions: ['v24.10'],
+  catalogue: () => shippedCatalogue('26.0'),
+  contract: () => (contract ??= overriddenContract(CONTRACT_26_0_0_OVERRIDES, CONTRACT_26_0_0_REMOVED)),
+  privilegeWriteIncludesItself: false,
+  keyLogin: 'plain',
+};

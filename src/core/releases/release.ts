@@ -1,0 +1,38 @@
+import type { MethodContract } from '../contract/method.js';
+import type { RoleCatalogue } from '../roles/index.js';
+
+/** The releases stor emulates and judges by name (README "Supported releases"). */
+export const RELEASE_NAMES = ['25.10.1', '25.10.7', '26.0'] as const;
+export type ReleaseName = (typeof RELEASE_NAMES)[number];
+
+/**
+ * One TrueNAS release as stor knows it, read from that release's source: what the emulator
+ * answers as it and what the client judges a target of it by. One file per release beside this one.
+ */
+export interface Release {
+  name: ReleaseName;
+  /** The middleware ref it was read from (a tag, or a branch where the release has no tag yet). */
+  source: string;
+  /** `system.version_short` (MW/plugins/system/product.py `sw_info().version`). */
+  versionShort: string;
+  /** `system.version` (`sw_info().fullname`). */
+  version: string;
+  /**
+   * `GET /api/versions`, in its order: every `MW/api/v*` directory with an `__init__.py`, sorted,
+   * v24.10 left out (MW/main.py:168-184, :1300-1304). Each is also a WebSocket path `/api/<v>`.
+   */
+  apiVersions: readonly string[];
+  /** Served as `/api/<v>` though `/api/versions` leaves it out (MW/main.py:1302 filters v24.10 from the list only). */
+  unlistedApiVersions: readonly string[];
+  /** Its role catalogue (MW/role.py `ROLES`). */
+  catalogue(): RoleCatalogue;
+  /** Its contract: 25.10.1's entries, with the release's overrides where its models changed. */
+  contract(): ReadonlyMap<string, MethodContract>;
+  /** Whether PRIVILEGE_WRITE includes itself in its MW/role.py (and so breaks login). */
+  privilegeWriteIncludesItself: boolean;
+  /**
+   * How an API key logs in: `plain` (the key in `auth.login_ex` API_KEY_PLAIN) or `scram`
+   * (SCRAM-SHA-512, 26.0). Placeholder: `plain` for every release until SCRAM is written.
+   */
+  keyLogin: 'plain' | 'scram';
+}

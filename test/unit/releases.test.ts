@@ -1,0 +1,91 @@
+/**
+ * The releases stor knows (src/core/releases/) and their role catalogues, each against the
+ * middleware source it was read from (issue 24).
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { CONTRACT_METHODS } from '../../src/core/contract/index.js';
+import { RELEASES, contractFor, releaseOfVersion } from '../../src/core/releases/index.js';
+import { shippedCatalogue } from '../../src/core/roles/index.js';
+
+const MIRROR = '/work/.mirror/truenas+middleware/repo';
+
+describe('role catalogues', () => {
+  it('26.0 has 146 roles: CONTAINER_*, LXC_CONFIG_*, SHARING_WEBSHARE_*, ZFS_RESOURCE_WRITE/DELETE added, 7 VIRT_* dropped (stable/26 MW/role.py:115-122, :192-193, :267-268)', () => {
+    const old = shippedCatalogue('25.10.1');
+    const next = shippedCatalogue('26.0');
+    expect([old.names.length, next.names.length]).toEqual([141, 146]);
+    const added = next.names.filter((n) => !old.has(n));
+    const dropped = old.names.filter((n) => !next.has(n));
+    expect(added).toEqual([
+      'CONTAINER_READ',
+      'CONTAINER_WRITE',
+      'LXC_CONFIG_READ',
+      'LXC_CONFIG_WRITE',
+      'CONTAINER_DEVICE_READ',
+      'CONTAINER_DEVICE_WRITE',
+      'CONTAINER_IMAGE_READ',
+      'CONTAINER_IMAGE_WRITE',
+      'SHARING_WEBSHARE_READ',
+      'SHARING_WEBSHARE_WRITE',
+      'ZFS_RESOURCE_WRITE',
+      'ZFS_RESOURCE_DELETE',
+    ]);
+    expect(dropped).toEqual(['VIRT_GLOBAL_READ', 'VIRT_GLOBAL_WRITE', 'VIRT_INSTANCE_READ', 'VIRT_INSTANCE_WRITE', 'VIRT_INSTANCE_DELETE', 'VIRT_IMAGE_READ', 'VIRT_IMAGE_WRITE']);
+    // `stig=None` as privilege.roles reports it (stable/26 MW/role.py:116, :118).
+    expect([next.get('CONTAINER_WRITE')!.stig, next.get('LXC_CONFIG_WRITE')!.stig, next.get('CONTAINER_READ')!.stig]).toEqual([null, null, 1]);
+  });
+
+  it('PRIVILEGE_WRITE includes itself in 25.10.x (MW/role.py:62, same on release/25.10.7), not in 26.0 (stable/26 MW/role.py:64); SYSTEM_PRODUCT_WRITE everywhere (MW/role.py:231; stable/26 :248)', () => {
+    const selfIncluding = (name: keyof typeof RELEASES) => ['PRIVILEGE_WRITE', 'SYSTEM_PRODUCT_WRITE'].filter((r) => RELEASES[name].catalogue().isSelfIncluding(r));
+    expect(selfIncluding('25.10.1')).toEqual(['PRIVILEGE_WRITE', 'SYSTEM_PRODUCT_WRITE']);
+    expect(selfIncluding('25.10.7')).toEqual(['PRIVILEGE_WRITE', 'SYSTEM_PRODUCT_WRITE']);
+    expect(selfIncluding('26.0')).toEqual(['SYSTEM_PRODUCT_WRITE']);
+    expect(shippedCatalogue('26.0').get('PRIVILEGE_WRITE')!.includes).toEqual(['PRIVILEGE_READ']);
+    for (const release of Object.values(RELEASES)) {
+      expect(release.privilegeWriteIncludesItself, release.name).toBe(release.catalogue().isSelfIncluding('PRIVILEGE_WRITE'));
+    }
+  });
+
+  const mirrored = existsSync(MIRROR) && !!spawnable('python3');
+  it.skipIf(!mirrored)('scripts/role-catalogue.py regenerates both shipped files from the mirror, byte for byte (needs python3 and the middleware mirror)', () => {
+    for (const [ref, file] of [
+      ['TS-25.10.1', 'roles-25.10.1.json'],
+      ['stable/26', 'roles-26.0.json'],
+      // 25.10.7 ships 25.10.1's role.py: the same output.
+      ['release/25.10.7', 'roles-25.10.1.json'],
+    ] as const) {
+      const generated = execFileSync('python3', ['scripts/role-catalogue.py', ref, '-'], { encoding: 'utf8', env: { ...process.env, MW_MIRROR: MIRROR } });
+      expect(generated, ref).toBe(readFileSync(`src/core/roles/${file}`, 'utf8'));
+    }
+  });
+});
+
+function spawnable(command: string): boolean {
+  try {
+    execFileSync(command, ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('releases', () => {
+  it('names the release of a version_short: 25.10.0–.6 as 25.10.1, 25.10.7 on, 26.0 from BETA.3 on; BETA.1/2 and others unknown', () => {
+    expect(['25.10.0', '25.10.1', '25.10.2.1', '25.10.6', '25.10.7', '25.10.8'].map(releaseOfVersion)).toEqual(['25.10.1', '25.10.1', '25.10.1', '25.10.1', '25.10.7', '25.10.7']);
+    expect(['26.0.0-BETA.2', '26.0.0-BETA.3', '26.0.0-RC.1', '26.0.0', '26.0.1'].map(releaseOfVersion)).toEqual([null, '26.0', '26.0', '26.0', '26.0']);
+    expect(['25.04.2', '27.0.0', 'master', ''].map(releaseOfVersion)).toEqual([null, null, null, null]);
+  });
+
+  it("26.0's contract is 25.10.1's with user.* overridden (webshare, MW/api/v26_0_0/user.py:105-111), in the same order", () => {
+    const next = contractFor('26.0');
+    expect([...next.keys()]).toEqual([...CONTRACT_METHODS.keys()]);
+    const changed = [...next].filter(([name, entry]) => entry !== CONTRACT_METHODS.get(name)).map(([name]) => name);
+    expect(changed).toEqual(['user.query', 'user.get_instance', 'user.create', 'user.update']);
+    expect(next.get('user.create')!.params[0]!.schema.safeParse({ username: 'w', full_name: 'W', webshare: true }).success).toBe(true);
+    expect(CONTRACT_METHODS.get('user.create')!.params[0]!.schema.safeParse({ username: 'w', full_name: 'W', webshare: true }).success).toBe(false);
+    expect(next.get('user.query')!.fromBase!([{ id: 1 }])).toEqual([{ id: 1, webshare: false }]);
+    expect(contractFor('25.10.7')).toBe(CONTRACT_METHODS);
+  });
+});
