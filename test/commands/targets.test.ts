@@ -241,17 +241,17 @@ describe('stor logout (issue 13, Deliver 5)', () => {
 
     const first = await runStor(['logout', '--json'], { env });
     expect(first.code).toBe(0);
-    expect(JSON.parse(first.stdout)).toEqual({ profile: name, removed: true, was_current: true });
+    expect(JSON.parse(first.stdout)).toEqual({ profile: name, removed: true, was_current: true, key: { created_by_stor: false, name: null, id: null, revoked: false } });
 
     const second = await runStor(['logout', '--json'], { env });
     expect(second.code).toBe(0);
-    expect(JSON.parse(second.stdout)).toEqual({ profile: null, removed: false, was_current: false });
+    expect(JSON.parse(second.stdout)).toEqual({ profile: null, removed: false, was_current: false, key: null });
     const human = await runStor(['logout'], { env });
     expect(human).toMatchObject({ code: 0, stderr: 'stor: no profile is current: nothing to log out of\n' });
 
     const named = await runStor(['--profile', name, 'logout', '--json'], { env });
     expect(named.code).toBe(0);
-    expect(JSON.parse(named.stdout)).toEqual({ profile: name, removed: false, was_current: false });
+    expect(JSON.parse(named.stdout)).toEqual({ profile: name, removed: false, was_current: false, key: null });
     const namedHuman = await runStor(['--profile', name, 'logout'], { env });
     expect(namedHuman.stderr).toBe(`stor: no profile "${name}" is saved: nothing to log out of\n`);
   });

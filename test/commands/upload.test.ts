@@ -328,7 +328,7 @@ describe('stor upload of several files: every file\'s outcome', () => {
 });
 
 describe('stor ls and stor stat', () => {
-  it('stat shows size, mode 100644 and owner truenas_admin: table, TSV, JSON', async () => {
+  it('stat shows size, mode 0644 and owner truenas_admin: table, TSV, JSON', async () => {
     const { paths, stor } = setup();
     expect((await stor(['upload', paths['report.txt']!, '/mnt/tank/docs/', '--mode', '0644'])).code).toBe(0);
 

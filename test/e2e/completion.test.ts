@@ -93,7 +93,7 @@ describe('shell completion of commands, options and values', () => {
     const store = new ProfileStore(env.STOR_CONFIG_DIR!);
     await store.save('nas1', { url: 'wss://nas1.example.com', apiKey: '1-'.padEnd(66, 'k') }, true);
     await store.save('lab', { url: 'ws://127.0.0.1:6000', apiKey: '2-'.padEnd(66, 'k') }, false);
-    expect(complete(env, ['stor', '--profile', ''])).toEqual(['lab', 'nas1']);
+    expect(complete(env, ['stor', '--profile', ''])).toEqual(['embedded', 'lab', 'nas1']);
     createEmbeddedState({ ...env, STOR_CONFIG_DIR: tempDir('stor-noprofiles-') });
     // The embedded appliance is the target here: its seeded privileges, by name and by id.
     const privileges = complete({ ...env, STOR_CONFIG_DIR: tempDir('stor-noprofiles-') }, ['stor', 'privilege', 'show', '']);

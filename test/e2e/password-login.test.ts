@@ -153,3 +153,47 @@ describe('stor login --username, end to end', () => {
     expect(mixed.stderr).toContain('cannot be used with');
   });
 });
+
+describe('stor logout after login --username revokes the key stor created, after consent (issue 25 §9)', () => {
+  const stor = async (env: Record<string, string>, args: string[], stdin?: string) => spawnStor(args, { env, ...(stdin !== undefined ? { stdin } : {}) });
+
+  it('piped without --yes it refuses and changes nothing; --keep-key keeps the key; --yes revokes it; a key given to login is said to live on', async () => {
+    const stateDir = await stateWith((t) => createUserWithPassword(t, 'alice', PASSWORD, { privilegeRoles: ['READONLY_ADMIN'] }).then(() => undefined));
+    const server = await spawnServe(stateDir);
+    const env = clientEnv();
+    const loginAlice = async () => {
+      const r = await stor(env, ['login', '--url', server.baseUrl, '--username', 'alice', '--password-stdin', '--json'], `${PASSWORD}\n`);
+      expect(r.code, r.stderr).toBe(0);
+      return JSON.parse(r.stdout).api_key_name as string;
+    };
+
+    const first = await loginAlice();
+    const refused = await stor(env, ['logout', '--json']);
+    expect(refused.code).toBe(2);
+    expect(JSON.parse(refused.stderr).error).toMatchObject({ code: 'CONFIRMATION_REQUIRED' });
+    expect(JSON.parse(refused.stderr).error.hint).toContain('--keep-key');
+    expect(await keyNamesOf(stateDir, 'alice')).toEqual([first]);
+    expect((await stor(env, ['whoami', '--json'])).code).toBe(0);
+
+    const kept = await stor(env, ['logout', '--keep-key', '--json']);
+    expect(kept.code, kept.stderr).toBe(0);
+    expect(JSON.parse(kept.stdout)).toMatchObject({ removed: true, key: { created_by_stor: true, name: first, revoked: false } });
+    expect(await keyNamesOf(stateDir, 'alice')).toEqual([first]);
+
+    const second = await loginAlice();
+    const revoked = await stor(env, ['logout', '--yes']);
+    expect(revoked.code, revoked.stderr).toBe(0);
+    expect(revoked.stdout).toContain('key revoked\ttrue');
+    expect(await keyNamesOf(stateDir, 'alice')).toEqual([first]);
+    expect(second).not.toBe(first);
+
+    // A key stor did not create: forgotten here, and said plainly to stay valid there.
+    const given = await stor(env, ['login', '--url', server.baseUrl, '--api-key-stdin'], readFileSync(server.adminKeyFile, 'utf8'));
+    expect(given.code, given.stderr).toBe(0);
+    const plain = await stor(env, ['logout']);
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.stderr).toContain('stays valid on');
+    expect(plain.stderr).toContain('stor did not create it');
+    expect(await server.stop()).toBe(0);
+  });
+});

@@ -31,7 +31,7 @@ expect_code 0 stor upload payload.txt /mnt/tank/proj/ --mode 0640 --json > out.j
 json 'v.files.length===1 && v.files[0].outcome==="done" && v.files[0].mode==="0640" && v.files[0].size===16 && v.files[0].owner==="truenas_admin"' < out.json || exit 1
 
 step stat
-stor stat /mnt/tank/proj/payload.txt --json | json 'v.mode==="100640" && v.size===16' || exit 1
+stor stat /mnt/tank/proj/payload.txt --json | json 'v.mode==="0640" && v.st_mode===0o100640 && v.size===16' || exit 1
 
 step ls
 stor ls /mnt/tank/proj --json | json 'v.map(e=>e.name).join()==="payload.txt"' || exit 1

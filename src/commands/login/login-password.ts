@@ -25,13 +25,13 @@ function isNameTaken(err: unknown): boolean {
 }
 
 /** Creates a key for `username` on the logged-in session; a second login in the same second gets `-2`, `-3`, … */
-async function createKey(transport: RemoteTransport, username: string): Promise<{ key: string; name: string }> {
+async function createKey(transport: RemoteTransport, username: string): Promise<{ key: string; name: string; id: number }> {
   const base = keyName(new Date());
   for (let n = 1; ; n++) {
     const name = n === 1 ? base : `${base}-${n}`;
     try {
       const created = await call(transport, 'api_key.create', [{ name, username }]);
-      return { key: created.key, name };
+      return { key: created.key, name, id: created.id };
     } catch (err) {
       if (isNameTaken(err) && n < 10) continue;
       if (err instanceof RpcError && err.errno === ERRNO.EACCES) {
@@ -54,7 +54,7 @@ export async function loginWithPassword(
   settings: ConnectionSettings,
   username: string,
   options: PasswordSourceOptions,
-): Promise<{ username: string; apiKey: string; keyName: string }> {
+): Promise<{ username: string; apiKey: string; keyName: string; keyId: number }> {
   // Before the prompt: no password is asked for that would then be refused.
   assertSecretMayTravel(settings.endpoint, 'a password');
   const input = await readPassword(ctx, username, options);
@@ -71,7 +71,7 @@ export async function loginWithPassword(
     const created = await createKey(transport, me);
     // Closing the connection ends the session too; a failed logout must not lose the key just made.
     await call(transport, 'auth.logout').catch(() => undefined);
-    return { username: me, apiKey: created.key, keyName: created.name };
+    return { username: me, apiKey: created.key, keyName: created.name, keyId: created.id };
   } finally {
     await transport.close();
   }

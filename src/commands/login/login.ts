@@ -65,8 +65,8 @@ export async function login(ctx: CommandContext, options: LoginOptions): Promise
   const target = await chooseProfile(ctx, settings.endpoint, options.force ?? false);
   if (options.username !== undefined) {
     const { loginWithPassword } = await import('./login-password.js');
-    const { username, apiKey, keyName } = await loginWithPassword(ctx, settings, options.username, options);
-    return saveProfile(ctx, target, settings, apiKey, username, keyName);
+    const { username, apiKey, keyName, keyId } = await loginWithPassword(ctx, settings, options.username, options);
+    return saveProfile(ctx, target, settings, apiKey, username, { name: keyName, id: keyId });
   }
   if (options.passwordStdin) {
     throw new StorError(E.NO_USERNAME, '--password-stdin needs --username: whose password is it?');
@@ -133,9 +133,10 @@ async function saveProfile(
   settings: ConnectionSettings,
   apiKey: string,
   username: string,
-  keyName?: string,
+  createdKey?: { name: string; id: number },
 ): Promise<CommandResult<LoginResult>> {
   const { name, created, replacedUrl } = target;
+  const keyName = createdKey?.name;
   const url = settings.endpoint.display;
   const profile: Profile = {
     url,
@@ -144,6 +145,8 @@ async function saveProfile(
     ...(settings.insecure ? { insecure: true } : {}),
     ...(settings.caPath ? { ca: settings.caPath } : {}),
     ...(settings.rpc !== 'ws' ? { rpc: settings.rpc } : {}),
+    // That stor made this key, so that logout may revoke it (README "Remote appliances", Logging out).
+    ...(createdKey ? { createdKey } : {}),
   };
   const store = new ProfileStore(configDirFrom(ctx.io.env));
   const previous = profileNamed(await store.read(), name);

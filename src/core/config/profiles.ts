@@ -16,6 +16,8 @@ export interface Profile {
   username?: string;
   /** Labels that `--targets @tag` selects by, sorted. */
   tags?: string[];
+  /** The key `stor login --username` created on the appliance (name and id), which `stor logout` may revoke. */
+  createdKey?: { name: string; id: number };
 }
 
 export interface ProfilesDocument {
