@@ -76,7 +76,7 @@ export const EMULATIONS = {
   // 25.10.7 and 26.0 expand roles with 25.10.1's recursion, no visited set (MW/role.py:354-365;
   // stable/26 MW/role.py:364-379), over their own catalogue; the other rows are as 25.10.1.
   'truenas-25.10.7': { roleExpansion: 'truenas-25.10.1', roleLists: 'accept', uploadGate: 'full-admin', sysAdmin: 'admin-uids', httpRpc: 'refused', keyLogin: 'plain', release: '25.10.7' },
-  'truenas-26.0': { roleExpansion: 'truenas-25.10.1', roleLists: 'accept', uploadGate: 'full-admin', sysAdmin: 'admin-uids', httpRpc: 'refused', keyLogin: 'scram', release: '26.0' },
+  'truenas-26.0': { roleExpansion: 'truenas-25.10.1', roleLists: 'accept', uploadGate: 'full-admin', sysAdmin: 'admin-uids', httpRpc: 'refused', keyLogin: 'plain', release: '26.0' },
   'as-reported': { roleExpansion: 'as-reported', roleLists: 'accept', uploadGate: 'sys-admin', sysAdmin: 'builtin-administrators', httpRpc: 'served', keyLogin: 'plain', release: '25.10.1' },
 } as const satisfies Record<string, ApplianceSettings>;
 
