@@ -1,5 +1,6 @@
 import { call } from '../../core/contract/client.js';
-import { RpcError } from '../../core/errors.js';
+import { E } from '../../core/error-catalogue.js';
+import { RpcError, StorError } from '../../core/errors.js';
 import { isReleaseName, releaseOfVersion, type ReleaseName } from '../../core/releases/index.js';
 import type { Transport } from '../../core/transport/transport.js';
 import { targetEmulation } from './emulation.js';
@@ -40,7 +41,9 @@ async function ask(t: Transport): Promise<TargetRelease> {
   const version = await call(t, 'system.version_short').then(
     (v) => (v !== '' ? v : null),
     (err: unknown) => {
-      if (err instanceof RpcError) return null;
+      // A refusal, or an answer that is not a version string (a broken or lying appliance): the
+      // release is unknown, judged as one stor does not know, and the command goes on.
+      if (err instanceof RpcError || (err instanceof StorError && err.code === E.MALFORMED_ANSWER.code)) return null;
       throw err;
     },
   );

@@ -1,6 +1,7 @@
 import { E } from '../error-catalogue.js';
 import { ERRNO, isRoleDenial, RpcError, StorError } from '../errors.js';
 import { apiKeyLogin } from '../transport/login-strategies.js';
+import { timedOut } from '../transport/network-errors.js';
 import { RemoteTransport } from '../transport/remote.js';
 import type { PooledTarget } from './opener.js';
 
@@ -141,7 +142,8 @@ export class PooledSession {
     if (answers === undefined) this.fixed.set(conn, (answers = new Map()));
     const key = `${method} ${JSON.stringify(params)}`;
     const known = answers.get(key);
-    if (known !== undefined) return known as Promise<T>;
+    // Another command's ask, still unanswered perhaps: this command waits no longer than its own --timeout.
+    if (known !== undefined) return withinTimeout(known as Promise<T>, this.target.endpoint.display, method, timeoutSeconds);
     const asked = this.using(conn, () => conn.call<T>(method, params, timeoutSeconds));
     answers.set(key, asked);
     asked.catch(() => answers.delete(key));
@@ -208,6 +210,15 @@ export class PooledSession {
     const transport = await held?.opened.catch(() => undefined);
     await transport?.close();
   }
+}
+
+/** `shared`, or TIMEOUT after `timeoutSeconds` as the transport's own call would fail (transport/remote.ts send). */
+function withinTimeout<T>(shared: Promise<T>, where: string, method: string, timeoutSeconds: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(timedOut(where, method, timeoutSeconds)), timeoutSeconds * 1000);
+  });
+  return Promise.race([shared, limit]).finally(() => clearTimeout(timer));
 }
 
 /** A command still holding a lease on a session that `stor session stop` or a logout closed. */

@@ -75,7 +75,13 @@ export async function scramLogin(call: RpcCall, where: string, apiKey: string, u
     }
   }
   const nonce = newNonce();
-  const first = buildClientFirst(username, Number(m[1]), nonce, binding !== null);
+  let first: ReturnType<typeof buildClientFirst>;
+  try {
+    first = buildClientFirst(username, Number(m[1]), nonce, binding !== null);
+  } catch (err) {
+    // As the official client, a name with ',' or '=' is refused, not escaped (py_scram/client_first.py at stable/26).
+    throw failed(where, `the user name ${JSON.stringify(username)} cannot be sent in SCRAM: ${(err as Error).message}`, err);
+  }
   try {
     const one = await step(call, 'CLIENT_FIRST_MESSAGE', first.rfc);
     if (one.response_type !== 'SCRAM_RESPONSE' || one.scram_type !== 'SERVER_FIRST_RESPONSE') throw refusal(where, one);

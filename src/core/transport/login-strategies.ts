@@ -17,10 +17,20 @@ export interface LoginStrategy {
   readonly apiKey?: string;
   /** Logs the connection in, or throws (a StorError of kind `auth` when the appliance says no). */
   login(call: RpcCall, where: string, link?: LoginLink): Promise<void>;
+  /**
+   * True once the appliance offered SCRAM to this login: the key then never leaves stor, not even
+   * as an upload's `Bearer` (bearerKey refuses), whatever the login's outcome.
+   */
+  readonly keyWithheld?: boolean;
 }
 
 /** The key for endpoints that authenticate every request with one; a password session has none. */
 export function bearerKey(login: LoginStrategy, where: string): string {
+  if (login.keyWithheld) {
+    throw new StorError(E.SCRAM_FAILED, `${where} offered SCRAM key login, so stor does not send the key itself, and the appliance gave no token for this request (the key was not sent)`, {
+      hint: "check that the key's user may call auth.generate_token (stor whoami)",
+    });
+  }
   if (login.apiKey !== undefined) return login.apiKey;
   throw new StorError(E.NEEDS_API_KEY, `${where} takes uploads and HTTP calls with an API key, and this session logged in with a password`, {
     hint: 'use the profile `stor login --username NAME` saved: it holds an API key',
@@ -36,11 +46,17 @@ export function bearerKey(login: LoginStrategy, where: string): string {
  * sent, whatever happens (login-scram.ts). `username` is the key's owner, which SCRAM names.
  */
 export function apiKeyLogin(apiKey: string, username?: string): LoginStrategy {
+  let withheld = false;
   return {
     secret: 'an API key',
     apiKey,
+    get keyWithheld() {
+      return withheld;
+    },
     async login(call, where, link) {
-      if (await offersScram(call)) {
+      if (withheld || (await offersScram(call))) {
+        // Sticky: a reconnect to an appliance that no longer offers SCRAM is a downgrade, not a reason to send the key.
+        withheld = true;
         const { scramLogin } = await import('./login-scram.js');
         await scramLogin(call, where, apiKey, username, link);
         return;

@@ -288,15 +288,17 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
     const trace = this.options.trace;
     const startedAt = performance.now();
     trace?.(`upload ${req.file} to ${req.path}: ${req.size} bytes, POST ${new URL('_upload/', this.options.endpoint.base).href}`);
-    const bearer = `Bearer ${bearerKey(this.options.login, this.options.endpoint.display)}`;
-    const token = await this.uploadToken(timeoutSeconds);
+    // A session that met SCRAM never sends its key (bearerKey refuses): each upload takes a single-use token.
+    const withheld = this.options.login.keyWithheld === true;
+    const bearer = withheld ? undefined : `Bearer ${bearerKey(this.options.login, this.options.endpoint.display)}`;
+    const token = withheld ? await this.singleUseToken(timeoutSeconds) : await this.uploadToken(timeoutSeconds);
     let jobId: number;
     try {
-      jobId = await postUpload(this.options.endpoint, token ? `Token ${token}` : bearer, agent, req, timeoutSeconds);
+      jobId = await postUpload(this.options.endpoint, token ? `Token ${token}` : (bearer ?? `Bearer ${bearerKey(this.options.login, this.options.endpoint.display)}`), agent, req, timeoutSeconds);
     } catch (err) {
       // A token the endpoint will not take (another address on the way, say): the key, from now on,
-      // and its answer is the one to report.
-      if (!(token && err instanceof StorError && (err.code === E.UPLOAD_FORBIDDEN.code || err.code === E.UPLOAD_UNAUTHORIZED.code))) throw err;
+      // and its answer is the one to report. Never for a session that met SCRAM.
+      if (!(token && bearer && err instanceof StorError && (err.code === E.UPLOAD_FORBIDDEN.code || err.code === E.UPLOAD_UNAUTHORIZED.code))) throw err;
       trace?.(`upload to ${req.path}: the session's token was refused; sending with the API key`);
       this.tokens = 'refused';
       jobId = await postUpload(this.options.endpoint, bearer, agent, req, timeoutSeconds);

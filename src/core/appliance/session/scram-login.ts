@@ -2,6 +2,7 @@ import { ERRNO, rpcErrors } from '../../errors.js';
 import {
   authMessage,
   buildServerFirst,
+  CB_TLS_SERVER_END_POINT,
   parseClientFinal,
   parseClientFirst,
   proofMatches,
@@ -47,6 +48,11 @@ export function scramFirst(appliance: Appliance, session: Session, rfc: string):
     return AUTH_ERR;
   }
   if (first.gs2Flag.startsWith('p=') && !session.origin.tlsEndPoint) return AUTH_ERR;
+  // RFC 5802 §7: a cb-name the server does not implement fails (26 implements only
+  // tls-server-end-point, scram_authentication.rst "Channel Binding"); §6: `y` where the server
+  // could bind (over TLS) means channel binding was stripped on the way, a downgrade: fail.
+  if (first.gs2Flag.startsWith('p=') && first.gs2Flag !== `p=${CB_TLS_SERVER_END_POINT}`) return AUTH_ERR;
+  if (first.gs2Flag === 'y' && session.origin.tlsEndPoint) return AUTH_ERR;
   const { store, keyChecks } = appliance;
   const { address } = session.origin;
   const user = appliance.accounts().users.find((u) => u.username === first.username);
