@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawnStor } from '../helpers/bin.js';
 import { clientEnv } from '../helpers/client-env.js';
+import { sessionEnv } from '../helpers/session.js';
 import { makeUserWithPrivilege, stor } from '../helpers/runbook.js';
 import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import { startStandinAppliance } from '../helpers/standin-appliance.js';
@@ -23,7 +24,8 @@ async function serve(emulate: string): Promise<ServeProcess> {
 }
 
 const adminKey = (server: ServeProcess) => readFileSync(server.adminKeyFile, 'utf8').trim();
-const remote = (server: ServeProcess) => stor({ ...clientEnv(), STOR_URL: server.baseUrl, STOR_API_KEY: adminKey(server), STOR_USER: 'truenas_admin' });
+const remote = (server: ServeProcess, extra: Record<string, string> = {}) =>
+  stor({ ...clientEnv(), STOR_URL: server.baseUrl, STOR_API_KEY: adminKey(server), STOR_USER: 'truenas_admin', ...extra });
 
 interface Outcome {
   target: string;
@@ -35,11 +37,15 @@ interface Outcome {
 describe('releases side by side (the built binary, two stor serve)', () => {
   it('--targets nas1,nas2 privilege check: PRIVILEGE_WRITE locks out on 25.10.1 only, SYSTEM_PRODUCT_WRITE on both; each section names its release', async () => {
     const [nas1, nas2] = await Promise.all([serve('truenas-25.10.1'), serve('truenas-26.0')]);
+    // 26 counts each SCRAM step against auth.login_ex's 20 calls a minute per address (stable/26
+    // MW/main.py:1016-1043): two per login, so this test's dozen commands go through the session
+    // agent, which logs in once per server.
+    const { env: session } = sessionEnv();
     // The same privilege on both: PRIVILEGE_WRITE includes itself in 25.10.1 (MW/role.py:62), not
     // in 26.0 (stable/26 MW/role.py:64 includes PRIVILEGE_READ).
-    for (const server of [nas1, nas2]) await makeUserWithPrivilege(remote(server), 'pat', 'privileged', ['PRIVILEGE_WRITE']);
+    for (const server of [nas1, nas2]) await makeUserWithPrivilege(remote(server, session), 'pat', 'privileged', ['PRIVILEGE_WRITE']);
     // 26 logs keys in with SCRAM, which names the key's user (truenas_api_client auth_api_key.py, stable/26): the profile keeps it.
-    const env = { ...clientEnv(), STOR_USER: 'truenas_admin' };
+    const env = { ...clientEnv(), ...session, STOR_USER: 'truenas_admin' };
     for (const [name, server] of [['nas1', nas1], ['nas2', nas2]] as const) {
       const login = await spawnStor(['login', '--url', server.baseUrl, '--api-key-stdin', '--profile', name], { env, stdin: adminKey(server) });
       expect(login.code, login.stderr).toBe(0);
@@ -68,7 +74,7 @@ describe('releases side by side (the built binary, two stor serve)', () => {
     expect(who.stdout).toContain('== nas2 (TrueNAS 26.0.0-RC.1, stor emulator) ==\n');
 
     // SYSTEM_PRODUCT_WRITE includes itself on every release (MW/role.py:231; stable/26 MW/role.py:248).
-    for (const server of [nas1, nas2]) await remote(server)(['privilege', 'update', 'privileged', '--roles', 'SYSTEM_PRODUCT_WRITE', '--force']);
+    for (const server of [nas1, nas2]) await remote(server, session)(['privilege', 'update', 'privileged', '--roles', 'SYSTEM_PRODUCT_WRITE', '--force']);
     const both = await spawnStor(['--targets', 'nas1,nas2', 'privilege', 'check', '--json'], { env });
     expect(both.code, both.stderr).toBe(6);
     for (const outcome of JSON.parse(both.stdout) as Outcome[]) {

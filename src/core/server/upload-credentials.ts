@@ -110,8 +110,14 @@ export async function authenticateUpload(
       case 'api-key': {
         // `api_key.authenticate` (MW/plugins/api_key.py:364-371): an id that is a number but no key's
         // makes get_instance raise outside any handler of the endpoint: aiohttp's 500.
+        // The probe still spends the address's unknown-id budget (stor's KeyCheckLimits): past it, the
+        // 429 every other key check gets, so ids cannot be enumerated here faster than by logging in.
         const id = pythonInt(credentials.key.split('-', 1)[0]!);
-        if (id !== null && !appliance.store.read(() => findApiKey(appliance.store.db, id))) throw unhandledInHandler();
+        if (id !== null && !appliance.store.read(() => findApiKey(appliance.store.db, id))) {
+          if (appliance.keyChecks.refused(origin.address, null)) throw new UploadRefused(429, '429: Too Many Requests');
+          appliance.keyChecks.failed(origin.address, null);
+          throw unhandledInHandler();
+        }
         const outcome = await loginWithApiKey(appliance, session, credentials.key);
         if (outcome === 'LIMITED') throw new UploadRefused(429, '429: Too Many Requests');
         if (outcome !== 'SUCCESS') throw new UploadRefused(401, 'Invalid API key');
