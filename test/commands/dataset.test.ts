@@ -134,7 +134,7 @@ describe('stor dataset list DATASET lists that dataset and its children (issue 2
     expect(await ids(['dataset', 'list', '/mnt/tank/a/b'])).toEqual(['tank/a/b']);
     expect(await ids(['dataset', 'list', 'tank'])).toEqual(['tank', 'tank/a', 'tank/a/b', 'tank/a/c', 'tank/ab']);
 
-    // As `dataset delete` of a missing dataset reports it: get_instance's answer, not an empty list and exit 0.
+    // As `dataset delete` of a missing dataset reports it (NOT_FOUND), not an empty list and exit 0.
     const missing = await run(['dataset', 'list', 'tank/zz', '--json']);
     const deleted = await run(['dataset', 'delete', 'tank/zz', '--yes', '--json']);
     expect(missing.code).not.toBe(0);

@@ -44,7 +44,8 @@ describe('human output fits the terminal (80 and 200 columns)', () => {
       expect(out[0]).toMatch(/^username:\s+truenas_admin$/);
       // Every field is on screen before the role list starts.
       const rolesAt = out.findIndex((l) => l.startsWith('roles:'));
-      expect(rolesAt).toBe(8);
+      // Nine fields, the target's release among them.
+      expect(rolesAt).toBe(9);
       expect(out[rolesAt]).toMatch(/^roles:\s+141: ACCOUNT_READ, ACCOUNT_WRITE, /);
       // Wrapped as text, several roles a line, continuation lines under the values.
       const continuation = out.slice(rolesAt + 1);

@@ -136,7 +136,7 @@ describe('system.version_short, system.version and stor.emulation', () => {
     expect(await conforming(anonymous, 'stor.emulation')).toEqual({
       emulator: 'stor',
       release: '25.10.1',
-      settings: { roleExpansion: 'truenas-25.10.1', roleLists: 'accept', uploadGate: 'full-admin', sysAdmin: 'admin-uids', httpRpc: 'refused', release: '25.10.1' },
+      settings: { roleExpansion: 'truenas-25.10.1', roleLists: 'accept', uploadGate: 'full-admin', sysAdmin: 'admin-uids', httpRpc: 'refused', keyLogin: 'plain', release: '25.10.1' },
       emulate: 'truenas-25.10.1',
       lockout_rule: 'self-including',
     });

@@ -83,7 +83,7 @@ describe('shell completion of commands, options and values', () => {
     expect(complete(env, ['stor', 'privilege', 'f'])).toEqual(['fix']);
     expect(complete(env, ['stor', '--rpc', ''])).toEqual(['ws', 'http']);
     expect(complete(env, ['stor', '--timeout', '5', 'privilege', 'fix', '--dr'])).toEqual(['--dry-run', '--drop-self-including', '--drop-unknown']);
-    expect(complete(env, ['stor', 'serve', '--emulate', 't'])).toEqual(['truenas-25.10.1']);
+    expect(complete(env, ['stor', 'serve', '--emulate', 't'])).toEqual(['truenas-25.10.1', 'truenas-25.10.7', 'truenas-26.0']);
     // bash splits --url=ws://h:9 into five words: they are one option, not positional arguments.
     expect(complete(env, ['stor', '--url=ws://127.0.0.1:9', 'privilege', 'f'])).toEqual(['fix']);
   });

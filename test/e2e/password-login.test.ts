@@ -65,7 +65,9 @@ describe('stor login --username, end to end', () => {
     expect(await keyNamesOf(server.stateDir, 'alice')).toEqual([result.api_key_name]);
 
     const profile = JSON.parse(readFileSync(join(env.STOR_CONFIG_DIR!, 'config.json'), 'utf8')).profiles[name];
-    expect(Object.keys(profile).sort()).toEqual(['apiKey', 'url']);
+    // The key's user (SCRAM names it, TrueNAS 26) and the key stor made, to revoke at logout; never the password.
+    expect(Object.keys(profile).sort()).toEqual(['apiKey', 'createdKey', 'url', 'username']);
+    expect(profile).toMatchObject({ username: 'alice', createdKey: { name: result.api_key_name } });
     expect(profile.apiKey).toMatch(/^\d+-[A-Za-z0-9]{64}$/);
 
     const me = await spawnStor(['whoami', '--json'], { env });

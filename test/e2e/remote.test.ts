@@ -169,7 +169,7 @@ describe('stor serve and the remote target, end to end', () => {
     expect((await spawnStor(['profile', 'use', 'a'], { env })).code).toBe(0);
     expect(await target([])).toEqual({ kind: 'remote', url: a.baseUrl, profile: 'a' });
     const unknown = await spawnStor(['profile', 'use', 'nope'], { env });
-    expect(unknown.code).toBe(2);
+    expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('known profiles: a, b');
 
     expect((await spawnStor(['logout'], { env })).code).toBe(0);

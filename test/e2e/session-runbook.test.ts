@@ -90,9 +90,12 @@ describe('a runbook of 200 commands through the session agent (issue 22, accepta
     // Two rounds of ten commands, one login each; the next command's login is refused.
     expect(result.stderr).toContain('commands run: 20\n');
     expect(result.stderr).toMatch(/^stor: ws:\/\/127\.0\.0\.1:\d+ is rate-limiting logins from this address \(\[EBUSY\] Rate Limit Exceeded\)$/m);
+    // Twenty logins went through. The 21st command is refused before its login: each login first
+    // asks auth.mechanism_choices (does it offer SCRAM?), an anonymous call with its own 20 a minute
+    // (MW/main.py:873-903), so that question is the one refused; any login after it is refused too.
     const logins = keyLogins(server).filter((l) => l.includes('auth.login_with_api_key'));
+    expect(logins.length).toBeGreaterThanOrEqual(20);
     expect(logins.slice(0, 20).every((l) => l.startsWith('stor serve: login ok: '))).toBe(true);
-    expect(logins.slice(20).length).toBeGreaterThan(0);
     expect(logins.slice(20).every((l) => l.endsWith(': [EBUSY] Rate Limit Exceeded'))).toBe(true);
     // Off means off: no agent was started.
     expect(agentPidsOf(runtime)).toEqual([]);

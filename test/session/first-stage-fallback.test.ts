@@ -252,7 +252,8 @@ describe("the agent runs nothing before the first stage's go", () => {
     expect(client.messages.at(0)).toEqual({ t: 'accepted', changes: true });
     expect(client.messages.at(-1)).toEqual({ t: 'exit', code: 0 });
     expect(client.messages.filter((m) => m.t === 'out').map((m) => m.d).join('')).toBe('1\n');
-    expect(appliance.calls).toEqual(['auth.login_with_api_key', 'group.create']);
+    // mechanism_choices first: is SCRAM offered (the stand-in, like 25.10.x, says no)?
+    expect(appliance.calls).toEqual(['auth.mechanism_choices', 'auth.login_with_api_key', 'group.create']);
   });
 });
 

@@ -1,8 +1,8 @@
 import type { CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
-import { call, queryItems } from '../../core/contract/client.js';
+import { queryItems } from '../../core/contract/client.js';
 import { sizeCell } from '../shared/format.js';
-import { bytesOf, checkSpaceProperties, commentOf, datasetId } from './model.js';
+import { bytesOf, checkSpaceProperties, commentOf, datasetId, noDataset } from './model.js';
 import { arg, defineCommand } from '../shared/declare.js';
 
 /** One row of `stor dataset list --json`. */
@@ -30,8 +30,7 @@ const SELECT = ['id', 'name', 'pool', 'mountpoint', 'used', 'available', 'compre
 
 /**
  * `stor dataset list [DATASET]`: every dataset, or the one named (a pool is its root dataset) and
- * all below it. A name that matches nothing is the appliance's own not-found error, from
- * `pool.dataset.get_instance`, as `dataset delete` reports it (issue 25 §12).
+ * all below it. A name that matches nothing is NOT_FOUND, as `dataset delete` reports it (issue 25 §12).
  */
 export async function datasetList(ctx: CommandContext, ref: string | undefined): Promise<CommandResult<DatasetSummary[]>> {
   const t = await ctx.transport();
@@ -63,8 +62,8 @@ export async function datasetList(ctx: CommandContext, ref: string | undefined):
     // ignores limit or offset would otherwise be asked for ever).
     if (page.length !== DATASET_PAGE || data.length === before) break;
   }
-  // Nothing matched: get_instance says why in the appliance's words (it throws for a missing one).
-  if (id !== undefined && data.length === 0) await call(t, 'pool.dataset.get_instance', [id]);
+  // The dataset named is always among what the filter matches: nothing matched, it is not there.
+  if (id !== undefined && data.length === 0) throw noDataset(id);
   return {
     data,
     view: {
