@@ -96,4 +96,19 @@ describe('SCRAM key login (TrueNAS 26), end to end', () => {
     for (const l of oks) expect(l).toMatch(/login ok: auth\.login_ex SCRAM channel-bound, user truenas_admin/);
     expect(loginLines(server).filter((l) => /API_KEY_PLAIN|login_with_api_key/.test(l))).toEqual([]);
   });
+
+  it('against `--emulate truenas-26.0`, api-key create and list read 26\'s key records (SCRAM data, no keyhash); whoami names 26.0', async () => {
+    // 26's ApiKeyEntry drops keyhash and carries iterations/salt/stored_key/server_key (MW/api/v26_0_0/api_key.py:23-48, stable/26).
+    const server = await spawnServe(tempDir(), ['-v', '--emulate', 'truenas-26.0']);
+    const env = { ...clientEnv(), STOR_URL: server.baseUrl, STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim(), STOR_USER: 'truenas_admin' };
+    const created = await spawnStor(['api-key', 'create', 'backup', '--user', 'truenas_admin'], { env });
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stdout.trim()).toMatch(/^\d+-[A-Za-z0-9]{64}$/);
+    const list = await spawnStor(['api-key', 'list', '--json'], { env });
+    expect(list.code, list.stderr).toBe(0);
+    expect((JSON.parse(list.stdout) as { name: string }[]).map((k) => k.name)).toContain('backup');
+    const me = await spawnStor(['whoami', '--json'], { env });
+    expect(JSON.parse(me.stdout)).toMatchObject({ release: '26.0.0-RC.1' });
+    expect(loginLines(server).filter((l) => /API_KEY_PLAIN|login_with_api_key/.test(l))).toEqual([]);
+  });
 });

@@ -3,6 +3,17 @@ import { isRoleDenial, RpcError, StorError } from '../errors.js';
 import { E } from '../error-catalogue.js';
 import type { Transport } from '../transport/transport.js';
 import { CONTRACT, type ItemOf, type MethodName, type ParamsOf, type QueryMethod, type ResultOf } from './index.js';
+import { apiKeyContract26 } from './v26_0_0/api-key.js';
+
+/**
+ * Answers of later releases whose shape 25.10.1's contract refuses: 26's api_key entries carry
+ * SCRAM data and no `keyhash` (contract/v26_0_0/api-key.ts). A target's answer is accepted in the
+ * shape of any release stor knows, so a mixed fleet runs the same commands; no command reads a
+ * field only one release has (`keyhash` is never shown).
+ */
+const LATER_RESULTS: Partial<Record<MethodName, () => z.ZodType>> = Object.fromEntries(
+  Object.entries(apiKeyContract26).filter(([name]) => Object.hasOwn(CONTRACT, name)).map(([name, entry]) => [name, () => entry.result]),
+);
 
 /**
  * The typed client: every command reaches the appliance through these, never through a bare
@@ -21,6 +32,8 @@ async function checkedCall<M extends MethodName>(t: Pick<Transport, 'call'>, met
   });
   const parsed = (CONTRACT[method].result as z.ZodType).safeParse(answer);
   if (parsed.success) return parsed.data as ResultOf<M>;
+  const later = LATER_RESULTS[method]?.().safeParse(answer);
+  if (later?.success) return later.data as ResultOf<M>;
   throw malformedAnswer(method, answer, parsed.error.issues[0]!);
 }
 
