@@ -8,34 +8,24 @@ import { method, service } from './service.js';
 // `MW/api/v25_10_1/auth.py` and `auth_two_factor.py`; methods in `MW/plugins/auth.py` and
 // `MW/plugins/auth_/2fa.py` (role prefix SYSTEM_SECURITY).
 
+/**
+ * The plain login mechanisms of AuthLoginExArgs over a release's `login_options` (with its
+ * default): 25.10.1's here; 26.0 passes its own, which add `reconnect_token` (contract/v26_0_0/auth.ts).
+ */
+export function plainMechanisms<L extends z.ZodType>(loginOptions: () => L) {
+  const mechanism = <M extends string, F extends Record<string, z.ZodType>>(name: M, fields: F) =>
+    once(() => z.strictObject({ mechanism: z.literal(name), ...fields, login_options: loginOptions() }));
+  return {
+    apiKeyPlain: mechanism('API_KEY_PLAIN', { username: str(), api_key: str() }),
+    passwordPlain: mechanism('PASSWORD_PLAIN', { username: str(), password: str() }),
+    tokenPlain: mechanism('TOKEN_PLAIN', { token: str() }),
+    otpToken: mechanism('OTP_TOKEN', { otp_token: str() }),
+  };
+}
+
 const loginOptions = once(() => z.strictObject({ user_info: z.boolean().default(true) }));
-const defaultOptions = () => ({ user_info: true });
-
-const apiKeyPlain = once(() => z.strictObject({
-  mechanism: z.literal('API_KEY_PLAIN'),
-  username: str(),
-  api_key: str(),
-  login_options: loginOptions().default(defaultOptions),
-}));
-
-const passwordPlain = once(() => z.strictObject({
-  mechanism: z.literal('PASSWORD_PLAIN'),
-  username: str(),
-  password: str(),
-  login_options: loginOptions().default(defaultOptions),
-}));
-
-const tokenPlain = once(() => z.strictObject({
-  mechanism: z.literal('TOKEN_PLAIN'),
-  token: str(),
-  login_options: loginOptions().default(defaultOptions),
-}));
-
-export const otpToken = once(() => z.strictObject({
-  mechanism: z.literal('OTP_TOKEN'),
-  otp_token: str(),
-  login_options: loginOptions().default(defaultOptions),
-}));
+const { apiKeyPlain, passwordPlain, tokenPlain, otpToken } = plainMechanisms(() => loginOptions().default(() => ({ user_info: true })));
+export { otpToken };
 
 /** AuthLoginExArgs.login_data: discriminated on `mechanism`. */
 export const loginData = once(() => z.discriminatedUnion('mechanism', [apiKeyPlain(), passwordPlain(), tokenPlain(), otpToken()]));

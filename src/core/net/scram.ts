@@ -65,19 +65,16 @@ export interface ScramAuthData {
 }
 
 export async function scramAuthData(secret: string, salt: Buffer = randomBytes(SCRAM_SALT_BYTES), iterations = SCRAM_DEFAULT_ITERATIONS): Promise<ScramAuthData> {
-  const keys = keysFromSaltedPassword(await saltedPassword(secret, salt, iterations));
-  return {
-    iterations,
-    salt: salt.toString('base64'),
-    client_key: keys.clientKey.toString('base64'),
-    stored_key: keys.storedKey.toString('base64'),
-    server_key: keys.serverKey.toString('base64'),
-  };
+  return authDataOf(await saltedPassword(secret, salt, iterations), salt, iterations);
 }
 
 /** The same, computed in place: only while a state directory opens, before anything is served. */
 export function scramAuthDataSync(secret: string, salt: Buffer = randomBytes(SCRAM_SALT_BYTES), iterations = SCRAM_DEFAULT_ITERATIONS): ScramAuthData {
-  const keys = keysFromSaltedPassword(pbkdf2Sync(secret, salt, iterations, 64, 'sha512'));
+  return authDataOf(pbkdf2Sync(secret, salt, iterations, 64, 'sha512'), salt, iterations);
+}
+
+function authDataOf(salted: Buffer, salt: Buffer, iterations: number): ScramAuthData {
+  const keys = keysFromSaltedPassword(salted);
   return {
     iterations,
     salt: salt.toString('base64'),

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { authContract, authUserInfo } from '../auth.js';
+import { authContract, authUserInfo, plainMechanisms } from '../auth.js';
 import { str, once } from '../method.js';
 import { method, service } from '../service.js';
 
@@ -11,33 +11,7 @@ import { method, service } from '../service.js';
 // (MW/utils/auth.py:96-104). The rest is 25.10.1's.
 
 const loginOptions = once(() => z.strictObject({ user_info: z.boolean().default(true), reconnect_token: z.boolean().default(false) }));
-const defaultOptions = () => ({ user_info: true, reconnect_token: false });
-
-const apiKeyPlain = once(() => z.strictObject({
-  mechanism: z.literal('API_KEY_PLAIN'),
-  username: str(),
-  api_key: str(),
-  login_options: loginOptions().default(defaultOptions),
-}));
-
-const passwordPlain = once(() => z.strictObject({
-  mechanism: z.literal('PASSWORD_PLAIN'),
-  username: str(),
-  password: str(),
-  login_options: loginOptions().default(defaultOptions),
-}));
-
-const tokenPlain = once(() => z.strictObject({
-  mechanism: z.literal('TOKEN_PLAIN'),
-  token: str(),
-  login_options: loginOptions().default(defaultOptions),
-}));
-
-const otpToken = once(() => z.strictObject({
-  mechanism: z.literal('OTP_TOKEN'),
-  otp_token: str(),
-  login_options: loginOptions().default(defaultOptions),
-}));
+const { apiKeyPlain, passwordPlain, tokenPlain, otpToken } = plainMechanisms(() => loginOptions().default(() => ({ user_info: true, reconnect_token: false })));
 
 /** AuthSCRAM (MW/api/v26_0_0/auth.py:136-183): no login_options. */
 const scram = once(() => z.strictObject({
