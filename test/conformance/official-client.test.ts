@@ -12,6 +12,8 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { SAFETY_MS, loggedInWs } from '../helpers/server.js';
+import { EMULATIONS } from '../../src/core/appliance/settings.js';
+import { startTestServer } from '../helpers/server.js';
 import { server25 } from './harness.js';
 
 const MIDCLT_MAIN = "import sys; sys.argv[0] = 'midclt'; from truenas_api_client import main; sys.exit(main())";
@@ -52,6 +54,24 @@ describe('core.get_methods through the official client (truenas_api_client at TS
     expect(decoded).toEqual(raw);
     expect(Object.keys(decoded)).toContain('core.get_methods');
     expect(decoded['api_key.create']).toMatchObject({ pass_application: true, require_websocket: false });
+  });
+
+  it('against `--emulate truenas-26.0` too: `midclt call core.get_methods` completes and decodes, user.query shows 26\'s webshare', async (ctx) => {
+    if ('reason' in client) return ctx.skip(client.reason);
+    // The TS-25.10.1 client logs in with the plain key, which 26 still takes (it removes
+    // auth.login_with_api_key only in v27: MW/api/v26_0_0/auth.py at stable/26).
+    const server = await startTestServer(EMULATIONS['truenas-26.0']);
+    const raw = await (await loggedInWs(server.rpcUrl, server.adminKey)).result<Record<string, unknown>>('core.get_methods');
+    const r = await midclt(client.env, ['-u', server.rpcUrl, '-K', server.adminKey, 'call', 'core.get_methods']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual(raw);
+    const version = await midclt(client.env, ['-u', server.rpcUrl, '-K', server.adminKey, 'call', 'system.version_short']);
+    expect(version.stdout.trim()).toBe('26.0.0-RC.1');
+    const users = await midclt(client.env, ['-u', server.rpcUrl, '-K', server.adminKey, 'call', 'user.query', '[["username", "=", "truenas_admin"]]']);
+    expect((JSON.parse(users.stdout) as Record<string, unknown>[])[0]).toHaveProperty('webshare');
+    const bad = await midclt(client.env, ['-u', server.rpcUrl, '-K', server.adminKey, 'call', 'user.query', '"not a list"']);
+    expect(bad.code).toBe(1);
   });
 
   it('`midclt call` of the methods issue 24 §8 added: each decodes with a valid argument and fails with the server\'s reason with an invalid one', async (ctx) => {
