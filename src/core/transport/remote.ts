@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
+import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import WebSocket from 'ws';
 import type { Agent } from 'undici';
@@ -144,9 +145,7 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
   private link(): LoginLink {
     return {
       peerCertificate: () => {
-        // `_socket` is the ws library's own socket: a TLSSocket on wss://.
-        const socket = (this.ws as unknown as { _socket?: Partial<TLSSocket> })._socket;
-        return socket?.getPeerX509Certificate?.()?.raw ?? null;
+        return socketOf(this.ws)?.getPeerX509Certificate?.()?.raw ?? null;
       },
       trace: this.options.trace,
     };
@@ -264,10 +263,10 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
    * Calls made in one tick leave in one write: a fan-out's pipelined calls on each target's
    * connection then cost the agent one syscall and the appliance one wake-up, not one per frame
    * (bench/HISTORY.md, 2026-11-26: sending was ≈20% of the agent's busy time in a fleet run).
-   * `_socket` is the ws library's own net.Socket (ws 8 corks it itself for a frame's two parts).
+   * ws 8 corks its socket itself for a frame's two parts.
    */
   private corkForTick(): void {
-    const socket = (this.ws as unknown as { _socket?: { cork(): void; uncork(): void } })._socket;
+    const socket = socketOf(this.ws);
     if (this.corked || !socket) return;
     this.corked = true;
     socket.cork();
@@ -460,4 +459,9 @@ function connect(options: RemoteOptions): Promise<WebSocket> {
       fail(/handshake has timed out/i.test(err.message) ? timedOut(where, 'the WebSocket handshake', options.timeoutSeconds) : networkError(err, where, startedAt)),
     );
   });
+}
+
+/** The ws library's own socket (`_socket`, not in its types): a net.Socket, a TLSSocket on wss://. */
+function socketOf(ws: WebSocket): (Socket & Partial<Pick<TLSSocket, 'getPeerX509Certificate'>>) | undefined {
+  return (ws as unknown as { _socket?: Socket & Partial<Pick<TLSSocket, 'getPeerX509Certificate'>> })._socket;
 }
