@@ -223,7 +223,7 @@ describe('session pool', () => {
     await pool.closeAll();
   });
 
-  it('a pooled connection asks privilege.roles and system.version_short once; a failed answer is asked again; other reads every time', async () => {
+  it('a pooled connection asks privilege.roles, system.version_short and stor.emulation once; a failed answer is asked again; other reads every time', async () => {
     // MW/plugins/account_/privilege_roles.py:31-41: the answer is ROLES, a module constant of the running middleware.
     let rolesAsked = 0;
     const roles = [{ name: 'READONLY_ADMIN', title: 'READONLY_ADMIN', includes: [], builtin: false, stig: 1 }];
@@ -232,6 +232,7 @@ describe('session pool', () => {
       'auth.login_with_api_key': { result: true },
       'core.ping': { result: 'pong' },
       'system.version_short': { result: '25.10.1' },
+      'stor.emulation': { result: { emulator: 'stor' } },
       'privilege.roles': () => (++rolesAsked === 1 ? { error: { code: -32000, message: 'busy' } } : { result: roles }),
     });
     const pool = new SessionPool();
@@ -247,12 +248,14 @@ describe('session pool', () => {
     await b.call('privilege.roles', [[['name', '=', 'READONLY_ADMIN']], {}]);
     for (const lease of [a, b, a]) {
       expect(await lease.call('system.version_short')).toBe('25.10.1');
+      expect(await lease.call('stor.emulation')).toEqual({ emulator: 'stor' });
       expect(await lease.call('core.ping')).toBe('pong');
     }
     const count = (m: string) => appliance.calls.filter((c) => c === m).length;
     // Once failed, once answered, once with other params.
     expect(count('privilege.roles')).toBe(3);
     expect(count('system.version_short')).toBe(1);
+    expect(count('stor.emulation')).toBe(1);
     expect(count('core.ping')).toBe(3);
     await pool.closeAll();
   });

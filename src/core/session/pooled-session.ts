@@ -20,11 +20,12 @@ export function refusedAsNotAuthenticated(err: unknown): boolean {
  * Methods whose answer is fixed for as long as the appliance's middleware process runs, and so for
  * the life of one connection to it: `privilege.roles` lists `ROLES`, a module constant
  * (MW/plugins/account_/privilege_roles.py:31-41, MW/role.py), and the release cannot change
- * without a restart, which drops the connection (MW/plugins/system/product.py). A pooled
- * connection answers them once; every later command on it gets a copy of that answer, keyed by
- * method and params. A new connection asks again.
+ * without a restart, which drops the connection (MW/plugins/system/product.py). `stor.emulation`
+ * is stor's emulator's settings, read once when `stor serve` opens its state. A pooled connection
+ * answers them once; every later command on it gets a copy of that answer, keyed by method and
+ * params. A new connection asks again.
  */
-const FIXED_FOR_CONNECTION = new Set(['privilege.roles', 'system.version', 'system.version_short']);
+const FIXED_FOR_CONNECTION = new Set(['privilege.roles', 'system.version', 'system.version_short', 'stor.emulation']);
 
 /** How the pool opens a connection; the agent's default logs in with the target's key. */
 export type Connector = (target: PooledTarget, timeoutSeconds: number) => Promise<RemoteTransport>;
