@@ -479,3 +479,6 @@ export interface CatalogueEntry<C extends ErrorCode = ErrorCode> {
 export const E = Object.fromEntries(Object.entries(CATALOGUE).map(([code, entry]) => [code, { code, ...entry }])) as {
   readonly [C in ErrorCode]: CatalogueEntry<C>;
 };
+
+/** The entry for a transfer or command stopped by a signal: TERMINATED for SIGTERM, INTERRUPTED for SIGINT (and any other). */
+export const stoppedBy = (signal: string) => (signal === 'SIGTERM' ? E.TERMINATED : E.INTERRUPTED);

@@ -1,6 +1,6 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { Writable } from 'node:stream';
-import { E } from '../../core/error-catalogue.js';
+import { E, stoppedBy } from '../../core/error-catalogue.js';
 import { StorError } from '../../core/errors.js';
 
 export function localWriteFailed(path: string, err: unknown): StorError {
@@ -11,7 +11,7 @@ export function localWriteFailed(path: string, err: unknown): StorError {
 /** `dest` is the local file, or `-`: bytes already on stdout cannot be taken back. */
 export function interruptedBy(signal: NodeJS.Signals, dest: string): StorError {
   const what = dest === '-' ? 'the download to stdout stopped part-way' : `${dest} was not written, and nothing of it was left behind`;
-  return new StorError(signal === 'SIGTERM' ? E.TERMINATED : E.INTERRUPTED, `interrupted by ${signal}; ${what}`);
+  return new StorError(stoppedBy(signal), `interrupted by ${signal}; ${what}`);
 }
 
 /** A sink into an open file that flushes it to disk (fsync) before it reports finished. */

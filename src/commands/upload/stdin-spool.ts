@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
-import { E } from '../../core/error-catalogue.js';
+import { stoppedBy } from '../../core/error-catalogue.js';
 import { StorError } from '../../core/errors.js';
 import type { IO } from '../shared/io.js';
 
@@ -43,7 +43,7 @@ export async function spoolStdin(stdin: Readable, onSignal: IO['onSignal'], tmpD
     if (signal) throw new Error(`interrupted by ${signal}`);
   } catch (err) {
     remove();
-    if (signal) throw new StorError(signal === 'SIGTERM' ? E.TERMINATED : E.INTERRUPTED, `interrupted by ${signal} while reading standard input; nothing was sent`);
+    if (signal) throw new StorError(stoppedBy(signal), `interrupted by ${signal} while reading standard input; nothing was sent`);
     throw err;
   } finally {
     unsubscribe?.();

@@ -4,7 +4,7 @@ import { tmpDirFrom } from '../../core/config/paths.js';
 import { call } from '../../core/contract/client.js';
 import type { ResultOf } from '../../core/contract/index.js';
 import { RpcError, StorError } from '../../core/errors.js';
-import { E } from '../../core/error-catalogue.js';
+import { E, stoppedBy } from '../../core/error-catalogue.js';
 import type { Transport } from '../../core/transport/transport.js';
 import type { CommandContext } from '../shared/context.js';
 import { describeError, type DescribedError } from '../shared/describe-error.js';
@@ -321,7 +321,7 @@ async function uploadOne(
 async function stoppedUpload(t: Transport, signal: NodeJS.Signals, path: string, err: unknown): Promise<unknown> {
   const stopped = err instanceof StorError && (err.code === E.INTERRUPTED.code || err.code === E.TERMINATED.code);
   if (!stopped || t.target.kind === 'embedded') return err;
-  const code = signal === 'SIGTERM' ? E.TERMINATED : E.INTERRUPTED;
+  const code = stoppedBy(signal);
   const there = await statOrNull(t, path).then((st) => st !== null, () => undefined);
   if (there === false) return new StorError(code, `interrupted by ${signal}; ${path} was not written, and nothing of it was left behind`);
   return new StorError(code, `interrupted by ${signal} while ${path} was being written; ${there ? 'a file stands there, which may hold part of it' : 'whether part of it stands there is unknown'}`, {
@@ -331,7 +331,7 @@ async function stoppedUpload(t: Transport, signal: NodeJS.Signals, path: string,
 
 /** The command's error when a signal stopped a multi-file upload: what landed, what did not. */
 function interruptedReport(signal: NodeJS.Signals, summary: UploadReport['summary']): StorError {
-  const code = signal === 'SIGTERM' ? E.TERMINATED : E.INTERRUPTED;
+  const code = stoppedBy(signal);
   const landed = summary.done + summary.skipped;
   const rest = summary.not_attempted > 0 ? `, ${summary.not_attempted} not attempted` : '';
   return new StorError(code, `interrupted by ${signal}: ${landed} of ${summary.files} files uploaded, ${summary.failed} stopped or failed${rest}`, {

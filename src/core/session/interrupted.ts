@@ -1,4 +1,4 @@
-import { E } from '../error-catalogue.js';
+import { stoppedBy } from '../error-catalogue.js';
 import { StorError } from '../errors.js';
 import type { DownloadRequest, Transport, UploadRequest } from '../transport/transport.js';
 
@@ -8,7 +8,7 @@ import type { DownloadRequest, Transport, UploadRequest } from '../transport/tra
  */
 export function interruptedError(stopped: AbortSignal): StorError {
   const signal = stopped.reason === 'SIGTERM' ? 'SIGTERM' : 'SIGINT';
-  return new StorError(signal === 'SIGTERM' ? E.TERMINATED : E.INTERRUPTED, `interrupted by ${signal}; nothing more was sent to the appliance`);
+  return new StorError(stoppedBy(signal), `interrupted by ${signal}; nothing more was sent to the appliance`);
 }
 
 /** Throws interruptedError once `stopped` is aborted. */
