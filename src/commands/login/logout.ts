@@ -93,6 +93,8 @@ async function settleKey(ctx: CommandContext, name: string, profile: Profile, op
       kind: 'remote',
       endpoint: parseEndpoint(profile.url),
       apiKey: profile.apiKey,
+      // The key's user, which SCRAM names (TrueNAS 26): without it a 26 appliance cannot be logged out of.
+      ...(profile.username ? { username: profile.username } : {}),
       insecure: profile.insecure ?? false,
       ...(profile.ca ? { caPath: profile.ca } : {}),
       rpc: profile.rpc ?? 'ws',
