@@ -43,7 +43,8 @@ export class PoolLease implements Transport {
     return traced(this.trace, method, async () => {
       if (this.own === undefined && CONNECTION_STATE.test(method)) {
         this.trace?.(`${method} changes the connection's state: this command continues on a connection of its own`);
-        this.own = this.connector(this.ownTarget, this.timeoutSeconds);
+        // The session's login strategy: a connection of its own is no way around a SCRAM appliance's withheld key.
+        this.own = this.connector(this.ownTarget, this.timeoutSeconds, this.session.login);
       }
       if (this.own) return (await this.own).call<T>(method, params, this.timeoutSeconds);
       return this.session.call<T>(method, params, this.timeoutSeconds);
