@@ -95,6 +95,7 @@ async function settleKey(ctx: CommandContext, name: string, profile: Profile, op
       apiKey: profile.apiKey,
       // The key's user, which SCRAM names (TrueNAS 26): without it a 26 appliance cannot be logged out of.
       ...(profile.username ? { username: profile.username } : {}),
+      ...(profile.scram ? { scramOnly: true } : {}),
       insecure: profile.insecure ?? false,
       ...(profile.ca ? { caPath: profile.ca } : {}),
       rpc: profile.rpc ?? 'ws',

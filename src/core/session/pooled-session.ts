@@ -86,7 +86,7 @@ export class PooledSession {
      */
     private readonly onDead: () => void = () => undefined,
   ) {
-    this.login = apiKeyLogin(target.apiKey, target.username);
+    this.login = apiKeyLogin(target.apiKey, target.username, target.scramOnly === true);
   }
 
   /** The live connection, opening (and logging in) a new one when there is none or it was lost. */
