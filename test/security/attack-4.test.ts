@@ -24,7 +24,7 @@ async function stateWithAlice(): Promise<string> {
 describe('logout against a TrueNAS 26 appliance (SCRAM names the key\'s user)', () => {
   it('revokes the key `login --username` created: the profile\'s user goes with its key, no STOR_USER needed', async () => {
     const server = await spawnServe(await stateWithAlice(), ['--emulate', 'truenas-26.0']);
-    const env = { ...clientEnv(), STOR_SESSION: 'off' };
+    const env: Record<string, string> = { ...clientEnv(), STOR_SESSION: 'off' };
     const login = await spawnStor(['login', '--url', server.baseUrl, '--username', 'alice', '--password-stdin', '--json'], { env, stdin: `${PASSWORD}\n` });
     expect(login.code, login.stderr).toBe(0);
     const keyName = JSON.parse(login.stdout).api_key_name as string;
@@ -45,7 +45,7 @@ describe('a profile saved against a SCRAM appliance never sends its key itself, 
   it('a later command whose server suddenly offers no SCRAM (a man in the middle) is refused, exit 4, and gets no key', async () => {
     const server = await spawnServe(tempDir(), ['--emulate', 'truenas-26.0']);
     const relay = await downgradingRelay(server.rpcUrl);
-    const env = { ...clientEnv(), STOR_SESSION: 'off' };
+    const env: Record<string, string> = { ...clientEnv(), STOR_SESSION: 'off' };
     const key = readFileSync(server.adminKeyFile, 'utf8');
     const login = await spawnStor(['login', '--url', relay.baseUrl, '--api-key-stdin', '--json'], { env: { ...env, STOR_USER: 'truenas_admin' }, stdin: key });
     expect(login.code, login.stderr).toBe(0);
@@ -65,7 +65,7 @@ describe('a profile saved against a SCRAM appliance never sends its key itself, 
 
   it('a profile saved against a plain (25.10.1) appliance is not pinned: its key goes as before', async () => {
     const server = await spawnServe(tempDir());
-    const env = { ...clientEnv(), STOR_SESSION: 'off' };
+    const env: Record<string, string> = { ...clientEnv(), STOR_SESSION: 'off' };
     const login = await spawnStor(['login', '--url', server.baseUrl, '--api-key-stdin'], { env, stdin: readFileSync(server.adminKeyFile, 'utf8') });
     expect(login.code, login.stderr).toBe(0);
     expect(Object.values(JSON.parse(readFileSync(join(env.STOR_CONFIG_DIR!, 'config.json'), 'utf8')).profiles)[0]).not.toHaveProperty('scram');
