@@ -72,3 +72,20 @@ describe('a profile saved against a SCRAM appliance never sends its key itself, 
     expect((await spawnStor(['whoami'], { env })).code).toBe(0);
   });
 });
+
+describe('a login that replaces the key `login --username` made says that key lives on (issue 25 §9)', () => {
+  it('logging in again as alice into the same profile names the earlier key, still valid on the appliance', async () => {
+    const server = await spawnServe(await stateWithAlice());
+    const env: Record<string, string> = { ...clientEnv(), STOR_SESSION: 'off' };
+    const login = (...json: string[]) => spawnStor(['login', '--url', server.baseUrl, '--username', 'alice', '--password-stdin', ...json], { env, stdin: `${PASSWORD}\n` });
+    const first = await login('--json');
+    expect(first.code, first.stderr).toBe(0);
+    const firstKey = JSON.parse(first.stdout).api_key_name as string;
+    const second = await login();
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).toContain(`API key "${firstKey}"`);
+    expect(second.stderr).toContain('stays valid');
+    const t = await openTestAppliance(undefined, server.stateDir);
+    expect((await t.call<{ name: string }[]>(t.admin, 'api_key.query', [['username', '=', 'alice']])).map((k) => k.name)).toContain(firstKey);
+  });
+});
