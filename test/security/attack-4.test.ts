@@ -89,3 +89,13 @@ describe('a login that replaces the key `login --username` made says that key li
     expect((await t.call<{ name: string }[]>(t.admin, 'api_key.query', [['username', '=', 'alice']])).map((k) => k.name)).toContain(firstKey);
   });
 });
+
+describe('stor call --targets with a method name that is an Object.prototype property', () => {
+  it('toString, constructor, __proto__: refused as methods stor cannot tell (BAD_TARGETS, exit 2), not an internal error', async () => {
+    const env: Record<string, string> = { ...clientEnv(), STOR_SESSION: 'off' };
+    for (const method of ['toString', 'constructor', '__proto__', 'hasOwnProperty']) {
+      const run = await spawnStor(['--targets', 'a,b', 'call', method, '--json'], { env });
+      expect([method, run.code, JSON.parse(run.stderr).error.code]).toEqual([method, 2, 'BAD_TARGETS']);
+    }
+  });
+});

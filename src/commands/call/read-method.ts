@@ -43,8 +43,9 @@ export function assertReadMethod(method: string): void {
 
 /** Whether `method` only reads, by the rule above; undefined for a method the contract does not know. */
 export function readsOnly(method: string): boolean | undefined {
-  const contract = (CONTRACT as Record<string, { access: (typeof CONTRACT)[keyof typeof CONTRACT]['access'] }>)[method];
-  if (!contract) return undefined;
+  // Own entries only: `toString` or `__proto__` would otherwise find Object.prototype's, which has no access.
+  if (!Object.hasOwn(CONTRACT, method)) return undefined;
+  const contract = (CONTRACT as Record<string, { access: (typeof CONTRACT)[keyof typeof CONTRACT]['access'] }>)[method]!;
   const { access } = contract;
   return access.kind === 'roles' ? access.roles.length > 0 && access.roles.every(isReadRole) : READ_WITHOUT_ROLES.has(method);
 }
