@@ -99,3 +99,21 @@ describe('stor call --targets with a method name that is an Object.prototype pro
     }
   });
 });
+
+describe('logout never says it revoked a key that still logs in', () => {
+  it('the key stor made was renamed on the appliance since login: not deleted, and reported as still valid (revoked false)', async () => {
+    const server = await spawnServe(await stateWithAlice());
+    const env: Record<string, string> = { ...clientEnv(), STOR_SESSION: 'off' };
+    const login = await spawnStor(['login', '--url', server.baseUrl, '--username', 'alice', '--password-stdin', '--json'], { env, stdin: `${PASSWORD}\n` });
+    expect(login.code, login.stderr).toBe(0);
+    const made = JSON.parse(login.stdout).api_key_name as string;
+    const t = await openTestAppliance(undefined, server.stateDir);
+    const id = (await t.call<{ id: number; name: string }[]>(t.admin, 'api_key.query', [['name', '=', made]]))[0]!.id;
+    await t.call(t.admin, 'api_key.update', id, { name: 'adopted-by-backup' });
+
+    const out = await spawnStor(['logout', '--yes', '--json'], { env });
+    expect(out.code, out.stderr).toBe(0);
+    expect(JSON.parse(out.stdout).key).toMatchObject({ created_by_stor: true, id, revoked: false });
+    expect((await t.call<{ name: string }[]>(t.admin, 'api_key.query', [['id', '=', id]])).map((k) => k.name)).toEqual(['adopted-by-backup']);
+  });
+});
