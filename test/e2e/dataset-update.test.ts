@@ -132,3 +132,15 @@ describe('stor dataset show / update (issue 27)', () => {
     expect(rerun.map((o) => o.data.changed)).toEqual([false, false]);
   });
 });
+
+describe('stor dataset update completion', () => {
+  it('offers dataset names for the argument, property names for --inherit and 25.10.1 words for values', async () => {
+    const script = (await spawnStor(['completion', 'bash'])).stdout;
+    const line = script.split('\n').find((l) => l.includes("'dataset update')"))!;
+    expect(line).toContain('--compression:=ON,OFF,LZ4,');
+    expect(line).toContain('--recordsize:=512,512B,1K,');
+    expect(line).toContain('--inherit:=compression,atime,readonly,recordsize,sync,exec');
+    expect(line).toContain("args='dataset'");
+    expect(script.split('\n').find((l) => l.includes("'dataset show')"))).toContain("args='dataset'");
+  });
+});
