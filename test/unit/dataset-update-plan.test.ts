@@ -42,6 +42,8 @@ describe('dataset update-plan', () => {
     expect(() => desiredFromFlags({ inherit: ['quota'] })).toThrow(/--quota none/);
     expect(() => desiredFromFlags({ compression: 'lz4', inherit: ['compression'] })).toThrow(/both set and inherited/);
     expect(() => desiredFromFlags({ set: ['novalue'] })).toThrow(/key=value/);
+    // The list option split `--set ns:tags=a,b --set ns:x=1` at the comma: the piece goes back into its value.
+    expect(desiredFromFlags({ set: ['ns:tags=a', 'b', 'ns:x=1'] }).user).toEqual({ 'ns:tags': 'a,b', 'ns:x': '1' });
   });
 
   it("predicts 25.10.1's refusals in its order: the model, the plugin, then ZFS", () => {

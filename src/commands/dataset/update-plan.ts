@@ -91,10 +91,17 @@ export function desiredFromFlags(flags: DatasetUpdateFlags): DesiredDataset {
     else set[name] = raw.trim().toUpperCase();
   }
   const user: Record<string, string> = {};
-  for (const pair of flags.set ?? []) {
-    const at = pair.indexOf('=');
-    if (at <= 0) throw new StorError(E.USAGE, `--set takes key=value: ${JSON.stringify(pair)}`, { hint: 'e.g. --set org.example:owner=alice (a user property key has a colon)' });
-    user[pair.slice(0, at)] = pair.slice(at + 1);
+  let last: string | undefined;
+  for (const item of flags.set ?? []) {
+    // A list option splits at commas: a piece without `=` after a pair was part of its value (`--set ns:tags=a,b`).
+    if (!item.includes('=') && last !== undefined) {
+      user[last] += `,${item}`;
+      continue;
+    }
+    const at = item.indexOf('=');
+    if (at <= 0) throw new StorError(E.USAGE, `--set takes key=value: ${JSON.stringify(item)}`, { hint: 'e.g. --set org.example:owner=alice (a user property key has a colon)' });
+    last = item.slice(0, at);
+    user[last] = item.slice(at + 1);
   }
   const inherit = [...new Set(flags.inherit ?? [])];
   for (const name of inherit) {
