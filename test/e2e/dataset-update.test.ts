@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -7,6 +8,7 @@ import { makeUserWithPrivilege, stor } from '../helpers/runbook.js';
 import { spawnServe } from '../helpers/serve-process.js';
 import { sessionEnv } from '../helpers/session.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { answerOnTerminal } from '../helpers/terminal.js';
 
 type Run = ReturnType<typeof stor>;
 type Shown = { properties: Record<string, { parsed: unknown; value: string | null; source: string; source_info: string | null }>; user_properties: Record<string, string | null>; comments: string | null; children: string[]; snapshot_count: number };
@@ -142,5 +144,29 @@ describe('stor dataset update completion', () => {
     expect(line).toContain('--inherit:=compression,atime,readonly,recordsize,sync,exec');
     expect(line).toContain("args='dataset'");
     expect(script.split('\n').find((l) => l.includes("'dataset show')"))).toContain("args='dataset'");
+  });
+});
+
+const hasScript = spawnSync('script', ['--version']).status === 0;
+
+describe.skipIf(!hasScript)('stor dataset update on a terminal', () => {
+  it('asks with the changes; no changes nothing, yes applies, a value changed meanwhile stops it (PLAN_CHANGED)', async () => {
+    const env = { STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir() };
+    const run = stor(env);
+    await run(['dataset', 'create', 'tank/t']);
+    const declined = await answerOnTerminal(['dataset', 'update', 'tank/t', '--compression', 'zstd'], env, 'n');
+    expect(declined.shown).toContain('Safe first step: preview with `stor dataset update tank/t --compression zstd --dry-run`');
+    expect(declined.shown).toContain('Update tank/t: compression: LZ4 → ZSTD?');
+    expect(declined.code).toBe(1);
+    expect((await show(run, 'tank/t')).properties.compression!.value).toBe('LZ4');
+    const accepted = await answerOnTerminal(['dataset', 'update', 'tank/t', '--compression', 'zstd'], env, 'y');
+    expect(accepted.code, accepted.shown).toBe(0);
+    expect((await show(run, 'tank/t')).properties.compression!.value).toBe('ZSTD');
+    // Someone else sets it while the question waits: what was confirmed (ZSTD → GZIP) is no longer the change.
+    const moved = await answerOnTerminal(['dataset', 'update', 'tank/t', '--compression', 'gzip'], env, 'y', async () => {
+      await run(['dataset', 'update', 'tank/t', '--compression', 'lz4', '--yes']);
+    });
+    expect(moved.shown).toContain('the target changed since the plan you confirmed: tank/t now has compression: LZ4 → GZIP; nothing was changed');
+    expect((await show(run, 'tank/t')).properties.compression!.value).toBe('LZ4');
   });
 });

@@ -24,7 +24,8 @@ import {
   type DesiredDataset,
   type PropertyValue,
 } from './update-plan.js';
-import { arg, defineCommand, flag, list, value, yesFlag, type OptionValues } from '../shared/declare.js';
+import { arg, defineCommand, flag, kebab, list, value, yesFlag, type OptionValues } from '../shared/declare.js';
+import { shellWord } from '../fleet/policy.js';
 
 const size = (what: string) => value('<size>', `${what}: bytes or 10G, 512M, 1.5T; none (or 0) for no limit`);
 
@@ -100,8 +101,7 @@ export async function datasetUpdate(ctx: CommandContext, ref: string, options: D
     ctx.note('stor: dry run: nothing was changed');
     return { data, view: updatedView(data) };
   }
-  // The same options again; they are the operator's own words, not repeated here.
-  const preview = `stor dataset update ${id} … --dry-run`;
+  const preview = previewLine(id, options);
   const asked = await confirmChange(ctx, `Update ${id}: ${changes.map(changeLine).join('; ')}?`, options.yes, `preview with \`${preview}\``);
   // What was confirmed must still be the change: a value someone else changed meanwhile would
   // otherwise be overwritten unseen (plan-check.ts).
@@ -122,6 +122,16 @@ export async function datasetUpdate(ctx: CommandContext, ref: string, options: D
   verify(id, after, desired);
   data.now = Object.fromEntries(changes.map((c) => [c.property, { value: currentValue(after, c.property), source: sourceOfChange(after, c.property) }]));
   return { data, view: updatedView(data) };
+}
+
+/** The command again with --dry-run, for the question's safe first step and a changed plan's hint. */
+function previewLine(id: string, options: DatasetUpdateOptions): string {
+  const words = ['stor', 'dataset', 'update', shellWord(id)];
+  for (const [key, v] of Object.entries(options)) {
+    if (key === 'yes' || key === 'dryRun' || v === undefined || v === false) continue;
+    words.push(`--${kebab(key)}`, shellWord(Array.isArray(v) ? v.join(',') : String(v)));
+  }
+  return [...words, '--dry-run'].join(' ');
 }
 
 function sourceOfChange(entry: PoolDatasetEntry, property: string): string | null {
