@@ -121,8 +121,8 @@ const CATALOGUE = {
   },
   VERIFY_FAILED: {
     kind: 'failed',
-    meaning: '`privilege fix` wrote a role list that does not read back as written',
-    remedy: 'another administrator may be editing it: `stor privilege show`, then try again',
+    meaning: '`privilege fix` wrote a role list, or `dataset update` properties, that do not read back as written',
+    remedy: 'another administrator may be editing it: `stor privilege show` (`stor dataset show`), then try again',
   },
 
   // exit 2: the command line is wrong
@@ -283,7 +283,7 @@ const CATALOGUE = {
   },
   NOTHING_TO_UPDATE: {
     kind: 'usage',
-    meaning: 'an `update` verb (`privilege`, `user`, `group`) was given nothing to change',
+    meaning: 'an `update` verb (`privilege`, `user`, `group`, `dataset`) was given nothing to change',
     remedy: 'pass at least one of the options its `--help` lists',
   },
   OTP_NEEDED: {

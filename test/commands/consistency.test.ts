@@ -20,7 +20,7 @@ describe('the command set as a whole', () => {
   it('covers every command of README "Commands"', () => {
     expect(paths.map((p) => p.join(' ')).sort()).toEqual(
       [
-        'api-key create', 'api-key list', 'api-key revoke', 'call', 'chmod', 'chown', 'completion', 'dataset create', 'dataset delete', 'dataset list',
+        'api-key create', 'api-key list', 'api-key revoke', 'call', 'chmod', 'chown', 'completion', 'dataset create', 'dataset delete', 'dataset list', 'dataset show', 'dataset update',
         'download', 'login', 'logout', 'ls', 'mkdir', 'rm',
         'privilege check', 'privilege create', 'privilege delete', 'privilege fix', 'privilege list', 'privilege roles', 'privilege show', 'privilege update',
         'profile import', 'profile list', 'profile remove', 'profile tag', 'profile use', 'serve', 'session list', 'session stop', 'stat', 'upload', 'whoami',

@@ -1,3 +1,5 @@
+import { truncateSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EMULATIONS } from '../../src/core/appliance/settings.js';
 import { type MethodName } from '../../src/core/contract/index.js';
@@ -190,6 +192,33 @@ describe('pool.dataset.update (MW/plugins/pool_/dataset.py:666-802)', () => {
     await invalid(ws, 'pool.dataset.update', ['tank/a', { user_properties: [{ key: 'a:b', value: 'c' }], user_properties_update: [{ key: 'a:b', remove: true }] }], [
       ['pool_dataset_update.user_properties_update', 'Should not be specified when "user_properties" are explicitly specified', 22],
     ]);
+  });
+
+  it('takes a recordsize only as one of recordsize_choices\' words, exactly (MW/plugins/pool_/dataset.py:301-305; dataset_recordsize.py:13-31)', async () => {
+    const ws = await setup();
+    await ok(ws, 'pool.dataset.create', [{ name: 'tank/a' }]);
+    for (const rs of ['100K', '128k', '131072', '1024K', '32M']) {
+      await invalid(ws, 'pool.dataset.update', ['tank/a', { recordsize: rs }], [['pool_dataset_update.recordsize', `'${rs}' is an invalid recordsize.`, 22]]);
+    }
+    for (const rs of ['512', '512B', '1M', '16M', '128K']) expect(prop(await ok<Entry>(ws, 'pool.dataset.update', ['tank/a', { recordsize: rs }]), 'recordsize').source).toBe('LOCAL');
+  });
+
+  it('refuses a quota below what the dataset uses as ZFS does: EFAULT, the ZFSException repr (MW/plugins/zfs_/dataset.py:268-271)', async () => {
+    const server = await startTestServer(EMULATIONS['truenas-25.10.1']);
+    const ws = await loggedInWs(server.rpcUrl, server.adminKey);
+    await ok(ws, 'pool.dataset.create', [{ name: 'tank/a' }]);
+    // A sparse file: the emulator counts a file's size, as `used` counts its blocks on ZFS.
+    const big = join(server.stateDir, 'mnt/tank/a/big');
+    writeFileSync(big, '');
+    truncateSync(big, 2 * GiB);
+    for (const data of [{ quota: GiB }, { refquota: GiB }]) {
+      const error = await fail(ws, 'pool.dataset.update', ['tank/a', data]);
+      expect({ errname: error.data?.errname, reason: error.data?.reason }).toEqual({ errname: 'EFAULT', reason: "[EFAULT] Failed to update properties: ZFSException('size is less than current used or reserved space')" });
+    }
+    expect(prop(await ok<Entry>(ws, 'pool.dataset.get_instance', ['tank/a']), 'quota').parsed).toBeNull();
+    expect(prop(await ok<Entry>(ws, 'pool.dataset.update', ['tank/a', { quota: 3 * GiB }]), 'quota').parsed).toBe(3 * GiB);
+    // A quota already below used does not stop another change (ZFS checks the quota only when it is set).
+    await ok(ws, 'pool.dataset.update', ['tank/a', { comments: 'still' }]);
   });
 });
 

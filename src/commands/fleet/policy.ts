@@ -46,7 +46,7 @@ function splitFanOutOptions(extra: OptionSpecs, given: Record<string, unknown>, 
 }
 
 /** A word as a POSIX shell reads it back: bare when safe, else in single quotes. */
-const shellWord = (word: string): string => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
+export const shellWord = (word: string): string => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
 
 /** The command line that would make this change on one target (`stor dataset create tank/a`), as the plan names it. */
 function commandLine(command: string, spec: CommandSpec<ArgSpecs, OptionSpecs>, args: Record<string, unknown>, options: Record<string, unknown>): string {

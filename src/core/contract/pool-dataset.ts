@@ -158,6 +158,13 @@ const filesystemOnly = once(() => ({
   recordsize: str().optional(),
 }));
 
+/**
+ * `pool.dataset.recordsize_choices` on a pool that is not dRAID, with ZFS's default
+ * zfs_max_recordsize of 16M (MW/plugins/pool_/dataset_recordsize.py:13-31,34-43): update and create
+ * take a recordsize only as one of these words, exactly (MW/plugins/pool_/dataset.py:301-305).
+ */
+export const RECORDSIZE_CHOICES = ['512', '512B', '1K', '2K', '4K', '8K', '16K', '32K', '64K', '128K', '256K', '512K', '1M', '2M', '4M', '8M', '16M'] as const;
+
 export const VOLBLOCKSIZE_CHOICES = ['512', '512B', '1K', '2K', '4K', '8K', '16K', '32K', '64K', '128K'] as const;
 
 /** PoolDatasetCreateVolume. */
