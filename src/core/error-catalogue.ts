@@ -61,7 +61,7 @@ const CATALOGUE = {
   },
   METHOD_NOT_FOUND: {
     kind: 'failed',
-    meaning: '`stor call` named a method the target does not have',
+    meaning: '`stor call` or `stor privilege suggest --methods` named a method the target does not have (or, for `suggest`, does not list for this login)',
     remedy: '`stor call --help` lists the methods of the target',
   },
   NOT_FOUND: {
@@ -208,7 +208,7 @@ const CATALOGUE = {
   },
   LOCAL_FILE_EXISTS: {
     kind: 'usage',
-    meaning: 'the local file a download would write exists (or is a directory); nothing was downloaded',
+    meaning: 'the local file a download or `privilege suggest -o` would write exists (or is a directory); nothing was written',
     remedy: 'add `--force` to replace the file, or name another destination',
   },
   LOCAL_FILE_MISSING: {
