@@ -4,8 +4,8 @@
  * (docs.ansible.com, "How to build your inventory"). Every group is a descendant of `all`; a host
  * in no group is in `ungrouped`. A host's variables are its groups' merged from the shallowest
  * (`all`) to the deepest, groups of one depth by name, then its own (Ansible's order without
- * `ansible_group_priority`). Of Jinja, `{{ name }}` — another variable of the same host, or
- * `inventory_hostname` — is understood, so `stor_url: "wss://{{ ansible_host }}"` works as in
+ * `ansible_group_priority`). Of Jinja, in the `stor_*` variables, `{{ name }}` — another variable
+ * of the same host, or `inventory_hostname` — is understood, so `stor_url: "wss://{{ ansible_host }}"` works as in
  * Ansible; any other expression is an error. Host ranges (`nas[01:20]`) are not expanded.
  */
 
@@ -200,7 +200,8 @@ export function inventoryHosts(groups: Groups): InventoryHost[] {
     const vars: Record<string, unknown> = { inventory_hostname: host };
     for (const g of all) Object.assign(vars, groups.get(g)!.vars);
     for (const g of direct.get(host)!) Object.assign(vars, groups.get(g)!.hosts.get(host));
-    const out = Object.fromEntries(Object.entries(vars).map(([k, v]) => [k, rendered(v, vars, host, k)]));
+    // Only the variables stor reads are filled in, as Ansible fills in a variable when it is used.
+    const out = Object.fromEntries(Object.entries(vars).map(([k, v]) => [k, k.startsWith('stor_') ? rendered(v, vars, host, k) : v]));
     return { name: host, groups: all.filter((g) => g !== 'all' && g !== 'ungrouped').sort(), vars: out };
   });
 }
