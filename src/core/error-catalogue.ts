@@ -148,8 +148,8 @@ const CATALOGUE = {
   },
   BAD_PROFILE_FILE: {
     kind: 'usage',
-    meaning: 'the file given to `stor profile import` cannot be read, is not a YAML or JSON list of profiles, or an entry in it is wrong; nothing was saved',
-    remedy: 'fix the entry the message names (each needs name, url, and key_file or key_stdin)',
+    meaning: 'the file given to `stor profile import` cannot be read, is not a YAML or JSON list of profiles nor an Ansible inventory, or an entry or host in it is wrong; nothing was saved',
+    remedy: 'fix the entry or host the message names (each needs name, url, and key_file or key_stdin; an inventory host stor_url and stor_key_file or stor_key_stdin)',
   },
   BAD_SESSION_SETTING: {
     kind: 'usage',
