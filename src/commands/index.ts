@@ -7,6 +7,7 @@ import { globalOptions, type GlobalOptions } from './shared/global-options.js';
 import type { HeadStart } from './shared/head-start.js';
 import type { IO } from './shared/io.js';
 import { readCommandLine } from './shared/command-line.js';
+import { registerCommandTree } from './shared/command-tree.js';
 import { withFleet } from './fleet/policy.js';
 import { addOptions, addVerb, loadFor, StorCommand, targetHelpFor, verbsFirst, type Entry } from './shared/program.js';
 import type { CommandResult } from './shared/render.js';
@@ -163,3 +164,4 @@ export { globalOptions };
 export async function allCommands(): Promise<Map<string, CommandSpec<any, any, any>>> {
   return loadFor({}, COMMANDS);
 }
+registerCommandTree(allCommands);

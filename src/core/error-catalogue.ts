@@ -61,7 +61,7 @@ const CATALOGUE = {
   },
   METHOD_NOT_FOUND: {
     kind: 'failed',
-    meaning: '`stor call` named a method the target does not have',
+    meaning: '`stor call` or `stor privilege suggest --methods` named a method the target does not have (or, for `suggest`, does not list for this login)',
     remedy: '`stor call --help` lists the methods of the target',
   },
   NOT_FOUND: {
@@ -148,8 +148,8 @@ const CATALOGUE = {
   },
   BAD_PROFILE_FILE: {
     kind: 'usage',
-    meaning: 'the file given to `stor profile import` cannot be read, is not a YAML or JSON list of profiles, or an entry in it is wrong; nothing was saved',
-    remedy: 'fix the entry the message names (each needs name, url, and key_file or key_stdin)',
+    meaning: 'the file given to `stor profile import` cannot be read, is not a YAML or JSON list of profiles nor an Ansible inventory, or an entry or host in it is wrong; nothing was saved',
+    remedy: 'fix the entry or host the message names (each needs name, url, and key_file or key_stdin; an inventory host stor_url and stor_key_file or stor_key_stdin)',
   },
   BAD_SESSION_SETTING: {
     kind: 'usage',
@@ -208,7 +208,7 @@ const CATALOGUE = {
   },
   LOCAL_FILE_EXISTS: {
     kind: 'usage',
-    meaning: 'the local file a download would write exists (or is a directory); nothing was downloaded',
+    meaning: 'the local file a download or `privilege suggest -o` would write exists (or is a directory); nothing was written',
     remedy: 'add `--force` to replace the file, or name another destination',
   },
   LOCAL_FILE_MISSING: {
