@@ -35,6 +35,8 @@ describe('verbs call only the methods they declare', () => {
     const runs: [string, string[]][] = [
       ['dataset create', ['dataset', 'create', 'tank/calls']],
       ['dataset list', ['dataset', 'list']],
+      ['dataset show', ['dataset', 'show', 'tank/calls']],
+      ['dataset update', ['dataset', 'update', 'tank/calls', '--comments', 'calls', '--yes']],
       ['mkdir', ['mkdir', '/mnt/tank/calls/d']],
       ['upload', ['upload', file, '/mnt/tank/calls/d/']],
       ['ls', ['ls', '/mnt/tank/calls/d']],

@@ -116,6 +116,7 @@ export const datasetShowCommand = defineCommand({
   summary: "show one dataset: every property with its source (local, inherited from which parent, default), space, children, snapshots",
   effect: 'read',
   fanOut: 'read',
+  calls: ['pool.dataset.query'],
   args: { dataset: arg.required('full name (tank/projects) or mountpoint (/mnt/tank/projects)', 'dataset') },
   examples: ['stor dataset show tank/projects', 'stor dataset show /mnt/tank/projects --json'],
   run: (ctx, { dataset }) => datasetShow(ctx, dataset),

@@ -178,5 +178,6 @@ export const datasetUpdateCommand = defineCommand({
     'stor dataset update tank/projects --inherit compression,atime --set org.example:owner=alice --yes',
   ],
   fanOut: 'change',
+  calls: ['pool.dataset.query', 'pool.dataset.update'],
   run: (ctx, { dataset }, opts) => datasetUpdate(ctx, dataset, opts),
 });
