@@ -7,6 +7,7 @@
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { spawnStor } from '../helpers/bin.js';
 import { clientEnv } from '../helpers/client-env.js';
 import { stor } from '../helpers/runbook.js';
 import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
@@ -146,5 +147,25 @@ describe('stor export / plan / apply (built binary, stor serve)', () => {
     const going = JSON.parse((await run(['apply', '-f', twoDatasets, '--yes', '--keep-going', '--json'], 1)).stdout) as { results: { name: string; status: string }[] };
     expect(going.results.map((r) => `${r.name} ${r.status}`)).toEqual(['nopool/x failed', 'tank/kept done']);
     expect(existsSync(twoDatasets)).toBe(true);
+  }, 120_000);
+
+  it('--targets: plan on every target (the fleet drifts when one does), apply with one --yes, then no drift anywhere', async () => {
+    const [one, two] = await Promise.all([serve(), serve()]);
+    const env = { ...clientEnv(), STOR_SESSION: 'off', STOR_USER: 'truenas_admin' };
+    for (const [name, server] of [['nas1', one], ['nas2', two]] as const) {
+      const login = await spawnStor(['login', '--url', server.baseUrl, '--api-key-stdin', '--profile', name], { env, stdin: readFileSync(server.adminKeyFile, 'utf8').trim() });
+      expect(login.code, login.stderr).toBe(0);
+    }
+    const fleet = stor(env);
+    const state = file('fleet.yaml', 'stor_state: 1\ngroups:\n  - { name: fleetops }\nprivileges:\n  - { name: fleetops, groups: [fleetops], roles: [READONLY_ADMIN] }\n');
+    const before = JSON.parse((await fleet(['--targets', 'nas1,nas2', 'plan', '-f', state, '--json'], 7)).stdout) as { target: string; exit_code: number }[];
+    expect(before.map((o) => [o.target, o.exit_code])).toEqual([['nas1', 7], ['nas2', 7]]);
+    await fleet(['--targets', 'nas1,nas2', 'apply', '-f', state, '--yes']);
+    await fleet(['--targets', 'nas1,nas2', 'plan', '-f', state]);
+    await on(two)(['privilege', 'update', 'fleetops', '--roles', 'DATASET_READ']);
+    const after = JSON.parse((await fleet(['--targets', 'nas1,nas2', 'plan', '-f', state, '--json'], 7)).stdout) as { target: string; exit_code: number }[];
+    expect(after.map((o) => [o.target, o.exit_code])).toEqual([['nas1', 0], ['nas2', 7]]);
+    const keysOut = await fleet(['--targets', 'nas1,nas2', 'apply', '-f', state, '--yes', '--keys-out', join(tempDir(), 'k.json')], 2);
+    expect(keysOut.stderr).toContain('--keys-out');
   }, 120_000);
 });

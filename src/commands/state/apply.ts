@@ -24,6 +24,7 @@ export interface StateApplied {
 
 interface ApplyOptions extends PlanOptionValues {
   yes?: boolean | undefined;
+  dryRun?: boolean | undefined;
   keepGoing?: boolean | undefined;
   keysOut?: string | undefined;
 }
@@ -44,6 +45,8 @@ export async function stateApply(ctx: CommandContext, opts: ApplyOptions): Promi
   const t = await ctx.transport();
   const { world, plan, steps } = await preparePlan(ctx, t, desired, opts);
   notePlan(ctx, plan);
+  // The rehearsal `--targets` runs on every target before its one question: the plan, exit 0.
+  if (opts.dryRun) return { data: { plan, results: [], keys: [] }, view: planView(plan) };
   if (!plan.pending) {
     ctx.noteAfter('no changes: the target matches the file');
     return { data: { plan, results: [], keys: [] }, view: planView(plan) };
@@ -59,10 +62,12 @@ export async function stateApply(ctx: CommandContext, opts: ApplyOptions): Promi
       ctx.warn((await render({ data: plan, view: planView(plan) }, renderMode(ctx.io, false, 'stderr'))).trimEnd());
     }
     const asked = await confirmChange(ctx, `apply ${plan.changes.length} change(s) from ${opts.file}?`, opts.yes, `stor plan -f ${opts.file}`);
-    if (asked) {
+    // The plan the operator said yes to: this run's own, or the one the `--targets` rehearsal showed for this target.
+    const confirmed = (ctx.confirmedPlan as StateApplied | undefined)?.plan.changes ?? (asked ? plan.changes : undefined);
+    if (confirmed !== undefined) {
       // Time passed at the question: the world must still be the one planned.
-      const again = computePlan(await readWorld(t), desired, { prune: opts.prune === true, normalize: opts.normalize === true }).plan.changes;
-      if (JSON.stringify(again) !== JSON.stringify(plan.changes)) {
+      const again = ctx.confirmedPlan === undefined ? computePlan(await readWorld(t), desired, { prune: opts.prune === true, normalize: opts.normalize === true }).plan.changes : plan.changes;
+      if (JSON.stringify(again) !== JSON.stringify(confirmed)) {
         throw new StorError(E.PLAN_CHANGED, 'the target changed since the plan you confirmed; nothing was changed', { hint: `review the new plan with \`stor plan -f ${opts.file}\`, then run again` });
       }
     }
@@ -108,13 +113,18 @@ export const stateApplyCommand = defineCommand({
   summary: 'make the target match a desired-state file: the plan, one confirmation, then each change verified',
   effect: 'change',
   asks: true,
+  fanOut: 'change',
+  checkTargets: (_args, opts) => {
+    if (opts.keysOut !== undefined) throw new StorError(E.USAGE, '--keys-out names one file, and --targets makes keys on many targets', { hint: 'pipe stdout instead: each new key comes out on a line with its target' });
+  },
   options: {
     ...planOptions,
     yes: yesFlag(),
-    keepGoing: flag('after a change fails, still attempt the rest'),
+    dryRun: flag('show the plan and change nothing (exit 0; `stor plan` exits 7 on drift)'),
+    keepGoing: flag('after a change fails, still attempt the rest (with --targets: and still start the other targets)'),
     keysOut: value('<file>', 'write new API keys here (created 0600; an existing file is refused); piped stdout otherwise'),
   },
-  examples: ['stor apply -f state.yaml', 'stor apply -f state.yaml --yes --keys-out new-keys.json'],
+  examples: ['stor apply -f state.yaml', 'stor --targets @site_a apply -f state.yaml --yes > new-keys.tsv', 'stor apply -f state.yaml --yes --keys-out new-keys.json'],
   notes:
     'Order: groups, users, privileges, datasets, API keys; deletes (--prune) in reverse. Stops at the first failure unless --keep-going, ' +
     'and reports every object as done, failed or not attempted. Users are made without a password (password_disabled). ' +

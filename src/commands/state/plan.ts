@@ -18,8 +18,10 @@ export async function statePlan(ctx: CommandContext, opts: PlanOptionValues): Pr
 export const statePlanCommand = defineCommand({
   summary: 'show what applying a desired-state file would change; exit 7 when anything would',
   effect: 'read',
+  fanOut: 'read',
+  findings: 'drift',
   options: planOptions,
-  examples: ['stor plan -f state.yaml', 'stor plan -f state.yaml --json', 'stor plan -f state.yaml || [ $? -eq 7 ] && echo drift'],
+  examples: ['stor plan -f state.yaml', 'stor plan -f state.yaml --json', 'stor --targets @site_a plan -f state.yaml', 'stor plan -f state.yaml || [ $? -eq 7 ] && echo drift'],
   notes:
     'Changes nothing. Objects are matched by name; what the file does not name is left alone (with --prune, deleted only if stor made it). ' +
     'Refused before anything is applied: roles the target does not know, role lists that lock their users out on its release, and (without --force) ' +
