@@ -7,6 +7,7 @@
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { WebSocket, WebSocketServer } from 'ws';
 import { spawnStor } from '../helpers/bin.js';
 import { clientEnv } from '../helpers/client-env.js';
 import { stor } from '../helpers/runbook.js';
@@ -140,6 +141,11 @@ describe('stor export / plan / apply (built binary, stor serve)', () => {
     expect(JSON.parse((await run(['plan', '-f', noAdmin, '--json'], 1)).stderr).error.code).toBe('PLAN_REFUSED');
     expect(refused.stderr).toContain('no unlocked, password-enabled administrator');
     await run(['plan', '-f', noAdmin, '--force'], 7);
+    // Taking the roles of the identity stor is logged in as (truenas_admin, through Local Administrator) is refused too.
+    const mine = file('me.yaml', 'stor_state: 1\nprivileges:\n  - { name: Local Administrator, roles: [READONLY_ADMIN] }\n');
+    const own = await run(['plan', '-f', mine], 1);
+    expect(own.stderr).toContain('removes roles from truenas_admin, the identity stor is using: ');
+    expect(own.stderr).toContain('FULL_ADMIN');
 
     const twoDatasets = file('k.yaml', 'stor_state: 1\ndatasets:\n  - { name: nopool/x }\n  - { name: tank/kept, comments: kept }\n');
     const stopped = JSON.parse((await run(['apply', '-f', twoDatasets, '--yes', '--json'], 1)).stdout) as { results: { name: string; status: string }[] };
@@ -167,5 +173,45 @@ describe('stor export / plan / apply (built binary, stor serve)', () => {
     expect(after.map((o) => [o.target, o.exit_code])).toEqual([['nas1', 0], ['nas2', 7]]);
     const keysOut = await fleet(['--targets', 'nas1,nas2', 'apply', '-f', state, '--yes', '--keys-out', join(tempDir(), 'k.json')], 2);
     expect(keysOut.stderr).toContain('--keys-out');
+  }, 120_000);
+
+  it('plan reads one query per kind, however many objects the file names (calls counted on the wire)', async () => {
+    const server = await serve();
+    // A WebSocket relay that counts the methods the client sends, as raw frames.
+    const counts = new Map<string, number>();
+    const relay = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+    relay.on('connection', (client, req) => {
+      const upstream = new WebSocket(`${server.baseUrl}${req.url}`);
+      const queued: string[] = [];
+      upstream.on('open', () => queued.splice(0).forEach((m) => upstream.send(m)));
+      upstream.on('message', (data) => client.send(data.toString()));
+      upstream.on('close', () => client.close());
+      client.on('close', () => upstream.close());
+      client.on('message', (data) => {
+        const text = data.toString();
+        const method = (JSON.parse(text) as { method?: string }).method;
+        if (method) counts.set(method, (counts.get(method) ?? 0) + 1);
+        if (upstream.readyState === WebSocket.OPEN) upstream.send(text);
+        else queued.push(text);
+      });
+    });
+    await new Promise((r) => relay.once('listening', r));
+    const port = (relay.address() as { port: number }).port;
+    try {
+      const env = { ...clientEnv(), STOR_URL: `ws://127.0.0.1:${port}`, STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim(), STOR_USER: 'truenas_admin', STOR_SESSION: 'off' };
+      const many = (n: number) =>
+        file(`n${n}.yaml`, ['stor_state: 1', 'groups:', ...Array.from({ length: n }, (_, i) => `  - { name: g${i}, members: [] }`), 'privileges:', ...Array.from({ length: n }, (_, i) => `  - { name: p${i}, groups: [g${i}], roles: [READONLY_ADMIN] }`), ''].join('\n'));
+      const callsFor = async (n: number) => {
+        counts.clear();
+        await stor(env)(['plan', '-f', many(n), '--json'], 7);
+        return new Map(counts);
+      };
+      const few = await callsFor(3);
+      const lots = await callsFor(60);
+      expect(lots).toEqual(few);
+      for (const method of ['group.query', 'user.query', 'privilege.query', 'api_key.query', 'pool.dataset.query']) expect(few.get(method)).toBe(1);
+    } finally {
+      await new Promise((r) => relay.close(r));
+    }
   }, 120_000);
 });

@@ -6,7 +6,6 @@
  */
 import { E } from '../../core/error-catalogue.js';
 import { StorError } from '../../core/errors.js';
-import type { StateFile } from '../../core/state/index.js';
 import { groupNames, healthOf, proposedFix } from '../privilege/model.js';
 import { primaryGroupName } from '../user/model.js';
 import { namesOf, type Step } from './diff.js';
@@ -44,7 +43,7 @@ interface Account {
 }
 
 /** Accounts and privileges after the plan, by name, as apply would leave them (groups first, then users). */
-function afterPlan(world: World, desired: StateFile, steps: readonly Step[]) {
+function afterPlan(world: World, steps: readonly Step[]) {
   const { groupById } = namesOf(world);
   const accounts = new Map<string, Account>();
   for (const u of world.users) {
@@ -106,8 +105,8 @@ const administrators = (world: World, s: Snapshot): string[] =>
  * Refuses (PLAN_REFUSED) a plan that leaves no unlocked, password-enabled full administrator where
  * there was one, or that takes any effective role from the identity stor is logged in as; `force` lets it through.
  */
-export function checkAdministrators(world: World, desired: StateFile, steps: readonly Step[], force: boolean): string[] {
-  const { before, after } = afterPlan(world, desired, steps);
+export function checkAdministrators(world: World, steps: readonly Step[], force: boolean): string[] {
+  const { before, after } = afterPlan(world, steps);
   const problems: string[] = [];
   const adminsBefore = administrators(world, before);
   if (adminsBefore.length > 0 && administrators(world, after).length === 0) {
@@ -115,7 +114,8 @@ export function checkAdministrators(world: World, desired: StateFile, steps: rea
   }
   const mine = effectiveRoles(world, before, world.me);
   const kept = effectiveRoles(world, after, world.me);
-  const lost = [...mine].filter((r) => !kept.has(r));
+  // FULL_ADMIN first: when it goes, that is the news.
+  const lost = [...mine].filter((r) => !kept.has(r)).sort((a, b) => Number(b === 'FULL_ADMIN') - Number(a === 'FULL_ADMIN'));
   if (lost.length > 0) problems.push(`it removes roles from ${world.me}, the identity stor is using: ${lost.slice(0, 8).join(', ')}${lost.length > 8 ? ` and ${lost.length - 8} more` : ''}`);
   if (problems.length && !force) {
     throw new StorError(E.PLAN_REFUSED, `refusing this plan: ${problems.join('; ')}; nothing was changed`, { hint: 'change the file, or add --force if that is what you want' });

@@ -1,4 +1,5 @@
 import type { StateApiKey, StateDataset, StateFile, StateGroup, StateKind, StatePrivilege, StateUser } from '../../core/state/index.js';
+import { iso } from '../api-key/model.js';
 import { groupNames, healthOf } from '../privilege/model.js';
 import { primaryGroupName } from '../user/model.js';
 import { diffDataset } from './datasets.js';
@@ -33,8 +34,6 @@ export function namesOf(world: World) {
     groupById: new Map(world.groups.map((g) => [g.id, g.name])),
   };
 }
-
-export const iso = (ms: number): string => new Date(ms).toISOString();
 
 /**
  * The plan: the file's objects against the target's, by name. What the file does not name is left

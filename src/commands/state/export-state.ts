@@ -2,7 +2,8 @@ import { STATE_KINDS, type StateFile, type StateKind } from '../../core/state/in
 import { groupNames } from '../privilege/model.js';
 import { primaryGroupName } from '../user/model.js';
 import { exportDatasets } from './datasets.js';
-import { iso, namesOf } from './diff.js';
+import { namesOf } from './diff.js';
+import { iso } from '../api-key/model.js';
 import type { World } from './world.js';
 
 /**

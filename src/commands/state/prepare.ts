@@ -50,7 +50,7 @@ export async function preparePlan(ctx: CommandContext, t: Transport, desired: St
   const world = await readWorld(t);
   const { plan, steps } = computePlan(world, desired, { prune: opts.prune === true, normalize: opts.normalize === true });
   checkRoleLists(world, steps, opts.force === true);
-  for (const problem of checkAdministrators(world, desired, steps, opts.force === true)) ctx.warn(`stor: warning (--force): ${problem}`);
+  for (const problem of checkAdministrators(world, steps, opts.force === true)) ctx.warn(`stor: warning (--force): ${problem}`);
   return { desired, world, plan, steps };
 }
 
