@@ -4,6 +4,7 @@
  * drift after a hand edit exits 7; PRIVILEGE_WRITE refused on 25.10.1 with the minimal list and
  * accepted on 26.0; --prune keeps a hand-made group; --keep-going; --keys-out 0600.
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -13,6 +14,7 @@ import { clientEnv } from '../helpers/client-env.js';
 import { stor } from '../helpers/runbook.js';
 import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { answerOnTerminal } from '../helpers/terminal.js';
 
 const servers: ServeProcess[] = [];
 afterAll(async () => {
@@ -213,5 +215,23 @@ describe('stor export / plan / apply (built binary, stor serve)', () => {
     } finally {
       await new Promise((r) => relay.close(r));
     }
+  }, 120_000);
+
+  it.skipIf(spawnSync('script', ['--version']).status !== 0)('on a terminal: the plan, one question; a privilege made by hand while it waited stops the run (PLAN_CHANGED), nothing changed', async () => {
+    const env = { STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir() };
+    const run = stor(env);
+    const state = file('t.yaml', 'stor_state: 1\ngroups:\n  - { name: held }\nprivileges:\n  - { name: held, groups: [held], roles: [READONLY_ADMIN] }\n');
+    const r = await answerOnTerminal(['apply', '-f', state], env, 'y', async () => {
+      await run(['privilege', 'create', 'held', '--roles', 'DATASET_READ']);
+    });
+    expect(r.shown).toContain('+ create');
+    expect(r.shown).toContain('(y/N)');
+    expect(r.shown).toContain('the target changed since the plan you confirmed: privileges held (now: update, was: create)');
+    expect(r.code).toBe(1);
+    expect((await run(['group', 'list', '--json'])).stdout).not.toContain('"held"');
+    // Unchanged, the answer yes applies it.
+    const ok = await answerOnTerminal(['apply', '-f', state], env, 'y');
+    expect(ok.code, ok.shown).toBe(0);
+    await run(['plan', '-f', state]);
   }, 120_000);
 });

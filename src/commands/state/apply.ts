@@ -9,7 +9,7 @@ import { confirmChange, willAsk } from '../shared/prompts.js';
 import { render, renderMode, type CommandResult } from '../shared/render.js';
 import { computePlan } from './diff.js';
 import { executeSteps, type AppliedChange, type NewApiKey } from './execute.js';
-import type { StatePlan } from './plan-model.js';
+import type { PlannedChange, StatePlan } from './plan-model.js';
 import { notePlan, planOptions, planView, preparePlan, readStateFile, type PlanOptionValues } from './prepare.js';
 import { readWorld } from './world.js';
 
@@ -67,8 +67,12 @@ export async function stateApply(ctx: CommandContext, opts: ApplyOptions): Promi
     if (confirmed !== undefined) {
       // Time passed at the question: the world must still be the one planned.
       const again = ctx.confirmedPlan === undefined ? computePlan(await readWorld(t), desired, { prune: opts.prune === true, normalize: opts.normalize === true }).plan.changes : plan.changes;
-      if (JSON.stringify(again) !== JSON.stringify(confirmed)) {
-        throw new StorError(E.PLAN_CHANGED, 'the target changed since the plan you confirmed; nothing was changed', { hint: `review the new plan with \`stor plan -f ${opts.file}\`, then run again` });
+      const moved = changedObjects(confirmed, again);
+      if (moved.length > 0) {
+        throw new StorError(E.PLAN_CHANGED, `the target changed since the plan you confirmed: ${moved.join(', ')}; nothing was changed`, {
+          details: moved,
+          hint: `review the new plan with \`stor plan -f ${opts.file}\`, then run again`,
+        });
       }
     }
     const { results, keys } = await executeSteps(t, world, steps, opts.keepGoing === true);
@@ -77,6 +81,19 @@ export async function stateApply(ctx: CommandContext, opts: ApplyOptions): Promi
   } finally {
     await keysFile?.close();
   }
+}
+
+/** The objects whose planned change is not the one confirmed: `privileges held (now: update, was: create)`. */
+function changedObjects(confirmed: readonly PlannedChange[], now: readonly PlannedChange[]): string[] {
+  const key = (c: PlannedChange) => `${c.kind} ${c.name}`;
+  const was = new Map(confirmed.map((c) => [key(c), c]));
+  const is = new Map(now.map((c) => [key(c), c]));
+  return [...new Set([...was.keys(), ...is.keys()])].flatMap((k) => {
+    const a = was.get(k);
+    const b = is.get(k);
+    if (JSON.stringify(a) === JSON.stringify(b)) return [];
+    return [`${k} (now: ${b ? b.action : 'no change'}, was: ${a ? a.action : 'no change'})`];
+  });
 }
 
 function report(ctx: CommandContext, plan: StatePlan, results: AppliedChange[], keys: NewApiKey[], keysToStdout: boolean): CommandResult<StateApplied> {
