@@ -149,6 +149,13 @@ describe('stor export / plan / apply (built binary, stor serve)', () => {
     expect(own.stderr).toContain('removes roles from truenas_admin, the identity stor is using: ');
     expect(own.stderr).toContain('FULL_ADMIN');
 
+    // A user made without a group gets 25.10.1's own group, marked as stor's: pruned with the user, never while the user stays.
+    const bob = file('bob.yaml', 'stor_state: 1\nusers:\n  - { name: bob }\n');
+    await run(['apply', '-f', bob, '--yes']);
+    await run(['plan', '-f', bob, '--prune']);
+    const pruned = JSON.parse((await run(['plan', '-f', file('none.yaml', 'stor_state: 1\n'), '--prune', '--json'], 7)).stdout) as Plan;
+    expect(pruned.changes.map((c) => `${c.action} ${c.kind} ${c.name}`)).toEqual(['delete users bob', 'delete groups bob']);
+
     const twoDatasets = file('k.yaml', 'stor_state: 1\ndatasets:\n  - { name: nopool/x }\n  - { name: tank/kept, comments: kept }\n');
     const stopped = JSON.parse((await run(['apply', '-f', twoDatasets, '--yes', '--json'], 1)).stdout) as { results: { name: string; status: string }[] };
     expect(stopped.results.map((r) => `${r.name} ${r.status}`)).toEqual(['nopool/x failed', 'tank/kept not_attempted']);

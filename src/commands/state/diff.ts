@@ -157,6 +157,13 @@ function pruneSteps(world: World, desired: StateFile): Step[] {
   const users = named('users');
   for (const u of world.users) if (!users.has(u.username) && !u.builtin && world.marks.owned.user.has(u.username)) out.push(del('users', u.username));
   const groups = named('groups');
-  for (const g of world.groups) if (!groups.has(g.name) && !g.builtin && world.marks.owned.group.has(g.name)) out.push(del('groups', g.name));
+  // A group still in use stays: the primary group of a user who stays (group.delete would move them
+  // to nogroup, MW/plugins/account.py), or a group of a privilege that stays.
+  const gone = new Set(out.map((s) => `${s.change.kind} ${s.change.name}`));
+  const inUse = new Set([
+    ...world.users.filter((u) => !gone.has(`users ${u.username}`)).map((u) => primaryGroupName(u)),
+    ...world.privileges.filter((p) => !gone.has(`privileges ${p.name}`)).flatMap((p) => groupNames(p)),
+  ]);
+  for (const g of world.groups) if (!groups.has(g.name) && !g.builtin && world.marks.owned.group.has(g.name) && !inUse.has(g.name)) out.push(del('groups', g.name));
   return out;
 }

@@ -35,11 +35,15 @@ export interface NewApiKey {
 
 const MARKED: Record<string, MarkedKind> = { groups: 'group', users: 'user', privileges: 'privilege', api_keys: 'api_key' };
 
+async function markName(t: Transport, world: World, kind: MarkedKind, name: string, on: boolean): Promise<void> {
+  if (world.marks.home === null) return;
+  const key = markKey(kind, name);
+  await call(t, 'pool.dataset.update', [world.marks.home, { user_properties_update: [on ? { key, value: name } : { key, remove: true }] } as never]);
+}
+
 async function mark(t: Transport, world: World, step: Step, on: boolean): Promise<void> {
   const kind = MARKED[step.change.kind];
-  if (!kind || world.marks.home === null) return;
-  const key = markKey(kind, step.change.name);
-  await call(t, 'pool.dataset.update', [world.marks.home, { user_properties_update: [on ? { key, value: step.change.name } : { key, remove: true }] } as never]);
+  if (kind) await markName(t, world, kind, step.change.name, on);
 }
 
 const groupIds = async (t: Transport, names: readonly string[]) => {
@@ -98,6 +102,8 @@ async function runStep(t: Transport, world: World, step: Step, keys: NewApiKey[]
         if (!group) throw new StorError(E.NOT_FOUND, `no local group named ${JSON.stringify(primaryName)} for ${name}'s primary group`);
         await call(t, 'user.create', [{ username: name, full_name: want?.full_name ?? name, password_disabled: true, smb: false, ...fields, ...group } as never]);
         await mark(t, world, step, true);
+        // The group 25.10.1 made for the user is stor's too: --prune may take it with the user.
+        if ('group_create' in group) await markName(t, world, 'group', name, true);
       } else {
         if (!existing) throw new StorError(E.NOT_FOUND, `no user named ${JSON.stringify(name)}`);
         if (want?.group !== undefined && !primary) throw new StorError(E.NOT_FOUND, `no local group named ${JSON.stringify(want.group)}`);
