@@ -79,6 +79,11 @@ const CATALOGUE = {
     meaning: 'the target changed between the plan you confirmed and the change (the details name what is new); nothing was changed',
     remedy: 'review the new plan with `--dry-run`, then run the command again',
   },
+  PLAN_REFUSED: {
+    kind: 'failed',
+    meaning: 'the desired-state plan would leave no unlocked, password-enabled administrator, or take roles from the identity stor is using; nothing was changed',
+    remedy: 'change the state file so an administrator remains and your own roles are kept, or `--force` if that is what you want',
+  },
   ROLE_LIST_LOCKS_OUT: {
     kind: 'failed',
     meaning: "the role list would lock the privilege's users out at login on this target",
@@ -135,6 +140,11 @@ const CATALOGUE = {
     kind: 'usage',
     meaning: 'the argument is not a dataset name or mountpoint',
     remedy: 'give e.g. `tank/projects` or `/mnt/tank/projects`',
+  },
+  BAD_STATE_FILE: {
+    kind: 'usage',
+    meaning: 'the desired-state file is not valid YAML or JSON, or does not follow the format (the message names the path)',
+    remedy: 'correct the file; `schema/stor-state.schema.json` in the package describes it, and `stor export` writes a valid one',
   },
   BAD_KEEPALIVE: {
     kind: 'usage',

@@ -27,7 +27,7 @@ describe('the command set as a whole', () => {
         'user list', 'user show', 'user create', 'user update', 'user delete',
         'group list', 'group show', 'group create', 'group update', 'group delete',
         'snapshot list', 'snapshot create', 'snapshot delete', 'snapshot rollback', 'job list', 'job show', 'job wait', 'job abort',
-        'system info', 'pool list',
+        'system info', 'pool list', 'export', 'plan', 'apply',
       ].sort(),
     );
   });

@@ -18,7 +18,8 @@ function fanOutOptions(spec: CommandSpec<ArgSpecs, OptionSpecs>): OptionSpecs {
   return {
     fanOut: value('<n>', `with --targets: targets at once (default ${DEFAULT_FAN_OUT})`, { parse: positiveInt('--fan-out') }),
     ...(own.parallel ? {} : { parallel: value('<n>', 'with --targets: targets at once, as --fan-out', { parse: positiveInt('--parallel'), conflicts: ['fanOut'] }) }),
-    ...(change ? { keepGoing: flag('with --targets: after a target fails, still start the others') } : {}),
+    // A verb with a --keep-going of its own (apply) keeps it: the one flag then steers both.
+    ...(change && !own.keepGoing ? { keepGoing: flag('with --targets: after a target fails, still start the others') } : {}),
     ...(change && !own.yes ? { yes: yesFlag() } : {}),
   };
 }
