@@ -189,7 +189,7 @@ export const apiKeyMethods = [
   }),
 ];
 
-// --- 26.0 (contract/v26_0_0/api-key.ts), served under `keyLogin: scram` ---------------------------
+// --- 26.0 (contract/v26_0_0/api-key.ts), served where the contract holds 26.0's SCRAM entries ---
 
 type ApiKeyEntry26 = z.output<ReturnType<typeof apiKeyEntry26>>;
 

@@ -1,4 +1,6 @@
 import type { MethodContract } from '../method.js';
+import { apiKeyContract26 } from './api-key.js';
+import { authContract26 } from './auth.js';
 import { userContract26 } from './user.js';
 
 /**
@@ -7,7 +9,7 @@ import { userContract26 } from './user.js';
  * 25.10.1's (`contractFor` in src/core/releases/index.ts joins them). Read from
  * `git diff --stat stable/26:MW/api/v25_10_1 stable/26:MW/api/v26_0_0` and each file's diff:
  * - user.*: `webshare` (user.ts here).
- * - auth.*, api_key.*: SCRAM login and key records (auth.ts, api-key.ts here, when written).
+ * - auth.*, api_key.*: SCRAM login and key records (auth.ts, api-key.ts here; CONTRACT_26_0_0_SCRAM).
  * - privilege.py: the six privilege.* methods unchanged; privilege.become_readonly added (not served).
  * - group.py, system_product.py's version/version_short, filesystem.py's stat/listdir/mkdir/setperm/
  *   chown/get/put, core.py's methods: unchanged (core.download: descriptions only).
@@ -17,8 +19,20 @@ import { userContract26 } from './user.js';
  * - Removed in 26 (`removed_in='v26'`): none of stor's (pool.ddt_prefetch, pool.is_upgraded and
  *   tn_connect.ip_choices are: MW/plugins/pool_/dedup.py:27, pool_/info.py:135, truenas_connect/update.py:293).
  */
+/**
+ * 26.0's SCRAM key login: auth.login_ex/login_ex_continue/mechanism_choices and the api_key.*
+ * entries whose records carry SCRAM data, api_key.convert_raw_key among them. Part of 26.0's
+ * contract; the emulator's `keyLogin` setting lays them over another release's or takes them out
+ * of 26.0's (releases/overrides.ts `withKeyLogin`; README "Emulator behaviours").
+ */
+export const CONTRACT_26_0_0_SCRAM: Readonly<Record<string, MethodContract>> = {
+  ...authContract26,
+  ...apiKeyContract26,
+};
+
 export const CONTRACT_26_0_0_OVERRIDES: Readonly<Record<string, MethodContract>> = {
   ...userContract26,
+  ...CONTRACT_26_0_0_SCRAM,
 };
 
 /** Methods 26.0 no longer serves, of stor's. */
