@@ -1,6 +1,8 @@
 import type { MethodContract } from '../method.js';
 import { apiKeyContract26 } from './api-key.js';
 import { authContract26 } from './auth.js';
+import { poolDatasetContract26 } from './pool-dataset.js';
+import { poolSnapshotContract26 } from './pool-snapshot.js';
 import { userContract26 } from './user.js';
 
 /**
@@ -13,9 +15,9 @@ import { userContract26 } from './user.js';
  * - privilege.py: the six privilege.* methods unchanged; privilege.become_readonly added (not served).
  * - group.py, system_product.py's version/version_short, filesystem.py's stat/listdir/mkdir/setperm/
  *   chown/get/put, core.py's methods: unchanged (core.download: descriptions only).
- * - pool_dataset.py: entries gain `tier` (TierInfo | null); pool_snapshot.py: create takes
- *   `suspend_vms`. Not transcribed yet: the 26.0 emulator answers these as 25.10.1 does
- *   (README "Supported releases").
+ * - pool_dataset.py: entries gain `tier` (TierInfo | null), create's encryption pbkdf2iters at least
+ *   1,300,000 and `data` discriminated by type (pool-dataset.ts here); pool_snapshot.py: create takes
+ *   `suspend_vms` (pool-snapshot.ts here). auth_two_factor.py: unchanged (no `interval`).
  * - Removed in 26 (`removed_in='v26'`): none of stor's (pool.ddt_prefetch, pool.is_upgraded and
  *   tn_connect.ip_choices are: MW/plugins/pool_/dedup.py:27, pool_/info.py:135, truenas_connect/update.py:293).
  */
@@ -32,6 +34,8 @@ export const CONTRACT_26_0_0_SCRAM: Readonly<Record<string, MethodContract>> = {
 
 export const CONTRACT_26_0_0_OVERRIDES: Readonly<Record<string, MethodContract>> = {
   ...userContract26,
+  ...poolDatasetContract26,
+  ...poolSnapshotContract26,
   ...CONTRACT_26_0_0_SCRAM,
 };
 
