@@ -66,4 +66,16 @@ describe('stor serve --emulate truenas-26.0 (raw frames)', () => {
     const refused = await oldClient.call('pool.snapshot.create', [{ dataset: 'tank', name: 's1', suspend_vms: true }]);
     expect(refused.error?.data?.['extra']).toContainEqual(['data.PoolSnapshotCreateWithName.suspend_vms', 'Extra inputs are not permitted', 22]);
   });
+
+  it('user.renew_2fa_secret takes an interval of 30 or 60 only (MW/api/v26_0_0/user.py:474-481) and answers webshare; 25.10.1 takes any interval from 5 (MW/api/v25_10_1/user.py:382)', async () => {
+    const next = await startTestServer(EMULATIONS['truenas-26.0']);
+    const client = await loggedInWs(next.rpcUrl, next.adminKey);
+    const refused = await client.call('user.renew_2fa_secret', ['truenas_admin', { interval: 45 }]);
+    expect(refused.error?.data?.['extra']).toEqual([['twofactor_options.interval', 'Input should be 30 or 60', 22]]);
+    const renewed = await client.result<Entry>('user.renew_2fa_secret', ['truenas_admin', { interval: 60 }]);
+    expect(renewed).toMatchObject({ webshare: false, twofactor_config: { interval: 60 } });
+    const old = await startTestServer(EMULATIONS['truenas-25.10.1']);
+    const oldClient = await loggedInWs(old.rpcUrl, old.adminKey);
+    expect(await oldClient.result<Entry>('user.renew_2fa_secret', ['truenas_admin', { interval: 45 }])).toMatchObject({ twofactor_config: { interval: 45 } });
+  });
 });
