@@ -7,6 +7,7 @@ import { globalOptions, type GlobalOptions } from './shared/global-options.js';
 import type { HeadStart } from './shared/head-start.js';
 import type { IO } from './shared/io.js';
 import { readCommandLine } from './shared/command-line.js';
+import { registerCommandTree } from './shared/command-tree.js';
 import { withFleet } from './fleet/policy.js';
 import { addOptions, addVerb, loadFor, StorCommand, targetHelpFor, verbsFirst, type Entry } from './shared/program.js';
 import type { CommandResult } from './shared/render.js';
@@ -45,6 +46,9 @@ export const COMMANDS: Record<string, Entry> = {
   dataset: { kind: 'noun', noun: datasetNoun },
   snapshot: { kind: 'noun', noun: snapshotNoun },
   job: { kind: 'noun', noun: jobNoun },
+  export: { kind: 'verb', load: lazyVerb(() => import('./state/export.js')) },
+  plan: { kind: 'verb', load: lazyVerb(() => import('./state/plan.js')) },
+  apply: { kind: 'verb', load: lazyVerb(() => import('./state/apply.js')) },
   call: { kind: 'verb', load: lazyVerb(() => import('./call/call.js')) },
   login: { kind: 'verb', load: lazyVerb(() => import('./login/login.js')) },
   logout: { kind: 'verb', load: lazyVerb(() => import('./login/logout.js')) },
@@ -163,3 +167,4 @@ export { globalOptions };
 export async function allCommands(): Promise<Map<string, CommandSpec<any, any, any>>> {
   return loadFor({}, COMMANDS);
 }
+registerCommandTree(allCommands);

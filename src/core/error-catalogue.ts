@@ -61,7 +61,7 @@ const CATALOGUE = {
   },
   METHOD_NOT_FOUND: {
     kind: 'failed',
-    meaning: '`stor call` named a method the target does not have',
+    meaning: '`stor call` or `stor privilege suggest --methods` named a method the target does not have (or, for `suggest`, does not list for this login)',
     remedy: '`stor call --help` lists the methods of the target',
   },
   NOT_FOUND: {
@@ -78,6 +78,11 @@ const CATALOGUE = {
     kind: 'failed',
     meaning: 'the target changed between the plan you confirmed and the change (the details name what is new); nothing was changed',
     remedy: 'review the new plan with `--dry-run`, then run the command again',
+  },
+  PLAN_REFUSED: {
+    kind: 'failed',
+    meaning: 'the desired-state plan would leave no unlocked, password-enabled administrator, or take roles from the identity stor is using; nothing was changed',
+    remedy: 'change the state file so an administrator remains and your own roles are kept, or `--force` if that is what you want',
   },
   ROLE_LIST_LOCKS_OUT: {
     kind: 'failed',
@@ -121,8 +126,8 @@ const CATALOGUE = {
   },
   VERIFY_FAILED: {
     kind: 'failed',
-    meaning: '`privilege fix` wrote a role list that does not read back as written',
-    remedy: 'another administrator may be editing it: `stor privilege show`, then try again',
+    meaning: '`privilege fix` wrote a role list, or `dataset update` properties, that do not read back as written',
+    remedy: 'another administrator may be editing it: `stor privilege show` (`stor dataset show`), then try again',
   },
 
   // exit 2: the command line is wrong
@@ -136,6 +141,11 @@ const CATALOGUE = {
     meaning: 'the argument is not a dataset name or mountpoint',
     remedy: 'give e.g. `tank/projects` or `/mnt/tank/projects`',
   },
+  BAD_STATE_FILE: {
+    kind: 'usage',
+    meaning: 'the desired-state file is not valid YAML or JSON, or does not follow the format (the message names the path)',
+    remedy: 'correct the file; `schema/stor-state.schema.json` in the package describes it, and `stor export` writes a valid one',
+  },
   BAD_KEEPALIVE: {
     kind: 'usage',
     meaning: '`STOR_WS_KEEPALIVE` is not a number of seconds',
@@ -148,8 +158,8 @@ const CATALOGUE = {
   },
   BAD_PROFILE_FILE: {
     kind: 'usage',
-    meaning: 'the file given to `stor profile import` cannot be read, is not a YAML or JSON list of profiles, or an entry in it is wrong; nothing was saved',
-    remedy: 'fix the entry the message names (each needs name, url, and key_file or key_stdin)',
+    meaning: 'the file given to `stor profile import` cannot be read, is not a YAML or JSON list of profiles nor an Ansible inventory, or an entry or host in it is wrong; nothing was saved',
+    remedy: 'fix the entry or host the message names (each needs name, url, and key_file or key_stdin; an inventory host stor_url and stor_key_file or stor_key_stdin)',
   },
   BAD_SESSION_SETTING: {
     kind: 'usage',
@@ -208,7 +218,7 @@ const CATALOGUE = {
   },
   LOCAL_FILE_EXISTS: {
     kind: 'usage',
-    meaning: 'the local file a download would write exists (or is a directory); nothing was downloaded',
+    meaning: 'the local file a download or `privilege suggest -o` would write exists (or is a directory); nothing was written',
     remedy: 'add `--force` to replace the file, or name another destination',
   },
   LOCAL_FILE_MISSING: {
@@ -283,7 +293,7 @@ const CATALOGUE = {
   },
   NOTHING_TO_UPDATE: {
     kind: 'usage',
-    meaning: 'an `update` verb (`privilege`, `user`, `group`) was given nothing to change',
+    meaning: 'an `update` verb (`privilege`, `user`, `group`, `dataset`) was given nothing to change',
     remedy: 'pass at least one of the options its `--help` lists',
   },
   OTP_NEEDED: {

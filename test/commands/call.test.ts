@@ -56,6 +56,16 @@ describe('stor call', () => {
     expect(denied.stderr).toContain('[EACCES] Not authorized');
   });
 
+  it("judges a role denial by the target release's contract: 26.0's api_key.convert_raw_key needs API_KEY_READ (MW/api/v26_0_0/api_key.py:101-119, plugins/api_key.py:407)", async () => {
+    const home = tempDir();
+    const t = await openTestAppliance(EMULATIONS['truenas-26.0'], home);
+    const { key } = await createUserWithKey(t, 'ds', { privilegeRoles: ['DATASET_READ'] });
+    t.appliance.close();
+    const denied = await runStor(['call', 'api_key.convert_raw_key', key], { env: { STOR_HOME: home, STOR_API_KEY: key, STOR_USER: 'ds' } });
+    expect(denied.code).toBe(5);
+    expect(denied.stderr).toContain('lacks the role this call needs: API_KEY_READ (or FULL_ADMIN)');
+  });
+
   it('lists the methods of the embedded appliance in its help, as its core.get_methods answers', async () => {
     const home = tempDir();
     const { code, stdout } = await runStor(['call', '--help'], { env: { STOR_HOME: home } });

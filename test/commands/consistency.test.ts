@@ -20,14 +20,14 @@ describe('the command set as a whole', () => {
   it('covers every command of README "Commands"', () => {
     expect(paths.map((p) => p.join(' ')).sort()).toEqual(
       [
-        'api-key create', 'api-key list', 'api-key revoke', 'call', 'chmod', 'chown', 'completion', 'dataset create', 'dataset delete', 'dataset list',
+        'api-key create', 'api-key list', 'api-key revoke', 'call', 'chmod', 'chown', 'completion', 'dataset create', 'dataset delete', 'dataset list', 'dataset show', 'dataset update',
         'download', 'login', 'logout', 'ls', 'mkdir', 'rm',
-        'privilege check', 'privilege create', 'privilege delete', 'privilege fix', 'privilege list', 'privilege roles', 'privilege show', 'privilege update',
+        'privilege check', 'privilege create', 'privilege delete', 'privilege fix', 'privilege list', 'privilege roles', 'privilege show', 'privilege suggest', 'privilege update',
         'profile import', 'profile list', 'profile remove', 'profile tag', 'profile use', 'serve', 'session list', 'session stop', 'stat', 'upload', 'whoami',
         'user list', 'user show', 'user create', 'user update', 'user delete',
         'group list', 'group show', 'group create', 'group update', 'group delete',
         'snapshot list', 'snapshot create', 'snapshot delete', 'snapshot rollback', 'job list', 'job show', 'job wait', 'job abort',
-        'system info', 'pool list',
+        'system info', 'pool list', 'export', 'plan', 'apply',
       ].sort(),
     );
   });

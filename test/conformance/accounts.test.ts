@@ -1,8 +1,8 @@
 /**
  * user.* and group.* of `stor serve --emulate truenas-25.10.1`, driven with raw JSON-RPC frames:
  * every answer checked against the contract (MW/api/v25_10_1/user.py, group.py) and every error
- * against the literal texts and codes of the facts file (§0 "Files and accounts", §3, §10) and the
- * 25.10.1 source (MW/plugins/account.py, MW/plugins/account_/privilege.py), which wins.
+ * against the literal texts and codes of the 25.10.1 source (MW/plugins/account.py,
+ * MW/plugins/account_/privilege.py).
  */
 import { describe, expect, it } from 'vitest';
 import { createUserWithKey } from '../helpers/appliance.js';
@@ -78,7 +78,7 @@ describe('user.query / user.get_instance (MW/api/v25_10_1/user.py UserEntry)', (
   });
 });
 
-describe('user.create (facts §0 "Files and accounts", §10.1)', () => {
+describe('user.create (MW/plugins/account.py:612-764)', () => {
   it('answers the entry plus a 20-character random password, in builtin_users when smb (MW/plugins/account.py:684-688)', async () => {
     const { ws } = await admin();
     const created = await conforming<Entry>(ws, 'user.create', [{ username: 'alice', full_name: 'Alice', group_create: true, random_password: true, email: 'alice@example.com' }]);
@@ -126,7 +126,7 @@ describe('user.create (facts §0 "Files and accounts", §10.1)', () => {
     ]);
   });
 
-  it('refuses a closed builtin group among `groups`, but not as the primary group (facts §3.2; MW/plugins/account.py:1620-1630 checks only `groups`)', async () => {
+  it('refuses a closed builtin group among `groups`, but not as the primary group (MW/plugins/account.py:1620-1630 checks only `groups`)', async () => {
     const { ws } = await admin();
     const guests = await groupIdOf(ws, 'builtin_guests');
     const base = { full_name: 'C', password_disabled: true, smb: false };
@@ -256,7 +256,7 @@ describe('group.query / group.get_instance (MW/api/v25_10_1/group.py GroupEntry)
   });
 });
 
-describe('group.create (facts §0 "Files and accounts", §10.2)', () => {
+describe('group.create (MW/plugins/account.py:2014-2049)', () => {
   it('answers the new id', async () => {
     const { ws } = await admin();
     const [userId] = await plainUser(ws, 'gina');
@@ -271,7 +271,7 @@ describe('group.create (facts §0 "Files and accounts", §10.2)', () => {
     ]);
   });
 
-  it('refuses a taken name and a gid used by a group or a privilege (facts §3.1, §10.2)', async () => {
+  it('refuses a taken name and a gid used by a group or a privilege (MW/plugins/account.py:2366-2393)', async () => {
     const { ws } = await admin();
     expect(await validationError(ws, 'group.create', [{ name: 'truenas_admin', gid: 951, smb: false }])).toEqual([
       ['group_create.name', 'A Group with the name "truenas_admin" already exists.', 17],
@@ -323,7 +323,7 @@ describe('group.delete (MW/plugins/account.py:2127-2195)', () => {
     expect((await ws.call('user.get_instance', [lee])).error?.data?.reason).toBe(`[ENOENT] None: User ${lee} does not exist`);
   });
 
-  it("refuses a group a privilege uses with EACCES `This group is used by privilege '<name>'…` (facts §3.1; MW/plugins/account_/privilege.py:323-331)", async () => {
+  it("refuses a group a privilege uses with EACCES `This group is used by privilege '<name>'…` (MW/plugins/account_/privilege.py:323-331)", async () => {
     const { ws } = await admin();
     const id = await ws.result<number>('group.create', [{ name: 'ops', smb: false }]);
     const { gid } = await ws.result<Entry>('group.get_instance', [id]);

@@ -1,7 +1,7 @@
 /**
  * api_key.* of `stor serve --emulate truenas-25.10.1`, driven with raw JSON-RPC frames: every
  * answer checked against the contract (MW/api/v25_10_1/api_key.py) and every error against the
- * literal texts and codes of facts §2.4 and MW/plugins/api_key.py.
+ * literal texts and codes of MW/plugins/api_key.py.
  */
 import { describe, expect, it } from 'vitest';
 import { createUserWithKey } from '../helpers/appliance.js';
@@ -35,7 +35,7 @@ const HOUR = 3_600_000;
 
 type Entry = Record<string, any>;
 
-describe('api_key.* as 25.10.1 (facts §2.4, MW/plugins/api_key.py)', () => {
+describe('api_key.* as 25.10.1 (MW/plugins/api_key.py)', () => {
   it('api_key.query, get_instance and my_keys answer ApiKeyEntry; an unknown id is InstanceNotFound', async () => {
     const server = await server25();
     const admin = await loggedInWs(server.rpcUrl, server.adminKey);
@@ -59,7 +59,7 @@ describe('api_key.* as 25.10.1 (facts §2.4, MW/plugins/api_key.py)', () => {
     expect(errorOf(await other.call('api_key.my_keys'))).toEqual(NOT_AUTHORIZED);
   });
 
-  it('api_key.create answers the entry and the key once; user_identifier is a string there (facts §2.4)', async () => {
+  it('api_key.create answers the entry and the key once; user_identifier is a string there (MW/plugins/api_key.py:203-231)', async () => {
     const server = await server25();
     const admin = await loggedInWs(server.rpcUrl, server.adminKey);
     const expires = Date.now() + HOUR;
@@ -73,7 +73,7 @@ describe('api_key.* as 25.10.1 (facts §2.4, MW/plugins/api_key.py)', () => {
     expect(await (await connectWs(server.rpcUrl)).result('auth.login_with_api_key', [created.key])).toBe(true);
   });
 
-  it('api_key.create errors: name and expiry first, then the user, under api_key_create (facts §0, §2.4; MW/plugins/api_key.py:169-202, 315-324)', async () => {
+  it('api_key.create errors: name and expiry first, then the user, under api_key_create (MW/plugins/api_key.py:169-202, 315-324)', async () => {
     const server = await server25();
     const admin = await loggedInWs(server.rpcUrl, server.adminKey);
     const [existing] = await admin.result<Entry[]>('api_key.query');
@@ -88,7 +88,7 @@ describe('api_key.* as 25.10.1 (facts §2.4, MW/plugins/api_key.py)', () => {
     );
   });
 
-  it('api_key.create: a user whose privileges grant no role lacks privilege role membership (facts §0 Files and accounts)', async () => {
+  it('api_key.create: a user whose privileges grant no role lacks privilege role membership (MW/plugins/api_key.py:192-193)', async () => {
     const server = await server25();
     const t = server.testAppliance;
     const groupId = await t.call<number>(t.admin, 'group.create', { name: 'empty', smb: false });
@@ -122,7 +122,7 @@ describe('api_key.* as 25.10.1 (facts §2.4, MW/plugins/api_key.py)', () => {
     expect(errorOf(await (await loggedInWs(server.rpcUrl, dsKey)).call('api_key.create', [{ name: 'ds-2', username: 'ds' }]))).toEqual(NOT_AUTHORIZED);
   });
 
-  it('api_key.update: rename and expiry answer the entry; reset answers a new key, the old one stops working (facts §2.4)', async () => {
+  it('api_key.update: rename and expiry answer the entry; reset answers a new key, the old one stops working (MW/plugins/api_key.py:242-285)', async () => {
     const server = await server25();
     const admin = await loggedInWs(server.rpcUrl, server.adminKey);
     const created = await admin.result<Entry>('api_key.create', [{ name: 'u1', username: 'truenas_admin' }]);
@@ -141,7 +141,7 @@ describe('api_key.* as 25.10.1 (facts §2.4, MW/plugins/api_key.py)', () => {
     const server = await server25();
     const t = server.testAppliance;
     const created = await t.call<Entry>(t.admin, 'api_key.create', { name: 'leaked', username: 'truenas_admin' });
-    // Used in clear over an insecure transport: revoked (facts §2.4).
+    // Used in clear over an insecure transport: revoked (MW/plugins/auth.py:936-944).
     expect((await t.login(created.key, false)).ok).toBe(false);
     const admin = await loggedInWs(server.rpcUrl, server.adminKey);
     const revoked = await admin.result<Entry>('api_key.get_instance', [created.id]);
@@ -153,7 +153,7 @@ describe('api_key.* as 25.10.1 (facts §2.4, MW/plugins/api_key.py)', () => {
     expect(await (await connectWs(server.rpcUrl)).result('auth.login_with_api_key', [reset.key])).toBe(true);
   });
 
-  it('api_key.update errors: MatchNotFound() for an unknown id, api_key_update validation, EACCES for others’ keys (facts §2.4)', async () => {
+  it('api_key.update errors: MatchNotFound() for an unknown id, api_key_update validation, EACCES for others’ keys (MW/plugins/api_key.py:256-266, 326-343)', async () => {
     const server = await server25();
     const admin = await loggedInWs(server.rpcUrl, server.adminKey);
     expect(errorOf(await admin.call('api_key.update', [999, { name: 'x' }]))).toEqual({
@@ -173,7 +173,7 @@ describe('api_key.* as 25.10.1 (facts §2.4, MW/plugins/api_key.py)', () => {
     expect(errorOf(await ro.call('api_key.update', [a.id, { name: 'mine' }]))).toEqual(othersKeys('ro'));
   });
 
-  it('api_key.delete answers true; an unknown id is InstanceNotFound; others’ keys are EACCES (facts §2.4)', async () => {
+  it('api_key.delete answers true; an unknown id is InstanceNotFound; others’ keys are EACCES (MW/plugins/api_key.py:287-313, MW/service/crud_service.py:228-242)', async () => {
     const server = await server25();
     const admin = await loggedInWs(server.rpcUrl, server.adminKey);
     const created = await admin.result<Entry>('api_key.create', [{ name: 'gone', username: 'truenas_admin' }]);

@@ -2,7 +2,7 @@
  * auth.* and auth.twofactor.* of `stor serve --emulate truenas-25.10.1`, driven with raw JSON-RPC
  * frames, and the credentials `/_upload/` takes, driven with raw HTTP: every answer checked against
  * the contract (MW/api/v25_10_1/auth.py, auth_two_factor.py) and every error against the literal
- * texts and codes of the facts file and the 25.10.1 source.
+ * texts and codes of the 25.10.1 source.
  */
 import { describe, expect, it } from 'vitest';
 import { createUserWithKey, createUserWithPassword, enableTwoFactor, type TestAppliance } from '../helpers/appliance.js';
@@ -30,8 +30,8 @@ async function adminMember(t: TestAppliance, username: string, password: string)
   await t.call(t.admin, 'user.create', { username, full_name: username, group_create: true, groups: [admins!.id], password, smb: false });
 }
 
-describe('auth login methods as 25.10.1 (facts §2.1, MW/plugins/auth.py)', () => {
-  it('auth.login_with_api_key: true for a good key, false for a wrong one (facts §2.1)', async () => {
+describe('auth login methods as 25.10.1 (MW/plugins/auth.py:514-543, 650-1209)', () => {
+  it('auth.login_with_api_key: true for a good key, false for a wrong one (MW/plugins/auth.py:1162-1195)', async () => {
     const server = await server25();
     const client = await connectWs(server.rpcUrl);
     expect(await conforming(client, 'auth.login_with_api_key', [`${server.adminKey.split('-')[0]}-wrong`])).toBe(false);
@@ -50,7 +50,7 @@ describe('auth login methods as 25.10.1 (facts §2.1, MW/plugins/auth.py)', () =
     expect(await conforming(second, 'auth.login', ['alice', 'pw-alice-1', currentCode(secret)])).toBe(true);
   });
 
-  it('auth.login_ex: SUCCESS with user_info (AuthUserInfo), AUTH_ERR, and user_info null on request (facts §2.1, §2.2)', async () => {
+  it('auth.login_ex: SUCCESS with user_info (AuthUserInfo), AUTH_ERR, and user_info null on request (MW/plugins/auth.py:1107-1124, MW/api/v25_10_1/auth.py:159-176)', async () => {
     const server = await server25();
     await createUserWithPassword(server.testAppliance, 'bob', 'pw-bob-1', { privilegeRoles: ['READONLY_ADMIN'] });
     const client = await connectWs(server.rpcUrl);
@@ -67,7 +67,7 @@ describe('auth login methods as 25.10.1 (facts §2.1, MW/plugins/auth.py)', () =
     expect(quiet).toEqual({ response_type: 'SUCCESS', user_info: null, authenticator: 'LEVEL_1' });
   });
 
-  it('auth.login_ex: the mechanism tag is required and names the member in error locations (facts §0 Authentication, §1.5)', async () => {
+  it('auth.login_ex: the mechanism tag is required and names the member in error locations (MW/api/v25_10_1/auth.py:239-240, MW/api/base/handler/accept.py:74-80)', async () => {
     const server = await server25();
     const client = await connectWs(server.rpcUrl);
     expect(errorOf(await client.call('auth.login_ex', [{ username: 'x', password: 'y' }]))).toEqual(validation(['login_data.mechanism', 'Field required']));
@@ -82,7 +82,7 @@ describe('auth login methods as 25.10.1 (facts §2.1, MW/plugins/auth.py)', () =
     );
   });
 
-  it('auth.login_ex: OTP_TOKEN without a pending challenge is EINVAL (facts §2.1, MW/plugins/auth.py:619-620)', async () => {
+  it('auth.login_ex: OTP_TOKEN without a pending challenge is EINVAL (MW/plugins/auth.py:619-620)', async () => {
     const server = await server25();
     const client = await connectWs(server.rpcUrl);
     expect(errorOf(await client.call('auth.login_ex', [{ mechanism: 'OTP_TOKEN', otp_token: '123456' }]))).toEqual(
@@ -90,7 +90,7 @@ describe('auth login methods as 25.10.1 (facts §2.1, MW/plugins/auth.py)', () =
     );
   });
 
-  it('auth.login_ex_continue: OTP_REQUIRED, a wrong code asks again, the right one is SUCCESS (facts §2.1)', async () => {
+  it('auth.login_ex_continue: OTP_REQUIRED, a wrong code asks again, the right one is SUCCESS (MW/plugins/auth.py:650-677, 978-1034)', async () => {
     const server = await server25();
     await createUserWithPassword(server.testAppliance, 'carol', 'pw-carol-1', { privilegeRoles: ['READONLY_ADMIN'] });
     const secret = await enableTwoFactor(server.testAppliance, 'carol');
@@ -108,7 +108,7 @@ describe('auth login methods as 25.10.1 (facts §2.1, MW/plugins/auth.py)', () =
     expect(ok.user_info.account_attributes).toEqual(['LOCAL', '2FA']);
   });
 
-  it('auth.mechanism_choices: EINVAL AttributeError before login, the AAL1 mechanisms after (facts §1.8, MW/utils/auth.py:71-80)', async () => {
+  it('auth.mechanism_choices: EINVAL AttributeError before login, the AAL1 mechanisms after (MW/plugins/auth.py:630-647, MW/utils/auth.py:71-80)', async () => {
     const server = await server25();
     const client = await connectWs(server.rpcUrl);
     expect(errorOf(await client.call('auth.mechanism_choices'))).toEqual({
@@ -121,7 +121,7 @@ describe('auth login methods as 25.10.1 (facts §2.1, MW/plugins/auth.py)', () =
     expect(await conforming(client, 'auth.mechanism_choices')).toEqual(['API_KEY_PLAIN', 'TOKEN_PLAIN', 'PASSWORD_PLAIN']);
   });
 
-  it('auth.me and auth.logout need a login; logout answers true and leaves the socket unauthenticated (facts §2.1, §2.2)', async () => {
+  it('auth.me and auth.logout need a login; logout answers true and leaves the socket unauthenticated (MW/plugins/auth.py:1212-1242)', async () => {
     const server = await server25();
     const client = await connectWs(server.rpcUrl);
     expect(errorOf(await client.call('auth.me'))).toEqual(NOT_AUTHENTICATED);
@@ -135,7 +135,7 @@ describe('auth login methods as 25.10.1 (facts §2.1, MW/plugins/auth.py)', () =
   });
 });
 
-describe('auth tokens as 25.10.1 (facts §0 Authentication, MW/plugins/auth.py:51-117, 386-438, 1036-1101)', () => {
+describe('auth tokens as 25.10.1 (MW/plugins/auth.py:51-117, 386-438, 1036-1101)', () => {
   it('auth.generate_token needs a login and answers 64 URL-safe characters; auth.login_with_token logs another socket in as the same user', async () => {
     const server = await server25();
     const anonymous = await connectWs(server.rpcUrl);
@@ -218,7 +218,7 @@ describe('auth.twofactor.* as 25.10.1 (MW/api/v25_10_1/auth_two_factor.py)', () 
   });
 });
 
-describe('account attributes under --emulate truenas-25.10.1 (facts §0, §2.3)', () => {
+describe('account attributes under --emulate truenas-25.10.1 (MW/utils/account/authenticator.py:231-256)', () => {
   it('SYS_ADMIN for uid 950 only, not for another member of builtin_administrators (MW/utils/account/authenticator.py:253-256)', async () => {
     const server = await server25();
     await adminMember(server.testAppliance, 'frank', 'pw-frank-1');
@@ -243,7 +243,7 @@ async function upload(server: TestServer, headers: Record<string, string>, query
 
 const basic = (user: string, password: string) => ({ authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` });
 
-describe('/_upload/ credentials as 25.10.1 (facts §0, §7.1, §7.2; MW/restful.py:30-126)', () => {
+describe('/_upload/ credentials as 25.10.1 (MW/apps/file_app.py:142-166, MW/restful.py:30-126)', () => {
   it('HTTP Basic: a FULL_ADMIN user other than 950 may upload; a wrong password is 401; malformed values are 400 and 500', async () => {
     const server = await server25();
     await adminMember(server.testAppliance, 'gina', 'pw-gina-1');

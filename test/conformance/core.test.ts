@@ -1,7 +1,8 @@
 /**
  * core.* of `stor serve --emulate truenas-25.10.1`, driven with raw JSON-RPC frames: every answer
  * checked against the contract (MW/api/v25_10_1/core.py) and every error against the literal
- * texts and codes of the facts file and the 25.10.1 source. Envelope errors (facts §1.3) and
+ * texts and codes of the 25.10.1 source. Envelope errors
+ * (MW/api/base/server/ws_handler/rpc.py:272-331) and
  * ENOTAUTHENTICATED before login are tested in test/integration/websocket.test.ts.
  */
 import { describe, expect, it } from 'vitest';
@@ -63,7 +64,7 @@ async function readOnlyUser(server: TestServer, roles = ['READONLY_ADMIN']): Pro
 }
 
 describe('core.* as 25.10.1 (MW/service/core_service.py)', () => {
-  it('core.ping answers "pong" before login; extra params are refused (facts §1.7, §1.4)', async () => {
+  it('core.ping answers "pong" before login; extra params are refused (MW/service/core_service.py:394-395, MW/api/base/handler/accept.py:47-50)', async () => {
     const server = await server25();
     const client = await connectWs(server.rpcUrl);
     expect(await conforming(client, 'core.ping')).toBe('pong');
@@ -74,7 +75,7 @@ describe('core.* as 25.10.1 (MW/service/core_service.py)', () => {
     });
   });
 
-  it('core.set_options answers every option, ignores unknown keys and coerces nothing (facts §1.9, core_service.py:693-705)', async () => {
+  it('core.set_options answers every option, ignores unknown keys and coerces nothing (MW/service/core_service.py:691-705, MW/api/base/model.py:150-151)', async () => {
     const server = await server25();
     const client = await connectWs(server.rpcUrl);
     expect(await conforming(client, 'core.set_options', [{ legacy_jobs: false, no_such_option: 1 }])).toEqual({
@@ -88,7 +89,7 @@ describe('core.* as 25.10.1 (MW/service/core_service.py)', () => {
     expect(missing.error).toMatchObject({ code: -32602, data: { reason: '[EINVAL] options: Field required\n', extra: [['options', 'Field required', 22]] } });
   });
 
-  it('core.get_jobs entries carry exactly the fields of CoreGetJobsItem, whole-second dates and the credential dump (facts §0 Events and jobs, §7.4; MW/auth.py:129-160)', async () => {
+  it('core.get_jobs entries carry exactly the fields of CoreGetJobsItem, whole-second dates and the credential dump (MW/job.py:624-705, MW/auth.py:129-160, truenas_api_client/ejson.py:48-52)', async () => {
     const server = await server25();
     const client = await loggedInWs(server.rpcUrl, server.adminKey);
     const id = await failedJob(client);
@@ -109,7 +110,7 @@ describe('core.* as 25.10.1 (MW/service/core_service.py)', () => {
     expect(await conforming(client, 'core.get_jobs', [[], { count: true }])).toBe(1);
   });
 
-  it('core.get_jobs shows a user without FULL_ADMIN only its own jobs (facts §7.3, MW/job.py:113-124)', async () => {
+  it('core.get_jobs shows a user without FULL_ADMIN only its own jobs (MW/service/core_service.py:138-140, MW/job.py:113-124)', async () => {
     const server = await server25();
     const admin = await loggedInWs(server.rpcUrl, server.adminKey);
     const mine = await failedJob(admin);
@@ -119,7 +120,7 @@ describe('core.* as 25.10.1 (MW/service/core_service.py)', () => {
     expect((await conforming<{ id: number }[]>(admin, 'core.get_jobs')).map((j) => j.id)).toEqual([mine, own]);
   });
 
-  it('core.job_wait answers the job id under legacy_jobs, else the job result (facts §1.9, §7.3)', async () => {
+  it('core.job_wait answers the job id under legacy_jobs, else the job result (MW/api/base/server/method.py:59-63)', async () => {
     const server = await server25();
     const client = await loggedInWs(server.rpcUrl, server.adminKey);
     const put = await uploadedJob(server);
@@ -131,7 +132,7 @@ describe('core.* as 25.10.1 (MW/service/core_service.py)', () => {
     expect(result).toEqual(job!.result);
   });
 
-  it('core.job_wait on a failed job raises CallError(job.error): -32001 EFAULT "[EFAULT] <the job error>" (facts §0; MW/job.py:467-478, core_service.py:165-170)', async () => {
+  it('core.job_wait on a failed job raises CallError(job.error): -32001 EFAULT "[EFAULT] <the job error>" (MW/job.py:467-478, MW/service/core_service.py:165-170)', async () => {
     const server = await server25();
     const client = await loggedInWs(server.rpcUrl, server.adminKey);
     const failed = await failedJob(client);
@@ -144,7 +145,7 @@ describe('core.* as 25.10.1 (MW/service/core_service.py)', () => {
     });
   });
 
-  it('core.job_wait on an unknown job: InstanceNotFound -32602 "[ENOENT] None: Job with id N does not exist" (facts §7.3, core_service.py:108-117)', async () => {
+  it('core.job_wait on an unknown job: InstanceNotFound -32602 "[ENOENT] None: Job with id N does not exist" (MW/service/core_service.py:108-117)', async () => {
     const server = await server25();
     const client = await loggedInWs(server.rpcUrl, server.adminKey);
     await client.result('core.set_options', [{ legacy_jobs: false }]);
@@ -155,7 +156,7 @@ describe('core.* as 25.10.1 (MW/service/core_service.py)', () => {
     });
   });
 
-  it('core.job_wait on another user’s job: -32001 EPERM "Job is not owned by current session" (facts §7.3, MW/job.py:350-367)', async () => {
+  it('core.job_wait on another user’s job: -32001 EPERM "Job is not owned by current session" (MW/job.py:350-367)', async () => {
     const server = await server25();
     const admin = await loggedInWs(server.rpcUrl, server.adminKey);
     const theirs = await failedJob(admin);
@@ -185,7 +186,7 @@ describe('core.* as 25.10.1 (MW/service/core_service.py)', () => {
     expect((await waitForState(client, forever, 'ABORTED')).state).toBe('ABORTED');
   });
 
-  it('core.job_abort errors: unknown id -32602 InstanceNotFound, another user’s job -32001 EPERM (facts §7.3, core_service.py:99-117)', async () => {
+  it('core.job_abort errors: unknown id -32602 InstanceNotFound, another user’s job -32001 EPERM (MW/service/core_service.py:99-117, 202-205)', async () => {
     const server = await server25();
     const admin = await loggedInWs(server.rpcUrl, server.adminKey);
     expect((await admin.call('core.job_abort', [999])).error).toMatchObject({
@@ -201,7 +202,7 @@ describe('core.* as 25.10.1 (MW/service/core_service.py)', () => {
     expect((await waitForState(admin, theirs, 'RUNNING')).state).toBe('RUNNING');
   });
 
-  it('core.subscribe: a full administrator may subscribe to any event name, e.g. pool.dataset.query (facts §0, MW/main.py:926-941)', async () => {
+  it('core.subscribe: a full administrator may subscribe to any event name, e.g. pool.dataset.query (MW/main.py:926-941)', async () => {
     const server = await server25();
     const client = await loggedInWs(server.rpcUrl, server.adminKey);
     for (const name of ['pool.dataset.query', 'core.get_jobs', '*', 'no.such.event']) {
@@ -209,7 +210,7 @@ describe('core.* as 25.10.1 (MW/service/core_service.py)', () => {
     }
   });
 
-  it('core.subscribe: others get -32001 EACCES "[EACCES] Not authorized" for events their allowlist lacks; job events need a login only (facts §1.4, §1.6; MW/job.py:99-102)', async () => {
+  it('core.subscribe: others get -32001 EACCES "[EACCES] Not authorized" for events their allowlist lacks; job events need a login only (MW/service/core_service.py:707-710, MW/main.py:926-939, MW/job.py:99-102)', async () => {
     const server = await server25();
     const limited = await readOnlyUser(server, ['FILESYSTEM_ATTRS_READ']);
     expect((await limited.call('core.subscribe', ['pool.dataset.query'])).error).toMatchObject({
@@ -220,10 +221,11 @@ describe('core.* as 25.10.1 (MW/service/core_service.py)', () => {
     expect(await conforming(limited, 'core.subscribe', ['core.get_jobs'])).toMatch(UUID);
   });
 
-  it('sends a job change once per connection however many subscriptions match, ADDED while WAITING (facts §0; rpc.py:158-180, MW/job.py:151-153)', async () => {
+  it('sends a job change once per connection however many subscriptions match, ADDED while WAITING (MW/api/base/server/ws_handler/rpc.py:158-181, MW/job.py:151-153)', async () => {
     const server = await server25();
     const client = await loggedInWs(server.rpcUrl, server.adminKey);
-    // What the official client does on top of a runbook's own subscription (facts §1.9).
+    // What the official client does on top of a runbook's own subscription
+    // (truenas_api_client/__init__.py:719-724).
     await client.result('core.subscribe', ['core.get_jobs']);
     await client.result('core.subscribe', ['core.get_jobs']);
     await client.result('core.subscribe', ['*']);
@@ -241,7 +243,7 @@ describe('core.* as 25.10.1 (MW/service/core_service.py)', () => {
     }
   });
 
-  it('core.unsubscribe answers null, for an unknown id too; the connection then hears nothing (facts §1.6, rpc.py:149-153)', async () => {
+  it('core.unsubscribe answers null, for an unknown id too; the connection then hears nothing (MW/service/core_service.py:716-718, MW/api/base/server/ws_handler/rpc.py:149-153)', async () => {
     const server = await server25();
     const client = await loggedInWs(server.rpcUrl, server.adminKey);
     const sub = await client.result<string>('core.subscribe', ['core.get_jobs']);

@@ -1,3 +1,5 @@
+import { truncateSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EMULATIONS } from '../../src/core/appliance/settings.js';
 import { type MethodName } from '../../src/core/contract/index.js';
@@ -28,7 +30,7 @@ async function invalid(ws: WsClient, method: MethodName, params: unknown[], trip
 const GiB = 1024 ** 3;
 const prop = (e: Entry, name: string) => e[name] as { parsed: unknown; rawvalue: string; value: string | null; source: string; source_info: unknown };
 
-describe('pool.dataset.query / get_instance (facts §8.2)', () => {
+describe('pool.dataset.query / get_instance (MW/plugins/pool_/dataset.py:125-167, MW/service/crud_service.py:228-242)', () => {
   it('answers lists, counts and single entries in the PoolDatasetEntry shape; an unknown id is -32602 ENOENT (MW/api/v25_10_1/pool_dataset.py PoolDatasetEntry)', async () => {
     const ws = await setup();
     await ok(ws, 'pool.dataset.create', [{ name: 'tank/a' }]);
@@ -45,7 +47,7 @@ describe('pool.dataset.query / get_instance (facts §8.2)', () => {
   });
 });
 
-describe('pool.dataset.create takes the whole 25.10.1 model (facts §0 "Datasets", §8.1)', () => {
+describe('pool.dataset.create takes the whole 25.10.1 model (MW/api/v25_10_1/pool_dataset.py:191-289)', () => {
   it('a filesystem with every common field: thresholds in user_properties, snapdev, special_small_block_size, ZSTD-n, a 1 GiB quota (MW/plugins/pool_/dataset.py:560-590)', async () => {
     const ws = await setup();
     const e = await ok(ws, 'pool.dataset.create', [
@@ -109,7 +111,7 @@ describe('pool.dataset.create takes the whole 25.10.1 model (facts §0 "Datasets
     expect(prop(pass, 'pbkdf2iters')).toMatchObject({ parsed: '350000', value: '350000' });
   });
 
-  it('quota and refquota below 1 GiB: pydantic errors of both union members (MW/api/v25_10_1/pool_dataset.py:271, `Field(ge=1024 ** 3)`; facts §1.5)', async () => {
+  it('quota and refquota below 1 GiB: pydantic errors of both union members (MW/api/v25_10_1/pool_dataset.py:271, `Field(ge=1024 ** 3)`; MW/api/base/handler/accept.py:70-80)', async () => {
     const ws = await setup();
     await invalid(ws, 'pool.dataset.create', [{ name: 'tank/q', quota: 1024 }], [
       ['data.PoolDatasetCreateFilesystem.quota.constrained-int', 'Input should be greater than or equal to 1073741824', 22],
@@ -130,7 +132,7 @@ describe('pool.dataset.create takes the whole 25.10.1 model (facts §0 "Datasets
     ]);
   });
 
-  it('name, parent and path errors with their literal messages (MW/plugins/pool_/dataset.py:410-471; facts §8.1)', async () => {
+  it('name, parent and path errors with their literal messages (MW/plugins/pool_/dataset.py:410-471, 199-216)', async () => {
     const ws = await setup();
     const at = 'pool_dataset_create.name';
     await invalid(ws, 'pool.dataset.create', [{ name: 'tank' }], [[at, 'You need a full name, e.g. pool/newdataset', 22]]);
@@ -169,7 +171,7 @@ describe('pool.dataset.create takes the whole 25.10.1 model (facts §0 "Datasets
   });
 });
 
-describe('pool.dataset.update (facts §8.2)', () => {
+describe('pool.dataset.update (MW/plugins/pool_/dataset.py:666-802)', () => {
   it('changes properties, resets with INHERIT, and refuses what 25.10.1 refuses (MW/plugins/pool_/dataset.py:690-720)', async () => {
     const ws = await setup();
     await ok(ws, 'pool.dataset.create', [{ name: 'tank/a', compression: 'GZIP' }]);
@@ -191,9 +193,36 @@ describe('pool.dataset.update (facts §8.2)', () => {
       ['pool_dataset_update.user_properties_update', 'Should not be specified when "user_properties" are explicitly specified', 22],
     ]);
   });
+
+  it('takes a recordsize only as one of recordsize_choices\' words, exactly (MW/plugins/pool_/dataset.py:301-305; dataset_recordsize.py:13-31)', async () => {
+    const ws = await setup();
+    await ok(ws, 'pool.dataset.create', [{ name: 'tank/a' }]);
+    for (const rs of ['100K', '128k', '131072', '1024K', '32M']) {
+      await invalid(ws, 'pool.dataset.update', ['tank/a', { recordsize: rs }], [['pool_dataset_update.recordsize', `'${rs}' is an invalid recordsize.`, 22]]);
+    }
+    for (const rs of ['512', '512B', '1M', '16M', '128K']) expect(prop(await ok<Entry>(ws, 'pool.dataset.update', ['tank/a', { recordsize: rs }]), 'recordsize').source).toBe('LOCAL');
+  });
+
+  it('refuses a quota below what the dataset uses as ZFS does: EFAULT, the ZFSException repr (MW/plugins/zfs_/dataset.py:268-271)', async () => {
+    const server = await startTestServer(EMULATIONS['truenas-25.10.1']);
+    const ws = await loggedInWs(server.rpcUrl, server.adminKey);
+    await ok(ws, 'pool.dataset.create', [{ name: 'tank/a' }]);
+    // A sparse file: the emulator counts a file's size, as `used` counts its blocks on ZFS.
+    const big = join(server.stateDir, 'mnt/tank/a/big');
+    writeFileSync(big, '');
+    truncateSync(big, 2 * GiB);
+    for (const data of [{ quota: GiB }, { refquota: GiB }]) {
+      const error = await fail(ws, 'pool.dataset.update', ['tank/a', data]);
+      expect({ errname: error.data?.errname, reason: error.data?.reason }).toEqual({ errname: 'EFAULT', reason: "[EFAULT] Failed to update properties: ZFSException('size is less than current used or reserved space')" });
+    }
+    expect(prop(await ok<Entry>(ws, 'pool.dataset.get_instance', ['tank/a']), 'quota').parsed).toBeNull();
+    expect(prop(await ok<Entry>(ws, 'pool.dataset.update', ['tank/a', { quota: 3 * GiB }]), 'quota').parsed).toBe(3 * GiB);
+    // A quota already below used does not stop another change (ZFS checks the quota only when it is set).
+    await ok(ws, 'pool.dataset.update', ['tank/a', { comments: 'still' }]);
+  });
 });
 
-describe('pool.dataset.delete (facts §8.2)', () => {
+describe('pool.dataset.delete (MW/plugins/pool_/dataset.py:803-849)', () => {
   it('answers true; children need recursive (ENOTEMPTY 39); an unknown id is -32602 ENOENT', async () => {
     const ws = await setup();
     await ok(ws, 'pool.dataset.create', [{ name: 'tank/a/b', create_ancestors: true }]);

@@ -22,7 +22,7 @@ async function callError(ws: WsClient, method: MethodName, params: unknown[], er
 
 const BOUNDARY = 'stor-conformance-boundary';
 
-/** `POST /_upload/` with a filesystem.put data part and a file part (facts §7.1); returns the job id. */
+/** `POST /_upload/` with a filesystem.put data part and a file part (MW/apps/file_app.py:118-249); returns the job id. */
 async function upload(server: TestServer, path: string, bytes: string, options: Record<string, unknown> = {}): Promise<number> {
   const part = (headers: string, body: string) => `--${BOUNDARY}\r\n${headers}\r\n\r\n${body}\r\n`;
   const body =
@@ -39,7 +39,7 @@ async function upload(server: TestServer, path: string, bytes: string, options: 
   return ((await res.json()) as { job_id: number }).job_id;
 }
 
-describe('filesystem.stat (facts §6.1, §0 "Files and accounts")', () => {
+describe('filesystem.stat (MW/plugins/filesystem.py:404-508)', () => {
   it('a dataset mountpoint: MOUNT_ROOT in attributes makes is_mountpoint; gid 0 shows group "root" (MW/plugins/filesystem.py:487, :500-503)', async () => {
     const { ws } = await setup();
     const st = await ok(ws, 'filesystem.stat', ['/mnt/tank']);
@@ -69,7 +69,7 @@ describe('filesystem.stat (facts §6.1, §0 "Files and accounts")', () => {
   });
 });
 
-describe('filesystem.listdir (facts §6.2)', () => {
+describe('filesystem.listdir (MW/plugins/filesystem.py:322-402)', () => {
   it('/mnt lists the pool mountpoints with the FilesystemDirEntry fields; / lists mnt (MW/plugins/filesystem.py:390-399)', async () => {
     const { ws } = await setup();
     const mnt = await ok<Entry[]>(ws, 'filesystem.listdir', ['/mnt']);
@@ -100,7 +100,7 @@ describe('filesystem.listdir (facts §6.2)', () => {
   });
 });
 
-describe('filesystem.put (facts §6.3)', () => {
+describe('filesystem.put (MW/plugins/filesystem.py:550-571, MW/job.py:370-376)', () => {
   it('through /_upload/ the job ends SUCCESS with result true; over JSON-RPC it fails before a job exists: a ValueError "Pipe \'input\' is not open"', async () => {
     const { server, ws } = await setup();
     await ws.result('core.set_options', [{ legacy_jobs: false }]);

@@ -28,7 +28,8 @@ export function errorOf(reply: RpcReply) {
   return { code: reply.error!.code, message: reply.error!.message, data, traceClass: trace?.class };
 }
 
-/** What `errorOf` gives for ValidationErrors with these `[attribute, message]` pairs (facts §1.4). */
+/** What `errorOf` gives for ValidationErrors with these `[attribute, message]` pairs
+ * (MW/api/base/server/ws_handler/rpc.py:122-127, 370-372; MW/service_exception.py:84-88). */
 export const validation = (...triples: [string, string][]) => ({
   code: -32602,
   message: 'Invalid params',

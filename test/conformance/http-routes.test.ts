@@ -1,7 +1,7 @@
 /**
  * The HTTP routes of `stor serve --emulate truenas-25.10.1`, with raw HTTP requests: the JSON-RPC
  * routes are GET-only WebSocket routes (MW/main.py:277-278), so anything else gets aiohttp's
- * answers (facts §0, §1.1).
+ * answers (MW/api/base/server/ws_handler/base.py:16-19).
  */
 import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
@@ -32,7 +32,7 @@ function raw(url: string, method: string, path: string, headers: Record<string, 
 const ping = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'core.ping', params: [] });
 
 describe('HTTP routes as 25.10.1', () => {
-  it('POST /api/current and /api/v25.10.1: 405 "405: Method Not Allowed" with Allow: GET, with or without a key (facts §0, §1.1; MW/main.py:277-278)', async () => {
+  it('POST /api/current and /api/v25.10.1: 405 "405: Method Not Allowed" with Allow: GET, with or without a key (MW/main.py:277-278)', async () => {
     const server = await startTestServer(EMULATIONS['truenas-25.10.1']);
     for (const path of ['/api/current', '/api/v25.10.1']) {
       const anonymous: Record<string, string> = { 'content-type': 'application/json' };
@@ -50,7 +50,7 @@ describe('HTTP routes as 25.10.1', () => {
     }
   });
 
-  it('a plain GET without an upgrade: 400 with aiohttp\'s text (facts §1.1)', async () => {
+  it('a plain GET without an upgrade: 400 with aiohttp\'s text (MW/api/base/server/ws_handler/base.py:17-19)', async () => {
     const server = await startTestServer(EMULATIONS['truenas-25.10.1']);
     for (const path of ['/api/current', '/api/v25.10.1']) {
       const res = await raw(server.url, 'GET', path);
@@ -59,7 +59,7 @@ describe('HTTP routes as 25.10.1', () => {
     }
   });
 
-  it('GET /api/versions: 200 application/json, a list of version strings ending with the current one, no login (facts §1.1; MW/main.py:1300-1304)', async () => {
+  it('GET /api/versions: 200 application/json, a list of version strings ending with the current one, no login (MW/main.py:1300-1304)', async () => {
     const server = await startTestServer(EMULATIONS['truenas-25.10.1']);
     const res = await raw(server.url, 'GET', '/api/versions');
     expect(res.status).toBe(200);

@@ -1,7 +1,7 @@
 /**
  * privilege.*, system.version* and stor.emulation of `stor serve --emulate truenas-25.10.1`, driven
  * with raw JSON-RPC frames: answers against the contract (MW/api/v25_10_1/privilege.py) and errors
- * against the literal texts of facts §3.1 and MW/plugins/account_/privilege.py.
+ * against the literal texts of MW/plugins/account_/privilege.py.
  */
 import { describe, expect, it } from 'vitest';
 import { createUserWithKey } from '../helpers/appliance.js';
@@ -17,7 +17,7 @@ function callError(reply: RpcReply, errno: number, errname: string, text: string
   expect(reply.error).toMatchObject({ code: -32001, message: 'Method call error', data: { error: errno, errname, reason: `[${errname}] ${text}` } });
 }
 
-describe('privilege.query / get_instance (facts §3.1, §3.2)', () => {
+describe('privilege.query / get_instance (MW/plugins/account_/privilege.py:59-63, 226-239; built-ins: MW/alembic/versions/22.12/2022-08-17_13-37_privilege.py:48, 24.04/2023-10-30_21-02_readonly_privilege.py:22, 24.04/2023-11-03_11-35_sharing_manager_privilege.py:22)', () => {
   it('lists the three built-in privileges with local_groups as GroupEntry objects', async () => {
     const { ws } = await adminSession();
     const all = await conforming(ws, 'privilege.query');
@@ -49,12 +49,13 @@ describe('privilege.query / get_instance (facts §3.1, §3.2)', () => {
   });
 });
 
-describe('privilege.create / update / delete (facts §3.1; MW/plugins/account_/privilege.py)', () => {
+describe('privilege.create / update / delete (MW/plugins/account_/privilege.py:65-212)', () => {
   it('creates, updates and deletes; the answers are PrivilegeEntry', async () => {
     const { ws } = await adminSession();
     const gid = (await ws.result<{ gid: number }>('group.get_instance', [await ws.result<number>('group.create', [{ name: 'ops', smb: false }])])).gid;
     const created = await conforming(ws, 'privilege.create', [{ name: 'ops', web_shell: false, local_groups: [gid], roles: ['PRIVILEGE_WRITE', 'POOL_READ'] }]);
-    // 25.10.1 accepts self-including roles at save time; they fail at login (facts §3.3).
+    // 25.10.1 accepts self-including roles at save time (MW/plugins/account_/privilege.py:208-210); they fail
+    // at login (MW/role.py:62, 231, 354-365).
     expect(created).toMatchObject({ builtin_name: null, name: 'ops', roles: ['PRIVILEGE_WRITE', 'POOL_READ'], ds_groups: [] });
     const updated = await conforming(ws, 'privilege.update', [created.id, { roles: ['POOL_READ'], web_shell: true }]);
     expect(updated).toMatchObject({ id: created.id, roles: ['POOL_READ'], web_shell: true });
@@ -106,7 +107,7 @@ describe('privilege.create / update / delete (facts §3.1; MW/plugins/account_/p
   });
 });
 
-describe('privilege.roles (facts §3.1, §4; MW/role.py)', () => {
+describe('privilege.roles (MW/plugins/account_/privilege_roles.py:15-42, MW/role.py:23-260)', () => {
   it('answers the 141-role catalogue, title = name, 12 roles with stig null, READONLY_ADMIN including the 66 *_READ roles', async () => {
     const { ws } = await adminSession();
     const roles = await conforming(ws, 'privilege.roles');

@@ -182,3 +182,32 @@ describe('SCRAM key login as TrueNAS 26 (keyLogin: scram)', () => {
     expect(bad).toMatchObject({ code: -32602, data: { errname: 'EINVAL', extra: [['api_key_convert_raw_key', 'Not a valid raw API key', 22]] } });
   });
 });
+
+describe('concurrent resets of one key under SCRAM', () => {
+  it('the key every login takes is the last reset\'s: the one a plain login accepts is the one whose SCRAM data is stored (MW/plugins/api_key.py:258-275 at stable/26 writes both in one update)', async () => {
+    const { t, connect } = await scramServer();
+    const { key: first } = await createUserWithKey(t, 'rita', { privilegeRoles: ['READONLY_ADMIN'] });
+    const id = Number(first.split('-')[0]);
+    const admin = await connect();
+    expect(await admin.result('auth.login_with_api_key', [t.adminKey])).toBe(true);
+    // Resets sent at once from six connections, answered in whatever order their hashing ends.
+    const resetters = await Promise.all(Array.from({ length: 6 }, async () => {
+      const c = await connect();
+      expect(await c.result('auth.login_with_api_key', [t.adminKey])).toBe(true);
+      return c;
+    }));
+    const replies = await Promise.all(resetters.map((c) => c.call('api_key.update', [id, { reset: true }])));
+    const keys = replies.map((r) => (r.result as { key: string }).key);
+    const plain: string[] = [];
+    for (const key of keys) {
+      const client = await connect();
+      if ((await client.result('auth.login_with_api_key', [key])) === true) plain.push(key);
+      client.ws.close();
+    }
+    expect(plain).toHaveLength(1);
+    const stored = (await admin.result<{ stored_key: string }>('api_key.get_instance', [id])).stored_key;
+    const scram: string[] = [];
+    for (const key of keys) if ((await admin.result<{ stored_key: string }>('api_key.convert_raw_key', [key])).stored_key === stored) scram.push(key);
+    expect(scram).toEqual(plain);
+  });
+});

@@ -105,7 +105,7 @@ describe('the client against 25.10.1-shaped answers', () => {
     expect(r.stderr).toContain(`not a valid appliance answer: the appliance's answer to pool.dataset.query has "used.parsed" as a string where a number was expected in item 0`);
   });
 
-  it('shows a privilege whose local group no longer exists ({gid, sid: null, group: null}, facts §3.1)', async () => {
+  it('shows a privilege whose local group no longer exists ({gid, sid: null, group: null}, MW/plugins/account_/privilege.py:226-239)', async () => {
     // A GroupEntry as 25.10.1 sends it (MW/api/v25_10_1/group.py).
     const admins = {
       id: 1, gid: 544, name: 'builtin_administrators', group: 'builtin_administrators', builtin: true, sudo_commands: [], sudo_commands_nopasswd: [],

@@ -22,7 +22,8 @@ async function datasetWalk(run: Run, mnt: string) {
     ['tank/a', null],
     ['tank/a/b', 'walk'],
   ]);
-  // On the wire, as 25.10.1 sends it: no top-level comments, the comment in user_properties (facts §0).
+  // On the wire, as 25.10.1 sends it: no top-level comments, the comment in user_properties
+  // (MW/plugins/pool_/dataset_query_utils.py:534-548, 762-766).
   const raw = JSON.parse((await run(['call', 'pool.dataset.get_instance', 'tank/a/b'])).stdout);
   expect(raw).not.toHaveProperty('comments');
   expect(raw.user_properties.comments).toEqual({ parsed: 'walk', rawvalue: 'walk', value: 'walk', source: 'LOCAL', source_info: null });

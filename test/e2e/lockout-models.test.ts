@@ -1,6 +1,6 @@
 /**
  * `stor privilege check|list|show|fix` judge what locks users out by what *this* target does
- * (issue: "Lockout diagnosis true to the target"; SPEC §2.0; facts §0).
+ * (issue: "Lockout diagnosis true to the target"; README "Emulator behaviours"; MW/role.py:354-365).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -92,7 +92,8 @@ describe('what the emulator does at login matches what check says', () => {
   });
 });
 
-/** A 25.10.1-shaped privilege entry, local_groups as full group objects (facts §3.1). */
+/** A 25.10.1-shaped privilege entry, local_groups as full group objects
+ * (MW/plugins/account_/privilege.py:59-63, 226-239). */
 function privilegeEntry(id: number, name: string, roles: string[], gid: number) {
   return {
     id,

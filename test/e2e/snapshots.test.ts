@@ -84,7 +84,8 @@ describe('stor snapshot', () => {
     await deleteWalk(run, join(home, 'mnt'));
   });
 
-  // Two servers: one walk's invocations stay under the 20 logins a minute an address may make (facts §1.8).
+  // Two servers: one walk's invocations stay under the 20 logins a minute an address may make
+  // (MW/main.py:873-901, MW/utils/rate_limit/cache.py:12-18).
   it('does the same against stor serve', async () => {
     const server = await spawnServe(tempDir());
     await rollbackWalk(stor(remoteEnv(server)), join(server.stateDir, 'mnt'));

@@ -10,9 +10,10 @@ import { clientEnv, remoteEnv, localFile } from '../helpers/client-env.js';
 
 /*
  * The appliance's nginx drops a WebSocket on which the server has sent nothing for 60 s, while the
- * upload itself runs on another connection (facts §0). Here `stor serve --ws-idle-timeout 2` does
- * the dropping, and a throttling proxy between the CLI and the server makes the upload take
- * longer than that: 768 KiB at 256 KiB/s.
+ * upload itself runs on another connection: its /api location sets no proxy_read_timeout, so
+ * nginx's 60 s default applies (MW/etc_files/local/nginx/nginx.conf.mako:242-255). Here
+ * `stor serve --ws-idle-timeout 2` does the dropping, and a throttling proxy between the CLI and
+ * the server makes the upload take longer than that: 768 KiB at 256 KiB/s.
  */
 const RATE = 256 * 1024;
 const SIZE = 768 * 1024;

@@ -28,4 +28,54 @@ describe('stor serve --emulate truenas-26.0 (raw frames)', () => {
     expect(refused.error?.data?.['extra']).toEqual([['user_create.webshare', 'Extra inputs are not permitted', 22]]);
     expect((await oldClient.result<Entry[]>('user.query', [[['username', '=', 'truenas_admin']]]))[0]).not.toHaveProperty('webshare');
   });
+
+  it('pool.dataset.create: pbkdf2iters at least and by default 1,300,000 (MW/api/v26_0_0/pool.py:142-144), data discriminated by type (MW/api/v26_0_0/pool_dataset.py:663-676); 25.10.1 keeps 350,000 and its model-named errors', async () => {
+    const next = await startTestServer(EMULATIONS['truenas-26.0']);
+    const client = await loggedInWs(next.rpcUrl, next.adminKey);
+    const encrypted = { encryption: true, inherit_encryption: false };
+    const made = await client.result<Record<string, { value: string }>>('pool.dataset.create', [{ name: 'tank/pass', ...encrypted, encryption_options: { passphrase: 'long enough' } }]);
+    expect(made['pbkdf2iters']!.value).toBe('1300000');
+    expect(made).not.toHaveProperty('tier');
+    const low = await client.call('pool.dataset.create', [{ name: 'tank/low', ...encrypted, encryption_options: { passphrase: 'long enough', pbkdf2iters: 350000 } }]);
+    expect(low.error?.data?.['extra']).toEqual([['data.FILESYSTEM.encryption_options.pbkdf2iters', 'Input should be greater than or equal to 1300000', 22]]);
+    const badName = await client.call('pool.dataset.create', [{ name: 'tank/b@c' }]);
+    expect(badName.error?.data?.['extra']).toEqual([['data.FILESYSTEM.name', 'Value error, Please provide a valid dataset name according to ZFS standards', 22]]);
+    const volume = await client.call('pool.dataset.create', [{ name: 'tank/v', type: 'VOLUME' }]);
+    expect(volume.error?.data?.['extra']).toEqual([['data.VOLUME.volsize', 'Field required', 22]]);
+    const badType = await client.call('pool.dataset.create', [{ name: 'tank/x', type: 'SNAPSHOT' }]);
+    expect(badType.error?.data?.['extra']).toEqual([['data', "Input tag 'SNAPSHOT' found using 'type' does not match any of the expected tags: 'FILESYSTEM', 'VOLUME'", 22]]);
+    await client.result('pool.dataset.create', [{ name: 'tank/fs', type: 'FILESYSTEM' }]);
+    // The release's contract is what core.get_methods describes: 26's SCRAM method among them.
+    const methods = await client.result<Record<string, unknown>>('core.get_methods');
+    expect(Object.keys(methods)).toEqual(expect.arrayContaining(['pool.dataset.create', 'pool.snapshot.create', 'api_key.convert_raw_key']));
+
+    const old = await startTestServer(EMULATIONS['truenas-25.10.1']);
+    const oldClient = await loggedInWs(old.rpcUrl, old.adminKey);
+    const oldMade = await oldClient.result<Record<string, { value: string }>>('pool.dataset.create', [{ name: 'tank/pass', ...encrypted, encryption_options: { passphrase: 'long enough', pbkdf2iters: 350000 } }]);
+    expect(oldMade['pbkdf2iters']!.value).toBe('350000');
+    const oldBadName = await oldClient.call('pool.dataset.create', [{ name: 'tank/b@c' }]);
+    expect((oldBadName.error?.data?.['extra'] as unknown[])[0]).toEqual(['data.PoolDatasetCreateFilesystem.name', 'Value error, Please provide a valid dataset name according to ZFS standards', 22]);
+  });
+
+  it('pool.snapshot.create takes suspend_vms (MW/api/v26_0_0/pool_snapshot.py:116); 25.10.1 refuses it as an extra input', async () => {
+    const next = await startTestServer(EMULATIONS['truenas-26.0']);
+    const client = await loggedInWs(next.rpcUrl, next.adminKey);
+    expect(await client.result('pool.snapshot.create', [{ dataset: 'tank', name: 's1', suspend_vms: true }])).toMatchObject({ id: 'tank@s1' });
+    const old = await startTestServer(EMULATIONS['truenas-25.10.1']);
+    const oldClient = await loggedInWs(old.rpcUrl, old.adminKey);
+    const refused = await oldClient.call('pool.snapshot.create', [{ dataset: 'tank', name: 's1', suspend_vms: true }]);
+    expect(refused.error?.data?.['extra']).toContainEqual(['data.PoolSnapshotCreateWithName.suspend_vms', 'Extra inputs are not permitted', 22]);
+  });
+
+  it('user.renew_2fa_secret takes an interval of 30 or 60 only (MW/api/v26_0_0/user.py:474-481) and answers webshare; 25.10.1 takes any interval from 5 (MW/api/v25_10_1/user.py:382)', async () => {
+    const next = await startTestServer(EMULATIONS['truenas-26.0']);
+    const client = await loggedInWs(next.rpcUrl, next.adminKey);
+    const refused = await client.call('user.renew_2fa_secret', ['truenas_admin', { interval: 45 }]);
+    expect(refused.error?.data?.['extra']).toEqual([['twofactor_options.interval', 'Input should be 30 or 60', 22]]);
+    const renewed = await client.result<Entry>('user.renew_2fa_secret', ['truenas_admin', { interval: 60 }]);
+    expect(renewed).toMatchObject({ webshare: false, twofactor_config: { interval: 60 } });
+    const old = await startTestServer(EMULATIONS['truenas-25.10.1']);
+    const oldClient = await loggedInWs(old.rpcUrl, old.adminKey);
+    expect(await oldClient.result<Entry>('user.renew_2fa_secret', ['truenas_admin', { interval: 45 }])).toMatchObject({ twofactor_config: { interval: 45 } });
+  });
 });

@@ -50,6 +50,19 @@ describe('one contract for the emulator and the client', () => {
     }
   });
 
+  it("every entry of every release's contract, either key login, has a handler implemented from it or 25.10.1's", async () => {
+    const { METHODS, RELEASE_METHODS } = await import('../../src/core/appliance/methods/index.js');
+    const { RELEASE_NAMES, contractFor } = await import('../../src/core/releases/index.js');
+    for (const release of RELEASE_NAMES) {
+      for (const keyLogin of ['plain', 'scram'] as const) {
+        for (const [name, entry] of contractFor(release, keyLogin)) {
+          const own = [...(RELEASE_METHODS.get(name) ?? []), METHODS.get(name)].some((h) => h !== undefined && Object.prototype.isPrototypeOf.call(entry, h));
+          expect(own || METHODS.has(name), `${release} ${keyLogin} ${name}`).toBe(true);
+        }
+      }
+    }
+  });
+
   it('every contract method is implemented by the emulator', async () => {
     const { METHODS } = await import('../../src/core/appliance/methods/index.js');
     expect(Object.keys(CONTRACT).filter((name) => !METHODS.has(name))).toEqual([]);

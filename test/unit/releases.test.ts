@@ -78,14 +78,34 @@ describe('releases', () => {
     expect(['25.04.2', '27.0.0', 'master', ''].map(releaseOfVersion)).toEqual([null, null, null, null]);
   });
 
-  it("26.0's contract is 25.10.1's with user.* overridden (webshare, MW/api/v26_0_0/user.py:105-111), in the same order", () => {
+  it("26.0's contract is 25.10.1's with user.* (webshare, MW/api/v26_0_0/user.py:105-111), pool.dataset.* (tier, pbkdf2iters), pool.snapshot.create (suspend_vms), user.renew_2fa_secret (interval 30 or 60) and SCRAM's auth.*/api_key.* overridden, api_key.convert_raw_key added last", () => {
     const next = contractFor('26.0');
-    expect([...next.keys()]).toEqual([...CONTRACT_METHODS.keys()]);
+    expect([...next.keys()]).toEqual([...CONTRACT_METHODS.keys(), 'api_key.convert_raw_key']);
     const changed = [...next].filter(([name, entry]) => entry !== CONTRACT_METHODS.get(name)).map(([name]) => name);
-    expect(changed).toEqual(['user.query', 'user.get_instance', 'user.create', 'user.update']);
+    expect(changed.sort()).toEqual(
+      ['auth.login_ex', 'auth.login_ex_continue', 'auth.mechanism_choices', 'user.query', 'user.get_instance', 'user.create', 'user.update',
+        'api_key.query', 'api_key.get_instance', 'api_key.my_keys', 'api_key.create', 'api_key.update', 'api_key.convert_raw_key',
+        'pool.dataset.query', 'pool.dataset.get_instance', 'pool.dataset.create', 'pool.dataset.update', 'pool.snapshot.create', 'user.renew_2fa_secret'].sort(),
+    );
     expect(next.get('user.create')!.params[0]!.schema.safeParse({ username: 'w', full_name: 'W', webshare: true }).success).toBe(true);
     expect(CONTRACT_METHODS.get('user.create')!.params[0]!.schema.safeParse({ username: 'w', full_name: 'W', webshare: true }).success).toBe(false);
     expect(next.get('user.query')!.fromBase!([{ id: 1 }])).toEqual([{ id: 1, webshare: false }]);
+    const scramLogin = { mechanism: 'SCRAM', scram_type: 'CLIENT_FIRST_MESSAGE', rfc_str: 'n,,n=root:1,r=abc' };
+    expect(next.get('auth.login_ex')!.params[0]!.schema.safeParse(scramLogin).success).toBe(true);
+    expect(CONTRACT_METHODS.get('auth.login_ex')!.params[0]!.schema.safeParse(scramLogin).success).toBe(false);
     expect(contractFor('25.10.7')).toBe(CONTRACT_METHODS);
+  });
+
+  it("the emulator's keyLogin setting swaps SCRAM's entries: 26.0 with plain keys is 25.10.1's auth/api_key, 25.10.1 with scram is 26.0's", () => {
+    const plain26 = contractFor('26.0', 'plain');
+    expect([...plain26.keys()]).toEqual([...CONTRACT_METHODS.keys()]);
+    expect(plain26.get('auth.login_ex')).toBe(CONTRACT_METHODS.get('auth.login_ex'));
+    expect(plain26.get('user.query')).toBe(contractFor('26.0').get('user.query'));
+    const scram25 = contractFor('25.10.1', 'scram');
+    expect([...scram25.keys()]).toEqual([...CONTRACT_METHODS.keys(), 'api_key.convert_raw_key']);
+    expect(scram25.get('api_key.create')).toBe(contractFor('26.0').get('api_key.create'));
+    expect(scram25.get('user.query')).toBe(CONTRACT_METHODS.get('user.query'));
+    expect(contractFor('25.10.1', 'plain')).toBe(CONTRACT_METHODS);
+    expect(contractFor('26.0', 'plain')).toBe(plain26);
   });
 });

@@ -1,11 +1,15 @@
 import { E } from '../../core/error-catalogue.js';
-import { RPC_CODE, RpcError, StorError } from '../../core/errors.js';
+import { isRoleDenial, RPC_CODE, RpcError, StorError } from '../../core/errors.js';
 import { withNeededRoles } from '../../core/contract/client.js';
 import type { CommandContext } from '../shared/context.js';
 import type { CommandResult } from '../shared/render.js';
 import { arg, defineCommand, toggle, type OptionValues } from '../shared/declare.js';
-import { CONTRACT } from '../../core/contract/index.js';
+import { CONTRACT_METHODS } from '../../core/contract/index.js';
+import type { MethodContract } from '../../core/contract/method.js';
+import { DEFAULT_RELEASE, contractFor } from '../../core/releases/index.js';
+import type { Transport } from '../../core/transport/transport.js';
 import { waitForJob } from '../shared/job.js';
+import { targetRelease } from '../shared/target-release.js';
 import { findJob } from '../job/model.js';
 
 const options = {
@@ -14,9 +18,15 @@ const options = {
 
 type CallOptions = OptionValues<typeof options>;
 
-/** Whether the contract says `method` starts a job (its `job` field): what `call` waits for. */
-function isJobMethod(method: string): boolean {
-  return Object.hasOwn(CONTRACT, method) && CONTRACT[method as keyof typeof CONTRACT].job === true;
+/**
+ * The contract of the target's release (README "Supported releases"): which methods it has, their
+ * roles and whether they start a job. Asked only when an answer needs it (a role denial, a number
+ * that may be a job id), so a plain call costs no extra round trip; a release stor does not know,
+ * or a target that would not say, is judged by 25.10.1's.
+ */
+async function targetContract(transport: Transport): Promise<ReadonlyMap<string, MethodContract>> {
+  const release = await targetRelease(transport).then((r) => r.release, () => null);
+  return contractFor(release ?? DEFAULT_RELEASE);
 }
 
 /** Each argument is one positional parameter: JSON when it parses as JSON, else a string (as midclt does). */
@@ -37,8 +47,8 @@ export async function call(ctx: CommandContext, method: string, args: string[], 
   const transport = await ctx.transport();
   let result: unknown;
   try {
-    result = await transport.call(method, args.map(parseCallArgument)).catch((err: unknown) => {
-      throw withNeededRoles(err, method);
+    result = await transport.call(method, args.map(parseCallArgument)).catch(async (err: unknown) => {
+      throw err instanceof RpcError && isRoleDenial(err) ? withNeededRoles(err, method, await targetContract(transport)) : err;
     });
   } catch (err) {
     // The appliance's -32601 says only "Method does not exist", not which.
@@ -51,7 +61,11 @@ export async function call(ctx: CommandContext, method: string, args: string[], 
     throw err;
   }
   // With the connection's legacy_jobs (the default) a job method answers its job id at once.
-  if (typeof result === 'number' && opts.wait !== false && isJobMethod(method)) {
+  // A method 25.10.1's contract has as no job is none in any release stor knows (the v26_0_0 entries
+  // keep their `job`), so a count answered by a query costs no ask of the release.
+  const known = CONTRACT_METHODS.get(method);
+  const mayBeJob = known === undefined || known.job === true;
+  if (typeof result === 'number' && opts.wait !== false && mayBeJob && (await targetContract(transport)).get(method)?.job === true) {
     await waitForJob(ctx, transport, result, `${method} (job ${result})`);
     result = (await findJob(transport, result)).result;
   }

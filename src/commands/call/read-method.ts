@@ -1,4 +1,5 @@
 import { CONTRACT } from '../../core/contract/index.js';
+import { RELEASE_NAMES, contractFor } from '../../core/releases/index.js';
 import { E } from '../../core/error-catalogue.js';
 import { StorError } from '../../core/errors.js';
 
@@ -41,11 +42,17 @@ export function assertReadMethod(method: string): void {
   }
 }
 
-/** Whether `method` only reads, by the rule above; undefined for a method the contract does not know. */
+/**
+ * Whether `method` only reads, by the rule above; undefined for a method no release's contract knows.
+ * A method a later release added (26.0's api_key.convert_raw_key) is judged by that release's entry:
+ * the targets are not asked before the check.
+ */
 export function readsOnly(method: string): boolean | undefined {
   // Own entries only: `toString` or `__proto__` would otherwise find Object.prototype's, which has no access.
-  if (!Object.hasOwn(CONTRACT, method)) return undefined;
-  const contract = (CONTRACT as Record<string, { access: (typeof CONTRACT)[keyof typeof CONTRACT]['access'] }>)[method]!;
+  const contract = Object.hasOwn(CONTRACT, method)
+    ? (CONTRACT as Record<string, { access: (typeof CONTRACT)[keyof typeof CONTRACT]['access'] }>)[method]
+    : RELEASE_NAMES.map((release) => contractFor(release).get(method)).find((entry) => entry !== undefined);
+  if (!contract) return undefined;
   const { access } = contract;
   return access.kind === 'roles' ? access.roles.length > 0 && access.roles.every(isReadRole) : READ_WITHOUT_ROLES.has(method);
 }

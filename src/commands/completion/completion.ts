@@ -18,8 +18,9 @@ interface Node {
 }
 
 /** What an option's or argument's value completes to: a kind for `--values`, `=a,b` for fixed choices, or ''. */
-function valueKind(spec: { choices?: readonly string[]; complete?: Completion }): string {
-  if (spec.choices) return `=${spec.choices.join(',')}`;
+function valueKind(spec: { choices?: readonly string[]; suggest?: readonly string[]; complete?: Completion }): string {
+  const words = spec.choices ?? spec.suggest;
+  if (words) return `=${words.join(',')}`;
   return spec.complete ?? '';
 }
 

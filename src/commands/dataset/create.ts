@@ -82,6 +82,7 @@ async function existingFilesystem(t: Transport, name: string): Promise<Omit<Data
 export const datasetCreateCommand = defineCommand({
   summary: 'create a dataset, mounted at /mnt/<name>',
   effect: 'change',
+  calls: ['pool.dataset.create', 'pool.dataset.query'],
   args: { dataset: arg.required('full name (tank/projects) or mountpoint (/mnt/tank/projects)', 'dataset') },
   options,
   examples: ['stor dataset create tank/projects', 'stor dataset create /mnt/tank/a/b --parents --comments "team a"'],

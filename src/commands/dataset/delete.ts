@@ -130,6 +130,7 @@ async function snapshotsBelow(t: Transport, id: string): Promise<string[]> {
 export const datasetDeleteCommand = defineCommand({
   summary: 'delete a dataset and the files in it (asks first; --yes when not on a terminal)',
   effect: 'change',
+  calls: ['pool.dataset.delete', 'pool.dataset.query', 'pool.snapshot.query'],
   asks: true,
   args: { dataset: arg.required('full name or mountpoint', 'dataset') },
   options,

@@ -85,6 +85,7 @@ export async function datasetList(ctx: CommandContext, ref: string | undefined):
 export const datasetListCommand = defineCommand({
   summary: 'list datasets: all, or one dataset (a pool, tank/a) and the datasets below it',
   effect: 'read',
+  calls: ['pool.dataset.query'],
   fanOut: 'read',
   args: { dataset: arg.optional('only this dataset (a pool, tank/a or /mnt/tank/a) and its children; a missing one is an error', 'dataset') },
   examples: ['stor dataset list', 'stor dataset list tank --json', 'stor dataset list tank/projects'],

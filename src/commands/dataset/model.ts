@@ -55,3 +55,13 @@ export async function findDataset(t: Pick<Transport, 'call'>, id: string): Promi
   if (!found) throw noDataset(id);
   return found;
 }
+
+/**
+ * Dataset `id` with its properties, read as 25.10.1's own update reads it (`retrieve_children`
+ * off, MW/plugins/pool_/dataset.py:687-689) unless `extra` asks for more; missing is NOT_FOUND.
+ */
+export async function readDataset(t: Pick<Transport, 'call'>, id: string, extra: Record<string, unknown> = { retrieve_children: false }): Promise<PoolDatasetEntry & { id: string }> {
+  const [found] = await queryItems(t, 'pool.dataset.query', ['id'], [['id', '=', id]], { extra });
+  if (!found) throw noDataset(id);
+  return found;
+}

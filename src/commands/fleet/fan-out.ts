@@ -81,13 +81,15 @@ function targetEnv(env: IO['env']): IO['env'] {
 
 /**
  * The exit code of the whole run: the first failed target's (in list order), else 6 if some
- * target has findings, else 0. A target not attempted is never the first failure: the one that
+ * target has findings, else 7 if some target drifted (`plan`), else 0. A target not attempted is never the first failure: the one that
  * stopped it is.
  */
 export function fanOutExitCode(outcomes: readonly TargetOutcome[]): number {
-  const failed = outcomes.find((o) => o.exit_code !== EXIT.OK && o.exit_code !== EXIT.CHECK && !isNotAttempted(o));
+  const failed = outcomes.find((o) => o.exit_code !== EXIT.OK && o.exit_code !== EXIT.CHECK && o.exit_code !== EXIT.DRIFT && !isNotAttempted(o));
   if (failed) return failed.exit_code;
-  return outcomes.some((o) => o.exit_code === EXIT.CHECK) ? EXIT.CHECK : EXIT.OK;
+  if (outcomes.some((o) => o.exit_code === EXIT.CHECK)) return EXIT.CHECK;
+  // `stor plan`: the fleet drifted when any target did.
+  return outcomes.some((o) => o.exit_code === EXIT.DRIFT) ? EXIT.DRIFT : EXIT.OK;
 }
 
 /** `5 ok, 1 lockout, 1 unreachable, 2 not attempted`: targets counted by outcome, ok first, then findings, then failures as they came, then those not attempted. */
@@ -98,7 +100,7 @@ export function fanOutSummary(outcomes: readonly TargetOutcome[], findings: stri
   ]);
   for (const o of outcomes) {
     if (isNotAttempted(o)) continue;
-    const label = o.error ? o.error.kind : o.exit_code === EXIT.OK ? 'ok' : o.exit_code === EXIT.CHECK ? findings : `exit ${o.exit_code}`;
+    const label = o.error ? o.error.kind : o.exit_code === EXIT.OK ? 'ok' : o.exit_code === EXIT.CHECK ? findings : o.exit_code === EXIT.DRIFT ? 'drift' : `exit ${o.exit_code}`;
     counts.set(label, (counts.get(label) ?? 0) + 1);
   }
   counts.set('not attempted', outcomes.filter(isNotAttempted).length);

@@ -18,7 +18,8 @@ function fanOutOptions(spec: CommandSpec<ArgSpecs, OptionSpecs>): OptionSpecs {
   return {
     fanOut: value('<n>', `with --targets: targets at once (default ${DEFAULT_FAN_OUT})`, { parse: positiveInt('--fan-out') }),
     ...(own.parallel ? {} : { parallel: value('<n>', 'with --targets: targets at once, as --fan-out', { parse: positiveInt('--parallel'), conflicts: ['fanOut'] }) }),
-    ...(change ? { keepGoing: flag('with --targets: after a target fails, still start the others') } : {}),
+    // A verb with a --keep-going of its own (apply) keeps it: the one flag then steers both.
+    ...(change && !own.keepGoing ? { keepGoing: flag('with --targets: after a target fails, still start the others') } : {}),
     ...(change && !own.yes ? { yes: yesFlag() } : {}),
   };
 }
@@ -46,7 +47,7 @@ function splitFanOutOptions(extra: OptionSpecs, given: Record<string, unknown>, 
 }
 
 /** A word as a POSIX shell reads it back: bare when safe, else in single quotes. */
-const shellWord = (word: string): string => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
+export const shellWord = (word: string): string => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
 
 /** The command line that would make this change on one target (`stor dataset create tank/a`), as the plan names it. */
 function commandLine(command: string, spec: CommandSpec<ArgSpecs, OptionSpecs>, args: Record<string, unknown>, options: Record<string, unknown>): string {

@@ -41,6 +41,7 @@ export async function chmod(ctx: CommandContext, modeText: string, path: string,
 export const chmodCommand = defineCommand({
   summary: 'set the permission bits of a path on the appliance (filesystem.setperm)',
   effect: 'change',
+  calls: ['filesystem.setperm', 'filesystem.stat'],
   args: {
     mode: arg.required('permission bits in octal, as chmod(1): 750, 0750, 0o750, 4755 (setuid)'),
     path: arg.required('an absolute path below /mnt, e.g. /mnt/tank/docs', 'remote-path'),

@@ -38,6 +38,7 @@ export async function chown(ctx: CommandContext, ownerText: string, path: string
 export const chownCommand = defineCommand({
   summary: 'change the owner and/or group of a path on the appliance (filesystem.chown)',
   effect: 'change',
+  calls: ['filesystem.chown', 'filesystem.stat'],
   args: {
     owner: arg.required('USER, USER:GROUP or :GROUP; names are resolved by the appliance, numbers are ids'),
     path: arg.required('an absolute path below /mnt, e.g. /mnt/tank/docs', 'remote-path'),

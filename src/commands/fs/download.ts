@@ -153,6 +153,7 @@ async function toFile(t: Transport, remote: string, size: number, dest: { path: 
 export const downloadCommand = defineCommand({
   summary: 'download a file (or with -r a directory tree) from the appliance: streamed, written atomically, size checked',
   effect: 'read',
+  calls: ['filesystem.get', 'filesystem.stat', 'filesystem.listdir'],
   args: {
     remote: arg.required('the file on the appliance, e.g. /mnt/tank/docs/report.pdf', 'remote-path'),
     local: arg.optional('where to write it: a file, a directory (the file keeps its name), or - for stdout; default: its name in the current directory', 'file'),

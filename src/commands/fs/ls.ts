@@ -104,6 +104,7 @@ async function namesFromStat(t: Transport, entries: readonly { path: string; uid
 export const lsCommand = defineCommand({
   summary: 'list a directory on the appliance',
   effect: 'read',
+  calls: ['filesystem.listdir', 'filesystem.stat', 'user.query', 'group.query'],
   fanOut: 'read',
   args: { path: arg.required('an absolute path, e.g. /mnt/tank/docs', 'remote-path') },
   examples: ['stor ls /mnt/tank', 'stor ls /mnt/tank/docs --json'],

@@ -82,6 +82,7 @@ export async function mkdir(ctx: CommandContext, paths: string[], opts: MkdirOpt
 export const mkdirCommand = defineCommand({
   summary: 'make directories on the appliance',
   effect: 'change',
+  calls: ['filesystem.mkdir', 'filesystem.stat'],
   args: { paths: arg.variadic('absolute paths of the directories, e.g. /mnt/tank/docs', true, 'remote-path') },
   options,
   examples: ['stor mkdir /mnt/tank/docs', 'stor mkdir -p /mnt/tank/projects/2025/q3 --mode 0750'],

@@ -52,6 +52,7 @@ export async function stat(ctx: CommandContext, path: string): Promise<CommandRe
 export const statCommand = defineCommand({
   summary: 'show the attributes of a path on the appliance',
   effect: 'read',
+  calls: ['filesystem.stat'],
   fanOut: 'read',
   args: { path: arg.required('an absolute path, e.g. /mnt/tank/docs/report.pdf', 'remote-path') },
   examples: ['stor stat /mnt/tank/docs/report.pdf', 'stor stat /mnt/tank --json'],

@@ -9,4 +9,5 @@ export const privilegeNoun = defineNoun('inspect privileges and repair role list
   update: () => import('./update.js'),
   delete: () => import('./delete.js'),
   roles: () => import('./roles.js'),
+  suggest: () => import('./suggest.js'),
 });

@@ -8,8 +8,9 @@ import { PROFILE_LIST_FILE, readSmallFile } from '../../core/config/small-file.j
 import { readKeyFile } from '../login/read-key.js';
 import { API_KEY_PATTERN } from '../../core/store/secrets.js';
 import { assertSecretMayTravel, parseEndpoint } from '../../core/transport/endpoint.js';
+import { groupsFromIni, groupsFromYaml, InventoryError, inventoryHosts, type InventoryHost } from '../../core/config/ansible-inventory.js';
 import type { CommandContext } from '../shared/context.js';
-import { arg, defineCommand, flag } from '../shared/declare.js';
+import { arg, choice, defineCommand, flag } from '../shared/declare.js';
 import type { CommandResult } from '../shared/render.js';
 import { readStdin } from '../shared/stdin.js';
 import { isSameAppliance, readCa } from '../shared/target.js';
@@ -28,6 +29,8 @@ export interface ImportedProfile {
 /** `stor profile import --json` */
 export interface ProfileImport {
   imported: ImportedProfile[];
+  /** Hosts of an Ansible inventory left out (no stor_url); empty for stor's own list. */
+  skipped: SkippedHost[];
   config_file: string;
 }
 
@@ -50,32 +53,27 @@ const entrySchema = z
 
 type Entry = z.infer<typeof entrySchema>;
 
-function badFile(message: string): StorError {
-  return new StorError(E.BAD_PROFILE_FILE, message, { hint: 'a YAML or JSON list of {name, url, key_file | key_stdin: true, ca?, insecure?, rpc?, tags?}; nothing was saved' });
+function badFile(message: string, hint = 'a YAML or JSON list of {name, url, key_file | key_stdin: true, ca?, insecure?, rpc?, tags?}, or an Ansible inventory (--format ansible); nothing was saved'): StorError {
+  return new StorError(E.BAD_PROFILE_FILE, message, { hint });
 }
 
-/** The entries of the file, checked before any key is read: YAML (JSON is YAML too). */
-function readEntries(path: string): Entry[] {
-  let text: string;
-  try {
-    text = readSmallFile(path, PROFILE_LIST_FILE).data.toString('utf8');
-  } catch (err) {
-    if (err instanceof StorError) throw err;
-    throw badFile(`cannot read ${path}: ${(err as Error).message}`);
-  }
-  let doc: unknown;
-  try {
-    doc = parseYaml(text);
-  } catch (err) {
-    throw badFile(`${path} is not YAML or JSON: ${(err as Error).message.split('\n')[0]}`);
-  }
-  if (!Array.isArray(doc)) throw badFile(`${path} does not hold a list of profiles`);
-  const entries = doc.map((raw, i) => {
+/** How FILE is read: stor's own list, or an Ansible inventory (YAML or INI). */
+export type ImportFormat = 'list' | 'ansible';
+
+/** A host of an Ansible inventory that is not imported, and why (no `stor_url`). */
+export interface SkippedHost {
+  name: string;
+  reason: string;
+}
+
+/** Entries checked against the schema, `label` naming each in errors (`entry 3 (nas1)`, `host nas1`). */
+function checkedEntries(raws: readonly unknown[], label: (raw: unknown, i: number) => string): Entry[] {
+  const entries = raws.map((raw, i) => {
     const parsed = entrySchema.safeParse(raw);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
       const where = issue.path.length ? `${issue.path.join('.')}: ` : '';
-      throw badFile(`entry ${i + 1}${typeof (raw as { name?: unknown })?.name === 'string' ? ` (${(raw as { name: string }).name})` : ''}: ${where}${issue.message}`);
+      throw badFile(`${label(raw, i)}: ${where}${issue.message}`);
     }
     return parsed.data;
   });
@@ -86,6 +84,89 @@ function readEntries(path: string): Entry[] {
   }
   return entries;
 }
+
+const entryLabel = (raw: unknown, i: number) => `entry ${i + 1}${typeof (raw as { name?: unknown })?.name === 'string' ? ` (${(raw as { name: string }).name})` : ''}`;
+
+/** A line that is an INI section header: `[site_a]`, `[site_a:vars]`. */
+const INI_HEADER = /^\s*\[[^\]]+\]\s*$/m;
+
+/** The entries of the file, checked before any key is read, and the inventory hosts left out. */
+function readEntries(path: string, format: ImportFormat | undefined): { entries: Entry[]; skipped: SkippedHost[] } {
+  let text: string;
+  try {
+    text = readSmallFile(path, PROFILE_LIST_FILE).data.toString('utf8');
+  } catch (err) {
+    if (err instanceof StorError) throw err;
+    throw badFile(`cannot read ${path}: ${(err as Error).message}`);
+  }
+  let doc: unknown;
+  let yamlError: string | undefined;
+  try {
+    doc = parseYaml(text);
+  } catch (err) {
+    yamlError = (err as Error).message.split('\n')[0];
+  }
+  // Unambiguous: a list is stor's format, a mapping an Ansible YAML inventory, text that YAML
+  // does not read as either but has [section] lines an Ansible INI inventory.
+  const mapping = isInventoryShape(doc);
+  if (format !== 'ansible' && Array.isArray(doc)) return { entries: checkedEntries(doc, entryLabel), skipped: [] };
+  if (format === 'list') throw badFile(yamlError !== undefined ? `${path} is not YAML or JSON: ${yamlError}` : `${path} does not hold a list of profiles`);
+  const anyMapping = typeof doc === 'object' && doc !== null && !Array.isArray(doc);
+  if (mapping || (format === 'ansible' && anyMapping)) return fromInventory(path, text, doc as Record<string, unknown>);
+  if (format === 'ansible' || INI_HEADER.test(text)) return fromInventory(path, text, undefined);
+  throw badFile(yamlError !== undefined ? `${path} is not YAML or JSON, nor an Ansible INI inventory: ${yamlError}` : `${path} does not hold a list of profiles or an Ansible inventory`);
+}
+
+/** A YAML inventory's shape: a mapping of groups, each empty or a mapping of hosts, vars and children. */
+function isInventoryShape(doc: unknown): doc is Record<string, unknown> {
+  const isMapping = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  return isMapping(doc) && Object.values(doc).every((g) => g === null || (isMapping(g) && Object.keys(g).every((k) => ['hosts', 'vars', 'children'].includes(k))));
+}
+
+/** `true`, `"true"`, `"yes"` (INI [group:vars] values are strings) as a boolean; anything else as given. */
+function booleanVar(v: unknown): unknown {
+  if (typeof v !== 'string') return v;
+  if (/^(true|yes|on|1)$/i.test(v)) return true;
+  if (/^(false|no|off|0)$/i.test(v)) return false;
+  return v;
+}
+
+/**
+ * Profiles from an Ansible inventory (README "Fleets"): one per host with a `stor_url`, named as
+ * the inventory names it, tagged with its groups; `stor_key_file` (relative to FILE) or
+ * `stor_key_stdin: true`, and `stor_ca`, `stor_insecure`, `stor_rpc`, from the host's or its
+ * groups' variables. A host without `stor_url` is not an appliance stor manages: left out, said.
+ */
+function fromInventory(path: string, text: string, yaml: Record<string, unknown> | undefined): { entries: Entry[]; skipped: SkippedHost[] } {
+  let hosts: InventoryHost[];
+  try {
+    hosts = inventoryHosts(yaml ? groupsFromYaml(yaml) : groupsFromIni(text));
+  } catch (err) {
+    if (err instanceof InventoryError) throw badFile(`${path}: ${err.message}`, INVENTORY_HINT);
+    throw err;
+  }
+  const skipped: SkippedHost[] = [];
+  const raws: Record<string, unknown>[] = [];
+  for (const { name, groups, vars } of hosts) {
+    if ('stor_api_key' in vars) throw badFile(`host ${name}: stor_api_key: a key is never read from the inventory`, 'name a file holding it (stor_key_file), or give it on standard input (stor_key_stdin: true); nothing was saved');
+    if (vars.stor_url === undefined) {
+      skipped.push({ name, reason: `no stor_url${vars.ansible_host !== undefined ? ` (ansible_host ${String(vars.ansible_host)})` : ''}` });
+      continue;
+    }
+    const stdin = booleanVar(vars.stor_key_stdin);
+    const raw: Record<string, unknown> = { name, url: vars.stor_url, tags: groups };
+    if (vars.stor_key_file !== undefined) raw.key_file = vars.stor_key_file;
+    if (stdin !== undefined && stdin !== false) raw.key_stdin = stdin;
+    if (vars.stor_ca !== undefined) raw.ca = vars.stor_ca;
+    if (vars.stor_insecure !== undefined) raw.insecure = booleanVar(vars.stor_insecure);
+    if (vars.stor_rpc !== undefined) raw.rpc = vars.stor_rpc;
+    raws.push(raw);
+  }
+  if (raws.length === 0) throw badFile(`${path}: no host of the inventory has a stor_url`, INVENTORY_HINT);
+  return { entries: checkedEntries(raws, (raw) => `host ${(raw as { name: string }).name}`), skipped };
+}
+
+const INVENTORY_HINT = 'an Ansible inventory (YAML or INI) whose hosts, or their groups, set stor_url and stor_key_file (or stor_key_stdin: true); nothing was saved';
 
 function checkedKey(key: string, entry: Entry, source: string): string {
   const trimmed = key.trim();
@@ -98,10 +179,10 @@ function checkedKey(key: string, entry: Entry, source: string): string {
  * FILE) or, for `key_stdin: true` entries, one line of standard input each, in file order. Every
  * entry is checked — key, URL, CA, clear-text rule — before one write saves them all.
  */
-export async function profileImport(ctx: CommandContext, file: string, force: boolean): Promise<CommandResult<ProfileImport>> {
+export async function profileImport(ctx: CommandContext, file: string, force: boolean, format?: ImportFormat): Promise<CommandResult<ProfileImport>> {
   const path = resolve(ctx.io.cwd, file);
   const base = dirname(path);
-  const entries = readEntries(path);
+  const { entries, skipped } = readEntries(path, format);
   const stdinKeys = entries.some((e) => e.key_stdin) ? (await readStdin(ctx)).split('\n').map((l) => l.trim()).filter((l) => l !== '') : [];
   const wanted = entries.filter((e) => e.key_stdin).length;
   if (stdinKeys.length !== wanted) throw badFile(`${wanted} entries take their key from standard input, which holds ${stdinKeys.length} lines`);
@@ -144,18 +225,25 @@ export async function profileImport(ctx: CommandContext, file: string, force: bo
     imported.push({ name: e.name, url: endpoint.display, created: !previous, tags: tags.length ? tags : (previous?.tags ?? []) });
   }
   await store.saveAll(profiles);
+  if (skipped.length > 0) ctx.note(`left out ${skipped.length} inventory host${skipped.length === 1 ? '' : 's'} without stor_url (not appliances to stor): ${skipped.map((h) => h.name).join(', ')}`);
   return {
-    data: { imported, config_file: store.path },
+    data: { imported, skipped, config_file: store.path },
     view: { kind: 'table', columns: ['name', 'url', 'created', 'tags'], rows: imported.map((p) => [p.name, p.url, p.created, p.tags.join(',')]), empty: 'The file lists no profile.' },
   };
 }
 
 export const profileImportCommand = defineCommand({
-  summary: 'save many profiles from a YAML or JSON list (keys from files or standard input; not checked by a login)',
+  summary: 'save many profiles from a YAML or JSON list, or an Ansible inventory (keys from files or standard input; not checked by a login)',
   effect: 'change',
-  args: { file: arg.required('YAML or JSON list of {name, url, key_file | key_stdin: true, ca, insecure, rpc, tags}', 'file') },
-  options: { force: flag('replace profiles of the same name that are saved for another appliance') },
-  examples: ['stor profile import fleet.yaml', 'pass show fleet-keys | stor profile import fleet.yaml', 'stor --targets @prod privilege check'],
-  notes: 'Key files and CA files are found relative to FILE. Entries with key_stdin: true take one line of\nstandard input each, in the order of the file. Nothing is saved unless every entry is right.',
-  run: (ctx, { file }, { force }) => profileImport(ctx, file, force),
+  args: { file: arg.required('YAML or JSON list of {name, url, key_file | key_stdin: true, ca, insecure, rpc, tags}, or an Ansible inventory (YAML or INI)', 'file') },
+  options: {
+    force: flag('replace profiles of the same name that are saved for another appliance'),
+    format: choice(['list', 'ansible'], '<format>', "read FILE as stor's list or an Ansible inventory (default: a list is a list, a mapping or an INI file an inventory)"),
+  },
+  examples: ['stor profile import fleet.yaml', 'pass show fleet-keys | stor profile import fleet.yaml', 'stor profile import inventory.ini', 'stor --targets @prod privilege check'],
+  notes:
+    'Key files and CA files are found relative to FILE. Entries with key_stdin: true take one line of\nstandard input each, in the order of the file. Nothing is saved unless every entry is right.\n\n' +
+    'From an Ansible inventory: one profile per host with a stor_url, named as the inventory names it\nand tagged with its groups, so --targets @GROUP means the hosts Ansible means. Host or group\n' +
+    'variables: stor_url, stor_key_file or stor_key_stdin, stor_ca, stor_insecure, stor_rpc;\n"{{ ansible_host }}" (any variable of the host) is filled in. Hosts without stor_url are left out, said.',
+  run: (ctx, { file }, { force, format }) => profileImport(ctx, file, force, format),
 });

@@ -1,3 +1,4 @@
+import type { MethodName } from '../../core/contract/index.js';
 import type { CommandContext } from './context.js';
 import type { CommandResult } from './render.js';
 import type { Completion, OptionSpecs, OptionValues } from './option-specs.js';
@@ -99,6 +100,13 @@ export interface CommandSpec<A extends ArgSpecs = ArgSpecs, O extends OptionSpec
    * secret read once from standard input, a method that changes things).
    */
   checkTargets?: (args: ArgValues<A>, options: OptionValues<O>) => Promise<void> | void;
+  /**
+   * The appliance methods the verb calls that need a role (the `/_upload/` endpoint is
+   * `filesystem.put`): the one list `stor privilege suggest --for` reads to name the least roles
+   * that let an identity run the verb (README "privilege suggest"). A test runs the verbs that
+   * declare it and holds the list to the calls they make.
+   */
+  calls?: readonly MethodName[];
   /** With `fanOut`, what exit 6 means for one target, as the summary line counts it (`lockout`). */
   findings?: string;
   run(ctx: CommandContext, args: ArgValues<A>, options: OptionValues<O>): Promise<CommandResult<R>> | CommandResult<R>;

@@ -9,6 +9,8 @@ export const EXIT = {
   AUTH: 4,
   DENIED: 5,
   CHECK: 6,
+  /** `stor plan`: the target differs from the desired-state file (changes pending). */
+  DRIFT: 7,
   INTERRUPTED: 130,
   TERMINATED: 143,
 } as const;

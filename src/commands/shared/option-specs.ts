@@ -33,6 +33,8 @@ export interface ListOption extends OptionBase {
   type: 'list';
   placeholder: string;
   complete?: Completion;
+  /** Words completion offers, without refusing others (the appliance names its own choices when one is wrong). */
+  suggest?: readonly string[];
 }
 
 /** `--mode <bits>`: one value, parsed; `Required` when it has a default. */
@@ -45,6 +47,8 @@ export interface ValueOption<T, Required extends boolean> extends OptionBase {
   /** Only for the type: whether a value is always present. */
   readonly required?: Required;
   complete?: Completion;
+  /** Words completion offers, without refusing others (the appliance names its own choices when one is wrong). */
+  suggest?: readonly string[];
 }
 
 export type OptionSpec = FlagOption | ToggleOption | ListOption | ValueOption<unknown, boolean>;
@@ -77,14 +81,14 @@ export const ignoreNotFoundFlag = (): FlagOption => flag('exit 0 when it does no
 
 export const toggle = (description: string, offDescription: string, more: More = {}): ToggleOption => ({ type: 'toggle', description, offDescription, ...more });
 
-export const list = (placeholder: string, description: string, more: More & { complete?: Completion } = {}): ListOption => ({
+export const list = (placeholder: string, description: string, more: More & { complete?: Completion; suggest?: readonly string[] } = {}): ListOption => ({
   type: 'list',
   placeholder,
   description,
   ...more,
 });
 
-type ValueMore<T> = More & { parse?: (raw: string) => T; complete?: Completion };
+type ValueMore<T> = More & { parse?: (raw: string) => T; complete?: Completion; suggest?: readonly string[] };
 
 export function value(placeholder: string, description: string, more?: ValueMore<string>): ValueOption<string, false>;
 export function value<T>(placeholder: string, description: string, more: ValueMore<T> & { parse: (raw: string) => T }): ValueOption<T, false>;

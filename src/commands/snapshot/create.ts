@@ -37,6 +37,7 @@ export async function snapshotCreate(ctx: CommandContext, ref: string, options: 
 export const snapshotCreateCommand = defineCommand({
   summary: 'take a snapshot DATASET@NAME (a point-in-time copy of its files)',
   effect: 'change',
+  calls: ['pool.snapshot.create', 'pool.snapshot.query'],
   args: { snapshot: arg.required('DATASET@NAME, e.g. tank/a@before-upgrade') },
   options,
   examples: ['stor snapshot create tank/a@before-upgrade', 'stor snapshot create tank@nightly -r --exist-ok'],

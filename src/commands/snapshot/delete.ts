@@ -60,6 +60,7 @@ export async function snapshotDelete(ctx: CommandContext, ref: string, options: 
 export const snapshotDeleteCommand = defineCommand({
   summary: 'delete a snapshot DATASET@NAME (asks first; --yes when not on a terminal)',
   effect: 'change',
+  calls: ['pool.snapshot.delete', 'pool.snapshot.query'],
   asks: true,
   args: { snapshot: arg.required('DATASET@NAME') },
   options,

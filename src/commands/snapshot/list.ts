@@ -31,6 +31,7 @@ export async function snapshotList(ctx: CommandContext, ref: string | undefined,
 export const snapshotListCommand = defineCommand({
   summary: 'list snapshots (of one dataset, or all)',
   effect: 'read',
+  calls: ['pool.snapshot.query'],
   fanOut: 'read',
   args: { dataset: arg.optional('only this dataset (full name or mountpoint)', 'dataset') },
   options,

@@ -74,6 +74,7 @@ export async function snapshotRollback(ctx: CommandContext, ref: string, options
 export const snapshotRollbackCommand = defineCommand({
   summary: 'roll a dataset back to a snapshot DATASET@NAME (asks first; --yes when not on a terminal)',
   effect: 'change',
+  calls: ['pool.snapshot.rollback', 'pool.snapshot.query'],
   asks: true,
   args: { snapshot: arg.required('DATASET@NAME') },
   options,

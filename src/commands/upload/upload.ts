@@ -355,6 +355,7 @@ function reportView({ files, summary }: UploadReport, tty: boolean): View {
 export const uploadCommand = defineCommand({
   summary: 'upload local files to the appliance (streamed), wait for the job, and check the size',
   effect: 'change',
+  calls: ['filesystem.put', 'filesystem.stat', 'filesystem.mkdir'],
   args: { files: arg.variadic('local file(s) (directories with -r, - for standard input), then the target: a file path, or a directory (existing, or ending in /)', true, 'file', 'target') },
   options,
   examples: [

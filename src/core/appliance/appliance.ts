@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { MethodContract } from '../contract/method.js';
-import { RELEASES, type Release } from '../releases/index.js';
+import { RELEASES, contractFor, type Release } from '../releases/index.js';
 import type { RoleCatalogue } from '../roles/index.js';
 import { listDatasets, type DatasetRecord } from '../store/datasets.js';
 import { listOwners, listPools, type FileOwner } from '../store/files.js';
@@ -42,11 +42,12 @@ export class Appliance {
   }
 
   /**
-   * The methods of the release it emulates, by name: params, result and who may call them. Their
-   * handlers are the dispatcher's alone (methods/index.ts).
+   * The methods of the release it emulates, by name: params, result and who may call them, with the
+   * key login its settings chose (SCRAM's entries in or out, `contractFor`). Their handlers are the
+   * dispatcher's alone (methods/index.ts).
    */
   get contract(): ReadonlyMap<string, MethodContract> {
-    return this.release.contract();
+    return contractFor(this.settings.release, this.settings.keyLogin);
   }
 
   readonly events = new EventHub();

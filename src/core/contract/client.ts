@@ -2,6 +2,7 @@ import { ZodArray, ZodNullable, ZodObject, ZodOptional, ZodUnion, type z } from 
 import { isRoleDenial, RpcError, StorError } from '../errors.js';
 import { E } from '../error-catalogue.js';
 import type { Transport } from '../transport/transport.js';
+import type { MethodContract } from './method.js';
 import { CONTRACT, type ItemOf, type MethodName, type ParamsOf, type QueryMethod, type ResultOf } from './index.js';
 import { apiKeyContract26 } from './v26_0_0/api-key.js';
 
@@ -124,10 +125,11 @@ export function notAnApplianceAnswer(method: string | undefined, what: string): 
 
 /**
  * A role denial of a call of `method` (the dispatcher's `[EACCES] Not authorized`, which names
- * no role) with the roles the contract's `access` says the method needs, for the hint to name.
+ * no role) with the roles the contract's `access` says the method needs, for the hint to name:
+ * 25.10.1's contract, or the target release's when the caller knows it (`stor call`).
  */
-export function withNeededRoles(err: unknown, method: string): unknown {
-  const access = Object.hasOwn(CONTRACT, method) ? CONTRACT[method as MethodName].access : undefined;
+export function withNeededRoles(err: unknown, method: string, contract?: ReadonlyMap<string, MethodContract>): unknown {
+  const access = contract ? contract.get(method)?.access : Object.hasOwn(CONTRACT, method) ? CONTRACT[method as MethodName].access : undefined;
   if (err instanceof RpcError && isRoleDenial(err) && access?.kind === 'roles') err.neededRoles = access.roles;
   return err;
 }

@@ -110,7 +110,7 @@ const datasetName = once(() => nonEmptyStr().refine(isValidDatasetName, 'Please 
 const userProperty = once(() => z.strictObject({ key: str().regex(/.*:.*/), value: str() }));
 
 /** PoolCreateEncryptionOptions (`MW/api/v25_10_1/pool.py`). */
-const encryptionOptions = once(() => z.strictObject({
+export const encryptionOptions = once(() => z.strictObject({
   generate_key: z.boolean().default(false),
   pbkdf2iters: z.int().min(100000).default(350000),
   algorithm: z.enum(['AES-128-CCM', 'AES-192-CCM', 'AES-256-CCM', 'AES-128-GCM', 'AES-192-GCM', 'AES-256-GCM']).default('AES-256-GCM'),
@@ -158,6 +158,13 @@ const filesystemOnly = once(() => ({
   recordsize: str().optional(),
 }));
 
+/**
+ * `pool.dataset.recordsize_choices` on a pool that is not dRAID, with ZFS's default
+ * zfs_max_recordsize of 16M (MW/plugins/pool_/dataset_recordsize.py:13-31,34-43): update and create
+ * take a recordsize only as one of these words, exactly (MW/plugins/pool_/dataset.py:301-305).
+ */
+export const RECORDSIZE_CHOICES = ['512', '512B', '1K', '2K', '4K', '8K', '16K', '32K', '64K', '128K', '256K', '512K', '1M', '2M', '4M', '8M', '16M'] as const;
+
 export const VOLBLOCKSIZE_CHOICES = ['512', '512B', '1K', '2K', '4K', '8K', '16K', '32K', '64K', '128K'] as const;
 
 /** PoolDatasetCreateVolume. */
@@ -168,8 +175,8 @@ const volumeOnly = once(() => ({
   volblocksize: z.enum(VOLBLOCKSIZE_CHOICES).optional(),
 }));
 
-const createFilesystem = once(() => z.strictObject({ ...commonCreate(), type: z.literal('FILESYSTEM').default('FILESYSTEM'), ...filesystemOnly() }));
-const createVolume = once(() => z.strictObject({ ...commonCreate(), type: z.literal('VOLUME').default('VOLUME'), ...volumeOnly() }));
+export const createFilesystem = once(() => z.strictObject({ ...commonCreate(), type: z.literal('FILESYSTEM').default('FILESYSTEM'), ...filesystemOnly() }));
+export const createVolume = once(() => z.strictObject({ ...commonCreate(), type: z.literal('VOLUME').default('VOLUME'), ...volumeOnly() }));
 
 /** `data: PoolDatasetCreateFilesystem | PoolDatasetCreateVolume`, no discriminator. */
 export const poolDatasetCreate = once(() => pydanticUnion({ PoolDatasetCreateFilesystem: createFilesystem(), PoolDatasetCreateVolume: createVolume() }));

@@ -40,10 +40,10 @@ export const poolSnapshotEntry = once(() =>
 export type PoolSnapshotEntry = z.output<ReturnType<typeof poolSnapshotEntry>>;
 
 /** PoolSnapshotCreateUpdateEntry: holds and retention are Excluded. */
-const poolSnapshotCreateEntry = once(() => z.object(entryFields()));
+export const poolSnapshotCreateEntry = once(() => z.object(entryFields()));
 
 /** PoolSnapshotCreateTemplate's fields and defaults. */
-const createTemplate = once(() => ({
+export const createTemplate = once(() => ({
   dataset: nonEmptyStr(),
   recursive: z.boolean().default(false),
   exclude: z.array(str()).default([]),
@@ -53,7 +53,7 @@ const createTemplate = once(() => ({
 
 /** zettarepl's `validate_snapshot_naming_schema` (zettarepl/snapshot/name.py): the first field of a minute's time it lacks. */
 const NAMING_FIELDS = ['%Y', '%m', '%d', '%H', '%M'];
-const namingSchema = once(() =>
+export const namingSchema = once(() =>
   nonEmptyStr().superRefine((s, ctx) => {
     const missing = NAMING_FIELDS.find((f) => !new RegExp(`(^|[^%])${f}`).test(s));
     if (missing) ctx.addIssue({ code: 'custom', message: `${missing} must be present in snapshot naming schema` });

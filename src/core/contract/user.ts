@@ -104,14 +104,14 @@ export type UserCreate = z.output<ReturnType<typeof userCreate>>;
 export type UserUpdate = z.output<ReturnType<typeof userUpdate>>;
 
 /** UserTwofactorConfigEntry. */
-const userTwofactorConfig = once(() => z.object({
+export const userTwofactorConfig = once(() => z.object({
   provisioning_uri: z.string().nullable(),
   secret_configured: z.boolean(),
   interval: z.int(),
   otp_digits: z.int(),
 }));
 
-const twofactorOptions = once(() => z.strictObject({
+export const twofactorOptions = once(() => z.strictObject({
   otp_digits: z.int().min(6).max(8).optional(),
   interval: z.int().min(5).optional(),
 }));

@@ -21,5 +21,6 @@ export const release260: Release = {
   catalogue: () => shippedCatalogue('26.0'),
   contract: () => (contract ??= overriddenContract(CONTRACT_26_0_0_OVERRIDES, CONTRACT_26_0_0_REMOVED)),
   privilegeWriteIncludesItself: false,
-  keyLogin: 'plain',
+  // SCRAM-SHA-512 key login (NAS-139570; stable/26 MW/api/v26_0_0/auth.py:136-183, MW/plugins/auth.py).
+  keyLogin: 'scram',
 };

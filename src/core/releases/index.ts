@@ -2,6 +2,7 @@ import type { MethodContract } from '../contract/method.js';
 import { release25101 } from './25.10.1.js';
 import { release25107 } from './25.10.7.js';
 import { release260 } from './26.0.js';
+import { withKeyLogin } from './overrides.js';
 import { RELEASE_NAMES, type Release, type ReleaseName } from './release.js';
 
 export { RELEASE_NAMES, type Release, type ReleaseName } from './release.js';
@@ -16,9 +17,19 @@ export function isReleaseName(name: string): name is ReleaseName {
   return (RELEASE_NAMES as readonly string[]).includes(name);
 }
 
-/** The contract the emulator serves and validates with for a release. */
-export function contractFor(release: ReleaseName): ReadonlyMap<string, MethodContract> {
-  return RELEASES[release].contract();
+const mixed = new Map<string, ReadonlyMap<string, MethodContract>>();
+
+/**
+ * The contract the emulator serves and validates with for a release, by default with the release's
+ * own key login; another `keyLogin` (the emulator's setting) swaps the SCRAM entries in or out.
+ */
+export function contractFor(release: ReleaseName, keyLogin: Release['keyLogin'] = RELEASES[release].keyLogin): ReadonlyMap<string, MethodContract> {
+  const own = RELEASES[release];
+  if (keyLogin === own.keyLogin) return own.contract();
+  const key = `${release} ${keyLogin}`;
+  let contract = mixed.get(key);
+  if (!contract) mixed.set(key, (contract = withKeyLogin(own.contract(), keyLogin)));
+  return contract;
 }
 
 /**

@@ -31,8 +31,9 @@ export interface Release {
   /** Whether PRIVILEGE_WRITE includes itself in its MW/role.py (and so breaks login). */
   privilegeWriteIncludesItself: boolean;
   /**
-   * How an API key logs in: `plain` (the key in `auth.login_ex` API_KEY_PLAIN) or `scram`
-   * (SCRAM-SHA-512, 26.0). Placeholder: `plain` for every release until SCRAM is written.
+   * How an API key logs in on it: `plain` (the key in `auth.login_ex` API_KEY_PLAIN, 25.10.x) or
+   * `scram` (SCRAM-SHA-512, 26.0: its contract holds the SCRAM entries, CONTRACT_26_0_0_SCRAM).
+   * The emulator's `keyLogin` setting may choose the other (`contractFor`).
    */
   keyLogin: 'plain' | 'scram';
 }

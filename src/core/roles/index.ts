@@ -17,5 +17,6 @@ export {
   type RoleFinding,
   type RoleListAnalysis,
 } from './analyze.js';
+export { coverMethods, type MethodGrants, type RoleCover } from './cover.js';
 export { fixRoleList, type DroppedRole, type RoleListFix, type RoleListFixOptions } from './fix.js';
 export { includedByDirectly, includedByInTotal, includesInTotal, inclusionTree, topRoles, type RoleTreeNode, type TreeMark } from './graph.js';

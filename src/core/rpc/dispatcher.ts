@@ -7,7 +7,7 @@ import { appliancePathOf } from '../appliance/files/sandbox.js';
 import type { Appliance } from '../appliance/appliance.js';
 import type { CallContext, MethodDefinition } from '../appliance/method.js';
 import { validateParams } from '../appliance/params.js';
-import { METHODS, SCRAM_METHODS } from '../appliance/methods/index.js';
+import { METHODS, RELEASE_METHODS } from '../appliance/methods/index.js';
 import type { Session } from '../appliance/session/session.js';
 import { revalidateSession } from '../appliance/session/session-check.js';
 import { decodeText, errorResponse, successResponse, type RpcRequest, type RpcResponse } from './codec.js';
@@ -68,6 +68,17 @@ function releaseMethod(handler: MethodDefinition, entry: MethodContract): Method
 }
 
 /**
+ * The handler of one entry of the release's contract: the one implemented from that very entry
+ * (directly, or through `withJob`), else 25.10.1's handler of the method adapted to the entry;
+ * undefined when the emulator has neither.
+ */
+function handlerOf(entry: MethodContract): MethodDefinition | undefined {
+  const base = METHODS.get(entry.name);
+  const own = [...(RELEASE_METHODS.get(entry.name) ?? []), base].find((h) => h !== undefined && Object.prototype.isPrototypeOf.call(entry, h));
+  return own ?? (base && releaseMethod(base, entry));
+}
+
+/**
  * JSON-RPC 2.0 over the handler table (appliance/methods/index.ts, imported here only): envelope
  * checks, method lookup, authentication and authorization from the contract's access rules,
  * parameter validation, then the handler.
@@ -78,17 +89,12 @@ export class Dispatcher {
   /** Lookup, authorization, validation and execution of one call; throws RpcError. */
   async call(session: Session, method: string, params: readonly unknown[], messageId?: unknown, gate?: CallGate): Promise<unknown> {
     revalidateSession(this.appliance, session);
-    // TEMPORARY: under `keyLogin: scram`, 26.0's auth/api_key handlers, implemented from their own
-    // entries (contract/v26_0_0/auth.ts, api-key.ts; methods/index.ts SCRAM_METHODS).
-    const scram = this.appliance.settings.keyLogin === 'scram' ? SCRAM_METHODS.get(method) : undefined;
-    const handler = METHODS.get(method);
-    // The release's own entry (src/core/releases/ contractFor): who may call it, its params and,
-    // where its models changed since 25.10.1, how the handler's answer becomes the release's.
+    // The release's own entry (src/core/releases/ contractFor, with the key login the settings
+    // chose): who may call it, its params and, where its models changed since 25.10.1, how the
+    // handler's answer becomes the release's.
     const entry = this.appliance.contract.get(method);
-    if (!scram && (!handler || !entry)) throw rpcErrors.methodNotFound();
-    // The handler was implemented from this very entry (directly, or through `withJob`) unless the
-    // release overrides it.
-    const def = scram ?? (Object.prototype.isPrototypeOf.call(entry, handler!) ? handler! : releaseMethod(handler!, entry!));
+    const def = entry && handlerOf(entry);
+    if (!def) throw rpcErrors.methodNotFound();
     gate?.beforeCall?.(def, session);
     if (def.access.kind !== 'public') {
       if (!session.authenticated) throw rpcErrors.notAuthenticated();

@@ -141,15 +141,32 @@ async function createKey(ctx: CallContext, data: CreateData): Promise<ApiKeyEntr
  * (the revoked_reason stays, as `compress` leaves it).
  */
 async function updateKey(ctx: CallContext, id: number, data: UpdateData): Promise<ApiKeyEntry | (ApiKeyEntry & { key: string })> {
+  return (await updateKeyWith(ctx, id, data, undefined)).answer;
+}
+
+/**
+ * api_key.update; `scramOf` gives a reset key its SCRAM data (26.0). The new secret's hash and its
+ * SCRAM data are derived first and written in one transaction, as 26 writes both in one
+ * `datastore.update` (MW/plugins/api_key.py:265-276 at stable/26): of resets racing on one key, the
+ * last written is the key for every login, never a plain hash of one with another's SCRAM data.
+ */
+async function updateKeyWith(
+  ctx: CallContext,
+  id: number,
+  data: UpdateData,
+  scramOf: ((secret: string) => Promise<ScramAuthData>) | undefined,
+): Promise<{ answer: ApiKeyEntry | (ApiKeyEntry & { key: string }); scram: ScramAuthData | undefined }> {
   const { store } = ctx.appliance;
   const old = allEntries(ctx).find((e) => e.id === id);
   if (!old) throw rpcErrors.matchNotFound();
   refuseOthersKey(ctx, old.username);
   const secret = data.reset ? generateKeySecret() : null;
-  const keyHash = secret === null ? null : await hashSecret(secret);
+  const [keyHash, scram] = secret === null ? [null, undefined] : await Promise.all([hashSecret(secret), scramOf?.(secret)]);
   const next = { ...old, name: data.name ?? old.name, expires_at: data.expires_at === undefined ? old.expires_at : data.expires_at };
   store.write(() => {
-    const record = findApiKey(store.db, id)!;
+    const record = findApiKey(store.db, id);
+    // Deleted while the secret was hashed: as 26's query of the key would find none.
+    if (!record) throw rpcErrors.matchNotFound();
     const expiresAt = next.expires_at?.$date ?? null;
     const errors = validateNameAndExpiry(listApiKeys(store.db), 'api_key_update', next.name, expiresAt, id);
     if (errors.length > 0) throw rpcErrors.validation(errors);
@@ -160,10 +177,11 @@ async function updateKey(ctx: CallContext, id: number, data: UpdateData): Promis
       revoked: secret === null ? old.revoked : false,
     });
     // SCRAM data derived from the old secret would no longer match it.
-    if (secret !== null) deleteApiKeyScram(store.db, id);
+    if (scram) writeApiKeyScram(store.db, { key_id: id, iterations: scram.iterations, salt: scram.salt, stored_key: scram.stored_key, server_key: scram.server_key });
+    else if (secret !== null) deleteApiKeyScram(store.db, id);
   });
-  if (secret === null) return next;
-  return { ...next, keyhash: mayManageOthers(ctx) ? keyHash! : REDACTED, revoked: false, key: `${id}-${secret}` };
+  if (secret === null) return { answer: next, scram };
+  return { answer: { ...next, keyhash: mayManageOthers(ctx) ? keyHash! : REDACTED, revoked: false, key: `${id}-${secret}` }, scram };
 }
 
 export const apiKeyMethods = [
@@ -189,7 +207,7 @@ export const apiKeyMethods = [
   }),
 ];
 
-// --- 26.0 (contract/v26_0_0/api-key.ts), served under `keyLogin: scram` ---------------------------
+// --- 26.0 (contract/v26_0_0/api-key.ts), served where the contract holds 26.0's SCRAM entries ---
 
 type ApiKeyEntry26 = z.output<ReturnType<typeof apiKeyEntry26>>;
 
@@ -252,10 +270,8 @@ export const apiKeyMethods26 = [
     return { ...entry26(ctx, created, scram), key: created.key, client_key: scram.client_key };
   }),
   implement(apiKeyContract26['api_key.update'], async (ctx, id, data) => {
-    const updated = await updateKey(ctx, id, data);
-    if (!('key' in updated)) return allEntries26(ctx).find((e) => e.id === id) ?? entry26(ctx, updated, undefined);
-    const scram = await scramDataFor(updated.key.slice(updated.key.indexOf('-') + 1));
-    storeScram(ctx, id, scram);
+    const { answer: updated, scram } = await updateKeyWith(ctx, id, data, scramDataFor);
+    if (!('key' in updated) || !scram) return allEntries26(ctx).find((e) => e.id === id) ?? entry26(ctx, updated, undefined);
     return { ...entry26(ctx, updated, scram), key: updated.key, client_key: scram.client_key };
   }),
   /**

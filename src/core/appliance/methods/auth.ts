@@ -189,8 +189,8 @@ export const authMethods = [
 ];
 
 /**
- * 26.0's auth.* handlers where they differ (contract/v26_0_0/auth.ts), served under `keyLogin: scram`
- * (methods/index.ts). auth.mechanism_choices no longer fails on a connection not logged in:
+ * 26.0's auth.* handlers where they differ (contract/v26_0_0/auth.ts), served where the contract holds
+ * 26.0's SCRAM entries (methods/index.ts RELEASE_METHODS). auth.mechanism_choices no longer fails on a connection not logged in:
  * 26 checks for a credential before asking it (MW/plugins/auth.py:713-716 at stable/26).
  */
 export const authMethods26 = [

@@ -25,9 +25,12 @@ export const METHODS: ReadonlyMap<string, MethodDefinition> = new Map(
 );
 
 /**
- * TEMPORARY, until the per-release model (`--emulate truenas-26.0`, contract/v26_0_0/index.ts)
- * chooses handlers by release: under `keyLogin: scram` the dispatcher looks here first. 26.0's
- * auth.login_ex (SCRAM), auth.login_ex_continue, auth.mechanism_choices and the api_key.* methods
- * whose records carry SCRAM data, plus api_key.convert_raw_key (contract/v26_0_0/auth.ts, api-key.ts).
+ * Handlers written from a later release's own entry rather than 25.10.1's (26.0's SCRAM login:
+ * contract/v26_0_0/auth.ts, api-key.ts), by method name. The dispatcher serves an entry of the
+ * release's contract with the handler implemented from that very entry, here or in METHODS; an
+ * entry no handler was implemented from gets 25.10.1's handler, adapted (dispatcher.ts `releaseMethod`).
  */
-export const SCRAM_METHODS: ReadonlyMap<string, MethodDefinition> = new Map([...authMethods26, ...apiKeyMethods26].map((m) => [m.name, m]));
+export const RELEASE_METHODS: ReadonlyMap<string, readonly MethodDefinition[]> = [...authMethods26, ...apiKeyMethods26].reduce(
+  (byName, m) => byName.set(m.name, [...(byName.get(m.name) ?? []), m]),
+  new Map<string, MethodDefinition[]>(),
+);

@@ -1,7 +1,7 @@
 import { mkdirSync, lstatSync, statfsSync } from 'node:fs';
-import { poolDatasetContract, type PoolDatasetCreate, type PoolDatasetEntry, type PoolDatasetUpdate } from '../../contract/pool-dataset.js';
+import { poolDatasetContract, RECORDSIZE_CHOICES, type PoolDatasetCreate, type PoolDatasetEntry, type PoolDatasetUpdate } from '../../contract/pool-dataset.js';
 import { ERRNO, rpcErrors, type ValidationTriple } from '../../errors.js';
-import { datasetDeleteRefusal } from '../../refusals/pool-dataset.js';
+import { datasetDeleteRefusal, datasetUpdateRefusal, pyRepr } from '../../refusals/pool-dataset.js';
 import { deleteDatasets, insertDataset, listDatasetLineage, listDatasets, updateDataset, type DatasetRecord } from '../../store/datasets.js';
 import { listPools } from '../../store/files.js';
 import { deleteSnapshots, listSnapshots, type SnapshotRecord } from '../../store/snapshots.js';
@@ -325,9 +325,10 @@ function commonValidation(
     if (typeof small === 'number' && !((small === 0 || (small >= 512 && small <= 1048576)) && (small & (small - 1)) === 0)) {
       add(errors, `${schema}.special_small_block_size`, 'This field must be zero or a power of 2 from 512B to 1M');
     }
+    // One of recordsize_choices' words, exactly: `128k` or `131072` is refused (MW/plugins/pool_/dataset.py:301-305).
     const rs = data.recordsize;
-    if (typeof rs === 'string' && rs !== '' && rs !== 'INHERIT' && recordsizeBytes(rs) === null) {
-      add(errors, `${schema}.recordsize`, `'${rs}' is an invalid recordsize.`);
+    if (typeof rs === 'string' && rs !== '' && rs !== 'INHERIT' && !(RECORDSIZE_CHOICES as readonly string[]).includes(rs)) {
+      add(errors, `${schema}.recordsize`, `${repr(rs)} is an invalid recordsize.`);
     }
     return;
   }
@@ -365,8 +366,7 @@ function applySharePreset(data: PoolDatasetCreate): void {
   }
 }
 
-/** Python's repr of a string, as `{name!r}` prints it. */
-const repr = (s: string) => (s.includes("'") && !s.includes('"') ? `"${s}"` : `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`);
+const repr = pyRepr;
 
 /** `validate_encryption_data` (MW/plugins/pool_/dataset_encryption_operations.py:67-115), without the key itself. */
 function validateEncryption(errors: Errors, options: PoolDatasetCreate['encryption_options']): void {
@@ -527,6 +527,19 @@ function applyUpdate(d: DatasetRecord, data: PoolDatasetUpdate): void {
   }
 }
 
+/**
+ * What ZFS refuses past the middleware's checks (datasetUpdateRefusal.quotaBelowUsed): a quota below
+ * the dataset's used bytes or its reservation, a refquota below what it references itself or its
+ * refreservation (dsl_dir_set_quota_check, dsl_dataset_set_refquota_check). Only a quota being
+ * set counts, from the entry as it was and the properties as they would be.
+ */
+function quotaBelowUsed(before: PoolDatasetEntry, after: DatasetRecord, data: PoolDatasetUpdate): boolean {
+  const n = (v: unknown) => (typeof v === 'number' ? v : 0);
+  const { quota, refquota, reservation, refreservation } = after.properties;
+  if (data.quota !== undefined && n(quota) > 0 && (n(quota) < n(before.used?.parsed) || n(quota) < n(reservation))) return true;
+  return data.refquota !== undefined && n(refquota) > 0 && (n(refquota) < n(before.usedbydataset?.parsed) || n(refquota) < n(refreservation));
+}
+
 export const poolDatasetMethods = [
   implement(poolDatasetContract['pool.dataset.query'], async ({ appliance }, filters, options) =>
     datasetQuery((await EntryBuilder.load(appliance)).entries(), snapshotsByDataset(appliance), filters, options)),
@@ -563,8 +576,11 @@ export const poolDatasetMethods = [
     const { store } = appliance;
     const own = await measureOwnBytes(appliance, ownBytesNeededFor(appliance, id));
     store.write(() => {
-      const d = validateUpdate(appliance, own, id, data, listDatasets(store.db));
+      const all = listDatasets(store.db);
+      const d = validateUpdate(appliance, own, id, data, all);
+      const before = new EntryBuilder(appliance, own, all).entry(id);
       applyUpdate(d, data);
+      if (quotaBelowUsed(before, d, data)) throw datasetUpdateRefusal.quotaBelowUsed();
       updateDataset(store.db, d);
     });
     return (await EntryBuilder.load(appliance, id)).entry(id);

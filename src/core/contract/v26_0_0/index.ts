@@ -1,4 +1,8 @@
 import type { MethodContract } from '../method.js';
+import { apiKeyContract26 } from './api-key.js';
+import { authContract26 } from './auth.js';
+import { poolDatasetContract26 } from './pool-dataset.js';
+import { poolSnapshotContract26 } from './pool-snapshot.js';
 import { userContract26 } from './user.js';
 
 /**
@@ -6,19 +10,34 @@ import { userContract26 } from './user.js';
  * 25.10.1's in the methods stor serves: only the entries that changed; every other method is
  * 25.10.1's (`contractFor` in src/core/releases/index.ts joins them). Read from
  * `git diff --stat stable/26:MW/api/v25_10_1 stable/26:MW/api/v26_0_0` and each file's diff:
- * - user.*: `webshare` (user.ts here).
- * - auth.*, api_key.*: SCRAM login and key records (auth.ts, api-key.ts here, when written).
+ * - user.*: `webshare`, renew_2fa_secret's interval (user.ts here).
+ * - auth.*, api_key.*: SCRAM login and key records (auth.ts, api-key.ts here; CONTRACT_26_0_0_SCRAM).
  * - privilege.py: the six privilege.* methods unchanged; privilege.become_readonly added (not served).
  * - group.py, system_product.py's version/version_short, filesystem.py's stat/listdir/mkdir/setperm/
  *   chown/get/put, core.py's methods: unchanged (core.download: descriptions only).
- * - pool_dataset.py: entries gain `tier` (TierInfo | null); pool_snapshot.py: create takes
- *   `suspend_vms`. Not transcribed yet: the 26.0 emulator answers these as 25.10.1 does
- *   (README "Supported releases").
+ * - pool_dataset.py: entries gain `tier` (TierInfo | null), create's encryption pbkdf2iters at least
+ *   1,300,000 and `data` discriminated by type (pool-dataset.ts here); pool_snapshot.py: create takes
+ *   `suspend_vms` (pool-snapshot.ts here). auth_two_factor.py: unchanged; the OTP `interval` of 30 or 60
+ *   is user.renew_2fa_secret's (user.py:474-481; user.ts here).
  * - Removed in 26 (`removed_in='v26'`): none of stor's (pool.ddt_prefetch, pool.is_upgraded and
  *   tn_connect.ip_choices are: MW/plugins/pool_/dedup.py:27, pool_/info.py:135, truenas_connect/update.py:293).
  */
+/**
+ * 26.0's SCRAM key login: auth.login_ex/login_ex_continue/mechanism_choices and the api_key.*
+ * entries whose records carry SCRAM data, api_key.convert_raw_key among them. Part of 26.0's
+ * contract; the emulator's `keyLogin` setting lays them over another release's or takes them out
+ * of 26.0's (releases/overrides.ts `withKeyLogin`; README "Emulator behaviours").
+ */
+export const CONTRACT_26_0_0_SCRAM: Readonly<Record<string, MethodContract>> = {
+  ...authContract26,
+  ...apiKeyContract26,
+};
+
 export const CONTRACT_26_0_0_OVERRIDES: Readonly<Record<string, MethodContract>> = {
   ...userContract26,
+  ...poolDatasetContract26,
+  ...poolSnapshotContract26,
+  ...CONTRACT_26_0_0_SCRAM,
 };
 
 /** Methods 26.0 no longer serves, of stor's. */

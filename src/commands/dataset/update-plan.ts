@@ -1,0 +1,230 @@
+/*
+ * The pure part of changing a dataset, for `stor dataset update` and anything else that compares a
+ * dataset with what it should be (a desired-state plan): what is wanted, as a set of properties;
+ * the changes from a 25.10.1 `pool.dataset.query` entry to it (`{property, old, new}`); the
+ * `pool.dataset.update` params that make them; and the refusal 25.10.1 would answer them with,
+ * predicted from reads alone (the update itself is never called to find out).
+ */
+import { validateParams } from '../../core/appliance/params.js';
+import { poolDatasetContract, RECORDSIZE_CHOICES, type PoolDatasetEntry } from '../../core/contract/pool-dataset.js';
+import { E } from '../../core/error-catalogue.js';
+import { RpcError, StorError, rpcErrors, type ValidationTriple } from '../../core/errors.js';
+import { datasetUpdateRefusal } from '../../core/refusals/pool-dataset.js';
+
+/** Properties with a flag of their own, by their `pool.dataset.update` field names. */
+export const UPDATE_PROPERTIES = ['comments', 'quota', 'refquota', 'reservation', 'compression', 'atime', 'readonly', 'recordsize', 'sync', 'exec'] as const;
+export type UpdateProperty = (typeof UPDATE_PROPERTIES)[number];
+
+/** Fields 25.10.1 takes `INHERIT` for among them (MW/api/v25_10_1/pool_dataset.py; `inheritable` in MW/plugins/pool_/dataset.py:723-750). */
+export const INHERITABLE_PROPERTIES = ['compression', 'atime', 'readonly', 'recordsize', 'sync', 'exec'] as const;
+
+/** Sizes: bytes; `null` (none) is stored as 0, which is how 25.10.1 takes "no quota" (`Literal[0, None]`). */
+const SIZE_PROPERTIES: ReadonlySet<string> = new Set(['quota', 'refquota', 'reservation']);
+
+/** The choices 25.10.1's model names for the word-valued flags, for completion (the model itself refuses the rest). */
+export const ON_OFF = ['ON', 'OFF'] as const;
+export const SYNC_CHOICES = ['STANDARD', 'ALWAYS', 'DISABLED'] as const;
+
+export type PropertyValue = string | number | null;
+
+/** What a dataset should have: properties to set, properties (or user property keys) to inherit, user properties to set. */
+export interface DesiredDataset {
+  set: Partial<Record<UpdateProperty, PropertyValue>>;
+  /** Field names of INHERITABLE_PROPERTIES, or user property keys (`ns:key`), which are removed. */
+  inherit: string[];
+  /** User properties (`ns:key` → value). */
+  user: Record<string, string>;
+}
+
+/** One difference: the property (a field name, or a user property key), its value now and the one wanted (`INHERIT` to reset). */
+export interface DatasetChange {
+  property: string;
+  old: PropertyValue;
+  new: PropertyValue;
+}
+
+/** The flags that say what is wanted, as given on a command line. */
+export interface DatasetUpdateFlags {
+  comments?: string;
+  quota?: string;
+  refquota?: string;
+  reservation?: string;
+  compression?: string;
+  atime?: string;
+  readonly?: string;
+  recordsize?: string;
+  sync?: string;
+  exec?: string;
+  inherit?: string[];
+  set?: string[];
+}
+
+const UNITS: Record<string, number> = { '': 1, K: 1024, M: 1024 ** 2, G: 1024 ** 3, T: 1024 ** 4, P: 1024 ** 5 };
+
+/** `10G`, `512M`, `1.5T`, `1073741824` (binary units, as ZFS reads them; `K`, `KB`, `KiB` alike) in bytes; `none` or `0` is 0. */
+export function parseSize(raw: string): number {
+  const text = raw.trim();
+  if (/^none$/i.test(text)) return 0;
+  const m = /^(\d+(?:\.\d+)?)\s*([KMGTP]?)(?:i?B)?$/i.exec(text);
+  const bytes = m ? Math.round(Number(m[1]) * UNITS[m[2]!.toUpperCase()]!) : NaN;
+  if (!Number.isSafeInteger(bytes)) {
+    throw new StorError(E.USAGE, `not a size: ${JSON.stringify(raw)}`, { hint: 'use bytes or a binary unit, e.g. 10G, 512M, 1.5T; none (or 0) for no limit' });
+  }
+  return bytes;
+}
+
+/** A user property key as 25.10.1 takes one: it needs a colon (`UserProperty.key`, pattern `.*:.*`). */
+const isUserKey = (key: string) => key.includes(':');
+
+/**
+ * The flags as a desired set. Words are upper-cased (25.10.1 takes `LZ4`, `ON`, `128K`; the model
+ * names its choices when the word is still wrong); sizes are parsed. A property both set and
+ * inherited, or an `--inherit` of what cannot be inherited, is a usage error.
+ */
+export function desiredFromFlags(flags: DatasetUpdateFlags): DesiredDataset {
+  const set: DesiredDataset['set'] = {};
+  for (const name of UPDATE_PROPERTIES) {
+    const raw = flags[name];
+    if (raw === undefined) continue;
+    if (name === 'comments') set.comments = raw;
+    else if (SIZE_PROPERTIES.has(name)) set[name] = parseSize(raw);
+    else set[name] = raw.trim().toUpperCase();
+  }
+  const user: Record<string, string> = {};
+  let last: string | undefined;
+  for (const item of flags.set ?? []) {
+    // A list option splits at commas: a piece without `=` after a pair was part of its value (`--set ns:tags=a,b`).
+    if (!item.includes('=') && last !== undefined) {
+      user[last] += `,${item}`;
+      continue;
+    }
+    const at = item.indexOf('=');
+    if (at <= 0) throw new StorError(E.USAGE, `--set takes key=value: ${JSON.stringify(item)}`, { hint: 'e.g. --set org.example:owner=alice (a user property key has a colon)' });
+    last = item.slice(0, at);
+    user[last] = item.slice(at + 1);
+  }
+  const inherit = [...new Set(flags.inherit ?? [])];
+  for (const name of inherit) {
+    if (!(INHERITABLE_PROPERTIES as readonly string[]).includes(name) && !isUserKey(name)) {
+      const clear = SIZE_PROPERTIES.has(name) ? `; ${name} is not inherited, \`--${name} none\` clears it` : '';
+      throw new StorError(E.USAGE, `--inherit ${name}: not a property that can be inherited${clear}`, {
+        hint: `--inherit takes ${INHERITABLE_PROPERTIES.join(', ')}, or a user property key (ns:key), which it removes`,
+      });
+    }
+    if (name in set || name in user) throw new StorError(E.USAGE, `${name} is both set and inherited`, { hint: `drop --inherit ${name} or its value` });
+  }
+  return { set, inherit, user };
+}
+
+/** Whether anything at all is wanted. */
+export const wantsAnything = (d: DesiredDataset): boolean => Object.keys(d.set).length + d.inherit.length + Object.keys(d.user).length > 0;
+
+type Property = { parsed?: unknown; value?: string | null; source?: string | null; source_info?: unknown } | undefined;
+
+const propertyOf = (entry: PoolDatasetEntry, name: string): Property => (entry as Record<string, unknown>)[name] as Property;
+
+/** A user property's value on the entry (`comments` is `org.freenas:description`, shown renamed), or null when not set. */
+function userValue(entry: PoolDatasetEntry, key: string): string | null {
+  const p = entry.user_properties?.[key] as Property;
+  return typeof p?.value === 'string' ? p.value : null;
+}
+
+/** A property's value now, in the terms `pool.dataset.update` takes it: bytes for sizes (0 for none), the upper-case word otherwise. */
+export function currentValue(entry: PoolDatasetEntry, property: string): PropertyValue {
+  if (property === 'comments') return userValue(entry, 'comments');
+  if (isUserKey(property)) return userValue(entry, property);
+  const p = propertyOf(entry, property);
+  if (SIZE_PROPERTIES.has(property)) return typeof p?.parsed === 'number' ? p.parsed : 0;
+  return p?.value ?? null;
+}
+
+/** Where a property's value comes from, as `show` words it: `local`, `inherited from tank`, `default`. */
+export function sourceOf(p: Property): string | null {
+  if (!p?.source) return null;
+  const source = p.source.toLowerCase();
+  return source === 'inherited' && typeof p.source_info === 'string' && p.source_info !== '' ? `inherited from ${p.source_info}` : source;
+}
+
+/** Recordsize words that name the same size (`512`, `512B`) compare equal. */
+function recordsizeBytes(word: PropertyValue): number | null {
+  const i = (RECORDSIZE_CHOICES as readonly PropertyValue[]).indexOf(word);
+  return i < 0 ? null : 2 ** (9 + Math.max(0, i - 1));
+}
+
+function same(property: string, now: PropertyValue, wanted: PropertyValue): boolean {
+  if (property === 'comments') return (now ?? '') === (wanted ?? '');
+  if (property === 'recordsize') {
+    const a = recordsizeBytes(now);
+    return a !== null && a === recordsizeBytes(wanted);
+  }
+  return now === wanted;
+}
+
+/**
+ * The changes from the entry (`pool.dataset.query` of 25.10.1) to what is wanted, in flag order,
+ * then inherits, then user properties. Nothing that already holds is a change: an inherit of a
+ * property that is not set locally, a user property already removed or already equal.
+ */
+export function planChanges(entry: PoolDatasetEntry, desired: DesiredDataset): DatasetChange[] {
+  const changes: DatasetChange[] = [];
+  for (const name of UPDATE_PROPERTIES) {
+    if (!(name in desired.set)) continue;
+    const now = currentValue(entry, name);
+    const wanted = desired.set[name]!;
+    if (!same(name, now, wanted)) changes.push({ property: name, old: now, new: wanted });
+  }
+  for (const name of desired.inherit) {
+    const now = currentValue(entry, name);
+    const local = isUserKey(name) ? now !== null : propertyOf(entry, name)?.source === 'LOCAL';
+    if (local) changes.push({ property: name, old: now, new: 'INHERIT' });
+  }
+  for (const [key, wanted] of Object.entries(desired.user)) {
+    const now = currentValue(entry, key);
+    if (now !== wanted) changes.push({ property: key, old: now, new: wanted });
+  }
+  return changes;
+}
+
+/** The second parameter of `pool.dataset.update` that makes the changes; user properties go as `user_properties_update`. */
+export function updateParams(changes: readonly DatasetChange[]): Record<string, unknown> {
+  const data: Record<string, unknown> = {};
+  const user: { key: string; value?: string; remove?: boolean }[] = [];
+  for (const c of changes) {
+    if (isUserKey(c.property)) user.push(c.new === 'INHERIT' ? { key: c.property, remove: true } : { key: c.property, value: String(c.new) });
+    else data[c.property] = c.new;
+  }
+  if (user.length > 0) data.user_properties_update = user;
+  return data;
+}
+
+/**
+ * What 25.10.1 answers `pool.dataset.update(id, data)` with, from the entry alone, in its order:
+ * the model (pydantic; attributes `data.*`, MW/api/base/handler/accept.py), then the plugin's
+ * `__common_validation` (`pool_dataset_update.*`: fields a volume has not,
+ * MW/plugins/pool_/dataset.py:322-326; the recordsize choices, :301-305), then what ZFS refuses
+ * (a quota below used, datasetUpdateRefusal.quotaBelowUsed). Null when it would take it. The role
+ * check comes before all of these and needs the caller's identity: the verb predicts it.
+ */
+export function predictUpdateRefusal(entry: PoolDatasetEntry, data: Record<string, unknown>): RpcError | null {
+  try {
+    validateParams(poolDatasetContract['pool.dataset.update'].params, [entry.id, data]);
+  } catch (err) {
+    if (err instanceof RpcError) return err;
+    throw err;
+  }
+  const errors: ValidationTriple[] = [];
+  if (entry.type === 'VOLUME') {
+    for (const f of ['aclmode', 'acltype', 'atime', 'casesensitivity', 'quota', 'refquota', 'recordsize']) if (f in data) errors.push(datasetUpdateRefusal.notForVolume(f));
+  } else {
+    const rs = data.recordsize;
+    if (typeof rs === 'string' && rs !== '' && rs !== 'INHERIT' && !(RECORDSIZE_CHOICES as readonly string[]).includes(rs)) errors.push(datasetUpdateRefusal.recordsize(rs));
+  }
+  if (errors.length > 0) return rpcErrors.validation(errors);
+  const n = (v: unknown) => (typeof v === 'number' ? v : 0);
+  const after = (name: string) => (name in data ? n(data[name]) : n(propertyOf(entry, name)?.parsed));
+  const quota = n(data.quota);
+  const refquota = n(data.refquota);
+  if ('quota' in data && quota > 0 && (quota < n(entry.used?.parsed) || quota < after('reservation'))) return datasetUpdateRefusal.quotaBelowUsed();
+  if ('refquota' in data && refquota > 0 && (refquota < n(entry.usedbydataset?.parsed) || refquota < after('refreservation'))) return datasetUpdateRefusal.quotaBelowUsed();
+  return null;
+}

@@ -1,0 +1,33 @@
+import { E } from '../../core/error-catalogue.js';
+import { StorError } from '../../core/errors.js';
+import { formatStateFile, STATE_KINDS, type StateFile, type StateKind } from '../../core/state/index.js';
+import type { CommandContext } from '../shared/context.js';
+import { defineCommand, list } from '../shared/declare.js';
+import type { CommandResult } from '../shared/render.js';
+import { exportState } from './export-state.js';
+import { readWorld } from './world.js';
+
+/** `stor export [--only KINDS]`: YAML on stdout; with `--json`, the same StateFile as JSON. */
+export async function stateExport(ctx: CommandContext, only: string[] | undefined): Promise<CommandResult<StateFile | string>> {
+  const kinds = new Set<StateKind>();
+  for (const k of only ?? STATE_KINDS) {
+    const kind = k.replace('-', '_');
+    if (!(STATE_KINDS as readonly string[]).includes(kind)) {
+      throw new StorError(E.USAGE, `--only: ${JSON.stringify(k)} is not a section`, { hint: `one or more of ${STATE_KINDS.join(',')}` });
+    }
+    kinds.add(kind as StateKind);
+  }
+  const t = await ctx.transport();
+  const state = exportState(await readWorld(t), kinds);
+  if (ctx.globals.json) return { data: state, view: { kind: 'json' } };
+  return { data: formatStateFile(state), view: { kind: 'text' } };
+}
+
+export const stateExportCommand = defineCommand({
+  summary: 'write the target\'s groups, users, privileges, API keys and datasets as a desired-state file (built-ins left out)',
+  effect: 'read',
+  options: { only: list('<sections>', `only these sections, comma-separated: ${STATE_KINDS.join(',')}`) },
+  examples: ['stor export > state.yaml', 'stor export --only privileges,groups'],
+  notes: 'Never a password or an API key\'s secret. Applying the file to the same target plans no change.',
+  run: (ctx, _args, opts) => stateExport(ctx, opts.only),
+});

@@ -1,0 +1,52 @@
+/**
+ * stor's ownership marker: what `--prune` may delete. It lives on the appliance, so every
+ * operator's stor (and every CI run) sees the same one. 25.10.1 gives groups, privileges and API
+ * keys no free-text field (MW/api/v25_10_1/group.py GroupCreate, privilege.py PrivilegeCreateArgs,
+ * api_key.py ApiKeyCreate), and a user's only one, `full_name`, is part of the desired state
+ * itself. So the marker is a ZFS user property (any `module:property` name, MW/plugins/pool_/dataset.py
+ * `user_properties_update`) on the first pool's root dataset, one per object:
+ * `stor.own:<kind>:<sha256 of the name, 16 hex>` = the object's name (a name may hold characters
+ * a property name may not). A dataset carries its own: `stor.own:dataset` = its name (the value
+ * tells a dataset's own mark from one inherited from a marked parent). docs/STATE.md explains the choice.
+ */
+import { createHash } from 'node:crypto';
+
+export type MarkedKind = 'group' | 'user' | 'privilege' | 'api_key';
+
+export const DATASET_MARK = 'stor.own:dataset';
+
+export const markKey = (kind: MarkedKind, name: string): string =>
+  `stor.own:${kind.replace('_', '-')}:${createHash('sha256').update(name).digest('hex').slice(0, 16)}`;
+
+/** Which objects of each kind stor made: names read from the root datasets' own (LOCAL) markers. */
+export interface Marks {
+  /** The root dataset the marks are written on; null on a target without a pool (nothing can be marked). */
+  home: string | null;
+  owned: Record<MarkedKind, Set<string>>;
+}
+
+interface UserProperty {
+  value?: string | null;
+  source?: string | null;
+}
+
+export function readMarks(roots: readonly { id: string; user_properties?: Record<string, unknown> | undefined }[]): Marks {
+  const owned: Marks['owned'] = { group: new Set(), user: new Set(), privilege: new Set(), api_key: new Set() };
+  for (const root of roots) {
+    for (const [key, raw] of Object.entries(root.user_properties ?? {})) {
+      const m = /^stor\.own:(group|user|privilege|api-key):[0-9a-f]{16}$/.exec(key);
+      const p = raw as UserProperty;
+      if (!m || typeof p?.value !== 'string' || (p.source !== undefined && p.source !== null && p.source !== 'LOCAL')) continue;
+      const kind = m[1]!.replace('-', '_') as MarkedKind;
+      if (markKey(kind, p.value) === key) owned[kind].add(p.value);
+    }
+  }
+  const home = [...roots].map((r) => r.id).sort()[0] ?? null;
+  return { home, owned };
+}
+
+/** Whether a dataset's own user properties carry stor's mark for it. */
+export function datasetMarked(id: string, userProperties: Record<string, unknown> | undefined): boolean {
+  const p = userProperties?.[DATASET_MARK] as UserProperty | undefined;
+  return p?.value === id && (p.source === undefined || p.source === null || p.source === 'LOCAL');
+}

@@ -1,0 +1,65 @@
+/**
+ * The desired-state file (issue 26; format agreed in the helpers' brief, README "Desired state"):
+ * YAML or JSON, matched by name, every section optional, unknown keys refused with their path.
+ * The zod schema is the one definition: the types below, the parser (`parse.ts`) and the shipped
+ * JSON Schema (`schema/stor-state.schema.json`, `json-schema.ts`) all come from it.
+ */
+import * as z from 'zod';
+
+const name = () => z.string().min(1);
+
+export const stateGroupSchema = z.strictObject({
+  name: name().describe('the group name; objects are matched by name'),
+  gid: z.int().positive().optional().describe('a differing gid on the target is reported, never changed in place'),
+  members: z.array(name()).optional().describe('usernames: the group\'s complete member list (primary and auxiliary members, as group.query lists them)'),
+});
+
+export const stateUserSchema = z.strictObject({
+  name: name().describe('the username'),
+  full_name: z.string().optional(),
+  group: name().optional().describe('primary group by name (default on create: a new group named like the user, as 25.10.1 does)'),
+  groups: z.array(name()).optional().describe('auxiliary groups by name'),
+  shell: z.string().min(1).optional(),
+  home: z.string().min(1).optional(),
+  password_disabled: z.literal(true).optional().describe('users made from a state file never get a password: password login stays off'),
+});
+
+export const statePrivilegeSchema = z.strictObject({
+  name: name(),
+  groups: z.array(name()).optional().describe('local group names'),
+  roles: z.array(name()).optional().describe('role names of the target\'s catalogue'),
+  web_shell: z.boolean().optional(),
+});
+
+export const stateApiKeySchema = z.strictObject({
+  name: name(),
+  user: name().describe('the local user the key logs in as'),
+  expires: z.iso.datetime({ offset: true }).nullable().optional().describe('ISO 8601 date-time, or null for never'),
+});
+
+export const stateDatasetSchema = z.strictObject({
+  name: name().describe('full dataset name, pool/path'),
+  comments: z.string().optional(),
+  properties: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional().describe('ZFS properties as pool.dataset.create/update take them (compression, quota, atime, readonly, recordsize, sync, exec, …)'),
+});
+
+export const stateFileSchema = z.strictObject({
+  stor_state: z.literal(1).describe('format version'),
+  groups: z.array(stateGroupSchema).optional(),
+  users: z.array(stateUserSchema).optional(),
+  privileges: z.array(statePrivilegeSchema).optional(),
+  api_keys: z.array(stateApiKeySchema).optional(),
+  datasets: z.array(stateDatasetSchema).optional(),
+});
+
+export type StateGroup = z.infer<typeof stateGroupSchema>;
+export type StateUser = z.infer<typeof stateUserSchema>;
+export type StatePrivilege = z.infer<typeof statePrivilegeSchema>;
+export type StateApiKey = z.infer<typeof stateApiKeySchema>;
+export type StateDataset = z.infer<typeof stateDatasetSchema>;
+/** A whole desired-state file. */
+export type StateFile = z.infer<typeof stateFileSchema>;
+
+/** The sections, in dependency order (creates and updates run in it; deletes in reverse). */
+export const STATE_KINDS = ['groups', 'users', 'privileges', 'datasets', 'api_keys'] as const;
+export type StateKind = (typeof STATE_KINDS)[number];

@@ -1,0 +1,63 @@
+/**
+ * The methods a verb declares it calls (`calls` in its defineCommand), which `stor privilege
+ * suggest --for` answers from, held to the calls it makes: each verb that declares them runs
+ * against the embedded appliance with `--verbose`, whose trace names every call (and each upload,
+ * which is `filesystem.put` through /_upload/). A call that needs a role and is not declared fails.
+ */
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { allCommands } from '../../src/commands/index.js';
+import { CONTRACT_METHODS } from '../../src/core/contract/index.js';
+import { spawnStor } from '../helpers/bin.js';
+import { clientEnv, localFile } from '../helpers/client-env.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+/** The methods a run's trace shows it called. */
+function called(stderr: string): string[] {
+  const methods = [...stderr.matchAll(/^stor: trace: call ([a-z_.]+):/gm)].map((m) => m[1]!);
+  if (/^stor: trace: upload .* bytes/m.test(stderr)) methods.push('filesystem.put');
+  return [...new Set(methods)];
+}
+
+const needsRole = (method: string) => CONTRACT_METHODS.get(method)?.access.kind === 'roles';
+
+describe('verbs call only the methods they declare', () => {
+  it('every declared method is a method of the contract', async () => {
+    const declaring = [...(await allCommands())].filter(([, spec]) => spec.calls);
+    expect(declaring.length).toBeGreaterThan(10);
+    for (const [words, spec] of declaring) for (const m of spec.calls!) expect(CONTRACT_METHODS.has(m), `${words}: ${m}`).toBe(true);
+  });
+
+  it('each declaring verb, run: the calls that need a role are among its declared ones', async () => {
+    const env = clientEnv();
+    const file = localFile('f.txt', 'hello\n');
+    const out = join(tempDir(), 'back.txt');
+    const runs: [string, string[]][] = [
+      ['dataset create', ['dataset', 'create', 'tank/calls']],
+      ['dataset list', ['dataset', 'list']],
+      ['dataset show', ['dataset', 'show', 'tank/calls']],
+      ['dataset update', ['dataset', 'update', 'tank/calls', '--comments', 'calls', '--yes']],
+      ['mkdir', ['mkdir', '/mnt/tank/calls/d']],
+      ['upload', ['upload', file, '/mnt/tank/calls/d/']],
+      ['ls', ['ls', '/mnt/tank/calls/d']],
+      ['stat', ['stat', '/mnt/tank/calls/d/f.txt']],
+      ['chmod', ['chmod', '0600', '/mnt/tank/calls/d/f.txt']],
+      ['chown', ['chown', 'root', '/mnt/tank/calls/d/f.txt']],
+      ['download', ['download', '/mnt/tank/calls/d/f.txt', out]],
+      ['snapshot create', ['snapshot', 'create', 'tank/calls@one']],
+      ['snapshot list', ['snapshot', 'list']],
+      ['snapshot rollback', ['snapshot', 'rollback', 'tank/calls@one', '--yes']],
+      ['snapshot delete', ['snapshot', 'delete', 'tank/calls@one', '--yes']],
+      ['dataset delete', ['dataset', 'delete', 'tank/calls', '--recursive', '--yes']],
+    ];
+    const specs = await allCommands();
+    const declaring = [...specs].filter(([, spec]) => spec.calls).map(([words]) => words);
+    expect(runs.map(([words]) => words).sort()).toEqual(declaring.sort());
+    for (const [words, args] of runs) {
+      const r = await spawnStor(['--verbose', ...args], { env });
+      expect(r.code, `stor ${args.join(' ')}\n${r.stderr}`).toBe(0);
+      const undeclared = called(r.stderr).filter((m) => needsRole(m) && !specs.get(words)!.calls!.includes(m as never));
+      expect(undeclared, `stor ${words} calls what it does not declare`).toEqual([]);
+    }
+  });
+});
