@@ -48,9 +48,10 @@ export function assertReadMethod(method: string): void {
  * the targets are not asked before the check.
  */
 export function readsOnly(method: string): boolean | undefined {
-  const contract =
-    (CONTRACT as Record<string, { access: (typeof CONTRACT)[keyof typeof CONTRACT]['access'] }>)[method] ??
-    RELEASE_NAMES.map((release) => contractFor(release).get(method)).find((entry) => entry !== undefined);
+  // Own entries only: `toString` or `__proto__` would otherwise find Object.prototype's, which has no access.
+  const contract = Object.hasOwn(CONTRACT, method)
+    ? (CONTRACT as Record<string, { access: (typeof CONTRACT)[keyof typeof CONTRACT]['access'] }>)[method]
+    : RELEASE_NAMES.map((release) => contractFor(release).get(method)).find((entry) => entry !== undefined);
   if (!contract) return undefined;
   const { access } = contract;
   return access.kind === 'roles' ? access.roles.length > 0 && access.roles.every(isReadRole) : READ_WITHOUT_ROLES.has(method);

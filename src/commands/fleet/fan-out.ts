@@ -71,9 +71,11 @@ function prefixedStderr(stderr: OutputStream, target: string): OutputStream {
 /**
  * The environment a target's command sees: the variables that choose a target or a key would
  * send every target to one URL, or one key to every appliance, so each target keeps its profile's.
+ * STOR_USER too: it names the key's user for SCRAM (TrueNAS 26), and one name for every target's
+ * own key would fail each whose key is another user's; each profile keeps its key's user.
  */
 function targetEnv(env: IO['env']): IO['env'] {
-  const { STOR_URL: _url, STOR_PROFILE: _profile, STOR_API_KEY: _key, ...rest } = env;
+  const { STOR_URL: _url, STOR_PROFILE: _profile, STOR_API_KEY: _key, STOR_USER: _user, ...rest } = env;
   return rest;
 }
 

@@ -3,7 +3,7 @@ import { call } from '../../core/contract/client.js';
 import { ERRNO, RpcError, StorError } from '../../core/errors.js';
 import { E } from '../../core/error-catalogue.js';
 import { assertSecretMayTravel } from '../../core/transport/endpoint.js';
-import { passwordLogin } from '../../core/transport/login-strategies.js';
+import { passwordLogin, speaksScram } from '../../core/transport/login-strategies.js';
 import { RemoteTransport } from '../../core/transport/remote.js';
 import type { CommandContext } from '../shared/context.js';
 import { readCa } from '../shared/target.js';
@@ -54,7 +54,7 @@ export async function loginWithPassword(
   settings: ConnectionSettings,
   username: string,
   options: PasswordSourceOptions,
-): Promise<{ username: string; apiKey: string; keyName: string; keyId: number }> {
+): Promise<{ username: string; apiKey: string; keyName: string; keyId: number; scram: boolean }> {
   // Before the prompt: no password is asked for that would then be refused.
   assertSecretMayTravel(settings.endpoint, 'a password');
   const input = await readPassword(ctx, username, options);
@@ -69,9 +69,10 @@ export async function loginWithPassword(
   try {
     const me = (await call(transport, 'auth.me')).pw_name;
     const created = await createKey(transport, me);
+    const scram = await speaksScram((method, params) => transport.call(method, params));
     // Closing the connection ends the session too; a failed logout must not lose the key just made.
     await call(transport, 'auth.logout').catch(() => undefined);
-    return { username: me, apiKey: created.key, keyName: created.name, keyId: created.id };
+    return { username: me, apiKey: created.key, keyName: created.name, keyId: created.id, scram };
   } finally {
     await transport.close();
   }

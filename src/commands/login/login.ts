@@ -5,6 +5,7 @@ import { call } from '../../core/contract/client.js';
 import { StorError } from '../../core/errors.js';
 import { E } from '../../core/error-catalogue.js';
 import { assertSecretMayTravel, parseEndpoint, type Endpoint } from '../../core/transport/endpoint.js';
+import { speaksScram } from '../../core/transport/login-strategies.js';
 import { openTarget, type CommandContext } from '../shared/context.js';
 import { envSetting, isSameAppliance, profilesFor } from '../shared/target.js';
 import type { CommandResult } from '../shared/render.js';
@@ -65,8 +66,8 @@ export async function login(ctx: CommandContext, options: LoginOptions): Promise
   const target = await chooseProfile(ctx, settings.endpoint, options.force ?? false);
   if (options.username !== undefined) {
     const { loginWithPassword } = await import('./login-password.js');
-    const { username, apiKey, keyName, keyId } = await loginWithPassword(ctx, settings, options.username, options);
-    return saveProfile(ctx, target, settings, apiKey, username, { name: keyName, id: keyId });
+    const { username, apiKey, keyName, keyId, scram } = await loginWithPassword(ctx, settings, options.username, options);
+    return saveProfile(ctx, target, settings, apiKey, username, scram && settings.rpc === 'ws', { name: keyName, id: keyId });
   }
   if (options.passwordStdin) {
     throw new StorError(E.NO_USERNAME, '--password-stdin needs --username: whose password is it?');
@@ -78,12 +79,15 @@ export async function login(ctx: CommandContext, options: LoginOptions): Promise
   const keyUser = envSetting(ctx.io.env, 'STOR_USER');
   const transport = await openTarget({ kind: 'remote', apiKey, ...settings, ...(keyUser ? { username: keyUser } : {}) }, ctx.timeoutSeconds, ctx.trace ? { trace: ctx.trace } : {});
   let username: string;
+  let scram: boolean;
   try {
     username = (await call(transport, 'auth.me')).pw_name;
+    // Pinned in the profile (Profile.scram); not over --rpc http, where the key is every request's bearer.
+    scram = settings.rpc === 'ws' && (await speaksScram((method, params) => transport.call(method, params)));
   } finally {
     await transport.close();
   }
-  return saveProfile(ctx, target, settings, apiKey, username);
+  return saveProfile(ctx, target, settings, apiKey, username, scram);
 }
 
 /** Where login saves, and what was there before. */
@@ -133,6 +137,7 @@ async function saveProfile(
   settings: ConnectionSettings,
   apiKey: string,
   username: string,
+  scram: boolean,
   createdKey?: { name: string; id: number },
 ): Promise<CommandResult<LoginResult>> {
   const { name, created, replacedUrl } = target;
@@ -147,12 +152,20 @@ async function saveProfile(
     ...(settings.rpc !== 'ws' ? { rpc: settings.rpc } : {}),
     // That stor made this key, so that logout may revoke it (README "Remote appliances", Logging out).
     ...(createdKey ? { createdKey } : {}),
+    // The appliance spoke SCRAM: its key is never to be sent itself (a later downgrade is refused).
+    ...(scram ? { scram: true as const } : {}),
   };
   const store = new ProfileStore(configDirFrom(ctx.io.env));
   const previous = profileNamed(await store.read(), name);
   await store.save(name, profile, true);
   // The sessions of the key this login replaces must not outlive it.
   if (previous && (previous.apiKey !== apiKey || previous.url !== url)) await closeSessionsOf(ctx, previous);
+  // A key an earlier `login --username` made for this profile is forgotten here, not revoked: say so
+  // (as logout does), or it would live on unseen (issue 25 §9).
+  const orphan = previous?.createdKey;
+  if (orphan && previous.apiKey !== apiKey) {
+    ctx.note(`stor: API key "${orphan.name}" (id ${orphan.id}) that stor created at an earlier login for profile "${name}" stays valid on ${previous.url}; revoke it there with \`stor ${previous.url === url ? '' : `--url ${previous.url} `}api-key revoke ${orphan.id}\``);
+  }
   const data: LoginResult = {
     profile: name,
     url,

@@ -59,7 +59,7 @@ export async function logout(ctx: CommandContext, opts: Partial<LogoutOptions> =
   if (!key.revoked) {
     ctx.note(
       key.created_by_stor
-        ? `stor: API key "${key.name}" (id ${key.id}) stays valid on ${profile.url} (--keep-key); revoke it there with \`stor api-key revoke ${key.id}\``
+        ? `stor: API key "${key.name}" (id ${key.id}) stays valid on ${profile.url} (${opts.keepKey ? '--keep-key' : 'its id there names a key of another name now: stor deletes only the key it made, under the name it gave it'}); revoke it there with \`stor api-key revoke ${key.id}\``
         : `stor: the API key of profile "${name}" stays valid on ${profile.url}: stor did not create it, so it does not revoke it; revoke it there (\`stor api-key revoke\`) if it should not log in any more`,
     );
   }
@@ -93,6 +93,9 @@ async function settleKey(ctx: CommandContext, name: string, profile: Profile, op
       kind: 'remote',
       endpoint: parseEndpoint(profile.url),
       apiKey: profile.apiKey,
+      // The key's user, which SCRAM names (TrueNAS 26): without it a 26 appliance cannot be logged out of.
+      ...(profile.username ? { username: profile.username } : {}),
+      ...(profile.scram ? { scramOnly: true } : {}),
       insecure: profile.insecure ?? false,
       ...(profile.ca ? { caPath: profile.ca } : {}),
       rpc: profile.rpc ?? 'ws',
@@ -102,12 +105,16 @@ async function settleKey(ctx: CommandContext, name: string, profile: Profile, op
     ctx.trace ? { trace: ctx.trace } : {},
   );
   try {
-    const find = async () => (await queryItems(t, 'api_key.query', ['id', 'name'], [['id', '=', made.id]])).find((k) => k.name === made.name);
-    if (!(await find())) return { ...kept, revoked: true };
+    const find = async () => (await queryItems(t, 'api_key.query', ['id', 'name'], [['id', '=', made.id]]))[0];
+    const found = await find();
+    if (!found) return { ...kept, revoked: true };
+    // Renamed on the appliance since login (someone adopted it, perhaps), or the id now another key's:
+    // not deleted, and not said to be revoked either, for a key of that id still logs in.
+    if (found.name !== made.name) return kept;
     await confirmChange(ctx, `Revoke API key "${made.name}" (id ${made.id}) that stor created at login on ${profile.url}? Anything using it will be refused.`, opts.yes, 'keep the key with `stor logout --keep-key`');
     const deleted = await call(t, 'api_key.delete', [made.id]);
     // Read back; should the appliance end this session with its key, delete's own `true` stands.
-    return { ...kept, revoked: deleted === true && !(await find().catch(() => undefined)) };
+    return { ...kept, revoked: deleted === true && (await find().catch(() => undefined)) === undefined };
   } finally {
     await t.close();
   }

@@ -199,6 +199,7 @@ function pooledTarget(spec: Extract<TargetSpec, { kind: 'remote' }>): PooledTarg
     endpoint: spec.endpoint,
     apiKey: spec.apiKey,
     ...(spec.username ? { username: spec.username } : {}),
+    ...(spec.scramOnly ? { scramOnly: true } : {}),
     insecure: spec.insecure,
     ...(spec.caPath ? { ca: readCa(spec.caPath) } : {}),
     ...(spec.profile ? { profile: spec.profile } : {}),
@@ -244,7 +245,7 @@ export async function openTarget(spec: TargetSpec, timeoutSeconds: number, open:
   const { apiKeyLogin } = await import('../../core/transport/login-strategies.js');
   const options = {
     endpoint: spec.endpoint,
-    login: apiKeyLogin(spec.apiKey, spec.username),
+    login: apiKeyLogin(spec.apiKey, spec.username, spec.scramOnly === true),
     timeoutSeconds,
     insecure: spec.insecure,
     ...(spec.caPath ? { ca: readCa(spec.caPath) } : {}),

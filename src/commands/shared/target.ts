@@ -25,6 +25,8 @@ export type TargetSpec =
       apiKey: string;
       /** The key's user, which SCRAM (26) names: STOR_USER, else the profile's when its key is used. */
       username?: string;
+      /** The appliance's profile says it speaks SCRAM (Profile.scram): the key is never sent itself. */
+      scramOnly?: boolean;
       insecure: boolean;
       caPath?: string;
       rpc: 'ws' | 'http';
@@ -104,6 +106,8 @@ export async function resolveTarget(opts: TargetOptions, io: IO, trace?: (messag
     endpoint,
     apiKey,
     ...(username ? { username } : {}),
+    // Pinned to the appliance, whichever key goes to it: a downgrade must not get STOR_API_KEY's either.
+    ...(profile?.scram ? { scramOnly: true } : {}),
     // --insecure can only turn verification off; a profile saved with it keeps it.
     insecure: opts.insecure === true || (profile?.insecure ?? false),
     ...(caPath ? { caPath: resolve(io.cwd, caPath) } : {}),

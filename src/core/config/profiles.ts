@@ -18,6 +18,12 @@ export interface Profile {
   tags?: string[];
   /** The key `stor login --username` created on the appliance (name and id), which `stor logout` may revoke. */
   createdKey?: { name: string; id: number };
+  /**
+   * The appliance offered SCRAM key login when `stor login` saved this profile (TrueNAS 26): from
+   * then on the key is never sent itself to it, whatever a later connection's server offers
+   * (README "SCRAM login (TrueNAS 26)").
+   */
+  scram?: true;
 }
 
 export interface ProfilesDocument {

@@ -6,12 +6,14 @@ import type { Connector, PooledSession } from './pooled-session.js';
 
 /**
  * Methods that change the state of the connection itself, not of the appliance: who it is logged
- * in as (auth.login*, auth.logout), how it answers job methods (core.set_options' legacy_jobs,
- * MW/service/core_service.py:693-705, MW/api/base/server/method.py:59-63) and which events it is
- * sent. On a shared connection they would change it for every command using it, so a lease sends
- * them, and everything after them, on a connection of its own.
+ * in as (auth.login*, auth.logout), what it may do (26's privilege.become_readonly rewrites the
+ * session's own allowlist and privilege, MW/plugins/account_/privilege.py:488-505 at stable/26),
+ * how it answers job methods (core.set_options' legacy_jobs, MW/service/core_service.py:693-705,
+ * MW/api/base/server/method.py:59-63) and which events it is sent. On a shared connection they
+ * would change it for every command using it, so a lease sends them, and everything after them,
+ * on a connection of its own.
  */
-const CONNECTION_STATE = /^(auth\.login|auth\.logout$|core\.set_options$|core\.(un)?subscribe$)/;
+const CONNECTION_STATE = /^(auth\.login|auth\.logout$|privilege\.become_readonly$|core\.set_options$|core\.(un)?subscribe$)/;
 
 /**
  * A command's use of a pooled connection: calls go through the shared, logged-in connection (ids
@@ -43,7 +45,8 @@ export class PoolLease implements Transport {
     return traced(this.trace, method, async () => {
       if (this.own === undefined && CONNECTION_STATE.test(method)) {
         this.trace?.(`${method} changes the connection's state: this command continues on a connection of its own`);
-        this.own = this.connector(this.ownTarget, this.timeoutSeconds);
+        // The session's login strategy: a connection of its own is no way around a SCRAM appliance's withheld key.
+        this.own = this.connector(this.ownTarget, this.timeoutSeconds, this.session.login);
       }
       if (this.own) return (await this.own).call<T>(method, params, this.timeoutSeconds);
       return this.session.call<T>(method, params, this.timeoutSeconds);

@@ -25,6 +25,8 @@ export interface PooledTarget {
   apiKey: string;
   /** The key's user, for SCRAM (TrueNAS 26). */
   username?: string;
+  /** The appliance is known to speak SCRAM (its profile says so): the key is never sent itself. */
+  scramOnly?: boolean;
   insecure: boolean;
   /** The CA bundle's PEM, already read and checked (readCa). */
   ca?: Buffer;

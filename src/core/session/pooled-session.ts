@@ -1,6 +1,6 @@
 import { E } from '../error-catalogue.js';
 import { ERRNO, isRoleDenial, RpcError, StorError } from '../errors.js';
-import { apiKeyLogin } from '../transport/login-strategies.js';
+import { apiKeyLogin, type LoginStrategy } from '../transport/login-strategies.js';
 import { timedOut } from '../transport/network-errors.js';
 import { RemoteTransport } from '../transport/remote.js';
 import type { PooledTarget } from './opener.js';
@@ -27,13 +27,17 @@ export function refusedAsNotAuthenticated(err: unknown): boolean {
  */
 const FIXED_FOR_CONNECTION = new Set(['privilege.roles', 'system.version', 'system.version_short', 'stor.emulation']);
 
-/** How the pool opens a connection; the agent's default logs in with the target's key. */
-export type Connector = (target: PooledTarget, timeoutSeconds: number) => Promise<RemoteTransport>;
+/**
+ * How the pool opens a connection, logged in with `login`: the session's one strategy for every
+ * connection it opens, so that what a login learnt (the appliance offered SCRAM: the key is withheld
+ * from then on, login-strategies.ts) holds for every later connection of the session.
+ */
+export type Connector = (target: PooledTarget, timeoutSeconds: number, login: LoginStrategy) => Promise<RemoteTransport>;
 
-export const connectWithKey: Connector = (target, timeoutSeconds) =>
+export const connectWithKey: Connector = (target, timeoutSeconds, login) =>
   RemoteTransport.open({
     endpoint: target.endpoint,
-    login: apiKeyLogin(target.apiKey, target.username),
+    login,
     timeoutSeconds,
     insecure: target.insecure,
     ...(target.ca ? { ca: target.ca } : {}),
@@ -66,6 +70,11 @@ export class PooledSession {
   private readonly fixed = new WeakMap<RemoteTransport, Map<string, Promise<unknown>>>();
   /** The last login (or connection) attempt failed: a revoked, expired or refused key, or an appliance out of reach. */
   private failed = false;
+  /**
+   * How every connection of this session logs in, one strategy for them all: once the appliance
+   * offered SCRAM, a later connection whose server offers none (a downgrade on the way) gets no key.
+   */
+  readonly login: LoginStrategy;
 
   constructor(
     readonly target: PooledTarget,
@@ -76,7 +85,9 @@ export class PooledSession {
      * nor a place in `stor session list`. The next command with that key logs in anew.
      */
     private readonly onDead: () => void = () => undefined,
-  ) {}
+  ) {
+    this.login = apiKeyLogin(target.apiKey, target.username, target.scramOnly === true);
+  }
 
   /** The live connection, opening (and logging in) a new one when there is none or it was lost. */
   async connection(timeoutSeconds: number): Promise<RemoteTransport> {
@@ -84,7 +95,7 @@ export class PooledSession {
     const held = this.current;
     if (held && (held.transport === undefined || held.transport.usable)) return held.opened;
     if (held?.transport) void held.transport.close();
-    const entry: { opened: Promise<RemoteTransport>; transport?: RemoteTransport } = { opened: this.connector(this.target, timeoutSeconds) };
+    const entry: { opened: Promise<RemoteTransport>; transport?: RemoteTransport } = { opened: this.connector(this.target, timeoutSeconds, this.login) };
     this.current = entry;
     try {
       entry.transport = await entry.opened;

@@ -44,9 +44,12 @@ export function bearerKey(login: LoginStrategy, where: string): string {
  * 25.10.2 fail that call for a connection not logged in (its AttributeError), and an appliance
  * without the method answers -32601; both mean no SCRAM. Once SCRAM is offered the key is never
  * sent, whatever happens (login-scram.ts). `username` is the key's owner, which SCRAM names.
+ * `scramOnly`: the appliance is known to speak SCRAM (its profile says so, saved at `stor login`):
+ * the key is withheld from the first connection on, so a server that then offers no SCRAM (a man
+ * in the middle of an unverified TLS link, say) gets a refusal, not the key.
  */
-export function apiKeyLogin(apiKey: string, username?: string): LoginStrategy {
-  let withheld = false;
+export function apiKeyLogin(apiKey: string, username?: string, scramOnly = false): LoginStrategy {
+  let withheld = scramOnly;
   return {
     secret: 'an API key',
     apiKey,
@@ -68,6 +71,13 @@ export function apiKeyLogin(apiKey: string, username?: string): LoginStrategy {
     },
   };
 }
+
+/**
+ * Whether the appliance of a logged-in connection offers SCRAM key login (26 lists it; a logged-in
+ * 25.10.x lists the plain mechanisms), for `stor login` to pin in the profile (Profile.scram). An
+ * answer that cannot be had is no: the login stands, and nothing is pinned.
+ */
+export const speaksScram = (call: RpcCall): Promise<boolean> => offersScram(call).catch(() => false);
 
 /** Whether `auth.mechanism_choices` lists SCRAM; the 25.10.x failures of that call mean no. */
 async function offersScram(call: RpcCall): Promise<boolean> {
