@@ -10,7 +10,7 @@ import { render, renderMode, type CommandResult } from '../shared/render.js';
 import { computePlan } from './diff.js';
 import { executeSteps, type AppliedChange, type NewApiKey } from './execute.js';
 import type { PlannedChange, StatePlan } from './plan-model.js';
-import { notePlan, planOptions, planView, preparePlan, readStateFile, type PlanOptionValues } from './prepare.js';
+import { notePlan, objectLabel, planOptions, planView, preparePlan, readStateFile, type PlanOptionValues } from './prepare.js';
 import { readWorld } from './world.js';
 
 /** `stor apply --json` */
@@ -104,7 +104,7 @@ function report(ctx: CommandContext, plan: StatePlan, results: AppliedChange[], 
   const exitCode = failed > 0 ? EXIT.FAILED : EXIT.OK;
   if (keysToStdout && !ctx.globals.json) {
     // Piped: stdout holds the new keys alone (`name<TAB>key`), the report goes to stderr.
-    for (const r of results) ctx.note(`${r.status}: ${r.action} ${r.kind} ${r.name}${r.error ? `: ${r.error}` : ''}`);
+    for (const r of results) ctx.note(`${r.status}: ${r.action} ${objectLabel(r)}${r.error ? `: ${r.error}` : ''}`);
     ctx.note(summary);
     return { data, view: { kind: 'table', columns: ['name', 'key'], rows: keys.map((k) => [k.name, k.key]) }, exitCode };
   }
@@ -118,7 +118,7 @@ function report(ctx: CommandContext, plan: StatePlan, results: AppliedChange[], 
       rows: results.map((r) => [
         { value: r.status, human: r.status.replace('_', ' '), tone: r.status === 'done' ? 'ok' : r.status === 'failed' ? 'danger' : 'warning' },
         r.action,
-        `${r.kind} ${r.name}`,
+        objectLabel(r),
         r.error ?? '',
       ]),
     },

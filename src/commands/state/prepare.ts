@@ -57,11 +57,14 @@ export async function preparePlan(ctx: CommandContext, t: Transport, desired: St
 const SIGN = { create: '+ create', update: '~ update', delete: '- delete' } as const;
 const show = (v: unknown): string => (v === null || v === undefined ? '(none)' : Array.isArray(v) ? (v.length ? v.join(',') : '(none)') : String(v));
 
+/** How the plan and the apply report name an object: `privilege ops`, `api key backup`. */
+export const objectLabel = (c: { kind: string; name: string }): string => `${c.kind.replace(/s$/, '').replace('api_key', 'api key')} ${c.name}`;
+
 /** The plan as rows: one per field changed (`~ update privilege ops  roles: A → B`). */
 export function planRows(plan: StatePlan): Cell[][] {
   return plan.changes.flatMap((c) => {
     const label = { value: SIGN[c.action], human: SIGN[c.action], tone: c.action === 'delete' ? ('danger' as const) : c.action === 'create' ? ('ok' as const) : ('warning' as const) };
-    const what = `${c.kind.replace(/s$/, '').replace('api_key', 'api key')} ${c.name}`;
+    const what = objectLabel(c);
     if (c.changes.length === 0) return [[label, what, '']];
     return c.changes.map((f, i) => [i === 0 ? label : '', i === 0 ? what : '', c.action === 'create' ? `${f.field}: ${show(f.to)}` : `${f.field}: ${show(f.from)} → ${show(f.to)}`]);
   });
