@@ -242,3 +242,36 @@ describe('stor export / plan / apply (built binary, stor serve)', () => {
     await run(['plan', '-f', state]);
   }, 120_000);
 });
+
+describe('stor plan: a dataset change the target would refuse', () => {
+  it('is refused by plan and apply with 25.10.1\'s words (as `dataset update --dry-run` says them), before anything changes', async () => {
+    const s = await serve();
+    const run = on(s);
+    await run(['dataset', 'create', 'tank/ds']);
+    await run(['dataset', 'update', 'tank/ds', '--compression', 'lz4', '--yes']);
+    const badFile = (props: string) => file('ds.yaml', `stor_state: 1\ngroups:\n  - { name: early }\ndatasets:\n  - { name: tank/ds, properties: { ${props} } }\n`);
+    for (const [props, flags, words] of [
+      ['compression: bogus', ['--compression', 'bogus'], "data.compression: Input should be 'ON', 'OFF', 'LZ4'"],
+      ['recordsize: 100K', ['--recordsize', '100K'], "pool_dataset_update.recordsize: '100K' is an invalid recordsize."],
+    ] as const) {
+      const state = badFile(props);
+      const said = (await run(['dataset', 'update', 'tank/ds', ...flags, '--dry-run'], 1)).stderr.trim();
+      expect(said).toContain(words);
+      const planned = await run(['plan', '-f', state], 1);
+      expect(planned.stderr).toContain(said);
+      expect(planned.stderr).toContain("the file's dataset tank/ds: the target would refuse this update; nothing was changed");
+      expect((await run(['apply', '-f', state, '--yes'], 1)).stderr).toContain(said);
+    }
+    // Nothing was applied: not the group that comes first, not the dataset.
+    expect((await run(['group', 'list', '--json'])).stdout).not.toContain('"early"');
+    const shown = JSON.parse((await run(['dataset', 'show', 'tank/ds', '--json'])).stdout) as { properties: Record<string, { value: string }> };
+    expect([shown.properties.compression!.value, shown.properties.recordsize!.value]).toEqual(['LZ4', '128K']);
+    // The same file with values 25.10.1 takes plans the change (sizes and words as a file writes them).
+    const good = JSON.parse((await run(['plan', '-f', badFile('compression: zstd, recordsize: 1M, quota: 10G'), '--json'], 7)).stdout) as Plan;
+    expect(good.changes.find((c) => c.kind === 'datasets')!.changes).toEqual([
+      { field: 'quota', from: null, to: '10G' },
+      { field: 'compression', from: 'LZ4', to: 'ZSTD' },
+      { field: 'recordsize', from: '128K', to: '1M' },
+    ]);
+  }, 120_000);
+});
