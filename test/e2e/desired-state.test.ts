@@ -5,7 +5,7 @@
  * accepted on 26.0; --prune keeps a hand-made group; --keep-going; --keys-out 0600.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
@@ -249,10 +249,15 @@ describe('stor plan: a dataset change the target would refuse', () => {
     const run = on(s);
     await run(['dataset', 'create', 'tank/ds']);
     await run(['dataset', 'update', 'tank/ds', '--compression', 'lz4', '--yes']);
+    // 2 GiB used (a sparse file in the emulator's tree): a 1G quota is below it.
+    const big = join(s.stateDir, 'mnt', 'tank/ds/big');
+    writeFileSync(big, '');
+    truncateSync(big, 2 * 1024 ** 3);
     const badFile = (props: string) => file('ds.yaml', `stor_state: 1\ngroups:\n  - { name: early }\ndatasets:\n  - { name: tank/ds, properties: { ${props} } }\n`);
     for (const [props, flags, words] of [
       ['compression: bogus', ['--compression', 'bogus'], "data.compression: Input should be 'ON', 'OFF', 'LZ4'"],
       ['recordsize: 100K', ['--recordsize', '100K'], "pool_dataset_update.recordsize: '100K' is an invalid recordsize."],
+      ['quota: 1G', ['--quota', '1G'], "[EFAULT] Failed to update properties: ZFSException('size is less than current used or reserved space')"],
     ] as const) {
       const state = badFile(props);
       const said = (await run(['dataset', 'update', 'tank/ds', ...flags, '--dry-run'], 1)).stderr.trim();
@@ -265,7 +270,7 @@ describe('stor plan: a dataset change the target would refuse', () => {
     // Nothing was applied: not the group that comes first, not the dataset.
     expect((await run(['group', 'list', '--json'])).stdout).not.toContain('"early"');
     const shown = JSON.parse((await run(['dataset', 'show', 'tank/ds', '--json'])).stdout) as { properties: Record<string, { value: string }> };
-    expect([shown.properties.compression!.value, shown.properties.recordsize!.value]).toEqual(['LZ4', '128K']);
+    expect([shown.properties.compression!.value, shown.properties.recordsize!.value, shown.properties.quota!.value]).toEqual(['LZ4', '128K', null]);
     // The same file with values 25.10.1 takes plans the change (sizes and words as a file writes them).
     const good = JSON.parse((await run(['plan', '-f', badFile('compression: zstd, recordsize: 1M, quota: 10G'), '--json'], 7)).stdout) as Plan;
     expect(good.changes.find((c) => c.kind === 'datasets')!.changes).toEqual([
