@@ -267,6 +267,10 @@ describe('stor plan: a dataset change the target would refuse', () => {
       expect(planned.stderr).toContain("the file's dataset tank/ds: the target would refuse this update; nothing was changed");
       expect((await run(['apply', '-f', state, '--yes'], 1)).stderr).toContain(said);
     }
+    // A size that is not one is the file's fault, named by its dataset.
+    const lots = await run(['plan', '-f', badFile('quota: lots')], 2);
+    expect(JSON.parse((await run(['plan', '-f', badFile('quota: lots'), '--json'], 2)).stderr).error.code).toBe('BAD_STATE_FILE');
+    expect(lots.stderr).toContain('datasets tank/ds: properties.quota: not a size: "lots"');
     // Nothing was applied: not the group that comes first, not the dataset.
     expect((await run(['group', 'list', '--json'])).stdout).not.toContain('"early"');
     const shown = JSON.parse((await run(['dataset', 'show', 'tank/ds', '--json'])).stdout) as { properties: Record<string, { value: string }> };
