@@ -5,7 +5,7 @@
  * accepted on 26.0; --prune keeps a hand-made group; --keep-going; --keys-out 0600.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
@@ -240,5 +240,47 @@ describe('stor export / plan / apply (built binary, stor serve)', () => {
     const ok = await answerOnTerminal(['apply', '-f', state], env, 'y');
     expect(ok.code, ok.shown).toBe(0);
     await run(['plan', '-f', state]);
+  }, 120_000);
+});
+
+describe('stor plan: a dataset change the target would refuse', () => {
+  it('is refused by plan and apply with 25.10.1\'s words (as `dataset update --dry-run` says them), before anything changes', async () => {
+    const s = await serve();
+    const run = on(s);
+    await run(['dataset', 'create', 'tank/ds']);
+    await run(['dataset', 'update', 'tank/ds', '--compression', 'lz4', '--yes']);
+    // 2 GiB used (a sparse file in the emulator's tree): a 1G quota is below it.
+    const big = join(s.stateDir, 'mnt', 'tank/ds/big');
+    writeFileSync(big, '');
+    truncateSync(big, 2 * 1024 ** 3);
+    const badFile = (props: string) => file('ds.yaml', `stor_state: 1\ngroups:\n  - { name: early }\ndatasets:\n  - { name: tank/ds, properties: { ${props} } }\n`);
+    for (const [props, flags, words] of [
+      ['compression: bogus', ['--compression', 'bogus'], "data.compression: Input should be 'ON', 'OFF', 'LZ4'"],
+      ['recordsize: 100K', ['--recordsize', '100K'], "pool_dataset_update.recordsize: '100K' is an invalid recordsize."],
+      ['quota: 1G', ['--quota', '1G'], "[EFAULT] Failed to update properties: ZFSException('size is less than current used or reserved space')"],
+    ] as const) {
+      const state = badFile(props);
+      const said = (await run(['dataset', 'update', 'tank/ds', ...flags, '--dry-run'], 1)).stderr.trim();
+      expect(said).toContain(words);
+      const planned = await run(['plan', '-f', state], 1);
+      expect(planned.stderr).toContain(said);
+      expect(planned.stderr).toContain("the file's dataset tank/ds: the target would refuse this update; nothing was changed");
+      expect((await run(['apply', '-f', state, '--yes'], 1)).stderr).toContain(said);
+    }
+    // A size that is not one is the file's fault, named by its dataset.
+    const lots = await run(['plan', '-f', badFile('quota: lots')], 2);
+    expect(JSON.parse((await run(['plan', '-f', badFile('quota: lots'), '--json'], 2)).stderr).error.code).toBe('BAD_STATE_FILE');
+    expect(lots.stderr).toContain('datasets tank/ds: properties.quota: not a size: "lots"');
+    // Nothing was applied: not the group that comes first, not the dataset.
+    expect((await run(['group', 'list', '--json'])).stdout).not.toContain('"early"');
+    const shown = JSON.parse((await run(['dataset', 'show', 'tank/ds', '--json'])).stdout) as { properties: Record<string, { value: string }> };
+    expect([shown.properties.compression!.value, shown.properties.recordsize!.value, shown.properties.quota!.value]).toEqual(['LZ4', '128K', null]);
+    // The same file with values 25.10.1 takes plans the change (sizes and words as a file writes them).
+    const good = JSON.parse((await run(['plan', '-f', badFile('compression: zstd, recordsize: 1M, quota: 10G'), '--json'], 7)).stdout) as Plan;
+    expect(good.changes.find((c) => c.kind === 'datasets')!.changes).toEqual([
+      { field: 'quota', from: null, to: '10G' },
+      { field: 'compression', from: 'LZ4', to: 'ZSTD' },
+      { field: 'recordsize', from: '128K', to: '1M' },
+    ]);
   }, 120_000);
 });

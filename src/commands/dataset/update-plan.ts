@@ -18,18 +18,26 @@ export type UpdateProperty = (typeof UPDATE_PROPERTIES)[number];
 /** Fields 25.10.1 takes `INHERIT` for among them (MW/api/v25_10_1/pool_dataset.py; `inheritable` in MW/plugins/pool_/dataset.py:723-750). */
 export const INHERITABLE_PROPERTIES = ['compression', 'atime', 'readonly', 'recordsize', 'sync', 'exec'] as const;
 
-/** Sizes: bytes; `null` (none) is stored as 0, which is how 25.10.1 takes "no quota" (`Literal[0, None]`). */
-const SIZE_PROPERTIES: ReadonlySet<string> = new Set(['quota', 'refquota', 'reservation']);
+/**
+ * Sizes: bytes; `null` (none) is stored as 0, which is how 25.10.1 takes "no quota" (`Literal[0, None]`).
+ * `refreservation` has no flag of its own; a desired-state file sets it (state/datasets.ts).
+ */
+export const SIZE_PROPERTIES: ReadonlySet<string> = new Set(['quota', 'refquota', 'reservation', 'refreservation']);
 
 /** The choices 25.10.1's model names for the word-valued flags, for completion (the model itself refuses the rest). */
 export const ON_OFF = ['ON', 'OFF'] as const;
 export const SYNC_CHOICES = ['STANDARD', 'ALWAYS', 'DISABLED'] as const;
 
-export type PropertyValue = string | number | null;
+/** A boolean only from a desired-state file that wrote one (`readonly: true`): passed on for 25.10.1's model to judge. */
+export type PropertyValue = string | number | boolean | null;
 
-/** What a dataset should have: properties to set, properties (or user property keys) to inherit, user properties to set. */
+/**
+ * What a dataset should have: properties to set, properties (or user property keys) to inherit, user
+ * properties to set. `set` is keyed by `pool.dataset.update` field names: the flags' (UPDATE_PROPERTIES)
+ * and any other a desired-state file names (refreservation, …).
+ */
 export interface DesiredDataset {
-  set: Partial<Record<UpdateProperty, PropertyValue>>;
+  set: Partial<Record<string, PropertyValue>>;
   /** Field names of INHERITABLE_PROPERTIES, or user property keys (`ns:key`), which are removed. */
   inherit: string[];
   /** User properties (`ns:key` → value). */
@@ -161,13 +169,15 @@ function same(property: string, now: PropertyValue, wanted: PropertyValue): bool
 }
 
 /**
- * The changes from the entry (`pool.dataset.query` of 25.10.1) to what is wanted, in flag order,
- * then inherits, then user properties. Nothing that already holds is a change: an inherit of a
- * property that is not set locally, a user property already removed or already equal.
+ * The changes from the entry (`pool.dataset.query` of 25.10.1) to what is wanted, in flag order
+ * (then any other property set, as given), then inherits, then user properties. Nothing that already
+ * holds is a change: an inherit of a property that is not set locally, a user property already
+ * removed or already equal.
  */
 export function planChanges(entry: PoolDatasetEntry, desired: DesiredDataset): DatasetChange[] {
   const changes: DatasetChange[] = [];
-  for (const name of UPDATE_PROPERTIES) {
+  const flagged: readonly string[] = UPDATE_PROPERTIES;
+  for (const name of [...flagged, ...Object.keys(desired.set).filter((k) => !flagged.includes(k))]) {
     if (!(name in desired.set)) continue;
     const now = currentValue(entry, name);
     const wanted = desired.set[name]!;

@@ -8,6 +8,7 @@ import { E } from '../../core/error-catalogue.js';
 import { StorError } from '../../core/errors.js';
 import { groupNames, healthOf, proposedFix } from '../privilege/model.js';
 import { primaryGroupName } from '../user/model.js';
+import { predictDatasetRefusal } from './datasets.js';
 import { namesOf, type Step } from './diff.js';
 import type { World } from './world.js';
 
@@ -33,6 +34,21 @@ export function checkRoleLists(world: World, steps: readonly Step[], force: bool
     throw new StorError(E.ROLE_LIST_LOCKS_OUT, `on ${world.roles.model.name}: ${locking.join(' | ')}`, {
       hint: 'write the minimal list into the file (`stor privilege check` explains each role), or --force to apply it anyway',
     });
+  }
+}
+
+/**
+ * No dataset change the target would refuse: 25.10.1's answer, predicted from the reads the plan made
+ * (datasets.ts predictDatasetRefusal), is the error, in its words, before anything is applied.
+ */
+export function checkDatasetChanges(world: World, steps: readonly Step[]): void {
+  for (const s of steps) {
+    if (s.change.kind !== 'datasets' || s.change.action === 'delete' || !s.want) continue;
+    const refusal = predictDatasetRefusal(s.want as Parameters<typeof predictDatasetRefusal>[0], world.datasets.find((d) => d.id === s.change.name));
+    if (refusal) {
+      refusal.hint = `the file's dataset ${s.change.name}: the target would refuse this ${s.change.action}; nothing was changed`;
+      throw refusal;
+    }
   }
 }
 

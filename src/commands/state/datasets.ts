@@ -1,53 +1,53 @@
 /**
- * Datasets in the desired state, kept to one file: comments and the ZFS properties stor sets, created
- * with pool.dataset.create and changed with pool.dataset.update (MW/api/v25_10_1/pool_dataset.py
- * PoolDatasetCreate/Update). Meant to be switched to `stor dataset update`'s compare/validate module
- * once it lands (branch `ds`).
+ * Datasets in the desired state, kept to one file: what `stor export` writes of a dataset, and the
+ * plan and the calls, made with `stor dataset update`'s module (dataset/update-plan.ts): a file's
+ * dataset as a desired set, compared with the `pool.dataset.query` entry, the `pool.dataset.update`
+ * params that make the changes, and 25.10.1's refusal predicted from reads at plan time.
+ * Created with pool.dataset.create (MW/api/v25_10_1/pool_dataset.py PoolDatasetCreate).
  */
+import { validateParams } from '../../core/appliance/params.js';
 import { call } from '../../core/contract/client.js';
-import type { PoolDatasetEntry } from '../../core/contract/pool-dataset.js';
+import { poolDatasetContract, type PoolDatasetEntry } from '../../core/contract/pool-dataset.js';
+import { E } from '../../core/error-catalogue.js';
+import { RpcError, StorError } from '../../core/errors.js';
 import type { StateDataset } from '../../core/state/index.js';
 import type { Transport } from '../../core/transport/transport.js';
 import { commentOf } from '../dataset/model.js';
+import {
+  currentValue,
+  parseSize,
+  planChanges,
+  predictUpdateRefusal,
+  SIZE_PROPERTIES,
+  sourceOf,
+  UPDATE_PROPERTIES,
+  updateParams,
+  type DatasetChange,
+  type DesiredDataset,
+  type PropertyValue,
+} from '../dataset/update-plan.js';
 import { DATASET_MARK } from './ownership.js';
 import type { Dataset } from './world.js';
 import type { FieldChange } from './plan-model.js';
 
-/** Properties taken in bytes by pool.dataset.create/update (ints), written `10G` in a state file. */
-const SIZE_PROPERTIES = new Set(['quota', 'refquota', 'reservation', 'refreservation']);
+/**
+ * What `stor export` writes of a dataset besides its comment: the properties stor sets (the update
+ * flags' and refreservation), when set on the dataset itself (LOCAL).
+ */
+const EXPORTED = [...UPDATE_PROPERTIES.filter((p) => p !== 'comments'), 'refreservation'];
+
 const UNITS = ['', 'K', 'M', 'G', 'T', 'P'];
-/** What `stor export` writes of a dataset: the properties stor sets, when set on the dataset itself (LOCAL). */
-const EXPORTED = ['compression', 'quota', 'refquota', 'reservation', 'refreservation', 'atime', 'readonly', 'recordsize', 'sync', 'exec'];
 
-export function sizeBytes(v: string | number | boolean): number | null {
-  if (typeof v === 'number') return v;
-  const m = /^\s*(\d+(?:\.\d+)?)\s*([KMGTP]?)i?B?\s*$/i.exec(String(v));
-  if (!m) return null;
-  return Math.round(Number(m[1]) * 1024 ** UNITS.indexOf(m[2]!.toUpperCase()));
-}
-
+/** Bytes as a state file writes them: `10G` when a whole number of a unit, else bytes. */
 function sizeText(bytes: number): string | number {
   for (let i = UNITS.length - 1; i > 0; i--) if (bytes > 0 && bytes % 1024 ** i === 0) return `${bytes / 1024 ** i}${UNITS[i]}`;
   return bytes;
 }
 
-type Prop = { value?: string | null; rawvalue?: string | null; source?: string | null } | undefined;
-const propOf = (d: PoolDatasetEntry, key: string): Prop => (d as unknown as Record<string, Prop>)[key];
-
-/** What a property is now, in the file's terms; null when unset. */
-function current(d: PoolDatasetEntry, key: string): string | number | null {
-  const p = propOf(d, key);
-  if (!p) return null;
-  if (SIZE_PROPERTIES.has(key)) {
-    const n = Number(p.rawvalue ?? 0);
-    return n === 0 ? null : sizeText(n);
-  }
-  return p.value ?? null;
-}
-
-function same(key: string, have: string | number | null, want: string | number | boolean): boolean {
-  if (SIZE_PROPERTIES.has(key)) return (have === null ? 0 : sizeBytes(have)) === sizeBytes(want);
-  return have !== null && String(have).toUpperCase() === String(want).toUpperCase();
+/** A value in the file's terms: sizes as `10G` (none as null), the rest as the appliance gives it. */
+function fileValue(property: string, v: PropertyValue): PropertyValue {
+  if (SIZE_PROPERTIES.has(property) && typeof v === 'number') return v === 0 ? null : sizeText(v);
+  return v;
 }
 
 /** The datasets a state file holds: filesystems below a pool root, not the appliance's own (`.system`, `ix-*`). */
@@ -57,42 +57,74 @@ export function exportDatasets(all: readonly Dataset[]): StateDataset[] {
     .map((d) => {
       const properties: Record<string, string | number> = {};
       for (const key of EXPORTED) {
-        const p = propOf(d, key);
-        if (p && typeof p === 'object' && p.source === 'LOCAL' && 'rawvalue' in p) {
-          const v = current(d, key);
-          if (v !== null) properties[key] = v;
-        }
+        if (sourceOf((d as Record<string, unknown>)[key] as Parameters<typeof sourceOf>[0]) !== 'local') continue;
+        const v = fileValue(key, currentValue(d, key));
+        if (typeof v === 'string' || typeof v === 'number') properties[key] = v;
       }
       const comments = commentOf(d);
       return { name: d.id, ...(comments !== null ? { comments } : {}), ...(Object.keys(properties).length ? { properties } : {}) };
     });
 }
 
-/** The fields that differ; for a dataset not there yet, every field the file sets. */
-export function diffDataset(want: StateDataset, have: PoolDatasetEntry | undefined): FieldChange[] {
-  const changes: FieldChange[] = [];
-  const haveComment = have ? commentOf(have) : null;
-  if (want.comments !== undefined && (want.comments || null) !== haveComment) changes.push({ field: 'comments', from: haveComment, to: want.comments });
-  for (const [key, value] of Object.entries(want.properties ?? {})) {
-    const now = have ? current(have, key) : null;
-    if (!have || !same(key, now, value)) changes.push({ field: key, from: now, to: value });
+/**
+ * A file's dataset as `stor dataset update` takes what is wanted: words upper-cased (25.10.1 takes
+ * `LZ4`, `ON`, `128K`; its model names the choices when still wrong), sizes in bytes (`10G`, `none`).
+ * A size that is not one is the file's fault (BAD_STATE_FILE), named by its path.
+ */
+export function desiredOf(want: StateDataset): DesiredDataset {
+  const set: DesiredDataset['set'] = want.comments !== undefined ? { comments: want.comments } : {};
+  for (const [key, v] of Object.entries(want.properties ?? {})) {
+    if (SIZE_PROPERTIES.has(key) && typeof v === 'string') {
+      try {
+        set[key] = parseSize(v);
+      } catch (err) {
+        if (err instanceof StorError) throw new StorError(E.BAD_STATE_FILE, `datasets ${want.name}: properties.${key}: ${err.message}`, { hint: err.hint });
+        throw err;
+      }
+    } else set[key] = typeof v === 'string' ? v.trim().toUpperCase() : v;
   }
-  return changes;
+  return { set, inherit: [], user: {} };
 }
 
-function payload(want: StateDataset): Record<string, unknown> {
-  const props = Object.fromEntries(Object.entries(want.properties ?? {}).map(([k, v]) => [k, SIZE_PROPERTIES.has(k) ? sizeBytes(v) : v]));
-  return { ...props, ...(want.comments !== undefined ? { comments: want.comments } : {}) };
+const asField = (c: DatasetChange): FieldChange => ({ field: c.property, from: fileValue(c.property, c.old), to: fileValue(c.property, c.new) });
+
+/** The fields that differ; for a dataset not there yet, every field the file sets. */
+export function diffDataset(want: StateDataset, have: PoolDatasetEntry | undefined): FieldChange[] {
+  const desired = desiredOf(want);
+  if (!have) return Object.entries(desired.set).map(([field, to]) => ({ field, from: null, to: fileValue(field, to ?? null) }));
+  return planChanges(have, desired).map(asField);
+}
+
+function createParams(want: StateDataset) {
+  return { name: want.name, ...desiredOf(want).set, user_properties: [{ key: DATASET_MARK, value: want.name }] };
+}
+
+/**
+ * 25.10.1's refusal of the call that would make the file's dataset, predicted from reads: for an
+ * update, as `stor dataset update` predicts it (predictUpdateRefusal: the model, the plugin's checks,
+ * a quota below used); for a create, the model's. Null when it would take it.
+ */
+export function predictDatasetRefusal(want: StateDataset, have: PoolDatasetEntry | undefined): RpcError | null {
+  if (have) {
+    const changes = planChanges(have, desiredOf(want));
+    return changes.length ? predictUpdateRefusal(have, updateParams(changes)) : null;
+  }
+  try {
+    validateParams(poolDatasetContract['pool.dataset.create'].params, [createParams(want)]);
+    return null;
+  } catch (err) {
+    if (err instanceof RpcError) return err;
+    throw err;
+  }
 }
 
 export async function createDataset(t: Transport, want: StateDataset): Promise<void> {
-  await call(t, 'pool.dataset.create', [
-    { name: want.name, ...payload(want), user_properties: [{ key: DATASET_MARK, value: want.name }] } as never,
-  ]);
+  await call(t, 'pool.dataset.create', [createParams(want) as never]);
 }
 
-export async function updateDataset(t: Transport, want: StateDataset): Promise<void> {
-  await call(t, 'pool.dataset.update', [want.name, payload(want) as never]);
+/** Sends only what differs from `have` (as planned), the params predictDatasetRefusal judged. */
+export async function updateDataset(t: Transport, want: StateDataset, have: PoolDatasetEntry): Promise<void> {
+  await call(t, 'pool.dataset.update', [want.name, updateParams(planChanges(have, desiredOf(want))) as never]);
 }
 
 export async function deleteDataset(t: Transport, name: string): Promise<void> {

@@ -136,7 +136,11 @@ async function runStep(t: Transport, world: World, step: Step, keys: NewApiKey[]
     case 'datasets': {
       const want = step.want as StateDataset | undefined;
       if (action === 'create') await createDataset(t, want!);
-      else if (action === 'update') await updateDataset(t, want!);
+      else if (action === 'update') {
+        const have = world.datasets.find((d) => d.id === name);
+        if (!have) throw new StorError(E.NOT_FOUND, `no dataset ${name}`);
+        await updateDataset(t, want!, have);
+      }
       else await deleteDataset(t, name);
       return;
     }

@@ -25,6 +25,7 @@ export const statePlanCommand = defineCommand({
   notes:
     'Changes nothing. Objects are matched by name; what the file does not name is left alone (with --prune, deleted only if stor made it). ' +
     'Refused before anything is applied: roles the target does not know, role lists that lock their users out on its release, and (without --force) ' +
-    'plans that leave no password-enabled administrator or take roles from the identity stor is using.',
+    'plans that leave no password-enabled administrator or take roles from the identity stor is using; ' +
+    'dataset changes the target would refuse, in its words (predicted as `stor dataset update --dry-run` predicts them).',
   run: (ctx, _args, opts) => statePlan(ctx, opts),
 });
