@@ -8,34 +8,24 @@
  * `ValidationErrors` (`[EINVAL] attribute: message`, MW/api/base/handler/accept.py:49,
  * MW/api/base/server/ws_handler/rpc.py:122-127) or the method's own CallError reason.
  *
- * The calls run in one Python process (official-client-methods.py beside this file), in the
- * table's order: the objects later calls need (a user, a group, a dataset, a snapshot…) are made
+ * The calls run in one Python process (official-client-methods.py beside this file, which prints
+ * an error the way `midclt call` does before it exits 1; two are checked against midclt itself), in
+ * the table's order: the objects later calls need (a user, a group, a dataset, a snapshot…) are made
  * by earlier valid calls, and each invalid call runs before its valid one.
  *
  * Needs STOR_TEST_API_CLIENT (a PYTHONPATH giving `truenas_api_client` and websocket-client ≥ 1.3.2,
  * README "Set up and test"); without it the tests are skipped, saying why.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { EMULATIONS } from '../../src/core/appliance/settings.js';
 import { contractViolations } from '../../src/core/contract/conformance.js';
 import { contractFor, type ReleaseName } from '../../src/core/releases/index.js';
 import { SAFETY_MS, startTestServer } from '../helpers/server.js';
+import { findClient, midclt } from './official-client.js';
 
 const RUNNER = fileURLToPath(new URL('./official-client-methods.py', import.meta.url));
-
-/** python3 with the official client on its path, or why there is none (as official-client.test.ts probes it). */
-function findClient(): { env: NodeJS.ProcessEnv } | { reason: string } {
-  const dir = process.env.STOR_TEST_API_CLIENT;
-  if (!dir) return { reason: 'STOR_TEST_API_CLIENT is not set (a PYTHONPATH giving truenas_api_client and websocket-client; README "Set up and test")' };
-  const env = { ...process.env, PYTHONPATH: dir };
-  const probe = 'import truenas_api_client, websocket; v = tuple(int(x) for x in websocket.__version__.split(".")[:3]); assert v >= (1, 3, 2), "websocket-client " + websocket.__version__ + " < 1.3.2"';
-  const r = spawnSync('python3', ['-c', probe], { encoding: 'utf8', env });
-  if (r.error) return { reason: `python3 cannot be run: ${r.error.message}` };
-  if (r.status !== 0) return { reason: `STOR_TEST_API_CLIENT=${dir} does not give truenas_api_client with websocket-client ≥ 1.3.2: ${r.stderr.trim().split('\n').at(-1) ?? ''}` };
-  return { env };
-}
 
 const client = findClient();
 
@@ -304,6 +294,12 @@ for (const release of ['25.10.1', '26.0'] as const) {
           failures.push(`${c.method} ${JSON.stringify(c.bad)}: want ${'reason' in want ? `errno ${want.errno} ${want.reason}` : want.stderr}, got errno ${bad.errno}: ${got}`);
       }
       expect(failures).toEqual([]);
+      // The runner prints errors as midclt does: `midclt call` itself, in its own process, exits 1
+      // and prints the same for a ValidationErrors and for a CallError (its trace included).
+      for (const [method, arg] of [['auth.sessions', '"x"'], ['pool.snapshot.hold', 'tank/midclt@nope']] as const) {
+        const r = await midclt(client.env, ['-u', server.rpcUrl, '-K', server.adminKey, 'call', method, arg]);
+        expect([r.code, r.stdout, r.stderr.trimEnd()]).toEqual([1, '', outcomes.get(`${method} bad`)!.stderr!.trimEnd()]);
+      }
       expect(answered).toMatchObject(Object.fromEntries(cases.filter((c) => c.answers !== undefined).map((c) => [c.method, c.answers])));
     });
   });
