@@ -181,7 +181,10 @@ const CASES: Case[] = [
   { method: 'core.job_wait', valid: [ref('core.get_jobs', 0, 'id')], bad: ['x'], error: invalid(['id', 'Input should be a valid integer']), job: true },
   { method: 'core.job_abort', valid: [ref('core.get_jobs', 0, 'id')], bad: ['x'], error: invalid(['id', 'Input should be a valid integer']) },
   { method: 'core.download', valid: ['filesystem.get', ['/mnt/tank/midclt/dir'], 'dir'], bad: ['filesystem.get'], error: invalid(['args', 'Field required'], ['filename', 'Field required']) },
-  { method: 'pool.snapshot.create', valid: [{ dataset: 'tank/midclt', name: 's1' }], bad: [{ name: 's1' }],
+  {
+    method: 'pool.snapshot.create',
+    valid: [{ dataset: 'tank/midclt', name: 's1' }],
+    bad: [{ name: 's1' }],
     // A plain union in both releases (MW/api/v25_10_1/pool_snapshot.py:196-197).
     error: invalid(
       ['data.PoolSnapshotCreateWithName.dataset', 'Field required'],
@@ -211,9 +214,9 @@ const CASES: Case[] = [
  */
 const SKIPPED: Record<string, string> = {
   'filesystem.put':
-    'upload-only: its input pipe is fed by POST /_upload (MW/api/base/server/app.py upload handler); over the WebSocket 25.10.1 fails it with a ValueError for the missing pipe, which midclt cannot avoid',
+    "upload-only: its input pipe is opened by POST /_upload (MW/main.py:1439, MW/apps/file_app.py:118); called over the WebSocket, 25.10.1's job checks its pipes and fails with ValueError \"Pipe 'input' is not open\" (MW/job.py:330-332, 369-376), whatever the argument",
   'filesystem.get':
-    'download-only: its output pipe is read through the URL core.download answers (covered above with filesystem.get as its method); called directly over the WebSocket the job has no pipe to write to',
+    "download-only: its output pipe is read through the URL core.download answers (core.download of filesystem.get is in the table); called over the WebSocket it fails the same way with \"Pipe 'output' is not open\" (MW/job.py:330-332, 369-376)",
 };
 
 interface Outcome {
