@@ -38,6 +38,8 @@ const totp = (uri: ReturnType<typeof ref>) => ({ $totp: uri });
 const invalid = (...pairs: [string, string][]) => ({ class: 'ValidationErrors', stderr: pairs.map(([a, m]) => `[EINVAL] ${a || 'ALL'}: ${m}`).join('\n') });
 /** Too many positional arguments (MW/api/base/handler/accept.py:49). */
 const tooMany = (expected: number, found = expected + 1) => invalid(['', `Too many arguments (expected ${expected}, found ${found})`]);
+/** InstanceNotFound: a ValidationError with no attribute and ENOENT (MW/service_exception.py:115-118, MW/service/crud_service.py:242), sent as -32602. */
+const notFound = (message: string) => ({ class: 'ValidationErrors', stderr: `[ENOENT] ALL: ${message}` });
 /** A CallError: midclt prints its reason first, then the trace (truenas_api_client/__init__.py:1083-1091). */
 const callError = (errno: number, reason: string) => ({ class: 'ClientException', errno, reason });
 
@@ -209,6 +211,43 @@ const CASES: Case[] = [
 ];
 
 /**
+ * Arguments that pass the models but that a method refuses itself (an id or path that does not
+ * exist), run after the table: the method's own error, as midclt prints it.
+ */
+const REFUSALS: { method: string; args: unknown[]; error: Expected }[] = [
+  // CRUDService.get_instance: `{verbose_name} {id} does not exist`, verbose_name the class name
+  // without "Service" (MW/service/crud_service.py:242, MW/service/base.py:36); delete looks it up first.
+  { method: 'user.get_instance', args: [99999], error: notFound('User 99999 does not exist') },
+  { method: 'group.get_instance', args: [99999], error: notFound('Group 99999 does not exist') },
+  { method: 'privilege.get_instance', args: [99999], error: notFound('Privilege 99999 does not exist') },
+  { method: 'api_key.get_instance', args: [99999], error: notFound('ApiKey 99999 does not exist') },
+  { method: 'pool.get_instance', args: [99999], error: notFound('Pool 99999 does not exist') },
+  { method: 'pool.dataset.get_instance', args: ['tank/nope'], error: notFound('PoolDataset tank/nope does not exist') },
+  { method: 'pool.snapshot.get_instance', args: ['tank@nope'], error: notFound('PoolSnapshot tank@nope does not exist') },
+  { method: 'user.delete', args: [99999], error: notFound('User 99999 does not exist') },
+  { method: 'group.delete', args: [99999], error: notFound('Group 99999 does not exist') },
+  { method: 'privilege.delete', args: [99999], error: notFound('Privilege 99999 does not exist') },
+  { method: 'api_key.delete', args: [99999], error: notFound('ApiKey 99999 does not exist') },
+  { method: 'pool.dataset.delete', args: ['tank/nope'], error: notFound('PoolDataset tank/nope does not exist') },
+  // libzfs's NOENT raised as InstanceNotFound (MW/plugins/zfs_/snapshot.py:246-248).
+  { method: 'pool.snapshot.delete', args: ['tank@nope'], error: notFound('Snapshot tank@nope not found') },
+  { method: 'core.job_abort', args: [99999], error: notFound('Job with id 99999 does not exist') }, // MW/service/core_service.py:109-111
+  { method: 'filesystem.stat', args: ['/mnt/tank/nope'], error: callError(2, '[ENOENT] Path /mnt/tank/nope not found') },
+  { method: 'filesystem.listdir', args: ['/mnt/tank/nope'], error: callError(2, '[ENOENT] Directory /mnt/tank/nope does not exist') },
+  // os.mkdir's FileNotFoundError, unhandled: sent with EINVAL and str(e) (MW/api/base/server/ws_handler/rpc.py:378-391).
+  { method: 'filesystem.mkdir', args: [{ path: '/mnt/tank/nope/deeper' }], error: callError(22, "[Errno 2] No such file or directory: '/mnt/tank/nope/deeper'") },
+  // An unknown user: `entry` stays the empty list and `entry['password_history']` is a TypeError (MW/plugins/account.py:1799-1843).
+  { method: 'user.set_password', args: [{ username: 'nope', new_password: 'x' }], error: callError(22, 'list indices must be integers or slices, not str') },
+  { method: 'user.renew_2fa_secret', args: ['nope', {}], error: callError(2, "[ENOENT] User 'nope' does not exist") },
+  { method: 'user.unset_2fa_secret', args: ['nope'], error: callError(2, "[ENOENT] User 'nope' does not exist") },
+  { method: 'pool.snapshot.clone', args: [{ snapshot: 'tank@nope', dataset_dst: 'tank/c' }], error: callError(14, '[EFAULT] Failed to clone snapshot: Snapshot tank@nope not found') },
+  { method: 'pool.snapshot.rollback', args: ['tank@nope'], error: callError(14, "[EFAULT] Failed to rollback snapshot: cannot open 'tank@nope': dataset does not exist") },
+  { method: 'pool.snapshot.release', args: ['tank@nope'], error: callError(14, '[EFAULT] Failed to release snapshot: Snapshot tank@nope not found') },
+  // 26 only (MW/plugins/api_key.py:426-427 at stable/26).
+  { method: 'api_key.convert_raw_key', args: ['nope'], error: invalid(['api_key_convert_raw_key', 'Not a valid raw API key']) },
+];
+
+/**
  * Methods midclt cannot call over its WebSocket, and why: a job's file pipe is only reachable over
  * HTTP, so the client's `call` has no way to hand it bytes or take them.
  */
@@ -270,16 +309,24 @@ for (const release of ['25.10.1', '26.0'] as const) {
       expect(cases.map((c) => c.method).filter((m) => !contract.has(m))).toEqual([]);
     });
 
-    it('each valid call answers the release\'s result shape; each invalid one fails with the release\'s error as midclt prints it', async (ctx) => {
+    it('each valid call answers the release\'s result shape; each invalid one, and each argument a method refuses itself, fails with the release\'s error as midclt prints it', async (ctx) => {
       if ('reason' in client) return ctx.skip(client.reason);
       const server = await startTestServer(EMULATIONS[`truenas-${release}`]);
       const steps = cases.flatMap((c) => [
         { label: `${c.method} bad`, method: c.method, params: withKey(c.bad, server.adminKey), job: c.job, session: c.session, pre: c.pre },
         { label: c.method, method: c.method, params: withKey(c.valid, server.adminKey), job: c.job, session: c.session, pre: c.pre },
       ]);
+      const refusals = REFUSALS.filter((r) => contract.has(r.method));
+      steps.push(...refusals.map((r) => ({ label: `${r.method} refused`, method: r.method, params: r.args, job: false, session: undefined, pre: undefined })));
       const outcomes = await runClient(client.env, server.rpcUrl, server.adminKey, steps);
       const failures: string[] = [];
       const answered: Record<string, unknown> = {};
+      const checkRefusal = (call: string, bad: Outcome | undefined, want: Expected) => {
+        const got = bad?.ok ? `answered ${bad.json}` : (bad?.stderr ?? 'no outcome');
+        if (!bad || bad.ok || bad.class !== want.class) failures.push(`${call}: want ${want.class}, got ${bad?.class}: ${got}`);
+        else if ('reason' in want ? !(bad.errno === want.errno && bad.stderr!.startsWith(want.reason)) : bad.stderr !== want.stderr)
+          failures.push(`${call}: want ${'reason' in want ? `errno ${want.errno} ${want.reason}` : want.stderr}, got errno ${bad.errno}: ${got}`);
+      };
       for (const c of cases) {
         const good = outcomes.get(c.method);
         if (!good?.ok) failures.push(`${c.method} ${JSON.stringify(c.valid)}: ${good?.stderr ?? 'no outcome'} ${JSON.stringify(good?.pre ?? [])}`);
@@ -289,13 +336,9 @@ for (const release of ['25.10.1', '26.0'] as const) {
           const violations = contractViolations(contract.get(c.method)!.result, result);
           if (violations.length) failures.push(`${c.method} result: ${violations.join('; ')} in ${good.json!.slice(0, 300)}`);
         }
-        const bad = outcomes.get(`${c.method} bad`);
-        const want = (release === '26.0' && c.error26) || c.error;
-        const got = bad?.ok ? `answered ${bad.json}` : bad?.stderr ?? 'no outcome';
-        if (!bad || bad.ok || bad.class !== want.class) failures.push(`${c.method} ${JSON.stringify(c.bad)}: want ${want.class}, got ${bad?.class}: ${got}`);
-        else if ('reason' in want ? !(bad.errno === want.errno && bad.stderr!.startsWith(want.reason)) : bad.stderr !== want.stderr)
-          failures.push(`${c.method} ${JSON.stringify(c.bad)}: want ${'reason' in want ? `errno ${want.errno} ${want.reason}` : want.stderr}, got errno ${bad.errno}: ${got}`);
+        checkRefusal(`${c.method} ${JSON.stringify(c.bad)}`, outcomes.get(`${c.method} bad`), (release === '26.0' && c.error26) || c.error);
       }
+      for (const r of refusals) checkRefusal(`${r.method} ${JSON.stringify(r.args)}`, outcomes.get(`${r.method} refused`), r.error);
       expect(failures).toEqual([]);
       // The runner prints errors as midclt does: `midclt call` itself, in its own process, exits 1
       // and prints the same for a ValidationErrors and for a CallError (its trace included).
