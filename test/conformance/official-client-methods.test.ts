@@ -347,7 +347,7 @@ for (const release of ['25.10.1', '25.10.7', '26.0'] as const) {
       // The runner prints errors as midclt does: `midclt call` itself, in its own process, exits 1
       // and prints the same for a ValidationErrors and for a CallError (its trace included).
       for (const [method, arg] of [['auth.sessions', '"x"'], ['pool.snapshot.hold', 'tank/midclt@nope']] as const) {
-        const r = await midclt(client.env, ['-u', server.rpcUrl, '-K', server.adminKey, 'call', method, arg]);
+        const r = await midclt(client.env, ['-u', server.rpcUrl, ...client.keyLogin(server.adminKey), 'call', method, arg]);
         expect([r.code, r.stdout, r.stderr.trimEnd()]).toEqual([1, '', outcomes.get(`${method} bad`)!.stderr!.trimEnd()]);
       }
       expect(answered).toMatchObject(Object.fromEntries(cases.filter((c) => c.answers !== undefined).map((c) => [c.method, c.answers])));

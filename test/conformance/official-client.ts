@@ -8,7 +8,7 @@ const MIDCLT_MAIN = "import sys; sys.argv[0] = 'midclt'; from truenas_api_client
  * PYTHONPATH (colon-separated) under which `import truenas_api_client` gives truenas/api_client and
  * `import websocket` a websocket-client ≥ 1.3.2 (README "Set up and test").
  */
-export function findClient(): { env: NodeJS.ProcessEnv } | { reason: string } {
+export function findClient(): { env: NodeJS.ProcessEnv; keyLogin: (key: string) => string[] } | { reason: string } {
   const dir = process.env.STOR_TEST_API_CLIENT;
   if (!dir) return { reason: 'STOR_TEST_API_CLIENT is not set (a PYTHONPATH giving truenas_api_client and websocket-client; README "Set up and test")' };
   const env = { ...process.env, PYTHONPATH: dir };
@@ -16,7 +16,10 @@ export function findClient(): { env: NodeJS.ProcessEnv } | { reason: string } {
   const r = spawnSync('python3', ['-c', probe], { encoding: 'utf8', env });
   if (r.error) return { reason: `python3 cannot be run: ${r.error.message}` };
   if (r.status !== 0) return { reason: `STOR_TEST_API_CLIENT=${dir} does not give truenas_api_client with websocket-client ≥ 1.3.2: ${r.stderr.trim().split('\n').at(-1) ?? ''}` };
-  return { env };
+  // midclt's key login: `-K KEY` in TS-25.10.1's client; stable/26's logs a key in with SCRAM by
+  // default, which needs the key's user and a SCRAM-serving appliance, so there `-U … -K … --plain`.
+  const scram = spawnSync('python3', ['-c', 'import truenas_api_client as t; print(hasattr(t, "APIKeyAuthMech"))'], { encoding: 'utf8', env }).stdout.trim() === 'True';
+  return { env, keyLogin: (key) => (scram ? ['-U', 'truenas_admin', '-K', key, '--plain'] : ['-K', key]) };
 }
 
 /** `midclt ARGS` (truenas_api_client:main) in its own process: its exit code and what it printed. */
