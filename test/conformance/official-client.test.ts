@@ -9,37 +9,14 @@
  * gives the TS-25.10.1 client and `import websocket` a websocket-client ≥ 1.3.2 (README "Set up and
  * test"). Without it the test is skipped, saying why.
  */
-import { execFile, spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { SAFETY_MS, loggedInWs } from '../helpers/server.js';
+import { loggedInWs } from '../helpers/server.js';
 import { EMULATIONS } from '../../src/core/appliance/settings.js';
 import { startTestServer } from '../helpers/server.js';
 import { server25 } from './harness.js';
-
-const MIDCLT_MAIN = "import sys; sys.argv[0] = 'midclt'; from truenas_api_client import main; sys.exit(main())";
-
-/** python3 with the official client on its path, or why there is none. */
-function findClient(): { env: NodeJS.ProcessEnv } | { reason: string } {
-  const dir = process.env.STOR_TEST_API_CLIENT;
-  if (!dir) return { reason: 'STOR_TEST_API_CLIENT is not set (a PYTHONPATH giving truenas_api_client and websocket-client; README "Set up and test")' };
-  const env = { ...process.env, PYTHONPATH: dir };
-  const probe = 'import truenas_api_client, websocket; v = tuple(int(x) for x in websocket.__version__.split(".")[:3]); assert v >= (1, 3, 2), "websocket-client " + websocket.__version__ + " < 1.3.2"';
-  const r = spawnSync('python3', ['-c', probe], { encoding: 'utf8', env });
-  if (r.error) return { reason: `python3 cannot be run: ${r.error.message}` };
-  if (r.status !== 0) return { reason: `STOR_TEST_API_CLIENT=${dir} does not give truenas_api_client with websocket-client ≥ 1.3.2: ${r.stderr.trim().split('\n').at(-1) ?? ''}` };
-  return { env };
-}
+import { findClient, midclt } from './official-client.js';
 
 const client = findClient();
-
-function midclt(env: NodeJS.ProcessEnv, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile('python3', ['-c', MIDCLT_MAIN, ...args], { env, timeout: SAFETY_MS, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
-      resolve({ code, stdout, stderr: error?.killed ? `${stderr}\n(killed after ${SAFETY_MS} ms)` : stderr });
-    });
-  });
-}
 
 describe('core.get_methods through the official client (truenas_api_client at TS-25.10.1)', () => {
   it('`midclt call core.get_methods` completes and decodes to what the server sent (truenas_api_client/ejson.py:64-93, MW/api/base/jsonschema.py:10-15)', async (ctx) => {

@@ -49,7 +49,12 @@ export function startDownload(ctx: CallContext, method: string, args: unknown[],
   if (!work) throw rpcErrors.call(ERRNO.EINVAL, `${method} writes no output to download; only ${Object.keys(OUTPUT_METHODS).join(', ')} can be`);
   const writeInto = work(appliance, args);
   const pipe = new OutputPipe(buffered);
-  const job = appliance.jobs.start(session, method, [...args], ctx.messageId, async () => {
+  // No message id: `_download` starts the job through call_with_audit, which passes none
+  // (MW/service/core_service.py:509-512, MW/job.py:300), so the job's `message_ids` is empty. Were
+  // it the core.download call's id, the official client, taking a core.get_jobs event that names
+  // its call for a job's start, would answer that call with the job id instead of [id, url]
+  // (truenas_api_client/__init__.py:502-510).
+  const job = appliance.jobs.start(session, method, [...args], null, async () => {
     try {
       return await writeInto(pipe);
     } finally {
