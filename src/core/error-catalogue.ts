@@ -370,7 +370,7 @@ const CATALOGUE = {
   },
   NOT_AN_APPLIANCE: {
     kind: 'unreachable',
-    meaning: 'the server answered HTTP where the JSON-RPC API (`/api/current`) should be',
+    meaning: 'the server answered HTTP where the JSON-RPC API (`/api/current`) should be; when its `/api/versions` lists API versions, they are named (an appliance older than the API stor speaks)',
     remedy: 'check the URL: it should name the appliance itself, e.g. `wss://nas.example.com`',
   },
   RATE_LIMITED: {

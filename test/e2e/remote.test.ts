@@ -128,6 +128,33 @@ describe('stor serve and the remote target, end to end', () => {
     }
   });
 
+  it('a server with no /api/current names the versions its /api/versions lists (an appliance older than stor\'s API), and a web server whose list is not one stays "not a storage appliance" (MW/main.py:1300-1304)', async () => {
+    const answers: Record<string, [number, string]> = {};
+    const web = createServer((req, res) => {
+      const [status, body] = answers[req.url ?? ''] ?? [404, 'not here'];
+      res.writeHead(status, { 'content-type': 'application/json' }).end(body);
+    });
+    await new Promise<void>((r) => web.listen(0, '127.0.0.1', r));
+    try {
+      const url = `ws://127.0.0.1:${(web.address() as AddressInfo).port}`;
+      const env = { ...clientEnv(), STOR_API_KEY: `1-${'A'.repeat(64)}` };
+      answers['/api/versions'] = [200, '["v24.10"]'];
+      const old = await spawnStor(['whoami', '--url', url], { env });
+      expect(old.code).toBe(3);
+      expect(old.stderr).toContain('has no /api/current (HTTP 404); its /api/versions lists v24.10');
+      expect(old.stderr).toContain('upgrade the appliance');
+      for (const junk of ['{"a":1}', '["<script>"]', `[${'"v1",'.repeat(200)}"v1"]`, 'x'.repeat(20_000)]) {
+        answers['/api/versions'] = [200, junk];
+        const r = await spawnStor(['whoami', '--url', url], { env });
+        expect(r.code).toBe(3);
+        expect(r.stderr).toContain('is not a storage appliance');
+        expect(r.stderr).not.toContain('/api/versions lists');
+      }
+    } finally {
+      await new Promise((r) => web.close(r));
+    }
+  });
+
   it('exits 3 with a clear message when the target never answers, or closes the socket mid-call', async () => {
     const silent = createTcpServer(() => undefined); // accepts, then says nothing
     await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));

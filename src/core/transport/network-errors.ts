@@ -86,6 +86,19 @@ export function notAnAppliance(where: string, status: number): StorError {
   );
 }
 
+/**
+ * An appliance whose `/api/versions` answers but which has no `/api/current`: a build older than
+ * the JSON-RPC API stor speaks (`/api/current` came with 25.04, MW/main.py:1300-1304 lists what a
+ * build serves). Its list is named so the operator sees which release it is.
+ */
+export function apiNotServed(where: string, versions: readonly string[]): StorError {
+  return new StorError(
+    E.NOT_AN_APPLIANCE,
+    `${where} has no /api/current (HTTP 404); its /api/versions lists ${versions.join(', ')}`,
+    { hint: 'stor speaks the JSON-RPC API at /api/current of TrueNAS 25.04 and later (tested with 25.10.1–25.10.7 and 26.0): upgrade the appliance' },
+  );
+}
+
 export function timedOut(where: string, what: string, seconds: number): StorError {
   return new StorError(E.TIMEOUT, `${where} did not answer ${what} within ${seconds} s`, {
     hint: 'raise --timeout, or check that the appliance is up',

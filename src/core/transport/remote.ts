@@ -12,7 +12,8 @@ import { assertSecretMayTravel, type Endpoint } from './endpoint.js';
 import { awaitJob } from './job-wait.js';
 import { loginError } from './login.js';
 import { bearerKey, type LoginLink, type LoginStrategy } from './login-strategies.js';
-import { networkError, notAnAppliance, rateLimited, timedOut } from './network-errors.js';
+import { apiVersions } from './api-versions.js';
+import { apiNotServed, networkError, notAnAppliance, rateLimited, timedOut } from './network-errors.js';
 import { elapsed, traced, type TraceSink } from './trace.js';
 import { downloadFile, type DownloadWay } from './download-flow.js';
 import type { DownloadRequest, TargetInfo, Transport, UploadRequest } from './transport.js';
@@ -443,10 +444,13 @@ function connect(options: RemoteOptions): Promise<WebSocket> {
       ...(options.ca ? { ca: options.ca } : {}),
       maxPayload: 64 * 1024 * 1024,
     });
-    const fail = (err: StorError) => {
+    const stop = () => {
       ws.removeAllListeners();
       ws.on('error', () => undefined);
       ws.terminate();
+    };
+    const fail = (err: StorError) => {
+      stop();
       reject(err);
     };
     ws.once('open', () => {
@@ -454,7 +458,13 @@ function connect(options: RemoteOptions): Promise<WebSocket> {
       ws.removeAllListeners();
       resolve(ws);
     });
-    ws.once('unexpected-response', (_req, res) => fail(res.statusCode === 429 ? rateLimited(where, 'connections', '') : notAnAppliance(where, res.statusCode ?? 0)));
+    ws.once('unexpected-response', (_req, res) => {
+      if (res.statusCode === 429) return fail(rateLimited(where, 'connections', ''));
+      if (res.statusCode !== 404) return fail(notAnAppliance(where, res.statusCode ?? 0));
+      // No /api/current: ask what the server does serve, to tell an old appliance from something else.
+      stop();
+      void apiVersions(options.endpoint, options, Math.min(options.timeoutSeconds, 10)).then((versions) => reject(versions ? apiNotServed(where, versions) : notAnAppliance(where, 404)));
+    });
     ws.once('error', (err) =>
       fail(/handshake has timed out/i.test(err.message) ? timedOut(where, 'the WebSocket handshake', options.timeoutSeconds) : networkError(err, where, startedAt)),
     );

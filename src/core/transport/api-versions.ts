@@ -1,0 +1,40 @@
+import { request } from 'undici';
+import type { Endpoint } from './endpoint.js';
+import type { TlsOptions } from './remote.js';
+import { uploadAgent } from './upload-client.js';
+
+/** More than any build's list (25.10.1 lists 8 versions in under 200 bytes); a longer answer is not one. */
+const MAX_BYTES = 16 * 1024;
+
+/**
+ * `GET {base}/api/versions`, which answers without a login (MW/main.py:1300-1304): the versioned
+ * API paths the build serves (`["v25.04.0", …, "v25.10.1"]`). Asked only when `/api/current`
+ * was not there, to tell an appliance too old for stor from something that is not one. Null when
+ * the answer is not such a list, or does not come within the timeout.
+ */
+export async function apiVersions(endpoint: Endpoint, tls: TlsOptions, timeoutSeconds: number): Promise<string[] | null> {
+  const agent = uploadAgent(tls, timeoutSeconds);
+  try {
+    const res = await request(new URL('api/versions', endpoint.base), { method: 'GET', dispatcher: agent, headersTimeout: timeoutSeconds * 1000, bodyTimeout: timeoutSeconds * 1000 });
+    if (res.statusCode !== 200) {
+      await res.body.dump();
+      return null;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of res.body as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > MAX_BYTES) {
+        res.body.destroy();
+        return null;
+      }
+      chunks.push(chunk);
+    }
+    const list: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    return Array.isArray(list) && list.length > 0 && list.length <= 100 && list.every((v) => typeof v === 'string' && /^v[0-9][0-9A-Za-z._-]{0,30}$/.test(v)) ? (list as string[]) : null;
+  } catch {
+    return null;
+  } finally {
+    void agent.close();
+  }
+}
