@@ -29,12 +29,21 @@ describe('--targets through the session agent', () => {
     const before = counts();
 
     const check = ['--targets', `nas[1-${N}]`, 'privilege', 'check', '--json'];
-    const first = await spawnStor(check, { env });
+    const sessionTargets = async () => (JSON.parse((await spawnStor(['session', 'list', '--json'], { env })).stdout) as { target: string }[]).map((s) => s.target).sort();
+    let first = await spawnStor(check, { env });
     expect(first.code, first.stderr).toBe(0);
     expect((JSON.parse(first.stdout) as { target: string; ok: boolean }[]).map((o) => [o.target, o.ok])).toEqual(servers.map((_, i) => [`nas${i + 1}`, true]));
+    // One login per server: the agent's, when it came up within the first stage's wait (5 s,
+    // src/first-stage.ts FLEET_WAIT_MS). On a machine loaded past that the first run goes on
+    // in-process, as designed; the run after it then logs in through the agent, and it is the
+    // run after that one which must log in nowhere.
+    expect(counts().map((n, i) => n - before[i]!)).toEqual(servers.map(() => 1));
+    if ((await sessionTargets()).length === 0) {
+      first = await spawnStor(check, { env });
+      expect(first.code, first.stderr).toBe(0);
+      expect(counts().map((n, i) => n - before[i]!)).toEqual(servers.map(() => 2));
+    }
     const afterFirst = counts();
-    // One login per server, the agent's.
-    expect(afterFirst.map((n, i) => n - before[i]!)).toEqual(servers.map(() => 1));
 
     const second = await spawnStor(check, { env });
     expect(second.code, second.stderr).toBe(0);
