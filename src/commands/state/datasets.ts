@@ -119,12 +119,12 @@ export function predictDatasetRefusal(want: StateDataset, have: PoolDatasetEntry
 }
 
 export async function createDataset(t: Transport, want: StateDataset): Promise<void> {
-  await call(t, 'pool.dataset.create', [createParams(want) as never]);
+  await call(t, 'pool.dataset.create', [createParams(want)]);
 }
 
 /** Sends only what differs from `have` (as planned), the params predictDatasetRefusal judged. */
 export async function updateDataset(t: Transport, want: StateDataset, have: PoolDatasetEntry): Promise<void> {
-  await call(t, 'pool.dataset.update', [want.name, updateParams(planChanges(have, desiredOf(want))) as never]);
+  await call(t, 'pool.dataset.update', [want.name, updateParams(planChanges(have, desiredOf(want)))]);
 }
 
 export async function deleteDataset(t: Transport, name: string): Promise<void> {

@@ -38,7 +38,7 @@ const MARKED: Record<string, MarkedKind> = { groups: 'group', users: 'user', pri
 async function markName(t: Transport, world: World, kind: MarkedKind, name: string, on: boolean): Promise<void> {
   if (world.marks.home === null) return;
   const key = markKey(kind, name);
-  await call(t, 'pool.dataset.update', [world.marks.home, { user_properties_update: [on ? { key, value: name } : { key, remove: true }] } as never]);
+  await call(t, 'pool.dataset.update', [world.marks.home, { user_properties_update: [on ? { key, value: name } : { key, remove: true }] }]);
 }
 
 async function mark(t: Transport, world: World, step: Step, on: boolean): Promise<void> {
@@ -100,14 +100,14 @@ async function runStep(t: Transport, world: World, step: Step, keys: NewApiKey[]
         // As `stor user create`: an existing group by id, else 25.10.1's group_create for one named like the user (MW/plugins/account.py:646-668).
         const group = primary ? { group: primary.id } : primaryName === name ? { group_create: true } : undefined;
         if (!group) throw new StorError(E.NOT_FOUND, `no local group named ${JSON.stringify(primaryName)} for ${name}'s primary group`);
-        await call(t, 'user.create', [{ username: name, full_name: want?.full_name ?? name, password_disabled: true, smb: false, ...fields, ...group } as never]);
+        await call(t, 'user.create', [{ username: name, full_name: want?.full_name ?? name, password_disabled: true, smb: false, ...fields, ...group }]);
         await mark(t, world, step, true);
         // The group 25.10.1 made for the user is stor's too: --prune may take it with the user.
         if ('group_create' in group) await markName(t, world, 'group', name, true);
       } else {
         if (!existing) throw new StorError(E.NOT_FOUND, `no user named ${JSON.stringify(name)}`);
         if (want?.group !== undefined && !primary) throw new StorError(E.NOT_FOUND, `no local group named ${JSON.stringify(want.group)}`);
-        await call(t, 'user.update', [existing.id, { ...fields, ...(primary && want?.group !== undefined ? { group: primary.id } : {}), ...(want?.password_disabled ? { password_disabled: true, smb: false } : {}) } as never]);
+        await call(t, 'user.update', [existing.id, { ...fields, ...(primary && want?.group !== undefined ? { group: primary.id } : {}), ...(want?.password_disabled ? { password_disabled: true, smb: false } : {}) }]);
       }
       return;
     }
