@@ -1,7 +1,5 @@
-import { request } from 'undici';
+import { request, type Agent } from 'undici';
 import type { Endpoint } from './endpoint.js';
-import type { TlsOptions } from './remote.js';
-import { uploadAgent } from './upload-client.js';
 
 /** More than any build's list (25.10.1 lists 8 versions in under 200 bytes); a longer answer is not one. */
 const MAX_BYTES = 16 * 1024;
@@ -10,10 +8,10 @@ const MAX_BYTES = 16 * 1024;
  * `GET {base}/api/versions`, which answers without a login (MW/main.py:1300-1304): the versioned
  * API paths the build serves (`["v25.04.0", …, "v25.10.1"]`). Asked only when `/api/current`
  * was not there, to tell an appliance too old for stor from something that is not one. Null when
- * the answer is not such a list, or does not come within the timeout.
+ * the answer is not such a list, or does not come within the timeout. `agent` carries the
+ * connection's TLS settings (upload-client.ts uploadAgent); it is closed here.
  */
-export async function apiVersions(endpoint: Endpoint, tls: TlsOptions, timeoutSeconds: number): Promise<string[] | null> {
-  const agent = uploadAgent(tls, timeoutSeconds);
+export async function apiVersions(endpoint: Endpoint, agent: Agent, timeoutSeconds: number): Promise<string[] | null> {
   try {
     const res = await request(new URL('api/versions', endpoint.base), { method: 'GET', dispatcher: agent, headersTimeout: timeoutSeconds * 1000, bodyTimeout: timeoutSeconds * 1000 });
     if (res.statusCode !== 200) {

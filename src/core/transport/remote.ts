@@ -12,7 +12,6 @@ import { assertSecretMayTravel, type Endpoint } from './endpoint.js';
 import { awaitJob } from './job-wait.js';
 import { loginError } from './login.js';
 import { bearerKey, type LoginLink, type LoginStrategy } from './login-strategies.js';
-import { apiVersions } from './api-versions.js';
 import { apiNotServed, networkError, notAnAppliance, rateLimited, timedOut } from './network-errors.js';
 import { elapsed, traced, type TraceSink } from './trace.js';
 import { downloadFile, type DownloadWay } from './download-flow.js';
@@ -462,8 +461,12 @@ function connect(options: RemoteOptions): Promise<WebSocket> {
       if (res.statusCode === 429) return fail(rateLimited(where, 'connections', ''));
       if (res.statusCode !== 404) return fail(notAnAppliance(where, res.statusCode ?? 0));
       // No /api/current: ask what the server does serve, to tell an old appliance from something else.
+      // Loaded only here, as uploads load theirs: the start-up path of every command stays without undici.
       stop();
-      void apiVersions(options.endpoint, options, Math.min(options.timeoutSeconds, 10)).then((versions) => reject(versions ? apiNotServed(where, versions) : notAnAppliance(where, 404)));
+      const seconds = Math.min(options.timeoutSeconds, 10);
+      void Promise.all([import('./api-versions.js'), import('./upload-client.js')])
+        .then(([{ apiVersions }, { uploadAgent }]) => apiVersions(options.endpoint, uploadAgent(options, seconds), seconds))
+        .then((versions) => reject(versions ? apiNotServed(where, versions) : notAnAppliance(where, 404)), () => reject(notAnAppliance(where, 404)));
     });
     ws.once('error', (err) =>
       fail(/handshake has timed out/i.test(err.message) ? timedOut(where, 'the WebSocket handshake', options.timeoutSeconds) : networkError(err, where, startedAt)),
