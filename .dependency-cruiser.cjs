@@ -36,32 +36,19 @@ const KNOWN_CYCLES = [
   { rule: 'no-circular-at-run-time', files: ['src/commands/index.ts', 'src/commands/completion/completion.ts'] },
 ];
 
+/** A layer rule: no import from `from` may reach `to` (both path patterns); `comment` is the why, shown when it fails. */
+const layer = (name, from, to, comment) => ({ name, severity: 'error', comment, from: { path: from }, to: { path: to } });
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
-    {
-      name: 'core-not-to-upper',
-      severity: 'error',
-      comment: 'src/core is below the CLI: it never imports src/commands, src/agent or an entry point (src/*.ts).',
-      from: { path: '^src/core/' },
-      to: { path: '^src/(commands|agent)/|^src/[^/]+$' },
-    },
-    {
-      name: 'commands-not-to-agent-or-entry',
-      severity: 'error',
-      comment: 'A command runs the same in its own process and in the agent: it never imports src/agent or an entry point (src/*.ts).',
-      from: { path: '^src/commands/' },
-      to: { path: '^src/agent/|^src/[^/]+$' },
-    },
-    {
-      name: 'appliance-not-to-upper',
-      severity: 'error',
-      comment:
-        'The emulated appliance answers methods; how a call reaches it (rpc dispatch, server, transports), ' +
-        'the client sessions and the CLI are above it: it never imports src/core/{rpc,server,transport,session}, src/commands, src/agent or an entry point.',
-      from: { path: '^src/core/appliance/' },
-      to: { path: '^src/core/(rpc|server|transport|session)/|^src/(commands|agent)/|^src/[^/]+$' },
-    },
+    layer('core-not-to-upper', '^src/core/', '^src/(commands|agent)/|^src/[^/]+$',
+      'src/core is below the CLI: it never imports src/commands, src/agent or an entry point (src/*.ts).'),
+    layer('commands-not-to-agent-or-entry', '^src/commands/', '^src/agent/|^src/[^/]+$',
+      'A command runs the same in its own process and in the agent: it never imports src/agent or an entry point (src/*.ts).'),
+    layer('appliance-not-to-upper', '^src/core/appliance/', '^src/core/(rpc|server|transport|session)/|^src/(commands|agent)/|^src/[^/]+$',
+      'The emulated appliance answers methods; how a call reaches it (rpc dispatch, server, transports), ' +
+      'the client sessions and the CLI are above it: it never imports src/core/{rpc,server,transport,session}, src/commands, src/agent or an entry point.'),
     {
       name: 'handlers-only-through-dispatch',
       severity: 'error',
@@ -72,36 +59,15 @@ module.exports = {
       from: { pathNot: '^src/core/(rpc/dispatcher|appliance/methods/index)[.]ts$' },
       to: { path: '^src/core/appliance/methods/' },
     },
-    {
-      name: 'server-not-to-client',
-      severity: 'error',
-      comment: "The server (stor serve) is the appliance's face; it never imports the client side (src/core/transport, src/core/session).",
-      from: { path: '^src/core/(server|rpc)/' },
-      to: { path: '^src/core/(transport|session)/' },
-    },
-    {
-      name: 'client-not-to-server',
-      severity: 'error',
-      comment:
-        'The client side reaches a remote appliance over the network and the embedded one through rpc dispatch: ' +
-        'src/core/transport and src/core/session never import src/core/server.',
-      from: { path: '^src/core/(transport|session)/' },
-      to: { path: '^src/core/server/' },
-    },
-    {
-      name: 'transport-not-to-session',
-      severity: 'error',
-      comment: 'The session pool (src/core/session) holds transports; a transport never imports the pool.',
-      from: { path: '^src/core/transport/' },
-      to: { path: '^src/core/session/' },
-    },
-    {
-      name: 'session-not-to-appliance',
-      severity: 'error',
-      comment: 'The session pool opens connections through src/core/transport only; it never imports the appliance or rpc dispatch.',
-      from: { path: '^src/core/session/' },
-      to: { path: '^src/core/(appliance|rpc)/' },
-    },
+    layer('server-not-to-client', '^src/core/(server|rpc)/', '^src/core/(transport|session)/',
+      "The server (stor serve) is the appliance's face; it never imports the client side (src/core/transport, src/core/session)."),
+    layer('client-not-to-server', '^src/core/(transport|session)/', '^src/core/server/',
+      'The client side reaches a remote appliance over the network and the embedded one through rpc dispatch: ' +
+      'src/core/transport and src/core/session never import src/core/server.'),
+    layer('transport-not-to-session', '^src/core/transport/', '^src/core/session/',
+      'The session pool (src/core/session) holds transports; a transport never imports the pool.'),
+    layer('session-not-to-appliance', '^src/core/session/', '^src/core/(appliance|rpc)/',
+      'The session pool opens connections through src/core/transport only; it never imports the appliance or rpc dispatch.'),
     {
       name: 'contract-is-the-floor',
       severity: 'error',

@@ -4,7 +4,7 @@ import { E } from '../../core/error-catalogue.js';
 import { futureMoment } from '../shared/arg-parsers.js';
 import type { CommandContext } from '../shared/context.js';
 import { formatTime } from '../shared/format.js';
-import type { CommandResult } from '../shared/render.js';
+import { type CommandResult, recordResult, tableResult } from '../shared/render.js';
 import { arg, defineCommand, value } from '../shared/declare.js';
 import { iso } from './model.js';
 import { LACKS_ROLES, privilegeAdvice } from './privilege-advice.js';
@@ -53,18 +53,14 @@ export async function apiKeyCreate(ctx: CommandContext, name: string, user: stri
   };
   ctx.note('This key is shown only now and cannot be shown again: store it (e.g. in a file only you can read).');
   // Piped, the key alone, so `key=$(stor api-key create …)` captures exactly it.
-  if (!ctx.io.stdout.isTTY) return { data, view: { kind: 'table', columns: ['key'], rows: [[data.key]] } };
-  return {
-    data,
-    view: {
-      kind: 'record',
-      heading: `API key ${data.id} "${data.name}" for ${user}`,
-      fields: [
-        ['expires', created.expires_at ? formatTime(new Date(created.expires_at.$date), ctx.io.env.TZ) : 'never'],
-        ['key', data.key],
-      ],
-    },
-  };
+  if (!ctx.io.stdout.isTTY) return tableResult(data, { columns: ['key'], rows: [[data.key]] });
+  return recordResult(data, {
+    heading: `API key ${data.id} "${data.name}" for ${user}`,
+    fields: [
+      ['expires', created.expires_at ? formatTime(new Date(created.expires_at.$date), ctx.io.env.TZ) : 'never'],
+      ['key', data.key],
+    ],
+  });
 }
 
 export const apiKeyCreateCommand = defineCommand({

@@ -1,6 +1,6 @@
 import type { CommandContext } from '../shared/context.js';
 import { formatTime } from '../shared/format.js';
-import { shown, type CommandResult } from '../shared/render.js';
+import { type CommandResult, shown, tableResult } from '../shared/render.js';
 import { defineCommand } from '../shared/declare.js';
 import { listApiKeys, summary, type ApiKeySummary } from './model.js';
 
@@ -8,32 +8,28 @@ export async function apiKeyList(ctx: CommandContext): Promise<CommandResult<Api
   const t = await ctx.transport();
   const keys = await listApiKeys(t);
   const data = keys.map((k) => summary(k));
-  return {
-    data,
-    view: {
-      kind: 'table',
-      // The id and name name the key, the user whose it is: never cut. Narrow, the times go first.
-      columns: [
-        { header: 'id', key: true },
-        { header: 'name', key: true },
-        { header: 'user', key: true },
-        { header: 'created', minor: true },
-        'expires',
-        { header: 'revoked', overflow: 'wrap' },
-      ],
-      rows: data.map((k, i) => [
-        k.id,
-        k.name,
-        k.username,
-        shown(k.created_at, formatTime(new Date(keys[i]!.created_at.$date), ctx.io.env.TZ)),
-        k.expires_at === null
-          ? shown(null, 'never')
-          : shown(k.expires_at, `${formatTime(new Date(k.expires_at), ctx.io.env.TZ)}${k.expired ? ' (expired)' : ''}`, k.expired ? 'warning' : undefined),
-        k.revoked ? (k.revoked_reason ? `yes: ${k.revoked_reason}` : 'yes') : 'no',
-      ]),
-      empty: 'No API keys.',
-    },
-  };
+  return tableResult(data, {
+    // The id and name name the key, the user whose it is: never cut. Narrow, the times go first.
+    columns: [
+      { header: 'id', key: true },
+      { header: 'name', key: true },
+      { header: 'user', key: true },
+      { header: 'created', minor: true },
+      'expires',
+      { header: 'revoked', overflow: 'wrap' },
+    ],
+    rows: data.map((k, i) => [
+      k.id,
+      k.name,
+      k.username,
+      shown(k.created_at, formatTime(new Date(keys[i]!.created_at.$date), ctx.io.env.TZ)),
+      k.expires_at === null
+        ? shown(null, 'never')
+        : shown(k.expires_at, `${formatTime(new Date(k.expires_at), ctx.io.env.TZ)}${k.expired ? ' (expired)' : ''}`, k.expired ? 'warning' : undefined),
+      k.revoked ? (k.revoked_reason ? `yes: ${k.revoked_reason}` : 'yes') : 'no',
+    ]),
+    empty: 'No API keys.',
+  });
 }
 
 export const apiKeyListCommand = defineCommand({

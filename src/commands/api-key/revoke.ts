@@ -1,7 +1,7 @@
 import { call } from '../../core/contract/client.js';
 import type { CommandContext } from '../shared/context.js';
 import { confirmChange } from '../shared/prompts.js';
-import type { CommandResult } from '../shared/render.js';
+import { type CommandResult, recordResult } from '../shared/render.js';
 import { arg, defineCommand, ignoreNotFoundFlag, yesFlag } from '../shared/declare.js';
 import { lookupOrNothing, nothingDeleted, type NothingDeleted } from '../shared/ignore-not-found.js';
 import { findApiKey } from './model.js';
@@ -23,7 +23,7 @@ export async function apiKeyRevoke(ctx: CommandContext, ref: string, yes: boolea
   // 25.10.1 revokes only by deleting: api_key.update has no `revoked` (MW/api/v25_10_1/api_key.py ApiKeyUpdate).
   await call(t, 'api_key.delete', [key.id]);
   const data: ApiKeyRevoked = { id: key.id, name: key.name, username: key.username, revoked: true };
-  return { data, view: { kind: 'record', fields: [['id', key.id], ['name', key.name], ['user', key.username], ['revoked', true]] } };
+  return recordResult(data, { fields: [['id', key.id], ['name', key.name], ['user', key.username], ['revoked', true]] });
 }
 
 export const apiKeyRevokeCommand = defineCommand({

@@ -1,5 +1,5 @@
 import type { CommandContext } from '../shared/context.js';
-import type { CommandResult } from '../shared/render.js';
+import { type CommandResult, recordResult } from '../shared/render.js';
 import { call, queryItems } from '../../core/contract/client.js';
 import { RpcError } from '../../core/errors.js';
 import type { Transport } from '../../core/transport/transport.js';
@@ -44,18 +44,14 @@ export async function datasetCreate(ctx: CommandContext, ref: string, options: D
     data = { ...existing, created: false };
   }
   if (!data.created) ctx.note(`stor: dataset ${data.id} already exists; nothing changed`);
-  return {
-    data,
-    view: {
-      kind: 'record',
-      fields: [
-        ['dataset', data.id],
-        ['created', data.created],
-        ['mountpoint', data.mountpoint],
-        ['comments', data.comments],
-      ],
-    },
-  };
+  return recordResult(data, {
+    fields: [
+      ['dataset', data.id],
+      ['created', data.created],
+      ['mountpoint', data.mountpoint],
+      ['comments', data.comments],
+    ],
+  });
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { CommandContext } from '../shared/context.js';
-import type { CommandResult } from '../shared/render.js';
+import { type CommandResult, tableResult } from '../shared/render.js';
 import { queryItems } from '../../core/contract/client.js';
 import { sizeCell } from '../shared/format.js';
 import { bytesOf, checkSpaceProperties, commentOf, datasetId, noDataset } from './model.js';
@@ -64,22 +64,18 @@ export async function datasetList(ctx: CommandContext, ref: string | undefined):
   }
   // The dataset named is always among what the filter matches: nothing matched, it is not there.
   if (id !== undefined && data.length === 0) throw noDataset(id);
-  return {
-    data,
-    view: {
-      kind: 'table',
-      columns: [
-        { header: 'name', key: true },
-        { header: 'used', align: 'right' },
-        { header: 'avail', align: 'right' },
-        { header: 'compression', minor: true },
-        { header: 'mountpoint', overflow: 'middle', minor: true },
-        { header: 'comments', overflow: 'wrap' },
-      ],
-      rows: data.map((d) => [d.name, sizeCell(d.used), sizeCell(d.available), d.compression, d.mountpoint, d.comments]),
-      empty: id ? `No dataset ${id}.` : 'No datasets.',
-    },
-  };
+  return tableResult(data, {
+    columns: [
+      { header: 'name', key: true },
+      { header: 'used', align: 'right' },
+      { header: 'avail', align: 'right' },
+      { header: 'compression', minor: true },
+      { header: 'mountpoint', overflow: 'middle', minor: true },
+      { header: 'comments', overflow: 'wrap' },
+    ],
+    rows: data.map((d) => [d.name, sizeCell(d.used), sizeCell(d.available), d.compression, d.mountpoint, d.comments]),
+    empty: id ? `No dataset ${id}.` : 'No datasets.',
+  });
 }
 
 export const datasetListCommand = defineCommand({

@@ -1,5 +1,5 @@
 import type { CommandContext } from '../shared/context.js';
-import type { CommandResult } from '../shared/render.js';
+import { type CommandResult, recordResult } from '../shared/render.js';
 import { sizeCell } from '../shared/format.js';
 import type { PoolDatasetEntry } from '../../core/contract/pool-dataset.js';
 import { bytesOf, checkSpaceProperties, commentOf, datasetId, readDataset } from './model.js';
@@ -86,30 +86,26 @@ export async function datasetShow(ctx: CommandContext, ref: string): Promise<Com
     const source = sourceOf(p);
     return `${p.value ?? '-'}${source && source !== 'none' ? `  (${source})` : ''}`;
   };
-  return {
-    data,
-    view: {
-      kind: 'record',
-      heading: `Dataset ${data.id}`,
-      fields: [
-        ['type', data.type],
-        ['mountpoint', data.mountpoint],
-        ['used', sizeCell(data.used)],
-        ['available', sizeCell(data.available)],
-        ['comments', data.comments],
-        ['snapshots', data.snapshot_count],
-        ['encrypted', data.encrypted],
-        ...Object.entries(data.properties)
-          .filter(([name]) => !['used', 'available'].includes(name))
-          .sort(([a], [b]) => a.localeCompare(b))
-          .map(([name, p]): [string, string] => [name, shownProperty(name, p)]),
-        ...Object.entries(data.user_properties)
-          .filter(([k]) => k !== 'comments')
-          .map(([k, v]): [string, string | null] => [k, v]),
-      ],
-      list: { label: 'children', items: data.children },
-    },
-  };
+  return recordResult(data, {
+    heading: `Dataset ${data.id}`,
+    fields: [
+      ['type', data.type],
+      ['mountpoint', data.mountpoint],
+      ['used', sizeCell(data.used)],
+      ['available', sizeCell(data.available)],
+      ['comments', data.comments],
+      ['snapshots', data.snapshot_count],
+      ['encrypted', data.encrypted],
+      ...Object.entries(data.properties)
+        .filter(([name]) => !['used', 'available'].includes(name))
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([name, p]): [string, string] => [name, shownProperty(name, p)]),
+      ...Object.entries(data.user_properties)
+        .filter(([k]) => k !== 'comments')
+        .map(([k, v]): [string, string | null] => [k, v]),
+    ],
+    list: { label: 'children', items: data.children },
+  });
 }
 
 export const datasetShowCommand = defineCommand({

@@ -3,7 +3,7 @@ import { EXIT } from '../shared/exit-codes.js';
 import { fanOutExitCode, fleetView, noteOutcomes, notAttempted, resolveFleet, runOnTarget, type TargetOutcome, type TargetRun } from './fan-out.js';
 import { forEachLimited } from '../shared/pool.js';
 import { confirmChange } from '../shared/prompts.js';
-import type { CommandResult } from '../shared/render.js';
+import { type CommandResult, recordResult } from '../shared/render.js';
 
 /** The plan of a change on one target that has no dry run: the command it will run there. */
 export interface PlannedAction {
@@ -28,7 +28,7 @@ export interface ChangeRequest {
 /** Where the verb has no dry run: reach the target and log in, so an unreachable one is in the plan. */
 async function reach(ctx: CommandContext, action: string): Promise<CommandResult<PlannedAction>> {
   await ctx.transport();
-  return { data: { action }, view: { kind: 'record', fields: [['plan', action]] } };
+  return recordResult({ action }, { fields: [['plan', action]] });
 }
 
 const applicable = (o: TargetOutcome) => o.exit_code === EXIT.OK || o.exit_code === EXIT.CHECK;

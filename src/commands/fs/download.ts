@@ -15,7 +15,7 @@ import { fileSink, interruptedBy, localWriteFailed, syncDirectory } from './loca
 import { watchSignals, type Interruption } from '../shared/interruption.js';
 import type { OutputStream } from '../shared/io.js';
 import { ProgressBar } from '../shared/progress.js';
-import type { CommandResult } from '../shared/render.js';
+import { type CommandResult, recordResult } from '../shared/render.js';
 
 const options = {
   force: flag('replace LOCAL when it exists', { short: 'f' }),
@@ -144,10 +144,7 @@ async function toFile(t: Transport, remote: string, size: number, dest: { path: 
   }
   await syncDirectory(dirname(dest.path));
   const data: DownloadResult = { source: remote, target: dest.path, bytes: done.bytes, replaced: dest.exists, job_id: done.jobId };
-  return {
-    data,
-    view: { kind: 'record', fields: [['source', data.source], ['target', data.target], ['bytes', data.bytes], ['replaced', data.replaced]] },
-  };
+  return recordResult(data, { fields: [['source', data.source], ['target', data.target], ['bytes', data.bytes], ['replaced', data.replaced]] });
 }
 
 export const downloadCommand = defineCommand({

@@ -2,7 +2,7 @@ import { call, queryItems } from '../../core/contract/client.js';
 import { RpcError } from '../../core/errors.js';
 import type { CommandContext } from '../shared/context.js';
 import { formatMode, octal, ownerText, sizeCell } from '../shared/format.js';
-import { shown, type CommandResult } from '../shared/render.js';
+import { shown, tableResult, type CommandResult } from '../shared/render.js';
 import { ownerNames, type OwnerNames } from './owners.js';
 import { readingPath } from './missing-path.js';
 import type { Transport } from '../../core/transport/transport.js';
@@ -54,10 +54,9 @@ export async function ls(ctx: CommandContext, path: string): Promise<CommandResu
     },
     mode: e.mode,
   }));
-  return {
-    data: rows.map((r) => r.row),
-    view: {
-      kind: 'table',
+  return tableResult(
+    rows.map((r) => r.row),
+    {
       columns: ['mode', 'owner', 'group', { header: 'size', align: 'right' }, { header: 'name', overflow: 'wrap' }],
       rows: rows.map(({ row, mode }) => [
         shown(row.mode, formatMode(mode, row.type)),
@@ -68,7 +67,7 @@ export async function ls(ctx: CommandContext, path: string): Promise<CommandResu
       ]),
       empty: `${path} is empty`,
     },
-  };
+  );
 }
 
 /** Most ids named by a `filesystem.stat` each: a listing of many unknown owners keeps their ids rather than a call per file. */

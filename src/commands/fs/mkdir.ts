@@ -7,7 +7,7 @@ import type { CommandContext } from '../shared/context.js';
 import { arg, defineCommand, flag, value, type OptionValues } from '../shared/declare.js';
 import { octal } from '../shared/format.js';
 import { parseMode } from '../shared/mode.js';
-import type { CommandResult } from '../shared/render.js';
+import { type CommandResult, tableResult } from '../shared/render.js';
 
 const options = {
   parents: flag('make missing parents too, and accept a directory that exists (as mkdir -p)', { short: 'p' }),
@@ -76,7 +76,7 @@ export async function mkdir(ctx: CommandContext, paths: string[], opts: MkdirOpt
     directories.push({ path, created: true, mode: octal(entry.mode & 0o7777) });
   }
   const data: MkdirResult = { directories };
-  return { data, view: { kind: 'table', columns: ['path', 'created', 'mode'], rows: directories.map((d) => [d.path, d.created, d.mode]) } };
+  return tableResult(data, { columns: ['path', 'created', 'mode'], rows: directories.map((d) => [d.path, d.created, d.mode]) });
 }
 
 export const mkdirCommand = defineCommand({

@@ -1,7 +1,7 @@
 import { call } from '../../core/contract/client.js';
 import type { CommandContext } from '../shared/context.js';
 import { formatMode, formatTime, octal, ownerText, sizeCell } from '../shared/format.js';
-import { shown, type CommandResult } from '../shared/render.js';
+import { type CommandResult, recordResult, shown } from '../shared/render.js';
 import type { LsRow } from './ls.js';
 import { readingPath } from './missing-path.js';
 import { arg, defineCommand } from '../shared/declare.js';
@@ -32,21 +32,17 @@ export async function stat(ctx: CommandContext, path: string): Promise<CommandRe
     mtime: new Date(s.mtime * 1000).toISOString(),
     is_mountpoint: s.is_mountpoint ?? null,
   };
-  return {
-    data,
-    view: {
-      kind: 'record',
-      fields: [
-        ['path', data.path],
-        ['type', data.type],
-        ['size', sizeCell(data.size)],
-        ['mode', shown(data.mode, formatMode(s.mode, s.type))],
-        ['owner', ownerText(data.user, data.uid)],
-        ['group', ownerText(data.group, data.gid)],
-        ['modified', shown(data.mtime, formatTime(new Date(s.mtime * 1000), ctx.io.env.TZ))],
-      ],
-    },
-  };
+  return recordResult(data, {
+    fields: [
+      ['path', data.path],
+      ['type', data.type],
+      ['size', sizeCell(data.size)],
+      ['mode', shown(data.mode, formatMode(s.mode, s.type))],
+      ['owner', ownerText(data.user, data.uid)],
+      ['group', ownerText(data.group, data.gid)],
+      ['modified', shown(data.mtime, formatTime(new Date(s.mtime * 1000), ctx.io.env.TZ))],
+    ],
+  });
 }
 
 export const statCommand = defineCommand({

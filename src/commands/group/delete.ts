@@ -6,7 +6,7 @@ import type { CommandContext } from '../shared/context.js';
 import { arg, defineCommand, flag, ignoreNotFoundFlag, type OptionValues, yesFlag } from '../shared/declare.js';
 import { holdToPlan } from '../shared/plan-check.js';
 import { confirmChange } from '../shared/prompts.js';
-import type { CommandResult } from '../shared/render.js';
+import { type CommandResult, recordResult } from '../shared/render.js';
 import { lookupOrNothing, nothingDeleted, type NothingDeleted } from '../shared/ignore-not-found.js';
 import { findGroup, groupSummary } from './model.js';
 
@@ -52,7 +52,7 @@ export async function groupDelete(ctx: CommandContext, ref: string, opts: GroupD
     preview: `stor group show ${group.name}`,
   });
   await call(t, 'group.delete', [group.id, { delete_users: opts.deleteUsers }]);
-  return { data, view: { kind: 'record', heading: `Deleted group ${group.name}`, fields: [['gid', group.gid], ['members', summary.members]] } };
+  return recordResult(data, { heading: `Deleted group ${group.name}`, fields: [['gid', group.gid], ['members', summary.members]] });
 }
 
 export const groupDeleteCommand = defineCommand({

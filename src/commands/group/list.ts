@@ -1,19 +1,15 @@
 import type { CommandContext } from '../shared/context.js';
 import { defineCommand } from '../shared/declare.js';
-import type { CommandResult } from '../shared/render.js';
+import { type CommandResult, tableResult } from '../shared/render.js';
 import { groupSummaries, type GroupSummary } from './model.js';
 
 export async function groupList(ctx: CommandContext): Promise<CommandResult<GroupSummary[]>> {
   const data = await groupSummaries(await ctx.transport());
-  return {
-    data,
-    view: {
-      kind: 'table',
-      columns: [{ header: 'gid', key: true }, { header: 'name', key: true }, 'builtin', { header: 'members', overflow: 'wrap' }, { header: 'privileges', overflow: 'wrap' }],
-      rows: data.map((g) => [g.gid, g.name, g.builtin, g.members.join(','), g.privileges?.join(',') ?? '?']),
-      empty: 'No groups.',
-    },
-  };
+  return tableResult(data, {
+    columns: [{ header: 'gid', key: true }, { header: 'name', key: true }, 'builtin', { header: 'members', overflow: 'wrap' }, { header: 'privileges', overflow: 'wrap' }],
+    rows: data.map((g) => [g.gid, g.name, g.builtin, g.members.join(','), g.privileges?.join(',') ?? '?']),
+    empty: 'No groups.',
+  });
 }
 
 export const groupListCommand = defineCommand({

@@ -2,7 +2,7 @@ import { call } from '../../core/contract/client.js';
 import type { CommandContext } from '../shared/context.js';
 import { arg, defineCommand, yesFlag, type OptionValues } from '../shared/declare.js';
 import { confirmChange } from '../shared/prompts.js';
-import type { CommandResult } from '../shared/render.js';
+import { type CommandResult, recordResult } from '../shared/render.js';
 import { ended, findJob, jobFields, jobId, summaryOf, type JobSummary } from './model.js';
 
 const options = {
@@ -33,7 +33,7 @@ export async function jobAbort(ctx: CommandContext, raw: string, options: JobAbo
   const after = summaryOf(aborted ? await findJob(t, id) : before);
   const data: JobAborted = { ...after, aborted };
   if (aborted) ctx.note(`Asked the appliance to abort job ${id}; it is now ${after.state}.`);
-  return { data, view: { kind: 'record', fields: [...jobFields(after, ctx.io.env.TZ), ['aborted', aborted]] } };
+  return recordResult(data, { fields: [...jobFields(after, ctx.io.env.TZ), ['aborted', aborted]] });
 }
 
 export const jobAbortCommand = defineCommand({

@@ -1,6 +1,6 @@
 import type { CommandContext } from '../shared/context.js';
 import { choice, defineCommand, value, type OptionValues } from '../shared/declare.js';
-import type { CommandResult } from '../shared/render.js';
+import { type CommandResult, tableResult } from '../shared/render.js';
 import { timeCell } from '../shared/format.js';
 import { JOB_STATES, queryJobs, summaryOf, type JobSummary } from './model.js';
 
@@ -20,24 +20,20 @@ export async function jobList(ctx: CommandContext, options: JobListOptions): Pro
     // Jobs live in the appliance's memory; the embedded one lives only as long as each command.
     ctx.note('The embedded appliance keeps jobs only while the command that started them runs; `stor serve` keeps them as an appliance does.');
   }
-  return {
-    data,
-    view: {
-      kind: 'table',
-      // The error is prose: it wraps. Narrow, the times go before anything is cut.
-      columns: [
-        { header: 'id', key: true },
-        { header: 'method', key: true },
-        'state',
-        { header: 'progress', minor: true },
-        { header: 'started', minor: true },
-        { header: 'finished', minor: true },
-        { header: 'error', overflow: 'wrap' },
-      ],
-      rows: data.map((j) => [j.id, j.method, j.state, j.percent === null ? null : `${j.percent}%`, timeCell(j.started, ctx.io.env.TZ), timeCell(j.finished, ctx.io.env.TZ), j.error]),
-      empty: filters.length > 0 ? 'No jobs match.' : 'No jobs.',
-    },
-  };
+  return tableResult(data, {
+    // The error is prose: it wraps. Narrow, the times go before anything is cut.
+    columns: [
+      { header: 'id', key: true },
+      { header: 'method', key: true },
+      'state',
+      { header: 'progress', minor: true },
+      { header: 'started', minor: true },
+      { header: 'finished', minor: true },
+      { header: 'error', overflow: 'wrap' },
+    ],
+    rows: data.map((j) => [j.id, j.method, j.state, j.percent === null ? null : `${j.percent}%`, timeCell(j.started, ctx.io.env.TZ), timeCell(j.finished, ctx.io.env.TZ), j.error]),
+    empty: filters.length > 0 ? 'No jobs match.' : 'No jobs.',
+  });
 }
 
 export const jobListCommand = defineCommand({

@@ -1,6 +1,6 @@
 import type { CommandContext } from '../shared/context.js';
 import { arg, defineCommand } from '../shared/declare.js';
-import type { CommandResult } from '../shared/render.js';
+import { type CommandResult, recordResult } from '../shared/render.js';
 import { findJob, jobFields, jobId, summaryOf, type JobSummary } from './model.js';
 
 /** `stor job show --json` */
@@ -17,7 +17,7 @@ export async function jobShow(ctx: CommandContext, raw: string): Promise<Command
   const data: JobDetails = { ...summaryOf(job), arguments: job.arguments, result: job.result ?? null };
   const fields = jobFields(data, ctx.io.env.TZ);
   fields.push(['arguments', JSON.stringify(data.arguments)], ['result', JSON.stringify(data.result)]);
-  return { data, view: { kind: 'record', fields } };
+  return recordResult(data, { fields });
 }
 
 export const jobShowCommand = defineCommand({

@@ -3,7 +3,7 @@ import type { Transport } from '../../core/transport/transport.js';
 import type { CommandContext } from '../shared/context.js';
 import { arg, defineCommand } from '../shared/declare.js';
 import { PercentBar } from '../shared/progress.js';
-import type { CommandResult } from '../shared/render.js';
+import { type CommandResult, recordResult } from '../shared/render.js';
 import { ended, findJob, jobFields, jobId, summaryOf, type JobItem, type JobSummary } from './model.js';
 
 /**
@@ -39,7 +39,7 @@ export async function jobWait(ctx: CommandContext, raw: string): Promise<Command
   }
   if (job.state !== 'SUCCESS') throw jobFailure(job);
   const data = summaryOf(job);
-  return { data, view: { kind: 'record', fields: jobFields(data, ctx.io.env.TZ) } };
+  return recordResult(data, { fields: jobFields(data, ctx.io.env.TZ) });
 }
 
 export const jobWaitCommand = defineCommand({

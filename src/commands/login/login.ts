@@ -8,7 +8,7 @@ import { assertSecretMayTravel, parseEndpoint, type Endpoint } from '../../core/
 import { speaksScram } from '../../core/transport/login-strategies.js';
 import { openTarget, type CommandContext } from '../shared/context.js';
 import { envSetting, isSameAppliance, profilesFor } from '../shared/target.js';
-import type { CommandResult } from '../shared/render.js';
+import { type CommandResult, recordResult } from '../shared/render.js';
 import { readApiKey } from './read-key.js';
 import { defineCommand, flag, value, type OptionValues } from '../shared/declare.js';
 import { closeSessionsOf } from '../shared/close-sessions.js';
@@ -178,22 +178,18 @@ async function saveProfile(
   };
   const how = created ? `new profile "${name}"` : replacedUrl !== undefined ? `profile "${name}", replacing its ${replacedUrl}` : `profile "${name}", updated`;
   ctx.note(keyName ? `stor: created API key "${keyName}" and saved it, not the password, in ${how}` : `stor: saved in ${how}`);
-  return {
-    data,
-    view: {
-      kind: 'record',
-      fields: [
-        ['profile', name],
-        ['created', created],
-        ['url', url],
-        ['username', username],
-        ['current', true],
-        ...(replacedUrl !== undefined ? [['replaced url', replacedUrl] as [string, string]] : []),
-        ...(keyName ? [['api key name', keyName] as [string, string]] : []),
-        ['config file', store.path],
-      ],
-    },
-  };
+  return recordResult(data, {
+    fields: [
+      ['profile', name],
+      ['created', created],
+      ['url', url],
+      ['username', username],
+      ['current', true],
+      ...(replacedUrl !== undefined ? [['replaced url', replacedUrl] as [string, string]] : []),
+      ...(keyName ? [['api key name', keyName] as [string, string]] : []),
+      ['config file', store.path],
+    ],
+  });
 }
 
 export const loginCommand = defineCommand({

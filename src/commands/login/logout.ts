@@ -3,7 +3,7 @@ import { ProfileStore, profileNamed, type Profile } from '../../core/config/prof
 import { call, queryItems } from '../../core/contract/client.js';
 import { parseEndpoint } from '../../core/transport/endpoint.js';
 import { openTarget, type CommandContext } from '../shared/context.js';
-import type { CommandResult } from '../shared/render.js';
+import { type CommandResult, recordResult } from '../shared/render.js';
 import { defineCommand, flag, yesFlag, type OptionValues } from '../shared/declare.js';
 import { closeSessionsOf } from '../shared/close-sessions.js';
 import { confirmChange } from '../shared/prompts.js';
@@ -49,7 +49,7 @@ export async function logout(ctx: CommandContext, opts: Partial<LogoutOptions> =
   if (name === null || !profileNamed(doc, name)) {
     const data: LogoutResult = { profile: name, removed: false, was_current: false, key: null };
     ctx.note(name === null ? 'stor: no profile is current: nothing to log out of' : `stor: no profile "${name}" is saved: nothing to log out of`);
-    return { data, view: { kind: 'record', fields: [['removed profile', null], ['was current', false]] } };
+    return recordResult(data, { fields: [['removed profile', null], ['was current', false]] });
   }
   const profile = profileNamed(doc, name)!;
   const key = await settleKey(ctx, name, profile, opts);
@@ -64,18 +64,14 @@ export async function logout(ctx: CommandContext, opts: Partial<LogoutOptions> =
     );
   }
   if (wasCurrent) ctx.note('stor: commands now use the embedded appliance until you log in or pick a profile');
-  return {
-    data,
-    view: {
-      kind: 'record',
-      fields: [
-        ['removed profile', name],
-        ['was current', wasCurrent],
-        ['api key', key.name ?? '(not created by stor)'],
-        ['key revoked', key.revoked],
-      ],
-    },
-  };
+  return recordResult(data, {
+    fields: [
+      ['removed profile', name],
+      ['was current', wasCurrent],
+      ['api key', key.name ?? '(not created by stor)'],
+      ['key revoked', key.revoked],
+    ],
+  });
 }
 
 /**

@@ -2,7 +2,7 @@ import { queryItems } from '../../core/contract/client.js';
 import type { CommandContext } from '../shared/context.js';
 import { defineCommand } from '../shared/declare.js';
 import { sizeCell } from '../shared/format.js';
-import { toned, type CommandResult } from '../shared/render.js';
+import { type CommandResult, tableResult, toned } from '../shared/render.js';
 
 /** One row of `stor pool list --json`: pool.query's fields an operator reads at a glance. */
 export interface PoolSummary {
@@ -37,15 +37,11 @@ export async function poolList(ctx: CommandContext): Promise<CommandResult<PoolS
   }));
   // The mark is the word itself, not only its colour: a piped or colourless terminal shows it too.
   const health = (p: PoolSummary) => (!p.healthy ? toned('UNHEALTHY', 'danger') : p.warning ? toned('warning', 'warning') : toned('ok', 'ok'));
-  return {
-    data,
-    view: {
-      kind: 'table',
-      columns: ['name', 'health', 'status', { header: 'size', align: 'right' }, { header: 'allocated', align: 'right' }, { header: 'free', align: 'right' }, { header: 'detail', overflow: 'wrap' }],
-      rows: data.map((p) => [p.name, health(p), p.status, sizeCell(p.size), sizeCell(p.allocated), sizeCell(p.free), p.status_detail]),
-      empty: 'No pools.',
-    },
-  };
+  return tableResult(data, {
+    columns: ['name', 'health', 'status', { header: 'size', align: 'right' }, { header: 'allocated', align: 'right' }, { header: 'free', align: 'right' }, { header: 'detail', overflow: 'wrap' }],
+    rows: data.map((p) => [p.name, health(p), p.status, sizeCell(p.size), sizeCell(p.allocated), sizeCell(p.free), p.status_detail]),
+    empty: 'No pools.',
+  });
 }
 
 export const poolListCommand = defineCommand({

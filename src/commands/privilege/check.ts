@@ -1,6 +1,6 @@
 import type { CommandContext } from '../shared/context.js';
 import { EXIT } from '../shared/exit-codes.js';
-import { toned, type CommandResult } from '../shared/render.js';
+import { type CommandResult, tableResult, toned } from '../shared/render.js';
 import { groupNames, healthOf, listPrivileges, loadTargetRoles, modelJson, proposedFix, type FindingReport } from './model.js';
 import { defineCommand } from '../shared/declare.js';
 
@@ -56,15 +56,13 @@ export async function privilegeCheck(ctx: CommandContext): Promise<CommandResult
       : `no privilege locks its users out on ${roles.model.name} (${privileges.length} checked${warnings})`,
   );
   return {
-    data,
-    view: {
-      kind: 'table',
+    ...tableResult(data, {
       columns: ['id', 'name', 'severity', { header: 'finding', overflow: 'wrap' }, { header: 'fix', overflow: 'wrap' }],
       rows: flagged.flatMap((p) =>
         p.findings.map((f) => [p.id, p.name, toned(f.locks_out ? 'LOCKOUT' : 'warning', f.locks_out ? 'danger' : 'warning'), `[${f.index}] ${f.effect}`, f.remedy]),
       ),
       empty: 'No findings.',
-    },
+    }),
     exitCode: broken > 0 ? EXIT.CHECK : EXIT.OK,
   };
 }

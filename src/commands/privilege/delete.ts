@@ -5,7 +5,7 @@ import { predictedDenial } from '../shared/predict-access.js';
 import type { CommandContext } from '../shared/context.js';
 import { holdToPlan } from '../shared/plan-check.js';
 import { confirmChange } from '../shared/prompts.js';
-import type { CommandResult } from '../shared/render.js';
+import { type CommandResult, recordResult } from '../shared/render.js';
 import { findPrivilege, groupNames } from './model.js';
 import { lookupOrNothing, nothingDeleted, type NothingDeleted } from '../shared/ignore-not-found.js';
 import { arg, defineCommand, ignoreNotFoundFlag, yesFlag } from '../shared/declare.js';
@@ -42,7 +42,7 @@ export async function privilegeDelete(ctx: CommandContext, ref: string, yes: boo
   });
   await call(t, 'privilege.delete', [p.id]);
   const data: PrivilegeDeleted = { id: p.id, name: p.name, groups, roles: p.roles, deleted: true };
-  return { data, view: { kind: 'record', fields: [['id', p.id], ['name', p.name], ['groups', groups], ['roles', p.roles], ['deleted', true]] } };
+  return recordResult(data, { fields: [['id', p.id], ['name', p.name], ['groups', groups], ['roles', p.roles], ['deleted', true]] });
 }
 
 export const privilegeDeleteCommand = defineCommand({

@@ -3,7 +3,7 @@ import { StorError } from '../../core/errors.js';
 import { E } from '../../core/error-catalogue.js';
 import type { Transport } from '../../core/transport/transport.js';
 import type { CommandContext } from '../shared/context.js';
-import type { CommandResult } from '../shared/render.js';
+import { type CommandResult, recordResult } from '../shared/render.js';
 import { groupNames, healthOf, type Privilege, type TargetRoles } from './model.js';
 import { flag, list, type OptionValues } from '../shared/declare.js';
 import { healthCell } from './tones.js';
@@ -65,20 +65,16 @@ export function saved(p: Privilege, roles: TargetRoles): CommandResult<Privilege
   const h = healthOf(roles, p.roles);
   const health = h.locksOut ? [...h.labels, 'LOCKOUT'] : h.labels;
   const data = { id: p.id, name: p.name, groups: groupNames(p), roles: p.roles, web_shell: p.web_shell, health };
-  return {
-    data,
-    view: {
-      kind: 'record',
-      fields: [
-        ['id', data.id],
-        ['name', data.name],
-        ['groups', data.groups],
-        ['roles', data.roles],
-        ['web shell', data.web_shell],
-        ['health', healthCell(h.labels, h.locksOut)],
-      ],
-    },
-  };
+  return recordResult(data, {
+    fields: [
+      ['id', data.id],
+      ['name', data.name],
+      ['groups', data.groups],
+      ['roles', data.roles],
+      ['web shell', data.web_shell],
+      ['health', healthCell(h.labels, h.locksOut)],
+    ],
+  });
 }
 
 

@@ -1,5 +1,5 @@
 import type { CommandContext } from '../shared/context.js';
-import type { CommandResult } from '../shared/render.js';
+import { type CommandResult, tableResult } from '../shared/render.js';
 import { groupNames, healthOf, listPrivileges, loadTargetRoles } from './model.js';
 import { defineCommand } from '../shared/declare.js';
 import { healthCell } from './tones.js';
@@ -35,16 +35,12 @@ export async function privilegeList(ctx: CommandContext): Promise<CommandResult<
     };
   });
   if (data.some((p) => p.health[0] !== 'ok')) ctx.noteOnce(`health judged as ${roles.model.basis}`);
-  return {
-    data,
-    view: {
-      kind: 'table',
-      columns: [{ header: 'id', key: true }, { header: 'name', key: true }, { header: 'groups', overflow: 'wrap' }, { header: 'roles', overflow: 'wrap' }, { header: 'web shell', minor: true }, { header: 'health', overflow: 'wrap' }],
-      // ", " between roles so that a long list wraps at word boundaries on a terminal.
-      rows: data.map((p) => [p.id, p.name, p.groups.join(', '), p.roles.join(', '), p.web_shell, healthCell(p.health, p.locks_out)]),
-      empty: 'No privileges.',
-    },
-  };
+  return tableResult(data, {
+    columns: [{ header: 'id', key: true }, { header: 'name', key: true }, { header: 'groups', overflow: 'wrap' }, { header: 'roles', overflow: 'wrap' }, { header: 'web shell', minor: true }, { header: 'health', overflow: 'wrap' }],
+    // ", " between roles so that a long list wraps at word boundaries on a terminal.
+    rows: data.map((p) => [p.id, p.name, p.groups.join(', '), p.roles.join(', '), p.web_shell, healthCell(p.health, p.locks_out)]),
+    empty: 'No privileges.',
+  });
 }
 
 export const privilegeListCommand = defineCommand({

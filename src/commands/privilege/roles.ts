@@ -13,7 +13,7 @@ import {
   type TreeMark,
 } from '../../core/roles/index.js';
 import type { CommandContext } from '../shared/context.js';
-import type { CommandResult, View } from '../shared/render.js';
+import { type CommandResult, recordResult, tableResult, type View } from '../shared/render.js';
 import { arg, defineCommand, flag } from '../shared/declare.js';
 
 /** One row of `stor privilege roles --json`. */
@@ -98,38 +98,30 @@ export async function privilegeRoles(ctx: CommandContext, role: string | undefin
         self_including: catalogue.isSelfIncluding(name),
       };
     });
-    return {
-      data,
-      view: {
-        kind: 'table',
-        columns: ['role', 'includes', 'in total', 'builtin', 'includes itself'],
-        rows: data.map((r) => [r.name, r.includes_directly, r.includes_in_total, r.builtin, r.self_including]),
-        empty: 'The target lists no roles.',
-      },
-    };
+    return tableResult(data, {
+      columns: ['role', 'includes', 'in total', 'builtin', 'includes itself'],
+      rows: data.map((r) => [r.name, r.includes_directly, r.includes_in_total, r.builtin, r.self_including]),
+      empty: 'The target lists no roles.',
+    });
   }
   if (!catalogue.has(role)) {
     throw new StorError(E.UNKNOWN_ROLE, `not a role of this appliance: ${role}`, { hint: '`stor privilege roles` lists them' });
   }
   const data = detail(catalogue, titles, role, tree);
   if (data.tree) return { data, view: treeView([data.tree]) };
-  return {
-    data,
-    view: {
-      kind: 'record',
-      heading: `Role ${role}`,
-      fields: [
-        ['title', data.title],
-        ['builtin', data.builtin],
-        ['full admin', data.full_admin],
-        ['includes itself', data.self_including],
-        ['includes directly', data.includes.directly],
-        ['includes in total', data.includes.in_total],
-        ['included by directly', data.included_by.directly],
-        ['included by in total', data.included_by.in_total],
-      ],
-    },
-  };
+  return recordResult(data, {
+    heading: `Role ${role}`,
+    fields: [
+      ['title', data.title],
+      ['builtin', data.builtin],
+      ['full admin', data.full_admin],
+      ['includes itself', data.self_including],
+      ['includes directly', data.includes.directly],
+      ['includes in total', data.includes.in_total],
+      ['included by directly', data.included_by.directly],
+      ['included by in total', data.included_by.in_total],
+    ],
+  });
 }
 
 export const privilegeRolesCommand = defineCommand({

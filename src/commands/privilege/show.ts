@@ -1,6 +1,6 @@
 import { queryItems } from '../../core/contract/client.js';
 import type { CommandContext } from '../shared/context.js';
-import type { Cell, CommandResult } from '../shared/render.js';
+import { type Cell, type CommandResult, recordResult } from '../shared/render.js';
 import { findPrivilege, groupNames, healthOf, loadTargetRoles, modelJson, type FindingReport } from './model.js';
 import { arg, defineCommand } from '../shared/declare.js';
 import { findingCell, healthCell } from './tones.js';
@@ -55,25 +55,21 @@ export async function privilegeShow(ctx: CommandContext, ref: string): Promise<C
     catalogue: roles.source,
     model: modelJson(roles),
   };
-  return {
-    data,
-    view: {
-      kind: 'record',
-      // Health and findings first: the role lists below can be long.
-      fields: [
-        ['privilege', `${p.id} ${p.name}`],
-        ...(p.builtin_name ? [['built-in', p.builtin_name] as [string, Cell]] : []),
-        ['health', healthCell(h.labels, h.locksOut)],
-        ...h.findings.map((f): [string, Cell] => [`finding ${f.index}`, findingCell(f)]),
-        ['judged as', roles.model.basis],
-        ['groups', data.groups.map((g) => `${g.name} (${g.gid})`)],
-        ['members', members],
-        ['web shell', p.web_shell],
-        ['listed roles', p.roles],
-      ],
-      list: { label: 'effective roles', items: data.effective_roles },
-    },
-  };
+  return recordResult(data, {
+    // Health and findings first: the role lists below can be long.
+    fields: [
+      ['privilege', `${p.id} ${p.name}`],
+      ...(p.builtin_name ? [['built-in', p.builtin_name] as [string, Cell]] : []),
+      ['health', healthCell(h.labels, h.locksOut)],
+      ...h.findings.map((f): [string, Cell] => [`finding ${f.index}`, findingCell(f)]),
+      ['judged as', roles.model.basis],
+      ['groups', data.groups.map((g) => `${g.name} (${g.gid})`)],
+      ['members', members],
+      ['web shell', p.web_shell],
+      ['listed roles', p.roles],
+    ],
+    list: { label: 'effective roles', items: data.effective_roles },
+  });
 }
 
 export const privilegeShowCommand = defineCommand({

@@ -10,7 +10,7 @@ import type { Transport } from '../../core/transport/transport.js';
 import { commandTree } from '../shared/command-tree.js';
 import type { CommandContext } from '../shared/context.js';
 import { defineCommand, flag, list, value } from '../shared/declare.js';
-import type { CommandResult } from '../shared/render.js';
+import { type CommandResult, recordResult } from '../shared/render.js';
 import { loadTargetRoles } from './model.js';
 
 /** One method of `stor privilege suggest --json`. */
@@ -117,19 +117,15 @@ export async function privilegeSuggest(ctx: CommandContext, opts: SuggestOptions
   if (data.locks_out) ctx.warn(`on ${model.name}, a privilege with ${data.roles.join(', ')} locks its users out; no other role grants what it is there for`);
 
   if (opts.privilege !== undefined) return fragment(ctx, data, opts);
-  return {
-    data,
-    view: {
-      kind: 'record',
-      heading: 'Least roles',
-      fields: [
-        ['roles', data.roles],
-        ...(data.full_admin_only.length ? [['only FULL_ADMIN can call', data.full_admin_only] as [string, string[]]] : []),
-        ...(data.no_role_needed.length ? [['no role needed', data.no_role_needed] as [string, string[]]] : []),
-      ],
-      list: { label: 'methods', items: data.methods.map((m) => `${m.method}: ${m.granted_by ?? 'any logged-in user'}${m.commands.length ? ` (${m.commands.join(', ')})` : ''}`) },
-    },
-  };
+  return recordResult(data, {
+    heading: 'Least roles',
+    fields: [
+      ['roles', data.roles],
+      ...(data.full_admin_only.length ? [['only FULL_ADMIN can call', data.full_admin_only] as [string, string[]]] : []),
+      ...(data.no_role_needed.length ? [['no role needed', data.no_role_needed] as [string, string[]]] : []),
+    ],
+    list: { label: 'methods', items: data.methods.map((m) => `${m.method}: ${m.granted_by ?? 'any logged-in user'}${m.commands.length ? ` (${m.commands.join(', ')})` : ''}`) },
+  });
 }
 
 async function fragment(ctx: CommandContext, data: PrivilegeSuggestion, opts: SuggestOptions): Promise<CommandResult<PrivilegeFragment | string>> {
@@ -144,7 +140,7 @@ async function fragment(ctx: CommandContext, data: PrivilegeSuggestion, opts: Su
     throw new StorError(E.LOCAL_WRITE_FAILED, `cannot write ${path}: ${(err as Error).message}`);
   }
   ctx.note(`wrote privilege ${opts.privilege} (${data.roles.join(', ')}) to ${path}`);
-  return { data: doc, view: { kind: 'record', fields: [['privilege', opts.privilege!], ['roles', data.roles], ['file', path]] } };
+  return recordResult(doc, { fields: [['privilege', opts.privilege!], ['roles', data.roles], ['file', path]] });
 }
 
 export const privilegeSuggestCommand = defineCommand({

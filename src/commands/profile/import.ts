@@ -11,7 +11,7 @@ import { assertSecretMayTravel, parseEndpoint } from '../../core/transport/endpo
 import { groupsFromIni, groupsFromYaml, InventoryError, inventoryHosts, type InventoryHost } from '../../core/config/ansible-inventory.js';
 import type { CommandContext } from '../shared/context.js';
 import { arg, choice, defineCommand, flag } from '../shared/declare.js';
-import type { CommandResult } from '../shared/render.js';
+import { type CommandResult, tableResult } from '../shared/render.js';
 import { readStdin } from '../shared/stdin.js';
 import { isSameAppliance, readCa } from '../shared/target.js';
 import { profileStore } from './store.js';
@@ -226,10 +226,10 @@ export async function profileImport(ctx: CommandContext, file: string, force: bo
   }
   await store.saveAll(profiles);
   if (skipped.length > 0) ctx.note(`left out ${skipped.length} inventory host${skipped.length === 1 ? '' : 's'} without stor_url (not appliances to stor): ${skipped.map((h) => h.name).join(', ')}`);
-  return {
-    data: { imported, skipped, config_file: store.path },
-    view: { kind: 'table', columns: ['name', 'url', 'created', 'tags'], rows: imported.map((p) => [p.name, p.url, p.created, p.tags.join(',')]), empty: 'The file lists no profile.' },
-  };
+  return tableResult(
+    { imported, skipped, config_file: store.path },
+    { columns: ['name', 'url', 'created', 'tags'], rows: imported.map((p) => [p.name, p.url, p.created, p.tags.join(',')]), empty: 'The file lists no profile.' },
+  );
 }
 
 export const profileImportCommand = defineCommand({

@@ -1,6 +1,6 @@
 import { EMBEDDED_PROFILE, profileNamed, type Profile } from '../../core/config/profiles.js';
 import type { CommandContext } from '../shared/context.js';
-import type { CommandResult } from '../shared/render.js';
+import { type CommandResult, tableResult } from '../shared/render.js';
 import { profileStore } from './store.js';
 import { defineCommand } from '../shared/declare.js';
 
@@ -48,15 +48,11 @@ export async function profileList(ctx: CommandContext): Promise<CommandResult<Pr
   const embeddedCurrent = doc.current === undefined || !profileNamed(doc, doc.current);
   const embedded: ProfileSummary = { name: EMBEDDED_PROFILE, kind: 'embedded', url: null, current: embeddedCurrent, tls: 'none', insecure: false, ca: null, rpc: null, tags: [] };
   const data = [embedded, ...saved];
-  return {
-    data,
-    view: {
-      kind: 'table',
-      columns: ['', { header: 'name', key: true }, { header: 'url', key: true }, { header: 'tls', minor: true }, { header: 'rpc', minor: true }, { header: 'tags', overflow: 'wrap' }],
-      rows: data.map((p) => [p.current ? '*' : '', p.name, p.url ?? `(embedded) ${ctx.stateDir}`, p.tls === 'ca' ? `ca ${p.ca}` : p.tls, p.rpc, p.tags.join(',')]),
-      empty: 'No profiles: commands use the embedded appliance. Add one with `stor login --url <url>`.',
-    },
-  };
+  return tableResult(data, {
+    columns: ['', { header: 'name', key: true }, { header: 'url', key: true }, { header: 'tls', minor: true }, { header: 'rpc', minor: true }, { header: 'tags', overflow: 'wrap' }],
+    rows: data.map((p) => [p.current ? '*' : '', p.name, p.url ?? `(embedded) ${ctx.stateDir}`, p.tls === 'ca' ? `ca ${p.ca}` : p.tls, p.rpc, p.tags.join(',')]),
+    empty: 'No profiles: commands use the embedded appliance. Add one with `stor login --url <url>`.',
+  });
 }
 
 export const profileListCommand = defineCommand({

@@ -1,5 +1,5 @@
 import type { CommandContext } from '../shared/context.js';
-import type { CommandResult } from '../shared/render.js';
+import { type CommandResult, recordResult } from '../shared/render.js';
 import { profileStore, type ProfileChange } from './store.js';
 import { arg, defineCommand, ignoreNotFoundFlag } from '../shared/declare.js';
 import { profileNamed } from '../../core/config/profiles.js';
@@ -15,7 +15,7 @@ export async function profileRemove(ctx: CommandContext, name: string, ignoreNot
   const wasCurrent = removed.found;
   if (profile) await closeSessionsOf(ctx, profile);
   if (wasCurrent) ctx.note(`stor: profile "${name}" was current; commands now use the embedded appliance until you pick another`);
-  return { data: { profile: name, current: false }, view: { kind: 'record', fields: [['removed profile', name], ['was current', wasCurrent]] } };
+  return recordResult({ profile: name, current: false }, { fields: [['removed profile', name], ['was current', wasCurrent]] });
 }
 
 export const profileRemoveCommand = defineCommand({

@@ -1,5 +1,5 @@
 import type { CommandContext } from '../shared/context.js';
-import type { CommandResult } from '../shared/render.js';
+import { type CommandResult, recordResult } from '../shared/render.js';
 import { profileStore } from './store.js';
 import { arg, defineCommand, flag } from '../shared/declare.js';
 import { StorError } from '../../core/errors.js';
@@ -22,7 +22,7 @@ export async function profileTag(ctx: CommandContext, name: string, tags: string
     }
   }
   const after = await profileStore(ctx).tag(name, remove ? [] : tags, remove ? tags : []);
-  return { data: { profile: name, tags: after }, view: { kind: 'record', fields: [['profile', name], ['tags', after]] } };
+  return recordResult({ profile: name, tags: after }, { fields: [['profile', name], ['tags', after]] });
 }
 
 export const profileTagCommand = defineCommand({

@@ -1,11 +1,11 @@
 import type { CommandContext } from '../shared/context.js';
-import type { CommandResult } from '../shared/render.js';
+import { type CommandResult, recordResult } from '../shared/render.js';
 import { profileStore, type ProfileChange } from './store.js';
 import { arg, defineCommand } from '../shared/declare.js';
 
 export async function profileUse(ctx: CommandContext, name: string): Promise<CommandResult<ProfileChange>> {
   await profileStore(ctx).use(name);
-  return { data: { profile: name, current: true }, view: { kind: 'record', fields: [['profile', name], ['current', true]] } };
+  return recordResult({ profile: name, current: true }, { fields: [['profile', name], ['current', true]] });
 }
 
 export const profileUseCommand = defineCommand({

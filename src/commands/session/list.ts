@@ -1,7 +1,7 @@
 import { askAgent } from '../../core/session/control-client.js';
 import type { CommandContext } from '../shared/context.js';
 import { defineCommand } from '../shared/declare.js';
-import type { CommandResult } from '../shared/render.js';
+import { type CommandResult, tableResult } from '../shared/render.js';
 import { shortDuration } from './duration.js';
 
 /** One row of `stor session list --json`. Never a key or token. */
@@ -32,15 +32,11 @@ export async function sessionList(ctx: CommandContext): Promise<CommandResult<Se
   }));
   if (answer === undefined) ctx.note('stor: no session agent is running');
   const empty = answer === undefined ? 'No session agent is running: the next remote command starts one.' : 'The session agent holds no sessions.';
-  return {
-    data,
-    view: {
-      kind: 'table',
-      columns: [{ header: 'target', key: true }, { header: 'user', key: true }, 'age', 'idle', 'calls'],
-      rows: data.map((s) => [s.target, s.user, shortDuration(s.age_seconds), shortDuration(s.idle_seconds), s.calls]),
-      empty,
-    },
-  };
+  return tableResult(data, {
+    columns: [{ header: 'target', key: true }, { header: 'user', key: true }, 'age', 'idle', 'calls'],
+    rows: data.map((s) => [s.target, s.user, shortDuration(s.age_seconds), shortDuration(s.idle_seconds), s.calls]),
+    empty,
+  });
 }
 
 export const sessionListCommand = defineCommand({

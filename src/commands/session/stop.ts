@@ -2,7 +2,7 @@ import { askAgent } from '../../core/session/control-client.js';
 import { keySha256 } from '../../core/session/key-hash.js';
 import type { CommandContext } from '../shared/context.js';
 import { defineCommand, flag } from '../shared/declare.js';
-import type { CommandResult } from '../shared/render.js';
+import { type CommandResult, recordResult } from '../shared/render.js';
 
 /** `stor session stop --json` */
 export interface SessionStopResult {
@@ -31,13 +31,9 @@ export async function sessionStop(ctx: CommandContext, all: boolean): Promise<Co
     }
   }
   if (!data.agent) ctx.note('stor: no session agent is running');
-  return {
-    data,
-    view: {
-      kind: 'record',
-      fields: all ? [['agent stopped', data.stopped]] : [['sessions closed', data.closed]],
-    },
-  };
+  return recordResult(data, {
+    fields: all ? [['agent stopped', data.stopped]] : [['sessions closed', data.closed]],
+  });
 }
 
 export const sessionStopCommand = defineCommand({

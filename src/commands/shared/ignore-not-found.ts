@@ -1,7 +1,7 @@
 import { E } from '../../core/error-catalogue.js';
 import { StorError } from '../../core/errors.js';
 import type { CommandContext } from './context.js';
-import type { CommandResult } from './render.js';
+import { type CommandResult, recordResult } from './render.js';
 
 /** `--json` of a delete with `--ignore-not-found` when there was nothing to delete. */
 export interface NothingDeleted {
@@ -28,5 +28,5 @@ export async function lookupOrNothing<T>(ignoreNotFound: boolean, lookup: () => 
 /** What a delete answers when `--ignore-not-found` found nothing: exit 0, and a note saying so. */
 export function nothingDeleted(ctx: CommandContext, name: string, missing: StorError): CommandResult<NothingDeleted> {
   ctx.note(`stor: ${missing.message}: nothing to delete (--ignore-not-found)`);
-  return { data: { name, found: false, deleted: false }, view: { kind: 'record', fields: [['name', name], ['found', false], ['deleted', false]] } };
+  return recordResult({ name, found: false, deleted: false }, { fields: [['name', name], ['found', false], ['deleted', false]] });
 }

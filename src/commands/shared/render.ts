@@ -75,6 +75,15 @@ export interface CommandResult<T = unknown> {
   streamed?: boolean;
 }
 
+type RecordView = Extract<View, { kind: 'record' }>;
+type TableView = Extract<View, { kind: 'table' }>;
+
+/** The outcome most verbs have: `data` for `--json`, shown as one record of labelled fields. */
+export const recordResult = <T>(data: T, view: Omit<RecordView, 'kind'>): CommandResult<T> => ({ data, view: { kind: 'record', ...view } });
+
+/** The outcome of a listing: `data` for `--json`, shown as a table of `columns`, a row an item. */
+export const tableResult = <T>(data: T, view: Omit<TableView, 'kind'>): CommandResult<T> => ({ data, view: { kind: 'table', ...view } });
+
 export interface RenderMode {
   json: boolean;
   tty: boolean;
@@ -182,7 +191,7 @@ function pipedText(v: FieldValue): string {
 
 const isNumeric = (c: Cell): boolean => typeof (isStyled(c) ? c.value : c) === 'number' && !(isStyled(c) && c.human !== undefined);
 
-function terminalTable(fitTable: FitTable, view: Extract<View, { kind: 'table' }>, paint: ChalkInstance, width: number, wide = false): string[] {
+function terminalTable(fitTable: FitTable, view: TableView, paint: ChalkInstance, width: number, wide = false): string[] {
   if (view.rows.length === 0) return view.empty ? [view.empty] : [];
   const columns: FittedColumn[] = view.columns.map((c, i) => {
     const spec = typeof c === 'string' ? { header: c } : c;
@@ -200,7 +209,7 @@ function terminalTable(fitTable: FitTable, view: Extract<View, { kind: 'table' }
   return fitTable(columns, view.rows.map((r) => r.map((c) => terminalText(c, paint))), width, { wide });
 }
 
-function terminalRecord(fitTable: FitTable, view: Extract<View, { kind: 'record' }>, paint: ChalkInstance, width: number): string[] {
+function terminalRecord(fitTable: FitTable, view: RecordView, paint: ChalkInstance, width: number): string[] {
   const fields: [string, string][] = view.fields.map(([label, value]) => [label, terminalText(value, paint)]);
   // A long list (141 roles) goes last, as a count and the names flowing within the width.
   if (view.list) fields.push([view.list.label, `${view.list.items.length}: ${escapeCell(view.list.items.join(', ')) || '-'}`]);

@@ -1,7 +1,7 @@
 import { call, queryItems } from '../../core/contract/client.js';
 import type { CommandContext } from '../shared/context.js';
 import { arg, defineCommand, flag, type OptionValues } from '../shared/declare.js';
-import type { CommandResult } from '../shared/render.js';
+import { type CommandResult, recordResult } from '../shared/render.js';
 import { snapshotRef, summaryOf, type SnapshotSummary } from './model.js';
 
 const options = {
@@ -28,10 +28,7 @@ export async function snapshotCreate(ctx: CommandContext, ref: string, options: 
   const data: SnapshotCreated = { ...summaryOf(entry), created: existing === undefined, recursive };
   if (!data.created) ctx.note(`Snapshot ${id} already exists; nothing changed.`);
   else ctx.note(`Took snapshot ${id}${recursive ? ' and the same on every child dataset' : ''}. Undo later changes with: stor snapshot rollback ${id}`);
-  return {
-    data,
-    view: { kind: 'record', fields: [['id', data.id], ['created', data.created], ['recursive', data.recursive], ['referenced', data.referenced]] },
-  };
+  return recordResult(data, { fields: [['id', data.id], ['created', data.created], ['recursive', data.recursive], ['referenced', data.referenced]] });
 }
 
 export const snapshotCreateCommand = defineCommand({

@@ -5,7 +5,7 @@ import { arg, defineCommand, flag, ignoreNotFoundFlag, type OptionValues, yesFla
 import { predictedDenial } from '../shared/predict-access.js';
 import { holdToPlan } from '../shared/plan-check.js';
 import { confirmChange } from '../shared/prompts.js';
-import type { CommandResult } from '../shared/render.js';
+import { type CommandResult, recordResult } from '../shared/render.js';
 import { lookupOrNothing, nothingDeleted, type NothingDeleted } from '../shared/ignore-not-found.js';
 import { datasetFilter, findSnapshot, snapshotRef } from './model.js';
 
@@ -38,23 +38,22 @@ export async function snapshotDelete(ctx: CommandContext, ref: string, options: 
     recursive ? (await queryItems(t, 'pool.snapshot.query', ['id', 'snapshot_name'], [...datasetFilter(dataset, true), ['snapshot_name', '=', name]])).map((s) => s.id) : [id];
   const deleted = await going();
   const data: SnapshotDeleted = { id, dry_run: options.dryRun === true, deleted };
-  const view = { kind: 'record' as const, fields: [['id', id] as [string, string], ['dry run', data.dry_run] as [string, boolean]], list: { label: options.dryRun ? 'would delete' : 'deleted', items: deleted } };
+  const outcome = () => recordResult(data, { fields: [['id', id], ['dry run', data.dry_run]], list: { label: options.dryRun ? 'would delete' : 'deleted', items: data.deleted } });
   if (options.dryRun) {
     const denied = await predictedDenial(t, poolSnapshotContract['pool.snapshot.delete'].access);
     if (denied) throw denied;
     ctx.note(`Dry run: would delete ${deleted.join(', ')}; nothing was deleted.`);
-    return { data, view };
+    return outcome();
   }
   const preview = `stor snapshot delete ${id}${recursive ? ' -r' : ''} --dry-run`;
   const asked = await confirmChange(ctx, `Delete snapshot${deleted.length === 1 ? '' : 's'} ${deleted.join(', ')}? This cannot be undone.`, options.yes, `preview with \`${preview}\``);
   // With -r, a child's snapshot of this name taken while the question waited would go too: hold to the plan.
   if (recursive) {
     data.deleted = [...(await holdToPlan(ctx, { shown: deleted, pick: (plan: SnapshotDeleted) => plan.deleted, asked, reread: going, what: `${id} -r would now also delete`, preview }))];
-    view.list.items = data.deleted;
   }
   await call(t, 'pool.snapshot.delete', [id, { defer: false, recursive }]);
   ctx.note(`Deleted ${data.deleted.join(', ')}.`);
-  return { data, view };
+  return outcome();
 }
 
 export const snapshotDeleteCommand = defineCommand({

@@ -2,7 +2,7 @@ import { queryItems } from '../../core/contract/client.js';
 import type { CommandContext } from '../shared/context.js';
 import { arg, defineCommand, flag } from '../shared/declare.js';
 import { sizeCell, timeCell } from '../shared/format.js';
-import type { CommandResult } from '../shared/render.js';
+import { type CommandResult, tableResult } from '../shared/render.js';
 import { datasetId } from '../dataset/model.js';
 import { datasetFilter, summaryOf, type SnapshotSummary } from './model.js';
 
@@ -17,15 +17,11 @@ export async function snapshotList(ctx: CommandContext, ref: string | undefined,
   const filters = dataset === undefined ? [] : datasetFilter(dataset, recursive);
   const found = await queryItems(t, 'pool.snapshot.query', ['id', 'dataset', 'snapshot_name', 'properties', 'createtxg'], filters);
   const data = found.map(summaryOf);
-  return {
-    data,
-    view: {
-      kind: 'table',
-      columns: [{ header: 'id', key: true }, 'dataset', 'name', { header: 'created', minor: true }, { header: 'referenced', minor: true }],
-      rows: data.map((s) => [s.id, s.dataset, s.name, timeCell(s.creation, ctx.io.env.TZ), sizeCell(s.referenced)]),
-      empty: dataset === undefined ? 'No snapshots.' : `No snapshots of ${dataset}${recursive ? ' or its children' : ''}.`,
-    },
-  };
+  return tableResult(data, {
+    columns: [{ header: 'id', key: true }, 'dataset', 'name', { header: 'created', minor: true }, { header: 'referenced', minor: true }],
+    rows: data.map((s) => [s.id, s.dataset, s.name, timeCell(s.creation, ctx.io.env.TZ), sizeCell(s.referenced)]),
+    empty: dataset === undefined ? 'No snapshots.' : `No snapshots of ${dataset}${recursive ? ' or its children' : ''}.`,
+  });
 }
 
 export const snapshotListCommand = defineCommand({

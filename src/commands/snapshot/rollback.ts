@@ -6,7 +6,7 @@ import { arg, defineCommand, flag, type OptionValues, yesFlag } from '../shared/
 import { predictedDenial } from '../shared/predict-access.js';
 import { holdToPlan } from '../shared/plan-check.js';
 import { confirmChange } from '../shared/prompts.js';
-import type { CommandResult } from '../shared/render.js';
+import { type CommandResult, recordResult } from '../shared/render.js';
 import { findSnapshot, snapshotRef } from './model.js';
 
 const options = {
@@ -53,10 +53,10 @@ export async function snapshotRollback(ctx: CommandContext, ref: string, options
     throw snapshotRollbackRefusal.laterSnapshots(id, later);
   }
   const lost = `every change to ${dataset} since ${id}${later.length > 0 ? ` and the later snapshot${later.length === 1 ? '' : 's'} ${later.join(', ')}` : ''}`;
-  const view = { kind: 'record' as const, fields: [['id', id], ['dataset', dataset], ['dry run', data.dry_run]] as [string, string | boolean][], list: { label: options.dryRun ? 'would destroy' : 'destroyed', items: later } };
+  const outcome = () => recordResult(data, { fields: [['id', id], ['dataset', dataset], ['dry run', data.dry_run]], list: { label: options.dryRun ? 'would destroy' : 'destroyed', items: data.destroyed } });
   if (options.dryRun) {
     ctx.note(`Dry run: rolling back would lose ${lost}; nothing was changed.`);
-    return { data, view };
+    return outcome();
   }
   const preview = `stor snapshot rollback ${id}${options.recursive ? ' -r' : ''} --dry-run`;
   const asked = await confirmChange(ctx, `Roll ${dataset} back to ${id}, losing ${lost}?`, options.yes, `preview with \`${preview}\``);
@@ -64,11 +64,10 @@ export async function snapshotRollback(ctx: CommandContext, ref: string, options
   // (Without -r zfs refuses to pass it, MW/plugins/zfs_/snapshot_actions.py:74-80, changing nothing.)
   if (options.recursive) {
     data.destroyed = [...(await holdToPlan(ctx, { shown: later, pick: (plan: SnapshotRolledBack) => plan.destroyed, asked, reread: takenAfter, what: `rolling back to ${id} would now also destroy`, preview }))];
-    view.list.items = data.destroyed;
   }
   await call(t, 'pool.snapshot.rollback', [id, { recursive: options.recursive === true, recursive_clones: false, force: options.force === true, recursive_rollback: false }]);
   ctx.note(`Rolled ${dataset} back to ${id}.`);
-  return { data, view };
+  return outcome();
 }
 
 export const snapshotRollbackCommand = defineCommand({

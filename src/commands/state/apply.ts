@@ -6,7 +6,7 @@ import type { CommandContext } from '../shared/context.js';
 import { defineCommand, flag, value, yesFlag } from '../shared/declare.js';
 import { EXIT } from '../shared/exit-codes.js';
 import { confirmChange, willAsk } from '../shared/prompts.js';
-import { render, renderMode, type CommandResult } from '../shared/render.js';
+import { type CommandResult, render, renderMode, tableResult } from '../shared/render.js';
 import { computePlan } from './diff.js';
 import { executeSteps, type AppliedChange, type NewApiKey } from './execute.js';
 import type { PlannedChange, StatePlan } from './plan-model.js';
@@ -106,14 +106,12 @@ function report(ctx: CommandContext, plan: StatePlan, results: AppliedChange[], 
     // Piped: stdout holds the new keys alone (`name<TAB>key`), the report goes to stderr.
     for (const r of results) ctx.note(`${r.status}: ${r.action} ${objectLabel(r)}${r.error ? `: ${r.error}` : ''}`);
     ctx.note(summary);
-    return { data, view: { kind: 'table', columns: ['name', 'key'], rows: keys.map((k) => [k.name, k.key]) }, exitCode };
+    return { ...tableResult(data, { columns: ['name', 'key'], rows: keys.map((k) => [k.name, k.key]) }), exitCode };
   }
   if (keys.length && !keysToStdout) ctx.noteAfter(`${keys.length} new API key(s) written to the --keys-out file`);
   ctx.noteAfter(summary);
   return {
-    data,
-    view: {
-      kind: 'table',
+    ...tableResult(data, {
       columns: ['status', 'change', 'object', { header: 'error', overflow: 'wrap' }],
       rows: results.map((r) => [
         { value: r.status, human: r.status.replace('_', ' '), tone: r.status === 'done' ? 'ok' : r.status === 'failed' ? 'danger' : 'warning' },
@@ -121,7 +119,7 @@ function report(ctx: CommandContext, plan: StatePlan, results: AppliedChange[], 
         objectLabel(r),
         r.error ?? '',
       ]),
-    },
+    }),
     exitCode,
   };
 }

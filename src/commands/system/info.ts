@@ -3,7 +3,7 @@ import type { SystemInfo } from '../../core/contract/system.js';
 import type { CommandContext } from '../shared/context.js';
 import { defineCommand } from '../shared/declare.js';
 import { formatBytes, formatTime } from '../shared/format.js';
-import type { CommandResult } from '../shared/render.js';
+import { type CommandResult, recordResult } from '../shared/render.js';
 
 /**
  * `stor system info --json`: `system.info`'s fields in 25.10.1's names and order
@@ -24,26 +24,22 @@ export async function systemInfo(ctx: CommandContext): Promise<CommandResult<Sys
   const [info, bootId] = await Promise.all([call(t, 'system.info'), call(t, 'system.boot_id')]);
   const data: SystemInfoResult = { ...info, buildtime: iso(info.buildtime), boottime: iso(info.boottime), datetime: iso(info.datetime), boot_id: bootId };
   const tz = ctx.io.env.TZ;
-  return {
-    data,
-    view: {
-      kind: 'record',
-      fields: [
-        ['release', data.version],
-        ['hostname', data.hostname],
-        ['uptime', data.uptime],
-        ['booted', formatTime(new Date(data.boottime), tz)],
-        ['boot id', data.boot_id],
-        ['clock', `${formatTime(new Date(data.datetime), tz)} (appliance timezone ${data.timezone})`],
-        ['cpu', `${data.model}, ${data.cores} cores (${data.physical_cores} physical)`],
-        ['memory', `${formatBytes(data.physmem)}${data.ecc_memory ? ' ECC' : ''}`],
-        ['load', data.loadavg.map((l) => l.toFixed(2)).join(' ')],
-        ['product', [data.system_manufacturer, data.system_product, data.system_product_version].filter((s) => s).join(' ') || null],
-        ['serial', data.system_serial],
-        ['built', formatTime(new Date(data.buildtime), tz)],
-      ],
-    },
-  };
+  return recordResult(data, {
+    fields: [
+      ['release', data.version],
+      ['hostname', data.hostname],
+      ['uptime', data.uptime],
+      ['booted', formatTime(new Date(data.boottime), tz)],
+      ['boot id', data.boot_id],
+      ['clock', `${formatTime(new Date(data.datetime), tz)} (appliance timezone ${data.timezone})`],
+      ['cpu', `${data.model}, ${data.cores} cores (${data.physical_cores} physical)`],
+      ['memory', `${formatBytes(data.physmem)}${data.ecc_memory ? ' ECC' : ''}`],
+      ['load', data.loadavg.map((l) => l.toFixed(2)).join(' ')],
+      ['product', [data.system_manufacturer, data.system_product, data.system_product_version].filter((s) => s).join(' ') || null],
+      ['serial', data.system_serial],
+      ['built', formatTime(new Date(data.buildtime), tz)],
+    ],
+  });
 }
 
 export const systemInfoCommand = defineCommand({

@@ -5,7 +5,7 @@ import { predictedDenial } from '../shared/predict-access.js';
 import type { CommandContext } from '../shared/context.js';
 import { arg, defineCommand, flag, ignoreNotFoundFlag, type OptionValues, yesFlag } from '../shared/declare.js';
 import { confirmChange } from '../shared/prompts.js';
-import type { CommandResult } from '../shared/render.js';
+import { type CommandResult, recordResult } from '../shared/render.js';
 import { listGroups } from '../group/model.js';
 import { lookupOrNothing, nothingDeleted, type NothingDeleted } from '../shared/ignore-not-found.js';
 import { findUser, primaryGroupName } from './model.js';
@@ -50,7 +50,7 @@ export async function userDelete(ctx: CommandContext, ref: string, opts: UserDel
   const groupGone = group !== null && (await listGroups(t, [['name', '=', group]])).length === 0;
   const data: UserDeleted = { id: user.id, uid: user.uid, username: user.username, group, group_deleted: groupGone };
   const fields: [string, string | number | null][] = [['uid', user.uid], ['group', group ? `${group}${groupGone ? ' (deleted)' : ' (kept)'}` : null]];
-  return { data, view: { kind: 'record', heading: `Deleted user ${user.username}`, fields } };
+  return recordResult(data, { heading: `Deleted user ${user.username}`, fields });
 }
 
 export const userDeleteCommand = defineCommand({

@@ -1,42 +1,38 @@
 import type { CommandContext } from '../shared/context.js';
 import { defineCommand } from '../shared/declare.js';
-import type { CommandResult } from '../shared/render.js';
+import { type CommandResult, tableResult } from '../shared/render.js';
 import { userSummaries, type UserSummary } from './model.js';
 
 export async function userList(ctx: CommandContext): Promise<CommandResult<UserSummary[]>> {
   const data = await userSummaries(await ctx.transport());
-  return {
-    data,
-    view: {
-      kind: 'table',
-      // uid and username name the user: never cut. Narrow, the minor columns go, rightmost first.
-      columns: [
-        { header: 'uid', key: true },
-        { header: 'username', key: true },
-        { header: 'full name', overflow: 'wrap' },
-        { header: 'group', minor: true },
-        { header: 'groups', overflow: 'wrap', minor: true },
-        'builtin',
-        'locked',
-        { header: 'password', minor: true },
-        { header: '2fa', minor: true },
-        { header: 'keys', minor: true },
-      ],
-      rows: data.map((u) => [
-        u.uid,
-        u.username,
-        u.full_name,
-        u.group,
-        u.groups.join(','),
-        u.builtin,
-        u.locked,
-        u.password_disabled ? 'disabled' : 'enabled',
-        u.twofactor,
-        u.api_keys,
-      ]),
-      empty: 'No users.',
-    },
-  };
+  return tableResult(data, {
+    // uid and username name the user: never cut. Narrow, the minor columns go, rightmost first.
+    columns: [
+      { header: 'uid', key: true },
+      { header: 'username', key: true },
+      { header: 'full name', overflow: 'wrap' },
+      { header: 'group', minor: true },
+      { header: 'groups', overflow: 'wrap', minor: true },
+      'builtin',
+      'locked',
+      { header: 'password', minor: true },
+      { header: '2fa', minor: true },
+      { header: 'keys', minor: true },
+    ],
+    rows: data.map((u) => [
+      u.uid,
+      u.username,
+      u.full_name,
+      u.group,
+      u.groups.join(','),
+      u.builtin,
+      u.locked,
+      u.password_disabled ? 'disabled' : 'enabled',
+      u.twofactor,
+      u.api_keys,
+    ]),
+    empty: 'No users.',
+  });
 }
 
 export const userListCommand = defineCommand({

@@ -1,7 +1,7 @@
 import { call } from '../../core/contract/client.js';
 import type { TargetInfo } from '../../core/transport/transport.js';
 import type { CommandContext } from '../shared/context.js';
-import type { CommandResult } from '../shared/render.js';
+import { type CommandResult, recordResult } from '../shared/render.js';
 import { defineCommand, flag, type OptionValues } from '../shared/declare.js';
 import { describeRelease, targetRelease } from '../shared/target-release.js';
 import { RELEASES } from '../../core/releases/index.js';
@@ -53,25 +53,21 @@ export async function whoami(ctx: CommandContext, opts: OptionValues<typeof opti
     emulator: release.emulator,
   };
   const tty = ctx.io.stdout.isTTY === true;
-  return {
-    data,
-    view: {
-      kind: 'record',
-      fields: [
-        ['username', data.username],
-        ['uid', data.uid],
-        ['gid', data.gid],
-        ['full name', data.full_name],
-        ['account attributes', data.account_attributes],
-        ['web shell', data.web_shell],
-        ['target', describeTarget(data.target)],
-        ['release', describeRelease(release)],
-        ['effective roles', tty && !opts.roles ? `${data.role_count}, from ${minimalRoleList(release.release ? RELEASES[release.release].catalogue() : release25101Catalogue(), roles).join(', ') || '-'} (--roles lists them)` : data.role_count],
-      ],
-      // On a terminal the whole list (141 for FULL_ADMIN) is asked for; piped, scripts get it as before.
-      ...(tty && !opts.roles ? {} : { list: { label: 'roles', items: roles } }),
-    },
-  };
+  return recordResult(data, {
+    fields: [
+      ['username', data.username],
+      ['uid', data.uid],
+      ['gid', data.gid],
+      ['full name', data.full_name],
+      ['account attributes', data.account_attributes],
+      ['web shell', data.web_shell],
+      ['target', describeTarget(data.target)],
+      ['release', describeRelease(release)],
+      ['effective roles', tty && !opts.roles ? `${data.role_count}, from ${minimalRoleList(release.release ? RELEASES[release.release].catalogue() : release25101Catalogue(), roles).join(', ') || '-'} (--roles lists them)` : data.role_count],
+    ],
+    // On a terminal the whole list (141 for FULL_ADMIN) is asked for; piped, scripts get it as before.
+    ...(tty && !opts.roles ? {} : { list: { label: 'roles', items: roles } }),
+  });
 }
 
 export const whoamiCommand = defineCommand({

@@ -10,7 +10,7 @@ import { scramDataFor } from '../session/scram-keys.js';
 import { AccountsSnapshot } from '../accounts/accounts.js';
 import type { ParamValues } from '../../contract/method.js';
 import { implement, type CallContext } from '../method.js';
-import { asInstance, query } from '../query/index.js';
+import { getInstance, query } from '../query/index.js';
 
 // The handlers of contract/api-key.ts, as `MW/plugins/api_key.py` answers them.
 
@@ -186,11 +186,7 @@ async function updateKeyWith(
 
 export const apiKeyMethods = [
   implement(apiKeyContract['api_key.query'], (ctx, filters, options) => query(allEntries(ctx), filters, options)),
-  implement(apiKeyContract['api_key.get_instance'], (ctx, id, options) => {
-    const found = allEntries(ctx).filter((e) => e.id === id);
-    if (found.length === 0) throw rpcErrors.instanceNotFound('ApiKey', id);
-    return asInstance(query(found, [], { ...options, get: true }));
-  }),
+  implement(apiKeyContract['api_key.get_instance'], (ctx, id, options) => getInstance(allEntries(ctx), id, options, 'ApiKey')),
   implement(apiKeyContract['api_key.my_keys'], (ctx) => {
     const caller = ctx.session.credentials!.username;
     return allEntries(ctx).filter((e) => e.username === caller);
@@ -253,11 +249,7 @@ const RAW_KEY = /^\d+-[a-zA-Z0-9]{64}$/;
 
 export const apiKeyMethods26 = [
   implement(apiKeyContract26['api_key.query'], (ctx, filters, options) => query(allEntries26(ctx), filters, options)),
-  implement(apiKeyContract26['api_key.get_instance'], (ctx, id, options) => {
-    const found = allEntries26(ctx).filter((e) => e.id === id);
-    if (found.length === 0) throw rpcErrors.instanceNotFound('ApiKey', id);
-    return asInstance(query(found, [], { ...options, get: true }));
-  }),
+  implement(apiKeyContract26['api_key.get_instance'], (ctx, id, options) => getInstance(allEntries26(ctx), id, options, 'ApiKey')),
   implement(apiKeyContract26['api_key.my_keys'], (ctx) => {
     const caller = ctx.session.credentials!.username;
     return allEntries26(ctx).filter((e) => e.username === caller);

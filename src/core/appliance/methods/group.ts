@@ -6,7 +6,7 @@ import { BASE_SYNTHETIC_DATASTORE_ID, validateSudoCommands } from '../accounts/c
 import { deleteGroupChecked, nextFreeId, refuseDirectoryGroup } from '../accounts/groups.js';
 import { ALLOWED_BUILTIN_GIDS, AccountsSnapshot, type GroupEntry } from '../accounts/accounts.js';
 import { implement, type CallContext } from '../method.js';
-import { asInstance, query } from '../query/index.js';
+import { getInstance, query } from '../query/index.js';
 
 // The handlers of contract/group.ts, as `MW/plugins/account.py` (GroupService) answers them.
 
@@ -106,11 +106,7 @@ function createGroup(db: Db, data: GroupCreate): number {
 
 export const groupMethods = [
   implement(groupContract['group.query'], (ctx, filters, options) => query(groupEntries(ctx), filters, options)),
-  implement(groupContract['group.get_instance'], (ctx, id, options) => {
-    const found = query(groupEntries(ctx), [['id', '=', id]], options);
-    if (!Array.isArray(found) || found.length === 0) throw rpcErrors.instanceNotFound('Group', id);
-    return asInstance(found[0]!);
-  }),
+  implement(groupContract['group.get_instance'], (ctx, id, options) => getInstance(groupEntries(ctx), id, options, 'Group')),
   implement(groupContract['group.create'], ({ appliance: { store } }, data) => store.write(() => createGroup(store.db, data))),
   implement(groupContract['group.update'], ({ appliance: { store } }, id, data) => {
     refuseDirectoryGroup(id, 'modified through');

@@ -28,7 +28,7 @@ import type { Appliance } from '../appliance.js';
 import { deleteGroupChecked, nextFreeId } from '../accounts/groups.js';
 import { publishEvent } from '../crud-events.js';
 import { implement, type CallContext } from '../method.js';
-import { asInstance, query } from '../query/index.js';
+import { getInstance, query } from '../query/index.js';
 
 // The handlers of contract/user.ts, as `MW/plugins/account.py` (UserService) and, for the
 // two-factor secret, `MW/plugins/account_/2fa.py` answer them.
@@ -314,11 +314,7 @@ function fullAdminOrUser(ctx: CallContext, username: string): boolean {
 
 export const userMethods = [
   implement(userContract['user.query'], (ctx, filters, options) => query(userEntries(ctx), filters, options)),
-  implement(userContract['user.get_instance'], (ctx, id, options) => {
-    const found = query(userEntries(ctx), [['id', '=', id]], options);
-    if (!Array.isArray(found) || found.length === 0) throw rpcErrors.instanceNotFound('User', id);
-    return asInstance(found[0]!);
-  }),
+  implement(userContract['user.get_instance'], (ctx, id, options) => getInstance(userEntries(ctx), id, options, 'User')),
   implement(userContract['user.create'], async (ctx, data) => {
     const password = data.random_password && !data.password ? generateKeySecret(20) : data.password;
     // Hash outside the write lock: it is the slow part and needs no database state.

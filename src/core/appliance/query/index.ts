@@ -107,14 +107,18 @@ export function applyQuery<T extends object>(items: readonly T[], filters: Query
 }
 
 /**
- * A `get_instance` answer made with `query` and the caller's options (MW/service/crud_service.py:236-244),
- * typed as the whole entry its contract answers. It is one unless the options ask otherwise: a
- * `select` trims the item to the fields named, a `count` counts, as 25.10.1's query does; such an
- * answer is no entry (the result check in tests reports it, and no command asks for it). This is
- * the one place the emulator types an answer as more than it knows it to be.
+ * Upstream `CRUDService.get_instance` (MW/service/crud_service.py:228-243): the query narrowed to
+ * the id, with the caller's options; nothing found is `<verbose> <id> does not exist`.
+ *
+ * The answer is typed as the whole entry its contract answers. It is one unless the options ask
+ * otherwise: a `select` trims the item to the fields named, as 25.10.1's query does; such an answer
+ * is no entry (the result check in tests reports it, and no command asks for it). This is the one
+ * place the emulator types an answer as more than it knows it to be.
  */
-export function asInstance<T>(answer: QueryAnswer<T>): T {
-  return answer as T;
+export function getInstance<T extends object>(items: readonly T[], id: unknown, options: unknown, verbose: string): T {
+  const found = query(items, [['id', '=', id]], options);
+  if (!Array.isArray(found) || found.length === 0) throw rpcErrors.instanceNotFound(verbose, id);
+  return found[0] as T;
 }
 
 /** Convenience: parse then apply. */
