@@ -6,7 +6,7 @@
 import { call, queryItems } from '../../core/contract/client.js';
 import { E } from '../../core/error-catalogue.js';
 import { RpcError, StorError } from '../../core/errors.js';
-import type { StateApiKey, StateDataset, StateFile, StateGroup, StatePrivilege, StateUser } from '../../core/state/index.js';
+import { stateFileSchema, type StateApiKey, type StateDataset, type StateGroup, type StatePrivilege, type StateUser } from '../../core/state/index.js';
 import type { Transport } from '../../core/transport/transport.js';
 import { listGroups } from '../group/model.js';
 import { listUsers } from '../user/model.js';
@@ -181,7 +181,8 @@ async function verify(t: Transport, step: Step): Promise<void> {
   }
   // A group's members the users step has yet to make are not expected yet.
   if (kind === 'groups' && want?.members) want = { ...want, members: want.members.filter((m) => world.users.some((u) => u.username === m)) };
-  const file = { stor_state: 1, [kind]: [want] } as unknown as StateFile;
+  // A file of this one object, checked as any state file is (the key is computed, so the type is the schema's word).
+  const file = stateFileSchema.parse({ stor_state: 1, [kind]: [want] });
   const again = computePlan(world, file, { prune: false, normalize: false }).plan.changes;
   if (again.length > 0) {
     const left = again.flatMap((c) => (c.action === 'create' ? ['not found'] : c.changes.map((f) => `${f.field} is ${JSON.stringify(f.from)}, not ${JSON.stringify(f.to)}`)));
