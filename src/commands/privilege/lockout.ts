@@ -46,7 +46,7 @@ const EMULATOR_RULES: Record<string, { rule: LockoutRule; meaning: string }> = {
   },
   'truenas-25.10.1': {
     rule: 'self-including',
-    meaning: 'only a self-including role breaks login, as the 25.10.1 code does; overlaps are redundancy',
+    meaning: "only a self-including role breaks login, as the release's own code does (MW/role.py, 25.10 and 26.0 alike); overlaps are redundancy",
   },
   terminating: {
     rule: 'none',
