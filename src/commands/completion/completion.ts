@@ -3,6 +3,7 @@ import { StorError } from '../../core/errors.js';
 import { arg, defineCommand, kebab, value, type ArgSpecs, type CommandSpec, type Completion, type OptionSpecs } from '../shared/declare.js';
 import type { CommandResult } from '../shared/render.js';
 import { candidateValues } from './values.js';
+import { withFleet } from '../fleet/policy.js';
 
 const SHELLS = ['bash', 'zsh', 'fish'] as const;
 
@@ -49,7 +50,8 @@ async function commandNodes(): Promise<Node[]> {
     path,
     summary,
     subcommands,
-    options: [...(spec ? optionsOf(spec.options ?? {}) : []), ...globals],
+    // As the program declares the verb: with the options --targets brings (--fan-out, --keep-going, …).
+    options: [...(spec ? optionsOf(withFleet(path, spec).options ?? {}) : []), ...globals],
     args: spec ? argsOf(spec.args ?? {}) : [],
   });
   const nodes = [node('', '', [...Object.keys(COMMANDS), 'help'])];
