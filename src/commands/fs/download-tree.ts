@@ -15,6 +15,7 @@ import { notAnApplianceAnswer } from '../../core/contract/client.js';
 import { failureNote, fileError, stopsTheRest, transferView, type TransferFileError, type TransferOutcome } from '../shared/transfer-report.js';
 import { fileSink, interruptedBy, localWriteFailed, syncDirectory } from './local-write.js';
 import { watchSignals, type Interruption } from '../shared/interruption.js';
+import { readingPath } from './missing-path.js';
 
 /** What happened to one file of `stor download -r`. */
 export type DownloadOutcome = Exclude<TransferOutcome, 'skipped'>;
@@ -68,7 +69,9 @@ async function walkRemote(t: Transport, root: string, local: string, note: (line
       throw notAnApplianceAnswer('filesystem.listdir', `the appliance listed directories down to ${remote.slice(0, 120)}…, a path longer than the ${MAX_REMOTE_PATH_BYTES + 1} bytes (PATH_MAX) any appliance path has`);
     }
     dirs.push(here);
-    const entries = [...(await listDirectory(t, remote)).entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    // The root missing is NOT_FOUND, as `ls` says it; a directory gone during the walk stays the appliance's error.
+    const listing = remote === root ? readingPath(root, listDirectory(t, remote)) : listDirectory(t, remote);
+    const entries = [...(await listing).entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     count += entries.length;
     if (count > MAX_TREE_ENTRIES) {
       throw new StorError(E.TREE_TOO_LARGE, `${root} holds more than ${MAX_TREE_ENTRIES.toLocaleString('en-US')} files and directories; stor mirrors at most that many in one run (nothing was written)`, {

@@ -16,6 +16,7 @@ import { watchSignals, type Interruption } from '../shared/interruption.js';
 import type { OutputStream } from '../shared/io.js';
 import { ProgressBar } from '../shared/progress.js';
 import { type CommandResult, recordResult } from '../shared/render.js';
+import { readingPath } from './missing-path.js';
 
 const options = {
   force: flag('replace LOCAL when it exists', { short: 'f' }),
@@ -102,7 +103,7 @@ export async function download(ctx: CommandContext, remote: string, local: strin
   const dest = toStdout ? undefined : destination(ctx.io.cwd, local, name, opts.force === true);
 
   const t = await ctx.transport();
-  const st = await call(t, 'filesystem.stat', [remote]);
+  const st = await readingPath(remote, call(t, 'filesystem.stat', [remote]));
   if (st.type !== 'FILE') {
     throw new StorError(E.REMOTE_NOT_A_FILE, `${remote} is ${st.type === 'DIRECTORY' ? 'a directory' : `not a regular file (${st.type})`}`, { hint: st.type === 'DIRECTORY' ? `add -r to copy the tree: stor download -r ${remote} LOCAL_DIR` : '`stor ls` shows what is in a directory' });
   }

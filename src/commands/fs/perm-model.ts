@@ -5,6 +5,7 @@ import type { CommandContext } from '../shared/context.js';
 import { flag } from '../shared/declare.js';
 import { octal } from '../shared/format.js';
 import { runJob } from '../shared/job.js';
+import { readingPath } from './missing-path.js';
 import type { CommandResult } from '../shared/render.js';
 
 /** The recursion options `filesystem.setperm` and `filesystem.chown` share (FilesystemRecursionOptions). */
@@ -41,7 +42,9 @@ export async function changePermissions<M extends 'filesystem.setperm' | 'filesy
   { path, recursive, label }: { path: string; recursive: boolean; label: string },
 ): Promise<CommandResult<PermResult>> {
   const t = await ctx.transport();
-  const jobId = await runJob(ctx, t, method, params, label);
+  // The job first stats the path (MW/plugins/filesystem_/acl.py:89-96, _common_perm_path_validate):
+  // its ENOENT is PATH missing, said as `stat` says it.
+  const jobId = await readingPath(path, runJob(ctx, t, method, params, label));
   const data = await readBack(t, path, recursive, jobId);
   return { data, view: permView(data) };
 }
