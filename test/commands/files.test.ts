@@ -97,7 +97,7 @@ describe.each([
     expect(readdirSync(local)).toEqual(['new.txt']);
   });
 
-  it('refuses a remote directory, and passes on a missing file as the appliance says it, leaving nothing behind', async () => {
+  it('refuses a remote directory, and says a missing file is NOT_FOUND as stat does, leaving nothing behind', async () => {
     const t = await open();
     mkdirSync(join(t.tank, 'dir'));
     const local = tempDir('stor-dl-');
@@ -110,7 +110,7 @@ describe.each([
     expect(errorOf(noDir)).toMatchObject({ code: 'LOCAL_WRITE_FAILED', message: `cannot write ${join(local, 'absent/f.txt')}: ENOENT` });
     const missing = await stor(t, ['download', '/mnt/tank/nope.bin', local, '--json']);
     expect(missing.code).toBe(1);
-    expect(errorOf(missing)).toMatchObject({ code: 'ENOENT' });
+    expect(errorOf(missing)).toMatchObject({ code: 'NOT_FOUND', message: 'no file or directory /mnt/tank/nope.bin' });
     expect(readdirSync(local)).toEqual([]);
   });
 
