@@ -1,0 +1,48 @@
+/**
+ * Hostile-review findings, fifth round (desired state, issue 26; Ansible inventory import): each
+ * test failed before its fix. The built binary against real `stor serve` processes.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { spawnStor } from '../helpers/bin.js';
+import { clientEnv } from '../helpers/client-env.js';
+import { stor } from '../helpers/runbook.js';
+import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+const servers: ServeProcess[] = [];
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.stop()));
+});
+
+async function serve(): Promise<ServeProcess> {
+  const server = await spawnServe(tempDir());
+  servers.push(server);
+  return server;
+}
+
+const envOf = (server: ServeProcess) => ({ ...clientEnv(), STOR_URL: server.baseUrl, STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim(), STOR_USER: 'truenas_admin', STOR_SESSION: 'off' });
+
+const file = (dir: string, name: string, text: string): string => {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+};
+
+describe('stor apply --keys-out: a run that changes nothing leaves no file behind', () => {
+  it('refused for want of --yes (not a terminal), nothing changed, no empty keys file; the confirmed run then writes it', async () => {
+    const server = await serve();
+    const run = stor(envOf(server));
+    const dir = tempDir('stor-state-');
+    const state = file(dir, 'state.yaml', 'stor_state: 1\napi_keys:\n  - { name: ci, user: truenas_admin }\n');
+    const keysOut = join(dir, 'keys.json');
+    const refused = await run(['apply', '-f', state, '--keys-out', keysOut], 2);
+    expect(refused.stderr).toContain('without confirmation');
+    expect(existsSync(keysOut)).toBe(false);
+    expect((await run(['api-key', 'list', '--json'])).stdout).not.toContain('"ci"');
+    // Confirmed: the same command with --yes is not refused for a file the refused run made.
+    await run(['apply', '-f', state, '--keys-out', keysOut, '--yes']);
+    expect(JSON.parse(readFileSync(keysOut, 'utf8'))).toEqual([expect.objectContaining({ name: 'ci', key: expect.stringMatching(/^\d+-\w{64}$/) })]);
+  });
+});
