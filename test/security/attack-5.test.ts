@@ -46,3 +46,19 @@ describe('stor apply --keys-out: a run that changes nothing leaves no file behin
     expect(JSON.parse(readFileSync(keysOut, 'utf8'))).toEqual([expect.objectContaining({ name: 'ci', key: expect.stringMatching(/^\d+-\w{64}$/) })]);
   });
 });
+
+describe('stor apply reports a group member it could not add', () => {
+  it('a member who is no user on the target, nor one the file makes, is a failed change (exit 1), not "done" while the plan stays pending', async () => {
+    const server = await serve();
+    const run = stor(envOf(server));
+    const dir = tempDir('stor-state-');
+    const state = file(dir, 'state.yaml', 'stor_state: 1\ngroups:\n  - { name: ops, members: [ghost] }\n');
+    const applied = JSON.parse((await run(['apply', '-f', state, '--yes', '--json'], 1)).stdout) as { results: { name: string; status: string; error?: string }[] };
+    expect(applied.results).toEqual([expect.objectContaining({ name: 'ops', status: 'failed', error: expect.stringContaining('ghost') })]);
+    // A member the file's users step makes is still expected only after that step: done, and no drift.
+    const later = file(dir, 'later.yaml', 'stor_state: 1\ngroups:\n  - { name: devs, members: [bob] }\nusers:\n  - { name: bob, group: devs }\n');
+    const ok = JSON.parse((await run(['apply', '-f', later, '--yes', '--json'])).stdout) as { results: { name: string; status: string }[] };
+    expect(ok.results.map((r) => `${r.name} ${r.status}`)).toEqual(['devs done', 'bob done']);
+    await run(['plan', '-f', later]);
+  });
+});

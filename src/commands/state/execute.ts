@@ -164,8 +164,11 @@ async function runStep(t: Transport, world: World, step: Step, keys: NewApiKey[]
   }
 }
 
-/** The read that verifies a step: the object planned again shows no change (a deleted one is gone). */
-async function verify(t: Transport, step: Step): Promise<void> {
+/**
+ * The read that verifies a step: the object planned again shows no change (a deleted one is gone).
+ * `usersToCome`: users a later step of this run creates; a group's members among them are not expected yet.
+ */
+async function verify(t: Transport, step: Step, usersToCome: ReadonlySet<string>): Promise<void> {
   const world = await readWorld(t);
   const { kind, name, action } = step.change;
   let want = step.want as { name: string; members?: string[] } | undefined;
@@ -179,8 +182,8 @@ async function verify(t: Transport, step: Step): Promise<void> {
     if (still) throw new StorError(E.VERIFY_FAILED, `${kind} ${name} is still there after the delete`);
     return;
   }
-  // A group's members the users step has yet to make are not expected yet.
-  if (kind === 'groups' && want?.members) want = { ...want, members: want.members.filter((m) => world.users.some((u) => u.username === m)) };
+  // A group's members the users step has yet to make are not expected yet; any other missing member is a failure.
+  if (kind === 'groups' && want?.members) want = { ...want, members: want.members.filter((m) => !usersToCome.has(m) || world.users.some((u) => u.username === m)) };
   const file = { stor_state: 1, [kind]: [want] } as unknown as StateFile;
   const again = computePlan(world, file, { prune: false, normalize: false }).plan.changes;
   if (again.length > 0) {
@@ -196,6 +199,7 @@ export async function executeSteps(t: Transport, world: World, steps: readonly S
   const results: AppliedChange[] = [];
   const keys: NewApiKey[] = [];
   let stopped = false;
+  const usersToCome = new Set(steps.filter((s) => s.change.kind === 'users' && s.change.action === 'create').map((s) => s.change.name));
   for (const step of steps) {
     if (stopped) {
       results.push({ ...step.change, status: 'not_attempted' });
@@ -203,7 +207,7 @@ export async function executeSteps(t: Transport, world: World, steps: readonly S
     }
     try {
       await runStep(t, world, step, keys);
-      await verify(t, step);
+      await verify(t, step, usersToCome);
       results.push({ ...step.change, status: 'done' });
     } catch (err) {
       if (!(err instanceof StorError || err instanceof RpcError)) throw err;
