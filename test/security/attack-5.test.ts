@@ -62,3 +62,18 @@ describe('stor apply reports a group member it could not add', () => {
     await run(['plan', '-f', later]);
   });
 });
+
+describe('stor profile import of a hostile Ansible inventory', () => {
+  const KEY = `1-${'a'.repeat(64)}\n`;
+
+  it('children that contain themselves through a YAML alias are refused as a loop (exit 2), not a crash', async () => {
+    const dir = tempDir();
+    const inventory = file(dir, 'inventory.yaml', 'all:\n  children: &x\n    site:\n      hosts: { nas1: { stor_url: "ws://127.0.0.1:9", stor_key_stdin: true } }\n      children: *x\n');
+    const env = clientEnv();
+    const r = await spawnStor(['profile', 'import', inventory, '--json'], { env, stdin: KEY });
+    expect(r.code, r.stderr).toBe(2);
+    expect(JSON.parse(r.stderr).error).toMatchObject({ code: 'BAD_PROFILE_FILE', message: expect.stringContaining('its own descendant') });
+    expect(existsSync(join(env.STOR_CONFIG_DIR, 'config.json'))).toBe(false);
+  });
+
+});

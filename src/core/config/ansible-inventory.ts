@@ -46,10 +46,15 @@ const isMapping = (v: unknown): v is Record<string, unknown> => typeof v === 'ob
 /** The YAML format: top-level groups (usually `all`), each `{hosts, vars, children}`, children nested the same way. */
 export function groupsFromYaml(doc: Record<string, unknown>): Groups {
   const groups: Groups = new Map();
+  // The bodies being walked: a YAML alias can make a group's children hold the group itself
+  // (`children: &x {site: {children: *x}}`), a loop that would otherwise recurse until the stack ends.
+  const open: unknown[] = [];
   const walk = (name: string, body: unknown, where: string) => {
     group(groups, name);
     if (body === null || body === undefined) return;
     if (!isMapping(body)) throw new InventoryError(`${where}: a group is a mapping of hosts, vars and children`);
+    if (open.includes(body)) throw new InventoryError(`group ${name} is its own descendant (${where})`);
+    open.push(body);
     for (const key of Object.keys(body)) if (!['hosts', 'vars', 'children'].includes(key)) throw new InventoryError(`${where}.${key}: a group holds only hosts, vars and children`);
     const { hosts, vars, children } = body;
     if (hosts !== undefined && hosts !== null) {
@@ -70,6 +75,7 @@ export function groupsFromYaml(doc: Record<string, unknown>): Groups {
         walk(child, cb, `${where}.children.${child}`);
       }
     }
+    open.pop();
   };
   for (const [name, body] of Object.entries(doc)) walk(name, body, name);
   return groups;
