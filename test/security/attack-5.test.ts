@@ -76,4 +76,17 @@ describe('stor profile import of a hostile Ansible inventory', () => {
     expect(existsSync(join(env.STOR_CONFIG_DIR, 'config.json'))).toBe(false);
   });
 
+  it('groups nested 40 deep, each with two parents (a diamond ladder), import at once with every group as a tag', async () => {
+    const dir = tempDir();
+    const levels = 40;
+    let ini = '';
+    for (let i = 0; i + 1 < levels; i++) for (const p of ['a', 'b']) ini += `[${p}${i}:children]\na${i + 1}\nb${i + 1}\n`;
+    ini += `[a${levels - 1}]\nnas1 stor_url=ws://127.0.0.1:9 stor_key_stdin=true\n`;
+    const inventory = file(dir, 'inventory.ini', ini);
+    // Bounded: before the fix each host's groups were walked path by path, 2^40 of them.
+    const r = await spawnStor(['profile', 'import', inventory, '--json'], { env: clientEnv(), stdin: KEY, killAfterMs: 30_000 });
+    expect(r.code, r.stderr).toBe(0);
+    const tags = (JSON.parse(r.stdout) as { imported: { name: string; tags: string[] }[] }).imported[0]!.tags;
+    expect(tags).toHaveLength(2 * levels - 1);
+  });
 });

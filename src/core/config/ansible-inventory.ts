@@ -191,7 +191,18 @@ export function inventoryHosts(groups: Groups): InventoryHost[] {
   };
   // Depths first: a cycle is refused here, before any walk up the parents could loop.
   for (const name of groups.keys()) depth(name);
-  const ancestors = (name: string): string[] => [name, ...(parents.get(name) ?? []).flatMap(ancestors)];
+  // Each group's ancestors once, as a set: walked path by path, a ladder of groups with two parents
+  // each has 2^depth paths (an inventory 40 deep would never finish).
+  const lineage = new Map<string, Set<string>>();
+  const ancestors = (name: string): Set<string> => {
+    let found = lineage.get(name);
+    if (!found) {
+      found = new Set([name]);
+      for (const p of parents.get(name) ?? []) for (const a of ancestors(p)) found.add(a);
+      lineage.set(name, found);
+    }
+    return found;
+  };
 
   const hostOrder: string[] = [];
   const direct = new Map<string, string[]>();
@@ -202,7 +213,7 @@ export function inventoryHosts(groups: Groups): InventoryHost[] {
     }
   }
   return hostOrder.map((host) => {
-    const all = [...new Set(direct.get(host)!.flatMap(ancestors))].sort((a, b) => depth(a) - depth(b) || a.localeCompare(b));
+    const all = [...new Set(direct.get(host)!.flatMap((g) => [...ancestors(g)]))].sort((a, b) => depth(a) - depth(b) || a.localeCompare(b));
     const vars: Record<string, unknown> = { inventory_hostname: host };
     for (const g of all) Object.assign(vars, groups.get(g)!.vars);
     for (const g of direct.get(host)!) Object.assign(vars, groups.get(g)!.hosts.get(host));
