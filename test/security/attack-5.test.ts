@@ -73,7 +73,7 @@ describe('stor profile import of a hostile Ansible inventory', () => {
     const r = await spawnStor(['profile', 'import', inventory, '--json'], { env, stdin: KEY });
     expect(r.code, r.stderr).toBe(2);
     expect(JSON.parse(r.stderr).error).toMatchObject({ code: 'BAD_PROFILE_FILE', message: expect.stringContaining('its own descendant') });
-    expect(existsSync(join(env.STOR_CONFIG_DIR, 'config.json'))).toBe(false);
+    expect(existsSync(join(env.STOR_CONFIG_DIR!, 'config.json'))).toBe(false);
   });
 
   it('groups nested 40 deep, each with two parents (a diamond ladder), import at once with every group as a tag', async () => {
