@@ -90,3 +90,44 @@ describe('stor profile import of a hostile Ansible inventory', () => {
     expect(tags).toHaveLength(2 * levels - 1);
   });
 });
+
+describe('stor apply --prune: a mark names the object stor made, not every later object of its name', () => {
+  it('a group, user, privilege and API key stor made, deleted by hand and made again by hand, survive --prune', async () => {
+    const server = await serve();
+    const run = stor(envOf(server));
+    const dir = tempDir('stor-state-');
+    const state = file(dir, 'state.yaml', [
+      'stor_state: 1',
+      'groups: [{ name: ops }]',
+      'users: [{ name: carol, group: ops }]',
+      'privileges: [{ name: ops-read, groups: [ops], roles: [READONLY_ADMIN] }]',
+      'api_keys: [{ name: ci, user: carol }]',
+      '',
+    ].join('\n'));
+    await run(['apply', '-f', state, '--yes', '--keys-out', join(dir, 'keys.json')]);
+    // Someone removes them by hand, then makes objects of the same names by hand.
+    await run(['call', 'api_key.delete', JSON.stringify(JSON.parse((await run(['call', 'api_key.query', '[["name","=","ci"]]', '{"get":true}'])).stdout).id)]);
+    await run(['privilege', 'delete', 'ops-read', '--yes']);
+    await run(['user', 'delete', 'carol', '--yes']);
+    await run(['group', 'delete', 'ops', '--yes']);
+    await run(['group', 'create', 'ops']);
+    await run(['user', 'create', 'carol', '--group', 'ops', '--password-disabled']);
+    await run(['privilege', 'create', 'ops-read', '--groups', 'ops', '--roles', 'READONLY_ADMIN']);
+    await run(['api-key', 'create', 'ci', '--user', 'carol']);
+    const empty = file(dir, 'empty.yaml', 'stor_state: 1\n');
+    const plan = JSON.parse((await run(['plan', '-f', empty, '--prune', '--json'])).stdout) as { changes: unknown[] };
+    expect(plan.changes).toEqual([]);
+  });
+
+  it('what stor made itself is still pruned', async () => {
+    const server = await serve();
+    const run = stor(envOf(server));
+    const dir = tempDir('stor-state-');
+    const state = file(dir, 'state.yaml', 'stor_state: 1\ngroups: [{ name: ops }]\nusers: [{ name: dave }]\n');
+    await run(['apply', '-f', state, '--yes']);
+    await run(['apply', '-f', file(dir, 'empty.yaml', 'stor_state: 1\n'), '--prune', '--yes']);
+    const groups = (await run(['group', 'list', '--json'])).stdout;
+    expect(groups).not.toContain('"ops"');
+    expect(groups).not.toContain('"dave"');
+  });
+});
