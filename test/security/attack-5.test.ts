@@ -131,3 +131,27 @@ describe('stor apply --prune: a mark names the object stor made, not every later
     expect(groups).not.toContain('"dave"');
   });
 });
+
+describe('a desired-state dataset\'s user properties keep their value as written', () => {
+  it('org.example:owner: alice is set as alice (not ALICE), on an existing dataset and on one the file makes; a second plan shows no change', async () => {
+    const server = await serve();
+    const run = stor(envOf(server));
+    await run(['dataset', 'create', 'tank/old']);
+    const dir = tempDir('stor-state-');
+    const state = file(dir, 'state.yaml', [
+      'stor_state: 1',
+      'datasets:',
+      '  - { name: tank/old, properties: { "org.example:owner": alice } }',
+      '  - { name: tank/new, properties: { "org.example:owner": Bob, compression: lz4 } }',
+      '',
+    ].join('\n'));
+    const plan = JSON.parse((await run(['plan', '-f', state, '--json'], 7)).stdout) as { changes: { name: string; changes: { field: string; to: unknown }[] }[] };
+    expect(plan.changes.flatMap((c) => c.changes.filter((f) => f.field.includes(':')).map((f) => `${c.name} ${f.to}`))).toEqual(['tank/old alice', 'tank/new Bob']);
+    await run(['apply', '-f', state, '--yes']);
+    for (const [id, owner] of [['tank/old', 'alice'], ['tank/new', 'Bob']]) {
+      const entry = JSON.parse((await run(['call', 'pool.dataset.query', JSON.stringify([['id', '=', id]]), '{"get":true}'])).stdout) as { user_properties: Record<string, { value: string }> };
+      expect(entry.user_properties['org.example:owner']?.value).toBe(owner);
+    }
+    await run(['plan', '-f', state]);
+  });
+});
