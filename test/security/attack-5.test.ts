@@ -155,3 +155,15 @@ describe('a desired-state dataset\'s user properties keep their value as written
     await run(['plan', '-f', state]);
   });
 });
+
+describe('an API key\'s expiry with a fraction of a second', () => {
+  it('is planned as the whole second the appliance keeps (MW api_key.py stores int(timestamp)): apply is done, exit 0, and plans no change after', async () => {
+    const server = await serve();
+    const run = stor(envOf(server));
+    const dir = tempDir('stor-state-');
+    const state = file(dir, 'state.yaml', 'stor_state: 1\napi_keys:\n  - { name: ci, user: truenas_admin, expires: "2099-01-01T00:00:00.567+02:00" }\n');
+    const applied = JSON.parse((await run(['apply', '-f', state, '--yes', '--keys-out', join(dir, 'keys.json'), '--json'])).stdout) as { results: { status: string }[] };
+    expect(applied.results.map((r) => r.status)).toEqual(['done']);
+    await run(['plan', '-f', state]);
+  });
+});

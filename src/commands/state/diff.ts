@@ -27,6 +27,12 @@ function field(changes: FieldChange[], name: string, from: unknown, to: unknown,
   if (differs) changes.push({ field: name, from, to });
 }
 
+/**
+ * A file's key expiry in ms, as the appliance will keep it: whole seconds (it stores
+ * `int(expires_at.timestamp())`, MW/plugins/api_key.py:142), so `…:00.567Z` plans, and reads back, as `…:00.000Z`.
+ */
+export const expiryMs = (expires: string): number => Math.floor(Date.parse(expires) / 1000) * 1000;
+
 /** Usernames by user id and group names by group id, for comparing by name. */
 export function namesOf(world: World) {
   return {
@@ -120,7 +126,7 @@ export function computePlan(world: World, desired: StateFile, options: PlanOptio
 
   for (const want of desired.api_keys ?? []) {
     const have = world.apiKeys.filter((k) => k.name === want.name);
-    const expires = want.expires === undefined ? undefined : want.expires === null ? null : iso(Date.parse(want.expires));
+    const expires = want.expires === undefined ? undefined : want.expires === null ? null : iso(expiryMs(want.expires));
     if (have.length === 0) {
       const changes: FieldChange[] = [{ field: 'user', from: null, to: want.user }, { field: 'expires', from: null, to: expires ?? null }];
       steps.push({ change: { kind: 'api_keys', name: want.name, action: 'create', changes }, want });

@@ -11,7 +11,7 @@ import type { Transport } from '../../core/transport/transport.js';
 import { listGroups } from '../group/model.js';
 import { listUsers } from '../user/model.js';
 import { createDataset, deleteDataset, updateDataset } from './datasets.js';
-import { computePlan, type Step } from './diff.js';
+import { computePlan, expiryMs, type Step } from './diff.js';
 import { markKey, markValue, type MarkedKind } from './ownership.js';
 import type { PlannedChange } from './plan-model.js';
 import { readWorld, type World } from './world.js';
@@ -148,7 +148,7 @@ async function runStep(t: Transport, world: World, step: Step, keys: NewApiKey[]
     }
     case 'api_keys': {
       const want = step.want as StateApiKey | undefined;
-      const expiresAt = want?.expires ? { $date: Date.parse(want.expires) } : null;
+      const expiresAt = want?.expires ? { $date: expiryMs(want.expires) } : null;
       if (action === 'create') {
         const created = await call(t, 'api_key.create', [{ name, username: want!.user, expires_at: expiresAt }]);
         keys.push({ name, user: want!.user, id: created.id, key: created.key });
