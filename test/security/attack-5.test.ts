@@ -167,3 +167,15 @@ describe('an API key\'s expiry with a fraction of a second', () => {
     await run(['plan', '-f', state]);
   });
 });
+
+describe('stor privilege suggest of a method no target has', () => {
+  it('constructor or __proto__ (names every object has in JavaScript) is METHOD_NOT_FOUND, not "any logged-in user may call it"', async () => {
+    const server = await serve();
+    const env = envOf(server);
+    for (const method of ['constructor', '__proto__', 'toString']) {
+      const r = await spawnStor(['privilege', 'suggest', '--methods', method, '--json'], { env });
+      expect(r.code, r.stdout).toBe(1);
+      expect(JSON.parse(r.stderr).error).toMatchObject({ code: 'METHOD_NOT_FOUND', message: expect.stringContaining(method) });
+    }
+  });
+});
