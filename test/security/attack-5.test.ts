@@ -2,6 +2,7 @@
  * Hostile-review findings, fifth round (desired state, issue 26; Ansible inventory import): each
  * test failed before its fix. The built binary against real `stor serve` processes.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -176,6 +177,23 @@ describe('stor privilege suggest of a method no target has', () => {
       const r = await spawnStor(['privilege', 'suggest', '--methods', method, '--json'], { env });
       expect(r.code, r.stdout).toBe(1);
       expect(JSON.parse(r.stderr).error).toMatchObject({ code: 'METHOD_NOT_FOUND', message: expect.stringContaining(method) });
+    }
+  });
+});
+
+describe('stor plan -f on a file that is no state file', () => {
+  it('a FIFO is refused at once (exit 2, LOCAL_FILE_REFUSED), not waited on forever; so is a regular file past 8 MB, before it is parsed', async () => {
+    const dir = tempDir();
+    const fifo = join(dir, 'state.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const big = join(dir, 'big.yaml');
+    writeFileSync(big, `stor_state: 1\n${'#'.repeat(9 * 1024 * 1024)}\n`);
+    // No target needed: the file is read before any connection.
+    const env = { ...clientEnv(), STOR_URL: 'ws://127.0.0.1:9', STOR_API_KEY: `1-${'a'.repeat(64)}` };
+    for (const path of [fifo, big, '/dev/zero']) {
+      const r = await spawnStor(['plan', '-f', path, '--json'], { env, killAfterMs: 20_000 });
+      expect(r.code, `${path}: ${r.stderr}`).toBe(2);
+      expect(JSON.parse(r.stderr).error.code).toBe('LOCAL_FILE_REFUSED');
     }
   });
 });
