@@ -77,6 +77,21 @@ describe('stor profile import of a hostile Ansible inventory', () => {
     expect(existsSync(join(env.STOR_CONFIG_DIR!, 'config.json'))).toBe(false);
   });
 
+  it('an INI host line that is wrong is named by its line and word, never echoed: the password on it stays off stderr', async () => {
+    const dir = tempDir();
+    const lines = [
+      'nas1 ansible_password="hunter2 stor_url=ws://127.0.0.1:9 stor_key_stdin=true', // a quote left open
+      'nas1 ansible_password=correct horse stor_url=ws://127.0.0.1:9 stor_key_stdin=true', // a password with a space, unquoted
+    ];
+    for (const line of lines) {
+      const inventory = file(dir, 'inventory.ini', `[nas]\n${line}\n`);
+      const r = await spawnStor(['profile', 'import', inventory, '--json'], { env: clientEnv(), stdin: KEY });
+      expect(r.code, r.stderr).toBe(2);
+      expect(JSON.parse(r.stderr).error).toMatchObject({ code: 'BAD_PROFILE_FILE', message: expect.stringContaining('line 2') });
+      for (const secret of ['hunter2', 'correct', 'horse']) expect(r.stderr).not.toContain(secret);
+    }
+  });
+
   it('groups nested 40 deep, each with two parents (a diamond ladder), import at once with every group as a tag', async () => {
     const dir = tempDir();
     const levels = 40;

@@ -98,7 +98,8 @@ export function shellWords(line: string): string[] {
     const c = line[i]!;
     if (c === '"' || c === "'") {
       const end = line.indexOf(c, i + 1);
-      if (end < 0) throw new InventoryError(`unclosed quote in: ${line}`);
+      // The line is not echoed: it may hold a password (`ansible_password="…`).
+      if (end < 0) throw new InventoryError(`a ${c} quote is not closed`);
       word = (word ?? '') + line.slice(i + 1, end);
       i = end;
     } else if (c === '\\' && i + 1 < line.length) {
@@ -147,12 +148,19 @@ export function groupsFromIni(text: string): Groups {
       if (eq <= 0) throw new InventoryError(`${where}: [${section}:vars] holds key=value lines`);
       group(groups, section).vars[line.slice(0, eq).trim()] = varsValue(line.slice(eq + 1).trim());
     } else {
-      const [host, ...pairs] = shellWords(line);
+      let words: string[];
+      try {
+        words = shellWords(line);
+      } catch (err) {
+        throw err instanceof InventoryError ? new InventoryError(`${where}: ${err.message}`) : err;
+      }
+      const [host, ...pairs] = words;
       if (host === undefined) return;
       const vars: Record<string, unknown> = {};
-      for (const pair of pairs) {
+      for (const [i, pair] of pairs.entries()) {
         const eq = pair.indexOf('=');
-        if (eq <= 0) throw new InventoryError(`${where}: host ${host}: ${JSON.stringify(pair)} is not key=value`);
+        // Named by its place, not echoed: a word of an unquoted password with a space would be.
+        if (eq <= 0) throw new InventoryError(`${where}: host ${host}: word ${i + 2} is not key=value${i > 0 ? ` (it follows ${pairs[i - 1]!.split('=')[0]}=…; quote a value with spaces)` : ''}`);
         vars[pair.slice(0, eq)] = hostLineValue(pair.slice(eq + 1));
       }
       addHost(groups, section, host, vars);
