@@ -48,6 +48,20 @@ describe('stor apply --keys-out: a run that changes nothing leaves no file behin
   });
 });
 
+describe('stor apply --keys-out: a run that makes no key leaves no file behind', () => {
+  it('every key create failing (exit 1) writes no file of `[]` that would refuse the next run\'s --keys-out', async () => {
+    const server = await serve();
+    const run = stor(envOf(server));
+    const dir = tempDir('stor-state-');
+    const state = file(dir, 'state.yaml', 'stor_state: 1\napi_keys:\n  - { name: ci, user: nobody_here }\n');
+    const keysOut = join(dir, 'keys.json');
+    const failed = JSON.parse((await run(['apply', '-f', state, '--keys-out', keysOut, '--yes', '--json'], 1)).stdout) as { results: { status: string }[]; keys: unknown[] };
+    expect(failed.results.map((r) => r.status)).toEqual(['failed']);
+    expect(failed.keys).toEqual([]);
+    expect(existsSync(keysOut)).toBe(false);
+  });
+});
+
 describe('stor apply reports a group member it could not add', () => {
   it('a member who is no user on the target, nor one the file makes, is a failed change (exit 1), not "done" while the plan stays pending', async () => {
     const server = await serve();

@@ -77,15 +77,15 @@ export async function stateApply(ctx: CommandContext, opts: ApplyOptions): Promi
       }
     }
     const { results, keys } = await executeSteps(t, world, steps, opts.keepGoing === true);
-    if (keysFile) {
+    if (keysFile && keys.length > 0) {
       await keysFile.writeFile(`${JSON.stringify(keys, null, 2)}\n`);
       keysWritten = true;
     }
     return report(ctx, plan, results, keys, keysToStdout);
   } finally {
     await keysFile?.close();
-    // A run stopped before any key was made (refused consent, PLAN_CHANGED) leaves no empty file
-    // behind: it would refuse the confirmed run's --keys-out as an existing file.
+    // A run that made no key (refused consent, PLAN_CHANGED, every key create failed) leaves no
+    // file behind: it would refuse the next run's --keys-out as an existing file.
     if (keysFile && !keysWritten) await unlink(resolve(ctx.io.cwd, opts.keysOut!)).catch(() => undefined);
   }
 }
