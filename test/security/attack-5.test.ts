@@ -106,6 +106,18 @@ describe('stor profile import of a hostile Ansible inventory', () => {
     }
   });
 
+  it('groups nested 20000 deep (in either order of the file) are refused past 1000 levels (exit 2), not a stack overflow', async () => {
+    const dir = tempDir();
+    const levels = 20_000;
+    const sections = Array.from({ length: levels }, (_, i) => `[g${i}:children]\ng${i + 1}\n`);
+    const host = `[g${levels}]\nnas1 stor_url=ws://127.0.0.1:9 stor_key_stdin=true\n`;
+    for (const text of [sections.join('') + host, host + sections.reverse().join('')]) {
+      const r = await spawnStor(['profile', 'import', file(dir, 'inventory.ini', text), '--json'], { env: clientEnv(), stdin: KEY });
+      expect(r.code, r.stderr).toBe(2);
+      expect(JSON.parse(r.stderr).error).toMatchObject({ code: 'BAD_PROFILE_FILE', message: expect.stringContaining('more than 1000') });
+    }
+  });
+
   it('groups nested 40 deep, each with two parents (a diamond ladder), import at once with every group as a tag', async () => {
     const dir = tempDir();
     const levels = 40;

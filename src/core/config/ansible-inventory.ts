@@ -183,6 +183,9 @@ function rendered(value: unknown, vars: Record<string, unknown>, host: string, k
   });
 }
 
+/** How deep groups may nest below `all` (inventories nest a handful of levels). */
+const MAX_NESTING = 1000;
+
 /** Every host of the inventory, in the order first listed, with its groups and merged variables. */
 export function inventoryHosts(groups: Groups): InventoryHost[] {
   group(groups, 'all');
@@ -194,8 +197,12 @@ export function inventoryHosts(groups: Groups): InventoryHost[] {
   const depths = new Map<string, number>();
   const depth = (name: string, path: string[] = []): number => {
     if (path.includes(name)) throw new InventoryError(`group ${name} is its own descendant (${[...path, name].join(' → ')})`);
+    // Bounded: the walks below recurse once per level, and a file of 20000 nested groups would end the stack.
+    if (path.length > MAX_NESTING) throw new InventoryError(`group ${name} is nested more than ${MAX_NESTING} groups deep`);
     if (!depths.has(name)) depths.set(name, name === 'all' ? 0 : 1 + Math.max(0, ...(parents.get(name) ?? ['all']).map((p) => depth(p, [...path, name]))));
-    return depths.get(name)!;
+    const d = depths.get(name)!;
+    if (d > MAX_NESTING) throw new InventoryError(`group ${name} is nested more than ${MAX_NESTING} groups deep`);
+    return d;
   };
   // Depths first: a cycle is refused here, before any walk up the parents could loop.
   for (const name of groups.keys()) depth(name);
