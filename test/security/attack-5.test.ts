@@ -118,6 +118,15 @@ describe('stor profile import of a hostile Ansible inventory', () => {
     }
   });
 
+  it('{{ variable }} references that multiply (30 per level, 10 levels) are refused past 64 kB (exit 2), not expanded 30^9 times', async () => {
+    const dir = tempDir();
+    const vars = Array.from({ length: 9 }, (_, i) => `      x${i}: "${`{{ x${i + 1} }}`.repeat(30)}"`);
+    const text = ['all:', '  hosts:', '    nas1:', '      stor_key_stdin: true', '      stor_url: "ws://127.0.0.1:9/{{ x0 }}"', ...vars, '      x9: a', ''].join('\n');
+    const r = await spawnStor(['profile', 'import', file(dir, 'inventory.yaml', text), '--json'], { env: clientEnv(), stdin: KEY, killAfterMs: 30_000 });
+    expect(r.code, r.stderr).toBe(2);
+    expect(JSON.parse(r.stderr).error).toMatchObject({ code: 'BAD_PROFILE_FILE', message: expect.stringContaining('more than 65536 characters') });
+  });
+
   it('groups nested 40 deep, each with two parents (a diamond ladder), import at once with every group as a tag', async () => {
     const dir = tempDir();
     const levels = 40;

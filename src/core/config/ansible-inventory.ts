@@ -171,16 +171,26 @@ export function groupsFromIni(text: string): Groups {
 
 const TEMPLATE = /\{\{(.*?)\}\}/g;
 
-/** `{{ name }}` replaced by the host's variable; nothing else of Jinja is understood. */
-function rendered(value: unknown, vars: Record<string, unknown>, host: string, key: string, depth = 0): unknown {
+/** The most a filled-in variable may hold: a URL or a path, never near this. */
+const MAX_RENDERED = 64 * 1024;
+
+/**
+ * `{{ name }}` replaced by the host's variable; nothing else of Jinja is understood. Each variable
+ * is filled in once per host (`done`), and a value past MAX_RENDERED is refused: variables that
+ * each name the next thirty times would otherwise multiply to 30^depth copies.
+ */
+function rendered(value: unknown, vars: Record<string, unknown>, host: string, key: string, done: Map<string, string>, depth = 0): unknown {
   if (typeof value !== 'string' || !value.includes('{{')) return value;
   if (depth > 10) throw new InventoryError(`host ${host}: ${key} refers to itself`);
-  return value.replace(TEMPLATE, (_m, expr: string) => {
+  const out = value.replace(TEMPLATE, (_m, expr: string) => {
     const name = expr.trim();
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new InventoryError(`host ${host}: ${key}: only {{ variable }} is understood, not {{${expr}}}`);
     if (!(name in vars)) throw new InventoryError(`host ${host}: ${key} refers to ${name}, which the host does not define`);
-    return String(rendered(vars[name], vars, host, name, depth + 1));
+    if (!done.has(name)) done.set(name, String(rendered(vars[name], vars, host, name, done, depth + 1)));
+    return done.get(name)!;
   });
+  if (out.length > MAX_RENDERED) throw new InventoryError(`host ${host}: ${key} fills in to more than ${MAX_RENDERED} characters`);
+  return out;
 }
 
 /** How deep groups may nest below `all` (inventories nest a handful of levels). */
@@ -233,7 +243,8 @@ export function inventoryHosts(groups: Groups): InventoryHost[] {
     for (const g of all) Object.assign(vars, groups.get(g)!.vars);
     for (const g of direct.get(host)!) Object.assign(vars, groups.get(g)!.hosts.get(host));
     // Only the variables stor reads are filled in, as Ansible fills in a variable when it is used.
-    const out = Object.fromEntries(Object.entries(vars).map(([k, v]) => [k, k.startsWith('stor_') ? rendered(v, vars, host, k) : v]));
+    const done = new Map<string, string>();
+    const out = Object.fromEntries(Object.entries(vars).map(([k, v]) => [k, k.startsWith('stor_') ? rendered(v, vars, host, k, done) : v]));
     return { name: host, groups: all.filter((g) => g !== 'all' && g !== 'ungrouped').sort(), vars: out };
   });
 }
