@@ -127,6 +127,16 @@ describe('stor profile import of a hostile Ansible inventory', () => {
     expect(JSON.parse(r.stderr).error).toMatchObject({ code: 'BAD_PROFILE_FILE', message: expect.stringContaining('more than 65536 characters') });
   });
 
+  it('{{ constructor }} (a name every JavaScript object has) is a variable the host does not define (exit 2), not "function Object() …" saved in the URL', async () => {
+    const dir = tempDir();
+    const text = 'all:\n  hosts:\n    nas1:\n      stor_url: "ws://127.0.0.1:9/{{ constructor }}"\n      stor_key_stdin: true\n';
+    const env = clientEnv();
+    const r = await spawnStor(['profile', 'import', file(dir, 'inventory.yaml', text), '--json'], { env, stdin: KEY });
+    expect(r.code, r.stdout).toBe(2);
+    expect(JSON.parse(r.stderr).error.message).toContain('refers to constructor, which the host does not define');
+    expect(existsSync(join(env.STOR_CONFIG_DIR!, 'config.json'))).toBe(false);
+  });
+
   it('groups nested 40 deep, each with two parents (a diamond ladder), import at once with every group as a tag', async () => {
     const dir = tempDir();
     const levels = 40;

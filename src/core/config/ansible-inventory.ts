@@ -185,7 +185,8 @@ function rendered(value: unknown, vars: Record<string, unknown>, host: string, k
   const out = value.replace(TEMPLATE, (_m, expr: string) => {
     const name = expr.trim();
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new InventoryError(`host ${host}: ${key}: only {{ variable }} is understood, not {{${expr}}}`);
-    if (!(name in vars)) throw new InventoryError(`host ${host}: ${key} refers to ${name}, which the host does not define`);
+    // Own variables only: `constructor` or `toString` is in every object, and no variable of the host's.
+    if (!Object.hasOwn(vars, name)) throw new InventoryError(`host ${host}: ${key} refers to ${name}, which the host does not define`);
     if (!done.has(name)) done.set(name, String(rendered(vars[name], vars, host, name, done, depth + 1)));
     return done.get(name)!;
   });
