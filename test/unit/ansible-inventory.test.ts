@@ -105,7 +105,7 @@ describe('Ansible inventory', () => {
     expect(() => fromIni('[g]\nh stor_url="wss://{{ ansible_host }}"\n')).toThrow('refers to ansible_host, which the host does not define');
     expect(() => fromIni('[a:children]\nb\n[b:children]\na\n[b]\nh\n')).toThrow('its own descendant');
     expect(() => fromIni('[g:hosts]\nh\n')).toThrow('is not [group], [group:vars] or [group:children]');
-    expect(() => fromIni('[g]\nh novalue\n')).toThrow('"novalue" is not key=value');
+    expect(() => fromIni('[g]\nh novalue\n')).toThrow('line 2: host h: word 2 is not key=value');
     expect(() => fromYaml('all:\n  hosts: [a, b]\n')).toThrow('all.hosts: a mapping of host names');
   });
 

@@ -82,7 +82,7 @@ export function parseSize(raw: string): number {
 }
 
 /** A user property key as 25.10.1 takes one: it needs a colon (`UserProperty.key`, pattern `.*:.*`). */
-const isUserKey = (key: string) => key.includes(':');
+export const isUserKey = (key: string) => key.includes(':');
 
 /**
  * The flags as a desired set. Words are upper-cased (25.10.1 takes `LZ4`, `ON`, `128K`; the model

@@ -72,14 +72,15 @@ async function methodsOfCommands(names: readonly string[]): Promise<Map<string, 
  */
 async function grantsOf(t: Transport, methods: readonly string[]): Promise<MethodGrants[]> {
   const services = [...new Set(methods.map((m) => m.slice(0, m.lastIndexOf('.'))))];
-  const listed: Record<string, unknown> = Object.assign({}, ...(await Promise.all(services.map((s) => call(t, 'core.get_methods', [s])))));
-  const missing = methods.filter((m) => !(m in listed));
+  // Own names only: `constructor` or `__proto__` is in every object, and is no method of the target's.
+  const listed = new Map(Object.entries(Object.assign({}, ...(await Promise.all(services.map((s) => call(t, 'core.get_methods', [s])))))));
+  const missing = methods.filter((m) => !listed.has(m));
   if (missing.length > 0) {
     throw new StorError(E.METHOD_NOT_FOUND, `the target lists no method ${missing.join(', ')}`, {
       hint: 'core.get_methods lists only what this login may call: ask as an administrator (`stor call --help` lists the methods)',
     });
   }
-  return methods.map((method) => ({ method, roles: coreMethodsItem().safeParse(listed[method]).data?.roles ?? [] }));
+  return methods.map((method) => ({ method, roles: coreMethodsItem().safeParse(listed.get(method)).data?.roles ?? [] }));
 }
 
 export interface SuggestOptions {

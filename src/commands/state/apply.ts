@@ -1,4 +1,4 @@
-import { open, type FileHandle } from 'node:fs/promises';
+import { open, unlink, type FileHandle } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { E } from '../../core/error-catalogue.js';
 import { StorError } from '../../core/errors.js';
@@ -57,6 +57,7 @@ export async function stateApply(ctx: CommandContext, opts: ApplyOptions): Promi
     throw new StorError(E.USAGE, 'this plan creates API keys: say where their secrets go with --keys-out FILE (or pipe stdout)', { hint: 'e.g. --keys-out new-keys.json (written 0600, never over an existing file)' });
   }
   const keysFile = makesKeys && opts.keysOut !== undefined ? await openKeysOut(ctx, opts.keysOut) : undefined;
+  let keysWritten = false;
   try {
     if (willAsk(ctx, opts.yes)) {
       ctx.warn((await render({ data: plan, view: planView(plan) }, renderMode(ctx.io, false, 'stderr'))).trimEnd());
@@ -76,10 +77,16 @@ export async function stateApply(ctx: CommandContext, opts: ApplyOptions): Promi
       }
     }
     const { results, keys } = await executeSteps(t, world, steps, opts.keepGoing === true);
-    if (keysFile) await keysFile.writeFile(`${JSON.stringify(keys, null, 2)}\n`);
+    if (keysFile && keys.length > 0) {
+      await keysFile.writeFile(`${JSON.stringify(keys, null, 2)}\n`);
+      keysWritten = true;
+    }
     return report(ctx, plan, results, keys, keysToStdout);
   } finally {
     await keysFile?.close();
+    // A run that made no key (refused consent, PLAN_CHANGED, every key create failed) leaves no
+    // file behind: it would refuse the next run's --keys-out as an existing file.
+    if (keysFile && !keysWritten) await unlink(resolve(ctx.io.cwd, opts.keysOut!)).catch(() => undefined);
   }
 }
 

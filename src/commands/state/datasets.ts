@@ -15,6 +15,7 @@ import type { Transport } from '../../core/transport/transport.js';
 import { commentOf } from '../dataset/model.js';
 import {
   currentValue,
+  isUserKey,
   parseSize,
   planChanges,
   predictUpdateRefusal,
@@ -73,8 +74,11 @@ export function exportDatasets(all: readonly Dataset[]): StateDataset[] {
  */
 export function desiredOf(want: StateDataset): DesiredDataset {
   const set: DesiredDataset['set'] = want.comments !== undefined ? { comments: want.comments } : {};
+  const user: DesiredDataset['user'] = {};
   for (const [key, v] of Object.entries(want.properties ?? {})) {
-    if (SIZE_PROPERTIES.has(key) && typeof v === 'string') {
+    // A user property (`org.example:owner`, a key with a colon): free text, kept as written.
+    if (isUserKey(key)) user[key] = String(v);
+    else if (SIZE_PROPERTIES.has(key) && typeof v === 'string') {
       try {
         set[key] = parseSize(v);
       } catch (err) {
@@ -83,7 +87,7 @@ export function desiredOf(want: StateDataset): DesiredDataset {
       }
     } else set[key] = typeof v === 'string' ? v.trim().toUpperCase() : v;
   }
-  return { set, inherit: [], user: {} };
+  return { set, inherit: [], user };
 }
 
 const asField = (c: DatasetChange): FieldChange => ({ field: c.property, from: fileValue(c.property, c.old), to: fileValue(c.property, c.new) });
@@ -91,12 +95,13 @@ const asField = (c: DatasetChange): FieldChange => ({ field: c.property, from: f
 /** The fields that differ; for a dataset not there yet, every field the file sets. */
 export function diffDataset(want: StateDataset, have: PoolDatasetEntry | undefined): FieldChange[] {
   const desired = desiredOf(want);
-  if (!have) return Object.entries(desired.set).map(([field, to]) => ({ field, from: null, to: fileValue(field, to ?? null) }));
+  if (!have) return [...Object.entries(desired.set), ...Object.entries(desired.user)].map(([field, to]) => ({ field, from: null, to: fileValue(field, to ?? null) }));
   return planChanges(have, desired).map(asField);
 }
 
 function createParams(want: StateDataset) {
-  return { name: want.name, ...desiredOf(want).set, user_properties: [{ key: DATASET_MARK, value: want.name }] };
+  const { set, user } = desiredOf(want);
+  return { name: want.name, ...set, user_properties: [...Object.entries(user).map(([key, value]) => ({ key, value })), { key: DATASET_MARK, value: want.name }] };
 }
 
 /**

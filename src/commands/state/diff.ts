@@ -3,7 +3,7 @@ import { iso } from '../api-key/model.js';
 import { groupNames, healthOf } from '../privilege/model.js';
 import { primaryGroupName } from '../user/model.js';
 import { diffDataset } from './datasets.js';
-import { datasetMarked } from './ownership.js';
+import { datasetMarked, madeByStor } from './ownership.js';
 import type { FieldChange, PlannedChange, RoleOverlap, StatePlan } from './plan-model.js';
 import type { World } from './world.js';
 
@@ -26,6 +26,12 @@ const sameSet = (a: readonly string[], b: readonly string[]): boolean => JSON.st
 function field(changes: FieldChange[], name: string, from: unknown, to: unknown, differs: boolean): void {
   if (differs) changes.push({ field: name, from, to });
 }
+
+/**
+ * A file's key expiry in ms, as the appliance will keep it: whole seconds (it stores
+ * `int(expires_at.timestamp())`, MW/plugins/api_key.py:142), so `…:00.567Z` plans, and reads back, as `…:00.000Z`.
+ */
+export const expiryMs = (expires: string): number => Math.floor(Date.parse(expires) / 1000) * 1000;
 
 /** Usernames by user id and group names by group id, for comparing by name. */
 export function namesOf(world: World) {
@@ -120,7 +126,7 @@ export function computePlan(world: World, desired: StateFile, options: PlanOptio
 
   for (const want of desired.api_keys ?? []) {
     const have = world.apiKeys.filter((k) => k.name === want.name);
-    const expires = want.expires === undefined ? undefined : want.expires === null ? null : iso(Date.parse(want.expires));
+    const expires = want.expires === undefined ? undefined : want.expires === null ? null : iso(expiryMs(want.expires));
     if (have.length === 0) {
       const changes: FieldChange[] = [{ field: 'user', from: null, to: want.user }, { field: 'expires', from: null, to: expires ?? null }];
       steps.push({ change: { kind: 'api_keys', name: want.name, action: 'create', changes }, want });
@@ -149,13 +155,13 @@ function pruneSteps(world: World, desired: StateFile): Step[] {
   const del = <K extends StateKind>(kind: K, name: string) => ({ change: { kind, name, action: 'delete' as const, changes: [] } }) as Step;
   const out: Step[] = [];
   const keys = named('api_keys');
-  for (const name of new Set(world.apiKeys.map((k) => k.name))) if (!keys.has(name) && world.marks.owned.api_key.has(name)) out.push(del('api_keys', name));
+  for (const name of new Set(world.apiKeys.filter((k) => madeByStor(world.marks, 'api_key', k.name, k.id)).map((k) => k.name))) if (!keys.has(name)) out.push(del('api_keys', name));
   const datasets = named('datasets');
   for (const d of [...world.datasets].reverse()) if (!datasets.has(d.id) && datasetMarked(d.id, d.user_properties as Record<string, unknown>)) out.push(del('datasets', d.id));
   const privileges = named('privileges');
-  for (const p of world.privileges) if (!privileges.has(p.name) && p.builtin_name === null && world.marks.owned.privilege.has(p.name)) out.push(del('privileges', p.name));
+  for (const p of world.privileges) if (!privileges.has(p.name) && p.builtin_name === null && madeByStor(world.marks, 'privilege', p.name, p.id)) out.push(del('privileges', p.name));
   const users = named('users');
-  for (const u of world.users) if (!users.has(u.username) && !u.builtin && world.marks.owned.user.has(u.username)) out.push(del('users', u.username));
+  for (const u of world.users) if (!users.has(u.username) && !u.builtin && madeByStor(world.marks, 'user', u.username, u.id)) out.push(del('users', u.username));
   const groups = named('groups');
   // A group still in use stays: the primary group of a user who stays (group.delete would move them
   // to nogroup, MW/plugins/account.py), or a group of a privilege that stays.
@@ -164,6 +170,6 @@ function pruneSteps(world: World, desired: StateFile): Step[] {
     ...world.users.filter((u) => !gone.has(`users ${u.username}`)).map((u) => primaryGroupName(u)),
     ...world.privileges.filter((p) => !gone.has(`privileges ${p.name}`)).flatMap((p) => groupNames(p)),
   ]);
-  for (const g of world.groups) if (!groups.has(g.name) && !g.builtin && world.marks.owned.group.has(g.name) && !inUse.has(g.name)) out.push(del('groups', g.name));
+  for (const g of world.groups) if (!groups.has(g.name) && !g.builtin && madeByStor(world.marks, 'group', g.name, g.id) && !inUse.has(g.name)) out.push(del('groups', g.name));
   return out;
 }

@@ -11,8 +11,8 @@ import type { Transport } from '../../core/transport/transport.js';
 import { listGroups } from '../group/model.js';
 import { listUsers } from '../user/model.js';
 import { createDataset, deleteDataset, updateDataset } from './datasets.js';
-import { computePlan, type Step } from './diff.js';
-import { markKey, type MarkedKind } from './ownership.js';
+import { computePlan, expiryMs, type Step } from './diff.js';
+import { markKey, markValue, type MarkedKind } from './ownership.js';
 import type { PlannedChange } from './plan-model.js';
 import { readWorld, type World } from './world.js';
 
@@ -35,15 +35,16 @@ export interface NewApiKey {
 
 const MARKED: Record<string, MarkedKind> = { groups: 'group', users: 'user', privileges: 'privilege', api_keys: 'api_key' };
 
-async function markName(t: Transport, world: World, kind: MarkedKind, name: string, on: boolean): Promise<void> {
+/** Marks the object stor made (`id`: the one the appliance gave it), or removes the mark (`id` null). */
+async function markName(t: Transport, world: World, kind: MarkedKind, name: string, id: number | null): Promise<void> {
   if (world.marks.home === null) return;
   const key = markKey(kind, name);
-  await call(t, 'pool.dataset.update', [world.marks.home, { user_properties_update: [on ? { key, value: name } : { key, remove: true }] }]);
+  await call(t, 'pool.dataset.update', [world.marks.home, { user_properties_update: [id !== null ? { key, value: markValue(name, id) } : { key, remove: true }] }]);
 }
 
-async function mark(t: Transport, world: World, step: Step, on: boolean): Promise<void> {
+async function mark(t: Transport, world: World, step: Step, id: number | null): Promise<void> {
   const kind = MARKED[step.change.kind];
-  if (kind) await markName(t, world, kind, step.change.name, on);
+  if (kind) await markName(t, world, kind, step.change.name, id);
 }
 
 const groupIds = async (t: Transport, names: readonly string[]) => {
@@ -67,15 +68,15 @@ async function runStep(t: Transport, world: World, step: Step, keys: NewApiKey[]
     case 'groups': {
       const want = step.want as StateGroup | undefined;
       if (action === 'create') {
-        await call(t, 'group.create', [{ name, smb: false, ...(want?.gid !== undefined ? { gid: want.gid } : {}), users: await userIds(t, want?.members ?? []) }]);
-        await mark(t, world, step, true);
+        const id = await call(t, 'group.create', [{ name, smb: false, ...(want?.gid !== undefined ? { gid: want.gid } : {}), users: await userIds(t, want?.members ?? []) }]);
+        await mark(t, world, step, id);
       } else if (action === 'update') {
         const [g] = await groupIds(t, [name]);
         await call(t, 'group.update', [g!.id, { users: await userIds(t, want?.members ?? []) }]);
       } else {
         const [g] = await groupIds(t, [name]);
         await call(t, 'group.delete', [g!.id, { delete_users: false }]);
-        await mark(t, world, step, false);
+        await mark(t, world, step, null);
       }
       return;
     }
@@ -85,7 +86,7 @@ async function runStep(t: Transport, world: World, step: Step, keys: NewApiKey[]
       if (action === 'delete') {
         // delete_group false: a primary group is a group of its own, pruned (or kept) as one.
         if (existing) await call(t, 'user.delete', [existing.id, { delete_group: false }]);
-        await mark(t, world, step, false);
+        await mark(t, world, step, null);
         return;
       }
       const fields = {
@@ -100,10 +101,11 @@ async function runStep(t: Transport, world: World, step: Step, keys: NewApiKey[]
         // As `stor user create`: an existing group by id, else 25.10.1's group_create for one named like the user (MW/plugins/account.py:646-668).
         const group = primary ? { group: primary.id } : primaryName === name ? { group_create: true } : undefined;
         if (!group) throw new StorError(E.NOT_FOUND, `no local group named ${JSON.stringify(primaryName)} for ${name}'s primary group`);
-        await call(t, 'user.create', [{ username: name, full_name: want?.full_name ?? name, password_disabled: true, smb: false, ...fields, ...group }]);
-        await mark(t, world, step, true);
+        const created = await call(t, 'user.create', [{ username: name, full_name: want?.full_name ?? name, password_disabled: true, smb: false, ...fields, ...group }]);
+        await mark(t, world, step, created.id);
         // The group 25.10.1 made for the user is stor's too: --prune may take it with the user.
-        if ('group_create' in group) await markName(t, world, 'group', name, true);
+        const madeGroup = created.group.id;
+        if ('group_create' in group && typeof madeGroup === 'number') await markName(t, world, 'group', name, madeGroup);
       } else {
         if (!existing) throw new StorError(E.NOT_FOUND, `no user named ${JSON.stringify(name)}`);
         if (want?.group !== undefined && !primary) throw new StorError(E.NOT_FOUND, `no local group named ${JSON.stringify(want.group)}`);
@@ -116,7 +118,7 @@ async function runStep(t: Transport, world: World, step: Step, keys: NewApiKey[]
       const [existing] = await queryItems(t, 'privilege.query', ['id'], [['name', '=', name]]);
       if (action === 'delete') {
         if (existing) await call(t, 'privilege.delete', [existing.id]);
-        await mark(t, world, step, false);
+        await mark(t, world, step, null);
         return;
       }
       const fields = {
@@ -125,8 +127,8 @@ async function runStep(t: Transport, world: World, step: Step, keys: NewApiKey[]
         ...(want?.web_shell !== undefined ? { web_shell: want.web_shell } : {}),
       };
       if (action === 'create') {
-        await call(t, 'privilege.create', [{ name, web_shell: false, ...fields }]);
-        await mark(t, world, step, true);
+        const created = await call(t, 'privilege.create', [{ name, web_shell: false, ...fields }]);
+        await mark(t, world, step, created.id);
       } else {
         if (!existing) throw new StorError(E.NOT_FOUND, `no privilege named ${JSON.stringify(name)}`);
         await call(t, 'privilege.update', [existing.id, fields]);
@@ -146,26 +148,29 @@ async function runStep(t: Transport, world: World, step: Step, keys: NewApiKey[]
     }
     case 'api_keys': {
       const want = step.want as StateApiKey | undefined;
-      const expiresAt = want?.expires ? { $date: Date.parse(want.expires) } : null;
+      const expiresAt = want?.expires ? { $date: expiryMs(want.expires) } : null;
       if (action === 'create') {
         const created = await call(t, 'api_key.create', [{ name, username: want!.user, expires_at: expiresAt }]);
         keys.push({ name, user: want!.user, id: created.id, key: created.key });
-        await mark(t, world, step, true);
+        await mark(t, world, step, created.id);
         return;
       }
       const found = await queryItems(t, 'api_key.query', ['id'], [['name', '=', name]], { select: ['id'] });
       if (action === 'update') await call(t, 'api_key.update', [found[0]!.id, { expires_at: expiresAt }]);
       else {
         for (const k of found) await call(t, 'api_key.delete', [k.id]);
-        await mark(t, world, step, false);
+        await mark(t, world, step, null);
       }
       return;
     }
   }
 }
 
-/** The read that verifies a step: the object planned again shows no change (a deleted one is gone). */
-async function verify(t: Transport, step: Step): Promise<void> {
+/**
+ * The read that verifies a step: the object planned again shows no change (a deleted one is gone).
+ * `usersToCome`: users a later step of this run creates; a group's members among them are not expected yet.
+ */
+async function verify(t: Transport, step: Step, usersToCome: ReadonlySet<string>): Promise<void> {
   const world = await readWorld(t);
   const { kind, name, action } = step.change;
   let want = step.want as { name: string; members?: string[] } | undefined;
@@ -179,8 +184,8 @@ async function verify(t: Transport, step: Step): Promise<void> {
     if (still) throw new StorError(E.VERIFY_FAILED, `${kind} ${name} is still there after the delete`);
     return;
   }
-  // A group's members the users step has yet to make are not expected yet.
-  if (kind === 'groups' && want?.members) want = { ...want, members: want.members.filter((m) => world.users.some((u) => u.username === m)) };
+  // A group's members the users step has yet to make are not expected yet; any other missing member is a failure.
+  if (kind === 'groups' && want?.members) want = { ...want, members: want.members.filter((m) => !usersToCome.has(m) || world.users.some((u) => u.username === m)) };
   // A file of this one object, checked as any state file is (the key is computed, so the type is the schema's word).
   const file = stateFileSchema.parse({ stor_state: 1, [kind]: [want] });
   const again = computePlan(world, file, { prune: false, normalize: false }).plan.changes;
@@ -197,6 +202,7 @@ export async function executeSteps(t: Transport, world: World, steps: readonly S
   const results: AppliedChange[] = [];
   const keys: NewApiKey[] = [];
   let stopped = false;
+  const usersToCome = new Set(steps.filter((s) => s.change.kind === 'users' && s.change.action === 'create').map((s) => s.change.name));
   for (const step of steps) {
     if (stopped) {
       results.push({ ...step.change, status: 'not_attempted' });
@@ -204,7 +210,7 @@ export async function executeSteps(t: Transport, world: World, steps: readonly S
     }
     try {
       await runStep(t, world, step, keys);
-      await verify(t, step);
+      await verify(t, step, usersToCome);
       results.push({ ...step.change, status: 'done' });
     } catch (err) {
       if (!(err instanceof StorError || err instanceof RpcError)) throw err;

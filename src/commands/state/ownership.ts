@@ -5,9 +5,11 @@
  * api_key.py ApiKeyCreate), and a user's only one, `full_name`, is part of the desired state
  * itself. So the marker is a ZFS user property (any `module:property` name, MW/plugins/pool_/dataset.py
  * `user_properties_update`) on the first pool's root dataset, one per object:
- * `stor.own:<kind>:<sha256 of the name, 16 hex>` = the object's name (a name may hold characters
- * a property name may not). A dataset carries its own: `stor.own:dataset` = its name (the value
- * tells a dataset's own mark from one inherited from a marked parent). docs/STATE.md explains the choice.
+ * `stor.own:<kind>:<sha256 of the name, 16 hex>` = `<id> <name>`: the object's name (a name may
+ * hold characters a property name may not) and the id the appliance gave the object stor made, so
+ * an object of that name made later by hand (after stor's was deleted outside stor) is not taken
+ * for stor's (ids are never reused: every table is AUTOINCREMENT, MW/alembic/env.py:44). A dataset carries its own: `stor.own:dataset` = its name (the value tells a dataset's
+ * own mark from one inherited from a marked parent). docs/STATE.md explains the choice.
  */
 import { createHash } from 'node:crypto';
 
@@ -18,11 +20,15 @@ export const DATASET_MARK = 'stor.own:dataset';
 export const markKey = (kind: MarkedKind, name: string): string =>
   `stor.own:${kind.replace('_', '-')}:${createHash('sha256').update(name).digest('hex').slice(0, 16)}`;
 
+/** A mark's value: the id the object stor made has, and its name. */
+export const markValue = (name: string, id: number): string => `${id} ${name}`;
+
 /** Which objects of each kind stor made: names read from the root datasets' own (LOCAL) markers. */
 export interface Marks {
   /** The root dataset the marks are written on; null on a target without a pool (nothing can be marked). */
   home: string | null;
-  owned: Record<MarkedKind, Set<string>>;
+  /** By name, the id of the object stor made (null for a mark that holds the name alone, as the first marks did). */
+  owned: Record<MarkedKind, Map<string, number | null>>;
 }
 
 interface UserProperty {
@@ -31,18 +37,27 @@ interface UserProperty {
 }
 
 export function readMarks(roots: readonly { id: string; user_properties?: Record<string, unknown> | undefined }[]): Marks {
-  const owned: Marks['owned'] = { group: new Set(), user: new Set(), privilege: new Set(), api_key: new Set() };
+  const owned: Marks['owned'] = { group: new Map(), user: new Map(), privilege: new Map(), api_key: new Map() };
   for (const root of roots) {
     for (const [key, raw] of Object.entries(root.user_properties ?? {})) {
       const m = /^stor\.own:(group|user|privilege|api-key):[0-9a-f]{16}$/.exec(key);
       const p = raw as UserProperty;
       if (!m || typeof p?.value !== 'string' || (p.source !== undefined && p.source !== null && p.source !== 'LOCAL')) continue;
       const kind = m[1]!.replace('-', '_') as MarkedKind;
-      if (markKey(kind, p.value) === key) owned[kind].add(p.value);
+      // The key is the hash of the name: it tells `<id> <name>` from a name alone that holds a space.
+      const withId = /^(\d+) ([\s\S]+)$/.exec(p.value);
+      if (withId && markKey(kind, withId[2]!) === key) owned[kind].set(withId[2]!, Number(withId[1]));
+      else if (markKey(kind, p.value) === key) owned[kind].set(p.value, null);
     }
   }
   const home = [...roots].map((r) => r.id).sort()[0] ?? null;
   return { home, owned };
+}
+
+/** Whether stor made this object: its name is marked, with its id (or by a mark of the name alone). */
+export function madeByStor(marks: Marks, kind: MarkedKind, name: string, id: number): boolean {
+  const made = marks.owned[kind];
+  return made.has(name) && (made.get(name) === null || made.get(name) === id);
 }
 
 /** Whether a dataset's own user properties carry stor's mark for it. */

@@ -1,5 +1,5 @@
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { readSmallFile, STATE_FILE } from '../../core/config/small-file.js';
 import { E } from '../../core/error-catalogue.js';
 import { StorError } from '../../core/errors.js';
 import { parseStateFile, type StateFile } from '../../core/state/index.js';
@@ -31,8 +31,10 @@ export async function readStateFile(ctx: CommandContext, file: string | undefine
   if (file === undefined) throw new StorError(E.USAGE, 'name the desired-state file: -f FILE', { hint: '`stor export > state.yaml` writes one from a target' });
   let text: string;
   try {
-    text = await readFile(resolve(ctx.io.cwd, file), 'utf8');
+    // Bounded, and never a FIFO or device: /dev/zero would be read until memory ran out, a FIFO waited on forever.
+    text = readSmallFile(resolve(ctx.io.cwd, file), STATE_FILE).data.toString('utf8');
   } catch (err) {
+    if (err instanceof StorError) throw err;
     throw new StorError(E.LOCAL_FILE_UNREADABLE, `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
   return parseStateFile(text, file);

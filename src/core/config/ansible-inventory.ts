@@ -46,10 +46,15 @@ const isMapping = (v: unknown): v is Record<string, unknown> => typeof v === 'ob
 /** The YAML format: top-level groups (usually `all`), each `{hosts, vars, children}`, children nested the same way. */
 export function groupsFromYaml(doc: Record<string, unknown>): Groups {
   const groups: Groups = new Map();
+  // The bodies being walked: a YAML alias can make a group's children hold the group itself
+  // (`children: &x {site: {children: *x}}`), a loop that would otherwise recurse until the stack ends.
+  const open: unknown[] = [];
   const walk = (name: string, body: unknown, where: string) => {
     group(groups, name);
     if (body === null || body === undefined) return;
     if (!isMapping(body)) throw new InventoryError(`${where}: a group is a mapping of hosts, vars and children`);
+    if (open.includes(body)) throw new InventoryError(`group ${name} is its own descendant (${where})`);
+    open.push(body);
     for (const key of Object.keys(body)) if (!['hosts', 'vars', 'children'].includes(key)) throw new InventoryError(`${where}.${key}: a group holds only hosts, vars and children`);
     const { hosts, vars, children } = body;
     if (hosts !== undefined && hosts !== null) {
@@ -70,6 +75,7 @@ export function groupsFromYaml(doc: Record<string, unknown>): Groups {
         walk(child, cb, `${where}.children.${child}`);
       }
     }
+    open.pop();
   };
   for (const [name, body] of Object.entries(doc)) walk(name, body, name);
   return groups;
@@ -92,7 +98,8 @@ export function shellWords(line: string): string[] {
     const c = line[i]!;
     if (c === '"' || c === "'") {
       const end = line.indexOf(c, i + 1);
-      if (end < 0) throw new InventoryError(`unclosed quote in: ${line}`);
+      // The line is not echoed: it may hold a password (`ansible_password="…`).
+      if (end < 0) throw new InventoryError(`a ${c} quote is not closed`);
       word = (word ?? '') + line.slice(i + 1, end);
       i = end;
     } else if (c === '\\' && i + 1 < line.length) {
@@ -141,12 +148,19 @@ export function groupsFromIni(text: string): Groups {
       if (eq <= 0) throw new InventoryError(`${where}: [${section}:vars] holds key=value lines`);
       group(groups, section).vars[line.slice(0, eq).trim()] = varsValue(line.slice(eq + 1).trim());
     } else {
-      const [host, ...pairs] = shellWords(line);
+      let words: string[];
+      try {
+        words = shellWords(line);
+      } catch (err) {
+        throw err instanceof InventoryError ? new InventoryError(`${where}: ${err.message}`) : err;
+      }
+      const [host, ...pairs] = words;
       if (host === undefined) return;
       const vars: Record<string, unknown> = {};
-      for (const pair of pairs) {
+      for (const [i, pair] of pairs.entries()) {
         const eq = pair.indexOf('=');
-        if (eq <= 0) throw new InventoryError(`${where}: host ${host}: ${JSON.stringify(pair)} is not key=value`);
+        // Named by its place, not echoed: a word of an unquoted password with a space would be.
+        if (eq <= 0) throw new InventoryError(`${where}: host ${host}: word ${i + 2} is not key=value${i > 0 ? ` (it follows ${pairs[i - 1]!.split('=')[0]}=…; quote a value with spaces)` : ''}`);
         vars[pair.slice(0, eq)] = hostLineValue(pair.slice(eq + 1));
       }
       addHost(groups, section, host, vars);
@@ -157,17 +171,31 @@ export function groupsFromIni(text: string): Groups {
 
 const TEMPLATE = /\{\{(.*?)\}\}/g;
 
-/** `{{ name }}` replaced by the host's variable; nothing else of Jinja is understood. */
-function rendered(value: unknown, vars: Record<string, unknown>, host: string, key: string, depth = 0): unknown {
+/** The most a filled-in variable may hold: a URL or a path, never near this. */
+const MAX_RENDERED = 64 * 1024;
+
+/**
+ * `{{ name }}` replaced by the host's variable; nothing else of Jinja is understood. Each variable
+ * is filled in once per host (`done`), and a value past MAX_RENDERED is refused: variables that
+ * each name the next thirty times would otherwise multiply to 30^depth copies.
+ */
+function rendered(value: unknown, vars: Record<string, unknown>, host: string, key: string, done: Map<string, string>, depth = 0): unknown {
   if (typeof value !== 'string' || !value.includes('{{')) return value;
   if (depth > 10) throw new InventoryError(`host ${host}: ${key} refers to itself`);
-  return value.replace(TEMPLATE, (_m, expr: string) => {
+  const out = value.replace(TEMPLATE, (_m, expr: string) => {
     const name = expr.trim();
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new InventoryError(`host ${host}: ${key}: only {{ variable }} is understood, not {{${expr}}}`);
-    if (!(name in vars)) throw new InventoryError(`host ${host}: ${key} refers to ${name}, which the host does not define`);
-    return String(rendered(vars[name], vars, host, name, depth + 1));
+    // Own variables only: `constructor` or `toString` is in every object, and no variable of the host's.
+    if (!Object.hasOwn(vars, name)) throw new InventoryError(`host ${host}: ${key} refers to ${name}, which the host does not define`);
+    if (!done.has(name)) done.set(name, String(rendered(vars[name], vars, host, name, done, depth + 1)));
+    return done.get(name)!;
   });
+  if (out.length > MAX_RENDERED) throw new InventoryError(`host ${host}: ${key} fills in to more than ${MAX_RENDERED} characters`);
+  return out;
 }
+
+/** How deep groups may nest below `all` (inventories nest a handful of levels). */
+const MAX_NESTING = 1000;
 
 /** Every host of the inventory, in the order first listed, with its groups and merged variables. */
 export function inventoryHosts(groups: Groups): InventoryHost[] {
@@ -180,12 +208,27 @@ export function inventoryHosts(groups: Groups): InventoryHost[] {
   const depths = new Map<string, number>();
   const depth = (name: string, path: string[] = []): number => {
     if (path.includes(name)) throw new InventoryError(`group ${name} is its own descendant (${[...path, name].join(' → ')})`);
+    // Bounded: the walks below recurse once per level, and a file of 20000 nested groups would end the stack.
+    if (path.length > MAX_NESTING) throw new InventoryError(`group ${name} is nested more than ${MAX_NESTING} groups deep`);
     if (!depths.has(name)) depths.set(name, name === 'all' ? 0 : 1 + Math.max(0, ...(parents.get(name) ?? ['all']).map((p) => depth(p, [...path, name]))));
-    return depths.get(name)!;
+    const d = depths.get(name)!;
+    if (d > MAX_NESTING) throw new InventoryError(`group ${name} is nested more than ${MAX_NESTING} groups deep`);
+    return d;
   };
   // Depths first: a cycle is refused here, before any walk up the parents could loop.
   for (const name of groups.keys()) depth(name);
-  const ancestors = (name: string): string[] => [name, ...(parents.get(name) ?? []).flatMap(ancestors)];
+  // Each group's ancestors once, as a set: walked path by path, a ladder of groups with two parents
+  // each has 2^depth paths (an inventory 40 deep would never finish).
+  const lineage = new Map<string, Set<string>>();
+  const ancestors = (name: string): Set<string> => {
+    let found = lineage.get(name);
+    if (!found) {
+      found = new Set([name]);
+      for (const p of parents.get(name) ?? []) for (const a of ancestors(p)) found.add(a);
+      lineage.set(name, found);
+    }
+    return found;
+  };
 
   const hostOrder: string[] = [];
   const direct = new Map<string, string[]>();
@@ -196,12 +239,13 @@ export function inventoryHosts(groups: Groups): InventoryHost[] {
     }
   }
   return hostOrder.map((host) => {
-    const all = [...new Set(direct.get(host)!.flatMap(ancestors))].sort((a, b) => depth(a) - depth(b) || a.localeCompare(b));
+    const all = [...new Set(direct.get(host)!.flatMap((g) => [...ancestors(g)]))].sort((a, b) => depth(a) - depth(b) || a.localeCompare(b));
     const vars: Record<string, unknown> = { inventory_hostname: host };
     for (const g of all) Object.assign(vars, groups.get(g)!.vars);
     for (const g of direct.get(host)!) Object.assign(vars, groups.get(g)!.hosts.get(host));
     // Only the variables stor reads are filled in, as Ansible fills in a variable when it is used.
-    const out = Object.fromEntries(Object.entries(vars).map(([k, v]) => [k, k.startsWith('stor_') ? rendered(v, vars, host, k) : v]));
+    const done = new Map<string, string>();
+    const out = Object.fromEntries(Object.entries(vars).map(([k, v]) => [k, k.startsWith('stor_') ? rendered(v, vars, host, k, done) : v]));
     return { name: host, groups: all.filter((g) => g !== 'all' && g !== 'ungrouped').sort(), vars: out };
   });
 }

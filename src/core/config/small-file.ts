@@ -20,6 +20,8 @@ export const CA_FILE: SmallFileKind = { what: 'a CA bundle', bytes: 1024 * 1024 
 export const TLS_FILE: SmallFileKind = { what: 'a TLS certificate or key file', bytes: 1024 * 1024 };
 /** A `stor profile import` list: a few hundred bytes per profile. */
 export const PROFILE_LIST_FILE: SmallFileKind = { what: 'a profile list', bytes: 1024 * 1024 };
+/** A desired-state file (`stor plan/apply -f`): about 100 bytes per object, so tens of thousands of objects. */
+export const STATE_FILE: SmallFileKind = { what: 'a desired-state file', bytes: 8 * 1024 * 1024 };
 
 /** The bytes of a small file, and its mode as the open file had it (not as the path has it now). */
 export interface SmallFile {
@@ -44,7 +46,7 @@ function typeOf(st: BigIntStats): string {
 
 function refused(path: string, kind: SmallFileKind, why: string): StorError {
   return new StorError(E.LOCAL_FILE_REFUSED, `${path} ${why}: stor reads ${kind.what} only from a regular file of at most ${kind.bytes} bytes; nothing was read`, {
-    hint: `name the file itself (a key is under 1 kB; a CA bundle, TLS file or profile list under 1 MB)`,
+    hint: `name the file itself (a key is under 1 kB; a CA bundle, TLS file or profile list under 1 MB; a desired-state file under 8 MB)`,
   });
 }
 
