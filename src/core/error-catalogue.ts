@@ -81,7 +81,7 @@ const CATALOGUE = {
   },
   PLAN_REFUSED: {
     kind: 'failed',
-    meaning: 'the desired-state plan would leave no unlocked, password-enabled administrator, or take roles from the identity stor is using; nothing was changed',
+    meaning: 'the desired-state plan would leave no unlocked, password-enabled administrator, take roles from the identity stor is using, or delete the API key it logs in with; nothing was changed',
     remedy: 'change the state file so an administrator remains and your own roles are kept, or `--force` if that is what you want',
   },
   ROLE_LIST_LOCKS_OUT: {

@@ -257,3 +257,23 @@ describe('stor plan -f on a file that is no state file', () => {
     }
   });
 });
+
+describe('stor apply --prune: the API key stor logs in with', () => {
+  it('a plan that deletes it is refused (PLAN_REFUSED, exit 1, nothing changed); a run logged in with another key prunes it', async () => {
+    const server = await serve();
+    const admin = stor(envOf(server));
+    const dir = tempDir('stor-state-');
+    const keysOut = join(dir, 'keys.json');
+    await admin(['apply', '-f', file(dir, 'with.yaml', 'stor_state: 1\napi_keys:\n  - { name: ci, user: truenas_admin }\n'), '--keys-out', keysOut, '--yes']);
+    const ci = (JSON.parse(readFileSync(keysOut, 'utf8')) as { key: string }[])[0]!.key;
+    // The runbook now logs in with the key stor made, then applies a file that no longer names it.
+    const asCi = stor({ ...envOf(server), STOR_API_KEY: ci });
+    const without = file(dir, 'without.yaml', 'stor_state: 1\n');
+    const refused = await asCi(['apply', '-f', without, '--prune', '--yes', '--json'], 1);
+    expect(JSON.parse(refused.stderr).error).toMatchObject({ code: 'PLAN_REFUSED', message: expect.stringContaining('it deletes API key ci, the key stor is logged in with') });
+    expect((await admin(['api-key', 'list', '--json'])).stdout).toContain('"ci"');
+    // Another key's run prunes it as before.
+    await admin(['apply', '-f', without, '--prune', '--yes']);
+    expect((await admin(['api-key', 'list', '--json'])).stdout).not.toContain('"ci"');
+  });
+});

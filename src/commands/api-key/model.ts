@@ -2,6 +2,7 @@ import { queryItems, type Needed } from '../../core/contract/client.js';
 import { StorError } from '../../core/errors.js';
 import { E } from '../../core/error-catalogue.js';
 import type { Transport } from '../../core/transport/transport.js';
+import type { CommandContext } from '../shared/context.js';
 
 const FIELDS = ['id', 'name', 'username', 'created_at', 'expires_at', 'revoked', 'revoked_reason'] as const;
 
@@ -57,4 +58,13 @@ export async function findApiKey(t: Transport, ref: string): Promise<ApiKey> {
     throw new StorError(E.NOT_FOUND, `no API key with id or name ${JSON.stringify(ref)}`, { hint: '`stor api-key list` shows them all' });
   }
   return named[0]!;
+}
+
+/**
+ * The id of the API key this command logs in with, when it logs in with one: a key is
+ * `<id>-<secret>` (MW/plugins/api_key.py:232, `f"{data['id']}-{key}"`), so its id is known without a call.
+ */
+export async function keyInUse(ctx: CommandContext): Promise<number | undefined> {
+  const id = /^(\d+)-/.exec((await ctx.target()).apiKey ?? '')?.[1];
+  return id === undefined ? undefined : Number(id);
 }

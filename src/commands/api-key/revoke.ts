@@ -4,7 +4,7 @@ import { confirmChange } from '../shared/prompts.js';
 import { type CommandResult, recordResult } from '../shared/render.js';
 import { arg, defineCommand, ignoreNotFoundFlag, yesFlag } from '../shared/declare.js';
 import { lookupOrNothing, nothingDeleted, type NothingDeleted } from '../shared/ignore-not-found.js';
-import { findApiKey } from './model.js';
+import { findApiKey, keyInUse } from './model.js';
 
 /** `stor api-key revoke --json` */
 export interface ApiKeyRevoked {
@@ -19,7 +19,8 @@ export async function apiKeyRevoke(ctx: CommandContext, ref: string, yes: boolea
   const lookup = await lookupOrNothing(ignoreNotFound, () => findApiKey(t, ref));
   if ('missing' in lookup) return nothingDeleted(ctx, ref, lookup.missing);
   const key = lookup.found;
-  await confirmChange(ctx, `Revoke API key ${key.id} "${key.name}" of ${key.username ?? 'a deleted user'}? Anything logging in with it will be refused.`, yes);
+  const own = (await keyInUse(ctx)) === key.id ? ' It is the key stor is logged in with: the commands after this one that use it will be refused.' : '';
+  await confirmChange(ctx, `Revoke API key ${key.id} "${key.name}" of ${key.username ?? 'a deleted user'}? Anything logging in with it will be refused.${own}`, yes);
   // 25.10.1 revokes only by deleting: api_key.update has no `revoked` (MW/api/v25_10_1/api_key.py ApiKeyUpdate).
   await call(t, 'api_key.delete', [key.id]);
   const data: ApiKeyRevoked = { id: key.id, name: key.name, username: key.username, revoked: true };

@@ -119,9 +119,10 @@ const administrators = (world: World, s: Snapshot): string[] =>
 
 /**
  * Refuses (PLAN_REFUSED) a plan that leaves no unlocked, password-enabled full administrator where
- * there was one, or that takes any effective role from the identity stor is logged in as; `force` lets it through.
+ * there was one, that takes any effective role from the identity stor is logged in as, or that
+ * deletes the API key it logs in with (`keyId`: the run would lose its login midway); `force` lets it through.
  */
-export function checkAdministrators(world: World, steps: readonly Step[], force: boolean): string[] {
+export function checkAdministrators(world: World, steps: readonly Step[], force: boolean, keyId?: number): string[] {
   const { before, after } = afterPlan(world, steps);
   const problems: string[] = [];
   const adminsBefore = administrators(world, before);
@@ -133,6 +134,10 @@ export function checkAdministrators(world: World, steps: readonly Step[], force:
   // FULL_ADMIN first: when it goes, that is the news.
   const lost = [...mine].filter((r) => !kept.has(r)).sort((a, b) => Number(b === 'FULL_ADMIN') - Number(a === 'FULL_ADMIN'));
   if (lost.length > 0) problems.push(`it removes roles from ${world.me}, the identity stor is using: ${lost.slice(0, 8).join(', ')}${lost.length > 8 ? ` and ${lost.length - 8} more` : ''}`);
+  const ownKey = keyId === undefined ? undefined : world.apiKeys.find((k) => k.id === keyId);
+  if (ownKey && steps.some((s) => s.change.kind === 'api_keys' && s.change.action === 'delete' && s.change.name === ownKey.name)) {
+    problems.push(`it deletes API key ${ownKey.name}, the key stor is logged in with`);
+  }
   if (problems.length && !force) {
     throw new StorError(E.PLAN_REFUSED, `refusing this plan: ${problems.join('; ')}; nothing was changed`, { hint: 'change the file, or add --force if that is what you want' });
   }

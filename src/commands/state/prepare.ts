@@ -11,6 +11,7 @@ import { checkAdministrators, checkDatasetChanges, checkRoleLists } from './chec
 import { computePlan, type Step } from './diff.js';
 import type { StatePlan } from './plan-model.js';
 import { readWorld, type World } from './world.js';
+import { keyInUse } from '../api-key/model.js';
 
 /** The options `plan` and `apply` share. */
 export const planOptions = {
@@ -53,7 +54,7 @@ export async function preparePlan(ctx: CommandContext, t: Transport, desired: St
   const { plan, steps } = computePlan(world, desired, { prune: opts.prune === true, normalize: opts.normalize === true });
   checkRoleLists(world, steps, opts.force === true);
   checkDatasetChanges(world, steps);
-  for (const problem of checkAdministrators(world, steps, opts.force === true)) ctx.warn(`stor: warning (--force): ${problem}`);
+  for (const problem of checkAdministrators(world, steps, opts.force === true, await keyInUse(ctx))) ctx.warn(`stor: warning (--force): ${problem}`);
   return { desired, world, plan, steps };
 }
 
