@@ -213,9 +213,11 @@ export async function executeSteps(t: Transport, world: World, steps: readonly S
       await verify(t, step, usersToCome);
       results.push({ ...step.change, status: 'done' });
     } catch (err) {
-      if (!(err instanceof StorError || err instanceof RpcError)) throw err;
       results.push({ ...step.change, status: 'failed', error: describeError(err) });
-      if (!keepGoing) stopped = true;
+      // Even a fault of stor's own (not the appliance's refusal) ends as a report, never a throw: the
+      // keys made before it are in `keys`, shown once or written to --keys-out; a throw would lose them.
+      // After such a fault nothing more is attempted, --keep-going or not.
+      if (!keepGoing || !(err instanceof StorError || err instanceof RpcError)) stopped = true;
     }
   }
   return { results, keys };
