@@ -4,6 +4,14 @@ import { fileURLToPath } from 'node:url';
 
 export const STOR_BIN = fileURLToPath(new URL('../../bin/stor.js', import.meta.url));
 
+/**
+ * Environment for every emulator process the tests spawn: new key and password hashes at scrypt
+ * N=16 instead of 16384 (src/core/store/secrets.ts, costN). Those keys guard nothing, and a full
+ * hash at every seed and every login was a quarter of a CLI run's CPU. Tests whose subject is the
+ * hashing's cost (test/security/key-checks.test.ts) use in-process servers, which keep the real cost.
+ */
+export const CHEAP_HASHES = { STOR_TEST_SCRYPT_N: '16' } as const;
+
 export interface SpawnResult {
   code: number | null;
   stdout: string;
@@ -18,7 +26,7 @@ export interface SpawnResult {
 export function spawnStor(args: string[], options: { env?: Record<string, string | undefined>; stdin?: string; stdinFrom?: string; cwd?: string; killAfterMs?: number } = {}): Promise<SpawnResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [STOR_BIN, ...args], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', STOR_CHECK_RESULTS: '1', ...options.env },
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', STOR_CHECK_RESULTS: '1', ...CHEAP_HASHES, ...options.env },
       // `stdinFrom`: standard input is that file itself, as a shell's `< file` makes it.
       stdio: [options.stdinFrom !== undefined ? openSync(options.stdinFrom, 'r') : 'pipe', 'pipe', 'pipe'],
       ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
