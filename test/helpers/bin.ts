@@ -5,10 +5,10 @@ import { fileURLToPath } from 'node:url';
 export const STOR_BIN = fileURLToPath(new URL('../../bin/stor.js', import.meta.url));
 
 /**
- * Environment for every emulator process the tests spawn: new key and password hashes at scrypt
- * N=16 instead of 16384 (src/core/store/secrets.ts, costN). Those keys guard nothing, and a full
- * hash at every seed and every login was a quarter of a CLI run's CPU. Tests whose subject is the
- * hashing's cost (test/security/key-checks.test.ts) use in-process servers, which keep the real cost.
+ * Environment for every emulator process the tests spawn, as vitest.config.ts gives the in-process
+ * ones: new key and password hashes at scrypt N=16 instead of 16384 (src/core/store/secrets.ts,
+ * costN). Those keys guard nothing, and a full hash at every seed and every login was a quarter of
+ * a CLI run's CPU.
  */
 export const CHEAP_HASHES = { STOR_TEST_SCRYPT_N: '16' } as const;
 

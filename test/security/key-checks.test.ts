@@ -1,7 +1,16 @@
 import { request } from 'node:http';
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createUserWithKey } from '../helpers/appliance.js';
 import { SAFETY_MS, connectWs, loggedInWs, postRpc, startTestServer, type TestServer } from '../helpers/server.js';
+
+// These tests are about what hashing costs (hashes queued, a ping answered while they run): every
+// hash here is a full scrypt, not the suite's cheap one (vitest.config.ts, STOR_TEST_SCRYPT_N).
+beforeEach(() => {
+  vi.stubEnv('STOR_TEST_SCRYPT_N', undefined);
+});
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
 
 const call = (id: number, method: string, params: unknown[] = []) => ({ jsonrpc: '2.0', id, method, params });
 const wrongSecret = (key: string) => `${key.split('-')[0]}-${'W'.repeat(64)}`;
