@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { CHEAP_HASHES } from './test/helpers/cheap-hashes.js';
 
 export default defineConfig({
   test: {
@@ -9,9 +10,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Every answer the emulator gives is checked against its 25.10.1 contract (src/core/rpc/dispatcher.ts).
-    // STOR_TEST_SCRYPT_N: key and password hashes at scrypt N=16, not 16384 (src/core/store/secrets.ts,
-    // costN): a full hash at every seed and login was most of the CPU of in-process server tests.
-    // test/security/key-checks.test.ts, about the hashing's cost, puts the real cost back.
-    env: { STOR_CHECK_RESULTS: '1', STOR_SESSION: 'off', STOR_TEST_SCRYPT_N: '16' },
+    // CHEAP_HASHES: cheaper key hashes and SCRAM data for the in-process emulators (test/helpers/cheap-hashes.ts).
+    env: { STOR_CHECK_RESULTS: '1', STOR_SESSION: 'off', ...CHEAP_HASHES },
   },
 });

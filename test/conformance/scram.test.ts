@@ -7,7 +7,7 @@
  */
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { onTestFinished, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, onTestFinished, describe, expect, it, vi } from 'vitest';
 import { EMULATIONS } from '../../src/core/appliance/settings.js';
 import { contractViolations } from '../../src/core/contract/conformance.js';
 import { apiKeyContract26 } from '../../src/core/contract/v26_0_0/api-key.js';
@@ -57,6 +57,14 @@ async function loginEx(client: WsClient, data: unknown): Promise<Record<string, 
 
 const first = (rfc_str: string) => ({ mechanism: 'SCRAM', scram_type: 'CLIENT_FIRST_MESSAGE', rfc_str });
 const final = (rfc_str: string) => ({ mechanism: 'SCRAM', scram_type: 'CLIENT_FINAL_MESSAGE', rfc_str });
+
+// 26's own iteration count is checked here: not the suite's cheaper one (test/helpers/cheap-hashes.ts).
+beforeEach(() => {
+  vi.stubEnv('STOR_TEST_SCRAM_ITERATIONS', undefined);
+});
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
 
 /**
  * The client's half of one exchange for `key` (`<id>-<secret>`) as `username`: channel-bound to

@@ -1,16 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { openSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { CHEAP_HASHES } from './cheap-hashes.js';
 
 export const STOR_BIN = fileURLToPath(new URL('../../bin/stor.js', import.meta.url));
 
-/**
- * Environment for every emulator process the tests spawn, as vitest.config.ts gives the in-process
- * ones: new key and password hashes at scrypt N=16 instead of 16384 (src/core/store/secrets.ts,
- * costN). Those keys guard nothing, and a full hash at every seed and every login was a quarter of
- * a CLI run's CPU.
- */
-export const CHEAP_HASHES = { STOR_TEST_SCRYPT_N: '16' } as const;
+export { CHEAP_HASHES };
 
 export interface SpawnResult {
   code: number | null;

@@ -4,7 +4,7 @@ import { createUserWithKey } from '../helpers/appliance.js';
 import { SAFETY_MS, connectWs, loggedInWs, postRpc, startTestServer, type TestServer } from '../helpers/server.js';
 
 // These tests are about what hashing costs (hashes queued, a ping answered while they run): every
-// hash here is a full scrypt, not the suite's cheap one (vitest.config.ts, STOR_TEST_SCRYPT_N).
+// hash here is a full scrypt, not the suite's cheap one (test/helpers/cheap-hashes.ts).
 beforeEach(() => {
   vi.stubEnv('STOR_TEST_SCRYPT_N', undefined);
 });
