@@ -1,7 +1,7 @@
 /**
  * Environment for every emulator the tests run, in process (vitest.config.ts) and spawned
- * (bin.ts, serve-process.ts, runbook.ts): their keys guard nothing, and they make and check
- * thousands of them.
+ * (bin.ts, serve-process.ts, runbook.ts, terminal.ts, other-user.ts, run-request-agent.ts): their
+ * keys guard nothing, and they make and check thousands of them.
  * - STOR_TEST_SCRYPT_N: key and password hashes at scrypt N=16, not 16384
  *   (src/core/store/secrets.ts, costN); a full hash at every seed and login was a quarter of a
  *   CLI run's CPU against `stor serve`, and most of an in-process server test's.
