@@ -7,7 +7,7 @@
  */
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { onTestFinished, describe, expect, it } from 'vitest';
+import { afterEach, onTestFinished, describe, expect, it, vi } from 'vitest';
 import { EMULATIONS } from '../../src/core/appliance/settings.js';
 import { contractViolations } from '../../src/core/contract/conformance.js';
 import { apiKeyContract26 } from '../../src/core/contract/v26_0_0/api-key.js';
@@ -59,6 +59,15 @@ const first = (rfc_str: string) => ({ mechanism: 'SCRAM', scram_type: 'CLIENT_FI
 const final = (rfc_str: string) => ({ mechanism: 'SCRAM', scram_type: 'CLIENT_FINAL_MESSAGE', rfc_str });
 
 /**
+ * 26's own iteration count, not the suite's cheaper one (test/helpers/cheap-hashes.ts), for the
+ * tests that check the count and the one about resets racing their hashes; undone after each test.
+ */
+const realIterations = () => vi.stubEnv('STOR_TEST_SCRAM_ITERATIONS', undefined);
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
+
+/**
  * The client's half of one exchange for `key` (`<id>-<secret>`) as `username`: channel-bound to
  * `binding` when given. Returns both answers and whether the server's signature checked out.
  */
@@ -84,6 +93,7 @@ describe('SCRAM key login as TrueNAS 26 (keyLogin: scram)', () => {
   });
 
   it('the unbound flow over ws://: SERVER_FIRST_RESPONSE (500,000 rounds, 16-byte salt), then SERVER_FINAL_RESPONSE with a verifiable v= and user_info (MW/plugins/auth.py:927-956)', async () => {
+    realIterations();
     const { t, connect, log } = await scramServer();
     const { key } = await createUserWithKey(t, 'carol', { privilegeRoles: ['READONLY_ADMIN'] });
     const client = await connect();
@@ -165,6 +175,7 @@ describe('SCRAM key login as TrueNAS 26 (keyLogin: scram)', () => {
   });
 
   it('api_key.create answers 26\'s record with client_key; api_key.convert_raw_key gives the same SCRAM data (MW/plugins/api_key.py:206-232, 407-448)', async () => {
+    realIterations();
     const { t, connect } = await scramServer();
     const { key } = await createUserWithKey(t, 'hank', { privilegeRoles: ['READONLY_ADMIN'] });
     const client = await connect();
@@ -185,6 +196,7 @@ describe('SCRAM key login as TrueNAS 26 (keyLogin: scram)', () => {
 
 describe('concurrent resets of one key under SCRAM', () => {
   it('the key every login takes is the last reset\'s: the one a plain login accepts is the one whose SCRAM data is stored (MW/plugins/api_key.py:258-275 at stable/26 writes both in one update)', async () => {
+    realIterations();
     const { t, connect } = await scramServer();
     const { key: first } = await createUserWithKey(t, 'rita', { privilegeRoles: ['READONLY_ADMIN'] });
     const id = Number(first.split('-')[0]);

@@ -2,7 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, chownSync, existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { onTestFinished } from 'vitest';
-import { collectOutput, STOR_BIN } from './bin.js';
+import { CHEAP_HASHES, collectOutput, STOR_BIN } from './bin.js';
 import { tempDir } from './temp-dir.js';
 
 /*
@@ -52,7 +52,7 @@ export function runAsOther(args: string[], env: Record<string, string> = {}): Pr
 
 /** `stor ...args` (the built binary) as the other uid. */
 export function storAsOther(args: string[], env: Record<string, string>) {
-  return runAsOther([STOR_BIN, ...args], { STOR_CHECK_RESULTS: '1', ...env });
+  return runAsOther([STOR_BIN, ...args], { STOR_CHECK_RESULTS: '1', ...CHEAP_HASHES, ...env });
 }
 
 /** A fresh directory of the other uid's own (mode 0700), removed when the test ends. */

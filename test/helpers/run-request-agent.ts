@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { onTestFinished } from 'vitest';
+import { CHEAP_HASHES } from './cheap-hashes.js';
 import { tempDir } from './temp-dir.js';
 
 const MAIN = fileURLToPath(new URL('./run-request-agent-main.mjs', import.meta.url));
@@ -29,7 +30,7 @@ export interface RunRequestAgent {
 export function startRunRequestAgent(): Promise<RunRequestAgent> {
   const runtime = tempDir('stor-runtime-');
   const child = spawn(process.execPath, [MAIN], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, XDG_RUNTIME_DIR: runtime, STOR_CHECK_RESULTS: '1' },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, XDG_RUNTIME_DIR: runtime, STOR_CHECK_RESULTS: '1', ...CHEAP_HASHES },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));

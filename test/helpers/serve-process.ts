@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { onTestFinished } from 'vitest';
-import { STOR_BIN } from './bin.js';
+import { CHEAP_HASHES, STOR_BIN } from './bin.js';
 
 export interface ServeProcess {
   url: string;
@@ -18,7 +18,7 @@ export interface ServeProcess {
 /** Spawns the built `bin/stor serve --port 0 --json` and waits for the line saying where it listens. */
 export function spawnServe(stateDir: string, args: string[] = []): Promise<ServeProcess> {
   const child = spawn(process.execPath, [STOR_BIN, 'serve', '--port', '0', '--state', stateDir, '--json', ...args], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', STOR_CHECK_RESULTS: '1' },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', STOR_CHECK_RESULTS: '1', ...CHEAP_HASHES },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';

@@ -10,11 +10,17 @@ import { connectWs, loggedInWs, startTestServer } from '../helpers/server.js';
  * Issue 21: on a loaded host the server's own process stalls. An idle timer and a peer's bytes that
  * arrived during the stall then become due in the same event-loop turn, and timers run before I/O:
  * the server must look at its sockets once more before it calls the peer idle. The stall is made
- * here, deterministically, by blocking this (the server's) process for twice the idle timeout right
- * after the client's bytes went out; no duration is asserted.
+ * here, deterministically, by blocking this (the server's) process for longer than the idle timeout
+ * right after the client's bytes went out; no duration is asserted.
  */
 /** Every timeout here: the client's own next step comes a loop turn after the server's, well within this. */
 const LIMIT_MS = 1000;
+/**
+ * Each stall: past the limit. The server armed its timer before the stall began (timers count from
+ * the loop's cached time, never later than the arming), so when the stall ends the timer is due,
+ * however loaded the machine; a margin over the limit is enough, twice the limit only burned CPU.
+ */
+const STALL_MS = LIMIT_MS + 250;
 const BOUNDARY = 'stor-stall-boundary';
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
@@ -75,11 +81,11 @@ describe('a server stalled by its own load does not blame the peer', () => {
         `Content-Type: multipart/form-data; boundary=${BOUNDARY}\r\nContent-Length: ${length}\r\n\r\n`,
     );
     socket.write(head);
-    // Each piece reaches the kernel at once; the server reads it only after a stall twice the
+    // Each piece reaches the kernel at once; the server reads it only after a stall past the
     // timeout (the first stall also covers the credential check, which runs meanwhile).
     for (const piece of pieces) {
       socket.write(piece);
-      stallServer(2 * LIMIT_MS);
+      stallServer(STALL_MS);
       await nextTurn();
     }
     socket.write(tail);
@@ -94,7 +100,7 @@ describe('a server stalled by its own load does not blame the peer', () => {
     const server = await startTestServer({}, { limits: { loginTimeoutMs: LIMIT_MS } });
     const client = await connectWs(server.rpcUrl);
     const login = client.call('auth.login_with_api_key', [server.adminKey]);
-    stallServer(2 * LIMIT_MS);
+    stallServer(STALL_MS);
     expect((await login).result).toBe(true);
     expect(await client.result('core.ping')).toBe('pong');
   });
@@ -103,7 +109,7 @@ describe('a server stalled by its own load does not blame the peer', () => {
     const server = await startTestServer({}, { limits: { idleTimeoutMs: LIMIT_MS } });
     const client = await loggedInWs(server.rpcUrl, server.adminKey);
     const ping = client.result('core.ping');
-    stallServer(2 * LIMIT_MS);
+    stallServer(STALL_MS);
     expect(await ping).toBe('pong');
   });
 
@@ -112,7 +118,7 @@ describe('a server stalled by its own load does not blame the peer', () => {
     const client = await loggedInWs(server.rpcUrl, server.adminKey);
     const pong = new Promise<void>((resolve) => client.ws.once('pong', () => resolve()));
     client.ws.ping();
-    stallServer(2 * LIMIT_MS);
+    stallServer(STALL_MS);
     await Promise.race([pong, client.closed.then(({ code }) => Promise.reject(new Error(`cut off (${code}) instead of answered`)))]);
     expect(await client.result('core.ping')).toBe('pong');
   });
@@ -125,7 +131,7 @@ describe('a server stalled by its own load does not blame the peer', () => {
     // Node answers `100 Continue` as it hands the request over, in the same turn the deadline is armed.
     await received('100 Continue');
     socket.write(body);
-    stallServer(2 * LIMIT_MS);
+    stallServer(STALL_MS);
     expect(await response).toBe(200);
   });
 });

@@ -1,7 +1,16 @@
 import { request } from 'node:http';
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createUserWithKey } from '../helpers/appliance.js';
 import { SAFETY_MS, connectWs, loggedInWs, postRpc, startTestServer, type TestServer } from '../helpers/server.js';
+
+/**
+ * For the tests about what hashing costs (hashes queued, a ping answered while they run): every
+ * hash a full scrypt, not the suite's cheap one (test/helpers/cheap-hashes.ts); undone after each test.
+ */
+const fullScrypt = () => vi.stubEnv('STOR_TEST_SCRYPT_N', undefined);
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
 
 const call = (id: number, method: string, params: unknown[] = []) => ({ jsonrpc: '2.0', id, method, params });
 const wrongSecret = (key: string) => `${key.split('-')[0]}-${'W'.repeat(64)}`;
@@ -61,6 +70,7 @@ describe('failed key checks limit the failing key id and address, never another 
   });
 
   it("20 concurrent bad key checks do not hold another client's core.ping (hashing runs off the event loop)", async () => {
+    fullScrypt();
     const server = await startTestServer();
     const client = await loggedInWs(server.rpcUrl, server.adminKey);
     // Counts the key checks' hashes as they are queued and as they end (FairQueue, appliance.ts).
@@ -121,6 +131,7 @@ function postFrom(server: TestServer, localAddress: string, key: string, id: num
 
 describe('key checks are served fairly between addresses', () => {
   it("an administrator's login is checked before a low user's queued flood of keyed HTTP calls from another address", async () => {
+    fullScrypt();
     const server = await startTestServer();
     const { key: lowKey } = await createUserWithKey(server.testAppliance, 'low', { privilegeRoles: ['READONLY_ADMIN'] });
     const admin = await connectWs(server.rpcUrl);
@@ -146,6 +157,7 @@ describe('key checks are served fairly between callers sharing an address', () =
   // Attack on §12's fix: turns were by address only, so on loopback (the issue's own setting) or
   // behind one NAT or jump host, the administrator's login still waited for the whole flood.
   it("an administrator's login from the flood's own address is checked before a low user's queued flood of keyed HTTP calls", async () => {
+    fullScrypt();
     const server = await startTestServer();
     const { key: lowKey } = await createUserWithKey(server.testAppliance, 'low', { privilegeRoles: ['READONLY_ADMIN'] });
     const admin = await connectWs(server.rpcUrl);

@@ -20,6 +20,17 @@ import { createHash, createHmac, pbkdf2, pbkdf2Sync, randomBytes, timingSafeEqua
 export const SCRAM_MIN_ITERATIONS = 50_000;
 export const SCRAM_MAX_ITERATIONS = 5_000_000;
 export const SCRAM_DEFAULT_ITERATIONS = 500_000;
+/**
+ * The iterations of new SCRAM data: 500,000 as 26 makes them, unless STOR_TEST_SCRAM_ITERATIONS
+ * lowers them. The test suite sets it (vitest.config.ts, test/helpers/bin.ts): every login to an
+ * emulated 26 runs PBKDF2 at the count the server gives, ≈0.4 s a side at 500,000. Only a count in
+ * [SCRAM_MIN_ITERATIONS, default) is taken, so it can lower the cost, never raise it, nor go below
+ * what a client accepts; read at each use, from the environment of the process making the data.
+ */
+export function newDataIterations(): number {
+  const asked = Number(process.env.STOR_TEST_SCRAM_ITERATIONS);
+  return Number.isInteger(asked) && asked >= SCRAM_MIN_ITERATIONS && asked < SCRAM_DEFAULT_ITERATIONS ? asked : SCRAM_DEFAULT_ITERATIONS;
+}
 export const SCRAM_NONCE_BYTES = 32;
 export const SCRAM_SALT_BYTES = 16;
 /** The only channel-binding type TrueNAS 26 implements (scram_authentication.rst, "Channel Binding"). */
@@ -64,12 +75,12 @@ export interface ScramAuthData {
   server_key: string;
 }
 
-export async function scramAuthData(secret: string, salt: Buffer = randomBytes(SCRAM_SALT_BYTES), iterations = SCRAM_DEFAULT_ITERATIONS): Promise<ScramAuthData> {
+export async function scramAuthData(secret: string, salt: Buffer = randomBytes(SCRAM_SALT_BYTES), iterations = newDataIterations()): Promise<ScramAuthData> {
   return authDataOf(await saltedPassword(secret, salt, iterations), salt, iterations);
 }
 
 /** The same, computed in place: only while a state directory opens, before anything is served. */
-export function scramAuthDataSync(secret: string, salt: Buffer = randomBytes(SCRAM_SALT_BYTES), iterations = SCRAM_DEFAULT_ITERATIONS): ScramAuthData {
+export function scramAuthDataSync(secret: string, salt: Buffer = randomBytes(SCRAM_SALT_BYTES), iterations = newDataIterations()): ScramAuthData {
   return authDataOf(pbkdf2Sync(secret, salt, iterations, 64, 'sha512'), salt, iterations);
 }
 

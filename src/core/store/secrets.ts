@@ -19,6 +19,19 @@ export const API_KEY_PATTERN = /^\d+-[A-Za-z0-9]{64}$/;
 const PARAMS = { N: 16384, r: 8, p: 1 } as const;
 const KEY_LENGTH = 64;
 
+/**
+ * The N of new hashes: PARAMS.N, unless STOR_TEST_SCRYPT_N lowers it. The test suite sets it for
+ * the emulator processes it spawns (test/helpers/bin.ts, serve-process.ts), whose keys guard
+ * nothing and which hash and check thousands of them: a full scrypt was a quarter of the CPU a CLI
+ * run against `stor serve` costs. Only a power of two below the default is taken, so it can lower
+ * the cost, never raise it; read at each hash, from the environment of the process that hashes. A
+ * check reads N from the stored hash, so states made under either cost stay readable under both.
+ */
+function costN(): number {
+  const asked = Number(process.env.STOR_TEST_SCRYPT_N);
+  return Number.isInteger(asked) && asked >= 2 && asked < PARAMS.N && (asked & (asked - 1)) === 0 ? asked : PARAMS.N;
+}
+
 /** scrypt on libuv's thread pool: a hash never holds the event loop, so no other client waits for it. */
 function scryptAsync(secret: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -26,14 +39,15 @@ function scryptAsync(secret: string, salt: Buffer, options: ScryptOptions): Prom
   });
 }
 
-function encode(salt: Buffer, hash: Buffer): string {
-  return `$scrypt$N=${PARAMS.N},r=${PARAMS.r},p=${PARAMS.p}$${salt.toString('base64')}$${hash.toString('base64')}`;
+function encode(salt: Buffer, hash: Buffer, N: number = PARAMS.N): string {
+  return `$scrypt$N=${N},r=${PARAMS.r},p=${PARAMS.p}$${salt.toString('base64')}$${hash.toString('base64')}`;
 }
 
 /** `$scrypt$N=16384,r=8,p=1$<salt b64>$<hash b64>` */
 export async function hashSecret(secret: string): Promise<string> {
   const salt = randomBytes(16);
-  return encode(salt, await scryptAsync(secret, salt, { ...PARAMS, maxmem: 64 * 1024 * 1024 }));
+  const N = costN();
+  return encode(salt, await scryptAsync(secret, salt, { ...PARAMS, N, maxmem: 64 * 1024 * 1024 }), N);
 }
 
 /**
@@ -42,7 +56,8 @@ export async function hashSecret(secret: string): Promise<string> {
  */
 export function hashSecretForSeed(secret: string): string {
   const salt = randomBytes(16);
-  return encode(salt, scryptSync(secret, salt, KEY_LENGTH, { ...PARAMS, maxmem: 64 * 1024 * 1024 }));
+  const N = costN();
+  return encode(salt, scryptSync(secret, salt, KEY_LENGTH, { ...PARAMS, N, maxmem: 64 * 1024 * 1024 }), N);
 }
 
 /**
@@ -51,7 +66,7 @@ export function hashSecretForSeed(secret: string): string {
  * truenas_admin (store/seed.ts), which the emulator cannot know; it costs no scrypt run.
  */
 export function unknownSecretHash(): string {
-  return encode(randomBytes(16), randomBytes(KEY_LENGTH));
+  return encode(randomBytes(16), randomBytes(KEY_LENGTH), costN());
 }
 
 /** Constant-time check of a secret against a stored hash; malformed hashes never match. */

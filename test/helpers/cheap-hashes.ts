@@ -1,0 +1,14 @@
+/**
+ * Environment for every emulator the tests run, in process (vitest.config.ts) and spawned
+ * (bin.ts, serve-process.ts, runbook.ts, terminal.ts, other-user.ts, run-request-agent.ts): their
+ * keys guard nothing, and they make and check thousands of them.
+ * - STOR_TEST_SCRYPT_N: key and password hashes at scrypt N=16, not 16384
+ *   (src/core/store/secrets.ts, costN); a full hash at every seed and login was a quarter of a
+ *   CLI run's CPU against `stor serve`, and most of an in-process server test's.
+ * - STOR_TEST_SCRAM_ITERATIONS: an emulated 26's new SCRAM data at 50,000 PBKDF2 rounds, the least
+ *   a client accepts, not 500,000 (src/core/net/scram.ts, newDataIterations); each login runs
+ *   PBKDF2 at that count on the client, ≈0.4 s at 500,000.
+ * Tests about those costs put the real ones back with vi.stubEnv (test/security/key-checks.test.ts,
+ * test/conformance/scram.test.ts).
+ */
+export const CHEAP_HASHES = { STOR_TEST_SCRYPT_N: '16', STOR_TEST_SCRAM_ITERATIONS: '50000' } as const;
