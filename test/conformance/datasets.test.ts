@@ -203,7 +203,7 @@ describe('pool.dataset.update (MW/plugins/pool_/dataset.py:666-802)', () => {
     for (const rs of ['512', '512B', '1M', '16M', '128K']) expect(prop(await ok<Entry>(ws, 'pool.dataset.update', ['tank/a', { recordsize: rs }]), 'recordsize').source).toBe('LOCAL');
   });
 
-  it('refuses a quota below what the dataset uses as ZFS does: EFAULT, the ZFSException repr (MW/plugins/zfs_/dataset.py:268-271)', async () => {
+  it('refuses a quota below what the dataset uses as ZFS does: EFAULT, the ZFSException repr with libzfs\'s action (MW/plugins/zfs_/dataset.py:268-271; py-libzfs TS-25.10.1 libzfs.pyx:686-691)', async () => {
     const server = await startTestServer(EMULATIONS['truenas-25.10.1']);
     const ws = await loggedInWs(server.rpcUrl, server.adminKey);
     await ok(ws, 'pool.dataset.create', [{ name: 'tank/a' }]);
@@ -213,12 +213,64 @@ describe('pool.dataset.update (MW/plugins/pool_/dataset.py:666-802)', () => {
     truncateSync(big, 2 * GiB);
     for (const data of [{ quota: GiB }, { refquota: GiB }]) {
       const error = await fail(ws, 'pool.dataset.update', ['tank/a', data]);
-      expect({ errname: error.data?.errname, reason: error.data?.reason }).toEqual({ errname: 'EFAULT', reason: "[EFAULT] Failed to update properties: ZFSException('size is less than current used or reserved space')" });
+      expect({ errname: error.data?.errname, reason: error.data?.reason }).toEqual({ errname: 'EFAULT', reason: `[EFAULT] Failed to update properties: ZFSException("cannot set property for 'tank/a': size is less than current used or reserved space")` });
     }
     expect(prop(await ok<Entry>(ws, 'pool.dataset.get_instance', ['tank/a']), 'quota').parsed).toBeNull();
     expect(prop(await ok<Entry>(ws, 'pool.dataset.update', ['tank/a', { quota: 3 * GiB }]), 'quota').parsed).toBe(3 * GiB);
     // A quota already below used does not stop another change (ZFS checks the quota only when it is set).
     await ok(ws, 'pool.dataset.update', ['tank/a', { comments: 'still' }]);
+  });
+});
+
+describe('pool.dataset copies and reservations: what ZFS refuses past the middleware', () => {
+  const cannotSet = (cause: string) => `[EFAULT] Failed to update properties: ZFSException("cannot set property for 'tank/a': ${cause}")`;
+
+  it('takes copies 1-3 only: the model takes any int (MW/api/v25_10_1/pool_dataset.py:228), libzfs refuses the rest (zfs_prop.c copies "1 | 2 | 3"; zprop_parse_value)', async () => {
+    const ws = await setup();
+    await ok(ws, 'pool.dataset.create', [{ name: 'tank/a' }]);
+    for (const copies of [0, 4, 9]) {
+      const error = await fail(ws, 'pool.dataset.update', ['tank/a', { copies, comments: 'not this either' }]);
+      expect({ errname: error.data?.errname, reason: error.data?.reason }).toEqual({ errname: 'EFAULT', reason: cannotSet("'copies' must be one of '1 | 2 | 3'") });
+    }
+    const created = await fail(ws, 'pool.dataset.create', [{ name: 'tank/b', copies: 9 }]);
+    expect(created.data?.reason).toBe("[EFAULT] Failed to create dataset: cannot create 'tank/b': 'copies' must be one of '1 | 2 | 3'");
+    expect((await ok<Entry[]>(ws, 'pool.dataset.query', [[['id', '=', 'tank/b']]])).length).toBe(0);
+    const a = await ok<Entry>(ws, 'pool.dataset.update', ['tank/a', { copies: 3 }]);
+    expect([prop(a, 'copies').value, prop(a, 'copies').parsed, a.user_properties.comments]).toEqual(['3', 3, undefined]);
+  });
+
+  it('refuses a reservation above the quota, a refreservation above the refquota or the quota (dsl_dir_set_reservation_check, dsl_dataset_set_refreservation_check; libzfs zfs_setprop_error)', async () => {
+    const ws = await setup();
+    await ok(ws, 'pool.dataset.create', [{ name: 'tank/a', quota: 2 * GiB, refquota: GiB }]);
+    for (const data of [{ reservation: 3 * GiB }, { refreservation: 3 * GiB }, { refreservation: GiB + 1 }]) {
+      const error = await fail(ws, 'pool.dataset.update', ['tank/a', data]);
+      expect({ errname: error.data?.errname, reason: error.data?.reason }).toEqual({ errname: 'EFAULT', reason: cannotSet('size is greater than available space') });
+    }
+    // zfs.dataset.update sets the reservations before the quotas (MW/plugins/zfs_/dataset.py:181-185):
+    // lowering both passes, raising both is judged against the old quota.
+    await ok(ws, 'pool.dataset.update', ['tank/a', { reservation: 2 * GiB }]);
+    await ok(ws, 'pool.dataset.update', ['tank/a', { quota: GiB, reservation: GiB }]);
+    expect((await fail(ws, 'pool.dataset.update', ['tank/a', { quota: 4 * GiB, reservation: 3 * GiB }])).data?.reason).toBe(cannotSet('size is greater than available space'));
+    const a = await ok<Entry>(ws, 'pool.dataset.get_instance', ['tank/a']);
+    expect([prop(a, 'quota').parsed, prop(a, 'reservation').parsed]).toEqual([GiB, GiB]);
+  });
+
+  it('judges and writes in one step: updates racing over separate connections never leave a reservation above the quota', async () => {
+    const server = await startTestServer(EMULATIONS['truenas-25.10.1']);
+    const clients = await Promise.all(Array.from({ length: 4 }, () => loggedInWs(server.rpcUrl, server.adminKey)));
+    await ok(clients[0]!, 'pool.dataset.create', [{ name: 'tank/a' }]);
+    for (let round = 0; round < 5; round++) {
+      await ok(clients[0]!, 'pool.dataset.update', ['tank/a', { quota: 0, reservation: 0 }]);
+      // Each alone is taken; together, whichever lands second must be judged against the first.
+      const sent = [{ quota: 2 * GiB }, { reservation: 5 * GiB }, { quota: 3 * GiB }, { reservation: 4 * GiB }];
+      const replies = await Promise.all(sent.map((data, i) => clients[i]!.call('pool.dataset.update', ['tank/a', data])));
+      for (const r of replies) if (r.error) expect(r.error.data?.reason).toMatch(/size is (greater than available|less than current used or reserved) space/);
+      const a = await ok<Entry>(clients[0]!, 'pool.dataset.get_instance', ['tank/a']);
+      const quota = prop(a, 'quota').parsed as number | null;
+      const reservation = (prop(a, 'reservation').parsed as number | null) ?? 0;
+      if (quota !== null) expect(reservation).toBeLessThanOrEqual(quota);
+      expect(replies.filter((r) => r.error).length).toBeGreaterThan(0);
+    }
   });
 });
 

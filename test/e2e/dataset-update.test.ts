@@ -73,9 +73,12 @@ async function updateWalk(run: Run, mnt: string) {
   const big = join(mnt, 'tank/a/b/big');
   writeFileSync(big, '');
   truncateSync(big, 2 * GiB);
-  await refused(['tank/a/b', '--quota', '1G'], "[EFAULT] Failed to update properties: ZFSException('size is less than current used or reserved space')");
+  await refused(['tank/a/b', '--quota', '1G'], `[EFAULT] Failed to update properties: ZFSException("cannot set property for 'tank/a/b': size is less than current used or reserved space")`);
+  await run(['dataset', 'update', 'tank/a/b', '--quota', '3G', '--yes']);
+  await refused(['tank/a/b', '--reservation', '4G'], `[EFAULT] Failed to update properties: ZFSException("cannot set property for 'tank/a/b': size is greater than available space")`);
+  await run(['dataset', 'update', 'tank/a/b', '--quota', 'none', '--yes']);
   const b = await show(run, 'tank/a/b');
-  expect([b.properties.quota!.parsed, b.properties.recordsize!.value]).toEqual([null, '1M']);
+  expect([b.properties.quota!.parsed, b.properties.reservation!.parsed, b.properties.recordsize!.value]).toEqual([null, null, '1M']);
   expect((await show(run, 'tank/a')).properties.recordsize!.value).toBe('1M');
 }
 

@@ -257,7 +257,7 @@ describe('stor plan: a dataset change the target would refuse', () => {
     for (const [props, flags, words] of [
       ['compression: bogus', ['--compression', 'bogus'], "data.compression: Input should be 'ON', 'OFF', 'LZ4'"],
       ['recordsize: 100K', ['--recordsize', '100K'], "pool_dataset_update.recordsize: '100K' is an invalid recordsize."],
-      ['quota: 1G', ['--quota', '1G'], "[EFAULT] Failed to update properties: ZFSException('size is less than current used or reserved space')"],
+      ['quota: 1G', ['--quota', '1G'], `[EFAULT] Failed to update properties: ZFSException("cannot set property for 'tank/ds': size is less than current used or reserved space")`],
     ] as const) {
       const state = badFile(props);
       const said = (await run(['dataset', 'update', 'tank/ds', ...flags, '--dry-run'], 1)).stderr.trim();
@@ -282,5 +282,42 @@ describe('stor plan: a dataset change the target would refuse', () => {
       { field: 'compression', from: 'LZ4', to: 'ZSTD' },
       { field: 'recordsize', from: '128K', to: '1M' },
     ]);
+  }, 120_000);
+});
+
+describe('stor apply: dataset values converge as the appliance stores them', () => {
+  it('numbers, booleans, sizes and words in any case apply in one run and the next plan exits 0', async () => {
+    const run = on(await serve());
+    const state = file('values.yaml', 'stor_state: 1\ndatasets:\n  - name: tank/v\n    properties: { copies: 2, readonly: true, atime: off, quota: 10G, compression: zstd, recordsize: 131072 }\n');
+    // Made, then changed: both converge.
+    expect((await run(['apply', '-f', state, '--yes'])).code).toBe(0);
+    await run(['plan', '-f', state]);
+    const changed = file('changed.yaml', 'stor_state: 1\ndatasets:\n  - name: tank/v\n    properties: { copies: 3, readonly: false, quota: 20G }\n');
+    const planned = JSON.parse((await run(['plan', '-f', changed, '--json'], 7)).stdout) as Plan;
+    expect(planned.changes[0]!.changes).toEqual([
+      { field: 'quota', from: '10G', to: '20G' },
+      { field: 'readonly', from: 'ON', to: 'OFF' },
+      { field: 'copies', from: 2, to: 3 },
+    ]);
+    await run(['apply', '-f', changed, '--yes']);
+    await run(['plan', '-f', changed]);
+    const shown = JSON.parse((await run(['dataset', 'show', 'tank/v', '--json'])).stdout) as { properties: Record<string, { value: string }> };
+    expect([shown.properties.copies!.value, shown.properties.readonly!.value, shown.properties.recordsize!.value]).toEqual(['3', 'OFF', '128K']);
+  }, 120_000);
+});
+
+describe('stor plan: a dataset create the target would refuse', () => {
+  it('is refused by plan and apply with 25.10.1\'s words before anything changes', async () => {
+    const run = on(await serve());
+    const state = file('create.yaml', 'stor_state: 1\ngroups:\n  - { name: early }\ndatasets:\n  - { name: tank/ok }\n  - { name: tank/rs, properties: { recordsize: 3K } }\n');
+    const planned = await run(['plan', '-f', state], 1);
+    expect(planned.stderr).toContain("pool_dataset_create.recordsize: '3K' is an invalid recordsize.");
+    expect(planned.stderr).toContain("the file's dataset tank/rs: the target would refuse this create; nothing was changed");
+    expect((await run(['apply', '-f', state, '--yes'], 1)).stderr).toContain("'3K' is an invalid recordsize.");
+    const copies = file('copies.yaml', 'stor_state: 1\ndatasets:\n  - { name: tank/c, properties: { copies: 9 } }\n');
+    expect((await run(['apply', '-f', copies, '--yes'], 1)).stderr).toContain("[EFAULT] Failed to create dataset: cannot create 'tank/c': 'copies' must be one of '1 | 2 | 3'");
+    // Nothing was applied: not the group that comes first, not the dataset that would have been fine.
+    expect((await run(['group', 'list', '--json'])).stdout).not.toContain('"early"');
+    expect((await run(['dataset', 'list', '--json'])).stdout).not.toMatch(/tank\/(ok|rs|c)"/);
   }, 120_000);
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { desiredFromFlags, parseSize, planChanges, predictUpdateRefusal, updateParams } from '../../src/commands/dataset/update-plan.js';
+import { desiredFromFlags, parseSize, planChanges, predictCreateRefusal, predictUpdateRefusal, updateParams } from '../../src/commands/dataset/update-plan.js';
 import type { PoolDatasetEntry } from '../../src/core/contract/pool-dataset.js';
 
 const GiB = 1024 ** 3;
@@ -55,7 +55,27 @@ describe('dataset update-plan', () => {
       ['pool_dataset_update.atime', 'This field is not valid for VOLUME', 22],
       ['pool_dataset_update.recordsize', 'This field is not valid for VOLUME', 22],
     ]);
-    expect(predictUpdateRefusal(entry(), { quota: GiB })?.message).toContain('size is less than current used or reserved space');
+    expect(predictUpdateRefusal(entry(), { quota: GiB })?.message).toContain(`ZFSException("cannot set property for 'tank/a': size is less than current used or reserved space")`);
     expect(predictUpdateRefusal(entry(), { quota: 3 * GiB, recordsize: '1M' })).toBeNull();
+  });
+
+  it('predicts what libzfs and ZFS refuse as the emulator judges it: copies outside 1-3, a reservation above the quota, in zfs.dataset.update\'s order', () => {
+    const cannotSet = (cause: string) => `Failed to update properties: ZFSException("cannot set property for 'tank/a': ${cause}")`;
+    expect(predictUpdateRefusal(entry(), { copies: 9 })?.message).toContain(cannotSet("'copies' must be one of '1 | 2 | 3'"));
+    expect(predictUpdateRefusal(entry(), { copies: 3 })).toBeNull();
+    const quoted = entry({ quota: p('3 GiB', 3 * GiB, 'LOCAL'), refquota: p('3 GiB', 3 * GiB, 'LOCAL') });
+    for (const data of [{ reservation: 4 * GiB }, { refreservation: 4 * GiB }, { quota: 5 * GiB, reservation: 4 * GiB }]) {
+      expect(predictUpdateRefusal(quoted, data)?.message, JSON.stringify(data)).toContain(cannotSet('size is greater than available space'));
+    }
+    expect(predictUpdateRefusal(quoted, { reservation: 3 * GiB })).toBeNull();
+    // Reservations are set first: a lower quota with a lower reservation passes.
+    expect(predictUpdateRefusal(entry({ ...quoted, used: p('0', 0, 'NONE'), reservation: p('3 GiB', 3 * GiB, 'LOCAL') }), { quota: 2 * GiB, reservation: GiB })).toBeNull();
+  });
+
+  it("predicts a create's refusals: the model, the plugin's recordsize, libzfs's copies", () => {
+    expect(predictCreateRefusal({ name: 'tank/n', recordsize: '3K' })?.triples).toEqual([['pool_dataset_create.recordsize', "'3K' is an invalid recordsize.", 22]]);
+    expect(predictCreateRefusal({ name: 'tank/n', copies: 4 })?.message).toContain("Failed to create dataset: cannot create 'tank/n': 'copies' must be one of '1 | 2 | 3'");
+    expect(predictCreateRefusal({ name: 'tank/n', compression: 'FOO' })?.triples?.[0]?.[0]).toMatch(/compression/);
+    expect(predictCreateRefusal({ name: 'tank/n', recordsize: '1M', copies: 2, quota: 10 * GiB })).toBeNull();
   });
 });

@@ -9,7 +9,7 @@ import { validateParams } from '../../core/appliance/params.js';
 import { poolDatasetContract, RECORDSIZE_CHOICES, type PoolDatasetEntry } from '../../core/contract/pool-dataset.js';
 import { E } from '../../core/error-catalogue.js';
 import { RpcError, StorError, rpcErrors, type ValidationTriple } from '../../core/errors.js';
-import { datasetUpdateRefusal } from '../../core/refusals/pool-dataset.js';
+import { COPIES_CHOICES, datasetCreateRefusal, datasetUpdateRefusal, zfsUpdateRefusal } from '../../core/refusals/pool-dataset.js';
 
 /** Properties with a flag of their own, by their `pool.dataset.update` field names. */
 export const UPDATE_PROPERTIES = ['comments', 'quota', 'refquota', 'reservation', 'compression', 'atime', 'readonly', 'recordsize', 'sync', 'exec'] as const;
@@ -85,6 +85,49 @@ export function parseSize(raw: string): number {
 export const isUserKey = (key: string) => key.includes(':');
 
 /**
+ * Fields 25.10.1 keeps as ZFS user properties (`org.freenas:description`, …) and shows only inside
+ * `user_properties`, under the field's name (MW/plugins/pool_/dataset.py do_update's `real_name`
+ * column; MW/plugins/pool_/dataset_query_utils.py `user_property_names_to_be_renamed`).
+ */
+const TRUENAS_FIELDS: ReadonlySet<string> = new Set(['comments', 'managedby', 'quota_warning', 'quota_critical', 'refquota_warning', 'refquota_critical']);
+
+/**
+ * Fields whose model type is an int (`copies: int | Literal["INHERIT"]`, the quota thresholds,
+ * special_small_block_size, volsize: MW/api/v25_10_1/pool_dataset.py; the model is strict, so `"2"`
+ * is refused) while the entry shows them as text (`copies.value` is `"2"`; the thresholds are user
+ * properties): compared as numbers.
+ */
+const INT_FIELDS: ReadonlySet<string> = new Set(['copies', 'special_small_block_size', 'volsize', 'quota_warning', 'quota_critical', 'refquota_warning', 'refquota_critical']);
+
+/** Free text, taken and compared as written. */
+const TEXT_FIELDS: ReadonlySet<string> = new Set(['comments', 'managedby']);
+
+/** A recordsize in bytes as recordsize_choices words it (`512`, `4K`, `1M`); other numbers as they are, for the plugin to refuse. */
+function recordsizeWord(n: number): string {
+  if (n >= 1024 ** 2 && n % 1024 ** 2 === 0) return `${n / 1024 ** 2}M`;
+  if (n >= 1024 && n % 1024 === 0) return `${n / 1024}K`;
+  return String(n);
+}
+
+/**
+ * A property's value as written in a desired-state file (YAML gives strings, numbers, booleans) in
+ * the terms `pool.dataset.create`/`update` take it, which is also how it is compared with the entry:
+ * sizes in bytes (`10G`, `none`), ints as numbers (`copies: "2"` is 2), free text as text, a
+ * recordsize as its choice word (`131072` is `128K`), and every other word upper-cased, a boolean
+ * as `ON`/`OFF` (`readonly: true`). What is still not a value the field takes goes on as it is, for
+ * 25.10.1's model or plugin to refuse in its words. A size that is not one throws (USAGE).
+ */
+export function apiValue(property: string, raw: string | number | boolean): PropertyValue {
+  if (isUserKey(property) || TEXT_FIELDS.has(property)) return String(raw);
+  const word = typeof raw === 'boolean' ? (raw ? 'ON' : 'OFF') : typeof raw === 'string' ? raw.trim().toUpperCase() : raw;
+  if (word === 'INHERIT') return word;
+  if (SIZE_PROPERTIES.has(property)) return typeof raw === 'string' ? parseSize(raw) : raw;
+  if (INT_FIELDS.has(property)) return typeof word === 'string' && /^\d+$/.test(word) ? Number(word) : word;
+  if (property === 'recordsize' && typeof word === 'number') return recordsizeWord(word);
+  return typeof word === 'number' ? String(word) : word;
+}
+
+/**
  * The flags as a desired set. Words are upper-cased (25.10.1 takes `LZ4`, `ON`, `128K`; the model
  * names its choices when the word is still wrong); sizes are parsed. A property both set and
  * inherited, or an `--inherit` of what cannot be inherited, is a usage error.
@@ -139,11 +182,13 @@ function userValue(entry: PoolDatasetEntry, key: string): string | null {
 
 /** A property's value now, in the terms `pool.dataset.update` takes it: bytes for sizes (0 for none), the upper-case word otherwise. */
 export function currentValue(entry: PoolDatasetEntry, property: string): PropertyValue {
-  if (property === 'comments') return userValue(entry, 'comments');
   if (isUserKey(property)) return userValue(entry, property);
   const p = propertyOf(entry, property);
   if (SIZE_PROPERTIES.has(property)) return typeof p?.parsed === 'number' ? p.parsed : 0;
-  return p?.value ?? null;
+  const v = TRUENAS_FIELDS.has(property) ? userValue(entry, property) : (p?.value ?? null);
+  // Ints as numbers, as the model takes them: `copies.value` is "2" (MW/plugins/pool_/dataset_query_utils.py
+  // normalize_zfs_properties: `value` is text, `parsed` the int), a threshold a user property's text.
+  return INT_FIELDS.has(property) && v !== null && /^\d+$/.test(v) ? Number(v) : v;
 }
 
 /** Where a property's value comes from, as `show` words it: `local`, `inherited from tank`, `default`. */
@@ -185,7 +230,7 @@ export function planChanges(entry: PoolDatasetEntry, desired: DesiredDataset): D
   }
   for (const name of desired.inherit) {
     const now = currentValue(entry, name);
-    const local = isUserKey(name) ? now !== null : propertyOf(entry, name)?.source === 'LOCAL';
+    const local = isUserKey(name) || TRUENAS_FIELDS.has(name) ? now !== null : propertyOf(entry, name)?.source === 'LOCAL';
     if (local) changes.push({ property: name, old: now, new: 'INHERIT' });
   }
   for (const [key, wanted] of Object.entries(desired.user)) {
@@ -211,9 +256,10 @@ export function updateParams(changes: readonly DatasetChange[]): Record<string, 
  * What 25.10.1 answers `pool.dataset.update(id, data)` with, from the entry alone, in its order:
  * the model (pydantic; attributes `data.*`, MW/api/base/handler/accept.py), then the plugin's
  * `__common_validation` (`pool_dataset_update.*`: fields a volume has not,
- * MW/plugins/pool_/dataset.py:322-326; the recordsize choices, :301-305), then what ZFS refuses
- * (a quota below used, datasetUpdateRefusal.quotaBelowUsed). Null when it would take it. The role
- * check comes before all of these and needs the caller's identity: the verb predicts it.
+ * MW/plugins/pool_/dataset.py:322-326; the recordsize choices, :301-305), then what libzfs and ZFS
+ * refuse (a copies outside 1–3, a reservation above the quota, a quota below used:
+ * refusals/pool-dataset.ts zfsUpdateRefusal, the emulator's own judgement). Null when it would take
+ * it. The role check comes before all of these and needs the caller's identity: the verb predicts it.
  */
 export function predictUpdateRefusal(entry: PoolDatasetEntry, data: Record<string, unknown>): RpcError | null {
   try {
@@ -225,16 +271,29 @@ export function predictUpdateRefusal(entry: PoolDatasetEntry, data: Record<strin
   const errors: ValidationTriple[] = [];
   if (entry.type === 'VOLUME') {
     for (const f of ['aclmode', 'acltype', 'atime', 'casesensitivity', 'quota', 'refquota', 'recordsize']) if (f in data) errors.push(datasetUpdateRefusal.notForVolume(f));
-  } else {
-    const rs = data.recordsize;
-    if (typeof rs === 'string' && rs !== '' && rs !== 'INHERIT' && !(RECORDSIZE_CHOICES as readonly string[]).includes(rs)) errors.push(datasetUpdateRefusal.recordsize(rs));
-  }
+  } else if (!isRecordsizeChoice(data.recordsize)) errors.push(datasetUpdateRefusal.recordsize(String(data.recordsize)));
   if (errors.length > 0) return rpcErrors.validation(errors);
-  const n = (v: unknown) => (typeof v === 'number' ? v : 0);
-  const after = (name: string) => (name in data ? n(data[name]) : n(propertyOf(entry, name)?.parsed));
-  const quota = n(data.quota);
-  const refquota = n(data.refquota);
-  if ('quota' in data && quota > 0 && (quota < n(entry.used?.parsed) || quota < after('reservation'))) return datasetUpdateRefusal.quotaBelowUsed();
-  if ('refquota' in data && refquota > 0 && (refquota < n(entry.usedbydataset?.parsed) || refquota < after('refreservation'))) return datasetUpdateRefusal.quotaBelowUsed();
+  return zfsUpdateRefusal(entry, data);
+}
+
+/** Whether 25.10.1's plugin takes the recordsize given (none given, INHERIT, or one of the choices exactly: MW/plugins/pool_/dataset.py:301-305). */
+const isRecordsizeChoice = (rs: unknown): boolean => typeof rs !== 'string' || rs === '' || rs === 'INHERIT' || (RECORDSIZE_CHOICES as readonly string[]).includes(rs);
+
+/**
+ * What 25.10.1 answers `pool.dataset.create(data)` for a filesystem with, from the data alone: the
+ * model, then the plugin's recordsize check, then libzfs's `copies` (datasetCreateRefusal). The
+ * checks that need the target (the parent exists, is not read-only, the path is free) are not
+ * predicted. Null when it would take it.
+ */
+export function predictCreateRefusal(data: Record<string, unknown>): RpcError | null {
+  try {
+    validateParams(poolDatasetContract['pool.dataset.create'].params, [data]);
+  } catch (err) {
+    if (err instanceof RpcError) return err;
+    throw err;
+  }
+  if (data.type !== 'VOLUME' && !isRecordsizeChoice(data.recordsize)) return rpcErrors.validation([datasetCreateRefusal.recordsize(String(data.recordsize))]);
+  const copies = data.copies;
+  if (copies !== undefined && copies !== 'INHERIT' && !(COPIES_CHOICES as readonly unknown[]).includes(copies)) return datasetCreateRefusal.copies(String(data.name));
   return null;
 }

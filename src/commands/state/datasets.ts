@@ -5,19 +5,19 @@
  * params that make the changes, and 25.10.1's refusal predicted from reads at plan time.
  * Created with pool.dataset.create (MW/api/v25_10_1/pool_dataset.py PoolDatasetCreate).
  */
-import { validateParams } from '../../core/appliance/params.js';
 import { call } from '../../core/contract/client.js';
-import { poolDatasetContract, type PoolDatasetEntry } from '../../core/contract/pool-dataset.js';
+import type { PoolDatasetEntry } from '../../core/contract/pool-dataset.js';
 import { E } from '../../core/error-catalogue.js';
-import { RpcError, StorError } from '../../core/errors.js';
+import { StorError, type RpcError } from '../../core/errors.js';
 import type { StateDataset } from '../../core/state/index.js';
 import type { Transport } from '../../core/transport/transport.js';
 import { commentOf } from '../dataset/model.js';
 import {
   currentValue,
+  apiValue,
   isUserKey,
-  parseSize,
   planChanges,
+  predictCreateRefusal,
   predictUpdateRefusal,
   SIZE_PROPERTIES,
   sourceOf,
@@ -68,26 +68,33 @@ export function exportDatasets(all: readonly Dataset[]): StateDataset[] {
 }
 
 /**
- * A file's dataset as `stor dataset update` takes what is wanted: words upper-cased (25.10.1 takes
- * `LZ4`, `ON`, `128K`; its model names the choices when still wrong), sizes in bytes (`10G`, `none`).
- * A size that is not one is the file's fault (BAD_STATE_FILE), named by its path.
+ * A file's dataset as `stor dataset update` takes what is wanted, each value in the terms 25.10.1's
+ * create and update take it and the entry is compared in (update-plan.ts apiValue: sizes in bytes,
+ * ints as numbers, words upper-cased, `true` as `ON`); `inherit` (any case) for a property is an
+ * inherit, a change only while the dataset sets its own value. A user property (a key with a colon,
+ * `org.example:owner`) is free text, kept as written. A size that is not one is the file's fault
+ * (BAD_STATE_FILE), named by its path.
  */
 export function desiredOf(want: StateDataset): DesiredDataset {
   const set: DesiredDataset['set'] = want.comments !== undefined ? { comments: want.comments } : {};
   const user: DesiredDataset['user'] = {};
-  for (const [key, v] of Object.entries(want.properties ?? {})) {
-    // A user property (`org.example:owner`, a key with a colon): free text, kept as written.
-    if (isUserKey(key)) user[key] = String(v);
-    else if (SIZE_PROPERTIES.has(key) && typeof v === 'string') {
-      try {
-        set[key] = parseSize(v);
-      } catch (err) {
-        if (err instanceof StorError) throw new StorError(E.BAD_STATE_FILE, `datasets ${want.name}: properties.${key}: ${err.message}`, { hint: err.hint });
-        throw err;
-      }
-    } else set[key] = typeof v === 'string' ? v.trim().toUpperCase() : v;
+  const inherit: string[] = [];
+  for (const [key, raw] of Object.entries(want.properties ?? {})) {
+    if (isUserKey(key)) {
+      user[key] = String(raw);
+      continue;
+    }
+    let v: PropertyValue;
+    try {
+      v = apiValue(key, raw);
+    } catch (err) {
+      if (err instanceof StorError) throw new StorError(E.BAD_STATE_FILE, `datasets ${want.name}: properties.${key}: ${err.message}`, { hint: err.hint });
+      throw err;
+    }
+    if (v === 'INHERIT' && key !== 'comments') inherit.push(key);
+    else set[key] = v;
   }
-  return { set, inherit: [], user };
+  return { set, inherit, user };
 }
 
 const asField = (c: DatasetChange): FieldChange => ({ field: c.property, from: fileValue(c.property, c.old), to: fileValue(c.property, c.new) });
@@ -107,20 +114,15 @@ function createParams(want: StateDataset) {
 /**
  * 25.10.1's refusal of the call that would make the file's dataset, predicted from reads: for an
  * update, as `stor dataset update` predicts it (predictUpdateRefusal: the model, the plugin's checks,
- * a quota below used); for a create, the model's. Null when it would take it.
+ * what ZFS refuses); for a create, alike (predictCreateRefusal: the model, the plugin's recordsize,
+ * libzfs's copies). Null when it would take it.
  */
 export function predictDatasetRefusal(want: StateDataset, have: PoolDatasetEntry | undefined): RpcError | null {
   if (have) {
     const changes = planChanges(have, desiredOf(want));
     return changes.length ? predictUpdateRefusal(have, updateParams(changes)) : null;
   }
-  try {
-    validateParams(poolDatasetContract['pool.dataset.create'].params, [createParams(want)]);
-    return null;
-  } catch (err) {
-    if (err instanceof RpcError) return err;
-    throw err;
-  }
+  return predictCreateRefusal(createParams(want));
 }
 
 export async function createDataset(t: Transport, want: StateDataset): Promise<void> {

@@ -1,7 +1,7 @@
 import { mkdirSync, lstatSync, statfsSync } from 'node:fs';
 import { poolDatasetContract, RECORDSIZE_CHOICES, type PoolDatasetCreate, type PoolDatasetEntry, type PoolDatasetUpdate } from '../../contract/pool-dataset.js';
 import { ERRNO, rpcErrors, type ValidationTriple } from '../../errors.js';
-import { datasetDeleteRefusal, datasetUpdateRefusal, pyRepr } from '../../refusals/pool-dataset.js';
+import { COPIES_CHOICES, datasetCreateRefusal, datasetDeleteRefusal, datasetUpdateRefusal, pyRepr, zfsUpdateRefusal } from '../../refusals/pool-dataset.js';
 import { deleteDatasets, insertDataset, listDatasetLineage, listDatasets, updateDataset, type DatasetRecord } from '../../store/datasets.js';
 import { listPools } from '../../store/files.js';
 import { deleteSnapshots, listSnapshots, type SnapshotRecord } from '../../store/snapshots.js';
@@ -328,7 +328,7 @@ function commonValidation(
     // One of recordsize_choices' words, exactly: `128k` or `131072` is refused (MW/plugins/pool_/dataset.py:301-305).
     const rs = data.recordsize;
     if (typeof rs === 'string' && rs !== '' && rs !== 'INHERIT' && !(RECORDSIZE_CHOICES as readonly string[]).includes(rs)) {
-      add(errors, `${schema}.recordsize`, `${repr(rs)} is an invalid recordsize.`);
+      errors.push(datasetUpdateRefusal.recordsize(rs, schema));
     }
     return;
   }
@@ -459,6 +459,8 @@ function validateCreate(
     // A volume has no path under /mnt, so only ZFS notices (MW/plugins/zfs_/dataset.py:154; derived).
     throw rpcErrors.call(ERRNO.EFAULT, 'Failed to create dataset: dataset already exists');
   }
+  // libzfs checks the properties after the name (zfs_create: zfs_valid_proplist).
+  if (data.copies !== 'INHERIT' && !(COPIES_CHOICES as readonly number[]).includes(data.copies)) throw datasetCreateRefusal.copies(data.name);
   return { ancestors };
 }
 
@@ -527,19 +529,6 @@ function applyUpdate(d: DatasetRecord, data: PoolDatasetUpdate): void {
   }
 }
 
-/**
- * What ZFS refuses past the middleware's checks (datasetUpdateRefusal.quotaBelowUsed): a quota below
- * the dataset's used bytes or its reservation, a refquota below what it references itself or its
- * refreservation (dsl_dir_set_quota_check, dsl_dataset_set_refquota_check). Only a quota being
- * set counts, from the entry as it was and the properties as they would be.
- */
-function quotaBelowUsed(before: PoolDatasetEntry, after: DatasetRecord, data: PoolDatasetUpdate): boolean {
-  const n = (v: unknown) => (typeof v === 'number' ? v : 0);
-  const { quota, refquota, reservation, refreservation } = after.properties;
-  if (data.quota !== undefined && n(quota) > 0 && (n(quota) < n(before.used?.parsed) || n(quota) < n(reservation))) return true;
-  return data.refquota !== undefined && n(refquota) > 0 && (n(refquota) < n(before.usedbydataset?.parsed) || n(refquota) < n(refreservation));
-}
-
 export const poolDatasetMethods = [
   implement(poolDatasetContract['pool.dataset.query'], async ({ appliance }, filters, options) =>
     datasetQuery((await EntryBuilder.load(appliance)).entries(), snapshotsByDataset(appliance), filters, options)),
@@ -578,9 +567,11 @@ export const poolDatasetMethods = [
     store.write(() => {
       const all = listDatasets(store.db);
       const d = validateUpdate(appliance, own, id, data, all);
-      const before = new EntryBuilder(appliance, own, all).entry(id);
+      // What ZFS refuses, judged and written in this one transaction: two racing updates cannot
+      // each pass against the other's old values (a reservation above a quota set meanwhile).
+      const refusal = zfsUpdateRefusal(new EntryBuilder(appliance, own, all).entry(id), data);
+      if (refusal) throw refusal;
       applyUpdate(d, data);
-      if (quotaBelowUsed(before, d, data)) throw datasetUpdateRefusal.quotaBelowUsed();
       updateDataset(store.db, d);
     });
     return (await EntryBuilder.load(appliance, id)).entry(id);
