@@ -246,13 +246,15 @@ describe('pool.dataset copies and reservations: what ZFS refuses past the middle
       const error = await fail(ws, 'pool.dataset.update', ['tank/a', data]);
       expect({ errname: error.data?.errname, reason: error.data?.reason }).toEqual({ errname: 'EFAULT', reason: cannotSet('size is greater than available space') });
     }
-    // zfs.dataset.update sets the reservations before the quotas (MW/plugins/zfs_/dataset.py:181-185):
-    // lowering both passes, raising both is judged against the old quota.
+    // zfs.dataset.update sets the reservations before the quotas (MW/plugins/zfs_/dataset.py:181-185)
+    // and ZFS tries a refused one again after the rest (zfs_set_prop_nvlist): lowering both passes, raising both too.
     await ok(ws, 'pool.dataset.update', ['tank/a', { reservation: 2 * GiB }]);
     await ok(ws, 'pool.dataset.update', ['tank/a', { quota: GiB, reservation: GiB }]);
-    expect((await fail(ws, 'pool.dataset.update', ['tank/a', { quota: 4 * GiB, reservation: 3 * GiB }])).data?.reason).toBe(cannotSet('size is greater than available space'));
+    await ok(ws, 'pool.dataset.update', ['tank/a', { quota: 4 * GiB, reservation: 3 * GiB }]);
+    // A quota below the reservation is the quota's refusal, and nothing of the call is applied.
+    expect((await fail(ws, 'pool.dataset.update', ['tank/a', { quota: 2 * GiB, copies: 2 }])).data?.reason).toBe(cannotSet('size is less than current used or reserved space'));
     const a = await ok<Entry>(ws, 'pool.dataset.get_instance', ['tank/a']);
-    expect([prop(a, 'quota').parsed, prop(a, 'reservation').parsed]).toEqual([GiB, GiB]);
+    expect([prop(a, 'quota').parsed, prop(a, 'reservation').parsed, prop(a, 'copies').parsed]).toEqual([4 * GiB, 3 * GiB, 1]);
   });
 
   it('judges and writes in one step: updates racing over separate connections never leave a reservation above the quota', async () => {

@@ -64,10 +64,12 @@ describe('dataset update-plan', () => {
     expect(predictUpdateRefusal(entry(), { copies: 9 })?.message).toContain(cannotSet("'copies' must be one of '1 | 2 | 3'"));
     expect(predictUpdateRefusal(entry(), { copies: 3 })).toBeNull();
     const quoted = entry({ quota: p('3 GiB', 3 * GiB, 'LOCAL'), refquota: p('3 GiB', 3 * GiB, 'LOCAL') });
-    for (const data of [{ reservation: 4 * GiB }, { refreservation: 4 * GiB }, { quota: 5 * GiB, reservation: 4 * GiB }]) {
+    for (const data of [{ reservation: 4 * GiB }, { refreservation: 4 * GiB }, { quota: 5 * GiB, reservation: 6 * GiB }]) {
       expect(predictUpdateRefusal(quoted, data)?.message, JSON.stringify(data)).toContain(cannotSet('size is greater than available space'));
     }
     expect(predictUpdateRefusal(quoted, { reservation: 3 * GiB })).toBeNull();
+    // A refused size is tried again after the rest (zfs_set_prop_nvlist): raising the quota with the reservation passes.
+    expect(predictUpdateRefusal(quoted, { quota: 5 * GiB, reservation: 4 * GiB })).toBeNull();
     // Reservations are set first: a lower quota with a lower reservation passes.
     expect(predictUpdateRefusal(entry({ ...quoted, used: p('0', 0, 'NONE'), reservation: p('3 GiB', 3 * GiB, 'LOCAL') }), { quota: 2 * GiB, reservation: GiB })).toBeNull();
   });

@@ -98,14 +98,16 @@ const parsedOf = (entry: Entry, name: string): number => bytes((entry[name] as {
  *
  * - `copies` outside 1–3: libzfs, before anything is set (datasetUpdateRefusal.copies).
  * - Sizes, in the order zfs.dataset.update sends them (reservations first, quota and refquota
- *   last: MW/plugins/zfs_/dataset.py:181-185), each checked by ZFS against what the earlier ones
- *   left: a reservation that grows past what is used and above the quota
- *   (dsl_dir_set_reservation_check); a refreservation that grows past what the dataset references
- *   by more than the quota leaves, or above the refquota (dsl_dataset_set_refreservation_check); a
- *   quota below used or the reservation (dsl_dir_set_quota_check); a refquota below what is
- *   referenced or the refreservation (dsl_dataset_set_refquota_check). libzfs reports the last that
- *   failed (zfs_prop_set_list loops over the kernel's error list, each zfs_setprop_error
- *   overwriting the last).
+ *   last: MW/plugins/zfs_/dataset.py:181-185), each checked by ZFS against what the others left:
+ *   a reservation that grows past what is used and above the quota (dsl_dir_set_reservation_check);
+ *   a refreservation that grows past what the dataset references by more than the quota leaves, or
+ *   above the refquota (dsl_dataset_set_refreservation_check); a quota below used or the
+ *   reservation (dsl_dir_set_quota_check); a refquota below what is referenced or the
+ *   refreservation (dsl_dataset_set_refquota_check). One that fails is tried again once after the
+ *   rest ("spurious error caused by receiving quota and reservation out of order",
+ *   zfs_ioctl.c zfs_set_prop_nvlist), so raising a quota and a reservation together passes. libzfs
+ *   reports the last that failed again (zfs_prop_set_list loops over the kernel's error list,
+ *   each zfs_setprop_error overwriting the last).
  *
  * Not judged (the emulator enforces no space): the pool's free space and ancestors' quotas, which
  * ZFS also weighs a reservation against. And where ZFS keeps the sizes that passed when another
@@ -118,23 +120,25 @@ export function zfsUpdateRefusal(entry: Entry & { id?: string }, data: Readonly<
   const now = { quota: parsedOf(entry, 'quota'), refquota: parsedOf(entry, 'refquota'), reservation: parsedOf(entry, 'reservation'), refreservation: parsedOf(entry, 'refreservation') };
   const used = parsedOf(entry, 'used');
   const referenced = parsedOf(entry, 'usedbydataset');
-  let refusal: RpcError | null = null;
-  for (const name of ['reservation', 'refreservation', 'quota', 'refquota'] as const) {
-    if (!(name in data)) continue;
-    const v = bytes(data[name]);
-    let refused = false;
-    if (name === 'reservation') {
-      refused = Math.max(used, v) > Math.max(used, now.reservation) && now.quota > 0 && v > now.quota;
-    } else if (name === 'refreservation') {
+  type Size = keyof typeof now;
+  const refused = (name: Size, v: number): boolean => {
+    if (name === 'reservation') return Math.max(used, v) > Math.max(used, now.reservation) && now.quota > 0 && v > now.quota;
+    if (name === 'refreservation') {
       const grows = Math.max(referenced, v) - Math.max(referenced, now.refreservation);
-      refused = grows > 0 && ((now.quota > 0 && grows > Math.max(0, now.quota - used)) || (now.refquota > 0 && v > now.refquota));
-    } else if (name === 'quota') {
-      refused = v > 0 && (v < used || v < now.reservation);
-    } else {
-      refused = v > 0 && (v < referenced || v < now.refreservation);
+      return grows > 0 && ((now.quota > 0 && grows > Math.max(0, now.quota - used)) || (now.refquota > 0 && v > now.refquota));
     }
-    if (refused) refusal = name === 'quota' || name === 'refquota' ? datasetUpdateRefusal.quotaBelowUsed(id) : datasetUpdateRefusal.reservationAboveAvailable(id);
-    else now[name] = v;
-  }
-  return refusal;
+    if (name === 'quota') return v > 0 && (v < used || v < now.reservation);
+    return v > 0 && (v < referenced || v < now.refreservation);
+  };
+  /** Sets what passes; answers what did not. */
+  const pass = (names: readonly Size[]): Size[] => names.filter((name) => {
+    const v = bytes(data[name]);
+    if (refused(name, v)) return true;
+    now[name] = v;
+    return false;
+  });
+  const failed = pass(pass((['reservation', 'refreservation', 'quota', 'refquota'] as const).filter((name) => name in data)));
+  const last = failed.at(-1);
+  if (last === undefined) return null;
+  return last === 'quota' || last === 'refquota' ? datasetUpdateRefusal.quotaBelowUsed(id) : datasetUpdateRefusal.reservationAboveAvailable(id);
 }

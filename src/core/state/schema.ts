@@ -40,7 +40,7 @@ export const stateApiKeySchema = z.strictObject({
 export const stateDatasetSchema = z.strictObject({
   name: name().describe('full dataset name, pool/path'),
   comments: z.string().optional(),
-  properties: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional().describe('ZFS properties as pool.dataset.create/update take them (compression, quota, atime, readonly, recordsize, sync, exec, …)'),
+  properties: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional().describe('ZFS properties by their pool.dataset.create/update names (compression, quota, atime, readonly, recordsize, sync, exec, copies, …), each read into the terms the appliance takes and compared in: sizes as 10G or bytes (none clears), ints as numbers (copies: 2), words in any case (lz4, on), true/false as ON/OFF, inherit for the inherited value; a key with a colon is a user property, kept as written'),
 });
 
 export const stateFileSchema = z.strictObject({
