@@ -9,7 +9,7 @@ import { validateParams } from '../../core/appliance/params.js';
 import { poolDatasetContract, RECORDSIZE_CHOICES, type PoolDatasetEntry } from '../../core/contract/pool-dataset.js';
 import { E } from '../../core/error-catalogue.js';
 import { RpcError, StorError, rpcErrors, type ValidationTriple } from '../../core/errors.js';
-import { COPIES_CHOICES, datasetCreateRefusal, datasetUpdateRefusal, zfsUpdateRefusal } from '../../core/refusals/pool-dataset.js';
+import { copiesTaken, datasetCreateRefusal, datasetUpdateRefusal, zfsUpdateRefusal } from '../../core/refusals/pool-dataset.js';
 
 /** Properties with a flag of their own, by their `pool.dataset.update` field names. */
 export const UPDATE_PROPERTIES = ['comments', 'quota', 'refquota', 'reservation', 'compression', 'atime', 'readonly', 'recordsize', 'sync', 'exec'] as const;
@@ -293,7 +293,6 @@ export function predictCreateRefusal(data: Record<string, unknown>): RpcError | 
     throw err;
   }
   if (data.type !== 'VOLUME' && !isRecordsizeChoice(data.recordsize)) return rpcErrors.validation([datasetCreateRefusal.recordsize(String(data.recordsize))]);
-  const copies = data.copies;
-  if (copies !== undefined && copies !== 'INHERIT' && !(COPIES_CHOICES as readonly unknown[]).includes(copies)) return datasetCreateRefusal.copies(String(data.name));
+  if (!copiesTaken(data.copies)) return datasetCreateRefusal.copies(String(data.name));
   return null;
 }

@@ -21,6 +21,9 @@ export const datasetDeleteRefusal = {
 /** The values ZFS takes for `copies`: an index property, "1 | 2 | 3" (zfs_prop.c, zprop_register_index(ZFS_PROP_COPIES)). */
 export const COPIES_CHOICES = [1, 2, 3] as const;
 
+/** Whether libzfs takes a `copies` as given (not given and INHERIT are not sent to it). */
+export const copiesTaken = (v: unknown): boolean => v === undefined || v === 'INHERIT' || (COPIES_CHOICES as readonly unknown[]).includes(v);
+
 /** ZFS's words for a `copies` outside 1–3 (libzfs zprop_parse_value, PROP_TYPE_INDEX: `'%s' must be one of '%s'`). */
 const copiesWords = "'copies' must be one of '1 | 2 | 3'";
 
@@ -31,6 +34,13 @@ const copiesWords = "'copies' must be one of '1 | 2 | 3'";
  * TS-25.10.1 libzfs.pyx:686-691); MW/plugins/zfs_/dataset.py:268-271 wraps its repr in a CallError
  * (EFAULT), which pool.dataset.update passes on as it is (ZFSSetPropertyError, the one error it
  * rewords, is never raised in 25.10.1: MW/plugins/pool_/dataset.py:778-782).
+ *
+ * Confirmed from source: the middleware's part (the model, the `str` transform, the CallError and
+ * its text) at TS-25.10.1, py-libzfs's message at its TS-25.10.1 tag, and libzfs's texts
+ * (zfs_setprop_error, zprop_parse_value, zfs_prop_set_list's action) in public OpenZFS sources, not
+ * read at the exact OpenZFS commit 25.10.1 ships. Not confirmed: that the process pool
+ * zfs.dataset.update runs in (`process_pool = True`) hands the CallError back with its text and
+ * errno unchanged; it is taken so, as for every other error of that plugin here.
  */
 const setPropertyError = (id: string, cause: string): RpcError =>
   rpcErrors.call(ERRNO.EFAULT, `Failed to update properties: ZFSException(${pyRepr(`cannot set property for '${id}': ${cause}`)})`);
@@ -115,8 +125,7 @@ const parsedOf = (entry: Entry, name: string): number => bytes((entry[name] as {
  */
 export function zfsUpdateRefusal(entry: Entry & { id?: string }, data: Readonly<Record<string, unknown>>): RpcError | null {
   const id = String(entry.id);
-  const copies = data.copies;
-  if (copies !== undefined && copies !== 'INHERIT' && !(COPIES_CHOICES as readonly unknown[]).includes(copies)) return datasetUpdateRefusal.copies(id);
+  if (!copiesTaken(data.copies)) return datasetUpdateRefusal.copies(id);
   const now = { quota: parsedOf(entry, 'quota'), refquota: parsedOf(entry, 'refquota'), reservation: parsedOf(entry, 'reservation'), refreservation: parsedOf(entry, 'refreservation') };
   const used = parsedOf(entry, 'used');
   const referenced = parsedOf(entry, 'usedbydataset');

@@ -1,7 +1,7 @@
 import { mkdirSync, lstatSync, statfsSync } from 'node:fs';
 import { poolDatasetContract, RECORDSIZE_CHOICES, type PoolDatasetCreate, type PoolDatasetEntry, type PoolDatasetUpdate } from '../../contract/pool-dataset.js';
 import { ERRNO, rpcErrors, type ValidationTriple } from '../../errors.js';
-import { COPIES_CHOICES, datasetCreateRefusal, datasetDeleteRefusal, datasetUpdateRefusal, pyRepr, zfsUpdateRefusal } from '../../refusals/pool-dataset.js';
+import { copiesTaken, datasetCreateRefusal, datasetDeleteRefusal, datasetUpdateRefusal, pyRepr, zfsUpdateRefusal } from '../../refusals/pool-dataset.js';
 import { deleteDatasets, insertDataset, listDatasetLineage, listDatasets, updateDataset, type DatasetRecord } from '../../store/datasets.js';
 import { listPools } from '../../store/files.js';
 import { deleteSnapshots, listSnapshots, type SnapshotRecord } from '../../store/snapshots.js';
@@ -460,7 +460,7 @@ function validateCreate(
     throw rpcErrors.call(ERRNO.EFAULT, 'Failed to create dataset: dataset already exists');
   }
   // libzfs checks the properties after the name (zfs_create: zfs_valid_proplist).
-  if (data.copies !== 'INHERIT' && !(COPIES_CHOICES as readonly number[]).includes(data.copies)) throw datasetCreateRefusal.copies(data.name);
+  if (!copiesTaken(data.copies)) throw datasetCreateRefusal.copies(data.name);
   return { ancestors };
 }
 
