@@ -132,6 +132,8 @@ function runRequest(argv: string[]): RunRequest {
     env: commandEnv(),
     tty: { stdin: isatty(0), stdout, stderr, ...(columns ? { columns } : {}) },
     pid: process.pid,
+    // Read, not changed: process.umask() with no argument sets it back at once.
+    umask: process.umask(),
   };
 }
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { lstatSync, statSync } from 'node:fs';
-import { open, rename, rm, type FileHandle } from 'node:fs/promises';
+import { rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import { call } from '../../core/contract/client.js';
@@ -14,6 +14,7 @@ import { downloadTree, type DownloadTreeReport } from './download-tree.js';
 import { fileSink, interruptedBy, localWriteFailed, syncDirectory } from './local-write.js';
 import { watchSignals, type Interruption } from '../shared/interruption.js';
 import type { OutputStream } from '../shared/io.js';
+import { createFile, umaskOf } from '../shared/local-file.js';
 import { ProgressBar } from '../shared/progress.js';
 import { type CommandResult, recordResult } from '../shared/render.js';
 import { readingPath } from './missing-path.js';
@@ -118,18 +119,18 @@ export async function download(ctx: CommandContext, remote: string, local: strin
       const data: DownloadResult = { source: remote, target: '-', bytes: done.bytes, replaced: false, job_id: done.jobId };
       return { data, view: { kind: 'json' }, streamed: true };
     }
-    return await toFile(t, remote, st.size, dest, watch, bar);
+    return await toFile(t, remote, st.size, dest, umaskOf(ctx.io), watch, bar);
   } finally {
     watch.stop();
   }
 }
 
 /** Into a temporary file beside the destination, flushed, then renamed over it; on failure the temporary file goes. */
-async function toFile(t: Transport, remote: string, size: number, dest: { path: string; exists: boolean }, watch: Interruption, bar: ProgressBar | undefined): Promise<CommandResult<DownloadResult>> {
+async function toFile(t: Transport, remote: string, size: number, dest: { path: string; exists: boolean }, umask: number, watch: Interruption, bar: ProgressBar | undefined): Promise<CommandResult<DownloadResult>> {
   const part = partName(dest.path);
   let handle: FileHandle;
   try {
-    handle = await open(part, 'wx', 0o666);
+    handle = await createFile(part, umask);
   } catch (err) {
     throw localWriteFailed(dest.path, err);
   }
