@@ -1,6 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import { chmodSync, lstatSync, mkdirSync } from 'node:fs';
-import { open, rm, type FileHandle } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { open, rename, rm, type FileHandle } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { E } from '../../core/error-catalogue.js';
+import { StorError } from '../../core/errors.js';
 import type { IO } from './io.js';
 
 /*
@@ -55,4 +58,61 @@ export function makeDirectories(dir: string, umask: number): void {
     }
     chmodSync(d, 0o777 & ~umask);
   }
+}
+
+export function localWriteFailed(path: string, err: unknown): StorError {
+  if (err instanceof StorError) return err;
+  const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+  return new StorError(E.LOCAL_WRITE_FAILED, `cannot write ${path}: ${code}`, { hint: 'check that the directory exists, is writable and has space' });
+}
+
+/** A temporary file's name beside `dest`: hidden, and saying whose it is. */
+export const besideName = (dest: string): string => join(dirname(dest), `.${basename(dest)}.stor-${randomBytes(4).toString('hex')}.part`);
+
+/**
+ * Writes `dest` by replacing it, never through it: `fill` writes a new file made beside it
+ * (createFile: exclusive, `mode` less `umask`), which is then renamed over `dest`. rename()
+ * replaces the directory entry whatever it is, so a symbolic link planted at `dest` (another
+ * user's, in a sticky /tmp) is replaced, not followed, and a reader never sees half a file. On
+ * any failure the temporary file goes and `dest` is as it was. Every local file stor writes at a
+ * path the user names, and may replace, is written here (download, download -r, privilege
+ * suggest -o). Errors of the file system are LOCAL_WRITE_FAILED naming `dest`; `fill`'s own pass.
+ */
+export async function replaceFile<T>(dest: string, umask: number, fill: (handle: FileHandle) => Promise<T>, options: { mode?: number; temporary?: string } = {}): Promise<T> {
+  const temporary = options.temporary ?? besideName(dest);
+  let handle: FileHandle;
+  try {
+    handle = await createFile(temporary, umask, options.mode);
+  } catch (err) {
+    throw localWriteFailed(dest, err);
+  }
+  try {
+    const filled = await fill(handle);
+    await handle.close();
+    await rename(temporary, dest).catch((err: unknown) => Promise.reject(localWriteFailed(dest, err)));
+    return filled;
+  } catch (err) {
+    await handle.close().catch(() => undefined);
+    await rm(temporary, { force: true });
+    throw err;
+  }
+}
+
+/**
+ * Writes `data` to `path`, a new file (`mode` less `umask`); with `replace`, over whatever is
+ * there (replaceFile), else refusing an existing path, a dangling link included (EEXIST, which
+ * the caller words), with nothing written.
+ */
+export async function writeNewFile(path: string, data: string, umask: number, options: { mode?: number; replace: boolean }): Promise<void> {
+  const write = (handle: FileHandle) => handle.writeFile(data);
+  if (options.replace) return replaceFile(path, umask, write, { mode: options.mode ?? 0o666 });
+  const handle = await createFile(path, umask, options.mode);
+  try {
+    await write(handle);
+  } catch (err) {
+    await handle.close().catch(() => undefined);
+    await rm(path, { force: true });
+    throw localWriteFailed(path, err);
+  }
+  await handle.close();
 }
