@@ -17,7 +17,7 @@
 // (first-stage-bare) and for devDependencies (no-dev-dependency).
 
 /** The first stage's sources: what scripts/bundle.mjs (FIRST_STAGE_SOURCES) lets into dist/bundle/first-stage.cjs. */
-const FIRST_STAGE_SOURCES = ['src/first-stage.ts', 'src/core/session/paths.ts', 'src/core/session/setting.ts', 'src/core/session/protocol.ts', 'src/core/session/start-agent.ts', 'src/core/session/process-env.ts', 'src/commands/shared/command-line.ts', 'src/commands/shared/global-options.ts', 'src/commands/shared/option-specs.ts', 'src/commands/shared/arg-parsers.ts'];
+const FIRST_STAGE_SOURCES = ['src/first-stage.ts', 'src/core/session/paths.ts', 'src/core/session/setting.ts', 'src/core/session/protocol.ts', 'src/core/session/start-agent.ts', 'src/core/session/process-env.ts', 'src/core/config/paths.ts', 'src/commands/shared/command-line.ts', 'src/commands/shared/global-options.ts', 'src/commands/shared/option-specs.ts', 'src/commands/shared/arg-parsers.ts'];
 const exactly = (paths) => `^(${paths.map((p) => p.replace(/[.]/g, '\\.')).join('|')})$`;
 
 /**

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { benchDatasets } from './datasets.mjs';
 import { benchFleet } from './fleet.mjs';
 import { benchGuards } from './guards.mjs';
+import { benchSlowReader } from './slow-reader.mjs';
 import { benchState } from './state.mjs';
 import { CLIENT_VERSION, SESSIONS_LABEL_SUFFIX, benchSessions } from './sessions.mjs';
 import { ROOT, NODE, STOR, LoginServers, cleanup, machine, measurePeak, median, startServe, tempDir, timeMedian, timeMediansInterleaved, timeOnce, waitJob } from './lib.mjs';
@@ -21,12 +22,12 @@ const GIB = 1024 ** 3;
 const UPLOAD_BYTES = Number(process.env.STOR_BENCH_UPLOAD_BYTES ?? GIB);
 const rows = [];
 const notes = [];
-// STOR_BENCH_ONLY=<section> (startup, remote, upload, trees, throughput, roles, fleet, datasets, state, guards, sessions) runs one
+// STOR_BENCH_ONLY=<section> (startup, remote, upload, trees, throughput, roles, fleet, datasets, state, guards, slowreader, sessions) runs one
 // section and replaces only its rows and notes in RESULTS.md. The sessions section (bench/sessions.mjs) is named after the Node
 // major of the stor client it measures (STOR_BENCH_NODE, bench/node-majors.sh), so each major's rows are kept beside the others'.
 const ONLY = process.env.STOR_BENCH_ONLY;
 const SESSIONS = `sessions, Node ${CLIENT_VERSION.replace(/^v(\d+).*/, '$1')}${SESSIONS_LABEL_SUFFIX}`;
-const SECTIONS = { startup: 'start-up', remote: 'remote round trip', upload: 'upload', trees: 'whole trees', throughput: 'JSON-RPC throughput', roles: 'role expansion', fleet: 'fleet', datasets: 'datasets', state: 'desired state', guards: 'guards', sessions: SESSIONS };
+const SECTIONS = { startup: 'start-up', remote: 'remote round trip', upload: 'upload', trees: 'whole trees', throughput: 'JSON-RPC throughput', roles: 'role expansion', fleet: 'fleet', datasets: 'datasets', state: 'desired state', guards: 'guards', slowreader: 'slow reader', sessions: SESSIONS };
 if (ONLY !== undefined && !(ONLY in SECTIONS)) throw new Error(`STOR_BENCH_ONLY: one of ${Object.keys(SECTIONS).join(', ')}`);
 const runs = (section) => ONLY === undefined || ONLY === section;
 
@@ -315,6 +316,7 @@ if (runs('fleet')) await benchFleet({ record, notes, rows });
 if (runs('datasets')) await benchDatasets({ record });
 if (runs('state')) await benchState({ record, notes });
 if (runs('guards')) await benchGuards({ record, notes, rows });
+if (runs('slowreader')) await benchSlowReader({ record, notes });
 if (runs('sessions')) await benchSessions({ record, notes, label: SESSIONS });
 
 // --- RESULTS.md ---------------------------------------------------------------------------------

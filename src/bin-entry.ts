@@ -26,7 +26,12 @@ export async function main(): Promise<void> {
   // code of what it loads from outside it (better-sqlite3's JavaScript). Node 20 has no such cache.
   // A cache that cannot be written is skipped by Node, not an error.
   const { enableCompileCache } = nodeModule as CompileCache;
-  if (enableCompileCache) enableCompileCache(join((await import('./core/config/paths.js')).cacheDirFrom(process.env), 'compile-cache'));
+  if (enableCompileCache) {
+    const { cacheDirFrom, othersInHome } = await import('./core/config/paths.js');
+    const compileCache = join(cacheDirFrom(process.env), 'compile-cache');
+    // Not in another user's home (root with their HOME): Node would make it there, root's.
+    if (othersInHome(compileCache, process.env) === undefined) enableCompileCache(compileCache);
+  }
   const io = (await import('./commands/shared/io.js')).processIO();
   // Connecting and logging in (the key's slow hash check) overlap with loading the CLI.
   const headStart = await (await import('./commands/shared/early-target.js')).startEarlyTarget(argv, io);

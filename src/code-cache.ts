@@ -2,7 +2,7 @@ import { closeSync, fstatSync, futimesSync, openSync, readdirSync, readFileSync,
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
-import { cacheDirFrom } from './core/config/paths.js';
+import { cacheDirFrom, othersInHome } from './core/config/paths.js';
 import { BUILD_ID, ensurePrivateDir } from './core/session/paths.js';
 
 /*
@@ -119,7 +119,8 @@ export function loadWithCodeCache(bundle: string, env: NodeJS.ProcessEnv): Main 
   }
   let dir: string | undefined = join(cacheDirFrom(env), 'code-cache');
   try {
-    if (ensurePrivateDir(dir) !== undefined) dir = undefined;
+    // In another user's home (root with their HOME): no cache rather than a root-owned one there.
+    if (othersInHome(dir, env) !== undefined || ensurePrivateDir(dir) !== undefined) dir = undefined;
   } catch {
     dir = undefined;
   }

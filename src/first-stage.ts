@@ -132,6 +132,8 @@ function runRequest(argv: string[]): RunRequest {
     env: commandEnv(),
     tty: { stdin: isatty(0), stdout, stderr, ...(columns ? { columns } : {}) },
     pid: process.pid,
+    // Read, not changed: process.umask() with no argument sets it back at once.
+    umask: process.umask(),
   };
 }
 
@@ -179,6 +181,27 @@ function relay(socket: Socket, argv: string[], line: CommandLine): Promise<Outco
       watchdog = setTimeout(lost, limit);
     };
 
+    /**
+     * Backpressure, as a process's own stdout gives it: once stdout or stderr holds more than it
+     * can pass on (a slow reader: `stor download BIG - | slow-reader`), nothing more is read from
+     * the agent until it drains. The agent's socket then fills, its command's writes report it
+     * (handed-over-io.ts), and the download waits, instead of this process holding the whole file.
+     * The agent's beats wait in the socket meanwhile: the silence limit runs only while reading.
+     */
+    let waitingFor: NodeJS.WriteStream | undefined;
+    const relayOut = (stream: NodeJS.WriteStream, data: string | Buffer) => {
+      if (stream.write(data) || waitingFor !== undefined) return;
+      waitingFor = stream;
+      socket.pause();
+      clearTimeout(watchdog);
+      stream.once('drain', () => {
+        waitingFor = undefined;
+        if (settled) return;
+        heard();
+        socket.resume();
+      });
+    };
+
     const onSignal = (s: NodeJS.Signals) => {
       // A second one: the operator means it; the agent's command is left to its handlers.
       if (signalled) process.exit(s === 'SIGINT' ? 130 : 143);
@@ -221,8 +244,7 @@ function relay(socket: Socket, argv: string[], line: CommandLine): Promise<Outco
         case 'out':
         case 'err': {
           wrote = true;
-          const data = msg.b64 ? Buffer.from(msg.d, 'base64') : msg.d;
-          (msg.t === 'out' ? process.stdout : process.stderr).write(data);
+          relayOut(msg.t === 'out' ? process.stdout : process.stderr, msg.b64 ? Buffer.from(msg.d, 'base64') : msg.d);
           return;
         }
         case 'pull':

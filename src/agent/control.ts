@@ -25,7 +25,10 @@ export function isRequest(value: unknown): value is Request {
         Object.values(r.env as object).every(str) &&
         r.tty !== null &&
         typeof r.tty === 'object' &&
-        typeof r.pid === 'number'
+        typeof r.pid === 'number' &&
+        Number.isInteger(r.umask) &&
+        (r.umask as number) >= 0 &&
+        (r.umask as number) <= 0o777
       );
     default:
       return false;

@@ -178,6 +178,7 @@ export function handedOverIO(request: RunRequest, wire: RunWire, stdin: WireStdi
     stdin,
     env,
     cwd: request.cwd,
+    umask: request.umask,
     color: { stdout: colorLevelFor(env, tty.stdout), stderr: colorLevelFor(env, tty.stderr) },
     onSignal: (handler) => signals.subscribe(handler),
     sessions,

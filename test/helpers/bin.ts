@@ -18,9 +18,10 @@ export interface SpawnResult {
  * `killAfterMs` bounds a run that could hang (the failure a test guards against): the child is
  * killed then, and its null exit code fails the test instead of stalling the suite.
  */
-export function spawnStor(args: string[], options: { env?: Record<string, string | undefined>; stdin?: string; stdinFrom?: string; cwd?: string; killAfterMs?: number } = {}): Promise<SpawnResult> {
+export function spawnStor(args: string[], options: { env?: Record<string, string | undefined>; stdin?: string; stdinFrom?: string; cwd?: string; killAfterMs?: number; umask?: number } = {}): Promise<SpawnResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [STOR_BIN, ...args], {
+    const [file, argv] = commandUnder(options.umask, [STOR_BIN, ...args]);
+    const child = spawn(file, argv, {
       env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', STOR_CHECK_RESULTS: '1', ...CHEAP_HASHES, ...options.env },
       // `stdinFrom`: standard input is that file itself, as a shell's `< file` makes it.
       stdio: [options.stdinFrom !== undefined ? openSync(options.stdinFrom, 'r') : 'pipe', 'pipe', 'pipe'],
@@ -29,6 +30,15 @@ export function spawnStor(args: string[], options: { env?: Record<string, string
     });
     collectOutput(child, options.stdin ?? '').then(resolve, reject);
   });
+}
+
+/**
+ * `node ARGS` as spawn takes it; with `umask`, through a shell that sets it first (`umask 077;
+ * stor …`), since a child inherits its parent's umask and this process's must not change.
+ */
+export function commandUnder(umask: number | undefined, args: string[]): [string, string[]] {
+  if (umask === undefined) return [process.execPath, args];
+  return ['/bin/sh', ['-c', `umask ${umask.toString(8).padStart(3, '0')} && exec "$@"`, 'sh', process.execPath, ...args]];
 }
 
 /** Feeds `stdin` to a child with piped streams and resolves with its exit code and all it wrote. */

@@ -132,7 +132,7 @@ export async function agentServing(dir: string): Promise<{ socket: string; pid: 
 export const SAFETY_KILL_MS = 45_000;
 
 /** Runs `args` with sessions on, once an agent serves `dir` (started by an embedded `whoami` if none does yet). */
-export async function viaAgent(args: string[], env: Record<string, string | undefined>, dir: string, options: { cwd?: string; stdin?: string } = {}) {
+export async function viaAgent(args: string[], env: Record<string, string | undefined>, dir: string, options: { cwd?: string; stdin?: string; umask?: number } = {}) {
   if (socketIn(dir) === undefined) {
     const { STOR_URL: _url, STOR_API_KEY: _key, TZ: _tz, ...rest } = env;
     const starter = { ...rest, STOR_HOME: tempDir('stor-starter-'), STOR_CONFIG_DIR: tempDir('stor-starter-cfg-') };

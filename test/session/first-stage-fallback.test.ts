@@ -211,7 +211,7 @@ describe("the agent runs nothing before the first stage's go", () => {
     const appliance = await startStandinAppliance({ 'auth.login_with_api_key': { result: true }, 'group.create': { result: 1 } });
     const argv = ['--json', 'call', 'group.create', '{"name":"ops"}'];
     const env = { PATH: process.env.PATH!, HOME: process.env.HOME!, ...clientEnv(), STOR_URL: appliance.baseUrl, STOR_API_KEY: '1-abcdefghijklmnopqrstuvwxyz' };
-    const request = { op: 'run', argv, cwd: process.cwd(), env, tty: { stdin: false, stdout: false, stderr: false }, pid: process.pid };
+    const request = { op: 'run', argv, cwd: process.cwd(), env, tty: { stdin: false, stdout: false, stderr: false }, pid: process.pid, umask: 0o022 };
     return { agent, appliance, argv, request };
   }
 

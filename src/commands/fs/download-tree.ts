@@ -1,5 +1,4 @@
-import { lstatSync, mkdirSync, statSync } from 'node:fs';
-import { open, rename, rm, type FileHandle } from 'node:fs/promises';
+import { lstatSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { StorError } from '../../core/errors.js';
 import { E } from '../../core/error-catalogue.js';
@@ -14,6 +13,7 @@ import { listDirectory } from '../shared/remote-listing.js';
 import { notAnApplianceAnswer } from '../../core/contract/client.js';
 import { failureNote, fileError, stopsTheRest, transferView, type TransferFileError, type TransferOutcome } from '../shared/transfer-report.js';
 import { fileSink, interruptedBy, localWriteFailed, syncDirectory } from './local-write.js';
+import { makeDirectories, replaceFile, umaskOf } from '../shared/local-file.js';
 import { watchSignals, type Interruption } from '../shared/interruption.js';
 import { readingPath } from './missing-path.js';
 
@@ -129,9 +129,10 @@ export async function downloadTree(ctx: CommandContext, remote: string, local: s
   const { dirs, files } = await walkRemote(t, root, localRoot, (line) => ctx.warn(line));
   const shown = (path: string) => join(local, path.slice(localRoot.length));
   checkLocal(dirs, files, opts.force, shown);
+  const umask = umaskOf(ctx.io);
   for (const dir of dirs) {
     try {
-      mkdirSync(dir, { recursive: true });
+      makeDirectories(dir, umask);
     } catch (err) {
       throw localWriteFailed(shown(dir), err);
     }
@@ -151,7 +152,7 @@ export async function downloadTree(ctx: CommandContext, remote: string, local: s
         return;
       }
       try {
-        const jobId = await downloadOne(t, file, i, watch, total);
+        const jobId = await downloadOne(t, file, i, umask, watch, total);
         results[i] = { ...entry, outcome: 'done', job_id: jobId, error: null };
         total?.fileDone(i, file.size);
       } catch (err) {
@@ -188,30 +189,20 @@ export async function downloadTree(ctx: CommandContext, remote: string, local: s
 }
 
 /** One file into a temporary name beside its target, flushed, checked, renamed; on failure the temporary file goes. */
-async function downloadOne(t: Transport, file: RemoteFile, i: number, watch: Interruption, total: TotalProgress | undefined): Promise<number> {
-  const partial = join(dirname(file.target), `.stor-download-${process.pid}-${i}`);
-  let handle: FileHandle;
-  try {
-    handle = await open(partial, 'wx', 0o666);
-  } catch (err) {
-    throw localWriteFailed(file.target, err);
-  }
-  const sink = fileSink(handle, file.target);
-  const untrack = watch.track(sink);
-  try {
-    const { jobId, bytes } = await t.download({ path: file.source, sink, size: file.size, ...(total ? { onProgress: (n: number) => total.progress(i, n) } : {}) });
-    if (watch.signal) throw interruptedBy(watch.signal, file.target);
-    if (bytes !== file.size) throw new StorError(E.DOWNLOAD_SIZE_MISMATCH, `${file.source} gave ${bytes} bytes; its listing says ${file.size}`);
-    await handle.close();
-    await rename(partial, file.target).catch((err: unknown) => Promise.reject(localWriteFailed(file.target, err)));
-    return jobId;
-  } catch (err) {
-    await handle.close().catch(() => undefined);
-    await rm(partial, { force: true });
-    throw err;
-  } finally {
-    untrack();
-  }
+async function downloadOne(t: Transport, file: RemoteFile, i: number, umask: number, watch: Interruption, total: TotalProgress | undefined): Promise<number> {
+  const temporary = join(dirname(file.target), `.stor-download-${process.pid}-${i}`);
+  return replaceFile(file.target, umask, async (handle) => {
+    const sink = fileSink(handle, file.target);
+    const untrack = watch.track(sink);
+    try {
+      const { jobId, bytes } = await t.download({ path: file.source, sink, size: file.size, ...(total ? { onProgress: (n: number) => total.progress(i, n) } : {}) });
+      if (watch.signal) throw interruptedBy(watch.signal, file.target);
+      if (bytes !== file.size) throw new StorError(E.DOWNLOAD_SIZE_MISMATCH, `${file.source} gave ${bytes} bytes; its listing says ${file.size}`);
+      return jobId;
+    } finally {
+      untrack();
+    }
+  }, { temporary });
 }
 
 function treeView({ files, summary }: DownloadTreeReport, tty: boolean): View {

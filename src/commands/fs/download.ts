@@ -1,6 +1,4 @@
-import { randomBytes } from 'node:crypto';
 import { lstatSync, statSync } from 'node:fs';
-import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import { call } from '../../core/contract/client.js';
@@ -11,9 +9,10 @@ import type { CommandContext } from '../shared/context.js';
 import { positiveInt } from '../shared/arg-parsers.js';
 import { arg, defineCommand, flag, value, type OptionValues } from '../shared/declare.js';
 import { downloadTree, type DownloadTreeReport } from './download-tree.js';
-import { fileSink, interruptedBy, localWriteFailed, syncDirectory } from './local-write.js';
+import { fileSink, interruptedBy, syncDirectory } from './local-write.js';
 import { watchSignals, type Interruption } from '../shared/interruption.js';
 import type { OutputStream } from '../shared/io.js';
+import { replaceFile, umaskOf } from '../shared/local-file.js';
 import { ProgressBar } from '../shared/progress.js';
 import { type CommandResult, recordResult } from '../shared/render.js';
 import { readingPath } from './missing-path.js';
@@ -38,9 +37,6 @@ export interface DownloadResult {
   replaced: boolean;
   job_id: number;
 }
-
-/** A temporary file's name beside its destination: hidden, and saying whose it is. */
-const partName = (dest: string) => join(dirname(dest), `.${basename(dest)}.stor-${randomBytes(4).toString('hex')}.part`);
 
 /**
  * Where the file goes: `local` itself, or the remote basename inside it when it is a directory
@@ -118,31 +114,15 @@ export async function download(ctx: CommandContext, remote: string, local: strin
       const data: DownloadResult = { source: remote, target: '-', bytes: done.bytes, replaced: false, job_id: done.jobId };
       return { data, view: { kind: 'json' }, streamed: true };
     }
-    return await toFile(t, remote, st.size, dest, watch, bar);
+    return await toFile(t, remote, st.size, dest, umaskOf(ctx.io), watch, bar);
   } finally {
     watch.stop();
   }
 }
 
-/** Into a temporary file beside the destination, flushed, then renamed over it; on failure the temporary file goes. */
-async function toFile(t: Transport, remote: string, size: number, dest: { path: string; exists: boolean }, watch: Interruption, bar: ProgressBar | undefined): Promise<CommandResult<DownloadResult>> {
-  const part = partName(dest.path);
-  let handle: FileHandle;
-  try {
-    handle = await open(part, 'wx', 0o666);
-  } catch (err) {
-    throw localWriteFailed(dest.path, err);
-  }
-  let done;
-  try {
-    done = await transfer(t, remote, size, fileSink(handle, dest.path), watch, bar, dest.path);
-    await handle.close();
-    await rename(part, dest.path).catch((err: unknown) => Promise.reject(localWriteFailed(dest.path, err)));
-  } catch (err) {
-    await handle.close().catch(() => undefined);
-    await rm(part, { force: true });
-    throw err;
-  }
+/** Into a temporary file beside the destination, flushed, then renamed over it (replaceFile); on failure the temporary file goes. */
+async function toFile(t: Transport, remote: string, size: number, dest: { path: string; exists: boolean }, umask: number, watch: Interruption, bar: ProgressBar | undefined): Promise<CommandResult<DownloadResult>> {
+  const done = await replaceFile(dest.path, umask, (handle) => transfer(t, remote, size, fileSink(handle, dest.path), watch, bar, dest.path));
   await syncDirectory(dirname(dest.path));
   const data: DownloadResult = { source: remote, target: dest.path, bytes: done.bytes, replaced: dest.exists, job_id: done.jobId };
   return recordResult(data, { fields: [['source', data.source], ['target', data.target], ['bytes', data.bytes], ['replaced', data.replaced]] });

@@ -1,12 +1,10 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { Writable } from 'node:stream';
-import { E, stoppedBy } from '../../core/error-catalogue.js';
+import { stoppedBy } from '../../core/error-catalogue.js';
 import { StorError } from '../../core/errors.js';
+import { localWriteFailed } from '../shared/local-file.js';
 
-export function localWriteFailed(path: string, err: unknown): StorError {
-  const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-  return new StorError(E.LOCAL_WRITE_FAILED, `cannot write ${path}: ${code}`, { hint: 'check that the directory exists, is writable and has space' });
-}
+export { localWriteFailed } from '../shared/local-file.js';
 
 /** `dest` is the local file, or `-`: bytes already on stdout cannot be taken back. */
 export function interruptedBy(signal: NodeJS.Signals, dest: string): StorError {

@@ -1,9 +1,9 @@
-import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { stringify as toYaml } from 'yaml';
 import { call } from '../../core/contract/client.js';
 import { coreMethodsItem } from '../../core/contract/core.js';
 import { StorError } from '../../core/errors.js';
+import { localWriteFailed, umaskOf, writeNewFile } from '../shared/local-file.js';
 import { E } from '../../core/error-catalogue.js';
 import { analyzeRoleList, breaksLogin, coverMethods, type MethodGrants } from '../../core/roles/index.js';
 import type { Transport } from '../../core/transport/transport.js';
@@ -135,10 +135,11 @@ async function fragment(ctx: CommandContext, data: PrivilegeSuggestion, opts: Su
   if (opts.output === undefined) return ctx.globals.json ? { data: doc, view: { kind: 'json' } } : { data: yaml, view: { kind: 'text' } };
   const path = resolve(ctx.io.cwd, opts.output);
   try {
-    await writeFile(path, yaml, { flag: opts.force ? 'w' : 'wx', mode: 0o644 });
+    // --force replaces the path, never writes through a link planted there (local-file.ts).
+    await writeNewFile(path, yaml, umaskOf(ctx.io), { mode: 0o644, replace: opts.force === true });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new StorError(E.LOCAL_FILE_EXISTS, `${path} exists`, { hint: 'add --force to replace it, or name another file' });
-    throw new StorError(E.LOCAL_WRITE_FAILED, `cannot write ${path}: ${(err as Error).message}`);
+    throw localWriteFailed(path, err);
   }
   ctx.note(`wrote privilege ${opts.privilege} (${data.roles.join(', ')}) to ${path}`);
   return recordResult(doc, { fields: [['privilege', opts.privilege!], ['roles', data.roles], ['file', path]] });

@@ -27,6 +27,12 @@ export interface IO {
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;
   /**
+   * The caller's umask: the mode bits the files and directories the command creates must not have
+   * (local-file.ts). The process's own; in the session agent, the first stage's, carried by its
+   * run request. Absent: the process's own, read when used.
+   */
+  umask?: number;
+  /**
    * How much colour each stream takes. The process and the session agent get chalk's detection
    * (NO_COLOR, FORCE_COLOR, TERM=dumb, CI, the TTY: color-level.ts); tests set it.
    */
@@ -57,6 +63,7 @@ export function processIO(): IO {
     stdin: process.stdin,
     env: process.env,
     cwd: process.cwd(),
+    umask: process.umask(),
     color: { stdout: colorLevelFor(process.env, isatty(1)), stderr: colorLevelFor(process.env, isatty(2)) },
     onSignal(handler) {
       const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM'];

@@ -1,7 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import { resolve } from 'node:path';
 import { EMBEDDED_PROFILE, ProfileStore, embeddedNameClash, profileNamed, unknownProfile, type ProfilesDocument } from '../../core/config/profiles.js';
-import { configDirFrom, stateDirFrom } from '../../core/config/paths.js';
+import { configDirFrom, othersInHome, stateDirFrom, type Env } from '../../core/config/paths.js';
 import { StorError } from '../../core/errors.js';
 import { E } from '../../core/error-catalogue.js';
 import { CA_FILE, readSmallFile } from '../../core/config/small-file.js';
@@ -53,6 +53,23 @@ export function envSetting(env: IO['env'], name: 'STOR_API_KEY' | 'STOR_URL' | '
 }
 
 /**
+ * The embedded appliance's state directory, refused when it lies in another user's home (root run
+ * with that user's HOME, `sudo -E`): made there it would be root's, and its default is that
+ * user's own state. No other place is the user's choice to make for them (README "Where state
+ * lives").
+ */
+function embeddedStateDir(env: Env): string {
+  const dir = stateDirFrom(env);
+  const owner = othersInHome(dir, env);
+  if (owner !== undefined) {
+    throw new StorError(E.STATE_UNWRITABLE, `the state directory ${dir} is in a home owned by uid ${owner}, not by this user (uid ${process.getuid?.()}): stor creates nothing there`, {
+      hint: "run stor as that user, or with your own HOME (`sudo -H`, not `sudo -E`), or point STOR_HOME at a directory of your own",
+    });
+  }
+  return dir;
+}
+
+/**
  * Chooses the target once, by precedence flag > environment > profile > embedded:
  * the URL from `--url`, else `STOR_URL`, else the selected profile (`--profile`, `STOR_PROFILE`,
  * else the current one); with none of these, the embedded appliance. A URL given without a
@@ -73,7 +90,7 @@ export async function resolveTarget(opts: TargetOptions, io: IO, trace?: (messag
     // The reserved name (README "Remote appliances"): the embedded appliance, never a guess between it and a saved profile.
     const saved = profileNamed(doc, EMBEDDED_PROFILE);
     if (saved) throw embeddedNameClash(saved.url);
-    if (url === undefined) return { kind: 'embedded', stateDir: stateDirFrom(env), ...(envKey ? { apiKey: envKey } : {}) };
+    if (url === undefined) return { kind: 'embedded', stateDir: embeddedStateDir(env), ...(envKey ? { apiKey: envKey } : {}) };
   }
   if (named !== undefined && !profileNamed(doc, named)) throw unknownProfile(named, Object.keys(doc.profiles));
   if (profileName === undefined && url !== undefined) {
@@ -88,7 +105,7 @@ export async function resolveTarget(opts: TargetOptions, io: IO, trace?: (messag
   const profile = profileName !== undefined ? profileNamed(doc, profileName) : undefined;
 
   if (url === undefined && !profile) {
-    return { kind: 'embedded', stateDir: stateDirFrom(env), ...(envKey ? { apiKey: envKey } : {}) };
+    return { kind: 'embedded', stateDir: embeddedStateDir(env), ...(envKey ? { apiKey: envKey } : {}) };
   }
   const endpoint = parseEndpoint(url ?? profile!.url);
   const apiKey = envKey ?? profile?.apiKey;

@@ -1,4 +1,5 @@
-import { open, unlink, type FileHandle } from 'node:fs/promises';
+import { unlink, type FileHandle } from 'node:fs/promises';
+import { createFile, umaskOf } from '../shared/local-file.js';
 import { resolve } from 'node:path';
 import { E } from '../../core/error-catalogue.js';
 import { StorError } from '../../core/errors.js';
@@ -32,7 +33,7 @@ interface ApplyOptions extends PlanOptionValues {
 /** Opens --keys-out before anything changes: 0600, never over an existing file. */
 async function openKeysOut(ctx: CommandContext, path: string): Promise<FileHandle> {
   try {
-    return await open(resolve(ctx.io.cwd, path), 'wx', 0o600);
+    return await createFile(resolve(ctx.io.cwd, path), umaskOf(ctx.io), 0o600);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EEXIST') throw new StorError(E.LOCAL_FILE_EXISTS, `${path} exists; new API keys are never written over a file`, { hint: 'name a new file with --keys-out' });

@@ -1,5 +1,6 @@
+import { lstatSync } from 'node:fs';
 import { userInfo } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -44,4 +45,26 @@ export function cacheDirFrom(env: Env): string {
 export function tmpDirFrom(env: Env): string {
   const dir = env.TMPDIR || env.TMP || env.TEMP || '/tmp';
   return dir.length > 1 && dir.endsWith('/') ? dir.slice(0, -1) : dir;
+}
+
+/**
+ * Another user's uid when `path` lies in the home of `env` (HOME, else the password database's)
+ * and an existing entry on the way from it up to that home, the home included, is not this
+ * user's; else undefined. Root run with a user's HOME (`sudo` keeping HOME, `sudo -E`) must
+ * create nothing there: a root-owned `~/.cache/stor` or `~/.local/state/stor` would later stop
+ * that user's own stor from using it. Callers then do without what they would have made (the
+ * code cache, the session agent) or refuse (the embedded appliance's state). Imported by the
+ * first stage too (src/core/session/start-agent.ts): node:fs, node:os and node:path only.
+ */
+export function othersInHome(path: string, env: Env): number | undefined {
+  const uid = process.getuid?.();
+  if (uid === undefined) return undefined;
+  const home = resolve(homeFrom(env));
+  const inside = relative(home, resolve(path));
+  if (inside.startsWith('..') || isAbsolute(inside)) return undefined;
+  for (let d = resolve(path); ; d = dirname(d)) {
+    const st = lstatSync(d, { throwIfNoEntry: false });
+    if (st !== undefined && st.uid !== uid) return st.uid;
+    if (d === home || dirname(d) === d) return undefined;
+  }
 }

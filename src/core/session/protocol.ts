@@ -18,8 +18,9 @@
  * never asks an agent that speaks another version. Bundled builds differ by build id anyway; this
  * also keeps apart builds that share one (`dev`, run from src/ or dist/).
  * 2: the first stage's `go` after `accepted`.
+ * 3: the caller's umask in `run`.
  */
-export const PROTOCOL_VERSION = 2;
+export const PROTOCOL_VERSION = 3;
 
 /** Longest line either side accepts (a `run` request carries the environment). */
 export const MAX_LINE_BYTES = 1024 * 1024;
@@ -64,6 +65,8 @@ export interface RunRequest {
   tty: TerminalFacts;
   /** The first stage's pid, for `stor session list`'s view of who is being served. */
   pid: number;
+  /** The first stage's umask: what its own process would have created its files under (IO.umask). */
+  umask: number;
 }
 
 /** Control requests: one request, one answer, then the agent closes the connection. */

@@ -55,7 +55,7 @@ let queued: { env: Env; entry: string; build: string } | undefined;
  */
 export function queueAgentStart(env: Env, entry: string | undefined = agentEntry(), build: string = BUILD_ID): void {
   if (!entry || queued) return;
-  const found = agentDirState(sessionDirFrom(env), build);
+  const found = agentDirState(sessionDirFrom(env), env, build);
   if ('unsafe' in found) throw sessionDirUnsafe(found.unsafe);
   if ('absent' in found) queued = { env, entry, build };
 }

@@ -1,6 +1,7 @@
 import type * as ChildProcess from 'node:child_process';
 import { closeSync, lstatSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { othersInHome } from '../config/paths.js';
 import { agentProcessEnv } from './process-env.js';
 import { BUILD_ID, ensurePrivateDir, parentOfAnotherUser, privateSocketProblem, sessionDirFrom, socketPathIn, startingMarkerIn } from './paths.js';
 
@@ -72,8 +73,10 @@ export type AgentStart = { started: number } | { running: true } | { starting: t
  * (`sudo -E`: this command, and the next, run in-process), not private, an agent's socket
  * published, or none yet.
  */
-export function agentDirState(dir: string, build: string = BUILD_ID): { foreign: true } | { unsafe: string } | { running: true } | { absent: true } {
-  if (!exists(dir) && parentOfAnotherUser(dir)) return { foreign: true };
+export function agentDirState(dir: string, env: Env, build: string = BUILD_ID): { foreign: true } | { unsafe: string } | { running: true } | { absent: true } {
+  // In another user's home (root with their HOME), even once that user has an agent directory:
+  // theirs, never root's to use or to make.
+  if (othersInHome(dir, env) !== undefined || (!exists(dir) && parentOfAnotherUser(dir))) return { foreign: true };
   let problem: string | undefined;
   try {
     problem = ensurePrivateDir(dir);
@@ -97,7 +100,7 @@ export function agentDirState(dir: string, build: string = BUILD_ID): { foreign:
  */
 export function startAgent(env: Env, entry: string, build: string = BUILD_ID, staleSocket = false): AgentStart {
   const dir = sessionDirFrom(env);
-  const found = agentDirState(dir, build);
+  const found = agentDirState(dir, env, build);
   if (!('absent' in found) && !('running' in found && staleSocket)) return found;
   const marker = startingMarkerIn(dir, build);
   if (exists(marker) && freshMarker(marker)) return { starting: true };

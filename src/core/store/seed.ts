@@ -1,5 +1,5 @@
 import type { Database } from 'better-sqlite3';
-import { mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileIdentity, writeAdminKeyBinding } from './admin-key-binding.js';
 import { insertApiKey } from './api-keys.js';
@@ -142,7 +142,9 @@ export function seedFreshAppliance(db: Database, stateDir: string): void {
 function writeAdminKey(stateDir: string, key: string): string {
   const path = join(stateDir, ADMIN_KEY_FILE);
   const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${key}\n`, { mode: 0o600 });
+  // A new file, never a write through whatever (a link) is left at the temporary name.
+  rmSync(tmp, { force: true });
+  writeFileSync(tmp, `${key}\n`, { mode: 0o600, flag: 'wx' });
   renameSync(tmp, path);
   return fileIdentity(statSync(path, { bigint: true }));
 }
