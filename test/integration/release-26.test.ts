@@ -16,6 +16,10 @@ describe('stor serve --emulate truenas-26.0 (raw frames)', () => {
     expect(admins.map((u) => u['webshare'])).toEqual([false]);
     const created = await client.result<Entry>('user.create', [{ username: 'web', full_name: 'Web', group_create: true, password_disabled: true, smb: false, webshare: true }]);
     expect(created).toMatchObject({ username: 'web', webshare: false });
+    const [root] = await client.result<Entry[]>('user.query', [[['username', '=', 'root']]]);
+    const rootWebshare = await client.call('user.update', [root!['id'], { webshare: true }]);
+    // stable/26 MW/plugins/account.py:1724-1729.
+    expect(rootWebshare.error?.data?.['extra']).toEqual([['user_update.webshare', 'The root user is not allowed access via webshare.', 22]]);
     expect(await client.result('system.version_short')).toBe('26.0.0-RC.1');
     expect(await client.result('system.version')).toBe('TrueNAS-26.0.0-RC.1');
     const roles = await client.result<{ name: string; includes: string[] }[]>('privilege.roles');

@@ -20,4 +20,5 @@ export const release25107: Release = {
   contract: () => CONTRACT_METHODS,
   privilegeWriteIncludesItself: true,
   keyLogin: 'plain',
+  rootGroupRules: true,
 };
