@@ -17,4 +17,5 @@ export const release25101: Release = {
   privilegeWriteIncludesItself: true,
   keyLogin: 'plain',
   rootGroupRules: false,
+  noSymlinkPaths: false,
 };

@@ -21,4 +21,5 @@ export const release25106: Release = {
   privilegeWriteIncludesItself: true,
   keyLogin: 'plain',
   rootGroupRules: true,
+  noSymlinkPaths: false,
 };

@@ -21,4 +21,5 @@ export const release25107: Release = {
   privilegeWriteIncludesItself: true,
   keyLogin: 'plain',
   rootGroupRules: true,
+  noSymlinkPaths: false,
 };

@@ -26,4 +26,5 @@ export const release260: Release = {
   // SCRAM-SHA-512 key login (NAS-139570; stable/26 MW/api/v26_0_0/auth.py:136-183, MW/plugins/auth.py).
   keyLogin: 'scram',
   rootGroupRules: true,
+  noSymlinkPaths: true,
 };

@@ -42,4 +42,11 @@ export interface Release {
    * 2439-2451, 2485-2494; stable/26 :1730-1753, 2620-2632, 2665-2674); 25.10.1 has no such rule.
    */
   rootGroupRules: boolean;
+  /**
+   * Whether filesystem.statfs, put and get open their path with openat2's RESOLVE_NO_SYMLINKS, so
+   * a symlink anywhere on it fails (statfs: `CallError('Symlinks are not permitted.', ELOOP)`,
+   * put/get: safe_open's OSError ELOOP): 26.0 (stable/26 MW/plugins/filesystem.py:575, :610,
+   * :630-649); 25.10.x opens with os.open/open, following them.
+   */
+  noSymlinkPaths: boolean;
 }
