@@ -124,4 +124,20 @@ describe('stor serve --emulate truenas-26.0 (raw frames)', () => {
     const [, url] = await oldClient.result<[number, string]>('core.download', ['filesystem.get', ['/mnt/tank/filelink'], 'f.txt']);
     expect(await (await fetch(`${old.url}${url}`)).text()).toBe('hello');
   });
+
+  it("a bad email is EmailString's ValueError on 26 (MW/api/v26_0_0/user.py:272, MW/api/base/validators/base.py:40-75); 25.10.1 words it as pydantic's EmailStr", async () => {
+    const make = (email: string): [string, unknown[]] => ['user.create', [{ username: 'mail', full_name: 'M', group_create: true, password_disabled: true, smb: false, email }]];
+    const next = await startTestServer(EMULATIONS['truenas-26.0']);
+    const client = await loggedInWs(next.rpcUrl, next.adminKey);
+    const texts = async (c: typeof client, email: string) => (await c.call(...make(email))).error?.data?.['extra'];
+    expect(await texts(client, 'nobody')).toEqual([['user_create.email', "Value error, Missing '@' symbol.", 22]]);
+    expect(await texts(client, '@example.com')).toEqual([['user_create.email', "Value error, Missing local part of email string (part before the '@').", 22]]);
+    expect(await texts(client, 'bob@')).toEqual([['user_create.email', "Value error, Missing domain part of email string (part after the '@').", 22]]);
+    expect(await texts(client, `${'a'.repeat(250)}@b.cd`)).toEqual([['user_create.email', 'Value error, Maximum length is 254 characters.', 22]]);
+    // No period needed after the @ (EmailStr wants one).
+    expect((await client.call(...make('bob@localhost'))).error).toBeUndefined();
+    const old = await startTestServer(EMULATIONS['truenas-25.10.1']);
+    const oldClient = await loggedInWs(old.rpcUrl, old.adminKey);
+    expect(await texts(oldClient, 'nobody')).toEqual([['user_create.email', 'value is not a valid email address: An email address must have an @-sign.', 22]]);
+  });
 });
