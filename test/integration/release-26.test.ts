@@ -140,4 +140,14 @@ describe('stor serve --emulate truenas-26.0 (raw frames)', () => {
     const oldClient = await loggedInWs(old.rpcUrl, old.adminKey);
     expect(await texts(oldClient, 'nobody')).toEqual([['user_create.email', 'value is not a valid email address: An email address must have an @-sign.', 22]]);
   });
+
+  it('user.set_password for a user that does not exist: ValidationErrors on 26 (stable/26 MW/plugins/account.py:1943-1948 checks at once); the TypeError before (TS-25.10.1 :1804-1843)', async () => {
+    const next = await startTestServer(EMULATIONS['truenas-26.0']);
+    const client = await loggedInWs(next.rpcUrl, next.adminKey);
+    const missing = await client.call('user.set_password', [{ username: 'ghost', new_password: 'pw' }]);
+    expect(missing.error?.data).toMatchObject({ extra: [['user.set_password.username', 'ghost: user does not exist.', 22]], trace: { class: 'ValidationErrors' } });
+    const old = await startTestServer(EMULATIONS['truenas-25.10.6']);
+    const oldClient = await loggedInWs(old.rpcUrl, old.adminKey);
+    expect((await oldClient.call('user.set_password', [{ username: 'ghost', new_password: 'pw' }])).error?.data?.['trace']).toMatchObject({ class: 'TypeError' });
+  });
 });

@@ -18,4 +18,5 @@ export const release25101: Release = {
   keyLogin: 'plain',
   rootGroupRules: false,
   noSymlinkPaths: false,
+  setPasswordRefusesUnknownUser: false,
 };

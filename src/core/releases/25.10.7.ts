@@ -22,4 +22,5 @@ export const release25107: Release = {
   keyLogin: 'plain',
   rootGroupRules: true,
   noSymlinkPaths: false,
+  setPasswordRefusesUnknownUser: false,
 };

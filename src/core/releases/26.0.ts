@@ -27,4 +27,5 @@ export const release260: Release = {
   keyLogin: 'scram',
   rootGroupRules: true,
   noSymlinkPaths: true,
+  setPasswordRefusesUnknownUser: true,
 };

@@ -49,4 +49,10 @@ export interface Release {
    * :630-649); 25.10.x opens with os.open/open, following them.
    */
   noSymlinkPaths: boolean;
+  /**
+   * Whether user.set_password raises its ValidationErrors at once for a user that does not exist
+   * (stable/26 MW/plugins/account.py:1943-1948); before, it went on to a TypeError (TS-26.0.0-BETA.3
+   * :1940-1950, TS-25.10.1 :1804-1843).
+   */
+  setPasswordRefusesUnknownUser: boolean;
 }
