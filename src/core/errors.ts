@@ -1,5 +1,6 @@
 import { constants } from 'node:os';
 import type { CatalogueEntry, ErrorCode } from './error-catalogue.js';
+import { pyRepr } from './python-repr.js';
 
 /**
  * The error model shared by the appliance, the dispatcher, the transports and the CLI.
@@ -30,6 +31,7 @@ export const ERRNO = {
   ENOSPC: 28,
   ENAMETOOLONG: 36,
   ENOTEMPTY: 39,
+  ELOOP: 40,
   EBADMSG: 74,
   EOPNOTSUPP: 95,
   ECONNABORTED: 103,
@@ -146,12 +148,19 @@ function trace(cls: string, reason: string, repr?: string): ErrorTrace {
     class: cls,
     frames: [],
     formatted: `${cls}: ${reason}`,
-    repr: repr ?? `${cls}(${JSON.stringify(reason)})`,
+    repr: repr ?? `${cls}(${pyRepr(reason)})`,
   };
 }
 
 function reasonAttribute(attribute: string | null): string {
   return attribute === null ? 'None' : attribute;
+}
+
+/** A single ValidationError or subclass as the handler sends it: errno 22 outside, the inner errno inside, no trailing newline (MW/api/base/server/ws_handler/rpc.py:365-368). */
+function validationErrorOf(cls: string, attribute: string | null, message: string, errno: number, repr: string): RpcError {
+  const reason = `[${errnameOf(errno)}] ${reasonAttribute(attribute)}: ${message}`;
+  const data: TrueNasErrorData = { error: ERRNO.EINVAL, errname: 'EINVAL', reason, trace: trace(cls, reason, repr), extra: [[attribute, message, errno]] };
+  return new RpcError(RPC_CODE.INVALID_PARAMS, 'Invalid params', data);
 }
 
 /** Named constructors: every error the appliance and dispatcher produce comes from here. */
@@ -178,7 +187,10 @@ export const rpcErrors = {
   call(errno: number, errmsg: string, extra: unknown = null): RpcError {
     const name = errnameOf(errno);
     const reason = `[${name}] ${errmsg}`;
-    const data: TrueNasErrorData = { error: errno, errname: name, reason, trace: trace('CallError', reason), extra };
+    // Python's repr shows the constructor's positional args (MW/service_exception.py:15-19 keeps
+    // them as passed): `CallError('msg', 2)`; the source leaves EFAULT, the default, out.
+    const args = [errmsg, ...(errno !== ERRNO.EFAULT || extra !== null ? [errno] : []), ...(extra !== null ? [extra] : [])];
+    const data: TrueNasErrorData = { error: errno, errname: name, reason, trace: trace('CallError', reason, `CallError(${args.map(pyRepr).join(', ')})`), extra };
     return new RpcError(RPC_CODE.CALL_ERROR, 'Method call error', data);
   },
 
@@ -203,7 +215,9 @@ export const rpcErrors = {
       error: ERRNO.EINVAL,
       errname: 'EINVAL',
       reason,
-      trace: trace('ValidationErrors', reason),
+      // ValidationErrors passes its list to Exception (MW/service_exception.py:53-56); each error is
+      // `ValidationError(attribute, errmsg, errno)`, made by add() with all three (:58-59).
+      trace: trace('ValidationErrors', reason, `ValidationErrors([${triples.map((t) => `ValidationError(${t.map(pyRepr).join(', ')})`).join(', ')}])`),
       extra: triples,
     };
     return new RpcError(RPC_CODE.INVALID_PARAMS, 'Invalid params', data);
@@ -211,20 +225,23 @@ export const rpcErrors = {
 
   /** A single `ValidationError` (no trailing newline; errno 22 outside, the inner errno inside). */
   validationOne(attribute: string | null, message: string, errno: number = ERRNO.EINVAL): RpcError {
-    const reason = `[${errnameOf(errno)}] ${reasonAttribute(attribute)}: ${message}`;
-    const data: TrueNasErrorData = {
-      error: ERRNO.EINVAL,
-      errname: 'EINVAL',
-      reason,
-      trace: trace('ValidationError', reason),
-      extra: [[attribute, message, errno]],
-    };
-    return new RpcError(RPC_CODE.INVALID_PARAMS, 'Invalid params', data);
+    // `ValidationError('attr', 'msg')` as the source raises it, the errno shown when not the default.
+    const args = [attribute, message, ...(errno !== ERRNO.EINVAL ? [errno] : [])];
+    return validationErrorOf('ValidationError', attribute, message, errno, `ValidationError(${args.map(pyRepr).join(', ')})`);
   },
 
-  /** `InstanceNotFound`: `[ENOENT] None: Privilege 7 does not exist`. */
+  /**
+   * `InstanceNotFound` (MW/service_exception.py:115-118), a ValidationError with no attribute and
+   * ENOENT: `[ENOENT] None: Privilege 7 does not exist`, class InstanceNotFound, as get_instance
+   * raises it (MW/service/crud_service.py:242, :258) and every update or delete that calls it.
+   */
   instanceNotFound(verbose: string, id: unknown): RpcError {
-    return rpcErrors.validationOne(null, `${verbose} ${String(id)} does not exist`, ERRNO.ENOENT);
+    return rpcErrors.instanceNotFoundText(`${verbose} ${String(id)} does not exist`);
+  },
+
+  /** `InstanceNotFound(text)` with a text of its own (`Snapshot tank@s not found`, MW/plugins/zfs_/snapshot.py:222-224). */
+  instanceNotFoundText(message: string): RpcError {
+    return validationErrorOf('InstanceNotFound', null, message, ERRNO.ENOENT, `InstanceNotFound(${pyRepr(message)})`);
   },
 
   notAuthenticated(): RpcError {

@@ -14,7 +14,7 @@ const instanceNotFound = (id: number) => ({
   code: -32602,
   message: 'Invalid params',
   data: { error: 22, errname: 'EINVAL', reason: `[ENOENT] None: ApiKey ${id} does not exist`, extra: [[null, `ApiKey ${id} does not exist`, 2]] },
-  traceClass: 'ValidationError',
+  traceClass: 'InstanceNotFound',
 });
 
 const othersKeys = (caller: string) => ({

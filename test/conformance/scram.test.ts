@@ -146,6 +146,17 @@ describe('SCRAM key login as TrueNAS 26 (keyLogin: scram)', () => {
     expect((await exchange(await connect(), 'root', `${id}-${'y'.repeat(64)}`)).one).toEqual({ response_type: 'AUTH_ERR' });
   });
 
+  it('before any login, CLIENT_FIRST_MESSAGE tells an existing user:keyid (SCRAM_RESPONSE) from a missing user or key (AUTH_ERR), as 26 does: no made-up salt (stable/26 MW/utils/account/authenticator.py:477-489; pam_truenas fails the keyring lookup of `user:id` before its first prompt)', async () => {
+    const { t, connect } = await scramServer();
+    const { key } = await createUserWithKey(t, 'hank', { privilegeRoles: ['READONLY_ADMIN'] });
+    const id = Number(key.split('-')[0]);
+    const client = await connect();
+    const ask = async (user: string, keyId: number) => (await loginEx(client, first(buildClientFirst(user, keyId, newNonce(), false).rfc))).response_type;
+    expect(await ask('hank', id)).toBe('SCRAM_RESPONSE');
+    expect(await ask('hank', id + 1000)).toBe('AUTH_ERR');
+    expect(await ask('nosuchuser', id)).toBe('AUTH_ERR');
+  });
+
   it('CLIENT_FINAL_MESSAGE out of turn: RuntimeError on a fresh connection (login_ex_impl.py:45-46), CallError after another attempt (:476-477)', async () => {
     const { connect } = await scramServer();
     const fresh = await connect();

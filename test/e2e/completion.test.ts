@@ -83,7 +83,7 @@ describe('shell completion of commands, options and values', () => {
     expect(complete(env, ['stor', 'privilege', 'f'])).toEqual(['fix']);
     expect(complete(env, ['stor', '--rpc', ''])).toEqual(['ws', 'http']);
     expect(complete(env, ['stor', '--timeout', '5', 'privilege', 'fix', '--dr'])).toEqual(['--dry-run', '--drop-self-including', '--drop-unknown']);
-    expect(complete(env, ['stor', 'serve', '--emulate', 't'])).toEqual(['truenas-25.10.1', 'truenas-25.10.7', 'truenas-26.0']);
+    expect(complete(env, ['stor', 'serve', '--emulate', 't'])).toEqual(['truenas-25.10.1', 'truenas-25.10.6', 'truenas-25.10.7', 'truenas-26.0']);
     // The options --targets brings are the verb's too: --fan-out on a read, --keep-going on a change; none on a verb without fan-out.
     expect(complete(env, ['stor', 'dataset', 'list', '--fa'])).toEqual(['--fan-out']);
     expect(complete(env, ['stor', 'dataset', 'create', '--ke'])).toEqual(['--keep-going']);

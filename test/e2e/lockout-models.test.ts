@@ -6,6 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Appliance } from '../../src/core/appliance/appliance.js';
+import { EMULATIONS } from '../../src/core/appliance/settings.js';
 import catalogueData from '../../src/core/roles/roles-25.10.1.json' with { type: 'json' };
 import { makeUserWithPrivilege, stor } from '../helpers/runbook.js';
 import { spawnServe } from '../helpers/serve-process.js';
@@ -170,5 +171,23 @@ describe('stor upload refused by a real appliance', () => {
     expect(r.stderr).toContain('403: Forbidden');
     expect(r.stderr).toContain('filesystem.put, whose only role is FULL_ADMIN');
     expect(r.stderr).not.toContain('SYS_ADMIN');
+  });
+});
+
+describe('a 26.0 target is named as 26.0, not 25.10.1', () => {
+  it('privilege check --json names the model after the release it judges (truenas-26.0), and a login broken by a self-including role names TrueNAS 26.0.0-RC.1', async () => {
+    const home = tempDir();
+    Appliance.open({ stateDir: home, settings: EMULATIONS['truenas-26.0'] }).close();
+    const run = stor({ STOR_HOME: home });
+    // SYSTEM_PRODUCT_WRITE includes itself on 26 (stable/26 MW/role.py:248).
+    const key = await makeUserWithPrivilege(run, 'sam', 'selfish', ['POOL_READ']);
+    await run(['privilege', 'update', 'selfish', '--roles', 'SYSTEM_PRODUCT_WRITE', '--force']);
+    const report = JSON.parse((await run(['privilege', 'check', '--json'], 6)).stdout) as CheckReport;
+    expect(report.model).toMatchObject({ release: '26.0.0-RC.1', name: 'the emulator (truenas-26.0)' });
+    expect(JSON.stringify(report.model)).not.toContain('25.10.1');
+    const refused = await stor({ STOR_HOME: home, STOR_API_KEY: key })(['whoami', '--json'], 4);
+    const error = JSON.parse(refused.stderr).error as { code: string; message: string };
+    expect(error.code).toBe('LOGIN_BROKEN_BY_PRIVILEGE');
+    expect(error.message).toContain('breaks role expansion on TrueNAS 26.0.0-RC.1');
   });
 });

@@ -84,7 +84,8 @@ describe('releases side by side (the built binary, two stor serve)', () => {
   });
 
   it('/api/versions lists what each build lists (no login); a path it does not serve is 404; whoami names the release', async () => {
-    // MW/main.py:168-184 and :1300-1304: the MW/api/v* directories, sorted, v24.10 left out.
+    // MW/main.py:168-184 and :1300-1304: the MW/api/v* directories, sorted, v24.10 left out
+    // (test/unit/releases.test.ts holds every release's list, 25.10.6's too, against its ref).
     const expected: Record<string, { versions: string[]; version: string; roles: number }> = {
       'truenas-25.10.1': { versions: ['v25.04.0', 'v25.04.1', 'v25.04.2', 'v25.10.0', 'v25.10.1'], version: '25.10.1', roles: 141 },
       'truenas-25.10.7': { versions: ['v25.04.0', 'v25.04.1', 'v25.04.2', 'v25.10.0', 'v25.10.1', 'v25.10.2', 'v25.10.3', 'v25.10.4', 'v25.10.5'], version: '25.10.7', roles: 141 },

@@ -2,9 +2,11 @@
  * The 26.0 emulator over raw WebSocket frames: 26.0's entries where its models changed
  * (src/core/contract/v26_0_0/), 25.10.1's elsewhere, the release's version and roles.
  */
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EMULATIONS } from '../../src/core/appliance/settings.js';
-import { loggedInWs, startTestServer } from '../helpers/server.js';
+import { loggedInWs, startTestServer, type TestServer } from '../helpers/server.js';
 
 type Entry = Record<string, unknown>;
 
@@ -16,6 +18,10 @@ describe('stor serve --emulate truenas-26.0 (raw frames)', () => {
     expect(admins.map((u) => u['webshare'])).toEqual([false]);
     const created = await client.result<Entry>('user.create', [{ username: 'web', full_name: 'Web', group_create: true, password_disabled: true, smb: false, webshare: true }]);
     expect(created).toMatchObject({ username: 'web', webshare: false });
+    const [root] = await client.result<Entry[]>('user.query', [[['username', '=', 'root']]]);
+    const rootWebshare = await client.call('user.update', [root!['id'], { webshare: true }]);
+    // stable/26 MW/plugins/account.py:1724-1729.
+    expect(rootWebshare.error?.data?.['extra']).toEqual([['user_update.webshare', 'The root user is not allowed access via webshare.', 22]]);
     expect(await client.result('system.version_short')).toBe('26.0.0-RC.1');
     expect(await client.result('system.version')).toBe('TrueNAS-26.0.0-RC.1');
     const roles = await client.result<{ name: string; includes: string[] }[]>('privilege.roles');
@@ -77,5 +83,71 @@ describe('stor serve --emulate truenas-26.0 (raw frames)', () => {
     const old = await startTestServer(EMULATIONS['truenas-25.10.1']);
     const oldClient = await loggedInWs(old.rpcUrl, old.adminKey);
     expect(await oldClient.result<Entry>('user.renew_2fa_secret', ['truenas_admin', { interval: 45 }])).toMatchObject({ twofactor_config: { interval: 45 } });
+  });
+
+  it('statfs, put and get refuse a path through a symlink (openat2 RESOLVE_NO_SYMLINKS: stable/26 MW/plugins/filesystem.py:630-649, safe_open at :575, :610); 25.10.1 follows it', async () => {
+    const links = (server: TestServer) => {
+      const pool = join(server.stateDir, 'mnt', 'tank');
+      mkdirSync(join(pool, 'dir'));
+      writeFileSync(join(pool, 'dir', 'f.txt'), 'hello');
+      symlinkSync('dir', join(pool, 'dirlink'));
+      symlinkSync('dir/f.txt', join(pool, 'filelink'));
+    };
+    const upload = async (server: TestServer, path: string) => {
+      const form = new FormData();
+      form.append('data', JSON.stringify({ method: 'filesystem.put', params: [path, {}] }));
+      form.append('file', new Blob(['new']), 'f');
+      const res = await fetch(`${server.url}/_upload/`, { method: 'POST', headers: { authorization: `Bearer ${server.adminKey}` }, body: form });
+      return { status: res.status, text: await res.text() };
+    };
+    const next = await startTestServer(EMULATIONS['truenas-26.0']);
+    links(next);
+    const client = await loggedInWs(next.rpcUrl, next.adminKey);
+    await client.result('core.set_options', [{ legacy_jobs: false }]);
+    for (const path of ['/mnt/tank/dirlink', '/mnt/tank/dirlink/f.txt']) {
+      const refused = await client.call('filesystem.statfs', [path]);
+      expect(refused.error?.data, path).toMatchObject({ error: 40, errname: 'ELOOP', reason: '[ELOOP] Symlinks are not permitted.', trace: { class: 'CallError' } });
+    }
+    expect(await client.result('filesystem.statfs', ['/mnt/tank/dir'])).toMatchObject({ dest: '/mnt/tank' });
+    const [jobId] = await client.result<[number, string]>('core.download', ['filesystem.get', ['/mnt/tank/filelink'], 'f.txt']);
+    const failed = await client.call('core.job_wait', [jobId]);
+    expect(failed.error?.data?.['reason']).toContain('Too many levels of symbolic links');
+    const put = await upload(next, '/mnt/tank/filelink');
+    const putJob = (JSON.parse(put.text) as { job_id: number }).job_id;
+    expect((await client.call('core.job_wait', [putJob])).error?.data?.['reason']).toContain('Too many levels of symbolic links');
+
+    const old = await startTestServer(EMULATIONS['truenas-25.10.1']);
+    links(old);
+    const oldClient = await loggedInWs(old.rpcUrl, old.adminKey);
+    expect(await oldClient.result('filesystem.statfs', ['/mnt/tank/dirlink'])).toMatchObject({ dest: '/mnt/tank' });
+    await oldClient.result('core.set_options', [{ legacy_jobs: false }]);
+    const [, url] = await oldClient.result<[number, string]>('core.download', ['filesystem.get', ['/mnt/tank/filelink'], 'f.txt']);
+    expect(await (await fetch(`${old.url}${url}`)).text()).toBe('hello');
+  });
+
+  it("a bad email is EmailString's ValueError on 26 (MW/api/v26_0_0/user.py:272, MW/api/base/validators/base.py:40-75); 25.10.1 words it as pydantic's EmailStr", async () => {
+    const make = (email: string): [string, unknown[]] => ['user.create', [{ username: 'mail', full_name: 'M', group_create: true, password_disabled: true, smb: false, email }]];
+    const next = await startTestServer(EMULATIONS['truenas-26.0']);
+    const client = await loggedInWs(next.rpcUrl, next.adminKey);
+    const texts = async (c: typeof client, email: string) => (await c.call(...make(email))).error?.data?.['extra'];
+    expect(await texts(client, 'nobody')).toEqual([['user_create.email', "Value error, Missing '@' symbol.", 22]]);
+    expect(await texts(client, '@example.com')).toEqual([['user_create.email', "Value error, Missing local part of email string (part before the '@').", 22]]);
+    expect(await texts(client, 'bob@')).toEqual([['user_create.email', "Value error, Missing domain part of email string (part after the '@').", 22]]);
+    expect(await texts(client, `${'a'.repeat(250)}@b.cd`)).toEqual([['user_create.email', 'Value error, Maximum length is 254 characters.', 22]]);
+    // No period needed after the @ (EmailStr wants one).
+    expect((await client.call(...make('bob@localhost'))).error).toBeUndefined();
+    const old = await startTestServer(EMULATIONS['truenas-25.10.1']);
+    const oldClient = await loggedInWs(old.rpcUrl, old.adminKey);
+    expect(await texts(oldClient, 'nobody')).toEqual([['user_create.email', 'value is not a valid email address: An email address must have an @-sign.', 22]]);
+  });
+
+  it('user.set_password for a user that does not exist: ValidationErrors on 26 (stable/26 MW/plugins/account.py:1943-1948 checks at once); the TypeError before (TS-25.10.1 :1804-1843)', async () => {
+    const next = await startTestServer(EMULATIONS['truenas-26.0']);
+    const client = await loggedInWs(next.rpcUrl, next.adminKey);
+    const missing = await client.call('user.set_password', [{ username: 'ghost', new_password: 'pw' }]);
+    expect(missing.error?.data).toMatchObject({ extra: [['user.set_password.username', 'ghost: user does not exist.', 22]], trace: { class: 'ValidationErrors' } });
+    const old = await startTestServer(EMULATIONS['truenas-25.10.6']);
+    const oldClient = await loggedInWs(old.rpcUrl, old.adminKey);
+    expect((await oldClient.call('user.set_password', [{ username: 'ghost', new_password: 'pw' }])).error?.data?.['trace']).toMatchObject({ class: 'TypeError' });
   });
 });

@@ -52,12 +52,30 @@ describe('role catalogues', () => {
   it.skipIf(!mirrored)('scripts/role-catalogue.py regenerates both shipped files from the mirror, byte for byte (needs python3 and the middleware mirror)', () => {
     for (const [ref, file] of [
       ['TS-25.10.1', 'roles-25.10.1.json'],
-      ['stable/26', 'roles-26.0.json'],
+      [RELEASES['26.0'].source, 'roles-26.0.json'],
       // 25.10.7 ships 25.10.1's role.py: the same output.
       ['release/25.10.7', 'roles-25.10.1.json'],
     ] as const) {
       const generated = execFileSync('python3', ['scripts/role-catalogue.py', ref, '-'], { encoding: 'utf8', env: { ...process.env, MW_MIRROR: MIRROR } });
       expect(generated, ref).toBe(readFileSync(`src/core/roles/${file}`, 'utf8'));
+    }
+  });
+});
+
+describe('/api/versions', () => {
+  const mirrored = existsSync(MIRROR);
+  it.skipIf(!mirrored)("each release's list is its ref's: every MW/api/v* directory with an __init__.py, sorted, v24.10 left out (MW/main.py:307-323 _load_api_versions, :1639-1643 api_versions_handler at c61eb9a)", () => {
+    for (const release of Object.values(RELEASES)) {
+      const git = (...args: string[]) => execFileSync('git', ['-C', MIRROR, ...args], { encoding: 'utf8' });
+      const dirs = git('ls-tree', '--name-only', release.source, 'src/middlewared/middlewared/api/')
+        .split('\n')
+        .filter((path) => /\/v[^/]*$/.test(path))
+        .sort();
+      const versions = dirs
+        .filter((dir) => git('ls-tree', '--name-only', release.source, `${dir}/__init__.py`).trim() !== '')
+        .map((dir) => dir.slice(dir.lastIndexOf('/') + 1).replaceAll('_', '.'));
+      expect(versions.filter((v) => v !== 'v24.10'), release.name).toEqual(release.apiVersions);
+      expect(release.unlistedApiVersions.every((v) => versions.includes(v)), release.name).toBe(true);
     }
   });
 });
@@ -72,8 +90,8 @@ function spawnable(command: string): boolean {
 }
 
 describe('releases', () => {
-  it('names the release of a version_short: 25.10.0–.6 as 25.10.1, 25.10.7 on, 26.0 from BETA.3 on; BETA.1/2 and others unknown', () => {
-    expect(['25.10.0', '25.10.1', '25.10.2.1', '25.10.6', '25.10.7', '25.10.8'].map(releaseOfVersion)).toEqual(['25.10.1', '25.10.1', '25.10.1', '25.10.1', '25.10.7', '25.10.7']);
+  it('names the release of a version_short: 25.10.0–.5 as 25.10.1, 25.10.6, 25.10.7 on, 26.0 from BETA.3 on; BETA.1/2 and others unknown', () => {
+    expect(['25.10.0', '25.10.1', '25.10.2.1', '25.10.6', '25.10.7', '25.10.8'].map(releaseOfVersion)).toEqual(['25.10.1', '25.10.1', '25.10.1', '25.10.6', '25.10.7', '25.10.7']);
     expect(['26.0.0-BETA.2', '26.0.0-BETA.3', '26.0.0-RC.1', '26.0.0', '26.0.1'].map(releaseOfVersion)).toEqual([null, '26.0', '26.0', '26.0', '26.0']);
     expect(['25.04.2', '27.0.0', 'master', ''].map(releaseOfVersion)).toEqual([null, null, null, null]);
   });

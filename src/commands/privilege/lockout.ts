@@ -62,7 +62,11 @@ export async function detectLockoutModel(t: Transport): Promise<LockoutModel> {
     const { rule, meaning } = EMULATOR_RULES[expansion];
     const release = typeof emulation.release === 'string' ? emulation.release : null;
     const of = release !== null ? ` of TrueNAS ${release}` : '';
-    return { rule, name: `the emulator (${expansion})`, basis: `stor emulator${of}, role expansion ${expansion}: ${meaning}`, release, emulator: true };
+    // The setting `truenas-25.10.1` is "the release's own code", whichever release it answers as:
+    // named after that release (`truenas-26.0`), so a 26 target is not described as 25.10.1.
+    const own = emulation.settings.release;
+    const label = expansion === 'truenas-25.10.1' && own !== undefined ? `truenas-${own}` : expansion;
+    return { rule, name: `the emulator (${label})`, basis: `stor emulator${of}, role expansion ${label}: ${meaning}`, release, emulator: true };
   }
   const { version: release, release: known } = await targetRelease(t);
   const selfIncluding = 'a role that includes itself (directly or through others) never finishes expanding and breaks login; overlaps are redundancy';

@@ -35,7 +35,7 @@ const options = {
   emulate: choice(
     Object.keys(EMULATIONS) as EmulationName[],
     '<behaviour>',
-    "every setting at once: truenas-25.10.1, truenas-25.10.7 or truenas-26.0 (each release as its source behaves), or as-reported (as the seed's reports describe 25.10.1)",
+    "every setting at once: truenas-25.10.1, truenas-25.10.6, truenas-25.10.7 or truenas-26.0 (each release as its source behaves), or as-reported (as the seed's reports describe 25.10.1)",
   ),
   release: choice(SETTING_CHOICES.release, '<release>', 'the release to answer as: its system.version, /api/versions, role catalogue and contract (default 25.10.1)'),
   uploadGate: choice(SETTING_CHOICES.uploadGate, '<mode>', "sys-admin (the reported gate), full-admin (25.10.1: filesystem.put's role), or role (FILESYSTEM_DATA_WRITE suffices)"),

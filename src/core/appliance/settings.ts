@@ -67,14 +67,15 @@ export const DEFAULT_SETTINGS: ApplianceSettings = {
 };
 
 /**
- * `stor serve --emulate NAME`: every setting at once. `truenas-25.10.1`, `truenas-25.10.7` and
- * `truenas-26.0` are each release as its source behaves; `as-reported` is the appliance as the
+ * `stor serve --emulate NAME`: every setting at once. `truenas-25.10.1`, `truenas-25.10.6`,
+ * `truenas-25.10.7` and `truenas-26.0` are each release as its source behaves; `as-reported` is the appliance as the
  * seed's reports (JHNF-729/730) describe it.
  */
 export const EMULATIONS = {
   'truenas-25.10.1': { roleExpansion: 'truenas-25.10.1', roleLists: 'accept', uploadGate: 'full-admin', sysAdmin: 'admin-uids', httpRpc: 'refused', keyLogin: 'plain', release: '25.10.1' },
-  // 25.10.7 and 26.0 expand roles with 25.10.1's recursion, no visited set (MW/role.py:354-365;
+  // 25.10.6, 25.10.7 and 26.0 expand roles with 25.10.1's recursion, no visited set (MW/role.py:354-365;
   // stable/26 MW/role.py:364-379), over their own catalogue; the other rows are as 25.10.1.
+  'truenas-25.10.6': { roleExpansion: 'truenas-25.10.1', roleLists: 'accept', uploadGate: 'full-admin', sysAdmin: 'admin-uids', httpRpc: 'refused', keyLogin: 'plain', release: '25.10.6' },
   'truenas-25.10.7': { roleExpansion: 'truenas-25.10.1', roleLists: 'accept', uploadGate: 'full-admin', sysAdmin: 'admin-uids', httpRpc: 'refused', keyLogin: 'plain', release: '25.10.7' },
   'truenas-26.0': { roleExpansion: 'truenas-25.10.1', roleLists: 'accept', uploadGate: 'full-admin', sysAdmin: 'admin-uids', httpRpc: 'refused', keyLogin: 'scram', release: '26.0' },
   'as-reported': { roleExpansion: 'as-reported', roleLists: 'accept', uploadGate: 'sys-admin', sysAdmin: 'builtin-administrators', httpRpc: 'served', keyLogin: 'plain', release: '25.10.1' },

@@ -15,12 +15,12 @@ export const emulationInfo = once(() => z.object({
     sysAdmin: z.enum(['builtin-administrators', 'admin-uids']),
     httpRpc: z.enum(['served', 'refused']),
     /** The release it answers as (src/core/releases/ RELEASE_NAMES); absent from emulators before releases were a setting. */
-    release: z.enum(['25.10.1', '25.10.7', '26.0']).optional(),
+    release: z.enum(['25.10.1', '25.10.6', '25.10.7', '26.0']).optional(),
     /** `--key-login` (README "SCRAM login (TrueNAS 26)"); absent from emulators before it was a setting. */
     keyLogin: z.enum(['plain', 'scram']).optional(),
   }),
   /** The `--emulate` preset the settings are, or `custom` when they mix. */
-  emulate: z.enum(['truenas-25.10.1', 'truenas-25.10.7', 'truenas-26.0', 'as-reported', 'custom']),
+  emulate: z.enum(['truenas-25.10.1', 'truenas-25.10.6', 'truenas-25.10.7', 'truenas-26.0', 'as-reported', 'custom']),
   /** The login rule the role expansion follows. */
   lockout_rule: z.enum(['as-reported', 'self-including', 'none']),
 }));

@@ -16,4 +16,7 @@ export const release25101: Release = {
   // MW/role.py:62 `'PRIVILEGE_WRITE': Role(includes=['PRIVILEGE_WRITE'])`.
   privilegeWriteIncludesItself: true,
   keyLogin: 'plain',
+  rootGroupRules: false,
+  noSymlinkPaths: false,
+  setPasswordRefusesUnknownUser: false,
 };

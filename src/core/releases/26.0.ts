@@ -6,13 +6,15 @@ import type { Release } from './release.js';
 let contract: ReturnType<typeof overriddenContract> | undefined;
 
 /**
- * TrueNAS 26.0 as branch stable/26 has it (26.0.0-RC.1, the newest 26 in the mirror). 146 roles
+ * TrueNAS 26.0 as branch stable/26 has it at c61eb9a45f3a (2026-08-22, 26.0.0-RC.1, the newest 26 in the
+ * mirror): every answer of `--emulate truenas-26.0` (its /api/versions, catalogue, contract and
+ * checks) is read from that one commit, which is what "stable/26" means in this code's citations. 146 roles
  * (stable/26 MW/role.py); PRIVILEGE_WRITE includes PRIVILEGE_READ instead of itself from
  * 26.0.0-BETA.3 on (stable/26 MW/role.py:64); SYSTEM_PRODUCT_WRITE still includes itself (:248).
  */
 export const release260: Release = {
   name: '26.0',
-  source: 'stable/26',
+  source: 'c61eb9a45f3afb4fa9d0a33b6b2d9a9cf0e46f15',
   versionShort: '26.0.0-RC.1',
   version: 'TrueNAS-26.0.0-RC.1',
   // MW/api/ at stable/26: v24_10, v25_04_0…2, v25_10_0…5, v26_0_0.
@@ -23,4 +25,7 @@ export const release260: Release = {
   privilegeWriteIncludesItself: false,
   // SCRAM-SHA-512 key login (NAS-139570; stable/26 MW/api/v26_0_0/auth.py:136-183, MW/plugins/auth.py).
   keyLogin: 'scram',
+  rootGroupRules: true,
+  noSymlinkPaths: true,
+  setPasswordRefusesUnknownUser: true,
 };

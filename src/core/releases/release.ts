@@ -2,7 +2,7 @@ import type { MethodContract } from '../contract/method.js';
 import type { RoleCatalogue } from '../roles/index.js';
 
 /** The releases stor emulates and judges by name (README "Supported releases"). */
-export const RELEASE_NAMES = ['25.10.1', '25.10.7', '26.0'] as const;
+export const RELEASE_NAMES = ['25.10.1', '25.10.6', '25.10.7', '26.0'] as const;
 export type ReleaseName = (typeof RELEASE_NAMES)[number];
 
 /**
@@ -11,7 +11,7 @@ export type ReleaseName = (typeof RELEASE_NAMES)[number];
  */
 export interface Release {
   name: ReleaseName;
-  /** The middleware ref it was read from (a tag, or a branch where the release has no tag yet). */
+  /** The middleware ref it was read from (a tag, or a branch or commit where the release has no tag yet). */
   source: string;
   /** `system.version_short` (MW/plugins/system/product.py `sw_info().version`). */
   versionShort: string;
@@ -36,4 +36,23 @@ export interface Release {
    * The emulator's `keyLogin` setting may choose the other (`contractFor`).
    */
   keyLogin: 'plain' | 'scram';
+  /**
+   * Whether root may be a member of builtin_administrators only and may not leave it (user.update's
+   * `groups`, group.create/update's `users`): from 25.10.2 on (TS-25.10.6 MW/plugins/account.py:1634-1658,
+   * 2439-2451, 2485-2494; stable/26 :1730-1753, 2620-2632, 2665-2674); 25.10.1 has no such rule.
+   */
+  rootGroupRules: boolean;
+  /**
+   * Whether filesystem.statfs, put and get open their path with openat2's RESOLVE_NO_SYMLINKS, so
+   * a symlink anywhere on it fails (statfs: `CallError('Symlinks are not permitted.', ELOOP)`,
+   * put/get: safe_open's OSError ELOOP): 26.0 (stable/26 MW/plugins/filesystem.py:575, :610,
+   * :630-649); 25.10.x opens with os.open/open, following them.
+   */
+  noSymlinkPaths: boolean;
+  /**
+   * Whether user.set_password raises its ValidationErrors at once for a user that does not exist
+   * (stable/26 MW/plugins/account.py:1943-1948); before, it went on to a TypeError (TS-26.0.0-BETA.3
+   * :1940-1950, TS-25.10.1 :1804-1843).
+   */
+  setPasswordRefusesUnknownUser: boolean;
 }

@@ -66,7 +66,7 @@ function loginByOwnKeyFile(appliance: Appliance, session: Session, own: { key: s
   try {
     outcome = loginWithOwnKeyFile(appliance, session, own.key, own.file);
   } catch (err) {
-    throw loginError(asRpcError(err, appliance.store.mntDir));
+    throw loginError(asRpcError(err, appliance.store.mntDir), `TrueNAS ${appliance.release.versionShort}`);
   }
   if (outcome === null) {
     trace?.(`login: ${ADMIN_KEY_FILE} is not known as the state's own key file: checking its key's hash`);
@@ -105,7 +105,7 @@ export class EmbeddedTransport implements Transport {
       let ok: unknown = own ? loginByOwnKeyFile(appliance, session, own, options.trace) : null;
       if (ok === null) {
         ok = await traced(options.trace, 'auth.login_with_api_key', () => dispatcher.call(session, 'auth.login_with_api_key', [key])).catch((err: unknown) => {
-          throw loginError(err);
+          throw loginError(err, `TrueNAS ${appliance.release.versionShort}`);
         });
         if (ok === true && own) rememberOwnKeyFile(appliance, session, own.file);
       }

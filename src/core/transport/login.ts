@@ -9,14 +9,17 @@ export function loginRejected(where: string): StorError {
 }
 
 /**
- * A login that fails with 25.10.1's RecursionError means a privilege bound to this identity has a
- * role list the appliance cannot expand. That identity cannot fix it; another administrator can.
+ * A login that fails with a RecursionError (every release stor knows expands roles with no visited
+ * set, MW/role.py:354-365; stable/26 :364-379) means a privilege bound to this identity has a role
+ * list the appliance cannot expand. That identity cannot fix it; another administrator can.
+ * `release` names the target where the transport knows it before login (the embedded appliance);
+ * a remote one has not told its release yet.
  */
-export function loginError(err: unknown): unknown {
+export function loginError(err: unknown, release: string | null = null): unknown {
   if (err instanceof RpcError && err.data?.trace?.class === 'RecursionError' && err.errno === ERRNO.EINVAL) {
     return new StorError(
       E.LOGIN_BROKEN_BY_PRIVILEGE,
-      `login failed: ${err.reason} — this identity is bound to a privilege whose role list breaks role expansion on 25.10.1`,
+      `login failed: ${err.reason} — this identity is bound to a privilege whose role list breaks role expansion on ${release ?? 'this appliance'}`,
       {
         hint:
           'an administrator who is not bound to that privilege must repair it: `stor privilege check` finds it and `stor privilege fix <id>` rewrites its roles',

@@ -96,6 +96,18 @@ export function validateGroupIds(at: (field: string) => string, groups: readonly
   return errors;
 }
 
+/**
+ * The root user's groups from 25.10.2 on: builtin_administrators, and nothing else
+ * (TS-25.10.6 MW/plugins/account.py:1634-1658; stable/26 :1730-1753).
+ */
+export function validateRootGroups(at: string, groups: readonly number[], accounts: AccountsSnapshot): ValidationTriple[] {
+  const admins = accounts.groups.find((g) => g.name === 'builtin_administrators')?.id;
+  const errors: ValidationTriple[] = [];
+  if (admins === undefined || !groups.includes(admins)) errors.push([at, 'The root user must remain a member of the builtin_administrators group.', ERRNO.EINVAL]);
+  if (groups.length !== 1 || groups[0] !== admins) errors.push([at, 'The root user may only be a member of the builtin_administrators group.', ERRNO.EINVAL]);
+  return errors;
+}
+
 /** `pyRepr` of the two characters full_name refuses. */
 const ILLEGAL_FULL_NAME: readonly [string, string][] = [
   [':', "':'"],

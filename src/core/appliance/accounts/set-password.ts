@@ -33,6 +33,7 @@ export async function setPassword(ctx: CallContext, data: SetPasswordData): Prom
   const add = (field: string, message: string) => errors.push([`${FIELD}.${field}`, message, ERRNO.EINVAL]);
   const entry = appliance.accounts().users.find((u) => u.username === username);
   if (!entry) {
+    if (appliance.release.setPasswordRefusesUnknownUser) throw rpcErrors.validation([[`${FIELD}.username`, `${username}: user does not exist.`, ERRNO.EINVAL]]);
     // account.py:1804-1811 adds the error, then reads `entry['password_history']` of the empty
     // list user.query answered (account.py:1843): a TypeError, not the validation error.
     throw rpcErrors.exception('TypeError', 'list indices must be integers or slices, not str', "TypeError('list indices must be integers or slices, not str')");

@@ -8,6 +8,7 @@ import type { Appliance } from '../appliance.js';
 import type { OutputPipe } from '../jobs/downloads.js';
 import { placeOf, sandboxPath } from './places.js';
 import { childOf, openParentDir } from './parent-dir.js';
+import { osError } from './os-error.js';
 import { realRoot } from './sandbox.js';
 
 const CHUNK = 1024 * 1024;
@@ -30,6 +31,9 @@ export async function openFileForRead(appliance: Appliance, path: string): Promi
   if (real === null) throw notAFile(path);
   const root = realRoot(target.poolRoot);
   if (!real.startsWith(root + sep)) throw notAFile(path);
+  // 26 opens it with safe_open (openat2 RESOLVE_NO_SYMLINKS) once os.path.isfile passed: a symlink
+  // on the way is ELOOP (stable/26 MW/plugins/filesystem.py:571-575).
+  if (appliance.release.noSymlinkPaths && real !== join(root, ...target.rest)) throw osError('ELOOP', path);
   // A symlink resolved inside the pool: read what it points to, walked again from the pool root.
   if (real !== join(root, ...target.rest)) target = sandboxPath(appliance, `/mnt/${target.pool}${real.slice(root.length)}`);
   let dir: FileHandle;

@@ -10,6 +10,7 @@ import { AccountsSnapshot } from '../accounts/accounts.js';
 import type { Appliance } from '../appliance.js';
 import { assertNotBeingDeleted } from '../datasets/deletion.js';
 import { sandboxPath } from './places.js';
+import { realRoot } from './sandbox.js';
 import { keyedQueue } from './keyed-queue.js';
 import { withPathLock } from './path-lock.js';
 import { isSystemError, osError } from './os-error.js';
@@ -95,8 +96,14 @@ export async function putFile(
     dir = await openParentDir(target);
     const name = target.rest[target.rest.length - 1]!;
     const final = childOf(dir, name);
-    if ((await lstat(final).catch(() => null))?.isDirectory()) throw osError('EISDIR', target.path);
+    const existingEntry = await lstat(final).catch(() => null);
+    if (existingEntry?.isDirectory()) throw osError('EISDIR', target.path);
     const realDir = await realpath(childOf(dir, '.'));
+    // 26 writes through safe_open (openat2 RESOLVE_NO_SYMLINKS): a symlink at the target or on the
+    // way to it is ELOOP, after os.makedirs made the missing parents (stable/26 MW/plugins/filesystem.py:595-610).
+    if (appliance.release.noSymlinkPaths && (existingEntry?.isSymbolicLink() || realDir !== join(realRoot(target.poolRoot), ...target.rest.slice(0, -1)))) {
+      throw osError('ELOOP', target.path);
+    }
     const note = async () => {
       const tempName = uploadTempName(randomUUID());
       // Listed before it exists, so that a kill at any point leaves it findable without a tree walk.

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { statfsSync } from 'node:fs';
+import { lstatSync, statfsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { FilesystemStatfsData } from '../../contract/filesystem.js';
 import { ERRNO, rpcErrors } from '../../errors.js';
 import type { Appliance } from '../appliance.js';
@@ -19,14 +20,25 @@ import { mountpoints, placeOf } from './places.js';
 const FLAGS = ['RW', 'NOATIME', 'XATTR', 'POSIXACL', 'CASESENSITIVE'];
 
 export function statfsOf(appliance: Appliance, path: string): FilesystemStatfsData {
-  // MW/plugins/filesystem.py:583-586; CallError's default errno is EFAULT.
-  if (!path.startsWith('/mnt/')) throw rpcErrors.call(ERRNO.EFAULT, 'Path must start with "/mnt/"');
-  if (path === '/mnt/') throw rpcErrors.call(ERRNO.EFAULT, 'Path must include more than "/mnt/"');
+  const noSymlinks = appliance.release.noSymlinkPaths;
+  // MW/plugins/filesystem.py:583-586; CallError's default errno is EFAULT. 26 has no such check
+  // (stable/26 MW/plugins/filesystem.py:630-646): there a path outside the pools is not found here.
+  if (!noSymlinks && !path.startsWith('/mnt/')) throw rpcErrors.call(ERRNO.EFAULT, 'Path must start with "/mnt/"');
+  if (!noSymlinks && path === '/mnt/') throw rpcErrors.call(ERRNO.EFAULT, 'Path must include more than "/mnt/"');
   const place = placeOf(appliance, path);
   // MW/plugins/filesystem.py:596-597: os.open of a missing path.
   const notFound = () => rpcErrors.call(ERRNO.ENOENT, 'Path not found.');
   if (place.kind !== 'pool') throw notFound();
   assertInsidePool(place.p);
+  // 26 opens the path with RESOLVE_NO_SYMLINKS: a symlink at any component is ELOOP, which it
+  // words as its own (stable/26 MW/plugins/filesystem.py:632-649).
+  if (noSymlinks) {
+    for (let i = 1; i <= place.p.rest.length; i++) {
+      const st = lstatSync(join(place.p.poolRoot, ...place.p.rest.slice(0, i)), { throwIfNoEntry: false });
+      if (st === undefined) throw notFound();
+      if (st.isSymbolicLink()) throw rpcErrors.call(ERRNO.ELOOP, 'Symlinks are not permitted.');
+    }
+  }
   let st: ReturnType<typeof statfsSync>;
   try {
     st = statfsSync(place.p.host);

@@ -14,7 +14,13 @@ import { getInstance, query } from '../query/index.js';
 const SMB_BUILTIN_NAMES = ['ADMINISTRATORS', 'GUESTS', 'USERS'];
 
 /** `group.__common_validation` (MW/plugins/account.py:2330-2440), in its order; `pk` on update. */
-function commonValidation(accounts: AccountsSnapshot, data: GroupUpdate & { gid?: number | null }, schema: string, pk: number | null): ValidationTriple[] {
+function commonValidation(
+  accounts: AccountsSnapshot,
+  data: GroupUpdate & { gid?: number | null },
+  schema: string,
+  pk: number | null,
+  rootGroupRules: boolean,
+): ValidationTriple[] {
   const errors: ValidationTriple[] = [];
   const add = (field: string, message: string, errno: number = ERRNO.EINVAL) => errors.push([`${schema}.${field}`, message, errno]);
   const others = accounts.groups.filter((g) => g.id !== pk);
@@ -52,6 +58,11 @@ function commonValidation(accounts: AccountsSnapshot, data: GroupUpdate & { gid?
     add(`users.${directoryUser}`, 'Directory services users may not be added as members of local groups.');
     return errors;
   }
+  // From 25.10.2 on root joins no group but builtin_administrators, and never leaves that one
+  // (TS-25.10.6 MW/plugins/account.py:2439-2451, 2485-2494; stable/26 :2620-2632, 2665-2674).
+  const rootId = rootGroupRules ? accounts.users.find((u) => u.username === 'root')?.id : undefined;
+  const builtinAdmins = pk !== null && accounts.groupById.get(pk)?.name === 'builtin_administrators';
+  if (rootId !== undefined && data.users?.includes(rootId) && !builtinAdmins) add('users', 'Cannot add the root user to this group');
   if (data.users !== undefined) {
     const known = new Set(accounts.users.map((u) => u.id));
     const missing = [...new Set(data.users.filter((id) => !known.has(id)))].sort((a, b) => a - b);
@@ -60,6 +71,9 @@ function commonValidation(accounts: AccountsSnapshot, data: GroupUpdate & { gid?
     const primaryLeft = accounts.users.filter((u) => u.group_id === pk && !kept.has(u.id)).map((u) => u.username);
     if (primaryLeft.length > 0) add('users', `This group is primary for the following users: ${primaryLeft.join(', ')}. You can't remove them.`);
   }
+  if (rootId !== undefined && builtinAdmins && data.users !== undefined && !data.users.includes(rootId)) {
+    add('users', 'The root user must remain a member of the builtin_administrators group.');
+  }
   if (data.sudo_commands !== undefined) errors.push(...validateSudoCommands(`${schema}.sudo_commands`, data.sudo_commands));
   if (data.sudo_commands_nopasswd !== undefined) {
     errors.push(...validateSudoCommands(`${schema}.sudo_commands_nopasswd`, data.sudo_commands_nopasswd));
@@ -67,8 +81,8 @@ function commonValidation(accounts: AccountsSnapshot, data: GroupUpdate & { gid?
   return errors;
 }
 
-function validateUpdate(accounts: AccountsSnapshot, group: GroupRecord, data: GroupUpdate): ValidationTriple[] {
-  const errors = commonValidation(accounts, data, 'group_update', group.id);
+function validateUpdate(accounts: AccountsSnapshot, group: GroupRecord, data: GroupUpdate, rootGroupRules: boolean): ValidationTriple[] {
+  const errors = commonValidation(accounts, data, 'group_update', group.id, rootGroupRules);
   if (group.builtin && !ALLOWED_BUILTIN_GIDS.has(group.gid)) {
     errors.push(['group_update.id', 'Immutable groups cannot be changed', ERRNO.EINVAL]);
   } else if (group.builtin) {
@@ -86,9 +100,9 @@ function groupEntries(ctx: CallContext): GroupEntry[] {
   return accounts.groups.map((g) => accounts.groupEntry(g));
 }
 
-function createGroup(db: Db, data: GroupCreate): number {
+function createGroup(db: Db, data: GroupCreate, rootGroupRules: boolean): number {
   const accounts = AccountsSnapshot.load(db);
-  const errors = commonValidation(accounts, data, 'group_create', null);
+  const errors = commonValidation(accounts, data, 'group_create', null, rootGroupRules);
   if (errors.length > 0) throw rpcErrors.validation(errors);
   const gid = data.gid ?? nextFreeId([...accounts.groups.map((g) => g.gid), ...accounts.privileges.flatMap((p) => p.local_groups)]);
   const id = insertGroup(db, {
@@ -107,14 +121,15 @@ function createGroup(db: Db, data: GroupCreate): number {
 export const groupMethods = [
   implement(groupContract['group.query'], (ctx, filters, options) => query(groupEntries(ctx), filters, options)),
   implement(groupContract['group.get_instance'], (ctx, id, options) => getInstance(groupEntries(ctx), id, options, 'Group')),
-  implement(groupContract['group.create'], ({ appliance: { store } }, data) => store.write(() => createGroup(store.db, data))),
-  implement(groupContract['group.update'], ({ appliance: { store } }, id, data) => {
+  implement(groupContract['group.create'], ({ appliance }, data) => appliance.store.write(() => createGroup(appliance.store.db, data, appliance.release.rootGroupRules))),
+  implement(groupContract['group.update'], ({ appliance }, id, data) => {
+    const { store } = appliance;
     refuseDirectoryGroup(id, 'modified through');
     return store.write(() => {
       const accounts = AccountsSnapshot.load(store.db);
       const group = accounts.groupById.get(id);
       if (!group) throw rpcErrors.instanceNotFound('Group', id);
-      const errors = validateUpdate(accounts, group, data);
+      const errors = validateUpdate(accounts, group, data, appliance.release.rootGroupRules);
       if (errors.length > 0) throw rpcErrors.validation(errors);
       const { id: _id, ...current } = group;
       updateGroup(store.db, id, {

@@ -220,7 +220,7 @@ async function destroy(appliance: Appliance, id: string, recursive: boolean): Pr
     const doomed = store.write(() => {
       const all = listSnapshots(store.db);
       // py-libzfs `get_snapshot`'s NOENT becomes InstanceNotFound(str(e)) (MW/plugins/zfs_/snapshot.py:222-224).
-      if (!all.some((s) => s.id === id)) throw rpcErrors.validationOne(null, `Snapshot ${id} not found`, ERRNO.ENOENT);
+      if (!all.some((s) => s.id === id)) throw rpcErrors.instanceNotFoundText(`Snapshot ${id} not found`);
       // `zfs destroy -r DATASET@NAME`: the same name on every descendant too.
       const gone = recursive ? all.filter((s) => isWithin(s.dataset, dataset) && splitId(s.id)[1] === name) : all.filter((s) => s.id === id);
       // A held snapshot: zfs_destroy's EBUSY, raised as CallError(str(e)) (MW/plugins/zfs_/snapshot.py:242-260).

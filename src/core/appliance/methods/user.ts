@@ -19,6 +19,7 @@ import {
   shellChoices,
   validateFullName,
   validateGroupIds,
+  validateRootGroups,
   validateHome,
   validateHomeMode,
   validateSudoCommands,
@@ -107,6 +108,7 @@ function commonValidation(
   data: UserUpdate & { uid?: number | null },
   groupIds: readonly number[],
   old: UserRecord | null,
+  rootGroupRules = false,
 ): ValidationTriple[] {
   const errors: ValidationTriple[] = [];
   const at = (field: string) => `${schema}.${field}`;
@@ -152,6 +154,11 @@ function commonValidation(
   }
   if (data.home_mode !== undefined) errors.push(...validateHomeMode(at('home_mode'), data.home_mode));
   if (data.groups !== undefined) errors.push(...validateGroupIds(at, data.groups, accounts));
+  if (old?.uid === 0) {
+    // `webshare` is an input of 26's user.update only (its contract refuses it elsewhere): stable/26 MW/plugins/account.py:1724-1729.
+    if ((data as { webshare?: boolean }).webshare) add('webshare', 'The root user is not allowed access via webshare.');
+    if (rootGroupRules && data.groups !== undefined) errors.push(...validateRootGroups(at('groups'), data.groups, accounts));
+  }
   if (data.full_name !== undefined) errors.push(...validateFullName(at('full_name'), data.full_name));
   if (data.shell !== undefined) {
     if (!shellChoices(accounts, groupIds).includes(data.shell)) add('shell', 'Please select a valid shell.');
@@ -219,7 +226,7 @@ function validateUpdate(ctx: CallContext, accounts: AccountsSnapshot, old: UserR
     if (adminsLeft.length === 0) add('locked', 'After locking this user no local users will have FULL_ADMIN role');
   }
   const groupIds = [data.group ?? old.group_id, ...(data.groups?.length ? data.groups : old.groups)];
-  errors.push(...commonValidation(db, accounts, ctx.appliance.pools(), 'user_update', data, groupIds, old));
+  errors.push(...commonValidation(db, accounts, ctx.appliance.pools(), 'user_update', data, groupIds, old, ctx.appliance.release.rootGroupRules));
   const home = data.home || old.home;
   const inPool = ctx.appliance.pools().some((p) => home === `/mnt/${p}` || home.startsWith(`/mnt/${p}/`));
   if (data.sshpubkey && !(old.uid === 0 || old.uid === ADMIN_UID || inPool)) {

@@ -5,7 +5,10 @@
  */
 import { createRequire } from 'node:module';
 import type { RE2JS } from 're2js';
+import { pyRepr } from '../../python-repr.js';
 import { MAX_REGEX_SIZE, regexSizeEstimate } from './regex-size.js';
+
+export { pyRepr };
 
 // ---------------------------------------------------------------------------------------------
 // Python-flavoured helpers
@@ -13,39 +16,6 @@ import { MAX_REGEX_SIZE, regexSizeEstimate } from './regex-size.js';
 
 export function isDict(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
-}
-
-/** Python `repr()` of a JSON value. */
-export function pyRepr(v: unknown): string {
-  if (v === null || v === undefined) return 'None';
-  if (v === true) return 'True';
-  if (v === false) return 'False';
-  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : v > 0 ? 'inf' : v < 0 ? '-inf' : 'nan';
-  if (typeof v === 'string') return pyStrRepr(v);
-  if (Array.isArray(v)) return `[${v.map(pyRepr).join(', ')}]`;
-  if (v instanceof Date) return v.toISOString();
-  if (typeof v === 'object') {
-    return `{${Object.entries(v as Record<string, unknown>)
-      .map(([k, x]) => `${pyStrRepr(k)}: ${pyRepr(x)}`)
-      .join(', ')}}`;
-  }
-  return String(v);
-}
-
-function pyStrRepr(s: string): string {
-  const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
-  let out = quote;
-  for (const ch of s) {
-    const cp = ch.codePointAt(0)!;
-    if (ch === '\\') out += '\\\\';
-    else if (ch === quote) out += `\\${quote}`;
-    else if (ch === '\n') out += '\\n';
-    else if (ch === '\r') out += '\\r';
-    else if (ch === '\t') out += '\\t';
-    else if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) out += `\\x${cp.toString(16).padStart(2, '0')}`;
-    else out += ch;
-  }
-  return out + quote;
 }
 
 /** Python `str()`: strings as they are, everything else as `repr()`. */

@@ -7,7 +7,7 @@ import { twofactorOptions, userContract, userCreate, userEntry, userTwofactorCon
 // What 26.0 changed in the user.* methods stor serves (`git diff stable/26:MW/api/v25_10_1/user.py
 // stable/26:MW/api/v26_0_0/user.py`): UserEntry gains `webshare` (default false, MW/api/v26_0_0/user.py:105-111),
 // which UserCreate and UserUpdate inherit. `email`'s type moves from pydantic's EmailStr to
-// EmailString (:272), which stor's `emailStr` already stands for. user.renew_2fa_secret's
+// EmailString (:272), whose own checks and words are emailString26's. user.renew_2fa_secret's
 // TwofactorOptions.interval is `Literal[30, 60]` (:474-481), `int >= 5` in 25.10.1
 // (MW/api/v25_10_1/user.py:382); its answer is a UserEntry, so it carries webshare too. The rest is 25.10.1's.
 
@@ -15,8 +15,23 @@ const webshare = () => z.boolean();
 
 const userEntry26 = once(() => userEntry().extend({ webshare: webshare() }));
 const userCreateUpdateResult26 = once(() => userEntry26().extend({ password: z.string().min(1).nullable() }));
-const userCreate26 = once(() => userCreate().extend({ webshare: webshare().default(false) }));
-const userUpdate26 = once(() => userUpdate().extend({ webshare: webshare().optional() }));
+/**
+ * `EmailString` (MW/api/base/types/string.py:90): `email_validator`'s ValueErrors, which pydantic
+ * reports as `Value error, …` (MW/api/base/validators/base.py:40-75): empty passes, at most 254
+ * characters, an `@` with something on each side; no period needed after it.
+ */
+const emailString26 = once(() => z.string().superRefine((value, ctx) => {
+  const fail = (message: string) => ctx.addIssue({ code: 'custom', message });
+  if (value === '') return;
+  if (value.length > 254) return fail('Maximum length is 254 characters.');
+  const at = value.lastIndexOf('@');
+  if (at === -1) return fail("Missing '@' symbol.");
+  if (at === 0) return fail("Missing local part of email string (part before the '@').");
+  if (at === value.length - 1) fail("Missing domain part of email string (part after the '@').");
+}));
+
+const userCreate26 = once(() => userCreate().extend({ email: emailString26().nullable().default(null), webshare: webshare().default(false) }));
+const userUpdate26 = once(() => userUpdate().extend({ email: emailString26().nullable().optional(), webshare: webshare().optional() }));
 
 const twofactorOptions26 = once(() => twofactorOptions().extend({ interval: z.literal([30, 60]).optional() }));
 
