@@ -1,10 +1,11 @@
 import { userContract, type UserCreate, type UserUpdate } from '../../contract/user.js';
 import { ERRNO, rpcErrors, type ValidationTriple } from '../../errors.js';
 import { userDeleteRefusal } from '../../refusals/accounts.js';
-import { insertGroup } from '../../store/groups.js';
+import { deleteGroup, insertGroup } from '../../store/groups.js';
 import { ADMIN_UID, GID } from '../../store/seed.js';
 import { generateKeySecret, hashSecret } from '../../store/secrets.js';
 import { readTwoFactorConfig, readUserTwoFactor, writeUserTwoFactor } from '../../store/twofactor.js';
+import { homeOf, setUpHome } from '../accounts/home.js';
 import { setPassword } from '../accounts/set-password.js';
 import { generateTotpSecret } from '../accounts/totp.js';
 import { readUserSecret, userTwoFactorConfig } from '../accounts/two-factor.js';
@@ -261,7 +262,8 @@ function refuseDirectoryUser(id: number, verb: 'modified through' | 'deleted fro
   }
 }
 
-function createUser(appliance: Appliance, data: UserCreate, password: string | null, passwordHash: string | null): number {
+/** The new user's id, and the id of the group made for it (`group_create`), if one was. */
+function createUser(appliance: Appliance, data: UserCreate, password: string | null, passwordHash: string | null): { id: number; madeGroup: number | null } {
   const { store } = appliance;
   return store.write(() => {
     const accounts = AccountsSnapshot.load(store.db);
@@ -273,14 +275,15 @@ function createUser(appliance: Appliance, data: UserCreate, password: string | n
     }
     const uid = data.uid ?? nextFreeId(accounts.users.filter((u) => !u.builtin).map((u) => u.uid));
     const groupId = data.group_create ? primaryGroupFor(store.db, accounts, data.username) : data.group!;
+    const madeGroup = data.group_create && !accounts.groupById.has(groupId) ? groupId : null;
     const groups = [...data.groups];
     const builtinUsers = accounts.groupByGid.get(GID.builtin_users);
     if (data.smb && builtinUsers) groups.push(builtinUsers.id);
-    return insertUser(store.db, {
+    const id = insertUser(store.db, {
       uid,
       username: data.username,
       full_name: data.full_name,
-      home: data.home,
+      home: homeOf(data),
       shell: data.shell,
       group_id: groupId,
       groups,
@@ -297,6 +300,7 @@ function createUser(appliance: Appliance, data: UserCreate, password: string | n
       userns_idmap: data.userns_idmap,
       last_password_change: password === null ? null : Date.now(),
     });
+    return { id, madeGroup };
   });
 }
 
@@ -321,8 +325,18 @@ export const userMethods = [
     const passwordHash = password === null ? null : await hashSecret(password);
     // Validation, uid allocation and insert share one IMMEDIATE transaction: two processes
     // creating users at once queue here and never pick the same uid.
-    const id = createUser(ctx.appliance, data, password, passwordHash);
-    return { ...entryOf(ctx, id), password };
+    const { id, madeGroup } = createUser(ctx.appliance, data, password, passwordHash);
+    const entry = entryOf(ctx, id);
+    // 25.10.1 sets the home up before it saves the user, and on failure removes the group it made
+    // (MW/plugins/account.py:686-703); here the user is saved first, so it goes too.
+    await setUpHome(ctx.appliance, entry.home, data.home_create, data.home_mode, entry.uid, (entry.group as { bsdgrp_gid?: number }).bsdgrp_gid ?? -1).catch((err: unknown) => {
+      ctx.appliance.store.write(() => {
+        deleteUser(ctx.appliance.store.db, id);
+        if (madeGroup !== null) deleteGroup(ctx.appliance.store.db, madeGroup);
+      });
+      throw err;
+    });
+    return { ...entry, password };
   }),
   implement(userContract['user.update'], async (ctx, id, data) => {
     refuseDirectoryUser(id, 'modified through');
