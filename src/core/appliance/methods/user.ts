@@ -1,3 +1,4 @@
+import { basename } from 'node:path';
 import { userContract, type UserCreate, type UserUpdate } from '../../contract/user.js';
 import { ERRNO, rpcErrors, type ValidationTriple } from '../../errors.js';
 import { userDeleteRefusal } from '../../refusals/accounts.js';
@@ -26,13 +27,17 @@ import {
 } from '../accounts/checks.js';
 import { AccountsSnapshot, type UserEntry } from '../accounts/accounts.js';
 import type { Appliance } from '../appliance.js';
-import { deleteGroupChecked, nextFreeId } from '../accounts/groups.js';
+import { deleteGroupChecked, takenGids } from '../accounts/groups.js';
+import { reservedGids, reservedUids, type ReservedIds } from '../accounts/reserved-ids.js';
 import { publishEvent } from '../crud-events.js';
 import { implement, type CallContext } from '../method.js';
 import { getInstance, query } from '../query/index.js';
 
 // The handlers of contract/user.ts, as `MW/plugins/account.py` (UserService) and, for the
 // two-factor secret, `MW/plugins/account_/2fa.py` answer them.
+
+/** The names shell_choices gives the shells that are not named for their file (MW/plugins/account.py:1128-1134). */
+const SHELL_NAMES: Record<string, string> = { [NO_LOGIN_SHELL]: 'nologin', '/usr/bin/cli': 'TrueNAS CLI', '/usr/bin/cli_console': 'TrueNAS Console' };
 
 /** `CONTAINER_ROOT_UID` (MW/plugins/account_/constants.py). */
 const CONTAINER_ROOT_UID = 2_147_000_001;
@@ -240,12 +245,15 @@ function validateUpdate(ctx: CallContext, accounts: AccountsSnapshot, old: UserR
 }
 
 /** A user.create group_create: the local group named like the user, or a new one (MW/plugins/account.py:656-675). */
-function primaryGroupFor(db: Db, accounts: AccountsSnapshot, username: string): number {
+function primaryGroupFor(db: Db, accounts: AccountsSnapshot, username: string, held: ReservedIds): number {
   const existing = accounts.groups.find((g) => g.name === username);
+  if (existing) return existing.id;
+  // group.create_internal: `get_next_gid`, the gid no longer held once saved (MW/plugins/account.py:2028-2040).
+  const gid = held.next(takenGids(accounts));
+  held.release(gid);
   return (
-    existing?.id ??
     insertGroup(db, {
-      gid: nextFreeId([...accounts.groups.map((g) => g.gid), ...accounts.privileges.flatMap((p) => p.local_groups)]),
+      gid,
       name: username,
       builtin: false,
       smb: false,
@@ -273,8 +281,11 @@ function createUser(appliance: Appliance, data: UserCreate, password: string | n
     if (!data.group_create && !accounts.groupById.has(data.group!)) {
       throw rpcErrors.validation([['user_create.group', `Group ${data.group} not found`, ERRNO.ENOENT]]);
     }
-    const uid = data.uid ?? nextFreeId(accounts.users.filter((u) => !u.builtin).map((u) => u.uid));
-    const groupId = data.group_create ? primaryGroupFor(store.db, accounts, data.username) : data.group!;
+    // `get_next_uid` passes over uids it handed out; the uid used, given or not, is no longer held (MW/plugins/account.py:683-684, 731-732).
+    const heldUids = reservedUids(appliance);
+    const uid = data.uid ?? heldUids.next(localUids(accounts));
+    heldUids.release(uid);
+    const groupId = data.group_create ? primaryGroupFor(store.db, accounts, data.username, reservedGids(appliance)) : data.group!;
     const madeGroup = data.group_create && !accounts.groupById.has(groupId) ? groupId : null;
     const groups = [...data.groups];
     const builtinUsers = accounts.groupByGid.get(GID.builtin_users);
@@ -302,6 +313,11 @@ function createUser(appliance: Appliance, data: UserCreate, password: string | n
     });
     return { id, madeGroup };
   });
+}
+
+/** The uids `get_next_uid` counts as taken: local users not built in (MW/plugins/account.py:1260-1263). */
+function localUids(accounts: AccountsSnapshot): number[] {
+  return accounts.users.filter((u) => !u.builtin).map((u) => u.uid);
 }
 
 /** `user.translate_username`: the local user of that name, or the CallError 25.10.1 raises. */
@@ -424,6 +440,12 @@ export const userMethods = [
     return { ...entry, twofactor_config: userTwoFactorConfig(user, readUserSecret(ctx.appliance, user.id)) };
   }),
   implement(userContract['user.set_password'], (ctx, data) => setPassword(ctx, data)),
+  // MW/plugins/account.py:1253-1276.
+  implement(userContract['user.get_next_uid'], ({ appliance }) => reservedUids(appliance).reserve(localUids(appliance.accounts()))),
+  // MW/plugins/account.py:1112-1144: a dict, nologin first, the CLI shells for privileged groups, then /etc/shells' /usr/bin entries.
+  implement(userContract['user.shell_choices'], ({ appliance }, groupIds) =>
+    Object.fromEntries(shellChoices(appliance.accounts(), groupIds).map((path) => [path, SHELL_NAMES[path] ?? basename(path)])),
+  ),
   implement(userContract['user.unset_2fa_secret'], ({ appliance }, username) => {
     const { store } = appliance;
     store.write(() => {
