@@ -82,6 +82,7 @@ const CASES: Case[] = [
   { method: 'system.info', valid: [], bad: [1], error: tooMany(0) },
   { method: 'system.boot_id', valid: [], bad: [1], error: tooMany(0) },
   { method: 'stor.emulation', valid: [], bad: [1], error: tooMany(0) },
+  { method: 'alert.list', valid: [], bad: [1], error: tooMany(0), answers: [] },
   // Logged in: before login 25.10.1 reads `app.authenticated_credentials.may_create_auth_token` of None
   // and fails with an AttributeError (MW/plugins/auth.py:640), which the emulator copies.
   { method: 'auth.mechanism_choices', valid: [], bad: [1], error: tooMany(0) },
