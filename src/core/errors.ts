@@ -75,6 +75,8 @@ export interface TrueNasErrorData {
   reason: string;
   trace: ErrorTrace | null;
   extra: unknown;
+  /** The exception pickled, base64, to a connection that set `py_exceptions` (rpc/py-exception.ts). */
+  py_exception?: string;
 }
 
 /** `[attribute, message, errno]`, as in `data.extra` of validation errors. */

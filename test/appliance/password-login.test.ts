@@ -151,7 +151,7 @@ describe('two-factor authentication (MW/plugins/auth_/2fa.py, MW/plugins/account
     const denied = await t.callError(session, 'user.renew_2fa_secret', 'alice', {});
     expect(denied.toJSON().data).toMatchObject({ error: 1, errname: 'EPERM', reason: '[EPERM] alice: currently authenticated credential may not renew two-factor authentication for this user.' });
     expect(await t.call(session, 'user.renew_2fa_secret', 'reader', {})).toMatchObject({ username: 'reader', twofactor_auth_configured: true });
-    expect((await t.callError(t.admin, 'user.renew_2fa_secret', 'nobody', {})).reason).toBe("[ENOENT] User 'nobody' does not exist");
+    expect((await t.callError(t.admin, 'user.renew_2fa_secret', 'nosuchuser', {})).reason).toBe("[ENOENT] User 'nosuchuser' does not exist");
     expect((await t.callError(t.admin, 'user.renew_2fa_secret', 'alice', { otp_digits: 9 })).triples).toEqual([
       ['twofactor_options.otp_digits', 'Input should be less than or equal to 8', 22],
     ]);

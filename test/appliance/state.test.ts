@@ -7,7 +7,9 @@ describe('a fresh state directory', () => {
   it('is seeded exactly as README "Where state lives" lists', async () => {
     const t = await openTestAppliance();
     const groups = await t.call<{ name: string; gid: number }[]>(t.admin, 'group.query', [], { select: ['name', 'gid'] });
-    expect(groups).toEqual([
+    // Then the image's 85 system groups (store/builtin-accounts.ts), after stor's own rows.
+    expect(groups).toHaveLength(6 + 85);
+    expect(groups.slice(0, 6)).toEqual([
       { name: 'builtin_administrators', gid: 544 },
       { name: 'builtin_users', gid: 545 },
       { name: 'builtin_guests', gid: 546 },
@@ -17,7 +19,9 @@ describe('a fresh state directory', () => {
     ]);
     const users = await t.call<{ username: string; uid: number; group: { bsdgrp_gid: number }; groups: number[] }[]>(t.admin, 'user.query');
     // user.query always ends with the synthetic container root (MW/plugins/account.py:444-452).
-    expect(users.map((u) => [u.username, u.uid])).toEqual([
+    // In between, the image's 53 system users (store/builtin-accounts.ts).
+    expect(users).toHaveLength(2 + 53 + 1);
+    expect([...users.slice(0, 2), users.at(-1)!].map((u) => [u.username, u.uid])).toEqual([
       ['root', 0],
       ['truenas_admin', 950],
       ['truenas_container_unpriv_root', 2147000001],
@@ -62,7 +66,7 @@ describe('a fresh state directory', () => {
     const again = await t.reopen();
     expect(again.adminKey).toBe(t.adminKey);
     const groups = await again.call<string[]>(again.admin, 'group.query', [], { select: ['name'] });
-    expect(groups).toHaveLength(7);
+    expect(groups).toHaveLength(7 + 85);
     expect(await again.call(again.admin, 'privilege.query', [], { count: true })).toBe(3);
   });
 });

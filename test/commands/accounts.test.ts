@@ -166,9 +166,9 @@ describe('stor user and stor group on the embedded appliance', () => {
     await run(['user', 'create', 'hal', '--password-disabled']);
     const created = JSON.parse((await run(['group', 'create', 'team', '--gid', '4100', '--members', 'gina,hal', '--json'])).stdout);
     expect(created).toMatchObject({ gid: 4100, name: 'team', members: ['gina', 'hal'], builtin: false, privileges: [], created: true });
-    const unknown = await run(['group', 'create', 'other', '--members', 'nobody']);
+    const unknown = await run(['group', 'create', 'other', '--members', 'nosuchuser']);
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain('no local user named "nobody"');
+    expect(unknown.stderr).toContain('no local user named "nosuchuser"');
     expect((await run(['group', 'show', 'other'])).code).toBe(1);
 
     const updated = JSON.parse((await run(['group', 'update', 'team', '--members', 'hal', '--name', 'crew', '--json'])).stdout);

@@ -45,7 +45,9 @@ describe('user.query / user.get_instance (MW/api/v25_10_1/user.py UserEntry)', (
   it('lists the local users and then the synthetic truenas_container_unpriv_root (MW/plugins/account.py:444-452, MW/plugins/idmap.py:426-463)', async () => {
     const { ws } = await admin();
     const users = await conforming<Entry[]>(ws, 'user.query');
-    expect(users.map((u) => u.username)).toEqual(['root', 'truenas_admin', 'truenas_container_unpriv_root']);
+    // Between them, the image's system users, built in (builtin-accounts.test.ts).
+    expect([...users.slice(0, 2), users.at(-1)!].map((u) => u.username)).toEqual(['root', 'truenas_admin', 'truenas_container_unpriv_root']);
+    expect(users.slice(2, -1).every((u) => u.builtin)).toBe(true);
     expect(users.at(-1)).toEqual({
       id: 2247000001, uid: 2147000001, username: 'truenas_container_unpriv_root', unixhash: null, smbhash: null,
       home: '/var/empty', shell: '/usr/sbin/nologin', full_name: 'Unprivileged root user for containers', builtin: true,
@@ -238,7 +240,7 @@ describe('user.renew_2fa_secret / user.unset_2fa_secret (MW/plugins/account_/2fa
     const renewed = await conforming<Entry>(ws, 'user.renew_2fa_secret', ['truenas_admin', {}]);
     expect(renewed).toMatchObject({ username: 'truenas_admin', twofactor_auth_configured: true, twofactor_config: { secret_configured: true } });
     expect(await conforming(ws, 'user.unset_2fa_secret', ['truenas_admin'])).toBeNull();
-    expectCallError(await ws.call('user.unset_2fa_secret', ['nobody']), 2, 'ENOENT', "User 'nobody' does not exist");
+    expectCallError(await ws.call('user.unset_2fa_secret', ['nosuchuser']), 2, 'ENOENT', "User 'nosuchuser' does not exist");
   });
 });
 
@@ -260,13 +262,13 @@ describe('group.create (MW/plugins/account.py:2014-2049)', () => {
   it('answers the new id', async () => {
     const { ws } = await admin();
     const [userId] = await plainUser(ws, 'gina');
-    const id = await conforming<number>(ws, 'group.create', [{ name: 'staff', users: [userId] }]);
-    expect(await ws.result('group.get_instance', [id])).toMatchObject({ name: 'staff', gid: 3001, smb: true, users: [userId] });
+    const id = await conforming<number>(ws, 'group.create', [{ name: 'crew', users: [userId] }]);
+    expect(await ws.result('group.get_instance', [id])).toMatchObject({ name: 'crew', gid: 3001, smb: true, users: [userId] });
   });
 
   it('refuses unknown users with `group_create.users: Following users do not exist: …` (MW/plugins/account.py:2405-2417)', async () => {
     const { ws } = await admin();
-    expect(await validationError(ws, 'group.create', [{ name: 'staff', users: [999, 998] }])).toEqual([
+    expect(await validationError(ws, 'group.create', [{ name: 'crew', users: [999, 998] }])).toEqual([
       ['group_create.users', 'Following users do not exist: 998, 999', 22],
     ]);
   });

@@ -82,12 +82,16 @@ const CASES: Case[] = [
   { method: 'system.info', valid: [], bad: [1], error: tooMany(0) },
   { method: 'system.boot_id', valid: [], bad: [1], error: tooMany(0) },
   { method: 'stor.emulation', valid: [], bad: [1], error: tooMany(0) },
+  { method: 'alert.list', valid: [], bad: [1], error: tooMany(0), answers: [] },
   // Logged in: before login 25.10.1 reads `app.authenticated_credentials.may_create_auth_token` of None
   // and fails with an AttributeError (MW/plugins/auth.py:640), which the emulator copies.
   { method: 'auth.mechanism_choices', valid: [], bad: [1], error: tooMany(0) },
   { method: 'auth.me', valid: [], bad: [1], error: tooMany(0) },
   { method: 'auth.sessions', valid: [], bad: ['x'], error: invalid(['filters', 'Input should be a valid list']) },
   { method: 'auth.twofactor.config', valid: [], bad: [1], error: tooMany(0) },
+  // An id no session has: false (MW/plugins/auth.py:307-309). Terminating the others leaves the caller's.
+  { method: 'auth.terminate_session', valid: ['no-such-session'], bad: [1], error: invalid(['id', 'Input should be a valid string']), answers: false },
+  { method: 'auth.terminate_other_sessions', valid: [], bad: [1], error: tooMany(0), answers: true },
   { method: 'privilege.roles', valid: [], bad: ['x'], error: invalid(['filters', 'Input should be a valid list']) },
   { method: 'pool.query', valid: [], bad: ['x'], error: invalid(['filters', 'Input should be a valid list']) },
   { method: 'pool.get_instance', valid: [ref('pool.query', 0, 'id')], bad: ['x'], error: invalid(['id', 'Input should be a valid integer']) },
@@ -106,6 +110,9 @@ const CASES: Case[] = [
     error: invalid(['user_create.full_name', 'Field required']),
   },
   { method: 'user.query', valid: [], bad: ['x'], error: invalid(['filters', 'Input should be a valid list']) },
+  { method: 'user.get_next_uid', valid: [], bad: [1], error: tooMany(0) },
+  { method: 'group.get_next_gid', valid: [], bad: [1], error: tooMany(0) },
+  { method: 'user.shell_choices', valid: [[ref('group.create')]], bad: ['x'], error: invalid(['group_ids', 'Input should be a valid list']) },
   { method: 'user.get_instance', valid: [ref('user.create', 'id')], bad: ['x'], error: invalid(['id', 'Input should be a valid integer']) },
   { method: 'user.update', valid: [ref('user.create', 'id'), { full_name: 'Midclt Uno' }], bad: [ref('user.create', 'id'), { uid: 3000 }], error: invalid(['user_update.uid', 'Extra inputs are not permitted']) },
   {
@@ -175,6 +182,7 @@ const CASES: Case[] = [
     error26: invalid(['data.FILESYSTEM.name', 'Field required']),
   },
   { method: 'pool.dataset.query', valid: [], bad: ['x'], error: invalid(['filters', 'Input should be a valid list']) },
+  { method: 'pool.dataset.checksum_choices', valid: [], bad: [1], error: tooMany(0), answers: { ON: 'ON', BLAKE3: 'BLAKE3' } },
   { method: 'pool.dataset.get_instance', valid: ['tank/midclt'], bad: [1], error: invalid(['id', 'Input should be a valid string']) },
   { method: 'pool.dataset.update', valid: ['tank/midclt', { comments: 'midclt' }], bad: ['tank/midclt', { bogus: 1 }], error: invalid(['data.bogus', 'Extra inputs are not permitted']) },
   { method: 'filesystem.mkdir', valid: [{ path: '/mnt/tank/midclt/dir' }], bad: [{}], error: invalid(['filesystem_mkdir.path', 'Field required']) },

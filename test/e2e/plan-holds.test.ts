@@ -84,23 +84,23 @@ describe.skipIf(!hasScript)('a change confirmed on a plan does no more than the 
 
   it('privilege delete: a group bound while the prompt waited stops the delete, named; the privilege stays', async () => {
     const { env, run } = embedded();
-    await run(['group', 'create', 'staff']);
+    await run(['group', 'create', 'staffers']);
     await run(['privilege', 'create', 'ops', '--roles', 'READONLY_ADMIN']);
     const r = await answerOnTerminal(['privilege', 'delete', 'ops'], env, 'y', async () => {
-      await run(['privilege', 'update', 'ops', '--groups', 'staff']);
+      await run(['privilege', 'update', 'ops', '--groups', 'staffers']);
     });
-    expect(r.shown).toMatch(/stor: the target changed since the plan you confirmed: deleting privilege \d+ would now also take group staff; nothing was changed/);
+    expect(r.shown).toMatch(/stor: the target changed since the plan you confirmed: deleting privilege \d+ would now also take group staffers; nothing was changed/);
     expect(r.code).toBe(1);
     expect((await run(['privilege', 'show', 'ops'])).code).toBe(0);
   });
 
   it('group delete --delete-users: a user who joined while the prompt waited stops the delete, named; no user is deleted', async () => {
     const { env, run } = embedded();
-    await run(['user', 'create', 'erin', '--password-disabled', '--group', 'staff']);
-    const r = await answerOnTerminal(['group', 'delete', 'staff', '--delete-users'], env, 'y', async () => {
-      await run(['user', 'create', 'frank', '--password-disabled', '--group', 'staff']);
+    await run(['user', 'create', 'erin', '--password-disabled', '--group', 'staffers']);
+    const r = await answerOnTerminal(['group', 'delete', 'staffers', '--delete-users'], env, 'y', async () => {
+      await run(['user', 'create', 'frank', '--password-disabled', '--group', 'staffers']);
     });
-    expect(r.shown).toContain('stor: the target changed since the plan you confirmed: deleting group staff would now also take member frank; nothing was changed');
+    expect(r.shown).toContain('stor: the target changed since the plan you confirmed: deleting group staffers would now also take member frank; nothing was changed');
     expect(r.code).toBe(1);
     for (const who of ['erin', 'frank']) expect((await run(['user', 'show', who])).code).toBe(0);
   });

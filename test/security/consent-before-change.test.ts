@@ -62,7 +62,7 @@ describe('nothing destructive happens before consent (issue 21 A.1)', () => {
       ['snapshot', 'create', 'tank/a@s1', '-r'],
       ['snapshot', 'create', 'tank/a@s2'],
       ['privilege', 'create', 'ops', '--roles', 'READONLY_ADMIN'],
-      ['group', 'create', 'staff'],
+      ['group', 'create', 'staffers'],
       ['user', 'create', 'erin', '--password-disabled'],
       ['api-key', 'create', 'k1', '--user', 'truenas_admin'],
     ]) {
@@ -80,7 +80,7 @@ describe('nothing destructive happens before consent (issue 21 A.1)', () => {
       ['user', 'delete', 'erin'],
       ['user', 'delete', 'root'],
       ['user', 'delete', 'truenas_admin'],
-      ['group', 'delete', 'staff'],
+      ['group', 'delete', 'staffers'],
       ['group', 'delete', 'builtin_users'],
       ['api-key', 'revoke', 'k1'],
     ]) {

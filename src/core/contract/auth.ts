@@ -199,6 +199,21 @@ export const authContract = service('auth', {
     params: () => QUERY_PARAMS,
     result: () => queryResult(authSessionsEntry()),
   }),
+  // MW/plugins/auth.py:302-312: false for an id no session has; its tokens go, its connection closes.
+  terminate_session: method({
+    summary: 'End a logged-in connection by its auth.sessions id: its tokens are destroyed and it is closed. False for an unknown id.',
+    access: roles('AUTH_SESSIONS_WRITE'),
+    params: () => [{ name: 'id', schema: str() }],
+    result: () => z.boolean(),
+  }),
+  // MW/plugins/auth.py:314-336: every session but the caller's and internal ones.
+  terminate_other_sessions: method({
+    summary: "End every logged-in connection but the caller's.",
+    access: roles('AUTH_SESSIONS_WRITE'),
+    app: 'ws',
+    params: () => [],
+    result: () => z.literal(true),
+  }),
   'twofactor.config': method({
     summary: 'The global two-factor setting: enabled, services, window (TOTP intervals accepted either side of now).',
     // ConfigService role_prefix SYSTEM_SECURITY (MW/plugins/auth_/2fa.py, MW/main.py:315).

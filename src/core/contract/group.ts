@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { localXid, posixName, usernsIdmap } from './accounts-common.js';
 import { crud } from './crud.js';
 import { roles, once } from './method.js';
-import { service } from './service.js';
+import { method, service } from './service.js';
 
 // `MW/api/v25_10_1/group.py`; role prefix ACCOUNT (`MW/plugins/account.py` GroupService.Config).
 
@@ -59,5 +59,12 @@ export const groupContract = service('group', {
   update: groups.update('Change a local group by id (name, smb, sudo commands, userns_idmap, members); returns the id.', 'group_update', groupUpdate, () => z.int()),
   delete: groups.delete('Delete a local group by id {delete_users: false}: its primary members move to nogroup, or are deleted. Returns the id.', () => z.int(), {
     options: { schema: () => z.strictObject({ delete_users: z.boolean().default(false) }), default: () => ({}) },
+  }),
+  // MW/plugins/account.py:2190-2211: the lowest free gid from 3000 (privileges' gids counted), held for an hour.
+  get_next_gid: method({
+    summary: 'The next free gid for a new local group (3000 and up); held for the caller, so the next call answers another.',
+    access: roles('ACCOUNT_READ'),
+    params: () => [],
+    result: () => z.int(),
   }),
 });

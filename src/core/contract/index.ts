@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { alertContract } from './alert.js';
 import { apiKeyContract } from './api-key.js';
 import { authContract } from './auth.js';
 import type { MethodContract, ParamSpec } from './method.js';
@@ -29,6 +30,7 @@ export const CONTRACT = {
   ...poolDatasetContract,
   ...poolSnapshotContract,
   ...systemContract,
+  ...alertContract,
 };
 
 /**

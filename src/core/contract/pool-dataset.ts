@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { crud } from './crud.js';
 import { nonEmptyStr, roles, str, once } from './method.js';
 import { pydanticUnion } from './pydantic-union.js';
-import { service } from './service.js';
+import { method, service } from './service.js';
 
 // `MW/api/v25_10_1/pool_dataset.py`; role prefix DATASET with a separate DATASET_DELETE
 // (`MW/plugins/pool_/dataset.py` Config: role_prefix, role_separate_delete).
@@ -165,6 +165,9 @@ const filesystemOnly = once(() => ({
  */
 export const RECORDSIZE_CHOICES = ['512', '512B', '1K', '2K', '4K', '8K', '16K', '32K', '64K', '128K', '256K', '512K', '1M', '2M', '4M', '8M', '16M'] as const;
 
+/** `ZFS_CHECKSUM_CHOICES` but OFF, in its order (MW/plugins/pool_/utils.py:19), as checksum_choices answers them. */
+export const CHECKSUM_CHOICES = ['ON', 'FLETCHER2', 'FLETCHER4', 'SHA256', 'SHA512', 'SKEIN', 'EDONR', 'BLAKE3'] as const;
+
 export const VOLBLOCKSIZE_CHOICES = ['512', '512B', '1K', '2K', '4K', '8K', '16K', '32K', '64K', '128K'] as const;
 
 /** PoolDatasetCreateVolume. */
@@ -236,4 +239,11 @@ export const poolDatasetContract = service('pool.dataset', {
     () => z.literal(true).nullable(),
     { access: roles('DATASET_DELETE'), options: { schema: deleteOptions, default: () => ({ recursive: false, force: false }) } },
   ),
+  // MW/plugins/pool_/dataset_info.py:18-23; PoolDatasetChecksumChoicesResult (MW/api/v25_10_1/pool_dataset.py:514-523).
+  checksum_choices: method({
+    summary: 'The checksums a dataset may use, {NAME: NAME}: every ZFS checksum but OFF.',
+    access: roles('DATASET_READ'),
+    params: () => [],
+    result: () => z.strictObject(Object.fromEntries(CHECKSUM_CHOICES.map((c) => [c, z.literal(c)])) as { [K in (typeof CHECKSUM_CHOICES)[number]]: z.ZodLiteral<K> }),
+  }),
 });

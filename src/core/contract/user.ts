@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { LETTERS_AND_UNDERSCORE, emailStr, localXid, posixName, secret, usernsIdmap } from './accounts-common.js';
 import { crud } from './crud.js';
 import { ejsonDate } from './ejson.js';
+import { PYDANTIC_DICT, modeledAs } from './json-schema.js';
 import { AUTHENTICATED, nonEmptyStr, roles, str, once } from './method.js';
 import { method, service } from './service.js';
 
@@ -161,6 +162,20 @@ export const userContract = service('user', {
       },
     ],
     result: () => z.null(),
+  }),
+  // MW/plugins/account.py:1253-1276: the lowest free uid from 3000, held for an hour (ReservedXid).
+  get_next_uid: method({
+    summary: 'The next free uid for a new local user (3000 and up); held for the caller, so the next call answers another.',
+    access: roles('ACCOUNT_READ'),
+    params: () => [],
+    result: () => z.int(),
+  }),
+  // MW/plugins/account.py:1112-1144: no roles, so FULL_ADMIN only; `result: dict` (MW/api/v25_10_1/user.py:264-280).
+  shell_choices: method({
+    summary: 'Login shells a user may be given, {path: name}; the TrueNAS CLI shells too when one of group_ids (database ids) has a privilege.',
+    access: roles(),
+    params: () => [{ name: 'group_ids', schema: z.array(z.int()), default: () => [] }],
+    result: () => modeledAs(z.record(z.string(), z.string()), PYDANTIC_DICT),
   }),
   unset_2fa_secret: method({
     summary: "Remove a user's TOTP secret; the user no longer gets asked for a code.",

@@ -10,6 +10,7 @@ import { validateParams } from '../appliance/params.js';
 import { METHODS, RELEASE_METHODS } from '../appliance/methods/index.js';
 import type { Session } from '../appliance/session/session.js';
 import { revalidateSession } from '../appliance/session/session-check.js';
+import { withPyException } from './py-exception.js';
 import { decodeText, errorResponse, successResponse, type RpcRequest, type RpcResponse } from './codec.js';
 
 /** Hooks a network adapter puts between method lookup and the call (the order of MW/api/base/server/ws_handler/rpc.py:306-364, MW/api/base/server/method.py:52). */
@@ -126,7 +127,8 @@ export class Dispatcher {
     try {
       response = successResponse(request.id, await this.call(session, request.method, request.params, request.id, gate));
     } catch (err) {
-      response = errorResponse(request.id, asRpcError(err));
+      const error = asRpcError(err);
+      response = errorResponse(request.id, session.options.py_exceptions ? withPyException(error) : error);
     }
     gate?.afterCall?.(request, session, loginIdBefore, response);
     return request.hasId ? response : null;

@@ -78,6 +78,8 @@ export function serveConnection(
     watch.activity();
   };
   session.notify = (method, params) => send({ jsonrpc: '2.0', method, params });
+  // aiohttp's `ws.close()` as auth.terminate_session calls it: code 1000, no reason (MW/plugins/auth.py:311).
+  session.closeConnection = () => ws.close(1000);
 
   ws.on('message', (data, isBinary) => {
     // Once closing (e.g. for not reading), nothing more is dispatched.
@@ -121,6 +123,7 @@ export function serveConnection(
     sent.stop();
     watch.stop();
     session.notify = null;
+    session.closeConnection = null;
     session.dropSubscriptions();
     session.logout();
   });

@@ -1,5 +1,7 @@
 import type { Database } from 'better-sqlite3';
+import { addBuiltinAccounts } from './builtin-accounts.js';
 import { unknownSecretHash } from './secrets.js';
+import { readSettings } from './settings.js';
 
 /**
  * Versioned schema migrations. `PRAGMA user_version` records how many have run; each runs once,
@@ -220,6 +222,15 @@ export const MIGRATIONS: readonly Migration[] = [
           server_key TEXT NOT NULL
         );
       `);
+    },
+  },
+  {
+    version: 10,
+    description: "the Debian system accounts a 25.10.1 lists as built-in users and groups (news, operator, …), added to a state seeded without them",
+    up: (db) => {
+      // A fresh state gets them from the seed, which runs after the migrations; a seeded one here,
+      // leaving every account of its own as it is (builtin-accounts.ts).
+      if (readSettings(db).seeded_at !== undefined) addBuiltinAccounts(db);
     },
   },
 ];

@@ -3,6 +3,7 @@ import { mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path';
 import { fileIdentity, writeAdminKeyBinding } from './admin-key-binding.js';
 import { insertApiKey } from './api-keys.js';
+import { addBuiltinAccounts } from './builtin-accounts.js';
 import { insertGroup, type NewGroup } from './groups.js';
 import { insertPrivilege } from './privileges.js';
 import { generateKeySecret, hashSecretForSeed, unknownSecretHash } from './secrets.js';
@@ -113,6 +114,9 @@ export function seedFreshAppliance(db: Database, stateDir: string): void {
     roles: ['SHARING_ADMIN'],
     web_shell: false,
   });
+
+  // After stor's own rows, so their ids stay what earlier seeds gave them.
+  addBuiltinAccounts(db);
 
   db.prepare('INSERT INTO pools (name) VALUES (?)').run('tank');
   db.prepare('INSERT OR IGNORE INTO datasets (id, pool, created_at) VALUES (?, ?, ?)').run('tank', 'tank', Date.now());

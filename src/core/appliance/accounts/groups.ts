@@ -14,6 +14,11 @@ export function nextFreeId(taken: Iterable<number>, min = 3000): number {
   return id;
 }
 
+/** The gids a new local group may not take: every group's and every gid a privilege names (`privilege.used_local_gids`, MW/plugins/account.py:2196-2200). */
+export function takenGids(accounts: AccountsSnapshot): number[] {
+  return [...accounts.groups.map((g) => g.gid), ...accounts.privileges.flatMap((p) => p.local_groups)];
+}
+
 /** A group of a directory service (an id past the local range) is not the emulator's to change. */
 export function refuseDirectoryGroup(id: number, verb: 'modified through' | 'deleted from'): void {
   if (id > BASE_SYNTHETIC_DATASTORE_ID) {

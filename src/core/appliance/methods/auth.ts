@@ -5,7 +5,9 @@ import { readTwoFactorConfig, writeTwoFactorConfig, type TwoFactorConfigRecord }
 import { readGlobalTwoFactor, readUserSecret, twoFactorEntry, userTwoFactorConfig } from '../accounts/two-factor.js';
 import { implement, type CallContext } from '../method.js';
 import { query } from '../query/index.js';
+import type { Appliance } from '../appliance.js';
 import { sessionDump } from '../session/live-sessions.js';
+import type { Session } from '../session/session.js';
 import {
   continueWithOtp,
   generateToken,
@@ -131,7 +133,31 @@ export function describeSession(ctx: CallContext): AuthUserInfo {
 const LEVEL_1_MECHANISMS = ['API_KEY_PLAIN', 'TOKEN_PLAIN', 'PASSWORD_PLAIN'];
 const LEVEL_1_MECHANISMS_26 = [...LEVEL_1_MECHANISMS, 'SCRAM'];
 
+/**
+ * `auth.terminate_session` (MW/plugins/auth.py:302-312): the session's tokens go and its connection
+ * closes. Logged out here first, so it is gone from auth.sessions when the call answers, as
+ * 25.10.1's `await ws.close()` waits for the close that logs it out; the embedded target's session
+ * has no connection to close and is only logged out.
+ */
+function terminateSession(appliance: Appliance, target: Session): void {
+  appliance.tokens.destroyBySession(target.id);
+  const close = target.closeConnection;
+  target.logout();
+  close?.();
+}
+
 export const authMethods = [
+  implement(authContract['auth.terminate_session'], ({ appliance }, id) => {
+    const target = appliance.liveSessions.list().find((s) => s.id === id);
+    if (!target) return false;
+    terminateSession(appliance, target);
+    return true;
+  }),
+  // MW/plugins/auth.py:314-336: all but the caller's; the emulator has no internal sessions to spare.
+  implement(authContract['auth.terminate_other_sessions'], ({ appliance, session }) => {
+    for (const target of appliance.liveSessions.list()) if (target !== session) terminateSession(appliance, target);
+    return true as const;
+  }),
   // MW/plugins/auth.py:285-300: in login order, `current` for the caller's own, none internal
   // (the emulator has no root UNIX socket or HA peer).
   implement(authContract['auth.sessions'], ({ appliance, session }, filters, options) =>

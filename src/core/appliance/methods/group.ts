@@ -3,7 +3,8 @@ import { ERRNO, rpcErrors, type ValidationTriple } from '../../errors.js';
 import { insertGroup, setGroupMembers, updateGroup, type GroupRecord } from '../../store/groups.js';
 import type { Db } from '../../store/store.js';
 import { BASE_SYNTHETIC_DATASTORE_ID, validateSudoCommands } from '../accounts/checks.js';
-import { deleteGroupChecked, nextFreeId, refuseDirectoryGroup } from '../accounts/groups.js';
+import { deleteGroupChecked, refuseDirectoryGroup, takenGids } from '../accounts/groups.js';
+import { reservedGids, type ReservedIds } from '../accounts/reserved-ids.js';
 import { ALLOWED_BUILTIN_GIDS, AccountsSnapshot, type GroupEntry } from '../accounts/accounts.js';
 import { implement, type CallContext } from '../method.js';
 import { getInstance, query } from '../query/index.js';
@@ -100,11 +101,13 @@ function groupEntries(ctx: CallContext): GroupEntry[] {
   return accounts.groups.map((g) => accounts.groupEntry(g));
 }
 
-function createGroup(db: Db, data: GroupCreate, rootGroupRules: boolean): number {
+function createGroup(db: Db, data: GroupCreate, rootGroupRules: boolean, held: ReservedIds): number {
   const accounts = AccountsSnapshot.load(db);
   const errors = commonValidation(accounts, data, 'group_create', null, rootGroupRules);
   if (errors.length > 0) throw rpcErrors.validation(errors);
-  const gid = data.gid ?? nextFreeId([...accounts.groups.map((g) => g.gid), ...accounts.privileges.flatMap((p) => p.local_groups)]);
+  // `get_next_gid` passes over gids it handed out; the one used is no longer held (MW/plugins/account.py:2028-2040).
+  const gid = data.gid ?? held.next(takenGids(accounts));
+  held.release(gid);
   const id = insertGroup(db, {
     gid,
     name: data.name,
@@ -121,7 +124,11 @@ function createGroup(db: Db, data: GroupCreate, rootGroupRules: boolean): number
 export const groupMethods = [
   implement(groupContract['group.query'], (ctx, filters, options) => query(groupEntries(ctx), filters, options)),
   implement(groupContract['group.get_instance'], (ctx, id, options) => getInstance(groupEntries(ctx), id, options, 'Group')),
-  implement(groupContract['group.create'], ({ appliance }, data) => appliance.store.write(() => createGroup(appliance.store.db, data, appliance.release.rootGroupRules))),
+  implement(groupContract['group.create'], ({ appliance }, data) =>
+    appliance.store.write(() => createGroup(appliance.store.db, data, appliance.release.rootGroupRules, reservedGids(appliance))),
+  ),
+  // MW/plugins/account.py:2190-2211.
+  implement(groupContract['group.get_next_gid'], ({ appliance }) => reservedGids(appliance).reserve(takenGids(appliance.accounts()))),
   implement(groupContract['group.update'], ({ appliance }, id, data) => {
     const { store } = appliance;
     refuseDirectoryGroup(id, 'modified through');

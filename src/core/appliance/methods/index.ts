@@ -1,3 +1,4 @@
+import { alertMethods } from './alert.js';
 import { apiKeyMethods, apiKeyMethods26 } from './api-key.js';
 import { authMethods, authMethods26 } from './auth.js';
 import { coreMethods } from './core.js';
@@ -18,7 +19,7 @@ import { userMethods } from './user.js';
  * core.download, /_upload/) reads the contract (`Appliance.contract`).
  */
 export const METHODS: ReadonlyMap<string, MethodDefinition> = new Map(
-  [...coreMethods, ...authMethods, ...privilegeMethods, ...userMethods, ...groupMethods, ...apiKeyMethods, ...filesystemMethods, ...poolMethods, ...poolDatasetMethods, ...poolSnapshotMethods, ...systemMethods].map((m) => [
+  [...coreMethods, ...authMethods, ...privilegeMethods, ...userMethods, ...groupMethods, ...apiKeyMethods, ...filesystemMethods, ...poolMethods, ...poolDatasetMethods, ...poolSnapshotMethods, ...systemMethods, ...alertMethods].map((m) => [
     m.name,
     m,
   ]),

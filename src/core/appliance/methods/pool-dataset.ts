@@ -1,5 +1,5 @@
 import { mkdirSync, lstatSync, statfsSync } from 'node:fs';
-import { poolDatasetContract, RECORDSIZE_CHOICES, type PoolDatasetCreate, type PoolDatasetEntry, type PoolDatasetUpdate } from '../../contract/pool-dataset.js';
+import { CHECKSUM_CHOICES, poolDatasetContract, RECORDSIZE_CHOICES, type PoolDatasetCreate, type PoolDatasetEntry, type PoolDatasetUpdate } from '../../contract/pool-dataset.js';
 import { ERRNO, rpcErrors, type ValidationTriple } from '../../errors.js';
 import { copiesTaken, datasetCreateRefusal, datasetDeleteRefusal, datasetUpdateRefusal, pyRepr, zfsUpdateRefusal } from '../../refusals/pool-dataset.js';
 import { deleteDatasets, insertDataset, listDatasetLineage, listDatasets, updateDataset, type DatasetRecord } from '../../store/datasets.js';
@@ -530,6 +530,8 @@ function applyUpdate(d: DatasetRecord, data: PoolDatasetUpdate): void {
 }
 
 export const poolDatasetMethods = [
+  // MW/plugins/pool_/dataset_info.py:18-23: `{v: v for v in ZFS_CHECKSUM_CHOICES if v != 'OFF'}`.
+  implement(poolDatasetContract['pool.dataset.checksum_choices'], () => Object.fromEntries(CHECKSUM_CHOICES.map((c) => [c, c])) as { [K in (typeof CHECKSUM_CHOICES)[number]]: K }),
   implement(poolDatasetContract['pool.dataset.query'], async ({ appliance }, filters, options) =>
     datasetQuery((await EntryBuilder.load(appliance)).entries(), snapshotsByDataset(appliance), filters, options)),
   implement(poolDatasetContract['pool.dataset.get_instance'], async ({ appliance }, id) => (await EntryBuilder.load(appliance, id)).entry(id)),

@@ -1,10 +1,12 @@
+import { basename } from 'node:path';
 import { userContract, type UserCreate, type UserUpdate } from '../../contract/user.js';
 import { ERRNO, rpcErrors, type ValidationTriple } from '../../errors.js';
 import { userDeleteRefusal } from '../../refusals/accounts.js';
-import { insertGroup } from '../../store/groups.js';
+import { deleteGroup, insertGroup } from '../../store/groups.js';
 import { ADMIN_UID, GID } from '../../store/seed.js';
 import { generateKeySecret, hashSecret } from '../../store/secrets.js';
 import { readTwoFactorConfig, readUserTwoFactor, writeUserTwoFactor } from '../../store/twofactor.js';
+import { homeOf, setUpHome } from '../accounts/home.js';
 import { setPassword } from '../accounts/set-password.js';
 import { generateTotpSecret } from '../accounts/totp.js';
 import { readUserSecret, userTwoFactorConfig } from '../accounts/two-factor.js';
@@ -26,13 +28,17 @@ import {
 } from '../accounts/checks.js';
 import { AccountsSnapshot, type UserEntry } from '../accounts/accounts.js';
 import type { Appliance } from '../appliance.js';
-import { deleteGroupChecked, nextFreeId } from '../accounts/groups.js';
+import { deleteGroupChecked, takenGids } from '../accounts/groups.js';
+import { reservedGids, reservedUids, type ReservedIds } from '../accounts/reserved-ids.js';
 import { publishEvent } from '../crud-events.js';
 import { implement, type CallContext } from '../method.js';
 import { getInstance, query } from '../query/index.js';
 
 // The handlers of contract/user.ts, as `MW/plugins/account.py` (UserService) and, for the
 // two-factor secret, `MW/plugins/account_/2fa.py` answer them.
+
+/** The names shell_choices gives the shells that are not named for their file (MW/plugins/account.py:1128-1134). */
+const SHELL_NAMES: Record<string, string> = { [NO_LOGIN_SHELL]: 'nologin', '/usr/bin/cli': 'TrueNAS CLI', '/usr/bin/cli_console': 'TrueNAS Console' };
 
 /** `CONTAINER_ROOT_UID` (MW/plugins/account_/constants.py). */
 const CONTAINER_ROOT_UID = 2_147_000_001;
@@ -246,12 +252,15 @@ function validateUpdate(ctx: CallContext, accounts: AccountsSnapshot, old: UserR
 }
 
 /** A user.create group_create: the local group named like the user, or a new one (MW/plugins/account.py:656-675). */
-function primaryGroupFor(db: Db, accounts: AccountsSnapshot, username: string): number {
+function primaryGroupFor(db: Db, accounts: AccountsSnapshot, username: string, held: ReservedIds): number {
   const existing = accounts.groups.find((g) => g.name === username);
+  if (existing) return existing.id;
+  // group.create_internal: `get_next_gid`, the gid no longer held once saved (MW/plugins/account.py:2028-2040).
+  const gid = held.next(takenGids(accounts));
+  held.release(gid);
   return (
-    existing?.id ??
     insertGroup(db, {
-      gid: nextFreeId([...accounts.groups.map((g) => g.gid), ...accounts.privileges.flatMap((p) => p.local_groups)]),
+      gid,
       name: username,
       builtin: false,
       smb: false,
@@ -268,7 +277,8 @@ function refuseDirectoryUser(id: number, verb: 'modified through' | 'deleted fro
   }
 }
 
-function createUser(appliance: Appliance, data: UserCreate, password: string | null, passwordHash: string | null): number {
+/** The new user's id, and the id of the group made for it (`group_create`), if one was. */
+function createUser(appliance: Appliance, data: UserCreate, password: string | null, passwordHash: string | null): { id: number; madeGroup: number | null } {
   const { store } = appliance;
   return store.write(() => {
     const accounts = AccountsSnapshot.load(store.db);
@@ -278,16 +288,20 @@ function createUser(appliance: Appliance, data: UserCreate, password: string | n
     if (!data.group_create && !accounts.groupById.has(data.group!)) {
       throw rpcErrors.validation([['user_create.group', `Group ${data.group} not found`, ERRNO.ENOENT]]);
     }
-    const uid = data.uid ?? nextFreeId(accounts.users.filter((u) => !u.builtin).map((u) => u.uid));
-    const groupId = data.group_create ? primaryGroupFor(store.db, accounts, data.username) : data.group!;
+    // `get_next_uid` passes over uids it handed out; the uid used, given or not, is no longer held (MW/plugins/account.py:683-684, 731-732).
+    const heldUids = reservedUids(appliance);
+    const uid = data.uid ?? heldUids.next(localUids(accounts));
+    heldUids.release(uid);
+    const groupId = data.group_create ? primaryGroupFor(store.db, accounts, data.username, reservedGids(appliance)) : data.group!;
+    const madeGroup = data.group_create && !accounts.groupById.has(groupId) ? groupId : null;
     const groups = [...data.groups];
     const builtinUsers = accounts.groupByGid.get(GID.builtin_users);
     if (data.smb && builtinUsers) groups.push(builtinUsers.id);
-    return insertUser(store.db, {
+    const id = insertUser(store.db, {
       uid,
       username: data.username,
       full_name: data.full_name,
-      home: data.home,
+      home: homeOf(data),
       shell: data.shell,
       group_id: groupId,
       groups,
@@ -304,7 +318,13 @@ function createUser(appliance: Appliance, data: UserCreate, password: string | n
       userns_idmap: data.userns_idmap,
       last_password_change: password === null ? null : Date.now(),
     });
+    return { id, madeGroup };
   });
+}
+
+/** The uids `get_next_uid` counts as taken: local users not built in (MW/plugins/account.py:1260-1263). */
+function localUids(accounts: AccountsSnapshot): number[] {
+  return accounts.users.filter((u) => !u.builtin).map((u) => u.uid);
 }
 
 /** `user.translate_username`: the local user of that name, or the CallError 25.10.1 raises. */
@@ -328,8 +348,18 @@ export const userMethods = [
     const passwordHash = password === null ? null : await hashSecret(password);
     // Validation, uid allocation and insert share one IMMEDIATE transaction: two processes
     // creating users at once queue here and never pick the same uid.
-    const id = createUser(ctx.appliance, data, password, passwordHash);
-    return { ...entryOf(ctx, id), password };
+    const { id, madeGroup } = createUser(ctx.appliance, data, password, passwordHash);
+    const entry = entryOf(ctx, id);
+    // 25.10.1 sets the home up before it saves the user, and on failure removes the group it made
+    // (MW/plugins/account.py:686-703); here the user is saved first, so it goes too.
+    await setUpHome(ctx.appliance, entry.home, data.home_create, data.home_mode, entry.uid, (entry.group as { bsdgrp_gid?: number }).bsdgrp_gid ?? -1).catch((err: unknown) => {
+      ctx.appliance.store.write(() => {
+        deleteUser(ctx.appliance.store.db, id);
+        if (madeGroup !== null) deleteGroup(ctx.appliance.store.db, madeGroup);
+      });
+      throw err;
+    });
+    return { ...entry, password };
   }),
   implement(userContract['user.update'], async (ctx, id, data) => {
     refuseDirectoryUser(id, 'modified through');
@@ -417,6 +447,12 @@ export const userMethods = [
     return { ...entry, twofactor_config: userTwoFactorConfig(user, readUserSecret(ctx.appliance, user.id)) };
   }),
   implement(userContract['user.set_password'], (ctx, data) => setPassword(ctx, data)),
+  // MW/plugins/account.py:1253-1276.
+  implement(userContract['user.get_next_uid'], ({ appliance }) => reservedUids(appliance).reserve(localUids(appliance.accounts()))),
+  // MW/plugins/account.py:1112-1144: a dict, nologin first, the CLI shells for privileged groups, then /etc/shells' /usr/bin entries.
+  implement(userContract['user.shell_choices'], ({ appliance }, groupIds) =>
+    Object.fromEntries(shellChoices(appliance.accounts(), groupIds).map((path) => [path, SHELL_NAMES[path] ?? basename(path)])),
+  ),
   implement(userContract['user.unset_2fa_secret'], ({ appliance }, username) => {
     const { store } = appliance;
     store.write(() => {

@@ -116,6 +116,8 @@ export class Session {
   options: ConnectionOptions = { legacy_jobs: true, private_methods: false, py_exceptions: false };
   /** Where server-initiated notifications go; null where the transport has no push channel. */
   notify: ((method: string, params: unknown) => void) | null = null;
+  /** Closes the connection (`auth.terminate_session`); null where there is none to close (the embedded target). */
+  closeConnection: (() => void) | null = null;
   /** Subscription id → the event name subscribed to (`*` for every event). */
   readonly subscriptions = new Map<string, string>();
   /** At most this many subscriptions at once; the server sets it per connection (limits.ts). */

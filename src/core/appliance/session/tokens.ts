@@ -108,6 +108,11 @@ export class Tokens {
     this.tokens.delete(token.value);
   }
 
+  /** Every token the session made (`destroy_by_session_id`, MW/plugins/auth.py:85-86). */
+  destroyBySession(sessionId: string): void {
+    for (const [value, token] of this.tokens) if (token.sessionId === sessionId) this.tokens.delete(value);
+  }
+
   get size(): number {
     return this.tokens.size;
   }
