@@ -19,6 +19,11 @@ const CATALOGUE = {
     meaning: 'the profiles file cannot be read or parsed',
     remedy: 'fix or remove the file (in `$STOR_CONFIG_DIR`), then `stor login` again',
   },
+  CONFIG_UNWRITABLE: {
+    kind: 'failed',
+    meaning: "the profiles directory is in another user's home (root run with that user's HOME, `sudo -E`): stor writes nothing there",
+    remedy: 'run stor as that user, or with your own HOME (`sudo -H`), or point `STOR_CONFIG_DIR` (or `XDG_CONFIG_HOME`) at a directory of your own',
+  },
   DECLINED: {
     kind: 'failed',
     meaning: 'you answered no at a confirmation prompt; nothing was changed',

@@ -1,4 +1,4 @@
-import { chmodSync, chownSync, mkdirSync, readdirSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { E } from '../../src/core/error-catalogue.js';
@@ -64,5 +64,64 @@ describe.skipIf(process.getuid?.() !== 0)("root with another user's HOME", () =>
     expect(r.code).toBe(1);
     expect(errorOf(r.stderr)).toMatchObject({ code: E.STATE_UNWRITABLE.code, message: expect.stringContaining(`owned by uid ${OTHER_UID}`) });
     expect(tree(home)).toEqual([]);
+  });
+});
+
+/*
+ * The profiles file (~/.config/stor/config.json): root with another user's HOME writes nothing
+ * there, neither `~/.config/stor` nor the file, and refuses every change with CONFIG_UNWRITABLE
+ * before anything else happens (before a login contacts the appliance, before a logout revokes a
+ * key). That user's existing profiles are read as they are, never rewritten.
+ */
+describe.skipIf(process.getuid?.() !== 0)("root with another user's HOME: the profiles file", () => {
+  /** As sudoEnv, but with the config directory the default one, in that home. */
+  function defaultConfigEnv(home: string): Record<string, string> {
+    const { STOR_CONFIG_DIR: _, ...env } = sudoEnv(home, { STOR_HOME: tempDir('stor-state-') });
+    return env;
+  }
+
+  /** That user's own ~/.config/stor/config.json (0600, theirs), holding `doc`. */
+  function othersProfiles(home: string, doc: unknown): string {
+    const file = join(home, '.config/stor/config.json');
+    writeFileSync(file, JSON.stringify(doc), { mode: 0o600 });
+    chownSync(file, OTHER_UID, OTHER_UID);
+    return file;
+  }
+
+  it('`stor profile use` and `stor login` are refused with CONFIG_UNWRITABLE, and nothing is made in that home', async () => {
+    const home = othersHome();
+    const env = defaultConfigEnv(home);
+    const use = await spawnStor(['profile', 'use', 'embedded', '--json'], { env });
+    expect(use.code).toBe(1);
+    expect(errorOf(use.stderr)).toMatchObject({ code: E.CONFIG_UNWRITABLE.code, message: expect.stringContaining(`owned by uid ${OTHER_UID}`) });
+    const login = await spawnStor(['login', '--url', 'http://127.0.0.1:9', '--api-key-stdin', '--json'], { env, stdin: `1-${'a'.repeat(64)}\n` });
+    expect(login.code).toBe(1);
+    expect(errorOf(login.stderr).code).toBe(E.CONFIG_UNWRITABLE.code);
+    expect(tree(home)).toEqual([]);
+  });
+
+  it("that user's profiles are read as they are (`profile list`) and never rewritten: `profile use` and `logout` are refused, the file stays theirs, byte for byte", async () => {
+    const home = othersHome(['.config/stor']);
+    const env = defaultConfigEnv(home);
+    // No "profiles" key: conf would fill in its default, rewriting the file as root's, on a mere read.
+    const sparse = othersProfiles(home, { current: 'nas' });
+    const list = await spawnStor(['profile', 'list', '--json'], { env });
+    expect(list.code, list.stderr).toBe(0);
+    expect(readFileSync(sparse, 'utf8')).toBe('{"current":"nas"}');
+    expect(statSync(sparse).uid).toBe(OTHER_UID);
+
+    const file = othersProfiles(home, { current: 'nas', profiles: { nas: { url: 'https://nas.example.com', apiKey: `1-${'a'.repeat(64)}` } } });
+    const before = readFileSync(file, 'utf8');
+    const listed = await spawnStor(['profile', 'list', '--json'], { env });
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toContain('nas.example.com');
+    for (const args of [['profile', 'use', 'embedded'], ['logout', '--keep-key']]) {
+      const r = await spawnStor([...args, '--json'], { env });
+      expect(r.code, args.join(' ')).toBe(1);
+      expect(errorOf(r.stderr).code).toBe(E.CONFIG_UNWRITABLE.code);
+    }
+    expect(readFileSync(file, 'utf8')).toBe(before);
+    expect(statSync(file).uid).toBe(OTHER_UID);
+    expect(tree(home)).toEqual(['.config', '.config/stor', '.config/stor/config.json']);
   });
 });

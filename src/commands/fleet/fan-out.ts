@@ -1,4 +1,3 @@
-import { configDirFrom } from '../../core/config/paths.js';
 import { ProfileStore } from '../../core/config/profiles.js';
 import { E } from '../../core/error-catalogue.js';
 import { StorError } from '../../core/errors.js';
@@ -152,7 +151,7 @@ export async function resolveFleet(base: CommandContext): Promise<string[]> {
   if (globals.url !== undefined || globals.profile !== undefined) {
     throw new StorError(E.BAD_TARGETS, `--targets chooses the targets itself; it cannot be combined with --${globals.url !== undefined ? 'url' : 'profile'}`);
   }
-  base.profiles = await new ProfileStore(configDirFrom(io.env)).read();
+  base.profiles = await ProfileStore.of(io.env).read();
   return resolveTargetList(globals.targets!, base.profiles);
 }
 

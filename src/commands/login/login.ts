@@ -1,5 +1,4 @@
 import { resolve } from 'node:path';
-import { configDirFrom } from '../../core/config/paths.js';
 import { EMBEDDED_PROFILE, ProfileStore, profileNamed, type Profile } from '../../core/config/profiles.js';
 import { call } from '../../core/contract/client.js';
 import { StorError } from '../../core/errors.js';
@@ -104,7 +103,9 @@ interface ProfileChoice {
  * taken by another appliance is refused without `--force`.
  */
 async function chooseProfile(ctx: CommandContext, endpoint: Endpoint, force: boolean): Promise<ProfileChoice> {
-  const doc = await new ProfileStore(configDirFrom(ctx.io.env)).read();
+  const store = ProfileStore.of(ctx.io.env);
+  store.writable();
+  const doc = await store.read();
   const name = ctx.globals.profile ?? (ctx.io.env.STOR_PROFILE || undefined) ?? profilesFor(endpoint, doc)[0] ?? profileNameFor(endpoint);
   if (name === EMBEDDED_PROFILE) {
     // Reserved for the embedded appliance (README "Remote appliances", Profile names), a host named so included.
@@ -155,7 +156,7 @@ async function saveProfile(
     // The appliance spoke SCRAM: its key is never to be sent itself (a later downgrade is refused).
     ...(scram ? { scram: true as const } : {}),
   };
-  const store = new ProfileStore(configDirFrom(ctx.io.env));
+  const store = ProfileStore.of(ctx.io.env);
   const previous = profileNamed(await store.read(), name);
   await store.save(name, profile, true);
   // The sessions of the key this login replaces must not outlive it.

@@ -1,4 +1,3 @@
-import { configDirFrom } from '../../core/config/paths.js';
 import { ProfileStore, profileNamed, type Profile } from '../../core/config/profiles.js';
 import { call, queryItems } from '../../core/contract/client.js';
 import { parseEndpoint } from '../../core/transport/endpoint.js';
@@ -43,7 +42,7 @@ export interface LogoutKey {
  * runbook may log out twice; `stor profile remove NAME` still refuses an unknown one.
  */
 export async function logout(ctx: CommandContext, opts: Partial<LogoutOptions> = {}): Promise<CommandResult<LogoutResult>> {
-  const store = new ProfileStore(configDirFrom(ctx.io.env));
+  const store = ProfileStore.of(ctx.io.env);
   const doc = await store.read();
   const name = ctx.globals.profile ?? (ctx.io.env.STOR_PROFILE || undefined) ?? doc.current ?? null;
   if (name === null || !profileNamed(doc, name)) {
@@ -52,6 +51,8 @@ export async function logout(ctx: CommandContext, opts: Partial<LogoutOptions> =
     return recordResult(data, { fields: [['removed profile', null], ['was current', false]] });
   }
   const profile = profileNamed(doc, name)!;
+  // Before a key is revoked: a profile that cannot be removed here must not lose its key there.
+  store.writable();
   const key = await settleKey(ctx, name, profile, opts);
   const wasCurrent = await store.remove(name);
   await closeSessionsOf(ctx, profile);

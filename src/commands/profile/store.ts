@@ -1,10 +1,9 @@
-import { configDirFrom } from '../../core/config/paths.js';
 import { ProfileStore } from '../../core/config/profiles.js';
 import type { CommandContext } from '../shared/context.js';
 
 /** The saved profiles of this user (STOR_CONFIG_DIR, else the platform's config directory). */
 export function profileStore(ctx: CommandContext): ProfileStore {
-  return new ProfileStore(configDirFrom(ctx.io.env));
+  return ProfileStore.of(ctx.io.env);
 }
 
 /** `stor profile use|remove --json`. */

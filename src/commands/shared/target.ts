@@ -1,7 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import { resolve } from 'node:path';
 import { EMBEDDED_PROFILE, ProfileStore, embeddedNameClash, profileNamed, unknownProfile, type ProfilesDocument } from '../../core/config/profiles.js';
-import { configDirFrom, othersInHome, stateDirFrom, type Env } from '../../core/config/paths.js';
+import { othersInHome, stateDirFrom, type Env } from '../../core/config/paths.js';
 import { StorError } from '../../core/errors.js';
 import { E } from '../../core/error-catalogue.js';
 import { CA_FILE, readSmallFile } from '../../core/config/small-file.js';
@@ -82,7 +82,7 @@ export async function resolveTarget(opts: TargetOptions, io: IO, trace?: (messag
   const envKey = envSetting(env, 'STOR_API_KEY');
   const url = opts.url ?? envSetting(env, 'STOR_URL');
   const named = opts.profile ?? (env.STOR_PROFILE || undefined);
-  const doc = profiles ?? (await new ProfileStore(configDirFrom(env)).read());
+  const doc = profiles ?? (await ProfileStore.of(env).read());
   let profileName = named ?? (url === undefined ? doc.current : undefined);
   // Checked whatever the target: a --ca that cannot be used must not pass silently.
   if (opts.ca !== undefined) readCa(resolve(io.cwd, opts.ca));

@@ -1,6 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, statSync } from 'node:fs';
 import { ownerOnly, ownerOnlyFile } from './owner-only.js';
 import { join } from 'node:path';
+import { configDirFrom, othersInHome, type Env } from './paths.js';
 import { StorError } from '../errors.js';
 import { E } from '../error-catalogue.js';
 
@@ -69,13 +70,39 @@ export function profileNamed(doc: ProfilesDocument, name: string): Profile | und
 /**
  * Profiles in `<config dir>/config.json` (conf: atomic writes, schema-free JSON). The file is
  * created 0600 and tightened back to it on every read and write, in case an older, restored or
- * hand-made copy was looser.
+ * hand-made copy was looser (one of another user's is left as it is: theirs to secure). `env`,
+ * when given, is the command's: a write into another user's home is then refused
+ * (`writable()`); without it (tests of the store itself) nothing is checked.
  */
 export class ProfileStore {
   readonly path: string;
 
-  constructor(readonly dir: string) {
+  constructor(
+    readonly dir: string,
+    private readonly env?: Env,
+  ) {
     this.path = join(dir, 'config.json');
+  }
+
+  /** The profiles of the command of environment `env` (STOR_CONFIG_DIR, else the XDG config directory). */
+  static of(env: Env): ProfileStore {
+    return new ProfileStore(configDirFrom(env), env);
+  }
+
+  /**
+   * Refuses, before anything is changed anywhere, a profiles directory in another user's home:
+   * root run with that user's HOME (`sudo -E`) would make `~/.config/stor` root's there, or
+   * replace their `config.json` (conf writes a new file and renames it) by one of root's, which
+   * their own stor could then not change. Login and logout call it first, so that a refusal
+   * leaves no new key on the appliance and revokes none (README "Where state lives").
+   */
+  writable(): void {
+    if (this.env === undefined) return;
+    const owner = othersInHome(this.dir, this.env);
+    if (owner === undefined) return;
+    throw new StorError(E.CONFIG_UNWRITABLE, `the profiles directory ${this.dir} is in a home owned by uid ${owner}, not by this user (uid ${process.getuid?.()}): stor changes nothing there`, {
+      hint: 'run stor as that user, or with your own HOME (`sudo -H`, not `sudo -E`), or point STOR_CONFIG_DIR (or XDG_CONFIG_HOME) at a directory of your own',
+    });
   }
 
   /** Cheap check used on every command: most invocations never need to load conf. */
@@ -89,7 +116,8 @@ export class ProfileStore {
       cwd: this.dir,
       configName: 'config',
       configFileMode: FILE_MODE,
-      defaults: { profiles: {} },
+      // No `defaults`: conf writes them into a file that lacks them as it opens it, so that a mere
+      // read would rewrite the file (as root's, in another user's home). documentOf fills them in.
       clearInvalidConfig: false,
     });
   }
@@ -110,6 +138,7 @@ export class ProfileStore {
   }
 
   private async write(change: (doc: ProfilesDocument) => void): Promise<void> {
+    this.writable();
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     ownerOnly(this.dir);
     ownerOnlyFile(this.path);
