@@ -1,0 +1,1 @@
+# The package the appliance's exceptions live in; see service_exception.py beside this file.
