@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { openSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { CHEAP_HASHES } from './cheap-hashes.js';
+import { EMBEDDED_MEANT } from './embedded-meant.js';
 
 export const STOR_BIN = fileURLToPath(new URL('../../bin/stor.js', import.meta.url));
 
@@ -21,7 +22,7 @@ export interface SpawnResult {
 export function spawnStor(args: string[], options: { env?: Record<string, string | undefined>; stdin?: string; stdinFrom?: string; cwd?: string; killAfterMs?: number } = {}): Promise<SpawnResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [STOR_BIN, ...args], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', STOR_CHECK_RESULTS: '1', ...CHEAP_HASHES, ...options.env },
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', ...EMBEDDED_MEANT, STOR_CHECK_RESULTS: '1', ...CHEAP_HASHES, ...options.env },
       // `stdinFrom`: standard input is that file itself, as a shell's `< file` makes it.
       stdio: [options.stdinFrom !== undefined ? openSync(options.stdinFrom, 'r') : 'pipe', 'pipe', 'pipe'],
       ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
