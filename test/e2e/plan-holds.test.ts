@@ -96,7 +96,7 @@ describe.skipIf(!hasScript)('a change confirmed on a plan does no more than the 
 
   it('group delete --delete-users: a user who joined while the prompt waited stops the delete, named; no user is deleted', async () => {
     const { env, run } = embedded();
-    await run(['user', 'create', 'erin', '--password-disabled', '--group', 'staff']);
+    await run(['user', 'create', 'erin', '--password-disabled', '--group', 'staff', '--create-group']);
     const r = await answerOnTerminal(['group', 'delete', 'staff', '--delete-users'], env, 'y', async () => {
       await run(['user', 'create', 'frank', '--password-disabled', '--group', 'staff']);
     });
