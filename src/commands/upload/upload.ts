@@ -102,8 +102,9 @@ async function destinations(t: Transport, target: string, names: string[]): Prom
   const st = await statOrNull(t, target);
   if (st?.type === 'DIRECTORY') return names.map(join);
   if (names.length > 1) {
+    // An existing file cannot become the directory: its own directory can take them.
     throw new StorError(E.TARGET_NOT_A_DIRECTORY, `several files go to a directory; ${target} is ${st ? 'a file' : 'missing'}`, {
-      hint: `end the target with / to create it: ${target}/`,
+      hint: st ? `name a directory, e.g. the one it is in: ${trimmed.slice(0, trimmed.lastIndexOf('/') + 1) || '/'}` : `end the target with / to create it: ${target}/`,
     });
   }
   return [target];
