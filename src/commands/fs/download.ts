@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { lstatSync, statSync } from 'node:fs';
-import { open, rename, rm, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import { call } from '../../core/contract/client.js';
@@ -129,6 +129,9 @@ async function toFile(t: Transport, remote: string, size: number, dest: { path: 
   const part = partName(dest.path);
   let handle: FileHandle;
   try {
+    // Missing directories are made, as `download -r` and `upload` make theirs, with the umask
+    // (mkdir's 0777 less it); only now that the remote file is known to be there.
+    await mkdir(dirname(dest.path), { recursive: true });
     handle = await open(part, 'wx', 0o666);
   } catch (err) {
     throw localWriteFailed(dest.path, err);
