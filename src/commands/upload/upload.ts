@@ -240,7 +240,7 @@ export async function upload(ctx: CommandContext, args: string[], options: Uploa
           results[i] = { ...entry, ...done };
           total?.fileDone(i, file.size);
         } catch (caught) {
-          total?.fileDone(i, 0);
+          total?.fileFailed(i);
           const err = watch.signal ? await stoppedUpload(t, watch.signal, file.target, caught) : caught;
           if (files.length === 1) throw err;
           const d = describeError(err);
