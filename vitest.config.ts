@@ -1,5 +1,6 @@
 import { defineConfig } from 'vitest/config';
 import { CHEAP_HASHES } from './test/helpers/cheap-hashes.js';
+import { EMBEDDED_MEANT } from './test/helpers/embedded-meant.js';
 
 /**
  * The end-to-end tests spawn the built binary and import little; every other directory imports
@@ -19,7 +20,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Every answer the emulator gives is checked against its 25.10.1 contract (src/core/rpc/dispatcher.ts).
     // CHEAP_HASHES: cheaper key hashes and SCRAM data for the in-process emulators (test/helpers/cheap-hashes.ts).
-    env: { STOR_CHECK_RESULTS: '1', STOR_SESSION: 'off', ...CHEAP_HASHES },
+    // EMBEDDED_MEANT: a command naming no target means the embedded appliance (test/helpers/embedded-meant.ts).
+    env: { STOR_CHECK_RESULTS: '1', STOR_SESSION: 'off', ...CHEAP_HASHES, ...EMBEDDED_MEANT },
     projects: [
       { extends: true, test: { name: 'e2e', include: ISOLATED } },
       { extends: true, test: { name: 'in-process', include: ['test/**/*.test.ts'], exclude: ISOLATED, isolate: false } },

@@ -1,20 +1,19 @@
 // Bundles the CLI for start-up speed: one module graph instead of hundreds of files to resolve.
 // Lazily imported commands stay lazy as separate chunks. SQLite's native binding is loaded at run time
 // (src/core/store/sqlite.ts picks the better-sqlite3 build for the runtime), outside the bundle.
-import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { renameSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
+import { currentBuildId } from './build-id.mjs';
 
-// Which build this is (src/core/session/paths.ts): a hash of the sources and the package, so a
-// command is never handed to a session agent started from other code.
-const hash = createHash('sha256');
-const files = readdirSync('src', { recursive: true }).map(String).filter((f) => f.endsWith('.ts')).sort();
-for (const f of [...files.map((f) => join('src', f)), 'package.json']) hash.update(f).update('\0').update(readFileSync(f)).update('\0');
-const buildId = hash.digest('hex').slice(0, 16);
+// Which build this is (scripts/build-id.mjs).
+const buildId = currentBuildId();
 
-// Chunk names carry content hashes: without a clean start, chunks of earlier builds pile up.
-rmSync('dist/bundle', { recursive: true, force: true });
+// Built beside dist/bundle, then swapped in by rename: a stor started during a build finds the
+// old bundle or the new one, never a half-written or missing one (bin/stor.js loads
+// dist/bundle/first-stage.cjs). A fresh directory each time: chunk names carry content hashes,
+// and without a clean start chunks of earlier builds pile up.
+const out = `dist/bundle.${process.pid}.tmp`;
+rmSync(out, { recursive: true, force: true });
 
 const common = {
   define: { __STOR_BUILD__: JSON.stringify(buildId) },
@@ -30,7 +29,7 @@ const common = {
 await build({
   ...common,
   entryPoints: { stor: 'src/bin-entry.ts', agent: 'src/agent-entry.ts' },
-  outdir: 'dist/bundle',
+  outdir: out,
   splitting: true,
   format: 'esm',
   // Bundled CommonJS dependencies call require() for Node built-ins.
@@ -45,7 +44,7 @@ await build({
 const firstStage = await build({
   ...common,
   entryPoints: { 'first-stage': 'src/first-stage.ts' },
-  outfile: 'dist/bundle/first-stage.cjs',
+  outfile: `${out}/first-stage.cjs`,
   format: 'cjs',
   metafile: true,
   define: { ...common.define, 'import.meta.url': '__storModuleUrl' },
@@ -61,7 +60,7 @@ if (heavy.length > 0) throw new Error(`the first stage (bin/stor.js) would load 
 await build({
   ...common,
   entryPoints: { start: 'src/start.ts' },
-  outfile: 'dist/bundle/start.cjs',
+  outfile: `${out}/start.cjs`,
   format: 'cjs',
   define: { ...common.define, 'import.meta.url': '__storModuleUrl' },
   banner: { js: "const __storModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
@@ -71,7 +70,7 @@ await build({
 // modules even with Node ≥ 22's compile cache):
 // src/code-cache.ts runs it with V8's code cache. ASCII only, so it is read as latin1 (a few ms,
 // where UTF-8 costs 15 and makes V8 hold it as two-byte text).
-const cjs = 'dist/bundle/stor.cjs';
+const cjs = `${out}/stor.cjs`;
 await build({
   ...common,
   entryPoints: { stor: 'src/bin-entry.ts' },
@@ -87,4 +86,15 @@ const text = readFileSync(cjs, 'utf8');
 writeFileSync(cjs, text.replace(/[^\x00-\x7f]/gu, (c) => `\\u{${c.codePointAt(0).toString(16)}}`));
 
 // Which build this is, for whoever must find this build's agent socket from outside the bundle.
-writeFileSync('dist/bundle/build-id', `${buildId}\n`);
+writeFileSync(`${out}/build-id`, `${buildId}\n`);
+
+// Two renames, the old bundle out of the way and the new one in: the name is missing only between
+// them (rename(2) cannot replace a directory that has files). The old one is removed after.
+const old = `dist/bundle.${process.pid}.old`;
+try {
+  renameSync('dist/bundle', old);
+} catch (err) {
+  if (err.code !== 'ENOENT') throw err;
+}
+renameSync(out, 'dist/bundle');
+rmSync(old, { recursive: true, force: true });

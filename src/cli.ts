@@ -23,7 +23,7 @@ function packageVersion(): string {
   for (const rel of ['../package.json', '../../package.json', '../../../package.json']) {
     try {
       const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as { name?: string; version?: string };
-      if (pkg.name === 'stor' && pkg.version) return pkg.version;
+      if (pkg.name === 'stor-cli' && pkg.version) return pkg.version;
     } catch {
       // not here; try further up
     }

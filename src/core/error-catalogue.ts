@@ -271,6 +271,11 @@ const CATALOGUE = {
     meaning: 'no API key is known for the target, or none was given to `stor login`',
     remedy: '`stor login --url <url>`, or set `STOR_API_KEY`; to `login`, pass `--api-key-file` or `--api-key-stdin`',
   },
+  NO_TARGET: {
+    kind: 'usage',
+    meaning: 'STOR_REQUIRE_TARGET is set and the command would change the embedded appliance, which no flag, variable or profile chose',
+    remedy: 'choose the target: `--profile NAME`, `--url URL`, `STOR_PROFILE` or `STOR_URL`; `--profile embedded` for the embedded appliance',
+  },
   NO_FILE_DELETE: {
     kind: 'usage',
     meaning: '`stor rm`: the 25.10.1 API has no way to delete a file or directory, and stor does not invent one',

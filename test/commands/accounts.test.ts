@@ -28,7 +28,7 @@ function embedded() {
 describe('stor user and stor group on the embedded appliance', () => {
   it('creates a user with a password from stdin: the appliance takes it (auth.login), and it is in no output or state file', async () => {
     const { home, run, outputs } = embedded();
-    const created = await run(['user', 'create', 'alice', '--group', 'ops', '--groups', 'builtin_administrators', '--full-name', 'Alice A', '--password-stdin', '--json'], `${PASSWORD}\nignored second line\n`);
+    const created = await run(['user', 'create', 'alice', '--group', 'ops', '--create-group', '--groups', 'builtin_administrators', '--full-name', 'Alice A', '--password-stdin', '--json'], `${PASSWORD}\nignored second line\n`);
     expect(created.code, created.stderr).toBe(0);
     const user = JSON.parse(created.stdout);
     expect(user).toMatchObject({ username: 'alice', full_name: 'Alice A', group: 'ops', created: true, group_created: true, password_disabled: false, home: '/var/empty', builtin: false });
@@ -66,7 +66,7 @@ describe('stor user and stor group on the embedded appliance', () => {
     const { run } = embedded();
     await run(['group', 'create', 'ops']);
     expect(JSON.parse((await run(['user', 'create', 'ivy', '--group', 'ops', '--password-disabled', '--json'])).stdout)).toMatchObject({ group: 'ops', group_created: false });
-    const refused = await run(['user', 'create', 'jack', '--group', 'fresh', '--shell', '/bin/nosuch', '--password-disabled']);
+    const refused = await run(['user', 'create', 'jack', '--group', 'fresh', '--create-group', '--shell', '/bin/nosuch', '--password-disabled']);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('user_create.shell: Please select a valid shell.');
     expect((await run(['group', 'show', 'fresh'])).code).toBe(1);

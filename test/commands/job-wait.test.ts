@@ -7,6 +7,7 @@ import type { IO } from '../../src/commands/shared/io.js';
 import { PercentBar } from '../../src/commands/shared/progress.js';
 import { clientEnv } from '../helpers/client-env.js';
 import { loggedInWs, startTestServer } from '../helpers/server.js';
+import { EMBEDDED_MEANT } from '../helpers/embedded-meant.js';
 
 describe('stor job wait', () => {
   it('shows a running job\'s progress on a terminal and waits until it ends, then exits 0 with its final state', async () => {
@@ -32,7 +33,7 @@ describe('stor job wait', () => {
         isTTY: true,
       },
       stdin,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', NO_COLOR: '1', ...clientEnv(), STOR_URL: server.url.replace(/^http/, 'ws'), STOR_API_KEY: server.adminKey },
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', ...EMBEDDED_MEANT, NO_COLOR: '1', ...clientEnv(), STOR_URL: server.url.replace(/^http/, 'ws'), STOR_API_KEY: server.adminKey },
       cwd: process.cwd(),
     };
     const waiting = run(['job', 'wait', String(id)], io);

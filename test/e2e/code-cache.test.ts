@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { STOR_BIN, spawnStor } from '../helpers/bin.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { EMBEDDED_MEANT } from '../helpers/embedded-meant.js';
 
 // Every Node major runs the CLI from the CommonJS bundle with a code cache (src/start.ts).
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -85,7 +86,7 @@ describe("the bundle's code cache", () => {
     cpSync(BUNDLE_DIR, join(copy, 'dist', 'bundle'), { recursive: true });
     cpSync(join(ROOT, 'package.json'), join(copy, 'package.json'));
     symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
-    const env = { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', STOR_HOME: home, XDG_CACHE_HOME: cache };
+    const env = { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', ...EMBEDDED_MEANT, STOR_HOME: home, XDG_CACHE_HOME: cache };
     const run = (bin: string) => spawnSync(process.execPath, [bin, 'whoami'], { env, encoding: 'utf8' });
     expect(run(STOR_BIN).status).toBe(0);
     const [first] = cacheFiles(codeCache);

@@ -2,13 +2,14 @@ import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { STOR_BIN } from '../helpers/bin.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { EMBEDDED_MEANT } from '../helpers/embedded-meant.js';
 
 /** The built binary on a real pseudo-terminal (util-linux `script`), as an operator runs it. */
 function onTerminal(args: string[], env: Record<string, string>): Promise<string> {
   const command = [process.execPath, STOR_BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
   return new Promise((resolve, reject) => {
     const child = spawn('script', ['-q', '-e', '-c', command, '/dev/null'], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', TERM: 'xterm-256color', ...env },
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', ...EMBEDDED_MEANT, TERM: 'xterm-256color', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

@@ -9,6 +9,7 @@ import { STOR_BIN } from '../helpers/bin.js';
 import { spawnServe } from '../helpers/serve-process.js';
 import { startStandinAppliance, type StandinAnswer } from '../helpers/standin-appliance.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { EMBEDDED_MEANT } from '../helpers/embedded-meant.js';
 
 const hasZsh = spawnSync('zsh', ['-fc', 'true']).status === 0;
 
@@ -31,7 +32,7 @@ let bashScript = '';
 beforeAll(() => {
   const dir = mkdtempSync(join(tmpdir(), 'stor-completion-'));
   bashScript = join(dir, 'stor.bash');
-  writeFileSync(bashScript, execFileSync(process.execPath, [STOR_BIN, 'completion', 'bash'], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: dir, STOR_SESSION: 'off' } }));
+  writeFileSync(bashScript, execFileSync(process.execPath, [STOR_BIN, 'completion', 'bash'], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: dir, STOR_SESSION: 'off', ...EMBEDDED_MEANT } }));
   return () => rmSync(dir, { recursive: true, force: true });
 });
 

@@ -15,6 +15,7 @@ import { stor } from '../helpers/runbook.js';
 import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { answerOnTerminal } from '../helpers/terminal.js';
+import { EMBEDDED_MEANT } from '../helpers/embedded-meant.js';
 
 const servers: ServeProcess[] = [];
 afterAll(async () => {
@@ -28,7 +29,7 @@ async function serve(args: string[] = []): Promise<ServeProcess> {
 }
 
 const on = (server: ServeProcess) =>
-  stor({ ...clientEnv(), STOR_URL: server.baseUrl, STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim(), STOR_USER: 'truenas_admin', STOR_SESSION: 'off' });
+  stor({ ...clientEnv(), STOR_URL: server.baseUrl, STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim(), STOR_USER: 'truenas_admin', STOR_SESSION: 'off', ...EMBEDDED_MEANT });
 
 const file = (name: string, text: string): string => {
   const path = join(tempDir('stor-state-'), name);
@@ -166,7 +167,7 @@ describe('stor export / plan / apply (built binary, stor serve)', () => {
 
   it('--targets: plan on every target (the fleet drifts when one does), apply with one --yes, then no drift anywhere', async () => {
     const [one, two] = await Promise.all([serve(), serve()]);
-    const env = { ...clientEnv(), STOR_SESSION: 'off', STOR_USER: 'truenas_admin' };
+    const env = { ...clientEnv(), STOR_SESSION: 'off', ...EMBEDDED_MEANT, STOR_USER: 'truenas_admin' };
     for (const [name, server] of [['nas1', one], ['nas2', two]] as const) {
       const login = await spawnStor(['login', '--url', server.baseUrl, '--api-key-stdin', '--profile', name], { env, stdin: readFileSync(server.adminKeyFile, 'utf8').trim() });
       expect(login.code, login.stderr).toBe(0);
@@ -207,7 +208,7 @@ describe('stor export / plan / apply (built binary, stor serve)', () => {
     await new Promise((r) => relay.once('listening', r));
     const port = (relay.address() as { port: number }).port;
     try {
-      const env = { ...clientEnv(), STOR_URL: `ws://127.0.0.1:${port}`, STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim(), STOR_USER: 'truenas_admin', STOR_SESSION: 'off' };
+      const env = { ...clientEnv(), STOR_URL: `ws://127.0.0.1:${port}`, STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim(), STOR_USER: 'truenas_admin', STOR_SESSION: 'off', ...EMBEDDED_MEANT };
       const many = (n: number) =>
         file(`n${n}.yaml`, ['stor_state: 1', 'groups:', ...Array.from({ length: n }, (_, i) => `  - { name: g${i}, members: [] }`), 'privileges:', ...Array.from({ length: n }, (_, i) => `  - { name: p${i}, groups: [g${i}], roles: [READONLY_ADMIN] }`), ''].join('\n'));
       const callsFor = async (n: number) => {

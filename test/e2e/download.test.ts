@@ -7,6 +7,7 @@ import { STOR_BIN, spawnStor } from '../helpers/bin.js';
 import { clientEnv, remoteEnv } from '../helpers/client-env.js';
 import { spawnServe } from '../helpers/serve-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { EMBEDDED_MEANT } from '../helpers/embedded-meant.js';
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const PART = /^\.big\.img\.stor-[0-9a-f]{8}\.part$/;
@@ -14,7 +15,7 @@ const PART = /^\.big\.img\.stor-[0-9a-f]{8}\.part$/;
 /** The built binary with stdout kept as bytes. */
 function spawnBytes(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: Buffer; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [STOR_BIN, ...args], { env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [STOR_BIN, ...args], { env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', ...EMBEDDED_MEANT, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     const chunks: Buffer[] = [];
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => chunks.push(d));
@@ -69,7 +70,7 @@ describe.each(TARGETS)('stor download with the built binary, %s target', (_name,
       ftruncateSync(fd, 512 * 1024 * 1024);
       closeSync(fd);
       const local = tempDir('stor-dl-');
-      const child = spawn(process.execPath, [STOR_BIN, 'download', '/mnt/tank/big.img', local], { env: { PATH: process.env.PATH, STOR_SESSION: 'off', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [STOR_BIN, 'download', '/mnt/tank/big.img', local], { env: { PATH: process.env.PATH, STOR_SESSION: 'off', ...EMBEDDED_MEANT, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
       let stderr = '';
       child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
       const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (c, s) => resolve({ code: c, signal: s })));

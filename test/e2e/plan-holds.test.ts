@@ -96,7 +96,7 @@ describe.skipIf(!hasScript)('a change confirmed on a plan does no more than the 
 
   it('group delete --delete-users: a user who joined while the prompt waited stops the delete, named; no user is deleted', async () => {
     const { env, run } = embedded();
-    await run(['user', 'create', 'erin', '--password-disabled', '--group', 'staffers']);
+    await run(['user', 'create', 'erin', '--password-disabled', '--group', 'staffers', '--create-group']);
     const r = await answerOnTerminal(['group', 'delete', 'staffers', '--delete-users'], env, 'y', async () => {
       await run(['user', 'create', 'frank', '--password-disabled', '--group', 'staffers']);
     });

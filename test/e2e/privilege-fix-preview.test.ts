@@ -4,6 +4,7 @@ import { STOR_BIN } from '../helpers/bin.js';
 import { stor } from '../helpers/runbook.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { answerOnTerminal } from '../helpers/terminal.js';
+import { EMBEDDED_MEANT } from '../helpers/embedded-meant.js';
 
 const hasScript = spawnSync('script', ['--version']).status === 0;
 
@@ -59,7 +60,7 @@ describe.skipIf(!hasScript)('privilege check on a terminal: what to run next is 
   it('`next: stor privilege fix N` comes after the row of privilege N', async () => {
     const { env } = await overlapping();
     const command = [process.execPath, STOR_BIN, 'privilege', 'check'].map((a) => `'${a}'`).join(' ');
-    const shown = spawnSync('script', ['-qfec', command, '/dev/null'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', NO_COLOR: '1', TERM: 'dumb', ...env }, encoding: 'utf8' }).stdout;
+    const shown = spawnSync('script', ['-qfec', command, '/dev/null'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', ...EMBEDDED_MEANT, NO_COLOR: '1', TERM: 'dumb', ...env }, encoding: 'utf8' }).stdout;
     const row = shown.search(/\n\s*\d+\s+ops\s+warning/);
     const next = shown.indexOf('next: stor privilege fix ');
     expect(row).toBeGreaterThan(0);

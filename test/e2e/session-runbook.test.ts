@@ -9,6 +9,7 @@ import { runBash } from '../helpers/runbook.js';
 import { keyLogins, loginLines, spawnServe } from '../helpers/serve-process.js';
 import { agentPidsOf, sessionEnv, until } from '../helpers/session.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { EMBEDDED_MEANT } from '../helpers/embedded-meant.js';
 
 /*
  * Issue 22's acceptance runbook: 200 mixed commands against one `stor serve -v`, through the built
@@ -82,7 +83,7 @@ describe('a runbook of 200 commands through the session agent (issue 22, accepta
   it('the same runbook with STOR_SESSION=off stops at the 21st login: RATE_LIMITED, as the error catalogue says', async () => {
     const server = await spawnServe(tempDir(), ['-v']);
     const { env: on, runtime } = sessionEnv();
-    const env = { ...remoteEnv(server), ...on, STOR_SESSION: 'off' };
+    const env = { ...remoteEnv(server), ...on, STOR_SESSION: 'off', ...EMBEDDED_MEANT };
     const work = tempDir();
 
     const result = await runBash(RUNBOOK, env, { cwd: work });

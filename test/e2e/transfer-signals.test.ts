@@ -1,10 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, ftruncateSync, mkdirSync, openSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { STOR_BIN, spawnStor } from '../helpers/bin.js';
 import { clientEnv } from '../helpers/client-env.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { EMBEDDED_MEANT } from '../helpers/embedded-meant.js';
 
 /** A large file that costs no disk: a transfer still moves every byte of it. */
 function sparse(path: string, size: number): void {
@@ -15,7 +16,7 @@ function sparse(path: string, size: number): void {
 
 /** The built binary with its output collected and its exit awaited. */
 function start(args: string[], env: Record<string, string>) {
-  const child = spawn(process.execPath, [STOR_BIN, ...args], { env: { PATH: process.env.PATH, STOR_SESSION: 'off', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [STOR_BIN, ...args], { env: { PATH: process.env.PATH, STOR_SESSION: 'off', ...EMBEDDED_MEANT, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -34,11 +35,9 @@ async function untilWritten(child: ChildProcess, stderr: () => string, found: ()
   }
 }
 
-/** Frozen (SIGSTOP) so that `signal` surely lands mid-transfer, then let go. */
-function signalFrozen(child: ChildProcess, signal: NodeJS.Signals): void {
-  child.kill('SIGSTOP');
-  child.kill(signal);
-  child.kill('SIGCONT');
+/** Frozen (SIGSTOP) so that `signal` surely lands mid-transfer, then let go; `pid`: a process below `child`. */
+function signalFrozen(child: ChildProcess, signal: NodeJS.Signals, pid = child.pid!): void {
+  for (const s of ['SIGSTOP', signal, 'SIGCONT'] as const) process.kill(pid, s);
 }
 
 async function embedded() {
@@ -107,4 +106,35 @@ describe('transfers of several files stop on a signal, leaving no temporary file
     expect(readdirSync(tmp)).toEqual([]);
     expect(readdirSync(tank)).toEqual([]);
   }, 60_000);
+});
+
+/** The children of process `pid` (Linux /proc). */
+function childrenOf(pid: number): number[] {
+  return readdirSync(`/proc/${pid}/task`).flatMap((tid) => readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number));
+}
+
+describe('Ctrl-C on a terminal during an upload of several files (built binary, embedded)', () => {
+  it('the progress line and the report say the same number of files uploaded: none, when the first is cut off', async () => {
+    const { env, tank } = await embedded();
+    const dir = tempDir('stor-e2e-files-');
+    for (const name of ['a.img', 'b.img', 'c.img']) sparse(join(dir, name), 768 * 1024 * 1024);
+    // `exec`: the shell script(1) runs becomes stor itself, in the terminal's foreground group.
+    const command = `exec '${process.execPath}' '${STOR_BIN}' upload '${join(dir, 'a.img')}' '${join(dir, 'b.img')}' '${join(dir, 'c.img')}' /mnt/tank/`;
+    const term = spawn('script', ['-qfec', command, '/dev/null'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', ...EMBEDDED_MEANT, NO_COLOR: '1', TERM: 'dumb', ...env } });
+    let shown = '';
+    term.stdout.setEncoding('utf8').on('data', (d: string) => (shown += d));
+    const closed = new Promise<number | null>((resolve) => term.on('close', (code) => resolve(code)));
+    await untilWritten(term, () => shown, () => readdirSync(tank).filter((n) => n.endsWith('.part')).map((n) => join(tank, n))[0]);
+    const [stor] = childrenOf(term.pid!);
+    // Ctrl-C is SIGINT to the terminal's foreground group, stor alone here: sent while it is frozen,
+    // so that it surely lands mid-file. script(1) stops itself when its child stops: both go on.
+    signalFrozen(term, 'SIGINT', stor!);
+    process.kill(term.pid!, 'SIGCONT');
+    expect(await closed).toBe(130);
+    const lines = shown.split(/\r\n|\r|\n/).map((l) => l.replace(/\x1b\[[0-9;]*[A-Za-z]/g, ''));
+    const bar = lines.filter((l) => l.startsWith('uploaded ')).at(-1);
+    expect(bar).toMatch(/^uploaded 0\/3 files .*stopped by SIGINT/);
+    expect(shown).toContain('interrupted by SIGINT: 0 of 3 files uploaded');
+    expect(readdirSync(tank).filter((n) => n.endsWith('.img'))).toEqual([]);
+  });
 });

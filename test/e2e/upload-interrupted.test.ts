@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { STOR_BIN, spawnStor } from '../helpers/bin.js';
 import { clientEnv } from '../helpers/client-env.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { EMBEDDED_MEANT } from '../helpers/embedded-meant.js';
 
 const SIZE = 768 * 1024 * 1024;
 const PART = /^\.stor-put-\d+-[0-9a-f-]{36}\.part$/;
@@ -33,7 +34,7 @@ const inFlight = (home: string) => {
  */
 async function uploadFrozenMidway(env: Record<string, string>) {
   const tank = join(env.STOR_HOME!, 'mnt', 'tank');
-  const child = spawn(process.execPath, [STOR_BIN, 'upload', sparseFile(), '/mnt/tank/'], { env: { PATH: process.env.PATH, STOR_SESSION: 'off', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [STOR_BIN, 'upload', sparseFile(), '/mnt/tank/'], { env: { PATH: process.env.PATH, STOR_SESSION: 'off', ...EMBEDDED_MEANT, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));

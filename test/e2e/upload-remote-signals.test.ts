@@ -7,6 +7,7 @@ import { remoteEnv } from '../helpers/client-env.js';
 import { spawnServe } from '../helpers/serve-process.js';
 import { agentPidsOf, sessionEnv, until } from '../helpers/session.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { EMBEDDED_MEANT } from '../helpers/embedded-meant.js';
 
 const BIG = 768 * 1024 * 1024;
 const PART = /^\.stor-put-.*\.part$/;
@@ -31,7 +32,7 @@ async function uploadSignalled(signal: NodeJS.Signals, extra: string[], session?
   const stateDir = tempDir('stor-serve-state-');
   const server = await spawnServe(stateDir);
   const multi = join(stateDir, 'mnt/tank/multi');
-  const env = { STOR_SESSION: 'off', ...remoteEnv(server), ...session?.env };
+  const env = { STOR_SESSION: 'off', ...EMBEDDED_MEANT, ...remoteEnv(server), ...session?.env };
   if (session) {
     // The first command starts the agent; the upload is then handed to it.
     expect((await spawnStor(['whoami'], { env })).code).toBe(0);

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { openSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { CHEAP_HASHES } from './cheap-hashes.js';
+import { EMBEDDED_MEANT } from './embedded-meant.js';
 
 export const STOR_BIN = fileURLToPath(new URL('../../bin/stor.js', import.meta.url));
 
@@ -22,7 +23,7 @@ export function spawnStor(args: string[], options: { env?: Record<string, string
   return new Promise((resolve, reject) => {
     const [file, argv] = commandUnder(options.umask, [STOR_BIN, ...args]);
     const child = spawn(file, argv, {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', STOR_CHECK_RESULTS: '1', ...CHEAP_HASHES, ...options.env },
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', ...EMBEDDED_MEANT, STOR_CHECK_RESULTS: '1', ...CHEAP_HASHES, ...options.env },
       // `stdinFrom`: standard input is that file itself, as a shell's `< file` makes it.
       stdio: [options.stdinFrom !== undefined ? openSync(options.stdinFrom, 'r') : 'pipe', 'pipe', 'pipe'],
       ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),

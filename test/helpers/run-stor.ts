@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { run } from '../../src/cli.js';
 import type { ColorLevel, IO } from '../../src/commands/shared/io.js';
+import { EMBEDDED_MEANT } from './embedded-meant.js';
 
 export interface RunResult {
   code: number;
@@ -37,7 +38,7 @@ export async function runStor(argv: string[], options: RunOptions = {}): Promise
     stderr: { write: (s: string) => (stderr += s), isTTY: tty, columns },
     color: { stdout: color, stderr: color },
     stdin,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', ...options.env },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', ...EMBEDDED_MEANT, ...options.env },
     cwd: options.cwd ?? process.cwd(),
     ...(options.sessions ? { sessions: options.sessions } : {}),
   };

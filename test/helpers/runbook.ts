@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { expect } from 'vitest';
 import { CHEAP_HASHES, STOR_BIN, spawnStor, type SpawnResult } from './bin.js';
+import { EMBEDDED_MEANT } from './embedded-meant.js';
 
 /** Runs `bin/stor` with a fixed environment, failing the test with stderr when the exit code is not the one expected. */
 export function stor(env: Record<string, string | undefined>) {
@@ -41,7 +42,7 @@ export function runBash(
   const prelude = `stor() { node "$STOR_BIN" "$@"; }\n${options.strict === false ? '' : 'set -euo pipefail\n'}`;
   return new Promise((resolve, reject) => {
     const child = spawn('bash', ['-c', `${prelude}${script}`], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', STOR_BIN, STOR_CHECK_RESULTS: '1', ...CHEAP_HASHES, ...env },
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', ...EMBEDDED_MEANT, STOR_BIN, STOR_CHECK_RESULTS: '1', ...CHEAP_HASHES, ...env },
       ...(options.cwd ? { cwd: options.cwd } : {}),
     });
     let stdout = '';

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { CHEAP_HASHES, STOR_BIN } from './bin.js';
+import { EMBEDDED_MEANT } from './embedded-meant.js';
 
 export interface TerminalRun {
   /** Everything the terminal showed (stdout and stderr together, as a pseudo-terminal merges them). */
@@ -19,7 +20,7 @@ export function answerOnTerminal(
   whileAsked: () => Promise<void> = async () => {},
 ): Promise<TerminalRun> {
   const command = [process.execPath, STOR_BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-  const child = spawn('script', ['-qfec', command, '/dev/null'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', NO_COLOR: '1', TERM: 'dumb', ...CHEAP_HASHES, ...env } });
+  const child = spawn('script', ['-qfec', command, '/dev/null'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', ...EMBEDDED_MEANT, NO_COLOR: '1', TERM: 'dumb', ...CHEAP_HASHES, ...env } });
   let shown = '';
   let asked = false;
   let failed: unknown;

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { spawnStor } from '../helpers/bin.js';
 import { SAFETY_MS, loggedInWs, startTestServer } from '../helpers/server.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { EMBEDDED_MEANT } from '../helpers/embedded-meant.js';
 
 const transportModule = fileURLToPath(new URL('../../dist/core/transport/embedded.js', import.meta.url));
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
@@ -35,7 +36,7 @@ function writer(home: string, id: number, count: number, patch: string): Writer 
     process.stdout.write('done\\n');
     process.stdin.destroy();`;
   const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', STOR_HOME: home },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', ...EMBEDDED_MEANT, STOR_HOME: home },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stdout = '';

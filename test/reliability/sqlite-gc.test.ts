@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/temp-dir.js';
+import { EMBEDDED_MEANT } from '../helpers/embedded-meant.js';
 
 const storeModule = fileURLToPath(new URL('../../dist/core/store/store.js', import.meta.url));
 
@@ -21,7 +22,7 @@ describe('the SQLite binding under garbage collection', () => {
       console.log('collected');
     `;
     const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', STOR_HOME: home },
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', ...EMBEDDED_MEANT, STOR_HOME: home },
     });
     expect(stdout.trim()).toBe('collected');
   });

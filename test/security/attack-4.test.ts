@@ -10,6 +10,7 @@ import { createUserWithPassword, openTestAppliance } from '../helpers/appliance.
 import { spawnServe } from '../helpers/serve-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { downgradingRelay } from '../helpers/downgrade-relay.js';
+import { EMBEDDED_MEANT } from '../helpers/embedded-meant.js';
 
 const PASSWORD = 'Tr0ub4dor&3 horse';
 
@@ -24,7 +25,7 @@ async function stateWithAlice(): Promise<string> {
 describe('logout against a TrueNAS 26 appliance (SCRAM names the key\'s user)', () => {
   it('revokes the key `login --username` created: the profile\'s user goes with its key, no STOR_USER needed', async () => {
     const server = await spawnServe(await stateWithAlice(), ['--emulate', 'truenas-26.0']);
-    const env: Record<string, string> = { ...clientEnv(), STOR_SESSION: 'off' };
+    const env: Record<string, string> = { ...clientEnv(), STOR_SESSION: 'off', ...EMBEDDED_MEANT };
     const login = await spawnStor(['login', '--url', server.baseUrl, '--username', 'alice', '--password-stdin', '--json'], { env, stdin: `${PASSWORD}\n` });
     expect(login.code, login.stderr).toBe(0);
     const keyName = JSON.parse(login.stdout).api_key_name as string;
@@ -45,7 +46,7 @@ describe('a profile saved against a SCRAM appliance never sends its key itself, 
   it('a later command whose server suddenly offers no SCRAM (a man in the middle) is refused, exit 4, and gets no key', async () => {
     const server = await spawnServe(tempDir(), ['--emulate', 'truenas-26.0']);
     const relay = await downgradingRelay(server.rpcUrl);
-    const env: Record<string, string> = { ...clientEnv(), STOR_SESSION: 'off' };
+    const env: Record<string, string> = { ...clientEnv(), STOR_SESSION: 'off', ...EMBEDDED_MEANT };
     const key = readFileSync(server.adminKeyFile, 'utf8');
     const login = await spawnStor(['login', '--url', relay.baseUrl, '--api-key-stdin', '--json'], { env: { ...env, STOR_USER: 'truenas_admin' }, stdin: key });
     expect(login.code, login.stderr).toBe(0);
@@ -65,7 +66,7 @@ describe('a profile saved against a SCRAM appliance never sends its key itself, 
 
   it('a profile saved against a plain (25.10.1) appliance is not pinned: its key goes as before', async () => {
     const server = await spawnServe(tempDir());
-    const env: Record<string, string> = { ...clientEnv(), STOR_SESSION: 'off' };
+    const env: Record<string, string> = { ...clientEnv(), STOR_SESSION: 'off', ...EMBEDDED_MEANT };
     const login = await spawnStor(['login', '--url', server.baseUrl, '--api-key-stdin'], { env, stdin: readFileSync(server.adminKeyFile, 'utf8') });
     expect(login.code, login.stderr).toBe(0);
     expect(Object.values(JSON.parse(readFileSync(join(env.STOR_CONFIG_DIR!, 'config.json'), 'utf8')).profiles)[0]).not.toHaveProperty('scram');
@@ -76,7 +77,7 @@ describe('a profile saved against a SCRAM appliance never sends its key itself, 
 describe('a login that replaces the key `login --username` made says that key lives on (issue 25 §9)', () => {
   it('logging in again as alice into the same profile names the earlier key, still valid on the appliance', async () => {
     const server = await spawnServe(await stateWithAlice());
-    const env: Record<string, string> = { ...clientEnv(), STOR_SESSION: 'off' };
+    const env: Record<string, string> = { ...clientEnv(), STOR_SESSION: 'off', ...EMBEDDED_MEANT };
     const login = (...json: string[]) => spawnStor(['login', '--url', server.baseUrl, '--username', 'alice', '--password-stdin', ...json], { env, stdin: `${PASSWORD}\n` });
     const first = await login('--json');
     expect(first.code, first.stderr).toBe(0);
@@ -92,7 +93,7 @@ describe('a login that replaces the key `login --username` made says that key li
 
 describe('stor call --targets with a method name that is an Object.prototype property', () => {
   it('toString, constructor, __proto__: refused as methods stor cannot tell (BAD_TARGETS, exit 2), not an internal error', async () => {
-    const env: Record<string, string> = { ...clientEnv(), STOR_SESSION: 'off' };
+    const env: Record<string, string> = { ...clientEnv(), STOR_SESSION: 'off', ...EMBEDDED_MEANT };
     for (const method of ['toString', 'constructor', '__proto__', 'hasOwnProperty']) {
       const run = await spawnStor(['--targets', 'a,b', 'call', method, '--json'], { env });
       expect([method, run.code, JSON.parse(run.stderr).error.code]).toEqual([method, 2, 'BAD_TARGETS']);
@@ -103,7 +104,7 @@ describe('stor call --targets with a method name that is an Object.prototype pro
 describe('logout never says it revoked a key that still logs in', () => {
   it('the key stor made was renamed on the appliance since login: not deleted, and reported as still valid (revoked false)', async () => {
     const server = await spawnServe(await stateWithAlice());
-    const env: Record<string, string> = { ...clientEnv(), STOR_SESSION: 'off' };
+    const env: Record<string, string> = { ...clientEnv(), STOR_SESSION: 'off', ...EMBEDDED_MEANT };
     const login = await spawnStor(['login', '--url', server.baseUrl, '--username', 'alice', '--password-stdin', '--json'], { env, stdin: `${PASSWORD}\n` });
     expect(login.code, login.stderr).toBe(0);
     const made = JSON.parse(login.stdout).api_key_name as string;
@@ -121,7 +122,7 @@ describe('logout never says it revoked a key that still logs in', () => {
 describe('--targets: each target logs in as its own profile\'s key user, whatever STOR_USER says', () => {
   it('STOR_USER set for other work does not name the user of every target\'s key (SCRAM on 26 would refuse all but one)', async () => {
     const server = await spawnServe(await stateWithAlice(), ['--emulate', 'truenas-26.0']);
-    const env: Record<string, string> = { ...clientEnv(), STOR_SESSION: 'off' };
+    const env: Record<string, string> = { ...clientEnv(), STOR_SESSION: 'off', ...EMBEDDED_MEANT };
     const alice = await spawnStor(['login', '--url', server.baseUrl, '--profile', 'as-alice', '--username', 'alice', '--password-stdin'], { env, stdin: `${PASSWORD}\n` });
     expect(alice.code, alice.stderr).toBe(0);
     const admin = await spawnStor(['login', '--url', server.baseUrl, '--profile', 'as-admin', '--api-key-stdin'], { env: { ...env, STOR_USER: 'truenas_admin' }, stdin: readFileSync(server.adminKeyFile, 'utf8') });

@@ -11,6 +11,7 @@ import { clientEnv } from '../helpers/client-env.js';
 import { stor } from '../helpers/runbook.js';
 import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { EMBEDDED_MEANT } from '../helpers/embedded-meant.js';
 
 const servers: ServeProcess[] = [];
 afterAll(async () => {
@@ -23,7 +24,7 @@ async function serve(): Promise<ServeProcess> {
   return server;
 }
 
-const envOf = (server: ServeProcess) => ({ ...clientEnv(), STOR_URL: server.baseUrl, STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim(), STOR_USER: 'truenas_admin', STOR_SESSION: 'off' });
+const envOf = (server: ServeProcess) => ({ ...clientEnv(), STOR_URL: server.baseUrl, STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim(), STOR_USER: 'truenas_admin', STOR_SESSION: 'off', ...EMBEDDED_MEANT });
 
 const file = (dir: string, name: string, text: string): string => {
   const path = join(dir, name);

@@ -13,6 +13,7 @@ import { spawnServe } from '../helpers/serve-process.js';
 import { AGENT_BIN, agentPidsOf, agentServing, builtId, builtSocketName, rawRequest, sessionEnv, spawnAgent, until } from '../helpers/session.js';
 import { startStandinAppliance } from '../helpers/standin-appliance.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { EMBEDDED_MEANT } from '../helpers/embedded-meant.js';
 
 // These tests drive the built bundle: `npm run build` first.
 
@@ -176,7 +177,7 @@ describe('the session agent process', () => {
   it('--no-session and STOR_SESSION=off start no agent; another STOR_SESSION value is BAD_SESSION_SETTING (exit 2)', async () => {
     const { env, dir } = sessionEnv();
     expect((await spawnStor(['--no-session', 'whoami'], { env: { ...clientEnv(), ...env } })).code).toBe(0);
-    expect((await spawnStor(['whoami'], { env: { ...clientEnv(), ...env, STOR_SESSION: 'off' } })).code).toBe(0);
+    expect((await spawnStor(['whoami'], { env: { ...clientEnv(), ...env, STOR_SESSION: 'off', ...EMBEDDED_MEANT } })).code).toBe(0);
     const bad = await spawnStor(['whoami', '--json'], { env: { ...clientEnv(), ...env, STOR_SESSION: 'maybe' } });
     expect(bad.code).toBe(2);
     expect(errorOf(bad.stderr)).toBe(E.BAD_SESSION_SETTING.code);
@@ -326,7 +327,7 @@ describe('secrets and the agent', () => {
       { how: 'through the agent, STOR_API_KEY', child: startStor(['ls', '/mnt/tank'], withEnvKey) },
       { how: 'through the agent, a profile', child: startStor(['ls', '/mnt/tank'], withProfile) },
       { how: 'in-process (--no-session), STOR_API_KEY', child: startStor(['--no-session', 'ls', '/mnt/tank'], withEnvKey) },
-      { how: 'in-process (STOR_SESSION=off), a profile', child: startStor(['ls', '/mnt/tank'], { ...withProfile, STOR_SESSION: 'off' }) },
+      { how: 'in-process (STOR_SESSION=off), a profile', child: startStor(['ls', '/mnt/tank'], { ...withProfile, STOR_SESSION: 'off', ...EMBEDDED_MEANT }) },
     ];
     await until('every command waits for its listing', () => appliance.calls.filter((c) => c === 'filesystem.listdir').length === running.length);
 
@@ -347,7 +348,7 @@ describe('secrets and the agent', () => {
 
 /** Starts the built stor as spawnStor does, without waiting for it; killed when the test ends. */
 function startStor(args: string[], env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, [STOR_BIN, ...args], { env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', ...env }, stdio: 'ignore' });
+  const child = spawn(process.execPath, [STOR_BIN, ...args], { env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', ...EMBEDDED_MEANT, ...env }, stdio: 'ignore' });
   onTestFinished(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });

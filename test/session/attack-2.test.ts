@@ -9,6 +9,7 @@ import { startStandinAppliance, type StandinAnswer } from '../helpers/standin-ap
 import { tempDir } from '../helpers/temp-dir.js';
 import { agentServing, rawRequest, SAFETY_KILL_MS, sessionEnv, until, viaAgent } from '../helpers/session.js';
 import { selfSignedCert } from '../helpers/self-signed.js';
+import { EMBEDDED_MEANT } from '../helpers/embedded-meant.js';
 
 /*
  * The second attack on the session agent: what a command handed to it does must match what it
@@ -105,7 +106,7 @@ describe('what Node reads for the whole process is the command’s own', () => {
     const { env: session, dir: sessions } = sessionEnv();
     // The agent is started by a command without NODE_EXTRA_CA_CERTS (viaAgent's starter).
     const env = { ...clientEnv(), ...session, STOR_URL: serve.baseUrl, STOR_API_KEY: readFileSync(serve.adminKeyFile, 'utf8').trim(), NODE_EXTRA_CA_CERTS: cert };
-    const own = await spawnStor(['--json', 'whoami'], { env: { ...env, STOR_SESSION: 'off' } });
+    const own = await spawnStor(['--json', 'whoami'], { env: { ...env, STOR_SESSION: 'off', ...EMBEDDED_MEANT } });
     expect(own.code, own.stderr).toBe(0);
     expect(await viaAgent(['--json', 'whoami'], env, sessions)).toEqual(own);
   });
@@ -120,7 +121,7 @@ describe('what Node reads for the whole process is the command’s own', () => {
     expect((await spawnStor(['whoami'], { env: withHome })).code).toBe(0);
     await agentServing(dir);
     // Without HOME a process looks in the password database's home (only read here, never written).
-    const own = await spawnStor(['--json', 'profile', 'list'], { env: { ...session, HOME: undefined, STOR_SESSION: 'off' } });
+    const own = await spawnStor(['--json', 'profile', 'list'], { env: { ...session, HOME: undefined, STOR_SESSION: 'off', ...EMBEDDED_MEANT } });
     expect(own.code, own.stderr).toBe(0);
     expect(own.stdout).not.toContain('theirs');
     expect(await viaAgent(['--json', 'profile', 'list'], { ...session, HOME: undefined }, dir)).toEqual(own);

@@ -8,6 +8,7 @@ import { spawnServe } from '../helpers/serve-process.js';
 import { startStandinAppliance } from '../helpers/standin-appliance.js';
 import { agentServing, rawRequest, sessionEnv, SAFETY_KILL_MS, viaAgent } from '../helpers/session.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { EMBEDDED_MEANT } from '../helpers/embedded-meant.js';
 
 /*
  * Commands handed to the real session agent (the built bin/stor.js, a real `stor serve`) must
@@ -26,7 +27,7 @@ describe('a command handed to the session agent sees what its own process would'
       rmSync(join('/', `${name}-cfg`), { recursive: true, force: true });
     });
     const env = { ...session, STOR_HOME: name, STOR_CONFIG_DIR: `${name}-cfg` };
-    const own = await spawnStor(['--json', 'whoami'], { env: { ...env, STOR_SESSION: 'off' }, cwd, killAfterMs: SAFETY_KILL_MS });
+    const own = await spawnStor(['--json', 'whoami'], { env: { ...env, STOR_SESSION: 'off', ...EMBEDDED_MEANT }, cwd, killAfterMs: SAFETY_KILL_MS });
     expect(own.code, own.stderr).toBe(0);
     const handed = await viaAgent(['--json', 'whoami'], env, dir, { cwd });
     expect(handed).toEqual(own);
@@ -47,14 +48,14 @@ describe('a command handed to the session agent sees what its own process would'
     // The agent holds a logged-in connection for that URL and key now.
     expect((await rawRequest((await agentServing(dir)).socket, { op: 'list' })).sessions).toHaveLength(1);
     const b = await viaAgent(['--json', '--profile', 'b', 'whoami'], env, dir);
-    const own = await spawnStor(['--json', '--profile', 'b', 'whoami'], { env: { ...env, STOR_SESSION: 'off' } });
+    const own = await spawnStor(['--json', '--profile', 'b', 'whoami'], { env: { ...env, STOR_SESSION: 'off', ...EMBEDDED_MEANT } });
     expect(JSON.parse(own.stdout).target).toMatchObject({ profile: 'b' });
     expect(b).toEqual(own);
   });
 
   it('a role granted after the agent logged in is used by the next command, as a command of its own would', async () => {
     const serve = await spawnServe(tempDir('stor-serve-'));
-    const admin = { ...clientEnv(), STOR_URL: serve.baseUrl, STOR_API_KEY: readFileSync(serve.adminKeyFile, 'utf8').trim(), STOR_SESSION: 'off' };
+    const admin = { ...clientEnv(), STOR_URL: serve.baseUrl, STOR_API_KEY: readFileSync(serve.adminKeyFile, 'utf8').trim(), STOR_SESSION: 'off', ...EMBEDDED_MEANT };
     const ok = async (args: string[]) => {
       const r = await spawnStor(args, { env: admin });
       expect(r.code, r.stderr).toBe(0);
@@ -69,7 +70,7 @@ describe('a command handed to the session agent sees what its own process would'
     expect((await viaAgent(['ls', '/mnt/tank'], op, dir)).code).toBe(5);
     expect((await rawRequest((await agentServing(dir)).socket, { op: 'list' })).sessions).toHaveLength(1);
     await ok(['privilege', 'update', 'ops', '--roles', 'READONLY_ADMIN', '--yes']);
-    const own = await spawnStor(['ls', '/mnt/tank'], { env: { ...op, STOR_SESSION: 'off' } });
+    const own = await spawnStor(['ls', '/mnt/tank'], { env: { ...op, STOR_SESSION: 'off', ...EMBEDDED_MEANT } });
     expect(own.code, own.stderr).toBe(0);
     const handed = await viaAgent(['ls', '/mnt/tank'], op, dir);
     expect(handed).toEqual(own);

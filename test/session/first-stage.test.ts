@@ -10,6 +10,7 @@ import { startStandinAppliance } from '../helpers/standin-appliance.js';
 import { startRunRequestAgent, type RunRequestAgent } from '../helpers/run-request-agent.js';
 import { until } from '../helpers/split-upload.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { EMBEDDED_MEANT } from '../helpers/embedded-meant.js';
 
 /*
  * The first stage (bin/stor.js → src/first-stage.ts) against the real handleRun behind a stand-in
@@ -29,7 +30,7 @@ async function handledRun(agent: RunRequestAgent, argv: string[]): Promise<strin
 /** The same command line in this process's own way (sessions off) and through the agent. */
 async function bothWays(agent: RunRequestAgent, args: string[], env: Record<string, string>, cwd?: string): Promise<{ direct: SpawnResult; handed: SpawnResult }> {
   const options = { killAfterMs: SAFETY_KILL_MS, ...(cwd ? { cwd } : {}) };
-  const direct = await spawnStor(args, { env: { ...env, STOR_SESSION: 'off' }, ...options });
+  const direct = await spawnStor(args, { env: { ...env, STOR_SESSION: 'off', ...EMBEDDED_MEANT }, ...options });
   const handed = await spawnStor(args, { env: { ...env, ...agent.env }, ...options });
   return { direct, handed };
 }
@@ -107,7 +108,7 @@ describe('a command handed to the session agent (the first stage)', () => {
     writeFileSync(join(cwd, 'blob.bin'), bytes);
     expect((await spawnStor(['upload', 'blob.bin', '/mnt/tank/'], { env, cwd })).code).toBe(0);
     const sum = 'stor download /mnt/tank/blob.bin - | sha256sum';
-    const direct = await runBash(sum, { ...env, STOR_SESSION: 'off' });
+    const direct = await runBash(sum, { ...env, STOR_SESSION: 'off', ...EMBEDDED_MEANT });
     const handed = await runBash(sum, { ...env, ...agent.env });
     expect(handed).toEqual(direct);
     expect(direct.stdout.split(' ')[0]).toBe(createHash('sha256').update(bytes).digest('hex'));

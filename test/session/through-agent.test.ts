@@ -6,6 +6,7 @@ import { clientEnv } from '../helpers/client-env.js';
 import { spawnServe } from '../helpers/serve-process.js';
 import { agentServing, sessionEnv } from '../helpers/session.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { EMBEDDED_MEANT } from '../helpers/embedded-meant.js';
 
 /*
  * The issue's end-to-end cases with the real agent: the built binary with sessions on starts it
@@ -47,7 +48,7 @@ describe('commands through the real session agent', () => {
     const through = await spawnStor(['whoami', '--json'], { env: user });
     expect(through.code).toBe(4);
     expect(errorOf(through.stderr).code).toBe(E.KEY_REJECTED.code);
-    const direct = await spawnStor(['whoami', '--json'], { env: { ...user, STOR_SESSION: 'off' } });
+    const direct = await spawnStor(['whoami', '--json'], { env: { ...user, STOR_SESSION: 'off', ...EMBEDDED_MEANT } });
     expect(through).toEqual(direct);
     // The agent ran it (its session's login failed there) and forgot the session, key and user with it.
     expect(await sessionsOf(user)).toEqual([]);

@@ -107,10 +107,12 @@ async function predictedRefusal(
 ): Promise<RpcError | null> {
   const denied = await predictedDenial(t, poolDatasetContract['pool.dataset.delete'].access);
   if (denied) return denied;
-  if (o.hasChildren && !o.recursive) return datasetDeleteRefusal.children(id);
+  // What goes with --recursive is shown by its dry run, before anyone types it with --yes.
+  const recursiveHint = (err: RpcError) => Object.assign(err, { hint: `\`stor dataset delete ${id} --recursive --dry-run\` shows what --recursive deletes with it` });
+  if (o.hasChildren && !o.recursive) return recursiveHint(datasetDeleteRefusal.children(id));
   if (o.isRoot && !o.recursive) return datasetDeleteRefusal.poolRoot(id);
   // Then `zfs destroy` itself refuses and lists them.
-  if (o.snapshots.length > 0 && !o.recursive) return datasetDeleteRefusal.snapshots(id, o.volume ? 'volume' : 'filesystem', o.snapshots);
+  if (o.snapshots.length > 0 && !o.recursive) return recursiveHint(datasetDeleteRefusal.snapshots(id, o.volume ? 'volume' : 'filesystem', o.snapshots));
   return null;
 }
 

@@ -63,7 +63,7 @@ export async function datasetList(ctx: CommandContext, ref: string | undefined):
     if (page.length !== DATASET_PAGE || data.length === before) break;
   }
   // The dataset named is always among what the filter matches: nothing matched, it is not there.
-  if (id !== undefined && data.length === 0) throw noDataset(id);
+  if (id !== undefined && data.length === 0) throw await noDataset(t, id);
   return tableResult(data, {
     columns: [
       { header: 'name', key: true },

@@ -41,9 +41,15 @@ export function checkSpaceProperties(method: string, entries: readonly PoolDatas
   });
 }
 
-/** "No such dataset", said as stor says it of anything missing (NOT_FOUND, exit 1). */
-export function noDataset(id: string): StorError {
-  return new StorError(E.NOT_FOUND, `no dataset ${id}`, { hint: `\`stor dataset list ${id.split('/')[0]}\` shows them` });
+/**
+ * "No such dataset", said as stor says it of anything missing (NOT_FOUND, exit 1). The hint lists
+ * the pool's datasets when the pool is there, else every dataset: `stor dataset list nosuch` would
+ * be the command that just failed.
+ */
+export async function noDataset(t: Pick<Transport, 'call'>, id: string): Promise<StorError> {
+  const pool = id.split('/')[0]!;
+  const poolThere = pool !== id && (await queryItems(t, 'pool.dataset.query', ['id'], [['id', '=', pool]]).catch(() => [])).length > 0;
+  return new StorError(E.NOT_FOUND, `no dataset ${id}`, { hint: `\`stor dataset list${poolThere ? ` ${pool}` : ''}\` shows them` });
 }
 
 /**
@@ -52,7 +58,7 @@ export function noDataset(id: string): StorError {
  */
 export async function findDataset(t: Pick<Transport, 'call'>, id: string): Promise<PoolDatasetEntry> {
   const [found] = await queryItems(t, 'pool.dataset.query', ['id'], [['id', '=', id]]);
-  if (!found) throw noDataset(id);
+  if (!found) throw await noDataset(t, id);
   return found;
 }
 
@@ -62,6 +68,6 @@ export async function findDataset(t: Pick<Transport, 'call'>, id: string): Promi
  */
 export async function readDataset(t: Pick<Transport, 'call'>, id: string, extra: Record<string, unknown> = { retrieve_children: false }): Promise<PoolDatasetEntry & { id: string }> {
   const [found] = await queryItems(t, 'pool.dataset.query', ['id'], [['id', '=', id]], { extra });
-  if (!found) throw noDataset(id);
+  if (!found) throw await noDataset(t, id);
   return found;
 }

@@ -156,7 +156,7 @@ export async function downloadTree(ctx: CommandContext, remote: string, local: s
         results[i] = { ...entry, outcome: 'done', job_id: jobId, error: null };
         total?.fileDone(i, file.size);
       } catch (err) {
-        total?.fileDone(i, 0);
+        total?.fileFailed(i);
         const d = describeError(watch.signal ? interruptedBy(watch.signal, entry.target) : err);
         failures[i] = d;
         if (stopsTheRest(d)) stopped = true;

@@ -12,7 +12,7 @@ import { downloadTree, type DownloadTreeReport } from './download-tree.js';
 import { fileSink, interruptedBy, syncDirectory } from './local-write.js';
 import { watchSignals, type Interruption } from '../shared/interruption.js';
 import type { OutputStream } from '../shared/io.js';
-import { replaceFile, umaskOf } from '../shared/local-file.js';
+import { localWriteFailed, makeDirectories, replaceFile, umaskOf } from '../shared/local-file.js';
 import { ProgressBar } from '../shared/progress.js';
 import { type CommandResult, recordResult } from '../shared/render.js';
 import { readingPath } from './missing-path.js';
@@ -122,6 +122,13 @@ export async function download(ctx: CommandContext, remote: string, local: strin
 
 /** Into a temporary file beside the destination, flushed, then renamed over it (replaceFile); on failure the temporary file goes. */
 async function toFile(t: Transport, remote: string, size: number, dest: { path: string; exists: boolean }, umask: number, watch: Interruption, bar: ProgressBar | undefined): Promise<CommandResult<DownloadResult>> {
+  // Missing directories are made, as `download -r` and `upload` make theirs, under the caller's
+  // umask; only now that the remote file is known to be there.
+  try {
+    makeDirectories(dirname(dest.path), umask);
+  } catch (err) {
+    throw localWriteFailed(dest.path, err);
+  }
   const done = await replaceFile(dest.path, umask, (handle) => transfer(t, remote, size, fileSink(handle, dest.path), watch, bar, dest.path));
   await syncDirectory(dirname(dest.path));
   const data: DownloadResult = { source: remote, target: dest.path, bytes: done.bytes, replaced: dest.exists, job_id: done.jobId };

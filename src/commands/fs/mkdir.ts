@@ -55,6 +55,20 @@ async function makeWithParents(t: Transport, path: string, mode: string | undefi
   }
 }
 
+/**
+ * -p makes parents below a directory that is there; above every pool (`/mnt/other/x`, with no
+ * pool `other`) there is none, and -p would fail too: then the hint says where directories go.
+ */
+async function missingParentHint(t: Transport, path: string): Promise<string> {
+  let dir = parentOf(path.replace(/(.)\/+$/, '$1'));
+  while (dir !== '' && dir !== '/mnt') {
+    const st = await call(t, 'filesystem.stat', [dir]).catch(() => undefined);
+    if (st) return st.type === 'DIRECTORY' ? `\`stor mkdir -p ${path}\` makes the missing parents too` : `${dir} is not a directory`;
+    dir = parentOf(dir);
+  }
+  return `${path} is in no pool: directories go below a dataset's mountpoint (\`stor dataset list\` shows them)`;
+}
+
 /** `stor mkdir [-p] PATH…`: in order; the first failure stops it, as the appliance reported it. */
 export async function mkdir(ctx: CommandContext, paths: string[], opts: MkdirOptions): Promise<CommandResult<MkdirResult>> {
   // filesystem.mkdir takes the mode as an octal string (UnixPerm).
@@ -66,12 +80,12 @@ export async function mkdir(ctx: CommandContext, paths: string[], opts: MkdirOpt
       await makeWithParents(t, path.replace(/(.)\/+$/, '$1'), mode, directories);
       continue;
     }
-    const entry = await call(t, 'filesystem.mkdir', [{ path, ...(mode ? { options: { mode } } : {}) }]).catch((err: unknown) => {
+    const entry = await call(t, 'filesystem.mkdir', [{ path, ...(mode ? { options: { mode } } : {}) }]).catch(async (err: unknown) => {
       // The appliance names the directory it could not make (`[Errno 2] No such file or directory:
       // '/mnt/tank/projects/2025'`); what is missing is its parent, which -p would make.
       if (!isMissingPath(err)) throw err;
       const parent = parentOf(path.replace(/(.)\/+$/, '$1'));
-      throw new StorError(E.NOT_FOUND, `cannot make ${path}: its parent ${parent} does not exist`, { hint: `\`stor mkdir -p ${path}\` makes the missing parents too` });
+      throw new StorError(E.NOT_FOUND, `cannot make ${path}: its parent ${parent} does not exist`, { hint: await missingParentHint(t, path) });
     });
     directories.push({ path, created: true, mode: octal(entry.mode & 0o7777) });
   }

@@ -6,7 +6,7 @@ import type { GlobalOptions } from './global-options.js';
 import type { HeadStart } from './head-start.js';
 import type { IO } from './io.js';
 import { render, renderMode, type CommandResult } from './render.js';
-import { DEFAULT_TIMEOUT_SECONDS, readCa, resolveTarget, type TargetSpec } from './target.js';
+import { DEFAULT_TIMEOUT_SECONDS, implicitTargetCheck, readCa, resolveTarget, type TargetSpec } from './target.js';
 import { queueAgentStart, sessionsOn } from '../../core/session/spawn.js';
 import type { PooledTarget } from '../../core/session/opener.js';
 import type { ProfilesDocument } from '../../core/config/profiles.js';
@@ -31,6 +31,8 @@ export class CommandContext {
    * that each target's choice does not read and parse it again (≈0.25 ms a target in the agent).
    */
   profiles: ProfilesDocument | undefined = undefined;
+  /** The verb may change the target (its declared effect): a change on an embedded appliance nobody chose is told or refused (implicitTargetCheck). */
+  changes = false;
 
   /**
    * @param headStart the connection bin-entry.ts started opening before the CLI loaded
@@ -76,6 +78,7 @@ export class CommandContext {
 
   private async openTransport(): Promise<Transport> {
     const spec = await this.target();
+    if (this.changes) implicitTargetCheck(spec, this.io.env, (message) => this.warn(message));
     const sessions = this.io.sessions;
     if (sessions) {
       // Inside the session agent: a remote WebSocket target is a lease on its pooled connection.

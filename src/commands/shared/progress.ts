@@ -122,6 +122,7 @@ export class TotalProgress {
   private last = 0;
   private readonly started = Date.now();
   private filesDone = 0;
+  private filesFailed = 0;
   private bytesDone = 0;
   /** Bytes of the transfers under way, by index, so a finished file is not counted twice. */
   private readonly current = new Map<number, number>();
@@ -138,11 +139,21 @@ export class TotalProgress {
     this.draw(false);
   }
 
-  /** A file finished (sent, skipped or failed): `bytes` are what it adds to the total. */
+  /** A file that landed (sent, or skipped as already there): `bytes` are what it adds to the total. */
   fileDone(index: number, bytes: number): void {
     this.current.delete(index);
     this.filesDone += 1;
     this.bytesDone += bytes;
+    this.draw(false);
+  }
+
+  /**
+   * A file that failed or was cut off by a signal: not counted among those done, so the line
+   * says what the report says (`uploaded 0/3` when the report has 0 of 3 uploaded).
+   */
+  fileFailed(index: number): void {
+    this.current.delete(index);
+    this.filesFailed += 1;
     this.draw(false);
   }
 
@@ -161,7 +172,8 @@ export class TotalProgress {
     const rate = bytes / Math.max((now - this.started) / 1000, 0.001);
     const left = rate > 0 && this.bytes > bytes ? (this.bytes - bytes) / rate : 0;
     const width = (this.out.columns !== undefined && this.out.columns > 0 ? this.out.columns : DEFAULT_WIDTH) - 1;
-    const line = `${this.verb} ${this.filesDone}/${this.files} files  ${formatBytes(bytes)}/${formatBytes(this.bytes)}  ${formatBytes(rate)}/s  ${stopped ?? `ETA ${duration(left)}`}`;
+    const failed = this.filesFailed > 0 ? ` (${this.filesFailed} failed)` : '';
+    const line = `${this.verb} ${this.filesDone}/${this.files} files${failed}  ${formatBytes(bytes)}/${formatBytes(this.bytes)}  ${formatBytes(rate)}/s  ${stopped ?? `ETA ${duration(left)}`}`;
     this.out.write(`\r\x1b[2K${stringWidth(line) > width ? shortenMiddle(line, width) : line}`);
   }
 }

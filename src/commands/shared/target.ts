@@ -18,7 +18,13 @@ export interface TargetOptions {
 }
 
 export type TargetSpec =
-  | { kind: 'embedded'; stateDir: string; apiKey?: string }
+  | {
+      kind: 'embedded';
+      stateDir: string;
+      apiKey?: string;
+      /** Nothing chose it: no URL, and no profile named or current. A change made there says so (implicitTargetCheck). */
+      implicit?: true;
+    }
   | {
       kind: 'remote';
       endpoint: Endpoint;
@@ -105,7 +111,7 @@ export async function resolveTarget(opts: TargetOptions, io: IO, trace?: (messag
   const profile = profileName !== undefined ? profileNamed(doc, profileName) : undefined;
 
   if (url === undefined && !profile) {
-    return { kind: 'embedded', stateDir: embeddedStateDir(env), ...(envKey ? { apiKey: envKey } : {}) };
+    return { kind: 'embedded', stateDir: embeddedStateDir(env), ...(envKey ? { apiKey: envKey } : {}), implicit: true };
   }
   const endpoint = parseEndpoint(url ?? profile!.url);
   const apiKey = envKey ?? profile?.apiKey;
@@ -132,6 +138,26 @@ export async function resolveTarget(opts: TargetOptions, io: IO, trace?: (messag
     ...(profileName && profile ? { profile: profileName } : {}),
     ...(keepalive !== undefined ? { keepaliveSeconds: keepalive } : {}),
   };
+}
+
+/**
+ * A change about to be made on the embedded appliance that nothing chose (a fresh host, or after
+ * `stor logout`) is no surprise: it is refused when STOR_REQUIRE_TARGET=1 (runbooks, CI), said
+ * through `warn` when it is unset, and made quietly with STOR_REQUIRE_TARGET=0. Reads are not told: they change nothing, and their
+ * output shows what they read. `--profile embedded`, STOR_PROFILE=embedded or `stor profile use
+ * embedded` choose it (README "Which target").
+ */
+export function implicitTargetCheck(spec: TargetSpec, env: IO['env'], warn: (message: string) => void): void {
+  if (spec.kind !== 'embedded' || !spec.implicit) return;
+  const required = env.STOR_REQUIRE_TARGET?.trim();
+  // 0: the embedded appliance is the expected fallback here (a test bed, a laptop): nothing to tell.
+  if (required === '0') return;
+  if (required !== undefined && required !== '') {
+    throw new StorError(E.NO_TARGET, 'no target chosen: this change would be made on the embedded appliance, and STOR_REQUIRE_TARGET is set', {
+      hint: 'choose one: `--profile NAME`, `--url URL`, STOR_PROFILE or STOR_URL; `--profile embedded` for the embedded appliance',
+    });
+  }
+  warn('stor: on the embedded appliance (no profile selected)');
 }
 
 /**

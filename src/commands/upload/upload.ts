@@ -102,8 +102,9 @@ async function destinations(t: Transport, target: string, names: string[]): Prom
   const st = await statOrNull(t, target);
   if (st?.type === 'DIRECTORY') return names.map(join);
   if (names.length > 1) {
+    // An existing file cannot become the directory: its own directory can take them.
     throw new StorError(E.TARGET_NOT_A_DIRECTORY, `several files go to a directory; ${target} is ${st ? 'a file' : 'missing'}`, {
-      hint: `end the target with / to create it: ${target}/`,
+      hint: st ? `name a directory, e.g. the one it is in: ${trimmed.slice(0, trimmed.lastIndexOf('/') + 1) || '/'}` : `end the target with / to create it: ${target}/`,
     });
   }
   return [target];
@@ -239,7 +240,7 @@ export async function upload(ctx: CommandContext, args: string[], options: Uploa
           results[i] = { ...entry, ...done };
           total?.fileDone(i, file.size);
         } catch (caught) {
-          total?.fileDone(i, 0);
+          total?.fileFailed(i);
           const err = watch.signal ? await stoppedUpload(t, watch.signal, file.target, caught) : caught;
           if (files.length === 1) throw err;
           const d = describeError(err);

@@ -11,7 +11,8 @@ import { readNewPassword } from './new-password.js';
 import { refuseStdinForTargets } from '../shared/stdin-once.js';
 
 const options = {
-  group: value('<name>', 'primary group by name: used if it exists, created if not (default: a group named like the user)'),
+  group: value('<name>', 'primary group by name: an existing one, or one named like the user, created if missing (the default); another missing one is refused unless --create-group'),
+  createGroup: flag('with --group: create that group when it does not exist'),
   groups: list('<names>', 'auxiliary groups by name (comma-separated)'),
   fullName: value('<text>', 'full name or description (default: the username)'),
   passwordStdin: flag('read the password from the first line of standard input', { conflicts: ['passwordDisabled'] }),
@@ -41,12 +42,19 @@ interface PrimaryGroup {
 /**
  * The primary group: an existing one by name; a new one named like the user through user.create's
  * own `group_create` (MW/plugins/account.py:646-668), which also takes it back if the user
- * cannot be created; a new one named otherwise through group.create.
+ * cannot be created; a new one named otherwise through group.create, only when asked
+ * (`--create-group`).
  */
-async function primaryGroup(t: Transport, username: string, name: string): Promise<PrimaryGroup> {
+async function primaryGroup(t: Transport, username: string, name: string, create: boolean): Promise<PrimaryGroup> {
   const [existing] = await listGroups(t, [['name', '=', name]]);
   if (existing) return { payload: { group: existing.id }, createdId: null };
   if (name === username) return { payload: { group_create: true }, createdId: null };
+  // A typo (`--group staf`) must not quietly make a new group and put the user in it.
+  if (!create) {
+    throw new StorError(E.NOT_FOUND, `no local group "${name}" for ${username}'s primary group`, {
+      hint: `create it with \`stor group create ${name}\` or add --create-group; \`stor group list\` shows the groups`,
+    });
+  }
   const id = await call(t, 'group.create', [{ name, smb: false }]);
   return { payload: { group: id }, createdId: id };
 }
@@ -67,7 +75,7 @@ export async function userCreate(ctx: CommandContext, username: string, opts: Us
   }
   const groupIds = groupIdsIn(await listGroups(t), opts.groups ?? []);
   // An existing user: no group is made; user.create itself refuses the name.
-  const primary = existing ? { payload: { group_create: true } as const, createdId: null } : await primaryGroup(t, username, opts.group ?? username);
+  const primary = existing ? { payload: { group_create: true } as const, createdId: null } : await primaryGroup(t, username, opts.group ?? username, opts.createGroup === true);
   let created;
   try {
     created = await call(t, 'user.create', [

@@ -163,13 +163,17 @@ export class ProfileStore {
     });
   }
 
-  /** Makes `name` current; `embedded` makes none current, so that commands use the embedded appliance. */
+  /**
+   * Makes `name` current. `embedded` is kept as the current choice, not as no profile: commands
+   * use the embedded appliance either way, but a change there is then chosen, not fallen back on
+   * (implicitTargetCheck, src/commands/shared/target.ts).
+   */
   async use(name: string): Promise<void> {
     await this.write((doc) => {
       const saved = profileNamed(doc, name);
       if (name === EMBEDDED_PROFILE) {
         if (saved) throw embeddedNameClash(saved.url);
-        delete doc.current;
+        doc.current = EMBEDDED_PROFILE;
         return;
       }
       if (!saved) throw unknownProfile(name, Object.keys(doc.profiles));
