@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Usage: scripts/test-node-majors.sh [MAJOR...]      (default: 22 24)
+# Usage: scripts/test-node-majors.sh [MAJOR...]      (default: 22 24 26)
 #
 # Runs the README's two commands (npm ci, npm test) under other Node.js majors, each in a copy of
 # this tree with its own node_modules, so the checkout's own node_modules is never touched. Node's
@@ -13,7 +13,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 # fetch_node and $cache
 . "$root/scripts/node-major.sh"
 majors=("$@")
-[ ${#majors[@]} -gt 0 ] || majors=(22 24)
+[ ${#majors[@]} -gt 0 ] || majors=(22 24 26)
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/stor-node-majors.XXXXXX")
 trap 'rm -rf "$work"' EXIT
