@@ -59,7 +59,7 @@ const EXPERIMENTAL = 'SQLite is an experimental feature and might change at any 
 
 /**
  * node:sqlite, or undefined where this Node lacks it (Node 20; 22 before 22.13 without a flag).
- * Node 22 and 24 print an ExperimentalWarning when it loads; the API stor uses (prepare, run, get,
+ * Node 22 prints an ExperimentalWarning when it loads (24 and 26 do not); the API stor uses (prepare, run, get,
  * all, exec) is unchanged from 22.13 to 26, so that one warning is dropped while the module loads,
  * here, and no other: a command's stderr stays stor's own.
  */
