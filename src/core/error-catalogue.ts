@@ -106,8 +106,8 @@ const CATALOGUE = {
   },
   SQLITE_BINDING_MISSING: {
     kind: 'failed',
-    meaning: 'this Node.js (24.19 or newer) needs better-sqlite3 13, installed as the optional dependency better-sqlite3-napi, and it is not installed; better-sqlite3 12 would abort the process at its first garbage collection',
-    remedy: 'reinstall with optional dependencies (`npm ci`, not `--omit=optional`), or run stor on Node.js 20 or 22',
+    meaning: 'this Node.js has no node:sqlite (Node 20), and better-sqlite3, the optional dependency stor uses there, is not installed (an install without optional dependencies, or one whose build failed)',
+    remedy: 'reinstall with optional dependencies (`npm ci`, not `--omit=optional`) where better-sqlite3 can be built, or run stor on Node.js 22.13 or newer',
   },
   STATE_UNWRITABLE: {
     kind: 'failed',

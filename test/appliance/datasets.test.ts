@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
-import { Database } from '../../src/core/store/sqlite.js';
+import { openDatabase } from '../../src/core/store/sqlite.js';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openTestAppliance } from '../helpers/appliance.js';
@@ -113,7 +113,7 @@ describe('dataset entries in the 25.10.1 shape', () => {
     await t.call(t.admin, 'pool.dataset.create', { name: 'tank/blank' });
     t.appliance.close();
     // The state as schema version 3 left it: comments among the ZFS properties.
-    const db = new Database(join(t.stateDir, 'stor.db'));
+    const db = openDatabase(join(t.stateDir, 'stor.db'));
     db.prepare('UPDATE datasets SET properties = ? WHERE id = ?').run(JSON.stringify({ comments: 'legacy note', compression: 'ZSTD' }), 'tank/old');
     db.prepare('UPDATE datasets SET properties = ? WHERE id = ?').run(JSON.stringify({ comments: '' }), 'tank/blank');
     db.pragma('user_version = 3');

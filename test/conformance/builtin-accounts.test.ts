@@ -5,7 +5,7 @@
  * files at TS-25.10.1 (conf/reference-files/etc/{passwd,group}, checked against the built image by
  * scale_build/update_image.py:40-75). A state made before the emulator seeded them gets them too.
  */
-import Database from 'better-sqlite3';
+import { openDatabase } from '../../src/core/store/sqlite.js';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Appliance } from '../../src/core/appliance/appliance.js';
@@ -51,7 +51,7 @@ describe('built-in system accounts (MW/plugins/account_/sync_builtin.py)', () =>
     const stateDir = tempDir();
     Appliance.open({ stateDir }).close();
     // As an older stor left it: schema 9, no system accounts, and a user of its own named news.
-    const db = new Database(join(stateDir, 'stor.db'));
+    const db = openDatabase(join(stateDir, 'stor.db'));
     const root = db.prepare("SELECT id FROM users WHERE username = 'root'").get() as { id: number };
     db.prepare("DELETE FROM user_groups WHERE user_id IN (SELECT id FROM users WHERE builtin = 1 AND username != 'root')").run();
     db.prepare("DELETE FROM users WHERE builtin = 1 AND id != ?").run(root.id);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { E } from '../../src/core/error-catalogue.js';
 import { EXIT } from '../../src/commands/shared/exit-codes.js';
-import { Database } from '../../src/core/store/sqlite.js';
+import { openDatabase } from '../../src/core/store/sqlite.js';
 import { spawnStor, type SpawnResult } from '../helpers/bin.js';
 import { makeUserWithPrivilege, stor } from '../helpers/runbook.js';
 import { spawnServe } from '../helpers/serve-process.js';
@@ -46,7 +46,7 @@ async function secondAdmin(home: string): Promise<ReturnType<typeof stor>> {
 }
 
 function sqlOn(home: string, text: string, ...params: unknown[]): void {
-  const db = new Database(join(home, 'stor.db'));
+  const db = openDatabase(join(home, 'stor.db'));
   try {
     db.prepare(text).run(...params);
   } finally {

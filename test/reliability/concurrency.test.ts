@@ -1,4 +1,4 @@
-import { Database } from '../../src/core/store/sqlite.js';
+import { openDatabase } from '../../src/core/store/sqlite.js';
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes, randomInt } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -85,7 +85,7 @@ describe('concurrent writers', () => {
     expect(after.code).toBe(0);
     expect(JSON.parse(after.stdout)).toEqual({ name: 'contended', roles: B, web_shell: false });
 
-    const db = new Database(join(home, 'stor.db'), { readonly: true });
+    const db = openDatabase(join(home, 'stor.db'), { readonly: true });
     try {
       expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
       expect(db.pragma('foreign_key_check')).toEqual([]);

@@ -8,8 +8,9 @@ import { EMBEDDED_MEANT } from '../helpers/embedded-meant.js';
 const storeModule = fileURLToPath(new URL('../../dist/core/store/store.js', import.meta.url));
 
 describe('the SQLite binding under garbage collection', () => {
-  // better-sqlite3 12 on Node >= 24.19 aborts the process (SIGABRT, "(env) != nullptr" in
-  // RemoveEnvironmentCleanupHook) as soon as a GC collects one of its Statements or Databases.
+  // better-sqlite3 12 built for Node >= 24.19 aborts the process (SIGABRT, "(env) != nullptr" in
+  // RemoveEnvironmentCleanupHook) as soon as a GC collects one of its Statements or Databases; stor
+  // opens it only on Node 20 now (node:sqlite elsewhere), and this keeps either binding honest.
   // Store.open leaves both behind (pragma statements, closed connections); a separate process on
   // the built store churns the heap so that a full GC collects them, on whatever Node runs the suite.
   it('a process that opens and closes the store many times, then collects the garbage, exits normally', async () => {

@@ -9,6 +9,7 @@ import { authenticateUpload } from './upload-credentials.js';
 import { sendText } from './http-rpc.js';
 import { liftBodyDeadline } from './body-deadline.js';
 import { idleTimer } from './idle-timer.js';
+import { lingerAfterAnswer } from './lingering-close.js';
 import type { RateLimiter } from '../appliance/session/rate-limit.js';
 
 const MAX_FILES = 5;
@@ -116,10 +117,10 @@ export function uploadRoute(appliance: Appliance, limiter: RateLimiter, idleMs: 
       // Already answered by the body deadline (armBodyDeadline), whose socket is going.
       if (answered || res.headersSent) return;
       answered = true;
-      if (status !== 200) res.setHeader('connection', 'close');
+      // A refusal comes before the body is read (after the `data` part): the client may still be
+      // sending its file, which is read and dropped until it is done, as nginx does.
+      if (status !== 200) lingerAfterAnswer(req, res);
       sendText(res, status, body, type);
-      // Keep reading what the client still sends, so it gets to read our answer.
-      if (status !== 200) req.resume();
     };
 
     let bb: busboy.Busboy;

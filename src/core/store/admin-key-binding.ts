@@ -1,4 +1,4 @@
-import type { Database } from 'better-sqlite3';
+import type { Database } from './sqlite.js';
 import type { BigIntStats } from 'node:fs';
 import { writeSetting } from './settings.js';
 import { sql } from './statements.js';

@@ -1,4 +1,4 @@
-import type { Database } from 'better-sqlite3';
+import type { Database } from './sqlite.js';
 import { sql } from './statements.js';
 
 /** A row of `pools`: the emulator's pools, as 25.10.1's `storage_volume` holds id and name (MW/plugins/pool_/pool.py:35-40). */

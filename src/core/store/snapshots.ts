@@ -1,4 +1,4 @@
-import type { Database } from 'better-sqlite3';
+import type { Database } from './sqlite.js';
 import { fromJsonColumn, toJsonColumn } from './json-column.js';
 import { sql } from './statements.js';
 

@@ -1,4 +1,4 @@
-import type { Database, Statement } from 'better-sqlite3';
+import type { Database, Statement } from './sqlite.js';
 
 const cache = new WeakMap<Database, Map<string, Statement>>();
 

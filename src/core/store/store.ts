@@ -1,4 +1,3 @@
-import type BetterSqlite3 from 'better-sqlite3';
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { ownerOnly, ownerOnlyFile } from '../config/owner-only.js';
 import { join } from 'node:path';
@@ -7,9 +6,9 @@ import { E } from '../error-catalogue.js';
 import { migrate } from './migrations.js';
 import { ADMIN_KEY_FILE, seedFreshAppliance } from './seed.js';
 import { STATE_DB_FILE } from './state-file.js';
-import { Database } from './sqlite.js';
+import { openDatabase, type Database, type Statement } from './sqlite.js';
 
-export type Db = BetterSqlite3.Database;
+export type Db = Database;
 
 /**
  * Waiting writers retry for up to 15 s: enough for a peer's long transaction, short enough that a
@@ -38,7 +37,7 @@ export class Store {
   /** Commits made through this connection; with SQLite's data_version, it dates a cached read. */
   private localWrites = 0;
   private readonly memo = new Map<string, { version: string; value: unknown }>();
-  private readonly dataVersion: BetterSqlite3.Statement;
+  private readonly dataVersion: Statement;
   /** data_version as read in the current synchronous run; one call reads several cached values. */
   private versionNow: unknown;
 
@@ -67,7 +66,7 @@ export class Store {
     // Created owner-only before SQLite opens it: the database holds key hashes, and SQLite gives
     // its -wal and -shm files the database file's mode.
     closeSync(openSync(file, 'a', 0o600));
-    const db = new Database(file);
+    const db = openDatabase(file);
     try {
       db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
       db.pragma('journal_mode = WAL');
