@@ -243,7 +243,7 @@ const CATALOGUE = {
   },
   MALFORMED_KEY: {
     kind: 'usage',
-    meaning: 'the text given as an API key is not one (`<id>-<64 letters and digits>`)',
+    meaning: 'the text given as an API key (`STOR_API_KEY`, `stor login`, a profile file) is not one (`<id>-<64 letters and digits>`); refused before it is sent anywhere, and never printed',
     remedy: 'copy the whole key shown when it was created',
   },
   MISSING_TARGET: {
