@@ -33,13 +33,15 @@ describe('fitting text to the terminal', () => {
     expect(cjk).toMatch(/^漢字.*….*txt$/);
   });
 
-  it('gives way with the widest wrapping or truncating column, numbers last', () => {
+  it('gives way with the widest wrapping or truncating column; a `never` column (numbers, identifiers, statuses) never', () => {
     const cols = [{ overflow: 'never' as const }, { overflow: 'truncate' as const }, { overflow: 'wrap' as const }];
     expect(fitWidths([5, 10, 10], cols, 80)).toEqual([5, 10, 10]);
     const fitted = fitWidths([5, 40, 60], cols, 60);
     expect(fitted[0]).toBe(5);
     expect(fitted.reduce((a, b) => a + b, 0) + 4).toBeLessThanOrEqual(60);
-    const squeezed = fitWidths([30, 40, 60], cols, 30);
-    expect(squeezed.reduce((a, b) => a + b, 0) + 4).toBeLessThanOrEqual(30);
+    // As a last resort the others shrink to nothing (a wrapped one to its longest word), the `never` one stays whole.
+    const squeezed = fitWidths([30, 40, 60], cols, 30, [30, 40, 9]);
+    expect(squeezed[0]).toBe(30);
+    expect(squeezed[2]).toBe(9);
   });
 });
