@@ -173,7 +173,7 @@ const CATALOGUE = {
   },
   BAD_TARGETS: {
     kind: 'usage',
-    meaning: 'a `--targets` list cannot be read, names no target or a tag no profile carries; or the command, the `call` method (not a read) or its standard input (read once) cannot go to several targets',
+    meaning: 'a `--targets` list cannot be read, names no target, a profile that is not saved (`--targets nas9`; `--profile nas9` is `NOT_FOUND`) or a tag no profile carries; or the command, the `call` method (not a read) or its standard input (read once) cannot go to several targets',
     remedy: 'give profile names, ranges (`nas[1-3]`), tags (`@prod`) or `all` (`stor profile list` shows names and tags); run what cannot fan out with `--profile`, one target at a time',
   },
   BAD_URL: {
