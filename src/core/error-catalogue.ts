@@ -34,6 +34,11 @@ const CATALOGUE = {
     meaning: 'a download brought another number of bytes than the appliance reported for the file; nothing was written locally',
     remedy: 'the file may have changed meanwhile: download it again',
   },
+  GROUP_IN_USE: {
+    kind: 'failed',
+    meaning: 'a privilege uses the group, so the appliance will not delete it (25.10.1 refuses with EACCES, which is not a missing role); nothing was changed',
+    remedy: 'take the group out of the privilege the message names (`stor privilege update NAME --groups ...` replaces its list), then delete the group',
+  },
   INTERNAL: {
     kind: 'internal',
     meaning: 'an unexpected error: a bug in stor',
