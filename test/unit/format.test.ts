@@ -1,6 +1,6 @@
 import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
-import { formatMode, formatTime } from '../../src/commands/shared/format.js';
+import { formatDuration, formatMode, formatTime } from '../../src/commands/shared/format.js';
 import { fitWidths, shortenMiddle } from '../../src/commands/shared/table.js';
 
 describe('one human format per kind of value', () => {
@@ -21,6 +21,18 @@ describe('one human format per kind of value', () => {
     expect(formatTime(at, 'Europe/Berlin')).toBe('2026-01-15T13:30:45+01:00');
     expect(formatTime(at, 'America/New_York')).toBe('2026-01-15T07:30:45-05:00');
     expect(formatTime(at, 'Asia/Kolkata')).toBe('2026-01-15T18:00:45+05:30');
+  });
+});
+
+describe('durations as a person says them (system info uptime)', () => {
+  it('the two largest units, no fractions of a second', () => {
+    expect(formatDuration(9.313)).toBe('9 s');
+    expect(formatDuration(729.313)).toBe('12 min 9 s');
+    expect(formatDuration(3600)).toBe('1 h');
+    expect(formatDuration(2 * 3600 + 5 * 60 + 7)).toBe('2 h 5 min');
+    expect(formatDuration(86400 + 59)).toBe('1 day');
+    expect(formatDuration(3 * 86400 + 4 * 3600 + 120)).toBe('3 days 4 h');
+    expect(formatDuration(0)).toBe('0 s');
   });
 });
 
