@@ -77,6 +77,7 @@ function groupInUse(message: string, privilege: string): StorError {
 export const groupDeleteCommand = defineCommand({
   summary: 'delete a local group (asks first; --yes when not on a terminal)',
   effect: 'change',
+  calls: ['group.delete', 'group.query', 'user.query', 'privilege.query'],
   asks: true,
   args: { group: arg.required('group name (or gid)') },
   options,
