@@ -39,6 +39,11 @@ const CATALOGUE = {
     meaning: 'a download brought another number of bytes than the appliance reported for the file; nothing was written locally',
     remedy: 'the file may have changed meanwhile: download it again',
   },
+  GROUP_IN_USE: {
+    kind: 'failed',
+    meaning: 'a privilege uses the group, so the appliance will not delete it (25.10.1 refuses with EACCES, which is not a missing role); nothing was changed',
+    remedy: 'take the group out of the privilege the message names (`stor privilege update NAME --groups ...` replaces its list), then delete the group',
+  },
   INTERNAL: {
     kind: 'internal',
     meaning: 'an unexpected error: a bug in stor',
@@ -178,7 +183,7 @@ const CATALOGUE = {
   },
   BAD_TARGETS: {
     kind: 'usage',
-    meaning: 'a `--targets` list cannot be read, names no target or a tag no profile carries; or the command, the `call` method (not a read) or its standard input (read once) cannot go to several targets',
+    meaning: 'a `--targets` list cannot be read, names no target, a profile that is not saved (`--targets nas9`; `--profile nas9` is `NOT_FOUND`) or a tag no profile carries; or the command, the `call` method (not a read) or its standard input (read once) cannot go to several targets',
     remedy: 'give profile names, ranges (`nas[1-3]`), tags (`@prod`) or `all` (`stor profile list` shows names and tags); run what cannot fan out with `--profile`, one target at a time',
   },
   BAD_URL: {
@@ -248,7 +253,7 @@ const CATALOGUE = {
   },
   MALFORMED_KEY: {
     kind: 'usage',
-    meaning: 'the text given as an API key is not one (`<id>-<64 letters and digits>`)',
+    meaning: 'the text given as an API key (`STOR_API_KEY`, `stor login`, a profile file) is not one (`<id>-<64 letters and digits>`); refused before it is sent anywhere, and never printed',
     remedy: 'copy the whole key shown when it was created',
   },
   MISSING_TARGET: {

@@ -97,8 +97,10 @@ describe('--targets on read commands (issue 15, Deliver 2)', () => {
     expect(alone.code).toBe(2);
     expect(JSON.parse(alone.stderr).error).toMatchObject({ code: 'USAGE', message: '--parallel counts targets: it goes with --targets' });
     const unknown = await runStor(['--targets', 'nas[1-2]', 'whoami', '--json'], { env });
-    expect(unknown.code).toBe(1);
-    expect(JSON.parse(unknown.stderr).error).toMatchObject({ code: 'NOT_FOUND', message: 'no profile named "nas2"', hint: 'known profiles: nas1' });
+    expect(unknown.code).toBe(2);
+    expect(JSON.parse(unknown.stderr).error).toMatchObject({ code: 'BAD_TARGETS', message: '--targets: no profile named "nas2"', hint: 'known profiles: nas1' });
+    const one = await runStor(['--targets', 'nas9', 'whoami'], { env });
+    expect(one.code).toBe(2);
   });
 });
 

@@ -51,10 +51,16 @@ describe('help and discovery', () => {
     expect(r.stderr).toContain('no help topic "privilege nosuch"');
   });
 
-  it('a verb\'s help lists the global options, and no flag shows "(default: false)"', async () => {
-    const r = await runStor(['whoami', '--help']);
-    expect(r.stdout).toContain('Global Options:');
-    for (const flag of ['--json', '--url <url>', '--profile <name>', '--timeout <seconds>', '-v, --verbose']) expect(r.stdout).toContain(flag);
+  it('a verb\'s help shows its own options and one line pointing to `stor --help` for the global ones; no flag shows "(default: false)"', async () => {
+    for (const argv of [['whoami', '--help'], ['user', 'list', '--help'], ['help', 'privilege', 'fix']]) {
+      const r = await runStor(argv);
+      expect(r.stdout, argv.join(' ')).not.toContain('Global Options:');
+      expect(r.stdout, argv.join(' ')).not.toContain('--url <url>');
+      expect(r.stdout.split('\n').filter((l) => l.includes('stor --help'))).toEqual(['Global options (--json, --url, …): see `stor --help`.']);
+    }
+    expect((await runStor(['user', 'list', '--help'])).stdout).toContain('--fan-out <n>');
+    const root = await runStor(['--help']);
+    for (const flag of ['--json', '--url <url>', '--profile <name>', '--timeout <seconds>', '-v, --verbose']) expect(root.stdout).toContain(flag);
     for (const argv of [[], ['privilege', 'fix', '--help'], ['dataset', 'delete', '--help'], ['serve', '--help'], ['login', '--help']]) {
       expect((await runStor([...argv, ...(argv.length ? [] : ['--help'])])).stdout).not.toContain('(default: false)');
     }

@@ -36,10 +36,14 @@ describe('stor privilege', () => {
     expect(list.find((p: { name: string }) => p.name === 'pw')).toMatchObject({ health: ['self-including'], locks_out: true });
     const kept = await run(['privilege', 'fix', 'pw', '--yes', '--json']);
     expect(kept.code).toBe(6);
-    expect(JSON.parse(kept.stdout).privileges[0]).toMatchObject({ status: 'clean', after: ['PRIVILEGE_WRITE', 'POOL_READ'], still_locks_out: true });
+    // The status says what exit 6 says: the list is not clean, it still locks out.
+    expect(JSON.parse(kept.stdout).privileges[0]).toMatchObject({ status: 'locks-out', after: ['PRIVILEGE_WRITE', 'POOL_READ'], still_locks_out: true });
     const human = await run(['privilege', 'fix', 'pw', '--yes']);
     // Piped stdout is the data row; the explanation is for the operator, on stderr.
-    expect(human.stdout).toMatch(/^4\tpw\tclean\t\tPRIVILEGE_WRITE, POOL_READ\t/m);
+    expect(human.stdout).toMatch(/^4\tpw\tlocks-out\t\tPRIVILEGE_WRITE, POOL_READ\t/m);
+    const dry = await run(['privilege', 'fix', 'pw', '--dry-run', '--json']);
+    expect(dry.code).toBe(6);
+    expect(JSON.parse(dry.stdout).privileges[0]).toMatchObject({ status: 'locks-out', still_locks_out: true });
     expect(human.stdout).not.toContain('includes itself');
     expect(human.stderr).toContain('PRIVILEGE_WRITE includes itself');
     expect(human.stderr).toContain('--drop-self-including');
@@ -141,7 +145,7 @@ describe('stor privilege', () => {
     const dryKept = await run(['privilege', 'fix', 'pw', '--dry-run']);
     const realKept = await run(['privilege', 'fix', 'pw', '--yes']);
     expect([dryKept.code, realKept.code]).toEqual([6, 6]);
-    expect(dryKept.stdout).toMatch(/^\d+\tpw\tclean\t/);
+    expect(dryKept.stdout).toMatch(/^\d+\tpw\tlocks-out\t/);
     expect(dryKept.stderr).toMatch(/would keep: PRIVILEGE_WRITE includes itself/);
     expect(`${dryKept.stdout}${dryKept.stderr}`).not.toMatch(/changed|fixed/i);
   });

@@ -51,6 +51,21 @@ describe('empty STOR_API_KEY and STOR_URL (issue 13, Deliver 4)', () => {
     expect(errorOf(result)).toMatchObject({ code: 'EMPTY_ENV', message: 'STOR_API_KEY is set but empty' });
   });
 
+  it('refuses a STOR_API_KEY that is not of the form <id>-<secret> before sending it anywhere, without printing it', async () => {
+    const garbage = 'garbage-not-a-key';
+    // Embedded (would be a rejected key, exit 4) and a URL where nothing listens (would be exit 3):
+    // both refused as malformed before any login is tried.
+    for (const extra of [{}, { STOR_URL: 'ws://127.0.0.1:9' }]) {
+      const result = await runStor(['whoami', '--json'], { env: { ...clientEnv(), ...extra, STOR_API_KEY: garbage } });
+      expect(result.code).toBe(2);
+      expect(errorOf(result)).toMatchObject({ code: 'MALFORMED_KEY', kind: 'usage', message: expect.stringContaining('STOR_API_KEY') });
+      expect(result.stderr).not.toContain(garbage);
+    }
+    const plain = await runStor(['whoami'], { env: { ...clientEnv(), STOR_API_KEY: garbage } });
+    expect(plain.code).toBe(2);
+    expect(plain.stderr).not.toContain(garbage);
+  });
+
   it('treats unset variables as unset: the embedded administrator answers', async () => {
     const result = await runStor(['whoami', '--json'], { env: clientEnv() });
     expect(result.code).toBe(0);

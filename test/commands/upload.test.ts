@@ -279,7 +279,7 @@ describe('stor upload of several files: every file\'s outcome', () => {
     expect(tty.code).toBe(1);
     const lines = tty.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^SOURCE\s+TARGET\s+OUTCOME\s+SIZE\s+MODE\s+OWNER\s+ERROR$/);
-    // At 100 columns the paths give way (… in the middle); outcome, size, mode and owner do not.
+    // At 100 columns nothing gives way but the error, which wraps; paths, outcome, size, mode and owner are whole.
     expect(lines[1]).toMatch(/a\.txt\s+done\s+3 B\s+-rw-r--r-- 0644\s+truenas_admin\s+-$/);
     expect(lines[2]).toMatch(/b\.txt\s+failed\s+4 B\s+-\s+-\s+\[EFAULT\] \[Errno/);
   });

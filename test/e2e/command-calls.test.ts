@@ -33,6 +33,20 @@ describe('verbs call only the methods they declare', () => {
     const file = localFile('f.txt', 'hello\n');
     const out = join(tempDir(), 'back.txt');
     const runs: [string, string[]][] = [
+      ['group create', ['group', 'create', 'callers']],
+      ['group list', ['group', 'list']],
+      ['group show', ['group', 'show', 'callers']],
+      ['user create', ['user', 'create', 'caller', '--group', 'callers', '--password-disabled']],
+      ['user list', ['user', 'list']],
+      ['user show', ['user', 'show', 'caller']],
+      ['privilege create', ['privilege', 'create', 'callers', '--groups', 'callers', '--roles', 'READONLY_ADMIN']],
+      ['privilege list', ['privilege', 'list']],
+      ['privilege show', ['privilege', 'show', 'callers']],
+      ['api-key create', ['api-key', 'create', 'caller-key', '--user', 'caller']],
+      ['api-key list', ['api-key', 'list']],
+      ['privilege delete', ['privilege', 'delete', 'callers', '--yes']],
+      ['user delete', ['user', 'delete', 'caller', '--yes']],
+      ['group delete', ['group', 'delete', 'callers', '--yes']],
       ['dataset create', ['dataset', 'create', 'tank/calls']],
       ['dataset list', ['dataset', 'list']],
       ['dataset show', ['dataset', 'show', 'tank/calls']],

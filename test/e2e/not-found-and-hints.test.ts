@@ -1,4 +1,6 @@
+import { existsSync, readdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { clientEnv, remoteEnv } from '../helpers/client-env.js';
 import { makeUserWithPrivilege, stor } from '../helpers/runbook.js';
@@ -121,11 +123,17 @@ describe('hints that work (issue 25 point 16)', () => {
     await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
     const port = (holder.address() as { port: number }).port;
     try {
-      const r = await stor(clientEnv())(['serve', '--port', String(port), '--host', '127.0.0.1'], 1);
+      const env = clientEnv();
+      const r = await stor(env)(['serve', '--port', String(port), '--host', '127.0.0.1'], 1);
       expect(r.stderr).toBe(
         `stor: cannot listen on 127.0.0.1:${port}: port ${port} is in use on 127.0.0.1 (EADDRINUSE)\n` +
           'hint: `--port 0` picks a free port (stor serve prints it), or name another with `--port N`, or stop what holds this one\n',
       );
+      // The port is tried before any state is created or seeded: a failed serve leaves nothing behind.
+      expect(readdirSync(env.STOR_HOME!)).toEqual([]);
+      const state = join(tempDir(), 'new-state');
+      await stor(env)(['serve', '--port', String(port), '--host', '127.0.0.1', '--state', state], 1);
+      expect(existsSync(state)).toBe(false);
     } finally {
       await new Promise((resolve) => holder.close(resolve));
     }

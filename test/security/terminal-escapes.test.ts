@@ -30,10 +30,10 @@ describe('control characters from the appliance never reach the terminal raw', (
       expect(withoutOwnColour(r.stdout)).not.toMatch(RAW_CONTROL);
       expect(r.stdout).toContain('ops\\x1b]0;X\\x07\\x1b[2K\\x9b31m');
     }
-    // Shortened to fit 60 columns, the name is cut in its escaped form: still nothing raw.
+    // At 60 columns the name (an identifier, never shortened) is whole in its escaped form: still nothing raw.
     const narrow = await runStor(['privilege', 'list'], { env, tty: true, columns: 60 });
     expect(withoutOwnColour(narrow.stdout)).not.toMatch(RAW_CONTROL);
-    expect(narrow.stdout).toMatch(/^ *4  ops\\x1b.*…/m);
+    expect(narrow.stdout).toContain('ops\\x1b]0;X\\x07\\x1b[2K\\x9b31m');
     const json = await runStor(['privilege', 'list', '--json'], { env });
     expect(json.stdout).not.toMatch(RAW_CONTROL);
     expect(JSON.parse(json.stdout).some((p: { name: string }) => p.name === HOSTILE)).toBe(true);

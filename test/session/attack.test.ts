@@ -103,7 +103,7 @@ describe('a command handed to the session agent sees what its own process would'
       () => undefined,
     );
     const { env: session, dir } = sessionEnv();
-    const env = { ...clientEnv(), ...session, STOR_URL: appliance.baseUrl, STOR_API_KEY: '1-abcdefghijklmnopqrstuvwxyz' };
+    const env = { ...clientEnv(), ...session, STOR_URL: appliance.baseUrl, STOR_API_KEY: '1-abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzABCDEFGHIJKL' };
     // The pooled connection is opened by a command with a timeout far above the download's.
     expect((await viaAgent(['--timeout', '600', 'call', 'core.ping'], env, dir)).code).toBe(0);
     expect((await rawRequest((await agentServing(dir)).socket, { op: 'list' })).sessions).toHaveLength(1);

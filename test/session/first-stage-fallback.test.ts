@@ -90,7 +90,7 @@ describe('a session agent lost while a command runs', () => {
   it('a read whose agent is killed (-9) before it printed anything completes in its own process', async () => {
     const agent = await startRunRequestAgent();
     const appliance = await holdsFirstCall('filesystem.listdir', []);
-    const env = { ...clientEnv(), ...agent.env, STOR_URL: appliance.baseUrl, STOR_API_KEY: '1-abcdefghijklmnopqrstuvwxyz' };
+    const env = { ...clientEnv(), ...agent.env, STOR_URL: appliance.baseUrl, STOR_API_KEY: '1-abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzABCDEFGHIJKL' };
     const running = spawnStor(['--json', 'ls', '/mnt/tank'], { env, killAfterMs: SAFETY_KILL_MS });
     await until(() => appliance.calls.includes('filesystem.listdir'), 'the agent to be reading');
     await agent.kill('SIGKILL');
@@ -105,7 +105,7 @@ describe('a session agent lost while a command runs', () => {
   it('`stor call` of a method that only reads is a read: killed with its agent, it runs again in its own process', async () => {
     const agent = await startRunRequestAgent();
     const appliance = await holdsFirstCall('core.ping', 'pong');
-    const env = { ...clientEnv(), ...agent.env, STOR_URL: appliance.baseUrl, STOR_API_KEY: '1-abcdefghijklmnopqrstuvwxyz' };
+    const env = { ...clientEnv(), ...agent.env, STOR_URL: appliance.baseUrl, STOR_API_KEY: '1-abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzABCDEFGHIJKL' };
     const running = spawnStor(['call', 'core.ping'], { env, killAfterMs: SAFETY_KILL_MS });
     await until(() => appliance.calls.includes('core.ping'), 'the agent to be calling');
     await agent.kill('SIGKILL');
@@ -117,7 +117,7 @@ describe('a session agent lost while a command runs', () => {
   it('a change whose agent is killed (-9) mid-call fails with SESSION_LOST, exit 3, and says how to check; it is not run again', async () => {
     const agent = await startRunRequestAgent();
     const appliance = await holdsFirstCall('filesystem.mkdir', { mode: 0o40755 });
-    const env = { ...clientEnv(), ...agent.env, STOR_URL: appliance.baseUrl, STOR_API_KEY: '1-abcdefghijklmnopqrstuvwxyz' };
+    const env = { ...clientEnv(), ...agent.env, STOR_URL: appliance.baseUrl, STOR_API_KEY: '1-abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzABCDEFGHIJKL' };
     const running = spawnStor(['mkdir', '/mnt/tank/new'], { env, killAfterMs: SAFETY_KILL_MS });
     await until(() => appliance.calls.includes('filesystem.mkdir'), 'the agent to be changing');
     await agent.kill('SIGKILL');
@@ -133,7 +133,7 @@ describe('a session agent lost while a command runs', () => {
   it('with --json, SESSION_LOST is the one {"error":…} line scripts parse', async () => {
     const agent = await startRunRequestAgent();
     const appliance = await holdsFirstCall('group.create', 1);
-    const env = { ...clientEnv(), ...agent.env, STOR_URL: appliance.baseUrl, STOR_API_KEY: '1-abcdefghijklmnopqrstuvwxyz' };
+    const env = { ...clientEnv(), ...agent.env, STOR_URL: appliance.baseUrl, STOR_API_KEY: '1-abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzABCDEFGHIJKL' };
     const running = spawnStor(['--json', 'call', 'group.create', '{"name":"ops"}'], { env, killAfterMs: SAFETY_KILL_MS });
     await until(() => appliance.calls.includes('group.create'), 'the agent to be changing');
     await agent.kill('SIGKILL');
@@ -147,7 +147,7 @@ describe('a session agent lost while a command runs', () => {
   it('an agent stopped (SIGSTOP) mid-read holds the command no longer than its --timeout: the read completes in its own process', async () => {
     const agent = await startRunRequestAgent();
     const appliance = await holdsFirstCall('filesystem.listdir', []);
-    const env = { ...clientEnv(), ...agent.env, STOR_URL: appliance.baseUrl, STOR_API_KEY: '1-abcdefghijklmnopqrstuvwxyz' };
+    const env = { ...clientEnv(), ...agent.env, STOR_URL: appliance.baseUrl, STOR_API_KEY: '1-abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzABCDEFGHIJKL' };
     const running = spawnStor(['--timeout', '3', '--json', 'ls', '/mnt/tank'], { env, killAfterMs: SAFETY_KILL_MS });
     await until(() => appliance.calls.includes('filesystem.listdir'), 'the agent to be reading');
     agent.child.kill('SIGSTOP');
@@ -163,7 +163,7 @@ describe('a session agent lost while a command runs', () => {
       'group.create': { result: 1 },
       'filesystem.listdir': { result: [] },
     });
-    const env = { ...clientEnv(), ...agent.env, STOR_URL: appliance.baseUrl, STOR_API_KEY: '1-abcdefghijklmnopqrstuvwxyz' };
+    const env = { ...clientEnv(), ...agent.env, STOR_URL: appliance.baseUrl, STOR_API_KEY: '1-abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzABCDEFGHIJKL' };
     agent.child.kill('SIGSTOP');
     const change = ['--timeout', '2', 'call', 'group.create', '{"name":"ops"}'];
     const r = await spawnStor(change, { env, killAfterMs: SAFETY_KILL_MS });
@@ -210,7 +210,7 @@ describe("the agent runs nothing before the first stage's go", () => {
     const agent = await startRunRequestAgent();
     const appliance = await startStandinAppliance({ 'auth.login_with_api_key': { result: true }, 'group.create': { result: 1 } });
     const argv = ['--json', 'call', 'group.create', '{"name":"ops"}'];
-    const env = { PATH: process.env.PATH!, HOME: process.env.HOME!, ...clientEnv(), STOR_URL: appliance.baseUrl, STOR_API_KEY: '1-abcdefghijklmnopqrstuvwxyz' };
+    const env = { PATH: process.env.PATH!, HOME: process.env.HOME!, ...clientEnv(), STOR_URL: appliance.baseUrl, STOR_API_KEY: '1-abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzABCDEFGHIJKL' };
     const request = { op: 'run', argv, cwd: process.cwd(), env, tty: { stdin: false, stdout: false, stderr: false }, pid: process.pid, umask: 0o022 };
     return { agent, appliance, argv, request };
   }

@@ -118,7 +118,7 @@ describe('a command handed to the session agent (the first stage)', () => {
   it('a Ctrl-C (SIGINT) to the first stage reaches the command in the agent: a command with no handler of its own ends at once with 130', async () => {
     const agent = await startRunRequestAgent();
     const appliance = await startStandinAppliance({ 'auth.login_with_api_key': { result: true }, 'filesystem.listdir': { silent: true } });
-    const env = { ...clientEnv(), ...agent.env, STOR_URL: appliance.baseUrl, STOR_API_KEY: '1-abcdefghijklmnopqrstuvwxyz' };
+    const env = { ...clientEnv(), ...agent.env, STOR_URL: appliance.baseUrl, STOR_API_KEY: '1-abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzABCDEFGHIJKL' };
     const child = spawn(process.execPath, [STOR_BIN, 'ls', '/mnt/tank'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     const killer = setTimeout(() => child.kill('SIGKILL'), SAFETY_KILL_MS);
     const closed = new Promise<number | null>((resolve) => child.on('close', resolve));

@@ -1,6 +1,6 @@
 import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
-import { formatMode, formatTime } from '../../src/commands/shared/format.js';
+import { formatDuration, formatMode, formatTime } from '../../src/commands/shared/format.js';
 import { fitWidths, shortenMiddle } from '../../src/commands/shared/table.js';
 
 describe('one human format per kind of value', () => {
@@ -24,6 +24,18 @@ describe('one human format per kind of value', () => {
   });
 });
 
+describe('durations as a person says them (system info uptime)', () => {
+  it('the two largest units, no fractions of a second', () => {
+    expect(formatDuration(9.313)).toBe('9 s');
+    expect(formatDuration(729.313)).toBe('12 min 9 s');
+    expect(formatDuration(3600)).toBe('1 h');
+    expect(formatDuration(2 * 3600 + 5 * 60 + 7)).toBe('2 h 5 min');
+    expect(formatDuration(86400 + 59)).toBe('1 day');
+    expect(formatDuration(3 * 86400 + 4 * 3600 + 120)).toBe('3 days 4 h');
+    expect(formatDuration(0)).toBe('0 s');
+  });
+});
+
 describe('fitting text to the terminal', () => {
   it('shortens in the middle by display width, wide characters whole', () => {
     expect(shortenMiddle('short.txt', 20)).toBe('short.txt');
@@ -33,13 +45,15 @@ describe('fitting text to the terminal', () => {
     expect(cjk).toMatch(/^漢字.*….*txt$/);
   });
 
-  it('gives way with the widest wrapping or truncating column, numbers last', () => {
+  it('gives way with the widest wrapping or truncating column; a `never` column (numbers, identifiers, statuses) never', () => {
     const cols = [{ overflow: 'never' as const }, { overflow: 'truncate' as const }, { overflow: 'wrap' as const }];
     expect(fitWidths([5, 10, 10], cols, 80)).toEqual([5, 10, 10]);
     const fitted = fitWidths([5, 40, 60], cols, 60);
     expect(fitted[0]).toBe(5);
     expect(fitted.reduce((a, b) => a + b, 0) + 4).toBeLessThanOrEqual(60);
-    const squeezed = fitWidths([30, 40, 60], cols, 30);
-    expect(squeezed.reduce((a, b) => a + b, 0) + 4).toBeLessThanOrEqual(30);
+    // As a last resort the others shrink to nothing (a wrapped one to its longest word), the `never` one stays whole.
+    const squeezed = fitWidths([30, 40, 60], cols, 30, [30, 40, 9]);
+    expect(squeezed[0]).toBe(30);
+    expect(squeezed[2]).toBe(9);
   });
 });

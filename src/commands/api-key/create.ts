@@ -66,6 +66,7 @@ export async function apiKeyCreate(ctx: CommandContext, name: string, user: stri
 export const apiKeyCreateCommand = defineCommand({
   summary: 'create an API key for a user and print it once (stdout; the key alone when piped)',
   effect: 'change',
+  calls: ['api_key.create'],
   args: { name: arg.required('a name for the key, unique on the appliance') },
   options,
   examples: ['stor api-key create backup-key --user backup > backup.key', 'stor api-key create ci --user ci --expires 2027-06-30', 'stor api-key create ci --user ci --json'],

@@ -35,6 +35,7 @@ export async function apiKeyList(ctx: CommandContext): Promise<CommandResult<Api
 export const apiKeyListCommand = defineCommand({
   summary: 'list API keys: id, name, user, created, expires, revoked (never the keys)',
   effect: 'read',
+  calls: ['api_key.query'],
   fanOut: 'read',
   examples: ['stor api-key list', "stor api-key list --json | jq '.[] | select(.username == \"backup\")'"],
   notes: 'Times are local on a terminal and ISO 8601 UTC in --json. A key is shown only once, by `stor api-key create`.',

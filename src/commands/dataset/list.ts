@@ -70,7 +70,7 @@ export async function datasetList(ctx: CommandContext, ref: string | undefined):
       { header: 'used', align: 'right' },
       { header: 'avail', align: 'right' },
       { header: 'compression', minor: true },
-      { header: 'mountpoint', overflow: 'middle', minor: true },
+      { header: 'mountpoint', overflow: 'wrap', minor: true },
       { header: 'comments', overflow: 'wrap' },
     ],
     rows: data.map((d) => [d.name, sizeCell(d.used), sizeCell(d.available), d.compression, d.mountpoint, d.comments]),

@@ -46,6 +46,7 @@ export async function groupCreate(ctx: CommandContext, name: string, opts: Group
 export const groupCreateCommand = defineCommand({
   summary: 'create a local group, optionally with members; --exist-ok makes it safe to re-run',
   effect: 'change',
+  calls: ['group.create', 'group.query', 'user.query', 'privilege.query'],
   args: { name: arg.required('group name') },
   options,
   examples: ['stor group create ops', 'stor group create ops --gid 3100 --members alice,bob --exist-ok --json'],

@@ -1,4 +1,6 @@
 import { call } from '../../core/contract/client.js';
+import { E } from '../../core/error-catalogue.js';
+import { ERRNO, isRoleDenial, RpcError, StorError } from '../../core/errors.js';
 import { groupContract } from '../../core/contract/group.js';
 import { groupDeleteRefusal } from '../../core/refusals/accounts.js';
 import { predictedDenial } from '../shared/predict-access.js';
@@ -39,6 +41,11 @@ export async function groupDelete(ctx: CommandContext, ref: string, opts: GroupD
   // dispatcher's role check). Predicted from reads and said in its words before anyone is asked:
   // calling the delete to hear the refusal would be a change before consent.
   if (group.builtin) throw (await predictedDenial(t, groupContract['group.delete'].access)) ?? groupDeleteRefusal.builtin();
+  // A group a privilege uses is refused too (MW/plugins/account_/privilege.py:323-331), with the
+  // EACCES of a role denial though it is none: said as GROUP_IN_USE (exit 1), from reads when the
+  // identity may read privileges, else from the appliance's refusal below.
+  const user = summary.privileges?.[0];
+  if (user !== undefined) throw groupInUse(`This group is used by privilege '${user}'. Please remove it from that privilege first, then delete the group.`, user);
   const who = summary.members.length > 0 ? ` (members: ${summary.members.join(', ')}${opts.deleteUsers ? ', whose primary group it is, are deleted too' : ''})` : '';
   const asked = await confirmChange(ctx, `Delete group ${group.name} (gid ${group.gid})${who}?`, opts.yes);
   // A member who joined while the question waited would lose the group, or with --delete-users
@@ -51,13 +58,26 @@ export async function groupDelete(ctx: CommandContext, ref: string, opts: GroupD
     what: `deleting group ${group.name} would now also take member`,
     preview: `stor group show ${group.name}`,
   });
-  await call(t, 'group.delete', [group.id, { delete_users: opts.deleteUsers }]);
+  try {
+    await call(t, 'group.delete', [group.id, { delete_users: opts.deleteUsers }]);
+  } catch (err) {
+    if (!(err instanceof RpcError) || err.errno !== ERRNO.EACCES || isRoleDenial(err)) throw err;
+    const used = /used by privilege '(.*)'\./.exec(err.reason);
+    throw used ? groupInUse(err.reason.replace(/^\[EACCES\]\s*/, ''), used[1]!) : err;
+  }
   return recordResult(data, { heading: `Deleted group ${group.name}`, fields: [['gid', group.gid], ['members', summary.members]] });
+}
+
+function groupInUse(message: string, privilege: string): StorError {
+  return new StorError(E.GROUP_IN_USE, message, {
+    hint: `take the group out of it first: \`stor privilege show ${privilege}\` lists its groups, \`stor privilege update ${privilege} --groups ...\` replaces them`,
+  });
 }
 
 export const groupDeleteCommand = defineCommand({
   summary: 'delete a local group (asks first; --yes when not on a terminal)',
   effect: 'change',
+  calls: ['group.delete', 'group.query', 'user.query', 'privilege.query'],
   asks: true,
   args: { group: arg.required('group name (or gid)') },
   options,

@@ -15,6 +15,7 @@ export async function groupList(ctx: CommandContext): Promise<CommandResult<Grou
 export const groupListCommand = defineCommand({
   summary: 'list local groups with their members and the privileges bound to them',
   effect: 'read',
+  calls: ['group.query', 'user.query', 'privilege.query'],
   fanOut: 'read',
   examples: ['stor group list', "stor group list --json | jq -r '.[] | select(.builtin | not) | .name'"],
   run: (ctx) => groupList(ctx),

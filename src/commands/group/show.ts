@@ -12,6 +12,7 @@ export async function groupShow(ctx: CommandContext, ref: string): Promise<Comma
 export const groupShowCommand = defineCommand({
   summary: 'one local group: gid, members, privileges and roles',
   effect: 'read',
+  calls: ['group.query', 'user.query', 'privilege.query'],
   fanOut: 'read',
   args: { group: arg.required('group name (or gid)') },
   examples: ['stor group show ops', 'stor group show 3000 --json'],

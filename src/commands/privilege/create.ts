@@ -57,6 +57,7 @@ export async function privilegeCreate(ctx: CommandContext, name: string, options
 export const privilegeCreateCommand = defineCommand({
   summary: 'create a privilege; refuses a role list that would lock its users out unless --force; --exist-ok makes it safe to re-run',
   effect: 'change',
+  calls: ['privilege.create', 'privilege.roles', 'group.query'],
   args: { name: arg.required('privilege name') },
   options: {
     ...editOptions,

@@ -48,6 +48,7 @@ export async function privilegeDelete(ctx: CommandContext, ref: string, yes: boo
 export const privilegeDeleteCommand = defineCommand({
   summary: 'delete a privilege (asks first; --yes when not on a terminal); built-in ones are refused as the appliance does',
   effect: 'change',
+  calls: ['privilege.delete', 'privilege.query'],
   asks: true,
   args: { privilege: arg.required('id or name', 'privilege') },
   options: { yes: yesFlag(), ignoreNotFound: ignoreNotFoundFlag() },

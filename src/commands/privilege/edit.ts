@@ -4,7 +4,7 @@ import { E } from '../../core/error-catalogue.js';
 import type { Transport } from '../../core/transport/transport.js';
 import type { CommandContext } from '../shared/context.js';
 import { type CommandResult, recordResult } from '../shared/render.js';
-import { groupNames, healthOf, type Privilege, type TargetRoles } from './model.js';
+import { groupNames, healthOf, type FindingReport, type Privilege, type TargetRoles } from './model.js';
 import { flag, list, type OptionValues } from '../shared/declare.js';
 import { healthCell } from './tones.js';
 
@@ -36,6 +36,9 @@ export async function resolveGids(t: Transport, refs: string[]): Promise<number[
   });
 }
 
+/** One finding as create, update and suggest say it: `[index] effect`. */
+export const findingLine = (f: FindingReport): string => `[${f.index}] ${f.effect}`;
+
 /**
  * Refuses, before sending, a role list that would lock its users out on this target, unless
  * --force; what only makes it redundant is saved, with a warning.
@@ -48,7 +51,7 @@ export function checkRoles(ctx: CommandContext, roles: TargetRoles, list: string
       hint: '`stor call privilege.roles` lists them',
     });
   }
-  const why = (findings: typeof h.findings) => findings.map((f) => `[${f.index}] ${f.effect}`).join('; ');
+  const why = (findings: typeof h.findings) => findings.map(findingLine).join('; ');
   if (h.locksOut && !force) {
     const remedies = [...new Set(h.findings.filter((f) => f.locks_out).map((f) => f.remedy))].join('; ');
     throw new StorError(E.ROLE_LIST_LOCKS_OUT, `this role list would lock its users out on ${roles.model.name}: ${why(h.findings.filter((f) => f.locks_out))}`, {

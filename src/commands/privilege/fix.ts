@@ -24,7 +24,8 @@ const options = {
 
 export type FixOptions = OptionValues<typeof options>;
 
-export type FixStatus = 'fixed' | 'would-fix' | 'clean' | 'builtin';
+/** `locks-out`: nothing to rewrite, and the list still locks its users out (exit 6): never called `clean`. */
+export type FixStatus = 'fixed' | 'would-fix' | 'clean' | 'locks-out' | 'builtin';
 
 /** One privilege in `stor privilege fix --json`. */
 export interface PrivilegeFix {
@@ -67,7 +68,7 @@ function plan(roles: TargetRoles, p: Privilege, options: FixOptions): PrivilegeF
   return {
     id: p.id,
     name: p.name,
-    status: p.builtin_name ? 'builtin' : changed ? (options.dryRun ? 'would-fix' : 'fixed') : 'clean',
+    status: p.builtin_name ? 'builtin' : changed ? (options.dryRun ? 'would-fix' : 'fixed') : remaining.locksOut ? 'locks-out' : 'clean',
     before,
     after: p.builtin_name ? before : after,
     removed: p.builtin_name ? [] : removed,
@@ -79,7 +80,7 @@ function plan(roles: TargetRoles, p: Privilege, options: FixOptions): PrivilegeF
   };
 }
 
-const STATUS_TONE: Record<FixStatus, Tone | undefined> = { fixed: 'ok', 'would-fix': 'warning', clean: 'ok', builtin: undefined };
+const STATUS_TONE: Record<FixStatus, Tone | undefined> = { fixed: 'ok', 'would-fix': 'warning', clean: 'ok', 'locks-out': 'danger', builtin: undefined };
 
 /**
  * The diff as a table: one row per privilege, what goes and why, what stays, what it costs. A dry

@@ -46,6 +46,7 @@ export async function privilegeList(ctx: CommandContext): Promise<CommandResult<
 export const privilegeListCommand = defineCommand({
   summary: 'list privileges with their groups, roles and health (ok, overlap, self-including, unknown role)',
   effect: 'read',
+  calls: ['privilege.query', 'privilege.roles'],
   fanOut: 'read',
   examples: ['stor privilege list', "stor privilege list --json | jq '.[] | select(.locks_out)'"],
   run: (ctx) => privilegeList(ctx),

@@ -75,6 +75,7 @@ export async function privilegeShow(ctx: CommandContext, ref: string): Promise<C
 export const privilegeShowCommand = defineCommand({
   summary: 'one privilege: listed and effective roles, members, findings',
   effect: 'read',
+  calls: ['privilege.query', 'privilege.roles', 'user.query', 'group.query'],
   fanOut: 'read',
   args: { privilege: arg.required('id or name', 'privilege') },
   examples: ['stor privilege show ops', 'stor privilege show 4 --json'],

@@ -5,13 +5,14 @@ import { coreMethodsItem } from '../../core/contract/core.js';
 import { StorError } from '../../core/errors.js';
 import { localWriteFailed, umaskOf, writeNewFile } from '../shared/local-file.js';
 import { E } from '../../core/error-catalogue.js';
-import { analyzeRoleList, breaksLogin, coverMethods, type MethodGrants } from '../../core/roles/index.js';
+import { coverMethods, type MethodGrants } from '../../core/roles/index.js';
 import type { Transport } from '../../core/transport/transport.js';
 import { commandTree } from '../shared/command-tree.js';
 import type { CommandContext } from '../shared/context.js';
 import { defineCommand, flag, list, value } from '../shared/declare.js';
 import { type CommandResult, recordResult } from '../shared/render.js';
-import { loadTargetRoles } from './model.js';
+import { findingLine } from './edit.js';
+import { healthOf, loadTargetRoles } from './model.js';
 
 /** One method of `stor privilege suggest --json`. */
 export interface SuggestedMethod {
@@ -35,6 +36,8 @@ export interface PrivilegeSuggestion {
   methods: SuggestedMethod[];
   /** Whether a privilege with `roles` would lock its users out on this target (only when nothing else grants a method). */
   locks_out: boolean;
+  /** What `privilege create` would warn of, saving these roles on this target (a self-including role the emulator expands anyway). */
+  warnings: string[];
   /** Where the role catalogue came from: the target, or stor's copy of its release's. */
   catalogue: string;
 }
@@ -104,18 +107,23 @@ export async function privilegeSuggest(ctx: CommandContext, opts: SuggestOptions
   const { catalogue, model } = target;
   // Where a self-including role locks its users out, it is chosen only when nothing else grants the method.
   const cover = coverMethods(catalogue, grants, (r) => model.rule !== 'none' && catalogue.isSelfIncluding(r));
+  // The analysis `privilege create` makes of the same list (edit.ts checkRoles): what it would
+  // refuse is locks_out, what it would save with a warning is said here too.
+  const health = healthOf(target, cover.roles);
   const data: PrivilegeSuggestion = {
     roles: cover.roles,
     full_admin_only: cover.fullAdminOnly,
     no_role_needed: cover.noRoleNeeded,
     methods: grants.map((g) => ({ method: g.method, granted_by_roles: [...g.roles], granted_by: cover.grantedBy[g.method] ?? null, commands: byMethod.get(g.method) ?? [] })),
-    locks_out: breaksLogin(model.rule, analyzeRoleList(catalogue, cover.roles)),
+    locks_out: health.locksOut,
+    warnings: health.findings.filter((f) => !f.locks_out).map(findingLine),
     catalogue: target.source,
   };
   if (data.full_admin_only.length > 0) {
     ctx.warn(`only FULL_ADMIN can call ${data.full_admin_only.join(', ')} on this target${data.full_admin_only.includes('filesystem.put') ? ' (the /_upload/ endpoint authorizes a call of filesystem.put, MW/apps/file_app.py:190-200)' : ''}: no narrower role list will do`);
   }
   if (data.locks_out) ctx.warn(`on ${model.name}, a privilege with ${data.roles.join(', ')} locks its users out; no other role grants what it is there for`);
+  if (data.warnings.length > 0) ctx.warn(`stor: warning: ${data.warnings.join('; ')}`);
 
   if (opts.privilege !== undefined) return fragment(ctx, data, opts);
   return recordResult(data, {

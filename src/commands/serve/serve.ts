@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from 'commander';
+import { createServer as createNetServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { Appliance } from '../../core/appliance/appliance.js';
 import { EMULATIONS, emulationOf, SETTING_CHOICES, type ApplianceSettings, type EmulationName } from '../../core/appliance/settings.js';
@@ -71,6 +72,34 @@ function readPem(path: string, what: string): Buffer {
   }
 }
 
+/** Binds `host:port` and lets it go: whether `stor serve` will be able to listen there. */
+function tryListen(host: string, port: number): Promise<void> {
+  return new Promise((resolvePromise, reject) => {
+    const probe = createNetServer();
+    probe.once('error', reject);
+    probe.listen(port, host, () => probe.close(() => resolvePromise()));
+  });
+}
+
+/** Runs `listen`, turning a refusal to listen into LISTEN_FAILED with what to do about it. */
+async function listenOrExplain<T>(host: string, port: number, listen: () => Promise<T>): Promise<T> {
+  try {
+    return await listen();
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    if (e.code === 'EADDRINUSE' || e.code === 'EACCES' || e.code === 'EADDRNOTAVAIL') {
+      const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+      const why = {
+        EADDRINUSE: { text: `port ${port} is in use on ${host}`, hint: '`--port 0` picks a free port (stor serve prints it), or name another with `--port N`, or stop what holds this one' },
+        EACCES: { text: `not permitted to listen on port ${port}`, hint: 'ports below 1024 need privileges: use `--port 0` (a free port) or a port above 1023' },
+        EADDRNOTAVAIL: { text: `${host} is not an address of this machine`, hint: '`--host 127.0.0.1` (this machine only) or `--host 0.0.0.0` (every interface)' },
+      }[e.code];
+      throw new StorError(E.LISTEN_FAILED, `cannot listen on ${address}: ${why.text} (${e.code})`, { hint: why.hint });
+    }
+    throw err;
+  }
+}
+
 /** `stor serve`: the emulated appliance on the network until SIGINT/SIGTERM. */
 export async function serve(ctx: CommandContext, options: ServeOptions): Promise<CommandResult<ServeResult>> {
   if ((options.tlsCert === undefined) !== (options.tlsKey === undefined)) {
@@ -85,6 +114,10 @@ export async function serve(ctx: CommandContext, options: ServeOptions): Promise
     ...(options.emulate ? EMULATIONS[options.emulate] : {}),
     ...Object.fromEntries(Object.entries(chosen).filter(([, v]) => v !== undefined)),
   };
+  // The port first: a serve that cannot listen creates and seeds no state (a new --state
+  // directory, an administrator key) for nothing. A fixed port is tried, then let go for the
+  // server below; port 0 always binds.
+  if (options.port !== 0) await listenOrExplain(options.host, options.port, () => tryListen(options.host, options.port));
   const appliance = Appliance.open({ stateDir, settings });
   // Uploads cut short by a killed server left their temporary files; nothing else refers to them.
   // Opening swept those it had listed; the walk finds any from before the list was kept.
@@ -95,26 +128,18 @@ export async function serve(ctx: CommandContext, options: ServeOptions): Promise
   };
   let server;
   try {
-    server = await startServer({
-      appliance,
-      host: options.host,
-      port: options.port,
-      ...(tls ? { tls } : {}),
-      ...(options.wsIdleTimeout !== undefined ? { wsIdleTimeoutSeconds: options.wsIdleTimeout } : {}),
-      log,
-    });
+    server = await listenOrExplain(options.host, options.port, () =>
+      startServer({
+        appliance,
+        host: options.host,
+        port: options.port,
+        ...(tls ? { tls } : {}),
+        ...(options.wsIdleTimeout !== undefined ? { wsIdleTimeoutSeconds: options.wsIdleTimeout } : {}),
+        log,
+      }),
+    );
   } catch (err) {
     appliance.close();
-    const e = err as NodeJS.ErrnoException;
-    if (e.code === 'EADDRINUSE' || e.code === 'EACCES' || e.code === 'EADDRNOTAVAIL') {
-      const address = options.host.includes(':') ? `[${options.host}]:${options.port}` : `${options.host}:${options.port}`;
-      const why = {
-        EADDRINUSE: { text: `port ${options.port} is in use on ${options.host}`, hint: '`--port 0` picks a free port (stor serve prints it), or name another with `--port N`, or stop what holds this one' },
-        EACCES: { text: `not permitted to listen on port ${options.port}`, hint: 'ports below 1024 need privileges: use `--port 0` (a free port) or a port above 1023' },
-        EADDRNOTAVAIL: { text: `${options.host} is not an address of this machine`, hint: '`--host 127.0.0.1` (this machine only) or `--host 0.0.0.0` (every interface)' },
-      }[e.code];
-      throw new StorError(E.LISTEN_FAILED, `cannot listen on ${address}: ${why.text} (${e.code})`, { hint: why.hint });
-    }
     throw err;
   }
   const data: ServeResult = {

@@ -65,3 +65,26 @@ export const sizeCell = (n: number | null): Cell => (n === null ? null : shown(n
 
 /** An owner by name, the id when the name is unknown. */
 export const ownerText = (name: string | null | undefined, id: number | null): string => name ?? (id === null ? '-' : String(id));
+
+/**
+ * A duration as a person says it: its two largest units, whole (`12 min 9 s`, `3 days 4 h`), for
+ * a terminal; `--json` keeps the appliance's own text and seconds.
+ */
+export function formatDuration(seconds: number): string {
+  const units: [number, (n: number) => string][] = [
+    [86400, (n) => `${n} day${n === 1 ? '' : 's'}`],
+    [3600, (n) => `${n} h`],
+    [60, (n) => `${n} min`],
+    [1, (n) => `${n} s`],
+  ];
+  let rest = Math.max(0, Math.floor(seconds));
+  const parts: string[] = [];
+  for (const [size, say] of units) {
+    const n = Math.floor(rest / size);
+    rest -= n * size;
+    if (n > 0 || parts.length > 0) parts.push(n > 0 ? say(n) : '');
+    if (parts.length === 2) break;
+  }
+  const said = parts.filter((p) => p !== '');
+  return said.length ? said.join(' ') : '0 s';
+}

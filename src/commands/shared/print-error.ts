@@ -12,8 +12,11 @@ export function writeError(stderr: OutputStream, d: DescribedError, json: boolea
     stderr.write(`${escapeJson(JSON.stringify({ error: { code: d.errorCode, kind: d.kind, message: d.message, ...(d.hint ? { hint: d.hint } : {}), ...(d.details ? { details: d.details } : {}) } }))}\n`);
     return;
   }
-  // Messages carry the appliance's own texts (reasons, names, paths): never raw controls.
-  stderr.write(`stor: ${escapeControls(d.message)}\n`);
+  // Messages carry the appliance's own texts (reasons, names, paths): never raw controls. A line
+  // break in one is a break, its later lines indented, so none can pass for a line of stor's own.
+  const [first, ...rest] = d.message.split(/\r?\n/);
+  stderr.write(`stor: ${escapeControls(first!)}\n`);
+  for (const line of rest) stderr.write(`  ${escapeControls(line)}\n`);
   for (const line of d.details ?? []) stderr.write(`  ${escapeControls(line)}\n`);
   if (d.hint) stderr.write(`hint: ${escapeControls(d.hint)}\n`);
 }

@@ -84,6 +84,8 @@ export function verbsFirst(cmd: Command, helper: Help): string {
   return `${text.slice(0, start + 1)}${text.slice(end + 2).replace(/\n*$/, '\n')}\n${globals}`;
 }
 
+const GLOBALS_LINE = '\nGlobal options (--json, --url, …): see `stor --help`.\n';
+
 const examples = (lines: readonly string[]) => (lines.length ? `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n` : '');
 
 /** What the commands give the program they run in: the parsed context, and the result. */
@@ -116,8 +118,11 @@ export function addVerb(parent: Command, name: string, spec: CommandSpec<ArgSpec
   // Commander takes nothing after a variadic argument, so a last one (upload's target) is named in the usage line only.
   if (Object.values(spec.args ?? {}).some((a) => (a as { last?: string }).last)) cmd.usage(`[options] ${usage.join(' ')}`);
   addOptions(cmd, spec.options ?? {});
+  // A verb's help is about the verb: the ~20 global options are `stor --help`'s, named in one line
+  // (completion still offers them: it reads globalOptions, not the help).
+  cmd.configureHelp({ showGlobalOptions: false });
   let targetText: string | null = null;
-  cmd.addHelpText('after', () => examples(spec.examples) + (spec.notes ? `\n${spec.notes.trimEnd()}\n` : '') + (targetText ? `\n${targetText}\n` : ''));
+  cmd.addHelpText('after', () => examples(spec.examples) + (spec.notes ? `\n${spec.notes.trimEnd()}\n` : '') + (targetText ? `\n${targetText}\n` : '') + GLOBALS_LINE);
   if (spec.targetHelp && runner.wantsHelp) {
     const ask = spec.targetHelp;
     const prepare = async () => {

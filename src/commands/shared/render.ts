@@ -28,10 +28,9 @@ export type FieldValue = Cell | readonly string[];
 
 /**
  * How a column gives way when the table is wider than the terminal: `wrap` at word boundaries
- * (prose, role lists), `truncate` with … at the end (names), `middle` with … in the middle
- * (paths), `never` (numbers, modes, ids).
- * Columns of numbers or formatted values (sizes, modes, times) default to `never`, the rest to
- * `truncate`; numbers align right.
+ * (prose, lists of names: a word is never broken), `truncate` with … at the end, `middle` with …
+ * in the middle, `never` (identifiers, status words, numbers, modes: the line grows instead).
+ * Columns default to `never` (README "Output": identifiers are never shortened); numbers align right.
  */
 export interface Column {
   header: string;
@@ -197,10 +196,11 @@ function terminalTable(fitTable: FitTable, view: TableView, paint: ChalkInstance
     const spec = typeof c === 'string' ? { header: c } : c;
     const cells = view.rows.map((r) => r[i] ?? null).filter((c) => c !== null);
     const numeric = cells.every(isNumeric);
-    const formatted = cells.every((c) => isNumeric(c) || (isStyled(c) && c.human !== undefined));
     return {
       header: paint.bold(escapeCell(spec.header.toUpperCase())),
-      overflow: spec.overflow ?? (formatted ? 'never' : 'truncate'),
+      // Unmarked columns hold identifiers and status words (a target path, `not attempted`,
+      // `would-fix`): never shortened; a column gives way only when it says how (wrap, truncate).
+      overflow: spec.overflow ?? 'never',
       align: spec.align ?? (numeric ? 'right' : 'left'),
       ...(spec.key ? { key: true } : {}),
       ...(spec.minor ? { minor: true } : {}),

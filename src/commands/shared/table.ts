@@ -83,15 +83,16 @@ export function shownColumns(natural: readonly number[], longestWord: readonly n
 export function fitWidths(natural: number[], columns: readonly Pick<FittedColumn, 'overflow' | 'key'>[], width: number, longestWord: readonly number[] = []): number[] {
   const widths = [...natural];
   const budget = Math.max(width - GAP * (widths.length - 1), widths.length);
-  // An identifier keeps its width even as a last resort: the line is then longer than the
-  // terminal (as kubectl's), never a name cut to something that names nothing. A wrapped column
-  // keeps room for its longest word until nothing else can give way.
+  // Only free text gives way. An identifier or a status word (`key`, `never`) keeps its width even
+  // as a last resort: the line is then longer than the terminal (as kubectl's), never a name cut
+  // to something that names nothing. A wrapped column keeps room for a few words until nothing
+  // else can give way, and for its longest word always: a group name in a wrapped list is never
+  // broken either. Only a column marked `truncate` or `middle` is shortened with ….
   const floor = (i: number, lastResort: boolean): number => {
-    if (columns[i]!.key) return natural[i]!;
-    if (lastResort) return 1;
     const o = columns[i]!.overflow;
-    if (o === 'never') return natural[i]!;
-    return o === 'wrap' ? uncutWidth(natural[i]!, longestWord[i] ?? 0, columns[i]!) : Math.min(natural[i]!, MIN_TRUNCATE);
+    if (columns[i]!.key || o === 'never') return natural[i]!;
+    if (o === 'wrap') return lastResort ? Math.min(natural[i]!, longestWord[i] ?? 0) : uncutWidth(natural[i]!, longestWord[i] ?? 0, columns[i]!);
+    return lastResort ? 1 : Math.min(natural[i]!, MIN_TRUNCATE);
   };
   for (const lastResort of [false, true]) {
     let excess = widths.reduce((a, b) => a + b, 0) - budget;
@@ -125,21 +126,26 @@ export function fitTable(
     if (options.fixedFirst !== undefined) natural[0] = options.fixedFirst;
     return natural;
   };
-  const words = (rows: readonly string[][], count: number) =>
-    Array.from({ length: count }, (_, i) => Math.max(0, ...rows.flatMap((r) => (r[i] ?? '').split(/\s+/).map((w) => stringWidth(w)))));
+  // Headers count: a header word is never broken either (HEALTH over a column of `ok`).
+  const words = (columns: readonly FittedColumn[], rows: readonly string[][]) => {
+    const all = header ? [columns.map((c) => c.header), ...rows] : rows;
+    return columns.map((_, i) => Math.max(0, ...all.flatMap((r) => (r[i] ?? '').split(/\s+/).map((w) => stringWidth(w)))));
+  };
   // `wide`: every column at its full width, whatever the terminal's.
-  const kept = options.wide ? allColumns.map((_, i) => i) : shownColumns(measure(allColumns, allRows), words(allRows, allColumns.length), allColumns, width);
+  const kept = options.wide ? allColumns.map((_, i) => i) : shownColumns(measure(allColumns, allRows), words(allColumns, allRows), allColumns, width);
   const columns = kept.map((i) => allColumns[i]!);
   const rows = allRows.map((r) => kept.map((i) => r[i] ?? ''));
   const natural = measure(columns, rows);
   const specs = options.fixedFirst !== undefined ? columns.map((c, i) => (i === 0 ? { ...c, overflow: 'never' as const } : c)) : columns;
-  const colWidths = options.wide ? natural : fitWidths(natural, specs, width, words(rows, columns.length));
+  const colWidths = options.wide ? natural : fitWidths(natural, specs, width, words(columns, rows));
   const table = new Table({
     chars: BORDERLESS,
     style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0, compact: true },
     colWidths,
-    ...(header ? { head: columns.map((c) => c.header) } : {}),
   });
+  // The header goes in as a first row (the table is borderless): cli-table3 wraps no `head` cell,
+  // and a wrapped column's header must wrap as its cells do rather than be cut.
+  if (header) table.push(columns.map((c) => ({ content: c.header, ...(c.overflow === 'wrap' ? { wordWrap: true, wrapOnWordBoundary: true } : {}) })));
   for (const row of rows) {
     table.push(
       columns.map((c, i) => ({

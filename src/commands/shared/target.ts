@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { EMBEDDED_PROFILE, ProfileStore, embeddedNameClash, profileNamed, unknownProfile, type ProfilesDocument } from '../../core/config/profiles.js';
 import { othersInHome, stateDirFrom, type Env } from '../../core/config/paths.js';
 import { StorError } from '../../core/errors.js';
+import { API_KEY_PATTERN } from '../../core/store/secrets.js';
 import { E } from '../../core/error-catalogue.js';
 import { CA_FILE, readSmallFile } from '../../core/config/small-file.js';
 import { parseEndpoint, secureDisplay, type Endpoint } from '../../core/transport/endpoint.js';
@@ -55,7 +56,15 @@ export function envSetting(env: IO['env'], name: 'STOR_API_KEY' | 'STOR_URL' | '
       hint: `give it a value, or unset it (\`unset ${name}\`)`,
     });
   }
-  return value.trim();
+  const trimmed = value.trim();
+  // A key is `<id>-<64 letters and digits>` (MW/plugins/api_key.py:214, generate_string(64)):
+  // anything else is refused here, before it goes to a target, and never echoed.
+  if (name === 'STOR_API_KEY' && !API_KEY_PATTERN.test(trimmed)) {
+    throw new StorError(E.MALFORMED_KEY, 'STOR_API_KEY is not an API key: expected <id>-<64 letters and digits>', {
+      hint: 'set it to the whole key shown when it was created (`stor api-key create`), or unset it',
+    });
+  }
+  return trimmed;
 }
 
 /**

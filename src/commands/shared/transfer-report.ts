@@ -59,8 +59,9 @@ export function transferView<F extends { source: string; target: string; outcome
   return {
     kind: 'table',
     columns: [
-      { header: 'source', overflow: 'middle' },
-      { header: 'target', overflow: 'middle' },
+      // Paths are never shortened: one with spaces wraps at them, one without stays whole.
+      { header: 'source', overflow: 'wrap' },
+      { header: 'target', overflow: 'wrap' },
       'outcome',
       ...own.columns,
       ...(withErrors ? [{ header: 'error', overflow: 'wrap' as const }] : []),

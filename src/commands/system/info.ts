@@ -2,8 +2,8 @@ import { call } from '../../core/contract/client.js';
 import type { SystemInfo } from '../../core/contract/system.js';
 import type { CommandContext } from '../shared/context.js';
 import { defineCommand } from '../shared/declare.js';
-import { formatBytes, formatTime } from '../shared/format.js';
-import { type CommandResult, recordResult } from '../shared/render.js';
+import { formatBytes, formatDuration, formatTime } from '../shared/format.js';
+import { type CommandResult, recordResult, shown } from '../shared/render.js';
 
 /**
  * `stor system info --json`: `system.info`'s fields in 25.10.1's names and order
@@ -28,7 +28,8 @@ export async function systemInfo(ctx: CommandContext): Promise<CommandResult<Sys
     fields: [
       ['release', data.version],
       ['hostname', data.hostname],
-      ['uptime', data.uptime],
+      // The appliance's `0:12:09.313000` stays what a script gets piped; a person reads `12 min 9 s`.
+      ['uptime', shown(data.uptime, formatDuration(data.uptime_seconds))],
       ['booted', formatTime(new Date(data.boottime), tz)],
       ['boot id', data.boot_id],
       ['clock', `${formatTime(new Date(data.datetime), tz)} (appliance timezone ${data.timezone})`],

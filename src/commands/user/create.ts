@@ -104,6 +104,7 @@ export async function userCreate(ctx: CommandContext, username: string, opts: Us
 export const userCreateCommand = defineCommand({
   summary: 'create a local user; the password comes from standard input, never the command line',
   effect: 'change',
+  calls: ['user.create', 'user.query', 'group.query'],
   args: { username: arg.required('username') },
   options,
   examples: [

@@ -56,6 +56,7 @@ export async function userDelete(ctx: CommandContext, ref: string, opts: UserDel
 export const userDeleteCommand = defineCommand({
   summary: 'delete a local user (asks first; --yes when not on a terminal)',
   effect: 'change',
+  calls: ['user.delete', 'user.query', 'group.query'],
   asks: true,
   args: { user: arg.required('username (or uid)') },
   options,

@@ -38,6 +38,7 @@ export async function userList(ctx: CommandContext): Promise<CommandResult<UserS
 export const userListCommand = defineCommand({
   summary: 'list users: uid, names, groups, whether built-in, locked or password-less, 2FA, API keys',
   effect: 'read',
+  calls: ['user.query', 'group.query'],
   fanOut: 'read',
   examples: ['stor user list', "stor user list --json | jq -r '.[] | select(.builtin | not) | .username'"],
   run: (ctx) => userList(ctx),

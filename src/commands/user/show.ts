@@ -12,6 +12,7 @@ export async function userShow(ctx: CommandContext, ref: string): Promise<Comman
 export const userShowCommand = defineCommand({
   summary: 'one user: uid, groups, shell, home, password and 2FA state, API keys, roles',
   effect: 'read',
+  calls: ['user.query', 'group.query'],
   fanOut: 'read',
   args: { user: arg.required('username (or uid)') },
   examples: ['stor user show alice', 'stor user show 3000 --json'],
