@@ -11,6 +11,8 @@ export function statePath(path: readonly PropertyKey[]): string {
 
 function describe(issue: z.core.$ZodIssue): string {
   if (issue.code === 'unrecognized_keys') return issue.keys.map((k) => `${statePath([...issue.path, k])}: unknown key`).join('; ');
+  // A refused key of a record (a dataset's properties): why, rather than zod's "Invalid key in record".
+  if (issue.code === 'invalid_key' && issue.issues[0]) return `${statePath(issue.path)}: ${issue.issues[0].message}`;
   return `${statePath(issue.path) || '(top level)'}: ${issue.message}`;
 }
 

@@ -37,10 +37,20 @@ export const stateApiKeySchema = z.strictObject({
   expires: z.iso.datetime({ offset: true }).nullable().optional().describe('ISO 8601 date-time, or null for never'),
 });
 
+/**
+ * pool.dataset.create's options that are not ZFS properties (MW/api/v25_10_1/pool_dataset.py:191-290):
+ * `properties` is spread into its params beside the name stor matches the dataset by and the mark
+ * it owns it by, so one of these would create another dataset than the one named, or a volume,
+ * which plan never matches again.
+ */
+const CREATE_OPTIONS = new Set(['name', 'type', 'user_properties', 'create_ancestors', 'volsize', 'volblocksize', 'sparse', 'force_size', 'encryption', 'encryption_options', 'inherit_encryption']);
+
+const propertyName = z.string().refine((key) => !CREATE_OPTIONS.has(key), { message: 'a create option, not a ZFS property: a state file makes filesystems under the name it gives, unencrypted or as their parent', abort: true });
+
 export const stateDatasetSchema = z.strictObject({
   name: name().describe('full dataset name, pool/path'),
   comments: z.string().optional(),
-  properties: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional().describe('ZFS properties by their pool.dataset.create/update names (compression, quota, atime, readonly, recordsize, sync, exec, copies, …), each read into the terms the appliance takes and compared in: sizes as 10G or bytes (none clears), ints as numbers (copies: 2), words in any case (lz4, on), true/false as ON/OFF, inherit for the inherited value; a key with a colon is a user property, kept as written'),
+  properties: z.record(propertyName, z.union([z.string(), z.number(), z.boolean()])).optional().describe('ZFS properties by their pool.dataset.create/update names (compression, quota, atime, readonly, recordsize, sync, exec, copies, …), each read into the terms the appliance takes and compared in: sizes as 10G or bytes (none clears), ints as numbers (copies: 2), words in any case (lz4, on), true/false as ON/OFF, inherit for the inherited value; a key with a colon is a user property, kept as written'),
 });
 
 export const stateFileSchema = z.strictObject({
