@@ -197,6 +197,15 @@ function rendered(value: unknown, vars: Record<string, unknown>, host: string, k
 /** How deep groups may nest below `all` (inventories nest a handful of levels). */
 const MAX_NESTING = 1000;
 
+/**
+ * Names as Python sorts them, code point by code point (UTF-8 bytes compare so): Ansible's
+ * sort_groups (lib/ansible/inventory/helpers.py) keys groups by name so. Never a locale's collation,
+ * which puts `lab` before `Prod` and changes with LANG.
+ */
+function pythonOrder(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+}
+
 /** Every host of the inventory, in the order first listed, with its groups and merged variables. */
 export function inventoryHosts(groups: Groups): InventoryHost[] {
   group(groups, 'all');
@@ -239,7 +248,7 @@ export function inventoryHosts(groups: Groups): InventoryHost[] {
     }
   }
   return hostOrder.map((host) => {
-    const all = [...new Set(direct.get(host)!.flatMap((g) => [...ancestors(g)]))].sort((a, b) => depth(a) - depth(b) || a.localeCompare(b));
+    const all = [...new Set(direct.get(host)!.flatMap((g) => [...ancestors(g)]))].sort((a, b) => depth(a) - depth(b) || pythonOrder(a, b));
     const vars: Record<string, unknown> = { inventory_hostname: host };
     for (const g of all) Object.assign(vars, groups.get(g)!.vars);
     for (const g of direct.get(host)!) Object.assign(vars, groups.get(g)!.hosts.get(host));
