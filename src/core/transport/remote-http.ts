@@ -1,6 +1,7 @@
 import { Agent, request } from 'undici';
 import { notAnApplianceAnswer } from '../contract/client.js';
 import { jsonNestedDeeperThan, MAX_ANSWER_DEPTH } from '../rpc/json-depth.js';
+import { boundedText, MAX_ANSWER_BYTES } from './bounded-body.js';
 import { ERRNO, RpcError } from '../errors.js';
 import { assertSecretMayTravel } from './endpoint.js';
 import { awaitJob } from './job-wait.js';
@@ -71,9 +72,10 @@ export class HttpRpcTransport implements Transport {
       if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') throw timedOut(where, method, seconds);
       throw networkError(err, where, startedAt);
     }
-    const text = await res.body.text();
+    const { text, cut } = await boundedText(res.body, MAX_ANSWER_BYTES);
     if (res.statusCode === 429) throw rateLimited(where, `calls (${method})`, text.trim());
     if (res.statusCode !== 200) throw notAnAppliance(where, res.statusCode);
+    if (cut) throw notAnApplianceAnswer(method, `${where} answered ${method} with more than ${MAX_ANSWER_BYTES} bytes, which no appliance sends`);
     if (jsonNestedDeeperThan(text, MAX_ANSWER_DEPTH)) {
       throw notAnApplianceAnswer(method, `${where} answered ${method} with JSON nested more than ${MAX_ANSWER_DEPTH} deep, which no appliance sends`);
     }

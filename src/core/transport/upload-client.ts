@@ -6,6 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import { Agent, request } from 'undici';
 import { notAnApplianceAnswer } from '../contract/client.js';
 import type { Endpoint } from './endpoint.js';
+import { boundedText, MAX_UPLOAD_ANSWER_BYTES } from './bounded-body.js';
 import { StorError } from '../errors.js';
 import { E } from '../error-catalogue.js';
 import { networkError, rateLimited, timedOut } from './network-errors.js';
@@ -94,9 +95,11 @@ export async function postUpload(endpoint: Endpoint, authorization: string, agen
       if (BROKEN.has(code)) throw await cutOff(endpoint, agent, err, startedAt, sent, req.size);
       throw networkError(err, endpoint.display, startedAt);
     }
-    const body = (await res.body.text()).trim();
+    const answer = await boundedText(res.body, MAX_UPLOAD_ANSWER_BYTES);
+    const body = answer.text.trim();
     if (res.statusCode === 408) throw uploadCut(endpoint.display, sent, body);
     if (res.statusCode !== 200) throw uploadRefused(endpoint.display, res.statusCode, body);
+    if (answer.cut) throw notAnApplianceAnswer('filesystem.put', `${endpoint.display} took the upload but answered more than ${MAX_UPLOAD_ANSWER_BYTES} bytes, not a job id`);
     let jobId: unknown;
     try {
       jobId = (JSON.parse(body) as { job_id?: unknown } | null)?.job_id;
@@ -121,7 +124,7 @@ export async function postUpload(endpoint: Endpoint, authorization: string, agen
 async function cutOff(endpoint: Endpoint, agent: Agent, err: unknown, startedAt: number, sent: number, size: number): Promise<StorError> {
   try {
     const probe = await request(new URL('_upload/', endpoint.base), { method: 'POST', dispatcher: agent, headers: { 'content-length': '0' }, headersTimeout: 5000, bodyTimeout: 5000 });
-    const body = (await probe.body.text()).trim();
+    const body = (await boundedText(probe.body, MAX_UPLOAD_ANSWER_BYTES)).text.trim();
     if (probe.statusCode === 429) return rateLimited(endpoint.display, 'uploads', body);
   } catch {
     // No answer to the probe either: the break itself is the news.
