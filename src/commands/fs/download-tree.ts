@@ -190,7 +190,8 @@ export async function downloadTree(ctx: CommandContext, remote: string, local: s
 
 /** One file into a temporary name beside its target, flushed, checked, renamed; on failure the temporary file goes. */
 async function downloadOne(t: Transport, file: RemoteFile, i: number, umask: number, watch: Interruption, total: TotalProgress | undefined): Promise<number> {
-  const temporary = join(dirname(file.target), `.stor-download-${process.pid}-${i}`);
+  // replaceFile's own random name beside the target: never one made of the pid, which every
+  // command the session agent runs at once shares (two `download -r` into one directory).
   return replaceFile(file.target, umask, async (handle) => {
     const sink = fileSink(handle, file.target);
     const untrack = watch.track(sink);
@@ -202,7 +203,7 @@ async function downloadOne(t: Transport, file: RemoteFile, i: number, umask: num
     } finally {
       untrack();
     }
-  }, { temporary });
+  });
 }
 
 function treeView({ files, summary }: DownloadTreeReport, tty: boolean): View {
