@@ -171,6 +171,11 @@ const CATALOGUE = {
     meaning: 'the file given to `stor profile import` cannot be read, is not a YAML or JSON list of profiles nor an Ansible inventory, or an entry or host in it is wrong; nothing was saved',
     remedy: 'fix the entry or host the message names (each needs name, url, and key_file or key_stdin; an inventory host stor_url and stor_key_file or stor_key_stdin)',
   },
+  BAD_REQUIRE_TARGET: {
+    kind: 'usage',
+    meaning: '`STOR_REQUIRE_TARGET` is none of 1, 0, on, off, true, false, yes, no',
+    remedy: 'set it to 1 to refuse changes no target was chosen for, 0 to make them on the embedded appliance without a word, or unset it',
+  },
   BAD_SESSION_SETTING: {
     kind: 'usage',
     meaning: '`STOR_SESSION` is none of on, off, 1, 0, true, false, yes, no',

@@ -57,4 +57,32 @@ describe('a change on the embedded appliance nobody chose', () => {
     const chosen = await spawnStor(['--profile', 'embedded', 'dataset', 'create', 'tank/prodlike'], { env });
     expect([chosen.code, chosen.stderr]).toEqual([0, '']);
   });
+
+  it('a --dry-run is a read: no note, and STOR_REQUIRE_TARGET=1 lets it run', async () => {
+    const env = fresh();
+    const made = await spawnStor(['dataset', 'create', 'tank/base'], { env: { ...env, STOR_REQUIRE_TARGET: '0' } });
+    expect(made.code).toBe(0);
+    for (const required of [undefined, '1']) {
+      const dry = await spawnStor(['dataset', 'update', 'tank/base', '--comments', 'x', '--dry-run'], { env: { ...env, STOR_REQUIRE_TARGET: required } });
+      expect([dry.code, dry.stderr]).toEqual([0, 'stor: dry run: nothing was changed\n']);
+    }
+  });
+
+  it('STOR_REQUIRE_TARGET takes the words STOR_SESSION takes: false/off/no are 0, true/on/yes are 1, any other is refused (BAD_REQUIRE_TARGET)', async () => {
+    const env = fresh();
+    for (const word of ['false', 'OFF', 'no']) {
+      const quiet = await spawnStor(['group', 'create', `g${word.toLowerCase()}`], { env: { ...env, STOR_REQUIRE_TARGET: word } });
+      expect([word, quiet.code, quiet.stderr]).toEqual([word, 0, '']);
+    }
+    const refused = await spawnStor(['group', 'create', 'gyes', '--json'], { env: { ...env, STOR_REQUIRE_TARGET: 'yes' } });
+    expect(JSON.parse(refused.stderr).error.code).toBe('NO_TARGET');
+    const wrong = await spawnStor(['group', 'create', 'gmaybe', '--json'], { env: { ...env, STOR_REQUIRE_TARGET: 'maybe' } });
+    expect(wrong.code).toBe(2);
+    expect(JSON.parse(wrong.stderr).error.code).toBe('BAD_REQUIRE_TARGET');
+    const list = await spawnStor(['group', 'list', '--json'], { env: { ...env, STOR_REQUIRE_TARGET: '0' } });
+    const names = (JSON.parse(list.stdout) as { name: string }[]).map((g) => g.name);
+    expect(names).toEqual(expect.arrayContaining(['gfalse', 'goff', 'gno']));
+    expect(names).not.toContain('gyes');
+    expect(names).not.toContain('gmaybe');
+  });
 });

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { EMBEDDED_PROFILE, ProfileStore, embeddedNameClash, profileNamed, unknownProfile, type ProfilesDocument } from '../../core/config/profiles.js';
 import { othersInHome, stateDirFrom, type Env } from '../../core/config/paths.js';
 import { StorError } from '../../core/errors.js';
+import { switchSetting } from '../../core/session/setting.js';
 import { API_KEY_PATTERN } from '../../core/store/secrets.js';
 import { E } from '../../core/error-catalogue.js';
 import { CA_FILE, readSmallFile } from '../../core/config/small-file.js';
@@ -152,16 +153,21 @@ export async function resolveTarget(opts: TargetOptions, io: IO, trace?: (messag
 /**
  * A change about to be made on the embedded appliance that nothing chose (a fresh host, or after
  * `stor logout`) is no surprise: it is refused when STOR_REQUIRE_TARGET=1 (runbooks, CI), said
- * through `warn` when it is unset, and made quietly with STOR_REQUIRE_TARGET=0. Reads are not told: they change nothing, and their
+ * through `warn` when it is unset, and made quietly with STOR_REQUIRE_TARGET=0 (the words STOR_SESSION takes, any other is refused). Reads are not told: they change nothing, and their
  * output shows what they read. `--profile embedded`, STOR_PROFILE=embedded or `stor profile use
  * embedded` choose it (README "Which target").
  */
 export function implicitTargetCheck(spec: TargetSpec, env: IO['env'], warn: (message: string) => void): void {
   if (spec.kind !== 'embedded' || !spec.implicit) return;
-  const required = env.STOR_REQUIRE_TARGET?.trim();
-  // 0: the embedded appliance is the expected fallback here (a test bed, a laptop): nothing to tell.
-  if (required === '0') return;
-  if (required !== undefined && required !== '') {
+  const required = switchSetting(env.STOR_REQUIRE_TARGET);
+  if (required === 'invalid') {
+    throw new StorError(E.BAD_REQUIRE_TARGET, 'STOR_REQUIRE_TARGET is none of 1, 0, on, off, true, false, yes, no', {
+      hint: 'set STOR_REQUIRE_TARGET=1 to refuse changes no target was chosen for, 0 to allow them quietly, or unset it',
+    });
+  }
+  // off: the embedded appliance is the expected fallback here (a test bed, a laptop): nothing to tell.
+  if (required === 'off') return;
+  if (required === 'on') {
     throw new StorError(E.NO_TARGET, 'no target chosen: this change would be made on the embedded appliance, and STOR_REQUIRE_TARGET is set', {
       hint: 'choose one: `--profile NAME`, `--url URL`, STOR_PROFILE or STOR_URL; `--profile embedded` for the embedded appliance',
     });

@@ -15,3 +15,9 @@ export function sessionSetting(value: string | undefined): 'on' | 'off' | 'inval
   if (ON.has(v)) return 'on';
   return 'invalid';
 }
+
+/** A yes/no variable read as `STOR_SESSION` is (the same words, any case): unset or empty is neither. */
+export function switchSetting(value: string | undefined): 'on' | 'off' | 'unset' | 'invalid' {
+  if (value === undefined || value.trim() === '') return 'unset';
+  return sessionSetting(value);
+}
