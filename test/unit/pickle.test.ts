@@ -37,6 +37,11 @@ describe('the pickle writer, read by Python', () => {
     expect(loads(pickle(new PyObject('builtins', 'KeyError', [])))).toEqual({ class: 'KeyError', args: [], dict: {} });
   });
 
+  it('keeps a lone surrogate as Python does (surrogatepass), and a pair as its one character', () => {
+    const value = ['/mnt/tank/\ud800lone', 'end\udfff', 'pair \ud83d\ude00 ok', '\udc00\ud800'];
+    expect(loads(pickle(value))).toEqual(value);
+  });
+
   it('never takes a JSON object for a class to call', () => {
     expect(loads(pickle({ module: 'os', name: 'system', args: ['true'] }))).toEqual({ module: 'os', name: 'system', args: ['true'] });
   });

@@ -91,7 +91,7 @@ function writeValue(w: Writer, v: PyValue): void {
     return w.bytes(b);
   }
   if (typeof v === 'string') {
-    const s = Buffer.from(v, 'utf8');
+    const s = utf8SurrogatePass(v);
     const len = Buffer.alloc(4);
     len.writeUInt32LE(s.length);
     w.byte(BINUNICODE);
@@ -140,4 +140,29 @@ export function pickle(value: PyValue): Buffer {
   writeValue(w, value);
   w.byte(STOP);
   return w.done();
+}
+
+/**
+ * The string as Python's pickle writes a `str` (`encode('utf-8', 'surrogatepass')`, Lib/pickle.py
+ * save_str): a lone surrogate, which a path from a client may carry, is kept as its own three
+ * bytes where Buffer.from(…, 'utf8') would put U+FFFD in its place and the caller would read
+ * another name than the one the error is about.
+ */
+function utf8SurrogatePass(text: string): Buffer {
+  if (!/[\uD800-\uDFFF]/.test(text)) return Buffer.from(text, 'utf8');
+  const parts: Buffer[] = [];
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0xd800 || unit > 0xdfff) continue;
+    const next = text.charCodeAt(i + 1);
+    if (unit <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
+      i++; // a pair: UTF-8 proper
+      continue;
+    }
+    parts.push(Buffer.from(text.slice(start, i), 'utf8'), Buffer.from([0xe0 | (unit >> 12), 0x80 | ((unit >> 6) & 0x3f), 0x80 | (unit & 0x3f)]));
+    start = i + 1;
+  }
+  parts.push(Buffer.from(text.slice(start), 'utf8'));
+  return Buffer.concat(parts);
 }
