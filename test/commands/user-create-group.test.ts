@@ -25,13 +25,13 @@ describe('user create --group names a group that does not exist', () => {
 
   it('--create-group creates it; a group named like the user is created as before, without the flag', async () => {
     const run = embedded();
-    const made = await run(['user', 'create', 'bob', '--group', 'staff', '--create-group', '--password-disabled', '--json']);
+    const made = await run(['user', 'create', 'bob', '--group', 'crew', '--create-group', '--password-disabled', '--json']);
     expect(made.code, made.stderr).toBe(0);
-    expect(JSON.parse(made.stdout)).toMatchObject({ username: 'bob', group: 'staff', group_created: true });
+    expect(JSON.parse(made.stdout)).toMatchObject({ username: 'bob', group: 'crew', group_created: true });
     const own = await run(['user', 'create', 'carol', '--group', 'carol', '--password-disabled', '--json']);
     expect(own.code, own.stderr).toBe(0);
     expect(JSON.parse(own.stdout)).toMatchObject({ group: 'carol', group_created: true });
-    const existing = await run(['user', 'create', 'dan', '--group', 'staff', '--password-disabled', '--json']);
-    expect(JSON.parse(existing.stdout)).toMatchObject({ group: 'staff', group_created: false });
+    const existing = await run(['user', 'create', 'dan', '--group', 'crew', '--password-disabled', '--json']);
+    expect(JSON.parse(existing.stdout)).toMatchObject({ group: 'crew', group_created: false });
   });
 });

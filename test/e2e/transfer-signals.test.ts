@@ -74,7 +74,7 @@ describe('transfers of several files stop on a signal, leaving no temporary file
       const local = tempDir('stor-dl-tree-');
       const run = start(['download', '-r', '/mnt/tank/tree', local, '--json'], env);
       await untilWritten(run.child, run.stderr, () => {
-        const part = readdirSync(local, { withFileTypes: true }).find((e) => e.name.startsWith('.stor-download-'));
+        const part = readdirSync(local, { withFileTypes: true }).find((e) => e.name.startsWith('.') && e.name.endsWith('.part'));
         return part && join(local, part.name);
       });
       signalFrozen(run.child, signal);

@@ -126,7 +126,7 @@ describe('stor serve --emulate truenas-26.0 (raw frames)', () => {
   });
 
   it("a bad email is EmailString's ValueError on 26 (MW/api/v26_0_0/user.py:272, MW/api/base/validators/base.py:40-75); 25.10.1 words it as pydantic's EmailStr", async () => {
-    const make = (email: string): [string, unknown[]] => ['user.create', [{ username: 'mail', full_name: 'M', group_create: true, password_disabled: true, smb: false, email }]];
+    const make = (email: string): [string, unknown[]] => ['user.create', [{ username: 'mailtest', full_name: 'M', group_create: true, password_disabled: true, smb: false, email }]];
     const next = await startTestServer(EMULATIONS['truenas-26.0']);
     const client = await loggedInWs(next.rpcUrl, next.adminKey);
     const texts = async (c: typeof client, email: string) => (await c.call(...make(email))).error?.data?.['extra'];

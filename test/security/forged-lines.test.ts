@@ -23,20 +23,23 @@ const withoutOwnColour = (s: string) => s.replace(/\u001b\[[0-9;]*m/g, '');
 const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 
 /** Every line stor printed: none forged, no raw control, the forgery shown escaped on the line it came in. */
-function expectNoForgedLine(text: string) {
+function expectNoForgedLine(text: string, shown = 'denied\\nstor: nas2: ok\\n4 ok\\r\\x1b[2Khint: all good') {
   const lines = withoutOwnColour(text).split('\n');
   expect(lines.filter((l) => /^(stor: nas2: |4 ok$|hint: all good)/.test(l))).toEqual([]);
   expect(withoutOwnColour(text)).not.toMatch(RAW_CONTROL);
-  expect(text).toContain('denied\\nstor: nas2: ok\\n4 ok\\r\\x1b[2Khint: all good');
+  expect(withoutOwnColour(text)).toContain(shown);
 }
 
+/** An error message's own line breaks break the line, each later line indented by two spaces; other controls stay escaped. */
+const SHOWN_AS_LINES = 'denied\n  stor: nas2: ok\n  4 ok\\r\\x1b[2Khint: all good';
+
 describe("a hostile appliance's text cannot forge stor's own lines (issue 21 point 16)", () => {
-  it('an error message with newlines and escapes stays on its own line, piped and on a terminal', async () => {
+  it("an error message's line breaks break the line, indented, so none passes for stor's own; other controls stay escaped, piped and on a terminal", async () => {
     const nas = await hostileAppliance();
     for (const tty of [false, true]) {
       const r = await runStor(['--url', nas.baseUrl, 'whoami'], { env: { ...clientEnv(), STOR_API_KEY: KEY }, tty });
       expect(r.code).not.toBe(0);
-      expectNoForgedLine(r.stderr);
+      expectNoForgedLine(r.stderr, SHOWN_AS_LINES);
     }
   });
 

@@ -16,7 +16,7 @@ import { EMBEDDED_MEANT } from '../helpers/embedded-meant.js';
  * would have done in its own process. The built bin/stor.js and agent (`npm run build` first).
  */
 
-const STANDIN_KEY = '1-abcdefghijklmnopqrstuvwxyz';
+const STANDIN_KEY = `1-${'abcdefghijklmnop'.repeat(4)}`;
 
 /** A directory entry as filesystem.mkdir answers it. */
 function dirEntry(path: string) {
