@@ -190,4 +190,15 @@ describe('a 26.0 target is named as 26.0, not 25.10.1', () => {
     expect(error.code).toBe('LOGIN_BROKEN_BY_PRIVILEGE');
     expect(error.message).toContain('breaks role expansion on TrueNAS 26.0.0-RC.1');
   });
+
+  it('on a terminating emulation of 26.0, a self-including role is flagged as what a real 25.10 or 26.0 refuses, never as 25.10.1 alone', async () => {
+    const home = tempDir();
+    Appliance.open({ stateDir: home, settings: { ...EMULATIONS['truenas-26.0'], roleExpansion: 'terminating' } }).close();
+    const run = stor({ STOR_HOME: home });
+    await makeUserWithPrivilege(run, 'tess', 'selfish', ['POOL_READ']);
+    await run(['privilege', 'update', 'selfish', '--roles', 'SYSTEM_PRODUCT_WRITE', '--force']);
+    const shown = (await run(['privilege', 'check', '--json'])).stdout;
+    expect(shown).toContain('a real 25.10 or 26.0');
+    expect(shown).not.toContain('25.10.1');
+  });
 });

@@ -50,7 +50,7 @@ const EMULATOR_RULES: Record<string, { rule: LockoutRule; meaning: string }> = {
   },
   terminating: {
     rule: 'none',
-    meaning: 'role expansion always terminates, so no role list breaks login here (a real 25.10.1 refuses self-including roles)',
+    meaning: 'role expansion always terminates, so no role list breaks login here (a real 25.10 or 26.0 refuses login through a self-including role)',
   },
 };
 

@@ -125,7 +125,7 @@ export function explain(roles: TargetRoles, f: RoleFinding, analysis: RoleListAn
         ...base,
         effect: locks_out
           ? `${f.role} includes itself in this appliance's catalogue: ${RECURSION} on ${model.name}`
-          : `${f.role} includes itself in the catalogue; ${model.name} expands it anyway, but a real 25.10.1 would refuse login`,
+          : `${f.role} includes itself in the catalogue; ${model.name} expands it anyway, but a real 25.10 or 26.0 would refuse login`,
         remedy: `drop ${f.role} (stor privilege fix --drop-self-including): that loses ${advice.loses}; to keep most of it, ${advice.keep}`,
         loses: advice.loses,
         keep: advice.keep,
