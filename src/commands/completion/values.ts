@@ -12,6 +12,17 @@ import { abandonWork } from '../shared/abandoned-work.js';
  */
 const COMPLETION_DEADLINE_SECONDS = 3;
 
+/**
+ * STOR_COMPLETION_TIMEOUT: the deadline in seconds, for a target that a slow link or a busy
+ * machine cannot reach in 3 s (up to 60); anything that is no such number leaves the default, since
+ * completion never prints an error into the shell.
+ */
+function completionDeadlineSeconds(env: Record<string, string | undefined>): number {
+  const raw = env.STOR_COMPLETION_TIMEOUT?.trim();
+  const seconds = raw && /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : NaN;
+  return seconds > 0 && seconds <= 60 ? seconds : COMPLETION_DEADLINE_SECONDS;
+}
+
 /** Candidates offered at most: a shell lists them all, and a target may hold hundreds of thousands. */
 export const MAX_CANDIDATES = 1000;
 
@@ -26,7 +37,7 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
  * deadline) yields no candidates: completion never prints an error into the shell.
  */
 export async function candidateValues(ctx: CommandContext, kind: string, prefix: string): Promise<string[]> {
-  const deadline = performance.now() + Math.min(ctx.timeoutSeconds, COMPLETION_DEADLINE_SECONDS) * 1000;
+  const deadline = performance.now() + Math.min(ctx.timeoutSeconds, completionDeadlineSeconds(ctx.io.env)) * 1000;
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<string[]>((resolve) => {
     timer = setTimeout(() => {
