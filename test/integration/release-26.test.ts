@@ -150,4 +150,48 @@ describe('stor serve --emulate truenas-26.0 (raw frames)', () => {
     const oldClient = await loggedInWs(old.rpcUrl, old.adminKey);
     expect((await oldClient.call('user.set_password', [{ username: 'ghost', new_password: 'pw' }])).error?.data?.['trace']).toMatchObject({ class: 'TypeError' });
   });
+
+  it('pool.query entries carry all_sed (false: pool.create\'s default, MW/api/v26_0_0/pool.py:40, :271) and a typed scan, null when no scan ever ran (MW/api/v26_0_0/pool.py:45, MW/plugins/zpool/query_impl.py:67-79); 25.10.1 has no all_sed and the untyped scan dict of nulls', async () => {
+    const next = await startTestServer(EMULATIONS['truenas-26.0']);
+    const client = await loggedInWs(next.rpcUrl, next.adminKey);
+    const [tank] = await client.result<Entry[]>('pool.query', [[['name', '=', 'tank']]]);
+    expect(tank).toMatchObject({ name: 'tank', all_sed: false, status: 'ONLINE', scan: null });
+    expect(await client.result<Entry>('pool.get_instance', [tank!['id']])).toMatchObject({ all_sed: false, scan: null });
+    const old = await startTestServer(EMULATIONS['truenas-25.10.1']);
+    const oldClient = await loggedInWs(old.rpcUrl, old.adminKey);
+    const [oldTank] = await oldClient.result<Entry[]>('pool.query', [[['name', '=', 'tank']]]);
+    expect(oldTank).not.toHaveProperty('all_sed');
+    expect(oldTank!['scan']).toMatchObject({ function: null, state: null, errors: null });
+  });
+
+  it('pool.dataset.create checks each user property key in order: managed by TrueNAS, not a valid ZFS user property name, specified more than once (stable/26 MW/plugins/pool_/dataset.py:351-366); 25.10.1 has no such check (TS-25.10.1 :357-378 checks update only)', async () => {
+    const props = [
+      { key: 'org.freenas:description', value: 'a' },
+      { key: 'Upper:case', value: 'b' },
+      { key: `a:${'x'.repeat(254)}`, value: 'c' },
+      { key: 'org.truenas:managedby', value: 'd' },
+      { key: 'mine:tag', value: 'e' },
+      { key: 'mine:tag', value: 'f' },
+    ];
+    const next = await startTestServer(EMULATIONS['truenas-26.0']);
+    const client = await loggedInWs(next.rpcUrl, next.adminKey);
+    const refused = await client.call('pool.dataset.create', [{ name: 'tank/props', user_properties: props }]);
+    expect(refused.error?.data?.['extra']).toEqual([
+      ['pool_dataset_create.user_properties.0.key', "'org.freenas:description' is managed by TrueNAS, use the 'comments' field to set it.", 22],
+      ['pool_dataset_create.user_properties.1.key', "'Upper:case' is not a valid ZFS user property name.", 22],
+      ['pool_dataset_create.user_properties.2.key', `'a:${'x'.repeat(254)}' is not a valid ZFS user property name.`, 22],
+      ['pool_dataset_create.user_properties.3.key', "'org.truenas:managedby' is managed by TrueNAS, use the 'managedby' field to set it.", 22],
+      ['pool_dataset_create.user_properties.5.key', "'mine:tag' is specified more than once.", 22],
+    ]);
+    const made = await client.result<Entry>('pool.dataset.create', [{ name: 'tank/props', user_properties: [{ key: 'mine:tag', value: 'e' }, { key: `a:${'x'.repeat(253)}`, value: 'g' }] }]);
+    expect(Object.keys(made['user_properties'] as Entry)).toEqual(expect.arrayContaining(['mine:tag']));
+    // Update keeps the checks 25.10.1 already has (stable/26 :368-389, TS-25.10.1 :357-378).
+    const both = await client.call('pool.dataset.update', ['tank/props', { user_properties: [{ key: 'mine:tag', value: 'x' }], user_properties_update: [{ key: 'mine:tag', remove: true }] }]);
+    expect(both.error?.data?.['extra']).toEqual([['pool_dataset_update.user_properties_update', 'Should not be specified when "user_properties" are explicitly specified', 22]]);
+
+    const old = await startTestServer(EMULATIONS['truenas-25.10.1']);
+    const oldClient = await loggedInWs(old.rpcUrl, old.adminKey);
+    const oldMade = await oldClient.call('pool.dataset.create', [{ name: 'tank/props', user_properties: [{ key: 'mine:tag', value: 'e' }, { key: 'mine:tag', value: 'f' }] }]);
+    expect(oldMade.error).toBeUndefined();
+  });
 });

@@ -96,14 +96,14 @@ describe('releases', () => {
     expect(['25.04.2', '27.0.0', 'master', ''].map(releaseOfVersion)).toEqual([null, null, null, null]);
   });
 
-  it("26.0's contract is 25.10.1's with user.* (webshare, MW/api/v26_0_0/user.py:105-111), pool.dataset.* (tier, pbkdf2iters), pool.snapshot.create (suspend_vms), user.renew_2fa_secret (interval 30 or 60) and SCRAM's auth.*/api_key.* overridden, api_key.convert_raw_key added last", () => {
+  it("26.0's contract is 25.10.1's with user.* (webshare, MW/api/v26_0_0/user.py:105-111), pool.query/get_instance (all_sed, typed scan: MW/api/v26_0_0/pool.py:40-45), pool.dataset.* (tier, pbkdf2iters), pool.snapshot.create (suspend_vms), user.renew_2fa_secret (interval 30 or 60) and SCRAM's auth.*/api_key.* overridden, api_key.convert_raw_key added last", () => {
     const next = contractFor('26.0');
     expect([...next.keys()]).toEqual([...CONTRACT_METHODS.keys(), 'api_key.convert_raw_key']);
     const changed = [...next].filter(([name, entry]) => entry !== CONTRACT_METHODS.get(name)).map(([name]) => name);
     expect(changed.sort()).toEqual(
       ['auth.login_ex', 'auth.login_ex_continue', 'auth.mechanism_choices', 'user.query', 'user.get_instance', 'user.create', 'user.update',
         'api_key.query', 'api_key.get_instance', 'api_key.my_keys', 'api_key.create', 'api_key.update', 'api_key.convert_raw_key',
-        'pool.dataset.query', 'pool.dataset.get_instance', 'pool.dataset.create', 'pool.dataset.update', 'pool.snapshot.create', 'user.renew_2fa_secret'].sort(),
+        'pool.query', 'pool.get_instance', 'pool.dataset.query', 'pool.dataset.get_instance', 'pool.dataset.create', 'pool.dataset.update', 'pool.snapshot.create', 'user.renew_2fa_secret'].sort(),
     );
     expect(next.get('user.create')!.params[0]!.schema.safeParse({ username: 'w', full_name: 'W', webshare: true }).success).toBe(true);
     expect(CONTRACT_METHODS.get('user.create')!.params[0]!.schema.safeParse({ username: 'w', full_name: 'W', webshare: true }).success).toBe(false);

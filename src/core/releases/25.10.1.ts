@@ -19,4 +19,6 @@ export const release25101: Release = {
   rootGroupRules: false,
   noSymlinkPaths: false,
   setPasswordRefusesUnknownUser: false,
+  poolEntryAllSed: false,
+  createChecksUserProperties: false,
 };

@@ -23,4 +23,6 @@ export const release25106: Release = {
   rootGroupRules: true,
   noSymlinkPaths: false,
   setPasswordRefusesUnknownUser: false,
+  poolEntryAllSed: false,
+  createChecksUserProperties: false,
 };

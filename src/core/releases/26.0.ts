@@ -28,4 +28,6 @@ export const release260: Release = {
   rootGroupRules: true,
   noSymlinkPaths: true,
   setPasswordRefusesUnknownUser: true,
+  poolEntryAllSed: true,
+  createChecksUserProperties: true,
 };

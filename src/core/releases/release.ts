@@ -55,4 +55,16 @@ export interface Release {
    * :1940-1950, TS-25.10.1 :1804-1843).
    */
   setPasswordRefusesUnknownUser: boolean;
+  /**
+   * Whether pool.query's entries carry `all_sed` and a typed `scan`, `null` for a pool no scan ever
+   * ran on (stable/26 MW/api/v26_0_0/pool.py:40-45, MW/plugins/zpool/query_impl.py:67-79); 25.10.x
+   * has no `all_sed` and py-libzfs's scan dict, every value null (MW/api/v25_10_1/pool.py:66-79).
+   */
+  poolEntryAllSed: boolean;
+  /**
+   * Whether pool.dataset.create checks each `user_properties` key: managed by TrueNAS, a valid ZFS
+   * user property name, given once (stable/26 MW/plugins/pool_/dataset.py:351-366); 25.10.x checks
+   * update's only (TS-25.10.1 :357-378, the same in TS-25.10.6 and release/25.10.7).
+   */
+  createChecksUserProperties: boolean;
 }

@@ -66,7 +66,8 @@ export const TRUENAS_USER_PROPERTIES = {
 
 export type TrueNasUserField = keyof typeof TRUENAS_USER_PROPERTIES;
 
-const RENAMED = new Map<string, string>(Object.entries(TRUENAS_USER_PROPERTIES).map(([field, key]) => [key, field]));
+/** Each TrueNAS user property's field name (`user_property_names_to_be_renamed`). */
+export const TRUENAS_USER_PROPERTY_FIELDS: ReadonlyMap<string, string> = new Map<string, string>(Object.entries(TRUENAS_USER_PROPERTIES).map(([field, key]) => [key, field]));
 
 export interface PropertyValue {
   parsed: unknown;
@@ -79,7 +80,7 @@ export interface PropertyValue {
 /** `user_properties` of an entry: every user property as LOCAL, the TrueNAS ones under their field names (`normalize_user_properties`). */
 export function shownUserProperties(user: Readonly<Record<string, string>>): Record<string, PropertyValue> {
   return Object.fromEntries(
-    Object.entries(user).map(([key, v]) => [RENAMED.get(key) ?? key, { parsed: v, rawvalue: v, value: v, source: 'LOCAL', source_info: null }]),
+    Object.entries(user).map(([key, v]) => [TRUENAS_USER_PROPERTY_FIELDS.get(key) ?? key, { parsed: v, rawvalue: v, value: v, source: 'LOCAL', source_info: null }]),
   );
 }
 

@@ -10,6 +10,7 @@ import { assertNotBeingDeleted, deletionCovering, markDeleting } from '../datase
 import {
   PROPERTIES,
   TRUENAS_USER_PROPERTIES,
+  TRUENAS_USER_PROPERTY_FIELDS,
   creationShown,
   datasetType,
   encryptionRootOf,
@@ -385,6 +386,27 @@ function validateEncryption(errors: Errors, options: PoolDatasetCreate['encrypti
   }
 }
 
+/** RE_ZFS_USER_PROP and ZFS_USER_PROP_MAX_LEN (stable/26 MW/plugins/pool_/utils.py:27-28). */
+const ZFS_USER_PROP = /^[a-z0-9:._-]+$/;
+const ZFS_USER_PROP_MAX_LEN = 255;
+
+/**
+ * The end of __common_validation in CREATE mode on 26 (stable/26 MW/plugins/pool_/dataset.py:351-366):
+ * each key, one error at most, in this order.
+ */
+function checkCreateUserProperties(errors: Errors, schema: string, props: readonly { key: string }[]): void {
+  const seen = new Set<string>();
+  props.forEach(({ key }, index) => {
+    const at = `${schema}.user_properties.${index}.key`;
+    const field = TRUENAS_USER_PROPERTY_FIELDS.get(key);
+    if (field !== undefined) add(errors, at, `${repr(key)} is managed by TrueNAS, use the ${repr(field)} field to set it.`);
+    // len() counts code points, as the spread does.
+    else if ([...key].length > ZFS_USER_PROP_MAX_LEN || !ZFS_USER_PROP.test(key)) add(errors, at, `${repr(key)} is not a valid ZFS user property name.`);
+    else if (seen.has(key)) add(errors, at, `${repr(key)} is specified more than once.`);
+    else seen.add(key);
+  });
+}
+
 /**
  * do_create's checks in its order (MW/plugins/pool_/dataset.py:400-560); returns the ancestors to
  * create. `existing` needs hold only the new name and its ancestors (listDatasetLineage).
@@ -425,6 +447,7 @@ function validateCreate(
   // Only the parent's free space, not its entry: that would build every child's entry too.
   const free = new EntryBuilder(appliance, own, lineageSuffices ? existing : undefined).availableOf(parent!);
   commonValidation(errors, 'pool_dataset_create', data, type, parent!, byId, free, null);
+  if (appliance.release.createChecksUserProperties) checkCreateUserProperties(errors, 'pool_dataset_create', data.user_properties);
   check(errors);
 
   if (datasetType(parent!) === 'VOLUME') add(errors, at, `${parent!.id}: parent may not be a ZFS volume`);

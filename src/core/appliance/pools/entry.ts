@@ -32,7 +32,10 @@ function partuuidOf(appliance: Appliance, pool: string): string {
 /** The pool property `autotrim` as both paths give it (MW/plugins/pool_/pool.py:84-89). */
 const AUTOTRIM_OFF = { parsed: 'off', rawvalue: 'off', source: 'DEFAULT', value: 'off' };
 
-/** A scan that never ran: py-libzfs's scan dict with every value null (MW/api/v25_10_1/pool.py:66-79). */
+/**
+ * A scan that never ran: py-libzfs's scan dict with every value null on 25.10.x (MW/api/v25_10_1/pool.py:66-79);
+ * `null` on 26 (MW/plugins/zpool/query_impl.py:67-79), whose PoolScan fields are required.
+ */
 const NO_SCAN = {
   function: null,
   state: null,
@@ -125,7 +128,7 @@ async function entryOf(appliance: Appliance, p: PoolRecord, isUpgraded: boolean)
   return {
     ...offline(p, guid, isUpgraded),
     status: 'ONLINE',
-    scan: NO_SCAN,
+    scan: appliance.release.poolEntryAllSed ? null : NO_SCAN,
     healthy: true,
     status_code: 'OK',
     size,
@@ -152,5 +155,15 @@ export async function poolEntries(appliance: Appliance, options: Record<string, 
   const isUpgraded = extra?.is_upgraded === true;
   const { store } = appliance;
   const rows = store.read(() => listPoolRecords(store.db));
-  return Promise.all(rows.map((p) => entryOf(appliance, p, isUpgraded)));
+  const entries = await Promise.all(rows.map((p) => entryOf(appliance, p, isUpgraded)));
+  return appliance.release.poolEntryAllSed ? entries.map(withAllSed) : entries;
+}
+
+/**
+ * 26's entry: `all_sed` after `guid` (MW/api/v26_0_0/pool.py:40), the database's vol_all_sed, false as
+ * pool.create leaves it without SED disks (:271), which the emulator never has.
+ */
+function withAllSed(entry: PoolEntry): PoolEntry {
+  const { id, name, guid, ...rest } = entry;
+  return { id, name, guid, all_sed: false, ...rest } as PoolEntry;
 }
