@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -52,10 +52,13 @@ describe('installing stor from a checkout', () => {
     expect(readFileSync(join(tools, 'asked'), 'utf8')).toBe('run build\n');
   });
 
-  it('the README installs this project and runs it as stor, never the registry\'s "stor" or npx', () => {
+  it('the README installs this project and runs it as stor, never the registry\'s "stor" or npx (nor do the docs it links)', () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    expect(readme.match(/.*npx stor\b.*/g) ?? []).toEqual([]);
-    expect(readme.match(/.*npm (?:install|i) -g stor(?![-\w]).*/g) ?? []).toEqual([]);
     expect(readme.includes('npm install -g .')).toBe(true);
+    const docs = readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md'));
+    for (const text of [readme, ...docs.map((name) => readFileSync(join(ROOT, 'docs', name), 'utf8'))]) {
+      expect(text.match(/.*npx stor\b.*/g) ?? []).toEqual([]);
+      expect(text.match(/.*npm (?:install|i) -g stor(?![-\w]).*/g) ?? []).toEqual([]);
+    }
   });
 });

@@ -6,11 +6,11 @@ import { runBash } from '../helpers/runbook.js';
 import { spawnServe } from '../helpers/serve-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
-/** The README's recovery runbook, exactly as the README shows it (the first sh block after its heading). */
+/** The recovery runbook, exactly as docs/COMMANDS.md shows it (the first sh block after its heading). */
 function readmeRunbook(): string {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const readme = readFileSync(new URL('../../docs/COMMANDS.md', import.meta.url), 'utf8');
   const from = readme.indexOf('Recovery runbook (seed §5.6)');
-  expect(from, 'README.md has the recovery runbook').toBeGreaterThan(-1);
+  expect(from, 'docs/COMMANDS.md has the recovery runbook').toBeGreaterThan(-1);
   const block = /```sh\n([\s\S]*?)```/.exec(readme.slice(from));
   expect(block, 'the runbook is an sh block').not.toBeNull();
   return block![1]!;
@@ -35,7 +35,7 @@ async function runbook(env: Record<string, string>): Promise<void> {
   expect(`${r.stdout}${r.stderr}`).not.toContain(key.split('-')[1]!);
 }
 
-describe("the README's recovery runbook, with stor's verbs only (issue 14)", () => {
+describe("the recovery runbook of docs/COMMANDS.md, with stor's verbs only (issue 14)", () => {
   it('against stor serve --role-expansion as-reported, from an empty state', async () => {
     const server = await spawnServe(tempDir(), ['--role-expansion', 'as-reported']);
     await runbook(remoteEnv(server));

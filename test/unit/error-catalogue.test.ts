@@ -6,11 +6,11 @@ import { StorError } from '../../src/core/errors.js';
 
 const entries: CatalogueEntry[] = Object.values(E);
 
-/** The rows of README.md's "## Error codes" table, as [code, exit code, meaning, what to do]. */
+/** The rows of docs/ERRORS.md's "## Error codes" table, as [code, exit code, meaning, what to do]. */
 function readmeErrorRows(): string[][] {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const readme = readFileSync(new URL('../../docs/ERRORS.md', import.meta.url), 'utf8');
   const start = readme.indexOf('\n## Error codes\n');
-  expect(start, 'README.md has an "## Error codes" section').toBeGreaterThan(-1);
+  expect(start, 'docs/ERRORS.md has an "## Error codes" section').toBeGreaterThan(-1);
   const end = readme.indexOf('\n## ', start + 1);
   const section = readme.slice(start, end === -1 ? undefined : end);
   return section
@@ -32,7 +32,7 @@ describe('the error catalogue (src/core/error-catalogue.ts)', () => {
       expect(EXIT_FOR_KIND[entry.kind], `${entry.code}: kind ${entry.kind}`).toEqual(expect.any(Number));
       for (const text of [entry.meaning, entry.remedy]) {
         expect(text.trim().length, `${entry.code}: empty text`).toBeGreaterThan(10);
-        expect(text, `${entry.code}: a | would split the README cell`).not.toContain('|');
+        expect(text, `${entry.code}: a | would split the table cell`).not.toContain('|');
         expect(text, `${entry.code}: one line`).not.toContain('\n');
       }
     }
@@ -58,10 +58,10 @@ describe('the error catalogue (src/core/error-catalogue.ts)', () => {
     expect(EXIT_FOR_KIND[E.UPLOAD_FORBIDDEN.kind]).toBe(5);
   });
 
-  it("is what README.md's error-code table lists: every code once, its exit code, meaning and remedy", () => {
+  it("is what docs/ERRORS.md's error-code table lists: every code once, its exit code, meaning and remedy", () => {
     const rows = readmeErrorRows();
     const expected = entries.map((e) => [`\`${e.code}\``, String(EXIT_FOR_KIND[e.kind]), e.meaning, e.remedy]);
-    // One row per line of the diff when they drift: the catalogue is the source, the README the copy.
+    // One row per line of the diff when they drift: the catalogue is the source, docs/ERRORS.md the copy.
     expect(rows.map((r) => r.join(' | '))).toEqual(expected.map((r) => r.join(' | ')));
   });
 });
