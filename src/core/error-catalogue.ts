@@ -4,8 +4,8 @@ import type { StorErrorKind } from './errors.js';
  * Every error code stor itself raises (the appliance's own errors are RpcErrors and keep the
  * appliance's errnames). The code is what `--json` prints and scripts switch on, so a code, once
  * here, keeps its value; the kind decides the exit code (`EXIT_FOR_KIND`); `meaning` and `remedy`
- * are the README's "Error codes" table, word for word (`node scripts/error-table.mjs` writes it; test/unit/error-catalogue.test.ts holds
- * them together). Texts avoid `|`, which would split the README's table cells.
+ * are docs/ERRORS.md's "Error codes" table, word for word (`node scripts/error-table.mjs` writes it; test/unit/error-catalogue.test.ts holds
+ * them together). Texts avoid `|`, which would split that table's cells.
  */
 const CATALOGUE = {
   // exit 1: the operation failed
@@ -499,9 +499,9 @@ export type ErrorCode = keyof typeof CATALOGUE;
 export interface CatalogueEntry<C extends ErrorCode = ErrorCode> {
   readonly code: C;
   readonly kind: (typeof CATALOGUE)[C]['kind'];
-  /** What it means, for the README. */
+  /** What it means, for docs/ERRORS.md. */
   readonly meaning: string;
-  /** What to do, for the README; a raise site's hint is the specific form of it. */
+  /** What to do, for docs/ERRORS.md; a raise site's hint is the specific form of it. */
   readonly remedy: string;
 }
 

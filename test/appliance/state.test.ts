@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { openTestAppliance } from '../helpers/appliance.js';
 
 describe('a fresh state directory', () => {
-  it('is seeded exactly as README "Where state lives" lists', async () => {
+  it('is seeded exactly as docs/ENVIRONMENT.md "Where state lives" lists', async () => {
     const t = await openTestAppliance();
     const groups = await t.call<{ name: string; gid: number }[]>(t.admin, 'group.query', [], { select: ['name', 'gid'] });
     // Then the image's 85 system groups (store/builtin-accounts.ts), after stor's own rows.

@@ -17,7 +17,7 @@ const paths = leafPaths(await buildProgram([], io, hooks)).filter((p) => p[0] !=
 
 describe('the command set as a whole', () => {
 
-  it('covers every command of README "Commands"', () => {
+  it('covers every command of docs/COMMANDS.md "Commands"', () => {
     expect(paths.map((p) => p.join(' ')).sort()).toEqual(
       [
         'api-key create', 'api-key list', 'api-key revoke', 'call', 'chmod', 'chown', 'completion', 'dataset create', 'dataset delete', 'dataset list', 'dataset show', 'dataset update',

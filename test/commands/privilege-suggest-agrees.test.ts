@@ -3,7 +3,7 @@ import { Appliance } from '../../src/core/appliance/appliance.js';
 import { clientEnv } from '../helpers/client-env.js';
 import { runStor } from '../helpers/run-stor.js';
 
-/** An embedded appliance with the given role expansion (README "The two 25.10.1 defects"). */
+/** An embedded appliance with the given role expansion (docs/COMMANDS.md "The two 25.10.1 defects"). */
 function target(roleExpansion: 'terminating' | 'truenas-25.10.1' | 'as-reported') {
   const env = clientEnv();
   Appliance.open({ stateDir: env.STOR_HOME!, settings: { roleExpansion } }).close();

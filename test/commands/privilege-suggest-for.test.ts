@@ -3,7 +3,7 @@ import { allCommands } from '../../src/commands/index.js';
 import { clientEnv } from '../helpers/client-env.js';
 import { runStor } from '../helpers/run-stor.js';
 
-// README "Least privilege": --for takes every stor verb that declares the methods it calls.
+// docs/COMMANDS.md "Least privilege": --for takes every stor verb that declares the methods it calls.
 describe('privilege suggest --for', () => {
   it('accepts every verb of the command tree that declares its calls, accounts and keys among them', async () => {
     const declaring = [...(await allCommands())].filter(([, spec]) => spec.calls).map(([words]) => words);

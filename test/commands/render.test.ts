@@ -57,7 +57,7 @@ describe('human output fits the terminal (80 and 200 columns)', () => {
     it(`privilege list and show at ${width}`, async () => {
       const { stor } = await setup();
       const list = await stor(['privilege', 'list'], { columns: width });
-      // At 80 the line of identifiers alone (truenas_readonly_administrators) passes the width: never cut (README "Output").
+      // At 80 the line of identifiers alone (truenas_readonly_administrators) passes the width: never cut (docs/COMMANDS.md "Output").
       if (width === 200) expectFits(list, width);
       expect(list.stdout).not.toContain('…');
       // At 80 the minor WEB SHELL goes so that no group name is cut (issue 25.3).

@@ -11,7 +11,7 @@ function terminal(columns = 80) {
 
 const onTerminal = (view: View, width: number) => render({ data: null, view }, { json: false, tty: true, color: 0, width });
 
-// README "Output": identifiers and status words are never shortened; only free text gives way.
+// docs/COMMANDS.md "Output": identifiers and status words are never shortened; only free text gives way.
 describe('tables never shorten identifiers or status words, whatever the width', () => {
   it('privilege list at 80 columns: every group name whole, none cut with …', async () => {
     const r = await terminal()(['privilege', 'list']);

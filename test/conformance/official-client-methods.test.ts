@@ -14,7 +14,7 @@
  * by earlier valid calls, and each invalid call runs before its valid one.
  *
  * Needs STOR_TEST_API_CLIENT (a PYTHONPATH giving `truenas_api_client` and websocket-client ≥ 1.3.2,
- * README "Set up and test"); without it the tests are skipped, saying why.
+ * docs/NODE.md "SQLite, CI and other majors"); without it the tests are skipped, saying why.
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';

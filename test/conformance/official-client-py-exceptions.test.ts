@@ -8,8 +8,8 @@
  * The client unpickles with a plain `pickle.loads`: the classes must be importable where it runs,
  * as on the appliance. The test gives it a stand-in module with 25.10.1's classes, names and
  * constructor signatures (middlewared-stand-in/ beside this file), and asserts what the pickle
- * carries (class, attributes), not the module's own wording. Needs STOR_TEST_API_CLIENT (README "Set up
- * and test"); without it the test is skipped, saying why.
+ * carries (class, attributes), not the module's own wording. Needs STOR_TEST_API_CLIENT (docs/NODE.md "SQLite, CI and other
+ * majors"); without it the test is skipped, saying why.
  */
 import { spawn } from 'node:child_process';
 import { delimiter } from 'node:path';

@@ -6,8 +6,8 @@
  * shaped as EJSON hangs midclt until its timeout, or comes back altered.
  *
  * Needs STOR_TEST_API_CLIENT: a PYTHONPATH (colon-separated) under which `import truenas_api_client`
- * gives the TS-25.10.1 client and `import websocket` a websocket-client ≥ 1.3.2 (README "Set up and
- * test"). Without it the test is skipped, saying why.
+ * gives the TS-25.10.1 client and `import websocket` a websocket-client ≥ 1.3.2 (docs/NODE.md "SQLite, CI and
+ * other majors"). Without it the test is skipped, saying why.
  */
 import { describe, expect, it } from 'vitest';
 import { loggedInWs } from '../helpers/server.js';

@@ -6,11 +6,11 @@ const MIDCLT_MAIN = "import sys; sys.argv[0] = 'midclt'; from truenas_api_client
 /**
  * python3 with the official client on its path, or why there is none. STOR_TEST_API_CLIENT is a
  * PYTHONPATH (colon-separated) under which `import truenas_api_client` gives truenas/api_client and
- * `import websocket` a websocket-client ≥ 1.3.2 (README "Set up and test").
+ * `import websocket` a websocket-client ≥ 1.3.2 (docs/NODE.md "SQLite, CI and other majors").
  */
 export function findClient(): { env: NodeJS.ProcessEnv; keyLogin: (key: string) => string[] } | { reason: string } {
   const dir = process.env.STOR_TEST_API_CLIENT;
-  if (!dir) return { reason: 'STOR_TEST_API_CLIENT is not set (a PYTHONPATH giving truenas_api_client and websocket-client; README "Set up and test")' };
+  if (!dir) return { reason: 'STOR_TEST_API_CLIENT is not set (a PYTHONPATH giving truenas_api_client and websocket-client; docs/NODE.md "SQLite, CI and other majors")' };
   const env = { ...process.env, PYTHONPATH: dir };
   const probe = 'import truenas_api_client, websocket; v = tuple(int(x) for x in websocket.__version__.split(".")[:3]); assert v >= (1, 3, 2), "websocket-client " + websocket.__version__ + " < 1.3.2"';
   const r = spawnSync('python3', ['-c', probe], { encoding: 'utf8', env });

@@ -1,6 +1,6 @@
 /**
  * `stor privilege check|list|show|fix` judge what locks users out by what *this* target does
- * (issue: "Lockout diagnosis true to the target"; README "Emulator behaviours"; MW/role.py:354-365).
+ * (issue: "Lockout diagnosis true to the target"; docs/RELEASES.md "Emulator behaviours"; MW/role.py:354-365).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

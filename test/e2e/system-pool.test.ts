@@ -1,6 +1,6 @@
 /**
  * `stor system info` and `stor pool list` with the built binary against two `stor serve`
- * processes, one at a time and with `--targets` (README "Commands").
+ * processes, one at a time and with `--targets` (docs/COMMANDS.md "Commands").
  */
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -69,7 +69,7 @@ describe('stor pool list', () => {
     expect(tank).toMatchObject({ id: 1, name: 'tank', status: 'ONLINE', healthy: true, warning: false, status_detail: null, path: '/mnt/tank' });
     expect(tank!.size).toBe((tank!.allocated as number) + (tank!.free as number));
 
-    // nas2's pool directory is gone: its pool answers OFFLINE and not healthy (README "Emulator behaviours").
+    // nas2's pool directory is gone: its pool answers OFFLINE and not healthy (docs/RELEASES.md "Emulator behaviours").
     rmSync(join(servers[1]!.stateDir, 'mnt', 'tank'), { recursive: true });
     const fleet = await spawnStor(['--targets', 'nas1,nas2', 'pool', 'list', '--json'], { env });
     expect(fleet.code, fleet.stderr).toBe(0);

@@ -33,7 +33,7 @@ describe('nothing destructive happens before consent (issue 21 A.1)', () => {
     await run(['snapshot', 'create', 'tank/v0@s1']);
     const refused = await run(['-v', 'dataset', 'delete', 'tank/v0']);
     expect(refused.code).toBe(1);
-    // The appliance's line breaks break the line, later lines indented (README "A target's text cannot pass for stor's own").
+    // The appliance's line breaks break the line, later lines indented (docs/COMMANDS.md "A target's text cannot pass for stor's own").
     expect(refused.stderr).toContain("cannot destroy 'tank/v0': filesystem has children\n  use '-r' to destroy the following datasets:\n  tank/v0@s1\n");
     expect(called(refused)).not.toContain('pool.dataset.delete');
   });

@@ -531,7 +531,7 @@ describe('properties over random catalogues', () => {
   });
 });
 
-describe('breaksLogin: the three rules (README "Emulator behaviours")', () => {
+describe('breaksLogin: the three rules (docs/RELEASES.md "Emulator behaviours")', () => {
   const cases: [string[], { 'as-reported': boolean; 'self-including': boolean; none: boolean }][] = [
     // MW/role.py roles_for_role: only a self-including role recurses; overlaps expand fine (5 roles).
     [['FILESYSTEM_FULL_CONTROL', 'FILESYSTEM_DATA_WRITE'], { 'as-reported': true, 'self-including': false, none: false }],

@@ -38,7 +38,7 @@ describe('--targets lists (issue 15, Deliver 1)', () => {
 
   it('refuses an unknown name as a usage error listing the known profiles', () => {
     const err = usageError('nas[1-4]');
-    // README "Fleets": a name no profile has is a usage error (exit 2), as a tag none carries.
+    // docs/REMOTE.md "Fleets": a name no profile has is a usage error (exit 2), as a tag none carries.
     expect(err).toMatchObject({ code: 'BAD_TARGETS', kind: 'usage', message: '--targets: no profile named "nas4"' });
     expect(err.hint).toBe('known profiles: nas01, nas02, nas1, nas10, nas11, nas12, nas2, nas3, web');
   });

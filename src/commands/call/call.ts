@@ -19,7 +19,7 @@ const options = {
 type CallOptions = OptionValues<typeof options>;
 
 /**
- * The contract of the target's release (README "Supported releases"): which methods it has, their
+ * The contract of the target's release (docs/RELEASES.md "Supported releases"): which methods it has, their
  * roles and whether they start a job. Asked only when an answer needs it (a role denial, a number
  * that may be a job id), so a plain call costs no extra round trip; a release stor does not know,
  * or a target that would not say, is judged by 25.10.1's.
@@ -41,7 +41,7 @@ export function parseCallArgument(arg: string): unknown {
 /**
  * `stor call METHOD [ARG…]`: any method; the result is printed as JSON. A job method's job is
  * waited for, as `midclt call -j` does, and its result printed; a failed job fails the command
- * with the job's error (README "Commands", call). `--no-wait` prints the job id as answered.
+ * with the job's error (docs/COMMANDS.md "Commands", call). `--no-wait` prints the job id as answered.
  */
 export async function call(ctx: CommandContext, method: string, args: string[], opts: Partial<CallOptions> = {}): Promise<CommandResult<unknown>> {
   const transport = await ctx.transport();

@@ -133,7 +133,7 @@ export interface TargetRun {
 }
 
 /**
- * The release of the target a command reached (README "Supported releases"): every section names
+ * The release of the target a command reached (docs/RELEASES.md "Supported releases"): every section names
  * it. Not asked of a target the command never connected to; a failed ask leaves the heading bare.
  */
 async function releaseOf(ctx: CommandContext): Promise<TargetRelease | undefined> {

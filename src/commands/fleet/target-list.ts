@@ -82,7 +82,7 @@ export function resolveTargetList(list: string, doc: ProfilesDocument): string[]
       names.push(...tagged);
     } else {
       for (const name of expandRanges(item)) {
-        // A usage error (exit 2, README "Fleets"), as a tag no profile carries: the list is
+        // A usage error (exit 2, docs/REMOTE.md "Fleets"), as a tag no profile carries: the list is
         // read before anything is contacted, unlike `--profile NAME`'s NOT_FOUND.
         if (!profileNamed(doc, name)) throw badTargets(`--targets: no profile named ${JSON.stringify(name)}`, unknownProfile(name, all).hint);
         names.push(name);

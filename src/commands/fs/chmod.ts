@@ -13,7 +13,7 @@ type ChmodOptions = OptionValues<typeof options>;
 /**
  * MODE as chmod(1) reads a number, as the octal string `filesystem.setperm` wants: three or four
  * octal digits are octal with or without a leading 0 (`750`, `0750`, `0o750`, `4755`), as
- * operators type them daily; no one means decimal 750, which is not a mode (README "Commands",
+ * operators type them daily; no one means decimal 750, which is not a mode (docs/COMMANDS.md "Commands",
  * chmod). What stays ambiguous is refused before any call: a bare number of two digits (`77`:
  * octal 0077 as chmod(1) reads it, or decimal 77 = 0115?), and one with an 8 or a 9 (`488` is no
  * octal number; decimal 488 is 0750, or was `0448`/`0744` meant?).

@@ -27,7 +27,7 @@ export interface LsRow {
 }
 
 /**
- * `stor ls PATH`. Owners by name as `stor stat` shows them (README "Commands", One format per
+ * `stor ls PATH`. Owners by name as `stor stat` shows them (docs/COMMANDS.md "Commands", One format per
  * value): from user.query/group.query, and for an id those do not list (the system's own
  * groups, root's gid 0 among them) from `filesystem.stat` of an entry that has it, which names
  * it as the appliance's getpwuid/getgrgid does (MW/plugins/filesystem.py stat).

@@ -108,7 +108,7 @@ async function chooseProfile(ctx: CommandContext, endpoint: Endpoint, force: boo
   const doc = await store.read();
   const name = ctx.globals.profile ?? (ctx.io.env.STOR_PROFILE || undefined) ?? profilesFor(endpoint, doc)[0] ?? profileNameFor(endpoint);
   if (name === EMBEDDED_PROFILE) {
-    // Reserved for the embedded appliance (README "Remote appliances", Profile names), a host named so included.
+    // Reserved for the embedded appliance (docs/REMOTE.md "Remote appliances", Profile names), a host named so included.
     throw new StorError(E.PROFILE_EXISTS, `the profile name "${EMBEDDED_PROFILE}" is reserved: it names the embedded appliance`, {
       hint: 'save this appliance under another name with --profile NAME',
     });
@@ -151,7 +151,7 @@ async function saveProfile(
     ...(settings.insecure ? { insecure: true } : {}),
     ...(settings.caPath ? { ca: settings.caPath } : {}),
     ...(settings.rpc !== 'ws' ? { rpc: settings.rpc } : {}),
-    // That stor made this key, so that logout may revoke it (README "Remote appliances", Logging out).
+    // That stor made this key, so that logout may revoke it (docs/REMOTE.md "Remote appliances", Logging out).
     ...(createdKey ? { createdKey } : {}),
     // The appliance spoke SCRAM: its key is never to be sent itself (a later downgrade is refused).
     ...(scram ? { scram: true as const } : {}),

@@ -1,5 +1,5 @@
 /**
- * What locks users out on *this* target (README "The two 25.10.1 defects, and how stor helps";
+ * What locks users out on *this* target (docs/COMMANDS.md "The two 25.10.1 defects, and how stor helps";
  * MW/role.py:354-365). The privilege commands never assume a model: they ask the target.
  * - The emulator says how it was started (`stor.emulation`): its role expansion is `as-reported`
  *   (the seed's reports), `truenas-25.10.1` (the real code) or `terminating` (nothing breaks).

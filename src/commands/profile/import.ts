@@ -132,7 +132,7 @@ function booleanVar(v: unknown): unknown {
 }
 
 /**
- * Profiles from an Ansible inventory (README "Fleets"): one per host with a `stor_url`, named as
+ * Profiles from an Ansible inventory (docs/REMOTE.md "Fleets"): one per host with a `stor_url`, named as
  * the inventory names it, tagged with its groups; `stor_key_file` (relative to FILE) or
  * `stor_key_stdin: true`, and `stor_ca`, `stor_insecure`, `stor_rpc`, from the host's or its
  * groups' variables. A host without `stor_url` is not an appliance stor manages: left out, said.

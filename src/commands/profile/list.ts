@@ -7,7 +7,7 @@ import { defineCommand } from '../shared/declare.js';
 /** One row of `stor profile list --json`; the key is never listed. */
 export interface ProfileSummary {
   name: string;
-  /** `embedded`: the embedded appliance, first and always listed (README "Remote appliances"). */
+  /** `embedded`: the embedded appliance, first and always listed (docs/REMOTE.md "Remote appliances"). */
   kind: 'embedded' | 'remote';
   /** Null for the embedded appliance, which has none. */
   url: string | null;

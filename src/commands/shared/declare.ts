@@ -103,7 +103,7 @@ export interface CommandSpec<A extends ArgSpecs = ArgSpecs, O extends OptionSpec
   /**
    * The appliance methods the verb calls that need a role (the `/_upload/` endpoint is
    * `filesystem.put`): the one list `stor privilege suggest --for` reads to name the least roles
-   * that let an identity run the verb (README "privilege suggest"). A test runs the verbs that
+   * that let an identity run the verb (docs/COMMANDS.md "privilege suggest"). A test runs the verbs that
    * declare it and holds the list to the calls they make.
    */
   calls?: readonly MethodName[];

@@ -1,6 +1,6 @@
 import type { StorErrorKind } from '../../core/errors.js';
 
-/** The exit codes scripts may rely on (README "Exit codes" is this table). */
+/** The exit codes scripts may rely on (docs/ERRORS.md "Exit codes" is this table). */
 export const EXIT = {
   OK: 0,
   FAILED: 1,

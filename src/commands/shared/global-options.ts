@@ -1,7 +1,7 @@
 import { seconds } from './arg-parsers.js';
 import { choice, flag, toggle, value, type OptionValues } from './option-specs.js';
 
-/** Options every command accepts (README "Commands", Global options), before or after the command words. */
+/** Options every command accepts (docs/COMMANDS.md "Commands", Global options), before or after the command words. */
 export const globalOptions = {
   json: flag('print machine-readable JSON on stdout'),
   quiet: flag('print nothing but results and errors', { short: 'q' }),

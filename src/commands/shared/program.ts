@@ -139,7 +139,7 @@ export function addVerb(parent: Command, name: string, spec: CommandSpec<ArgSpec
     const given = params.at(-2) as Record<string, unknown>;
     const args = Object.fromEntries(argNames.map((n, i) => [n, params[i]]));
     const ctx = runner.context(self);
-    // A dry run predicts from reads only (README "Nothing destructive before consent"), as the
+    // A dry run predicts from reads only (docs/COMMANDS.md "Consent comes first"), as the
     // agent's run policy counts it too: it is no change to refuse or to warn about.
     ctx.changes = spec.effect === 'change' && given.dryRun !== true && !(spec.readsWith && typeof params[0] === 'string' && (await spec.readsWith(params[0])));
     runner.onResult(await spec.run(ctx, args as never, withFlagDefaults(spec.options ?? {}, given) as never));

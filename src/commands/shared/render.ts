@@ -30,7 +30,7 @@ export type FieldValue = Cell | readonly string[];
  * How a column gives way when the table is wider than the terminal: `wrap` at word boundaries
  * (prose, lists of names: a word is never broken), `truncate` with … at the end, `middle` with …
  * in the middle, `never` (identifiers, status words, numbers, modes: the line grows instead).
- * Columns default to `never` (README "Output": identifiers are never shortened); numbers align right.
+ * Columns default to `never` (docs/COMMANDS.md "Output": identifiers are never shortened); numbers align right.
  */
 export interface Column {
   header: string;

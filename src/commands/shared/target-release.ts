@@ -5,7 +5,7 @@ import { isReleaseName, releaseOfVersion, type ReleaseName } from '../../core/re
 import type { Transport } from '../../core/transport/transport.js';
 import { targetEmulation } from './emulation.js';
 
-/** What a target told of its release (README "Supported releases"). */
+/** What a target told of its release (docs/RELEASES.md "Supported releases"). */
 export interface TargetRelease {
   /** `system.version_short` (the emulator's `stor.emulation` release), or null when it would not say. */
   version: string | null;

@@ -10,7 +10,7 @@ import { CA_FILE, readSmallFile } from '../../core/config/small-file.js';
 import { parseEndpoint, secureDisplay, type Endpoint } from '../../core/transport/endpoint.js';
 import type { IO } from './io.js';
 
-/** The target-selecting global options (README "Remote appliances", Which target). */
+/** The target-selecting global options (docs/REMOTE.md "Remote appliances", Which target). */
 export interface TargetOptions {
   url?: string;
   profile?: string;
@@ -71,7 +71,7 @@ export function envSetting(env: IO['env'], name: 'STOR_API_KEY' | 'STOR_URL' | '
 /**
  * The embedded appliance's state directory, refused when it lies in another user's home (root run
  * with that user's HOME, `sudo -E`): made there it would be root's, and its default is that
- * user's own state. No other place is the user's choice to make for them (README "Where state
+ * user's own state. No other place is the user's choice to make for them (docs/ENVIRONMENT.md "Where state
  * lives").
  */
 function embeddedStateDir(env: Env): string {
@@ -103,7 +103,7 @@ export async function resolveTarget(opts: TargetOptions, io: IO, trace?: (messag
   // Checked whatever the target: a --ca that cannot be used must not pass silently.
   if (opts.ca !== undefined) readCa(resolve(io.cwd, opts.ca));
   if (profileName === EMBEDDED_PROFILE) {
-    // The reserved name (README "Remote appliances"): the embedded appliance, never a guess between it and a saved profile.
+    // The reserved name (docs/REMOTE.md "Remote appliances"): the embedded appliance, never a guess between it and a saved profile.
     const saved = profileNamed(doc, EMBEDDED_PROFILE);
     if (saved) throw embeddedNameClash(saved.url);
     if (url === undefined) return { kind: 'embedded', stateDir: embeddedStateDir(env), ...(envKey ? { apiKey: envKey } : {}) };
@@ -155,7 +155,7 @@ export async function resolveTarget(opts: TargetOptions, io: IO, trace?: (messag
  * `stor logout`) is no surprise: it is refused when STOR_REQUIRE_TARGET=1 (runbooks, CI), said
  * through `warn` when it is unset, and made quietly with STOR_REQUIRE_TARGET=0 (the words STOR_SESSION takes, any other is refused). Reads are not told: they change nothing, and their
  * output shows what they read. `--profile embedded`, STOR_PROFILE=embedded or `stor profile use
- * embedded` choose it (README "Which target").
+ * embedded` choose it (docs/REMOTE.md "Which target").
  */
 export function implicitTargetCheck(spec: TargetSpec, env: IO['env'], warn: (message: string) => void): void {
   if (spec.kind !== 'embedded' || !spec.implicit) return;

@@ -1,5 +1,5 @@
 /**
- * What a plan is checked for before anything is applied (README "Desired state"): roles the
+ * What a plan is checked for before anything is applied (docs/COMMANDS.md "Desired state"): roles the
  * target does not know, role lists that lock their users out on the target's release (judged as
  * `privilege check` judges them: privilege/model.ts healthOf, core/roles), and plans that would
  * leave no administrator who can log in with a password, or take roles from the identity stor uses.

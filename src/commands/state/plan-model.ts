@@ -7,7 +7,7 @@ export interface FieldChange {
   to: unknown;
 }
 
-/** One object the plan creates, updates or deletes (README "Desired state"). */
+/** One object the plan creates, updates or deletes (docs/COMMANDS.md "Desired state"). */
 export interface PlannedChange {
   kind: StateKind;
   name: string;

@@ -8,7 +8,7 @@ import { type CommandResult, recordResult, shown } from '../shared/render.js';
 /**
  * `stor system info --json`: `system.info`'s fields in 25.10.1's names and order
  * (MW/api/v25_10_1/system.py:40-82), its datetimes as ISO 8601 text as every stor `--json` gives
- * times, and `boot_id` (`system.boot_id`) after them (README "Commands").
+ * times, and `boot_id` (`system.boot_id`) after them (docs/COMMANDS.md "Commands").
  */
 export type SystemInfoResult = Omit<SystemInfo, 'buildtime' | 'boottime' | 'datetime'> & {
   buildtime: string;

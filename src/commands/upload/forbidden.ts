@@ -4,7 +4,7 @@ import type { Transport } from '../../core/transport/transport.js';
 import { targetEmulation } from '../shared/emulation.js';
 
 /**
- * A 403 from the upload endpoint, explained by the gate *this* target applies (README "Uploads"): the
+ * A 403 from the upload endpoint, explained by the gate *this* target applies (docs/COMMANDS.md "Uploads"): the
  * emulator says which it was started with; a real 25.10.1 authorizes the upload as a call of
  * `filesystem.put`, whose only role is FULL_ADMIN (MW/apps/file_app.py:190-200,
  * MW/plugins/filesystem.py:550-551).

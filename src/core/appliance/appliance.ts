@@ -68,7 +68,7 @@ export class Appliance {
   /**
    * The emulator's boot: when this process opened the state, and the id `system.boot_id` answers
    * for it, new at every start as `/proc/sys/kernel/random/boot_id` is at every boot
-   * (MW/plugins/system/__init__.py:32-42; README "Emulator behaviours").
+   * (MW/plugins/system/__init__.py:32-42; docs/RELEASES.md "Emulator behaviours").
    */
   readonly boot = { at: Date.now(), id: randomUUID() };
 

@@ -3,7 +3,7 @@ import type { Db } from '../store/store.js';
 import { readSettings, writeSetting } from '../store/settings.js';
 
 /**
- * How this emulated appliance behaves where 25.10.1 is defective (README "Emulator behaviours"). Stored with
+ * How this emulated appliance behaves where 25.10.1 is defective (docs/RELEASES.md "Emulator behaviours"). Stored with
  * the state, so `stor serve --role-expansion …` and later embedded runs agree.
  */
 export interface ApplianceSettings {
@@ -36,12 +36,12 @@ export interface ApplianceSettings {
    * How API keys log in. `plain`: `<id>-<secret>` sent to the appliance, as 25.10.x. `scram`: as
    * TrueNAS 26, `auth.login_ex` also takes `mechanism: "SCRAM"` (SCRAM-SHA-512, channel binding
    * over TLS), keys carry SCRAM data, and a login whose user lacks API access is DENIED
-   * (MW/plugins/auth.py:927-960, 1019-1021 at stable/26; README "SCRAM login (TrueNAS 26)").
+   * (MW/plugins/auth.py:927-960, 1019-1021 at stable/26; docs/REMOTE.md "SCRAM login (TrueNAS 26)").
    */
   keyLogin: 'plain' | 'scram';
   /**
    * The release this appliance answers as (src/core/releases/): its `system.version`, `/api/versions`
-   * and versioned paths, its role catalogue and contract (README "Supported releases").
+   * and versioned paths, its role catalogue and contract (docs/RELEASES.md "Supported releases").
    */
   release: ReleaseName;
 }

@@ -1,5 +1,5 @@
 /**
- * An Ansible inventory read the way Ansible reads it, for `stor profile import` (README
+ * An Ansible inventory read the way Ansible reads it, for `stor profile import` (docs/REMOTE.md
  * "Fleets: --targets"): groups, their hosts, `children` and `vars`, in the YAML and INI formats
  * (docs.ansible.com, "How to build your inventory"). Every group is a descendant of `all`; a host
  * in no group is in `ungrouped`. A host's variables are its groups' merged from the shallowest

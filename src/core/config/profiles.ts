@@ -13,7 +13,7 @@ export interface Profile {
   /** Absolute path of a PEM CA bundle. */
   ca?: string;
   rpc?: 'ws' | 'http';
-  /** The key's user: SCRAM key login (TrueNAS 26) names it (README "SCRAM login (TrueNAS 26)"). */
+  /** The key's user: SCRAM key login (TrueNAS 26) names it (docs/REMOTE.md "SCRAM login (TrueNAS 26)"). */
   username?: string;
   /** Labels that `--targets @tag` selects by, sorted. */
   tags?: string[];
@@ -22,7 +22,7 @@ export interface Profile {
   /**
    * The appliance offered SCRAM key login when `stor login` saved this profile (TrueNAS 26): from
    * then on the key is never sent itself to it, whatever a later connection's server offers
-   * (README "SCRAM login (TrueNAS 26)").
+   * (docs/REMOTE.md "SCRAM login (TrueNAS 26)").
    */
   scram?: true;
 }
@@ -36,7 +36,7 @@ const FILE_MODE = 0o600;
 
 /**
  * The name that selects the embedded appliance (`stor profile use embedded`, `--profile embedded`),
- * reserved: no profile is saved under it (README "Remote appliances", Profile names).
+ * reserved: no profile is saved under it (docs/REMOTE.md "Remote appliances", Profile names).
  */
 export const EMBEDDED_PROFILE = 'embedded';
 
@@ -94,7 +94,7 @@ export class ProfileStore {
    * root run with that user's HOME (`sudo -E`) would make `~/.config/stor` root's there, or
    * replace their `config.json` (conf writes a new file and renames it) by one of root's, which
    * their own stor could then not change. Login and logout call it first, so that a refusal
-   * leaves no new key on the appliance and revokes none (README "Where state lives").
+   * leaves no new key on the appliance and revokes none (docs/ENVIRONMENT.md "Where state lives").
    */
   writable(): void {
     if (this.env === undefined) return;

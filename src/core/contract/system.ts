@@ -16,7 +16,7 @@ export const emulationInfo = once(() => z.object({
     httpRpc: z.enum(['served', 'refused']),
     /** The release it answers as (src/core/releases/ RELEASE_NAMES); absent from emulators before releases were a setting. */
     release: z.enum(['25.10.1', '25.10.6', '25.10.7', '26.0']).optional(),
-    /** `--key-login` (README "SCRAM login (TrueNAS 26)"); absent from emulators before it was a setting. */
+    /** `--key-login` (docs/REMOTE.md "SCRAM login (TrueNAS 26)"); absent from emulators before it was a setting. */
     keyLogin: z.enum(['plain', 'scram']).optional(),
   }),
   /** The `--emulate` preset the settings are, or `custom` when they mix. */

@@ -4,7 +4,7 @@ import { createHash, createHmac, pbkdf2, pbkdf2Sync, randomBytes, timingSafeEqua
  * SCRAM-SHA-512 (RFC 5802 §3, §5, §7; RFC 7677 for the hash-family pattern) as TrueNAS 26 speaks
  * it for API keys, with the RFC 5929 `tls-server-end-point` channel binding. One module for both
  * ends: the emulator's server side (appliance/session/scram-login.ts) and the client's login
- * (transport/login-strategies.ts). No npm package fits (README "SCRAM login (TrueNAS 26)"), so
+ * (transport/login-strategies.ts). No npm package fits (docs/REMOTE.md "SCRAM login (TrueNAS 26)"), so
  * this is node:crypto only: pbkdf2, HMAC-SHA-512, SHA-512, timingSafeEqual.
  *
  * TrueNAS's dialect, from docs/source/accounts/scram_authentication.rst (stable/26) and the

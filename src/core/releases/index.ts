@@ -8,7 +8,7 @@ import { RELEASE_NAMES, type Release, type ReleaseName } from './release.js';
 
 export { RELEASE_NAMES, type Release, type ReleaseName } from './release.js';
 
-/** Every release stor knows, by name (README "Supported releases"). */
+/** Every release stor knows, by name (docs/RELEASES.md "Supported releases"). */
 export const RELEASES: Readonly<Record<ReleaseName, Release>> = { '25.10.1': release25101, '25.10.6': release25106, '25.10.7': release25107, '26.0': release260 };
 
 /** The release the emulator answers as when nothing else was chosen: 25.10.1, as before releases were a choice. */

@@ -16,7 +16,7 @@ export function overriddenContract(overrides: Readonly<Record<string, MethodCont
 
 /**
  * A release's contract with the key login the emulator's `keyLogin` setting chose where it is not
- * the release's own (README "Emulator behaviours"): `scram` lays 26.0's SCRAM entries
+ * the release's own (docs/RELEASES.md "Emulator behaviours"): `scram` lays 26.0's SCRAM entries
  * (CONTRACT_26_0_0_SCRAM) over it, new ones after the rest; `plain` puts 25.10.1's entries back in
  * their place and leaves out the methods only SCRAM brought (api_key.convert_raw_key).
  */

@@ -1,7 +1,7 @@
 import type { MethodContract } from '../contract/method.js';
 import type { RoleCatalogue } from '../roles/index.js';
 
-/** The releases stor emulates and judges by name (README "Supported releases"). */
+/** The releases stor emulates and judges by name (docs/RELEASES.md "Supported releases"). */
 export const RELEASE_NAMES = ['25.10.1', '25.10.6', '25.10.7', '26.0'] as const;
 export type ReleaseName = (typeof RELEASE_NAMES)[number];
 

@@ -1,7 +1,7 @@
 /**
  * What is wrong with a stored role list, and the smallest list that grants the same roles.
  * Feeds save-time validation (`roleLists: reject-overlap`), the emulated login defects (`breaksLogin`)
- * and `privilege check` / `privilege fix` (README "The two 25.10.1 defects, and how stor helps").
+ * and `privilege check` / `privilege fix` (docs/COMMANDS.md "The two 25.10.1 defects, and how stor helps").
  */
 import type { RoleCatalogue } from './catalogue.js';
 import { expandRoles } from './expand.js';
@@ -75,7 +75,7 @@ export function minimalRoleList(catalogue: RoleCatalogue, roles: readonly string
 }
 
 /**
- * How an appliance's role expansion treats a stored list (README "Emulator behaviours", `roleExpansion`):
+ * How an appliance's role expansion treats a stored list (docs/RELEASES.md "Emulator behaviours", `roleExpansion`):
  * - `as-reported`: the seed's reports (JHNF-729/730). Any overlap, known duplicate or
  *   self-including role breaks login.
  * - `self-including`: what 25.10.x's code does (`MW/role.py` `roles_for_role`, a recursion with no

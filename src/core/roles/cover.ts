@@ -2,7 +2,7 @@ import { minimalRoleList } from './analyze.js';
 import type { RoleCatalogue } from './catalogue.js';
 
 /**
- * The least-privilege role list for a set of methods (README "privilege suggest"), from what the
+ * The least-privilege role list for a set of methods (docs/COMMANDS.md "privilege suggest"), from what the
  * target says of each method: `core.get_methods` lists, per method, every role that grants it —
  * its own roles and every role that includes one of them (`roles_for_method`, MW/role.py:302-318,
  * 383-384) — FULL_ADMIN alone for a method only a full administrator may call, and none for a

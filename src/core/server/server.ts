@@ -21,7 +21,7 @@ import { CLOSE, serveConnection, type Connection } from './websocket.js';
 /**
  * The WebSocket paths a release serves: `/api/current` and `/api/<v>` for every API version it has,
  * v24.10 included though `/api/versions` leaves it out (MW/main.py:200-215, :277-278, :1300-1304).
- * Every path serves the release's current methods: stor keeps no older API's models (README
+ * Every path serves the release's current methods: stor keeps no older API's models (docs/RELEASES.md
  * "Supported releases"). Any other `/api/…` path is 404.
  */
 function rpcPaths(release: Release): Set<string> {

@@ -16,7 +16,7 @@ export const ADMIN_KEY_FILE = 'admin.key';
 export const ADMIN_UID = 950;
 
 /**
- * The well-known ids of a fresh 25.10.1 install (README "Where state lives"): MW/plugins/account_/constants.py:1-3,
+ * The well-known ids of a fresh 25.10.1 install (docs/ENVIRONMENT.md "Where state lives"): MW/plugins/account_/constants.py:1-3,
  * MW/alembic/versions/22.12/2022-08-17_13-37_privilege.py:41-49,
  * MW/alembic/versions/24.04/2024-01-15_20-10_builtin_roles_groups.py:24-38.
  */
@@ -60,7 +60,7 @@ const baseUser = (fields: Pick<NewUser, 'uid' | 'username' | 'full_name' | 'home
 export const SEEDED_ADMIN_PASSWORD = () => ({ password_disabled: false, password_hash: unknownSecretHash() });
 
 /**
- * Seeds a fresh appliance exactly as README "Where state lives" lists, once. Runs inside the
+ * Seeds a fresh appliance exactly as docs/ENVIRONMENT.md "Where state lives" lists, once. Runs inside the
  * store's opening transaction, so of several processes starting on an empty directory exactly one seeds.
  */
 export function seedFreshAppliance(db: Database, stateDir: string): void {

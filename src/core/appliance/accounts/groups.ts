@@ -32,7 +32,7 @@ const NOGROUP_GID = 65534;
 /**
  * `nogroup`, where group.delete moves the users whose primary group it deletes
  * (MW/plugins/account.py:2170-2180). The appliance has it from its OS image; the emulator's seed
- * (README "Where state lives") does not, so it appears the first time it is needed.
+ * (docs/ENVIRONMENT.md "Where state lives") does not, so it appears the first time it is needed.
  */
 function nogroupId(db: Db, accounts: AccountsSnapshot): number {
   return (

@@ -7,7 +7,7 @@ import { AccountsSnapshot } from './accounts.js';
 /*
  * `user.set_password` (MW/plugins/account.py:1751-1880), its checks in 25.10.1's order. Not
  * emulated: the security configuration's complexity, length, history and minimum-age rules (the
- * emulator has none, README "Emulator behaviours"), SMB's passdb.
+ * emulator has none, docs/RELEASES.md "Emulator behaviours"), SMB's passdb.
  */
 
 const FIELD = 'user.set_password';

@@ -83,7 +83,7 @@ function shaped(full: PoolDatasetEntry, shape: Shape, snapshotsOf: (id: string) 
     if (shape.snapshotsCount) out.snapshot_count = snaps.length;
     if (shape.snapshots) {
       // `snapshot_callback` (:789-866). The properties a non-empty `snapshots_properties` asks for
-      // are not emulated (README: deviations left).
+      // are not emulated (docs/RELEASES.md "Deviations left").
       out.snapshots = snaps.map((s) => ({
         pool: full.pool,
         name: s.id,

@@ -11,7 +11,7 @@ import { mountpoints, placeOf } from './places.js';
  * filesystem.statfs (MW/plugins/filesystem.py:575-625) over the emulator's tree. The numbers are
  * the host file system's under the state directory (statvfs of the path, as 25.10.1 takes them);
  * the mount is the dataset the path lies in, as ZFS mounts each filesystem dataset on its own:
- * `source` its name, `dest` its mountpoint, `fstype` zfs. Synthetic (README "Emulator
+ * `source` its name, `dest` its mountpoint, `fstype` zfs. Synthetic (docs/RELEASES.md "Emulator
  * behaviours"): `flags` are what a default 25.10.1 dataset shows, `fsid` is derived from the
  * dataset's name, `name_max` is ZFS's 255, and `blocksize` is the host's block size.
  */

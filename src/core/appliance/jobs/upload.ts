@@ -31,7 +31,7 @@ export interface UploadCall {
 }
 
 /**
- * Who may upload (README "Emulator behaviours", `uploadGate`). `full-admin` is 25.10.1: the
+ * Who may upload (docs/RELEASES.md "Emulator behaviours", `uploadGate`). `full-admin` is 25.10.1: the
  * endpoint authorizes a call of `filesystem.put`, whose only role is FULL_ADMIN
  * (MW/apps/file_app.py:190-200). `sys-admin` is the gate the reports describe: the SYS_ADMIN
  * attribute, whatever the roles. `role` is the declared intent: FILESYSTEM_DATA_WRITE suffices.
@@ -82,7 +82,7 @@ export function authorizeUpload(appliance: Appliance, session: Session, call: Up
     if (def.job !== true) {
       // 25.10.1 calls it (a validation error is a CallError: 412 and its text, file_app.py:230-236),
       // then reads `.id` of its answer outside the try: AttributeError, aiohttp's 500 (:242-247).
-      // The emulator does not run the method (README: deviations left).
+      // The emulator does not run the method (docs/RELEASES.md "Deviations left").
       try {
         validateParams(def.params, call.params);
       } catch (err) {

@@ -211,7 +211,7 @@ type ApiKeyEntry26 = z.output<ReturnType<typeof apiKeyEntry26>>;
  * ApiKeyEntry in 26: `keyhash` gone, the SCRAM data in its place, `salt`, `stored_key` and
  * `server_key` redacted like any Secret field for callers who are neither FULL_ADMIN nor
  * API_KEY_WRITE holders (MW/main.py:982-993 at stable/26). A key made before the emulator served
- * SCRAM has none (26's upgrade converts every key; stor cannot, README "SCRAM login (TrueNAS 26)"):
+ * SCRAM has none (26's upgrade converts every key; stor cannot, docs/REMOTE.md "SCRAM login (TrueNAS 26)"):
  * `iterations` 0 and empty strings.
  */
 function entry26(ctx: CallContext, e: ApiKeyEntry, scram: ApiKeyScramRecord | ScramAuthData | undefined): ApiKeyEntry26 {

@@ -27,7 +27,7 @@ function overlapMessage(f: RoleFinding): string | null {
 }
 
 /** The checks of MW/plugins/account_/privilege.py:109-140, 174-210, plus the optional save-time overlap
- * check (README "Emulator behaviours", `roleLists`). */
+ * check (docs/RELEASES.md "Emulator behaviours", `roleLists`). */
 function validatePrivilege(
   appliance: Appliance,
   accounts: AccountsSnapshot,

@@ -11,7 +11,7 @@ import { bytesBelow } from '../files/tree-walk.js';
  * emulator's pools, which are directories, not zpools. Measured: `free` is what the file system
  * under the state directory has available, `allocated` the bytes of the pool's files, `size` their
  * sum (so size = allocated + free, as for a pool without reservations). Synthetic, and said so in
- * README "Emulator behaviours": a single-disk stripe (one DISK vdev in `data`, the layout
+ * docs/RELEASES.md "Emulator behaviours": a single-disk stripe (one DISK vdev in `data`, the layout
  * `pool.create` makes of one disk), the disk's names, the guids (stable per state directory and
  * name), ashift 12, no scrub ever run, no errors. A pool whose directory is gone answers as
  * 25.10.1 answers a pool in its database that ZFS does not have: OFFLINE, not healthy, no

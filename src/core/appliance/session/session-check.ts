@@ -33,7 +33,7 @@ export function prepareLogin(
   // (MW/utils/account/authenticator.py:251, MW/etc_files/local/users.oath.mako).
   else if (accounts.hasTwoFactorSecret(user) && readGlobalTwoFactor(appliance).enabled) attributes.push('2FA');
   // SYS_ADMIN: uid 0 and 950 on 25.10.1 (MW/utils/account/authenticator.py:253-256); every member
-  // of builtin_administrators in the reports' model (README "Emulator behaviours", `sysAdmin`).
+  // of builtin_administrators in the reports' model (docs/RELEASES.md "Emulator behaviours", `sysAdmin`).
   const sysAdmin = appliance.settings.sysAdmin === 'admin-uids' ? user.uid === 0 || user.uid === ADMIN_UID : gids.includes(GID.builtin_administrators);
   if (sysAdmin) attributes.push('SYS_ADMIN');
   return { privilege, attributes };

@@ -14,7 +14,7 @@ import { restoreTree } from '../files/tree-copy.js';
  * a new dataset whose files are the snapshot's. ZFS shares the blocks; the emulator copies the
  * snapshot's files into the new mountpoint with their recorded owners. The clone has no `origin`
  * link to its snapshot (the snapshot may be deleted after), and of `dataset_properties` only
- * user properties (`namespace:name`) are kept (README "Emulator behaviours"). Failures are
+ * user properties (`namespace:name`) are kept (docs/RELEASES.md "Emulator behaviours"). Failures are
  * libzfs's `cannot create '<name>': …` after the middleware's prefix, as CallError (EFAULT).
  */
 

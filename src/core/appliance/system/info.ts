@@ -5,7 +5,7 @@ import type { Appliance } from '../appliance.js';
 /*
  * `system.info` (MW/plugins/system/info.py:83-113) of the emulator: the machine it runs on where
  * Node can read it (host name, memory, CPU, load), the emulator's own start as the boot, and
- * what a VM without DMI data or licence answers for the rest (README "Emulator behaviours").
+ * what a VM without DMI data or licence answers for the rest (docs/RELEASES.md "Emulator behaviours").
  */
 
 /** The build time stor reports: the commit time of the release's tag in truenas/middleware (TS-25.10.1). */

@@ -28,7 +28,7 @@ import { userContract26 } from './user.js';
  * 26.0's SCRAM key login: auth.login_ex/login_ex_continue/mechanism_choices and the api_key.*
  * entries whose records carry SCRAM data, api_key.convert_raw_key among them. Part of 26.0's
  * contract; the emulator's `keyLogin` setting lays them over another release's or takes them out
- * of 26.0's (releases/overrides.ts `withKeyLogin`; README "Emulator behaviours").
+ * of 26.0's (releases/overrides.ts `withKeyLogin`; docs/RELEASES.md "Emulator behaviours").
  */
 export const CONTRACT_26_0_0_SCRAM: Readonly<Record<string, MethodContract>> = {
   ...authContract26,
