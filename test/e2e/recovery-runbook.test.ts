@@ -35,7 +35,7 @@ async function runbook(env: Record<string, string>): Promise<void> {
   expect(`${r.stdout}${r.stderr}`).not.toContain(key.split('-')[1]!);
 }
 
-describe("the recovery runbook of docs/COMMANDS.md, with stor's verbs only (issue 14)", () => {
+describe("the recovery runbook of docs/COMMANDS.md, with stor's verbs only", () => {
   it('against stor serve --role-expansion as-reported, from an empty state', async () => {
     const server = await spawnServe(tempDir(), ['--role-expansion', 'as-reported']);
     await runbook(remoteEnv(server));

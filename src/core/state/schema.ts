@@ -1,5 +1,5 @@
 /**
- * The desired-state file (issue 26; format agreed in the helpers' brief, docs/COMMANDS.md "Desired state"):
+ * The desired-state file (docs/COMMANDS.md "Desired state", docs/STATE.md):
  * YAML or JSON, matched by name, every section optional, unknown keys refused with their path.
  * The zod schema is the one definition: the types below, the parser (`parse.ts`) and the shipped
  * JSON Schema (`schema/stor-state.schema.json`, `json-schema.ts`) all come from it.
