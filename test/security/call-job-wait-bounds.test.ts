@@ -1,5 +1,5 @@
 /**
- * Hostile review of `stor call` waiting for a job (issue 25 §10): the wait is bounded by --timeout
+ * `stor call` waiting for a job: the wait is bounded by --timeout
  * and ended by Ctrl-C, as every other job wait is.
  */
 import { describe, expect, it } from 'vitest';
