@@ -51,7 +51,7 @@ const firstStage = await build({
   banner: { js: "const __storModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
 });
 // The first stage must start in a few milliseconds over bare Node: only these sources may be in it.
-const FIRST_STAGE_SOURCES = new Set(['src/first-stage.ts', 'src/core/session/paths.ts', 'src/core/session/setting.ts', 'src/core/session/protocol.ts', 'src/core/session/start-agent.ts', 'src/core/session/process-env.ts', 'src/core/config/paths.ts', 'src/commands/shared/command-line.ts', 'src/commands/shared/global-options.ts', 'src/commands/shared/option-specs.ts', 'src/commands/shared/arg-parsers.ts']);
+const FIRST_STAGE_SOURCES = new Set(['src/first-stage.ts', 'src/core/session/paths.ts', 'src/core/session/setting.ts', 'src/core/session/protocol.ts', 'src/core/session/start-agent.ts', 'src/core/session/process-env.ts', 'src/core/config/paths.ts', 'src/commands/framework/command-line.ts', 'src/commands/framework/global-options.ts', 'src/commands/framework/option-specs.ts', 'src/commands/framework/arg-parsers.ts']);
 const heavy = Object.values(firstStage.metafile.outputs).flatMap((o) => Object.keys(o.inputs)).filter((input) => !FIRST_STAGE_SOURCES.has(input));
 if (heavy.length > 0) throw new Error(`the first stage (bin/stor.js) would load more than it may: ${heavy.join(', ')}`);
 

@@ -3,7 +3,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 
 const { E } = await import(new URL('../dist/core/error-catalogue.js', import.meta.url));
-const { EXIT_FOR_KIND } = await import(new URL('../dist/commands/shared/exit-codes.js', import.meta.url));
+const { EXIT_FOR_KIND } = await import(new URL('../dist/commands/output/exit-codes.js', import.meta.url));
 const docUrl = new URL('../docs/ERRORS.md', import.meta.url);
 const doc = readFileSync(docUrl, 'utf8');
 const start = doc.indexOf('| code | exit | meaning | what to do |', doc.indexOf('## Error codes'));

@@ -32,16 +32,16 @@ export async function main(): Promise<void> {
     // Not in another user's home (root with their HOME): Node would make it there, root's.
     if (othersInHome(compileCache, process.env) === undefined) enableCompileCache(compileCache);
   }
-  const io = (await import('./commands/shared/io.js')).processIO();
+  const io = (await import('./commands/output/io.js')).processIO();
   // Connecting and logging in (the key's slow hash check) overlap with loading the CLI.
-  const headStart = await (await import('./commands/shared/early-target.js')).startEarlyTarget(argv, io);
+  const headStart = await (await import('./commands/startup/early-target.js')).startEarlyTarget(argv, io);
   const { run } = await import('./cli.js');
   process.exitCode = await run(argv, io, headStart);
   // The session agent this command asked for (spawn.ts), now that its work is done.
   (await import('./core/session/spawn.js')).startQueuedAgent();
   // A head start still connecting (a host that does not answer) is of no use to anyone now:
   // waiting for its timeout would only hold the exit.
-  const { workWasAbandoned } = await import('./commands/shared/abandoned-work.js');
+  const { workWasAbandoned } = await import('./commands/startup/abandoned-work.js');
   const dropped = headStart ? await headStart.drop() : true;
   if (!dropped || workWasAbandoned()) process.exit();
 }
@@ -54,9 +54,9 @@ export async function main(): Promise<void> {
  */
 export async function reportSessionLost(argv: readonly string[]): Promise<number> {
   const [{ sessionLostError }, { describeError }, { writeError }] = await Promise.all([
-    import('./commands/shared/session-lost.js'),
-    import('./commands/shared/describe-error.js'),
-    import('./commands/shared/print-error.js'),
+    import('./commands/startup/session-lost.js'),
+    import('./commands/output/describe-error.js'),
+    import('./commands/output/print-error.js'),
   ]);
   const d = describeError(sessionLostError(argv));
   writeError(process.stderr, d, argv.includes('--json'));

@@ -2,18 +2,18 @@ import { CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import { E } from './core/error-catalogue.js';
 import { buildProgram } from './commands/index.js';
-import type { CommandContext } from './commands/shared/context.js';
-import { readCommandLine } from './commands/shared/command-line.js';
-import { describeError } from './commands/shared/describe-error.js';
-import { EXIT } from './commands/shared/exit-codes.js';
-import type { HeadStart } from './commands/shared/head-start.js';
-import type { IO } from './commands/shared/io.js';
-import { writeError } from './commands/shared/print-error.js';
-import { knownCommandWords, usageHint, type StorCommand } from './commands/shared/program.js';
-import { columnNames, render, renderMode, unknownColumns, type CommandResult } from './commands/shared/render.js';
+import type { CommandContext } from './commands/framework/context.js';
+import { readCommandLine } from './commands/framework/command-line.js';
+import { describeError } from './commands/output/describe-error.js';
+import { EXIT } from './commands/output/exit-codes.js';
+import type { HeadStart } from './commands/startup/head-start.js';
+import type { IO } from './commands/output/io.js';
+import { writeError } from './commands/output/print-error.js';
+import { knownCommandWords, usageHint, type StorCommand } from './commands/framework/program.js';
+import { columnNames, render, renderMode, unknownColumns, type CommandResult } from './commands/output/render.js';
 import { StorError } from './core/errors.js';
 
-export type { IO } from './commands/shared/io.js';
+export type { IO } from './commands/output/io.js';
 
 /**
  * stor's own version, from its package.json: found by walking up from this module, which sits

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { privateDirProblem, privateSocketProblem, sessionDirFrom, socketPathIn, startingMarkerIn } from './core/session/paths.js';
 import { DECLINED_COMMANDS, encodeLine, HEARTBEAT_MS, lineReader, STDIN_CHUNK_BYTES, type RunInput, type RunMessage, type RunRequest } from './core/session/protocol.js';
 import { sessionSetting } from './core/session/setting.js';
-import { readCommandLine, type CommandLine } from './commands/shared/command-line.js';
+import { readCommandLine, type CommandLine } from './commands/framework/command-line.js';
 import { startAgent } from './core/session/start-agent.js';
 
 /*
@@ -15,7 +15,7 @@ import { startAgent } from './core/session/start-agent.js';
  * the full CLI and runs the command in this process, as stor always did. It must start in a few
  * milliseconds over bare Node, so it imports node built-ins, src/core/session/{paths,setting,
  * protocol,start-agent,process-env}.ts and the CLI's reading of the command line
- * (src/commands/shared/command-line.ts, with the global options it reads) only: scripts/bundle.mjs
+ * (src/commands/framework/command-line.ts, with the global options it reads) only: scripts/bundle.mjs
  * checks that nothing else comes in.
  */
 

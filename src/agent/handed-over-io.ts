@@ -1,8 +1,8 @@
 import type { Socket } from 'node:net';
 import { resolve } from 'node:path';
 import { Readable } from 'node:stream';
-import { colorLevelFor } from '../commands/shared/color-level.js';
-import type { IO, OutputStream, SessionOpener } from '../commands/shared/io.js';
+import { colorLevelFor } from '../commands/output/color-level.js';
+import type { IO, OutputStream, SessionOpener } from '../commands/output/io.js';
 import { encodeLine, type RunMessage, type RunRequest } from '../core/session/protocol.js';
 
 /** Characters of text one `out`/`err` line carries at most: well under MAX_LINE_BYTES even when every one is escaped. */

@@ -1,6 +1,6 @@
 import { COMMANDS } from '../commands/index.js';
-import type { CommandSpec } from '../commands/shared/declare.js';
-import { readCommandLine, type CommandLine } from '../commands/shared/command-line.js';
+import type { CommandSpec } from '../commands/framework/declare.js';
+import { readCommandLine, type CommandLine } from '../commands/framework/command-line.js';
 import { DECLINED_COMMANDS, type TerminalFacts } from '../core/session/protocol.js';
 
 /** What the agent does with a handed-over command line: decline it (with why), or run it. */

@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
-import type { SessionOpener } from '../commands/shared/io.js';
-import { EXIT } from '../commands/shared/exit-codes.js';
+import type { SessionOpener } from '../commands/output/io.js';
+import { EXIT } from '../commands/output/exit-codes.js';
 import { processEnvDifference } from '../core/session/process-env.js';
 import { GO_WAIT_MS, HEARTBEAT_MS, lineReader, type RunRequest } from '../core/session/protocol.js';
 import { handedOverIO, RunWire, SignalHandlers, WireStdin } from './handed-over-io.js';

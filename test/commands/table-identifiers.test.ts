@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { render, type View } from '../../src/commands/shared/render.js';
+import { render, type View } from '../../src/commands/output/render.js';
 import { clientEnv, localFile } from '../helpers/client-env.js';
 import { runStor } from '../helpers/run-stor.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ProfileStore } from '../../src/core/config/profiles.js';
-import { profilesFor } from '../../src/commands/shared/target.js';
+import { profilesFor } from '../../src/commands/framework/target.js';
 import { profileNameFor } from '../../src/commands/login/login.js';
 import { parseEndpoint } from '../../src/core/transport/endpoint.js';
 import { clientEnv } from '../helpers/client-env.js';

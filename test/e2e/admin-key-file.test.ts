@@ -2,7 +2,7 @@ import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { E } from '../../src/core/error-catalogue.js';
-import { EXIT } from '../../src/commands/shared/exit-codes.js';
+import { EXIT } from '../../src/commands/output/exit-codes.js';
 import { openDatabase } from '../../src/core/store/sqlite.js';
 import { spawnStor, type SpawnResult } from '../helpers/bin.js';
 import { makeUserWithPrivilege, stor } from '../helpers/runbook.js';

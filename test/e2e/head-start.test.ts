@@ -3,9 +3,9 @@ import { createServer, type AddressInfo, type Server } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { Readable } from 'node:stream';
-import { startEarlyTarget } from '../../src/commands/shared/early-target.js';
-import type { IO } from '../../src/commands/shared/io.js';
-import { resolveTarget } from '../../src/commands/shared/target.js';
+import { startEarlyTarget } from '../../src/commands/startup/early-target.js';
+import type { IO } from '../../src/commands/output/io.js';
+import { resolveTarget } from '../../src/commands/framework/target.js';
 import type { RemoteTransport } from '../../src/core/transport/remote.js';
 import { spawnStor } from '../helpers/bin.js';
 import { runStor } from '../helpers/run-stor.js';
@@ -37,7 +37,7 @@ async function closedPort(): Promise<number> {
 }
 
 // The built binary opens the target of a qualifying read command while the CLI loads
-// (src/commands/shared/early-target.ts); runStor, in-process, never does. Both must behave alike.
+// (src/commands/startup/early-target.ts); runStor, in-process, never does. Both must behave alike.
 describe('the head start of bin/stor', () => {
   it('creates no state on a fresh machine for help, a usage error, or a profile command', async () => {
     const home = join(tempDir(), 'state');
@@ -84,7 +84,7 @@ describe('the head start of bin/stor', () => {
   });
 });
 
-describe('taking a head start (src/commands/shared/head-start.ts)', () => {
+describe('taking a head start (src/commands/startup/head-start.ts)', () => {
   const ioWith = (env: Record<string, string>): IO => ({
     stdout: { write: () => true },
     stderr: { write: () => true },

@@ -8,7 +8,7 @@ const fresh = () => ({ ...clientEnv(), STOR_REQUIRE_TARGET: undefined });
 
 /**
  * With no profile selected (a fresh host, or after `stor logout`), stor falls back on the embedded
- * appliance (src/commands/shared/target.ts). A change made there says so, since the operator may
+ * appliance (src/commands/framework/target.ts). A change made there says so, since the operator may
  * have meant an appliance; STOR_REQUIRE_TARGET=1 makes it an error instead.
  */
 describe('a change on the embedded appliance nobody chose', () => {

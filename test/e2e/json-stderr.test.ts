@@ -6,7 +6,7 @@ import { tempDir } from '../helpers/temp-dir.js';
 
 /**
  * Under --json, stderr carries only the error line and the warnings the operator must see
- * (src/commands/shared/context.ts says which): a happy path of every kind of verb, through the
+ * (src/commands/framework/context.ts says which): a happy path of every kind of verb, through the
  * built binary, writes its document on stdout and nothing on stderr. Each command here wrote a
  * note on stderr before quiet under --json was decided in one place.
  */

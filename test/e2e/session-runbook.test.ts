@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { EXIT_FOR_KIND } from '../../src/commands/shared/exit-codes.js';
+import { EXIT_FOR_KIND } from '../../src/commands/output/exit-codes.js';
 import { E } from '../../src/core/error-catalogue.js';
 import { spawnStor } from '../helpers/bin.js';
 import { remoteEnv } from '../helpers/client-env.js';

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { run } from '../../src/cli.js';
-import type { ColorLevel, IO } from '../../src/commands/shared/io.js';
+import type { ColorLevel, IO } from '../../src/commands/output/io.js';
 import { EMBEDDED_MEANT } from './embedded-meant.js';
 
 export interface RunResult {

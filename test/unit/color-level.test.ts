@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { colorLevelFor } from '../../src/commands/shared/color-level.js';
+import { colorLevelFor } from '../../src/commands/output/color-level.js';
 // chalk's own detection, by file: its package exports only the chalk entry.
 import { createSupportsColor } from '../../node_modules/chalk/source/vendor/supports-color/index.js';
 

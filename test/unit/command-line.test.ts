@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { readCommandLine } from '../../src/commands/shared/command-line.js';
-import { kebab } from '../../src/commands/shared/declare.js';
-import { globalOptions } from '../../src/commands/shared/global-options.js';
+import { readCommandLine } from '../../src/commands/framework/command-line.js';
+import { kebab } from '../../src/commands/framework/declare.js';
+import { globalOptions } from '../../src/commands/framework/global-options.js';
 import { HEARTBEAT_MS } from '../../src/core/session/protocol.js';
 import { alwaysDeclined, silenceLimitMs } from '../../src/first-stage.js';
 
-describe('the one reading of the command line before commander (src/commands/shared/command-line.ts)', () => {
+describe('the one reading of the command line before commander (src/commands/framework/command-line.ts)', () => {
   it('finds the command words around global options and their values, before or after the words', () => {
     const line = readCommandLine(['--url', 'wss://nas', 'privilege', '--timeout=5', 'fix', 'ops', '-q', '--no-session', '--yes']);
     expect(line).toMatchObject({ top: 'privilege', verb: 'fix', words: ['privilege', 'fix', 'ops'], asksHelp: false, asksVersion: false, endOfOptions: false });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { guessTarget } from '../../src/commands/shared/early-target.js';
+import { guessTarget } from '../../src/commands/startup/early-target.js';
 
-describe('guessTarget: which command lines get a head start (src/commands/shared/early-target.ts)', () => {
+describe('guessTarget: which command lines get a head start (src/commands/startup/early-target.ts)', () => {
   it('reads the target options of a qualifying read command, before or after its words', () => {
     expect(guessTarget(['whoami'])).toEqual({ options: {}, timeoutSeconds: 30 });
     expect(guessTarget(['--url', 'wss://nas', 'whoami', '--json', '--timeout', '5', '--insecure'])).toEqual({

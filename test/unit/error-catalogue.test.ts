@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { EXIT_FOR_KIND } from '../../src/commands/shared/exit-codes.js';
+import { EXIT_FOR_KIND } from '../../src/commands/output/exit-codes.js';
 import { E, type CatalogueEntry } from '../../src/core/error-catalogue.js';
 import { StorError } from '../../src/core/errors.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { writeError } from '../../src/commands/shared/print-error.js';
+import { writeError } from '../../src/commands/output/print-error.js';
 
 const described = (message: string) => ({ code: 1, kind: 'failed', errorCode: 'EINVAL', message });
 

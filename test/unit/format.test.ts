@@ -1,7 +1,7 @@
 import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
-import { formatDuration, formatMode, formatTime } from '../../src/commands/shared/format.js';
-import { fitWidths, shortenMiddle } from '../../src/commands/shared/table.js';
+import { formatDuration, formatMode, formatTime } from '../../src/commands/output/format.js';
+import { fitWidths, shortenMiddle } from '../../src/commands/output/table.js';
 
 describe('one human format per kind of value', () => {
   it('modes as ls -l shows them, with the octal; special bits s/S/t/T', () => {

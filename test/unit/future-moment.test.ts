@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { futureMoment } from '../../src/commands/shared/arg-parsers.js';
+import { futureMoment } from '../../src/commands/framework/arg-parsers.js';
 
 const NOW = Date.parse('2026-06-01T12:00:00Z');
 const parse = futureMoment('--expires', () => NOW);

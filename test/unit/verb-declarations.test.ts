@@ -3,7 +3,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { allCommands } from '../../src/commands/index.js';
-import { defineCommand, defineNoun } from '../../src/commands/shared/declare.js';
+import { defineCommand, defineNoun } from '../../src/commands/framework/declare.js';
 
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 

@@ -1,11 +1,11 @@
 import { call } from '../../core/contract/client.js';
 import { RpcError, RPC_CODE, StorError } from '../../core/errors.js';
 import { E } from '../../core/error-catalogue.js';
-import { futureMoment } from '../shared/arg-parsers.js';
-import type { CommandContext } from '../shared/context.js';
-import { formatTime } from '../shared/format.js';
-import { type CommandResult, recordResult, tableResult } from '../shared/render.js';
-import { arg, defineCommand, value } from '../shared/declare.js';
+import { futureMoment } from '../framework/arg-parsers.js';
+import type { CommandContext } from '../framework/context.js';
+import { formatTime } from '../output/format.js';
+import { type CommandResult, recordResult, tableResult } from '../output/render.js';
+import { arg, defineCommand, value } from '../framework/declare.js';
 import { iso } from './model.js';
 import { LACKS_ROLES, privilegeAdvice } from './privilege-advice.js';
 

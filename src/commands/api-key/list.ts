@@ -1,7 +1,7 @@
-import type { CommandContext } from '../shared/context.js';
-import { formatTime } from '../shared/format.js';
-import { type CommandResult, shown, tableResult } from '../shared/render.js';
-import { defineCommand } from '../shared/declare.js';
+import type { CommandContext } from '../framework/context.js';
+import { formatTime } from '../output/format.js';
+import { type CommandResult, shown, tableResult } from '../output/render.js';
+import { defineCommand } from '../framework/declare.js';
 import { listApiKeys, summary, type ApiKeySummary } from './model.js';
 
 export async function apiKeyList(ctx: CommandContext): Promise<CommandResult<ApiKeySummary[]>> {

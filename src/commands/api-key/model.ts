@@ -2,7 +2,7 @@ import { queryItems, type Needed } from '../../core/contract/client.js';
 import { StorError } from '../../core/errors.js';
 import { E } from '../../core/error-catalogue.js';
 import type { Transport } from '../../core/transport/transport.js';
-import type { CommandContext } from '../shared/context.js';
+import type { CommandContext } from '../framework/context.js';
 
 const FIELDS = ['id', 'name', 'username', 'created_at', 'expires_at', 'revoked', 'revoked_reason'] as const;
 

@@ -1,8 +1,8 @@
 import { call } from '../../core/contract/client.js';
-import type { CommandContext } from '../shared/context.js';
+import type { CommandContext } from '../framework/context.js';
 import { confirmChange } from '../shared/prompts.js';
-import { type CommandResult, recordResult } from '../shared/render.js';
-import { arg, defineCommand, ignoreNotFoundFlag, yesFlag } from '../shared/declare.js';
+import { type CommandResult, recordResult } from '../output/render.js';
+import { arg, defineCommand, ignoreNotFoundFlag, yesFlag } from '../framework/declare.js';
 import { lookupOrNothing, nothingDeleted, type NothingDeleted } from '../shared/ignore-not-found.js';
 import { findApiKey, keyInUse } from './model.js';
 

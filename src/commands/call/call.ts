@@ -1,9 +1,9 @@
 import { E } from '../../core/error-catalogue.js';
 import { isRoleDenial, RPC_CODE, RpcError, StorError } from '../../core/errors.js';
 import { withNeededRoles } from '../../core/contract/client.js';
-import type { CommandContext } from '../shared/context.js';
-import type { CommandResult } from '../shared/render.js';
-import { arg, defineCommand, toggle, type OptionValues } from '../shared/declare.js';
+import type { CommandContext } from '../framework/context.js';
+import type { CommandResult } from '../output/render.js';
+import { arg, defineCommand, toggle, type OptionValues } from '../framework/declare.js';
 import { CONTRACT_METHODS } from '../../core/contract/index.js';
 import type { MethodContract } from '../../core/contract/method.js';
 import { DEFAULT_RELEASE, contractFor } from '../../core/releases/index.js';

@@ -1,7 +1,7 @@
 import { call } from '../../core/contract/client.js';
 import { coreMethodsItem } from '../../core/contract/core.js';
-import type { CommandContext } from '../shared/context.js';
-import { escapeControls } from '../shared/escape.js';
+import type { CommandContext } from '../framework/context.js';
+import { escapeControls } from '../output/escape.js';
 
 /** Who may call a method, from `core.get_methods`' `no_auth_required` and `roles`. */
 function access(item: { no_auth_required?: boolean; roles?: string[] }): string {
@@ -40,9 +40,9 @@ export async function methodHelp(ctx: CommandContext): Promise<string | null> {
   if (rows.length === 0) return null;
   const target = await ctx.target();
   const where = target.kind === 'embedded' ? `the embedded appliance in ${target.stateDir}` : target.endpoint.display;
-  // Fitted to the width as every table is (shared/table.ts), wrapping between words, never inside
+  // Fitted to the width as every table is (output/table.ts), wrapping between words, never inside
   // one: each method on its line, who may call it and its summary below, indented.
-  const { fitTable } = await import('../shared/table.js');
+  const { fitTable } = await import('../output/table.js');
   const width = helpWidth(ctx) - 2;
   const paragraph = (text: string) => fitTable([{ header: '', overflow: 'wrap', align: 'left' }], [[escapeControls(text)]], width - 4, { header: false }).map((l) => `    ${l}`);
   const lines = rows.flatMap(([method, who, summary]) => [escapeControls(method!), ...paragraph(`access: ${who}`), ...(summary ? paragraph(summary) : [])]);

@@ -1,7 +1,7 @@
 import { E } from '../../core/error-catalogue.js';
 import { StorError } from '../../core/errors.js';
-import { arg, defineCommand, kebab, value, type ArgSpecs, type CommandSpec, type Completion, type OptionSpecs } from '../shared/declare.js';
-import type { CommandResult } from '../shared/render.js';
+import { arg, defineCommand, kebab, value, type ArgSpecs, type CommandSpec, type Completion, type OptionSpecs } from '../framework/declare.js';
+import type { CommandResult } from '../output/render.js';
 import { candidateValues } from './values.js';
 import { withFleet } from '../fleet/policy.js';
 

@@ -1,10 +1,10 @@
 import { call, queryItems } from '../../core/contract/client.js';
 import { hasAppliance } from '../../core/store/state-file.js';
 import type { Transport } from '../../core/transport/transport.js';
-import { openTarget, type CommandContext } from '../shared/context.js';
+import { openTarget, type CommandContext } from '../framework/context.js';
 import { profileStore } from '../profile/store.js';
 import { EMBEDDED_PROFILE } from '../../core/config/profiles.js';
-import { abandonWork } from '../shared/abandoned-work.js';
+import { abandonWork } from '../startup/abandoned-work.js';
 
 /**
  * A completion must not hang the shell: everything (connecting, logging in, asking) ends within

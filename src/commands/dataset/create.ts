@@ -1,10 +1,10 @@
-import type { CommandContext } from '../shared/context.js';
-import { type CommandResult, recordResult } from '../shared/render.js';
+import type { CommandContext } from '../framework/context.js';
+import { type CommandResult, recordResult } from '../output/render.js';
 import { call, queryItems } from '../../core/contract/client.js';
 import { RpcError } from '../../core/errors.js';
 import type { Transport } from '../../core/transport/transport.js';
 import { commentOf, datasetId } from './model.js';
-import { arg, defineCommand, flag, value, type OptionValues } from '../shared/declare.js';
+import { arg, defineCommand, flag, value, type OptionValues } from '../framework/declare.js';
 
 const options = {
   parents: flag('create missing parent datasets too; an existing dataset is not an error', { short: 'p' }),

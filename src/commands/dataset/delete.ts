@@ -1,9 +1,9 @@
-import type { CommandContext } from '../shared/context.js';
+import type { CommandContext } from '../framework/context.js';
 import { predictedDenial } from '../shared/predict-access.js';
 import { holdToPlan } from '../shared/plan-check.js';
 import { confirmChange } from '../shared/prompts.js';
-import { toned, type CommandResult, type View } from '../shared/render.js';
-import { formatBytes, sizeCell } from '../shared/format.js';
+import { toned, type CommandResult, type View } from '../output/render.js';
+import { formatBytes, sizeCell } from '../output/format.js';
 import { call, queryItems } from '../../core/contract/client.js';
 import { poolDatasetContract } from '../../core/contract/pool-dataset.js';
 import type { RpcError } from '../../core/errors.js';
@@ -11,7 +11,7 @@ import { datasetDeleteRefusal } from '../../core/refusals/pool-dataset.js';
 import type { Transport } from '../../core/transport/transport.js';
 import { bytesOf, datasetId, findDataset } from './model.js';
 import { lookupOrNothing, nothingDeleted, type NothingDeleted } from '../shared/ignore-not-found.js';
-import { arg, defineCommand, flag, ignoreNotFoundFlag, type OptionValues, yesFlag } from '../shared/declare.js';
+import { arg, defineCommand, flag, ignoreNotFoundFlag, type OptionValues, yesFlag } from '../framework/declare.js';
 
 const options = {
   recursive: flag('also delete its child datasets', { short: 'r' }),

@@ -1,4 +1,4 @@
-import { defineNoun } from '../shared/declare.js';
+import { defineNoun } from '../framework/declare.js';
 
 export const datasetNoun = defineNoun('list, show, create, update and delete datasets', {
   list: () => import('./list.js'),

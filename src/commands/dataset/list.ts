@@ -1,9 +1,9 @@
-import type { CommandContext } from '../shared/context.js';
-import { type CommandResult, tableResult } from '../shared/render.js';
+import type { CommandContext } from '../framework/context.js';
+import { type CommandResult, tableResult } from '../output/render.js';
 import { queryItems } from '../../core/contract/client.js';
-import { sizeCell } from '../shared/format.js';
+import { sizeCell } from '../output/format.js';
 import { bytesOf, checkSpaceProperties, commentOf, datasetId, noDataset } from './model.js';
-import { arg, defineCommand } from '../shared/declare.js';
+import { arg, defineCommand } from '../framework/declare.js';
 
 /** One row of `stor dataset list --json`. */
 export interface DatasetSummary {

@@ -1,10 +1,10 @@
-import type { CommandContext } from '../shared/context.js';
-import { type CommandResult, recordResult } from '../shared/render.js';
-import { sizeCell } from '../shared/format.js';
+import type { CommandContext } from '../framework/context.js';
+import { type CommandResult, recordResult } from '../output/render.js';
+import { sizeCell } from '../output/format.js';
 import type { PoolDatasetEntry } from '../../core/contract/pool-dataset.js';
 import { bytesOf, checkSpaceProperties, commentOf, datasetId, readDataset } from './model.js';
 import { sourceOf } from './update-plan.js';
-import { arg, defineCommand } from '../shared/declare.js';
+import { arg, defineCommand } from '../framework/declare.js';
 
 /** One ZFS property as 25.10.1 shows it in a dataset entry (PoolDatasetEntryProperty). */
 export interface DatasetProperty {

@@ -1,9 +1,9 @@
-import type { CommandContext } from '../shared/context.js';
+import type { CommandContext } from '../framework/context.js';
 import { holdToPlan } from '../shared/plan-check.js';
 import { predictedDenial } from '../shared/predict-access.js';
 import { confirmChange } from '../shared/prompts.js';
-import { toned, type CommandResult, type View } from '../shared/render.js';
-import { formatBytes } from '../shared/format.js';
+import { toned, type CommandResult, type View } from '../output/render.js';
+import { formatBytes } from '../output/format.js';
 import { call } from '../../core/contract/client.js';
 import { COMPRESSION_CHOICES, poolDatasetContract, RECORDSIZE_CHOICES, type PoolDatasetEntry } from '../../core/contract/pool-dataset.js';
 import { E } from '../../core/error-catalogue.js';
@@ -24,7 +24,7 @@ import {
   type DesiredDataset,
   type PropertyValue,
 } from './update-plan.js';
-import { arg, defineCommand, flag, kebab, list, value, yesFlag, type OptionValues } from '../shared/declare.js';
+import { arg, defineCommand, flag, kebab, list, value, yesFlag, type OptionValues } from '../framework/declare.js';
 import { shellWord } from '../fleet/policy.js';
 
 const size = (what: string) => value('<size>', `${what}: bytes or 10G, 512M, 1.5T; none (or 0) for no limit`);

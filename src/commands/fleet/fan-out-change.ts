@@ -1,9 +1,9 @@
-import type { CommandContext } from '../shared/context.js';
-import { EXIT } from '../shared/exit-codes.js';
+import type { CommandContext } from '../framework/context.js';
+import { EXIT } from '../output/exit-codes.js';
 import { fanOutExitCode, fleetView, noteOutcomes, notAttempted, resolveFleet, runOnTarget, type TargetOutcome, type TargetRun } from './fan-out.js';
 import { forEachLimited } from '../shared/pool.js';
 import { confirmChange } from '../shared/prompts.js';
-import { type CommandResult, recordResult } from '../shared/render.js';
+import { type CommandResult, recordResult } from '../output/render.js';
 
 /** The plan of a change on one target that has no dry run: the command it will run there. */
 export interface PlannedAction {

@@ -1,13 +1,13 @@
 import { ProfileStore } from '../../core/config/profiles.js';
 import { E } from '../../core/error-catalogue.js';
 import { StorError } from '../../core/errors.js';
-import { CommandContext } from '../shared/context.js';
-import { describeError } from '../shared/describe-error.js';
-import { EXIT, EXIT_FOR_KIND } from '../shared/exit-codes.js';
-import type { IO, OutputStream } from '../shared/io.js';
+import { CommandContext } from '../framework/context.js';
+import { describeError } from '../output/describe-error.js';
+import { EXIT, EXIT_FOR_KIND } from '../output/exit-codes.js';
+import type { IO, OutputStream } from '../output/io.js';
 import { forEachLimited } from '../shared/pool.js';
 import { describeRelease, targetRelease, type TargetRelease } from '../shared/target-release.js';
-import type { Cell, CommandResult, View } from '../shared/render.js';
+import type { Cell, CommandResult, View } from '../output/render.js';
 import { resolveTargetList } from './target-list.js';
 
 /** One element of the `--json` array a command prints with `--targets`. */

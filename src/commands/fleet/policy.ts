@@ -1,8 +1,8 @@
 import { E } from '../../core/error-catalogue.js';
 import { StorError } from '../../core/errors.js';
-import { positiveInt } from '../shared/arg-parsers.js';
-import type { CommandContext } from '../shared/context.js';
-import { flag, kebab, value, yesFlag, type ArgSpecs, type CommandSpec, type OptionSpecs } from '../shared/declare.js';
+import { positiveInt } from '../framework/arg-parsers.js';
+import type { CommandContext } from '../framework/context.js';
+import { flag, kebab, value, yesFlag, type ArgSpecs, type CommandSpec, type OptionSpecs } from '../framework/declare.js';
 
 /** How many targets `--targets` runs at once unless `--fan-out` (or `--parallel`) says. */
 const DEFAULT_FAN_OUT = 8;

@@ -1,8 +1,8 @@
 import { E } from '../../core/error-catalogue.js';
 import { StorError } from '../../core/errors.js';
-import type { CommandContext } from '../shared/context.js';
-import { arg, defineCommand, type OptionValues } from '../shared/declare.js';
-import type { CommandResult } from '../shared/render.js';
+import type { CommandContext } from '../framework/context.js';
+import { arg, defineCommand, type OptionValues } from '../framework/declare.js';
+import type { CommandResult } from '../output/render.js';
 import { changePermissions, recursionOptions, type PermResult } from './perm-model.js';
 
 const options = recursionOptions;

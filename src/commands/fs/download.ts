@@ -5,16 +5,16 @@ import { call } from '../../core/contract/client.js';
 import { E } from '../../core/error-catalogue.js';
 import { StorError } from '../../core/errors.js';
 import type { Transport } from '../../core/transport/transport.js';
-import type { CommandContext } from '../shared/context.js';
-import { positiveInt } from '../shared/arg-parsers.js';
-import { arg, defineCommand, flag, value, type OptionValues } from '../shared/declare.js';
+import type { CommandContext } from '../framework/context.js';
+import { positiveInt } from '../framework/arg-parsers.js';
+import { arg, defineCommand, flag, value, type OptionValues } from '../framework/declare.js';
 import { downloadTree, type DownloadTreeReport } from './download-tree.js';
 import { fileSink, interruptedBy, syncDirectory } from './local-write.js';
 import { watchSignals, type Interruption } from '../shared/interruption.js';
-import type { OutputStream } from '../shared/io.js';
+import type { OutputStream } from '../output/io.js';
 import { localWriteFailed, makeDirectories, replaceFile, umaskOf } from '../shared/local-file.js';
-import { ProgressBar } from '../shared/progress.js';
-import { type CommandResult, recordResult } from '../shared/render.js';
+import { ProgressBar } from '../output/progress.js';
+import { type CommandResult, recordResult } from '../output/render.js';
 import { readingPath } from './missing-path.js';
 
 const options = {

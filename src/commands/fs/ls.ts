@@ -1,12 +1,12 @@
 import { call, queryItems } from '../../core/contract/client.js';
 import { RpcError } from '../../core/errors.js';
-import type { CommandContext } from '../shared/context.js';
-import { formatMode, octal, ownerText, sizeCell } from '../shared/format.js';
-import { shown, tableResult, type CommandResult } from '../shared/render.js';
+import type { CommandContext } from '../framework/context.js';
+import { formatMode, octal, ownerText, sizeCell } from '../output/format.js';
+import { shown, tableResult, type CommandResult } from '../output/render.js';
 import { ownerNames, type OwnerNames } from './owners.js';
 import { readingPath } from './missing-path.js';
 import type { Transport } from '../../core/transport/transport.js';
-import { arg, defineCommand } from '../shared/declare.js';
+import { arg, defineCommand } from '../framework/declare.js';
 
 /** One row of `stor ls --json`. */
 export interface LsRow {

@@ -3,11 +3,11 @@ import { E } from '../../core/error-catalogue.js';
 import { ERRNO, StorError } from '../../core/errors.js';
 import { isErrno, isMissingPath, parentOf } from './missing-path.js';
 import type { Transport } from '../../core/transport/transport.js';
-import type { CommandContext } from '../shared/context.js';
-import { arg, defineCommand, flag, value, type OptionValues } from '../shared/declare.js';
-import { octal } from '../shared/format.js';
+import type { CommandContext } from '../framework/context.js';
+import { arg, defineCommand, flag, value, type OptionValues } from '../framework/declare.js';
+import { octal } from '../output/format.js';
 import { parseMode } from '../shared/mode.js';
-import { type CommandResult, tableResult } from '../shared/render.js';
+import { type CommandResult, tableResult } from '../output/render.js';
 
 const options = {
   parents: flag('make missing parents too, and accept a directory that exists (as mkdir -p)', { short: 'p' }),

@@ -1,12 +1,12 @@
 import { call } from '../../core/contract/client.js';
 import type { ParamsOf } from '../../core/contract/index.js';
 import type { Transport } from '../../core/transport/transport.js';
-import type { CommandContext } from '../shared/context.js';
-import { flag } from '../shared/declare.js';
-import { octal } from '../shared/format.js';
+import type { CommandContext } from '../framework/context.js';
+import { flag } from '../framework/declare.js';
+import { octal } from '../output/format.js';
 import { runJob } from '../shared/job.js';
 import { readingPath } from './missing-path.js';
-import type { CommandResult } from '../shared/render.js';
+import type { CommandResult } from '../output/render.js';
 
 /** The recursion options `filesystem.setperm` and `filesystem.chown` share (FilesystemRecursionOptions). */
 export const recursionOptions = {

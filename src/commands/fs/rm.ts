@@ -1,6 +1,6 @@
 import { E } from '../../core/error-catalogue.js';
 import { StorError } from '../../core/errors.js';
-import { arg, defineCommand } from '../shared/declare.js';
+import { arg, defineCommand } from '../framework/declare.js';
 
 /**
  * `stor rm PATH…`: 25.10.1's API has no way to delete a file or directory (`filesystem.*` has

@@ -1,10 +1,10 @@
 import { call } from '../../core/contract/client.js';
-import type { CommandContext } from '../shared/context.js';
-import { formatMode, formatTime, octal, ownerText, sizeCell } from '../shared/format.js';
-import { type CommandResult, recordResult, shown } from '../shared/render.js';
+import type { CommandContext } from '../framework/context.js';
+import { formatMode, formatTime, octal, ownerText, sizeCell } from '../output/format.js';
+import { type CommandResult, recordResult, shown } from '../output/render.js';
 import type { LsRow } from './ls.js';
 import { readingPath } from './missing-path.js';
-import { arg, defineCommand } from '../shared/declare.js';
+import { arg, defineCommand } from '../framework/declare.js';
 
 /** `stor stat --json`. */
 export interface StatResult extends Omit<LsRow, 'name'> {

@@ -1,9 +1,9 @@
 import { call } from '../../core/contract/client.js';
 import { E } from '../../core/error-catalogue.js';
 import { RpcError, StorError } from '../../core/errors.js';
-import type { CommandContext } from '../shared/context.js';
-import { arg, defineCommand, flag, list, value, type OptionValues } from '../shared/declare.js';
-import type { CommandResult } from '../shared/render.js';
+import type { CommandContext } from '../framework/context.js';
+import { arg, defineCommand, flag, list, value, type OptionValues } from '../framework/declare.js';
+import type { CommandResult } from '../output/render.js';
 import { groupRecord, groupSummary, listGroups, userIdsFor, type GroupSummary } from './model.js';
 
 const options = {

@@ -4,11 +4,11 @@ import { ERRNO, isRoleDenial, RpcError, StorError } from '../../core/errors.js';
 import { groupContract } from '../../core/contract/group.js';
 import { groupDeleteRefusal } from '../../core/refusals/accounts.js';
 import { predictedDenial } from '../shared/predict-access.js';
-import type { CommandContext } from '../shared/context.js';
-import { arg, defineCommand, flag, ignoreNotFoundFlag, type OptionValues, yesFlag } from '../shared/declare.js';
+import type { CommandContext } from '../framework/context.js';
+import { arg, defineCommand, flag, ignoreNotFoundFlag, type OptionValues, yesFlag } from '../framework/declare.js';
 import { holdToPlan } from '../shared/plan-check.js';
 import { confirmChange } from '../shared/prompts.js';
-import { type CommandResult, recordResult } from '../shared/render.js';
+import { type CommandResult, recordResult } from '../output/render.js';
 import { lookupOrNothing, nothingDeleted, type NothingDeleted } from '../shared/ignore-not-found.js';
 import { findGroup, groupSummary } from './model.js';
 

@@ -1,4 +1,4 @@
-import { defineNoun } from '../shared/declare.js';
+import { defineNoun } from '../framework/declare.js';
 
 export const groupNoun = defineNoun('list, create, change and delete local groups (members by name)', {
   list: () => import('./list.js'),

@@ -2,7 +2,7 @@ import { queryItems, type Needed } from '../../core/contract/client.js';
 import { E } from '../../core/error-catalogue.js';
 import { RpcError, StorError } from '../../core/errors.js';
 import type { Transport } from '../../core/transport/transport.js';
-import type { View } from '../shared/render.js';
+import type { View } from '../output/render.js';
 
 const GROUP_FIELDS = ['id', 'gid', 'name', 'builtin', 'immutable', 'smb', 'users', 'roles'] as const;
 

@@ -1,9 +1,9 @@
 import { call } from '../../core/contract/client.js';
 import { E } from '../../core/error-catalogue.js';
 import { StorError } from '../../core/errors.js';
-import type { CommandContext } from '../shared/context.js';
-import { arg, defineCommand, list, value, type OptionValues } from '../shared/declare.js';
-import type { CommandResult } from '../shared/render.js';
+import type { CommandContext } from '../framework/context.js';
+import { arg, defineCommand, list, value, type OptionValues } from '../framework/declare.js';
+import type { CommandResult } from '../output/render.js';
 import { findGroup, groupRecord, groupSummary, userIdsFor, type GroupSummary } from './model.js';
 
 const options = {

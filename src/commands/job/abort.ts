@@ -1,8 +1,8 @@
 import { call } from '../../core/contract/client.js';
-import type { CommandContext } from '../shared/context.js';
-import { arg, defineCommand, yesFlag, type OptionValues } from '../shared/declare.js';
+import type { CommandContext } from '../framework/context.js';
+import { arg, defineCommand, yesFlag, type OptionValues } from '../framework/declare.js';
 import { confirmChange } from '../shared/prompts.js';
-import { type CommandResult, recordResult } from '../shared/render.js';
+import { type CommandResult, recordResult } from '../output/render.js';
 import { ended, findJob, jobFields, jobId, summaryOf, type JobSummary } from './model.js';
 
 const options = {

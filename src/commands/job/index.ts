@@ -1,4 +1,4 @@
-import { defineNoun } from '../shared/declare.js';
+import { defineNoun } from '../framework/declare.js';
 
 export const jobNoun = defineNoun('list, show, wait for and abort appliance jobs', {
   list: () => import('./list.js'),

@@ -1,7 +1,7 @@
-import type { CommandContext } from '../shared/context.js';
-import { choice, defineCommand, value, type OptionValues } from '../shared/declare.js';
-import { type CommandResult, tableResult } from '../shared/render.js';
-import { timeCell } from '../shared/format.js';
+import type { CommandContext } from '../framework/context.js';
+import { choice, defineCommand, value, type OptionValues } from '../framework/declare.js';
+import { type CommandResult, tableResult } from '../output/render.js';
+import { timeCell } from '../output/format.js';
 import { JOB_STATES, queryJobs, summaryOf, type JobSummary } from './model.js';
 
 const options = {

@@ -2,8 +2,8 @@ import { queryItems, type Needed } from '../../core/contract/client.js';
 import { StorError } from '../../core/errors.js';
 import { E } from '../../core/error-catalogue.js';
 import type { Transport } from '../../core/transport/transport.js';
-import { timeCell } from '../shared/format.js';
-import type { Cell } from '../shared/render.js';
+import { timeCell } from '../output/format.js';
+import type { Cell } from '../output/render.js';
 
 export const JOB_STATES = ['WAITING', 'RUNNING', 'SUCCESS', 'FAILED', 'ABORTED'] as const;
 

@@ -1,6 +1,6 @@
-import type { CommandContext } from '../shared/context.js';
-import { arg, defineCommand } from '../shared/declare.js';
-import { type CommandResult, recordResult } from '../shared/render.js';
+import type { CommandContext } from '../framework/context.js';
+import { arg, defineCommand } from '../framework/declare.js';
+import { type CommandResult, recordResult } from '../output/render.js';
 import { findJob, jobFields, jobId, summaryOf, type JobSummary } from './model.js';
 
 /** `stor job show --json` */

@@ -1,9 +1,9 @@
 import { jobFailure, stallWatch } from '../../core/transport/job-wait.js';
 import type { Transport } from '../../core/transport/transport.js';
-import type { CommandContext } from '../shared/context.js';
-import { arg, defineCommand } from '../shared/declare.js';
-import { PercentBar } from '../shared/progress.js';
-import { type CommandResult, recordResult } from '../shared/render.js';
+import type { CommandContext } from '../framework/context.js';
+import { arg, defineCommand } from '../framework/declare.js';
+import { PercentBar } from '../output/progress.js';
+import { type CommandResult, recordResult } from '../output/render.js';
 import { ended, findJob, jobFields, jobId, summaryOf, type JobItem, type JobSummary } from './model.js';
 
 /**

@@ -5,8 +5,8 @@ import { E } from '../../core/error-catalogue.js';
 import { assertSecretMayTravel } from '../../core/transport/endpoint.js';
 import { passwordLogin, speaksScram } from '../../core/transport/login-strategies.js';
 import { RemoteTransport } from '../../core/transport/remote.js';
-import type { CommandContext } from '../shared/context.js';
-import { readCa } from '../shared/target.js';
+import type { CommandContext } from '../framework/context.js';
+import { readCa } from '../framework/target.js';
 import type { ConnectionSettings } from './login.js';
 import { readPassword, type PasswordSourceOptions } from './read-password.js';
 

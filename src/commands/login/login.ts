@@ -5,11 +5,11 @@ import { StorError } from '../../core/errors.js';
 import { E } from '../../core/error-catalogue.js';
 import { assertSecretMayTravel, parseEndpoint, type Endpoint } from '../../core/transport/endpoint.js';
 import { speaksScram } from '../../core/transport/login-strategies.js';
-import { openTarget, type CommandContext } from '../shared/context.js';
-import { envSetting, isSameAppliance, profilesFor } from '../shared/target.js';
-import { type CommandResult, recordResult } from '../shared/render.js';
+import { openTarget, type CommandContext } from '../framework/context.js';
+import { envSetting, isSameAppliance, profilesFor } from '../framework/target.js';
+import { type CommandResult, recordResult } from '../output/render.js';
 import { readApiKey } from './read-key.js';
-import { defineCommand, flag, value, type OptionValues } from '../shared/declare.js';
+import { defineCommand, flag, value, type OptionValues } from '../framework/declare.js';
 import { closeSessionsOf } from '../shared/close-sessions.js';
 
 const options = {

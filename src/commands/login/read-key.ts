@@ -3,10 +3,10 @@ import { StorError } from '../../core/errors.js';
 import { E } from '../../core/error-catalogue.js';
 import { KEY_FILE, readSmallFile } from '../../core/config/small-file.js';
 import { API_KEY_PATTERN } from '../../core/store/secrets.js';
-import type { CommandContext } from '../shared/context.js';
+import type { CommandContext } from '../framework/context.js';
 import { promptStreams } from '../shared/prompts.js';
 import { readStdin } from '../shared/stdin.js';
-import { envSetting } from '../shared/target.js';
+import { envSetting } from '../framework/target.js';
 
 export interface KeySourceOptions {
   apiKeyFile?: string;

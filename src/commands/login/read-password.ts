@@ -1,7 +1,7 @@
 import { StorError } from '../../core/errors.js';
 import { E } from '../../core/error-catalogue.js';
 import type { OtpSource } from '../../core/transport/login-strategies.js';
-import type { CommandContext } from '../shared/context.js';
+import type { CommandContext } from '../framework/context.js';
 import { promptStreams } from '../shared/prompts.js';
 import { readStdin } from '../shared/stdin.js';
 

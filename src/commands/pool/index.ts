@@ -1,4 +1,4 @@
-import { defineNoun } from '../shared/declare.js';
+import { defineNoun } from '../framework/declare.js';
 
 export const poolNoun = defineNoun('list pools and their health', {
   list: () => import('./list.js'),

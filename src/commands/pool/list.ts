@@ -1,8 +1,8 @@
 import { queryItems } from '../../core/contract/client.js';
-import type { CommandContext } from '../shared/context.js';
-import { defineCommand } from '../shared/declare.js';
-import { sizeCell } from '../shared/format.js';
-import { type CommandResult, tableResult, toned } from '../shared/render.js';
+import type { CommandContext } from '../framework/context.js';
+import { defineCommand } from '../framework/declare.js';
+import { sizeCell } from '../output/format.js';
+import { type CommandResult, tableResult, toned } from '../output/render.js';
 
 /** One row of `stor pool list --json`: pool.query's fields an operator reads at a glance. */
 export interface PoolSummary {

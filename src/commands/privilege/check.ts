@@ -1,8 +1,8 @@
-import type { CommandContext } from '../shared/context.js';
-import { EXIT } from '../shared/exit-codes.js';
-import { type CommandResult, tableResult, toned } from '../shared/render.js';
+import type { CommandContext } from '../framework/context.js';
+import { EXIT } from '../output/exit-codes.js';
+import { type CommandResult, tableResult, toned } from '../output/render.js';
 import { groupNames, healthOf, listPrivileges, loadTargetRoles, modelJson, proposedFix, type FindingReport } from './model.js';
-import { defineCommand } from '../shared/declare.js';
+import { defineCommand } from '../framework/declare.js';
 
 /** `stor privilege check --json` */
 export interface PrivilegeCheckResult {

@@ -1,9 +1,9 @@
 import { call } from '../../core/contract/client.js';
-import type { CommandContext } from '../shared/context.js';
-import type { CommandResult } from '../shared/render.js';
+import type { CommandContext } from '../framework/context.js';
+import type { CommandResult } from '../output/render.js';
 import { checkRoles, editOptions, resolveGids, saved, type PrivilegeEditOptions, type PrivilegeSaved } from './edit.js';
 import { listPrivileges, loadTargetRoles, type Privilege } from './model.js';
-import { arg, defineCommand, flag } from '../shared/declare.js';
+import { arg, defineCommand, flag } from '../framework/declare.js';
 
 /** `stor privilege create --json` */
 export interface PrivilegeCreated extends PrivilegeSaved {

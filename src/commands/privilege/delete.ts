@@ -2,13 +2,13 @@ import { call } from '../../core/contract/client.js';
 import { privilegeContract } from '../../core/contract/privilege.js';
 import { privilegeDeleteRefusal } from '../../core/refusals/accounts.js';
 import { predictedDenial } from '../shared/predict-access.js';
-import type { CommandContext } from '../shared/context.js';
+import type { CommandContext } from '../framework/context.js';
 import { holdToPlan } from '../shared/plan-check.js';
 import { confirmChange } from '../shared/prompts.js';
-import { type CommandResult, recordResult } from '../shared/render.js';
+import { type CommandResult, recordResult } from '../output/render.js';
 import { findPrivilege, groupNames } from './model.js';
 import { lookupOrNothing, nothingDeleted, type NothingDeleted } from '../shared/ignore-not-found.js';
-import { arg, defineCommand, ignoreNotFoundFlag, yesFlag } from '../shared/declare.js';
+import { arg, defineCommand, ignoreNotFoundFlag, yesFlag } from '../framework/declare.js';
 
 /** `stor privilege delete --json` */
 export interface PrivilegeDeleted {

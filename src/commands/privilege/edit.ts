@@ -2,10 +2,10 @@ import { queryItems } from '../../core/contract/client.js';
 import { StorError } from '../../core/errors.js';
 import { E } from '../../core/error-catalogue.js';
 import type { Transport } from '../../core/transport/transport.js';
-import type { CommandContext } from '../shared/context.js';
-import { type CommandResult, recordResult } from '../shared/render.js';
+import type { CommandContext } from '../framework/context.js';
+import { type CommandResult, recordResult } from '../output/render.js';
 import { groupNames, healthOf, type FindingReport, type Privilege, type TargetRoles } from './model.js';
-import { flag, list, type OptionValues } from '../shared/declare.js';
+import { flag, list, type OptionValues } from '../framework/declare.js';
 import { healthCell } from './tones.js';
 
 /** The options `privilege create` and `privilege update` share. */

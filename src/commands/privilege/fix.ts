@@ -4,15 +4,15 @@ import { RpcError, StorError } from '../../core/errors.js';
 import { E } from '../../core/error-catalogue.js';
 import { expandRoles, type RoleCatalogue } from '../../core/roles/index.js';
 import type { Transport } from '../../core/transport/transport.js';
-import type { CommandContext } from '../shared/context.js';
-import { EXIT } from '../shared/exit-codes.js';
+import type { CommandContext } from '../framework/context.js';
+import { EXIT } from '../output/exit-codes.js';
 import { predictedDenial } from '../shared/predict-access.js';
 import { holdToPlan } from '../shared/plan-check.js';
 import { confirmChange, willAsk } from '../shared/prompts.js';
-import { toned, type CommandResult, type Tone, type View } from '../shared/render.js';
+import { toned, type CommandResult, type Tone, type View } from '../output/render.js';
 import { selfIncludingAdvice } from './lockout.js';
 import { findPrivilege, healthOf, listPrivileges, loadTargetRoles, type FindingReport, type Privilege, type TargetRoles } from './model.js';
-import { arg, defineCommand, flag, type OptionValues, yesFlag } from '../shared/declare.js';
+import { arg, defineCommand, flag, type OptionValues, yesFlag } from '../framework/declare.js';
 
 const options = {
   all: flag('fix every privilege that needs it'),

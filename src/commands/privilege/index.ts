@@ -1,4 +1,4 @@
-import { defineNoun } from '../shared/declare.js';
+import { defineNoun } from '../framework/declare.js';
 
 export const privilegeNoun = defineNoun('inspect privileges and repair role lists that lock users out, as this target judges them', {
   list: () => import('./list.js'),

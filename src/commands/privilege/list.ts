@@ -1,7 +1,7 @@
-import type { CommandContext } from '../shared/context.js';
-import { type CommandResult, tableResult } from '../shared/render.js';
+import type { CommandContext } from '../framework/context.js';
+import { type CommandResult, tableResult } from '../output/render.js';
 import { groupNames, healthOf, listPrivileges, loadTargetRoles } from './model.js';
-import { defineCommand } from '../shared/declare.js';
+import { defineCommand } from '../framework/declare.js';
 import { healthCell } from './tones.js';
 
 /** One row of `stor privilege list --json`. */

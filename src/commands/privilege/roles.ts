@@ -12,9 +12,9 @@ import {
   type RoleTreeNode,
   type TreeMark,
 } from '../../core/roles/index.js';
-import type { CommandContext } from '../shared/context.js';
-import { type CommandResult, recordResult, tableResult, type View } from '../shared/render.js';
-import { arg, defineCommand, flag } from '../shared/declare.js';
+import type { CommandContext } from '../framework/context.js';
+import { type CommandResult, recordResult, tableResult, type View } from '../output/render.js';
+import { arg, defineCommand, flag } from '../framework/declare.js';
 
 /** One row of `stor privilege roles --json`. */
 export interface RoleSummary {

@@ -1,8 +1,8 @@
 import { queryItems } from '../../core/contract/client.js';
-import type { CommandContext } from '../shared/context.js';
-import { type Cell, type CommandResult, recordResult } from '../shared/render.js';
+import type { CommandContext } from '../framework/context.js';
+import { type Cell, type CommandResult, recordResult } from '../output/render.js';
 import { findPrivilege, groupNames, healthOf, loadTargetRoles, modelJson, type FindingReport } from './model.js';
-import { arg, defineCommand } from '../shared/declare.js';
+import { arg, defineCommand } from '../framework/declare.js';
 import { findingCell, healthCell } from './tones.js';
 
 /** `stor privilege show --json` */

@@ -7,10 +7,10 @@ import { localWriteFailed, umaskOf, writeNewFile } from '../shared/local-file.js
 import { E } from '../../core/error-catalogue.js';
 import { coverMethods, type MethodGrants } from '../../core/roles/index.js';
 import type { Transport } from '../../core/transport/transport.js';
-import { commandTree } from '../shared/command-tree.js';
-import type { CommandContext } from '../shared/context.js';
-import { defineCommand, flag, list, value } from '../shared/declare.js';
-import { type CommandResult, recordResult } from '../shared/render.js';
+import { commandTree } from '../framework/command-tree.js';
+import type { CommandContext } from '../framework/context.js';
+import { defineCommand, flag, list, value } from '../framework/declare.js';
+import { type CommandResult, recordResult } from '../output/render.js';
 import { findingLine } from './edit.js';
 import { healthOf, loadTargetRoles } from './model.js';
 

@@ -1,4 +1,4 @@
-import { toned, type Cell } from '../shared/render.js';
+import { toned, type Cell } from '../output/render.js';
 import type { FindingReport } from './model.js';
 
 /** Health as one cell: LOCKOUT in danger, redundancy as a warning, `ok` as ok. */

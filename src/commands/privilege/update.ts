@@ -1,11 +1,11 @@
 import { call } from '../../core/contract/client.js';
 import { StorError } from '../../core/errors.js';
 import { E } from '../../core/error-catalogue.js';
-import type { CommandContext } from '../shared/context.js';
-import type { CommandResult } from '../shared/render.js';
+import type { CommandContext } from '../framework/context.js';
+import type { CommandResult } from '../output/render.js';
 import { checkRoles, editOptions, resolveGids, saved, type PrivilegeEditOptions, type PrivilegeSaved } from './edit.js';
 import { findPrivilege, loadTargetRoles } from './model.js';
-import { arg, defineCommand, toggle, value } from '../shared/declare.js';
+import { arg, defineCommand, toggle, value } from '../framework/declare.js';
 
 export async function privilegeUpdate(ctx: CommandContext, ref: string, options: PrivilegeEditOptions): Promise<CommandResult<PrivilegeSaved>> {
   const t = await ctx.transport();

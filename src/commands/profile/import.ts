@@ -9,11 +9,11 @@ import { readKeyFile } from '../login/read-key.js';
 import { API_KEY_PATTERN } from '../../core/store/secrets.js';
 import { assertSecretMayTravel, parseEndpoint } from '../../core/transport/endpoint.js';
 import { groupsFromIni, groupsFromYaml, InventoryError, inventoryHosts, type InventoryHost } from '../../core/config/ansible-inventory.js';
-import type { CommandContext } from '../shared/context.js';
-import { arg, choice, defineCommand, flag } from '../shared/declare.js';
-import { type CommandResult, tableResult } from '../shared/render.js';
+import type { CommandContext } from '../framework/context.js';
+import { arg, choice, defineCommand, flag } from '../framework/declare.js';
+import { type CommandResult, tableResult } from '../output/render.js';
 import { readStdin } from '../shared/stdin.js';
-import { isSameAppliance, readCa } from '../shared/target.js';
+import { isSameAppliance, readCa } from '../framework/target.js';
 import { profileStore } from './store.js';
 import { TAG } from './tag.js';
 

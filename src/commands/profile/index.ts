@@ -1,4 +1,4 @@
-import { defineNoun } from '../shared/declare.js';
+import { defineNoun } from '../framework/declare.js';
 
 export const profileNoun = defineNoun('list, import, select, tag and remove saved profiles', {
   list: () => import('./list.js'),

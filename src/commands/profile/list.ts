@@ -1,8 +1,8 @@
 import { EMBEDDED_PROFILE, profileNamed, type Profile } from '../../core/config/profiles.js';
-import type { CommandContext } from '../shared/context.js';
-import { type CommandResult, tableResult } from '../shared/render.js';
+import type { CommandContext } from '../framework/context.js';
+import { type CommandResult, tableResult } from '../output/render.js';
 import { profileStore } from './store.js';
-import { defineCommand } from '../shared/declare.js';
+import { defineCommand } from '../framework/declare.js';
 
 /** One row of `stor profile list --json`; the key is never listed. */
 export interface ProfileSummary {

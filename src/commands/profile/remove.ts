@@ -1,7 +1,7 @@
-import type { CommandContext } from '../shared/context.js';
-import { type CommandResult, recordResult } from '../shared/render.js';
+import type { CommandContext } from '../framework/context.js';
+import { type CommandResult, recordResult } from '../output/render.js';
 import { profileStore, type ProfileChange } from './store.js';
-import { arg, defineCommand, ignoreNotFoundFlag } from '../shared/declare.js';
+import { arg, defineCommand, ignoreNotFoundFlag } from '../framework/declare.js';
 import { profileNamed } from '../../core/config/profiles.js';
 import { closeSessionsOf } from '../shared/close-sessions.js';
 import { lookupOrNothing, nothingDeleted, type NothingDeleted } from '../shared/ignore-not-found.js';

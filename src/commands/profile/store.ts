@@ -1,5 +1,5 @@
 import { ProfileStore } from '../../core/config/profiles.js';
-import type { CommandContext } from '../shared/context.js';
+import type { CommandContext } from '../framework/context.js';
 
 /** The saved profiles of this user (STOR_CONFIG_DIR, else the platform's config directory). */
 export function profileStore(ctx: CommandContext): ProfileStore {

@@ -1,7 +1,7 @@
-import type { CommandContext } from '../shared/context.js';
-import { type CommandResult, recordResult } from '../shared/render.js';
+import type { CommandContext } from '../framework/context.js';
+import { type CommandResult, recordResult } from '../output/render.js';
 import { profileStore } from './store.js';
-import { arg, defineCommand, flag } from '../shared/declare.js';
+import { arg, defineCommand, flag } from '../framework/declare.js';
 import { StorError } from '../../core/errors.js';
 import { E } from '../../core/error-catalogue.js';
 

@@ -1,7 +1,7 @@
-import type { CommandContext } from '../shared/context.js';
-import { type CommandResult, recordResult } from '../shared/render.js';
+import type { CommandContext } from '../framework/context.js';
+import { type CommandResult, recordResult } from '../output/render.js';
 import { profileStore, type ProfileChange } from './store.js';
-import { arg, defineCommand } from '../shared/declare.js';
+import { arg, defineCommand } from '../framework/declare.js';
 
 export async function profileUse(ctx: CommandContext, name: string): Promise<CommandResult<ProfileChange>> {
   await profileStore(ctx).use(name);

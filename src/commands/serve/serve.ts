@@ -10,10 +10,10 @@ import { readSmallFile, TLS_FILE } from '../../core/config/small-file.js';
 import { isLoopbackHost } from '../../core/net/loopback.js';
 import { startServer } from '../../core/server/server.js';
 import { ADMIN_KEY_FILE } from '../../core/store/seed.js';
-import type { CommandContext } from '../shared/context.js';
-import type { CommandResult } from '../shared/render.js';
-import { portNumber, seconds } from '../shared/arg-parsers.js';
-import { choice, defineCommand, value, type OptionValues } from '../shared/declare.js';
+import type { CommandContext } from '../framework/context.js';
+import type { CommandResult } from '../output/render.js';
+import { portNumber, seconds } from '../framework/arg-parsers.js';
+import { choice, defineCommand, value, type OptionValues } from '../framework/declare.js';
 
 const ROLE_EXPANSIONS = SETTING_CHOICES.roleExpansion;
 

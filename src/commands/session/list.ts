@@ -1,7 +1,7 @@
 import { askAgent } from '../../core/session/control-client.js';
-import type { CommandContext } from '../shared/context.js';
-import { defineCommand } from '../shared/declare.js';
-import { type CommandResult, tableResult } from '../shared/render.js';
+import type { CommandContext } from '../framework/context.js';
+import { defineCommand } from '../framework/declare.js';
+import { type CommandResult, tableResult } from '../output/render.js';
 import { shortDuration } from './duration.js';
 
 /** One row of `stor session list --json`. Never a key or token. */

@@ -1,8 +1,8 @@
 import { askAgent } from '../../core/session/control-client.js';
 import { keySha256 } from '../../core/session/key-hash.js';
-import type { CommandContext } from '../shared/context.js';
-import { defineCommand, flag } from '../shared/declare.js';
-import { type CommandResult, recordResult } from '../shared/render.js';
+import type { CommandContext } from '../framework/context.js';
+import { defineCommand, flag } from '../framework/declare.js';
+import { type CommandResult, recordResult } from '../output/render.js';
 
 /** `stor session stop --json` */
 export interface SessionStopResult {

@@ -2,8 +2,8 @@ import type { Profile } from '../../core/config/profiles.js';
 import { askAgent } from '../../core/session/control-client.js';
 import { keySha256 } from '../../core/session/key-hash.js';
 import { parseEndpoint } from '../../core/transport/endpoint.js';
-import type { CommandContext } from './context.js';
-import { describeError } from './describe-error.js';
+import type { CommandContext } from '../framework/context.js';
+import { describeError } from '../output/describe-error.js';
 
 /**
  * Tells the session agent, when one runs, to close the sessions logged in with `profile`'s key to

@@ -1,7 +1,7 @@
 import { E } from '../../core/error-catalogue.js';
 import { StorError } from '../../core/errors.js';
-import type { CommandContext } from './context.js';
-import { type CommandResult, recordResult } from './render.js';
+import type { CommandContext } from '../framework/context.js';
+import { type CommandResult, recordResult } from '../output/render.js';
 
 /** `--json` of a delete with `--ignore-not-found` when there was nothing to delete. */
 export interface NothingDeleted {

@@ -1,5 +1,5 @@
 import type { Writable } from 'node:stream';
-import type { CommandContext } from './context.js';
+import type { CommandContext } from '../framework/context.js';
 
 /**
  * SIGINT/SIGTERM while transfers run (downloads, uploads): remembered, the sinks in use destroyed

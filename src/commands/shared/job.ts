@@ -2,8 +2,8 @@ import { malformedAnswer } from '../../core/contract/client.js';
 import { CONTRACT, type MethodName, type ParamsOf } from '../../core/contract/index.js';
 import { awaitJob } from '../../core/transport/job-wait.js';
 import type { Transport } from '../../core/transport/transport.js';
-import type { CommandContext } from './context.js';
-import { PercentBar } from './progress.js';
+import type { CommandContext } from '../framework/context.js';
+import { PercentBar } from '../output/progress.js';
 
 /**
  * Calls a job method and waits for its job to end, showing its progress on a terminal (stderr).

@@ -4,7 +4,7 @@ import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { E } from '../../core/error-catalogue.js';
 import { StorError } from '../../core/errors.js';
-import type { IO } from './io.js';
+import type { IO } from '../output/io.js';
 
 /*
  * Files and directories stor creates on the user's side (a download, a tree copied down, a file

@@ -1,6 +1,6 @@
 import { E } from '../../core/error-catalogue.js';
 import { StorError } from '../../core/errors.js';
-import type { CommandContext } from './context.js';
+import type { CommandContext } from '../framework/context.js';
 
 export interface PlanCheck<T> {
   /** What this run's own reads found before the question: the plan it showed. */

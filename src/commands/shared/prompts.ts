@@ -1,7 +1,7 @@
 import { StorError } from '../../core/errors.js';
 import { E } from '../../core/error-catalogue.js';
-import type { CommandContext } from './context.js';
-import { escapeControls } from './escape.js';
+import type { CommandContext } from '../framework/context.js';
+import { escapeControls } from '../output/escape.js';
 
 /**
  * The streams an @inquirer/prompts question uses: the command's stdin, and its stderr so that

@@ -1,6 +1,6 @@
 import { E } from '../../core/error-catalogue.js';
 import { StorError } from '../../core/errors.js';
-import type { CommandContext } from './context.js';
+import type { CommandContext } from '../framework/context.js';
 
 /**
  * What standard input may hold when it carries secrets: keys (about 70 bytes a line, one per

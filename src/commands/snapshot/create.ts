@@ -1,7 +1,7 @@
 import { call, queryItems } from '../../core/contract/client.js';
-import type { CommandContext } from '../shared/context.js';
-import { arg, defineCommand, flag, type OptionValues } from '../shared/declare.js';
-import { type CommandResult, recordResult } from '../shared/render.js';
+import type { CommandContext } from '../framework/context.js';
+import { arg, defineCommand, flag, type OptionValues } from '../framework/declare.js';
+import { type CommandResult, recordResult } from '../output/render.js';
 import { snapshotRef, summaryOf, type SnapshotSummary } from './model.js';
 
 const options = {

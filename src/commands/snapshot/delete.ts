@@ -1,11 +1,11 @@
 import { call, queryItems } from '../../core/contract/client.js';
 import { poolSnapshotContract } from '../../core/contract/pool-snapshot.js';
-import type { CommandContext } from '../shared/context.js';
-import { arg, defineCommand, flag, ignoreNotFoundFlag, type OptionValues, yesFlag } from '../shared/declare.js';
+import type { CommandContext } from '../framework/context.js';
+import { arg, defineCommand, flag, ignoreNotFoundFlag, type OptionValues, yesFlag } from '../framework/declare.js';
 import { predictedDenial } from '../shared/predict-access.js';
 import { holdToPlan } from '../shared/plan-check.js';
 import { confirmChange } from '../shared/prompts.js';
-import { type CommandResult, recordResult } from '../shared/render.js';
+import { type CommandResult, recordResult } from '../output/render.js';
 import { lookupOrNothing, nothingDeleted, type NothingDeleted } from '../shared/ignore-not-found.js';
 import { datasetFilter, findSnapshot, snapshotRef } from './model.js';
 

@@ -1,4 +1,4 @@
-import { defineNoun } from '../shared/declare.js';
+import { defineNoun } from '../framework/declare.js';
 
 export const snapshotNoun = defineNoun('list, take, delete and roll back to snapshots', {
   list: () => import('./list.js'),

@@ -1,8 +1,8 @@
 import { queryItems } from '../../core/contract/client.js';
-import type { CommandContext } from '../shared/context.js';
-import { arg, defineCommand, flag } from '../shared/declare.js';
-import { sizeCell, timeCell } from '../shared/format.js';
-import { type CommandResult, tableResult } from '../shared/render.js';
+import type { CommandContext } from '../framework/context.js';
+import { arg, defineCommand, flag } from '../framework/declare.js';
+import { sizeCell, timeCell } from '../output/format.js';
+import { type CommandResult, tableResult } from '../output/render.js';
 import { datasetId } from '../dataset/model.js';
 import { datasetFilter, summaryOf, type SnapshotSummary } from './model.js';
 

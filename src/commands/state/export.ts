@@ -1,9 +1,9 @@
 import { E } from '../../core/error-catalogue.js';
 import { StorError } from '../../core/errors.js';
 import { formatStateFile, STATE_KINDS, type StateFile, type StateKind } from '../../core/state/index.js';
-import type { CommandContext } from '../shared/context.js';
-import { defineCommand, list } from '../shared/declare.js';
-import type { CommandResult } from '../shared/render.js';
+import type { CommandContext } from '../framework/context.js';
+import { defineCommand, list } from '../framework/declare.js';
+import type { CommandResult } from '../output/render.js';
 import { exportState } from './export-state.js';
 import { readWorld } from './world.js';
 

@@ -1,7 +1,7 @@
-import type { CommandContext } from '../shared/context.js';
-import { defineCommand } from '../shared/declare.js';
-import { EXIT } from '../shared/exit-codes.js';
-import type { CommandResult } from '../shared/render.js';
+import type { CommandContext } from '../framework/context.js';
+import { defineCommand } from '../framework/declare.js';
+import { EXIT } from '../output/exit-codes.js';
+import type { CommandResult } from '../output/render.js';
 import type { StatePlan } from './plan-model.js';
 import { notePlan, planOptions, planView, preparePlan, readStateFile, type PlanOptionValues } from './prepare.js';
 

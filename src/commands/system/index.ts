@@ -1,4 +1,4 @@
-import { defineNoun } from '../shared/declare.js';
+import { defineNoun } from '../framework/declare.js';
 
 export const systemNoun = defineNoun('what the appliance is: release, uptime, boot', {
   info: () => import('./info.js'),

@@ -1,9 +1,9 @@
 import { call } from '../../core/contract/client.js';
 import type { SystemInfo } from '../../core/contract/system.js';
-import type { CommandContext } from '../shared/context.js';
-import { defineCommand } from '../shared/declare.js';
-import { formatBytes, formatDuration, formatTime } from '../shared/format.js';
-import { type CommandResult, recordResult, shown } from '../shared/render.js';
+import type { CommandContext } from '../framework/context.js';
+import { defineCommand } from '../framework/declare.js';
+import { formatBytes, formatDuration, formatTime } from '../output/format.js';
+import { type CommandResult, recordResult, shown } from '../output/render.js';
 
 /**
  * `stor system info --json`: `system.info`'s fields in 25.10.1's names and order

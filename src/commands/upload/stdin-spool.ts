@@ -5,7 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
 import { stoppedBy } from '../../core/error-catalogue.js';
 import { StorError } from '../../core/errors.js';
-import type { IO } from '../shared/io.js';
+import type { IO } from '../output/io.js';
 
 /** Standard input kept in a private temporary file, with the bytes counted on the way. */
 export interface Spooled {

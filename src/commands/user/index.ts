@@ -1,4 +1,4 @@
-import { defineNoun } from '../shared/declare.js';
+import { defineNoun } from '../framework/declare.js';
 
 export const userNoun = defineNoun('list, create, change and delete local users (groups by name)', {
   list: () => import('./list.js'),

@@ -1,6 +1,6 @@
-import type { CommandContext } from '../shared/context.js';
-import { defineCommand } from '../shared/declare.js';
-import { type CommandResult, tableResult } from '../shared/render.js';
+import type { CommandContext } from '../framework/context.js';
+import { defineCommand } from '../framework/declare.js';
+import { type CommandResult, tableResult } from '../output/render.js';
 import { userSummaries, type UserSummary } from './model.js';
 
 export async function userList(ctx: CommandContext): Promise<CommandResult<UserSummary[]>> {

@@ -1,6 +1,6 @@
 import { E } from '../../core/error-catalogue.js';
 import { StorError } from '../../core/errors.js';
-import type { CommandContext } from '../shared/context.js';
+import type { CommandContext } from '../framework/context.js';
 import { readStdin } from '../shared/stdin.js';
 
 /**

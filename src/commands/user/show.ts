@@ -1,6 +1,6 @@
-import type { CommandContext } from '../shared/context.js';
-import { arg, defineCommand } from '../shared/declare.js';
-import type { CommandResult } from '../shared/render.js';
+import type { CommandContext } from '../framework/context.js';
+import { arg, defineCommand } from '../framework/declare.js';
+import type { CommandResult } from '../output/render.js';
 import { findUser, userRecord, userSummary, type UserSummary } from './model.js';
 
 export async function userShow(ctx: CommandContext, ref: string): Promise<CommandResult<UserSummary>> {

@@ -1,9 +1,9 @@
 import { call } from '../../core/contract/client.js';
 import { E } from '../../core/error-catalogue.js';
 import { StorError } from '../../core/errors.js';
-import type { CommandContext } from '../shared/context.js';
-import { arg, defineCommand, flag, list, toggle, value, type OptionValues } from '../shared/declare.js';
-import type { CommandResult } from '../shared/render.js';
+import type { CommandContext } from '../framework/context.js';
+import { arg, defineCommand, flag, list, toggle, value, type OptionValues } from '../framework/declare.js';
+import type { CommandResult } from '../output/render.js';
 import { findGroupIn, listGroups } from '../group/model.js';
 import { findUser, groupIdsIn, userRecord, userSummary, type UserSummary } from './model.js';
 import { readNewPassword } from './new-password.js';

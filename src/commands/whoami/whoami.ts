@@ -1,8 +1,8 @@
 import { call } from '../../core/contract/client.js';
 import type { TargetInfo } from '../../core/transport/transport.js';
-import type { CommandContext } from '../shared/context.js';
-import { type CommandResult, recordResult } from '../shared/render.js';
-import { defineCommand, flag, type OptionValues } from '../shared/declare.js';
+import type { CommandContext } from '../framework/context.js';
+import { type CommandResult, recordResult } from '../output/render.js';
+import { defineCommand, flag, type OptionValues } from '../framework/declare.js';
 import { describeRelease, targetRelease } from '../shared/target-release.js';
 import { RELEASES } from '../../core/releases/index.js';
 import { minimalRoleList, release25101Catalogue } from '../../core/roles/index.js';

@@ -166,7 +166,7 @@ export class ProfileStore {
   /**
    * Makes `name` current. `embedded` is kept as the current choice, not as no profile: commands
    * use the embedded appliance either way, but a change there is then chosen, not fallen back on
-   * (implicitTargetCheck, src/commands/shared/target.ts).
+   * (implicitTargetCheck, src/commands/framework/target.ts).
    */
   async use(name: string): Promise<void> {
     await this.write((doc) => {

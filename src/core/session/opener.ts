@@ -4,7 +4,7 @@ import type { Transport } from '../transport/transport.js';
 
 /*
  * The hook through which a command run inside the session agent opens a remote target (IO.sessions,
- * src/commands/shared/io.ts). Here in core, so that the pool (pool.ts) implements it without core
+ * src/commands/output/io.ts). Here in core, so that the pool (pool.ts) implements it without core
  * importing commands; io.ts re-exports both types.
  */
 

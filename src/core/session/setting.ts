@@ -1,6 +1,6 @@
 /*
  * Whether a command may use the session agent: `--no-session` on its command line (read by
- * src/commands/shared/command-line.ts), else `STOR_SESSION` (off, 0, false, no turn it off; on, 1,
+ * src/commands/framework/command-line.ts), else `STOR_SESSION` (off, 0, false, no turn it off; on, 1,
  * true, yes or unset leave it on). Imported by the first stage: no dependencies.
  */
 

@@ -8,7 +8,7 @@ import { API_KEY_PATTERN } from '../../core/store/secrets.js';
 import { E } from '../../core/error-catalogue.js';
 import { CA_FILE, readSmallFile } from '../../core/config/small-file.js';
 import { parseEndpoint, secureDisplay, type Endpoint } from '../../core/transport/endpoint.js';
-import type { IO } from './io.js';
+import type { IO } from '../output/io.js';
 
 /** The target-selecting global options (docs/REMOTE.md "Remote appliances", Which target). */
 export interface TargetOptions {

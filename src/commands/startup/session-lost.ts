@@ -1,7 +1,7 @@
 import { E } from '../../core/error-catalogue.js';
 import { StorError } from '../../core/errors.js';
 import { COMMANDS } from '../index.js';
-import { readCommandLine } from './command-line.js';
+import { readCommandLine } from '../framework/command-line.js';
 
 /** Verbs whose effect shows on a path: `stor stat` tells whether it happened. */
 const PATH_VERBS = new Set(['upload', 'mkdir', 'chmod', 'chown', 'rm', 'download']);

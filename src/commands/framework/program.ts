@@ -3,7 +3,7 @@ import { StorError } from '../../core/errors.js';
 import type { CommandLine } from './command-line.js';
 import type { CommandContext } from './context.js';
 import { kebab, type ArgSpecs, type CommandSpec, type LoadCommand, type NounSpec, type OptionSpecs } from './declare.js';
-import type { CommandResult } from './render.js';
+import type { CommandResult } from '../output/render.js';
 
 /**
  * A noun (or the root) with no verb given asks for help: it goes to stdout and exits 0, instead

@@ -1,9 +1,9 @@
-import { readCommandLine } from './command-line.js';
-import { openTarget } from './context.js';
-import type { GlobalOptions } from './global-options.js';
+import { readCommandLine } from '../framework/command-line.js';
+import { openTarget } from '../framework/context.js';
+import type { GlobalOptions } from '../framework/global-options.js';
 import { HeadStart, specKey } from './head-start.js';
-import type { IO } from './io.js';
-import { DEFAULT_TIMEOUT_SECONDS, resolveTarget, type TargetOptions } from './target.js';
+import type { IO } from '../output/io.js';
+import { DEFAULT_TIMEOUT_SECONDS, resolveTarget, type TargetOptions } from '../framework/target.js';
 
 /**
  * Read commands that open their target first thing and take no arguments: for these the target

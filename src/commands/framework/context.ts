@@ -1,11 +1,11 @@
 import { stateDirFrom } from '../../core/config/paths.js';
 import type { TraceSink } from '../../core/transport/trace.js';
 import type { Transport } from '../../core/transport/transport.js';
-import { escapeControls } from './escape.js';
+import { escapeControls } from '../output/escape.js';
 import type { GlobalOptions } from './global-options.js';
-import type { HeadStart } from './head-start.js';
-import type { IO } from './io.js';
-import { render, renderMode, type CommandResult } from './render.js';
+import type { HeadStart } from '../startup/head-start.js';
+import type { IO } from '../output/io.js';
+import { render, renderMode, type CommandResult } from '../output/render.js';
 import { DEFAULT_TIMEOUT_SECONDS, implicitTargetCheck, readCa, resolveTarget, type TargetSpec } from './target.js';
 import { queueAgentStart, sessionsOn } from '../../core/session/spawn.js';
 import type { PooledTarget } from '../../core/session/opener.js';

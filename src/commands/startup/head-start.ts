@@ -1,5 +1,5 @@
 import type { Transport } from '../../core/transport/transport.js';
-import type { TargetSpec } from './target.js';
+import type { TargetSpec } from '../framework/target.js';
 
 /** A transport opened before the command line was parsed, and what it was opened for. */
 interface Opened {

@@ -1,6 +1,6 @@
 import type { MethodName } from '../../core/contract/index.js';
 import type { CommandContext } from './context.js';
-import type { CommandResult } from './render.js';
+import type { CommandResult } from '../output/render.js';
 import type { Completion, OptionSpecs, OptionValues } from './option-specs.js';
 
 export { choice, flag, ignoreNotFoundFlag, kebab, list, toggle, value, yesFlag } from './option-specs.js';
