@@ -46,6 +46,27 @@ module.exports = {
       'src/core is below the CLI: it never imports src/commands, src/agent or an entry point (src/*.ts).'),
     layer('commands-not-to-agent-or-entry', '^src/commands/', '^src/agent/|^src/[^/]+$',
       'A command runs the same in its own process and in the agent: it never imports src/agent or an entry point (src/*.ts).'),
+    // The rooms of src/commands (docs/ARCHITECTURE.md, Where things live): output/ at the bottom, framework/ on it,
+    // startup/ and shared/ (helpers of several verbs) on both, the verbs' folders and the command table on top.
+    layer('commands-output-is-the-floor', '^src/commands/output/', '^src/commands/(?!output/)',
+      'src/commands/output holds what reaches the streams (IO, render, tables, errors, exit codes); it knows no verb, ' +
+      'no framework and no start-up: it never imports another folder of src/commands, nor the command table.'),
+    layer('commands-framework-not-to-verbs', '^src/commands/framework/', '^src/commands/(?!(framework|output|startup)/)',
+      'src/commands/framework declares and runs verbs; it never imports a verb, shared/ (the helpers of verbs) or the command table: ' +
+      'the table registers with it (command-tree.ts).'),
+    {
+      name: 'commands-framework-not-to-startup',
+      severity: 'error',
+      comment:
+        'src/commands/startup runs around a command (before the CLI loads, after its agent is lost) and builds on the framework, ' +
+        'not the other way: the framework names what startup hands it (HeadStart) as a type only.',
+      from: { path: '^src/commands/framework/' },
+      to: { path: '^src/commands/startup/', dependencyTypesNot: ['type-only'] },
+    },
+    layer('commands-startup-not-to-verbs', '^src/commands/startup/', '^src/commands/(?!(framework|output|startup)/|index[.]ts$)',
+      'src/commands/startup may read the command table (index.ts), the framework and output; it never imports a verb or shared/.'),
+    layer('commands-shared-not-to-verbs', '^src/commands/shared/', '^src/commands/(?!(framework|output|shared)/)',
+      'src/commands/shared holds what several verbs use; it never imports a verb, startup/ or the command table.'),
     layer('appliance-not-to-upper', '^src/core/appliance/', '^src/core/(rpc|server|transport|session)/|^src/(commands|agent)/|^src/[^/]+$',
       'The emulated appliance answers methods; how a call reaches it (rpc dispatch, server, transports), ' +
       'the client sessions and the CLI are above it: it never imports src/core/{rpc,server,transport,session}, src/commands, src/agent or an entry point.'),

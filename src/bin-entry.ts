@@ -36,7 +36,7 @@ export async function main(): Promise<void> {
   // Connecting and logging in (the key's slow hash check) overlap with loading the CLI.
   const headStart = await (await import('./commands/startup/early-target.js')).startEarlyTarget(argv, io);
   const { run } = await import('./cli.js');
-  process.exitCode = await run(argv, io, headStart);
+  process.exitCode = await run(argv, io, headStart ? { headStart } : {});
   // The session agent this command asked for (spawn.ts), now that its work is done.
   (await import('./core/session/spawn.js')).startQueuedAgent();
   // A head start still connecting (a host that does not answer) is of no use to anyone now:

@@ -2,11 +2,10 @@ import { CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import { E } from './core/error-catalogue.js';
 import { buildProgram } from './commands/index.js';
-import type { CommandContext } from './commands/framework/context.js';
+import type { CommandContext, CommandSetting } from './commands/framework/context.js';
 import { readCommandLine } from './commands/framework/command-line.js';
 import { describeError } from './commands/output/describe-error.js';
 import { EXIT } from './commands/output/exit-codes.js';
-import type { HeadStart } from './commands/startup/head-start.js';
 import type { IO } from './commands/output/io.js';
 import { writeError } from './commands/output/print-error.js';
 import { knownCommandWords, usageHint, type StorCommand } from './commands/framework/program.js';
@@ -35,9 +34,10 @@ function packageVersion(): string {
  * Runs one stor command line and returns its exit code. Never exits the process and never
  * writes outside `io`, so tests and the session agent run it in-process; its callers turn the code
  * into an exit (src/bin-entry.ts for a process of its own, src/agent/ through the first stage).
- * `headStart`: the connection bin-entry.ts began to open before this module loaded (early-target.ts).
+ * `setting`: where it runs (the session agent's pool) and what began before this module loaded
+ * (the head start, early-target.ts).
  */
-export async function run(argv: readonly string[], io: IO, headStart?: HeadStart): Promise<number> {
+export async function run(argv: readonly string[], io: IO, setting: CommandSetting = {}): Promise<number> {
   let ctx: CommandContext | undefined;
   let result: CommandResult | undefined;
   let usageError: string | undefined;
@@ -51,7 +51,7 @@ export async function run(argv: readonly string[], io: IO, headStart?: HeadStart
       onContext: (c) => (ctx = c),
       onResult: (r) => (result = r),
       onUsageError: (message) => (usageError = message),
-      ...(headStart ? { headStart } : {}),
+      setting,
     });
     await program.parseAsync([...argv], { from: 'user' });
     if (result) {

@@ -2,7 +2,7 @@ import type { Socket } from 'node:net';
 import { resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { colorLevelFor } from '../commands/output/color-level.js';
-import type { IO, OutputStream, SessionOpener } from '../commands/output/io.js';
+import type { IO, OutputStream } from '../commands/output/io.js';
 import { encodeLine, type RunMessage, type RunRequest } from '../core/session/protocol.js';
 
 /** Characters of text one `out`/`err` line carries at most: well under MAX_LINE_BYTES even when every one is escaped. */
@@ -166,10 +166,10 @@ function withOwnDirectories(env: Record<string, string>, cwd: string): Record<st
 /**
  * The IO of a command handed over by a first stage: its working directory, its own environment
  * (never the agent's), its terminal facts and the colour they give, its streams over the
- * connection, its signals, the agent's pool of logged-in connections, and `stopped`, aborted once
- * a signal reached it with no handler of its own (run-request.ts).
+ * connection and its signals. The agent's pool and the command's `stopped` are not the process's
+ * but the agent's: run-request.ts hands them to the command's context (CommandSetting).
  */
-export function handedOverIO(request: RunRequest, wire: RunWire, stdin: WireStdin, signals: SignalHandlers, sessions: SessionOpener, stopped: AbortSignal): IO {
+export function handedOverIO(request: RunRequest, wire: RunWire, stdin: WireStdin, signals: SignalHandlers): IO {
   const { tty } = request;
   const env = withOwnDirectories(request.env, request.cwd);
   return {
@@ -181,7 +181,5 @@ export function handedOverIO(request: RunRequest, wire: RunWire, stdin: WireStdi
     umask: request.umask,
     color: { stdout: colorLevelFor(env, tty.stdout), stderr: colorLevelFor(env, tty.stderr) },
     onSignal: (handler) => signals.subscribe(handler),
-    sessions,
-    stopped,
   };
 }

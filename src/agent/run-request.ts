@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import type { SessionOpener } from '../commands/output/io.js';
+import type { SessionOpener } from '../core/session/opener.js';
 import { EXIT } from '../commands/output/exit-codes.js';
 import { processEnvDifference } from '../core/session/process-env.js';
 import { GO_WAIT_MS, HEARTBEAT_MS, lineReader, type RunRequest } from '../core/session/protocol.js';
@@ -48,7 +48,7 @@ async function runHandedOver(conn: Socket, request: RunRequest, sessions: Sessio
   const stopped = new AbortController();
   /**
    * A signal with no handler: answered at once, as the process would have died of it; what the
-   * command still writes is dropped, and nothing new of it reaches the appliance (IO.stopped): a
+   * command still writes is dropped, and nothing new of it reaches the appliance (CommandSetting.stopped): a
    * call under way is left to finish or fail, every later one fails at once. Before `go` the
    * command has not started: it is answered the same, and never starts.
    */
@@ -117,7 +117,7 @@ async function runHandedOver(conn: Socket, request: RunRequest, sessions: Sessio
   try {
     // Loaded here, not above: the agent's server loads this module before any command is handed over.
     const { run } = await import('../cli.js');
-    code = await run(request.argv, handedOverIO(request, wire, stdin, signals, sessions, stopped.signal));
+    code = await run(request.argv, handedOverIO(request, wire, stdin, signals), { sessions, stopped: stopped.signal });
   } catch {
     // run() maps every error to a code itself; this is a bug in it.
     code = EXIT.FAILED;

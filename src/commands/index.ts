@@ -1,10 +1,9 @@
 import type { Command } from 'commander';
 import { E } from '../core/error-catalogue.js';
 import { StorError } from '../core/errors.js';
-import { CommandContext } from './framework/context.js';
+import { CommandContext, type CommandSetting } from './framework/context.js';
 import { lazyVerb, type CommandSpec } from './framework/declare.js';
 import { globalOptions, type GlobalOptions } from './framework/global-options.js';
-import type { HeadStart } from './startup/head-start.js';
 import type { IO } from './output/io.js';
 import { readCommandLine } from './framework/command-line.js';
 import { registerCommandTree } from './framework/command-tree.js';
@@ -66,8 +65,8 @@ export interface ProgramHooks {
   onResult(result: CommandResult): void;
   /** A usage error commander found: `run()` prints it (as JSON under `--json`). */
   onUsageError(message: string): void;
-  /** The connection opened before the CLI loaded (early-target.ts), for the command's context. */
-  headStart?: HeadStart;
+  /** Where the command runs and what began before the CLI loaded, for the command's context. */
+  setting?: CommandSetting;
 }
 
 const ROOT_EXAMPLES = ['stor whoami', 'stor whoami --json', 'stor privilege check', 'stor upload ./report.pdf /mnt/tank/docs/ --mode 0644'];
@@ -121,7 +120,7 @@ export async function buildProgram(argv: readonly string[], io: IO, hooks: Progr
         ca: opts.ca,
         rpc: opts.rpc,
         session: opts.session,
-      }, hooks.headStart);
+      }, hooks.setting);
       hooks.onContext(ctx);
       return ctx;
     },

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { run } from '../../src/cli.js';
 import type { ColorLevel, IO } from '../../src/commands/output/io.js';
+import type { SessionOpener } from '../../src/core/session/opener.js';
 import { EMBEDDED_MEANT } from './embedded-meant.js';
 
 export interface RunResult {
@@ -21,7 +22,7 @@ export interface RunOptions {
   /** The working directory the command sees (default: the test process's). */
   cwd?: string;
   /** As inside the session agent: remote targets open as leases on this pool. */
-  sessions?: IO['sessions'];
+  sessions?: SessionOpener;
 }
 
 /** Runs `stor` in-process with captured streams: the same `run()` the binary calls. */
@@ -40,8 +41,7 @@ export async function runStor(argv: string[], options: RunOptions = {}): Promise
     stdin,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', ...EMBEDDED_MEANT, ...options.env },
     cwd: options.cwd ?? process.cwd(),
-    ...(options.sessions ? { sessions: options.sessions } : {}),
   };
-  const code = await run(argv, io);
+  const code = await run(argv, io, options.sessions ? { sessions: options.sessions } : {});
   return { code, stdout, stderr };
 }

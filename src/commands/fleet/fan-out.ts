@@ -171,6 +171,7 @@ export async function runOnTarget(
   const ctx = new CommandContext(
     { ...io, env: targetEnv(io.env), stderr: prefixedStderr(io.stderr, target) },
     { ...globals, targets: undefined, url: undefined, profile: target, ...(quiet ? { quiet: true } : {}) },
+    { sessions: base.sessions, stopped: base.stopped },
   );
   ctx.confirmedPlan = confirmedPlan;
   ctx.profiles = base.profiles;

@@ -8,11 +8,33 @@ import type { IO } from '../output/io.js';
 import { render, renderMode, type CommandResult } from '../output/render.js';
 import { DEFAULT_TIMEOUT_SECONDS, implicitTargetCheck, readCa, resolveTarget, type TargetSpec } from './target.js';
 import { queueAgentStart, sessionsOn } from '../../core/session/spawn.js';
-import type { PooledTarget } from '../../core/session/opener.js';
+import type { PooledTarget, SessionOpener } from '../../core/session/opener.js';
 import type { ProfilesDocument } from '../../core/config/profiles.js';
 import { stoppable, throwIfStopped } from '../../core/session/interrupted.js';
 
 export type { GlobalOptions } from './global-options.js';
+
+/** What the caller of `run()` hands a command besides its IO and command line: where it runs, and what started before it. */
+export interface CommandSetting {
+  /**
+   * The connection bin-entry.ts started opening before the CLI loaded (early-target.ts), for this
+   * command to take if it opens the very same target.
+   */
+  headStart?: HeadStart;
+  /**
+   * Set only when the command runs inside the session agent (docs/SESSIONS.md): opens a remote
+   * target as a lease on the agent's logged-in connection instead of a connection of its own.
+   * Closing the transport it returns ends the lease, not the connection.
+   */
+  sessions?: SessionOpener;
+  /**
+   * Set only when the command runs inside the session agent: aborted (its reason the signal's name)
+   * once SIGINT or SIGTERM reached the command while it had no handler of its own (IO.onSignal). Its
+   * own process would have died there; from then on its transports refuse every call (stoppable,
+   * src/core/session/interrupted.ts).
+   */
+  stopped?: AbortSignal;
+}
 
 /**
  * What a command gets: its IO, the global options, and the target — chosen once here, opened
@@ -34,15 +56,21 @@ export class CommandContext {
   /** The verb may change the target (its declared effect): a change on an embedded appliance nobody chose is told or refused (implicitTargetCheck). */
   changes = false;
 
-  /**
-   * @param headStart the connection bin-entry.ts started opening before the CLI loaded
-   *   (early-target.ts), for this command to take if it opens the very same target.
-   */
+  private readonly headStart: HeadStart | undefined;
+  /** In the session agent: its pool of logged-in connections (CommandSetting.sessions). */
+  readonly sessions: SessionOpener | undefined;
+  /** In the session agent: aborted once the command was interrupted (CommandSetting.stopped). */
+  readonly stopped: AbortSignal | undefined;
+
   constructor(
     readonly io: IO,
     readonly globals: GlobalOptions,
-    private readonly headStart?: HeadStart,
-  ) {}
+    setting: CommandSetting = {},
+  ) {
+    this.headStart = setting.headStart;
+    this.sessions = setting.sessions;
+    this.stopped = setting.stopped;
+  }
 
   get stateDir(): string {
     return stateDirFrom(this.io.env);
@@ -50,7 +78,7 @@ export class CommandContext {
 
   /** The transport to the selected target; the first call opens and logs in. */
   transport(): Promise<Transport> {
-    this.opened ??= this.io.stopped ? this.openStoppable(this.io.stopped) : this.openTransport();
+    this.opened ??= this.stopped ? this.openStoppable(this.stopped) : this.openTransport();
     return this.opened;
   }
 
@@ -59,7 +87,7 @@ export class CommandContext {
     return this.opened?.catch(() => undefined);
   }
 
-  /** In the session agent: not opened once the command was interrupted (IO.stopped), and refusing every call from then on. */
+  /** In the session agent: not opened once the command was interrupted (CommandSetting.stopped), and refusing every call from then on. */
   private async openStoppable(stopped: AbortSignal): Promise<Transport> {
     throwIfStopped(stopped);
     return stoppable(await this.openTransport(), stopped);
@@ -79,7 +107,7 @@ export class CommandContext {
   private async openTransport(): Promise<Transport> {
     const spec = await this.target();
     if (this.changes) implicitTargetCheck(spec, this.io.env, (message) => this.warn(message));
-    const sessions = this.io.sessions;
+    const sessions = this.sessions;
     if (sessions) {
       // Inside the session agent: a remote WebSocket target is a lease on its pooled connection.
       // JSON-RPC over HTTP logs in on every request anyway, and the embedded target is opened per command.

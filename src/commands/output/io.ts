@@ -1,6 +1,5 @@
 import { isatty } from 'node:tty';
 import type { Readable } from 'node:stream';
-import type { SessionOpener } from '../../core/session/opener.js';
 import { colorLevelFor } from './color-level.js';
 
 /** Chalk's colour levels: 0 none, 1 basic, 2 256 colours, 3 truecolor. */
@@ -39,22 +38,8 @@ export interface IO {
   color: { stdout: ColorLevel; stderr: ColorLevel };
   /** Subscribes to SIGINT/SIGTERM for long-running commands (`serve`); returns the unsubscriber. */
   onSignal?(handler: (signal: NodeJS.Signals) => void): () => void;
-  /**
-   * Set only when the command runs inside the session agent (docs/SESSIONS.md): opens a remote
-   * target as a lease on the agent's logged-in connection instead of a connection of its own.
-   * Closing the transport it returns ends the lease, not the connection.
-   */
-  sessions?: SessionOpener;
-  /**
-   * Set only when the command runs inside the session agent: aborted (its reason the signal's name)
-   * once SIGINT or SIGTERM reached the command while it had no handler of its own (onSignal). Its
-   * own process would have died there; from then on its transports refuse every call (stoppable,
-   * src/core/session/interrupted.ts).
-   */
-  stopped?: AbortSignal;
 }
 
-export type { PooledTarget, SessionOpener } from '../../core/session/opener.js';
 
 export function processIO(): IO {
   return {

@@ -16,8 +16,8 @@ export async function closeSessionsOf(ctx: CommandContext, profile: Pick<Profile
     const url = parseEndpoint(profile.url).display;
     const keyHash = keySha256(profile.apiKey);
     // Run inside the agent: its own pool, directly.
-    const count = ctx.io.sessions
-      ? await ctx.io.sessions.close(url, keyHash)
+    const count = ctx.sessions
+      ? await ctx.sessions.close(url, keyHash)
       : await askAgent(ctx.io.env, { op: 'close', url, keySha256: keyHash }, Math.min(ctx.timeoutSeconds, 5)).then((a) => (a?.t === 'closed' ? a.count : 0));
     if (count > 0) ctx.verbose(`stor: closed ${count} session(s) to ${url} in the session agent`);
   } catch (err) {

@@ -17,7 +17,7 @@ export function throwIfStopped(stopped: AbortSignal): void {
 }
 
 /**
- * `transport` as a command in the agent uses it: once `stopped` is aborted (IO.stopped), every
+ * `transport` as a command in the agent uses it: once `stopped` is aborted (CommandSetting.stopped), every
  * call, upload and download, and so every poll of a job wait, fails at once without reaching the
  * appliance. One already under way is left to finish or fail: its outcome is unknown, as it would
  * be for a process killed while waiting for it. Closing is never refused.

@@ -3,9 +3,9 @@ import type { TraceSink } from '../transport/trace.js';
 import type { Transport } from '../transport/transport.js';
 
 /*
- * The hook through which a command run inside the session agent opens a remote target (IO.sessions,
- * src/commands/output/io.ts). Here in core, so that the pool (pool.ts) implements it without core
- * importing commands; io.ts re-exports both types.
+ * The hook through which a command run inside the session agent opens a remote target
+ * (CommandSetting.sessions, src/commands/framework/context.ts). Here in core, so that the pool
+ * (pool.ts) implements it without core importing commands.
  */
 
 /** What the agent offers a command it runs: its pool of logged-in connections. */

@@ -12,7 +12,7 @@ const WHO_SECONDS = 5;
 
 /**
  * The session agent's logged-in connections, one per (URL, key, TLS settings, keepalive)
- * (poolKey). A command run in the agent opens its remote target here (IO.sessions): the first
+ * (poolKey). A command run in the agent opens its remote target here (CommandSetting.sessions): the first
  * opens and logs in, the others take leases on the same connection. Keys stay in memory only for
  * as long as their session is in the pool.
  */
