@@ -1,7 +1,7 @@
 import * as nodeModule from 'node:module';
 import { join } from 'node:path';
 import { endWhenOutputFails } from './output-errors.js';
-import { asksOnlyVersion, writeVersion } from './version-only.js';
+import type { CommandLine } from './commands/framework/command-line.js';
 
 type CompileCache = { enableCompileCache?: (dir: string) => unknown };
 
@@ -11,16 +11,11 @@ type CompileCache = { enableCompileCache?: (dir: string) => unknown };
  * its code from src/first-stage.ts instead). The process then ends when its work is done;
  * `process.exit()` below only cuts short a wait for work the command abandoned, with that code.
  * Besides, output-errors.ts ends it when stdout or stderr fails (docs/ARCHITECTURE.md, "Who ends
- * the process"). `--version` is answered before the CLI loads (version-only.ts).
+ * the process"). `--version` alone was answered before this bundle loaded (start.ts). `line`: the
+ * command line as the first stage read it (command-line.ts), the one reading of it in this process.
  */
-export async function main(): Promise<void> {
-  const argv = process.argv.slice(2);
+export async function main(line: CommandLine): Promise<void> {
   endWhenOutputFails(process.stdout, 'stdout');
-  if (asksOnlyVersion(argv)) {
-    writeVersion(import.meta.url);
-    return;
-  }
-  // Not before: touching process.stderr opens it, which --version has no need to pay for.
   endWhenOutputFails(process.stderr, 'stderr');
   // The CLI itself runs from the code-cached bundle (start.ts); Node ≥ 22.1 also keeps the compiled
   // code of what it loads from outside it (better-sqlite3's JavaScript). Node 20 has no such cache.
@@ -34,9 +29,9 @@ export async function main(): Promise<void> {
   }
   const io = (await import('./commands/output/io.js')).processIO();
   // Connecting and logging in (the key's slow hash check) overlap with loading the CLI.
-  const headStart = await (await import('./commands/startup/early-target.js')).startEarlyTarget(argv, io);
+  const headStart = await (await import('./commands/startup/early-target.js')).startEarlyTarget(line, io);
   const { run } = await import('./cli.js');
-  process.exitCode = await run(argv, io, headStart ? { headStart } : {});
+  process.exitCode = await run(line, io, headStart ? { headStart } : {});
   // The session agent this command asked for (spawn.ts), now that its work is done.
   (await import('./core/session/spawn.js')).startQueuedAgent();
   // A head start still connecting (a host that does not answer) is of no use to anyone now:
@@ -52,13 +47,13 @@ export async function main(): Promise<void> {
  * (print-error.ts; as JSON under `--json`), and its exit code. It loads the CLI's error modules,
  * which the first stage must not: this is the rare path.
  */
-export async function reportSessionLost(argv: readonly string[]): Promise<number> {
+export async function reportSessionLost(line: CommandLine): Promise<number> {
   const [{ sessionLostError }, { describeError }, { writeError }] = await Promise.all([
     import('./commands/startup/session-lost.js'),
     import('./commands/output/describe-error.js'),
     import('./commands/output/print-error.js'),
   ]);
-  const d = describeError(sessionLostError(argv));
-  writeError(process.stderr, d, argv.includes('--json'));
+  const d = describeError(sessionLostError(line));
+  writeError(process.stderr, d, line.globals.json === true);
   return d.code;
 }

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { E } from './core/error-catalogue.js';
 import { buildProgram } from './commands/index.js';
 import type { CommandContext, CommandSetting } from './commands/framework/context.js';
-import { readCommandLine } from './commands/framework/command-line.js';
+import type { CommandLine } from './commands/framework/command-line.js';
 import { describeError } from './commands/output/describe-error.js';
 import { EXIT } from './commands/output/exit-codes.js';
 import type { IO } from './commands/output/io.js';
@@ -37,23 +37,22 @@ function packageVersion(): string {
  * `setting`: where it runs (the session agent's pool) and what began before this module loaded
  * (the head start, early-target.ts).
  */
-export async function run(argv: readonly string[], io: IO, setting: CommandSetting = {}): Promise<number> {
+export async function run(line: CommandLine, io: IO, setting: CommandSetting = {}): Promise<number> {
   let ctx: CommandContext | undefined;
   let result: CommandResult | undefined;
   let usageError: string | undefined;
   // Known before parsing, so that even a usage error answers in JSON.
-  const line = readCommandLine(argv);
   const json = line.globals.json === true;
   let program: StorCommand | undefined;
   try {
-    program = await buildProgram(argv, io, {
+    program = await buildProgram(line, io, {
       version: packageVersion(),
       onContext: (c) => (ctx = c),
       onResult: (r) => (result = r),
       onUsageError: (message) => (usageError = message),
       setting,
     });
-    await program.parseAsync([...argv], { from: 'user' });
+    await program.parseAsync([...line.argv], { from: 'user' });
     if (result) {
       const globals = ctx?.globals;
       const layout = { ...(globals?.wide ? { wide: true } : {}), ...(globals?.columns !== undefined ? { columns: globals.columns } : {}) };

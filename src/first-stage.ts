@@ -56,9 +56,9 @@ export function silenceLimitMs(line: CommandLine): number {
  * bundle, which picks the fastest way this Node has to load it. Required, not imported: no module
  * loader is started for it.
  */
-async function inProcess(): Promise<void> {
-  const { start: startInProcess } = createRequire(import.meta.url)('./start.cjs') as { start(): Promise<void> };
-  await startInProcess();
+async function inProcess(line: CommandLine): Promise<void> {
+  const { start: startInProcess } = createRequire(import.meta.url)('./start.cjs') as { start(line: CommandLine): Promise<void> };
+  await startInProcess(line);
 }
 
 /** A start under way: the marker exists, is fresh, and names a live process (when it names one). */
@@ -153,7 +153,7 @@ function endWhenOutputFails(stream: NodeJS.WriteStream, name: 'stdout' | 'stderr
 type Outcome = { exit: number } | { declined: true } | { lost: { changes: boolean | undefined; wrote: boolean; readStdin: boolean } };
 
 /** Hands the command to the agent on `socket` and relays it until its exit, a decline, or the agent's loss. */
-function relay(socket: Socket, argv: string[], line: CommandLine): Promise<Outcome> {
+function relay(socket: Socket, line: CommandLine): Promise<Outcome> {
   return new Promise((resolve) => {
     let changes: boolean | undefined;
     let wrote = false;
@@ -262,7 +262,7 @@ function relay(socket: Socket, argv: string[], line: CommandLine): Promise<Outco
     socket.on('data', lineReader(onMessage, lost));
     socket.on('close', lost);
     socket.on('error', lost);
-    socket.write(encodeLine(runRequest(argv)));
+    socket.write(encodeLine(runRequest([...line.argv])));
   });
 }
 
@@ -290,9 +290,9 @@ function exitAfterFlush(code: number): void {
 
 /** What bin/stor.js runs. */
 export async function start(): Promise<void> {
-  const argv = process.argv.slice(2);
-  const line = readCommandLine(argv);
-  if (line.globals.session === false || sessionSetting(process.env.STOR_SESSION) !== 'on' || alwaysDeclined(line)) return inProcess();
+  // The one reading of this process's command line: what runs next here gets it (command-line.ts).
+  const line = readCommandLine(process.argv.slice(2));
+  if (line.globals.session === false || sessionSetting(process.env.STOR_SESSION) !== 'on' || alwaysDeclined(line)) return inProcess(line);
   let socket = await connectAgent(process.env, STARTING_WAIT_MS);
   if (!(socket instanceof Socket)) {
     // This command runs in its own process, as any that finds no agent; the agent started here is
@@ -303,19 +303,19 @@ export async function start(): Promise<void> {
     const launched = (socket === 'stale' || fleet) && launchAgent(process.env, socket === 'stale');
     if (launched && fleet) socket = await connectAgent(process.env, FLEET_WAIT_MS);
   }
-  if (!(socket instanceof Socket)) return inProcess();
+  if (!(socket instanceof Socket)) return inProcess(line);
   endWhenOutputFails(process.stdout, 'stdout');
   endWhenOutputFails(process.stderr, 'stderr');
-  const outcome = await relay(socket, argv, line);
-  if ('declined' in outcome) return inProcess();
+  const outcome = await relay(socket, line);
+  if ('declined' in outcome) return inProcess(line);
   if ('exit' in outcome) return exitAfterFlush(outcome.exit);
   const { changes, wrote, readStdin } = outcome.lost;
   if (changes !== true && !wrote && !readStdin) {
     // Run again with a connection of its own: not waiting for, nor starting, another agent.
     process.env.STOR_SESSION = 'off';
-    return inProcess();
+    return inProcess(line);
   }
   const cli = new URL('./stor.js', import.meta.url).href;
-  const { reportSessionLost } = (await import(cli)) as { reportSessionLost(argv: readonly string[]): Promise<number> };
-  exitAfterFlush(await reportSessionLost(argv));
+  const { reportSessionLost } = (await import(cli)) as { reportSessionLost(line: CommandLine): Promise<number> };
+  exitAfterFlush(await reportSessionLost(line));
 }

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
+import type { CommandLine } from './commands/framework/command-line.js';
 
 /** `stor --version` alone: answered before the CLI loads, since scripts call it often and it needs nothing else. */
-export function asksOnlyVersion(argv: readonly string[]): boolean {
-  return argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V');
+export function asksOnlyVersion(line: CommandLine): boolean {
+  return line.argv.length === 1 && line.asksVersion;
 }
 
 /** Writes stor's version, from the package.json two levels above `moduleUrl` (a file in dist/bundle/). */

@@ -1,12 +1,12 @@
 import { COMMANDS } from '../commands/index.js';
 import type { CommandSpec } from '../commands/framework/declare.js';
-import { readCommandLine, type CommandLine } from '../commands/framework/command-line.js';
+import type { CommandLine } from '../commands/framework/command-line.js';
 import { DECLINED_COMMANDS, type TerminalFacts } from '../core/session/protocol.js';
 
 /** What the agent does with a handed-over command line: decline it (with why), or run it. */
 export type RunDecision = { declined: string } | { changes: boolean };
 
-/** The declaration `argv` runs, or undefined for a command line commander will refuse or answer with help. */
+/** The declaration the command line runs, or undefined for a command line commander will refuse or answer with help. */
 async function specFor(path: CommandLine): Promise<{ words: string; spec?: CommandSpec<any, any, any> }> {
   const entry = path.top !== undefined ? COMMANDS[path.top] : undefined;
   const words = [path.top, path.verb].filter((w) => w !== undefined).join(' ');
@@ -16,15 +16,14 @@ async function specFor(path: CommandLine): Promise<{ words: string; spec?: Comma
 }
 
 /**
- * Whether the agent runs `argv` for a first stage whose terminal is `tty`, and if so whether it may
+ * Whether the agent runs the command line `path` for a first stage whose terminal is `tty`, and if so whether it may
  * change anything (so that a lost agent means an unknown outcome). Declined, and so run in the
  * command's own process: no command words, help and the version, `serve`, `login`, `session` and
  * `completion`, and at a terminal any verb that may ask a question (its `asks`, or a `--targets`
  * change, which asks once for all targets) unless `--yes` answers it. A command line commander
  * will refuse is run: its usage error is the same wherever it is printed.
  */
-export async function decideRun(argv: readonly string[], tty: TerminalFacts): Promise<RunDecision> {
-  const path = readCommandLine(argv);
+export async function decideRun(path: CommandLine, tty: TerminalFacts): Promise<RunDecision> {
   const { options } = path;
   if (path.helpTopic !== undefined) return { declined: 'help is answered in-process' };
   if (path.asksHelp || path.asksVersion) return { declined: 'help and the version are answered in-process' };

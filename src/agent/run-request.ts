@@ -5,10 +5,11 @@ import { processEnvDifference } from '../core/session/process-env.js';
 import { GO_WAIT_MS, HEARTBEAT_MS, lineReader, type RunRequest } from '../core/session/protocol.js';
 import { handedOverIO, RunWire, SignalHandlers, WireStdin } from './handed-over-io.js';
 import { decideRun } from './run-policy.js';
+import { readCommandLine } from '../commands/framework/command-line.js';
 
 /**
  * Runs one command handed over by a first stage (src/first-stage.ts) on `conn`, the connection
- * its `run` request came on, with the very `run(argv, io)` of src/cli.ts and an IO made of the
+ * its `run` request came on, with the very `run(line, io)` of src/cli.ts and an IO made of the
  * request (handed-over-io.ts); `sessions` is the agent's pool. The agent's server calls it for
  * every `run` request, after reading the request's line: any bytes after that line must be given
  * back to the socket (`conn.unshift`) first, since this reads the rest of the connection.
@@ -88,10 +89,13 @@ async function runHandedOver(conn: Socket, request: RunRequest, sessions: Sessio
   // Paused again only while the command has not taken up its input (WireStdin.feed).
   conn.resume();
 
+  // The agent is a process of its own: the first stage's reading of the command line stays there,
+  // the request carries argv. Read once here, for the run policy and for run() (command-line.ts).
+  const line = readCommandLine(request.argv);
   const differs = processEnvDifference(request.env, process.env);
   const decision = differs !== undefined
     ? otherProcessEnv(differs)
-    : await decideRun(request.argv, request.tty).catch((err: unknown) => ({ declined: `cannot tell what it does: ${(err as Error).message}` }));
+    : await decideRun(line, request.tty).catch((err: unknown) => ({ declined: `cannot tell what it does: ${(err as Error).message}` }));
   if ('declined' in decision) {
     wire.send({ t: 'declined', reason: decision.declined });
     conn.end();
@@ -117,7 +121,7 @@ async function runHandedOver(conn: Socket, request: RunRequest, sessions: Sessio
   try {
     // Loaded here, not above: the agent's server loads this module before any command is handed over.
     const { run } = await import('../cli.js');
-    code = await run(request.argv, handedOverIO(request, wire, stdin, signals), { sessions, stopped: stopped.signal });
+    code = await run(line, handedOverIO(request, wire, stdin, signals), { sessions, stopped: stopped.signal });
   } catch {
     // run() maps every error to a code itself; this is a bug in it.
     code = EXIT.FAILED;

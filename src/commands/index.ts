@@ -5,7 +5,7 @@ import { CommandContext, type CommandSetting } from './framework/context.js';
 import { lazyVerb, type CommandSpec } from './framework/declare.js';
 import { globalOptions, type GlobalOptions } from './framework/global-options.js';
 import type { IO } from './output/io.js';
-import { readCommandLine } from './framework/command-line.js';
+import type { CommandLine } from './framework/command-line.js';
 import { registerCommandTree } from './framework/command-tree.js';
 import { withFleet } from './fleet/policy.js';
 import { addOptions, addVerb, loadFor, StorCommand, targetHelpFor, verbsFirst, type Entry } from './framework/program.js';
@@ -75,8 +75,7 @@ const ROOT_EXAMPLES = ['stor whoami', 'stor whoami --json', 'stor privilege chec
  * The command tree for `argv`: the root with its global options, every noun, and the verbs this
  * command line needs (all of them for help, errors and completion).
  */
-export async function buildProgram(argv: readonly string[], io: IO, hooks: ProgramHooks): Promise<StorCommand> {
-  const path = readCommandLine(argv);
+export async function buildProgram(path: CommandLine, io: IO, hooks: ProgramHooks): Promise<StorCommand> {
   const specs = await loadFor(path, COMMANDS);
   const program = new StorCommand('stor');
   program

@@ -1,3 +1,4 @@
+import { readCommandLine } from '../../src/commands/framework/command-line.js';
 import { execFileSync } from 'node:child_process';
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
@@ -13,7 +14,7 @@ function leafPaths(cmd: Command, path: string[] = []): string[][] {
 const io = { stdout: { write: () => true }, stderr: { write: () => true }, stdin: process.stdin, env: {}, cwd: '/', color: { stdout: 0 as const, stderr: 0 as const } };
 const hooks = { version: '0', onContext: () => undefined, onResult: () => undefined, onUsageError: () => undefined };
 // With no command words, every verb is declared (as for `stor --help`).
-const paths = leafPaths(await buildProgram([], io, hooks)).filter((p) => p[0] !== 'help');
+const paths = leafPaths(await buildProgram(readCommandLine([]), io, hooks)).filter((p) => p[0] !== 'help');
 
 describe('the command set as a whole', () => {
 

@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { run } from '../../src/cli.js';
+import { readCommandLine } from '../../src/commands/framework/command-line.js';
 import type { IO } from '../../src/commands/output/io.js';
 import { PercentBar } from '../../src/commands/output/progress.js';
 import { clientEnv } from '../helpers/client-env.js';
@@ -36,7 +37,7 @@ describe('stor job wait', () => {
       env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', ...EMBEDDED_MEANT, NO_COLOR: '1', ...clientEnv(), STOR_URL: server.url.replace(/^http/, 'ws'), STOR_API_KEY: server.adminKey },
       cwd: process.cwd(),
     };
-    const waiting = run(['job', 'wait', String(id)], io);
+    const waiting = run(readCommandLine(['job', 'wait', String(id)]), io);
     // Only once the bar shows the job RUNNING does the job get what it waits for.
     await drawn;
     expect(stderr).toContain(`job ${id} [${' '.repeat(24)}]   0%`);

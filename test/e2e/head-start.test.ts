@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { Readable } from 'node:stream';
 import { startEarlyTarget } from '../../src/commands/startup/early-target.js';
+import { readCommandLine } from '../../src/commands/framework/command-line.js';
 import type { IO } from '../../src/commands/output/io.js';
 import { resolveTarget } from '../../src/commands/framework/target.js';
 import type { RemoteTransport } from '../../src/core/transport/remote.js';
@@ -101,14 +102,14 @@ describe('taking a head start (src/commands/startup/head-start.ts)', () => {
     const keyB = readFileSync(b.adminKeyFile, 'utf8').trim();
     const io = ioWith({ STOR_URL: a.baseUrl, STOR_API_KEY: keyA });
 
-    const first = await startEarlyTarget(['whoami'], io);
+    const first = await startEarlyTarget(readCommandLine(['whoami']), io);
     const elsewhere = await resolveTarget({ url: b.baseUrl }, ioWith({ STOR_API_KEY: keyB }));
     expect(await first!.take(elsewhere, 30)).toBeUndefined();
 
-    const second = await startEarlyTarget(['whoami'], io);
+    const second = await startEarlyTarget(readCommandLine(['whoami']), io);
     expect(await second!.take(await resolveTarget({}, io), 31)).toBeUndefined();
 
-    const third = await startEarlyTarget(['whoami', '--timeout', '31'], io);
+    const third = await startEarlyTarget(readCommandLine(['whoami', '--timeout', '31']), io);
     const taken = await third!.take(await resolveTarget({}, io), 31);
     expect(taken).toBeDefined();
     const transport = (await taken!) as RemoteTransport;
@@ -121,7 +122,7 @@ describe('taking a head start (src/commands/startup/head-start.ts)', () => {
 
   it('opens nothing ahead for the embedded appliance', async () => {
     const io = ioWith({});
-    const headStart = await startEarlyTarget(['whoami'], io);
+    const headStart = await startEarlyTarget(readCommandLine(['whoami']), io);
     expect(await headStart!.take(await resolveTarget({}, io), 30)).toBeUndefined();
     expect(existsSync(io.env.STOR_HOME!)).toBe(true);
     expect(existsSync(join(io.env.STOR_HOME!, 'stor.db'))).toBe(false);

@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import { run } from '../../src/cli.js';
+import { readCommandLine } from '../../src/commands/framework/command-line.js';
 import type { ColorLevel, IO } from '../../src/commands/output/io.js';
 import type { SessionOpener } from '../../src/core/session/opener.js';
 import { EMBEDDED_MEANT } from './embedded-meant.js';
@@ -42,6 +43,6 @@ export async function runStor(argv: string[], options: RunOptions = {}): Promise
     env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', ...EMBEDDED_MEANT, ...options.env },
     cwd: options.cwd ?? process.cwd(),
   };
-  const code = await run(argv, io, options.sessions ? { sessions: options.sessions } : {});
+  const code = await run(readCommandLine(argv), io, options.sessions ? { sessions: options.sessions } : {});
   return { code, stdout, stderr };
 }

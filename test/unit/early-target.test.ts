@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { guessTarget } from '../../src/commands/startup/early-target.js';
+import { guessTarget as guessLine } from '../../src/commands/startup/early-target.js';
+import { readCommandLine } from '../../src/commands/framework/command-line.js';
+
+const guessTarget = (argv: readonly string[]) => guessLine(readCommandLine(argv));
 
 describe('guessTarget: which command lines get a head start (src/commands/startup/early-target.ts)', () => {
   it('reads the target options of a qualifying read command, before or after its words', () => {

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { decideRun } from '../../src/agent/run-policy.js';
+import { decideRun as decideLine } from '../../src/agent/run-policy.js';
+import { readCommandLine } from '../../src/commands/framework/command-line.js';
+
+/** The decision for `argv`, read as the agent reads a run request's (run-request.ts). */
+const decideRun = (argv: readonly string[], tty: Parameters<typeof decideLine>[1]) => decideLine(readCommandLine(argv), tty);
 
 const TERMINAL = { stdin: true, stdout: true, stderr: true, columns: 80 };
 const PIPED = { stdin: false, stdout: false, stderr: false };

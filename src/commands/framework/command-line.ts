@@ -8,6 +8,11 @@ import { globalOptions, type GlobalOptions } from './global-options.js';
  * whether help or the version is asked for. They read them here, from the one declaration of the
  * global options (global-options.ts), so that adding a global option touches that file only.
  * Commander still parses for real; nothing here refuses a command line.
+ *
+ * Read once per process (docs/ARCHITECTURE.md, "One reading of the command line"): the first stage
+ * reads it and hands the CommandLine down (start.ts, bin-entry.ts `main`, the head start, `run()`,
+ * the command tree); the session agent, a process of its own that receives argv in the run request,
+ * reads it once there for its run policy and `run()`.
  */
 
 type GlobalKey = keyof GlobalOptions;
@@ -37,6 +42,8 @@ const VERSION_FLAGS = ['--version', '-V'];
 
 /** What a command line says, read without commander. */
 export interface CommandLine {
+  /** The arguments after `stor`, as given: what commander parses. */
+  argv: readonly string[];
   /** The words that are not options, up to a `--`: the command words, then the verb's arguments. */
   words: string[];
   /** The top-level word (`privilege`, `whoami`), if any; undefined under `stor help …`. */
@@ -100,6 +107,7 @@ export function readCommandLine(argv: readonly string[]): CommandLine {
   }
   const help = words[0] === 'help';
   return {
+    argv,
     words,
     ...(help ? { helpTopic: words.slice(1) } : {}),
     ...(!help && words[0] !== undefined ? { top: words[0] } : {}),

@@ -1,4 +1,4 @@
-import { readCommandLine } from '../framework/command-line.js';
+import type { CommandLine } from '../framework/command-line.js';
 import { openTarget } from '../framework/context.js';
 import type { GlobalOptions } from '../framework/global-options.js';
 import { HeadStart, specKey } from './head-start.js';
@@ -27,8 +27,7 @@ export interface TargetGuess {
  * that could be a flag, a timeout that is not a plain whole number. The real parse decides in the
  * end: a guess is used only if the command resolves the very same target (head-start.ts).
  */
-export function guessTarget(argv: readonly string[]): TargetGuess | undefined {
-  const line = readCommandLine(argv);
+export function guessTarget(line: CommandLine): TargetGuess | undefined {
   if (line.asksHelp || line.asksVersion || line.endOfOptions || line.repeated.size > 0 || line.others.length > 0) return undefined;
   if (!COMMANDS.has(line.words.join(' '))) return undefined;
   const given = Object.entries(line.globals) as [keyof GlobalOptions, string | boolean][];
@@ -51,7 +50,7 @@ export function guessTarget(argv: readonly string[]): TargetGuess | undefined {
 }
 
 /**
- * Starts opening (connecting to and logging in to) the target of `argv` if it qualifies, for the
+ * Starts opening (connecting to and logging in to) the target of `line` if it qualifies, for the
  * command to take over (head-start.ts); undefined when it does not. The target is resolved as the command resolves it
  * (resolveTarget: flags, STOR_URL, STOR_PROFILE, STOR_API_KEY, the current profile) and opened by
  * the same code (openTarget), so a key only ever goes where the command itself would send it,
@@ -59,8 +58,8 @@ export function guessTarget(argv: readonly string[]): TargetGuess | undefined {
  * let alone created, ahead. Resolves once the connect is under way, so that the CLI loads while
  * the appliance checks the key rather than before.
  */
-export async function startEarlyTarget(argv: readonly string[], io: IO): Promise<HeadStart | undefined> {
-  const guess = guessTarget(argv);
+export async function startEarlyTarget(line: CommandLine, io: IO): Promise<HeadStart | undefined> {
+  const guess = guessTarget(line);
   if (!guess) return undefined;
   let underWay: () => void = () => undefined;
   const dispatched = new Promise<void>((resolve) => (underWay = resolve));

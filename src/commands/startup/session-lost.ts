@@ -1,7 +1,7 @@
 import { E } from '../../core/error-catalogue.js';
 import { StorError } from '../../core/errors.js';
 import { COMMANDS } from '../index.js';
-import { readCommandLine } from '../framework/command-line.js';
+import type { CommandLine } from '../framework/command-line.js';
 
 /** Verbs whose effect shows on a path: `stor stat` tells whether it happened. */
 const PATH_VERBS = new Set(['upload', 'mkdir', 'chmod', 'chown', 'rm', 'download']);
@@ -26,8 +26,7 @@ function checksFor(top: string | undefined, second: string | undefined, isNoun: 
  * (docs/SESSIONS.md, "A lost agent"): it is never run again blindly, since it may have taken
  * effect. The hint names how to see whether it did.
  */
-export function sessionLostError(argv: readonly string[]): StorError {
-  const path = readCommandLine(argv);
+export function sessionLostError(path: CommandLine): StorError {
   const isNoun = path.top !== undefined && COMMANDS[path.top]?.kind === 'noun';
   const words = isNoun ? `${path.top} ${path.verb ?? ''}`.trim() : (path.top ?? '…');
   return new StorError(E.SESSION_LOST, `the session agent ended while \`stor ${words}\` ran: whether it changed anything is unknown`, {
