@@ -8,7 +8,7 @@ import { tempDir } from '../helpers/temp-dir.js';
 import { startThrottleProxy } from '../helpers/throttle-proxy.js';
 
 /*
- * Commands as the session agent runs them: the same run(argv, io), with CommandSetting.sessions set to its pool.
+ * Commands as the session agent runs them: the same run(line, io), with CommandSetting.sessions set to its pool.
  * The proxy counts WebSockets, one login each.
  */
 describe('a command run with the session pool', () => {
