@@ -57,6 +57,7 @@ export async function userUpdate(ctx: CommandContext, ref: string, opts: UserUpd
 export const userUpdateCommand = defineCommand({
   summary: 'change a local user: names, groups (replaced), password (from standard input), shell, home',
   effect: 'change',
+  calls: ['user.update', 'user.query', 'group.query'],
   args: { user: arg.required('username (or uid)') },
   options,
   examples: ['stor user update alice --groups ops,backup --full-name "Alice B"', "printf '%s\\n' \"$NEW\" | stor user update alice --password-stdin"],
