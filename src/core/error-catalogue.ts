@@ -14,6 +14,11 @@ const CATALOGUE = {
     meaning: "the embedded appliance's administrator key file is missing or unreadable",
     remedy: 'restore the file under `$STOR_HOME`, or use another key with `STOR_API_KEY`',
   },
+  BUILTIN_GROUP: {
+    kind: 'failed',
+    meaning: 'the group is one of the appliance\'s built-in groups, which it never deletes (25.10.1 refuses with EACCES, which is not a missing role); nothing was changed',
+    remedy: 'none: built-in groups stay (`stor group list` marks them); delete the groups you made',
+  },
   CONFIG_UNREADABLE: {
     kind: 'failed',
     meaning: 'the profiles file cannot be read or parsed',

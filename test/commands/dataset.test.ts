@@ -19,12 +19,12 @@ describe('stor dataset create --parents is safe to re-run (issue 13)', () => {
     const { home, run } = embedded();
     const first = await run(['dataset', 'create', 'tank/a/b', '--parents', '--comments', 'first', '--json']);
     expect(first.code, first.stderr).toBe(0);
-    expect(JSON.parse(first.stdout)).toEqual({ id: 'tank/a/b', mountpoint: '/mnt/tank/a/b', comments: 'first', created: true });
+    expect(JSON.parse(first.stdout)).toEqual({ id: 'tank/a/b', mountpoint: '/mnt/tank/a/b', comments: 'first', created: true, target: { kind: 'embedded', stateDir: home } });
 
     const second = await run(['dataset', 'create', 'tank/a/b', '--parents', '--comments', 'second', '--json']);
     expect(second.code, second.stderr).toBe(0);
     // Left as it is, as mkdir -p leaves an existing directory: the comment given the second time is not applied.
-    expect(JSON.parse(second.stdout)).toEqual({ id: 'tank/a/b', mountpoint: '/mnt/tank/a/b', comments: 'first', created: false });
+    expect(JSON.parse(second.stdout)).toEqual({ id: 'tank/a/b', mountpoint: '/mnt/tank/a/b', comments: 'first', created: false, target: { kind: 'embedded', stateDir: home } });
     const human = await run(['dataset', 'create', 'tank/a/b', '--parents']);
     expect(human.code).toBe(0);
     // Piped: the data as label<TAB>value lines; the explanation on stderr.

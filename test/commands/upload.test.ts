@@ -146,7 +146,7 @@ describe('stor upload on the embedded appliance', () => {
   });
 
   it('prints each file with source, target, outcome, bytes, size, mode, owner and job_id, and a summary', async () => {
-    const { paths, stor } = setup({ 'a.bin': Buffer.alloc(1000, 7), 'b.bin': Buffer.alloc(10, 1) });
+    const { home, paths, stor } = setup({ 'a.bin': Buffer.alloc(1000, 7), 'b.bin': Buffer.alloc(10, 1) });
     const r = await stor(['upload', paths['a.bin']!, paths['b.bin']!, '/mnt/tank/j/', '--mode', '420', '--json']);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
@@ -157,6 +157,8 @@ describe('stor upload on the embedded appliance', () => {
         { source: paths['b.bin'], target: '/mnt/tank/j/b.bin', outcome: 'done', bytes: 10, size: 10, mode: '0644', owner: 'truenas_admin', job_id: expect.any(Number), error: null },
       ],
       summary: { files: 2, done: 2, failed: 0, skipped: 0, not_attempted: 0, bytes_sent: 1010 },
+      // The appliance the files went to (docs/COMMANDS.md "Output", --json), beside each file's own target path.
+      target: { kind: 'embedded', stateDir: home },
     });
     expect(out.files[1].job_id).toBeGreaterThan(out.files[0].job_id);
   });
@@ -235,7 +237,7 @@ describe('stor upload of several files: every file\'s outcome', () => {
   const isADirectory = "[EFAULT] [Errno 21] Is a directory: '/mnt/tank/t/b.txt'";
 
   it('a failed file among good ones: the others land, --json lists done/failed per file with a summary, exit 1', async () => {
-    const { paths, pool, stor } = setup({ 'a.txt': 'aaa', 'b.txt': 'bbbb', 'c.txt': 'cc' });
+    const { home, paths, pool, stor } = setup({ 'a.txt': 'aaa', 'b.txt': 'bbbb', 'c.txt': 'cc' });
     mkdirSync(join(pool, 't/b.txt'), { recursive: true });
     const r = await stor(['upload', paths['a.txt']!, paths['b.txt']!, paths['c.txt']!, '/mnt/tank/t/', '--json']);
     expect(r.code).toBe(1);
@@ -257,6 +259,7 @@ describe('stor upload of several files: every file\'s outcome', () => {
         { source: paths['c.txt'], target: '/mnt/tank/t/c.txt', outcome: 'done', bytes: 2, size: 2, mode: '0644', owner: 'truenas_admin', job_id: expect.any(Number), error: null },
       ],
       summary: { files: 3, done: 2, failed: 1, skipped: 0, not_attempted: 0, bytes_sent: 5 },
+      target: { kind: 'embedded', stateDir: home },
     });
     expect(readFileSync(join(pool, 't/a.txt'), 'utf8')).toBe('aaa');
     expect(readFileSync(join(pool, 't/c.txt'), 'utf8')).toBe('cc');

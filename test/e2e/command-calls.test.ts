@@ -32,7 +32,7 @@ describe('verbs call only the methods they declare', () => {
     const env = clientEnv();
     const file = localFile('f.txt', 'hello\n');
     const out = join(tempDir(), 'back.txt');
-    const runs: [string, string[]][] = [
+    const runs: [words: string, args: string[], exit?: number][] = [
       ['group create', ['group', 'create', 'callers']],
       ['group list', ['group', 'list']],
       ['group show', ['group', 'show', 'callers']],
@@ -42,8 +42,13 @@ describe('verbs call only the methods they declare', () => {
       ['privilege create', ['privilege', 'create', 'callers', '--groups', 'callers', '--roles', 'READONLY_ADMIN']],
       ['privilege list', ['privilege', 'list']],
       ['privilege show', ['privilege', 'show', 'callers']],
+      ['privilege update', ['privilege', 'update', 'callers', '--groups', 'callers', '--roles', 'READONLY_ADMIN']],
+      ['privilege fix', ['privilege', 'fix', '--all', '--yes']],
+      ['group update', ['group', 'update', 'callers', '--members', 'caller']],
+      ['user update', ['user', 'update', 'caller', '--full-name', 'Caller']],
       ['api-key create', ['api-key', 'create', 'caller-key', '--user', 'caller']],
       ['api-key list', ['api-key', 'list']],
+      ['api-key revoke', ['api-key', 'revoke', 'caller-key', '--yes']],
       ['privilege delete', ['privilege', 'delete', 'callers', '--yes']],
       ['user delete', ['user', 'delete', 'caller', '--yes']],
       ['group delete', ['group', 'delete', 'callers', '--yes']],
@@ -63,13 +68,16 @@ describe('verbs call only the methods they declare', () => {
       ['snapshot rollback', ['snapshot', 'rollback', 'tank/calls@one', '--yes']],
       ['snapshot delete', ['snapshot', 'delete', 'tank/calls@one', '--yes']],
       ['dataset delete', ['dataset', 'delete', 'tank/calls', '--recursive', '--yes']],
+      // The embedded appliance keeps a job only while its command runs: none is left to abort, so
+      // this run ends in the lookup (exit 1) and holds the reads before the abort.
+      ['job abort', ['job', 'abort', '999999', '--yes'], 1],
     ];
     const specs = await allCommands();
     const declaring = [...specs].filter(([, spec]) => spec.calls).map(([words]) => words);
     expect(runs.map(([words]) => words).sort()).toEqual(declaring.sort());
-    for (const [words, args] of runs) {
+    for (const [words, args, exit] of runs) {
       const r = await spawnStor(['--verbose', ...args], { env });
-      expect(r.code, `stor ${args.join(' ')}\n${r.stderr}`).toBe(0);
+      expect(r.code, `stor ${args.join(' ')}\n${r.stderr}`).toBe(exit ?? 0);
       const undeclared = called(r.stderr).filter((m) => needsRole(m) && !specs.get(words)!.calls!.includes(m as never));
       expect(undeclared, `stor ${words} calls what it does not declare`).toEqual([]);
     }

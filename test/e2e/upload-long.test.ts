@@ -34,6 +34,8 @@ async function slowSetup() {
 const uploaded = (source: string, target: string) => ({
   files: [{ source, target, outcome: 'done', bytes: SIZE, size: SIZE, mode: '0644', owner: 'truenas_admin', job_id: expect.any(Number), error: null }],
   summary: { files: 1, done: 1, failed: 0, skipped: 0, not_attempted: 0, bytes_sent: SIZE },
+  // The appliance it went to (docs/COMMANDS.md "Output", --json): the proxy's URL, or the embedded one.
+  target: expect.objectContaining({ kind: expect.stringMatching(/^(remote|embedded)$/) }),
 });
 
 describe('uploads that outlast the proxy idle timeout (stor serve --ws-idle-timeout 2, a throttled link)', () => {

@@ -63,6 +63,7 @@ describe('stor upload, end to end with the built binary', () => {
         { source: path, target: '/mnt/tank/e2e/random-5m.bin', outcome: 'done', bytes: bytes.length, size: bytes.length, mode: '0644', owner: 'truenas_admin', job_id: expect.any(Number), error: null },
       ],
       summary: { files: 1, done: 1, failed: 0, skipped: 0, not_attempted: 0, bytes_sent: bytes.length },
+      target: { kind: 'remote', url: server.baseUrl, profile: expect.any(String) },
     });
     expect(sha256(readFileSync(join(server.stateDir, 'mnt/tank/e2e/random-5m.bin')))).toBe(sha256(bytes));
 

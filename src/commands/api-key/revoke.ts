@@ -30,6 +30,7 @@ export async function apiKeyRevoke(ctx: CommandContext, ref: string, yes: boolea
 export const apiKeyRevokeCommand = defineCommand({
   summary: 'revoke an API key by id or name (asks first; --yes when not on a terminal)',
   effect: 'change',
+  calls: ['api_key.delete', 'api_key.query'],
   asks: true,
   args: { key: arg.required('id or name of the key') },
   options: { yes: yesFlag(), ignoreNotFound: ignoreNotFoundFlag() },

@@ -142,9 +142,26 @@ export function addVerb(parent: Command, name: string, spec: CommandSpec<ArgSpec
     // A dry run predicts from reads only (docs/COMMANDS.md "Consent comes first"), as the
     // agent's run policy counts it too: it is no change to refuse or to warn about.
     ctx.changes = spec.effect === 'change' && given.dryRun !== true && !(spec.readsWith && typeof params[0] === 'string' && (await spec.readsWith(params[0])));
-    runner.onResult(await spec.run(ctx, args as never, withFlagDefaults(spec.options ?? {}, given) as never));
+    runner.onResult(await namingTarget(ctx, await spec.run(ctx, args as never, withFlagDefaults(spec.options ?? {}, given) as never)));
   });
   return cmd;
+}
+
+/**
+ * A change's `--json` document says where the change was made, as the stderr note says it to a
+ * person (target.ts, implicitTargetCheck): a document that is an object gains `target`, the
+ * transport's TargetInfo as `whoami --json` shows it (kind and state directory, or URL and
+ * profile: never a key). Left as they are: reads and dry runs, arrays (a `--targets` run's
+ * entries name their target already), a document of the appliance's own (`call`'s result, a
+ * `--json` view), one that has a `target` of its own, and a change that reached no target.
+ */
+async function namingTarget(ctx: CommandContext, result: CommandResult): Promise<CommandResult> {
+  if (!ctx.changes || !ctx.globals.json || ctx.globals.targets !== undefined || result.streamed) return result;
+  if (result.view.kind === 'json' || result.view.kind === 'text') return result;
+  const data = result.data;
+  if (typeof data !== 'object' || data === null || Array.isArray(data) || 'target' in data) return result;
+  const transport = await ctx.openedTransport();
+  return transport ? { ...result, data: { ...data, target: transport.target } } : result;
 }
 
 /**

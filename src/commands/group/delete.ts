@@ -39,8 +39,9 @@ export async function groupDelete(ctx: CommandContext, ref: string, opts: GroupD
   const data: GroupDeleted = { id: group.id, gid: group.gid, name: group.name, members: summary.members, delete_users: opts.deleteUsers };
   // A built-in group is refused by the appliance (MW/plugins/account.py:2159-2160, after the
   // dispatcher's role check). Predicted from reads and said in its words before anyone is asked:
-  // calling the delete to hear the refusal would be a change before consent.
-  if (group.builtin) throw (await predictedDenial(t, groupContract['group.delete'].access)) ?? groupDeleteRefusal.builtin();
+  // calling the delete to hear the refusal would be a change before consent. Its EACCES is no
+  // missing role: said as BUILTIN_GROUP (exit 1), not as a denial (exit 5).
+  if (group.builtin) throw (await predictedDenial(t, groupContract['group.delete'].access)) ?? builtinGroup(groupDeleteRefusal.builtin());
   // A group a privilege uses is refused too (MW/plugins/account_/privilege.py:323-331), with the
   // EACCES of a role denial though it is none: said as GROUP_IN_USE (exit 1), from reads when the
   // identity may read privileges, else from the appliance's refusal below.
@@ -63,9 +64,17 @@ export async function groupDelete(ctx: CommandContext, ref: string, opts: GroupD
   } catch (err) {
     if (!(err instanceof RpcError) || err.errno !== ERRNO.EACCES || isRoleDenial(err)) throw err;
     const used = /used by privilege '(.*)'\./.exec(err.reason);
-    throw used ? groupInUse(err.reason.replace(/^\[EACCES\]\s*/, ''), used[1]!) : err;
+    if (used) throw groupInUse(err.reason.replace(/^\[EACCES\]\s*/, ''), used[1]!);
+    throw err.reason.includes('A built-in group cannot be deleted.') ? builtinGroup(err) : err;
   }
   return recordResult(data, { heading: `Deleted group ${group.name}`, fields: [['gid', group.gid], ['members', summary.members]] });
+}
+
+/** The appliance's refusal of a built-in group, in its words without the errno that would read as a missing role. */
+function builtinGroup(refusal: RpcError): StorError {
+  return new StorError(E.BUILTIN_GROUP, refusal.reason.replace(/^\[EACCES\]\s*/, ''), {
+    hint: 'built-in groups are the appliance\'s own and stay; `stor group list` marks them',
+  });
 }
 
 function groupInUse(message: string, privilege: string): StorError {

@@ -37,6 +37,7 @@ export async function groupUpdate(ctx: CommandContext, ref: string, opts: GroupU
 export const groupUpdateCommand = defineCommand({
   summary: 'rename a local group or replace its members',
   effect: 'change',
+  calls: ['group.update', 'group.query', 'user.query', 'privilege.query'],
   args: { group: arg.required('group name (or gid)') },
   options,
   examples: ['stor group update ops --members alice,carol', 'stor group update ops --name operators'],

@@ -39,6 +39,7 @@ export async function jobAbort(ctx: CommandContext, raw: string, options: JobAbo
 export const jobAbortCommand = defineCommand({
   summary: 'abort a waiting or running appliance job (asks first; --yes when not on a terminal)',
   effect: 'change',
+  calls: ['core.job_abort', 'core.get_jobs'],
   asks: true,
   args: { id: arg.required('the job id (`stor job list` shows them)') },
   options,

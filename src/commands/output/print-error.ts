@@ -14,9 +14,37 @@ export function writeError(stderr: OutputStream, d: DescribedError, json: boolea
   }
   // Messages carry the appliance's own texts (reasons, names, paths): never raw controls. A line
   // break in one is a break, its later lines indented, so none can pass for a line of stor's own.
+  // On a terminal each line wraps at word boundaries to its width, the later lines indented under
+  // the text; piped, every line stays whole, as scripts parse it.
+  const width = stderr.isTTY === true ? (stderr.columns !== undefined && stderr.columns > 0 ? stderr.columns : 80) : Infinity;
+  const put = (prefix: string, text: string, indent: string) => {
+    for (const line of wrapWords(prefix, escapeControls(text), width, indent)) stderr.write(`${line}\n`);
+  };
   const [first, ...rest] = d.message.split(/\r?\n/);
-  stderr.write(`stor: ${escapeControls(first!)}\n`);
-  for (const line of rest) stderr.write(`  ${escapeControls(line)}\n`);
-  for (const line of d.details ?? []) stderr.write(`  ${escapeControls(line)}\n`);
-  if (d.hint) stderr.write(`hint: ${escapeControls(d.hint)}\n`);
+  put('stor: ', first!, '      ');
+  for (const line of rest) put('  ', line, '    ');
+  for (const line of d.details ?? []) put('  ', line, '    ');
+  if (d.hint) put('hint: ', d.hint, '      ');
+}
+
+/**
+ * `prefix` and `text` as lines of at most `width` columns, broken only between words, each later
+ * line starting with `indent`. A word wider than a line keeps its own line, whole: a path or a
+ * command must stay one piece to be copied.
+ */
+export function wrapWords(prefix: string, text: string, width: number, indent: string): string[] {
+  if (prefix.length + text.length <= width) return [prefix + text];
+  const lines: string[] = [];
+  let line = prefix;
+  let bare = true;
+  for (const word of text.split(/ +/)) {
+    if (word === '') continue;
+    if (!bare && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = indent + word;
+    } else line = bare ? line + word : `${line} ${word}`;
+    bare = false;
+  }
+  lines.push(line);
+  return lines;
 }

@@ -205,6 +205,7 @@ export async function privilegeFix(ctx: CommandContext, ref: string | undefined,
 export const privilegeFixCommand = defineCommand({
   summary: 'rewrite a role list to the smallest one with the same effective roles (asks first)',
   effect: 'change',
+  calls: ['privilege.update', 'privilege.get_instance', 'privilege.query', 'privilege.roles'],
   asks: true,
   args: { privilege: arg.optional('id or name (or use --all)', 'privilege') },
   options,

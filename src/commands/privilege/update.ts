@@ -28,6 +28,7 @@ export async function privilegeUpdate(ctx: CommandContext, ref: string, options:
 export const privilegeUpdateCommand = defineCommand({
   summary: 'change a privilege; --groups and --roles replace the lists',
   effect: 'change',
+  calls: ['privilege.update', 'privilege.query', 'privilege.roles', 'group.query'],
   args: { privilege: arg.required('id or name', 'privilege') },
   options: { name: value('<name>', 'rename it'), ...editOptions, webShell: toggle('grant the web shell', 'revoke the web shell') },
   examples: ['stor privilege update ops --roles FILESYSTEM_FULL_CONTROL,DATASET_WRITE', 'stor privilege update 4 --no-web-shell'],

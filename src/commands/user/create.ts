@@ -6,7 +6,7 @@ import type { CommandContext } from '../framework/context.js';
 import { arg, defineCommand, flag, list, value, type OptionValues } from '../framework/declare.js';
 import type { CommandResult } from '../output/render.js';
 import { listGroups } from '../group/model.js';
-import { groupIdsIn, listUsers, userRecord, userSummary, type UserSummary } from './model.js';
+import { groupIdsIn, hintValidShells, listUsers, userRecord, userSummary, type UserSummary } from './model.js';
 import { readNewPassword } from './new-password.js';
 import { refuseStdinForTargets } from '../shared/stdin-once.js';
 
@@ -93,6 +93,7 @@ export async function userCreate(ctx: CommandContext, username: string, opts: Us
     if (primary.createdId !== null) await call(t, 'group.delete', [primary.createdId, { delete_users: false }]).catch(() => undefined);
     // The appliance's "already exists" names no way out; a re-run script wants the flag.
     if (existing && err instanceof RpcError) err.hint = `user ${username} exists (uid ${existing.uid}); \`--exist-ok\` exits 0 when it does (for re-run scripts)`;
+    await hintValidShells(t, err, [...('group' in primary.payload ? [primary.payload.group] : []), ...groupIds]);
     throw err;
   }
   const groupCreated = primary.createdId !== null || 'group_create' in primary.payload;

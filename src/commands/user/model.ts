@@ -1,6 +1,6 @@
-import { queryItems, type Needed } from '../../core/contract/client.js';
+import { call, queryItems, type Needed } from '../../core/contract/client.js';
 import { E } from '../../core/error-catalogue.js';
-import { StorError } from '../../core/errors.js';
+import { RpcError, StorError } from '../../core/errors.js';
 import type { Transport } from '../../core/transport/transport.js';
 import type { View } from '../output/render.js';
 import { listGroups, unknownGroup, type Group } from '../group/model.js';
@@ -115,4 +115,17 @@ export function userRecord(u: UserSummary, heading: string): View {
       ['roles', u.roles],
     ],
   };
+}
+
+/**
+ * A `--shell` the appliance refused with "Please select a valid shell." (MW/plugins/account.py:1638-1640,
+ * its words kept) gains the shells it would take as its hint: `user.shell_choices` (:1112-1144),
+ * asked with the groups the validation asks it with (:631-634 create, :835-839 update). That
+ * method has no roles (FULL_ADMIN only): for another identity the error stays as it came.
+ */
+export async function hintValidShells(t: Transport, err: unknown, groupIds: readonly number[]): Promise<void> {
+  if (!(err instanceof RpcError) || err.hint !== undefined) return;
+  if (!err.triples.some(([attribute, message]) => attribute?.endsWith('.shell') && message === 'Please select a valid shell.')) return;
+  const choices = await call(t, 'user.shell_choices', [[...groupIds]]).catch(() => undefined);
+  if (choices) err.hint = `valid shells: ${Object.keys(choices).join(', ')}`;
 }

@@ -5,7 +5,7 @@ import type { CommandContext } from '../framework/context.js';
 import { arg, defineCommand, flag, list, toggle, value, type OptionValues } from '../framework/declare.js';
 import type { CommandResult } from '../output/render.js';
 import { findGroupIn, listGroups } from '../group/model.js';
-import { findUser, groupIdsIn, userRecord, userSummary, type UserSummary } from './model.js';
+import { findUser, groupIdsIn, hintValidShells, userRecord, userSummary, type UserSummary } from './model.js';
 import { readNewPassword } from './new-password.js';
 import { refuseStdinForTargets } from '../shared/stdin-once.js';
 
@@ -49,7 +49,13 @@ export async function userUpdate(ctx: CommandContext, ref: string, opts: UserUpd
     ...(opts.shell !== undefined ? { shell: opts.shell } : {}),
     ...(opts.home !== undefined ? { home: opts.home } : {}),
   };
-  await call(t, 'user.update', [user.id, update]);
+  try {
+    await call(t, 'user.update', [user.id, update]);
+  } catch (err) {
+    const primary = update.group ?? (typeof user.group.id === 'number' ? user.group.id : undefined);
+    await hintValidShells(t, err, [...(primary !== undefined ? [primary] : []), ...(update.groups ?? user.groups)]);
+    throw err;
+  }
   const data = { ...(await userSummary(t, user.id)), changed: Object.keys(update) };
   return { data, view: userRecord(data, `Updated user ${data.username} (${data.changed.join(', ')})`) };
 }
@@ -57,6 +63,7 @@ export async function userUpdate(ctx: CommandContext, ref: string, opts: UserUpd
 export const userUpdateCommand = defineCommand({
   summary: 'change a local user: names, groups (replaced), password (from standard input), shell, home',
   effect: 'change',
+  calls: ['user.update', 'user.query', 'group.query'],
   args: { user: arg.required('username (or uid)') },
   options,
   examples: ['stor user update alice --groups ops,backup --full-name "Alice B"', "printf '%s\\n' \"$NEW\" | stor user update alice --password-stdin"],

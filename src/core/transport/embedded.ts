@@ -109,7 +109,7 @@ export class EmbeddedTransport implements Transport {
         });
         if (ok === true && own) rememberOwnKeyFile(appliance, session, own.file);
       }
-      if (ok !== true) throw loginRejected('the embedded appliance');
+      if (ok !== true) throw loginRejected('the embedded appliance', options.apiKey);
       return new EmbeddedTransport(appliance, dispatcher, session, options);
     } catch (err) {
       appliance.close();

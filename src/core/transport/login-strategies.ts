@@ -67,7 +67,7 @@ export function apiKeyLogin(apiKey: string, username?: string, scramOnly = false
       link?.trace?.('login: API key (auth.login_with_api_key; the appliance offers no SCRAM)');
       const answer = await call<unknown>('auth.login_with_api_key', [apiKey]);
       if (typeof answer !== 'boolean') throw notAnApplianceAnswer('auth.login_with_api_key', `${where} answered auth.login_with_api_key with ${JSON.stringify(answer)?.slice(0, 80) ?? 'nothing'}, not true or false`);
-      if (!answer) throw loginRejected(where);
+      if (!answer) throw loginRejected(where, apiKey);
     },
   };
 }

@@ -1,10 +1,17 @@
 import { ERRNO, RpcError, StorError } from '../errors.js';
 import { E } from '../error-catalogue.js';
 
-/** Explains a failed login the same way for both targets. */
-export function loginRejected(where: string): StorError {
+/**
+ * Explains a failed login the same way for both targets. The appliance does not say why (25.10.1's
+ * auth.login_with_api_key answers false alike for a wrong, revoked or expired key), so the hint
+ * names the key by its id, the part before `-` (MW/plugins/api_key.py:232), never its secret, and
+ * where its state shows: `api-key list` marks an expired one, which the appliance keeps unrevoked.
+ */
+export function loginRejected(where: string, apiKey?: string): StorError {
+  const id = /^(\d+)-/.exec(apiKey ?? '')?.[1];
+  const lookUp = id === undefined ? '' : `key ${id} may have expired or been revoked: \`stor api-key list\`, as an administrator, shows (expired) or its revocation; else `;
   return new StorError(E.KEY_REJECTED, `the API key was rejected by ${where} (wrong, revoked or expired key, or its user holds no privilege)`, {
-    hint: 'check the key, or create a new one with `stor api-key create NAME --user USER`',
+    hint: `${lookUp}check the key, or create a new one with \`stor api-key create NAME --user USER\``,
   });
 }
 

@@ -39,7 +39,7 @@ export class HttpRpcTransport implements Transport {
     try {
       // Nothing logs in over HTTP; an authenticated call proves the key instead.
       await transport.call('auth.me').catch((err: unknown) => {
-        if (err instanceof RpcError && err.errno === ERRNO.ENOTAUTHENTICATED) throw loginRejected(options.endpoint.display);
+        if (err instanceof RpcError && err.errno === ERRNO.ENOTAUTHENTICATED) throw loginRejected(options.endpoint.display, options.login.apiKey);
         throw loginError(err);
       });
       return transport;
