@@ -1,4 +1,4 @@
-import { call, queryItems, type Needed } from '../../core/contract/client.js';
+import { call, queryItems } from '../../core/contract/client.js';
 import type { Transport } from '../../core/transport/transport.js';
 import { listApiKeys, type ApiKey } from '../api-key/model.js';
 import { listGroups, type Group } from '../group/model.js';
@@ -6,8 +6,9 @@ import { listPrivileges, loadTargetRoles, type Privilege, type TargetRoles } fro
 import { listUsers, type User } from '../user/model.js';
 import { readMarks, type Marks } from './ownership.js';
 
-/** A dataset as the state reads it: every property, `id` always. */
-export type Dataset = Needed<'pool.dataset.query', 'id'>;
+import type { Dataset } from './datasets.js';
+
+export type { Dataset };
 
 /** What a target holds of what a state file can name: read once, one query per kind (never one per object). */
 export interface World {
