@@ -7,17 +7,16 @@
  */
 import { E } from '../../core/error-catalogue.js';
 import { StorError } from '../../core/errors.js';
-import type { StateKind } from '../../core/state/index.js';
-import type { ApiKey } from '../api-key/model.js';
 import { groupNames, healthOf } from '../privilege/model.js';
 import { primaryGroupName } from '../user/model.js';
 import { namesOf, privilegesIn, usersIn } from './kinds/accounts.js';
+import { apiKeys } from './kinds/api-keys.js';
 import { KINDS } from './kinds/index.js';
 import type { AnyKind, Step, World } from './kinds/kind.js';
 
 /** Each kind's refusals, in the table's order, each given its own steps; the first throws. */
 export function checkKinds(world: World, steps: readonly Step[], force: boolean): void {
-  for (const kind of KINDS as readonly AnyKind[]) kind.refuse?.(world, steps.filter((s) => s.change.kind === (kind.key as StateKind)), force);
+  for (const kind of KINDS as readonly AnyKind[]) kind.refuse?.(world, steps.filter((s) => s.change.kind === kind.key), force);
 }
 
 interface Account {
@@ -102,7 +101,7 @@ export function checkAdministrators(world: World, steps: readonly Step[], force:
   // FULL_ADMIN first: when it goes, that is the news.
   const lost = [...mine].filter((r) => !kept.has(r)).sort((a, b) => Number(b === 'FULL_ADMIN') - Number(a === 'FULL_ADMIN'));
   if (lost.length > 0) problems.push(`it removes roles from ${world.me}, the identity stor is using: ${lost.slice(0, 8).join(', ')}${lost.length > 8 ? ` and ${lost.length - 8} more` : ''}`);
-  const ownKey = keyId === undefined ? undefined : (world.objects.api_keys as readonly ApiKey[]).find((k) => k.id === keyId);
+  const ownKey = keyId === undefined ? undefined : apiKeys.live(world).find((k) => k.id === keyId);
   if (ownKey && steps.some((s) => s.change.kind === 'api_keys' && s.change.action === 'delete' && s.change.name === ownKey.name)) {
     problems.push(`it deletes API key ${ownKey.name}, the key stor is logged in with`);
   }

@@ -23,9 +23,9 @@ export function computePlan(world: World, desired: StateFile, options: PlanOptio
   const overlaps: RoleOverlap[] = [];
   const ctx: PlanContext = { normalize: options.normalize, note: (n) => notes.push(n), overlap: (o) => overlaps.push(o) };
   for (const kind of table) {
-    for (const want of (desired[kind.key as StateKind] ?? []) as readonly DesiredOf<StateKind>[]) {
+    for (const want of (desired[kind.key] ?? []) as readonly DesiredOf<StateKind>[]) {
       const step = kind.plan(want, world, ctx);
-      if (step) steps.push(step);
+      if (step) steps.push(step as Step);
     }
   }
   if (options.prune) steps.push(...pruneSteps(world, desired));
@@ -40,7 +40,7 @@ export function computePlan(world: World, desired: StateFile, options: PlanOptio
 function pruneSteps(world: World, desired: StateFile): Step[] {
   const out: Step[] = [];
   for (const kind of [...table].reverse()) {
-    const named = new Set((desired[kind.key as StateKind] ?? []).map((o: { name: string }) => o.name));
+    const named = new Set((desired[kind.key] ?? []).map((o: { name: string }) => o.name));
     const gone: PlannedChange[] = out.map((s) => s.change);
     for (const name of kind.prune(world, named, gone)) out.push({ change: { kind: kind.key, name, action: 'delete', changes: [] } } as Step);
   }

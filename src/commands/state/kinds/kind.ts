@@ -96,7 +96,7 @@ export interface KindAdapter<K extends StateKind, Live> {
 }
 
 /** Any adapter, as the table holds them. */
-export type AnyKind = KindAdapter<any, any>;
+export type AnyKind = KindAdapter<StateKind, unknown>;
 
 export const sorted = (xs: readonly string[]): string[] => [...xs].sort();
 export const sameSet = (a: readonly string[], b: readonly string[]): boolean => JSON.stringify(sorted(a)) === JSON.stringify(sorted(b));
