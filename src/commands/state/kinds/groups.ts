@@ -1,6 +1,6 @@
 /**
- * Groups: matched by name; `members` is the complete member list (primary and auxiliary, as
- * group.query lists them, MW/plugins/account.py); a differing gid is a note, never changed in place.
+ * Groups: matched by name; `members` is the complete member list (primary and auxiliary members,
+ * as group.query lists them); a differing gid is a note, never changed in place.
  */
 import { call } from '../../../core/contract/client.js';
 import { stateGroupSchema } from '../../../core/state/index.js';

@@ -2,9 +2,8 @@
  * One kind of object a desired-state file names (a section: groups, users, …), as one adapter:
  * how its objects are read, planned, refused, applied, verified and exported. The driver
  * (diff.ts computePlan, execute.ts executeSteps, export-state.ts) walks the table of them
- * (kinds/index.ts) and knows no kind by name; the model is a provider's Read/Plan/Apply per resource
- * type (Terraform's internal/providers/provider.go). docs/ARCHITECTURE.md "How to add a kind to
- * desired state".
+ * (kinds/index.ts) and knows no kind by name (docs/ARCHITECTURE.md "How to add a kind to desired
+ * state").
  */
 import type * as z from 'zod';
 import type { StateFile, StateKind } from '../../../core/state/index.js';
