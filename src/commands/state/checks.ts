@@ -1,55 +1,22 @@
 /**
- * What a plan is checked for before anything is applied (docs/COMMANDS.md "Desired state"): roles the
- * target does not know, role lists that lock their users out on the target's release (judged as
- * `privilege check` judges them: privilege/model.ts healthOf, core/roles), and plans that would
- * leave no administrator who can log in with a password, or take roles from the identity stor uses.
+ * What a plan is checked for before anything is applied (docs/COMMANDS.md "Desired state"): each
+ * kind's own refusals (its adapter's `refuse`: roles the target does not know and role lists that
+ * lock their users out, kinds/privileges.ts; dataset changes the target would refuse,
+ * kinds/datasets.ts), then, across kinds, plans that would leave no administrator who can log in
+ * with a password, or take roles from the identity stor uses.
  */
 import { E } from '../../core/error-catalogue.js';
 import { StorError } from '../../core/errors.js';
-import { groupNames, healthOf, proposedFix } from '../privilege/model.js';
+import { groupNames, healthOf } from '../privilege/model.js';
 import { primaryGroupName } from '../user/model.js';
-import { predictDatasetRefusal } from './datasets.js';
-import { namesOf, type Step } from './diff.js';
-import type { World } from './world.js';
+import { namesOf, privilegesIn, usersIn } from './kinds/accounts.js';
+import { apiKeys } from './kinds/api-keys.js';
+import { KINDS } from './kinds/index.js';
+import type { AnyKind, Step, World } from './kinds/kind.js';
 
-/** Every role named exists in the target's catalogue, and no list locks its users out there (unless `force`). */
-export function checkRoleLists(world: World, steps: readonly Step[], force: boolean): void {
-  const unknown: string[] = [];
-  const locking: string[] = [];
-  for (const s of steps) {
-    const want = s.want as { name: string; roles?: string[] } | undefined;
-    if (s.change.kind !== 'privileges' || !want?.roles) continue;
-    const h = healthOf(world.roles, want.roles);
-    const u = h.findings.filter((f) => f.kind === 'unknown').map((f) => f.role);
-    if (u.length) unknown.push(`${want.name}: ${u.join(', ')}`);
-    if (h.locksOut) {
-      const why = h.findings.filter((f) => f.locks_out).map((f) => f.effect).join('; ');
-      locking.push(`privilege ${want.name}: ${why}; the minimal list that does not: ${proposedFix(h).after.join(',') || '(none)'}`);
-    }
-  }
-  if (unknown.length) {
-    throw new StorError(E.UNKNOWN_ROLE, `not roles of this target (${world.roles.source} catalogue): ${unknown.join('; ')}`, { hint: '`stor call privilege.roles` lists them' });
-  }
-  if (locking.length && !force) {
-    throw new StorError(E.ROLE_LIST_LOCKS_OUT, `on ${world.roles.model.name}: ${locking.join(' | ')}`, {
-      hint: 'write the minimal list into the file (`stor privilege check` explains each role), or --force to apply it anyway',
-    });
-  }
-}
-
-/**
- * No dataset change the target would refuse: 25.10.1's answer, predicted from the reads the plan made
- * (datasets.ts predictDatasetRefusal), is the error, in its words, before anything is applied.
- */
-export function checkDatasetChanges(world: World, steps: readonly Step[]): void {
-  for (const s of steps) {
-    if (s.change.kind !== 'datasets' || s.change.action === 'delete' || !s.want) continue;
-    const refusal = predictDatasetRefusal(s.want as Parameters<typeof predictDatasetRefusal>[0], world.datasets.find((d) => d.id === s.change.name));
-    if (refusal) {
-      refusal.hint = `the file's dataset ${s.change.name}: the target would refuse this ${s.change.action}; nothing was changed`;
-      throw refusal;
-    }
-  }
+/** Each kind's refusals, in the table's order, each given its own steps; the first throws. */
+export function checkKinds(world: World, steps: readonly Step[], force: boolean): void {
+  for (const kind of KINDS as readonly AnyKind[]) kind.refuse?.(world, steps.filter((s) => s.change.kind === kind.key), force);
 }
 
 interface Account {
@@ -62,13 +29,13 @@ interface Account {
 function afterPlan(world: World, steps: readonly Step[]) {
   const { groupById } = namesOf(world);
   const accounts = new Map<string, Account>();
-  for (const u of world.users) {
+  for (const u of usersIn(world)) {
     const groups = new Set(u.groups.map((id) => groupById.get(id) ?? String(id)));
     const primary = primaryGroupName(u);
     if (primary !== null) groups.add(primary);
     accounts.set(u.username, { locked: u.locked, passwordDisabled: u.password_disabled, groups });
   }
-  const privileges = new Map(world.privileges.map((p) => [p.name, { groups: groupNames(p), roles: p.roles }]));
+  const privileges = new Map(privilegesIn(world).map((p) => [p.name, { groups: groupNames(p), roles: p.roles }]));
   const before = { accounts: new Map([...accounts].map(([k, v]) => [k, { ...v, groups: new Set(v.groups) }])), privileges: new Map(privileges) };
   for (const s of steps) {
     const { kind, name, action } = s.change;
@@ -134,7 +101,7 @@ export function checkAdministrators(world: World, steps: readonly Step[], force:
   // FULL_ADMIN first: when it goes, that is the news.
   const lost = [...mine].filter((r) => !kept.has(r)).sort((a, b) => Number(b === 'FULL_ADMIN') - Number(a === 'FULL_ADMIN'));
   if (lost.length > 0) problems.push(`it removes roles from ${world.me}, the identity stor is using: ${lost.slice(0, 8).join(', ')}${lost.length > 8 ? ` and ${lost.length - 8} more` : ''}`);
-  const ownKey = keyId === undefined ? undefined : world.apiKeys.find((k) => k.id === keyId);
+  const ownKey = keyId === undefined ? undefined : apiKeys.live(world).find((k) => k.id === keyId);
   if (ownKey && steps.some((s) => s.change.kind === 'api_keys' && s.change.action === 'delete' && s.change.name === ownKey.name)) {
     problems.push(`it deletes API key ${ownKey.name}, the key stor is logged in with`);
   }

@@ -5,7 +5,7 @@
  * params that make the changes, and 25.10.1's refusal predicted from reads at plan time.
  * Created with pool.dataset.create (MW/api/v25_10_1/pool_dataset.py PoolDatasetCreate).
  */
-import { call } from '../../core/contract/client.js';
+import { call, type Needed } from '../../core/contract/client.js';
 import type { PoolDatasetEntry } from '../../core/contract/pool-dataset.js';
 import { E } from '../../core/error-catalogue.js';
 import { StorError, type RpcError } from '../../core/errors.js';
@@ -28,8 +28,10 @@ import {
   type PropertyValue,
 } from '../dataset/update-plan.js';
 import { DATASET_MARK } from './ownership.js';
-import type { Dataset } from './world.js';
 import type { FieldChange } from './plan-model.js';
+
+/** A dataset as the state reads it: every property, `id` always. */
+export type Dataset = Needed<'pool.dataset.query', 'id'>;
 
 /**
  * What `stor export` writes of a dataset besides its comment: the properties stor sets (the update

@@ -1,10 +1,11 @@
 import { E } from '../../core/error-catalogue.js';
 import { StorError } from '../../core/errors.js';
-import { formatStateFile, STATE_KINDS, type StateFile, type StateKind } from '../../core/state/index.js';
+import { formatStateFile, type StateFile, type StateKind } from '../../core/state/index.js';
 import type { CommandContext } from '../framework/context.js';
 import { defineCommand, list } from '../framework/declare.js';
 import type { CommandResult } from '../output/render.js';
 import { exportState } from './export-state.js';
+import { STATE_KINDS } from './kinds/index.js';
 import { readWorld } from './world.js';
 
 /** `stor export [--only KINDS]`: YAML on stdout; with `--json`, the same StateFile as JSON. */

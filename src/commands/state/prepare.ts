@@ -7,7 +7,7 @@ import type { Transport } from '../../core/transport/transport.js';
 import type { CommandContext } from '../framework/context.js';
 import { flag, value } from '../framework/declare.js';
 import type { Cell, View } from '../output/render.js';
-import { checkAdministrators, checkDatasetChanges, checkRoleLists } from './checks.js';
+import { checkAdministrators, checkKinds } from './checks.js';
 import { computePlan, type Step } from './diff.js';
 import type { StatePlan } from './plan-model.js';
 import { readWorld, type World } from './world.js';
@@ -52,8 +52,7 @@ export interface Prepared {
 export async function preparePlan(ctx: CommandContext, t: Transport, desired: StateFile, opts: PlanOptionValues): Promise<Prepared> {
   const world = await readWorld(t);
   const { plan, steps } = computePlan(world, desired, { prune: opts.prune === true, normalize: opts.normalize === true });
-  checkRoleLists(world, steps, opts.force === true);
-  checkDatasetChanges(world, steps);
+  checkKinds(world, steps, opts.force === true);
   for (const problem of checkAdministrators(world, steps, opts.force === true, await keyInUse(ctx))) ctx.warn(`stor: warning (--force): ${problem}`);
   return { desired, world, plan, steps };
 }

@@ -1,39 +1,19 @@
-import { call, queryItems, type Needed } from '../../core/contract/client.js';
+import { call } from '../../core/contract/client.js';
 import type { Transport } from '../../core/transport/transport.js';
-import { listApiKeys, type ApiKey } from '../api-key/model.js';
-import { listGroups, type Group } from '../group/model.js';
-import { listPrivileges, loadTargetRoles, type Privilege, type TargetRoles } from '../privilege/model.js';
-import { listUsers, type User } from '../user/model.js';
-import { readMarks, type Marks } from './ownership.js';
+import { loadTargetRoles } from '../privilege/model.js';
+import { KINDS } from './kinds/index.js';
+import type { Objects, World } from './kinds/kind.js';
+import { readMarks } from './ownership.js';
+import type { Dataset } from './datasets.js';
 
-/** A dataset as the state reads it: every property, `id` always. */
-export type Dataset = Needed<'pool.dataset.query', 'id'>;
+export type { World } from './kinds/kind.js';
 
-/** What a target holds of what a state file can name: read once, one query per kind (never one per object). */
-export interface World {
-  groups: Group[];
-  users: User[];
-  privileges: Privilege[];
-  apiKeys: ApiKey[];
-  datasets: Dataset[];
-  /** The target's catalogue and lockout rule (its release's; privilege/model.ts). */
-  roles: TargetRoles;
-  /** The username stor is logged in as (`auth.me`). */
-  me: string;
-  marks: Marks;
-}
+export type { Dataset } from './datasets.js';
 
+/** Reads the target: each kind of the table once (one query per kind, never one per object), its catalogue, `auth.me`, the marks. */
 export async function readWorld(t: Transport): Promise<World> {
-  const [groups, users, privileges, apiKeys, datasets, roles, me] = await Promise.all([
-    listGroups(t),
-    listUsers(t),
-    listPrivileges(t),
-    listApiKeys(t),
-    // Flat (the default), every property: the file may name any.
-    queryItems(t, 'pool.dataset.query', ['id']),
-    loadTargetRoles(t),
-    call(t, 'auth.me'),
-  ]);
-  const roots = datasets.filter((d) => !d.id.includes('/'));
-  return { groups, users, privileges, apiKeys, datasets, roles, me: me.pw_name, marks: readMarks(roots) };
+  const [lists, roles, me] = await Promise.all([Promise.all(KINDS.map((k) => k.read(t))), loadTargetRoles(t), call(t, 'auth.me')]);
+  const objects = Object.fromEntries(KINDS.map((k, i) => [k.key, lists[i]!])) as unknown as Objects;
+  const roots = (objects.datasets as readonly Dataset[]).filter((d) => !d.id.includes('/'));
+  return { objects, roles, me: me.pw_name, marks: readMarks(roots) };
 }

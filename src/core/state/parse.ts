@@ -2,7 +2,7 @@ import { Document, isScalar, parse as parseYaml, visit } from 'yaml';
 import type * as z from 'zod';
 import { E } from '../error-catalogue.js';
 import { StorError } from '../errors.js';
-import { stateFileSchema, type StateFile } from './schema.js';
+import { STATE_SECTIONS, stateFileSchema, type StateFile } from './schema.js';
 
 /** `privileges[2].roles[0]`: the path as the file's reader counts it. */
 export function statePath(path: readonly PropertyKey[]): string {
@@ -30,7 +30,7 @@ export function parseStateFile(text: string, source: string): StateFile {
       hint: '`stor export` writes a valid file; schema/stor-state.schema.json in the package describes the format',
     });
   }
-  for (const kind of ['groups', 'users', 'privileges', 'api_keys', 'datasets'] as const) {
+  for (const kind of STATE_SECTIONS) {
     const seen = new Set<string>();
     (parsed.data[kind] ?? []).forEach((o, i) => {
       if (seen.has(o.name)) throw new StorError(E.BAD_STATE_FILE, `${source}: ${kind}[${i}].name: ${JSON.stringify(o.name)} is named twice`);

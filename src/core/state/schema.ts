@@ -70,6 +70,11 @@ export type StateDataset = z.infer<typeof stateDatasetSchema>;
 /** A whole desired-state file. */
 export type StateFile = z.infer<typeof stateFileSchema>;
 
-/** The sections, in dependency order (creates and updates run in it; deletes in reverse). */
-export const STATE_KINDS = ['groups', 'users', 'privileges', 'datasets', 'api_keys'] as const;
-export type StateKind = (typeof STATE_KINDS)[number];
+/**
+ * A section of the file: a kind of object. Their order (creates and updates in it, deletes in
+ * reverse) is the table of kinds in commands/state/kinds/index.ts, which has one row per section.
+ */
+export type StateKind = Exclude<keyof StateFile, 'stor_state'>;
+
+/** The sections, as the schema lists them. */
+export const STATE_SECTIONS = Object.keys(stateFileSchema.shape).filter((k): k is StateKind => k !== 'stor_state');

@@ -1,0 +1,60 @@
+/**
+ * Datasets: matched by full name; the values, the calls and 25.10.1's refusal predicted at plan time
+ * live in state/datasets.ts (made with `stor dataset update`'s module); this is the adapter.
+ */
+import { queryItems } from '../../../core/contract/client.js';
+import { E } from '../../../core/error-catalogue.js';
+import { StorError } from '../../../core/errors.js';
+import { stateDatasetSchema } from '../../../core/state/index.js';
+import { createDataset, deleteDataset, diffDataset, exportDatasets, predictDatasetRefusal, updateDataset, type Dataset } from '../datasets.js';
+import { datasetMarked } from '../ownership.js';
+import { stepOf, type KindAdapter, type World } from './kind.js';
+
+const datasetsIn = (world: World): readonly Dataset[] => world.objects.datasets as readonly Dataset[];
+
+export const datasets: KindAdapter<'datasets', Dataset> = {
+  key: 'datasets',
+  schema: stateDatasetSchema,
+  // Flat (the default), every property: the file may name any.
+  read: (t) => queryItems(t, 'pool.dataset.query', ['id']),
+  live: datasetsIn,
+  readOne: async (t, name) => ({ datasets: await queryItems(t, 'pool.dataset.query', ['id'], [['id', '=', name]]) }),
+
+  plan(want, world) {
+    const have = datasetsIn(world).find((d) => d.id === want.name);
+    return stepOf('datasets', want, have ? 'update' : 'create', diffDataset(want, have));
+  },
+
+  // Children before their parents: the query lists a parent first.
+  prune: (world, named) =>
+    [...datasetsIn(world)].reverse().filter((d) => !named.has(d.id) && datasetMarked(d.id, d.user_properties as Record<string, unknown>)).map((d) => d.id),
+
+  exists: (world, name) => datasetsIn(world).some((d) => d.id === name),
+
+  /**
+   * No dataset change the target would refuse: 25.10.1's answer, predicted from the reads the plan made
+   * (datasets.ts predictDatasetRefusal), is the error, in its words, before anything is applied.
+   */
+  refuse(world, steps) {
+    for (const s of steps) {
+      if (s.change.action === 'delete' || !s.want) continue;
+      const refusal = predictDatasetRefusal(s.want, datasetsIn(world).find((d) => d.id === s.change.name));
+      if (refusal) {
+        refusal.hint = `the file's dataset ${s.change.name}: the target would refuse this ${s.change.action}; nothing was changed`;
+        throw refusal;
+      }
+    }
+  },
+
+  async apply(t, step, { world }) {
+    const { name, action } = step.change;
+    if (action === 'create') await createDataset(t, step.want!);
+    else if (action === 'update') {
+      const have = datasetsIn(world).find((d) => d.id === name);
+      if (!have) throw new StorError(E.NOT_FOUND, `no dataset ${name}`);
+      await updateDataset(t, step.want!, have);
+    } else await deleteDataset(t, name);
+  },
+
+  export: (world) => exportDatasets(datasetsIn(world)),
+};

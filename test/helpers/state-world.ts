@@ -1,0 +1,75 @@
+/**
+ * A target as desired state reads it (state/kinds/kind.ts World), written as plain data: the
+ * adapters' plan, prune, refuse and export are pure on it, so their tests need no server. The
+ * objects carry the fields the adapters read, in 25.10.1's shapes (group.query, user.query,
+ * privilege.query, api_key.query, pool.dataset.query).
+ */
+import type { ApiKey } from '../../src/commands/api-key/model.js';
+import type { Group } from '../../src/commands/group/model.js';
+import type { Privilege } from '../../src/commands/privilege/model.js';
+import type { Dataset } from '../../src/commands/state/datasets.js';
+import type { World } from '../../src/commands/state/kinds/kind.js';
+import { markKey, markValue, readMarks, type MarkedKind } from '../../src/commands/state/ownership.js';
+import type { User } from '../../src/commands/user/model.js';
+import type { LockoutRule } from '../../src/core/roles/analyze.js';
+import { RELEASES } from '../../src/core/releases/index.js';
+
+export const group = (id: number, name: string, users: number[] = [], extra: Partial<Group> = {}): Group =>
+  ({ id, gid: 3000 + id, name, builtin: false, immutable: false, smb: false, users, roles: [], ...extra }) as Group;
+
+export const user = (id: number, username: string, primary: string | null, groups: number[] = [], extra: Partial<User> = {}): User =>
+  ({
+    id, uid: 3000 + id, username, full_name: username, group: { id: null, bsdgrp_group: primary }, groups, builtin: false, immutable: false, locked: false,
+    password_disabled: true, smb: false, shell: '/usr/bin/zsh', home: '/var/empty', twofactor_auth_configured: false, api_keys: [], roles: [], ...extra,
+  }) as unknown as User;
+
+export const privilege = (id: number, name: string, groups: string[], roles: string[], extra: Partial<Privilege> = {}): Privilege =>
+  ({ id, builtin_name: null, name, local_groups: groups.map((g, i) => ({ gid: 4000 + i, name: g })), roles, web_shell: false, ...extra }) as unknown as Privilege;
+
+export const apiKey = (id: number, name: string, username: string | null, expiresMs: number | null = null): ApiKey =>
+  ({ id, name, username, created_at: { $date: 0 }, expires_at: expiresMs === null ? null : { $date: expiresMs }, revoked: false, revoked_reason: null }) as ApiKey;
+
+const own = (value: string) => ({ value, rawvalue: value, source: 'LOCAL', parsed: value });
+
+/** A filesystem; `marked`: it carries stor's own mark (stor made it). */
+export const dataset = (id: string, marked = false, userProperties: Record<string, unknown> = {}): Dataset =>
+  ({ id, type: 'FILESYSTEM', user_properties: { ...userProperties, ...(marked ? { 'stor.own:dataset': own(id) } : {}) } }) as unknown as Dataset;
+
+export interface WorldParts {
+  groups?: Group[];
+  users?: User[];
+  privileges?: Privilege[];
+  api_keys?: ApiKey[];
+  datasets?: Dataset[];
+  /** Objects stor made, by kind: their names (each with the id it has in the parts). */
+  made?: Partial<Record<MarkedKind, string[]>>;
+  rule?: LockoutRule;
+  me?: string;
+}
+
+/** The world: a pool root `tank` carrying the marks of `made`, the 25.10.1 catalogue, and the lockout rule (25.10.1's own by default). */
+export function world(parts: WorldParts = {}): World {
+  const ids: Record<MarkedKind, Map<string, number>> = {
+    group: new Map((parts.groups ?? []).map((g) => [g.name, g.id])),
+    user: new Map((parts.users ?? []).map((u) => [u.username, u.id])),
+    privilege: new Map((parts.privileges ?? []).map((p) => [p.name, p.id])),
+    api_key: new Map((parts.api_keys ?? []).map((k) => [k.name, k.id])),
+  };
+  const marks: Record<string, unknown> = {};
+  for (const [kind, names] of Object.entries(parts.made ?? {}) as [MarkedKind, string[]][]) {
+    for (const name of names) marks[markKey(kind, name)] = own(markValue(name, ids[kind].get(name)!));
+  }
+  const root = dataset('tank', false, marks);
+  const datasets = [root, ...(parts.datasets ?? [])];
+  const release = RELEASES['25.10.1'];
+  return {
+    objects: { groups: parts.groups ?? [], users: parts.users ?? [], privileges: parts.privileges ?? [], api_keys: parts.api_keys ?? [], datasets },
+    roles: {
+      catalogue: release.catalogue(),
+      source: 'built-in 25.10.1',
+      model: { rule: parts.rule ?? 'self-including', name: 'TrueNAS 25.10.1', basis: 'a test', release: '25.10.1', emulator: false },
+    },
+    me: parts.me ?? 'truenas_admin',
+    marks: readMarks([root as { id: string; user_properties?: Record<string, unknown> }]),
+  };
+}
