@@ -8,14 +8,48 @@ import tseslint from 'typescript-eslint';
 
 /** What Node.js gives a script without an import: the .mjs/.cjs files name nothing else. */
 const NODE_GLOBALS = Object.fromEntries(
-  ['process', 'console', 'Buffer', 'URL', 'URLSearchParams', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'setImmediate', 'clearImmediate', 'structuredClone', 'AbortController', 'AbortSignal', 'TextEncoder', 'TextDecoder', 'fetch', 'performance', 'queueMicrotask', 'WebSocket'].map(
-    (name) => [name, 'readonly'],
-  ),
+  [
+    'process',
+    'console',
+    'Buffer',
+    'URL',
+    'URLSearchParams',
+    'setTimeout',
+    'clearTimeout',
+    'setInterval',
+    'clearInterval',
+    'setImmediate',
+    'clearImmediate',
+    'structuredClone',
+    'AbortController',
+    'AbortSignal',
+    'TextEncoder',
+    'TextDecoder',
+    'fetch',
+    'performance',
+    'queueMicrotask',
+    'WebSocket',
+  ].map((name) => [name, 'readonly']),
 );
-const COMMONJS_GLOBALS = { require: 'readonly', module: 'writable', exports: 'writable', __dirname: 'readonly', __filename: 'readonly' };
+const COMMONJS_GLOBALS = {
+  require: 'readonly',
+  module: 'writable',
+  exports: 'writable',
+  __dirname: 'readonly',
+  __filename: 'readonly',
+};
 
 /** `_name` says "deliberately unused": a parameter a signature needs, or a key dropped by a rest destructuring. */
-const UNUSED_VARS = ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', ignoreRestSiblings: true }];
+const UNUSED_VARS = [
+  'error',
+  {
+    argsIgnorePattern: '^_',
+    varsIgnorePattern: '^_',
+    caughtErrorsIgnorePattern: '^_',
+    destructuredArrayIgnorePattern: '^_',
+    ignoreRestSiblings: true,
+  },
+];
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'bench/tmp/**', 'schema/**'] },
