@@ -11,7 +11,7 @@ import { benchGuards } from './guards.mjs';
 import { benchSlowReader } from './slow-reader.mjs';
 import { benchState } from './state.mjs';
 import { CLIENT_VERSION, SESSIONS_LABEL_SUFFIX, benchSessions } from './sessions.mjs';
-import { ROOT, NODE, STOR, LoginServers, cleanup, machine, measurePeak, median, startServe, tempDir, timeMedian, timeMediansInterleaved, timeOnce, waitJob } from './lib.mjs';
+import { ROOT, NODE, STOR, LoginServers, cleanup, machine, measurePeak, median, startServe, tempDir, timeMediansInterleaved, timeOnce, waitJob } from './lib.mjs';
 
 // Every section but sessions measures each command in a process of its own with its own login, as
 // before the session agent (issue 22): no agent is started or used there. bench/sessions.mjs sets

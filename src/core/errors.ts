@@ -41,8 +41,6 @@ export const ERRNO = {
   ENOTAUTHENTICATED: 207,
 } as const;
 
-export type ErrnoName = keyof typeof ERRNO;
-
 const NAMES = new Map<number, string>(Object.entries(ERRNO).map(([name, no]) => [no, name]));
 
 /** As the appliance names an errno (MW/service_exception.py `get_errname`): ours, else the system's. */

@@ -112,7 +112,7 @@ describe('taking a head start (src/commands/startup/head-start.ts)', () => {
     const third = await startEarlyTarget(readCommandLine(['whoami', '--timeout', '31']), io);
     const taken = await third!.take(await resolveTarget({}, io), 31);
     expect(taken).toBeDefined();
-    const transport = (await taken!) as RemoteTransport;
+    const transport = taken as RemoteTransport;
     onTestFinished(() => transport.close());
     expect(transport.target).toEqual({ kind: 'remote', url: a.baseUrl });
     expect(((await transport.call('auth.me')) as { pw_name: string }).pw_name).toBe('truenas_admin');

@@ -51,7 +51,8 @@ export function spawnServe(stateDir: string, args: string[] = []): Promise<Serve
         },
       });
     });
-    exited.then((code) => reject(new Error(`stor serve exited with ${code} before listening:\n${stderr}`)));
+    // `exited` only resolves (an 'exit' listener), so no rejection is lost here.
+    void exited.then((code) => reject(new Error(`stor serve exited with ${code} before listening:\n${stderr}`)));
   });
 }
 

@@ -39,7 +39,9 @@ describe('an answer body that never ends is refused once past a bound, not read 
     let taken!: Promise<number>;
     const nas = await startStandinAppliance({}, undefined, (req, res) => {
       req.resume();
-      req.on('end', () => (taken = endless(res)));
+      req.on('end', () => {
+        taken = endless(res);
+      });
     });
     const r = await spawnStor(['--url', nas.baseUrl, '--rpc', 'http', '--timeout', '30', '--json', 'whoami'], { env: { STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir(), STOR_API_KEY: KEY } });
     expect(r.stderr).not.toContain('bug in stor');
@@ -57,7 +59,9 @@ describe('an answer body that never ends is refused once past a bound, not read 
     }, (req, res) => {
       if (req.method === 'POST' && req.url === '/_upload/') {
         req.resume();
-        req.on('end', () => (taken = endless(res)));
+        req.on('end', () => {
+          taken = endless(res);
+        });
       } else res.writeHead(404).end();
     });
     const dir = tempDir();

@@ -13,7 +13,6 @@ import { copiesTaken, datasetCreateRefusal, datasetUpdateRefusal, zfsUpdateRefus
 
 /** Properties with a flag of their own, by their `pool.dataset.update` field names. */
 export const UPDATE_PROPERTIES = ['comments', 'quota', 'refquota', 'reservation', 'compression', 'atime', 'readonly', 'recordsize', 'sync', 'exec'] as const;
-export type UpdateProperty = (typeof UPDATE_PROPERTIES)[number];
 
 /** Fields 25.10.1 takes `INHERIT` for among them (MW/api/v25_10_1/pool_dataset.py; `inheritable` in MW/plugins/pool_/dataset.py:723-750). */
 export const INHERITABLE_PROPERTIES = ['compression', 'atime', 'readonly', 'recordsize', 'sync', 'exec'] as const;

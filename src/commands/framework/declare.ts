@@ -4,7 +4,7 @@ import type { CommandResult } from '../output/render.js';
 import type { Completion, OptionSpecs, OptionValues } from './option-specs.js';
 
 export { choice, flag, ignoreNotFoundFlag, kebab, list, toggle, value, yesFlag } from './option-specs.js';
-export type { Completion, FlagOption, ListOption, OptionSpec, OptionSpecs, OptionValues, ToggleOption, ValueOption } from './option-specs.js';
+export type { Completion, OptionSpecs, OptionValues } from './option-specs.js';
 
 /**
  * How a verb declares itself: its arguments, options, examples and run function in one object,

@@ -115,7 +115,6 @@ export const authSessionsEntry = once(() =>
     secure_transport: z.boolean(),
   }),
 );
-export type AuthSessionsEntry = z.output<ReturnType<typeof authSessionsEntry>>;
 
 export const authContract = service('auth', {
   login_with_api_key: method({

@@ -2,9 +2,7 @@ export {
   createCatalogue,
   release25101Catalogue,
   shippedCatalogue,
-  type ShippedCatalogueName,
   catalogueFromPrivilegeRoles,
-  type RoleDefinition,
   type RoleCatalogue,
 } from './catalogue.js';
 export { expandRoles } from './expand.js';
@@ -17,6 +15,6 @@ export {
   type RoleFinding,
   type RoleListAnalysis,
 } from './analyze.js';
-export { coverMethods, type MethodGrants, type RoleCover } from './cover.js';
-export { fixRoleList, type DroppedRole, type RoleListFix, type RoleListFixOptions } from './fix.js';
+export { coverMethods, type MethodGrants } from './cover.js';
+export { fixRoleList, type RoleListFix, type RoleListFixOptions } from './fix.js';
 export { includedByDirectly, includedByInTotal, includesInTotal, inclusionTree, topRoles, type RoleTreeNode, type TreeMark } from './graph.js';

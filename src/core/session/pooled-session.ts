@@ -142,7 +142,8 @@ export class PooledSession {
       if (!loggedOut && !stalePrivilege) throw err;
       this.retire(conn);
       const fresh = await this.connection(timeoutSeconds);
-      return this.using(fresh, () => fresh.call<T>(method, params, timeoutSeconds));
+      // Awaited here, not returned: the finally marks the session used when the retried call ends, not as it starts.
+      return await this.using(fresh, () => fresh.call<T>(method, params, timeoutSeconds));
     } finally {
       this.lastUsed = Date.now();
     }

@@ -44,9 +44,6 @@ export const GO_WAIT_MS = 10_000;
  */
 export const DECLINED_COMMANDS: readonly string[] = ['help', 'serve', 'login', 'session', 'completion'];
 
-/** Options that ask for help or the version: answered in-process, never by the agent. */
-export const DECLINED_FLAGS: readonly string[] = ['--help', '-h', '--version', '-V'];
-
 /** Terminal facts of the first stage's process: what `processIO()` would have seen. */
 export interface TerminalFacts {
   stdin: boolean;

@@ -1,3 +1,3 @@
 export * from './schema.js';
-export { parseStateFile, formatStateFile, statePath } from './parse.js';
+export { parseStateFile, formatStateFile } from './parse.js';
 export { stateJsonSchema } from './json-schema.js';

@@ -38,12 +38,6 @@ export const PROPERTIES: Record<string, PropertySpec> = {
   volsize: { default: null, inheritable: false, scope: 'VOLUME' },
 };
 
-/**
- * Properties set once, at creation, and never shown as a LOCAL property (`zfs get` gives their
- * source as `-`, NONE): a volume's block size, and what makes a dataset an encryption root.
- */
-export const CREATION_PROPERTIES = ['volblocksize', 'encryption', 'keyformat', 'pbkdf2iters'] as const;
-
 /** A volume is the dataset with a `volsize`: ZFS has that property for volumes only. */
 export function datasetType(d: DatasetRecord): 'FILESYSTEM' | 'VOLUME' {
   return Object.hasOwn(d.properties, 'volsize') ? 'VOLUME' : 'FILESYSTEM';
@@ -63,8 +57,6 @@ export const TRUENAS_USER_PROPERTIES = {
   refquota_critical: 'org.freenas:refquota_critical',
   managedby: 'org.truenas:managedby',
 } as const;
-
-export type TrueNasUserField = keyof typeof TRUENAS_USER_PROPERTIES;
 
 /** Each TrueNAS user property's field name (`user_property_names_to_be_renamed`). */
 export const TRUENAS_USER_PROPERTY_FIELDS: ReadonlyMap<string, string> = new Map<string, string>(Object.entries(TRUENAS_USER_PROPERTIES).map(([field, key]) => [key, field]));

@@ -95,7 +95,7 @@ export async function walkHeld(dir: HeldDir, skip: ReadonlySet<string>, visitor:
   const entries = (await listHeld(dir.handle)).filter((e) => !skip.has(join(dir.host, e.name)));
   const files = entries.filter((e) => !e.isDirectory());
   for (let i = 0; i < files.length; i += BATCH) {
-    await Promise.all(files.slice(i, i + BATCH).map((e) => visitor.entry?.(dir, e.name, e)));
+    await Promise.all(files.slice(i, i + BATCH).map(async (e) => visitor.entry?.(dir, e.name, e)));
   }
   for (const e of entries.filter((x) => x.isDirectory())) {
     const handle = await openChildDir(dir.handle, e.name);

@@ -364,6 +364,9 @@ function applySharePreset(data: PoolDatasetCreate): void {
     case 'NFS':
       Object.assign(data, { casesensitivity: 'SENSITIVE', atime: 'OFF', acltype: 'NFSV4', aclmode: 'PASSTHROUGH' });
       break;
+    case 'GENERIC':
+      // No preset: what was given stands (no `case` for it in MW's match).
+      break;
   }
 }
 

@@ -17,9 +17,7 @@ import { MSG, checkOptionFields, checkOptionRules, doGet, doOrder, doSelect, typ
 import { isDict } from './python.js';
 
 export { matchesFilters, type QueryFilters } from './filters.js';
-/** Upper bound of `options.limit` (`MAX_LIMIT`); defined beside the options validation that uses it. */
-export { QUERY_MAX_LIMIT, type QueryOptions } from './options.js';
-export { parseIsoTimestamp } from './python.js';
+export { type QueryOptions } from './options.js';
 
 /**
  * Validates raw `filters`/`options` params (throwing -32602 errors on attribute `filters` /
