@@ -14,7 +14,7 @@ function embedded() {
 
 const outcome = (r: RunResult) => ({ code: r.code, stderr: r.stderr });
 
-describe('stor dataset create --parents is safe to re-run (issue 13)', () => {
+describe('stor dataset create --parents is safe to re-run', () => {
   it('twice in a row: exit 0 both times, created then already there; without --parents an existing dataset stays the appliance\'s error', async () => {
     const { home, run } = embedded();
     const first = await run(['dataset', 'create', 'tank/a/b', '--parents', '--comments', 'first', '--json']);
@@ -66,7 +66,7 @@ describe('stor dataset create --parents is safe to re-run (issue 13)', () => {
   });
 });
 
-describe('stor dataset delete --dry-run predicts the real delete (issue 13)', () => {
+describe('stor dataset delete --dry-run predicts the real delete', () => {
   it('fails where the delete fails, with the same error and exit code: children without --recursive, a pool root, no such dataset', async () => {
     const { home, run } = embedded();
     expect((await run(['dataset', 'create', 'tank/a/b', '--parents'])).code).toBe(0);
@@ -125,7 +125,7 @@ describe('stor dataset delete --dry-run predicts the real delete (issue 13)', ()
   });
 });
 
-describe('stor dataset list DATASET lists that dataset and its children (issue 25 §12)', () => {
+describe('stor dataset list DATASET lists that dataset and its children', () => {
   it('a dataset below a pool lists it and what is below it, not its siblings; a missing one is the not-found error', async () => {
     const { run } = embedded();
     for (const id of ['tank/a/b', 'tank/a/c', 'tank/ab']) expect((await run(['dataset', 'create', id, '--parents'])).code).toBe(0);

@@ -42,7 +42,7 @@ describe('logout against a TrueNAS 26 appliance (SCRAM names the key\'s user)', 
   });
 });
 
-describe('a login that replaces the key `login --username` made says that key lives on (issue 25 §9)', () => {
+describe('a login that replaces the key `login --username` made says that key lives on', () => {
   it('logging in again as alice into the same profile names the earlier key, still valid on the appliance', async () => {
     const server = await spawnServe(await stateWithAlice());
     const env: Record<string, string> = { ...clientEnv(), STOR_SESSION: 'off', ...EMBEDDED_MEANT };
