@@ -8,20 +8,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { spawnStor } from '../helpers/bin.js';
 import { clientEnv } from '../helpers/client-env.js';
-import { createUserWithPassword, openTestAppliance } from '../helpers/appliance.js';
+import { ALICE_PASSWORD as PASSWORD, openTestAppliance, stateWithAlice } from '../helpers/appliance.js';
 import { spawnServe } from '../helpers/serve-process.js';
-import { tempDir } from '../helpers/temp-dir.js';
 import { EMBEDDED_MEANT } from '../helpers/embedded-meant.js';
 
-const PASSWORD = 'Tr0ub4dor&3 horse';
-
-async function stateWithAlice(): Promise<string> {
-  const stateDir = tempDir();
-  const t = await openTestAppliance(undefined, stateDir);
-  await createUserWithPassword(t, 'alice', PASSWORD, { privilegeRoles: ['READONLY_ADMIN'] });
-  t.appliance.close();
-  return stateDir;
-}
 describe('logout against a TrueNAS 26 appliance (SCRAM names the key\'s user)', () => {
   it('revokes the key `login --username` created: the profile\'s user goes with its key, no STOR_USER needed', async () => {
     const server = await spawnServe(await stateWithAlice(), ['--emulate', 'truenas-26.0']);

@@ -11,6 +11,7 @@ import { spawnServe } from '../helpers/serve-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { downgradingRelay } from '../helpers/downgrade-relay.js';
 import { EMBEDDED_MEANT } from '../helpers/embedded-meant.js';
+
 describe('a profile saved against a SCRAM appliance never sends its key itself, in any later command', () => {
   it('a later command whose server suddenly offers no SCRAM (a man in the middle) is refused, exit 4, and gets no key', async () => {
     const server = await spawnServe(tempDir(), ['--emulate', 'truenas-26.0']);

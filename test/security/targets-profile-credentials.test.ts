@@ -6,20 +6,10 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { spawnStor } from '../helpers/bin.js';
 import { clientEnv } from '../helpers/client-env.js';
-import { createUserWithPassword, openTestAppliance } from '../helpers/appliance.js';
+import { ALICE_PASSWORD as PASSWORD, stateWithAlice } from '../helpers/appliance.js';
 import { spawnServe } from '../helpers/serve-process.js';
-import { tempDir } from '../helpers/temp-dir.js';
 import { EMBEDDED_MEANT } from '../helpers/embedded-meant.js';
 
-const PASSWORD = 'Tr0ub4dor&3 horse';
-
-async function stateWithAlice(): Promise<string> {
-  const stateDir = tempDir();
-  const t = await openTestAppliance(undefined, stateDir);
-  await createUserWithPassword(t, 'alice', PASSWORD, { privilegeRoles: ['READONLY_ADMIN'] });
-  t.appliance.close();
-  return stateDir;
-}
 describe('stor call --targets with a method name that is an Object.prototype property', () => {
   it('toString, constructor, __proto__: refused as methods stor cannot tell (BAD_TARGETS, exit 2), not an internal error', async () => {
     const env: Record<string, string> = { ...clientEnv(), STOR_SESSION: 'off', ...EMBEDDED_MEANT };

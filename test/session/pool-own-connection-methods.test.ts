@@ -9,6 +9,7 @@ import { WebSocketServer } from 'ws';
 import { SessionPool } from '../../src/core/session/pool.js';
 import type { PooledTarget } from '../../src/core/session/opener.js';
 import { parseEndpoint } from '../../src/core/transport/endpoint.js';
+
 describe("a method that changes the connection's own credentials never runs on the shared connection", () => {
   it('privilege.become_readonly (TrueNAS 26: the session drops to READONLY_ADMIN) goes on a connection of its own', async () => {
     // Raw frames: which connection (by order of opening) received which method.

@@ -19,6 +19,7 @@ async function scramServerBehindRelay() {
   onTestFinished(() => pool.closeAll());
   return { relay, target, pool };
 }
+
 describe('a pooled session that met SCRAM never sends the key on a later connection', () => {
   it('after the connection drops, the new login to a server that suddenly offers no SCRAM is refused and the key is not sent', async () => {
     const { relay, target, pool } = await scramServerBehindRelay();
