@@ -1,4 +1,4 @@
-// The datasets section of `npm run bench` (issue 21 §13): what one more dataset costs as their
+// The datasets section of `npm run bench`: what one more dataset costs as their
 // number grows. Embedded (in-process, through the real dispatcher), so the figures are the
 // appliance's work, not the network's. Each row is the cost at 900–1000 datasets against the same
 // cost at 50–150 in the same run: flat means a ratio near 1.

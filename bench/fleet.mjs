@@ -1,4 +1,4 @@
-// The fleet section of `npm run bench` (issue 15): `privilege check --targets` over 20 `stor serve`
+// The fleet section of `npm run bench`: `privilege check --targets` over 20 `stor serve`
 // instances on loopback, against the same check on one target, in wall time and peak memory.
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// The guards section of `npm run bench` (issue 23 point 9): what the security tests once held to a
+// The guards section of `npm run bench`: what the security tests once held to a
 // clock, measured here as ratios against a reference taken in the same run. The tests keep the
 // behaviour, counted (test/security/key-checks, tree-walks, redos, connections, cli-job-stall);
 // how long a bystander waits, how long a hostile query takes and how much memory a client that does
@@ -270,7 +270,7 @@ export async function benchGuards({ record, notes, rows }) {
   const j = m.jobStall;
   record(s, '`stor job wait` on a job that never moves, `--timeout 2` (ends JOB_STALLED)', j.stalled, 'ms', '2 s plus `stor job wait` on a finished job', 2000 + j.done, j.stalled / (2000 + j.done), '≤ 1.5×', j.stalled / (2000 + j.done) <= 1.5);
   notes.push(
-    `guards: what the security tests held to a clock until issue 23 (ping < 100 ms under key checks, < 500 ms during a walk, a hostile \`~\` answered < 1 s, ` +
+    `guards: what the security tests held to a clock until 2026-11-26 (ping < 100 ms under key checks, < 500 ms during a walk, a hostile \`~\` answered < 1 s, ` +
       `the server's heap < 64 MiB under unread output, a stalled job wait < 15 s); the tests now count turns, bytes and looks instead. ` +
       `Load ${m.load[0].toFixed(1)} → ${m.load[1].toFixed(1)}; pings during the walks: ${m.walks.list.pings} and ${m.walks.remove.pings}.`,
   );

@@ -14,7 +14,7 @@ import { CLIENT_VERSION, SESSIONS_LABEL_SUFFIX, benchSessions } from './sessions
 import { ROOT, NODE, STOR, LoginServers, cleanup, machine, measurePeak, median, startServe, tempDir, timeMediansInterleaved, timeOnce, waitJob } from './lib.mjs';
 
 // Every section but sessions measures each command in a process of its own with its own login, as
-// before the session agent (issue 22): no agent is started or used there. bench/sessions.mjs sets
+// before the session agent: no agent is started or used there. bench/sessions.mjs sets
 // STOR_SESSION for each of its runs.
 process.env.STOR_SESSION = 'off';
 

@@ -1,4 +1,4 @@
-// The sessions section of `npm run bench` (issue 22's "Done when" rows): the session agent's warm
+// The sessions section of `npm run bench`: the session agent's warm
 // and cold `whoami` against the minimal Python client and midclt, the embedded `whoami` through the
 // agent, a 200-command runbook, and a warm `--targets` fan-out. Each "after" row (sessions on) has
 // its "before" (STOR_SESSION=off: every command its own connection and login) measured in the same

@@ -1,4 +1,4 @@
-// The state section of `npm run bench` (issue 26): `stor plan -f FILE` over a target holding 500
+// The state section of `npm run bench`: `stor plan -f FILE` over a target holding 500
 // objects, against `stor privilege list` on the same target, in wall time; and the calls the plan
 // makes, counted from `--verbose`'s trace (one query per kind, however many objects).
 import { execFileSync, spawnSync } from 'node:child_process';

@@ -20,3 +20,28 @@ describe('stor api-key create on a terminal', () => {
     expect(quiet.stderr).toBe('');
   });
 });
+
+describe('stor api-key list and revoke', () => {
+  it('lists the keys the appliance holds; revoke asks first, then removes the key, which the list no longer shows; a second revoke is NOT_FOUND', async () => {
+    const home = tempDir();
+    Appliance.open({ stateDir: home }).close();
+    const env = { STOR_HOME: home, STOR_CONFIG_DIR: tempDir() };
+    const run = (args: string[]) => runStor(args, { env });
+    const names = async () => (JSON.parse((await run(['api-key', 'list', '--json'])).stdout) as { name: string }[]).map((k) => k.name);
+    expect((await run(['api-key', 'create', 'ci', '--user', 'truenas_admin', '--json'])).code).toBe(0);
+    expect(await names()).toContain('ci');
+
+    const asked = await run(['api-key', 'revoke', 'ci']);
+    expect(asked.code).toBe(2);
+    expect(asked.stderr).toContain('--yes');
+    expect(await names()).toContain('ci');
+
+    const revoked = await run(['api-key', 'revoke', 'ci', '--yes', '--json']);
+    expect(revoked.code, revoked.stderr).toBe(0);
+    expect(JSON.parse(revoked.stdout)).toMatchObject({ name: 'ci' });
+    expect(await names()).not.toContain('ci');
+    const again = await run(['api-key', 'revoke', 'ci', '--yes', '--json']);
+    expect(again.code).toBe(1);
+    expect(JSON.parse(again.stderr).error.code).toBe('NOT_FOUND');
+  });
+});

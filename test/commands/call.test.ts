@@ -72,7 +72,7 @@ describe('stor call', () => {
     expect(code).toBe(0);
     expect(stdout).toContain(`Methods of the embedded appliance in ${home} (core.get_methods):`);
     // Roles as roles_for_method lists them: the method's role and every role that includes it (MW/role.py:302-318).
-    // Each method on its line, who may call it and its summary below (issue 25.14).
+    // Each method on its line, who may call it and its summary below.
     expect(stdout).toMatch(/privilege\.create\(privilege_create\)\n\s+access: PRIVILEGE_WRITE\n\s+Create a privilege/);
     expect(stdout).toMatch(/privilege\.query\(filters, options\)\n\s+access: PRIVILEGE_READ \| READONLY_ADMIN \| SHARING_ADMIN\n/);
     expect(stdout).toMatch(/auth\.login_with_api_key\(api_key\)\n\s+access: no login/);
@@ -109,7 +109,7 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-describe('stor call of a job method waits for the job, as midclt call -j (issue 25 §10)', () => {
+describe('stor call of a job method waits for the job, as midclt call -j', () => {
   const setperm = (path: string) => ['call', 'filesystem.setperm', JSON.stringify({ path, mode: '750' })];
 
   it('prints the job result and exits 0 when it succeeds; exits non-zero with the job error when it fails', async () => {

@@ -14,7 +14,7 @@ function embedded() {
 
 const outcome = (r: RunResult) => ({ code: r.code, stderr: r.stderr });
 
-describe('stor dataset create --parents is safe to re-run (issue 13)', () => {
+describe('stor dataset create --parents is safe to re-run', () => {
   it('twice in a row: exit 0 both times, created then already there; without --parents an existing dataset stays the appliance\'s error', async () => {
     const { home, run } = embedded();
     const first = await run(['dataset', 'create', 'tank/a/b', '--parents', '--comments', 'first', '--json']);
@@ -66,7 +66,7 @@ describe('stor dataset create --parents is safe to re-run (issue 13)', () => {
   });
 });
 
-describe('stor dataset delete --dry-run predicts the real delete (issue 13)', () => {
+describe('stor dataset delete --dry-run predicts the real delete', () => {
   it('fails where the delete fails, with the same error and exit code: children without --recursive, a pool root, no such dataset', async () => {
     const { home, run } = embedded();
     expect((await run(['dataset', 'create', 'tank/a/b', '--parents'])).code).toBe(0);
@@ -125,7 +125,7 @@ describe('stor dataset delete --dry-run predicts the real delete (issue 13)', ()
   });
 });
 
-describe('stor dataset list DATASET lists that dataset and its children (issue 25 §12)', () => {
+describe('stor dataset list DATASET lists that dataset and its children', () => {
   it('a dataset below a pool lists it and what is below it, not its siblings; a missing one is the not-found error', async () => {
     const { run } = embedded();
     for (const id of ['tank/a/b', 'tank/a/c', 'tank/ab']) expect((await run(['dataset', 'create', id, '--parents'])).code).toBe(0);
@@ -142,5 +142,68 @@ describe('stor dataset list DATASET lists that dataset and its children (issue 2
     expect({ code: missing.code, error: JSON.parse(missing.stderr).error }).toEqual({ code: deleted.code, error: JSON.parse(deleted.stderr).error });
     const pool = await run(['dataset', 'list', 'nopool']);
     expect(pool.code).toBe(missing.code);
+  });
+});
+
+describe('stor dataset show', () => {
+  it('shows a dataset\'s properties with their source, its children and snapshot count; a path under /mnt names it too', async () => {
+    const { run } = embedded();
+    await run(['dataset', 'create', 'tank/a', '--comments', 'team']);
+    await run(['dataset', 'create', 'tank/a/b']);
+    const shown = await run(['dataset', 'show', 'tank/a', '--json']);
+    expect(shown.code, shown.stderr).toBe(0);
+    const a = JSON.parse(shown.stdout);
+    expect(a).toMatchObject({ id: 'tank/a', comments: 'team', children: ['tank/a/b'], snapshot_count: 0 });
+    expect(a.properties.compression).toMatchObject({ value: 'LZ4' });
+    expect(JSON.parse((await run(['dataset', 'show', '/mnt/tank/a', '--json'])).stdout).id).toBe('tank/a');
+  });
+
+  it('a dataset that is not there is NOT_FOUND (exit 1)', async () => {
+    const { run } = embedded();
+    const r = await run(['dataset', 'show', 'tank/none', '--json']);
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stderr).error).toMatchObject({ code: 'NOT_FOUND', message: expect.stringContaining('tank/none') });
+  });
+});
+
+describe('stor dataset update', () => {
+  const show = async (run: (args: string[]) => Promise<RunResult>, id: string) => JSON.parse((await run(['dataset', 'show', id, '--json'])).stdout);
+
+  it('sets what it is given, which the appliance then holds; the same update again changes nothing; --inherit takes the parent\'s back', async () => {
+    const { run } = embedded();
+    await run(['dataset', 'create', 'tank/a/b', '--parents']);
+    const updated = await run(['dataset', 'update', 'tank/a', '--compression', 'zstd', '--comments', 'c1', '--yes', '--json']);
+    expect(updated.code, updated.stderr).toBe(0);
+    expect(JSON.parse(updated.stdout)).toMatchObject({ id: 'tank/a', dry_run: false, changed: true, changes: expect.arrayContaining([{ property: 'compression', old: 'LZ4', new: 'ZSTD' }]) });
+    const a = await show(run, 'tank/a');
+    expect([a.properties.compression.value, a.properties.compression.source, a.comments]).toEqual(['ZSTD', 'LOCAL', 'c1']);
+    expect((await show(run, 'tank/a/b')).properties.compression).toMatchObject({ value: 'ZSTD', source: 'INHERITED', source_info: 'tank/a' });
+
+    const again = await run(['dataset', 'update', 'tank/a', '--compression', 'zstd', '--comments', 'c1', '--yes', '--json']);
+    expect(JSON.parse(again.stdout)).toEqual({ id: 'tank/a', dry_run: false, changed: false, changes: [] });
+
+    await run(['dataset', 'update', 'tank/a/b', '--compression', 'gzip', '--yes']);
+    const inherited = JSON.parse((await run(['dataset', 'update', 'tank/a/b', '--inherit', 'compression', '--yes', '--json'])).stdout);
+    expect(inherited.changes).toEqual([{ property: 'compression', old: 'GZIP', new: 'INHERIT' }]);
+    expect((await show(run, 'tank/a/b')).properties.compression).toMatchObject({ value: 'ZSTD', source: 'INHERITED' });
+  });
+
+  it('without --yes off a terminal: refused (exit 2) and nothing changed; --dry-run shows the change and makes none', async () => {
+    const { run } = embedded();
+    await run(['dataset', 'create', 'tank/a']);
+    expect((await run(['dataset', 'update', 'tank/a', '--compression', 'gzip'])).code).toBe(2);
+    const dry = JSON.parse((await run(['dataset', 'update', 'tank/a', '--compression', 'gzip', '--dry-run', '--json'])).stdout);
+    expect(dry).toEqual({ id: 'tank/a', dry_run: true, changed: true, changes: [{ property: 'compression', old: 'LZ4', new: 'GZIP' }] });
+    expect((await show(run, 'tank/a')).properties.compression.value).toBe('LZ4');
+  });
+
+  it('a value the appliance refuses is its error (exit 1), predicted word for word by the dry run', async () => {
+    const { run } = embedded();
+    await run(['dataset', 'create', 'tank/a']);
+    const real = await run(['dataset', 'update', 'tank/a', '--recordsize', '100K', '--yes']);
+    expect(real.code).toBe(1);
+    expect(real.stderr).toContain("pool_dataset_update.recordsize: '100K' is an invalid recordsize.");
+    expect((await run(['dataset', 'update', 'tank/a', '--recordsize', '100K', '--dry-run'])).stderr).toBe(real.stderr);
+    expect((await show(run, 'tank/a')).properties.recordsize.value).toBe('128K');
   });
 });

@@ -164,7 +164,7 @@ describe.each([
   it('chmod refuses an ambiguous or bad MODE before any call (exit 2), and passes on the appliance refusing -R on a file', async () => {
     const t = await open();
     writeFileSync(join(t.tank, 'f.txt'), 'f');
-    // Three octal digits are octal, as chmod(1) reads them (issue 25 §13).
+    // Three octal digits are octal, as chmod(1) reads them.
     const plain = await stor(t, ['chmod', '640', '/mnt/tank/f.txt', '--json']);
     expect(plain.code, plain.stderr).toBe(0);
     expect(JSON.parse(plain.stdout)).toMatchObject({ mode: '0640' });

@@ -11,7 +11,7 @@ async function profilesFor(servers: TestServer[], env: Record<string, string>): 
   for (const [i, s] of servers.entries()) await store.save(`nas${i + 1}`, { url: `ws://127.0.0.1:${s.port}`, apiKey: s.adminKey }, false);
 }
 
-describe('stor profile tag (issue 15, Deliver 1)', () => {
+describe('stor profile tag', () => {
   it('adds and removes tags, lists them, and keeps them when the profile is saved again by a login', async () => {
     const env = clientEnv();
     const store = new ProfileStore(env.STOR_CONFIG_DIR!);
@@ -48,7 +48,7 @@ describe('stor profile tag (issue 15, Deliver 1)', () => {
   });
 });
 
-describe('--targets on read commands (issue 15, Deliver 2)', () => {
+describe('--targets on read commands', () => {
   it('runs whoami on each target with its own key, in list order, as one JSON array', async () => {
     const servers = [await startTestServer(), await startTestServer()];
     const env = clientEnv();
@@ -122,7 +122,7 @@ async function datasetsOn(env: Record<string, string>, profile: string): Promise
   return (JSON.parse(r.stdout) as { id: string }[]).map((d) => d.id);
 }
 
-describe('--targets on changes (issue 15, Deliver 3)', () => {
+describe('--targets on changes', () => {
   it('plans on every target, refuses off a terminal without --yes (nothing changed), then applies with --yes', async () => {
     const servers = [await startTestServer(), await startTestServer()];
     const env = clientEnv();
@@ -261,7 +261,7 @@ describe('--targets on changes (issue 15, Deliver 3)', () => {
   });
 });
 
-describe('--targets says a shared preamble once (issue 25.15)', () => {
+describe('--targets says a shared preamble once', () => {
   it('privilege check: `judged as …` once for targets of one model, once per model when they differ', async () => {
     const env = clientEnv();
     await profilesFor([await startTestServer(), await startTestServer(), await startTestServer({ roleExpansion: 'truenas-25.10.1' })], env);

@@ -86,7 +86,7 @@ describe('help and discovery', () => {
   });
 });
 
-describe('help text says each thing once, in order, within the width (issue 25.14)', () => {
+describe('help text says each thing once, in order, within the width', () => {
   it('a default is shown once; upload\'s usage line names its target', async () => {
     const r = await runStor(['upload', '--help']);
     expect(r.stdout).toContain('Usage: stor upload [options] <files...> <target>');

@@ -191,3 +191,29 @@ describe('stor privilege', () => {
     expect(accepted.code).toBe(0);
   });
 });
+
+describe('stor privilege delete and roles', () => {
+  it('delete asks first, then the privilege is gone from the appliance; one that is not there is named (exit 1)', async () => {
+    const env = { STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir() };
+    const run = (args: string[]) => runStor(args, { env });
+    await run(['group', 'create', 'ops']);
+    expect((await run(['privilege', 'create', 'ops', '--groups', 'ops', '--roles', 'READONLY_ADMIN'])).code).toBe(0);
+    const names = async () => (JSON.parse((await run(['privilege', 'list', '--json'])).stdout) as { name: string }[]).map((p) => p.name);
+    expect(await names()).toContain('ops');
+    expect((await run(['privilege', 'delete', 'ops'])).code).toBe(2);
+    expect(await names()).toContain('ops');
+    const deleted = await run(['privilege', 'delete', 'ops', '--yes']);
+    expect(deleted.code, deleted.stderr).toBe(0);
+    expect(await names()).not.toContain('ops');
+    const gone = await run(['privilege', 'delete', 'zz', '--yes']);
+    expect(gone.code).toBe(1);
+    expect(gone.stderr).toContain('no privilege with id or name "zz"');
+  });
+
+  it('roles lists the roles the appliance knows, READONLY_ADMIN among them', async () => {
+    const env = { STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir() };
+    const r = await runStor(['privilege', 'roles', '--json'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.stringify(JSON.parse(r.stdout))).toContain('READONLY_ADMIN');
+  });
+});

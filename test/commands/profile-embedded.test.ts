@@ -11,7 +11,7 @@ const targetOf = async (env: Record<string, string>, ...globals: string[]) => {
   return JSON.parse(r.stdout).target as { kind: string };
 };
 
-describe('the embedded appliance is selectable by name after a login (issue 25 §8)', () => {
+describe('the embedded appliance is selectable by name after a login', () => {
   it('profile list shows it; profile use embedded, --profile embedded and STOR_PROFILE=embedded go back to it', async () => {
     const server = await startTestServer();
     const env = clientEnv();

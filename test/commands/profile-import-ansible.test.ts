@@ -1,5 +1,5 @@
 /**
- * `stor profile import` of an Ansible inventory (issue 26, point 5): the same fleet in YAML and
+ * `stor profile import` of an Ansible inventory: the same fleet in YAML and
  * INI, two real servers on port 0, so `--targets @site_a` reaches the hosts Ansible's `site_a` means.
  */
 import { chmodSync, writeFileSync } from 'node:fs';

@@ -29,7 +29,7 @@ function fleetFile(): { file: string; stdin: string } {
   return { file: join(dir, 'fleet.yaml'), stdin: `${stdin.join('\n')}\n` };
 }
 
-describe('stor profile import (issue 15, Deliver 1)', () => {
+describe('stor profile import', () => {
   it('saves a 20-entry YAML fleet with keys from files and standard input; profile list shows them with tags; no key in any output', async () => {
     const env = clientEnv();
     const { file, stdin } = fleetFile();

@@ -60,7 +60,7 @@ describe('human output fits the terminal (80 and 200 columns)', () => {
       // At 80 the line of identifiers alone (truenas_readonly_administrators) passes the width: never cut (docs/COMMANDS.md "Output").
       if (width === 200) expectFits(list, width);
       expect(list.stdout).not.toContain('…');
-      // At 80 the minor WEB SHELL goes so that no group name is cut (issue 25.3).
+      // At 80 the minor WEB SHELL goes so that no group name is cut.
       expect(lines(list.stdout)[0]).toMatch(width === 80 ? /^ID\s+NAME\s+GROUPS\s+ROLES\s+HEALTH$/ : /^ID\s+NAME\s+GROUPS\s+ROLES\s+WEB SHELL\s+HEALTH$/);
       expect(list.stdout).toContain('builtin_administrators');
       expect(lines(list.stdout)).toHaveLength(4);

@@ -22,7 +22,7 @@ function errorOf(result: RunResult): { code: string; kind: string; message: stri
   return JSON.parse(result.stderr).error;
 }
 
-describe('empty STOR_API_KEY and STOR_URL (issue 13, Deliver 4)', () => {
+describe('empty STOR_API_KEY and STOR_URL', () => {
   it('refuses an empty or blank STOR_API_KEY that is set, naming it, instead of running as the embedded administrator', async () => {
     for (const value of ['', '   ']) {
       const result = await runStor(['whoami', '--json'], { env: { ...clientEnv(), STOR_API_KEY: value } });
@@ -73,7 +73,7 @@ describe('empty STOR_API_KEY and STOR_URL (issue 13, Deliver 4)', () => {
   });
 });
 
-describe('--url borrows the saved profile of the same appliance (issue 13, Deliver 5)', () => {
+describe('--url borrows the saved profile of the same appliance', () => {
   it('compares URLs as parseEndpoint normalises them: scheme, host case, default port, trailing slash, /api/current', () => {
     const doc = {
       profiles: {
@@ -155,7 +155,7 @@ describe('--url borrows the saved profile of the same appliance (issue 13, Deliv
   });
 });
 
-describe('stor login names the profile after the host (issue 13, Deliver 5)', () => {
+describe('stor login names the profile after the host', () => {
   it('names a new profile host or host-PORT, stable across spellings of the URL', () => {
     expect(profileNameFor(parseEndpoint('wss://NAS.example.com/'))).toBe('nas.example.com');
     expect(profileNameFor(parseEndpoint('https://nas.example.com:443/api/current'))).toBe('nas.example.com');
@@ -225,7 +225,7 @@ describe('stor login names the profile after the host (issue 13, Deliver 5)', ()
   });
 });
 
-describe('stor profile list shows TLS (issue 13, Deliver 5)', () => {
+describe('stor profile list shows TLS', () => {
   it('shows none for ws:// and http://, and verified, insecure or the CA for wss:// and https://', async () => {
     const env = clientEnv();
     const store = new ProfileStore(env.STOR_CONFIG_DIR!);
@@ -247,7 +247,7 @@ describe('stor profile list shows TLS (issue 13, Deliver 5)', () => {
   });
 });
 
-describe('stor logout (issue 13, Deliver 5)', () => {
+describe('stor logout', () => {
   it('logging out twice is not an error: the second says nothing was saved', async () => {
     const server = await startTestServer();
     const env = clientEnv();

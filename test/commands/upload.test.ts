@@ -343,7 +343,7 @@ describe('stor ls and stor stat', () => {
       realpath: '/mnt/tank/docs/report.txt',
       type: 'FILE',
       size: 17,
-      // One format per kind of value (issue 25 §11): permission bits as chmod takes them, as upload prints them.
+      // One format per kind of value: permission bits as chmod takes them, as upload prints them.
       mode: '0644',
       st_mode: 0o100644,
       uid: 950,
@@ -386,7 +386,7 @@ describe('stor ls and stor stat', () => {
       { name: 'a.txt', path: '/mnt/tank/l/a.txt', type: 'FILE', size: 3, mode: '0640', st_mode: 0o100640, uid: 950, gid: 950, user: 'truenas_admin', group: 'truenas_admin' },
       { name: 'b.txt', path: '/mnt/tank/l/b.txt', type: 'FILE', size: 5, mode: '0640', st_mode: 0o100640, uid: 950, gid: 950, user: 'truenas_admin', group: 'truenas_admin' },
     ]);
-    // Group 0 named as stat names it (issue 25 §11), not null because group.query does not list it.
+    // Group 0 named as stat names it, not null because group.query does not list it.
     expect(entries[2]).toMatchObject({ name: 'sub', type: 'DIRECTORY', uid: 0, gid: 0, user: 'root', group: 'root', mode: expect.stringMatching(/^0[0-7]{3}$/) });
     const statted = JSON.parse((await stor(['stat', '/mnt/tank/l/sub', '--json'])).stdout);
     const same = ['path', 'type', 'mode', 'st_mode', 'uid', 'gid', 'user', 'group'];

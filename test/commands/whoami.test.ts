@@ -23,7 +23,7 @@ describe('stor whoami', () => {
 
   it('prints aligned fields on a terminal and tab-separated fields when piped', async () => {
     const env = { STOR_HOME: tempDir() };
-    // --roles: the whole list flows after the fields (without it, the count: issue 25.15).
+    // --roles: the whole list flows after the fields (without it, the count).
     const tty = await runStor(['whoami', '--roles'], { env, tty: true, color: 0 });
     expect(tty.stdout).not.toContain('\x1b[');
     expect(tty.stdout).toMatch(/^username:\s+truenas_admin$/m);
@@ -62,7 +62,7 @@ describe('stor whoami', () => {
   });
 });
 
-describe('whoami on a terminal (issue 25.15)', () => {
+describe('whoami on a terminal', () => {
   it('shows the role count and the smallest list that grants them; --roles, piped and --json list every role', async () => {
     const env = { STOR_HOME: tempDir() };
     const tty = await runStor(['whoami'], { env, tty: true, color: 0, columns: 80 });

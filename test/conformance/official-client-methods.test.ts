@@ -1,5 +1,5 @@
 /**
- * Every method of a release's contract through the official client (issue 24, first "Done when"):
+ * Every method of a release's contract through the official client:
  * against `stor serve --emulate truenas-25.10.1`, `truenas-25.10.7` and `truenas-26.0`, each method is
  * called the way `midclt call` calls it (`truenas_api_client.Client.call`, truenas/api_client at
  * TS-25.10.1), once with a valid argument and once with an invalid one. The valid call must answer

@@ -51,7 +51,7 @@ describe('core.get_methods through the official client (truenas_api_client at TS
     expect(bad.code).toBe(1);
   });
 
-  it('`midclt call` of the methods issue 24 §8 added: each decodes with a valid argument and fails with the server\'s reason with an invalid one', async (ctx) => {
+  it('`midclt call` of the methods operators start with (system, pool, filesystem, snapshot holds): each decodes with a valid argument and fails with the server\'s reason with an invalid one', async (ctx) => {
     if ('reason' in client) return ctx.skip(client.reason);
     const server = await server25();
     const call = (...args: string[]) => midclt(client.env, ['-u', server.rpcUrl, '-K', server.adminKey, 'call', ...args]);

@@ -77,7 +77,7 @@ describe('system.info and system.boot_id (MW/plugins/system/info.py:83-113, life
     expect(all['system.boot_id']).toMatchObject({ no_auth_required: true, pass_application: true, require_websocket: true, roles: [] });
     expect(all['pool.query']).toMatchObject({ filterable: true, no_auth_required: false, job: false });
     expect(all['pool.query']!.roles).toEqual(expect.arrayContaining(['POOL_READ', 'READONLY_ADMIN']));
-    // The other methods operators start with (issue 24 §8), with their decorators' roles and pass_app.
+    // The other methods operators start with, with their decorators' roles and pass_app.
     expect(all['auth.sessions']).toMatchObject({ filterable: true, pass_application: true, require_websocket: true });
     expect(all['auth.sessions']!.roles).toContain('AUTH_SESSIONS_READ');
     expect(all['user.set_password']).toMatchObject({ roles: [], pass_application: true, require_websocket: true, no_auth_required: false });

@@ -170,7 +170,7 @@ describe('shell completion of commands, options and values', () => {
   });
 });
 
-describe('completion against a hostile or slow target (issue 21 point 19)', () => {
+describe('completion against a hostile or slow target', () => {
   /** A target whose privileges are `names` (ids from 1), answered after `delay` ms if given. */
   async function targetWith(names: string[], delay = 0) {
     const slow = (answer: StandinAnswer): StandinAnswer => (delay ? { after: delay, answer } : answer);

@@ -16,7 +16,7 @@ type Shown = { properties: Record<string, { parsed: unknown; value: string | nul
 const GiB = 1024 ** 3;
 const show = async (run: Run, id: string): Promise<Shown> => JSON.parse((await run(['dataset', 'show', id, '--json'])).stdout);
 
-/** Issue 27's walk of `dataset show` and `dataset update`, on whichever target `run` points at; `mnt` is its file tree. */
+/** A walk of `dataset show` and `dataset update`, on whichever target `run` points at; `mnt` is its file tree. */
 async function updateWalk(run: Run, mnt: string) {
   await run(['dataset', 'create', 'tank/a/b', '--parents']);
   const all = ['--comments', 'c1', '--quota', '10G', '--refquota', '5G', '--reservation', '512M', '--compression', 'zstd', '--atime', 'off', '--readonly', 'on', '--recordsize', '1M', '--sync', 'always', '--exec', 'off', '--set', 'org.example:owner=al'];
@@ -81,7 +81,7 @@ async function updateWalk(run: Run, mnt: string) {
   expect((await show(run, 'tank/a')).properties.recordsize!.value).toBe('1M');
 }
 
-describe('stor dataset show / update (issue 27)', () => {
+describe('stor dataset show / update', () => {
   it('round-trips every flag, inherits, refuses as 25.10.1 does, on the embedded target', async () => {
     const home = tempDir();
     await updateWalk(stor({ STOR_HOME: home }), join(home, 'mnt'));

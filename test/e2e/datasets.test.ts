@@ -64,7 +64,7 @@ describe('stor dataset', () => {
     await sally(['dataset', 'create', 'tank/shares']);
     const denied = await sally(['dataset', 'delete', 'tank/shares', '--yes'], 5);
     expect(denied.stderr).toContain('[EACCES] Not authorized');
-    // The appliance's EACCES names no role; stor names the method's, from the contract (issue 25 point 7).
+    // The appliance's EACCES names no role; stor names the method's, from the contract.
     expect(denied.stderr).toContain('lacks the role this call needs: DATASET_DELETE (or FULL_ADMIN)');
     expect((await sally(['dataset', 'delete', 'tank/shares', '--dry-run'], 5)).stderr).toBe(denied.stderr);
     expect(existsSync(join(server.stateDir, 'mnt/tank/shares'))).toBe(true);

@@ -1,5 +1,5 @@
 /**
- * Desired state (issue 26) end to end: the built binary against real `stor serve` processes.
+ * Desired state end to end: the built binary against real `stor serve` processes.
  * export from a target with hand-made objects → apply to a fresh one → plan on both: no change;
  * drift after a hand edit exits 7; PRIVILEGE_WRITE refused on 25.10.1 with the minimal list and
  * accepted on 26.0; --prune keeps a hand-made group; --keep-going; --keys-out 0600.

@@ -16,7 +16,7 @@ interface Outcome {
   error?: { code: string; kind: string; message: string };
 }
 
-describe('a fleet of six stor serve instances (issue 15, acceptance)', () => {
+describe('a fleet of six stor serve instances', () => {
   it('privilege check --targets nas[1-6]: every target present, the lockout and the unreachable one reported, exit 3', async () => {
     // nas3 emulates 25.10.1's role expansion, under which a self-including role breaks login.
     const servers: ServeProcess[] = await Promise.all(Array.from({ length: 6 }, (_, i) => spawnServe(tempDir(), i === 2 ? ['--role-expansion', 'truenas-25.10.1'] : [])));

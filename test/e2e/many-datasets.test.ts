@@ -8,7 +8,7 @@ import { tempDir } from '../helpers/temp-dir.js';
 import { readFileSync } from 'node:fs';
 
 /*
- * Issue 21 §13: `stor dataset list` with 828 datasets exited 3, its one answer over the server's
+ * `stor dataset list` with 828 datasets once exited 3, its one answer over the server's
  * 8 MiB unread-output cap (every entry carries its descendants). 30 groups of 40 nested datasets
  * make an unselected answer of well over 8 MiB; the CLI pages through them selected instead.
  */

@@ -12,7 +12,7 @@ type Run = ReturnType<typeof stor>;
 const errorOf = (r: { stderr: string }) => JSON.parse(r.stderr).error as { code: string; kind: string; message: string; hint?: string };
 const json = async (p: Promise<{ stdout: string }>) => JSON.parse((await p).stdout);
 
-/** Issue 25 point 5: every "no such thing" is NOT_FOUND, exit 1, naming the thing; dataset and snapshot from reads. */
+/** Every "no such thing" is NOT_FOUND, exit 1, naming the thing; dataset and snapshot from reads. */
 async function notFoundWalk(run: Run) {
   const cases: [string[], string][] = [
     [['user', 'show', 'zz'], 'no user with name or uid "zz"'],
@@ -39,7 +39,7 @@ async function notFoundWalk(run: Run) {
   }
 }
 
-/** Issue 25 point 6: a second delete with --ignore-not-found exits 0 and says nothing was there; privilege create --exist-ok. */
+/** A second delete with --ignore-not-found exits 0 and says nothing was there; privilege create --exist-ok. */
 async function reRunWalk(run: Run) {
   await run(['group', 'create', 'ops']);
   await run(['user', 'create', 'carol', '--group', 'ops', '--password-disabled']);
@@ -71,7 +71,7 @@ async function reRunWalk(run: Run) {
   }
 }
 
-/** Issue 25 point 7: errors a flag would avoid name it. */
+/** Errors a flag would avoid name it. */
 async function flagHintWalk(run: Run) {
   await run(['group', 'create', 'ops2']);
   expect(errorOf(await run(['group', 'create', 'ops2', '--json'], 1)).hint).toContain('`--exist-ok` exits 0');
@@ -91,7 +91,7 @@ const embedded = () => stor(clientEnv());
 // Through the session agent: one login for the walk, as the appliance allows 20 a minute from one address.
 const served = async () => stor({ ...remoteEnv(await spawnServe(tempDir())), ...sessionEnv().env });
 
-describe('not found, re-runs and hints (issue 25)', () => {
+describe('not found, re-runs and hints', () => {
   for (const [where, target] of [['embedded', async () => embedded()], ['stor serve', served]] as const) {
     it(`${where}: one NOT_FOUND, exit 1, naming the thing`, async () => notFoundWalk(await target()), SLOW);
     it(`${where}: --ignore-not-found on every delete, privilege create --exist-ok`, async () => reRunWalk(await target()), SLOW);
@@ -117,7 +117,7 @@ describe('not found, re-runs and hints (issue 25)', () => {
   }, SLOW);
 });
 
-describe('hints that work (issue 25 point 16)', () => {
+describe('hints that work', () => {
   it('stor serve --port <in use> names the port and address and suggests --port 0', async () => {
     const holder: Server = createServer();
     await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));

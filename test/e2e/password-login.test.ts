@@ -156,7 +156,7 @@ describe('stor login --username, end to end', () => {
   });
 });
 
-describe('stor logout after login --username revokes the key stor created, after consent (issue 25 §9)', () => {
+describe('stor logout after login --username revokes the key stor created, after consent', () => {
   const stor = async (env: Record<string, string>, args: string[], stdin?: string) => spawnStor(args, { env, ...(stdin !== undefined ? { stdin } : {}) });
 
   it('piped without --yes it refuses and changes nothing; --keep-key keeps the key; --yes revokes it; a key given to login is said to live on', async () => {

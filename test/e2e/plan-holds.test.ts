@@ -19,7 +19,7 @@ function embedded() {
 
 const ids = async (run: ReturnType<typeof stor>, args: string[]) => (JSON.parse((await run(['--json', ...args])).stdout) as { id: string }[]).map((x) => x.id).sort();
 
-describe.skipIf(!hasScript)('a change confirmed on a plan does no more than the plan showed (issue 21 A.2)', () => {
+describe.skipIf(!hasScript)('a change confirmed on a plan does no more than the plan showed', () => {
   it('snapshot rollback -r: a snapshot taken while the prompt waited stops the rollback, named; nothing is destroyed', async () => {
     const { env, run } = embedded();
     await run(['dataset', 'create', 'tank/a']);

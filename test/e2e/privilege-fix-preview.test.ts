@@ -23,7 +23,7 @@ function aroundQuestion(shown: string): [string, string] {
 
 const ROW = /\bops\b.*SHARING_READ \(included by READONLY_ADMIN\)/;
 
-describe.skipIf(!hasScript)('privilege fix: the preview above its question says what would happen (issue 25.2)', () => {
+describe.skipIf(!hasScript)('privilege fix: the preview above its question says what would happen', () => {
   it('answered no: the preview says would-fix, nothing on the screen says fixed, the roles stay', async () => {
     const { env, run } = await overlapping();
     const r = await answerOnTerminal(['privilege', 'fix', 'ops'], env, 'n');
@@ -56,7 +56,7 @@ describe.skipIf(!hasScript)('privilege fix: the preview above its question says 
   });
 });
 
-describe.skipIf(!hasScript)('privilege check on a terminal: what to run next is below the table it refers to (issue 25.15)', () => {
+describe.skipIf(!hasScript)('privilege check on a terminal: what to run next is below the table it refers to', () => {
   it('`next: stor privilege fix N` comes after the row of privilege N', async () => {
     const { env } = await overlapping();
     const command = [process.execPath, STOR_BIN, 'privilege', 'check'].map((a) => `'${a}'`).join(' ');

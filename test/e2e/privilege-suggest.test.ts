@@ -1,5 +1,5 @@
 /**
- * `stor privilege suggest` (issue 26, point 6), the built binary against the embedded appliance
+ * `stor privilege suggest`, the built binary against the embedded appliance
  * and two `stor serve` whose catalogues differ (25.10.1, 26.0).
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';

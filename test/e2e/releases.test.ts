@@ -1,5 +1,5 @@
 /**
- * Every release side by side (issue 24): `stor serve --emulate truenas-25.10.1|truenas-25.10.7|truenas-26.0`
+ * Every release side by side: `stor serve --emulate truenas-25.10.1|truenas-25.10.7|truenas-26.0`
  * answer as that release, and the client judges each target by its own release and catalogue.
  */
 import { readFileSync } from 'node:fs';

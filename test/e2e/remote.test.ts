@@ -26,7 +26,7 @@ describe('stor serve and the remote target, end to end', () => {
     const login = await spawnStor(['login', '--url', server.baseUrl, '--api-key-stdin', '--json'], { env, stdin: key });
     expect(login.stderr).toBe('');
     expect(login.code).toBe(0);
-    // Named after the host and port (issue 13).
+    // Named after the host and port.
     const name = new URL(server.baseUrl).host.replace(':', '-');
     expect(JSON.parse(login.stdout)).toMatchObject({ profile: name, url: server.baseUrl, username: 'truenas_admin', current: true, created: true });
 
@@ -189,7 +189,7 @@ describe('stor serve and the remote target, end to end', () => {
     expect(await target([])).toEqual({ kind: 'remote', url: b.baseUrl, profile: 'b' });
     expect(await target(['--profile', 'a'])).toEqual({ kind: 'remote', url: a.baseUrl, profile: 'a' });
     expect(await target([], { STOR_PROFILE: 'a' })).toEqual({ kind: 'remote', url: a.baseUrl, profile: 'a' });
-    // A URL given without a profile uses the saved profile for that appliance (issue 13).
+    // A URL given without a profile uses the saved profile for that appliance.
     expect(await target(['--url', a.baseUrl], { STOR_API_KEY: keyA.trim() })).toEqual({ kind: 'remote', url: a.baseUrl, profile: 'a' });
     expect(await target([], { STOR_URL: a.baseUrl })).toEqual({ kind: 'remote', url: a.baseUrl, profile: 'a' });
 

@@ -59,7 +59,7 @@ async function runbook(env: Record<string, string>, mnt: string): Promise<void> 
   expect(readFileSync(join(mnt, 'tank/logs/app/c.log'), 'utf8')).toBe('c.log\n'.repeat(100));
 }
 
-describe('a runbook under set -euo pipefail can trust stor (issue 13)', () => {
+describe('a runbook under set -euo pipefail can trust stor', () => {
   it('on the embedded appliance', async () => {
     const env = clientEnv();
     expect((await spawnStor(['whoami'], { env })).code).toBe(0);

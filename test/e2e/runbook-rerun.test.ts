@@ -7,7 +7,7 @@ import { runBash } from '../helpers/runbook.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 /**
- * Issue 25, "Done when": an operator's runbook under `set -euo pipefail` that sets up a team —
+ * An operator's runbook under `set -euo pipefail` that sets up a team —
  * a group, a user in it, a privilege for the group, a dataset, an upload, a snapshot — and is
  * run again in full: exit 0 both times, nothing changed the second time. Then the teardown,
  * twice, the second time with --ignore-not-found on every delete.
@@ -60,7 +60,7 @@ function setup() {
   return { env, vars: { ...env, W: w } };
 }
 
-describe('a set-up runbook re-runs in full without change, and its teardown re-runs too (issue 25)', () => {
+describe('a set-up runbook re-runs in full without change, and its teardown re-runs too', () => {
   it('sets up, then runs again in full: exit 0 both times, nothing changed the second time', async () => {
     const { env, vars } = setup();
     const first = await runBash(SETUP, vars);
@@ -79,7 +79,7 @@ describe('a set-up runbook re-runs in full without change, and its teardown re-r
     expect(await state(env)).toEqual(before);
   });
 
-  // needs ux2 flags: `--ignore-not-found` on every delete and `privilege create --exist-ok` (issue 25 §6).
+  // needs ux2 flags: `--ignore-not-found` on every delete and `privilege create --exist-ok`.
   it('tears everything down, then again with --ignore-not-found: exit 0 both times, nothing left', async () => {
     const { env, vars } = setup();
     expect((await runBash(SETUP, vars)).code).toBe(0);

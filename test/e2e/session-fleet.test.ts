@@ -7,7 +7,7 @@ import { agentPidsOf, sessionEnv, until } from '../helpers/session.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 /*
- * Issue 22, fleets: `--targets` goes through the session agent, so the second run in a row logs
+ * fleets: `--targets` goes through the session agent, so the second run in a row logs
  * in nowhere. A run over N targets starts the agent and waits for it (src/first-stage.ts), so the
  * agent's are the first run's logins and the second run has none to make again.
  */

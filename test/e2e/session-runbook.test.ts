@@ -12,7 +12,7 @@ import { tempDir } from '../helpers/temp-dir.js';
 import { EMBEDDED_MEANT } from '../helpers/embedded-meant.js';
 
 /*
- * Issue 22's acceptance runbook: 200 mixed commands against one `stor serve -v`, through the built
+ * The session agent's acceptance runbook: 200 mixed commands against one `stor serve -v`, through the built
  * binary, with the session agent on. The server's log (login-log.ts) counts the logins. A real
  * TrueNAS allows 20 a minute per client address (MW/main.py:873-903), as `stor serve` does.
  *
@@ -51,7 +51,7 @@ done
 
 const RATE_LIMIT_TEXT = /EBUSY|rate limit|rate-limiting/i;
 
-describe('a runbook of 200 commands through the session agent (issue 22, acceptance)', () => {
+describe('a runbook of 200 commands through the session agent', () => {
   it('every command exits 0, nothing is rate-limited, and the server logs at most 2 logins; uploads use single-use tokens', async () => {
     const server = await spawnServe(tempDir(), ['-v']);
     const sessions = sessionEnv();

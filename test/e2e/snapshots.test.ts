@@ -11,7 +11,7 @@ type Run = ReturnType<typeof stor>;
 const json = async (p: Promise<{ stdout: string }>) => JSON.parse((await p).stdout);
 
 /**
- * The rollback walk of issue 14 on whichever target `run` points at; `mnt` is that target's file
+ * The rollback walk (docs/COMMANDS.md "Commands": snapshot create, rollback, clone) on whichever target `run` points at; `mnt` is that target's file
  * tree on this machine, where the bytes are read back.
  */
 async function rollbackWalk(run: Run, mnt: string) {

@@ -24,7 +24,7 @@ async function served() {
 
 const widest = (text: string) => Math.max(...text.trimEnd().split('\n').map((l) => l.length));
 
-describe('tables never cut identifiers (issue 25.3)', () => {
+describe('tables never cut identifiers', () => {
   for (const columns of [80, 120]) {
     it(`at ${columns} columns: user list, api-key list and job list show every username, id, name and method whole, within the width`, async () => {
       const { onTerminal } = await served();

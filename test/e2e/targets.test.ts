@@ -7,7 +7,7 @@ import { spawnServe } from '../helpers/serve-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { selfSignedCert } from '../helpers/self-signed.js';
 
-/** Targets and credentials with the built binary against a spawned `stor serve` (issue 13, Deliver 4 and 5). */
+/** Targets and credentials with the built binary against a spawned `stor serve`. */
 describe('targets and credentials, end to end', () => {
   it('`stor login --url ws://127.0.0.1:PORT` then `stor --url ws://127.0.0.1:PORT/ whoami` works with no STOR_API_KEY; logout twice exits 0', async () => {
     const server = await spawnServe(tempDir());

@@ -7,7 +7,7 @@ import { clientEnv } from '../helpers/client-env.js';
 import { spawnServe } from '../helpers/serve-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
-/** Issue 21 point 5, as a user meets it: two `stor upload --append` to one file, started at once. */
+/** as a user meets it: two `stor upload --append` to one file, started at once. */
 describe('two `stor upload --append` to one file at once, with the built binary', () => {
   it('both exit 0 and both appends are in the file, whole, in some order', async () => {
     const state = tempDir('stor-serve-state-');

@@ -66,7 +66,7 @@ describe('a failing upload fails alike on ws, --rpc http and the embedded target
   });
 });
 
-describe('a multi-file upload with one failing file, as a script sees it (issue 13)', () => {
+describe('a multi-file upload with one failing file, as a script sees it', () => {
   it('--json lists every file (done, failed with its error) and a summary; the good files land; exit 1 (ws and embedded)', async () => {
     const server = await spawnServe(tempDir('stor-serve-state-'));
     const embedded = clientEnv();

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { stor } from '../helpers/runbook.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
-/** Issue 25 point 4: a usage error's hint names the help of the command that failed (kubectl's "See 'kubectl get -h'"). */
+/** A usage error's hint names the help of the command that failed (kubectl's "See 'kubectl get -h'"). */
 describe('usage-error hints name the command', () => {
   // Usage errors come before any target is opened; the directories only keep the run apart.
   const run = (args: string[], code: number) => stor({ STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir() })(args, code);

@@ -116,3 +116,15 @@ export async function enableTwoFactor(t: TestAppliance, username: string): Promi
   const renewed = await t.call<{ twofactor_config: { provisioning_uri: string } }>(t.admin, 'user.renew_2fa_secret', username, {});
   return secretOf(renewed.twofactor_config.provisioning_uri);
 }
+
+/** alice's password in stateWithAlice(). */
+export const ALICE_PASSWORD = 'Tr0ub4dor&3 horse';
+
+/** A state directory whose appliance has alice (password ALICE_PASSWORD, READONLY_ADMIN), closed for a `stor serve` to open. */
+export async function stateWithAlice(): Promise<string> {
+  const stateDir = tempDir();
+  const t = await openTestAppliance(undefined, stateDir);
+  await createUserWithPassword(t, 'alice', ALICE_PASSWORD, { privilegeRoles: ['READONLY_ADMIN'] });
+  t.appliance.close();
+  return stateDir;
+}

@@ -5,7 +5,7 @@ import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, onTestFinished } from 'vitest';
 import { socketPathIn } from '../../src/core/session/paths.js';
-import { spawnStor } from './bin.js';
+import { spawnStor, STOR_BIN } from './bin.js';
 import { tempDir } from './temp-dir.js';
 
 /** The built agent (`npm run build` first). */
@@ -140,4 +140,33 @@ export async function viaAgent(args: string[], env: Record<string, string | unde
   }
   await agentServing(dir);
   return spawnStor(args, { env, killAfterMs: SAFETY_KILL_MS, ...options });
+}
+
+/** The API key the stand-in appliances of the agent tests accept. */
+export const STANDIN_KEY = `1-${'abcdefghijklmnop'.repeat(4)}`;
+
+/** `stor args` with sessions on, as a process the test can signal; `closed` resolves with its exit code and output. */
+export function startStor(args: string[], env: Record<string, string>, stdin: 'ignore' | 'pipe' = 'ignore') {
+  const child = spawn(process.execPath, [STOR_BIN, ...args], { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: [stdin, 'pipe', 'pipe'] });
+  const killer = setTimeout(() => child.kill('SIGKILL'), SAFETY_KILL_MS);
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const closed = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+    child.on('close', (code) => {
+      clearTimeout(killer);
+      resolve({ code, stdout, stderr });
+    }),
+  );
+  return { child, closed };
+}
+
+/** Waits until no command holds a lease on the agent's pooled connections: the command handed over has ended there. */
+export async function leasesReleased(dir: string): Promise<void> {
+  const { socket } = await agentServing(dir);
+  await until('the agent’s command has ended', async () => {
+    const { sessions } = await rawRequest(socket, { op: 'list' });
+    return (sessions as { active: number }[]).every((s) => s.active === 0);
+  });
 }

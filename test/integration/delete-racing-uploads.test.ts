@@ -5,7 +5,7 @@ import type { JobEntry } from '../../src/core/appliance/jobs/jobs.js';
 import { SAFETY_MS, startTestServer, type TestServer } from '../helpers/server.js';
 
 /*
- * Issue 21 point 4: uploads into a dataset keep coming while a recursive delete of it runs. The
+ * Uploads into a dataset keep coming while a recursive delete of it runs. The
  * delete either completes (row and files gone, the name free again) or leaves the dataset as it
  * was listed (row and directory); each upload either lands or fails with a clear error, and no
  * temporary file is left behind. The upload loop stops by itself: when the delete has answered,

@@ -7,7 +7,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { connectWs, loggedInWs, startTestServer } from '../helpers/server.js';
 
 /*
- * Issue 21: on a loaded host the server's own process stalls. An idle timer and a peer's bytes that
+ * On a loaded host the server's own process stalls. An idle timer and a peer's bytes that
  * arrived during the stall then become due in the same event-loop turn, and timers run before I/O:
  * the server must look at its sockets once more before it calls the peer idle. The stall is made
  * here, deterministically, by blocking this (the server's) process for longer than the idle timeout

@@ -4,7 +4,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { SAFETY_MS, startTestServer } from '../helpers/server.js';
 
 /*
- * Issue 21 §11: a request body read before any credential is checked (POST /api/current, an
+ * A request body read before any credential is checked (POST /api/current, an
  * upload's `data` part) must arrive within a deadline, or anyone could hold sockets for ever by
  * sending headers and then nothing, or a byte now and then. The deadline is lowered to 0.5 s here;
  * every wait is for the socket's own 'close', with SAFETY_MS as a net.

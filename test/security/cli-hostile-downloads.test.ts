@@ -82,7 +82,7 @@ function stor(baseUrl: string, args: string[]) {
   return spawnStor(['--url', baseUrl, '--timeout', '20', '--json', ...args], { env: { STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir(), STOR_API_KEY: KEY } });
 }
 
-describe('a download takes no more than the appliance stated, and only from the appliance (issue 21 point 17)', () => {
+describe('a download takes no more than the appliance stated, and only from the appliance', () => {
   it('a file whose stat says 10 bytes but whose download never ends stops at 10 bytes: DOWNLOAD_SIZE_MISMATCH, nothing left on disk', async () => {
     const body = endlessBody(64 * MIB);
     const nas = await startStandinAppliance({ ...SUCCEEDED, 'filesystem.stat': statOf(10), 'core.download': { result: [1, `/_download/1?auth_token=${TOKEN}`] } }, body.handle);

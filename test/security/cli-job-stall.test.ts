@@ -53,7 +53,7 @@ function upload(baseUrl: string, extra: string[]) {
   });
 }
 
-describe('--timeout bounds the wait for a job (issue 12 item 6)', () => {
+describe('--timeout bounds the wait for a job', () => {
   for (const rpc of [[], ['--rpc', 'http']]) {
     it(`a job that never moves ends the command with exit 3, JOB_STALLED (${rpc.length ? '--rpc http' : 'WebSocket'})`, async () => {
       const nas = await applianceWithJob(() => [job(7, 'RUNNING', 10)]);

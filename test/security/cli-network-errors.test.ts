@@ -39,7 +39,7 @@ async function rawServer(onSocket: (s: Socket) => void): Promise<string> {
   return `ws://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-describe('network failures are told as they happened (issue 12 item 6)', () => {
+describe('network failures are told as they happened', () => {
   it('a 429 from the upload endpoint, which answers before reading the body and drops the socket: rate limiting, with status and body', async () => {
     // Whether stor reads that answer before its next write fails is a race it must win either way.
     const nas = await startStandinAppliance({ 'auth.login_with_api_key': { result: true }, 'filesystem.stat': ENOENT }, (req, res) => {

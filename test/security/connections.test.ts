@@ -9,7 +9,7 @@ import { DEFAULT_LIMITS } from '../../src/core/server/limits.js';
 import { SAFETY_MS, connectWs, loggedInWs, startTestServer, type WsClient } from '../helpers/server.js';
 
 /*
- * Issue 12, items 2 and 3: what one client can make `stor serve` hold. Every loop here is bounded
+ * What one client can make `stor serve` hold. Every loop here is bounded
  * by a count or a few seconds; every wait has a safety net.
  */
 

@@ -13,7 +13,7 @@ const called = (r: RunResult) => [...r.stderr.matchAll(/^stor: trace: call (\S+)
 /** Methods that change something: every one a destructive verb could reach for. */
 const CHANGING = /\.(delete|update|rollback|create|job_abort|setperm|chown|mkdir)$/;
 
-describe('nothing destructive happens before consent (issue 21 A.1)', () => {
+describe('nothing destructive happens before consent', () => {
   it('dataset delete without -r, refused for its children, never calls pool.dataset.delete to find out', async () => {
     const run = embedded();
     await run(['dataset', 'create', 'tank/v0']);

@@ -1,5 +1,5 @@
 /**
- * Issue 21 point 7: a download's bytes go only to whoever may read its job. 25.10.1 binds them
+ * A download's bytes go only to whoever may read its job. 25.10.1 binds them
  * there when a token naming a job is made: `auth.generate_token` with `attrs.job` refuses a job
  * that does not exist, one the caller may not access (`Job.credential_access_error`, its owner's
  * user or a full administrator), and one without an output pipe (MW/plugins/auth.py:417-426,

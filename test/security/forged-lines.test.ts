@@ -33,7 +33,7 @@ function expectNoForgedLine(text: string, shown = 'denied\\nstor: nas2: ok\\n4 o
 /** An error message's own line breaks break the line, each later line indented by two spaces; other controls stay escaped. */
 const SHOWN_AS_LINES = 'denied\n  stor: nas2: ok\n  4 ok\\r\\x1b[2Khint: all good';
 
-describe("a hostile appliance's text cannot forge stor's own lines (issue 21 point 16)", () => {
+describe("a hostile appliance's text cannot forge stor's own lines", () => {
   it("an error message's line breaks break the line, indented, so none passes for stor's own; other controls stay escaped, piped and on a terminal", async () => {
     const nas = await hostileAppliance();
     for (const tty of [false, true]) {

@@ -1,5 +1,5 @@
 /**
- * Hostile review of `--ignore-not-found` (issue 25): it forgives only NOT_FOUND, never a refusal for
+ * Hostile review of `--ignore-not-found`: it forgives only NOT_FOUND, never a refusal for
  * want of a role nor a lost connection.
  */
 import { createServer } from 'node:net';

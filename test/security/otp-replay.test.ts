@@ -1,5 +1,5 @@
 /**
- * Issue 21 point 9: a one-time code replayed right after the login it served. 25.10.1 checks the
+ * A one-time code replayed right after the login it served. 25.10.1 checks the
  * code with pyotp's `TOTP.verify(token, valid_window=window)` (MW/plugins/account_/2fa.py:112-116),
  * which keeps no record of codes already used, and `auth.login_ex` OTP_TOKEN asks nothing else
  * (MW/plugins/auth.py:978-996); the one-time passwords that ARE refused on reuse are the other

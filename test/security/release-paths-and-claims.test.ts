@@ -1,5 +1,5 @@
 /**
- * Hostile-review findings on releases (issue 26 round): versioned paths against path tricks, and a
+ * Releases against a hostile peer: versioned paths against path tricks, and a
  * client facing an appliance that lies about its release.
  */
 import { request } from 'node:http';

@@ -1,5 +1,5 @@
 /**
- * Issue 21 point 8: tokens live in the server's memory, so what one user can make of them is
+ * Tokens live in the server's memory, so what one user can make of them is
  * bounded. 25.10.1 keeps every token until it expires or is used, with no limit on their number
  * or on `attrs` (MW/plugins/auth.py:51-66, MW/api/v25_10_1/auth.py:213-221 "XXX should we have
  * some actual validation here?"); the emulator bounds both and forgets expired tokens.

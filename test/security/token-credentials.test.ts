@@ -1,5 +1,5 @@
 /**
- * Issue 21 point 6: a token stands on the credential of the session that made it. 25.10.1 checks
+ * A token stands on the credential of the session that made it. 25.10.1 checks
  * that root credential on every use (TokenSessionManagerCredentials.is_valid, MW/auth.py:247-256,
  * run for each message by SessionManager._app_on_message, MW/plugins/auth.py:184-193), so a token
  * whose API key was deleted or expired, or whose user lost the privilege the session held, lets

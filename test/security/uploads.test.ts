@@ -10,7 +10,7 @@ import { SAFETY_MS, loggedInWs, startTestServer } from '../helpers/server.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 /*
- * Issue 12: uploads have no total time limit while bytes flow, only a stall (idle) timeout, and
+ * Uploads have no total time limit while bytes flow, only a stall (idle) timeout, and
  * the CLI reports that cut as a timeout (exit 3). The server's idle timeout is lowered to 1 s
  * here, so "longer than the timeout" takes seconds, not the 300 s of Node's default; the trickle's
  * gaps are a tenth of it, so a loaded machine (the suite run twice at once) does not make them one.

@@ -6,7 +6,7 @@ import { SAFETY_MS, startTestServer, type TestServer } from '../helpers/server.j
 import { tempDir } from '../helpers/temp-dir.js';
 
 /*
- * Issue 21 point 3: a user with a shell on the host swaps a directory inside the pool for a
+ * A user with a shell on the host swaps a directory inside the pool for a
  * symlink to an outside directory, back and forth, while a walk that changes things runs. The
  * walk must leave everything outside the pool as it was. The swap loop runs in the test process
  * and stops by itself: when the walk has answered, after SWAPS rounds, or after SAFETY_MS.

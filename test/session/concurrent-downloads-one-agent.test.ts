@@ -14,6 +14,7 @@ import { tempDir } from '../helpers/temp-dir.js';
  * pids, would both have succeeded. What the other command holds at that moment is stood in for by
  * a file under that name, made before the second command runs. `npm run build` first.
  */
+
 describe('two commands of one agent downloading into one directory do not take each other\'s temporary files', () => {
   it('download -r through the agent succeeds while a file of the agent\'s pid-and-index name is in the directory, as in its own process', async () => {
     const { env: session, dir } = sessionEnv();

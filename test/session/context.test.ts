@@ -11,6 +11,7 @@ import { startThrottleProxy } from '../helpers/throttle-proxy.js';
  * Commands as the session agent runs them: the same run(line, io), with CommandSetting.sessions set to its pool.
  * The proxy counts WebSockets, one login each.
  */
+
 describe('a command run with the session pool', () => {
   async function setup() {
     const server = await startTestServer();

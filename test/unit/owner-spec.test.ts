@@ -17,7 +17,7 @@ describe('chown USER[:GROUP] as filesystem.chown fields', () => {
 });
 
 describe('chmod MODE as the octal string filesystem.setperm takes (MW/api/base/types/filesystem.py UnixPerm)', () => {
-  it('reads three or four digits as octal, as chmod(1) does, with or without a 0 or 0o (issue 25 §13)', () => {
+  it('reads three or four digits as octal, as chmod(1) does, with or without a 0 or 0o', () => {
     expect(chmodMode('750')).toBe('750');
     expect(chmodMode('400')).toBe('400');
     expect(chmodMode('644')).toBe('644');

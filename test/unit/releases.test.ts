@@ -1,6 +1,6 @@
 /**
  * The releases stor knows (src/core/releases/) and their role catalogues, each against the
- * middleware source it was read from (issue 24).
+ * middleware source it was read from.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';

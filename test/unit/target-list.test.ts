@@ -18,7 +18,7 @@ function usageError(list: string): { code: string; kind: string; message: string
   throw new Error(`${list} was accepted`);
 }
 
-describe('--targets lists (issue 15, Deliver 1)', () => {
+describe('--targets lists', () => {
   it('takes names, comma-separated, in the order given, each once', () => {
     expect(resolveTargetList('web,nas1, nas2,web', doc)).toEqual(['web', 'nas1', 'nas2']);
   });
@@ -56,7 +56,7 @@ describe('--targets lists (issue 15, Deliver 1)', () => {
   });
 });
 
-describe('the outcome of a fan-out (issue 15, Deliver 2)', () => {
+describe('the outcome of a fan-out', () => {
   const outcome = (target: string, exit_code: number, kind?: string): TargetOutcome => ({
     target,
     ok: exit_code === 0,

@@ -7,7 +7,7 @@ const SRC = join(import.meta.dirname, '../../src');
 /**
  * `import { z } from 'zod'` takes zod's whole namespace object, its 60 locales among them: esbuild
  * then puts 755 KB of zod into the chunk every command loads, where `import * as z` keeps only
- * what is used (≈210 KB; bench/HISTORY.md, issues 13 and 15). Type-only imports cost nothing.
+ * what is used (≈210 KB; bench/HISTORY.md). Type-only imports cost nothing.
  */
 describe('zod imports', () => {
   it('no source file imports the value `z` from zod (use `import * as z from "zod"`)', () => {

@@ -48,7 +48,7 @@ export async function datasetDelete(ctx: CommandContext, ref: string, options: D
   const data: DatasetDeleted = { id, dry_run: options.dryRun === true, deleted, bytes: isRoot ? children.reduce((s, c) => s + (bytesOf(all.find((d) => d.id === c)?.used) ?? 0), 0) : (bytesOf(target.used) ?? 0) };
   const summary = `${deleted.length} dataset${deleted.length === 1 ? '' : 's'} (${deleted.join(', ')}) and ${formatBytes(data.bytes)} of files`;
   // The refusal is predicted from reads; pool.dataset.delete is called only after consent, once
-  // (issue 21 A.1: had the children gone meanwhile, an early call would have deleted the dataset).
+  // (had the children gone meanwhile, an early call would have deleted the dataset).
   // Should the prediction be wrong, that call gives the appliance's own error.
   const snapshots = await snapshotsBelow(t, id);
   const refusal = await predictedRefusal(t, id, { hasChildren: children.length > 0, isRoot, recursive: options.recursive === true, snapshots, volume: target.type === 'VOLUME' });

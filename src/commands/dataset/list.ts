@@ -21,7 +21,7 @@ export interface DatasetSummary {
 
 /**
  * Datasets per call. Unselected, every entry carries all its descendants (`children`), so one answer
- * for 828 nested datasets passed 8 MiB (issue 21 §13); selected and paged, an answer stays near
+ * for 828 nested datasets passed 8 MiB; selected and paged, an answer stays near
  * half a megabyte however many datasets there are.
  */
 export const DATASET_PAGE = 500;
@@ -30,7 +30,7 @@ const SELECT = ['id', 'name', 'pool', 'mountpoint', 'used', 'available', 'compre
 
 /**
  * `stor dataset list [DATASET]`: every dataset, or the one named (a pool is its root dataset) and
- * all below it. A name that matches nothing is NOT_FOUND, as `dataset delete` reports it (issue 25 §12).
+ * all below it. A name that matches nothing is NOT_FOUND, as `dataset delete` reports it.
  */
 export async function datasetList(ctx: CommandContext, ref: string | undefined): Promise<CommandResult<DatasetSummary[]>> {
   const t = await ctx.transport();

@@ -162,7 +162,7 @@ async function saveProfile(
   // The sessions of the key this login replaces must not outlive it.
   if (previous && (previous.apiKey !== apiKey || previous.url !== url)) await closeSessionsOf(ctx, previous);
   // A key an earlier `login --username` made for this profile is forgotten here, not revoked: say so
-  // (as logout does), or it would live on unseen (issue 25 §9).
+  // (as logout does), or it would live on unseen.
   const orphan = previous?.createdKey;
   if (orphan && previous.apiKey !== apiKey) {
     ctx.note(`stor: API key "${orphan.name}" (id ${orphan.id}) that stor created at an earlier login for profile "${name}" stays valid on ${previous.url}; revoke it there with \`stor ${previous.url === url ? '' : `--url ${previous.url} `}api-key revoke ${orphan.id}\``);

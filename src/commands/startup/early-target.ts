@@ -67,7 +67,7 @@ export async function startEarlyTarget(line: CommandLine, io: IO): Promise<HeadS
     (async () => {
       try {
         const spec = await resolveTarget(guess.options, io);
-        // Measured (bench/HISTORY.md, issue 15): the embedded appliance gained nothing from it, as
+        // Measured (bench/HISTORY.md): the embedded appliance gained nothing from it, as
         // loading it first only moves the CLI's loading after it; a remote login did.
         if (spec.kind === 'embedded') return undefined;
         // Loaded first, so that openTarget's own imports find them and the connect starts before the

@@ -2,8 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterPendingIo } from './idle-timer.js';
 
 /**
- * A request body read before any credential is checked must arrive within a deadline (issue 21
- * §11): without one, anyone could hold sockets for ever by sending headers and then nothing, or a
+ * A request body read before any credential is checked must arrive within a deadline: without
+ * one, anyone could hold sockets for ever by sending headers and then nothing, or a
  * byte now and then (the upload's idle timeout counts each byte as progress). An upload lifts it
  * once its `data` part is in (what follows waits for the credential check, and is not read before
  * it passes); a body read whole before its check (POST /api/current) keeps it to its end.

@@ -3,7 +3,7 @@
  * was stalled (a loaded host, a long synchronous step), an idle timer and the peer's delayed bytes
  * become due in the same event-loop turn, and Node runs timers before it polls for I/O: judged at
  * once, the peer would be cut off for the server's own delay. `setImmediate` callbacks run after
- * that turn's poll phase, so by then every byte that arrived in time has been seen (issue 21: an
+ * that turn's poll phase, so by then every byte that arrived in time has been seen (once an
  * upload trickling 100 ms apart got 408 under load).
  */
 export function afterPendingIo(judge: () => void): void {

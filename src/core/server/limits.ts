@@ -1,6 +1,6 @@
 /**
  * What one client may hold on `stor serve`, in one place. Every value bounds memory or sockets a
- * caller could otherwise grow without end (issue 12); tests lower them through `startServer`.
+ * caller could otherwise grow without end; tests lower them through `startServer`.
  */
 export interface ServerLimits {
   /**
@@ -36,7 +36,7 @@ export interface ServerLimits {
    * A request body read before any credential is checked (a POST /api/current body, an upload's
    * `data` part) must have arrived within this long, or it is answered 408 and its socket
    * destroyed. 30 s is ample for the 64 kB such a body may hold; bytes trickled now and then do
-   * not extend it (issue 21 §11).
+   * not extend it.
    */
   anonymousBodyMs: number;
   /** An upload whose bytes stop for this long is answered 408 and its socket destroyed. */

@@ -69,7 +69,7 @@ export function serveConnection(
   const send = (payload: unknown) => {
     if (ws.readyState !== ws.OPEN) return;
     // The cap is on what is already queued and unread, not on the answer at hand: one answer
-    // larger than the cap goes to a peer that reads it (issue 21 §13: 828 datasets listed to more
+    // larger than the cap goes to a peer that reads it (once 828 datasets listed to more
     // than 8 MiB, and the socket was closed under the CLI). The next one finds it still unread.
     if (ws.bufferedAmount > limits.maxBufferedBytes) return closeUnread();
     const text = JSON.stringify(payload);

@@ -32,7 +32,7 @@ export function listDatasets(db: Database): DatasetRecord[] {
 
 /**
  * `id` and each of its ancestors that exists: all a create reads of the table, at a cost that does
- * not grow with the number of datasets (issue 21 §13).
+ * not grow with the number of datasets.
  */
 export function listDatasetLineage(db: Database, id: string): DatasetRecord[] {
   const found: DatasetRecord[] = [];

@@ -105,7 +105,7 @@ const hasQuota = (d: DatasetRecord) => typeof d.properties.quota === 'number' &&
  * The datasets whose files `id`'s entry counts: its own tree (`used`), and the trees of its
  * ancestors that have a quota (`available`). Without quotas above it, a dataset's entry walks only
  * its own tree, so creating or updating one costs the same with ten datasets or ten thousand
- * (issue 21 §13: the 800th create took ~110 ms, walking every file of every dataset).
+ * (once the 800th create took ~110 ms, walking every file of every dataset).
  */
 function ownBytesNeededFor(appliance: Appliance, id: string): Set<string> {
   // The lineage first, by key: a name with no dataset yet and no quota above it needs nothing,

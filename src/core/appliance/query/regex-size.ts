@@ -3,7 +3,7 @@
  *
  * RE2 expands counted repetition (`x{1000}` is a thousand copies of `x`), so a short pattern can
  * compile to a huge program: `\pL{1000}` 260 times (2340 characters) became 260,000 instructions,
- * seconds of compiling and over a gigabyte while every other client waited (issue 21 §10). re2js's
+ * seconds of compiling and over a gigabyte while every other client waited. re2js's
  * own cap (Go's, ~1.4 M instructions) is far past what a filter needs. Upstream matches with
  * Python's `re` (MW/utils/filter_list.py:157), whose repetitions are loops, not copies, so this
  * cost does not exist there; a filter this large is refused here instead, as any bad filter is.

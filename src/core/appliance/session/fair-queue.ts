@@ -3,7 +3,7 @@
  * between callers (the API key or user name being checked): each caller's tasks in their order,
  * addresses round-robin, and an address's callers round-robin in its turns. Key checks (one scrypt
  * each) go through it, so one address's flood of keyed calls delays another address's login by at
- * most the hashes already running, not by the whole flood (issue 21 §12: an administrator's login
+ * most the hashes already running, not by the whole flood (once an administrator's login
  * took 15.3 s behind a low user's flood, in libuv's first-come queue); and an administrator who
  * shares the flood's address (loopback, one NAT or jump host) waits for one of its hashes per turn
  * of theirs, not for all of them. 25.10.1 checks a key through PAM on its thread pool

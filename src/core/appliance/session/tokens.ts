@@ -6,7 +6,7 @@ import type { Origin, SessionToken, TokenParent } from './session.js';
  * Bounds on what tokens may hold in memory. 25.10.1 has none: its TokenManager keeps every token
  * until it expires or is spent, and `attrs` is any dict (MW/plugins/auth.py:51-66,
  * MW/api/v25_10_1/auth.py:216 "XXX should we have some actual validation here?"), so 4000 tokens
- * of 60 kB with a ttl of 10^9 s took a server from 128 to 407 MiB for good (issue 21). What tokens are for needs far less: the
+ * of 60 kB with a ttl of 10^9 s took a server from 128 to 407 MiB for good. What tokens are for needs far less: the
  * CLI keeps one upload token per connection and renews it every 5 minutes, and core.download's
  * attrs are a job id and a file name (at most a few hundred bytes).
  */

@@ -1,5 +1,7 @@
 /**
- * Hostile-review findings (issue 26 round): each test failed before its fix.
+ * SCRAM against hostile peers: the key never travels once SCRAM was offered, a hostile appliance
+ * gets no downgrade and bounded work, and the server refuses replayed, revoked or malformed steps.
+ * Each test failed before its fix.
  */
 import { randomBytes, X509Certificate } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
