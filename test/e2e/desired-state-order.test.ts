@@ -7,42 +7,12 @@
  *
  * STOR_BIN_UNDER_TEST runs another build's bin/stor.js (a branch's) against the same expectations.
  */
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CHEAP_HASHES, STOR_BIN, type SpawnResult } from '../helpers/bin.js';
-import { EMBEDDED_MEANT } from '../helpers/embedded-meant.js';
+import { embeddedUnderTest as appliance } from '../helpers/stor-under-test.js';
 import { tempDir } from '../helpers/temp-dir.js';
-
-const BIN = process.env.STOR_BIN_UNDER_TEST ?? STOR_BIN;
-
-function spawnBin(args: string[], env: Record<string, string>): Promise<SpawnResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', ...EMBEDDED_MEANT, STOR_CHECK_RESULTS: '1', ...CHEAP_HASHES, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-/** A fresh embedded appliance (its own STOR_HOME); `run(args, code)` fails the test on another exit code. */
-function appliance() {
-  const env = { STOR_HOME: tempDir('stor-order-home-'), STOR_CONFIG_DIR: tempDir('stor-order-config-') };
-  const run = async (args: string[], expectCode = 0): Promise<SpawnResult> => {
-    const r = await spawnBin(args, env);
-    expect(r.code, `stor ${args.join(' ')}\n${r.stderr}`).toBe(expectCode);
-    return r;
-  };
-  return run;
-}
 
 const file = (name: string, text: string): string => {
   const path = join(tempDir('stor-order-file-'), name);
