@@ -7,10 +7,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { stor } from '../helpers/runbook.js';
+import { embeddedUnderTest } from '../helpers/stor-under-test.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
-const embedded = () => stor({ STOR_HOME: tempDir('stor-converge-home-'), STOR_CONFIG_DIR: tempDir('stor-converge-config-') });
+const embedded = () => embeddedUnderTest();
 
 const file = (text: string): string => {
   const path = join(tempDir('stor-converge-file-'), 'state.yaml');
