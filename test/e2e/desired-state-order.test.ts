@@ -62,6 +62,17 @@ const EVERY_KIND_REVERSED = [
   '',
 ].join('\n');
 
+/** Its plan on a fresh appliance: dependency order, each kind in the file's order. */
+const EVERY_KIND_CREATES = [
+  'create groups web',
+  'create groups ops',
+  'create users carol',
+  'create privileges webops',
+  'create datasets tank/proj',
+  'create datasets tank/proj/web',
+  'create api_keys carol-ci',
+];
+
 describe('stor plan / apply: creates in dependency order, whatever order the file writes', () => {
   it('groups, users, privileges, datasets, API keys; each kind in the file\'s order; applied in that order, verified, and a second run changes nothing', async () => {
     // Fails if the plan kept the file's section order (api_keys first: carol would not exist yet),
@@ -69,15 +80,7 @@ describe('stor plan / apply: creates in dependency order, whatever order the fil
     const run = appliance();
     const state = file('every.yaml', EVERY_KIND_REVERSED);
     const plan = await planOf(run, ['-f', state]);
-    expect(plan.changes.map(line)).toEqual([
-      'create groups web',
-      'create groups ops',
-      'create users carol',
-      'create privileges webops',
-      'create datasets tank/proj',
-      'create datasets tank/proj/web',
-      'create api_keys carol-ci',
-    ]);
+    expect(plan.changes.map(line)).toEqual(EVERY_KIND_CREATES);
     // The fields a create shows, in their order (the plan's table and --json are built from them).
     expect(plan.changes.map((c) => c.changes.map((f) => f.field))).toEqual([
       ['members'],
@@ -109,15 +112,7 @@ describe('stor plan / apply: creates in dependency order, whatever order the fil
 
     const b = appliance();
     // The embedded appliance's own key and group are on B too: only what A added is planned.
-    expect((await planOf(b, ['-f', state])).changes.map(line)).toEqual([
-      'create groups web',
-      'create groups ops',
-      'create users carol',
-      'create privileges webops',
-      'create datasets tank/proj',
-      'create datasets tank/proj/web',
-      'create api_keys carol-ci',
-    ]);
+    expect((await planOf(b, ['-f', state])).changes.map(line)).toEqual(EVERY_KIND_CREATES);
     await b(['apply', '-f', state, '--yes', '--keys-out', join(tempDir('stor-order-keys-'), 'k.json')]);
     await b(['plan', '-f', state]);
     expect((await b(['export'])).stdout).toBe(exported);
