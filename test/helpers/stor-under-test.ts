@@ -1,0 +1,37 @@
+import { spawn } from 'node:child_process';
+import { expect } from 'vitest';
+import { CHEAP_HASHES, STOR_BIN, type SpawnResult } from './bin.js';
+import { EMBEDDED_MEANT } from './embedded-meant.js';
+import { tempDir } from './temp-dir.js';
+
+/**
+ * The binary the characterization tests run: this tree's bin/stor.js, or another build's
+ * (STOR_BIN_UNDER_TEST=/path/to/bin/stor.js) held to the same expectations.
+ */
+export const BIN_UNDER_TEST = process.env.STOR_BIN_UNDER_TEST ?? STOR_BIN;
+
+export function spawnUnderTest(args: string[], env: Record<string, string>, cwd?: string): Promise<SpawnResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN_UNDER_TEST, ...args], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', ...EMBEDDED_MEANT, STOR_CHECK_RESULTS: '1', ...CHEAP_HASHES, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...(cwd !== undefined ? { cwd } : {}),
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** A fresh embedded appliance (its own STOR_HOME); `run(args, code)` fails the test on another exit code. */
+export function embeddedUnderTest(cwd?: string) {
+  const env = { STOR_HOME: tempDir('stor-under-test-home-'), STOR_CONFIG_DIR: tempDir('stor-under-test-config-') };
+  return async (args: string[], expectCode = 0): Promise<SpawnResult> => {
+    const r = await spawnUnderTest(args, env, cwd);
+    expect(r.code, `stor ${args.join(' ')}\n${r.stderr}`).toBe(expectCode);
+    return r;
+  };
+}
