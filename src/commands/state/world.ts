@@ -8,8 +8,6 @@ import type { Dataset } from './datasets.js';
 
 export type { World } from './kinds/kind.js';
 
-export type { Dataset } from './datasets.js';
-
 /** Reads the target: each kind of the table once (one query per kind, never one per object), its catalogue, `auth.me`, the marks. */
 export async function readWorld(t: Transport): Promise<World> {
   const [lists, roles, me] = await Promise.all([Promise.all(KINDS.map((k) => k.read(t))), loadTargetRoles(t), call(t, 'auth.me')]);

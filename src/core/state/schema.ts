@@ -62,10 +62,6 @@ export const stateFileSchema = z.strictObject({
   datasets: z.array(stateDatasetSchema).optional(),
 });
 
-export type StateGroup = z.infer<typeof stateGroupSchema>;
-export type StateUser = z.infer<typeof stateUserSchema>;
-export type StatePrivilege = z.infer<typeof statePrivilegeSchema>;
-export type StateApiKey = z.infer<typeof stateApiKeySchema>;
 export type StateDataset = z.infer<typeof stateDatasetSchema>;
 /** A whole desired-state file. */
 export type StateFile = z.infer<typeof stateFileSchema>;

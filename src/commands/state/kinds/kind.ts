@@ -12,7 +12,7 @@ import type { TargetRoles } from '../../privilege/model.js';
 import type { Marks } from '../ownership.js';
 import type { FieldChange, PlannedChange, RoleOverlap } from '../plan-model.js';
 
-/** A file's object of one section: `DesiredOf<'groups'>` is a StateGroup. */
+/** A file's object of one section: `DesiredOf<'groups'>` is a group of the file (its schema in core/state/schema.ts). */
 export type DesiredOf<K extends StateKind> = NonNullable<StateFile[K]>[number];
 
 /** Every kind's objects as read, by section (each adapter reads and casts its own). */
