@@ -1,4 +1,4 @@
-// The layers of src/ and the direction imports may run between them. test/unit/layers.test.ts runs
+// The layers of src/ and the direction imports may run between them. test/layers.test.ts runs
 // these rules over src/ on every `npm test`; a forbidden import fails it, naming the rule and why.
 // The same by hand: npx depcruise src -c .dependency-cruiser.cjs   (docs/ARCHITECTURE.md, Layers)
 //

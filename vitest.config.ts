@@ -3,13 +3,13 @@ import { CHEAP_HASHES } from './test/helpers/cheap-hashes.js';
 import { EMBEDDED_MEANT } from './test/helpers/embedded-meant.js';
 
 /**
- * The end-to-end tests spawn the built binary and import little; every other directory imports
+ * The end-to-end tests (*.e2e.test.ts) spawn the built binary and import little; every other test imports
  * the appliance, server or CLI sources in the test worker, and re-importing them for each file
  * (vitest's default isolation) was about half of those files' time. They share one module graph
  * per worker instead: each file still loads its own test module, and the sources keep no state
  * between files that a test reads (caches keyed by a path, a pattern or an object only).
  */
-const ISOLATED = ['test/e2e/**/*.test.ts'];
+const ISOLATED = ['test/**/*.e2e.test.ts'];
 
 export default defineConfig({
   test: {

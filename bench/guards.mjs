@@ -1,6 +1,6 @@
 // The guards section of `npm run bench`: what the security tests once held to a
 // clock, measured here as ratios against a reference taken in the same run. The tests keep the
-// behaviour, counted (test/security/key-checks, tree-walks, redos, connections, cli-job-stall);
+// behaviour, counted (test/core/appliance/session/key-checks, tree-walks, redos, connections, cli-job-stall);
 // how long a bystander waits, how long a hostile query takes and how much memory a client that does
 // not read costs the server are these rows. Everything runs against `stor serve` processes.
 // `node bench/guards.mjs` prints the rows without touching RESULTS.md.
@@ -79,7 +79,7 @@ async function treeWalks(server, state) {
   const bystander = await loggedIn(server);
   await caller.result('pool.dataset.create', [{ name: 'tank/big' }]);
   const root = join(state, 'mnt/tank/big');
-  // 20,000 names for one file outside the dataset, as test/security/tree-walks.test.ts makes them.
+  // 20,000 names for one file outside the dataset, as test/core/appliance/files/tree-walks.test.ts makes them.
   const content = join(state, 'content');
   writeFileSync(content, 'x'.repeat(10));
   for (let d = 0; d < 20; d++) {

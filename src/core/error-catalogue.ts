@@ -4,7 +4,7 @@ import type { StorErrorKind } from './errors.js';
  * Every error code stor itself raises (the appliance's own errors are RpcErrors and keep the
  * appliance's errnames). The code is what `--json` prints and scripts switch on, so a code, once
  * here, keeps its value; the kind decides the exit code (`EXIT_FOR_KIND`); `meaning` and `remedy`
- * are docs/ERRORS.md's "Error codes" table, word for word (`node scripts/error-table.mjs` writes it; test/unit/error-catalogue.test.ts holds
+ * are docs/ERRORS.md's "Error codes" table, word for word (`node scripts/error-table.mjs` writes it; test/core/error-catalogue.test.ts holds
  * them together). Texts avoid `|`, which would split that table's cells.
  */
 const CATALOGUE = {

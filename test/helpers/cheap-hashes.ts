@@ -8,7 +8,7 @@
  * - STOR_TEST_SCRAM_ITERATIONS: an emulated 26's new SCRAM data at 50,000 PBKDF2 rounds, the least
  *   a client accepts, not 500,000 (src/core/net/scram.ts, newDataIterations); each login runs
  *   PBKDF2 at that count on the client, ≈0.4 s at 500,000.
- * Tests about those costs put the real ones back with vi.stubEnv (test/security/key-checks.test.ts,
- * test/conformance/scram.test.ts).
+ * Tests about those costs put the real ones back with vi.stubEnv (test/core/appliance/session/key-checks.test.ts,
+ * test/core/net/scram.test.ts).
  */
 export const CHEAP_HASHES = { STOR_TEST_SCRYPT_N: '16', STOR_TEST_SCRAM_ITERATIONS: '50000' } as const;

@@ -1,4 +1,4 @@
-// What another user tries against the session agent's directory (test/session/other-user.test.ts):
+// What another user tries against the session agent's directory (test/agent/other-user.e2e.test.ts):
 // run as that user, given {runtime, dir, socket, own} as JSON in argv (own: a file of its own,
 // outside the directory). Prints one JSON line: what it could see of the way there (so that a
 // refusal is known to come from the agent's directory or socket, not from a parent), and what

@@ -1,0 +1,130 @@
+import { spawnSync } from 'node:child_process';
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { STOR_BIN, spawnStor } from './helpers/bin.js';
+import { tempDir } from './helpers/temp-dir.js';
+import { EMBEDDED_MEANT } from './helpers/embedded-meant.js';
+
+// Every Node major runs the CLI from the CommonJS bundle with a code cache (src/start.ts).
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const BUNDLE_DIR = join(ROOT, 'dist', 'bundle');
+
+/** A fresh embedded state and cache directory, and a whoami against them. */
+function setup() {
+  const home = tempDir();
+  const cache = tempDir();
+  const whoami = () => spawnStor(['whoami', '--json'], { env: { STOR_HOME: home, XDG_CACHE_HOME: cache } });
+  return { cache, codeCache: join(cache, 'stor', 'code-cache'), whoami };
+}
+
+const cacheFiles = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.v8'));
+const mode = (path: string) => statSync(path).mode & 0o777;
+
+describe("the bundle's code cache", () => {
+  it('is written owner-only under the cache directory, never beside the bundle, and serves the next command', async () => {
+    const bundleBefore = readdirSync(BUNDLE_DIR, { recursive: true }).sort();
+    const { codeCache, whoami } = setup();
+    const first = await whoami();
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toBe('');
+    expect(mode(codeCache)).toBe(0o700);
+    const [file, ...more] = cacheFiles(codeCache);
+    expect(more).toEqual([]);
+    expect(mode(join(codeCache, file!))).toBe(0o600);
+    const written = readFileSync(join(codeCache, file!));
+    const second = await whoami();
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toBe(first.stdout);
+    // Accepted, so not written again.
+    expect(readFileSync(join(codeCache, file!)).equals(written)).toBe(true);
+    expect(readdirSync(BUNDLE_DIR, { recursive: true }).sort()).toEqual(bundleBefore);
+  });
+
+  it('a corrupt code cache is skipped silently and replaced', async () => {
+    const { codeCache, whoami } = setup();
+    const first = await whoami();
+    const [file] = cacheFiles(codeCache);
+    const garbage = Buffer.alloc(statSync(join(codeCache, file!)).size, 0x5a);
+    writeFileSync(join(codeCache, file!), garbage);
+    const after = await whoami();
+    expect(after.code, after.stderr).toBe(0);
+    expect(after.stderr).toBe('');
+    expect(after.stdout).toBe(first.stdout);
+    expect(readFileSync(join(codeCache, file!)).equals(garbage)).toBe(false);
+    // Truncated to nothing: the same.
+    writeFileSync(join(codeCache, file!), '');
+    const empty = await whoami();
+    expect(empty.code, empty.stderr).toBe(0);
+    expect(empty.stdout).toBe(first.stdout);
+    expect(statSync(join(codeCache, file!)).size).toBeGreaterThan(0);
+  });
+
+  it('runs under other Node flags keep a cache of their own instead of rewriting one in turn', async () => {
+    const home = tempDir();
+    const cache = tempDir();
+    const codeCache = join(cache, 'stor', 'code-cache');
+    const run = (nodeOptions?: string) =>
+      spawnStor(['whoami'], { env: { STOR_HOME: home, XDG_CACHE_HOME: cache, ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) } });
+    expect((await run()).code).toBe(0);
+    const [plain] = cacheFiles(codeCache);
+    const plainBytes = readFileSync(join(codeCache, plain!));
+    expect((await run('--max-semi-space-size=32')).code).toBe(0);
+    expect((await run()).code).toBe(0);
+    expect(cacheFiles(codeCache)).toHaveLength(2);
+    expect(readFileSync(join(codeCache, plain!)).equals(plainBytes)).toBe(true);
+  });
+
+  it('two installed copies of stor run in turn keep a cache each, and a cache unused for a week is removed', async () => {
+    const home = tempDir();
+    const cache = tempDir();
+    const codeCache = join(cache, 'stor', 'code-cache');
+    // A second copy of this build elsewhere, as a second install would be.
+    const copy = tempDir();
+    cpSync(join(ROOT, 'bin'), join(copy, 'bin'), { recursive: true });
+    cpSync(BUNDLE_DIR, join(copy, 'dist', 'bundle'), { recursive: true });
+    cpSync(join(ROOT, 'package.json'), join(copy, 'package.json'));
+    symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
+    const env = { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', ...EMBEDDED_MEANT, STOR_HOME: home, XDG_CACHE_HOME: cache };
+    const run = (bin: string) => spawnSync(process.execPath, [bin, 'whoami'], { env, encoding: 'utf8' });
+    expect(run(STOR_BIN).status).toBe(0);
+    const [first] = cacheFiles(codeCache);
+    const firstBytes = readFileSync(join(codeCache, first!));
+    mkdirSync(codeCache, { recursive: true });
+    const stale = join(codeCache, 'bundle-0000000000000000-v0-x64-00000000-00000000-1-1-1.v8');
+    const recent = join(codeCache, 'bundle-1111111111111111-v0-x64-00000000-00000000-1-1-1.v8');
+    writeFileSync(stale, 'old', { mode: 0o600 });
+    writeFileSync(recent, 'recent', { mode: 0o600 });
+    const eightDaysAgo = new Date(Date.now() - 8 * 24 * 3600 * 1000);
+    utimesSync(stale, eightDaysAgo, eightDaysAgo);
+    expect(run(join(copy, 'bin', 'stor.js')).status).toBe(0);
+    expect(run(STOR_BIN).status).toBe(0);
+    expect(readFileSync(join(codeCache, first!)).equals(firstBytes)).toBe(true);
+    expect(existsSync(stale)).toBe(false);
+    expect(existsSync(recent)).toBe(true);
+    expect(cacheFiles(codeCache)).toHaveLength(3);
+  });
+
+  it('a code cache that cannot be written is skipped silently', async () => {
+    const home = tempDir();
+    // The cache directory's place is taken by a file: nothing can be made there.
+    const blocked = join(tempDir(), 'not-a-directory');
+    writeFileSync(blocked, '');
+    const r = await spawnStor(['whoami', '--json'], { env: { STOR_HOME: home, XDG_CACHE_HOME: blocked } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout).username).toBe('truenas_admin');
+  });
+
+  it('a code cache directory open to others is neither read, written nor repaired', async () => {
+    const { codeCache, whoami } = setup();
+    mkdirSync(codeCache, { recursive: true });
+    chmodSync(codeCache, 0o777);
+    const r = await whoami();
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(cacheFiles(codeCache)).toEqual([]);
+    expect(mode(codeCache)).toBe(0o777);
+  });
+});

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { allCommands } from '../../../src/commands/index.js';
+import { clientEnv } from '../../helpers/client-env.js';
+import { runStor } from '../../helpers/run-stor.js';
+
+/**
+ * The change verbs that declare no `calls`, each for its reason: what they call is not theirs to
+ * name, or they change only this machine's profiles and sessions (or log in as the key's own).
+ */
+const UNDECLARED_CHANGES: Record<string, string> = {
+  call: 'the method is its argument: `privilege suggest --methods` names it',
+  apply: "its calls are the plan's, one per change the file asks for",
+  login: "saves a profile; logs in as the key's own identity",
+  logout: "forgets a profile; revokes only the key stor made for it, as that key's own identity",
+  'profile use': 'local: the profiles file',
+  'profile import': 'local: the profiles file',
+  'profile tag': 'local: the profiles file',
+  'profile remove': 'local: the profiles file',
+  'session stop': 'local: the session agent',
+  rm: 'calls nothing: the appliance has no file delete, so it only explains the ways there are',
+  serve: 'serves the embedded appliance; calls nothing on a target',
+};
+
+// docs/COMMANDS.md "Least privilege": --for takes every stor verb that declares the methods it calls.
+describe('privilege suggest --for', () => {
+  it('knows every change verb: each declares the methods it calls, but for the few that cannot, named with their reason', async () => {
+    const undeclared = [...(await allCommands())].filter(([, spec]) => spec.effect === 'change' && !spec.calls).map(([words]) => words);
+    expect(undeclared.sort()).toEqual(Object.keys(UNDECLARED_CHANGES).sort());
+    for (const words of ['user update', 'group update', 'privilege update', 'privilege fix', 'api-key revoke', 'job abort']) {
+      const r = await runStor(['privilege', 'suggest', '--for', words, '--json'], { env: clientEnv() });
+      expect(r.code, `${words}: ${r.stderr}`).toBe(0);
+    }
+  });
+
+  it('accepts every verb of the command tree that declares its calls, accounts and keys among them', async () => {
+    const declaring = [...(await allCommands())].filter(([, spec]) => spec.calls).map(([words]) => words);
+    for (const words of ['user list', 'user create', 'group delete', 'api-key create', 'privilege show', 'privilege create']) expect(declaring).toContain(words);
+    const r = await runStor(['privilege', 'suggest', '--for', declaring.join(', '), '--json'], { env: clientEnv() });
+    expect(r.code, r.stderr).toBe(0);
+    const answer = JSON.parse(r.stdout) as { methods: { method: string; commands: string[] }[] };
+    const covered = new Set(answer.methods.flatMap((m) => m.commands));
+    expect([...covered].sort()).toEqual([...declaring].sort());
+  });
+});

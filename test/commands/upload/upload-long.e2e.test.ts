@@ -1,0 +1,85 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { spawnStor } from '../../helpers/bin.js';
+import { spawnServe } from '../../helpers/serve-process.js';
+import { startThrottleProxy } from '../../helpers/throttle-proxy.js';
+import { tempDir } from '../../helpers/temp-dir.js';
+import { clientEnv, remoteEnv, localFile } from '../../helpers/client-env.js';
+
+/*
+ * The appliance's nginx drops a WebSocket on which the server has sent nothing for 60 s, while the
+ * upload itself runs on another connection: its /api location sets no proxy_read_timeout, so
+ * nginx's 60 s default applies (MW/etc_files/local/nginx/nginx.conf.mako:242-255). Here
+ * `stor serve --ws-idle-timeout 2` does the dropping, and a throttling proxy between the CLI and
+ * the server makes the upload take longer than that: 768 KiB at 256 KiB/s.
+ */
+const RATE = 256 * 1024;
+const SIZE = 768 * 1024;
+
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+
+
+
+async function slowSetup() {
+  const server = await spawnServe(tempDir('stor-serve-state-'), ['--ws-idle-timeout', '2', '--role-expansion', 'truenas-25.10.1']);
+  const proxy = await startThrottleProxy(Number(new URL(server.url).port), RATE);
+  const bytes = randomBytes(SIZE);
+  return { server, proxy, bytes, file: localFile('slow.bin', bytes) };
+}
+
+/** What `stor upload --json` prints for one file, whatever the transport. */
+const uploaded = (source: string, target: string) => ({
+  files: [{ source, target, outcome: 'done', bytes: SIZE, size: SIZE, mode: '0644', owner: 'truenas_admin', job_id: expect.any(Number), error: null }],
+  summary: { files: 1, done: 1, failed: 0, skipped: 0, not_attempted: 0, bytes_sent: SIZE },
+  // The appliance it went to (docs/COMMANDS.md "Output", --json): the proxy's URL, or the embedded one.
+  target: expect.objectContaining({ kind: expect.stringMatching(/^(remote|embedded)$/) }),
+});
+
+describe('uploads that outlast the proxy idle timeout (stor serve --ws-idle-timeout 2, a throttled link)', () => {
+  it('over ws: keepalive pings hold the one WebSocket open; the upload exits 0 with the exact bytes', async () => {
+    const { server, proxy, bytes, file } = await slowSetup();
+    const env = { ...remoteEnv(server, proxy.baseUrl), STOR_WS_KEEPALIVE: '0.5' };
+    const up = await spawnStor(['upload', file, '/mnt/tank/long/ws.bin', '--json'], { env });
+    expect(up.stderr).toBe('');
+    expect(up.code).toBe(0);
+    expect(JSON.parse(up.stdout)).toEqual(uploaded(file, '/mnt/tank/long/ws.bin'));
+    expect(sha256(readFileSync(join(server.stateDir, 'mnt/tank/long/ws.bin')))).toBe(sha256(bytes));
+    // No reconnect was needed: the pings kept the socket alive.
+    expect(proxy.webSockets()).toBe(1);
+    expect(await server.stop()).toBe(0);
+    expect(server.stderr()).toContain('WebSockets on which the server sends nothing for 2 s are dropped (code 1006)');
+  });
+
+  it('over ws without keepalive (STOR_WS_KEEPALIVE=0): the dropped socket is replaced, logged in again, and the job still found', async () => {
+    const { server, proxy, bytes, file } = await slowSetup();
+    const env = { ...remoteEnv(server, proxy.baseUrl), STOR_WS_KEEPALIVE: '0' };
+    const up = await spawnStor(['upload', file, '/mnt/tank/long/reconnected.bin', '--json'], { env });
+    expect(up.stderr).toBe('');
+    expect(up.code).toBe(0);
+    expect(JSON.parse(up.stdout)).toEqual(uploaded(file, '/mnt/tank/long/reconnected.bin'));
+    expect(sha256(readFileSync(join(server.stateDir, 'mnt/tank/long/reconnected.bin')))).toBe(sha256(bytes));
+    expect(proxy.webSockets()).toBe(2);
+    expect(await server.stop()).toBe(0);
+  });
+
+  it('with --rpc http through the same link, and on the embedded target: the same --json', async () => {
+    const { server, proxy, bytes, file } = await slowSetup();
+    const http = await spawnStor(['--rpc', 'http', 'upload', file, '/mnt/tank/long/http.bin', '--json'], { env: remoteEnv(server, proxy.baseUrl) });
+    expect(http.stderr).toBe('');
+    expect(http.code).toBe(0);
+    expect(JSON.parse(http.stdout)).toEqual(uploaded(file, '/mnt/tank/long/http.bin'));
+    expect(sha256(readFileSync(join(server.stateDir, 'mnt/tank/long/http.bin')))).toBe(sha256(bytes));
+    expect(proxy.webSockets()).toBe(0);
+
+    const env = clientEnv();
+    const embedded = await spawnStor(['upload', file, '/mnt/tank/long/embedded.bin', '--json'], { env });
+    expect(embedded.stderr).toBe('');
+    expect(embedded.code).toBe(0);
+    expect(JSON.parse(embedded.stdout)).toEqual(uploaded(file, '/mnt/tank/long/embedded.bin'));
+    expect(sha256(readFileSync(join(env.STOR_HOME!, 'mnt/tank/long/embedded.bin')))).toBe(sha256(bytes));
+    expect(await server.stop()).toBe(0);
+  });
+});
