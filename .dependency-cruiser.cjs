@@ -37,23 +37,45 @@ const KNOWN_CYCLES = [
 ];
 
 /** A layer rule: no import from `from` may reach `to` (both path patterns); `comment` is the why, shown when it fails. */
-const layer = (name, from, to, comment) => ({ name, severity: 'error', comment, from: { path: from }, to: { path: to } });
+const layer = (name, from, to, comment) => ({
+  name,
+  severity: 'error',
+  comment,
+  from: { path: from },
+  to: { path: to },
+});
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
-    layer('core-not-to-upper', '^src/core/', '^src/(commands|agent)/|^src/[^/]+$',
-      'src/core is below the CLI: it never imports src/commands, src/agent or an entry point (src/*.ts).'),
-    layer('commands-not-to-agent-or-entry', '^src/commands/', '^src/agent/|^src/[^/]+$',
-      'A command runs the same in its own process and in the agent: it never imports src/agent or an entry point (src/*.ts).'),
+    layer(
+      'core-not-to-upper',
+      '^src/core/',
+      '^src/(commands|agent)/|^src/[^/]+$',
+      'src/core is below the CLI: it never imports src/commands, src/agent or an entry point (src/*.ts).',
+    ),
+    layer(
+      'commands-not-to-agent-or-entry',
+      '^src/commands/',
+      '^src/agent/|^src/[^/]+$',
+      'A command runs the same in its own process and in the agent: it never imports src/agent or an entry point (src/*.ts).',
+    ),
     // The rooms of src/commands (docs/ARCHITECTURE.md, Where things live): output/ at the bottom, framework/ on it,
     // startup/ and shared/ (helpers of several verbs) on both, the verbs' folders and the command table on top.
-    layer('commands-output-is-the-floor', '^src/commands/output/', '^src/commands/(?!output/)',
+    layer(
+      'commands-output-is-the-floor',
+      '^src/commands/output/',
+      '^src/commands/(?!output/)',
       'src/commands/output holds what reaches the streams (IO, render, tables, errors, exit codes); it knows no verb, ' +
-      'no framework and no start-up: it never imports another folder of src/commands, nor the command table.'),
-    layer('commands-framework-not-to-verbs', '^src/commands/framework/', '^src/commands/(?!(framework|output|startup)/)',
+        'no framework and no start-up: it never imports another folder of src/commands, nor the command table.',
+    ),
+    layer(
+      'commands-framework-not-to-verbs',
+      '^src/commands/framework/',
+      '^src/commands/(?!(framework|output|startup)/)',
       'src/commands/framework declares and runs verbs; it never imports a verb, shared/ (the helpers of verbs) or the command table: ' +
-      'the table registers with it (command-tree.ts).'),
+        'the table registers with it (command-tree.ts).',
+    ),
     {
       name: 'commands-framework-not-to-startup',
       severity: 'error',
@@ -63,13 +85,25 @@ module.exports = {
       from: { path: '^src/commands/framework/' },
       to: { path: '^src/commands/startup/', dependencyTypesNot: ['type-only'] },
     },
-    layer('commands-startup-not-to-verbs', '^src/commands/startup/', '^src/commands/(?!(framework|output|startup)/|index[.]ts$)',
-      'src/commands/startup may read the command table (index.ts), the framework and output; it never imports a verb or shared/.'),
-    layer('commands-shared-not-to-verbs', '^src/commands/shared/', '^src/commands/(?!(framework|output|shared)/)',
-      'src/commands/shared holds what several verbs use; it never imports a verb, startup/ or the command table.'),
-    layer('appliance-not-to-upper', '^src/core/appliance/', '^src/core/(rpc|server|transport|session)/|^src/(commands|agent)/|^src/[^/]+$',
+    layer(
+      'commands-startup-not-to-verbs',
+      '^src/commands/startup/',
+      '^src/commands/(?!(framework|output|startup)/|index[.]ts$)',
+      'src/commands/startup may read the command table (index.ts), the framework and output; it never imports a verb or shared/.',
+    ),
+    layer(
+      'commands-shared-not-to-verbs',
+      '^src/commands/shared/',
+      '^src/commands/(?!(framework|output|shared)/)',
+      'src/commands/shared holds what several verbs use; it never imports a verb, startup/ or the command table.',
+    ),
+    layer(
+      'appliance-not-to-upper',
+      '^src/core/appliance/',
+      '^src/core/(rpc|server|transport|session)/|^src/(commands|agent)/|^src/[^/]+$',
       'The emulated appliance answers methods; how a call reaches it (rpc dispatch, server, transports), ' +
-      'the client sessions and the CLI are above it: it never imports src/core/{rpc,server,transport,session}, src/commands, src/agent or an entry point.'),
+        'the client sessions and the CLI are above it: it never imports src/core/{rpc,server,transport,session}, src/commands, src/agent or an entry point.',
+    ),
     {
       name: 'handlers-only-through-dispatch',
       severity: 'error',
@@ -80,15 +114,31 @@ module.exports = {
       from: { pathNot: '^src/core/(rpc/dispatcher|appliance/methods/index)[.]ts$' },
       to: { path: '^src/core/appliance/methods/' },
     },
-    layer('server-not-to-client', '^src/core/(server|rpc)/', '^src/core/(transport|session)/',
-      "The server (stor serve) is the appliance's face; it never imports the client side (src/core/transport, src/core/session)."),
-    layer('client-not-to-server', '^src/core/(transport|session)/', '^src/core/server/',
+    layer(
+      'server-not-to-client',
+      '^src/core/(server|rpc)/',
+      '^src/core/(transport|session)/',
+      "The server (stor serve) is the appliance's face; it never imports the client side (src/core/transport, src/core/session).",
+    ),
+    layer(
+      'client-not-to-server',
+      '^src/core/(transport|session)/',
+      '^src/core/server/',
       'The client side reaches a remote appliance over the network and the embedded one through rpc dispatch: ' +
-      'src/core/transport and src/core/session never import src/core/server.'),
-    layer('transport-not-to-session', '^src/core/transport/', '^src/core/session/',
-      'The session pool (src/core/session) holds transports; a transport never imports the pool.'),
-    layer('session-not-to-appliance', '^src/core/session/', '^src/core/(appliance|rpc)/',
-      'The session pool opens connections through src/core/transport only; it never imports the appliance or rpc dispatch.'),
+        'src/core/transport and src/core/session never import src/core/server.',
+    ),
+    layer(
+      'transport-not-to-session',
+      '^src/core/transport/',
+      '^src/core/session/',
+      'The session pool (src/core/session) holds transports; a transport never imports the pool.',
+    ),
+    layer(
+      'session-not-to-appliance',
+      '^src/core/session/',
+      '^src/core/(appliance|rpc)/',
+      'The session pool opens connections through src/core/transport only; it never imports the appliance or rpc dispatch.',
+    ),
     {
       name: 'contract-is-the-floor',
       severity: 'error',
@@ -104,7 +154,8 @@ module.exports = {
     {
       name: 'contract-types-only-transport',
       severity: 'error',
-      comment: 'The only type the contract takes from above: the Transport interface (src/core/transport/transport.ts).',
+      comment:
+        'The only type the contract takes from above: the Transport interface (src/core/transport/transport.ts).',
       from: { path: '^src/core/contract/' },
       to: {
         path: '^src/',
@@ -145,7 +196,8 @@ module.exports = {
     {
       name: 'no-circular-at-run-time',
       severity: 'error',
-      comment: 'A cycle whose every import is a value import (static or lazy). The known type-only cycles must stay type-only.',
+      comment:
+        'A cycle whose every import is a value import (static or lazy). The known type-only cycles must stay type-only.',
       from: {},
       to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
     },

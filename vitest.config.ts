@@ -24,7 +24,10 @@ export default defineConfig({
     env: { STOR_CHECK_RESULTS: '1', STOR_SESSION: 'off', ...CHEAP_HASHES, ...EMBEDDED_MEANT },
     projects: [
       { extends: true, test: { name: 'e2e', include: ISOLATED } },
-      { extends: true, test: { name: 'in-process', include: ['test/**/*.test.ts'], exclude: ISOLATED, isolate: false } },
+      {
+        extends: true,
+        test: { name: 'in-process', include: ['test/**/*.test.ts'], exclude: ISOLATED, isolate: false },
+      },
     ],
   },
 });

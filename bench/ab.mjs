@@ -15,7 +15,9 @@ const rounds = Number(roundsArg ?? 21);
 const node = process.env.STOR_AB_NODE ?? process.execPath;
 // STOR_AB_REMOTE_ONLY=1: a node without the SQLite binding its ABI needs can still run the remote case.
 const remoteOnly = process.env.STOR_AB_REMOTE_ONLY === '1';
-const python = ['python3', '/usr/bin/python3'].find((py) => spawnSync(py, ['-c', 'import websocket'], { stdio: 'ignore' }).status === 0);
+const python = ['python3', '/usr/bin/python3'].find(
+  (py) => spawnSync(py, ['-c', 'import websocket'], { stdio: 'ignore' }).status === 0,
+);
 
 const home = tempDir();
 const emptyHome = tempDir();
@@ -24,10 +26,13 @@ const servers = [];
 if (python) {
   const s = new LoginServers();
   servers.push(s);
-  cases.push(['python client', async () => {
-    const srv = await s.next();
-    return [python, [resolve('bench/rpc-client.py'), srv.rpc_url, srv.key], {}];
-  }]);
+  cases.push([
+    'python client',
+    async () => {
+      const srv = await s.next();
+      return [python, [resolve('bench/rpc-client.py'), srv.rpc_url, srv.key], {}];
+    },
+  ]);
 }
 for (const b of builds) {
   const bin = join(resolve(b), 'bin/stor.js');
@@ -37,10 +42,17 @@ for (const b of builds) {
   }
   const s = new LoginServers();
   servers.push(s);
-  cases.push([`${b} remote`, async () => {
-    const srv = await s.next();
-    return [node, [bin, 'whoami'], { env: { ...process.env, STOR_HOME: emptyHome, STOR_URL: srv.base, STOR_API_KEY: srv.key } }];
-  }]);
+  cases.push([
+    `${b} remote`,
+    async () => {
+      const srv = await s.next();
+      return [
+        node,
+        [bin, 'whoami'],
+        { env: { ...process.env, STOR_HOME: emptyHome, STOR_URL: srv.base, STOR_API_KEY: srv.key } },
+      ];
+    },
+  ]);
 }
 
 const times = Object.fromEntries(cases.map(([name]) => [name, []]));
@@ -58,8 +70,12 @@ cleanup(home);
 cleanup(emptyHome);
 
 const m = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)]));
-console.log(`${rounds} rounds, node ${spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim()}, load ${load0.toFixed(1)} → ${load1.toFixed(1)}`);
+console.log(
+  `${rounds} rounds, node ${spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim()}, load ${load0.toFixed(1)} → ${load1.toFixed(1)}`,
+);
 for (const [name, ms] of Object.entries(m)) {
   const ref = name.endsWith('remote') && python ? m['python client'] : m['node -e 0'];
-  console.log(`${name.padEnd(40)} ${ms.toFixed(1).padStart(7)} ms  ${(ms / ref).toFixed(2)}× ${name.endsWith('remote') && python ? 'python' : 'node -e 0'}`);
+  console.log(
+    `${name.padEnd(40)} ${ms.toFixed(1).padStart(7)} ms  ${(ms / ref).toFixed(2)}× ${name.endsWith('remote') && python ? 'python' : 'node -e 0'}`,
+  );
 }

@@ -23,11 +23,16 @@ export async function measureDatasets(root = ROOT) {
   try {
     const dispatcher = new Dispatcher(appliance);
     const session = appliance.createSession({ transport: 'embedded', address: 'local', secure: true });
-    await dispatcher.call(session, 'auth.login_with_api_key', [readFileSync(join(stateDir, 'admin.key'), 'utf8').trim()]);
+    await dispatcher.call(session, 'auth.login_with_api_key', [
+      readFileSync(join(stateDir, 'admin.key'), 'utf8').trim(),
+    ]);
     const list = async () => {
       const t0 = process.hrtime.bigint();
       for (let offset = 0; ; offset += PAGE) {
-        const page = await dispatcher.call(session, 'pool.dataset.query', [[], { order_by: ['id'], select: SELECT, offset, limit: PAGE }]);
+        const page = await dispatcher.call(session, 'pool.dataset.query', [
+          [],
+          { order_by: ['id'], select: SELECT, offset, limit: PAGE },
+        ]);
         if (page.length < PAGE) break;
       }
       return ms(t0);
@@ -36,7 +41,9 @@ export async function measureDatasets(root = ROOT) {
     const listAt = {};
     for (let i = 0; i < TOTAL; i++) {
       const t0 = process.hrtime.bigint();
-      await dispatcher.call(session, 'pool.dataset.create', [{ name: `tank/g${i % 20}/d${i}`, create_ancestors: true }]);
+      await dispatcher.call(session, 'pool.dataset.create', [
+        { name: `tank/g${i % 20}/d${i}`, create_ancestors: true },
+      ]);
       create.push(ms(t0));
       if (i === 99 || i === TOTAL - 1) {
         const runs = [];
@@ -59,9 +66,29 @@ export async function measureDatasets(root = ROOT) {
 export async function benchDatasets({ record }) {
   const m = await measureDatasets();
   const createRatio = m.createLate / m.createEarly;
-  record('datasets', `\`pool.dataset.create\` at ${TOTAL - 100}–${TOTAL} datasets (embedded)`, m.createLate, 'ms', 'the same at 50–150 datasets', m.createEarly, createRatio, '≤ 1.5× (flat)', createRatio <= 1.5);
+  record(
+    'datasets',
+    `\`pool.dataset.create\` at ${TOTAL - 100}–${TOTAL} datasets (embedded)`,
+    m.createLate,
+    'ms',
+    'the same at 50–150 datasets',
+    m.createEarly,
+    createRatio,
+    '≤ 1.5× (flat)',
+    createRatio <= 1.5,
+  );
   const listRatio = m.listLarge / m.listSmall;
-  record('datasets', `\`stor dataset list\`'s queries per dataset, ${TOTAL} datasets (embedded)`, m.listLarge, 'ms', 'the same per dataset at 100', m.listSmall, listRatio, '≤ 1.5× (flat)', listRatio <= 1.5);
+  record(
+    'datasets',
+    `\`stor dataset list\`'s queries per dataset, ${TOTAL} datasets (embedded)`,
+    m.listLarge,
+    'ms',
+    'the same per dataset at 100',
+    m.listSmall,
+    listRatio,
+    '≤ 1.5× (flat)',
+    listRatio <= 1.5,
+  );
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -13,7 +13,8 @@ const FLEET = 20;
 // own, set up as the fleet's are, so its logins do not count against nas1's.
 const WARMUP = 1;
 const ROUNDS = Number(process.env.STOR_BENCH_FLEET_ROUNDS ?? 8);
-if ((WARMUP + ROUNDS) * 2 > 20) throw new Error('STOR_BENCH_FLEET_ROUNDS: at most 9, or the login rate limit refuses the last rounds');
+if ((WARMUP + ROUNDS) * 2 > 20)
+  throw new Error('STOR_BENCH_FLEET_ROUNDS: at most 9, or the login rate limit refuses the last rounds');
 
 /** Starts every server, or stops those that started and throws. */
 export async function startAll(count) {
@@ -35,9 +36,17 @@ export async function benchFleet({ record, notes, rows }) {
   try {
     const env = { ...process.env, STOR_HOME: join(client, 'home'), STOR_CONFIG_DIR: join(client, 'config') };
     // Profiles as an operator makes them for a fleet: one import, each key from its file.
-    const entries = servers.map((s, i) => ({ name: i < FLEET ? `nas${i + 1}` : 'ref', url: s.base, key_file: s.admin_key_file, tags: i < FLEET ? ['bench'] : [] }));
+    const entries = servers.map((s, i) => ({
+      name: i < FLEET ? `nas${i + 1}` : 'ref',
+      url: s.base,
+      key_file: s.admin_key_file,
+      tags: i < FLEET ? ['bench'] : [],
+    }));
     writeFileSync(join(client, 'fleet.json'), JSON.stringify(entries));
-    execFileSync(NODE, [STOR, 'profile', 'import', join(client, 'fleet.json')], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync(NODE, [STOR, 'profile', 'import', join(client, 'fleet.json')], {
+      env,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
 
     const cases = {
       p8: [NODE, [STOR, '--targets', `nas[1-${FLEET}]`, 'privilege', 'check', '--json']],
@@ -51,7 +60,8 @@ export async function benchFleet({ record, notes, rows }) {
         const run = measurePeak(cmd, args, { env });
         const outcomes = JSON.parse(run.stdout);
         const answered = Array.isArray(outcomes) ? outcomes.filter((o) => o.ok).length : outcomes.ok ? 1 : 0;
-        if (answered !== (name === 'one' ? 1 : FLEET)) throw new Error(`fleet: ${name} got ${answered} clean answers: ${run.stdout}`);
+        if (answered !== (name === 'one' ? 1 : FLEET))
+          throw new Error(`fleet: ${name} got ${answered} clean answers: ${run.stdout}`);
         if (round >= WARMUP) runs[name].push(run);
       }
     }
@@ -59,16 +69,41 @@ export async function benchFleet({ record, notes, rows }) {
     const ms = (name) => median(runs[name].map((r) => r.ms));
     const mib = (name) => median(runs[name].map((r) => r.mib));
     const one = ms('one');
-    for (const [name, parallel] of [['p8', '8 (default)'], ['p20', String(FLEET)]]) {
+    for (const [name, parallel] of [
+      ['p8', '8 (default)'],
+      ['p20', String(FLEET)],
+    ]) {
       const got = ms(name);
-      record('fleet', `\`stor --targets nas[1-${FLEET}] privilege check\`, ${FLEET} \`stor serve\` on loopback, \`--parallel ${parallel}\``, got, 'ms', '`stor --profile ref privilege check` (one target)', one, got / one, '≤ 3×', got / one <= 3);
+      record(
+        'fleet',
+        `\`stor --targets nas[1-${FLEET}] privilege check\`, ${FLEET} \`stor serve\` on loopback, \`--parallel ${parallel}\``,
+        got,
+        'ms',
+        '`stor --profile ref privilege check` (one target)',
+        one,
+        got / one,
+        '≤ 3×',
+        got / one <= 3,
+      );
     }
     for (const name of ['p8', 'p20']) {
       const peak = mib(name);
       const parallel = name === 'p8' ? '8' : String(FLEET);
-      rows.push({ section: 'fleet', what: `peak memory of the fan-out client (${FLEET} targets, \`--parallel ${parallel}\`)`, value: peak, unit: 'MiB', reference: 'the one-target client', refValue: mib('one'), ratio: peak / mib('one'), target: 'reported', met: true });
+      rows.push({
+        section: 'fleet',
+        what: `peak memory of the fan-out client (${FLEET} targets, \`--parallel ${parallel}\`)`,
+        value: peak,
+        unit: 'MiB',
+        reference: 'the one-target client',
+        refValue: mib('one'),
+        ratio: peak / mib('one'),
+        target: 'reported',
+        met: true,
+      });
     }
-    console.log(`fleet: peak memory p8 ${mib('p8').toFixed(1)} MiB, p20 ${mib('p20').toFixed(1)} MiB, one ${mib('one').toFixed(1)} MiB`);
+    console.log(
+      `fleet: peak memory p8 ${mib('p8').toFixed(1)} MiB, p20 ${mib('p20').toFixed(1)} MiB, one ${mib('one').toFixed(1)} MiB`,
+    );
     const list = (name) => runs[name].map((r) => Math.round(r.ms)).join(', ');
     notes.push(
       `fleet: ${ROUNDS} rounds after ${WARMUP} warm-up, each running the three commands in turn (medians; peak memory is GNU time's maximum RSS); ` +

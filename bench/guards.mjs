@@ -29,11 +29,17 @@ function keyedPost(server, key) {
     const req = request(`${server.url}/api/current`, {
       method: 'POST',
       agent: false,
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+      },
     });
     req.on('response', (res) => {
       res.resume();
-      res.on('end', () => (res.statusCode === 200 ? resolve(ms(t0)) : reject(new Error(`keyed POST: ${res.statusCode}`))));
+      res.on('end', () =>
+        res.statusCode === 200 ? resolve(ms(t0)) : reject(new Error(`keyed POST: ${res.statusCode}`)),
+      );
     });
     req.on('error', reject);
     req.end(body);
@@ -88,7 +94,10 @@ async function treeWalks(server, state) {
   }
   const walk = async (method, params) => {
     const t0 = process.hrtime.bigint();
-    const { pings, result } = await pingsWhile(bystander, caller.call(method, params).then((reply) => [reply, ms(t0)]));
+    const { pings, result } = await pingsWhile(
+      bystander,
+      caller.call(method, params).then((reply) => [reply, ms(t0)]),
+    );
     const [reply, length] = result;
     if (reply.error) throw new Error(`${method}: ${JSON.stringify(reply.error)}`);
     return { slowest: Math.max(...pings), length, pings: pings.length };
@@ -101,12 +110,22 @@ async function treeWalks(server, state) {
 }
 
 // The redos test's patterns, against 20,000 characters; the reference matches the same text plainly.
-const HOSTILE = ['([A-Z_]+)+x$', '(a+)+$', '(a|aa)+$', '(.*a){20}$', '(\\w+\\s?)+$', '^(([a-z])+.)+[A-Z]([a-z])+$', '((((a*)*)*)*)*b'];
+const HOSTILE = [
+  '([A-Z_]+)+x$',
+  '(a+)+$',
+  '(a|aa)+$',
+  '(.*a){20}$',
+  '(\\w+\\s?)+$',
+  '^(([a-z])+.)+[A-Z]([a-z])+$',
+  '((((a*)*)*)*)*b',
+];
 
 /** ReDoS: the slowest hostile `~` query over a 20,000-character name, against a harmless one over the same name. */
 async function redos(server, rounds) {
   const admin = await loggedIn(server);
-  await admin.result('user.create', [{ username: 'longname', full_name: 'A'.repeat(20_000), group_create: true, password_disabled: true, smb: false }]);
+  await admin.result('user.create', [
+    { username: 'longname', full_name: 'A'.repeat(20_000), group_create: true, password_disabled: true, smb: false },
+  ]);
   const time = async (pattern) => {
     const t0 = process.hrtime.bigint();
     const reply = await admin.call('user.query', [[['full_name', '~', pattern]], { count: true }]);
@@ -114,10 +133,11 @@ async function redos(server, rounds) {
     return ms(t0);
   };
   const times = Object.fromEntries(['A+$', ...HOSTILE].map((p) => [p, []]));
-  for (let r = 0; r < rounds + 1; r++) for (const p of Object.keys(times)) {
-    const t = await time(p);
-    if (r > 0) times[p].push(t); // the first round compiles and warms up
-  }
+  for (let r = 0; r < rounds + 1; r++)
+    for (const p of Object.keys(times)) {
+      const t = await time(p);
+      if (r > 0) times[p].push(t); // the first round compiles and warms up
+    }
   admin.close();
   const medians = Object.entries(times).map(([p, t]) => [p, median(t)]);
   const [worst, worstMs] = medians.slice(1).reduce((a, b) => (b[1] > a[1] ? b : a));
@@ -159,10 +179,25 @@ async function flood(server, { reads, count }) {
 async function jobStandin(state) {
   // A core.get_jobs entry as 25.10.1 lists it (MW/api/v25_10_1/core.py CoreGetJobsItem), as the test's stand-in gives it.
   const job = {
-    id: 7, message_ids: [], method: 'filesystem.put', arguments: [], transient: false, description: null, abortable: false,
-    logs_path: null, logs_excerpt: null, progress: { percent: state === 'SUCCESS' ? 100 : 10, description: null, extra: null }, result: null,
-    result_encoding_error: null, error: null, exception: null, exc_info: null, state,
-    time_started: { $date: 1767225600000 }, time_finished: null, credentials: null,
+    id: 7,
+    message_ids: [],
+    method: 'filesystem.put',
+    arguments: [],
+    transient: false,
+    description: null,
+    abortable: false,
+    logs_path: null,
+    logs_excerpt: null,
+    progress: { percent: state === 'SUCCESS' ? 100 : 10, description: null, extra: null },
+    result: null,
+    result_encoding_error: null,
+    error: null,
+    exception: null,
+    exc_info: null,
+    state,
+    time_started: { $date: 1767225600000 },
+    time_finished: null,
+    credentials: null,
   };
   const answers = {
     'auth.login_with_api_key': true,
@@ -176,7 +211,10 @@ async function jobStandin(state) {
     ws.on('message', (data) => {
       const msg = JSON.parse(data.toString());
       if (msg.method === 'core.job_wait' || msg.id === undefined) return; // never answered: the CLI polls
-      const frame = msg.method in answers ? { result: answers[msg.method] } : { error: { code: -32601, message: 'Method does not exist' } };
+      const frame =
+        msg.method in answers
+          ? { result: answers[msg.method] }
+          : { error: { code: -32601, message: 'Method does not exist' } };
       ws.send(JSON.stringify({ jsonrpc: '2.0', id: msg.id, ...frame }));
     }),
   );
@@ -188,7 +226,13 @@ async function jobStandin(state) {
 function jobWait(url, timeout, home) {
   const t0 = process.hrtime.bigint();
   const child = spawn(NODE, [STOR, '--url', url, '--timeout', String(timeout), '--json', 'job', 'wait', '7'], {
-    env: { ...process.env, STOR_HOME: home, STOR_CONFIG_DIR: home, STOR_API_KEY: `1-${'A'.repeat(64)}`, STOR_SESSION: 'off' },
+    env: {
+      ...process.env,
+      STOR_HOME: home,
+      STOR_CONFIG_DIR: home,
+      STOR_API_KEY: `1-${'A'.repeat(64)}`,
+      STOR_SESSION: 'off',
+    },
     stdio: 'ignore',
   });
   return new Promise((resolve) => child.on('exit', (code) => resolve({ ms: ms(t0), code })));
@@ -259,16 +303,69 @@ export async function benchGuards({ record, notes, rows }) {
   const m = await measureGuards({ rounds: Number(process.env.STOR_BENCH_GUARDS_ROUNDS ?? 5) });
   const s = 'guards';
   const k = m.keyChecks;
-  record(s, 'a bystander\'s `core.ping` while 20 keyed calls are hashed at once (median of 9 per round)', k.ping, 'ms', 'one keyed `POST /api/current` alone (one scrypt check)', k.alone, k.ping / k.alone, '≤ 0.25×', k.ping / k.alone <= 0.25);
-  for (const [name, w] of [['`pool.dataset.query`', m.walks.list], ['recursive `pool.dataset.delete`', m.walks.remove]]) {
-    record(s, `the slowest bystander \`core.ping\` during a ${name} over 20,000 files (${w.pings} pings)`, w.slowest, 'ms', 'the walk itself', w.length, w.slowest / w.length, '≤ 0.1×', w.slowest / w.length <= 0.1);
+  record(
+    s,
+    "a bystander's `core.ping` while 20 keyed calls are hashed at once (median of 9 per round)",
+    k.ping,
+    'ms',
+    'one keyed `POST /api/current` alone (one scrypt check)',
+    k.alone,
+    k.ping / k.alone,
+    '≤ 0.25×',
+    k.ping / k.alone <= 0.25,
+  );
+  for (const [name, w] of [
+    ['`pool.dataset.query`', m.walks.list],
+    ['recursive `pool.dataset.delete`', m.walks.remove],
+  ]) {
+    record(
+      s,
+      `the slowest bystander \`core.ping\` during a ${name} over 20,000 files (${w.pings} pings)`,
+      w.slowest,
+      'ms',
+      'the walk itself',
+      w.length,
+      w.slowest / w.length,
+      '≤ 0.1×',
+      w.slowest / w.length <= 0.1,
+    );
   }
   const r = m.redos;
-  record(s, `the slowest catastrophic \`~\` pattern (\`${r.worst}\`) in \`user.query\` over a 20,000-character name`, r.worstMs, 'ms', 'the same query with `A+$` (a plain pattern that scans the name)', r.harmless, r.worstMs / r.harmless, '≤ 2×', r.worstMs / r.harmless <= 2);
-  rows.push({ section: s, what: `peak memory of \`stor serve\` while one client sends 60 kB-answer calls and reads none, until cut off (${m.unreadSent} calls)`, value: m.unreadPeak, unit: 'MiB', reference: 'the same calls from a client that reads', refValue: m.readPeak, ratio: m.unreadPeak / m.readPeak, target: '≤ 2×', met: m.unreadPeak / m.readPeak <= 2 });
+  record(
+    s,
+    `the slowest catastrophic \`~\` pattern (\`${r.worst}\`) in \`user.query\` over a 20,000-character name`,
+    r.worstMs,
+    'ms',
+    'the same query with `A+$` (a plain pattern that scans the name)',
+    r.harmless,
+    r.worstMs / r.harmless,
+    '≤ 2×',
+    r.worstMs / r.harmless <= 2,
+  );
+  rows.push({
+    section: s,
+    what: `peak memory of \`stor serve\` while one client sends 60 kB-answer calls and reads none, until cut off (${m.unreadSent} calls)`,
+    value: m.unreadPeak,
+    unit: 'MiB',
+    reference: 'the same calls from a client that reads',
+    refValue: m.readPeak,
+    ratio: m.unreadPeak / m.readPeak,
+    target: '≤ 2×',
+    met: m.unreadPeak / m.readPeak <= 2,
+  });
   console.log(`guards: peak memory unread ${m.unreadPeak.toFixed(1)} MiB, read ${m.readPeak.toFixed(1)} MiB`);
   const j = m.jobStall;
-  record(s, '`stor job wait` on a job that never moves, `--timeout 2` (ends JOB_STALLED)', j.stalled, 'ms', '2 s plus `stor job wait` on a finished job', 2000 + j.done, j.stalled / (2000 + j.done), '≤ 1.5×', j.stalled / (2000 + j.done) <= 1.5);
+  record(
+    s,
+    '`stor job wait` on a job that never moves, `--timeout 2` (ends JOB_STALLED)',
+    j.stalled,
+    'ms',
+    '2 s plus `stor job wait` on a finished job',
+    2000 + j.done,
+    j.stalled / (2000 + j.done),
+    '≤ 1.5×',
+    j.stalled / (2000 + j.done) <= 1.5,
+  );
   notes.push(
     `guards: what the security tests held to a clock until 2026-11-26 (ping < 100 ms under key checks, < 500 ms during a walk, a hostile \`~\` answered < 1 s, ` +
       `the server's heap < 64 MiB under unread output, a stalled job wait < 15 s); the tests now count turns, bytes and looks instead. ` +

@@ -46,7 +46,8 @@ export function timeMediansInterleaved(cases, { runs = 21, warmup = 2 } = {}) {
   const entries = Object.entries(cases);
   for (let i = 0; i < warmup; i++) for (const [, [cmd, args, options]] of entries) timeOnce(cmd, args, options);
   const times = Object.fromEntries(entries.map(([name]) => [name, []]));
-  for (let i = 0; i < runs; i++) for (const [name, [cmd, args, options]] of entries) times[name].push(timeOnce(cmd, args, options));
+  for (let i = 0; i < runs; i++)
+    for (const [name, [cmd, args, options]] of entries) times[name].push(timeOnce(cmd, args, options));
   return Object.fromEntries(entries.map(([name]) => [name, median(times[name])]));
 }
 
@@ -62,9 +63,13 @@ export function measurePeak(cmd, args, options = {}) {
 
 /** Starts `stor serve` under GNU time; stop() returns its peak memory (MiB). */
 export async function startServe(stateDir, extra = []) {
-  const child = spawn('/usr/bin/time', ['-f', 'PEAK %M', NODE, STOR, 'serve', '--port', '0', '--state', stateDir, '--json', ...extra], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    '/usr/bin/time',
+    ['-f', 'PEAK %M', NODE, STOR, 'serve', '--port', '0', '--state', stateDir, '--json', ...extra],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
   const exited = new Promise((resolve) => child.on('exit', resolve));
@@ -82,7 +87,10 @@ export async function startServe(stateDir, extra = []) {
     key: readFileSync(info.admin_key_file, 'utf8').trim(),
     async stop() {
       // GNU time forwards nothing; signal the node child (time's only child) by its pid.
-      const pids = spawnSync('pgrep', ['-P', String(child.pid)], { encoding: 'utf8' }).stdout.trim().split('\n').filter(Boolean);
+      const pids = spawnSync('pgrep', ['-P', String(child.pid)], { encoding: 'utf8' })
+        .stdout.trim()
+        .split('\n')
+        .filter(Boolean);
       for (const pid of pids) process.kill(Number(pid), 'SIGTERM');
       await exited;
       const m = /PEAK (\d+)/.exec(stderr);

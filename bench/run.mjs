@@ -11,7 +11,21 @@ import { benchGuards } from './guards.mjs';
 import { benchSlowReader } from './slow-reader.mjs';
 import { benchState } from './state.mjs';
 import { CLIENT_VERSION, SESSIONS_LABEL_SUFFIX, benchSessions } from './sessions.mjs';
-import { ROOT, NODE, STOR, LoginServers, cleanup, machine, measurePeak, median, startServe, tempDir, timeMediansInterleaved, timeOnce, waitJob } from './lib.mjs';
+import {
+  ROOT,
+  NODE,
+  STOR,
+  LoginServers,
+  cleanup,
+  machine,
+  measurePeak,
+  median,
+  startServe,
+  tempDir,
+  timeMediansInterleaved,
+  timeOnce,
+  waitJob,
+} from './lib.mjs';
 
 // Every section but sessions measures each command in a process of its own with its own login, as
 // before the session agent: no agent is started or used there. bench/sessions.mjs sets
@@ -27,13 +41,29 @@ const notes = [];
 // major of the stor client it measures (STOR_BENCH_NODE, bench/node-majors.sh), so each major's rows are kept beside the others'.
 const ONLY = process.env.STOR_BENCH_ONLY;
 const SESSIONS = `sessions, Node ${CLIENT_VERSION.replace(/^v(\d+).*/, '$1')}${SESSIONS_LABEL_SUFFIX}`;
-const SECTIONS = { startup: 'start-up', remote: 'remote round trip', upload: 'upload', trees: 'whole trees', throughput: 'JSON-RPC throughput', roles: 'role expansion', fleet: 'fleet', datasets: 'datasets', state: 'desired state', guards: 'guards', slowreader: 'slow reader', sessions: SESSIONS };
-if (ONLY !== undefined && !(ONLY in SECTIONS)) throw new Error(`STOR_BENCH_ONLY: one of ${Object.keys(SECTIONS).join(', ')}`);
+const SECTIONS = {
+  startup: 'start-up',
+  remote: 'remote round trip',
+  upload: 'upload',
+  trees: 'whole trees',
+  throughput: 'JSON-RPC throughput',
+  roles: 'role expansion',
+  fleet: 'fleet',
+  datasets: 'datasets',
+  state: 'desired state',
+  guards: 'guards',
+  slowreader: 'slow reader',
+  sessions: SESSIONS,
+};
+if (ONLY !== undefined && !(ONLY in SECTIONS))
+  throw new Error(`STOR_BENCH_ONLY: one of ${Object.keys(SECTIONS).join(', ')}`);
 const runs = (section) => ONLY === undefined || ONLY === section;
 
 function record(section, what, value, unit, reference, refValue, ratio, target, met) {
   rows.push({ section, what, value, unit, reference, refValue, ratio, target, met });
-  console.log(`${section}: ${what} = ${value.toFixed(2)} ${unit} vs ${reference} = ${refValue.toFixed(2)} ${unit} → ${ratio.toFixed(2)}× (${target}: ${met ? 'met' : 'MISSED'})`);
+  console.log(
+    `${section}: ${what} = ${value.toFixed(2)} ${unit} vs ${reference} = ${refValue.toFixed(2)} ${unit} → ${ratio.toFixed(2)}× (${target}: ${met ? 'met' : 'MISSED'})`,
+  );
 }
 
 // --- start-up -------------------------------------------------------------------------------
@@ -42,11 +72,35 @@ if (runs('startup')) {
   const env = { ...process.env, STOR_HOME: home };
   timeOnce(NODE, [STOR, 'whoami'], { env }); // seed the state outside the measurement
   const { bare, version, whoami } = timeMediansInterleaved(
-    { bare: [NODE, ['-e', '0'], {}], version: [NODE, [STOR, '--version'], { env }], whoami: [NODE, [STOR, 'whoami'], { env }] },
+    {
+      bare: [NODE, ['-e', '0'], {}],
+      version: [NODE, [STOR, '--version'], { env }],
+      whoami: [NODE, [STOR, 'whoami'], { env }],
+    },
     { runs: Number(process.env.STOR_BENCH_STARTUP_RUNS ?? 21) },
   );
-  record('start-up', '`stor --version`', version, 'ms', '`node -e 0`', bare, version / bare, '≤ 1.5×', version / bare <= 1.5);
-  record('start-up', '`stor whoami` (embedded)', whoami, 'ms', '`node -e 0`', bare, whoami / bare, '≤ 2.0×', whoami / bare <= 2.0);
+  record(
+    'start-up',
+    '`stor --version`',
+    version,
+    'ms',
+    '`node -e 0`',
+    bare,
+    version / bare,
+    '≤ 1.5×',
+    version / bare <= 1.5,
+  );
+  record(
+    'start-up',
+    '`stor whoami` (embedded)',
+    whoami,
+    'ms',
+    '`node -e 0`',
+    bare,
+    whoami / bare,
+    '≤ 2.0×',
+    whoami / bare <= 2.0,
+  );
   // The state's own key file is admitted without a second scrypt (src/core/appliance/session/admin-key-file.ts);
   // a key given any other way (STOR_API_KEY, a profile) still pays it, as the first command on a
   // state seeded by an older stor does once.
@@ -71,7 +125,9 @@ if (runs('startup')) {
 if (runs('remote')) {
   // Side by side: every round runs stor, the Python client and bare node once each, so load
   // changes weigh on all alike. Each client logs in to servers of its own (LoginServers).
-  const python = ['python3', '/usr/bin/python3'].find((py) => spawnSync(py, ['-c', 'import websocket'], { stdio: 'ignore' }).status === 0);
+  const python = ['python3', '/usr/bin/python3'].find(
+    (py) => spawnSync(py, ['-c', 'import websocket'], { stdio: 'ignore' }).status === 0,
+  );
   const home = tempDir();
   const storServers = new LoginServers();
   const pyServers = new LoginServers();
@@ -79,7 +135,9 @@ if (runs('remote')) {
   const times = { stor: [], py: [], pyBare: [], nodeBare: [] };
   for (let i = -2; i < rounds; i++) {
     const s = await storServers.next();
-    const stor = timeOnce(NODE, [STOR, 'whoami'], { env: { ...process.env, STOR_HOME: home, STOR_URL: s.base, STOR_API_KEY: s.key } });
+    const stor = timeOnce(NODE, [STOR, 'whoami'], {
+      env: { ...process.env, STOR_HOME: home, STOR_URL: s.base, STOR_API_KEY: s.key },
+    });
     const nodeBare = timeOnce(NODE, ['-e', '0']);
     if (i >= 0) {
       times.stor.push(stor);
@@ -105,9 +163,21 @@ if (runs('remote')) {
         `(python3 importing websocket); past that, stor takes ${(stor - nodeBare).toFixed(0)} ms and the Python client ` +
         `${(py - pyBare).toFixed(0)} ms, both mostly the server's scrypt check of the key.`,
     );
-    record('remote round trip', '`stor whoami` against `stor serve`', stor, 'ms', `minimal Python client (${python})`, py, stor / py, '≤ 1× (not slower)', stor <= py);
+    record(
+      'remote round trip',
+      '`stor whoami` against `stor serve`',
+      stor,
+      'ms',
+      `minimal Python client (${python})`,
+      py,
+      stor / py,
+      '≤ 1× (not slower)',
+      stor <= py,
+    );
   } else {
-    notes.push(`remote round trip: \`stor whoami\` against \`stor serve\` took ${stor.toFixed(1)} ms; no python3 with the \`websocket\` module here, so no reference was run.`);
+    notes.push(
+      `remote round trip: \`stor whoami\` against \`stor serve\` took ${stor.toFixed(1)} ms; no python3 with the \`websocket\` module here, so no reference was run.`,
+    );
   }
 }
 
@@ -154,13 +224,21 @@ if (runs('upload')) {
     // The reference waits for the job too, so both measure a durable upload.
     settle();
     const t0 = process.hrtime.bigint();
-    const body = execFileSync('curl', [
-      '-sS', '-f',
-      '-H', `Authorization: Bearer ${server.key}`,
-      '-F', `data={"method":"filesystem.put","params":["/mnt/tank/bench/curl-${i}.bin",{"mode":420}]};type=application/json`,
-      '-F', `file=@${src}`,
-      `${server.url}/_upload/`,
-    ], { encoding: 'utf8' });
+    const body = execFileSync(
+      'curl',
+      [
+        '-sS',
+        '-f',
+        '-H',
+        `Authorization: Bearer ${server.key}`,
+        '-F',
+        `data={"method":"filesystem.put","params":["/mnt/tank/bench/curl-${i}.bin",{"mode":420}]};type=application/json`,
+        '-F',
+        `file=@${src}`,
+        `${server.url}/_upload/`,
+      ],
+      { encoding: 'utf8' },
+    );
     await waitJob(server.rpc_url, server.key, JSON.parse(body).job_id);
     curlRuns.push(Number(process.hrtime.bigint() - t0) / 1e6);
     if (i % 2 === 1) storRun();
@@ -182,10 +260,50 @@ if (runs('upload')) {
   const curl = mibps(median(curlRuns));
   const cp = mibps(median(cpRuns));
   const sizeLabel = `${(size / GIB).toFixed(2)} GiB`;
-  record('upload', `\`stor upload\` of ${sizeLabel} to \`stor serve\` (includes waiting for the job)`, stor, 'MiB/s', '`curl -F` to the same server, then waiting for the job', curl, stor / curl, '≥ 0.8×', stor / curl >= 0.8);
-  record('upload', `server write rate (curl upload of ${sizeLabel} until the job ends: fsync + rename)`, curl, 'MiB/s', '`cp` + `sync` on the same disk', cp, curl / cp, '≥ 0.5×', curl / cp >= 0.5);
-  rows.push({ section: 'upload', what: 'peak memory of the `stor upload` client', value: clientPeak, unit: 'MiB', reference: 'limit', refValue: 150, ratio: clientPeak / 150, target: '< 150 MiB', met: clientPeak < 150 });
-  rows.push({ section: 'upload', what: 'peak memory of `stor serve` during the uploads', value: serverPeak, unit: 'MiB', reference: 'limit', refValue: 150, ratio: serverPeak / 150, target: '< 150 MiB', met: serverPeak < 150 });
+  record(
+    'upload',
+    `\`stor upload\` of ${sizeLabel} to \`stor serve\` (includes waiting for the job)`,
+    stor,
+    'MiB/s',
+    '`curl -F` to the same server, then waiting for the job',
+    curl,
+    stor / curl,
+    '≥ 0.8×',
+    stor / curl >= 0.8,
+  );
+  record(
+    'upload',
+    `server write rate (curl upload of ${sizeLabel} until the job ends: fsync + rename)`,
+    curl,
+    'MiB/s',
+    '`cp` + `sync` on the same disk',
+    cp,
+    curl / cp,
+    '≥ 0.5×',
+    curl / cp >= 0.5,
+  );
+  rows.push({
+    section: 'upload',
+    what: 'peak memory of the `stor upload` client',
+    value: clientPeak,
+    unit: 'MiB',
+    reference: 'limit',
+    refValue: 150,
+    ratio: clientPeak / 150,
+    target: '< 150 MiB',
+    met: clientPeak < 150,
+  });
+  rows.push({
+    section: 'upload',
+    what: 'peak memory of `stor serve` during the uploads',
+    value: serverPeak,
+    unit: 'MiB',
+    reference: 'limit',
+    refValue: 150,
+    ratio: serverPeak / 150,
+    target: '< 150 MiB',
+    met: serverPeak < 150,
+  });
   console.log(`upload: peak memory client ${clientPeak.toFixed(1)} MiB, server ${serverPeak.toFixed(1)} MiB`);
   cleanup(env.STOR_HOME);
   cleanup(state);
@@ -213,20 +331,36 @@ if (runs('trees')) {
     id=$(curl -sS -f -H "Authorization: Bearer $STOR_KEY" -F "data={\\"method\\":\\"filesystem.put\\",\\"params\\":[\\"$2/$n\\",{}]};type=application/json" -F "file=@$f" "$3/_upload/" | tr -dc 0-9)
     curl -sS -f -H "Authorization: Bearer $STOR_KEY" -H 'content-type: application/json' -d "{\\"jsonrpc\\":\\"2.0\\",\\"id\\":1,\\"method\\":\\"core.job_wait\\",\\"params\\":[$id]}" "$3/api/current" >/dev/null || exit 1
   done`;
-  const refMs = timeOnce('sh', ['-c', loop, 'sh', tree, '/mnt/tank/curl', server.url], { env: { ...process.env, STOR_KEY: server.key } });
+  const refMs = timeOnce('sh', ['-c', loop, 'sh', tree, '/mnt/tank/curl', server.url], {
+    env: { ...process.env, STOR_KEY: server.key },
+  });
   const sent = readdirSync(join(state, 'mnt/tank/curl')).length;
   if (sent !== count) throw new Error(`the curl loop left ${sent} of ${count} files`);
   const ref = count / (refMs / 1000);
   const perParallel = {};
   for (const parallel of [1, 4, 8]) {
-    const ms = timeOnce(NODE, [STOR, 'upload', '-r', tree, `/mnt/tank/p${parallel}/`, '--parallel', String(parallel), '-q'], { env });
+    const ms = timeOnce(
+      NODE,
+      [STOR, 'upload', '-r', tree, `/mnt/tank/p${parallel}/`, '--parallel', String(parallel), '-q'],
+      { env },
+    );
     perParallel[parallel] = count / (ms / 1000);
   }
   await server.stop();
   for (const parallel of [1, 4, 8]) {
     const got = perParallel[parallel];
     const target = parallel === 4 ? '≥ 1× (default)' : 'effect of --parallel';
-    record('whole trees', `\`stor upload -r\` of ${count} files of 4 KiB to \`stor serve\`, \`--parallel ${parallel}\``, got, 'files/s', 'curl per file in a shell loop, waiting for each job', ref, got / ref, target, parallel === 4 ? got >= ref : true);
+    record(
+      'whole trees',
+      `\`stor upload -r\` of ${count} files of 4 KiB to \`stor serve\`, \`--parallel ${parallel}\``,
+      got,
+      'files/s',
+      'curl per file in a shell loop, waiting for each job',
+      ref,
+      got / ref,
+      target,
+      parallel === 4 ? got >= ref : true,
+    );
   }
   notes.push(
     `whole trees: one run each (${count} files), load ${loadavg()[0].toFixed(1)} at the end. The reference pays the API key's scrypt check on the server ` +
@@ -243,16 +377,37 @@ if (runs('trees')) {
 if (runs('throughput')) {
   const total = 20000;
   const load = (url, key, method, params) =>
-    JSON.parse(execFileSync(NODE, [join(ROOT, 'bench/rpc-load.mjs'), url, key, method, JSON.stringify(params), String(total), '20'], { encoding: 'utf8' })).per_second;
+    JSON.parse(
+      execFileSync(
+        NODE,
+        [join(ROOT, 'bench/rpc-load.mjs'), url, key, method, JSON.stringify(params), String(total), '20'],
+        { encoding: 'utf8' },
+      ),
+    ).per_second;
   const echo = spawn(NODE, [join(ROOT, 'bench/echo-server.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise((resolve) => echo.stdout.once('data', (d) => resolve(Number(String(d).trim()))));
   const state = tempDir();
   const server = await startServe(state);
-  execFileSync(NODE, [STOR, 'upload', join(ROOT, 'README.md'), '/mnt/tank/docs/'], { env: { ...process.env, STOR_HOME: tempDir(), STOR_URL: server.base, STOR_API_KEY: server.key } });
-  for (const [method, params] of [['auth.me', []], ['filesystem.stat', ['/mnt/tank/docs/README.md']]]) {
+  execFileSync(NODE, [STOR, 'upload', join(ROOT, 'README.md'), '/mnt/tank/docs/'], {
+    env: { ...process.env, STOR_HOME: tempDir(), STOR_URL: server.base, STOR_API_KEY: server.key },
+  });
+  for (const [method, params] of [
+    ['auth.me', []],
+    ['filesystem.stat', ['/mnt/tank/docs/README.md']],
+  ]) {
     const ref = median([0, 1, 2].map(() => load(`ws://127.0.0.1:${port}`, '-', method, params)));
     const got = median([0, 1, 2].map(() => load(server.rpc_url, server.key, method, params)));
-    record('JSON-RPC throughput', `\`${method}\` calls/s, one WebSocket, 20 in flight`, got, 'calls/s', 'bare `ws` echo server, same client', ref, got / ref, '≥ 0.3×', got / ref >= 0.3);
+    record(
+      'JSON-RPC throughput',
+      `\`${method}\` calls/s, one WebSocket, 20 in flight`,
+      got,
+      'calls/s',
+      'bare `ws` echo server, same client',
+      ref,
+      got / ref,
+      '≥ 0.3×',
+      got / ref >= 0.3,
+    );
   }
   echo.kill();
   await server.stop();
@@ -308,7 +463,17 @@ if (runs('roles')) {
   }
   const stor = timeIt((l) => composePrivileges(catalogue, l, 'terminating', CONTRACT_METHODS));
   const rolesOnly = timeIt((l) => naive(l));
-  record('role expansion', 'composition of one login (roles + allowlist), 10 000 random logins', stor, 'µs', 'naive recursive expansion with a visited set (roles only)', rolesOnly, stor / rolesOnly, 'per-call cost', true);
+  record(
+    'role expansion',
+    'composition of one login (roles + allowlist), 10 000 random logins',
+    stor,
+    'µs',
+    'naive recursive expansion with a visited set (roles only)',
+    rolesOnly,
+    stor / rolesOnly,
+    'per-call cost',
+    true,
+  );
 }
 
 // --- fleet ---------------------------------------------------------------------------------------
@@ -330,7 +495,10 @@ const lines = [
   '',
   '| area | measurement | stor | reference | reference value | ratio | target | |',
   '|---|---|---|---|---|---|---|---|',
-  ...rows.map((r) => `| ${r.section} | ${r.what} | ${fmt(r.value)} ${r.unit} | ${r.reference} | ${fmt(r.refValue)} ${r.unit} | ${r.ratio.toFixed(2)}× | ${r.target} | ${r.met ? 'met' : '**missed**'} |`),
+  ...rows.map(
+    (r) =>
+      `| ${r.section} | ${r.what} | ${fmt(r.value)} ${r.unit} | ${r.reference} | ${fmt(r.refValue)} ${r.unit} | ${r.ratio.toFixed(2)}× | ${r.target} | ${r.met ? 'met' : '**missed**'} |`,
+  ),
   '',
   ...(notes.length ? ['Notes:', '', ...notes.map((n) => `- ${n}`), ''] : []),
 ];
@@ -359,7 +527,10 @@ if (ONLY === undefined) {
     out.push(l);
     if (firstRow < 0 && i === lastRow) out.push(...newRows);
     if (firstNote < 0 && i === lastNote) out.push(...newNotes);
-    if (l.startsWith('Measured by')) out.push(`Rows of ${section} re-measured by \`STOR_BENCH_ONLY=${ONLY}\` on ${date}; machine: ${machine()}${process.env.STOR_BENCH_NODE ? `, stor client on Node ${CLIENT_VERSION}` : ''}.`);
+    if (l.startsWith('Measured by'))
+      out.push(
+        `Rows of ${section} re-measured by \`STOR_BENCH_ONLY=${ONLY}\` on ${date}; machine: ${machine()}${process.env.STOR_BENCH_NODE ? `, stor client on Node ${CLIENT_VERSION}` : ''}.`,
+      );
   });
   writeFileSync(join(ROOT, 'bench/RESULTS.md'), `${out.join('\n')}\n\n${history}`);
 }

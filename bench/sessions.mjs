@@ -37,44 +37,59 @@ const FLEET_ROUNDS = Number(process.env.STOR_BENCH_SESSION_FLEET_ROUNDS ?? 9);
 const FLEET = 20;
 const PARTS = new Set((process.env.STOR_BENCH_SESSION_PARTS ?? 'whoami,runbook,fleet').split(',').map((p) => p.trim()));
 // Fleet servers take one login per off run, two for the agent's warm-up: at most 20 a minute.
-if (FLEET_ROUNDS + 4 > 20) throw new Error('STOR_BENCH_SESSION_FLEET_ROUNDS: at most 16, or the login rate limit refuses the last rounds');
+if (FLEET_ROUNDS + 4 > 20)
+  throw new Error('STOR_BENCH_SESSION_FLEET_ROUNDS: at most 16, or the login rate limit refuses the last rounds');
 
 /** Variables of the caller's environment that would choose a target, a session setting or a session directory for stor. */
 const STOR_VARIABLES = /^(STOR_|XDG_RUNTIME_DIR$|XDG_STATE_HOME$)/;
 const NO_EXTRA_CA = process.env.STOR_BENCH_NO_EXTRA_CA === '1';
 export const SESSIONS_LABEL_SUFFIX = NO_EXTRA_CA ? ', without NODE_EXTRA_CA_CERTS' : '';
 const baseEnv = Object.fromEntries(
-  Object.entries(process.env).filter(([k]) => (!STOR_VARIABLES.test(k) || k.startsWith('STOR_BENCH')) && !(NO_EXTRA_CA && k === 'NODE_EXTRA_CA_CERTS')),
+  Object.entries(process.env).filter(
+    ([k]) => (!STOR_VARIABLES.test(k) || k.startsWith('STOR_BENCH')) && !(NO_EXTRA_CA && k === 'NODE_EXTRA_CA_CERTS'),
+  ),
 );
 
 /** Wall time of one run (ms); throws when it fails or its standard output does not match `expect`. */
 function timeChecked(cmd, args, options, expect) {
   const t0 = process.hrtime.bigint();
-  const r = spawnSync(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, ...options });
+  const r = spawnSync(cmd, args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+    ...options,
+  });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   if (r.status !== 0 || (expect && !expect.test(r.stdout))) {
-    throw new Error(`${cmd} ${args.join(' ').slice(0, 200)} exited ${r.status}: ${r.stderr.slice(0, 2000)} ${r.stdout.slice(0, 500)}`);
+    throw new Error(
+      `${cmd} ${args.join(' ').slice(0, 200)} exited ${r.status}: ${r.stderr.slice(0, 2000)} ${r.stdout.slice(0, 500)}`,
+    );
   }
   return { ms, stdout: r.stdout };
 }
 
 /** A python3 with the `websocket` module: the minimal client's interpreter. */
 export function findPython() {
-  return ['python3', '/usr/bin/python3'].find((py) => spawnSync(py, ['-c', 'import websocket'], { stdio: 'ignore' }).status === 0);
+  return ['python3', '/usr/bin/python3'].find(
+    (py) => spawnSync(py, ['-c', 'import websocket'], { stdio: 'ignore' }).status === 0,
+  );
 }
 
 /** midclt as `truenas_api_client:main` under STOR_BENCH_MIDCLT_DIR, or why not. */
 function findMidclt() {
   const dir = process.env.STOR_BENCH_MIDCLT_DIR;
   if (!dir) return { reason: 'STOR_BENCH_MIDCLT_DIR is not set (bench/README.md)' };
-  const probe = 'import truenas_api_client, websocket; v = tuple(int(x) for x in websocket.__version__.split(".")[:3]); print(websocket.__version__); assert v >= (1, 3, 2), "websocket-client " + websocket.__version__ + " < 1.3.2"';
+  const probe =
+    'import truenas_api_client, websocket; v = tuple(int(x) for x in websocket.__version__.split(".")[:3]); print(websocket.__version__); assert v >= (1, 3, 2), "websocket-client " + websocket.__version__ + " < 1.3.2"';
   const tried = [];
   for (const py of ['python3', '/usr/bin/python3']) {
     const r = spawnSync(py, ['-c', probe], { encoding: 'utf8', env: { ...baseEnv, PYTHONPATH: dir } });
     if (r.status === 0) return { python: py, env: { ...baseEnv, PYTHONPATH: dir }, websocket: r.stdout.trim() };
     tried.push(`${py}: ${(r.stderr.trim().split('\n').at(-1) ?? '').slice(0, 120)}`);
   }
-  return { reason: `STOR_BENCH_MIDCLT_DIR=${dir} does not give truenas_api_client with websocket-client ≥ 1.3.2 (${tried.join('; ')})` };
+  return {
+    reason: `STOR_BENCH_MIDCLT_DIR=${dir} does not give truenas_api_client with websocket-client ≥ 1.3.2 (${tried.join('; ')})`,
+  };
 }
 
 /** `midclt -u URL -K KEY call auth.me`, as the console script `midclt = truenas_api_client:main` runs it. */
@@ -86,7 +101,15 @@ const MIDCLT_MAIN = "import sys; sys.argv[0] = 'midclt'; from truenas_api_client
  * the client cannot start at all (SQLITE_BINDING_MISSING: Node 24.19+ without better-sqlite3 13).
  */
 function embeddedProblem(work) {
-  const r = spawnSync(CLIENT_NODE, [CLIENT_STOR, '--json', 'whoami'], { encoding: 'utf8', env: { ...baseEnv, STOR_HOME: join(work, 'home-probe'), STOR_CONFIG_DIR: join(work, 'config-probe'), STOR_SESSION: 'off' } });
+  const r = spawnSync(CLIENT_NODE, [CLIENT_STOR, '--json', 'whoami'], {
+    encoding: 'utf8',
+    env: {
+      ...baseEnv,
+      STOR_HOME: join(work, 'home-probe'),
+      STOR_CONFIG_DIR: join(work, 'config-probe'),
+      STOR_SESSION: 'off',
+    },
+  });
   if (r.status === 0) return undefined;
   let code;
   let message = r.stderr.trim().split('\n')[0];
@@ -95,7 +118,10 @@ function embeddedProblem(work) {
   } catch {
     // Not stor's JSON error: the first line says enough.
   }
-  return { fatal: code === 'SQLITE_BINDING_MISSING', reason: `embedded \`stor whoami\` under Node ${CLIENT_VERSION} (${CLIENT_ROOT}) exits ${r.status}: ${code ? `${code}, ` : ''}${message}` };
+  return {
+    fatal: code === 'SQLITE_BINDING_MISSING',
+    reason: `embedded \`stor whoami\` under Node ${CLIENT_VERSION} (${CLIENT_ROOT}) exits ${r.status}: ${code ? `${code}, ` : ''}${message}`,
+  };
 }
 
 function privateDir(path) {
@@ -113,7 +139,7 @@ const agentSocket = (runDir) => {
 };
 
 async function waitUntil(what, test, ms = 15000) {
-  for (const deadline = Date.now() + ms; !test(); ) {
+  for (const deadline = Date.now() + ms; !test();) {
     if (Date.now() > deadline) throw new Error(`sessions: timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }
@@ -150,8 +176,24 @@ async function whoamiRows({ record, notes, label, work, python, midclt }) {
   const warmState = tempDir();
   const warmServer = await serve(warmState);
   const servers = { cold: loginServers(), off: loginServers(), py: loginServers(), midclt: loginServers() };
-  const remote = (s, runDir, session) => ({ ...baseEnv, STOR_HOME: home, STOR_CONFIG_DIR: join(work, 'config'), XDG_RUNTIME_DIR: runDir, STOR_SESSION: session, STOR_SESSION_IDLE: '900', STOR_URL: s.base, STOR_API_KEY: s.key });
-  const embedded = (session) => ({ ...baseEnv, STOR_HOME: embHome, STOR_CONFIG_DIR: join(work, 'config'), XDG_RUNTIME_DIR: warmRun, STOR_SESSION: session, STOR_SESSION_IDLE: '900' });
+  const remote = (s, runDir, session) => ({
+    ...baseEnv,
+    STOR_HOME: home,
+    STOR_CONFIG_DIR: join(work, 'config'),
+    XDG_RUNTIME_DIR: runDir,
+    STOR_SESSION: session,
+    STOR_SESSION_IDLE: '900',
+    STOR_URL: s.base,
+    STOR_API_KEY: s.key,
+  });
+  const embedded = (session) => ({
+    ...baseEnv,
+    STOR_HOME: embHome,
+    STOR_CONFIG_DIR: join(work, 'config'),
+    XDG_RUNTIME_DIR: warmRun,
+    STOR_SESSION: session,
+    STOR_SESSION_IDLE: '900',
+  });
   const warmEnv = remote(warmServer, warmRun, 'on');
   const noEmbedded = embeddedProblem(work)?.reason;
   const WHO = /truenas_admin/;
@@ -182,7 +224,12 @@ async function whoamiRows({ record, notes, label, work, python, midclt }) {
   if (!midclt.reason) {
     cases.midclt = async () => {
       const s = await servers.midclt.next();
-      return [midclt.python, ['-c', MIDCLT_MAIN, '-u', s.rpc_url, '-K', s.key, 'call', 'auth.me'], { env: midclt.env }, /"pw_name": "truenas_admin"/];
+      return [
+        midclt.python,
+        ['-c', MIDCLT_MAIN, '-u', s.rpc_url, '-K', s.key, 'call', 'auth.me'],
+        { env: midclt.env },
+        /"pw_name": "truenas_admin"/,
+      ];
     };
   }
   if (!noEmbedded) {
@@ -213,18 +260,88 @@ async function whoamiRows({ record, notes, label, work, python, midclt }) {
   const m = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)]));
   const pyRef = python ? `minimal Python client (${python}, one connection + login per run)` : undefined;
   if (python) {
-    record(label, 'warm session: remote `stor whoami` against `stor serve` (agent running, connection logged in)', m.warm, 'ms', pyRef, m.py, ratioRow(m.warm, m.py), '≤ 0.8×', m.warm / m.py <= 0.8);
-    record(label, 'cold: remote `stor whoami`, no agent running (it starts one)', m.cold, 'ms', pyRef, m.py, m.cold / m.py, '≤ 1.5×', m.cold / m.py <= 1.5);
-    record(label, 'before: remote `stor whoami` with STOR_SESSION=off (its own connection and login)', m.off, 'ms', pyRef, m.py, m.off / m.py, 'before (reported)', true);
+    record(
+      label,
+      'warm session: remote `stor whoami` against `stor serve` (agent running, connection logged in)',
+      m.warm,
+      'ms',
+      pyRef,
+      m.py,
+      ratioRow(m.warm, m.py),
+      '≤ 0.8×',
+      m.warm / m.py <= 0.8,
+    );
+    record(
+      label,
+      'cold: remote `stor whoami`, no agent running (it starts one)',
+      m.cold,
+      'ms',
+      pyRef,
+      m.py,
+      m.cold / m.py,
+      '≤ 1.5×',
+      m.cold / m.py <= 1.5,
+    );
+    record(
+      label,
+      'before: remote `stor whoami` with STOR_SESSION=off (its own connection and login)',
+      m.off,
+      'ms',
+      pyRef,
+      m.py,
+      m.off / m.py,
+      'before (reported)',
+      true,
+    );
   }
   if (!midclt.reason) {
     const ref = '`midclt call auth.me` (truenas_api_client TS-25.10.1, same key, one login per run)';
-    record(label, 'warm session: remote `stor whoami`', m.warm, 'ms', ref, m.midclt, m.warm / m.midclt, '≤ 0.6×', m.warm / m.midclt <= 0.6);
-    record(label, 'before: remote `stor whoami` with STOR_SESSION=off', m.off, 'ms', ref, m.midclt, m.off / m.midclt, 'before (reported)', true);
+    record(
+      label,
+      'warm session: remote `stor whoami`',
+      m.warm,
+      'ms',
+      ref,
+      m.midclt,
+      m.warm / m.midclt,
+      '≤ 0.6×',
+      m.warm / m.midclt <= 0.6,
+    );
+    record(
+      label,
+      'before: remote `stor whoami` with STOR_SESSION=off',
+      m.off,
+      'ms',
+      ref,
+      m.midclt,
+      m.off / m.midclt,
+      'before (reported)',
+      true,
+    );
   }
   if (!noEmbedded) {
-    record(label, 'embedded `stor whoami` through the warm agent', m.embWarm, 'ms', '`node -e 0`', m.node, m.embWarm / m.node, '≤ 2.0×', m.embWarm / m.node <= 2.0);
-    record(label, 'embedded `stor whoami` in-process (STOR_SESSION=off)', m.embOff, 'ms', '`node -e 0`', m.node, m.embOff / m.node, '≤ 2.0×', m.embOff / m.node <= 2.0);
+    record(
+      label,
+      'embedded `stor whoami` through the warm agent',
+      m.embWarm,
+      'ms',
+      '`node -e 0`',
+      m.node,
+      m.embWarm / m.node,
+      '≤ 2.0×',
+      m.embWarm / m.node <= 2.0,
+    );
+    record(
+      label,
+      'embedded `stor whoami` in-process (STOR_SESSION=off)',
+      m.embOff,
+      'ms',
+      '`node -e 0`',
+      m.node,
+      m.embOff / m.node,
+      '≤ 2.0×',
+      m.embOff / m.node <= 2.0,
+    );
   }
   const warmSession = listed.find((s) => s.target === warmServer.rpc_url.replace(/\/api\/current$/, '')) ?? listed[0];
   notes.push(
@@ -250,23 +367,71 @@ function block(tag, files) {
   const J = JSON.stringify;
   return [
     [['whoami'], ['auth.me']],
-    [['dataset', 'create', ds], ['pool.dataset.create', J([{ name: ds }])]],
-    [['mkdir', `${p}/in`], ['filesystem.mkdir', J([{ path: `${p}/in` }])]],
-    [['mkdir', `${p}/out`], ['filesystem.mkdir', J([{ path: `${p}/out` }])]],
-    [['upload', files[0], `${p}/in/`], ['--upload', files[0], `${p}/in/f0.bin`]],
-    [['upload', files[1], `${p}/in/`], ['--upload', files[1], `${p}/in/f1.bin`]],
-    [['stat', `${p}/in/f0.bin`], ['filesystem.stat', J([`${p}/in/f0.bin`])]],
-    [['stat', `${p}/in/f1.bin`], ['filesystem.stat', J([`${p}/in/f1.bin`])]],
-    [['ls', `${p}/in`], ['filesystem.listdir', J([`${p}/in`])]],
-    [['ls', p], ['filesystem.listdir', J([p])]],
-    [['privilege', 'show', '1'], ['privilege.query', J([[['id', '=', 1]], { get: true }])]],
-    [['call', 'pool.dataset.query', J([['id', '=', ds]])], ['pool.dataset.query', J([[['id', '=', ds]]])]],
+    [
+      ['dataset', 'create', ds],
+      ['pool.dataset.create', J([{ name: ds }])],
+    ],
+    [
+      ['mkdir', `${p}/in`],
+      ['filesystem.mkdir', J([{ path: `${p}/in` }])],
+    ],
+    [
+      ['mkdir', `${p}/out`],
+      ['filesystem.mkdir', J([{ path: `${p}/out` }])],
+    ],
+    [
+      ['upload', files[0], `${p}/in/`],
+      ['--upload', files[0], `${p}/in/f0.bin`],
+    ],
+    [
+      ['upload', files[1], `${p}/in/`],
+      ['--upload', files[1], `${p}/in/f1.bin`],
+    ],
+    [
+      ['stat', `${p}/in/f0.bin`],
+      ['filesystem.stat', J([`${p}/in/f0.bin`])],
+    ],
+    [
+      ['stat', `${p}/in/f1.bin`],
+      ['filesystem.stat', J([`${p}/in/f1.bin`])],
+    ],
+    [
+      ['ls', `${p}/in`],
+      ['filesystem.listdir', J([`${p}/in`])],
+    ],
+    [
+      ['ls', p],
+      ['filesystem.listdir', J([p])],
+    ],
+    [
+      ['privilege', 'show', '1'],
+      ['privilege.query', J([[['id', '=', 1]], { get: true }])],
+    ],
+    [
+      ['call', 'pool.dataset.query', J([['id', '=', ds]])],
+      ['pool.dataset.query', J([[['id', '=', ds]]])],
+    ],
     [['whoami'], ['auth.me']],
-    [['mkdir', `${p}/out/a`], ['filesystem.mkdir', J([{ path: `${p}/out/a` }])]],
-    [['upload', files[2], `${p}/out/`], ['--upload', files[2], `${p}/out/f2.bin`]],
-    [['stat', `${p}/out/f2.bin`], ['filesystem.stat', J([`${p}/out/f2.bin`])]],
-    [['ls', `${p}/out`], ['filesystem.listdir', J([`${p}/out`])]],
-    [['privilege', 'show', '1'], ['privilege.query', J([[['id', '=', 1]], { get: true }])]],
+    [
+      ['mkdir', `${p}/out/a`],
+      ['filesystem.mkdir', J([{ path: `${p}/out/a` }])],
+    ],
+    [
+      ['upload', files[2], `${p}/out/`],
+      ['--upload', files[2], `${p}/out/f2.bin`],
+    ],
+    [
+      ['stat', `${p}/out/f2.bin`],
+      ['filesystem.stat', J([`${p}/out/f2.bin`])],
+    ],
+    [
+      ['ls', `${p}/out`],
+      ['filesystem.listdir', J([`${p}/out`])],
+    ],
+    [
+      ['privilege', 'show', '1'],
+      ['privilege.query', J([[['id', '=', 1]], { get: true }])],
+    ],
     [['call', 'core.ping'], ['core.ping']],
     [['whoami'], ['auth.me']],
   ];
@@ -302,9 +467,16 @@ async function runbookRows({ record, notes, label, work, python }) {
   const pyState = tempDir();
   const onServer = await serve(onState);
   const pyServer = await serve(pyState);
-  const env = { ...baseEnv, STOR_HOME: join(work, 'home-runbook'), STOR_CONFIG_DIR: join(work, 'config'), XDG_RUNTIME_DIR: rbRun, STOR_SESSION_IDLE: '900' };
+  const env = {
+    ...baseEnv,
+    STOR_HOME: join(work, 'home-runbook'),
+    STOR_CONFIG_DIR: join(work, 'config'),
+    XDG_RUNTIME_DIR: rbRun,
+    STOR_SESSION_IDLE: '900',
+  };
   const storCmd = ([argv]) => `${quote(CLIENT_NODE)} ${quote(CLIENT_STOR)} ${argv.map(quote).join(' ')}`;
-  const pyCmd = ([, call]) => `${quote(python)} ${quote(join(ROOT, 'bench/rpc-call.py'))} "$U" "$K" "$SRC" ${call.map(quote).join(' ')}`;
+  const pyCmd = ([, call]) =>
+    `${quote(python)} ${quote(join(ROOT, 'bench/rpc-call.py'))} "$U" "$K" "$SRC" ${call.map(quote).join(' ')}`;
   const times = { on: [], py: [], off: [] };
   let address = 2;
   const load0 = loadavg()[0];
@@ -314,9 +486,21 @@ async function runbookRows({ record, notes, label, work, python }) {
     const offStates = Array.from({ length: 10 }, () => tempDir());
     const offServers = await Promise.all(offStates.map((s) => serve(s)));
     const scripts = {
-      on: runbookScript(blocks('on'), storCmd, () => `export STOR_SESSION=on STOR_URL=${quote(onServer.base)} STOR_API_KEY=${quote(onServer.key)}`),
-      py: runbookScript(blocks('py'), pyCmd, () => `U=${quote(pyServer.rpc_url)} K=${quote(pyServer.key)} SRC=127.0.0.${address++}`),
-      off: runbookScript(blocks('off'), storCmd, (b) => `export STOR_SESSION=off STOR_URL=${quote(offServers[b].base)} STOR_API_KEY=${quote(offServers[b].key)}`),
+      on: runbookScript(
+        blocks('on'),
+        storCmd,
+        () => `export STOR_SESSION=on STOR_URL=${quote(onServer.base)} STOR_API_KEY=${quote(onServer.key)}`,
+      ),
+      py: runbookScript(
+        blocks('py'),
+        pyCmd,
+        () => `U=${quote(pyServer.rpc_url)} K=${quote(pyServer.key)} SRC=127.0.0.${address++}`,
+      ),
+      off: runbookScript(
+        blocks('off'),
+        storCmd,
+        (b) => `export STOR_SESSION=off STOR_URL=${quote(offServers[b].base)} STOR_API_KEY=${quote(offServers[b].key)}`,
+      ),
     };
     // Each round starts with no agent: the runbook's first command starts it.
     await stopAgent({ ...env, STOR_SESSION: 'on' }, rbRun);
@@ -339,8 +523,28 @@ async function runbookRows({ record, notes, label, work, python }) {
   cleanup(pyState);
   const [on, py, off] = [median(times.on), median(times.py), median(times.off)];
   const ref = 'the same runbook, minimal Python client (one process, connection and login per command)';
-  record(label, 'runbook of 200 commands (whoami, ls, stat, upload, mkdir, dataset create, privilege show, call), `set -e`, sessions on', on, 'ms', ref, py, on / py, 'reported', true);
-  record(label, 'before: the same runbook with STOR_SESSION=off (a server per block of 20 commands)', off, 'ms', ref, py, off / py, 'before (reported)', true);
+  record(
+    label,
+    'runbook of 200 commands (whoami, ls, stat, upload, mkdir, dataset create, privilege show, call), `set -e`, sessions on',
+    on,
+    'ms',
+    ref,
+    py,
+    on / py,
+    'reported',
+    true,
+  );
+  record(
+    label,
+    'before: the same runbook with STOR_SESSION=off (a server per block of 20 commands)',
+    off,
+    'ms',
+    ref,
+    py,
+    off / py,
+    'before (reported)',
+    true,
+  );
   const list = (v) => times[v].map((t) => (t / 1000).toFixed(1)).join(', ');
   notes.push(
     `${label}: runbook, ${RUNBOOK_ROUNDS} rounds (the three in turn, starting one later each round), load ${load0.toFixed(1)} → ${load1.toFixed(1)}; ` +
@@ -361,20 +565,37 @@ async function fleetRows({ record, notes, label, work }) {
   const { servers, states } = await startAll(FLEET + 1);
   try {
     const fleetRun = privateDir(join(work, 'run-fleet'));
-    const env = { ...baseEnv, STOR_HOME: join(work, 'home-fleet'), STOR_CONFIG_DIR: join(work, 'config-fleet'), XDG_RUNTIME_DIR: fleetRun, STOR_SESSION_IDLE: '900' };
-    const entries = servers.map((s, i) => ({ name: i < FLEET ? `nas${i + 1}` : 'ref', url: s.base, key_file: s.admin_key_file, tags: i < FLEET ? ['bench'] : [] }));
+    const env = {
+      ...baseEnv,
+      STOR_HOME: join(work, 'home-fleet'),
+      STOR_CONFIG_DIR: join(work, 'config-fleet'),
+      XDG_RUNTIME_DIR: fleetRun,
+      STOR_SESSION_IDLE: '900',
+    };
+    const entries = servers.map((s, i) => ({
+      name: i < FLEET ? `nas${i + 1}` : 'ref',
+      url: s.base,
+      key_file: s.admin_key_file,
+      tags: i < FLEET ? ['bench'] : [],
+    }));
     writeFileSync(join(work, 'fleet.json'), JSON.stringify(entries));
     timeChecked(...stor({ ...env, STOR_SESSION: 'off' }, 'profile', 'import', join(work, 'fleet.json')));
     const on = { ...env, STOR_SESSION: 'on' };
     const off = { ...env, STOR_SESSION: 'off' };
     const fleet = ['--targets', `nas[1-${FLEET}]`, 'privilege', 'check', '--json'];
     const one = ['--profile', 'ref', 'privilege', 'check', '--json'];
-    const cases = { onFleet: [on, fleet, FLEET], onOne: [on, one, 1], offFleet: [off, fleet, FLEET], offOne: [off, one, 1] };
+    const cases = {
+      onFleet: [on, fleet, FLEET],
+      onOne: [on, one, 1],
+      offFleet: [off, fleet, FLEET],
+      offOne: [off, one, 1],
+    };
     const check = ([e, argv, want]) => {
       const run = timeChecked(...stor(e, ...argv));
       const outcomes = JSON.parse(run.stdout);
       const answered = Array.isArray(outcomes) ? outcomes.filter((o) => o.ok).length : outcomes.ok ? 1 : 0;
-      if (answered !== want) throw new Error(`sessions fleet: ${argv.join(' ')} got ${answered} clean answers: ${run.stdout.slice(0, 500)}`);
+      if (answered !== want)
+        throw new Error(`sessions fleet: ${argv.join(' ')} got ${answered} clean answers: ${run.stdout.slice(0, 500)}`);
       return run.ms;
     };
     // Warm-up: the first run starts the agent (in-process, 20 logins), the second logs the agent in; from then on, no login.
@@ -386,13 +607,34 @@ async function fleetRows({ record, notes, label, work }) {
     check(cases.offOne);
     const times = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
     const load0 = loadavg()[0];
-    for (let round = 0; round < FLEET_ROUNDS; round++) for (const [name, c] of Object.entries(cases)) times[name].push(check(c));
+    for (let round = 0; round < FLEET_ROUNDS; round++)
+      for (const [name, c] of Object.entries(cases)) times[name].push(check(c));
     const load1 = loadavg()[0];
     const listed = JSON.parse(timeChecked(...stor(on, 'session', 'list', '--json')).stdout);
     await stopAgent(on, fleetRun);
     const m = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)]));
-    record(label, `warm: \`stor --targets nas[1-${FLEET}] privilege check\`, ${FLEET} \`stor serve\` on loopback, sessions on (a second run or later)`, m.onFleet, 'ms', 'the same command against one target, sessions on', m.onOne, m.onFleet / m.onOne, '≤ 1.5×', m.onFleet / m.onOne <= 1.5);
-    record(label, `before: the same fan-out with STOR_SESSION=off (${FLEET} logins per run)`, m.offFleet, 'ms', 'the same command against one target, STOR_SESSION=off', m.offOne, m.offFleet / m.offOne, 'before (reported)', true);
+    record(
+      label,
+      `warm: \`stor --targets nas[1-${FLEET}] privilege check\`, ${FLEET} \`stor serve\` on loopback, sessions on (a second run or later)`,
+      m.onFleet,
+      'ms',
+      'the same command against one target, sessions on',
+      m.onOne,
+      m.onFleet / m.onOne,
+      '≤ 1.5×',
+      m.onFleet / m.onOne <= 1.5,
+    );
+    record(
+      label,
+      `before: the same fan-out with STOR_SESSION=off (${FLEET} logins per run)`,
+      m.offFleet,
+      'ms',
+      'the same command against one target, STOR_SESSION=off',
+      m.offOne,
+      m.offFleet / m.offOne,
+      'before (reported)',
+      true,
+    );
     const list = (k) => times[k].map(Math.round).join(', ');
     notes.push(
       `${label}: fleet, ${FLEET_ROUNDS} rounds of the four commands in turn after a warm-up (the first sessions-on run starts the agent, the second logs it in to each target), ` +
@@ -425,7 +667,11 @@ export async function benchSessions({ record, notes, label }) {
     // Any agent left by a failure: stop them all, each in its own directory.
     for (const d of readdirSync(work).filter((f) => f.startsWith('run-'))) {
       const runDir = join(work, d);
-      if (agentSocket(runDir)) spawnSync(CLIENT_NODE, [CLIENT_STOR, 'session', 'stop', '--all'], { env: { ...baseEnv, XDG_RUNTIME_DIR: runDir }, stdio: 'ignore' });
+      if (agentSocket(runDir))
+        spawnSync(CLIENT_NODE, [CLIENT_STOR, 'session', 'stop', '--all'], {
+          env: { ...baseEnv, XDG_RUNTIME_DIR: runDir },
+          stdio: 'ignore',
+        });
     }
     cleanup(work);
   }

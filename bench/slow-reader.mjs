@@ -31,15 +31,34 @@ process.stdin.on('end', () => process.stdout.write(String(got)));
 /** Peak MiB of `stor download /mnt/tank/big.img -` piped to the reader, with `env`. */
 function peakOf(env, work) {
   const peakFile = join(work, 'peak');
-  const r = spawnSync('sh', ['-c', `/usr/bin/time -f %M -o "$0" "$1" "$2" download /mnt/tank/big.img - | "$1" -e "$3"`, peakFile, NODE, STOR, READER], { env, encoding: 'utf8' });
-  if (r.status !== 0 || Number(r.stdout) !== BYTES) throw new Error(`slow reader: the download gave ${r.stdout} bytes, exit ${r.status}: ${r.stderr}`);
+  const r = spawnSync(
+    'sh',
+    [
+      '-c',
+      `/usr/bin/time -f %M -o "$0" "$1" "$2" download /mnt/tank/big.img - | "$1" -e "$3"`,
+      peakFile,
+      NODE,
+      STOR,
+      READER,
+    ],
+    { env, encoding: 'utf8' },
+  );
+  if (r.status !== 0 || Number(r.stdout) !== BYTES)
+    throw new Error(`slow reader: the download gave ${r.stdout} bytes, exit ${r.status}: ${r.stderr}`);
   return Number(readFileSync(peakFile, 'utf8').trim().split('\n').at(-1)) / 1024;
 }
 
 export async function benchSlowReader({ record, notes }) {
   const work = tempDir('stor-bench-slow-');
   const runtime = tempDir('stor-bench-slow-run-');
-  const base = { PATH: process.env.PATH, HOME: process.env.HOME, STOR_HOME: join(work, 'home'), STOR_CONFIG_DIR: join(work, 'cfg'), XDG_RUNTIME_DIR: runtime, STOR_SESSION_IDLE: '600' };
+  const base = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    STOR_HOME: join(work, 'home'),
+    STOR_CONFIG_DIR: join(work, 'cfg'),
+    XDG_RUNTIME_DIR: runtime,
+    STOR_SESSION_IDLE: '600',
+  };
   const off = { ...base, STOR_SESSION: 'off' };
   const on = { ...base, STOR_SESSION: 'on' };
   try {
@@ -49,16 +68,33 @@ export async function benchSlowReader({ record, notes }) {
     closeSync(fd);
     // The agent: started by one command, serving the next.
     spawnSync(NODE, [STOR, 'whoami'], { env: on, stdio: 'ignore' });
-    for (const deadline = Date.now() + 15000; !readdirSync(join(runtime, 'stor'), { withFileTypes: true }).some((e) => e.name.endsWith('.sock')); ) {
+    for (
+      const deadline = Date.now() + 15000;
+      !readdirSync(join(runtime, 'stor'), { withFileTypes: true }).some((e) => e.name.endsWith('.sock'));
+    ) {
       if (Date.now() > deadline) throw new Error('slow reader: no agent started');
       await new Promise((r) => setTimeout(r, 20));
     }
     const own = peakOf(off, work);
     const agent = peakOf(on, work);
     const size = BYTES >= GIB ? `${(BYTES / GIB).toFixed(2)} GiB` : `${Math.round(BYTES / MIB)} MiB`;
-    console.log(`slow reader: peak of stor ${agent.toFixed(1)} MiB through the agent, ${own.toFixed(1)} MiB in its own process`);
-    record('slow reader', `peak memory of \`stor download\` of ${size} to \`-\`, read at 10 MiB/s, through the session agent (the first stage)`, agent, 'MiB', 'the same in its own process (STOR_SESSION=off)', own, agent / own, '≤ 1.2×', agent / own <= 1.2);
-    notes.push(`slow reader: the agent's own memory is not counted (long-lived, shared by every command); a first stage that did not wait for its stdout held the file's bytes (355–791 MiB for 640 MiB).`);
+    console.log(
+      `slow reader: peak of stor ${agent.toFixed(1)} MiB through the agent, ${own.toFixed(1)} MiB in its own process`,
+    );
+    record(
+      'slow reader',
+      `peak memory of \`stor download\` of ${size} to \`-\`, read at 10 MiB/s, through the session agent (the first stage)`,
+      agent,
+      'MiB',
+      'the same in its own process (STOR_SESSION=off)',
+      own,
+      agent / own,
+      '≤ 1.2×',
+      agent / own <= 1.2,
+    );
+    notes.push(
+      `slow reader: the agent's own memory is not counted (long-lived, shared by every command); a first stage that did not wait for its stdout held the file's bytes (355–791 MiB for 640 MiB).`,
+    );
   } finally {
     spawnSync(NODE, [STOR, 'session', 'stop', '--all'], { env: on, stdio: 'ignore' });
     cleanup(work);

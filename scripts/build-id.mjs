@@ -11,8 +11,23 @@ export const BUILD_ID_FILE = 'dist/bundle/build-id';
 /** The id of a build of the checkout in `root` as it is now. */
 export function currentBuildId(root = '.') {
   const hash = createHash('sha256');
-  const sources = readdirSync(join(root, 'src'), { recursive: true }).map(String).filter((f) => f.endsWith('.ts')).sort();
-  const inputs = [...sources.map((f) => join('src', f)), 'package.json', 'scripts/bundle.mjs', 'scripts/build-id.mjs', 'tsconfig.json', 'tsconfig.build.json'];
-  for (const f of inputs) hash.update(f).update('\0').update(readFileSync(join(root, f))).update('\0');
+  const sources = readdirSync(join(root, 'src'), { recursive: true })
+    .map(String)
+    .filter((f) => f.endsWith('.ts'))
+    .sort();
+  const inputs = [
+    ...sources.map((f) => join('src', f)),
+    'package.json',
+    'scripts/bundle.mjs',
+    'scripts/build-id.mjs',
+    'tsconfig.json',
+    'tsconfig.build.json',
+  ];
+  for (const f of inputs)
+    hash
+      .update(f)
+      .update('\0')
+      .update(readFileSync(join(root, f)))
+      .update('\0');
   return hash.digest('hex').slice(0, 16);
 }

@@ -34,7 +34,9 @@ await build({
   splitting: true,
   format: 'esm',
   // Bundled CommonJS dependencies call require() for Node built-ins.
-  banner: { js: "import { createRequire as __storRequire } from 'node:module'; const require = __storRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __storRequire } from 'node:module'; const require = __storRequire(import.meta.url);",
+  },
   chunkNames: 'chunks/[name]-[hash]',
 });
 
@@ -54,7 +56,9 @@ const firstStage = await build({
 // The first stage must start in a few milliseconds over bare Node: only its sources (scripts/first-stage-sources.cjs,
 // which .dependency-cruiser.cjs's first-stage-bare rule reads too) may be in it.
 const FIRST_STAGE_SOURCES = new Set(firstStageSources);
-const heavy = Object.values(firstStage.metafile.outputs).flatMap((o) => Object.keys(o.inputs)).filter((input) => !FIRST_STAGE_SOURCES.has(input));
+const heavy = Object.values(firstStage.metafile.outputs)
+  .flatMap((o) => Object.keys(o.inputs))
+  .filter((input) => !FIRST_STAGE_SOURCES.has(input));
 if (heavy.length > 0) throw new Error(`the first stage (bin/stor.js) would load more than it may: ${heavy.join(', ')}`);
 
 // start.cjs (src/start.ts): one CommonJS file of its own, not split into chunks
@@ -85,7 +89,10 @@ await build({
 // charset 'ascii' escapes strings, templates and regular expressions; comments keep their text,
 // where an escape is as readable.
 const text = readFileSync(cjs, 'utf8');
-writeFileSync(cjs, text.replace(/[^\x00-\x7f]/gu, (c) => `\\u{${c.codePointAt(0).toString(16)}}`));
+writeFileSync(
+  cjs,
+  text.replace(/[^\x00-\x7f]/gu, (c) => `\\u{${c.codePointAt(0).toString(16)}}`),
+);
 
 // Which build this is, for whoever must find this build's agent socket from outside the bundle.
 writeFileSync(`${out}/build-id`, `${buildId}\n`);

@@ -21,7 +21,10 @@ export type { IO } from './commands/output/io.js';
 function packageVersion(): string {
   for (const rel of ['../package.json', '../../package.json', '../../../package.json']) {
     try {
-      const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as { name?: string; version?: string };
+      const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as {
+        name?: string;
+        version?: string;
+      };
       if (pkg.name === 'stor-cli' && pkg.version) return pkg.version;
     } catch {
       // not here; try further up
@@ -55,11 +58,17 @@ export async function run(line: CommandLine, io: IO, setting: CommandSetting = {
     await program.parseAsync([...line.argv], { from: 'user' });
     if (result) {
       const globals = ctx?.globals;
-      const layout = { ...(globals?.wide ? { wide: true } : {}), ...(globals?.columns !== undefined ? { columns: globals.columns } : {}) };
+      const layout = {
+        ...(globals?.wide ? { wide: true } : {}),
+        ...(globals?.columns !== undefined ? { columns: globals.columns } : {}),
+      };
       const mode = renderMode(io, globals?.json ?? json, 'stdout', layout);
       // A column the table does not have is told, not fatal: the command has run (it may have changed something).
       const unknown = mode.columns && !mode.json ? unknownColumns(result.view, mode.columns) : [];
-      if (unknown.length > 0) ctx?.warn(`stor: warning: --columns: no column ${unknown.join(', ')} here; its columns: ${columnNames(result.view).join(', ')}`);
+      if (unknown.length > 0)
+        ctx?.warn(
+          `stor: warning: --columns: no column ${unknown.join(', ')} here; its columns: ${columnNames(result.view).join(', ')}`,
+        );
       io.stdout.write(await render(result, mode));
       ctx?.flushAfterOutput();
     }

@@ -1,4 +1,16 @@
-import { closeSync, fstatSync, futimesSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  fstatSync,
+  futimesSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
@@ -33,7 +45,12 @@ function shortHash(text: string): string {
  * under other flags, so runs with and without (say) NODE_OPTIONS, or two installed copies of one
  * build, would otherwise rewrite one file in turn.
  */
-function cacheFileFor(dir: string, bundle: string, st: { ino: number; size: number; mtimeMs: number }, env: NodeJS.ProcessEnv): string {
+function cacheFileFor(
+  dir: string,
+  bundle: string,
+  st: { ino: number; size: number; mtimeMs: number },
+  env: NodeJS.ProcessEnv,
+): string {
   return join(dir, `${runPrefix(bundle, env)}${st.ino}-${st.size}-${Math.trunc(st.mtimeMs)}.v8`);
 }
 
@@ -60,7 +77,8 @@ function readOwnFile(path: string): Buffer | undefined {
   }
   try {
     const st = fstatSync(fd);
-    if (!st.isFile() || (process.getuid !== undefined && st.uid !== process.getuid()) || (st.mode & 0o022) !== 0) return undefined;
+    if (!st.isFile() || (process.getuid !== undefined && st.uid !== process.getuid()) || (st.mode & 0o022) !== 0)
+      return undefined;
     const buf = Buffer.allocUnsafe(st.size);
     let length = 0;
     while (length < buf.length) {
@@ -135,6 +153,13 @@ export function loadWithCodeCache(bundle: string, env: NodeJS.ProcessEnv): Main 
     process.once('exit', () => writeCache(dir, file, script.createCachedData(), runPrefix(bundle, env)));
   }
   const module = { exports: {} as { main?: Main } };
-  (script.runInThisContext() as (...args: unknown[]) => void).call(module.exports, module.exports, createRequire(bundle), module, bundle, dirname(bundle));
+  (script.runInThisContext() as (...args: unknown[]) => void).call(
+    module.exports,
+    module.exports,
+    createRequire(bundle),
+    module,
+    bundle,
+    dirname(bundle),
+  );
   return module.exports.main!;
 }

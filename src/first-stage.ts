@@ -3,8 +3,23 @@ import { connect, Socket } from 'node:net';
 import { createRequire } from 'node:module';
 import { isatty } from 'node:tty';
 import { fileURLToPath } from 'node:url';
-import { privateDirProblem, privateSocketProblem, sessionDirFrom, socketPathIn, startingMarkerIn } from './core/session/paths.js';
-import { DECLINED_COMMANDS, encodeLine, HEARTBEAT_MS, lineReader, STDIN_CHUNK_BYTES, type RunInput, type RunMessage, type RunRequest } from './core/session/protocol.js';
+import {
+  privateDirProblem,
+  privateSocketProblem,
+  sessionDirFrom,
+  socketPathIn,
+  startingMarkerIn,
+} from './core/session/paths.js';
+import {
+  DECLINED_COMMANDS,
+  encodeLine,
+  HEARTBEAT_MS,
+  lineReader,
+  STDIN_CHUNK_BYTES,
+  type RunInput,
+  type RunMessage,
+  type RunRequest,
+} from './core/session/protocol.js';
 import { sessionSetting } from './core/session/setting.js';
 import { readCommandLine, type CommandLine } from './commands/framework/command-line.js';
 import { startAgent } from './core/session/start-agent.js';
@@ -57,7 +72,9 @@ export function silenceLimitMs(line: CommandLine): number {
  * loader is started for it.
  */
 async function inProcess(line: CommandLine): Promise<void> {
-  const { start: startInProcess } = createRequire(import.meta.url)('./start.cjs') as { start(line: CommandLine): Promise<void> };
+  const { start: startInProcess } = createRequire(import.meta.url)('./start.cjs') as {
+    start(line: CommandLine): Promise<void>;
+  };
   await startInProcess(line);
 }
 
@@ -150,7 +167,10 @@ function endWhenOutputFails(stream: NodeJS.WriteStream, name: 'stdout' | 'stderr
 }
 
 /** How a handed-over command ended, as far as this process can tell. */
-type Outcome = { exit: number } | { declined: true } | { lost: { changes: boolean | undefined; wrote: boolean; readStdin: boolean } };
+type Outcome =
+  | { exit: number }
+  | { declined: true }
+  | { lost: { changes: boolean | undefined; wrote: boolean; readStdin: boolean } };
 
 /** Hands the command to the agent on `socket` and relays it until its exit, a decline, or the agent's loss. */
 function relay(socket: Socket, line: CommandLine): Promise<Outcome> {
@@ -216,7 +236,8 @@ function relay(socket: Socket, line: CommandLine): Promise<Outcome> {
       pulled = true;
       process.stdin.on('data', (chunk: Buffer) => {
         let flowing = true;
-        for (let at = 0; at < chunk.length; at += STDIN_CHUNK_BYTES) flowing = send({ t: 'in', d: chunk.subarray(at, at + STDIN_CHUNK_BYTES).toString('base64') }) && flowing;
+        for (let at = 0; at < chunk.length; at += STDIN_CHUNK_BYTES)
+          flowing = send({ t: 'in', d: chunk.subarray(at, at + STDIN_CHUNK_BYTES).toString('base64') }) && flowing;
         if (!flowing) {
           process.stdin.pause();
           socket.once('drain', () => process.stdin.resume());
@@ -292,7 +313,8 @@ function exitAfterFlush(code: number): void {
 export async function start(): Promise<void> {
   // The one reading of this process's command line: what runs next here gets it (command-line.ts).
   const line = readCommandLine(process.argv.slice(2));
-  if (line.globals.session === false || sessionSetting(process.env.STOR_SESSION) !== 'on' || alwaysDeclined(line)) return inProcess(line);
+  if (line.globals.session === false || sessionSetting(process.env.STOR_SESSION) !== 'on' || alwaysDeclined(line))
+    return inProcess(line);
   let socket = await connectAgent(process.env, STARTING_WAIT_MS);
   if (!(socket instanceof Socket)) {
     // This command runs in its own process, as any that finds no agent; the agent started here is

@@ -1,5 +1,16 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -66,7 +77,9 @@ describe("the bundle's code cache", () => {
     const cache = tempDir();
     const codeCache = join(cache, 'stor', 'code-cache');
     const run = (nodeOptions?: string) =>
-      spawnStor(['whoami'], { env: { STOR_HOME: home, XDG_CACHE_HOME: cache, ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) } });
+      spawnStor(['whoami'], {
+        env: { STOR_HOME: home, XDG_CACHE_HOME: cache, ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) },
+      });
     expect((await run()).code).toBe(0);
     const [plain] = cacheFiles(codeCache);
     const plainBytes = readFileSync(join(codeCache, plain!));
@@ -86,7 +99,14 @@ describe("the bundle's code cache", () => {
     cpSync(BUNDLE_DIR, join(copy, 'dist', 'bundle'), { recursive: true });
     cpSync(join(ROOT, 'package.json'), join(copy, 'package.json'));
     symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
-    const env = { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', ...EMBEDDED_MEANT, STOR_HOME: home, XDG_CACHE_HOME: cache };
+    const env = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      STOR_SESSION: 'off',
+      ...EMBEDDED_MEANT,
+      STOR_HOME: home,
+      XDG_CACHE_HOME: cache,
+    };
     const run = (bin: string) => spawnSync(process.execPath, [bin, 'whoami'], { env, encoding: 'utf8' });
     expect(run(STOR_BIN).status).toBe(0);
     const [first] = cacheFiles(codeCache);

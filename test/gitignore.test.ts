@@ -4,7 +4,12 @@ import { describe, expect, it } from 'vitest';
 // Outside a git checkout (an unpacked tarball) there is nothing to check.
 const inCheckout = (() => {
   try {
-    return execFileSync('git', ['rev-parse', '--is-inside-work-tree'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() === 'true';
+    return (
+      execFileSync('git', ['rev-parse', '--is-inside-work-tree'], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }).trim() === 'true'
+    );
   } catch {
     return false;
   }

@@ -6,12 +6,26 @@ import { describe, expect, it } from 'vitest';
 import { tempDir } from './helpers/temp-dir.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string; bin: Record<string, string> };
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  name: string;
+  version: string;
+  bin: Record<string, string>;
+};
 
 /** A copy of this built checkout (its node_modules linked), so packing it rebuilds nothing the suite runs from. */
 function builtCheckout(): string {
   const dir = tempDir('stor-checkout-');
-  for (const entry of ['bin', 'dist', 'schema', 'scripts', 'src', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json']) {
+  for (const entry of [
+    'bin',
+    'dist',
+    'schema',
+    'scripts',
+    'src',
+    'package.json',
+    'package-lock.json',
+    'tsconfig.json',
+    'tsconfig.build.json',
+  ]) {
     cpSync(join(ROOT, entry), join(dir, entry), { recursive: true });
   }
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
@@ -29,13 +43,21 @@ describe('installing stor from a checkout', () => {
   it('packing a built checkout leaves its bundle as it is, and the pack holds it', () => {
     const dir = builtCheckout();
     const before = statSync(join(dir, 'dist/bundle/first-stage.cjs'));
-    const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts=false'], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts=false'], {
+      cwd: dir,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const after = statSync(join(dir, 'dist/bundle/first-stage.cjs'));
     expect({ ino: after.ino, mtime: after.mtimeMs }).toEqual({ ino: before.ino, mtime: before.mtimeMs });
     const [packed] = JSON.parse(out.slice(out.indexOf('['))) as Array<{ name: string; files: Array<{ path: string }> }>;
     expect(packed!.name).toBe(pkg.name);
-    expect(packed!.files.map((f) => f.path)).toEqual(expect.arrayContaining(['bin/stor.js', 'dist/bundle/first-stage.cjs', 'dist/bundle/stor.cjs']));
-    expect(execFileSync(process.execPath, [join(dir, 'bin/stor.js'), '--version'], { encoding: 'utf8' })).toBe(`${pkg.version}\n`);
+    expect(packed!.files.map((f) => f.path)).toEqual(
+      expect.arrayContaining(['bin/stor.js', 'dist/bundle/first-stage.cjs', 'dist/bundle/stor.cjs']),
+    );
+    expect(execFileSync(process.execPath, [join(dir, 'bin/stor.js'), '--version'], { encoding: 'utf8' })).toBe(
+      `${pkg.version}\n`,
+    );
   });
 
   // The rebuild itself is `npm run build`: an `npm` first on PATH that only notes its arguments

@@ -49,21 +49,45 @@ function report(found: IViolation[]): string {
 describe('layers (.dependency-cruiser.cjs)', () => {
   it('no import runs the wrong way between layers, and no import cycle but the known ones', () => {
     const found = violations.filter((v) => v.rule.severity !== 'ignore');
-    expect(found.length, `imports that break the layers (fix the import, or change .dependency-cruiser.cjs and say why):\n${report(found)}\n`).toBe(0);
+    expect(
+      found.length,
+      `imports that break the layers (fix the import, or change .dependency-cruiser.cjs and say why):\n${report(found)}\n`,
+    ).toBe(0);
   });
 
   it('every known cycle still exists (a cycle that is gone leaves KNOWN_CYCLES)', () => {
     const known = readFileSync(CONFIG, 'utf8').match(/const KNOWN_CYCLES = \[([\s\S]*?)\n\];/)?.[1] ?? '';
-    const entries = [...known.matchAll(/rule: '([^']+)', files: \[([^\]]+)\]/g)].map(([, rule, files]) => `${rule}: ${[...files!.matchAll(/'([^']+)'/g)].map((m) => m[1]).sort().join(' ')}`);
+    const entries = [...known.matchAll(/rule: '([^']+)', files: \[([^\]]+)\]/g)].map(
+      ([, rule, files]) =>
+        `${rule}: ${[...files!.matchAll(/'([^']+)'/g)]
+          .map((m) => m[1])
+          .sort()
+          .join(' ')}`,
+    );
     expect(entries.length).toBeGreaterThan(0);
-    const ignored = new Set(violations.filter((v) => v.rule.severity === 'ignore' && v.cycle).map((v) => `${v.rule.name}: ${[v.from, ...v.cycle!.map((c) => c.name)].filter((n, i, all) => all.indexOf(n) === i).sort().join(' ')}`));
-    expect(entries.filter((e) => !ignored.has(e)), 'known cycles no longer found: remove them from KNOWN_CYCLES in .dependency-cruiser.cjs').toEqual([]);
+    const ignored = new Set(
+      violations
+        .filter((v) => v.rule.severity === 'ignore' && v.cycle)
+        .map(
+          (v) =>
+            `${v.rule.name}: ${[v.from, ...v.cycle!.map((c) => c.name)]
+              .filter((n, i, all) => all.indexOf(n) === i)
+              .sort()
+              .join(' ')}`,
+        ),
+    );
+    expect(
+      entries.filter((e) => !ignored.has(e)),
+      'known cycles no longer found: remove them from KNOWN_CYCLES in .dependency-cruiser.cjs',
+    ).toEqual([]);
   });
 
   it("the first-stage-bare rule judges exactly the first stage's sources (scripts/first-stage-sources.cjs), and each of them exists", () => {
     // The one list scripts/bundle.mjs checks the bundle against and the rule is built from: a source
     // renamed or moved without it would leave the rule judging nothing.
-    const allowed = [...(createRequire(import.meta.url)(join(ROOT, 'scripts/first-stage-sources.cjs')) as string[])].sort();
+    const allowed = [
+      ...(createRequire(import.meta.url)(join(ROOT, 'scripts/first-stage-sources.cjs')) as string[]),
+    ].sort();
     const rule = new RegExp(config.forbidden.find((r) => r.name === 'first-stage-bare')!.from.path!);
     const sources = readdirSync(join(ROOT, 'src'), { recursive: true, encoding: 'utf8' })
       .map((f) => `src/${f.split('\\').join('/')}`)

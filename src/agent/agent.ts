@@ -42,7 +42,11 @@ export function idleSecondsFrom(env: Env): number {
  * directory is unsafe). Process-wide matters (title, signals, uncaught errors) are agent-entry's.
  * `build` names the socket: this code's own build, unless a test serves a built binary's commands.
  */
-export async function startAgent(env: Env, pool: SessionPool = new SessionPool(), build: string = BUILD_ID): Promise<RunningAgent | { exitCode: number }> {
+export async function startAgent(
+  env: Env,
+  pool: SessionPool = new SessionPool(),
+  build: string = BUILD_ID,
+): Promise<RunningAgent | { exitCode: number }> {
   const dir = sessionDirFrom(env);
   if (ensurePrivateDir(dir) !== undefined) return { exitCode: 1 };
   const published = socketPathIn(dir, build);
@@ -153,5 +157,9 @@ export async function startAgent(env: Env, pool: SessionPool = new SessionPool()
   }, WATCH_MS);
   watch.unref();
   armIdle();
-  return { exited, stop: () => shutdown(), fatal: () => (ownsPublished() ? rmSync(published, { force: true }) : undefined) };
+  return {
+    exited,
+    stop: () => shutdown(),
+    fatal: () => (ownsPublished() ? rmSync(published, { force: true }) : undefined),
+  };
 }

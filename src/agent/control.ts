@@ -36,7 +36,11 @@ export function isRequest(value: unknown): value is Request {
 }
 
 /** The answer to one control request other than `stop` (which ends the agent after answering). */
-export async function answerControl(request: Exclude<ControlRequest, { op: 'stop' }>, pool: SessionPool, self: { pid: number; startedAt: number }): Promise<ControlAnswer> {
+export async function answerControl(
+  request: Exclude<ControlRequest, { op: 'stop' }>,
+  pool: SessionPool,
+  self: { pid: number; startedAt: number },
+): Promise<ControlAnswer> {
   switch (request.op) {
     case 'ping':
       return { t: 'pong', version: BUILD_ID, pid: self.pid, startedAt: self.startedAt };

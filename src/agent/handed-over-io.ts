@@ -14,7 +14,7 @@ const BYTES_CHUNK = 192 * 1024;
 function textPieces(text: string): string[] {
   if (text.length <= TEXT_CHUNK) return [text];
   const pieces: string[] = [];
-  for (let start = 0; start < text.length; ) {
+  for (let start = 0; start < text.length;) {
     let end = Math.min(start + TEXT_CHUNK, text.length);
     const last = text.charCodeAt(end - 1);
     if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
@@ -69,7 +69,8 @@ class WireOutput implements OutputStream {
     }
     const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     for (let at = 0; at < bytes.length; at += BYTES_CHUNK) {
-      flowing = this.wire.send({ t: this.t, d: bytes.subarray(at, at + BYTES_CHUNK).toString('base64'), b64: true }) && flowing;
+      flowing =
+        this.wire.send({ t: this.t, d: bytes.subarray(at, at + BYTES_CHUNK).toString('base64'), b64: true }) && flowing;
     }
     return flowing;
   }

@@ -17,7 +17,9 @@ export function probe(path: string): Promise<'alive' | 'stale' | 'unknown'> {
       resolve(what);
     };
     const timer = setTimeout(() => done('unknown'), PING_MS);
-    socket.on('error', (err: NodeJS.ErrnoException) => done(err.code === 'ECONNREFUSED' || err.code === 'ENOENT' ? 'stale' : 'unknown'));
+    socket.on('error', (err: NodeJS.ErrnoException) =>
+      done(err.code === 'ECONNREFUSED' || err.code === 'ENOENT' ? 'stale' : 'unknown'),
+    );
     socket.on('connect', () => socket.write(`${JSON.stringify({ op: 'ping' })}\n`));
     socket.on('close', () => done('unknown'));
     readLines(socket, (line) => {
@@ -45,7 +47,11 @@ function listen(server: Server, path: string): Promise<void> {
  * connections (stale, its process died), its name is removed and the link tried once more.
  * Resolves with the published socket's inode, which the agent watches.
  */
-export async function publishSocket(server: Server, dir: string, published: string): Promise<{ ino: number } | 'taken'> {
+export async function publishSocket(
+  server: Server,
+  dir: string,
+  published: string,
+): Promise<{ ino: number } | 'taken'> {
   const temporary = join(dir, `.agent-${process.pid}-${randomBytes(6).toString('hex')}.sock`);
   const umask = process.umask(0o077);
   try {

@@ -70,17 +70,20 @@ async function runHandedOver(conn: Socket, request: RunRequest, sessions: Sessio
     if (stdin.wasPulled) stdin.destroy(new Error("the command's caller went away"));
     if (!exited && !signals.deliver('SIGTERM')) stopped.abort('SIGTERM');
   };
-  conn.on('data', lineReader(
-    (m) => {
-      // A `go` before `accepted` answers nothing it was asked: a broken client.
-      if (m.t === 'go' && accepted) goAhead(true);
-      else if (m.t === 'in' && typeof m.d === 'string' && stdin.wasPulled) stdin.feed(Buffer.from(m.d, 'base64'));
-      else if (m.t === 'eof' && stdin.wasPulled) stdin.push(null);
-      else if (m.t === 'signal' && (m.s === 'SIGINT' || m.s === 'SIGTERM')) signalled(m.s);
-      else conn.destroy();
-    },
-    () => conn.destroy(),
-  ));
+  conn.on(
+    'data',
+    lineReader(
+      (m) => {
+        // A `go` before `accepted` answers nothing it was asked: a broken client.
+        if (m.t === 'go' && accepted) goAhead(true);
+        else if (m.t === 'in' && typeof m.d === 'string' && stdin.wasPulled) stdin.feed(Buffer.from(m.d, 'base64'));
+        else if (m.t === 'eof' && stdin.wasPulled) stdin.push(null);
+        else if (m.t === 'signal' && (m.s === 'SIGINT' || m.s === 'SIGTERM')) signalled(m.s);
+        else conn.destroy();
+      },
+      () => conn.destroy(),
+    ),
+  );
   conn.on('end', gone);
   conn.on('close', gone);
   conn.on('error', gone);
@@ -93,9 +96,12 @@ async function runHandedOver(conn: Socket, request: RunRequest, sessions: Sessio
   // the request carries argv. Read once here, for the run policy and for run() (command-line.ts).
   const line = readCommandLine(request.argv);
   const differs = processEnvDifference(request.env, process.env);
-  const decision = differs !== undefined
-    ? otherProcessEnv(differs)
-    : await decideRun(line, request.tty).catch((err: unknown) => ({ declined: `cannot tell what it does: ${(err as Error).message}` }));
+  const decision =
+    differs !== undefined
+      ? otherProcessEnv(differs)
+      : await decideRun(line, request.tty).catch((err: unknown) => ({
+          declined: `cannot tell what it does: ${(err as Error).message}`,
+        }));
   if ('declined' in decision) {
     wire.send({ t: 'declined', reason: decision.declined });
     conn.end();

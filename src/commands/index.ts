@@ -8,7 +8,15 @@ import type { IO } from './output/io.js';
 import type { CommandLine } from './framework/command-line.js';
 import { registerCommandTree } from './framework/command-tree.js';
 import { withFleet } from './fleet/policy.js';
-import { addOptions, addVerb, loadFor, StorCommand, targetHelpFor, verbsFirst, type Entry } from './framework/program.js';
+import {
+  addOptions,
+  addVerb,
+  loadFor,
+  StorCommand,
+  targetHelpFor,
+  verbsFirst,
+  type Entry,
+} from './framework/program.js';
 import type { CommandResult } from './output/render.js';
 import { apiKeyNoun } from './api-key/index.js';
 import { datasetNoun } from './dataset/index.js';
@@ -69,7 +77,12 @@ export interface ProgramHooks {
   setting?: CommandSetting;
 }
 
-const ROOT_EXAMPLES = ['stor whoami', 'stor whoami --json', 'stor privilege check', 'stor upload ./report.pdf /mnt/tank/docs/ --mode 0644'];
+const ROOT_EXAMPLES = [
+  'stor whoami',
+  'stor whoami --json',
+  'stor privilege check',
+  'stor upload ./report.pdf /mnt/tank/docs/ --mode 0644',
+];
 
 /**
  * The command tree for `argv`: the root with its global options, every noun, and the verbs this
@@ -90,13 +103,19 @@ export async function buildProgram(path: CommandLine, io: IO, hooks: ProgramHook
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
       // Commander puts its suggestion on a line of its own; stor's message is one line.
-      outputError: (s) => hooks.onUsageError(s.replace(/^error: /, '').trim().replace(/\s*\n\s*/g, ' ')),
+      outputError: (s) =>
+        hooks.onUsageError(
+          s
+            .replace(/^error: /, '')
+            .trim()
+            .replace(/\s*\n\s*/g, ' '),
+        ),
     })
     .addHelpText(
       'after',
       `\nExamples:\n${ROOT_EXAMPLES.map((l) => `  $ ${l}`).join('\n')}\n` +
         '\nWith no profile selected, commands use the embedded appliance in $STOR_HOME (default ~/.local/share/stor).\n' +
-        '`stor help <command>` shows a command\'s help, e.g. `stor help privilege fix`.\n',
+        "`stor help <command>` shows a command's help, e.g. `stor help privilege fix`.\n",
     );
   addOptions(program, globalOptions);
 
@@ -105,21 +124,25 @@ export async function buildProgram(path: CommandLine, io: IO, hooks: ProgramHook
     wantsHelp: path.asksHelp,
     context: (cmd: Command): CommandContext => {
       const opts = cmd.optsWithGlobals() as GlobalOptions;
-      const ctx = new CommandContext(io, {
-        json: opts.json === true,
-        quiet: opts.quiet === true,
-        verbose: opts.verbose === true,
-        insecure: opts.insecure === true,
-        wide: opts.wide === true,
-        columns: opts.columns,
-        timeout: opts.timeout,
-        url: opts.url,
-        profile: opts.profile,
-        targets: opts.targets,
-        ca: opts.ca,
-        rpc: opts.rpc,
-        session: opts.session,
-      }, hooks.setting);
+      const ctx = new CommandContext(
+        io,
+        {
+          json: opts.json === true,
+          quiet: opts.quiet === true,
+          verbose: opts.verbose === true,
+          insecure: opts.insecure === true,
+          wide: opts.wide === true,
+          columns: opts.columns,
+          timeout: opts.timeout,
+          url: opts.url,
+          profile: opts.profile,
+          targets: opts.targets,
+          ca: opts.ca,
+          rpc: opts.rpc,
+          session: opts.session,
+        },
+        hooks.setting,
+      );
       hooks.onContext(ctx);
       return ctx;
     },
@@ -133,7 +156,11 @@ export async function buildProgram(path: CommandLine, io: IO, hooks: ProgramHook
       if (spec) addVerb(program, top, withFleet(top, spec), runner);
       continue;
     }
-    const noun = program.command(top).summary(entry.noun.summary).description(entry.noun.summary).configureHelp({ showGlobalOptions: true, formatHelp: verbsFirst });
+    const noun = program
+      .command(top)
+      .summary(entry.noun.summary)
+      .description(entry.noun.summary)
+      .configureHelp({ showGlobalOptions: true, formatHelp: verbsFirst });
     for (const verb of Object.keys(entry.noun.verbs)) {
       const spec = specs.get(`${top} ${verb}`);
       if (spec) addVerb(noun, verb, withFleet(`${top} ${verb}`, spec), runner);
@@ -149,7 +176,9 @@ export async function buildProgram(path: CommandLine, io: IO, hooks: ProgramHook
       for (const word of words) {
         const sub = cmd.commands.find((c) => c.name() === word);
         if (!sub) {
-          throw new StorError(E.UNKNOWN_HELP_TOPIC, `no help topic ${JSON.stringify(words.join(' '))}`, { hint: '`stor --help` lists the commands' });
+          throw new StorError(E.UNKNOWN_HELP_TOPIC, `no help topic ${JSON.stringify(words.join(' '))}`, {
+            hint: '`stor --help` lists the commands',
+          });
         }
         cmd = sub;
       }

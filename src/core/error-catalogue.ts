@@ -16,7 +16,8 @@ const CATALOGUE = {
   },
   BUILTIN_GROUP: {
     kind: 'failed',
-    meaning: 'the group is one of the appliance\'s built-in groups, which it never deletes (25.10.1 refuses with EACCES, which is not a missing role); nothing was changed',
+    meaning:
+      "the group is one of the appliance's built-in groups, which it never deletes (25.10.1 refuses with EACCES, which is not a missing role); nothing was changed",
     remedy: 'none: built-in groups stay (`stor group list` marks them); delete the groups you made',
   },
   CONFIG_UNREADABLE: {
@@ -26,8 +27,10 @@ const CATALOGUE = {
   },
   CONFIG_UNWRITABLE: {
     kind: 'failed',
-    meaning: "the profiles directory is in another user's home (root run with that user's HOME, `sudo -E`): stor writes nothing there",
-    remedy: 'run stor as that user, or with your own HOME (`sudo -H`), or point `STOR_CONFIG_DIR` (or `XDG_CONFIG_HOME`) at a directory of your own',
+    meaning:
+      "the profiles directory is in another user's home (root run with that user's HOME, `sudo -E`): stor writes nothing there",
+    remedy:
+      'run stor as that user, or with your own HOME (`sudo -H`), or point `STOR_CONFIG_DIR` (or `XDG_CONFIG_HOME`) at a directory of your own',
   },
   DECLINED: {
     kind: 'failed',
@@ -36,18 +39,22 @@ const CATALOGUE = {
   },
   DOWNLOAD_REFUSED: {
     kind: 'failed',
-    meaning: "the appliance's /_download/ endpoint refused the download URL (HTTP 401, 404 or 410: used, expired or unknown)",
+    meaning:
+      "the appliance's /_download/ endpoint refused the download URL (HTTP 401, 404 or 410: used, expired or unknown)",
     remedy: 'start the download again; a download URL serves one GET, within a minute of being issued',
   },
   DOWNLOAD_SIZE_MISMATCH: {
     kind: 'failed',
-    meaning: 'a download brought another number of bytes than the appliance reported for the file; nothing was written locally',
+    meaning:
+      'a download brought another number of bytes than the appliance reported for the file; nothing was written locally',
     remedy: 'the file may have changed meanwhile: download it again',
   },
   GROUP_IN_USE: {
     kind: 'failed',
-    meaning: 'a privilege uses the group, so the appliance will not delete it (25.10.1 refuses with EACCES, which is not a missing role); nothing was changed',
-    remedy: 'take the group out of the privilege the message names (`stor privilege update NAME --groups ...` replaces its list), then delete the group',
+    meaning:
+      'a privilege uses the group, so the appliance will not delete it (25.10.1 refuses with EACCES, which is not a missing role); nothing was changed',
+    remedy:
+      'take the group out of the privilege the message names (`stor privilege update NAME --groups ...` replaces its list), then delete the group',
   },
   INTERNAL: {
     kind: 'internal',
@@ -61,28 +68,36 @@ const CATALOGUE = {
   },
   JOB_NOT_FOUND: {
     kind: 'failed',
-    meaning: 'the appliance no longer knows a job stor was waiting on, so its outcome is unknown (a job id that was never there is `NOT_FOUND`)',
-    remedy: '`stor job list` shows the jobs it keeps; after an upload, check the target with `stor stat` before trying again',
+    meaning:
+      'the appliance no longer knows a job stor was waiting on, so its outcome is unknown (a job id that was never there is `NOT_FOUND`)',
+    remedy:
+      '`stor job list` shows the jobs it keeps; after an upload, check the target with `stor stat` before trying again',
   },
   LISTEN_FAILED: {
     kind: 'failed',
-    meaning: '`stor serve` cannot listen on the host and port asked for (in use, not permitted or not an address of this machine)',
-    remedy: 'the message says why and where; `--port 0` picks a free port (printed), or pick another `--port` or `--host`, or stop what holds the port',
+    meaning:
+      '`stor serve` cannot listen on the host and port asked for (in use, not permitted or not an address of this machine)',
+    remedy:
+      'the message says why and where; `--port 0` picks a free port (printed), or pick another `--port` or `--host`, or stop what holds the port',
   },
   LOCAL_WRITE_FAILED: {
     kind: 'failed',
-    meaning: 'a download cannot write its local file (directory missing, not permitted, disk full); no partial file is left',
+    meaning:
+      'a download cannot write its local file (directory missing, not permitted, disk full); no partial file is left',
     remedy: 'check that the directory exists, is writable and has space',
   },
   METHOD_NOT_FOUND: {
     kind: 'failed',
-    meaning: '`stor call` or `stor privilege suggest --methods` named a method the target does not have (or, for `suggest`, does not list for this login)',
+    meaning:
+      '`stor call` or `stor privilege suggest --methods` named a method the target does not have (or, for `suggest`, does not list for this login)',
     remedy: '`stor call --help` lists the methods of the target',
   },
   NOT_FOUND: {
     kind: 'failed',
-    meaning: 'what the command names does not exist: a user, group, privilege, API key, profile, job, dataset, snapshot or path (the message says which); replaces `UNKNOWN_USER`, `UNKNOWN_GROUP`, `UNKNOWN_PROFILE` (exit 2), `PRIVILEGE_NOT_FOUND`, `API_KEY_NOT_FOUND`, and `JOB_NOT_FOUND` from `job show`',
-    remedy: 'the hint names the list that shows what there is; a delete re-run by a script takes `--ignore-not-found` (exit 0)',
+    meaning:
+      'what the command names does not exist: a user, group, privilege, API key, profile, job, dataset, snapshot or path (the message says which); replaces `UNKNOWN_USER`, `UNKNOWN_GROUP`, `UNKNOWN_PROFILE` (exit 2), `PRIVILEGE_NOT_FOUND`, `API_KEY_NOT_FOUND`, and `JOB_NOT_FOUND` from `job show`',
+    remedy:
+      'the hint names the list that shows what there is; a delete re-run by a script takes `--ignore-not-found` (exit 0)',
   },
   NOT_ATTEMPTED: {
     kind: 'failed',
@@ -91,13 +106,16 @@ const CATALOGUE = {
   },
   PLAN_CHANGED: {
     kind: 'failed',
-    meaning: 'the target changed between the plan you confirmed and the change (the details name what is new); nothing was changed',
+    meaning:
+      'the target changed between the plan you confirmed and the change (the details name what is new); nothing was changed',
     remedy: 'review the new plan with `--dry-run`, then run the command again',
   },
   PLAN_REFUSED: {
     kind: 'failed',
-    meaning: 'the desired-state plan would leave no unlocked, password-enabled administrator, take roles from the identity stor is using, or delete the API key it logs in with; nothing was changed',
-    remedy: 'change the state file so an administrator remains and your own roles are kept, or `--force` if that is what you want',
+    meaning:
+      'the desired-state plan would leave no unlocked, password-enabled administrator, take roles from the identity stor is using, or delete the API key it logs in with; nothing was changed',
+    remedy:
+      'change the state file so an administrator remains and your own roles are kept, or `--force` if that is what you want',
   },
   ROLE_LIST_LOCKS_OUT: {
     kind: 'failed',
@@ -106,8 +124,10 @@ const CATALOGUE = {
   },
   SESSION_DIR_UNSAFE: {
     kind: 'failed',
-    meaning: "the session agent's directory or socket is not private: not a directory of this user's (a symbolic link, another owner) or open to group or others",
-    remedy: 'remove it (it holds nothing but the socket) and run the command again, or make it yours with mode 0700 (`chmod 700`); `STOR_SESSION=off` runs without the agent',
+    meaning:
+      "the session agent's directory or socket is not private: not a directory of this user's (a symbolic link, another owner) or open to group or others",
+    remedy:
+      'remove it (it holds nothing but the socket) and run the command again, or make it yours with mode 0700 (`chmod 700`); `STOR_SESSION=off` runs without the agent',
   },
   SIZE_MISMATCH: {
     kind: 'failed',
@@ -116,8 +136,10 @@ const CATALOGUE = {
   },
   SQLITE_BINDING_MISSING: {
     kind: 'failed',
-    meaning: 'this Node.js has no node:sqlite (Node 20), and better-sqlite3, the optional dependency stor uses there, is not installed (an install without optional dependencies, or one whose build failed)',
-    remedy: 'reinstall with optional dependencies (`npm ci`, not `--omit=optional`) where better-sqlite3 can be built, or run stor on Node.js 22.13 or newer',
+    meaning:
+      'this Node.js has no node:sqlite (Node 20), and better-sqlite3, the optional dependency stor uses there, is not installed (an install without optional dependencies, or one whose build failed)',
+    remedy:
+      'reinstall with optional dependencies (`npm ci`, not `--omit=optional`) where better-sqlite3 can be built, or run stor on Node.js 22.13 or newer',
   },
   STATE_UNWRITABLE: {
     kind: 'failed',
@@ -126,7 +148,8 @@ const CATALOGUE = {
   },
   TREE_TOO_LARGE: {
     kind: 'failed',
-    meaning: '`download -r` found more than 100,000 files and directories under the remote directory; nothing was written',
+    meaning:
+      '`download -r` found more than 100,000 files and directories under the remote directory; nothing was written',
     remedy: 'download its subdirectories one at a time',
   },
   UPLOAD_REFUSED: {
@@ -137,7 +160,8 @@ const CATALOGUE = {
   USER_WITHOUT_ROLES: {
     kind: 'failed',
     meaning: 'the appliance will not create an API key for a user that no privilege grants roles to',
-    remedy: "bind a privilege with roles to one of the user's groups (the message names them): `stor privilege update NAME --groups GROUP` or `stor privilege create NAME --groups GROUP --roles ROLE`",
+    remedy:
+      "bind a privilege with roles to one of the user's groups (the message names them): `stor privilege update NAME --groups GROUP` or `stor privilege create NAME --groups GROUP --roles ROLE`",
   },
   VERIFY_FAILED: {
     kind: 'failed',
@@ -158,8 +182,10 @@ const CATALOGUE = {
   },
   BAD_STATE_FILE: {
     kind: 'usage',
-    meaning: 'the desired-state file is not valid YAML or JSON, or does not follow the format (the message names the path)',
-    remedy: 'correct the file; `schema/stor-state.schema.json` in the package describes it, and `stor export` writes a valid one',
+    meaning:
+      'the desired-state file is not valid YAML or JSON, or does not follow the format (the message names the path)',
+    remedy:
+      'correct the file; `schema/stor-state.schema.json` in the package describes it, and `stor export` writes a valid one',
   },
   BAD_KEEPALIVE: {
     kind: 'usage',
@@ -168,18 +194,23 @@ const CATALOGUE = {
   },
   BAD_MODE: {
     kind: 'usage',
-    meaning: '`--mode` (or the MODE of `chmod`) is not a permission mode, or is decimal above 511 (special bits need octal); `chmod` reads MODE as octal and refuses two bare digits (`77`) and numbers with an 8 or 9 (`488`) as ambiguous',
-    remedy: 'write it in octal (`--mode 0644`, `chmod 750`) or decimal (`--mode 420`); setuid, setgid and sticky only in octal (`04755`)',
+    meaning:
+      '`--mode` (or the MODE of `chmod`) is not a permission mode, or is decimal above 511 (special bits need octal); `chmod` reads MODE as octal and refuses two bare digits (`77`) and numbers with an 8 or 9 (`488`) as ambiguous',
+    remedy:
+      'write it in octal (`--mode 0644`, `chmod 750`) or decimal (`--mode 420`); setuid, setgid and sticky only in octal (`04755`)',
   },
   BAD_PROFILE_FILE: {
     kind: 'usage',
-    meaning: 'the file given to `stor profile import` cannot be read, is not a YAML or JSON list of profiles nor an Ansible inventory, or an entry or host in it is wrong; nothing was saved',
-    remedy: 'fix the entry or host the message names (each needs name, url, and key_file or key_stdin; an inventory host stor_url and stor_key_file or stor_key_stdin)',
+    meaning:
+      'the file given to `stor profile import` cannot be read, is not a YAML or JSON list of profiles nor an Ansible inventory, or an entry or host in it is wrong; nothing was saved',
+    remedy:
+      'fix the entry or host the message names (each needs name, url, and key_file or key_stdin; an inventory host stor_url and stor_key_file or stor_key_stdin)',
   },
   BAD_REQUIRE_TARGET: {
     kind: 'usage',
     meaning: '`STOR_REQUIRE_TARGET` is none of 1, 0, on, off, true, false, yes, no',
-    remedy: 'set it to 1 to refuse changes no target was chosen for, 0 to make them on the embedded appliance without a word, or unset it',
+    remedy:
+      'set it to 1 to refuse changes no target was chosen for, 0 to make them on the embedded appliance without a word, or unset it',
   },
   BAD_SESSION_SETTING: {
     kind: 'usage',
@@ -193,8 +224,10 @@ const CATALOGUE = {
   },
   BAD_TARGETS: {
     kind: 'usage',
-    meaning: 'a `--targets` list cannot be read, names no target, a profile that is not saved (`--targets nas9`; `--profile nas9` is `NOT_FOUND`) or a tag no profile carries; or the command, the `call` method (not a read) or its standard input (read once) cannot go to several targets',
-    remedy: 'give profile names, ranges (`nas[1-3]`), tags (`@prod`) or `all` (`stor profile list` shows names and tags); run what cannot fan out with `--profile`, one target at a time',
+    meaning:
+      'a `--targets` list cannot be read, names no target, a profile that is not saved (`--targets nas9`; `--profile nas9` is `NOT_FOUND`) or a tag no profile carries; or the command, the `call` method (not a read) or its standard input (read once) cannot go to several targets',
+    remedy:
+      'give profile names, ranges (`nas[1-3]`), tags (`@prod`) or `all` (`stor profile list` shows names and tags); run what cannot fan out with `--profile`, one target at a time',
   },
   BAD_URL: {
     kind: 'usage',
@@ -233,12 +266,14 @@ const CATALOGUE = {
   },
   DUPLICATE_TARGET: {
     kind: 'usage',
-    meaning: 'two files of one upload would go to the same path on the appliance (same name from different directories); nothing was sent',
+    meaning:
+      'two files of one upload would go to the same path on the appliance (same name from different directories); nothing was sent',
     remedy: 'upload them to different targets, or rename one',
   },
   LOCAL_FILE_EXISTS: {
     kind: 'usage',
-    meaning: 'the local file a download or `privilege suggest -o` would write exists (or is a directory); nothing was written',
+    meaning:
+      'the local file a download or `privilege suggest -o` would write exists (or is a directory); nothing was written',
     remedy: 'add `--force` to replace the file, or name another destination',
   },
   LOCAL_FILE_MISSING: {
@@ -253,8 +288,10 @@ const CATALOGUE = {
   },
   LOCAL_FILE_REFUSED: {
     kind: 'usage',
-    meaning: 'a file named for stor to read (an API key file, a `--ca` or `ca:` bundle, a `stor profile import` list, a TLS file of `stor serve`) is not a regular file (a FIFO, device or directory) or is larger than such a file can be, or standard input given for keys or a password holds more than 1 MB; nothing was read from it',
-    remedy: 'name the file itself (a key file is under 1 kB; a CA bundle, TLS file or profile list under 1 MB), or pipe in only the key or password',
+    meaning:
+      'a file named for stor to read (an API key file, a `--ca` or `ca:` bundle, a `stor profile import` list, a TLS file of `stor serve`) is not a regular file (a FIFO, device or directory) or is larger than such a file can be, or standard input given for keys or a password holds more than 1 MB; nothing was read from it',
+    remedy:
+      'name the file itself (a key file is under 1 kB; a CA bundle, TLS file or profile list under 1 MB), or pipe in only the key or password',
   },
   LOCAL_NOT_A_FILE: {
     kind: 'usage',
@@ -263,7 +300,8 @@ const CATALOGUE = {
   },
   MALFORMED_KEY: {
     kind: 'usage',
-    meaning: 'the text given as an API key (`STOR_API_KEY`, `stor login`, a profile file) is not one (`<id>-<64 letters and digits>`); refused before it is sent anywhere, and never printed',
+    meaning:
+      'the text given as an API key (`STOR_API_KEY`, `stor login`, a profile file) is not one (`<id>-<64 letters and digits>`); refused before it is sent anywhere, and never printed',
     remedy: 'copy the whole key shown when it was created',
   },
   MISSING_TARGET: {
@@ -288,18 +326,22 @@ const CATALOGUE = {
   },
   NO_TARGET: {
     kind: 'usage',
-    meaning: 'STOR_REQUIRE_TARGET is set and the command would change the embedded appliance, which no flag, variable or profile chose',
-    remedy: 'choose the target: `--profile NAME`, `--url URL`, `STOR_PROFILE` or `STOR_URL`; `--profile embedded` for the embedded appliance',
+    meaning:
+      'STOR_REQUIRE_TARGET is set and the command would change the embedded appliance, which no flag, variable or profile chose',
+    remedy:
+      'choose the target: `--profile NAME`, `--url URL`, `STOR_PROFILE` or `STOR_URL`; `--profile embedded` for the embedded appliance',
   },
   NO_FILE_DELETE: {
     kind: 'usage',
     meaning: '`stor rm`: the 25.10.1 API has no way to delete a file or directory, and stor does not invent one',
-    remedy: 'delete the dataset if the path is one (`stor dataset delete`), upload an empty file over it, or use the web UI or a shell on the appliance',
+    remedy:
+      'delete the dataset if the path is one (`stor dataset delete`), upload an empty file over it, or use the web UI or a shell on the appliance',
   },
   NO_PASSWORD: {
     kind: 'usage',
     meaning: 'no password was given to `stor login --username` or `stor user create` (or standard input held none)',
-    remedy: 'pipe it to `--password-stdin` (first line), or run `login` on a terminal to be prompted; `user create --password-disabled` makes a user without one',
+    remedy:
+      'pipe it to `--password-stdin` (first line), or run `login` on a terminal to be prompted; `user create --password-disabled` makes a user without one',
   },
   NO_SIGNALS: {
     kind: 'usage',
@@ -328,7 +370,8 @@ const CATALOGUE = {
   },
   PROFILE_EXISTS: {
     kind: 'usage',
-    meaning: '`stor login` would overwrite a profile of that name saved for another appliance, or the name is `embedded`, reserved for the embedded appliance',
+    meaning:
+      '`stor login` would overwrite a profile of that name saved for another appliance, or the name is `embedded`, reserved for the embedded appliance',
     remedy: 'choose another name with `--profile NAME`, or `--force` to replace it',
   },
   REMOTE_NOT_A_FILE: {
@@ -395,7 +438,8 @@ const CATALOGUE = {
   },
   NOT_AN_APPLIANCE: {
     kind: 'unreachable',
-    meaning: 'the server answered HTTP where the JSON-RPC API (`/api/current`) should be; when its `/api/versions` lists API versions, they are named (an appliance older than the API stor speaks)',
+    meaning:
+      'the server answered HTTP where the JSON-RPC API (`/api/current`) should be; when its `/api/versions` lists API versions, they are named (an appliance older than the API stor speaks)',
     remedy: 'check the URL: it should name the appliance itself, e.g. `wss://nas.example.com`',
   },
   RATE_LIMITED: {
@@ -405,7 +449,8 @@ const CATALOGUE = {
   },
   SESSION_LOST: {
     kind: 'unreachable',
-    meaning: 'the session agent running the command ended (killed, or stopped answering) before it finished; whether the command changed anything is unknown',
+    meaning:
+      'the session agent running the command ended (killed, or stopped answering) before it finished; whether the command changed anything is unknown',
     remedy: 'check before running it again: `stor job list`, `stor stat PATH`, or the list command of what it changes',
   },
   TLS_NOT_SPOKEN: {
@@ -420,7 +465,8 @@ const CATALOGUE = {
   },
   TLS_FAILED: {
     kind: 'unreachable',
-    meaning: "TLS with the appliance failed: its certificate is not trusted, or the handshake failed for the reason the message gives",
+    meaning:
+      'TLS with the appliance failed: its certificate is not trusted, or the handshake failed for the reason the message gives',
     remedy: 'pass the signing CA with `--ca <file>`, or `--insecure` for a self-signed appliance',
   },
   UNREACHABLE: {
@@ -452,18 +498,20 @@ const CATALOGUE = {
   },
   SCRAM_FAILED: {
     kind: 'auth',
-    meaning: 'the appliance offered SCRAM (TrueNAS 26) and the SCRAM key login failed: key refused, no API access, or the appliance did not prove it knows the key; stor never falls back to sending the key',
-    remedy: 'check the key and its user (STOR_USER or the profile\'s `username`); with "did not prove", suspect the connection',
+    meaning:
+      'the appliance offered SCRAM (TrueNAS 26) and the SCRAM key login failed: key refused, no API access, or the appliance did not prove it knows the key; stor never falls back to sending the key',
+    remedy:
+      'check the key and its user (STOR_USER or the profile\'s `username`); with "did not prove", suspect the connection',
   },
   SCRAM_NEEDS_USER: {
     kind: 'auth',
-    meaning: 'the appliance offered SCRAM (TrueNAS 26), which names the key\'s user, and stor does not know it',
-    remedy: 'set STOR_USER=NAME (the key\'s owner), or `stor login` again, which saves it in the profile',
+    meaning: "the appliance offered SCRAM (TrueNAS 26), which names the key's user, and stor does not know it",
+    remedy: "set STOR_USER=NAME (the key's owner), or `stor login` again, which saves it in the profile",
   },
   OTP_REJECTED: {
     kind: 'auth',
     meaning: 'the appliance rejected the one-time code',
-    remedy: "use the code the authenticator shows now; if codes keep failing, check both clocks",
+    remedy: 'use the code the authenticator shows now; if codes keep failing, check both clocks',
   },
   UPLOAD_UNAUTHORIZED: {
     kind: 'auth',
@@ -475,7 +523,8 @@ const CATALOGUE = {
   CANNOT_CREATE_KEY: {
     kind: 'denied',
     meaning: 'the password login worked, but the user may not create an API key for itself',
-    remedy: 'that takes READONLY_ADMIN, API_KEY_WRITE or FULL_ADMIN; or have an administrator create a key and `stor login --api-key-stdin`',
+    remedy:
+      'that takes READONLY_ADMIN, API_KEY_WRITE or FULL_ADMIN; or have an administrator create a key and `stor login --api-key-stdin`',
   },
   UPLOAD_FORBIDDEN: {
     kind: 'denied',
@@ -486,14 +535,16 @@ const CATALOGUE = {
   // exit 130: interrupted
   INTERRUPTED: {
     kind: 'interrupted',
-    meaning: 'interrupted (Ctrl-C, SIGINT) at a prompt or during an upload or download; the message says what was written',
+    meaning:
+      'interrupted (Ctrl-C, SIGINT) at a prompt or during an upload or download; the message says what was written',
     remedy: 'run the command again',
   },
 
   // exit 143: terminated
   TERMINATED: {
     kind: 'terminated',
-    meaning: 'stopped by SIGTERM during an upload or download; the message says what was written, and no temporary file is left',
+    meaning:
+      'stopped by SIGTERM during an upload or download; the message says what was written, and no temporary file is left',
     remedy: 'run the command again',
   },
 } as const satisfies Record<string, { kind: StorErrorKind; meaning: string; remedy: string }>;

@@ -121,7 +121,10 @@ export class RpcError extends Error {
   get triples(): ValidationTriple[] {
     const extra = this.data?.extra;
     if (!Array.isArray(extra)) return [];
-    return extra.filter((t): t is ValidationTriple => Array.isArray(t) && (t[0] === null || typeof t[0] === 'string') && typeof t[1] === 'string');
+    return extra.filter(
+      (t): t is ValidationTriple =>
+        Array.isArray(t) && (t[0] === null || typeof t[0] === 'string') && typeof t[1] === 'string',
+    );
   }
 
   toJSON(): RpcErrorObject {
@@ -138,7 +141,9 @@ export class RpcError extends Error {
     // A hostile or broken appliance may send any shape; only a well-formed data member is kept.
     const d = o.data && typeof o.data === 'object' ? (o.data as Partial<Record<keyof TrueNasErrorData, unknown>>) : {};
     const wellFormed = typeof d.error === 'number' && typeof d.errname === 'string' && typeof d.reason === 'string';
-    const data = wellFormed ? ({ ...d, trace: d.trace && typeof d.trace === 'object' ? d.trace : null } as TrueNasErrorData) : undefined;
+    const data = wellFormed
+      ? ({ ...d, trace: d.trace && typeof d.trace === 'object' ? d.trace : null } as TrueNasErrorData)
+      : undefined;
     return new RpcError(code, message, data);
   }
 }
@@ -157,9 +162,21 @@ function reasonAttribute(attribute: string | null): string {
 }
 
 /** A single ValidationError or subclass as the handler sends it: errno 22 outside, the inner errno inside, no trailing newline (MW/api/base/server/ws_handler/rpc.py:365-368). */
-function validationErrorOf(cls: string, attribute: string | null, message: string, errno: number, repr: string): RpcError {
+function validationErrorOf(
+  cls: string,
+  attribute: string | null,
+  message: string,
+  errno: number,
+  repr: string,
+): RpcError {
   const reason = `[${errnameOf(errno)}] ${reasonAttribute(attribute)}: ${message}`;
-  const data: TrueNasErrorData = { error: ERRNO.EINVAL, errname: 'EINVAL', reason, trace: trace(cls, reason, repr), extra: [[attribute, message, errno]] };
+  const data: TrueNasErrorData = {
+    error: ERRNO.EINVAL,
+    errname: 'EINVAL',
+    reason,
+    trace: trace(cls, reason, repr),
+    extra: [[attribute, message, errno]],
+  };
   return new RpcError(RPC_CODE.INVALID_PARAMS, 'Invalid params', data);
 }
 
@@ -189,8 +206,18 @@ export const rpcErrors = {
     const reason = `[${name}] ${errmsg}`;
     // Python's repr shows the constructor's positional args (MW/service_exception.py:15-19 keeps
     // them as passed): `CallError('msg', 2)`; the source leaves EFAULT, the default, out.
-    const args = [errmsg, ...(errno !== ERRNO.EFAULT || extra !== null ? [errno] : []), ...(extra !== null ? [extra] : [])];
-    const data: TrueNasErrorData = { error: errno, errname: name, reason, trace: trace('CallError', reason, `CallError(${args.map(pyRepr).join(', ')})`), extra };
+    const args = [
+      errmsg,
+      ...(errno !== ERRNO.EFAULT || extra !== null ? [errno] : []),
+      ...(extra !== null ? [extra] : []),
+    ];
+    const data: TrueNasErrorData = {
+      error: errno,
+      errname: name,
+      reason,
+      trace: trace('CallError', reason, `CallError(${args.map(pyRepr).join(', ')})`),
+      extra,
+    };
     return new RpcError(RPC_CODE.CALL_ERROR, 'Method call error', data);
   },
 
@@ -217,7 +244,11 @@ export const rpcErrors = {
       reason,
       // ValidationErrors passes its list to Exception (MW/service_exception.py:53-56); each error is
       // `ValidationError(attribute, errmsg, errno)`, made by add() with all three (:58-59).
-      trace: trace('ValidationErrors', reason, `ValidationErrors([${triples.map((t) => `ValidationError(${t.map(pyRepr).join(', ')})`).join(', ')}])`),
+      trace: trace(
+        'ValidationErrors',
+        reason,
+        `ValidationErrors([${triples.map((t) => `ValidationError(${t.map(pyRepr).join(', ')})`).join(', ')}])`,
+      ),
       extra: triples,
     };
     return new RpcError(RPC_CODE.INVALID_PARAMS, 'Invalid params', data);
@@ -227,7 +258,13 @@ export const rpcErrors = {
   validationOne(attribute: string | null, message: string, errno: number = ERRNO.EINVAL): RpcError {
     // `ValidationError('attr', 'msg')` as the source raises it, the errno shown when not the default.
     const args = [attribute, message, ...(errno !== ERRNO.EINVAL ? [errno] : [])];
-    return validationErrorOf('ValidationError', attribute, message, errno, `ValidationError(${args.map(pyRepr).join(', ')})`);
+    return validationErrorOf(
+      'ValidationError',
+      attribute,
+      message,
+      errno,
+      `ValidationError(${args.map(pyRepr).join(', ')})`,
+    );
   },
 
   /**
@@ -257,7 +294,11 @@ export const rpcErrors = {
    * as any uncaught exception is (MW/api/base/server/ws_handler/rpc.py:378-391).
    */
   recursion(): RpcError {
-    return rpcErrors.exception('RecursionError', 'maximum recursion depth exceeded', "RecursionError('maximum recursion depth exceeded')");
+    return rpcErrors.exception(
+      'RecursionError',
+      'maximum recursion depth exceeded',
+      "RecursionError('maximum recursion depth exceeded')",
+    );
   },
 
   /** A query with `get: true` that matched nothing. */
@@ -288,7 +329,11 @@ export class StorError extends Error {
   readonly details: string[] | undefined;
 
   /** `error` comes from the catalogue (`E.LOCAL_FILE_MISSING`): it fixes the code and the kind together. */
-  constructor(error: CatalogueEntry, message: string, options: { hint?: string; cause?: unknown; details?: string[] } = {}) {
+  constructor(
+    error: CatalogueEntry,
+    message: string,
+    options: { hint?: string; cause?: unknown; details?: string[] } = {},
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.kind = error.kind;
     this.code = error.code;

@@ -9,19 +9,35 @@ import { leasesReleased, sessionEnv, STANDIN_KEY, startStor, until, viaAgent } f
  * agent (`npm run build` first).
  */
 
-
-
 /** A directory entry as filesystem.mkdir answers it. */
 function dirEntry(path: string) {
   return {
-    name: path.split('/').pop(), path, realpath: path, type: 'DIRECTORY', size: 2, allocation_size: 512, mode: 0o40755, mount_id: 1, acl: false,
-    uid: 0, gid: 0, is_mountpoint: false, is_ctldir: false, attributes: [], xattrs: [], zfs_attrs: null,
+    name: path.split('/').pop(),
+    path,
+    realpath: path,
+    type: 'DIRECTORY',
+    size: 2,
+    allocation_size: 512,
+    mode: 0o40755,
+    mount_id: 1,
+    acl: false,
+    uid: 0,
+    gid: 0,
+    is_mountpoint: false,
+    is_ctldir: false,
+    attributes: [],
+    xattrs: [],
+    zfs_attrs: null,
   };
 }
 
 describe('a command handed to the session agent stops where its own process would have', () => {
   it('Ctrl-C reaches the real agent: a command waiting on the appliance, with no handler of its own, ends at once with 130', async () => {
-    const appliance = await startStandinAppliance({ 'auth.login_with_api_key': { result: true }, 'core.ping': { result: 'pong' }, 'filesystem.listdir': { silent: true } });
+    const appliance = await startStandinAppliance({
+      'auth.login_with_api_key': { result: true },
+      'core.ping': { result: 'pong' },
+      'filesystem.listdir': { silent: true },
+    });
     const { env: session, dir } = sessionEnv();
     const env = { ...clientEnv(), ...session, STOR_URL: appliance.baseUrl, STOR_API_KEY: STANDIN_KEY };
     expect((await viaAgent(['call', 'core.ping'], env, dir)).code).toBe(0);

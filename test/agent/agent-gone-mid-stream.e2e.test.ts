@@ -5,7 +5,15 @@ import { clientEnv, remoteEnv } from '../helpers/client-env.js';
 import { spawnServe } from '../helpers/serve-process.js';
 import { startStandinAppliance } from '../helpers/standin-appliance.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { agentServing, leasesReleased, sessionEnv, STANDIN_KEY, startStor, until, viaAgent } from '../helpers/session.js';
+import {
+  agentServing,
+  leasesReleased,
+  sessionEnv,
+  STANDIN_KEY,
+  startStor,
+  until,
+  viaAgent,
+} from '../helpers/session.js';
 
 /*
  * A command handed to the agent whose agent or reader goes away mid-stream ends as its own process
@@ -44,12 +52,42 @@ describe('a command handed to the agent whose agent or reader goes away', () => 
         'auth.generate_token': { result: 'token' },
         'filesystem.stat': {
           result: {
-            realpath: '/mnt/tank/big', type: 'FILE', size: 1 << 30, allocation_size: 1 << 30, mode: 0o100644, mount_id: 1, uid: 0, gid: 0, atime: 0, mtime: 0,
-            ctime: 0, btime: 0, dev: 1, inode: 2, nlink: 1, acl: false, is_mountpoint: false, is_ctldir: false, attributes: [], user: 'root', group: 'root',
+            realpath: '/mnt/tank/big',
+            type: 'FILE',
+            size: 1 << 30,
+            allocation_size: 1 << 30,
+            mode: 0o100644,
+            mount_id: 1,
+            uid: 0,
+            gid: 0,
+            atime: 0,
+            mtime: 0,
+            ctime: 0,
+            btime: 0,
+            dev: 1,
+            inode: 2,
+            nlink: 1,
+            acl: false,
+            is_mountpoint: false,
+            is_ctldir: false,
+            attributes: [],
+            user: 'root',
+            group: 'root',
           },
         },
         'core.download': { result: [7, '/_download/7?auth_token=t'] },
-        'core.get_jobs': { result: [{ id: 7, method: 'filesystem.get', state: 'RUNNING', progress: { percent: 0, description: null, extra: null }, error: null, exc_info: null }] },
+        'core.get_jobs': {
+          result: [
+            {
+              id: 7,
+              method: 'filesystem.get',
+              state: 'RUNNING',
+              progress: { percent: 0, description: null, extra: null },
+              error: null,
+              exc_info: null,
+            },
+          ],
+        },
       },
       (req, res) => {
         if (!req.url?.startsWith('/_download/7')) return void res.writeHead(404).end();

@@ -21,7 +21,13 @@ describe('what Node reads for the whole process is the command’s own', () => {
     const serve = await spawnServe(join(dir, 'state'), ['--tls-cert', cert, '--tls-key', key]);
     const { env: session, dir: sessions } = sessionEnv();
     // The agent is started by a command without NODE_EXTRA_CA_CERTS (viaAgent's starter).
-    const env = { ...clientEnv(), ...session, STOR_URL: serve.baseUrl, STOR_API_KEY: readFileSync(serve.adminKeyFile, 'utf8').trim(), NODE_EXTRA_CA_CERTS: cert };
+    const env = {
+      ...clientEnv(),
+      ...session,
+      STOR_URL: serve.baseUrl,
+      STOR_API_KEY: readFileSync(serve.adminKeyFile, 'utf8').trim(),
+      NODE_EXTRA_CA_CERTS: cert,
+    };
     const own = await spawnStor(['--json', 'whoami'], { env: { ...env, STOR_SESSION: 'off', ...EMBEDDED_MEANT } });
     expect(own.code, own.stderr).toBe(0);
     expect(await viaAgent(['--json', 'whoami'], env, sessions)).toEqual(own);
@@ -33,11 +39,20 @@ describe('what Node reads for the whole process is the command’s own', () => {
     const home = tempDir('stor-home-');
     // A profile under that HOME's ~/.config/stor, and the agent started from it (so with that HOME).
     const withHome = { ...session, HOME: home, STOR_HOME: tempDir('stor-client-home-') };
-    expect((await spawnStor(['login', '--url', serve.baseUrl, '--api-key-stdin', '--profile', 'theirs'], { env: withHome, stdin: readFileSync(serve.adminKeyFile, 'utf8') })).code).toBe(0);
+    expect(
+      (
+        await spawnStor(['login', '--url', serve.baseUrl, '--api-key-stdin', '--profile', 'theirs'], {
+          env: withHome,
+          stdin: readFileSync(serve.adminKeyFile, 'utf8'),
+        })
+      ).code,
+    ).toBe(0);
     expect((await spawnStor(['whoami'], { env: withHome })).code).toBe(0);
     await agentServing(dir);
     // Without HOME a process looks in the password database's home (only read here, never written).
-    const own = await spawnStor(['--json', 'profile', 'list'], { env: { ...session, HOME: undefined, STOR_SESSION: 'off', ...EMBEDDED_MEANT } });
+    const own = await spawnStor(['--json', 'profile', 'list'], {
+      env: { ...session, HOME: undefined, STOR_SESSION: 'off', ...EMBEDDED_MEANT },
+    });
     expect(own.code, own.stderr).toBe(0);
     expect(own.stdout).not.toContain('theirs');
     expect(await viaAgent(['--json', 'profile', 'list'], { ...session, HOME: undefined }, dir)).toEqual(own);
@@ -52,7 +67,9 @@ describe('what Node reads for the whole process is the command’s own', () => {
     const cmd = startStor(['upload', '-', '/mnt/tank/spooled.txt'], env, 'pipe');
     cmd.child.stdin!.write('first part, ');
     // Standard input is still open: the spool file exists while the command reads it.
-    await until('the spool is in the command’s TMPDIR', () => readdirSync(tmp).some((f) => f.startsWith('stor-stdin-')));
+    await until('the spool is in the command’s TMPDIR', () =>
+      readdirSync(tmp).some((f) => f.startsWith('stor-stdin-')),
+    );
     cmd.child.stdin!.end('and the rest');
     const ended = await cmd.closed;
     expect(ended.code, ended.stderr).toBe(0);

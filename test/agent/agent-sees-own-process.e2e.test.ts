@@ -27,7 +27,11 @@ describe('a command handed to the session agent sees what its own process would'
       rmSync(join('/', `${name}-cfg`), { recursive: true, force: true });
     });
     const env = { ...session, STOR_HOME: name, STOR_CONFIG_DIR: `${name}-cfg` };
-    const own = await spawnStor(['--json', 'whoami'], { env: { ...env, STOR_SESSION: 'off', ...EMBEDDED_MEANT }, cwd, killAfterMs: SAFETY_KILL_MS });
+    const own = await spawnStor(['--json', 'whoami'], {
+      env: { ...env, STOR_SESSION: 'off', ...EMBEDDED_MEANT },
+      cwd,
+      killAfterMs: SAFETY_KILL_MS,
+    });
     expect(own.code, own.stderr).toBe(0);
     const handed = await viaAgent(['--json', 'whoami'], env, dir, { cwd });
     expect(handed).toEqual(own);
@@ -41,21 +45,36 @@ describe('a command handed to the session agent sees what its own process would'
     const { env: session, dir } = sessionEnv();
     const env = { ...clientEnv(), ...session };
     for (const profile of ['a', 'b']) {
-      expect((await spawnStor(['login', '--url', serve.baseUrl, '--api-key-stdin', '--profile', profile], { env, stdin: key })).code).toBe(0);
+      expect(
+        (
+          await spawnStor(['login', '--url', serve.baseUrl, '--api-key-stdin', '--profile', profile], {
+            env,
+            stdin: key,
+          })
+        ).code,
+      ).toBe(0);
     }
     const a = await viaAgent(['--json', '--profile', 'a', 'whoami'], env, dir);
     expect(JSON.parse(a.stdout).target).toMatchObject({ profile: 'a' });
     // The agent holds a logged-in connection for that URL and key now.
     expect((await rawRequest((await agentServing(dir)).socket, { op: 'list' })).sessions).toHaveLength(1);
     const b = await viaAgent(['--json', '--profile', 'b', 'whoami'], env, dir);
-    const own = await spawnStor(['--json', '--profile', 'b', 'whoami'], { env: { ...env, STOR_SESSION: 'off', ...EMBEDDED_MEANT } });
+    const own = await spawnStor(['--json', '--profile', 'b', 'whoami'], {
+      env: { ...env, STOR_SESSION: 'off', ...EMBEDDED_MEANT },
+    });
     expect(JSON.parse(own.stdout).target).toMatchObject({ profile: 'b' });
     expect(b).toEqual(own);
   });
 
   it('a role granted after the agent logged in is used by the next command, as a command of its own would', async () => {
     const serve = await spawnServe(tempDir('stor-serve-'));
-    const admin = { ...clientEnv(), STOR_URL: serve.baseUrl, STOR_API_KEY: readFileSync(serve.adminKeyFile, 'utf8').trim(), STOR_SESSION: 'off', ...EMBEDDED_MEANT };
+    const admin = {
+      ...clientEnv(),
+      STOR_URL: serve.baseUrl,
+      STOR_API_KEY: readFileSync(serve.adminKeyFile, 'utf8').trim(),
+      STOR_SESSION: 'off',
+      ...EMBEDDED_MEANT,
+    };
     const ok = async (args: string[]) => {
       const r = await spawnStor(args, { env: admin });
       expect(r.code, r.stderr).toBe(0);
@@ -82,7 +101,11 @@ describe('a command handed to the session agent sees what its own process would'
     const { env: session, dir } = sessionEnv();
     const env = { ...clientEnv(), ...session };
     // The agent is started without TZ (viaAgent's starter); the command runs in Tokyo (UTC+9, no daylight saving).
-    const r = await viaAgent(['--json', 'api-key', 'create', 'later', '--user', 'truenas_admin', '--expires', '2030-06-30T18:00'], { ...env, TZ: 'Asia/Tokyo' }, dir);
+    const r = await viaAgent(
+      ['--json', 'api-key', 'create', 'later', '--user', 'truenas_admin', '--expires', '2030-06-30T18:00'],
+      { ...env, TZ: 'Asia/Tokyo' },
+      dir,
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).expires_at).toBe('2030-06-30T09:00:00.000Z');
   });
@@ -94,8 +117,27 @@ describe('a command handed to the session agent sees what its own process would'
         'core.ping': { result: 'pong' },
         'filesystem.stat': {
           result: {
-            realpath: '/mnt/tank/f', type: 'FILE', size: 5, allocation_size: 5, mode: 0o100644, mount_id: 1, uid: 0, gid: 0, atime: 0, mtime: 0, ctime: 0,
-            btime: 0, dev: 1, inode: 2, nlink: 1, acl: false, is_mountpoint: false, is_ctldir: false, attributes: [], user: 'root', group: 'root',
+            realpath: '/mnt/tank/f',
+            type: 'FILE',
+            size: 5,
+            allocation_size: 5,
+            mode: 0o100644,
+            mount_id: 1,
+            uid: 0,
+            gid: 0,
+            atime: 0,
+            mtime: 0,
+            ctime: 0,
+            btime: 0,
+            dev: 1,
+            inode: 2,
+            nlink: 1,
+            acl: false,
+            is_mountpoint: false,
+            is_ctldir: false,
+            attributes: [],
+            user: 'root',
+            group: 'root',
           },
         },
         'core.download': { result: [7, '/_download/7?auth_token=t'] },
@@ -103,11 +145,20 @@ describe('a command handed to the session agent sees what its own process would'
       () => undefined,
     );
     const { env: session, dir } = sessionEnv();
-    const env = { ...clientEnv(), ...session, STOR_URL: appliance.baseUrl, STOR_API_KEY: '1-abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzABCDEFGHIJKL' };
+    const env = {
+      ...clientEnv(),
+      ...session,
+      STOR_URL: appliance.baseUrl,
+      STOR_API_KEY: '1-abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzABCDEFGHIJKL',
+    };
     // The pooled connection is opened by a command with a timeout far above the download's.
     expect((await viaAgent(['--timeout', '600', 'call', 'core.ping'], env, dir)).code).toBe(0);
     expect((await rawRequest((await agentServing(dir)).socket, { op: 'list' })).sessions).toHaveLength(1);
-    const r = await viaAgent(['--json', '--timeout', '2', 'download', '/mnt/tank/f', join(tempDir('stor-dl-'), 'f')], env, dir);
+    const r = await viaAgent(
+      ['--json', '--timeout', '2', 'download', '/mnt/tank/f', join(tempDir('stor-dl-'), 'f')],
+      env,
+      dir,
+    );
     expect(r.code).toBe(3);
     expect(JSON.parse(r.stderr).error).toMatchObject({ code: 'TIMEOUT' });
     expect(JSON.parse(r.stderr).error.message).toContain('within 2 s');

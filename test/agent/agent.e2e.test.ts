@@ -1,6 +1,16 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomInt } from 'node:crypto';
-import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -10,7 +20,17 @@ import { spawnStor, STOR_BIN } from '../helpers/bin.js';
 import { clientEnv, remoteEnv } from '../helpers/client-env.js';
 import { filesUnder, leakOf } from '../helpers/key-fragments.js';
 import { spawnServe } from '../helpers/serve-process.js';
-import { AGENT_BIN, agentPidsOf, agentServing, builtId, builtSocketName, rawRequest, sessionEnv, spawnAgent, until } from '../helpers/session.js';
+import {
+  AGENT_BIN,
+  agentPidsOf,
+  agentServing,
+  builtId,
+  builtSocketName,
+  rawRequest,
+  sessionEnv,
+  spawnAgent,
+  until,
+} from '../helpers/session.js';
 import { startStandinAppliance } from '../helpers/standin-appliance.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { EMBEDDED_MEANT } from '../helpers/embedded-meant.js';
@@ -35,7 +55,9 @@ describe('the session agent process', () => {
   it('two ensureAgent at once start one agent', async () => {
     const { env, runtime, dir } = sessionEnv();
     // The second comes before the first agent could publish its socket: the starting marker stops it.
-    const spawned = [ensureAgent(env, AGENT_BIN, builtId()), ensureAgent(env, AGENT_BIN, builtId())].filter((pid) => pid !== undefined);
+    const spawned = [ensureAgent(env, AGENT_BIN, builtId()), ensureAgent(env, AGENT_BIN, builtId())].filter(
+      (pid) => pid !== undefined,
+    );
     expect(spawned).toHaveLength(1);
     const { pid } = await agentServing(dir);
     expect(pid).toBe(spawned[0]);
@@ -123,10 +145,14 @@ describe('the session agent process', () => {
     const { socket } = await agentServing(dir);
     const { connect } = await import('node:net');
     const held = await Promise.all(
-      Array.from({ length: 64 }, () => new Promise<import('node:net').Socket>((resolve) => {
-        const s = connect(socket, () => resolve(s));
-        s.on('error', () => undefined);
-      })),
+      Array.from(
+        { length: 64 },
+        () =>
+          new Promise<import('node:net').Socket>((resolve) => {
+            const s = connect(socket, () => resolve(s));
+            s.on('error', () => undefined);
+          }),
+      ),
     );
     onTestFinished(() => held.forEach((s) => s.destroy()));
     // Closed at once by the agent (a reset or an end, as the kernel has it), never answered.
@@ -136,7 +162,10 @@ describe('the session agent process', () => {
       freed.on('close', () => resolve());
       freed.destroy();
     });
-    await until('a connection is served again', async () => (await rawRequest(socket, { op: 'ping' }).catch(() => undefined))?.t === 'pong');
+    await until(
+      'a connection is served again',
+      async () => (await rawRequest(socket, { op: 'ping' }).catch(() => undefined))?.t === 'pong',
+    );
   });
 
   it('closes a connection that sends no request within 10 s', async () => {
@@ -177,7 +206,9 @@ describe('the session agent process', () => {
   it('--no-session and STOR_SESSION=off start no agent; another STOR_SESSION value is BAD_SESSION_SETTING (exit 2)', async () => {
     const { env, dir } = sessionEnv();
     expect((await spawnStor(['--no-session', 'whoami'], { env: { ...clientEnv(), ...env } })).code).toBe(0);
-    expect((await spawnStor(['whoami'], { env: { ...clientEnv(), ...env, STOR_SESSION: 'off', ...EMBEDDED_MEANT } })).code).toBe(0);
+    expect(
+      (await spawnStor(['whoami'], { env: { ...clientEnv(), ...env, STOR_SESSION: 'off', ...EMBEDDED_MEANT } })).code,
+    ).toBe(0);
     const bad = await spawnStor(['whoami', '--json'], { env: { ...clientEnv(), ...env, STOR_SESSION: 'maybe' } });
     expect(bad.code).toBe(2);
     expect(errorOf(bad.stderr)).toBe(E.BAD_SESSION_SETTING.code);
@@ -249,7 +280,8 @@ describe('an unsafe agent directory', () => {
 
 describe('secrets and the agent', () => {
   /** A key of the appliance's form (`<id>-<64 letters and digits>`), new each time. */
-  const madeUpKey = (id: number) => `${id}-${Array.from({ length: 64 }, () => 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'[randomInt(62)]).join('')}`;
+  const madeUpKey = (id: number) =>
+    `${id}-${Array.from({ length: 64 }, () => 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'[randomInt(62)]).join('')}`;
 
   /** Saves profile `name` for `url` with `key` (profile import: no login), in the config of `client`. */
   async function saveProfile(client: Record<string, string>, name: string, url: string, key: string): Promise<void> {
@@ -304,7 +336,13 @@ describe('secrets and the agent', () => {
     const environ = readFileSync(`/proc/${pid}/environ`, 'utf8');
     expect(cmdline.replace(/\0+$/, '')).toBe('stor session agent');
     expect(leakOf(cmdline + environ, envKey, profileKey, refusedKey)).toBeUndefined();
-    expect(environ.split('\0').filter(Boolean).map((v) => v.split('=')[0]).sort()).toEqual(['HOME', 'PATH', 'STOR_SESSION_IDLE', 'XDG_RUNTIME_DIR', 'XDG_STATE_HOME']);
+    expect(
+      environ
+        .split('\0')
+        .filter(Boolean)
+        .map((v) => v.split('=')[0])
+        .sort(),
+    ).toEqual(['HOME', 'PATH', 'STOR_SESSION_IDLE', 'XDG_RUNTIME_DIR', 'XDG_STATE_HOME']);
     // Its directory holds its socket and nothing else; no file there, in the state home or the home holds a key.
     for (const f of readdirSync(dir)) expect(lstatSync(join(dir, f)).isSocket()).toBe(true);
     const files = [runtime, stateHome, home].flatMap((d) => filesUnder(d));
@@ -312,7 +350,10 @@ describe('secrets and the agent', () => {
   });
 
   it("nothing of a key is in ps while commands run: the first stage's argv, the agent's and an in-process command's, with STOR_API_KEY or a profile's key", async () => {
-    const appliance = await startStandinAppliance({ 'auth.login_with_api_key': { result: true }, 'filesystem.listdir': { silent: true } });
+    const appliance = await startStandinAppliance({
+      'auth.login_with_api_key': { result: true },
+      'filesystem.listdir': { silent: true },
+    });
     const { env, runtime, dir } = sessionEnv();
     spawnAgent(env);
     const agent = await agentServing(dir);
@@ -326,10 +367,19 @@ describe('secrets and the agent', () => {
     const running = [
       { how: 'through the agent, STOR_API_KEY', child: startStor(['ls', '/mnt/tank'], withEnvKey) },
       { how: 'through the agent, a profile', child: startStor(['ls', '/mnt/tank'], withProfile) },
-      { how: 'in-process (--no-session), STOR_API_KEY', child: startStor(['--no-session', 'ls', '/mnt/tank'], withEnvKey) },
-      { how: 'in-process (STOR_SESSION=off), a profile', child: startStor(['ls', '/mnt/tank'], { ...withProfile, STOR_SESSION: 'off', ...EMBEDDED_MEANT }) },
+      {
+        how: 'in-process (--no-session), STOR_API_KEY',
+        child: startStor(['--no-session', 'ls', '/mnt/tank'], withEnvKey),
+      },
+      {
+        how: 'in-process (STOR_SESSION=off), a profile',
+        child: startStor(['ls', '/mnt/tank'], { ...withProfile, STOR_SESSION: 'off', ...EMBEDDED_MEANT }),
+      },
     ];
-    await until('every command waits for its listing', () => appliance.calls.filter((c) => c === 'filesystem.listdir').length === running.length);
+    await until(
+      'every command waits for its listing',
+      () => appliance.calls.filter((c) => c === 'filesystem.listdir').length === running.length,
+    );
 
     const ps = execFileSync('ps', ['-e', '-ww', '-o', 'pid=,args='], { encoding: 'utf8' });
     const argsOf = (pid: number) => ps.split('\n').find((l) => l.trim().startsWith(`${pid} `));
@@ -348,7 +398,10 @@ describe('secrets and the agent', () => {
 
 /** Starts the built stor as spawnStor does, without waiting for it; killed when the test ends. */
 function startStor(args: string[], env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, [STOR_BIN, ...args], { env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', ...EMBEDDED_MEANT, ...env }, stdio: 'ignore' });
+  const child = spawn(process.execPath, [STOR_BIN, ...args], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', ...EMBEDDED_MEANT, ...env },
+    stdio: 'ignore',
+  });
   onTestFinished(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });

@@ -18,7 +18,9 @@ const modeOf = (path: string) => (statSync(path).mode & 0o777).toString(8);
 async function setUp(agentUmask: number) {
   const { env: session, dir } = sessionEnv();
   const env = { ...clientEnv(), ...session };
-  expect((await spawnStor(['whoami'], { env: { ...env, STOR_SESSION: 'off' }, killAfterMs: SAFETY_KILL_MS })).code).toBe(0);
+  expect(
+    (await spawnStor(['whoami'], { env: { ...env, STOR_SESSION: 'off' }, killAfterMs: SAFETY_KILL_MS })).code,
+  ).toBe(0);
   const tank = join(env.STOR_HOME!, 'mnt/tank');
   writeFileSync(join(tank, 's.txt'), 'secret\n');
   mkdirSync(join(tank, 'tree/sub'), { recursive: true });
@@ -38,7 +40,12 @@ describe("a command handed to the session agent creates files under its caller's
     expect(modeOf(join(out, 's.txt'))).toBe('600');
     const tree = await viaAgent(['download', '-r', '/mnt/tank/tree', join(out, 'tree')], env, dir, { umask: 0o077 });
     expect(tree.code, tree.stderr).toBe(0);
-    expect([modeOf(join(out, 'tree')), modeOf(join(out, 'tree/sub')), modeOf(join(out, 'tree/a.txt')), modeOf(join(out, 'tree/sub/b.txt'))]).toEqual(['700', '700', '600', '600']);
+    expect([
+      modeOf(join(out, 'tree')),
+      modeOf(join(out, 'tree/sub')),
+      modeOf(join(out, 'tree/a.txt')),
+      modeOf(join(out, 'tree/sub/b.txt')),
+    ]).toEqual(['700', '700', '600', '600']);
   });
 
   it('under umask 022 a download is 0644 and download -r makes directories 0755, though the agent was started under 077', async () => {
@@ -48,7 +55,11 @@ describe("a command handed to the session agent creates files under its caller's
     expect(modeOf(join(out, 's.txt'))).toBe('644');
     const tree = await viaAgent(['download', '-r', '/mnt/tank/tree', join(out, 'tree')], env, dir, { umask: 0o022 });
     expect(tree.code, tree.stderr).toBe(0);
-    expect([modeOf(join(out, 'tree')), modeOf(join(out, 'tree/sub')), modeOf(join(out, 'tree/a.txt'))]).toEqual(['755', '755', '644']);
+    expect([modeOf(join(out, 'tree')), modeOf(join(out, 'tree/sub')), modeOf(join(out, 'tree/a.txt'))]).toEqual([
+      '755',
+      '755',
+      '644',
+    ]);
   });
 
   it('in its own process the modes are the same: umask 077 gives 0600', async () => {

@@ -15,8 +15,8 @@ import { tempDir } from '../helpers/temp-dir.js';
  * a file under that name, made before the second command runs. `npm run build` first.
  */
 
-describe('two commands of one agent downloading into one directory do not take each other\'s temporary files', () => {
-  it('download -r through the agent succeeds while a file of the agent\'s pid-and-index name is in the directory, as in its own process', async () => {
+describe("two commands of one agent downloading into one directory do not take each other's temporary files", () => {
+  it("download -r through the agent succeeds while a file of the agent's pid-and-index name is in the directory, as in its own process", async () => {
     const { env: session, dir } = sessionEnv();
     const env = { ...clientEnv(), ...session };
     expect((await spawnStor(['whoami'], { env, killAfterMs: SAFETY_KILL_MS })).code).toBe(0);
@@ -25,12 +25,12 @@ describe('two commands of one agent downloading into one directory do not take e
     writeFileSync(join(env.STOR_HOME!, 'mnt/tank/tree/a.txt'), 'a\n');
     const out = tempDir('stor-concurrent-out-');
     // The other command's file in flight, under the name this agent's pid gives index 0.
-    writeFileSync(join(out, `.stor-download-${pid}-0`), 'the other command\'s bytes');
+    writeFileSync(join(out, `.stor-download-${pid}-0`), "the other command's bytes");
     const r = await viaAgent(['download', '-r', '/mnt/tank/tree', out], env, dir);
     expect(r.code, r.stderr).toBe(0);
     expect(readFileSync(join(out, 'a.txt'), 'utf8')).toBe('a\n');
     // The other command's file is untouched.
-    expect(readFileSync(join(out, `.stor-download-${pid}-0`), 'utf8')).toBe('the other command\'s bytes');
+    expect(readFileSync(join(out, `.stor-download-${pid}-0`), 'utf8')).toBe("the other command's bytes");
     expect(readdirSync(out).sort()).toEqual([`.stor-download-${pid}-0`, 'a.txt']);
   });
 });

@@ -36,7 +36,15 @@ describe('session control against a real stor serve', () => {
     const json = await spawnStor(['session', 'list', '--json'], { env: { ...clientEnv(), ...env } });
     expect(json.code, json.stderr).toBe(0);
     expect(JSON.parse(json.stdout)).toEqual([
-      { target: display, user: 'truenas_admin', age_seconds: expect.any(Number), idle_seconds: expect.any(Number), calls: 1, active: 0, connected: true },
+      {
+        target: display,
+        user: 'truenas_admin',
+        age_seconds: expect.any(Number),
+        idle_seconds: expect.any(Number),
+        calls: 1,
+        active: 0,
+        connected: true,
+      },
     ]);
     const table = await spawnStor(['session', 'list'], { env: { ...clientEnv(), ...env } });
     expect(table.stdout).toContain(display);
@@ -44,14 +52,18 @@ describe('session control against a real stor serve', () => {
     expect(json.stdout + table.stdout).not.toContain(key);
   });
 
-  it('`stor session stop` closes the selected target\'s session only', async () => {
+  it("`stor session stop` closes the selected target's session only", async () => {
     const serve = await spawnServe(tempDir());
     const key = readFileSync(serve.adminKeyFile, 'utf8').trim();
     const { env, pool } = await agentWithSession(serve, key);
-    const other = await spawnStor(['session', 'stop', '--json'], { env: { ...clientEnv(), ...env, STOR_URL: 'ws://127.0.0.1:9', STOR_API_KEY: key } });
+    const other = await spawnStor(['session', 'stop', '--json'], {
+      env: { ...clientEnv(), ...env, STOR_URL: 'ws://127.0.0.1:9', STOR_API_KEY: key },
+    });
     expect(JSON.parse(other.stdout)).toEqual({ agent: true, closed: 0, stopped: false });
     expect(await pool.list()).toHaveLength(1);
-    const r = await spawnStor(['session', 'stop', '--json'], { env: { ...clientEnv(), ...env, STOR_URL: serve.baseUrl, STOR_API_KEY: key } });
+    const r = await spawnStor(['session', 'stop', '--json'], {
+      env: { ...clientEnv(), ...env, STOR_URL: serve.baseUrl, STOR_API_KEY: key },
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({ agent: true, closed: 1, stopped: false });
     expect(await pool.list()).toEqual([]);
@@ -61,7 +73,10 @@ describe('session control against a real stor serve', () => {
     const serve = await spawnServe(tempDir());
     const key = readFileSync(serve.adminKeyFile, 'utf8').trim();
     const client = clientEnv();
-    const login = await spawnStor(['login', '--url', serve.baseUrl, '--api-key-stdin', '--profile', 'nas', '--json'], { env: client, stdin: key });
+    const login = await spawnStor(['login', '--url', serve.baseUrl, '--api-key-stdin', '--profile', 'nas', '--json'], {
+      env: client,
+      stdin: key,
+    });
     expect(login.code, login.stderr).toBe(0);
     const { env, pool } = await agentWithSession(serve, key);
     const r = await spawnStor(['logout'], { env: { ...client, ...env } });
@@ -73,7 +88,14 @@ describe('session control against a real stor serve', () => {
     const serve = await spawnServe(tempDir());
     const key = readFileSync(serve.adminKeyFile, 'utf8').trim();
     const client = clientEnv();
-    expect((await spawnStor(['login', '--url', serve.baseUrl, '--api-key-stdin', '--profile', 'nas'], { env: client, stdin: key })).code).toBe(0);
+    expect(
+      (
+        await spawnStor(['login', '--url', serve.baseUrl, '--api-key-stdin', '--profile', 'nas'], {
+          env: client,
+          stdin: key,
+        })
+      ).code,
+    ).toBe(0);
     const { env, pool } = await agentWithSession(serve, key);
     const r = await spawnStor(['profile', 'remove', 'nas'], { env: { ...client, ...env } });
     expect(r.code, r.stderr).toBe(0);
@@ -84,14 +106,34 @@ describe('session control against a real stor serve', () => {
     const serve = await spawnServe(tempDir());
     const key = readFileSync(serve.adminKeyFile, 'utf8').trim();
     const client = clientEnv();
-    expect((await spawnStor(['login', '--url', serve.baseUrl, '--api-key-stdin', '--profile', 'nas'], { env: client, stdin: key })).code).toBe(0);
-    const created = await spawnStor(['call', 'api_key.create', JSON.stringify({ name: 'second', username: 'truenas_admin' })], { env: client });
+    expect(
+      (
+        await spawnStor(['login', '--url', serve.baseUrl, '--api-key-stdin', '--profile', 'nas'], {
+          env: client,
+          stdin: key,
+        })
+      ).code,
+    ).toBe(0);
+    const created = await spawnStor(
+      ['call', 'api_key.create', JSON.stringify({ name: 'second', username: 'truenas_admin' })],
+      { env: client },
+    );
     const second = (JSON.parse(created.stdout) as { key: string }).key;
     const { env, pool } = await agentWithSession(serve, key);
     // The same key again leaves the session alone.
-    expect((await spawnStor(['login', '--url', serve.baseUrl, '--api-key-stdin', '--profile', 'nas'], { env: { ...client, ...env }, stdin: key })).code).toBe(0);
+    expect(
+      (
+        await spawnStor(['login', '--url', serve.baseUrl, '--api-key-stdin', '--profile', 'nas'], {
+          env: { ...client, ...env },
+          stdin: key,
+        })
+      ).code,
+    ).toBe(0);
     expect(await pool.list()).toHaveLength(1);
-    const r = await spawnStor(['login', '--url', serve.baseUrl, '--api-key-stdin', '--profile', 'nas'], { env: { ...client, ...env }, stdin: second });
+    const r = await spawnStor(['login', '--url', serve.baseUrl, '--api-key-stdin', '--profile', 'nas'], {
+      env: { ...client, ...env },
+      stdin: second,
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(await pool.list()).toEqual([]);
   });
@@ -101,7 +143,14 @@ describe('session control against a real stor serve', () => {
     const key = readFileSync(serve.adminKeyFile, 'utf8').trim();
     const client = clientEnv();
     const { env } = sessionEnv();
-    expect((await spawnStor(['login', '--url', serve.baseUrl, '--api-key-stdin', '--profile', 'nas'], { env: client, stdin: key })).code).toBe(0);
+    expect(
+      (
+        await spawnStor(['login', '--url', serve.baseUrl, '--api-key-stdin', '--profile', 'nas'], {
+          env: client,
+          stdin: key,
+        })
+      ).code,
+    ).toBe(0);
     const r = await spawnStor(['logout', '--json'], { env: { ...client, ...env } });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toBe('');

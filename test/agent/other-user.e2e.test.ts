@@ -6,8 +6,26 @@ import { E } from '../../src/core/error-catalogue.js';
 import { spawnStor } from '../helpers/bin.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { clientEnv } from '../helpers/client-env.js';
-import { listenerOfOther, OTHER_UID, otherUserUnavailable, otherUsersDir, PROBE, runAsOther, storAsOther } from '../helpers/other-user.js';
-import { AGENT_BIN, agentPidsOf, agentServing, builtSocketName, killAgentsOf, rawRequest, sessionEnv, spawnAgent, until } from '../helpers/session.js';
+import {
+  listenerOfOther,
+  OTHER_UID,
+  otherUserUnavailable,
+  otherUsersDir,
+  PROBE,
+  runAsOther,
+  storAsOther,
+} from '../helpers/other-user.js';
+import {
+  AGENT_BIN,
+  agentPidsOf,
+  agentServing,
+  builtSocketName,
+  killAgentsOf,
+  rawRequest,
+  sessionEnv,
+  spawnAgent,
+  until,
+} from '../helpers/session.js';
 
 /*
  * Another user against the session agent, for real: a second uid (65534, through setpriv) tries to
@@ -49,7 +67,14 @@ async function probeAsOther(at: { runtime: string; dir: string; socket: string }
   return JSON.parse(r.stdout) as Record<string, unknown>;
 }
 
-const ALL_REFUSED = { connect: 'EACCES', create: 'EACCES', mkdir: 'EACCES', symlink: 'EACCES', replace: 'EACCES', unlink: 'EACCES' };
+const ALL_REFUSED = {
+  connect: 'EACCES',
+  create: 'EACCES',
+  mkdir: 'EACCES',
+  symlink: 'EACCES',
+  replace: 'EACCES',
+  unlink: 'EACCES',
+};
 
 describe('another uid against the agent of this user', () => {
   it('cannot connect to its socket, nor create, replace or remove anything in its directory: the directory (0700) stops it', async (ctx) => {
@@ -75,7 +100,11 @@ describe('another uid against the agent of this user', () => {
     expect(seen).toMatchObject(ALL_REFUSED);
     // The control: the same probe connects once the socket's mode lets it, so the EACCES above was the mode's.
     chmodSync(socket, 0o666);
-    expect(await probeAsOther({ runtime, dir, socket })).toMatchObject({ connect: 'connected', replace: 'EACCES', unlink: 'EACCES' });
+    expect(await probeAsOther({ runtime, dir, socket })).toMatchObject({
+      connect: 'connected',
+      replace: 'EACCES',
+      unlink: 'EACCES',
+    });
     chmodSync(socket, 0o600);
     chmodSync(dir, 0o700);
     expect(readdirSync(dir)).toEqual(before);
@@ -87,11 +116,21 @@ describe('another uid against the agent of this user', () => {
     const { runtime, dir, socket, pid } = await rootsAgent();
     const before = readdirSync(dir);
     const home = otherUsersDir();
-    const env = { HOME: home, STOR_HOME: join(home, 'state'), STOR_CONFIG_DIR: join(home, 'config'), XDG_RUNTIME_DIR: runtime, STOR_SESSION: 'on', STOR_SESSION_IDLE: '60' };
+    const env = {
+      HOME: home,
+      STOR_HOME: join(home, 'state'),
+      STOR_CONFIG_DIR: join(home, 'config'),
+      XDG_RUNTIME_DIR: runtime,
+      STOR_SESSION: 'on',
+      STOR_SESSION_IDLE: '60',
+    };
     for (const args of [['whoami'], ['session', 'list'], ['session', 'stop', '--all']]) {
       const r = await storAsOther([...args, '--json'], env);
       expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(1);
-      expect(errorOf(r.stderr)).toMatchObject({ code: E.SESSION_DIR_UNSAFE.code, message: expect.stringContaining(`${dir} is owned by uid 0, not by this user (uid ${OTHER_UID})`) });
+      expect(errorOf(r.stderr)).toMatchObject({
+        code: E.SESSION_DIR_UNSAFE.code,
+        message: expect.stringContaining(`${dir} is owned by uid 0, not by this user (uid ${OTHER_UID})`),
+      });
     }
     // An agent of its own, started by hand on that directory, gives up (exit 1) and leaves it alone.
     expect((await runAsOther([AGENT_BIN], env)).code).toBe(1);
@@ -155,7 +194,10 @@ describe("this user's stor against what another uid made", () => {
     for (const args of [['whoami'], ['session', 'list'], ['session', 'stop', '--all']]) {
       const r = await spawnStor([...args, '--json'], { env: { ...clientEnv(), ...env } });
       expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(1);
-      expect(errorOf(r.stderr)).toMatchObject({ code: E.SESSION_DIR_UNSAFE.code, message: expect.stringContaining(`${socket} is owned by uid ${OTHER_UID}, not by this user (uid 0)`) });
+      expect(errorOf(r.stderr)).toMatchObject({
+        code: E.SESSION_DIR_UNSAFE.code,
+        message: expect.stringContaining(`${socket} is owned by uid ${OTHER_UID}, not by this user (uid 0)`),
+      });
     }
     expect(agentPidsOf(runtime)).toEqual([]);
     await expectNoConnectionBefore(listener);
@@ -166,7 +208,11 @@ describe("this user's stor against what another uid made", () => {
  * That the other uid's listener was never connected to: this test connects once itself, and that
  * connection is the first the listener reports (it reports them in the order they came).
  */
-async function expectNoConnectionBefore(listener: { socket: string; connections(): number; lines(): string[] }): Promise<void> {
+async function expectNoConnectionBefore(listener: {
+  socket: string;
+  connections(): number;
+  lines(): string[];
+}): Promise<void> {
   await new Promise<void>((resolve) => {
     const s = connect(listener.socket, () => {
       s.destroy();

@@ -24,7 +24,8 @@ function othersHome(made: string[] = []): string {
   chmodSync(home, 0o755);
   for (const path of made) {
     mkdirSync(join(home, path), { recursive: true, mode: 0o700 });
-    for (let p = path; p !== '.'; p = join(p, '..').replace(/\/?\.\.$/, '') || '.') chownSync(join(home, p), OTHER_UID, OTHER_UID);
+    for (let p = path; p !== '.'; p = join(p, '..').replace(/\/?\.\.$/, '') || '.')
+      chownSync(join(home, p), OTHER_UID, OTHER_UID);
   }
   return home;
 }
@@ -62,7 +63,10 @@ describe.skipIf(process.getuid?.() !== 0)("root with another user's HOME", () =>
     const home = othersHome();
     const r = await spawnStor(['whoami', '--json'], { env: sudoEnv(home) });
     expect(r.code).toBe(1);
-    expect(errorOf(r.stderr)).toMatchObject({ code: E.STATE_UNWRITABLE.code, message: expect.stringContaining(`owned by uid ${OTHER_UID}`) });
+    expect(errorOf(r.stderr)).toMatchObject({
+      code: E.STATE_UNWRITABLE.code,
+      message: expect.stringContaining(`owned by uid ${OTHER_UID}`),
+    });
     expect(tree(home)).toEqual([]);
   });
 });
@@ -93,8 +97,14 @@ describe.skipIf(process.getuid?.() !== 0)("root with another user's HOME: the pr
     const env = defaultConfigEnv(home);
     const use = await spawnStor(['profile', 'use', 'embedded', '--json'], { env });
     expect(use.code).toBe(1);
-    expect(errorOf(use.stderr)).toMatchObject({ code: E.CONFIG_UNWRITABLE.code, message: expect.stringContaining(`owned by uid ${OTHER_UID}`) });
-    const login = await spawnStor(['login', '--url', 'http://127.0.0.1:9', '--api-key-stdin', '--json'], { env, stdin: `1-${'a'.repeat(64)}\n` });
+    expect(errorOf(use.stderr)).toMatchObject({
+      code: E.CONFIG_UNWRITABLE.code,
+      message: expect.stringContaining(`owned by uid ${OTHER_UID}`),
+    });
+    const login = await spawnStor(['login', '--url', 'http://127.0.0.1:9', '--api-key-stdin', '--json'], {
+      env,
+      stdin: `1-${'a'.repeat(64)}\n`,
+    });
     expect(login.code).toBe(1);
     expect(errorOf(login.stderr).code).toBe(E.CONFIG_UNWRITABLE.code);
     expect(tree(home)).toEqual([]);
@@ -110,12 +120,18 @@ describe.skipIf(process.getuid?.() !== 0)("root with another user's HOME: the pr
     expect(readFileSync(sparse, 'utf8')).toBe('{"current":"nas"}');
     expect(statSync(sparse).uid).toBe(OTHER_UID);
 
-    const file = othersProfiles(home, { current: 'nas', profiles: { nas: { url: 'https://nas.example.com', apiKey: `1-${'a'.repeat(64)}` } } });
+    const file = othersProfiles(home, {
+      current: 'nas',
+      profiles: { nas: { url: 'https://nas.example.com', apiKey: `1-${'a'.repeat(64)}` } },
+    });
     const before = readFileSync(file, 'utf8');
     const listed = await spawnStor(['profile', 'list', '--json'], { env });
     expect(listed.code, listed.stderr).toBe(0);
     expect(listed.stdout).toContain('nas.example.com');
-    for (const args of [['profile', 'use', 'embedded'], ['logout', '--keep-key']]) {
+    for (const args of [
+      ['profile', 'use', 'embedded'],
+      ['logout', '--keep-key'],
+    ]) {
       const r = await spawnStor([...args, '--json'], { env });
       expect(r.code, args.join(' ')).toBe(1);
       expect(errorOf(r.stderr).code).toBe(E.CONFIG_UNWRITABLE.code);

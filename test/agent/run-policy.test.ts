@@ -3,14 +3,27 @@ import { decideRun as decideLine } from '../../src/agent/run-policy.js';
 import { readCommandLine } from '../../src/commands/framework/command-line.js';
 
 /** The decision for `argv`, read as the agent reads a run request's (run-request.ts). */
-const decideRun = (argv: readonly string[], tty: Parameters<typeof decideLine>[1]) => decideLine(readCommandLine(argv), tty);
+const decideRun = (argv: readonly string[], tty: Parameters<typeof decideLine>[1]) =>
+  decideLine(readCommandLine(argv), tty);
 
 const TERMINAL = { stdin: true, stdout: true, stderr: true, columns: 80 };
 const PIPED = { stdin: false, stdout: false, stderr: false };
 
 describe('what the session agent runs (src/agent/run-policy.ts)', () => {
   it('declines help, the version, no command words, and serve, login, session and completion', async () => {
-    for (const argv of [[], ['--help'], ['ls', '-h'], ['--version'], ['-V'], ['help', 'ls'], ['serve'], ['login', '--url', 'wss://x'], ['session', 'list'], ['completion', 'bash'], ['--json', 'serve']]) {
+    for (const argv of [
+      [],
+      ['--help'],
+      ['ls', '-h'],
+      ['--version'],
+      ['-V'],
+      ['help', 'ls'],
+      ['serve'],
+      ['login', '--url', 'wss://x'],
+      ['session', 'list'],
+      ['completion', 'bash'],
+      ['--json', 'serve'],
+    ]) {
       expect({ argv, d: await decideRun(argv, PIPED) }).toEqual({ argv, d: { declined: expect.any(String) } });
     }
   });
@@ -19,7 +32,9 @@ describe('what the session agent runs (src/agent/run-policy.ts)', () => {
     expect(await decideRun(['user', 'delete', 'bob'], TERMINAL)).toEqual({ declined: expect.stringContaining('ask') });
     expect(await decideRun(['user', 'delete', 'bob'], PIPED)).toEqual({ changes: true });
     expect(await decideRun(['user', 'delete', 'bob', '--yes'], TERMINAL)).toEqual({ changes: true });
-    expect(await decideRun(['--targets', 'all', 'mkdir', '/mnt/tank/x'], TERMINAL)).toEqual({ declined: expect.any(String) });
+    expect(await decideRun(['--targets', 'all', 'mkdir', '/mnt/tank/x'], TERMINAL)).toEqual({
+      declined: expect.any(String),
+    });
     expect(await decideRun(['mkdir', '/mnt/tank/x'], TERMINAL)).toEqual({ changes: true });
     // A read fanned out asks nothing.
     expect(await decideRun(['--targets', 'all', 'privilege', 'check'], TERMINAL)).toEqual({ changes: false });
@@ -29,7 +44,9 @@ describe('what the session agent runs (src/agent/run-policy.ts)', () => {
     expect(await decideRun(['whoami'], PIPED)).toEqual({ changes: false });
     expect(await decideRun(['--url', 'wss://nas', 'ls', '/mnt'], PIPED)).toEqual({ changes: false });
     expect(await decideRun(['upload', 'a', '/mnt/tank/'], PIPED)).toEqual({ changes: true });
-    expect(await decideRun(['privilege', 'fix', '--all', '--dry-run'], TERMINAL)).toEqual({ declined: expect.any(String) });
+    expect(await decideRun(['privilege', 'fix', '--all', '--dry-run'], TERMINAL)).toEqual({
+      declined: expect.any(String),
+    });
     expect(await decideRun(['privilege', 'fix', '--all', '--dry-run'], PIPED)).toEqual({ changes: false });
     // `call` changes, unless its method only reads (the rule of `call --targets`).
     expect(await decideRun(['call', 'group.create', '{"name":"ops"}'], PIPED)).toEqual({ changes: true });

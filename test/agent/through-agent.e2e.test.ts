@@ -29,13 +29,19 @@ async function warmUp(env: Record<string, string>, dir: string): Promise<void> {
   const second = await spawnStor(['whoami'], { env });
   expect(second.code, second.stderr).toBe(0);
   // whoami's two calls: auth.me, and the release (stor.emulation on the emulator).
-  expect(await sessionsOf(env)).toEqual([expect.objectContaining({ user: 'truenas_admin', connected: true, calls: 2 })]);
+  expect(await sessionsOf(env)).toEqual([
+    expect.objectContaining({ user: 'truenas_admin', connected: true, calls: 2 }),
+  ]);
 }
 
 describe('commands through the real session agent', () => {
   it("a revoked key's next command exits 4 with KEY_REJECTED, exactly as with STOR_SESSION=off, and the agent keeps no session of that key", async () => {
     const serve = await spawnServe(tempDir());
-    const admin = { ...clientEnv(), STOR_URL: serve.baseUrl, STOR_API_KEY: readFileSync(serve.adminKeyFile, 'utf8').trim() };
+    const admin = {
+      ...clientEnv(),
+      STOR_URL: serve.baseUrl,
+      STOR_API_KEY: readFileSync(serve.adminKeyFile, 'utf8').trim(),
+    };
     const created = await spawnStor(['api-key', 'create', 'runbook', '--user', 'truenas_admin'], { env: admin });
     expect(created.code, created.stderr).toBe(0);
     const { env, dir } = sessionEnv();
@@ -57,7 +63,10 @@ describe('commands through the real session agent', () => {
   it('`stor logout` closes the session a command of that profile left in the agent', async () => {
     const serve = await spawnServe(tempDir());
     const client = clientEnv();
-    const login = await spawnStor(['login', '--url', serve.baseUrl, '--api-key-stdin', '--profile', 'nas'], { env: client, stdin: readFileSync(serve.adminKeyFile, 'utf8').trim() });
+    const login = await spawnStor(['login', '--url', serve.baseUrl, '--api-key-stdin', '--profile', 'nas'], {
+      env: client,
+      stdin: readFileSync(serve.adminKeyFile, 'utf8').trim(),
+    });
     expect(login.code, login.stderr).toBe(0);
     const { env, dir } = sessionEnv();
     const user = { ...client, ...env };

@@ -25,7 +25,8 @@ describe('verbs call only the methods they declare', () => {
   it('every declared method is a method of the contract', async () => {
     const declaring = [...(await allCommands())].filter(([, spec]) => spec.calls);
     expect(declaring.length).toBeGreaterThan(10);
-    for (const [words, spec] of declaring) for (const m of spec.calls!) expect(CONTRACT_METHODS.has(m), `${words}: ${m}`).toBe(true);
+    for (const [words, spec] of declaring)
+      for (const m of spec.calls!) expect(CONTRACT_METHODS.has(m), `${words}: ${m}`).toBe(true);
   });
 
   it('each declaring verb, run: the calls that need a role are among its declared ones', async () => {

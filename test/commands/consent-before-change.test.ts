@@ -21,7 +21,9 @@ describe('nothing destructive happens before consent', () => {
     const refused = await run(['-v', 'dataset', 'delete', 'tank/v0']);
     // The appliance's own words (MW/plugins/pool_/dataset.py:821-824), predicted from reads: had the
     // children gone meanwhile, a "probe" delete would have deleted tank/v0 with nobody asked.
-    expect(refused.stderr).toContain("stor: [ENOTEMPTY] Failed to delete dataset: cannot destroy 'tank/v0': filesystem has children");
+    expect(refused.stderr).toContain(
+      "stor: [ENOTEMPTY] Failed to delete dataset: cannot destroy 'tank/v0': filesystem has children",
+    );
     expect(refused.code).toBe(1);
     expect(called(refused)).not.toContain('pool.dataset.delete');
     expect(called(refused)).toContain('pool.dataset.query');
@@ -34,11 +36,13 @@ describe('nothing destructive happens before consent', () => {
     const refused = await run(['-v', 'dataset', 'delete', 'tank/v0']);
     expect(refused.code).toBe(1);
     // The appliance's line breaks break the line, later lines indented (docs/COMMANDS.md "A target's text cannot pass for stor's own").
-    expect(refused.stderr).toContain("cannot destroy 'tank/v0': filesystem has children\n  use '-r' to destroy the following datasets:\n  tank/v0@s1\n");
+    expect(refused.stderr).toContain(
+      "cannot destroy 'tank/v0': filesystem has children\n  use '-r' to destroy the following datasets:\n  tank/v0@s1\n",
+    );
     expect(called(refused)).not.toContain('pool.dataset.delete');
   });
 
-  it('built-in privileges, users and groups are refused in the appliance\'s words without calling their delete', async () => {
+  it("built-in privileges, users and groups are refused in the appliance's words without calling their delete", async () => {
     const run = embedded();
     // The built-in group keeps the appliance's words but not its EACCES, which says "lacks the role" (exit 5): BUILTIN_GROUP, exit 1.
     const cases: [string[], string, number][] = [
@@ -51,7 +55,10 @@ describe('nothing destructive happens before consent', () => {
       const refused = await run(['-v', ...args]);
       expect(refused.stderr, args.join(' ')).toContain(`stor: ${words}`);
       expect(refused.code, args.join(' ')).toBe(code);
-      expect(called(refused).filter((m) => CHANGING.test(m)), args.join(' ')).toEqual([]);
+      expect(
+        called(refused).filter((m) => CHANGING.test(m)),
+        args.join(' '),
+      ).toEqual([]);
     }
   });
 
@@ -86,7 +93,10 @@ describe('nothing destructive happens before consent', () => {
     ]) {
       const r = await run(['-v', ...args]);
       expect(r.code, `${args.join(' ')}: ${r.stderr}`).not.toBe(0);
-      expect(called(r).filter((m) => CHANGING.test(m)), args.join(' ')).toEqual([]);
+      expect(
+        called(r).filter((m) => CHANGING.test(m)),
+        args.join(' '),
+      ).toEqual([]);
     }
     // And everything is still there.
     const snapshots = JSON.parse((await run(['--json', 'snapshot', 'list'])).stdout) as { id: string }[];

@@ -11,24 +11,83 @@ function leafPaths(cmd: Command, path: string[] = []): string[][] {
   return cmd.commands.flatMap((c) => leafPaths(c, [...path, c.name()]));
 }
 
-const io = { stdout: { write: () => true }, stderr: { write: () => true }, stdin: process.stdin, env: {}, cwd: '/', color: { stdout: 0 as const, stderr: 0 as const } };
+const io = {
+  stdout: { write: () => true },
+  stderr: { write: () => true },
+  stdin: process.stdin,
+  env: {},
+  cwd: '/',
+  color: { stdout: 0 as const, stderr: 0 as const },
+};
 const hooks = { version: '0', onContext: () => undefined, onResult: () => undefined, onUsageError: () => undefined };
 // With no command words, every verb is declared (as for `stor --help`).
 const paths = leafPaths(await buildProgram(readCommandLine([]), io, hooks)).filter((p) => p[0] !== 'help');
 
 describe('the command set as a whole', () => {
-
   it('covers every command of docs/COMMANDS.md "Commands"', () => {
     expect(paths.map((p) => p.join(' ')).sort()).toEqual(
       [
-        'api-key create', 'api-key list', 'api-key revoke', 'call', 'chmod', 'chown', 'completion', 'dataset create', 'dataset delete', 'dataset list', 'dataset show', 'dataset update',
-        'download', 'login', 'logout', 'ls', 'mkdir', 'rm',
-        'privilege check', 'privilege create', 'privilege delete', 'privilege fix', 'privilege list', 'privilege roles', 'privilege show', 'privilege suggest', 'privilege update',
-        'profile import', 'profile list', 'profile remove', 'profile tag', 'profile use', 'serve', 'session list', 'session stop', 'stat', 'upload', 'whoami',
-        'user list', 'user show', 'user create', 'user update', 'user delete',
-        'group list', 'group show', 'group create', 'group update', 'group delete',
-        'snapshot list', 'snapshot create', 'snapshot delete', 'snapshot rollback', 'job list', 'job show', 'job wait', 'job abort',
-        'system info', 'pool list', 'export', 'plan', 'apply',
+        'api-key create',
+        'api-key list',
+        'api-key revoke',
+        'call',
+        'chmod',
+        'chown',
+        'completion',
+        'dataset create',
+        'dataset delete',
+        'dataset list',
+        'dataset show',
+        'dataset update',
+        'download',
+        'login',
+        'logout',
+        'ls',
+        'mkdir',
+        'rm',
+        'privilege check',
+        'privilege create',
+        'privilege delete',
+        'privilege fix',
+        'privilege list',
+        'privilege roles',
+        'privilege show',
+        'privilege suggest',
+        'privilege update',
+        'profile import',
+        'profile list',
+        'profile remove',
+        'profile tag',
+        'profile use',
+        'serve',
+        'session list',
+        'session stop',
+        'stat',
+        'upload',
+        'whoami',
+        'user list',
+        'user show',
+        'user create',
+        'user update',
+        'user delete',
+        'group list',
+        'group show',
+        'group create',
+        'group update',
+        'group delete',
+        'snapshot list',
+        'snapshot create',
+        'snapshot delete',
+        'snapshot rollback',
+        'job list',
+        'job show',
+        'job wait',
+        'job abort',
+        'system info',
+        'pool list',
+        'export',
+        'plan',
+        'apply',
       ].sort(),
     );
   });
@@ -50,11 +109,18 @@ describe('the command set as a whole', () => {
   });
 
   it('prints a bash completion script that registers itself', () => {
-    const out = execFileSync('bash', ['-c', `source <(node ${JSON.stringify(STOR_BIN)} completion bash); complete -p stor`], { encoding: 'utf8' });
+    const out = execFileSync(
+      'bash',
+      ['-c', `source <(node ${JSON.stringify(STOR_BIN)} completion bash); complete -p stor`],
+      { encoding: 'utf8' },
+    );
     expect(out.trim()).toBe('complete -o default -F _stor_completion stor');
     const words = execFileSync(
       'bash',
-      ['-c', `source <(node ${JSON.stringify(STOR_BIN)} completion bash); COMP_WORDS=(stor privilege f); COMP_CWORD=2; _stor_completion; echo "\${COMPREPLY[@]}"`],
+      [
+        '-c',
+        `source <(node ${JSON.stringify(STOR_BIN)} completion bash); COMP_WORDS=(stor privilege f); COMP_CWORD=2; _stor_completion; echo "\${COMPREPLY[@]}"`,
+      ],
       { encoding: 'utf8' },
     );
     expect(words.trim()).toBe('fix');

@@ -9,7 +9,8 @@ function embedded() {
   return (args: string[]) => runStor([...args], { env: { STOR_HOME: home } });
 }
 
-const errorOf = (r: { stderr: string }) => JSON.parse(r.stderr).error as { code: string; message: string; hint?: string };
+const errorOf = (r: { stderr: string }) =>
+  JSON.parse(r.stderr).error as { code: string; message: string; hint?: string };
 
 /** A hint is a command that works, or a step that helps: never the command that just failed, nor one that fails next. */
 describe('hints that work', () => {
@@ -18,7 +19,9 @@ describe('hints that work', () => {
     const top = errorOf(await run(['dataset', 'list', 'nosuch', '--json']));
     expect(top).toMatchObject({ code: 'NOT_FOUND', hint: '`stor dataset list` shows them' });
     expect(errorOf(await run(['dataset', 'list', 'nosuch/x', '--json'])).hint).toBe('`stor dataset list` shows them');
-    expect(errorOf(await run(['dataset', 'list', 'tank/nosuch', '--json'])).hint).toBe('`stor dataset list tank` shows them');
+    expect(errorOf(await run(['dataset', 'list', 'tank/nosuch', '--json'])).hint).toBe(
+      '`stor dataset list tank` shows them',
+    );
     expect((await run(['dataset', 'list'])).code).toBe(0);
   });
 
@@ -27,7 +30,9 @@ describe('hints that work', () => {
     expect((await run(['dataset', 'create', 'tank/p/c', '--parents'])).code).toBe(0);
     const refused = await run(['dataset', 'delete', 'tank/p', '--yes', '--json']);
     expect(refused.code).toBe(1);
-    expect(errorOf(refused).hint).toBe('`stor dataset delete tank/p --recursive --dry-run` shows what --recursive deletes with it');
+    expect(errorOf(refused).hint).toBe(
+      '`stor dataset delete tank/p --recursive --dry-run` shows what --recursive deletes with it',
+    );
     const preview = await run(['dataset', 'delete', 'tank/p', '--recursive', '--dry-run', '--json']);
     expect(JSON.parse(preview.stdout)).toMatchObject({ deleted: ['tank/p/c', 'tank/p'] });
   });
@@ -54,6 +59,8 @@ describe('hints that work', () => {
     expect(refused.hint).not.toContain('README.md/');
     expect(refused.hint).toContain('/mnt/tank/');
     // A missing target may still become the directory.
-    expect(errorOf(await run(['upload', join(dir, 'a'), join(dir, 'b'), '/mnt/tank/new', '--json'])).hint).toBe('end the target with / to create it: /mnt/tank/new/');
+    expect(errorOf(await run(['upload', join(dir, 'a'), join(dir, 'b'), '/mnt/tank/new', '--json'])).hint).toBe(
+      'end the target with / to create it: /mnt/tank/new/',
+    );
   });
 });

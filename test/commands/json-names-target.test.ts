@@ -15,7 +15,10 @@ describe('the --json document of a change names its target', () => {
     const env = clientEnv();
     const made = await runStor(['group', 'create', 'jsontarget', '--json'], { env });
     expect(made.code).toBe(0);
-    expect(JSON.parse(made.stdout)).toMatchObject({ name: 'jsontarget', target: { kind: 'embedded', stateDir: env.STOR_HOME } });
+    expect(JSON.parse(made.stdout)).toMatchObject({
+      name: 'jsontarget',
+      target: { kind: 'embedded', stateDir: env.STOR_HOME },
+    });
     const chosen = await runStor(['--profile', 'embedded', 'group', 'create', 'jsontarget2', '--json'], { env });
     const whoami = await runStor(['whoami', '--json'], { env });
     expect(JSON.parse(chosen.stdout).target).toEqual(JSON.parse(whoami.stdout).target);
@@ -24,7 +27,10 @@ describe('the --json document of a change names its target', () => {
   it('on a remote appliance: its profile and URL, never its key', async () => {
     const server = await startTestServer();
     const env = clientEnv();
-    const login = await runStor(['login', '--url', server.url, '--api-key-stdin', '--profile', 'lab', '--json'], { env, stdin: server.adminKey });
+    const login = await runStor(['login', '--url', server.url, '--api-key-stdin', '--profile', 'lab', '--json'], {
+      env,
+      stdin: server.adminKey,
+    });
     expect(login.code).toBe(0);
     const made = await runStor(['dataset', 'create', 'tank/jsontarget', '--json'], { env });
     expect(made.code).toBe(0);
@@ -33,7 +39,9 @@ describe('the --json document of a change names its target', () => {
     expect(doc.target).toEqual({ kind: 'remote', profile: 'lab', url: `ws://127.0.0.1:${server.port}` });
     expect(made.stdout).not.toContain(secretOf(server.adminKey));
     // A URL with no saved profile for it: the URL alone.
-    const bare = await runStor(['dataset', 'create', 'tank/jsontarget2', '--json'], { env: { ...clientEnv(), STOR_URL: server.url, STOR_API_KEY: server.adminKey } });
+    const bare = await runStor(['dataset', 'create', 'tank/jsontarget2', '--json'], {
+      env: { ...clientEnv(), STOR_URL: server.url, STOR_API_KEY: server.adminKey },
+    });
     expect(JSON.parse(bare.stdout).target).toEqual({ kind: 'remote', url: `ws://127.0.0.1:${server.port}` });
   });
 

@@ -9,7 +9,8 @@ import { sessionEnv } from '../helpers/session.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 type Run = ReturnType<typeof stor>;
-const errorOf = (r: { stderr: string }) => JSON.parse(r.stderr).error as { code: string; kind: string; message: string; hint?: string };
+const errorOf = (r: { stderr: string }) =>
+  JSON.parse(r.stderr).error as { code: string; kind: string; message: string; hint?: string };
 const json = async (p: Promise<{ stdout: string }>) => JSON.parse((await p).stdout);
 
 /** Every "no such thing" is NOT_FOUND, exit 1, naming the thing; dataset and snapshot from reads. */
@@ -35,7 +36,12 @@ async function notFoundWalk(run: Run) {
   ];
   for (const [args, message] of cases) {
     const e = errorOf(await run([...args, '--json'], 1));
-    expect({ args, code: e.code, kind: e.kind, message: e.message }).toEqual({ args, code: 'NOT_FOUND', kind: 'failed', message: expect.stringContaining(message) });
+    expect({ args, code: e.code, kind: e.kind, message: e.message }).toEqual({
+      args,
+      code: 'NOT_FOUND',
+      kind: 'failed',
+      message: expect.stringContaining(message),
+    });
   }
 }
 
@@ -45,12 +51,30 @@ async function reRunWalk(run: Run) {
   await run(['user', 'create', 'carol', '--group', 'ops', '--password-disabled']);
   await run(['privilege', 'create', 'ops', '--groups', 'ops', '--roles', 'READONLY_ADMIN']);
   // privilege create --exist-ok: the same content is left as it is, quietly; other content is named.
-  const same = await run(['privilege', 'create', 'ops', '--groups', 'ops', '--roles', 'READONLY_ADMIN', '--exist-ok', '--json']);
-  expect(JSON.parse(same.stdout)).toMatchObject({ name: 'ops', groups: ['ops'], roles: ['READONLY_ADMIN'], created: false, differs: [] });
+  const same = await run([
+    'privilege',
+    'create',
+    'ops',
+    '--groups',
+    'ops',
+    '--roles',
+    'READONLY_ADMIN',
+    '--exist-ok',
+    '--json',
+  ]);
+  expect(JSON.parse(same.stdout)).toMatchObject({
+    name: 'ops',
+    groups: ['ops'],
+    roles: ['READONLY_ADMIN'],
+    created: false,
+    differs: [],
+  });
   const other = await run(['privilege', 'create', 'ops', '--groups', 'ops', '--roles', 'DATASET_READ', '--exist-ok']);
   expect(other.stderr).toContain('privilege ops exists with other roles than asked; nothing was changed');
   expect((await json(run(['privilege', 'show', 'ops', '--json']))).listed_roles).toEqual(['READONLY_ADMIN']);
-  expect((await run(['privilege', 'create', 'ops', '--roles', 'READONLY_ADMIN'], 1)).stderr).toContain('Object with this name already exists');
+  expect((await run(['privilege', 'create', 'ops', '--roles', 'READONLY_ADMIN'], 1)).stderr).toContain(
+    'Object with this name already exists',
+  );
 
   await run(['dataset', 'create', 'tank/rr']);
   await run(['snapshot', 'create', 'tank/rr@one']);
@@ -67,7 +91,11 @@ async function reRunWalk(run: Run) {
   for (const args of deletes) {
     const again = await run([...args, '--ignore-not-found']);
     expect(again.stderr).toMatch(/^stor: no .*: nothing to delete \(--ignore-not-found\)\n$/);
-    expect(await json(run([...args, '--ignore-not-found', '--json']))).toEqual({ name: args[2], found: false, deleted: false });
+    expect(await json(run([...args, '--ignore-not-found', '--json']))).toEqual({
+      name: args[2],
+      found: false,
+      deleted: false,
+    });
   }
 }
 
@@ -76,7 +104,9 @@ async function flagHintWalk(run: Run) {
   await run(['group', 'create', 'ops2']);
   expect(errorOf(await run(['group', 'create', 'ops2', '--json'], 1)).hint).toContain('`--exist-ok` exits 0');
   const parent = errorOf(await run(['dataset', 'create', 'tank/a9/b', '--json'], 1));
-  expect(parent.hint).toBe('tank/a9 does not exist; `stor dataset create tank/a9/b --parents` creates the missing parents too');
+  expect(parent.hint).toBe(
+    'tank/a9 does not exist; `stor dataset create tank/a9/b --parents` creates the missing parents too',
+  );
   const mkdir = errorOf(await run(['mkdir', '/mnt/tank/projects/2025', '--json'], 1));
   expect(mkdir).toMatchObject({
     code: 'NOT_FOUND',
@@ -92,29 +122,44 @@ const embedded = () => stor(clientEnv());
 const served = async () => stor({ ...remoteEnv(await spawnServe(tempDir())), ...sessionEnv().env });
 
 describe('not found, re-runs and hints', () => {
-  for (const [where, target] of [['embedded', async () => embedded()], ['stor serve', served]] as const) {
+  for (const [where, target] of [
+    ['embedded', async () => embedded()],
+    ['stor serve', served],
+  ] as const) {
     it(`${where}: one NOT_FOUND, exit 1, naming the thing`, async () => notFoundWalk(await target()), SLOW);
-    it(`${where}: --ignore-not-found on every delete, privilege create --exist-ok`, async () => reRunWalk(await target()), SLOW);
+    it(
+      `${where}: --ignore-not-found on every delete, privilege create --exist-ok`,
+      async () => reRunWalk(await target()),
+      SLOW,
+    );
     it(`${where}: errors a flag would avoid name it`, async () => flagHintWalk(await target()), SLOW);
   }
 
-  it('a role denial names the roles the method needs, remote and embedded', async () => {
-    const env = remoteEnv(await spawnServe(tempDir()));
-    const admin = stor(env);
-    const key = await makeUserWithPrivilege(admin, 'rita', 'readers', ['READONLY_ADMIN']);
-    const rita = stor({ ...env, STOR_API_KEY: key });
-    await admin(['group', 'create', 'victims']);
-    const denied = errorOf(await rita(['group', 'delete', 'victims', '--yes', '--json'], 5));
-    expect(denied.hint).toBe('the identity in use lacks the role this call needs: ACCOUNT_WRITE (or FULL_ADMIN); `stor whoami` lists its roles');
-    const viaCall = errorOf(await rita(['call', 'group.delete', '1', '--json'], 5));
-    expect(viaCall.hint).toContain('ACCOUNT_WRITE (or FULL_ADMIN)');
+  it(
+    'a role denial names the roles the method needs, remote and embedded',
+    async () => {
+      const env = remoteEnv(await spawnServe(tempDir()));
+      const admin = stor(env);
+      const key = await makeUserWithPrivilege(admin, 'rita', 'readers', ['READONLY_ADMIN']);
+      const rita = stor({ ...env, STOR_API_KEY: key });
+      await admin(['group', 'create', 'victims']);
+      const denied = errorOf(await rita(['group', 'delete', 'victims', '--yes', '--json'], 5));
+      expect(denied.hint).toBe(
+        'the identity in use lacks the role this call needs: ACCOUNT_WRITE (or FULL_ADMIN); `stor whoami` lists its roles',
+      );
+      const viaCall = errorOf(await rita(['call', 'group.delete', '1', '--json'], 5));
+      expect(viaCall.hint).toContain('ACCOUNT_WRITE (or FULL_ADMIN)');
 
-    const local = clientEnv();
-    const embeddedAdmin = stor(local);
-    const localKey = await makeUserWithPrivilege(embeddedAdmin, 'rita', 'readers', ['READONLY_ADMIN']);
-    const embeddedRita = stor({ ...local, STOR_API_KEY: localKey });
-    expect(errorOf(await embeddedRita(['dataset', 'create', 'tank/x', '--json'], 5)).hint).toContain('DATASET_WRITE (or FULL_ADMIN)');
-  }, SLOW);
+      const local = clientEnv();
+      const embeddedAdmin = stor(local);
+      const localKey = await makeUserWithPrivilege(embeddedAdmin, 'rita', 'readers', ['READONLY_ADMIN']);
+      const embeddedRita = stor({ ...local, STOR_API_KEY: localKey });
+      expect(errorOf(await embeddedRita(['dataset', 'create', 'tank/x', '--json'], 5)).hint).toContain(
+        'DATASET_WRITE (or FULL_ADMIN)',
+      );
+    },
+    SLOW,
+  );
 });
 
 describe('hints that work', () => {
@@ -144,6 +189,8 @@ describe('hints that work', () => {
     const r = errorOf(await run(['--url', 'http://example.com', 'whoami', '--json'], 2));
     expect(r.hint).toBe('run `stor login --url wss://example.com`, or set STOR_API_KEY');
     // On this machine clear text is allowed, and kept.
-    expect(errorOf(await run(['--url', 'http://127.0.0.1:9', 'whoami', '--json'], 2)).hint).toBe('run `stor login --url ws://127.0.0.1:9`, or set STOR_API_KEY');
+    expect(errorOf(await run(['--url', 'http://127.0.0.1:9', 'whoami', '--json'], 2)).hint).toBe(
+      'run `stor login --url ws://127.0.0.1:9`, or set STOR_API_KEY',
+    );
   });
 });

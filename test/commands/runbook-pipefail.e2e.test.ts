@@ -31,7 +31,11 @@ async function runbook(env: Record<string, string>, mnt: string): Promise<void> 
   for (const name of ['a.log', 'b.log', 'c.log']) writeFileSync(join(w, name), `${name}\n`.repeat(100));
   // A directory long enough to overflow the pipe to `head`, and a directory where b.log should land.
   mkdirSync(join(mnt, 'tank/many'));
-  for (let i = 0; i < 1500; i++) writeFileSync(join(mnt, 'tank/many', `entry-with-a-long-name-to-fill-the-pipe-${String(i).padStart(5, '0')}.txt`), '');
+  for (let i = 0; i < 1500; i++)
+    writeFileSync(
+      join(mnt, 'tank/many', `entry-with-a-long-name-to-fill-the-pipe-${String(i).padStart(5, '0')}.txt`),
+      '',
+    );
   const r = await runBash(RUNBOOK, { ...env, W: w, MNT: mnt });
   // Notes (a dataset that already exists, which files failed) but no stack trace, no EPIPE.
   expect(r.stderr).not.toMatch(/EPIPE|\n\s+at /);
@@ -39,16 +43,26 @@ async function runbook(env: Record<string, string>, mnt: string): Promise<void> 
   expect(r.stdout.trim().split('\n').at(-1)).toBe('DONE');
 
   expect(readFileSync(join(w, 'first-entry'), 'utf8').split('\n').filter(Boolean)).toHaveLength(1);
-  const codes = Object.fromEntries(readFileSync(join(w, 'codes'), 'utf8').trim().split('\n').map((l) => l.split('=')));
+  const codes = Object.fromEntries(
+    readFileSync(join(w, 'codes'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => l.split('=')),
+  );
   // `--mode 644` is decimal 644 (0o1204, sticky): a usage error naming both forms; nothing uploaded.
   expect(codes.mode).toBe('2');
   expect(readFileSync(join(w, 'mode.err'), 'utf8')).toContain('0644');
   // A usage error under --json is a JSON document.
   expect(codes.usage).toBe('2');
-  expect(JSON.parse(readFileSync(join(w, 'usage.json'), 'utf8'))).toMatchObject({ error: { code: 'USAGE', kind: 'usage' } });
+  expect(JSON.parse(readFileSync(join(w, 'usage.json'), 'utf8'))).toMatchObject({
+    error: { code: 'USAGE', kind: 'usage' },
+  });
   // b.log's target is a directory: a.log and c.log land, b.log fails, exit 1.
   expect(codes.partial).toBe('1');
-  const report = JSON.parse(readFileSync(join(w, 'partial.json'), 'utf8')) as { files: { source: string; outcome: string; error: { code: string } | null }[]; summary: Record<string, number> };
+  const report = JSON.parse(readFileSync(join(w, 'partial.json'), 'utf8')) as {
+    files: { source: string; outcome: string; error: { code: string } | null }[];
+    summary: Record<string, number>;
+  };
   expect(report.files.map((f) => [f.source.split('/').at(-1), f.outcome])).toEqual([
     ['a.log', 'done'],
     ['b.log', 'failed'],

@@ -67,7 +67,10 @@ describe('a set-up runbook re-runs in full without change, and its teardown re-r
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout.trim().split('\n').at(-1)).toBe('SETUP-DONE');
     const before = await state(env);
-    expect(before.datasets).toEqual([expect.objectContaining({ id: 'tank/rb' }), expect.objectContaining({ id: 'tank/rb/data' })]);
+    expect(before.datasets).toEqual([
+      expect.objectContaining({ id: 'tank/rb' }),
+      expect.objectContaining({ id: 'tank/rb/data' }),
+    ]);
     expect(before.files).toEqual([expect.objectContaining({ name: 'report.txt', size: 900 })]);
     expect(before.snapshots).toEqual([expect.objectContaining({ id: 'tank/rb/data@rb-1' })]);
     expect(before.user).toMatchObject({ username: 'rb-carol' });

@@ -7,7 +7,8 @@ import { answerOnTerminal } from '../helpers/terminal.js';
 const hasScript = spawnSync('script', ['--version']).status === 0;
 
 /** Runs `bin/stor` on a pseudo-terminal and answers "n" at its prompt; resolves with what the terminal showed. */
-const declineOnTerminal = async (args: string[], env: Record<string, string>) => (await answerOnTerminal(args, env, 'n')).shown;
+const declineOnTerminal = async (args: string[], env: Record<string, string>) =>
+  (await answerOnTerminal(args, env, 'n')).shown;
 
 describe.skipIf(!hasScript)('the safe first step, shown on a terminal before a destructive prompt', () => {
   it('dataset delete and privilege fix --all suggest their dry run; declining changes nothing', async () => {

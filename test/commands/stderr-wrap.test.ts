@@ -3,7 +3,8 @@ import { clientEnv } from '../helpers/client-env.js';
 import { runStor } from '../helpers/run-stor.js';
 
 // NO_PASSWORD's hint is longer than a line of 80 (src/commands/user/create.ts).
-const HINT = 'pipe one to --password-stdin (first line), or pass --password-disabled for a user that logs in with API keys only';
+const HINT =
+  'pipe one to --password-stdin (first line), or pass --password-disabled for a user that logs in with API keys only';
 
 /** The words of stderr, as a person reads them: line breaks and the indent they bring are spaces. */
 const words = (text: string): string => text.replace(/\n +/g, ' ').replace(/\n(?=.)/g, ' ');

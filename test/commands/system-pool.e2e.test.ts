@@ -22,21 +22,42 @@ async function twoTargets() {
   const env = clientEnv();
   for (const [i, s] of servers.entries()) {
     const key = readFileSync(s.adminKeyFile, 'utf8').trim();
-    const login = await spawnStor(['login', '--url', s.baseUrl, '--api-key-stdin', '--profile', `nas${i + 1}`, '--json'], { env, stdin: key });
+    const login = await spawnStor(
+      ['login', '--url', s.baseUrl, '--api-key-stdin', '--profile', `nas${i + 1}`, '--json'],
+      { env, stdin: key },
+    );
     expect(login.code, login.stderr).toBe(0);
   }
   return { servers, env };
 }
 
 describe('stor system info', () => {
-  it('--json is system.info in 25.10.1\'s field names and order, times as ISO text, and the boot id; --targets gives each its own', async () => {
+  it("--json is system.info in 25.10.1's field names and order, times as ISO text, and the boot id; --targets gives each its own", async () => {
     const { env } = await twoTargets();
     const one = await spawnStor(['--profile', 'nas1', 'system', 'info', '--json'], { env });
     expect(one.code, one.stderr).toBe(0);
     const info = JSON.parse(one.stdout) as Record<string, unknown>;
     expect(Object.keys(info)).toEqual([
-      'version', 'buildtime', 'hostname', 'physmem', 'model', 'cores', 'physical_cores', 'loadavg', 'uptime', 'uptime_seconds', 'system_serial',
-      'system_product', 'system_product_version', 'license', 'boottime', 'datetime', 'timezone', 'system_manufacturer', 'ecc_memory', 'boot_id',
+      'version',
+      'buildtime',
+      'hostname',
+      'physmem',
+      'model',
+      'cores',
+      'physical_cores',
+      'loadavg',
+      'uptime',
+      'uptime_seconds',
+      'system_serial',
+      'system_product',
+      'system_product_version',
+      'license',
+      'boottime',
+      'datetime',
+      'timezone',
+      'system_manufacturer',
+      'ecc_memory',
+      'boot_id',
     ]);
     expect(info.version).toBe('25.10.1');
     expect(info.boottime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.000Z$/);
@@ -66,14 +87,24 @@ describe('stor pool list', () => {
     const healthy = await spawnStor(['--profile', 'nas1', 'pool', 'list', '--json'], { env });
     expect(healthy.code, healthy.stderr).toBe(0);
     const [tank] = JSON.parse(healthy.stdout) as Record<string, unknown>[];
-    expect(tank).toMatchObject({ id: 1, name: 'tank', status: 'ONLINE', healthy: true, warning: false, status_detail: null, path: '/mnt/tank' });
+    expect(tank).toMatchObject({
+      id: 1,
+      name: 'tank',
+      status: 'ONLINE',
+      healthy: true,
+      warning: false,
+      status_detail: null,
+      path: '/mnt/tank',
+    });
     expect(tank!.size).toBe((tank!.allocated as number) + (tank!.free as number));
 
     // nas2's pool directory is gone: its pool answers OFFLINE and not healthy (docs/RELEASES.md "Emulator behaviours").
     rmSync(join(servers[1]!.stateDir, 'mnt', 'tank'), { recursive: true });
     const fleet = await spawnStor(['--targets', 'nas1,nas2', 'pool', 'list', '--json'], { env });
     expect(fleet.code, fleet.stderr).toBe(0);
-    const outcomes = JSON.parse(fleet.stdout) as Outcome<{ name: string; status: string; healthy: boolean; size: number | null }[]>[];
+    const outcomes = JSON.parse(fleet.stdout) as Outcome<
+      { name: string; status: string; healthy: boolean; size: number | null }[]
+    >[];
     expect(outcomes.map((o) => [o.target, o.ok, o.data?.map((p) => [p.name, p.status, p.healthy])])).toEqual([
       ['nas1', true, [['tank', 'ONLINE', true]]],
       ['nas2', true, [['tank', 'OFFLINE', false]]],

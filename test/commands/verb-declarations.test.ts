@@ -30,7 +30,8 @@ function mayAsk(file: string, seen = new Set<string>()): boolean {
 
 describe("verbs' declarations for the session agent", () => {
   it('every verb says whether it changes anything', async () => {
-    for (const [words, spec] of await allCommands()) expect([words, spec.effect]).toEqual([words, expect.stringMatching(/^(read|change)$/)]);
+    for (const [words, spec] of await allCommands())
+      expect([words, spec.effect]).toEqual([words, expect.stringMatching(/^(read|change)$/)]);
   });
 
   it('a verb whose module can reach a prompt (confirmChange, a password or key prompt) declares asks, and only such a verb', async () => {
@@ -46,8 +47,18 @@ describe("verbs' declarations for the session agent", () => {
   });
 
   it("a noun's line loads the one declaration its module exports, beside the module's helpers", async () => {
-    const declaration = defineCommand({ summary: 'a verb', effect: 'read', examples: [], run: () => ({ data: null, view: { kind: 'json' } }) });
-    const other = defineCommand({ summary: 'another', effect: 'read', examples: [], run: () => ({ data: null, view: { kind: 'json' } }) });
+    const declaration = defineCommand({
+      summary: 'a verb',
+      effect: 'read',
+      examples: [],
+      run: () => ({ data: null, view: { kind: 'json' } }),
+    });
+    const other = defineCommand({
+      summary: 'another',
+      effect: 'read',
+      examples: [],
+      run: () => ({ data: null, view: { kind: 'json' } }),
+    });
     const noun = defineNoun('a noun', {
       one: async () => ({ helper: () => 1, shape: { effect: 'read', run: () => null }, declaration }),
       // Past the type check, which refuses a module without a declaration: the loader refuses it too.

@@ -10,24 +10,44 @@ const MIDCLT_MAIN = "import sys; sys.argv[0] = 'midclt'; from truenas_api_client
  */
 export function findClient(): { env: NodeJS.ProcessEnv; keyLogin: (key: string) => string[] } | { reason: string } {
   const dir = process.env.STOR_TEST_API_CLIENT;
-  if (!dir) return { reason: 'STOR_TEST_API_CLIENT is not set (a PYTHONPATH giving truenas_api_client and websocket-client; docs/NODE.md "SQLite, CI and other majors")' };
+  if (!dir)
+    return {
+      reason:
+        'STOR_TEST_API_CLIENT is not set (a PYTHONPATH giving truenas_api_client and websocket-client; docs/NODE.md "SQLite, CI and other majors")',
+    };
   const env = { ...process.env, PYTHONPATH: dir };
-  const probe = 'import truenas_api_client, websocket; v = tuple(int(x) for x in websocket.__version__.split(".")[:3]); assert v >= (1, 3, 2), "websocket-client " + websocket.__version__ + " < 1.3.2"';
+  const probe =
+    'import truenas_api_client, websocket; v = tuple(int(x) for x in websocket.__version__.split(".")[:3]); assert v >= (1, 3, 2), "websocket-client " + websocket.__version__ + " < 1.3.2"';
   const r = spawnSync('python3', ['-c', probe], { encoding: 'utf8', env });
   if (r.error) return { reason: `python3 cannot be run: ${r.error.message}` };
-  if (r.status !== 0) return { reason: `STOR_TEST_API_CLIENT=${dir} does not give truenas_api_client with websocket-client ≥ 1.3.2: ${r.stderr.trim().split('\n').at(-1) ?? ''}` };
+  if (r.status !== 0)
+    return {
+      reason: `STOR_TEST_API_CLIENT=${dir} does not give truenas_api_client with websocket-client ≥ 1.3.2: ${r.stderr.trim().split('\n').at(-1) ?? ''}`,
+    };
   // midclt's key login: `-K KEY` in TS-25.10.1's client; stable/26's logs a key in with SCRAM by
   // default, which needs the key's user and a SCRAM-serving appliance, so there `-U … -K … --plain`.
-  const scram = spawnSync('python3', ['-c', 'import truenas_api_client as t; print(hasattr(t, "APIKeyAuthMech"))'], { encoding: 'utf8', env }).stdout.trim() === 'True';
+  const scram =
+    spawnSync('python3', ['-c', 'import truenas_api_client as t; print(hasattr(t, "APIKeyAuthMech"))'], {
+      encoding: 'utf8',
+      env,
+    }).stdout.trim() === 'True';
   return { env, keyLogin: (key) => (scram ? ['-U', 'truenas_admin', '-K', key, '--plain'] : ['-K', key]) };
 }
 
 /** `midclt ARGS` (truenas_api_client:main) in its own process: its exit code and what it printed. */
-export function midclt(env: NodeJS.ProcessEnv, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function midclt(
+  env: NodeJS.ProcessEnv,
+  args: string[],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile('python3', ['-c', MIDCLT_MAIN, ...args], { env, timeout: SAFETY_MS, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
-      resolve({ code, stdout, stderr: error?.killed ? `${stderr}\n(killed after ${SAFETY_MS} ms)` : stderr });
-    });
+    execFile(
+      'python3',
+      ['-c', MIDCLT_MAIN, ...args],
+      { env, timeout: SAFETY_MS, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
+        resolve({ code, stdout, stderr: error?.killed ? `${stderr}\n(killed after ${SAFETY_MS} ms)` : stderr });
+      },
+    );
   });
 }

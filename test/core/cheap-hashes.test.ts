@@ -45,7 +45,9 @@ describe('STOR_TEST_SCRAM_ITERATIONS', () => {
     vi.stubEnv('STOR_TEST_SCRAM_ITERATIONS', '50000');
     const data = await scramAuthData('s3cret');
     expect(data.iterations).toBe(50_000);
-    const keys = keysFromSaltedPassword(await saltedPassword('s3cret', Buffer.from(data.salt, 'base64'), data.iterations));
+    const keys = keysFromSaltedPassword(
+      await saltedPassword('s3cret', Buffer.from(data.salt, 'base64'), data.iterations),
+    );
     expect(keys.storedKey.toString('base64')).toBe(data.stored_key);
   });
 

@@ -54,7 +54,8 @@ describe('the error catalogue (src/core/error-catalogue.ts)', () => {
     expect(EXIT_FOR_KIND[E.INTERNAL.kind]).toBe(1);
     expect(EXIT_FOR_KIND[E.INTERRUPTED.kind]).toBe(130);
     expect(EXIT_FOR_KIND[E.USAGE.kind]).toBe(2);
-    for (const code of ['TIMEOUT', 'JOB_STALLED', 'RATE_LIMITED', 'MALFORMED_ANSWER'] as const) expect(EXIT_FOR_KIND[E[code].kind], code).toBe(3);
+    for (const code of ['TIMEOUT', 'JOB_STALLED', 'RATE_LIMITED', 'MALFORMED_ANSWER'] as const)
+      expect(EXIT_FOR_KIND[E[code].kind], code).toBe(3);
     expect(EXIT_FOR_KIND[E.UPLOAD_FORBIDDEN.kind]).toBe(5);
   });
 

@@ -44,18 +44,30 @@ describe('collection_update to a subscriber that does not read', () => {
     appliance.createSession = (origin) => (session = createSession(origin));
     const ws = new StandInSocket();
     const limits = { ...DEFAULT_LIMITS, maxBufferedBytes: 1024 };
-    serveConnection(ws as unknown as WebSocket, { transport: 'websocket', address: '127.0.0.1', secure: true }, {
-      appliance,
-      dispatcher: new Dispatcher(appliance),
-      limiter: new RateLimiter(),
-      log: () => undefined,
-      limits,
-    });
+    serveConnection(
+      ws as unknown as WebSocket,
+      { transport: 'websocket', address: '127.0.0.1', secure: true },
+      {
+        appliance,
+        dispatcher: new Dispatcher(appliance),
+        limiter: new RateLimiter(),
+        log: () => undefined,
+        limits,
+      },
+    );
     appliance.events.subscribe(session!, 'sub', 'user.query');
 
     // A user change through the appliance, as any connection's call would make it.
-    await t.call(t.admin, 'user.create', { username: 'erin', full_name: 'erin', group_create: true, password_disabled: true, smb: false });
-    expect(ws.sent.map((s) => JSON.parse(s) as { method: string; params: { msg: string } })).toMatchObject([{ method: 'collection_update', params: { msg: 'added' } }]);
+    await t.call(t.admin, 'user.create', {
+      username: 'erin',
+      full_name: 'erin',
+      group_create: true,
+      password_disabled: true,
+      smb: false,
+    });
+    expect(ws.sent.map((s) => JSON.parse(s) as { method: string; params: { msg: string } })).toMatchObject([
+      { method: 'collection_update', params: { msg: 'added' } },
+    ]);
 
     // The subscriber stops reading: its queue is past the cap.
     ws.bufferedAmount = limits.maxBufferedBytes + 1;

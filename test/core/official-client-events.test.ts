@@ -32,29 +32,46 @@ with Client(sys.argv[1]) as c:
     done.wait(${SAFETY_MS / 1000})
 `;
 
-describe.skipIf(!PYTHONPATH)('the official client hears collection_update (skipped: STOR_TEST_API_CLIENT not set)', () => {
-  it('JSONRPCClient.subscribe("user.query") gets ADDED, CHANGED, REMOVED for stor user create/update/delete (MW/service/crud_service.py:204-216)', async () => {
-    const server = await server25();
-    const py = spawn('python3', ['-c', SCRIPT, server.rpcUrl, server.adminKey], { env: { ...process.env, PYTHONPATH }, stdio: ['ignore', 'pipe', 'inherit'] });
-    onTestFinished(() => void py.kill());
-    const lines = createInterface({ input: py.stdout })[Symbol.asyncIterator]();
-    expect((await lines.next()).value).toBe('"subscribed"');
+describe.skipIf(!PYTHONPATH)(
+  'the official client hears collection_update (skipped: STOR_TEST_API_CLIENT not set)',
+  () => {
+    it('JSONRPCClient.subscribe("user.query") gets ADDED, CHANGED, REMOVED for stor user create/update/delete (MW/service/crud_service.py:204-216)', async () => {
+      const server = await server25();
+      const py = spawn('python3', ['-c', SCRIPT, server.rpcUrl, server.adminKey], {
+        env: { ...process.env, PYTHONPATH },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      onTestFinished(() => void py.kill());
+      const lines = createInterface({ input: py.stdout })[Symbol.asyncIterator]();
+      expect((await lines.next()).value).toBe('"subscribed"');
 
-    const env = { STOR_HOME: tempDir(), STOR_URL: server.rpcUrl.replace(/\/api\/current$/, ''), STOR_API_KEY: server.adminKey };
-    expect((await runStor(['user', 'create', 'pyheard', '--password-stdin', '--json'], { env, stdin: 'Corr3ct horse-battery\n' })).code).toBe(0);
-    expect((await runStor(['user', 'update', 'pyheard', '--full-name', 'Heard B', '--json'], { env })).code).toBe(0);
-    expect((await runStor(['user', 'delete', 'pyheard', '--yes', '--json'], { env })).code).toBe(0);
+      const env = {
+        STOR_HOME: tempDir(),
+        STOR_URL: server.rpcUrl.replace(/\/api\/current$/, ''),
+        STOR_API_KEY: server.adminKey,
+      };
+      expect(
+        (
+          await runStor(['user', 'create', 'pyheard', '--password-stdin', '--json'], {
+            env,
+            stdin: 'Corr3ct horse-battery\n',
+          })
+        ).code,
+      ).toBe(0);
+      expect((await runStor(['user', 'update', 'pyheard', '--full-name', 'Heard B', '--json'], { env })).code).toBe(0);
+      expect((await runStor(['user', 'delete', 'pyheard', '--yes', '--json'], { env })).code).toBe(0);
 
-    const events: [string, Record<string, any>][] = [];
-    for (let i = 0; i < 3; i++) events.push(JSON.parse((await lines.next()).value as string));
-    expect(events.map(([type, p]) => [type, p.msg, p.collection])).toEqual([
-      ['ADDED', 'added', 'user.query'],
-      ['CHANGED', 'changed', 'user.query'],
-      ['REMOVED', 'removed', 'user.query'],
-    ]);
-    expect(events[0]![1].fields).toMatchObject({ username: 'pyheard', password: 'Corr3ct horse-battery' });
-    expect(events[1]![1].fields).toMatchObject({ full_name: 'Heard B', password: null });
-    expect(events[2]![1]).not.toHaveProperty('fields');
-    expect(await new Promise((resolve) => py.on('exit', resolve))).toBe(0);
-  });
-});
+      const events: [string, Record<string, any>][] = [];
+      for (let i = 0; i < 3; i++) events.push(JSON.parse((await lines.next()).value as string));
+      expect(events.map(([type, p]) => [type, p.msg, p.collection])).toEqual([
+        ['ADDED', 'added', 'user.query'],
+        ['CHANGED', 'changed', 'user.query'],
+        ['REMOVED', 'removed', 'user.query'],
+      ]);
+      expect(events[0]![1].fields).toMatchObject({ username: 'pyheard', password: 'Corr3ct horse-battery' });
+      expect(events[1]![1].fields).toMatchObject({ full_name: 'Heard B', password: null });
+      expect(events[2]![1]).not.toHaveProperty('fields');
+      expect(await new Promise((resolve) => py.on('exit', resolve))).toBe(0);
+    });
+  },
+);

@@ -35,7 +35,11 @@ type Outcome = { label: string; raised: Record<string, any> | null; result?: unk
 function runCalls(env: NodeJS.ProcessEnv, url: string, key: string, calls: Call[]): Promise<Map<string, Outcome>> {
   return new Promise((resolve, reject) => {
     const pythonPath = [env.PYTHONPATH, MIDDLEWARED].filter(Boolean).join(delimiter);
-    const py = spawn('python3', [RUNNER], { env: { ...env, PYTHONPATH: pythonPath }, stdio: ['pipe', 'pipe', 'pipe'], timeout: SAFETY_MS });
+    const py = spawn('python3', [RUNNER], {
+      env: { ...env, PYTHONPATH: pythonPath },
+      stdio: ['pipe', 'pipe', 'pipe'],
+      timeout: SAFETY_MS,
+    });
     let out = '';
     let err = '';
     py.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -43,7 +47,15 @@ function runCalls(env: NodeJS.ProcessEnv, url: string, key: string, calls: Call[
     py.on('error', reject);
     py.on('close', (code) => {
       if (code !== 0) return reject(new Error(`runner exited ${code}:\n${err}`));
-      resolve(new Map(out.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Outcome).map((o) => [o.label, o])));
+      resolve(
+        new Map(
+          out
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => JSON.parse(l) as Outcome)
+            .map((o) => [o.label, o]),
+        ),
+      );
     });
     py.stdin.end(JSON.stringify({ url, key, calls }));
   });
@@ -51,8 +63,8 @@ function runCalls(env: NodeJS.ProcessEnv, url: string, key: string, calls: Call[
 
 const SE = 'middlewared.service_exception';
 
-describe('py_exceptions: the official client raises the appliance\'s own exceptions (MW/api/base/server/ws_handler/rpc.py:94-98)', () => {
-  it('ValidationErrors, InstanceNotFound, CallError and Python\'s own exceptions come back as 25.10.1 pickles them; without the option, ClientException', async (ctx) => {
+describe("py_exceptions: the official client raises the appliance's own exceptions (MW/api/base/server/ws_handler/rpc.py:94-98)", () => {
+  it("ValidationErrors, InstanceNotFound, CallError and Python's own exceptions come back as 25.10.1 pickles them; without the option, ClientException", async (ctx) => {
     if ('reason' in client) return ctx.skip(client.reason);
     const server = await startTestServer(EMULATIONS['truenas-25.10.1']);
     const outcomes = await runCalls(client.env, server.rpcUrl, server.adminKey, [
@@ -74,11 +86,33 @@ describe('py_exceptions: the official client raises the appliance\'s own excepti
       class: `${SE}.ValidationErrors`,
       errors: [[`${SE}.ValidationError`, 'api_key_create.name', 'Field required', 22]],
     });
-    expect(raised('missing user')).toMatchObject({ class: `${SE}.InstanceNotFound`, errno: 2, attribute: null, errmsg: 'User 99999 does not exist', is_validation_error: true });
-    expect(raised('missing snapshot')).toMatchObject({ class: `${SE}.InstanceNotFound`, errmsg: 'Snapshot tank@nope not found' });
-    expect(raised('call error')).toMatchObject({ class: `${SE}.CallError`, errno: 2, errmsg: 'Directory /mnt/tank/nope does not exist', extra: null });
-    expect(raised('os error')).toMatchObject({ class: 'builtins.FileNotFoundError', str: "[Errno 2] No such file or directory: '/mnt/tank/nope/deeper'", errno: 2, filename: '/mnt/tank/nope/deeper' });
-    expect(raised('type error')).toMatchObject({ class: 'builtins.TypeError', str: 'list indices must be integers or slices, not str' });
+    expect(raised('missing user')).toMatchObject({
+      class: `${SE}.InstanceNotFound`,
+      errno: 2,
+      attribute: null,
+      errmsg: 'User 99999 does not exist',
+      is_validation_error: true,
+    });
+    expect(raised('missing snapshot')).toMatchObject({
+      class: `${SE}.InstanceNotFound`,
+      errmsg: 'Snapshot tank@nope not found',
+    });
+    expect(raised('call error')).toMatchObject({
+      class: `${SE}.CallError`,
+      errno: 2,
+      errmsg: 'Directory /mnt/tank/nope does not exist',
+      extra: null,
+    });
+    expect(raised('os error')).toMatchObject({
+      class: 'builtins.FileNotFoundError',
+      str: "[Errno 2] No such file or directory: '/mnt/tank/nope/deeper'",
+      errno: 2,
+      filename: '/mnt/tank/nope/deeper',
+    });
+    expect(raised('type error')).toMatchObject({
+      class: 'builtins.TypeError',
+      str: 'list indices must be integers or slices, not str',
+    });
     expect(raised('no option')).toMatchObject({ class: 'truenas_api_client.exc.ValidationErrors' });
   });
 });

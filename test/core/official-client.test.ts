@@ -22,7 +22,9 @@ describe('core.get_methods through the official client (truenas_api_client at TS
   it('`midclt call core.get_methods` completes and decodes to what the server sent (truenas_api_client/ejson.py:64-93, MW/api/base/jsonschema.py:10-15)', async (ctx) => {
     if ('reason' in client) return ctx.skip(client.reason);
     const server = await server25();
-    const raw = await (await loggedInWs(server.rpcUrl, server.adminKey)).result<Record<string, unknown>>('core.get_methods');
+    const raw = await (
+      await loggedInWs(server.rpcUrl, server.adminKey)
+    ).result<Record<string, unknown>>('core.get_methods');
     const r = await midclt(client.env, ['-u', server.rpcUrl, '-K', server.adminKey, 'call', 'core.get_methods']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
@@ -33,28 +35,54 @@ describe('core.get_methods through the official client (truenas_api_client at TS
     expect(decoded['api_key.create']).toMatchObject({ pass_application: true, require_websocket: false });
   });
 
-  it('against `--emulate truenas-26.0` too: `midclt call core.get_methods` completes and decodes, user.query shows 26\'s webshare', async (ctx) => {
+  it("against `--emulate truenas-26.0` too: `midclt call core.get_methods` completes and decodes, user.query shows 26's webshare", async (ctx) => {
     if ('reason' in client) return ctx.skip(client.reason);
     // The TS-25.10.1 client logs in with the plain key, which 26 still takes (it removes
     // auth.login_with_api_key only in v27: MW/api/v26_0_0/auth.py at stable/26).
     const server = await startTestServer(EMULATIONS['truenas-26.0']);
-    const raw = await (await loggedInWs(server.rpcUrl, server.adminKey)).result<Record<string, unknown>>('core.get_methods');
+    const raw = await (
+      await loggedInWs(server.rpcUrl, server.adminKey)
+    ).result<Record<string, unknown>>('core.get_methods');
     const r = await midclt(client.env, ['-u', server.rpcUrl, '-K', server.adminKey, 'call', 'core.get_methods']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual(raw);
-    const version = await midclt(client.env, ['-u', server.rpcUrl, '-K', server.adminKey, 'call', 'system.version_short']);
+    const version = await midclt(client.env, [
+      '-u',
+      server.rpcUrl,
+      '-K',
+      server.adminKey,
+      'call',
+      'system.version_short',
+    ]);
     expect(version.stdout.trim()).toBe('26.0.0-RC.1');
-    const users = await midclt(client.env, ['-u', server.rpcUrl, '-K', server.adminKey, 'call', 'user.query', '[["username", "=", "truenas_admin"]]']);
+    const users = await midclt(client.env, [
+      '-u',
+      server.rpcUrl,
+      '-K',
+      server.adminKey,
+      'call',
+      'user.query',
+      '[["username", "=", "truenas_admin"]]',
+    ]);
     expect((JSON.parse(users.stdout) as Record<string, unknown>[])[0]).toHaveProperty('webshare');
-    const bad = await midclt(client.env, ['-u', server.rpcUrl, '-K', server.adminKey, 'call', 'user.query', '"not a list"']);
+    const bad = await midclt(client.env, [
+      '-u',
+      server.rpcUrl,
+      '-K',
+      server.adminKey,
+      'call',
+      'user.query',
+      '"not a list"',
+    ]);
     expect(bad.code).toBe(1);
   });
 
-  it('`midclt call` of the methods operators start with (system, pool, filesystem, snapshot holds): each decodes with a valid argument and fails with the server\'s reason with an invalid one', async (ctx) => {
+  it("`midclt call` of the methods operators start with (system, pool, filesystem, snapshot holds): each decodes with a valid argument and fails with the server's reason with an invalid one", async (ctx) => {
     if ('reason' in client) return ctx.skip(client.reason);
     const server = await server25();
-    const call = (...args: string[]) => midclt(client.env, ['-u', server.rpcUrl, '-K', server.adminKey, 'call', ...args]);
+    const call = (...args: string[]) =>
+      midclt(client.env, ['-u', server.rpcUrl, '-K', server.adminKey, 'call', ...args]);
     const info = await call('system.info');
     expect(info.stderr).toBe('');
     // EJSON datetimes come back through the decoder and out as JSON again (truenas_api_client/ejson.py).
@@ -79,11 +107,29 @@ describe('pool.dataset.query extra and pool.snapshot.query retention through mid
     const server = await server25();
     const ws = await loggedInWs(server.rpcUrl, server.adminKey);
     await ws.result('pool.dataset.create', [{ name: 'tank/a' }]);
-    const tree = await midclt(client.env, ['-u', server.rpcUrl, '-K', server.adminKey, 'call', 'pool.dataset.query', '[]', '{"extra": {"flat": false, "properties": []}}']);
+    const tree = await midclt(client.env, [
+      '-u',
+      server.rpcUrl,
+      '-K',
+      server.adminKey,
+      'call',
+      'pool.dataset.query',
+      '[]',
+      '{"extra": {"flat": false, "properties": []}}',
+    ]);
     expect(tree.stderr).toBe('');
     const roots = JSON.parse(tree.stdout) as { id: string; children: { id: string }[] }[];
     expect([roots.map((r) => r.id), roots[0]!.children.map((c) => c.id)]).toEqual([['tank'], ['tank/a']]);
-    const refused = await midclt(client.env, ['-u', server.rpcUrl, '-K', server.adminKey, 'call', 'pool.snapshot.query', '[]', '{"extra": {"retention": true}}']);
+    const refused = await midclt(client.env, [
+      '-u',
+      server.rpcUrl,
+      '-K',
+      server.adminKey,
+      'call',
+      'pool.snapshot.query',
+      '[]',
+      '{"extra": {"retention": true}}',
+    ]);
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toContain('`id` or `limit` is required if `retention` is requested');
   });

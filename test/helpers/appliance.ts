@@ -25,12 +25,16 @@ export interface TestAppliance {
 }
 
 /** A real appliance on a temporary state directory, driven through the real dispatcher. */
-export async function openTestAppliance(settings?: Partial<ApplianceSettings>, stateDir = tempDir()): Promise<TestAppliance> {
+export async function openTestAppliance(
+  settings?: Partial<ApplianceSettings>,
+  stateDir = tempDir(),
+): Promise<TestAppliance> {
   const appliance = Appliance.open({ stateDir, ...(settings ? { settings } : {}) });
   onTestFinished(() => appliance.close());
   const dispatcher = new Dispatcher(appliance);
   const session = (secure = true) => appliance.createSession({ transport: 'embedded', address: 'local', secure });
-  const call = <T>(s: Session, method: string, ...params: unknown[]) => dispatcher.call(s, method, params) as Promise<T>;
+  const call = <T>(s: Session, method: string, ...params: unknown[]) =>
+    dispatcher.call(s, method, params) as Promise<T>;
   const callError = async (s: Session, method: string, ...params: unknown[]) => {
     try {
       await dispatcher.call(s, method, params);
@@ -103,9 +107,20 @@ export async function createUserWithPassword(
 ): Promise<{ userId: number; gid: number }> {
   const groupId = await t.call<number>(t.admin, 'group.create', { name: username, smb: false });
   const [group] = await t.call<{ gid: number }[]>(t.admin, 'group.query', [['id', '=', groupId]]);
-  const user = await t.call<{ id: number }>(t.admin, 'user.create', { username, full_name: username, group: groupId, password, smb: false });
+  const user = await t.call<{ id: number }>(t.admin, 'user.create', {
+    username,
+    full_name: username,
+    group: groupId,
+    password,
+    smb: false,
+  });
   if (options.privilegeRoles) {
-    await t.call(t.admin, 'privilege.create', { name: `${username}-privilege`, local_groups: [group!.gid], roles: options.privilegeRoles, web_shell: false });
+    await t.call(t.admin, 'privilege.create', {
+      name: `${username}-privilege`,
+      local_groups: [group!.gid],
+      roles: options.privilegeRoles,
+      web_shell: false,
+    });
   }
   return { userId: user.id, gid: group!.gid };
 }
@@ -113,7 +128,12 @@ export async function createUserWithPassword(
 /** Turns two-factor on (window 1: a code a test computes may cross an interval boundary) and gives `username` a secret. */
 export async function enableTwoFactor(t: TestAppliance, username: string): Promise<string> {
   await t.call(t.admin, 'auth.twofactor.update', { enabled: true, window: 1 });
-  const renewed = await t.call<{ twofactor_config: { provisioning_uri: string } }>(t.admin, 'user.renew_2fa_secret', username, {});
+  const renewed = await t.call<{ twofactor_config: { provisioning_uri: string } }>(
+    t.admin,
+    'user.renew_2fa_secret',
+    username,
+    {},
+  );
   return secretOf(renewed.twofactor_config.provisioning_uri);
 }
 

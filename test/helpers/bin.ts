@@ -19,11 +19,29 @@ export interface SpawnResult {
  * `killAfterMs` bounds a run that could hang (the failure a test guards against): the child is
  * killed then, and its null exit code fails the test instead of stalling the suite.
  */
-export function spawnStor(args: string[], options: { env?: Record<string, string | undefined>; stdin?: string; stdinFrom?: string; cwd?: string; killAfterMs?: number; umask?: number } = {}): Promise<SpawnResult> {
+export function spawnStor(
+  args: string[],
+  options: {
+    env?: Record<string, string | undefined>;
+    stdin?: string;
+    stdinFrom?: string;
+    cwd?: string;
+    killAfterMs?: number;
+    umask?: number;
+  } = {},
+): Promise<SpawnResult> {
   return new Promise((resolve, reject) => {
     const [file, argv] = commandUnder(options.umask, [STOR_BIN, ...args]);
     const child = spawn(file, argv, {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', ...EMBEDDED_MEANT, STOR_CHECK_RESULTS: '1', ...CHEAP_HASHES, ...options.env },
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        STOR_SESSION: 'off',
+        ...EMBEDDED_MEANT,
+        STOR_CHECK_RESULTS: '1',
+        ...CHEAP_HASHES,
+        ...options.env,
+      },
       // `stdinFrom`: standard input is that file itself, as a shell's `< file` makes it.
       stdio: [options.stdinFrom !== undefined ? openSync(options.stdinFrom, 'r') : 'pipe', 'pipe', 'pipe'],
       ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
@@ -39,11 +57,17 @@ export function spawnStor(args: string[], options: { env?: Record<string, string
  */
 export function commandUnder(umask: number | undefined, args: string[]): [string, string[]] {
   if (umask === undefined) return [process.execPath, args];
-  return ['/bin/sh', ['-c', `umask ${umask.toString(8).padStart(3, '0')} && exec "$@"`, 'sh', process.execPath, ...args]];
+  return [
+    '/bin/sh',
+    ['-c', `umask ${umask.toString(8).padStart(3, '0')} && exec "$@"`, 'sh', process.execPath, ...args],
+  ];
 }
 
 /** Feeds `stdin` to a child with piped streams and resolves with its exit code and all it wrote. */
-export function collectOutput(child: ChildProcess, stdin = ''): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function collectOutput(
+  child: ChildProcess,
+  stdin = '',
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     let stdout = '';
     let stderr = '';

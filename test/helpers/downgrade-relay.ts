@@ -32,7 +32,9 @@ export async function downgradingRelay(upstream: string) {
     up.on('message', (data) => client.send(data.toString()));
     up.on('close', () => client.close());
     up.on('error', () => client.terminate());
-    client.on('message', (data) => (up.readyState === WebSocket.OPEN ? up.send(data.toString()) : queued.push(data.toString())));
+    client.on('message', (data) =>
+      up.readyState === WebSocket.OPEN ? up.send(data.toString()) : queued.push(data.toString()),
+    );
     client.on('close', () => up.terminate());
   });
   await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
@@ -43,6 +45,7 @@ export async function downgradingRelay(upstream: string) {
     await new Promise((r) => http.close(r));
   });
   /** Closes every client connection through the relay; resolves once each client answered the close. */
-  const dropAll = () => Promise.all([...wss.clients].map((c) => new Promise<void>((r) => (c.once('close', () => r()), c.close(1001)))));
+  const dropAll = () =>
+    Promise.all([...wss.clients].map((c) => new Promise<void>((r) => (c.once('close', () => r()), c.close(1001)))));
   return { baseUrl: `ws://127.0.0.1:${(http.address() as AddressInfo).port}`, state, dropAll };
 }

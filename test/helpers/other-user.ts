@@ -24,7 +24,8 @@ export const PROBE = fileURLToPath(new URL('./other-user-probe.mjs', import.meta
  * other uid cannot read.
  */
 export function otherUserUnavailable(): string | undefined {
-  if (process.getuid?.() !== 0) return `not root (uid ${process.getuid?.()}): only root can run a process as uid ${OTHER_UID}`;
+  if (process.getuid?.() !== 0)
+    return `not root (uid ${process.getuid?.()}): only root can run a process as uid ${OTHER_UID}`;
   if (!existsSync(SETPRIV)) return `${SETPRIV} is missing`;
   const script = `require('fs').accessSync(${JSON.stringify(STOR_BIN)}, 4); process.stdout.write(String(process.getuid()) + ':' + process.getgid() + ':' + process.getgroups().join(','))`;
   const r = spawnSync(SETPRIV, [...DROP, process.execPath, '-e', script], { encoding: 'utf8' });
@@ -38,7 +39,10 @@ export function otherUserUnavailable(): string | undefined {
 
 /** Runs `node ...args` as the other uid, with `env` and nothing else of this environment but PATH. */
 export function spawnAsOther(args: string[], env: Record<string, string> = {}): ChildProcess {
-  const child = spawn(SETPRIV, [...DROP, process.execPath, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(SETPRIV, [...DROP, process.execPath, ...args], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   onTestFinished(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
@@ -46,7 +50,10 @@ export function spawnAsOther(args: string[], env: Record<string, string> = {}): 
 }
 
 /** Runs `node ...args` as the other uid to its end. */
-export function runAsOther(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runAsOther(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return collectOutput(spawnAsOther(args, env));
 }
 
@@ -79,7 +86,10 @@ createServer((c) => { process.stdout.write('connection\\n'); c.destroy(); }).lis
  * A socket the other uid listens on, at `dir/name` (`dir` made by that uid when missing). Resolves
  * once it listens; `connections()` counts who connected so far, as far as its output has come.
  */
-export function listenerOfOther(dir: string, name: string): Promise<{ socket: string; connections(): number; lines(): string[] }> {
+export function listenerOfOther(
+  dir: string,
+  name: string,
+): Promise<{ socket: string; connections(): number; lines(): string[] }> {
   const socket = `${dir}/${name}`;
   const child = spawnAsOther(['-e', LISTENER, dir, socket]);
   const lines: string[] = [];
@@ -93,9 +103,16 @@ export function listenerOfOther(dir: string, name: string): Promise<{ socket: st
         const line = out.slice(0, nl);
         out = out.slice(nl + 1);
         lines.push(line);
-        if (line === 'listening') resolve({ socket, connections: () => lines.filter((l) => l === 'connection').length, lines: () => [...lines] });
+        if (line === 'listening')
+          resolve({
+            socket,
+            connections: () => lines.filter((l) => l === 'connection').length,
+            lines: () => [...lines],
+          });
       }
     });
-    child.on('exit', (code) => reject(new Error(`the other uid's listener exited (${code}) before listening:\n${stderr}`)));
+    child.on('exit', (code) =>
+      reject(new Error(`the other uid's listener exited (${code}) before listening:\n${stderr}`)),
+    );
   });
 }

@@ -48,7 +48,9 @@ const server = createServer((conn) => {
       for (const line of String(data).split('\n')) if (line) sent.push(JSON.parse(line).t);
       return write(data, ...rest);
     };
-    conn.on('close', () => process.stdout.write(`${JSON.stringify({ argv: request.argv, sent: [...new Set(sent)] })}\n`));
+    conn.on('close', () =>
+      process.stdout.write(`${JSON.stringify({ argv: request.argv, sent: [...new Set(sent)] })}\n`),
+    );
     handleRun(conn, request, sessions);
   };
   conn.on('data', onData);

@@ -30,7 +30,13 @@ export interface RunRequestAgent {
 export function startRunRequestAgent(): Promise<RunRequestAgent> {
   const runtime = tempDir('stor-runtime-');
   const child = spawn(process.execPath, [MAIN], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, XDG_RUNTIME_DIR: runtime, STOR_CHECK_RESULTS: '1', ...CHEAP_HASHES },
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      XDG_RUNTIME_DIR: runtime,
+      STOR_CHECK_RESULTS: '1',
+      ...CHEAP_HASHES,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
@@ -53,7 +59,14 @@ export function startRunRequestAgent(): Promise<RunRequestAgent> {
       for (let nl = out.indexOf('\n'); nl !== -1; nl = out.indexOf('\n')) {
         const line = JSON.parse(out.slice(0, nl)) as { listening?: string } & HandledRun;
         out = out.slice(nl + 1);
-        if (line.listening) resolve({ child, env: { STOR_SESSION: 'on', XDG_RUNTIME_DIR: runtime }, socket: line.listening, handled, kill });
+        if (line.listening)
+          resolve({
+            child,
+            env: { STOR_SESSION: 'on', XDG_RUNTIME_DIR: runtime },
+            socket: line.listening,
+            handled,
+            kill,
+          });
         else handled.push(line);
       }
     });

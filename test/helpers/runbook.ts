@@ -21,11 +21,19 @@ export async function makeUserWithPrivilege(
   extraArgs: string[] = [],
 ): Promise<string> {
   // group.create answers the new group's id (MW/plugins/account.py:2019, 2048): no query needed for it.
-  const groupId: unknown = JSON.parse((await run(['call', 'group.create', JSON.stringify({ name: group, smb: false })])).stdout);
+  const groupId: unknown = JSON.parse(
+    (await run(['call', 'group.create', JSON.stringify({ name: group, smb: false })])).stdout,
+  );
   if (!Number.isInteger(groupId)) throw new Error(`group.create answered ${JSON.stringify(groupId)}, not an id`);
-  await run(['call', 'user.create', JSON.stringify({ username: user, full_name: user, group: groupId, password_disabled: true, smb: false })]);
+  await run([
+    'call',
+    'user.create',
+    JSON.stringify({ username: user, full_name: user, group: groupId, password_disabled: true, smb: false }),
+  ]);
   await run(['privilege', 'create', group, '--groups', group, '--roles', roles.join(','), '--force', ...extraArgs]);
-  const created = JSON.parse((await run(['call', 'api_key.create', JSON.stringify({ name: `${user}-key`, username: user })])).stdout);
+  const created = JSON.parse(
+    (await run(['call', 'api_key.create', JSON.stringify({ name: `${user}-key`, username: user })])).stdout,
+  );
   return created.key as string;
 }
 
@@ -42,7 +50,16 @@ export function runBash(
   const prelude = `stor() { node "$STOR_BIN" "$@"; }\n${options.strict === false ? '' : 'set -euo pipefail\n'}`;
   return new Promise((resolve, reject) => {
     const child = spawn('bash', ['-c', `${prelude}${script}`], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', ...EMBEDDED_MEANT, STOR_BIN, STOR_CHECK_RESULTS: '1', ...CHEAP_HASHES, ...env },
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        STOR_SESSION: 'off',
+        ...EMBEDDED_MEANT,
+        STOR_BIN,
+        STOR_CHECK_RESULTS: '1',
+        ...CHEAP_HASHES,
+        ...env,
+      },
       ...(options.cwd ? { cwd: options.cwd } : {}),
     });
     let stdout = '';

@@ -18,7 +18,13 @@ export interface ServeProcess {
 /** Spawns the built `bin/stor serve --port 0 --json` and waits for the line saying where it listens. */
 export function spawnServe(stateDir: string, args: string[] = []): Promise<ServeProcess> {
   const child = spawn(process.execPath, [STOR_BIN, 'serve', '--port', '0', '--state', stateDir, '--json', ...args], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', STOR_CHECK_RESULTS: '1', ...CHEAP_HASHES },
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      STOR_SESSION: 'off',
+      STOR_CHECK_RESULTS: '1',
+      ...CHEAP_HASHES,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
@@ -58,7 +64,10 @@ export function spawnServe(stateDir: string, args: string[] = []): Promise<Serve
 
 /** The login lines of `stor serve -v`'s stderr, one per login, successful or refused (src/core/server/login-log.ts). */
 export function loginLines(server: ServeProcess): string[] {
-  return server.stderr().split('\n').filter((l) => /^stor serve: login (ok|refused|pending): /.test(l));
+  return server
+    .stderr()
+    .split('\n')
+    .filter((l) => /^stor serve: login (ok|refused|pending): /.test(l));
 }
 
 /**

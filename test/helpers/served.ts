@@ -20,7 +20,14 @@ export function serveStoppedAfterAll(): () => Promise<ServeProcess> {
 }
 
 /** The client environment of the server's admin key, sessions off. */
-export const envOf = (server: ServeProcess) => ({ ...clientEnv(), STOR_URL: server.baseUrl, STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim(), STOR_USER: 'truenas_admin', STOR_SESSION: 'off', ...EMBEDDED_MEANT });
+export const envOf = (server: ServeProcess) => ({
+  ...clientEnv(),
+  STOR_URL: server.baseUrl,
+  STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim(),
+  STOR_USER: 'truenas_admin',
+  STOR_SESSION: 'off',
+  ...EMBEDDED_MEANT,
+});
 
 /** Writes `text` to `dir/name` and returns that path. */
 export const file = (dir: string, name: string, text: string): string => {

@@ -31,7 +31,10 @@ export interface TestServer {
  * Cleanup order at the end of the test (vitest runs onTestFinished hooks last-registered first):
  * clients opened later → this server → the appliance → the temporary directory.
  */
-export async function startTestServer(settings?: Partial<ApplianceSettings>, server: Pick<ServerOptions, 'wsIdleTimeoutSeconds' | 'limits' | 'log'> = {}): Promise<TestServer> {
+export async function startTestServer(
+  settings?: Partial<ApplianceSettings>,
+  server: Pick<ServerOptions, 'wsIdleTimeoutSeconds' | 'limits' | 'log'> = {},
+): Promise<TestServer> {
   const t = await openTestAppliance(settings);
   const running = await startServer({ appliance: t.appliance, host: '127.0.0.1', port: 0, ...server });
   let closing: Promise<void> | null = null;
@@ -111,7 +114,10 @@ export async function connectWs(rpcUrl: string, options?: WebSocket.ClientOption
     let msg: Message;
     try {
       const parsed: unknown = JSON.parse(text);
-      msg = parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Message) : { raw: text, isBinary };
+      msg =
+        parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)
+          ? (parsed as Message)
+          : { raw: text, isBinary };
     } catch {
       msg = { raw: text, isBinary };
     }
@@ -132,7 +138,9 @@ export async function connectWs(rpcUrl: string, options?: WebSocket.ClientOption
     new Promise<void>((resolve, reject) => {
       ws.once('open', () => resolve());
       ws.once('error', reject);
-      ws.once('unexpected-response', (_req, res) => reject(new Error(`WebSocket upgrade refused: HTTP ${res.statusCode}`)));
+      ws.once('unexpected-response', (_req, res) =>
+        reject(new Error(`WebSocket upgrade refused: HTTP ${res.statusCode}`)),
+      );
     }),
     `WebSocket open on ${rpcUrl}`,
   );

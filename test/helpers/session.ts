@@ -40,7 +40,11 @@ export async function until(what: string, check: () => boolean | Promise<boolean
 export function sessionEnv(idleSeconds = 60): { env: Record<string, string>; runtime: string; dir: string } {
   const runtime = tempDir('stor-run-');
   onTestFinished(() => killAgentsOf(runtime));
-  return { env: { XDG_RUNTIME_DIR: runtime, STOR_SESSION: 'on', STOR_SESSION_IDLE: String(idleSeconds) }, runtime, dir: join(runtime, 'stor') };
+  return {
+    env: { XDG_RUNTIME_DIR: runtime, STOR_SESSION: 'on', STOR_SESSION_IDLE: String(idleSeconds) },
+    runtime,
+    dir: join(runtime, 'stor'),
+  };
 }
 
 /** Pids of the agents whose environment names `runtime` as XDG_RUNTIME_DIR (read from /proc: we are root). */
@@ -74,7 +78,10 @@ export function killAgentsOf(runtime: string): void {
 
 /** Starts `node dist/bundle/agent.js` by hand with `env` (nothing else of this process's environment). */
 export function spawnAgent(env: Record<string, string>): { child: ChildProcess; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, [AGENT_BIN], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env }, stdio: 'ignore' });
+  const child = spawn(process.execPath, [AGENT_BIN], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    stdio: 'ignore',
+  });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   onTestFinished(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
@@ -132,7 +139,12 @@ export async function agentServing(dir: string): Promise<{ socket: string; pid: 
 export const SAFETY_KILL_MS = 45_000;
 
 /** Runs `args` with sessions on, once an agent serves `dir` (started by an embedded `whoami` if none does yet). */
-export async function viaAgent(args: string[], env: Record<string, string | undefined>, dir: string, options: { cwd?: string; stdin?: string; umask?: number } = {}) {
+export async function viaAgent(
+  args: string[],
+  env: Record<string, string | undefined>,
+  dir: string,
+  options: { cwd?: string; stdin?: string; umask?: number } = {},
+) {
   if (socketIn(dir) === undefined) {
     const { STOR_URL: _url, STOR_API_KEY: _key, TZ: _tz, ...rest } = env;
     const starter = { ...rest, STOR_HOME: tempDir('stor-starter-'), STOR_CONFIG_DIR: tempDir('stor-starter-cfg-') };
@@ -147,7 +159,10 @@ export const STANDIN_KEY = `1-${'abcdefghijklmnop'.repeat(4)}`;
 
 /** `stor args` with sessions on, as a process the test can signal; `closed` resolves with its exit code and output. */
 export function startStor(args: string[], env: Record<string, string>, stdin: 'ignore' | 'pipe' = 'ignore') {
-  const child = spawn(process.execPath, [STOR_BIN, ...args], { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: [stdin, 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [STOR_BIN, ...args], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    stdio: [stdin, 'pipe', 'pipe'],
+  });
   const killer = setTimeout(() => child.kill('SIGKILL'), SAFETY_KILL_MS);
   let stdout = '';
   let stderr = '';

@@ -18,15 +18,27 @@ export async function until(ready: () => boolean, what: string): Promise<void> {
  * rest when `finish` is called, so a test can change the world while the server holds the upload
  * half-written. `finish` waits for the job and resolves with its final entry.
  */
-export function startSplitUpload(server: Pick<TestServer, 'url' | 'rpcUrl' | 'adminKey'>, path: string, options: Record<string, unknown>, first: string, filename = 'part') {
+export function startSplitUpload(
+  server: Pick<TestServer, 'url' | 'rpcUrl' | 'adminKey'>,
+  path: string,
+  options: Record<string, unknown>,
+  first: string,
+  filename = 'part',
+) {
   const req = request(`${server.url}/_upload/`, {
     method: 'POST',
-    headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}`, authorization: `Bearer ${server.adminKey}` },
+    headers: {
+      'content-type': `multipart/form-data; boundary=${BOUNDARY}`,
+      authorization: `Bearer ${server.adminKey}`,
+    },
   });
   const answered = new Promise<{ status: number; text: string }>((resolve, reject) => {
     req.on('response', (res) => {
       let text = '';
-      res.setEncoding('utf8').on('data', (c: string) => (text += c)).on('end', () => resolve({ status: res.statusCode!, text }));
+      res
+        .setEncoding('utf8')
+        .on('data', (c: string) => (text += c))
+        .on('end', () => resolve({ status: res.statusCode!, text }));
     });
     req.on('error', reject);
   });

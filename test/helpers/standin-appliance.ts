@@ -22,9 +22,15 @@ export type StandinAnswer =
 type Answers = Record<string, StandinAnswer | ((params: unknown[]) => StandinAnswer)>;
 
 /** The frame for one request, or undefined when none is to be sent; later when the answer says so. */
-async function frameFor(answers: Answers, msg: { id?: unknown; method: string; params?: unknown[] }): Promise<string | undefined> {
+async function frameFor(
+  answers: Answers,
+  msg: { id?: unknown; method: string; params?: unknown[] },
+): Promise<string | undefined> {
   const entry = answers[msg.method];
-  let answer = typeof entry === 'function' ? entry(msg.params ?? []) : (entry ?? { error: { code: -32601, message: 'Method does not exist' } });
+  let answer =
+    typeof entry === 'function'
+      ? entry(msg.params ?? [])
+      : (entry ?? { error: { code: -32601, message: 'Method does not exist' } });
   const isLater = (a: StandinAnswer): a is { after: number; answer: StandinAnswer } => 'after' in a && 'answer' in a;
   while (isLater(answer) || 'held' in answer) {
     if ('held' in answer) {
@@ -64,7 +70,8 @@ export async function startStandinAppliance(
         const msg = JSON.parse(body) as { id?: unknown; method: string; params?: unknown[] };
         calls.push(msg.method);
         void frameFor(answers, msg).then((frame) => {
-          if (frame !== undefined && !res.destroyed) res.writeHead(200, { 'content-type': 'application/json' }).end(frame);
+          if (frame !== undefined && !res.destroyed)
+            res.writeHead(200, { 'content-type': 'application/json' }).end(frame);
         });
       });
       return;

@@ -17,23 +17,70 @@ import { RELEASES } from '../../src/core/releases/index.js';
 export const group = (id: number, name: string, users: number[] = [], extra: Partial<Group> = {}): Group =>
   ({ id, gid: 3000 + id, name, builtin: false, immutable: false, smb: false, users, roles: [], ...extra }) as Group;
 
-export const user = (id: number, username: string, primary: string | null, groups: number[] = [], extra: Partial<User> = {}): User =>
+export const user = (
+  id: number,
+  username: string,
+  primary: string | null,
+  groups: number[] = [],
+  extra: Partial<User> = {},
+): User =>
   ({
-    id, uid: 3000 + id, username, full_name: username, group: { id: null, bsdgrp_group: primary }, groups, builtin: false, immutable: false, locked: false,
-    password_disabled: true, smb: false, shell: '/usr/bin/zsh', home: '/var/empty', twofactor_auth_configured: false, api_keys: [], roles: [], ...extra,
+    id,
+    uid: 3000 + id,
+    username,
+    full_name: username,
+    group: { id: null, bsdgrp_group: primary },
+    groups,
+    builtin: false,
+    immutable: false,
+    locked: false,
+    password_disabled: true,
+    smb: false,
+    shell: '/usr/bin/zsh',
+    home: '/var/empty',
+    twofactor_auth_configured: false,
+    api_keys: [],
+    roles: [],
+    ...extra,
   }) as unknown as User;
 
-export const privilege = (id: number, name: string, groups: string[], roles: string[], extra: Partial<Privilege> = {}): Privilege =>
-  ({ id, builtin_name: null, name, local_groups: groups.map((g, i) => ({ gid: 4000 + i, name: g })), roles, web_shell: false, ...extra }) as unknown as Privilege;
+export const privilege = (
+  id: number,
+  name: string,
+  groups: string[],
+  roles: string[],
+  extra: Partial<Privilege> = {},
+): Privilege =>
+  ({
+    id,
+    builtin_name: null,
+    name,
+    local_groups: groups.map((g, i) => ({ gid: 4000 + i, name: g })),
+    roles,
+    web_shell: false,
+    ...extra,
+  }) as unknown as Privilege;
 
 export const apiKey = (id: number, name: string, username: string | null, expiresMs: number | null = null): ApiKey =>
-  ({ id, name, username, created_at: { $date: 0 }, expires_at: expiresMs === null ? null : { $date: expiresMs }, revoked: false, revoked_reason: null }) as ApiKey;
+  ({
+    id,
+    name,
+    username,
+    created_at: { $date: 0 },
+    expires_at: expiresMs === null ? null : { $date: expiresMs },
+    revoked: false,
+    revoked_reason: null,
+  }) as ApiKey;
 
 const own = (value: string) => ({ value, rawvalue: value, source: 'LOCAL', parsed: value });
 
 /** A filesystem; `marked`: it carries stor's own mark (stor made it). */
 export const dataset = (id: string, marked = false, userProperties: Record<string, unknown> = {}): Dataset =>
-  ({ id, type: 'FILESYSTEM', user_properties: { ...userProperties, ...(marked ? { 'stor.own:dataset': own(id) } : {}) } }) as unknown as Dataset;
+  ({
+    id,
+    type: 'FILESYSTEM',
+    user_properties: { ...userProperties, ...(marked ? { 'stor.own:dataset': own(id) } : {}) },
+  }) as unknown as Dataset;
 
 export interface WorldParts {
   groups?: Group[];
@@ -63,11 +110,23 @@ export function world(parts: WorldParts = {}): World {
   const datasets = [root, ...(parts.datasets ?? [])];
   const release = RELEASES['25.10.1'];
   return {
-    objects: { groups: parts.groups ?? [], users: parts.users ?? [], privileges: parts.privileges ?? [], api_keys: parts.api_keys ?? [], datasets },
+    objects: {
+      groups: parts.groups ?? [],
+      users: parts.users ?? [],
+      privileges: parts.privileges ?? [],
+      api_keys: parts.api_keys ?? [],
+      datasets,
+    },
     roles: {
       catalogue: release.catalogue(),
       source: 'built-in 25.10.1',
-      model: { rule: parts.rule ?? 'self-including', name: 'TrueNAS 25.10.1', basis: 'a test', release: '25.10.1', emulator: false },
+      model: {
+        rule: parts.rule ?? 'self-including',
+        name: 'TrueNAS 25.10.1',
+        basis: 'a test',
+        release: '25.10.1',
+        emulator: false,
+      },
     },
     me: parts.me ?? 'truenas_admin',
     marks: readMarks([root as { id: string; user_properties?: Record<string, unknown> }]),

@@ -13,7 +13,15 @@ export const BIN_UNDER_TEST = process.env.STOR_BIN_UNDER_TEST ?? STOR_BIN;
 export function spawnUnderTest(args: string[], env: Record<string, string>, cwd?: string): Promise<SpawnResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN_UNDER_TEST, ...args], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', ...EMBEDDED_MEANT, STOR_CHECK_RESULTS: '1', ...CHEAP_HASHES, ...env },
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        STOR_SESSION: 'off',
+        ...EMBEDDED_MEANT,
+        STOR_CHECK_RESULTS: '1',
+        ...CHEAP_HASHES,
+        ...env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
       ...(cwd !== undefined ? { cwd } : {}),
     });

@@ -20,7 +20,18 @@ export function answerOnTerminal(
   whileAsked: () => Promise<void> = async () => {},
 ): Promise<TerminalRun> {
   const command = [process.execPath, STOR_BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-  const child = spawn('script', ['-qfec', command, '/dev/null'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', ...EMBEDDED_MEANT, NO_COLOR: '1', TERM: 'dumb', ...CHEAP_HASHES, ...env } });
+  const child = spawn('script', ['-qfec', command, '/dev/null'], {
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      STOR_SESSION: 'off',
+      ...EMBEDDED_MEANT,
+      NO_COLOR: '1',
+      TERM: 'dumb',
+      ...CHEAP_HASHES,
+      ...env,
+    },
+  });
   let shown = '';
   let asked = false;
   let failed: unknown;
@@ -38,6 +49,10 @@ export function answerOnTerminal(
     );
   });
   return new Promise((resolve, reject) =>
-    child.on('close', (code) => (failed === undefined ? resolve({ shown: shown.replace(/\r\n/g, '\n'), code }) : reject(failed instanceof Error ? failed : new Error(String(failed))))),
+    child.on('close', (code) =>
+      failed === undefined
+        ? resolve({ shown: shown.replace(/\r\n/g, '\n'), code })
+        : reject(failed instanceof Error ? failed : new Error(String(failed))),
+    ),
   );
 }

@@ -90,5 +90,9 @@ export async function startThrottleProxy(port: number, bytesPerSecond: number): 
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
   const address = server.address() as { port: number };
-  return { baseUrl: `ws://127.0.0.1:${address.port}`, webSockets: () => webSockets, uploadSchemes: () => [...uploadSchemes] };
+  return {
+    baseUrl: `ws://127.0.0.1:${address.port}`,
+    webSockets: () => webSockets,
+    uploadSchemes: () => [...uploadSchemes],
+  };
 }

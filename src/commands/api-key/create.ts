@@ -23,18 +23,38 @@ export interface ApiKeyCreated {
 
 const options = {
   user: value('<user>', 'the local user the key logs in as (required)'),
-  expires: value('<date>', 'when the key stops working: ISO 8601 date or date-time, local time unless it has an offset', { parse: futureMoment('--expires') }),
+  expires: value(
+    '<date>',
+    'when the key stops working: ISO 8601 date or date-time, local time unless it has an offset',
+    { parse: futureMoment('--expires') },
+  ),
 };
 
-export async function apiKeyCreate(ctx: CommandContext, name: string, user: string | undefined, expires: number | undefined): Promise<CommandResult<ApiKeyCreated>> {
-  if (user === undefined) throw new StorError(E.USAGE, 'say whose key it is: --user USER', { hint: 'e.g. `stor api-key create backup-key --user backup`' });
+export async function apiKeyCreate(
+  ctx: CommandContext,
+  name: string,
+  user: string | undefined,
+  expires: number | undefined,
+): Promise<CommandResult<ApiKeyCreated>> {
+  if (user === undefined)
+    throw new StorError(E.USAGE, 'say whose key it is: --user USER', {
+      hint: 'e.g. `stor api-key create backup-key --user backup`',
+    });
   const t = await ctx.transport();
   let created;
   try {
-    created = await call(t, 'api_key.create', [{ name, username: user, expires_at: expires === undefined ? null : { $date: expires } }]);
+    created = await call(t, 'api_key.create', [
+      { name, username: user, expires_at: expires === undefined ? null : { $date: expires } },
+    ]);
   } catch (err) {
-    if (err instanceof RpcError && err.code === RPC_CODE.INVALID_PARAMS && err.triples.some(([, message]) => message === LACKS_ROLES)) {
-      const others = err.triples.filter(([, message]) => message !== LACKS_ROLES).map(([attr, message]) => `${attr ?? 'ALL'}: ${message}`);
+    if (
+      err instanceof RpcError &&
+      err.code === RPC_CODE.INVALID_PARAMS &&
+      err.triples.some(([, message]) => message === LACKS_ROLES)
+    ) {
+      const others = err.triples
+        .filter(([, message]) => message !== LACKS_ROLES)
+        .map(([attr, message]) => `${attr ?? 'ALL'}: ${message}`);
       throw new StorError(
         E.USER_WITHOUT_ROLES,
         `${user} holds no privilege roles, so the appliance will not create an API key for it ("${LACKS_ROLES}"); ${await privilegeAdvice(t, user)}` +
@@ -69,7 +89,11 @@ export const apiKeyCreateCommand = defineCommand({
   calls: ['api_key.create'],
   args: { name: arg.required('a name for the key, unique on the appliance') },
   options,
-  examples: ['stor api-key create backup-key --user backup > backup.key', 'stor api-key create ci --user ci --expires 2027-06-30', 'stor api-key create ci --user ci --json'],
+  examples: [
+    'stor api-key create backup-key --user backup > backup.key',
+    'stor api-key create ci --user ci --expires 2027-06-30',
+    'stor api-key create ci --user ci --json',
+  ],
   notes:
     'The key is printed once and never again: redirect it to a file. A warning saying so goes to stderr. ' +
     'The user must hold roles through a privilege bound to one of its groups; when it holds none, the error says which privilege to bind.',

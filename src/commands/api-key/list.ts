@@ -25,7 +25,11 @@ export async function apiKeyList(ctx: CommandContext): Promise<CommandResult<Api
       shown(k.created_at, formatTime(new Date(keys[i]!.created_at.$date), ctx.io.env.TZ)),
       k.expires_at === null
         ? shown(null, 'never')
-        : shown(k.expires_at, `${formatTime(new Date(k.expires_at), ctx.io.env.TZ)}${k.expired ? ' (expired)' : ''}`, k.expired ? 'warning' : undefined),
+        : shown(
+            k.expires_at,
+            `${formatTime(new Date(k.expires_at), ctx.io.env.TZ)}${k.expired ? ' (expired)' : ''}`,
+            k.expired ? 'warning' : undefined,
+          ),
       k.revoked ? (k.revoked_reason ? `yes: ${k.revoked_reason}` : 'yes') : 'no',
     ]),
     empty: 'No API keys.',
@@ -37,7 +41,8 @@ export const apiKeyListCommand = defineCommand({
   effect: 'read',
   calls: ['api_key.query'],
   fanOut: 'read',
-  examples: ['stor api-key list', "stor api-key list --json | jq '.[] | select(.username == \"backup\")'"],
-  notes: 'Times are local on a terminal and ISO 8601 UTC in --json. A key is shown only once, by `stor api-key create`.',
+  examples: ['stor api-key list', 'stor api-key list --json | jq \'.[] | select(.username == "backup")\''],
+  notes:
+    'Times are local on a terminal and ISO 8601 UTC in --json. A key is shown only once, by `stor api-key create`.',
   run: (ctx) => apiKeyList(ctx),
 });

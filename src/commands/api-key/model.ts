@@ -50,12 +50,18 @@ export async function findApiKey(t: Transport, ref: string): Promise<ApiKey> {
   if (byId) return byId;
   const named = all.filter((k) => k.name === ref);
   if (named.length > 1) {
-    throw new StorError(E.AMBIGUOUS_NAME, `${named.length} API keys are named ${JSON.stringify(ref)}: ids ${named.map((k) => k.id).join(', ')}`, {
-      hint: 'name the key by its id',
-    });
+    throw new StorError(
+      E.AMBIGUOUS_NAME,
+      `${named.length} API keys are named ${JSON.stringify(ref)}: ids ${named.map((k) => k.id).join(', ')}`,
+      {
+        hint: 'name the key by its id',
+      },
+    );
   }
   if (named.length === 0) {
-    throw new StorError(E.NOT_FOUND, `no API key with id or name ${JSON.stringify(ref)}`, { hint: '`stor api-key list` shows them all' });
+    throw new StorError(E.NOT_FOUND, `no API key with id or name ${JSON.stringify(ref)}`, {
+      hint: '`stor api-key list` shows them all',
+    });
   }
   return named[0]!;
 }

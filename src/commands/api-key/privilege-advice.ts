@@ -16,7 +16,9 @@ export async function privilegeAdvice(t: Transport, username: string): Promise<s
     `\`stor privilege update NAME --groups ${groups[0] ?? 'GROUP'}\` or \`stor privilege create NAME --groups ${groups[0] ?? 'GROUP'} --roles ROLE\``;
   try {
     const [users, groups, privileges] = await Promise.all([
-      queryItems(t, 'user.query', ['username', 'group', 'groups'], [['username', '=', username]], { select: ['username', 'group', 'groups'] }),
+      queryItems(t, 'user.query', ['username', 'group', 'groups'], [['username', '=', username]], {
+        select: ['username', 'group', 'groups'],
+      }),
       queryItems(t, 'group.query', ['id', 'gid', 'name'], [], { select: ['id', 'gid', 'name'] }),
       queryItems(t, 'privilege.query', ['name', 'local_groups'], [], { select: ['name', 'local_groups'] }),
     ]);
@@ -24,7 +26,10 @@ export async function privilegeAdvice(t: Transport, username: string): Promise<s
     if (!user) return general([]);
     const byId = new Map(groups.map((g) => [g.id, g]));
     // `group` is the primary group's raw row (`bsdgrp_gid`, `bsdgrp_group`); `groups` are group ids.
-    const primary = typeof user.group.bsdgrp_gid === 'number' ? [{ gid: user.group.bsdgrp_gid, name: String(user.group.bsdgrp_group) }] : [];
+    const primary =
+      typeof user.group.bsdgrp_gid === 'number'
+        ? [{ gid: user.group.bsdgrp_gid, name: String(user.group.bsdgrp_group) }]
+        : [];
     const mine = [...primary, ...user.groups.flatMap((id) => byId.get(id) ?? [])];
     const gids = new Set(mine.map((g) => g.gid));
     const bound = privileges.filter((p) => p.local_groups.some((g) => g.gid !== null && gids.has(g.gid)));

@@ -13,7 +13,10 @@ import { targetRelease } from '../shared/target-release.js';
 import { findJob } from '../job/model.js';
 
 const options = {
-  wait: toggle('for a job method: wait for its job and print the job result (the default)', 'for a job method: print the job id at once, not waiting for the job (then `stor job wait ID`)'),
+  wait: toggle(
+    'for a job method: wait for its job and print the job result (the default)',
+    'for a job method: print the job id at once, not waiting for the job (then `stor job wait ID`)',
+  ),
 };
 
 type CallOptions = OptionValues<typeof options>;
@@ -25,7 +28,10 @@ type CallOptions = OptionValues<typeof options>;
  * or a target that would not say, is judged by 25.10.1's.
  */
 async function targetContract(transport: Transport): Promise<ReadonlyMap<string, MethodContract>> {
-  const release = await targetRelease(transport).then((r) => r.release, () => null);
+  const release = await targetRelease(transport).then(
+    (r) => r.release,
+    () => null,
+  );
   return contractFor(release ?? DEFAULT_RELEASE);
 }
 
@@ -43,20 +49,31 @@ export function parseCallArgument(arg: string): unknown {
  * waited for, as `midclt call -j` does, and its result printed; a failed job fails the command
  * with the job's error (docs/COMMANDS.md "Commands", call). `--no-wait` prints the job id as answered.
  */
-export async function call(ctx: CommandContext, method: string, args: string[], opts: Partial<CallOptions> = {}): Promise<CommandResult<unknown>> {
+export async function call(
+  ctx: CommandContext,
+  method: string,
+  args: string[],
+  opts: Partial<CallOptions> = {},
+): Promise<CommandResult<unknown>> {
   const transport = await ctx.transport();
   let result: unknown;
   try {
     result = await transport.call(method, args.map(parseCallArgument)).catch(async (err: unknown) => {
-      throw err instanceof RpcError && isRoleDenial(err) ? withNeededRoles(err, method, await targetContract(transport)) : err;
+      throw err instanceof RpcError && isRoleDenial(err)
+        ? withNeededRoles(err, method, await targetContract(transport))
+        : err;
     });
   } catch (err) {
     // The appliance's -32601 says only "Method does not exist", not which.
     if (err instanceof RpcError && err.code === RPC_CODE.METHOD_NOT_FOUND) {
-      throw new StorError(E.METHOD_NOT_FOUND, `${JSON.stringify(method)}: no such method on this target (the appliance says: ${err.reason})`, {
-        hint: '`stor call --help` lists the methods this target has',
-        cause: err,
-      });
+      throw new StorError(
+        E.METHOD_NOT_FOUND,
+        `${JSON.stringify(method)}: no such method on this target (the appliance says: ${err.reason})`,
+        {
+          hint: '`stor call --help` lists the methods this target has',
+          cause: err,
+        },
+      );
     }
     throw err;
   }
@@ -65,7 +82,12 @@ export async function call(ctx: CommandContext, method: string, args: string[], 
   // keep their `job`), so a count answered by a query costs no ask of the release.
   const known = CONTRACT_METHODS.get(method);
   const mayBeJob = known === undefined || known.job === true;
-  if (typeof result === 'number' && opts.wait !== false && mayBeJob && (await targetContract(transport)).get(method)?.job === true) {
+  if (
+    typeof result === 'number' &&
+    opts.wait !== false &&
+    mayBeJob &&
+    (await targetContract(transport)).get(method)?.job === true
+  ) {
     await waitForJob(ctx, transport, result, `${method} (job ${result})`);
     result = (await findJob(transport, result)).result;
   }
@@ -76,12 +98,19 @@ export const callCommand = defineCommand({
   summary: 'call any appliance method; each ARG is one positional parameter (JSON if it parses, else a string)',
   effect: 'change',
   readsWith: async (method) => (await import('./read-method.js')).readsOnly(method) === true,
-  args: { method: arg.required('method name, e.g. privilege.query', 'method'), args: arg.variadic('positional parameters', false) },
+  args: {
+    method: arg.required('method name, e.g. privilege.query', 'method'),
+    args: arg.variadic('positional parameters', false),
+  },
   options,
-  examples: ['stor call core.ping', 'stor call privilege.query \'[["name","=","ops"]]\' \'{"get":true}\'', 'stor call user.query \'[]\' \'{"count":true}\''],
+  examples: [
+    'stor call core.ping',
+    'stor call privilege.query \'[["name","=","ops"]]\' \'{"get":true}\'',
+    "stor call user.query '[]' '{\"count\":true}'",
+  ],
   targetHelp: async (ctx) => (await import('./method-help.js')).methodHelp(ctx),
   notes:
-    'A job method (filesystem.setperm, filesystem.chown, …) is waited for, as `midclt call -j` does: the job\'s result is printed, and a failed job exits as the command that started it would (its error on stderr); --no-wait prints the job id instead.\n' +
+    "A job method (filesystem.setperm, filesystem.chown, …) is waited for, as `midclt call -j` does: the job's result is printed, and a failed job exits as the command that started it would (its error on stderr); --no-wait prints the job id instead.\n" +
     'With --targets, only a method that reads (its roles are *_READ ones, or it is auth.me, core.get_jobs and the like) runs on each target.',
   fanOut: 'read',
   checkTargets: async ({ method }) => (await import('./read-method.js')).assertReadMethod(method),

@@ -27,7 +27,9 @@ export async function methodHelp(ctx: CommandContext): Promise<string | null> {
   try {
     methods = await call(await ctx.transport(), 'core.get_methods');
   } catch (err) {
-    ctx.io.stderr.write(`stor: cannot list the target's methods: ${escapeControls(err instanceof Error ? err.message : String(err))}\n`);
+    ctx.io.stderr.write(
+      `stor: cannot list the target's methods: ${escapeControls(err instanceof Error ? err.message : String(err))}\n`,
+    );
     return null;
   }
   const rows = Object.entries(methods)
@@ -44,7 +46,14 @@ export async function methodHelp(ctx: CommandContext): Promise<string | null> {
   // one: each method on its line, who may call it and its summary below, indented.
   const { fitTable } = await import('../output/table.js');
   const width = helpWidth(ctx) - 2;
-  const paragraph = (text: string) => fitTable([{ header: '', overflow: 'wrap', align: 'left' }], [[escapeControls(text)]], width - 4, { header: false }).map((l) => `    ${l}`);
-  const lines = rows.flatMap(([method, who, summary]) => [escapeControls(method!), ...paragraph(`access: ${who}`), ...(summary ? paragraph(summary) : [])]);
+  const paragraph = (text: string) =>
+    fitTable([{ header: '', overflow: 'wrap', align: 'left' }], [[escapeControls(text)]], width - 4, {
+      header: false,
+    }).map((l) => `    ${l}`);
+  const lines = rows.flatMap(([method, who, summary]) => [
+    escapeControls(method!),
+    ...paragraph(`access: ${who}`),
+    ...(summary ? paragraph(summary) : []),
+  ]);
   return `Methods of ${where} (core.get_methods):\n${lines.map((l) => `  ${l}`).join('\n')}`;
 }

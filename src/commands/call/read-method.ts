@@ -31,14 +31,22 @@ const isReadRole = (role: string) => role.endsWith('_READ') || role === 'READONL
 export function assertReadMethod(method: string): void {
   const known = readsOnly(method);
   if (known === undefined) {
-    throw new StorError(E.BAD_TARGETS, `stor cannot tell whether ${JSON.stringify(method)} only reads, so it does not call it on several targets`, {
-      hint: 'call it a profile at a time with --profile; `stor call --help` lists the methods stor knows',
-    });
+    throw new StorError(
+      E.BAD_TARGETS,
+      `stor cannot tell whether ${JSON.stringify(method)} only reads, so it does not call it on several targets`,
+      {
+        hint: 'call it a profile at a time with --profile; `stor call --help` lists the methods stor knows',
+      },
+    );
   }
   if (!known) {
-    throw new StorError(E.BAD_TARGETS, `${method} changes things (or may): \`stor call --targets\` calls only methods that read`, {
-      hint: 'call it a profile at a time with --profile',
-    });
+    throw new StorError(
+      E.BAD_TARGETS,
+      `${method} changes things (or may): \`stor call --targets\` calls only methods that read`,
+      {
+        hint: 'call it a profile at a time with --profile',
+      },
+    );
   }
 }
 
@@ -54,5 +62,7 @@ export function readsOnly(method: string): boolean | undefined {
     : RELEASE_NAMES.map((release) => contractFor(release).get(method)).find((entry) => entry !== undefined);
   if (!contract) return undefined;
   const { access } = contract;
-  return access.kind === 'roles' ? access.roles.length > 0 && access.roles.every(isReadRole) : READ_WITHOUT_ROLES.has(method);
+  return access.kind === 'roles'
+    ? access.roles.length > 0 && access.roles.every(isReadRole)
+    : READ_WITHOUT_ROLES.has(method);
 }

@@ -1,6 +1,15 @@
 import { E } from '../../core/error-catalogue.js';
 import { StorError } from '../../core/errors.js';
-import { arg, defineCommand, kebab, value, type ArgSpecs, type CommandSpec, type Completion, type OptionSpecs } from '../framework/declare.js';
+import {
+  arg,
+  defineCommand,
+  kebab,
+  value,
+  type ArgSpecs,
+  type CommandSpec,
+  type Completion,
+  type OptionSpecs,
+} from '../framework/declare.js';
 import type { CommandResult } from '../output/render.js';
 import { candidateValues } from './values.js';
 import { withFleet } from '../fleet/policy.js';
@@ -32,7 +41,11 @@ function optionsOf(specs: OptionSpecs): Node['options'] {
       const flags = [`--${kebab(key)}`, ...(s.short ? [`-${s.short}`] : [])];
       const description = s.description.replace(/\s+/g, ' ');
       if (s.type === 'flag') return [{ flags, description }];
-      if (s.type === 'toggle') return [{ flags, description }, { flags: [`--no-${kebab(key)}`], description: s.offDescription }];
+      if (s.type === 'toggle')
+        return [
+          { flags, description },
+          { flags: [`--no-${kebab(key)}`], description: s.offDescription },
+        ];
       return [{ flags, description, takes: valueKind(s) }];
     });
 }
@@ -46,7 +59,12 @@ async function commandNodes(): Promise<Node[]> {
   const { allCommands, COMMANDS, globalOptions } = await import('../index.js');
   const specs = await allCommands();
   const globals = [...optionsOf(globalOptions), { flags: ['--help', '-h'], description: 'show help' }];
-  const node = (path: string, summary: string, subcommands: string[], spec?: CommandSpec<ArgSpecs, OptionSpecs>): Node => ({
+  const node = (
+    path: string,
+    summary: string,
+    subcommands: string[],
+    spec?: CommandSpec<ArgSpecs, OptionSpecs>,
+  ): Node => ({
     path,
     summary,
     subcommands,
@@ -76,7 +94,9 @@ function bashScript(nodes: Node[]): string {
   const cases = nodes
     .map((n) => {
       const opts = n.options.flatMap((o) => o.flags).join(' ');
-      const vals = n.options.flatMap((o) => (o.takes !== undefined ? o.flags.map((f) => `${f}:${o.takes}`) : [])).join(' ');
+      const vals = n.options
+        .flatMap((o) => (o.takes !== undefined ? o.flags.map((f) => `${f}:${o.takes}`) : []))
+        .join(' ');
       return `    ${quote(n.path)}) subs=${quote(n.subcommands.join(' '))}; opts=${quote(opts)}; vals=${quote(vals)}; args=${quote(n.args.join(' '))} ;;`;
     })
     .join('\n');
@@ -182,7 +202,9 @@ function fishScript(nodes: Node[]): string {
     if (!top) return '__fish_use_subcommand';
     const noun = nodes.find((n) => n.path === top)!;
     if (verb) return `__fish_seen_subcommand_from ${top}; and __fish_seen_subcommand_from ${verb}`;
-    return noun.subcommands.length ? `__fish_seen_subcommand_from ${top}; and not __fish_seen_subcommand_from ${noun.subcommands.join(' ')}` : `__fish_seen_subcommand_from ${top}`;
+    return noun.subcommands.length
+      ? `__fish_seen_subcommand_from ${top}; and not __fish_seen_subcommand_from ${noun.subcommands.join(' ')}`
+      : `__fish_seen_subcommand_from ${top}`;
   };
   const values = (kind: string): string => {
     const k = kind.replace(/\*$/, '');
@@ -204,7 +226,9 @@ function fishScript(nodes: Node[]): string {
     for (const o of own) {
       const long = o.flags.find((f) => f.startsWith('--'))!.slice(2);
       const short = o.flags.find((f) => /^-[^-]$/.test(f));
-      lines.push(`complete -c stor -n ${quote(cond)} -l ${long}${short ? ` -s ${short.slice(1)}` : ''}${o.takes !== undefined ? ' -r' : ''}${o.takes ? values(o.takes) : ''} -d ${quote(o.description)}`);
+      lines.push(
+        `complete -c stor -n ${quote(cond)} -l ${long}${short ? ` -s ${short.slice(1)}` : ''}${o.takes !== undefined ? ' -r' : ''}${o.takes ? values(o.takes) : ''} -d ${quote(o.description)}`,
+      );
     }
     const firstArg = n.args[0];
     if (firstArg) lines.push(`complete -c stor -n ${quote(cond)}${values(firstArg)}`);
@@ -213,7 +237,11 @@ function fishScript(nodes: Node[]): string {
 }
 
 const options = {
-  values: value('<kind>', 'print the candidates of one kind (profile, privilege, method, dataset, remote-path), for the scripts', { hidden: true }),
+  values: value(
+    '<kind>',
+    'print the candidates of one kind (profile, privilege, method, dataset, remote-path), for the scripts',
+    { hidden: true },
+  ),
   prefix: value('<text>', 'only candidates starting with this', { hidden: true }),
 };
 
@@ -222,8 +250,13 @@ export const completionCommand = defineCommand({
   effect: 'read',
   args: { shell: arg.optional('bash, zsh or fish') },
   options,
-  examples: ['source <(stor completion bash)     # in ~/.bashrc', 'source <(stor completion zsh)      # in ~/.zshrc', 'stor completion fish > ~/.config/fish/completions/stor.fish'],
-  notes: 'Values are completed too: profile names, privilege names and ids, method names, datasets and remote paths (asking the target, with a short timeout), and fixed choices such as --rpc ws|http.',
+  examples: [
+    'source <(stor completion bash)     # in ~/.bashrc',
+    'source <(stor completion zsh)      # in ~/.zshrc',
+    'stor completion fish > ~/.config/fish/completions/stor.fish',
+  ],
+  notes:
+    'Values are completed too: profile names, privilege names and ids, method names, datasets and remote paths (asking the target, with a short timeout), and fixed choices such as --rpc ws|http.',
   async run(ctx, { shell }, opts): Promise<CommandResult<string>> {
     if (opts.values !== undefined) {
       const found = await candidateValues(ctx, opts.values, opts.prefix ?? '');
@@ -231,7 +264,10 @@ export const completionCommand = defineCommand({
     }
     const chosen = shell;
     if (chosen === undefined || !(SHELLS as readonly string[]).includes(chosen)) {
-      throw new StorError(E.UNKNOWN_SHELL, `no completion for ${JSON.stringify(chosen ?? '')}; choose bash, zsh or fish`);
+      throw new StorError(
+        E.UNKNOWN_SHELL,
+        `no completion for ${JSON.stringify(chosen ?? '')}; choose bash, zsh or fish`,
+      );
     }
     const nodes = await commandNodes();
     const script =

@@ -27,14 +27,22 @@ export interface DatasetCreated {
  * (25.10.1: "Path /mnt/… already exists", MW/plugins/pool_/dataset.py:471). With --parents it is
  * safe to re-run: a filesystem dataset that is already there is success, left as it is.
  */
-export async function datasetCreate(ctx: CommandContext, ref: string, options: DatasetCreateOptions): Promise<CommandResult<DatasetCreated>> {
+export async function datasetCreate(
+  ctx: CommandContext,
+  ref: string,
+  options: DatasetCreateOptions,
+): Promise<CommandResult<DatasetCreated>> {
   const t = await ctx.transport();
   const name = datasetId(ref);
   let data: DatasetCreated;
   try {
     // `comments` is still a field of pool.dataset.create in 25.10.1 (MW/api/v25_10_1/pool_dataset.py PoolDatasetCreate).
     const d = await call(t, 'pool.dataset.create', [
-      { name, create_ancestors: options.parents === true, ...(options.comments !== undefined ? { comments: options.comments } : {}) },
+      {
+        name,
+        create_ancestors: options.parents === true,
+        ...(options.comments !== undefined ? { comments: options.comments } : {}),
+      },
     ]);
     data = { id: d.id ?? name, mountpoint: d.mountpoint ?? null, comments: commentOf(d), created: true };
   } catch (err) {
@@ -63,7 +71,8 @@ async function withParentsHint(t: Transport, name: string, err: unknown, parents
   const parent = name.includes('/') ? name.slice(0, name.lastIndexOf('/')) : undefined;
   if (parents || !(err instanceof RpcError) || parent === undefined || !parent.includes('/')) return err;
   const found = await queryItems(t, 'pool.dataset.query', ['id'], [['id', '=', parent]]).catch(() => undefined);
-  if (found?.length === 0) err.hint = `${parent} does not exist; \`stor dataset create ${name} --parents\` creates the missing parents too`;
+  if (found?.length === 0)
+    err.hint = `${parent} does not exist; \`stor dataset create ${name} --parents\` creates the missing parents too`;
   return err;
 }
 

@@ -33,7 +33,11 @@ export interface DatasetDeleted {
 }
 
 /** `stor dataset delete <id>`: shows what goes, asks (or --yes), then deletes. */
-export async function datasetDelete(ctx: CommandContext, ref: string, options: DatasetDeleteOptions): Promise<CommandResult<DatasetDeleted | NothingDeleted>> {
+export async function datasetDelete(
+  ctx: CommandContext,
+  ref: string,
+  options: DatasetDeleteOptions,
+): Promise<CommandResult<DatasetDeleted | NothingDeleted>> {
   const t = await ctx.transport();
   const id = datasetId(ref);
   // Read first: an unknown id is NOT_FOUND before any prompt, dry run or not.
@@ -45,13 +49,26 @@ export async function datasetDelete(ctx: CommandContext, ref: string, options: D
   const children = all.filter((d) => d.id.startsWith(`${id}/`)).map((d) => d.id);
   const isRoot = !id.includes('/');
   const deleted = goingOrder(id, children);
-  const data: DatasetDeleted = { id, dry_run: options.dryRun === true, deleted, bytes: isRoot ? children.reduce((s, c) => s + (bytesOf(all.find((d) => d.id === c)?.used) ?? 0), 0) : (bytesOf(target.used) ?? 0) };
+  const data: DatasetDeleted = {
+    id,
+    dry_run: options.dryRun === true,
+    deleted,
+    bytes: isRoot
+      ? children.reduce((s, c) => s + (bytesOf(all.find((d) => d.id === c)?.used) ?? 0), 0)
+      : (bytesOf(target.used) ?? 0),
+  };
   const summary = `${deleted.length} dataset${deleted.length === 1 ? '' : 's'} (${deleted.join(', ')}) and ${formatBytes(data.bytes)} of files`;
   // The refusal is predicted from reads; pool.dataset.delete is called only after consent, once
   // (had the children gone meanwhile, an early call would have deleted the dataset).
   // Should the prediction be wrong, that call gives the appliance's own error.
   const snapshots = await snapshotsBelow(t, id);
-  const refusal = await predictedRefusal(t, id, { hasChildren: children.length > 0, isRoot, recursive: options.recursive === true, snapshots, volume: target.type === 'VOLUME' });
+  const refusal = await predictedRefusal(t, id, {
+    hasChildren: children.length > 0,
+    isRoot,
+    recursive: options.recursive === true,
+    snapshots,
+    volume: target.type === 'VOLUME',
+  });
   if (refusal) throw refusal;
   if (options.dryRun) {
     ctx.note('stor: dry run: nothing was deleted');
@@ -59,7 +76,12 @@ export async function datasetDelete(ctx: CommandContext, ref: string, options: D
   }
   // Not a snapshot: the dataset's snapshots go with it (and block a delete without --recursive).
   const preview = `stor dataset delete ${id}${options.recursive ? ' --recursive' : ''} --dry-run`;
-  const asked = await confirmChange(ctx, `Delete ${summary}? This cannot be undone.`, options.yes, `preview with \`${preview}\``);
+  const asked = await confirmChange(
+    ctx,
+    `Delete ${summary}? This cannot be undone.`,
+    options.yes,
+    `preview with \`${preview}\``,
+  );
   if (options.recursive) {
     // A child created while the question waited would go too, unnamed: hold to the plan.
     data.deleted = [
@@ -67,7 +89,13 @@ export async function datasetDelete(ctx: CommandContext, ref: string, options: D
         shown: deleted,
         pick: (plan: DatasetDeleted) => plan.deleted,
         asked,
-        reread: async () => goingOrder(id, (await queryItems(t, 'pool.dataset.query', ['id'], [['pool', '=', pool]])).map((d) => d.id).filter((c) => c.startsWith(`${id}/`))),
+        reread: async () =>
+          goingOrder(
+            id,
+            (await queryItems(t, 'pool.dataset.query', ['id'], [['pool', '=', pool]]))
+              .map((d) => d.id)
+              .filter((c) => c.startsWith(`${id}/`)),
+          ),
         what: `${id} --recursive would now also delete`,
         preview,
       })),
@@ -108,11 +136,15 @@ async function predictedRefusal(
   const denied = await predictedDenial(t, poolDatasetContract['pool.dataset.delete'].access);
   if (denied) return denied;
   // What goes with --recursive is shown by its dry run, before anyone types it with --yes.
-  const recursiveHint = (err: RpcError) => Object.assign(err, { hint: `\`stor dataset delete ${id} --recursive --dry-run\` shows what --recursive deletes with it` });
+  const recursiveHint = (err: RpcError) =>
+    Object.assign(err, {
+      hint: `\`stor dataset delete ${id} --recursive --dry-run\` shows what --recursive deletes with it`,
+    });
   if (o.hasChildren && !o.recursive) return recursiveHint(datasetDeleteRefusal.children(id));
   if (o.isRoot && !o.recursive) return datasetDeleteRefusal.poolRoot(id);
   // Then `zfs destroy` itself refuses and lists them.
-  if (o.snapshots.length > 0 && !o.recursive) return recursiveHint(datasetDeleteRefusal.snapshots(id, o.volume ? 'volume' : 'filesystem', o.snapshots));
+  if (o.snapshots.length > 0 && !o.recursive)
+    return recursiveHint(datasetDeleteRefusal.snapshots(id, o.volume ? 'volume' : 'filesystem', o.snapshots));
   return null;
 }
 
@@ -136,7 +168,11 @@ export const datasetDeleteCommand = defineCommand({
   asks: true,
   args: { dataset: arg.required('full name or mountpoint', 'dataset') },
   options,
-  examples: ['stor dataset delete tank/scratch --dry-run', 'stor dataset delete tank/a --recursive --yes', 'stor dataset delete tank/a --recursive --yes --ignore-not-found'],
+  examples: [
+    'stor dataset delete tank/scratch --dry-run',
+    'stor dataset delete tank/a --recursive --yes',
+    'stor dataset delete tank/a --recursive --yes --ignore-not-found',
+  ],
   fanOut: 'change',
   run: (ctx, { dataset }, opts) => datasetDelete(ctx, dataset, opts),
 });

@@ -32,15 +32,33 @@ const SELECT = ['id', 'name', 'pool', 'mountpoint', 'used', 'available', 'compre
  * `stor dataset list [DATASET]`: every dataset, or the one named (a pool is its root dataset) and
  * all below it. A name that matches nothing is NOT_FOUND, as `dataset delete` reports it.
  */
-export async function datasetList(ctx: CommandContext, ref: string | undefined): Promise<CommandResult<DatasetSummary[]>> {
+export async function datasetList(
+  ctx: CommandContext,
+  ref: string | undefined,
+): Promise<CommandResult<DatasetSummary[]>> {
   const t = await ctx.transport();
   const id = ref === undefined ? undefined : datasetId(ref);
-  const filters = id ? [['OR', [['id', '=', id], ['id', '^', `${id}/`]]]] : [];
+  const filters = id
+    ? [
+        [
+          'OR',
+          [
+            ['id', '=', id],
+            ['id', '^', `${id}/`],
+          ],
+        ],
+      ]
+    : [];
   const data: DatasetSummary[] = [];
   const seen = new Set<string>();
   // order_by, select, offset and limit as 25.10.1 applies them (MW/plugins/pool_/dataset_query_utils.py:1106-1124).
   for (let offset = 0; ; offset += DATASET_PAGE) {
-    const page = await queryItems(t, 'pool.dataset.query', ['id', 'name', 'pool'], filters, { order_by: ['id'], select: SELECT, offset, limit: DATASET_PAGE });
+    const page = await queryItems(t, 'pool.dataset.query', ['id', 'name', 'pool'], filters, {
+      order_by: ['id'],
+      select: SELECT,
+      offset,
+      limit: DATASET_PAGE,
+    });
     checkSpaceProperties('pool.dataset.query', page);
     const before = data.length;
     for (const d of page) {
@@ -83,7 +101,12 @@ export const datasetListCommand = defineCommand({
   effect: 'read',
   calls: ['pool.dataset.query'],
   fanOut: 'read',
-  args: { dataset: arg.optional('only this dataset (a pool, tank/a or /mnt/tank/a) and its children; a missing one is an error', 'dataset') },
+  args: {
+    dataset: arg.optional(
+      'only this dataset (a pool, tank/a or /mnt/tank/a) and its children; a missing one is an error',
+      'dataset',
+    ),
+  },
   examples: ['stor dataset list', 'stor dataset list tank --json', 'stor dataset list tank/projects'],
   run: (ctx, { dataset }) => datasetList(ctx, dataset),
 });

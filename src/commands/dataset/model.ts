@@ -21,7 +21,9 @@ export function datasetId(ref: string): string {
   const id = ref.startsWith('/mnt/') ? ref.slice('/mnt/'.length) : ref;
   const trimmed = id.replace(/\/+$/, '');
   if (trimmed === '' || trimmed.startsWith('/')) {
-    throw new StorError(E.BAD_DATASET, `not a dataset name or mountpoint: ${JSON.stringify(ref)}`, { hint: 'use e.g. tank/projects or /mnt/tank/projects' });
+    throw new StorError(E.BAD_DATASET, `not a dataset name or mountpoint: ${JSON.stringify(ref)}`, {
+      hint: 'use e.g. tank/projects or /mnt/tank/projects',
+    });
   }
   return trimmed;
 }
@@ -48,8 +50,11 @@ export function checkSpaceProperties(method: string, entries: readonly PoolDatas
  */
 export async function noDataset(t: Pick<Transport, 'call'>, id: string): Promise<StorError> {
   const pool = id.split('/')[0]!;
-  const poolThere = pool !== id && (await queryItems(t, 'pool.dataset.query', ['id'], [['id', '=', pool]]).catch(() => [])).length > 0;
-  return new StorError(E.NOT_FOUND, `no dataset ${id}`, { hint: `\`stor dataset list${poolThere ? ` ${pool}` : ''}\` shows them` });
+  const poolThere =
+    pool !== id && (await queryItems(t, 'pool.dataset.query', ['id'], [['id', '=', pool]]).catch(() => [])).length > 0;
+  return new StorError(E.NOT_FOUND, `no dataset ${id}`, {
+    hint: `\`stor dataset list${poolThere ? ` ${pool}` : ''}\` shows them`,
+  });
 }
 
 /**
@@ -66,7 +71,11 @@ export async function findDataset(t: Pick<Transport, 'call'>, id: string): Promi
  * Dataset `id` with its properties, read as 25.10.1's own update reads it (`retrieve_children`
  * off, MW/plugins/pool_/dataset.py:687-689) unless `extra` asks for more; missing is NOT_FOUND.
  */
-export async function readDataset(t: Pick<Transport, 'call'>, id: string, extra: Record<string, unknown> = { retrieve_children: false }): Promise<PoolDatasetEntry & { id: string }> {
+export async function readDataset(
+  t: Pick<Transport, 'call'>,
+  id: string,
+  extra: Record<string, unknown> = { retrieve_children: false },
+): Promise<PoolDatasetEntry & { id: string }> {
   const [found] = await queryItems(t, 'pool.dataset.query', ['id'], [['id', '=', id]], { extra });
   if (!found) throw await noDataset(t, id);
   return found;

@@ -42,9 +42,24 @@ export interface DatasetShown {
 }
 
 /** Entry fields that are not properties. */
-const NOT_PROPERTIES = new Set(['id', 'name', 'pool', 'type', 'mountpoint', 'encrypted', 'encryption_root', 'key_loaded', 'locked', 'children', 'user_properties', 'snapshot_count', 'snapshots']);
+const NOT_PROPERTIES = new Set([
+  'id',
+  'name',
+  'pool',
+  'type',
+  'mountpoint',
+  'encrypted',
+  'encryption_root',
+  'key_loaded',
+  'locked',
+  'children',
+  'user_properties',
+  'snapshot_count',
+  'snapshots',
+]);
 
-const isProperty = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v) && ('rawvalue' in v || 'value' in v || 'source' in v);
+const isProperty = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && ('rawvalue' in v || 'value' in v || 'source' in v);
 
 const text = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
@@ -53,10 +68,22 @@ export function datasetShown(entry: PoolDatasetEntry & { id: string }): DatasetS
   const properties: Record<string, DatasetProperty> = {};
   for (const [name, v] of Object.entries(entry)) {
     if (NOT_PROPERTIES.has(name) || name.startsWith('_') || !isProperty(v)) continue;
-    properties[name] = { parsed: v.parsed ?? null, rawvalue: text(v.rawvalue), value: text(v.value), source: text(v.source), source_info: text(v.source_info) };
+    properties[name] = {
+      parsed: v.parsed ?? null,
+      rawvalue: text(v.rawvalue),
+      value: text(v.value),
+      source: text(v.source),
+      source_info: text(v.source_info),
+    };
   }
-  const user = Object.fromEntries(Object.entries(entry.user_properties ?? {}).map(([k, v]) => [k, isProperty(v) ? text(v.value) : null]));
-  const children = (entry.children ?? []).flatMap((c) => (typeof c === 'object' && c !== null && typeof (c as { id?: unknown }).id === 'string' ? [(c as { id: string }).id] : []));
+  const user = Object.fromEntries(
+    Object.entries(entry.user_properties ?? {}).map(([k, v]) => [k, isProperty(v) ? text(v.value) : null]),
+  );
+  const children = (entry.children ?? []).flatMap((c) =>
+    typeof c === 'object' && c !== null && typeof (c as { id?: unknown }).id === 'string'
+      ? [(c as { id: string }).id]
+      : [],
+  );
   return {
     id: entry.id,
     name: entry.name ?? entry.id,
@@ -109,7 +136,8 @@ export async function datasetShow(ctx: CommandContext, ref: string): Promise<Com
 }
 
 export const datasetShowCommand = defineCommand({
-  summary: "show one dataset: every property with its source (local, inherited from which parent, default), space, children, snapshots",
+  summary:
+    'show one dataset: every property with its source (local, inherited from which parent, default), space, children, snapshots',
   effect: 'read',
   fanOut: 'read',
   calls: ['pool.dataset.query'],

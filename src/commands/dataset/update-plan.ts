@@ -9,10 +9,26 @@ import { validateParams } from '../../core/appliance/params.js';
 import { poolDatasetContract, RECORDSIZE_CHOICES, type PoolDatasetEntry } from '../../core/contract/pool-dataset.js';
 import { E } from '../../core/error-catalogue.js';
 import { RpcError, StorError, rpcErrors, type ValidationTriple } from '../../core/errors.js';
-import { copiesTaken, datasetCreateRefusal, datasetUpdateRefusal, zfsUpdateRefusal } from '../../core/refusals/pool-dataset.js';
+import {
+  copiesTaken,
+  datasetCreateRefusal,
+  datasetUpdateRefusal,
+  zfsUpdateRefusal,
+} from '../../core/refusals/pool-dataset.js';
 
 /** Properties with a flag of their own, by their `pool.dataset.update` field names. */
-export const UPDATE_PROPERTIES = ['comments', 'quota', 'refquota', 'reservation', 'compression', 'atime', 'readonly', 'recordsize', 'sync', 'exec'] as const;
+export const UPDATE_PROPERTIES = [
+  'comments',
+  'quota',
+  'refquota',
+  'reservation',
+  'compression',
+  'atime',
+  'readonly',
+  'recordsize',
+  'sync',
+  'exec',
+] as const;
 
 /** Fields 25.10.1 takes `INHERIT` for among them (MW/api/v25_10_1/pool_dataset.py; `inheritable` in MW/plugins/pool_/dataset.py:723-750). */
 export const INHERITABLE_PROPERTIES = ['compression', 'atime', 'readonly', 'recordsize', 'sync', 'exec'] as const;
@@ -75,7 +91,9 @@ export function parseSize(raw: string): number {
   const m = /^(\d+(?:\.\d+)?)\s*([KMGTP]?)(?:i?B)?$/i.exec(text);
   const bytes = m ? Math.round(Number(m[1]) * UNITS[m[2]!.toUpperCase()]!) : NaN;
   if (!Number.isSafeInteger(bytes)) {
-    throw new StorError(E.USAGE, `not a size: ${JSON.stringify(raw)}`, { hint: 'use bytes or a binary unit, e.g. 10G, 512M, 1.5T; none (or 0) for no limit' });
+    throw new StorError(E.USAGE, `not a size: ${JSON.stringify(raw)}`, {
+      hint: 'use bytes or a binary unit, e.g. 10G, 512M, 1.5T; none (or 0) for no limit',
+    });
   }
   return bytes;
 }
@@ -88,7 +106,14 @@ export const isUserKey = (key: string) => key.includes(':');
  * `user_properties`, under the field's name (MW/plugins/pool_/dataset.py do_update's `real_name`
  * column; MW/plugins/pool_/dataset_query_utils.py `user_property_names_to_be_renamed`).
  */
-const TRUENAS_FIELDS: ReadonlySet<string> = new Set(['comments', 'managedby', 'quota_warning', 'quota_critical', 'refquota_warning', 'refquota_critical']);
+const TRUENAS_FIELDS: ReadonlySet<string> = new Set([
+  'comments',
+  'managedby',
+  'quota_warning',
+  'quota_critical',
+  'refquota_warning',
+  'refquota_critical',
+]);
 
 /**
  * Fields whose model type is an int (`copies: int | Literal["INHERIT"]`, the quota thresholds,
@@ -96,7 +121,15 @@ const TRUENAS_FIELDS: ReadonlySet<string> = new Set(['comments', 'managedby', 'q
  * is refused) while the entry shows them as text (`copies.value` is `"2"`; the thresholds are user
  * properties): compared as numbers.
  */
-const INT_FIELDS: ReadonlySet<string> = new Set(['copies', 'special_small_block_size', 'volsize', 'quota_warning', 'quota_critical', 'refquota_warning', 'refquota_critical']);
+const INT_FIELDS: ReadonlySet<string> = new Set([
+  'copies',
+  'special_small_block_size',
+  'volsize',
+  'quota_warning',
+  'quota_critical',
+  'refquota_warning',
+  'refquota_critical',
+]);
 
 /** Free text, taken and compared as written. */
 const TEXT_FIELDS: ReadonlySet<string> = new Set(['comments', 'managedby']);
@@ -118,7 +151,8 @@ function recordsizeWord(n: number): string {
  */
 export function apiValue(property: string, raw: string | number | boolean): PropertyValue {
   if (isUserKey(property) || TEXT_FIELDS.has(property)) return String(raw);
-  const word = typeof raw === 'boolean' ? (raw ? 'ON' : 'OFF') : typeof raw === 'string' ? raw.trim().toUpperCase() : raw;
+  const word =
+    typeof raw === 'boolean' ? (raw ? 'ON' : 'OFF') : typeof raw === 'string' ? raw.trim().toUpperCase() : raw;
   if (word === 'INHERIT') return word;
   if (SIZE_PROPERTIES.has(property)) return typeof raw === 'string' ? parseSize(raw) : raw;
   if (INT_FIELDS.has(property)) return typeof word === 'string' && /^\d+$/.test(word) ? Number(word) : word;
@@ -149,7 +183,10 @@ export function desiredFromFlags(flags: DatasetUpdateFlags): DesiredDataset {
       continue;
     }
     const at = item.indexOf('=');
-    if (at <= 0) throw new StorError(E.USAGE, `--set takes key=value: ${JSON.stringify(item)}`, { hint: 'e.g. --set org.example:owner=alice (a user property key has a colon)' });
+    if (at <= 0)
+      throw new StorError(E.USAGE, `--set takes key=value: ${JSON.stringify(item)}`, {
+        hint: 'e.g. --set org.example:owner=alice (a user property key has a colon)',
+      });
     last = item.slice(0, at);
     user[last] = item.slice(at + 1);
   }
@@ -161,17 +198,22 @@ export function desiredFromFlags(flags: DatasetUpdateFlags): DesiredDataset {
         hint: `--inherit takes ${INHERITABLE_PROPERTIES.join(', ')}, or a user property key (ns:key), which it removes`,
       });
     }
-    if (name in set || name in user) throw new StorError(E.USAGE, `${name} is both set and inherited`, { hint: `drop --inherit ${name} or its value` });
+    if (name in set || name in user)
+      throw new StorError(E.USAGE, `${name} is both set and inherited`, {
+        hint: `drop --inherit ${name} or its value`,
+      });
   }
   return { set, inherit, user };
 }
 
 /** Whether anything at all is wanted. */
-export const wantsAnything = (d: DesiredDataset): boolean => Object.keys(d.set).length + d.inherit.length + Object.keys(d.user).length > 0;
+export const wantsAnything = (d: DesiredDataset): boolean =>
+  Object.keys(d.set).length + d.inherit.length + Object.keys(d.user).length > 0;
 
 type Property = { parsed?: unknown; value?: string | null; source?: string | null; source_info?: unknown } | undefined;
 
-const propertyOf = (entry: PoolDatasetEntry, name: string): Property => (entry as Record<string, unknown>)[name] as Property;
+const propertyOf = (entry: PoolDatasetEntry, name: string): Property =>
+  (entry as Record<string, unknown>)[name] as Property;
 
 /** A user property's value on the entry (`comments` is `org.freenas:description`, shown renamed), or null when not set. */
 function userValue(entry: PoolDatasetEntry, key: string): string | null {
@@ -194,7 +236,9 @@ export function currentValue(entry: PoolDatasetEntry, property: string): Propert
 export function sourceOf(p: Property): string | null {
   if (!p?.source) return null;
   const source = p.source.toLowerCase();
-  return source === 'inherited' && typeof p.source_info === 'string' && p.source_info !== '' ? `inherited from ${p.source_info}` : source;
+  return source === 'inherited' && typeof p.source_info === 'string' && p.source_info !== ''
+    ? `inherited from ${p.source_info}`
+    : source;
 }
 
 /** Recordsize words that name the same size (`512`, `512B`) compare equal. */
@@ -229,7 +273,8 @@ export function planChanges(entry: PoolDatasetEntry, desired: DesiredDataset): D
   }
   for (const name of desired.inherit) {
     const now = currentValue(entry, name);
-    const local = isUserKey(name) || TRUENAS_FIELDS.has(name) ? now !== null : propertyOf(entry, name)?.source === 'LOCAL';
+    const local =
+      isUserKey(name) || TRUENAS_FIELDS.has(name) ? now !== null : propertyOf(entry, name)?.source === 'LOCAL';
     if (local) changes.push({ property: name, old: now, new: 'INHERIT' });
   }
   for (const [key, wanted] of Object.entries(desired.user)) {
@@ -244,7 +289,8 @@ export function updateParams(changes: readonly DatasetChange[]): Record<string, 
   const data: Record<string, unknown> = {};
   const user: { key: string; value?: string; remove?: boolean }[] = [];
   for (const c of changes) {
-    if (isUserKey(c.property)) user.push(c.new === 'INHERIT' ? { key: c.property, remove: true } : { key: c.property, value: String(c.new) });
+    if (isUserKey(c.property))
+      user.push(c.new === 'INHERIT' ? { key: c.property, remove: true } : { key: c.property, value: String(c.new) });
     else data[c.property] = c.new;
   }
   if (user.length > 0) data.user_properties_update = user;
@@ -269,14 +315,17 @@ export function predictUpdateRefusal(entry: PoolDatasetEntry, data: Record<strin
   }
   const errors: ValidationTriple[] = [];
   if (entry.type === 'VOLUME') {
-    for (const f of ['aclmode', 'acltype', 'atime', 'casesensitivity', 'quota', 'refquota', 'recordsize']) if (f in data) errors.push(datasetUpdateRefusal.notForVolume(f));
-  } else if (!isRecordsizeChoice(data.recordsize)) errors.push(datasetUpdateRefusal.recordsize(String(data.recordsize)));
+    for (const f of ['aclmode', 'acltype', 'atime', 'casesensitivity', 'quota', 'refquota', 'recordsize'])
+      if (f in data) errors.push(datasetUpdateRefusal.notForVolume(f));
+  } else if (!isRecordsizeChoice(data.recordsize))
+    errors.push(datasetUpdateRefusal.recordsize(String(data.recordsize)));
   if (errors.length > 0) return rpcErrors.validation(errors);
   return zfsUpdateRefusal(entry, data);
 }
 
 /** Whether 25.10.1's plugin takes the recordsize given (none given, INHERIT, or one of the choices exactly: MW/plugins/pool_/dataset.py:301-305). */
-const isRecordsizeChoice = (rs: unknown): boolean => typeof rs !== 'string' || rs === '' || rs === 'INHERIT' || (RECORDSIZE_CHOICES as readonly string[]).includes(rs);
+const isRecordsizeChoice = (rs: unknown): boolean =>
+  typeof rs !== 'string' || rs === '' || rs === 'INHERIT' || (RECORDSIZE_CHOICES as readonly string[]).includes(rs);
 
 /**
  * What 25.10.1 answers `pool.dataset.create(data)` for a filesystem with, from the data alone: the
@@ -291,7 +340,8 @@ export function predictCreateRefusal(data: Record<string, unknown>): RpcError | 
     if (err instanceof RpcError) return err;
     throw err;
   }
-  if (data.type !== 'VOLUME' && !isRecordsizeChoice(data.recordsize)) return rpcErrors.validation([datasetCreateRefusal.recordsize(String(data.recordsize))]);
+  if (data.type !== 'VOLUME' && !isRecordsizeChoice(data.recordsize))
+    return rpcErrors.validation([datasetCreateRefusal.recordsize(String(data.recordsize))]);
   if (!copiesTaken(data.copies)) return datasetCreateRefusal.copies(String(data.name));
   return null;
 }

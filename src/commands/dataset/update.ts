@@ -5,7 +5,12 @@ import { confirmChange } from '../shared/prompts.js';
 import { toned, type CommandResult, type View } from '../output/render.js';
 import { formatBytes } from '../output/format.js';
 import { call } from '../../core/contract/client.js';
-import { COMPRESSION_CHOICES, poolDatasetContract, RECORDSIZE_CHOICES, type PoolDatasetEntry } from '../../core/contract/pool-dataset.js';
+import {
+  COMPRESSION_CHOICES,
+  poolDatasetContract,
+  RECORDSIZE_CHOICES,
+  type PoolDatasetEntry,
+} from '../../core/contract/pool-dataset.js';
 import { E } from '../../core/error-catalogue.js';
 import { StorError } from '../../core/errors.js';
 import { datasetId, readDataset } from './model.js';
@@ -34,13 +39,21 @@ const options = {
   quota: size('limit on the dataset and its children (at least 1G)'),
   refquota: size('limit on the dataset itself, children not counted (at least 1G)'),
   reservation: size('space kept for the dataset and its children'),
-  compression: value('<algorithm>', 'LZ4, ZSTD, GZIP-9, OFF, … (25.10.1 names its choices when wrong)', { suggest: COMPRESSION_CHOICES }),
+  compression: value('<algorithm>', 'LZ4, ZSTD, GZIP-9, OFF, … (25.10.1 names its choices when wrong)', {
+    suggest: COMPRESSION_CHOICES,
+  }),
   atime: value('<on|off>', 'update access times on read', { suggest: ON_OFF }),
   readonly: value('<on|off>', 'refuse writes', { suggest: ON_OFF }),
-  recordsize: value('<size>', 'block size for files: a power of two, 512 to 16M (128K, 1M)', { suggest: RECORDSIZE_CHOICES }),
+  recordsize: value('<size>', 'block size for files: a power of two, 512 to 16M (128K, 1M)', {
+    suggest: RECORDSIZE_CHOICES,
+  }),
   sync: value('<mode>', 'STANDARD, ALWAYS or DISABLED', { suggest: SYNC_CHOICES }),
   exec: value('<on|off>', 'allow running programs from it', { suggest: ON_OFF }),
-  inherit: list('<properties>', `reset to the parent's value: ${INHERITABLE_PROPERTIES.join(', ')}; a user property key (ns:key) is removed`, { suggest: INHERITABLE_PROPERTIES }),
+  inherit: list(
+    '<properties>',
+    `reset to the parent's value: ${INHERITABLE_PROPERTIES.join(', ')}; a user property key (ns:key) is removed`,
+    { suggest: INHERITABLE_PROPERTIES },
+  ),
   set: list('<key=value>', 'set a user property (the key has a colon: org.example:owner=alice); repeatable'),
   yes: yesFlag(),
   dryRun: flag('show the changes and whether 25.10.1 would take them; change nothing'),
@@ -72,7 +85,8 @@ export function shownValue(property: string, v: PropertyValue): string {
 }
 
 /** One change as a line of the plan: `compression: LZ4 → ZSTD`. */
-export const changeLine = (c: DatasetChange): string => `${c.property}: ${shownValue(c.property, c.old)} → ${shownValue(c.property, c.new)}`;
+export const changeLine = (c: DatasetChange): string =>
+  `${c.property}: ${shownValue(c.property, c.old)} → ${shownValue(c.property, c.new)}`;
 
 /**
  * `stor dataset update <id>`: reads the dataset, shows the changes as `property: old → new`,
@@ -80,10 +94,16 @@ export const changeLine = (c: DatasetChange): string => `${c.property}: ${shownV
  * check), asks (or --yes), sends one pool.dataset.update, reads back and verifies. What already
  * holds is no change; with nothing to change it sends nothing and exits 0.
  */
-export async function datasetUpdate(ctx: CommandContext, ref: string, options: DatasetUpdateOptions): Promise<CommandResult<DatasetUpdated>> {
+export async function datasetUpdate(
+  ctx: CommandContext,
+  ref: string,
+  options: DatasetUpdateOptions,
+): Promise<CommandResult<DatasetUpdated>> {
   const desired = desiredFromFlags(options);
   if (!wantsAnything(desired)) {
-    throw new StorError(E.NOTHING_TO_UPDATE, 'nothing to change', { hint: 'pass one of the options `stor dataset update --help` lists' });
+    throw new StorError(E.NOTHING_TO_UPDATE, 'nothing to change', {
+      hint: 'pass one of the options `stor dataset update --help` lists',
+    });
   }
   const t = await ctx.transport();
   const id = datasetId(ref);
@@ -95,14 +115,21 @@ export async function datasetUpdate(ctx: CommandContext, ref: string, options: D
     return { data, view: updatedView(data) };
   }
   // The refusal, predicted in the appliance's order: the role (the dispatcher), then the method's own checks.
-  const refusal = (await predictedDenial(t, poolDatasetContract['pool.dataset.update'].access)) ?? predictUpdateRefusal(entry, updateParams(changes));
+  const refusal =
+    (await predictedDenial(t, poolDatasetContract['pool.dataset.update'].access)) ??
+    predictUpdateRefusal(entry, updateParams(changes));
   if (refusal) throw refusal;
   if (options.dryRun) {
     ctx.note('stor: dry run: nothing was changed');
     return { data, view: updatedView(data) };
   }
   const preview = previewLine(id, options);
-  const asked = await confirmChange(ctx, `Update ${id}: ${changes.map(changeLine).join('; ')}?`, options.yes, `preview with \`${preview}\``);
+  const asked = await confirmChange(
+    ctx,
+    `Update ${id}: ${changes.map(changeLine).join('; ')}?`,
+    options.yes,
+    `preview with \`${preview}\``,
+  );
   // What was confirmed must still be the change: a value someone else changed meanwhile would
   // otherwise be overwritten unseen (plan-check.ts).
   const fresh = await holdToPlan(ctx, {
@@ -115,12 +142,20 @@ export async function datasetUpdate(ctx: CommandContext, ref: string, options: D
   });
   if (fresh.length === 0) {
     ctx.note(`stor: ${id} already has these values; nothing changed`);
-    return { data: { ...data, changed: false, changes: [] }, view: updatedView({ ...data, changed: false, changes: [] }) };
+    return {
+      data: { ...data, changed: false, changes: [] },
+      view: updatedView({ ...data, changed: false, changes: [] }),
+    };
   }
   await call(t, 'pool.dataset.update', [id, updateParams(changes)]);
   const after = await readDataset(t, id);
   verify(id, after, desired);
-  data.now = Object.fromEntries(changes.map((c) => [c.property, { value: currentValue(after, c.property), source: sourceOfChange(after, c.property) }]));
+  data.now = Object.fromEntries(
+    changes.map((c) => [
+      c.property,
+      { value: currentValue(after, c.property), source: sourceOfChange(after, c.property) },
+    ]),
+  );
   return { data, view: updatedView(data) };
 }
 
@@ -153,7 +188,9 @@ function verify(id: string, after: PoolDatasetEntry, desired: DesiredDataset): v
 function updatedView(data: DatasetUpdated): View {
   const line = (c: DatasetChange) => {
     const now = data.now?.[c.property];
-    const shown = now ? `${shownValue(c.property, now.value)}${now.source && now.source !== 'local' ? ` (${now.source})` : ''}` : shownValue(c.property, c.new);
+    const shown = now
+      ? `${shownValue(c.property, now.value)}${now.source && now.source !== 'local' ? ` (${now.source})` : ''}`
+      : shownValue(c.property, c.new);
     return `${shownValue(c.property, c.old)} → ${shown}`;
   };
   return {
@@ -168,7 +205,8 @@ function updatedView(data: DatasetUpdated): View {
 }
 
 export const datasetUpdateCommand = defineCommand({
-  summary: 'change a dataset: comment, quotas, compression, atime, readonly, recordsize, sync, exec, user properties (asks first)',
+  summary:
+    'change a dataset: comment, quotas, compression, atime, readonly, recordsize, sync, exec, user properties (asks first)',
   effect: 'change',
   asks: true,
   args: { dataset: arg.required('full name or mountpoint', 'dataset') },

@@ -1,6 +1,15 @@
 import type { CommandContext } from '../framework/context.js';
 import { EXIT } from '../output/exit-codes.js';
-import { fanOutExitCode, fleetView, noteOutcomes, notAttempted, resolveFleet, runOnTarget, type TargetOutcome, type TargetRun } from './fan-out.js';
+import {
+  fanOutExitCode,
+  fleetView,
+  noteOutcomes,
+  notAttempted,
+  resolveFleet,
+  runOnTarget,
+  type TargetOutcome,
+  type TargetRun,
+} from './fan-out.js';
 import { forEachLimited } from '../shared/pool.js';
 import { confirmChange } from '../shared/prompts.js';
 import { type CommandResult, recordResult } from '../output/render.js';
@@ -40,7 +49,9 @@ async function showPlan(base: CommandContext, request: ChangeRequest, plans: rea
     const view = fleetView(ready.map((p) => ({ target: p.outcome.target, result: p.result!, release: p.release })));
     await base.noteView({ data: ready.map((p) => p.outcome.data), view });
   }
-  const failed = plans.filter((p) => !applicable(p.outcome)).map((p) => `${p.outcome.target} (${p.outcome.error?.kind ?? `exit ${p.outcome.exit_code}`})`);
+  const failed = plans
+    .filter((p) => !applicable(p.outcome))
+    .map((p) => `${p.outcome.target} (${p.outcome.error?.kind ?? `exit ${p.outcome.exit_code}`})`);
   const on = ready.length > 0 ? `on ${ready.map((p) => p.outcome.target).join(', ')}` : 'on no target';
   base.note(`plan: \`${request.action}\` ${on}${failed.length > 0 ? `; not on ${failed.join(', ')}` : ''}`);
 }
@@ -52,7 +63,10 @@ async function showPlan(base: CommandContext, request: ChangeRequest, plans: rea
  * unless `keepGoing`; those never started are outcomes too (NOT_ATTEMPTED), so the `--json`
  * array always has every target, in list order.
  */
-export async function fanOutChange(base: CommandContext, request: ChangeRequest): Promise<CommandResult<TargetOutcome[]>> {
+export async function fanOutChange(
+  base: CommandContext,
+  request: ChangeRequest,
+): Promise<CommandResult<TargetOutcome[]>> {
   const targets = await resolveFleet(base);
   const plans: TargetRun[] = new Array(targets.length);
   await forEachLimited(targets, request.parallel, async (target, i) => {
@@ -61,13 +75,22 @@ export async function fanOutChange(base: CommandContext, request: ChangeRequest)
   await showPlan(base, request, plans);
   const planOf = (i: number) => plans[i]!.outcome.data;
   // A target whose plan failed keeps that failure as its outcome: the plan was its error.
-  const outcomes: TargetOutcome[] = plans.map((p) => (applicable(p.outcome) ? { target: p.outcome.target, ok: true, exit_code: EXIT.OK, plan: p.outcome.data } : p.outcome));
+  const outcomes: TargetOutcome[] = plans.map((p) =>
+    applicable(p.outcome)
+      ? { target: p.outcome.target, ok: true, exit_code: EXIT.OK, plan: p.outcome.data }
+      : p.outcome,
+  );
   const ready = plans.flatMap((p, i) => (applicable(p.outcome) ? [i] : []));
   const applied: TargetRun[] = [];
   if (ready.length > 0) {
     const names = ready.map((i) => targets[i]!);
     const preview = request.preview !== undefined ? `preview with \`${request.preview}\`` : undefined;
-    await confirmChange(base, `Run \`${request.action}\` on ${names.length} target${names.length === 1 ? '' : 's'} (${names.join(', ')})?`, request.yes, preview);
+    await confirmChange(
+      base,
+      `Run \`${request.action}\` on ${names.length} target${names.length === 1 ? '' : 's'} (${names.join(', ')})?`,
+      request.yes,
+      preview,
+    );
     let stopped = false;
     await forEachLimited(ready, request.parallel, async (i) => {
       const target = targets[i]!;
@@ -83,6 +106,8 @@ export async function fanOutChange(base: CommandContext, request: ChangeRequest)
     });
   }
   noteOutcomes(base, outcomes, request.findings);
-  const results = applied.flatMap((r) => (r?.result ? [{ target: r.outcome.target, result: r.result, release: r.release }] : []));
+  const results = applied.flatMap((r) =>
+    r?.result ? [{ target: r.outcome.target, result: r.result, release: r.release }] : [],
+  );
   return { data: outcomes, view: fleetView(results), exitCode: fanOutExitCode(outcomes) };
 }

@@ -31,7 +31,13 @@ export interface TargetOutcome {
 /** A target a change never started on, because an earlier one failed (without `--keep-going`). */
 export function notAttempted(target: string, plan: unknown): TargetOutcome {
   const { code, kind } = E.NOT_ATTEMPTED;
-  return { target, ok: false, exit_code: EXIT_FOR_KIND[kind], error: { code, kind, message: 'not attempted: an earlier target failed (--keep-going starts the rest anyway)' }, plan };
+  return {
+    target,
+    ok: false,
+    exit_code: EXIT_FOR_KIND[kind],
+    error: { code, kind, message: 'not attempted: an earlier target failed (--keep-going starts the rest anyway)' },
+    plan,
+  };
 }
 
 const isNotAttempted = (o: TargetOutcome) => o.error?.code === E.NOT_ATTEMPTED.code;
@@ -45,7 +51,8 @@ export function hintForTarget(hint: string, target: string): string {
 }
 
 /** A note of one target's, naming the target in the commands it suggests. */
-const namedForTarget = (line: string, target: string): string => hintForTarget(line, target).replace(/^next: stor (?!--profile )/, `next: stor --profile ${target} `);
+const namedForTarget = (line: string, target: string): string =>
+  hintForTarget(line, target).replace(/^next: stor (?!--profile )/, `next: stor --profile ${target} `);
 
 /**
  * Each target's notes and traces on stderr, one line at a time, led by its name; a command it
@@ -84,7 +91,9 @@ function targetEnv(env: IO['env']): IO['env'] {
  * stopped it is.
  */
 export function fanOutExitCode(outcomes: readonly TargetOutcome[]): number {
-  const failed = outcomes.find((o) => o.exit_code !== EXIT.OK && o.exit_code !== EXIT.CHECK && o.exit_code !== EXIT.DRIFT && !isNotAttempted(o));
+  const failed = outcomes.find(
+    (o) => o.exit_code !== EXIT.OK && o.exit_code !== EXIT.CHECK && o.exit_code !== EXIT.DRIFT && !isNotAttempted(o),
+  );
   if (failed) return failed.exit_code;
   if (outcomes.some((o) => o.exit_code === EXIT.CHECK)) return EXIT.CHECK;
   // `stor plan`: the fleet drifted when any target did.
@@ -99,11 +108,22 @@ export function fanOutSummary(outcomes: readonly TargetOutcome[], findings: stri
   ]);
   for (const o of outcomes) {
     if (isNotAttempted(o)) continue;
-    const label = o.error ? o.error.kind : o.exit_code === EXIT.OK ? 'ok' : o.exit_code === EXIT.CHECK ? findings : o.exit_code === EXIT.DRIFT ? 'drift' : `exit ${o.exit_code}`;
+    const label = o.error
+      ? o.error.kind
+      : o.exit_code === EXIT.OK
+        ? 'ok'
+        : o.exit_code === EXIT.CHECK
+          ? findings
+          : o.exit_code === EXIT.DRIFT
+            ? 'drift'
+            : `exit ${o.exit_code}`;
     counts.set(label, (counts.get(label) ?? 0) + 1);
   }
   counts.set('not attempted', outcomes.filter(isNotAttempted).length);
-  return [...counts].filter(([label, n]) => n > 0 || label === 'ok').map(([label, n]) => `${n} ${label}`).join(', ');
+  return [...counts]
+    .filter(([label, n]) => n > 0 || label === 'ok')
+    .map(([label, n]) => `${n} ${label}`)
+    .join(', ');
 }
 
 const sameColumns = (a: View & { kind: 'table' }, b: View & { kind: 'table' }) =>
@@ -117,11 +137,20 @@ export function fleetView(results: { target: string; result: CommandResult; rele
     return {
       kind: 'table',
       columns: [{ header: 'target', key: true }, ...first.columns],
-      rows: results.flatMap(({ target, result }) => (result.view as View & { kind: 'table' }).rows.map((row): Cell[] => [target, ...row])),
+      rows: results.flatMap(({ target, result }) =>
+        (result.view as View & { kind: 'table' }).rows.map((row): Cell[] => [target, ...row]),
+      ),
       ...(first.empty ? { empty: first.empty } : {}),
     };
   }
-  return { kind: 'sections', sections: results.map(({ target, result, release }) => ({ heading: release ? `${target} (${release})` : target, view: result.view, data: result.data })) };
+  return {
+    kind: 'sections',
+    sections: results.map(({ target, result, release }) => ({
+      heading: release ? `${target} (${release})` : target,
+      view: result.view,
+      data: result.data,
+    })),
+  };
 }
 
 /** One target's run: its outcome, and its result when it ran to the end. */
@@ -149,7 +178,10 @@ async function releaseOf(ctx: CommandContext): Promise<TargetRelease | undefined
 export async function resolveFleet(base: CommandContext): Promise<string[]> {
   const { globals, io } = base;
   if (globals.url !== undefined || globals.profile !== undefined) {
-    throw new StorError(E.BAD_TARGETS, `--targets chooses the targets itself; it cannot be combined with --${globals.url !== undefined ? 'url' : 'profile'}`);
+    throw new StorError(
+      E.BAD_TARGETS,
+      `--targets chooses the targets itself; it cannot be combined with --${globals.url !== undefined ? 'url' : 'profile'}`,
+    );
   }
   base.profiles = await ProfileStore.of(io.env).read();
   return resolveTargetList(globals.targets!, base.profiles);
@@ -183,14 +215,25 @@ export async function runOnTarget(
     const exitCode = result.exitCode ?? EXIT.OK;
     const release = await releaseOf(ctx);
     const said = release ? { release: release.version } : {};
-    return { outcome: { target, ok: exitCode === EXIT.OK, exit_code: exitCode, data: result.data, ...said }, result, ...(release ? { release: describeRelease(release) } : {}) };
+    return {
+      outcome: { target, ok: exitCode === EXIT.OK, exit_code: exitCode, data: result.data, ...said },
+      result,
+      ...(release ? { release: describeRelease(release) } : {}),
+    };
   } catch (err) {
     const d = describeError(err);
     const hint = d.hint ? { hint: hintForTarget(d.hint, target) } : {};
     // The appliance's per-field reasons (`* pool_dataset_create.name: already exists`) are the
     // message's substance for parameters it rejected.
     const details = d.details?.length ? { details: d.details } : {};
-    return { outcome: { target, ok: false, exit_code: d.code, error: { code: d.errorCode, kind: d.kind, message: d.message, ...hint, ...details } } };
+    return {
+      outcome: {
+        target,
+        ok: false,
+        exit_code: d.code,
+        error: { code: d.errorCode, kind: d.kind, message: d.message, ...hint, ...details },
+      },
+    };
   } finally {
     await ctx.close();
   }
@@ -229,5 +272,11 @@ export async function fanOut(base: CommandContext, request: FanOutRequest): Prom
   });
   const outcomes = runs.map((r) => r.outcome);
   noteOutcomes(base, outcomes, request.findings);
-  return { data: outcomes, view: fleetView(runs.flatMap((r) => (r.result ? [{ target: r.outcome.target, result: r.result, release: r.release }] : []))), exitCode: fanOutExitCode(outcomes) };
+  return {
+    data: outcomes,
+    view: fleetView(
+      runs.flatMap((r) => (r.result ? [{ target: r.outcome.target, result: r.result, release: r.release }] : [])),
+    ),
+    exitCode: fanOutExitCode(outcomes),
+  };
 }

@@ -2,7 +2,15 @@ import { E } from '../../core/error-catalogue.js';
 import { StorError } from '../../core/errors.js';
 import { positiveInt } from '../framework/arg-parsers.js';
 import type { CommandContext } from '../framework/context.js';
-import { flag, kebab, value, yesFlag, type ArgSpecs, type CommandSpec, type OptionSpecs } from '../framework/declare.js';
+import {
+  flag,
+  kebab,
+  value,
+  yesFlag,
+  type ArgSpecs,
+  type CommandSpec,
+  type OptionSpecs,
+} from '../framework/declare.js';
 
 /** How many targets `--targets` runs at once unless `--fan-out` (or `--parallel`) says. */
 const DEFAULT_FAN_OUT = 8;
@@ -16,10 +24,21 @@ function fanOutOptions(spec: CommandSpec<ArgSpecs, OptionSpecs>): OptionSpecs {
   const own = spec.options ?? {};
   const change = spec.fanOut === 'change';
   return {
-    fanOut: value('<n>', `with --targets: targets at once (default ${DEFAULT_FAN_OUT})`, { parse: positiveInt('--fan-out') }),
-    ...(own.parallel ? {} : { parallel: value('<n>', 'with --targets: targets at once, as --fan-out', { parse: positiveInt('--parallel'), conflicts: ['fanOut'] }) }),
+    fanOut: value('<n>', `with --targets: targets at once (default ${DEFAULT_FAN_OUT})`, {
+      parse: positiveInt('--fan-out'),
+    }),
+    ...(own.parallel
+      ? {}
+      : {
+          parallel: value('<n>', 'with --targets: targets at once, as --fan-out', {
+            parse: positiveInt('--parallel'),
+            conflicts: ['fanOut'],
+          }),
+        }),
     // A verb with a --keep-going of its own (apply) keeps it: the one flag then steers both.
-    ...(change && !own.keepGoing ? { keepGoing: flag('with --targets: after a target fails, still start the others') } : {}),
+    ...(change && !own.keepGoing
+      ? { keepGoing: flag('with --targets: after a target fails, still start the others') }
+      : {}),
     ...(change && !own.yes ? { yes: yesFlag() } : {}),
   };
 }
@@ -36,21 +55,37 @@ interface FanOutChoice {
  * Splits the parsed options into the verb's own and the fan-out's. Without `--targets` the
  * options that count or steer targets are refused, not ignored; `--yes` alone is harmless.
  */
-function splitFanOutOptions(extra: OptionSpecs, given: Record<string, unknown>, targets: boolean): { own: Record<string, unknown>; choice: FanOutChoice } {
+function splitFanOutOptions(
+  extra: OptionSpecs,
+  given: Record<string, unknown>,
+  targets: boolean,
+): { own: Record<string, unknown>; choice: FanOutChoice } {
   const own = Object.fromEntries(Object.entries(given).filter(([key]) => !(key in extra)));
   if (!targets) {
-    const stray = ['fanOut', 'parallel', 'keepGoing'].find((key) => key in extra && given[key] !== undefined && given[key] !== false);
-    if (stray) throw new StorError(E.USAGE, `--${kebab(stray)} ${stray === 'keepGoing' ? 'steers' : 'counts'} targets: it goes with --targets`);
+    const stray = ['fanOut', 'parallel', 'keepGoing'].find(
+      (key) => key in extra && given[key] !== undefined && given[key] !== false,
+    );
+    if (stray)
+      throw new StorError(
+        E.USAGE,
+        `--${kebab(stray)} ${stray === 'keepGoing' ? 'steers' : 'counts'} targets: it goes with --targets`,
+      );
   }
   const count = (given.fanOut ?? ('parallel' in extra ? given.parallel : undefined)) as number | undefined;
   return { own, choice: { parallel: count, keepGoing: given.keepGoing === true, yes: given.yes === true } };
 }
 
 /** A word as a POSIX shell reads it back: bare when safe, else in single quotes. */
-export const shellWord = (word: string): string => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
+export const shellWord = (word: string): string =>
+  /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 
 /** The command line that would make this change on one target (`stor dataset create tank/a`), as the plan names it. */
-function commandLine(command: string, spec: CommandSpec<ArgSpecs, OptionSpecs>, args: Record<string, unknown>, options: Record<string, unknown>): string {
+function commandLine(
+  command: string,
+  spec: CommandSpec<ArgSpecs, OptionSpecs>,
+  args: Record<string, unknown>,
+  options: Record<string, unknown>,
+): string {
   const words = ['stor', ...command.split(' ')];
   for (const name of Object.keys(spec.args ?? {})) {
     const v = args[name];
@@ -59,7 +94,8 @@ function commandLine(command: string, spec: CommandSpec<ArgSpecs, OptionSpecs>, 
   }
   for (const [key, o] of Object.entries(spec.options ?? {})) {
     const v = options[key];
-    if (key === 'yes' || v === undefined || (o.type === 'value' && o.default !== undefined && v === o.default)) continue;
+    if (key === 'yes' || v === undefined || (o.type === 'value' && o.default !== undefined && v === o.default))
+      continue;
     if (o.type === 'toggle') words.push(v ? `--${kebab(key)}` : `--no-${kebab(key)}`);
     else if (o.type === 'flag') {
       if (v) words.push(`--${kebab(key)}`);
@@ -117,7 +153,12 @@ export function withFleet(command: string, spec: Spec): Spec {
     const action = commandLine(command, spec, args, own);
     // A verb with a dry run rehearses it on every target, and the question names it to run again.
     const rehearsal =
-      spec.options?.dryRun !== undefined ? { rehearse: verb({ ...own, dryRun: true }), preview: `stor --targets ${shellWord(ctx.globals.targets!)} ${action.replace(/^stor /, '')} --dry-run` } : {};
+      spec.options?.dryRun !== undefined
+        ? {
+            rehearse: verb({ ...own, dryRun: true }),
+            preview: `stor --targets ${shellWord(ctx.globals.targets!)} ${action.replace(/^stor /, '')} --dry-run`,
+          }
+        : {};
     return fanOutChange(ctx, {
       action,
       ...rehearsal,

@@ -7,7 +7,10 @@ import { StorError } from '../../core/errors.js';
 const MAX_RANGE = 1000;
 
 function badTargets(message: string, hint?: string): StorError {
-  return new StorError(E.BAD_TARGETS, message, { hint: hint ?? 'give profile names, ranges such as nas[1-3] or nas[01-12], tags such as @prod, or all, comma-separated' });
+  return new StorError(E.BAD_TARGETS, message, {
+    hint:
+      hint ?? 'give profile names, ranges such as nas[1-3] or nas[01-12], tags such as @prod, or all, comma-separated',
+  });
 }
 
 /** Splits on the commas that are not inside brackets: `nas[1-3,7],web` is [`nas[1-3,7]`, `web`]. */
@@ -38,7 +41,8 @@ function expandPart(part: string, item: string): string[] {
   const start = Number(from);
   const end = Number(to);
   if (end < start) throw badTargets(`the range [${part}] in ${JSON.stringify(item)} runs backwards`);
-  if (end - start + 1 > MAX_RANGE) throw badTargets(`the range [${part}] in ${JSON.stringify(item)} names more than ${MAX_RANGE} targets`);
+  if (end - start + 1 > MAX_RANGE)
+    throw badTargets(`the range [${part}] in ${JSON.stringify(item)} names more than ${MAX_RANGE} targets`);
   const width = from.length > 1 && from.startsWith('0') ? from.length : 0;
   return Array.from({ length: end - start + 1 }, (_, i) => String(start + i).padStart(width, '0'));
 }
@@ -77,14 +81,20 @@ export function resolveTargetList(list: string, doc: ProfilesDocument): string[]
       const tagged = all.filter((n) => profileNamed(doc, n)!.tags?.includes(tag));
       if (tagged.length === 0) {
         const tags = knownTags(doc);
-        throw badTargets(`no profile has the tag ${JSON.stringify(tag)}`, tags.length ? `known tags: ${tags.map((t) => `@${t}`).join(', ')}` : 'tag profiles with `stor profile tag <name> <tag>`');
+        throw badTargets(
+          `no profile has the tag ${JSON.stringify(tag)}`,
+          tags.length
+            ? `known tags: ${tags.map((t) => `@${t}`).join(', ')}`
+            : 'tag profiles with `stor profile tag <name> <tag>`',
+        );
       }
       names.push(...tagged);
     } else {
       for (const name of expandRanges(item)) {
         // A usage error (exit 2, docs/REMOTE.md "Fleets"), as a tag no profile carries: the list is
         // read before anything is contacted, unlike `--profile NAME`'s NOT_FOUND.
-        if (!profileNamed(doc, name)) throw badTargets(`--targets: no profile named ${JSON.stringify(name)}`, unknownProfile(name, all).hint);
+        if (!profileNamed(doc, name))
+          throw badTargets(`--targets: no profile named ${JSON.stringify(name)}`, unknownProfile(name, all).hint);
         names.push(name);
       }
     }

@@ -31,11 +31,15 @@ function spellings(key: string, spec: OptionSpec): [string, Spelling][] {
   return [
     [`--${kebab(key)}`, own],
     ...(spec.short ? [[`-${spec.short}`, own] as [string, Spelling]] : []),
-    ...(spec.type === 'toggle' ? [[`--no-${kebab(key)}`, { key: key as GlobalKey, takesValue: false, off: true }] as [string, Spelling]] : []),
+    ...(spec.type === 'toggle'
+      ? [[`--no-${kebab(key)}`, { key: key as GlobalKey, takesValue: false, off: true }] as [string, Spelling]]
+      : []),
   ];
 }
 
-const GLOBAL_SPELLINGS: ReadonlyMap<string, Spelling> = new Map(Object.entries(globalOptions).flatMap(([key, spec]) => spellings(key, spec)));
+const GLOBAL_SPELLINGS: ReadonlyMap<string, Spelling> = new Map(
+  Object.entries(globalOptions).flatMap(([key, spec]) => spellings(key, spec)),
+);
 
 const HELP_FLAGS = ['--help', '-h'];
 const VERSION_FLAGS = ['--version', '-V'];

@@ -123,7 +123,10 @@ export class CommandContext {
     }
     const ahead = await this.headStart?.take(spec, this.timeoutSeconds);
     if (ahead) return ahead;
-    return openTarget(spec, this.timeoutSeconds, { ...(this.trace ? { trace: this.trace } : {}), ...(this.io.onSignal ? { onSignal: this.io.onSignal.bind(this.io) } : {}) });
+    return openTarget(spec, this.timeoutSeconds, {
+      ...(this.trace ? { trace: this.trace } : {}),
+      ...(this.io.onSignal ? { onSignal: this.io.onSignal.bind(this.io) } : {}),
+    });
   }
 
   /** With `-v`, where the transports say what they do: `stor: trace: …` lines on stderr. */
@@ -252,8 +255,16 @@ function traceTarget(spec: TargetSpec, trace: TraceSink): void {
     return;
   }
   trace(`target: ${spec.endpoint.display}${spec.profile ? `, profile ${spec.profile}` : ', no profile'}`);
-  const tls = !spec.endpoint.secure ? 'none' : spec.insecure ? 'unverified (--insecure)' : spec.caPath ? `verified against ${spec.caPath}` : 'verified against the system CAs';
-  trace(`transport: ${spec.rpc === 'http' ? `http (POST ${spec.endpoint.rpcHttp.href})` : `ws (${spec.endpoint.rpcWs.href})`}, TLS ${tls}`);
+  const tls = !spec.endpoint.secure
+    ? 'none'
+    : spec.insecure
+      ? 'unverified (--insecure)'
+      : spec.caPath
+        ? `verified against ${spec.caPath}`
+        : 'verified against the system CAs';
+  trace(
+    `transport: ${spec.rpc === 'http' ? `http (POST ${spec.endpoint.rpcHttp.href})` : `ws (${spec.endpoint.rpcWs.href})`}, TLS ${tls}`,
+  );
 }
 
 /**

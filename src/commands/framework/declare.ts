@@ -36,8 +36,18 @@ interface VariadicArg extends ArgSpec {
 }
 
 export const arg = {
-  required: (description: string, complete?: Completion): RequiredArg => ({ description, required: true, variadic: false, ...(complete ? { complete } : {}) }),
-  optional: (description: string, complete?: Completion): OptionalArg => ({ description, required: false, variadic: false, ...(complete ? { complete } : {}) }),
+  required: (description: string, complete?: Completion): RequiredArg => ({
+    description,
+    required: true,
+    variadic: false,
+    ...(complete ? { complete } : {}),
+  }),
+  optional: (description: string, complete?: Completion): OptionalArg => ({
+    description,
+    required: false,
+    variadic: false,
+    ...(complete ? { complete } : {}),
+  }),
   /** The rest of the arguments; `required` means at least one. */
   /** `last`: the final word is an argument of its own (upload's target), named in the usage line after the variadic one. */
   variadic: (description: string, required: boolean, complete?: Completion, last?: string): VariadicArg => ({
@@ -116,7 +126,9 @@ export interface CommandSpec<A extends ArgSpecs = ArgSpecs, O extends OptionSpec
 const declared = new WeakSet<object>();
 
 /** Declares a verb; returns `spec` as given, with `run`'s types inferred from the declaration. */
-export function defineCommand<const A extends ArgSpecs = {}, const O extends OptionSpecs = {}, R = unknown>(spec: CommandSpec<A, O, R>): CommandSpec<A, O, R> {
+export function defineCommand<const A extends ArgSpecs = {}, const O extends OptionSpecs = {}, R = unknown>(
+  spec: CommandSpec<A, O, R>,
+): CommandSpec<A, O, R> {
   declared.add(spec);
   return spec;
 }
@@ -132,17 +144,27 @@ export type ImportVerb = () => Promise<object>;
 
 /** `L` when the module it imports exports a declaration; otherwise a type that says what is missing. */
 type Declares<L> = L extends () => Promise<infer M>
-  ? [Extract<M[keyof M], CommandSpec<any, any, any>>] extends [never] ? { 'a verb module exports its defineCommand(…)': never } : L
+  ? [Extract<M[keyof M], CommandSpec<any, any, any>>] extends [never]
+    ? { 'a verb module exports its defineCommand(…)': never }
+    : L
   : never;
 
 /** The one declaration among a verb module's exports. */
 function declarationIn(module: object): CommandSpec<any, any, any> {
-  const found = Object.entries(module).filter(([, value]) => typeof value === 'object' && value !== null && declared.has(value));
-  if (found.length !== 1) throw new Error(`a verb's module exports one defineCommand(…), not ${found.length} (its exports: ${Object.keys(module).join(', ')})`);
+  const found = Object.entries(module).filter(
+    ([, value]) => typeof value === 'object' && value !== null && declared.has(value),
+  );
+  if (found.length !== 1)
+    throw new Error(
+      `a verb's module exports one defineCommand(…), not ${found.length} (its exports: ${Object.keys(module).join(', ')})`,
+    );
   return found[0]![1] as CommandSpec<any, any, any>;
 }
 
-const loadDeclaration = (importVerb: ImportVerb): LoadCommand => async () => declarationIn(await importVerb());
+const loadDeclaration =
+  (importVerb: ImportVerb): LoadCommand =>
+  async () =>
+    declarationIn(await importVerb());
 
 /** A top-level verb (`src/commands/index.ts`), listed by the import of its file. */
 export function lazyVerb<const L extends ImportVerb>(importVerb: L & Declares<L>): LoadCommand {
@@ -159,6 +181,12 @@ export interface NounSpec {
  * Declares a noun: its summary, then one line a verb, its name and the import of its file. The
  * table is the noun's `index.ts`; `src/commands/index.ts` lists the nouns.
  */
-export function defineNoun<const V extends Record<string, ImportVerb>>(summary: string, verbs: V & { [K in keyof V]: Declares<V[K]> }): NounSpec {
-  return { summary, verbs: Object.fromEntries(Object.entries(verbs).map(([verb, importVerb]) => [verb, loadDeclaration(importVerb)])) };
+export function defineNoun<const V extends Record<string, ImportVerb>>(
+  summary: string,
+  verbs: V & { [K in keyof V]: Declares<V[K]> },
+): NounSpec {
+  return {
+    summary,
+    verbs: Object.fromEntries(Object.entries(verbs).map(([verb, importVerb]) => [verb, loadDeclaration(importVerb)])),
+  };
 }

@@ -77,11 +77,21 @@ export const flag = (description: string, more: More = {}): FlagOption => ({ typ
 export const yesFlag = (): FlagOption => flag('do not ask for confirmation', { short: 'y' });
 
 /** `--ignore-not-found`: every delete takes it the same way (shared/ignore-not-found.ts), as kubectl's. */
-export const ignoreNotFoundFlag = (): FlagOption => flag('exit 0 when it does not exist, saying there was nothing to delete (for re-run scripts)');
+export const ignoreNotFoundFlag = (): FlagOption =>
+  flag('exit 0 when it does not exist, saying there was nothing to delete (for re-run scripts)');
 
-export const toggle = (description: string, offDescription: string, more: More = {}): ToggleOption => ({ type: 'toggle', description, offDescription, ...more });
+export const toggle = (description: string, offDescription: string, more: More = {}): ToggleOption => ({
+  type: 'toggle',
+  description,
+  offDescription,
+  ...more,
+});
 
-export const list = (placeholder: string, description: string, more: More & { complete?: Completion; suggest?: readonly string[] } = {}): ListOption => ({
+export const list = (
+  placeholder: string,
+  description: string,
+  more: More & { complete?: Completion; suggest?: readonly string[] } = {},
+): ListOption => ({
   type: 'list',
   placeholder,
   description,
@@ -91,14 +101,31 @@ export const list = (placeholder: string, description: string, more: More & { co
 type ValueMore<T> = More & { parse?: (raw: string) => T; complete?: Completion; suggest?: readonly string[] };
 
 export function value(placeholder: string, description: string, more?: ValueMore<string>): ValueOption<string, false>;
-export function value<T>(placeholder: string, description: string, more: ValueMore<T> & { parse: (raw: string) => T }): ValueOption<T, false>;
-export function value<T>(placeholder: string, description: string, more: ValueMore<T> & { default: T }): ValueOption<T, true>;
-export function value<T>(placeholder: string, description: string, more: ValueMore<T> & { default?: T } = {}): ValueOption<T, boolean> {
+export function value<T>(
+  placeholder: string,
+  description: string,
+  more: ValueMore<T> & { parse: (raw: string) => T },
+): ValueOption<T, false>;
+export function value<T>(
+  placeholder: string,
+  description: string,
+  more: ValueMore<T> & { default: T },
+): ValueOption<T, true>;
+export function value<T>(
+  placeholder: string,
+  description: string,
+  more: ValueMore<T> & { default?: T } = {},
+): ValueOption<T, boolean> {
   return { type: 'value', placeholder, description, ...more };
 }
 
 /** One of a fixed set of words, typed as that set. */
-export function choice<const C extends readonly string[]>(choices: C, placeholder: string, description: string, more: More = {}): ValueOption<C[number], false> {
+export function choice<const C extends readonly string[]>(
+  choices: C,
+  placeholder: string,
+  description: string,
+  more: More = {},
+): ValueOption<C[number], false> {
   return { type: 'value', placeholder, description, choices, ...more };
 }
 

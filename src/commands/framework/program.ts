@@ -2,7 +2,14 @@ import { Command, Help, InvalidArgumentError, Option, type HelpContext } from 'c
 import { StorError } from '../../core/errors.js';
 import type { CommandLine } from './command-line.js';
 import type { CommandContext } from './context.js';
-import { kebab, type ArgSpecs, type CommandSpec, type LoadCommand, type NounSpec, type OptionSpecs } from './declare.js';
+import {
+  kebab,
+  type ArgSpecs,
+  type CommandSpec,
+  type LoadCommand,
+  type NounSpec,
+  type OptionSpecs,
+} from './declare.js';
 import type { CommandResult } from '../output/render.js';
 
 /**
@@ -17,7 +24,8 @@ export class StorCommand extends Command {
   override help(context?: HelpContext): never;
   override help(cb: (str: string) => string): never;
   override help(context?: HelpContext | ((str: string) => string)): never {
-    if (typeof context === 'object' && context.error && this.commands.length > 0 && this.args.length === 0) return super.help();
+    if (typeof context === 'object' && context.error && this.commands.length > 0 && this.args.length === 0)
+      return super.help();
     return super.help(context as HelpContext);
   }
 }
@@ -30,7 +38,13 @@ export type CommandPath = Pick<CommandLine, 'top' | 'verb' | 'helpTopic'>;
 
 /** A list option is repeatable and comma-separated: `--roles A,B --roles C` is [A, B, C]; `--roles ""` is []. */
 function collect(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), ...value.split(',').map((v) => v.trim()).filter((v) => v !== '')];
+  return [
+    ...(previous ?? []),
+    ...value
+      .split(',')
+      .map((v) => v.trim())
+      .filter((v) => v !== ''),
+  ];
 }
 
 /** Adds declared options to a commander command. Flags get no default, so help shows no "(default: false)". */
@@ -38,7 +52,10 @@ export function addOptions(cmd: Command, specs: OptionSpecs): void {
   for (const [key, spec] of Object.entries(specs)) {
     const long = `--${kebab(key)}`;
     const names = spec.short ? `-${spec.short}, ${long}` : long;
-    const option = spec.type === 'flag' || spec.type === 'toggle' ? new Option(names, spec.description) : new Option(`${names} ${spec.placeholder}`, spec.description);
+    const option =
+      spec.type === 'flag' || spec.type === 'toggle'
+        ? new Option(names, spec.description)
+        : new Option(`${names} ${spec.placeholder}`, spec.description);
     if (spec.conflicts) option.conflicts([...spec.conflicts]);
     if (spec.hidden) option.hideHelp();
     if (spec.type === 'list') option.argParser(collect);
@@ -86,7 +103,8 @@ export function verbsFirst(cmd: Command, helper: Help): string {
 
 const GLOBALS_LINE = '\nGlobal options (--json, --url, …): see `stor --help`.\n';
 
-const examples = (lines: readonly string[]) => (lines.length ? `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n` : '');
+const examples = (lines: readonly string[]) =>
+  lines.length ? `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n` : '';
 
 /** What the commands give the program they run in: the parsed context, and the result. */
 export interface Runner {
@@ -105,7 +123,12 @@ export const targetHelpFor = new WeakMap<Command, () => Promise<void>>();
  * help, and an action that runs it with its context. Only declares: what `--targets` does to a
  * verb is the fleet's (fleet/policy.ts), applied to the declaration before it comes here.
  */
-export function addVerb(parent: Command, name: string, spec: CommandSpec<ArgSpecs, OptionSpecs>, runner: Runner): Command {
+export function addVerb(
+  parent: Command,
+  name: string,
+  spec: CommandSpec<ArgSpecs, OptionSpecs>,
+  runner: Runner,
+): Command {
   const cmd = parent.command(name).summary(spec.summary).description(spec.summary);
   const argNames = Object.keys(spec.args ?? {});
   const usage: string[] = [];
@@ -116,13 +139,21 @@ export function addVerb(parent: Command, name: string, spec: CommandSpec<ArgSpec
     usage.push(a.required ? `<${label}>` : `[${label}]`, ...(last ? [`<${last}>`] : []));
   }
   // Commander takes nothing after a variadic argument, so a last one (upload's target) is named in the usage line only.
-  if (Object.values(spec.args ?? {}).some((a) => (a as { last?: string }).last)) cmd.usage(`[options] ${usage.join(' ')}`);
+  if (Object.values(spec.args ?? {}).some((a) => (a as { last?: string }).last))
+    cmd.usage(`[options] ${usage.join(' ')}`);
   addOptions(cmd, spec.options ?? {});
   // A verb's help is about the verb: the ~20 global options are `stor --help`'s, named in one line
   // (completion still offers them: it reads globalOptions, not the help).
   cmd.configureHelp({ showGlobalOptions: false });
   let targetText: string | null = null;
-  cmd.addHelpText('after', () => examples(spec.examples) + (spec.notes ? `\n${spec.notes.trimEnd()}\n` : '') + (targetText ? `\n${targetText}\n` : '') + GLOBALS_LINE);
+  cmd.addHelpText(
+    'after',
+    () =>
+      examples(spec.examples) +
+      (spec.notes ? `\n${spec.notes.trimEnd()}\n` : '') +
+      (targetText ? `\n${targetText}\n` : '') +
+      GLOBALS_LINE,
+  );
   if (spec.targetHelp && runner.wantsHelp) {
     const ask = spec.targetHelp;
     const prepare = async () => {
@@ -141,8 +172,13 @@ export function addVerb(parent: Command, name: string, spec: CommandSpec<ArgSpec
     const ctx = runner.context(self);
     // A dry run predicts from reads only (docs/COMMANDS.md "Consent comes first"), as the
     // agent's run policy counts it too: it is no change to refuse or to warn about.
-    ctx.changes = spec.effect === 'change' && given.dryRun !== true && !(spec.readsWith && typeof params[0] === 'string' && (await spec.readsWith(params[0])));
-    runner.onResult(await namingTarget(ctx, await spec.run(ctx, args as never, withFlagDefaults(spec.options ?? {}, given) as never)));
+    ctx.changes =
+      spec.effect === 'change' &&
+      given.dryRun !== true &&
+      !(spec.readsWith && typeof params[0] === 'string' && (await spec.readsWith(params[0])));
+    runner.onResult(
+      await namingTarget(ctx, await spec.run(ctx, args as never, withFlagDefaults(spec.options ?? {}, given) as never)),
+    );
   });
   return cmd;
 }
@@ -187,7 +223,10 @@ export function usageHint(words: readonly string[]): string {
 }
 
 /** Loads the verbs `path` needs: the one named, or all of them when it names none or an unknown one. */
-export async function loadFor(path: CommandPath, entries: Record<string, Entry>): Promise<Map<string, CommandSpec<any, any, any>>> {
+export async function loadFor(
+  path: CommandPath,
+  entries: Record<string, Entry>,
+): Promise<Map<string, CommandSpec<any, any, any>>> {
   const topic = path.helpTopic ? { top: path.helpTopic[0], verb: path.helpTopic[1] } : path;
   const wanted: [string, LoadCommand][] = [];
   const entry = topic.top !== undefined ? entries[topic.top] : undefined;

@@ -1,6 +1,13 @@
 import { X509Certificate } from 'node:crypto';
 import { resolve } from 'node:path';
-import { EMBEDDED_PROFILE, ProfileStore, embeddedNameClash, profileNamed, unknownProfile, type ProfilesDocument } from '../../core/config/profiles.js';
+import {
+  EMBEDDED_PROFILE,
+  ProfileStore,
+  embeddedNameClash,
+  profileNamed,
+  unknownProfile,
+  type ProfilesDocument,
+} from '../../core/config/profiles.js';
 import { othersInHome, stateDirFrom, type Env } from '../../core/config/paths.js';
 import { StorError } from '../../core/errors.js';
 import { switchSetting } from '../../core/session/setting.js';
@@ -78,9 +85,13 @@ function embeddedStateDir(env: Env): string {
   const dir = stateDirFrom(env);
   const owner = othersInHome(dir, env);
   if (owner !== undefined) {
-    throw new StorError(E.STATE_UNWRITABLE, `the state directory ${dir} is in a home owned by uid ${owner}, not by this user (uid ${process.getuid?.()}): stor creates nothing there`, {
-      hint: "run stor as that user, or with your own HOME (`sudo -H`, not `sudo -E`), or point STOR_HOME at a directory of your own",
-    });
+    throw new StorError(
+      E.STATE_UNWRITABLE,
+      `the state directory ${dir} is in a home owned by uid ${owner}, not by this user (uid ${process.getuid?.()}): stor creates nothing there`,
+      {
+        hint: 'run stor as that user, or with your own HOME (`sudo -H`, not `sudo -E`), or point STOR_HOME at a directory of your own',
+      },
+    );
   }
   return dir;
 }
@@ -93,7 +104,12 @@ function embeddedStateDir(env: Env): string {
  * `stor --url X …` works. The key comes from `STOR_API_KEY`, else the profile. `profiles`: the
  * profiles file as a `--targets` run read it once for all its targets.
  */
-export async function resolveTarget(opts: TargetOptions, io: IO, trace?: (message: string) => void, profiles?: ProfilesDocument): Promise<TargetSpec> {
+export async function resolveTarget(
+  opts: TargetOptions,
+  io: IO,
+  trace?: (message: string) => void,
+  profiles?: ProfilesDocument,
+): Promise<TargetSpec> {
   const env = io.env;
   const envKey = envSetting(env, 'STOR_API_KEY');
   const url = opts.url ?? envSetting(env, 'STOR_URL');
@@ -106,7 +122,8 @@ export async function resolveTarget(opts: TargetOptions, io: IO, trace?: (messag
     // The reserved name (docs/REMOTE.md "Remote appliances"): the embedded appliance, never a guess between it and a saved profile.
     const saved = profileNamed(doc, EMBEDDED_PROFILE);
     if (saved) throw embeddedNameClash(saved.url);
-    if (url === undefined) return { kind: 'embedded', stateDir: embeddedStateDir(env), ...(envKey ? { apiKey: envKey } : {}) };
+    if (url === undefined)
+      return { kind: 'embedded', stateDir: embeddedStateDir(env), ...(envKey ? { apiKey: envKey } : {}) };
   }
   if (named !== undefined && !profileNamed(doc, named)) throw unknownProfile(named, Object.keys(doc.profiles));
   if (profileName === undefined && url !== undefined) {
@@ -168,9 +185,13 @@ export function implicitTargetCheck(spec: TargetSpec, env: IO['env'], warn: (mes
   // off: the embedded appliance is the expected fallback here (a test bed, a laptop): nothing to tell.
   if (required === 'off') return;
   if (required === 'on') {
-    throw new StorError(E.NO_TARGET, 'no target chosen: this change would be made on the embedded appliance, and STOR_REQUIRE_TARGET is set', {
-      hint: 'choose one: `--profile NAME`, `--url URL`, STOR_PROFILE or STOR_URL; `--profile embedded` for the embedded appliance',
-    });
+    throw new StorError(
+      E.NO_TARGET,
+      'no target chosen: this change would be made on the embedded appliance, and STOR_REQUIRE_TARGET is set',
+      {
+        hint: 'choose one: `--profile NAME`, `--url URL`, STOR_PROFILE or STOR_URL; `--profile embedded` for the embedded appliance',
+      },
+    );
   }
   warn('stor: on the embedded appliance (no profile selected)');
 }
@@ -192,7 +213,9 @@ export function profilesFor(endpoint: Endpoint, doc: ProfilesDocument): string[]
   const same = Object.keys(doc.profiles)
     .filter((name) => isSameAppliance(profileNamed(doc, name)!.url, endpoint))
     .sort();
-  return doc.current !== undefined && same.includes(doc.current) ? [doc.current, ...same.filter((n) => n !== doc.current)] : same;
+  return doc.current !== undefined && same.includes(doc.current)
+    ? [doc.current, ...same.filter((n) => n !== doc.current)]
+    : same;
 }
 
 /** `STOR_WS_KEEPALIVE`: seconds between pings on an idle WebSocket, for proxies quicker than 60 s; 0 turns them off. */
@@ -200,7 +223,10 @@ function keepaliveFrom(value: string | undefined): number | undefined {
   if (value === undefined || value.trim() === '') return undefined;
   const n = Number(value);
   if (!Number.isFinite(n) || n < 0) {
-    throw new StorError(E.BAD_KEEPALIVE, `STOR_WS_KEEPALIVE takes a number of seconds (0 for no pings), not ${JSON.stringify(value)}`);
+    throw new StorError(
+      E.BAD_KEEPALIVE,
+      `STOR_WS_KEEPALIVE takes a number of seconds (0 for no pings), not ${JSON.stringify(value)}`,
+    );
   }
   return n;
 }
@@ -224,9 +250,13 @@ export function readCa(path: string): Buffer {
     }
   });
   if (valid.length === 0 || valid.length !== certs.length) {
-    throw new StorError(E.CA_INVALID, `the CA file ${path} holds no usable PEM certificate${certs.length > valid.length && valid.length > 0 ? ' (some do not parse)' : ''}`, {
-      hint: 'give the PEM file of the CA that signed the appliance certificate (-----BEGIN CERTIFICATE----- …)',
-    });
+    throw new StorError(
+      E.CA_INVALID,
+      `the CA file ${path} holds no usable PEM certificate${certs.length > valid.length && valid.length > 0 ? ' (some do not parse)' : ''}`,
+      {
+        hint: 'give the PEM file of the CA that signed the appliance certificate (-----BEGIN CERTIFICATE----- …)',
+      },
+    );
   }
   return pem;
 }

@@ -23,19 +23,33 @@ export function chmodMode(text: string): string {
   if (/^[1-9][0-9]{0,3}$/.test(text)) {
     const decimal = parseInt(text, 10);
     const asDecimal = decimal <= 0o7777 ? `0${decimal.toString(8)} for decimal ${text}` : undefined;
-    const what = /[89]/.test(text) ? `MODE ${text} is ambiguous: it is not octal (chmod(1) refuses it), and MODE is read as octal` : `MODE ${text} is ambiguous: chmod(1) reads it as octal 00${text}; as decimal it is 0${decimal.toString(8)}`;
+    const what = /[89]/.test(text)
+      ? `MODE ${text} is ambiguous: it is not octal (chmod(1) refuses it), and MODE is read as octal`
+      : `MODE ${text} is ambiguous: chmod(1) reads it as octal 00${text}; as decimal it is 0${decimal.toString(8)}`;
     throw new StorError(E.BAD_MODE, what, {
-      hint: /[89]/.test(text) ? `write the mode in octal, e.g. 0750${asDecimal ? ` (${asDecimal})` : ''}` : `write 00${text} for octal (as chmod(1) means it)${asDecimal ? `, or ${asDecimal}` : ''}`,
+      hint: /[89]/.test(text)
+        ? `write the mode in octal, e.g. 0750${asDecimal ? ` (${asDecimal})` : ''}`
+        : `write 00${text} for octal (as chmod(1) means it)${asDecimal ? `, or ${asDecimal}` : ''}`,
     });
   }
   return parseMode(text, 'MODE').mode.toString(8);
 }
 
 /** `stor chmod MODE PATH [-R]`: `filesystem.setperm` with the mode only, its job waited for. */
-export async function chmod(ctx: CommandContext, modeText: string, path: string, opts: ChmodOptions): Promise<CommandResult<PermResult>> {
+export async function chmod(
+  ctx: CommandContext,
+  modeText: string,
+  path: string,
+  opts: ChmodOptions,
+): Promise<CommandResult<PermResult>> {
   const mode = chmodMode(modeText);
   const recursive = opts.recursive === true;
-  return changePermissions(ctx, 'filesystem.setperm', [{ path, mode, options: { recursive, traverse: opts.traverse === true, stripacl: false } }], { path, recursive, label: `chmod ${path}` });
+  return changePermissions(
+    ctx,
+    'filesystem.setperm',
+    [{ path, mode, options: { recursive, traverse: opts.traverse === true, stripacl: false } }],
+    { path, recursive, label: `chmod ${path}` },
+  );
 }
 
 export const chmodCommand = defineCommand({
@@ -47,7 +61,11 @@ export const chmodCommand = defineCommand({
     path: arg.required('an absolute path below /mnt, e.g. /mnt/tank/docs', 'remote-path'),
   },
   options,
-  examples: ['stor chmod 750 /mnt/tank/docs', 'stor chmod 0o640 /mnt/tank/docs/report.pdf', 'stor chmod 0755 /mnt/tank/share -R'],
+  examples: [
+    'stor chmod 750 /mnt/tank/docs',
+    'stor chmod 0o640 /mnt/tank/docs/report.pdf',
+    'stor chmod 0755 /mnt/tank/share -R',
+  ],
   notes:
     'MODE is octal, as chmod(1) reads it: three or four digits (750, 4755) with or without a leading 0 or 0o. Refused as ambiguous: two digits (77: octal 0077 or decimal 77?) and numbers with an 8 or 9 (488).\n' +
     'The appliance refuses modes above 0777 and 0, and pool mountpoints (change a dataset below it).',

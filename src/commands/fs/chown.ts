@@ -22,17 +22,30 @@ export function parseOwner(text: string): OwnerSpec {
   const m = /^([^:]*)(?::([^:]*))?$/.exec(text);
   const [user, group] = [m?.[1] ?? '', m?.[2]];
   if (!m || (user === '' && !group) || group === '') {
-    throw new StorError(E.USAGE, `the owner is USER, USER:GROUP or :GROUP, not ${JSON.stringify(text)}`, { hint: 'e.g. stor chown alice:staff /mnt/tank/docs' });
+    throw new StorError(E.USAGE, `the owner is USER, USER:GROUP or :GROUP, not ${JSON.stringify(text)}`, {
+      hint: 'e.g. stor chown alice:staff /mnt/tank/docs',
+    });
   }
-  const part = (name: string, key: 'user' | 'group', id: 'uid' | 'gid') => (name === '' ? {} : /^\d+$/.test(name) ? { [id]: Number(name) } : { [key]: name });
+  const part = (name: string, key: 'user' | 'group', id: 'uid' | 'gid') =>
+    name === '' ? {} : /^\d+$/.test(name) ? { [id]: Number(name) } : { [key]: name };
   return { ...part(user, 'user', 'uid'), ...(group === undefined ? {} : part(group, 'group', 'gid')) };
 }
 
 /** `stor chown USER[:GROUP] PATH [-R]`: `filesystem.chown`, its job waited for. */
-export async function chown(ctx: CommandContext, ownerText: string, path: string, opts: ChownOptions): Promise<CommandResult<PermResult>> {
+export async function chown(
+  ctx: CommandContext,
+  ownerText: string,
+  path: string,
+  opts: ChownOptions,
+): Promise<CommandResult<PermResult>> {
   const owner = parseOwner(ownerText);
   const recursive = opts.recursive === true;
-  return changePermissions(ctx, 'filesystem.chown', [{ path, ...owner, options: { recursive, traverse: opts.traverse === true } }], { path, recursive, label: `chown ${path}` });
+  return changePermissions(
+    ctx,
+    'filesystem.chown',
+    [{ path, ...owner, options: { recursive, traverse: opts.traverse === true } }],
+    { path, recursive, label: `chown ${path}` },
+  );
 }
 
 export const chownCommand = defineCommand({
@@ -44,7 +57,11 @@ export const chownCommand = defineCommand({
     path: arg.required('an absolute path below /mnt, e.g. /mnt/tank/docs', 'remote-path'),
   },
   options,
-  examples: ['stor chown alice /mnt/tank/docs/report.pdf', 'stor chown alice:staff /mnt/tank/docs -R', 'stor chown :staff /mnt/tank/share'],
+  examples: [
+    'stor chown alice /mnt/tank/docs/report.pdf',
+    'stor chown alice:staff /mnt/tank/docs -R',
+    'stor chown :staff /mnt/tank/share',
+  ],
   fanOut: 'change',
   run: (ctx, { owner, path }, opts) => chown(ctx, owner, path, opts),
 });

@@ -43,13 +43,24 @@ export interface DownloadResult {
  * (an existing one, or any path ending in /); the basename in the working directory by default.
  * Checked before any request, as `cp` does.
  */
-function destination(cwd: string, local: string | undefined, name: string, force: boolean): { path: string; exists: boolean } {
+function destination(
+  cwd: string,
+  local: string | undefined,
+  name: string,
+  force: boolean,
+): { path: string; exists: boolean } {
   let path = resolve(cwd, local ?? name);
   const isDir = (p: string) => statSync(p, { throwIfNoEntry: false })?.isDirectory() === true;
   if (local !== undefined && (local.endsWith('/') || isDir(path))) path = join(path, name);
   const existing = lstatSync(path, { throwIfNoEntry: false });
-  if (existing?.isDirectory()) throw new StorError(E.LOCAL_FILE_EXISTS, `${path} is a directory`, { hint: 'name a file to write, or a directory to write into' });
-  if (existing && !force) throw new StorError(E.LOCAL_FILE_EXISTS, `${path} exists`, { hint: 'add --force to replace it, or name another LOCAL' });
+  if (existing?.isDirectory())
+    throw new StorError(E.LOCAL_FILE_EXISTS, `${path} is a directory`, {
+      hint: 'name a file to write, or a directory to write into',
+    });
+  if (existing && !force)
+    throw new StorError(E.LOCAL_FILE_EXISTS, `${path} exists`, {
+      hint: 'add --force to replace it, or name another LOCAL',
+    });
   return { path, exists: existing !== undefined };
 }
 
@@ -64,14 +75,31 @@ function stdoutSink(out: OutputStream): Writable {
 }
 
 /** Runs one download into `sink` and checks the byte count; a signal ends it as INTERRUPTED or TERMINATED. */
-async function transfer(t: Transport, remote: string, size: number, sink: Writable, watch: Interruption, bar: ProgressBar | undefined, what: string) {
+async function transfer(
+  t: Transport,
+  remote: string,
+  size: number,
+  sink: Writable,
+  watch: Interruption,
+  bar: ProgressBar | undefined,
+  what: string,
+) {
   const untrack = watch.track(sink);
   try {
     if (watch.signal) throw interruptedBy(watch.signal, what);
-    const done = await t.download({ path: remote, sink, size, ...(bar ? { onProgress: (n: number) => bar.update(n) } : {}) });
+    const done = await t.download({
+      path: remote,
+      sink,
+      size,
+      ...(bar ? { onProgress: (n: number) => bar.update(n) } : {}),
+    });
     if (watch.signal) throw interruptedBy(watch.signal, what);
     if (done.bytes !== size) {
-      throw new StorError(E.DOWNLOAD_SIZE_MISMATCH, `${remote} gave ${done.bytes} bytes; the appliance reported ${size}`, { hint: 'it may have changed meanwhile: download it again' });
+      throw new StorError(
+        E.DOWNLOAD_SIZE_MISMATCH,
+        `${remote} gave ${done.bytes} bytes; the appliance reported ${size}`,
+        { hint: 'it may have changed meanwhile: download it again' },
+      );
     }
     bar?.finish();
     return done;
@@ -89,19 +117,39 @@ async function transfer(t: Transport, remote: string, size: number, sink: Writab
  * disk, checked against the size `filesystem.stat` reported, then renamed over LOCAL; a failed
  * or interrupted download leaves LOCAL as it was and no temporary file. `-` streams to stdout.
  */
-export async function download(ctx: CommandContext, remote: string, local: string | undefined, opts: DownloadOptions): Promise<CommandResult<DownloadResult>> {
+export async function download(
+  ctx: CommandContext,
+  remote: string,
+  local: string | undefined,
+  opts: DownloadOptions,
+): Promise<CommandResult<DownloadResult>> {
   const toStdout = local === '-';
   if (toStdout && ctx.globals.json) {
-    throw new StorError(E.USAGE, 'with - the file goes to stdout, where --json would go too', { hint: 'download to a local file to get the --json report' });
+    throw new StorError(E.USAGE, 'with - the file goes to stdout, where --json would go too', {
+      hint: 'download to a local file to get the --json report',
+    });
   }
   const name = remote.split('/').filter(Boolean).at(-1);
-  if (name === undefined || !remote.startsWith('/')) throw new StorError(E.USAGE, `REMOTE must be the absolute path of a file on the appliance, not ${JSON.stringify(remote)}`);
+  if (name === undefined || !remote.startsWith('/'))
+    throw new StorError(
+      E.USAGE,
+      `REMOTE must be the absolute path of a file on the appliance, not ${JSON.stringify(remote)}`,
+    );
   const dest = toStdout ? undefined : destination(ctx.io.cwd, local, name, opts.force === true);
 
   const t = await ctx.transport();
   const st = await readingPath(remote, call(t, 'filesystem.stat', [remote]));
   if (st.type !== 'FILE') {
-    throw new StorError(E.REMOTE_NOT_A_FILE, `${remote} is ${st.type === 'DIRECTORY' ? 'a directory' : `not a regular file (${st.type})`}`, { hint: st.type === 'DIRECTORY' ? `add -r to copy the tree: stor download -r ${remote} LOCAL_DIR` : '`stor ls` shows what is in a directory' });
+    throw new StorError(
+      E.REMOTE_NOT_A_FILE,
+      `${remote} is ${st.type === 'DIRECTORY' ? 'a directory' : `not a regular file (${st.type})`}`,
+      {
+        hint:
+          st.type === 'DIRECTORY'
+            ? `add -r to copy the tree: stor download -r ${remote} LOCAL_DIR`
+            : '`stor ls` shows what is in a directory',
+      },
+    );
   }
   const progressTo = ctx.progress && !(toStdout && ctx.io.stdout.isTTY === true);
   const bar = progressTo ? new ProgressBar(ctx.io.stderr, { files: 1, bytes: st.size }) : undefined;
@@ -111,7 +159,13 @@ export async function download(ctx: CommandContext, remote: string, local: strin
   try {
     if (!dest) {
       const done = await transfer(t, remote, st.size, stdoutSink(ctx.io.stdout), watch, bar, '-');
-      const data: DownloadResult = { source: remote, target: '-', bytes: done.bytes, replaced: false, job_id: done.jobId };
+      const data: DownloadResult = {
+        source: remote,
+        target: '-',
+        bytes: done.bytes,
+        replaced: false,
+        job_id: done.jobId,
+      };
       return { data, view: { kind: 'json' }, streamed: true };
     }
     return await toFile(t, remote, st.size, dest, umaskOf(ctx.io), watch, bar);
@@ -121,7 +175,15 @@ export async function download(ctx: CommandContext, remote: string, local: strin
 }
 
 /** Into a temporary file beside the destination, flushed, then renamed over it (replaceFile); on failure the temporary file goes. */
-async function toFile(t: Transport, remote: string, size: number, dest: { path: string; exists: boolean }, umask: number, watch: Interruption, bar: ProgressBar | undefined): Promise<CommandResult<DownloadResult>> {
+async function toFile(
+  t: Transport,
+  remote: string,
+  size: number,
+  dest: { path: string; exists: boolean },
+  umask: number,
+  watch: Interruption,
+  bar: ProgressBar | undefined,
+): Promise<CommandResult<DownloadResult>> {
   // Missing directories are made, as `download -r` and `upload` make theirs, under the caller's
   // umask; only now that the remote file is known to be there.
   try {
@@ -129,19 +191,38 @@ async function toFile(t: Transport, remote: string, size: number, dest: { path: 
   } catch (err) {
     throw localWriteFailed(dest.path, err);
   }
-  const done = await replaceFile(dest.path, umask, (handle) => transfer(t, remote, size, fileSink(handle, dest.path), watch, bar, dest.path));
+  const done = await replaceFile(dest.path, umask, (handle) =>
+    transfer(t, remote, size, fileSink(handle, dest.path), watch, bar, dest.path),
+  );
   await syncDirectory(dirname(dest.path));
-  const data: DownloadResult = { source: remote, target: dest.path, bytes: done.bytes, replaced: dest.exists, job_id: done.jobId };
-  return recordResult(data, { fields: [['source', data.source], ['target', data.target], ['bytes', data.bytes], ['replaced', data.replaced]] });
+  const data: DownloadResult = {
+    source: remote,
+    target: dest.path,
+    bytes: done.bytes,
+    replaced: dest.exists,
+    job_id: done.jobId,
+  };
+  return recordResult(data, {
+    fields: [
+      ['source', data.source],
+      ['target', data.target],
+      ['bytes', data.bytes],
+      ['replaced', data.replaced],
+    ],
+  });
 }
 
 export const downloadCommand = defineCommand({
-  summary: 'download a file (or with -r a directory tree) from the appliance: streamed, written atomically, size checked',
+  summary:
+    'download a file (or with -r a directory tree) from the appliance: streamed, written atomically, size checked',
   effect: 'read',
   calls: ['filesystem.get', 'filesystem.stat', 'filesystem.listdir'],
   args: {
     remote: arg.required('the file on the appliance, e.g. /mnt/tank/docs/report.pdf', 'remote-path'),
-    local: arg.optional('where to write it: a file, a directory (the file keeps its name), or - for stdout; default: its name in the current directory', 'file'),
+    local: arg.optional(
+      'where to write it: a file, a directory (the file keeps its name), or - for stdout; default: its name in the current directory',
+      'file',
+    ),
   },
   options,
   examples: [
@@ -153,8 +234,12 @@ export const downloadCommand = defineCommand({
   notes: 'On 25.10.1 only FULL_ADMIN holders may download (filesystem.get is FULL_ADMIN only).',
   run: (ctx, { remote, local }, opts): Promise<CommandResult<DownloadResult | DownloadTreeReport>> => {
     if (!opts.recursive) return download(ctx, remote, local, opts);
-    if (local === '-') throw new StorError(E.USAGE, 'a tree cannot go to standard output: give a local directory with -r');
+    if (local === '-')
+      throw new StorError(E.USAGE, 'a tree cannot go to standard output: give a local directory with -r');
     // As `cp -r DIR` into the current directory: the tree keeps its name.
-    return downloadTree(ctx, remote, local ?? basename(remote.replace(/\/+$/, '')), { parallel: opts.parallel, force: opts.force === true });
+    return downloadTree(ctx, remote, local ?? basename(remote.replace(/\/+$/, '')), {
+      parallel: opts.parallel,
+      force: opts.force === true,
+    });
   },
 });

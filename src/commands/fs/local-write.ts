@@ -8,7 +8,10 @@ export { localWriteFailed } from '../shared/local-file.js';
 
 /** `dest` is the local file, or `-`: bytes already on stdout cannot be taken back. */
 export function interruptedBy(signal: NodeJS.Signals, dest: string): StorError {
-  const what = dest === '-' ? 'the download to stdout stopped part-way' : `${dest} was not written, and nothing of it was left behind`;
+  const what =
+    dest === '-'
+      ? 'the download to stdout stopped part-way'
+      : `${dest} was not written, and nothing of it was left behind`;
   return new StorError(stoppedBy(signal), `interrupted by ${signal}; ${what}`);
 }
 
@@ -18,11 +21,17 @@ export function fileSink(handle: FileHandle, path: string): Writable {
     highWaterMark: 1024 * 1024,
     write(chunk: Buffer, _encoding, done) {
       void (async () => {
-        for (let at = 0; at < chunk.length; ) at += (await handle.write(chunk, at)).bytesWritten;
-      })().then(() => done(), (err: unknown) => done(localWriteFailed(path, err)));
+        for (let at = 0; at < chunk.length;) at += (await handle.write(chunk, at)).bytesWritten;
+      })().then(
+        () => done(),
+        (err: unknown) => done(localWriteFailed(path, err)),
+      );
     },
     final(done) {
-      handle.sync().then(() => done(), (err: unknown) => done(localWriteFailed(path, err)));
+      handle.sync().then(
+        () => done(),
+        (err: unknown) => done(localWriteFailed(path, err)),
+      );
     },
   });
 }

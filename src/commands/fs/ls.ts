@@ -35,7 +35,10 @@ export interface LsRow {
 export async function ls(ctx: CommandContext, path: string): Promise<CommandResult<LsRow[]>> {
   const t = await ctx.transport();
   const [raw, names] = await Promise.all([
-    readingPath(path, queryItems(t, 'filesystem.listdir', ['name', 'path', 'type', 'size', 'mode', 'uid', 'gid'], [], {}, [path])),
+    readingPath(
+      path,
+      queryItems(t, 'filesystem.listdir', ['name', 'path', 'type', 'size', 'mode', 'uid', 'gid'], [], {}, [path]),
+    ),
     ownerNames(t),
   ]);
   const statNames = await namesFromStat(t, raw, names);
@@ -74,7 +77,11 @@ export async function ls(ctx: CommandContext, path: string): Promise<CommandResu
 const STAT_NAMED_IDS = 8;
 
 /** Names of the ids the account queries did not give, from one `filesystem.stat` per id (at most STAT_NAMED_IDS). */
-async function namesFromStat(t: Transport, entries: readonly { path: string; uid: number; gid: number }[], names: OwnerNames) {
+async function namesFromStat(
+  t: Transport,
+  entries: readonly { path: string; uid: number; gid: number }[],
+  names: OwnerNames,
+) {
   const users = new Map<number, string>();
   const groups = new Map<number, string>();
   // One path per id not named yet; a path may stand for its owner and its group at once.
@@ -92,7 +99,9 @@ async function namesFromStat(t: Transport, entries: readonly { path: string; uid
   await Promise.all(
     [...probes].slice(0, STAT_NAMED_IDS).map(async (path) => {
       // A file gone or unreadable since the listing keeps its id: a listing is not failed for a name.
-      const st = await call(t, 'filesystem.stat', [path]).catch((err: unknown) => (err instanceof RpcError ? undefined : Promise.reject(err)));
+      const st = await call(t, 'filesystem.stat', [path]).catch((err: unknown) =>
+        err instanceof RpcError ? undefined : Promise.reject(err),
+      );
       if (st?.user) users.set(st.uid, st.user);
       if (st?.group) groups.set(st.gid, st.group);
     }),

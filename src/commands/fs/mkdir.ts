@@ -30,13 +30,18 @@ export interface MkdirResult {
   directories: MkdirEntry[];
 }
 
-
 /**
  * `mkdir -p` over `filesystem.mkdir`, which makes one directory whose parent exists: try it,
  * make the parent first when it is missing, and accept a directory that is there already
  * (also one another client made meanwhile). Parents get the appliance's default mode.
  */
-async function makeWithParents(t: Transport, path: string, mode: string | undefined, made: MkdirEntry[], parentMade = false): Promise<void> {
+async function makeWithParents(
+  t: Transport,
+  path: string,
+  mode: string | undefined,
+  made: MkdirEntry[],
+  parentMade = false,
+): Promise<void> {
   try {
     const entry = await call(t, 'filesystem.mkdir', [{ path, ...(mode ? { options: { mode } } : {}) }]);
     made.push({ path, created: true, mode: octal(entry.mode & 0o7777) });
@@ -63,14 +68,21 @@ async function missingParentHint(t: Transport, path: string): Promise<string> {
   let dir = parentOf(path.replace(/(.)\/+$/, '$1'));
   while (dir !== '' && dir !== '/mnt') {
     const st = await call(t, 'filesystem.stat', [dir]).catch(() => undefined);
-    if (st) return st.type === 'DIRECTORY' ? `\`stor mkdir -p ${path}\` makes the missing parents too` : `${dir} is not a directory`;
+    if (st)
+      return st.type === 'DIRECTORY'
+        ? `\`stor mkdir -p ${path}\` makes the missing parents too`
+        : `${dir} is not a directory`;
     dir = parentOf(dir);
   }
   return `${path} is in no pool: directories go below a dataset's mountpoint (\`stor dataset list\` shows them)`;
 }
 
 /** `stor mkdir [-p] PATH…`: in order; the first failure stops it, as the appliance reported it. */
-export async function mkdir(ctx: CommandContext, paths: string[], opts: MkdirOptions): Promise<CommandResult<MkdirResult>> {
+export async function mkdir(
+  ctx: CommandContext,
+  paths: string[],
+  opts: MkdirOptions,
+): Promise<CommandResult<MkdirResult>> {
   // filesystem.mkdir takes the mode as an octal string (UnixPerm).
   const mode = opts.mode === undefined ? undefined : parseMode(opts.mode).mode.toString(8);
   const t = await ctx.transport();
@@ -80,17 +92,24 @@ export async function mkdir(ctx: CommandContext, paths: string[], opts: MkdirOpt
       await makeWithParents(t, path.replace(/(.)\/+$/, '$1'), mode, directories);
       continue;
     }
-    const entry = await call(t, 'filesystem.mkdir', [{ path, ...(mode ? { options: { mode } } : {}) }]).catch(async (err: unknown) => {
-      // The appliance names the directory it could not make (`[Errno 2] No such file or directory:
-      // '/mnt/tank/projects/2025'`); what is missing is its parent, which -p would make.
-      if (!isMissingPath(err)) throw err;
-      const parent = parentOf(path.replace(/(.)\/+$/, '$1'));
-      throw new StorError(E.NOT_FOUND, `cannot make ${path}: its parent ${parent} does not exist`, { hint: await missingParentHint(t, path) });
-    });
+    const entry = await call(t, 'filesystem.mkdir', [{ path, ...(mode ? { options: { mode } } : {}) }]).catch(
+      async (err: unknown) => {
+        // The appliance names the directory it could not make (`[Errno 2] No such file or directory:
+        // '/mnt/tank/projects/2025'`); what is missing is its parent, which -p would make.
+        if (!isMissingPath(err)) throw err;
+        const parent = parentOf(path.replace(/(.)\/+$/, '$1'));
+        throw new StorError(E.NOT_FOUND, `cannot make ${path}: its parent ${parent} does not exist`, {
+          hint: await missingParentHint(t, path),
+        });
+      },
+    );
     directories.push({ path, created: true, mode: octal(entry.mode & 0o7777) });
   }
   const data: MkdirResult = { directories };
-  return tableResult(data, { columns: ['path', 'created', 'mode'], rows: directories.map((d) => [d.path, d.created, d.mode]) });
+  return tableResult(data, {
+    columns: ['path', 'created', 'mode'],
+    rows: directories.map((d) => [d.path, d.created, d.mode]),
+  });
 }
 
 export const mkdirCommand = defineCommand({

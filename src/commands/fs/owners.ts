@@ -12,7 +12,8 @@ export interface OwnerNames {
  * files but not accounts still gets its listing, with ids where names would be.
  */
 export async function ownerNames(t: Transport): Promise<OwnerNames> {
-  const orEmpty = <T>(p: Promise<T[]>): Promise<T[]> => p.catch((err: unknown) => (err instanceof RpcError ? [] : Promise.reject(err)));
+  const orEmpty = <T>(p: Promise<T[]>): Promise<T[]> =>
+    p.catch((err: unknown) => (err instanceof RpcError ? [] : Promise.reject(err)));
   const [users, groups] = await Promise.all([
     orEmpty(queryItems(t, 'user.query', ['uid', 'username'], [], { select: ['uid', 'username'] })),
     orEmpty(queryItems(t, 'group.query', ['gid', 'name'], [], { select: ['gid', 'name'] })),

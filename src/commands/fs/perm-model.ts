@@ -10,7 +10,9 @@ import type { CommandResult } from '../output/render.js';
 
 /** The recursion options `filesystem.setperm` and `filesystem.chown` share (FilesystemRecursionOptions). */
 export const recursionOptions = {
-  recursive: flag('also everything below PATH (not into child datasets unless --traverse; never through symlinks)', { short: 'R' }),
+  recursive: flag('also everything below PATH (not into child datasets unless --traverse; never through symlinks)', {
+    short: 'R',
+  }),
   traverse: flag('with -R, also descend into child datasets'),
 };
 
@@ -29,9 +31,23 @@ export interface PermResult {
 }
 
 /** Reads `path` back after the job, so what is shown is what the appliance now has. */
-export async function readBack(t: Transport, path: string, recursive: boolean, jobId: number | null): Promise<PermResult> {
+export async function readBack(
+  t: Transport,
+  path: string,
+  recursive: boolean,
+  jobId: number | null,
+): Promise<PermResult> {
   const st = await call(t, 'filesystem.stat', [path]);
-  return { path, mode: octal(st.mode & 0o7777), user: st.user, group: st.group, uid: st.uid, gid: st.gid, recursive, job_id: jobId };
+  return {
+    path,
+    mode: octal(st.mode & 0o7777),
+    user: st.user,
+    group: st.group,
+    uid: st.uid,
+    gid: st.gid,
+    recursive,
+    job_id: jobId,
+  };
 }
 
 /** chmod's and chown's change: the job, waited for, then `path` as it now is. */

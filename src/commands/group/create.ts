@@ -25,7 +25,11 @@ function gidOf(raw: string): number {
   return Number(raw);
 }
 
-export async function groupCreate(ctx: CommandContext, name: string, opts: GroupCreateOptions): Promise<CommandResult<GroupCreated>> {
+export async function groupCreate(
+  ctx: CommandContext,
+  name: string,
+  opts: GroupCreateOptions,
+): Promise<CommandResult<GroupCreated>> {
   const t = await ctx.transport();
   const [existing] = await listGroups(t, [['name', '=', name]]);
   if (existing && opts.existOk) {
@@ -34,9 +38,12 @@ export async function groupCreate(ctx: CommandContext, name: string, opts: Group
     return { data, view: groupRecord(data, `Group ${name} exists; nothing was changed`) };
   }
   const users = await userIdsFor(t, opts.members ?? []);
-  const id = await call(t, 'group.create', [{ name, users, ...(opts.gid !== undefined ? { gid: opts.gid } : {}) }]).catch((err: unknown) => {
+  const id = await call(t, 'group.create', [
+    { name, users, ...(opts.gid !== undefined ? { gid: opts.gid } : {}) },
+  ]).catch((err: unknown) => {
     // The appliance's "already exists" names no way out; a re-run script wants the flag.
-    if (existing && err instanceof RpcError) err.hint = `group ${name} exists (gid ${existing.gid}); \`--exist-ok\` exits 0 when it does (for re-run scripts)`;
+    if (existing && err instanceof RpcError)
+      err.hint = `group ${name} exists (gid ${existing.gid}); \`--exist-ok\` exits 0 when it does (for re-run scripts)`;
     throw err;
   });
   const data = { ...(await groupSummary(t, id)), created: true };

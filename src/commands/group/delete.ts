@@ -30,24 +30,44 @@ export interface GroupDeleted {
   delete_users: boolean;
 }
 
-export async function groupDelete(ctx: CommandContext, ref: string, opts: GroupDeleteOptions): Promise<CommandResult<GroupDeleted | NothingDeleted>> {
+export async function groupDelete(
+  ctx: CommandContext,
+  ref: string,
+  opts: GroupDeleteOptions,
+): Promise<CommandResult<GroupDeleted | NothingDeleted>> {
   const t = await ctx.transport();
   const lookup = await lookupOrNothing(opts.ignoreNotFound, () => findGroup(t, ref));
   if ('missing' in lookup) return nothingDeleted(ctx, ref, lookup.missing);
   const group = lookup.found;
   const summary = await groupSummary(t, group.id);
-  const data: GroupDeleted = { id: group.id, gid: group.gid, name: group.name, members: summary.members, delete_users: opts.deleteUsers };
+  const data: GroupDeleted = {
+    id: group.id,
+    gid: group.gid,
+    name: group.name,
+    members: summary.members,
+    delete_users: opts.deleteUsers,
+  };
   // A built-in group is refused by the appliance (MW/plugins/account.py:2159-2160, after the
   // dispatcher's role check). Predicted from reads and said in its words before anyone is asked:
   // calling the delete to hear the refusal would be a change before consent. Its EACCES is no
   // missing role: said as BUILTIN_GROUP (exit 1), not as a denial (exit 5).
-  if (group.builtin) throw (await predictedDenial(t, groupContract['group.delete'].access)) ?? builtinGroup(groupDeleteRefusal.builtin());
+  if (group.builtin)
+    throw (
+      (await predictedDenial(t, groupContract['group.delete'].access)) ?? builtinGroup(groupDeleteRefusal.builtin())
+    );
   // A group a privilege uses is refused too (MW/plugins/account_/privilege.py:323-331), with the
   // EACCES of a role denial though it is none: said as GROUP_IN_USE (exit 1), from reads when the
   // identity may read privileges, else from the appliance's refusal below.
   const user = summary.privileges?.[0];
-  if (user !== undefined) throw groupInUse(`This group is used by privilege '${user}'. Please remove it from that privilege first, then delete the group.`, user);
-  const who = summary.members.length > 0 ? ` (members: ${summary.members.join(', ')}${opts.deleteUsers ? ', whose primary group it is, are deleted too' : ''})` : '';
+  if (user !== undefined)
+    throw groupInUse(
+      `This group is used by privilege '${user}'. Please remove it from that privilege first, then delete the group.`,
+      user,
+    );
+  const who =
+    summary.members.length > 0
+      ? ` (members: ${summary.members.join(', ')}${opts.deleteUsers ? ', whose primary group it is, are deleted too' : ''})`
+      : '';
   const asked = await confirmChange(ctx, `Delete group ${group.name} (gid ${group.gid})${who}?`, opts.yes);
   // A member who joined while the question waited would lose the group, or with --delete-users
   // be deleted, unnamed: hold to the plan.
@@ -67,13 +87,19 @@ export async function groupDelete(ctx: CommandContext, ref: string, opts: GroupD
     if (used) throw groupInUse(err.reason.replace(/^\[EACCES\]\s*/, ''), used[1]!);
     throw err.reason.includes('A built-in group cannot be deleted.') ? builtinGroup(err) : err;
   }
-  return recordResult(data, { heading: `Deleted group ${group.name}`, fields: [['gid', group.gid], ['members', summary.members]] });
+  return recordResult(data, {
+    heading: `Deleted group ${group.name}`,
+    fields: [
+      ['gid', group.gid],
+      ['members', summary.members],
+    ],
+  });
 }
 
 /** The appliance's refusal of a built-in group, in its words without the errno that would read as a missing role. */
 function builtinGroup(refusal: RpcError): StorError {
   return new StorError(E.BUILTIN_GROUP, refusal.reason.replace(/^\[EACCES\]\s*/, ''), {
-    hint: 'built-in groups are the appliance\'s own and stay; `stor group list` marks them',
+    hint: "built-in groups are the appliance's own and stay; `stor group list` marks them",
   });
 }
 
@@ -90,7 +116,11 @@ export const groupDeleteCommand = defineCommand({
   asks: true,
   args: { group: arg.required('group name (or gid)') },
   options,
-  examples: ['stor group delete ops', 'stor group delete ops --yes --json', 'stor group delete ops --yes --ignore-not-found'],
+  examples: [
+    'stor group delete ops',
+    'stor group delete ops --yes --json',
+    'stor group delete ops --yes --ignore-not-found',
+  ],
   fanOut: 'change',
   run: (ctx, { group }, opts) => groupDelete(ctx, group, opts),
 });

@@ -6,7 +6,13 @@ import { groupSummaries, type GroupSummary } from './model.js';
 export async function groupList(ctx: CommandContext): Promise<CommandResult<GroupSummary[]>> {
   const data = await groupSummaries(await ctx.transport());
   return tableResult(data, {
-    columns: [{ header: 'gid', key: true }, { header: 'name', key: true }, 'builtin', { header: 'members', overflow: 'wrap' }, { header: 'privileges', overflow: 'wrap' }],
+    columns: [
+      { header: 'gid', key: true },
+      { header: 'name', key: true },
+      'builtin',
+      { header: 'members', overflow: 'wrap' },
+      { header: 'privileges', overflow: 'wrap' },
+    ],
     rows: data.map((g) => [g.gid, g.name, g.builtin, g.members.join(','), g.privileges?.join(',') ?? '?']),
     empty: 'No groups.',
   });

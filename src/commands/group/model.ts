@@ -33,13 +33,16 @@ export async function listGroups(t: Transport, filters: unknown[] = []): Promise
  * may start with a digit, so the name wins.
  */
 export function findGroupIn(groups: readonly Group[], ref: string): Group {
-  const found = groups.find((g) => g.name === ref) ?? (/^\d+$/.test(ref) ? groups.find((g) => g.gid === Number(ref)) : undefined);
+  const found =
+    groups.find((g) => g.name === ref) ?? (/^\d+$/.test(ref) ? groups.find((g) => g.gid === Number(ref)) : undefined);
   if (!found) throw unknownGroup(ref);
   return found;
 }
 
 export const unknownGroup = (ref: string): StorError =>
-  new StorError(E.NOT_FOUND, `no local group with name or gid ${JSON.stringify(ref)}`, { hint: '`stor group list` shows them' });
+  new StorError(E.NOT_FOUND, `no local group with name or gid ${JSON.stringify(ref)}`, {
+    hint: '`stor group list` shows them',
+  });
 
 export async function findGroup(t: Transport, ref: string): Promise<Group> {
   return findGroupIn(await listGroups(t), ref);
@@ -57,10 +60,13 @@ export async function usernamesById(t: Transport): Promise<Map<number, string>> 
  */
 export async function privilegesByGid(t: Transport): Promise<Map<number, string[]> | null> {
   try {
-    const privileges = await queryItems(t, 'privilege.query', ['name', 'local_groups'], [], { select: ['name', 'local_groups'] });
+    const privileges = await queryItems(t, 'privilege.query', ['name', 'local_groups'], [], {
+      select: ['name', 'local_groups'],
+    });
     const byGid = new Map<number, string[]>();
     for (const p of privileges) {
-      for (const g of p.local_groups) if (g.gid !== null && g.gid !== undefined) byGid.set(g.gid, [...(byGid.get(g.gid) ?? []), p.name]);
+      for (const g of p.local_groups)
+        if (g.gid !== null && g.gid !== undefined) byGid.set(g.gid, [...(byGid.get(g.gid) ?? []), p.name]);
     }
     return byGid;
   } catch (err) {
@@ -69,7 +75,11 @@ export async function privilegesByGid(t: Transport): Promise<Map<number, string[
   }
 }
 
-export function summarize(g: Group, usernames: Map<number, string>, privileges: Map<number, string[]> | null): GroupSummary {
+export function summarize(
+  g: Group,
+  usernames: Map<number, string>,
+  privileges: Map<number, string[]> | null,
+): GroupSummary {
   return {
     id: g.id,
     gid: g.gid,
@@ -84,7 +94,11 @@ export function summarize(g: Group, usernames: Map<number, string>, privileges: 
 
 /** Every group with members and privileges, in the appliance's order. */
 export async function groupSummaries(t: Transport, filters: unknown[] = []): Promise<GroupSummary[]> {
-  const [groups, usernames, privileges] = await Promise.all([listGroups(t, filters), usernamesById(t), privilegesByGid(t)]);
+  const [groups, usernames, privileges] = await Promise.all([
+    listGroups(t, filters),
+    usernamesById(t),
+    privilegesByGid(t),
+  ]);
   return groups.map((g) => summarize(g, usernames, privileges));
 }
 
@@ -115,7 +129,10 @@ export async function userIdsFor(t: Transport, names: readonly string[]): Promis
   const users = await queryItems(t, 'user.query', ['id', 'username'], [], { select: ['id', 'username'] });
   return names.map((name) => {
     const u = users.find((x) => x.username === name);
-    if (!u) throw new StorError(E.NOT_FOUND, `no local user named ${JSON.stringify(name)}`, { hint: '`stor user list` shows them' });
+    if (!u)
+      throw new StorError(E.NOT_FOUND, `no local user named ${JSON.stringify(name)}`, {
+        hint: '`stor user list` shows them',
+      });
     return u.id;
   });
 }

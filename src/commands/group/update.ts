@@ -19,7 +19,11 @@ export interface GroupUpdated extends GroupSummary {
   changed: string[];
 }
 
-export async function groupUpdate(ctx: CommandContext, ref: string, opts: GroupUpdateOptions): Promise<CommandResult<GroupUpdated>> {
+export async function groupUpdate(
+  ctx: CommandContext,
+  ref: string,
+  opts: GroupUpdateOptions,
+): Promise<CommandResult<GroupUpdated>> {
   if (opts.name === undefined && opts.members === undefined) {
     throw new StorError(E.NOTHING_TO_UPDATE, 'nothing to change', { hint: 'pass --name or --members' });
   }

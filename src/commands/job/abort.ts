@@ -18,7 +18,11 @@ export interface JobAborted extends JobSummary {
 }
 
 /** `stor job abort ID`: asks (or --yes), then core.job_abort, then reads the job's state back. */
-export async function jobAbort(ctx: CommandContext, raw: string, options: JobAbortOptions): Promise<CommandResult<JobAborted>> {
+export async function jobAbort(
+  ctx: CommandContext,
+  raw: string,
+  options: JobAbortOptions,
+): Promise<CommandResult<JobAborted>> {
   const id = jobId(raw);
   const t = await ctx.transport();
   const before = await findJob(t, id);
@@ -26,7 +30,11 @@ export async function jobAbort(ctx: CommandContext, raw: string, options: JobAbo
   if (ended(before.state)) {
     ctx.note(`Job ${id} (${before.method}) already ended ${before.state}; nothing to abort.`);
   } else {
-    await confirmChange(ctx, `Abort job ${id} (${before.method}, ${before.state}${before.progress.percent === null ? '' : ` at ${before.progress.percent}%`})? What it wrote so far stays.`, options.yes);
+    await confirmChange(
+      ctx,
+      `Abort job ${id} (${before.method}, ${before.state}${before.progress.percent === null ? '' : ` at ${before.progress.percent}%`})? What it wrote so far stays.`,
+      options.yes,
+    );
     await call(t, 'core.job_abort', [id]);
     aborted = true;
   }

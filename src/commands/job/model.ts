@@ -7,7 +7,19 @@ import type { Cell } from '../output/render.js';
 
 export const JOB_STATES = ['WAITING', 'RUNNING', 'SUCCESS', 'FAILED', 'ABORTED'] as const;
 
-const JOB_FIELDS = ['id', 'method', 'state', 'progress', 'error', 'time_started', 'time_finished', 'arguments', 'abortable', 'result', 'exc_info'] as const;
+const JOB_FIELDS = [
+  'id',
+  'method',
+  'state',
+  'progress',
+  'error',
+  'time_started',
+  'time_finished',
+  'arguments',
+  'abortable',
+  'result',
+  'exc_info',
+] as const;
 export type JobItem = Needed<'core.get_jobs', (typeof JOB_FIELDS)[number]>;
 
 /** One job in `stor job list|show|wait|abort --json`. */
@@ -54,9 +66,13 @@ export function queryJobs(t: Transport, filters: unknown[]): Promise<JobItem[]> 
 export async function findJob(t: Transport, id: number): Promise<JobItem> {
   const [job] = await queryJobs(t, [['id', '=', id]]);
   if (!job) {
-    throw new StorError(E.NOT_FOUND, `no job ${id} on the appliance (it keeps the last 1,000, and shows an identity only its own unless it is a full administrator)`, {
-      hint: '`stor job list` shows the jobs you may see',
-    });
+    throw new StorError(
+      E.NOT_FOUND,
+      `no job ${id} on the appliance (it keeps the last 1,000, and shows an identity only its own unless it is a full administrator)`,
+      {
+        hint: '`stor job list` shows the jobs you may see',
+      },
+    );
   }
   return job;
 }
@@ -65,7 +81,9 @@ export async function findJob(t: Transport, id: number): Promise<JobItem> {
 export function jobId(raw: string): number {
   const id = Number(raw);
   if (!/^\d+$/.test(raw) || !Number.isSafeInteger(id) || id < 1) {
-    throw new StorError(E.USAGE, `a job id is a whole number from 1, not ${JSON.stringify(raw)}`, { hint: '`stor job list` shows the ids, e.g. `stor job show 12`' });
+    throw new StorError(E.USAGE, `a job id is a whole number from 1, not ${JSON.stringify(raw)}`, {
+      hint: '`stor job list` shows the ids, e.g. `stor job show 12`',
+    });
   }
   return id;
 }

@@ -12,7 +12,12 @@ import { ended, findJob, jobFields, jobId, summaryOf, type JobItem, type JobSumm
  * grows to half a second, as the transports' own job waits do, and a job whose state and
  * progress stand still for `stallSeconds` (--timeout) is given up on as they give up on it.
  */
-async function pollUntilEnded(t: Transport, id: number, stallSeconds: number, onProgress: (job: JobItem) => void): Promise<JobItem> {
+async function pollUntilEnded(
+  t: Transport,
+  id: number,
+  stallSeconds: number,
+  onProgress: (job: JobItem) => void,
+): Promise<JobItem> {
   const stalled = stallWatch(stallSeconds);
   for (let delay = 20; ; delay = Math.min(delay * 2, 500)) {
     const job = await findJob(t, id);
@@ -33,7 +38,9 @@ export async function jobWait(ctx: CommandContext, raw: string): Promise<Command
   const bar = ctx.progress ? new PercentBar(ctx.io.stderr, `job ${id}`) : null;
   let job: JobItem;
   try {
-    job = await pollUntilEnded(t, id, ctx.timeoutSeconds, (j) => bar?.update(j.progress.percent, j.progress.description));
+    job = await pollUntilEnded(t, id, ctx.timeoutSeconds, (j) =>
+      bar?.update(j.progress.percent, j.progress.description),
+    );
   } finally {
     bar?.clear();
   }
@@ -47,6 +54,7 @@ export const jobWaitCommand = defineCommand({
   effect: 'read',
   args: { id: arg.required('the job id (`stor job list` shows them)') },
   examples: ['stor job wait 12', 'stor job wait 12 --json'],
-  notes: 'Waits as long as the job moves; one whose state and progress stand still for --timeout seconds ends the wait with JOB_STALLED (exit 3). Ctrl-C stops waiting, not the job (`stor job abort` does that). A failed job exits as the command that started it would have (its errno decides); an aborted one with JOB_ABORTED.',
+  notes:
+    'Waits as long as the job moves; one whose state and progress stand still for --timeout seconds ends the wait with JOB_STALLED (exit 3). Ctrl-C stops waiting, not the job (`stor job abort` does that). A failed job exits as the command that started it would have (its errno decides); an aborted one with JOB_ABORTED.',
   run: (ctx, { id }) => jobWait(ctx, id),
 });

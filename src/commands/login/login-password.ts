@@ -12,7 +12,10 @@ import { readPassword, type PasswordSourceOptions } from './read-password.js';
 
 /** `20260314T091502Z`: when the key was made, in UTC, sortable. */
 function stamp(date: Date): string {
-  return date.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  return date
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
 }
 
 /** A key name that says stor made it, on which host, and when: `stor-<host>-<yyyymmddThhmmssZ>`. */
@@ -25,7 +28,10 @@ function isNameTaken(err: unknown): boolean {
 }
 
 /** Creates a key for `username` on the logged-in session; a second login in the same second gets `-2`, `-3`, … */
-async function createKey(transport: RemoteTransport, username: string): Promise<{ key: string; name: string; id: number }> {
+async function createKey(
+  transport: RemoteTransport,
+  username: string,
+): Promise<{ key: string; name: string; id: number }> {
   const base = keyName(new Date());
   for (let n = 1; ; n++) {
     const name = n === 1 ? base : `${base}-${n}`;
@@ -35,10 +41,14 @@ async function createKey(transport: RemoteTransport, username: string): Promise<
     } catch (err) {
       if (isNameTaken(err) && n < 10) continue;
       if (err instanceof RpcError && err.errno === ERRNO.EACCES) {
-        throw new StorError(E.CANNOT_CREATE_KEY, `${username} logged in, but may not create an API key for itself (${err.reason})`, {
-          hint: 'creating one\'s own key takes READONLY_ADMIN, API_KEY_WRITE or FULL_ADMIN; or have an administrator create a key and use `stor login --api-key-stdin`',
-          cause: err,
-        });
+        throw new StorError(
+          E.CANNOT_CREATE_KEY,
+          `${username} logged in, but may not create an API key for itself (${err.reason})`,
+          {
+            hint: "creating one's own key takes READONLY_ADMIN, API_KEY_WRITE or FULL_ADMIN; or have an administrator create a key and use `stor login --api-key-stdin`",
+            cause: err,
+          },
+        );
       }
       throw err;
     }

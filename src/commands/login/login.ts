@@ -16,7 +16,9 @@ const options = {
   apiKeyFile: value('<file>', 'read the key from this file', { conflicts: ['username'], complete: 'file' }),
   apiKeyStdin: flag('read the key from standard input', { conflicts: ['username'] }),
   username: value('<name>', 'log in as this user with its password (and one-time code), and save a new API key for it'),
-  passwordStdin: flag('with --username: read the password from the first line of standard input (the one-time code, if asked for, from the second)'),
+  passwordStdin: flag(
+    'with --username: read the password from the first line of standard input (the one-time code, if asked for, from the second)',
+  ),
   force: flag('replace a profile of the same name that is saved for another appliance'),
 };
 
@@ -65,8 +67,16 @@ export async function login(ctx: CommandContext, options: LoginOptions): Promise
   const target = await chooseProfile(ctx, settings.endpoint, options.force ?? false);
   if (options.username !== undefined) {
     const { loginWithPassword } = await import('./login-password.js');
-    const { username, apiKey, keyName, keyId, scram } = await loginWithPassword(ctx, settings, options.username, options);
-    return saveProfile(ctx, target, settings, apiKey, username, scram && settings.rpc === 'ws', { name: keyName, id: keyId });
+    const { username, apiKey, keyName, keyId, scram } = await loginWithPassword(
+      ctx,
+      settings,
+      options.username,
+      options,
+    );
+    return saveProfile(ctx, target, settings, apiKey, username, scram && settings.rpc === 'ws', {
+      name: keyName,
+      id: keyId,
+    });
   }
   if (options.passwordStdin) {
     throw new StorError(E.NO_USERNAME, '--password-stdin needs --username: whose password is it?');
@@ -76,7 +86,11 @@ export async function login(ctx: CommandContext, options: LoginOptions): Promise
   const apiKey = await readApiKey(ctx, options);
   // SCRAM (TrueNAS 26) names the key's user before any login: STOR_USER gives it.
   const keyUser = envSetting(ctx.io.env, 'STOR_USER');
-  const transport = await openTarget({ kind: 'remote', apiKey, ...settings, ...(keyUser ? { username: keyUser } : {}) }, ctx.timeoutSeconds, ctx.trace ? { trace: ctx.trace } : {});
+  const transport = await openTarget(
+    { kind: 'remote', apiKey, ...settings, ...(keyUser ? { username: keyUser } : {}) },
+    ctx.timeoutSeconds,
+    ctx.trace ? { trace: ctx.trace } : {},
+  );
   let username: string;
   let scram: boolean;
   try {
@@ -106,12 +120,20 @@ async function chooseProfile(ctx: CommandContext, endpoint: Endpoint, force: boo
   const store = ProfileStore.of(ctx.io.env);
   store.writable();
   const doc = await store.read();
-  const name = ctx.globals.profile ?? (ctx.io.env.STOR_PROFILE || undefined) ?? profilesFor(endpoint, doc)[0] ?? profileNameFor(endpoint);
+  const name =
+    ctx.globals.profile ??
+    (ctx.io.env.STOR_PROFILE || undefined) ??
+    profilesFor(endpoint, doc)[0] ??
+    profileNameFor(endpoint);
   if (name === EMBEDDED_PROFILE) {
     // Reserved for the embedded appliance (docs/REMOTE.md "Remote appliances", Profile names), a host named so included.
-    throw new StorError(E.PROFILE_EXISTS, `the profile name "${EMBEDDED_PROFILE}" is reserved: it names the embedded appliance`, {
-      hint: 'save this appliance under another name with --profile NAME',
-    });
+    throw new StorError(
+      E.PROFILE_EXISTS,
+      `the profile name "${EMBEDDED_PROFILE}" is reserved: it names the embedded appliance`,
+      {
+        hint: 'save this appliance under another name with --profile NAME',
+      },
+    );
   }
   const previous = profileNamed(doc, name);
   const replacedUrl = previous && !isSameAppliance(previous.url, endpoint) ? previous.url : undefined;
@@ -165,7 +187,9 @@ async function saveProfile(
   // (as logout does), or it would live on unseen.
   const orphan = previous?.createdKey;
   if (orphan && previous.apiKey !== apiKey) {
-    ctx.note(`stor: API key "${orphan.name}" (id ${orphan.id}) that stor created at an earlier login for profile "${name}" stays valid on ${previous.url}; revoke it there with \`stor ${previous.url === url ? '' : `--url ${previous.url} `}api-key revoke ${orphan.id}\``);
+    ctx.note(
+      `stor: API key "${orphan.name}" (id ${orphan.id}) that stor created at an earlier login for profile "${name}" stays valid on ${previous.url}; revoke it there with \`stor ${previous.url === url ? '' : `--url ${previous.url} `}api-key revoke ${orphan.id}\``,
+    );
   }
   const data: LoginResult = {
     profile: name,
@@ -177,8 +201,14 @@ async function saveProfile(
     config_file: store.path,
     ...(keyName ? { api_key_name: keyName } : {}),
   };
-  const how = created ? `new profile "${name}"` : replacedUrl !== undefined ? `profile "${name}", replacing its ${replacedUrl}` : `profile "${name}", updated`;
-  ctx.note(keyName ? `stor: created API key "${keyName}" and saved it, not the password, in ${how}` : `stor: saved in ${how}`);
+  const how = created
+    ? `new profile "${name}"`
+    : replacedUrl !== undefined
+      ? `profile "${name}", replacing its ${replacedUrl}`
+      : `profile "${name}", updated`;
+  ctx.note(
+    keyName ? `stor: created API key "${keyName}" and saved it, not the password, in ${how}` : `stor: saved in ${how}`,
+  );
   return recordResult(data, {
     fields: [
       ['profile', name],
@@ -212,7 +242,7 @@ export const loginCommand = defineCommand({
     'two-factor challenge with the one-time code (prompt, or the second line of standard input), creates an\n' +
     'API key named stor-<this host>-<UTC time> for the user, and saves only that key. The password is never saved.\n' +
     '\nWithout --profile, login updates the profile already saved for that appliance, else saves a new one named\n' +
-    'after the host: the host name, plus -PORT when the URL names a port other than the scheme\'s default\n' +
+    "after the host: the host name, plus -PORT when the URL names a port other than the scheme's default\n" +
     '(wss://nas.example.com → nas.example.com, ws://127.0.0.1:6000 → 127.0.0.1-6000). A name saved for another\n' +
     'appliance is refused unless --force.',
   run: (ctx, _args, opts) => login(ctx, opts),

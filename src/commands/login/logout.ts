@@ -41,14 +41,26 @@ export interface LogoutKey {
  * there, and logout says so. Logging out of what is not saved succeeds, saying so, so that a
  * runbook may log out twice; `stor profile remove NAME` still refuses an unknown one.
  */
-export async function logout(ctx: CommandContext, opts: Partial<LogoutOptions> = {}): Promise<CommandResult<LogoutResult>> {
+export async function logout(
+  ctx: CommandContext,
+  opts: Partial<LogoutOptions> = {},
+): Promise<CommandResult<LogoutResult>> {
   const store = ProfileStore.of(ctx.io.env);
   const doc = await store.read();
   const name = ctx.globals.profile ?? (ctx.io.env.STOR_PROFILE || undefined) ?? doc.current ?? null;
   if (name === null || !profileNamed(doc, name)) {
     const data: LogoutResult = { profile: name, removed: false, was_current: false, key: null };
-    ctx.note(name === null ? 'stor: no profile is current: nothing to log out of' : `stor: no profile "${name}" is saved: nothing to log out of`);
-    return recordResult(data, { fields: [['removed profile', null], ['was current', false]] });
+    ctx.note(
+      name === null
+        ? 'stor: no profile is current: nothing to log out of'
+        : `stor: no profile "${name}" is saved: nothing to log out of`,
+    );
+    return recordResult(data, {
+      fields: [
+        ['removed profile', null],
+        ['was current', false],
+      ],
+    });
   }
   const profile = profileNamed(doc, name)!;
   // Before a key is revoked: a profile that cannot be removed here must not lose its key there.
@@ -80,7 +92,12 @@ export async function logout(ctx: CommandContext, opts: Partial<LogoutOptions> =
  * first (is it still there, under the name stor gave it?), then asked, then deleted, then read
  * again: nothing is deleted before consent, and a key that is gone already is not asked about.
  */
-async function settleKey(ctx: CommandContext, name: string, profile: Profile, opts: Partial<LogoutOptions>): Promise<LogoutKey> {
+async function settleKey(
+  ctx: CommandContext,
+  name: string,
+  profile: Profile,
+  opts: Partial<LogoutOptions>,
+): Promise<LogoutKey> {
   const made = profile.createdKey;
   if (!made) return { created_by_stor: false, name: null, id: null, revoked: false };
   const kept: LogoutKey = { created_by_stor: true, name: made.name, id: made.id, revoked: false };
@@ -108,7 +125,12 @@ async function settleKey(ctx: CommandContext, name: string, profile: Profile, op
     // Renamed on the appliance since login (someone adopted it, perhaps), or the id now another key's:
     // not deleted, and not said to be revoked either, for a key of that id still logs in.
     if (found.name !== made.name) return kept;
-    await confirmChange(ctx, `Revoke API key "${made.name}" (id ${made.id}) that stor created at login on ${profile.url}? Anything using it will be refused.`, opts.yes, 'keep the key with `stor logout --keep-key`');
+    await confirmChange(
+      ctx,
+      `Revoke API key "${made.name}" (id ${made.id}) that stor created at login on ${profile.url}? Anything using it will be refused.`,
+      opts.yes,
+      'keep the key with `stor logout --keep-key`',
+    );
     const deleted = await call(t, 'api_key.delete', [made.id]);
     // Read back; should the appliance end this session with its key, delete's own `true` stands.
     return { ...kept, revoked: deleted === true && (await find().catch(() => undefined)) === undefined };
@@ -118,7 +140,8 @@ async function settleKey(ctx: CommandContext, name: string, profile: Profile, op
 }
 
 export const logoutCommand = defineCommand({
-  summary: 'forget a saved profile and its key (the current one, or --profile NAME); a key stor created at login is revoked (asks; --yes, or --keep-key)',
+  summary:
+    'forget a saved profile and its key (the current one, or --profile NAME); a key stor created at login is revoked (asks; --yes, or --keep-key)',
   effect: 'change',
   asks: true,
   options,

@@ -28,10 +28,7 @@ export async function readApiKey(ctx: CommandContext, options: KeySourceOptions)
     key = envKey;
   } else if (ctx.io.stdin.isTTY && ctx.io.stderr.isTTY) {
     const { password } = await import('@inquirer/prompts');
-    key = await password(
-      { message: 'API key', mask: true },
-      promptStreams(ctx),
-    );
+    key = await password({ message: 'API key', mask: true }, promptStreams(ctx));
   } else {
     throw new StorError(E.NO_API_KEY, 'no API key given', {
       hint: 'pass --api-key-file <file> or --api-key-stdin, or set STOR_API_KEY (a prompt appears only on a terminal)',
@@ -57,7 +54,10 @@ export function readKeyFile(ctx: CommandContext, path: string, owner?: string): 
     file = readSmallFile(path, KEY_FILE);
   } catch (err) {
     if (err instanceof StorError) throw err;
-    throw new StorError(E.KEY_FILE_UNREADABLE, `cannot read the key file ${owner ? `of ${owner}, ` : ''}${path}: ${(err as Error).message}`);
+    throw new StorError(
+      E.KEY_FILE_UNREADABLE,
+      `cannot read the key file ${owner ? `of ${owner}, ` : ''}${path}: ${(err as Error).message}`,
+    );
   }
   if ((file.mode & 0o077) !== 0) ctx.warn(`stor: warning: ${path} is readable by other users; consider chmod 600`);
   return file.data.toString('utf8');

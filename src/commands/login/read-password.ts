@@ -26,7 +26,11 @@ function otpNeeded(username: string): StorError {
  * optional second line the one-time code) or from a hidden prompt on a terminal. Never from argv
  * or the environment, so it stays out of shell history, `ps` and child processes.
  */
-export async function readPassword(ctx: CommandContext, username: string, options: PasswordSourceOptions): Promise<PasswordInput> {
+export async function readPassword(
+  ctx: CommandContext,
+  username: string,
+  options: PasswordSourceOptions,
+): Promise<PasswordInput> {
   if (options.passwordStdin) {
     const [password = '', code = ''] = (await readStdin(ctx)).split(/\r?\n/);
     if (password === '') {
@@ -54,6 +58,13 @@ export async function readPassword(ctx: CommandContext, username: string, option
   return {
     password: typed,
     otp: async (user, attempt) =>
-      (await input({ message: attempt === 0 ? `One-time code for ${user}` : `That code was rejected. One-time code for ${user}` }, promptStreams(ctx))).trim(),
+      (
+        await input(
+          {
+            message: attempt === 0 ? `One-time code for ${user}` : `That code was rejected. One-time code for ${user}`,
+          },
+          promptStreams(ctx),
+        )
+      ).trim(),
   };
 }

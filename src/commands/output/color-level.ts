@@ -43,7 +43,11 @@ function supportsColorLevel(env: Env, isTTY: boolean, platform: NodeJS.Platform)
   if (platform === 'win32') return 1;
   if ('CI' in env) {
     if (['GITHUB_ACTIONS', 'GITEA_ACTIONS', 'CIRCLECI'].some((key) => key in env)) return 3;
-    if (['TRAVIS', 'APPVEYOR', 'GITLAB_CI', 'BUILDKITE', 'DRONE'].some((sign) => sign in env) || env.CI_NAME === 'codeship') return 1;
+    if (
+      ['TRAVIS', 'APPVEYOR', 'GITLAB_CI', 'BUILDKITE', 'DRONE'].some((sign) => sign in env) ||
+      env.CI_NAME === 'codeship'
+    )
+      return 1;
     return min;
   }
   if ('TEAMCITY_VERSION' in env) return /^(9\.(0*[1-9]\d*)\.|\d{2,}\.)/.test(env.TEAMCITY_VERSION!) ? 1 : 0;

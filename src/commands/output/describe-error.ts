@@ -18,11 +18,19 @@ export interface DescribedError {
  */
 export function describeError(err: unknown): DescribedError {
   if (err instanceof StorError) {
-    return { code: EXIT_FOR_KIND[err.kind], kind: err.kind, errorCode: err.code, message: err.message, ...(err.hint ? { hint: err.hint } : {}), ...(err.details?.length ? { details: err.details } : {}) };
+    return {
+      code: EXIT_FOR_KIND[err.kind],
+      kind: err.kind,
+      errorCode: err.code,
+      message: err.message,
+      ...(err.hint ? { hint: err.hint } : {}),
+      ...(err.details?.length ? { details: err.details } : {}),
+    };
   }
   if (err instanceof RpcError) {
     const kind = classifyRpcError(err);
-    const details = err.code === RPC_CODE.INVALID_PARAMS ? err.triples.map(([attr, msg]) => `* ${attr ?? 'ALL'}: ${msg}`) : undefined;
+    const details =
+      err.code === RPC_CODE.INVALID_PARAMS ? err.triples.map(([attr, msg]) => `* ${attr ?? 'ALL'}: ${msg}`) : undefined;
     const message = err.code === RPC_CODE.INVALID_PARAMS ? 'the appliance rejected the parameters' : err.reason.trim();
     return {
       code: EXIT_FOR_KIND[kind],
@@ -35,10 +43,21 @@ export function describeError(err: unknown): DescribedError {
   }
   if (err instanceof Error && err.name === 'ExitPromptError') {
     // Ctrl-C at a prompt: nothing was changed.
-    return { code: EXIT_FOR_KIND[E.INTERRUPTED.kind], kind: E.INTERRUPTED.kind, errorCode: E.INTERRUPTED.code, message: 'interrupted; nothing was changed' };
+    return {
+      code: EXIT_FOR_KIND[E.INTERRUPTED.kind],
+      kind: E.INTERRUPTED.kind,
+      errorCode: E.INTERRUPTED.code,
+      message: 'interrupted; nothing was changed',
+    };
   }
   const message = err instanceof Error ? err.message : String(err);
-  return { code: EXIT_FOR_KIND[E.INTERNAL.kind], kind: E.INTERNAL.kind, errorCode: E.INTERNAL.code, message, hint: 'this is a bug in stor; please report it with the command you ran' };
+  return {
+    code: EXIT_FOR_KIND[E.INTERNAL.kind],
+    kind: E.INTERNAL.kind,
+    errorCode: E.INTERNAL.code,
+    message,
+    hint: 'this is a bug in stor; please report it with the command you ran',
+  };
 }
 
 /** The appliance's `[EACCES] Not authorized` names no role; stor knows the method's from the contract. */

@@ -18,7 +18,15 @@ export function octal(mode: number, width = 4): string {
 }
 
 // st_mode's file type (S_IFMT) as `ls -l` shows it.
-const FILE_TYPES: Record<number, string> = { 0o140000: 's', 0o120000: 'l', 0o100000: '-', 0o060000: 'b', 0o040000: 'd', 0o020000: 'c', 0o010000: 'p' };
+const FILE_TYPES: Record<number, string> = {
+  0o140000: 's',
+  0o120000: 'l',
+  0o100000: '-',
+  0o060000: 'b',
+  0o040000: 'd',
+  0o020000: 'c',
+  0o010000: 'p',
+};
 const TYPE_LETTERS: Record<string, string> = { DIRECTORY: 'd', SYMLINK: 'l', FILE: '-' };
 
 /**
@@ -31,7 +39,9 @@ export function formatMode(mode: number, type?: string): string {
   const rwx = (bits: number, special: boolean, set: string, unset: string): string =>
     `${bits & 4 ? 'r' : '-'}${bits & 2 ? 'w' : '-'}${special ? (bits & 1 ? set : unset) : bits & 1 ? 'x' : '-'}`;
   const perms =
-    rwx((mode >> 6) & 7, (mode & 0o4000) !== 0, 's', 'S') + rwx((mode >> 3) & 7, (mode & 0o2000) !== 0, 's', 'S') + rwx(mode & 7, (mode & 0o1000) !== 0, 't', 'T');
+    rwx((mode >> 6) & 7, (mode & 0o4000) !== 0, 's', 'S') +
+    rwx((mode >> 3) & 7, (mode & 0o2000) !== 0, 's', 'S') +
+    rwx(mode & 7, (mode & 0o1000) !== 0, 't', 'T');
   return `${letter}${perms} ${octal(mode & 0o7777)}`;
 }
 
@@ -42,7 +52,16 @@ export function formatMode(mode: number, type?: string): string {
 export function formatTime(at: Date, timeZone?: string): string {
   let parts: Intl.DateTimeFormatPart[];
   try {
-    parts = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' }).formatToParts(at);
+    parts = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    }).formatToParts(at);
   } catch {
     // An unknown TZ name: the process zone, rather than no time at all.
     return formatTime(at);
@@ -58,13 +77,15 @@ export function formatTime(at: Date, timeZone?: string): string {
 }
 
 /** A time: local ISO with the offset on a terminal (in `timeZone`, the operator's TZ), the data's own ISO string when piped. */
-export const timeCell = (iso: string | null, timeZone?: string): Cell => (iso === null ? null : shown(iso, formatTime(new Date(iso), timeZone)));
+export const timeCell = (iso: string | null, timeZone?: string): Cell =>
+  iso === null ? null : shown(iso, formatTime(new Date(iso), timeZone));
 
 /** A size: human on a terminal, exact bytes when piped. */
 export const sizeCell = (n: number | null): Cell => (n === null ? null : shown(n, formatBytes(n)));
 
 /** An owner by name, the id when the name is unknown. */
-export const ownerText = (name: string | null | undefined, id: number | null): string => name ?? (id === null ? '-' : String(id));
+export const ownerText = (name: string | null | undefined, id: number | null): string =>
+  name ?? (id === null ? '-' : String(id));
 
 /**
  * A duration as a person says it: its two largest units, whole (`12 min 9 s`, `3 days 4 h`), for

@@ -40,7 +40,6 @@ export interface IO {
   onSignal?(handler: (signal: NodeJS.Signals) => void): () => void;
 }
 
-
 export function processIO(): IO {
   return {
     stdout: process.stdout,

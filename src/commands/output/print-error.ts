@@ -9,14 +9,17 @@ import type { OutputStream } from './io.js';
  */
 export function writeError(stderr: OutputStream, d: DescribedError, json: boolean): void {
   if (json) {
-    stderr.write(`${escapeJson(JSON.stringify({ error: { code: d.errorCode, kind: d.kind, message: d.message, ...(d.hint ? { hint: d.hint } : {}), ...(d.details ? { details: d.details } : {}) } }))}\n`);
+    stderr.write(
+      `${escapeJson(JSON.stringify({ error: { code: d.errorCode, kind: d.kind, message: d.message, ...(d.hint ? { hint: d.hint } : {}), ...(d.details ? { details: d.details } : {}) } }))}\n`,
+    );
     return;
   }
   // Messages carry the appliance's own texts (reasons, names, paths): never raw controls. A line
   // break in one is a break, its later lines indented, so none can pass for a line of stor's own.
   // On a terminal each line wraps at word boundaries to its width, the later lines indented under
   // the text; piped, every line stays whole, as scripts parse it.
-  const width = stderr.isTTY === true ? (stderr.columns !== undefined && stderr.columns > 0 ? stderr.columns : 80) : Infinity;
+  const width =
+    stderr.isTTY === true ? (stderr.columns !== undefined && stderr.columns > 0 ? stderr.columns : 80) : Infinity;
   const put = (prefix: string, text: string, indent: string) => {
     for (const line of wrapWords(prefix, escapeControls(text), width, indent)) stderr.write(`${line}\n`);
   };

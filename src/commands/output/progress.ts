@@ -10,7 +10,9 @@ function duration(seconds: number): string {
   if (!Number.isFinite(seconds)) return '--:--';
   const s = Math.max(0, Math.round(seconds));
   const two = (n: number) => String(n).padStart(2, '0');
-  return s >= 3600 ? `${Math.floor(s / 3600)}:${two(Math.floor(s / 60) % 60)}:${two(s % 60)}` : `${two(Math.floor(s / 60))}:${two(s % 60)}`;
+  return s >= 3600
+    ? `${Math.floor(s / 3600)}:${two(Math.floor(s / 60) % 60)}:${two(s % 60)}`
+    : `${two(Math.floor(s / 60))}:${two(s % 60)}`;
 }
 
 /**
@@ -76,11 +78,15 @@ export class ProgressBar {
     const prefix = several ? `[${this.index}/${this.totals.files}] ` : '';
     // What gives way on a narrow terminal: the bar, then the label, then the least needed figures.
     for (let maxRank = 4; maxRank >= 0; maxRank--) {
-      const tail = stats.filter(([, rank]) => rank <= maxRank).map(([text]) => text).join('  ');
+      const tail = stats
+        .filter(([, rank]) => rank <= maxRank)
+        .map(([text]) => text)
+        .join('  ');
       for (const bar of [BAR, 0]) {
         const barText = bar > 0 ? `[${'#'.repeat(Math.round(ratio * bar)).padEnd(bar)}]  ` : '';
         const room = width - stringWidth(prefix) - 2 - stringWidth(barText) - stringWidth(tail);
-        if (room >= Math.min(12, stringWidth(this.label))) return `${prefix}${shortenMiddle(this.label, room)}  ${barText}${tail}`;
+        if (room >= Math.min(12, stringWidth(this.label)))
+          return `${prefix}${shortenMiddle(this.label, room)}  ${barText}${tail}`;
       }
     }
     return shortenMiddle(`${prefix}${this.label}`, width);

@@ -51,7 +51,12 @@ export interface Column {
  * decides how it looks: fitted to the terminal, tab-separated when piped, JSON with `--json`.
  */
 export type View =
-  | { kind: 'record'; heading?: string; fields: [label: string, value: FieldValue][]; list?: { label: string; items: readonly string[] } }
+  | {
+      kind: 'record';
+      heading?: string;
+      fields: [label: string, value: FieldValue][];
+      list?: { label: string; items: readonly string[] };
+    }
   | { kind: 'table'; columns: (string | Column)[]; rows: Cell[][]; empty?: string }
   | { kind: 'json' }
   /** One part per target of `--targets`, each under its name. */
@@ -78,10 +83,16 @@ type RecordView = Extract<View, { kind: 'record' }>;
 type TableView = Extract<View, { kind: 'table' }>;
 
 /** The outcome most verbs have: `data` for `--json`, shown as one record of labelled fields. */
-export const recordResult = <T>(data: T, view: Omit<RecordView, 'kind'>): CommandResult<T> => ({ data, view: { kind: 'record', ...view } });
+export const recordResult = <T>(data: T, view: Omit<RecordView, 'kind'>): CommandResult<T> => ({
+  data,
+  view: { kind: 'record', ...view },
+});
 
 /** The outcome of a listing: `data` for `--json`, shown as a table of `columns`, a row an item. */
-export const tableResult = <T>(data: T, view: Omit<TableView, 'kind'>): CommandResult<T> => ({ data, view: { kind: 'table', ...view } });
+export const tableResult = <T>(data: T, view: Omit<TableView, 'kind'>): CommandResult<T> => ({
+  data,
+  view: { kind: 'table', ...view },
+});
 
 export interface RenderMode {
   json: boolean;
@@ -105,7 +116,12 @@ export interface TableLayout {
 export const DEFAULT_WIDTH = 80;
 
 /** How output for `stream` looks: stdout for results, stderr for what is shown before a prompt. */
-export function renderMode(io: IO, json: boolean, stream: 'stdout' | 'stderr' = 'stdout', layout: TableLayout = {}): RenderMode {
+export function renderMode(
+  io: IO,
+  json: boolean,
+  stream: 'stdout' | 'stderr' = 'stdout',
+  layout: TableLayout = {},
+): RenderMode {
   const tty = io[stream].isTTY === true;
   const columns = io[stream].columns;
   return {
@@ -114,12 +130,23 @@ export function renderMode(io: IO, json: boolean, stream: 'stdout' | 'stderr' = 
     color: tty ? io.color[stream] : 0,
     width: columns !== undefined && columns > 0 ? columns : DEFAULT_WIDTH,
     ...(layout.wide ? { wide: true } : {}),
-    ...(layout.columns !== undefined ? { columns: layout.columns.split(',').map((c) => c.trim()).filter((c) => c !== '') } : {}),
+    ...(layout.columns !== undefined
+      ? {
+          columns: layout.columns
+            .split(',')
+            .map((c) => c.trim())
+            .filter((c) => c !== ''),
+        }
+      : {}),
   };
 }
 
 /** A header as `--columns` names it: lower case, spaces and underscores as `-` (`full name` → `full-name`). */
-const columnName = (header: string): string => header.trim().toLowerCase().replace(/[\s_]+/g, '-');
+const columnName = (header: string): string =>
+  header
+    .trim()
+    .toLowerCase()
+    .replace(/[\s_]+/g, '-');
 
 const headerOf = (c: string | Column): string => (typeof c === 'string' ? c : c.header);
 
@@ -146,19 +173,28 @@ export function columnNames(view: View): string[] {
  * column stays first). A table that has none of them is left whole.
  */
 function selectColumns(view: View, names: readonly string[]): View {
-  if (view.kind === 'sections') return { ...view, sections: view.sections.map((s) => ({ ...s, view: selectColumns(s.view, names) })) };
+  if (view.kind === 'sections')
+    return { ...view, sections: view.sections.map((s) => ({ ...s, view: selectColumns(s.view, names) })) };
   if (view.kind !== 'table') return view;
   const index = new Map(view.columns.map((c, i) => [columnName(headerOf(c)), i]));
   const picked = names.map((n) => index.get(columnName(n))).filter((i): i is number => i !== undefined);
   if (picked.length === 0) return view;
   const target = index.get('target');
   const order = target === 0 && !picked.includes(0) ? [0, ...picked] : picked;
-  return { ...view, columns: order.map((i) => view.columns[i]!), rows: view.rows.map((r) => order.map((i) => r[i] ?? null)) };
+  return {
+    ...view,
+    columns: order.map((i) => view.columns[i]!),
+    rows: view.rows.map((r) => order.map((i) => r[i] ?? null)),
+  };
 }
 
 /** Shorthands for cells. */
 export const toned = (value: Scalar, tone: Tone | undefined): Cell => (tone ? { value, tone } : value);
-export const shown = (value: Scalar, human: string, tone?: Tone): Styled => ({ value, human, ...(tone ? { tone } : {}) });
+export const shown = (value: Scalar, human: string, tone?: Tone): Styled => ({
+  value,
+  human,
+  ...(tone ? { tone } : {}),
+});
 
 const isStyled = (c: FieldValue): c is Styled => typeof c === 'object' && c !== null && !Array.isArray(c);
 
@@ -188,9 +224,16 @@ function pipedText(v: FieldValue): string {
   return raw === null ? '' : escapeCell(String(raw));
 }
 
-const isNumeric = (c: Cell): boolean => typeof (isStyled(c) ? c.value : c) === 'number' && !(isStyled(c) && c.human !== undefined);
+const isNumeric = (c: Cell): boolean =>
+  typeof (isStyled(c) ? c.value : c) === 'number' && !(isStyled(c) && c.human !== undefined);
 
-function terminalTable(fitTable: FitTable, view: TableView, paint: ChalkInstance, width: number, wide = false): string[] {
+function terminalTable(
+  fitTable: FitTable,
+  view: TableView,
+  paint: ChalkInstance,
+  width: number,
+  wide = false,
+): string[] {
   if (view.rows.length === 0) return view.empty ? [view.empty] : [];
   const columns: FittedColumn[] = view.columns.map((c, i) => {
     const spec = typeof c === 'string' ? { header: c } : c;
@@ -206,13 +249,19 @@ function terminalTable(fitTable: FitTable, view: TableView, paint: ChalkInstance
       ...(spec.minor ? { minor: true } : {}),
     };
   });
-  return fitTable(columns, view.rows.map((r) => r.map((c) => terminalText(c, paint))), width, { wide });
+  return fitTable(
+    columns,
+    view.rows.map((r) => r.map((c) => terminalText(c, paint))),
+    width,
+    { wide },
+  );
 }
 
 function terminalRecord(fitTable: FitTable, view: RecordView, paint: ChalkInstance, width: number): string[] {
   const fields: [string, string][] = view.fields.map(([label, value]) => [label, terminalText(value, paint)]);
   // A long list (141 roles) goes last, as a count and the names flowing within the width.
-  if (view.list) fields.push([view.list.label, `${view.list.items.length}: ${escapeCell(view.list.items.join(', ')) || '-'}`]);
+  if (view.list)
+    fields.push([view.list.label, `${view.list.items.length}: ${escapeCell(view.list.items.join(', ')) || '-'}`]);
   const labelWidth = Math.min(Math.max(...fields.map(([l]) => l.length + 1)), Math.floor(width / 3));
   const lines = fitTable(
     [
@@ -238,7 +287,12 @@ async function renderTerminal(view: View, data: unknown, mode: RenderMode): Prom
     case 'text':
       return [String(data).trimEnd()];
     case 'sections': {
-      const parts = await Promise.all(view.sections.map(async (s) => [paint.bold(`== ${escapeCell(s.heading)} ==`), ...(await renderTerminal(s.view, s.data, mode))]));
+      const parts = await Promise.all(
+        view.sections.map(async (s) => [
+          paint.bold(`== ${escapeCell(s.heading)} ==`),
+          ...(await renderTerminal(s.view, s.data, mode)),
+        ]),
+      );
       return parts.flatMap((lines, i) => (i === 0 ? lines : ['', ...lines]));
     }
   }

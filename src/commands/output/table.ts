@@ -23,7 +23,7 @@ export function shortenMiddle(text: string, max: number): string {
   let head = '';
   let tail = '';
   let room = max - 1;
-  for (let i = 0, j = graphemes.length - 1; i <= j; ) {
+  for (let i = 0, j = graphemes.length - 1; i <= j;) {
     // Alternate ends, head first, while the next grapheme still fits.
     const takeHead = stringWidth(head) <= stringWidth(tail);
     const g = takeHead ? graphemes[i]! : graphemes[j]!;
@@ -43,9 +43,20 @@ export function shortenMiddle(text: string, max: number): string {
 
 const GAP = 2;
 const BORDERLESS = {
-  top: '', 'top-mid': '', 'top-left': '', 'top-right': '',
-  bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '',
-  left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '',
+  top: '',
+  'top-mid': '',
+  'top-left': '',
+  'top-right': '',
+  bottom: '',
+  'bottom-mid': '',
+  'bottom-left': '',
+  'bottom-right': '',
+  left: '',
+  'left-mid': '',
+  mid: '',
+  'mid-mid': '',
+  right: '',
+  'right-mid': '',
   middle: ' '.repeat(GAP),
 };
 
@@ -65,9 +76,15 @@ function uncutWidth(natural: number, longestWord: number, column: Pick<FittedCol
  * The columns to show: all of them when they fit `width` uncut (uncutWidth); else minor columns
  * are left out, the rightmost first, until the rest fit uncut or no minor column is left.
  */
-export function shownColumns(natural: readonly number[], longestWord: readonly number[], columns: readonly Pick<FittedColumn, 'overflow' | 'minor'>[], width: number): number[] {
+export function shownColumns(
+  natural: readonly number[],
+  longestWord: readonly number[],
+  columns: readonly Pick<FittedColumn, 'overflow' | 'minor'>[],
+  width: number,
+): number[] {
   const shown = columns.map((_, i) => i);
-  const least = () => shown.reduce((sum, i) => sum + uncutWidth(natural[i]!, longestWord[i]!, columns[i]!), 0) + GAP * (shown.length - 1);
+  const least = () =>
+    shown.reduce((sum, i) => sum + uncutWidth(natural[i]!, longestWord[i]!, columns[i]!), 0) + GAP * (shown.length - 1);
   while (least() > width) {
     const minor = shown.findLastIndex((i) => columns[i]!.minor === true);
     if (minor < 0) break;
@@ -80,7 +97,12 @@ export function shownColumns(natural: readonly number[], longestWord: readonly n
  * Column widths that fit `width`: the natural widths when they fit; else the widest columns that
  * may wrap or truncate give way first, and columns of numbers only when nothing else can.
  */
-export function fitWidths(natural: number[], columns: readonly Pick<FittedColumn, 'overflow' | 'key'>[], width: number, longestWord: readonly number[] = []): number[] {
+export function fitWidths(
+  natural: number[],
+  columns: readonly Pick<FittedColumn, 'overflow' | 'key'>[],
+  width: number,
+  longestWord: readonly number[] = [],
+): number[] {
   const widths = [...natural];
   const budget = Math.max(width - GAP * (widths.length - 1), widths.length);
   // Only free text gives way. An identifier or a status word (`key`, `never`) keeps its width even
@@ -91,7 +113,10 @@ export function fitWidths(natural: number[], columns: readonly Pick<FittedColumn
   const floor = (i: number, lastResort: boolean): number => {
     const o = columns[i]!.overflow;
     if (columns[i]!.key || o === 'never') return natural[i]!;
-    if (o === 'wrap') return lastResort ? Math.min(natural[i]!, longestWord[i] ?? 0) : uncutWidth(natural[i]!, longestWord[i] ?? 0, columns[i]!);
+    if (o === 'wrap')
+      return lastResort
+        ? Math.min(natural[i]!, longestWord[i] ?? 0)
+        : uncutWidth(natural[i]!, longestWord[i] ?? 0, columns[i]!);
     return lastResort ? 1 : Math.min(natural[i]!, MIN_TRUNCATE);
   };
   for (const lastResort of [false, true]) {
@@ -129,14 +154,21 @@ export function fitTable(
   // Headers count: a header word is never broken either (HEALTH over a column of `ok`).
   const words = (columns: readonly FittedColumn[], rows: readonly string[][]) => {
     const all = header ? [columns.map((c) => c.header), ...rows] : rows;
-    return columns.map((_, i) => Math.max(0, ...all.flatMap((r) => (r[i] ?? '').split(/\s+/).map((w) => stringWidth(w)))));
+    return columns.map((_, i) =>
+      Math.max(0, ...all.flatMap((r) => (r[i] ?? '').split(/\s+/).map((w) => stringWidth(w)))),
+    );
   };
   // `wide`: every column at its full width, whatever the terminal's.
-  const kept = options.wide ? allColumns.map((_, i) => i) : shownColumns(measure(allColumns, allRows), words(allColumns, allRows), allColumns, width);
+  const kept = options.wide
+    ? allColumns.map((_, i) => i)
+    : shownColumns(measure(allColumns, allRows), words(allColumns, allRows), allColumns, width);
   const columns = kept.map((i) => allColumns[i]!);
   const rows = allRows.map((r) => kept.map((i) => r[i] ?? ''));
   const natural = measure(columns, rows);
-  const specs = options.fixedFirst !== undefined ? columns.map((c, i) => (i === 0 ? { ...c, overflow: 'never' as const } : c)) : columns;
+  const specs =
+    options.fixedFirst !== undefined
+      ? columns.map((c, i) => (i === 0 ? { ...c, overflow: 'never' as const } : c))
+      : columns;
   const colWidths = options.wide ? natural : fitWidths(natural, specs, width, words(columns, rows));
   const table = new Table({
     chars: BORDERLESS,
@@ -145,11 +177,20 @@ export function fitTable(
   });
   // The header goes in as a first row (the table is borderless): cli-table3 wraps no `head` cell,
   // and a wrapped column's header must wrap as its cells do rather than be cut.
-  if (header) table.push(columns.map((c) => ({ content: c.header, ...(c.overflow === 'wrap' ? { wordWrap: true, wrapOnWordBoundary: true } : {}) })));
+  if (header)
+    table.push(
+      columns.map((c) => ({
+        content: c.header,
+        ...(c.overflow === 'wrap' ? { wordWrap: true, wrapOnWordBoundary: true } : {}),
+      })),
+    );
   for (const row of rows) {
     table.push(
       columns.map((c, i) => ({
-        content: c.overflow === 'middle' && !(row[i] ?? '').includes('\x1b') ? shortenMiddle(row[i] ?? '', colWidths[i]!) : (row[i] ?? ''),
+        content:
+          c.overflow === 'middle' && !(row[i] ?? '').includes('\x1b')
+            ? shortenMiddle(row[i] ?? '', colWidths[i]!)
+            : (row[i] ?? ''),
         hAlign: c.align,
         ...(c.overflow === 'wrap' ? { wordWrap: true, wrapOnWordBoundary: true } : {}),
       })),

@@ -21,7 +21,13 @@ const STOPS_THE_REST: ReadonlySet<string> = new Set(['auth', 'unreachable', 'int
 export const stopsTheRest = (d: DescribedError): boolean => STOPS_THE_REST.has(d.kind);
 
 export function fileError(d: DescribedError): TransferFileError {
-  return { code: d.errorCode, kind: d.kind, message: d.message, ...(d.hint ? { hint: d.hint } : {}), ...(d.details ? { details: d.details } : {}) };
+  return {
+    code: d.errorCode,
+    kind: d.kind,
+    message: d.message,
+    ...(d.hint ? { hint: d.hint } : {}),
+    ...(d.details ? { details: d.details } : {}),
+  };
 }
 
 /**
@@ -40,16 +46,24 @@ export function failureNote(
   return lines;
 }
 
-const OUTCOME_TONE: Record<TransferOutcome, Tone> = { done: 'ok', skipped: 'ok', failed: 'danger', not_attempted: 'warning' };
+const OUTCOME_TONE: Record<TransferOutcome, Tone> = {
+  done: 'ok',
+  skipped: 'ok',
+  failed: 'danger',
+  not_attempted: 'warning',
+};
 
-const outcomeCell = (o: TransferOutcome): Cell => (o === 'not_attempted' ? shown(o, 'not attempted', OUTCOME_TONE[o]) : toned(o, OUTCOME_TONE[o]));
+const outcomeCell = (o: TransferOutcome): Cell =>
+  o === 'not_attempted' ? shown(o, 'not attempted', OUTCOME_TONE[o]) : toned(o, OUTCOME_TONE[o]);
 
 /**
  * A transfer's table, one row per file: source, target, outcome, the caller's own columns, then
  * the error. On a terminal the error column shows only when something failed, so a clean run keeps
  * its width for paths; piped, the columns never change, for the scripts that split them.
  */
-export function transferView<F extends { source: string; target: string; outcome: TransferOutcome; error: TransferFileError | null }>(
+export function transferView<
+  F extends { source: string; target: string; outcome: TransferOutcome; error: TransferFileError | null },
+>(
   files: readonly F[],
   failed: number,
   tty: boolean,
@@ -66,6 +80,12 @@ export function transferView<F extends { source: string; target: string; outcome
       ...own.columns,
       ...(withErrors ? [{ header: 'error', overflow: 'wrap' as const }] : []),
     ],
-    rows: files.map((f) => [f.source, f.target, outcomeCell(f.outcome), ...own.cells(f), ...(withErrors ? [f.error?.message ?? null] : [])]),
+    rows: files.map((f) => [
+      f.source,
+      f.target,
+      outcomeCell(f.outcome),
+      ...own.cells(f),
+      ...(withErrors ? [f.error?.message ?? null] : []),
+    ]),
   };
 }

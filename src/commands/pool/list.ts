@@ -22,7 +22,9 @@ export interface PoolSummary {
 
 export async function poolList(ctx: CommandContext): Promise<CommandResult<PoolSummary[]>> {
   const t = await ctx.transport();
-  const pools = await queryItems(t, 'pool.query', ['id', 'name', 'status', 'healthy', 'path'], [], { order_by: ['name'] });
+  const pools = await queryItems(t, 'pool.query', ['id', 'name', 'status', 'healthy', 'path'], [], {
+    order_by: ['name'],
+  });
   const data: PoolSummary[] = pools.map((p) => ({
     id: p.id,
     name: p.name,
@@ -36,10 +38,27 @@ export async function poolList(ctx: CommandContext): Promise<CommandResult<PoolS
     path: p.path,
   }));
   // The mark is the word itself, not only its colour: a piped or colourless terminal shows it too.
-  const health = (p: PoolSummary) => (!p.healthy ? toned('UNHEALTHY', 'danger') : p.warning ? toned('warning', 'warning') : toned('ok', 'ok'));
+  const health = (p: PoolSummary) =>
+    !p.healthy ? toned('UNHEALTHY', 'danger') : p.warning ? toned('warning', 'warning') : toned('ok', 'ok');
   return tableResult(data, {
-    columns: ['name', 'health', 'status', { header: 'size', align: 'right' }, { header: 'allocated', align: 'right' }, { header: 'free', align: 'right' }, { header: 'detail', overflow: 'wrap' }],
-    rows: data.map((p) => [p.name, health(p), p.status, sizeCell(p.size), sizeCell(p.allocated), sizeCell(p.free), p.status_detail]),
+    columns: [
+      'name',
+      'health',
+      'status',
+      { header: 'size', align: 'right' },
+      { header: 'allocated', align: 'right' },
+      { header: 'free', align: 'right' },
+      { header: 'detail', overflow: 'wrap' },
+    ],
+    rows: data.map((p) => [
+      p.name,
+      health(p),
+      p.status,
+      sizeCell(p.size),
+      sizeCell(p.allocated),
+      sizeCell(p.free),
+      p.status_detail,
+    ]),
     empty: 'No pools.',
   });
 }
@@ -48,6 +67,10 @@ export const poolListCommand = defineCommand({
   summary: 'list pools with their health at a glance: status, healthy, size, allocated, free',
   effect: 'read',
   fanOut: 'read',
-  examples: ['stor pool list', 'stor pool list --json | jq -r ".[] | select(.healthy | not) | .name"', 'stor --targets nas1,nas2 pool list'],
+  examples: [
+    'stor pool list',
+    'stor pool list --json | jq -r ".[] | select(.healthy | not) | .name"',
+    'stor --targets nas1,nas2 pool list',
+  ],
   run: (ctx) => poolList(ctx),
 });

@@ -1,7 +1,15 @@
 import type { CommandContext } from '../framework/context.js';
 import { EXIT } from '../output/exit-codes.js';
 import { type CommandResult, tableResult, toned } from '../output/render.js';
-import { groupNames, healthOf, listPrivileges, loadTargetRoles, modelJson, proposedFix, type FindingReport } from './model.js';
+import {
+  groupNames,
+  healthOf,
+  listPrivileges,
+  loadTargetRoles,
+  modelJson,
+  proposedFix,
+  type FindingReport,
+} from './model.js';
 import { defineCommand } from '../framework/declare.js';
 
 /** `stor privilege check --json` */
@@ -32,7 +40,10 @@ export interface PrivilegeCheckResult {
 export async function privilegeCheck(ctx: CommandContext): Promise<CommandResult<PrivilegeCheckResult>> {
   const t = await ctx.transport();
   const [roles, privileges] = await Promise.all([loadTargetRoles(t), listPrivileges(t)]);
-  const proposed = privileges.map((p) => ({ p, h: healthOf(roles, p.roles) })).filter(({ h }) => h.findings.length > 0).map(({ p, h }) => ({ p, h, fix: proposedFix(h) }));
+  const proposed = privileges
+    .map((p) => ({ p, h: healthOf(roles, p.roles) }))
+    .filter(({ h }) => h.findings.length > 0)
+    .map(({ p, h }) => ({ p, h, fix: proposedFix(h) }));
   const flagged = proposed.map(({ p, h, fix }) => ({
     id: p.id,
     name: p.name,
@@ -42,7 +53,12 @@ export async function privilegeCheck(ctx: CommandContext): Promise<CommandResult
     findings: h.findings,
     suggested_roles: fix.after,
   }));
-  const data: PrivilegeCheckResult = { ok: !flagged.some((p) => p.locks_out), catalogue: roles.source, model: modelJson(roles), privileges: flagged };
+  const data: PrivilegeCheckResult = {
+    ok: !flagged.some((p) => p.locks_out),
+    catalogue: roles.source,
+    model: modelJson(roles),
+    privileges: flagged,
+  };
   const broken = flagged.filter((p) => p.locks_out).length;
   const warned = flagged.length - broken;
   const warnings = warned > 0 ? `; ${warned} with warnings only` : '';
@@ -59,7 +75,13 @@ export async function privilegeCheck(ctx: CommandContext): Promise<CommandResult
     ...tableResult(data, {
       columns: ['id', 'name', 'severity', { header: 'finding', overflow: 'wrap' }, { header: 'fix', overflow: 'wrap' }],
       rows: flagged.flatMap((p) =>
-        p.findings.map((f) => [p.id, p.name, toned(f.locks_out ? 'LOCKOUT' : 'warning', f.locks_out ? 'danger' : 'warning'), `[${f.index}] ${f.effect}`, f.remedy]),
+        p.findings.map((f) => [
+          p.id,
+          p.name,
+          toned(f.locks_out ? 'LOCKOUT' : 'warning', f.locks_out ? 'danger' : 'warning'),
+          `[${f.index}] ${f.effect}`,
+          f.remedy,
+        ]),
       ),
       empty: 'No findings.',
     }),

@@ -30,7 +30,11 @@ function differences(p: Privilege, want: { gids: number[]; roles: string[]; webS
   ];
 }
 
-export async function privilegeCreate(ctx: CommandContext, name: string, options: PrivilegeCreateOptions): Promise<CommandResult<PrivilegeCreated>> {
+export async function privilegeCreate(
+  ctx: CommandContext,
+  name: string,
+  options: PrivilegeCreateOptions,
+): Promise<CommandResult<PrivilegeCreated>> {
   const t = await ctx.transport();
   const target = await loadTargetRoles(t);
   const roles = options.roles ?? [];
@@ -43,7 +47,9 @@ export async function privilegeCreate(ctx: CommandContext, name: string, options
     const differs = differences(existing, { gids: local_groups, roles, webShell: web_shell });
     const result = saved(existing, target);
     if (differs.length > 0) {
-      ctx.warn(`stor: privilege ${name} exists with other ${differs.join(', ')} than asked; nothing was changed (\`stor privilege update ${name}\` changes it)`);
+      ctx.warn(
+        `stor: privilege ${name} exists with other ${differs.join(', ')} than asked; nothing was changed (\`stor privilege update ${name}\` changes it)`,
+      );
     } else {
       ctx.note(`stor: privilege ${name} exists as asked (id ${existing.id}); nothing was changed`);
     }
@@ -55,16 +61,22 @@ export async function privilegeCreate(ctx: CommandContext, name: string, options
 }
 
 export const privilegeCreateCommand = defineCommand({
-  summary: 'create a privilege; refuses a role list that would lock its users out unless --force; --exist-ok makes it safe to re-run',
+  summary:
+    'create a privilege; refuses a role list that would lock its users out unless --force; --exist-ok makes it safe to re-run',
   effect: 'change',
   calls: ['privilege.create', 'privilege.roles', 'group.query'],
   args: { name: arg.required('privilege name') },
   options: {
     ...editOptions,
     webShell: flag('grant the web shell'),
-    existOk: flag('exit 0 when a privilege of that name exists, changing nothing (for re-run scripts); warns when it differs from what was asked'),
+    existOk: flag(
+      'exit 0 when a privilege of that name exists, changing nothing (for re-run scripts); warns when it differs from what was asked',
+    ),
   },
-  examples: ['stor privilege create ops --groups ops --roles FILESYSTEM_FULL_CONTROL,DATASET_WRITE', 'stor privilege create ops --groups ops --roles READONLY_ADMIN --exist-ok --json'],
+  examples: [
+    'stor privilege create ops --groups ops --roles FILESYSTEM_FULL_CONTROL,DATASET_WRITE',
+    'stor privilege create ops --groups ops --roles READONLY_ADMIN --exist-ok --json',
+  ],
   fanOut: 'change',
   run: (ctx, { name }, opts) => privilegeCreate(ctx, name, opts),
 });

@@ -15,7 +15,10 @@ export const editOptions = {
   force: flag('save an overlapping or self-including role list anyway'),
 };
 
-export type PrivilegeEditOptions = OptionValues<typeof editOptions> & { name?: string | undefined; webShell?: boolean | undefined };
+export type PrivilegeEditOptions = OptionValues<typeof editOptions> & {
+  name?: string | undefined;
+  webShell?: boolean | undefined;
+};
 
 /** `stor privilege create|update --json`: the privilege as stored. */
 export interface PrivilegeSaved {
@@ -31,7 +34,10 @@ export async function resolveGids(t: Transport, refs: string[]): Promise<number[
   const groups = await queryItems(t, 'group.query', ['gid', 'name'], [], { select: ['gid', 'name'] });
   return refs.map((ref) => {
     const g = /^\d+$/.test(ref) ? groups.find((x) => x.gid === Number(ref)) : groups.find((x) => x.name === ref);
-    if (!g) throw new StorError(E.NOT_FOUND, `no local group with name or gid ${JSON.stringify(ref)}`, { hint: "`stor group list` shows them" });
+    if (!g)
+      throw new StorError(E.NOT_FOUND, `no local group with name or gid ${JSON.stringify(ref)}`, {
+        hint: '`stor group list` shows them',
+      });
     return g.gid;
   });
 }
@@ -54,9 +60,13 @@ export function checkRoles(ctx: CommandContext, roles: TargetRoles, list: string
   const why = (findings: typeof h.findings) => findings.map(findingLine).join('; ');
   if (h.locksOut && !force) {
     const remedies = [...new Set(h.findings.filter((f) => f.locks_out).map((f) => f.remedy))].join('; ');
-    throw new StorError(E.ROLE_LIST_LOCKS_OUT, `this role list would lock its users out on ${roles.model.name}: ${why(h.findings.filter((f) => f.locks_out))}`, {
-      hint: `${remedies}; or --force to save it anyway`,
-    });
+    throw new StorError(
+      E.ROLE_LIST_LOCKS_OUT,
+      `this role list would lock its users out on ${roles.model.name}: ${why(h.findings.filter((f) => f.locks_out))}`,
+      {
+        hint: `${remedies}; or --force to save it anyway`,
+      },
+    );
   }
   const redundant = h.findings.filter((f) => !f.locks_out);
   if (redundant.length > 0) {
@@ -79,5 +89,3 @@ export function saved(p: Privilege, roles: TargetRoles): CommandResult<Privilege
     ],
   });
 }
-
-

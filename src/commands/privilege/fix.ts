@@ -11,14 +11,24 @@ import { holdToPlan } from '../shared/plan-check.js';
 import { confirmChange, willAsk } from '../shared/prompts.js';
 import { toned, type CommandResult, type Tone, type View } from '../output/render.js';
 import { selfIncludingAdvice } from './lockout.js';
-import { findPrivilege, healthOf, listPrivileges, loadTargetRoles, type FindingReport, type Privilege, type TargetRoles } from './model.js';
+import {
+  findPrivilege,
+  healthOf,
+  listPrivileges,
+  loadTargetRoles,
+  type FindingReport,
+  type Privilege,
+  type TargetRoles,
+} from './model.js';
 import { arg, defineCommand, flag, type OptionValues, yesFlag } from '../framework/declare.js';
 
 const options = {
   all: flag('fix every privilege that needs it'),
   yes: yesFlag(),
   dryRun: flag('show what would change; change nothing'),
-  dropSelfIncluding: flag('also drop self-including roles (PRIVILEGE_WRITE, SYSTEM_PRODUCT_WRITE); changes effective roles'),
+  dropSelfIncluding: flag(
+    'also drop self-including roles (PRIVILEGE_WRITE, SYSTEM_PRODUCT_WRITE); changes effective roles',
+  ),
   dropUnknown: flag('also drop role names the appliance does not know (they grant nothing)'),
 };
 
@@ -58,7 +68,11 @@ function plan(roles: TargetRoles, p: Privilege, options: FixOptions): PrivilegeF
   const removed = dropped.map(({ role, why, includedBy }): PrivilegeFix['removed'][number] => {
     if (why === 'duplicate') return { role, reason: 'listed twice' };
     if (why === 'unknown') return { role, reason: 'not a role of this appliance' };
-    if (why === 'overlap') return { role, reason: includedBy !== undefined ? `included by ${includedBy}` : 'included by another listed role' };
+    if (why === 'overlap')
+      return {
+        role,
+        reason: includedBy !== undefined ? `included by ${includedBy}` : 'included by another listed role',
+      };
     const advice = selfIncludingAdvice(role, (name) => catalogue.has(name));
     return { role, reason: `includes itself; loses ${advice.loses}`, keep: advice.keep };
   });
@@ -68,7 +82,15 @@ function plan(roles: TargetRoles, p: Privilege, options: FixOptions): PrivilegeF
   return {
     id: p.id,
     name: p.name,
-    status: p.builtin_name ? 'builtin' : changed ? (options.dryRun ? 'would-fix' : 'fixed') : remaining.locksOut ? 'locks-out' : 'clean',
+    status: p.builtin_name
+      ? 'builtin'
+      : changed
+        ? options.dryRun
+          ? 'would-fix'
+          : 'fixed'
+        : remaining.locksOut
+          ? 'locks-out'
+          : 'clean',
     before,
     after: p.builtin_name ? before : after,
     removed: p.builtin_name ? [] : removed,
@@ -80,7 +102,13 @@ function plan(roles: TargetRoles, p: Privilege, options: FixOptions): PrivilegeF
   };
 }
 
-const STATUS_TONE: Record<FixStatus, Tone | undefined> = { fixed: 'ok', 'would-fix': 'warning', clean: 'ok', 'locks-out': 'danger', builtin: undefined };
+const STATUS_TONE: Record<FixStatus, Tone | undefined> = {
+  fixed: 'ok',
+  'would-fix': 'warning',
+  clean: 'ok',
+  'locks-out': 'danger',
+  builtin: undefined,
+};
 
 /**
  * The diff as a table: one row per privilege, what goes and why, what stays, what it costs. A dry
@@ -122,7 +150,8 @@ function advice(ctx: CommandContext, fixes: readonly PrivilegeFix[], dryRun: boo
 }
 
 /** A fix as the plan item it rests on: which privilege, and the list its new one was computed from. */
-const planBasis = (f: Pick<PrivilegeFix, 'id' | 'name' | 'before'>) => `privilege ${f.id} "${f.name}" with roles [${f.before.join(', ')}]`;
+const planBasis = (f: Pick<PrivilegeFix, 'id' | 'name' | 'before'>) =>
+  `privilege ${f.id} "${f.name}" with roles [${f.before.join(', ')}]`;
 
 /** Applies one planned fix, then re-reads the privilege and checks the stored list and effective roles. */
 async function apply(t: Transport, catalogue: RoleCatalogue, fix: PrivilegeFix): Promise<void> {
@@ -131,15 +160,24 @@ async function apply(t: Transport, catalogue: RoleCatalogue, fix: PrivilegeFix):
   const sameList = stored.roles.length === fix.after.length && stored.roles.every((r, i) => r === fix.after[i]);
   const effective = expandRoles(catalogue, stored.roles);
   if (!sameList || effective.size !== fix.effective_after) {
-    throw new StorError(E.VERIFY_FAILED, `privilege ${fix.id} reads back as [${stored.roles.join(', ')}], not the list just written`, {
-      hint: 'another administrator may be editing it; run `stor privilege show` and try again',
-    });
+    throw new StorError(
+      E.VERIFY_FAILED,
+      `privilege ${fix.id} reads back as [${stored.roles.join(', ')}], not the list just written`,
+      {
+        hint: 'another administrator may be editing it; run `stor privilege show` and try again',
+      },
+    );
   }
 }
 
 /** `stor privilege fix <id|name>` / `--all` */
-export async function privilegeFix(ctx: CommandContext, ref: string | undefined, options: FixOptions): Promise<CommandResult<FixResult>> {
-  if ((ref === undefined) === !options.all) throw new StorError(E.FIX_TARGET, 'name one privilege (id or name), or pass --all');
+export async function privilegeFix(
+  ctx: CommandContext,
+  ref: string | undefined,
+  options: FixOptions,
+): Promise<CommandResult<FixResult>> {
+  if ((ref === undefined) === !options.all)
+    throw new StorError(E.FIX_TARGET, 'name one privilege (id or name), or pass --all');
   let t: Transport;
   try {
     t = await ctx.transport();
@@ -172,7 +210,12 @@ export async function privilegeFix(ctx: CommandContext, ref: string | undefined,
       await ctx.noteView({ data: preview, view: fixView(preview, true) });
     }
     const preview = `stor privilege fix ${options.all ? '--all' : JSON.stringify(ref)}${options.dropSelfIncluding ? ' --drop-self-including' : ''}${options.dropUnknown ? ' --drop-unknown' : ''} --dry-run`;
-    const asked = await confirmChange(ctx, `Rewrite the roles of ${pending.length} privilege${pending.length === 1 ? '' : 's'}?`, options.yes, `preview with \`${preview}\``);
+    const asked = await confirmChange(
+      ctx,
+      `Rewrite the roles of ${pending.length} privilege${pending.length === 1 ? '' : 's'}?`,
+      options.yes,
+      `preview with \`${preview}\``,
+    );
     // Each list is written whole: a role added while the question waited would be dropped, one
     // removed would come back. Every privilege must still hold the roles its fix was planned
     // from (and, after a --targets rehearsal, be one the plan named) before any is written.
@@ -180,7 +223,12 @@ export async function privilegeFix(ctx: CommandContext, ref: string | undefined,
       shown: pending.map(planBasis),
       pick: (confirmed: FixResult) => confirmed.privileges.filter((f) => f.status === 'would-fix').map(planBasis),
       asked,
-      reread: async () => Promise.all(pending.map(async (f) => planBasis({ ...f, before: (await call(t, 'privilege.get_instance', [f.id])).roles }))),
+      reread: async () =>
+        Promise.all(
+          pending.map(async (f) =>
+            planBasis({ ...f, before: (await call(t, 'privilege.get_instance', [f.id])).roles }),
+          ),
+        ),
       what: 'privilege fix would now rewrite',
       preview,
     });
@@ -196,7 +244,9 @@ export async function privilegeFix(ctx: CommandContext, ref: string | undefined,
   advice(ctx, fixes, options.dryRun);
   if (options.dryRun) {
     const count = `${wouldFix.length} privilege${wouldFix.length === 1 ? '' : 's'}`;
-    ctx.note(`stor: dry run: nothing is rewritten.${wouldFix.length > 0 ? ` Without --dry-run, stor would rewrite ${count}.` : ''}`);
+    ctx.note(
+      `stor: dry run: nothing is rewritten.${wouldFix.length > 0 ? ` Without --dry-run, stor would rewrite ${count}.` : ''}`,
+    );
   }
   const stillBroken = fixes.some((f) => f.still_locks_out && f.status !== 'builtin');
   return { data, view: fixView(fixes, options.dryRun), exitCode: stillBroken ? EXIT.CHECK : EXIT.OK };
@@ -209,7 +259,11 @@ export const privilegeFixCommand = defineCommand({
   asks: true,
   args: { privilege: arg.optional('id or name (or use --all)', 'privilege') },
   options,
-  examples: ['stor privilege fix ops --dry-run', 'stor privilege fix 7 --yes', 'stor privilege fix --all --yes --drop-self-including'],
+  examples: [
+    'stor privilege fix ops --dry-run',
+    'stor privilege fix 7 --yes',
+    'stor privilege fix --all --yes --drop-self-including',
+  ],
   notes: 'Run it as an administrator who is not bound to the broken privilege: its own members cannot log in.',
   fanOut: 'change',
   run: (ctx, { privilege }, opts) => privilegeFix(ctx, privilege, opts),

@@ -36,9 +36,23 @@ export async function privilegeList(ctx: CommandContext): Promise<CommandResult<
   });
   if (data.some((p) => p.health[0] !== 'ok')) ctx.noteOnce(`health judged as ${roles.model.basis}`);
   return tableResult(data, {
-    columns: [{ header: 'id', key: true }, { header: 'name', key: true }, { header: 'groups', overflow: 'wrap' }, { header: 'roles', overflow: 'wrap' }, { header: 'web shell', minor: true }, { header: 'health', overflow: 'wrap' }],
+    columns: [
+      { header: 'id', key: true },
+      { header: 'name', key: true },
+      { header: 'groups', overflow: 'wrap' },
+      { header: 'roles', overflow: 'wrap' },
+      { header: 'web shell', minor: true },
+      { header: 'health', overflow: 'wrap' },
+    ],
     // ", " between roles so that a long list wraps at word boundaries on a terminal.
-    rows: data.map((p) => [p.id, p.name, p.groups.join(', '), p.roles.join(', '), p.web_shell, healthCell(p.health, p.locks_out)]),
+    rows: data.map((p) => [
+      p.id,
+      p.name,
+      p.groups.join(', '),
+      p.roles.join(', '),
+      p.web_shell,
+      healthCell(p.health, p.locks_out),
+    ]),
     empty: 'No privileges.',
   });
 }

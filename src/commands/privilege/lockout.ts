@@ -42,15 +42,18 @@ const EARLY_26_BETA = /^26\.0\.0-BETA\.[12]$/;
 const EMULATOR_RULES: Record<string, { rule: LockoutRule; meaning: string }> = {
   'as-reported': {
     rule: 'as-reported',
-    meaning: 'a role listed with another role that includes it, a duplicate, or a self-including role breaks login, as the seed\'s reports describe 25.10.1',
+    meaning:
+      "a role listed with another role that includes it, a duplicate, or a self-including role breaks login, as the seed's reports describe 25.10.1",
   },
   'truenas-25.10.1': {
     rule: 'self-including',
-    meaning: "only a self-including role breaks login, as the release's own code does (MW/role.py, 25.10 and 26.0 alike); overlaps are redundancy",
+    meaning:
+      "only a self-including role breaks login, as the release's own code does (MW/role.py, 25.10 and 26.0 alike); overlaps are redundancy",
   },
   terminating: {
     rule: 'none',
-    meaning: 'role expansion always terminates, so no role list breaks login here (a real 25.10 or 26.0 refuses login through a self-including role)',
+    meaning:
+      'role expansion always terminates, so no role list breaks login here (a real 25.10 or 26.0 refuses login through a self-including role)',
   },
 };
 
@@ -66,12 +69,25 @@ export async function detectLockoutModel(t: Transport): Promise<LockoutModel> {
     // named after that release (`truenas-26.0`), so a 26 target is not described as 25.10.1.
     const own = emulation.settings.release;
     const label = expansion === 'truenas-25.10.1' && own !== undefined ? `truenas-${own}` : expansion;
-    return { rule, name: `the emulator (${label})`, basis: `stor emulator${of}, role expansion ${label}: ${meaning}`, release, emulator: true };
+    return {
+      rule,
+      name: `the emulator (${label})`,
+      basis: `stor emulator${of}, role expansion ${label}: ${meaning}`,
+      release,
+      emulator: true,
+    };
   }
   const { version: release, release: known } = await targetRelease(t);
-  const selfIncluding = 'a role that includes itself (directly or through others) never finishes expanding and breaks login; overlaps are redundancy';
+  const selfIncluding =
+    'a role that includes itself (directly or through others) never finishes expanding and breaks login; overlaps are redundancy';
   if (release !== null && (known !== null || EARLY_26_BETA.test(release))) {
-    return { rule: 'self-including', name: `TrueNAS ${release}`, basis: `TrueNAS ${release}, judged by its release and its catalogue: ${selfIncluding}`, release, emulator: false };
+    return {
+      rule: 'self-including',
+      name: `TrueNAS ${release}`,
+      basis: `TrueNAS ${release}, judged by its release and its catalogue: ${selfIncluding}`,
+      release,
+      emulator: false,
+    };
   }
   return {
     rule: 'self-including',
@@ -107,6 +123,9 @@ export function selfIncludingAdvice(role: string, has: (name: string) => boolean
   const read = role.replace(/_(WRITE|DELETE)$/, '_READ');
   return {
     loses: `${role} itself, and every method registered for it`,
-    keep: read !== role && has(read) ? `list ${read} to keep read access, and have a full administrator do the writes` : 'have a full administrator do what it allowed',
+    keep:
+      read !== role && has(read)
+        ? `list ${read} to keep read access, and have a full administrator do the writes`
+        : 'have a full administrator do what it allowed',
   };
 }

@@ -75,7 +75,8 @@ export async function findPrivilege(t: Transport, ref: string): Promise<Privileg
 }
 
 /** A group that no longer exists comes back as `{gid, sid: null, group: null}` (MW/plugins/account_/privilege.py:233-238): shown by its gid. */
-export const groupNames = (p: Pick<Privilege, 'local_groups'>): string[] => p.local_groups.map((g) => ('name' in g ? g.name : String(g.gid ?? g.sid)));
+export const groupNames = (p: Pick<Privilege, 'local_groups'>): string[] =>
+  p.local_groups.map((g) => ('name' in g ? g.name : String(g.gid ?? g.sid)));
 
 /** One problem with a privilege's role list, explained for operators (`--json` shape too). */
 export interface FindingReport {
@@ -178,7 +179,10 @@ export function proposedFix(h: Health): { flags: string; after: string[] } {
     dropSelfIncluding: h.findings.some((f) => f.locks_out && f.kind === 'self-including'),
     dropUnknown: h.findings.some((f) => f.kind === 'unknown'),
   };
-  return { flags: `${options.dropSelfIncluding ? ' --drop-self-including' : ''}${options.dropUnknown ? ' --drop-unknown' : ''}`, after: h.fix(options).after };
+  return {
+    flags: `${options.dropSelfIncluding ? ' --drop-self-including' : ''}${options.dropUnknown ? ' --drop-unknown' : ''}`,
+    after: h.fix(options).after,
+  };
 }
 
 /** The model as `--json` carries it. */

@@ -57,10 +57,17 @@ const MARKS: Record<TreeMark, string> = {
 export function drawTree(node: RoleTreeNode, lead = '', branch = ''): string[] {
   const line = `${lead}${branch}${node.role}${node.mark ? `  [${MARKS[node.mark]}]` : ''}`;
   const childLead = lead + (branch === '' ? '' : branch === '└─ ' ? '   ' : '│  ');
-  return [line, ...node.children.flatMap((c, i) => drawTree(c, childLead, i === node.children.length - 1 ? '└─ ' : '├─ '))];
+  return [
+    line,
+    ...node.children.flatMap((c, i) => drawTree(c, childLead, i === node.children.length - 1 ? '└─ ' : '├─ ')),
+  ];
 }
 
-const treeView = (trees: RoleTreeNode[]): View => ({ kind: 'table', columns: ['inclusion tree'], rows: trees.flatMap((t) => drawTree(t)).map((l) => [l]) });
+const treeView = (trees: RoleTreeNode[]): View => ({
+  kind: 'table',
+  columns: ['inclusion tree'],
+  rows: trees.flatMap((t) => drawTree(t)).map((l) => [l]),
+});
 
 function detail(catalogue: RoleCatalogue, titles: Map<string, string>, name: string, tree: boolean): RoleDetail {
   const def = catalogue.get(name)!;
@@ -76,7 +83,11 @@ function detail(catalogue: RoleCatalogue, titles: Map<string, string>, name: str
   };
 }
 
-export async function privilegeRoles(ctx: CommandContext, role: string | undefined, tree: boolean): Promise<CommandResult<PrivilegeRolesResult>> {
+export async function privilegeRoles(
+  ctx: CommandContext,
+  role: string | undefined,
+  tree: boolean,
+): Promise<CommandResult<PrivilegeRolesResult>> {
   const t = await ctx.transport();
   const entries = await queryItems(t, 'privilege.roles', ['name', 'title', 'includes', 'builtin']);
   const catalogue = catalogueFromPrivilegeRoles(entries);
@@ -105,7 +116,9 @@ export async function privilegeRoles(ctx: CommandContext, role: string | undefin
     });
   }
   if (!catalogue.has(role)) {
-    throw new StorError(E.UNKNOWN_ROLE, `not a role of this appliance: ${role}`, { hint: '`stor privilege roles` lists them' });
+    throw new StorError(E.UNKNOWN_ROLE, `not a role of this appliance: ${role}`, {
+      hint: '`stor privilege roles` lists them',
+    });
   }
   const data = detail(catalogue, titles, role, tree);
   if (data.tree) return { data, view: treeView([data.tree]) };
@@ -130,7 +143,13 @@ export const privilegeRolesCommand = defineCommand({
   fanOut: 'read',
   args: { role: arg.optional('a role name') },
   options: { tree: flag('draw the inclusion tree (self-inclusion and cycles marked)') },
-  examples: ['stor privilege roles', 'stor privilege roles READONLY_ADMIN', 'stor privilege roles PRIVILEGE_WRITE --tree', 'stor privilege roles --json'],
-  notes: 'Read from the target with privilege.roles. FULL_ADMIN grants every role, so it is among the roles that include any role in total.',
+  examples: [
+    'stor privilege roles',
+    'stor privilege roles READONLY_ADMIN',
+    'stor privilege roles PRIVILEGE_WRITE --tree',
+    'stor privilege roles --json',
+  ],
+  notes:
+    'Read from the target with privilege.roles. FULL_ADMIN grants every role, so it is among the roles that include any role in total.',
   run: (ctx, { role }, opts) => privilegeRoles(ctx, role, opts.tree),
 });

@@ -7,7 +7,11 @@ import { checkRoles, editOptions, resolveGids, saved, type PrivilegeEditOptions,
 import { findPrivilege, loadTargetRoles } from './model.js';
 import { arg, defineCommand, toggle, value } from '../framework/declare.js';
 
-export async function privilegeUpdate(ctx: CommandContext, ref: string, options: PrivilegeEditOptions): Promise<CommandResult<PrivilegeSaved>> {
+export async function privilegeUpdate(
+  ctx: CommandContext,
+  ref: string,
+  options: PrivilegeEditOptions,
+): Promise<CommandResult<PrivilegeSaved>> {
   const t = await ctx.transport();
   const [existing, target] = await Promise.all([findPrivilege(t, ref), loadTargetRoles(t)]);
   const change: Record<string, unknown> = {};
@@ -20,7 +24,11 @@ export async function privilegeUpdate(ctx: CommandContext, ref: string, options:
   const groups = options.groups;
   if (groups !== undefined) change.local_groups = await resolveGids(t, groups);
   if (options.webShell !== undefined) change.web_shell = options.webShell;
-  if (Object.keys(change).length === 0) throw new StorError(E.NOTHING_TO_UPDATE, 'say what to change: --name, --groups, --roles or --web-shell/--no-web-shell');
+  if (Object.keys(change).length === 0)
+    throw new StorError(
+      E.NOTHING_TO_UPDATE,
+      'say what to change: --name, --groups, --roles or --web-shell/--no-web-shell',
+    );
   const p = await call(t, 'privilege.update', [existing.id, change]);
   return saved(p, target);
 }
@@ -30,8 +38,15 @@ export const privilegeUpdateCommand = defineCommand({
   effect: 'change',
   calls: ['privilege.update', 'privilege.query', 'privilege.roles', 'group.query'],
   args: { privilege: arg.required('id or name', 'privilege') },
-  options: { name: value('<name>', 'rename it'), ...editOptions, webShell: toggle('grant the web shell', 'revoke the web shell') },
-  examples: ['stor privilege update ops --roles FILESYSTEM_FULL_CONTROL,DATASET_WRITE', 'stor privilege update 4 --no-web-shell'],
+  options: {
+    name: value('<name>', 'rename it'),
+    ...editOptions,
+    webShell: toggle('grant the web shell', 'revoke the web shell'),
+  },
+  examples: [
+    'stor privilege update ops --roles FILESYSTEM_FULL_CONTROL,DATASET_WRITE',
+    'stor privilege update 4 --no-web-shell',
+  ],
   fanOut: 'change',
   run: (ctx, { privilege }, opts) => privilegeUpdate(ctx, privilege, opts),
 });

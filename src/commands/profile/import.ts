@@ -8,7 +8,13 @@ import { PROFILE_LIST_FILE, readSmallFile } from '../../core/config/small-file.j
 import { readKeyFile } from '../login/read-key.js';
 import { API_KEY_PATTERN } from '../../core/store/secrets.js';
 import { assertSecretMayTravel, parseEndpoint } from '../../core/transport/endpoint.js';
-import { groupsFromIni, groupsFromYaml, InventoryError, inventoryHosts, type InventoryHost } from '../../core/config/ansible-inventory.js';
+import {
+  groupsFromIni,
+  groupsFromYaml,
+  InventoryError,
+  inventoryHosts,
+  type InventoryHost,
+} from '../../core/config/ansible-inventory.js';
 import type { CommandContext } from '../framework/context.js';
 import { arg, choice, defineCommand, flag } from '../framework/declare.js';
 import { type CommandResult, tableResult } from '../output/render.js';
@@ -39,21 +45,33 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
 const entrySchema = z
   .object({
-    name: z.string().regex(NAME, 'letters, digits, "_", "." and "-", starting with a letter or digit').refine((n) => n !== 'all', '"all" means every profile in --targets').refine((n) => n !== EMBEDDED_PROFILE, `"${EMBEDDED_PROFILE}" names the embedded appliance`),
+    name: z
+      .string()
+      .regex(NAME, 'letters, digits, "_", "." and "-", starting with a letter or digit')
+      .refine((n) => n !== 'all', '"all" means every profile in --targets')
+      .refine((n) => n !== EMBEDDED_PROFILE, `"${EMBEDDED_PROFILE}" names the embedded appliance`),
     url: z.string().min(1),
     key_file: z.string().min(1).optional(),
     key_stdin: z.literal(true).optional(),
     ca: z.string().min(1).optional(),
     insecure: z.boolean().optional(),
     rpc: z.enum(['ws', 'http']).optional(),
-    tags: z.array(z.string().regex(TAG, 'letters, digits, "_", "." and "-", starting with a letter or digit')).optional(),
+    tags: z
+      .array(z.string().regex(TAG, 'letters, digits, "_", "." and "-", starting with a letter or digit'))
+      .optional(),
   })
   .strict()
-  .refine((e) => (e.key_file === undefined) !== (e.key_stdin === undefined), 'give the key as key_file or key_stdin: true (one of them)');
+  .refine(
+    (e) => (e.key_file === undefined) !== (e.key_stdin === undefined),
+    'give the key as key_file or key_stdin: true (one of them)',
+  );
 
 type Entry = z.infer<typeof entrySchema>;
 
-function badFile(message: string, hint = 'a YAML or JSON list of {name, url, key_file | key_stdin: true, ca?, insecure?, rpc?, tags?}, or an Ansible inventory (--format ansible); nothing was saved'): StorError {
+function badFile(
+  message: string,
+  hint = 'a YAML or JSON list of {name, url, key_file | key_stdin: true, ca?, insecure?, rpc?, tags?}, or an Ansible inventory (--format ansible); nothing was saved',
+): StorError {
   return new StorError(E.BAD_PROFILE_FILE, message, { hint });
 }
 
@@ -85,7 +103,8 @@ function checkedEntries(raws: readonly unknown[], label: (raw: unknown, i: numbe
   return entries;
 }
 
-const entryLabel = (raw: unknown, i: number) => `entry ${i + 1}${typeof (raw as { name?: unknown })?.name === 'string' ? ` (${(raw as { name: string }).name})` : ''}`;
+const entryLabel = (raw: unknown, i: number) =>
+  `entry ${i + 1}${typeof (raw as { name?: unknown })?.name === 'string' ? ` (${(raw as { name: string }).name})` : ''}`;
 
 /** A line that is an INI section header: `[site_a]`, `[site_a:vars]`. */
 const INI_HEADER = /^\s*\[[^\]]+\]\s*$/m;
@@ -110,17 +129,32 @@ function readEntries(path: string, format: ImportFormat | undefined): { entries:
   // does not read as either but has [section] lines an Ansible INI inventory.
   const mapping = isInventoryShape(doc);
   if (format !== 'ansible' && Array.isArray(doc)) return { entries: checkedEntries(doc, entryLabel), skipped: [] };
-  if (format === 'list') throw badFile(yamlError !== undefined ? `${path} is not YAML or JSON: ${yamlError}` : `${path} does not hold a list of profiles`);
+  if (format === 'list')
+    throw badFile(
+      yamlError !== undefined
+        ? `${path} is not YAML or JSON: ${yamlError}`
+        : `${path} does not hold a list of profiles`,
+    );
   const anyMapping = typeof doc === 'object' && doc !== null && !Array.isArray(doc);
   if (mapping || (format === 'ansible' && anyMapping)) return fromInventory(path, text, doc as Record<string, unknown>);
   if (format === 'ansible' || INI_HEADER.test(text)) return fromInventory(path, text, undefined);
-  throw badFile(yamlError !== undefined ? `${path} is not YAML or JSON, nor an Ansible INI inventory: ${yamlError}` : `${path} does not hold a list of profiles or an Ansible inventory`);
+  throw badFile(
+    yamlError !== undefined
+      ? `${path} is not YAML or JSON, nor an Ansible INI inventory: ${yamlError}`
+      : `${path} does not hold a list of profiles or an Ansible inventory`,
+  );
 }
 
 /** A YAML inventory's shape: a mapping of groups, each empty or a mapping of hosts, vars and children. */
 function isInventoryShape(doc: unknown): doc is Record<string, unknown> {
-  const isMapping = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-  return isMapping(doc) && Object.values(doc).every((g) => g === null || (isMapping(g) && Object.keys(g).every((k) => ['hosts', 'vars', 'children'].includes(k))));
+  const isMapping = (v: unknown): v is Record<string, unknown> =>
+    typeof v === 'object' && v !== null && !Array.isArray(v);
+  return (
+    isMapping(doc) &&
+    Object.values(doc).every(
+      (g) => g === null || (isMapping(g) && Object.keys(g).every((k) => ['hosts', 'vars', 'children'].includes(k))),
+    )
+  );
 }
 
 /** `true`, `"true"`, `"yes"` (INI [group:vars] values are strings) as a boolean; anything else as given. */
@@ -137,7 +171,11 @@ function booleanVar(v: unknown): unknown {
  * `stor_key_stdin: true`, and `stor_ca`, `stor_insecure`, `stor_rpc`, from the host's or its
  * groups' variables. A host without `stor_url` is not an appliance stor manages: left out, said.
  */
-function fromInventory(path: string, text: string, yaml: Record<string, unknown> | undefined): { entries: Entry[]; skipped: SkippedHost[] } {
+function fromInventory(
+  path: string,
+  text: string,
+  yaml: Record<string, unknown> | undefined,
+): { entries: Entry[]; skipped: SkippedHost[] } {
   let hosts: InventoryHost[];
   try {
     hosts = inventoryHosts(yaml ? groupsFromYaml(yaml) : groupsFromIni(text));
@@ -148,9 +186,16 @@ function fromInventory(path: string, text: string, yaml: Record<string, unknown>
   const skipped: SkippedHost[] = [];
   const raws: Record<string, unknown>[] = [];
   for (const { name, groups, vars } of hosts) {
-    if ('stor_api_key' in vars) throw badFile(`host ${name}: stor_api_key: a key is never read from the inventory`, 'name a file holding it (stor_key_file), or give it on standard input (stor_key_stdin: true); nothing was saved');
+    if ('stor_api_key' in vars)
+      throw badFile(
+        `host ${name}: stor_api_key: a key is never read from the inventory`,
+        'name a file holding it (stor_key_file), or give it on standard input (stor_key_stdin: true); nothing was saved',
+      );
     if (vars.stor_url === undefined) {
-      skipped.push({ name, reason: `no stor_url${vars.ansible_host !== undefined ? ` (ansible_host ${String(vars.ansible_host)})` : ''}` });
+      skipped.push({
+        name,
+        reason: `no stor_url${vars.ansible_host !== undefined ? ` (ansible_host ${String(vars.ansible_host)})` : ''}`,
+      });
       continue;
     }
     const stdin = booleanVar(vars.stor_key_stdin);
@@ -166,11 +211,16 @@ function fromInventory(path: string, text: string, yaml: Record<string, unknown>
   return { entries: checkedEntries(raws, (raw) => `host ${(raw as { name: string }).name}`), skipped };
 }
 
-const INVENTORY_HINT = 'an Ansible inventory (YAML or INI) whose hosts, or their groups, set stor_url and stor_key_file (or stor_key_stdin: true); nothing was saved';
+const INVENTORY_HINT =
+  'an Ansible inventory (YAML or INI) whose hosts, or their groups, set stor_url and stor_key_file (or stor_key_stdin: true); nothing was saved';
 
 function checkedKey(key: string, entry: Entry, source: string): string {
   const trimmed = key.trim();
-  if (!API_KEY_PATTERN.test(trimmed)) throw new StorError(E.MALFORMED_KEY, `the key for ${entry.name} (${source}) is not an API key: expected <id>-<64 letters and digits>`);
+  if (!API_KEY_PATTERN.test(trimmed))
+    throw new StorError(
+      E.MALFORMED_KEY,
+      `the key for ${entry.name} (${source}) is not an API key: expected <id>-<64 letters and digits>`,
+    );
   return trimmed;
 }
 
@@ -179,13 +229,24 @@ function checkedKey(key: string, entry: Entry, source: string): string {
  * FILE) or, for `key_stdin: true` entries, one line of standard input each, in file order. Every
  * entry is checked — key, URL, CA, clear-text rule — before one write saves them all.
  */
-export async function profileImport(ctx: CommandContext, file: string, force: boolean, format?: ImportFormat): Promise<CommandResult<ProfileImport>> {
+export async function profileImport(
+  ctx: CommandContext,
+  file: string,
+  force: boolean,
+  format?: ImportFormat,
+): Promise<CommandResult<ProfileImport>> {
   const path = resolve(ctx.io.cwd, file);
   const base = dirname(path);
   const { entries, skipped } = readEntries(path, format);
-  const stdinKeys = entries.some((e) => e.key_stdin) ? (await readStdin(ctx)).split('\n').map((l) => l.trim()).filter((l) => l !== '') : [];
+  const stdinKeys = entries.some((e) => e.key_stdin)
+    ? (await readStdin(ctx))
+        .split('\n')
+        .map((l) => l.trim())
+        .filter((l) => l !== '')
+    : [];
   const wanted = entries.filter((e) => e.key_stdin).length;
-  if (stdinKeys.length !== wanted) throw badFile(`${wanted} entries take their key from standard input, which holds ${stdinKeys.length} lines`);
+  if (stdinKeys.length !== wanted)
+    throw badFile(`${wanted} entries take their key from standard input, which holds ${stdinKeys.length} lines`);
 
   const store = profileStore(ctx);
   const before = await store.read();
@@ -209,9 +270,13 @@ export async function profileImport(ctx: CommandContext, file: string, force: bo
     if (caPath) readCa(caPath);
     const previous = profileNamed(before, e.name);
     if (previous && !isSameAppliance(previous.url, endpoint) && !force) {
-      throw new StorError(E.PROFILE_EXISTS, `profile "${e.name}" is saved for ${previous.url}, not ${endpoint.display}`, {
-        hint: 'rename the entry, or replace that profile with --force; nothing was saved',
-      });
+      throw new StorError(
+        E.PROFILE_EXISTS,
+        `profile "${e.name}" is saved for ${previous.url}, not ${endpoint.display}`,
+        {
+          hint: 'rename the entry, or replace that profile with --force; nothing was saved',
+        },
+      );
     }
     const tags = [...new Set(e.tags ?? [])].sort();
     profiles[e.name] = {
@@ -222,25 +287,52 @@ export async function profileImport(ctx: CommandContext, file: string, force: bo
       ...(e.rpc && e.rpc !== 'ws' ? { rpc: e.rpc } : {}),
       ...(tags.length ? { tags } : {}),
     };
-    imported.push({ name: e.name, url: endpoint.display, created: !previous, tags: tags.length ? tags : (previous?.tags ?? []) });
+    imported.push({
+      name: e.name,
+      url: endpoint.display,
+      created: !previous,
+      tags: tags.length ? tags : (previous?.tags ?? []),
+    });
   }
   await store.saveAll(profiles);
-  if (skipped.length > 0) ctx.note(`left out ${skipped.length} inventory host${skipped.length === 1 ? '' : 's'} without stor_url (not appliances to stor): ${skipped.map((h) => h.name).join(', ')}`);
+  if (skipped.length > 0)
+    ctx.note(
+      `left out ${skipped.length} inventory host${skipped.length === 1 ? '' : 's'} without stor_url (not appliances to stor): ${skipped.map((h) => h.name).join(', ')}`,
+    );
   return tableResult(
     { imported, skipped, config_file: store.path },
-    { columns: ['name', 'url', 'created', 'tags'], rows: imported.map((p) => [p.name, p.url, p.created, p.tags.join(',')]), empty: 'The file lists no profile.' },
+    {
+      columns: ['name', 'url', 'created', 'tags'],
+      rows: imported.map((p) => [p.name, p.url, p.created, p.tags.join(',')]),
+      empty: 'The file lists no profile.',
+    },
   );
 }
 
 export const profileImportCommand = defineCommand({
-  summary: 'save many profiles from a YAML or JSON list, or an Ansible inventory (keys from files or standard input; not checked by a login)',
+  summary:
+    'save many profiles from a YAML or JSON list, or an Ansible inventory (keys from files or standard input; not checked by a login)',
   effect: 'change',
-  args: { file: arg.required('YAML or JSON list of {name, url, key_file | key_stdin: true, ca, insecure, rpc, tags}, or an Ansible inventory (YAML or INI)', 'file') },
+  args: {
+    file: arg.required(
+      'YAML or JSON list of {name, url, key_file | key_stdin: true, ca, insecure, rpc, tags}, or an Ansible inventory (YAML or INI)',
+      'file',
+    ),
+  },
   options: {
     force: flag('replace profiles of the same name that are saved for another appliance'),
-    format: choice(['list', 'ansible'], '<format>', "read FILE as stor's list or an Ansible inventory (default: a list is a list, a mapping or an INI file an inventory)"),
+    format: choice(
+      ['list', 'ansible'],
+      '<format>',
+      "read FILE as stor's list or an Ansible inventory (default: a list is a list, a mapping or an INI file an inventory)",
+    ),
   },
-  examples: ['stor profile import fleet.yaml', 'pass show fleet-keys | stor profile import fleet.yaml', 'stor profile import inventory.ini', 'stor --targets @prod privilege check'],
+  examples: [
+    'stor profile import fleet.yaml',
+    'pass show fleet-keys | stor profile import fleet.yaml',
+    'stor profile import inventory.ini',
+    'stor --targets @prod privilege check',
+  ],
   notes:
     'Key files and CA files are found relative to FILE. Entries with key_stdin: true take one line of\nstandard input each, in the order of the file. Nothing is saved unless every entry is right.\n\n' +
     'From an Ansible inventory: one profile per host with a stor_url, named as the inventory names it\nand tagged with its groups, so --targets @GROUP means the hosts Ansible means. Host or group\n' +

@@ -46,11 +46,35 @@ export async function profileList(ctx: CommandContext): Promise<CommandResult<Pr
   }));
   // Current when no saved profile is: what commands then use (a dangling `current` included).
   const embeddedCurrent = doc.current === undefined || !profileNamed(doc, doc.current);
-  const embedded: ProfileSummary = { name: EMBEDDED_PROFILE, kind: 'embedded', url: null, current: embeddedCurrent, tls: 'none', insecure: false, ca: null, rpc: null, tags: [] };
+  const embedded: ProfileSummary = {
+    name: EMBEDDED_PROFILE,
+    kind: 'embedded',
+    url: null,
+    current: embeddedCurrent,
+    tls: 'none',
+    insecure: false,
+    ca: null,
+    rpc: null,
+    tags: [],
+  };
   const data = [embedded, ...saved];
   return tableResult(data, {
-    columns: ['', { header: 'name', key: true }, { header: 'url', key: true }, { header: 'tls', minor: true }, { header: 'rpc', minor: true }, { header: 'tags', overflow: 'wrap' }],
-    rows: data.map((p) => [p.current ? '*' : '', p.name, p.url ?? `(embedded) ${ctx.stateDir}`, p.tls === 'ca' ? `ca ${p.ca}` : p.tls, p.rpc, p.tags.join(',')]),
+    columns: [
+      '',
+      { header: 'name', key: true },
+      { header: 'url', key: true },
+      { header: 'tls', minor: true },
+      { header: 'rpc', minor: true },
+      { header: 'tags', overflow: 'wrap' },
+    ],
+    rows: data.map((p) => [
+      p.current ? '*' : '',
+      p.name,
+      p.url ?? `(embedded) ${ctx.stateDir}`,
+      p.tls === 'ca' ? `ca ${p.ca}` : p.tls,
+      p.rpc,
+      p.tags.join(','),
+    ]),
     empty: 'No profiles: commands use the embedded appliance. Add one with `stor login --url <url>`.',
   });
 }

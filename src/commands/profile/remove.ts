@@ -6,7 +6,11 @@ import { profileNamed } from '../../core/config/profiles.js';
 import { closeSessionsOf } from '../shared/close-sessions.js';
 import { lookupOrNothing, nothingDeleted, type NothingDeleted } from '../shared/ignore-not-found.js';
 
-export async function profileRemove(ctx: CommandContext, name: string, ignoreNotFound = false): Promise<CommandResult<ProfileChange | NothingDeleted>> {
+export async function profileRemove(
+  ctx: CommandContext,
+  name: string,
+  ignoreNotFound = false,
+): Promise<CommandResult<ProfileChange | NothingDeleted>> {
   const store = profileStore(ctx);
   const profile = profileNamed(await store.read(), name);
   // The store refuses an unknown name (NOT_FOUND) inside its locked write.
@@ -14,8 +18,17 @@ export async function profileRemove(ctx: CommandContext, name: string, ignoreNot
   if ('missing' in removed) return nothingDeleted(ctx, name, removed.missing);
   const wasCurrent = removed.found;
   if (profile) await closeSessionsOf(ctx, profile);
-  if (wasCurrent) ctx.note(`stor: profile "${name}" was current; commands now use the embedded appliance until you pick another`);
-  return recordResult({ profile: name, current: false }, { fields: [['removed profile', name], ['was current', wasCurrent]] });
+  if (wasCurrent)
+    ctx.note(`stor: profile "${name}" was current; commands now use the embedded appliance until you pick another`);
+  return recordResult(
+    { profile: name, current: false },
+    {
+      fields: [
+        ['removed profile', name],
+        ['was current', wasCurrent],
+      ],
+    },
+  );
 }
 
 export const profileRemoveCommand = defineCommand({

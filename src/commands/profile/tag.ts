@@ -15,14 +15,29 @@ export interface ProfileTags {
 // `@` starts a tag in --targets and `,` `[` `]` split or expand the list: a tag holding them could never be selected.
 export const TAG = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
-export async function profileTag(ctx: CommandContext, name: string, tags: string[], remove: boolean): Promise<CommandResult<ProfileTags>> {
+export async function profileTag(
+  ctx: CommandContext,
+  name: string,
+  tags: string[],
+  remove: boolean,
+): Promise<CommandResult<ProfileTags>> {
   for (const tag of tags) {
     if (!TAG.test(tag)) {
-      throw new StorError(E.USAGE, `cannot use ${JSON.stringify(tag)} as a tag`, { hint: 'a tag is letters, digits, "_", "." and "-", starting with a letter or digit (`stor profile tag nas1 prod`)' });
+      throw new StorError(E.USAGE, `cannot use ${JSON.stringify(tag)} as a tag`, {
+        hint: 'a tag is letters, digits, "_", "." and "-", starting with a letter or digit (`stor profile tag nas1 prod`)',
+      });
     }
   }
   const after = await profileStore(ctx).tag(name, remove ? [] : tags, remove ? tags : []);
-  return recordResult({ profile: name, tags: after }, { fields: [['profile', name], ['tags', after]] });
+  return recordResult(
+    { profile: name, tags: after },
+    {
+      fields: [
+        ['profile', name],
+        ['tags', after],
+      ],
+    },
+  );
 }
 
 export const profileTagCommand = defineCommand({
@@ -30,6 +45,10 @@ export const profileTagCommand = defineCommand({
   effect: 'change',
   args: { name: arg.required('profile name', 'profile'), tags: arg.variadic('tags to add (or remove)', true) },
   options: { remove: flag('remove these tags instead of adding them') },
-  examples: ['stor profile tag nas1 prod eu', 'stor --targets @prod privilege check', 'stor profile tag nas1 eu --remove'],
+  examples: [
+    'stor profile tag nas1 prod eu',
+    'stor --targets @prod privilege check',
+    'stor profile tag nas1 eu --remove',
+  ],
   run: (ctx, { name, tags }, { remove }) => profileTag(ctx, name, tags, remove),
 });

@@ -5,7 +5,15 @@ import { arg, defineCommand } from '../framework/declare.js';
 
 export async function profileUse(ctx: CommandContext, name: string): Promise<CommandResult<ProfileChange>> {
   await profileStore(ctx).use(name);
-  return recordResult({ profile: name, current: true }, { fields: [['profile', name], ['current', true]] });
+  return recordResult(
+    { profile: name, current: true },
+    {
+      fields: [
+        ['profile', name],
+        ['current', true],
+      ],
+    },
+  );
 }
 
 export const profileUseCommand = defineCommand({

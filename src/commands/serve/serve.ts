@@ -2,7 +2,13 @@ import { InvalidArgumentError } from 'commander';
 import { createServer as createNetServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { Appliance } from '../../core/appliance/appliance.js';
-import { EMULATIONS, emulationOf, SETTING_CHOICES, type ApplianceSettings, type EmulationName } from '../../core/appliance/settings.js';
+import {
+  EMULATIONS,
+  emulationOf,
+  SETTING_CHOICES,
+  type ApplianceSettings,
+  type EmulationName,
+} from '../../core/appliance/settings.js';
 import { sweepStrayUploads } from '../../core/appliance/jobs/stray-uploads.js';
 import { StorError } from '../../core/errors.js';
 import { E } from '../../core/error-catalogue.js';
@@ -29,23 +35,51 @@ const options = {
   host: value('<address>', 'address to listen on', { default: '127.0.0.1' }),
   port: value('<port>', 'port to listen on; 0 picks a free one', { parse: portNumber, default: 6000 }),
   state: value('<dir>', 'state directory (default: the embedded one, $STOR_HOME)', { complete: 'directory' }),
-  roleExpansion: value('<mode>', 'terminating (never breaks login), as-reported (overlaps break login, as the seed reports say) or truenas-25.10.1 (self-including roles break login, as the real code does)', {
-    parse: roleExpansion,
-  }),
+  roleExpansion: value(
+    '<mode>',
+    'terminating (never breaks login), as-reported (overlaps break login, as the seed reports say) or truenas-25.10.1 (self-including roles break login, as the real code does)',
+    {
+      parse: roleExpansion,
+    },
+  ),
   roleLists: choice(SETTING_CHOICES.roleLists, '<mode>', 'accept (as 25.10.1), or reject-overlap at save time'),
   emulate: choice(
     Object.keys(EMULATIONS) as EmulationName[],
     '<behaviour>',
     "every setting at once: truenas-25.10.1, truenas-25.10.6, truenas-25.10.7 or truenas-26.0 (each release as its source behaves), or as-reported (as the seed's reports describe 25.10.1)",
   ),
-  release: choice(SETTING_CHOICES.release, '<release>', 'the release to answer as: its system.version, /api/versions, role catalogue and contract (default 25.10.1)'),
-  uploadGate: choice(SETTING_CHOICES.uploadGate, '<mode>', "sys-admin (the reported gate), full-admin (25.10.1: filesystem.put's role), or role (FILESYSTEM_DATA_WRITE suffices)"),
-  sysAdmin: choice(SETTING_CHOICES.sysAdmin, '<who>', 'who gets SYS_ADMIN: builtin-administrators (the seed), or admin-uids (25.10.1: uid 0 and 950)'),
-  httpRpc: choice(SETTING_CHOICES.httpRpc, '<mode>', "POST /api/current: served (the seed's form), or refused with 405 (25.10.1)"),
-  keyLogin: choice(SETTING_CHOICES.keyLogin, '<mode>', 'how API keys log in: plain (25.10.x: the key is sent), or scram (TrueNAS 26: SCRAM-SHA-512, channel-bound over TLS)'),
-  wsIdleTimeout: value('<seconds>', "drop a WebSocket on which the server sent nothing for this long, as the appliance's proxy does after 60 s (default: never)", {
-    parse: seconds('--ws-idle-timeout'),
-  }),
+  release: choice(
+    SETTING_CHOICES.release,
+    '<release>',
+    'the release to answer as: its system.version, /api/versions, role catalogue and contract (default 25.10.1)',
+  ),
+  uploadGate: choice(
+    SETTING_CHOICES.uploadGate,
+    '<mode>',
+    "sys-admin (the reported gate), full-admin (25.10.1: filesystem.put's role), or role (FILESYSTEM_DATA_WRITE suffices)",
+  ),
+  sysAdmin: choice(
+    SETTING_CHOICES.sysAdmin,
+    '<who>',
+    'who gets SYS_ADMIN: builtin-administrators (the seed), or admin-uids (25.10.1: uid 0 and 950)',
+  ),
+  httpRpc: choice(
+    SETTING_CHOICES.httpRpc,
+    '<mode>',
+    "POST /api/current: served (the seed's form), or refused with 405 (25.10.1)",
+  ),
+  keyLogin: choice(
+    SETTING_CHOICES.keyLogin,
+    '<mode>',
+    'how API keys log in: plain (25.10.x: the key is sent), or scram (TrueNAS 26: SCRAM-SHA-512, channel-bound over TLS)',
+  ),
+  wsIdleTimeout: value(
+    '<seconds>',
+    "drop a WebSocket on which the server sent nothing for this long, as the appliance's proxy does after 60 s (default: never)",
+    {
+      parse: seconds('--ws-idle-timeout'),
+    },
+  ),
   tlsCert: value('<file>', 'serve https/wss with this PEM certificate', { complete: 'file' }),
   tlsKey: value('<file>', 'the PEM private key for --tls-cert', { complete: 'file' }),
 };
@@ -90,9 +124,18 @@ async function listenOrExplain<T>(host: string, port: number, listen: () => Prom
     if (e.code === 'EADDRINUSE' || e.code === 'EACCES' || e.code === 'EADDRNOTAVAIL') {
       const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
       const why = {
-        EADDRINUSE: { text: `port ${port} is in use on ${host}`, hint: '`--port 0` picks a free port (stor serve prints it), or name another with `--port N`, or stop what holds this one' },
-        EACCES: { text: `not permitted to listen on port ${port}`, hint: 'ports below 1024 need privileges: use `--port 0` (a free port) or a port above 1023' },
-        EADDRNOTAVAIL: { text: `${host} is not an address of this machine`, hint: '`--host 127.0.0.1` (this machine only) or `--host 0.0.0.0` (every interface)' },
+        EADDRINUSE: {
+          text: `port ${port} is in use on ${host}`,
+          hint: '`--port 0` picks a free port (stor serve prints it), or name another with `--port N`, or stop what holds this one',
+        },
+        EACCES: {
+          text: `not permitted to listen on port ${port}`,
+          hint: 'ports below 1024 need privileges: use `--port 0` (a free port) or a port above 1023',
+        },
+        EADDRNOTAVAIL: {
+          text: `${host} is not an address of this machine`,
+          hint: '`--host 127.0.0.1` (this machine only) or `--host 0.0.0.0` (every interface)',
+        },
       }[e.code];
       throw new StorError(E.LISTEN_FAILED, `cannot listen on ${address}: ${why.text} (${e.code})`, { hint: why.hint });
     }
@@ -105,11 +148,23 @@ export async function serve(ctx: CommandContext, options: ServeOptions): Promise
   if ((options.tlsCert === undefined) !== (options.tlsKey === undefined)) {
     throw new StorError(E.TLS_HALF_CONFIGURED, '--tls-cert and --tls-key go together');
   }
-  if (!ctx.io.onSignal) throw new StorError(E.NO_SIGNALS, 'stor serve runs until SIGINT or SIGTERM, and this process cannot receive them');
+  if (!ctx.io.onSignal)
+    throw new StorError(E.NO_SIGNALS, 'stor serve runs until SIGINT or SIGTERM, and this process cannot receive them');
   const local = (path: string) => resolve(ctx.io.cwd, path);
-  const tls = options.tlsCert && options.tlsKey ? { cert: readPem(local(options.tlsCert), 'certificate'), key: readPem(local(options.tlsKey), 'key') } : undefined;
+  const tls =
+    options.tlsCert && options.tlsKey
+      ? { cert: readPem(local(options.tlsCert), 'certificate'), key: readPem(local(options.tlsKey), 'key') }
+      : undefined;
   const stateDir = options.state !== undefined ? local(options.state) : ctx.stateDir;
-  const chosen = { roleExpansion: options.roleExpansion, roleLists: options.roleLists, uploadGate: options.uploadGate, sysAdmin: options.sysAdmin, httpRpc: options.httpRpc, release: options.release, keyLogin: options.keyLogin };
+  const chosen = {
+    roleExpansion: options.roleExpansion,
+    roleLists: options.roleLists,
+    uploadGate: options.uploadGate,
+    sysAdmin: options.sysAdmin,
+    httpRpc: options.httpRpc,
+    release: options.release,
+    keyLogin: options.keyLogin,
+  };
   const settings: Partial<ApplianceSettings> = {
     ...(options.emulate ? EMULATIONS[options.emulate] : {}),
     ...Object.fromEntries(Object.entries(chosen).filter(([, v]) => v !== undefined)),
@@ -117,7 +172,8 @@ export async function serve(ctx: CommandContext, options: ServeOptions): Promise
   // The port first: a serve that cannot listen creates and seeds no state (a new --state
   // directory, an administrator key) for nothing. A fixed port is tried, then let go for the
   // server below; port 0 always binds.
-  if (options.port !== 0) await listenOrExplain(options.host, options.port, () => tryListen(options.host, options.port));
+  if (options.port !== 0)
+    await listenOrExplain(options.host, options.port, () => tryListen(options.host, options.port));
   const appliance = Appliance.open({ stateDir, settings });
   // Uploads cut short by a killed server left their temporary files; nothing else refers to them.
   // Opening swept those it had listed; the walk finds any from before the list was kept.
@@ -158,10 +214,14 @@ export async function serve(ctx: CommandContext, options: ServeOptions): Promise
       `upload gate ${appliance.settings.uploadGate}, SYS_ADMIN ${appliance.settings.sysAdmin}, POST /api/current ${appliance.settings.httpRpc}, key login ${appliance.settings.keyLogin}`,
   );
   if (options.wsIdleTimeout !== undefined) {
-    ctx.log(`stor serve: WebSockets on which the server sends nothing for ${options.wsIdleTimeout} s are dropped (code 1006), as behind the appliance's proxy`);
+    ctx.log(
+      `stor serve: WebSockets on which the server sends nothing for ${options.wsIdleTimeout} s are dropped (code 1006), as behind the appliance's proxy`,
+    );
   }
   if (!tls && !isLoopbackHost(options.host)) {
-    ctx.log('stor serve: warning: no TLS on a network address; like a real appliance, this server revokes API keys sent to it in clear');
+    ctx.log(
+      'stor serve: warning: no TLS on a network address; like a real appliance, this server revokes API keys sent to it in clear',
+    );
   }
 
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
@@ -189,6 +249,7 @@ export const serveCommand = defineCommand({
     'stor serve --state /tmp/next --emulate truenas-26.0',
     'stor serve --ws-idle-timeout 60           # behave like the appliance behind its nginx',
   ],
-  notes: 'Settings given here (except --ws-idle-timeout, a server option) are stored with the state. Stop with Ctrl-C (SIGINT) or SIGTERM.',
+  notes:
+    'Settings given here (except --ws-idle-timeout, a server option) are stored with the state. Stop with Ctrl-C (SIGINT) or SIGTERM.',
   run: (ctx, _args, opts) => serve(ctx, opts),
 });

@@ -31,7 +31,10 @@ export async function sessionList(ctx: CommandContext): Promise<CommandResult<Se
     connected: s.connected,
   }));
   if (answer === undefined) ctx.note('stor: no session agent is running');
-  const empty = answer === undefined ? 'No session agent is running: the next remote command starts one.' : 'The session agent holds no sessions.';
+  const empty =
+    answer === undefined
+      ? 'No session agent is running: the next remote command starts one.'
+      : 'The session agent holds no sessions.';
   return tableResult(data, {
     columns: [{ header: 'target', key: true }, { header: 'user', key: true }, 'age', 'idle', 'calls'],
     rows: data.map((s) => [s.target, s.user, shortDuration(s.age_seconds), shortDuration(s.idle_seconds), s.calls]),

@@ -26,7 +26,11 @@ export async function sessionStop(ctx: CommandContext, all: boolean): Promise<Co
       const answer = await askAgent(ctx.io.env, { op: 'ping' }, ctx.timeoutSeconds);
       data = { agent: answer !== undefined, closed: 0, stopped: false };
     } else {
-      const answer = await askAgent(ctx.io.env, { op: 'close', url: spec.endpoint.display, keySha256: keySha256(spec.apiKey) }, ctx.timeoutSeconds);
+      const answer = await askAgent(
+        ctx.io.env,
+        { op: 'close', url: spec.endpoint.display, keySha256: keySha256(spec.apiKey) },
+        ctx.timeoutSeconds,
+      );
       data = { agent: answer !== undefined, closed: answer?.t === 'closed' ? answer.count : 0, stopped: false };
     }
   }
@@ -38,7 +42,8 @@ export async function sessionStop(ctx: CommandContext, all: boolean): Promise<Co
 
 export const sessionStopCommand = defineCommand({
   effect: 'change',
-  summary: 'close the sessions of the selected target (--url, --profile or the current profile); --all ends the session agent',
+  summary:
+    'close the sessions of the selected target (--url, --profile or the current profile); --all ends the session agent',
   options: { all: flag('end the session agent, and with it every session') },
   examples: ['stor session stop', 'stor --profile nas1 session stop', 'stor session stop --all'],
   run: (ctx, _args, { all }) => sessionStop(ctx, all),

@@ -18,7 +18,9 @@ export async function closeSessionsOf(ctx: CommandContext, profile: Pick<Profile
     // Run inside the agent: its own pool, directly.
     const count = ctx.sessions
       ? await ctx.sessions.close(url, keyHash)
-      : await askAgent(ctx.io.env, { op: 'close', url, keySha256: keyHash }, Math.min(ctx.timeoutSeconds, 5)).then((a) => (a?.t === 'closed' ? a.count : 0));
+      : await askAgent(ctx.io.env, { op: 'close', url, keySha256: keyHash }, Math.min(ctx.timeoutSeconds, 5)).then(
+          (a) => (a?.t === 'closed' ? a.count : 0),
+        );
     if (count > 0) ctx.verbose(`stor: closed ${count} session(s) to ${url} in the session agent`);
   } catch (err) {
     ctx.warn(`stor: the session agent's sessions to ${profile.url} could not be closed: ${describeError(err).message}`);

@@ -16,7 +16,10 @@ export interface NothingDeleted {
  * (and only then; any other failure, a missing role included, stays an error). Without the flag
  * the NOT_FOUND stands.
  */
-export async function lookupOrNothing<T>(ignoreNotFound: boolean, lookup: () => Promise<T>): Promise<{ found: T } | { missing: StorError }> {
+export async function lookupOrNothing<T>(
+  ignoreNotFound: boolean,
+  lookup: () => Promise<T>,
+): Promise<{ found: T } | { missing: StorError }> {
   try {
     return { found: await lookup() };
   } catch (err) {
@@ -28,5 +31,14 @@ export async function lookupOrNothing<T>(ignoreNotFound: boolean, lookup: () => 
 /** What a delete answers when `--ignore-not-found` found nothing: exit 0, and a note saying so. */
 export function nothingDeleted(ctx: CommandContext, name: string, missing: StorError): CommandResult<NothingDeleted> {
   ctx.note(`stor: ${missing.message}: nothing to delete (--ignore-not-found)`);
-  return recordResult({ name, found: false, deleted: false }, { fields: [['name', name], ['found', false], ['deleted', false]] });
+  return recordResult(
+    { name, found: false, deleted: false },
+    {
+      fields: [
+        ['name', name],
+        ['found', false],
+        ['deleted', false],
+      ],
+    },
+  );
 }

@@ -10,7 +10,13 @@ import { PercentBar } from '../output/progress.js';
  * Answers the job id, or null when the connection had new-style jobs on and the call itself
  * waited for the outcome (25.10.1 answers the result then, not the id).
  */
-export async function runJob<M extends MethodName>(ctx: CommandContext, t: Transport, method: M, params: ParamsOf<M>, label: string): Promise<number | null> {
+export async function runJob<M extends MethodName>(
+  ctx: CommandContext,
+  t: Transport,
+  method: M,
+  params: ParamsOf<M>,
+  label: string,
+): Promise<number | null> {
   const answer = await t.call(method, params as readonly unknown[]);
   if (typeof answer !== 'number') {
     const parsed = CONTRACT[method].result.safeParse(answer);
@@ -25,7 +31,12 @@ export async function runJob<M extends MethodName>(ctx: CommandContext, t: Trans
 export async function waitForJob(ctx: CommandContext, t: Transport, id: number, label: string): Promise<void> {
   const line = ctx.progress ? new PercentBar(ctx.io.stderr, label) : undefined;
   try {
-    await awaitJob({ call: (m, p) => t.call(m, p) }, id, ctx.timeoutSeconds, line && ((p) => line.update(p.percent, p.description)));
+    await awaitJob(
+      { call: (m, p) => t.call(m, p) },
+      id,
+      ctx.timeoutSeconds,
+      line && ((p) => line.update(p.percent, p.description)),
+    );
   } finally {
     line?.clear();
   }

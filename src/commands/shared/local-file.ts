@@ -63,11 +63,14 @@ export function makeDirectories(dir: string, umask: number): void {
 export function localWriteFailed(path: string, err: unknown): StorError {
   if (err instanceof StorError) return err;
   const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-  return new StorError(E.LOCAL_WRITE_FAILED, `cannot write ${path}: ${code}`, { hint: 'check that the directory exists, is writable and has space' });
+  return new StorError(E.LOCAL_WRITE_FAILED, `cannot write ${path}: ${code}`, {
+    hint: 'check that the directory exists, is writable and has space',
+  });
 }
 
 /** A temporary file's name beside `dest`: hidden, and saying whose it is. */
-export const besideName = (dest: string): string => join(dirname(dest), `.${basename(dest)}.stor-${randomBytes(4).toString('hex')}.part`);
+export const besideName = (dest: string): string =>
+  join(dirname(dest), `.${basename(dest)}.stor-${randomBytes(4).toString('hex')}.part`);
 
 /**
  * Writes `dest` by replacing it, never through it: `fill` writes a new file made beside it
@@ -78,7 +81,12 @@ export const besideName = (dest: string): string => join(dirname(dest), `.${base
  * path the user names, and may replace, is written here (download, download -r, privilege
  * suggest -o). Errors of the file system are LOCAL_WRITE_FAILED naming `dest`; `fill`'s own pass.
  */
-export async function replaceFile<T>(dest: string, umask: number, fill: (handle: FileHandle) => Promise<T>, options: { mode?: number; temporary?: string } = {}): Promise<T> {
+export async function replaceFile<T>(
+  dest: string,
+  umask: number,
+  fill: (handle: FileHandle) => Promise<T>,
+  options: { mode?: number; temporary?: string } = {},
+): Promise<T> {
   const temporary = options.temporary ?? besideName(dest);
   let handle: FileHandle;
   try {
@@ -103,7 +111,12 @@ export async function replaceFile<T>(dest: string, umask: number, fill: (handle:
  * there (replaceFile), else refusing an existing path, a dangling link included (EEXIST, which
  * the caller words), with nothing written.
  */
-export async function writeNewFile(path: string, data: string, umask: number, options: { mode?: number; replace: boolean }): Promise<void> {
+export async function writeNewFile(
+  path: string,
+  data: string,
+  umask: number,
+  options: { mode?: number; replace: boolean },
+): Promise<void> {
   const write = (handle: FileHandle) => handle.writeFile(data);
   if (options.replace) return replaceFile(path, umask, write, { mode: options.mode ?? 0o666 });
   const handle = await createFile(path, umask, options.mode);

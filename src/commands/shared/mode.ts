@@ -21,20 +21,34 @@ export function parseMode(text: string, name = '--mode'): { mode: number; warnin
     mode = parseInt(text, 10);
     if (mode > 0o777) {
       const asOctal = /^[0-7]+$/.test(text) ? parseInt(text, 8) : undefined;
-      throw new StorError(E.BAD_MODE, `${named(text)} in decimal is more than 511 (0777): special bits need explicit octal`, {
-        hint:
-          asOctal !== undefined && asOctal <= 0o7777
-            ? `for octal ${text} write ${as(`0${text}`)} (= ${asOctal} in decimal)`
-            : `write the mode in octal, e.g. ${as('0644')} (= 420) or ${as('04755')} for setuid`,
-      });
+      throw new StorError(
+        E.BAD_MODE,
+        `${named(text)} in decimal is more than 511 (0777): special bits need explicit octal`,
+        {
+          hint:
+            asOctal !== undefined && asOctal <= 0o7777
+              ? `for octal ${text} write ${as(`0${text}`)} (= ${asOctal} in decimal)`
+              : `write the mode in octal, e.g. ${as('0644')} (= 420) or ${as('04755')} for setuid`,
+        },
+      );
     }
   } else if (text === '0') mode = 0;
   else {
-    throw new StorError(E.BAD_MODE, `${name} takes permission bits in decimal (420) or octal (0644, 0o644), not ${JSON.stringify(text)}`);
+    throw new StorError(
+      E.BAD_MODE,
+      `${name} takes permission bits in decimal (420) or octal (0644, 0o644), not ${JSON.stringify(text)}`,
+    );
   }
-  if (mode === 0) return { mode, warning: `${named('0')} is ignored by the appliance (25.10.1 applies a mode only when it is not 0); the file keeps its default mode` };
+  if (mode === 0)
+    return {
+      mode,
+      warning: `${named('0')} is ignored by the appliance (25.10.1 applies a mode only when it is not 0); the file keeps its default mode`,
+    };
   if (mode & SPECIAL_BITS) {
-    return { mode, warning: `${named(`0${mode.toString(8)}`)} sets ${specialBits(mode)}: the appliance applies it as given` };
+    return {
+      mode,
+      warning: `${named(`0${mode.toString(8)}`)} sets ${specialBits(mode)}: the appliance applies it as given`,
+    };
   }
   return { mode };
 }
@@ -45,5 +59,8 @@ function specialBits(mode: number): string {
     [0o2000, 'setgid'],
     [0o1000, 'sticky'],
   ] as const;
-  return names.filter(([bit]) => mode & bit).map(([, name]) => name).join(' and ');
+  return names
+    .filter(([bit]) => mode & bit)
+    .map(([, name]) => name)
+    .join(' and ');
 }

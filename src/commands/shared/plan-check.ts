@@ -32,16 +32,21 @@ export interface PlanCheck<T> {
  * instead of however long the question waited.
  */
 export async function holdToPlan<T>(ctx: CommandContext, check: PlanCheck<T>): Promise<readonly string[]> {
-  const confirmed = ctx.confirmedPlan === undefined ? (check.asked ? check.shown : undefined) : check.pick(ctx.confirmedPlan as T);
+  const confirmed =
+    ctx.confirmedPlan === undefined ? (check.asked ? check.shown : undefined) : check.pick(ctx.confirmedPlan as T);
   if (confirmed === undefined) return check.shown;
   const now = await check.reread();
   const known = new Set(confirmed);
   const added = now.filter((item) => !known.has(item));
   if (added.length > 0) {
-    throw new StorError(E.PLAN_CHANGED, `the target changed since the plan you confirmed: ${check.what} ${added.join(', ')}; nothing was changed`, {
-      details: added,
-      hint: `review the new plan with \`${check.preview}\`, then run again`,
-    });
+    throw new StorError(
+      E.PLAN_CHANGED,
+      `the target changed since the plan you confirmed: ${check.what} ${added.join(', ')}; nothing was changed`,
+      {
+        details: added,
+        hint: `review the new plan with \`${check.preview}\`, then run again`,
+      },
+    );
   }
   return now;
 }

@@ -5,7 +5,12 @@
  * transfer, not `limit`, and the directories it creates exist before the rest race for them.
  * `work` handles its own failures (a transfer's failure is an outcome, not an exception).
  */
-export async function forEachLimited<T>(items: readonly T[], limit: number, work: (item: T, index: number) => Promise<void>, o: { firstAlone?: boolean } = {}): Promise<void> {
+export async function forEachLimited<T>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T, index: number) => Promise<void>,
+  o: { firstAlone?: boolean } = {},
+): Promise<void> {
   let next = 0;
   if (o.firstAlone && items.length > 0) await work(items[next++]!, 0);
   const worker = async () => {

@@ -8,10 +8,14 @@ import { escapeControls } from '../output/escape.js';
  * stdout keeps only results. The one place IO's text-only OutputStream is handed to a library that
  * types its output as a Node stream; the prompts only write text to it.
  */
-export const promptStreams = (ctx: CommandContext) => ({ input: ctx.io.stdin, output: ctx.io.stderr as unknown as NodeJS.WritableStream });
+export const promptStreams = (ctx: CommandContext) => ({
+  input: ctx.io.stdin,
+  output: ctx.io.stderr as unknown as NodeJS.WritableStream,
+});
 
 /** Whether confirmChange will put its question (no --yes, on a terminal): only then is a preview above it worth showing. */
-export const willAsk = (ctx: CommandContext, yes: boolean | undefined): boolean => !yes && ctx.io.stdin.isTTY === true && ctx.io.stderr.isTTY === true;
+export const willAsk = (ctx: CommandContext, yes: boolean | undefined): boolean =>
+  !yes && ctx.io.stdin.isTTY === true && ctx.io.stderr.isTTY === true;
 
 /**
  * Asks before a change. With `--yes` it does not ask; off a terminal it refuses (exit 2) rather
@@ -20,7 +24,12 @@ export const willAsk = (ctx: CommandContext, yes: boolean | undefined): boolean 
  * someone is asked is the moment they can still take it. True when a question was asked (and
  * answered yes): time passed, and the plan it showed may no longer hold (plan-check.ts).
  */
-export async function confirmChange(ctx: CommandContext, question: string, yes: boolean | undefined, safeFirst?: string): Promise<boolean> {
+export async function confirmChange(
+  ctx: CommandContext,
+  question: string,
+  yes: boolean | undefined,
+  safeFirst?: string,
+): Promise<boolean> {
   if (yes) return false;
   if (!willAsk(ctx, yes)) {
     throw new StorError(E.CONFIRMATION_REQUIRED, 'refusing to make changes without confirmation: not on a terminal', {
@@ -29,10 +38,7 @@ export async function confirmChange(ctx: CommandContext, question: string, yes: 
   }
   if (safeFirst) ctx.warn(`Safe first step: ${safeFirst}`);
   const { confirm } = await import('@inquirer/prompts');
-  const ok = await confirm(
-    { message: escapeControls(question), default: false },
-    promptStreams(ctx),
-  );
+  const ok = await confirm({ message: escapeControls(question), default: false }, promptStreams(ctx));
   if (!ok) throw new StorError(E.DECLINED, 'nothing was changed');
   return true;
 }

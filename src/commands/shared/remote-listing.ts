@@ -20,9 +20,16 @@ export async function listDirectory(t: Transport, dir: string): Promise<Map<stri
   for (const e of items) {
     const name: unknown = e.name;
     if (typeof name !== 'string' || name === '' || name === '.' || name === '..' || /[/\0]/.test(name)) {
-      throw notAnApplianceAnswer('filesystem.listdir', `the appliance listed ${dir} with an entry named ${JSON.stringify(name)}, which no directory can hold`);
+      throw notAnApplianceAnswer(
+        'filesystem.listdir',
+        `the appliance listed ${dir} with an entry named ${JSON.stringify(name)}, which no directory can hold`,
+      );
     }
-    if (entries.has(name)) throw notAnApplianceAnswer('filesystem.listdir', `the appliance listed ${dir} with ${JSON.stringify(name)} twice`);
+    if (entries.has(name))
+      throw notAnApplianceAnswer(
+        'filesystem.listdir',
+        `the appliance listed ${dir} with ${JSON.stringify(name)} twice`,
+      );
     entries.set(name, { type: e.type, size: e.size, mode: e.mode });
   }
   return entries;

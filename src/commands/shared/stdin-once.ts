@@ -6,7 +6,11 @@ import { StorError } from '../../core/errors.js';
  * reach only the first of several targets: with `--targets`, refuse before any target is asked.
  */
 export function refuseStdinForTargets(what: string): never {
-  throw new StorError(E.BAD_TARGETS, `${what} reads standard input, which can go to one target only, not to each of --targets`, {
-    hint: 'run it a profile at a time with --profile',
-  });
+  throw new StorError(
+    E.BAD_TARGETS,
+    `${what} reads standard input, which can go to one target only, not to each of --targets`,
+    {
+      hint: 'run it a profile at a time with --profile',
+    },
+  );
 }

@@ -18,9 +18,13 @@ export async function readStdin(ctx: CommandContext): Promise<string> {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
     length += bytes.length;
     if (length > STDIN_SECRETS_BYTES) {
-      throw new StorError(E.LOCAL_FILE_REFUSED, `standard input holds more than ${STDIN_SECRETS_BYTES} bytes: too much for keys or a password; nothing was read`, {
-        hint: 'pipe in only the key (or password), e.g. `stor login --api-key-stdin < key.txt`',
-      });
+      throw new StorError(
+        E.LOCAL_FILE_REFUSED,
+        `standard input holds more than ${STDIN_SECRETS_BYTES} bytes: too much for keys or a password; nothing was read`,
+        {
+          hint: 'pipe in only the key (or password), e.g. `stor login --api-key-stdin < key.txt`',
+        },
+      );
     }
     chunks.push(bytes);
   }

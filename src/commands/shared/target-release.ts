@@ -36,7 +36,11 @@ async function ask(t: Transport): Promise<TargetRelease> {
   const emulation = await targetEmulation(t);
   if (emulation) {
     const named = emulation.settings.release;
-    return { version: emulation.release, release: named !== undefined && isReleaseName(named) ? named : releaseOfVersion(emulation.release), emulator: true };
+    return {
+      version: emulation.release,
+      release: named !== undefined && isReleaseName(named) ? named : releaseOfVersion(emulation.release),
+      emulator: true,
+    };
   }
   const version = await call(t, 'system.version_short').then(
     (v) => (v !== '' ? v : null),

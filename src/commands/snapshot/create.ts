@@ -5,7 +5,7 @@ import { type CommandResult, recordResult } from '../output/render.js';
 import { snapshotRef, summaryOf, type SnapshotSummary } from './model.js';
 
 const options = {
-  recursive: flag("also snapshot every child dataset, with the same name (zfs snapshot -r)", { short: 'r' }),
+  recursive: flag('also snapshot every child dataset, with the same name (zfs snapshot -r)', { short: 'r' }),
   existOk: flag('succeed without change when the snapshot already exists (for runbooks that re-run)'),
 };
 
@@ -19,16 +19,43 @@ export interface SnapshotCreated extends SnapshotSummary {
 }
 
 /** `stor snapshot create DATASET@NAME`: pool.snapshot.create with a name. */
-export async function snapshotCreate(ctx: CommandContext, ref: string, options: SnapshotCreateOptions): Promise<CommandResult<SnapshotCreated>> {
+export async function snapshotCreate(
+  ctx: CommandContext,
+  ref: string,
+  options: SnapshotCreateOptions,
+): Promise<CommandResult<SnapshotCreated>> {
   const { id, dataset, name } = snapshotRef(ref);
   const t = await ctx.transport();
   const recursive = options.recursive === true;
-  const existing = options.existOk ? (await queryItems(t, 'pool.snapshot.query', ['id', 'dataset', 'snapshot_name', 'properties', 'createtxg'], [['id', '=', id]]))[0] : undefined;
-  const entry = existing ?? (await call(t, 'pool.snapshot.create', [{ dataset, name, recursive, exclude: [], vmware_sync: false, properties: {} }]));
+  const existing = options.existOk
+    ? (
+        await queryItems(
+          t,
+          'pool.snapshot.query',
+          ['id', 'dataset', 'snapshot_name', 'properties', 'createtxg'],
+          [['id', '=', id]],
+        )
+      )[0]
+    : undefined;
+  const entry =
+    existing ??
+    (await call(t, 'pool.snapshot.create', [
+      { dataset, name, recursive, exclude: [], vmware_sync: false, properties: {} },
+    ]));
   const data: SnapshotCreated = { ...summaryOf(entry), created: existing === undefined, recursive };
   if (!data.created) ctx.note(`Snapshot ${id} already exists; nothing changed.`);
-  else ctx.note(`Took snapshot ${id}${recursive ? ' and the same on every child dataset' : ''}. Undo later changes with: stor snapshot rollback ${id}`);
-  return recordResult(data, { fields: [['id', data.id], ['created', data.created], ['recursive', data.recursive], ['referenced', data.referenced]] });
+  else
+    ctx.note(
+      `Took snapshot ${id}${recursive ? ' and the same on every child dataset' : ''}. Undo later changes with: stor snapshot rollback ${id}`,
+    );
+  return recordResult(data, {
+    fields: [
+      ['id', data.id],
+      ['created', data.created],
+      ['recursive', data.recursive],
+      ['referenced', data.referenced],
+    ],
+  });
 }
 
 export const snapshotCreateCommand = defineCommand({

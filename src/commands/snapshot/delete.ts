@@ -10,7 +10,7 @@ import { lookupOrNothing, nothingDeleted, type NothingDeleted } from '../shared/
 import { datasetFilter, findSnapshot, snapshotRef } from './model.js';
 
 const options = {
-  recursive: flag("also delete the snapshot of this name on every child dataset (zfs destroy -r)", { short: 'r' }),
+  recursive: flag('also delete the snapshot of this name on every child dataset (zfs destroy -r)', { short: 'r' }),
   yes: yesFlag(),
   dryRun: flag('show what would be deleted; delete nothing'),
   ignoreNotFound: ignoreNotFoundFlag(),
@@ -27,7 +27,11 @@ export interface SnapshotDeleted {
 }
 
 /** `stor snapshot delete DATASET@NAME`: shows what goes, asks (or --yes), then pool.snapshot.delete. */
-export async function snapshotDelete(ctx: CommandContext, ref: string, options: SnapshotDeleteOptions): Promise<CommandResult<SnapshotDeleted | NothingDeleted>> {
+export async function snapshotDelete(
+  ctx: CommandContext,
+  ref: string,
+  options: SnapshotDeleteOptions,
+): Promise<CommandResult<SnapshotDeleted | NothingDeleted>> {
   const { id, dataset, name } = snapshotRef(ref);
   const t = await ctx.transport();
   const recursive = options.recursive === true;
@@ -35,10 +39,26 @@ export async function snapshotDelete(ctx: CommandContext, ref: string, options: 
   const lookup = await lookupOrNothing(options.ignoreNotFound, () => findSnapshot(t, id));
   if ('missing' in lookup) return nothingDeleted(ctx, id, lookup.missing);
   const going = async () =>
-    recursive ? (await queryItems(t, 'pool.snapshot.query', ['id', 'snapshot_name'], [...datasetFilter(dataset, true), ['snapshot_name', '=', name]])).map((s) => s.id) : [id];
+    recursive
+      ? (
+          await queryItems(
+            t,
+            'pool.snapshot.query',
+            ['id', 'snapshot_name'],
+            [...datasetFilter(dataset, true), ['snapshot_name', '=', name]],
+          )
+        ).map((s) => s.id)
+      : [id];
   const deleted = await going();
   const data: SnapshotDeleted = { id, dry_run: options.dryRun === true, deleted };
-  const outcome = () => recordResult(data, { fields: [['id', id], ['dry run', data.dry_run]], list: { label: options.dryRun ? 'would delete' : 'deleted', items: data.deleted } });
+  const outcome = () =>
+    recordResult(data, {
+      fields: [
+        ['id', id],
+        ['dry run', data.dry_run],
+      ],
+      list: { label: options.dryRun ? 'would delete' : 'deleted', items: data.deleted },
+    });
   if (options.dryRun) {
     const denied = await predictedDenial(t, poolSnapshotContract['pool.snapshot.delete'].access);
     if (denied) throw denied;
@@ -46,10 +66,24 @@ export async function snapshotDelete(ctx: CommandContext, ref: string, options: 
     return outcome();
   }
   const preview = `stor snapshot delete ${id}${recursive ? ' -r' : ''} --dry-run`;
-  const asked = await confirmChange(ctx, `Delete snapshot${deleted.length === 1 ? '' : 's'} ${deleted.join(', ')}? This cannot be undone.`, options.yes, `preview with \`${preview}\``);
+  const asked = await confirmChange(
+    ctx,
+    `Delete snapshot${deleted.length === 1 ? '' : 's'} ${deleted.join(', ')}? This cannot be undone.`,
+    options.yes,
+    `preview with \`${preview}\``,
+  );
   // With -r, a child's snapshot of this name taken while the question waited would go too: hold to the plan.
   if (recursive) {
-    data.deleted = [...(await holdToPlan(ctx, { shown: deleted, pick: (plan: SnapshotDeleted) => plan.deleted, asked, reread: going, what: `${id} -r would now also delete`, preview }))];
+    data.deleted = [
+      ...(await holdToPlan(ctx, {
+        shown: deleted,
+        pick: (plan: SnapshotDeleted) => plan.deleted,
+        asked,
+        reread: going,
+        what: `${id} -r would now also delete`,
+        preview,
+      })),
+    ];
   }
   await call(t, 'pool.snapshot.delete', [id, { defer: false, recursive }]);
   ctx.note(`Deleted ${data.deleted.join(', ')}.`);
@@ -63,7 +97,11 @@ export const snapshotDeleteCommand = defineCommand({
   asks: true,
   args: { snapshot: arg.required('DATASET@NAME') },
   options,
-  examples: ['stor snapshot delete tank/a@before-upgrade --dry-run', 'stor snapshot delete tank@nightly -r --yes', 'stor snapshot delete tank/a@before-upgrade --yes --ignore-not-found'],
+  examples: [
+    'stor snapshot delete tank/a@before-upgrade --dry-run',
+    'stor snapshot delete tank@nightly -r --yes',
+    'stor snapshot delete tank/a@before-upgrade --yes --ignore-not-found',
+  ],
   fanOut: 'change',
   run: (ctx, { snapshot }, opts) => snapshotDelete(ctx, snapshot, opts),
 });

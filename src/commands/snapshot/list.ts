@@ -11,16 +11,32 @@ const options = {
 };
 
 /** `stor snapshot list [DATASET]`: every snapshot, or one dataset's (and its children's with -r), as ZFS orders them. */
-export async function snapshotList(ctx: CommandContext, ref: string | undefined, recursive: boolean): Promise<CommandResult<SnapshotSummary[]>> {
+export async function snapshotList(
+  ctx: CommandContext,
+  ref: string | undefined,
+  recursive: boolean,
+): Promise<CommandResult<SnapshotSummary[]>> {
   const t = await ctx.transport();
   const dataset = ref === undefined ? undefined : datasetId(ref);
   const filters = dataset === undefined ? [] : datasetFilter(dataset, recursive);
-  const found = await queryItems(t, 'pool.snapshot.query', ['id', 'dataset', 'snapshot_name', 'properties', 'createtxg'], filters);
+  const found = await queryItems(
+    t,
+    'pool.snapshot.query',
+    ['id', 'dataset', 'snapshot_name', 'properties', 'createtxg'],
+    filters,
+  );
   const data = found.map(summaryOf);
   return tableResult(data, {
-    columns: [{ header: 'id', key: true }, 'dataset', 'name', { header: 'created', minor: true }, { header: 'referenced', minor: true }],
+    columns: [
+      { header: 'id', key: true },
+      'dataset',
+      'name',
+      { header: 'created', minor: true },
+      { header: 'referenced', minor: true },
+    ],
     rows: data.map((s) => [s.id, s.dataset, s.name, timeCell(s.creation, ctx.io.env.TZ), sizeCell(s.referenced)]),
-    empty: dataset === undefined ? 'No snapshots.' : `No snapshots of ${dataset}${recursive ? ' or its children' : ''}.`,
+    empty:
+      dataset === undefined ? 'No snapshots.' : `No snapshots of ${dataset}${recursive ? ' or its children' : ''}.`,
   });
 }
 

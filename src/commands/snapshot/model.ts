@@ -28,9 +28,13 @@ export function snapshotRef(ref: string): { id: string; dataset: string; name: s
   const name = at < 0 ? '' : ref.slice(at + 1);
   if (at <= 0 || name === '' || name.includes('@')) {
     const dataset = at < 0 ? ref.replace(/^\/mnt\//, '').replace(/\/+$/, '') || 'tank/a' : 'tank/a';
-    throw new StorError(E.BAD_SNAPSHOT, `not a snapshot name: ${JSON.stringify(ref)}; snapshots are named DATASET@NAME`, {
-      hint: `e.g. ${dataset}@before-change`,
-    });
+    throw new StorError(
+      E.BAD_SNAPSHOT,
+      `not a snapshot name: ${JSON.stringify(ref)}; snapshots are named DATASET@NAME`,
+      {
+        hint: `e.g. ${dataset}@before-change`,
+      },
+    );
   }
   const dataset = datasetId(ref.slice(0, at));
   return { id: `${dataset}@${name}`, dataset, name };
@@ -57,15 +61,31 @@ export function summaryOf(s: SnapshotFields): SnapshotSummary {
 
 /** The query filter for a dataset's snapshots, and its children's with `recursive`. */
 export function datasetFilter(dataset: string, recursive: boolean): unknown[] {
-  return recursive ? [['OR', [['dataset', '=', dataset], ['dataset', '^', `${dataset}/`]]]] : [['dataset', '=', dataset]];
+  return recursive
+    ? [
+        [
+          'OR',
+          [
+            ['dataset', '=', dataset],
+            ['dataset', '^', `${dataset}/`],
+          ],
+        ],
+      ]
+    : [['dataset', '=', dataset]];
 }
 
 /**
  * Snapshot `id`, read before any change: a missing one is NOT_FOUND (25.10.1's delete and rollback
  * would answer EINVAL "PoolSnapshot … does not exist"), never learnt from the change itself.
  */
-export async function findSnapshot(t: Pick<Transport, 'call'>, id: string): Promise<Pick<PoolSnapshotEntry, 'id' | 'createtxg'>> {
+export async function findSnapshot(
+  t: Pick<Transport, 'call'>,
+  id: string,
+): Promise<Pick<PoolSnapshotEntry, 'id' | 'createtxg'>> {
   const [found] = await queryItems(t, 'pool.snapshot.query', ['id', 'createtxg'], [['id', '=', id]]);
-  if (!found) throw new StorError(E.NOT_FOUND, `no snapshot ${id}`, { hint: `\`stor snapshot list ${id.split('@')[0]}\` shows them` });
+  if (!found)
+    throw new StorError(E.NOT_FOUND, `no snapshot ${id}`, {
+      hint: `\`stor snapshot list ${id.split('@')[0]}\` shows them`,
+    });
   return found;
 }

@@ -10,10 +10,30 @@ import { DEFAULT_TIMEOUT_SECONDS, resolveTarget, type TargetOptions } from '../f
  * can be opened, and the key's check (a slow hash, on the appliance or in this process) run, while
  * the CLI itself still loads and parses. Nothing else gets a head start.
  */
-const COMMANDS = new Set(['whoami', 'privilege list', 'privilege check', 'user list', 'group list', 'api-key list', 'dataset list', 'snapshot list', 'job list']);
+const COMMANDS = new Set([
+  'whoami',
+  'privilege list',
+  'privilege check',
+  'user list',
+  'group list',
+  'api-key list',
+  'dataset list',
+  'snapshot list',
+  'job list',
+]);
 
 /** The global options a command line that gets a head start may carry: the target's, and output's. */
-const TARGET_OPTIONS = new Set<keyof GlobalOptions>(['json', 'quiet', 'insecure', 'session', 'url', 'profile', 'timeout', 'ca', 'rpc']);
+const TARGET_OPTIONS = new Set<keyof GlobalOptions>([
+  'json',
+  'quiet',
+  'insecure',
+  'session',
+  'url',
+  'profile',
+  'timeout',
+  'ca',
+  'rpc',
+]);
 
 export interface TargetGuess {
   options: TargetOptions;
@@ -28,12 +48,14 @@ export interface TargetGuess {
  * end: a guess is used only if the command resolves the very same target (head-start.ts).
  */
 export function guessTarget(line: CommandLine): TargetGuess | undefined {
-  if (line.asksHelp || line.asksVersion || line.endOfOptions || line.repeated.size > 0 || line.others.length > 0) return undefined;
+  if (line.asksHelp || line.asksVersion || line.endOfOptions || line.repeated.size > 0 || line.others.length > 0)
+    return undefined;
   if (!COMMANDS.has(line.words.join(' '))) return undefined;
   const given = Object.entries(line.globals) as [keyof GlobalOptions, string | boolean][];
   // One key per option: an option whose value is missing (the last word) gave none.
   if (given.length !== line.options.length) return undefined;
-  if (given.some(([key, v]) => !TARGET_OPTIONS.has(key) || (typeof v === 'string' && v.startsWith('-')))) return undefined;
+  if (given.some(([key, v]) => !TARGET_OPTIONS.has(key) || (typeof v === 'string' && v.startsWith('-'))))
+    return undefined;
   const { timeout, rpc, url, profile, ca, insecure } = line.globals;
   if (rpc !== undefined && rpc !== 'ws' && rpc !== 'http') return undefined;
   if (timeout !== undefined && !/^[1-9]\d{0,5}$/.test(String(timeout))) return undefined;
@@ -72,7 +94,12 @@ export async function startEarlyTarget(line: CommandLine, io: IO): Promise<HeadS
         if (spec.kind === 'embedded') return undefined;
         // Loaded first, so that openTarget's own imports find them and the connect starts before the
         // next turn of the event loop.
-        await Promise.all([import('../../core/transport/login-strategies.js'), spec.rpc === 'http' ? import('../../core/transport/remote-http.js') : import('../../core/transport/remote.js')]);
+        await Promise.all([
+          import('../../core/transport/login-strategies.js'),
+          spec.rpc === 'http'
+            ? import('../../core/transport/remote-http.js')
+            : import('../../core/transport/remote.js'),
+        ]);
         const opened = openTarget(spec, guess.timeoutSeconds, io.onSignal ? { onSignal: io.onSignal.bind(io) } : {});
         setImmediate(underWay);
         return { key: specKey(spec, guess.timeoutSeconds), opened };

@@ -54,7 +54,13 @@ export class HeadStart {
     const started = await this.pending;
     this.pending = undefined;
     if (!started) return true;
-    const settled = await Promise.race([started.opened.then(() => true, () => true), new Promise<false>((r) => setImmediate(() => r(false)))]);
+    const settled = await Promise.race([
+      started.opened.then(
+        () => true,
+        () => true,
+      ),
+      new Promise<false>((r) => setImmediate(() => r(false))),
+    ]);
     if (!settled) return false;
     await closeQuietly(started.opened);
     return true;

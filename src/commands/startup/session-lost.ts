@@ -29,7 +29,11 @@ function checksFor(top: string | undefined, second: string | undefined, isNoun: 
 export function sessionLostError(path: CommandLine): StorError {
   const isNoun = path.top !== undefined && COMMANDS[path.top]?.kind === 'noun';
   const words = isNoun ? `${path.top} ${path.verb ?? ''}`.trim() : (path.top ?? '…');
-  return new StorError(E.SESSION_LOST, `the session agent ended while \`stor ${words}\` ran: whether it changed anything is unknown`, {
-    hint: `check before running it again: ${checksFor(path.top, path.verb, isNoun).join(', ')}`,
-  });
+  return new StorError(
+    E.SESSION_LOST,
+    `the session agent ended while \`stor ${words}\` ran: whether it changed anything is unknown`,
+    {
+      hint: `check before running it again: ${checksFor(path.top, path.verb, isNoun).join(', ')}`,
+    },
+  );
 }

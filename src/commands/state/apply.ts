@@ -11,7 +11,15 @@ import { type CommandResult, render, renderMode, tableResult } from '../output/r
 import { computePlan } from './diff.js';
 import { executeSteps, type AppliedChange, type NewApiKey } from './execute.js';
 import type { PlannedChange, StatePlan } from './plan-model.js';
-import { notePlan, objectLabel, planOptions, planView, preparePlan, readStateFile, type PlanOptionValues } from './prepare.js';
+import {
+  notePlan,
+  objectLabel,
+  planOptions,
+  planView,
+  preparePlan,
+  readStateFile,
+  type PlanOptionValues,
+} from './prepare.js';
 import { readWorld } from './world.js';
 
 /** `stor apply --json` */
@@ -36,7 +44,10 @@ async function openKeysOut(ctx: CommandContext, path: string): Promise<FileHandl
     return await createFile(resolve(ctx.io.cwd, path), umaskOf(ctx.io), 0o600);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') throw new StorError(E.LOCAL_FILE_EXISTS, `${path} exists; new API keys are never written over a file`, { hint: 'name a new file with --keys-out' });
+    if (code === 'EEXIST')
+      throw new StorError(E.LOCAL_FILE_EXISTS, `${path} exists; new API keys are never written over a file`, {
+        hint: 'name a new file with --keys-out',
+      });
     throw new StorError(E.LOCAL_WRITE_FAILED, `cannot create ${path}: ${code ?? (err as Error).message}`);
   }
 }
@@ -55,7 +66,11 @@ export async function stateApply(ctx: CommandContext, opts: ApplyOptions): Promi
   const makesKeys = steps.some((s) => s.change.kind === 'api_keys' && s.change.action === 'create');
   const keysToStdout = makesKeys && opts.keysOut === undefined;
   if (keysToStdout && ctx.io.stdout.isTTY) {
-    throw new StorError(E.USAGE, 'this plan creates API keys: say where their secrets go with --keys-out FILE (or pipe stdout)', { hint: 'e.g. --keys-out new-keys.json (written 0600, never over an existing file)' });
+    throw new StorError(
+      E.USAGE,
+      'this plan creates API keys: say where their secrets go with --keys-out FILE (or pipe stdout)',
+      { hint: 'e.g. --keys-out new-keys.json (written 0600, never over an existing file)' },
+    );
   }
   const keysFile = makesKeys && opts.keysOut !== undefined ? await openKeysOut(ctx, opts.keysOut) : undefined;
   let keysWritten = false;
@@ -63,18 +78,32 @@ export async function stateApply(ctx: CommandContext, opts: ApplyOptions): Promi
     if (willAsk(ctx, opts.yes)) {
       ctx.warn((await render({ data: plan, view: planView(plan) }, renderMode(ctx.io, false, 'stderr'))).trimEnd());
     }
-    const asked = await confirmChange(ctx, `apply ${plan.changes.length} change(s) from ${opts.file}?`, opts.yes, `stor plan -f ${opts.file}`);
+    const asked = await confirmChange(
+      ctx,
+      `apply ${plan.changes.length} change(s) from ${opts.file}?`,
+      opts.yes,
+      `stor plan -f ${opts.file}`,
+    );
     // The plan the operator said yes to: this run's own, or the one the `--targets` rehearsal showed for this target.
-    const confirmed = (ctx.confirmedPlan as StateApplied | undefined)?.plan.changes ?? (asked ? plan.changes : undefined);
+    const confirmed =
+      (ctx.confirmedPlan as StateApplied | undefined)?.plan.changes ?? (asked ? plan.changes : undefined);
     if (confirmed !== undefined) {
       // Time passed at the question: the world must still be the one planned.
-      const again = ctx.confirmedPlan === undefined ? computePlan(await readWorld(t), desired, { prune: opts.prune === true, normalize: opts.normalize === true }).plan.changes : plan.changes;
+      const again =
+        ctx.confirmedPlan === undefined
+          ? computePlan(await readWorld(t), desired, { prune: opts.prune === true, normalize: opts.normalize === true })
+              .plan.changes
+          : plan.changes;
       const moved = changedObjects(confirmed, again);
       if (moved.length > 0) {
-        throw new StorError(E.PLAN_CHANGED, `the target changed since the plan you confirmed: ${moved.join(', ')}; nothing was changed`, {
-          details: moved,
-          hint: `review the new plan with \`stor plan -f ${opts.file}\`, then run again`,
-        });
+        throw new StorError(
+          E.PLAN_CHANGED,
+          `the target changed since the plan you confirmed: ${moved.join(', ')}; nothing was changed`,
+          {
+            details: moved,
+            hint: `review the new plan with \`stor plan -f ${opts.file}\`, then run again`,
+          },
+        );
       }
     }
     const { results, keys } = await executeSteps(t, world, steps, opts.keepGoing === true);
@@ -104,11 +133,21 @@ function changedObjects(confirmed: readonly PlannedChange[], now: readonly Plann
   });
 }
 
-function report(ctx: CommandContext, plan: StatePlan, results: AppliedChange[], keys: NewApiKey[], keysToStdout: boolean): CommandResult<StateApplied> {
+function report(
+  ctx: CommandContext,
+  plan: StatePlan,
+  results: AppliedChange[],
+  keys: NewApiKey[],
+  keysToStdout: boolean,
+): CommandResult<StateApplied> {
   const count = (s: AppliedChange['status']) => results.filter((r) => r.status === s).length;
   const failed = count('failed');
   const summary = `${count('done')} done, ${failed} failed, ${count('not_attempted')} not attempted`;
-  const data: StateApplied = { plan, results, keys: keys.map((k) => ({ name: k.name, user: k.user, id: k.id, ...(keysToStdout ? { key: k.key } : {}) })) };
+  const data: StateApplied = {
+    plan,
+    results,
+    keys: keys.map((k) => ({ name: k.name, user: k.user, id: k.id, ...(keysToStdout ? { key: k.key } : {}) })),
+  };
   const exitCode = failed > 0 ? EXIT.FAILED : EXIT.OK;
   if (keysToStdout && !ctx.globals.json) {
     // Piped: stdout holds the new keys alone (`name<TAB>key`), the report goes to stderr.
@@ -122,7 +161,11 @@ function report(ctx: CommandContext, plan: StatePlan, results: AppliedChange[], 
     ...tableResult(data, {
       columns: ['status', 'change', 'object', { header: 'error', overflow: 'wrap' }],
       rows: results.map((r) => [
-        { value: r.status, human: r.status.replace('_', ' '), tone: r.status === 'done' ? 'ok' : r.status === 'failed' ? 'danger' : 'warning' },
+        {
+          value: r.status,
+          human: r.status.replace('_', ' '),
+          tone: r.status === 'done' ? 'ok' : r.status === 'failed' ? 'danger' : 'warning',
+        },
         r.action,
         objectLabel(r),
         r.error ?? '',
@@ -138,16 +181,26 @@ export const stateApplyCommand = defineCommand({
   asks: true,
   fanOut: 'change',
   checkTargets: (_args, opts) => {
-    if (opts.keysOut !== undefined) throw new StorError(E.USAGE, '--keys-out names one file, and --targets makes keys on many targets', { hint: 'pipe stdout instead: each new key comes out on a line with its target' });
+    if (opts.keysOut !== undefined)
+      throw new StorError(E.USAGE, '--keys-out names one file, and --targets makes keys on many targets', {
+        hint: 'pipe stdout instead: each new key comes out on a line with its target',
+      });
   },
   options: {
     ...planOptions,
     yes: yesFlag(),
     dryRun: flag('show the plan and change nothing (exit 0; `stor plan` exits 7 on drift)'),
     keepGoing: flag('after a change fails, still attempt the rest (with --targets: and still start the other targets)'),
-    keysOut: value('<file>', 'write new API keys here (created 0600; an existing file is refused); piped stdout otherwise'),
+    keysOut: value(
+      '<file>',
+      'write new API keys here (created 0600; an existing file is refused); piped stdout otherwise',
+    ),
   },
-  examples: ['stor apply -f state.yaml', 'stor --targets @site_a apply -f state.yaml --yes > new-keys.tsv', 'stor apply -f state.yaml --yes --keys-out new-keys.json'],
+  examples: [
+    'stor apply -f state.yaml',
+    'stor --targets @site_a apply -f state.yaml --yes > new-keys.tsv',
+    'stor apply -f state.yaml --yes --keys-out new-keys.json',
+  ],
   notes:
     'Order: groups, users, privileges, datasets, API keys; deletes (--prune) in reverse. Stops at the first failure unless --keep-going, ' +
     'and reports every object as done, failed or not attempted. Users are made without a password (password_disabled). ' +

@@ -16,7 +16,12 @@ import type { AnyKind, Step, World } from './kinds/kind.js';
 
 /** Each kind's refusals, in the table's order, each given its own steps; the first throws. */
 export function checkKinds(world: World, steps: readonly Step[], force: boolean): void {
-  for (const kind of KINDS as readonly AnyKind[]) kind.refuse?.(world, steps.filter((s) => s.change.kind === kind.key), force);
+  for (const kind of KINDS as readonly AnyKind[])
+    kind.refuse?.(
+      world,
+      steps.filter((s) => s.change.kind === kind.key),
+      force,
+    );
 }
 
 interface Account {
@@ -36,12 +41,17 @@ function afterPlan(world: World, steps: readonly Step[]) {
     accounts.set(u.username, { locked: u.locked, passwordDisabled: u.password_disabled, groups });
   }
   const privileges = new Map(privilegesIn(world).map((p) => [p.name, { groups: groupNames(p), roles: p.roles }]));
-  const before = { accounts: new Map([...accounts].map(([k, v]) => [k, { ...v, groups: new Set(v.groups) }])), privileges: new Map(privileges) };
+  const before = {
+    accounts: new Map([...accounts].map(([k, v]) => [k, { ...v, groups: new Set(v.groups) }])),
+    privileges: new Map(privileges),
+  };
   for (const s of steps) {
     const { kind, name, action } = s.change;
     if (kind === 'groups' && action !== 'delete' && s.want && 'members' in s.want && s.want.members) {
       const members = new Set(s.want.members);
-      for (const [user, a] of accounts) if (members.has(user)) a.groups.add(name); else a.groups.delete(name);
+      for (const [user, a] of accounts)
+        if (members.has(user)) a.groups.add(name);
+        else a.groups.delete(name);
     }
     if (kind === 'users') {
       if (action === 'delete') accounts.delete(name);
@@ -82,7 +92,9 @@ function effectiveRoles(world: World, s: Snapshot, user: string): Set<string> {
 }
 
 const administrators = (world: World, s: Snapshot): string[] =>
-  [...s.accounts].filter(([name, a]) => !a.locked && !a.passwordDisabled && effectiveRoles(world, s, name).has('FULL_ADMIN')).map(([name]) => name);
+  [...s.accounts]
+    .filter(([name, a]) => !a.locked && !a.passwordDisabled && effectiveRoles(world, s, name).has('FULL_ADMIN'))
+    .map(([name]) => name);
 
 /**
  * Refuses (PLAN_REFUSED) a plan that leaves no unlocked, password-enabled full administrator where
@@ -99,14 +111,24 @@ export function checkAdministrators(world: World, steps: readonly Step[], force:
   const mine = effectiveRoles(world, before, world.me);
   const kept = effectiveRoles(world, after, world.me);
   // FULL_ADMIN first: when it goes, that is the news.
-  const lost = [...mine].filter((r) => !kept.has(r)).sort((a, b) => Number(b === 'FULL_ADMIN') - Number(a === 'FULL_ADMIN'));
-  if (lost.length > 0) problems.push(`it removes roles from ${world.me}, the identity stor is using: ${lost.slice(0, 8).join(', ')}${lost.length > 8 ? ` and ${lost.length - 8} more` : ''}`);
+  const lost = [...mine]
+    .filter((r) => !kept.has(r))
+    .sort((a, b) => Number(b === 'FULL_ADMIN') - Number(a === 'FULL_ADMIN'));
+  if (lost.length > 0)
+    problems.push(
+      `it removes roles from ${world.me}, the identity stor is using: ${lost.slice(0, 8).join(', ')}${lost.length > 8 ? ` and ${lost.length - 8} more` : ''}`,
+    );
   const ownKey = keyId === undefined ? undefined : apiKeys.live(world).find((k) => k.id === keyId);
-  if (ownKey && steps.some((s) => s.change.kind === 'api_keys' && s.change.action === 'delete' && s.change.name === ownKey.name)) {
+  if (
+    ownKey &&
+    steps.some((s) => s.change.kind === 'api_keys' && s.change.action === 'delete' && s.change.name === ownKey.name)
+  ) {
     problems.push(`it deletes API key ${ownKey.name}, the key stor is logged in with`);
   }
   if (problems.length && !force) {
-    throw new StorError(E.PLAN_REFUSED, `refusing this plan: ${problems.join('; ')}; nothing was changed`, { hint: 'change the file, or add --force if that is what you want' });
+    throw new StorError(E.PLAN_REFUSED, `refusing this plan: ${problems.join('; ')}; nothing was changed`, {
+      hint: 'change the file, or add --force if that is what you want',
+    });
   }
   return problems;
 }

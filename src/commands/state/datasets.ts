@@ -43,7 +43,8 @@ const UNITS = ['', 'K', 'M', 'G', 'T', 'P'];
 
 /** Bytes as a state file writes them: `10G` when a whole number of a unit, else bytes. */
 function sizeText(bytes: number): string | number {
-  for (let i = UNITS.length - 1; i > 0; i--) if (bytes > 0 && bytes % 1024 ** i === 0) return `${bytes / 1024 ** i}${UNITS[i]}`;
+  for (let i = UNITS.length - 1; i > 0; i--)
+    if (bytes > 0 && bytes % 1024 ** i === 0) return `${bytes / 1024 ** i}${UNITS[i]}`;
   return bytes;
 }
 
@@ -56,7 +57,12 @@ function fileValue(property: string, v: PropertyValue): PropertyValue {
 /** The datasets a state file holds: filesystems below a pool root, not the appliance's own (`.system`, `ix-*`). */
 export function exportDatasets(all: readonly Dataset[]): StateDataset[] {
   return all
-    .filter((d) => d.id.includes('/') && d.type === 'FILESYSTEM' && !d.id.split('/').some((part) => part.startsWith('.') || part.startsWith('ix-')))
+    .filter(
+      (d) =>
+        d.id.includes('/') &&
+        d.type === 'FILESYSTEM' &&
+        !d.id.split('/').some((part) => part.startsWith('.') || part.startsWith('ix-')),
+    )
     .map((d) => {
       const properties: Record<string, string | number> = {};
       for (const key of EXPORTED) {
@@ -65,7 +71,11 @@ export function exportDatasets(all: readonly Dataset[]): StateDataset[] {
         if (typeof v === 'string' || typeof v === 'number') properties[key] = v;
       }
       const comments = commentOf(d);
-      return { name: d.id, ...(comments !== null ? { comments } : {}), ...(Object.keys(properties).length ? { properties } : {}) };
+      return {
+        name: d.id,
+        ...(comments !== null ? { comments } : {}),
+        ...(Object.keys(properties).length ? { properties } : {}),
+      };
     });
 }
 
@@ -90,7 +100,10 @@ export function desiredOf(want: StateDataset): DesiredDataset {
     try {
       v = apiValue(key, raw);
     } catch (err) {
-      if (err instanceof StorError) throw new StorError(E.BAD_STATE_FILE, `datasets ${want.name}: properties.${key}: ${err.message}`, { hint: err.hint });
+      if (err instanceof StorError)
+        throw new StorError(E.BAD_STATE_FILE, `datasets ${want.name}: properties.${key}: ${err.message}`, {
+          hint: err.hint,
+        });
       throw err;
     }
     if (v === 'INHERIT' && key !== 'comments') inherit.push(key);
@@ -99,18 +112,34 @@ export function desiredOf(want: StateDataset): DesiredDataset {
   return { set, inherit, user };
 }
 
-const asField = (c: DatasetChange): FieldChange => ({ field: c.property, from: fileValue(c.property, c.old), to: fileValue(c.property, c.new) });
+const asField = (c: DatasetChange): FieldChange => ({
+  field: c.property,
+  from: fileValue(c.property, c.old),
+  to: fileValue(c.property, c.new),
+});
 
 /** The fields that differ; for a dataset not there yet, every field the file sets. */
 export function diffDataset(want: StateDataset, have: PoolDatasetEntry | undefined): FieldChange[] {
   const desired = desiredOf(want);
-  if (!have) return [...Object.entries(desired.set), ...Object.entries(desired.user)].map(([field, to]) => ({ field, from: null, to: fileValue(field, to ?? null) }));
+  if (!have)
+    return [...Object.entries(desired.set), ...Object.entries(desired.user)].map(([field, to]) => ({
+      field,
+      from: null,
+      to: fileValue(field, to ?? null),
+    }));
   return planChanges(have, desired).map(asField);
 }
 
 function createParams(want: StateDataset) {
   const { set, user } = desiredOf(want);
-  return { name: want.name, ...set, user_properties: [...Object.entries(user).map(([key, value]) => ({ key, value })), { key: DATASET_MARK, value: want.name }] };
+  return {
+    name: want.name,
+    ...set,
+    user_properties: [
+      ...Object.entries(user).map(([key, value]) => ({ key, value })),
+      { key: DATASET_MARK, value: want.name },
+    ],
+  };
 }
 
 /**

@@ -17,11 +17,19 @@ const table = KINDS as readonly AnyKind[];
  * (kinds/index.ts). What the file does not name is left alone; with `prune`, deleted only when it
  * carries stor's mark (ownership.ts), kind by kind in reverse order.
  */
-export function computePlan(world: World, desired: StateFile, options: PlanOptions): { plan: StatePlan; steps: Step[] } {
+export function computePlan(
+  world: World,
+  desired: StateFile,
+  options: PlanOptions,
+): { plan: StatePlan; steps: Step[] } {
   const steps: Step[] = [];
   const notes: string[] = [];
   const overlaps: RoleOverlap[] = [];
-  const ctx: PlanContext = { normalize: options.normalize, note: (n) => notes.push(n), overlap: (o) => overlaps.push(o) };
+  const ctx: PlanContext = {
+    normalize: options.normalize,
+    note: (n) => notes.push(n),
+    overlap: (o) => overlaps.push(o),
+  };
   for (const kind of table) {
     for (const want of (desired[kind.key] ?? []) as readonly DesiredOf<StateKind>[]) {
       const step = kind.plan(want, world, ctx);
@@ -31,7 +39,14 @@ export function computePlan(world: World, desired: StateFile, options: PlanOptio
   if (options.prune) steps.push(...pruneSteps(world, desired));
   const changes = steps.map((s) => s.change);
   return {
-    plan: { pending: changes.length > 0, release: world.roles.model.release, catalogue: world.roles.source, changes, notes, overlaps },
+    plan: {
+      pending: changes.length > 0,
+      release: world.roles.model.release,
+      catalogue: world.roles.source,
+      changes,
+      notes,
+      overlaps,
+    },
     steps,
   };
 }
@@ -42,7 +57,8 @@ function pruneSteps(world: World, desired: StateFile): Step[] {
   for (const kind of [...table].reverse()) {
     const named = new Set((desired[kind.key] ?? []).map((o: { name: string }) => o.name));
     const gone: PlannedChange[] = out.map((s) => s.change);
-    for (const name of kind.prune(world, named, gone)) out.push({ change: { kind: kind.key, name, action: 'delete', changes: [] } } as Step);
+    for (const name of kind.prune(world, named, gone))
+      out.push({ change: { kind: kind.key, name, action: 'delete', changes: [] } } as Step);
   }
   return out;
 }

@@ -30,25 +30,39 @@ async function verify(t: Transport, world: World, step: Step, steps: readonly St
   const adapter = kindOf(kind);
   const seen: World = { ...world, objects: { ...NOTHING, ...(await adapter.readOne(t, name, step.want)) } };
   if (action === 'delete') {
-    if (adapter.exists(seen, name)) throw new StorError(E.VERIFY_FAILED, `${kind} ${name} is still there after the delete`);
+    if (adapter.exists(seen, name))
+      throw new StorError(E.VERIFY_FAILED, `${kind} ${name} is still there after the delete`);
     return;
   }
   // The object checked as any state file's is (the schema's part for its kind).
   const want = adapter.schema.parse(step.want);
-  const again = adapter.plan(adapter.expected?.(want, seen, steps) ?? want, seen, { normalize: false, note: () => undefined, overlap: () => undefined });
+  const again = adapter.plan(adapter.expected?.(want, seen, steps) ?? want, seen, {
+    normalize: false,
+    note: () => undefined,
+    overlap: () => undefined,
+  });
   if (again) {
     const c = again.change;
-    const left = c.action === 'create' ? ['not found'] : c.changes.map((f) => `${f.field} is ${JSON.stringify(f.from)}, not ${JSON.stringify(f.to)}`);
+    const left =
+      c.action === 'create'
+        ? ['not found']
+        : c.changes.map((f) => `${f.field} is ${JSON.stringify(f.from)}, not ${JSON.stringify(f.to)}`);
     throw new StorError(E.VERIFY_FAILED, `${kind} ${name}: the read after the change disagrees: ${left.join('; ')}`);
   }
 }
 
 const NOTHING: Objects = Object.fromEntries(STATE_KINDS.map((k) => [k, []])) as unknown as Objects;
 
-const describeError = (err: unknown): string => (err instanceof Error ? err.message : String(err)).trim().replace(/\s*\n\s*/g, '; ');
+const describeError = (err: unknown): string =>
+  (err instanceof Error ? err.message : String(err)).trim().replace(/\s*\n\s*/g, '; ');
 
 /** Runs the steps in order; after a failure the rest are not attempted unless keepGoing. */
-export async function executeSteps(t: Transport, world: World, steps: readonly Step[], keepGoing: boolean): Promise<{ results: AppliedChange[]; keys: NewApiKey[] }> {
+export async function executeSteps(
+  t: Transport,
+  world: World,
+  steps: readonly Step[],
+  keepGoing: boolean,
+): Promise<{ results: AppliedChange[]; keys: NewApiKey[] }> {
   const results: AppliedChange[] = [];
   const keys: NewApiKey[] = [];
   let stopped = false;

@@ -9,12 +9,17 @@ import { STATE_KINDS } from './kinds/index.js';
 import { readWorld } from './world.js';
 
 /** `stor export [--only KINDS]`: YAML on stdout; with `--json`, the same StateFile as JSON. */
-export async function stateExport(ctx: CommandContext, only: string[] | undefined): Promise<CommandResult<StateFile | string>> {
+export async function stateExport(
+  ctx: CommandContext,
+  only: string[] | undefined,
+): Promise<CommandResult<StateFile | string>> {
   const kinds = new Set<StateKind>();
   for (const k of only ?? STATE_KINDS) {
     const kind = k.replace('-', '_');
     if (!(STATE_KINDS as readonly string[]).includes(kind)) {
-      throw new StorError(E.USAGE, `--only: ${JSON.stringify(k)} is not a section`, { hint: `one or more of ${STATE_KINDS.join(',')}` });
+      throw new StorError(E.USAGE, `--only: ${JSON.stringify(k)} is not a section`, {
+        hint: `one or more of ${STATE_KINDS.join(',')}`,
+      });
     }
     kinds.add(kind as StateKind);
   }
@@ -25,10 +30,11 @@ export async function stateExport(ctx: CommandContext, only: string[] | undefine
 }
 
 export const stateExportCommand = defineCommand({
-  summary: 'write the target\'s groups, users, privileges, API keys and datasets as a desired-state file (built-ins left out)',
+  summary:
+    "write the target's groups, users, privileges, API keys and datasets as a desired-state file (built-ins left out)",
   effect: 'read',
   options: { only: list('<sections>', `only these sections, comma-separated: ${STATE_KINDS.join(',')}`) },
   examples: ['stor export > state.yaml', 'stor export --only privileges,groups'],
-  notes: 'Never a password or an API key\'s secret. Applying the file to the same target plans no change.',
+  notes: "Never a password or an API key's secret. Applying the file to the same target plans no change.",
   run: (ctx, _args, opts) => stateExport(ctx, opts.only),
 });

@@ -36,13 +36,16 @@ interface UserProperty {
   source?: string | null;
 }
 
-export function readMarks(roots: readonly { id: string; user_properties?: Record<string, unknown> | undefined }[]): Marks {
+export function readMarks(
+  roots: readonly { id: string; user_properties?: Record<string, unknown> | undefined }[],
+): Marks {
   const owned: Marks['owned'] = { group: new Map(), user: new Map(), privilege: new Map(), api_key: new Map() };
   for (const root of roots) {
     for (const [key, raw] of Object.entries(root.user_properties ?? {})) {
       const m = /^stor\.own:(group|user|privilege|api-key):[0-9a-f]{16}$/.exec(key);
       const p = raw as UserProperty;
-      if (!m || typeof p?.value !== 'string' || (p.source !== undefined && p.source !== null && p.source !== 'LOCAL')) continue;
+      if (!m || typeof p?.value !== 'string' || (p.source !== undefined && p.source !== null && p.source !== 'LOCAL'))
+        continue;
       const kind = m[1]!.replace('-', '_') as MarkedKind;
       // The key is the hash of the name: it tells `<id> <name>` from a name alone that holds a space.
       const withId = /^(\d+) ([\s\S]+)$/.exec(p.value);

@@ -11,7 +11,11 @@ export async function statePlan(ctx: CommandContext, opts: PlanOptionValues): Pr
   const t = await ctx.transport();
   const { plan } = await preparePlan(ctx, t, desired, opts);
   notePlan(ctx, plan);
-  ctx.noteAfter(plan.pending ? `${plan.changes.length} object(s) would change; \`stor apply -f ${opts.file}\` applies them` : 'no changes: the target matches the file');
+  ctx.noteAfter(
+    plan.pending
+      ? `${plan.changes.length} object(s) would change; \`stor apply -f ${opts.file}\` applies them`
+      : 'no changes: the target matches the file',
+  );
   return { data: plan, view: planView(plan), exitCode: plan.pending ? EXIT.DRIFT : EXIT.OK };
 }
 
@@ -21,7 +25,12 @@ export const statePlanCommand = defineCommand({
   fanOut: 'read',
   findings: 'drift',
   options: planOptions,
-  examples: ['stor plan -f state.yaml', 'stor plan -f state.yaml --json', 'stor --targets @site_a plan -f state.yaml', 'stor plan -f state.yaml || [ $? -eq 7 ] && echo drift'],
+  examples: [
+    'stor plan -f state.yaml',
+    'stor plan -f state.yaml --json',
+    'stor --targets @site_a plan -f state.yaml',
+    'stor plan -f state.yaml || [ $? -eq 7 ] && echo drift',
+  ],
   notes:
     'Changes nothing. Objects are matched by name; what the file does not name is left alone (with --prune, deleted only if stor made it). ' +
     'Refused before anything is applied: roles the target does not know, role lists that lock their users out on its release, and (without --force) ' +

@@ -17,8 +17,8 @@ import { keyInUse } from '../api-key/model.js';
 export const planOptions = {
   file: value('<file>', 'the desired-state file (YAML or JSON); required', { short: 'f' }),
   prune: flag('also delete objects the file does not name, but only those stor made (they carry its mark)'),
-  normalize: flag('plan the minimal role list where a privilege\'s roles overlap (same effective roles)'),
-  force: flag('plan it even if it locks a privilege\'s users out, leaves no administrator, or takes your own roles'),
+  normalize: flag("plan the minimal role list where a privilege's roles overlap (same effective roles)"),
+  force: flag("plan it even if it locks a privilege's users out, leaves no administrator, or takes your own roles"),
 };
 
 export interface PlanOptionValues {
@@ -29,14 +29,20 @@ export interface PlanOptionValues {
 }
 
 export async function readStateFile(ctx: CommandContext, file: string | undefined): Promise<StateFile> {
-  if (file === undefined) throw new StorError(E.USAGE, 'name the desired-state file: -f FILE', { hint: '`stor export > state.yaml` writes one from a target' });
+  if (file === undefined)
+    throw new StorError(E.USAGE, 'name the desired-state file: -f FILE', {
+      hint: '`stor export > state.yaml` writes one from a target',
+    });
   let text: string;
   try {
     // Bounded, and never a FIFO or device: /dev/zero would be read until memory ran out, a FIFO waited on forever.
     text = readSmallFile(resolve(ctx.io.cwd, file), STATE_FILE).data.toString('utf8');
   } catch (err) {
     if (err instanceof StorError) throw err;
-    throw new StorError(E.LOCAL_FILE_UNREADABLE, `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new StorError(
+      E.LOCAL_FILE_UNREADABLE,
+      `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
   }
   return parseStateFile(text, file);
 }
@@ -49,36 +55,64 @@ export interface Prepared {
 }
 
 /** Reads the target (one query per kind), plans, and checks the plan; refuses what must not be applied. */
-export async function preparePlan(ctx: CommandContext, t: Transport, desired: StateFile, opts: PlanOptionValues): Promise<Prepared> {
+export async function preparePlan(
+  ctx: CommandContext,
+  t: Transport,
+  desired: StateFile,
+  opts: PlanOptionValues,
+): Promise<Prepared> {
   const world = await readWorld(t);
-  const { plan, steps } = computePlan(world, desired, { prune: opts.prune === true, normalize: opts.normalize === true });
+  const { plan, steps } = computePlan(world, desired, {
+    prune: opts.prune === true,
+    normalize: opts.normalize === true,
+  });
   checkKinds(world, steps, opts.force === true);
-  for (const problem of checkAdministrators(world, steps, opts.force === true, await keyInUse(ctx))) ctx.warn(`stor: warning (--force): ${problem}`);
+  for (const problem of checkAdministrators(world, steps, opts.force === true, await keyInUse(ctx)))
+    ctx.warn(`stor: warning (--force): ${problem}`);
   return { desired, world, plan, steps };
 }
 
 const SIGN = { create: '+ create', update: '~ update', delete: '- delete' } as const;
-const show = (v: unknown): string => (v === null || v === undefined ? '(none)' : Array.isArray(v) ? (v.length ? v.join(',') : '(none)') : String(v));
+const show = (v: unknown): string =>
+  v === null || v === undefined ? '(none)' : Array.isArray(v) ? (v.length ? v.join(',') : '(none)') : String(v);
 
 /** How the plan and the apply report name an object: `privilege ops`, `api key backup`. */
-export const objectLabel = (c: { kind: string; name: string }): string => `${c.kind.replace(/s$/, '').replace('api_key', 'api key')} ${c.name}`;
+export const objectLabel = (c: { kind: string; name: string }): string =>
+  `${c.kind.replace(/s$/, '').replace('api_key', 'api key')} ${c.name}`;
 
 /** The plan as rows: one per field changed (`~ update privilege ops  roles: A → B`). */
 export function planRows(plan: StatePlan): Cell[][] {
   return plan.changes.flatMap((c) => {
-    const label = { value: SIGN[c.action], human: SIGN[c.action], tone: c.action === 'delete' ? ('danger' as const) : c.action === 'create' ? ('ok' as const) : ('warning' as const) };
+    const label = {
+      value: SIGN[c.action],
+      human: SIGN[c.action],
+      tone:
+        c.action === 'delete' ? ('danger' as const) : c.action === 'create' ? ('ok' as const) : ('warning' as const),
+    };
     const what = objectLabel(c);
     if (c.changes.length === 0) return [[label, what, '']];
-    return c.changes.map((f, i) => [i === 0 ? label : '', i === 0 ? what : '', c.action === 'create' ? `${f.field}: ${show(f.to)}` : `${f.field}: ${show(f.from)} → ${show(f.to)}`]);
+    return c.changes.map((f, i) => [
+      i === 0 ? label : '',
+      i === 0 ? what : '',
+      c.action === 'create' ? `${f.field}: ${show(f.to)}` : `${f.field}: ${show(f.from)} → ${show(f.to)}`,
+    ]);
   });
 }
 
 export function planView(plan: StatePlan): View {
-  return { kind: 'table', columns: ['change', 'object', { header: 'field', overflow: 'wrap' }], rows: planRows(plan), empty: 'No changes: the target matches the file.' };
+  return {
+    kind: 'table',
+    columns: ['change', 'object', { header: 'field', overflow: 'wrap' }],
+    rows: planRows(plan),
+    empty: 'No changes: the target matches the file.',
+  };
 }
 
 /** Notes and overlaps, for the operator on stderr. */
 export function notePlan(ctx: CommandContext, plan: StatePlan): void {
   for (const n of plan.notes) ctx.note(`note: ${n}`);
-  for (const o of plan.overlaps) ctx.note(`note: privilege ${o.privilege}: ${o.findings.join('; ')}; the minimal list is ${o.minimal.join(',')} (--normalize plans it)`);
+  for (const o of plan.overlaps)
+    ctx.note(
+      `note: privilege ${o.privilege}: ${o.findings.join('; ')}; the minimal list is ${o.minimal.join(',')} (--normalize plans it)`,
+    );
 }

@@ -22,7 +22,13 @@ const iso = (d: { $date: number }) => new Date(d.$date).toISOString();
 export async function systemInfo(ctx: CommandContext): Promise<CommandResult<SystemInfoResult>> {
   const t = await ctx.transport();
   const [info, bootId] = await Promise.all([call(t, 'system.info'), call(t, 'system.boot_id')]);
-  const data: SystemInfoResult = { ...info, buildtime: iso(info.buildtime), boottime: iso(info.boottime), datetime: iso(info.datetime), boot_id: bootId };
+  const data: SystemInfoResult = {
+    ...info,
+    buildtime: iso(info.buildtime),
+    boottime: iso(info.boottime),
+    datetime: iso(info.datetime),
+    boot_id: bootId,
+  };
   const tz = ctx.io.env.TZ;
   return recordResult(data, {
     fields: [
@@ -36,7 +42,10 @@ export async function systemInfo(ctx: CommandContext): Promise<CommandResult<Sys
       ['cpu', `${data.model}, ${data.cores} cores (${data.physical_cores} physical)`],
       ['memory', `${formatBytes(data.physmem)}${data.ecc_memory ? ' ECC' : ''}`],
       ['load', data.loadavg.map((l) => l.toFixed(2)).join(' ')],
-      ['product', [data.system_manufacturer, data.system_product, data.system_product_version].filter((s) => s).join(' ') || null],
+      [
+        'product',
+        [data.system_manufacturer, data.system_product, data.system_product_version].filter((s) => s).join(' ') || null,
+      ],
       ['serial', data.system_serial],
       ['built', formatTime(new Date(data.buildtime), tz)],
     ],

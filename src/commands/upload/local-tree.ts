@@ -35,12 +35,21 @@ export function assertReadable(path: string, shown: string): void {
  * Symbolic links are skipped (and said so through `note`) unless `follow`; then a link back to a
  * directory already on the way down is skipped too, as find -L does, instead of looping.
  */
-export function walkTree(plan: TreePlan, path: string, shown: string, remote: string, follow: boolean, note: (line: string) => void): void {
+export function walkTree(
+  plan: TreePlan,
+  path: string,
+  shown: string,
+  remote: string,
+  follow: boolean,
+  note: (line: string) => void,
+): void {
   const walk = (dir: string, shownDir: string, remoteDir: string, ancestors: Set<string>) => {
     plan.directories.push(remoteDir);
     let entries;
     try {
-      entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) =>
+        a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+      );
     } catch (err) {
       throw new StorError(E.LOCAL_FILE_UNREADABLE, `cannot read the local directory ${shownDir}: ${errnoOf(err)}`);
     }
@@ -71,7 +80,12 @@ export function walkTree(plan: TreePlan, path: string, shown: string, remote: st
         walk(local, shownEntry, `${remoteDir}/${entry.name}`, new Set([...ancestors, real]));
       } else if (isFile) {
         assertReadable(local, shownEntry);
-        plan.files.push({ source: shownEntry, path: local, size: (st ?? statSync(local)).size, target: `${remoteDir}/${entry.name}` });
+        plan.files.push({
+          source: shownEntry,
+          path: local,
+          size: (st ?? statSync(local)).size,
+          target: `${remoteDir}/${entry.name}`,
+        });
       } else {
         note(`stor: skipped ${shownEntry}: not a regular file or directory`);
       }

@@ -43,7 +43,9 @@ export async function ensureDirectories(t: Transport, dirs: readonly string[]): 
       return;
     }
     if (type !== null) {
-      throw new StorError(E.TARGET_NOT_A_DIRECTORY, `${dir} is on the appliance and is not a directory`, { hint: 'choose another target, or move that file away' });
+      throw new StorError(E.TARGET_NOT_A_DIRECTORY, `${dir} is on the appliance and is not a directory`, {
+        hint: 'choose another target, or move that file away',
+      });
     }
     try {
       await call(t, 'filesystem.mkdir', [{ path: dir }]);

@@ -43,7 +43,8 @@ export async function spoolStdin(stdin: Readable, onSignal: IO['onSignal'], tmpD
     if (signal) throw new Error(`interrupted by ${signal}`);
   } catch (err) {
     remove();
-    if (signal) throw new StorError(stoppedBy(signal), `interrupted by ${signal} while reading standard input; nothing was sent`);
+    if (signal)
+      throw new StorError(stoppedBy(signal), `interrupted by ${signal} while reading standard input; nothing was sent`);
     throw err;
   } finally {
     unsubscribe?.();

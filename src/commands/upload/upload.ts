@@ -9,7 +9,14 @@ import type { Transport } from '../../core/transport/transport.js';
 import type { CommandContext } from '../framework/context.js';
 import { describeError, type DescribedError } from '../output/describe-error.js';
 import { shown, type CommandResult, type View } from '../output/render.js';
-import { failureNote, fileError, stopsTheRest, transferView, type TransferFileError, type TransferOutcome } from '../output/transfer-report.js';
+import {
+  failureNote,
+  fileError,
+  stopsTheRest,
+  transferView,
+  type TransferFileError,
+  type TransferOutcome,
+} from '../output/transfer-report.js';
 import { explainForbidden } from './forbidden.js';
 import { formatMode, octal, sizeCell } from '../output/format.js';
 import { parseMode } from '../shared/mode.js';
@@ -84,7 +91,10 @@ function localFiles(ctx: CommandContext, files: string[]): { path: string; size:
     } catch {
       throw new StorError(E.LOCAL_FILE_MISSING, `no such local file: ${f}`);
     }
-    if (st.isDirectory()) throw new StorError(E.LOCAL_NOT_A_FILE, `${f} is a directory`, { hint: `upload it and everything under it with -r` });
+    if (st.isDirectory())
+      throw new StorError(E.LOCAL_NOT_A_FILE, `${f} is a directory`, {
+        hint: `upload it and everything under it with -r`,
+      });
     if (!st.isFile()) throw new StorError(E.LOCAL_NOT_A_FILE, `not a regular file: ${f}`);
     assertReadable(path, f);
     return { path, size: st.size };
@@ -103,9 +113,15 @@ async function destinations(t: Transport, target: string, names: string[]): Prom
   if (st?.type === 'DIRECTORY') return names.map(join);
   if (names.length > 1) {
     // An existing file cannot become the directory: its own directory can take them.
-    throw new StorError(E.TARGET_NOT_A_DIRECTORY, `several files go to a directory; ${target} is ${st ? 'a file' : 'missing'}`, {
-      hint: st ? `name a directory, e.g. the one it is in: ${trimmed.slice(0, trimmed.lastIndexOf('/') + 1) || '/'}` : `end the target with / to create it: ${target}/`,
-    });
+    throw new StorError(
+      E.TARGET_NOT_A_DIRECTORY,
+      `several files go to a directory; ${target} is ${st ? 'a file' : 'missing'}`,
+      {
+        hint: st
+          ? `name a directory, e.g. the one it is in: ${trimmed.slice(0, trimmed.lastIndexOf('/') + 1) || '/'}`
+          : `end the target with / to create it: ${target}/`,
+      },
+    );
   }
   return [target];
 }
@@ -136,12 +152,17 @@ function treePlan(ctx: CommandContext, sources: string[], target: string, follow
  * naming them. `targets` are where the files go; `directories` are made by -r, so a file may not
  * take one of their places either.
  */
-function refuseDuplicateTargets(files: readonly { source: string; target: string }[], directories: readonly string[] = []): void {
+function refuseDuplicateTargets(
+  files: readonly { source: string; target: string }[],
+  directories: readonly string[] = [],
+): void {
   const seen = new Map<string, string>(directories.map((d) => [d, 'a directory of the tree']));
   for (const f of files) {
     const other = seen.get(f.target);
     if (other !== undefined) {
-      throw new StorError(E.DUPLICATE_TARGET, `${other} and ${f.source} would both go to ${f.target}`, { hint: 'upload them to different targets, or rename one' });
+      throw new StorError(E.DUPLICATE_TARGET, `${other} and ${f.source} would both go to ${f.target}`, {
+        hint: 'upload them to different targets, or rename one',
+      });
     }
     seen.set(f.target, f.source);
   }
@@ -154,24 +175,48 @@ interface Local {
 }
 
 /** What goes where; standard input is spooled first so that its size is known. */
-async function plan(ctx: CommandContext, t: Transport, sources: string[], target: string, options: UploadOptions, local: Local): Promise<{ files: PlannedFile[]; directories: string[]; spooled?: Spooled }> {
+async function plan(
+  ctx: CommandContext,
+  t: Transport,
+  sources: string[],
+  target: string,
+  options: UploadOptions,
+  local: Local,
+): Promise<{ files: PlannedFile[]; directories: string[]; spooled?: Spooled }> {
   if (sources.includes('-')) {
-    if (sources.length > 1 || options.recursive) throw new StorError(E.USAGE, 'standard input (-) is uploaded on its own, without -r');
+    if (sources.length > 1 || options.recursive)
+      throw new StorError(E.USAGE, 'standard input (-) is uploaded on its own, without -r');
     const into = options.name !== undefined ? `${target.replace(/\/+$/, '')}/` : target;
     if (options.name === undefined && target.endsWith('/')) {
-      throw new StorError(E.USAGE, 'standard input has no file name', { hint: `name it: stor upload - ${target} --name FILE` });
+      throw new StorError(E.USAGE, 'standard input has no file name', {
+        hint: `name it: stor upload - ${target} --name FILE`,
+      });
     }
-    if (options.name !== undefined && (options.name.includes('/') || options.name === '' || options.name === '.' || options.name === '..')) {
+    if (
+      options.name !== undefined &&
+      (options.name.includes('/') || options.name === '' || options.name === '.' || options.name === '..')
+    ) {
       throw new StorError(E.USAGE, `--name takes a file name without /, not ${JSON.stringify(options.name)}`);
     }
     const [dest] = await destinations(t, into, [options.name ?? '']);
-    if (dest!.endsWith('/')) throw new StorError(E.USAGE, `${target} is a directory and standard input has no file name`, { hint: `name it: stor upload - ${target} --name FILE` });
+    if (dest!.endsWith('/'))
+      throw new StorError(E.USAGE, `${target} is a directory and standard input has no file name`, {
+        hint: `name it: stor upload - ${target} --name FILE`,
+      });
     const spooled = await spoolStdin(ctx.io.stdin, ctx.io.onSignal?.bind(ctx.io), tmpDirFrom(ctx.io.env));
-    return { files: [{ source: '-', path: spooled.path, size: spooled.size, target: dest! }], directories: [], spooled };
+    return {
+      files: [{ source: '-', path: spooled.path, size: spooled.size, target: dest! }],
+      directories: [],
+      spooled,
+    };
   }
   if (local.tree) return local.tree;
   const files = local.files!;
-  const targets = await destinations(t, target, files.map((f) => basename(f.path)));
+  const targets = await destinations(
+    t,
+    target,
+    files.map((f) => basename(f.path)),
+  );
   // The first file goes alone, so filesystem.put makes a missing target directory once, before
   // parallel puts could race to (os.makedirs in MW/plugins/filesystem.py put). Only
   // --skip-existing needs the directory first, for its listing.
@@ -188,25 +233,47 @@ async function plan(ctx: CommandContext, t: Transport, sources: string[], target
  * error. Several: the report lists every file's outcome in order, and the exit code is that of the
  * first failure in that order.
  */
-export async function upload(ctx: CommandContext, args: string[], options: UploadOptions): Promise<CommandResult<UploadReport>> {
-  if (args.length < 2) throw new StorError(E.MISSING_TARGET, 'give one or more local files and a target path on the appliance');
+export async function upload(
+  ctx: CommandContext,
+  args: string[],
+  options: UploadOptions,
+): Promise<CommandResult<UploadReport>> {
+  if (args.length < 2)
+    throw new StorError(E.MISSING_TARGET, 'give one or more local files and a target path on the appliance');
   const target = args.at(-1)!;
   const sources = args.slice(0, -1);
   // Everything that can be checked locally is, before any request.
   const mode = options.mode === undefined ? undefined : parseMode(options.mode);
   if (mode?.warning) ctx.warn(`stor: warning: ${mode.warning}`);
-  if (options.append && options.skipExisting) throw new StorError(E.USAGE, '--append and --skip-existing do not go together');
-  if (options.name !== undefined && !sources.includes('-')) throw new StorError(E.USAGE, '--name names standard input (-); a local file keeps its own name');
-  const local: Local = sources.includes('-') ? {} : options.recursive ? { tree: treePlan(ctx, sources, target, options.follow) } : { files: localFiles(ctx, sources) };
+  if (options.append && options.skipExisting)
+    throw new StorError(E.USAGE, '--append and --skip-existing do not go together');
+  if (options.name !== undefined && !sources.includes('-'))
+    throw new StorError(E.USAGE, '--name names standard input (-); a local file keeps its own name');
+  const local: Local = sources.includes('-')
+    ? {}
+    : options.recursive
+      ? { tree: treePlan(ctx, sources, target, options.follow) }
+      : { files: localFiles(ctx, sources) };
   if (local.tree) refuseDuplicateTargets(local.tree.files, local.tree.directories);
   // Several files go into the target as a directory, each under its basename.
-  if (local.files) refuseDuplicateTargets(local.files.map((f, i) => ({ source: sources[i]!, target: `${target.replace(/\/+$/, '')}/${basename(f.path)}` })));
+  if (local.files)
+    refuseDuplicateTargets(
+      local.files.map((f, i) => ({ source: sources[i]!, target: `${target.replace(/\/+$/, '')}/${basename(f.path)}` })),
+    );
   const t = await ctx.transport();
   const { files, directories, spooled } = await plan(ctx, t, sources, target, options, local);
   try {
     const listings = directories.length > 0 ? await ensureDirectories(t, directories) : new Map();
     const showProgress = ctx.progress;
-    const total = showProgress && files.length > 1 ? new TotalProgress(ctx.io.stderr, 'uploaded', files.length, files.reduce((n, f) => n + f.size, 0)) : undefined;
+    const total =
+      showProgress && files.length > 1
+        ? new TotalProgress(
+            ctx.io.stderr,
+            'uploaded',
+            files.length,
+            files.reduce((n, f) => n + f.size, 0),
+          )
+        : undefined;
 
     const results: UploadFileResult[] = new Array(files.length);
     const failures: (DescribedError | undefined)[] = new Array(files.length);
@@ -215,40 +282,62 @@ export async function upload(ctx: CommandContext, args: string[], options: Uploa
     // then ends with its report and the signal's error, as download -r does.
     const watch = watchSignals(ctx);
     try {
-      await forEachLimited(files, options.parallel, async (file, i) => {
-        const entry = { source: file.source, target: file.target, bytes: file.size };
-        const none = { size: null, mode: null, owner: null, job_id: null, error: null };
-        const slash = file.target.lastIndexOf('/');
-        const existing = options.skipExisting ? listings.get(file.target.slice(0, slash) || '/')?.get(file.target.slice(slash + 1)) : undefined;
-        if (existing?.type === 'FILE' && existing.size === file.size) {
-          results[i] = { ...entry, outcome: 'skipped', size: existing.size, mode: octal(existing.mode & 0o7777), owner: null, job_id: null, error: null };
-          total?.fileDone(i, 0);
-          return;
-        }
-        if (targetUnusable || watch.signal) {
-          results[i] = { ...entry, outcome: 'not_attempted', ...none };
-          return;
-        }
-        try {
-          const done = await uploadOne(t, file, file.target, {
-            mode: mode?.mode,
-            append: options.append === true,
-            bar: showProgress && files.length === 1 ? startedBar(ctx.io.stderr, file.source === '-' ? basename(file.target) : basename(file.path), file.size) : undefined,
-            onProgress: total ? (n) => total.progress(i, n) : undefined,
-            signal: watch.aborted,
-          });
-          results[i] = { ...entry, ...done };
-          total?.fileDone(i, file.size);
-        } catch (caught) {
-          total?.fileFailed(i);
-          const err = watch.signal ? await stoppedUpload(t, watch.signal, file.target, caught) : caught;
-          if (files.length === 1) throw err;
-          const d = describeError(err);
-          failures[i] = d;
-          if (stopsTheRest(d)) targetUnusable = true;
-          results[i] = { ...entry, outcome: 'failed', ...none, error: fileError(d) };
-        }
-      }, { firstAlone: true });
+      await forEachLimited(
+        files,
+        options.parallel,
+        async (file, i) => {
+          const entry = { source: file.source, target: file.target, bytes: file.size };
+          const none = { size: null, mode: null, owner: null, job_id: null, error: null };
+          const slash = file.target.lastIndexOf('/');
+          const existing = options.skipExisting
+            ? listings.get(file.target.slice(0, slash) || '/')?.get(file.target.slice(slash + 1))
+            : undefined;
+          if (existing?.type === 'FILE' && existing.size === file.size) {
+            results[i] = {
+              ...entry,
+              outcome: 'skipped',
+              size: existing.size,
+              mode: octal(existing.mode & 0o7777),
+              owner: null,
+              job_id: null,
+              error: null,
+            };
+            total?.fileDone(i, 0);
+            return;
+          }
+          if (targetUnusable || watch.signal) {
+            results[i] = { ...entry, outcome: 'not_attempted', ...none };
+            return;
+          }
+          try {
+            const done = await uploadOne(t, file, file.target, {
+              mode: mode?.mode,
+              append: options.append === true,
+              bar:
+                showProgress && files.length === 1
+                  ? startedBar(
+                      ctx.io.stderr,
+                      file.source === '-' ? basename(file.target) : basename(file.path),
+                      file.size,
+                    )
+                  : undefined,
+              onProgress: total ? (n) => total.progress(i, n) : undefined,
+              signal: watch.aborted,
+            });
+            results[i] = { ...entry, ...done };
+            total?.fileDone(i, file.size);
+          } catch (caught) {
+            total?.fileFailed(i);
+            const err = watch.signal ? await stoppedUpload(t, watch.signal, file.target, caught) : caught;
+            if (files.length === 1) throw err;
+            const d = describeError(err);
+            failures[i] = d;
+            if (stopsTheRest(d)) targetUnusable = true;
+            results[i] = { ...entry, outcome: 'failed', ...none, error: fileError(d) };
+          }
+        },
+        { firstAlone: true },
+      );
     } finally {
       watch.stop();
     }
@@ -263,7 +352,8 @@ export async function upload(ctx: CommandContext, args: string[], options: Uploa
       return { data, view, exitCode: error.code, error };
     }
     const firstFailure = failures.find((f) => f !== undefined);
-    if (firstFailure) for (const line of failureNote(data.files, data.summary, `${data.summary.done} uploaded`)) ctx.note(line);
+    if (firstFailure)
+      for (const line of failureNote(data.files, data.summary, `${data.summary.done} uploaded`)) ctx.note(line);
     return { data, view, ...(firstFailure ? { exitCode: firstFailure.code } : {}) };
   } finally {
     spooled?.remove();
@@ -281,7 +371,13 @@ async function uploadOne(
   t: Transport,
   file: { path: string; size: number },
   path: string,
-  o: { mode: number | undefined; append: boolean; bar: ProgressBar | undefined; onProgress: ((bytes: number) => void) | undefined; signal: AbortSignal },
+  o: {
+    mode: number | undefined;
+    append: boolean;
+    bar: ProgressBar | undefined;
+    onProgress: ((bytes: number) => void) | undefined;
+    signal: AbortSignal;
+  },
 ): Promise<Pick<UploadFileResult, 'outcome' | 'size' | 'mode' | 'owner' | 'job_id' | 'error'>> {
   const before = o.append ? await statOrNull(t, path) : null;
   const bar = o.bar;
@@ -309,7 +405,14 @@ async function uploadOne(
   if (o.append ? after.size < expected : after.size !== expected) {
     throw new StorError(E.SIZE_MISMATCH, `${path} has ${after.size} bytes after the upload; expected ${expected}`);
   }
-  return { outcome: 'done', size: after.size, mode: octal(after.mode & 0o7777), owner: after.user ?? null, job_id: jobId, error: null };
+  return {
+    outcome: 'done',
+    size: after.size,
+    mode: octal(after.mode & 0o7777),
+    owner: after.user ?? null,
+    job_id: jobId,
+    error: null,
+  };
 }
 
 /**
@@ -323,11 +426,19 @@ async function stoppedUpload(t: Transport, signal: NodeJS.Signals, path: string,
   const stopped = err instanceof StorError && (err.code === E.INTERRUPTED.code || err.code === E.TERMINATED.code);
   if (!stopped || t.target.kind === 'embedded') return err;
   const code = stoppedBy(signal);
-  const there = await statOrNull(t, path).then((st) => st !== null, () => undefined);
-  if (there === false) return new StorError(code, `interrupted by ${signal}; ${path} was not written, and nothing of it was left behind`);
-  return new StorError(code, `interrupted by ${signal} while ${path} was being written; ${there ? 'a file stands there, which may hold part of it' : 'whether part of it stands there is unknown'}`, {
-    hint: `check it with \`stor stat ${path}\``,
-  });
+  const there = await statOrNull(t, path).then(
+    (st) => st !== null,
+    () => undefined,
+  );
+  if (there === false)
+    return new StorError(code, `interrupted by ${signal}; ${path} was not written, and nothing of it was left behind`);
+  return new StorError(
+    code,
+    `interrupted by ${signal} while ${path} was being written; ${there ? 'a file stands there, which may hold part of it' : 'whether part of it stands there is unknown'}`,
+    {
+      hint: `check it with \`stor stat ${path}\``,
+    },
+  );
 }
 
 /** The command's error when a signal stopped a multi-file upload: what landed, what did not. */
@@ -335,21 +446,36 @@ function interruptedReport(signal: NodeJS.Signals, summary: UploadReport['summar
   const code = stoppedBy(signal);
   const landed = summary.done + summary.skipped;
   const rest = summary.not_attempted > 0 ? `, ${summary.not_attempted} not attempted` : '';
-  return new StorError(code, `interrupted by ${signal}: ${landed} of ${summary.files} files uploaded, ${summary.failed} stopped or failed${rest}`, {
-    hint: 'run the same command again with --skip-existing to send the rest',
-  });
+  return new StorError(
+    code,
+    `interrupted by ${signal}: ${landed} of ${summary.files} files uploaded, ${summary.failed} stopped or failed${rest}`,
+    {
+      hint: 'run the same command again with --skip-existing to send the rest',
+    },
+  );
 }
 
 function summarize(files: readonly UploadFileResult[]): UploadReport['summary'] {
   const count = (o: UploadOutcome) => files.filter((f) => f.outcome === o).length;
   const bytesSent = files.filter((f) => f.outcome === 'done').reduce((sum, f) => sum + f.bytes, 0);
-  return { files: files.length, done: count('done'), skipped: count('skipped'), failed: count('failed'), not_attempted: count('not_attempted'), bytes_sent: bytesSent };
+  return {
+    files: files.length,
+    done: count('done'),
+    skipped: count('skipped'),
+    failed: count('failed'),
+    not_attempted: count('not_attempted'),
+    bytes_sent: bytesSent,
+  };
 }
 
 function reportView({ files, summary }: UploadReport, tty: boolean): View {
   return transferView(files, summary.failed, tty, {
     columns: [{ header: 'size', align: 'right' }, 'mode', 'owner'],
-    cells: (f) => [sizeCell(f.size ?? f.bytes), f.mode === null ? null : shown(f.mode, formatMode(parseInt(f.mode, 8), 'FILE')), f.owner],
+    cells: (f) => [
+      sizeCell(f.size ?? f.bytes),
+      f.mode === null ? null : shown(f.mode, formatMode(parseInt(f.mode, 8), 'FILE')),
+      f.owner,
+    ],
   });
 }
 
@@ -357,7 +483,14 @@ export const uploadCommand = defineCommand({
   summary: 'upload local files to the appliance (streamed), wait for the job, and check the size',
   effect: 'change',
   calls: ['filesystem.put', 'filesystem.stat', 'filesystem.mkdir'],
-  args: { files: arg.variadic('local file(s) (directories with -r, - for standard input), then the target: a file path, or a directory (existing, or ending in /)', true, 'file', 'target') },
+  args: {
+    files: arg.variadic(
+      'local file(s) (directories with -r, - for standard input), then the target: a file path, or a directory (existing, or ending in /)',
+      true,
+      'file',
+      'target',
+    ),
+  },
   options,
   examples: [
     'stor upload ./report.pdf /mnt/tank/docs/ --mode 0644',

@@ -11,14 +11,17 @@ import { readNewPassword } from './new-password.js';
 import { refuseStdinForTargets } from '../shared/stdin-once.js';
 
 const options = {
-  group: value('<name>', 'primary group by name: an existing one, or one named like the user, created if missing (the default); another missing one is refused unless --create-group'),
+  group: value(
+    '<name>',
+    'primary group by name: an existing one, or one named like the user, created if missing (the default); another missing one is refused unless --create-group',
+  ),
   createGroup: flag('with --group: create that group when it does not exist'),
   groups: list('<names>', 'auxiliary groups by name (comma-separated)'),
   fullName: value('<text>', 'full name or description (default: the username)'),
   passwordStdin: flag('read the password from the first line of standard input', { conflicts: ['passwordDisabled'] }),
   passwordDisabled: flag('no password login (API keys only); also turns SMB access off, which needs a password'),
-  shell: value('<path>', 'login shell (default: the appliance\'s, /usr/bin/zsh)'),
-  home: value('<path>', 'home directory (default: the appliance\'s, /var/empty)'),
+  shell: value('<path>', "login shell (default: the appliance's, /usr/bin/zsh)"),
+  home: value('<path>', "home directory (default: the appliance's, /var/empty)"),
   existOk: flag('exit 0 when a user of that name exists, changing nothing (for re-run scripts)'),
 };
 
@@ -59,7 +62,11 @@ async function primaryGroup(t: Transport, username: string, name: string, create
   return { payload: { group: id }, createdId: id };
 }
 
-export async function userCreate(ctx: CommandContext, username: string, opts: UserCreateOptions): Promise<CommandResult<UserCreated>> {
+export async function userCreate(
+  ctx: CommandContext,
+  username: string,
+  opts: UserCreateOptions,
+): Promise<CommandResult<UserCreated>> {
   if (!opts.passwordStdin && !opts.passwordDisabled) {
     throw new StorError(E.NO_PASSWORD, `no password given for ${username}`, {
       hint: 'pipe one to --password-stdin (first line), or pass --password-disabled for a user that logs in with API keys only',
@@ -75,7 +82,9 @@ export async function userCreate(ctx: CommandContext, username: string, opts: Us
   }
   const groupIds = groupIdsIn(await listGroups(t), opts.groups ?? []);
   // An existing user: no group is made; user.create itself refuses the name.
-  const primary = existing ? { payload: { group_create: true } as const, createdId: null } : await primaryGroup(t, username, opts.group ?? username, opts.createGroup === true);
+  const primary = existing
+    ? { payload: { group_create: true } as const, createdId: null }
+    : await primaryGroup(t, username, opts.group ?? username, opts.createGroup === true);
   let created;
   try {
     created = await call(t, 'user.create', [
@@ -90,9 +99,11 @@ export async function userCreate(ctx: CommandContext, username: string, opts: Us
       },
     ]);
   } catch (err) {
-    if (primary.createdId !== null) await call(t, 'group.delete', [primary.createdId, { delete_users: false }]).catch(() => undefined);
+    if (primary.createdId !== null)
+      await call(t, 'group.delete', [primary.createdId, { delete_users: false }]).catch(() => undefined);
     // The appliance's "already exists" names no way out; a re-run script wants the flag.
-    if (existing && err instanceof RpcError) err.hint = `user ${username} exists (uid ${existing.uid}); \`--exist-ok\` exits 0 when it does (for re-run scripts)`;
+    if (existing && err instanceof RpcError)
+      err.hint = `user ${username} exists (uid ${existing.uid}); \`--exist-ok\` exits 0 when it does (for re-run scripts)`;
     await hintValidShells(t, err, [...('group' in primary.payload ? [primary.payload.group] : []), ...groupIds]);
     throw err;
   }
@@ -112,7 +123,8 @@ export const userCreateCommand = defineCommand({
     "printf '%s\\n' \"$PASSWORD\" | stor user create alice --group ops --full-name 'Alice A' --password-stdin",
     'stor user create backup --group ops --password-disabled --exist-ok --json',
   ],
-  notes: 'The uid is chosen by the appliance. One of --password-stdin and --password-disabled is required, as the appliance requires a password unless password login is disabled.',
+  notes:
+    'The uid is chosen by the appliance. One of --password-stdin and --password-disabled is required, as the appliance requires a password unless password login is disabled.',
   fanOut: 'change',
   checkTargets: (_args, opts) => {
     if (opts.passwordStdin) refuseStdinForTargets('--password-stdin');

@@ -28,7 +28,11 @@ export interface UserDeleted {
   group_deleted: boolean;
 }
 
-export async function userDelete(ctx: CommandContext, ref: string, opts: UserDeleteOptions): Promise<CommandResult<UserDeleted | NothingDeleted>> {
+export async function userDelete(
+  ctx: CommandContext,
+  ref: string,
+  opts: UserDeleteOptions,
+): Promise<CommandResult<UserDeleted | NothingDeleted>> {
   const t = await ctx.transport();
   const lookup = await lookupOrNothing(opts.ignoreNotFound, () => findUser(t, ref));
   if ('missing' in lookup) return nothingDeleted(ctx, ref, lookup.missing);
@@ -49,7 +53,10 @@ export async function userDelete(ctx: CommandContext, ref: string, opts: UserDel
   await call(t, 'user.delete', [user.id, { delete_group: opts.deleteGroup }]);
   const groupGone = group !== null && (await listGroups(t, [['name', '=', group]])).length === 0;
   const data: UserDeleted = { id: user.id, uid: user.uid, username: user.username, group, group_deleted: groupGone };
-  const fields: [string, string | number | null][] = [['uid', user.uid], ['group', group ? `${group}${groupGone ? ' (deleted)' : ' (kept)'}` : null]];
+  const fields: [string, string | number | null][] = [
+    ['uid', user.uid],
+    ['group', group ? `${group}${groupGone ? ' (deleted)' : ' (kept)'}` : null],
+  ];
   return recordResult(data, { heading: `Deleted user ${user.username}`, fields });
 }
 
@@ -60,8 +67,12 @@ export const userDeleteCommand = defineCommand({
   asks: true,
   args: { user: arg.required('username (or uid)') },
   options,
-  examples: ['stor user delete alice', 'stor user delete alice --delete-group --yes --json', 'stor user delete alice --yes --ignore-not-found'],
-  notes: 'Unlike the appliance\'s default, the primary group stays unless --delete-group is given.',
+  examples: [
+    'stor user delete alice',
+    'stor user delete alice --delete-group --yes --json',
+    'stor user delete alice --yes --ignore-not-found',
+  ],
+  notes: "Unlike the appliance's default, the primary group stays unless --delete-group is given.",
   fanOut: 'change',
   run: (ctx, { user }, opts) => userDelete(ctx, user, opts),
 });

@@ -6,8 +6,22 @@ import type { View } from '../output/render.js';
 import { listGroups, unknownGroup, type Group } from '../group/model.js';
 
 const USER_FIELDS = [
-  'id', 'uid', 'username', 'full_name', 'group', 'groups', 'builtin', 'immutable', 'locked', 'password_disabled', 'smb',
-  'shell', 'home', 'twofactor_auth_configured', 'api_keys', 'roles',
+  'id',
+  'uid',
+  'username',
+  'full_name',
+  'group',
+  'groups',
+  'builtin',
+  'immutable',
+  'locked',
+  'password_disabled',
+  'smb',
+  'shell',
+  'home',
+  'twofactor_auth_configured',
+  'api_keys',
+  'roles',
 ] as const;
 
 export type User = Needed<'user.query', (typeof USER_FIELDS)[number]>;
@@ -42,7 +56,10 @@ export async function listUsers(t: Transport, filters: unknown[] = []): Promise<
 /** A user by name, or by uid when the text is a number (25.10.1 usernames start with a letter or `_`). */
 export function findUserIn(users: readonly User[], ref: string): User {
   const found = /^\d+$/.test(ref) ? users.find((u) => u.uid === Number(ref)) : users.find((u) => u.username === ref);
-  if (!found) throw new StorError(E.NOT_FOUND, `no user with name or uid ${JSON.stringify(ref)}`, { hint: '`stor user list` shows them' });
+  if (!found)
+    throw new StorError(E.NOT_FOUND, `no user with name or uid ${JSON.stringify(ref)}`, {
+      hint: '`stor user list` shows them',
+    });
   return found;
 }
 
@@ -51,7 +68,8 @@ export async function findUser(t: Transport, ref: string): Promise<User> {
 }
 
 /** UserEntry's `group` is the primary group's raw row; synthetic accounts have `{}` there. */
-export const primaryGroupName = (u: Pick<User, 'group'>): string | null => (typeof u.group.bsdgrp_group === 'string' ? u.group.bsdgrp_group : null);
+export const primaryGroupName = (u: Pick<User, 'group'>): string | null =>
+  typeof u.group.bsdgrp_group === 'string' ? u.group.bsdgrp_group : null;
 
 export function summarize(u: User, groupNames: Map<number, string>): UserSummary {
   return {
@@ -88,7 +106,8 @@ export async function userSummary(t: Transport, id: number): Promise<UserSummary
 /** Group database ids for names (or gids), in order; an unknown one fails before anything changes. */
 export function groupIdsIn(groups: readonly Group[], refs: readonly string[]): number[] {
   return refs.map((ref) => {
-    const g = groups.find((x) => x.name === ref) ?? (/^\d+$/.test(ref) ? groups.find((x) => x.gid === Number(ref)) : undefined);
+    const g =
+      groups.find((x) => x.name === ref) ?? (/^\d+$/.test(ref) ? groups.find((x) => x.gid === Number(ref)) : undefined);
     if (!g) throw unknownGroup(ref);
     return g.id;
   });
@@ -125,7 +144,12 @@ export function userRecord(u: UserSummary, heading: string): View {
  */
 export async function hintValidShells(t: Transport, err: unknown, groupIds: readonly number[]): Promise<void> {
   if (!(err instanceof RpcError) || err.hint !== undefined) return;
-  if (!err.triples.some(([attribute, message]) => attribute?.endsWith('.shell') && message === 'Please select a valid shell.')) return;
+  if (
+    !err.triples.some(
+      ([attribute, message]) => attribute?.endsWith('.shell') && message === 'Please select a valid shell.',
+    )
+  )
+    return;
   const choices = await call(t, 'user.shell_choices', [[...groupIds]]).catch(() => undefined);
   if (choices) err.hint = `valid shells: ${Object.keys(choices).join(', ')}`;
 }

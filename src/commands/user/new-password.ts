@@ -10,7 +10,9 @@ import { readStdin } from '../shared/stdin.js';
 export async function readNewPassword(ctx: CommandContext): Promise<string> {
   const [password = ''] = (await readStdin(ctx)).split(/\r?\n/);
   if (password === '') {
-    throw new StorError(E.NO_PASSWORD, 'standard input held no password', { hint: 'give the password on the first line of standard input' });
+    throw new StorError(E.NO_PASSWORD, 'standard input held no password', {
+      hint: 'give the password on the first line of standard input',
+    });
   }
   return password;
 }

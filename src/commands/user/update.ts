@@ -15,7 +15,10 @@ const options = {
   group: value('<name>', 'primary group, by name (must exist)'),
   groups: list('<names>', 'auxiliary groups by name: replaces the list (`--groups ""` empties it)'),
   passwordStdin: flag('set a new password from the first line of standard input', { conflicts: ['passwordDisabled'] }),
-  passwordDisabled: toggle('disable password login (also turns SMB access off, which needs a password)', 'enable password login again'),
+  passwordDisabled: toggle(
+    'disable password login (also turns SMB access off, which needs a password)',
+    'enable password login again',
+  ),
   shell: value('<path>', 'login shell'),
   home: value('<path>', 'home directory'),
 };
@@ -28,11 +31,17 @@ export interface UserUpdated extends UserSummary {
   changed: string[];
 }
 
-export async function userUpdate(ctx: CommandContext, ref: string, opts: UserUpdateOptions): Promise<CommandResult<UserUpdated>> {
+export async function userUpdate(
+  ctx: CommandContext,
+  ref: string,
+  opts: UserUpdateOptions,
+): Promise<CommandResult<UserUpdated>> {
   // `--password-stdin` absent is false, not undefined; every other option is undefined when absent.
   const given = Object.entries(opts).filter(([key, v]) => v !== undefined && !(key === 'passwordStdin' && v === false));
   if (given.length === 0) {
-    throw new StorError(E.NOTHING_TO_UPDATE, 'nothing to change', { hint: 'pass one of the options `stor user update --help` lists' });
+    throw new StorError(E.NOTHING_TO_UPDATE, 'nothing to change', {
+      hint: 'pass one of the options `stor user update --help` lists',
+    });
   }
   const password = opts.passwordStdin ? await readNewPassword(ctx) : null;
   const t = await ctx.transport();
@@ -66,7 +75,10 @@ export const userUpdateCommand = defineCommand({
   calls: ['user.update', 'user.query', 'group.query'],
   args: { user: arg.required('username (or uid)') },
   options,
-  examples: ['stor user update alice --groups ops,backup --full-name "Alice B"', "printf '%s\\n' \"$NEW\" | stor user update alice --password-stdin"],
+  examples: [
+    'stor user update alice --groups ops,backup --full-name "Alice B"',
+    'printf \'%s\\n\' "$NEW" | stor user update alice --password-stdin',
+  ],
   fanOut: 'change',
   checkTargets: (_args, opts) => {
     if (opts.passwordStdin) refuseStdinForTargets('--password-stdin');

@@ -35,7 +35,10 @@ function describeTarget(t: TargetInfo): string {
   return t.kind === 'embedded' ? `embedded (${t.stateDir})` : `${t.url}${t.profile ? ` (profile ${t.profile})` : ''}`;
 }
 
-export async function whoami(ctx: CommandContext, opts: OptionValues<typeof options>): Promise<CommandResult<WhoamiResult>> {
+export async function whoami(
+  ctx: CommandContext,
+  opts: OptionValues<typeof options>,
+): Promise<CommandResult<WhoamiResult>> {
   const transport = await ctx.transport();
   const [me, release] = await Promise.all([call(transport, 'auth.me'), targetRelease(transport)]);
   const roles = [...me.privilege.roles.$set].sort();
@@ -63,7 +66,12 @@ export async function whoami(ctx: CommandContext, opts: OptionValues<typeof opti
       ['web shell', data.web_shell],
       ['target', describeTarget(data.target)],
       ['release', describeRelease(release)],
-      ['effective roles', tty && !opts.roles ? `${data.role_count}, from ${minimalRoleList(release.release ? RELEASES[release.release].catalogue() : release25101Catalogue(), roles).join(', ') || '-'} (--roles lists them)` : data.role_count],
+      [
+        'effective roles',
+        tty && !opts.roles
+          ? `${data.role_count}, from ${minimalRoleList(release.release ? RELEASES[release.release].catalogue() : release25101Catalogue(), roles).join(', ') || '-'} (--roles lists them)`
+          : data.role_count,
+      ],
     ],
     // On a terminal the whole list (141 for FULL_ADMIN) is asked for; piped, scripts get it as before.
     ...(tty && !opts.roles ? {} : { list: { label: 'roles', items: roles } }),

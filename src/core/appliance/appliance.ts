@@ -118,7 +118,10 @@ export class Appliance {
 
   /** A connection's session; WebSocket and embedded ones are listed by `auth.sessions` while logged in. */
   createSession(origin: Origin): Session {
-    return new Session(origin, origin.transport === 'websocket' || origin.transport === 'embedded' ? this.liveSessions : null);
+    return new Session(
+      origin,
+      origin.transport === 'websocket' || origin.transport === 'embedded' ? this.liveSessions : null,
+    );
   }
 
   close(): void {

@@ -30,7 +30,9 @@ function crudEvent(namespace: string, action: keyof typeof CRUD_TYPE): EventOf {
     if (!(action === 'delete' || (isDict(answer) && 'id' in answer))) return null;
     const oid = action === 'create' ? undefined : args[0];
     // MW/service/crud_service.py:207-209
-    const kwargs: { id: unknown; fields?: unknown } = { id: truthy(oid) ? oid : (answer as Record<string, unknown>).id };
+    const kwargs: { id: unknown; fields?: unknown } = {
+      id: truthy(oid) ? oid : (answer as Record<string, unknown>).id,
+    };
     if (isDict(answer)) kwargs.fields = answer;
     // MW/service/crud_service.py:210
     return collectionUpdate(`${namespace}.query`, CRUD_TYPE[action], kwargs);
@@ -54,18 +56,26 @@ const answerOf = (answer: unknown) => answer as { id: unknown };
  */
 const OWN_EVENTS: Record<string, EventOf> = {
   // MW/plugins/pool_/snapshot.py:71
-  'pool.snapshot.create': (_args, answer) => collectionUpdate('pool.snapshot.query', 'ADDED', { id: answerOf(answer).id, fields: answer }),
+  'pool.snapshot.create': (_args, answer) =>
+    collectionUpdate('pool.snapshot.query', 'ADDED', { id: answerOf(answer).id, fields: answer }),
   // MW/plugins/pool_/snapshot.py:82-87: `recursive` goes as `extra`; no events for the children.
   'pool.snapshot.delete': (args) =>
-    collectionUpdate('pool.snapshot.query', 'REMOVED', { id: args[0], recursive: (args[1] as { recursive: boolean }).recursive }),
+    collectionUpdate('pool.snapshot.query', 'REMOVED', {
+      id: args[0],
+      recursive: (args[1] as { recursive: boolean }).recursive,
+    }),
   // MW/plugins/pool_/dataset.py:663 (`data['id']`, which is the new dataset's id)
-  'pool.dataset.create': (_args, answer) => collectionUpdate('pool.dataset.query', 'ADDED', { id: answerOf(answer).id, fields: answer }),
+  'pool.dataset.create': (_args, answer) =>
+    collectionUpdate('pool.dataset.query', 'ADDED', { id: answerOf(answer).id, fields: answer }),
   // MW/plugins/pool_/dataset.py:800
-  'pool.dataset.update': (args, answer) => collectionUpdate('pool.dataset.query', 'CHANGED', { id: args[0], fields: answer }),
+  'pool.dataset.update': (args, answer) =>
+    collectionUpdate('pool.dataset.query', 'CHANGED', { id: args[0], fields: answer }),
 };
 
 const EVENTS: ReadonlyMap<string, EventOf> = new Map([
-  ...CRUD_EVENT_SEND.flatMap((ns) => (['create', 'update', 'delete'] as const).map((action) => [`${ns}.${action}`, crudEvent(ns, action)] as const)),
+  ...CRUD_EVENT_SEND.flatMap((ns) =>
+    (['create', 'update', 'delete'] as const).map((action) => [`${ns}.${action}`, crudEvent(ns, action)] as const),
+  ),
   ...Object.entries(OWN_EVENTS),
 ]);
 
@@ -79,7 +89,12 @@ export function eventOf(method: string): EventOf | undefined {
  * method that sends nothing). For a handler that makes, as 25.10.1 does, an inner call of another
  * such method (user.delete's group.delete): that call sends its own event.
  */
-export function publishEvent(events: { send(update: CollectionUpdate): void }, method: string, args: readonly unknown[], answer: unknown): void {
+export function publishEvent(
+  events: { send(update: CollectionUpdate): void },
+  method: string,
+  args: readonly unknown[],
+  answer: unknown,
+): void {
   const update = eventOf(method)?.(args, answer);
   if (update) events.send(update);
 }

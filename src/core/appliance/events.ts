@@ -19,7 +19,11 @@ export type EventType = 'ADDED' | 'CHANGED' | 'REMOVED';
  * in lower case; `id` when given; `fields` when given for ADDED and CHANGED (for a REMOVED they
  * would stay among the rest); any other keyword under `extra`.
  */
-export function collectionUpdate(name: string, type: EventType, kwargs: { id?: unknown; fields?: unknown; [extra: string]: unknown }): CollectionUpdate {
+export function collectionUpdate(
+  name: string,
+  type: EventType,
+  kwargs: { id?: unknown; fields?: unknown; [extra: string]: unknown },
+): CollectionUpdate {
   const { id, ...rest } = kwargs;
   const update: CollectionUpdate = { msg: type.toLowerCase() as CollectionUpdate['msg'], collection: name };
   if ('id' in kwargs) update.id = id;
@@ -47,7 +51,10 @@ export class EventHub {
    */
   subscribe(session: Session, id: string, name: string): void {
     if (session.subscriptions.size >= session.maxSubscriptions) {
-      throw rpcErrors.call(ERRNO.ENOSPC, `Too many subscriptions on this connection (at most ${session.maxSubscriptions}); unsubscribe first`);
+      throw rpcErrors.call(
+        ERRNO.ENOSPC,
+        `Too many subscriptions on this connection (at most ${session.maxSubscriptions}); unsubscribe first`,
+      );
     }
     session.subscriptions.set(id, name);
     this.listeners.add(session);

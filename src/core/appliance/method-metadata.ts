@@ -40,7 +40,7 @@ const serviceOf = (name: string) => name.slice(0, name.lastIndexOf('.'));
 function rolesFor(def: MethodContract, catalogue: RoleCatalogue): string[] {
   if (def.access.kind !== 'roles') return [];
   const roles = new Set(def.access.roles.length > 0 ? def.access.roles : ['FULL_ADMIN']);
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     for (const name of catalogue.names) {
       if (!roles.has(name) && (catalogue.get(name)?.includes ?? []).some((r) => roles.has(r))) {
@@ -84,7 +84,8 @@ function replaceRefs(data: Json, defs?: Record<string, Json>): Json {
   if (data === null || typeof data !== 'object') return data;
   let { $defs, $ref, ...rest } = data as Record<string, Json>;
   defs = ($defs as Record<string, Json> | undefined) ?? defs;
-  if (typeof $ref === 'string') rest = { ...(defs![$ref.replace(/^#\/\$defs\//, '')] as Record<string, Json>), ...rest };
+  if (typeof $ref === 'string')
+    rest = { ...(defs![$ref.replace(/^#\/\$defs\//, '')] as Record<string, Json>), ...rest };
   else if ($ref !== undefined) rest.$ref = $ref;
   return Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, replaceRefs(v, defs)]));
 }
@@ -105,7 +106,10 @@ function addAttrs(schema: Json): Json {
       ...s,
       _attrs_order_: Object.keys(props),
       properties: Object.fromEntries(
-        Object.entries(props as Record<string, Json>).map(([k, v]) => [k, { ...(v as object), title: k, _name_: k, _required_: required.includes(k) }]),
+        Object.entries(props as Record<string, Json>).map(([k, v]) => [
+          k,
+          { ...(v as object), title: k, _name_: k, _required_: required.includes(k) },
+        ]),
       ),
     };
   }
@@ -119,15 +123,25 @@ function addAttrs(schema: Json): Json {
  * `model_json_schema()` is in validation mode for both (a field with a default is not required),
  * hence zod's `input` side for the result too. Null when zod cannot express one.
  */
-function jsonSchemas(fields: readonly { name: string; schema: z.ZodType; default?: () => unknown }[]): unknown[] | null {
+function jsonSchemas(
+  fields: readonly { name: string; schema: z.ZodType; default?: () => unknown }[],
+): unknown[] | null {
   try {
     const properties: Record<string, Json> = {};
     for (const { name, schema, default: fallback } of fields) {
-      const { $schema: _, ...json } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any', override: pydanticShape });
+      const { $schema: _, ...json } = z.toJSONSchema(schema, {
+        io: 'input',
+        unrepresentable: 'any',
+        override: pydanticShape,
+      });
       // A field with a default says it, as pydantic does; a default JSON cannot hold says nothing.
       properties[name] = fallback === undefined ? json : { ...json, ...defaultOf(fallback) };
     }
-    const model = { type: 'object', properties, required: fields.filter((f) => f.default === undefined).map((f) => f.name) };
+    const model = {
+      type: 'object',
+      properties,
+      required: fields.filter((f) => f.default === undefined).map((f) => f.name),
+    };
     const done = addAttrs(replaceRefs(model)) as { properties: Record<string, Json> };
     return fields.map(({ name }) => done.properties[name]);
   } catch {

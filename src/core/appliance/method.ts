@@ -19,7 +19,10 @@ export interface CallContext {
 export type Answer<R extends z.ZodType> = z.input<R> | Promise<z.input<R>>;
 
 /** A handler: its arguments are the contract's params as validated, its answer the contract's result. */
-export type Handler<P extends readonly ParamSpec[], R extends z.ZodType> = (ctx: CallContext, ...args: ParamValues<P>) => Answer<R>;
+export type Handler<P extends readonly ParamSpec[], R extends z.ZodType> = (
+  ctx: CallContext,
+  ...args: ParamValues<P>
+) => Answer<R>;
 
 /**
  * A method the emulator serves: its contract (what 25.10.1 takes and answers, who may call it)
@@ -47,7 +50,10 @@ export interface MethodDefinition extends MethodContract {
  * `npm run typecheck`. With STOR_CHECK_RESULTS=1 (the test suite) the dispatcher also checks each
  * answer at run time, which catches what types cannot: a value out of range, a key too many.
  */
-export function implement<const P extends readonly ParamSpec[], R extends z.ZodType>(contract: MethodContract<P, R>, handler: Handler<P, R>): MethodDefinition {
+export function implement<const P extends readonly ParamSpec[], R extends z.ZodType>(
+  contract: MethodContract<P, R>,
+  handler: Handler<P, R>,
+): MethodDefinition {
   // The `collection_update` a success sends, as CRUDService wraps do_create/do_update/do_delete
   // (MW/service/crud_service.py:204-226): after the handler, before the caller has its answer.
   const event = eventOf(contract.name);

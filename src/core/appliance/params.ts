@@ -31,7 +31,17 @@ function typeMessage(expected: string): string {
 
 function literalList(values: readonly unknown[]): string {
   // Python's repr, as pydantic prints it: None, True, False.
-  const quoted = values.map((v) => (typeof v === 'string' ? `'${v}'` : v === null ? 'None' : typeof v === 'boolean' ? (v ? 'True' : 'False') : String(v)));
+  const quoted = values.map((v) =>
+    typeof v === 'string'
+      ? `'${v}'`
+      : v === null
+        ? 'None'
+        : typeof v === 'boolean'
+          ? v
+            ? 'True'
+            : 'False'
+          : String(v),
+  );
   return quoted.length <= 1 ? (quoted[0] ?? '') : `${quoted.slice(0, -1).join(', ')} or ${quoted.at(-1)}`;
 }
 
@@ -45,8 +55,16 @@ function issueTriples(prefix: string, issue: z.core.$ZodIssue, input: unknown = 
     case 'unrecognized_keys':
       return issue.keys.map((k) => triple('Extra inputs are not permitted', `${path}.${k}`));
     case 'too_small':
-      if (issue.origin === 'string') return [triple(`String should have at least ${issue.minimum} character${Number(issue.minimum) === 1 ? '' : 's'}`)];
-      if (issue.origin === 'array') return [triple(`List should have at least ${issue.minimum} item${Number(issue.minimum) === 1 ? '' : 's'} after validation`)];
+      if (issue.origin === 'string')
+        return [
+          triple(`String should have at least ${issue.minimum} character${Number(issue.minimum) === 1 ? '' : 's'}`),
+        ];
+      if (issue.origin === 'array')
+        return [
+          triple(
+            `List should have at least ${issue.minimum} item${Number(issue.minimum) === 1 ? '' : 's'} after validation`,
+          ),
+        ];
       return [triple(`Input should be greater than${issue.inclusive ? ' or equal to' : ''} ${issue.minimum}`)];
     case 'too_big':
       if (issue.origin === 'string') return [triple(`String should have at most ${issue.maximum} characters`)];
@@ -59,11 +77,19 @@ function issueTriples(prefix: string, issue: z.core.$ZodIssue, input: unknown = 
       // `union_tag_invalid`, located at the union itself (MW/api/base/handler/accept.py:74-82).
       const tagged = issue as typeof issue & { discriminator?: string; options?: unknown[] };
       if (tagged.discriminator !== undefined && issue.errors.length === 0) {
-        const tag = input !== null && typeof input === 'object' ? (input as Record<string, unknown>)[tagged.discriminator] : undefined;
+        const tag =
+          input !== null && typeof input === 'object'
+            ? (input as Record<string, unknown>)[tagged.discriminator]
+            : undefined;
         if (tag === undefined) return [triple('Field required')];
         const expected = (tagged.options ?? []).map((o) => `'${String(o)}'`).join(', ');
         const unionAt = [prefix, ...issue.path.slice(0, -1).map(String)].filter((p) => p !== '').join('.');
-        return [triple(`Input tag '${String(tag)}' found using '${tagged.discriminator}' does not match any of the expected tags: ${expected}`, unionAt)];
+        return [
+          triple(
+            `Input tag '${String(tag)}' found using '${tagged.discriminator}' does not match any of the expected tags: ${expected}`,
+            unionAt,
+          ),
+        ];
       }
       // pydantic reports a failed union per member; the first member's complaint is the useful one.
       const first = issue.errors[0]?.[0];
@@ -72,7 +98,11 @@ function issueTriples(prefix: string, issue: z.core.$ZodIssue, input: unknown = 
     case 'invalid_format':
       // A bare `.regex()` is pydantic's `pattern=`; one with a message of its own is a custom validator.
       if (issue.format === 'regex' && issue.message.startsWith('Invalid string: must match pattern')) {
-        return [triple(`String should match pattern '${((issue as { pattern?: string }).pattern ?? '').replace(/^\/(.*)\/[a-z]*$/, '$1')}'`)];
+        return [
+          triple(
+            `String should match pattern '${((issue as { pattern?: string }).pattern ?? '').replace(/^\/(.*)\/[a-z]*$/, '$1')}'`,
+          ),
+        ];
       }
       return [triple(`Value error, ${issue.message}`)];
     case 'custom':
@@ -92,7 +122,8 @@ function memberPrefix(spec: ParamSpec, raw: unknown): string {
   const def = (spec.schema as { _zod: { def: { discriminator?: string } } })._zod.def;
   if (def.discriminator === undefined || raw === null || typeof raw !== 'object') return spec.name;
   const tag = (raw as Record<string, unknown>)[def.discriminator];
-  const options = (spec.schema as { options?: { shape: Record<string, { _zod: { values?: Set<unknown> } }> }[] }).options ?? [];
+  const options =
+    (spec.schema as { options?: { shape: Record<string, { _zod: { values?: Set<unknown> } }> }[] }).options ?? [];
   const known = options.some((o) => o.shape[def.discriminator!]?._zod.values?.has(tag));
   return known ? `${spec.name}.${String(tag)}` : spec.name;
 }
@@ -106,9 +137,14 @@ function memberPrefix(spec: ParamSpec, raw: unknown): string {
  * that asserts it: each value is what the schema at its position parsed (or its default, parsed
  * the same way), which the compiler cannot follow through `map`.
  */
-export function validateParams<const P extends readonly ParamSpec[]>(specs: P, params: readonly unknown[]): ParamValues<P> {
+export function validateParams<const P extends readonly ParamSpec[]>(
+  specs: P,
+  params: readonly unknown[],
+): ParamValues<P> {
   if (params.length > specs.length) {
-    throw rpcErrors.validation([['', `Too many arguments (expected ${specs.length}, found ${params.length})`, ERRNO.EINVAL]]);
+    throw rpcErrors.validation([
+      ['', `Too many arguments (expected ${specs.length}, found ${params.length})`, ERRNO.EINVAL],
+    ]);
   }
   const triples: ValidationTriple[] = [];
   const values = specs.map((spec, i) => {

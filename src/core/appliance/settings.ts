@@ -72,20 +72,62 @@ export const DEFAULT_SETTINGS: ApplianceSettings = {
  * seed's reports (JHNF-729/730) describe it.
  */
 export const EMULATIONS = {
-  'truenas-25.10.1': { roleExpansion: 'truenas-25.10.1', roleLists: 'accept', uploadGate: 'full-admin', sysAdmin: 'admin-uids', httpRpc: 'refused', keyLogin: 'plain', release: '25.10.1' },
+  'truenas-25.10.1': {
+    roleExpansion: 'truenas-25.10.1',
+    roleLists: 'accept',
+    uploadGate: 'full-admin',
+    sysAdmin: 'admin-uids',
+    httpRpc: 'refused',
+    keyLogin: 'plain',
+    release: '25.10.1',
+  },
   // 25.10.6, 25.10.7 and 26.0 expand roles with 25.10.1's recursion, no visited set (MW/role.py:354-365;
   // stable/26 MW/role.py:364-379), over their own catalogue; the other rows are as 25.10.1.
-  'truenas-25.10.6': { roleExpansion: 'truenas-25.10.1', roleLists: 'accept', uploadGate: 'full-admin', sysAdmin: 'admin-uids', httpRpc: 'refused', keyLogin: 'plain', release: '25.10.6' },
-  'truenas-25.10.7': { roleExpansion: 'truenas-25.10.1', roleLists: 'accept', uploadGate: 'full-admin', sysAdmin: 'admin-uids', httpRpc: 'refused', keyLogin: 'plain', release: '25.10.7' },
-  'truenas-26.0': { roleExpansion: 'truenas-25.10.1', roleLists: 'accept', uploadGate: 'full-admin', sysAdmin: 'admin-uids', httpRpc: 'refused', keyLogin: 'scram', release: '26.0' },
-  'as-reported': { roleExpansion: 'as-reported', roleLists: 'accept', uploadGate: 'sys-admin', sysAdmin: 'builtin-administrators', httpRpc: 'served', keyLogin: 'plain', release: '25.10.1' },
+  'truenas-25.10.6': {
+    roleExpansion: 'truenas-25.10.1',
+    roleLists: 'accept',
+    uploadGate: 'full-admin',
+    sysAdmin: 'admin-uids',
+    httpRpc: 'refused',
+    keyLogin: 'plain',
+    release: '25.10.6',
+  },
+  'truenas-25.10.7': {
+    roleExpansion: 'truenas-25.10.1',
+    roleLists: 'accept',
+    uploadGate: 'full-admin',
+    sysAdmin: 'admin-uids',
+    httpRpc: 'refused',
+    keyLogin: 'plain',
+    release: '25.10.7',
+  },
+  'truenas-26.0': {
+    roleExpansion: 'truenas-25.10.1',
+    roleLists: 'accept',
+    uploadGate: 'full-admin',
+    sysAdmin: 'admin-uids',
+    httpRpc: 'refused',
+    keyLogin: 'scram',
+    release: '26.0',
+  },
+  'as-reported': {
+    roleExpansion: 'as-reported',
+    roleLists: 'accept',
+    uploadGate: 'sys-admin',
+    sysAdmin: 'builtin-administrators',
+    httpRpc: 'served',
+    keyLogin: 'plain',
+    release: '25.10.1',
+  },
 } as const satisfies Record<string, ApplianceSettings>;
 
 export type EmulationName = keyof typeof EMULATIONS;
 
 /** The preset these settings are, or `custom` when they mix. */
 export function emulationOf(settings: ApplianceSettings): EmulationName | 'custom' {
-  const match = Object.entries(EMULATIONS).find(([, preset]) => (Object.keys(preset) as (keyof ApplianceSettings)[]).every((k) => preset[k] === settings[k]));
+  const match = Object.entries(EMULATIONS).find(([, preset]) =>
+    (Object.keys(preset) as (keyof ApplianceSettings)[]).every((k) => preset[k] === settings[k]),
+  );
   return (match?.[0] as EmulationName | undefined) ?? 'custom';
 }
 

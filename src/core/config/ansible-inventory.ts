@@ -36,12 +36,14 @@ function group(groups: Groups, name: string): Group {
 }
 
 function addHost(groups: Groups, groupName: string, host: string, vars: Record<string, unknown>): void {
-  if (/\[[^\]]*:[^\]]*\]/.test(host)) throw new InventoryError(`host ${host}: host ranges are not expanded; list each host`);
+  if (/\[[^\]]*:[^\]]*\]/.test(host))
+    throw new InventoryError(`host ${host}: host ranges are not expanded; list each host`);
   const hosts = group(groups, groupName).hosts;
   hosts.set(host, { ...(hosts.get(host) ?? {}), ...vars });
 }
 
-const isMapping = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isMapping = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The YAML format: top-level groups (usually `all`), each `{hosts, vars, children}`, children nested the same way. */
 export function groupsFromYaml(doc: Record<string, unknown>): Groups {
@@ -55,12 +57,15 @@ export function groupsFromYaml(doc: Record<string, unknown>): Groups {
     if (!isMapping(body)) throw new InventoryError(`${where}: a group is a mapping of hosts, vars and children`);
     if (open.includes(body)) throw new InventoryError(`group ${name} is its own descendant (${where})`);
     open.push(body);
-    for (const key of Object.keys(body)) if (!['hosts', 'vars', 'children'].includes(key)) throw new InventoryError(`${where}.${key}: a group holds only hosts, vars and children`);
+    for (const key of Object.keys(body))
+      if (!['hosts', 'vars', 'children'].includes(key))
+        throw new InventoryError(`${where}.${key}: a group holds only hosts, vars and children`);
     const { hosts, vars, children } = body;
     if (hosts !== undefined && hosts !== null) {
       if (!isMapping(hosts)) throw new InventoryError(`${where}.hosts: a mapping of host names`);
       for (const [host, hv] of Object.entries(hosts)) {
-        if (hv !== null && !isMapping(hv)) throw new InventoryError(`${where}.hosts.${host}: host variables are a mapping`);
+        if (hv !== null && !isMapping(hv))
+          throw new InventoryError(`${where}.hosts.${host}: host variables are a mapping`);
         addHost(groups, name, host, hv ?? {});
       }
     }
@@ -134,7 +139,8 @@ export function groupsFromIni(text: string): Groups {
     const header = /^\[([^\]]+)\]$/.exec(line);
     if (header) {
       const [name, suffix, extra] = header[1]!.split(':');
-      if (extra !== undefined || (suffix !== undefined && suffix !== 'vars' && suffix !== 'children')) throw new InventoryError(`${where}: [${header[1]}] is not [group], [group:vars] or [group:children]`);
+      if (extra !== undefined || (suffix !== undefined && suffix !== 'vars' && suffix !== 'children'))
+        throw new InventoryError(`${where}: [${header[1]}] is not [group], [group:vars] or [group:children]`);
       section = name!.trim();
       kind = (suffix as 'vars' | 'children' | undefined) ?? 'hosts';
       group(groups, section);
@@ -160,7 +166,10 @@ export function groupsFromIni(text: string): Groups {
       for (const [i, pair] of pairs.entries()) {
         const eq = pair.indexOf('=');
         // Named by its place, not echoed: a word of an unquoted password with a space would be.
-        if (eq <= 0) throw new InventoryError(`${where}: host ${host}: word ${i + 2} is not key=value${i > 0 ? ` (it follows ${pairs[i - 1]!.split('=')[0]}=…; quote a value with spaces)` : ''}`);
+        if (eq <= 0)
+          throw new InventoryError(
+            `${where}: host ${host}: word ${i + 2} is not key=value${i > 0 ? ` (it follows ${pairs[i - 1]!.split('=')[0]}=…; quote a value with spaces)` : ''}`,
+          );
         vars[pair.slice(0, eq)] = hostLineValue(pair.slice(eq + 1));
       }
       addHost(groups, section, host, vars);
@@ -179,18 +188,28 @@ const MAX_RENDERED = 64 * 1024;
  * is filled in once per host (`done`), and a value past MAX_RENDERED is refused: variables that
  * each name the next thirty times would otherwise multiply to 30^depth copies.
  */
-function rendered(value: unknown, vars: Record<string, unknown>, host: string, key: string, done: Map<string, string>, depth = 0): unknown {
+function rendered(
+  value: unknown,
+  vars: Record<string, unknown>,
+  host: string,
+  key: string,
+  done: Map<string, string>,
+  depth = 0,
+): unknown {
   if (typeof value !== 'string' || !value.includes('{{')) return value;
   if (depth > 10) throw new InventoryError(`host ${host}: ${key} refers to itself`);
   const out = value.replace(TEMPLATE, (_m, expr: string) => {
     const name = expr.trim();
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new InventoryError(`host ${host}: ${key}: only {{ variable }} is understood, not {{${expr}}}`);
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+      throw new InventoryError(`host ${host}: ${key}: only {{ variable }} is understood, not {{${expr}}}`);
     // Own variables only: `constructor` or `toString` is in every object, and no variable of the host's.
-    if (!Object.hasOwn(vars, name)) throw new InventoryError(`host ${host}: ${key} refers to ${name}, which the host does not define`);
+    if (!Object.hasOwn(vars, name))
+      throw new InventoryError(`host ${host}: ${key} refers to ${name}, which the host does not define`);
     if (!done.has(name)) done.set(name, String(rendered(vars[name], vars, host, name, done, depth + 1)));
     return done.get(name)!;
   });
-  if (out.length > MAX_RENDERED) throw new InventoryError(`host ${host}: ${key} fills in to more than ${MAX_RENDERED} characters`);
+  if (out.length > MAX_RENDERED)
+    throw new InventoryError(`host ${host}: ${key} fills in to more than ${MAX_RENDERED} characters`);
   return out;
 }
 
@@ -216,10 +235,16 @@ export function inventoryHosts(groups: Groups): InventoryHost[] {
   for (const [name, g] of groups) for (const c of g.children) parents.set(c, [...(parents.get(c) ?? []), name]);
   const depths = new Map<string, number>();
   const depth = (name: string, path: string[] = []): number => {
-    if (path.includes(name)) throw new InventoryError(`group ${name} is its own descendant (${[...path, name].join(' → ')})`);
+    if (path.includes(name))
+      throw new InventoryError(`group ${name} is its own descendant (${[...path, name].join(' → ')})`);
     // Bounded: the walks below recurse once per level, and a file of 20000 nested groups would end the stack.
-    if (path.length > MAX_NESTING) throw new InventoryError(`group ${name} is nested more than ${MAX_NESTING} groups deep`);
-    if (!depths.has(name)) depths.set(name, name === 'all' ? 0 : 1 + Math.max(0, ...(parents.get(name) ?? ['all']).map((p) => depth(p, [...path, name]))));
+    if (path.length > MAX_NESTING)
+      throw new InventoryError(`group ${name} is nested more than ${MAX_NESTING} groups deep`);
+    if (!depths.has(name))
+      depths.set(
+        name,
+        name === 'all' ? 0 : 1 + Math.max(0, ...(parents.get(name) ?? ['all']).map((p) => depth(p, [...path, name]))),
+      );
     const d = depths.get(name)!;
     if (d > MAX_NESTING) throw new InventoryError(`group ${name} is nested more than ${MAX_NESTING} groups deep`);
     return d;
@@ -248,13 +273,17 @@ export function inventoryHosts(groups: Groups): InventoryHost[] {
     }
   }
   return hostOrder.map((host) => {
-    const all = [...new Set(direct.get(host)!.flatMap((g) => [...ancestors(g)]))].sort((a, b) => depth(a) - depth(b) || pythonOrder(a, b));
+    const all = [...new Set(direct.get(host)!.flatMap((g) => [...ancestors(g)]))].sort(
+      (a, b) => depth(a) - depth(b) || pythonOrder(a, b),
+    );
     const vars: Record<string, unknown> = { inventory_hostname: host };
     for (const g of all) Object.assign(vars, groups.get(g)!.vars);
     for (const g of direct.get(host)!) Object.assign(vars, groups.get(g)!.hosts.get(host));
     // Only the variables stor reads are filled in, as Ansible fills in a variable when it is used.
     const done = new Map<string, string>();
-    const out = Object.fromEntries(Object.entries(vars).map(([k, v]) => [k, k.startsWith('stor_') ? rendered(v, vars, host, k, done) : v]));
+    const out = Object.fromEntries(
+      Object.entries(vars).map(([k, v]) => [k, k.startsWith('stor_') ? rendered(v, vars, host, k, done) : v]),
+    );
     return { name: host, groups: all.filter((g) => g !== 'all' && g !== 'ungrouped').sort(), vars: out };
   });
 }

@@ -46,9 +46,13 @@ export const EMBEDDED_PROFILE = 'embedded';
  * other reports a runbook done that never reached the appliance.
  */
 export function embeddedNameClash(url: string): StorError {
-  return new StorError(E.AMBIGUOUS_NAME, `"${EMBEDDED_PROFILE}" names both the embedded appliance and a profile saved for ${url}`, {
-    hint: `reach that appliance with \`--url ${url}\` (its saved key is used), save it under another name (\`stor login --url ${url} --profile NAME\`), then \`stor profile remove ${EMBEDDED_PROFILE}\``,
-  });
+  return new StorError(
+    E.AMBIGUOUS_NAME,
+    `"${EMBEDDED_PROFILE}" names both the embedded appliance and a profile saved for ${url}`,
+    {
+      hint: `reach that appliance with \`--url ${url}\` (its saved key is used), save it under another name (\`stor login --url ${url} --profile NAME\`), then \`stor profile remove ${EMBEDDED_PROFILE}\``,
+    },
+  );
 }
 
 /**
@@ -100,9 +104,13 @@ export class ProfileStore {
     if (this.env === undefined) return;
     const owner = othersInHome(this.dir, this.env);
     if (owner === undefined) return;
-    throw new StorError(E.CONFIG_UNWRITABLE, `the profiles directory ${this.dir} is in a home owned by uid ${owner}, not by this user (uid ${process.getuid?.()}): stor changes nothing there`, {
-      hint: 'run stor as that user, or with your own HOME (`sudo -H`, not `sudo -E`), or point STOR_CONFIG_DIR (or XDG_CONFIG_HOME) at a directory of your own',
-    });
+    throw new StorError(
+      E.CONFIG_UNWRITABLE,
+      `the profiles directory ${this.dir} is in a home owned by uid ${owner}, not by this user (uid ${process.getuid?.()}): stor changes nothing there`,
+      {
+        hint: 'run stor as that user, or with your own HOME (`sudo -H`, not `sudo -E`), or point STOR_CONFIG_DIR (or XDG_CONFIG_HOME) at a directory of your own',
+      },
+    );
   }
 
   /** Cheap check used on every command: most invocations never need to load conf. */
@@ -131,9 +139,13 @@ export class ProfileStore {
       if (!statSync(this.path).isFile()) throw new Error('not a regular file');
       return documentOf((await this.conf()).store);
     } catch (err) {
-      throw new StorError(E.CONFIG_UNREADABLE, `cannot read the profiles file ${this.path}: ${(err as Error).message}`, {
-        hint: 'fix or remove the file, then `stor login` again',
-      });
+      throw new StorError(
+        E.CONFIG_UNREADABLE,
+        `cannot read the profiles file ${this.path}: ${(err as Error).message}`,
+        {
+          hint: 'fix or remove the file, then `stor login` again',
+        },
+      );
     }
   }
 
@@ -217,6 +229,8 @@ function put(doc: ProfilesDocument, name: string, profile: Profile): void {
 
 export function unknownProfile(name: string, known: string[]): StorError {
   return new StorError(E.NOT_FOUND, `no profile named ${JSON.stringify(name)}`, {
-    hint: known.length ? `known profiles: ${known.join(', ')}` : 'create one with `stor login --url <url> --profile <name>`',
+    hint: known.length
+      ? `known profiles: ${known.join(', ')}`
+      : 'create one with `stor login --url <url> --profile <name>`',
   });
 }

@@ -45,9 +45,13 @@ function typeOf(st: BigIntStats): string {
 }
 
 function refused(path: string, kind: SmallFileKind, why: string): StorError {
-  return new StorError(E.LOCAL_FILE_REFUSED, `${path} ${why}: stor reads ${kind.what} only from a regular file of at most ${kind.bytes} bytes; nothing was read`, {
-    hint: `name the file itself (a key is under 1 kB; a CA bundle, TLS file or profile list under 1 MB; a desired-state file under 8 MB)`,
-  });
+  return new StorError(
+    E.LOCAL_FILE_REFUSED,
+    `${path} ${why}: stor reads ${kind.what} only from a regular file of at most ${kind.bytes} bytes; nothing was read`,
+    {
+      hint: `name the file itself (a key is under 1 kB; a CA bundle, TLS file or profile list under 1 MB; a desired-state file under 8 MB)`,
+    },
+  );
 }
 
 /**

@@ -9,7 +9,16 @@ export const SECRET_PLACEHOLDER = '********';
 export const secret = <S extends z.ZodType>(schema: S) => z.union([schema, z.literal(SECRET_PLACEHOLDER)]);
 
 /** `Literal['DIRECT'] | ContainerXID | None` (`MW/api/base/types/user.py`: ContainerXID 1 … 2^32-2). */
-export const usernsIdmap = once(() => z.union([z.literal('DIRECT'), z.int().min(1).max(2 ** 32 - 2), z.null()]));
+export const usernsIdmap = once(() =>
+  z.union([
+    z.literal('DIRECT'),
+    z
+      .int()
+      .min(1)
+      .max(2 ** 32 - 2),
+    z.null(),
+  ]),
+);
 
 /** `LocalUID` / `LocalGID`: 0 … TRUENAS_IDMAP_DEFAULT_LOW - 1. */
 export const localXid = once(() => z.int().min(0).max(90_000_000));
@@ -41,17 +50,24 @@ export const LETTERS_AND_UNDERSCORE = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmno
  * pydantic's `EmailStr` (email-validator, deliverability not checked): the common refusals, with
  * pydantic's own wording, which carries no `Value error, ` prefix (`verbatim`).
  */
-export const emailStr = once(() => z.string().superRefine((val, ctx) => {
-  const at = val.lastIndexOf('@');
-  const reason =
-    at < 0
-      ? 'An email address must have an @-sign.'
-      : at === 0
-        ? 'There must be something before the @-sign.'
-        : at === val.length - 1
-          ? 'There must be something after the @-sign.'
-          : !val.slice(at + 1).includes('.')
-            ? 'The part after the @-sign is not valid. It should have a period.'
-            : null;
-  if (reason) ctx.addIssue({ code: 'custom', message: `value is not a valid email address: ${reason}`, params: { verbatim: true } });
-}));
+export const emailStr = once(() =>
+  z.string().superRefine((val, ctx) => {
+    const at = val.lastIndexOf('@');
+    const reason =
+      at < 0
+        ? 'An email address must have an @-sign.'
+        : at === 0
+          ? 'There must be something before the @-sign.'
+          : at === val.length - 1
+            ? 'There must be something after the @-sign.'
+            : !val.slice(at + 1).includes('.')
+              ? 'The part after the @-sign is not valid. It should have a period.'
+              : null;
+    if (reason)
+      ctx.addIssue({
+        code: 'custom',
+        message: `value is not a valid email address: ${reason}`,
+        params: { verbatim: true },
+      });
+  }),
+);

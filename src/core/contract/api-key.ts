@@ -9,19 +9,21 @@ import { method, service } from './service.js';
 /** A datetime as EJSON carries it (truenas_api_client/ejson.py:48-52). */
 const datetime = once(() => asDatetime(z.object({ $date: z.number() })));
 
-export const apiKeyEntry = once(() => z.object({
-  id: z.int(),
-  name: z.string().min(1).max(200),
-  username: z.string().nullable(),
-  user_identifier: z.union([z.int(), z.string()]),
-  /** The hash, or `********` for callers who are neither FULL_ADMIN nor API_KEY_WRITE holders. */
-  keyhash: z.string(),
-  created_at: datetime(),
-  expires_at: datetime().nullable(),
-  local: z.boolean(),
-  revoked: z.boolean(),
-  revoked_reason: z.string().nullable(),
-}));
+export const apiKeyEntry = once(() =>
+  z.object({
+    id: z.int(),
+    name: z.string().min(1).max(200),
+    username: z.string().nullable(),
+    user_identifier: z.union([z.int(), z.string()]),
+    /** The hash, or `********` for callers who are neither FULL_ADMIN nor API_KEY_WRITE holders. */
+    keyhash: z.string(),
+    created_at: datetime(),
+    expires_at: datetime().nullable(),
+    local: z.boolean(),
+    revoked: z.boolean(),
+    revoked_reason: z.string().nullable(),
+  }),
+);
 
 /** ApiKeyEntryWithKey: the full `<id>-<secret>`, answered by create and by update with `reset`. */
 export const apiKeyEntryWithKey = once(() => apiKeyEntry().extend({ key: z.string() }));
@@ -29,17 +31,21 @@ export const apiKeyEntryWithKey = once(() => apiKeyEntry().extend({ key: z.strin
 const name = once(() => z.string().min(1).max(200));
 const expiresAt = once(() => asDatetime(z.strictObject({ $date: z.number() })).nullable());
 
-const apiKeyCreate = once(() => z.strictObject({
-  name: name(),
-  username: z.string().min(1).max(1024),
-  expires_at: expiresAt().default(null),
-}));
+const apiKeyCreate = once(() =>
+  z.strictObject({
+    name: name(),
+    username: z.string().min(1).max(1024),
+    expires_at: expiresAt().default(null),
+  }),
+);
 
-const apiKeyUpdate = once(() => z.strictObject({
-  name: name().optional(),
-  expires_at: expiresAt().optional(),
-  reset: z.boolean().optional(),
-}));
+const apiKeyUpdate = once(() =>
+  z.strictObject({
+    name: name().optional(),
+    expires_at: expiresAt().optional(),
+    reset: z.boolean().optional(),
+  }),
+);
 
 // create/update/delete: `roles=['READONLY_ADMIN', 'API_KEY_WRITE']`; callers that are neither
 // FULL_ADMIN nor API_KEY_WRITE holders manage their own keys only (api_key_privilege_check).
@@ -59,7 +65,12 @@ export const apiKeyContract = service('api_key', {
   }),
   // do_create, do_update, do_delete: `pass_app(rest=True)` (MW/plugins/api_key.py:168, 241, 294).
   create: {
-    ...apiKeys.create('Create an API key {name(), username, expires_at}; the full key is returned once, here.', 'api_key_create', apiKeyCreate, apiKeyEntryWithKey),
+    ...apiKeys.create(
+      'Create an API key {name(), username, expires_at}; the full key is returned once, here.',
+      'api_key_create',
+      apiKeyCreate,
+      apiKeyEntryWithKey,
+    ),
     app: 'rest',
   },
   update: {

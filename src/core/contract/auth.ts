@@ -24,11 +24,15 @@ export function plainMechanisms<L extends z.ZodType>(loginOptions: () => L) {
 }
 
 const loginOptions = once(() => z.strictObject({ user_info: z.boolean().default(true) }));
-const { apiKeyPlain, passwordPlain, tokenPlain, otpToken } = plainMechanisms(() => loginOptions().default(() => ({ user_info: true })));
+const { apiKeyPlain, passwordPlain, tokenPlain, otpToken } = plainMechanisms(() =>
+  loginOptions().default(() => ({ user_info: true })),
+);
 export { otpToken };
 
 /** AuthLoginExArgs.login_data: discriminated on `mechanism`. */
-export const loginData = once(() => z.discriminatedUnion('mechanism', [apiKeyPlain(), passwordPlain(), tokenPlain(), otpToken()]));
+export const loginData = once(() =>
+  z.discriminatedUnion('mechanism', [apiKeyPlain(), passwordPlain(), tokenPlain(), otpToken()]),
+);
 
 export type LoginData = z.output<ReturnType<typeof loginData>>;
 
@@ -38,66 +42,78 @@ export type LoginData = z.output<ReturnType<typeof loginData>>;
  * `MW/plugins/account_/privilege.py:376-405` composes (roles a set, sent as `{"$set": [...]}`), and
  * `two_factor_config` what `user.twofactor_config` answers (MW/plugins/account_/2fa.py).
  */
-export const authUserInfo = once(() => z.object({
-  pw_name: z.string(),
-  pw_gecos: z.string(),
-  pw_dir: z.string(),
-  pw_shell: z.string(),
-  pw_uid: z.int(),
-  pw_gid: z.int(),
-  grouplist: z.array(z.int()).nullable(),
-  sid: z.string().nullable(),
-  source: z.enum(['LOCAL', 'ACTIVEDIRECTORY', 'LDAP']),
-  local: z.boolean(),
-  attributes: z.record(z.string(), z.unknown()),
-  // Both `dict` in the model (MW/api/v25_10_1/auth.py:162-165).
-  two_factor_config: modeledAs(
-    z.object({
-      provisioning_uri: z.string().nullable(),
-      secret_configured: z.boolean(),
-      interval: z.int(),
-      otp_digits: z.int(),
-    }),
-    PYDANTIC_DICT,
-  ),
-  privilege: modeledAs(
-    z.object({
-      roles: z.object({ $set: z.array(z.string()) }),
-      allowlist: z.array(z.object({ method: z.string(), resource: z.string() })),
-      web_shell: z.boolean(),
-      webui_access: z.boolean(),
-    }),
-    PYDANTIC_DICT,
-  ),
-  account_attributes: z.array(z.string()),
-}));
+export const authUserInfo = once(() =>
+  z.object({
+    pw_name: z.string(),
+    pw_gecos: z.string(),
+    pw_dir: z.string(),
+    pw_shell: z.string(),
+    pw_uid: z.int(),
+    pw_gid: z.int(),
+    grouplist: z.array(z.int()).nullable(),
+    sid: z.string().nullable(),
+    source: z.enum(['LOCAL', 'ACTIVEDIRECTORY', 'LDAP']),
+    local: z.boolean(),
+    attributes: z.record(z.string(), z.unknown()),
+    // Both `dict` in the model (MW/api/v25_10_1/auth.py:162-165).
+    two_factor_config: modeledAs(
+      z.object({
+        provisioning_uri: z.string().nullable(),
+        secret_configured: z.boolean(),
+        interval: z.int(),
+        otp_digits: z.int(),
+      }),
+      PYDANTIC_DICT,
+    ),
+    privilege: modeledAs(
+      z.object({
+        roles: z.object({ $set: z.array(z.string()) }),
+        allowlist: z.array(z.object({ method: z.string(), resource: z.string() })),
+        web_shell: z.boolean(),
+        webui_access: z.boolean(),
+      }),
+      PYDANTIC_DICT,
+    ),
+    account_attributes: z.array(z.string()),
+  }),
+);
 
 export type AuthUserInfo = z.output<ReturnType<typeof authUserInfo>>;
 
 /** AuthLoginExResult: one of AuthResp's answers, discriminated on `response_type`. */
-export const loginExResult = once(() => z.discriminatedUnion('response_type', [
-  z.object({ response_type: z.literal('SUCCESS'), user_info: authUserInfo().nullable(), authenticator: z.enum(['LEVEL_1', 'LEVEL_2']) }),
-  z.object({ response_type: z.literal('AUTH_ERR') }),
-  z.object({ response_type: z.literal('EXPIRED') }),
-  z.object({ response_type: z.literal('OTP_REQUIRED'), username: z.string() }),
-  z.object({ response_type: z.literal('REDIRECT'), urls: z.array(z.string()) }),
-]));
+export const loginExResult = once(() =>
+  z.discriminatedUnion('response_type', [
+    z.object({
+      response_type: z.literal('SUCCESS'),
+      user_info: authUserInfo().nullable(),
+      authenticator: z.enum(['LEVEL_1', 'LEVEL_2']),
+    }),
+    z.object({ response_type: z.literal('AUTH_ERR') }),
+    z.object({ response_type: z.literal('EXPIRED') }),
+    z.object({ response_type: z.literal('OTP_REQUIRED'), username: z.string() }),
+    z.object({ response_type: z.literal('REDIRECT'), urls: z.array(z.string()) }),
+  ]),
+);
 
 export type LoginExAnswer = z.output<ReturnType<typeof loginExResult>>;
 
 /** TwoFactorAuthEntry. */
-export const twoFactorAuthEntry = once(() => z.object({
-  enabled: z.boolean(),
-  services: z.object({ ssh: z.boolean() }),
-  window: z.int().min(0),
-  id: z.int(),
-}));
+export const twoFactorAuthEntry = once(() =>
+  z.object({
+    enabled: z.boolean(),
+    services: z.object({ ssh: z.boolean() }),
+    window: z.int().min(0),
+    id: z.int(),
+  }),
+);
 
-const twoFactorAuthUpdate = once(() => z.strictObject({
-  enabled: z.boolean().optional(),
-  services: z.strictObject({ ssh: z.boolean().default(false) }).optional(),
-  window: z.int().min(0).optional(),
-}));
+const twoFactorAuthUpdate = once(() =>
+  z.strictObject({
+    enabled: z.boolean().optional(),
+    services: z.strictObject({ ssh: z.boolean().default(false) }).optional(),
+    window: z.int().min(0).optional(),
+  }),
+);
 
 /**
  * AuthSessionsEntry (`MW/api/v25_10_1/auth.py:56-91`). `credentials_data` is one of four models
@@ -109,7 +125,15 @@ export const authSessionsEntry = once(() =>
     current: z.boolean(),
     internal: z.boolean(),
     origin: z.string(),
-    credentials: z.enum(['UNIX_SOCKET', 'LOGIN_PASSWORD', 'LOGIN_TWOFACTOR', 'LOGIN_ONETIME_PASSWORD', 'API_KEY', 'TOKEN', 'TRUENAS_NODE']),
+    credentials: z.enum([
+      'UNIX_SOCKET',
+      'LOGIN_PASSWORD',
+      'LOGIN_TWOFACTOR',
+      'LOGIN_ONETIME_PASSWORD',
+      'API_KEY',
+      'TOKEN',
+      'TRUENAS_NODE',
+    ]),
     credentials_data: modeledAs(z.record(z.string(), z.unknown()), PYDANTIC_DICT),
     created_at: datetime(z.object({ $date: z.number() })),
     secure_transport: z.boolean(),
@@ -125,7 +149,8 @@ export const authContract = service('auth', {
     result: () => z.boolean(),
   }),
   login: method({
-    summary: 'Log the connection in with a username and password (and the one-time code when two-factor applies); true on success.',
+    summary:
+      'Log the connection in with a username and password (and the one-time code when two-factor applies); true on success.',
     access: PUBLIC,
     app: 'ws', // MW/plugins/auth.py:515
     params: () => [
@@ -143,7 +168,8 @@ export const authContract = service('auth', {
     result: () => z.boolean(),
   }),
   login_ex: method({
-    summary: 'Log in with a mechanism object (PASSWORD_PLAIN, API_KEY_PLAIN, TOKEN_PLAIN, OTP_TOKEN); returns a response_type object.',
+    summary:
+      'Log in with a mechanism object (PASSWORD_PLAIN, API_KEY_PLAIN, TOKEN_PLAIN, OTP_TOKEN); returns a response_type object.',
     access: PUBLIC,
     app: 'ws', // MW/plugins/auth.py:680
     params: () => [{ name: 'login_data', schema: loginData() }],
@@ -164,7 +190,8 @@ export const authContract = service('auth', {
     result: () => z.array(z.string()),
   }),
   generate_token: method({
-    summary: 'A token (64 URL-safe characters) that logs in as this session: {ttl seconds, attrs, match_origin, single_use}.',
+    summary:
+      'A token (64 URL-safe characters) that logs in as this session: {ttl seconds, attrs, match_origin, single_use}.',
     // authorization_required=False: any logged-in session (MW/api/base/decorator.py:128-132, MW/main.py:911-917).
     access: AUTHENTICATED,
     app: 'rest', // MW/plugins/auth.py:385
@@ -192,7 +219,7 @@ export const authContract = service('auth', {
   }),
   // MW/plugins/auth.py:252-300: filterable, AUTH_SESSIONS_READ, `pass_app(require=True)` (WebSocket only).
   sessions: method({
-    summary: 'Logged-in connections: origin, credentials, login time, which one is the caller\'s (filters, options).',
+    summary: "Logged-in connections: origin, credentials, login time, which one is the caller's (filters, options).",
     access: roles('AUTH_SESSIONS_READ'),
     app: 'ws',
     params: () => QUERY_PARAMS,
@@ -200,7 +227,8 @@ export const authContract = service('auth', {
   }),
   // MW/plugins/auth.py:302-312: false for an id no session has; its tokens go, its connection closes.
   terminate_session: method({
-    summary: 'End a logged-in connection by its auth.sessions id: its tokens are destroyed and it is closed. False for an unknown id.',
+    summary:
+      'End a logged-in connection by its auth.sessions id: its tokens are destroyed and it is closed. False for an unknown id.',
     access: roles('AUTH_SESSIONS_WRITE'),
     params: () => [{ name: 'id', schema: str() }],
     result: () => z.boolean(),

@@ -13,7 +13,9 @@ import { apiKeyContract26 } from './v26_0_0/api-key.js';
  * field only one release has (`keyhash` is never shown).
  */
 const LATER_RESULTS: Partial<Record<MethodName, () => z.ZodType>> = Object.fromEntries(
-  Object.entries(apiKeyContract26).filter(([name]) => Object.hasOwn(CONTRACT, name)).map(([name, entry]) => [name, () => entry.result]),
+  Object.entries(apiKeyContract26)
+    .filter(([name]) => Object.hasOwn(CONTRACT, name))
+    .map(([name, entry]) => [name, () => entry.result]),
 );
 
 /**
@@ -22,12 +24,20 @@ const LATER_RESULTS: Partial<Record<MethodName, () => z.ZodType>> = Object.fromE
  * a command reads that is missing or of the wrong type becomes a clear MALFORMED_ANSWER naming the
  * method and the field, never a TypeError further on; fields the contract does not know are dropped.
  */
-export async function call<M extends MethodName>(t: Pick<Transport, 'call'>, method: M, params?: ParamsOf<M>): Promise<ResultOf<M>> {
+export async function call<M extends MethodName>(
+  t: Pick<Transport, 'call'>,
+  method: M,
+  params?: ParamsOf<M>,
+): Promise<ResultOf<M>> {
   return checkedCall(t, method, (params ?? []) as readonly unknown[]);
 }
 
 /** The call and the check of its answer, for params already laid out (queryItems'). */
-async function checkedCall<M extends MethodName>(t: Pick<Transport, 'call'>, method: M, params: readonly unknown[]): Promise<ResultOf<M>> {
+async function checkedCall<M extends MethodName>(
+  t: Pick<Transport, 'call'>,
+  method: M,
+  params: readonly unknown[],
+): Promise<ResultOf<M>> {
   const answer = await t.call(method, params).catch((err: unknown) => {
     throw withNeededRoles(err, method);
   });
@@ -39,7 +49,9 @@ async function checkedCall<M extends MethodName>(t: Pick<Transport, 'call'>, met
 }
 
 /** Entries of a query method with the fields a command needs present: absent ones are malformed. */
-export type Needed<M extends QueryMethod, K extends keyof ItemOf<M>> = ItemOf<M> & { [F in K]-?: Exclude<ItemOf<M>[F], undefined> };
+export type Needed<M extends QueryMethod, K extends keyof ItemOf<M>> = ItemOf<M> & {
+  [F in K]-?: Exclude<ItemOf<M>[F], undefined>;
+};
 
 /**
  * `*.query` as a list: 25.10.1 answers a list, one item (`get`) or a count (`count`), with every
@@ -55,10 +67,16 @@ export async function queryItems<M extends QueryMethod, K extends keyof ItemOf<M
   leading: readonly unknown[] = [],
 ): Promise<Needed<M, K>[]> {
   const answer = await checkedCall(t, method, [...leading, filters, options]);
-  if (!Array.isArray(answer)) throw malformedAnswer(method, answer, { code: 'invalid_type', expected: 'array', path: [] });
+  if (!Array.isArray(answer))
+    throw malformedAnswer(method, answer, { code: 'invalid_type', expected: 'array', path: [] });
   answer.forEach((item: Record<string, unknown>, i) => {
     const missing = need.find((k) => item[k] === undefined);
-    if (missing !== undefined) throw malformedAnswer(method, answer, { code: 'invalid_type', expected: itemFieldType(method, missing), path: [i, missing] });
+    if (missing !== undefined)
+      throw malformedAnswer(method, answer, {
+        code: 'invalid_type',
+        expected: itemFieldType(method, missing),
+        path: [i, missing],
+      });
   });
   return answer as Needed<M, K>[];
 }
@@ -86,11 +104,19 @@ function typeOf(v: unknown): string {
  * What a complaint about an answer says: where (`path`) and, for a wrong type, what was expected.
  * A zod issue is one; so is a complaint made without zod (a list item missing a field a command needs).
  */
-export type AnswerIssue = Pick<z.core.$ZodIssue, 'path'> & ({ code: 'invalid_type'; expected: string } | { code: Exclude<z.core.$ZodIssue['code'], 'invalid_type'> });
+export type AnswerIssue = Pick<z.core.$ZodIssue, 'path'> &
+  ({ code: 'invalid_type'; expected: string } | { code: Exclude<z.core.$ZodIssue['code'], 'invalid_type'> });
 
 function expectedOf(issue: AnswerIssue): string {
   if (issue.code !== 'invalid_type') return 'value of another shape';
-  const names: Record<string, string> = { array: 'list', object: 'object', string: 'string', number: 'number', int: 'integer', boolean: 'boolean' };
+  const names: Record<string, string> = {
+    array: 'list',
+    object: 'object',
+    string: 'string',
+    number: 'number',
+    int: 'integer',
+    boolean: 'boolean',
+  };
   return article(names[issue.expected] ?? issue.expected);
 }
 
@@ -99,7 +125,11 @@ export function malformedAnswer(method: string, answer: unknown, issue: AnswerIs
   // A list answer: name the item, then the field inside it.
   const item = Array.isArray(answer) && typeof path[0] === 'number' ? (path.shift() as number) : undefined;
   let found: unknown = item === undefined ? answer : (answer as unknown[])[item];
-  for (const key of path) found = found !== null && typeof found === 'object' ? (found as Record<PropertyKey, unknown>)[key as PropertyKey] : undefined;
+  for (const key of path)
+    found =
+      found !== null && typeof found === 'object'
+        ? (found as Record<PropertyKey, unknown>)[key as PropertyKey]
+        : undefined;
   const where = item === undefined ? '' : ` in item ${item}`;
   const expected = expectedOf(issue);
   const field = path.map(String).join('.');
@@ -129,7 +159,11 @@ export function notAnApplianceAnswer(method: string | undefined, what: string): 
  * 25.10.1's contract, or the target release's when the caller knows it (`stor call`).
  */
 export function withNeededRoles(err: unknown, method: string, contract?: ReadonlyMap<string, MethodContract>): unknown {
-  const access = contract ? contract.get(method)?.access : Object.hasOwn(CONTRACT, method) ? CONTRACT[method as MethodName].access : undefined;
+  const access = contract
+    ? contract.get(method)?.access
+    : Object.hasOwn(CONTRACT, method)
+      ? CONTRACT[method as MethodName].access
+      : undefined;
   if (err instanceof RpcError && isRoleDenial(err) && access?.kind === 'roles') err.neededRoles = access.roles;
   return err;
 }

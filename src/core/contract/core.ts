@@ -9,47 +9,63 @@ import { method, service } from './service.js';
 // set_options, which need no login at all.
 
 /** CoreGetJobsItem: a `core.get_jobs` item and the `fields` of its events (MW/api/v25_10_1/core.py:84). */
-export const coreGetJobsItem = once(() => z.object({
-  id: z.int(),
-  message_ids: z.array(z.unknown()),
-  method: z.string(),
-  arguments: z.array(z.unknown()),
-  transient: z.boolean(),
-  description: z.string().nullable(),
-  abortable: z.boolean(),
-  logs_path: z.string().nullable(),
-  logs_excerpt: z.string().nullable(),
-  progress: z.object({ percent: z.int().nullable(), description: z.string().nullable(), extra: z.unknown() }),
-  result: z.unknown(),
-  result_encoding_error: z.unknown(),
-  error: z.string().nullable(),
-  exception: z.string().nullable(),
-  exc_info: z.object({ repr: z.string().nullable(), type: z.string().nullable(), errno: z.int().nullable(), extra: z.unknown() }).nullable(),
-  // A str in the model; the values are WAITING, RUNNING, SUCCESS, FAILED, ABORTED.
-  state: z.string(),
-  time_started: ejsonDate().nullable(),
-  time_finished: ejsonDate().nullable(),
-  // `data` is the credential's dump() (MW/auth.py:129-160): username, login_id, login_at, api_key.
-  credentials: z.object({ type: z.string(), data: z.record(z.string(), z.unknown()) }).nullable(),
-}));
+export const coreGetJobsItem = once(() =>
+  z.object({
+    id: z.int(),
+    message_ids: z.array(z.unknown()),
+    method: z.string(),
+    arguments: z.array(z.unknown()),
+    transient: z.boolean(),
+    description: z.string().nullable(),
+    abortable: z.boolean(),
+    logs_path: z.string().nullable(),
+    logs_excerpt: z.string().nullable(),
+    progress: z.object({ percent: z.int().nullable(), description: z.string().nullable(), extra: z.unknown() }),
+    result: z.unknown(),
+    result_encoding_error: z.unknown(),
+    error: z.string().nullable(),
+    exception: z.string().nullable(),
+    exc_info: z
+      .object({
+        repr: z.string().nullable(),
+        type: z.string().nullable(),
+        errno: z.int().nullable(),
+        extra: z.unknown(),
+      })
+      .nullable(),
+    // A str in the model; the values are WAITING, RUNNING, SUCCESS, FAILED, ABORTED.
+    state: z.string(),
+    time_started: ejsonDate().nullable(),
+    time_finished: ejsonDate().nullable(),
+    // `data` is the credential's dump() (MW/auth.py:129-160): username, login_id, login_at, api_key.
+    credentials: z.object({ type: z.string(), data: z.record(z.string(), z.unknown()) }).nullable(),
+  }),
+);
 
 /** CoreOptions: ForUpdateMetaclass makes every field optional; unknown keys are ignored (extra="ignore"). */
-const coreOptions = once(() => z.object({
-  legacy_jobs: z.boolean().optional(),
-  private_methods: z.boolean().optional(),
-  py_exceptions: z.boolean().optional(),
-}));
+const coreOptions = once(() =>
+  z.object({
+    legacy_jobs: z.boolean().optional(),
+    private_methods: z.boolean().optional(),
+    py_exceptions: z.boolean().optional(),
+  }),
+);
 
 /**
  * The parts of one `core.get_methods` value stor reads (built in MW/service/core_service.py:355-377;
  * the model types the values as Any, so every part is optional here).
  */
-export const coreMethodsItem = once(() => z.object({
-  cli_description: z.string().optional(),
-  no_auth_required: z.boolean().optional(),
-  roles: z.array(z.string()).optional(),
-  accepts: z.array(z.object({ _name_: z.string().optional(), title: z.string().optional() })).nullable().optional(),
-}));
+export const coreMethodsItem = once(() =>
+  z.object({
+    cli_description: z.string().optional(),
+    no_auth_required: z.boolean().optional(),
+    roles: z.array(z.string()).optional(),
+    accepts: z
+      .array(z.object({ _name_: z.string().optional(), title: z.string().optional() }))
+      .nullable()
+      .optional(),
+  }),
+);
 
 export const coreContract = service('core', {
   ping: method({
@@ -101,7 +117,8 @@ export const coreContract = service('core', {
     result: () => z.null(),
   }),
   download: method({
-    summary: 'Start a job that writes a file (e.g. filesystem.get) and answer [job_id, "/_download/<id>?auth_token=…"] to GET its bytes from.',
+    summary:
+      'Start a job that writes a file (e.g. filesystem.get) and answer [job_id, "/_download/<id>?auth_token=…"] to GET its bytes from.',
     access: AUTHENTICATED,
     app: 'rest', // MW/service/core_service.py:497
     params: () => [

@@ -7,7 +7,8 @@ import { once } from './method.js';
  * pydantic's schema of a `datetime` field, which `core.get_methods` describes, is a string
  * (MW/api/base/jsonschema.py:10-15).
  */
-export const datetime = <S extends z.ZodType>(schema: S): S => modeledAs(schema, { type: 'string', format: 'date-time' });
+export const datetime = <S extends z.ZodType>(schema: S): S =>
+  modeledAs(schema, { type: 'string', format: 'date-time' });
 
 /**
  * A datetime as it travels (`truenas_api_client/ejson.py:48-52`): `{"$date": ms}`; the

@@ -19,7 +19,10 @@ export interface EventContract {
  * A CRUDService with an entry registers `<namespace>.query`, for `<role_prefix>_READ`
  * (MW/service/crud_service.py:113-133; `event_register` defaults to true, MW/service/base.py:19).
  */
-const crudEvent = (namespace: string, rolePrefix: string): EventContract => ({ name: `${namespace}.query`, roles: [`${rolePrefix}_READ`] });
+const crudEvent = (namespace: string, rolePrefix: string): EventContract => ({
+  name: `${namespace}.query`,
+  roles: [`${rolePrefix}_READ`],
+});
 
 export const CONTRACT_EVENTS: ReadonlyMap<string, EventContract> = new Map(
   [

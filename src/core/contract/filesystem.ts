@@ -10,75 +10,115 @@ import { method, service } from './service.js';
 const fileType = once(() => z.enum(['DIRECTORY', 'FILE', 'SYMLINK', 'OTHER']));
 
 /** FILESYSTEM_STATX_ATTRS. */
-export const STATX_ATTRIBUTES = ['COMPRESSED', 'APPEND', 'NODUMP', 'IMMUTABLE', 'AUTOMOUNT', 'MOUNT_ROOT', 'VERIFY', 'DAX'] as const;
+export const STATX_ATTRIBUTES = [
+  'COMPRESSED',
+  'APPEND',
+  'NODUMP',
+  'IMMUTABLE',
+  'AUTOMOUNT',
+  'MOUNT_ROOT',
+  'VERIFY',
+  'DAX',
+] as const;
 const statxAttribute = once(() => z.enum(STATX_ATTRIBUTES));
 
 /** FILESYSTEM_ZFS_ATTRS. */
-const zfsAttribute = once(() => z.enum(['READONLY', 'HIDDEN', 'SYSTEM', 'ARCHIVE', 'IMMUTABLE', 'NOUNLINK', 'APPENDONLY', 'NODUMP', 'OPAQUE', 'AV_QUARANTINED', 'AV_MODIFIED', 'REPARSE', 'OFFLINE', 'SPARSE']));
+const zfsAttribute = once(() =>
+  z.enum([
+    'READONLY',
+    'HIDDEN',
+    'SYSTEM',
+    'ARCHIVE',
+    'IMMUTABLE',
+    'NOUNLINK',
+    'APPENDONLY',
+    'NODUMP',
+    'OPAQUE',
+    'AV_QUARANTINED',
+    'AV_MODIFIED',
+    'REPARSE',
+    'OFFLINE',
+    'SPARSE',
+  ]),
+);
 
 /** FilesystemDirEntry: no timestamps and no user/group names. */
-export const filesystemDirEntry = once(() => z.object({
-  name: z.string().min(1),
-  path: z.string().min(1),
-  realpath: z.string().min(1),
-  type: fileType(),
-  size: z.int(),
-  allocation_size: z.int(),
-  mode: z.int(),
-  mount_id: z.int(),
-  acl: z.boolean(),
-  uid: z.int(),
-  gid: z.int(),
-  is_mountpoint: z.boolean(),
-  is_ctldir: z.boolean(),
-  attributes: z.array(statxAttribute()),
-  xattrs: z.array(z.string().min(1)),
-  /** null when the file system is not ZFS. */
-  zfs_attrs: z.array(zfsAttribute()).nullable(),
-}));
+export const filesystemDirEntry = once(() =>
+  z.object({
+    name: z.string().min(1),
+    path: z.string().min(1),
+    realpath: z.string().min(1),
+    type: fileType(),
+    size: z.int(),
+    allocation_size: z.int(),
+    mode: z.int(),
+    mount_id: z.int(),
+    acl: z.boolean(),
+    uid: z.int(),
+    gid: z.int(),
+    is_mountpoint: z.boolean(),
+    is_ctldir: z.boolean(),
+    attributes: z.array(statxAttribute()),
+    xattrs: z.array(z.string().min(1)),
+    /** null when the file system is not ZFS. */
+    zfs_attrs: z.array(zfsAttribute()).nullable(),
+  }),
+);
 
 /** FilesystemStatData. */
-export const filesystemStatData = once(() => z.object({
-  realpath: z.string().min(1),
-  type: fileType(),
-  size: z.int(),
-  allocation_size: z.int(),
-  mode: z.int(),
-  mount_id: z.int(),
-  uid: z.int(),
-  gid: z.int(),
-  atime: z.number(),
-  mtime: z.number(),
-  ctime: z.number(),
-  btime: z.number(),
-  dev: z.int(),
-  inode: z.int(),
-  nlink: z.int(),
-  acl: z.boolean(),
-  is_mountpoint: z.boolean(),
-  is_ctldir: z.boolean(),
-  attributes: z.array(statxAttribute()),
-  user: z.string().min(1).nullable(),
-  group: z.string().min(1).nullable(),
-}));
+export const filesystemStatData = once(() =>
+  z.object({
+    realpath: z.string().min(1),
+    type: fileType(),
+    size: z.int(),
+    allocation_size: z.int(),
+    mode: z.int(),
+    mount_id: z.int(),
+    uid: z.int(),
+    gid: z.int(),
+    atime: z.number(),
+    mtime: z.number(),
+    ctime: z.number(),
+    btime: z.number(),
+    dev: z.int(),
+    inode: z.int(),
+    nlink: z.int(),
+    acl: z.boolean(),
+    is_mountpoint: z.boolean(),
+    is_ctldir: z.boolean(),
+    attributes: z.array(statxAttribute()),
+    user: z.string().min(1).nullable(),
+    group: z.string().min(1).nullable(),
+  }),
+);
 
 /** FilesystemPutOptions. */
-export const filesystemPutOptions = once(() => z.strictObject({ append: z.boolean().default(false), mode: z.int().nullable().default(null) }));
+export const filesystemPutOptions = once(() =>
+  z.strictObject({ append: z.boolean().default(false), mode: z.int().nullable().default(null) }),
+);
 
 /** UnixPerm (MW/api/base/types/filesystem.py:11-27): an octal string between 000 and 777. */
-export const unixPerm = once(() => z.string().superRefine((value, ctx) => {
-  // Python's int(value, 8): optional sign, optional 0o prefix, digits with single underscores between them.
-  const m = /^\s*([+-]?)(?:0[oO]_?)?([0-7](?:_?[0-7])*)\s*$/.exec(value);
-  if (!m) {
-    ctx.addIssue({ code: 'custom', message: 'Not a valid integer. Must be between 000 and 777' });
-    return;
-  }
-  const mode = (m[1] === '-' ? -1 : 1) * parseInt(m[2]!.replaceAll('_', ''), 8);
-  if (mode < 0 || (mode & 0o777) !== mode) ctx.addIssue({ code: 'custom', message: 'Please supply a value between 000 and 777' });
-}));
+export const unixPerm = once(() =>
+  z.string().superRefine((value, ctx) => {
+    // Python's int(value, 8): optional sign, optional 0o prefix, digits with single underscores between them.
+    const m = /^\s*([+-]?)(?:0[oO]_?)?([0-7](?:_?[0-7])*)\s*$/.exec(value);
+    if (!m) {
+      ctx.addIssue({ code: 'custom', message: 'Not a valid integer. Must be between 000 and 777' });
+      return;
+    }
+    const mode = (m[1] === '-' ? -1 : 1) * parseInt(m[2]!.replaceAll('_', ''), 8);
+    if (mode < 0 || (mode & 0o777) !== mode)
+      ctx.addIssue({ code: 'custom', message: 'Please supply a value between 000 and 777' });
+  }),
+);
 
 /** AceWhoId (MW/api/v25_10_1/acl.py:37-39): -1 (unset) up to 2**31 - 1. */
-const aceWhoId = once(() => z.int().min(-1).max(2 ** 31 - 1));
+const aceWhoId = once(() =>
+  z
+    .int()
+    .min(-1)
+    .max(2 ** 31 - 1),
+);
 
 /** FilesystemRecursionOptions. */
 const recursionOptions = once(() => ({ recursive: z.boolean().default(false), traverse: z.boolean().default(false) }));
@@ -97,10 +137,16 @@ const unset = (v: number | string | null) => v === null || v === -1;
 /** FilesystemChownArgs, with its `user_group_present` model validator (:72-79). */
 export const filesystemChown = once(() =>
   z
-    .strictObject({ ...permChownBase(), options: z.strictObject(recursionOptions()).default({ recursive: false, traverse: false }) })
+    .strictObject({
+      ...permChownBase(),
+      options: z.strictObject(recursionOptions()).default({ recursive: false, traverse: false }),
+    })
     .superRefine((data, ctx) => {
       if ([data.uid, data.user, data.gid, data.group].every(unset)) {
-        ctx.addIssue({ code: 'custom', message: 'At least one of uid, gid, user, and group must be set in chown payload' });
+        ctx.addIssue({
+          code: 'custom',
+          message: 'At least one of uid, gid, user, and group must be set in chown payload',
+        });
       }
     }),
 );
@@ -111,11 +157,16 @@ export const filesystemSetperm = once(() =>
     .strictObject({
       ...permChownBase(),
       mode: unixPerm().nullable().default(null),
-      options: z.strictObject({ ...recursionOptions(), stripacl: z.boolean().default(false) }).default({ recursive: false, traverse: false, stripacl: false }),
+      options: z
+        .strictObject({ ...recursionOptions(), stripacl: z.boolean().default(false) })
+        .default({ recursive: false, traverse: false, stripacl: false }),
     })
     .superRefine((data, ctx) => {
       if (data.mode === null && !data.options.stripacl) {
-        ctx.addIssue({ code: 'custom', message: 'Payload must either explicitly specify permissions or contain the stripacl option.' });
+        ctx.addIssue({
+          code: 'custom',
+          message: 'Payload must either explicitly specify permissions or contain the stripacl option.',
+        });
       }
     }),
 );
@@ -124,34 +175,38 @@ export const filesystemSetperm = once(() =>
 export const filesystemMkdir = once(() =>
   z.strictObject({
     path: nonEmptyStr(),
-    options: z.strictObject({ mode: unixPerm().default('755'), raise_chmod_error: z.boolean().default(true) }).default({ mode: '755', raise_chmod_error: true }),
+    options: z
+      .strictObject({ mode: unixPerm().default('755'), raise_chmod_error: z.boolean().default(true) })
+      .default({ mode: '755', raise_chmod_error: true }),
   }),
 );
 
 /** FilesystemStatfsData (`MW/api/v25_10_1/filesystem.py:283-338`); flags and fstype are StatfsFlags or any string. */
-export const filesystemStatfsData = once(() => z.object({
-  flags: z.array(z.string()),
-  fsid: nonEmptyStr(),
-  fstype: z.string(),
-  source: nonEmptyStr(),
-  dest: nonEmptyStr(),
-  blocksize: z.int(),
-  total_blocks: z.int(),
-  free_blocks: z.int(),
-  avail_blocks: z.int(),
-  total_blocks_str: nonEmptyStr(),
-  free_blocks_str: nonEmptyStr(),
-  avail_blocks_str: nonEmptyStr(),
-  files: z.int(),
-  free_files: z.int(),
-  name_max: z.int(),
-  total_bytes: z.int(),
-  free_bytes: z.int(),
-  avail_bytes: z.int(),
-  total_bytes_str: nonEmptyStr(),
-  free_bytes_str: nonEmptyStr(),
-  avail_bytes_str: nonEmptyStr(),
-}));
+export const filesystemStatfsData = once(() =>
+  z.object({
+    flags: z.array(z.string()),
+    fsid: nonEmptyStr(),
+    fstype: z.string(),
+    source: nonEmptyStr(),
+    dest: nonEmptyStr(),
+    blocksize: z.int(),
+    total_blocks: z.int(),
+    free_blocks: z.int(),
+    avail_blocks: z.int(),
+    total_blocks_str: nonEmptyStr(),
+    free_blocks_str: nonEmptyStr(),
+    avail_blocks_str: nonEmptyStr(),
+    files: z.int(),
+    free_files: z.int(),
+    name_max: z.int(),
+    total_bytes: z.int(),
+    free_bytes: z.int(),
+    avail_bytes: z.int(),
+    total_bytes_str: nonEmptyStr(),
+    free_bytes_str: nonEmptyStr(),
+    avail_bytes_str: nonEmptyStr(),
+  }),
+);
 export type FilesystemStatfsData = z.output<ReturnType<typeof filesystemStatfsData>>;
 
 export const filesystemContract = service('filesystem', {
@@ -174,7 +229,8 @@ export const filesystemContract = service('filesystem', {
   }),
   // MW/plugins/filesystem.py:575 (FILESYSTEM_ATTRS_READ).
   statfs: method({
-    summary: 'Space and mount of the file system holding a path under /mnt/: blocks, bytes, inodes, the dataset mounted there.',
+    summary:
+      'Space and mount of the file system holding a path under /mnt/: blocks, bytes, inodes, the dataset mounted there.',
     access: roles('FILESYSTEM_ATTRS_READ'),
     params: () => [{ name: 'path', schema: nonEmptyStr() }],
     result: () => filesystemStatfsData(),
@@ -186,7 +242,8 @@ export const filesystemContract = service('filesystem', {
     result: () => filesystemDirEntry(),
   }),
   setperm: method({
-    summary: 'Set the mode (octal string) and optionally the owner of a path, {options: {recursive, traverse, stripacl}}.',
+    summary:
+      'Set the mode (octal string) and optionally the owner of a path, {options: {recursive, traverse, stripacl}}.',
     access: roles('FILESYSTEM_ATTRS_WRITE'),
     params: () => [{ name: 'filesystem_setperm', schema: filesystemSetperm() }],
     result: () => z.null(),
@@ -200,7 +257,8 @@ export const filesystemContract = service('filesystem', {
     job: true,
   }),
   get: method({
-    summary: "Read a file; its bytes go to the job's output pipe, so only through core.download and GET /_download/ (or `stor download`).",
+    summary:
+      "Read a file; its bytes go to the job's output pipe, so only through core.download and GET /_download/ (or `stor download`).",
     access: roles(),
     params: () => [{ name: 'path', schema: nonEmptyStr() }],
     result: () => z.null(),

@@ -38,7 +38,9 @@ export const CONTRACT = {
  * session's allowlist holds them in): what the emulator reads to know a method's name, params
  * and roles. Only the dispatcher needs the handlers (appliance/methods/index.ts).
  */
-export const CONTRACT_METHODS: ReadonlyMap<string, MethodContract> = new Map(Object.values(CONTRACT).map((c) => [c.name, c]));
+export const CONTRACT_METHODS: ReadonlyMap<string, MethodContract> = new Map(
+  Object.values(CONTRACT).map((c) => [c.name, c]),
+);
 
 export type MethodName = keyof typeof CONTRACT;
 type ContractOf<M extends MethodName> = (typeof CONTRACT)[M];
@@ -48,11 +50,17 @@ export type ResultOf<M extends MethodName> = z.output<ContractOf<M>['result']>;
 
 /** The positional params a caller may send (each may be left out when it has a default). */
 export type ParamsOf<M extends MethodName> =
-  ContractOf<M> extends MethodContract<infer P> ? { [K in keyof P]?: P[K] extends ParamSpec ? z.input<P[K]['schema']> : never } : never;
+  ContractOf<M> extends MethodContract<infer P>
+    ? { [K in keyof P]?: P[K] extends ParamSpec ? z.input<P[K]['schema']> : never }
+    : never;
 
 /** Methods answering `query_result(Entry)`: a list, one item, or a count (a plain list is not one). */
 export type QueryMethod = {
-  [M in MethodName]: number extends ResultOf<M> ? ([Extract<ResultOf<M>, readonly unknown[]>] extends [never] ? never : M) : never;
+  [M in MethodName]: number extends ResultOf<M>
+    ? [Extract<ResultOf<M>, readonly unknown[]>] extends [never]
+      ? never
+      : M
+    : never;
 }[MethodName];
 
 /** One item of a query method's list. */

@@ -8,9 +8,7 @@ import * as z from 'zod';
  *   an empty list means FULL_ADMIN only.
  */
 export type Access =
-  | { kind: 'public'; rateLimited: boolean }
-  | { kind: 'authenticated' }
-  | { kind: 'roles'; roles: readonly string[] };
+  { kind: 'public'; rateLimited: boolean } | { kind: 'authenticated' } | { kind: 'roles'; roles: readonly string[] };
 
 export const PUBLIC: Access = { kind: 'public', rateLimited: true };
 export const PUBLIC_UNLIMITED: Access = { kind: 'public', rateLimited: false };
@@ -35,7 +33,10 @@ export const nonEmptyStr = (max = 1024) => z.string().min(1).max(max);
  * call it. The emulator validates calls and (in tests) its own answers against this; the client
  * types its calls and checks the answers it reads with it. No behaviour lives here.
  */
-export interface MethodContract<P extends readonly ParamSpec[] = readonly ParamSpec[], R extends z.ZodType = z.ZodType> {
+export interface MethodContract<
+  P extends readonly ParamSpec[] = readonly ParamSpec[],
+  R extends z.ZodType = z.ZodType,
+> {
   name: string;
   /** One line for `stor call --help` and error messages. */
   summary: string;
@@ -77,7 +78,10 @@ export interface MethodContract<P extends readonly ParamSpec[] = readonly ParamS
 }
 
 /** A contract as written: params and result are built on first use (see `defineContract`). */
-export interface ContractSpec<P extends readonly ParamSpec[], R extends z.ZodType> extends Omit<MethodContract<P, R>, 'params' | 'result'> {
+export interface ContractSpec<P extends readonly ParamSpec[], R extends z.ZodType> extends Omit<
+  MethodContract<P, R>,
+  'params' | 'result'
+> {
   params: () => P;
   result: () => R;
 }
@@ -87,7 +91,9 @@ export interface ContractSpec<P extends readonly ParamSpec[], R extends z.ZodTyp
  * contract costs tens of milliseconds, and a command process uses a handful of methods: building
  * them all at load would be most of what `stor whoami` spends before its first call.
  */
-export function defineContract<const P extends readonly ParamSpec[], R extends z.ZodType>(spec: ContractSpec<P, R>): MethodContract<P, R> {
+export function defineContract<const P extends readonly ParamSpec[], R extends z.ZodType>(
+  spec: ContractSpec<P, R>,
+): MethodContract<P, R> {
   const { params, result, ...rest } = spec;
   let builtParams: P | undefined;
   let builtResult: R | undefined;

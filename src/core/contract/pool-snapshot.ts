@@ -69,7 +69,9 @@ export const poolSnapshotCreate = once(() =>
 );
 export type PoolSnapshotCreate = z.output<ReturnType<typeof poolSnapshotCreate>>;
 
-const deleteOptions = once(() => z.strictObject({ defer: z.boolean().default(false), recursive: z.boolean().default(false) }));
+const deleteOptions = once(() =>
+  z.strictObject({ defer: z.boolean().default(false), recursive: z.boolean().default(false) }),
+);
 
 const rollbackOptions = once(() =>
   z.strictObject({
@@ -81,16 +83,28 @@ const rollbackOptions = once(() =>
 );
 export type PoolSnapshotRollbackOptions = z.output<ReturnType<typeof rollbackOptions>>;
 
-const snapshots = crud(poolSnapshotEntry, () => z.string(), { read: roles('SNAPSHOT_READ'), write: roles('SNAPSHOT_WRITE') });
+const snapshots = crud(poolSnapshotEntry, () => z.string(), {
+  read: roles('SNAPSHOT_READ'),
+  write: roles('SNAPSHOT_WRITE'),
+});
 
 export const poolSnapshotContract = service('pool.snapshot', {
   query: snapshots.query('List snapshots (filters, options), e.g. [["dataset", "=", "tank/a"]]; ids are DATASET@NAME.'),
   get_instance: snapshots.get_instance('One snapshot by id (DATASET@NAME).'),
-  create: snapshots.create('Take a snapshot {dataset, name | naming_schema, recursive, exclude, properties}.', 'data', poolSnapshotCreate, poolSnapshotCreateEntry),
-  delete: snapshots.delete('Destroy snapshot DATASET@NAME {defer, recursive: the same name on every child dataset too}.', () => z.literal(true), {
-    access: roles('SNAPSHOT_DELETE'),
-    options: { schema: deleteOptions, default: () => ({ defer: false, recursive: false }) },
-  }),
+  create: snapshots.create(
+    'Take a snapshot {dataset, name | naming_schema, recursive, exclude, properties}.',
+    'data',
+    poolSnapshotCreate,
+    poolSnapshotCreateEntry,
+  ),
+  delete: snapshots.delete(
+    'Destroy snapshot DATASET@NAME {defer, recursive: the same name on every child dataset too}.',
+    () => z.literal(true),
+    {
+      access: roles('SNAPSHOT_DELETE'),
+      options: { schema: deleteOptions, default: () => ({ defer: false, recursive: false }) },
+    },
+  ),
   // MW/plugins/pool_/snapshot.py:22-25 (SNAPSHOT_WRITE and DATASET_WRITE).
   clone: method({
     summary: 'Make a new dataset from snapshot {snapshot: DATASET@NAME, dataset_dst, dataset_properties}.',
@@ -98,36 +112,55 @@ export const poolSnapshotContract = service('pool.snapshot', {
     params: () => [
       {
         name: 'data',
-        schema: z.strictObject({ snapshot: nonEmptyStr(), dataset_dst: nonEmptyStr(), dataset_properties: z.record(z.string(), z.unknown()).default({}) }),
+        schema: z.strictObject({
+          snapshot: nonEmptyStr(),
+          dataset_dst: nonEmptyStr(),
+          dataset_properties: z.record(z.string(), z.unknown()).default({}),
+        }),
       },
     ],
     result: () => z.literal(true),
   }),
   // MW/plugins/pool_/snapshot.py:31-47 (SNAPSHOT_WRITE): the `truenas` hold tag.
   hold: method({
-    summary: 'Hold snapshot DATASET@NAME (the `truenas` tag) so it cannot be destroyed {recursive: the same name on children too}.',
+    summary:
+      'Hold snapshot DATASET@NAME (the `truenas` tag) so it cannot be destroyed {recursive: the same name on children too}.',
     access: roles('SNAPSHOT_WRITE'),
     params: () => [
       { name: 'id', schema: str() },
-      { name: 'options', schema: z.strictObject({ recursive: z.boolean().default(false) }), default: () => ({ recursive: false }) },
+      {
+        name: 'options',
+        schema: z.strictObject({ recursive: z.boolean().default(false) }),
+        default: () => ({ recursive: false }),
+      },
     ],
     result: () => z.null(),
   }),
   release: method({
-    summary: 'Release every hold on snapshot DATASET@NAME {recursive: those tags on the children\'s same-named snapshots too}.',
+    summary:
+      "Release every hold on snapshot DATASET@NAME {recursive: those tags on the children's same-named snapshots too}.",
     access: roles('SNAPSHOT_WRITE'),
     params: () => [
       { name: 'id', schema: str() },
-      { name: 'options', schema: z.strictObject({ recursive: z.boolean().default(false) }), default: () => ({ recursive: false }) },
+      {
+        name: 'options',
+        schema: z.strictObject({ recursive: z.boolean().default(false) }),
+        default: () => ({ recursive: false }),
+      },
     ],
     result: () => z.null(),
   }),
   rollback: method({
-    summary: 'Roll a dataset back to snapshot DATASET@NAME {recursive: destroy later snapshots, recursive_rollback: children too}.',
+    summary:
+      'Roll a dataset back to snapshot DATASET@NAME {recursive: destroy later snapshots, recursive_rollback: children too}.',
     access: roles('SNAPSHOT_WRITE', 'POOL_WRITE'),
     params: () => [
       { name: 'id', schema: z.string() },
-      { name: 'options', schema: rollbackOptions(), default: () => ({ recursive: false, recursive_clones: false, force: false, recursive_rollback: false }) },
+      {
+        name: 'options',
+        schema: rollbackOptions(),
+        default: () => ({ recursive: false, recursive_clones: false, force: false, recursive_rollback: false }),
+      },
     ],
     result: () => z.null(),
   }),

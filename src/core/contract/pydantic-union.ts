@@ -11,7 +11,9 @@ import * as z from 'zod';
  * is asserted to take and give what its members do (what callers' params and the client's results
  * are typed by). The contract's other schemas are typed by zod itself.
  */
-export function pydanticUnion<const M extends Record<string, z.ZodType>>(members: M): z.ZodType<z.output<M[keyof M]>, z.input<M[keyof M]>> {
+export function pydanticUnion<const M extends Record<string, z.ZodType>>(
+  members: M,
+): z.ZodType<z.output<M[keyof M]>, z.input<M[keyof M]>> {
   return z.unknown().transform((value, ctx) => {
     const issues: z.core.$ZodIssue[] = [];
     for (const [tag, schema] of Object.entries(members)) {
@@ -31,11 +33,20 @@ export function pydanticUnion<const M extends Record<string, z.ZodType>>(members
  * `fallback` is the tag a value without the field gets, as a `mode='before'` validator may set it
  * (stable/26 MW/api/v26_0_0/pool_dataset.py:669-676). The same type boundary as `pydanticUnion`.
  */
-export function pydanticTaggedUnion<const M extends Record<string, z.ZodType>>(field: string, members: M, fallback?: keyof M & string): z.ZodType<z.output<M[keyof M]>, z.input<M[keyof M]>> {
+export function pydanticTaggedUnion<const M extends Record<string, z.ZodType>>(
+  field: string,
+  members: M,
+  fallback?: keyof M & string,
+): z.ZodType<z.output<M[keyof M]>, z.input<M[keyof M]>> {
   const tags = Object.keys(members);
   return z.unknown().transform((value, ctx) => {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-      ctx.issues.push({ code: 'custom', message: 'Input should be a valid dictionary or object to extract fields from', input: value, params: { verbatim: true } } as never);
+      ctx.issues.push({
+        code: 'custom',
+        message: 'Input should be a valid dictionary or object to extract fields from',
+        input: value,
+        params: { verbatim: true },
+      } as never);
       return z.NEVER;
     }
     const given = (value as Record<string, unknown>)[field];
@@ -43,13 +54,18 @@ export function pydanticTaggedUnion<const M extends Record<string, z.ZodType>>(f
     const schema = typeof tag === 'string' && Object.hasOwn(members, tag) ? members[tag] : undefined;
     if (!schema) {
       const expected = tags.map((t) => `'${t}'`).join(', ');
-      const message = given === undefined ? `Unable to extract tag using discriminator '${field}'` : `Input tag '${String(given)}' found using '${field}' does not match any of the expected tags: ${expected}`;
+      const message =
+        given === undefined
+          ? `Unable to extract tag using discriminator '${field}'`
+          : `Input tag '${String(given)}' found using '${field}' does not match any of the expected tags: ${expected}`;
       ctx.issues.push({ code: 'custom', message, input: value, params: { verbatim: true } } as never);
       return z.NEVER;
     }
     const parsed = schema.safeParse(given === undefined ? { ...value, [field]: tag } : value, { reportInput: true });
     if (parsed.success) return parsed.data;
-    ctx.issues.push(...(parsed.error.issues.map((issue) => ({ ...issue, path: [tag as string, ...issue.path] })) as never[]));
+    ctx.issues.push(
+      ...(parsed.error.issues.map((issue) => ({ ...issue, path: [tag as string, ...issue.path] })) as never[]),
+    );
     return z.NEVER;
   }) as unknown as z.ZodType<z.output<M[keyof M]>, z.input<M[keyof M]>>;
 }

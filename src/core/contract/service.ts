@@ -2,10 +2,15 @@ import type * as z from 'zod';
 import { defineContract, type ContractSpec, type MethodContract, type ParamSpec } from './method.js';
 
 /** One method as a service lists it: its contract without the name, which the service gives it. */
-export type MethodSpec<P extends readonly ParamSpec[] = readonly ParamSpec[], R extends z.ZodType = z.ZodType> = Omit<ContractSpec<P, R>, 'name'>;
+export type MethodSpec<P extends readonly ParamSpec[] = readonly ParamSpec[], R extends z.ZodType = z.ZodType> = Omit<
+  ContractSpec<P, R>,
+  'name'
+>;
 
 /** A method written in a service's list; `const` keeps its params a tuple, so handlers get one typed argument each. */
-export const method = <const P extends readonly ParamSpec[], R extends z.ZodType>(spec: MethodSpec<P, R>): MethodSpec<P, R> => spec;
+export const method = <const P extends readonly ParamSpec[], R extends z.ZodType>(
+  spec: MethodSpec<P, R>,
+): MethodSpec<P, R> => spec;
 
 /** The contracts of a service's methods, keyed and named `<namespace>.<method>`. */
 export type ServiceContract<N extends string, S> = {
@@ -17,7 +22,10 @@ export type ServiceContract<N extends string, S> = {
  * `service('group', { query: … })` is `{ 'group.query': defineContract({ name: 'group.query', … }) }`,
  * in the order written (the order `core.get_methods` lists them in).
  */
-export function service<const N extends string, S extends Record<string, MethodSpec>>(namespace: N, specs: S): ServiceContract<N, S> {
+export function service<const N extends string, S extends Record<string, MethodSpec>>(
+  namespace: N,
+  specs: S,
+): ServiceContract<N, S> {
   const contracts: Record<string, MethodContract> = {};
   for (const [short, spec] of Object.entries(specs)) {
     const name = `${namespace}.${short}`;

@@ -5,25 +5,27 @@ import { AUTHENTICATED, PUBLIC, once, roles } from './method.js';
 import { method, service } from './service.js';
 
 /** `stor.emulation`'s answer (stor's own method; a real appliance answers -32601). */
-export const emulationInfo = once(() => z.object({
-  emulator: z.literal('stor'),
-  release: z.string(),
-  settings: z.object({
-    roleExpansion: z.enum(['terminating', 'as-reported', 'truenas-25.10.1']),
-    roleLists: z.enum(['accept', 'reject-overlap']),
-    uploadGate: z.enum(['sys-admin', 'role', 'full-admin']),
-    sysAdmin: z.enum(['builtin-administrators', 'admin-uids']),
-    httpRpc: z.enum(['served', 'refused']),
-    /** The release it answers as (src/core/releases/ RELEASE_NAMES); absent from emulators before releases were a setting. */
-    release: z.enum(['25.10.1', '25.10.6', '25.10.7', '26.0']).optional(),
-    /** `--key-login` (docs/REMOTE.md "SCRAM login (TrueNAS 26)"); absent from emulators before it was a setting. */
-    keyLogin: z.enum(['plain', 'scram']).optional(),
+export const emulationInfo = once(() =>
+  z.object({
+    emulator: z.literal('stor'),
+    release: z.string(),
+    settings: z.object({
+      roleExpansion: z.enum(['terminating', 'as-reported', 'truenas-25.10.1']),
+      roleLists: z.enum(['accept', 'reject-overlap']),
+      uploadGate: z.enum(['sys-admin', 'role', 'full-admin']),
+      sysAdmin: z.enum(['builtin-administrators', 'admin-uids']),
+      httpRpc: z.enum(['served', 'refused']),
+      /** The release it answers as (src/core/releases/ RELEASE_NAMES); absent from emulators before releases were a setting. */
+      release: z.enum(['25.10.1', '25.10.6', '25.10.7', '26.0']).optional(),
+      /** `--key-login` (docs/REMOTE.md "SCRAM login (TrueNAS 26)"); absent from emulators before it was a setting. */
+      keyLogin: z.enum(['plain', 'scram']).optional(),
+    }),
+    /** The `--emulate` preset the settings are, or `custom` when they mix. */
+    emulate: z.enum(['truenas-25.10.1', 'truenas-25.10.6', 'truenas-25.10.7', 'truenas-26.0', 'as-reported', 'custom']),
+    /** The login rule the role expansion follows. */
+    lockout_rule: z.enum(['as-reported', 'self-including', 'none']),
   }),
-  /** The `--emulate` preset the settings are, or `custom` when they mix. */
-  emulate: z.enum(['truenas-25.10.1', 'truenas-25.10.6', 'truenas-25.10.7', 'truenas-26.0', 'as-reported', 'custom']),
-  /** The login rule the role expansion follows. */
-  lockout_rule: z.enum(['as-reported', 'self-including', 'none']),
-}));
+);
 
 export type EmulationInfo = z.output<ReturnType<typeof emulationInfo>>;
 
@@ -60,8 +62,18 @@ export const systemContract = {
   ...service('system', {
     // Both need a login but no role (`authorization_required=False`, MW/plugins/system/product.py:75-80,
     // 109-113; MW/api/base/decorator.py:68).
-    version_short: method({ summary: 'The release, e.g. "25.10.1".', access: AUTHENTICATED, params: () => [], result: () => z.string() }),
-    version: method({ summary: 'The full version string, e.g. "TrueNAS-25.10.1".', access: AUTHENTICATED, params: () => [], result: () => z.string() }),
+    version_short: method({
+      summary: 'The release, e.g. "25.10.1".',
+      access: AUTHENTICATED,
+      params: () => [],
+      result: () => z.string(),
+    }),
+    version: method({
+      summary: 'The full version string, e.g. "TrueNAS-25.10.1".',
+      access: AUTHENTICATED,
+      params: () => [],
+      result: () => z.string(),
+    }),
     // MW/plugins/system/info.py:83-84 (READONLY_ADMIN).
     info: method({
       summary: 'Release, hostname, uptime, boot time, memory, CPU and clock of the appliance.',

@@ -29,7 +29,9 @@ export const SCRAM_DEFAULT_ITERATIONS = 500_000;
  */
 export function newDataIterations(): number {
   const asked = Number(process.env.STOR_TEST_SCRAM_ITERATIONS);
-  return Number.isInteger(asked) && asked >= SCRAM_MIN_ITERATIONS && asked < SCRAM_DEFAULT_ITERATIONS ? asked : SCRAM_DEFAULT_ITERATIONS;
+  return Number.isInteger(asked) && asked >= SCRAM_MIN_ITERATIONS && asked < SCRAM_DEFAULT_ITERATIONS
+    ? asked
+    : SCRAM_DEFAULT_ITERATIONS;
 }
 export const SCRAM_NONCE_BYTES = 32;
 export const SCRAM_SALT_BYTES = 16;
@@ -45,7 +47,8 @@ export interface ScramKeys {
 
 /** The hash of SCRAM-SHA-512; a parameter only so RFC 5802 (SHA-1) and RFC 7677 (SHA-256) test vectors can check the steps. */
 export type ScramHash = 'sha512' | 'sha256' | 'sha1';
-const hmac = (key: Buffer, data: string | Buffer, hash: ScramHash = 'sha512') => createHmac(hash, key).update(data).digest();
+const hmac = (key: Buffer, data: string | Buffer, hash: ScramHash = 'sha512') =>
+  createHmac(hash, key).update(data).digest();
 const digest = (data: Buffer, hash: ScramHash = 'sha512') => createHash(hash).update(data).digest();
 
 function xor(a: Buffer, b: Buffer): Buffer {
@@ -55,9 +58,16 @@ function xor(a: Buffer, b: Buffer): Buffer {
 }
 
 /** SaltedPassword = PBKDF2-HMAC-SHA512(secret, salt, i), on libuv's pool (≈0.5 s at 500,000). */
-export function saltedPassword(secret: string, salt: Buffer, iterations: number, hash: ScramHash = 'sha512'): Promise<Buffer> {
+export function saltedPassword(
+  secret: string,
+  salt: Buffer,
+  iterations: number,
+  hash: ScramHash = 'sha512',
+): Promise<Buffer> {
   const size = createHash(hash).digest().length;
-  return new Promise((resolve, reject) => pbkdf2(secret, salt, iterations, size, hash, (err, key) => (err ? reject(err) : resolve(key))));
+  return new Promise((resolve, reject) =>
+    pbkdf2(secret, salt, iterations, size, hash, (err, key) => (err ? reject(err) : resolve(key))),
+  );
 }
 
 /** ClientKey = HMAC(SaltedPassword, "Client Key"), StoredKey = H(ClientKey), ServerKey = HMAC(SaltedPassword, "Server Key"). */
@@ -75,12 +85,20 @@ export interface ScramAuthData {
   server_key: string;
 }
 
-export async function scramAuthData(secret: string, salt: Buffer = randomBytes(SCRAM_SALT_BYTES), iterations = newDataIterations()): Promise<ScramAuthData> {
+export async function scramAuthData(
+  secret: string,
+  salt: Buffer = randomBytes(SCRAM_SALT_BYTES),
+  iterations = newDataIterations(),
+): Promise<ScramAuthData> {
   return authDataOf(await saltedPassword(secret, salt, iterations), salt, iterations);
 }
 
 /** The same, computed in place: only while a state directory opens, before anything is served. */
-export function scramAuthDataSync(secret: string, salt: Buffer = randomBytes(SCRAM_SALT_BYTES), iterations = newDataIterations()): ScramAuthData {
+export function scramAuthDataSync(
+  secret: string,
+  salt: Buffer = randomBytes(SCRAM_SALT_BYTES),
+  iterations = newDataIterations(),
+): ScramAuthData {
   return authDataOf(pbkdf2Sync(secret, salt, iterations, 64, 'sha512'), salt, iterations);
 }
 
@@ -134,7 +152,8 @@ export function parseClientFirst(rfc: string): ClientFirst {
   if (m[2] !== undefined) throw new ScramMessageError('authzid is not supported');
   const bare = m[3]!;
   const attrs = attributes(bare);
-  if (!attrs || attrs.length !== 2 || attrs[0]![0] !== 'n' || attrs[1]![0] !== 'r') throw new ScramMessageError('invalid client first message');
+  if (!attrs || attrs.length !== 2 || attrs[0]![0] !== 'n' || attrs[1]![0] !== 'r')
+    throw new ScramMessageError('invalid client first message');
   const name = attrs[0]![1];
   const nonce = b64(attrs[1]![1]);
   if (!nonce || nonce.length !== SCRAM_NONCE_BYTES) throw new ScramMessageError('unexpected nonce size');
@@ -145,7 +164,12 @@ export function parseClientFirst(rfc: string): ClientFirst {
   return { gs2Flag: m[1]!, username, apiKeyId: Number(idText), nonce, bare, gs2Header: `${m[1]!},,` };
 }
 
-export function buildClientFirst(username: string, apiKeyId: number, nonce: Buffer, channelBinding: boolean): { rfc: string; bare: string; gs2Header: string } {
+export function buildClientFirst(
+  username: string,
+  apiKeyId: number,
+  nonce: Buffer,
+  channelBinding: boolean,
+): { rfc: string; bare: string; gs2Header: string } {
   if (/[,=]/.test(username)) throw new ScramMessageError("username must not contain ',' or '='");
   const gs2Header = channelBinding ? `p=${CB_TLS_SERVER_END_POINT},,` : 'n,,';
   const bare = `n=${username}:${apiKeyId},r=${nonce.toString('base64')}`;
@@ -159,7 +183,12 @@ export interface ServerFirst {
   rfc: string;
 }
 
-export function buildServerFirst(clientNonce: Buffer, salt: Buffer, iterations: number, serverNonce: Buffer = randomBytes(SCRAM_NONCE_BYTES)): ServerFirst {
+export function buildServerFirst(
+  clientNonce: Buffer,
+  salt: Buffer,
+  iterations: number,
+  serverNonce: Buffer = randomBytes(SCRAM_NONCE_BYTES),
+): ServerFirst {
   const nonce = Buffer.concat([clientNonce, serverNonce]);
   return { nonce, salt, iterations, rfc: `r=${nonce.toString('base64')},s=${salt.toString('base64')},i=${iterations}` };
 }
@@ -167,7 +196,8 @@ export function buildServerFirst(clientNonce: Buffer, salt: Buffer, iterations: 
 /** The server-first-message as the client checks it (py_scram/server_first.py:62-130). */
 export function parseServerFirst(rfc: string, clientNonce: Buffer): ServerFirst {
   const attrs = attributes(rfc);
-  if (!attrs || attrs.length !== 3 || attrs[0]![0] !== 'r' || attrs[1]![0] !== 's' || attrs[2]![0] !== 'i') throw new ScramMessageError('invalid server first message format');
+  if (!attrs || attrs.length !== 3 || attrs[0]![0] !== 'r' || attrs[1]![0] !== 's' || attrs[2]![0] !== 'i')
+    throw new ScramMessageError('invalid server first message format');
   const nonce = b64(attrs[0]![1]);
   const salt = b64(attrs[1]![1]);
   const iterations = /^\d{1,10}$/.test(attrs[2]![1]) ? Number(attrs[2]![1]) : NaN;
@@ -176,7 +206,9 @@ export function parseServerFirst(rfc: string, clientNonce: Buffer): ServerFirst 
   }
   if (!salt || salt.length > 1024) throw new ScramMessageError('invalid salt');
   if (!(iterations >= SCRAM_MIN_ITERATIONS && iterations <= SCRAM_MAX_ITERATIONS)) {
-    throw new ScramMessageError(`${attrs[2]![1]}: iteration count outside [${SCRAM_MIN_ITERATIONS}, ${SCRAM_MAX_ITERATIONS}]`);
+    throw new ScramMessageError(
+      `${attrs[2]![1]}: iteration count outside [${SCRAM_MIN_ITERATIONS}, ${SCRAM_MAX_ITERATIONS}]`,
+    );
   }
   return { nonce, salt, iterations, rfc };
 }
@@ -190,13 +222,25 @@ export const authMessage = (clientFirstBare: string, serverFirst: string, client
   `${clientFirstBare},${serverFirst},${clientFinalWithoutProof}`;
 
 /** ClientProof = ClientKey XOR HMAC(StoredKey, AuthMessage). */
-export function clientProof(keys: Pick<ScramKeys, 'clientKey' | 'storedKey'>, message: string, hash: ScramHash = 'sha512'): Buffer {
+export function clientProof(
+  keys: Pick<ScramKeys, 'clientKey' | 'storedKey'>,
+  message: string,
+  hash: ScramHash = 'sha512',
+): Buffer {
   return xor(keys.clientKey, hmac(keys.storedKey, message, hash));
 }
 
-export const serverSignature = (serverKey: Buffer, message: string, hash: ScramHash = 'sha512') => hmac(serverKey, message, hash);
+export const serverSignature = (serverKey: Buffer, message: string, hash: ScramHash = 'sha512') =>
+  hmac(serverKey, message, hash);
 
-export function buildClientFinal(gs2Header: string, binding: Buffer | null, combinedNonce: Buffer, clientFirstBare: string, serverFirst: string, keys: ScramKeys) {
+export function buildClientFinal(
+  gs2Header: string,
+  binding: Buffer | null,
+  combinedNonce: Buffer,
+  clientFirstBare: string,
+  serverFirst: string,
+  keys: ScramKeys,
+) {
   const withoutProof = `c=${channelBindingAttribute(gs2Header, binding)},r=${combinedNonce.toString('base64')}`;
   const message = authMessage(clientFirstBare, serverFirst, withoutProof);
   return { rfc: `${withoutProof},p=${clientProof(keys, message).toString('base64')}`, authMessage: message };
@@ -211,7 +255,8 @@ export interface ClientFinal {
 
 export function parseClientFinal(rfc: string): ClientFinal {
   const attrs = attributes(rfc);
-  if (!attrs || attrs.length !== 3 || attrs[0]![0] !== 'c' || attrs[1]![0] !== 'r' || attrs[2]![0] !== 'p') throw new ScramMessageError('invalid client final message');
+  if (!attrs || attrs.length !== 3 || attrs[0]![0] !== 'c' || attrs[1]![0] !== 'r' || attrs[2]![0] !== 'p')
+    throw new ScramMessageError('invalid client final message');
   const channelBinding = b64(attrs[0]![1]);
   const nonce = b64(attrs[1]![1]);
   const proof = b64(attrs[2]![1]);
@@ -327,5 +372,7 @@ export function tlsServerEndPoint(certDer: Buffer): Buffer {
   const algorithm = oid(certDer.subarray(oidStart, oidEnd));
   const hash = algorithm === RSASSA_PSS ? pssHash(certDer.subarray(oidEnd, algEnd)) : SIG_OID_HASH[algorithm];
   if (!hash) throw new Error(`tls-server-end-point is undefined for signature algorithm ${algorithm}`);
-  return createHash(hash === 'md5' || hash === 'sha1' ? 'sha256' : hash).update(certDer).digest();
+  return createHash(hash === 'md5' || hash === 'sha1' ? 'sha256' : hash)
+    .update(certDer)
+    .digest();
 }

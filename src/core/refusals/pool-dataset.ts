@@ -7,22 +7,31 @@ import { ERRNO, rpcErrors, type RpcError, type ValidationTriple } from '../error
  */
 export const datasetDeleteRefusal = {
   /** Children, without `recursive` (MW/plugins/pool_/dataset.py:821-824). */
-  children: (id: string): RpcError => rpcErrors.call(ERRNO.ENOTEMPTY, `Failed to delete dataset: cannot destroy '${id}': filesystem has children`),
+  children: (id: string): RpcError =>
+    rpcErrors.call(ERRNO.ENOTEMPTY, `Failed to delete dataset: cannot destroy '${id}': filesystem has children`),
   /** A pool's root dataset, without `recursive`: it goes only with its pool (the emulator's words). */
-  poolRoot: (id: string): RpcError => rpcErrors.call(ERRNO.EINVAL, `Failed to delete dataset: '${id}' is the root dataset of pool ${id}; it goes only with the pool`),
+  poolRoot: (id: string): RpcError =>
+    rpcErrors.call(
+      ERRNO.EINVAL,
+      `Failed to delete dataset: '${id}' is the root dataset of pool ${id}; it goes only with the pool`,
+    ),
   /**
    * Snapshots below, without `recursive`: past the middleware's own check of children, `zfs
    * destroy` refuses and lists them (MW/plugins/zfs_/dataset.py:229-240; zfs_main.c destroy_check_dependent).
    */
   snapshots: (id: string, kind: 'filesystem' | 'volume', snapshots: readonly string[]): RpcError =>
-    rpcErrors.call(ERRNO.EFAULT, `Failed to delete dataset: cannot destroy '${id}': ${kind} has children\nuse '-r' to destroy the following datasets:\n${snapshots.join('\n')}`),
+    rpcErrors.call(
+      ERRNO.EFAULT,
+      `Failed to delete dataset: cannot destroy '${id}': ${kind} has children\nuse '-r' to destroy the following datasets:\n${snapshots.join('\n')}`,
+    ),
 };
 
 /** The values ZFS takes for `copies`: an index property, "1 | 2 | 3" (zfs_prop.c, zprop_register_index(ZFS_PROP_COPIES)). */
 export const COPIES_CHOICES = [1, 2, 3] as const;
 
 /** Whether libzfs takes a `copies` as given (not given and INHERIT are not sent to it). */
-export const copiesTaken = (v: unknown): boolean => v === undefined || v === 'INHERIT' || (COPIES_CHOICES as readonly unknown[]).includes(v);
+export const copiesTaken = (v: unknown): boolean =>
+  v === undefined || v === 'INHERIT' || (COPIES_CHOICES as readonly unknown[]).includes(v);
 
 /** ZFS's words for a `copies` outside 1–3 (libzfs zprop_parse_value, PROP_TYPE_INDEX: `'%s' must be one of '%s'`). */
 const copiesWords = "'copies' must be one of '1 | 2 | 3'";
@@ -43,7 +52,10 @@ const copiesWords = "'copies' must be one of '1 | 2 | 3'";
  * errno unchanged; it is taken so, as for every other error of that plugin here.
  */
 const setPropertyError = (id: string, cause: string): RpcError =>
-  rpcErrors.call(ERRNO.EFAULT, `Failed to update properties: ZFSException(${pyRepr(`cannot set property for '${id}': ${cause}`)})`);
+  rpcErrors.call(
+    ERRNO.EFAULT,
+    `Failed to update properties: ZFSException(${pyRepr(`cannot set property for '${id}': ${cause}`)})`,
+  );
 
 /*
  * How `pool.dataset.update` refuses, in 25.10.1's order and words: the emulator throws these
@@ -52,9 +64,17 @@ const setPropertyError = (id: string, cause: string): RpcError =>
  */
 export const datasetUpdateRefusal = {
   /** A recordsize not among `pool.dataset.recordsize_choices` (MW/plugins/pool_/dataset.py:301-305; `{rs!r}`). */
-  recordsize: (rs: string, schema = 'pool_dataset_update'): ValidationTriple => [`${schema}.recordsize`, `${pyRepr(rs)} is an invalid recordsize.`, ERRNO.EINVAL],
+  recordsize: (rs: string, schema = 'pool_dataset_update'): ValidationTriple => [
+    `${schema}.recordsize`,
+    `${pyRepr(rs)} is an invalid recordsize.`,
+    ERRNO.EINVAL,
+  ],
   /** A filesystem-only field sent for a volume (MW/plugins/pool_/dataset.py:322-326). */
-  notForVolume: (field: string): ValidationTriple => [`pool_dataset_update.${field}`, 'This field is not valid for VOLUME', ERRNO.EINVAL],
+  notForVolume: (field: string): ValidationTriple => [
+    `pool_dataset_update.${field}`,
+    'This field is not valid for VOLUME',
+    ERRNO.EINVAL,
+  ],
   /**
    * A `copies` other than 1, 2 or 3: the model takes any int (`copies: int | Literal["INHERIT"]`,
    * MW/api/v25_10_1/pool_dataset.py:228) and the plugin passes it on as `str` (MW/plugins/pool_/dataset.py
@@ -88,7 +108,8 @@ export const datasetCreateRefusal = {
    * create '<name>'"); MW/plugins/zfs_/dataset.py:152-154 words it `Failed to create dataset: {e}`
    * (str of the ZFSException, not its repr), EFAULT.
    */
-  copies: (name: string): RpcError => rpcErrors.call(ERRNO.EFAULT, `Failed to create dataset: cannot create '${name}': ${copiesWords}`),
+  copies: (name: string): RpcError =>
+    rpcErrors.call(ERRNO.EFAULT, `Failed to create dataset: cannot create '${name}': ${copiesWords}`),
 };
 
 /** Python's repr of a string, as `{name!r}` prints it. */
@@ -98,7 +119,8 @@ export function pyRepr(s: string): string {
 
 type Entry = Record<string, unknown>;
 const bytes = (v: unknown): number => (typeof v === 'number' ? v : 0);
-const parsedOf = (entry: Entry, name: string): number => bytes((entry[name] as { parsed?: unknown } | undefined)?.parsed);
+const parsedOf = (entry: Entry, name: string): number =>
+  bytes((entry[name] as { parsed?: unknown } | undefined)?.parsed);
 
 /**
  * What libzfs and ZFS refuse of `pool.dataset.update(id, data)` once the middleware's own checks
@@ -123,31 +145,48 @@ const parsedOf = (entry: Entry, name: string): number => bytes((entry[name] as {
  * ZFS also weighs a reservation against. And where ZFS keeps the sizes that passed when another
  * failed, the emulator changes nothing: a refused call is refused whole.
  */
-export function zfsUpdateRefusal(entry: Entry & { id?: string }, data: Readonly<Record<string, unknown>>): RpcError | null {
+export function zfsUpdateRefusal(
+  entry: Entry & { id?: string },
+  data: Readonly<Record<string, unknown>>,
+): RpcError | null {
   const id = String(entry.id);
   if (!copiesTaken(data.copies)) return datasetUpdateRefusal.copies(id);
-  const now = { quota: parsedOf(entry, 'quota'), refquota: parsedOf(entry, 'refquota'), reservation: parsedOf(entry, 'reservation'), refreservation: parsedOf(entry, 'refreservation') };
+  const now = {
+    quota: parsedOf(entry, 'quota'),
+    refquota: parsedOf(entry, 'refquota'),
+    reservation: parsedOf(entry, 'reservation'),
+    refreservation: parsedOf(entry, 'refreservation'),
+  };
   const used = parsedOf(entry, 'used');
   const referenced = parsedOf(entry, 'usedbydataset');
   type Size = keyof typeof now;
   const refused = (name: Size, v: number): boolean => {
-    if (name === 'reservation') return Math.max(used, v) > Math.max(used, now.reservation) && now.quota > 0 && v > now.quota;
+    if (name === 'reservation')
+      return Math.max(used, v) > Math.max(used, now.reservation) && now.quota > 0 && v > now.quota;
     if (name === 'refreservation') {
       const grows = Math.max(referenced, v) - Math.max(referenced, now.refreservation);
-      return grows > 0 && ((now.quota > 0 && grows > Math.max(0, now.quota - used)) || (now.refquota > 0 && v > now.refquota));
+      return (
+        grows > 0 &&
+        ((now.quota > 0 && grows > Math.max(0, now.quota - used)) || (now.refquota > 0 && v > now.refquota))
+      );
     }
     if (name === 'quota') return v > 0 && (v < used || v < now.reservation);
     return v > 0 && (v < referenced || v < now.refreservation);
   };
   /** Sets what passes; answers what did not. */
-  const pass = (names: readonly Size[]): Size[] => names.filter((name) => {
-    const v = bytes(data[name]);
-    if (refused(name, v)) return true;
-    now[name] = v;
-    return false;
-  });
-  const failed = pass(pass((['reservation', 'refreservation', 'quota', 'refquota'] as const).filter((name) => name in data)));
+  const pass = (names: readonly Size[]): Size[] =>
+    names.filter((name) => {
+      const v = bytes(data[name]);
+      if (refused(name, v)) return true;
+      now[name] = v;
+      return false;
+    });
+  const failed = pass(
+    pass((['reservation', 'refreservation', 'quota', 'refquota'] as const).filter((name) => name in data)),
+  );
   const last = failed.at(-1);
   if (last === undefined) return null;
-  return last === 'quota' || last === 'refquota' ? datasetUpdateRefusal.quotaBelowUsed(id) : datasetUpdateRefusal.reservationAboveAvailable(id);
+  return last === 'quota' || last === 'refquota'
+    ? datasetUpdateRefusal.quotaBelowUsed(id)
+    : datasetUpdateRefusal.reservationAboveAvailable(id);
 }

@@ -12,6 +12,10 @@ export const snapshotRollbackRefusal = {
   /** Snapshots of the dataset taken after this one, without `-r`: listed, oldest first. */
   laterSnapshots: (id: string, later: readonly string[]): RpcError =>
     snapshotRollbackRefusal.failed(
-      [`cannot rollback to '${id}': more recent snapshots or bookmarks exist`, "use '-r' to force deletion of the following snapshots and bookmarks:", ...later].join('\n'),
+      [
+        `cannot rollback to '${id}': more recent snapshots or bookmarks exist`,
+        "use '-r' to force deletion of the following snapshots and bookmarks:",
+        ...later,
+      ].join('\n'),
     ),
 };

@@ -14,7 +14,17 @@ export const release25106: Release = {
   versionShort: '25.10.6',
   version: 'TrueNAS-25.10.6',
   // MW/api/ at TS-25.10.6: v24_10, v25_04_0…2, v25_10_0…5.
-  apiVersions: ['v25.04.0', 'v25.04.1', 'v25.04.2', 'v25.10.0', 'v25.10.1', 'v25.10.2', 'v25.10.3', 'v25.10.4', 'v25.10.5'],
+  apiVersions: [
+    'v25.04.0',
+    'v25.04.1',
+    'v25.04.2',
+    'v25.10.0',
+    'v25.10.1',
+    'v25.10.2',
+    'v25.10.3',
+    'v25.10.4',
+    'v25.10.5',
+  ],
   unlistedApiVersions: ['v24.10'],
   catalogue: () => shippedCatalogue('25.10.1'),
   contract: () => CONTRACT_METHODS,

@@ -9,7 +9,12 @@ import { RELEASE_NAMES, type Release, type ReleaseName } from './release.js';
 export { RELEASE_NAMES, type Release, type ReleaseName } from './release.js';
 
 /** Every release stor knows, by name (docs/RELEASES.md "Supported releases"). */
-export const RELEASES: Readonly<Record<ReleaseName, Release>> = { '25.10.1': release25101, '25.10.6': release25106, '25.10.7': release25107, '26.0': release260 };
+export const RELEASES: Readonly<Record<ReleaseName, Release>> = {
+  '25.10.1': release25101,
+  '25.10.6': release25106,
+  '25.10.7': release25107,
+  '26.0': release260,
+};
 
 /** The release the emulator answers as when nothing else was chosen: 25.10.1, as before releases were a choice. */
 export const DEFAULT_RELEASE: ReleaseName = '25.10.1';
@@ -24,7 +29,10 @@ const mixed = new Map<string, ReadonlyMap<string, MethodContract>>();
  * The contract the emulator serves and validates with for a release, by default with the release's
  * own key login; another `keyLogin` (the emulator's setting) swaps the SCRAM entries in or out.
  */
-export function contractFor(release: ReleaseName, keyLogin: Release['keyLogin'] = RELEASES[release].keyLogin): ReadonlyMap<string, MethodContract> {
+export function contractFor(
+  release: ReleaseName,
+  keyLogin: Release['keyLogin'] = RELEASES[release].keyLogin,
+): ReadonlyMap<string, MethodContract> {
   const own = RELEASES[release];
   if (keyLogin === own.keyLogin) return own.contract();
   const key = `${release} ${keyLogin}`;

@@ -68,8 +68,7 @@ export function minimalRoleList(catalogue: RoleCatalogue, roles: readonly string
   // equivalence class covers everything and no kept role can be replaced by another.
   return listed.filter((role, i) =>
     listed.every(
-      (other, j) =>
-        i === j || !catalogue.closure(other).has(role) || (j > i && catalogue.closure(role).has(other)),
+      (other, j) => i === j || !catalogue.closure(other).has(role) || (j > i && catalogue.closure(role).has(other)),
     ),
   );
 }
@@ -94,6 +93,7 @@ export function findingBreaksLogin(rule: LockoutRule, finding: RoleFinding, anal
   if (rule === 'none' || finding.kind === 'unknown') return false;
   if (rule === 'self-including') return finding.kind === 'self-including';
   // A repeated unknown name still expands to nothing, so only known duplicates count.
-  if (finding.kind === 'duplicate') return !analysis.findings.some((f) => f.kind === 'unknown' && f.index === finding.index);
+  if (finding.kind === 'duplicate')
+    return !analysis.findings.some((f) => f.kind === 'unknown' && f.index === finding.index);
   return true;
 }

@@ -37,25 +37,39 @@ const EXHAUSTIVE_LIMIT = 50_000;
  * the combinations of one candidate per method, the one granting the fewest roles in total wins,
  * then the one with the fewest roles, then the alphabetically first.
  */
-export function coverMethods(catalogue: RoleCatalogue, grants: readonly MethodGrants[], avoid: (role: string) => boolean = () => false): RoleCover {
+export function coverMethods(
+  catalogue: RoleCatalogue,
+  grants: readonly MethodGrants[],
+  avoid: (role: string) => boolean = () => false,
+): RoleCover {
   const fullAdminOnly: string[] = [];
   const noRoleNeeded: string[] = [];
   const choices: { method: string; candidates: string[] }[] = [];
   for (const { method, roles } of grants) {
-    const granting = [...new Set(roles)].filter((r) => r !== FULL_ADMIN && catalogue.has(r) && !catalogue.get(r)!.fullAdmin);
+    const granting = [...new Set(roles)].filter(
+      (r) => r !== FULL_ADMIN && catalogue.has(r) && !catalogue.get(r)!.fullAdmin,
+    );
     if (roles.length === 0) noRoleNeeded.push(method);
     else if (granting.length === 0) fullAdminOnly.push(method);
     else {
-      const least = granting.filter((r) => !granting.some((other) => other !== r && catalogue.closure(r).has(other) && !catalogue.closure(other).has(r)));
+      const least = granting.filter(
+        (r) =>
+          !granting.some((other) => other !== r && catalogue.closure(r).has(other) && !catalogue.closure(other).has(r)),
+      );
       const safe = least.filter((r) => !avoid(r));
       choices.push({ method, candidates: (safe.length ? safe : least).sort() });
     }
   }
   if (fullAdminOnly.length > 0) {
-    const grantedBy = Object.fromEntries(grants.map(({ method }) => [method, noRoleNeeded.includes(method) ? null : FULL_ADMIN]));
+    const grantedBy = Object.fromEntries(
+      grants.map(({ method }) => [method, noRoleNeeded.includes(method) ? null : FULL_ADMIN]),
+    );
     return { roles: [FULL_ADMIN], grantedBy, fullAdminOnly, noRoleNeeded };
   }
-  const picked = choices.reduce((n, c) => n * c.candidates.length, 1) <= EXHAUSTIVE_LIMIT ? bestCombination(catalogue, choices) : greedy(catalogue, choices);
+  const picked =
+    choices.reduce((n, c) => n * c.candidates.length, 1) <= EXHAUSTIVE_LIMIT
+      ? bestCombination(catalogue, choices)
+      : greedy(catalogue, choices);
   const roles = minimalRoleList(catalogue, [...new Set(picked)].sort());
   const grantedBy: Record<string, string | null> = Object.fromEntries(noRoleNeeded.map((m) => [m, null]));
   choices.forEach((c, i) => {
@@ -73,7 +87,7 @@ function score(catalogue: RoleCatalogue, picked: readonly string[]): Score {
   return [granted.size, distinct.length, distinct.join(',')];
 }
 
-const better = (a: Score, b: Score) => a[0] !== b[0] ? a[0] < b[0] : a[1] !== b[1] ? a[1] < b[1] : a[2] < b[2];
+const better = (a: Score, b: Score) => (a[0] !== b[0] ? a[0] < b[0] : a[1] !== b[1] ? a[1] < b[1] : a[2] < b[2]);
 
 function bestCombination(catalogue: RoleCatalogue, choices: readonly { candidates: string[] }[]): string[] {
   let best: { picked: string[]; score: Score } | undefined;

@@ -31,9 +31,15 @@ export interface RoleListFix {
  * (`minimalRoleList`'s choice). An unknown name stays unless `dropUnknown`; a self-including
  * role stays unless `dropSelfIncluding`.
  */
-export function fixRoleList(catalogue: RoleCatalogue, analysis: RoleListAnalysis, options: RoleListFixOptions = {}): RoleListFix {
+export function fixRoleList(
+  catalogue: RoleCatalogue,
+  analysis: RoleListAnalysis,
+  options: RoleListFixOptions = {},
+): RoleListFix {
   const keep = new Set(analysis.minimal);
-  const includedBy = new Map(analysis.findings.flatMap((f) => (f.kind === 'overlap' ? [[f.index, f.includedBy] as const] : [])));
+  const includedBy = new Map(
+    analysis.findings.flatMap((f) => (f.kind === 'overlap' ? [[f.index, f.includedBy] as const] : [])),
+  );
   const after: string[] = [];
   const dropped: DroppedRole[] = [];
   for (const [index, role] of analysis.roles.entries()) {
@@ -42,8 +48,10 @@ export function fixRoleList(catalogue: RoleCatalogue, analysis: RoleListAnalysis
     else if (!catalogue.has(role)) {
       if (options.dropUnknown) dropped.push({ index, role, why: 'unknown' });
       else after.push(role);
-    } else if (!keep.has(role)) dropped.push({ index, role, why: 'overlap', ...(by !== undefined ? { includedBy: by } : {}) });
-    else if (options.dropSelfIncluding && catalogue.isSelfIncluding(role)) dropped.push({ index, role, why: 'self-including' });
+    } else if (!keep.has(role))
+      dropped.push({ index, role, why: 'overlap', ...(by !== undefined ? { includedBy: by } : {}) });
+    else if (options.dropSelfIncluding && catalogue.isSelfIncluding(role))
+      dropped.push({ index, role, why: 'self-including' });
     else after.push(role);
   }
   return { after, dropped };

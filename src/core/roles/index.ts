@@ -17,4 +17,12 @@ export {
 } from './analyze.js';
 export { coverMethods, type MethodGrants } from './cover.js';
 export { fixRoleList, type RoleListFix, type RoleListFixOptions } from './fix.js';
-export { includedByDirectly, includedByInTotal, includesInTotal, inclusionTree, topRoles, type RoleTreeNode, type TreeMark } from './graph.js';
+export {
+  includedByDirectly,
+  includedByInTotal,
+  includesInTotal,
+  inclusionTree,
+  topRoles,
+  type RoleTreeNode,
+  type TreeMark,
+} from './graph.js';

@@ -11,8 +11,7 @@ export interface RpcRequest {
 }
 
 export type RpcResponse =
-  | { jsonrpc: '2.0'; result: unknown; id: RpcRequest['id'] }
-  | { jsonrpc: '2.0'; error: RpcErrorObject; id: unknown };
+  { jsonrpc: '2.0'; result: unknown; id: RpcRequest['id'] } | { jsonrpc: '2.0'; error: RpcErrorObject; id: unknown };
 
 /** What the codec makes of one message: a request, or an error to send (or to drop, for notifications). */
 /** An error's `id` is what the message carried, even one that is no valid id (echoed as 25.10.1 echoes it). */
@@ -36,7 +35,8 @@ export function decodeText(text: string): Decoded {
       value = pythonJsonLoads(text);
     } catch (pyErr) {
       // Nesting too deep for the recursive reading: the JS parser's words (Python raises a RecursionError there).
-      const message = pyErr instanceof PythonJsonError ? pyErr.message : err instanceof Error ? err.message : String(err);
+      const message =
+        pyErr instanceof PythonJsonError ? pyErr.message : err instanceof Error ? err.message : String(err);
       return { ok: false, error: rpcErrors.parse(message), id: null, reply: true };
     }
   }
@@ -45,12 +45,20 @@ export function decodeText(text: string): Decoded {
 
 // A number id must survive the round trip exactly: past 2^53 the reply would carry another number.
 const isValidId = (id: unknown): id is RpcRequest['id'] =>
-  id === null || typeof id === 'string' || typeof id === 'boolean' || (typeof id === 'number' && Number.isSafeInteger(id));
+  id === null ||
+  typeof id === 'string' ||
+  typeof id === 'boolean' ||
+  (typeof id === 'number' && Number.isSafeInteger(id));
 
 /** Checks an already-parsed message against the envelope rules, in the appliance's order. */
 export function decodeMessage(value: unknown): Decoded {
   if (Array.isArray(value)) {
-    return { ok: false, error: rpcErrors.parse('Batch messages are not supported at this time'), id: null, reply: true };
+    return {
+      ok: false,
+      error: rpcErrors.parse('Batch messages are not supported at this time'),
+      id: null,
+      reply: true,
+    };
   }
   if (value === null || typeof value !== 'object') {
     return { ok: false, error: rpcErrors.parse('Invalid Message Format'), id: null, reply: true };
@@ -61,8 +69,14 @@ export function decodeMessage(value: unknown): Decoded {
   // The id as sent, valid or not: 25.10.1 echoes `message.get("id")` (MW/api/base/server/ws_handler/rpc.py:309-311);
   // but an integer past 2^53 (or one too large to be finite) would go back as another number: null.
   const raw = hasId ? msg.id : null;
-  const lossy = typeof raw === 'number' && (Number.isInteger(raw) || !Number.isFinite(raw)) && !Number.isSafeInteger(raw);
-  const invalid = (message: string): Decoded => ({ ok: false, error: rpcErrors.invalidRequest(message), id: lossy ? null : raw, reply: hasId });
+  const lossy =
+    typeof raw === 'number' && (Number.isInteger(raw) || !Number.isFinite(raw)) && !Number.isSafeInteger(raw);
+  const invalid = (message: string): Decoded => ({
+    ok: false,
+    error: rpcErrors.invalidRequest(message),
+    id: lossy ? null : raw,
+    reply: hasId,
+  });
   if (!Object.hasOwn(msg, 'jsonrpc')) return invalid("Missing 'jsonrpc' member");
   if (msg.jsonrpc !== '2.0') return invalid("'jsonrpc' member must be of type string and must be exactly '2.0'");
   if (hasId && !isValidId(msg.id)) return invalid("'id' member must be of type null, string or number");

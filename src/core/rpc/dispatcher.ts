@@ -21,7 +21,12 @@ export interface CallGate {
    * Told of each answered request (notifications too) with the session's login id from before it,
    * so a network adapter can log logins (login-log.ts); must not throw.
    */
-  afterCall?(request: RpcRequest, session: Session, loginIdBefore: string | null, outcome: { result: unknown } | { error: RpcErrorObject }): void;
+  afterCall?(
+    request: RpcRequest,
+    session: Session,
+    loginIdBefore: string | null,
+    outcome: { result: unknown } | { error: RpcErrorObject },
+  ): void;
 }
 
 /**
@@ -31,7 +36,10 @@ export interface CallGate {
 export function asRpcError(err: unknown, mntDir?: string): RpcError {
   if (err instanceof RpcError) return err;
   if (isSystemError(err)) {
-    const inside = mntDir !== undefined && typeof err.path === 'string' && (err.path === mntDir || err.path.startsWith(mntDir + sep));
+    const inside =
+      mntDir !== undefined &&
+      typeof err.path === 'string' &&
+      (err.path === mntDir || err.path.startsWith(mntDir + sep));
     return osError(err.code, inside ? appliancePathOf(mntDir, err.path!) : null);
   }
   if (err instanceof Error) return rpcErrors.exception(err.constructor.name || 'Exception', err.message || err.name);
@@ -48,7 +56,10 @@ const CHECK_RESULTS = process.env.STOR_CHECK_RESULTS === '1';
 function conforming(def: MethodDefinition, result: unknown): unknown {
   if (!CHECK_RESULTS) return result;
   const problems = contractViolations(def.result, JSON.parse(JSON.stringify(result ?? null)));
-  if (problems.length > 0) throw new Error(`stor emulator bug: ${def.name} answered outside its 25.10.1 result schema: ${problems.slice(0, 5).join('; ')}`);
+  if (problems.length > 0)
+    throw new Error(
+      `stor emulator bug: ${def.name} answered outside its 25.10.1 result schema: ${problems.slice(0, 5).join('; ')}`,
+    );
   return result;
 }
 
@@ -75,7 +86,9 @@ function releaseMethod(handler: MethodDefinition, entry: MethodContract): Method
  */
 function handlerOf(entry: MethodContract): MethodDefinition | undefined {
   const base = METHODS.get(entry.name);
-  const own = [...(RELEASE_METHODS.get(entry.name) ?? []), base].find((h) => h !== undefined && Object.prototype.isPrototypeOf.call(entry, h));
+  const own = [...(RELEASE_METHODS.get(entry.name) ?? []), base].find(
+    (h) => h !== undefined && Object.prototype.isPrototypeOf.call(entry, h),
+  );
   return own ?? (base && releaseMethod(base, entry));
 }
 
@@ -88,7 +101,13 @@ export class Dispatcher {
   constructor(readonly appliance: Appliance) {}
 
   /** Lookup, authorization, validation and execution of one call; throws RpcError. */
-  async call(session: Session, method: string, params: readonly unknown[], messageId?: unknown, gate?: CallGate): Promise<unknown> {
+  async call(
+    session: Session,
+    method: string,
+    params: readonly unknown[],
+    messageId?: unknown,
+    gate?: CallGate,
+  ): Promise<unknown> {
     revalidateSession(this.appliance, session);
     // The release's own entry (src/core/releases/ contractFor, with the key login the settings
     // chose): who may call it, its params and, where its models changed since 25.10.1, how the
@@ -125,7 +144,10 @@ export class Dispatcher {
     let response: RpcResponse;
     const loginIdBefore = session.loginId;
     try {
-      response = successResponse(request.id, await this.call(session, request.method, request.params, request.id, gate));
+      response = successResponse(
+        request.id,
+        await this.call(session, request.method, request.params, request.id, gate),
+      );
     } catch (err) {
       const error = asRpcError(err);
       response = errorResponse(request.id, session.options.py_exceptions ? withPyException(error) : error);
@@ -139,8 +161,11 @@ export class Dispatcher {
     return this.handleDecoded(session, decodeText(text), gate);
   }
 
-
-  private async handleDecoded(session: Session, decoded: ReturnType<typeof decodeText>, gate?: CallGate): Promise<RpcResponse | null> {
+  private async handleDecoded(
+    session: Session,
+    decoded: ReturnType<typeof decodeText>,
+    gate?: CallGate,
+  ): Promise<RpcResponse | null> {
     if (!decoded.ok) return decoded.reply ? errorResponse(decoded.id, decoded.error) : null;
     return this.run(session, decoded.request, gate);
   }

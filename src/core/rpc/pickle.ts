@@ -160,7 +160,10 @@ function utf8SurrogatePass(text: string): Buffer {
       i++; // a pair: UTF-8 proper
       continue;
     }
-    parts.push(Buffer.from(text.slice(start, i), 'utf8'), Buffer.from([0xe0 | (unit >> 12), 0x80 | ((unit >> 6) & 0x3f), 0x80 | (unit & 0x3f)]));
+    parts.push(
+      Buffer.from(text.slice(start, i), 'utf8'),
+      Buffer.from([0xe0 | (unit >> 12), 0x80 | ((unit >> 6) & 0x3f), 0x80 | (unit & 0x3f)]),
+    );
     start = i + 1;
   }
   parts.push(Buffer.from(text.slice(start), 'utf8'));

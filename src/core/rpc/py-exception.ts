@@ -16,12 +16,27 @@ const SERVICE_EXCEPTION = 'middlewared.service_exception';
 
 /** Exception classes of Python's `builtins` the emulator's errors name (errors.ts `rpcErrors.exception`). */
 const BUILTINS = new Set([
-  'Exception', 'AttributeError', 'IndexError', 'KeyError', 'NotImplementedError', 'RecursionError', 'RuntimeError', 'TypeError', 'ValueError',
+  'Exception',
+  'AttributeError',
+  'IndexError',
+  'KeyError',
+  'NotImplementedError',
+  'RecursionError',
+  'RuntimeError',
+  'TypeError',
+  'ValueError',
 ]);
 
 /** OSError and the subclasses Python picks by errno (PEP 3151): pickled as `(errno, strerror[, filename])`. */
 const OS_ERRORS = new Set([
-  'OSError', 'BlockingIOError', 'BrokenPipeError', 'FileExistsError', 'FileNotFoundError', 'IsADirectoryError', 'NotADirectoryError', 'PermissionError',
+  'OSError',
+  'BlockingIOError',
+  'BrokenPipeError',
+  'FileExistsError',
+  'FileNotFoundError',
+  'IsADirectoryError',
+  'NotADirectoryError',
+  'PermissionError',
 ]);
 
 /** `ValidationError(attribute, errmsg, errno)` (MW/service_exception.py:27-37). */
@@ -36,7 +51,11 @@ function validationError([attribute, errmsg, errno]: ValidationTriple): PyObject
  * that shape, so one so shaped is taken for it whatever its trace's class.
  */
 function instanceNotFound(errmsg: string): PyObject {
-  return new PyObject(SERVICE_EXCEPTION, 'InstanceNotFound', [errmsg], { attribute: null, errmsg, errno: ERRNO.ENOENT });
+  return new PyObject(SERVICE_EXCEPTION, 'InstanceNotFound', [errmsg], {
+    attribute: null,
+    errmsg,
+    errno: ERRNO.ENOENT,
+  });
 }
 
 /** The exception an error stands for, as `pickle` writes it; null for one 25.10.1 sends without (no trace) or an unknown class. */
@@ -50,7 +69,11 @@ export function pyExceptionOf(err: RpcError): PyObject | null {
       // `[ERRNAME] errmsg` is `str(CallError)` (MW/service_exception.py:21-23).
       const prefix = `[${data.errname}] `;
       const errmsg = data.reason.startsWith(prefix) ? data.reason.slice(prefix.length) : data.reason;
-      return new PyObject(SERVICE_EXCEPTION, 'CallError', [errmsg, data.error], { errmsg, errno: data.error, extra: (data.extra ?? null) as PyValue });
+      return new PyObject(SERVICE_EXCEPTION, 'CallError', [errmsg, data.error], {
+        errmsg,
+        errno: data.error,
+        extra: (data.extra ?? null) as PyValue,
+      });
     }
     case 'ValidationErrors': {
       // `super().__init__(self.errors)`: the list is its only argument (MW/service_exception.py:54-56).
@@ -61,7 +84,8 @@ export function pyExceptionOf(err: RpcError): PyObject | null {
     case 'ValidationError': {
       const triple = triples[0];
       if (!triple) return null;
-      if (cls === 'InstanceNotFound' || (triple[0] === null && triple[2] === ERRNO.ENOENT)) return instanceNotFound(triple[1]);
+      if (cls === 'InstanceNotFound' || (triple[0] === null && triple[2] === ERRNO.ENOENT))
+        return instanceNotFound(triple[1]);
       return validationError(triple);
     }
     case 'MatchNotFound':

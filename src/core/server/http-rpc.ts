@@ -34,11 +34,20 @@ async function bearerLogin(deps: HttpRpcDeps, session: Session, key: string): Pr
     outcome = await loginWithApiKey(deps.appliance, session, key);
   } catch (err) {
     // A broken privilege fails here with 25.10.1's RecursionError, answered like any call error.
-    deps.log(loginLine({ ...event, outcome: 'refused', reason: err instanceof RpcError ? errorReason(err.toJSON()) : 'internal error' }));
+    deps.log(
+      loginLine({
+        ...event,
+        outcome: 'refused',
+        reason: err instanceof RpcError ? errorReason(err.toJSON()) : 'internal error',
+      }),
+    );
     throw err;
   }
   if (outcome === 'SUCCESS') deps.log(loginLine({ ...event, username: session.credentials?.username, outcome: 'ok' }));
-  else deps.log(loginLine({ ...event, outcome: 'refused', reason: outcome === 'LIMITED' ? rateLimitExceeded().reason : outcome }));
+  else
+    deps.log(
+      loginLine({ ...event, outcome: 'refused', reason: outcome === 'LIMITED' ? rateLimitExceeded().reason : outcome }),
+    );
   if (outcome === 'LIMITED') throw rateLimitExceeded();
 }
 

@@ -27,12 +27,18 @@ const MAX_NAME = 64;
 
 /** A user name as the client sent it, made safe for one log line: no control characters, bounded. */
 function printable(name: string): string {
-  const cleaned = name.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  const cleaned = name.replace(
+    /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g,
+    (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`,
+  );
   return cleaned.length > MAX_NAME ? `${cleaned.slice(0, MAX_NAME)}…` : cleaned;
 }
 
 export function loginLine(e: LoginEvent): string {
-  const who = [e.username !== undefined ? `user ${printable(e.username)}` : null, e.keyId !== undefined ? `key id ${e.keyId}` : null].filter(Boolean);
+  const who = [
+    e.username !== undefined ? `user ${printable(e.username)}` : null,
+    e.keyId !== undefined ? `key id ${e.keyId}` : null,
+  ].filter(Boolean);
   const head = `login ${e.outcome}: ${e.via}${who.length > 0 ? `, ${who.join(', ')}` : ''}, from ${e.address}`;
   return e.reason !== undefined ? `${head}: ${e.reason}` : head;
 }
@@ -77,8 +83,16 @@ function claimed(request: RpcRequest): { via: string; username?: string; keyId?:
  * whether it asks for channel binding. Nonces and proofs are not logged.
  */
 function scramClaim(method: string, data: Record<string, unknown>): { via: string; username?: string; keyId?: number } {
-  const type = data.scram_type === 'CLIENT_FIRST_MESSAGE' ? 'client-first' : data.scram_type === 'CLIENT_FINAL_MESSAGE' ? 'client-final' : 'unknown';
-  const m = typeof data.rfc_str === 'string' && type === 'client-first' ? /^(n|y|p=[^,]*),[^,]*,n=([^,]*):(\d{1,15}),/.exec(data.rfc_str) : null;
+  const type =
+    data.scram_type === 'CLIENT_FIRST_MESSAGE'
+      ? 'client-first'
+      : data.scram_type === 'CLIENT_FINAL_MESSAGE'
+        ? 'client-final'
+        : 'unknown';
+  const m =
+    typeof data.rfc_str === 'string' && type === 'client-first'
+      ? /^(n|y|p=[^,]*),[^,]*,n=([^,]*):(\d{1,15}),/.exec(data.rfc_str)
+      : null;
   return {
     via: `${method} SCRAM ${type}${m?.[1]?.startsWith('p=') ? ' channel-bound' : ''}`,
     ...opt('username', m?.[2]),
@@ -86,7 +100,8 @@ function scramClaim(method: string, data: Record<string, unknown>): { via: strin
   };
 }
 
-const opt = <K extends string, V>(k: K, v: V | undefined): Partial<Record<K, V>> => (v === undefined ? {} : ({ [k]: v } as Record<K, V>));
+const opt = <K extends string, V>(k: K, v: V | undefined): Partial<Record<K, V>> =>
+  v === undefined ? {} : ({ [k]: v } as Record<K, V>);
 
 /** An error's words for the log: a call error's reason (`[EBUSY] Rate Limit Exceeded`, texts of ours), else only the JSON-RPC message. */
 export function errorReason(error: RpcErrorObject): string {
@@ -99,20 +114,38 @@ export function errorReason(error: RpcErrorObject): string {
  * The log line for one answered JSON-RPC call, or null when it was no login. `loginIdBefore` is the
  * session's login id from before the call: a new one means the call logged the session in.
  */
-export function loginLineForCall(request: RpcRequest, session: Session, loginIdBefore: string | null, outcome: { result: unknown } | { error: RpcErrorObject }): string | null {
+export function loginLineForCall(
+  request: RpcRequest,
+  session: Session,
+  loginIdBefore: string | null,
+  outcome: { result: unknown } | { error: RpcErrorObject },
+): string | null {
   if (!isLoginMethod(request.method)) return null;
   const claim = claimed(request);
   const address = session.origin.address;
-  if ('error' in outcome) return loginLine({ ...claim, address, outcome: 'refused', reason: errorReason(outcome.error) });
+  if ('error' in outcome)
+    return loginLine({ ...claim, address, outcome: 'refused', reason: errorReason(outcome.error) });
   const result = outcome.result as { response_type?: unknown } | boolean | null;
   if (session.authenticated && session.loginId !== loginIdBefore) {
     const creds = session.credentials!;
     const via = creds.scram ? `${request.method} SCRAM${creds.scram.channelBound ? ' channel-bound' : ''}` : claim.via;
     return loginLine({ via, username: creds.username, keyId: creds.apiKey?.id, address, outcome: 'ok' });
   }
-  if (result !== null && typeof result === 'object' && (result.response_type === 'OTP_REQUIRED' || result.response_type === 'SCRAM_RESPONSE')) {
-    return loginLine({ ...claim, address, outcome: 'pending', reason: result.response_type === 'OTP_REQUIRED' ? 'OTP_REQUIRED' : 'SERVER_FIRST_RESPONSE' });
+  if (
+    result !== null &&
+    typeof result === 'object' &&
+    (result.response_type === 'OTP_REQUIRED' || result.response_type === 'SCRAM_RESPONSE')
+  ) {
+    return loginLine({
+      ...claim,
+      address,
+      outcome: 'pending',
+      reason: result.response_type === 'OTP_REQUIRED' ? 'OTP_REQUIRED' : 'SERVER_FIRST_RESPONSE',
+    });
   }
-  const reason = result !== null && typeof result === 'object' && typeof result.response_type === 'string' ? result.response_type : 'AUTH_ERR';
+  const reason =
+    result !== null && typeof result === 'object' && typeof result.response_type === 'string'
+      ? result.response_type
+      : 'AUTH_ERR';
   return loginLine({ ...claim, address, outcome: 'refused', reason });
 }

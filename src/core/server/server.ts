@@ -56,9 +56,20 @@ export interface RunningServer {
   close(graceMs?: number): Promise<void>;
 }
 
-function originOf(socket: Socket, secure: boolean, transport: Origin['transport'], tlsEndPoint: Buffer | null = null): Origin {
+function originOf(
+  socket: Socket,
+  secure: boolean,
+  transport: Origin['transport'],
+  tlsEndPoint: Buffer | null = null,
+): Origin {
   const address = socket.remoteAddress ?? 'unknown';
-  return { transport, address, secure: secure || isLoopbackHost(address), ...(socket.remotePort !== undefined ? { port: socket.remotePort } : {}), ...(tlsEndPoint ? { tlsEndPoint } : {}) };
+  return {
+    transport,
+    address,
+    secure: secure || isLoopbackHost(address),
+    ...(socket.remotePort !== undefined ? { port: socket.remotePort } : {}),
+    ...(tlsEndPoint ? { tlsEndPoint } : {}),
+  };
 }
 
 /**
@@ -85,7 +96,13 @@ function refuseSocket(socket: Socket, status: string, body = '', headers: string
     socket.destroy();
     return;
   }
-  const head = [`HTTP/1.1 ${status}`, 'Connection: close', 'Content-Type: text/plain; charset=utf-8', `Content-Length: ${Buffer.byteLength(body)}`, ...headers];
+  const head = [
+    `HTTP/1.1 ${status}`,
+    'Connection: close',
+    'Content-Type: text/plain; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    ...headers,
+  ];
   socket.end(`${head.join('\r\n')}\r\n\r\n${body}`, () => socket.destroy());
   // A peer that does not read the answer must not hold the socket either.
   setTimeout(() => socket.destroy(), 1000).unref();
@@ -111,7 +128,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   };
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME });
-  const routes = [uploadRoute(appliance, limiter, limits.uploadIdleMs, log), downloadRoute(appliance, limits.downloadIdleMs), ...(options.routes ?? [])];
+  const routes = [
+    uploadRoute(appliance, limiter, limits.uploadIdleMs, log),
+    downloadRoute(appliance, limits.downloadIdleMs),
+    ...(options.routes ?? []),
+  ];
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? '/').split('?')[0]!;
@@ -120,12 +141,19 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       if (await route(req, res, origin)) return;
     }
     // No login (MW/main.py:1432-1433): the release's versions, as json.dumps writes a list.
-    if (path === '/api/versions' && req.method === 'GET') return sendText(res, 200, JSON.stringify(appliance.release.apiVersions).replaceAll('","', '", "'), 'application/json');
+    if (path === '/api/versions' && req.method === 'GET')
+      return sendText(
+        res,
+        200,
+        JSON.stringify(appliance.release.apiVersions).replaceAll('","', '", "'),
+        'application/json',
+      );
     if (rpcPaths(appliance.release).has(path)) {
       // 25.10.1 registers these routes for GET only (MW/main.py:277-278): no JSON-RPC over POST.
       const postServed = appliance.settings.httpRpc === 'served';
       if (req.method === 'POST' && postServed) return handleHttpRpc(req, res, origin, deps);
-      if (req.method === 'GET') return sendText(res, 400, 'No WebSocket UPGRADE hdr: None\n Can "Upgrade" only to "WebSocket".');
+      if (req.method === 'GET')
+        return sendText(res, 400, 'No WebSocket UPGRADE hdr: None\n Can "Upgrade" only to "WebSocket".');
       req.resume();
       res.setHeader('allow', postServed ? 'GET, POST' : 'GET');
       return sendText(res, 405, '405: Method Not Allowed');
@@ -167,7 +195,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     // Every WebSocket counts in the total; only ones not logged in count per address, so idle
     // anonymous sockets from one address cannot take the places of logged-in connections.
     if (connections.size >= limits.maxConnections) {
-      return refuseSocket(socket, '503 Service Unavailable', `Too many connections (at most ${limits.maxConnections}); try again later\n`, ['Retry-After: 30']);
+      return refuseSocket(
+        socket,
+        '503 Service Unavailable',
+        `Too many connections (at most ${limits.maxConnections}); try again later\n`,
+        ['Retry-After: 30'],
+      );
     }
     if ((anonymous.get(address) ?? 0) >= limits.maxAnonymousPerAddress) {
       const body = `Too many connections from ${address} that have not logged in (at most ${limits.maxAnonymousPerAddress}); try again later\n`;

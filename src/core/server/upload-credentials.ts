@@ -26,7 +26,8 @@ const SERVER_ERROR = '500 Internal Server Error\n\nServer got itself in trouble'
 function decodeBasic(value: string): string {
   const cleaned = value.replace(/[^A-Za-z0-9+/=]/g, '');
   const body = cleaned.replace(/=+$/, '');
-  if (cleaned.length % 4 !== 0 || body.includes('=') || body.length % 4 === 1) throw new UploadRefused(400, '400: Bad Request');
+  if (cleaned.length % 4 !== 0 || body.includes('=') || body.length % 4 === 1)
+    throw new UploadRefused(400, '400: Bad Request');
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(body, 'base64'));
   } catch {
@@ -94,12 +95,17 @@ export async function authenticateUpload(
   try {
     switch (credentials.kind) {
       case 'token':
-        if (!loginWithTokenFor(appliance, session, credentials.token, (parent) => mayCallForUpload(appliance, parent, method))) {
+        if (
+          !loginWithTokenFor(appliance, session, credentials.token, (parent) =>
+            mayCallForUpload(appliance, parent, method),
+          )
+        ) {
           throw new UploadRefused(403, 'Invalid token');
         }
         break;
       case 'password': {
-        if (readGlobalTwoFactor(appliance).enabled) throw new UploadRefused(401, 'HTTP Basic Auth is unavailable when OTP is enabled');
+        if (readGlobalTwoFactor(appliance).enabled)
+          throw new UploadRefused(401, 'HTTP Basic Auth is unavailable when OTP is enabled');
         if (limiter.blocked(BASIC, origin.address)) throw new UploadRefused(429, '429: Too Many Requests');
         if ((await loginWithPassword(appliance, session, credentials.username, credentials.password)) !== 'SUCCESS') {
           limiter.hit(BASIC, origin.address);
@@ -130,6 +136,13 @@ export async function authenticateUpload(
     log(loginLine({ ...event, outcome: 'refused', reason }));
     throw refused;
   }
-  log(loginLine({ ...event, username: session.credentials?.username, keyId: session.credentials?.apiKey?.id, outcome: 'ok' }));
+  log(
+    loginLine({
+      ...event,
+      username: session.credentials?.username,
+      keyId: session.credentials?.apiKey?.id,
+      outcome: 'ok',
+    }),
+  );
   return session;
 }

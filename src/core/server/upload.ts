@@ -4,7 +4,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PassThrough, Readable } from 'node:stream';
 import type { Appliance } from '../appliance/appliance.js';
 import type { Origin } from '../appliance/session/session.js';
-import { AIOHTTP_500, authorizeUpload, UploadRefused, type UploadCall, type UploadStarter } from '../appliance/jobs/upload.js';
+import {
+  AIOHTTP_500,
+  authorizeUpload,
+  UploadRefused,
+  type UploadCall,
+  type UploadStarter,
+} from '../appliance/jobs/upload.js';
 import { authenticateUpload } from './upload-credentials.js';
 import { sendText } from './http-rpc.js';
 import { liftBodyDeadline } from './body-deadline.js';
@@ -28,7 +34,8 @@ function tooDeep(text: string, limit: number): 'array' | 'object' | null {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) {
@@ -40,7 +47,11 @@ function tooDeep(text: string, limit: number): 'array' | 'object' | null {
 
 function parseData(text: string): UploadCall {
   const deep = tooDeep(text, MAX_DATA_DEPTH);
-  if (deep) throw new UploadRefused(400, `maximum recursion depth exceeded while decoding a JSON ${deep} from a unicode string`);
+  if (deep)
+    throw new UploadRefused(
+      400,
+      `maximum recursion depth exceeded while decoding a JSON ${deep} from a unicode string`,
+    );
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -52,7 +63,8 @@ function parseData(text: string): UploadCall {
       throw new UploadRefused(400, (err as Error).message);
     }
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new UploadRefused(400, 'the "data" part must be a JSON object');
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new UploadRefused(400, 'the "data" part must be a JSON object');
   const { method, params } = value as { method?: unknown; params?: unknown };
   if (method === undefined) throw new UploadRefused(422, '');
   if (typeof method !== 'string') throw new UploadRefused(412, '[EBADMSG] Invalid method name');
@@ -125,7 +137,12 @@ export function uploadRoute(appliance: Appliance, limiter: RateLimiter, idleMs: 
 
     let bb: busboy.Busboy;
     try {
-      bb = busboy({ headers: req.headers, highWaterMark: CHUNK, fileHwm: CHUNK, limits: { fieldSize: DATA_LIMIT, fields: 20, files: 20 } });
+      bb = busboy({
+        headers: req.headers,
+        highWaterMark: CHUNK,
+        fileHwm: CHUNK,
+        limits: { fieldSize: DATA_LIMIT, fields: 20, files: 20 },
+      });
     } catch {
       answer(500, AIOHTTP_500);
       return true;
@@ -174,10 +191,18 @@ export function uploadRoute(appliance: Appliance, limiter: RateLimiter, idleMs: 
           // server's time, not the client's, and no byte of the file is read before it passes.
           // From here only the idle timeout (stallCutoff) bounds the body.
           liftBodyDeadline(req);
-          starter = authorizeUpload(appliance, await authenticateUpload(appliance, limiter, req, origin, call.method, log), call);
+          starter = authorizeUpload(
+            appliance,
+            await authenticateUpload(appliance, limiter, req, origin, call.method, log),
+            call,
+          );
           return;
         }
-        if (name !== 'file') throw new UploadRefused(405, index === 2 ? '"file" not found as second part on payload' : `Unknown payload part '${name}'`);
+        if (name !== 'file')
+          throw new UploadRefused(
+            405,
+            index === 2 ? '"file" not found as second part on payload' : `Unknown payload part '${name}'`,
+          );
         files++;
         if (files > MAX_FILES) throw new UploadRefused(405, 'Too many uploaded files');
         if (files > 1) {

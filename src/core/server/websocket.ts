@@ -10,7 +10,14 @@ import type { RateLimiter } from '../appliance/session/rate-limit.js';
 /** Frame limits and close codes of 25.10.1 (MW/utils/limits.py:17-34, 65-87; MW/api/base/server/ws_handler/rpc.py:224-248). */
 export const ANONYMOUS_MAX = 8192;
 export const AUTHENTICATED_MAX = 65536;
-export const CLOSE = { INVALID_DATA: 1007, TOO_BIG: 1009, UNSUPPORTED: 1003, INTERNAL: 1011, GOING_AWAY: 1001, POLICY: 1008 } as const;
+export const CLOSE = {
+  INVALID_DATA: 1007,
+  TOO_BIG: 1009,
+  UNSUPPORTED: 1003,
+  INTERNAL: 1011,
+  GOING_AWAY: 1001,
+  POLICY: 1008,
+} as const;
 /** How long a peer closed for not reading gets to complete the close handshake before its socket goes. */
 const CLOSE_GRACE_MS = 1000;
 
@@ -37,11 +44,7 @@ export interface ConnectionDeps {
  * One WebSocket connection: one session, calls dispatched concurrently and answered by id,
  * notifications answered by nothing, job events pushed to subscribers.
  */
-export function serveConnection(
-  ws: WebSocket,
-  origin: Origin,
-  deps: ConnectionDeps,
-): Connection {
+export function serveConnection(ws: WebSocket, origin: Origin, deps: ConnectionDeps): Connection {
   const { limits } = deps;
   const session = deps.appliance.createSession(origin);
   session.maxSubscriptions = limits.maxSubscriptions;
@@ -50,7 +53,12 @@ export function serveConnection(
   const gate = networkGate(deps.limiter, { inFlight: () => inFlight, maxInFlight: limits.maxInFlight, log: deps.log });
   const sent = idleCutoff(ws, deps.idleTimeoutSeconds);
   // A session can also end without a message of its own (its key revoked): the watch asks again.
-  const watch = sessionWatch(ws, limits, () => inFlight > 0, () => syncAuth());
+  const watch = sessionWatch(
+    ws,
+    limits,
+    () => inFlight > 0,
+    () => syncAuth(),
+  );
 
   let authenticated = false;
   const syncAuth = () => {

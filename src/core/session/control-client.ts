@@ -24,7 +24,11 @@ function missing(path: string): boolean {
  * directory and socket are checked first (owner, mode, no symlink): an unsafe one is refused with
  * SESSION_DIR_UNSAFE before anything is sent. Bounded by `timeoutSeconds`.
  */
-export async function askAgent(env: Env, request: ControlRequest, timeoutSeconds: number): Promise<ControlAnswer | undefined> {
+export async function askAgent(
+  env: Env,
+  request: ControlRequest,
+  timeoutSeconds: number,
+): Promise<ControlAnswer | undefined> {
   const dir = sessionDirFrom(env);
   if (missing(dir)) return undefined;
   const dirProblem = privateDirProblem(dir);
@@ -44,15 +48,31 @@ export async function askAgent(env: Env, request: ControlRequest, timeoutSeconds
       fn();
     };
     const timer = setTimeout(
-      () => finish(() => reject(new StorError(E.TIMEOUT, `the session agent did not answer ${request.op} within ${timeoutSeconds} s`, { hint: 'raise --timeout, or end it with `kill` (its pid: `pgrep -f "stor session agent"`)' }))),
+      () =>
+        finish(() =>
+          reject(
+            new StorError(E.TIMEOUT, `the session agent did not answer ${request.op} within ${timeoutSeconds} s`, {
+              hint: 'raise --timeout, or end it with `kill` (its pid: `pgrep -f "stor session agent"`)',
+            }),
+          ),
+        ),
       timeoutSeconds * 1000,
     );
     socket.on('error', (err: NodeJS.ErrnoException) => {
       // Nobody listening (a socket left by an agent that died): no agent.
       if (err.code === 'ECONNREFUSED' || err.code === 'ENOENT') finish(() => resolve(undefined));
-      else finish(() => reject(new StorError(E.CONNECTION_CLOSED, `the session agent's socket failed: ${err.code ?? err.message}`)));
+      else
+        finish(() =>
+          reject(new StorError(E.CONNECTION_CLOSED, `the session agent's socket failed: ${err.code ?? err.message}`)),
+        );
     });
-    socket.on('close', () => finish(() => reject(new StorError(E.CONNECTION_CLOSED, `the session agent closed the connection without answering ${request.op}`))));
+    socket.on('close', () =>
+      finish(() =>
+        reject(
+          new StorError(E.CONNECTION_CLOSED, `the session agent closed the connection without answering ${request.op}`),
+        ),
+      ),
+    );
     socket.on('connect', () => socket.write(`${JSON.stringify(request)}\n`));
     readLines(socket, (line) => {
       finish(() => {

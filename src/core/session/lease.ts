@@ -13,7 +13,8 @@ import type { Connector, PooledSession } from './pooled-session.js';
  * would change it for every command using it, so a lease sends them, and everything after them,
  * on a connection of its own.
  */
-const CONNECTION_STATE = /^(auth\.login|auth\.logout$|privilege\.become_readonly$|core\.set_options$|core\.(un)?subscribe$)/;
+const CONNECTION_STATE =
+  /^(auth\.login|auth\.logout$|privilege\.become_readonly$|core\.set_options$|core\.(un)?subscribe$)/;
 
 /**
  * A command's use of a pooled connection: calls go through the shared, logged-in connection (ids

@@ -62,9 +62,21 @@ interface PrivateKind {
   mode: string;
 }
 
-const PRIVATE_DIR: PrivateKind = { is: (st) => st.isDirectory(), what: 'a directory', notLink: "a directory of this user's", forbidden: 0o077, mode: '0700' };
+const PRIVATE_DIR: PrivateKind = {
+  is: (st) => st.isDirectory(),
+  what: 'a directory',
+  notLink: "a directory of this user's",
+  forbidden: 0o077,
+  mode: '0700',
+};
 // No execute bit either: a socket is only read and written.
-const PRIVATE_SOCKET: PrivateKind = { is: (st) => st.isSocket(), what: 'a socket', notLink: "the agent's socket", forbidden: 0o177, mode: '0600' };
+const PRIVATE_SOCKET: PrivateKind = {
+  is: (st) => st.isSocket(),
+  what: 'a socket',
+  notLink: "the agent's socket",
+  forbidden: 0o177,
+  mode: '0600',
+};
 
 /** Why `path` is not a private `kind` of this user's (not a symlink, owned by this user, no access for others), or undefined. */
 function privateProblem(path: string, kind: PrivateKind): string | undefined {
@@ -78,7 +90,8 @@ function privateProblem(path: string, kind: PrivateKind): string | undefined {
   if (!kind.is(st)) return `${path} is not ${kind.what}`;
   const owner = describeOwner(st, ownUid());
   if (owner) return `${path} is ${owner}`;
-  if ((st.mode & kind.forbidden) !== 0) return `${path} has mode ${(st.mode & 0o777).toString(8).padStart(4, '0')}; it must be ${kind.mode}`;
+  if ((st.mode & kind.forbidden) !== 0)
+    return `${path} has mode ${(st.mode & 0o777).toString(8).padStart(4, '0')}; it must be ${kind.mode}`;
   return undefined;
 }
 

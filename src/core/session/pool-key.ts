@@ -9,5 +9,13 @@ import { keySha256 } from './key-hash.js';
  */
 export function poolKey(target: PooledTarget): string {
   const ca = target.ca ? createHash('sha256').update(target.ca).digest('hex') : '';
-  return JSON.stringify([target.endpoint.display, keySha256(target.apiKey), target.insecure, ca, target.keepaliveSeconds ?? null, target.username ?? null, target.scramOnly === true]);
+  return JSON.stringify([
+    target.endpoint.display,
+    keySha256(target.apiKey),
+    target.insecure,
+    ca,
+    target.keepaliveSeconds ?? null,
+    target.username ?? null,
+    target.scramOnly === true,
+  ]);
 }

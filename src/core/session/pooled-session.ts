@@ -32,7 +32,11 @@ const FIXED_FOR_CONNECTION = new Set(['privilege.roles', 'system.version', 'syst
  * connection it opens, so that what a login learnt (the appliance offered SCRAM: the key is withheld
  * from then on, login-strategies.ts) holds for every later connection of the session.
  */
-export type Connector = (target: PooledTarget, timeoutSeconds: number, login: LoginStrategy) => Promise<RemoteTransport>;
+export type Connector = (
+  target: PooledTarget,
+  timeoutSeconds: number,
+  login: LoginStrategy,
+) => Promise<RemoteTransport>;
 
 export const connectWithKey: Connector = (target, timeoutSeconds, login) =>
   RemoteTransport.open({
@@ -95,7 +99,9 @@ export class PooledSession {
     const held = this.current;
     if (held && (held.transport === undefined || held.transport.usable)) return held.opened;
     if (held?.transport) void held.transport.close();
-    const entry: { opened: Promise<RemoteTransport>; transport?: RemoteTransport } = { opened: this.connector(this.target, timeoutSeconds, this.login) };
+    const entry: { opened: Promise<RemoteTransport>; transport?: RemoteTransport } = {
+      opened: this.connector(this.target, timeoutSeconds, this.login),
+    };
     this.current = entry;
     try {
       entry.transport = await entry.opened;
@@ -134,11 +140,13 @@ export class PooledSession {
     this.calls++;
     const conn = await this.connection(timeoutSeconds);
     try {
-      if (FIXED_FOR_CONNECTION.has(method)) return structuredClone(await this.fixedAnswer<T>(conn, method, params, timeoutSeconds));
+      if (FIXED_FOR_CONNECTION.has(method))
+        return structuredClone(await this.fixedAnswer<T>(conn, method, params, timeoutSeconds));
       return await this.using(conn, () => conn.call<T>(method, params, timeoutSeconds));
     } catch (err) {
       const loggedOut = refusedAsNotAuthenticated(err);
-      const stalePrivilege = err instanceof RpcError && isRoleDenial(err) && (this.loggedInAt.get(conn) ?? Infinity) < startedAt;
+      const stalePrivilege =
+        err instanceof RpcError && isRoleDenial(err) && (this.loggedInAt.get(conn) ?? Infinity) < startedAt;
       if (!loggedOut && !stalePrivilege) throw err;
       this.retire(conn);
       const fresh = await this.connection(timeoutSeconds);
@@ -150,13 +158,19 @@ export class PooledSession {
   }
 
   /** The connection's answer to a FIXED_FOR_CONNECTION call, asked once; a failed call is not remembered. */
-  private fixedAnswer<T>(conn: RemoteTransport, method: string, params: readonly unknown[], timeoutSeconds: number): Promise<T> {
+  private fixedAnswer<T>(
+    conn: RemoteTransport,
+    method: string,
+    params: readonly unknown[],
+    timeoutSeconds: number,
+  ): Promise<T> {
     let answers = this.fixed.get(conn);
     if (answers === undefined) this.fixed.set(conn, (answers = new Map()));
     const key = `${method} ${JSON.stringify(params)}`;
     const known = answers.get(key);
     // Another command's ask, still unanswered perhaps: this command waits no longer than its own --timeout.
-    if (known !== undefined) return withinTimeout(known as Promise<T>, this.target.endpoint.display, method, timeoutSeconds);
+    if (known !== undefined)
+      return withinTimeout(known as Promise<T>, this.target.endpoint.display, method, timeoutSeconds);
     const asked = this.using(conn, () => conn.call<T>(method, params, timeoutSeconds));
     answers.set(key, asked);
     asked.catch(() => answers.delete(key));
@@ -236,7 +250,11 @@ function withinTimeout<T>(shared: Promise<T>, where: string, method: string, tim
 
 /** A command still holding a lease on a session that `stor session stop` or a logout closed. */
 function sessionClosed(target: PooledTarget): StorError {
-  return new StorError(E.CONNECTION_CLOSED, `the session to ${target.endpoint.display} was closed (stor session stop, or a logout)`, {
-    hint: 'run the command again: it logs in anew',
-  });
+  return new StorError(
+    E.CONNECTION_CLOSED,
+    `the session to ${target.endpoint.display} was closed (stor session stop, or a logout)`,
+    {
+      hint: 'run the command again: it logs in anew',
+    },
+  );
 }

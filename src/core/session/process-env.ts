@@ -16,7 +16,14 @@ type Env = Readonly<Record<string, string | undefined>>;
  *   the agent, which outlives the command (`--inspect`, `--require` would stay with it): a command
  *   that sets it always runs in its own process.
  */
-const PROCESS_WIDE = ['TZ', 'NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE', 'SSL_CERT_DIR', 'NODE_TLS_REJECT_UNAUTHORIZED', 'NODE_OPTIONS'] as const;
+const PROCESS_WIDE = [
+  'TZ',
+  'NODE_EXTRA_CA_CERTS',
+  'SSL_CERT_FILE',
+  'SSL_CERT_DIR',
+  'NODE_TLS_REJECT_UNAUTHORIZED',
+  'NODE_OPTIONS',
+] as const;
 
 /** Files read relative to the process's working directory, which for the agent is `/`: carried only when absolute. */
 const PATHS: ReadonlySet<string> = new Set(['NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE', 'SSL_CERT_DIR']);

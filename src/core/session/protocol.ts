@@ -128,10 +128,7 @@ export type RunInput =
    * agent runs nothing before it, so a first stage that gave up (a stopped agent) and ran the
    * command in its own process never has it run twice.
    */
-  | { t: 'go' }
-  | { t: 'in'; d: string /* base64 */ }
-  | { t: 'eof' }
-  | { t: 'signal'; s: 'SIGINT' | 'SIGTERM' };
+  { t: 'go' } | { t: 'in'; d: string /* base64 */ } | { t: 'eof' } | { t: 'signal'; s: 'SIGINT' | 'SIGTERM' };
 
 /** One message as it goes on the wire: its JSON and a newline. */
 export function encodeLine(message: object): string {
@@ -143,7 +140,10 @@ export function encodeLine(message: object): string {
  * (and nothing more is parsed) for a line longer than MAX_LINE_BYTES or one that is not a JSON
  * object: the caller then closes the connection. Returns the function to feed with each chunk.
  */
-export function lineReader(onMessage: (message: Record<string, unknown>) => void, onBad: (why: string) => void): (chunk: Buffer) => void {
+export function lineReader(
+  onMessage: (message: Record<string, unknown>) => void,
+  onBad: (why: string) => void,
+): (chunk: Buffer) => void {
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   let broken = false;
@@ -151,7 +151,8 @@ export function lineReader(onMessage: (message: Record<string, unknown>) => void
     if (broken) return;
     let start = 0;
     for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, start)) {
-      const line = pendingBytes === 0 ? chunk.subarray(start, nl) : Buffer.concat([...pending, chunk.subarray(start, nl)]);
+      const line =
+        pendingBytes === 0 ? chunk.subarray(start, nl) : Buffer.concat([...pending, chunk.subarray(start, nl)]);
       pending = [];
       pendingBytes = 0;
       start = nl + 1;
@@ -162,7 +163,8 @@ export function lineReader(onMessage: (message: Record<string, unknown>) => void
       } catch {
         return fail('a line that is not JSON');
       }
-      if (typeof message !== 'object' || message === null || Array.isArray(message)) return fail('a line that is not a JSON object');
+      if (typeof message !== 'object' || message === null || Array.isArray(message))
+        return fail('a line that is not a JSON object');
       onMessage(message as Record<string, unknown>);
       if (broken) return;
     }

@@ -18,9 +18,13 @@ export function sessionsOn(flag: boolean | undefined, env: Env): boolean {
   if (flag === false) return false;
   const setting = sessionSetting(env.STOR_SESSION);
   if (setting === 'invalid') {
-    throw new StorError(E.BAD_SESSION_SETTING, `STOR_SESSION=${JSON.stringify(env.STOR_SESSION)} is none of on, off, 1, 0, true, false, yes, no`, {
-      hint: 'STOR_SESSION=off runs every command with its own connection; unset it to use the session agent',
-    });
+    throw new StorError(
+      E.BAD_SESSION_SETTING,
+      `STOR_SESSION=${JSON.stringify(env.STOR_SESSION)} is none of on, off, 1, 0, true, false, yes, no`,
+      {
+        hint: 'STOR_SESSION=off runs every command with its own connection; unset it to use the session agent',
+      },
+    );
   }
   return setting === 'on';
 }
@@ -82,7 +86,11 @@ export function startQueuedAgent(): number | undefined {
  * on with its own connection. A few system calls when an agent runs; nothing at all outside the
  * bundle. Returns the pid of the agent it started, if it did.
  */
-export function ensureAgent(env: Env, entry: string | undefined = agentEntry(), build: string = BUILD_ID): number | undefined {
+export function ensureAgent(
+  env: Env,
+  entry: string | undefined = agentEntry(),
+  build: string = BUILD_ID,
+): number | undefined {
   if (!entry) return undefined;
   const outcome = startAgent(env, entry, build);
   if ('unsafe' in outcome) throw sessionDirUnsafe(outcome.unsafe);

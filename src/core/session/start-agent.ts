@@ -3,7 +3,15 @@ import { closeSync, lstatSync, openSync, readFileSync, statSync, unlinkSync, wri
 import { createRequire } from 'node:module';
 import { othersInHome } from '../config/paths.js';
 import { agentProcessEnv } from './process-env.js';
-import { BUILD_ID, ensurePrivateDir, parentOfAnotherUser, privateSocketProblem, sessionDirFrom, socketPathIn, startingMarkerIn } from './paths.js';
+import {
+  BUILD_ID,
+  ensurePrivateDir,
+  parentOfAnotherUser,
+  privateSocketProblem,
+  sessionDirFrom,
+  socketPathIn,
+  startingMarkerIn,
+} from './paths.js';
 
 /*
  * Starting the session agent (docs/SESSIONS.md). Imported by the first stage (src/first-stage.ts),
@@ -66,14 +74,19 @@ function claimMarker(marker: string): number | undefined {
 }
 
 /** What startAgent did: started one (its pid), found one running or being started, found the directory unsafe, or declined another user's directory. */
-export type AgentStart = { started: number } | { running: true } | { starting: true } | { unsafe: string } | { foreign: true };
+export type AgentStart =
+  { started: number } | { running: true } | { starting: true } | { unsafe: string } | { foreign: true };
 
 /**
  * The agent's directory (made 0700 when missing) and socket, checked: another user's place
  * (`sudo -E`: this command, and the next, run in-process), not private, an agent's socket
  * published, or none yet.
  */
-export function agentDirState(dir: string, env: Env, build: string = BUILD_ID): { foreign: true } | { unsafe: string } | { running: true } | { absent: true } {
+export function agentDirState(
+  dir: string,
+  env: Env,
+  build: string = BUILD_ID,
+): { foreign: true } | { unsafe: string } | { running: true } | { absent: true } {
   // In another user's home (root with their HOME), even once that user has an agent directory:
   // theirs, never root's to use or to make.
   if (othersInHome(dir, env) !== undefined || (!exists(dir) && parentOfAnotherUser(dir))) return { foreign: true };

@@ -10,7 +10,8 @@ export function statePath(path: readonly PropertyKey[]): string {
 }
 
 function describe(issue: z.core.$ZodIssue): string {
-  if (issue.code === 'unrecognized_keys') return issue.keys.map((k) => `${statePath([...issue.path, k])}: unknown key`).join('; ');
+  if (issue.code === 'unrecognized_keys')
+    return issue.keys.map((k) => `${statePath([...issue.path, k])}: unknown key`).join('; ');
   // A refused key of a record (a dataset's properties): why, rather than zod's "Invalid key in record".
   if (issue.code === 'invalid_key' && issue.issues[0]) return `${statePath(issue.path)}: ${issue.issues[0].message}`;
   return `${statePath(issue.path) || '(top level)'}: ${issue.message}`;
@@ -33,7 +34,11 @@ export function parseStateFile(text: string, source: string): StateFile {
   for (const kind of STATE_SECTIONS) {
     const seen = new Set<string>();
     (parsed.data[kind] ?? []).forEach((o, i) => {
-      if (seen.has(o.name)) throw new StorError(E.BAD_STATE_FILE, `${source}: ${kind}[${i}].name: ${JSON.stringify(o.name)} is named twice`);
+      if (seen.has(o.name))
+        throw new StorError(
+          E.BAD_STATE_FILE,
+          `${source}: ${kind}[${i}].name: ${JSON.stringify(o.name)} is named twice`,
+        );
       seen.add(o.name);
     });
   }

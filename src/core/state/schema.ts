@@ -11,23 +11,31 @@ const name = () => z.string().min(1);
 export const stateGroupSchema = z.strictObject({
   name: name().describe('the group name; objects are matched by name'),
   gid: z.int().positive().optional().describe('a differing gid on the target is reported, never changed in place'),
-  members: z.array(name()).optional().describe('usernames: the group\'s complete member list (primary and auxiliary members, as group.query lists them)'),
+  members: z
+    .array(name())
+    .optional()
+    .describe("usernames: the group's complete member list (primary and auxiliary members, as group.query lists them)"),
 });
 
 export const stateUserSchema = z.strictObject({
   name: name().describe('the username'),
   full_name: z.string().optional(),
-  group: name().optional().describe('primary group by name (default on create: a new group named like the user, as 25.10.1 does)'),
+  group: name()
+    .optional()
+    .describe('primary group by name (default on create: a new group named like the user, as 25.10.1 does)'),
   groups: z.array(name()).optional().describe('auxiliary groups by name'),
   shell: z.string().min(1).optional(),
   home: z.string().min(1).optional(),
-  password_disabled: z.literal(true).optional().describe('users made from a state file never get a password: password login stays off'),
+  password_disabled: z
+    .literal(true)
+    .optional()
+    .describe('users made from a state file never get a password: password login stays off'),
 });
 
 export const statePrivilegeSchema = z.strictObject({
   name: name(),
   groups: z.array(name()).optional().describe('local group names'),
-  roles: z.array(name()).optional().describe('role names of the target\'s catalogue'),
+  roles: z.array(name()).optional().describe("role names of the target's catalogue"),
   web_shell: z.boolean().optional(),
 });
 
@@ -43,14 +51,35 @@ export const stateApiKeySchema = z.strictObject({
  * it owns it by, so one of these would create another dataset than the one named, or a volume,
  * which plan never matches again.
  */
-const CREATE_OPTIONS = new Set(['name', 'type', 'user_properties', 'create_ancestors', 'volsize', 'volblocksize', 'sparse', 'force_size', 'encryption', 'encryption_options', 'inherit_encryption']);
+const CREATE_OPTIONS = new Set([
+  'name',
+  'type',
+  'user_properties',
+  'create_ancestors',
+  'volsize',
+  'volblocksize',
+  'sparse',
+  'force_size',
+  'encryption',
+  'encryption_options',
+  'inherit_encryption',
+]);
 
-const propertyName = z.string().refine((key) => !CREATE_OPTIONS.has(key), { message: 'a create option, not a ZFS property: a state file makes filesystems under the name it gives, unencrypted or as their parent', abort: true });
+const propertyName = z.string().refine((key) => !CREATE_OPTIONS.has(key), {
+  message:
+    'a create option, not a ZFS property: a state file makes filesystems under the name it gives, unencrypted or as their parent',
+  abort: true,
+});
 
 export const stateDatasetSchema = z.strictObject({
   name: name().describe('full dataset name, pool/path'),
   comments: z.string().optional(),
-  properties: z.record(propertyName, z.union([z.string(), z.number(), z.boolean()])).optional().describe('ZFS properties by their pool.dataset.create/update names (compression, quota, atime, readonly, recordsize, sync, exec, copies, …), each read into the terms the appliance takes and compared in: sizes as 10G or bytes (none clears), ints as numbers (copies: 2), words in any case (lz4, on), true/false as ON/OFF, inherit for the inherited value; a key with a colon is a user property, kept as written'),
+  properties: z
+    .record(propertyName, z.union([z.string(), z.number(), z.boolean()]))
+    .optional()
+    .describe(
+      'ZFS properties by their pool.dataset.create/update names (compression, quota, atime, readonly, recordsize, sync, exec, copies, …), each read into the terms the appliance takes and compared in: sizes as 10G or bytes (none clears), ints as numbers (copies: 2), words in any case (lz4, on), true/false as ON/OFF, inherit for the inherited value; a key with a colon is a user property, kept as written',
+    ),
 });
 
 export const stateFileSchema = z.strictObject({

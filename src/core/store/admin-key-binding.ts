@@ -31,7 +31,8 @@ export function readAdminKeyBinding(db: Database): AdminKeyBinding | null {
   if (!row) return null;
   try {
     const b = JSON.parse(row.value) as Partial<AdminKeyBinding>;
-    if (typeof b.keyId === 'number' && typeof b.keyHash === 'string' && typeof b.file === 'string') return { keyId: b.keyId, keyHash: b.keyHash, file: b.file };
+    if (typeof b.keyId === 'number' && typeof b.keyHash === 'string' && typeof b.file === 'string')
+      return { keyId: b.keyId, keyHash: b.keyHash, file: b.file };
   } catch {
     // A row that does not parse binds nothing: the file is then checked by its hash.
   }

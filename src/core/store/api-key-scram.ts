@@ -24,13 +24,10 @@ export function listApiKeyScram(db: Database): Map<number, ApiKeyScramRecord> {
 
 /** Written when a key is created or reset; replaces what the key had. */
 export function writeApiKeyScram(db: Database, r: ApiKeyScramRecord): void {
-  sql(db, 'INSERT OR REPLACE INTO api_key_scram (key_id, iterations, salt, stored_key, server_key) VALUES (?, ?, ?, ?, ?)').run(
-    r.key_id,
-    r.iterations,
-    r.salt,
-    r.stored_key,
-    r.server_key,
-  );
+  sql(
+    db,
+    'INSERT OR REPLACE INTO api_key_scram (key_id, iterations, salt, stored_key, server_key) VALUES (?, ?, ?, ?, ?)',
+  ).run(r.key_id, r.iterations, r.salt, r.stored_key, r.server_key);
 }
 
 /** A reset in plain mode: the old SCRAM data no longer matches the secret. */

@@ -31,11 +31,11 @@ export function findApiKey(db: Database, id: number): ApiKeyRecord | undefined {
 
 /** Returns the new id, which becomes the `<id>-` prefix of the key string. */
 export function insertApiKey(db: Database, k: Omit<ApiKeyRecord, 'id'>): number {
-  const info = sql(db, 
-      `INSERT INTO api_keys (name, user_id, key_hash, created_at, expires_at, revoked, revoked_reason)
+  const info = sql(
+    db,
+    `INSERT INTO api_keys (name, user_id, key_hash, created_at, expires_at, revoked, revoked_reason)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
-    )
-    .run(k.name, k.user_id, k.key_hash, k.created_at, k.expires_at, k.revoked ? 1 : 0, k.revoked_reason);
+  ).run(k.name, k.user_id, k.key_hash, k.created_at, k.expires_at, k.revoked ? 1 : 0, k.revoked_reason);
   return Number(info.lastInsertRowid);
 }
 
@@ -48,6 +48,16 @@ export function deleteApiKey(db: Database, id: number): void {
 }
 
 /** Writes what `api_key.update` may change: name, expiry, the secret's hash and the revocation flag. */
-export function updateApiKey(db: Database, id: number, k: Pick<ApiKeyRecord, 'name' | 'expires_at' | 'key_hash' | 'revoked'>): void {
-  sql(db, 'UPDATE api_keys SET name = ?, expires_at = ?, key_hash = ?, revoked = ? WHERE id = ?').run(k.name, k.expires_at, k.key_hash, k.revoked ? 1 : 0, id);
+export function updateApiKey(
+  db: Database,
+  id: number,
+  k: Pick<ApiKeyRecord, 'name' | 'expires_at' | 'key_hash' | 'revoked'>,
+): void {
+  sql(db, 'UPDATE api_keys SET name = ?, expires_at = ?, key_hash = ?, revoked = ? WHERE id = ?').run(
+    k.name,
+    k.expires_at,
+    k.key_hash,
+    k.revoked ? 1 : 0,
+    id,
+  );
 }

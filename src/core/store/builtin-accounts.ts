@@ -185,7 +185,15 @@ export function addBuiltinAccounts(db: Database): void {
     const [name, , gidText, memberList] = line.split(':', 4) as [string, string, string, string];
     const gid = Number(gidText);
     if (groupNames.has(name) || groupIdByGid.has(gid)) continue;
-    const id = insertGroup(db, { gid, name, builtin: true, smb: false, sudo_commands: [], sudo_commands_nopasswd: [], userns_idmap: gid === USERNS_DIRECT ? 'DIRECT' : null });
+    const id = insertGroup(db, {
+      gid,
+      name,
+      builtin: true,
+      smb: false,
+      sudo_commands: [],
+      sudo_commands_nopasswd: [],
+      userns_idmap: gid === USERNS_DIRECT ? 'DIRECT' : null,
+    });
     groupNames.add(name);
     groupIdByGid.set(gid, id);
     for (const username of memberList.split(',').filter(Boolean)) members.push([id, username]);
@@ -194,7 +202,15 @@ export function addBuiltinAccounts(db: Database): void {
   const usernames = new Set(users.map((u) => u.username));
   const uids = new Set(users.map((u) => u.uid));
   for (const line of lines(PASSWD)) {
-    const [username, , uidText, gidText, gecos, home, shell] = line.split(':') as [string, string, string, string, string, string, string];
+    const [username, , uidText, gidText, gecos, home, shell] = line.split(':') as [
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+    ];
     const uid = Number(uidText);
     const groupId = groupIdByGid.get(Number(gidText));
     if (usernames.has(username) || uids.has(uid) || groupId === undefined) continue;

@@ -36,7 +36,11 @@ export function listDatasets(db: Database): DatasetRecord[] {
  */
 export function listDatasetLineage(db: Database, id: string): DatasetRecord[] {
   const found: DatasetRecord[] = [];
-  for (let name: string | null = id; name !== null; name = name.includes('/') ? name.slice(0, name.lastIndexOf('/')) : null) {
+  for (
+    let name: string | null = id;
+    name !== null;
+    name = name.includes('/') ? name.slice(0, name.lastIndexOf('/')) : null
+  ) {
     const row = sql(db, 'SELECT * FROM datasets WHERE id = ?').get(name) as DatasetRow | undefined;
     if (row) found.push(record(row));
   }
@@ -54,7 +58,11 @@ export function insertDataset(db: Database, d: DatasetRecord): void {
 }
 
 export function updateDataset(db: Database, d: DatasetRecord): void {
-  sql(db, 'UPDATE datasets SET properties = ?, user_properties = ? WHERE id = ?').run(toJsonColumn(d.properties), toJsonColumn(d.user_properties), d.id);
+  sql(db, 'UPDATE datasets SET properties = ?, user_properties = ? WHERE id = ?').run(
+    toJsonColumn(d.properties),
+    toJsonColumn(d.user_properties),
+    d.id,
+  );
 }
 
 /** Deletes datasets (and the owners of files below their mountpoints). */

@@ -17,7 +17,10 @@ export function listPools(db: Database): string[] {
 
 /** Every recorded owner, keyed by `ownerKey(pool, path)`. */
 export function listOwners(db: Database): Map<string, FileOwner> {
-  const rows = sql(db, 'SELECT pool, path, uid, gid FROM file_owners').all() as (FileOwner & { pool: string; path: string })[];
+  const rows = sql(db, 'SELECT pool, path, uid, gid FROM file_owners').all() as (FileOwner & {
+    pool: string;
+    path: string;
+  })[];
   return new Map(rows.map((r) => [ownerKey(r.pool, r.path), { uid: r.uid, gid: r.gid }]));
 }
 

@@ -56,11 +56,11 @@ function toRow(g: NewGroup): Record<string, unknown> {
 }
 
 export function insertGroup(db: Database, g: NewGroup): number {
-  const info = sql(db, 
-      `INSERT INTO groups (gid, name, builtin, smb, sudo_commands, sudo_commands_nopasswd, userns_idmap)
+  const info = sql(
+    db,
+    `INSERT INTO groups (gid, name, builtin, smb, sudo_commands, sudo_commands_nopasswd, userns_idmap)
        VALUES (@gid, @name, @builtin, @smb, @sudo_commands, @sudo_commands_nopasswd, @userns_idmap)`,
-    )
-    .run(toRow(g));
+  ).run(toRow(g));
   return Number(info.lastInsertRowid);
 }
 

@@ -123,7 +123,11 @@ export const MIGRATIONS: readonly Migration[] = [
     up: (db) => {
       // Written out here, not imported: a shipped migration must not change when the appliance does.
       const moved = { comments: 'org.freenas:description', managedby: 'org.truenas:managedby' } as const;
-      const rows = db.prepare('SELECT id, properties, user_properties FROM datasets').all() as { id: string; properties: string; user_properties: string }[];
+      const rows = db.prepare('SELECT id, properties, user_properties FROM datasets').all() as {
+        id: string;
+        properties: string;
+        user_properties: string;
+      }[];
       const update = db.prepare('UPDATE datasets SET properties = ?, user_properties = ? WHERE id = ?');
       for (const row of rows) {
         const properties = JSON.parse(row.properties) as Record<string, unknown>;
@@ -200,11 +204,14 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 8,
-    description: "truenas_admin has a password no one knows, as after an install, where the seed left it password-disabled",
+    description:
+      'truenas_admin has a password no one knows, as after an install, where the seed left it password-disabled',
     up: (db) => {
       // Only where it is still as older seeds left it: disabled and without a hash. The hash is of
       // no known password (secrets.ts unknownSecretHash); logins keep using the admin key.
-      db.prepare('UPDATE users SET password_disabled = 0, password_hash = ? WHERE uid = 950 AND password_disabled = 1 AND password_hash IS NULL').run(unknownSecretHash());
+      db.prepare(
+        'UPDATE users SET password_disabled = 0, password_hash = ? WHERE uid = 950 AND password_disabled = 1 AND password_hash IS NULL',
+      ).run(unknownSecretHash());
     },
   },
   {
@@ -226,7 +233,8 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 10,
-    description: "the Debian system accounts a 25.10.1 lists as built-in users and groups (news, operator, …), added to a state seeded without them",
+    description:
+      'the Debian system accounts a 25.10.1 lists as built-in users and groups (news, operator, …), added to a state seeded without them',
     up: (db) => {
       // A fresh state gets them from the seed, which runs after the migrations; a seeded one here,
       // leaving every account of its own as it is (builtin-accounts.ts).

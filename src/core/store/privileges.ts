@@ -47,19 +47,31 @@ export function findPrivilege(db: Database, id: number): PrivilegeRecord | undef
 }
 
 export function insertPrivilege(db: Database, p: NewPrivilege): number {
-  const info = sql(db, 
-      `INSERT INTO privileges (builtin_name, name, local_groups, ds_groups, roles, web_shell)
+  const info = sql(
+    db,
+    `INSERT INTO privileges (builtin_name, name, local_groups, ds_groups, roles, web_shell)
        VALUES (?, ?, ?, ?, ?, ?)`,
-    )
-    .run(p.builtin_name, p.name, toJsonColumn(p.local_groups), toJsonColumn(p.ds_groups), toJsonColumn(p.roles), p.web_shell ? 1 : 0);
+  ).run(
+    p.builtin_name,
+    p.name,
+    toJsonColumn(p.local_groups),
+    toJsonColumn(p.ds_groups),
+    toJsonColumn(p.roles),
+    p.web_shell ? 1 : 0,
+  );
   return Number(info.lastInsertRowid);
 }
 
 /** Rewrites every field in one statement, so a reader sees the old privilege or the new one. */
 export function updatePrivilege(db: Database, p: PrivilegeRecord): void {
-  sql(db, 
-    `UPDATE privileges SET name = ?, local_groups = ?, ds_groups = ?, roles = ?, web_shell = ? WHERE id = ?`,
-  ).run(p.name, toJsonColumn(p.local_groups), toJsonColumn(p.ds_groups), toJsonColumn(p.roles), p.web_shell ? 1 : 0, p.id);
+  sql(db, `UPDATE privileges SET name = ?, local_groups = ?, ds_groups = ?, roles = ?, web_shell = ? WHERE id = ?`).run(
+    p.name,
+    toJsonColumn(p.local_groups),
+    toJsonColumn(p.ds_groups),
+    toJsonColumn(p.roles),
+    p.web_shell ? 1 : 0,
+    p.id,
+  );
 }
 
 export function deletePrivilege(db: Database, id: number): void {

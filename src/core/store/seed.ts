@@ -39,7 +39,10 @@ const group = (name: keyof typeof GID, builtin = true): NewGroup => ({
   userns_idmap: null,
 });
 
-const baseUser = (fields: Pick<NewUser, 'uid' | 'username' | 'full_name' | 'home' | 'group_id' | 'groups'> & Partial<Pick<NewUser, 'builtin'>>): NewUser => ({
+const baseUser = (
+  fields: Pick<NewUser, 'uid' | 'username' | 'full_name' | 'home' | 'group_id' | 'groups'> &
+    Partial<Pick<NewUser, 'builtin'>>,
+): NewUser => ({
   shell: '/usr/bin/zsh',
   builtin: true,
   smb: false,
@@ -71,7 +74,10 @@ export function seedFreshAppliance(db: Database, stateDir: string): void {
     gids.set(GID[name], insertGroup(db, group(name, name !== 'truenas_admin')));
   }
   const admins = gids.get(GID.builtin_administrators)!;
-  insertUser(db, baseUser({ uid: 0, username: 'root', full_name: 'root', home: '/root', group_id: admins, groups: [] }));
+  insertUser(
+    db,
+    baseUser({ uid: 0, username: 'root', full_name: 'root', home: '/root', group_id: admins, groups: [] }),
+  );
   const adminId = insertUser(
     db,
     baseUser({

@@ -3,7 +3,11 @@ import { sql } from './statements.js';
 
 /** Holds on snapshots: snapshot id → tag → when it was placed (ms). */
 export function listHolds(db: Database): Map<string, Map<string, number>> {
-  const rows = sql(db, 'SELECT snapshot, tag, created_at FROM snapshot_holds ORDER BY snapshot, tag').all() as { snapshot: string; tag: string; created_at: number }[];
+  const rows = sql(db, 'SELECT snapshot, tag, created_at FROM snapshot_holds ORDER BY snapshot, tag').all() as {
+    snapshot: string;
+    tag: string;
+    created_at: number;
+  }[];
   const holds = new Map<string, Map<string, number>>();
   for (const r of rows) {
     let tags = holds.get(r.snapshot);

@@ -42,7 +42,17 @@ export function insertSnapshot(db: Database, s: Omit<SnapshotRecord, 'txg'>): vo
   sql(
     db,
     'INSERT INTO snapshots (id, dataset, pool, copy, referenced, guid, user_properties, owners, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-  ).run(s.id, s.dataset, s.pool, s.copy, s.referenced, s.guid, toJsonColumn(s.user_properties), toJsonColumn(s.owners), s.created_at);
+  ).run(
+    s.id,
+    s.dataset,
+    s.pool,
+    s.copy,
+    s.referenced,
+    s.guid,
+    toJsonColumn(s.user_properties),
+    toJsonColumn(s.owners),
+    s.created_at,
+  );
 }
 
 export function deleteSnapshots(db: Database, ids: readonly string[]): void {
@@ -60,14 +70,24 @@ export function datasetOwners(db: Database, pool: string, rel: string, childRels
   const rows = (
     rel === ''
       ? sql(db, 'SELECT path, uid, gid FROM file_owners WHERE pool = ?').all(pool)
-      : sql(db, "SELECT path, uid, gid FROM file_owners WHERE pool = ? AND (path = ? OR path LIKE ? ESCAPE '\\')").all(pool, rel, `${escapeLike(rel)}/%`)
+      : sql(db, "SELECT path, uid, gid FROM file_owners WHERE pool = ? AND (path = ? OR path LIKE ? ESCAPE '\\')").all(
+          pool,
+          rel,
+          `${escapeLike(rel)}/%`,
+        )
   ) as { path: string; uid: number; gid: number }[];
   const inChild = (path: string) => childRels.some((c) => path === c || path.startsWith(`${c}/`));
   return rows.filter((r) => !inChild(r.path)).map((r) => [r.path, r.uid, r.gid]);
 }
 
 /** Puts back a dataset's owners as a snapshot recorded them (the owners of its child datasets stay). */
-export function restoreOwners(db: Database, pool: string, rel: string, childRels: readonly string[], owners: readonly SnapshotOwner[]): void {
+export function restoreOwners(
+  db: Database,
+  pool: string,
+  rel: string,
+  childRels: readonly string[],
+  owners: readonly SnapshotOwner[],
+): void {
   const del = sql(db, 'DELETE FROM file_owners WHERE pool = ? AND path = ?');
   for (const [path] of datasetOwners(db, pool, rel, childRels)) del.run(pool, path);
   const put = sql(db, 'INSERT INTO file_owners (pool, path, uid, gid) VALUES (?, ?, ?, ?)');

@@ -34,12 +34,19 @@ export interface Database {
  * scripts/node-gyp-gate) is the fallback where node:sqlite is missing. Both write the
  * same SQLite file format, so a state directory moves between Node majors either way.
  */
-export function chooseSqliteBinding(runtime: { hasNodeSqlite: boolean; version: string }, installed: (name: 'better-sqlite3') => boolean): SqliteBinding {
+export function chooseSqliteBinding(
+  runtime: { hasNodeSqlite: boolean; version: string },
+  installed: (name: 'better-sqlite3') => boolean,
+): SqliteBinding {
   if (runtime.hasNodeSqlite) return 'node:sqlite';
   if (installed('better-sqlite3')) return 'better-sqlite3';
-  throw new StorError(E.SQLITE_BINDING_MISSING, `Node.js ${runtime.version} has no node:sqlite, and better-sqlite3 (the optional dependency stor uses instead) is not installed`, {
-    hint: 'reinstall with optional dependencies (`npm ci`) where better-sqlite3 can be built, or run stor on Node.js 22.13 or newer',
-  });
+  throw new StorError(
+    E.SQLITE_BINDING_MISSING,
+    `Node.js ${runtime.version} has no node:sqlite, and better-sqlite3 (the optional dependency stor uses instead) is not installed`,
+    {
+      hint: 'reinstall with optional dependencies (`npm ci`) where better-sqlite3 can be built, or run stor on Node.js 22.13 or newer',
+    },
+  );
 }
 
 /** The part of node:sqlite stor uses (@types/node 20, the oldest runtime's types, does not declare the module). */
@@ -207,7 +214,10 @@ function isInstalled(name: string): boolean {
 
 const nodeSqlite = loadNodeSqlite();
 
-export const binding: SqliteBinding = chooseSqliteBinding({ hasNodeSqlite: nodeSqlite !== undefined, version: process.version }, isInstalled);
+export const binding: SqliteBinding = chooseSqliteBinding(
+  { hasNodeSqlite: nodeSqlite !== undefined, version: process.version },
+  isInstalled,
+);
 
 /** Opens (creating it if needed, unless read-only) the SQLite database `file` with this runtime's binding. */
 export function openDatabase(file: string, options: { readonly?: boolean } = {}): Database {

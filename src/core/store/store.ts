@@ -17,7 +17,8 @@ export type Db = Database;
 export const BUSY_TIMEOUT_MS = 15000;
 
 /** The file system or SQLite refusing to create or write the state: a clear error, not a crash. */
-const UNWRITABLE = /^(EROFS|EACCES|EPERM|ENOSPC|EDQUOT|ENOENT|ENOTDIR|EIO|SQLITE_(READONLY|CANTOPEN|FULL|PERM|IOERR)\w*)$/;
+const UNWRITABLE =
+  /^(EROFS|EACCES|EPERM|ENOSPC|EDQUOT|ENOENT|ENOTDIR|EIO|SQLITE_(READONLY|CANTOPEN|FULL|PERM|IOERR)\w*)$/;
 
 function stateDirError(stateDir: string, err: unknown): unknown {
   const code = (err as { code?: unknown } | null)?.code;

@@ -22,8 +22,7 @@ export const USER_TWOFACTOR_DEFAULTS: UserTwoFactorRecord = { secret: null, inte
 
 export function readTwoFactorConfig(db: Database): TwoFactorConfigRecord {
   const row = sql(db, 'SELECT enabled, window, services FROM twofactor_config WHERE id = 1').get() as
-    | { enabled: number; window: number; services: string }
-    | undefined;
+    { enabled: number; window: number; services: string } | undefined;
   if (!row) return { enabled: false, window: 0, services: {} };
   return { enabled: bool(row.enabled), window: row.window, services: fromJsonColumn(row.services, {}) };
 }
@@ -38,8 +37,7 @@ export function writeTwoFactorConfig(db: Database, config: TwoFactorConfigRecord
 
 export function readUserTwoFactor(db: Database, userId: number): UserTwoFactorRecord {
   const row = sql(db, 'SELECT secret, interval, otp_digits FROM user_twofactor WHERE user_id = ?').get(userId) as
-    | UserTwoFactorRecord
-    | undefined;
+    UserTwoFactorRecord | undefined;
   return row ?? { ...USER_TWOFACTOR_DEFAULTS };
 }
 
@@ -53,5 +51,5 @@ export function writeUserTwoFactor(db: Database, userId: number, record: UserTwo
 
 /** Ids of users with a secret: `twofactor_auth_configured` in their entries. */
 export function listUsersWithSecret(db: Database): number[] {
-  return (sql(db, 'SELECT user_id FROM user_twofactor WHERE secret IS NOT NULL').pluck().all() as number[]);
+  return sql(db, 'SELECT user_id FROM user_twofactor WHERE secret IS NOT NULL').pluck().all() as number[];
 }

@@ -29,7 +29,18 @@ export interface UserRecord {
 
 export type NewUser = Omit<UserRecord, 'id'>;
 
-interface UserRow extends Omit<UserRecord, 'groups' | 'builtin' | 'smb' | 'password_disabled' | 'locked' | 'ssh_password_enabled' | 'sudo_commands' | 'sudo_commands_nopasswd' | 'userns_idmap'> {
+interface UserRow extends Omit<
+  UserRecord,
+  | 'groups'
+  | 'builtin'
+  | 'smb'
+  | 'password_disabled'
+  | 'locked'
+  | 'ssh_password_enabled'
+  | 'sudo_commands'
+  | 'sudo_commands_nopasswd'
+  | 'userns_idmap'
+> {
   builtin: number;
   smb: number;
   password_disabled: number;
@@ -89,15 +100,15 @@ function toRow(u: NewUser): Record<string, unknown> {
 }
 
 export function insertUser(db: Database, u: NewUser): number {
-  const info = sql(db, 
-      `INSERT INTO users (uid, username, full_name, home, shell, group_id, builtin, smb, password_disabled,
+  const info = sql(
+    db,
+    `INSERT INTO users (uid, username, full_name, home, shell, group_id, builtin, smb, password_disabled,
          password_hash, locked, email, sshpubkey, ssh_password_enabled, sudo_commands, sudo_commands_nopasswd,
          userns_idmap, last_password_change)
        VALUES (@uid, @username, @full_name, @home, @shell, @group_id, @builtin, @smb, @password_disabled,
          @password_hash, @locked, @email, @sshpubkey, @ssh_password_enabled, @sudo_commands, @sudo_commands_nopasswd,
          @userns_idmap, @last_password_change)`,
-    )
-    .run(toRow(u));
+  ).run(toRow(u));
   const id = Number(info.lastInsertRowid);
   const add = sql(db, 'INSERT OR IGNORE INTO user_groups (user_id, group_id) VALUES (?, ?)');
   for (const g of u.groups) add.run(id, g);

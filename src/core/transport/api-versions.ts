@@ -13,7 +13,12 @@ const MAX_BYTES = 16 * 1024;
  */
 export async function apiVersions(endpoint: Endpoint, agent: Agent, timeoutSeconds: number): Promise<string[] | null> {
   try {
-    const res = await request(new URL('api/versions', endpoint.base), { method: 'GET', dispatcher: agent, headersTimeout: timeoutSeconds * 1000, bodyTimeout: timeoutSeconds * 1000 });
+    const res = await request(new URL('api/versions', endpoint.base), {
+      method: 'GET',
+      dispatcher: agent,
+      headersTimeout: timeoutSeconds * 1000,
+      bodyTimeout: timeoutSeconds * 1000,
+    });
     if (res.statusCode !== 200) {
       await res.body.dump();
       return null;
@@ -29,7 +34,12 @@ export async function apiVersions(endpoint: Endpoint, agent: Agent, timeoutSecon
       chunks.push(chunk);
     }
     const list: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-    return Array.isArray(list) && list.length > 0 && list.length <= 100 && list.every((v) => typeof v === 'string' && /^v[0-9][0-9A-Za-z._-]{0,30}$/.test(v)) ? (list as string[]) : null;
+    return Array.isArray(list) &&
+      list.length > 0 &&
+      list.length <= 100 &&
+      list.every((v) => typeof v === 'string' && /^v[0-9][0-9A-Za-z._-]{0,30}$/.test(v))
+      ? (list as string[])
+      : null;
   } catch {
     return null;
   } finally {

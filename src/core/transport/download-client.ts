@@ -33,9 +33,13 @@ export function downloadUrl(endpoint: Endpoint, path: string, jobId: number): UR
   // as given, and elsewhere once its leading slash is dropped.
   const fetched = resolve(path.replace(/^\/+/, ''));
   if (resolve(path)?.origin !== endpoint.base.origin || fetched?.origin !== endpoint.base.origin) {
-    throw new StorError(E.MALFORMED_ANSWER, `not a valid appliance answer: core.download gave job ${jobId} a download URL on another origin than ${endpoint.display}; not fetched`, {
-      hint: 'check that the URL names a 25.10.1 appliance',
-    });
+    throw new StorError(
+      E.MALFORMED_ANSWER,
+      `not a valid appliance answer: core.download gave job ${jobId} a download URL on another origin than ${endpoint.display}; not fetched`,
+      {
+        hint: 'check that the URL names a 25.10.1 appliance',
+      },
+    );
   }
   return fetched;
 }
@@ -45,7 +49,15 @@ export function downloadUrl(endpoint: Endpoint, path: string, jobId: number): UR
  * `counter` into `sink` (which it ends): a download's fetch over the network (download-flow.ts).
  * Only the job id travels into messages: the URL carries the token, which is a credential.
  */
-export async function getDownload(endpoint: Endpoint, agent: Agent, path: string, jobId: number, counter: Transform, sink: Writable, timeoutSeconds: number): Promise<void> {
+export async function getDownload(
+  endpoint: Endpoint,
+  agent: Agent,
+  path: string,
+  jobId: number,
+  counter: Transform,
+  sink: Writable,
+  timeoutSeconds: number,
+): Promise<void> {
   const url = downloadUrl(endpoint, path, jobId);
   const startedAt = performance.now();
   let res;
@@ -58,20 +70,26 @@ export async function getDownload(endpoint: Endpoint, agent: Agent, path: string
     });
   } catch (err) {
     const code = (err as { code?: string }).code;
-    if (code === 'UND_ERR_HEADERS_TIMEOUT') throw timedOut(endpoint.display, `the download of job ${jobId}`, timeoutSeconds);
+    if (code === 'UND_ERR_HEADERS_TIMEOUT')
+      throw timedOut(endpoint.display, `the download of job ${jobId}`, timeoutSeconds);
     throw networkError(err, endpoint.display, startedAt);
   }
   if (res.statusCode !== 200) {
     await res.body.dump();
-    throw new StorError(E.DOWNLOAD_REFUSED, `${endpoint.display} refused the download of job ${jobId} (HTTP ${res.statusCode}: ${REFUSALS[res.statusCode] ?? 'unexpected status'})`, {
-      hint: 'start the download again; a download URL serves one GET, within a minute of being issued',
-    });
+    throw new StorError(
+      E.DOWNLOAD_REFUSED,
+      `${endpoint.display} refused the download of job ${jobId} (HTTP ${res.statusCode}: ${REFUSALS[res.statusCode] ?? 'unexpected status'})`,
+      {
+        hint: 'start the download again; a download URL serves one GET, within a minute of being issued',
+      },
+    );
   }
   try {
     await pipeline(res.body, counter, sink);
   } catch (err) {
     const code = (err as { code?: string }).code;
-    if (code === 'UND_ERR_BODY_TIMEOUT') throw timedOut(endpoint.display, `the rest of the download of job ${jobId} (nothing moved)`, timeoutSeconds);
+    if (code === 'UND_ERR_BODY_TIMEOUT')
+      throw timedOut(endpoint.display, `the rest of the download of job ${jobId} (nothing moved)`, timeoutSeconds);
     if (code?.startsWith('UND_ERR') || code === 'ECONNRESET') throw networkError(err, endpoint.display, startedAt);
     throw err;
   }

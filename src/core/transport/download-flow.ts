@@ -17,9 +17,14 @@ export function downloadLimit(request: DownloadRequest): ByteLimit | undefined {
   if (size === undefined) return undefined;
   return {
     bytes: size,
-    exceeded: () => new StorError(E.DOWNLOAD_SIZE_MISMATCH, `${request.path} brought more than the ${size} bytes the appliance reported; stopped there, nothing more written`, {
-      hint: 'it may have changed meanwhile: download it again',
-    }),
+    exceeded: () =>
+      new StorError(
+        E.DOWNLOAD_SIZE_MISMATCH,
+        `${request.path} brought more than the ${size} bytes the appliance reported; stopped there, nothing more written`,
+        {
+          hint: 'it may have changed meanwhile: download it again',
+        },
+      ),
   };
 }
 
@@ -55,7 +60,12 @@ export async function downloadFile(way: DownloadWay, req: DownloadRequest): Prom
     const [jobId, url] = await contractCall(way.rpc, 'core.download', downloadParams(req.path));
     const counter = byteCounter(req.onProgress, downloadLimit(req));
     const fetched = way.fetch(jobId, url, counter, req.sink);
-    const broken = way.jobFailureFirst ? await fetched.then(() => undefined, (reason: unknown) => ({ reason })) : await fetched;
+    const broken = way.jobFailureFirst
+      ? await fetched.then(
+          () => undefined,
+          (reason: unknown) => ({ reason }),
+        )
+      : await fetched;
     await awaitJob(way.jobs, jobId, way.timeoutSeconds);
     if (broken) throw broken.reason;
     return { jobId, bytes: counter.bytes };

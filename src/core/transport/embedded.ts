@@ -50,9 +50,13 @@ function readAdminKey(stateDir: string): { key: string; file: string } {
     return { key: read.data.toString('utf8').trim(), file: fileIdentity(read.stats) };
   } catch (err) {
     if (err instanceof StorError) throw err;
-    throw new StorError(E.ADMIN_KEY_MISSING, `the embedded appliance's administrator key file ${path} is missing or unreadable`, {
-      hint: 'restore the file, or log in with another key (STOR_API_KEY)',
-    });
+    throw new StorError(
+      E.ADMIN_KEY_MISSING,
+      `the embedded appliance's administrator key file ${path} is missing or unreadable`,
+      {
+        hint: 'restore the file, or log in with another key (STOR_API_KEY)',
+      },
+    );
   }
 }
 
@@ -61,7 +65,12 @@ function readAdminKey(stateDir: string): { key: string; file: string } {
  * that key's file (appliance/session/admin-key-file.ts says why that is enough); null when it does not, and
  * the real login decides. Errors are named as the login method's would be.
  */
-function loginByOwnKeyFile(appliance: Appliance, session: Session, own: { key: string; file: string }, trace: TraceSink | undefined): boolean | null {
+function loginByOwnKeyFile(
+  appliance: Appliance,
+  session: Session,
+  own: { key: string; file: string },
+  trace: TraceSink | undefined,
+): boolean | null {
   let outcome;
   try {
     outcome = loginWithOwnKeyFile(appliance, session, own.key, own.file);
@@ -72,7 +81,9 @@ function loginByOwnKeyFile(appliance: Appliance, session: Session, own: { key: s
     trace?.(`login: ${ADMIN_KEY_FILE} is not known as the state's own key file: checking its key's hash`);
     return null;
   }
-  trace?.(`login: ${ADMIN_KEY_FILE} is the state's own key file: admitted without a second hash of its key (${outcome})`);
+  trace?.(
+    `login: ${ADMIN_KEY_FILE} is the state's own key file: admitted without a second hash of its key (${outcome})`,
+  );
   return outcome === 'SUCCESS';
 }
 
@@ -104,7 +115,9 @@ export class EmbeddedTransport implements Transport {
       const key = options.apiKey ?? own!.key;
       let ok: unknown = own ? loginByOwnKeyFile(appliance, session, own, options.trace) : null;
       if (ok === null) {
-        ok = await traced(options.trace, 'auth.login_with_api_key', () => dispatcher.call(session, 'auth.login_with_api_key', [key])).catch((err: unknown) => {
+        ok = await traced(options.trace, 'auth.login_with_api_key', () =>
+          dispatcher.call(session, 'auth.login_with_api_key', [key]),
+        ).catch((err: unknown) => {
           throw loginError(err, `TrueNAS ${appliance.release.versionShort}`);
         });
         if (ok === true && own) rememberOwnKeyFile(appliance, session, own.file);
@@ -161,7 +174,9 @@ export class EmbeddedTransport implements Transport {
     let interrupted: NodeJS.Signals | undefined;
     const unsubscribe = this.options.onSignal?.((signal) => {
       interrupted ??= signal;
-      trace?.(`upload to ${req.path}: ${signal}${ended ? ', every byte read: letting the put finish' : ', stopping it'}`);
+      trace?.(
+        `upload to ${req.path}: ${signal}${ended ? ', every byte read: letting the put finish' : ', stopping it'}`,
+      );
       // The put then fails before its rename and removes its temporary file.
       if (!ended) source.destroy(new Error(`interrupted by ${signal}`));
     });
@@ -170,7 +185,11 @@ export class EmbeddedTransport implements Transport {
       const job = start(source, Promise.resolve());
       jobId = job.jobId;
       trace?.(`upload to ${req.path}: waiting for job ${jobId}`);
-      await awaitJob({ call: (method, params) => this.call(method, params), ended: () => job.done }, jobId, this.options.timeoutSeconds);
+      await awaitJob(
+        { call: (method, params) => this.call(method, params), ended: () => job.done },
+        jobId,
+        this.options.timeoutSeconds,
+      );
     } catch (err) {
       if (interrupted) throw interruptedBy(interrupted, req.path, false);
       throw err;
@@ -192,12 +211,17 @@ export class EmbeddedTransport implements Transport {
       const token = new URL(url, 'http://embedded').searchParams.get('auth_token');
       if (token !== null) this.appliance.tokens.find(token, this.session.origin)?.destroy();
       const pipe = this.appliance.downloads.claim(jobId)!;
-      const broken = (await Promise.allSettled([pipe.deliver(counter), pipelineAsync(counter, sink)])).find((r) => r.status === 'rejected');
+      const broken = (await Promise.allSettled([pipe.deliver(counter), pipelineAsync(counter, sink)])).find(
+        (r) => r.status === 'rejected',
+      );
       if (broken) throw broken.reason;
     };
     // The job's own failure says more than the broken stream it caused.
     const jobs = { call: this.call.bind(this), ended: (id: number) => this.appliance.jobs.wait(this.session, id) };
-    return downloadFile({ rpc: this, jobs, timeoutSeconds: this.options.timeoutSeconds, fetch, jobFailureFirst: true }, req);
+    return downloadFile(
+      { rpc: this, jobs, timeoutSeconds: this.options.timeoutSeconds, fetch, jobFailureFirst: true },
+      req,
+    );
   }
 
   async close(): Promise<void> {

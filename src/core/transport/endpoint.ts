@@ -62,7 +62,8 @@ export type SecretKind = 'an API key' | 'a password';
  */
 export function assertSecretMayTravel(endpoint: Endpoint, secret: SecretKind): void {
   if (secretMayTravel(endpoint)) return;
-  const why = secret === 'an API key' ? 'the appliance would revoke a key used over it' : 'anyone on the path could read it';
+  const why =
+    secret === 'an API key' ? 'the appliance would revoke a key used over it' : 'anyone on the path could read it';
   throw new StorError(
     E.INSECURE_TRANSPORT,
     `refusing to send ${secret} in clear to ${endpoint.base.hostname}: ${endpoint.display} is not encrypted, and ${why}`,
@@ -71,10 +72,12 @@ export function assertSecretMayTravel(endpoint: Endpoint, secret: SecretKind): v
 }
 
 /** Whether a key or password may go to `endpoint`: TLS, or clear text to this machine. */
-export const secretMayTravel = (endpoint: Endpoint): boolean => endpoint.secure || isLoopbackHost(endpoint.base.hostname);
+export const secretMayTravel = (endpoint: Endpoint): boolean =>
+  endpoint.secure || isLoopbackHost(endpoint.base.hostname);
 
 /**
  * The URL to suggest for `endpoint`: as given when a key may go to it, else its `wss://` form, so
  * that stor never suggests a URL it would then refuse (INSECURE_TRANSPORT).
  */
-export const secureDisplay = (endpoint: Endpoint): string => (secretMayTravel(endpoint) ? endpoint.display : endpoint.display.replace(/^ws:/, 'wss:'));
+export const secureDisplay = (endpoint: Endpoint): string =>
+  secretMayTravel(endpoint) ? endpoint.display : endpoint.display.replace(/^ws:/, 'wss:');

@@ -26,9 +26,22 @@ export interface JobProgress {
  * changed for `stallSeconds` (the command's --timeout) is given up on with JOB_STALLED.
  * `onProgress` hears the job's progress each time it is read while the job runs.
  */
-export async function awaitJob(source: JobSource, id: number, stallSeconds: number, onProgress?: (progress: JobProgress) => void): Promise<void> {
+export async function awaitJob(
+  source: JobSource,
+  id: number,
+  stallSeconds: number,
+  onProgress?: (progress: JobProgress) => void,
+): Promise<void> {
   let settled = false;
-  const entry = async () => (await queryItems(source, 'core.get_jobs', ['id', 'method', 'state', 'progress', 'error', 'exc_info'], [['id', '=', id]]))[0];
+  const entry = async () =>
+    (
+      await queryItems(
+        source,
+        'core.get_jobs',
+        ['id', 'method', 'state', 'progress', 'error', 'exc_info'],
+        [['id', '=', id]],
+      )
+    )[0];
   // Told the job ended: success needs nothing more; a failure is read from the job's entry at once.
   const told = source.ended
     ? source.ended(id).then(
@@ -46,9 +59,13 @@ export async function awaitJob(source: JobSource, id: number, stallSeconds: numb
     for (let delay = 20; !settled; delay = Math.min(delay * 2, 500)) {
       const job = await entry();
       if (!job) {
-        throw new StorError(E.JOB_NOT_FOUND, `job ${id} is not known to the appliance (any more): its outcome cannot be told`, {
-          hint: 'check the target with `stor stat` before trying again',
-        });
+        throw new StorError(
+          E.JOB_NOT_FOUND,
+          `job ${id} is not known to the appliance (any more): its outcome cannot be told`,
+          {
+            hint: 'check the target with `stor stat` before trying again',
+          },
+        );
       }
       if (job.state === 'SUCCESS') return true;
       if (job.state === 'FAILED' || job.state === 'ABORTED') throw jobFailure(job);
@@ -89,9 +106,13 @@ export function stallWatch(stallSeconds: number): (job: Watched) => void {
 
 function jobStalled(job: Watched, seconds: number): StorError {
   const percent = job.progress.percent === null ? '' : ` at ${job.progress.percent}%`;
-  return new StorError(E.JOB_STALLED, `job ${job.id} (${job.method}) has not moved for ${seconds.toFixed(1)} s (still ${job.state}${percent}); stopped waiting for it`, {
-    hint: `it may yet finish: look again with \`stor call core.get_jobs '[["id","=",${job.id}]]'\`, or raise --timeout to wait longer for a job that reports no progress`,
-  });
+  return new StorError(
+    E.JOB_STALLED,
+    `job ${job.id} (${job.method}) has not moved for ${seconds.toFixed(1)} s (still ${job.state}${percent}); stopped waiting for it`,
+    {
+      hint: `it may yet finish: look again with \`stor call core.get_jobs '[["id","=",${job.id}]]'\`, or raise --timeout to wait longer for a job that reports no progress`,
+    },
+  );
 }
 
 /**
@@ -100,17 +121,40 @@ function jobStalled(job: Watched, seconds: number): StorError {
  * them); any other exception (an OSError, say) becomes `CallError(job.error)` with EFAULT,
  * exactly what `core.job_wait` raises for it (MW/job.py:467-478).
  */
-export function jobFailure(job: Pick<Needed<'core.get_jobs', 'id' | 'method' | 'state' | 'error' | 'exc_info'>, 'id' | 'method' | 'state' | 'error' | 'exc_info'>): RpcError | StorError {
+export function jobFailure(
+  job: Pick<
+    Needed<'core.get_jobs', 'id' | 'method' | 'state' | 'error' | 'exc_info'>,
+    'id' | 'method' | 'state' | 'error' | 'exc_info'
+  >,
+): RpcError | StorError {
   if (job.state === 'ABORTED') return new StorError(E.JOB_ABORTED, `job ${job.id} (${job.method}) was aborted`);
   const error = job.error ?? `job ${job.id} (${job.method}) failed and gave no reason`;
   const info = job.exc_info;
   if (info?.type === 'VALIDATION') {
     const triples = Array.isArray(info.extra) ? (info.extra as ValidationTriple[]) : [];
-    return new RpcError(RPC_CODE.INVALID_PARAMS, 'Invalid params', { error: ERRNO.EINVAL, errname: 'EINVAL', reason: error, trace: null, extra: triples });
+    return new RpcError(RPC_CODE.INVALID_PARAMS, 'Invalid params', {
+      error: ERRNO.EINVAL,
+      errname: 'EINVAL',
+      reason: error,
+      trace: null,
+      extra: triples,
+    });
   }
   if (info && info.errno !== null) {
-    return new RpcError(RPC_CODE.CALL_ERROR, 'Method call error', { error: info.errno, errname: errnameOf(info.errno), reason: error, trace: null, extra: info.extra });
+    return new RpcError(RPC_CODE.CALL_ERROR, 'Method call error', {
+      error: info.errno,
+      errname: errnameOf(info.errno),
+      reason: error,
+      trace: null,
+      extra: info.extra,
+    });
   }
   const reason = `[EFAULT] ${error}`;
-  return new RpcError(RPC_CODE.CALL_ERROR, 'Method call error', { error: ERRNO.EFAULT, errname: 'EFAULT', reason, trace: null, extra: null });
+  return new RpcError(RPC_CODE.CALL_ERROR, 'Method call error', {
+    error: ERRNO.EFAULT,
+    errname: 'EFAULT',
+    reason,
+    trace: null,
+    extra: null,
+  });
 }

@@ -26,7 +26,11 @@ import type { LoginLink, RpcCall } from './login-link.js';
  */
 
 /** `auth.login_ex` with one SCRAM message, checked against 26's AuthLoginExResult. */
-async function step(call: RpcCall, scram_type: 'CLIENT_FIRST_MESSAGE' | 'CLIENT_FINAL_MESSAGE', rfc_str: string): Promise<LoginExAnswer26> {
+async function step(
+  call: RpcCall,
+  scram_type: 'CLIENT_FIRST_MESSAGE' | 'CLIENT_FINAL_MESSAGE',
+  rfc_str: string,
+): Promise<LoginExAnswer26> {
   const data: LoginData26 = { mechanism: 'SCRAM', scram_type, rfc_str };
   const answer = await call<unknown>('auth.login_ex', [data]);
   // Checked against 26's AuthLoginExResult (contract/v26_0_0/auth.ts), not 25.10.1's, which has no SCRAM_RESPONSE.
@@ -37,7 +41,7 @@ async function step(call: RpcCall, scram_type: 'CLIENT_FIRST_MESSAGE' | 'CLIENT_
 
 function failed(where: string, why: string, cause?: unknown): StorError {
   return new StorError(E.SCRAM_FAILED, `SCRAM login to ${where} failed: ${why} (the key was not sent)`, {
-    hint: 'check the key and its user (STOR_USER or the profile\'s `username`), or create a new key with `stor api-key create NAME --user USER`',
+    hint: "check the key and its user (STOR_USER or the profile's `username`), or create a new key with `stor api-key create NAME --user USER`",
     ...(cause !== undefined ? { cause } : {}),
   });
 }
@@ -45,23 +49,36 @@ function failed(where: string, why: string, cause?: unknown): StorError {
 function refusal(where: string, answer: LoginExAnswer26): StorError {
   switch (answer.response_type) {
     case 'AUTH_ERR':
-      return failed(where, 'the appliance refused the key (wrong, revoked or expired, or not this user\'s)');
+      return failed(where, "the appliance refused the key (wrong, revoked or expired, or not this user's)");
     case 'DENIED':
       return failed(where, "the key's user has no API access (no privilege)");
     case 'EXPIRED':
       return failed(where, 'the key has expired');
     case 'REDIRECT':
-      return new StorError(E.LOGIN_REDIRECT, `${where} is a standby node; log in to the active one: ${answer.urls.join(', ')}`);
+      return new StorError(
+        E.LOGIN_REDIRECT,
+        `${where} is a standby node; log in to the active one: ${answer.urls.join(', ')}`,
+      );
     default:
       return failed(where, `unexpected answer ${answer.response_type}`);
   }
 }
 
-export async function scramLogin(call: RpcCall, where: string, apiKey: string, username: string | undefined, link?: LoginLink): Promise<void> {
+export async function scramLogin(
+  call: RpcCall,
+  where: string,
+  apiKey: string,
+  username: string | undefined,
+  link?: LoginLink,
+): Promise<void> {
   if (!username) {
-    throw new StorError(E.SCRAM_NEEDS_USER, `${where} offers SCRAM key login (TrueNAS 26), which names the key's user, and stor does not know it`, {
-      hint: 'set STOR_USER=NAME (the key\'s owner), or run `stor login` again with STOR_USER set: the profile then keeps it',
-    });
+    throw new StorError(
+      E.SCRAM_NEEDS_USER,
+      `${where} offers SCRAM key login (TrueNAS 26), which names the key's user, and stor does not know it`,
+      {
+        hint: "set STOR_USER=NAME (the key's owner), or run `stor login` again with STOR_USER set: the profile then keeps it",
+      },
+    );
   }
   const m = /^(\d{1,15})-(.+)$/s.exec(apiKey);
   if (!m) throw failed(where, 'the key is not of the form <id>-<secret>');
@@ -80,7 +97,11 @@ export async function scramLogin(call: RpcCall, where: string, apiKey: string, u
     first = buildClientFirst(username, Number(m[1]), nonce, binding !== null);
   } catch (err) {
     // As the official client, a name with ',' or '=' is refused, not escaped (py_scram/client_first.py at stable/26).
-    throw failed(where, `the user name ${JSON.stringify(username)} cannot be sent in SCRAM: ${(err as Error).message}`, err);
+    throw failed(
+      where,
+      `the user name ${JSON.stringify(username)} cannot be sent in SCRAM: ${(err as Error).message}`,
+      err,
+    );
   }
   try {
     const one = await step(call, 'CLIENT_FIRST_MESSAGE', first.rfc);
@@ -93,13 +114,19 @@ export async function scramLogin(call: RpcCall, where: string, apiKey: string, u
     if (!serverFinalMatches(two.rfc_str, keys.serverKey, final.authMessage)) {
       // The official client logs out before failing (truenas_api_client/auth_api_key.py:410-420).
       await call('auth.logout', []).catch(() => undefined);
-      throw failed(where, 'the appliance did not prove it knows the key (server signature mismatch): suspect the connection');
+      throw failed(
+        where,
+        'the appliance did not prove it knows the key (server signature mismatch): suspect the connection',
+      );
     }
   } catch (err) {
-    if (err instanceof ScramMessageError) throw failed(where, `the appliance's SCRAM message is not valid: ${err.message}`, err);
+    if (err instanceof ScramMessageError)
+      throw failed(where, `the appliance's SCRAM message is not valid: ${err.message}`, err);
     // 26 answers a key whose user lacks API access with an error, not DENIED (MW/plugins/auth_/login_ex_impl.py:486-497).
     if (err instanceof RpcError) throw failed(where, `the appliance answered ${err.reason}`, err);
     throw err;
   }
-  link?.trace?.(`login: SCRAM-SHA-512${binding ? ', channel-bound (tls-server-end-point)' : ', unbound (no TLS)'}, as ${username}, key id ${m[1]}`);
+  link?.trace?.(
+    `login: SCRAM-SHA-512${binding ? ', channel-bound (tls-server-end-point)' : ', unbound (no TLS)'}, as ${username}, key id ${m[1]}`,
+  );
 }

@@ -27,14 +27,22 @@ export interface LoginStrategy {
 /** The key for endpoints that authenticate every request with one; a password session has none. */
 export function bearerKey(login: LoginStrategy, where: string): string {
   if (login.keyWithheld) {
-    throw new StorError(E.SCRAM_FAILED, `${where} offered SCRAM key login, so stor does not send the key itself, and the appliance gave no token for this request (the key was not sent)`, {
-      hint: "check that the key's user may call auth.generate_token (stor whoami)",
-    });
+    throw new StorError(
+      E.SCRAM_FAILED,
+      `${where} offered SCRAM key login, so stor does not send the key itself, and the appliance gave no token for this request (the key was not sent)`,
+      {
+        hint: "check that the key's user may call auth.generate_token (stor whoami)",
+      },
+    );
   }
   if (login.apiKey !== undefined) return login.apiKey;
-  throw new StorError(E.NEEDS_API_KEY, `${where} takes uploads and HTTP calls with an API key, and this session logged in with a password`, {
-    hint: 'use the profile `stor login --username NAME` saved: it holds an API key',
-  });
+  throw new StorError(
+    E.NEEDS_API_KEY,
+    `${where} takes uploads and HTTP calls with an API key, and this session logged in with a password`,
+    {
+      hint: 'use the profile `stor login --username NAME` saved: it holds an API key',
+    },
+  );
 }
 
 /**
@@ -66,7 +74,11 @@ export function apiKeyLogin(apiKey: string, username?: string, scramOnly = false
       }
       link?.trace?.('login: API key (auth.login_with_api_key; the appliance offers no SCRAM)');
       const answer = await call<unknown>('auth.login_with_api_key', [apiKey]);
-      if (typeof answer !== 'boolean') throw notAnApplianceAnswer('auth.login_with_api_key', `${where} answered auth.login_with_api_key with ${JSON.stringify(answer)?.slice(0, 80) ?? 'nothing'}, not true or false`);
+      if (typeof answer !== 'boolean')
+        throw notAnApplianceAnswer(
+          'auth.login_with_api_key',
+          `${where} answered auth.login_with_api_key with ${JSON.stringify(answer)?.slice(0, 80) ?? 'nothing'}, not true or false`,
+        );
       if (!answer) throw loginRejected(where, apiKey);
     },
   };
@@ -85,7 +97,12 @@ async function offersScram(call: RpcCall): Promise<boolean> {
   try {
     choices = await call<unknown>('auth.mechanism_choices', []);
   } catch (err) {
-    if (err instanceof RpcError && (err.code === RPC_CODE.METHOD_NOT_FOUND || err.reason.includes("'NoneType' object has no attribute 'may_create_auth_token'"))) return false;
+    if (
+      err instanceof RpcError &&
+      (err.code === RPC_CODE.METHOD_NOT_FOUND ||
+        err.reason.includes("'NoneType' object has no attribute 'may_create_auth_token'"))
+    )
+      return false;
     throw err;
   }
   return Array.isArray(choices) && choices.includes('SCRAM');
@@ -113,7 +130,12 @@ export function passwordLogin(username: string, password: string, otp: OtpSource
   return {
     secret: 'a password',
     async login(call, where) {
-      let answer = await loginEx(call, { mechanism: 'PASSWORD_PLAIN', username, password, login_options: NO_USER_INFO });
+      let answer = await loginEx(call, {
+        mechanism: 'PASSWORD_PLAIN',
+        username,
+        password,
+        login_options: NO_USER_INFO,
+      });
       let attempts = 0;
       while (answer.response_type === 'OTP_REQUIRED') {
         const code = await otp(answer.username, attempts);
@@ -127,11 +149,18 @@ export function passwordLogin(username: string, password: string, otp: OtpSource
         case 'AUTH_ERR':
           throw attempts > 0 ? otpRejected(where, username) : passwordRejected(where, username);
         case 'EXPIRED':
-          throw new StorError(E.LOGIN_EXPIRED, `${where} refused the login as ${username}: the account or its password has expired`, {
-            hint: 'an administrator must renew the account or set a new password',
-          });
+          throw new StorError(
+            E.LOGIN_EXPIRED,
+            `${where} refused the login as ${username}: the account or its password has expired`,
+            {
+              hint: 'an administrator must renew the account or set a new password',
+            },
+          );
         case 'REDIRECT':
-          throw new StorError(E.LOGIN_REDIRECT, `${where} is a standby node; log in to the active one: ${answer.urls.join(', ')}`);
+          throw new StorError(
+            E.LOGIN_REDIRECT,
+            `${where} is a standby node; log in to the active one: ${answer.urls.join(', ')}`,
+          );
       }
     },
   };
@@ -142,7 +171,9 @@ function passwordRejected(where: string, username: string): StorError {
   return new StorError(
     E.LOGIN_REJECTED,
     `${where} refused the login as ${username}: wrong username or password, password login disabled for the user, or the user is bound to no privilege (a user whose groups match no privilege cannot log in)`,
-    { hint: 'check the username and password; an administrator can bind one of the user\'s groups to a privilege (`stor privilege create`)' },
+    {
+      hint: "check the username and password; an administrator can bind one of the user's groups to a privilege (`stor privilege create`)",
+    },
   );
 }
 

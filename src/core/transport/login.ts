@@ -9,10 +9,17 @@ import { E } from '../error-catalogue.js';
  */
 export function loginRejected(where: string, apiKey?: string): StorError {
   const id = /^(\d+)-/.exec(apiKey ?? '')?.[1];
-  const lookUp = id === undefined ? '' : `key ${id} may have expired or been revoked: \`stor api-key list\`, as an administrator, shows (expired) or its revocation; else `;
-  return new StorError(E.KEY_REJECTED, `the API key was rejected by ${where} (wrong, revoked or expired key, or its user holds no privilege)`, {
-    hint: `${lookUp}check the key, or create a new one with \`stor api-key create NAME --user USER\``,
-  });
+  const lookUp =
+    id === undefined
+      ? ''
+      : `key ${id} may have expired or been revoked: \`stor api-key list\`, as an administrator, shows (expired) or its revocation; else `;
+  return new StorError(
+    E.KEY_REJECTED,
+    `the API key was rejected by ${where} (wrong, revoked or expired key, or its user holds no privilege)`,
+    {
+      hint: `${lookUp}check the key, or create a new one with \`stor api-key create NAME --user USER\``,
+    },
+  );
 }
 
 /**
@@ -28,8 +35,7 @@ export function loginError(err: unknown, release: string | null = null): unknown
       E.LOGIN_BROKEN_BY_PRIVILEGE,
       `login failed: ${err.reason} — this identity is bound to a privilege whose role list breaks role expansion on ${release ?? 'this appliance'}`,
       {
-        hint:
-          'an administrator who is not bound to that privilege must repair it: `stor privilege check` finds it and `stor privilege fix <id>` rewrites its roles',
+        hint: 'an administrator who is not bound to that privilege must repair it: `stor privilege check` finds it and `stor privilege fix <id>` rewrites its roles',
         cause: err,
       },
     );

@@ -46,12 +46,17 @@ export function networkError(err: unknown, where: string, startedAt: number): St
   const e = err as NodeJS.ErrnoException & { code?: string };
   const code = e?.code ?? '';
   const secure = where.startsWith('wss:');
-  if (secure && (code.startsWith('ERR_SSL_') || code === 'EPROTO') && NOT_TLS.test(e?.message ?? '')) return tlsNotSpoken(where, err);
+  if (secure && (code.startsWith('ERR_SSL_') || code === 'EPROTO') && NOT_TLS.test(e?.message ?? ''))
+    return tlsNotSpoken(where, err);
   if (TLS_CODES.has(code) || /certificate/i.test(e?.message ?? '')) {
-    return new StorError(E.TLS_FAILED, `TLS with ${where} failed: the certificate is not trusted (${code || e.message})`, {
-      hint: 'pass the CA that signed it with --ca <file>, or --insecure to skip verification for a self-signed appliance',
-      cause: err,
-    });
+    return new StorError(
+      E.TLS_FAILED,
+      `TLS with ${where} failed: the certificate is not trusted (${code || e.message})`,
+      {
+        hint: 'pass the CA that signed it with --ca <file>, or --insecure to skip verification for a self-signed appliance',
+        cause: err,
+      },
+    );
   }
   if (code.startsWith('ERR_SSL_') || code === 'EPROTO' || /SSL|TLS/.test(e?.message ?? '')) {
     return new StorError(E.TLS_FAILED, `TLS with ${where} failed: ${(e?.message ?? code).trim()}`, { cause: err });
@@ -95,7 +100,9 @@ export function apiNotServed(where: string, versions: readonly string[]): StorEr
   return new StorError(
     E.NOT_AN_APPLIANCE,
     `${where} has no /api/current (HTTP 404); its /api/versions lists ${versions.join(', ')}`,
-    { hint: 'stor speaks the JSON-RPC API at /api/current of TrueNAS 25.04 and later (tested with 25.10.1–25.10.7 and 26.0): upgrade the appliance' },
+    {
+      hint: 'stor speaks the JSON-RPC API at /api/current of TrueNAS 25.04 and later (tested with 25.10.1–25.10.7 and 26.0): upgrade the appliance',
+    },
   );
 }
 
@@ -107,7 +114,11 @@ export function timedOut(where: string, what: string, seconds: number): StorErro
 
 /** An HTTP 429: the appliance (or a proxy before it) limits this address; its own words kept. */
 export function rateLimited(where: string, what: string, body: string): StorError {
-  return new StorError(E.RATE_LIMITED, `${where} is rate-limiting ${what} from this address: HTTP 429${body ? ` ${body.slice(0, 200)}` : ''}`, {
-    hint: 'wait a minute and try again, or space out invocations',
-  });
+  return new StorError(
+    E.RATE_LIMITED,
+    `${where} is rate-limiting ${what} from this address: HTTP 429${body ? ` ${body.slice(0, 200)}` : ''}`,
+    {
+      hint: 'wait a minute and try again, or space out invocations',
+    },
+  );
 }

@@ -27,19 +27,28 @@ export class HttpRpcTransport implements Transport {
     private readonly options: RemoteOptions,
     private readonly agent: Agent,
   ) {
-    this.target = { kind: 'remote', url: options.endpoint.display, ...(options.profile ? { profile: options.profile } : {}) };
+    this.target = {
+      kind: 'remote',
+      url: options.endpoint.display,
+      ...(options.profile ? { profile: options.profile } : {}),
+    };
   }
 
   static async open(options: RemoteOptions): Promise<HttpRpcTransport> {
     assertSecretMayTravel(options.endpoint, options.login.secret);
     const agent = new Agent({
-      connect: { rejectUnauthorized: !options.insecure, ...(options.ca ? { ca: options.ca } : {}), timeout: options.timeoutSeconds * 1000 },
+      connect: {
+        rejectUnauthorized: !options.insecure,
+        ...(options.ca ? { ca: options.ca } : {}),
+        timeout: options.timeoutSeconds * 1000,
+      },
     });
     const transport = new HttpRpcTransport(options, agent);
     try {
       // Nothing logs in over HTTP; an authenticated call proves the key instead.
       await transport.call('auth.me').catch((err: unknown) => {
-        if (err instanceof RpcError && err.errno === ERRNO.ENOTAUTHENTICATED) throw loginRejected(options.endpoint.display, options.login.apiKey);
+        if (err instanceof RpcError && err.errno === ERRNO.ENOTAUTHENTICATED)
+          throw loginRejected(options.endpoint.display, options.login.apiKey);
         throw loginError(err);
       });
       return transport;
@@ -62,7 +71,10 @@ export class HttpRpcTransport implements Transport {
       res = await request(this.options.endpoint.rpcHttp, {
         method: 'POST',
         dispatcher: this.agent,
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${bearerKey(this.options.login, this.options.endpoint.display)}` },
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Bearer ${bearerKey(this.options.login, this.options.endpoint.display)}`,
+        },
         body: JSON.stringify({ jsonrpc: '2.0', id: this.nextId++, method, params }),
         headersTimeout: seconds * 1000,
         bodyTimeout: seconds * 1000,
@@ -75,9 +87,16 @@ export class HttpRpcTransport implements Transport {
     const { text, cut } = await boundedText(res.body, MAX_ANSWER_BYTES);
     if (res.statusCode === 429) throw rateLimited(where, `calls (${method})`, text.trim());
     if (res.statusCode !== 200) throw notAnAppliance(where, res.statusCode);
-    if (cut) throw notAnApplianceAnswer(method, `${where} answered ${method} with more than ${MAX_ANSWER_BYTES} bytes, which no appliance sends`);
+    if (cut)
+      throw notAnApplianceAnswer(
+        method,
+        `${where} answered ${method} with more than ${MAX_ANSWER_BYTES} bytes, which no appliance sends`,
+      );
     if (jsonNestedDeeperThan(text, MAX_ANSWER_DEPTH)) {
-      throw notAnApplianceAnswer(method, `${where} answered ${method} with JSON nested more than ${MAX_ANSWER_DEPTH} deep, which no appliance sends`);
+      throw notAnApplianceAnswer(
+        method,
+        `${where} answered ${method} with JSON nested more than ${MAX_ANSWER_DEPTH} deep, which no appliance sends`,
+      );
     }
     let msg: { result?: unknown; error?: unknown } | null;
     try {
@@ -86,7 +105,10 @@ export class HttpRpcTransport implements Transport {
       msg = null;
     }
     if (msg === null || typeof msg !== 'object' || Array.isArray(msg)) {
-      throw notAnApplianceAnswer(method, `${where} answered ${method} with something that is not JSON-RPC 2.0: ${JSON.stringify(text.slice(0, 80))}`);
+      throw notAnApplianceAnswer(
+        method,
+        `${where} answered ${method} with something that is not JSON-RPC 2.0: ${JSON.stringify(text.slice(0, 80))}`,
+      );
     }
     if (msg.error !== undefined) throw RpcError.fromWire(msg.error);
     return msg.result as T;
@@ -96,8 +118,16 @@ export class HttpRpcTransport implements Transport {
   async upload(req: UploadRequest): Promise<{ jobId: number }> {
     const trace = this.options.trace;
     const startedAt = performance.now();
-    trace?.(`upload ${req.file} to ${req.path}: ${req.size} bytes, POST ${new URL('_upload/', this.options.endpoint.base).href}`);
-    const jobId = await postUpload(this.options.endpoint, `Bearer ${bearerKey(this.options.login, this.options.endpoint.display)}`, this.agent, req, this.options.timeoutSeconds);
+    trace?.(
+      `upload ${req.file} to ${req.path}: ${req.size} bytes, POST ${new URL('_upload/', this.options.endpoint.base).href}`,
+    );
+    const jobId = await postUpload(
+      this.options.endpoint,
+      `Bearer ${bearerKey(this.options.login, this.options.endpoint.display)}`,
+      this.agent,
+      req,
+      this.options.timeoutSeconds,
+    );
     trace?.(`upload to ${req.path}: sent in ${elapsed(startedAt)}; polling job ${jobId}`);
     await awaitJob(this, jobId, this.options.timeoutSeconds);
     trace?.(`upload to ${req.path}: job ${jobId} done after ${elapsed(startedAt)}`);
@@ -108,7 +138,13 @@ export class HttpRpcTransport implements Transport {
   download(req: DownloadRequest): Promise<{ jobId: number; bytes: number }> {
     const { endpoint, timeoutSeconds } = this.options;
     return downloadFile(
-      { rpc: this, jobs: this, timeoutSeconds, fetch: (jobId, url, counter, sink) => getDownload(endpoint, this.agent, url, jobId, counter, sink, timeoutSeconds) },
+      {
+        rpc: this,
+        jobs: this,
+        timeoutSeconds,
+        fetch: (jobId, url, counter, sink) =>
+          getDownload(endpoint, this.agent, url, jobId, counter, sink, timeoutSeconds),
+      },
       req,
     );
   }

@@ -64,7 +64,10 @@ interface Pending {
  * A JSON-RPC session over one WebSocket to `{base}/api/current`, logged in by its login strategy. Calls carry uuid ids and may be answered in any order;
  * server notifications (`collection_update`) are re-emitted as `notification` events.
  */
-export class RemoteTransport extends EventEmitter<{ notification: [method: string, params: unknown] }> implements Transport {
+export class RemoteTransport
+  extends EventEmitter<{ notification: [method: string, params: unknown] }>
+  implements Transport
+{
   readonly target: TargetInfo;
   private readonly pending = new Map<string, Pending>();
   private ws!: WebSocket;
@@ -85,7 +88,11 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
     private readonly options: RemoteOptions,
   ) {
     super();
-    this.target = { kind: 'remote', url: options.endpoint.display, ...(options.profile ? { profile: options.profile } : {}) };
+    this.target = {
+      kind: 'remote',
+      url: options.endpoint.display,
+      ...(options.profile ? { profile: options.profile } : {}),
+    };
     this.attach(ws);
   }
 
@@ -132,13 +139,19 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
 
   /** A new socket and a new login after the old socket was lost; calls in flight on it have failed. */
   private async reconnect(attempt: number): Promise<void> {
-    this.options.trace?.(`connection to ${this.options.endpoint.display} lost; reconnecting (${attempt} of ${MAX_RECONNECTS})`);
+    this.options.trace?.(
+      `connection to ${this.options.endpoint.display} lost; reconnecting (${attempt} of ${MAX_RECONNECTS})`,
+    );
     const old = this.ws;
     const fresh = await connect(this.options);
     old.terminate();
     this.attach(fresh);
     this.newStyleJobs = false;
-    await this.options.login.login((method, params) => this.loginCall(method, params), this.options.endpoint.display, this.link());
+    await this.options.login.login(
+      (method, params) => this.loginCall(method, params),
+      this.options.endpoint.display,
+      this.link(),
+    );
   }
 
   /** The connection as a login sees it: the server's certificate (SCRAM channel binding) and `-v`. */
@@ -154,7 +167,13 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
   /** Whether `err` says the socket is gone (as opposed to an answer, or a timeout on a live socket). */
   private lost(err: unknown): boolean {
     const answered = err instanceof StorError && (err.code === E.TIMEOUT.code || err.code === E.MALFORMED_ANSWER.code);
-    return !this.closing && !answered && err instanceof StorError && err.kind === 'unreachable' && this.ws.readyState !== WebSocket.OPEN;
+    return (
+      !this.closing &&
+      !answered &&
+      err instanceof StorError &&
+      err.kind === 'unreachable' &&
+      this.ws.readyState !== WebSocket.OPEN
+    );
   }
 
   /** Whether calls can still go out on this connection: its socket is open and was not closed by us. */
@@ -167,7 +186,11 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
     const ws = await connect(options);
     const transport = new RemoteTransport(ws, options);
     try {
-      await options.login.login((method, params) => transport.loginCall(method, params), options.endpoint.display, transport.link());
+      await options.login.login(
+        (method, params) => transport.loginCall(method, params),
+        options.endpoint.display,
+        transport.link(),
+      );
       return transport;
     } catch (err) {
       await transport.close();
@@ -190,9 +213,13 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
         const wait = delay + Math.floor(Math.random() * 250);
         if (!busy || Date.now() + wait > deadline) {
           if (busy) {
-            throw new StorError(E.RATE_LIMITED, `${this.options.endpoint.display} is rate-limiting logins from this address (${err.reason})`, {
-              hint: 'appliances allow 20 logins a minute per address: space out invocations, or raise --timeout to wait longer',
-            });
+            throw new StorError(
+              E.RATE_LIMITED,
+              `${this.options.endpoint.display} is rate-limiting logins from this address (${err.reason})`,
+              {
+                hint: 'appliances allow 20 logins a minute per address: space out invocations, or raise --timeout to wait longer',
+              },
+            );
           }
           throw loginError(err);
         }
@@ -204,7 +231,10 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
 
   private onMessage(text: string): void {
     if (jsonNestedDeeperThan(text, MAX_ANSWER_DEPTH)) {
-      this.closedError = notAnApplianceAnswer(undefined, `${this.options.endpoint.display} sent a frame nested more than ${MAX_ANSWER_DEPTH} deep, which no appliance sends`);
+      this.closedError = notAnApplianceAnswer(
+        undefined,
+        `${this.options.endpoint.display} sent a frame nested more than ${MAX_ANSWER_DEPTH} deep, which no appliance sends`,
+      );
       this.ws.terminate();
       return;
     }
@@ -216,7 +246,10 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
     }
     if (msg === null || typeof msg !== 'object' || Array.isArray(msg)) {
       // Which call it was meant to answer cannot be told: the session cannot go on.
-      this.closedError = notAnApplianceAnswer(undefined, `${this.options.endpoint.display} sent a frame that is not JSON-RPC 2.0: ${JSON.stringify(text.slice(0, 80))}`);
+      this.closedError = notAnApplianceAnswer(
+        undefined,
+        `${this.options.endpoint.display} sent a frame that is not JSON-RPC 2.0: ${JSON.stringify(text.slice(0, 80))}`,
+      );
       this.ws.terminate();
       return;
     }
@@ -231,7 +264,11 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
     }
   }
 
-  call<T>(method: string, params: readonly unknown[] = [], timeoutSeconds: number | null = this.options.timeoutSeconds): Promise<T> {
+  call<T>(
+    method: string,
+    params: readonly unknown[] = [],
+    timeoutSeconds: number | null = this.options.timeoutSeconds,
+  ): Promise<T> {
     return traced(this.options.trace, method, () => this.send<T>(method, params, timeoutSeconds));
   }
 
@@ -286,18 +323,32 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
     const agent = this.agentFor(timeoutSeconds, uploadAgent);
     const trace = this.options.trace;
     const startedAt = performance.now();
-    trace?.(`upload ${req.file} to ${req.path}: ${req.size} bytes, POST ${new URL('_upload/', this.options.endpoint.base).href}`);
+    trace?.(
+      `upload ${req.file} to ${req.path}: ${req.size} bytes, POST ${new URL('_upload/', this.options.endpoint.base).href}`,
+    );
     // A session that met SCRAM never sends its key (bearerKey refuses): each upload takes a single-use token.
     const withheld = this.options.login.keyWithheld === true;
     const bearer = withheld ? undefined : `Bearer ${bearerKey(this.options.login, this.options.endpoint.display)}`;
     const token = withheld ? await this.singleUseToken(timeoutSeconds) : await this.uploadToken(timeoutSeconds);
     let jobId: number;
     try {
-      jobId = await postUpload(this.options.endpoint, token ? `Token ${token}` : (bearer ?? `Bearer ${bearerKey(this.options.login, this.options.endpoint.display)}`), agent, req, timeoutSeconds);
+      jobId = await postUpload(
+        this.options.endpoint,
+        token ? `Token ${token}` : (bearer ?? `Bearer ${bearerKey(this.options.login, this.options.endpoint.display)}`),
+        agent,
+        req,
+        timeoutSeconds,
+      );
     } catch (err) {
       // A token the endpoint will not take (another address on the way, say): the key, from now on,
       // and its answer is the one to report. Never for a session that met SCRAM.
-      if (!(token && bearer && err instanceof StorError && (err.code === E.UPLOAD_FORBIDDEN.code || err.code === E.UPLOAD_UNAUTHORIZED.code))) throw err;
+      if (!(
+        token &&
+        bearer &&
+        err instanceof StorError &&
+        (err.code === E.UPLOAD_FORBIDDEN.code || err.code === E.UPLOAD_UNAUTHORIZED.code)
+      ))
+        throw err;
       trace?.(`upload to ${req.path}: the session's token was refused; sending with the API key`);
       this.tokens = 'refused';
       jobId = await postUpload(this.options.endpoint, bearer, agent, req, timeoutSeconds);
@@ -351,7 +402,10 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
     const now = Date.now();
     if (this.tokens.token === undefined || now - this.tokens.issued > UPLOAD_TOKEN_RENEW_MS) {
       // ttl, attrs (none: the endpoint refuses tokens with attrs), match_origin, single_use.
-      this.tokens = { issued: now, token: contractCall(this.timed(timeoutSeconds), 'auth.generate_token', [UPLOAD_TOKEN_TTL_S, {}, true, false]) };
+      this.tokens = {
+        issued: now,
+        token: contractCall(this.timed(timeoutSeconds), 'auth.generate_token', [UPLOAD_TOKEN_TTL_S, {}, true, false]),
+      };
     }
     try {
       const token = await this.tokens.token!;
@@ -370,7 +424,12 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
    */
   private async singleUseToken(timeoutSeconds: number): Promise<string | undefined> {
     try {
-      const token = await contractCall(this.timed(timeoutSeconds), 'auth.generate_token', [SINGLE_USE_TOKEN_TTL_S, {}, true, true]);
+      const token = await contractCall(this.timed(timeoutSeconds), 'auth.generate_token', [
+        SINGLE_USE_TOKEN_TTL_S,
+        {},
+        true,
+        true,
+      ]);
       return typeof token === 'string' && token.length > 0 ? token : undefined;
     } catch {
       return undefined;
@@ -389,11 +448,25 @@ export class RemoteTransport extends EventEmitter<{ notification: [method: strin
   }
 
   /** core.download, the GET of its URL (TLS as for uploads), then `core.job_wait` for the job's outcome. */
-  async download(req: DownloadRequest, timeoutSeconds: number = this.options.timeoutSeconds): Promise<{ jobId: number; bytes: number }> {
+  async download(
+    req: DownloadRequest,
+    timeoutSeconds: number = this.options.timeoutSeconds,
+  ): Promise<{ jobId: number; bytes: number }> {
     const rpc = this.timed(timeoutSeconds);
     const fetch: DownloadWay['fetch'] = async (jobId, url, counter, sink) => {
-      const [{ getDownload }, { uploadAgent }] = await Promise.all([import('./download-client.js'), import('./upload-client.js')]);
-      await getDownload(this.options.endpoint, this.agentFor(timeoutSeconds, uploadAgent), url, jobId, counter, sink, timeoutSeconds);
+      const [{ getDownload }, { uploadAgent }] = await Promise.all([
+        import('./download-client.js'),
+        import('./upload-client.js'),
+      ]);
+      await getDownload(
+        this.options.endpoint,
+        this.agentFor(timeoutSeconds, uploadAgent),
+        url,
+        jobId,
+        counter,
+        sink,
+        timeoutSeconds,
+      );
     };
     const jobs = { ...rpc, ...(this.options.pooled ? {} : { ended: (id: number) => this.jobWait(id) }) };
     return downloadFile({ rpc, jobs, timeoutSeconds, fetch }, req);
@@ -465,11 +538,20 @@ function connect(options: RemoteOptions): Promise<WebSocket> {
       stop();
       const seconds = Math.min(options.timeoutSeconds, 10);
       void Promise.all([import('./api-versions.js'), import('./upload-client.js')])
-        .then(([{ apiVersions }, { uploadAgent }]) => apiVersions(options.endpoint, uploadAgent(options, seconds), seconds))
-        .then((versions) => reject(versions ? apiNotServed(where, versions) : notAnAppliance(where, 404)), () => reject(notAnAppliance(where, 404)));
+        .then(([{ apiVersions }, { uploadAgent }]) =>
+          apiVersions(options.endpoint, uploadAgent(options, seconds), seconds),
+        )
+        .then(
+          (versions) => reject(versions ? apiNotServed(where, versions) : notAnAppliance(where, 404)),
+          () => reject(notAnAppliance(where, 404)),
+        );
     });
     ws.once('error', (err) =>
-      fail(/handshake has timed out/i.test(err.message) ? timedOut(where, 'the WebSocket handshake', options.timeoutSeconds) : networkError(err, where, startedAt)),
+      fail(
+        /handshake has timed out/i.test(err.message)
+          ? timedOut(where, 'the WebSocket handshake', options.timeoutSeconds)
+          : networkError(err, where, startedAt),
+      ),
     );
   });
 }

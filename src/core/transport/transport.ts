@@ -1,9 +1,7 @@
 import type { Writable } from 'node:stream';
 
 /** What a transport talks to; shown by `whoami` and in error messages. */
-export type TargetInfo =
-  | { kind: 'embedded'; stateDir: string }
-  | { kind: 'remote'; url: string; profile?: string };
+export type TargetInfo = { kind: 'embedded'; stateDir: string } | { kind: 'remote'; url: string; profile?: string };
 
 /**
  * The one interface every command uses to reach an appliance, chosen once per invocation:
@@ -59,5 +57,11 @@ export interface DownloadRequest {
 
 /** The `filesystem.put` params an upload sends. */
 export function putParams(request: UploadRequest): [string, { append: boolean; mode?: number }] {
-  return [request.path, { append: request.options.append ?? false, ...(request.options.mode !== undefined ? { mode: request.options.mode } : {}) }];
+  return [
+    request.path,
+    {
+      append: request.options.append ?? false,
+      ...(request.options.mode !== undefined ? { mode: request.options.mode } : {}),
+    },
+  ];
 }

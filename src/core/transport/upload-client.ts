@@ -32,12 +32,17 @@ function uploadCut(where: string, sent: number, body = ''): StorError {
 /** The operator stopped the upload (UploadRequest.signal): the POST was cut off. */
 function stoppedUpload(signal: AbortSignal, path: string, sent: number, size: number): StorError {
   const name = signal.reason === 'SIGTERM' ? 'SIGTERM' : 'SIGINT';
-  return new StorError(name === 'SIGTERM' ? E.TERMINATED : E.INTERRUPTED, `interrupted by ${name}; the upload to ${path} was cut off after ${sent} of ${size} bytes`);
+  return new StorError(
+    name === 'SIGTERM' ? E.TERMINATED : E.INTERRUPTED,
+    `interrupted by ${name}; the upload to ${path} was cut off after ${sent} of ${size} bytes`,
+  );
 }
 
 /** One agent per remote session: TLS settings as for the JSON-RPC connection. */
 export function uploadAgent(tls: TlsOptions, timeoutSeconds: number): Agent {
-  return new Agent({ connect: { rejectUnauthorized: !tls.insecure, ...(tls.ca ? { ca: tls.ca } : {}), timeout: timeoutSeconds * 1000 } });
+  return new Agent({
+    connect: { rejectUnauthorized: !tls.insecure, ...(tls.ca ? { ca: tls.ca } : {}), timeout: timeoutSeconds * 1000 },
+  });
 }
 
 /**
@@ -45,7 +50,13 @@ export function uploadAgent(tls: TlsOptions, timeoutSeconds: number): Agent {
  * a `data` part naming `filesystem.put`, then the file, streamed from disk with its length known.
  * Returns the job id.
  */
-export async function postUpload(endpoint: Endpoint, authorization: string, agent: Agent, req: UploadRequest, timeoutSeconds: number): Promise<number> {
+export async function postUpload(
+  endpoint: Endpoint,
+  authorization: string,
+  agent: Agent,
+  req: UploadRequest,
+  timeoutSeconds: number,
+): Promise<number> {
   if (req.signal?.aborted) throw stoppedUpload(req.signal, req.path, 0, req.size);
   const file = createReadStream(req.file, { highWaterMark: CHUNK });
   // Progress is counted on a stream of its own: a 'data' listener on the file would set it
@@ -61,12 +72,18 @@ export async function postUpload(endpoint: Endpoint, authorization: string, agen
   counted.pause();
   pipeline(file, counted).catch(() => undefined);
   const form = new FormData();
-  form.append('data', JSON.stringify({ method: 'filesystem.put', params: putParams(req) }), { contentType: 'application/json' });
+  form.append('data', JSON.stringify({ method: 'filesystem.put', params: putParams(req) }), {
+    contentType: 'application/json',
+  });
   // form-data reads a knownLength of 0 as "not known" and then cannot tell the body's length:
   // an empty file goes as an empty buffer, and the whole (small) body as one buffer.
   const empty = req.size === 0;
   if (empty) file.destroy();
-  form.append('file', empty ? Buffer.alloc(0) : counted, { filename: basename(req.file), contentType: 'application/octet-stream', knownLength: req.size });
+  form.append('file', empty ? Buffer.alloc(0) : counted, {
+    filename: basename(req.file),
+    contentType: 'application/octet-stream',
+    knownLength: req.size,
+  });
   // A large file takes as long as it takes; what must not happen is a stall. Give up when
   // nothing has moved for --timeout seconds.
   const abort = new AbortController();
@@ -99,7 +116,11 @@ export async function postUpload(endpoint: Endpoint, authorization: string, agen
     const body = answer.text.trim();
     if (res.statusCode === 408) throw uploadCut(endpoint.display, sent, body);
     if (res.statusCode !== 200) throw uploadRefused(endpoint.display, res.statusCode, body);
-    if (answer.cut) throw notAnApplianceAnswer('filesystem.put', `${endpoint.display} took the upload but answered more than ${MAX_UPLOAD_ANSWER_BYTES} bytes, not a job id`);
+    if (answer.cut)
+      throw notAnApplianceAnswer(
+        'filesystem.put',
+        `${endpoint.display} took the upload but answered more than ${MAX_UPLOAD_ANSWER_BYTES} bytes, not a job id`,
+      );
     let jobId: unknown;
     try {
       jobId = (JSON.parse(body) as { job_id?: unknown } | null)?.job_id;
@@ -107,7 +128,10 @@ export async function postUpload(endpoint: Endpoint, authorization: string, agen
       jobId = undefined;
     }
     if (typeof jobId !== 'number') {
-      throw notAnApplianceAnswer('filesystem.put', `${endpoint.display} took the upload but answered no job id: ${JSON.stringify(body.slice(0, 200))}`);
+      throw notAnApplianceAnswer(
+        'filesystem.put',
+        `${endpoint.display} took the upload but answered no job id: ${JSON.stringify(body.slice(0, 200))}`,
+      );
     }
     return jobId;
   } finally {
@@ -121,17 +145,34 @@ export async function postUpload(endpoint: Endpoint, authorization: string, agen
  * One bodiless, credential-free request asks again: a 429 to it is reported as what it is.
  * Otherwise the break is told as it happened: when, and how far the upload got.
  */
-async function cutOff(endpoint: Endpoint, agent: Agent, err: unknown, startedAt: number, sent: number, size: number): Promise<StorError> {
+async function cutOff(
+  endpoint: Endpoint,
+  agent: Agent,
+  err: unknown,
+  startedAt: number,
+  sent: number,
+  size: number,
+): Promise<StorError> {
   try {
-    const probe = await request(new URL('_upload/', endpoint.base), { method: 'POST', dispatcher: agent, headers: { 'content-length': '0' }, headersTimeout: 5000, bodyTimeout: 5000 });
+    const probe = await request(new URL('_upload/', endpoint.base), {
+      method: 'POST',
+      dispatcher: agent,
+      headers: { 'content-length': '0' },
+      headersTimeout: 5000,
+      bodyTimeout: 5000,
+    });
     const body = (await boundedText(probe.body, MAX_UPLOAD_ANSWER_BYTES)).text.trim();
     if (probe.statusCode === 429) return rateLimited(endpoint.display, 'uploads', body);
   } catch {
     // No answer to the probe either: the break itself is the news.
   }
   const seconds = ((performance.now() - startedAt) / 1000).toFixed(1);
-  return new StorError(E.CONNECTION_CLOSED, `${endpoint.display} closed the connection during the upload, after ${seconds} s and ${sent} of ${size} bytes, without an answer`, {
-    hint: 'the appliance may be refusing large or frequent uploads, or restarting; try again later',
-    cause: err,
-  });
+  return new StorError(
+    E.CONNECTION_CLOSED,
+    `${endpoint.display} closed the connection during the upload, after ${seconds} s and ${sent} of ${size} bytes, without an answer`,
+    {
+      hint: 'the appliance may be refusing large or frequent uploads, or restarting; try again later',
+      cause: err,
+    },
+  );
 }

@@ -11,7 +11,11 @@ export function uploadForbidden(where: string, body: string): StorError {
 
 /** Any other refusal by the endpoint, by HTTP status. */
 export function uploadRefused(where: string, status: number, body: string): StorError {
-  if (status === 401) return new StorError(E.UPLOAD_UNAUTHORIZED, `${where} did not accept the API key for the upload (${body || '401'})`);
+  if (status === 401)
+    return new StorError(
+      E.UPLOAD_UNAUTHORIZED,
+      `${where} did not accept the API key for the upload (${body || '401'})`,
+    );
   if (status === 403) return uploadForbidden(where, body);
   if (status === 429) return rateLimited(where, 'uploads', body);
   return new StorError(E.UPLOAD_REFUSED, `${where} refused the upload: HTTP ${status}${body ? ` ${body}` : ''}`);

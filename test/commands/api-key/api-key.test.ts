@@ -8,13 +8,18 @@ describe('stor api-key create on a terminal', () => {
     const home = tempDir();
     Appliance.open({ stateDir: home }).close();
     const env = { STOR_HOME: home, NO_COLOR: '1' };
-    const r = await runStor(['api-key', 'create', 'admin-2', '--user', 'truenas_admin', '--expires', '2031-03-04T05:06'], { env: { ...env, TZ: 'UTC' }, tty: true, color: 0 });
+    const r = await runStor(
+      ['api-key', 'create', 'admin-2', '--user', 'truenas_admin', '--expires', '2031-03-04T05:06'],
+      { env: { ...env, TZ: 'UTC' }, tty: true, color: 0 },
+    );
     expect(r.code).toBe(0);
     const lines = r.stdout.split('\n');
     expect(lines[0]).toMatch(/^API key \d+ "admin-2" for truenas_admin$/);
     expect(lines[1]).toMatch(/^expires: +2031-03-04T05:06:00\+00:00$/);
     expect(lines[2]).toMatch(/^key: +\d+-[A-Za-z0-9]{64}$/);
-    expect(r.stderr).toBe('This key is shown only now and cannot be shown again: store it (e.g. in a file only you can read).\n');
+    expect(r.stderr).toBe(
+      'This key is shown only now and cannot be shown again: store it (e.g. in a file only you can read).\n',
+    );
     const quiet = await runStor(['api-key', 'create', 'admin-3', '--user', 'truenas_admin', '--quiet'], { env });
     expect(quiet.stdout).toMatch(/^\d+-[A-Za-z0-9]{64}\n$/);
     expect(quiet.stderr).toBe('');
@@ -27,7 +32,8 @@ describe('stor api-key list and revoke', () => {
     Appliance.open({ stateDir: home }).close();
     const env = { STOR_HOME: home, STOR_CONFIG_DIR: tempDir() };
     const run = (args: string[]) => runStor(args, { env });
-    const names = async () => (JSON.parse((await run(['api-key', 'list', '--json'])).stdout) as { name: string }[]).map((k) => k.name);
+    const names = async () =>
+      (JSON.parse((await run(['api-key', 'list', '--json'])).stdout) as { name: string }[]).map((k) => k.name);
     expect((await run(['api-key', 'create', 'ci', '--user', 'truenas_admin', '--json'])).code).toBe(0);
     expect(await names()).toContain('ci');
 

@@ -10,8 +10,14 @@ type Env = Record<string, string>;
 /** Group `ops` and a password-less user `alice` whose primary group it is, through raw calls (the account verbs are not these tests' subject). */
 async function alice(run: ReturnType<typeof stor>): Promise<void> {
   await run(['call', 'group.create', JSON.stringify({ name: 'ops', smb: false })]);
-  const id = JSON.parse((await run(['call', 'group.query', '[["name","=","ops"]]', '{"get":true,"select":["id"]}'])).stdout).id as number;
-  await run(['call', 'user.create', JSON.stringify({ username: 'alice', full_name: 'Alice', group: id, password_disabled: true, smb: false })]);
+  const id = JSON.parse(
+    (await run(['call', 'group.query', '[["name","=","ops"]]', '{"get":true,"select":["id"]}'])).stdout,
+  ).id as number;
+  await run([
+    'call',
+    'user.create',
+    JSON.stringify({ username: 'alice', full_name: 'Alice', group: id, password_disabled: true, smb: false }),
+  ]);
 }
 
 /** The api-key walk on whichever target `env` points at; the key reaches whoami through the environment only. */
@@ -24,12 +30,16 @@ async function keyWalk(env: Env) {
   const noneError = JSON.parse(none.stderr).error;
   expect(noneError.code).toBe('USER_WITHOUT_ROLES');
   expect(noneError.message).toContain('User lacks privilege role membership.');
-  expect(noneError.message).toContain("bind a privilege to one of alice's groups (ops): `stor privilege update NAME --groups ops` or `stor privilege create NAME --groups ops --roles ROLE`");
+  expect(noneError.message).toContain(
+    "bind a privilege to one of alice's groups (ops): `stor privilege update NAME --groups ops` or `stor privilege create NAME --groups ops --roles ROLE`",
+  );
 
   // A privilege bound to ops that grants nothing: the message names it.
   await run(['privilege', 'create', 'operators', '--groups', 'ops']);
   const empty = await run(['api-key', 'create', 'alice-key', '--user', 'alice'], 1);
-  expect(empty.stderr).toContain('privilege "operators" is bound to alice\'s groups but grants no roles: give it roles with `stor privilege update operators --roles ROLE`');
+  expect(empty.stderr).toContain(
+    'privilege "operators" is bound to alice\'s groups but grants no roles: give it roles with `stor privilege update operators --roles ROLE`',
+  );
 
   await run(['privilege', 'update', 'operators', '--roles', 'READONLY_ADMIN']);
   // Off a terminal the key alone goes to stdout; the warning to stderr.
@@ -44,7 +54,12 @@ async function keyWalk(env: Env) {
 
   // --json carries the key; list never shows one (nor a hash), in any format.
   const second = JSON.parse((await run(['api-key', 'create', 'alice-ci', '--user', 'alice', '--json'])).stdout);
-  expect(second).toMatchObject({ name: 'alice-ci', username: 'alice', expires_at: null, key: expect.stringMatching(/^\d+-/) });
+  expect(second).toMatchObject({
+    name: 'alice-ci',
+    username: 'alice',
+    expires_at: null,
+    key: expect.stringMatching(/^\d+-/),
+  });
   const listed = await run(['api-key', 'list', '--json']);
   const rows = JSON.parse(listed.stdout) as Record<string, unknown>[];
   // A bare date is local midnight: 2030-01-01 in New York is 05:00 UTC.
@@ -79,7 +94,9 @@ async function keyWalk(env: Env) {
   expect((await run(['api-key', 'revoke', 'alice-key', '--yes', '--json'], 1)).stderr).toContain('NOT_FOUND');
   // By id too.
   await run(['api-key', 'revoke', String(second.id), '--yes']);
-  expect(JSON.parse((await run(['api-key', 'list', '--json'])).stdout).map((k: { name: string }) => k.name)).toEqual(['stor-embedded-admin']);
+  expect(JSON.parse((await run(['api-key', 'list', '--json'])).stdout).map((k: { name: string }) => k.name)).toEqual([
+    'stor-embedded-admin',
+  ]);
 }
 
 describe('stor api-key', () => {
@@ -89,7 +106,11 @@ describe('stor api-key', () => {
 
   it('does the same against stor serve', async () => {
     const server = await spawnServe(tempDir());
-    await keyWalk({ STOR_HOME: tempDir(), STOR_URL: server.baseUrl, STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim() });
+    await keyWalk({
+      STOR_HOME: tempDir(),
+      STOR_URL: server.baseUrl,
+      STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim(),
+    });
   });
 
   it('refuses a name two keys share, listing their ids, and revokes nothing', async () => {
@@ -110,9 +131,17 @@ describe('stor api-key', () => {
       'api_key.query': { result: [entry(3), entry(8)] },
       'api_key.delete': { result: true },
     });
-    const run = stor({ STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir(), STOR_URL: nas.baseUrl, STOR_API_KEY: `7-${'k'.repeat(64)}` });
+    const run = stor({
+      STOR_HOME: tempDir(),
+      STOR_CONFIG_DIR: tempDir(),
+      STOR_URL: nas.baseUrl,
+      STOR_API_KEY: `7-${'k'.repeat(64)}`,
+    });
     const r = await run(['api-key', 'revoke', 'dup', '--yes', '--json'], 2);
-    expect(JSON.parse(r.stderr).error).toMatchObject({ code: 'AMBIGUOUS_NAME', message: '2 API keys are named "dup": ids 3, 8' });
+    expect(JSON.parse(r.stderr).error).toMatchObject({
+      code: 'AMBIGUOUS_NAME',
+      message: '2 API keys are named "dup": ids 3, 8',
+    });
     expect(nas.calls).not.toContain('api_key.delete');
     await run(['api-key', 'revoke', '8', '--yes']);
     expect(nas.calls).toContain('api_key.delete');

@@ -26,12 +26,16 @@ describe('stor call', () => {
     expect(parseCallArgument('null')).toBeNull();
     expect(parseCallArgument('tank/ds')).toBe('tank/ds');
     const env = { STOR_HOME: tempDir() };
-    const { stdout } = await runStor(['call', 'privilege.query', '[["name","^","Read"]]', '{"select":["id"]}'], { env });
+    const { stdout } = await runStor(['call', 'privilege.query', '[["name","^","Read"]]', '{"select":["id"]}'], {
+      env,
+    });
     expect(JSON.parse(stdout)).toEqual([{ id: 2 }]);
   });
 
   it('prints validation errors one per line and exits 1', async () => {
-    const { code, stdout, stderr } = await runStor(['call', 'privilege.get_instance', 'one'], { env: { STOR_HOME: tempDir() } });
+    const { code, stdout, stderr } = await runStor(['call', 'privilege.get_instance', 'one'], {
+      env: { STOR_HOME: tempDir() },
+    });
     expect(code).toBe(1);
     expect(stdout).toBe('');
     expect(stderr).toContain('* id: Input should be a valid integer');
@@ -41,17 +45,26 @@ describe('stor call', () => {
     const home = tempDir();
     const unknown = await runStor(['call', 'nosuch.method'], { env: { STOR_HOME: home } });
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toBe('stor: "nosuch.method": no such method on this target (the appliance says: Method does not exist)\nhint: `stor call --help` lists the methods this target has\n');
+    expect(unknown.stderr).toBe(
+      'stor: "nosuch.method": no such method on this target (the appliance says: Method does not exist)\nhint: `stor call --help` lists the methods this target has\n',
+    );
     const json = await runStor(['--json', 'call', 'nosuch.method'], { env: { STOR_HOME: home } });
     expect(json.code).toBe(1);
-    expect(JSON.parse(json.stderr).error).toMatchObject({ code: 'METHOD_NOT_FOUND', kind: 'failed', message: expect.stringContaining('"nosuch.method"') });
+    expect(JSON.parse(json.stderr).error).toMatchObject({
+      code: 'METHOD_NOT_FOUND',
+      kind: 'failed',
+      message: expect.stringContaining('"nosuch.method"'),
+    });
 
     const t = await openTestAppliance(undefined, home);
     const { key } = await createUserWithKey(t, 'ro', { privilegeRoles: ['READONLY_ADMIN'] });
     t.appliance.close();
-    const denied = await runStor(['call', 'user.create', '{"username":"x","full_name":"x","group_create":true,"password":"p"}'], {
-      env: { STOR_HOME: home, STOR_API_KEY: key },
-    });
+    const denied = await runStor(
+      ['call', 'user.create', '{"username":"x","full_name":"x","group_create":true,"password":"p"}'],
+      {
+        env: { STOR_HOME: home, STOR_API_KEY: key },
+      },
+    );
     expect(denied.code).toBe(5);
     expect(denied.stderr).toContain('[EACCES] Not authorized');
   });
@@ -61,7 +74,9 @@ describe('stor call', () => {
     const t = await openTestAppliance(EMULATIONS['truenas-26.0'], home);
     const { key } = await createUserWithKey(t, 'ds', { privilegeRoles: ['DATASET_READ'] });
     t.appliance.close();
-    const denied = await runStor(['call', 'api_key.convert_raw_key', key], { env: { STOR_HOME: home, STOR_API_KEY: key, STOR_USER: 'ds' } });
+    const denied = await runStor(['call', 'api_key.convert_raw_key', key], {
+      env: { STOR_HOME: home, STOR_API_KEY: key, STOR_USER: 'ds' },
+    });
     expect(denied.code).toBe(5);
     expect(denied.stderr).toContain('lacks the role this call needs: API_KEY_READ (or FULL_ADMIN)');
   });
@@ -74,7 +89,9 @@ describe('stor call', () => {
     // Roles as roles_for_method lists them: the method's role and every role that includes it (MW/role.py:302-318).
     // Each method on its line, who may call it and its summary below.
     expect(stdout).toMatch(/privilege\.create\(privilege_create\)\n\s+access: PRIVILEGE_WRITE\n\s+Create a privilege/);
-    expect(stdout).toMatch(/privilege\.query\(filters, options\)\n\s+access: PRIVILEGE_READ \| READONLY_ADMIN \| SHARING_ADMIN\n/);
+    expect(stdout).toMatch(
+      /privilege\.query\(filters, options\)\n\s+access: PRIVILEGE_READ \| READONLY_ADMIN \| SHARING_ADMIN\n/,
+    );
     expect(stdout).toMatch(/auth\.login_with_api_key\(api_key\)\n\s+access: no login/);
     expect(stdout).toMatch(/core\.job_abort\(id\)\n\s+access: any login\n\s+Abort a waiting or running job$/m);
   });
@@ -92,7 +109,11 @@ describe('stor call', () => {
   });
 
   it('shows its help without the list, and says why, when the target cannot be reached', async () => {
-    const env = { STOR_HOME: tempDir(), STOR_URL: `ws://127.0.0.1:${await closedPort()}`, STOR_API_KEY: `1-${'K'.repeat(64)}` };
+    const env = {
+      STOR_HOME: tempDir(),
+      STOR_URL: `ws://127.0.0.1:${await closedPort()}`,
+      STOR_API_KEY: `1-${'K'.repeat(64)}`,
+    };
     const { code, stdout, stderr } = await runStor(['call', '--help'], { env });
     expect(code).toBe(0);
     expect(stdout).toContain('Usage: stor call');

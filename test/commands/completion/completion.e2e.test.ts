@@ -19,7 +19,13 @@ function shellEnv(): Record<string, string> {
   const shim = join(bin, 'stor');
   writeFileSync(shim, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(STOR_BIN)} "$@"\n`);
   chmodSync(shim, 0o755);
-  return { PATH: `${bin}:${process.env.PATH}`, HOME: tempDir('stor-home-'), STOR_HOME: tempDir('stor-state-'), STOR_CONFIG_DIR: tempDir('stor-config-'), STOR_CHECK_RESULTS: '1' };
+  return {
+    PATH: `${bin}:${process.env.PATH}`,
+    HOME: tempDir('stor-home-'),
+    STOR_HOME: tempDir('stor-state-'),
+    STOR_CONFIG_DIR: tempDir('stor-config-'),
+    STOR_CHECK_RESULTS: '1',
+  };
 }
 
 const shellQuote = (w: string) => `'${w.replace(/'/g, `'\\''`)}'`;
@@ -32,7 +38,13 @@ let bashScript = '';
 beforeAll(() => {
   const dir = mkdtempSync(join(tmpdir(), 'stor-completion-'));
   bashScript = join(dir, 'stor.bash');
-  writeFileSync(bashScript, execFileSync(process.execPath, [STOR_BIN, 'completion', 'bash'], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: dir, STOR_SESSION: 'off', ...EMBEDDED_MEANT } }));
+  writeFileSync(
+    bashScript,
+    execFileSync(process.execPath, [STOR_BIN, 'completion', 'bash'], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, HOME: dir, STOR_SESSION: 'off', ...EMBEDDED_MEANT },
+    }),
+  );
   return () => rmSync(dir, { recursive: true, force: true });
 });
 
@@ -43,7 +55,10 @@ beforeAll(() => {
 function bashCompletion(typed: string[], before: string): string[] {
   const words = typed.flatMap((w) => (w === '' ? [''] : w.match(/[=:]+|[^=:]+/g)!));
   const line = typed.join(' ');
-  return ['-c', `source ${shellQuote(bashScript)}; ${before} COMP_WORDS=(${words.map(shellQuote).join(' ')}); COMP_CWORD=${words.length - 1}; COMP_LINE=${shellQuote(line)}; COMP_POINT=${line.length}; _stor_completion; printf '%s\\n' "\${COMPREPLY[@]}"`];
+  return [
+    '-c',
+    `source ${shellQuote(bashScript)}; ${before} COMP_WORDS=(${words.map(shellQuote).join(' ')}); COMP_CWORD=${words.length - 1}; COMP_LINE=${shellQuote(line)}; COMP_POINT=${line.length}; _stor_completion; printf '%s\\n' "\${COMPREPLY[@]}"`,
+  ];
 }
 
 const offered = (out: string) => out.split('\n').filter((l) => l !== '');
@@ -67,7 +82,10 @@ function completeZsh(env: Record<string, string>, typed: string[]): string[] {
   const line = typed.join(' ');
   const out = execFileSync(
     'zsh',
-    ['-fc', `autoload -U compinit && compinit -D; source <(stor completion zsh); COMP_WORDS=(${typed.map(shellQuote).join(' ')}); COMP_CWORD=${typed.length - 1}; COMP_LINE=${shellQuote(line)}; COMP_POINT=${line.length}; _stor_completion; print -rl -- "\${COMPREPLY[@]}"`],
+    [
+      '-fc',
+      `autoload -U compinit && compinit -D; source <(stor completion zsh); COMP_WORDS=(${typed.map(shellQuote).join(' ')}); COMP_CWORD=${typed.length - 1}; COMP_LINE=${shellQuote(line)}; COMP_POINT=${line.length}; _stor_completion; print -rl -- "\${COMPREPLY[@]}"`,
+    ],
     { encoding: 'utf8', env },
   );
   return out.split('\n').filter((l) => l !== '' && l.startsWith(typed.at(-1)!));
@@ -83,8 +101,17 @@ describe('shell completion of commands, options and values', () => {
     const env = shellEnv();
     expect(complete(env, ['stor', 'privilege', 'f'])).toEqual(['fix']);
     expect(complete(env, ['stor', '--rpc', ''])).toEqual(['ws', 'http']);
-    expect(complete(env, ['stor', '--timeout', '5', 'privilege', 'fix', '--dr'])).toEqual(['--dry-run', '--drop-self-including', '--drop-unknown']);
-    expect(complete(env, ['stor', 'serve', '--emulate', 't'])).toEqual(['truenas-25.10.1', 'truenas-25.10.6', 'truenas-25.10.7', 'truenas-26.0']);
+    expect(complete(env, ['stor', '--timeout', '5', 'privilege', 'fix', '--dr'])).toEqual([
+      '--dry-run',
+      '--drop-self-including',
+      '--drop-unknown',
+    ]);
+    expect(complete(env, ['stor', 'serve', '--emulate', 't'])).toEqual([
+      'truenas-25.10.1',
+      'truenas-25.10.6',
+      'truenas-25.10.7',
+      'truenas-26.0',
+    ]);
     // The options --targets brings are the verb's too: --fan-out on a read, --keep-going on a change; none on a verb without fan-out.
     expect(complete(env, ['stor', 'dataset', 'list', '--fa'])).toEqual(['--fan-out']);
     expect(complete(env, ['stor', 'dataset', 'create', '--ke'])).toEqual(['--keep-going']);
@@ -101,8 +128,15 @@ describe('shell completion of commands, options and values', () => {
     expect(complete(env, ['stor', '--profile', ''])).toEqual(['embedded', 'lab', 'nas1']);
     createEmbeddedState({ ...env, STOR_CONFIG_DIR: tempDir('stor-noprofiles-') });
     // The embedded appliance is the target here: its seeded privileges, by name and by id.
-    const privileges = complete({ ...env, STOR_CONFIG_DIR: tempDir('stor-noprofiles-') }, ['stor', 'privilege', 'show', '']);
-    expect(privileges).toEqual(expect.arrayContaining(['1', '2', '3', 'Local\\ Administrator', 'Read-Only\\ Administrator']));
+    const privileges = complete({ ...env, STOR_CONFIG_DIR: tempDir('stor-noprofiles-') }, [
+      'stor',
+      'privilege',
+      'show',
+      '',
+    ]);
+    expect(privileges).toEqual(
+      expect.arrayContaining(['1', '2', '3', 'Local\\ Administrator', 'Read-Only\\ Administrator']),
+    );
     const methods = complete({ ...env, STOR_CONFIG_DIR: tempDir('stor-noprofiles-') }, ['stor', 'call', 'privilege.']);
     expect(methods).toEqual(expect.arrayContaining(['privilege.create', 'privilege.query', 'privilege.roles']));
     expect(methods.every((m) => m.startsWith('privilege.'))).toBe(true);
@@ -129,11 +163,21 @@ describe('shell completion of commands, options and values', () => {
 
     const server = await spawnServe(tempDir('stor-served-'));
     const served = { ...env, STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim() };
-    execFileSync('stor', ['--url', server.baseUrl, 'call', 'privilege.create', JSON.stringify({ name: 'Served Only', web_shell: false })], { encoding: 'utf8', env: served });
+    execFileSync(
+      'stor',
+      ['--url', server.baseUrl, 'call', 'privilege.create', JSON.stringify({ name: 'Served Only', web_shell: false })],
+      { encoding: 'utf8', env: served },
+    );
     expect(complete(env, ['stor', 'privilege', 'show', 'Serv'])).toEqual([]);
     expect(complete(served, ['stor', '--url', server.baseUrl, 'privilege', 'show', 'Serv'])).toEqual(['Served\\ Only']);
-    expect(complete(served, ['stor', `--url=${server.baseUrl}`, '--rpc', 'http', 'privilege', 'show', 'Serv'])).toEqual(['Served\\ Only']);
-    await new ProfileStore(env.STOR_CONFIG_DIR!).save('served', { url: server.baseUrl, apiKey: served.STOR_API_KEY }, false);
+    expect(complete(served, ['stor', `--url=${server.baseUrl}`, '--rpc', 'http', 'privilege', 'show', 'Serv'])).toEqual(
+      ['Served\\ Only'],
+    );
+    await new ProfileStore(env.STOR_CONFIG_DIR!).save(
+      'served',
+      { url: server.baseUrl, apiKey: served.STOR_API_KEY },
+      false,
+    );
     expect(complete(env, ['stor', '--profile', 'served', 'privilege', 'show', 'Serv'])).toEqual(['Served\\ Only']);
     expect(complete(env, ['stor', '--profile=served', 'privilege', 'show', 'Serv'])).toEqual(['Served\\ Only']);
   });
@@ -152,21 +196,39 @@ describe('shell completion of commands, options and values', () => {
     expect(zsh).toContain('autoload -U +X bashcompinit && bashcompinit');
     expect(zsh).toContain('complete -o default -F _stor_completion stor');
     const fish = execFileSync('stor', ['completion', 'fish'], { encoding: 'utf8', env });
-    expect(fish).toContain("complete -c stor -n '__fish_seen_subcommand_from privilege; and __fish_seen_subcommand_from fix' -l dry-run");
-    expect(fish).toContain("complete -c stor -n '__fish_seen_subcommand_from privilege; and __fish_seen_subcommand_from show' -a '(stor completion --values privilege --prefix (commandline -ct) 2>/dev/null)'");
+    expect(fish).toContain(
+      "complete -c stor -n '__fish_seen_subcommand_from privilege; and __fish_seen_subcommand_from fix' -l dry-run",
+    );
+    expect(fish).toContain(
+      "complete -c stor -n '__fish_seen_subcommand_from privilege; and __fish_seen_subcommand_from show' -a '(stor completion --values privilege --prefix (commandline -ct) 2>/dev/null)'",
+    );
     expect(fish).toMatch(/complete -c stor -n '[^']*' -l rpc -r -a 'ws http'/);
   });
 
   it.skipIf(!hasZsh)('zsh runs the script through bashcompinit: verbs, --rpc values, positional values', () => {
     const env = shellEnv();
     expect(completeZsh(env, ['stor', 'privilege', 'f'])).toEqual(['fix']);
-    expect(completeZsh(env, ['stor', '--timeout', '5', 'privilege', 'fix', '--dr'])).toEqual(['--dry-run', '--drop-self-including', '--drop-unknown']);
+    expect(completeZsh(env, ['stor', '--timeout', '5', 'privilege', 'fix', '--dr'])).toEqual([
+      '--dry-run',
+      '--drop-self-including',
+      '--drop-unknown',
+    ]);
     expect(completeZsh(env, ['stor', '--rpc', ''])).toEqual(['ws', 'http']);
     expect(completeZsh(env, ['stor', 'privilege', 'show', ''])).toEqual([]);
     createEmbeddedState(env);
-    expect(completeZsh(env, ['stor', 'privilege', 'show', ''])).toEqual(expect.arrayContaining(['1', 'Local\\ Administrator', 'Read-Only\\ Administrator']));
+    expect(completeZsh(env, ['stor', 'privilege', 'show', ''])).toEqual(
+      expect.arrayContaining(['1', 'Local\\ Administrator', 'Read-Only\\ Administrator']),
+    );
     expect(completeZsh(env, ['stor', '--rpc', 'http', 'privilege', 'show', 'Loc'])).toEqual(['Local\\ Administrator']);
-    expect(completeZsh({ ...env, STOR_API_KEY: '1-'.padEnd(66, 'k') }, ['stor', '--url=ws://127.0.0.1:9', 'privilege', 'show', 'Loc'])).toEqual([]);
+    expect(
+      completeZsh({ ...env, STOR_API_KEY: '1-'.padEnd(66, 'k') }, [
+        'stor',
+        '--url=ws://127.0.0.1:9',
+        'privilege',
+        'show',
+        'Loc',
+      ]),
+    ).toEqual([]);
   });
 });
 
@@ -182,7 +244,8 @@ describe('completion against a hostile or slow target', () => {
   }
 
   /** What the shell makes of `word` on a command line, run in `dir`. */
-  const asTyped = (word: string, dir: string) => execFileSync('bash', ['-c', `cd ${shellQuote(dir)} && printf '%s\\n' ${word}`], { encoding: 'utf8' }).slice(0, -1);
+  const asTyped = (word: string, dir: string) =>
+    execFileSync('bash', ['-c', `cd ${shellQuote(dir)} && printf '%s\\n' ${word}`], { encoding: 'utf8' }).slice(0, -1);
 
   it('a name from the target goes in quoted for the shell: never run, never globbed against local files', async () => {
     const hostile = ['$(touch PWNED1)', 'a`touch PWNED2`', "x'; touch PWNED3; '", '*', 'ok name'];
@@ -190,7 +253,9 @@ describe('completion against a hostile or slow target', () => {
     const dir = tempDir('stor-tab-cwd-');
     writeFileSync(join(dir, 'local-file'), '');
     for (const typed of ['', '"', "'", '"$(', "'x"]) {
-      const words = (await completeAsync(env, ['stor', 'privilege', 'show', typed])).filter((c) => !/^['"]?\d+$/.test(c));
+      const words = (await completeAsync(env, ['stor', 'privilege', 'show', typed])).filter(
+        (c) => !/^['"]?\d+$/.test(c),
+      );
       expect(words.length, `typed ${typed}`).toBeGreaterThan(0);
       for (const word of words) {
         // A quote the word was opened with stays open: the operator closes it; here it is closed.
@@ -206,19 +271,28 @@ describe('completion against a hostile or slow target', () => {
   it('an empty answer from the target does not fall back to local file names (compopt +o default)', async () => {
     const env = await targetWith([]);
     const said: string[] = [];
-    const out = await completeAsync(env, ['stor', 'privilege', 'show', ''], 'compopt() { printf "compopt %s\\n" "$*"; };');
+    const out = await completeAsync(
+      env,
+      ['stor', 'privilege', 'show', ''],
+      'compopt() { printf "compopt %s\\n" "$*"; };',
+    );
     said.push(...out);
     expect(said).toContain('compopt +o default');
   });
 
   it('names with control characters are not offered; the rest are', async () => {
     const env = await targetWith(['ops\u001b]0;X\u0007', 'two\nlines', 'tab\there', 'plain']);
-    expect((await completeAsync(env, ['stor', 'privilege', 'show', ''])).filter((c) => !/^\d+$/.test(c))).toEqual(['plain']);
+    expect((await completeAsync(env, ['stor', 'privilege', 'show', ''])).filter((c) => !/^\d+$/.test(c))).toEqual([
+      'plain',
+    ]);
   });
 
   it('200,000 candidates from the target are capped at 1000', async () => {
     // The cap, not the deadline, is under test: a loaded machine may take more than 3 s to get and sort them.
-    const env = { ...(await targetWith(Array.from({ length: 200_000 }, (_, i) => `p${String(i).padStart(6, '0')}`))), STOR_COMPLETION_TIMEOUT: '60' };
+    const env = {
+      ...(await targetWith(Array.from({ length: 200_000 }, (_, i) => `p${String(i).padStart(6, '0')}`))),
+      STOR_COMPLETION_TIMEOUT: '60',
+    };
     const words = await completeAsync(env, ['stor', 'privilege', 'show', 'p']);
     expect(words.length).toBe(1000);
     expect(words[0]).toBe('p000000');

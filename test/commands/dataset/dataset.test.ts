@@ -15,16 +15,28 @@ function embedded() {
 const outcome = (r: RunResult) => ({ code: r.code, stderr: r.stderr });
 
 describe('stor dataset create --parents is safe to re-run', () => {
-  it('twice in a row: exit 0 both times, created then already there; without --parents an existing dataset stays the appliance\'s error', async () => {
+  it("twice in a row: exit 0 both times, created then already there; without --parents an existing dataset stays the appliance's error", async () => {
     const { home, run } = embedded();
     const first = await run(['dataset', 'create', 'tank/a/b', '--parents', '--comments', 'first', '--json']);
     expect(first.code, first.stderr).toBe(0);
-    expect(JSON.parse(first.stdout)).toEqual({ id: 'tank/a/b', mountpoint: '/mnt/tank/a/b', comments: 'first', created: true, target: { kind: 'embedded', stateDir: home } });
+    expect(JSON.parse(first.stdout)).toEqual({
+      id: 'tank/a/b',
+      mountpoint: '/mnt/tank/a/b',
+      comments: 'first',
+      created: true,
+      target: { kind: 'embedded', stateDir: home },
+    });
 
     const second = await run(['dataset', 'create', 'tank/a/b', '--parents', '--comments', 'second', '--json']);
     expect(second.code, second.stderr).toBe(0);
     // Left as it is, as mkdir -p leaves an existing directory: the comment given the second time is not applied.
-    expect(JSON.parse(second.stdout)).toEqual({ id: 'tank/a/b', mountpoint: '/mnt/tank/a/b', comments: 'first', created: false, target: { kind: 'embedded', stateDir: home } });
+    expect(JSON.parse(second.stdout)).toEqual({
+      id: 'tank/a/b',
+      mountpoint: '/mnt/tank/a/b',
+      comments: 'first',
+      created: false,
+      target: { kind: 'embedded', stateDir: home },
+    });
     const human = await run(['dataset', 'create', 'tank/a/b', '--parents']);
     expect(human.code).toBe(0);
     // Piped: the data as label<TAB>value lines; the explanation on stderr.
@@ -34,7 +46,10 @@ describe('stor dataset create --parents is safe to re-run', () => {
     // MW/plugins/pool_/dataset.py:471: "Path /mnt/… already exists", a validation error (exit 1).
     const plain = await run(['dataset', 'create', 'tank/a/b', '--json']);
     expect(plain.code).toBe(1);
-    expect(JSON.parse(plain.stderr).error).toMatchObject({ code: 'EINVAL', details: ['* pool_dataset_create.name: Path /mnt/tank/a/b already exists'] });
+    expect(JSON.parse(plain.stderr).error).toMatchObject({
+      code: 'EINVAL',
+      details: ['* pool_dataset_create.name: Path /mnt/tank/a/b already exists'],
+    });
 
     const listed = JSON.parse((await run(['dataset', 'list', '--json'])).stdout) as { id: string }[];
     expect(listed.map((d) => d.id)).toEqual(['tank', 'tank/a', 'tank/a/b']);
@@ -71,7 +86,12 @@ describe('stor dataset delete --dry-run predicts the real delete', () => {
     const { home, run } = embedded();
     expect((await run(['dataset', 'create', 'tank/a/b', '--parents'])).code).toBe(0);
     const cases = [
-      { name: 'children without --recursive (MW/plugins/pool_/dataset.py:821-824)', args: ['tank/a'], code: 1, text: "[ENOTEMPTY] Failed to delete dataset: cannot destroy 'tank/a': filesystem has children" },
+      {
+        name: 'children without --recursive (MW/plugins/pool_/dataset.py:821-824)',
+        args: ['tank/a'],
+        code: 1,
+        text: "[ENOTEMPTY] Failed to delete dataset: cannot destroy 'tank/a': filesystem has children",
+      },
       { name: 'a pool root', args: ['tank'], code: 1, text: "'tank' is the root dataset of pool tank" },
       { name: 'no such dataset', args: ['tank/nope'], code: 1, text: 'no dataset tank/nope' },
     ];
@@ -128,8 +148,10 @@ describe('stor dataset delete --dry-run predicts the real delete', () => {
 describe('stor dataset list DATASET lists that dataset and its children', () => {
   it('a dataset below a pool lists it and what is below it, not its siblings; a missing one is the not-found error', async () => {
     const { run } = embedded();
-    for (const id of ['tank/a/b', 'tank/a/c', 'tank/ab']) expect((await run(['dataset', 'create', id, '--parents'])).code).toBe(0);
-    const ids = async (args: string[]) => (JSON.parse((await run([...args, '--json'])).stdout) as { id: string }[]).map((d) => d.id);
+    for (const id of ['tank/a/b', 'tank/a/c', 'tank/ab'])
+      expect((await run(['dataset', 'create', id, '--parents'])).code).toBe(0);
+    const ids = async (args: string[]) =>
+      (JSON.parse((await run([...args, '--json'])).stdout) as { id: string }[]).map((d) => d.id);
     expect(await ids(['dataset', 'list', 'tank/a'])).toEqual(['tank/a', 'tank/a/b', 'tank/a/c']);
     expect(await ids(['dataset', 'list', '/mnt/tank/a/b'])).toEqual(['tank/a/b']);
     expect(await ids(['dataset', 'list', 'tank'])).toEqual(['tank', 'tank/a', 'tank/a/b', 'tank/a/c', 'tank/ab']);
@@ -139,14 +161,17 @@ describe('stor dataset list DATASET lists that dataset and its children', () => 
     const deleted = await run(['dataset', 'delete', 'tank/zz', '--yes', '--json']);
     expect(missing.code).not.toBe(0);
     expect(missing.stdout).toBe('');
-    expect({ code: missing.code, error: JSON.parse(missing.stderr).error }).toEqual({ code: deleted.code, error: JSON.parse(deleted.stderr).error });
+    expect({ code: missing.code, error: JSON.parse(missing.stderr).error }).toEqual({
+      code: deleted.code,
+      error: JSON.parse(deleted.stderr).error,
+    });
     const pool = await run(['dataset', 'list', 'nopool']);
     expect(pool.code).toBe(missing.code);
   });
 });
 
 describe('stor dataset show', () => {
-  it('shows a dataset\'s properties with their source, its children and snapshot count; a path under /mnt names it too', async () => {
+  it("shows a dataset's properties with their source, its children and snapshot count; a path under /mnt names it too", async () => {
     const { run } = embedded();
     await run(['dataset', 'create', 'tank/a', '--comments', 'team']);
     await run(['dataset', 'create', 'tank/a/b']);
@@ -162,28 +187,67 @@ describe('stor dataset show', () => {
     const { run } = embedded();
     const r = await run(['dataset', 'show', 'tank/none', '--json']);
     expect(r.code).toBe(1);
-    expect(JSON.parse(r.stderr).error).toMatchObject({ code: 'NOT_FOUND', message: expect.stringContaining('tank/none') });
+    expect(JSON.parse(r.stderr).error).toMatchObject({
+      code: 'NOT_FOUND',
+      message: expect.stringContaining('tank/none'),
+    });
   });
 });
 
 describe('stor dataset update', () => {
-  const show = async (run: (args: string[]) => Promise<RunResult>, id: string) => JSON.parse((await run(['dataset', 'show', id, '--json'])).stdout);
+  const show = async (run: (args: string[]) => Promise<RunResult>, id: string) =>
+    JSON.parse((await run(['dataset', 'show', id, '--json'])).stdout);
 
-  it('sets what it is given, which the appliance then holds; the same update again changes nothing; --inherit takes the parent\'s back', async () => {
+  it("sets what it is given, which the appliance then holds; the same update again changes nothing; --inherit takes the parent's back", async () => {
     const { run } = embedded();
     await run(['dataset', 'create', 'tank/a/b', '--parents']);
-    const updated = await run(['dataset', 'update', 'tank/a', '--compression', 'zstd', '--comments', 'c1', '--yes', '--json']);
+    const updated = await run([
+      'dataset',
+      'update',
+      'tank/a',
+      '--compression',
+      'zstd',
+      '--comments',
+      'c1',
+      '--yes',
+      '--json',
+    ]);
     expect(updated.code, updated.stderr).toBe(0);
-    expect(JSON.parse(updated.stdout)).toMatchObject({ id: 'tank/a', dry_run: false, changed: true, changes: expect.arrayContaining([{ property: 'compression', old: 'LZ4', new: 'ZSTD' }]) });
+    expect(JSON.parse(updated.stdout)).toMatchObject({
+      id: 'tank/a',
+      dry_run: false,
+      changed: true,
+      changes: expect.arrayContaining([{ property: 'compression', old: 'LZ4', new: 'ZSTD' }]),
+    });
     const a = await show(run, 'tank/a');
-    expect([a.properties.compression.value, a.properties.compression.source, a.comments]).toEqual(['ZSTD', 'LOCAL', 'c1']);
-    expect((await show(run, 'tank/a/b')).properties.compression).toMatchObject({ value: 'ZSTD', source: 'INHERITED', source_info: 'tank/a' });
+    expect([a.properties.compression.value, a.properties.compression.source, a.comments]).toEqual([
+      'ZSTD',
+      'LOCAL',
+      'c1',
+    ]);
+    expect((await show(run, 'tank/a/b')).properties.compression).toMatchObject({
+      value: 'ZSTD',
+      source: 'INHERITED',
+      source_info: 'tank/a',
+    });
 
-    const again = await run(['dataset', 'update', 'tank/a', '--compression', 'zstd', '--comments', 'c1', '--yes', '--json']);
+    const again = await run([
+      'dataset',
+      'update',
+      'tank/a',
+      '--compression',
+      'zstd',
+      '--comments',
+      'c1',
+      '--yes',
+      '--json',
+    ]);
     expect(JSON.parse(again.stdout)).toEqual({ id: 'tank/a', dry_run: false, changed: false, changes: [] });
 
     await run(['dataset', 'update', 'tank/a/b', '--compression', 'gzip', '--yes']);
-    const inherited = JSON.parse((await run(['dataset', 'update', 'tank/a/b', '--inherit', 'compression', '--yes', '--json'])).stdout);
+    const inherited = JSON.parse(
+      (await run(['dataset', 'update', 'tank/a/b', '--inherit', 'compression', '--yes', '--json'])).stdout,
+    );
     expect(inherited.changes).toEqual([{ property: 'compression', old: 'GZIP', new: 'INHERIT' }]);
     expect((await show(run, 'tank/a/b')).properties.compression).toMatchObject({ value: 'ZSTD', source: 'INHERITED' });
   });
@@ -192,8 +256,15 @@ describe('stor dataset update', () => {
     const { run } = embedded();
     await run(['dataset', 'create', 'tank/a']);
     expect((await run(['dataset', 'update', 'tank/a', '--compression', 'gzip'])).code).toBe(2);
-    const dry = JSON.parse((await run(['dataset', 'update', 'tank/a', '--compression', 'gzip', '--dry-run', '--json'])).stdout);
-    expect(dry).toEqual({ id: 'tank/a', dry_run: true, changed: true, changes: [{ property: 'compression', old: 'LZ4', new: 'GZIP' }] });
+    const dry = JSON.parse(
+      (await run(['dataset', 'update', 'tank/a', '--compression', 'gzip', '--dry-run', '--json'])).stdout,
+    );
+    expect(dry).toEqual({
+      id: 'tank/a',
+      dry_run: true,
+      changed: true,
+      changes: [{ property: 'compression', old: 'LZ4', new: 'GZIP' }],
+    });
     expect((await show(run, 'tank/a')).properties.compression.value).toBe('LZ4');
   });
 

@@ -9,14 +9,19 @@ type Run = ReturnType<typeof stor>;
 
 /** The dataset acceptance walk, on whichever target `run` points at; `mnt` is the server's file tree. */
 async function datasetWalk(run: Run, mnt: string) {
-  const created = JSON.parse((await run(['dataset', 'create', 'tank/a/b', '--parents', '--comments', 'walk', '--json'])).stdout);
+  const created = JSON.parse(
+    (await run(['dataset', 'create', 'tank/a/b', '--parents', '--comments', 'walk', '--json'])).stdout,
+  );
   expect(created).toEqual({ id: 'tank/a/b', mountpoint: '/mnt/tank/a/b', comments: 'walk', created: true });
   // --parents is safe to re-run, as mkdir -p; without it an existing dataset stays an error (MW/plugins/pool_/dataset.py:471).
   const again = JSON.parse((await run(['dataset', 'create', 'tank/a/b', '--parents', '--json'])).stdout);
   expect(again).toEqual({ id: 'tank/a/b', mountpoint: '/mnt/tank/a/b', comments: 'walk', created: false });
   const exists = await run(['dataset', 'create', 'tank/a/b'], 1);
   expect(exists.stderr).toContain('Path /mnt/tank/a/b already exists');
-  const listed = JSON.parse((await run(['dataset', 'list', 'tank', '--json'])).stdout) as { id: string; comments: string | null }[];
+  const listed = JSON.parse((await run(['dataset', 'list', 'tank', '--json'])).stdout) as {
+    id: string;
+    comments: string | null;
+  }[];
   expect(listed.map((d) => [d.id, d.comments])).toEqual([
     ['tank', null],
     ['tank/a', null],
@@ -26,12 +31,20 @@ async function datasetWalk(run: Run, mnt: string) {
   // (MW/plugins/pool_/dataset_query_utils.py:534-548, 762-766).
   const raw = JSON.parse((await run(['call', 'pool.dataset.get_instance', 'tank/a/b'])).stdout);
   expect(raw).not.toHaveProperty('comments');
-  expect(raw.user_properties.comments).toEqual({ parsed: 'walk', rawvalue: 'walk', value: 'walk', source: 'LOCAL', source_info: null });
+  expect(raw.user_properties.comments).toEqual({
+    parsed: 'walk',
+    rawvalue: 'walk',
+    value: 'walk',
+    source: 'LOCAL',
+    source_info: null,
+  });
   await run(['upload', 'README.md', '/mnt/tank/a/b/']);
   expect(existsSync(join(mnt, 'tank/a/b/README.md'))).toBe(true);
 
   const refused = await run(['dataset', 'delete', 'tank/a'], 1);
-  expect(refused.stderr).toContain("[ENOTEMPTY] Failed to delete dataset: cannot destroy 'tank/a': filesystem has children");
+  expect(refused.stderr).toContain(
+    "[ENOTEMPTY] Failed to delete dataset: cannot destroy 'tank/a': filesystem has children",
+  );
   // The dry run predicts that refusal word for word.
   expect((await run(['dataset', 'delete', 'tank/a', '--dry-run'], 1)).stderr).toBe(refused.stderr);
   const unconfirmed = await run(['dataset', 'delete', 'tank/a', '--recursive'], 2);
@@ -41,7 +54,9 @@ async function datasetWalk(run: Run, mnt: string) {
   const gone = JSON.parse((await run(['dataset', 'delete', 'tank/a', '--recursive', '--yes', '--json'])).stdout);
   expect(gone.deleted).toEqual(['tank/a/b', 'tank/a']);
   expect(existsSync(join(mnt, 'tank/a'))).toBe(false);
-  expect(JSON.parse((await run(['dataset', 'list', '--json'])).stdout).map((d: { id: string }) => d.id)).toEqual(['tank']);
+  expect(JSON.parse((await run(['dataset', 'list', '--json'])).stdout).map((d: { id: string }) => d.id)).toEqual([
+    'tank',
+  ]);
 }
 
 describe('stor dataset', () => {
@@ -52,13 +67,21 @@ describe('stor dataset', () => {
 
   it('does the same against stor serve', async () => {
     const server = await spawnServe(tempDir());
-    const run = stor({ STOR_HOME: tempDir(), STOR_URL: server.baseUrl, STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim() });
+    const run = stor({
+      STOR_HOME: tempDir(),
+      STOR_URL: server.baseUrl,
+      STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim(),
+    });
     await datasetWalk(run, join(server.stateDir, 'mnt'));
   });
 
   it('lets a SHARING_ADMIN create a dataset but not delete one (exit 5)', async () => {
     const server = await spawnServe(tempDir());
-    const admin = stor({ STOR_HOME: tempDir(), STOR_URL: server.baseUrl, STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim() });
+    const admin = stor({
+      STOR_HOME: tempDir(),
+      STOR_URL: server.baseUrl,
+      STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim(),
+    });
     const key = await makeUserWithPrivilege(admin, 'sally', 'sharers', ['SHARING_ADMIN']);
     const sally = stor({ STOR_HOME: tempDir(), STOR_URL: server.baseUrl, STOR_API_KEY: key });
     await sally(['dataset', 'create', 'tank/shares']);

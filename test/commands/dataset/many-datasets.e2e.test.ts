@@ -31,7 +31,9 @@ describe('stor dataset list with more datasets than one answer should carry', ()
       const batch = names.slice(i, i + 10);
       const groups = batch.filter((n) => n.split('/').length === 2);
       for (const n of groups) expect((await client.call('pool.dataset.create', [{ name: n }])).error).toBeUndefined();
-      const replies = await Promise.all(batch.filter((n) => !groups.includes(n)).map((n) => client.call('pool.dataset.create', [{ name: n }])));
+      const replies = await Promise.all(
+        batch.filter((n) => !groups.includes(n)).map((n) => client.call('pool.dataset.create', [{ name: n }])),
+      );
       for (const r of replies) expect(r.error).toBeUndefined();
     }
     // The scene is the issue's: one unselected answer is past the default cap.

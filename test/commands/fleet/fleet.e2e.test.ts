@@ -19,15 +19,27 @@ interface Outcome {
 describe('a fleet of six stor serve instances', () => {
   it('privilege check --targets nas[1-6]: every target present, the lockout and the unreachable one reported, exit 3', async () => {
     // nas3 emulates 25.10.1's role expansion, under which a self-including role breaks login.
-    const servers: ServeProcess[] = await Promise.all(Array.from({ length: 6 }, (_, i) => spawnServe(tempDir(), i === 2 ? ['--role-expansion', 'truenas-25.10.1'] : [])));
+    const servers: ServeProcess[] = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        spawnServe(tempDir(), i === 2 ? ['--role-expansion', 'truenas-25.10.1'] : []),
+      ),
+    );
     const env = clientEnv();
     const keys = servers.map((s) => readFileSync(s.adminKeyFile, 'utf8').trim());
     for (const [i, s] of servers.entries()) {
-      const login = await spawnStor(['login', '--url', s.baseUrl, '--api-key-stdin', '--profile', `nas${i + 1}`, '--json'], { env, stdin: keys[i]! });
+      const login = await spawnStor(
+        ['login', '--url', s.baseUrl, '--api-key-stdin', '--profile', `nas${i + 1}`, '--json'],
+        { env, stdin: keys[i]! },
+      );
       expect(login.code, login.stderr).toBe(0);
     }
     // A privilege with PRIVILEGE_WRITE, which includes itself: a lockout under that model (as in lockout-models.test.ts).
-    const nas3 = stor({ STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir(), STOR_URL: servers[2]!.baseUrl, STOR_API_KEY: keys[2]! });
+    const nas3 = stor({
+      STOR_HOME: tempDir(),
+      STOR_CONFIG_DIR: tempDir(),
+      STOR_URL: servers[2]!.baseUrl,
+      STOR_API_KEY: keys[2]!,
+    });
     await makeUserWithPrivilege(nas3, 'sam', 'selfish', ['POOL_READ']);
     await nas3(['privilege', 'update', 'selfish', '--roles', 'PRIVILEGE_WRITE,POOL_READ', '--force']);
     // nas5 is stopped: nothing listens at its address any more.
@@ -55,7 +67,12 @@ describe('a fleet of six stor serve instances', () => {
     expect(human.code).toBe(3);
     // Piped: one table of findings, led by the target.
     expect(human.stdout).toMatch(/^nas3\t4\tselfish\tLOCKOUT\t.*PRIVILEGE_WRITE includes itself/m);
-    expect(human.stdout.trim().split('\n').every((line) => line.startsWith('nas3\t'))).toBe(true);
+    expect(
+      human.stdout
+        .trim()
+        .split('\n')
+        .every((line) => line.startsWith('nas3\t')),
+    ).toBe(true);
     expect(human.stderr).toContain('nas3: next: stor --profile nas3 privilege fix 4 --drop-self-including\n');
     expect(human.stderr).toMatch(/^stor: nas5: unreachable: /m);
     expect(human.stderr.trim().split('\n').at(-1)).toBe('4 ok, 1 lockout, 1 unreachable');
@@ -68,11 +85,15 @@ describe('a fleet of six stor serve instances', () => {
     expect(clean.stderr.trim().split('\n').at(-1)).toBe('3 ok');
 
     // Changes (Deliver 3): the lab is nas1, nas2 and nas4.
-    for (const p of ['nas1', 'nas2', 'nas4']) expect((await spawnStor(['profile', 'tag', p, 'lab'], { env })).code).toBe(0);
+    for (const p of ['nas1', 'nas2', 'nas4'])
+      expect((await spawnStor(['profile', 'tag', p, 'lab'], { env })).code).toBe(0);
     const unconfirmed = await spawnStor(['--targets', '@lab', 'dataset', 'create', 'tank/fleet'], { env });
     expect(unconfirmed.code).toBe(2);
     expect(unconfirmed.stderr).toContain('plan: `stor dataset create tank/fleet` on nas1, nas2, nas4\n');
-    const datasetsOf = async (p: string) => (JSON.parse((await spawnStor(['--profile', p, 'dataset', 'list', '--json'], { env })).stdout) as { id: string }[]).map((d) => d.id);
+    const datasetsOf = async (p: string) =>
+      (
+        JSON.parse((await spawnStor(['--profile', p, 'dataset', 'list', '--json'], { env })).stdout) as { id: string }[]
+      ).map((d) => d.id);
     expect(await datasetsOf('nas1')).not.toContain('tank/fleet');
     const created = await spawnStor(['--targets', '@lab', 'dataset', 'create', 'tank/fleet', '--yes'], { env });
     expect(created.code, created.stderr).toBe(0);
@@ -80,17 +101,32 @@ describe('a fleet of six stor serve instances', () => {
     for (const p of ['nas1', 'nas2', 'nas4']) expect(await datasetsOf(p)).toContain('tank/fleet');
     expect(await datasetsOf('nas6')).not.toContain('tank/fleet');
     // Again without --parents: the appliance's "exists" on the first target stops the rest; with --keep-going each says it.
-    const again = await spawnStor(['--targets', '@lab', 'dataset', 'create', 'tank/fleet', '--yes', '--fan-out', '1', '--json'], { env });
+    const again = await spawnStor(
+      ['--targets', '@lab', 'dataset', 'create', 'tank/fleet', '--yes', '--fan-out', '1', '--json'],
+      { env },
+    );
     expect(again.code).toBe(1);
-    expect((JSON.parse(again.stdout) as Outcome[]).map((o) => [o.target, o.error?.code === E.NOT_ATTEMPTED.code])).toEqual([['nas1', false], ['nas2', true], ['nas4', true]]);
-    const kept = await spawnStor(['--targets', '@lab', 'dataset', 'create', 'tank/fleet', '--yes', '--fan-out', '1', '--keep-going'], { env });
+    expect(
+      (JSON.parse(again.stdout) as Outcome[]).map((o) => [o.target, o.error?.code === E.NOT_ATTEMPTED.code]),
+    ).toEqual([
+      ['nas1', false],
+      ['nas2', true],
+      ['nas4', true],
+    ]);
+    const kept = await spawnStor(
+      ['--targets', '@lab', 'dataset', 'create', 'tank/fleet', '--yes', '--fan-out', '1', '--keep-going'],
+      { env },
+    );
     expect(kept.code).toBe(1);
     expect(kept.stderr.trim().split('\n').at(-1)).toBe('0 ok, 3 failed');
-    const parents = await spawnStor(['--targets', '@lab', 'dataset', 'create', 'tank/fleet', '--parents', '--yes'], { env });
+    const parents = await spawnStor(['--targets', '@lab', 'dataset', 'create', 'tank/fleet', '--parents', '--yes'], {
+      env,
+    });
     expect(parents.code, parents.stderr).toBe(0);
 
     // No key in any output.
-    for (const out of [json, human, findings, clean, unconfirmed, created, again, kept, parents]) for (const key of keys) expect(out.stdout + out.stderr).not.toContain(key.split('-')[1]!);
+    for (const out of [json, human, findings, clean, unconfirmed, created, again, kept, parents])
+      for (const key of keys) expect(out.stdout + out.stderr).not.toContain(key.split('-')[1]!);
   });
 
   it('profile import of a YAML file through the built binary, then --targets by its tags', async () => {
@@ -109,7 +145,15 @@ describe('a fleet of six stor serve instances', () => {
     const lab = await spawnStor(['--targets', '@lab', 'dataset', 'list'], { env });
     expect(lab.code, lab.stderr).toBe(0);
     expect(lab.stderr).toBe('2 ok\n');
-    expect(new Set(lab.stdout.trim().split('\n').map((l) => l.split('\t')[0]))).toEqual(new Set(['a', 'b']));
-    for (const out of [imported, lab]) for (const key of keys) expect(out.stdout + out.stderr).not.toContain(key.split('-')[1]!);
+    expect(
+      new Set(
+        lab.stdout
+          .trim()
+          .split('\n')
+          .map((l) => l.split('\t')[0]),
+      ),
+    ).toEqual(new Set(['a', 'b']));
+    for (const out of [imported, lab])
+      for (const key of keys) expect(out.stdout + out.stderr).not.toContain(key.split('-')[1]!);
   });
 });

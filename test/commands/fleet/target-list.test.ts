@@ -6,7 +6,9 @@ import { fanOutExitCode, fanOutSummary, type TargetOutcome } from '../../../src/
 const profile = (tags?: string[]) => ({ url: 'ws://127.0.0.1:1', apiKey: '1-x', ...(tags ? { tags } : {}) });
 const names = ['nas1', 'nas2', 'nas3', 'nas01', 'nas02', 'nas10', 'nas11', 'nas12', 'web'];
 const doc: ProfilesDocument = {
-  profiles: Object.fromEntries(names.map((n) => [n, profile(n === 'nas2' || n === 'web' ? ['prod'] : n === 'nas3' ? ['lab', 'prod'] : undefined)])),
+  profiles: Object.fromEntries(
+    names.map((n) => [n, profile(n === 'nas2' || n === 'web' ? ['prod'] : n === 'nas3' ? ['lab', 'prod'] : undefined)]),
+  ),
 };
 
 function usageError(list: string): { code: string; kind: string; message: string; hint?: string } {
@@ -75,7 +77,13 @@ describe('the outcome of a fan-out', () => {
   });
 
   it('counts targets by outcome: ok first, then findings, then failures as they came', () => {
-    const all = [outcome('a', 0), outcome('b', 3, 'unreachable'), outcome('c', 6), outcome('d', 0), outcome('e', 3, 'unreachable')];
+    const all = [
+      outcome('a', 0),
+      outcome('b', 3, 'unreachable'),
+      outcome('c', 6),
+      outcome('d', 0),
+      outcome('e', 3, 'unreachable'),
+    ];
     expect(fanOutSummary(all, 'lockout')).toBe('2 ok, 1 lockout, 2 unreachable');
     expect(fanOutSummary([outcome('a', 3, 'unreachable')], 'lockout')).toBe('0 ok, 1 unreachable');
   });

@@ -20,17 +20,27 @@ describe('stor call --targets with a method name that is an Object.prototype pro
   });
 });
 
-describe('--targets: each target logs in as its own profile\'s key user, whatever STOR_USER says', () => {
-  it('STOR_USER set for other work does not name the user of every target\'s key (SCRAM on 26 would refuse all but one)', async () => {
+describe("--targets: each target logs in as its own profile's key user, whatever STOR_USER says", () => {
+  it("STOR_USER set for other work does not name the user of every target's key (SCRAM on 26 would refuse all but one)", async () => {
     const server = await spawnServe(await stateWithAlice(), ['--emulate', 'truenas-26.0']);
     const env: Record<string, string> = { ...clientEnv(), STOR_SESSION: 'off', ...EMBEDDED_MEANT };
-    const alice = await spawnStor(['login', '--url', server.baseUrl, '--profile', 'as-alice', '--username', 'alice', '--password-stdin'], { env, stdin: `${PASSWORD}\n` });
+    const alice = await spawnStor(
+      ['login', '--url', server.baseUrl, '--profile', 'as-alice', '--username', 'alice', '--password-stdin'],
+      { env, stdin: `${PASSWORD}\n` },
+    );
     expect(alice.code, alice.stderr).toBe(0);
-    const admin = await spawnStor(['login', '--url', server.baseUrl, '--profile', 'as-admin', '--api-key-stdin'], { env: { ...env, STOR_USER: 'truenas_admin' }, stdin: readFileSync(server.adminKeyFile, 'utf8') });
+    const admin = await spawnStor(['login', '--url', server.baseUrl, '--profile', 'as-admin', '--api-key-stdin'], {
+      env: { ...env, STOR_USER: 'truenas_admin' },
+      stdin: readFileSync(server.adminKeyFile, 'utf8'),
+    });
     expect(admin.code, admin.stderr).toBe(0);
-    const run = await spawnStor(['--targets', 'as-alice,as-admin', 'whoami', '--json'], { env: { ...env, STOR_USER: 'truenas_admin' } });
+    const run = await spawnStor(['--targets', 'as-alice,as-admin', 'whoami', '--json'], {
+      env: { ...env, STOR_USER: 'truenas_admin' },
+    });
     expect(run.code, run.stderr).toBe(0);
-    expect(JSON.parse(run.stdout).map((o: { target: string; data: { username: string } }) => [o.target, o.data.username])).toEqual([
+    expect(
+      JSON.parse(run.stdout).map((o: { target: string; data: { username: string } }) => [o.target, o.data.username]),
+    ).toEqual([
       ['as-alice', 'alice'],
       ['as-admin', 'truenas_admin'],
     ]);

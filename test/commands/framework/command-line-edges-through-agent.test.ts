@@ -27,8 +27,18 @@ const EDGES: [string[], number, string, string][] = [
   [['--profile=nope', 'whoami'], 1, '', 'stor: no profile named "nope"'],
   [['--profile', 'nope', 'whoami'], 1, '', 'stor: no profile named "nope"'],
   [['--profile=', 'whoami'], 1, '', 'stor: no profile named ""'],
-  [['--json', 'nosuch'], 2, '', '{"error":{"code":"USAGE","kind":"usage","message":"unknown command \'nosuch\'","hint":"see `stor --help`"}}'],
-  [['--json=yes', 'whoami'], 2, '', '{"error":{"code":"USAGE","kind":"usage","message":"unknown option \'--json=yes\'","hint":"see `stor whoami --help`"}}'],
+  [
+    ['--json', 'nosuch'],
+    2,
+    '',
+    '{"error":{"code":"USAGE","kind":"usage","message":"unknown command \'nosuch\'","hint":"see `stor --help`"}}',
+  ],
+  [
+    ['--json=yes', 'whoami'],
+    2,
+    '',
+    '{"error":{"code":"USAGE","kind":"usage","message":"unknown option \'--json=yes\'","hint":"see `stor whoami --help`"}}',
+  ],
   [['--no-such-global'], 2, '', "stor: unknown option '--no-such-global'"],
   [['plan', '-f'], 2, '', "stor: option '-f, --file <file>' argument missing"],
   [['plan', '-fnone.yaml'], 2, '', 'stor: cannot read none.yaml: ENOENT'],
@@ -38,7 +48,7 @@ const EDGES: [string[], number, string, string][] = [
 
 const first = (text: string) => text.split('\n')[0] ?? '';
 
-describe('command lines at the parser\'s edges', () => {
+describe("command lines at the parser's edges", () => {
   it('exit with the code and say the words they do today, sessions off', async () => {
     // Fails if `--` stopped ending the options, `--opt=value` or `-fVALUE` stopped parsing, or help/version moved.
     const env = clientEnv();
@@ -57,7 +67,12 @@ describe('command lines at the parser\'s edges', () => {
     for (const [args] of EDGES) {
       const off = await spawnUnderTest(args, { ...env, STOR_SESSION: 'off' });
       const handed = await spawnUnderTest(args, { ...env, ...on });
-      expect({ args, code: handed.code, stdout: handed.stdout, stderr: handed.stderr }).toEqual({ args, code: off.code, stdout: off.stdout, stderr: off.stderr });
+      expect({ args, code: handed.code, stdout: handed.stdout, stderr: handed.stderr }).toEqual({
+        args,
+        code: off.code,
+        stdout: off.stdout,
+        stderr: off.stderr,
+      });
     }
     // The agent ran them (it was started for this runtime directory): the comparison compared something.
     expect(agentPidsOf(runtime).length).toBeGreaterThan(0);

@@ -17,7 +17,12 @@ describe('a command run with the session pool', () => {
     const server = await startTestServer();
     const proxy = await startThrottleProxy(server.port, 1 << 30);
     const pool = new SessionPool();
-    const env = (key: string) => ({ STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir(), STOR_URL: proxy.baseUrl, STOR_API_KEY: key });
+    const env = (key: string) => ({
+      STOR_HOME: tempDir(),
+      STOR_CONFIG_DIR: tempDir(),
+      STOR_URL: proxy.baseUrl,
+      STOR_API_KEY: key,
+    });
     return { server, proxy, pool, env };
   }
 

@@ -4,7 +4,9 @@ import { spawnStor } from '../../helpers/bin.js';
 import { readFileSync } from 'node:fs';
 import { tempDir } from '../../helpers/temp-dir.js';
 
-const version = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const version = (
+  JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 describe('help and discovery', () => {
   it('bare `stor` prints the command list on stdout and exits 0', async () => {
@@ -12,7 +14,8 @@ describe('help and discovery', () => {
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
     expect(r.stdout).toContain('Usage: stor');
-    for (const word of ['whoami', 'privilege', 'dataset', 'upload', 'completion', 'help']) expect(r.stdout).toMatch(new RegExp(`^  ${word}\\b`, 'm'));
+    for (const word of ['whoami', 'privilege', 'dataset', 'upload', 'completion', 'help'])
+      expect(r.stdout).toMatch(new RegExp(`^  ${word}\\b`, 'm'));
   });
 
   it('a noun alone shows its verbs on stdout; an unknown verb exits 2 with a suggestion', async () => {
@@ -34,7 +37,7 @@ describe('help and discovery', () => {
     expect(r.stdout).toContain('$ stor privilege fix ops --dry-run');
   });
 
-  it('`stor help call` lists the target\'s methods as `stor call --help` does', async () => {
+  it("`stor help call` lists the target's methods as `stor call --help` does", async () => {
     const env = { STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir() };
     const viaHelp = await runStor(['help', 'call'], { env });
     const viaFlag = await runStor(['call', '--help'], { env });
@@ -52,16 +55,29 @@ describe('help and discovery', () => {
   });
 
   it('a verb\'s help shows its own options and one line pointing to `stor --help` for the global ones; no flag shows "(default: false)"', async () => {
-    for (const argv of [['whoami', '--help'], ['user', 'list', '--help'], ['help', 'privilege', 'fix']]) {
+    for (const argv of [
+      ['whoami', '--help'],
+      ['user', 'list', '--help'],
+      ['help', 'privilege', 'fix'],
+    ]) {
       const r = await runStor(argv);
       expect(r.stdout, argv.join(' ')).not.toContain('Global Options:');
       expect(r.stdout, argv.join(' ')).not.toContain('--url <url>');
-      expect(r.stdout.split('\n').filter((l) => l.includes('stor --help'))).toEqual(['Global options (--json, --url, …): see `stor --help`.']);
+      expect(r.stdout.split('\n').filter((l) => l.includes('stor --help'))).toEqual([
+        'Global options (--json, --url, …): see `stor --help`.',
+      ]);
     }
     expect((await runStor(['user', 'list', '--help'])).stdout).toContain('--fan-out <n>');
     const root = await runStor(['--help']);
-    for (const flag of ['--json', '--url <url>', '--profile <name>', '--timeout <seconds>', '-v, --verbose']) expect(root.stdout).toContain(flag);
-    for (const argv of [[], ['privilege', 'fix', '--help'], ['dataset', 'delete', '--help'], ['serve', '--help'], ['login', '--help']]) {
+    for (const flag of ['--json', '--url <url>', '--profile <name>', '--timeout <seconds>', '-v, --verbose'])
+      expect(root.stdout).toContain(flag);
+    for (const argv of [
+      [],
+      ['privilege', 'fix', '--help'],
+      ['dataset', 'delete', '--help'],
+      ['serve', '--help'],
+      ['login', '--help'],
+    ]) {
       expect((await runStor([...argv, ...(argv.length ? [] : ['--help'])])).stdout).not.toContain('(default: false)');
     }
   });
@@ -76,7 +92,12 @@ describe('help and discovery', () => {
   });
 
   it('usage errors under --json are JSON on stderr, exit 2', async () => {
-    for (const argv of [['--json', 'whoami', '--jsno'], ['upload', '--json'], ['--json', 'nosuch'], ['--json', 'help', 'nosuch']]) {
+    for (const argv of [
+      ['--json', 'whoami', '--jsno'],
+      ['upload', '--json'],
+      ['--json', 'nosuch'],
+      ['--json', 'help', 'nosuch'],
+    ]) {
       const r = await runStor(argv);
       expect(r.code, argv.join(' ')).toBe(2);
       const doc = JSON.parse(r.stderr) as { error: { code: string; kind: string; message: string } };
@@ -87,11 +108,16 @@ describe('help and discovery', () => {
 });
 
 describe('help text says each thing once, in order, within the width', () => {
-  it('a default is shown once; upload\'s usage line names its target', async () => {
+  it("a default is shown once; upload's usage line names its target", async () => {
     const r = await runStor(['upload', '--help']);
     expect(r.stdout).toContain('Usage: stor upload [options] <files...> <target>');
     expect(r.stdout).toMatch(/--parallel <n>\s+transfers at once \(default: 4\)\n/);
-    for (const args of [['upload', '--help'], ['download', '--help'], ['serve', '--help'], ['privilege', 'fix', '--help']]) {
+    for (const args of [
+      ['upload', '--help'],
+      ['download', '--help'],
+      ['serve', '--help'],
+      ['privilege', 'fix', '--help'],
+    ]) {
       expect((await runStor(args)).stdout.replace(/\s+/g, ' ')).not.toMatch(/\(default:? [^)]*\) \(default/);
     }
   });
@@ -117,7 +143,10 @@ describe('help text says each thing once, in order, within the width', () => {
     for (const columns of [60, 80]) {
       const r = await runStor(['call', '--help'], { env: { STOR_HOME: home }, tty: true, columns });
       const methods = r.stdout.slice(r.stdout.indexOf('Methods of'));
-      const lines = methods.split('\n').slice(1).filter((l) => l !== '');
+      const lines = methods
+        .split('\n')
+        .slice(1)
+        .filter((l) => l !== '');
       expect(lines.length).toBeGreaterThan(50);
       for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(columns);
       expect(methods).toContain('truenas_container_unpriv_root');

@@ -41,7 +41,9 @@ describe('a change on the embedded appliance nobody chose', () => {
   });
 
   it('STOR_REQUIRE_TARGET=0 says the embedded appliance is meant: no note', async () => {
-    const quiet = await spawnStor(['dataset', 'create', 'tank/meant'], { env: { ...fresh(), STOR_REQUIRE_TARGET: '0' } });
+    const quiet = await spawnStor(['dataset', 'create', 'tank/meant'], {
+      env: { ...fresh(), STOR_REQUIRE_TARGET: '0' },
+    });
     expect([quiet.code, quiet.stderr]).toEqual([0, '']);
   });
 
@@ -50,7 +52,10 @@ describe('a change on the embedded appliance nobody chose', () => {
     const refused = await spawnStor(['dataset', 'create', 'tank/prodlike', '--json'], { env });
     expect(refused.code).toBe(2);
     expect(refused.stdout).toBe('');
-    expect(JSON.parse(refused.stderr).error).toMatchObject({ code: 'NO_TARGET', message: expect.stringContaining('embedded appliance') });
+    expect(JSON.parse(refused.stderr).error).toMatchObject({
+      code: 'NO_TARGET',
+      message: expect.stringContaining('embedded appliance'),
+    });
     const list = await spawnStor(['dataset', 'list', '--json'], { env });
     expect(list.code).toBe(0);
     expect((JSON.parse(list.stdout) as { id: string }[]).map((d) => d.id)).not.toContain('tank/prodlike');
@@ -63,7 +68,9 @@ describe('a change on the embedded appliance nobody chose', () => {
     const made = await spawnStor(['dataset', 'create', 'tank/base'], { env: { ...env, STOR_REQUIRE_TARGET: '0' } });
     expect(made.code).toBe(0);
     for (const required of [undefined, '1']) {
-      const dry = await spawnStor(['dataset', 'update', 'tank/base', '--comments', 'x', '--dry-run'], { env: { ...env, STOR_REQUIRE_TARGET: required } });
+      const dry = await spawnStor(['dataset', 'update', 'tank/base', '--comments', 'x', '--dry-run'], {
+        env: { ...env, STOR_REQUIRE_TARGET: required },
+      });
       expect([dry.code, dry.stderr]).toEqual([0, 'stor: dry run: nothing was changed\n']);
     }
   });
@@ -71,12 +78,18 @@ describe('a change on the embedded appliance nobody chose', () => {
   it('STOR_REQUIRE_TARGET takes the words STOR_SESSION takes: false/off/no are 0, true/on/yes are 1, any other is refused (BAD_REQUIRE_TARGET)', async () => {
     const env = fresh();
     for (const word of ['false', 'OFF', 'no']) {
-      const quiet = await spawnStor(['group', 'create', `g${word.toLowerCase()}`], { env: { ...env, STOR_REQUIRE_TARGET: word } });
+      const quiet = await spawnStor(['group', 'create', `g${word.toLowerCase()}`], {
+        env: { ...env, STOR_REQUIRE_TARGET: word },
+      });
       expect([word, quiet.code, quiet.stderr]).toEqual([word, 0, '']);
     }
-    const refused = await spawnStor(['group', 'create', 'gyes', '--json'], { env: { ...env, STOR_REQUIRE_TARGET: 'yes' } });
+    const refused = await spawnStor(['group', 'create', 'gyes', '--json'], {
+      env: { ...env, STOR_REQUIRE_TARGET: 'yes' },
+    });
     expect(JSON.parse(refused.stderr).error.code).toBe('NO_TARGET');
-    const wrong = await spawnStor(['group', 'create', 'gmaybe', '--json'], { env: { ...env, STOR_REQUIRE_TARGET: 'maybe' } });
+    const wrong = await spawnStor(['group', 'create', 'gmaybe', '--json'], {
+      env: { ...env, STOR_REQUIRE_TARGET: 'maybe' },
+    });
     expect(wrong.code).toBe(2);
     expect(JSON.parse(wrong.stderr).error.code).toBe('BAD_REQUIRE_TARGET');
     const list = await spawnStor(['group', 'list', '--json'], { env: { ...env, STOR_REQUIRE_TARGET: '0' } });

@@ -26,12 +26,17 @@ describe('targets and credentials, end to end', () => {
     const me = await spawnStor(['-v', '--url', `ws://127.0.0.1:${port}/`, 'whoami', '--json'], { env });
     outputs.push(me.stdout, me.stderr);
     expect(me.code).toBe(0);
-    expect(JSON.parse(me.stdout)).toMatchObject({ username: 'truenas_admin', target: { kind: 'remote', url: `ws://127.0.0.1:${port}`, profile: `127.0.0.1-${port}` } });
+    expect(JSON.parse(me.stdout)).toMatchObject({
+      username: 'truenas_admin',
+      target: { kind: 'remote', url: `ws://127.0.0.1:${port}`, profile: `127.0.0.1-${port}` },
+    });
     expect(me.stderr).toContain(`using the key and settings of profile "127.0.0.1-${port}"`);
 
     const list = await spawnStor(['profile', 'list'], { env });
     outputs.push(list.stdout, list.stderr);
-    expect(list.stdout).toBe(`\tembedded\t(embedded) ${env.STOR_HOME}\tnone\t\t\n*\t127.0.0.1-${port}\tws://127.0.0.1:${port}\tnone\tws\t\n`);
+    expect(list.stdout).toBe(
+      `\tembedded\t(embedded) ${env.STOR_HOME}\tnone\t\t\n*\t127.0.0.1-${port}\tws://127.0.0.1:${port}\tnone\tws\t\n`,
+    );
 
     const first = await spawnStor(['logout', '--json'], { env });
     expect(first.code).toBe(0);
@@ -51,13 +56,16 @@ describe('targets and credentials, end to end', () => {
     expect(result.stderr).toContain('STOR_API_KEY is set but empty');
   });
 
-  it('--url to a wss:// appliance borrows the saved profile\'s CA; profile list shows it', async () => {
+  it("--url to a wss:// appliance borrows the saved profile's CA; profile list shows it", async () => {
     const dir = tempDir();
     const { cert, key: tlsKey } = selfSignedCert(dir);
     const server = await spawnServe(join(dir, 'state'), ['--tls-cert', cert, '--tls-key', tlsKey]);
     const adminKey = readFileSync(server.adminKeyFile, 'utf8');
     const env = clientEnv();
-    expect((await spawnStor(['login', '--url', server.baseUrl, '--ca', cert, '--api-key-stdin'], { env, stdin: adminKey })).code).toBe(0);
+    expect(
+      (await spawnStor(['login', '--url', server.baseUrl, '--ca', cert, '--api-key-stdin'], { env, stdin: adminKey }))
+        .code,
+    ).toBe(0);
 
     // Spelled otherwise (https, trailing /api/current), and with neither --ca nor a key: both come from the profile.
     const url = `${server.baseUrl.replace(/^wss:/, 'https:')}/api/current`;
@@ -72,7 +80,10 @@ describe('targets and credentials, end to end', () => {
     expect(bare.stderr).toContain('--ca');
 
     const list = JSON.parse((await spawnStor(['profile', 'list', '--json'], { env })).stdout);
-    expect(list).toEqual([expect.objectContaining({ name: 'embedded', current: false }), expect.objectContaining({ url: server.baseUrl, tls: 'ca', ca: cert })]);
+    expect(list).toEqual([
+      expect.objectContaining({ name: 'embedded', current: false }),
+      expect.objectContaining({ url: server.baseUrl, tls: 'ca', ca: cert }),
+    ]);
     expect(await server.stop()).toBe(0);
   });
 });

@@ -28,7 +28,11 @@ describe('empty STOR_API_KEY and STOR_URL', () => {
       const result = await runStor(['whoami', '--json'], { env: { ...clientEnv(), STOR_API_KEY: value } });
       expect(result.code).toBe(2);
       expect(result.stdout).toBe('');
-      expect(errorOf(result)).toMatchObject({ code: 'EMPTY_ENV', kind: 'usage', message: 'STOR_API_KEY is set but empty' });
+      expect(errorOf(result)).toMatchObject({
+        code: 'EMPTY_ENV',
+        kind: 'usage',
+        message: 'STOR_API_KEY is set but empty',
+      });
     }
     const plain = await runStor(['whoami'], { env: { ...clientEnv(), STOR_API_KEY: '' } });
     expect(plain.code).toBe(2);
@@ -40,13 +44,19 @@ describe('empty STOR_API_KEY and STOR_URL', () => {
     const whoami = await runStor(['whoami', '--json'], { env: { ...clientEnv(), STOR_URL: '' } });
     expect(whoami.code).toBe(2);
     expect(errorOf(whoami)).toMatchObject({ code: 'EMPTY_ENV', message: 'STOR_URL is set but empty' });
-    const loginResult = await runStor(['login', '--api-key-stdin', '--json'], { env: { ...clientEnv(), STOR_URL: '' }, stdin: '1-x' });
+    const loginResult = await runStor(['login', '--api-key-stdin', '--json'], {
+      env: { ...clientEnv(), STOR_URL: '' },
+      stdin: '1-x',
+    });
     expect(loginResult.code).toBe(2);
     expect(errorOf(loginResult)).toMatchObject({ code: 'EMPTY_ENV', message: 'STOR_URL is set but empty' });
   });
 
   it('refuses an empty STOR_API_KEY as the key source of login, rather than prompting or reporting a malformed key', async () => {
-    const result = await runStor(['login', '--url', 'ws://127.0.0.1:9', '--json'], { env: { ...clientEnv(), STOR_API_KEY: '' }, tty: true });
+    const result = await runStor(['login', '--url', 'ws://127.0.0.1:9', '--json'], {
+      env: { ...clientEnv(), STOR_API_KEY: '' },
+      tty: true,
+    });
     expect(result.code).toBe(2);
     expect(errorOf(result)).toMatchObject({ code: 'EMPTY_ENV', message: 'STOR_API_KEY is set but empty' });
   });
@@ -58,7 +68,11 @@ describe('empty STOR_API_KEY and STOR_URL', () => {
     for (const extra of [{}, { STOR_URL: 'ws://127.0.0.1:9' }]) {
       const result = await runStor(['whoami', '--json'], { env: { ...clientEnv(), ...extra, STOR_API_KEY: garbage } });
       expect(result.code).toBe(2);
-      expect(errorOf(result)).toMatchObject({ code: 'MALFORMED_KEY', kind: 'usage', message: expect.stringContaining('STOR_API_KEY') });
+      expect(errorOf(result)).toMatchObject({
+        code: 'MALFORMED_KEY',
+        kind: 'usage',
+        message: expect.stringContaining('STOR_API_KEY'),
+      });
       expect(result.stderr).not.toContain(garbage);
     }
     const plain = await runStor(['whoami'], { env: { ...clientEnv(), STOR_API_KEY: garbage } });
@@ -82,7 +96,12 @@ describe('--url borrows the saved profile of the same appliance', () => {
         broken: { url: 'ftp://nas.example.com', apiKey: 'k' },
       },
     };
-    for (const url of ['wss://NAS.example.com:443/', 'https://nas.example.com/api/current', 'nas.example.com', 'wss://nas.example.com/api/current/']) {
+    for (const url of [
+      'wss://NAS.example.com:443/',
+      'https://nas.example.com/api/current',
+      'nas.example.com',
+      'wss://nas.example.com/api/current/',
+    ]) {
       expect(profilesFor(parseEndpoint(url), doc), url).toEqual(['nas']);
     }
     expect(profilesFor(parseEndpoint('https://nas.example.com:8443/'), doc)).toEqual(['other']);
@@ -93,7 +112,9 @@ describe('--url borrows the saved profile of the same appliance', () => {
     const p = { url: 'ws://127.0.0.1:6000', apiKey: 'k' };
     const endpoint = parseEndpoint('http://127.0.0.1:6000/');
     expect(profilesFor(endpoint, { profiles: { b: p, a: p, c: p }, current: 'c' })).toEqual(['c', 'a', 'b']);
-    expect(profilesFor(endpoint, { profiles: { b: p, a: p, x: { ...p, url: 'ws://127.0.0.1:7000' } }, current: 'x' })).toEqual(['a', 'b']);
+    expect(
+      profilesFor(endpoint, { profiles: { b: p, a: p, x: { ...p, url: 'ws://127.0.0.1:7000' } }, current: 'x' }),
+    ).toEqual(['a', 'b']);
   });
 
   it('`stor login --url X` then `stor --url X/ whoami` works without STOR_API_KEY, and prints no key', async () => {
@@ -106,12 +127,16 @@ describe('--url borrows the saved profile of the same appliance', () => {
       const me = await runStor(['--url', url, 'whoami', '--json'], { env });
       expect(me.stderr).toBe('');
       expect(me.code).toBe(0);
-      expect(JSON.parse(me.stdout)).toMatchObject({ username: 'truenas_admin', target: { kind: 'remote', url: `ws://127.0.0.1:${server.port}`, profile: name } });
+      expect(JSON.parse(me.stdout)).toMatchObject({
+        username: 'truenas_admin',
+        target: { kind: 'remote', url: `ws://127.0.0.1:${server.port}`, profile: name },
+      });
       for (const out of [me.stdout, me.stderr]) expect(out).not.toContain(secretOf(server.adminKey));
     }
     const viaEnv = await runStor(['whoami', '--json'], { env: { ...env, STOR_URL: `${server.url}/` } });
     expect(JSON.parse(viaEnv.stdout).target.profile).toBe(name);
-    for (const out of [saved.stdout, saved.stderr, viaEnv.stdout, viaEnv.stderr]) expect(out).not.toContain(secretOf(server.adminKey));
+    for (const out of [saved.stdout, saved.stderr, viaEnv.stdout, viaEnv.stderr])
+      expect(out).not.toContain(secretOf(server.adminKey));
   });
 
   it('uses the current matching profile, else the first by name, says which under -v, and lets STOR_API_KEY win', async () => {
@@ -125,7 +150,9 @@ describe('--url borrows the saved profile of the same appliance', () => {
     // b is current: its key (the administrator's) is used.
     const current = await runStor(['-v', '--url', server.url, 'whoami', '--json'], { env });
     expect(JSON.parse(current.stdout)).toMatchObject({ username: 'truenas_admin', target: { profile: 'b' } });
-    expect(current.stderr).toContain(`stor: ws://127.0.0.1:${server.port}: using the key and settings of profile "b" (also saved for it: a)`);
+    expect(current.stderr).toContain(
+      `stor: ws://127.0.0.1:${server.port}: using the key and settings of profile "b" (also saved for it: a)`,
+    );
 
     // Another appliance is current: the first by name, a (alice's key).
     expect((await login(elsewhere, env, elsewhere.adminKey, '--profile', 'z')).code).toBe(0);
@@ -137,7 +164,9 @@ describe('--url borrows the saved profile of the same appliance', () => {
     const quiet = await runStor(['--url', server.url, 'whoami', '--json'], { env });
     expect(quiet.stderr).toBe('');
 
-    const envKey = await runStor(['--url', server.url, 'whoami', '--json'], { env: { ...env, STOR_API_KEY: server.adminKey } });
+    const envKey = await runStor(['--url', server.url, 'whoami', '--json'], {
+      env: { ...env, STOR_API_KEY: server.adminKey },
+    });
     expect(JSON.parse(envKey.stdout).username).toBe('truenas_admin');
     for (const out of [current.stderr, first.stderr, current.stdout, first.stdout]) {
       expect(out).not.toContain(secretOf(alice.key));
@@ -171,10 +200,18 @@ describe('stor login names the profile after the host', () => {
 
     const first = await login(server, env, server.adminKey);
     expect(first.code).toBe(0);
-    expect(JSON.parse(first.stdout)).toMatchObject({ profile: name, url: `ws://127.0.0.1:${server.port}`, created: true, current: true });
+    expect(JSON.parse(first.stdout)).toMatchObject({
+      profile: name,
+      url: `ws://127.0.0.1:${server.port}`,
+      created: true,
+      current: true,
+    });
     expect(JSON.parse(first.stdout)).not.toHaveProperty('replaced_url');
 
-    const again = await runStor(['login', '--url', `ws://127.0.0.1:${server.port}/api/current/`, '--api-key-stdin'], { env, stdin: alice.key });
+    const again = await runStor(['login', '--url', `ws://127.0.0.1:${server.port}/api/current/`, '--api-key-stdin'], {
+      env,
+      stdin: alice.key,
+    });
     expect(again.code).toBe(0);
     expect(again.stderr).toContain(`saved in profile "${name}", updated`);
     expect(again.stdout).toContain('created\tfalse\n');
@@ -212,15 +249,25 @@ describe('stor login names the profile after the host', () => {
     expect((await store.read()).profiles[name]).toEqual({ url: 'wss://nas.example.com', apiKey: '1-old' });
 
     // An explicit name is guarded too; the refusal comes before any connection (nothing listens on port 9).
-    const named = await runStor(['login', '--url', 'ws://127.0.0.1:9', '--profile', name, '--api-key-stdin', '--json'], { env, stdin: server.adminKey });
+    const named = await runStor(
+      ['login', '--url', 'ws://127.0.0.1:9', '--profile', name, '--api-key-stdin', '--json'],
+      { env, stdin: server.adminKey },
+    );
     expect(named.code).toBe(2);
     expect(errorOf(named).code).toBe('PROFILE_EXISTS');
 
     const forced = await login(server, env, server.adminKey, '--force');
     expect(forced.code).toBe(0);
-    expect(JSON.parse(forced.stdout)).toMatchObject({ profile: name, created: false, replaced_url: 'wss://nas.example.com' });
+    expect(JSON.parse(forced.stdout)).toMatchObject({
+      profile: name,
+      created: false,
+      replaced_url: 'wss://nas.example.com',
+    });
     expect((await store.read()).profiles[name]!.url).toBe(`ws://127.0.0.1:${server.port}`);
-    const human = await runStor(['login', '--url', server.url, '--api-key-stdin', '--profile', 'x'], { env, stdin: server.adminKey });
+    const human = await runStor(['login', '--url', server.url, '--api-key-stdin', '--profile', 'x'], {
+      env,
+      stdin: server.adminKey,
+    });
     expect(human.stderr).toContain(`saved in new profile "x"`);
   });
 });
@@ -236,9 +283,18 @@ describe('stor profile list shows TLS', () => {
     await store.save('lab', { url: 'https://lab.example.com', apiKey: 'k', insecure: true }, false);
     await store.save('office', { url: 'wss://office.example.com', apiKey: 'k', ca: '/etc/office-ca.pem' }, true);
 
-    const json = JSON.parse((await runStor(['profile', 'list', '--json'], { env })).stdout) as { name: string; tls: string }[];
+    const json = JSON.parse((await runStor(['profile', 'list', '--json'], { env })).stdout) as {
+      name: string;
+      tls: string;
+    }[];
     expect(Object.fromEntries(json.map((p) => [p.name, p.tls]))).toEqual({
-      embedded: 'none', local: 'none', plain: 'none', nas: 'verified', bare: 'verified', lab: 'insecure', office: 'ca',
+      embedded: 'none',
+      local: 'none',
+      plain: 'none',
+      nas: 'verified',
+      bare: 'verified',
+      lab: 'insecure',
+      office: 'ca',
     });
     const piped = (await runStor(['profile', 'list'], { env })).stdout.split('\n');
     expect(piped).toContain('\tlocal\tws://127.0.0.1:6000\tnone\tws\t');
@@ -256,7 +312,12 @@ describe('stor logout', () => {
 
     const first = await runStor(['logout', '--json'], { env });
     expect(first.code).toBe(0);
-    expect(JSON.parse(first.stdout)).toEqual({ profile: name, removed: true, was_current: true, key: { created_by_stor: false, name: null, id: null, revoked: false } });
+    expect(JSON.parse(first.stdout)).toEqual({
+      profile: name,
+      removed: true,
+      was_current: true,
+      key: { created_by_stor: false, name: null, id: null, revoked: false },
+    });
 
     const second = await runStor(['logout', '--json'], { env });
     expect(second.code).toBe(0);

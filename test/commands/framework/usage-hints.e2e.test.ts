@@ -11,7 +11,9 @@ describe('usage-error hints name the command', () => {
   it('an unknown option, a bad value, a missing argument', async () => {
     expect(await hintOf(['ls', '--bogus'])).toBe('hint: see `stor ls --help`');
     expect(await hintOf(['job', 'list', '--state', 'BOGUS'])).toBe('hint: see `stor job list --help`');
-    expect(await hintOf(['api-key', 'create', 'k', '--expires', 'tomorrow'])).toBe('hint: see `stor api-key create --help`');
+    expect(await hintOf(['api-key', 'create', 'k', '--expires', 'tomorrow'])).toBe(
+      'hint: see `stor api-key create --help`',
+    );
     expect(await hintOf(['user', 'delete'])).toBe('hint: see `stor user delete --help`');
     // A parse function's own usage error, which carries no hint of its own.
     expect(await hintOf(['group', 'create', 'x', '--gid', 'abc'])).toBe('hint: see `stor group create --help`');

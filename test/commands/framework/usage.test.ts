@@ -34,7 +34,9 @@ describe('command line usage', () => {
     expect(idle.stderr).toContain('--ws-idle-timeout takes a positive number of seconds, not "0"');
 
     // A port nobody listens on is never tried: the setting is refused first.
-    const keepalive = await runStor(['--json', 'whoami'], { env: { STOR_URL: 'ws://127.0.0.1:9', STOR_API_KEY: `1-${'x'.repeat(64)}`, STOR_WS_KEEPALIVE: 'often' } });
+    const keepalive = await runStor(['--json', 'whoami'], {
+      env: { STOR_URL: 'ws://127.0.0.1:9', STOR_API_KEY: `1-${'x'.repeat(64)}`, STOR_WS_KEEPALIVE: 'often' },
+    });
     expect(keepalive.code).toBe(2);
     expect(JSON.parse(keepalive.stderr).error).toMatchObject({ code: 'BAD_KEEPALIVE', kind: 'usage' });
   });

@@ -24,7 +24,9 @@ describe('-v against a real stor serve', () => {
 
     const http = await spawnStor(['-v', '--rpc', 'http', 'whoami'], { env });
     expect(http.code, http.stderr).toBe(0);
-    expect(traces(http.stderr)[1]).toBe(`stor: trace: transport: http (POST ${server.baseUrl.replace(/^ws:/, 'http:')}/api/current), TLS none`);
+    expect(traces(http.stderr)[1]).toBe(
+      `stor: trace: transport: http (POST ${server.baseUrl.replace(/^ws:/, 'http:')}/api/current), TLS none`,
+    );
     expect(traces(http.stderr)).toContainEqual(expect.stringMatching(/^stor: trace: call auth\.me: \d+\.\d ms$/));
     expect(http.stderr).not.toContain(key);
 
@@ -32,9 +34,17 @@ describe('-v against a real stor serve', () => {
     const up = await spawnStor(['-v', 'upload', file, '/mnt/tank/'], { env });
     expect(up.code, up.stderr).toBe(0);
     const upLines = traces(up.stderr);
-    expect(upLines).toContain(`stor: trace: upload ${file} to /mnt/tank/traced.bin: 200000 bytes, POST ${server.baseUrl.replace(/^ws:/, 'http:')}/_upload/`);
-    expect(upLines).toContainEqual(expect.stringMatching(/^stor: trace: upload to \/mnt\/tank\/traced\.bin: sent in \d+\.\d ms; waiting for job \d+$/));
-    expect(upLines).toContainEqual(expect.stringMatching(/^stor: trace: upload to \/mnt\/tank\/traced\.bin: job \d+ done after \d+\.\d ms$/));
+    expect(upLines).toContain(
+      `stor: trace: upload ${file} to /mnt/tank/traced.bin: 200000 bytes, POST ${server.baseUrl.replace(/^ws:/, 'http:')}/_upload/`,
+    );
+    expect(upLines).toContainEqual(
+      expect.stringMatching(
+        /^stor: trace: upload to \/mnt\/tank\/traced\.bin: sent in \d+\.\d ms; waiting for job \d+$/,
+      ),
+    );
+    expect(upLines).toContainEqual(
+      expect.stringMatching(/^stor: trace: upload to \/mnt\/tank\/traced\.bin: job \d+ done after \d+\.\d ms$/),
+    );
     expect(up.stderr).not.toContain(key);
     // The trace is stderr's alone: piped stdout is the table's data.
     expect(up.stdout).not.toContain('stor: trace:');

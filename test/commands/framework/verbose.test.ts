@@ -32,7 +32,9 @@ describe('-v on the embedded appliance', () => {
     const env = { STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir() };
     const r = await runStor(['-v', 'call', 'user.update', '12345', '{"password":"hunter2-secret"}'], { env });
     expect(r.code).not.toBe(0);
-    expect(traces(r.stderr)).toContainEqual(expect.stringMatching(/^stor: trace: call user\.update: failed after \d+\.\d ms \(\w+\)$/));
+    expect(traces(r.stderr)).toContainEqual(
+      expect.stringMatching(/^stor: trace: call user\.update: failed after \d+\.\d ms \(\w+\)$/),
+    );
     expect(traces(r.stderr).join('\n')).not.toContain('hunter2-secret');
   });
 });

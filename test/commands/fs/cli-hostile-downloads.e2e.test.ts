@@ -14,9 +14,27 @@ const TOKEN = 'SECRET-DOWNLOAD-TOKEN-0123456789';
 function statOf(size: number): StandinAnswer {
   return {
     result: {
-      realpath: '/mnt/tank/f', type: 'FILE', size, allocation_size: size, mode: 0o100644, mount_id: 1, uid: 0, gid: 0,
-      atime: 0, mtime: 0, ctime: 0, btime: 0, dev: 1, inode: 2, nlink: 1, acl: false, is_mountpoint: false, is_ctldir: false,
-      attributes: [], user: 'root', group: 'root',
+      realpath: '/mnt/tank/f',
+      type: 'FILE',
+      size,
+      allocation_size: size,
+      mode: 0o100644,
+      mount_id: 1,
+      uid: 0,
+      gid: 0,
+      atime: 0,
+      mtime: 0,
+      ctime: 0,
+      btime: 0,
+      dev: 1,
+      inode: 2,
+      nlink: 1,
+      acl: false,
+      is_mountpoint: false,
+      is_ctldir: false,
+      attributes: [],
+      user: 'root',
+      group: 'root',
     },
   };
 }
@@ -26,12 +44,29 @@ const SUCCEEDED: Record<string, StandinAnswer> = {
   'core.set_options': { result: null },
   'core.job_wait': { result: null },
   'core.get_jobs': {
-    result: [{
-      id: 1, message_ids: [], method: 'filesystem.get', arguments: [], transient: false, description: null, abortable: false,
-      logs_path: null, logs_excerpt: null, progress: { percent: 100, description: null, extra: null }, result: null,
-      result_encoding_error: null, error: null, exception: null, exc_info: null, state: 'SUCCESS',
-      time_started: { $date: 1767225600000 }, time_finished: { $date: 1767225600000 }, credentials: null,
-    }],
+    result: [
+      {
+        id: 1,
+        message_ids: [],
+        method: 'filesystem.get',
+        arguments: [],
+        transient: false,
+        description: null,
+        abortable: false,
+        logs_path: null,
+        logs_excerpt: null,
+        progress: { percent: 100, description: null, extra: null },
+        result: null,
+        result_encoding_error: null,
+        error: null,
+        exception: null,
+        exc_info: null,
+        state: 'SUCCESS',
+        time_started: { $date: 1767225600000 },
+        time_finished: { $date: 1767225600000 },
+        credentials: null,
+      },
+    ],
   },
 };
 
@@ -79,13 +114,22 @@ function endlessBody(total: number) {
 }
 
 function stor(baseUrl: string, args: string[]) {
-  return spawnStor(['--url', baseUrl, '--timeout', '20', '--json', ...args], { env: { STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir(), STOR_API_KEY: KEY } });
+  return spawnStor(['--url', baseUrl, '--timeout', '20', '--json', ...args], {
+    env: { STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir(), STOR_API_KEY: KEY },
+  });
 }
 
 describe('a download takes no more than the appliance stated, and only from the appliance', () => {
   it('a file whose stat says 10 bytes but whose download never ends stops at 10 bytes: DOWNLOAD_SIZE_MISMATCH, nothing left on disk', async () => {
     const body = endlessBody(64 * MIB);
-    const nas = await startStandinAppliance({ ...SUCCEEDED, 'filesystem.stat': statOf(10), 'core.download': { result: [1, `/_download/1?auth_token=${TOKEN}`] } }, body.handle);
+    const nas = await startStandinAppliance(
+      {
+        ...SUCCEEDED,
+        'filesystem.stat': statOf(10),
+        'core.download': { result: [1, `/_download/1?auth_token=${TOKEN}`] },
+      },
+      body.handle,
+    );
     const dir = tempDir();
     const r = await stor(nas.baseUrl, ['download', '/mnt/tank/f', `${dir}/`]);
     expect(r.stderr).not.toContain('bug in stor');
@@ -99,8 +143,17 @@ describe('a download takes no more than the appliance stated, and only from the 
 
   it('to stdout, a download that brings more than the stated size writes exactly the stated bytes and fails', async () => {
     const body = endlessBody(64 * MIB);
-    const nas = await startStandinAppliance({ ...SUCCEEDED, 'filesystem.stat': statOf(10), 'core.download': { result: [1, `/_download/1?auth_token=${TOKEN}`] } }, body.handle);
-    const r = await spawnStor(['--url', nas.baseUrl, '--timeout', '20', 'download', '/mnt/tank/f', '-'], { env: { STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir(), STOR_API_KEY: KEY } });
+    const nas = await startStandinAppliance(
+      {
+        ...SUCCEEDED,
+        'filesystem.stat': statOf(10),
+        'core.download': { result: [1, `/_download/1?auth_token=${TOKEN}`] },
+      },
+      body.handle,
+    );
+    const r = await spawnStor(['--url', nas.baseUrl, '--timeout', '20', 'download', '/mnt/tank/f', '-'], {
+      env: { STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir(), STOR_API_KEY: KEY },
+    });
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).toContain('brought more than the 10 bytes the appliance reported');
     expect(r.stdout.length).toBeLessThanOrEqual(10);
@@ -117,7 +170,10 @@ describe('a download takes no more than the appliance stated, and only from the 
   ]) {
     it(`a core.download URL on another origin is refused, never fetched, its token never sent (${url(0).slice(0, 12)}…)`, async () => {
       const elsewhere = await startRecorder((_req, res) => res.writeHead(200).end('0123456789'));
-      const nas = await startStandinAppliance({ ...SUCCEEDED, 'filesystem.stat': statOf(10), 'core.download': { result: [1, url(elsewhere.port)] } }, (_req, res) => res.writeHead(200).end('0123456789'));
+      const nas = await startStandinAppliance(
+        { ...SUCCEEDED, 'filesystem.stat': statOf(10), 'core.download': { result: [1, url(elsewhere.port)] } },
+        (_req, res) => res.writeHead(200).end('0123456789'),
+      );
       const dir = tempDir();
       const r = await stor(nas.baseUrl, ['download', '/mnt/tank/f', `${dir}/`]);
       expect(elsewhere.requests).toEqual([]);

@@ -9,7 +9,12 @@ import { E } from '../../../src/core/error-catalogue.js';
 const KEY = `1-${'A'.repeat(64)}`;
 
 /** A filesystem.listdir entry with the fields `download -r` reads (MW/api/v25_10_1/filesystem.py FilesystemListdirItem). */
-const entry = (name: unknown, type: 'FILE' | 'DIRECTORY', size = 1) => ({ name, type, size, mode: type === 'FILE' ? 0o100644 : 0o40755 });
+const entry = (name: unknown, type: 'FILE' | 'DIRECTORY', size = 1) => ({
+  name,
+  type,
+  size,
+  mode: type === 'FILE' ? 0o100644 : 0o40755,
+});
 
 /** An appliance whose listing of each directory is `list(path)`; downloads are never reached. */
 async function applianceListing(list: (path: string) => unknown[]) {
@@ -36,9 +41,11 @@ function expectRefused(r: { code: number | null; stderr: string }, local: string
 }
 
 describe('download -r against a hostile listing', () => {
-  it('an entry whose name holds a NUL (or a slash, or is ..) is refused as the appliance\'s fault, with its path', async () => {
+  it("an entry whose name holds a NUL (or a slash, or is ..) is refused as the appliance's fault, with its path", async () => {
     for (const name of ['a\u0000b', 'a/b', '..']) {
-      const nas = await applianceListing((path) => (path === '/mnt/tank/d' ? [entry('ok', 'FILE'), entry(name, 'FILE')] : []));
+      const nas = await applianceListing((path) =>
+        path === '/mnt/tank/d' ? [entry('ok', 'FILE'), entry(name, 'FILE')] : [],
+      );
       const local = tempDir();
       const r = await downloadTree(nas.baseUrl, join(local, 'copy'));
       expectRefused(r, local, '/mnt/tank/d', JSON.stringify(name));
@@ -46,7 +53,9 @@ describe('download -r against a hostile listing', () => {
   });
 
   it('the same name listed as a file and as a directory is refused, not one of them silently dropped', async () => {
-    const nas = await applianceListing((path) => (path === '/mnt/tank/d' ? [entry('x', 'FILE'), entry('x', 'DIRECTORY')] : []));
+    const nas = await applianceListing((path) =>
+      path === '/mnt/tank/d' ? [entry('x', 'FILE'), entry('x', 'DIRECTORY')] : [],
+    );
     const local = tempDir();
     const r = await downloadTree(nas.baseUrl, join(local, 'copy'));
     expectRefused(r, local, '/mnt/tank/d', 'twice', '"x"');

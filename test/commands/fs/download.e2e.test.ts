@@ -13,9 +13,15 @@ const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const PART = /^\.big\.img\.stor-[0-9a-f]{8}\.part$/;
 
 /** The built binary with stdout kept as bytes. */
-function spawnBytes(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: Buffer; stderr: string }> {
+function spawnBytes(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: Buffer; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [STOR_BIN, ...args], { env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', ...EMBEDDED_MEANT, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [STOR_BIN, ...args], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', ...EMBEDDED_MEANT, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const chunks: Buffer[] = [];
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => chunks.push(d));
@@ -62,7 +68,10 @@ describe.each(TARGETS)('stor download with the built binary, %s target', (_name,
     expect(JSON.parse(json.stderr).error.code).toBe('USAGE');
   });
 
-  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const) {
     it(`on ${signal} mid-way exits ${code}, leaving no temporary file and no destination`, async () => {
       const { env, tank } = await open();
       // Sparse on the appliance side: costs no disk there; the client writes only what arrives before the signal.
@@ -70,10 +79,15 @@ describe.each(TARGETS)('stor download with the built binary, %s target', (_name,
       ftruncateSync(fd, 512 * 1024 * 1024);
       closeSync(fd);
       const local = tempDir('stor-dl-');
-      const child = spawn(process.execPath, [STOR_BIN, 'download', '/mnt/tank/big.img', local], { env: { PATH: process.env.PATH, STOR_SESSION: 'off', ...EMBEDDED_MEANT, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [STOR_BIN, 'download', '/mnt/tank/big.img', local], {
+        env: { PATH: process.env.PATH, STOR_SESSION: 'off', ...EMBEDDED_MEANT, ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let stderr = '';
       child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (c, s) => resolve({ code: c, signal: s })));
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+        child.on('exit', (c, s) => resolve({ code: c, signal: s })),
+      );
       // Frozen as soon as some bytes are in the temporary file, so the signal surely lands mid-way.
       let part: string | undefined;
       while (!part || statSync(join(local, part)).size === 0) {
@@ -86,7 +100,9 @@ describe.each(TARGETS)('stor download with the built binary, %s target', (_name,
       child.kill(signal);
       child.kill('SIGCONT');
       expect(await exited).toEqual({ code, signal: null });
-      expect(stderr).toBe(`stor: interrupted by ${signal}; ${join(local, 'big.img')} was not written, and nothing of it was left behind\n`);
+      expect(stderr).toBe(
+        `stor: interrupted by ${signal}; ${join(local, 'big.img')} was not written, and nothing of it was left behind\n`,
+      );
       expect(readdirSync(local)).toEqual([]);
     });
   }

@@ -23,11 +23,15 @@ async function embedded(): Promise<Target> {
 
 async function remote(): Promise<Target> {
   const server = await startTestServer();
-  return { env: { ...clientEnv(), STOR_URL: server.url, STOR_API_KEY: server.adminKey }, tank: join(server.stateDir, 'mnt/tank') };
+  return {
+    env: { ...clientEnv(), STOR_URL: server.url, STOR_API_KEY: server.adminKey },
+    tank: join(server.stateDir, 'mnt/tank'),
+  };
 }
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-const errorOf = (r: RunResult) => JSON.parse(r.stderr).error as { code: string; kind: string; message: string; hint?: string; details?: string[] };
+const errorOf = (r: RunResult) =>
+  JSON.parse(r.stderr).error as { code: string; kind: string; message: string; hint?: string; details?: string[] };
 /** Temporary files a download leaves beside its destination (none, when all went well or was cleaned up). */
 const parts = (dir: string) => readdirSync(dir).filter((n) => n.endsWith('.part'));
 
@@ -47,7 +51,12 @@ describe.each([
     const r = await stor(t, ['download', '/mnt/tank/big/blob.bin', join(local, 'copy.bin'), '--json']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ source: '/mnt/tank/big/blob.bin', target: join(local, 'copy.bin'), bytes: bytes.length, replaced: false });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      source: '/mnt/tank/big/blob.bin',
+      target: join(local, 'copy.bin'),
+      bytes: bytes.length,
+      replaced: false,
+    });
     expect(sha256(readFileSync(join(local, 'copy.bin')))).toBe(sha256(bytes));
 
     const sub = join(local, 'sub');
@@ -68,11 +77,17 @@ describe.each([
     const t = await open();
     writeFileSync(join(t.tank, 'p.bin'), randomBytes(300_000));
     const local = tempDir('stor-dl-');
-    const shown = await runStor(['download', '/mnt/tank/p.bin', join(local, 'a')], { env: { ...t.env, NO_COLOR: '1' }, tty: true });
+    const shown = await runStor(['download', '/mnt/tank/p.bin', join(local, 'a')], {
+      env: { ...t.env, NO_COLOR: '1' },
+      tty: true,
+    });
     expect(shown.code).toBe(0);
     expect(shown.stderr).toMatch(/p\.bin  \[#+\]  100% .*\n$/);
     expect(shown.stdout).not.toContain('#');
-    const quiet = await runStor(['download', '/mnt/tank/p.bin', join(local, 'b'), '--quiet'], { env: t.env, tty: true });
+    const quiet = await runStor(['download', '/mnt/tank/p.bin', join(local, 'b'), '--quiet'], {
+      env: t.env,
+      tty: true,
+    });
     expect(quiet.code).toBe(0);
     expect(quiet.stderr).toBe('');
   });
@@ -171,7 +186,10 @@ describe.each([
     expect(statSync(join(t.tank, 'f.txt')).mode & 0o777).toBe(0o640);
     const ambiguous = await stor(t, ['chmod', '77', '/mnt/tank/f.txt', '--json']);
     expect(ambiguous.code).toBe(2);
-    expect(errorOf(ambiguous)).toMatchObject({ code: 'BAD_MODE', message: 'MODE 77 is ambiguous: chmod(1) reads it as octal 0077; as decimal it is 0115' });
+    expect(errorOf(ambiguous)).toMatchObject({
+      code: 'BAD_MODE',
+      message: 'MODE 77 is ambiguous: chmod(1) reads it as octal 0077; as decimal it is 0115',
+    });
     const notOctal = await stor(t, ['chmod', '488', '/mnt/tank/f.txt', '--json']);
     expect(notOctal.code).toBe(2);
     expect(errorOf(notOctal).hint).toBe('write the mode in octal, e.g. 0750 (0750 for decimal 488)');
@@ -182,7 +200,9 @@ describe.each([
     // MW/plugins/filesystem_/acl.py:_common_perm_path_validate: "Recursive operations on a file are invalid."
     const recursive = await stor(t, ['chmod', '0600', '/mnt/tank/f.txt', '-R', '--json']);
     expect(recursive.code).toBe(1);
-    expect(errorOf(recursive).details).toEqual(['* filesystem.setperm.path: Recursive operations on a file are invalid.']);
+    expect(errorOf(recursive).details).toEqual([
+      '* filesystem.setperm.path: Recursive operations on a file are invalid.',
+    ]);
   });
 
   it('chown to a user and group made with `stor call`, shown by stat; an unknown user is the appliance validation error', async () => {
@@ -190,13 +210,28 @@ describe.each([
     mkdirSync(join(t.tank, 'home/sub'), { recursive: true });
     const group = await stor(t, ['call', 'group.create', JSON.stringify({ name: 'crew', smb: false })]);
     expect(group.code, group.stderr).toBe(0);
-    const user = await stor(t, ['call', 'user.create', JSON.stringify({ username: 'alice', full_name: 'Alice', group_create: true, password_disabled: true, smb: false })]);
+    const user = await stor(t, [
+      'call',
+      'user.create',
+      JSON.stringify({
+        username: 'alice',
+        full_name: 'Alice',
+        group_create: true,
+        password_disabled: true,
+        smb: false,
+      }),
+    ]);
     expect(user.code, user.stderr).toBe(0);
 
     const r = await stor(t, ['chown', 'alice:crew', '/mnt/tank/home', '-R', '--json']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ path: '/mnt/tank/home', user: 'alice', group: 'crew', recursive: true });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      path: '/mnt/tank/home',
+      user: 'alice',
+      group: 'crew',
+      recursive: true,
+    });
     const below = JSON.parse((await stor(t, ['stat', '/mnt/tank/home/sub', '--json'])).stdout);
     expect(below).toMatchObject({ user: 'alice', group: 'crew' });
 

@@ -1,4 +1,13 @@
-import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readlinkSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { spawnStor } from '../../helpers/bin.js';
@@ -45,7 +54,10 @@ describe('stor never writes through a symbolic link at a path the user names', (
   it('privilege suggest -o FILE --force replaces a link at FILE with the fragment, leaving the file it named alone', async () => {
     const env = await embedded();
     const { victim, link } = plantedLink('ops.yaml');
-    const r = await spawnStor(['privilege', 'suggest', '--for', 'dataset create', '--privilege', 'ops', '-o', link, '--force'], { env, umask: 0o022 });
+    const r = await spawnStor(
+      ['privilege', 'suggest', '--for', 'dataset create', '--privilege', 'ops', '-o', link, '--force'],
+      { env, umask: 0o022 },
+    );
     expect(r.code, r.stderr).toBe(0);
     replacedNotFollowed(link, victim);
     expect(readFileSync(link, 'utf8')).toContain('DATASET_WRITE');
@@ -57,7 +69,10 @@ describe('stor never writes through a symbolic link at a path the user names', (
     const dir = tempDir('stor-shared-');
     const target = join(tempDir('stor-victim-'), 'created-through-link');
     symlinkSync(target, join(dir, 'ops.yaml'));
-    const r = await spawnStor(['privilege', 'suggest', '--for', 'dataset create', '--privilege', 'ops', '-o', join(dir, 'ops.yaml'), '--json'], { env });
+    const r = await spawnStor(
+      ['privilege', 'suggest', '--for', 'dataset create', '--privilege', 'ops', '-o', join(dir, 'ops.yaml'), '--json'],
+      { env },
+    );
     expect(r.code).toBe(2);
     expect(JSON.parse(r.stderr).error).toMatchObject({ code: 'LOCAL_FILE_EXISTS' });
     expect(existsSync(target)).toBe(false);

@@ -12,7 +12,8 @@ describe('chown USER[:GROUP] as filesystem.chown fields', () => {
   });
 
   it('refuses an empty owner, a trailing colon and more than one colon', () => {
-    for (const bad of ['', ':', 'alice:', 'a:b:c']) expect(() => parseOwner(bad), bad).toThrow(/USER, USER:GROUP or :GROUP/);
+    for (const bad of ['', ':', 'alice:', 'a:b:c'])
+      expect(() => parseOwner(bad), bad).toThrow(/USER, USER:GROUP or :GROUP/);
   });
 });
 
@@ -28,7 +29,9 @@ describe('chmod MODE as the octal string filesystem.setperm takes (MW/api/base/t
   });
 
   it('refuses what stays ambiguous: two bare digits, and numbers with an 8 or 9; and what is no mode', () => {
-    expect(() => chmodMode('77')).toThrow('MODE 77 is ambiguous: chmod(1) reads it as octal 0077; as decimal it is 0115');
+    expect(() => chmodMode('77')).toThrow(
+      'MODE 77 is ambiguous: chmod(1) reads it as octal 0077; as decimal it is 0115',
+    );
     expect(() => chmodMode('488')).toThrow('MODE 488 is ambiguous: it is not octal');
     expect(() => chmodMode('8')).toThrow('MODE 8 is ambiguous: it is not octal');
     expect(() => chmodMode('17777')).toThrow('MODE takes permission bits');

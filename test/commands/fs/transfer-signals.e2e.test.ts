@@ -1,5 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { STOR_BIN, spawnStor } from '../../helpers/bin.js';
@@ -16,17 +25,26 @@ function sparse(path: string, size: number): void {
 
 /** The built binary with its output collected and its exit awaited. */
 function start(args: string[], env: Record<string, string>) {
-  const child = spawn(process.execPath, [STOR_BIN, ...args], { env: { PATH: process.env.PATH, STOR_SESSION: 'off', ...EMBEDDED_MEANT, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [STOR_BIN, ...args], {
+    env: { PATH: process.env.PATH, STOR_SESSION: 'off', ...EMBEDDED_MEANT, ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
   child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal })),
+  );
   return { child, exited, stdout: () => stdout, stderr: () => stderr };
 }
 
 /** Waits until `found` names a file with some bytes in it, the child still running. */
-async function untilWritten(child: ChildProcess, stderr: () => string, found: () => string | undefined): Promise<string> {
+async function untilWritten(
+  child: ChildProcess,
+  stderr: () => string,
+  found: () => string | undefined,
+): Promise<string> {
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the command ended before the test could stop it: ${stderr()}`);
     const path = found();
@@ -53,18 +71,30 @@ describe('transfers of several files stop on a signal, leaving no temporary file
     sparse(join(dir, 'a.img'), 768 * 1024 * 1024);
     sparse(join(dir, 'b.img'), 768 * 1024 * 1024);
     const run = start(['upload', join(dir, 'a.img'), join(dir, 'b.img'), '/mnt/tank/', '--json'], env);
-    await untilWritten(run.child, run.stderr, () => readdirSync(tank).filter((n) => n.endsWith('.part')).map((n) => join(tank, n))[0]);
+    await untilWritten(
+      run.child,
+      run.stderr,
+      () =>
+        readdirSync(tank)
+          .filter((n) => n.endsWith('.part'))
+          .map((n) => join(tank, n))[0],
+    );
     signalFrozen(run.child, 'SIGTERM');
     expect(await run.exited).toEqual({ code: 143, signal: null });
     const report = JSON.parse(run.stdout());
-    expect(report.files.map((f: { outcome: string; error: { code: string } | null }) => [f.outcome, f.error?.code ?? null])).toEqual([
+    expect(
+      report.files.map((f: { outcome: string; error: { code: string } | null }) => [f.outcome, f.error?.code ?? null]),
+    ).toEqual([
       ['failed', 'TERMINATED'],
       ['not_attempted', null],
     ]);
     expect(readdirSync(tank)).toEqual([]);
   }, 60_000);
 
-  for (const [signal, code, errorCode] of [['SIGINT', 130, 'INTERRUPTED'], ['SIGTERM', 143, 'TERMINATED']] as const) {
+  for (const [signal, code, errorCode] of [
+    ['SIGINT', 130, 'INTERRUPTED'],
+    ['SIGTERM', 143, 'TERMINATED'],
+  ] as const) {
     it(`download -r: ${signal} mid-file removes the temporary file, reports the rest not attempted, exit ${code}`, async () => {
       const { env, tank } = await embedded();
       mkdirSync(join(tank, 'tree'));
@@ -74,13 +104,20 @@ describe('transfers of several files stop on a signal, leaving no temporary file
       const local = tempDir('stor-dl-tree-');
       const run = start(['download', '-r', '/mnt/tank/tree', local, '--json'], env);
       await untilWritten(run.child, run.stderr, () => {
-        const part = readdirSync(local, { withFileTypes: true }).find((e) => e.name.startsWith('.') && e.name.endsWith('.part'));
+        const part = readdirSync(local, { withFileTypes: true }).find(
+          (e) => e.name.startsWith('.') && e.name.endsWith('.part'),
+        );
         return part && join(local, part.name);
       });
       signalFrozen(run.child, signal);
       expect(await run.exited).toEqual({ code, signal: null });
       const report = JSON.parse(run.stdout());
-      expect(report.files.map((f: { outcome: string; error: { code: string } | null }) => [f.outcome, f.error?.code ?? null])).toEqual([
+      expect(
+        report.files.map((f: { outcome: string; error: { code: string } | null }) => [
+          f.outcome,
+          f.error?.code ?? null,
+        ]),
+      ).toEqual([
         ['failed', errorCode],
         ['not_attempted', null],
       ]);
@@ -110,7 +147,9 @@ describe('transfers of several files stop on a signal, leaving no temporary file
 
 /** The children of process `pid` (Linux /proc). */
 function childrenOf(pid: number): number[] {
-  return readdirSync(`/proc/${pid}/task`).flatMap((tid) => readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number));
+  return readdirSync(`/proc/${pid}/task`).flatMap((tid) =>
+    readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number),
+  );
 }
 
 describe('Ctrl-C on a terminal during an upload of several files (built binary, embedded)', () => {
@@ -120,11 +159,28 @@ describe('Ctrl-C on a terminal during an upload of several files (built binary, 
     for (const name of ['a.img', 'b.img', 'c.img']) sparse(join(dir, name), 768 * 1024 * 1024);
     // `exec`: the shell script(1) runs becomes stor itself, in the terminal's foreground group.
     const command = `exec '${process.execPath}' '${STOR_BIN}' upload '${join(dir, 'a.img')}' '${join(dir, 'b.img')}' '${join(dir, 'c.img')}' /mnt/tank/`;
-    const term = spawn('script', ['-qfec', command, '/dev/null'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', ...EMBEDDED_MEANT, NO_COLOR: '1', TERM: 'dumb', ...env } });
+    const term = spawn('script', ['-qfec', command, '/dev/null'], {
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        STOR_SESSION: 'off',
+        ...EMBEDDED_MEANT,
+        NO_COLOR: '1',
+        TERM: 'dumb',
+        ...env,
+      },
+    });
     let shown = '';
     term.stdout.setEncoding('utf8').on('data', (d: string) => (shown += d));
     const closed = new Promise<number | null>((resolve) => term.on('close', (code) => resolve(code)));
-    await untilWritten(term, () => shown, () => readdirSync(tank).filter((n) => n.endsWith('.part')).map((n) => join(tank, n))[0]);
+    await untilWritten(
+      term,
+      () => shown,
+      () =>
+        readdirSync(tank)
+          .filter((n) => n.endsWith('.part'))
+          .map((n) => join(tank, n))[0],
+    );
     const [stor] = childrenOf(term.pid!);
     // Ctrl-C is SIGINT to the terminal's foreground group, stor alone here: sent while it is frozen,
     // so that it surely lands mid-file. script(1) stops itself when its child stops: both go on.

@@ -40,37 +40,61 @@ const targets = {
   remote: async () => remoteEnv(await spawnServe(tempDir('stor-serve-state-'))),
 };
 
-describe.each(Object.keys(targets) as (keyof typeof targets)[])('whole trees on the %s appliance, with the built binary', (kind) => {
-  it('acceptance: 200 files go up with -r --parallel 4, come back with download -r, diff -r finds nothing; --skip-existing then sends nothing', async () => {
-    const env = await targets[kind]();
-    const tree = makeTree();
+describe.each(Object.keys(targets) as (keyof typeof targets)[])(
+  'whole trees on the %s appliance, with the built binary',
+  (kind) => {
+    it('acceptance: 200 files go up with -r --parallel 4, come back with download -r, diff -r finds nothing; --skip-existing then sends nothing', async () => {
+      const env = await targets[kind]();
+      const tree = makeTree();
 
-    const up = await spawnStor(['upload', '-r', tree, '/mnt/tank/trees/', '--parallel', '4', '--json'], { env });
-    expect(up.stderr.slice(0, 2000)).toBe('');
-    const report = JSON.parse(up.stdout);
-    expect(report.files.filter((f: { error: unknown }) => f.error).slice(0, 3)).toEqual([]);
-    expect(up.code).toBe(0);
-    expect(report.summary).toEqual({ files: 200, done: 200, skipped: 0, failed: 0, not_attempted: 0, bytes_sent: expect.any(Number) });
-    expect(report.files.find((f: { target: string }) => f.target === '/mnt/tank/trees/tree/médias/big 20MiB.bin')).toMatchObject({ outcome: 'done', size: 20 * 1024 * 1024 });
-    if (kind === 'remote') {
-      // The first upload goes with the API key; the rest with one session token (one key check, not 200).
-      const jobs = await spawnStor(['call', 'core.get_jobs', JSON.stringify([['method', '=', 'filesystem.put']])], { env });
-      const types = JSON.parse(jobs.stdout).map((j: { credentials: { type: string } }) => j.credentials.type);
-      expect(types.filter((t: string) => t === 'API_KEY')).toHaveLength(1);
-      expect(types.filter((t: string) => t === 'TOKEN')).toHaveLength(199);
-    }
+      const up = await spawnStor(['upload', '-r', tree, '/mnt/tank/trees/', '--parallel', '4', '--json'], { env });
+      expect(up.stderr.slice(0, 2000)).toBe('');
+      const report = JSON.parse(up.stdout);
+      expect(report.files.filter((f: { error: unknown }) => f.error).slice(0, 3)).toEqual([]);
+      expect(up.code).toBe(0);
+      expect(report.summary).toEqual({
+        files: 200,
+        done: 200,
+        skipped: 0,
+        failed: 0,
+        not_attempted: 0,
+        bytes_sent: expect.any(Number),
+      });
+      expect(
+        report.files.find((f: { target: string }) => f.target === '/mnt/tank/trees/tree/médias/big 20MiB.bin'),
+      ).toMatchObject({ outcome: 'done', size: 20 * 1024 * 1024 });
+      if (kind === 'remote') {
+        // The first upload goes with the API key; the rest with one session token (one key check, not 200).
+        const jobs = await spawnStor(['call', 'core.get_jobs', JSON.stringify([['method', '=', 'filesystem.put']])], {
+          env,
+        });
+        const types = JSON.parse(jobs.stdout).map((j: { credentials: { type: string } }) => j.credentials.type);
+        expect(types.filter((t: string) => t === 'API_KEY')).toHaveLength(1);
+        expect(types.filter((t: string) => t === 'TOKEN')).toHaveLength(199);
+      }
 
-    const local = join(tempDir('stor-tree-back-'), 'copy');
-    const down = await spawnStor(['download', '-r', '/mnt/tank/trees/tree', local, '--parallel', '4', '--json'], { env });
-    expect(down.stderr).toBe('');
-    expect(down.code).toBe(0);
-    expect(JSON.parse(down.stdout).summary).toEqual({ files: 200, done: 200, failed: 0, not_attempted: 0, bytes_received: report.summary.bytes_sent });
-    expect(diffR(tree, local)).toBe('');
+      const local = join(tempDir('stor-tree-back-'), 'copy');
+      const down = await spawnStor(['download', '-r', '/mnt/tank/trees/tree', local, '--parallel', '4', '--json'], {
+        env,
+      });
+      expect(down.stderr).toBe('');
+      expect(down.code).toBe(0);
+      expect(JSON.parse(down.stdout).summary).toEqual({
+        files: 200,
+        done: 200,
+        failed: 0,
+        not_attempted: 0,
+        bytes_received: report.summary.bytes_sent,
+      });
+      expect(diffR(tree, local)).toBe('');
 
-    const again = await spawnStor(['upload', '-r', tree, '/mnt/tank/trees/', '--skip-existing', '--json'], { env });
-    expect(again.code).toBe(0);
-    const second = JSON.parse(again.stdout);
-    expect(second.summary).toEqual({ files: 200, done: 0, skipped: 200, failed: 0, not_attempted: 0, bytes_sent: 0 });
-    expect(second.files.every((f: { outcome: string; job_id: unknown }) => f.outcome === 'skipped' && f.job_id === null)).toBe(true);
-  }, 180_000);
-});
+      const again = await spawnStor(['upload', '-r', tree, '/mnt/tank/trees/', '--skip-existing', '--json'], { env });
+      expect(again.code).toBe(0);
+      const second = JSON.parse(again.stdout);
+      expect(second.summary).toEqual({ files: 200, done: 0, skipped: 200, failed: 0, not_attempted: 0, bytes_sent: 0 });
+      expect(
+        second.files.every((f: { outcome: string; job_id: unknown }) => f.outcome === 'skipped' && f.job_id === null),
+      ).toBe(true);
+    }, 180_000);
+  },
+);

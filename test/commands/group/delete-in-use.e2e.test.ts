@@ -12,7 +12,8 @@ function storIn(env: Record<string, string>) {
   };
 }
 
-const errorOf = (r: { stderr: string }) => JSON.parse(r.stderr).error as { code: string; kind: string; message: string; hint?: string };
+const errorOf = (r: { stderr: string }) =>
+  JSON.parse(r.stderr).error as { code: string; kind: string; message: string; hint?: string };
 
 // 25.10.1 refuses it with EACCES (MW/plugins/account_/privilege.py:323-331), the errno of a role
 // denial; it is not one (docs/ERRORS.md "Exit codes": 5 is "the identity lacks the role").

@@ -28,14 +28,26 @@ describe('stor job', () => {
     ]);
     const [done, failed] = puts as [Job, Job];
     expect(failed.error).toContain('Not a directory');
-    expect((await json(run(['job', 'list', '--state', 'FAILED', '--json']))).map((j: Job) => j.id)).toContain(failed.id);
+    expect((await json(run(['job', 'list', '--state', 'FAILED', '--json']))).map((j: Job) => j.id)).toContain(
+      failed.id,
+    );
 
     const shown = await json(run(['job', 'show', String(done.id), '--json']));
-    expect(shown).toMatchObject({ id: done.id, method: 'filesystem.put', state: 'SUCCESS', percent: 100, arguments: ['/mnt/tank/a.txt', { append: false }], result: true });
+    expect(shown).toMatchObject({
+      id: done.id,
+      method: 'filesystem.put',
+      state: 'SUCCESS',
+      percent: 100,
+      arguments: ['/mnt/tank/a.txt', { append: false }],
+      result: true,
+    });
     expect(new Date(shown.finished).getTime()).toBeGreaterThanOrEqual(new Date(shown.started).getTime());
 
     // Waiting for a finished job answers at once, its exit code the job's outcome.
-    expect(await json(run(['job', 'wait', String(done.id), '--json']))).toMatchObject({ id: done.id, state: 'SUCCESS' });
+    expect(await json(run(['job', 'wait', String(done.id), '--json']))).toMatchObject({
+      id: done.id,
+      state: 'SUCCESS',
+    });
     const waitedFailed = await run(['job', 'wait', String(failed.id)], 1);
     expect(waitedFailed.stderr).toContain("Not a directory: '/mnt/tank/a.txt/b.txt'");
 
@@ -44,15 +56,26 @@ describe('stor job', () => {
     expect(JSON.parse(finished.stdout)).toMatchObject({ id: done.id, state: 'SUCCESS', aborted: false });
 
     // A running job: core.download's filesystem.get waits for the GET of its URL, which never comes.
-    const [started] = (await json(run(['call', 'core.download', 'filesystem.get', '["/mnt/tank/a.txt"]', 'a.txt']))) as [number, string];
-    expect(await json(run(['job', 'list', '--state', 'RUNNING', '--json']))).toMatchObject([{ id: started, method: 'filesystem.get', state: 'RUNNING' }]);
+    const [started] = (await json(
+      run(['call', 'core.download', 'filesystem.get', '["/mnt/tank/a.txt"]', 'a.txt']),
+    )) as [number, string];
+    expect(await json(run(['job', 'list', '--state', 'RUNNING', '--json']))).toMatchObject([
+      { id: started, method: 'filesystem.get', state: 'RUNNING' },
+    ]);
     expect((await run(['job', 'abort', String(started)], 2)).stderr).toContain('--yes');
-    expect(await json(run(['job', 'abort', String(started), '--yes', '--json']))).toMatchObject({ id: started, state: 'ABORTED', aborted: true });
+    expect(await json(run(['job', 'abort', String(started), '--yes', '--json']))).toMatchObject({
+      id: started,
+      state: 'ABORTED',
+      aborted: true,
+    });
     const waitedAborted = await run(['job', 'wait', String(started), '--json'], 1);
     expect(JSON.parse(waitedAborted.stderr).error).toMatchObject({ code: 'JOB_ABORTED' });
 
     const missing = await run(['job', 'show', '9999', '--json'], 1);
-    expect(JSON.parse(missing.stderr).error).toMatchObject({ code: 'NOT_FOUND', message: expect.stringContaining('no job 9999') });
+    expect(JSON.parse(missing.stderr).error).toMatchObject({
+      code: 'NOT_FOUND',
+      message: expect.stringContaining('no job 9999'),
+    });
   });
 
   it('on the embedded target says jobs end with the command that ran them; a bad id is a usage error', async () => {

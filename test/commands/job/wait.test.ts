@@ -11,12 +11,16 @@ import { loggedInWs, startTestServer } from '../../helpers/server.js';
 import { EMBEDDED_MEANT } from '../../helpers/embedded-meant.js';
 
 describe('stor job wait', () => {
-  it('shows a running job\'s progress on a terminal and waits until it ends, then exits 0 with its final state', async () => {
+  it("shows a running job's progress on a terminal and waits until it ends, then exits 0 with its final state", async () => {
     const server = await startTestServer();
     const ws = await loggedInWs(server.rpcUrl, server.adminKey);
     writeFileSync(join(server.stateDir, 'mnt/tank/a.txt'), 'the bytes\n');
     // core.download's filesystem.get job runs until its URL is fetched.
-    const [id, url] = await ws.result<[number, string]>('core.download', ['filesystem.get', ['/mnt/tank/a.txt'], 'a.txt']);
+    const [id, url] = await ws.result<[number, string]>('core.download', [
+      'filesystem.get',
+      ['/mnt/tank/a.txt'],
+      'a.txt',
+    ]);
     let stdout = '';
     let stderr = '';
     let barDrawn: () => void = () => undefined;
@@ -34,7 +38,16 @@ describe('stor job wait', () => {
         isTTY: true,
       },
       stdin,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', ...EMBEDDED_MEANT, NO_COLOR: '1', ...clientEnv(), STOR_URL: server.url.replace(/^http/, 'ws'), STOR_API_KEY: server.adminKey },
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        STOR_SESSION: 'off',
+        ...EMBEDDED_MEANT,
+        NO_COLOR: '1',
+        ...clientEnv(),
+        STOR_URL: server.url.replace(/^http/, 'ws'),
+        STOR_API_KEY: server.adminKey,
+      },
       cwd: process.cwd(),
     };
     const waiting = run(readCommandLine(['job', 'wait', String(id)]), io);

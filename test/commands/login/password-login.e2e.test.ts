@@ -4,7 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { spawnStor } from '../../helpers/bin.js';
 import { spawnServe, type ServeProcess } from '../../helpers/serve-process.js';
 import { tempDir } from '../../helpers/temp-dir.js';
-import { createUserWithPassword, enableTwoFactor, openTestAppliance, type TestAppliance } from '../../helpers/appliance.js';
+import {
+  createUserWithPassword,
+  enableTwoFactor,
+  openTestAppliance,
+  type TestAppliance,
+} from '../../helpers/appliance.js';
 import { currentCode, wrongCode } from '../../helpers/totp.js';
 import { clientEnv } from '../../helpers/client-env.js';
 
@@ -36,7 +41,9 @@ async function stateWith(setup: (t: TestAppliance) => Promise<void>): Promise<st
 async function keyNamesOf(stateDir: string, username: string): Promise<string[]> {
   const t = await openTestAppliance(undefined, stateDir);
   try {
-    return (await t.call<{ name: string }[]>(t.admin, 'api_key.query', [['username', '=', username]])).map((k) => k.name);
+    return (await t.call<{ name: string }[]>(t.admin, 'api_key.query', [['username', '=', username]])).map(
+      (k) => k.name,
+    );
   } finally {
     t.appliance.close();
   }
@@ -45,22 +52,39 @@ async function keyNamesOf(stateDir: string, username: string): Promise<string[]>
 /** The password must be nowhere on either machine but in the appliance's own hash of it. */
 function expectPasswordNowhere(server: ServeProcess, client: Record<string, string>, outputs: string[]): void {
   for (const out of outputs) expect(out).not.toContain(PASSWORD);
-  for (const file of [...filesUnder(client.STOR_CONFIG_DIR!), ...filesUnder(client.STOR_HOME!), ...filesUnder(server.stateDir)]) {
+  for (const file of [
+    ...filesUnder(client.STOR_CONFIG_DIR!),
+    ...filesUnder(client.STOR_HOME!),
+    ...filesUnder(server.stateDir),
+  ]) {
     expect(readFileSync(file).includes(PASSWORD), file).toBe(false);
   }
 }
 
 describe('stor login --username, end to end', () => {
   it('logs in with a password, saves a new API key (never the password), and whoami works as that user', async () => {
-    const server = await spawnServe(await stateWith((t) => createUserWithPassword(t, 'alice', PASSWORD, { privilegeRoles: ['READONLY_ADMIN'] }).then(() => undefined)));
+    const server = await spawnServe(
+      await stateWith((t) =>
+        createUserWithPassword(t, 'alice', PASSWORD, { privilegeRoles: ['READONLY_ADMIN'] }).then(() => undefined),
+      ),
+    );
     const env = clientEnv();
 
-    const login = await spawnStor(['login', '--url', server.baseUrl, '--username', 'alice', '--password-stdin', '--json'], { env, stdin: `${PASSWORD}\n` });
+    const login = await spawnStor(
+      ['login', '--url', server.baseUrl, '--username', 'alice', '--password-stdin', '--json'],
+      { env, stdin: `${PASSWORD}\n` },
+    );
     expect(login.stderr).toBe('');
     expect(login.code).toBe(0);
     const result = JSON.parse(login.stdout);
     const name = new URL(server.baseUrl).host.replace(':', '-');
-    expect(result).toMatchObject({ profile: name, url: server.baseUrl, username: 'alice', current: true, created: true });
+    expect(result).toMatchObject({
+      profile: name,
+      url: server.baseUrl,
+      username: 'alice',
+      current: true,
+      created: true,
+    });
     expect(result.api_key_name).toMatch(/^stor-.+-\d{8}T\d{6}Z$/);
     expect(await keyNamesOf(server.stateDir, 'alice')).toEqual([result.api_key_name]);
 
@@ -75,7 +99,10 @@ describe('stor login --username, end to end', () => {
     expect(JSON.parse(me.stdout)).toMatchObject({ username: 'alice', account_attributes: ['LOCAL', 'API_KEY'] });
 
     // A second login, perhaps within the same second, gets a key of its own.
-    const again = await spawnStor(['login', '--url', server.baseUrl, '--username', 'alice', '--password-stdin', '--profile', 'second', '--json'], { env, stdin: PASSWORD });
+    const again = await spawnStor(
+      ['login', '--url', server.baseUrl, '--username', 'alice', '--password-stdin', '--profile', 'second', '--json'],
+      { env, stdin: PASSWORD },
+    );
     expect(again.code).toBe(0);
     expect(new Set(await keyNamesOf(server.stateDir, 'alice')).size).toBe(2);
 
@@ -93,15 +120,21 @@ describe('stor login --username, end to end', () => {
     );
     const env = clientEnv();
 
-    const noCode = await spawnStor(['login', '--url', server.baseUrl, '--username', 'alice', '--password-stdin'], { env, stdin: `${PASSWORD}\n` });
+    const noCode = await spawnStor(['login', '--url', server.baseUrl, '--username', 'alice', '--password-stdin'], {
+      env,
+      stdin: `${PASSWORD}\n`,
+    });
     expect(noCode.code).toBe(2);
     expect(noCode.stderr).toContain('alice has two-factor authentication, and no one-time code was given');
     expect(noCode.stderr).toContain('second line of standard input');
 
-    const login = await spawnStor(['login', '--url', server.baseUrl, '--username', 'alice', '--password-stdin', '--json'], {
-      env,
-      stdin: `${PASSWORD}\n${currentCode(secret)}\n`,
-    });
+    const login = await spawnStor(
+      ['login', '--url', server.baseUrl, '--username', 'alice', '--password-stdin', '--json'],
+      {
+        env,
+        stdin: `${PASSWORD}\n${currentCode(secret)}\n`,
+      },
+    );
     expect(login.stderr).toBe('');
     expect(login.code).toBe(0);
     expect(await keyNamesOf(server.stateDir, 'alice')).toEqual([JSON.parse(login.stdout).api_key_name]);
@@ -123,7 +156,8 @@ describe('stor login --username, end to end', () => {
       }),
     );
     const env = clientEnv();
-    const login = (username: string, stdin: string) => spawnStor(['login', '--url', server.baseUrl, '--username', username, '--password-stdin'], { env, stdin });
+    const login = (username: string, stdin: string) =>
+      spawnStor(['login', '--url', server.baseUrl, '--username', username, '--password-stdin'], { env, stdin });
 
     const wrongPassword = await login('alice', 'not-the-password\n');
     expect(wrongPassword.code).toBe(4);
@@ -146,25 +180,37 @@ describe('stor login --username, end to end', () => {
 
   it('refuses to send a password in clear to a non-loopback host, before reading it', async () => {
     const env = clientEnv();
-    const r = await spawnStor(['login', '--url', 'ws://10.1.2.3', '--username', 'alice', '--password-stdin'], { env, stdin: `${PASSWORD}\n` });
+    const r = await spawnStor(['login', '--url', 'ws://10.1.2.3', '--username', 'alice', '--password-stdin'], {
+      env,
+      stdin: `${PASSWORD}\n`,
+    });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('refusing to send a password in clear to 10.1.2.3');
     expect(r.stderr).not.toContain(PASSWORD);
-    const mixed = await spawnStor(['login', '--url', 'ws://127.0.0.1:1', '--username', 'alice', '--api-key-stdin'], { env });
+    const mixed = await spawnStor(['login', '--url', 'ws://127.0.0.1:1', '--username', 'alice', '--api-key-stdin'], {
+      env,
+    });
     expect(mixed.code).toBe(2);
     expect(mixed.stderr).toContain('cannot be used with');
   });
 });
 
 describe('stor logout after login --username revokes the key stor created, after consent', () => {
-  const stor = async (env: Record<string, string>, args: string[], stdin?: string) => spawnStor(args, { env, ...(stdin !== undefined ? { stdin } : {}) });
+  const stor = async (env: Record<string, string>, args: string[], stdin?: string) =>
+    spawnStor(args, { env, ...(stdin !== undefined ? { stdin } : {}) });
 
   it('piped without --yes it refuses and changes nothing; --keep-key keeps the key; --yes revokes it; a key given to login is said to live on', async () => {
-    const stateDir = await stateWith((t) => createUserWithPassword(t, 'alice', PASSWORD, { privilegeRoles: ['READONLY_ADMIN'] }).then(() => undefined));
+    const stateDir = await stateWith((t) =>
+      createUserWithPassword(t, 'alice', PASSWORD, { privilegeRoles: ['READONLY_ADMIN'] }).then(() => undefined),
+    );
     const server = await spawnServe(stateDir);
     const env = clientEnv();
     const loginAlice = async () => {
-      const r = await stor(env, ['login', '--url', server.baseUrl, '--username', 'alice', '--password-stdin', '--json'], `${PASSWORD}\n`);
+      const r = await stor(
+        env,
+        ['login', '--url', server.baseUrl, '--username', 'alice', '--password-stdin', '--json'],
+        `${PASSWORD}\n`,
+      );
       expect(r.code, r.stderr).toBe(0);
       return JSON.parse(r.stdout).api_key_name as string;
     };
@@ -179,7 +225,10 @@ describe('stor logout after login --username revokes the key stor created, after
 
     const kept = await stor(env, ['logout', '--keep-key', '--json']);
     expect(kept.code, kept.stderr).toBe(0);
-    expect(JSON.parse(kept.stdout)).toMatchObject({ removed: true, key: { created_by_stor: true, name: first, revoked: false } });
+    expect(JSON.parse(kept.stdout)).toMatchObject({
+      removed: true,
+      key: { created_by_stor: true, name: first, revoked: false },
+    });
     expect(await keyNamesOf(stateDir, 'alice')).toEqual([first]);
 
     const second = await loginAlice();
@@ -190,7 +239,11 @@ describe('stor logout after login --username revokes the key stor created, after
     expect(second).not.toBe(first);
 
     // A key stor did not create: forgotten here, and said plainly to stay valid there.
-    const given = await stor(env, ['login', '--url', server.baseUrl, '--api-key-stdin'], readFileSync(server.adminKeyFile, 'utf8'));
+    const given = await stor(
+      env,
+      ['login', '--url', server.baseUrl, '--api-key-stdin'],
+      readFileSync(server.adminKeyFile, 'utf8'),
+    );
     expect(given.code, given.stderr).toBe(0);
     const plain = await stor(env, ['logout']);
     expect(plain.code, plain.stderr).toBe(0);

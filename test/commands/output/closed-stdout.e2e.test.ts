@@ -5,8 +5,6 @@ import { spawnStor } from '../../helpers/bin.js';
 import { runBash } from '../../helpers/runbook.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
-
-
 describe('a reader that closes stdout early (EPIPE)', () => {
   it('ends `stor ls … | head -1` with exit 0 and nothing on stderr under set -euo pipefail', async () => {
     const home = tempDir();
@@ -15,7 +13,8 @@ describe('a reader that closes stdout early (EPIPE)', () => {
     expect((await spawnStor(['whoami'], { env })).code).toBe(0);
     const dir = join(home, 'mnt', 'tank', 'many');
     mkdirSync(dir);
-    for (let i = 0; i < 1500; i++) writeFileSync(join(dir, `a-rather-long-file-name-to-fill-the-pipe-buffer-${String(i).padStart(5, '0')}.log`), '');
+    for (let i = 0; i < 1500; i++)
+      writeFileSync(join(dir, `a-rather-long-file-name-to-fill-the-pipe-buffer-${String(i).padStart(5, '0')}.log`), '');
     const full = await runBash('stor ls /mnt/tank/many | wc -c', env);
     expect(Number(full.stdout.trim()), full.stderr).toBeGreaterThan(64 * 1024);
 
@@ -27,7 +26,10 @@ describe('a reader that closes stdout early (EPIPE)', () => {
 
   it('ends a large `stor call` quietly too, and says nothing when stderr is the closed pipe', async () => {
     const env = { STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir() };
-    const r = await runBash('stor call core.get_methods | head -c 10 > /dev/null; stor call core.get_methods 2>&1 | true; echo DONE', env);
+    const r = await runBash(
+      'stor call core.get_methods | head -c 10 > /dev/null; stor call core.get_methods 2>&1 | true; echo DONE',
+      env,
+    );
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('DONE\n');

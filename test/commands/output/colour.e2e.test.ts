@@ -9,7 +9,14 @@ function onTerminal(args: string[], env: Record<string, string>): Promise<string
   const command = [process.execPath, STOR_BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
   return new Promise((resolve, reject) => {
     const child = spawn('script', ['-q', '-e', '-c', command, '/dev/null'], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', ...EMBEDDED_MEANT, TERM: 'xterm-256color', ...env },
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        STOR_SESSION: 'off',
+        ...EMBEDDED_MEANT,
+        TERM: 'xterm-256color',
+        ...env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

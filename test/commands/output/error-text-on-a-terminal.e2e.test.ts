@@ -15,7 +15,16 @@ import { BIN_UNDER_TEST } from '../../helpers/stor-under-test.js';
 function onTerminal(args: string[], columns: number): Promise<string> {
   const command = `stty cols ${columns}; ${[process.execPath, BIN_UNDER_TEST, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ')}`;
   const child = spawn('script', ['-qfec', command, '/dev/null'], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', ...EMBEDDED_MEANT, NO_COLOR: '1', TERM: 'dumb', ...CHEAP_HASHES, ...clientEnv() },
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      STOR_SESSION: 'off',
+      ...EMBEDDED_MEANT,
+      NO_COLOR: '1',
+      TERM: 'dumb',
+      ...CHEAP_HASHES,
+      ...clientEnv(),
+    },
   });
   let shown = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (shown += d));
@@ -23,7 +32,15 @@ function onTerminal(args: string[], columns: number): Promise<string> {
 }
 
 /** Display columns: East Asian wide characters take two. */
-const columnsOf = (line: string): number => [...line].reduce((n, ch) => n + (/[\u1100-\u115F\u2E80-\uA4CF\uAC00-\uD7A3\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFF60\uFFE0-\uFFE6]/.test(ch) ? 2 : 1), 0);
+const columnsOf = (line: string): number =>
+  [...line].reduce(
+    (n, ch) =>
+      n +
+      (/[\u1100-\u115F\u2E80-\uA4CF\uAC00-\uD7A3\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFF60\uFFE0-\uFFE6]/.test(ch)
+        ? 2
+        : 1),
+    0,
+  );
 
 describe('an error on a terminal', () => {
   it('names a path with runs of spaces as it is: a broken line reads back as one, not with single spaces', async () => {
@@ -40,6 +57,7 @@ describe('an error on a terminal', () => {
     const shown = await onTerminal(['stat', '/mnt/tank/四半期報告書 取締役会向け 最終版 二〇二六年 会議資料'], 40);
     const lines = shown.trimEnd().split('\n');
     // Only a build that breaks lines promises a width; one that breaks none leaves them whole.
-    if (lines.some((l) => /^ {6}\S/.test(l))) for (const line of lines) expect(columnsOf(line), line).toBeLessThanOrEqual(40);
+    if (lines.some((l) => /^ {6}\S/.test(l)))
+      for (const line of lines) expect(columnsOf(line), line).toBeLessThanOrEqual(40);
   }, 60_000);
 });

@@ -13,7 +13,11 @@ const FORGERY = 'denied\nstor: nas2: ok\n4 ok\r\u001b[2Khint: all good';
 /** An appliance that refuses auth.me with the forgery as its reason (a CallError, MW/service_exception.py). */
 async function hostileAppliance() {
   const refusal: StandinAnswer = {
-    error: { code: -32001, message: 'Method call error', data: { error: 13, errname: 'EACCES', reason: `[EACCES] ${FORGERY}`, trace: null, extra: ['x\ny'] } },
+    error: {
+      code: -32001,
+      message: 'Method call error',
+      data: { error: 13, errname: 'EACCES', reason: `[EACCES] ${FORGERY}`, trace: null, extra: ['x\ny'] },
+    },
   };
   return startStandinAppliance({ 'auth.login_with_api_key': { result: true }, 'auth.me': refusal });
 }

@@ -41,7 +41,11 @@ describe('--json: nothing on stderr on a happy path', () => {
       ['user', 'update', 'alice', '--full-name', 'Alice A'],
       ['chown', 'alice', '/mnt/tank/a/d'],
       // A role list that privilege fix shortens, made without stor's own redundancy warning.
-      ['call', 'privilege.create', '{"name":"big","local_groups":[3000],"ds_groups":[],"roles":["FULL_ADMIN","POOL_READ"],"web_shell":false}'],
+      [
+        'call',
+        'privilege.create',
+        '{"name":"big","local_groups":[3000],"ds_groups":[],"roles":["FULL_ADMIN","POOL_READ"],"web_shell":false}',
+      ],
       ['privilege', 'list'],
       ['privilege', 'check'],
       ['privilege', 'fix', 'big', '--dry-run'],

@@ -7,7 +7,12 @@ import { runStor, type RunResult } from '../../helpers/run-stor.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 const ESC = '\x1b[';
-const NAMES = ['漢字のファイル名.txt', '📁 emoji 🎉.log', 'a plain name.txt', 'a very long file name with spaces that goes on and on until it cannot fit.bin'];
+const NAMES = [
+  '漢字のファイル名.txt',
+  '📁 emoji 🎉.log',
+  'a plain name.txt',
+  'a very long file name with spaces that goes on and on until it cannot fit.bin',
+];
 
 function lines(out: string): string[] {
   return out.replace(/\n$/, '').split('\n');
@@ -24,8 +29,23 @@ async function setup() {
   const local = tempDir('stor-local-');
   const env = { STOR_HOME: home, STOR_CONFIG_DIR: tempDir('stor-config-') };
   const stor = (argv: string[], options: { columns?: number; tty?: boolean; color?: 0 | 1 } = {}) =>
-    runStor(argv, { env, tty: options.tty ?? true, color: options.color ?? 0, ...(options.columns ? { columns: options.columns } : {}) });
-  expect((await stor(['dataset', 'create', 'tank/docs', '--comments', 'shared documents of the team, kept for audits and the yearly review'])).code).toBe(0);
+    runStor(argv, {
+      env,
+      tty: options.tty ?? true,
+      color: options.color ?? 0,
+      ...(options.columns ? { columns: options.columns } : {}),
+    });
+  expect(
+    (
+      await stor([
+        'dataset',
+        'create',
+        'tank/docs',
+        '--comments',
+        'shared documents of the team, kept for audits and the yearly review',
+      ])
+    ).code,
+  ).toBe(0);
   const paths = NAMES.map((name, i) => {
     const p = join(local, name);
     writeFileSync(p, 'x'.repeat(1000 * (i + 1)));
@@ -61,17 +81,22 @@ describe('human output fits the terminal (80 and 200 columns)', () => {
       if (width === 200) expectFits(list, width);
       expect(list.stdout).not.toContain('…');
       // At 80 the minor WEB SHELL goes so that no group name is cut.
-      expect(lines(list.stdout)[0]).toMatch(width === 80 ? /^ID\s+NAME\s+GROUPS\s+ROLES\s+HEALTH$/ : /^ID\s+NAME\s+GROUPS\s+ROLES\s+WEB SHELL\s+HEALTH$/);
+      expect(lines(list.stdout)[0]).toMatch(
+        width === 80 ? /^ID\s+NAME\s+GROUPS\s+ROLES\s+HEALTH$/ : /^ID\s+NAME\s+GROUPS\s+ROLES\s+WEB SHELL\s+HEALTH$/,
+      );
       expect(list.stdout).toContain('builtin_administrators');
       expect(lines(list.stdout)).toHaveLength(4);
-      if (width === 200) expect(list.stdout).toMatch(/^ 1 {2}Local Administrator\s+builtin_administrators\s+FULL_ADMIN\s+true\s+ok$/m);
+      if (width === 200)
+        expect(list.stdout).toMatch(/^ 1 {2}Local Administrator\s+builtin_administrators\s+FULL_ADMIN\s+true\s+ok$/m);
 
       const show = await stor(['privilege', 'show', '1'], { columns: width });
       expectFits(show, width);
       const out = lines(show.stdout);
       expect(out.slice(0, 3).map((l) => l.split(':')[0])).toEqual(['privilege', 'built-in', 'health']);
       expect(out[2]).toMatch(/^health:\s+ok$/);
-      expect(out.findIndex((l) => l.startsWith('effective roles:'))).toBeGreaterThan(out.findIndex((l) => l.startsWith('listed roles:')));
+      expect(out.findIndex((l) => l.startsWith('effective roles:'))).toBeGreaterThan(
+        out.findIndex((l) => l.startsWith('listed roles:')),
+      );
     });
 
     it(`ls, dataset list and a multi-file upload at ${width}: CJK and emoji names aligned`, async () => {
@@ -105,13 +130,16 @@ describe('human output fits the terminal (80 and 200 columns)', () => {
         expect(row).toMatch(/^-rw-r--r-- 0644 {2}truenas_admin {2}truenas_admin {2}/);
       }
       // The long name wraps at word boundaries at 80 and stays whole at 200.
-      if (width === 80) expect(rows.some((l) => /^\s+with spaces/.test(l) || /^\s+\S.*cannot fit\.bin$/.test(l))).toBe(true);
+      if (width === 80)
+        expect(rows.some((l) => /^\s+with spaces/.test(l) || /^\s+\S.*cannot fit\.bin$/.test(l))).toBe(true);
       else expect(rows.some((l) => l.endsWith(NAMES[3]!))).toBe(true);
 
       const ds = await stor(['dataset', 'list'], { columns: width });
       expectFits(ds, width);
       expect(lines(ds.stdout)[0]).toMatch(/^NAME\s+USED\s+AVAIL\s+COMPRESSION\s+MOUNTPOINT\s+COMMENTS$/);
-      expect(ds.stdout).toMatch(/^tank\/docs\s+\d+(\.\d)? KiB\s+\d+\.\d GiB\s+LZ4\s+\/mnt\/tank\/docs\s+shared documents/m);
+      expect(ds.stdout).toMatch(
+        /^tank\/docs\s+\d+(\.\d)? KiB\s+\d+\.\d GiB\s+LZ4\s+\/mnt\/tank\/docs\s+shared documents/m,
+      );
     });
   }
 });

@@ -22,7 +22,13 @@ async function served() {
   return { env, onTerminal };
 }
 
-const widest = (text: string) => Math.max(...text.trimEnd().split('\n').map((l) => l.length));
+const widest = (text: string) =>
+  Math.max(
+    ...text
+      .trimEnd()
+      .split('\n')
+      .map((l) => l.length),
+  );
 
 describe('tables never cut identifiers', () => {
   for (const columns of [80, 120]) {
@@ -54,7 +60,18 @@ describe('tables never cut identifiers', () => {
     const narrow = await onTerminal(['user', 'list'], 80);
     expect(narrow.split('\n')[0]).not.toMatch(/\bKEYS\b/);
     const wide = await onTerminal(['user', 'list', '--wide'], 80);
-    expect(wide.split('\n')[0]!.split(/\s{2,}/)).toEqual(['UID', 'USERNAME', 'FULL NAME', 'GROUP', 'GROUPS', 'BUILTIN', 'LOCKED', 'PASSWORD', '2FA', 'KEYS']);
+    expect(wide.split('\n')[0]!.split(/\s{2,}/)).toEqual([
+      'UID',
+      'USERNAME',
+      'FULL NAME',
+      'GROUP',
+      'GROUPS',
+      'BUILTIN',
+      'LOCKED',
+      'PASSWORD',
+      '2FA',
+      'KEYS',
+    ]);
     expect(wide).toContain('Unprivileged root user for containers');
     expect(widest(wide)).toBeGreaterThan(80);
 
@@ -65,7 +82,9 @@ describe('tables never cut identifiers', () => {
 
     const unknown = await runStor(['user', 'list', '--columns', 'username,nope'], { env });
     expect(unknown.code).toBe(0);
-    expect(unknown.stderr).toContain('stor: warning: --columns: no column nope here; its columns: uid, username, full-name,');
+    expect(unknown.stderr).toContain(
+      'stor: warning: --columns: no column nope here; its columns: uid, username, full-name,',
+    );
     expect(unknown.stdout.split('\n')).toContain('truenas_admin');
   }, 30_000);
 });

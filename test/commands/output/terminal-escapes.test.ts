@@ -11,7 +11,14 @@ async function withHostilePrivilege() {
   Appliance.open({ stateDir: home }).close();
   const env = { STOR_HOME: home };
   expect((await runStor(['call', 'group.create', '{"name":"ops","smb":false}'], { env })).code).toBe(0);
-  const created = await runStor(['call', 'privilege.create', JSON.stringify({ name: HOSTILE, web_shell: false, local_groups: [], roles: ['POOL_READ', 'POOL_READ'] })], { env });
+  const created = await runStor(
+    [
+      'call',
+      'privilege.create',
+      JSON.stringify({ name: HOSTILE, web_shell: false, local_groups: [], roles: ['POOL_READ', 'POOL_READ'] }),
+    ],
+    { env },
+  );
   expect(created.code).toBe(0);
   return env;
 }

@@ -3,7 +3,7 @@ import { runStor } from '../../helpers/run-stor.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 describe('stor pool list', () => {
-  it('lists the embedded appliance\'s pool, healthy, its size what is allocated and free', async () => {
+  it("lists the embedded appliance's pool, healthy, its size what is allocated and free", async () => {
     const env = { STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir() };
     const r = await runStor(['pool', 'list', '--json'], { env });
     expect(r.code, r.stderr).toBe(0);

@@ -33,7 +33,10 @@ describe.skipIf(!hasScript)('privilege fix: the preview above its question says 
     expect(r.shown).not.toMatch(/\bfixed\b/i);
     expect(after).toContain('nothing was changed');
     expect(r.code).toBe(1);
-    expect(JSON.parse((await run(['--json', 'privilege', 'show', 'ops'])).stdout).listed_roles).toEqual(['READONLY_ADMIN', 'SHARING_READ']);
+    expect(JSON.parse((await run(['--json', 'privilege', 'show', 'ops'])).stdout).listed_roles).toEqual([
+      'READONLY_ADMIN',
+      'SHARING_READ',
+    ]);
   });
 
   it('answered yes: would-fix above the question, fixed once below it', async () => {
@@ -60,7 +63,18 @@ describe.skipIf(!hasScript)('privilege check on a terminal: what to run next is 
   it('`next: stor privilege fix N` comes after the row of privilege N', async () => {
     const { env } = await overlapping();
     const command = [process.execPath, STOR_BIN, 'privilege', 'check'].map((a) => `'${a}'`).join(' ');
-    const shown = spawnSync('script', ['-qfec', command, '/dev/null'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', ...EMBEDDED_MEANT, NO_COLOR: '1', TERM: 'dumb', ...env }, encoding: 'utf8' }).stdout;
+    const shown = spawnSync('script', ['-qfec', command, '/dev/null'], {
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        STOR_SESSION: 'off',
+        ...EMBEDDED_MEANT,
+        NO_COLOR: '1',
+        TERM: 'dumb',
+        ...env,
+      },
+      encoding: 'utf8',
+    }).stdout;
     const row = shown.search(/\n\s*\d+\s+ops\s+warning/);
     const next = shown.indexOf('next: stor privilege fix ');
     expect(row).toBeGreaterThan(0);

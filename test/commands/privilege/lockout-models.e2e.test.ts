@@ -19,7 +19,11 @@ const SELF = ['PRIVILEGE_WRITE', 'POOL_READ'];
 interface CheckReport {
   ok: boolean;
   model: { rule: string; name: string; basis: string; release: string | null; emulator: boolean };
-  privileges: { name: string; locks_out: boolean; findings: { kind: string; role: string; locks_out: boolean; effect: string }[] }[];
+  privileges: {
+    name: string;
+    locks_out: boolean;
+    findings: { kind: string; role: string; locks_out: boolean; effect: string }[];
+  }[];
 }
 
 type Run = ReturnType<typeof stor>;
@@ -39,7 +43,12 @@ async function embedded(roleExpansion: 'truenas-25.10.1' | 'as-reported'): Promi
 
 async function served(roleExpansion: 'truenas-25.10.1' | 'as-reported'): Promise<Run> {
   const server = await spawnServe(tempDir(), ['--role-expansion', roleExpansion]);
-  return stor({ STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir(), STOR_URL: server.baseUrl, STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim() });
+  return stor({
+    STOR_HOME: tempDir(),
+    STOR_CONFIG_DIR: tempDir(),
+    STOR_URL: server.baseUrl,
+    STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim(),
+  });
 }
 
 const targets = { embedded, 'stor serve': served };
@@ -52,7 +61,11 @@ describe.each(Object.entries(targets))('privilege check on the %s target', (_nam
     const report = JSON.parse(warned.stdout) as CheckReport;
     expect(report).toMatchObject({ ok: true, model: { rule: 'self-including', emulator: true, release: '25.10.1' } });
     expect(report.privileges).toEqual([
-      expect.objectContaining({ name: 'overlapping', locks_out: false, findings: [expect.objectContaining({ kind: 'overlap', role: 'FILESYSTEM_DATA_WRITE', locks_out: false })] }),
+      expect.objectContaining({
+        name: 'overlapping',
+        locks_out: false,
+        findings: [expect.objectContaining({ kind: 'overlap', role: 'FILESYSTEM_DATA_WRITE', locks_out: false })],
+      }),
     ]);
     const human = await run(['privilege', 'check'], 0);
     // Piped: one data row per finding; what explains it goes to stderr.
@@ -65,7 +78,9 @@ describe.each(Object.entries(targets))('privilege check on the %s target', (_nam
     const locked = await run(['privilege', 'check'], 6);
     expect(locked.stdout).toMatch(/^5\tselfish\tLOCKOUT\t.*PRIVILEGE_WRITE includes itself/m);
     expect(locked.stderr).toContain('next: stor privilege fix 5 --drop-self-including');
-    expect(locked.stderr).toContain('1 of 5 privileges lock their users out on the emulator (truenas-25.10.1); 1 with warnings only');
+    expect(locked.stderr).toContain(
+      '1 of 5 privileges lock their users out on the emulator (truenas-25.10.1); 1 with warnings only',
+    );
   });
 
   it('as-reported: both lists lock their users out (exit 6)', async () => {
@@ -87,7 +102,9 @@ describe('what the emulator does at login matches what check says', () => {
     const admin = stor({ STOR_HOME: home });
     const olga = await makeUserWithPrivilege(admin, 'olga', 'overlapping', OVERLAP);
     const sam = await makeUserWithPrivilege(admin, 'sam', 'selfish', SELF);
-    expect(JSON.parse((await stor({ STOR_HOME: home, STOR_API_KEY: olga })(['whoami', '--json'])).stdout).roles).toHaveLength(5);
+    expect(
+      JSON.parse((await stor({ STOR_HOME: home, STOR_API_KEY: olga })(['whoami', '--json'])).stdout).roles,
+    ).toHaveLength(5);
     const refused = await stor({ STOR_HOME: home, STOR_API_KEY: sam })(['whoami', '--json'], 4);
     expect(JSON.parse(refused.stderr).error.message).toContain('maximum recursion depth exceeded');
   });
@@ -100,7 +117,24 @@ function privilegeEntry(id: number, name: string, roles: string[], gid: number) 
     id,
     builtin_name: null,
     name,
-    local_groups: [{ id: gid, gid, name, group: name, builtin: false, sudo_commands: [], sudo_commands_nopasswd: [], smb: false, userns_idmap: null, local: true, sid: null, roles: [], users: [], immutable: false }],
+    local_groups: [
+      {
+        id: gid,
+        gid,
+        name,
+        group: name,
+        builtin: false,
+        sudo_commands: [],
+        sudo_commands_nopasswd: [],
+        smb: false,
+        userns_idmap: null,
+        local: true,
+        sid: null,
+        roles: [],
+        users: [],
+        immutable: false,
+      },
+    ],
     ds_groups: [],
     roles,
     web_shell: false,
@@ -109,13 +143,15 @@ function privilegeEntry(id: number, name: string, roles: string[], gid: number) 
 
 /** `privilege.roles` as a release answers it; `patch` changes some roles' includes. */
 function rolesAnswer(patch: Record<string, string[]> = {}) {
-  return Object.entries(catalogueData as Record<string, { includes: string[]; builtin: boolean }>).map(([name, role]) => ({
-    name,
-    title: name,
-    includes: patch[name] ?? role.includes,
-    builtin: role.builtin,
-    stig: 1,
-  }));
+  return Object.entries(catalogueData as Record<string, { includes: string[]; builtin: boolean }>).map(
+    ([name, role]) => ({
+      name,
+      title: name,
+      includes: patch[name] ?? role.includes,
+      builtin: role.builtin,
+      stig: 1,
+    }),
+  );
 }
 
 async function realAppliance(release: string, patch: Record<string, string[]> = {}) {
@@ -123,7 +159,9 @@ async function realAppliance(release: string, patch: Record<string, string[]> = 
     'auth.login_with_api_key': { result: true },
     'system.version_short': { result: release },
     'privilege.roles': { result: rolesAnswer(patch) },
-    'privilege.query': { result: [privilegeEntry(4, 'overlapping', OVERLAP, 3000), privilegeEntry(5, 'selfish', SELF, 3001)] },
+    'privilege.query': {
+      result: [privilegeEntry(4, 'overlapping', OVERLAP, 3000), privilegeEntry(5, 'selfish', SELF, 3001)],
+    },
   });
 }
 
@@ -134,7 +172,12 @@ describe('privilege check against a real appliance (no stor.emulation): judged b
     const nas = await realAppliance('25.10.1');
     const run = stor({ STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir(), STOR_URL: nas.baseUrl, STOR_API_KEY: KEY });
     const report = JSON.parse((await run(['privilege', 'check', '--json'], 6)).stdout) as CheckReport;
-    expect(report.model).toMatchObject({ rule: 'self-including', name: 'TrueNAS 25.10.1', release: '25.10.1', emulator: false });
+    expect(report.model).toMatchObject({
+      rule: 'self-including',
+      name: 'TrueNAS 25.10.1',
+      release: '25.10.1',
+      emulator: false,
+    });
     expect(report.privileges.map((p) => [p.name, p.locks_out])).toEqual([
       ['overlapping', false],
       ['selfish', true],
@@ -153,11 +196,23 @@ describe('privilege check against a real appliance (no stor.emulation): judged b
 });
 
 describe('stor upload refused by a real appliance', () => {
-  it('explains the 403 by 25.10.1\'s gate: filesystem.put, FULL_ADMIN (MW/apps/file_app.py:190-200)', async () => {
+  it("explains the 403 by 25.10.1's gate: filesystem.put, FULL_ADMIN (MW/apps/file_app.py:190-200)", async () => {
     const nas = await startStandinAppliance(
       {
         'auth.login_with_api_key': { result: true },
-        'filesystem.stat': { error: { code: -32001, message: 'Method call error', data: { error: 2, errname: 'ENOENT', reason: '[ENOENT] Path /mnt/tank/a.txt not found', trace: null, extra: null } } },
+        'filesystem.stat': {
+          error: {
+            code: -32001,
+            message: 'Method call error',
+            data: {
+              error: 2,
+              errname: 'ENOENT',
+              reason: '[ENOENT] Path /mnt/tank/a.txt not found',
+              trace: null,
+              extra: null,
+            },
+          },
+        },
       },
       (req, res) => {
         req.resume();
@@ -193,7 +248,10 @@ describe('a 26.0 target is named as 26.0, not 25.10.1', () => {
 
   it('on a terminating emulation of 26.0, a self-including role is flagged as what a real 25.10 or 26.0 refuses, never as 25.10.1 alone', async () => {
     const home = tempDir();
-    Appliance.open({ stateDir: home, settings: { ...EMULATIONS['truenas-26.0'], roleExpansion: 'terminating' } }).close();
+    Appliance.open({
+      stateDir: home,
+      settings: { ...EMULATIONS['truenas-26.0'], roleExpansion: 'terminating' },
+    }).close();
     const run = stor({ STOR_HOME: home });
     await makeUserWithPrivilege(run, 'tess', 'selfish', ['POOL_READ']);
     await run(['privilege', 'update', 'selfish', '--roles', 'SYSTEM_PRODUCT_WRITE', '--force']);

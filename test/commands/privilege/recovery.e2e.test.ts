@@ -20,10 +20,15 @@ describe('the recovery runbook of seed §5.6', () => {
   it('against stor serve --role-expansion as-reported: lockout, across a restart, check, fix, login', async () => {
     const state = tempDir();
     let server = await spawnServe(state, ['--role-expansion', 'as-reported']);
-    const admin = { STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir(), STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim() };
+    const admin = {
+      STOR_HOME: tempDir(),
+      STOR_CONFIG_DIR: tempDir(),
+      STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim(),
+    };
     const asAdmin = () => stor({ ...admin, STOR_URL: server.baseUrl });
     const aliceKey = await makeUserWithPrivilege(asAdmin(), 'alice', 'ops', BROKEN);
-    const asAlice = () => stor({ STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir(), STOR_URL: server.baseUrl, STOR_API_KEY: aliceKey });
+    const asAlice = () =>
+      stor({ STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir(), STOR_URL: server.baseUrl, STOR_API_KEY: aliceKey });
 
     // The exact wire error: alice's own login over JSON-RPC.
     const wire = await asAlice()(['call', 'core.ping'], 4);
@@ -36,7 +41,12 @@ describe('the recovery runbook of seed §5.6', () => {
     expect(((await raw.json()) as { error: unknown }).error).toMatchObject({
       code: -32001,
       message: 'Method call error',
-      data: { error: 22, errname: 'EINVAL', reason: 'maximum recursion depth exceeded', trace: { class: 'RecursionError' } },
+      data: {
+        error: 22,
+        errname: 'EINVAL',
+        reason: 'maximum recursion depth exceeded',
+        trace: { class: 'RecursionError' },
+      },
     });
     expectRecursionError(await asAlice()(['whoami', '--json'], 4));
 
@@ -48,7 +58,9 @@ describe('the recovery runbook of seed §5.6', () => {
     const check = await asAdmin()(['privilege', 'check', '--json'], 6);
     const report = JSON.parse(check.stdout);
     expect(report.ok).toBe(false);
-    expect(report.privileges.map((p: { name: string; locks_out: boolean }) => [p.name, p.locks_out])).toEqual([['ops', true]]);
+    expect(report.privileges.map((p: { name: string; locks_out: boolean }) => [p.name, p.locks_out])).toEqual([
+      ['ops', true],
+    ]);
 
     // Alice cannot repair it herself, and is told who can.
     const selfFix = await asAlice()(['privilege', 'fix', 'ops', '--yes'], 4);
@@ -66,7 +78,10 @@ describe('the recovery runbook of seed §5.6', () => {
     expect(me.roles).toEqual(expectedRoles);
 
     const again = await asAdmin()(['privilege', 'fix', 'ops', '--yes', '--json']);
-    expect(JSON.parse(again.stdout).privileges[0]).toMatchObject({ status: 'clean', after: ['FILESYSTEM_FULL_CONTROL', 'DATASET_WRITE'] });
+    expect(JSON.parse(again.stdout).privileges[0]).toMatchObject({
+      status: 'clean',
+      after: ['FILESYSTEM_FULL_CONTROL', 'DATASET_WRITE'],
+    });
     await asAdmin()(['privilege', 'check']);
   });
 

@@ -18,19 +18,38 @@ async function privilegeWalk(env: Env) {
   const builtin = await run(['privilege', 'delete', '1', '--yes'], 1);
   expect(builtin.stderr).toContain('[EPERM] Unable to delete built-in privilege');
   expect((await run(['privilege', 'delete', '1'], 1)).stderr).toBe(builtin.stderr);
-  expect((await run(['privilege', 'delete', 'nobody', '--yes'], 1)).stderr).toContain('no privilege with id or name "nobody"');
+  expect((await run(['privilege', 'delete', 'nobody', '--yes'], 1)).stderr).toContain(
+    'no privilege with id or name "nobody"',
+  );
 
   expect((await run(['privilege', 'delete', 'operators'], 2)).stderr).toContain('--yes');
   const deleted = JSON.parse((await run(['privilege', 'delete', 'operators', '--yes', '--json'])).stdout);
   expect(deleted).toMatchObject({ name: 'operators', groups: ['ops'], roles: ['READONLY_ADMIN'], deleted: true });
-  const left = JSON.parse((await run(['privilege', 'list', '--json'])).stdout) as { name: string; builtin_name: string | null }[];
+  const left = JSON.parse((await run(['privilege', 'list', '--json'])).stdout) as {
+    name: string;
+    builtin_name: string | null;
+  }[];
   expect(left.every((p) => p.builtin_name !== null)).toBe(true);
 
   // The catalogue: one row per role, counts direct and total.
-  const roles = JSON.parse((await run(['privilege', 'roles', '--json'])).stdout) as { name: string; includes_directly: number; includes_in_total: number; self_including: boolean; builtin: boolean }[];
+  const roles = JSON.parse((await run(['privilege', 'roles', '--json'])).stdout) as {
+    name: string;
+    includes_directly: number;
+    includes_in_total: number;
+    self_including: boolean;
+    builtin: boolean;
+  }[];
   expect(roles).toHaveLength(Object.keys(catalogueData).length);
-  expect(roles.find((r) => r.name === 'PRIVILEGE_WRITE')).toMatchObject({ includes_directly: 1, includes_in_total: 1, self_including: true });
-  expect(roles.find((r) => r.name === 'FULL_ADMIN')).toMatchObject({ includes_directly: 0, includes_in_total: roles.length - 1, self_including: false });
+  expect(roles.find((r) => r.name === 'PRIVILEGE_WRITE')).toMatchObject({
+    includes_directly: 1,
+    includes_in_total: 1,
+    self_including: true,
+  });
+  expect(roles.find((r) => r.name === 'FULL_ADMIN')).toMatchObject({
+    includes_directly: 0,
+    includes_in_total: roles.length - 1,
+    self_including: false,
+  });
   const piped = (await run(['privilege', 'roles'])).stdout.split('\n');
   expect(piped).toContain('PRIVILEGE_WRITE\t1\t1\ttrue\ttrue');
 
@@ -51,7 +70,10 @@ async function privilegeWalk(env: Env) {
   });
 
   const unknown = await run(['privilege', 'roles', 'NOT_A_ROLE', '--json'], 2);
-  expect(JSON.parse(unknown.stderr).error).toMatchObject({ code: 'UNKNOWN_ROLE', message: 'not a role of this appliance: NOT_A_ROLE' });
+  expect(JSON.parse(unknown.stderr).error).toMatchObject({
+    code: 'UNKNOWN_ROLE',
+    message: 'not a role of this appliance: NOT_A_ROLE',
+  });
 }
 
 describe('stor privilege delete and privilege roles', () => {
@@ -61,18 +83,48 @@ describe('stor privilege delete and privilege roles', () => {
 
   it('against stor serve', async () => {
     const server = await spawnServe(tempDir());
-    await privilegeWalk({ STOR_HOME: tempDir(), STOR_URL: server.baseUrl, STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim() });
+    await privilegeWalk({
+      STOR_HOME: tempDir(),
+      STOR_URL: server.baseUrl,
+      STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim(),
+    });
   });
 
   it("draws a longer cycle in a target's own catalogue, marking where it closes", async () => {
-    const role = (name: string, includes: string[]) => ({ name, title: `${name} title`, includes, builtin: false, stig: 1 });
+    const role = (name: string, includes: string[]) => ({
+      name,
+      title: `${name} title`,
+      includes,
+      builtin: false,
+      stig: 1,
+    });
     const nas = await startStandinAppliance({
       'auth.login_with_api_key': { result: true },
-      'privilege.roles': { result: [role('LOOP_A', ['LOOP_B', 'PLAIN']), role('LOOP_B', ['LOOP_C']), role('LOOP_C', ['LOOP_A']), role('PLAIN', []), role('FULL_ADMIN', [])] },
+      'privilege.roles': {
+        result: [
+          role('LOOP_A', ['LOOP_B', 'PLAIN']),
+          role('LOOP_B', ['LOOP_C']),
+          role('LOOP_C', ['LOOP_A']),
+          role('PLAIN', []),
+          role('FULL_ADMIN', []),
+        ],
+      },
     });
-    const run = stor({ STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir(), STOR_URL: nas.baseUrl, STOR_API_KEY: `7-${'k'.repeat(64)}` });
+    const run = stor({
+      STOR_HOME: tempDir(),
+      STOR_CONFIG_DIR: tempDir(),
+      STOR_URL: nas.baseUrl,
+      STOR_API_KEY: `7-${'k'.repeat(64)}`,
+    });
     const tree = await run(['privilege', 'roles', 'LOOP_A', '--tree']);
-    expect(tree.stdout.split('\n')).toEqual(['LOOP_A', '├─ LOOP_B', '│  └─ LOOP_C', '│     └─ LOOP_A  [cycle: already above]', '└─ PLAIN', '']);
+    expect(tree.stdout.split('\n')).toEqual([
+      'LOOP_A',
+      '├─ LOOP_B',
+      '│  └─ LOOP_C',
+      '│     └─ LOOP_A  [cycle: already above]',
+      '└─ PLAIN',
+      '',
+    ]);
     const detail = JSON.parse((await run(['privilege', 'roles', 'LOOP_B', '--json'])).stdout);
     expect(detail).toMatchObject({
       title: 'LOOP_B title',

@@ -24,9 +24,18 @@ const UNDECLARED_CHANGES: Record<string, string> = {
 // docs/COMMANDS.md "Least privilege": --for takes every stor verb that declares the methods it calls.
 describe('privilege suggest --for', () => {
   it('knows every change verb: each declares the methods it calls, but for the few that cannot, named with their reason', async () => {
-    const undeclared = [...(await allCommands())].filter(([, spec]) => spec.effect === 'change' && !spec.calls).map(([words]) => words);
+    const undeclared = [...(await allCommands())]
+      .filter(([, spec]) => spec.effect === 'change' && !spec.calls)
+      .map(([words]) => words);
     expect(undeclared.sort()).toEqual(Object.keys(UNDECLARED_CHANGES).sort());
-    for (const words of ['user update', 'group update', 'privilege update', 'privilege fix', 'api-key revoke', 'job abort']) {
+    for (const words of [
+      'user update',
+      'group update',
+      'privilege update',
+      'privilege fix',
+      'api-key revoke',
+      'job abort',
+    ]) {
       const r = await runStor(['privilege', 'suggest', '--for', words, '--json'], { env: clientEnv() });
       expect(r.code, `${words}: ${r.stderr}`).toBe(0);
     }
@@ -34,7 +43,15 @@ describe('privilege suggest --for', () => {
 
   it('accepts every verb of the command tree that declares its calls, accounts and keys among them', async () => {
     const declaring = [...(await allCommands())].filter(([, spec]) => spec.calls).map(([words]) => words);
-    for (const words of ['user list', 'user create', 'group delete', 'api-key create', 'privilege show', 'privilege create']) expect(declaring).toContain(words);
+    for (const words of [
+      'user list',
+      'user create',
+      'group delete',
+      'api-key create',
+      'privilege show',
+      'privilege create',
+    ])
+      expect(declaring).toContain(words);
     const r = await runStor(['privilege', 'suggest', '--for', declaring.join(', '), '--json'], { env: clientEnv() });
     expect(r.code, r.stderr).toBe(0);
     const answer = JSON.parse(r.stdout) as { methods: { method: string; commands: string[] }[] };

@@ -15,7 +15,10 @@ describe('stor privilege suggest of a method no target has', () => {
     for (const method of ['constructor', '__proto__', 'toString']) {
       const r = await spawnStor(['privilege', 'suggest', '--methods', method, '--json'], { env });
       expect(r.code, r.stdout).toBe(1);
-      expect(JSON.parse(r.stderr).error).toMatchObject({ code: 'METHOD_NOT_FOUND', message: expect.stringContaining(method) });
+      expect(JSON.parse(r.stderr).error).toMatchObject({
+        code: 'METHOD_NOT_FOUND',
+        message: expect.stringContaining(method),
+      });
     }
   });
 });

@@ -15,13 +15,24 @@ describe('the embedded appliance is selectable by name after a login', () => {
   it('profile list shows it; profile use embedded, --profile embedded and STOR_PROFILE=embedded go back to it', async () => {
     const server = await startTestServer();
     const env = clientEnv();
-    const login = await runStor(['login', '--url', server.url, '--api-key-stdin', '--json'], { env, stdin: server.adminKey });
+    const login = await runStor(['login', '--url', server.url, '--api-key-stdin', '--json'], {
+      env,
+      stdin: server.adminKey,
+    });
     expect(login.code, login.stderr).toBe(0);
     const name = JSON.parse(login.stdout).profile as string;
     expect((await targetOf(env)).kind).toBe('remote');
 
-    const list = JSON.parse((await runStor(['profile', 'list', '--json'], { env })).stdout) as { name: string; kind: string; current: boolean; url: string | null }[];
-    expect(list.map((p) => [p.name, p.kind, p.current])).toEqual([['embedded', 'embedded', false], [name, 'remote', true]]);
+    const list = JSON.parse((await runStor(['profile', 'list', '--json'], { env })).stdout) as {
+      name: string;
+      kind: string;
+      current: boolean;
+      url: string | null;
+    }[];
+    expect(list.map((p) => [p.name, p.kind, p.current])).toEqual([
+      ['embedded', 'embedded', false],
+      [name, 'remote', true],
+    ]);
     expect(list[0]!.url).toBeNull();
 
     expect((await targetOf(env, '--profile', 'embedded')).kind).toBe('embedded');
@@ -42,12 +53,22 @@ describe('the embedded appliance is selectable by name after a login', () => {
 
   it('the name is reserved: login and import refuse it; a profile saved as "embedded" before is refused by name, not guessed', async () => {
     const env = clientEnv();
-    const login = await runStor(['login', '--url', 'ws://127.0.0.1:9', '--profile', 'embedded', '--api-key-stdin', '--json'], { env, stdin: `1-${'a'.repeat(64)}` });
+    const login = await runStor(
+      ['login', '--url', 'ws://127.0.0.1:9', '--profile', 'embedded', '--api-key-stdin', '--json'],
+      { env, stdin: `1-${'a'.repeat(64)}` },
+    );
     expect(login.code).toBe(2);
-    expect(JSON.parse(login.stderr).error).toMatchObject({ code: E.PROFILE_EXISTS.code, message: 'the profile name "embedded" is reserved: it names the embedded appliance' });
+    expect(JSON.parse(login.stderr).error).toMatchObject({
+      code: E.PROFILE_EXISTS.code,
+      message: 'the profile name "embedded" is reserved: it names the embedded appliance',
+    });
 
     // As an older stor could have saved it.
-    await new ProfileStore(env.STOR_CONFIG_DIR!).save('embedded', { url: 'ws://127.0.0.1:9', apiKey: `1-${'b'.repeat(64)}` }, true);
+    await new ProfileStore(env.STOR_CONFIG_DIR!).save(
+      'embedded',
+      { url: 'ws://127.0.0.1:9', apiKey: `1-${'b'.repeat(64)}` },
+      true,
+    );
     for (const args of [['whoami'], ['--profile', 'embedded', 'whoami'], ['profile', 'use', 'embedded']]) {
       const r = await runStor([...args, '--json'], { env });
       expect(r.code, args.join(' ')).toBe(2);

@@ -64,7 +64,10 @@ ntp_server=10.0.0.1
 `;
 
 describe('stor profile import of an Ansible inventory', () => {
-  for (const [format, file, inventory] of [['YAML', 'hosts.yaml', yamlInventory], ['INI', 'hosts.ini', iniInventory]] as const) {
+  for (const [format, file, inventory] of [
+    ['YAML', 'hosts.yaml', yamlInventory],
+    ['INI', 'hosts.ini', iniInventory],
+  ] as const) {
     it(`${format}: a profile per host with stor_url, tagged with its groups, keys from files; web1 (no stor_url) left out, said`, async () => {
       const [a, b] = await Promise.all([startTestServer(), startTestServer()]);
       const env = clientEnv();
@@ -89,7 +92,9 @@ describe('stor profile import of an Ansible inventory', () => {
       // The group means the same hosts in both tools.
       const siteA = await runStor(['--targets', '@site_a', 'whoami', '--json'], { env });
       expect(siteA.code, siteA.stderr).toBe(0);
-      expect(JSON.parse(siteA.stdout).map((o: { target: string; ok: boolean }) => [o.target, o.ok])).toEqual([['nas1', true]]);
+      expect(JSON.parse(siteA.stdout).map((o: { target: string; ok: boolean }) => [o.target, o.ok])).toEqual([
+        ['nas1', true],
+      ]);
       const storage = await runStor(['--targets', '@storage', 'whoami', '--json'], { env });
       expect(JSON.parse(storage.stdout).map((o: { target: string }) => o.target)).toEqual(['nas1', 'nas2']);
     });
@@ -101,12 +106,28 @@ describe('stor profile import of an Ansible inventory', () => {
     writeFileSync(join(dir, 'k.key'), `1-${'a'.repeat(64)}\n`);
     chmodSync(join(dir, 'k.key'), 0o600);
     const cases: [string, string, string][] = [
-      ['inline.ini', `[g]\nh stor_url=ws://127.0.0.1:1 stor_api_key=1-${'a'.repeat(64)}\n`, 'host h: stor_api_key: a key is never read from the inventory'],
-      ['clear.ini', '[g]\nh stor_url=ws://nas.example.com stor_key_file=k.key\n', 'refusing to send an API key in clear'],
-      ['nokey.yaml', 'all:\n  hosts:\n    h:\n      stor_url: ws://127.0.0.1:1\n', 'host h: give the key as key_file or key_stdin: true'],
+      [
+        'inline.ini',
+        `[g]\nh stor_url=ws://127.0.0.1:1 stor_api_key=1-${'a'.repeat(64)}\n`,
+        'host h: stor_api_key: a key is never read from the inventory',
+      ],
+      [
+        'clear.ini',
+        '[g]\nh stor_url=ws://nas.example.com stor_key_file=k.key\n',
+        'refusing to send an API key in clear',
+      ],
+      [
+        'nokey.yaml',
+        'all:\n  hosts:\n    h:\n      stor_url: ws://127.0.0.1:1\n',
+        'host h: give the key as key_file or key_stdin: true',
+      ],
       ['none.ini', '[g]\nh ansible_host=10.0.0.1\n', 'no host of the inventory has a stor_url'],
       ['range.ini', '[g]\nnas[1:3] stor_url=ws://127.0.0.1:1\n', 'host ranges are not expanded'],
-      ['badtag.yaml', 'all:\n  children:\n    "-x":\n      hosts:\n        h:\n          stor_url: ws://127.0.0.1:1\n          stor_key_file: k.key\n', 'host h: tags.0:'],
+      [
+        'badtag.yaml',
+        'all:\n  children:\n    "-x":\n      hosts:\n        h:\n          stor_url: ws://127.0.0.1:1\n          stor_key_file: k.key\n',
+        'host h: tags.0:',
+      ],
     ];
     for (const [name, text, message] of cases) {
       writeFileSync(join(dir, name), text);
@@ -128,7 +149,9 @@ describe('stor profile import of an Ansible inventory', () => {
     expect(JSON.parse(auto.stderr).error.code).toBe('BAD_PROFILE_FILE');
     const asAnsible = await runStor(['profile', 'import', join(dir, 'flat'), '--format', 'ansible', '--json'], { env });
     expect(asAnsible.code, asAnsible.stderr).toBe(0);
-    expect(JSON.parse(asAnsible.stdout).imported).toEqual([{ name: 'h', url: 'ws://127.0.0.1:9', created: true, tags: [] }]);
+    expect(JSON.parse(asAnsible.stdout).imported).toEqual([
+      { name: 'h', url: 'ws://127.0.0.1:9', created: true, tags: [] },
+    ]);
     writeFileSync(join(dir, 'inv.yaml'), 'all:\n  hosts:\n    h:\n');
     const asList = await runStor(['profile', 'import', join(dir, 'inv.yaml'), '--format', 'list', '--json'], { env });
     expect(JSON.parse(asList.stderr).error.message).toContain('does not hold a list of profiles');

@@ -38,7 +38,12 @@ describe('stor profile import', () => {
     expect(imported.code).toBe(0);
     const report = JSON.parse(imported.stdout);
     expect(report.imported).toHaveLength(20);
-    expect(report.imported[0]).toEqual({ name: 'nas01', url: 'ws://127.0.0.1:7001', created: true, tags: ['eu', 'lab'] });
+    expect(report.imported[0]).toEqual({
+      name: 'nas01',
+      url: 'ws://127.0.0.1:7001',
+      created: true,
+      tags: ['eu', 'lab'],
+    });
 
     const doc = await new ProfileStore(env.STOR_CONFIG_DIR!).read();
     expect(doc.profiles.nas01!.apiKey).toBe(keyFor(1));
@@ -57,7 +62,13 @@ describe('stor profile import', () => {
 
     const lab = await runStor(['--targets', '@lab', 'whoami', '--json', '--timeout', '5'], { env });
     expect(lab.code).toBe(3);
-    expect(JSON.parse(lab.stdout).map((o: { target: string }) => o.target)).toEqual(['nas01', 'nas02', 'nas03', 'nas04', 'nas05']);
+    expect(JSON.parse(lab.stdout).map((o: { target: string }) => o.target)).toEqual([
+      'nas01',
+      'nas02',
+      'nas03',
+      'nas04',
+      'nas05',
+    ]);
 
     for (const out of [imported, list, human, plain, lab]) {
       for (let i = 1; i <= 20; i++) expect(out.stdout + out.stderr).not.toContain(keyFor(i).split('-')[1]!);
@@ -69,12 +80,24 @@ describe('stor profile import', () => {
     const dir = tempDir('stor-fleet-');
     const good = { name: 'a', url: 'ws://127.0.0.1:7001', key_stdin: true };
     const cases: [unknown, string, string][] = [
-      [[good, { name: 'b', url: 'ws://127.0.0.1:7002' }], 'BAD_PROFILE_FILE', 'entry 2 (b): give the key as key_file or key_stdin: true'],
-      [[good, { name: 'x,y', url: 'ws://127.0.0.1:7002', key_stdin: true }], 'BAD_PROFILE_FILE', 'entry 2 (x,y): name:'],
+      [
+        [good, { name: 'b', url: 'ws://127.0.0.1:7002' }],
+        'BAD_PROFILE_FILE',
+        'entry 2 (b): give the key as key_file or key_stdin: true',
+      ],
+      [
+        [good, { name: 'x,y', url: 'ws://127.0.0.1:7002', key_stdin: true }],
+        'BAD_PROFILE_FILE',
+        'entry 2 (x,y): name:',
+      ],
       [[good, { ...good, tags: ['@prod'] }], 'BAD_PROFILE_FILE', 'entry 2 (a): tags.0:'],
       [[good, good], 'BAD_PROFILE_FILE', 'appears twice'],
       [{ name: 'a' }, 'BAD_PROFILE_FILE', 'does not hold a list'],
-      [[good, { name: 'far', url: 'ws://nas.example.com', key_stdin: true }], 'INSECURE_TRANSPORT', 'refusing to send an API key in clear'],
+      [
+        [good, { name: 'far', url: 'ws://nas.example.com', key_stdin: true }],
+        'INSECURE_TRANSPORT',
+        'refusing to send an API key in clear',
+      ],
     ];
     for (const [content, code, message] of cases) {
       const file = join(dir, 'fleet.json');
@@ -88,11 +111,15 @@ describe('stor profile import', () => {
     }
     const malformed = join(dir, 'bad.yaml');
     writeFileSync(malformed, '- name: a\n  url: [unclosed\n');
-    expect(JSON.parse((await runStor(['profile', 'import', malformed, '--json'], { env })).stderr).error.code).toBe('BAD_PROFILE_FILE');
+    expect(JSON.parse((await runStor(['profile', 'import', malformed, '--json'], { env })).stderr).error.code).toBe(
+      'BAD_PROFILE_FILE',
+    );
     const shortStdin = join(dir, 'one.json');
     writeFileSync(shortStdin, JSON.stringify([good]));
     const none = await runStor(['profile', 'import', shortStdin, '--json'], { env, stdin: '' });
-    expect(JSON.parse(none.stderr).error.message).toBe('1 entries take their key from standard input, which holds 0 lines');
+    expect(JSON.parse(none.stderr).error.message).toBe(
+      '1 entries take their key from standard input, which holds 0 lines',
+    );
     const wrongKey = await runStor(['profile', 'import', shortStdin, '--json'], { env, stdin: 'not-a-key\n' });
     expect(JSON.parse(wrongKey.stderr).error).toMatchObject({ code: 'MALFORMED_KEY' });
     expect(wrongKey.stderr).not.toContain('not-a-key');
@@ -107,6 +134,8 @@ describe('stor profile import', () => {
     const refused = await runStor(['profile', 'import', file, '--json'], { env, stdin: keyFor(1) });
     expect(JSON.parse(refused.stderr).error).toMatchObject({ code: 'PROFILE_EXISTS' });
     const forced = await runStor(['profile', 'import', file, '--force', '--json'], { env, stdin: keyFor(1) });
-    expect(JSON.parse(forced.stdout).imported).toEqual([{ name: 'a', url: 'ws://127.0.0.1:7001', created: false, tags: [] }]);
+    expect(JSON.parse(forced.stdout).imported).toEqual([
+      { name: 'a', url: 'ws://127.0.0.1:7001', created: false, tags: [] },
+    ]);
   });
 });

@@ -16,13 +16,26 @@ describe('stor serve --emulate truenas-25.10.1 (the built binary)', () => {
     let server = await spawnServe(state, ['--emulate', 'truenas-25.10.1']);
     expect(await stderrOf(server, 'emulating')).toContain('emulating truenas-25.10.1');
     const post = await fetch(`${server.url}/api/current`, { method: 'POST', body: '{}' });
-    expect([post.status, post.headers.get('allow'), await post.text()]).toEqual([405, 'GET', '405: Method Not Allowed']);
+    expect([post.status, post.headers.get('allow'), await post.text()]).toEqual([
+      405,
+      'GET',
+      '405: Method Not Allowed',
+    ]);
 
-    const run = stor({ STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir(), STOR_URL: server.baseUrl, STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim() });
+    const run = stor({
+      STOR_HOME: tempDir(),
+      STOR_CONFIG_DIR: tempDir(),
+      STOR_URL: server.baseUrl,
+      STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim(),
+    });
     const emulation = JSON.parse((await run(['call', 'stor.emulation'])).stdout);
     expect(emulation).toMatchObject({ emulate: 'truenas-25.10.1', lockout_rule: 'self-including' });
     // uid 950 keeps SYS_ADMIN under 25.10.1's rule (MW/utils/account/authenticator.py:253-256).
-    expect(JSON.parse((await run(['whoami', '--json'])).stdout).account_attributes).toEqual(['LOCAL', 'API_KEY', 'SYS_ADMIN']);
+    expect(JSON.parse((await run(['whoami', '--json'])).stdout).account_attributes).toEqual([
+      'LOCAL',
+      'API_KEY',
+      'SYS_ADMIN',
+    ]);
     // --rpc http has nothing to talk to on a GET-only route.
     await run(['--rpc', 'http', 'whoami'], 3);
 

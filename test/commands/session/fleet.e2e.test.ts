@@ -20,7 +20,10 @@ describe('--targets through the session agent', () => {
     const sessions = sessionEnv();
     const env = { ...clientEnv(), ...sessions.env };
     for (const [i, s] of servers.entries()) {
-      const login = await spawnStor(['--no-session', 'login', '--url', s.baseUrl, '--api-key-stdin', '--profile', `nas${i + 1}`], { env, stdin: readFileSync(s.adminKeyFile, 'utf8') });
+      const login = await spawnStor(
+        ['--no-session', 'login', '--url', s.baseUrl, '--api-key-stdin', '--profile', `nas${i + 1}`],
+        { env, stdin: readFileSync(s.adminKeyFile, 'utf8') },
+      );
       expect(login.code, login.stderr).toBe(0);
     }
     // The first run finds no agent: it starts one.
@@ -29,10 +32,15 @@ describe('--targets through the session agent', () => {
     const before = counts();
 
     const check = ['--targets', `nas[1-${N}]`, 'privilege', 'check', '--json'];
-    const sessionTargets = async () => (JSON.parse((await spawnStor(['session', 'list', '--json'], { env })).stdout) as { target: string }[]).map((s) => s.target).sort();
+    const sessionTargets = async () =>
+      (JSON.parse((await spawnStor(['session', 'list', '--json'], { env })).stdout) as { target: string }[])
+        .map((s) => s.target)
+        .sort();
     let first = await spawnStor(check, { env });
     expect(first.code, first.stderr).toBe(0);
-    expect((JSON.parse(first.stdout) as { target: string; ok: boolean }[]).map((o) => [o.target, o.ok])).toEqual(servers.map((_, i) => [`nas${i + 1}`, true]));
+    expect((JSON.parse(first.stdout) as { target: string; ok: boolean }[]).map((o) => [o.target, o.ok])).toEqual(
+      servers.map((_, i) => [`nas${i + 1}`, true]),
+    );
     // One login per server: the agent's, when it came up within the first stage's wait (5 s,
     // src/first-stage.ts FLEET_WAIT_MS). On a machine loaded past that the first run goes on
     // in-process, as designed; the run after it then logs in through the agent, and it is the
@@ -51,7 +59,9 @@ describe('--targets through the session agent', () => {
     expect(counts()).toEqual(afterFirst);
 
     const list = await spawnStor(['session', 'list', '--json'], { env });
-    expect((JSON.parse(list.stdout) as { target: string }[]).map((s) => s.target).sort()).toEqual(servers.map((s) => s.baseUrl).sort());
+    expect((JSON.parse(list.stdout) as { target: string }[]).map((s) => s.target).sort()).toEqual(
+      servers.map((s) => s.baseUrl).sort(),
+    );
     expect((await spawnStor(['session', 'stop', '--all'], { env })).code).toBe(0);
     await until('the agent has exited', () => agentPidsOf(sessions.runtime).length === 0);
   });

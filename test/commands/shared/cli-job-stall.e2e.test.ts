@@ -14,15 +14,34 @@ const KEY = `1-${'A'.repeat(64)}`;
 /** A core.get_jobs entry as 25.10.1 lists it (MW/api/v25_10_1/core.py CoreGetJobsItem). */
 function job(id: number, state: string, percent: number | null) {
   return {
-    id, message_ids: [], method: 'filesystem.put', arguments: [], transient: false, description: null, abortable: false,
-    logs_path: null, logs_excerpt: null, progress: { percent, description: null, extra: null }, result: null,
-    result_encoding_error: null, error: null, exception: null, exc_info: null, state,
-    time_started: { $date: 1767225600000 }, time_finished: null, credentials: null,
+    id,
+    message_ids: [],
+    method: 'filesystem.put',
+    arguments: [],
+    transient: false,
+    description: null,
+    abortable: false,
+    logs_path: null,
+    logs_excerpt: null,
+    progress: { percent, description: null, extra: null },
+    result: null,
+    result_encoding_error: null,
+    error: null,
+    exception: null,
+    exc_info: null,
+    state,
+    time_started: { $date: 1767225600000 },
+    time_finished: null,
+    credentials: null,
   };
 }
 
 const ENOENT: StandinAnswer = {
-  error: { code: -32001, message: 'Method call error', data: { error: 2, errname: 'ENOENT', reason: '[ENOENT] not found', trace: null, extra: null } },
+  error: {
+    code: -32001,
+    message: 'Method call error',
+    data: { error: 2, errname: 'ENOENT', reason: '[ENOENT] not found', trace: null, extra: null },
+  },
 };
 
 /** An appliance that takes the upload as job 7 and then lets the job run on, as `jobs` says. */

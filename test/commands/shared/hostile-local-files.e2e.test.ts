@@ -28,7 +28,10 @@ describe.skipIf(process.platform === 'win32')('files named to stor are read only
   it('--api-key-file on /dev/zero, /dev/urandom or a FIFO is refused at once (exit 2), not read until memory runs out or waited on', async () => {
     for (const file of ['/dev/zero', '/dev/urandom', fifo()]) {
       const env = envOf();
-      const r = await spawnStor(['login', '--url', 'ws://127.0.0.1:9', '--api-key-file', file, '--json'], { env, killAfterMs: BOUND_MS });
+      const r = await spawnStor(['login', '--url', 'ws://127.0.0.1:9', '--api-key-file', file, '--json'], {
+        env,
+        killAfterMs: BOUND_MS,
+      });
       refused(r);
       expect(JSON.parse(r.stderr).error.message).toContain(file);
       expect(existsSync(join(env.STOR_CONFIG_DIR, 'config.json'))).toBe(false);
@@ -38,7 +41,10 @@ describe.skipIf(process.platform === 'win32')('files named to stor are read only
   it('--api-key-stdin and key_stdin fed from /dev/zero are refused past 1 MB (exit 2), not read until memory runs out', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'fleet.yaml'), '- {name: nas1, url: ws://127.0.0.1:9, key_stdin: true}\n');
-    for (const args of [['login', '--url', 'ws://127.0.0.1:9', '--api-key-stdin'], ['profile', 'import', join(dir, 'fleet.yaml')]]) {
+    for (const args of [
+      ['login', '--url', 'ws://127.0.0.1:9', '--api-key-stdin'],
+      ['profile', 'import', join(dir, 'fleet.yaml')],
+    ]) {
       const env = envOf();
       refused(await spawnStor([...args, '--json'], { env, stdinFrom: '/dev/zero', killAfterMs: BOUND_MS }));
       expect(existsSync(join(env.STOR_CONFIG_DIR, 'config.json'))).toBe(false);
@@ -46,7 +52,8 @@ describe.skipIf(process.platform === 'win32')('files named to stor are read only
   });
 
   it('--ca on /dev/zero or a FIFO is refused at once (exit 2), on any target', async () => {
-    for (const file of ['/dev/zero', fifo()]) refused(await spawnStor(['--ca', file, 'whoami', '--json'], { env: envOf(), killAfterMs: BOUND_MS }));
+    for (const file of ['/dev/zero', fifo()])
+      refused(await spawnStor(['--ca', file, 'whoami', '--json'], { env: envOf(), killAfterMs: BOUND_MS }));
   });
 
   it('profile import of a list larger than 1 MB, or of a FIFO, is refused before parsing and saves nothing', async () => {
@@ -86,7 +93,10 @@ describe.skipIf(process.platform === 'win32')('files named to stor are read only
     const dir = tempDir();
     writeFileSync(join(dir, 'key'), `1-${'a'.repeat(64)}\n`, { mode: 0o600 });
     writeFileSync(join(dir, 'fleet.yaml'), '- {name: nas1, url: ws://127.0.0.1:9, key_file: key}\n');
-    const r = await spawnStor(['profile', 'import', join(dir, 'fleet.yaml'), '--json'], { env: envOf(), killAfterMs: BOUND_MS });
+    const r = await spawnStor(['profile', 'import', join(dir, 'fleet.yaml'), '--json'], {
+      env: envOf(),
+      killAfterMs: BOUND_MS,
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).imported.map((p: { name: string }) => p.name)).toEqual(['nas1']);
   });

@@ -22,7 +22,11 @@ describe('--ignore-not-found hides nothing but a missing thing', () => {
       ['privilege', 'delete', 'ghost'],
     ]) {
       const run = await spawnStor([...argv, '--yes', '--ignore-not-found', '--json'], { env });
-      expect([argv.join(' '), run.code === 0, run.stdout.includes('"found":false')]).toEqual([argv.join(' '), false, false]);
+      expect([argv.join(' '), run.code === 0, run.stdout.includes('"found":false')]).toEqual([
+        argv.join(' '),
+        false,
+        false,
+      ]);
     }
   });
 

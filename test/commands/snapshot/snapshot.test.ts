@@ -27,13 +27,22 @@ describe('stor snapshot create', () => {
   it('takes DATASET@NAME, which the appliance then holds; --exist-ok re-runs without change', async () => {
     const { run, held } = embedded();
     await run(['dataset', 'create', 'tank/a']);
-    expect(json(await run(['snapshot', 'create', 'tank/a@before', '--json']))).toMatchObject({ id: 'tank/a@before', dataset: 'tank/a', name: 'before', created: true, recursive: false });
+    expect(json(await run(['snapshot', 'create', 'tank/a@before', '--json']))).toMatchObject({
+      id: 'tank/a@before',
+      dataset: 'tank/a',
+      name: 'before',
+      created: true,
+      recursive: false,
+    });
     expect(await held()).toEqual(['tank/a@before']);
-    expect(json(await run(['snapshot', 'create', 'tank/a@before', '--exist-ok', '--json']))).toMatchObject({ id: 'tank/a@before', created: false });
+    expect(json(await run(['snapshot', 'create', 'tank/a@before', '--exist-ok', '--json']))).toMatchObject({
+      id: 'tank/a@before',
+      created: false,
+    });
     expect(await held()).toEqual(['tank/a@before']);
   });
 
-  it('a name without @ is a usage error (exit 2) and nothing is taken; a second create of the same name is the appliance\'s EEXIST', async () => {
+  it("a name without @ is a usage error (exit 2) and nothing is taken; a second create of the same name is the appliance's EEXIST", async () => {
     const { run, held } = embedded();
     await run(['dataset', 'create', 'tank/a']);
     const bad = await run(['snapshot', 'create', 'tank/a']);
@@ -48,14 +57,18 @@ describe('stor snapshot create', () => {
 });
 
 describe('stor snapshot list', () => {
-  it('lists a dataset\'s snapshots in the order taken; -r adds its children\'s', async () => {
+  it("lists a dataset's snapshots in the order taken; -r adds its children's", async () => {
     const { run } = embedded();
     await run(['dataset', 'create', 'tank/p/c', '--parents']);
     await run(['snapshot', 'create', 'tank/p@one']);
     await run(['snapshot', 'create', 'tank/p@nightly', '-r']);
     const ids = (r: { id: string }[]) => r.map((s) => s.id);
     expect(ids(json(await run(['snapshot', 'list', 'tank/p', '--json'])))).toEqual(['tank/p@one', 'tank/p@nightly']);
-    expect(ids(json(await run(['snapshot', 'list', 'tank/p', '-r', '--json'])))).toEqual(['tank/p@one', 'tank/p@nightly', 'tank/p/c@nightly']);
+    expect(ids(json(await run(['snapshot', 'list', 'tank/p', '-r', '--json'])))).toEqual([
+      'tank/p@one',
+      'tank/p@nightly',
+      'tank/p/c@nightly',
+    ]);
     expect(ids(json(await run(['snapshot', 'list', 'tank/p/c', '--json'])))).toEqual(['tank/p/c@nightly']);
   });
 
@@ -79,9 +92,17 @@ describe('stor snapshot delete', () => {
     const asked = await run(['snapshot', 'delete', 'tank/a@before']);
     expect(asked.code).toBe(2);
     expect(asked.stderr).toContain('not on a terminal');
-    expect(json(await run(['snapshot', 'delete', 'tank/a@before', '--dry-run', '--json']))).toEqual({ id: 'tank/a@before', dry_run: true, deleted: ['tank/a@before'] });
+    expect(json(await run(['snapshot', 'delete', 'tank/a@before', '--dry-run', '--json']))).toEqual({
+      id: 'tank/a@before',
+      dry_run: true,
+      deleted: ['tank/a@before'],
+    });
     expect(await held()).toEqual(['tank/a@before']);
-    expect(json(await run(['snapshot', 'delete', 'tank/a@before', '--yes', '--json']))).toEqual({ id: 'tank/a@before', dry_run: false, deleted: ['tank/a@before'] });
+    expect(json(await run(['snapshot', 'delete', 'tank/a@before', '--yes', '--json']))).toEqual({
+      id: 'tank/a@before',
+      dry_run: false,
+      deleted: ['tank/a@before'],
+    });
     expect(await held()).toEqual([]);
     expect(readFileSync(join(mnt, 'tank/a/notes.txt'), 'utf8')).toBe('kept\n');
   });
@@ -95,7 +116,7 @@ describe('stor snapshot delete', () => {
 });
 
 describe('stor snapshot rollback', () => {
-  it('puts the dataset\'s files back as they were; a later snapshot is refused without -r, and -r --yes destroys it', async () => {
+  it("puts the dataset's files back as they were; a later snapshot is refused without -r, and -r --yes destroys it", async () => {
     const { run, held, mnt } = embedded();
     await run(['dataset', 'create', 'tank/a']);
     const notes = join(mnt, 'tank/a/notes.txt');
@@ -111,7 +132,12 @@ describe('stor snapshot rollback', () => {
     expect(readFileSync(notes, 'utf8')).toBe('new bytes\n');
     expect(await held()).toEqual(['tank/a@before', 'tank/a@after']);
 
-    expect(json(await run(['snapshot', 'rollback', 'tank/a@before', '-r', '--yes', '--json']))).toEqual({ id: 'tank/a@before', dataset: 'tank/a', dry_run: false, destroyed: ['tank/a@after'] });
+    expect(json(await run(['snapshot', 'rollback', 'tank/a@before', '-r', '--yes', '--json']))).toEqual({
+      id: 'tank/a@before',
+      dataset: 'tank/a',
+      dry_run: false,
+      destroyed: ['tank/a@after'],
+    });
     expect(readFileSync(notes, 'utf8')).toBe('the old bytes\n');
     expect(existsSync(join(mnt, 'tank/a/added.txt'))).toBe(false);
     expect(await held()).toEqual(['tank/a@before']);

@@ -18,10 +18,22 @@ async function rollbackWalk(run: Run, mnt: string) {
   await run(['dataset', 'create', 'tank/a']);
   await run(['upload', localFile('notes.txt', 'the old bytes\n'), '/mnt/tank/a/']);
   const taken = await json(run(['snapshot', 'create', 'tank/a@before', '--json']));
-  expect(taken).toMatchObject({ id: 'tank/a@before', dataset: 'tank/a', name: 'before', created: true, recursive: false, referenced: 14 });
+  expect(taken).toMatchObject({
+    id: 'tank/a@before',
+    dataset: 'tank/a',
+    name: 'before',
+    created: true,
+    recursive: false,
+    referenced: 14,
+  });
   // A runbook re-running the step: --exist-ok says it found it; without it, the appliance's EEXIST.
-  expect(await json(run(['snapshot', 'create', 'tank/a@before', '--exist-ok', '--json']))).toMatchObject({ id: 'tank/a@before', created: false });
-  expect((await run(['snapshot', 'create', 'tank/a@before'], 1)).stderr).toContain("[EEXIST] Failed to snapshot tank/a@before: cannot create snapshot 'tank/a@before': dataset already exists");
+  expect(await json(run(['snapshot', 'create', 'tank/a@before', '--exist-ok', '--json']))).toMatchObject({
+    id: 'tank/a@before',
+    created: false,
+  });
+  expect((await run(['snapshot', 'create', 'tank/a@before'], 1)).stderr).toContain(
+    "[EEXIST] Failed to snapshot tank/a@before: cannot create snapshot 'tank/a@before': dataset already exists",
+  );
   const bad = await run(['snapshot', 'create', 'tank/a'], 2);
   expect(bad.stderr).toContain('snapshots are named DATASET@NAME');
   expect(bad.stderr).toContain('e.g. tank/a@before-change');
@@ -33,11 +45,16 @@ async function rollbackWalk(run: Run, mnt: string) {
   const listed = await json(run(['snapshot', 'list', 'tank/a', '--json']));
   expect(listed.map((s: { id: string }) => s.id)).toEqual(['tank/a@before', 'tank/a@after']);
   expect(new Date(listed[0].creation).getTime()).not.toBeNaN();
-  expect((await json(run(['snapshot', 'list', '--json']))).map((s: { id: string }) => s.id)).toEqual(['tank/a@before', 'tank/a@after']);
+  expect((await json(run(['snapshot', 'list', '--json']))).map((s: { id: string }) => s.id)).toEqual([
+    'tank/a@before',
+    'tank/a@after',
+  ]);
 
   // A later snapshot stands in the way: zfs rollback's refusal (MW/plugins/zfs_/snapshot_actions.py:74-80), dry run or not, and nothing asked.
   const refused = await run(['snapshot', 'rollback', 'tank/a@before', '--yes'], 1);
-  expect(refused.stderr).toContain("Failed to rollback snapshot: cannot rollback to 'tank/a@before': more recent snapshots or bookmarks exist");
+  expect(refused.stderr).toContain(
+    "Failed to rollback snapshot: cannot rollback to 'tank/a@before': more recent snapshots or bookmarks exist",
+  );
   expect(refused.stderr).toContain('tank/a@after');
   expect(refused.stderr).toContain('Add -r to do so');
   expect((await run(['snapshot', 'rollback', 'tank/a@before', '--dry-run'], 1)).stderr).toBe(refused.stderr);
@@ -52,7 +69,9 @@ async function rollbackWalk(run: Run, mnt: string) {
   expect(readFileSync(join(mnt, 'tank/a/notes.txt'), 'utf8')).toBe('the old bytes\n');
   expect(existsSync(join(mnt, 'tank/a/added.txt'))).toBe(false);
   expect((await json(run(['stat', '/mnt/tank/a/notes.txt', '--json']))).size).toBe(14);
-  expect((await json(run(['snapshot', 'list', 'tank/a', '--json']))).map((s: { id: string }) => s.id)).toEqual(['tank/a@before']);
+  expect((await json(run(['snapshot', 'list', 'tank/a', '--json']))).map((s: { id: string }) => s.id)).toEqual([
+    'tank/a@before',
+  ]);
 }
 
 /** Delete asks (exit 2 off a terminal), previews, then goes, leaving the files; -r takes the children's of the same name. */
@@ -60,8 +79,16 @@ async function deleteWalk(run: Run, mnt: string) {
   await run(['upload', localFile('notes.txt', 'the old bytes\n'), '/mnt/tank/a/']);
   await run(['snapshot', 'create', 'tank/a@before', '--exist-ok']);
   expect((await run(['snapshot', 'delete', 'tank/a@before'], 2)).stderr).toContain('not on a terminal');
-  expect(await json(run(['snapshot', 'delete', 'tank/a@before', '--dry-run', '--json']))).toEqual({ id: 'tank/a@before', dry_run: true, deleted: ['tank/a@before'] });
-  expect(await json(run(['snapshot', 'delete', 'tank/a@before', '--yes', '--json']))).toEqual({ id: 'tank/a@before', dry_run: false, deleted: ['tank/a@before'] });
+  expect(await json(run(['snapshot', 'delete', 'tank/a@before', '--dry-run', '--json']))).toEqual({
+    id: 'tank/a@before',
+    dry_run: true,
+    deleted: ['tank/a@before'],
+  });
+  expect(await json(run(['snapshot', 'delete', 'tank/a@before', '--yes', '--json']))).toEqual({
+    id: 'tank/a@before',
+    dry_run: false,
+    deleted: ['tank/a@before'],
+  });
   expect(await json(run(['snapshot', 'list', '--json']))).toEqual([]);
   const gone = await run(['snapshot', 'delete', 'tank/a@before', '--yes'], 1);
   expect(gone.stderr).toContain('no snapshot tank/a@before');
@@ -69,8 +96,13 @@ async function deleteWalk(run: Run, mnt: string) {
 
   await run(['dataset', 'create', 'tank/p/c', '--parents']);
   await run(['snapshot', 'create', 'tank/p@nightly', '-r']);
-  expect((await json(run(['snapshot', 'list', 'tank/p', '--json']))).map((s: { id: string }) => s.id)).toEqual(['tank/p@nightly']);
-  expect((await json(run(['snapshot', 'list', 'tank/p', '-r', '--json']))).map((s: { id: string }) => s.id)).toEqual(['tank/p@nightly', 'tank/p/c@nightly']);
+  expect((await json(run(['snapshot', 'list', 'tank/p', '--json']))).map((s: { id: string }) => s.id)).toEqual([
+    'tank/p@nightly',
+  ]);
+  expect((await json(run(['snapshot', 'list', 'tank/p', '-r', '--json']))).map((s: { id: string }) => s.id)).toEqual([
+    'tank/p@nightly',
+    'tank/p/c@nightly',
+  ]);
   const deleted = await json(run(['snapshot', 'delete', 'tank/p@nightly', '-r', '--yes', '--json']));
   expect(deleted.deleted).toEqual(['tank/p@nightly', 'tank/p/c@nightly']);
   expect(await json(run(['snapshot', 'list', '--json']))).toEqual([]);

@@ -11,9 +11,15 @@ describe('guessTarget: which command lines get a head start (src/commands/startu
       options: { url: 'wss://nas', insecure: true },
       timeoutSeconds: 5,
     });
-    expect(guessTarget(['privilege', 'check', '--profile', 'lab', '--rpc', 'http'])).toEqual({ options: { profile: 'lab', rpc: 'http' }, timeoutSeconds: 30 });
+    expect(guessTarget(['privilege', 'check', '--profile', 'lab', '--rpc', 'http'])).toEqual({
+      options: { profile: 'lab', rpc: 'http' },
+      timeoutSeconds: 30,
+    });
     // The one reading of the command line (command-line.ts) takes `--opt=value` as commander does.
-    expect(guessTarget(['--url=wss://nas', 'whoami', '--timeout=7'])).toEqual({ options: { url: 'wss://nas' }, timeoutSeconds: 7 });
+    expect(guessTarget(['--url=wss://nas', 'whoami', '--timeout=7'])).toEqual({
+      options: { url: 'wss://nas' },
+      timeoutSeconds: 7,
+    });
   });
 
   it.each([

@@ -24,18 +24,22 @@ describe('stor apply --keys-out: a run that changes nothing leaves no file behin
     expect((await run(['api-key', 'list', '--json'])).stdout).not.toContain('"ci"');
     // Confirmed: the same command with --yes is not refused for a file the refused run made.
     await run(['apply', '-f', state, '--keys-out', keysOut, '--yes']);
-    expect(JSON.parse(readFileSync(keysOut, 'utf8'))).toEqual([expect.objectContaining({ name: 'ci', key: expect.stringMatching(/^\d+-\w{64}$/) })]);
+    expect(JSON.parse(readFileSync(keysOut, 'utf8'))).toEqual([
+      expect.objectContaining({ name: 'ci', key: expect.stringMatching(/^\d+-\w{64}$/) }),
+    ]);
   });
 });
 
 describe('stor apply --keys-out: a run that makes no key leaves no file behind', () => {
-  it('every key create failing (exit 1) writes no file of `[]` that would refuse the next run\'s --keys-out', async () => {
+  it("every key create failing (exit 1) writes no file of `[]` that would refuse the next run's --keys-out", async () => {
     const server = await serve();
     const run = stor(envOf(server));
     const dir = tempDir('stor-state-');
     const state = file(dir, 'state.yaml', 'stor_state: 1\napi_keys:\n  - { name: ci, user: nobody_here }\n');
     const keysOut = join(dir, 'keys.json');
-    const failed = JSON.parse((await run(['apply', '-f', state, '--keys-out', keysOut, '--yes', '--json'], 1)).stdout) as { results: { status: string }[]; keys: unknown[] };
+    const failed = JSON.parse(
+      (await run(['apply', '-f', state, '--keys-out', keysOut, '--yes', '--json'], 1)).stdout,
+    ) as { results: { status: string }[]; keys: unknown[] };
     expect(failed.results.map((r) => r.status)).toEqual(['failed']);
     expect(failed.keys).toEqual([]);
     expect(existsSync(keysOut)).toBe(false);

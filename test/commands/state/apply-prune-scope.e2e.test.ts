@@ -16,17 +16,27 @@ describe('stor apply --prune: a mark names the object stor made, not every later
     const server = await serve();
     const run = stor(envOf(server));
     const dir = tempDir('stor-state-');
-    const state = file(dir, 'state.yaml', [
-      'stor_state: 1',
-      'groups: [{ name: ops }]',
-      'users: [{ name: carol, group: ops }]',
-      'privileges: [{ name: ops-read, groups: [ops], roles: [READONLY_ADMIN] }]',
-      'api_keys: [{ name: ci, user: carol }]',
-      '',
-    ].join('\n'));
+    const state = file(
+      dir,
+      'state.yaml',
+      [
+        'stor_state: 1',
+        'groups: [{ name: ops }]',
+        'users: [{ name: carol, group: ops }]',
+        'privileges: [{ name: ops-read, groups: [ops], roles: [READONLY_ADMIN] }]',
+        'api_keys: [{ name: ci, user: carol }]',
+        '',
+      ].join('\n'),
+    );
     await run(['apply', '-f', state, '--yes', '--keys-out', join(dir, 'keys.json')]);
     // Someone removes them by hand, then makes objects of the same names by hand.
-    await run(['call', 'api_key.delete', JSON.stringify(JSON.parse((await run(['call', 'api_key.query', '[["name","=","ci"]]', '{"get":true}'])).stdout).id)]);
+    await run([
+      'call',
+      'api_key.delete',
+      JSON.stringify(
+        JSON.parse((await run(['call', 'api_key.query', '[["name","=","ci"]]', '{"get":true}'])).stdout).id,
+      ),
+    ]);
     await run(['privilege', 'delete', 'ops-read', '--yes']);
     await run(['user', 'delete', 'carol', '--yes']);
     await run(['group', 'delete', 'ops', '--yes']);
@@ -58,13 +68,23 @@ describe('stor apply --prune: the API key stor logs in with', () => {
     const admin = stor(envOf(server));
     const dir = tempDir('stor-state-');
     const keysOut = join(dir, 'keys.json');
-    await admin(['apply', '-f', file(dir, 'with.yaml', 'stor_state: 1\napi_keys:\n  - { name: ci, user: truenas_admin }\n'), '--keys-out', keysOut, '--yes']);
+    await admin([
+      'apply',
+      '-f',
+      file(dir, 'with.yaml', 'stor_state: 1\napi_keys:\n  - { name: ci, user: truenas_admin }\n'),
+      '--keys-out',
+      keysOut,
+      '--yes',
+    ]);
     const ci = (JSON.parse(readFileSync(keysOut, 'utf8')) as { key: string }[])[0]!.key;
     // The runbook now logs in with the key stor made, then applies a file that no longer names it.
     const asCi = stor({ ...envOf(server), STOR_API_KEY: ci });
     const without = file(dir, 'without.yaml', 'stor_state: 1\n');
     const refused = await asCi(['apply', '-f', without, '--prune', '--yes', '--json'], 1);
-    expect(JSON.parse(refused.stderr).error).toMatchObject({ code: 'PLAN_REFUSED', message: expect.stringContaining('it deletes API key ci, the key stor is logged in with') });
+    expect(JSON.parse(refused.stderr).error).toMatchObject({
+      code: 'PLAN_REFUSED',
+      message: expect.stringContaining('it deletes API key ci, the key stor is logged in with'),
+    });
     expect((await admin(['api-key', 'list', '--json'])).stdout).toContain('"ci"');
     // Another key's run prunes it as before.
     await admin(['apply', '-f', without, '--prune', '--yes']);

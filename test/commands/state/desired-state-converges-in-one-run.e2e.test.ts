@@ -23,14 +23,20 @@ describe('stor apply: datasets a file writes child first', () => {
   // parent (create_ancestors false, MW/api/v25_10_1/pool_dataset.py) and answers
   // "[EINVAL] pool_dataset_create.name: Parent dataset (tank/p) does not exist.".
   // Today: plan exits 7 (no refusal), apply makes tank/p/c first, it fails, tank/p is not attempted (exit 1).
-  it.fails('are made parent first (or refused by plan before anything changes), and one run leaves nothing to do', async () => {
-    const run = embedded();
-    const state = file('stor_state: 1\ndatasets:\n  - { name: tank/p/c }\n  - { name: tank/p }\n');
-    const plan = JSON.parse((await run(['plan', '-f', state, '--json'], 7)).stdout) as { changes: { name: string }[] };
-    expect(plan.changes.map((c) => c.name)).toEqual(['tank/p', 'tank/p/c']);
-    await run(['apply', '-f', state, '--yes']);
-    await run(['plan', '-f', state]);
-  }, 120_000);
+  it.fails(
+    'are made parent first (or refused by plan before anything changes), and one run leaves nothing to do',
+    async () => {
+      const run = embedded();
+      const state = file('stor_state: 1\ndatasets:\n  - { name: tank/p/c }\n  - { name: tank/p }\n');
+      const plan = JSON.parse((await run(['plan', '-f', state, '--json'], 7)).stdout) as {
+        changes: { name: string }[];
+      };
+      expect(plan.changes.map((c) => c.name)).toEqual(['tank/p', 'tank/p/c']);
+      await run(['apply', '-f', state, '--yes']);
+      await run(['plan', '-f', state]);
+    },
+    120_000,
+  );
 });
 
 describe('stor apply: a group whose members the same file makes', () => {
@@ -38,12 +44,16 @@ describe('stor apply: a group whose members the same file makes', () => {
   // (execute.ts usersToCome: "made in the users step, which sets their groups"); but the users step
   // sets only the user's own `groups`, so a user who does not also list the group is never added.
   // Today: exit 0, every change "done", and the next plan is `~ update group g2 members: (none) → carol` (exit 7).
-  it.fails('has them as members after one run: the next plan is empty', async () => {
-    const run = embedded();
-    const state = file('stor_state: 1\ngroups:\n  - { name: g2, members: [carol] }\nusers:\n  - { name: carol }\n');
-    await run(['apply', '-f', state, '--yes']);
-    await run(['plan', '-f', state]);
-  }, 120_000);
+  it.fails(
+    'has them as members after one run: the next plan is empty',
+    async () => {
+      const run = embedded();
+      const state = file('stor_state: 1\ngroups:\n  - { name: g2, members: [carol] }\nusers:\n  - { name: carol }\n');
+      await run(['apply', '-f', state, '--yes']);
+      await run(['plan', '-f', state]);
+    },
+    120_000,
+  );
 });
 
 describe('stor apply --prune: a dataset stor made whose child the file keeps', () => {
@@ -51,10 +61,19 @@ describe('stor apply --prune: a dataset stor made whose child the file keeps', (
   // pool.dataset.delete is not recursive (state/datasets.ts deleteDataset) and 25.10.1 answers
   // "[ENOTEMPTY] Failed to delete dataset: cannot destroy 'tank/proj': filesystem has children".
   // Today: plan `- delete dataset tank/proj` (exit 7), apply exit 1 with that error, and the same on every later run.
-  it.fails('stays, as a group in use stays: the plan is empty once the child is as the file says', async () => {
-    const run = embedded();
-    await run(['apply', '-f', file('stor_state: 1\ndatasets:\n  - { name: tank/proj }\n  - { name: tank/proj/web }\n'), '--yes']);
-    const keepChild = file('stor_state: 1\ndatasets:\n  - { name: tank/proj/web }\n');
-    await run(['plan', '-f', keepChild, '--prune']);
-  }, 120_000);
+  it.fails(
+    'stays, as a group in use stays: the plan is empty once the child is as the file says',
+    async () => {
+      const run = embedded();
+      await run([
+        'apply',
+        '-f',
+        file('stor_state: 1\ndatasets:\n  - { name: tank/proj }\n  - { name: tank/proj/web }\n'),
+        '--yes',
+      ]);
+      const keepChild = file('stor_state: 1\ndatasets:\n  - { name: tank/proj/web }\n');
+      await run(['plan', '-f', keepChild, '--prune']);
+    },
+    120_000,
+  );
 });

@@ -41,8 +41,10 @@ interface Applied {
 }
 
 const line = (c: { action: string; kind: string; name: string }) => `${c.action} ${c.kind} ${c.name}`;
-const planOf = async (run: ReturnType<typeof appliance>, args: string[], code = 7) => JSON.parse((await run(['plan', ...args, '--json'], code)).stdout) as Plan;
-const applyOf = async (run: ReturnType<typeof appliance>, args: string[], code = 0) => JSON.parse((await run(['apply', ...args, '--yes', '--json'], code)).stdout) as Applied;
+const planOf = async (run: ReturnType<typeof appliance>, args: string[], code = 7) =>
+  JSON.parse((await run(['plan', ...args, '--json'], code)).stdout) as Plan;
+const applyOf = async (run: ReturnType<typeof appliance>, args: string[], code = 0) =>
+  JSON.parse((await run(['apply', ...args, '--yes', '--json'], code)).stdout) as Applied;
 
 /** Every kind, each section written in the reverse of the dependency order, and each object depending on an earlier kind. */
 const EVERY_KIND_REVERSED = [
@@ -74,7 +76,7 @@ const EVERY_KIND_CREATES = [
 ];
 
 describe('stor plan / apply: creates in dependency order, whatever order the file writes', () => {
-  it('groups, users, privileges, datasets, API keys; each kind in the file\'s order; applied in that order, verified, and a second run changes nothing', async () => {
+  it("groups, users, privileges, datasets, API keys; each kind in the file's order; applied in that order, verified, and a second run changes nothing", async () => {
     // Fails if the plan kept the file's section order (api_keys first: carol would not exist yet),
     // or sorted a kind's objects by name (web before ops here is the file's order).
     const run = appliance();
@@ -105,7 +107,14 @@ describe('stor plan / apply: creates in dependency order, whatever order the fil
   it('export → apply on a fresh appliance → export again: the same file, and no plan left on either', async () => {
     // Fails if export or apply lost a field (gid, members, aux groups, expiry, a nested dataset's quota) on the way.
     const a = appliance();
-    await a(['apply', '-f', file('every.yaml', EVERY_KIND_REVERSED), '--yes', '--keys-out', join(tempDir('stor-order-keys-'), 'k.json')]);
+    await a([
+      'apply',
+      '-f',
+      file('every.yaml', EVERY_KIND_REVERSED),
+      '--yes',
+      '--keys-out',
+      join(tempDir('stor-order-keys-'), 'k.json'),
+    ]);
     const exported = (await a(['export'])).stdout;
     const state = file('exported.yaml', exported);
     await a(['plan', '-f', state]);
@@ -130,7 +139,14 @@ describe('stor plan / apply --prune: deletes after every create and update, in r
     // Fails if deletes ran in the creates' order (a group deleted while its user stays, a parent
     // dataset before its child: pool.dataset.delete is not recursive), or before the creates.
     const run = appliance();
-    await run(['apply', '-f', file('every.yaml', EVERY_KIND_REVERSED), '--yes', '--keys-out', join(tempDir('stor-order-keys-'), 'k.json')]);
+    await run([
+      'apply',
+      '-f',
+      file('every.yaml', EVERY_KIND_REVERSED),
+      '--yes',
+      '--keys-out',
+      join(tempDir('stor-order-keys-'), 'k.json'),
+    ]);
     const next = file('next.yaml', 'stor_state: 1\ngroups:\n  - { name: newcomers }\n');
     const plan = await planOf(run, ['-f', next, '--prune']);
     expect(plan.changes.map(line)).toEqual([
@@ -153,7 +169,14 @@ describe('stor plan / apply --prune: deletes after every create and update, in r
   it('a group stays while a privilege or user that stays uses it; deleting those takes it too', async () => {
     // Fails if prune deleted a group in use (group.delete would move a kept user to nogroup) or never deleted it.
     const run = appliance();
-    await run(['apply', '-f', file('every.yaml', EVERY_KIND_REVERSED), '--yes', '--keys-out', join(tempDir('stor-order-keys-'), 'k.json')]);
+    await run([
+      'apply',
+      '-f',
+      file('every.yaml', EVERY_KIND_REVERSED),
+      '--yes',
+      '--keys-out',
+      join(tempDir('stor-order-keys-'), 'k.json'),
+    ]);
     const keepPrivilege = file('keep-p.yaml', 'stor_state: 1\nprivileges:\n  - { name: webops }\n');
     expect((await planOf(run, ['-f', keepPrivilege, '--prune'])).changes.map(line)).toEqual([
       'delete api_keys carol-ci',
@@ -176,15 +199,27 @@ describe('stor plan / apply --prune: deletes after every create and update, in r
     // Fails if the builtin filters went (`!g.builtin`, `!u.builtin`, `builtin_name === null`): the mark alone would delete them.
     const run = appliance();
     const id = async (method: string, field: string, value: string) =>
-      (JSON.parse((await run(['call', method, JSON.stringify([[field, '=', value]])])).stdout) as { id: number }[])[0]!.id;
+      (JSON.parse((await run(['call', method, JSON.stringify([[field, '=', value]])])).stdout) as { id: number }[])[0]!
+        .id;
     const marks = [
       forgedMark('group', 'builtin_users', await id('group.query', 'name', 'builtin_users')),
       forgedMark('user', 'root', await id('user.query', 'username', 'root')),
-      forgedMark('privilege', 'Read-Only Administrator', await id('privilege.query', 'name', 'Read-Only Administrator')),
+      forgedMark(
+        'privilege',
+        'Read-Only Administrator',
+        await id('privilege.query', 'name', 'Read-Only Administrator'),
+      ),
     ];
     await run(['call', 'pool.dataset.update', 'tank', JSON.stringify({ user_properties_update: marks })]);
     const empty = file('empty.yaml', 'stor_state: 1\n');
-    expect(await planOf(run, ['-f', empty, '--prune'], 0)).toEqual({ pending: false, release: '25.10.1', catalogue: 'target', changes: [], notes: [], overlaps: [] });
+    expect(await planOf(run, ['-f', empty, '--prune'], 0)).toEqual({
+      pending: false,
+      release: '25.10.1',
+      catalogue: 'target',
+      changes: [],
+      notes: [],
+      overlaps: [],
+    });
   }, 120_000);
 });
 
@@ -192,47 +227,80 @@ describe('stor apply: a refused plan changes nothing, not even the steps before 
   it('PLAN_REFUSED (no administrator left) and UNKNOWN_ROLE stop apply before the group that comes first (exits 1 and 2); --force applies what the appliance takes', async () => {
     // Fails if the checks moved into the run (per step) instead of before it: the group would be made.
     const run = appliance();
-    const noAdmin = file('no-admin.yaml', 'stor_state: 1\ngroups:\n  - { name: first }\nusers:\n  - { name: truenas_admin, password_disabled: true }\n');
-    const refused = JSON.parse((await run(['apply', '-f', noAdmin, '--yes', '--json'], 1)).stderr) as { error: { code: string; message: string } };
+    const noAdmin = file(
+      'no-admin.yaml',
+      'stor_state: 1\ngroups:\n  - { name: first }\nusers:\n  - { name: truenas_admin, password_disabled: true }\n',
+    );
+    const refused = JSON.parse((await run(['apply', '-f', noAdmin, '--yes', '--json'], 1)).stderr) as {
+      error: { code: string; message: string };
+    };
     expect(refused.error.code).toBe('PLAN_REFUSED');
     expect(refused.error.message).toContain('nothing was changed');
-    const unknown = file('unknown.yaml', 'stor_state: 1\ngroups:\n  - { name: first }\nprivileges:\n  - { name: p, roles: [NO_SUCH_ROLE] }\n');
-    expect(JSON.parse((await run(['apply', '-f', unknown, '--yes', '--json'], 2)).stderr).error.code).toBe('UNKNOWN_ROLE');
+    const unknown = file(
+      'unknown.yaml',
+      'stor_state: 1\ngroups:\n  - { name: first }\nprivileges:\n  - { name: p, roles: [NO_SUCH_ROLE] }\n',
+    );
+    expect(JSON.parse((await run(['apply', '-f', unknown, '--yes', '--json'], 2)).stderr).error.code).toBe(
+      'UNKNOWN_ROLE',
+    );
     expect((await run(['group', 'list', '--json'])).stdout).not.toContain('"first"');
     // --force lets it through (a warning on stderr): the group is made, and the appliance's own check
     // refuses the user's change (MW/plugins/account_/privilege.py:301): failed, exit 1.
     const forced = await run(['apply', '-f', noAdmin, '--yes', '--force', '--json'], 1);
     expect(forced.stderr).toContain('stor: warning (--force): it leaves no unlocked, password-enabled administrator');
-    expect((JSON.parse(forced.stdout) as Applied).results.map((r) => `${line(r)} ${r.status}`)).toEqual(['create groups first done', 'update users truenas_admin failed']);
+    expect((JSON.parse(forced.stdout) as Applied).results.map((r) => `${line(r)} ${r.status}`)).toEqual([
+      'create groups first done',
+      'update users truenas_admin failed',
+    ]);
     expect((await run(['group', 'list', '--json'])).stdout).toContain('"first"');
   }, 120_000);
 });
 
 describe('stor plan: what is reported and never changed in place', () => {
-  it('a differing gid and an API key\'s user are notes, not changes (exit 0)', async () => {
+  it("a differing gid and an API key's user are notes, not changes (exit 0)", async () => {
     // Fails if the plan turned a note into a change (a gid or a key's user changed in place) or dropped it.
     const run = appliance();
-    await run(['apply', '-f', file('base.yaml', 'stor_state: 1\ngroups:\n  - { name: ops }\nusers:\n  - { name: alice, group: ops }\n  - { name: bob, group: ops }\nprivileges:\n  - { name: ops, groups: [ops], roles: [READONLY_ADMIN] }\n'), '--yes']);
+    await run([
+      'apply',
+      '-f',
+      file(
+        'base.yaml',
+        'stor_state: 1\ngroups:\n  - { name: ops }\nusers:\n  - { name: alice, group: ops }\n  - { name: bob, group: ops }\nprivileges:\n  - { name: ops, groups: [ops], roles: [READONLY_ADMIN] }\n',
+      ),
+      '--yes',
+    ]);
     await run(['call', 'api_key.create', JSON.stringify({ name: 'one', username: 'alice' })]);
-    const gid = (JSON.parse((await run(['call', 'group.query', '[["name","=","ops"]]'])).stdout) as { gid: number }[])[0]!.gid;
-    const state = file('notes.yaml', `stor_state: 1\ngroups:\n  - { name: ops, gid: ${gid + 1} }\napi_keys:\n  - { name: one, user: bob }\n`);
+    const gid = (
+      JSON.parse((await run(['call', 'group.query', '[["name","=","ops"]]'])).stdout) as { gid: number }[]
+    )[0]!.gid;
+    const state = file(
+      'notes.yaml',
+      `stor_state: 1\ngroups:\n  - { name: ops, gid: ${gid + 1} }\napi_keys:\n  - { name: one, user: bob }\n`,
+    );
     const plan = await planOf(run, ['-f', state], 0);
     expect(plan.changes).toEqual([]);
     expect(plan.notes).toEqual([
       `group ops: gid is ${gid} on the target, ${gid + 1} in the file; a gid is never changed in place`,
-      'api key one: belongs to alice on the target, bob in the file; a key\'s user is never changed',
+      "api key one: belongs to alice on the target, bob in the file; a key's user is never changed",
     ]);
     const shown = await run(['plan', '-f', state]);
     expect(shown.stderr).toContain(`note: group ops: gid is ${gid} on the target`);
   }, 120_000);
 });
 
-describe('stor plan / apply / export: exit codes and the file\'s refusals', () => {
+describe("stor plan / apply / export: exit codes and the file's refusals", () => {
   it('0 no change, 7 drift, 1 a failed change or refusal, 2 a bad file or usage; --json keys as documented', async () => {
     // Fails if an exit code or a --json key changed.
     const run = appliance();
     const empty = file('empty.yaml', 'stor_state: 1\n');
-    expect(Object.keys(await planOf(run, ['-f', empty], 0))).toEqual(['pending', 'release', 'catalogue', 'changes', 'notes', 'overlaps']);
+    expect(Object.keys(await planOf(run, ['-f', empty], 0))).toEqual([
+      'pending',
+      'release',
+      'catalogue',
+      'changes',
+      'notes',
+      'overlaps',
+    ]);
     const one = file('one.yaml', 'stor_state: 1\ngroups:\n  - { name: g1 }\n');
     expect((await planOf(run, ['-f', one])).pending).toBe(true);
     const dry = JSON.parse((await run(['apply', '-f', one, '--dry-run', '--json'])).stdout) as Applied;
@@ -240,12 +308,29 @@ describe('stor plan / apply / export: exit codes and the file\'s refusals', () =
     expect(dry.results).toEqual([]);
     const applied = await applyOf(run, ['-f', one]);
     expect(applied.results).toEqual([{ kind: 'groups', name: 'g1', action: 'create', changes: [], status: 'done' }]);
-    const failing = await applyOf(run, ['-f', file('fail.yaml', 'stor_state: 1\nprivileges:\n  - { name: p, groups: [nosuch], roles: [READONLY_ADMIN] }\n')], 1);
-    expect(failing.results).toEqual([expect.objectContaining({ kind: 'privileges', name: 'p', status: 'failed', error: 'no local group named "nosuch"' })]);
+    const failing = await applyOf(
+      run,
+      [
+        '-f',
+        file('fail.yaml', 'stor_state: 1\nprivileges:\n  - { name: p, groups: [nosuch], roles: [READONLY_ADMIN] }\n'),
+      ],
+      1,
+    );
+    expect(failing.results).toEqual([
+      expect.objectContaining({
+        kind: 'privileges',
+        name: 'p',
+        status: 'failed',
+        error: 'no local group named "nosuch"',
+      }),
+    ]);
 
     const bad = async (text: string, words: string) => {
       const r = await run(['plan', '-f', file('bad.yaml', text), '--json'], 2);
-      expect(JSON.parse(r.stderr).error).toMatchObject({ code: 'BAD_STATE_FILE', message: expect.stringContaining(words) });
+      expect(JSON.parse(r.stderr).error).toMatchObject({
+        code: 'BAD_STATE_FILE',
+        message: expect.stringContaining(words),
+      });
     };
     await bad('stor_state: 1\ngroups:\n  - { name: a }\n  - { name: a }\n', 'groups[1].name: "a" is named twice');
     await bad('stor_state: 2\n', 'stor_state');
@@ -258,13 +343,16 @@ describe('stor plan / apply / export: exit codes and the file\'s refusals', () =
 });
 
 describe('stor export --only', () => {
-  it('writes the sections asked for in the file\'s fixed order (api-keys or api_keys), and nothing of the others', async () => {
+  it("writes the sections asked for in the file's fixed order (api-keys or api_keys), and nothing of the others", async () => {
     // Fails if --only followed the order it was given in, or refused the dashed spelling.
     const run = appliance();
     await run(['group', 'create', 'ops']);
     const text = (await run(['export', '--only', 'api-keys,groups'])).stdout;
     expect(text.split('\n').filter((l) => /^\w/.test(l))).toEqual(['stor_state: 1', 'groups:', 'api_keys:']);
-    expect(JSON.parse((await run(['export', '--only', 'privileges', '--json'])).stdout)).toEqual({ stor_state: 1, privileges: [] });
+    expect(JSON.parse((await run(['export', '--only', 'privileges', '--json'])).stdout)).toEqual({
+      stor_state: 1,
+      privileges: [],
+    });
   }, 120_000);
 
   it('a section exported without what it names plans a create, and apply fails it by name (exit 1): dependencies are not followed', async () => {

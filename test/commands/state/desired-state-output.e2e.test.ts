@@ -46,7 +46,8 @@ const DRIFT = [
   '',
 ].join('\n');
 
-const OVERLAP_NOTE = 'note: privilege webops: DATASET_READ is already included by READONLY_ADMIN: redundant; harmless on the emulator (terminating); the minimal list is READONLY_ADMIN (--normalize plans it)\n';
+const OVERLAP_NOTE =
+  'note: privilege webops: DATASET_READ is already included by READONLY_ADMIN: redundant; harmless on the emulator (terminating); the minimal list is READONLY_ADMIN (--normalize plans it)\n';
 
 describe('stor plan / apply / export: the text, byte for byte', () => {
   it('a plan of every kind, its apply, the export, a drift with --prune and its apply, then no changes', async () => {
@@ -66,7 +67,9 @@ describe('stor plan / apply / export: the text, byte for byte', () => {
     expect(applied.stdout).toBe(
       'done\tcreate\tgroup web\t\ndone\tcreate\tgroup ops\t\ndone\tcreate\tgroup temp\t\ndone\tcreate\tuser carol\t\ndone\tcreate\tprivilege webops\t\ndone\tcreate\tdataset tank/proj\t\ndone\tcreate\tdataset tank/proj/web\t\ndone\tcreate\tapi key carol-ci\t\n',
     );
-    expect(applied.stderr).toBe(`${OVERLAP_NOTE}1 new API key(s) written to the --keys-out file\n8 done, 0 failed, 0 not attempted\n`);
+    expect(applied.stderr).toBe(
+      `${OVERLAP_NOTE}1 new API key(s) written to the --keys-out file\n8 done, 0 failed, 0 not attempted\n`,
+    );
 
     const exported = await run(['export']);
     expect(exported.stdout).toBe(

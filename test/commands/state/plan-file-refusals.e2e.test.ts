@@ -10,7 +10,6 @@ import { spawnStor } from '../../helpers/bin.js';
 import { clientEnv } from '../../helpers/client-env.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
-
 describe('stor plan -f on a file that is no state file', () => {
   it('a FIFO is refused at once (exit 2, LOCAL_FILE_REFUSED), not waited on forever; so is a regular file past 8 MB, before it is parsed', async () => {
     const dir = tempDir();

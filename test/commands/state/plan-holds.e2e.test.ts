@@ -17,7 +17,8 @@ function embedded() {
   return { env, run: stor(env) };
 }
 
-const ids = async (run: ReturnType<typeof stor>, args: string[]) => (JSON.parse((await run(['--json', ...args])).stdout) as { id: string }[]).map((x) => x.id).sort();
+const ids = async (run: ReturnType<typeof stor>, args: string[]) =>
+  (JSON.parse((await run(['--json', ...args])).stdout) as { id: string }[]).map((x) => x.id).sort();
 
 describe.skipIf(!hasScript)('a change confirmed on a plan does no more than the plan showed', () => {
   it('snapshot rollback -r: a snapshot taken while the prompt waited stops the rollback, named; nothing is destroyed', async () => {
@@ -28,8 +29,12 @@ describe.skipIf(!hasScript)('a change confirmed on a plan does no more than the 
       await run(['snapshot', 'create', 'tank/a@s3']);
     });
     expect(r.shown).toContain('and the later snapshot tank/a@s2? (y/N)');
-    expect(r.shown).toContain('stor: the target changed since the plan you confirmed: rolling back to tank/a@s1 would now also destroy tank/a@s3; nothing was changed');
-    expect(r.shown).toContain('hint: review the new plan with `stor snapshot rollback tank/a@s1 -r --dry-run`, then run again');
+    expect(r.shown).toContain(
+      'stor: the target changed since the plan you confirmed: rolling back to tank/a@s1 would now also destroy tank/a@s3; nothing was changed',
+    );
+    expect(r.shown).toContain(
+      'hint: review the new plan with `stor snapshot rollback tank/a@s1 -r --dry-run`, then run again',
+    );
     expect(r.code).toBe(1);
     expect(await ids(run, ['snapshot', 'list', 'tank/a'])).toEqual(['tank/a@s1', 'tank/a@s2', 'tank/a@s3']);
   });
@@ -45,10 +50,12 @@ describe.skipIf(!hasScript)('a change confirmed on a plan does no more than the 
     const error = JSON.parse(r.shown.slice(r.shown.indexOf('{"error"')).split('\n')[0]!).error;
     expect(error).toMatchObject({ code: E.PLAN_CHANGED.code, kind: 'failed', details: ['tank/v0/new'] });
     expect(error.message).toContain('tank/v0 --recursive would now also delete tank/v0/new; nothing was changed');
-    expect(await ids(run, ['dataset', 'list'])).toEqual(expect.arrayContaining(['tank/v0', 'tank/v0/c', 'tank/v0/new']));
+    expect(await ids(run, ['dataset', 'list'])).toEqual(
+      expect.arrayContaining(['tank/v0', 'tank/v0/c', 'tank/v0/new']),
+    );
   });
 
-  it('snapshot delete -r: a child\'s snapshot of that name taken while the prompt waited stops the delete; nothing is deleted', async () => {
+  it("snapshot delete -r: a child's snapshot of that name taken while the prompt waited stops the delete; nothing is deleted", async () => {
     const { env, run } = embedded();
     await run(['dataset', 'create', 'tank/a/b', '--parents']);
     await run(['snapshot', 'create', 'tank/a@n', '-r']);
@@ -56,7 +63,9 @@ describe.skipIf(!hasScript)('a change confirmed on a plan does no more than the 
     const r = await answerOnTerminal(['snapshot', 'delete', 'tank/a@n', '-r'], env, 'y', async () => {
       await run(['snapshot', 'create', 'tank/a/c@n']);
     });
-    expect(r.shown).toContain('stor: the target changed since the plan you confirmed: tank/a@n -r would now also delete tank/a/c@n; nothing was changed');
+    expect(r.shown).toContain(
+      'stor: the target changed since the plan you confirmed: tank/a@n -r would now also delete tank/a/c@n; nothing was changed',
+    );
     expect(r.code).toBe(1);
     expect(await ids(run, ['snapshot', 'list'])).toEqual(['tank/a/b@n', 'tank/a/c@n', 'tank/a@n']);
   });
@@ -76,10 +85,16 @@ describe.skipIf(!hasScript)('a change confirmed on a plan does no more than the 
     const r = await answerOnTerminal(['privilege', 'fix', 'ops'], env, 'y', async () => {
       await run(['privilege', 'update', 'ops', '--roles', 'READONLY_ADMIN,SHARING_READ,ALERT_LIST_READ', '--force']);
     });
-    expect(r.shown).toContain('stor: the target changed since the plan you confirmed: privilege fix would now rewrite privilege');
+    expect(r.shown).toContain(
+      'stor: the target changed since the plan you confirmed: privilege fix would now rewrite privilege',
+    );
     expect(r.shown).toContain('"ops" with roles [READONLY_ADMIN, SHARING_READ, ALERT_LIST_READ]; nothing was changed');
     expect(r.code).toBe(1);
-    expect(JSON.parse((await run(['--json', 'privilege', 'show', 'ops'])).stdout).listed_roles).toEqual(['READONLY_ADMIN', 'SHARING_READ', 'ALERT_LIST_READ']);
+    expect(JSON.parse((await run(['--json', 'privilege', 'show', 'ops'])).stdout).listed_roles).toEqual([
+      'READONLY_ADMIN',
+      'SHARING_READ',
+      'ALERT_LIST_READ',
+    ]);
   });
 
   it('privilege delete: a group bound while the prompt waited stops the delete, named; the privilege stays', async () => {
@@ -89,7 +104,9 @@ describe.skipIf(!hasScript)('a change confirmed on a plan does no more than the 
     const r = await answerOnTerminal(['privilege', 'delete', 'ops'], env, 'y', async () => {
       await run(['privilege', 'update', 'ops', '--groups', 'staffers']);
     });
-    expect(r.shown).toMatch(/stor: the target changed since the plan you confirmed: deleting privilege \d+ would now also take group staffers; nothing was changed/);
+    expect(r.shown).toMatch(
+      /stor: the target changed since the plan you confirmed: deleting privilege \d+ would now also take group staffers; nothing was changed/,
+    );
     expect(r.code).toBe(1);
     expect((await run(['privilege', 'show', 'ops'])).code).toBe(0);
   });
@@ -100,7 +117,9 @@ describe.skipIf(!hasScript)('a change confirmed on a plan does no more than the 
     const r = await answerOnTerminal(['group', 'delete', 'staffers', '--delete-users'], env, 'y', async () => {
       await run(['user', 'create', 'frank', '--password-disabled', '--group', 'staffers']);
     });
-    expect(r.shown).toContain('stor: the target changed since the plan you confirmed: deleting group staffers would now also take member frank; nothing was changed');
+    expect(r.shown).toContain(
+      'stor: the target changed since the plan you confirmed: deleting group staffers would now also take member frank; nothing was changed',
+    );
     expect(r.code).toBe(1);
     for (const who of ['erin', 'frank']) expect((await run(['user', 'show', who])).code).toBe(0);
   });
@@ -109,7 +128,10 @@ describe.skipIf(!hasScript)('a change confirmed on a plan does no more than the 
     const servers = await Promise.all([spawnServe(tempDir()), spawnServe(tempDir())]);
     const env = clientEnv();
     for (const [i, s] of servers.entries()) {
-      const login = await spawnStor(['login', '--url', s.baseUrl, '--api-key-stdin', '--profile', `nas${i + 1}`, '--json'], { env, stdin: readFileSync(s.adminKeyFile, 'utf8').trim() });
+      const login = await spawnStor(
+        ['login', '--url', s.baseUrl, '--api-key-stdin', '--profile', `nas${i + 1}`, '--json'],
+        { env, stdin: readFileSync(s.adminKeyFile, 'utf8').trim() },
+      );
       expect(login.code, login.stderr).toBe(0);
     }
     const on = (n: number) => stor({ ...env, STOR_PROFILE: `nas${n}` });
@@ -117,12 +139,21 @@ describe.skipIf(!hasScript)('a change confirmed on a plan does no more than the 
       await on(n)(['dataset', 'create', 'tank/a']);
       for (const s of ['s1', 's2']) await on(n)(['snapshot', 'create', `tank/a@${s}`]);
     }
-    const r = await answerOnTerminal(['--targets', 'nas[1-2]', '--json', 'snapshot', 'rollback', 'tank/a@s1', '-r', '--keep-going'], env, 'y', async () => {
-      await on(2)(['snapshot', 'create', 'tank/a@s3']);
-    });
+    const r = await answerOnTerminal(
+      ['--targets', 'nas[1-2]', '--json', 'snapshot', 'rollback', 'tank/a@s1', '-r', '--keep-going'],
+      env,
+      'y',
+      async () => {
+        await on(2)(['snapshot', 'create', 'tank/a@s3']);
+      },
+    );
     expect(r.code).toBe(1);
     const json = stripVTControlCharacters(r.shown);
-    const outcomes = JSON.parse(json.slice(json.search(/^\[(\n|\{)/m)).trim()) as { target: string; ok: boolean; error?: { code: string; details?: string[] } }[];
+    const outcomes = JSON.parse(json.slice(json.search(/^\[(\n|\{)/m)).trim()) as {
+      target: string;
+      ok: boolean;
+      error?: { code: string; details?: string[] };
+    }[];
     expect(outcomes.map((o) => [o.target, o.ok])).toEqual([
       ['nas1', true],
       ['nas2', false],

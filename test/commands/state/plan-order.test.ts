@@ -14,17 +14,19 @@ import { RpcError, StorError } from '../../../src/core/errors.js';
 import { STATE_SECTIONS, stateFileSchema, type StateFile } from '../../../src/core/state/index.js';
 import { apiKey, dataset, group, privilege, user, world } from '../../helpers/state-world.js';
 
-const plan = (w: ReturnType<typeof world>, file: StateFile, prune = false) => computePlan(w, file, { prune, normalize: false });
-const order = (file: StateFile, w = world(), prune = false) => plan(w, file, prune).plan.changes.map((c) => `${c.action} ${c.kind} ${c.name}`);
+const plan = (w: ReturnType<typeof world>, file: StateFile, prune = false) =>
+  computePlan(w, file, { prune, normalize: false });
+const order = (file: StateFile, w = world(), prune = false) =>
+  plan(w, file, prune).plan.changes.map((c) => `${c.action} ${c.kind} ${c.name}`);
 
 describe('desired state: the table of kinds', () => {
-  it('has one row per section of the file, in dependency order, each holding its section\'s schema', () => {
+  it("has one row per section of the file, in dependency order, each holding its section's schema", () => {
     expect(STATE_KINDS).toEqual(['groups', 'users', 'privileges', 'datasets', 'api_keys']);
     expect([...STATE_KINDS].sort()).toEqual([...STATE_SECTIONS].sort());
     for (const kind of KINDS) expect(kind.schema).toBe(stateFileSchema.shape[kind.key].unwrap().element);
   });
 
-  it('plans creates and updates kind by kind in the table\'s order, whatever order the file lists them in; within a kind, in the file\'s', () => {
+  it("plans creates and updates kind by kind in the table's order, whatever order the file lists them in; within a kind, in the file's", () => {
     const file = {
       api_keys: [{ name: 'ci', user: 'alice' }],
       datasets: [{ name: 'tank/b' }, { name: 'tank/a' }],
@@ -34,29 +36,56 @@ describe('desired state: the table of kinds', () => {
       stor_state: 1,
     } as const satisfies StateFile;
     expect(order(file as StateFile)).toEqual([
-      'create groups ops', 'create groups dev', 'create users alice', 'create privileges ops', 'create datasets tank/b', 'create datasets tank/a', 'create api_keys ci',
+      'create groups ops',
+      'create groups dev',
+      'create users alice',
+      'create privileges ops',
+      'create datasets tank/b',
+      'create datasets tank/a',
+      'create api_keys ci',
     ]);
     // Updates keep the same order: a user renamed into a group the same run changes.
     const w = world({ groups: [group(1, 'ops')], users: [user(1, 'alice', 'alice')] });
-    expect(order({ stor_state: 1, users: [{ name: 'alice', full_name: 'Alice' }], groups: [{ name: 'ops', members: ['alice'] }] }, w)).toEqual(['update groups ops', 'update users alice']);
+    expect(
+      order(
+        {
+          stor_state: 1,
+          users: [{ name: 'alice', full_name: 'Alice' }],
+          groups: [{ name: 'ops', members: ['alice'] }],
+        },
+        w,
+      ),
+    ).toEqual(['update groups ops', 'update users alice']);
   });
 
   it('--prune deletes in reverse table order (keys, datasets children first, privileges, users, groups), only what stor made, and keeps a group still in use', () => {
     const w = world({
       groups: [group(1, 'ops'), group(2, 'alice', [1]), group(3, 'kept', [2]), group(4, 'privg'), group(5, 'hand')],
       users: [user(1, 'alice', 'alice'), user(2, 'bob', 'kept')],
-      privileges: [privilege(1, 'ops', ['ops'], ['READONLY_ADMIN']), privilege(2, 'handp', ['privg'], ['READONLY_ADMIN'])],
+      privileges: [
+        privilege(1, 'ops', ['ops'], ['READONLY_ADMIN']),
+        privilege(2, 'handp', ['privg'], ['READONLY_ADMIN']),
+      ],
       api_keys: [apiKey(1, 'ci', 'alice'), apiKey(2, 'hand', 'bob')],
       datasets: [dataset('tank/a', true), dataset('tank/a/b', true), dataset('tank/hand')],
       // bob and handp were made by hand: their groups stay with them.
       made: { group: ['ops', 'alice', 'kept', 'privg'], user: ['alice'], privilege: ['ops'], api_key: ['ci'] },
     });
     expect(order({ stor_state: 1 }, w, true)).toEqual([
-      'delete api_keys ci', 'delete datasets tank/a/b', 'delete datasets tank/a', 'delete privileges ops', 'delete users alice', 'delete groups ops', 'delete groups alice',
+      'delete api_keys ci',
+      'delete datasets tank/a/b',
+      'delete datasets tank/a',
+      'delete privileges ops',
+      'delete users alice',
+      'delete groups ops',
+      'delete groups alice',
     ]);
     // What the file names stays; a group whose user stays stays too.
     expect(order({ stor_state: 1, users: [{ name: 'alice' }], groups: [{ name: 'ops' }] }, w, true)).toEqual([
-      'delete api_keys ci', 'delete datasets tank/a/b', 'delete datasets tank/a', 'delete privileges ops',
+      'delete api_keys ci',
+      'delete datasets tank/a/b',
+      'delete datasets tank/a',
+      'delete privileges ops',
     ]);
     // Without --prune nothing is deleted.
     expect(order({ stor_state: 1 }, w)).toEqual([]);
@@ -64,10 +93,14 @@ describe('desired state: the table of kinds', () => {
 
   it('creates first, then deletes, in one plan', () => {
     const w = world({ groups: [group(1, 'old')], made: { group: ['old'] } });
-    expect(order({ stor_state: 1, api_keys: [{ name: 'k', user: 'u' }], groups: [{ name: 'new' }] }, w, true)).toEqual(['create groups new', 'create api_keys k', 'delete groups old']);
+    expect(order({ stor_state: 1, api_keys: [{ name: 'k', user: 'u' }], groups: [{ name: 'new' }] }, w, true)).toEqual([
+      'create groups new',
+      'create api_keys k',
+      'delete groups old',
+    ]);
   });
 
-  it('export --only writes the sections asked, in the table\'s order; all of them by default; and the export plans no change', () => {
+  it("export --only writes the sections asked, in the table's order; all of them by default; and the export plans no change", () => {
     const w = world({
       groups: [group(1, 'ops', [1])],
       users: [user(1, 'alice', 'ops', [1])],
@@ -75,7 +108,11 @@ describe('desired state: the table of kinds', () => {
       api_keys: [apiKey(1, 'ci', 'alice', Date.UTC(2030, 0, 1))],
       datasets: [dataset('tank/ops')],
     });
-    expect(Object.keys(exportState(w, new Set(['privileges', 'groups'])))).toEqual(['stor_state', 'groups', 'privileges']);
+    expect(Object.keys(exportState(w, new Set(['privileges', 'groups'])))).toEqual([
+      'stor_state',
+      'groups',
+      'privileges',
+    ]);
     expect(Object.keys(exportState(w, new Set(['api_keys'])))).toEqual(['stor_state', 'api_keys']);
     const all = exportState(w);
     expect(Object.keys(all)).toEqual(['stor_state', 'groups', 'users', 'privileges', 'datasets', 'api_keys']);
@@ -83,7 +120,7 @@ describe('desired state: the table of kinds', () => {
     expect(plan(w, all).plan.pending).toBe(false);
   });
 
-  it('refuses before any step: each kind\'s refusals in table order (roles the target lacks, then a locking list unless --force, then a dataset change the target would refuse)', () => {
+  it("refuses before any step: each kind's refusals in table order (roles the target lacks, then a locking list unless --force, then a dataset change the target would refuse)", () => {
     const w = world({ datasets: [dataset('tank/a')] });
     const file = (roles: string[], copies: number): StateFile => ({
       stor_state: 1,
@@ -102,15 +139,27 @@ describe('desired state: the table of kinds', () => {
     expect(refusal(file(['NO_SUCH_ROLE', 'PRIVILEGE_WRITE'], 9), true)).toBe('UNKNOWN_ROLE');
     // 25.10.1's PRIVILEGE_WRITE includes itself (MW/role.py:62): a list holding it locks its users out.
     expect(refusal(file(['PRIVILEGE_WRITE'], 9), false)).toBe('ROLE_LIST_LOCKS_OUT');
-    expect(refusal(file(['PRIVILEGE_WRITE'], 9), true)).toContain("cannot create 'tank/b': 'copies' must be one of '1 | 2 | 3'");
+    expect(refusal(file(['PRIVILEGE_WRITE'], 9), true)).toContain(
+      "cannot create 'tank/b': 'copies' must be one of '1 | 2 | 3'",
+    );
     expect(refusal(file(['PRIVILEGE_WRITE'], 2), true)).toBe('none');
     expect(refusal(file(['READONLY_ADMIN'], 2), false)).toBe('none');
   });
 
   it('verifies a group without the members a later step of the run makes, but with every other', () => {
-    const steps = plan(world(), { stor_state: 1, groups: [{ name: 'ops', members: ['alice', 'carol'] }], users: [{ name: 'carol' }] }).steps;
+    const steps = plan(world(), {
+      stor_state: 1,
+      groups: [{ name: 'ops', members: ['alice', 'carol'] }],
+      users: [{ name: 'carol' }],
+    }).steps;
     const seen = world({ groups: [group(1, 'ops', [1])], users: [user(1, 'alice', 'alice')] });
-    expect(groups.expected!({ name: 'ops', members: ['alice', 'carol'] }, seen, steps)).toEqual({ name: 'ops', members: ['alice'] });
-    expect(groups.expected!({ name: 'ops', members: ['alice', 'dave'] }, seen, steps)).toEqual({ name: 'ops', members: ['alice', 'dave'] });
+    expect(groups.expected!({ name: 'ops', members: ['alice', 'carol'] }, seen, steps)).toEqual({
+      name: 'ops',
+      members: ['alice'],
+    });
+    expect(groups.expected!({ name: 'ops', members: ['alice', 'dave'] }, seen, steps)).toEqual({
+      name: 'ops',
+      members: ['alice', 'dave'],
+    });
   });
 });

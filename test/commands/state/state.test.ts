@@ -35,8 +35,13 @@ describe('stor plan', () => {
     const state = stateFile('stor_state: 1\ngroups:\n  - { name: ops }\n');
     const planned = await run(0, ['plan', '-f', state, '--json']);
     expect(planned.code, planned.stderr).toBe(7);
-    expect(JSON.parse(planned.stdout)).toMatchObject({ pending: true, changes: [{ kind: 'groups', name: 'ops', action: 'create' }] });
-    expect(JSON.parse((await run(0, ['group', 'list', '--json'])).stdout).map((g: { name: string }) => g.name)).not.toContain('ops');
+    expect(JSON.parse(planned.stdout)).toMatchObject({
+      pending: true,
+      changes: [{ kind: 'groups', name: 'ops', action: 'create' }],
+    });
+    expect(
+      JSON.parse((await run(0, ['group', 'list', '--json'])).stdout).map((g: { name: string }) => g.name),
+    ).not.toContain('ops');
     await run(0, ['group', 'create', 'ops']);
     expect((await run(0, ['plan', '-f', state])).code).toBe(0);
   });
@@ -58,11 +63,15 @@ describe('stor apply', () => {
     const refused = await run(1, ['apply', '-f', state]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('--yes');
-    expect(JSON.parse((await run(1, ['group', 'list', '--json'])).stdout).map((g: { name: string }) => g.name)).not.toContain('ops');
+    expect(
+      JSON.parse((await run(1, ['group', 'list', '--json'])).stdout).map((g: { name: string }) => g.name),
+    ).not.toContain('ops');
 
     const applied = await run(1, ['apply', '-f', state, '--yes']);
     expect(applied.code, applied.stderr).toBe(0);
-    expect(JSON.parse((await run(1, ['group', 'list', '--json'])).stdout).map((g: { name: string }) => g.name)).toContain('ops');
+    expect(
+      JSON.parse((await run(1, ['group', 'list', '--json'])).stdout).map((g: { name: string }) => g.name),
+    ).toContain('ops');
     expect(JSON.parse((await run(1, ['dataset', 'show', 'tank/ops', '--json'])).stdout).id).toBe('tank/ops');
     expect((await run(1, ['plan', '-f', state])).code).toBe(0);
     expect((await run(1, ['apply', '-f', state, '--yes'])).stderr).toContain('no changes');

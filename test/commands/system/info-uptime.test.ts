@@ -8,7 +8,10 @@ describe('system info uptime', () => {
     const tty = await runStor(['system', 'info'], { env, tty: true, color: 0 });
     expect(tty.code, tty.stderr).toBe(0);
     expect(tty.stdout).toMatch(/^uptime:\s+(\d+ (days?|h|min|s))( \d+ (h|min|s))?$/m);
-    const json = JSON.parse((await runStor(['system', 'info', '--json'], { env })).stdout) as { uptime: string; uptime_seconds: number };
+    const json = JSON.parse((await runStor(['system', 'info', '--json'], { env })).stdout) as {
+      uptime: string;
+      uptime_seconds: number;
+    };
     expect(json.uptime).toMatch(/^(\d+ days?, )?\d+:\d\d:\d\d(\.\d{6})?$/);
     expect((await runStor(['system', 'info'], { env })).stdout).toMatch(/^uptime\t(\d+ days?, )?\d+:\d\d:\d\d/m);
   });

@@ -16,7 +16,13 @@ function setup() {
   writeFileSync(join(tree, 'sub/b.txt'), 'beta beta\n');
   const env = { STOR_HOME: home, STOR_CONFIG_DIR: tempDir('stor-config-') };
   const pool = join(home, 'mnt/tank');
-  return { local, tree, pool, stor: (argv: string[], o: { tty?: boolean; stdin?: string } = {}) => runStor(argv, { env: o.tty ? { ...env, NO_COLOR: '1' } : env, ...o }) };
+  return {
+    local,
+    tree,
+    pool,
+    stor: (argv: string[], o: { tty?: boolean; stdin?: string } = {}) =>
+      runStor(argv, { env: o.tty ? { ...env, NO_COLOR: '1' } : env, ...o }),
+  };
 }
 
 describe('stor upload -r / - and download -r on the embedded appliance', () => {
@@ -26,7 +32,9 @@ describe('stor upload -r / - and download -r on the embedded appliance', () => {
     const r = await stor(['upload', '-r', tree, '/mnt/tank/up/', '--json']);
     expect(r.code).toBe(0);
     // A warning, so on stderr under --json too.
-    expect(r.stderr).toBe(`stor: skipped the symbolic link ${join(tree, 'link.txt')} (--follow uploads what it points to)\n`);
+    expect(r.stderr).toBe(
+      `stor: skipped the symbolic link ${join(tree, 'link.txt')} (--follow uploads what it points to)\n`,
+    );
     const report = JSON.parse(r.stdout);
     expect(report.files.map((f: { target: string; outcome: string }) => [f.target, f.outcome])).toEqual([
       ['/mnt/tank/up/tree/a.txt', 'done'],
@@ -69,7 +77,10 @@ describe('stor upload -r / - and download -r on the embedded appliance', () => {
     const { tree, stor } = setup();
     const r = await stor(['upload', tree, '/mnt/tank/up/', '--json']);
     expect(r.code).toBe(2);
-    expect(JSON.parse(r.stderr).error).toMatchObject({ code: 'LOCAL_NOT_A_FILE', hint: 'upload it and everything under it with -r' });
+    expect(JSON.parse(r.stderr).error).toMatchObject({
+      code: 'LOCAL_NOT_A_FILE',
+      hint: 'upload it and everything under it with -r',
+    });
   });
 
   it('-r into a path that is a file on the appliance fails with TARGET_NOT_A_DIRECTORY and uploads nothing', async () => {
@@ -88,7 +99,17 @@ describe('stor upload -r / - and download -r on the embedded appliance', () => {
     const r = await stor(['upload', '-', '/mnt/tank/in/', '--name', 'piped.txt', '--json'], { stdin: text });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).files).toEqual([
-      { source: '-', target: '/mnt/tank/in/piped.txt', outcome: 'done', bytes: text.length, size: text.length, mode: '0644', owner: 'truenas_admin', job_id: expect.any(Number), error: null },
+      {
+        source: '-',
+        target: '/mnt/tank/in/piped.txt',
+        outcome: 'done',
+        bytes: text.length,
+        size: text.length,
+        mode: '0644',
+        owner: 'truenas_admin',
+        job_id: expect.any(Number),
+        error: null,
+      },
     ]);
     expect(readFileSync(join(pool, 'in/piped.txt'), 'utf8')).toBe(text);
 

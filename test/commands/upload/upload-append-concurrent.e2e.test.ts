@@ -12,7 +12,11 @@ describe('two `stor upload --append` to one file at once, with the built binary'
   it('both exit 0 and both appends are in the file, whole, in some order', async () => {
     const state = tempDir('stor-serve-state-');
     const server = await spawnServe(state);
-    const env = { ...clientEnv(), STOR_URL: server.baseUrl, STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim() };
+    const env = {
+      ...clientEnv(),
+      STOR_URL: server.baseUrl,
+      STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim(),
+    };
     const dir = tempDir('stor-e2e-files-');
     const start = Buffer.from('start\n');
     // Large enough that the two uploads are in flight together.

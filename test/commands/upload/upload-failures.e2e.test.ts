@@ -4,16 +4,28 @@ import { spawnServe } from '../../helpers/serve-process.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 import { clientEnv, remoteEnv, localFile } from '../../helpers/client-env.js';
 
-
-
-
 describe('a failing upload fails alike on ws, --rpc http and the embedded target', () => {
   // MW/plugins/filesystem.py:556-566 fails with Python's OSErrors, which core.job_wait reports as
   // CallError(job.error), EFAULT (MW/job.py:467-478); a CallError keeps its own errno.
   const cases = [
-    { name: 'the target is an existing directory', target: '/mnt/tank/t/', code: 'EFAULT', message: "[EFAULT] [Errno 21] Is a directory: '/mnt/tank/t/a.txt'" },
-    { name: 'the parent is a file', target: '/mnt/tank/t/f.txt/a.txt', code: 'EFAULT', message: "[EFAULT] [Errno 20] Not a directory: '/mnt/tank/t/f.txt/a.txt'" },
-    { name: 'no such pool', target: '/mnt/nopool/a.txt', code: 'ENOENT', message: '[ENOENT] /mnt/nopool/a.txt: only paths inside a pool are served (pools: /mnt/tank)' },
+    {
+      name: 'the target is an existing directory',
+      target: '/mnt/tank/t/',
+      code: 'EFAULT',
+      message: "[EFAULT] [Errno 21] Is a directory: '/mnt/tank/t/a.txt'",
+    },
+    {
+      name: 'the parent is a file',
+      target: '/mnt/tank/t/f.txt/a.txt',
+      code: 'EFAULT',
+      message: "[EFAULT] [Errno 20] Not a directory: '/mnt/tank/t/f.txt/a.txt'",
+    },
+    {
+      name: 'no such pool',
+      target: '/mnt/nopool/a.txt',
+      code: 'ENOENT',
+      message: '[ENOENT] /mnt/nopool/a.txt: only paths inside a pool are served (pools: /mnt/tank)',
+    },
   ];
 
   it('same --json error, same exit code, and no path of the host running the appliance', async () => {
@@ -26,7 +38,8 @@ describe('a failing upload fails alike on ws, --rpc http and the embedded target
     ];
     const file = localFile('a.txt', 'payload\n');
     const keep = localFile('keep.txt', 'keep\n');
-    const hostPaths = (r: SpawnResult) => [server.stateDir, embedded.STOR_HOME!].filter((p) => r.stdout.includes(p) || r.stderr.includes(p));
+    const hostPaths = (r: SpawnResult) =>
+      [server.stateDir, embedded.STOR_HOME!].filter((p) => r.stdout.includes(p) || r.stderr.includes(p));
 
     // /mnt/tank/t/a.txt is a directory; /mnt/tank/t/f.txt is a file.
     for (const t of targets.filter((x) => x.name !== 'http')) {
@@ -40,7 +53,13 @@ describe('a failing upload fails alike on ws, --rpc http and the embedded target
     }
 
     // Every case on every transport at once: nine independent processes, each checked on its own.
-    const runs = cases.flatMap((c) => targets.map(async (t) => ({ c, t, r: await spawnStor([...t.args, '--json', 'upload', file, c.target], { env: t.env }) })));
+    const runs = cases.flatMap((c) =>
+      targets.map(async (t) => ({
+        c,
+        t,
+        r: await spawnStor([...t.args, '--json', 'upload', file, c.target], { env: t.env }),
+      })),
+    );
     for (const { c, t, r } of await Promise.all(runs)) {
       const where = `${c.name} over ${t.name}`;
       expect({ where, code: r.code, stdout: r.stdout, error: JSON.parse(r.stderr).error }).toEqual({
@@ -52,7 +71,12 @@ describe('a failing upload fails alike on ws, --rpc http and the embedded target
       expect(hostPaths(r), where).toEqual([]);
     }
     // And as a person reads it.
-    const humans = await Promise.all(targets.map(async (t) => ({ t, human: await spawnStor([...t.args, 'upload', file, cases[1]!.target], { env: t.env }) })));
+    const humans = await Promise.all(
+      targets.map(async (t) => ({
+        t,
+        human: await spawnStor([...t.args, 'upload', file, cases[1]!.target], { env: t.env }),
+      })),
+    );
     for (const { t, human } of humans) {
       expect({ transport: t.name, code: human.code, stdout: human.stdout, stderr: human.stderr }).toEqual({
         transport: t.name,
@@ -85,9 +109,15 @@ describe('a multi-file upload with one failing file, as a script sees it', () =>
       const r = await spawnStor(['--json', 'upload', good1, bad, good2, '/mnt/tank/m/'], { env: t.env });
       expect({ where: t.name, code: r.code, stderr: r.stderr }).toEqual({ where: t.name, code: 1, stderr: '' });
       const report = JSON.parse(r.stdout);
-      expect(report.files.map((f: { target: string; outcome: string; error: unknown }) => [f.target, f.outcome, f.error])).toEqual([
+      expect(
+        report.files.map((f: { target: string; outcome: string; error: unknown }) => [f.target, f.outcome, f.error]),
+      ).toEqual([
         ['/mnt/tank/m/one.txt', 'done', null],
-        ['/mnt/tank/m/two.txt', 'failed', { code: 'EFAULT', kind: 'failed', message: "[EFAULT] [Errno 21] Is a directory: '/mnt/tank/m/two.txt'" }],
+        [
+          '/mnt/tank/m/two.txt',
+          'failed',
+          { code: 'EFAULT', kind: 'failed', message: "[EFAULT] [Errno 21] Is a directory: '/mnt/tank/m/two.txt'" },
+        ],
         ['/mnt/tank/m/three.txt', 'done', null],
       ]);
       expect(report.summary).toEqual({ files: 3, done: 2, failed: 1, skipped: 0, not_attempted: 0, bytes_sent: 10 });

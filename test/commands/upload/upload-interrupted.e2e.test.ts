@@ -34,10 +34,15 @@ const inFlight = (home: string) => {
  */
 async function uploadFrozenMidway(env: Record<string, string>) {
   const tank = join(env.STOR_HOME!, 'mnt', 'tank');
-  const child = spawn(process.execPath, [STOR_BIN, 'upload', sparseFile(), '/mnt/tank/'], { env: { PATH: process.env.PATH, STOR_SESSION: 'off', ...EMBEDDED_MEANT, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [STOR_BIN, 'upload', sparseFile(), '/mnt/tank/'], {
+    env: { PATH: process.env.PATH, STOR_SESSION: 'off', ...EMBEDDED_MEANT, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   let part: string | undefined;
   while (!part) {
     if (child.exitCode !== null) throw new Error(`the upload ended before its temporary file was seen: ${stderr}`);
@@ -65,13 +70,18 @@ async function listing(env: Record<string, string>): Promise<string[]> {
 }
 
 describe('an embedded upload interrupted mid-way', () => {
-  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const) {
     it(`removes its temporary file on ${signal} and exits ${code}, saying nothing was written`, async () => {
       const env = clientEnv();
       expect((await spawnStor(['whoami'], { env })).code).toBe(0);
       const upload = await uploadFrozenMidway(env);
       expect(await upload.signal(signal)).toEqual({ code, signal: null });
-      expect(upload.stderr()).toContain(`stor: interrupted by ${signal}; /mnt/tank/big.img was not written, and nothing of it was left behind\n`);
+      expect(upload.stderr()).toContain(
+        `stor: interrupted by ${signal}; /mnt/tank/big.img was not written, and nothing of it was left behind\n`,
+      );
       expect(upload.stderr()).not.toMatch(/\n\s+at /); // no stack trace
       expect(readdirSync(upload.tank)).toEqual([]);
       expect(inFlight(env.STOR_HOME!)).toEqual([]);

@@ -20,11 +20,13 @@ const SIZE = 768 * 1024;
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
-
-
-
 async function slowSetup() {
-  const server = await spawnServe(tempDir('stor-serve-state-'), ['--ws-idle-timeout', '2', '--role-expansion', 'truenas-25.10.1']);
+  const server = await spawnServe(tempDir('stor-serve-state-'), [
+    '--ws-idle-timeout',
+    '2',
+    '--role-expansion',
+    'truenas-25.10.1',
+  ]);
   const proxy = await startThrottleProxy(Number(new URL(server.url).port), RATE);
   const bytes = randomBytes(SIZE);
   return { server, proxy, bytes, file: localFile('slow.bin', bytes) };
@@ -32,7 +34,19 @@ async function slowSetup() {
 
 /** What `stor upload --json` prints for one file, whatever the transport. */
 const uploaded = (source: string, target: string) => ({
-  files: [{ source, target, outcome: 'done', bytes: SIZE, size: SIZE, mode: '0644', owner: 'truenas_admin', job_id: expect.any(Number), error: null }],
+  files: [
+    {
+      source,
+      target,
+      outcome: 'done',
+      bytes: SIZE,
+      size: SIZE,
+      mode: '0644',
+      owner: 'truenas_admin',
+      job_id: expect.any(Number),
+      error: null,
+    },
+  ],
   summary: { files: 1, done: 1, failed: 0, skipped: 0, not_attempted: 0, bytes_sent: SIZE },
   // The appliance it went to (docs/COMMANDS.md "Output", --json): the proxy's URL, or the embedded one.
   target: expect.objectContaining({ kind: expect.stringMatching(/^(remote|embedded)$/) }),
@@ -67,7 +81,9 @@ describe('uploads that outlast the proxy idle timeout (stor serve --ws-idle-time
 
   it('with --rpc http through the same link, and on the embedded target: the same --json', async () => {
     const { server, proxy, bytes, file } = await slowSetup();
-    const http = await spawnStor(['--rpc', 'http', 'upload', file, '/mnt/tank/long/http.bin', '--json'], { env: remoteEnv(server, proxy.baseUrl) });
+    const http = await spawnStor(['--rpc', 'http', 'upload', file, '/mnt/tank/long/http.bin', '--json'], {
+      env: remoteEnv(server, proxy.baseUrl),
+    });
     expect(http.stderr).toBe('');
     expect(http.code).toBe(0);
     expect(JSON.parse(http.stdout)).toEqual(uploaded(file, '/mnt/tank/long/http.bin'));

@@ -28,7 +28,11 @@ function files(): string[] {
  * `stor upload a.txt b.img c.img /mnt/tank/multi/ --parallel 1` against a spawned `stor serve`,
  * signalled once b.img's temporary file on the server has bytes in it.
  */
-async function uploadSignalled(signal: NodeJS.Signals, extra: string[], session?: { env: Record<string, string>; runtime: string }) {
+async function uploadSignalled(
+  signal: NodeJS.Signals,
+  extra: string[],
+  session?: { env: Record<string, string>; runtime: string },
+) {
   const stateDir = tempDir('stor-serve-state-');
   const server = await spawnServe(stateDir);
   const multi = join(stateDir, 'mnt/tank/multi');
@@ -38,15 +42,21 @@ async function uploadSignalled(signal: NodeJS.Signals, extra: string[], session?
     expect((await spawnStor(['whoami'], { env })).code).toBe(0);
     await until('the agent serves', () => agentPidsOf(session.runtime).length > 0);
   }
-  const child = spawn(process.execPath, [STOR_BIN, 'upload', ...files(), '/mnt/tank/multi/', '--parallel', '1', ...extra], {
-    env: { PATH: process.env.PATH, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [STOR_BIN, 'upload', ...files(), '/mnt/tank/multi/', '--parallel', '1', ...extra],
+    {
+      env: { PATH: process.env.PATH, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
   child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, sig) => resolve({ code, signal: sig })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('close', (code, sig) => resolve({ code, signal: sig })),
+  );
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the upload ended before the test could stop it: ${stderr}`);
     const part = (() => {
@@ -72,17 +82,24 @@ async function settled(dir: string): Promise<string[]> {
 }
 
 describe('a remote multi-file upload stopped by a signal (built binary against stor serve)', () => {
-  for (const [signal, code, errorCode] of [['SIGINT', 130, 'INTERRUPTED'], ['SIGTERM', 143, 'TERMINATED']] as const) {
+  for (const [signal, code, errorCode] of [
+    ['SIGINT', 130, 'INTERRUPTED'],
+    ['SIGTERM', 143, 'TERMINATED'],
+  ] as const) {
     it(`${signal} --json: the report on stdout, the error document on stderr, exit ${code}, nothing of the stopped file left`, async () => {
       const run = await uploadSignalled(signal, ['--json']);
       expect(run.ended).toEqual({ code, signal: null });
-      const report = JSON.parse(run.stdout) as { files: { outcome: string; error: { code: string; message: string } | null }[] };
+      const report = JSON.parse(run.stdout) as {
+        files: { outcome: string; error: { code: string; message: string } | null }[];
+      };
       expect(report.files.map((f) => [f.outcome, f.error?.code ?? null])).toEqual([
         ['done', null],
         ['failed', errorCode],
         ['not_attempted', null],
       ]);
-      expect(report.files[1]!.error!.message).toBe(`interrupted by ${signal}; /mnt/tank/multi/b.img was not written, and nothing of it was left behind`);
+      expect(report.files[1]!.error!.message).toBe(
+        `interrupted by ${signal}; /mnt/tank/multi/b.img was not written, and nothing of it was left behind`,
+      );
       expect(JSON.parse(run.stderr)).toEqual({
         error: {
           code: errorCode,

@@ -14,7 +14,11 @@ const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 /** `stor call` as the server's administrator; returns the parsed JSON result. */
 async function adminCall(server: ServeProcess, method: string, ...args: unknown[]): Promise<any> {
-  const env = { ...clientEnv(), STOR_URL: server.baseUrl, STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim() };
+  const env = {
+    ...clientEnv(),
+    STOR_URL: server.baseUrl,
+    STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim(),
+  };
   const r = await spawnStor(['call', method, ...args.map((a) => JSON.stringify(a))], { env });
   if (r.code !== 0) throw new Error(`stor call ${method} exited ${r.code}: ${r.stderr}`);
   return JSON.parse(r.stdout);
@@ -40,8 +44,18 @@ describe('stor upload, end to end with the built binary', () => {
 
     const st = await spawnStor(['stat', '/mnt/tank/docs/README.md', '--json'], { env });
     expect(st.code).toBe(0);
-    expect(JSON.parse(st.stdout)).toMatchObject({ path: '/mnt/tank/docs/README.md', type: 'FILE', size, mode: '0644', st_mode: 0o100644, user: 'truenas_admin', uid: 950 });
-    expect(readFileSync(join(env.STOR_HOME!, 'mnt/tank/docs/README.md'))).toEqual(readFileSync(join(process.cwd(), 'README.md')));
+    expect(JSON.parse(st.stdout)).toMatchObject({
+      path: '/mnt/tank/docs/README.md',
+      type: 'FILE',
+      size,
+      mode: '0644',
+      st_mode: 0o100644,
+      user: 'truenas_admin',
+      uid: 950,
+    });
+    expect(readFileSync(join(env.STOR_HOME!, 'mnt/tank/docs/README.md'))).toEqual(
+      readFileSync(join(process.cwd(), 'README.md')),
+    );
 
     const table = await spawnStor(['stat', '/mnt/tank/docs/README.md'], { env });
     expect(table.stdout).toContain('mode\t0644\n');
@@ -51,7 +65,10 @@ describe('stor upload, end to end with the built binary', () => {
   it('uploads 5 MiB byte for byte to `stor serve` after `stor login`, over ws and with --rpc http', async () => {
     const server = await spawnServe(tempDir('stor-serve-state-'));
     const env = clientEnv();
-    const login = await spawnStor(['login', '--url', server.baseUrl, '--api-key-stdin'], { env, stdin: readFileSync(server.adminKeyFile, 'utf8') });
+    const login = await spawnStor(['login', '--url', server.baseUrl, '--api-key-stdin'], {
+      env,
+      stdin: readFileSync(server.adminKeyFile, 'utf8'),
+    });
     expect(login.code).toBe(0);
 
     const { path, bytes } = localFile('random-5m.bin', 5 * 1024 * 1024 + 17);
@@ -60,14 +77,26 @@ describe('stor upload, end to end with the built binary', () => {
     expect(ws.code).toBe(0);
     expect(JSON.parse(ws.stdout)).toEqual({
       files: [
-        { source: path, target: '/mnt/tank/e2e/random-5m.bin', outcome: 'done', bytes: bytes.length, size: bytes.length, mode: '0644', owner: 'truenas_admin', job_id: expect.any(Number), error: null },
+        {
+          source: path,
+          target: '/mnt/tank/e2e/random-5m.bin',
+          outcome: 'done',
+          bytes: bytes.length,
+          size: bytes.length,
+          mode: '0644',
+          owner: 'truenas_admin',
+          job_id: expect.any(Number),
+          error: null,
+        },
       ],
       summary: { files: 1, done: 1, failed: 0, skipped: 0, not_attempted: 0, bytes_sent: bytes.length },
       target: { kind: 'remote', url: server.baseUrl, profile: expect.any(String) },
     });
     expect(sha256(readFileSync(join(server.stateDir, 'mnt/tank/e2e/random-5m.bin')))).toBe(sha256(bytes));
 
-    const http = await spawnStor(['--rpc', 'http', 'upload', path, '/mnt/tank/e2e/over-http.bin', '--mode', '0o600'], { env });
+    const http = await spawnStor(['--rpc', 'http', 'upload', path, '/mnt/tank/e2e/over-http.bin', '--mode', '0o600'], {
+      env,
+    });
     expect(http.code).toBe(0);
     const landed = join(server.stateDir, 'mnt/tank/e2e/over-http.bin');
     expect(sha256(readFileSync(landed))).toBe(sha256(bytes));
@@ -88,7 +117,13 @@ describe('stor upload, end to end with the built binary', () => {
     // The user is made over the wire, as an operator would, with `stor call` as the administrator.
     const groupId = await adminCall(server, 'group.create', { name: 'e2eops', smb: false });
     const group = await adminCall(server, 'group.query', [['id', '=', groupId]], { get: true });
-    await adminCall(server, 'user.create', { username: 'eve', full_name: 'Eve', group: groupId, password_disabled: true, smb: false });
+    await adminCall(server, 'user.create', {
+      username: 'eve',
+      full_name: 'Eve',
+      group: groupId,
+      password_disabled: true,
+      smb: false,
+    });
     await adminCall(server, 'privilege.create', {
       name: 'e2e filesystem',
       local_groups: [group.gid],
@@ -113,10 +148,16 @@ describe('stor upload, end to end with the built binary', () => {
 
     // The declared intent: FILESYSTEM_DATA_WRITE suffices. Same state, same key.
     const roleGate = await spawnServe(state, ['--upload-gate', 'role']);
-    const allowed = await spawnStor(['upload', path, '/mnt/tank/eve/', '--json'], { env: { ...env, STOR_URL: roleGate.baseUrl } });
+    const allowed = await spawnStor(['upload', path, '/mnt/tank/eve/', '--json'], {
+      env: { ...env, STOR_URL: roleGate.baseUrl },
+    });
     expect(allowed.stderr).toBe('');
     expect(allowed.code).toBe(0);
-    expect(JSON.parse(allowed.stdout).files[0]).toMatchObject({ target: '/mnt/tank/eve/eve.bin', size: 4096, owner: 'eve' });
+    expect(JSON.parse(allowed.stdout).files[0]).toMatchObject({
+      target: '/mnt/tank/eve/eve.bin',
+      size: 4096,
+      owner: 'eve',
+    });
     expect(sha256(readFileSync(join(state, 'mnt/tank/eve/eve.bin')))).toBe(sha256(bytes));
     expect(await roleGate.stop()).toBe(0);
     expect(roleGate.stderr()).toContain('upload gate role');

@@ -24,7 +24,14 @@ function setup(files: Record<string, string | Buffer> = { 'report.txt': 'quarter
   const env = { STOR_HOME: home, STOR_CONFIG_DIR: tempDir('stor-config-') };
   const pool = join(home, 'mnt/tank');
   // On a "terminal", colour level 0 keeps the text free of escape codes so lines can be matched.
-  return { home, local, paths, env, pool, stor: (argv: string[], tty = false) => runStor(argv, { env, tty, color: 0 }) };
+  return {
+    home,
+    local,
+    paths,
+    env,
+    pool,
+    stor: (argv: string[], tty = false) => runStor(argv, { env, tty, color: 0 }),
+  };
 }
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
@@ -153,8 +160,28 @@ describe('stor upload on the embedded appliance', () => {
     const out = JSON.parse(r.stdout);
     expect(out).toEqual({
       files: [
-        { source: paths['a.bin'], target: '/mnt/tank/j/a.bin', outcome: 'done', bytes: 1000, size: 1000, mode: '0644', owner: 'truenas_admin', job_id: expect.any(Number), error: null },
-        { source: paths['b.bin'], target: '/mnt/tank/j/b.bin', outcome: 'done', bytes: 10, size: 10, mode: '0644', owner: 'truenas_admin', job_id: expect.any(Number), error: null },
+        {
+          source: paths['a.bin'],
+          target: '/mnt/tank/j/a.bin',
+          outcome: 'done',
+          bytes: 1000,
+          size: 1000,
+          mode: '0644',
+          owner: 'truenas_admin',
+          job_id: expect.any(Number),
+          error: null,
+        },
+        {
+          source: paths['b.bin'],
+          target: '/mnt/tank/j/b.bin',
+          outcome: 'done',
+          bytes: 10,
+          size: 10,
+          mode: '0644',
+          owner: 'truenas_admin',
+          job_id: expect.any(Number),
+          error: null,
+        },
       ],
       summary: { files: 2, done: 2, failed: 0, skipped: 0, not_attempted: 0, bytes_sent: 1010 },
       // The appliance the files went to (docs/COMMANDS.md "Output", --json), beside each file's own target path.
@@ -199,11 +226,18 @@ describe('stor upload on the embedded appliance', () => {
     expect(remote.stderr).toContain('100%  3.0 MiB/3.0 MiB');
     expect(sha256(readFileSync(join(server.stateDir, 'mnt/tank/remote/blob.bin')))).toBe(sha256(bytes));
 
-    const overHttp = await runStor(['--rpc', 'http', 'upload', paths['blob.bin']!, '/mnt/tank/remote/http.bin', '--json'], {
-      env: { ...env, STOR_URL: server.url, STOR_API_KEY: server.adminKey },
-    });
+    const overHttp = await runStor(
+      ['--rpc', 'http', 'upload', paths['blob.bin']!, '/mnt/tank/remote/http.bin', '--json'],
+      {
+        env: { ...env, STOR_URL: server.url, STOR_API_KEY: server.adminKey },
+      },
+    );
     expect(overHttp.code).toBe(0);
-    expect(JSON.parse(overHttp.stdout).files[0]).toMatchObject({ target: '/mnt/tank/remote/http.bin', size: bytes.length, owner: 'truenas_admin' });
+    expect(JSON.parse(overHttp.stdout).files[0]).toMatchObject({
+      target: '/mnt/tank/remote/http.bin',
+      size: bytes.length,
+      owner: 'truenas_admin',
+    });
     expect(sha256(readFileSync(join(server.stateDir, 'mnt/tank/remote/http.bin')))).toBe(sha256(bytes));
   });
 
@@ -211,7 +245,13 @@ describe('stor upload on the embedded appliance', () => {
     const { home, paths, pool } = setup();
     const t = await openTestAppliance(undefined, home);
     const { key } = await createUserWithKey(t, 'bob', {
-      privilegeRoles: ['FILESYSTEM_FULL_CONTROL', 'DATASET_WRITE', 'FILESYSTEM_DATA_WRITE', 'FILESYSTEM_DATA_READ', 'FILESYSTEM_ATTRS_WRITE'],
+      privilegeRoles: [
+        'FILESYSTEM_FULL_CONTROL',
+        'DATASET_WRITE',
+        'FILESYSTEM_DATA_WRITE',
+        'FILESYSTEM_DATA_READ',
+        'FILESYSTEM_ATTRS_WRITE',
+      ],
     });
     t.appliance.close();
     const env = { STOR_HOME: home, STOR_CONFIG_DIR: tempDir('stor-config-'), STOR_API_KEY: key };
@@ -231,7 +271,7 @@ describe('stor upload on the embedded appliance', () => {
   });
 });
 
-describe('stor upload of several files: every file\'s outcome', () => {
+describe("stor upload of several files: every file's outcome", () => {
   // The middle target is an existing directory: 25.10.1 fails that file's job with
   // "[EFAULT] [Errno 21] Is a directory" (MW/plugins/filesystem.py:556-566, MW/job.py:467-478).
   const isADirectory = "[EFAULT] [Errno 21] Is a directory: '/mnt/tank/t/b.txt'";
@@ -244,7 +284,17 @@ describe('stor upload of several files: every file\'s outcome', () => {
     expect(r.stderr).toBe('');
     expect(JSON.parse(r.stdout)).toEqual({
       files: [
-        { source: paths['a.txt'], target: '/mnt/tank/t/a.txt', outcome: 'done', bytes: 3, size: 3, mode: '0644', owner: 'truenas_admin', job_id: expect.any(Number), error: null },
+        {
+          source: paths['a.txt'],
+          target: '/mnt/tank/t/a.txt',
+          outcome: 'done',
+          bytes: 3,
+          size: 3,
+          mode: '0644',
+          owner: 'truenas_admin',
+          job_id: expect.any(Number),
+          error: null,
+        },
         {
           source: paths['b.txt'],
           target: '/mnt/tank/t/b.txt',
@@ -256,7 +306,17 @@ describe('stor upload of several files: every file\'s outcome', () => {
           job_id: null,
           error: { code: 'EFAULT', kind: 'failed', message: isADirectory },
         },
-        { source: paths['c.txt'], target: '/mnt/tank/t/c.txt', outcome: 'done', bytes: 2, size: 2, mode: '0644', owner: 'truenas_admin', job_id: expect.any(Number), error: null },
+        {
+          source: paths['c.txt'],
+          target: '/mnt/tank/t/c.txt',
+          outcome: 'done',
+          bytes: 2,
+          size: 2,
+          mode: '0644',
+          owner: 'truenas_admin',
+          job_id: expect.any(Number),
+          error: null,
+        },
       ],
       summary: { files: 3, done: 2, failed: 1, skipped: 0, not_attempted: 0, bytes_sent: 5 },
       target: { kind: 'embedded', stateDir: home },
@@ -287,7 +347,7 @@ describe('stor upload of several files: every file\'s outcome', () => {
     expect(lines[2]).toMatch(/b\.txt\s+failed\s+4 B\s+-\s+-\s+\[EFAULT\] \[Errno/);
   });
 
-  it('when the target becomes unusable (unreachable), the rest are not attempted and the exit code is that kind\'s (3)', async () => {
+  it("when the target becomes unusable (unreachable), the rest are not attempted and the exit code is that kind's (3)", async () => {
     let uploads = 0;
     const nas = await startStandinAppliance({ 'auth.login_with_api_key': { result: true } }, (req, res) => {
       if (req.headers['content-length'] !== '0') uploads++;
@@ -295,12 +355,21 @@ describe('stor upload of several files: every file\'s outcome', () => {
       req.on('end', () => res.writeHead(429, { 'content-type': 'text/plain' }).end('slow down'));
     });
     const { paths, env } = setup({ 'a.txt': 'aaa', 'b.txt': 'bbbb', 'c.txt': 'cc' });
-    const r = await runStor(['--url', nas.baseUrl, '--json', 'upload', paths['a.txt']!, paths['b.txt']!, paths['c.txt']!, '/mnt/tank/t/'], {
-      env: { ...env, STOR_API_KEY: `1-${'A'.repeat(64)}` },
-    });
+    const r = await runStor(
+      ['--url', nas.baseUrl, '--json', 'upload', paths['a.txt']!, paths['b.txt']!, paths['c.txt']!, '/mnt/tank/t/'],
+      {
+        env: { ...env, STOR_API_KEY: `1-${'A'.repeat(64)}` },
+      },
+    );
     expect(r.code, r.stderr).toBe(3);
     const report = JSON.parse(r.stdout);
-    expect(report.files.map((f: { outcome: string; error: { code: string; kind: string } | null }) => [f.outcome, f.error?.code ?? null, f.error?.kind ?? null])).toEqual([
+    expect(
+      report.files.map((f: { outcome: string; error: { code: string; kind: string } | null }) => [
+        f.outcome,
+        f.error?.code ?? null,
+        f.error?.kind ?? null,
+      ]),
+    ).toEqual([
       ['failed', 'RATE_LIMITED', 'unreachable'],
       ['not_attempted', null, null],
       ['not_attempted', null, null],
@@ -310,15 +379,18 @@ describe('stor upload of several files: every file\'s outcome', () => {
   });
 
   // root reads any file, so this can only be shown as another user.
-  it.skipIf(process.getuid?.() === 0)('an unreadable local file among good ones is a usage error before anything is sent', async () => {
-    const { paths, pool, stor } = setup({ 'a.txt': 'aaa', 'locked.txt': 'secret' });
-    chmodSync(paths['locked.txt']!, 0o000);
-    const r = await stor(['upload', paths['a.txt']!, paths['locked.txt']!, '/mnt/tank/t/', '--json']);
-    expect(r.code).toBe(2);
-    expect(r.stdout).toBe('');
-    expect(JSON.parse(r.stderr)).toMatchObject({ error: { code: 'LOCAL_FILE_UNREADABLE', kind: 'usage' } });
-    expect(readdirSync(pool)).toEqual([]);
-  });
+  it.skipIf(process.getuid?.() === 0)(
+    'an unreadable local file among good ones is a usage error before anything is sent',
+    async () => {
+      const { paths, pool, stor } = setup({ 'a.txt': 'aaa', 'locked.txt': 'secret' });
+      chmodSync(paths['locked.txt']!, 0o000);
+      const r = await stor(['upload', paths['a.txt']!, paths['locked.txt']!, '/mnt/tank/t/', '--json']);
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(JSON.parse(r.stderr)).toMatchObject({ error: { code: 'LOCAL_FILE_UNREADABLE', kind: 'usage' } });
+      expect(readdirSync(pool)).toEqual([]);
+    },
+  );
 
   it('a missing local file among good ones is a usage error before anything is sent', async () => {
     const { paths, pool, local, stor } = setup({ 'a.txt': 'aaa' });
@@ -372,7 +444,15 @@ describe('stor ls and stor stat', () => {
     expect(tty.stdout).toMatch(/^size:\s+17 B$/m);
 
     const dir = await stor(['stat', '/mnt/tank', '--json']);
-    expect(JSON.parse(dir.stdout)).toMatchObject({ type: 'DIRECTORY', uid: 0, gid: 0, user: 'root', group: 'root', is_mountpoint: true, mode: expect.stringMatching(/^0[0-7]{3}$/) });
+    expect(JSON.parse(dir.stdout)).toMatchObject({
+      type: 'DIRECTORY',
+      uid: 0,
+      gid: 0,
+      user: 'root',
+      group: 'root',
+      is_mountpoint: true,
+      mode: expect.stringMatching(/^0[0-7]{3}$/),
+    });
   });
 
   it('ls lists a directory: table, TSV, JSON; and says when it is empty', async () => {
@@ -383,19 +463,54 @@ describe('stor ls and stor stat', () => {
     expect(json.code).toBe(0);
     const entries = JSON.parse(json.stdout);
     expect(entries.slice(0, 2)).toEqual([
-      { name: 'a.txt', path: '/mnt/tank/l/a.txt', type: 'FILE', size: 3, mode: '0640', st_mode: 0o100640, uid: 950, gid: 950, user: 'truenas_admin', group: 'truenas_admin' },
-      { name: 'b.txt', path: '/mnt/tank/l/b.txt', type: 'FILE', size: 5, mode: '0640', st_mode: 0o100640, uid: 950, gid: 950, user: 'truenas_admin', group: 'truenas_admin' },
+      {
+        name: 'a.txt',
+        path: '/mnt/tank/l/a.txt',
+        type: 'FILE',
+        size: 3,
+        mode: '0640',
+        st_mode: 0o100640,
+        uid: 950,
+        gid: 950,
+        user: 'truenas_admin',
+        group: 'truenas_admin',
+      },
+      {
+        name: 'b.txt',
+        path: '/mnt/tank/l/b.txt',
+        type: 'FILE',
+        size: 5,
+        mode: '0640',
+        st_mode: 0o100640,
+        uid: 950,
+        gid: 950,
+        user: 'truenas_admin',
+        group: 'truenas_admin',
+      },
     ]);
     // Group 0 named as stat names it, not null because group.query does not list it.
-    expect(entries[2]).toMatchObject({ name: 'sub', type: 'DIRECTORY', uid: 0, gid: 0, user: 'root', group: 'root', mode: expect.stringMatching(/^0[0-7]{3}$/) });
+    expect(entries[2]).toMatchObject({
+      name: 'sub',
+      type: 'DIRECTORY',
+      uid: 0,
+      gid: 0,
+      user: 'root',
+      group: 'root',
+      mode: expect.stringMatching(/^0[0-7]{3}$/),
+    });
     const statted = JSON.parse((await stor(['stat', '/mnt/tank/l/sub', '--json'])).stdout);
     const same = ['path', 'type', 'mode', 'st_mode', 'uid', 'gid', 'user', 'group'];
-    expect(Object.fromEntries(same.map((k) => [k, entries[2][k]]))).toEqual(Object.fromEntries(same.map((k) => [k, statted[k]])));
+    expect(Object.fromEntries(same.map((k) => [k, entries[2][k]]))).toEqual(
+      Object.fromEntries(same.map((k) => [k, statted[k]])),
+    );
 
     const piped = await stor(['ls', '/mnt/tank/l']);
     const rows = piped.stdout.trimEnd().split('\n');
     // Piped, owners by name as piped stat prints them; the mode as upload and chmod print it.
-    expect(rows.slice(0, 2)).toEqual(['0640\ttruenas_admin\ttruenas_admin\t3\ta.txt', '0640\ttruenas_admin\ttruenas_admin\t5\tb.txt']);
+    expect(rows.slice(0, 2)).toEqual([
+      '0640\ttruenas_admin\ttruenas_admin\t3\ta.txt',
+      '0640\ttruenas_admin\ttruenas_admin\t5\tb.txt',
+    ]);
     expect(rows[2]).toMatch(/^0[0-7]{3}\troot\troot\t\d+\tsub\/$/);
 
     const tty = await stor(['ls', '/mnt/tank/l'], true);

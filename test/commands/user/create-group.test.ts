@@ -7,7 +7,8 @@ function embedded() {
   return (args: string[]) => runStor(['--profile', 'embedded', ...args], { env: { STOR_HOME: home } });
 }
 
-const groupNames = async (run: ReturnType<typeof embedded>) => (JSON.parse((await run(['group', 'list', '--json'])).stdout) as { name: string }[]).map((g) => g.name);
+const groupNames = async (run: ReturnType<typeof embedded>) =>
+  (JSON.parse((await run(['group', 'list', '--json'])).stdout) as { name: string }[]).map((g) => g.name);
 
 describe('user create --group names a group that does not exist', () => {
   it('is refused, naming the group and how to make it; no user and no group is created', async () => {
@@ -25,7 +26,16 @@ describe('user create --group names a group that does not exist', () => {
 
   it('--create-group creates it; a group named like the user is created as before, without the flag', async () => {
     const run = embedded();
-    const made = await run(['user', 'create', 'bob', '--group', 'crew', '--create-group', '--password-disabled', '--json']);
+    const made = await run([
+      'user',
+      'create',
+      'bob',
+      '--group',
+      'crew',
+      '--create-group',
+      '--password-disabled',
+      '--json',
+    ]);
     expect(made.code, made.stderr).toBe(0);
     expect(JSON.parse(made.stdout)).toMatchObject({ username: 'bob', group: 'crew', group_created: true });
     const own = await run(['user', 'create', 'carol', '--group', 'carol', '--password-disabled', '--json']);

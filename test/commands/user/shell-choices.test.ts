@@ -8,13 +8,18 @@ import { runStor } from '../../helpers/run-stor.js';
  * (:1112-1144) asked with the user's groups, as the validation asks it.
  */
 describe('user create and update with a --shell the appliance does not offer', () => {
-  it('keep the appliance\'s error and hint the valid shells', async () => {
+  it("keep the appliance's error and hint the valid shells", async () => {
     const env = clientEnv();
-    const created = await runStor(['user', 'create', 'shelly', '--password-disabled', '--shell', '/bin/nope', '--json'], { env });
+    const created = await runStor(
+      ['user', 'create', 'shelly', '--password-disabled', '--shell', '/bin/nope', '--json'],
+      { env },
+    );
     expect(created.code).toBe(1);
     const error = JSON.parse(created.stderr).error;
     expect(error.details).toEqual(['* user_create.shell: Please select a valid shell.']);
-    expect(error.hint).toBe('valid shells: /usr/sbin/nologin, /usr/bin/bash, /usr/bin/rbash, /usr/bin/dash, /usr/bin/sh, /usr/bin/zsh, /usr/bin/tmux');
+    expect(error.hint).toBe(
+      'valid shells: /usr/sbin/nologin, /usr/bin/bash, /usr/bin/rbash, /usr/bin/dash, /usr/bin/sh, /usr/bin/zsh, /usr/bin/tmux',
+    );
     expect((await runStor(['user', 'show', 'shelly'], { env })).code).toBe(1);
 
     expect((await runStor(['user', 'create', 'shelly', '--password-disabled'], { env })).code).toBe(0);

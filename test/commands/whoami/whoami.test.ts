@@ -41,7 +41,10 @@ describe('stor whoami', () => {
   it('explains a login broken by a privilege and exits 4', async () => {
     const home = tempDir();
     const t = await openTestAppliance({ roleExpansion: 'as-reported' }, home);
-    const { key } = await createUserWithKey(t, 'alice', { group: 'ops', privilegeRoles: ['FILESYSTEM_FULL_CONTROL', 'FILESYSTEM_DATA_WRITE'] });
+    const { key } = await createUserWithKey(t, 'alice', {
+      group: 'ops',
+      privilegeRoles: ['FILESYSTEM_FULL_CONTROL', 'FILESYSTEM_DATA_WRITE'],
+    });
     t.appliance.close();
     const { code, stdout, stderr } = await runStor(['whoami'], { env: { STOR_HOME: home, STOR_API_KEY: key } });
     expect(code).toBe(4);

@@ -14,7 +14,11 @@ function setup() {
   writeFileSync(join(pool, 't/f.txt'), 'x'.repeat(2048));
   writeFileSync(join(pool, 't/sub/g.txt'), 'gamma\n');
   const env = { STOR_HOME: home, STOR_CONFIG_DIR: tempDir('stor-config-') };
-  return { pool, local: tempDir('stor-local-'), stor: (argv: string[], o: { tty?: boolean } = {}) => runStor(argv, { env, ...o }) };
+  return {
+    pool,
+    local: tempDir('stor-local-'),
+    stor: (argv: string[], o: { tty?: boolean } = {}) => runStor(argv, { env, ...o }),
+  };
 }
 
 const errorOf = (stderr: string) => JSON.parse(stderr).error as { code: string; message: string };
@@ -24,7 +28,10 @@ describe('stor download -r: local conflicts are checked before any transfer', ()
     const { local, stor } = setup();
     writeFileSync(join(local, 'sub'), 'mine');
     const r = await stor(['download', '-r', '/mnt/tank/t', local, '--json']);
-    expect(errorOf(r.stderr)).toMatchObject({ code: 'LOCAL_FILE_EXISTS', message: `${join(local, 'sub')} exists and is not a directory; a remote directory goes there` });
+    expect(errorOf(r.stderr)).toMatchObject({
+      code: 'LOCAL_FILE_EXISTS',
+      message: `${join(local, 'sub')} exists and is not a directory; a remote directory goes there`,
+    });
     expect(r.code).toBe(2);
     expect(readdirSync(local)).toEqual(['sub']);
     expect(readFileSync(join(local, 'sub'), 'utf8')).toBe('mine');
@@ -35,7 +42,10 @@ describe('stor download -r: local conflicts are checked before any transfer', ()
     mkdirSync(join(local, 'f.txt'));
     for (const force of [[], ['--force']]) {
       const r = await stor(['download', '-r', '/mnt/tank/t', local, '--json', ...force]);
-      expect(errorOf(r.stderr)).toMatchObject({ code: 'LOCAL_FILE_EXISTS', message: `${join(local, 'f.txt')} is a directory; the remote file /mnt/tank/t/f.txt goes there` });
+      expect(errorOf(r.stderr)).toMatchObject({
+        code: 'LOCAL_FILE_EXISTS',
+        message: `${join(local, 'f.txt')} is a directory; the remote file /mnt/tank/t/f.txt goes there`,
+      });
       expect(r.code).toBe(2);
       expect(readdirSync(local)).toEqual(['f.txt']);
     }
@@ -46,7 +56,10 @@ describe('stor download -r: local conflicts are checked before any transfer', ()
     mkdirSync(join(local, 'sub'));
     writeFileSync(join(local, 'sub/g.txt'), 'old\n');
     const refused = await stor(['download', '-r', '/mnt/tank/t', local, '--json']);
-    expect(errorOf(refused.stderr)).toMatchObject({ code: 'LOCAL_FILE_EXISTS', message: `${join(local, 'sub/g.txt')} exists` });
+    expect(errorOf(refused.stderr)).toMatchObject({
+      code: 'LOCAL_FILE_EXISTS',
+      message: `${join(local, 'sub/g.txt')} exists`,
+    });
     expect(refused.code).toBe(2);
     expect(readdirSync(local)).toEqual(['sub']);
     expect(readFileSync(join(local, 'sub/g.txt'), 'utf8')).toBe('old\n');
@@ -81,7 +94,10 @@ describe('stor upload: two sources for one target', () => {
     const b = join(local, 'b/x.txt');
     for (const r of [[], ['-r']]) {
       const res = await stor(['upload', ...r, a, b, '/mnt/tank/d/', '--json']);
-      expect(errorOf(res.stderr)).toMatchObject({ code: 'DUPLICATE_TARGET', message: `${a} and ${b} would both go to /mnt/tank/d/x.txt` });
+      expect(errorOf(res.stderr)).toMatchObject({
+        code: 'DUPLICATE_TARGET',
+        message: `${a} and ${b} would both go to /mnt/tank/d/x.txt`,
+      });
       expect(res.code).toBe(2);
       expect(readdirSync(pool)).toEqual(['t']);
     }
@@ -94,7 +110,10 @@ describe('stor upload: two sources for one target', () => {
     mkdirSync(join(local, 'other'));
     writeFileSync(join(local, 'other/tree'), 'a file named tree');
     const res = await stor(['upload', '-r', join(local, 'tree'), join(local, 'other/tree'), '/mnt/tank/d/', '--json']);
-    expect(errorOf(res.stderr)).toMatchObject({ code: 'DUPLICATE_TARGET', message: `a directory of the tree and ${join(local, 'other/tree')} would both go to /mnt/tank/d/tree` });
+    expect(errorOf(res.stderr)).toMatchObject({
+      code: 'DUPLICATE_TARGET',
+      message: `a directory of the tree and ${join(local, 'other/tree')} would both go to /mnt/tank/d/tree`,
+    });
     expect(res.code).toBe(2);
     expect(readdirSync(pool)).toEqual(['t']);
   });

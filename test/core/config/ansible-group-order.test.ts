@@ -15,11 +15,26 @@ const urlOf = (children: Record<string, unknown>) =>
 
 describe('an Ansible inventory: groups of one depth combine in Python name order, whatever the locale', () => {
   it('`Prod` before `lab` (upper case first): the variable of `lab` wins, as in Ansible', () => {
-    expect(urlOf({ Prod: { vars: { stor_url: 'wss://prod' }, hosts: { nas1: {} } }, lab: { vars: { stor_url: 'wss://lab' }, hosts: { nas1: {} } } })).toBe('wss://lab');
+    expect(
+      urlOf({
+        Prod: { vars: { stor_url: 'wss://prod' }, hosts: { nas1: {} } },
+        lab: { vars: { stor_url: 'wss://lab' }, hosts: { nas1: {} } },
+      }),
+    ).toBe('wss://lab');
   });
 
   it('`aa` before `z`, and `Z` before `_x` (code points), as Python sorts them', () => {
-    expect(urlOf({ z: { vars: { stor_url: 'wss://z' }, hosts: { nas1: {} } }, aa: { vars: { stor_url: 'wss://aa' }, hosts: { nas1: {} } } })).toBe('wss://z');
-    expect(urlOf({ _x: { vars: { stor_url: 'wss://_x' }, hosts: { nas1: {} } }, Z: { vars: { stor_url: 'wss://Z' }, hosts: { nas1: {} } } })).toBe('wss://_x');
+    expect(
+      urlOf({
+        z: { vars: { stor_url: 'wss://z' }, hosts: { nas1: {} } },
+        aa: { vars: { stor_url: 'wss://aa' }, hosts: { nas1: {} } },
+      }),
+    ).toBe('wss://z');
+    expect(
+      urlOf({
+        _x: { vars: { stor_url: 'wss://_x' }, hosts: { nas1: {} } },
+        Z: { vars: { stor_url: 'wss://Z' }, hosts: { nas1: {} } },
+      }),
+    ).toBe('wss://_x');
   });
 });

@@ -4,7 +4,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { groupsFromIni, groupsFromYaml, inventoryHosts, shellWords } from '../../../src/core/config/ansible-inventory.js';
+import {
+  groupsFromIni,
+  groupsFromYaml,
+  inventoryHosts,
+  shellWords,
+} from '../../../src/core/config/ansible-inventory.js';
 
 const fromYaml = (text: string) => inventoryHosts(groupsFromYaml(parseYaml(text)));
 const fromIni = (text: string) => inventoryHosts(groupsFromIni(text));
@@ -69,7 +74,10 @@ stor_rpc=ws
 `;
 
 describe('Ansible inventory', () => {
-  for (const [format, read] of [['YAML', () => fromYaml(YAML)], ['INI', () => fromIni(INI)]] as const) {
+  for (const [format, read] of [
+    ['YAML', () => fromYaml(YAML)],
+    ['INI', () => fromIni(INI)],
+  ] as const) {
     it(`${format}: hosts with their groups (ancestors included) and variables merged from all down to the host`, () => {
       const hosts = read();
       const byName = Object.fromEntries(hosts.map((h) => [h.name, h]));
@@ -78,10 +86,17 @@ describe('Ansible inventory', () => {
       expect(byName.nas2!.groups).toEqual(['site_a', 'site_b', 'storage']);
       expect(byName.web1!.groups).toEqual([]);
       // site_a (deeper) over storage over all; the host's own over every group.
-      expect(byName.nas1!.vars).toMatchObject({ stor_url: 'wss://nas1.example.com', stor_key_file: 'keys/site_a.key', stor_rpc: 'http' });
+      expect(byName.nas1!.vars).toMatchObject({
+        stor_url: 'wss://nas1.example.com',
+        stor_key_file: 'keys/site_a.key',
+        stor_rpc: 'http',
+      });
       expect(byName.nas2!.vars).toMatchObject({ stor_url: 'wss://nas2.example.com', stor_key_file: 'keys/nas2.key' });
       // nas3 is in site_b only, which sets no key: storage's.
-      expect(byName.nas3!.vars).toMatchObject({ stor_url: 'wss://nas3.example.com', stor_key_file: 'keys/default.key' });
+      expect(byName.nas3!.vars).toMatchObject({
+        stor_url: 'wss://nas3.example.com',
+        stor_key_file: 'keys/default.key',
+      });
       expect(byName.web1!.vars).toMatchObject({ stor_url: 'wss://10.0.0.9', stor_rpc: 'ws' });
     });
   }
@@ -92,7 +107,9 @@ describe('Ansible inventory', () => {
   });
 
   it('a group in two places of a YAML inventory is one group; a host without a group is in ungrouped', () => {
-    const hosts = fromYaml('all:\n  hosts:\n    lone:\n  children:\n    a:\n      hosts:\n        h1:\nb:\n  children:\n    a:\n      vars:\n        x: 1\n');
+    const hosts = fromYaml(
+      'all:\n  hosts:\n    lone:\n  children:\n    a:\n      hosts:\n        h1:\nb:\n  children:\n    a:\n      vars:\n        x: 1\n',
+    );
     expect(hosts.map((h) => [h.name, h.groups, h.vars.x])).toEqual([
       ['lone', [], undefined],
       ['h1', ['a', 'b'], 1],
@@ -101,8 +118,12 @@ describe('Ansible inventory', () => {
 
   it('refuses what it would read wrong: host ranges, Jinja beyond a variable, an undefined variable, a group cycle, a bad section', () => {
     expect(() => fromIni('[g]\nnas[01:20]\n')).toThrow('host ranges are not expanded');
-    expect(() => fromIni('[g]\nh stor_url="wss://{{ ansible_host | default(1) }}"\n')).toThrow('only {{ variable }} is understood');
-    expect(() => fromIni('[g]\nh stor_url="wss://{{ ansible_host }}"\n')).toThrow('refers to ansible_host, which the host does not define');
+    expect(() => fromIni('[g]\nh stor_url="wss://{{ ansible_host | default(1) }}"\n')).toThrow(
+      'only {{ variable }} is understood',
+    );
+    expect(() => fromIni('[g]\nh stor_url="wss://{{ ansible_host }}"\n')).toThrow(
+      'refers to ansible_host, which the host does not define',
+    );
     expect(() => fromIni('[a:children]\nb\n[b:children]\na\n[b]\nh\n')).toThrow('its own descendant');
     expect(() => fromIni('[g:hosts]\nh\n')).toThrow('is not [group], [group:vars] or [group:children]');
     expect(() => fromIni('[g]\nh novalue\n')).toThrow('line 2: host h: word 2 is not key=value');

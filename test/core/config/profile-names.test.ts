@@ -20,7 +20,11 @@ async function oneProfile(): Promise<{ env: Record<string, string>; config: stri
 }
 
 /** `--targets` names profiles to fan out to: one that is not saved is a usage error (BAD_TARGETS, exit 2); elsewhere NOT_FOUND, exit 1. */
-function unknownProfile(r: { code: number; stderr: string }, name: string, as: typeof E.NOT_FOUND | typeof E.BAD_TARGETS = E.NOT_FOUND): void {
+function unknownProfile(
+  r: { code: number; stderr: string },
+  name: string,
+  as: typeof E.NOT_FOUND | typeof E.BAD_TARGETS = E.NOT_FOUND,
+): void {
   expect(r.code, r.stderr).toBe(as === E.NOT_FOUND ? 1 : 2);
   const error = JSON.parse(r.stderr).error;
   expect(error.code).toBe(as.code);
@@ -43,7 +47,11 @@ describe('profile names that every JavaScript object answers to are names like a
     const { env } = await oneProfile();
     for (const name of INHERITED) {
       unknownProfile(await runStor(['--profile', name, 'whoami', '--json'], { env }), name);
-      unknownProfile(await runStor(['--targets', `nas[1-1],${name}`, 'whoami', '--json'], { env }), name, E.BAD_TARGETS);
+      unknownProfile(
+        await runStor(['--targets', `nas[1-1],${name}`, 'whoami', '--json'], { env }),
+        name,
+        E.BAD_TARGETS,
+      );
     }
   });
 });

@@ -49,7 +49,8 @@ describe('secret files loosened by hand are owner-only again after the next comm
       const r = await runStor(command, { env });
       expect(r.code, r.stderr).toBe(0);
       // Every command reads the profiles; whoami on the embedded target opens the state too.
-      for (const file of command[0] === 'whoami' ? secrets : secrets.slice(2)) expect(modeOf(file), `${file} after ${command.join(' ')}`).toBe(0o600);
+      for (const file of command[0] === 'whoami' ? secrets : secrets.slice(2))
+        expect(modeOf(file), `${file} after ${command.join(' ')}`).toBe(0o600);
     }
   });
 });

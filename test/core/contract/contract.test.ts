@@ -23,10 +23,12 @@ describe('contractViolations: an answer against its 25.10.1 result schema', () =
     const { web_shell: _, ...noWebShell } = entry;
     expect(contractViolations(schema, noWebShell)).toEqual([expect.stringMatching(/^web_shell: /)]);
     expect(contractViolations(schema, { ...entry, id: '4' })).toEqual([expect.stringMatching(/^id: /)]);
-    expect(contractViolations(schema, { ...entry, comments: 'x' })).toEqual(['comments: not a field of the 25.10.1 result']);
-    expect(contractViolations(schema, { ...entry, local_groups: [{ gid: 1, sid: null, group: null, extra: 1 }] })).toEqual([
-      'local_groups.0.extra: not a field of the 25.10.1 result',
+    expect(contractViolations(schema, { ...entry, comments: 'x' })).toEqual([
+      'comments: not a field of the 25.10.1 result',
     ]);
+    expect(
+      contractViolations(schema, { ...entry, local_groups: [{ gid: 1, sid: null, group: null, extra: 1 }] }),
+    ).toEqual(['local_groups.0.extra: not a field of the 25.10.1 result']);
   });
 
   it('takes query answers as 25.10.1 does: a list, one item or a count, items with any subset of fields (MW/api/base/model.py:307-324)', () => {
@@ -56,7 +58,9 @@ describe('one contract for the emulator and the client', () => {
     for (const release of RELEASE_NAMES) {
       for (const keyLogin of ['plain', 'scram'] as const) {
         for (const [name, entry] of contractFor(release, keyLogin)) {
-          const own = [...(RELEASE_METHODS.get(name) ?? []), METHODS.get(name)].some((h) => h !== undefined && Object.prototype.isPrototypeOf.call(entry, h));
+          const own = [...(RELEASE_METHODS.get(name) ?? []), METHODS.get(name)].some(
+            (h) => h !== undefined && Object.prototype.isPrototypeOf.call(entry, h),
+          );
           expect(own || METHODS.has(name), `${release} ${keyLogin} ${name}`).toBe(true);
         }
       }

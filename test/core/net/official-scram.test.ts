@@ -43,20 +43,30 @@ print(json.dumps({'verified': bool(sc.verify_server_final_message(server_resp_di
 
 function officialClient(): { dir: string } | { reason: string } {
   const dir = process.env.STOR_TEST_API_CLIENT_26;
-  if (!dir) return { reason: 'STOR_TEST_API_CLIENT_26 is not set (a directory with truenas_api_client/ of truenas/api_client at stable/26)' };
-  if (!existsSync(join(dir, 'truenas_api_client', 'scram_impl.py'))) return { reason: `${dir}/truenas_api_client/scram_impl.py does not exist (a release before 26)` };
+  if (!dir)
+    return {
+      reason:
+        'STOR_TEST_API_CLIENT_26 is not set (a directory with truenas_api_client/ of truenas/api_client at stable/26)',
+    };
+  if (!existsSync(join(dir, 'truenas_api_client', 'scram_impl.py')))
+    return { reason: `${dir}/truenas_api_client/scram_impl.py does not exist (a release before 26)` };
   const r = spawnSync('python3', ['--version']);
   if (r.error) return { reason: `python3 cannot be run: ${r.error.message}` };
   return { dir };
 }
 
-describe('the official client\'s SCRAM against stor serve --key-login scram', () => {
+describe("the official client's SCRAM against stor serve --key-login scram", () => {
   const client = officialClient();
   it('TNScramClient logs in channel-bound over wss:// and verifies the server signature (auth_api_key.py:360-420)', async (ctx) => {
     if ('reason' in client) return ctx.skip(client.reason);
     const t = await openTestAppliance({ ...EMULATIONS['truenas-25.10.1'], keyLogin: 'scram' });
     const pem = selfSignedCert(tempDir());
-    const running = await startServer({ appliance: t.appliance, host: '127.0.0.1', port: 0, tls: { cert: readFileSync(pem.cert), key: readFileSync(pem.key) } });
+    const running = await startServer({
+      appliance: t.appliance,
+      host: '127.0.0.1',
+      port: 0,
+      tls: { cert: readFileSync(pem.cert), key: readFileSync(pem.key) },
+    });
     onTestFinished(() => running.close(100));
     const { key } = await createUserWithKey(t, 'ivy', { privilegeRoles: ['READONLY_ADMIN'] });
     const ws = await connectWs(running.rpcUrl, { rejectUnauthorized: false });

@@ -15,7 +15,15 @@ import { connectWs, startTestServer, type RpcReply, type WsClient } from '../../
 import { createUserWithKey, openTestAppliance } from '../../helpers/appliance.js';
 import { selfSignedCert } from '../../helpers/self-signed.js';
 import { startServer } from '../../../src/core/server/server.js';
-import { buildClientFinal, buildClientFirst, keysFromSaltedPassword, newNonce, parseServerFirst, saltedPassword, tlsServerEndPoint } from '../../../src/core/net/scram.js';
+import {
+  buildClientFinal,
+  buildClientFirst,
+  keysFromSaltedPassword,
+  newNonce,
+  parseServerFirst,
+  saltedPassword,
+  tlsServerEndPoint,
+} from '../../../src/core/net/scram.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 describe('SCRAM: the key never travels once SCRAM was offered', () => {
@@ -46,8 +54,10 @@ async function hostileScram(server: {
     'auth.login_ex': (params) => {
       const data = params[0] as { mechanism: string; scram_type?: string; rfc_str?: string };
       sent.push(JSON.stringify(data));
-      if (data.mechanism !== 'SCRAM') return { result: { response_type: 'SUCCESS', user_info: null, authenticator: 'LEVEL_1' } };
-      if (data.scram_type === 'CLIENT_FIRST_MESSAGE') return { result: server.first(/,r=([^,]+)$/.exec(data.rfc_str!)![1]!) };
+      if (data.mechanism !== 'SCRAM')
+        return { result: { response_type: 'SUCCESS', user_info: null, authenticator: 'LEVEL_1' } };
+      if (data.scram_type === 'CLIENT_FIRST_MESSAGE')
+        return { result: server.first(/,r=([^,]+)$/.exec(data.rfc_str!)![1]!) };
       return { result: server.final!(data.rfc_str!) };
     },
     'auth.login_with_api_key': (params) => {
@@ -61,15 +71,23 @@ async function hostileScram(server: {
 }
 
 const KEY = `7-${'S'.repeat(64)}`;
-const serverNonce = (clientNonce: string) => Buffer.concat([Buffer.from(clientNonce, 'base64'), randomBytes(32)]).toString('base64');
+const serverNonce = (clientNonce: string) =>
+  Buffer.concat([Buffer.from(clientNonce, 'base64'), randomBytes(32)]).toString('base64');
 const salt = randomBytes(16).toString('base64');
 
 describe('SCRAM client against a hostile appliance (no downgrade, bounded work)', () => {
   it('10^9 iterations demanded: refused before any hashing, exit 4, and the key is never sent', async () => {
     const { nas, sent } = await hostileScram({
-      first: (n) => ({ response_type: 'SCRAM_RESPONSE', scram_type: 'SERVER_FIRST_RESPONSE', rfc_str: `r=${serverNonce(n)},s=${salt},i=1000000000`, user_info: null }),
+      first: (n) => ({
+        response_type: 'SCRAM_RESPONSE',
+        scram_type: 'SERVER_FIRST_RESPONSE',
+        rfc_str: `r=${serverNonce(n)},s=${salt},i=1000000000`,
+        user_info: null,
+      }),
     });
-    const run = await spawnStor(['whoami'], { env: { ...clientEnv(), STOR_URL: nas.baseUrl, STOR_API_KEY: KEY, STOR_USER: 'root' } });
+    const run = await spawnStor(['whoami'], {
+      env: { ...clientEnv(), STOR_URL: nas.baseUrl, STOR_API_KEY: KEY, STOR_USER: 'root' },
+    });
     expect(run.stderr + ` exit ${run.code}`).toContain(' exit 4');
     expect(run.stderr).toContain('iteration count outside [50000, 5000000]');
     expect(nas.calls).not.toContain('auth.login_with_api_key');
@@ -79,10 +97,22 @@ describe('SCRAM client against a hostile appliance (no downgrade, bounded work)'
 
   it('a wrong server signature fails the login (logged out), never falls back to the key, and no secret is printed even with -v', async () => {
     const { nas, sent } = await hostileScram({
-      first: (n) => ({ response_type: 'SCRAM_RESPONSE', scram_type: 'SERVER_FIRST_RESPONSE', rfc_str: `r=${serverNonce(n)},s=${salt},i=50000`, user_info: null }),
-      final: () => ({ response_type: 'SCRAM_RESPONSE', scram_type: 'SERVER_FINAL_RESPONSE', rfc_str: `v=${randomBytes(64).toString('base64')}`, user_info: null }),
+      first: (n) => ({
+        response_type: 'SCRAM_RESPONSE',
+        scram_type: 'SERVER_FIRST_RESPONSE',
+        rfc_str: `r=${serverNonce(n)},s=${salt},i=50000`,
+        user_info: null,
+      }),
+      final: () => ({
+        response_type: 'SCRAM_RESPONSE',
+        scram_type: 'SERVER_FINAL_RESPONSE',
+        rfc_str: `v=${randomBytes(64).toString('base64')}`,
+        user_info: null,
+      }),
     });
-    const run = await spawnStor(['-v', 'whoami'], { env: { ...clientEnv(), STOR_URL: nas.baseUrl, STOR_API_KEY: KEY, STOR_USER: 'root' } });
+    const run = await spawnStor(['-v', 'whoami'], {
+      env: { ...clientEnv(), STOR_URL: nas.baseUrl, STOR_API_KEY: KEY, STOR_USER: 'root' },
+    });
     expect(run.stderr + ` exit ${run.code}`).toContain(' exit 4');
     expect(run.stderr).toContain('server signature mismatch');
     expect(nas.calls).toContain('auth.logout');
@@ -94,8 +124,12 @@ describe('SCRAM client against a hostile appliance (no downgrade, bounded work)'
   });
 
   it('offered SCRAM, then a plain SUCCESS without the SCRAM exchange: refused, no session used', async () => {
-    const { nas } = await hostileScram({ first: () => ({ response_type: 'SUCCESS', user_info: null, authenticator: 'LEVEL_1', reconnect_token: null }) });
-    const run = await spawnStor(['whoami'], { env: { ...clientEnv(), STOR_URL: nas.baseUrl, STOR_API_KEY: KEY, STOR_USER: 'root' } });
+    const { nas } = await hostileScram({
+      first: () => ({ response_type: 'SUCCESS', user_info: null, authenticator: 'LEVEL_1', reconnect_token: null }),
+    });
+    const run = await spawnStor(['whoami'], {
+      env: { ...clientEnv(), STOR_URL: nas.baseUrl, STOR_API_KEY: KEY, STOR_USER: 'root' },
+    });
     expect(run.stderr + ` exit ${run.code}`).toContain(' exit 4');
     expect(nas.calls).not.toContain('auth.me');
     expect(nas.calls).not.toContain('auth.login_with_api_key');
@@ -127,23 +161,32 @@ describe('SCRAM: no downgrade on a later login of the same connection', () => {
 });
 
 /** One SCRAM exchange over raw frames, with hooks to tamper with the client-final. */
-async function scramFrames(client: WsClient, username: string, key: string, tamper: (rfc: string) => string = (r) => r) {
+async function scramFrames(
+  client: WsClient,
+  username: string,
+  key: string,
+  tamper: (rfc: string) => string = (r) => r,
+) {
   const id = Number(key.split('-')[0]);
   const nonce = newNonce();
   const cf = buildClientFirst(username, id, nonce, false);
-  const one = (await client.call('auth.login_ex', [{ mechanism: 'SCRAM', scram_type: 'CLIENT_FIRST_MESSAGE', rfc_str: cf.rfc }])) as RpcReply;
+  const one = (await client.call('auth.login_ex', [
+    { mechanism: 'SCRAM', scram_type: 'CLIENT_FIRST_MESSAGE', rfc_str: cf.rfc },
+  ])) as RpcReply;
   const r1 = one.result as Record<string, any> | undefined;
   if (r1?.response_type !== 'SCRAM_RESPONSE') return { one, final: null, two: null };
   const sf = parseServerFirst(r1.rfc_str, nonce);
   const keys = keysFromSaltedPassword(await saltedPassword(key.slice(key.indexOf('-') + 1), sf.salt, sf.iterations));
   const built = buildClientFinal(cf.gs2Header, null, sf.nonce, cf.bare, sf.rfc, keys);
   const rfc = tamper(built.rfc);
-  const two = await client.call('auth.login_ex', [{ mechanism: 'SCRAM', scram_type: 'CLIENT_FINAL_MESSAGE', rfc_str: rfc }]);
+  const two = await client.call('auth.login_ex', [
+    { mechanism: 'SCRAM', scram_type: 'CLIENT_FINAL_MESSAGE', rfc_str: rfc },
+  ]);
   return { one, final: rfc, two };
 }
 
 describe('SCRAM on the server, raw frames', () => {
-  it('a client-final replayed on another connection (after its own client-first) is AUTH_ERR: the nonce is the exchange\'s', async () => {
+  it("a client-final replayed on another connection (after its own client-first) is AUTH_ERR: the nonce is the exchange's", async () => {
     const server = await startTestServer({ keyLogin: 'scram' });
     const { key } = await createUserWithKey(server.testAppliance, 'rita', { privilegeRoles: ['READONLY_ADMIN'] });
     const a = await connectWs(server.rpcUrl);
@@ -154,7 +197,10 @@ describe('SCRAM on the server, raw frames', () => {
     expect(replay.two!.result).toEqual({ response_type: 'AUTH_ERR' });
     expect((await b.call('auth.me')).error).toBeDefined();
     // On the same connection after success: no exchange is in progress.
-    expect((await a.call('auth.login_ex', [{ mechanism: 'SCRAM', scram_type: 'CLIENT_FINAL_MESSAGE', rfc_str: good.final }])).error).toBeDefined();
+    expect(
+      (await a.call('auth.login_ex', [{ mechanism: 'SCRAM', scram_type: 'CLIENT_FINAL_MESSAGE', rfc_str: good.final }]))
+        .error,
+    ).toBeDefined();
   });
 
   it('a key revoked between client-first and client-final: AUTH_ERR, no session', async () => {
@@ -163,7 +209,9 @@ describe('SCRAM on the server, raw frames', () => {
     const { key } = await createUserWithKey(t, 'sam', { privilegeRoles: ['READONLY_ADMIN'] });
     const c = await connectWs(server.rpcUrl);
     const run = await scramFrames(c, 'sam', key, (rfc) => {
-      t.appliance.store.write(() => t.appliance.store.db.prepare('UPDATE api_keys SET revoked = 1 WHERE id = ?').run(Number(key.split('-')[0])));
+      t.appliance.store.write(() =>
+        t.appliance.store.db.prepare('UPDATE api_keys SET revoked = 1 WHERE id = ?').run(Number(key.split('-')[0])),
+      );
       return rfc;
     });
     expect(run.two!.result).toEqual({ response_type: 'AUTH_ERR' });
@@ -175,8 +223,18 @@ describe('SCRAM on the server, raw frames', () => {
     const c = await connectWs(server.rpcUrl);
     const answers: string[] = [];
     for (let i = 0; i < 21; i++) {
-      const reply = await c.call('auth.login_ex', [{ mechanism: 'SCRAM', scram_type: 'CLIENT_FIRST_MESSAGE', rfc_str: `n,,n=nobody:${i + 1},r=${newNonce().toString('base64')}` }]);
-      answers.push(reply.error ? String(reply.error.data?.reason ?? reply.error.message) : String((reply.result as Record<string, unknown>).response_type));
+      const reply = await c.call('auth.login_ex', [
+        {
+          mechanism: 'SCRAM',
+          scram_type: 'CLIENT_FIRST_MESSAGE',
+          rfc_str: `n,,n=nobody:${i + 1},r=${newNonce().toString('base64')}`,
+        },
+      ]);
+      answers.push(
+        reply.error
+          ? String(reply.error.data?.reason ?? reply.error.message)
+          : String((reply.result as Record<string, unknown>).response_type),
+      );
     }
     expect(answers.slice(0, 20).every((a) => a === 'AUTH_ERR' || /Rate Limit/.test(a))).toBe(true);
     expect(answers[20]).toMatch(/Rate Limit Exceeded/);
@@ -184,17 +242,35 @@ describe('SCRAM on the server, raw frames', () => {
 
   it('malformed and oversized client messages are AUTH_ERR (or a refusal), never a crash; the server still serves', async () => {
     const server = await startTestServer({ keyLogin: 'scram' });
-    const bad = ['', 'n,,', 'x,,n=a:1,r=AAAA', `n,,n=${'a:'.repeat(3_900)}:1,r=${newNonce().toString('base64')}`, `p=tls-server-end-point,,n=admin:1,r=${newNonce().toString('base64')}`, 'n,a=root,n=root:1,r=x', `n,,n=root:99999999999999999999,r=${newNonce().toString('base64')}`, `n,,r=${newNonce().toString('base64')},n=root:1`];
+    const bad = [
+      '',
+      'n,,',
+      'x,,n=a:1,r=AAAA',
+      `n,,n=${'a:'.repeat(3_900)}:1,r=${newNonce().toString('base64')}`,
+      `p=tls-server-end-point,,n=admin:1,r=${newNonce().toString('base64')}`,
+      'n,a=root,n=root:1,r=x',
+      `n,,n=root:99999999999999999999,r=${newNonce().toString('base64')}`,
+      `n,,r=${newNonce().toString('base64')},n=root:1`,
+    ];
     for (const rfc of bad) {
       const c = await connectWs(server.rpcUrl);
-      const reply = await c.call('auth.login_ex', [{ mechanism: 'SCRAM', scram_type: 'CLIENT_FIRST_MESSAGE', rfc_str: rfc }]);
+      const reply = await c.call('auth.login_ex', [
+        { mechanism: 'SCRAM', scram_type: 'CLIENT_FIRST_MESSAGE', rfc_str: rfc },
+      ]);
       expect(reply.result ?? reply.error?.message, rfc.slice(0, 40)).toBeDefined();
       if (reply.result) expect(reply.result).toEqual({ response_type: 'AUTH_ERR' });
       c.close();
     }
     // Past the anonymous frame limit the connection is closed before anything is parsed.
     const c = await connectWs(server.rpcUrl);
-    c.send({ jsonrpc: '2.0', id: 1, method: 'auth.login_ex', params: [{ mechanism: 'SCRAM', scram_type: 'CLIENT_FIRST_MESSAGE', rfc_str: `n,,n=${'a'.repeat(1_000_000)}:1,r=AAAA` }] });
+    c.send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'auth.login_ex',
+      params: [
+        { mechanism: 'SCRAM', scram_type: 'CLIENT_FIRST_MESSAGE', rfc_str: `n,,n=${'a'.repeat(1_000_000)}:1,r=AAAA` },
+      ],
+    });
     expect((await c.closed).code).toBe(1007);
     expect(await (await connectWs(server.rpcUrl)).result('core.ping')).toBe('pong');
   });
@@ -204,7 +280,12 @@ describe('SCRAM channel-binding flags over TLS (RFC 5802 §6, §7)', () => {
   async function tlsScram() {
     const t = await openTestAppliance({ keyLogin: 'scram' });
     const pem = selfSignedCert(tempDir());
-    const running = await startServer({ appliance: t.appliance, host: '127.0.0.1', port: 0, tls: { cert: readFileSync(pem.cert), key: readFileSync(pem.key) } });
+    const running = await startServer({
+      appliance: t.appliance,
+      host: '127.0.0.1',
+      port: 0,
+      tls: { cert: readFileSync(pem.cert), key: readFileSync(pem.key) },
+    });
     onTestFinished(() => running.close(100));
     const { key } = await createUserWithKey(t, 'tina', { privilegeRoles: ['READONLY_ADMIN'] });
     const binding = tlsServerEndPoint(new X509Certificate(readFileSync(pem.cert)).raw);
@@ -215,19 +296,25 @@ describe('SCRAM channel-binding flags over TLS (RFC 5802 §6, §7)', () => {
   async function withHeader(client: WsClient, key: string, header: string, binding: Buffer | null) {
     const nonce = newNonce();
     const bare = `n=tina:${key.split('-')[0]},r=${nonce.toString('base64')}`;
-    const one = (await client.result('auth.login_ex', [{ mechanism: 'SCRAM', scram_type: 'CLIENT_FIRST_MESSAGE', rfc_str: `${header}${bare}` }])) as Record<string, any>;
+    const one = (await client.result('auth.login_ex', [
+      { mechanism: 'SCRAM', scram_type: 'CLIENT_FIRST_MESSAGE', rfc_str: `${header}${bare}` },
+    ])) as Record<string, any>;
     if (one.response_type !== 'SCRAM_RESPONSE') return one;
     const sf = parseServerFirst(one.rfc_str, nonce);
     const keys = keysFromSaltedPassword(await saltedPassword(key.slice(key.indexOf('-') + 1), sf.salt, sf.iterations));
     const built = buildClientFinal(header, binding, sf.nonce, bare, sf.rfc, keys);
-    return (await client.result('auth.login_ex', [{ mechanism: 'SCRAM', scram_type: 'CLIENT_FINAL_MESSAGE', rfc_str: built.rfc }])) as Record<string, any>;
+    return (await client.result('auth.login_ex', [
+      { mechanism: 'SCRAM', scram_type: 'CLIENT_FINAL_MESSAGE', rfc_str: built.rfc },
+    ])) as Record<string, any>;
   }
 
-  it('a channel-binding type the server does not implement (p=tls-unique) is refused, even carrying the server\'s end-point hash', async () => {
+  it("a channel-binding type the server does not implement (p=tls-unique) is refused, even carrying the server's end-point hash", async () => {
     const { key, binding, connect } = await tlsScram();
     expect(await withHeader(await connect(), key, 'p=tls-unique,,', binding)).toEqual({ response_type: 'AUTH_ERR' });
     // The implemented type still works.
-    expect((await withHeader(await connect(), key, 'p=tls-server-end-point,,', binding)).scram_type).toBe('SERVER_FINAL_RESPONSE');
+    expect((await withHeader(await connect(), key, 'p=tls-server-end-point,,', binding)).scram_type).toBe(
+      'SERVER_FINAL_RESPONSE',
+    );
   });
 
   it('"y" (client thinks the server cannot bind) over TLS, where the server can: refused as a downgrade; "n" stays allowed', async () => {
@@ -240,7 +327,9 @@ describe('SCRAM channel-binding flags over TLS (RFC 5802 §6, §7)', () => {
 describe('SCRAM client: a user name SCRAM cannot carry', () => {
   it("STOR_USER with ',' or '=' is a SCRAM_FAILED usage-level refusal (exit 4), not an internal error, and nothing is sent", async () => {
     const { nas, sent } = await hostileScram({ first: () => ({ response_type: 'AUTH_ERR' }) });
-    const run = await spawnStor(['whoami', '--json'], { env: { ...clientEnv(), STOR_URL: nas.baseUrl, STOR_API_KEY: KEY, STOR_USER: 'ops,team=1' } });
+    const run = await spawnStor(['whoami', '--json'], {
+      env: { ...clientEnv(), STOR_URL: nas.baseUrl, STOR_API_KEY: KEY, STOR_USER: 'ops,team=1' },
+    });
     expect(run.stderr + ` exit ${run.code}`).toContain(' exit 4');
     expect(JSON.parse(run.stdout || run.stderr).error.code).toBe('SCRAM_FAILED');
     expect(sent).toEqual([]);

@@ -25,10 +25,18 @@ import { selfSignedCert } from '../../helpers/self-signed.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 /** One RFC exchange run through the module's steps: proof and server signature must be the RFC's. */
-async function exchange(hash: ScramHash, v: { bare: string; serverFirst: string; salt: string; i: number; withoutProof: string }) {
+async function exchange(
+  hash: ScramHash,
+  v: { bare: string; serverFirst: string; salt: string; i: number; withoutProof: string },
+) {
   const keys = keysFromSaltedPassword(await saltedPassword('pencil', Buffer.from(v.salt, 'base64'), v.i, hash), hash);
   const message = authMessage(v.bare, v.serverFirst, v.withoutProof);
-  return { keys, message, proof: clientProof(keys, message, hash).toString('base64'), verifier: serverSignature(keys.serverKey, message, hash).toString('base64') };
+  return {
+    keys,
+    message,
+    proof: clientProof(keys, message, hash).toString('base64'),
+    verifier: serverSignature(keys.serverKey, message, hash).toString('base64'),
+  };
 }
 
 describe('SCRAM steps against the RFC test vectors', () => {
@@ -60,12 +68,19 @@ describe('SCRAM steps against the RFC test vectors', () => {
   it('SHA-512 keys agree with an independent computation (Python hashlib/hmac) where python3 exists', async (ctx) => {
     let python: string;
     try {
-      python = execFileSync('python3', ['-c', [
-        'import hashlib, hmac, base64',
-        "sp = hashlib.pbkdf2_hmac('sha512', b'k3y', b'0123456789abcdef', 50000)",
-        "ck = hmac.new(sp, b'Client Key', 'sha512').digest()",
-        "print(base64.b64encode(ck).decode(), base64.b64encode(hashlib.sha512(ck).digest()).decode(), base64.b64encode(hmac.new(sp, b'Server Key', 'sha512').digest()).decode())",
-      ].join('\n')], { encoding: 'utf8' }).trim();
+      python = execFileSync(
+        'python3',
+        [
+          '-c',
+          [
+            'import hashlib, hmac, base64',
+            "sp = hashlib.pbkdf2_hmac('sha512', b'k3y', b'0123456789abcdef', 50000)",
+            "ck = hmac.new(sp, b'Client Key', 'sha512').digest()",
+            "print(base64.b64encode(ck).decode(), base64.b64encode(hashlib.sha512(ck).digest()).decode(), base64.b64encode(hmac.new(sp, b'Server Key', 'sha512').digest()).decode())",
+          ].join('\n'),
+        ],
+        { encoding: 'utf8' },
+      ).trim();
     } catch {
       ctx.skip();
       return;
@@ -95,9 +110,17 @@ describe('TrueNAS 26 message flow', () => {
     expect(serverFinalMatches(v, keys.serverKey, final.authMessage)).toBe(true);
     // A proof from the wrong secret, and a server that does not know the key, are both caught.
     const wrong = keysFromSaltedPassword(await saltedPassword('other', Buffer.from(server.salt, 'base64'), 50_000));
-    const bad = parseClientFinal(buildClientFinal(first.gs2Header, null, seen.nonce, first.bare, sFirst.rfc, wrong).rfc);
+    const bad = parseClientFinal(
+      buildClientFinal(first.gs2Header, null, seen.nonce, first.bare, sFirst.rfc, wrong).rfc,
+    );
     expect(proofMatches(Buffer.from(server.stored_key, 'base64'), message, bad.proof)).toBe(false);
-    expect(serverFinalMatches(`v=${serverSignature(wrong.serverKey, message).toString('base64')}`, keys.serverKey, final.authMessage)).toBe(false);
+    expect(
+      serverFinalMatches(
+        `v=${serverSignature(wrong.serverKey, message).toString('base64')}`,
+        keys.serverKey,
+        final.authMessage,
+      ),
+    ).toBe(false);
   });
 
   it('the client refuses a server-first outside 26 bounds or not extending its nonce', () => {
@@ -130,7 +153,24 @@ describe('tls-server-end-point (RFC 5929 §4.1)', () => {
   it('follows the signature hash: SHA-384 for an ecdsa-with-SHA384 certificate, and refuses Ed25519', async () => {
     const dir = tempDir();
     const make = (args: string[], name: string) => {
-      execFileSync('openssl', ['req', '-x509', ...args, '-nodes', '-days', '1', '-subj', '/CN=x', '-keyout', `${dir}/${name}.key`, '-out', `${dir}/${name}.pem`], { stdio: 'ignore' });
+      execFileSync(
+        'openssl',
+        [
+          'req',
+          '-x509',
+          ...args,
+          '-nodes',
+          '-days',
+          '1',
+          '-subj',
+          '/CN=x',
+          '-keyout',
+          `${dir}/${name}.key`,
+          '-out',
+          `${dir}/${name}.pem`,
+        ],
+        { stdio: 'ignore' },
+      );
       return new X509Certificate(readFileSync(`${dir}/${name}.pem`)).raw;
     };
     const ec = make(['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-384', '-sha384'], 'ec');

@@ -17,7 +17,17 @@ describe('SCRAM key login (TrueNAS 26), end to end', () => {
   it('stor whoami over wss:// logs in with channel-bound SCRAM, and the key never travels', async () => {
     const dir = tempDir();
     const { cert, key } = selfSignedCert(dir);
-    const server = await spawnServe(join(dir, 'state'), ['-v', '--emulate', 'truenas-25.10.1', '--key-login', 'scram', '--tls-cert', cert, '--tls-key', key]);
+    const server = await spawnServe(join(dir, 'state'), [
+      '-v',
+      '--emulate',
+      'truenas-25.10.1',
+      '--key-login',
+      'scram',
+      '--tls-cert',
+      cert,
+      '--tls-key',
+      key,
+    ]);
     const adminKey = readFileSync(server.adminKeyFile, 'utf8').trim();
     const env = { ...clientEnv(), STOR_URL: server.baseUrl, STOR_API_KEY: adminKey, STOR_USER: 'truenas_admin' };
     const me = await spawnStor(['-v', '--ca', cert, 'whoami', '--json'], { env });
@@ -26,7 +36,9 @@ describe('SCRAM key login (TrueNAS 26), end to end', () => {
     expect(JSON.parse(me.stdout)).toMatchObject({ username: 'truenas_admin' });
     expect(JSON.parse(me.stdout).account_attributes).toContain('SCRAM');
     const lines = loginLines(server);
-    expect(lines.some((l) => /login ok: auth\.login_ex SCRAM channel-bound, user truenas_admin, key id \d+/.test(l))).toBe(true);
+    expect(
+      lines.some((l) => /login ok: auth\.login_ex SCRAM channel-bound, user truenas_admin, key id \d+/.test(l)),
+    ).toBe(true);
     expect(lines.filter((l) => /API_KEY_PLAIN|login_with_api_key/.test(l))).toEqual([]);
     const secret = adminKey.split('-')[1]!;
     expect(me.stdout + me.stderr + server.stderr()).not.toContain(secret);
@@ -34,7 +46,12 @@ describe('SCRAM key login (TrueNAS 26), end to end', () => {
 
   it('over loopback ws:// the exchange is unbound SCRAM (a bound one is refused there, as 26 refuses it)', async () => {
     const server = await spawnServe(tempDir(), ['-v', '--key-login', 'scram']);
-    const env = { ...clientEnv(), STOR_URL: server.baseUrl, STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim(), STOR_USER: 'truenas_admin' };
+    const env = {
+      ...clientEnv(),
+      STOR_URL: server.baseUrl,
+      STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim(),
+      STOR_USER: 'truenas_admin',
+    };
     const me = await spawnStor(['-v', 'whoami', '--json'], { env });
     expect(me.code).toBe(0);
     expect(me.stderr).toContain('login: SCRAM-SHA-512, unbound (no TLS), as truenas_admin');
@@ -45,11 +62,15 @@ describe('SCRAM key login (TrueNAS 26), end to end', () => {
     const server = await spawnServe(tempDir(), ['-v', '--key-login', 'scram']);
     const adminKey = readFileSync(server.adminKeyFile, 'utf8').trim();
     const base = { ...clientEnv(), STOR_URL: server.baseUrl };
-    const wrong = await spawnStor(['whoami'], { env: { ...base, STOR_API_KEY: `${adminKey.split('-')[0]}-${'W'.repeat(64)}`, STOR_USER: 'truenas_admin' } });
+    const wrong = await spawnStor(['whoami'], {
+      env: { ...base, STOR_API_KEY: `${adminKey.split('-')[0]}-${'W'.repeat(64)}`, STOR_USER: 'truenas_admin' },
+    });
     expect(wrong.code).toBe(4);
     expect(wrong.stderr).toContain('SCRAM login to');
     expect(wrong.stderr).toContain('the key was not sent');
-    const unknown = await spawnStor(['whoami'], { env: { ...base, STOR_API_KEY: `999-${'W'.repeat(64)}`, STOR_USER: 'truenas_admin' } });
+    const unknown = await spawnStor(['whoami'], {
+      env: { ...base, STOR_API_KEY: `999-${'W'.repeat(64)}`, STOR_USER: 'truenas_admin' },
+    });
     expect(unknown.code).toBe(4);
     expect(unknown.stderr).toContain('refused the key');
     const nameless = await spawnStor(['whoami'], { env: { ...base, STOR_API_KEY: adminKey } });
@@ -63,7 +84,12 @@ describe('SCRAM key login (TrueNAS 26), end to end', () => {
 
   it('a plain 25.10.1 server still gets the key (auth.login_with_api_key), as it offers no SCRAM', async () => {
     const server = await spawnServe(tempDir(), ['-v', '--emulate', 'truenas-25.10.1']);
-    const env = { ...clientEnv(), STOR_URL: server.baseUrl, STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim(), STOR_USER: 'truenas_admin' };
+    const env = {
+      ...clientEnv(),
+      STOR_URL: server.baseUrl,
+      STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim(),
+      STOR_USER: 'truenas_admin',
+    };
     const me = await spawnStor(['-v', 'whoami', '--json'], { env });
     expect(me.code).toBe(0);
     expect(me.stderr).toContain('login: API key (auth.login_with_api_key; the appliance offers no SCRAM)');
@@ -73,15 +99,30 @@ describe('SCRAM key login (TrueNAS 26), end to end', () => {
   it('stor login (STOR_USER) saves the user in the profile; the session agent pooled connection logs in with channel-bound SCRAM too', async () => {
     const dir = tempDir();
     const { cert, key } = selfSignedCert(dir);
-    const server = await spawnServe(join(dir, 'state'), ['-v', '--key-login', 'scram', '--tls-cert', cert, '--tls-key', key]);
+    const server = await spawnServe(join(dir, 'state'), [
+      '-v',
+      '--key-login',
+      'scram',
+      '--tls-cert',
+      cert,
+      '--tls-key',
+      key,
+    ]);
     const sessions = sessionEnv();
     const env = { ...clientEnv(), ...sessions.env };
-    const login = await spawnStor(['--no-session', 'login', '--url', server.baseUrl, '--ca', cert, '--api-key-stdin', '--json'], {
-      env: { ...env, STOR_USER: 'truenas_admin' },
-      stdin: readFileSync(server.adminKeyFile, 'utf8'),
-    });
+    const login = await spawnStor(
+      ['--no-session', 'login', '--url', server.baseUrl, '--ca', cert, '--api-key-stdin', '--json'],
+      {
+        env: { ...env, STOR_USER: 'truenas_admin' },
+        stdin: readFileSync(server.adminKeyFile, 'utf8'),
+      },
+    );
     expect(login.code, login.stderr).toBe(0);
-    expect(JSON.parse(readFileSync(join(env.STOR_CONFIG_DIR!, 'config.json'), 'utf8')).profiles[JSON.parse(login.stdout).profile]).toMatchObject({ username: 'truenas_admin' });
+    expect(
+      JSON.parse(readFileSync(join(env.STOR_CONFIG_DIR!, 'config.json'), 'utf8')).profiles[
+        JSON.parse(login.stdout).profile
+      ],
+    ).toMatchObject({ username: 'truenas_admin' });
     const first = await spawnStor(['whoami', '--json'], { env });
     expect(first.code, first.stderr).toBe(0);
     expect(JSON.parse(first.stdout).account_attributes).toContain('SCRAM');
@@ -97,10 +138,15 @@ describe('SCRAM key login (TrueNAS 26), end to end', () => {
     expect(loginLines(server).filter((l) => /API_KEY_PLAIN|login_with_api_key/.test(l))).toEqual([]);
   });
 
-  it('against `--emulate truenas-26.0`, api-key create and list read 26\'s key records (SCRAM data, no keyhash); whoami names 26.0', async () => {
+  it("against `--emulate truenas-26.0`, api-key create and list read 26's key records (SCRAM data, no keyhash); whoami names 26.0", async () => {
     // 26's ApiKeyEntry drops keyhash and carries iterations/salt/stored_key/server_key (MW/api/v26_0_0/api_key.py:23-48, stable/26).
     const server = await spawnServe(tempDir(), ['-v', '--emulate', 'truenas-26.0']);
-    const env = { ...clientEnv(), STOR_URL: server.baseUrl, STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim(), STOR_USER: 'truenas_admin' };
+    const env = {
+      ...clientEnv(),
+      STOR_URL: server.baseUrl,
+      STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim(),
+      STOR_USER: 'truenas_admin',
+    };
     const created = await spawnStor(['api-key', 'create', 'backup', '--user', 'truenas_admin'], { env });
     expect(created.code, created.stderr).toBe(0);
     expect(created.stdout.trim()).toMatch(/^\d+-[A-Za-z0-9]{64}$/);

@@ -27,7 +27,12 @@ function rawUpgrade(port: number, path: string): Promise<number> {
       host: '127.0.0.1',
       port,
       path,
-      headers: { Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==' },
+      headers: {
+        Connection: 'Upgrade',
+        Upgrade: 'websocket',
+        'Sec-WebSocket-Version': '13',
+        'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==',
+      },
     });
     req.on('upgrade', (res, socket) => {
       socket.destroy();
@@ -48,7 +53,20 @@ describe('versioned API paths against path tricks', () => {
     expect(await rawUpgrade(server.port, '/api/current')).toBe(101);
     expect(await rawUpgrade(server.port, '/api/v25.10.1')).toBe(101);
     expect(await rawUpgrade(server.port, '/api/current?x=1')).toBe(101);
-    for (const path of ['/api/v25.10.1/../current', '/api/v25.10.1/..', '/api/%2e%2e/api/current', '/api/v25%2e10%2e1', '/api/current/', '//api/current', '/api//current', '/api/v99.0', '/api/V25.10.1', '/api/current%00', '/api/current#x', '/API/CURRENT']) {
+    for (const path of [
+      '/api/v25.10.1/../current',
+      '/api/v25.10.1/..',
+      '/api/%2e%2e/api/current',
+      '/api/v25%2e10%2e1',
+      '/api/current/',
+      '//api/current',
+      '/api//current',
+      '/api/v99.0',
+      '/api/V25.10.1',
+      '/api/current%00',
+      '/api/current#x',
+      '/API/CURRENT',
+    ]) {
       expect([path, await rawUpgrade(server.port, path)]).toEqual([path, 404]);
     }
   });
@@ -94,7 +112,9 @@ describe('an appliance that lies about its release', () => {
 
   it('a huge version string: whoami still answers, and the release is not judged as one stor knows', async () => {
     const nas = await lyingAppliance(`25.10.1${'9'.repeat(200_000)}`);
-    const run = await spawnStor(['whoami', '--json'], { env: { ...clientEnv(), STOR_URL: nas.baseUrl, STOR_API_KEY: KEY } });
+    const run = await spawnStor(['whoami', '--json'], {
+      env: { ...clientEnv(), STOR_URL: nas.baseUrl, STOR_API_KEY: KEY },
+    });
     expect(run.code).toBe(0);
     const data = JSON.parse(run.stdout);
     expect(data.username).toBe('truenas_admin');
@@ -102,7 +122,9 @@ describe('an appliance that lies about its release', () => {
 
   it('a version that is not a string: whoami still answers who we are (the release is decoration), with the release unknown', async () => {
     const nas = await lyingAppliance(42);
-    const run = await spawnStor(['whoami', '--json'], { env: { ...clientEnv(), STOR_URL: nas.baseUrl, STOR_API_KEY: KEY } });
+    const run = await spawnStor(['whoami', '--json'], {
+      env: { ...clientEnv(), STOR_URL: nas.baseUrl, STOR_API_KEY: KEY },
+    });
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ username: 'truenas_admin', release: null });

@@ -25,13 +25,23 @@ async function serve(emulate: string): Promise<ServeProcess> {
 
 const adminKey = (server: ServeProcess) => readFileSync(server.adminKeyFile, 'utf8').trim();
 const remote = (server: ServeProcess, extra: Record<string, string> = {}) =>
-  stor({ ...clientEnv(), STOR_URL: server.baseUrl, STOR_API_KEY: adminKey(server), STOR_USER: 'truenas_admin', ...extra });
+  stor({
+    ...clientEnv(),
+    STOR_URL: server.baseUrl,
+    STOR_API_KEY: adminKey(server),
+    STOR_USER: 'truenas_admin',
+    ...extra,
+  });
 
 interface Outcome {
   target: string;
   exit_code: number;
   release?: string | null;
-  data?: { ok: boolean; catalogue: string; privileges: { name: string; locks_out: boolean; findings: { role: string; kind: string; locks_out: boolean }[] }[] };
+  data?: {
+    ok: boolean;
+    catalogue: string;
+    privileges: { name: string; locks_out: boolean; findings: { role: string; kind: string; locks_out: boolean }[] }[];
+  };
 }
 
 describe('releases side by side (the built binary, two stor serve)', () => {
@@ -43,11 +53,18 @@ describe('releases side by side (the built binary, two stor serve)', () => {
     const { env: session } = sessionEnv();
     // The same privilege on both: PRIVILEGE_WRITE includes itself in 25.10.1 (MW/role.py:62), not
     // in 26.0 (stable/26 MW/role.py:64 includes PRIVILEGE_READ).
-    for (const server of [nas1, nas2]) await makeUserWithPrivilege(remote(server, session), 'pat', 'privileged', ['PRIVILEGE_WRITE']);
+    for (const server of [nas1, nas2])
+      await makeUserWithPrivilege(remote(server, session), 'pat', 'privileged', ['PRIVILEGE_WRITE']);
     // 26 logs keys in with SCRAM, which names the key's user (truenas_api_client auth_api_key.py, stable/26): the profile keeps it.
     const env = { ...clientEnv(), ...session, STOR_USER: 'truenas_admin' };
-    for (const [name, server] of [['nas1', nas1], ['nas2', nas2]] as const) {
-      const login = await spawnStor(['login', '--url', server.baseUrl, '--api-key-stdin', '--profile', name], { env, stdin: adminKey(server) });
+    for (const [name, server] of [
+      ['nas1', nas1],
+      ['nas2', nas2],
+    ] as const) {
+      const login = await spawnStor(['login', '--url', server.baseUrl, '--api-key-stdin', '--profile', name], {
+        env,
+        stdin: adminKey(server),
+      });
       expect(login.code, login.stderr).toBe(0);
     }
 
@@ -55,7 +72,10 @@ describe('releases side by side (the built binary, two stor serve)', () => {
     expect(json.code, json.stderr).toBe(6);
     const [one, two] = JSON.parse(json.stdout) as Outcome[];
     expect([one!.target, one!.release, one!.exit_code, one!.data!.ok]).toEqual(['nas1', '25.10.1', 6, false]);
-    expect(one!.data!.privileges.find((p) => p.name === 'privileged')).toMatchObject({ locks_out: true, findings: [{ kind: 'self-including', role: 'PRIVILEGE_WRITE', locks_out: true }] });
+    expect(one!.data!.privileges.find((p) => p.name === 'privileged')).toMatchObject({
+      locks_out: true,
+      findings: [{ kind: 'self-including', role: 'PRIVILEGE_WRITE', locks_out: true }],
+    });
     expect([two!.target, two!.release, two!.exit_code, two!.data!.ok]).toEqual(['nas2', '26.0.0-RC.1', 0, true]);
     expect(two!.data!.privileges.some((p) => p.locks_out)).toBe(false);
 
@@ -74,12 +94,19 @@ describe('releases side by side (the built binary, two stor serve)', () => {
     expect(who.stdout).toContain('== nas2 (TrueNAS 26.0.0-RC.1, stor emulator) ==\n');
 
     // SYSTEM_PRODUCT_WRITE includes itself on every release (MW/role.py:231; stable/26 MW/role.py:248).
-    for (const server of [nas1, nas2]) await remote(server, session)(['privilege', 'update', 'privileged', '--roles', 'SYSTEM_PRODUCT_WRITE', '--force']);
+    for (const server of [nas1, nas2])
+      await remote(
+        server,
+        session,
+      )(['privilege', 'update', 'privileged', '--roles', 'SYSTEM_PRODUCT_WRITE', '--force']);
     const both = await spawnStor(['--targets', 'nas1,nas2', 'privilege', 'check', '--json'], { env });
     expect(both.code, both.stderr).toBe(6);
     for (const outcome of JSON.parse(both.stdout) as Outcome[]) {
       expect(outcome.exit_code).toBe(6);
-      expect(outcome.data!.privileges.find((p) => p.name === 'privileged')).toMatchObject({ locks_out: true, findings: [{ role: 'SYSTEM_PRODUCT_WRITE', locks_out: true }] });
+      expect(outcome.data!.privileges.find((p) => p.name === 'privileged')).toMatchObject({
+        locks_out: true,
+        findings: [{ role: 'SYSTEM_PRODUCT_WRITE', locks_out: true }],
+      });
     }
   });
 
@@ -87,10 +114,39 @@ describe('releases side by side (the built binary, two stor serve)', () => {
     // MW/main.py:168-184 and :1300-1304: the MW/api/v* directories, sorted, v24.10 left out
     // (test/core/releases/releases.test.ts holds every release's list, 25.10.6's too, against its ref).
     const expected: Record<string, { versions: string[]; version: string; roles: number }> = {
-      'truenas-25.10.1': { versions: ['v25.04.0', 'v25.04.1', 'v25.04.2', 'v25.10.0', 'v25.10.1'], version: '25.10.1', roles: 141 },
-      'truenas-25.10.7': { versions: ['v25.04.0', 'v25.04.1', 'v25.04.2', 'v25.10.0', 'v25.10.1', 'v25.10.2', 'v25.10.3', 'v25.10.4', 'v25.10.5'], version: '25.10.7', roles: 141 },
+      'truenas-25.10.1': {
+        versions: ['v25.04.0', 'v25.04.1', 'v25.04.2', 'v25.10.0', 'v25.10.1'],
+        version: '25.10.1',
+        roles: 141,
+      },
+      'truenas-25.10.7': {
+        versions: [
+          'v25.04.0',
+          'v25.04.1',
+          'v25.04.2',
+          'v25.10.0',
+          'v25.10.1',
+          'v25.10.2',
+          'v25.10.3',
+          'v25.10.4',
+          'v25.10.5',
+        ],
+        version: '25.10.7',
+        roles: 141,
+      },
       'truenas-26.0': {
-        versions: ['v25.04.0', 'v25.04.1', 'v25.04.2', 'v25.10.0', 'v25.10.1', 'v25.10.2', 'v25.10.3', 'v25.10.4', 'v25.10.5', 'v26.0.0'],
+        versions: [
+          'v25.04.0',
+          'v25.04.1',
+          'v25.04.2',
+          'v25.10.0',
+          'v25.10.1',
+          'v25.10.2',
+          'v25.10.3',
+          'v25.10.4',
+          'v25.10.5',
+          'v26.0.0',
+        ],
         version: '26.0.0-RC.1',
         roles: 146,
       },
@@ -108,11 +164,18 @@ describe('releases side by side (the built binary, two stor serve)', () => {
       }
 
       const run = remote(server);
-      const me = JSON.parse((await run(['whoami', '--json'])).stdout) as { release: string; emulator: boolean; role_count: number };
+      const me = JSON.parse((await run(['whoami', '--json'])).stdout) as {
+        release: string;
+        emulator: boolean;
+        role_count: number;
+      };
       expect(me).toMatchObject({ release: want.version, emulator: true, role_count: want.roles });
       expect((await run(['whoami'])).stdout).toContain(`release\tTrueNAS ${want.version}, stor emulator\n`);
       expect(JSON.parse((await run(['call', 'system.version'])).stdout)).toBe(`TrueNAS-${want.version}`);
-      expect(JSON.parse((await run(['call', 'stor.emulation'])).stdout)).toMatchObject({ emulate, release: want.version });
+      expect(JSON.parse((await run(['call', 'stor.emulation'])).stdout)).toMatchObject({
+        emulate,
+        release: want.version,
+      });
       await server.stop();
     }
   });
@@ -120,25 +183,50 @@ describe('releases side by side (the built binary, two stor serve)', () => {
   it('the release is stored with the state: the embedded target of a `--emulate truenas-26.0` state answers as 26.0', async () => {
     const state = tempDir();
     await (await spawnServe(state, ['--emulate', 'truenas-26.0'])).stop();
-    const me = JSON.parse((await stor({ STOR_HOME: state })(['whoami', '--json'])).stdout) as { release: string; role_count: number };
+    const me = JSON.parse((await stor({ STOR_HOME: state })(['whoami', '--json'])).stdout) as {
+      release: string;
+      role_count: number;
+    };
     expect(me).toMatchObject({ release: '26.0.0-RC.1', role_count: 146 });
   });
 
-  it('a real appliance that will not list its roles is judged by stor\'s copy of its release\'s catalogue', async () => {
+  it("a real appliance that will not list its roles is judged by stor's copy of its release's catalogue", async () => {
     // Privilege entries as 25.10.1 shapes them; privilege.roles refused, so the client falls back.
-    const entry = { id: 5, builtin_name: null, name: 'selfish', local_groups: [], ds_groups: [], roles: ['PRIVILEGE_WRITE'], web_shell: false };
+    const entry = {
+      id: 5,
+      builtin_name: null,
+      name: 'selfish',
+      local_groups: [],
+      ds_groups: [],
+      roles: ['PRIVILEGE_WRITE'],
+      web_shell: false,
+    };
     const judged = async (version: string) => {
       const nas = await startStandinAppliance({
         'auth.login_with_api_key': { result: true },
         'system.version_short': { result: version },
-        'privilege.roles': { error: { code: 13, message: 'Not authorized', data: { error: 13, errname: 'EACCES', reason: 'Not authorized' } } },
+        'privilege.roles': {
+          error: {
+            code: 13,
+            message: 'Not authorized',
+            data: { error: 13, errname: 'EACCES', reason: 'Not authorized' },
+          },
+        },
         'privilege.query': { result: [entry] },
       });
-      const r = await spawnStor(['privilege', 'check', '--json'], { env: { ...clientEnv(), STOR_URL: nas.baseUrl, STOR_API_KEY: `7-${'k'.repeat(64)}` } });
+      const r = await spawnStor(['privilege', 'check', '--json'], {
+        env: { ...clientEnv(), STOR_URL: nas.baseUrl, STOR_API_KEY: `7-${'k'.repeat(64)}` },
+      });
       return { code: r.code, report: JSON.parse(r.stdout) as { catalogue: string; model: { release: string } } };
     };
     // PRIVILEGE_WRITE includes itself in 25.10.7 (release/25.10.7 MW/role.py:62), not in 26.0 (stable/26 MW/role.py:64).
-    expect(await judged('25.10.7')).toMatchObject({ code: 6, report: { catalogue: 'built-in 25.10.7', model: { release: '25.10.7' } } });
-    expect(await judged('26.0.0')).toMatchObject({ code: 0, report: { catalogue: 'built-in 26.0', model: { release: '26.0.0' } } });
+    expect(await judged('25.10.7')).toMatchObject({
+      code: 6,
+      report: { catalogue: 'built-in 25.10.7', model: { release: '25.10.7' } },
+    });
+    expect(await judged('26.0.0')).toMatchObject({
+      code: 0,
+      report: { catalogue: 'built-in 26.0', model: { release: '26.0.0' } },
+    });
   });
 });

@@ -32,52 +32,82 @@ describe('role catalogues', () => {
       'ZFS_RESOURCE_WRITE',
       'ZFS_RESOURCE_DELETE',
     ]);
-    expect(dropped).toEqual(['VIRT_GLOBAL_READ', 'VIRT_GLOBAL_WRITE', 'VIRT_INSTANCE_READ', 'VIRT_INSTANCE_WRITE', 'VIRT_INSTANCE_DELETE', 'VIRT_IMAGE_READ', 'VIRT_IMAGE_WRITE']);
+    expect(dropped).toEqual([
+      'VIRT_GLOBAL_READ',
+      'VIRT_GLOBAL_WRITE',
+      'VIRT_INSTANCE_READ',
+      'VIRT_INSTANCE_WRITE',
+      'VIRT_INSTANCE_DELETE',
+      'VIRT_IMAGE_READ',
+      'VIRT_IMAGE_WRITE',
+    ]);
     // `stig=None` as privilege.roles reports it (stable/26 MW/role.py:116, :118).
-    expect([next.get('CONTAINER_WRITE')!.stig, next.get('LXC_CONFIG_WRITE')!.stig, next.get('CONTAINER_READ')!.stig]).toEqual([null, null, 1]);
+    expect([
+      next.get('CONTAINER_WRITE')!.stig,
+      next.get('LXC_CONFIG_WRITE')!.stig,
+      next.get('CONTAINER_READ')!.stig,
+    ]).toEqual([null, null, 1]);
   });
 
   it('PRIVILEGE_WRITE includes itself in 25.10.x (MW/role.py:62, same on release/25.10.7), not in 26.0 (stable/26 MW/role.py:64); SYSTEM_PRODUCT_WRITE everywhere (MW/role.py:231; stable/26 :248)', () => {
-    const selfIncluding = (name: keyof typeof RELEASES) => ['PRIVILEGE_WRITE', 'SYSTEM_PRODUCT_WRITE'].filter((r) => RELEASES[name].catalogue().isSelfIncluding(r));
+    const selfIncluding = (name: keyof typeof RELEASES) =>
+      ['PRIVILEGE_WRITE', 'SYSTEM_PRODUCT_WRITE'].filter((r) => RELEASES[name].catalogue().isSelfIncluding(r));
     expect(selfIncluding('25.10.1')).toEqual(['PRIVILEGE_WRITE', 'SYSTEM_PRODUCT_WRITE']);
     expect(selfIncluding('25.10.7')).toEqual(['PRIVILEGE_WRITE', 'SYSTEM_PRODUCT_WRITE']);
     expect(selfIncluding('26.0')).toEqual(['SYSTEM_PRODUCT_WRITE']);
     expect(shippedCatalogue('26.0').get('PRIVILEGE_WRITE')!.includes).toEqual(['PRIVILEGE_READ']);
     for (const release of Object.values(RELEASES)) {
-      expect(release.privilegeWriteIncludesItself, release.name).toBe(release.catalogue().isSelfIncluding('PRIVILEGE_WRITE'));
+      expect(release.privilegeWriteIncludesItself, release.name).toBe(
+        release.catalogue().isSelfIncluding('PRIVILEGE_WRITE'),
+      );
     }
   });
 
   const mirrored = existsSync(MIRROR) && !!spawnable('python3');
-  it.skipIf(!mirrored)('scripts/role-catalogue.py regenerates both shipped files from the mirror, byte for byte (needs python3 and the middleware mirror)', () => {
-    for (const [ref, file] of [
-      ['TS-25.10.1', 'roles-25.10.1.json'],
-      [RELEASES['26.0'].source, 'roles-26.0.json'],
-      // 25.10.7 ships 25.10.1's role.py: the same output.
-      ['release/25.10.7', 'roles-25.10.1.json'],
-    ] as const) {
-      const generated = execFileSync('python3', ['scripts/role-catalogue.py', ref, '-'], { encoding: 'utf8', env: { ...process.env, MW_MIRROR: MIRROR } });
-      expect(generated, ref).toBe(readFileSync(`src/core/roles/${file}`, 'utf8'));
-    }
-  });
+  it.skipIf(!mirrored)(
+    'scripts/role-catalogue.py regenerates both shipped files from the mirror, byte for byte (needs python3 and the middleware mirror)',
+    () => {
+      for (const [ref, file] of [
+        ['TS-25.10.1', 'roles-25.10.1.json'],
+        [RELEASES['26.0'].source, 'roles-26.0.json'],
+        // 25.10.7 ships 25.10.1's role.py: the same output.
+        ['release/25.10.7', 'roles-25.10.1.json'],
+      ] as const) {
+        const generated = execFileSync('python3', ['scripts/role-catalogue.py', ref, '-'], {
+          encoding: 'utf8',
+          env: { ...process.env, MW_MIRROR: MIRROR },
+        });
+        expect(generated, ref).toBe(readFileSync(`src/core/roles/${file}`, 'utf8'));
+      }
+    },
+  );
 });
 
 describe('/api/versions', () => {
   const mirrored = existsSync(MIRROR);
-  it.skipIf(!mirrored)("each release's list is its ref's: every MW/api/v* directory with an __init__.py, sorted, v24.10 left out (MW/main.py:307-323 _load_api_versions, :1639-1643 api_versions_handler at c61eb9a)", () => {
-    for (const release of Object.values(RELEASES)) {
-      const git = (...args: string[]) => execFileSync('git', ['-C', MIRROR, ...args], { encoding: 'utf8' });
-      const dirs = git('ls-tree', '--name-only', release.source, 'src/middlewared/middlewared/api/')
-        .split('\n')
-        .filter((path) => /\/v[^/]*$/.test(path))
-        .sort();
-      const versions = dirs
-        .filter((dir) => git('ls-tree', '--name-only', release.source, `${dir}/__init__.py`).trim() !== '')
-        .map((dir) => dir.slice(dir.lastIndexOf('/') + 1).replaceAll('_', '.'));
-      expect(versions.filter((v) => v !== 'v24.10'), release.name).toEqual(release.apiVersions);
-      expect(release.unlistedApiVersions.every((v) => versions.includes(v)), release.name).toBe(true);
-    }
-  });
+  it.skipIf(!mirrored)(
+    "each release's list is its ref's: every MW/api/v* directory with an __init__.py, sorted, v24.10 left out (MW/main.py:307-323 _load_api_versions, :1639-1643 api_versions_handler at c61eb9a)",
+    () => {
+      for (const release of Object.values(RELEASES)) {
+        const git = (...args: string[]) => execFileSync('git', ['-C', MIRROR, ...args], { encoding: 'utf8' });
+        const dirs = git('ls-tree', '--name-only', release.source, 'src/middlewared/middlewared/api/')
+          .split('\n')
+          .filter((path) => /\/v[^/]*$/.test(path))
+          .sort();
+        const versions = dirs
+          .filter((dir) => git('ls-tree', '--name-only', release.source, `${dir}/__init__.py`).trim() !== '')
+          .map((dir) => dir.slice(dir.lastIndexOf('/') + 1).replaceAll('_', '.'));
+        expect(
+          versions.filter((v) => v !== 'v24.10'),
+          release.name,
+        ).toEqual(release.apiVersions);
+        expect(
+          release.unlistedApiVersions.every((v) => versions.includes(v)),
+          release.name,
+        ).toBe(true);
+      }
+    },
+  );
 });
 
 function spawnable(command: string): boolean {
@@ -91,8 +121,21 @@ function spawnable(command: string): boolean {
 
 describe('releases', () => {
   it('names the release of a version_short: 25.10.0–.5 as 25.10.1, 25.10.6, 25.10.7 on, 26.0 from BETA.3 on; BETA.1/2 and others unknown', () => {
-    expect(['25.10.0', '25.10.1', '25.10.2.1', '25.10.6', '25.10.7', '25.10.8'].map(releaseOfVersion)).toEqual(['25.10.1', '25.10.1', '25.10.1', '25.10.6', '25.10.7', '25.10.7']);
-    expect(['26.0.0-BETA.2', '26.0.0-BETA.3', '26.0.0-RC.1', '26.0.0', '26.0.1'].map(releaseOfVersion)).toEqual([null, '26.0', '26.0', '26.0', '26.0']);
+    expect(['25.10.0', '25.10.1', '25.10.2.1', '25.10.6', '25.10.7', '25.10.8'].map(releaseOfVersion)).toEqual([
+      '25.10.1',
+      '25.10.1',
+      '25.10.1',
+      '25.10.6',
+      '25.10.7',
+      '25.10.7',
+    ]);
+    expect(['26.0.0-BETA.2', '26.0.0-BETA.3', '26.0.0-RC.1', '26.0.0', '26.0.1'].map(releaseOfVersion)).toEqual([
+      null,
+      '26.0',
+      '26.0',
+      '26.0',
+      '26.0',
+    ]);
     expect(['25.04.2', '27.0.0', 'master', ''].map(releaseOfVersion)).toEqual([null, null, null, null]);
   });
 
@@ -101,12 +144,40 @@ describe('releases', () => {
     expect([...next.keys()]).toEqual([...CONTRACT_METHODS.keys(), 'api_key.convert_raw_key']);
     const changed = [...next].filter(([name, entry]) => entry !== CONTRACT_METHODS.get(name)).map(([name]) => name);
     expect(changed.sort()).toEqual(
-      ['auth.login_ex', 'auth.login_ex_continue', 'auth.mechanism_choices', 'user.query', 'user.get_instance', 'user.create', 'user.update',
-        'api_key.query', 'api_key.get_instance', 'api_key.my_keys', 'api_key.create', 'api_key.update', 'api_key.convert_raw_key',
-        'pool.query', 'pool.get_instance', 'pool.dataset.query', 'pool.dataset.get_instance', 'pool.dataset.create', 'pool.dataset.update', 'pool.snapshot.create', 'user.renew_2fa_secret'].sort(),
+      [
+        'auth.login_ex',
+        'auth.login_ex_continue',
+        'auth.mechanism_choices',
+        'user.query',
+        'user.get_instance',
+        'user.create',
+        'user.update',
+        'api_key.query',
+        'api_key.get_instance',
+        'api_key.my_keys',
+        'api_key.create',
+        'api_key.update',
+        'api_key.convert_raw_key',
+        'pool.query',
+        'pool.get_instance',
+        'pool.dataset.query',
+        'pool.dataset.get_instance',
+        'pool.dataset.create',
+        'pool.dataset.update',
+        'pool.snapshot.create',
+        'user.renew_2fa_secret',
+      ].sort(),
     );
-    expect(next.get('user.create')!.params[0]!.schema.safeParse({ username: 'w', full_name: 'W', webshare: true }).success).toBe(true);
-    expect(CONTRACT_METHODS.get('user.create')!.params[0]!.schema.safeParse({ username: 'w', full_name: 'W', webshare: true }).success).toBe(false);
+    expect(
+      next.get('user.create')!.params[0]!.schema.safeParse({ username: 'w', full_name: 'W', webshare: true }).success,
+    ).toBe(true);
+    expect(
+      CONTRACT_METHODS.get('user.create')!.params[0]!.schema.safeParse({
+        username: 'w',
+        full_name: 'W',
+        webshare: true,
+      }).success,
+    ).toBe(false);
     expect(next.get('user.query')!.fromBase!([{ id: 1 }])).toEqual([{ id: 1, webshare: false }]);
     const scramLogin = { mechanism: 'SCRAM', scram_type: 'CLIENT_FIRST_MESSAGE', rfc_str: 'n,,n=root:1,r=abc' };
     expect(next.get('auth.login_ex')!.params[0]!.schema.safeParse(scramLogin).success).toBe(true);

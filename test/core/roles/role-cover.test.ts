@@ -3,10 +3,17 @@
  * method's `core.get_methods` entry lists (every role granting it, MW/role.py:302-318).
  */
 import { describe, expect, it } from 'vitest';
-import { coverMethods, createCatalogue, includedByInTotal, shippedCatalogue, type RoleCatalogue } from '../../../src/core/roles/index.js';
+import {
+  coverMethods,
+  createCatalogue,
+  includedByInTotal,
+  shippedCatalogue,
+  type RoleCatalogue,
+} from '../../../src/core/roles/index.js';
 
 /** What core.get_methods lists for a method whose own roles are `own`: those and every role whose grant contains one. */
-const listed = (catalogue: RoleCatalogue, ...own: string[]) => [...new Set(own.flatMap((r) => [r, ...includedByInTotal(catalogue, r)]))].sort();
+const listed = (catalogue: RoleCatalogue, ...own: string[]) =>
+  [...new Set(own.flatMap((r) => [r, ...includedByInTotal(catalogue, r)]))].sort();
 
 const old = shippedCatalogue('25.10.1');
 const next = shippedCatalogue('26.0');
@@ -46,7 +53,10 @@ describe('coverMethods', () => {
   });
 
   it('methods any logged-in user may call need no role: an empty list', () => {
-    expect(coverMethods(old, [{ method: 'auth.me', roles: [] }])).toMatchObject({ roles: [], noRoleNeeded: ['auth.me'] });
+    expect(coverMethods(old, [{ method: 'auth.me', roles: [] }])).toMatchObject({
+      roles: [],
+      noRoleNeeded: ['auth.me'],
+    });
   });
 
   it('the catalogue decides: PRIVILEGE_WRITE grants PRIVILEGE_READ on 26.0 only (stable/26 MW/role.py:64)', () => {

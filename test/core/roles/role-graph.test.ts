@@ -9,7 +9,13 @@ import {
   topRoles,
 } from '../../../src/core/roles/index.js';
 
-const role = (name: string, includes: string[], fullAdmin = false) => ({ name, includes, fullAdmin, builtin: false, stig: 1 as const });
+const role = (name: string, includes: string[], fullAdmin = false) => ({
+  name,
+  includes,
+  fullAdmin,
+  builtin: false,
+  stig: 1 as const,
+});
 
 /** A → B → C → A (a longer cycle), D → A and GHOST (undefined), FULL_ADMIN, SELF → SELF. */
 const cyclic = createCatalogue([
@@ -26,7 +32,13 @@ describe('the include graph read both ways', () => {
     expect(inclusionTree(cyclic, 'A')).toEqual({
       role: 'A',
       mark: null,
-      children: [{ role: 'B', mark: null, children: [{ role: 'C', mark: null, children: [{ role: 'A', mark: 'cycle', children: [] }] }] }],
+      children: [
+        {
+          role: 'B',
+          mark: null,
+          children: [{ role: 'C', mark: null, children: [{ role: 'A', mark: 'cycle', children: [] }] }],
+        },
+      ],
     });
     expect(inclusionTree(cyclic, 'D').children.map((c) => [c.role, c.mark])).toEqual([
       ['A', null],
@@ -60,7 +72,11 @@ describe('the include graph read both ways', () => {
 
   it('on 25.10.1: PRIVILEGE_WRITE includes only itself; READONLY_ADMIN reaches PRIVILEGE_READ (MW/role.py ROLES)', () => {
     const catalogue = release25101Catalogue();
-    expect(inclusionTree(catalogue, 'PRIVILEGE_WRITE')).toEqual({ role: 'PRIVILEGE_WRITE', mark: null, children: [{ role: 'PRIVILEGE_WRITE', mark: 'self', children: [] }] });
+    expect(inclusionTree(catalogue, 'PRIVILEGE_WRITE')).toEqual({
+      role: 'PRIVILEGE_WRITE',
+      mark: null,
+      children: [{ role: 'PRIVILEGE_WRITE', mark: 'self', children: [] }],
+    });
     expect(includesInTotal(catalogue, 'PRIVILEGE_WRITE')).toEqual(['PRIVILEGE_WRITE']);
     expect(includedByDirectly(catalogue, 'PRIVILEGE_READ')).toContain('READONLY_ADMIN');
     expect(includedByInTotal(catalogue, 'PRIVILEGE_WRITE')).toEqual(['PRIVILEGE_WRITE', 'FULL_ADMIN']);

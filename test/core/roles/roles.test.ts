@@ -55,7 +55,7 @@ describe('release 25.10.1 catalogue', () => {
     expect(catalogue.names.filter((n) => catalogue.get(n)!.stig === 1)).toHaveLength(129);
   });
 
-  it('has the closure sizes of 25.10.1\'s catalogue (MW/role.py)', () => {
+  it("has the closure sizes of 25.10.1's catalogue (MW/role.py)", () => {
     expect(catalogue.closure('FULL_ADMIN').size).toBe(141);
     expect(catalogue.closure('READONLY_ADMIN').size).toBe(67);
     expect(catalogue.closure('SHARING_ADMIN').size).toBe(84);
@@ -115,7 +115,12 @@ describe('release 25.10.1 catalogue', () => {
 
   it('expands a list of all 141 roles to 141', () => {
     expect(expandRoles(catalogue, catalogue.names).size).toBe(141);
-    expect(expandRoles(catalogue, [...catalogue.names].filter((n) => n !== 'FULL_ADMIN')).size).toBe(140);
+    expect(
+      expandRoles(
+        catalogue,
+        [...catalogue.names].filter((n) => n !== 'FULL_ADMIN'),
+      ).size,
+    ).toBe(140);
   });
 });
 
@@ -348,13 +353,15 @@ function roleList(names: readonly string[], favoured: readonly string[] = []): f
     { weight: 1, arbitrary: fc.constantFrom(...UNKNOWN) },
     ...(favoured.length > 0 ? [{ weight: 2, arbitrary: fc.constantFrom(...favoured) }] : []),
   );
-  return fc.array(one, { maxLength: 30 }).chain((base) =>
-    base.length === 0
-      ? fc.constant(base)
-      : fc
-          .array(fc.constantFrom(...base), { maxLength: 8 })
-          .chain((extra) => fc.shuffledSubarray([...base, ...extra], { minLength: base.length + extra.length })),
-  );
+  return fc
+    .array(one, { maxLength: 30 })
+    .chain((base) =>
+      base.length === 0
+        ? fc.constant(base)
+        : fc
+            .array(fc.constantFrom(...base), { maxLength: 8 })
+            .chain((extra) => fc.shuffledSubarray([...base, ...extra], { minLength: base.length + extra.length })),
+    );
 }
 
 interface Graph {
@@ -393,7 +400,7 @@ function build(g: Graph): RoleCatalogue {
 /** Straight from the definition, by fixed-point iteration: no memo, no shortcuts. */
 function naiveReach(g: Graph, from: readonly string[]): Set<string> {
   const reach = new Set(from.filter((n) => g.names.includes(n)));
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     for (const role of [...reach]) {
       const i = g.names.indexOf(role);
@@ -470,8 +477,7 @@ describe('properties over the release catalogue', () => {
 });
 
 describe('properties over random catalogues', () => {
-  const withList = (maxRoles: number) =>
-    graph(maxRoles).chain((g) => fc.tuple(fc.constant(g), roleList(g.names)));
+  const withList = (maxRoles: number) => graph(maxRoles).chain((g) => fc.tuple(fc.constant(g), roleList(g.names)));
 
   it('closure and isSelfIncluding match the definition, cycles included', () => {
     fc.assert(
@@ -534,7 +540,10 @@ describe('properties over random catalogues', () => {
 describe('breaksLogin: the three rules (docs/RELEASES.md "Emulator behaviours")', () => {
   const cases: [string[], { 'as-reported': boolean; 'self-including': boolean; none: boolean }][] = [
     // MW/role.py roles_for_role: only a self-including role recurses; overlaps expand fine (5 roles).
-    [['FILESYSTEM_FULL_CONTROL', 'FILESYSTEM_DATA_WRITE'], { 'as-reported': true, 'self-including': false, none: false }],
+    [
+      ['FILESYSTEM_FULL_CONTROL', 'FILESYSTEM_DATA_WRITE'],
+      { 'as-reported': true, 'self-including': false, none: false },
+    ],
     [['FULL_ADMIN', 'READONLY_ADMIN'], { 'as-reported': true, 'self-including': false, none: false }],
     [['POOL_READ', 'POOL_READ'], { 'as-reported': true, 'self-including': false, none: false }],
     [['PRIVILEGE_WRITE', 'POOL_READ'], { 'as-reported': true, 'self-including': true, none: false }],
@@ -547,7 +556,10 @@ describe('breaksLogin: the three rules (docs/RELEASES.md "Emulator behaviours")'
     for (const rule of ['as-reported', 'self-including', 'none'] as const) {
       expect(breaksLogin(rule, a), rule).toBe(expected[rule]);
       // The list breaks login exactly when one of its findings does.
-      expect(a.findings.some((f) => findingBreaksLogin(rule, f, a)), rule).toBe(expected[rule]);
+      expect(
+        a.findings.some((f) => findingBreaksLogin(rule, f, a)),
+        rule,
+      ).toBe(expected[rule]);
     }
   });
 });

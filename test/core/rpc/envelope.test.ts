@@ -11,7 +11,12 @@ import { server25 } from '../../conformance/harness.js';
 /** aiohttp's answer to an exception a handler lets through (web_protocol.py `handle_error`). */
 const AIOHTTP_500 = '500 Internal Server Error\n\nServer got itself in trouble';
 
-function post(url: string, method: string, headers: Record<string, string>, body: string | Buffer): Promise<{ status: number; body: string }> {
+function post(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body: string | Buffer,
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request(`${url}/_upload/`, { method, headers, timeout: SAFETY_MS }, (res) => {
       let text = '';
@@ -49,7 +54,11 @@ describe('the JSON-RPC envelope as 25.10.1 (MW/api/base/server/ws_handler/rpc.py
     ];
     for (const [text, message] of cases) {
       ws.send(text);
-      expect(await ws.next(), JSON.stringify(text)).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message } });
+      expect(await ws.next(), JSON.stringify(text)).toEqual({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32700, message },
+      });
     }
   });
 
@@ -58,10 +67,18 @@ describe('the JSON-RPC envelope as 25.10.1 (MW/api/base/server/ws_handler/rpc.py
     const ws = await connectWs(server.rpcUrl);
     for (const id of [[1], { a: 1 }, 1.5]) {
       ws.send({ jsonrpc: '2.0', id, method: 'core.ping' });
-      expect(await ws.next()).toEqual({ jsonrpc: '2.0', id, error: { code: -32600, message: "'id' member must be of type null, string or number" } });
+      expect(await ws.next()).toEqual({
+        jsonrpc: '2.0',
+        id,
+        error: { code: -32600, message: "'id' member must be of type null, string or number" },
+      });
     }
     ws.send({ id: [2], method: 'core.ping' });
-    expect(await ws.next()).toEqual({ jsonrpc: '2.0', id: [2], error: { code: -32600, message: "Missing 'jsonrpc' member" } });
+    expect(await ws.next()).toEqual({
+      jsonrpc: '2.0',
+      id: [2],
+      error: { code: -32600, message: "Missing 'jsonrpc' member" },
+    });
   });
 
   it('a binary frame closes 1003 with the repr of the message type (rpc.py:224-229)', async () => {
@@ -76,20 +93,31 @@ describe('/_upload/ edges as 25.10.1 (MW/apps/file_app.py:118-247, MW/restful.py
   it('no multipart body (a GET, JSON): aiohttp 500 from request.multipart() (file_app.py:119-121; route "*", MW/main.py:1439)', async () => {
     const server = await server25();
     expect(await post(server.url, 'GET', {}, '')).toEqual({ status: 500, body: AIOHTTP_500 });
-    expect(await post(server.url, 'POST', { 'content-type': 'application/json' }, '{}')).toEqual({ status: 500, body: AIOHTTP_500 });
+    expect(await post(server.url, 'POST', { 'content-type': 'application/json' }, '{}')).toEqual({
+      status: 500,
+      body: AIOHTTP_500,
+    });
   });
 
   it('a key whose id is a number but no key: get_instance raises outside the handlers, 500; a non-number id: 401 (MW/plugins/api_key.py:364-377)', async () => {
     const server = await server25();
     const data = multipart({ method: 'filesystem.put', params: ['/mnt/tank/e.txt'] });
-    expect(await post(server.url, 'POST', { ...MULTIPART, authorization: `Bearer 999-${'a'.repeat(64)}` }, data)).toEqual({ status: 500, body: AIOHTTP_500 });
-    expect(await post(server.url, 'POST', { ...MULTIPART, authorization: 'Bearer x-y' }, data)).toEqual({ status: 401, body: 'Invalid API key' });
+    expect(
+      await post(server.url, 'POST', { ...MULTIPART, authorization: `Bearer 999-${'a'.repeat(64)}` }, data),
+    ).toEqual({ status: 500, body: AIOHTTP_500 });
+    expect(await post(server.url, 'POST', { ...MULTIPART, authorization: 'Bearer x-y' }, data)).toEqual({
+      status: 401,
+      body: 'Invalid API key',
+    });
   });
 
   it('a method that is no job: invalid params 412 with the ValidationErrors text; valid ones, 500 (file_app.py:230-247)', async () => {
     const server = await server25();
     const auth = { ...MULTIPART, authorization: `Bearer ${server.adminKey}` };
-    expect(await post(server.url, 'POST', auth, multipart({ method: 'core.ping', params: [] }))).toEqual({ status: 500, body: AIOHTTP_500 });
+    expect(await post(server.url, 'POST', auth, multipart({ method: 'core.ping', params: [] }))).toEqual({
+      status: 500,
+      body: AIOHTTP_500,
+    });
     const invalid = await post(server.url, 'POST', auth, multipart({ method: 'user.get_instance', params: ['x'] }));
     expect(invalid.status).toBe(412);
     expect(invalid.body).toMatch(/^\[EINVAL\] id: Input should be a valid integer/);

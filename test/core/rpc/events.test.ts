@@ -22,7 +22,11 @@ const PASSWORD = 'Corr3ct horse-battery';
 
 /** `stor` against the server, as its administrator. */
 function storAgainst(server: TestServer) {
-  const env = { STOR_HOME: tempDir(), STOR_URL: server.rpcUrl.replace(/\/api\/current$/, ''), STOR_API_KEY: server.adminKey };
+  const env = {
+    STOR_HOME: tempDir(),
+    STOR_URL: server.rpcUrl.replace(/\/api\/current$/, ''),
+    STOR_API_KEY: server.adminKey,
+  };
   return async (args: string[], stdin?: string) => {
     const r = await runStor(args, { env, ...(stdin !== undefined ? { stdin } : {}) });
     expect(r.code, `stor ${args.join(' ')}: ${r.stderr}`).toBe(0);
@@ -40,7 +44,11 @@ async function subscriber(server: TestServer, key: string, collections: string[]
   for (const c of collections) await ws.result('core.subscribe', [c]);
   const heard = async (collection?: string): Promise<Message['params'][]> => {
     await ws.result('core.ping');
-    return ws.messages.filter((m) => m.method === 'collection_update' && (collection === undefined || m.params.collection === collection)).map((m) => m.params);
+    return ws.messages
+      .filter(
+        (m) => m.method === 'collection_update' && (collection === undefined || m.params.collection === collection),
+      )
+      .map((m) => m.params);
   };
   return { ws, heard };
 }
@@ -67,12 +75,20 @@ describe('collection_update events as 25.10.1 sends them', () => {
     const frame = ws.messages.find((m) => m.method === 'collection_update')!;
     expect(Object.keys(frame)).toEqual(['jsonrpc', 'method', 'params']);
     expect(Object.keys(added)).toEqual(['msg', 'collection', 'id', 'fields']);
-    expect(added).toMatchObject({ collection: 'user.query', id: alice!.id, fields: { id: alice!.id, username: 'alice', full_name: 'Alice A' } });
+    expect(added).toMatchObject({
+      collection: 'user.query',
+      id: alice!.id,
+      fields: { id: alice!.id, username: 'alice', full_name: 'Alice A' },
+    });
     // `| {'password': password}` (account.py:762): the password as given, in the event too.
     expect(added.fields.password).toBe(PASSWORD);
     expectFieldsOf('user.create', added.fields);
     // update: the id is the argument's (crud_service.py:207); no new password, so null (account.py:980, 993).
-    expect(changed).toMatchObject({ collection: 'user.query', id: alice!.id, fields: { full_name: 'Alice B', password: null } });
+    expect(changed).toMatchObject({
+      collection: 'user.query',
+      id: alice!.id,
+      fields: { full_name: 'Alice B', password: null },
+    });
     expectFieldsOf('user.update', changed.fields);
     // delete answers the id, not a dict: no fields (crud_service.py:208-209; rpc.py:175-177).
     expect(removed).toEqual({ msg: 'removed', collection: 'user.query', id: alice!.id });
@@ -101,14 +117,26 @@ describe('collection_update events as 25.10.1 sends them', () => {
     const { heard } = await subscriber(server, server.adminKey, ['privilege.query']);
     const stor = storAgainst(server);
     await stor(['group', 'create', 'ops', '--json']);
-    const made = JSON.parse(await stor(['privilege', 'create', 'ops', '--groups', 'ops', '--roles', 'READONLY_ADMIN', '--json'])) as { id: number };
+    const made = JSON.parse(
+      await stor(['privilege', 'create', 'ops', '--groups', 'ops', '--roles', 'READONLY_ADMIN', '--json']),
+    ) as { id: number };
     await stor(['privilege', 'update', 'ops', '--roles', 'SHARING_ADMIN', '--json']);
     await stor(['privilege', 'delete', 'ops', '--yes', '--json']);
     const [added, changed, removed, ...rest] = await heard();
     expect(rest).toEqual([]);
-    expect(added).toMatchObject({ msg: 'added', collection: 'privilege.query', id: made.id, fields: { id: made.id, name: 'ops', roles: ['READONLY_ADMIN'] } });
+    expect(added).toMatchObject({
+      msg: 'added',
+      collection: 'privilege.query',
+      id: made.id,
+      fields: { id: made.id, name: 'ops', roles: ['READONLY_ADMIN'] },
+    });
     expectFieldsOf('privilege.create', added.fields);
-    expect(changed).toMatchObject({ msg: 'changed', collection: 'privilege.query', id: made.id, fields: { roles: ['SHARING_ADMIN'] } });
+    expect(changed).toMatchObject({
+      msg: 'changed',
+      collection: 'privilege.query',
+      id: made.id,
+      fields: { roles: ['SHARING_ADMIN'] },
+    });
     expectFieldsOf('privilege.update', changed.fields);
     expect(removed).toEqual({ msg: 'removed', collection: 'privilege.query', id: made.id });
   });
@@ -124,7 +152,12 @@ describe('collection_update events as 25.10.1 sends them', () => {
     const [added, changed, removed, ...rest] = await heard();
     expect(rest).toEqual([]);
     // `dict(data, key=...)` (api_key.py:232): every subscriber hears the new key.
-    expect(added).toMatchObject({ msg: 'added', collection: 'api_key.query', id: ci!.id, fields: { name: 'ci', key: expect.stringMatching(new RegExp(`^${ci!.id}-`)) } });
+    expect(added).toMatchObject({
+      msg: 'added',
+      collection: 'api_key.query',
+      id: ci!.id,
+      fields: { name: 'ci', key: expect.stringMatching(new RegExp(`^${ci!.id}-`)) },
+    });
     expectFieldsOf('api_key.create', added.fields);
     expect(changed).toMatchObject({ msg: 'changed', collection: 'api_key.query', id: ci!.id, fields: { name: 'ci2' } });
     expect(changed.fields).not.toHaveProperty('key');
@@ -144,14 +177,22 @@ describe('collection_update events as 25.10.1 sends them', () => {
     expect(rest).toEqual([]);
     expect(added).toEqual({ msg: 'added', collection: 'pool.snapshot.query', id: 'tank/a@one', fields: made });
     expectFieldsOf('pool.snapshot.create', added.fields);
-    expect(removed).toEqual({ msg: 'removed', collection: 'pool.snapshot.query', id: 'tank/a@one', extra: { recursive: false } });
+    expect(removed).toEqual({
+      msg: 'removed',
+      collection: 'pool.snapshot.query',
+      id: 'tank/a@one',
+      extra: { recursive: false },
+    });
   });
 
   it('pool.dataset.query: ADDED on create, CHANGED on update, each with the entry (pool_/dataset.py:40, 663, 800)', async () => {
     const server = await server25();
     const { ws, heard } = await subscriber(server, server.adminKey, ['pool.dataset.query']);
     const created = await conforming<Record<string, unknown>>(ws, 'pool.dataset.create', [{ name: 'tank/b' }]);
-    const updated = await conforming<Record<string, unknown>>(ws, 'pool.dataset.update', ['tank/b', { comments: 'hello' }]);
+    const updated = await conforming<Record<string, unknown>>(ws, 'pool.dataset.update', [
+      'tank/b',
+      { comments: 'hello' },
+    ]);
     expect(await heard()).toEqual([
       { msg: 'added', collection: 'pool.dataset.query', id: 'tank/b', fields: created },
       { msg: 'changed', collection: 'pool.dataset.query', id: 'tank/b', fields: updated },
@@ -181,7 +222,9 @@ describe('collection_update events as 25.10.1 sends them', () => {
   it('roles: ACCOUNT_READ (through READONLY_ADMIN) may subscribe to user.query and hears it; a session without it is refused EACCES "Not authorized" (core_service.py:708-710; main.py:926-939; crud_service.py:115-133)', async () => {
     const server = await server25();
     const { key: roKey } = await createUserWithKey(server.testAppliance, 'ro', { privilegeRoles: ['READONLY_ADMIN'] });
-    const { key: snapKey } = await createUserWithKey(server.testAppliance, 'snap', { privilegeRoles: ['SNAPSHOT_READ'] });
+    const { key: snapKey } = await createUserWithKey(server.testAppliance, 'snap', {
+      privilegeRoles: ['SNAPSHOT_READ'],
+    });
     const ro = await subscriber(server, roKey, ['user.query']);
     const me = await conforming<{ privilege: { allowlist: unknown[] } }>(ro.ws, 'auth.me');
     // allowlist_for_role: the event's SUBSCRIBE entry beside the methods' CALL entries (role.py:367-381).
@@ -203,7 +246,11 @@ describe('collection_update events as 25.10.1 sends them', () => {
     const [added, ...rest] = await ro.heard();
     expect(rest).toEqual([]);
     // The fields are sent as the plugin returned them, to every subscriber alike (main.py:1130-1147).
-    expect(added).toMatchObject({ msg: 'added', collection: 'user.query', fields: { username: 'dave', password: PASSWORD } });
+    expect(added).toMatchObject({
+      msg: 'added',
+      collection: 'user.query',
+      fields: { username: 'dave', password: PASSWORD },
+    });
     await snap.result('core.ping');
     expect(snap.messages.some((m) => m.method === 'collection_update')).toBe(false);
   });

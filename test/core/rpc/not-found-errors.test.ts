@@ -30,7 +30,7 @@ const CALLS: [method: string, params: unknown[], text: string][] = [
 ];
 
 describe('not found', () => {
-  it('is InstanceNotFound on every method that raises it, its repr InstanceNotFound(\'…\')', async () => {
+  it("is InstanceNotFound on every method that raises it, its repr InstanceNotFound('…')", async () => {
     const { ws } = await adminSession();
     for (const [method, params, text] of CALLS) {
       const reply = await ws.call(method, params);
@@ -51,7 +51,10 @@ describe('not found', () => {
   it("other exceptions' repr is Python's: CallError('Path … not found', 2) (MW/plugins/filesystem.py raises it with errno.ENOENT), ValidationErrors([ValidationError(attr, msg, errno)])", async () => {
     const { ws } = await adminSession();
     const stat = await ws.call('filesystem.stat', ['/mnt/tank/nope']);
-    expect(stat.error?.data?.['trace']).toMatchObject({ class: 'CallError', repr: "CallError('Path /mnt/tank/nope not found', 2)" });
+    expect(stat.error?.data?.['trace']).toMatchObject({
+      class: 'CallError',
+      repr: "CallError('Path /mnt/tank/nope not found', 2)",
+    });
     const bad = await ws.call('group.create', [{ name: 'x', sudo_commands: ['ALL', 'ls'] }]);
     expect(bad.error?.data?.['trace']).toMatchObject({
       class: 'ValidationErrors',

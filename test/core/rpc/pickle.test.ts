@@ -27,7 +27,19 @@ function loads(bytes: Buffer): unknown {
 
 describe('the pickle writer, read by Python', () => {
   it('writes JSON values as pickle.loads gives them back', () => {
-    const value = { n: null, t: true, f: false, small: -5, wide: 2 ** 40, negWide: -(2 ** 40) - 1, max: Number.MAX_SAFE_INTEGER, x: 1.5, s: 'Zürich ✓', list: [1, [2, {}], []], empty: {} };
+    const value = {
+      n: null,
+      t: true,
+      f: false,
+      small: -5,
+      wide: 2 ** 40,
+      negWide: -(2 ** 40) - 1,
+      max: Number.MAX_SAFE_INTEGER,
+      x: 1.5,
+      s: 'Zürich ✓',
+      list: [1, [2, {}], []],
+      empty: {},
+    };
     expect(loads(pickle(value))).toEqual(value);
   });
 
@@ -43,6 +55,10 @@ describe('the pickle writer, read by Python', () => {
   });
 
   it('never takes a JSON object for a class to call', () => {
-    expect(loads(pickle({ module: 'os', name: 'system', args: ['true'] }))).toEqual({ module: 'os', name: 'system', args: ['true'] });
+    expect(loads(pickle({ module: 'os', name: 'system', args: ['true'] }))).toEqual({
+      module: 'os',
+      name: 'system',
+      args: ['true'],
+    });
   });
 });

@@ -69,14 +69,16 @@ describe('bodies read before a credential is checked have a deadline', () => {
     for (let i = 0; i < 10; i++) {
       const s = rawSocket(server.port);
       const path = i % 2 === 0 ? '/api/current' : '/api/v25.10.1';
-      s.socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"jsonrpc"`);
+      s.socket.write(
+        `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"jsonrpc"`,
+      );
       sockets.push(s);
     }
     for (const s of sockets) await closedBySever(s);
     for (const s of sockets) expect(s.answer()).toMatch(/^HTTP\/1\.1 408 /);
   });
 
-  it("an anonymous upload whose data part trickles a byte at a time is answered 408 and closed while bytes still come", async () => {
+  it('an anonymous upload whose data part trickles a byte at a time is answered 408 and closed while bytes still come', async () => {
     // The upload idle timeout stays long: each byte is progress, only the body deadline can cut it.
     const server = await startTestServer({}, { limits: { anonymousBodyMs: BODY_MS, uploadIdleMs: 60_000 } });
     const part = `--${BOUNDARY}\r\nContent-Disposition: form-data; name="data"\r\n\r\n${JSON.stringify({ method: 'filesystem.put', params: ['/mnt/tank/x', {}] })}\r\n`;
@@ -99,7 +101,10 @@ describe('bodies read before a credential is checked have a deadline', () => {
     const file = 'x'.repeat(20);
     const tail = `\r\n--${BOUNDARY}--\r\n`;
     const s = rawSocket(server.port);
-    s.socket.write(uploadHead(server.port, [`Authorization: Bearer ${server.adminKey}`], head.length + file.length + tail.length) + head);
+    s.socket.write(
+      uploadHead(server.port, [`Authorization: Bearer ${server.adminKey}`], head.length + file.length + tail.length) +
+        head,
+    );
     // 20 bytes, 100 ms apart: 2 s in all, four times the body deadline.
     for (const c of file) {
       s.socket.write(c);
@@ -129,7 +134,9 @@ describe('a body the route never reads has the same deadline', () => {
     const data = JSON.stringify({ method: 'filesystem.put', params: ['/mnt/tank/x', {}] });
     const part = `--${BOUNDARY}\r\nContent-Disposition: form-data; name="data"\r\n\r\n${data}\r\n--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="f"\r\n\r\n`;
     const refused = rawSocket(server.port);
-    refused.socket.write(uploadHead(server.port, ['Authorization: Bearer 1-nottherightkey'], part.length + 100000) + part);
+    refused.socket.write(
+      uploadHead(server.port, ['Authorization: Bearer 1-nottherightkey'], part.length + 100000) + part,
+    );
     sockets.push(refused);
     // A byte every 50 ms to each, never idle: bounded by count and by SAFETY_MS.
     const start = Date.now();

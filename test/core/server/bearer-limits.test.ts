@@ -18,13 +18,19 @@ describe('bearer keys over HTTP', () => {
     const form = new FormData();
     form.append('data', JSON.stringify({ method: 'filesystem.put', params: ['/mnt/tank/x', {}] }));
     form.append('file', new Blob(['x']), 'x');
-    const upload = await fetch(`${server.url}/_upload/`, { method: 'POST', body: form, headers: { authorization: `Bearer ${wrong}` } });
+    const upload = await fetch(`${server.url}/_upload/`, {
+      method: 'POST',
+      body: form,
+      headers: { authorization: `Bearer ${wrong}` },
+    });
     expect([upload.status, await upload.text()]).toEqual([429, '429: Too Many Requests']);
   });
 
   it('refuses subscriptions over HTTP, which has no channel for events', async () => {
     const server = await startTestServer();
-    const r = (await postRpc(server.url, call(1, 'core.subscribe', ['core.get_jobs']), { key: server.adminKey })).json();
+    const r = (
+      await postRpc(server.url, call(1, 'core.subscribe', ['core.get_jobs']), { key: server.adminKey })
+    ).json();
     expect(r.error?.data?.reason).toBe('[EINVAL] Subscriptions need a WebSocket connection to /api/current');
   });
 });

@@ -18,9 +18,10 @@ describe('two appends to one file at once', () => {
 
     const [ja, jb] = await Promise.all([a.finish('AAAA-last\n'), b.finish('BBBB-last\n')]);
     expect([ja.state, jb.state]).toEqual(['SUCCESS', 'SUCCESS']);
-    expect(['start\nAAAA-first-AAAA-last\nBBBB-first-BBBB-last\n', 'start\nBBBB-first-BBBB-last\nAAAA-first-AAAA-last\n']).toContain(
-      readFileSync(join(pool, 'log.txt'), 'utf8'),
-    );
+    expect([
+      'start\nAAAA-first-AAAA-last\nBBBB-first-BBBB-last\n',
+      'start\nBBBB-first-BBBB-last\nAAAA-first-AAAA-last\n',
+    ]).toContain(readFileSync(join(pool, 'log.txt'), 'utf8'));
     expect(temps(pool)).toEqual([]);
   });
 });

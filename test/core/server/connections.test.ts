@@ -70,7 +70,10 @@ describe('bounded memory per connection', () => {
     let received = 0;
     client.ws.on('message', (data: Buffer) => (received += data.length));
     rawSocket.resume();
-    const { code } = await Promise.race([client.closed, sleep(SAFETY_MS).then(() => ({ code: 'still open: never cut off' }))]);
+    const { code } = await Promise.race([
+      client.closed,
+      sleep(SAFETY_MS).then(() => ({ code: 'still open: never cut off' })),
+    ]);
     expect([1006, 1008]).toContain(code);
     expect(sent * request.length).toBeGreaterThan(DEFAULT_LIMITS.maxBufferedBytes);
     expect(received).toBeLessThanOrEqual(bound);
@@ -168,7 +171,9 @@ describe('connections: timeouts and caps', () => {
     }
     expect(statuses.get(101)).toBe(DEFAULT_LIMITS.maxAnonymousPerAddress);
     expect(statuses.get(503)).toBe(total - DEFAULT_LIMITS.maxAnonymousPerAddress);
-    expect(refusal).toContain(`Too many connections from 127.0.0.1 that have not logged in (at most ${DEFAULT_LIMITS.maxAnonymousPerAddress})`);
+    expect(refusal).toContain(
+      `Too many connections from 127.0.0.1 that have not logged in (at most ${DEFAULT_LIMITS.maxAnonymousPerAddress})`,
+    );
     // The logged-in client is not counted against that cap and is answered.
     expect(await loggedIn.result('core.ping')).toBe('pong');
     // Once one of them logs in, it no longer counts: a new anonymous socket gets in.
@@ -181,7 +186,11 @@ describe('connections: timeouts and caps', () => {
 
   it('past the total cap, logged-in or not, a WebSocket upgrade gets a 503 with a text body; a freed slot is usable again', async () => {
     const server = await startTestServer({}, { limits: { maxConnections: 3 } });
-    const clients = [await loggedInWs(server.rpcUrl, server.adminKey), await loggedInWs(server.rpcUrl, server.adminKey), await connectWs(server.rpcUrl)];
+    const clients = [
+      await loggedInWs(server.rpcUrl, server.adminKey),
+      await loggedInWs(server.rpcUrl, server.adminKey),
+      await connectWs(server.rpcUrl),
+    ];
     const refused = await openOrRefused(server.rpcUrl);
     expect(refused).toMatchObject({ status: 503, body: 'Too many connections (at most 3); try again later\n' });
     clients[2]!.close();
@@ -204,7 +213,9 @@ describe('connections: timeouts and caps', () => {
     let answer = '';
     socket.on('data', (c: Buffer) => (answer += c.toString()));
     const ended = new Promise<void>((resolve) => socket.once('end', () => resolve()));
-    const failed = new Promise<string>((resolve) => socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message)));
+    const failed = new Promise<string>((resolve) =>
+      socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message)),
+    );
     socket.write('NOT HTTP AT ALL\r\n\r\n');
     await ended;
     expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request/);

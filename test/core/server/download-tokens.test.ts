@@ -19,7 +19,10 @@ async function get(server: TestServer, path: string) {
   return { status: res.status, body: await res.text() };
 }
 
-const refused = (reason: string) => ({ code: -32001, data: { error: 14, errname: 'EFAULT', reason: `[EFAULT] ${reason}` } });
+const refused = (reason: string) => ({
+  code: -32001,
+  data: { error: 14, errname: 'EFAULT', reason: `[EFAULT] ${reason}` },
+});
 
 describe('a download belongs to whoever may read its job (MW/plugins/auth.py:417-426)', () => {
   it('a FILESYSTEM_ATTRS_READ user cannot make a token for an administrator`s download, so never reads its bytes', async () => {
@@ -27,8 +30,15 @@ describe('a download belongs to whoever may read its job (MW/plugins/auth.py:417
     writeFileSync(join(server.stateDir, 'mnt', 'tank', 'secret.txt'), SECRET);
     const admin = await loggedInWs(server.rpcUrl, server.adminKey);
     // Buffered: the job spools and ends, so its bytes wait for a GET as long as the attack would need.
-    const [jobId, url] = await admin.result<[number, string]>('core.download', ['filesystem.get', ['/mnt/tank/secret.txt'], 'secret.txt', true]);
-    const { key } = await createUserWithKey(server.testAppliance, 'lowly', { privilegeRoles: ['FILESYSTEM_ATTRS_READ'] });
+    const [jobId, url] = await admin.result<[number, string]>('core.download', [
+      'filesystem.get',
+      ['/mnt/tank/secret.txt'],
+      'secret.txt',
+      true,
+    ]);
+    const { key } = await createUserWithKey(server.testAppliance, 'lowly', {
+      privilegeRoles: ['FILESYSTEM_ATTRS_READ'],
+    });
     const low = await loggedInWs(server.rpcUrl, key);
 
     // The attack polled job ids; every id up to well past the admin's is refused (bounded: 20 ids).
@@ -53,8 +63,18 @@ describe('a download belongs to whoever may read its job (MW/plugins/auth.py:417
     expect((await admin.call('auth.generate_token', [300, { job: plainJob }, true, true])).error).toMatchObject(
       refused(`${plainJob}: job is not suitable for download token`),
     );
-    const [jobId] = await admin.result<[number, string]>('core.download', ['filesystem.get', ['/mnt/tank/mine.txt'], 'mine.txt', true]);
-    const own = await admin.result<string>('auth.generate_token', [300, { filename: 'mine.txt', job: jobId }, true, true]);
+    const [jobId] = await admin.result<[number, string]>('core.download', [
+      'filesystem.get',
+      ['/mnt/tank/mine.txt'],
+      'mine.txt',
+      true,
+    ]);
+    const own = await admin.result<string>('auth.generate_token', [
+      300,
+      { filename: 'mine.txt', job: jobId },
+      true,
+      true,
+    ]);
     expect(await get(server, `/_download/${jobId}?auth_token=${own}`)).toEqual({ status: 200, body: 'mine' });
   });
 });

@@ -34,7 +34,11 @@ async function setup(): Promise<{ server: TestServer; ws: WsClient }> {
 
 /** GET of a /_download/ path; the body is hashed as it streams, never held whole. */
 async function get(server: TestServer, path: string) {
-  const res = await request(`${server.url}${path}`, { method: 'GET', headersTimeout: SAFETY_MS, bodyTimeout: SAFETY_MS });
+  const res = await request(`${server.url}${path}`, {
+    method: 'GET',
+    headersTimeout: SAFETY_MS,
+    bodyTimeout: SAFETY_MS,
+  });
   const hash = createHash('sha256');
   let size = 0;
   for await (const chunk of res.body) {
@@ -48,10 +52,18 @@ describe('GET /_download/<job_id> (MW/apps/file_app.py:50-117, MW/service/core_s
   it('streams a 20 MiB file exactly, chunked with an attachment name and no length; the job then succeeds with null', async () => {
     const { server, ws } = await setup();
     const sha256 = bigFile(server, 'big.bin', 20 * MiB);
-    const [jobId, url] = await ws.result<[number, string]>('core.download', ['filesystem.get', ['/mnt/tank/big.bin'], 'big.bin']);
+    const [jobId, url] = await ws.result<[number, string]>('core.download', [
+      'filesystem.get',
+      ['/mnt/tank/big.bin'],
+      'big.bin',
+    ]);
     const got = await get(server, url);
     expect({ status: got.status, size: got.size, sha256: got.sha256 }).toEqual({ status: 200, size: 20 * MiB, sha256 });
-    expect(got.headers).toMatchObject({ 'content-type': 'application/octet-stream', 'content-disposition': 'attachment; filename="big.bin"', 'transfer-encoding': 'chunked' });
+    expect(got.headers).toMatchObject({
+      'content-type': 'application/octet-stream',
+      'content-disposition': 'attachment; filename="big.bin"',
+      'transfer-encoding': 'chunked',
+    });
     expect(got.headers['content-length']).toBeUndefined();
     expect(await ws.result('core.job_wait', [jobId])).toBeNull();
   });
@@ -59,7 +71,11 @@ describe('GET /_download/<job_id> (MW/apps/file_app.py:50-117, MW/service/core_s
   it('the token is single-use: a second GET of the same URL is 401', async () => {
     const { server, ws } = await setup();
     bigFile(server, 'a.bin', 1000);
-    const [, url] = await ws.result<[number, string]>('core.download', ['filesystem.get', ['/mnt/tank/a.bin'], 'a.bin']);
+    const [, url] = await ws.result<[number, string]>('core.download', [
+      'filesystem.get',
+      ['/mnt/tank/a.bin'],
+      'a.bin',
+    ]);
     expect((await get(server, url)).status).toBe(200);
     expect((await get(server, url)).status).toBe(401);
   });
@@ -67,15 +83,31 @@ describe('GET /_download/<job_id> (MW/apps/file_app.py:50-117, MW/service/core_s
   it('401 without a token, with an expired one, or with one for another job; 404 for a path without an id; no token can name a job that does not exist', async () => {
     const { server, ws } = await setup();
     const sha256 = bigFile(server, 'a.bin', 1000);
-    const [jobId, url] = await ws.result<[number, string]>('core.download', ['filesystem.get', ['/mnt/tank/a.bin'], 'a.bin']);
+    const [jobId, url] = await ws.result<[number, string]>('core.download', [
+      'filesystem.get',
+      ['/mnt/tank/a.bin'],
+      'a.bin',
+    ]);
     expect((await get(server, `/_download/${jobId}`)).status).toBe(401);
     const expired = await ws.result<string>('auth.generate_token', [0, { filename: 'a.bin', job: jobId }, true, true]);
     expect((await get(server, `/_download/${jobId}?auth_token=${expired}`)).status).toBe(401);
     // A token for a job that does not exist cannot be made (MW/plugins/auth.py:417-420).
-    expect((await ws.call('auth.generate_token', [300, { filename: 'x', job: 99999 }, true, true])).error?.data?.reason).toBe('[EFAULT] 99999: job does not exist.');
-    const forThisJob = await ws.result<string>('auth.generate_token', [300, { filename: 'a.bin', job: jobId }, true, true]);
+    expect(
+      (await ws.call('auth.generate_token', [300, { filename: 'x', job: 99999 }, true, true])).error?.data?.reason,
+    ).toBe('[EFAULT] 99999: job does not exist.');
+    const forThisJob = await ws.result<string>('auth.generate_token', [
+      300,
+      { filename: 'a.bin', job: jobId },
+      true,
+      true,
+    ]);
     expect((await get(server, `/_download/99999?auth_token=${forThisJob}`)).status).toBe(401);
-    const another = await ws.result<string>('auth.generate_token', [300, { filename: 'a.bin', job: jobId }, true, true]);
+    const another = await ws.result<string>('auth.generate_token', [
+      300,
+      { filename: 'a.bin', job: jobId },
+      true,
+      true,
+    ]);
     expect((await get(server, `/_download/abc?auth_token=${another}`)).status).toBe(404);
     // None of that spent the download itself.
     expect(await get(server, url)).toMatchObject({ status: 200, size: 1000, sha256 });
@@ -85,7 +117,11 @@ describe('GET /_download/<job_id> (MW/apps/file_app.py:50-117, MW/service/core_s
     const { server, ws } = await setup();
     bigFile(server, 'a.bin', 1000);
     server.appliance.downloads.windowMs.unbuffered = 50;
-    const [jobId, url] = await ws.result<[number, string]>('core.download', ['filesystem.get', ['/mnt/tank/a.bin'], 'a.bin']);
+    const [jobId, url] = await ws.result<[number, string]>('core.download', [
+      'filesystem.get',
+      ['/mnt/tank/a.bin'],
+      'a.bin',
+    ]);
     const failed = await ws.call('core.job_wait', [jobId]);
     expect(failed.error?.data?.reason).toContain('Broken pipe');
     expect((await get(server, url)).status).toBe(410);
@@ -102,7 +138,12 @@ describe('GET /_download/<job_id> (MW/apps/file_app.py:50-117, MW/service/core_s
   it('buffered: the job ends before the GET, which then streams what it spooled', async () => {
     const { server, ws } = await setup();
     const sha256 = bigFile(server, 'b.bin', 3 * MiB + 17);
-    const [jobId, url] = await ws.result<[number, string]>('core.download', ['filesystem.get', ['/mnt/tank/b.bin'], 'b.bin', true]);
+    const [jobId, url] = await ws.result<[number, string]>('core.download', [
+      'filesystem.get',
+      ['/mnt/tank/b.bin'],
+      'b.bin',
+      true,
+    ]);
     expect(await ws.result('core.job_wait', [jobId])).toBeNull();
     expect(await get(server, url)).toMatchObject({ status: 200, size: 3 * MiB + 17, sha256 });
   });
@@ -118,7 +159,11 @@ describe('GET /_download/<job_id> (MW/apps/file_app.py:50-117, MW/service/core_s
   it('curl fetches the URL as a browser would', async () => {
     const { server, ws } = await setup();
     const sha256 = bigFile(server, 'c.bin', 2 * MiB);
-    const [, url] = await ws.result<[number, string]>('core.download', ['filesystem.get', ['/mnt/tank/c.bin'], 'c.bin']);
+    const [, url] = await ws.result<[number, string]>('core.download', [
+      'filesystem.get',
+      ['/mnt/tank/c.bin'],
+      'c.bin',
+    ]);
     const out = join(tempDir(), 'c.bin');
     try {
       await promisify(execFile)('curl', ['-sS', '--fail', '-o', out, `${server.url}${url}`], { timeout: SAFETY_MS });
@@ -137,7 +182,11 @@ describe('stor serve shutting down with a download nobody fetched', () => {
     const server = await startTestServer(EMULATIONS['truenas-25.10.1']);
     const ws = await loggedInWs(server.rpcUrl, server.adminKey);
     bigFile(server, 'a.bin', 1000);
-    const [jobId] = await ws.result<[number, string]>('core.download', ['filesystem.get', ['/mnt/tank/a.bin'], 'a.bin']);
+    const [jobId] = await ws.result<[number, string]>('core.download', [
+      'filesystem.get',
+      ['/mnt/tank/a.bin'],
+      'a.bin',
+    ]);
     // A grace far beyond the test's safety net: only the closed pipe lets close() return in time.
     await server.close(10 * SAFETY_MS);
     const [job] = server.appliance.jobs.visible(server.testAppliance.admin).filter((j) => j.id === jobId);

@@ -5,7 +5,8 @@ import { startTestServer } from '../../helpers/server.js';
 const BOUNDARY = 'stor-early-answer-boundary-7a2f';
 
 /** Writes `chunk` and resolves once the kernel has taken it, or with the write's error. */
-const write = (socket: Socket, chunk: string) => new Promise<Error | null>((resolve) => socket.write(chunk, (err) => resolve(err ?? null)));
+const write = (socket: Socket, chunk: string) =>
+  new Promise<Error | null>((resolve) => socket.write(chunk, (err) => resolve(err ?? null)));
 
 /** Resolves with everything the server sent once it has sent the end of `marker`. */
 function answerOf(socket: Socket, marker: string): Promise<string> {
@@ -61,6 +62,9 @@ describe('a request answered before its body was read (a refused upload)', () =>
     failed.push(await write(socket, tail));
     socket.end();
     await closed;
-    expect({ failed: failed.filter(Boolean).map(String), errors: errors.map(String) }).toEqual({ failed: [], errors: [] });
+    expect({ failed: failed.filter(Boolean).map(String), errors: errors.map(String) }).toEqual({
+      failed: [],
+      errors: [],
+    });
   });
 });

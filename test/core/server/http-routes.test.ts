@@ -16,7 +16,13 @@ interface RawAnswer {
 }
 
 /** One HTTP/1.1 request as written, no client library in between. */
-function raw(url: string, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<RawAnswer> {
+function raw(
+  url: string,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const req = request(`${url}${path}`, { method, headers, timeout: SAFETY_MS }, (res) => {
       let text = '';
@@ -50,7 +56,7 @@ describe('HTTP routes as 25.10.1', () => {
     }
   });
 
-  it('a plain GET without an upgrade: 400 with aiohttp\'s text (MW/api/base/server/ws_handler/base.py:17-19)', async () => {
+  it("a plain GET without an upgrade: 400 with aiohttp's text (MW/api/base/server/ws_handler/base.py:17-19)", async () => {
     const server = await startTestServer(EMULATIONS['truenas-25.10.1']);
     for (const path of ['/api/current', '/api/v25.10.1']) {
       const res = await raw(server.url, 'GET', path);

@@ -15,13 +15,17 @@ function rawRequest(
   options: { method: string; path: string; headers?: Record<string, string | number>; body?: Buffer; agent?: Agent },
 ) {
   return new Promise<{ status: number; headers: IncomingHttpHeaders; body: string }>((resolve, reject) => {
-    const req = request(`${url}${options.path}`, { method: options.method, headers: options.headers, agent: options.agent, timeout: SAFETY_MS }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-      res.on('error', reject);
-    });
+    const req = request(
+      `${url}${options.path}`,
+      { method: options.method, headers: options.headers, agent: options.agent, timeout: SAFETY_MS },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+        res.on('error', reject);
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('safety timeout')));
     req.on('error', reject);
     req.end(options.body);
@@ -39,7 +43,11 @@ describe('HTTP on a real server', () => {
 
   it('POST /api/current with a bearer key runs the call as that user', async () => {
     const server = await startTestServer();
-    const res = await postRpc(server.url, { jsonrpc: '2.0', id: 'me', method: 'auth.me', params: [] }, { key: server.adminKey });
+    const res = await postRpc(
+      server.url,
+      { jsonrpc: '2.0', id: 'me', method: 'auth.me', params: [] },
+      { key: server.adminKey },
+    );
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     const reply = res.json();
@@ -60,10 +68,18 @@ describe('HTTP on a real server', () => {
     expect(res.json()).toMatchObject({
       jsonrpc: '2.0',
       id: 1,
-      error: { code: -32001, message: 'Method call error', data: { error: 207, errname: 'ENOTAUTHENTICATED', reason: '[ENOTAUTHENTICATED] Not authenticated' } },
+      error: {
+        code: -32001,
+        message: 'Method call error',
+        data: { error: 207, errname: 'ENOTAUTHENTICATED', reason: '[ENOTAUTHENTICATED] Not authenticated' },
+      },
     });
     // core.ping needs no key.
-    expect((await postRpc(server.url, { jsonrpc: '2.0', id: 2, method: 'core.ping' })).json()).toEqual({ jsonrpc: '2.0', id: 2, result: 'pong' });
+    expect((await postRpc(server.url, { jsonrpc: '2.0', id: 2, method: 'core.ping' })).json()).toEqual({
+      jsonrpc: '2.0',
+      id: 2,
+      result: 'pong',
+    });
   });
 
   it('sends JSON-RPC errors with HTTP 200', async () => {
@@ -72,21 +88,37 @@ describe('HTTP on a real server', () => {
 
     const unknown = await postRpc(server.url, { jsonrpc: '2.0', id: 1, method: 'no.such_method', params: [] }, { key });
     expect(unknown.status).toBe(200);
-    expect(unknown.json()).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32601, message: 'Method does not exist' } });
+    expect(unknown.json()).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      error: { code: -32601, message: 'Method does not exist' },
+    });
 
-    const invalid = await postRpc(server.url, { jsonrpc: '2.0', id: 2, method: 'core.job_wait', params: ['one'] }, { key });
+    const invalid = await postRpc(
+      server.url,
+      { jsonrpc: '2.0', id: 2, method: 'core.job_wait', params: ['one'] },
+      { key },
+    );
     expect(invalid.status).toBe(200);
     expect(invalid.json()).toMatchObject({
       id: 2,
       error: {
         code: -32602,
         message: 'Invalid params',
-        data: { error: 22, errname: 'EINVAL', reason: '[EINVAL] id: Input should be a valid integer\n', extra: [['id', 'Input should be a valid integer', 22]] },
+        data: {
+          error: 22,
+          errname: 'EINVAL',
+          reason: '[EINVAL] id: Input should be a valid integer\n',
+          extra: [['id', 'Input should be a valid integer', 22]],
+        },
       },
     });
     const tooMany = await postRpc(server.url, { jsonrpc: '2.0', id: 3, method: 'core.ping', params: [1, 2] }, { key });
     expect(tooMany.status).toBe(200);
-    expect(tooMany.json().error).toMatchObject({ code: -32602, data: { extra: [['', 'Too many arguments (expected 0, found 2)', 22]] } });
+    expect(tooMany.json().error).toMatchObject({
+      code: -32602,
+      data: { extra: [['', 'Too many arguments (expected 0, found 2)', 22]] },
+    });
 
     const parse = await postRpc(server.url, '{"jsonrpc": "2.0", "id": 4,', { key });
     expect(parse.status).toBe(200);
@@ -95,11 +127,19 @@ describe('HTTP on a real server', () => {
 
     const batch = await postRpc(server.url, [{ jsonrpc: '2.0', id: 5, method: 'core.ping' }], { key });
     expect(batch.status).toBe(200);
-    expect(batch.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Batch messages are not supported at this time' } });
+    expect(batch.json()).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32700, message: 'Batch messages are not supported at this time' },
+    });
 
     const envelope = await postRpc(server.url, { jsonrpc: '2.0', id: 6, method: 'core.ping', params: {} }, { key });
     expect(envelope.status).toBe(200);
-    expect(envelope.json()).toEqual({ jsonrpc: '2.0', id: 6, error: { code: -32600, message: "'params' member must be of type array" } });
+    expect(envelope.json()).toEqual({
+      jsonrpc: '2.0',
+      id: 6,
+      error: { code: -32600, message: "'params' member must be of type array" },
+    });
   });
 
   it('answers a notification with 204 and no body', async () => {
@@ -120,7 +160,11 @@ describe('HTTP on a real server', () => {
     const get = await fetch(`${server.url}/api/current`, { signal: AbortSignal.timeout(SAFETY_MS) });
     expect(get.status).toBe(400);
     expect(await get.text()).toBe('No WebSocket UPGRADE hdr: None\n Can "Upgrade" only to "WebSocket".');
-    const put = await fetch(`${server.url}/api/current`, { method: 'PUT', body: '{}', signal: AbortSignal.timeout(SAFETY_MS) });
+    const put = await fetch(`${server.url}/api/current`, {
+      method: 'PUT',
+      body: '{}',
+      signal: AbortSignal.timeout(SAFETY_MS),
+    });
     expect(put.status).toBe(405);
     await put.text();
     const missing = await fetch(`${server.url}/api/nothing-here`, { signal: AbortSignal.timeout(SAFETY_MS) });
@@ -132,13 +176,26 @@ describe('HTTP on a real server', () => {
     const server = await startTestServer();
     const padded = (length: number) => {
       const base = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'core.ping', params: [], pad: '' });
-      return Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'core.ping', params: [], pad: 'x'.repeat(length - base.length) }));
+      return Buffer.from(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'core.ping',
+          params: [],
+          pad: 'x'.repeat(length - base.length),
+        }),
+      );
     };
-    const headers = (body: Buffer) => ({ 'content-type': 'application/json', 'content-length': body.length, authorization: `Bearer ${server.adminKey}` });
+    const headers = (body: Buffer) => ({
+      'content-type': 'application/json',
+      'content-length': body.length,
+      authorization: `Bearer ${server.adminKey}`,
+    });
     // One keep-alive socket for everything: a refused upload must not leave a dead socket in the pool.
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     onTestFinished(() => agent.destroy());
-    const post = (body: Buffer) => rawRequest(server.url, { method: 'POST', path: '/api/current', headers: headers(body), body, agent });
+    const post = (body: Buffer) =>
+      rawRequest(server.url, { method: 'POST', path: '/api/current', headers: headers(body), body, agent });
 
     const edge = padded(65_536);
     expect(edge.length).toBe(65_536);
@@ -155,7 +212,11 @@ describe('HTTP on a real server', () => {
       expect(after.status).toBe(200);
     }
     // And through fetch.
-    const viaFetch = await fetch(`${server.url}/api/current`, { method: 'POST', body: padded(80_000), signal: AbortSignal.timeout(SAFETY_MS) });
+    const viaFetch = await fetch(`${server.url}/api/current`, {
+      method: 'POST',
+      body: padded(80_000),
+      signal: AbortSignal.timeout(SAFETY_MS),
+    });
     expect(viaFetch.status).toBe(413);
     await viaFetch.text();
   });
@@ -181,7 +242,11 @@ describe('HTTP on a real server', () => {
       });
     }
     // The administrator is not bound to that privilege and is unaffected.
-    const admin = await postRpc(server.url, { jsonrpc: '2.0', id: 1, method: 'auth.me', params: [] }, { key: server.adminKey });
+    const admin = await postRpc(
+      server.url,
+      { jsonrpc: '2.0', id: 1, method: 'auth.me', params: [] },
+      { key: server.adminKey },
+    );
     expect((admin.json().result as Me).pw_name).toBe('truenas_admin');
   });
 });

@@ -54,16 +54,36 @@ describe('the server logs each login, never its credential', () => {
     expect((await ws.call('auth.login_with_api_key', [server.adminKey])).result).toBe(true);
     expect((await ws.call('auth.login_with_api_key', [wrongSecret])).result).toBe(false);
     expect((await ws.call('auth.login_with_api_key', ['not-a-key-at-all'])).result).toBe(false);
-    const ex = (data: Record<string, unknown>) => ws.call('auth.login_ex', [{ ...data, login_options: { user_info: false } }]);
-    expect((await ex({ mechanism: 'API_KEY_PLAIN', username: 'truenas_admin', api_key: server.adminKey })).result).toMatchObject({ response_type: 'SUCCESS' });
-    expect((await ex({ mechanism: 'PASSWORD_PLAIN', username: 'bob', password: 'wrong' })).result).toEqual({ response_type: 'AUTH_ERR' });
-    expect((await ex({ mechanism: 'PASSWORD_PLAIN', username: 'bob', password: PASSWORD })).result).toMatchObject({ response_type: 'SUCCESS' });
-    expect((await ex({ mechanism: 'PASSWORD_PLAIN', username: 'otto', password: PASSWORD })).result).toMatchObject({ response_type: 'OTP_REQUIRED' });
+    const ex = (data: Record<string, unknown>) =>
+      ws.call('auth.login_ex', [{ ...data, login_options: { user_info: false } }]);
+    expect(
+      (await ex({ mechanism: 'API_KEY_PLAIN', username: 'truenas_admin', api_key: server.adminKey })).result,
+    ).toMatchObject({ response_type: 'SUCCESS' });
+    expect((await ex({ mechanism: 'PASSWORD_PLAIN', username: 'bob', password: 'wrong' })).result).toEqual({
+      response_type: 'AUTH_ERR',
+    });
+    expect((await ex({ mechanism: 'PASSWORD_PLAIN', username: 'bob', password: PASSWORD })).result).toMatchObject({
+      response_type: 'SUCCESS',
+    });
+    expect((await ex({ mechanism: 'PASSWORD_PLAIN', username: 'otto', password: PASSWORD })).result).toMatchObject({
+      response_type: 'OTP_REQUIRED',
+    });
     expect((await ws.call('auth.login', ['nobody', 'guess', null])).result).toBe(false);
     // A validation error may quote what was sent: only its JSON-RPC message is logged.
-    expect((await ex({ mechanism: 'API_KEY_PLAIN', username: 'truenas_admin', api_key: server.adminKey, extra: server.adminKey })).error?.code).toBe(-32602);
+    expect(
+      (
+        await ex({
+          mechanism: 'API_KEY_PLAIN',
+          username: 'truenas_admin',
+          api_key: server.adminKey,
+          extra: server.adminKey,
+        })
+      ).error?.code,
+    ).toBe(-32602);
     // A control character in a user name cannot forge a second line.
-    expect((await ex({ mechanism: 'PASSWORD_PLAIN', username: 'eve\nlogin ok: forged', password: 'x' })).result).toEqual({ response_type: 'AUTH_ERR' });
+    expect(
+      (await ex({ mechanism: 'PASSWORD_PLAIN', username: 'eve\nlogin ok: forged', password: 'x' })).result,
+    ).toEqual({ response_type: 'AUTH_ERR' });
 
     expect(lines).toEqual([
       `login ok: auth.login_with_api_key, user truenas_admin, key id ${keyId}, from 127.0.0.1`,
@@ -77,15 +97,27 @@ describe('the server logs each login, never its credential', () => {
       `login refused: auth.login_ex API_KEY_PLAIN, user truenas_admin, key id ${keyId}, from 127.0.0.1: Invalid params`,
       'login refused: auth.login_ex PASSWORD_PLAIN, user eve\\x0alogin ok: forged, from 127.0.0.1: AUTH_ERR',
     ]);
-    expectNoSecret(lines, [server.adminKey.slice(keyId.length + 1), wrongSecret.slice(keyId.length + 1), PASSWORD, 'guess', 'not-a-key-at-all']);
+    expectNoSecret(lines, [
+      server.adminKey.slice(keyId.length + 1),
+      wrongSecret.slice(keyId.length + 1),
+      PASSWORD,
+      'guess',
+      'not-a-key-at-all',
+    ]);
   });
 
   it('bearer requests and uploads: one line per credential checked; a token is never logged', async () => {
     const { server, lines } = await loggingServer();
     const keyId = server.adminKey.split('-')[0]!;
     const secret = server.adminKey.slice(keyId.length + 1);
-    expect((await postRpc(server.url, { jsonrpc: '2.0', id: 1, method: 'core.ping', params: [] }, { key: server.adminKey })).status).toBe(200);
-    expect((await postRpc(server.url, { jsonrpc: '2.0', id: 2, method: 'core.ping', params: [] }, { key: `${keyId}-nope` })).status).toBe(200);
+    expect(
+      (await postRpc(server.url, { jsonrpc: '2.0', id: 1, method: 'core.ping', params: [] }, { key: server.adminKey }))
+        .status,
+    ).toBe(200);
+    expect(
+      (await postRpc(server.url, { jsonrpc: '2.0', id: 2, method: 'core.ping', params: [] }, { key: `${keyId}-nope` }))
+        .status,
+    ).toBe(200);
     expect(await upload(server, `Bearer ${server.adminKey}`)).toBe(200);
     expect(await upload(server, `Basic ${Buffer.from(`truenas_admin:${PASSWORD}`).toString('base64')}`)).toBe(401);
     const ws = await connectWs(server.rpcUrl);
@@ -111,10 +143,18 @@ describe('the server logs each login, never its credential', () => {
     const ws = await connectWs(server.rpcUrl);
     const unknown = `999-${'u'.repeat(64)}`;
     for (let i = 0; i < 20; i++) expect((await ws.call('auth.login_with_api_key', [unknown])).result).toBe(false);
-    expect((await ws.call('auth.login_with_api_key', [unknown])).error?.data).toMatchObject({ reason: '[EBUSY] Rate Limit Exceeded' });
+    expect((await ws.call('auth.login_with_api_key', [unknown])).error?.data).toMatchObject({
+      reason: '[EBUSY] Rate Limit Exceeded',
+    });
     expect(lines).toHaveLength(21);
-    expect(lines.slice(0, 20).every((l) => l === 'login refused: auth.login_with_api_key, key id 999, from 127.0.0.1: AUTH_ERR')).toBe(true);
-    expect(lines[20]).toBe('login refused: auth.login_with_api_key, key id 999, from 127.0.0.1: [EBUSY] Rate Limit Exceeded');
+    expect(
+      lines
+        .slice(0, 20)
+        .every((l) => l === 'login refused: auth.login_with_api_key, key id 999, from 127.0.0.1: AUTH_ERR'),
+    ).toBe(true);
+    expect(lines[20]).toBe(
+      'login refused: auth.login_with_api_key, key id 999, from 127.0.0.1: [EBUSY] Rate Limit Exceeded',
+    );
     expectNoSecret(lines, ['u'.repeat(64)]);
   });
 });

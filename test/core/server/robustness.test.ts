@@ -9,7 +9,11 @@ async function assertServing(server: TestServer): Promise<void> {
   expect(await client.call('core.ping', [], 'alive')).toEqual({ jsonrpc: '2.0', id: 'alive', result: 'pong' });
   expect(((await client.call('auth.me')).result as { pw_name: string }).pw_name).toBe('truenas_admin');
   client.close();
-  const res = await postRpc(server.url, { jsonrpc: '2.0', id: 'http', method: 'core.ping', params: [] }, { key: server.adminKey });
+  const res = await postRpc(
+    server.url,
+    { jsonrpc: '2.0', id: 'http', method: 'core.ping', params: [] },
+    { key: server.adminKey },
+  );
   expect(res.status).toBe(200);
   expect(res.json()).toEqual({ jsonrpc: '2.0', id: 'http', result: 'pong' });
 }
@@ -36,7 +40,12 @@ function write(socket: Socket, data: string | Buffer): Promise<void> {
 }
 
 /** Resolves when `predicate` holds for the bytes received so far (or rejects after the safety net). */
-function receivedUntil(socket: Socket, received: () => Buffer, predicate: (b: Buffer) => boolean, what: string): Promise<Buffer> {
+function receivedUntil(
+  socket: Socket,
+  received: () => Buffer,
+  predicate: (b: Buffer) => boolean,
+  what: string,
+): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`safety timeout waiting for ${what}`)), SAFETY_MS);
     const check = () => {
@@ -61,7 +70,11 @@ describe('the server survives misbehaving clients', () => {
     const server = await startTestServer();
 
     // Garbage the HTTP parser rejects: the server answers 400 and closes; nothing else happens.
-    for (const garbage of [randomBytes(4096), Buffer.from([0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03, 0x03]), Buffer.from('NOT-HTTP \x00\x01\x02\r\n\r\n')]) {
+    for (const garbage of [
+      randomBytes(4096),
+      Buffer.from([0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03, 0x03]),
+      Buffer.from('NOT-HTTP \x00\x01\x02\r\n\r\n'),
+    ]) {
       const { socket, received, ended } = await rawSocket(server.port);
       // Random bytes could by chance start with a method name; make sure they never do.
       await write(socket, Buffer.concat([Buffer.from([0x00]), garbage]));
@@ -136,7 +149,12 @@ describe('the server survives misbehaving clients', () => {
     await pending.result('core.set_options', [{ legacy_jobs: false }]);
     expect(listeners()).toBe(2);
     pending.send({ jsonrpc: '2.0', id: 'pending', method: 'core.job_wait', params: [1] });
-    const added = await observer.waitFor((m) => m.method === 'collection_update' && m.params?.msg === 'added' && m.params?.fields?.message_ids?.[0] === 'pending');
+    const added = await observer.waitFor(
+      (m) =>
+        m.method === 'collection_update' &&
+        m.params?.msg === 'added' &&
+        m.params?.fields?.message_ids?.[0] === 'pending',
+    );
     pending.terminate();
     expect((await pending.closed).code).toBe(1006);
     expect(pending.messages.some((m) => m.id === 'pending')).toBe(false);
@@ -157,7 +175,9 @@ describe('the server survives misbehaving clients', () => {
     // The server drops the closed connection's subscription; the observer's stays.
     await vi.waitFor(() => expect(listeners()).toBe(1), { timeout: SAFETY_MS, interval: 10 });
     // The vanished client's job is still there, still waiting: only the connection went away.
-    const [job] = (await observer.call('core.get_jobs', [[['id', '=', added.params.id]]])).result as { state: string }[];
+    const [job] = (await observer.call('core.get_jobs', [[['id', '=', added.params.id]]])).result as {
+      state: string;
+    }[];
     expect(job?.state).toBe('RUNNING');
     expect(await observer.call('core.ping', [], 'still')).toMatchObject({ result: 'pong' });
     await assertServing(server);

@@ -32,9 +32,32 @@ describe('a TLS client and a plain server, or the reverse', () => {
     const dir = tempDir();
     const cert = join(dir, 'cert.pem');
     const key = join(dir, 'key.pem');
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost', '-keyout', key, '-out', cert], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+      ],
+      { stdio: 'ignore' },
+    );
     const t = await openTestAppliance();
-    const running = await startServer({ appliance: t.appliance, host: '127.0.0.1', port: 0, tls: { cert: readFileSync(cert), key: readFileSync(key) } });
+    const running = await startServer({
+      appliance: t.appliance,
+      host: '127.0.0.1',
+      port: 0,
+      tls: { cert: readFileSync(cert), key: readFileSync(key) },
+    });
     onTestFinished(() => running.close(100));
     const ws = `ws://127.0.0.1:${running.port}`;
     const r = await runStor(['whoami'], { env: clientEnv(ws, t.adminKey) });

@@ -7,7 +7,14 @@ import { promisify } from 'node:util';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { JobEntry } from '../../../src/core/appliance/jobs/jobs.js';
 import { createUserWithKey } from '../../helpers/appliance.js';
-import { SAFETY_MS, loggedInWs, postRpc, startTestServer, type RpcReply, type TestServer } from '../../helpers/server.js';
+import {
+  SAFETY_MS,
+  loggedInWs,
+  postRpc,
+  startTestServer,
+  type RpcReply,
+  type TestServer,
+} from '../../helpers/server.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 const BOUNDARY = 'stor-test-boundary-5c1b7e';
@@ -21,9 +28,11 @@ function part(name: string, body: Buffer | string, options: { filename?: string;
   return Buffer.concat([Buffer.from(head), Buffer.from(body), Buffer.from('\r\n')]);
 }
 
-const dataPart = (data: unknown) => part('data', typeof data === 'string' ? data : JSON.stringify(data), { contentType: 'application/json' });
+const dataPart = (data: unknown) =>
+  part('data', typeof data === 'string' ? data : JSON.stringify(data), { contentType: 'application/json' });
 const filePart = (bytes: Buffer | string, filename = 'payload.bin') => part('file', bytes, { filename });
-const put = (path: unknown, options: Record<string, unknown> = {}) => dataPart({ method: 'filesystem.put', params: [path, options] });
+const put = (path: unknown, options: Record<string, unknown> = {}) =>
+  dataPart({ method: 'filesystem.put', params: [path, options] });
 
 /** The parts, then the closing delimiter. */
 const multipart = (...parts: Buffer[]) => Buffer.concat([...parts, Buffer.from(`--${BOUNDARY}--\r\n`)]);
@@ -37,15 +46,29 @@ interface Answer {
 }
 
 /** `POST {url}/_upload/` over real HTTP. `key: null` sends no Authorization header. */
-async function postUpload(server: TestServer, body: Buffer, key: string | null = server.adminKey, path = '/_upload/'): Promise<Answer> {
+async function postUpload(
+  server: TestServer,
+  body: Buffer,
+  key: string | null = server.adminKey,
+  path = '/_upload/',
+): Promise<Answer> {
   const headers: Record<string, string> = { 'content-type': CONTENT_TYPE };
   if (key !== null) headers.authorization = `Bearer ${key}`;
-  const res = await fetch(`${server.url}${path}`, { method: 'POST', headers, body, signal: AbortSignal.timeout(SAFETY_MS) });
+  const res = await fetch(`${server.url}${path}`, {
+    method: 'POST',
+    headers,
+    body,
+    signal: AbortSignal.timeout(SAFETY_MS),
+  });
   return { status: res.status, contentType: res.headers.get('content-type'), text: await res.text() };
 }
 
 /** Waits for job `id` with `core.job_wait` (legacy_jobs false), then returns its `core.get_jobs` entry. */
-async function finishedJob(server: TestServer, id: number, key = server.adminKey): Promise<{ wait: RpcReply; job: JobEntry }> {
+async function finishedJob(
+  server: TestServer,
+  id: number,
+  key = server.adminKey,
+): Promise<{ wait: RpcReply; job: JobEntry }> {
   const client = await loggedInWs(server.rpcUrl, key);
   await client.result('core.set_options', [{ legacy_jobs: false }]);
   const wait = await client.call('core.job_wait', [id]);
@@ -57,11 +80,19 @@ async function finishedJob(server: TestServer, id: number, key = server.adminKey
 /** Every `filesystem.put` job the server knows, after waiting for the running ones to end. */
 async function settledPutJobs(server: TestServer): Promise<JobEntry[]> {
   const jobs = await (async () => {
-    const res = await postRpc(server.url, { jsonrpc: '2.0', id: 1, method: 'core.get_jobs', params: [[['method', '=', 'filesystem.put']]] }, { key: server.adminKey });
+    const res = await postRpc(
+      server.url,
+      { jsonrpc: '2.0', id: 1, method: 'core.get_jobs', params: [[['method', '=', 'filesystem.put']]] },
+      { key: server.adminKey },
+    );
     return res.json().result as JobEntry[];
   })();
   for (const job of jobs) if (job.state === 'RUNNING') await finishedJob(server, job.id);
-  const res = await postRpc(server.url, { jsonrpc: '2.0', id: 2, method: 'core.get_jobs', params: [[['method', '=', 'filesystem.put']]] }, { key: server.adminKey });
+  const res = await postRpc(
+    server.url,
+    { jsonrpc: '2.0', id: 2, method: 'core.get_jobs', params: [[['method', '=', 'filesystem.put']]] },
+    { key: server.adminKey },
+  );
   return res.json().result as JobEntry[];
 }
 
@@ -80,13 +111,22 @@ async function assertServing(server: TestServer): Promise<void> {
   expect(ok.status).toBe(200);
 }
 
-const NON_ADMIN_ROLES = ['FILESYSTEM_FULL_CONTROL', 'DATASET_WRITE', 'FILESYSTEM_DATA_WRITE', 'FILESYSTEM_DATA_READ', 'FILESYSTEM_ATTRS_WRITE'];
+const NON_ADMIN_ROLES = [
+  'FILESYSTEM_FULL_CONTROL',
+  'DATASET_WRITE',
+  'FILESYSTEM_DATA_WRITE',
+  'FILESYSTEM_DATA_READ',
+  'FILESYSTEM_ATTRS_WRITE',
+];
 
 describe('POST /_upload/ on a real server', () => {
   it('stores a 5 MiB file byte for byte for an administrator: 200 {"job_id": N}, job SUCCESS', async () => {
     const server = await startTestServer();
     const bytes = randomBytes(5 * 1024 * 1024 + 123);
-    const res = await postUpload(server, multipart(put('/mnt/tank/big/random.bin', { mode: 420 }), filePart(bytes, 'random.bin')));
+    const res = await postUpload(
+      server,
+      multipart(put('/mnt/tank/big/random.bin', { mode: 420 }), filePart(bytes, 'random.bin')),
+    );
     expect(res.status).toBe(200);
     expect(res.contentType).toMatch(/^application\/json/);
     const { job_id } = JSON.parse(res.text) as { job_id: number };
@@ -114,21 +154,39 @@ describe('POST /_upload/ on a real server', () => {
     expect(strayTemps(join(server.stateDir, 'mnt/tank'))).toEqual([]);
 
     // filesystem.stat over HTTP JSON-RPC sees the same file, owned by the uploader.
-    const st = await postRpc(server.url, { jsonrpc: '2.0', id: 1, method: 'filesystem.stat', params: ['/mnt/tank/big/random.bin'] }, { key: server.adminKey });
-    expect(st.json().result).toMatchObject({ type: 'FILE', size: bytes.length, mode: 0o100644, user: 'truenas_admin', group: 'truenas_admin' });
+    const st = await postRpc(
+      server.url,
+      { jsonrpc: '2.0', id: 1, method: 'filesystem.stat', params: ['/mnt/tank/big/random.bin'] },
+      { key: server.adminKey },
+    );
+    expect(st.json().result).toMatchObject({
+      type: 'FILE',
+      size: bytes.length,
+      mode: 0o100644,
+      user: 'truenas_admin',
+      group: 'truenas_admin',
+    });
   });
 
   it('applies the mode, appends with append: true, creates missing parents, accepts /_upload without the slash', async () => {
     const server = await startTestServer();
     const pool = join(server.stateDir, 'mnt/tank');
 
-    const first = await postUpload(server, multipart(put('/mnt/tank/a/b/c/log.txt', { mode: 0o600 }), filePart('first line\n')));
+    const first = await postUpload(
+      server,
+      multipart(put('/mnt/tank/a/b/c/log.txt', { mode: 0o600 }), filePart('first line\n')),
+    );
     expect(first.status).toBe(200);
     expect((await finishedJob(server, JSON.parse(first.text).job_id)).job.state).toBe('SUCCESS');
     expect(statSync(join(pool, 'a/b/c')).isDirectory()).toBe(true);
     expect(statSync(join(pool, 'a/b/c/log.txt')).mode & 0o7777).toBe(0o600);
 
-    const appended = await postUpload(server, multipart(put('/mnt/tank/a/b/c/log.txt', { append: true, mode: 420 }), filePart('second line\n')), server.adminKey, '/_upload');
+    const appended = await postUpload(
+      server,
+      multipart(put('/mnt/tank/a/b/c/log.txt', { append: true, mode: 420 }), filePart('second line\n')),
+      server.adminKey,
+      '/_upload',
+    );
     expect(appended.status).toBe(200);
     expect((await finishedJob(server, JSON.parse(appended.text).job_id)).job.state).toBe('SUCCESS');
     expect(readFileSync(join(pool, 'a/b/c/log.txt'), 'utf8')).toBe('first line\nsecond line\n');
@@ -144,29 +202,106 @@ describe('POST /_upload/ on a real server', () => {
   describe('refusals: each status and body of MW/apps/file_app.py:118-240, with nothing written and the server still serving', () => {
     /** `key`: undefined = the administrator's, null = no Authorization header. */
     /** `job`: the refusal comes after the file part started a job, which must then fail. */
-    const cases: { name: string; body: () => Buffer; key?: string | null; status: number; text: string | RegExp; job?: true }[] = [
-      { name: 'empty multipart (only the closing delimiter)', body: () => multipart(), status: 405, text: 'No part found on payload' },
-      { name: 'first part not named data', body: () => multipart(filePart('x'), put('/mnt/tank/r.txt')), status: 405, text: '"data" part must be the first on payload' },
-      { name: 'data part that is not JSON', body: () => multipart(dataPart('{"method": filesystem.put'), filePart('x')), status: 400, text: /\S/ },
-      { name: 'empty data part', body: () => multipart(dataPart(''), filePart('x')), status: 400, text: 'Expecting value: line 1 column 1 (char 0)' },
-      { name: 'data without method', body: () => multipart(dataPart({ params: ['/mnt/tank/r.txt'] }), filePart('x')), status: 422, text: '' },
-      { name: 'no Authorization header', body: () => multipart(put('/mnt/tank/r.txt'), filePart('x')), key: null, status: 401, text: '401: Unauthorized' },
-      { name: 'a wrong key', body: () => multipart(put('/mnt/tank/r.txt'), filePart('x')), key: `1-${'W'.repeat(64)}`, status: 401, text: 'Invalid API key' },
-      { name: 'a key whose id is not a number', body: () => multipart(put('/mnt/tank/r.txt'), filePart('x')), key: 'abc-def', status: 401, text: 'Invalid API key' },
-      { name: 'data only', body: () => multipart(put('/mnt/tank/r.txt')), status: 405, text: '"file" not found as second part on payload' },
-      { name: 'second part misnamed', body: () => multipart(put('/mnt/tank/r.txt'), part('upload', 'x', { filename: 'x' })), status: 405, text: '"file" not found as second part on payload' },
+    const cases: {
+      name: string;
+      body: () => Buffer;
+      key?: string | null;
+      status: number;
+      text: string | RegExp;
+      job?: true;
+    }[] = [
+      {
+        name: 'empty multipart (only the closing delimiter)',
+        body: () => multipart(),
+        status: 405,
+        text: 'No part found on payload',
+      },
+      {
+        name: 'first part not named data',
+        body: () => multipart(filePart('x'), put('/mnt/tank/r.txt')),
+        status: 405,
+        text: '"data" part must be the first on payload',
+      },
+      {
+        name: 'data part that is not JSON',
+        body: () => multipart(dataPart('{"method": filesystem.put'), filePart('x')),
+        status: 400,
+        text: /\S/,
+      },
+      {
+        name: 'empty data part',
+        body: () => multipart(dataPart(''), filePart('x')),
+        status: 400,
+        text: 'Expecting value: line 1 column 1 (char 0)',
+      },
+      {
+        name: 'data without method',
+        body: () => multipart(dataPart({ params: ['/mnt/tank/r.txt'] }), filePart('x')),
+        status: 422,
+        text: '',
+      },
+      {
+        name: 'no Authorization header',
+        body: () => multipart(put('/mnt/tank/r.txt'), filePart('x')),
+        key: null,
+        status: 401,
+        text: '401: Unauthorized',
+      },
+      {
+        name: 'a wrong key',
+        body: () => multipart(put('/mnt/tank/r.txt'), filePart('x')),
+        key: `1-${'W'.repeat(64)}`,
+        status: 401,
+        text: 'Invalid API key',
+      },
+      {
+        name: 'a key whose id is not a number',
+        body: () => multipart(put('/mnt/tank/r.txt'), filePart('x')),
+        key: 'abc-def',
+        status: 401,
+        text: 'Invalid API key',
+      },
+      {
+        name: 'data only',
+        body: () => multipart(put('/mnt/tank/r.txt')),
+        status: 405,
+        text: '"file" not found as second part on payload',
+      },
+      {
+        name: 'second part misnamed',
+        body: () => multipart(put('/mnt/tank/r.txt'), part('upload', 'x', { filename: 'x' })),
+        status: 405,
+        text: '"file" not found as second part on payload',
+      },
       {
         name: 'unknown method of a known service',
         body: () => multipart(dataPart({ method: 'filesystem.nope', params: [] }), filePart('x')),
         status: 422,
         text: "[ENOMETHOD] Method 'nope' not found in 'filesystem'",
       },
-      { name: 'unknown service', body: () => multipart(dataPart({ method: 'nope.put', params: [] }), filePart('x')), status: 422, text: "[ENOMETHOD] Service 'nope' not found" },
-      { name: 'method name without a dot', body: () => multipart(dataPart({ method: 'put', params: [] }), filePart('x')), status: 412, text: '[EBADMSG] Invalid method name' },
-      { name: 'a later part not named file', body: () => multipart(put('/mnt/tank/r.txt'), filePart('x'), part('x', 'y')), status: 405, text: "Unknown payload part 'x'", job: true },
+      {
+        name: 'unknown service',
+        body: () => multipart(dataPart({ method: 'nope.put', params: [] }), filePart('x')),
+        status: 422,
+        text: "[ENOMETHOD] Service 'nope' not found",
+      },
+      {
+        name: 'method name without a dot',
+        body: () => multipart(dataPart({ method: 'put', params: [] }), filePart('x')),
+        status: 412,
+        text: '[EBADMSG] Invalid method name',
+      },
+      {
+        name: 'a later part not named file',
+        body: () => multipart(put('/mnt/tank/r.txt'), filePart('x'), part('x', 'y')),
+        status: 405,
+        text: "Unknown payload part 'x'",
+        job: true,
+      },
       {
         name: 'six file parts',
-        body: () => multipart(put('/mnt/tank/r.txt'), ...Array.from({ length: 6 }, (_, i) => filePart(`part ${i}`, `f${i}`))),
+        body: () =>
+          multipart(put('/mnt/tank/r.txt'), ...Array.from({ length: 6 }, (_, i) => filePart(`part ${i}`, `f${i}`))),
         status: 405,
         text: 'Too many uploaded files',
         job: true,
@@ -192,7 +327,10 @@ describe('POST /_upload/ on a real server', () => {
 
     it('5 file parts are accepted (the first one is written)', async () => {
       const server = await startTestServer();
-      const res = await postUpload(server, multipart(put('/mnt/tank/five.txt'), ...Array.from({ length: 5 }, (_, i) => filePart(`part ${i}`))));
+      const res = await postUpload(
+        server,
+        multipart(put('/mnt/tank/five.txt'), ...Array.from({ length: 5 }, (_, i) => filePart(`part ${i}`))),
+      );
       expect(res.status).toBe(200);
       expect((await finishedJob(server, JSON.parse(res.text).job_id)).job.state).toBe('SUCCESS');
       expect(readFileSync(join(server.stateDir, 'mnt/tank/five.txt'), 'utf8')).toBe('part 0');
@@ -200,7 +338,9 @@ describe('POST /_upload/ on a real server', () => {
 
     it('500 with the exception text when the login itself fails (RecursionError under as-reported)', async () => {
       const server = await startTestServer({ roleExpansion: 'as-reported' });
-      const { key } = await createUserWithKey(server.testAppliance, 'broken', { privilegeRoles: ['FILESYSTEM_FULL_CONTROL', 'FILESYSTEM_DATA_WRITE'] });
+      const { key } = await createUserWithKey(server.testAppliance, 'broken', {
+        privilegeRoles: ['FILESYSTEM_FULL_CONTROL', 'FILESYSTEM_DATA_WRITE'],
+      });
       const res = await postUpload(server, multipart(put('/mnt/tank/r.txt'), filePart('x')), key);
       expect(res.status).toBe(500);
       expect(res.text).toContain('maximum recursion depth exceeded');
@@ -218,7 +358,10 @@ describe('POST /_upload/ on a real server', () => {
         expect(job.exc_info?.type).toBe('VALIDATION');
         expect(job.error).toMatch(/^\[EINVAL\] /);
         // core.job_wait forwards only a CallError; the rest becomes CallError(job.error) (MW/job.py:467-478).
-        expect(wait.error).toMatchObject({ code: -32001, data: { error: 14, errname: 'EFAULT', reason: `[EFAULT] ${job.error}` } });
+        expect(wait.error).toMatchObject({
+          code: -32001,
+          data: { error: 14, errname: 'EFAULT', reason: `[EFAULT] ${job.error}` },
+        });
       }
       expect(readdirSync(join(server.stateDir, 'mnt/tank'))).toEqual([]);
       await assertServing(server);
@@ -235,12 +378,21 @@ describe('POST /_upload/ on a real server', () => {
       expect(job).toMatchObject({
         state: 'FAILED',
         error: "[Errno 21] Is a directory: '/mnt/tank/docs'",
-        exc_info: { type: 'IsADirectoryError', errno: null, extra: null, repr: "IsADirectoryError(21, 'Is a directory')" },
+        exc_info: {
+          type: 'IsADirectoryError',
+          errno: null,
+          extra: null,
+          repr: "IsADirectoryError(21, 'Is a directory')",
+        },
       });
       expect(wait.error).toEqual({
         code: -32001,
         message: 'Method call error',
-        data: expect.objectContaining({ error: 14, errname: 'EFAULT', reason: "[EFAULT] [Errno 21] Is a directory: '/mnt/tank/docs'" }),
+        data: expect.objectContaining({
+          error: 14,
+          errname: 'EFAULT',
+          reason: "[EFAULT] [Errno 21] Is a directory: '/mnt/tank/docs'",
+        }),
       });
       await assertServing(server);
     });
@@ -267,7 +419,11 @@ describe('POST /_upload/ on a real server', () => {
     it('CURRENT GATE (25.10.1 behaviour, not the declared intent): a non-admin with FILESYSTEM_FULL_CONTROL, DATASET_WRITE and the FILESYSTEM_DATA roles gets 403 "403: Forbidden"', async () => {
       const server = await startTestServer();
       const { key } = await createUserWithKey(server.testAppliance, 'bob', { privilegeRoles: NON_ADMIN_ROLES });
-      const res = await postUpload(server, multipart(put('/mnt/tank/bob.txt', { mode: 420 }), filePart('from bob')), key);
+      const res = await postUpload(
+        server,
+        multipart(put('/mnt/tank/bob.txt', { mode: 420 }), filePart('from bob')),
+        key,
+      );
       expect(res.status).toBe(403);
       expect(res.text).toBe('403: Forbidden');
       expect(await settledPutJobs(server)).toEqual([]);
@@ -280,7 +436,9 @@ describe('POST /_upload/ on a real server', () => {
 
     it('a non-admin lacking the role of another method gets 403; an admin naming such a method gets 412', async () => {
       const server = await startTestServer();
-      const { key } = await createUserWithKey(server.testAppliance, 'carol', { privilegeRoles: ['FILESYSTEM_ATTRS_READ'] });
+      const { key } = await createUserWithKey(server.testAppliance, 'carol', {
+        privilegeRoles: ['FILESYSTEM_ATTRS_READ'],
+      });
       const other = multipart(dataPart({ method: 'privilege.create', params: [{}] }), filePart('x'));
       const denied = await postUpload(server, other, key);
       expect(denied.status).toBe(403);
@@ -297,16 +455,26 @@ describe('POST /_upload/ on a real server', () => {
     it('DECLARED INTENT (uploadGate role): the same non-admin uploads; the file is owned by that user', async () => {
       const server = await startTestServer({ uploadGate: 'role' });
       const { key, gid } = await createUserWithKey(server.testAppliance, 'bob', { privilegeRoles: NON_ADMIN_ROLES });
-      const res = await postUpload(server, multipart(put('/mnt/tank/bob/bob.txt', { mode: 420 }), filePart('from bob')), key);
+      const res = await postUpload(
+        server,
+        multipart(put('/mnt/tank/bob/bob.txt', { mode: 420 }), filePart('from bob')),
+        key,
+      );
       expect(res.status).toBe(200);
       const { wait, job } = await finishedJob(server, JSON.parse(res.text).job_id, key);
       expect(wait.result).toBe(true);
       expect(job).toMatchObject({ state: 'SUCCESS', credentials: { data: { username: 'bob' } } });
       expect(readFileSync(join(server.stateDir, 'mnt/tank/bob/bob.txt'), 'utf8')).toBe('from bob');
-      const st = await postRpc(server.url, { jsonrpc: '2.0', id: 1, method: 'filesystem.stat', params: ['/mnt/tank/bob/bob.txt'] }, { key });
+      const st = await postRpc(
+        server.url,
+        { jsonrpc: '2.0', id: 1, method: 'filesystem.stat', params: ['/mnt/tank/bob/bob.txt'] },
+        { key },
+      );
       expect(st.json().result).toMatchObject({ user: 'bob', gid, mode: 0o100644, size: 8 });
       // A user without FILESYSTEM_DATA_WRITE is still refused under this gate.
-      const reader = await createUserWithKey(server.testAppliance, 'reader', { privilegeRoles: ['FILESYSTEM_DATA_READ'] });
+      const reader = await createUserWithKey(server.testAppliance, 'reader', {
+        privilegeRoles: ['FILESYSTEM_DATA_READ'],
+      });
       const refused = await postUpload(server, multipart(put('/mnt/tank/reader.txt'), filePart('x')), reader.key);
       expect(refused.status).toBe(403);
       expect(refused.text).toBe('403: Forbidden');
@@ -326,7 +494,9 @@ describe('POST /_upload/ on a real server', () => {
       await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
       const start = Buffer.concat([
         put('/mnt/tank/cut/target.bin', { mode: 420 }),
-        Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="target.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`),
+        Buffer.from(
+          `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="target.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+        ),
         randomBytes(256 * 1024),
       ]);
       socket.write(
@@ -336,12 +506,18 @@ describe('POST /_upload/ on a real server', () => {
       socket.write(start);
 
       const added = await observer.waitFor(
-        (m) => m.method === 'collection_update' && m.params?.msg === 'added' && m.params?.fields?.method === 'filesystem.put',
+        (m) =>
+          m.method === 'collection_update' &&
+          m.params?.msg === 'added' &&
+          m.params?.fields?.method === 'filesystem.put',
         'the upload job to start',
       );
       const jobId = added.params.id as number;
       // The bytes are on their way into a temporary file beside the target.
-      await vi.waitFor(() => expect(existsSync(dir) && strayTemps(dir).length).toBe(1), { timeout: SAFETY_MS, interval: 10 });
+      await vi.waitFor(() => expect(existsSync(dir) && strayTemps(dir).length).toBe(1), {
+        timeout: SAFETY_MS,
+        interval: 10,
+      });
       expect(existsSync(join(dir, 'target.bin'))).toBe(false);
 
       socket.destroy();
@@ -372,9 +548,23 @@ describe('POST /_upload/ on a real server', () => {
       socket.write(
         `POST /_upload/ HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${server.adminKey}\r\nContent-Type: ${CONTENT_TYPE}\r\nContent-Length: 10000000\r\n\r\n`,
       );
-      socket.write(Buffer.concat([put('/mnt/tank/keep.log', { append: true }), Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="x"\r\n\r\n`), Buffer.alloc(100_000, 0x41)]));
-      const added = await observer.waitFor((m) => m.method === 'collection_update' && m.params?.msg === 'added' && m.params?.fields?.arguments?.[1]?.append === true);
-      await vi.waitFor(() => expect(strayTemps(join(server.stateDir, 'mnt/tank')).length).toBe(1), { timeout: SAFETY_MS, interval: 10 });
+      socket.write(
+        Buffer.concat([
+          put('/mnt/tank/keep.log', { append: true }),
+          Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="x"\r\n\r\n`),
+          Buffer.alloc(100_000, 0x41),
+        ]),
+      );
+      const added = await observer.waitFor(
+        (m) =>
+          m.method === 'collection_update' &&
+          m.params?.msg === 'added' &&
+          m.params?.fields?.arguments?.[1]?.append === true,
+      );
+      await vi.waitFor(() => expect(strayTemps(join(server.stateDir, 'mnt/tank')).length).toBe(1), {
+        timeout: SAFETY_MS,
+        interval: 10,
+      });
       socket.destroy();
       const { job } = await finishedJob(server, added.params.id);
       expect(job.state).toBe('FAILED');
@@ -403,7 +593,7 @@ describe('POST /_upload/ on a real server', () => {
   });
 
   // curl ships with every machine this project runs on; the acceptance asks for it by name.
-  it('accepts the seed\'s curl form (-F data=…;type=application/json -F file=@…) and stores the bytes exactly', async () => {
+  it("accepts the seed's curl form (-F data=…;type=application/json -F file=@…) and stores the bytes exactly", async () => {
     const server = await startTestServer();
     const file = join(tempDir(), 'curl.bin');
     const bytes = randomBytes(1024 * 1024 + 7);
@@ -412,10 +602,14 @@ describe('POST /_upload/ on a real server', () => {
       'curl',
       [
         '-s',
-        '-w', '\n%{http_code}',
-        '-H', `Authorization: Bearer ${server.adminKey}`,
-        '-F', 'data={"method":"filesystem.put","params":["/mnt/tank/c/curl.bin",{"mode":420}]};type=application/json',
-        '-F', `file=@${file}`,
+        '-w',
+        '\n%{http_code}',
+        '-H',
+        `Authorization: Bearer ${server.adminKey}`,
+        '-F',
+        'data={"method":"filesystem.put","params":["/mnt/tank/c/curl.bin",{"mode":420}]};type=application/json',
+        '-F',
+        `file=@${file}`,
         `${server.url}/_upload/`,
       ],
       { timeout: SAFETY_MS },

@@ -105,7 +105,10 @@ describe('uploads: an idle timeout, no total time limit', () => {
     const file = join(tempDir(), 'stalled.bin');
     writeFileSync(file, randomBytes(256 * 1024));
     const env = { STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir(), STOR_URL: url, STOR_API_KEY: server.adminKey };
-    const r = await runStor(['upload', file, '/mnt/tank/stalled.bin', '--timeout', String(SAFETY_MS / 1000), '--json'], { env });
+    const r = await runStor(
+      ['upload', file, '/mnt/tank/stalled.bin', '--timeout', String(SAFETY_MS / 1000), '--json'],
+      { env },
+    );
     const { error } = JSON.parse(r.stderr) as { error: { code: string; kind: string; message: string } };
     expect(error).toMatchObject({ code: 'TIMEOUT', kind: 'unreachable' });
     expect(error.message).toContain('cut the upload off');

@@ -13,7 +13,13 @@ interface Me {
 function pingOfLength(length: number, id: string | number): string {
   const base = JSON.stringify({ jsonrpc: '2.0', id, method: 'core.ping', params: [], pad: '' });
   if (length < base.length) throw new Error('too short');
-  const text = JSON.stringify({ jsonrpc: '2.0', id, method: 'core.ping', params: [], pad: 'x'.repeat(length - base.length) });
+  const text = JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'core.ping',
+    params: [],
+    pad: 'x'.repeat(length - base.length),
+  });
   expect(text).toHaveLength(length);
   return text;
 }
@@ -67,7 +73,11 @@ describe('WebSocket JSON-RPC on a real server', () => {
       switch (s.method) {
         case 'core.ping':
           if (s.params.length === 0) expect(reply.result).toBe('pong');
-          else expect(reply.error).toMatchObject({ code: -32602, data: { extra: [['', 'Too many arguments (expected 0, found 1)', 22]] } });
+          else
+            expect(reply.error).toMatchObject({
+              code: -32602,
+              data: { extra: [['', 'Too many arguments (expected 0, found 1)', 22]] },
+            });
           break;
         case 'auth.me':
           expect((reply.result as Me).pw_name).toBe('truenas_admin');
@@ -83,7 +93,11 @@ describe('WebSocket JSON-RPC on a real server', () => {
     expect(new Set(jobIds).size).toBe(4);
 
     // Each job id answered belongs to the job started by that very request: the job records its message id.
-    const jobs = (await client.call('core.get_jobs', [[['method', '=', 'core.job_wait']]])).result as { id: number; message_ids: unknown[]; arguments: unknown[] }[];
+    const jobs = (await client.call('core.get_jobs', [[['method', '=', 'core.job_wait']]])).result as {
+      id: number;
+      message_ids: unknown[];
+      arguments: unknown[];
+    }[];
     for (const [i, s] of sent.entries()) {
       if (s.method !== 'core.job_wait') continue;
       const job = jobs.find((j) => j.id === replies[i]!.result);
@@ -129,25 +143,48 @@ describe('WebSocket JSON-RPC on a real server', () => {
     expect(typeof notJson.error.message).toBe('string');
     expect(notJson.error.message.length).toBeGreaterThan(0);
     expect(notJson.error).not.toHaveProperty('data');
-    expect(await roundTrip('')).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Expecting value: line 1 column 1 (char 0)' } });
-    expect(await roundTrip('{"jsonrpc": "2.0", "id": 5, "method": "core.ping"')).toMatchObject({ id: null, error: { code: -32700 } });
+    expect(await roundTrip('')).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32700, message: 'Expecting value: line 1 column 1 (char 0)' },
+    });
+    expect(await roundTrip('{"jsonrpc": "2.0", "id": 5, "method": "core.ping"')).toMatchObject({
+      id: null,
+      error: { code: -32700 },
+    });
     expect(await roundTrip(JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'core.ping' }]))).toEqual({
       jsonrpc: '2.0',
       id: null,
       error: { code: -32700, message: 'Batch messages are not supported at this time' },
     });
     for (const bare of ['42', '"text"', 'null', 'true']) {
-      expect(await roundTrip(bare)).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Invalid Message Format' } });
+      expect(await roundTrip(bare)).toEqual({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32700, message: 'Invalid Message Format' },
+      });
     }
 
     // -32600: the six messages of MW/api/base/server/ws_handler/rpc.py:271-304, answered with the request's id as sent.
     const invalid: [unknown, unknown, string][] = [
       [{ id: 1, method: 'core.ping', params: [] }, 1, "Missing 'jsonrpc' member"],
-      [{ jsonrpc: '1.0', id: 2, method: 'core.ping' }, 2, "'jsonrpc' member must be of type string and must be exactly '2.0'"],
-      [{ jsonrpc: 2.0, id: 'two', method: 'core.ping' }, 'two', "'jsonrpc' member must be of type string and must be exactly '2.0'"],
+      [
+        { jsonrpc: '1.0', id: 2, method: 'core.ping' },
+        2,
+        "'jsonrpc' member must be of type string and must be exactly '2.0'",
+      ],
+      [
+        { jsonrpc: 2.0, id: 'two', method: 'core.ping' },
+        'two',
+        "'jsonrpc' member must be of type string and must be exactly '2.0'",
+      ],
       // An invalid id is echoed as sent (rpc.py:309-311).
       [{ jsonrpc: '2.0', id: 1.5, method: 'core.ping' }, 1.5, "'id' member must be of type null, string or number"],
-      [{ jsonrpc: '2.0', id: { a: 1 }, method: 'core.ping' }, { a: 1 }, "'id' member must be of type null, string or number"],
+      [
+        { jsonrpc: '2.0', id: { a: 1 }, method: 'core.ping' },
+        { a: 1 },
+        "'id' member must be of type null, string or number",
+      ],
       [{ jsonrpc: '2.0', id: 4, params: [] }, 4, "Missing 'method' member"],
       [{ jsonrpc: '2.0', id: 5, method: 5 }, 5, "'method' member must be of type string"],
       [{ jsonrpc: '2.0', id: 6, method: '' }, 6, "'method' member must be of type string"],
@@ -155,14 +192,30 @@ describe('WebSocket JSON-RPC on a real server', () => {
       [{ jsonrpc: '2.0', id: null, method: 'core.ping', params: 'x' }, null, "'params' member must be of type array"],
     ];
     for (const [request, id, message] of invalid) {
-      expect(await roundTrip(JSON.stringify(request)), JSON.stringify(request)).toEqual({ jsonrpc: '2.0', id, error: { code: -32600, message } });
+      expect(await roundTrip(JSON.stringify(request)), JSON.stringify(request)).toEqual({
+        jsonrpc: '2.0',
+        id,
+        error: { code: -32600, message },
+      });
     }
 
     // -32601 before login: the method lookup comes before authentication.
-    expect(await client.call('no.such_method', [], 'm1')).toEqual({ jsonrpc: '2.0', id: 'm1', error: { code: -32601, message: 'Method does not exist' } });
-    expect(await client.call('auth.nope', [1, 2], 9)).toEqual({ jsonrpc: '2.0', id: 9, error: { code: -32601, message: 'Method does not exist' } });
+    expect(await client.call('no.such_method', [], 'm1')).toEqual({
+      jsonrpc: '2.0',
+      id: 'm1',
+      error: { code: -32601, message: 'Method does not exist' },
+    });
+    expect(await client.call('auth.nope', [1, 2], 9)).toEqual({
+      jsonrpc: '2.0',
+      id: 9,
+      error: { code: -32601, message: 'Method does not exist' },
+    });
     // `"id": null` is a real id and gets a reply with id null.
-    expect(await roundTrip(JSON.stringify({ jsonrpc: '2.0', id: null, method: 'core.ping' }))).toEqual({ jsonrpc: '2.0', id: null, result: 'pong' });
+    expect(await roundTrip(JSON.stringify({ jsonrpc: '2.0', id: null, method: 'core.ping' }))).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      result: 'pong',
+    });
   });
 
   it('refuses authenticated methods before login with ENOTAUTHENTICATED, and answers core.ping', async () => {
@@ -198,7 +251,11 @@ describe('WebSocket JSON-RPC on a real server', () => {
       const server = await startTestServer();
       const client = await loggedInWs(server.rpcUrl, server.adminKey);
       client.send(pingOfLength(20_000, 'twenty-k'));
-      expect(await client.waitFor((m) => m.id === 'twenty-k')).toEqual({ jsonrpc: '2.0', id: 'twenty-k', result: 'pong' });
+      expect(await client.waitFor((m) => m.id === 'twenty-k')).toEqual({
+        jsonrpc: '2.0',
+        id: 'twenty-k',
+        result: 'pong',
+      });
       client.send(pingOfLength(65_536, 'edge'));
       expect(await client.waitFor((m) => m.id === 'edge')).toMatchObject({ result: 'pong' });
       client.send(pingOfLength(65_537, 'over'));
@@ -239,7 +296,10 @@ describe('WebSocket JSON-RPC on a real server', () => {
     for (const id of ids) client.send({ jsonrpc: '2.0', id, method: 'core.job_wait', params: [1] });
 
     const refused: Message[] = [];
-    for (let i = 0; i < 5; i++) refused.push(await client.waitFor((m) => typeof m.id === 'string' && m.id.startsWith('wait-'), `refusal ${i + 1}`));
+    for (let i = 0; i < 5; i++)
+      refused.push(
+        await client.waitFor((m) => typeof m.id === 'string' && m.id.startsWith('wait-'), `refusal ${i + 1}`),
+      );
     for (const r of refused) {
       expect(r.error).toEqual({ code: -32000, message: 'Maximum number of concurrent calls (20) has exceeded' });
     }
@@ -273,7 +333,12 @@ describe('WebSocket JSON-RPC on a real server', () => {
     expect(added).toMatchObject({
       jsonrpc: '2.0',
       method: 'collection_update',
-      params: { msg: 'added', collection: 'core.get_jobs', id: jobId, fields: { id: jobId, method: 'core.job_wait', arguments: [999] } },
+      params: {
+        msg: 'added',
+        collection: 'core.get_jobs',
+        id: jobId,
+        fields: { id: jobId, method: 'core.job_wait', arguments: [999] },
+      },
     });
     expect(added).not.toHaveProperty('id');
     const changed = await client.waitFor(isJobEvent(jobId, 'changed', 'FAILED'), `FAILED event for job ${jobId}`);
@@ -289,7 +354,11 @@ describe('WebSocket JSON-RPC on a real server', () => {
     const [listed] = (await client.call('core.get_jobs', [[['id', '=', jobId]]])).result as Record<string, unknown>[];
     expect(listed).toEqual(changed.params.fields);
 
-    expect(await client.call('core.unsubscribe', [subscription], 'unsub')).toEqual({ jsonrpc: '2.0', id: 'unsub', result: null });
+    expect(await client.call('core.unsubscribe', [subscription], 'unsub')).toEqual({
+      jsonrpc: '2.0',
+      id: 'unsub',
+      result: null,
+    });
     const mark = client.messages.length;
     const second = await client.result<number>('core.job_wait', [999]);
     expect(second).toBeGreaterThan(jobId);
@@ -316,7 +385,11 @@ describe('WebSocket JSON-RPC on a real server', () => {
     const client = await connectWs(server.rpcUrl);
     const wrong = `${server.adminKey.split('-')[0]}-${'x'.repeat(64)}`;
     for (let i = 0; i < 20; i++) {
-      expect(await client.call('auth.login_with_api_key', [wrong], i)).toEqual({ jsonrpc: '2.0', id: i, result: false });
+      expect(await client.call('auth.login_with_api_key', [wrong], i)).toEqual({
+        jsonrpc: '2.0',
+        id: i,
+        result: false,
+      });
     }
     const limited = await client.call('auth.login_with_api_key', [wrong], 20);
     expect(limited.id).toBe(20);
@@ -335,8 +408,16 @@ describe('WebSocket JSON-RPC on a real server', () => {
   it('core.set_options answers the whole option object and ignores unknown keys', async () => {
     const server = await startTestServer();
     const client = await connectWs(server.rpcUrl);
-    expect(await client.result('core.set_options', [{}])).toEqual({ legacy_jobs: true, private_methods: false, py_exceptions: false });
-    expect(await client.result('core.set_options', [{ legacy_jobs: false }])).toEqual({ legacy_jobs: false, private_methods: false, py_exceptions: false });
+    expect(await client.result('core.set_options', [{}])).toEqual({
+      legacy_jobs: true,
+      private_methods: false,
+      py_exceptions: false,
+    });
+    expect(await client.result('core.set_options', [{ legacy_jobs: false }])).toEqual({
+      legacy_jobs: false,
+      private_methods: false,
+      py_exceptions: false,
+    });
     expect(await client.result('core.set_options', [{ py_exceptions: true, no_such_option: 1 }])).toEqual({
       legacy_jobs: false,
       private_methods: false,
@@ -344,13 +425,21 @@ describe('WebSocket JSON-RPC on a real server', () => {
     });
     // Options are per connection.
     const other = await connectWs(server.rpcUrl);
-    expect(await other.result('core.set_options', [{}])).toEqual({ legacy_jobs: true, private_methods: false, py_exceptions: false });
+    expect(await other.result('core.set_options', [{}])).toEqual({
+      legacy_jobs: true,
+      private_methods: false,
+      py_exceptions: false,
+    });
     // With legacy_jobs false a job call answers with the job's own failure.
     await client.result('auth.login_with_api_key', [server.adminKey]);
     expect((await client.call('core.job_wait', [999])).error).toMatchObject({
       code: -32602,
       message: 'Invalid params',
-      data: { error: 22, reason: '[ENOENT] None: Job with id 999 does not exist', extra: [[null, 'Job with id 999 does not exist', 2]] },
+      data: {
+        error: 22,
+        reason: '[ENOENT] None: Job with id 999 does not exist',
+        extra: [[null, 'Job with id 999 does not exist', 2]],
+      },
     });
   });
 
@@ -360,7 +449,15 @@ describe('WebSocket JSON-RPC on a real server', () => {
     expect(versioned).not.toBe(server.rpcUrl);
     const client = await loggedInWs(versioned, server.adminKey);
     expect(((await client.call('auth.me')).result as Me).pw_name).toBe('truenas_admin');
-    expect((await postRpc(server.url, { jsonrpc: '2.0', id: 1, method: 'core.ping' }, { path: '/api/v25.10.1', key: server.adminKey })).json()).toEqual({
+    expect(
+      (
+        await postRpc(
+          server.url,
+          { jsonrpc: '2.0', id: 1, method: 'core.ping' },
+          { path: '/api/v25.10.1', key: server.adminKey },
+        )
+      ).json(),
+    ).toEqual({
       jsonrpc: '2.0',
       id: 1,
       result: 'pong',
@@ -391,4 +488,3 @@ describe('WebSocket JSON-RPC on a real server', () => {
     }
   });
 });
-

@@ -20,7 +20,8 @@ import { answerOnTerminal } from '../../helpers/terminal.js';
 
 const SAFETY_KILL_MS = 45_000;
 
-const logged = (agent: RunRequestAgent, argv: string[]) => agent.handled.find((h) => JSON.stringify(h.argv) === JSON.stringify(argv));
+const logged = (agent: RunRequestAgent, argv: string[]) =>
+  agent.handled.find((h) => JSON.stringify(h.argv) === JSON.stringify(argv));
 
 /** A stand-in appliance whose `method` answers nothing the first time (the agent's command hangs on it), then `answer`. */
 async function holdsFirstCall(method: string, answer: unknown) {
@@ -42,7 +43,10 @@ describe('commands the session agent declines run in their own process', () => {
     await until(() => logged(agent, ['user', 'delete', 'bob']) !== undefined, 'the agent to log the request');
     expect(logged(agent, ['user', 'delete', 'bob'])!.sent).toEqual(['declined']);
     // Off a terminal the same verb cannot ask: the agent runs it, and it refuses as it always did.
-    const piped = await spawnStor(['--json', 'user', 'delete', 'bob'], { env: { ...env, ...agent.env }, killAfterMs: SAFETY_KILL_MS });
+    const piped = await spawnStor(['--json', 'user', 'delete', 'bob'], {
+      env: { ...env, ...agent.env },
+      killAfterMs: SAFETY_KILL_MS,
+    });
     expect(piped.code).toBe(2);
     expect(JSON.parse(piped.stderr).error.code).toBe(E.CONFIRMATION_REQUIRED.code);
     await until(() => logged(agent, ['--json', 'user', 'delete', 'bob']) !== undefined, 'the agent to log the request');
@@ -66,7 +70,7 @@ describe('commands the session agent declines run in their own process', () => {
   });
 });
 
-describe("a socket the first stage must not trust", () => {
+describe('a socket the first stage must not trust', () => {
   it('never hands a command (nor its environment, which may hold STOR_API_KEY) to a socket whose directory or mode lets others in: it runs in-process', async () => {
     const agent = await startRunRequestAgent();
     const env = { ...clientEnv(), ...agent.env, STOR_API_KEY: 'never-for-a-foreign-socket' };
@@ -90,7 +94,12 @@ describe('a session agent lost while a command runs', () => {
   it('a read whose agent is killed (-9) before it printed anything completes in its own process', async () => {
     const agent = await startRunRequestAgent();
     const appliance = await holdsFirstCall('filesystem.listdir', []);
-    const env = { ...clientEnv(), ...agent.env, STOR_URL: appliance.baseUrl, STOR_API_KEY: '1-abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzABCDEFGHIJKL' };
+    const env = {
+      ...clientEnv(),
+      ...agent.env,
+      STOR_URL: appliance.baseUrl,
+      STOR_API_KEY: '1-abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzABCDEFGHIJKL',
+    };
     const running = spawnStor(['--json', 'ls', '/mnt/tank'], { env, killAfterMs: SAFETY_KILL_MS });
     await until(() => appliance.calls.includes('filesystem.listdir'), 'the agent to be reading');
     await agent.kill('SIGKILL');
@@ -105,7 +114,12 @@ describe('a session agent lost while a command runs', () => {
   it('`stor call` of a method that only reads is a read: killed with its agent, it runs again in its own process', async () => {
     const agent = await startRunRequestAgent();
     const appliance = await holdsFirstCall('core.ping', 'pong');
-    const env = { ...clientEnv(), ...agent.env, STOR_URL: appliance.baseUrl, STOR_API_KEY: '1-abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzABCDEFGHIJKL' };
+    const env = {
+      ...clientEnv(),
+      ...agent.env,
+      STOR_URL: appliance.baseUrl,
+      STOR_API_KEY: '1-abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzABCDEFGHIJKL',
+    };
     const running = spawnStor(['call', 'core.ping'], { env, killAfterMs: SAFETY_KILL_MS });
     await until(() => appliance.calls.includes('core.ping'), 'the agent to be calling');
     await agent.kill('SIGKILL');
@@ -117,7 +131,12 @@ describe('a session agent lost while a command runs', () => {
   it('a change whose agent is killed (-9) mid-call fails with SESSION_LOST, exit 3, and says how to check; it is not run again', async () => {
     const agent = await startRunRequestAgent();
     const appliance = await holdsFirstCall('filesystem.mkdir', { mode: 0o40755 });
-    const env = { ...clientEnv(), ...agent.env, STOR_URL: appliance.baseUrl, STOR_API_KEY: '1-abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzABCDEFGHIJKL' };
+    const env = {
+      ...clientEnv(),
+      ...agent.env,
+      STOR_URL: appliance.baseUrl,
+      STOR_API_KEY: '1-abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzABCDEFGHIJKL',
+    };
     const running = spawnStor(['mkdir', '/mnt/tank/new'], { env, killAfterMs: SAFETY_KILL_MS });
     await until(() => appliance.calls.includes('filesystem.mkdir'), 'the agent to be changing');
     await agent.kill('SIGKILL');
@@ -125,7 +144,8 @@ describe('a session agent lost while a command runs', () => {
     expect(r.code).toBe(3);
     expect(r.stdout).toBe('');
     expect(r.stderr).toBe(
-      'stor: the session agent ended while `stor mkdir` ran: whether it changed anything is unknown\n' + 'hint: check before running it again: `stor job list`, `stor stat PATH`\n',
+      'stor: the session agent ended while `stor mkdir` ran: whether it changed anything is unknown\n' +
+        'hint: check before running it again: `stor job list`, `stor stat PATH`\n',
     );
     expect(appliance.calls.filter((c) => c === 'filesystem.mkdir')).toHaveLength(1);
   });
@@ -133,21 +153,39 @@ describe('a session agent lost while a command runs', () => {
   it('with --json, SESSION_LOST is the one {"error":…} line scripts parse', async () => {
     const agent = await startRunRequestAgent();
     const appliance = await holdsFirstCall('group.create', 1);
-    const env = { ...clientEnv(), ...agent.env, STOR_URL: appliance.baseUrl, STOR_API_KEY: '1-abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzABCDEFGHIJKL' };
-    const running = spawnStor(['--json', 'call', 'group.create', '{"name":"ops"}'], { env, killAfterMs: SAFETY_KILL_MS });
+    const env = {
+      ...clientEnv(),
+      ...agent.env,
+      STOR_URL: appliance.baseUrl,
+      STOR_API_KEY: '1-abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzABCDEFGHIJKL',
+    };
+    const running = spawnStor(['--json', 'call', 'group.create', '{"name":"ops"}'], {
+      env,
+      killAfterMs: SAFETY_KILL_MS,
+    });
     await until(() => appliance.calls.includes('group.create'), 'the agent to be changing');
     await agent.kill('SIGKILL');
     const r = await running;
     expect(r.code).toBe(3);
     expect(JSON.parse(r.stderr)).toEqual({
-      error: { code: E.SESSION_LOST.code, kind: 'unreachable', message: expect.stringContaining('`stor call`'), hint: 'check before running it again: `stor job list`, `stor call group.query`' },
+      error: {
+        code: E.SESSION_LOST.code,
+        kind: 'unreachable',
+        message: expect.stringContaining('`stor call`'),
+        hint: 'check before running it again: `stor job list`, `stor call group.query`',
+      },
     });
   });
 
   it('an agent stopped (SIGSTOP) mid-read holds the command no longer than its --timeout: the read completes in its own process', async () => {
     const agent = await startRunRequestAgent();
     const appliance = await holdsFirstCall('filesystem.listdir', []);
-    const env = { ...clientEnv(), ...agent.env, STOR_URL: appliance.baseUrl, STOR_API_KEY: '1-abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzABCDEFGHIJKL' };
+    const env = {
+      ...clientEnv(),
+      ...agent.env,
+      STOR_URL: appliance.baseUrl,
+      STOR_API_KEY: '1-abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzABCDEFGHIJKL',
+    };
     const running = spawnStor(['--timeout', '3', '--json', 'ls', '/mnt/tank'], { env, killAfterMs: SAFETY_KILL_MS });
     await until(() => appliance.calls.includes('filesystem.listdir'), 'the agent to be reading');
     agent.child.kill('SIGSTOP');
@@ -163,7 +201,12 @@ describe('a session agent lost while a command runs', () => {
       'group.create': { result: 1 },
       'filesystem.listdir': { result: [] },
     });
-    const env = { ...clientEnv(), ...agent.env, STOR_URL: appliance.baseUrl, STOR_API_KEY: '1-abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzABCDEFGHIJKL' };
+    const env = {
+      ...clientEnv(),
+      ...agent.env,
+      STOR_URL: appliance.baseUrl,
+      STOR_API_KEY: '1-abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzABCDEFGHIJKL',
+    };
     agent.child.kill('SIGSTOP');
     const change = ['--timeout', '2', 'call', 'group.create', '{"name":"ops"}'];
     const r = await spawnStor(change, { env, killAfterMs: SAFETY_KILL_MS });
@@ -208,10 +251,27 @@ function rawRun(path: string, request: object) {
 describe("the agent runs nothing before the first stage's go", () => {
   async function setUp() {
     const agent = await startRunRequestAgent();
-    const appliance = await startStandinAppliance({ 'auth.login_with_api_key': { result: true }, 'group.create': { result: 1 } });
+    const appliance = await startStandinAppliance({
+      'auth.login_with_api_key': { result: true },
+      'group.create': { result: 1 },
+    });
     const argv = ['--json', 'call', 'group.create', '{"name":"ops"}'];
-    const env = { PATH: process.env.PATH!, HOME: process.env.HOME!, ...clientEnv(), STOR_URL: appliance.baseUrl, STOR_API_KEY: '1-abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzABCDEFGHIJKL' };
-    const request = { op: 'run', argv, cwd: process.cwd(), env, tty: { stdin: false, stdout: false, stderr: false }, pid: process.pid, umask: 0o022 };
+    const env = {
+      PATH: process.env.PATH!,
+      HOME: process.env.HOME!,
+      ...clientEnv(),
+      STOR_URL: appliance.baseUrl,
+      STOR_API_KEY: '1-abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzABCDEFGHIJKL',
+    };
+    const request = {
+      op: 'run',
+      argv,
+      cwd: process.cwd(),
+      env,
+      tty: { stdin: false, stdout: false, stderr: false },
+      pid: process.pid,
+      umask: 0o022,
+    };
     return { agent, appliance, argv, request };
   }
 
@@ -238,7 +298,10 @@ describe("the agent runs nothing before the first stage's go", () => {
     client.send({ t: 'signal', s: 'SIGINT' });
     client.send({ t: 'go' });
     await client.closed;
-    expect(client.messages).toEqual([{ t: 'accepted', changes: true }, { t: 'exit', code: 130 }]);
+    expect(client.messages).toEqual([
+      { t: 'accepted', changes: true },
+      { t: 'exit', code: 130 },
+    ]);
     await until(() => logged(agent, argv) !== undefined, 'the agent to close the connection');
     expect(appliance.calls).toEqual([]);
   });
@@ -251,7 +314,12 @@ describe("the agent runs nothing before the first stage's go", () => {
     await client.closed;
     expect(client.messages.at(0)).toEqual({ t: 'accepted', changes: true });
     expect(client.messages.at(-1)).toEqual({ t: 'exit', code: 0 });
-    expect(client.messages.filter((m) => m.t === 'out').map((m) => m.d).join('')).toBe('1\n');
+    expect(
+      client.messages
+        .filter((m) => m.t === 'out')
+        .map((m) => m.d)
+        .join(''),
+    ).toBe('1\n');
     // mechanism_choices first: is SCRAM offered (the stand-in, like 25.10.x, says no)?
     expect(appliance.calls).toEqual(['auth.mechanism_choices', 'auth.login_with_api_key', 'group.create']);
   });

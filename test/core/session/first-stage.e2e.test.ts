@@ -28,7 +28,12 @@ async function handledRun(agent: RunRequestAgent, argv: string[]): Promise<strin
 }
 
 /** The same command line in this process's own way (sessions off) and through the agent. */
-async function bothWays(agent: RunRequestAgent, args: string[], env: Record<string, string>, cwd?: string): Promise<{ direct: SpawnResult; handed: SpawnResult }> {
+async function bothWays(
+  agent: RunRequestAgent,
+  args: string[],
+  env: Record<string, string>,
+  cwd?: string,
+): Promise<{ direct: SpawnResult; handed: SpawnResult }> {
   const options = { killAfterMs: SAFETY_KILL_MS, ...(cwd ? { cwd } : {}) };
   const direct = await spawnStor(args, { env: { ...env, STOR_SESSION: 'off', ...EMBEDDED_MEANT }, ...options });
   const handed = await spawnStor(args, { env: { ...env, ...agent.env }, ...options });
@@ -68,11 +73,21 @@ describe('a command handed to the session agent (the first stage)', () => {
     writeFileSync(join(cwd, 'report.txt'), 'twelve bytes');
     const viaAgent = clientEnv();
     const direct = clientEnv();
-    const handed = await spawnStor(['upload', 'report.txt', '/mnt/tank/'], { env: { ...viaAgent, ...agent.env }, cwd, killAfterMs: SAFETY_KILL_MS });
-    const own = await spawnStor(['upload', 'report.txt', '/mnt/tank/'], { env: direct, cwd, killAfterMs: SAFETY_KILL_MS });
+    const handed = await spawnStor(['upload', 'report.txt', '/mnt/tank/'], {
+      env: { ...viaAgent, ...agent.env },
+      cwd,
+      killAfterMs: SAFETY_KILL_MS,
+    });
+    const own = await spawnStor(['upload', 'report.txt', '/mnt/tank/'], {
+      env: direct,
+      cwd,
+      killAfterMs: SAFETY_KILL_MS,
+    });
     expect(handed).toEqual(own);
     expect(handed.code).toBe(0);
-    expect(await handledRun(agent, ['upload', 'report.txt', '/mnt/tank/'])).toEqual(expect.arrayContaining(['accepted', 'exit']));
+    expect(await handledRun(agent, ['upload', 'report.txt', '/mnt/tank/'])).toEqual(
+      expect.arrayContaining(['accepted', 'exit']),
+    );
     const st = await spawnStor(['--json', 'stat', '/mnt/tank/report.txt'], { env: viaAgent });
     expect(JSON.parse(st.stdout)).toMatchObject({ size: 12 });
   });
@@ -81,7 +96,10 @@ describe('a command handed to the session agent (the first stage)', () => {
     const agent = await startRunRequestAgent();
     const env = { ...clientEnv(), ...agent.env };
     // stdin is a pipe this test never closes: a first stage that read it would never end.
-    const child = spawn(process.execPath, [STOR_BIN, 'whoami', '--json'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [STOR_BIN, 'whoami', '--json'], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     const killer = setTimeout(() => child.kill('SIGKILL'), SAFETY_KILL_MS);
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
@@ -93,7 +111,11 @@ describe('a command handed to the session agent (the first stage)', () => {
     expect(await handledRun(agent, ['whoami', '--json'])).not.toContain('pull');
 
     const bytes = 'x'.repeat(200_000);
-    const up = await spawnStor(['upload', '-', '/mnt/tank/from-stdin.txt'], { env, stdin: bytes, killAfterMs: SAFETY_KILL_MS });
+    const up = await spawnStor(['upload', '-', '/mnt/tank/from-stdin.txt'], {
+      env,
+      stdin: bytes,
+      killAfterMs: SAFETY_KILL_MS,
+    });
     expect(up.code, up.stderr).toBe(0);
     expect(await handledRun(agent, ['upload', '-', '/mnt/tank/from-stdin.txt'])).toContain('pull');
     const st = await spawnStor(['--json', 'stat', '/mnt/tank/from-stdin.txt'], { env });
@@ -117,9 +139,20 @@ describe('a command handed to the session agent (the first stage)', () => {
 
   it('a Ctrl-C (SIGINT) to the first stage reaches the command in the agent: a command with no handler of its own ends at once with 130', async () => {
     const agent = await startRunRequestAgent();
-    const appliance = await startStandinAppliance({ 'auth.login_with_api_key': { result: true }, 'filesystem.listdir': { silent: true } });
-    const env = { ...clientEnv(), ...agent.env, STOR_URL: appliance.baseUrl, STOR_API_KEY: '1-abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzABCDEFGHIJKL' };
-    const child = spawn(process.execPath, [STOR_BIN, 'ls', '/mnt/tank'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const appliance = await startStandinAppliance({
+      'auth.login_with_api_key': { result: true },
+      'filesystem.listdir': { silent: true },
+    });
+    const env = {
+      ...clientEnv(),
+      ...agent.env,
+      STOR_URL: appliance.baseUrl,
+      STOR_API_KEY: '1-abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzABCDEFGHIJKL',
+    };
+    const child = spawn(process.execPath, [STOR_BIN, 'ls', '/mnt/tank'], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const killer = setTimeout(() => child.kill('SIGKILL'), SAFETY_KILL_MS);
     const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
     await until(() => appliance.calls.includes('filesystem.listdir'), 'the command to be waiting on the appliance');

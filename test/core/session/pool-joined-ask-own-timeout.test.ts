@@ -20,7 +20,11 @@ describe('pooled memo of fixed answers', () => {
       'privilege.roles': { held },
     });
     const pool = new SessionPool();
-    const target: PooledTarget = { endpoint: parseEndpoint(appliance.baseUrl), apiKey: '1-abcdefghijklmnopqrstuvwxyz', insecure: false };
+    const target: PooledTarget = {
+      endpoint: parseEndpoint(appliance.baseUrl),
+      apiKey: '1-abcdefghijklmnopqrstuvwxyz',
+      insecure: false,
+    };
     const patient = await pool.open(target, 600);
     const hasty = await pool.open(target, 1);
     const first = patient.call('privilege.roles', [[], {}]);

@@ -23,7 +23,16 @@ describe("a method that changes the connection's own credentials never runs on t
         const msg = JSON.parse(data.toString()) as { id: string; method: string };
         seen.push(msg.method);
         const answer =
-          msg.method === 'auth.mechanism_choices' ? { error: { code: -32601, message: 'Method does not exist' } } : { result: msg.method === 'auth.me' ? { pw_name: 'root' } : msg.method === 'auth.login_with_api_key' ? true : null };
+          msg.method === 'auth.mechanism_choices'
+            ? { error: { code: -32601, message: 'Method does not exist' } }
+            : {
+                result:
+                  msg.method === 'auth.me'
+                    ? { pw_name: 'root' }
+                    : msg.method === 'auth.login_with_api_key'
+                      ? true
+                      : null,
+              };
         ws.send(JSON.stringify({ jsonrpc: '2.0', id: msg.id, ...answer }));
       });
     });
@@ -35,7 +44,11 @@ describe("a method that changes the connection's own credentials never runs on t
     });
     const pool = new SessionPool();
     onTestFinished(() => pool.closeAll());
-    const target: PooledTarget = { endpoint: parseEndpoint(`ws://127.0.0.1:${(http.address() as AddressInfo).port}`), apiKey: `1-${'k'.repeat(64)}`, insecure: false };
+    const target: PooledTarget = {
+      endpoint: parseEndpoint(`ws://127.0.0.1:${(http.address() as AddressInfo).port}`),
+      apiKey: `1-${'k'.repeat(64)}`,
+      insecure: false,
+    };
     const reader = await pool.open(target, 10);
     const downgrader = await pool.open(target, 10);
     await downgrader.call('privilege.become_readonly');

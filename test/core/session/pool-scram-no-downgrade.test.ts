@@ -14,7 +14,12 @@ import { startTestServer } from '../../helpers/server.js';
 async function scramServerBehindRelay() {
   const server = await startTestServer({ keyLogin: 'scram', release: '26.0' });
   const relay = await downgradingRelay(server.rpcUrl);
-  const target: PooledTarget = { endpoint: parseEndpoint(relay.baseUrl), apiKey: server.adminKey, username: 'truenas_admin', insecure: false };
+  const target: PooledTarget = {
+    endpoint: parseEndpoint(relay.baseUrl),
+    apiKey: server.adminKey,
+    username: 'truenas_admin',
+    insecure: false,
+  };
   const pool = new SessionPool();
   onTestFinished(() => pool.closeAll());
   return { relay, target, pool };
@@ -38,7 +43,9 @@ describe('a pooled session that met SCRAM never sends the key on a later connect
     const lease = await pool.open(target, 10);
     expect(await lease.call<{ pw_name: string }>('auth.me')).toMatchObject({ pw_name: 'truenas_admin' });
     relay.state.downgrade = true;
-    await expect(lease.call('core.set_options', [{ legacy_jobs: false }])).rejects.toMatchObject({ code: E.SCRAM_FAILED.code });
+    await expect(lease.call('core.set_options', [{ legacy_jobs: false }])).rejects.toMatchObject({
+      code: E.SCRAM_FAILED.code,
+    });
     await lease.close();
     expect(relay.state.keysSent).toEqual([]);
   });

@@ -19,7 +19,11 @@ const UNTHROTTLED = 1 << 30;
 async function poolFor(server: TestServer) {
   const proxy = await startThrottleProxy(server.port, UNTHROTTLED);
   const pool = new SessionPool();
-  const target = (apiKey: string): PooledTarget => ({ endpoint: parseEndpoint(proxy.baseUrl), apiKey, insecure: false });
+  const target = (apiKey: string): PooledTarget => ({
+    endpoint: parseEndpoint(proxy.baseUrl),
+    apiKey,
+    insecure: false,
+  });
   return { proxy, pool, target };
 }
 
@@ -64,7 +68,10 @@ describe('session pool', () => {
     const server = await startTestServer();
     const { proxy, pool, target } = await poolFor(server);
     const [a, b] = await Promise.all([pool.open(target(server.adminKey), 10), pool.open(target(server.adminKey), 10)]);
-    const [meA, meB] = await Promise.all([a.call<{ pw_name: string }>('auth.me'), b.call<{ pw_name: string }>('auth.me')]);
+    const [meA, meB] = await Promise.all([
+      a.call<{ pw_name: string }>('auth.me'),
+      b.call<{ pw_name: string }>('auth.me'),
+    ]);
     expect(meA.pw_name).toBe('truenas_admin');
     expect(meB.pw_name).toBe('truenas_admin');
     await a.close();
@@ -75,7 +82,13 @@ describe('session pool', () => {
     expect(await c.call('core.ping')).toBe('pong');
     expect(proxy.webSockets()).toBe(1);
     const [info] = await pool.list();
-    expect(info).toMatchObject({ target: parseEndpoint(proxy.baseUrl).display, user: 'truenas_admin', calls: 4, active: 1, connected: true });
+    expect(info).toMatchObject({
+      target: parseEndpoint(proxy.baseUrl).display,
+      user: 'truenas_admin',
+      calls: 4,
+      active: 1,
+      connected: true,
+    });
     await c.close();
     await pool.closeAll();
   });
@@ -112,7 +125,7 @@ describe('session pool', () => {
     await pool.closeAll();
   });
 
-  it("a session whose key was revoked leaves the pool when its command ends: no key kept, nothing listed, the next command logs in anew", async () => {
+  it('a session whose key was revoked leaves the pool when its command ends: no key kept, nothing listed, the next command logs in anew', async () => {
     const server = await startTestServer();
     const { proxy, pool, target } = await poolFor(server);
     const t = server.testAppliance;
@@ -126,7 +139,10 @@ describe('session pool', () => {
     const lease = await pool.open(target(key), 10);
     expect(((await lease.call('auth.me').catch((e: unknown) => e)) as StorError).code).toBe(E.KEY_REJECTED.code);
     // Held by its command, the session stays (listed as not connected); once it ends, the pool forgets it.
-    expect(await pool.list()).toEqual([expect.objectContaining({ connected: false, active: 1 }), expect.objectContaining({ user: 'truenas_admin', active: 1 })]);
+    expect(await pool.list()).toEqual([
+      expect.objectContaining({ connected: false, active: 1 }),
+      expect.objectContaining({ user: 'truenas_admin', active: 1 }),
+    ]);
     await lease.close();
     expect(await pool.list()).toEqual([expect.objectContaining({ user: 'truenas_admin', connected: true, active: 1 })]);
     // The other key's session was left alone throughout.
@@ -140,7 +156,7 @@ describe('session pool', () => {
     await pool.closeAll();
   });
 
-  it("a lease that logs in as someone else does so on a connection of its own: the shared one keeps its identity", async () => {
+  it('a lease that logs in as someone else does so on a connection of its own: the shared one keeps its identity', async () => {
     const server = await startTestServer();
     const { pool, target } = await poolFor(server);
     const { key } = await createUserWithKey(server.testAppliance, 'erin', { privilegeRoles: ['READONLY_ADMIN'] });
@@ -182,7 +198,12 @@ describe('session pool', () => {
     const server = await startTestServer();
     const proxy = await freezingProxy(server.port);
     const pool = new SessionPool();
-    const target: PooledTarget = { endpoint: parseEndpoint(proxy.baseUrl), apiKey: server.adminKey, insecure: false, keepaliveSeconds: 1 };
+    const target: PooledTarget = {
+      endpoint: parseEndpoint(proxy.baseUrl),
+      apiKey: server.adminKey,
+      insecure: false,
+      keepaliveSeconds: 1,
+    };
     const first = await pool.open(target, 10);
     expect(await first.call('core.ping')).toBe('pong');
     await first.close();
@@ -228,7 +249,9 @@ describe('session pool', () => {
     let rolesAsked = 0;
     const roles = [{ name: 'READONLY_ADMIN', title: 'READONLY_ADMIN', includes: [], builtin: false, stig: 1 }];
     const appliance = await startStandinAppliance({
-      'auth.login_ex': { result: { response_type: 'SUCCESS', user_info: { pw_name: 'root' }, authenticator: 'LEVEL_1' } },
+      'auth.login_ex': {
+        result: { response_type: 'SUCCESS', user_info: { pw_name: 'root' }, authenticator: 'LEVEL_1' },
+      },
       'auth.login_with_api_key': { result: true },
       'core.ping': { result: 'pong' },
       'system.version_short': { result: '25.10.1' },
@@ -236,7 +259,11 @@ describe('session pool', () => {
       'privilege.roles': () => (++rolesAsked === 1 ? { error: { code: -32000, message: 'busy' } } : { result: roles }),
     });
     const pool = new SessionPool();
-    const target: PooledTarget = { endpoint: parseEndpoint(appliance.baseUrl), apiKey: '1-abcdefghijklmnopqrstuvwxyz', insecure: false };
+    const target: PooledTarget = {
+      endpoint: parseEndpoint(appliance.baseUrl),
+      apiKey: '1-abcdefghijklmnopqrstuvwxyz',
+      insecure: false,
+    };
     const a = await pool.open(target, 10);
     await expect(a.call('privilege.roles', [[], {}])).rejects.toThrow(/busy/);
     const first = await a.call<typeof roles>('privilege.roles', [[], {}]);

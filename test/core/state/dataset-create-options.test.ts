@@ -23,13 +23,30 @@ describe('a state file dataset: properties hold ZFS properties, never create opt
     throw new Error('accepted');
   };
 
-  it.each(['name: tank/b', 'type: VOLUME', 'volsize: 1048576', 'user_properties: x', 'create_ancestors: true', 'sparse: true', 'encryption: true', 'inherit_encryption: false'])('refuses {%s} by its path', (entry) => {
+  it.each([
+    'name: tank/b',
+    'type: VOLUME',
+    'volsize: 1048576',
+    'user_properties: x',
+    'create_ancestors: true',
+    'sparse: true',
+    'encryption: true',
+    'inherit_encryption: false',
+  ])('refuses {%s} by its path', (entry) => {
     const key = entry.split(':')[0];
     expect(refusal(`{ ${entry} }`)).toContain(`datasets[0].properties.${key}: a create option, not a ZFS property`);
   });
 
   it('takes ZFS properties and user properties as before', () => {
-    const file = parseStateFile('stor_state: 1\ndatasets:\n  - name: tank/a\n    properties: { compression: lz4, quota: 10G, "org.example:owner": ops, atime: false }\n', 'f');
-    expect(file.datasets?.[0]?.properties).toEqual({ compression: 'lz4', quota: '10G', 'org.example:owner': 'ops', atime: false });
+    const file = parseStateFile(
+      'stor_state: 1\ndatasets:\n  - name: tank/a\n    properties: { compression: lz4, quota: 10G, "org.example:owner": ops, atime: false }\n',
+      'f',
+    );
+    expect(file.datasets?.[0]?.properties).toEqual({
+      compression: 'lz4',
+      quota: '10G',
+      'org.example:owner': 'ops',
+      atime: false,
+    });
   });
 });

@@ -5,14 +5,20 @@ import { parseStateFile, stateJsonSchema } from '../../../src/core/state/index.j
 
 describe('the desired-state file format', () => {
   it('the shipped schema/stor-state.schema.json is the one generated from the zod schema (node scripts/state-schema.mjs after a build)', () => {
-    const shipped = JSON.parse(readFileSync(new URL('../../../schema/stor-state.schema.json', import.meta.url), 'utf8'));
+    const shipped = JSON.parse(
+      readFileSync(new URL('../../../schema/stor-state.schema.json', import.meta.url), 'utf8'),
+    );
     expect(shipped).toEqual(stateJsonSchema());
-    expect(JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')).files).toContain('schema');
+    expect(JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')).files).toContain(
+      'schema',
+    );
   });
 
   it('reads YAML and JSON; every section optional; a privilege fragment is a whole file', () => {
     expect(parseStateFile('stor_state: 1\n', 'f')).toEqual({ stor_state: 1 });
-    expect(parseStateFile('{"stor_state": 1, "privileges": [{"name": "ops", "roles": ["READONLY_ADMIN"]}]}', 'f').privileges).toEqual([{ name: 'ops', roles: ['READONLY_ADMIN'] }]);
+    expect(
+      parseStateFile('{"stor_state": 1, "privileges": [{"name": "ops", "roles": ["READONLY_ADMIN"]}]}', 'f').privileges,
+    ).toEqual([{ name: 'ops', roles: ['READONLY_ADMIN'] }]);
   });
 
   it('refuses unknown keys by path, a missing version, a name given twice, and a password', () => {
@@ -26,7 +32,9 @@ describe('the desired-state file format', () => {
       }
       throw new Error('accepted');
     };
-    expect(message('stor_state: 1\nprivileges:\n  - {name: a}\n  - {name: b}\n  - {name: c, role: [X]}\n')).toContain('privileges[2].role: unknown key');
+    expect(message('stor_state: 1\nprivileges:\n  - {name: a}\n  - {name: b}\n  - {name: c, role: [X]}\n')).toContain(
+      'privileges[2].role: unknown key',
+    );
     expect(message('groups: []\n')).toContain('stor_state');
     expect(message('stor_state: 1\ngroups:\n  - {name: a}\n  - {name: a}\n')).toContain('groups[1].name');
     expect(message('stor_state: 1\nusers:\n  - {name: a, password: x}\n')).toContain('users[0].password: unknown key');

@@ -63,12 +63,20 @@ describe('concurrent writers', () => {
     const env = { STOR_HOME: home, STOR_CONFIG_DIR: tempDir('stor-rel-config-') };
     const A = ['READONLY_ADMIN'];
     const B = ['SHARING_ADMIN', 'DATASET_READ'];
-    const created = await spawnStor(['call', 'privilege.create', JSON.stringify({ name: 'contended', roles: A, web_shell: true, local_groups: [] })], { env });
+    const created = await spawnStor(
+      ['call', 'privilege.create', JSON.stringify({ name: 'contended', roles: A, web_shell: true, local_groups: [] })],
+      { env },
+    );
     expect(created.stderr).toBe('');
     const id = JSON.parse(created.stdout).id as number;
 
     // Process A only touches roles, process B only web_shell; each alternates, starting from the initial value.
-    const rolesWriter = writer(home, id, 100, `(i) => ({ roles: i % 2 === 0 ? ${JSON.stringify(A)} : ${JSON.stringify(B)} })`);
+    const rolesWriter = writer(
+      home,
+      id,
+      100,
+      `(i) => ({ roles: i % 2 === 0 ? ${JSON.stringify(A)} : ${JSON.stringify(B)} })`,
+    );
     const shellWriter = writer(home, id, 100, '(i) => ({ web_shell: i % 2 === 0 })');
     await Promise.all([rolesWriter.ready, shellWriter.ready]);
     rolesWriter.go();
@@ -81,7 +89,15 @@ describe('concurrent writers', () => {
     }
 
     // Each writer's last value is there: update 99 of A set roles B, update 99 of B set web_shell false.
-    const after = await spawnStor(['call', 'privilege.query', JSON.stringify([['id', '=', id]]), '{"get":true,"select":["name","roles","web_shell"]}'], { env });
+    const after = await spawnStor(
+      [
+        'call',
+        'privilege.query',
+        JSON.stringify([['id', '=', id]]),
+        '{"get":true,"select":["name","roles","web_shell"]}',
+      ],
+      { env },
+    );
     expect(after.code).toBe(0);
     expect(JSON.parse(after.stdout)).toEqual({ name: 'contended', roles: B, web_shell: false });
 
@@ -96,7 +112,10 @@ describe('concurrent writers', () => {
 
   it('50 concurrent uploads of distinct files all land byte for byte', async () => {
     const server = await startTestServer();
-    const files = Array.from({ length: 50 }, (_, i) => ({ path: `/mnt/tank/many/${i % 5}/file-${i}.bin`, bytes: randomBytes(randomInt(64 * 1024, 256 * 1024 + 1)) }));
+    const files = Array.from({ length: 50 }, (_, i) => ({
+      path: `/mnt/tank/many/${i % 5}/file-${i}.bin`,
+      bytes: randomBytes(randomInt(64 * 1024, 256 * 1024 + 1)),
+    }));
     const boundary = 'concurrency-boundary-3e9f';
     const bodyOf = (f: (typeof files)[number]) =>
       Buffer.concat([
@@ -112,7 +131,10 @@ describe('concurrent writers', () => {
       files.map(async (f) => {
         const res = await fetch(`${server.url}/_upload/`, {
           method: 'POST',
-          headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, authorization: `Bearer ${server.adminKey}` },
+          headers: {
+            'content-type': `multipart/form-data; boundary=${boundary}`,
+            authorization: `Bearer ${server.adminKey}`,
+          },
           body: bodyOf(f),
           signal: AbortSignal.timeout(SAFETY_MS * 2),
         });
@@ -130,7 +152,9 @@ describe('concurrent writers', () => {
       const waits = await Promise.all(jobIds.slice(i, i + 10).map((id) => client.call('core.job_wait', [id])));
       expect(waits.map((w) => w.error ?? w.result)).toEqual(waits.map(() => true));
     }
-    const jobs = await client.result<{ id: number; state: string; arguments: unknown[] }[]>('core.get_jobs', [[['method', '=', 'filesystem.put']]]);
+    const jobs = await client.result<{ id: number; state: string; arguments: unknown[] }[]>('core.get_jobs', [
+      [['method', '=', 'filesystem.put']],
+    ]);
     expect(jobs.map((j) => j.state)).toEqual(files.map(() => 'SUCCESS'));
 
     for (const f of files) {
@@ -140,6 +164,8 @@ describe('concurrent writers', () => {
     }
     const tree = (readdirSync(join(server.stateDir, 'mnt/tank'), { recursive: true }) as string[]).map(String);
     expect(tree.filter((p) => p.includes('.stor-put-'))).toEqual([]);
-    expect(tree.filter((p) => p.endsWith('.bin')).sort()).toEqual(files.map((f) => f.path.slice('/mnt/tank/'.length)).sort());
+    expect(tree.filter((p) => p.endsWith('.bin')).sort()).toEqual(
+      files.map((f) => f.path.slice('/mnt/tank/'.length)).sort(),
+    );
   });
 });

@@ -17,7 +17,10 @@ function writer(home: string, prefix: string, count: number): Promise<number | n
     }
     await t.close();`;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, STOR_HOME: home }, stdio: 'inherit' });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      env: { ...process.env, STOR_HOME: home },
+      stdio: 'inherit',
+    });
     child.on('error', reject);
     child.on('close', resolve);
   });
@@ -29,9 +32,12 @@ describe('several processes on one state directory', () => {
     const codes = await Promise.all([writer(home, 'a', 40), writer(home, 'b', 40)]);
     expect(codes).toEqual([0, 0]);
     // truenas_admin is not built-in on 25.10.1 (truenas-set-authentication-method.py:48); created users start at uid 3000.
-    const { stdout, code } = await spawnStor(['call', 'user.query', '[["builtin","=",false],["uid",">=",3000]]', '{"select":["username","uid"]}'], {
-      env: { STOR_HOME: home },
-    });
+    const { stdout, code } = await spawnStor(
+      ['call', 'user.query', '[["builtin","=",false],["uid",">=",3000]]', '{"select":["username","uid"]}'],
+      {
+        env: { STOR_HOME: home },
+      },
+    );
     expect(code).toBe(0);
     const users = JSON.parse(stdout) as { username: string; uid: number }[];
     expect(users).toHaveLength(80);
@@ -40,7 +46,9 @@ describe('several processes on one state directory', () => {
       [...Array.from({ length: 40 }, (_, i) => `a${i}`), ...Array.from({ length: 40 }, (_, i) => `b${i}`)].sort(),
     );
     // Both processes raced the first-use seed too: exactly one seed happened.
-    const privileges = await spawnStor(['call', 'privilege.query', '[]', '{"count":true}'], { env: { STOR_HOME: home } });
+    const privileges = await spawnStor(['call', 'privilege.query', '[]', '{"count":true}'], {
+      env: { STOR_HOME: home },
+    });
     expect(privileges.stdout.trim()).toBe('3');
   });
 
@@ -48,9 +56,16 @@ describe('several processes on one state directory', () => {
     const home = tempDir();
     await spawnStor(['whoami'], { env: { STOR_HOME: home } });
     const create = (name: string) =>
-      spawnStor(['call', 'user.create', JSON.stringify({ username: name, full_name: name, group_create: true, password_disabled: true, smb: false })], {
-        env: { STOR_HOME: home },
-      });
+      spawnStor(
+        [
+          'call',
+          'user.create',
+          JSON.stringify({ username: name, full_name: name, group_create: true, password_disabled: true, smb: false }),
+        ],
+        {
+          env: { STOR_HOME: home },
+        },
+      );
     const results = await Promise.all(['p1', 'p2', 'p3', 'p4', 'p5', 'p6'].map(create));
     expect(results.map((r) => r.code)).toEqual([0, 0, 0, 0, 0, 0]);
     const uids = results.map((r) => JSON.parse(r.stdout).uid as number).sort();

@@ -77,8 +77,8 @@ function clientEnv(server: ServeProcess): Record<string, string> {
   };
 }
 
-const strayTemps = (dir: string) => (readdirSync(dir, { recursive: true }) as string[]).map(String).filter((p) => p.includes('.stor-put-'));
-
+const strayTemps = (dir: string) =>
+  (readdirSync(dir, { recursive: true }) as string[]).map(String).filter((p) => p.includes('.stor-put-'));
 
 /** Fills the file system holding `dir` to the last byte; returns the filler's path. */
 function fill(dir: string): string {
@@ -108,7 +108,9 @@ describe('a full disk under stor serve', () => {
       const up = await spawnStor([...rpc, 'upload', big, '/mnt/tank/full/big.bin'], { env });
       expect(up.stdout).toBe('');
       expect(up.code, up.stderr).toBe(1);
-      expect(up.stderr).toMatch(/^stor: (job \d+ \(filesystem\.put\) failed: )?\[ENOSPC\] No space left on device while writing \/mnt\/tank\/full\/big\.bin\n$/);
+      expect(up.stderr).toMatch(
+        /^stor: (job \d+ \(filesystem\.put\) failed: )?\[ENOSPC\] No space left on device while writing \/mnt\/tank\/full\/big\.bin\n$/,
+      );
       expect(existsSync(target)).toBe(false);
       expect(strayTemps(join(full, 'mnt'))).toEqual([]);
     }
@@ -132,15 +134,28 @@ describe('a full disk under stor serve', () => {
     // Not a byte left, not even for the database: a write either fails cleanly or commits whole
     // (SQLite may reuse room already in its log). Either way nothing is half-written.
     const filler = fill(full);
-    const create = await spawnStor(['call', 'privilege.create', JSON.stringify({ name: 'on a full disk', web_shell: false, roles: ['READONLY_ADMIN'] })], { env });
+    const create = await spawnStor(
+      [
+        'call',
+        'privilege.create',
+        JSON.stringify({ name: 'on a full disk', web_shell: false, roles: ['READONLY_ADMIN'] }),
+      ],
+      { env },
+    );
     if (create.code !== 0) {
       expect(create.code).toBe(1);
       expect(create.stderr).toBe('stor: database or disk is full\n');
     }
-    const read = await spawnStor(['call', 'privilege.query', JSON.stringify([['name', '=', 'on a full disk']]), '{"count":true}'], { env });
+    const read = await spawnStor(
+      ['call', 'privilege.query', JSON.stringify([['name', '=', 'on a full disk']]), '{"count":true}'],
+      { env },
+    );
     expect(read.code).toBe(0);
     unlinkSync(filler);
-    const count = await spawnStor(['call', 'privilege.query', JSON.stringify([['name', '=', 'on a full disk']]), '{"count":true}'], { env });
+    const count = await spawnStor(
+      ['call', 'privilege.query', JSON.stringify([['name', '=', 'on a full disk']]), '{"count":true}'],
+      { env },
+    );
     expect(count.stdout.trim()).toBe(create.code === 0 ? '1' : '0');
     expect(read.stdout).toBe(count.stdout);
     expect(integrity(full)).toBe('ok');
@@ -157,7 +172,9 @@ describe('an unwritable state directory', () => {
     const r = await spawnStor(['whoami'], { env });
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toBe(`stor: cannot use the state directory ${readOnly}: EROFS: read-only file system, open '${readOnly}/stor.db'\n${HINT}`);
+    expect(r.stderr).toBe(
+      `stor: cannot use the state directory ${readOnly}: EROFS: read-only file system, open '${readOnly}/stor.db'\n${HINT}`,
+    );
 
     const json = await spawnStor(['--json', 'whoami'], { env });
     expect(json.code).toBe(1);
@@ -181,7 +198,9 @@ describe('an unwritable state directory', () => {
     const serve = await spawnStor(['serve', '--port', '0', '--state', readOnly], { env });
     expect(serve.code).toBe(1);
     expect(serve.stdout).toBe('');
-    expect(serve.stderr).toBe(`stor: cannot use the state directory ${readOnly}: EROFS: read-only file system, open '${readOnly}/stor.db'\n${HINT}`);
+    expect(serve.stderr).toBe(
+      `stor: cannot use the state directory ${readOnly}: EROFS: read-only file system, open '${readOnly}/stor.db'\n${HINT}`,
+    );
   });
 
   it('an existing state whose file system turns read-only: a clear error, then all is well once writable again', async (ctx) => {
@@ -196,7 +215,9 @@ describe('an unwritable state directory', () => {
       const r = await spawnStor(['whoami'], { env });
       expect(r.code).toBe(1);
       expect(r.stdout).toBe('');
-      expect(r.stderr).toBe(`stor: cannot use the state directory ${seeded}: EROFS: read-only file system, open '${seeded}/stor.db'\n${HINT}`);
+      expect(r.stderr).toBe(
+        `stor: cannot use the state directory ${seeded}: EROFS: read-only file system, open '${seeded}/stor.db'\n${HINT}`,
+      );
       const up = await spawnStor(['upload', join(process.cwd(), 'package.json'), '/mnt/tank/'], { env });
       expect(up.code).toBe(1);
       expect(up.stderr).toContain(`cannot use the state directory ${seeded}`);

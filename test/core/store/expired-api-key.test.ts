@@ -12,7 +12,9 @@ import { runStor } from '../../helpers/run-stor.js';
 describe('an expired API key', () => {
   async function expiredKey() {
     const env = clientEnv();
-    const made = await runStor(['api-key', 'create', 'old', '--user', 'truenas_admin', '--expires', '2030-01-01'], { env });
+    const made = await runStor(['api-key', 'create', 'old', '--user', 'truenas_admin', '--expires', '2030-01-01'], {
+      env,
+    });
     expect(made.code, made.stderr).toBe(0);
     // As if that day had come: the expiry moved a day into the past, as the database keeps it.
     const db = openDatabase(join(env.STOR_HOME!, 'stor.db'));
@@ -26,7 +28,11 @@ describe('an expired API key', () => {
 
   it('api-key list: `expired` in --json (revoked stays false, as the appliance says), "(expired)" on a terminal', async () => {
     const { env } = await expiredKey();
-    const json = JSON.parse((await runStor(['api-key', 'list', '--json'], { env })).stdout) as { name: string; expired: boolean; revoked: boolean }[];
+    const json = JSON.parse((await runStor(['api-key', 'list', '--json'], { env })).stdout) as {
+      name: string;
+      expired: boolean;
+      revoked: boolean;
+    }[];
     expect(json.find((k) => k.name === 'old')).toMatchObject({ expired: true, revoked: false });
     const table = await runStor(['api-key', 'list'], { env, tty: true, color: 0 });
     expect(table.stdout).toMatch(/old .* \(expired\) +no\n/);

@@ -30,7 +30,11 @@ describe('which SQLite binding the store opens (src/core/store/sqlite.ts)', () =
       thrown = err;
     }
     expect(thrown).toBeInstanceOf(StorError);
-    expect(thrown).toMatchObject({ code: 'SQLITE_BINDING_MISSING', kind: 'failed', hint: expect.stringContaining('npm ci') });
+    expect(thrown).toMatchObject({
+      code: 'SQLITE_BINDING_MISSING',
+      kind: 'failed',
+      hint: expect.stringContaining('npm ci'),
+    });
     expect((thrown as Error).message).toContain('Node.js v20.20.2 has no node:sqlite');
   });
 
@@ -54,18 +58,22 @@ describe('which SQLite binding the store opens (src/core/store/sqlite.ts)', () =
     const insert = db.prepare('INSERT INTO t (v) VALUES (@v)');
     const values = db.prepare('SELECT v FROM t ORDER BY rowid').pluck();
     expect(() =>
-      db.transaction(() => {
-        insert.run({ v: 'lost' });
-        throw new Error('refused');
-      }).immediate(),
+      db
+        .transaction(() => {
+          insert.run({ v: 'lost' });
+          throw new Error('refused');
+        })
+        .immediate(),
     ).toThrow('refused');
     db.transaction(() => {
       insert.run({ v: 'outer' });
       expect(() =>
-        db.transaction(() => {
-          insert.run({ v: 'inner' });
-          throw new Error('inner refused');
-        }).deferred(),
+        db
+          .transaction(() => {
+            insert.run({ v: 'inner' });
+            throw new Error('inner refused');
+          })
+          .deferred(),
       ).toThrow('inner refused');
       db.transaction(() => insert.run({ v: 'kept' })).deferred();
     }).immediate();

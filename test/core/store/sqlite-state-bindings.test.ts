@@ -22,7 +22,9 @@ describe('a state written by either SQLite binding', () => {
   for (const writer of ['better-sqlite3', 'node:sqlite'] as const) {
     it(`written by ${writer}: opens, migrates and reads with this runtime's binding (${binding})`, () => {
       const home = tempDir();
-      const fixture = fileURLToPath(new URL(`../../fixtures/sqlite-state/${writer.replace(':', '-')}.db`, import.meta.url));
+      const fixture = fileURLToPath(
+        new URL(`../../fixtures/sqlite-state/${writer.replace(':', '-')}.db`, import.meta.url),
+      );
       copyFileSync(fixture, join(home, 'stor.db'));
       const store = Store.open(home);
       try {

@@ -43,7 +43,9 @@ describe('an answer body that never ends is refused once past a bound, not read 
         taken = endless(res);
       });
     });
-    const r = await spawnStor(['--url', nas.baseUrl, '--rpc', 'http', '--timeout', '30', '--json', 'whoami'], { env: { STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir(), STOR_API_KEY: KEY } });
+    const r = await spawnStor(['--url', nas.baseUrl, '--rpc', 'http', '--timeout', '30', '--json', 'whoami'], {
+      env: { STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir(), STOR_API_KEY: KEY },
+    });
     expect(r.stderr).not.toContain('bug in stor');
     expect(r.code, r.stderr).toBe(3);
     expect(JSON.parse(r.stderr).error.code).toBe(E.MALFORMED_ANSWER.code);
@@ -52,21 +54,33 @@ describe('an answer body that never ends is refused once past a bound, not read 
 
   it('an upload answered with an endless body: refused (exit 3) and read only up to the bound', async () => {
     let taken!: Promise<number>;
-    const nas = await startStandinAppliance({
-      'auth.login_with_api_key': { result: true },
-      // The target is not there yet: the upload goes ahead.
-      'filesystem.stat': { error: { code: -32001, message: 'Method call error', data: { error: 2, errname: 'ENOENT', reason: '[ENOENT] no', trace: null, extra: null } } },
-    }, (req, res) => {
-      if (req.method === 'POST' && req.url === '/_upload/') {
-        req.resume();
-        req.on('end', () => {
-          taken = endless(res);
-        });
-      } else res.writeHead(404).end();
-    });
+    const nas = await startStandinAppliance(
+      {
+        'auth.login_with_api_key': { result: true },
+        // The target is not there yet: the upload goes ahead.
+        'filesystem.stat': {
+          error: {
+            code: -32001,
+            message: 'Method call error',
+            data: { error: 2, errname: 'ENOENT', reason: '[ENOENT] no', trace: null, extra: null },
+          },
+        },
+      },
+      (req, res) => {
+        if (req.method === 'POST' && req.url === '/_upload/') {
+          req.resume();
+          req.on('end', () => {
+            taken = endless(res);
+          });
+        } else res.writeHead(404).end();
+      },
+    );
     const dir = tempDir();
     writeFileSync(`${dir}/f.txt`, 'hello\n');
-    const r = await spawnStor(['--url', nas.baseUrl, '--timeout', '30', '--json', 'upload', `${dir}/f.txt`, '/mnt/tank/f.txt'], { env: { STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir(), STOR_API_KEY: KEY } });
+    const r = await spawnStor(
+      ['--url', nas.baseUrl, '--timeout', '30', '--json', 'upload', `${dir}/f.txt`, '/mnt/tank/f.txt'],
+      { env: { STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir(), STOR_API_KEY: KEY } },
+    );
     expect(r.stderr).not.toContain('bug in stor');
     expect(r.code, r.stderr).toBe(3);
     expect(await taken).toBeLessThan(SENT_AT_MOST);

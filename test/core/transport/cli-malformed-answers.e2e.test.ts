@@ -10,7 +10,9 @@ const KEY = `1-${'A'.repeat(64)}`;
 const LOGGED_IN: Record<string, StandinAnswer> = { 'auth.login_with_api_key': { result: true } };
 
 function stor(baseUrl: string, args: string[]) {
-  return spawnStor(['--url', baseUrl, '--timeout', '5', '--json', ...args], { env: { STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir(), STOR_API_KEY: KEY } });
+  return spawnStor(['--url', baseUrl, '--timeout', '5', '--json', ...args], {
+    env: { STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir(), STOR_API_KEY: KEY },
+  });
 }
 
 /** Exit 3, MALFORMED_ANSWER naming `mentions`, and never the "bug in stor" fallback. */
@@ -48,7 +50,11 @@ describe('answers no appliance gives are "not a valid appliance answer" (exit 3)
       const login = rpc.length ? [] : [['auth.login_with_api_key', ['whoami']] as const];
       for (const [method, args] of [['auth.me', ['whoami']], ['core.ping', ['call', 'core.ping']], ...login] as const) {
         // Over --rpc http, auth.me checks the key before any other call; {} is enough for that.
-        const nas = await startStandinAppliance({ ...LOGGED_IN, 'auth.me': { result: {} }, [method]: { rawResult: deep } });
+        const nas = await startStandinAppliance({
+          ...LOGGED_IN,
+          'auth.me': { result: {} },
+          [method]: { rawResult: deep },
+        });
         const r = await stor(nas.baseUrl, [...rpc, ...args]);
         expectNotAnAppliance(r, 'nested more than 1000 deep');
       }
@@ -60,21 +66,35 @@ describe('answers no appliance gives are "not a valid appliance answer" (exit 3)
     expectNotAnAppliance(await stor(nas.baseUrl, ['whoami']), 'auth.login_with_api_key', '{}');
   });
 
-  it('an error object of the wrong shape is reported as the appliance\'s failure, not a crash', async () => {
+  it("an error object of the wrong shape is reported as the appliance's failure, not a crash", async () => {
     const nas = await startStandinAppliance({
       ...LOGGED_IN,
-      'auth.me': { error: { code: -32602, message: 'Invalid params', data: { reason: 5, extra: ['x', [1], null] } as never } },
+      'auth.me': {
+        error: { code: -32602, message: 'Invalid params', data: { reason: 5, extra: ['x', [1], null] } as never },
+      },
     });
     const r = await stor(nas.baseUrl, ['whoami']);
     expect(r.stderr).not.toContain('bug in stor');
     expect(r.code).toBe(1);
-    expect(JSON.parse(r.stderr).error).toMatchObject({ kind: 'failed', message: 'the appliance rejected the parameters' });
+    expect(JSON.parse(r.stderr).error).toMatchObject({
+      kind: 'failed',
+      message: 'the appliance rejected the parameters',
+    });
   });
 
   it('the upload endpoint answering 200 with JSON that holds no job id', async () => {
     for (const body of ['null', '{}', '{"job_id":"7"}', 'not json']) {
       const nas = await startStandinAppliance(
-        { ...LOGGED_IN, 'filesystem.stat': { error: { code: -32001, message: 'Method call error', data: { error: 2, errname: 'ENOENT', reason: '[ENOENT] no', trace: null, extra: null } } } },
+        {
+          ...LOGGED_IN,
+          'filesystem.stat': {
+            error: {
+              code: -32001,
+              message: 'Method call error',
+              data: { error: 2, errname: 'ENOENT', reason: '[ENOENT] no', trace: null, extra: null },
+            },
+          },
+        },
         (req, res) => {
           req.resume();
           req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(body));
@@ -82,7 +102,11 @@ describe('answers no appliance gives are "not a valid appliance answer" (exit 3)
       );
       const dir = tempDir();
       writeFileSync(join(dir, 'f'), 'hello');
-      expectNotAnAppliance(await stor(nas.baseUrl, ['upload', join(dir, 'f'), '/mnt/tank/f']), 'answered no job id', JSON.stringify(body));
+      expectNotAnAppliance(
+        await stor(nas.baseUrl, ['upload', join(dir, 'f'), '/mnt/tank/f']),
+        'answered no job id',
+        JSON.stringify(body),
+      );
     }
   });
 });

@@ -9,12 +9,18 @@ import { tempDir } from '../../helpers/temp-dir.js';
 
 const KEY = `1-${'A'.repeat(64)}`;
 const ENOENT: StandinAnswer = {
-  error: { code: -32001, message: 'Method call error', data: { error: 2, errname: 'ENOENT', reason: '[ENOENT] no', trace: null, extra: null } },
+  error: {
+    code: -32001,
+    message: 'Method call error',
+    data: { error: 2, errname: 'ENOENT', reason: '[ENOENT] no', trace: null, extra: null },
+  },
 };
 const LIMIT = 'Rate limit exceeded: 20 requests per minute';
 
 function stor(baseUrl: string, args: string[]) {
-  return spawnStor(['--url', baseUrl, '--json', ...args], { env: { STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir(), STOR_API_KEY: KEY } });
+  return spawnStor(['--url', baseUrl, '--json', ...args], {
+    env: { STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir(), STOR_API_KEY: KEY },
+  });
 }
 
 function bigFile(): string {
@@ -42,10 +48,13 @@ async function rawServer(onSocket: (s: Socket) => void): Promise<string> {
 describe('network failures are told as they happened', () => {
   it('a 429 from the upload endpoint, which answers before reading the body and drops the socket: rate limiting, with status and body', async () => {
     // Whether stor reads that answer before its next write fails is a race it must win either way.
-    const nas = await startStandinAppliance({ 'auth.login_with_api_key': { result: true }, 'filesystem.stat': ENOENT }, (req, res) => {
-      res.writeHead(429, { 'content-type': 'text/plain', connection: 'close' }).end(LIMIT);
-      req.once('data', () => req.socket.destroy());
-    });
+    const nas = await startStandinAppliance(
+      { 'auth.login_with_api_key': { result: true }, 'filesystem.stat': ENOENT },
+      (req, res) => {
+        res.writeHead(429, { 'content-type': 'text/plain', connection: 'close' }).end(LIMIT);
+        req.once('data', () => req.socket.destroy());
+      },
+    );
     const r = await stor(nas.baseUrl, ['upload', bigFile(), '/mnt/tank/big.bin']);
     expect(r.stderr).not.toContain('EPIPE');
     expect(r.code, r.stderr).toBe(3);
@@ -55,15 +64,20 @@ describe('network failures are told as they happened', () => {
   });
 
   it('a server that drops the upload mid-body without answering: told as it happened, with how far it got', async () => {
-    const nas = await startStandinAppliance({ 'auth.login_with_api_key': { result: true }, 'filesystem.stat': ENOENT }, (req, res) => {
-      if (req.headers['content-length'] === '0') return void res.writeHead(400).end('no data');
-      req.once('data', () => req.socket.destroy());
-    });
+    const nas = await startStandinAppliance(
+      { 'auth.login_with_api_key': { result: true }, 'filesystem.stat': ENOENT },
+      (req, res) => {
+        if (req.headers['content-length'] === '0') return void res.writeHead(400).end('no data');
+        req.once('data', () => req.socket.destroy());
+      },
+    );
     const r = await stor(nas.baseUrl, ['upload', bigFile(), '/mnt/tank/big.bin']);
     expect(r.code, r.stderr).toBe(3);
     const error = JSON.parse(r.stderr).error;
     expect(error.code).toBe('CONNECTION_CLOSED');
-    expect(error.message).toMatch(/ closed the connection during the upload, after \d+\.\d s and \d+ of 16777216 bytes, without an answer$/);
+    expect(error.message).toMatch(
+      / closed the connection during the upload, after \d+\.\d s and \d+ of 16777216 bytes, without an answer$/,
+    );
   });
 
   it('a 429 from POST /api/current (--rpc http): rate limiting, with the body', async () => {
@@ -80,15 +94,21 @@ describe('network failures are told as they happened', () => {
   });
 
   it('an upload the server refuses reports its status and body', async () => {
-    const nas = await startStandinAppliance({ 'auth.login_with_api_key': { result: true }, 'filesystem.stat': ENOENT }, (req, res) => {
-      req.resume();
-      req.on('end', () => res.writeHead(507, { 'content-type': 'text/plain' }).end('pool tank is full'));
-    });
+    const nas = await startStandinAppliance(
+      { 'auth.login_with_api_key': { result: true }, 'filesystem.stat': ENOENT },
+      (req, res) => {
+        req.resume();
+        req.on('end', () => res.writeHead(507, { 'content-type': 'text/plain' }).end('pool tank is full'));
+      },
+    );
     const dir = tempDir();
     writeFileSync(join(dir, 'f'), 'hello');
     const r = await stor(nas.baseUrl, ['upload', join(dir, 'f'), '/mnt/tank/f']);
     expect(r.code, r.stderr).toBe(1);
-    expect(JSON.parse(r.stderr).error).toMatchObject({ code: 'UPLOAD_REFUSED', message: `${nas.baseUrl} refused the upload: HTTP 507 pool tank is full` });
+    expect(JSON.parse(r.stderr).error).toMatchObject({
+      code: 'UPLOAD_REFUSED',
+      message: `${nas.baseUrl} refused the upload: HTTP 507 pool tank is full`,
+    });
   });
 
   for (const rpc of [[], ['--rpc', 'http']]) {

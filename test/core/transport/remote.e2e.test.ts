@@ -28,7 +28,13 @@ describe('stor serve and the remote target, end to end', () => {
     expect(login.code).toBe(0);
     // Named after the host and port.
     const name = new URL(server.baseUrl).host.replace(':', '-');
-    expect(JSON.parse(login.stdout)).toMatchObject({ profile: name, url: server.baseUrl, username: 'truenas_admin', current: true, created: true });
+    expect(JSON.parse(login.stdout)).toMatchObject({
+      profile: name,
+      url: server.baseUrl,
+      username: 'truenas_admin',
+      current: true,
+      created: true,
+    });
 
     const remote = await spawnStor(['whoami', '--json'], { env });
     expect(remote.code).toBe(0);
@@ -48,10 +54,31 @@ describe('stor serve and the remote target, end to end', () => {
     expect(statSync(configFile).mode & 0o777).toBe(0o600);
     const list = await spawnStor(['profile', 'list', '--json'], { env });
     const secret = key.trim().split('-')[1]!;
-    for (const out of [login.stdout, login.stderr, remote.stdout, list.stdout, list.stderr]) expect(out).not.toContain(secret);
+    for (const out of [login.stdout, login.stderr, remote.stdout, list.stdout, list.stderr])
+      expect(out).not.toContain(secret);
     expect(JSON.parse(list.stdout)).toEqual([
-      { name: 'embedded', kind: 'embedded', url: null, current: false, tls: 'none', insecure: false, ca: null, rpc: null, tags: [] },
-      { name, kind: 'remote', url: server.baseUrl, current: true, tls: 'none', insecure: false, ca: null, rpc: 'ws', tags: [] },
+      {
+        name: 'embedded',
+        kind: 'embedded',
+        url: null,
+        current: false,
+        tls: 'none',
+        insecure: false,
+        ca: null,
+        rpc: null,
+        tags: [],
+      },
+      {
+        name,
+        kind: 'remote',
+        url: server.baseUrl,
+        current: true,
+        tls: 'none',
+        insecure: false,
+        ca: null,
+        rpc: 'ws',
+        tags: [],
+      },
     ]);
 
     expect(await server.stop()).toBe(0);
@@ -65,13 +92,19 @@ describe('stor serve and the remote target, end to end', () => {
     expect(server.baseUrl).toMatch(/^wss:\/\/127\.0\.0\.1:\d+$/);
     const adminKey = readFileSync(server.adminKeyFile, 'utf8');
 
-    const untrusted = await spawnStor(['login', '--url', server.baseUrl, '--api-key-stdin'], { env: clientEnv(), stdin: adminKey });
+    const untrusted = await spawnStor(['login', '--url', server.baseUrl, '--api-key-stdin'], {
+      env: clientEnv(),
+      stdin: adminKey,
+    });
     expect(untrusted.code).toBe(3);
     expect(untrusted.stderr).toContain('TLS');
     expect(untrusted.stderr).toContain('--ca');
 
     const env = clientEnv();
-    const trusted = await spawnStor(['login', '--url', server.baseUrl, '--ca', cert, '--api-key-stdin'], { env, stdin: adminKey });
+    const trusted = await spawnStor(['login', '--url', server.baseUrl, '--ca', cert, '--api-key-stdin'], {
+      env,
+      stdin: adminKey,
+    });
     expect(trusted.code).toBe(0);
     const me = await spawnStor(['whoami', '--json'], { env });
     expect(JSON.parse(me.stdout).username).toBe('truenas_admin');
@@ -98,7 +131,10 @@ describe('stor serve and the remote target, end to end', () => {
 
   it('exits 4 for a wrong key, 3 for an unreachable URL, 3 for a plain web server', async () => {
     const server = await spawnServe(tempDir());
-    const wrong = await spawnStor(['login', '--url', server.baseUrl, '--api-key-stdin'], { env: clientEnv(), stdin: `1-${'A'.repeat(64)}` });
+    const wrong = await spawnStor(['login', '--url', server.baseUrl, '--api-key-stdin'], {
+      env: clientEnv(),
+      stdin: `1-${'A'.repeat(64)}`,
+    });
     expect(wrong.code).toBe(4);
     expect(wrong.stderr).toContain('rejected');
 
@@ -112,7 +148,9 @@ describe('stor serve and the remote target, end to end', () => {
     expect(unreachable.code).toBe(3);
     expect(unreachable.stderr).toContain('connection refused');
 
-    const web = createServer((_req, res) => res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not here</h1>'));
+    const web = createServer((_req, res) =>
+      res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not here</h1>'),
+    );
     await new Promise<void>((r) => web.listen(0, '127.0.0.1', r));
     try {
       const port = (web.address() as AddressInfo).port;
@@ -163,11 +201,16 @@ describe('stor serve and the remote target, end to end', () => {
     await new Promise((r) => wss.once('listening', r));
     try {
       const env = { ...clientEnv(), STOR_API_KEY: `1-${'A'.repeat(64)}` };
-      const hung = await spawnStor(['whoami', '--timeout', '1', '--url', `ws://127.0.0.1:${(silent.address() as AddressInfo).port}`], { env });
+      const hung = await spawnStor(
+        ['whoami', '--timeout', '1', '--url', `ws://127.0.0.1:${(silent.address() as AddressInfo).port}`],
+        { env },
+      );
       expect(hung.code).toBe(3);
       expect(hung.stderr).toContain('did not answer the WebSocket handshake within 1 s');
 
-      const dropped = await spawnStor(['whoami', '--url', `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`], { env });
+      const dropped = await spawnStor(['whoami', '--url', `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`], {
+        env,
+      });
       expect(dropped.code).toBe(3);
       expect(dropped.stderr).toContain('closed (code 1011: boom)');
     } finally {
@@ -182,15 +225,23 @@ describe('stor serve and the remote target, end to end', () => {
     const env = clientEnv();
     const keyA = readFileSync(a.adminKeyFile, 'utf8');
     const keyB = readFileSync(b.adminKeyFile, 'utf8');
-    expect((await spawnStor(['login', '--url', a.baseUrl, '--profile', 'a', '--api-key-stdin'], { env, stdin: keyA })).code).toBe(0);
-    expect((await spawnStor(['login', '--url', b.baseUrl, '--profile', 'b', '--api-key-stdin'], { env, stdin: keyB })).code).toBe(0);
+    expect(
+      (await spawnStor(['login', '--url', a.baseUrl, '--profile', 'a', '--api-key-stdin'], { env, stdin: keyA })).code,
+    ).toBe(0);
+    expect(
+      (await spawnStor(['login', '--url', b.baseUrl, '--profile', 'b', '--api-key-stdin'], { env, stdin: keyB })).code,
+    ).toBe(0);
     const target = async (args: string[], extra: Record<string, string> = {}) =>
       JSON.parse((await spawnStor([...args, 'whoami', '--json'], { env: { ...env, ...extra } })).stdout).target;
     expect(await target([])).toEqual({ kind: 'remote', url: b.baseUrl, profile: 'b' });
     expect(await target(['--profile', 'a'])).toEqual({ kind: 'remote', url: a.baseUrl, profile: 'a' });
     expect(await target([], { STOR_PROFILE: 'a' })).toEqual({ kind: 'remote', url: a.baseUrl, profile: 'a' });
     // A URL given without a profile uses the saved profile for that appliance.
-    expect(await target(['--url', a.baseUrl], { STOR_API_KEY: keyA.trim() })).toEqual({ kind: 'remote', url: a.baseUrl, profile: 'a' });
+    expect(await target(['--url', a.baseUrl], { STOR_API_KEY: keyA.trim() })).toEqual({
+      kind: 'remote',
+      url: a.baseUrl,
+      profile: 'a',
+    });
     expect(await target([], { STOR_URL: a.baseUrl })).toEqual({ kind: 'remote', url: a.baseUrl, profile: 'a' });
 
     expect((await spawnStor(['profile', 'use', 'a'], { env })).code).toBe(0);
@@ -202,6 +253,8 @@ describe('stor serve and the remote target, end to end', () => {
     expect((await spawnStor(['logout'], { env })).code).toBe(0);
     expect((await target([])).kind).toBe('embedded');
     expect((await spawnStor(['profile', 'remove', 'b'], { env })).code).toBe(0);
-    expect(JSON.parse((await spawnStor(['profile', 'list', '--json'], { env })).stdout).map((p: { name: string }) => p.name)).toEqual(['embedded']);
+    expect(
+      JSON.parse((await spawnStor(['profile', 'list', '--json'], { env })).stdout).map((p: { name: string }) => p.name),
+    ).toEqual(['embedded']);
   });
 });

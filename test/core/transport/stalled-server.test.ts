@@ -36,7 +36,9 @@ function stallServer(ms: number): void {
  * A raw TCP client; `response` resolves with the HTTP status once the final answer's head is in,
  * `received(text)` once the server has sent `text`.
  */
-async function rawClient(port: number): Promise<{ socket: Socket; response: Promise<number>; received: (text: string) => Promise<void> }> {
+async function rawClient(
+  port: number,
+): Promise<{ socket: Socket; response: Promise<number>; received: (text: string) => Promise<void> }> {
   const socket = connect(port, '127.0.0.1');
   onTestFinished(() => void socket.destroy());
   await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
@@ -93,7 +95,9 @@ describe('a server stalled by its own load does not blame the peer', () => {
     const client = await loggedInWs(server.rpcUrl, server.adminKey);
     await client.result('core.set_options', [{ legacy_jobs: false }]);
     await client.result('core.job_wait', [1]);
-    expect(sha256(readFileSync(join(server.stateDir, 'mnt/tank/stalled-server.bin')))).toBe(sha256(Buffer.concat(pieces)));
+    expect(sha256(readFileSync(join(server.stateDir, 'mnt/tank/stalled-server.bin')))).toBe(
+      sha256(Buffer.concat(pieces)),
+    );
   });
 
   it('a login sent before the login timeout but read only after the server stalled past it is heard out, and the session works', async () => {
@@ -119,7 +123,10 @@ describe('a server stalled by its own load does not blame the peer', () => {
     const pong = new Promise<void>((resolve) => client.ws.once('pong', () => resolve()));
     client.ws.ping();
     stallServer(STALL_MS);
-    await Promise.race([pong, client.closed.then(({ code }) => Promise.reject(new Error(`cut off (${code}) instead of answered`)))]);
+    await Promise.race([
+      pong,
+      client.closed.then(({ code }) => Promise.reject(new Error(`cut off (${code}) instead of answered`))),
+    ]);
     expect(await client.result('core.ping')).toBe('pong');
   });
 
@@ -127,7 +134,9 @@ describe('a server stalled by its own load does not blame the peer', () => {
     const server = await startTestServer({}, { limits: { anonymousBodyMs: LIMIT_MS } });
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'core.ping', params: [] });
     const { socket, response, received } = await rawClient(server.port);
-    socket.write(`POST /api/current HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`);
+    socket.write(
+      `POST /api/current HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`,
+    );
     // Node answers `100 Continue` as it hands the request over, in the same turn the deadline is armed.
     await received('100 Continue');
     socket.write(body);

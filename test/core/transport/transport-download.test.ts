@@ -45,13 +45,21 @@ const TARGETS: Record<string, () => Promise<{ transport: Transport; stateDir: st
   },
   ws: async () => {
     const server = await startTestServer();
-    const transport = await RemoteTransport.open({ endpoint: parseEndpoint(server.url), login: apiKeyLogin(server.adminKey), timeoutSeconds: 30 });
+    const transport = await RemoteTransport.open({
+      endpoint: parseEndpoint(server.url),
+      login: apiKeyLogin(server.adminKey),
+      timeoutSeconds: 30,
+    });
     onTestFinished(() => transport.close());
     return { transport, stateDir: server.stateDir };
   },
   http: async () => {
     const server = await startTestServer();
-    const transport = await HttpRpcTransport.open({ endpoint: parseEndpoint(server.url), login: apiKeyLogin(server.adminKey), timeoutSeconds: 30 });
+    const transport = await HttpRpcTransport.open({
+      endpoint: parseEndpoint(server.url),
+      login: apiKeyLogin(server.adminKey),
+      timeoutSeconds: 30,
+    });
     onTestFinished(() => transport.close());
     return { transport, stateDir: server.stateDir };
   },
@@ -63,7 +71,11 @@ describe.each(Object.keys(TARGETS))('Transport.download on %s', (kind) => {
     const sha256 = randomFile(join(stateDir, 'mnt', 'tank', 'big file é.bin'), 20 * MiB);
     const out = join(tempDir(), 'big.bin');
     let progress = 0;
-    const result = await transport.download({ path: '/mnt/tank/big file é.bin', sink: createWriteStream(out), onProgress: (n) => (progress = n) });
+    const result = await transport.download({
+      path: '/mnt/tank/big file é.bin',
+      sink: createWriteStream(out),
+      onProgress: (n) => (progress = n),
+    });
     expect(result.bytes).toBe(20 * MiB);
     expect(progress).toBe(20 * MiB);
     expect(await sha256Of(out)).toBe(sha256);
@@ -72,7 +84,9 @@ describe.each(Object.keys(TARGETS))('Transport.download on %s', (kind) => {
   it('a directory or a missing file fails with the job\'s own error: "<path> is not a file" (EFAULT)', async () => {
     const { transport } = await TARGETS[kind]!();
     for (const path of ['/mnt/tank', '/mnt/tank/missing.bin']) {
-      const err = await transport.download({ path, sink: createWriteStream(join(tempDir(), 'x')) }).catch((e: unknown) => e);
+      const err = await transport
+        .download({ path, sink: createWriteStream(join(tempDir(), 'x')) })
+        .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(RpcError);
       expect((err as RpcError).reason).toBe(`[EFAULT] ${path} is not a file`);
     }

@@ -24,7 +24,9 @@ export function namesOf(world: World) {
 }
 
 /** Objects read by id or name, each once (two queries' answers joined). */
-export const uniqueById = <T extends { id: number }>(...lists: readonly (readonly T[])[]): T[] => [...new Map(lists.flat().map((x) => [x.id, x])).values()];
+export const uniqueById = <T extends { id: number }>(...lists: readonly (readonly T[])[]): T[] => [
+  ...new Map(lists.flat().map((x) => [x.id, x])).values(),
+];
 
 /** The groups of these names, in order; one the target lacks is NOT_FOUND. */
 export async function groupsNamed(t: Transport, names: readonly string[]): Promise<Group[]> {

@@ -31,16 +31,34 @@ export const apiKeys: KindAdapter<'api_keys', ApiKey> = {
   plan(want, world, ctx) {
     const have = keysIn(world).filter((k) => k.name === want.name);
     const expires = want.expires === undefined ? undefined : want.expires === null ? null : iso(expiryMs(want.expires));
-    if (have.length === 0) return stepOf('api_keys', want, 'create', [{ field: 'user', from: null, to: want.user }, { field: 'expires', from: null, to: expires ?? null }]);
-    if (have.length > 1) ctx.note(`api key ${want.name}: ${have.length} keys have this name (ids ${have.map((k) => k.id).join(', ')}); left as they are`);
+    if (have.length === 0)
+      return stepOf('api_keys', want, 'create', [
+        { field: 'user', from: null, to: want.user },
+        { field: 'expires', from: null, to: expires ?? null },
+      ]);
+    if (have.length > 1)
+      ctx.note(
+        `api key ${want.name}: ${have.length} keys have this name (ids ${have.map((k) => k.id).join(', ')}); left as they are`,
+      );
     const k = have[0]!;
-    if (have.length === 1 && k.username !== want.user) ctx.note(`api key ${want.name}: belongs to ${k.username ?? '(a deleted user)'} on the target, ${want.user} in the file; a key's user is never changed`);
+    if (have.length === 1 && k.username !== want.user)
+      ctx.note(
+        `api key ${want.name}: belongs to ${k.username ?? '(a deleted user)'} on the target, ${want.user} in the file; a key's user is never changed`,
+      );
     const now = k.expires_at ? iso(k.expires_at.$date) : null;
-    if (have.length === 1 && expires !== undefined && expires !== now) return stepOf('api_keys', want, 'update', [{ field: 'expires', from: now, to: expires }]);
+    if (have.length === 1 && expires !== undefined && expires !== now)
+      return stepOf('api_keys', want, 'update', [{ field: 'expires', from: now, to: expires }]);
     return null;
   },
 
-  prune: (world, named) => [...new Set(keysIn(world).filter((k) => madeByStor(world.marks, 'api_key', k.name, k.id)).map((k) => k.name))].filter((name) => !named.has(name)),
+  prune: (world, named) =>
+    [
+      ...new Set(
+        keysIn(world)
+          .filter((k) => madeByStor(world.marks, 'api_key', k.name, k.id))
+          .map((k) => k.name),
+      ),
+    ].filter((name) => !named.has(name)),
 
   exists: (world, name) => keysIn(world).some((k) => k.name === name),
 

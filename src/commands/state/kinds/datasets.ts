@@ -6,7 +6,15 @@ import { queryItems } from '../../../core/contract/client.js';
 import { E } from '../../../core/error-catalogue.js';
 import { StorError } from '../../../core/errors.js';
 import { stateDatasetSchema } from '../../../core/state/index.js';
-import { createDataset, deleteDataset, diffDataset, exportDatasets, predictDatasetRefusal, updateDataset, type Dataset } from '../datasets.js';
+import {
+  createDataset,
+  deleteDataset,
+  diffDataset,
+  exportDatasets,
+  predictDatasetRefusal,
+  updateDataset,
+  type Dataset,
+} from '../datasets.js';
 import { datasetMarked } from '../ownership.js';
 import { stepOf, type KindAdapter, type World } from './kind.js';
 
@@ -27,7 +35,10 @@ export const datasets: KindAdapter<'datasets', Dataset> = {
 
   // Children before their parents: the query lists a parent first.
   prune: (world, named) =>
-    [...datasetsIn(world)].reverse().filter((d) => !named.has(d.id) && datasetMarked(d.id, d.user_properties as Record<string, unknown>)).map((d) => d.id),
+    [...datasetsIn(world)]
+      .reverse()
+      .filter((d) => !named.has(d.id) && datasetMarked(d.id, d.user_properties as Record<string, unknown>))
+      .map((d) => d.id),
 
   exists: (world, name) => datasetsIn(world).some((d) => d.id === name),
 
@@ -38,7 +49,10 @@ export const datasets: KindAdapter<'datasets', Dataset> = {
   refuse(world, steps) {
     for (const s of steps) {
       if (s.change.action === 'delete' || !s.want) continue;
-      const refusal = predictDatasetRefusal(s.want, datasetsIn(world).find((d) => d.id === s.change.name));
+      const refusal = predictDatasetRefusal(
+        s.want,
+        datasetsIn(world).find((d) => d.id === s.change.name),
+      );
       if (refusal) {
         refusal.hint = `the file's dataset ${s.change.name}: the target would refuse this ${s.change.action}; nothing was changed`;
         throw refusal;

@@ -30,7 +30,10 @@ export const groups: KindAdapter<'groups', Group> = {
     const found = await listGroups(t, [['name', '=', name]]);
     // Its members by id (to name them) and the members the file names (to know which exist yet).
     const ids = found.flatMap((g) => g.users);
-    const [byId, byName] = await Promise.all([listUsers(t, [['id', 'in', ids]]), listUsers(t, [['username', 'in', want?.members ?? []]])]);
+    const [byId, byName] = await Promise.all([
+      listUsers(t, [['id', 'in', ids]]),
+      listUsers(t, [['username', 'in', want?.members ?? []]]),
+    ]);
     return { groups: found, users: uniqueById(byId, byName) };
   },
 
@@ -44,8 +47,12 @@ export const groups: KindAdapter<'groups', Group> = {
     }
     const { userById } = namesOf(world);
     const members = have.users.map((id) => userById.get(id) ?? String(id));
-    if (want.gid !== undefined && want.gid !== have.gid) ctx.note(`group ${want.name}: gid is ${have.gid} on the target, ${want.gid} in the file; a gid is never changed in place`);
-    if (want.members !== undefined) field(changes, 'members', sorted(members), sorted(want.members), !sameSet(members, want.members));
+    if (want.gid !== undefined && want.gid !== have.gid)
+      ctx.note(
+        `group ${want.name}: gid is ${have.gid} on the target, ${want.gid} in the file; a gid is never changed in place`,
+      );
+    if (want.members !== undefined)
+      field(changes, 'members', sorted(members), sorted(want.members), !sameSet(members, want.members));
     return stepOf('groups', want, 'update', changes);
   },
 
@@ -54,11 +61,17 @@ export const groups: KindAdapter<'groups', Group> = {
     // to nogroup, MW/plugins/account.py), or a group of a privilege that stays.
     const going = new Set(gone.map((c) => `${c.kind} ${c.name}`));
     const inUse = new Set([
-      ...usersIn(world).filter((u) => !going.has(`users ${u.username}`)).map((u) => primaryGroupName(u)),
-      ...privilegesIn(world).filter((p) => !going.has(`privileges ${p.name}`)).flatMap((p) => groupNames(p)),
+      ...usersIn(world)
+        .filter((u) => !going.has(`users ${u.username}`))
+        .map((u) => primaryGroupName(u)),
+      ...privilegesIn(world)
+        .filter((p) => !going.has(`privileges ${p.name}`))
+        .flatMap((p) => groupNames(p)),
     ]);
     return groupsIn(world)
-      .filter((g) => !named.has(g.name) && !g.builtin && madeByStor(world.marks, 'group', g.name, g.id) && !inUse.has(g.name))
+      .filter(
+        (g) => !named.has(g.name) && !g.builtin && madeByStor(world.marks, 'group', g.name, g.id) && !inUse.has(g.name),
+      )
       .map((g) => g.name);
   },
 
@@ -67,15 +80,27 @@ export const groups: KindAdapter<'groups', Group> = {
   expected(want, seen, steps) {
     // A group's members the users step has yet to make are not expected yet; any other missing member is a failure.
     if (!want.members) return want;
-    const toCome = new Set(steps.filter((s) => s.change.kind === 'users' && s.change.action === 'create').map((s) => s.change.name));
-    return { ...want, members: want.members.filter((m) => !toCome.has(m) || usersIn(seen).some((u) => u.username === m)) };
+    const toCome = new Set(
+      steps.filter((s) => s.change.kind === 'users' && s.change.action === 'create').map((s) => s.change.name),
+    );
+    return {
+      ...want,
+      members: want.members.filter((m) => !toCome.has(m) || usersIn(seen).some((u) => u.username === m)),
+    };
   },
 
   async apply(t, step, { world }) {
     const { name, action } = step.change;
     const want = step.want;
     if (action === 'create') {
-      const id = await call(t, 'group.create', [{ name, smb: false, ...(want?.gid !== undefined ? { gid: want.gid } : {}), users: await userIds(t, want?.members ?? []) }]);
+      const id = await call(t, 'group.create', [
+        {
+          name,
+          smb: false,
+          ...(want?.gid !== undefined ? { gid: want.gid } : {}),
+          users: await userIds(t, want?.members ?? []),
+        },
+      ]);
       await markName(t, world, 'group', name, id);
     } else if (action === 'update') {
       const [g] = await groupsNamed(t, [name]);

@@ -98,7 +98,8 @@ export interface KindAdapter<K extends StateKind, Live> {
 export type AnyKind = KindAdapter<StateKind, unknown>;
 
 export const sorted = (xs: readonly string[]): string[] => [...xs].sort();
-export const sameSet = (a: readonly string[], b: readonly string[]): boolean => JSON.stringify(sorted(a)) === JSON.stringify(sorted(b));
+export const sameSet = (a: readonly string[], b: readonly string[]): boolean =>
+  JSON.stringify(sorted(a)) === JSON.stringify(sorted(b));
 
 /** Adds a field's change when it differs. */
 export function field(changes: FieldChange[], name: string, from: unknown, to: unknown, differs: boolean): void {
@@ -106,7 +107,12 @@ export function field(changes: FieldChange[], name: string, from: unknown, to: u
 }
 
 /** The step for one object: a create when there is none, else an update when a field differs, else null. */
-export function stepOf<K extends StateKind>(key: K, want: DesiredOf<K>, action: 'create' | 'update', changes: FieldChange[]): KindStep<K> | null {
+export function stepOf<K extends StateKind>(
+  key: K,
+  want: DesiredOf<K>,
+  action: 'create' | 'update',
+  changes: FieldChange[],
+): KindStep<K> | null {
   if (action === 'update' && changes.length === 0) return null;
   return { change: { kind: key, name: want.name, action, changes }, want } as KindStep<K>;
 }

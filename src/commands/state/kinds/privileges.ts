@@ -21,7 +21,14 @@ export const privileges: KindAdapter<'privileges', Privilege> = {
   live: privilegesIn,
 
   // The fields listPrivileges reads (privilege/model.ts), of the one privilege.
-  readOne: async (t, name) => ({ privileges: await queryItems(t, 'privilege.query', ['id', 'builtin_name', 'name', 'local_groups', 'roles', 'web_shell'], [['name', '=', name]]) }),
+  readOne: async (t, name) => ({
+    privileges: await queryItems(
+      t,
+      'privilege.query',
+      ['id', 'builtin_name', 'name', 'local_groups', 'roles', 'web_shell'],
+      [['name', '=', name]],
+    ),
+  }),
 
   plan(original, world, ctx) {
     let want = original;
@@ -43,15 +50,22 @@ export const privileges: KindAdapter<'privileges', Privilege> = {
       return stepOf('privileges', want, 'create', changes);
     }
     const groups = groupNames(have);
-    if (want.groups !== undefined) field(changes, 'groups', sorted(groups), sorted(want.groups), !sameSet(groups, want.groups));
+    if (want.groups !== undefined)
+      field(changes, 'groups', sorted(groups), sorted(want.groups), !sameSet(groups, want.groups));
     // Order is kept as written: it is what the appliance stores and `privilege check` indexes.
-    if (want.roles !== undefined) field(changes, 'roles', have.roles, want.roles, JSON.stringify(have.roles) !== JSON.stringify(want.roles));
-    if (want.web_shell !== undefined) field(changes, 'web_shell', have.web_shell, want.web_shell, want.web_shell !== have.web_shell);
+    if (want.roles !== undefined)
+      field(changes, 'roles', have.roles, want.roles, JSON.stringify(have.roles) !== JSON.stringify(want.roles));
+    if (want.web_shell !== undefined)
+      field(changes, 'web_shell', have.web_shell, want.web_shell, want.web_shell !== have.web_shell);
     return stepOf('privileges', want, 'update', changes);
   },
 
   prune: (world, named) =>
-    privilegesIn(world).filter((p) => !named.has(p.name) && p.builtin_name === null && madeByStor(world.marks, 'privilege', p.name, p.id)).map((p) => p.name),
+    privilegesIn(world)
+      .filter(
+        (p) => !named.has(p.name) && p.builtin_name === null && madeByStor(world.marks, 'privilege', p.name, p.id),
+      )
+      .map((p) => p.name),
 
   exists: (world, name) => privilegesIn(world).some((p) => p.name === name),
 
@@ -65,12 +79,21 @@ export const privileges: KindAdapter<'privileges', Privilege> = {
       const u = h.findings.filter((f) => f.kind === 'unknown').map((f) => f.role);
       if (u.length) unknown.push(`${want.name}: ${u.join(', ')}`);
       if (h.locksOut) {
-        const why = h.findings.filter((f) => f.locks_out).map((f) => f.effect).join('; ');
-        locking.push(`privilege ${want.name}: ${why}; the minimal list that does not: ${proposedFix(h).after.join(',') || '(none)'}`);
+        const why = h.findings
+          .filter((f) => f.locks_out)
+          .map((f) => f.effect)
+          .join('; ');
+        locking.push(
+          `privilege ${want.name}: ${why}; the minimal list that does not: ${proposedFix(h).after.join(',') || '(none)'}`,
+        );
       }
     }
     if (unknown.length) {
-      throw new StorError(E.UNKNOWN_ROLE, `not roles of this target (${world.roles.source} catalogue): ${unknown.join('; ')}`, { hint: '`stor call privilege.roles` lists them' });
+      throw new StorError(
+        E.UNKNOWN_ROLE,
+        `not roles of this target (${world.roles.source} catalogue): ${unknown.join('; ')}`,
+        { hint: '`stor call privilege.roles` lists them' },
+      );
     }
     if (locking.length && !force) {
       throw new StorError(E.ROLE_LIST_LOCKS_OUT, `on ${world.roles.model.name}: ${locking.join(' | ')}`, {

@@ -40,17 +40,23 @@ export const users: KindAdapter<'users', User> = {
     }
     const { groupById } = namesOf(world);
     const aux = have.groups.map((id) => groupById.get(id) ?? String(id));
-    if (want.full_name !== undefined) field(changes, 'full_name', have.full_name, want.full_name, want.full_name !== have.full_name);
-    if (want.group !== undefined) field(changes, 'group', primaryGroupName(have), want.group, want.group !== primaryGroupName(have));
-    if (want.groups !== undefined) field(changes, 'groups', sorted(aux), sorted(want.groups), !sameSet(aux, want.groups));
+    if (want.full_name !== undefined)
+      field(changes, 'full_name', have.full_name, want.full_name, want.full_name !== have.full_name);
+    if (want.group !== undefined)
+      field(changes, 'group', primaryGroupName(have), want.group, want.group !== primaryGroupName(have));
+    if (want.groups !== undefined)
+      field(changes, 'groups', sorted(aux), sorted(want.groups), !sameSet(aux, want.groups));
     if (want.shell !== undefined) field(changes, 'shell', have.shell, want.shell, want.shell !== have.shell);
     if (want.home !== undefined) field(changes, 'home', have.home, want.home, want.home !== have.home);
-    if (want.password_disabled === true) field(changes, 'password_disabled', have.password_disabled, true, !have.password_disabled);
+    if (want.password_disabled === true)
+      field(changes, 'password_disabled', have.password_disabled, true, !have.password_disabled);
     return stepOf('users', want, 'update', changes);
   },
 
   prune: (world, named) =>
-    usersIn(world).filter((u) => !named.has(u.username) && !u.builtin && madeByStor(world.marks, 'user', u.username, u.id)).map((u) => u.username),
+    usersIn(world)
+      .filter((u) => !named.has(u.username) && !u.builtin && madeByStor(world.marks, 'user', u.username, u.id))
+      .map((u) => u.username),
 
   exists: (world, name) => usersIn(world).some((u) => u.username === name),
 
@@ -75,16 +81,37 @@ export const users: KindAdapter<'users', User> = {
     if (action === 'create') {
       // As `stor user create`: an existing group by id, else 25.10.1's group_create for one named like the user (MW/plugins/account.py:646-668).
       const group = primary ? { group: primary.id } : primaryName === name ? { group_create: true } : undefined;
-      if (!group) throw new StorError(E.NOT_FOUND, `no local group named ${JSON.stringify(primaryName)} for ${name}'s primary group`);
-      const created = await call(t, 'user.create', [{ username: name, full_name: want?.full_name ?? name, password_disabled: true, smb: false, ...fields, ...group }]);
+      if (!group)
+        throw new StorError(
+          E.NOT_FOUND,
+          `no local group named ${JSON.stringify(primaryName)} for ${name}'s primary group`,
+        );
+      const created = await call(t, 'user.create', [
+        {
+          username: name,
+          full_name: want?.full_name ?? name,
+          password_disabled: true,
+          smb: false,
+          ...fields,
+          ...group,
+        },
+      ]);
       await markName(t, world, 'user', name, created.id);
       // The group 25.10.1 made for the user is stor's too: --prune may take it with the user.
       const madeGroup = created.group.id;
       if ('group_create' in group && typeof madeGroup === 'number') await markName(t, world, 'group', name, madeGroup);
     } else {
       if (!existing) throw new StorError(E.NOT_FOUND, `no user named ${JSON.stringify(name)}`);
-      if (want?.group !== undefined && !primary) throw new StorError(E.NOT_FOUND, `no local group named ${JSON.stringify(want.group)}`);
-      await call(t, 'user.update', [existing.id, { ...fields, ...(primary && want?.group !== undefined ? { group: primary.id } : {}), ...(want?.password_disabled ? { password_disabled: true, smb: false } : {}) }]);
+      if (want?.group !== undefined && !primary)
+        throw new StorError(E.NOT_FOUND, `no local group named ${JSON.stringify(want.group)}`);
+      await call(t, 'user.update', [
+        existing.id,
+        {
+          ...fields,
+          ...(primary && want?.group !== undefined ? { group: primary.id } : {}),
+          ...(want?.password_disabled ? { password_disabled: true, smb: false } : {}),
+        },
+      ]);
     }
   },
 

@@ -19,7 +19,11 @@ export const NO_LOGIN_SHELL = '/usr/sbin/nologin';
  * groups (primary or supplementary) other than `excludeUserId` that are neither locked nor
  * password-disabled and have a password (`unixhash_is_valid`, MW/plugins/account.py:129-130).
  */
-export function hasPasswordEnabledUser(accounts: AccountsSnapshot, gids: readonly number[], excludeUserId: number): boolean {
+export function hasPasswordEnabledUser(
+  accounts: AccountsSnapshot,
+  gids: readonly number[],
+  excludeUserId: number,
+): boolean {
   const groupIds = new Set(accounts.groups.filter((g) => gids.includes(g.gid)).map((g) => g.id));
   return accounts.users.some(
     (u) =>
@@ -39,7 +43,8 @@ export function hasPasswordEnabledUser(accounts: AccountsSnapshot, gids: readonl
  */
 export function deactivationRefusal(accounts: AccountsSnapshot, user: UserRecord, errorText: string): string | null {
   for (const p of accounts.privileges.filter((x) => x.builtin_name === 'LOCAL_ADMINISTRATOR')) {
-    if (!hasPasswordEnabledUser(accounts, p.local_groups, user.id)) return `${errorText} will have built-in privilege '${p.name}'.`;
+    if (!hasPasswordEnabledUser(accounts, p.local_groups, user.id))
+      return `${errorText} will have built-in privilege '${p.name}'.`;
   }
   return null;
 }
@@ -63,7 +68,8 @@ export function validateSudoCommands(at: string, commands: readonly string[]): V
   const errors: ValidationTriple[] = [];
   commands.forEach((command, i) => {
     const executable = command.trim().split(/\s+/)[0] ?? '';
-    if (executable !== 'ALL' && !executable.startsWith('/')) errors.push([`${at}.${i}`, 'Executable must be an absolute path', ERRNO.EINVAL]);
+    if (executable !== 'ALL' && !executable.startsWith('/'))
+      errors.push([`${at}.${i}`, 'Executable must be an absolute path', ERRNO.EINVAL]);
   });
   return errors;
 }
@@ -80,9 +86,14 @@ export function shellChoices(accounts: AccountsSnapshot, groupIds: readonly numb
 }
 
 /** The membership rule for supplementary groups (account.py:1610-1630). */
-export function validateGroupIds(at: (field: string) => string, groups: readonly number[], accounts: AccountsSnapshot): ValidationTriple[] {
+export function validateGroupIds(
+  at: (field: string) => string,
+  groups: readonly number[],
+  accounts: AccountsSnapshot,
+): ValidationTriple[] {
   const errors: ValidationTriple[] = [];
-  if (groups.length > 64) errors.push([at('groups'), 'A user cannot belong to more than 64 auxiliary groups.', ERRNO.EINVAL]);
+  if (groups.length > 64)
+    errors.push([at('groups'), 'A user cannot belong to more than 64 auxiliary groups.', ERRNO.EINVAL]);
   groups.forEach((id, i) => {
     const g = accounts.groupById.get(id);
     if (!g) errors.push([at(`groups.${i}`), 'This group does not exist.', ERRNO.EINVAL]);
@@ -100,11 +111,17 @@ export function validateGroupIds(at: (field: string) => string, groups: readonly
  * The root user's groups from 25.10.2 on: builtin_administrators, and nothing else
  * (TS-25.10.6 MW/plugins/account.py:1634-1658; stable/26 :1730-1753).
  */
-export function validateRootGroups(at: string, groups: readonly number[], accounts: AccountsSnapshot): ValidationTriple[] {
+export function validateRootGroups(
+  at: string,
+  groups: readonly number[],
+  accounts: AccountsSnapshot,
+): ValidationTriple[] {
   const admins = accounts.groups.find((g) => g.name === 'builtin_administrators')?.id;
   const errors: ValidationTriple[] = [];
-  if (admins === undefined || !groups.includes(admins)) errors.push([at, 'The root user must remain a member of the builtin_administrators group.', ERRNO.EINVAL]);
-  if (groups.length !== 1 || groups[0] !== admins) errors.push([at, 'The root user may only be a member of the builtin_administrators group.', ERRNO.EINVAL]);
+  if (admins === undefined || !groups.includes(admins))
+    errors.push([at, 'The root user must remain a member of the builtin_administrators group.', ERRNO.EINVAL]);
+  if (groups.length !== 1 || groups[0] !== admins)
+    errors.push([at, 'The root user may only be a member of the builtin_administrators group.', ERRNO.EINVAL]);
   return errors;
 }
 
@@ -115,13 +132,18 @@ const ILLEGAL_FULL_NAME: readonly [string, string][] = [
 ];
 
 export function validateFullName(at: string, fullName: string): ValidationTriple[] {
-  return ILLEGAL_FULL_NAME.filter(([c]) => fullName.includes(c)).map(([, repr]) => [at, `The ${repr} character is not allowed.`, ERRNO.EINVAL]);
+  return ILLEGAL_FULL_NAME.filter(([c]) => fullName.includes(c)).map(([, repr]) => [
+    at,
+    `The ${repr} character is not allowed.`,
+    ERRNO.EINVAL,
+  ]);
 }
 
 /** `home_mode`: an octal mode the owner can read and enter (account.py:1593-1608). */
 export function validateHomeMode(at: string, mode: string): ValidationTriple[] {
   const o = /^[0-7]+$/.test(mode) ? parseInt(mode, 8) : NaN;
-  if (!Number.isInteger(o) || (o & 0o777) !== o) return [[at, 'Please provide a valid value for home_mode attribute', ERRNO.EINVAL]];
+  if (!Number.isInteger(o) || (o & 0o777) !== o)
+    return [[at, 'Please provide a valid value for home_mode attribute', ERRNO.EINVAL]];
   const errors: ValidationTriple[] = [];
   if ((o & 0o400) === 0) errors.push([at, 'Home directory must be readable by User.', ERRNO.EINVAL]);
   if ((o & 0o100) === 0) errors.push([at, 'Home directory must be executable by User.', ERRNO.EINVAL]);
@@ -151,8 +173,10 @@ export function validateHome(
   const before = errors.length;
   const owner = others.find((u) => u.home === home);
   if (owner) errors.push([at, `${home}: homedir already used by ${owner.username}.`, ERRNO.EEXIST]);
-  if (!home.startsWith('/mnt')) errors.push([at, `"Home Directory" must begin with /mnt or set to ${DEFAULT_HOME_PATH}.`, ERRNO.EINVAL]);
-  else if (home === '/mnt' || home === '/mnt/') errors.push([at, '"Home Directory" cannot be at root of "/mnt"', ERRNO.EINVAL]);
+  if (!home.startsWith('/mnt'))
+    errors.push([at, `"Home Directory" must begin with /mnt or set to ${DEFAULT_HOME_PATH}.`, ERRNO.EINVAL]);
+  else if (home === '/mnt' || home === '/mnt/')
+    errors.push([at, '"Home Directory" cannot be at root of "/mnt"', ERRNO.EINVAL]);
   if (errors.length > before) return false;
   const trimmed = home.replace(/\/+$/, '');
   if (!pools.some((p) => trimmed === `/mnt/${p}` || trimmed.startsWith(`/mnt/${p}/`))) {

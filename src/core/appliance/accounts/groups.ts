@@ -22,7 +22,10 @@ export function takenGids(accounts: AccountsSnapshot): number[] {
 /** A group of a directory service (an id past the local range) is not the emulator's to change. */
 export function refuseDirectoryGroup(id: number, verb: 'modified through' | 'deleted from'): void {
   if (id > BASE_SYNTHETIC_DATASTORE_ID) {
-    throw rpcErrors.call(ERRNO.EPERM, `Groups provided by a directory service must be ${verb} the identity provider (LDAP server or domain controller).`);
+    throw rpcErrors.call(
+      ERRNO.EPERM,
+      `Groups provided by a directory service must be ${verb} the identity provider (LDAP server or domain controller).`,
+    );
   }
 }
 
@@ -37,7 +40,15 @@ const NOGROUP_GID = 65534;
 function nogroupId(db: Db, accounts: AccountsSnapshot): number {
   return (
     accounts.groups.find((g) => g.name === 'nogroup')?.id ??
-    insertGroup(db, { gid: NOGROUP_GID, name: 'nogroup', builtin: true, smb: false, sudo_commands: [], sudo_commands_nopasswd: [], userns_idmap: null })
+    insertGroup(db, {
+      gid: NOGROUP_GID,
+      name: 'nogroup',
+      builtin: true,
+      smb: false,
+      sudo_commands: [],
+      sudo_commands_nopasswd: [],
+      userns_idmap: null,
+    })
   );
 }
 

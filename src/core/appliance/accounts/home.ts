@@ -18,7 +18,14 @@ export function homeOf(data: { home: string; home_create: boolean; username: str
  * `filesystem.setperm` of it with `home_mode`, the user's uid and the primary group's gid. Nothing
  * is done for the default home, `/var/empty` (:687).
  */
-export async function setUpHome(appliance: Appliance, home: string, create: boolean, mode: string, uid: number, gid: number): Promise<void> {
+export async function setUpHome(
+  appliance: Appliance,
+  home: string,
+  create: boolean,
+  mode: string,
+  uid: number,
+  gid: number,
+): Promise<void> {
   if (!home || home === DEFAULT_HOME_PATH) return;
   if (create) {
     try {
@@ -31,10 +38,19 @@ export async function setUpHome(appliance: Appliance, home: string, create: bool
       } catch {
         // gone again: refused as not a directory
       }
-      if (type !== 'DIRECTORY') throw rpcErrors.call(ERRNO.EEXIST, 'Path for home directory already exists and is not a directory');
+      if (type !== 'DIRECTORY')
+        throw rpcErrors.call(ERRNO.EEXIST, 'Path for home directory already exists and is not a directory');
     }
   }
   // setup_homedir waits for the setperm job; here it runs in the call, reporting progress to no one.
   const job = { id: 0, progress: () => undefined };
-  await setPermissions(appliance, job, { path: home, mode, uid, gid, user: null, group: null, options: { recursive: false, traverse: false, stripacl: true } });
+  await setPermissions(appliance, job, {
+    path: home,
+    mode,
+    uid,
+    gid,
+    user: null,
+    group: null,
+    options: { recursive: false, traverse: false, stripacl: true },
+  });
 }

@@ -27,24 +27,39 @@ export async function setPassword(ctx: CallContext, data: SetPasswordData): Prom
   const { username } = data;
   // account.py:1792-1797
   if (!isFullAdmin && session.credentials?.username !== username) {
-    throw rpcErrors.call(ERRNO.EPERM, `${username}: currently authenticated credential may not reset password for this user.`);
+    throw rpcErrors.call(
+      ERRNO.EPERM,
+      `${username}: currently authenticated credential may not reset password for this user.`,
+    );
   }
   const errors: ValidationTriple[] = [];
   const add = (field: string, message: string) => errors.push([`${FIELD}.${field}`, message, ERRNO.EINVAL]);
   const entry = appliance.accounts().users.find((u) => u.username === username);
   if (!entry) {
-    if (appliance.release.setPasswordRefusesUnknownUser) throw rpcErrors.validation([[`${FIELD}.username`, `${username}: user does not exist.`, ERRNO.EINVAL]]);
+    if (appliance.release.setPasswordRefusesUnknownUser)
+      throw rpcErrors.validation([[`${FIELD}.username`, `${username}: user does not exist.`, ERRNO.EINVAL]]);
     // account.py:1804-1811 adds the error, then reads `entry['password_history']` of the empty
     // list user.query answered (account.py:1843): a TypeError, not the validation error.
-    throw rpcErrors.exception('TypeError', 'list indices must be integers or slices, not str', "TypeError('list indices must be integers or slices, not str')");
+    throw rpcErrors.exception(
+      'TypeError',
+      'list indices must be integers or slices, not str',
+      "TypeError('list indices must be integers or slices, not str')",
+    );
   }
   // account.py:1821-1841: the current password, unless a full administrator or a one-time login.
   if (!isFullAdmin && !isOtpLogin) {
-    if (data.old_password === null) add('old_password', 'FULL_ADMIN role is required in order to bypass check for current password.');
+    if (data.old_password === null)
+      add('old_password', 'FULL_ADMIN role is required in order to bypass check for current password.');
     else {
       // PAM fails for an account without a usable password, as a wrong one.
       const stored = entry.password_disabled ? null : entry.password_hash;
-      const ok = stored !== null && (await appliance.loginHashes.run(session.origin.address, () => verifySecret(data.old_password!, stored), `user ${username}`));
+      const ok =
+        stored !== null &&
+        (await appliance.loginHashes.run(
+          session.origin.address,
+          () => verifySecret(data.old_password!, stored),
+          `user ${username}`,
+        ));
       if (!ok) add('old_password', `${username}: failed to validate password.`);
     }
   }

@@ -1,7 +1,12 @@
 import { hostname } from 'node:os';
 import type * as z from 'zod';
 import type { AuthUserInfo, twoFactorAuthEntry } from '../../contract/auth.js';
-import { readTwoFactorConfig, readUserTwoFactor, type TwoFactorConfigRecord, type UserTwoFactorRecord } from '../../store/twofactor.js';
+import {
+  readTwoFactorConfig,
+  readUserTwoFactor,
+  type TwoFactorConfigRecord,
+  type UserTwoFactorRecord,
+} from '../../store/twofactor.js';
 import type { UserRecord } from '../../store/users.js';
 import type { Appliance } from '../appliance.js';
 import { provisioningUri } from './totp.js';
@@ -14,7 +19,9 @@ export function twoFactorEntry(config: TwoFactorConfigRecord): z.output<ReturnTy
 /** `user.twofactor_config` (MW/plugins/account_/2fa.py): what `auth.me` and `user.renew_2fa_secret` show. */
 export function userTwoFactorConfig(user: UserRecord, record: UserTwoFactorRecord): AuthUserInfo['two_factor_config'] {
   return {
-    provisioning_uri: record.secret ? provisioningUri(record.secret, `${user.username}-${hostname()}@TrueNAS`, record) : null,
+    provisioning_uri: record.secret
+      ? provisioningUri(record.secret, `${user.username}-${hostname()}@TrueNAS`, record)
+      : null,
     secret_configured: record.secret !== null,
     interval: record.interval,
     otp_digits: record.otp_digits,

@@ -12,7 +12,15 @@ import { PROPERTIES, parentOf } from './properties.js';
 
 /** Truthiness as Python's `if x:` sees a JSON value (extra is an untyped dict). */
 const truthy = (v: unknown): boolean =>
-  !(v === undefined || v === null || v === false || v === 0 || v === '' || (Array.isArray(v) && v.length === 0) || (typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 0));
+  !(
+    v === undefined ||
+    v === null ||
+    v === false ||
+    v === 0 ||
+    v === '' ||
+    (Array.isArray(v) && v.length === 0) ||
+    (typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 0)
+  );
 
 /** ZFS property names `extra.properties` takes, renamed as the entry shows them (`zfs_property_names_to_be_renamed`, :206-223). */
 const RENAMED: Record<string, string> = {
@@ -27,11 +35,54 @@ const RENAMED: Record<string, string> = {
 const CRYPTO = new Set(['encryption', 'encryptionroot', 'keyformat', 'keylocation', 'keystatus']);
 
 /** Properties every dataset type has (`BASE_PROPS`, :155-180) beside the ones PROPERTIES scopes; `mountpoint` is a top-level string. */
-const SPACE_AND_FIXED = ['available', 'compressratio', 'creation', 'encryption', 'encryptionroot', 'keyformat', 'origin', 'pbkdf2iters', 'used', 'usedbychildren', 'usedbydataset', 'usedbyrefreservation', 'usedbysnapshots'];
-const FS_ONLY = new Set(['mountpoint', 'xattr', ...Object.entries(PROPERTIES).filter(([, s]) => s.scope === 'FILESYSTEM').map(([n]) => n === 'special_small_block_size' ? 'special_small_blocks' : n)]);
-const VOL_ONLY = new Set(['volblocksize', ...Object.entries(PROPERTIES).filter(([, s]) => s.scope === 'VOLUME').map(([n]) => n)]);
-const KNOWN = new Set([...SPACE_AND_FIXED, ...FS_ONLY, ...VOL_ONLY, 'dedup', ...Object.keys(PROPERTIES).filter((n) => n !== 'deduplication' && n !== 'special_small_block_size')]);
-const TOP_LEVEL = new Set(['id', 'type', 'name', 'pool', 'encrypted', 'encryption_root', 'key_loaded', 'locked', 'mountpoint', 'children', 'user_properties']);
+const SPACE_AND_FIXED = [
+  'available',
+  'compressratio',
+  'creation',
+  'encryption',
+  'encryptionroot',
+  'keyformat',
+  'origin',
+  'pbkdf2iters',
+  'used',
+  'usedbychildren',
+  'usedbydataset',
+  'usedbyrefreservation',
+  'usedbysnapshots',
+];
+const FS_ONLY = new Set([
+  'mountpoint',
+  'xattr',
+  ...Object.entries(PROPERTIES)
+    .filter(([, s]) => s.scope === 'FILESYSTEM')
+    .map(([n]) => (n === 'special_small_block_size' ? 'special_small_blocks' : n)),
+]);
+const VOL_ONLY = new Set([
+  'volblocksize',
+  ...Object.entries(PROPERTIES)
+    .filter(([, s]) => s.scope === 'VOLUME')
+    .map(([n]) => n),
+]);
+const KNOWN = new Set([
+  ...SPACE_AND_FIXED,
+  ...FS_ONLY,
+  ...VOL_ONLY,
+  'dedup',
+  ...Object.keys(PROPERTIES).filter((n) => n !== 'deduplication' && n !== 'special_small_block_size'),
+]);
+const TOP_LEVEL = new Set([
+  'id',
+  'type',
+  'name',
+  'pool',
+  'encrypted',
+  'encryption_root',
+  'key_loaded',
+  'locked',
+  'mountpoint',
+  'children',
+  'user_properties',
+]);
 
 interface Shape {
   /** null: every property (`BASE_FS_PROPS` / `BASE_VOL_PROPS`); otherwise the entry fields wanted, per type. */
@@ -52,9 +103,16 @@ interface Shape {
 function shapeOf(extra: Record<string, unknown>): Shape {
   const wanted = extra.properties;
   const snapshotsProperties = Object.hasOwn(extra, 'snapshots_properties') ? extra.snapshots_properties : [];
-  const base = { userProps: truthy(extra.retrieve_user_props ?? true), snapshots: truthy(extra.snapshots), snapshotsCount: truthy(extra.snapshots_count), snapshotsProperties };
+  const base = {
+    userProps: truthy(extra.retrieve_user_props ?? true),
+    snapshots: truthy(extra.snapshots),
+    snapshotsCount: truthy(extra.snapshots_count),
+    snapshotsProperties,
+  };
   if (wanted === undefined || wanted === null) return { ...base, fs: null, vol: null, crypto: true };
-  const names = Array.isArray(wanted) ? wanted.filter((n): n is string => typeof n === 'string').map((n) => n.toLowerCase()) : [];
+  const names = Array.isArray(wanted)
+    ? wanted.filter((n): n is string => typeof n === 'string').map((n) => n.toLowerCase())
+    : [];
   const field = (n: string) => RENAMED[n] ?? n;
   const fs = new Set(names.filter((n) => KNOWN.has(n) && !VOL_ONLY.has(n)).map(field));
   const vol = new Set(names.filter((n) => KNOWN.has(n) && !FS_ONLY.has(n)).map(field));
@@ -62,7 +120,11 @@ function shapeOf(extra: Record<string, unknown>): Shape {
 }
 
 /** One entry as `build_info` (:704-770) and `generic_query_callback` (:893-958) make it, without children yet. */
-function shaped(full: PoolDatasetEntry, shape: Shape, snapshotsOf: (id: string) => SnapshotRecord[]): PoolDatasetEntry & Record<string, unknown> {
+function shaped(
+  full: PoolDatasetEntry,
+  shape: Shape,
+  snapshotsOf: (id: string) => SnapshotRecord[],
+): PoolDatasetEntry & Record<string, unknown> {
   const wanted = full.type === 'VOLUME' ? shape.vol : shape.fs;
   const out: Record<string, unknown> = { id: full.id, type: full.type, name: full.name, pool: full.pool };
   for (const [key, value] of Object.entries(full)) {
@@ -106,7 +168,12 @@ function shaped(full: PoolDatasetEntry, shape: Shape, snapshotsOf: (id: string) 
  * :1082-1083); filters always give a flat list; the default is flat; order, then select, then get,
  * then offset and limit.
  */
-export function datasetQuery(entries: readonly PoolDatasetEntry[], snapshotsOf: (id: string) => SnapshotRecord[], rawFilters: unknown, rawOptions: unknown): QueryAnswer<PoolDatasetEntry> {
+export function datasetQuery(
+  entries: readonly PoolDatasetEntry[],
+  snapshotsOf: (id: string) => SnapshotRecord[],
+  rawFilters: unknown,
+  rawOptions: unknown,
+): QueryAnswer<PoolDatasetEntry> {
   const { filters, options } = parseQueryArgs(rawFilters, rawOptions);
   const extra = options.extra ?? {};
   const flat = truthy(extra.flat ?? true);

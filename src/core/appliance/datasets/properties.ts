@@ -59,7 +59,9 @@ export const TRUENAS_USER_PROPERTIES = {
 } as const;
 
 /** Each TrueNAS user property's field name (`user_property_names_to_be_renamed`). */
-export const TRUENAS_USER_PROPERTY_FIELDS: ReadonlyMap<string, string> = new Map<string, string>(Object.entries(TRUENAS_USER_PROPERTIES).map(([field, key]) => [key, field]));
+export const TRUENAS_USER_PROPERTY_FIELDS: ReadonlyMap<string, string> = new Map<string, string>(
+  Object.entries(TRUENAS_USER_PROPERTIES).map(([field, key]) => [key, field]),
+);
 
 export interface PropertyValue {
   parsed: unknown;
@@ -72,7 +74,10 @@ export interface PropertyValue {
 /** `user_properties` of an entry: every user property as LOCAL, the TrueNAS ones under their field names (`normalize_user_properties`). */
 export function shownUserProperties(user: Readonly<Record<string, string>>): Record<string, PropertyValue> {
   return Object.fromEntries(
-    Object.entries(user).map(([key, v]) => [TRUENAS_USER_PROPERTY_FIELDS.get(key) ?? key, { parsed: v, rawvalue: v, value: v, source: 'LOCAL', source_info: null }]),
+    Object.entries(user).map(([key, v]) => [
+      TRUENAS_USER_PROPERTY_FIELDS.get(key) ?? key,
+      { parsed: v, rawvalue: v, value: v, source: 'LOCAL', source_info: null },
+    ]),
   );
 }
 
@@ -106,19 +111,26 @@ function blockSizeShown(bytes: number): string {
 }
 
 /** One property as `normalize_zfs_properties` (MW/plugins/pool_/dataset_query_utils.py) shows it. */
-export function shown(name: string, v: string | number | null, source: PropertyValue['source'], from: string | null): PropertyValue {
+export function shown(
+  name: string,
+  v: string | number | null,
+  source: PropertyValue['source'],
+  from: string | null,
+): PropertyValue {
   if (SIZE.has(name)) {
     // ZFS keeps "none" as 0, and 25.10.1 shows 0 as null.
     if (v === null || v === 0) return { parsed: null, rawvalue: '0', value: null, source, source_info: from };
     return { parsed: v, rawvalue: String(v), value: formatSize(Number(v)), source, source_info: from };
   }
-  if (name === 'volsize') return { parsed: Number(v), rawvalue: String(v), value: formatSize(Number(v)), source, source_info: from };
+  if (name === 'volsize')
+    return { parsed: Number(v), rawvalue: String(v), value: formatSize(Number(v)), source, source_info: from };
   if (BLOCK_SIZES.has(name)) {
     const bytes = recordsizeBytes(String(v).replace(/B$/, '')) ?? 131072;
     return { parsed: bytes, rawvalue: String(bytes), value: blockSizeShown(bytes), source, source_info: from };
   }
   // Kept as strings even when numeric (the `string_properties` of normalize_zfs_properties).
-  if (name === 'special_small_block_size' || name === 'pbkdf2iters') return { parsed: String(v), rawvalue: String(v), value: String(v), source, source_info: from };
+  if (name === 'special_small_block_size' || name === 'pbkdf2iters')
+    return { parsed: String(v), rawvalue: String(v), value: String(v), source, source_info: from };
   if (typeof v === 'number') return { parsed: v, rawvalue: String(v), value: String(v), source, source_info: from };
   const raw = String(v).toLowerCase();
   const parsed = BOOLEAN.has(name) ? (raw === 'on' ? true : raw === 'off' ? false : null) : raw;
@@ -126,7 +138,10 @@ export function shown(name: string, v: string | number | null, source: PropertyV
 }
 
 /** Every property of `d` its type shows, resolving inheritance through `byId`. */
-export function resolvedProperties(d: DatasetRecord, byId: ReadonlyMap<string, DatasetRecord>): Record<string, PropertyValue> {
+export function resolvedProperties(
+  d: DatasetRecord,
+  byId: ReadonlyMap<string, DatasetRecord>,
+): Record<string, PropertyValue> {
   const type = datasetType(d);
   const out: Record<string, PropertyValue> = {};
   for (const [name, spec] of Object.entries(PROPERTIES)) {
@@ -148,7 +163,12 @@ export function resolvedProperties(d: DatasetRecord, byId: ReadonlyMap<string, D
     out[name] = found ?? shown(name, spec.default, 'DEFAULT', null);
   }
   if (type === 'VOLUME') out.volblocksize = shown('volblocksize', d.properties.volblocksize ?? '16K', 'NONE', null);
-  return { ...out, ...encryptionProperties(encryptionRootOf(d, byId)), ...(type === 'FILESYSTEM' ? FILESYSTEM_FIXED : {}), ...FIXED_PROPERTIES };
+  return {
+    ...out,
+    ...encryptionProperties(encryptionRootOf(d, byId)),
+    ...(type === 'FILESYSTEM' ? FILESYSTEM_FIXED : {}),
+    ...FIXED_PROPERTIES,
+  };
 }
 
 /** The encryption root `d` is under (itself included), or null when it is not encrypted. */
@@ -172,8 +192,20 @@ function encryptionProperties(root: DatasetRecord | null): Record<string, Proper
   const algorithm = String(root.properties.encryption).toLowerCase();
   const keyformat = String(root.properties.keyformat);
   return {
-    encryption_algorithm: { parsed: algorithm, rawvalue: algorithm, value: algorithm.toUpperCase(), source: 'NONE', source_info: null },
-    key_format: { parsed: keyformat, rawvalue: keyformat, value: keyformat.toUpperCase(), source: 'NONE', source_info: null },
+    encryption_algorithm: {
+      parsed: algorithm,
+      rawvalue: algorithm,
+      value: algorithm.toUpperCase(),
+      source: 'NONE',
+      source_info: null,
+    },
+    key_format: {
+      parsed: keyformat,
+      rawvalue: keyformat,
+      value: keyformat.toUpperCase(),
+      source: 'NONE',
+      source_info: null,
+    },
     pbkdf2iters: shown('pbkdf2iters', root.properties.pbkdf2iters ?? 0, 'NONE', null),
   };
 }

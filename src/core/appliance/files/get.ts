@@ -35,12 +35,17 @@ export async function openFileForRead(appliance: Appliance, path: string): Promi
   // on the way is ELOOP (stable/26 MW/plugins/filesystem.py:571-575).
   if (appliance.release.noSymlinkPaths && real !== join(root, ...target.rest)) throw osError('ELOOP', path);
   // A symlink resolved inside the pool: read what it points to, walked again from the pool root.
-  if (real !== join(root, ...target.rest)) target = sandboxPath(appliance, `/mnt/${target.pool}${real.slice(root.length)}`);
+  if (real !== join(root, ...target.rest))
+    target = sandboxPath(appliance, `/mnt/${target.pool}${real.slice(root.length)}`);
   let dir: FileHandle;
   try {
     dir = await openParentDir(target, false);
   } catch (err) {
-    if (err instanceof RpcError && (err.data?.trace?.class === 'FileNotFoundError' || err.data?.trace?.class === 'NotADirectoryError')) throw notAFile(path);
+    if (
+      err instanceof RpcError &&
+      (err.data?.trace?.class === 'FileNotFoundError' || err.data?.trace?.class === 'NotADirectoryError')
+    )
+      throw notAFile(path);
     throw err;
   }
   try {
@@ -58,7 +63,8 @@ export async function openFileForRead(appliance: Appliance, path: string): Promi
 }
 
 /** BrokenPipeError, as `shutil.copyfileobj` raises it when the reader went away or never came. */
-const brokenPipe = () => rpcErrors.exception('BrokenPipeError', '[Errno 32] Broken pipe', "BrokenPipeError(32, 'Broken pipe')");
+const brokenPipe = () =>
+  rpcErrors.exception('BrokenPipeError', '[Errno 32] Broken pipe', "BrokenPipeError(32, 'Broken pipe')");
 
 /**
  * `filesystem.get` (MW/plugins/filesystem.py:537-548) writing into its output pipe: straight into

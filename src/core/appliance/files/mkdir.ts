@@ -23,7 +23,8 @@ export async function makeDirectory(appliance: Appliance, { path, options }: Mkd
   const mode = unixPermBits(options.mode);
   if (!path.startsWith('/')) throw rpcErrors.call(ERRNO.EINVAL, `${path}: not an absolute path.`);
   const place = placeOf(appliance, path);
-  if (place.kind === 'root' || place.kind === 'mnt') throw rpcErrors.call(ERRNO.EEXIST, `${path}: path already exists.`);
+  if (place.kind === 'root' || place.kind === 'mnt')
+    throw rpcErrors.call(ERRNO.EEXIST, `${path}: path already exists.`);
   if (place.kind === 'missing') {
     // Only / and /mnt exist outside the pools; below /mnt a missing pool is a missing parent.
     const underMnt = path.split('/').filter((s) => s !== '' && s !== '.')[0] === 'mnt';
@@ -31,7 +32,8 @@ export async function makeDirectory(appliance: Appliance, { path, options }: Mkd
     throw rpcErrors.call(ERRNO.EPERM, `${path}: path not permitted`);
   }
   const target = place.p;
-  if (target.rest.length === 0 || (await lstat(target.host).catch(() => null))) throw rpcErrors.call(ERRNO.EEXIST, `${path}: path already exists.`);
+  if (target.rest.length === 0 || (await lstat(target.host).catch(() => null)))
+    throw rpcErrors.call(ERRNO.EEXIST, `${path}: path already exists.`);
   const dir = await openParentDir(target, false).catch((err: unknown) => {
     // os.mkdir names the path it was given, whichever component was missing or not a directory.
     const cls = err instanceof RpcError ? err.data?.trace?.class : undefined;

@@ -54,10 +54,18 @@ export function osError(code: string, path: string | null): RpcError {
   const errno = (constants.errno as Record<string, number>)[code] ?? 0;
   const text = strerror(code, errno);
   const cls = PYTHON_CLASS[code] ?? 'OSError';
-  return rpcErrors.exception(cls, `[Errno ${errno}] ${text}${path === null ? '' : `: '${path}'`}`, `${cls}(${errno}, '${text}')`);
+  return rpcErrors.exception(
+    cls,
+    `[Errno ${errno}] ${text}${path === null ? '' : `: '${path}'`}`,
+    `${cls}(${errno}, '${text}')`,
+  );
 }
 
 /** A Node file-system error (it names the syscall and, in its message, the host path). */
 export function isSystemError(err: unknown): err is NodeJS.ErrnoException & { code: string } {
-  return err instanceof Error && typeof (err as NodeJS.ErrnoException).code === 'string' && typeof (err as NodeJS.ErrnoException).syscall === 'string';
+  return (
+    err instanceof Error &&
+    typeof (err as NodeJS.ErrnoException).code === 'string' &&
+    typeof (err as NodeJS.ErrnoException).syscall === 'string'
+  );
 }

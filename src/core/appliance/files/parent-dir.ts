@@ -85,7 +85,8 @@ async function openDir(at: string, missingOk: boolean): Promise<FileHandle | 'sy
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     // O_NOFOLLOW|O_DIRECTORY on a symlink fails with ENOTDIR (ELOOP without O_DIRECTORY).
-    if ((code === 'ENOTDIR' || code === 'ELOOP') && (await lstat(at).catch(() => null))?.isSymbolicLink()) return 'symlink';
+    if ((code === 'ENOTDIR' || code === 'ELOOP') && (await lstat(at).catch(() => null))?.isSymbolicLink())
+      return 'symlink';
     if (code === 'ENOENT' && missingOk) return null;
     throw err;
   }

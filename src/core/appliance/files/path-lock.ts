@@ -62,7 +62,8 @@ export async function withPathLock<T>(stateDir: string, key: string, shown: stri
       if (Number(await readFile(file, 'utf8').catch(() => '')) === holder) await unlink(file).catch(() => undefined);
       continue;
     }
-    if (performance.now() > deadline) throw rpcErrors.call(ERRNO.EBUSY, `${shown}: another process has been writing it for ${WAIT_MS / 1000} s`);
+    if (performance.now() > deadline)
+      throw rpcErrors.call(ERRNO.EBUSY, `${shown}: another process has been writing it for ${WAIT_MS / 1000} s`);
     await sleep(POLL_MS);
   }
   try {

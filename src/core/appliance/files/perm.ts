@@ -33,7 +33,12 @@ interface NewOwner {
  * `user` and `group` names to ids (acl.py:173-185, :263-275): an unknown name is a validation
  * error under `filesystem.<method>.user|group`.
  */
-function resolveOwner(appliance: Appliance, method: string, data: ChownArgs | SetpermArgs, errors: ValidationTriple[]): NewOwner {
+function resolveOwner(
+  appliance: Appliance,
+  method: string,
+  data: ChownArgs | SetpermArgs,
+  errors: ValidationTriple[],
+): NewOwner {
   let uid = data.uid ?? -1;
   let gid = data.gid ?? -1;
   const accounts = appliance.accounts();
@@ -55,7 +60,13 @@ function resolveOwner(appliance: Appliance, method: string, data: ChownArgs | Se
  * lie below /mnt, not be a pool's mountpoint, and not be a file when `recursive`. Answers the
  * path's real place in the sandbox, or null when a validation error was recorded.
  */
-function validatePath(appliance: Appliance, method: string, path: string, recursive: boolean, errors: ValidationTriple[]): SandboxPath | null {
+function validatePath(
+  appliance: Appliance,
+  method: string,
+  path: string,
+  recursive: boolean,
+  errors: ValidationTriple[],
+): SandboxPath | null {
   const attribute = `filesystem.${method}.path`;
   if (path === 'EXTERNAL' || path.startsWith('EXTERNAL:')) {
     errors.push([attribute, 'ACL operations on remote server paths are not possible', ERRNO.EINVAL]);
@@ -78,7 +89,11 @@ function validatePath(appliance: Appliance, method: string, path: string, recurs
     return null;
   }
   if (!real.startsWith('/mnt/')) {
-    errors.push([attribute, `Changes to permissions on paths that are not beneath the directory /mnt are not permitted: ${path}`, ERRNO.EINVAL]);
+    errors.push([
+      attribute,
+      `Changes to permissions on paths that are not beneath the directory /mnt are not permitted: ${path}`,
+      ERRNO.EINVAL,
+    ]);
     return null;
   }
   if (real.split('/').filter(Boolean).length === 2) {
@@ -119,13 +134,21 @@ function changedOwner(current: FileOwner, owner: NewOwner): FileOwner {
  * `traverse` (nfs4xdr_winacl's `-x`), never through a symlink. Ownership is the emulator's record
  * (it does not run as root); the mode is the file's own. Progress tells how far a long walk is.
  */
-async function apply(appliance: Appliance, job: JobHandle, target: SandboxPath, change: Change, options: { recursive: boolean; traverse: boolean }, what: string): Promise<void> {
+async function apply(
+  appliance: Appliance,
+  job: JobHandle,
+  target: SandboxPath,
+  change: Change,
+  options: { recursive: boolean; traverse: boolean },
+  what: string,
+): Promise<void> {
   const { store } = appliance;
   const owners = appliance.owners();
   const records: [string, FileOwner][] = [];
   const flush = () => {
     const batch = records.splice(0);
-    if (batch.length > 0) store.write(() => batch.forEach(([rel, owner]) => setOwner(store.db, target.pool, rel, owner)));
+    if (batch.length > 0)
+      store.write(() => batch.forEach(([rel, owner]) => setOwner(store.db, target.pool, rel, owner)));
   };
   const record = (rel: string) => {
     if (change.owner.uid === -1 && change.owner.gid === -1) return;
@@ -136,7 +159,8 @@ async function apply(appliance: Appliance, job: JobHandle, target: SandboxPath, 
     // a directory above it swapped for a symlink cannot redirect the change.
     const parent = await openParentDir(target, false);
     try {
-      if (!(await chmodNoFollow(childOf(parent, target.rest[target.rest.length - 1]!), change.mode))) throw osError('ELOOP', target.path);
+      if (!(await chmodNoFollow(childOf(parent, target.rest[target.rest.length - 1]!), change.mode)))
+        throw osError('ELOOP', target.path);
     } finally {
       await parent.close();
     }
@@ -152,7 +176,11 @@ async function apply(appliance: Appliance, job: JobHandle, target: SandboxPath, 
   job.progress(10, `Recursively ${what} ${target.path}.`);
   const skip = options.traverse
     ? new Set<string>()
-    : new Set([...mountpoints(appliance)].filter((m) => m.startsWith(`${target.path}/`)).map((m) => join(store.mntDir, m.slice('/mnt/'.length))));
+    : new Set(
+        [...mountpoints(appliance)]
+          .filter((m) => m.startsWith(`${target.path}/`))
+          .map((m) => join(store.mntDir, m.slice('/mnt/'.length))),
+      );
   let done = 0;
   const prefix = target.poolRoot.length + 1;
   // Each entry is changed through the descriptor of the directory it was listed in (held-walk.ts).

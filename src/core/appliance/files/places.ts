@@ -28,7 +28,16 @@ export function realpathOf(appliance: Appliance, path: string, host: string, st:
 
 /** Mountpoints of filesystem datasets (pool roots included). */
 export function mountpoints(appliance: Appliance): ReadonlySet<string> {
-  return appliance.store.cached('mountpoints', () => new Set(appliance.datasets().filter((d) => !Object.hasOwn(d.properties, 'volsize')).map((d) => `/mnt/${d.id}`)));
+  return appliance.store.cached(
+    'mountpoints',
+    () =>
+      new Set(
+        appliance
+          .datasets()
+          .filter((d) => !Object.hasOwn(d.properties, 'volsize'))
+          .map((d) => `/mnt/${d.id}`),
+      ),
+  );
 }
 
 /**

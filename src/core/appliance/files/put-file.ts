@@ -58,7 +58,11 @@ const WRITE_CHUNK = 1024 * 1024;
  */
 function asCallError(err: unknown, shown: string): RpcError {
   if (err instanceof RpcError) return err;
-  if (!isSystemError(err)) return rpcErrors.call(ERRNO.EFAULT, `Unable to put contents at '${shown}': ${err instanceof Error ? err.message : String(err)}`);
+  if (!isSystemError(err))
+    return rpcErrors.call(
+      ERRNO.EFAULT,
+      `Unable to put contents at '${shown}': ${err instanceof Error ? err.message : String(err)}`,
+    );
   if (err.code === 'ENOSPC') return rpcErrors.call(ERRNO.ENOSPC, `No space left on device while writing ${shown}`);
   if (err.code === 'EACCES' || err.code === 'EROFS' || err.code === 'EPERM') {
     return rpcErrors.call(ERRNO.EINVAL, `Unable to put contents at '${shown}': ${err.code}`);
@@ -88,7 +92,8 @@ export async function putFile(
   try {
     const target = sandboxPath(appliance, path);
     shown = target.path;
-    const refuseIfBeingDeleted = () => assertNotBeingDeleted(appliance, target.path, `Unable to put contents at '${target.path}'`);
+    const refuseIfBeingDeleted = () =>
+      assertNotBeingDeleted(appliance, target.path, `Unable to put contents at '${target.path}'`);
     refuseIfBeingDeleted();
     // The appliance's open(path, 'wb+') of a directory, the pool root included (MW/plugins/filesystem.py:565).
     if (target.rest.length === 0) throw osError('EISDIR', target.path);
@@ -101,7 +106,10 @@ export async function putFile(
     const realDir = await realpath(childOf(dir, '.'));
     // 26 writes through safe_open (openat2 RESOLVE_NO_SYMLINKS): a symlink at the target or on the
     // way to it is ELOOP, after os.makedirs made the missing parents (stable/26 MW/plugins/filesystem.py:595-610).
-    if (appliance.release.noSymlinkPaths && (existingEntry?.isSymbolicLink() || realDir !== join(realRoot(target.poolRoot), ...target.rest.slice(0, -1)))) {
+    if (
+      appliance.release.noSymlinkPaths &&
+      (existingEntry?.isSymbolicLink() || realDir !== join(realRoot(target.poolRoot), ...target.rest.slice(0, -1)))
+    ) {
       throw osError('ELOOP', target.path);
     }
     const note = async () => {
@@ -112,35 +120,47 @@ export async function putFile(
       return childOf(dir!, tempName);
     };
     let tmp = await note();
-    await pipeline(source, createWriteStream(tmp, { flags: 'wx', mode: 0o600, highWaterMark: WRITE_CHUNK, flush: true }));
+    await pipeline(
+      source,
+      createWriteStream(tmp, { flags: 'wx', mode: 0o600, highWaterMark: WRITE_CHUNK, flush: true }),
+    );
     await commit;
     // The bytes are all here; what is left is local and short. Puts to one path take turns from
     // here to the rename, so that an append joins the file as the previous put left it: two
     // appends at once both land, whole (upstream opens the target 'ab', MW/plugins/filesystem.py:559-566).
     // Between processes too: every embedded `stor` is one, on the same state (path-lock.ts).
-    await onePutAtATime(appliance, join(realDir, name), () => withPathLock(appliance.store.stateDir, join(realDir, name), target.path, async () => {
-      const existing = await openExisting(final);
-      try {
-        if (existing?.stat.isDirectory()) throw osError('EISDIR', target.path);
-        if (options.append && existing?.stat.isFile()) {
-          const received = tmp;
-          tmp = await note();
-          // Copied through the descriptor opened without following: a symlink swapped in is never read.
-          await copyFile(`/proc/self/fd/${existing.handle.fd}`, tmp, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
-          await pipeline(createReadStream(received), createWriteStream(tmp, { flags: 'a', highWaterMark: WRITE_CHUNK, flush: true }));
-          await unlink(received);
+    await onePutAtATime(appliance, join(realDir, name), () =>
+      withPathLock(appliance.store.stateDir, join(realDir, name), target.path, async () => {
+        const existing = await openExisting(final);
+        try {
+          if (existing?.stat.isDirectory()) throw osError('EISDIR', target.path);
+          if (options.append && existing?.stat.isFile()) {
+            const received = tmp;
+            tmp = await note();
+            // Copied through the descriptor opened without following: a symlink swapped in is never read.
+            await copyFile(
+              `/proc/self/fd/${existing.handle.fd}`,
+              tmp,
+              constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE,
+            );
+            await pipeline(
+              createReadStream(received),
+              createWriteStream(tmp, { flags: 'a', highWaterMark: WRITE_CHUNK, flush: true }),
+            );
+            await unlink(received);
+          }
+          // `if mode: os.chmod(path, mode)` upstream: null and 0 both leave the file's mode alone.
+          const mode = options.mode || (existing?.stat.isFile() ? existing.stat.mode & 0o7777 : 0o644);
+          await chmod(tmp, mode);
+          // Checked again right before the file appears: a delete that started meanwhile wins.
+          refuseIfBeingDeleted();
+          await rename(tmp, final);
+          await dir!.sync();
+        } finally {
+          await existing?.handle.close();
         }
-        // `if mode: os.chmod(path, mode)` upstream: null and 0 both leave the file's mode alone.
-        const mode = options.mode || (existing?.stat.isFile() ? existing.stat.mode & 0o7777 : 0o644);
-        await chmod(tmp, mode);
-        // Checked again right before the file appears: a delete that started meanwhile wins.
-        refuseIfBeingDeleted();
-        await rename(tmp, final);
-        await dir!.sync();
-      } finally {
-        await existing?.handle.close();
-      }
-    }));
+      }),
+    );
     const { store } = appliance;
     store.write(() => {
       const accounts = AccountsSnapshot.load(store.db);

@@ -18,7 +18,8 @@ export interface SandboxPath {
 const MAX_NAME = 255;
 const MAX_PATH = 4096;
 
-export const refuse = (path: string, why: string, errno: number = ERRNO.EINVAL) => rpcErrors.call(errno, `${path}: ${why}`);
+export const refuse = (path: string, why: string, errno: number = ERRNO.EINVAL) =>
+  rpcErrors.call(errno, `${path}: ${why}`);
 
 /**
  * Maps `/mnt/<pool>/…` into the state directory's `mnt/`, refusing with a clear error — before
@@ -29,7 +30,8 @@ export function resolveSandboxPath(mntDir: string, pools: readonly string[], pat
   const shown = JSON.stringify(path).slice(1, -1);
   if (path.includes('\0')) throw refuse(shown, 'path contains a NUL byte');
   if (!path.startsWith('/')) throw refuse(path, 'path must be absolute');
-  if (Buffer.byteLength(path) > MAX_PATH) throw refuse(path.slice(0, 64) + '…', `path is longer than ${MAX_PATH} bytes`, ERRNO.ENAMETOOLONG);
+  if (Buffer.byteLength(path) > MAX_PATH)
+    throw refuse(path.slice(0, 64) + '…', `path is longer than ${MAX_PATH} bytes`, ERRNO.ENAMETOOLONG);
   const segments = path.split('/').filter((s) => s !== '' && s !== '.');
   if (segments.includes('..')) throw refuse(path, "path must not contain '..'");
   const long = segments.find((s) => Buffer.byteLength(s) > MAX_NAME);

@@ -35,7 +35,14 @@ function lstatOrNull(host: string): Stats | null {
 const SYSTEM_GROUPS: ReadonlyMap<number, string> = new Map([[0, 'root']]);
 const SYSTEM_USERS: ReadonlyMap<number, string> = new Map([[0, 'root']]);
 
-function commonFields(appliance: Appliance, path: string, host: string, st: Stats, owner: FileOwner, mountpoint: boolean) {
+function commonFields(
+  appliance: Appliance,
+  path: string,
+  host: string,
+  st: Stats,
+  owner: FileOwner,
+  mountpoint: boolean,
+) {
   // is_mountpoint is MOUNT_ROOT among the statx attributes (MW/plugins/filesystem.py:487).
   const attributes: (typeof STATX_ATTRIBUTES)[number][] = mountpoint ? ['MOUNT_ROOT'] : [];
   return {
@@ -56,7 +63,14 @@ function commonFields(appliance: Appliance, path: string, host: string, st: Stat
 /** `/` or `/mnt` as a directory entry: the state's mnt directory, shown as root's 755 directory. */
 function syntheticDir(appliance: Appliance, path: '/' | '/mnt') {
   const st = lstatSync(appliance.store.mntDir);
-  return { st, fields: { ...commonFields(appliance, path, appliance.store.mntDir, st, ROOT, path === '/'), realpath: path, mode: 0o40755 } };
+  return {
+    st,
+    fields: {
+      ...commonFields(appliance, path, appliance.store.mntDir, st, ROOT, path === '/'),
+      realpath: path,
+      mode: 0o40755,
+    },
+  };
 }
 
 function ownerNames(appliance: Appliance, owner: FileOwner): { user: string | null; group: string | null } {
@@ -82,7 +96,8 @@ function timesAndIds(st: Stats) {
 
 /** filesystem.stat (MW/plugins/filesystem.py:404-507). */
 export function statEntry(appliance: Appliance, path: string): StatData {
-  if (path === 'EXTERNAL' || path.startsWith('EXTERNAL:')) throw rpcErrors.call(ERRNO.EXDEV, `${path} is external to TrueNAS`);
+  if (path === 'EXTERNAL' || path.startsWith('EXTERNAL:'))
+    throw rpcErrors.call(ERRNO.EXDEV, `${path} is external to TrueNAS`);
   if (!path.startsWith('/')) throw rpcErrors.call(ERRNO.EINVAL, `${path}: path must be absolute`);
   const place = placeOf(appliance, path);
   if (place.kind === 'missing') throw rpcErrors.call(ERRNO.ENOENT, `Path ${path} not found`);
@@ -106,20 +121,30 @@ const dirEntryExtras: Pick<DirEntry, 'acl' | 'xattrs' | 'zfs_attrs'> = { acl: fa
 /** filesystem.listdir (MW/plugins/filesystem.py:322-402); `/mnt` lists the pools' mountpoints. */
 export function listdirEntries(appliance: Appliance, path: string): DirEntry[] {
   // pathlib.Path(path) is what the messages show: slashes collapsed, a trailing one dropped.
-  const shown = path.startsWith('/') ? `/${path.split('/').filter((s) => s !== '' && s !== '.').join('/')}` : path;
+  const shown = path.startsWith('/')
+    ? `/${path
+        .split('/')
+        .filter((s) => s !== '' && s !== '.')
+        .join('/')}`
+    : path;
   const place: Place = path.startsWith('/') ? placeOf(appliance, path) : { kind: 'missing' };
   if (place.kind === 'missing') throw rpcErrors.call(ERRNO.ENOENT, `Directory ${shown} does not exist`);
   if (place.kind === 'root') {
     return [{ name: 'mnt', path: '/mnt', ...syntheticDir(appliance, '/mnt').fields, ...dirEntryExtras }];
   }
   if (place.kind === 'mnt') {
-    return appliance.pools().flatMap((pool) => {
-      const p = sandboxPath(appliance, `/mnt/${pool}`);
-      const st = lstatOrNull(p.host);
-      if (!st?.isDirectory()) return [];
-      const owner = appliance.owners().get(ownerKey(pool, '')) ?? ROOT;
-      return [{ name: pool, path: p.path, ...commonFields(appliance, p.path, p.host, st, owner, true), ...dirEntryExtras }];
-    }).sort((a, b) => a.name.localeCompare(b.name));
+    return appliance
+      .pools()
+      .flatMap((pool) => {
+        const p = sandboxPath(appliance, `/mnt/${pool}`);
+        const st = lstatOrNull(p.host);
+        if (!st?.isDirectory()) return [];
+        const owner = appliance.owners().get(ownerKey(pool, '')) ?? ROOT;
+        return [
+          { name: pool, path: p.path, ...commonFields(appliance, p.path, p.host, st, owner, true), ...dirEntryExtras },
+        ];
+      })
+      .sort((a, b) => a.name.localeCompare(b.name));
   }
   const { p } = place;
   const st = lstatOrNull(p.host);
@@ -134,6 +159,20 @@ export function listdirEntries(appliance: Appliance, path: string): DirEntry[] {
     const childHost = join(p.host, name);
     const cst = lstatOrNull(childHost);
     if (!cst) return []; // removed while listing
-    return [{ name, path: childPath, ...commonFields(appliance, childPath, childHost, cst, owners.get(ownerKey(p.pool, rel(name))) ?? ROOT, mounts.has(childPath)), ...dirEntryExtras }];
+    return [
+      {
+        name,
+        path: childPath,
+        ...commonFields(
+          appliance,
+          childPath,
+          childHost,
+          cst,
+          owners.get(ownerKey(p.pool, rel(name))) ?? ROOT,
+          mounts.has(childPath),
+        ),
+        ...dirEntryExtras,
+      },
+    ];
   });
 }

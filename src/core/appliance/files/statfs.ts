@@ -50,7 +50,11 @@ export function statfsOf(appliance: Appliance, path: string): FilesystemStatfsDa
     .filter((m) => place.p.path === m || place.p.path.startsWith(`${m}/`))
     .sort((a, b) => b.length - a.length)[0]!;
   const source = dest.slice('/mnt/'.length);
-  const fsid = createHash('sha256').update(`${appliance.store.stateDir}\0${source}`).digest().readBigUInt64BE().toString();
+  const fsid = createHash('sha256')
+    .update(`${appliance.store.stateDir}\0${source}`)
+    .digest()
+    .readBigUInt64BE()
+    .toString();
   const [total, free, avail] = [st.blocks, st.bfree, st.bavail];
   const [totalBytes, freeBytes, availBytes] = [total * st.bsize, free * st.bsize, avail * st.bsize];
   // In FilesystemStatfsData's order (MW/api/v25_10_1/filesystem.py:296-338), which the answer is

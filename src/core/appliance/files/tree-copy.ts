@@ -1,5 +1,16 @@
 import { constants, type Dirent, type Stats } from 'node:fs';
-import { chmod, copyFile, lstat, mkdir, open, readdir, readlink, symlink, utimes, type FileHandle } from 'node:fs/promises';
+import {
+  chmod,
+  copyFile,
+  lstat,
+  mkdir,
+  open,
+  readdir,
+  readlink,
+  symlink,
+  utimes,
+  type FileHandle,
+} from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { ERRNO } from '../../errors.js';
 import { BATCH, openChildDir, openTreeRoot, walkHeld, type HeldDir } from './held-walk.js';
@@ -133,7 +144,8 @@ async function restoreHeld(src: string, dst: HeldDir, skip: ReadonlySet<string>)
       await removeEntry(dst, e.name);
       await mkdir(at, { mode: 0o700 });
       handle = await openChildDir(dst.handle, e.name);
-      if (!handle) throw refuse(join(dst.host, e.name), 'the directory keeps being replaced during the rollback', ERRNO.EXDEV);
+      if (!handle)
+        throw refuse(join(dst.host, e.name), 'the directory keeps being replaced during the rollback', ERRNO.EXDEV);
     }
     try {
       await restoreHeld(join(src, e.name), { handle, host: join(dst.host, e.name) }, skip);
@@ -149,10 +161,15 @@ async function restoreHeld(src: string, dst: HeldDir, skip: ReadonlySet<string>)
  * every file's bytes, mode and times as they were, and whatever was created since removed. The
  * trees in `skip` (child datasets' mountpoints) are left alone.
  */
-export async function restoreTree(snapshot: string, live: string, within: string, skip: ReadonlySet<string>): Promise<void> {
+export async function restoreTree(
+  snapshot: string,
+  live: string,
+  within: string,
+  skip: ReadonlySet<string>,
+): Promise<void> {
   await mkdir(live, { recursive: true });
   const root = await openTreeRoot(live, within);
-  if (!root) throw refuse(live, 'the dataset\'s mountpoint is not a directory', ERRNO.ENOTDIR);
+  if (!root) throw refuse(live, "the dataset's mountpoint is not a directory", ERRNO.ENOTDIR);
   try {
     await restoreHeld(snapshot, { handle: root, host: live }, skip);
   } finally {

@@ -12,7 +12,10 @@ import type { Session } from '../session/session.js';
  * Methods that write an output pipe (`@job(pipes=["output"])`): each validates its params against
  * its contract and answers what its job does with the pipe.
  */
-const OUTPUT_METHODS: Record<string, (appliance: Appliance, params: readonly unknown[]) => (pipe: OutputPipe) => Promise<unknown>> = {
+const OUTPUT_METHODS: Record<
+  string,
+  (appliance: Appliance, params: readonly unknown[]) => (pipe: OutputPipe) => Promise<unknown>
+> = {
   'filesystem.get': (appliance, params) => {
     const [path] = validateParams(filesystemContract['filesystem.get'].params, params);
     return (pipe) => getIntoPipe(appliance, path, pipe);
@@ -30,7 +33,12 @@ function methodNotKnown(appliance: Appliance, method: string) {
   const dot = method.lastIndexOf('.');
   const service = method.slice(0, Math.max(dot, 0));
   const serviceKnown = dot > 0 && [...appliance.contract.keys()].some((m) => m.startsWith(`${service}.`));
-  return rpcErrors.call(ERRNO.ENOMETHOD, serviceKnown ? `Method '${method.slice(dot + 1)}' not found in '${service}'` : `Service '${service || method}' not found`);
+  return rpcErrors.call(
+    ERRNO.ENOMETHOD,
+    serviceKnown
+      ? `Method '${method.slice(dot + 1)}' not found in '${service}'`
+      : `Service '${service || method}' not found`,
+  );
 }
 
 /**
@@ -39,14 +47,24 @@ function methodNotKnown(appliance: Appliance, method: string) {
  * bytes from, with a single-use token (ttl 300 s, bound to the caller's address, attrs naming the
  * job and file name). The pipe waits for that GET (MW/apps/file_app.py).
  */
-export function startDownload(ctx: CallContext, method: string, args: unknown[], filename: string, buffered: boolean): [number, string] {
+export function startDownload(
+  ctx: CallContext,
+  method: string,
+  args: unknown[],
+  filename: string,
+  buffered: boolean,
+): [number, string] {
   const { appliance, session } = ctx;
   if (!mayCall(appliance, session, method)) throw rpcErrors.call(ERRNO.EACCES, 'Not authorized');
   const def = appliance.contract.get(method);
   if (!def) throw methodNotKnown(appliance, method);
   const work = OUTPUT_METHODS[method];
   // Only a job with an output pipe can be downloaded; no other method of the emulator has one.
-  if (!work) throw rpcErrors.call(ERRNO.EINVAL, `${method} writes no output to download; only ${Object.keys(OUTPUT_METHODS).join(', ')} can be`);
+  if (!work)
+    throw rpcErrors.call(
+      ERRNO.EINVAL,
+      `${method} writes no output to download; only ${Object.keys(OUTPUT_METHODS).join(', ')} can be`,
+    );
   const writeInto = work(appliance, args);
   const pipe = new OutputPipe(buffered);
   // No message id: `_download` starts the job through call_with_audit, which passes none
@@ -54,13 +72,20 @@ export function startDownload(ctx: CallContext, method: string, args: unknown[],
   // it the core.download call's id, the official client, taking a core.get_jobs event that names
   // its call for a job's start, would answer that call with the job id instead of [id, url]
   // (truenas_api_client/__init__.py:502-510).
-  const job = appliance.jobs.start(session, method, [...args], null, async () => {
-    try {
-      return await writeInto(pipe);
-    } finally {
-      pipe.writerClosed();
-    }
-  }, { output: true });
+  const job = appliance.jobs.start(
+    session,
+    method,
+    [...args],
+    null,
+    async () => {
+      try {
+        return await writeInto(pipe);
+      } finally {
+        pipe.writerClosed();
+      }
+    },
+    { output: true },
+  );
   let token: string;
   try {
     token = generateToken(ctx, 300, { filename, job: job.id }, true, true);

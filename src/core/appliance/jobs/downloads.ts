@@ -77,10 +77,13 @@ export class Downloads {
   private readonly waiting = new Map<number, { pipe: OutputPipe; timer: NodeJS.Timeout }>();
 
   register(jobId: number, pipe: OutputPipe): void {
-    const timer = setTimeout(() => {
-      this.waiting.delete(jobId);
-      void pipe.close();
-    }, pipe.buffered ? this.windowMs.buffered : this.windowMs.unbuffered);
+    const timer = setTimeout(
+      () => {
+        this.waiting.delete(jobId);
+        void pipe.close();
+      },
+      pipe.buffered ? this.windowMs.buffered : this.windowMs.unbuffered,
+    );
     timer.unref();
     this.waiting.set(jobId, { pipe, timer });
   }

@@ -71,7 +71,12 @@ function failure(err: RpcError): Pick<JobEntry, 'error' | 'exception' | 'exc_inf
       repr: err.data?.trace?.repr ?? err.reason,
       type,
       // A single ValidationError keeps its own errno; ValidationErrors has none.
-      errno: type === 'CallError' ? (err.errno ?? null) : err.data?.trace?.class === 'ValidationError' ? (err.triples[0]?.[2] ?? null) : null,
+      errno:
+        type === 'CallError'
+          ? (err.errno ?? null)
+          : err.data?.trace?.class === 'ValidationError'
+            ? (err.triples[0]?.[2] ?? null)
+            : null,
       extra: validation || type === 'CallError' ? (err.data?.extra ?? null) : null,
     },
   };
@@ -149,13 +154,19 @@ export class Jobs {
     const handle: JobHandle = {
       id,
       progress: (percent, description) => {
-        const next = { percent: Math.trunc(percent), description: description || entry.progress.description, extra: entry.progress.extra };
+        const next = {
+          percent: Math.trunc(percent),
+          description: description || entry.progress.description,
+          extra: entry.progress.extra,
+        };
         if (next.percent === entry.progress.percent && next.description === entry.progress.description) return;
         entry.progress = next;
         this.announce('changed', entry, owner);
       },
     };
-    const aborted = new Promise<typeof ABORTED>((resolve) => abort.signal.addEventListener('abort', () => resolve(ABORTED), { once: true }));
+    const aborted = new Promise<typeof ABORTED>((resolve) =>
+      abort.signal.addEventListener('abort', () => resolve(ABORTED), { once: true }),
+    );
     const done = (async () => {
       // The queue starts the job after the caller has its id and the ADDED event is out.
       await Promise.resolve();
@@ -168,9 +179,16 @@ export class Jobs {
         work.catch(() => undefined);
         const result = await Promise.race([work, aborted]);
         if (result === ABORTED) return this.finish(entry, owner, { state: 'ABORTED' });
-        return this.finish(entry, owner, { state: 'SUCCESS', result: result ?? null, progress: { ...entry.progress, percent: 100 } });
+        return this.finish(entry, owner, {
+          state: 'SUCCESS',
+          result: result ?? null,
+          progress: { ...entry.progress, percent: 100 },
+        });
       } catch (err) {
-        const rpc = err instanceof RpcError ? err : rpcErrors.exception('Exception', err instanceof Error ? err.message : String(err));
+        const rpc =
+          err instanceof RpcError
+            ? err
+            : rpcErrors.exception('Exception', err instanceof Error ? err.message : String(err));
         this.finish(entry, owner, { state: 'FAILED', ...failure(rpc) });
         throw rpc;
       }
@@ -192,7 +210,9 @@ export class Jobs {
 
   private announce(msg: 'added' | 'changed', entry: JobEntry, owner: string | null): void {
     // One snapshot per event, shared by every connection that gets it.
-    this.events.send({ msg, collection: 'core.get_jobs', id: entry.id, fields: structuredClone(entry) }, (s) => mayRead(s, owner));
+    this.events.send({ msg, collection: 'core.get_jobs', id: entry.id, fields: structuredClone(entry) }, (s) =>
+      mayRead(s, owner),
+    );
   }
 
   private evict(): void {
@@ -251,7 +271,8 @@ export class Jobs {
     try {
       return await job.done;
     } catch (err) {
-      if (err instanceof RpcError && err.code === RPC_CODE.CALL_ERROR && err.data?.trace?.class === 'CallError') throw err;
+      if (err instanceof RpcError && err.code === RPC_CODE.CALL_ERROR && err.data?.trace?.class === 'CallError')
+        throw err;
       throw rpcErrors.call(ERRNO.EFAULT, job.entry.error ?? String(err));
     }
   }

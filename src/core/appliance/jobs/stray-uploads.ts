@@ -76,7 +76,12 @@ const IN_FLIGHT = 'uploads-in-flight';
  * Notes that `tempName` is being written in `hostDir` (a real path below `mntDir`); returns what
  * forgets it again, to be awaited once the file is renamed into place or removed.
  */
-export async function noteUploadInFlight(stateDir: string, mntDir: string, hostDir: string, tempName: string): Promise<() => Promise<void>> {
+export async function noteUploadInFlight(
+  stateDir: string,
+  mntDir: string,
+  hostDir: string,
+  tempName: string,
+): Promise<() => Promise<void>> {
   const dir = join(stateDir, IN_FLIGHT);
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const entry = join(dir, tempName);

@@ -74,11 +74,14 @@ export function authorizeUpload(appliance: Appliance, session: Session, call: Up
     const serviceKnown = [...appliance.contract.keys()].some((m) => m.startsWith(`${service}.`));
     throw new UploadRefused(
       422,
-      serviceKnown ? `[ENOMETHOD] Method '${call.method.slice(dot + 1)}' not found in '${service}'` : `[ENOMETHOD] Service '${service}' not found`,
+      serviceKnown
+        ? `[ENOMETHOD] Method '${call.method.slice(dot + 1)}' not found in '${service}'`
+        : `[ENOMETHOD] Service '${service}' not found`,
     );
   }
   if (call.method !== 'filesystem.put') {
-    if (def.access.kind === 'roles' && !session.holdsAny(def.access.roles)) throw new UploadRefused(403, '403: Forbidden');
+    if (def.access.kind === 'roles' && !session.holdsAny(def.access.roles))
+      throw new UploadRefused(403, '403: Forbidden');
     if (def.job !== true) {
       // 25.10.1 calls it (a validation error is a CallError: 412 and its text, file_app.py:230-236),
       // then reads `.id` of its answer outside the try: AttributeError, aiohttp's 500 (:242-247).

@@ -1,11 +1,23 @@
 import type { z } from 'zod';
 import { apiKeyContract, type apiKeyEntry } from '../../contract/api-key.js';
 import { ERRNO, rpcErrors, type ValidationTriple } from '../../errors.js';
-import { deleteApiKey, findApiKey, insertApiKey, listApiKeys, updateApiKey, type ApiKeyRecord } from '../../store/api-keys.js';
+import {
+  deleteApiKey,
+  findApiKey,
+  insertApiKey,
+  listApiKeys,
+  updateApiKey,
+  type ApiKeyRecord,
+} from '../../store/api-keys.js';
 import { generateKeySecret, hashSecret } from '../../store/secrets.js';
 import { apiKeyContract26, type apiKeyEntry26 } from '../../contract/v26_0_0/api-key.js';
 import { scramAuthData, type ScramAuthData } from '../../net/scram.js';
-import { deleteApiKeyScram, listApiKeyScram, writeApiKeyScram, type ApiKeyScramRecord } from '../../store/api-key-scram.js';
+import {
+  deleteApiKeyScram,
+  listApiKeyScram,
+  writeApiKeyScram,
+  type ApiKeyScramRecord,
+} from '../../store/api-key-scram.js';
 import { scramDataFor } from '../session/scram-keys.js';
 import { AccountsSnapshot } from '../accounts/accounts.js';
 import type { ParamValues } from '../../contract/method.js';
@@ -31,7 +43,10 @@ function mayManageOthers(ctx: CallContext): boolean {
 function refuseOthersKey(ctx: CallContext, owner: string | null): void {
   const caller = ctx.session.credentials!.username;
   if (owner !== caller && !mayManageOthers(ctx)) {
-    throw rpcErrors.call(ERRNO.EACCES, `${caller}: authenticated user lacks privileges to create or modify API keys of other users.`);
+    throw rpcErrors.call(
+      ERRNO.EACCES,
+      `${caller}: authenticated user lacks privileges to create or modify API keys of other users.`,
+    );
   }
 }
 
@@ -61,7 +76,10 @@ function usernamesOf(accounts: AccountsSnapshot): Map<number, string> {
 
 function allEntries(ctx: CallContext): ApiKeyEntry[] {
   const { store } = ctx.appliance;
-  const { keys, accounts } = store.read(() => ({ keys: listApiKeys(store.db), accounts: AccountsSnapshot.load(store.db) }));
+  const { keys, accounts } = store.read(() => ({
+    keys: listApiKeys(store.db),
+    accounts: AccountsSnapshot.load(store.db),
+  }));
   const names = usernamesOf(accounts);
   return keys.map((k) => entry(ctx, k, names));
 }
@@ -76,7 +94,8 @@ function validateNameAndExpiry(
 ): ValidationTriple[] {
   const errors: ValidationTriple[] = [];
   if (keys.some((k) => k.name === name && k.id !== id)) errors.push([schema, 'name must be unique', ERRNO.EINVAL]);
-  if (expiresAt !== null && Date.now() > expiresAt) errors.push([schema, 'Expiration date is in the past', ERRNO.EINVAL]);
+  if (expiresAt !== null && Date.now() > expiresAt)
+    errors.push([schema, 'Expiration date is in the past', ERRNO.EINVAL]);
   return errors;
 }
 
@@ -103,7 +122,11 @@ async function createKey(ctx: CallContext, data: CreateData): Promise<ApiKeyEntr
         errors.push(['api_key_create', 'User lacks privilege role membership.', ERRNO.EINVAL]);
       }
       if (keys.filter((k) => k.user_id === user.id).length >= MAX_KEYS_PER_USER) {
-        errors.push(['api_key_create.username', `User already meets or exceeds maximum per-user API key limit of ${MAX_KEYS_PER_USER}`, ERRNO.EINVAL]);
+        errors.push([
+          'api_key_create.username',
+          `User already meets or exceeds maximum per-user API key limit of ${MAX_KEYS_PER_USER}`,
+          ERRNO.EINVAL,
+        ]);
       }
     }
     if (errors.length > 0) throw rpcErrors.validation(errors);
@@ -140,7 +163,11 @@ async function createKey(ctx: CallContext, data: CreateData): Promise<ApiKeyEntr
  * the owner is checked before validation; `reset` gives a new secret and clears the revoked flag
  * (the revoked_reason stays, as `compress` leaves it).
  */
-async function updateKey(ctx: CallContext, id: number, data: UpdateData): Promise<ApiKeyEntry | (ApiKeyEntry & { key: string })> {
+async function updateKey(
+  ctx: CallContext,
+  id: number,
+  data: UpdateData,
+): Promise<ApiKeyEntry | (ApiKeyEntry & { key: string })> {
   return (await updateKeyWith(ctx, id, data, undefined)).answer;
 }
 
@@ -161,8 +188,13 @@ async function updateKeyWith(
   if (!old) throw rpcErrors.matchNotFound();
   refuseOthersKey(ctx, old.username);
   const secret = data.reset ? generateKeySecret() : null;
-  const [keyHash, scram] = secret === null ? [null, undefined] : await Promise.all([hashSecret(secret), scramOf?.(secret)]);
-  const next = { ...old, name: data.name ?? old.name, expires_at: data.expires_at === undefined ? old.expires_at : data.expires_at };
+  const [keyHash, scram] =
+    secret === null ? [null, undefined] : await Promise.all([hashSecret(secret), scramOf?.(secret)]);
+  const next = {
+    ...old,
+    name: data.name ?? old.name,
+    expires_at: data.expires_at === undefined ? old.expires_at : data.expires_at,
+  };
   store.write(() => {
     const record = findApiKey(store.db, id);
     // Deleted while the secret was hashed: as 26's query of the key would find none.
@@ -177,16 +209,28 @@ async function updateKeyWith(
       revoked: secret === null ? old.revoked : false,
     });
     // SCRAM data derived from the old secret would no longer match it.
-    if (scram) writeApiKeyScram(store.db, { key_id: id, iterations: scram.iterations, salt: scram.salt, stored_key: scram.stored_key, server_key: scram.server_key });
+    if (scram)
+      writeApiKeyScram(store.db, {
+        key_id: id,
+        iterations: scram.iterations,
+        salt: scram.salt,
+        stored_key: scram.stored_key,
+        server_key: scram.server_key,
+      });
     else if (secret !== null) deleteApiKeyScram(store.db, id);
   });
   if (secret === null) return { answer: next, scram };
-  return { answer: { ...next, keyhash: mayManageOthers(ctx) ? keyHash! : REDACTED, revoked: false, key: `${id}-${secret}` }, scram };
+  return {
+    answer: { ...next, keyhash: mayManageOthers(ctx) ? keyHash! : REDACTED, revoked: false, key: `${id}-${secret}` },
+    scram,
+  };
 }
 
 export const apiKeyMethods = [
   implement(apiKeyContract['api_key.query'], (ctx, filters, options) => query(allEntries(ctx), filters, options)),
-  implement(apiKeyContract['api_key.get_instance'], (ctx, id, options) => getInstance(allEntries(ctx), id, options, 'ApiKey')),
+  implement(apiKeyContract['api_key.get_instance'], (ctx, id, options) =>
+    getInstance(allEntries(ctx), id, options, 'ApiKey'),
+  ),
   implement(apiKeyContract['api_key.my_keys'], (ctx) => {
     const caller = ctx.session.credentials!.username;
     return allEntries(ctx).filter((e) => e.username === caller);
@@ -214,7 +258,11 @@ type ApiKeyEntry26 = z.output<ReturnType<typeof apiKeyEntry26>>;
  * SCRAM has none (26's upgrade converts every key; stor cannot, docs/REMOTE.md "SCRAM login (TrueNAS 26)"):
  * `iterations` 0 and empty strings.
  */
-function entry26(ctx: CallContext, e: ApiKeyEntry, scram: ApiKeyScramRecord | ScramAuthData | undefined): ApiKeyEntry26 {
+function entry26(
+  ctx: CallContext,
+  e: ApiKeyEntry,
+  scram: ApiKeyScramRecord | ScramAuthData | undefined,
+): ApiKeyEntry26 {
   const secret = (value: string | undefined) => (mayManageOthers(ctx) ? (value ?? '') : REDACTED);
   return {
     id: e.id,
@@ -242,14 +290,24 @@ function allEntries26(ctx: CallContext): ApiKeyEntry26[] {
 /** `generate_api_key_auth_data` of the secret, stored with the key (MW/plugins/api_key.py:206-217, 266-269 at stable/26). */
 function storeScram(ctx: CallContext, id: number, data: ScramAuthData): void {
   const { store } = ctx.appliance;
-  store.write(() => writeApiKeyScram(store.db, { key_id: id, iterations: data.iterations, salt: data.salt, stored_key: data.stored_key, server_key: data.server_key }));
+  store.write(() =>
+    writeApiKeyScram(store.db, {
+      key_id: id,
+      iterations: data.iterations,
+      salt: data.salt,
+      stored_key: data.stored_key,
+      server_key: data.server_key,
+    }),
+  );
 }
 
 const RAW_KEY = /^\d+-[a-zA-Z0-9]{64}$/;
 
 export const apiKeyMethods26 = [
   implement(apiKeyContract26['api_key.query'], (ctx, filters, options) => query(allEntries26(ctx), filters, options)),
-  implement(apiKeyContract26['api_key.get_instance'], (ctx, id, options) => getInstance(allEntries26(ctx), id, options, 'ApiKey')),
+  implement(apiKeyContract26['api_key.get_instance'], (ctx, id, options) =>
+    getInstance(allEntries26(ctx), id, options, 'ApiKey'),
+  ),
   implement(apiKeyContract26['api_key.my_keys'], (ctx) => {
     const caller = ctx.session.credentials!.username;
     return allEntries26(ctx).filter((e) => e.username === caller);
@@ -263,7 +321,8 @@ export const apiKeyMethods26 = [
   }),
   implement(apiKeyContract26['api_key.update'], async (ctx, id, data) => {
     const { answer: updated, scram } = await updateKeyWith(ctx, id, data, scramDataFor);
-    if (!('key' in updated) || !scram) return allEntries26(ctx).find((e) => e.id === id) ?? entry26(ctx, updated, undefined);
+    if (!('key' in updated) || !scram)
+      return allEntries26(ctx).find((e) => e.id === id) ?? entry26(ctx, updated, undefined);
     return { ...entry26(ctx, updated, scram), key: updated.key, client_key: scram.client_key };
   }),
   /**
@@ -291,6 +350,13 @@ export const apiKeyMethods26 = [
     }
     if (errors.length > 0) throw rpcErrors.validation(errors);
     const data = await scramAuthData(secret, salt);
-    return { api_key_id: keyId, iterations: data.iterations, salt: data.salt, client_key: data.client_key, stored_key: data.stored_key, server_key: data.server_key };
+    return {
+      api_key_id: keyId,
+      iterations: data.iterations,
+      salt: data.salt,
+      client_key: data.client_key,
+      stored_key: data.stored_key,
+      server_key: data.server_key,
+    };
   }),
 ];

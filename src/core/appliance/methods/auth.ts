@@ -35,7 +35,8 @@ async function loginEx(ctx: CallContext, data: AnyLoginData, release: '25.10.1' 
   // does anything but SCRAM a SCRAM exchange waiting for its final message (26 :661-692).
   if (session.pendingOtp && data.mechanism !== 'OTP_TOKEN') session.pendingOtp = null;
   if (typeof session.scram === 'object' && session.scram !== null && data.mechanism !== 'SCRAM') session.scram = 'idle';
-  if (!session.pendingOtp && data.mechanism === 'OTP_TOKEN') throw rpcErrors.call(ERRNO.EINVAL, 'OTP_TOKEN: no authentication in progress');
+  if (!session.pendingOtp && data.mechanism === 'OTP_TOKEN')
+    throw rpcErrors.call(ERRNO.EINVAL, 'OTP_TOKEN: no authentication in progress');
   let outcome: KeyCheckOutcome | LoginExAnswer;
   switch (data.mechanism) {
     case 'SCRAM':
@@ -60,7 +61,8 @@ async function loginEx(ctx: CallContext, data: AnyLoginData, release: '25.10.1' 
   if (outcome === 'LIMITED') throw rateLimitExceeded();
   if (outcome !== 'SUCCESS') return { response_type: outcome };
   const userInfo = data.login_options.user_info ? describeSession(ctx) : null;
-  if (release === '25.10.1') return { response_type: 'SUCCESS', user_info: userInfo, authenticator: 'LEVEL_1' } as LoginExAnswer26;
+  if (release === '25.10.1')
+    return { response_type: 'SUCCESS', user_info: userInfo, authenticator: 'LEVEL_1' } as LoginExAnswer26;
   const options = data.login_options as { reconnect_token?: boolean };
   return {
     response_type: 'SUCCESS',
@@ -74,22 +76,40 @@ async function loginEx(ctx: CallContext, data: AnyLoginData, release: '25.10.1' 
 /** The answer in 25.10.1's shapes: its contract takes no SCRAM, so SCRAM_RESPONSE cannot occur; DENIED is 26's only. */
 async function loginEx25101(ctx: CallContext, data: LoginData): Promise<LoginExAnswer> {
   const answer = await loginEx(ctx, data, '25.10.1');
-  if (answer.response_type === 'SCRAM_RESPONSE' || answer.response_type === 'DENIED') return { response_type: 'AUTH_ERR' };
+  if (answer.response_type === 'SCRAM_RESPONSE' || answer.response_type === 'DENIED')
+    return { response_type: 'AUTH_ERR' };
   return answer as LoginExAnswer;
 }
 
 /** One SCRAM message of 26's flow (MW/plugins/auth.py:927-960 at stable/26): its answer, or AUTH_ERR. */
-function scramAnswer(ctx: CallContext, type: 'CLIENT_FIRST_MESSAGE' | 'CLIENT_FINAL_MESSAGE', rfc: string): LoginExAnswer26 {
-  const step = type === 'CLIENT_FIRST_MESSAGE' ? scramFirst(ctx.appliance, ctx.session, rfc) : scramFinal(ctx.appliance, ctx.session, rfc);
+function scramAnswer(
+  ctx: CallContext,
+  type: 'CLIENT_FIRST_MESSAGE' | 'CLIENT_FINAL_MESSAGE',
+  rfc: string,
+): LoginExAnswer26 {
+  const step =
+    type === 'CLIENT_FIRST_MESSAGE'
+      ? scramFirst(ctx.appliance, ctx.session, rfc)
+      : scramFinal(ctx.appliance, ctx.session, rfc);
   switch (step.kind) {
     case 'LIMITED':
       throw rateLimitExceeded();
     case 'AUTH_ERR':
       return { response_type: 'AUTH_ERR' };
     case 'first':
-      return { response_type: 'SCRAM_RESPONSE', scram_type: 'SERVER_FIRST_RESPONSE', rfc_str: step.rfc, user_info: null };
+      return {
+        response_type: 'SCRAM_RESPONSE',
+        scram_type: 'SERVER_FIRST_RESPONSE',
+        rfc_str: step.rfc,
+        user_info: null,
+      };
     case 'final':
-      return { response_type: 'SCRAM_RESPONSE', scram_type: 'SERVER_FINAL_RESPONSE', rfc_str: step.rfc, user_info: describeSession(ctx) };
+      return {
+        response_type: 'SCRAM_RESPONSE',
+        scram_type: 'SERVER_FINAL_RESPONSE',
+        rfc_str: step.rfc,
+        user_info: describeSession(ctx),
+      };
   }
 }
 
@@ -162,7 +182,9 @@ export const authMethods = [
   // (the emulator has no root UNIX socket or HA peer).
   implement(authContract['auth.sessions'], ({ appliance, session }, filters, options) =>
     query(
-      appliance.liveSessions.list().map((s) => ({ id: s.id, current: s === session, internal: false, ...sessionDump(s) })),
+      appliance.liveSessions
+        .list()
+        .map((s) => ({ id: s.id, current: s === session, internal: false, ...sessionDump(s) })),
       filters,
       options,
     ),
@@ -174,24 +196,37 @@ export const authMethods = [
   }),
   // MW/plugins/auth.py:516-542: login_ex without user_info, then OTP_TOKEN when asked for and given.
   implement(authContract['auth.login'], async (ctx, username, password, otp) => {
-    const first = await loginEx25101(ctx, { mechanism: 'PASSWORD_PLAIN', username, password, login_options: { user_info: false } });
+    const first = await loginEx25101(ctx, {
+      mechanism: 'PASSWORD_PLAIN',
+      username,
+      password,
+      login_options: { user_info: false },
+    });
     if (first.response_type === 'SUCCESS') return true;
     if (first.response_type !== 'OTP_REQUIRED' || otp === null) return false;
-    return (await loginEx25101(ctx, { mechanism: 'OTP_TOKEN', otp_token: otp, login_options: { user_info: false } })).response_type === 'SUCCESS';
+    return (
+      (await loginEx25101(ctx, { mechanism: 'OTP_TOKEN', otp_token: otp, login_options: { user_info: false } }))
+        .response_type === 'SUCCESS'
+    );
   }),
   implement(
     authContract['auth.login_with_token'],
-    async (ctx, token) => (await loginEx25101(ctx, { mechanism: 'TOKEN_PLAIN', token, login_options: { user_info: false } })).response_type === 'SUCCESS',
+    async (ctx, token) =>
+      (await loginEx25101(ctx, { mechanism: 'TOKEN_PLAIN', token, login_options: { user_info: false } }))
+        .response_type === 'SUCCESS',
   ),
   implement(authContract['auth.login_ex'], (ctx, data) => loginEx25101(ctx, data)),
   implement(authContract['auth.login_ex_continue'], (ctx, data) => loginEx25101(ctx, data)),
   implement(authContract['auth.mechanism_choices'], ({ session }) => {
     // 25.10.1 asks the session's credential whether it may create tokens before looking at the
     // level, and an anonymous connection has none (MW/plugins/auth.py:632-650).
-    if (!session.authenticated) throw rpcErrors.exception('AttributeError', "'NoneType' object has no attribute 'may_create_auth_token'");
+    if (!session.authenticated)
+      throw rpcErrors.exception('AttributeError', "'NoneType' object has no attribute 'may_create_auth_token'");
     return [...LEVEL_1_MECHANISMS];
   }),
-  implement(authContract['auth.generate_token'], (ctx, ttl, attrs, matchOrigin, singleUse) => generateToken(ctx, ttl, attrs, matchOrigin, singleUse)),
+  implement(authContract['auth.generate_token'], (ctx, ttl, attrs, matchOrigin, singleUse) =>
+    generateToken(ctx, ttl, attrs, matchOrigin, singleUse),
+  ),
   implement(authContract['auth.me'], (ctx) => describeSession(ctx)),
   implement(authContract['auth.logout'], (ctx) => {
     ctx.session.logout();

@@ -20,7 +20,10 @@ import type { Session } from '../session/session.js';
  */
 function maySubscribe(session: Session, event: string): boolean {
   const short = event.split(':')[0]!;
-  return CONTRACT_EVENTS.get(short)?.noAuthzRequired === true || allowlistAuthorizes(session.privilege?.allowlist ?? [], 'SUBSCRIBE', short);
+  return (
+    CONTRACT_EVENTS.get(short)?.noAuthzRequired === true ||
+    allowlistAuthorizes(session.privilege?.allowlist ?? [], 'SUBSCRIBE', short)
+  );
 }
 
 export const coreMethods = [
@@ -30,7 +33,9 @@ export const coreMethods = [
     const { legacy_jobs, private_methods, py_exceptions } = session.options;
     return { legacy_jobs, private_methods, py_exceptions };
   }),
-  implement(coreContract['core.get_jobs'], ({ appliance, session }, filters, options) => query(appliance.jobs.visible(session), filters, options)),
+  implement(coreContract['core.get_jobs'], ({ appliance, session }, filters, options) =>
+    query(appliance.jobs.visible(session), filters, options),
+  ),
   implement(coreContract['core.job_wait'], ({ appliance, session }, id) => appliance.jobs.wait(session, id)),
   implement(coreContract['core.job_abort'], ({ appliance, session }, id) => {
     appliance.jobs.abort(session, id);
@@ -39,7 +44,8 @@ export const coreMethods = [
   implement(coreContract['core.subscribe'], ({ appliance, session }, event) => {
     if (!maySubscribe(session, event)) throw rpcErrors.notAuthorized();
     // Events need a channel back: a WebSocket. An HTTP request ends with its answer.
-    if (!session.notify) throw rpcErrors.call(ERRNO.EINVAL, 'Subscriptions need a WebSocket connection to /api/current');
+    if (!session.notify)
+      throw rpcErrors.call(ERRNO.EINVAL, 'Subscriptions need a WebSocket connection to /api/current');
     const id = randomUUID();
     appliance.events.subscribe(session, id, event);
     return id;
@@ -49,7 +55,9 @@ export const coreMethods = [
     session.subscriptions.delete(id);
     return null;
   }),
-  implement(coreContract['core.download'], (ctx, method, args, filename, buffered) => startDownload(ctx, method, args, filename, buffered)),
+  implement(coreContract['core.download'], (ctx, method, args, filename, buffered) =>
+    startDownload(ctx, method, args, filename, buffered),
+  ),
   implement(coreContract['core.get_methods'], ({ appliance, session }, service, target) =>
     methodMetadata(appliance.contract, appliance.catalogue, session, service, target),
   ),

@@ -23,7 +23,8 @@ function commonValidation(
   rootGroupRules: boolean,
 ): ValidationTriple[] {
   const errors: ValidationTriple[] = [];
-  const add = (field: string, message: string, errno: number = ERRNO.EINVAL) => errors.push([`${schema}.${field}`, message, errno]);
+  const add = (field: string, message: string, errno: number = ERRNO.EINVAL) =>
+    errors.push([`${schema}.${field}`, message, errno]);
   const others = accounts.groups.filter((g) => g.id !== pk);
   if (data.userns_idmap !== undefined && pk !== null) {
     const entry = accounts.groupById.get(pk)!;
@@ -36,7 +37,11 @@ function commonValidation(
     const name = data.name;
     if (data.smb) {
       if (SMB_BUILTIN_NAMES.includes(name.toUpperCase())) {
-        add('name', `Group name "${name}" conflicts with existing SMB Builtin entry. SMB group mapping is not permitted for this group.`, ERRNO.EEXIST);
+        add(
+          'name',
+          `Group name "${name}" conflicts with existing SMB Builtin entry. SMB group mapping is not permitted for this group.`,
+          ERRNO.EEXIST,
+        );
       }
       if (others.some((g) => g.smb && g.name.toLowerCase() === name.toLowerCase())) {
         add(
@@ -46,7 +51,8 @@ function commonValidation(
         );
       }
     }
-    if (others.some((g) => g.name === name)) add('name', `A Group with the name "${name}" already exists.`, ERRNO.EEXIST);
+    if (others.some((g) => g.name === name))
+      add('name', `A Group with the name "${name}" already exists.`, ERRNO.EEXIST);
   }
   if (data.gid !== undefined && data.gid !== null) {
     const owner = accounts.groupByGid.get(data.gid);
@@ -63,33 +69,45 @@ function commonValidation(
   // (TS-25.10.6 MW/plugins/account.py:2439-2451, 2485-2494; stable/26 :2620-2632, 2665-2674).
   const rootId = rootGroupRules ? accounts.users.find((u) => u.username === 'root')?.id : undefined;
   const builtinAdmins = pk !== null && accounts.groupById.get(pk)?.name === 'builtin_administrators';
-  if (rootId !== undefined && data.users?.includes(rootId) && !builtinAdmins) add('users', 'Cannot add the root user to this group');
+  if (rootId !== undefined && data.users?.includes(rootId) && !builtinAdmins)
+    add('users', 'Cannot add the root user to this group');
   if (data.users !== undefined) {
     const known = new Set(accounts.users.map((u) => u.id));
     const missing = [...new Set(data.users.filter((id) => !known.has(id)))].sort((a, b) => a - b);
     if (missing.length > 0) add('users', `Following users do not exist: ${missing.join(', ')}`);
     const kept = new Set(data.users);
     const primaryLeft = accounts.users.filter((u) => u.group_id === pk && !kept.has(u.id)).map((u) => u.username);
-    if (primaryLeft.length > 0) add('users', `This group is primary for the following users: ${primaryLeft.join(', ')}. You can't remove them.`);
+    if (primaryLeft.length > 0)
+      add('users', `This group is primary for the following users: ${primaryLeft.join(', ')}. You can't remove them.`);
   }
   if (rootId !== undefined && builtinAdmins && data.users !== undefined && !data.users.includes(rootId)) {
     add('users', 'The root user must remain a member of the builtin_administrators group.');
   }
-  if (data.sudo_commands !== undefined) errors.push(...validateSudoCommands(`${schema}.sudo_commands`, data.sudo_commands));
+  if (data.sudo_commands !== undefined)
+    errors.push(...validateSudoCommands(`${schema}.sudo_commands`, data.sudo_commands));
   if (data.sudo_commands_nopasswd !== undefined) {
     errors.push(...validateSudoCommands(`${schema}.sudo_commands_nopasswd`, data.sudo_commands_nopasswd));
   }
   return errors;
 }
 
-function validateUpdate(accounts: AccountsSnapshot, group: GroupRecord, data: GroupUpdate, rootGroupRules: boolean): ValidationTriple[] {
+function validateUpdate(
+  accounts: AccountsSnapshot,
+  group: GroupRecord,
+  data: GroupUpdate,
+  rootGroupRules: boolean,
+): ValidationTriple[] {
   const errors = commonValidation(accounts, data, 'group_update', group.id, rootGroupRules);
   if (group.builtin && !ALLOWED_BUILTIN_GIDS.has(group.gid)) {
     errors.push(['group_update.id', 'Immutable groups cannot be changed', ERRNO.EINVAL]);
   } else if (group.builtin) {
     for (const key of ['sudo_commands', 'sudo_commands_nopasswd', 'smb', 'name'] as const) {
       if (data[key] !== undefined && JSON.stringify(data[key]) !== JSON.stringify(group[key])) {
-        errors.push([`group_update.${key}`, 'This configuration parameter may not be changed for builtin groups.', ERRNO.EINVAL]);
+        errors.push([
+          `group_update.${key}`,
+          'This configuration parameter may not be changed for builtin groups.',
+          ERRNO.EINVAL,
+        ]);
       }
     }
   }
@@ -123,12 +141,18 @@ function createGroup(db: Db, data: GroupCreate, rootGroupRules: boolean, held: R
 
 export const groupMethods = [
   implement(groupContract['group.query'], (ctx, filters, options) => query(groupEntries(ctx), filters, options)),
-  implement(groupContract['group.get_instance'], (ctx, id, options) => getInstance(groupEntries(ctx), id, options, 'Group')),
+  implement(groupContract['group.get_instance'], (ctx, id, options) =>
+    getInstance(groupEntries(ctx), id, options, 'Group'),
+  ),
   implement(groupContract['group.create'], ({ appliance }, data) =>
-    appliance.store.write(() => createGroup(appliance.store.db, data, appliance.release.rootGroupRules, reservedGids(appliance))),
+    appliance.store.write(() =>
+      createGroup(appliance.store.db, data, appliance.release.rootGroupRules, reservedGids(appliance)),
+    ),
   ),
   // MW/plugins/account.py:2190-2211.
-  implement(groupContract['group.get_next_gid'], ({ appliance }) => reservedGids(appliance).reserve(takenGids(appliance.accounts()))),
+  implement(groupContract['group.get_next_gid'], ({ appliance }) =>
+    reservedGids(appliance).reserve(takenGids(appliance.accounts())),
+  ),
   implement(groupContract['group.update'], ({ appliance }, id, data) => {
     const { store } = appliance;
     refuseDirectoryGroup(id, 'modified through');
@@ -150,7 +174,11 @@ export const groupMethods = [
       if (data.users !== undefined) {
         // Primary members are members through users.group_id, not membership rows (MW/plugins/account.py:2111-2120).
         const primary = new Set(accounts.users.filter((u) => u.group_id === id).map((u) => u.id));
-        setGroupMembers(store.db, id, data.users.filter((u) => !primary.has(u)));
+        setGroupMembers(
+          store.db,
+          id,
+          data.users.filter((u) => !primary.has(u)),
+        );
       }
       return id;
     });

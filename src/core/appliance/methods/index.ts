@@ -19,10 +19,20 @@ import { userMethods } from './user.js';
  * core.download, /_upload/) reads the contract (`Appliance.contract`).
  */
 export const METHODS: ReadonlyMap<string, MethodDefinition> = new Map(
-  [...coreMethods, ...authMethods, ...privilegeMethods, ...userMethods, ...groupMethods, ...apiKeyMethods, ...filesystemMethods, ...poolMethods, ...poolDatasetMethods, ...poolSnapshotMethods, ...systemMethods, ...alertMethods].map((m) => [
-    m.name,
-    m,
-  ]),
+  [
+    ...coreMethods,
+    ...authMethods,
+    ...privilegeMethods,
+    ...userMethods,
+    ...groupMethods,
+    ...apiKeyMethods,
+    ...filesystemMethods,
+    ...poolMethods,
+    ...poolDatasetMethods,
+    ...poolSnapshotMethods,
+    ...systemMethods,
+    ...alertMethods,
+  ].map((m) => [m.name, m]),
 );
 
 /**
@@ -31,7 +41,7 @@ export const METHODS: ReadonlyMap<string, MethodDefinition> = new Map(
  * release's contract with the handler implemented from that very entry, here or in METHODS; an
  * entry no handler was implemented from gets 25.10.1's handler, adapted (dispatcher.ts `releaseMethod`).
  */
-export const RELEASE_METHODS: ReadonlyMap<string, readonly MethodDefinition[]> = [...authMethods26, ...apiKeyMethods26].reduce(
-  (byName, m) => byName.set(m.name, [...(byName.get(m.name) ?? []), m]),
-  new Map<string, MethodDefinition[]>(),
-);
+export const RELEASE_METHODS: ReadonlyMap<string, readonly MethodDefinition[]> = [
+  ...authMethods26,
+  ...apiKeyMethods26,
+].reduce((byName, m) => byName.set(m.name, [...(byName.get(m.name) ?? []), m]), new Map<string, MethodDefinition[]>());

@@ -1,8 +1,29 @@
 import { mkdirSync, lstatSync, statfsSync } from 'node:fs';
-import { CHECKSUM_CHOICES, poolDatasetContract, RECORDSIZE_CHOICES, type PoolDatasetCreate, type PoolDatasetEntry, type PoolDatasetUpdate } from '../../contract/pool-dataset.js';
+import {
+  CHECKSUM_CHOICES,
+  poolDatasetContract,
+  RECORDSIZE_CHOICES,
+  type PoolDatasetCreate,
+  type PoolDatasetEntry,
+  type PoolDatasetUpdate,
+} from '../../contract/pool-dataset.js';
 import { ERRNO, rpcErrors, type ValidationTriple } from '../../errors.js';
-import { copiesTaken, datasetCreateRefusal, datasetDeleteRefusal, datasetUpdateRefusal, pyRepr, zfsUpdateRefusal } from '../../refusals/pool-dataset.js';
-import { deleteDatasets, insertDataset, listDatasetLineage, listDatasets, updateDataset, type DatasetRecord } from '../../store/datasets.js';
+import {
+  copiesTaken,
+  datasetCreateRefusal,
+  datasetDeleteRefusal,
+  datasetUpdateRefusal,
+  pyRepr,
+  zfsUpdateRefusal,
+} from '../../refusals/pool-dataset.js';
+import {
+  deleteDatasets,
+  insertDataset,
+  listDatasetLineage,
+  listDatasets,
+  updateDataset,
+  type DatasetRecord,
+} from '../../store/datasets.js';
 import { listPools } from '../../store/files.js';
 import { deleteSnapshots, listSnapshots, type SnapshotRecord } from '../../store/snapshots.js';
 import type { Appliance } from '../appliance.js';
@@ -93,7 +114,11 @@ async function measureOwnBytes(appliance: Appliance, only?: ReadonlySet<string>)
     if (only && !only.has(d.id)) continue;
     const mount = datasetType(d) === 'FILESYSTEM' ? mountpointHostOrNull(appliance, d.id) : null;
     if (!mount) continue;
-    const skip = new Set((children.get(d.id) ?? []).map((c) => mountpointHostOrNull(appliance, c.id)).filter((h): h is string => h !== null));
+    const skip = new Set(
+      (children.get(d.id) ?? [])
+        .map((c) => mountpointHostOrNull(appliance, c.id))
+        .filter((h): h is string => h !== null),
+    );
     own.set(d.id, await bytesBelow(mount, skip));
   }
   return own;
@@ -146,7 +171,13 @@ function snapshotsByDataset(appliance: Appliance): (id: string) => SnapshotRecor
 }
 
 /** A space-accounting property: bytes, shown human-readable in `value` as 25.10.1 does. */
-const bytesProperty = (n: number) => ({ parsed: n, rawvalue: String(n), value: formatSize(n), source: 'NONE', source_info: null });
+const bytesProperty = (n: number) => ({
+  parsed: n,
+  rawvalue: String(n),
+  value: formatSize(n),
+  source: 'NONE',
+  source_info: null,
+});
 
 /** Builds dataset entries from the datasets' own bytes, measured beforehand (measureOwnBytes). */
 class EntryBuilder {
@@ -203,7 +234,8 @@ class EntryBuilder {
     for (let id: string | null = d.id; id; id = parentOf(id)) {
       const a = this.byId.get(id);
       const quota = a?.properties.quota;
-      if (a && typeof quota === 'number' && quota > 0) available = Math.min(available, Math.max(0, quota - this.usedOf(a)));
+      if (a && typeof quota === 'number' && quota > 0)
+        available = Math.min(available, Math.max(0, quota - this.usedOf(a)));
     }
     return available;
   }
@@ -263,7 +295,8 @@ function applyProperties(target: DatasetRecord['properties'], data: Record<strin
     if (v === undefined) continue;
     if (v === 'INHERIT') delete target[name];
     // none_normalize: a size of 0 or null is ZFS's "none", which the entry shows as null.
-    else if (v === null || (v === 0 && ['quota', 'refquota', 'reservation', 'refreservation'].includes(name))) target[name] = null;
+    else if (v === null || (v === 0 && ['quota', 'refquota', 'reservation', 'refreservation'].includes(name)))
+      target[name] = null;
     else target[name] = v as string | number;
   }
 }
@@ -273,7 +306,11 @@ function applyProperties(target: DatasetRecord['properties'], data: Record<strin
  * but comments treat INHERIT as a reset: comments is written as given (MW/plugins/pool_/dataset.py,
  * the `inheritable` column of do_create and do_update).
  */
-function applyTrueNasFields(target: DatasetRecord['user_properties'], data: Record<string, unknown>, mode: 'CREATE' | 'UPDATE'): void {
+function applyTrueNasFields(
+  target: DatasetRecord['user_properties'],
+  data: Record<string, unknown>,
+  mode: 'CREATE' | 'UPDATE',
+): void {
   for (const [field, key] of Object.entries(TRUENAS_USER_PROPERTIES)) {
     const v = data[field];
     if (v === undefined) continue;
@@ -284,7 +321,8 @@ function applyTrueNasFields(target: DatasetRecord['user_properties'], data: Reco
 }
 
 type Errors = ValidationTriple[];
-const add = (errors: Errors, field: string, message: string, errno: number = ERRNO.EINVAL) => errors.push([field, message, errno]);
+const add = (errors: Errors, field: string, message: string, errno: number = ERRNO.EINVAL) =>
+  errors.push([field, message, errno]);
 const check = (errors: Errors) => {
   if (errors.length > 0) throw rpcErrors.validation(errors);
 };
@@ -323,12 +361,20 @@ function commonValidation(
       if (data[f] !== undefined) add(errors, `${schema}.${f}`, 'This field is not valid for FILESYSTEM');
     }
     const small = data.special_small_block_size;
-    if (typeof small === 'number' && !((small === 0 || (small >= 512 && small <= 1048576)) && (small & (small - 1)) === 0)) {
+    if (
+      typeof small === 'number' &&
+      !((small === 0 || (small >= 512 && small <= 1048576)) && (small & (small - 1)) === 0)
+    ) {
       add(errors, `${schema}.special_small_block_size`, 'This field must be zero or a power of 2 from 512B to 1M');
     }
     // One of recordsize_choices' words, exactly: `128k` or `131072` is refused (MW/plugins/pool_/dataset.py:301-305).
     const rs = data.recordsize;
-    if (typeof rs === 'string' && rs !== '' && rs !== 'INHERIT' && !(RECORDSIZE_CHOICES as readonly string[]).includes(rs)) {
+    if (
+      typeof rs === 'string' &&
+      rs !== '' &&
+      rs !== 'INHERIT' &&
+      !(RECORDSIZE_CHOICES as readonly string[]).includes(rs)
+    ) {
       errors.push(datasetUpdateRefusal.recordsize(rs, schema));
     }
     return;
@@ -337,19 +383,26 @@ function commonValidation(
     if (data[f] !== undefined) add(errors, `${schema}.${f}`, 'This field is not valid for VOLUME');
   }
   if (typeof data.volsize === 'number') {
-    const available = availableOfParent + (current && typeof current.properties.refreservation === 'number' ? current.properties.refreservation : 0);
+    const available =
+      availableOfParent +
+      (current && typeof current.properties.refreservation === 'number' ? current.properties.refreservation : 0);
     if (data.volsize > available * 0.8 && data.force_size !== true) {
       add(errors, `${schema}.volsize`, 'It is not recommended to use more than 80% of your available space for VOLUME');
     }
-    const blocksize = typeof data.volblocksize === 'string' ? recordsizeBytes(data.volblocksize.replace(/B$/, '')) : null;
-    if (blocksize && data.volsize % blocksize !== 0) add(errors, `${schema}.volsize`, 'Volume size should be a multiple of volume block size');
+    const blocksize =
+      typeof data.volblocksize === 'string' ? recordsizeBytes(data.volblocksize.replace(/B$/, '')) : null;
+    if (blocksize && data.volsize % blocksize !== 0)
+      add(errors, `${schema}.volsize`, 'Volume size should be a multiple of volume block size');
   }
 }
 
 /** Internal datasets a dataset may not be created under (`internal_datasets_filters`, MW/plugins/pool_/dataset.py:110-118). */
 function isInternal(name: string): boolean {
   const pool = name.split('/')[0]!;
-  return ['boot-pool', 'freenas-boot'].includes(pool) || ['/.system', '/ix-applications/', '/ix-apps', '/.ix-virt'].some((p) => name.includes(p));
+  return (
+    ['boot-pool', 'freenas-boot'].includes(pool) ||
+    ['/.system', '/ix-applications/', '/ix-apps', '/.ix-virt'].some((p) => name.includes(p))
+  );
 }
 
 /** share_type presets (MW/plugins/pool_/dataset.py:438-447): they override what was given. */
@@ -377,13 +430,18 @@ function validateEncryption(errors: Errors, options: PoolDatasetCreate['encrypti
   const schema = 'pool_dataset_create.encryption_options';
   if (options.passphrase) {
     for (const f of ['key', 'generate_key'] as const) {
-      if (options[f]) add(errors, `${schema}.${f}`, 'Must be disabled when dataset is to be encrypted with passphrase.');
+      if (options[f])
+        add(errors, `${schema}.${f}`, 'Must be disabled when dataset is to be encrypted with passphrase.');
     }
     return;
   }
   const provided = (['key', 'generate_key'] as const).filter((k) => options[k]);
   if (provided.length === 0) {
-    add(errors, `${schema}.key`, 'Please provide a key or select generate_key to automatically generate a key when passphrase is not provided.');
+    add(
+      errors,
+      `${schema}.key`,
+      'Please provide a key or select generate_key to automatically generate a key when passphrase is not provided.',
+    );
   } else if (provided.length > 1) {
     for (const k of provided) add(errors, `${schema}.${k}`, `Only one of ${provided.join(', ')} must be provided.`);
   }
@@ -402,9 +460,11 @@ function checkCreateUserProperties(errors: Errors, schema: string, props: readon
   props.forEach(({ key }, index) => {
     const at = `${schema}.user_properties.${index}.key`;
     const field = TRUENAS_USER_PROPERTY_FIELDS.get(key);
-    if (field !== undefined) add(errors, at, `${repr(key)} is managed by TrueNAS, use the ${repr(field)} field to set it.`);
+    if (field !== undefined)
+      add(errors, at, `${repr(key)} is managed by TrueNAS, use the ${repr(field)} field to set it.`);
     // len() counts code points, as the spread does.
-    else if ([...key].length > ZFS_USER_PROP_MAX_LEN || !ZFS_USER_PROP.test(key)) add(errors, at, `${repr(key)} is not a valid ZFS user property name.`);
+    else if ([...key].length > ZFS_USER_PROP_MAX_LEN || !ZFS_USER_PROP.test(key))
+      add(errors, at, `${repr(key)} is not a valid ZFS user property name.`);
     else if (seen.has(key)) add(errors, at, `${repr(key)} is specified more than once.`);
     else seen.add(key);
   });
@@ -437,10 +497,19 @@ function validateCreate(
   }
   const parent = pools.includes(pool) ? byId.get(parentName) : undefined;
   applySharePreset(data);
-  if (isInternal(data.name)) add(errors, at, `${repr(data.name)} is using system internal managed dataset. Please specify a different parent.`);
+  if (isInternal(data.name))
+    add(errors, at, `${repr(data.name)} is using system internal managed dataset. Please specify a different parent.`);
   if (!parent) {
-    if (data.create_ancestors) add(errors, at, 'Please specify a pool which exists for the dataset/volume to be created');
-    else add(errors, at, parentOf(parentName) === null ? `zpool (${parentName}) does not exist.` : `Parent dataset (${parentName}) does not exist.`);
+    if (data.create_ancestors)
+      add(errors, at, 'Please specify a pool which exists for the dataset/volume to be created');
+    else
+      add(
+        errors,
+        at,
+        parentOf(parentName) === null
+          ? `zpool (${parentName}) does not exist.`
+          : `Parent dataset (${parentName}) does not exist.`,
+      );
   } else if (effective(parent, byId, 'readonly') === 'ON') {
     add(errors, 'pool_dataset_create.readonly', `Turn off readonly mode on ${parent.id} to create ${pool}`);
   }
@@ -450,7 +519,8 @@ function validateCreate(
   // Only the parent's free space, not its entry: that would build every child's entry too.
   const free = new EntryBuilder(appliance, own, lineageSuffices ? existing : undefined).availableOf(parent!);
   commonValidation(errors, 'pool_dataset_create', data, type, parent!, byId, free, null);
-  if (appliance.release.createChecksUserProperties) checkCreateUserProperties(errors, 'pool_dataset_create', data.user_properties);
+  if (appliance.release.createChecksUserProperties)
+    checkCreateUserProperties(errors, 'pool_dataset_create', data.user_properties);
   check(errors);
 
   if (datasetType(parent!) === 'VOLUME') add(errors, at, `${parent!.id}: parent may not be a ZFS volume`);
@@ -468,15 +538,24 @@ function validateCreate(
     const d = byId.get(p);
     if (!d) continue;
     if (encryptionRootOf(d, byId) && !data.encryption && !data.inherit_encryption) {
-      add(errors, 'pool_dataset_create.encryption', `Cannot create an unencrypted dataset within an encrypted dataset (${p}).`);
+      add(
+        errors,
+        'pool_dataset_create.encryption',
+        `Cannot create an unencrypted dataset within an encrypted dataset (${p}).`,
+      );
       break;
     }
   }
   if (data.encryption) {
-    if (data.inherit_encryption) add(errors, 'pool_dataset_create.inherit_encryption', 'Must be disabled when encryption is enabled.');
+    if (data.inherit_encryption)
+      add(errors, 'pool_dataset_create.inherit_encryption', 'Must be disabled when encryption is enabled.');
     const parentRoot = encryptionRootOf(parent!, byId);
     if (!data.encryption_options.passphrase && parentRoot?.properties.keyformat === 'passphrase') {
-      add(errors, 'pool_dataset_create.encryption', 'Passphrase encrypted datasets cannot have children encrypted with a key.');
+      add(
+        errors,
+        'pool_dataset_create.encryption',
+        'Passphrase encrypted datasets cannot have children encrypted with a key.',
+      );
     }
     validateEncryption(errors, data.encryption_options);
   }
@@ -508,7 +587,13 @@ function createdProperties(data: PoolDatasetCreate): DatasetRecord['properties']
   return properties;
 }
 
-function validateUpdate(appliance: Appliance, own: ReadonlyMap<string, number>, id: string, data: PoolDatasetUpdate, all: DatasetRecord[]): DatasetRecord {
+function validateUpdate(
+  appliance: Appliance,
+  own: ReadonlyMap<string, number>,
+  id: string,
+  data: PoolDatasetUpdate,
+  all: DatasetRecord[],
+): DatasetRecord {
   const errors: Errors = [];
   const byId = new Map(all.map((d) => [d.id, d]));
   const d = byId.get(id);
@@ -516,16 +601,31 @@ function validateUpdate(appliance: Appliance, own: ReadonlyMap<string, number>, 
   const type = datasetType(d);
   const parent = byId.get(parentOf(id) ?? id)!;
   const free = new EntryBuilder(appliance, own).availableOf(parent);
-  commonValidation(errors, 'pool_dataset_update', { ...data, volblocksize: d.properties.volblocksize }, type, parent, byId, free, d);
+  commonValidation(
+    errors,
+    'pool_dataset_update',
+    { ...data, volblocksize: d.properties.volblocksize },
+    type,
+    parent,
+    byId,
+    free,
+    d,
+  );
   const schema = 'pool_dataset_update';
   if (data.user_properties_update && !data.user_properties) {
     data.user_properties_update.forEach((u, i) => {
       const at = `${schema}.user_properties_update.${i}`;
-      if (u.value !== undefined && u.remove) add(errors, `${at}.remove`, 'When "value" is specified, this cannot be set');
-      else if (u.value === undefined && u.remove === undefined) add(errors, `${at}.value`, 'Either "value" or "remove" must be specified');
+      if (u.value !== undefined && u.remove)
+        add(errors, `${at}.remove`, 'When "value" is specified, this cannot be set');
+      else if (u.value === undefined && u.remove === undefined)
+        add(errors, `${at}.value`, 'Either "value" or "remove" must be specified');
     });
   } else if (data.user_properties && data.user_properties_update) {
-    add(errors, `${schema}.user_properties_update`, 'Should not be specified when "user_properties" are explicitly specified');
+    add(
+      errors,
+      `${schema}.user_properties_update`,
+      'Should not be specified when "user_properties" are explicitly specified',
+    );
   }
   if (type === 'VOLUME' && data.volsize !== undefined && data.volsize < Number(d.properties.volsize)) {
     add(errors, `${schema}.volsize`, 'You cannot shrink a zvol from GUI, this may lead to data loss.');
@@ -540,14 +640,20 @@ function applyUpdate(d: DatasetRecord, data: PoolDatasetUpdate): void {
   if (data.acltype === 'POSIX' || data.acltype === 'OFF') props.aclmode = 'DISCARD';
   else if (data.acltype === 'INHERIT') props.aclmode = 'INHERIT';
   applyProperties(d.properties, props);
-  if (data.volsize !== undefined && typeof d.properties.refreservation === 'number') d.properties.refreservation = data.volsize;
+  if (data.volsize !== undefined && typeof d.properties.refreservation === 'number')
+    d.properties.refreservation = data.volsize;
   applyTrueNasFields(d.user_properties, data, 'UPDATE');
   let updates = data.user_properties_update ?? [];
   if (data.user_properties) {
     // Explicit user_properties replace the set: the ones not listed are removed.
     const keep = new Set(data.user_properties.map((p) => p.key));
     const internal = new Set<string>(Object.values(TRUENAS_USER_PROPERTIES));
-    updates = [...data.user_properties, ...Object.keys(d.user_properties).filter((k) => !keep.has(k) && !internal.has(k)).map((key) => ({ key, remove: true }))];
+    updates = [
+      ...data.user_properties,
+      ...Object.keys(d.user_properties)
+        .filter((k) => !keep.has(k) && !internal.has(k))
+        .map((key) => ({ key, remove: true })),
+    ];
   }
   for (const u of updates) {
     if ('remove' in u && u.remove) delete d.user_properties[u.key];
@@ -557,10 +663,16 @@ function applyUpdate(d: DatasetRecord, data: PoolDatasetUpdate): void {
 
 export const poolDatasetMethods = [
   // MW/plugins/pool_/dataset_info.py:18-23: `{v: v for v in ZFS_CHECKSUM_CHOICES if v != 'OFF'}`.
-  implement(poolDatasetContract['pool.dataset.checksum_choices'], () => Object.fromEntries(CHECKSUM_CHOICES.map((c) => [c, c])) as { [K in (typeof CHECKSUM_CHOICES)[number]]: K }),
+  implement(
+    poolDatasetContract['pool.dataset.checksum_choices'],
+    () => Object.fromEntries(CHECKSUM_CHOICES.map((c) => [c, c])) as { [K in (typeof CHECKSUM_CHOICES)[number]]: K },
+  ),
   implement(poolDatasetContract['pool.dataset.query'], async ({ appliance }, filters, options) =>
-    datasetQuery((await EntryBuilder.load(appliance)).entries(), snapshotsByDataset(appliance), filters, options)),
-  implement(poolDatasetContract['pool.dataset.get_instance'], async ({ appliance }, id) => (await EntryBuilder.load(appliance, id)).entry(id)),
+    datasetQuery((await EntryBuilder.load(appliance)).entries(), snapshotsByDataset(appliance), filters, options),
+  ),
+  implement(poolDatasetContract['pool.dataset.get_instance'], async ({ appliance }, id) =>
+    (await EntryBuilder.load(appliance, id)).entry(id),
+  ),
   implement(poolDatasetContract['pool.dataset.create'], async ({ appliance }, data) => {
     const { store } = appliance;
     // Measured before the write lock is taken: the walk is asynchronous, the transaction is not.
@@ -575,11 +687,18 @@ export const poolDatasetMethods = [
       const { ancestors } = validateCreate(appliance, own, data, lineage, listPools(store.db), !lineage.some(hasQuota));
       const pool = data.name.split('/')[0]!;
       const now = Date.now();
-      for (const id of ancestors) insertDataset(store.db, { id, pool, properties: {}, user_properties: {}, created_at: now });
+      for (const id of ancestors)
+        insertDataset(store.db, { id, pool, properties: {}, user_properties: {}, created_at: now });
       const user: DatasetRecord['user_properties'] = {};
       applyTrueNasFields(user, data, 'CREATE');
       for (const p of data.user_properties) user[p.key] = p.value;
-      insertDataset(store.db, { id: data.name, pool, properties: createdProperties(data), user_properties: user, created_at: now });
+      insertDataset(store.db, {
+        id: data.name,
+        pool,
+        properties: createdProperties(data),
+        user_properties: user,
+        created_at: now,
+      });
       // The directories are made inside the transaction: if mkdir fails, no row is kept. A volume has none.
       const mounted = data.type === 'VOLUME' ? ancestors : [...ancestors, data.name];
       for (const id of mounted) mkdirSync(mountpointHost(appliance, id), { mode: 0o755 });
@@ -625,7 +744,11 @@ export const poolDatasetMethods = [
         // Past the middleware's own check of children, `zfs destroy` refuses a dataset with
         // snapshots and lists them (MW/plugins/zfs_/dataset.py:229-240; zfs_main.c destroy_check_dependent).
         const kind = datasetType(target) === 'VOLUME' ? 'volume' : 'filesystem';
-        throw datasetDeleteRefusal.snapshots(id, kind, snapshots.map((s) => s.id));
+        throw datasetDeleteRefusal.snapshots(
+          id,
+          kind,
+          snapshots.map((s) => s.id),
+        );
       }
       const gone = (isRoot ? children : [target, ...children]).map((d) => d.id);
       if (gone.some((d) => deletionCovering(appliance, `/mnt/${d}`) !== null)) throw busy();
@@ -639,11 +762,15 @@ export const poolDatasetMethods = [
     // write lock and asynchronously: a large tree must hold up neither other writers nor clients.
     const unmark = markDeleting(appliance, plan.gone);
     try {
-      for (const host of [...plan.hosts].sort((a, b) => b.length - a.length)) await removeSettled(host, store.mntDir, busy);
+      for (const host of [...plan.hosts].sort((a, b) => b.length - a.length))
+        await removeSettled(host, store.mntDir, busy);
       store.write(() => {
         deleteDatasets(store.db, plan.gone);
         // `zfs destroy -r` takes the snapshots with it, a pool root's own included.
-        deleteSnapshots(store.db, plan.snapshots.map((s) => s.id));
+        deleteSnapshots(
+          store.db,
+          plan.snapshots.map((s) => s.id),
+        );
       });
     } finally {
       unmark();

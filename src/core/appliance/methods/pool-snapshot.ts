@@ -1,11 +1,23 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { isValidDatasetName } from '../../contract/pool-dataset.js';
-import { poolSnapshotContract, type PoolSnapshotCreate, type PoolSnapshotEntry, type PoolSnapshotRollbackOptions } from '../../contract/pool-snapshot.js';
+import {
+  poolSnapshotContract,
+  type PoolSnapshotCreate,
+  type PoolSnapshotEntry,
+  type PoolSnapshotRollbackOptions,
+} from '../../contract/pool-snapshot.js';
 import { ERRNO, rpcErrors, type ValidationTriple } from '../../errors.js';
 import { snapshotRollbackRefusal } from '../../refusals/pool-snapshot.js';
 import type { DatasetRecord } from '../../store/datasets.js';
-import { datasetOwners, deleteSnapshots, insertSnapshot, listSnapshots, restoreOwners, type SnapshotRecord } from '../../store/snapshots.js';
+import {
+  datasetOwners,
+  deleteSnapshots,
+  insertSnapshot,
+  listSnapshots,
+  restoreOwners,
+  type SnapshotRecord,
+} from '../../store/snapshots.js';
 import type { Appliance } from '../appliance.js';
 import { creationShown, datasetType, parentOf } from '../datasets/properties.js';
 import { sandboxPath } from '../files/places.js';
@@ -62,18 +74,34 @@ function zfsNiceBytes(n: number): string {
 
 type SnapshotProperty = PoolSnapshotEntry['properties'][string];
 
-const native = (value: string, parsed: unknown = value): SnapshotProperty => ({ value, rawvalue: value, source: 'NONE', parsed });
-const bytes = (n: number): SnapshotProperty => ({ value: zfsNiceBytes(n), rawvalue: String(n), source: 'NONE', parsed: n });
+const native = (value: string, parsed: unknown = value): SnapshotProperty => ({
+  value,
+  rawvalue: value,
+  source: 'NONE',
+  parsed,
+});
+const bytes = (n: number): SnapshotProperty => ({
+  value: zfsNiceBytes(n),
+  rawvalue: String(n),
+  source: 'NONE',
+  parsed: n,
+});
 
 /** An entry as `zfs.snapshots_serialized` builds it (py-libzfs `__snapshot_details`): user properties first. */
 function entryOf(s: SnapshotRecord): PoolSnapshotEntry {
   const seconds = Math.floor(s.created_at / 1000);
   const user: Record<string, SnapshotProperty> = {};
-  for (const [key, value] of Object.entries(s.user_properties)) user[key] = { value, rawvalue: value, source: 'LOCAL', parsed: value };
+  for (const [key, value] of Object.entries(s.user_properties))
+    user[key] = { value, rawvalue: value, source: 'LOCAL', parsed: value };
   const properties: Record<string, SnapshotProperty> = {
     ...user,
     type: native('snapshot'),
-    creation: { value: creationShown(s.created_at), rawvalue: String(seconds), source: 'NONE', parsed: { $date: seconds * 1000 } },
+    creation: {
+      value: creationShown(s.created_at),
+      rawvalue: String(seconds),
+      source: 'NONE',
+      parsed: { $date: seconds * 1000 },
+    },
     used: bytes(0),
     referenced: bytes(s.referenced),
     compressratio: native('1.00x'),
@@ -86,7 +114,16 @@ function entryOf(s: SnapshotRecord): PoolSnapshotEntry {
     logicalreferenced: bytes(s.referenced),
   };
   const [dataset, name] = splitId(s.id);
-  return { properties, pool: s.pool, name: s.id, type: 'SNAPSHOT', snapshot_name: name, dataset, id: s.id, createtxg: String(s.txg) };
+  return {
+    properties,
+    pool: s.pool,
+    name: s.id,
+    type: 'SNAPSHOT',
+    snapshot_name: name,
+    dataset,
+    id: s.id,
+    createtxg: String(s.txg),
+  };
 }
 
 const splitId = (id: string): [string, string] => {
@@ -107,7 +144,11 @@ function ordered(snapshots: SnapshotRecord[]): SnapshotRecord[] {
 const isWithin = (id: string, root: string) => id === root || id.startsWith(`${root}/`);
 
 /** A filesystem dataset's mountpoint on this machine and its children's (which its copy leaves out). */
-function mountOf(appliance: Appliance, d: DatasetRecord, all: readonly DatasetRecord[]): { host: string; skip: Set<string>; rel: string; childRels: string[] } | null {
+function mountOf(
+  appliance: Appliance,
+  d: DatasetRecord,
+  all: readonly DatasetRecord[],
+): { host: string; skip: Set<string>; rel: string; childRels: string[] } | null {
   if (datasetType(d) !== 'FILESYSTEM') return null;
   const children = all.filter((c) => parentOf(c.id) === d.id);
   const relOf = (id: string) => id.split('/').slice(1).join('/');
@@ -140,11 +181,19 @@ function strftime(schema: string, d: Date): string {
 function validateCreate(data: PoolSnapshotCreate, name: string): void {
   const errors: ValidationTriple[] = [];
   if (data.exclude.length > 0) {
-    if (!data.recursive) errors.push(['snapshot_create.exclude', 'This option has no sense for non-recursive snapshots', ERRNO.EINVAL]);
-    if (data.vmware_sync) errors.push(['snapshot_create.vmware_sync', 'This option is not supported when excluding datasets', ERRNO.EINVAL]);
-    if (Object.keys(data.properties).length > 0) errors.push(['snapshot_create.properties', 'This option is not supported when excluding datasets', ERRNO.EINVAL]);
+    if (!data.recursive)
+      errors.push(['snapshot_create.exclude', 'This option has no sense for non-recursive snapshots', ERRNO.EINVAL]);
+    if (data.vmware_sync)
+      errors.push([
+        'snapshot_create.vmware_sync',
+        'This option is not supported when excluding datasets',
+        ERRNO.EINVAL,
+      ]);
+    if (Object.keys(data.properties).length > 0)
+      errors.push(['snapshot_create.properties', 'This option is not supported when excluding datasets', ERRNO.EINVAL]);
   }
-  if (!isValidSnapshotName(`${data.dataset}@${name}`)) errors.push(['snapshot_create.name', 'Invalid snapshot name', ERRNO.EINVAL]);
+  if (!isValidSnapshotName(`${data.dataset}@${name}`))
+    errors.push(['snapshot_create.name', 'Invalid snapshot name', ERRNO.EINVAL]);
   if (errors.length > 0) throw rpcErrors.validation(errors);
 }
 
@@ -152,7 +201,8 @@ async function create(appliance: Appliance, data: PoolSnapshotCreate): Promise<P
   const name = 'name' in data ? data.name : strftime(data.naming_schema, new Date());
   validateCreate(data, name);
   const full = `${data.dataset}@${name}`;
-  const failed = (why: string, errno: number = ERRNO.EFAULT) => rpcErrors.call(errno, `Failed to snapshot ${full}: ${why}`);
+  const failed = (why: string, errno: number = ERRNO.EFAULT) =>
+    rpcErrors.call(errno, `Failed to snapshot ${full}: ${why}`);
   const { store } = appliance;
   return serialized(appliance, data.dataset.split('/')[0]!, async () => {
     const all = appliance.datasets();
@@ -222,12 +272,17 @@ async function destroy(appliance: Appliance, id: string, recursive: boolean): Pr
       // py-libzfs `get_snapshot`'s NOENT becomes InstanceNotFound(str(e)) (MW/plugins/zfs_/snapshot.py:222-224).
       if (!all.some((s) => s.id === id)) throw rpcErrors.instanceNotFoundText(`Snapshot ${id} not found`);
       // `zfs destroy -r DATASET@NAME`: the same name on every descendant too.
-      const gone = recursive ? all.filter((s) => isWithin(s.dataset, dataset) && splitId(s.id)[1] === name) : all.filter((s) => s.id === id);
+      const gone = recursive
+        ? all.filter((s) => isWithin(s.dataset, dataset) && splitId(s.id)[1] === name)
+        : all.filter((s) => s.id === id);
       // A held snapshot: zfs_destroy's EBUSY, raised as CallError(str(e)) (MW/plugins/zfs_/snapshot.py:242-260).
       const holds = listHolds(store.db);
       const held = gone.find((s) => (holds.get(s.id)?.size ?? 0) > 0);
       if (held) throw rpcErrors.call(ERRNO.EFAULT, `cannot destroy '${held.id}': dataset is busy`);
-      deleteSnapshots(store.db, gone.map((s) => s.id));
+      deleteSnapshots(
+        store.db,
+        gone.map((s) => s.id),
+      );
       return gone;
     });
     for (const s of doomed) await removeTree(snapshotCopyDir(appliance, s.copy), snapshotsDir(store.stateDir));
@@ -244,7 +299,10 @@ async function rollbackOne(appliance: Appliance, id: string, options: PoolSnapsh
   if (!target) throw failed(`cannot open '${id}': dataset does not exist`);
   const later = snapshots.filter((s) => s.dataset === target.dataset && s.txg > target.txg);
   if (later.length > 0 && !options.recursive && !options.recursive_clones) {
-    throw snapshotRollbackRefusal.laterSnapshots(id, later.map((s) => s.id));
+    throw snapshotRollbackRefusal.laterSnapshots(
+      id,
+      later.map((s) => s.id),
+    );
   }
   const all = appliance.datasets();
   const d = all.find((x) => x.id === target.dataset);
@@ -252,7 +310,10 @@ async function rollbackOne(appliance: Appliance, id: string, options: PoolSnapsh
   if (mount) await restoreTree(snapshotCopyDir(appliance, target.copy), mount.host, store.mntDir, mount.skip);
   store.write(() => {
     if (mount && d) restoreOwners(store.db, d.pool, mount.rel, mount.childRels, target.owners);
-    deleteSnapshots(store.db, later.map((s) => s.id));
+    deleteSnapshots(
+      store.db,
+      later.map((s) => s.id),
+    );
   });
   for (const s of later) await removeTree(snapshotCopyDir(appliance, s.copy), snapshotsDir(store.stateDir));
 }
@@ -283,7 +344,9 @@ function snapshotEntries(appliance: Appliance, withHolds: boolean): PoolSnapshot
     if (!tags) return withHolds ? { ...entryOf(s), holds: {} } : entryOf(s);
     const entry = entryOf(s);
     entry.properties.userrefs = native(String(tags.size));
-    return withHolds ? { ...entry, holds: Object.fromEntries([...tags].map(([tag, at]) => [tag, Math.floor(at / 1000)])) } : entry;
+    return withHolds
+      ? { ...entry, holds: Object.fromEntries([...tags].map(([tag, at]) => [tag, Math.floor(at / 1000)])) }
+      : entry;
   });
 }
 
@@ -310,13 +373,17 @@ function wantsRetention(filters: QueryFilters, options: QueryOptions): boolean {
   if (!extra?.retention) return false;
   const attrs = filterAttrs(filters);
   const select = options.select ?? [];
-  const fastPath = ((select.length === 1 && select[0] === 'name') || options.count === true) && [...attrs].every((a) => a === 'name' || a === 'pool' || a === 'dataset');
+  const fastPath =
+    ((select.length === 1 && select[0] === 'name') || options.count === true) &&
+    [...attrs].every((a) => a === 'name' || a === 'pool' || a === 'dataset');
   if (fastPath) return false;
-  if (!attrs.has('id') && !options.limit) throw rpcErrors.call(ERRNO.EINVAL, '`id` or `limit` is required if `retention` is requested');
+  if (!attrs.has('id') && !options.limit)
+    throw rpcErrors.call(ERRNO.EINVAL, '`id` or `limit` is required if `retention` is requested');
   return true;
 }
 
-const wantsHolds = (options: Record<string, unknown>) => (options.extra as { holds?: unknown } | undefined)?.holds === true;
+const wantsHolds = (options: Record<string, unknown>) =>
+  (options.extra as { holds?: unknown } | undefined)?.holds === true;
 
 export const poolSnapshotMethods = [
   implement(poolSnapshotContract['pool.snapshot.query'], ({ appliance }, filters, options) => {
@@ -326,7 +393,11 @@ export const poolSnapshotMethods = [
     if (!wantsRetention(parsed.filters, parsed.options)) return applyQuery(entries, parsed.filters, parsed.options);
     // `zettarepl.annotate_snapshots` (MW/plugins/zettarepl_/snapshot_removal_date.py:112-172): no
     // periodic snapshot task and no `org.truenas:destroy_at_<hostid>` property in the emulator, so null.
-    return applyQuery(entries.map((e) => ({ ...e, retention: null })), parsed.filters, parsed.options);
+    return applyQuery(
+      entries.map((e) => ({ ...e, retention: null })),
+      parsed.filters,
+      parsed.options,
+    );
   }),
   implement(poolSnapshotContract['pool.snapshot.get_instance'], ({ appliance }, id, options) => {
     const found = snapshotEntries(appliance, wantsHolds(options)).find((e) => e.id === id);
@@ -334,9 +405,17 @@ export const poolSnapshotMethods = [
     return found;
   }),
   implement(poolSnapshotContract['pool.snapshot.create'], ({ appliance }, data) => create(appliance, data)),
-  implement(poolSnapshotContract['pool.snapshot.delete'], ({ appliance }, id, options) => destroy(appliance, id, options.recursive)),
+  implement(poolSnapshotContract['pool.snapshot.delete'], ({ appliance }, id, options) =>
+    destroy(appliance, id, options.recursive),
+  ),
   implement(poolSnapshotContract['pool.snapshot.clone'], ({ appliance }, data) => cloneSnapshot(appliance, data)),
-  implement(poolSnapshotContract['pool.snapshot.hold'], ({ appliance }, id, options) => holdSnapshot(appliance, id, options.recursive)),
-  implement(poolSnapshotContract['pool.snapshot.release'], ({ appliance }, id, options) => releaseSnapshot(appliance, id, options.recursive)),
-  implement(poolSnapshotContract['pool.snapshot.rollback'], ({ appliance }, id, options) => rollback(appliance, id, options)),
+  implement(poolSnapshotContract['pool.snapshot.hold'], ({ appliance }, id, options) =>
+    holdSnapshot(appliance, id, options.recursive),
+  ),
+  implement(poolSnapshotContract['pool.snapshot.release'], ({ appliance }, id, options) =>
+    releaseSnapshot(appliance, id, options.recursive),
+  ),
+  implement(poolSnapshotContract['pool.snapshot.rollback'], ({ appliance }, id, options) =>
+    rollback(appliance, id, options),
+  ),
 ];

@@ -1,7 +1,13 @@
 import { ERRNO, rpcErrors, type ValidationTriple } from '../../errors.js';
 import { privilegeDeleteRefusal } from '../../refusals/accounts.js';
 import { analyzeRoleList, type RoleCatalogue, type RoleFinding } from '../../roles/index.js';
-import { deletePrivilege, findPrivilege, insertPrivilege, updatePrivilege, type PrivilegeRecord } from '../../store/privileges.js';
+import {
+  deletePrivilege,
+  findPrivilege,
+  insertPrivilege,
+  updatePrivilege,
+  type PrivilegeRecord,
+} from '../../store/privileges.js';
 import { GID } from '../../store/seed.js';
 import { AccountsSnapshot, type PrivilegeEntry } from '../accounts/accounts.js';
 import { hasPasswordEnabledUser } from '../accounts/checks.js';
@@ -66,7 +72,8 @@ function validatePrivilege(
     }
   }
   if (existing?.builtin_name) {
-    if (next.name !== existing.name) errors.push([`privilege_update.name`, 'This field is read-only for built-in privileges', ERRNO.EINVAL]);
+    if (next.name !== existing.name)
+      errors.push([`privilege_update.name`, 'This field is read-only for built-in privileges', ERRNO.EINVAL]);
     if (JSON.stringify(next.roles) !== JSON.stringify(existing.roles)) {
       errors.push([`privilege_update.roles`, 'This field is read-only for built-in privileges', ERRNO.EINVAL]);
     }
@@ -106,7 +113,11 @@ function entryOf(appliance: Appliance, id: number): PrivilegeEntry {
 export const privilegeMethods = [
   implement(privilegeContract['privilege.query'], ({ appliance }, filters, options) => {
     const accounts = appliance.accounts();
-    return query(accounts.privileges.map((p) => accounts.privilegeEntry(p)), filters, options);
+    return query(
+      accounts.privileges.map((p) => accounts.privilegeEntry(p)),
+      filters,
+      options,
+    );
   }),
   implement(privilegeContract['privilege.get_instance'], ({ appliance }, id) => entryOf(appliance, id)),
   implement(privilegeContract['privilege.create'], ({ appliance }, data) => {

@@ -38,7 +38,11 @@ import { getInstance, query } from '../query/index.js';
 // two-factor secret, `MW/plugins/account_/2fa.py` answer them.
 
 /** The names shell_choices gives the shells that are not named for their file (MW/plugins/account.py:1128-1134). */
-const SHELL_NAMES: Record<string, string> = { [NO_LOGIN_SHELL]: 'nologin', '/usr/bin/cli': 'TrueNAS CLI', '/usr/bin/cli_console': 'TrueNAS Console' };
+const SHELL_NAMES: Record<string, string> = {
+  [NO_LOGIN_SHELL]: 'nologin',
+  '/usr/bin/cli': 'TrueNAS CLI',
+  '/usr/bin/cli_console': 'TrueNAS Console',
+};
 
 /** `CONTAINER_ROOT_UID` (MW/plugins/account_/constants.py). */
 const CONTAINER_ROOT_UID = 2_147_000_001;
@@ -118,7 +122,8 @@ function commonValidation(
 ): ValidationTriple[] {
   const errors: ValidationTriple[] = [];
   const at = (field: string) => `${schema}.${field}`;
-  const add = (field: string, message: string, errno: number = ERRNO.EINVAL) => errors.push([at(field), message, errno]);
+  const add = (field: string, message: string, errno: number = ERRNO.EINVAL) =>
+    errors.push([at(field), message, errno]);
   const others = accounts.users.filter((u) => u.id !== old?.id);
   const combined = {
     smb: data.smb ?? old?.smb ?? true,
@@ -136,23 +141,33 @@ function commonValidation(
     if (privileged) add('userns_idmap', 'User namespace idmaps may not be configured for privileged accounts.');
   }
   if (data.random_password && data.password) {
-    add('random_password', 'Requesting a randomized password while simultaneously supplying an explicit password is not permitted.');
+    add(
+      'random_password',
+      'Requesting a randomized password while simultaneously supplying an explicit password is not permitted.',
+    );
   }
   if (data.uid !== undefined && data.uid !== null) {
     const owner = accounts.users.find((u) => u.uid === data.uid);
     if (owner) add('uid', `Uid ${data.uid} is already used (user ${owner.username} has it)`, ERRNO.EEXIST);
   }
   if (data.username !== undefined) {
-    if (others.some((u) => u.username === data.username)) add('username', `The username "${data.username}" already exists.`, ERRNO.EEXIST);
+    if (others.some((u) => u.username === data.username))
+      add('username', `The username "${data.username}" already exists.`, ERRNO.EEXIST);
     const folded = data.username.toLowerCase();
     if (data.smb && others.some((u) => u.smb && u.username.toLowerCase() === folded)) {
-      add('smb', `Username "${data.username}" conflicts with existing SMB user. Note that SMB usernames are case-insensitive.`, ERRNO.EEXIST);
+      add(
+        'smb',
+        `Username "${data.username}" conflicts with existing SMB user. Note that SMB usernames are case-insensitive.`,
+        ERRNO.EEXIST,
+      );
     }
   }
-  if (combined.smb && combined.password_disabled) add('password_disabled', 'Password authentication may not be disabled for SMB users.');
+  if (combined.smb && combined.password_disabled)
+    add('password_disabled', 'Password authentication may not be disabled for SMB users.');
   const password = data.password || (data.random_password ? 'random' : null);
   if (!old && !password && !data.password_disabled) add('password', 'Password is required');
-  else if (data.password_disabled && password) add('password_disabled', 'Leave "Password" blank when "Disable password login" is checked.');
+  else if (data.password_disabled && password)
+    add('password_disabled', 'Leave "Password" blank when "Disable password login" is checked.');
 
   if (data.home !== undefined) {
     const usable = validateHome(at('home'), { home: data.home, home_create: data.home_create }, others, pools, errors);
@@ -163,12 +178,14 @@ function commonValidation(
   if (old?.uid === 0) {
     // `webshare` is an input of 26's user.update only (its contract refuses it elsewhere): stable/26 MW/plugins/account.py:1724-1729.
     if ((data as { webshare?: boolean }).webshare) add('webshare', 'The root user is not allowed access via webshare.');
-    if (rootGroupRules && data.groups !== undefined) errors.push(...validateRootGroups(at('groups'), data.groups, accounts));
+    if (rootGroupRules && data.groups !== undefined)
+      errors.push(...validateRootGroups(at('groups'), data.groups, accounts));
   }
   if (data.full_name !== undefined) errors.push(...validateFullName(at('full_name'), data.full_name));
   if (data.shell !== undefined) {
     if (!shellChoices(accounts, groupIds).includes(data.shell)) add('shell', 'Please select a valid shell.');
-    else if (combined.ssh_password_enabled && data.shell === NO_LOGIN_SHELL) add('shell', 'SSH password login requires a login shell.');
+    else if (combined.ssh_password_enabled && data.shell === NO_LOGIN_SHELL)
+      add('shell', 'SSH password login requires a login shell.');
   }
   if (data.sudo_commands !== undefined) errors.push(...validateSudoCommands(at('sudo_commands'), data.sudo_commands));
   if (data.sudo_commands_nopasswd !== undefined) {
@@ -193,7 +210,12 @@ function commonValidation(
 }
 
 /** `do_create`'s own checks around common_validation (MW/plugins/account.py:628-650). */
-function validateCreate(db: Db, accounts: AccountsSnapshot, pools: readonly string[], data: UserCreate): ValidationTriple[] {
+function validateCreate(
+  db: Db,
+  accounts: AccountsSnapshot,
+  pools: readonly string[],
+  data: UserCreate,
+): ValidationTriple[] {
   const errors: ValidationTriple[] = [];
   if ((!data.group && !data.group_create) || (data.group !== null && data.group_create)) {
     errors.push(['user_create.group', 'Enter either a group name or create a new group to continue.', ERRNO.EINVAL]);
@@ -214,13 +236,19 @@ function validateCreate(db: Db, accounts: AccountsSnapshot, pools: readonly stri
 function validateUpdate(ctx: CallContext, accounts: AccountsSnapshot, old: UserRecord, data: UserUpdate): void {
   const { db } = ctx.appliance.store;
   const errors: ValidationTriple[] = [];
-  const add = (field: string, message: string, errno: number = ERRNO.EINVAL) => errors.push([`user_update.${field}`, message, errno]);
+  const add = (field: string, message: string, errno: number = ERRNO.EINVAL) =>
+    errors.push([`user_update.${field}`, message, errno]);
   if (data.password_disabled) {
-    const refusal = deactivationRefusal(accounts, old, 'After disabling password for this user no password-enabled local user');
+    const refusal = deactivationRefusal(
+      accounts,
+      old,
+      'After disabling password for this user no password-enabled local user',
+    );
     if (refusal) add('password_disabled', refusal);
   }
   if (data.group === null) add('group', 'User must have a primary group');
-  else if (data.group !== undefined && !accounts.groupById.has(data.group)) add('group', `Group ${data.group} not found`, ERRNO.ENOENT);
+  else if (data.group !== undefined && !accounts.groupById.has(data.group))
+    add('group', `Group ${data.group} not found`, ERRNO.ENOENT);
   if (errors.length > 0) throw rpcErrors.validation(errors);
 
   const sameUser = ctx.session.credentials?.username === old.username;
@@ -228,11 +256,24 @@ function validateUpdate(ctx: CallContext, accounts: AccountsSnapshot, old: UserR
     add('renew_twofactor_secret', 'Two-factor authentication is enabled globally but not configured for this user.');
   }
   if (data.locked === true) {
-    const adminsLeft = accounts.users.filter((u) => u.id !== old.id && !u.locked && accounts.rolesOf(u).includes('FULL_ADMIN'));
+    const adminsLeft = accounts.users.filter(
+      (u) => u.id !== old.id && !u.locked && accounts.rolesOf(u).includes('FULL_ADMIN'),
+    );
     if (adminsLeft.length === 0) add('locked', 'After locking this user no local users will have FULL_ADMIN role');
   }
   const groupIds = [data.group ?? old.group_id, ...(data.groups?.length ? data.groups : old.groups)];
-  errors.push(...commonValidation(db, accounts, ctx.appliance.pools(), 'user_update', data, groupIds, old, ctx.appliance.release.rootGroupRules));
+  errors.push(
+    ...commonValidation(
+      db,
+      accounts,
+      ctx.appliance.pools(),
+      'user_update',
+      data,
+      groupIds,
+      old,
+      ctx.appliance.release.rootGroupRules,
+    ),
+  );
   const home = data.home || old.home;
   const inPool = ctx.appliance.pools().some((p) => home === `/mnt/${p}` || home.startsWith(`/mnt/${p}/`));
   if (data.sshpubkey && !(old.uid === 0 || old.uid === ADMIN_UID || inPool)) {
@@ -247,7 +288,8 @@ function validateUpdate(ctx: CallContext, accounts: AccountsSnapshot, old: UserR
       if (data[key] !== undefined && data[key] !== current[key]) add(key, 'This attribute cannot be changed');
     }
   }
-  if (!old.smb && data.smb && !data.password) add('smb', 'Password must be reset in order to enable SMB authentication');
+  if (!old.smb && data.smb && !data.password)
+    add('smb', 'Password must be reset in order to enable SMB authentication');
   if (errors.length > 0) throw rpcErrors.validation(errors);
 }
 
@@ -258,27 +300,33 @@ function primaryGroupFor(db: Db, accounts: AccountsSnapshot, username: string, h
   // group.create_internal: `get_next_gid`, the gid no longer held once saved (MW/plugins/account.py:2028-2040).
   const gid = held.next(takenGids(accounts));
   held.release(gid);
-  return (
-    insertGroup(db, {
-      gid,
-      name: username,
-      builtin: false,
-      smb: false,
-      sudo_commands: [],
-      sudo_commands_nopasswd: [],
-      userns_idmap: null,
-    })
-  );
+  return insertGroup(db, {
+    gid,
+    name: username,
+    builtin: false,
+    smb: false,
+    sudo_commands: [],
+    sudo_commands_nopasswd: [],
+    userns_idmap: null,
+  });
 }
 
 function refuseDirectoryUser(id: number, verb: 'modified through' | 'deleted from'): void {
   if (id > BASE_SYNTHETIC_DATASTORE_ID) {
-    throw rpcErrors.call(ERRNO.EPERM, `Users provided by a directory service must be ${verb} the identity provider (LDAP server or domain controller).`);
+    throw rpcErrors.call(
+      ERRNO.EPERM,
+      `Users provided by a directory service must be ${verb} the identity provider (LDAP server or domain controller).`,
+    );
   }
 }
 
 /** The new user's id, and the id of the group made for it (`group_create`), if one was. */
-function createUser(appliance: Appliance, data: UserCreate, password: string | null, passwordHash: string | null): { id: number; madeGroup: number | null } {
+function createUser(
+  appliance: Appliance,
+  data: UserCreate,
+  password: string | null,
+  passwordHash: string | null,
+): { id: number; madeGroup: number | null } {
   const { store } = appliance;
   return store.write(() => {
     const accounts = AccountsSnapshot.load(store.db);
@@ -292,7 +340,9 @@ function createUser(appliance: Appliance, data: UserCreate, password: string | n
     const heldUids = reservedUids(appliance);
     const uid = data.uid ?? heldUids.next(localUids(accounts));
     heldUids.release(uid);
-    const groupId = data.group_create ? primaryGroupFor(store.db, accounts, data.username, reservedGids(appliance)) : data.group!;
+    const groupId = data.group_create
+      ? primaryGroupFor(store.db, accounts, data.username, reservedGids(appliance))
+      : data.group!;
     const madeGroup = data.group_create && !accounts.groupById.has(groupId) ? groupId : null;
     const groups = [...data.groups];
     const builtinUsers = accounts.groupByGid.get(GID.builtin_users);
@@ -341,7 +391,9 @@ function fullAdminOrUser(ctx: CallContext, username: string): boolean {
 
 export const userMethods = [
   implement(userContract['user.query'], (ctx, filters, options) => query(userEntries(ctx), filters, options)),
-  implement(userContract['user.get_instance'], (ctx, id, options) => getInstance(userEntries(ctx), id, options, 'User')),
+  implement(userContract['user.get_instance'], (ctx, id, options) =>
+    getInstance(userEntries(ctx), id, options, 'User'),
+  ),
   implement(userContract['user.create'], async (ctx, data) => {
     const password = data.random_password && !data.password ? generateKeySecret(20) : data.password;
     // Hash outside the write lock: it is the slow part and needs no database state.
@@ -352,7 +404,14 @@ export const userMethods = [
     const entry = entryOf(ctx, id);
     // 25.10.1 sets the home up before it saves the user, and on failure removes the group it made
     // (MW/plugins/account.py:686-703); here the user is saved first, so it goes too.
-    await setUpHome(ctx.appliance, entry.home, data.home_create, data.home_mode, entry.uid, (entry.group as { bsdgrp_gid?: number }).bsdgrp_gid ?? -1).catch((err: unknown) => {
+    await setUpHome(
+      ctx.appliance,
+      entry.home,
+      data.home_create,
+      data.home_mode,
+      entry.uid,
+      (entry.group as { bsdgrp_gid?: number }).bsdgrp_gid ?? -1,
+    ).catch((err: unknown) => {
       ctx.appliance.store.write(() => {
         deleteUser(ctx.appliance.store.db, id);
         if (madeGroup !== null) deleteGroup(ctx.appliance.store.db, madeGroup);
@@ -410,7 +469,9 @@ export const userMethods = [
       if (refusal) throw rpcErrors.call(ERRNO.EACCES, refusal);
       deleteUser(store.db, id);
       const primary = accounts.groupById.get(user.group_id);
-      const stillUsed = accounts.users.some((u) => u.id !== id && (u.group_id === user.group_id || u.groups.includes(user.group_id)));
+      const stillUsed = accounts.users.some(
+        (u) => u.id !== id && (u.group_id === user.group_id || u.groups.includes(user.group_id)),
+      );
       if (options.delete_group && primary && !primary.builtin && !stillUsed) {
         // 25.10.1 logs and carries on when the group cannot go (e.g. a privilege uses it).
         try {
@@ -424,12 +485,16 @@ export const userMethods = [
     });
     // The primary group goes through `group.delete` (MW/plugins/account.py:1071-1072), whose
     // CRUD wrapper sends its REMOVED before this call's own.
-    if (groupDeleted !== null) publishEvent(ctx.appliance.events, 'group.delete', [groupDeleted, { delete_users: false }], groupDeleted);
+    if (groupDeleted !== null)
+      publishEvent(ctx.appliance.events, 'group.delete', [groupDeleted, { delete_users: false }], groupDeleted);
     return id;
   }),
   implement(userContract['user.renew_2fa_secret'], (ctx, username, options) => {
     if (!fullAdminOrUser(ctx, username)) {
-      throw rpcErrors.call(ERRNO.EPERM, `${username}: currently authenticated credential may not renew two-factor authentication for this user.`);
+      throw rpcErrors.call(
+        ERRNO.EPERM,
+        `${username}: currently authenticated credential may not renew two-factor authentication for this user.`,
+      );
     }
     const { store } = ctx.appliance;
     const user = store.write(() => {
@@ -448,10 +513,14 @@ export const userMethods = [
   }),
   implement(userContract['user.set_password'], (ctx, data) => setPassword(ctx, data)),
   // MW/plugins/account.py:1253-1276.
-  implement(userContract['user.get_next_uid'], ({ appliance }) => reservedUids(appliance).reserve(localUids(appliance.accounts()))),
+  implement(userContract['user.get_next_uid'], ({ appliance }) =>
+    reservedUids(appliance).reserve(localUids(appliance.accounts())),
+  ),
   // MW/plugins/account.py:1112-1144: a dict, nologin first, the CLI shells for privileged groups, then /etc/shells' /usr/bin entries.
   implement(userContract['user.shell_choices'], ({ appliance }, groupIds) =>
-    Object.fromEntries(shellChoices(appliance.accounts(), groupIds).map((path) => [path, SHELL_NAMES[path] ?? basename(path)])),
+    Object.fromEntries(
+      shellChoices(appliance.accounts(), groupIds).map((path) => [path, SHELL_NAMES[path] ?? basename(path)]),
+    ),
   ),
   implement(userContract['user.unset_2fa_secret'], ({ appliance }, username) => {
     const { store } = appliance;

@@ -142,7 +142,14 @@ async function entryOf(appliance: Appliance, p: PoolRecord, isUpgraded: boolean)
     allocated_str: String(allocated),
     free_str: String(free),
     freeing_str: '0',
-    topology: { data: [diskVdev(appliance, p.name, size, allocated)], log: [], cache: [], spare: [], special: [], dedup: [] },
+    topology: {
+      data: [diskVdev(appliance, p.name, size, allocated)],
+      log: [],
+      cache: [],
+      spare: [],
+      special: [],
+      dedup: [],
+    },
   };
 }
 

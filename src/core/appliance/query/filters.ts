@@ -1,6 +1,20 @@
 /** Query filters: validation (upstream `validators/filters.py`) and evaluation (`filter_list.py`, `filter_ops.py`). */
 import { MISSING, getImpl } from './paths.js';
-import { casefold, compilePyRegex, opRegex, parseIsoTimestamp, pyCompare, pyContains, pyEq, pyRegexSize, pyRepr, pyStr, queryRegexTooLarge, regexTooLarge, timestampOf } from './python.js';
+import {
+  casefold,
+  compilePyRegex,
+  opRegex,
+  parseIsoTimestamp,
+  pyCompare,
+  pyContains,
+  pyEq,
+  pyRegexSize,
+  pyRepr,
+  pyStr,
+  queryRegexTooLarge,
+  regexTooLarge,
+  timestampOf,
+} from './python.js';
 import { MAX_REGEX_SIZE } from './regex-size.js';
 
 /** `filters` of a query, checked by validateFilters. */
@@ -36,7 +50,11 @@ interface FilterBudget {
   regexSize: number;
 }
 
-export function validateFilters(filters: unknown[], depth: number, seen: FilterBudget = { count: 0, patterns: new Set(), regexSize: 0 }): void {
+export function validateFilters(
+  filters: unknown[],
+  depth: number,
+  seen: FilterBudget = { count: 0, patterns: new Set(), regexSize: 0 },
+): void {
   if (depth > MAX_FILTERS_DEPTH) throw new FilterValueError('query-filters max recursion depth exceeded');
 
   for (const f of filters) {
@@ -51,7 +69,8 @@ export function validateFilters(filters: unknown[], depth: number, seen: FilterB
       }
       if (value.length === 0) throw new FilterValueError('OR filter requires at least one branch.');
       for (const branch of value) {
-        if (!Array.isArray(branch) || branch.length === 0) throw new FilterValueError(`Invalid filter ${pyRepr(branch)}`);
+        if (!Array.isArray(branch) || branch.length === 0)
+          throw new FilterValueError(`Invalid filter ${pyRepr(branch)}`);
         if (Array.isArray(branch[0])) validateFilters(branch, depth + 1, seen);
         else validateFilters([branch], depth + 1, seen);
       }
@@ -72,7 +91,8 @@ export function validateFilters(filters: unknown[], depth: number, seen: FilterB
       if (!seen.patterns.has(value)) {
         seen.patterns.add(value);
         seen.regexSize += pyRegexSize(value);
-        if (seen.regexSize > MAX_REGEX_SIZE) throw new FilterValueError(seen.patterns.size === 1 ? regexTooLarge(value) : queryRegexTooLarge(value));
+        if (seen.regexSize > MAX_REGEX_SIZE)
+          throw new FilterValueError(seen.patterns.size === 1 ? regexTooLarge(value) : queryRegexTooLarge(value));
       }
       try {
         compilePyRegex(value);

@@ -71,7 +71,11 @@ export type QueryAnswer<T> = Partial<T>[] | Partial<T> | number;
  * filter → select → count → order_by → get → offset → limit (upstream `filter_list`). Returns a
  * list, a number (`count`) or one object (`get`). Items are never mutated.
  */
-export function applyQuery<T extends object>(items: readonly T[], filters: QueryFilters, options: QueryOptions): QueryAnswer<T> {
+export function applyQuery<T extends object>(
+  items: readonly T[],
+  filters: QueryFilters,
+  options: QueryOptions,
+): QueryAnswer<T> {
   const select = options.select ?? [];
   const orderBy = options.order_by ?? [];
   const shortcircuit = options.get === true && orderBy.length === 0;

@@ -37,9 +37,7 @@ function partition(s: string): [string, string] {
 }
 
 export type GetResult =
-  | { kind: 'value'; value: unknown }
-  | { kind: 'wildcard'; list: unknown[]; rest: string }
-  | { kind: 'error' };
+  { kind: 'value'; value: unknown } | { kind: 'wildcard'; list: unknown[]; rest: string } | { kind: 'error' };
 
 /** Upstream `get_impl`: a list index past the end gives null; scalars stop the descent. */
 export function getImpl(obj: unknown, path: string): GetResult {

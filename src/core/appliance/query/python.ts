@@ -171,7 +171,9 @@ export function compilePyRegex(pattern: string): RE2JS {
     RE2.compile(src, flags);
     re = RE2.compile(`\\A(?:${src})`, flags);
   } catch (err) {
-    throw new Error(`${pattern}: regular expression not supported (${err instanceof Error ? err.message : String(err)}); backreferences and lookaround are not`);
+    throw new Error(
+      `${pattern}: regular expression not supported (${err instanceof Error ? err.message : String(err)}); backreferences and lookaround are not`,
+    );
   }
   if (regexCache.size > 500 || cachedInstructions + re.programSize() > CACHE_MAX_INSTRUCTIONS) {
     regexCache.clear();

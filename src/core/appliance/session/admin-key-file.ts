@@ -38,11 +38,19 @@ import type { Session } from './session.js';
  * Returns null when the file is not known as the key's own (the caller then logs in the slow way),
  * else the outcome the network login would have had once its hash matched.
  */
-export function loginWithOwnKeyFile(appliance: Appliance, session: Session, key: string, fileIdentity: string): LoginOutcome | null {
+export function loginWithOwnKeyFile(
+  appliance: Appliance,
+  session: Session,
+  key: string,
+  fileIdentity: string,
+): LoginOutcome | null {
   const parsed = parseApiKey(key);
   if (!parsed) return null;
   const { store } = appliance;
-  const { binding, current } = store.read(() => ({ binding: readAdminKeyBinding(store.db), current: findApiKey(store.db, parsed.id) }));
+  const { binding, current } = store.read(() => ({
+    binding: readAdminKeyBinding(store.db),
+    current: findApiKey(store.db, parsed.id),
+  }));
   if (!binding || binding.keyId !== parsed.id || binding.file !== fileIdentity) return null;
   // Deleted, or reset since the file was written: the file's secret is no longer that hash's.
   if (!current || current.key_hash !== binding.keyHash) return null;

@@ -2,7 +2,10 @@ import type { AllowlistEntry } from './session.js';
 
 /** fnmatch's translation of `*` and `?` (the patterns an allowlist holds), anchored at both ends. */
 function pattern(resource: string): RegExp {
-  const body = resource.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  const body = resource
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
   return new RegExp(`^${body}$`, 's');
 }
 
@@ -13,6 +16,8 @@ function pattern(resource: string): RegExp {
  */
 export function allowlistAuthorizes(allowlist: readonly AllowlistEntry[], verb: string, resource: string): boolean {
   return allowlist.some(
-    (e) => (e.method === '*' || e.method === verb) && (e.resource.includes('*') ? pattern(e.resource).test(resource) : e.resource === resource),
+    (e) =>
+      (e.method === '*' || e.method === verb) &&
+      (e.resource.includes('*') ? pattern(e.resource).test(resource) : e.resource === resource),
   );
 }

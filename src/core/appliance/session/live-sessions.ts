@@ -10,8 +10,17 @@ import type { Session, SessionCredentials, TokenParent } from './session.js';
 
 /** `credentials.dump()` (MW/auth.py:129-133, 152-159, 280-289): what a session shows of its login. */
 function credentialsData(c: SessionCredentials, loginId: string | null | undefined): Record<string, unknown> {
-  if (c.token) return { parent: dumpCredentials(c.token.parent.credentials, c.token.parent), login_id: loginId ?? null, username: c.username };
-  const data: Record<string, unknown> = { username: c.username, login_id: loginId ?? null, login_at: { $date: Math.floor(c.loginAt / 1000) * 1000 } };
+  if (c.token)
+    return {
+      parent: dumpCredentials(c.token.parent.credentials, c.token.parent),
+      login_id: loginId ?? null,
+      username: c.username,
+    };
+  const data: Record<string, unknown> = {
+    username: c.username,
+    login_id: loginId ?? null,
+    login_at: { $date: Math.floor(c.loginAt / 1000) * 1000 },
+  };
   if (c.apiKey) data.api_key = { id: c.apiKey.id, name: c.apiKey.name };
   return data;
 }
@@ -24,7 +33,8 @@ function dumpCredentials(c: SessionCredentials, parent?: TokenParent) {
 /** `str(app.origin)` (MW/utils/origin.py:82-88); the embedded target stands where a local UNIX socket would. */
 function originText(session: Session): string {
   const { address, port, transport } = session.origin;
-  if (transport === 'embedded') return `UNIX socket (pid=${process.pid} uid=${process.getuid?.() ?? 0} gid=${process.getgid?.() ?? 0})`;
+  if (transport === 'embedded')
+    return `UNIX socket (pid=${process.pid} uid=${process.getuid?.() ?? 0} gid=${process.getgid?.() ?? 0})`;
   const host = address.includes(':') ? `[${address}]` : address;
   return `${host}:${port ?? 0}`;
 }
@@ -48,7 +58,9 @@ export class LiveSessions {
   /** MW/plugins/auth.py:149-158: listed, and ADDED sent with the session's dump. */
   added(session: Session): void {
     this.sessions.add(session);
-    this.events.send(collectionUpdate('auth.sessions', 'ADDED', { fields: { id: session.id, ...sessionDump(session) } }));
+    this.events.send(
+      collectionUpdate('auth.sessions', 'ADDED', { fields: { id: session.id, ...sessionDump(session) } }),
+    );
   }
 
   /** MW/plugins/auth.py:164-179: unlisted, and REMOVED sent with the id as its fields. */

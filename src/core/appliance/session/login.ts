@@ -48,14 +48,23 @@ export { parseApiKey } from './api-key-string.js';
  * A key used in clear over the network is revoked on the spot, as 25.10.1 does. Failures count
  * against the key id (or the unknown-id budget) from this address, never against other keys.
  */
-export async function loginWithApiKey(appliance: Appliance, session: Session, key: string, username?: string): Promise<KeyCheckOutcome> {
+export async function loginWithApiKey(
+  appliance: Appliance,
+  session: Session,
+  key: string,
+  username?: string,
+): Promise<KeyCheckOutcome> {
   const { store, keyChecks } = appliance;
   const { address } = session.origin;
   const parsed = parseApiKey(key);
   const record = parsed ? store.read(() => findApiKey(store.db, parsed.id)) : undefined;
   const keyId = record ? record.id : null;
   if (keyChecks.refused(address, keyId)) return 'LIMITED';
-  if (!parsed || !record || !(await appliance.loginHashes.run(address, () => verifySecret(parsed.secret, record.key_hash), `key ${record.id}`))) {
+  if (
+    !parsed ||
+    !record ||
+    !(await appliance.loginHashes.run(address, () => verifySecret(parsed.secret, record.key_hash), `key ${record.id}`))
+  ) {
     keyChecks.failed(address, keyId);
     return 'AUTH_ERR';
   }
@@ -69,7 +78,13 @@ export async function loginWithApiKey(appliance: Appliance, session: Session, ke
  * its user may log in. Shared by the network login and the embedded appliance's own key file
  * (admin-key-file.ts), so both refuse alike.
  */
-export function admitProvenKey(appliance: Appliance, session: Session, keyId: number, keyHash: string, username?: string): LoginOutcome {
+export function admitProvenKey(
+  appliance: Appliance,
+  session: Session,
+  keyId: number,
+  keyHash: string,
+  username?: string,
+): LoginOutcome {
   const { store } = appliance;
   const current = store.read(() => findApiKey(store.db, keyId));
   if (!current || current.key_hash !== keyHash || current.revoked) return 'AUTH_ERR';
@@ -110,15 +125,29 @@ let dummyHash: string | undefined;
  * no password set all fail alike. An unknown user still costs one hash, so timing does not tell
  * which names exist.
  */
-async function passwordMatches(appliance: Appliance, address: string, user: UserRecord | undefined, password: string): Promise<boolean> {
+async function passwordMatches(
+  appliance: Appliance,
+  address: string,
+  user: UserRecord | undefined,
+  password: string,
+): Promise<boolean> {
   const stored = user && !user.password_disabled ? user.password_hash : null;
   dummyHash ??= await hashSecret(generateKeySecret());
-  const ok = await appliance.loginHashes.run(address, () => verifySecret(password, stored ?? dummyHash!), `user ${user?.username ?? ''}`);
+  const ok = await appliance.loginHashes.run(
+    address,
+    () => verifySecret(password, stored ?? dummyHash!),
+    `user ${user?.username ?? ''}`,
+  );
   return stored !== null && ok;
 }
 
 /** `PASSWORD_PLAIN`: SUCCESS, AUTH_ERR, or OTP_REQUIRED with the code still to come (MW/plugins/auth.py:801-888). */
-export async function loginWithPassword(appliance: Appliance, session: Session, username: string, password: string): Promise<LoginOutcome | LoginExAnswer> {
+export async function loginWithPassword(
+  appliance: Appliance,
+  session: Session,
+  username: string,
+  password: string,
+): Promise<LoginOutcome | LoginExAnswer> {
   const checked = appliance.accounts().users.find((u) => u.username === username);
   if (!(await passwordMatches(appliance, session.origin.address, checked, password))) return 'AUTH_ERR';
   // Read again after the hash: the account may have changed while it ran.
@@ -128,10 +157,20 @@ export async function loginWithPassword(appliance: Appliance, session: Session, 
   const prepared = prepareLogin(appliance, accounts, user, 'PASSWORD');
   if (!prepared) return user.locked ? 'AUTH_ERR' : lacksApiAccess(appliance);
   if (prepared.attributes.includes('2FA')) {
-    session.pendingOtp = { userId: user.id, username: user.username, privilege: prepared.privilege, accountAttributes: prepared.attributes, failures: 0 };
+    session.pendingOtp = {
+      userId: user.id,
+      username: user.username,
+      privilege: prepared.privilege,
+      accountAttributes: prepared.attributes,
+      failures: 0,
+    };
     return { response_type: 'OTP_REQUIRED', username: user.username };
   }
-  session.establish({ type: 'LOGIN_PASSWORD', userId: user.id, username: user.username, loginAt: Date.now() }, prepared.privilege, prepared.attributes);
+  session.establish(
+    { type: 'LOGIN_PASSWORD', userId: user.id, username: user.username, loginAt: Date.now() },
+    prepared.privilege,
+    prepared.attributes,
+  );
   return 'SUCCESS';
 }
 
@@ -145,7 +184,8 @@ export function continueWithOtp(appliance: Appliance, session: Session, token: s
   const global = readGlobalTwoFactor(appliance);
   if (!global.enabled) throw rpcErrors.call(ERRNO.EFAULT, 'Please enable Two Factor Authentication first');
   const record = readUserSecret(appliance, pending.userId);
-  if (record.secret === null) throw rpcErrors.call(ERRNO.EFAULT, 'Two Factor Authentication is not configured for this user');
+  if (record.secret === null)
+    throw rpcErrors.call(ERRNO.EFAULT, 'Two Factor Authentication is not configured for this user');
   const ok = verifyTotp(record.secret, token, record, global.window);
   session.pendingOtp = null;
   if (ok) {
@@ -189,7 +229,12 @@ export function loginWithToken(appliance: Appliance, session: Session, value: st
  * `attrs` and its parent must be allowed `authorized`; otherwise null (the endpoint's 403 `Invalid
  * token`). Checked before the token is consumed, so a refused single-use token stays usable.
  */
-export function loginWithTokenFor(appliance: Appliance, session: Session, value: string, authorized: (parent: Session) => boolean): boolean {
+export function loginWithTokenFor(
+  appliance: Appliance,
+  session: Session,
+  value: string,
+  authorized: (parent: Session) => boolean,
+): boolean {
   const token = liveToken(appliance, value, session.origin);
   if (!token || Object.keys(token.attrs).length > 0) return false;
   const probe = appliance.createSession(session.origin);
@@ -203,7 +248,13 @@ export function loginWithTokenFor(appliance: Appliance, session: Session, value:
  * that token's parent (TokenManager.create). A `ttl` of null means the default 600 s. A token
  * naming a job is refused unless the session may download that job (MW/plugins/auth.py:417-426).
  */
-export function generateToken(ctx: CallContext, ttl: number | null, attrs: Record<string, unknown>, matchOrigin: boolean, singleUse: boolean): string {
+export function generateToken(
+  ctx: CallContext,
+  ttl: number | null,
+  attrs: Record<string, unknown>,
+  matchOrigin: boolean,
+  singleUse: boolean,
+): string {
   const { session } = ctx;
   if (attrs.job !== undefined && attrs.job !== null) {
     const refusal = ctx.appliance.jobs.downloadTokenRefusal(session, attrs.job);

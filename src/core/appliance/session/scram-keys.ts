@@ -37,9 +37,16 @@ export function convertOwnKey(store: Store): void {
   store.write(() => {
     const binding = readAdminKeyBinding(store.db);
     const key = findApiKey(store.db, parsed.id);
-    if (!binding || !key || binding.keyId !== key.id || binding.keyHash !== key.key_hash || binding.file !== identity) return;
+    if (!binding || !key || binding.keyId !== key.id || binding.keyHash !== key.key_hash || binding.file !== identity)
+      return;
     if (findApiKeyScram(store.db, key.id)) return;
     const data = scramAuthDataSync(parsed.secret);
-    writeApiKeyScram(store.db, { key_id: key.id, iterations: data.iterations, salt: data.salt, stored_key: data.stored_key, server_key: data.server_key });
+    writeApiKeyScram(store.db, {
+      key_id: key.id,
+      iterations: data.iterations,
+      salt: data.salt,
+      stored_key: data.stored_key,
+      server_key: data.server_key,
+    });
   });
 }

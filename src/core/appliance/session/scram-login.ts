@@ -24,10 +24,7 @@ import type { Session } from './session.js';
 
 /** What one SCRAM step answers: the server message, AUTH_ERR, or LIMITED (stor's per-key failure budget). */
 export type ScramStep =
-  | { kind: 'first'; rfc: string }
-  | { kind: 'final'; rfc: string }
-  | { kind: 'AUTH_ERR' }
-  | { kind: 'LIMITED' };
+  { kind: 'first'; rfc: string } | { kind: 'final'; rfc: string } | { kind: 'AUTH_ERR' } | { kind: 'LIMITED' };
 
 const AUTH_ERR = { kind: 'AUTH_ERR' } as const;
 
@@ -105,15 +102,28 @@ export function scramFinal(appliance: Appliance, session: Session, rfc: string):
     return fail();
   }
   const bound = pending.gs2Header.startsWith('p=');
-  const expectedBinding = Buffer.concat([Buffer.from(pending.gs2Header), bound ? session.origin.tlsEndPoint! : Buffer.alloc(0)]);
+  const expectedBinding = Buffer.concat([
+    Buffer.from(pending.gs2Header),
+    bound ? session.origin.tlsEndPoint! : Buffer.alloc(0),
+  ]);
   const message = authMessage(pending.clientFirstBare, pending.serverFirst, final.withoutProof);
-  if (!final.nonce.equals(pending.nonce) || !final.channelBinding.equals(expectedBinding) || !proofMatches(pending.storedKey, message, final.proof)) {
+  if (
+    !final.nonce.equals(pending.nonce) ||
+    !final.channelBinding.equals(expectedBinding) ||
+    !proofMatches(pending.storedKey, message, final.proof)
+  ) {
     return fail();
   }
   // Read again: the key may have been revoked, reset or deleted since the server-first-message.
   const key = store.read(() => findApiKey(store.db, pending.keyId));
   const scram = key ? store.read(() => findApiKeyScram(store.db, key.id)) : undefined;
-  if (!key || key.revoked || (key.expires_at !== null && key.expires_at <= Date.now()) || !scram || scram.stored_key !== pending.storedKey.toString('base64')) {
+  if (
+    !key ||
+    key.revoked ||
+    (key.expires_at !== null && key.expires_at <= Date.now()) ||
+    !scram ||
+    scram.stored_key !== pending.storedKey.toString('base64')
+  ) {
     return fail();
   }
   const accounts = appliance.accounts();

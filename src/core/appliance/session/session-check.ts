@@ -26,7 +26,12 @@ export function prepareLogin(
   const privileges = accounts.privilegesForGids(gids);
   // A user whose groups match no privilege cannot build a session token (MW/plugins/auth_/authenticate.py:118-120).
   if (privileges.length === 0) return null;
-  const privilege = composePrivileges(appliance.catalogue, privileges, appliance.settings.roleExpansion, appliance.contract);
+  const privilege = composePrivileges(
+    appliance.catalogue,
+    privileges,
+    appliance.settings.roleExpansion,
+    appliance.contract,
+  );
   const attributes = ['LOCAL'];
   if (mechanism === 'API_KEY') attributes.push('API_KEY');
   // 2FA marks users listed in users.oath, which holds secrets only while 2FA is enabled globally
@@ -34,7 +39,10 @@ export function prepareLogin(
   else if (accounts.hasTwoFactorSecret(user) && readGlobalTwoFactor(appliance).enabled) attributes.push('2FA');
   // SYS_ADMIN: uid 0 and 950 on 25.10.1 (MW/utils/account/authenticator.py:253-256); every member
   // of builtin_administrators in the reports' model (docs/RELEASES.md "Emulator behaviours", `sysAdmin`).
-  const sysAdmin = appliance.settings.sysAdmin === 'admin-uids' ? user.uid === 0 || user.uid === ADMIN_UID : gids.includes(GID.builtin_administrators);
+  const sysAdmin =
+    appliance.settings.sysAdmin === 'admin-uids'
+      ? user.uid === 0 || user.uid === ADMIN_UID
+      : gids.includes(GID.builtin_administrators);
   if (sysAdmin) attributes.push('SYS_ADMIN');
   return { privilege, attributes };
 }
@@ -51,7 +59,12 @@ function stillGrants(now: ComposedPrivilege, held: ComposedPrivilege): boolean {
  * an API key is neither deleted, revoked, reset nor expired, and the user's groups still grant the
  * privilege the session holds.
  */
-function credentialHolds(appliance: Appliance, accounts: AccountsSnapshot, credentials: SessionCredentials, held: ComposedPrivilege): boolean {
+function credentialHolds(
+  appliance: Appliance,
+  accounts: AccountsSnapshot,
+  credentials: SessionCredentials,
+  held: ComposedPrivilege,
+): boolean {
   const user = accounts.users.find((u) => u.id === credentials.userId);
   if (!user) return false;
   const byPassword = credentials.type === 'LOGIN_PASSWORD' || credentials.type === 'LOGIN_TWOFACTOR';

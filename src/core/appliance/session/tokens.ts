@@ -61,10 +61,20 @@ export class Tokens {
    * `attrs`, too many live tokens a CallError (EAGAIN: room comes back as tokens are spent or
    * expire). Expired tokens are swept first, so they neither count nor stay in memory.
    */
-  create(options: { ttlSeconds: number; attrs: Record<string, unknown>; matchOrigin: string | null; parent: TokenParent; singleUse: boolean; sessionId: string }): AuthToken {
+  create(options: {
+    ttlSeconds: number;
+    attrs: Record<string, unknown>;
+    matchOrigin: string | null;
+    parent: TokenParent;
+    singleUse: boolean;
+    sessionId: string;
+  }): AuthToken {
     const attrsBytes = Buffer.byteLength(JSON.stringify(options.attrs));
     if (attrsBytes > MAX_TOKEN_ATTRS_BYTES) {
-      throw rpcErrors.validationOne('attrs', `Token attributes take ${attrsBytes} bytes as JSON; at most ${MAX_TOKEN_ATTRS_BYTES} are accepted`);
+      throw rpcErrors.validationOne(
+        'attrs',
+        `Token attributes take ${attrsBytes} bytes as JSON; at most ${MAX_TOKEN_ATTRS_BYTES} are accepted`,
+      );
     }
     this.sweep();
     const userId = options.parent.credentials.userId;
@@ -75,10 +85,20 @@ export class Tokens {
       if (token.parent.credentials.userId === userId) byUser++;
     }
     if (bySession >= MAX_TOKENS_PER_SESSION) throw tooMany(`This session holds ${MAX_TOKENS_PER_SESSION} live tokens`);
-    if (byUser >= MAX_TOKENS_PER_USER) throw tooMany(`User ${options.parent.credentials.username} holds ${MAX_TOKENS_PER_USER} live tokens`);
+    if (byUser >= MAX_TOKENS_PER_USER)
+      throw tooMany(`User ${options.parent.credentials.username} holds ${MAX_TOKENS_PER_USER} live tokens`);
     // `secrets.token_urlsafe(48)`: 48 random bytes, URL-safe base64 without padding, 64 characters.
     const value = randomBytes(48).toString('base64url');
-    const token = new AuthToken(this, value, options.ttlSeconds, options.attrs, options.matchOrigin, options.parent, options.singleUse, options.sessionId);
+    const token = new AuthToken(
+      this,
+      value,
+      options.ttlSeconds,
+      options.attrs,
+      options.matchOrigin,
+      options.parent,
+      options.singleUse,
+      options.sessionId,
+    );
     this.tokens.set(value, token);
     return token;
   }
@@ -119,4 +139,7 @@ export class Tokens {
 }
 
 const tooMany = (who: string) =>
-  rpcErrors.call(ERRNO.EAGAIN, `${who}, the most allowed; spend some (single-use tokens go when used) or let them expire before asking for more`);
+  rpcErrors.call(
+    ERRNO.EAGAIN,
+    `${who}, the most allowed; spend some (single-use tokens go when used) or let them expire before asking for more`,
+  );

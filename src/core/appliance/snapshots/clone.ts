@@ -41,11 +41,22 @@ export async function cloneSnapshot(appliance: Appliance, data: CloneData): Prom
     if (pool !== snapshot.pool) throw cannot('source and target pools differ');
     if (!datasets.some((d) => d.id === parentOf(dst))) throw cannot('parent does not exist');
     if (datasets.some((d) => d.id === dst)) throw cannot('dataset already exists');
-    const user = Object.fromEntries(Object.entries(data.dataset_properties).filter(([k]) => k.includes(':')).map(([k, v]) => [k, String(v)]));
+    const user = Object.fromEntries(
+      Object.entries(data.dataset_properties)
+        .filter(([k]) => k.includes(':'))
+        .map(([k, v]) => [k, String(v)]),
+    );
     // A volume's clone is a volume of the same size and block size.
     const properties: Record<string, unknown> = {};
-    for (const k of ['volsize', 'volblocksize']) if (Object.hasOwn(source.properties, k)) properties[k] = source.properties[k];
-    insertDataset(store.db, { id: dst, pool, properties: properties as typeof source.properties, user_properties: user, created_at: Date.now() });
+    for (const k of ['volsize', 'volblocksize'])
+      if (Object.hasOwn(source.properties, k)) properties[k] = source.properties[k];
+    insertDataset(store.db, {
+      id: dst,
+      pool,
+      properties: properties as typeof source.properties,
+      user_properties: user,
+      created_at: Date.now(),
+    });
     if (!Object.hasOwn(properties, 'volsize')) mkdirSync(sandboxPath(appliance, `/mnt/${dst}`).host, { mode: 0o755 });
     return { snapshot, source };
   });
@@ -55,7 +66,14 @@ export async function cloneSnapshot(appliance: Appliance, data: CloneData): Prom
   // The owners the snapshot recorded, moved from the source's place in the pool to the clone's.
   const rel = (id: string) => id.split('/').slice(1).join('/');
   const [from, to] = [rel(source.id), rel(dst)];
-  const moved = snapshot.owners.map(([path, uid, gid]) => [from === '' ? (path === '' ? to : `${to}/${path}`) : `${to}${path.slice(from.length)}`, uid, gid] as [string, number, number]);
+  const moved = snapshot.owners.map(
+    ([path, uid, gid]) =>
+      [from === '' ? (path === '' ? to : `${to}/${path}`) : `${to}${path.slice(from.length)}`, uid, gid] as [
+        string,
+        number,
+        number,
+      ],
+  );
   store.write(() => restoreOwners(store.db, pool, to, [], moved));
   return true;
 }

@@ -26,7 +26,8 @@ function covered(ids: readonly string[], id: string, recursive: boolean): string
 }
 
 /** py-libzfs `get_snapshot` of a missing snapshot: `Snapshot NAME not found` (as pool.snapshot.delete reports it). */
-const missing = (verb: 'hold' | 'release', id: string) => rpcErrors.call(ERRNO.EFAULT, `Failed to ${verb} snapshot: Snapshot ${id} not found`);
+const missing = (verb: 'hold' | 'release', id: string) =>
+  rpcErrors.call(ERRNO.EFAULT, `Failed to ${verb} snapshot: Snapshot ${id} not found`);
 
 export function holdSnapshot(appliance: Appliance, id: string, recursive: boolean): null {
   const { store } = appliance;
@@ -37,7 +38,11 @@ export function holdSnapshot(appliance: Appliance, id: string, recursive: boolea
     const targets = covered(ids, id, recursive);
     // libzfs zfs_hold_nvl: EEXIST is EZFS_REFTAG_HOLD, "tag already exists on this dataset"; nothing is held then.
     const clash = targets.find((t) => holds.get(t)?.has(HOLD_TAG));
-    if (clash) throw rpcErrors.call(ERRNO.EFAULT, `Failed to hold snapshot: cannot hold snapshot '${clash}': tag already exists on this dataset`);
+    if (clash)
+      throw rpcErrors.call(
+        ERRNO.EFAULT,
+        `Failed to hold snapshot: cannot hold snapshot '${clash}': tag already exists on this dataset`,
+      );
     const now = Date.now();
     for (const t of targets) insertHold(store.db, t, HOLD_TAG, now);
   });

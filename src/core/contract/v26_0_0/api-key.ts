@@ -35,17 +35,22 @@ export const apiKeyEntry26 = once(() => {
 export const apiKeyEntryWithKey26 = once(() => apiKeyEntry26().extend({ key: z.string(), client_key: z.string() }));
 
 /** ApiKeyScramData (MW/api/v26_0_0/api_key.py:108-114). */
-export const apiKeyScramData = once(() => z.object({
-  api_key_id: z.int(),
-  iterations: z.int(),
-  salt: z.string(),
-  client_key: z.string(),
-  stored_key: z.string(),
-  server_key: z.string(),
-}));
+export const apiKeyScramData = once(() =>
+  z.object({
+    api_key_id: z.int(),
+    iterations: z.int(),
+    salt: z.string(),
+    client_key: z.string(),
+    stored_key: z.string(),
+    server_key: z.string(),
+  }),
+);
 
 const base = apiKeyContract;
-const keys = crud(apiKeyEntry26, () => z.int(), { read: base['api_key.query'].access, write: base['api_key.create'].access });
+const keys = crud(apiKeyEntry26, () => z.int(), {
+  read: base['api_key.query'].access,
+  write: base['api_key.create'].access,
+});
 
 /** The api_key.* entries 26.0 changed or added; api_key.delete is 25.10.1's. */
 export const apiKeyContract26 = service('api_key', {
@@ -68,11 +73,17 @@ export const apiKeyContract26 = service('api_key', {
     app: base['api_key.create'].app,
   },
   update: {
-    ...keys.update(base['api_key.update'].summary, 'api_key_update', () => base['api_key.update'].params[1].schema, () => z.union([apiKeyEntryWithKey26(), apiKeyEntry26()])),
+    ...keys.update(
+      base['api_key.update'].summary,
+      'api_key_update',
+      () => base['api_key.update'].params[1].schema,
+      () => z.union([apiKeyEntryWithKey26(), apiKeyEntry26()]),
+    ),
     app: base['api_key.update'].app,
   },
   convert_raw_key: method({
-    summary: 'The SCRAM data (api_key_id, iterations, salt, client_key, stored_key, server_key) of a raw key `<id>-<secret>`, with the stored salt.',
+    summary:
+      'The SCRAM data (api_key_id, iterations, salt, client_key, stored_key, server_key) of a raw key `<id>-<secret>`, with the stored salt.',
     access: roles('API_KEY_READ'),
     params: () => [{ name: 'raw_key', schema: nonEmptyStr() }],
     result: () => apiKeyScramData(),

@@ -1,7 +1,13 @@
 import * as z from 'zod';
 import { crud } from '../crud.js';
 import { once, roles } from '../method.js';
-import { createFilesystem, createVolume, encryptionOptions, poolDatasetContract, poolDatasetEntry } from '../pool-dataset.js';
+import {
+  createFilesystem,
+  createVolume,
+  encryptionOptions,
+  poolDatasetContract,
+  poolDatasetEntry,
+} from '../pool-dataset.js';
 import { pydanticTaggedUnion } from '../pydantic-union.js';
 import { service } from '../service.js';
 
@@ -22,22 +28,33 @@ import { service } from '../service.js';
 const storageTier = once(() => z.enum(['REGULAR', 'PERFORMANCE']));
 
 /** TierInfo (MW/api/v26_0_0/zfs_tier.py:127-132); its rewrite job entry left open, since the emulator runs none. */
-const tierInfo = once(() => z.object({ tier_type: storageTier(), tier_job: z.record(z.string(), z.unknown()).nullable().default(null) }));
+const tierInfo = once(() =>
+  z.object({ tier_type: storageTier(), tier_job: z.record(z.string(), z.unknown()).nullable().default(null) }),
+);
 
 /** PoolDatasetEntry in 26: `tier` beside `locked`, NotRequired as every field (ForUpdateMetaclass). */
 export const poolDatasetEntry26 = once(() => poolDatasetEntry().extend({ tier: tierInfo().nullable().optional() }));
 
 /** PoolCreateEncryptionOptions in 26 (MW/api/v26_0_0/pool.py:134-162). */
-export const encryptionOptions26 = once(() => encryptionOptions().extend({ pbkdf2iters: z.int().min(1300000).default(1300000) }));
+export const encryptionOptions26 = once(() =>
+  encryptionOptions().extend({ pbkdf2iters: z.int().min(1300000).default(1300000) }),
+);
 
 const withEncryption26 = { encryption_options: encryptionOptions26().default(() => encryptionOptions26().parse({})) };
 
 /** PoolDatasetCreateArgs.data in 26: `Field(discriminator='type')`, type FILESYSTEM when left out. */
 export const poolDatasetCreate26 = once(() =>
-  pydanticTaggedUnion('type', { FILESYSTEM: createFilesystem().extend(withEncryption26), VOLUME: createVolume().extend(withEncryption26) }, 'FILESYSTEM'),
+  pydanticTaggedUnion(
+    'type',
+    { FILESYSTEM: createFilesystem().extend(withEncryption26), VOLUME: createVolume().extend(withEncryption26) },
+    'FILESYSTEM',
+  ),
 );
 
-const datasets = crud(poolDatasetEntry26, () => z.string(), { read: roles('DATASET_READ'), write: roles('DATASET_WRITE') });
+const datasets = crud(poolDatasetEntry26, () => z.string(), {
+  read: roles('DATASET_READ'),
+  write: roles('DATASET_WRITE'),
+});
 const base = poolDatasetContract;
 
 /** The pool.dataset.* entries 26.0 changed; pool.dataset.delete is 25.10.1's. */
@@ -45,5 +62,10 @@ export const poolDatasetContract26 = service('pool.dataset', {
   query: datasets.query(base['pool.dataset.query'].summary),
   get_instance: datasets.get_instance(base['pool.dataset.get_instance'].summary),
   create: datasets.create(base['pool.dataset.create'].summary, 'data', poolDatasetCreate26, poolDatasetEntry26),
-  update: datasets.update(base['pool.dataset.update'].summary, 'data', () => base['pool.dataset.update'].params[1].schema, poolDatasetEntry26),
+  update: datasets.update(
+    base['pool.dataset.update'].summary,
+    'data',
+    () => base['pool.dataset.update'].params[1].schema,
+    poolDatasetEntry26,
+  ),
 });

@@ -1,7 +1,13 @@
 import * as z from 'zod';
 import { crud } from '../crud.js';
 import { nonEmptyStr, once, roles } from '../method.js';
-import { createTemplate, namingSchema, poolSnapshotContract, poolSnapshotCreateEntry, poolSnapshotEntry } from '../pool-snapshot.js';
+import {
+  createTemplate,
+  namingSchema,
+  poolSnapshotContract,
+  poolSnapshotCreateEntry,
+  poolSnapshotEntry,
+} from '../pool-snapshot.js';
 import { pydanticUnion } from '../pydantic-union.js';
 import { service } from '../service.js';
 
@@ -22,9 +28,17 @@ export const poolSnapshotCreate26 = once(() =>
   }),
 );
 
-const snapshots = crud(poolSnapshotEntry, () => z.string(), { read: roles('SNAPSHOT_READ'), write: roles('SNAPSHOT_WRITE') });
+const snapshots = crud(poolSnapshotEntry, () => z.string(), {
+  read: roles('SNAPSHOT_READ'),
+  write: roles('SNAPSHOT_WRITE'),
+});
 
 /** The pool.snapshot.* entries 26.0 changed. */
 export const poolSnapshotContract26 = service('pool.snapshot', {
-  create: snapshots.create(poolSnapshotContract['pool.snapshot.create'].summary, 'data', poolSnapshotCreate26, poolSnapshotCreateEntry),
+  create: snapshots.create(
+    poolSnapshotContract['pool.snapshot.create'].summary,
+    'data',
+    poolSnapshotCreate26,
+    poolSnapshotCreateEntry,
+  ),
 });

@@ -31,7 +31,16 @@ const poolScan = once(() =>
 /** PoolEntry in 26 (MW/api/v26_0_0/pool.py:37-45), in its field order. */
 export const poolEntry26 = once(() => {
   const { id, name, guid, status, path, ...rest } = poolEntry().shape;
-  return z.object({ id, name, guid, all_sed: z.boolean().nullable(), status, path, ...rest, scan: poolScan().nullable() });
+  return z.object({
+    id,
+    name,
+    guid,
+    all_sed: z.boolean().nullable(),
+    status,
+    path,
+    ...rest,
+    scan: poolScan().nullable(),
+  });
 });
 
 const pools = crud(poolEntry26, () => z.int(), { read: roles('POOL_READ'), write: roles('POOL_WRITE') });

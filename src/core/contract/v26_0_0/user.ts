@@ -20,18 +20,24 @@ const userCreateUpdateResult26 = once(() => userEntry26().extend({ password: z.s
  * reports as `Value error, …` (MW/api/base/validators/base.py:40-75): empty passes, at most 254
  * characters, an `@` with something on each side; no period needed after it.
  */
-const emailString26 = once(() => z.string().superRefine((value, ctx) => {
-  const fail = (message: string) => ctx.addIssue({ code: 'custom', message });
-  if (value === '') return;
-  if (value.length > 254) return fail('Maximum length is 254 characters.');
-  const at = value.lastIndexOf('@');
-  if (at === -1) return fail("Missing '@' symbol.");
-  if (at === 0) return fail("Missing local part of email string (part before the '@').");
-  if (at === value.length - 1) fail("Missing domain part of email string (part after the '@').");
-}));
+const emailString26 = once(() =>
+  z.string().superRefine((value, ctx) => {
+    const fail = (message: string) => ctx.addIssue({ code: 'custom', message });
+    if (value === '') return;
+    if (value.length > 254) return fail('Maximum length is 254 characters.');
+    const at = value.lastIndexOf('@');
+    if (at === -1) return fail("Missing '@' symbol.");
+    if (at === 0) return fail("Missing local part of email string (part before the '@').");
+    if (at === value.length - 1) fail("Missing domain part of email string (part after the '@').");
+  }),
+);
 
-const userCreate26 = once(() => userCreate().extend({ email: emailString26().nullable().default(null), webshare: webshare().default(false) }));
-const userUpdate26 = once(() => userUpdate().extend({ email: emailString26().nullable().optional(), webshare: webshare().optional() }));
+const userCreate26 = once(() =>
+  userCreate().extend({ email: emailString26().nullable().default(null), webshare: webshare().default(false) }),
+);
+const userUpdate26 = once(() =>
+  userUpdate().extend({ email: emailString26().nullable().optional(), webshare: webshare().optional() }),
+);
 
 const twofactorOptions26 = once(() => twofactorOptions().extend({ interval: z.literal([30, 60]).optional() }));
 
@@ -44,14 +50,18 @@ const base = userContract;
  * adapter fills a field the older model lacks with its default (MW/api/base/handler/version.py).
  */
 export function withWebshare(answer: unknown): unknown {
-  const one = (entry: unknown) => (entry !== null && typeof entry === 'object' && !Array.isArray(entry) ? { ...entry, webshare: false } : entry);
+  const one = (entry: unknown) =>
+    entry !== null && typeof entry === 'object' && !Array.isArray(entry) ? { ...entry, webshare: false } : entry;
   return Array.isArray(answer) ? answer.map(one) : one(answer);
 }
 
 const overrides = service('user', {
   query: { ...users.query(base['user.query'].summary), fromBase: withWebshare },
   get_instance: { ...users.get_instance(base['user.get_instance'].summary), fromBase: withWebshare },
-  create: { ...users.create(base['user.create'].summary, 'user_create', userCreate26, userCreateUpdateResult26), fromBase: withWebshare },
+  create: {
+    ...users.create(base['user.create'].summary, 'user_create', userCreate26, userCreateUpdateResult26),
+    fromBase: withWebshare,
+  },
   update: {
     ...users.update(base['user.update'].summary, 'user_update', userUpdate26, userCreateUpdateResult26),
     app: base['user.update'].app,
@@ -62,7 +72,10 @@ const overrides = service('user', {
       summary: base['user.renew_2fa_secret'].summary,
       access: base['user.renew_2fa_secret'].access,
       app: base['user.renew_2fa_secret'].app,
-      params: () => [base['user.renew_2fa_secret'].params[0], { name: 'twofactor_options', schema: twofactorOptions26() }],
+      params: () => [
+        base['user.renew_2fa_secret'].params[0],
+        { name: 'twofactor_options', schema: twofactorOptions26() },
+      ],
       result: () => userEntry26().extend({ twofactor_config: userTwofactorConfig() }),
     }),
     fromBase: withWebshare,

@@ -15,22 +15,43 @@ import { adminSession, conforming } from '../../../conformance/harness.js';
 type Entry = Record<string, any>;
 
 describe('built-in system accounts (MW/plugins/account_/sync_builtin.py)', () => {
-  it('user.query finds news and group.query operator, built in, as the image\'s passwd and group give them', async () => {
+  it("user.query finds news and group.query operator, built in, as the image's passwd and group give them", async () => {
     const { ws } = await adminSession();
     const [news] = await conforming<Entry[]>(ws, 'user.query', [[['username', '=', 'news']]]);
     expect(news).toMatchObject({
-      uid: 9, username: 'news', home: '/var/spool/news', shell: '/usr/sbin/nologin', full_name: 'news', builtin: true, smb: false,
-      password_disabled: false, locked: false, local: true, immutable: true, userns_idmap: null,
+      uid: 9,
+      username: 'news',
+      home: '/var/spool/news',
+      shell: '/usr/sbin/nologin',
+      full_name: 'news',
+      builtin: true,
+      smb: false,
+      password_disabled: false,
+      locked: false,
+      local: true,
+      immutable: true,
+      userns_idmap: null,
     });
     expect(news!.group).toMatchObject({ bsdgrp_gid: 9, bsdgrp_group: 'news', bsdgrp_builtin: true });
     const [operator] = await conforming<Entry[]>(ws, 'group.query', [[['group', '=', 'operator']]]);
-    expect(operator).toMatchObject({ gid: 37, name: 'operator', group: 'operator', builtin: true, smb: false, local: true });
+    expect(operator).toMatchObject({
+      gid: 37,
+      name: 'operator',
+      group: 'operator',
+      builtin: true,
+      smb: false,
+      local: true,
+    });
     // full_name is the GECOS field up to its first comma (sync_builtin.py:271).
     const [timesync] = await ws.result<Entry[]>('user.query', [[['username', '=', 'systemd-timesync']]]);
     expect(timesync).toMatchObject({ uid: 101, full_name: 'systemd Time Synchronization', home: '/run/systemd' });
     // apps (568) maps DIRECT into user namespaces (sync_builtin.py:11-12, 275).
     const [apps] = await ws.result<Entry[]>('user.query', [[['username', '=', 'apps']]]);
-    expect(apps).toMatchObject({ uid: 568, userns_idmap: 'DIRECT', group: { bsdgrp_gid: 568, bsdgrp_userns_idmap: -1 } }); // the raw row: -1 is DIRECT
+    expect(apps).toMatchObject({
+      uid: 568,
+      userns_idmap: 'DIRECT',
+      group: { bsdgrp_gid: 568, bsdgrp_userns_idmap: -1 },
+    }); // the raw row: -1 is DIRECT
     // Memberships from the group file's member lists (sync_builtin.py:131-132, 287-306).
     const [adm] = await ws.result<Entry[]>('group.query', [[['group', '=', 'adm']]]);
     const [netdata] = await ws.result<Entry[]>('user.query', [[['username', '=', 'netdata']]]);
@@ -40,10 +61,12 @@ describe('built-in system accounts (MW/plugins/account_/sync_builtin.py)', () =>
     expect(nobody!.group).toMatchObject({ bsdgrp_gid: 65534, bsdgrp_group: 'nogroup' });
   });
 
-  it('a built-in account is no one\'s to delete, and user.get_next_uid still starts at 3000', async () => {
+  it("a built-in account is no one's to delete, and user.get_next_uid still starts at 3000", async () => {
     const { ws } = await adminSession();
     const [news] = await ws.result<Entry[]>('user.query', [[['username', '=', 'news']]]);
-    expect((await ws.call('user.delete', [news!.id])).error?.data?.reason).toBe('[EINVAL] Cannot delete a built-in user');
+    expect((await ws.call('user.delete', [news!.id])).error?.data?.reason).toBe(
+      '[EINVAL] Cannot delete a built-in user',
+    );
     expect(await ws.result('user.get_next_uid')).toBe(3000);
   });
 
@@ -53,11 +76,15 @@ describe('built-in system accounts (MW/plugins/account_/sync_builtin.py)', () =>
     // As an older stor left it: schema 9, no system accounts, and a user of its own named news.
     const db = openDatabase(join(stateDir, 'stor.db'));
     const root = db.prepare("SELECT id FROM users WHERE username = 'root'").get() as { id: number };
-    db.prepare("DELETE FROM user_groups WHERE user_id IN (SELECT id FROM users WHERE builtin = 1 AND username != 'root')").run();
-    db.prepare("DELETE FROM users WHERE builtin = 1 AND id != ?").run(root.id);
-    db.prepare("DELETE FROM groups WHERE builtin = 1 AND gid NOT IN (544, 545, 546, 951, 952)").run();
+    db.prepare(
+      "DELETE FROM user_groups WHERE user_id IN (SELECT id FROM users WHERE builtin = 1 AND username != 'root')",
+    ).run();
+    db.prepare('DELETE FROM users WHERE builtin = 1 AND id != ?').run(root.id);
+    db.prepare('DELETE FROM groups WHERE builtin = 1 AND gid NOT IN (544, 545, 546, 951, 952)').run();
     const group = Number(db.prepare("INSERT INTO groups (gid, name) VALUES (3000, 'mine')").run().lastInsertRowid);
-    db.prepare("INSERT INTO users (uid, username, full_name, home, shell, group_id) VALUES (3000, 'news', 'Mine', '/var/empty', '/usr/bin/zsh', ?)").run(group);
+    db.prepare(
+      "INSERT INTO users (uid, username, full_name, home, shell, group_id) VALUES (3000, 'news', 'Mine', '/var/empty', '/usr/bin/zsh', ?)",
+    ).run(group);
     db.pragma('user_version = 9');
     db.close();
 
@@ -68,7 +95,10 @@ describe('built-in system accounts (MW/plugins/account_/sync_builtin.py)', () =>
       expect(news).toEqual([expect.objectContaining({ uid: 3000, full_name: 'Mine', builtin: false })]);
       expect(users.find((u) => u.username === 'operator')).toBeUndefined(); // not in 25.10.1's passwd
       expect(users.find((u) => u.username === 'www-data')).toMatchObject({ uid: 33, builtin: true });
-      expect([...appliance.accounts().groupByGid.values()].find((g) => g.name === 'operator')).toMatchObject({ gid: 37, builtin: true });
+      expect([...appliance.accounts().groupByGid.values()].find((g) => g.name === 'operator')).toMatchObject({
+        gid: 37,
+        builtin: true,
+      });
     } finally {
       appliance.close();
     }

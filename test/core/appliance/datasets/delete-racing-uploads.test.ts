@@ -26,7 +26,10 @@ async function upload(server: TestServer, path: string, bytes: string): Promise<
     `${bytes}\r\n--${BOUNDARY}--\r\n`;
   const res = await fetch(`${server.url}/_upload/`, {
     method: 'POST',
-    headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}`, authorization: `Bearer ${server.adminKey}` },
+    headers: {
+      'content-type': `multipart/form-data; boundary=${BOUNDARY}`,
+      authorization: `Bearer ${server.adminKey}`,
+    },
     body,
   });
   expect(res.status).toBe(200);
@@ -75,7 +78,11 @@ describe('a dataset delete racing uploads into it', () => {
       // Nothing of the old dataset is left. An upload that ran after the delete had finished may
       // have made its directories again (filesystem.put makes them, as os.makedirs does): only such
       // acknowledged files may be there.
-      const landed = new Set(jobs.filter((j) => j.state === 'SUCCESS').map((j) => (j.arguments[0] as string).slice('/mnt/tank/busy/'.length)));
+      const landed = new Set(
+        jobs
+          .filter((j) => j.state === 'SUCCESS')
+          .map((j) => (j.arguments[0] as string).slice('/mnt/tank/busy/'.length)),
+      );
       const left = tree(root).filter((p) => !/^new\d$/.test(p));
       expect(left.filter((p) => !landed.has(p))).toEqual([]);
       if (left.length === 0) {

@@ -31,12 +31,19 @@ describe('filesystem.setperm (MW/plugins/filesystem_/acl.py:212-305)', () => {
   it('recursive: every file and directory below gets the mode, child datasets only with traverse, a symlink out of the pool is not followed', async () => {
     const t = await openTestAppliance();
     const { tank, outside } = await tree(t);
-    expect(await runJob(t, 'filesystem.setperm', { path: '/mnt/tank/d', mode: '750', options: { recursive: true } })).toBeNull();
-    for (const p of ['d', 'd/top.txt', 'd/a', 'd/a/b', 'd/a/b/deep.txt']) expect([p, perm(join(tank, p))]).toEqual([p, 0o750]);
+    expect(
+      await runJob(t, 'filesystem.setperm', { path: '/mnt/tank/d', mode: '750', options: { recursive: true } }),
+    ).toBeNull();
+    for (const p of ['d', 'd/top.txt', 'd/a', 'd/a/b', 'd/a/b/deep.txt'])
+      expect([p, perm(join(tank, p))]).toEqual([p, 0o750]);
     expect(perm(join(tank, 'd', 'child'))).toBe(0o755);
     expect(perm(join(tank, 'd', 'child', 'in-child.txt'))).not.toBe(0o750);
     expect(perm(outside)).toBe(0o644);
-    await runJob(t, 'filesystem.setperm', { path: '/mnt/tank/d', mode: '700', options: { recursive: true, traverse: true } });
+    await runJob(t, 'filesystem.setperm', {
+      path: '/mnt/tank/d',
+      mode: '700',
+      options: { recursive: true, traverse: true },
+    });
     expect(perm(join(tank, 'd', 'child', 'in-child.txt'))).toBe(0o700);
     expect(perm(outside)).toBe(0o644);
   });
@@ -54,8 +61,13 @@ describe('filesystem.setperm (MW/plugins/filesystem_/acl.py:212-305)', () => {
   it('a path through a symlink that leaves the pool is refused and nothing outside changes', async () => {
     const t = await openTestAppliance();
     const { outside } = await tree(t);
-    const err = await t.appliance.jobs.wait(t.admin, await t.call<number>(t.admin, 'filesystem.setperm', { path: '/mnt/tank/d/link-out', mode: '777' })).catch((e: unknown) => e);
-    expect(err).toMatchObject({ errno: 18, reason: '[EXDEV] /mnt/tank/d/link-out: path passes through a symlink that leaves the pool' });
+    const err = await t.appliance.jobs
+      .wait(t.admin, await t.call<number>(t.admin, 'filesystem.setperm', { path: '/mnt/tank/d/link-out', mode: '777' }))
+      .catch((e: unknown) => e);
+    expect(err).toMatchObject({
+      errno: 18,
+      reason: '[EXDEV] /mnt/tank/d/link-out: path passes through a symlink that leaves the pool',
+    });
     expect(perm(outside)).toBe(0o644);
   });
 });
@@ -66,13 +78,31 @@ describe('filesystem.chown (MW/plugins/filesystem_/acl.py:155-210)', () => {
     await tree(t);
     const { gid } = await createUserWithKey(t, 'alice', { privilegeRoles: ['READONLY_ADMIN'] });
     const [alice] = await t.call<{ uid: number }[]>(t.admin, 'user.query', [['username', '=', 'alice']]);
-    await runJob(t, 'filesystem.chown', { path: '/mnt/tank/d', user: 'alice', group: 'alice', options: { recursive: true } });
+    await runJob(t, 'filesystem.chown', {
+      path: '/mnt/tank/d',
+      user: 'alice',
+      group: 'alice',
+      options: { recursive: true },
+    });
     for (const p of ['/mnt/tank/d', '/mnt/tank/d/top.txt', '/mnt/tank/d/a/b/deep.txt']) {
-      expect(await t.call(t.admin, 'filesystem.stat', p)).toMatchObject({ uid: alice!.uid, gid, user: 'alice', group: 'alice' });
+      expect(await t.call(t.admin, 'filesystem.stat', p)).toMatchObject({
+        uid: alice!.uid,
+        gid,
+        user: 'alice',
+        group: 'alice',
+      });
     }
-    expect(await t.call(t.admin, 'filesystem.stat', '/mnt/tank/d/child/in-child.txt')).toMatchObject({ uid: 0, gid: 0 });
+    expect(await t.call(t.admin, 'filesystem.stat', '/mnt/tank/d/child/in-child.txt')).toMatchObject({
+      uid: 0,
+      gid: 0,
+    });
     await runJob(t, 'filesystem.chown', { path: '/mnt/tank/d/top.txt', uid: 0, gid: -1 });
-    expect(await t.call(t.admin, 'filesystem.stat', '/mnt/tank/d/top.txt')).toMatchObject({ uid: 0, gid, user: 'root', group: 'alice' });
+    expect(await t.call(t.admin, 'filesystem.stat', '/mnt/tank/d/top.txt')).toMatchObject({
+      uid: 0,
+      gid,
+      user: 'root',
+      group: 'alice',
+    });
   });
 
   it('a recursive change of many entries reports how far it got while it walks', async () => {
@@ -97,7 +127,7 @@ describe('filesystem.chown (MW/plugins/filesystem_/acl.py:155-210)', () => {
 });
 
 describe('filesystem.mkdir', () => {
-  it('the new directory is root\'s even where a file of another owner was recorded before', async () => {
+  it("the new directory is root's even where a file of another owner was recorded before", async () => {
     const t = await openTestAppliance();
     await t.call(t.admin, 'filesystem.mkdir', { path: '/mnt/tank/d' });
     await runJob(t, 'filesystem.chown', { path: '/mnt/tank/d', uid: 1000 });

@@ -48,7 +48,13 @@ const S_IFLNK = 0o120000;
  * The appliance's own upload path (what POST /_upload/ and the embedded transport use): the gate,
  * then a `filesystem.put` job fed from `bytes`, committed at once. Returns the finished job.
  */
-async function put(t: TestAppliance, session: Session, path: unknown, bytes: Buffer | string, options: Record<string, unknown> = {}): Promise<JobEntry> {
+async function put(
+  t: TestAppliance,
+  session: Session,
+  path: unknown,
+  bytes: Buffer | string,
+  options: Record<string, unknown> = {},
+): Promise<JobEntry> {
   const start = authorizeUpload(t.appliance, session, { method: 'filesystem.put', params: [path, options] });
   const { jobId, done } = start(Readable.from([Buffer.from(bytes)]), Promise.resolve());
   await done.catch(() => undefined);
@@ -103,7 +109,10 @@ describe('filesystem.stat and filesystem.listdir', () => {
 
   it("records a non-admin uploader's uid and primary gid (upload gate `role`)", async () => {
     const t = await openTestAppliance({ uploadGate: 'role' });
-    const { key, gid } = await createUserWithKey(t, 'alice', { group: 'writers', privilegeRoles: ['FILESYSTEM_DATA_WRITE', 'FILESYSTEM_ATTRS_READ'] });
+    const { key, gid } = await createUserWithKey(t, 'alice', {
+      group: 'writers',
+      privilegeRoles: ['FILESYSTEM_DATA_WRITE', 'FILESYSTEM_ATTRS_READ'],
+    });
     const [alice] = await t.call<{ uid: number }[]>(t.admin, 'user.query', [['username', '=', 'alice']]);
     const { session } = await t.login(key);
     const job = await put(t, session, '/mnt/tank/alice.txt', 'mine');
@@ -125,7 +134,16 @@ describe('filesystem.stat and filesystem.listdir', () => {
 
     const all = await t.call<Entry[]>(t.admin, 'filesystem.listdir', '/mnt/tank/d');
     expect(all.map((e) => e.name)).toEqual(['a.txt', 'b.bin', 'sub']);
-    expect(all[0]).toMatchObject({ name: 'a.txt', path: '/mnt/tank/d/a.txt', realpath: '/mnt/tank/d/a.txt', type: 'FILE', size: 3, mode: S_IFREG | 0o644, uid: 950, gid: 950 });
+    expect(all[0]).toMatchObject({
+      name: 'a.txt',
+      path: '/mnt/tank/d/a.txt',
+      realpath: '/mnt/tank/d/a.txt',
+      type: 'FILE',
+      size: 3,
+      mode: S_IFREG | 0o644,
+      uid: 950,
+      gid: 950,
+    });
     expect(all[1]).toMatchObject({ name: 'b.bin', type: 'FILE', size: 100, mode: S_IFREG | 0o600 });
     expect(all[2]).toMatchObject({ name: 'sub', type: 'DIRECTORY', uid: 0, gid: 0, is_mountpoint: false });
     expect(all[2]!.mode & S_IFMT).toBe(S_IFDIR);
@@ -138,13 +156,28 @@ describe('filesystem.stat and filesystem.listdir', () => {
     const dirs = await t.call<Entry[]>(t.admin, 'filesystem.listdir', '/mnt/tank/d', [['type', '=', 'DIRECTORY']]);
     expect(dirs.map((e) => e.name)).toEqual(['sub']);
     expect(await t.call(t.admin, 'filesystem.listdir', '/mnt/tank/d', [], { count: true })).toBe(3);
-    expect(await t.call(t.admin, 'filesystem.listdir', '/mnt/tank/d', [['type', '=', 'FILE'], ['size', '>', 50]], { count: true })).toBe(1);
-    expect(await t.call(t.admin, 'filesystem.listdir', '/mnt/tank/d', [], { select: ['name', 'size'], order_by: ['-name'] })).toEqual([
+    expect(
+      await t.call(
+        t.admin,
+        'filesystem.listdir',
+        '/mnt/tank/d',
+        [
+          ['type', '=', 'FILE'],
+          ['size', '>', 50],
+        ],
+        { count: true },
+      ),
+    ).toBe(1);
+    expect(
+      await t.call(t.admin, 'filesystem.listdir', '/mnt/tank/d', [], { select: ['name', 'size'], order_by: ['-name'] }),
+    ).toEqual([
       { name: 'sub', size: statSync(join(t.stateDir, 'mnt/tank/d/sub')).size },
       { name: 'b.bin', size: 100 },
       { name: 'a.txt', size: 3 },
     ]);
-    expect(await t.call(t.admin, 'filesystem.listdir', '/mnt/tank/d', [['name', '=', 'b.bin']], { get: true })).toMatchObject({ name: 'b.bin', size: 100 });
+    expect(
+      await t.call(t.admin, 'filesystem.listdir', '/mnt/tank/d', [['name', '=', 'b.bin']], { get: true }),
+    ).toMatchObject({ name: 'b.bin', size: 100 });
     expect(await t.call(t.admin, 'filesystem.listdir', '/mnt/tank/d/sub')).toEqual([]);
   });
 
@@ -168,17 +201,37 @@ describe('filesystem.stat and filesystem.listdir', () => {
     await put(t, t.admin, '/mnt/tank/file.txt', 'f');
 
     const missing = await t.callError(t.admin, 'filesystem.stat', '/mnt/tank/nope');
-    expect(missing.toJSON()).toMatchObject({ code: -32001, message: 'Method call error', data: { error: 2, errname: 'ENOENT', reason: '[ENOENT] Path /mnt/tank/nope not found' } });
+    expect(missing.toJSON()).toMatchObject({
+      code: -32001,
+      message: 'Method call error',
+      data: { error: 2, errname: 'ENOENT', reason: '[ENOENT] Path /mnt/tank/nope not found' },
+    });
     const missingDir = await t.callError(t.admin, 'filesystem.listdir', '/mnt/tank/nope');
-    expect(missingDir.data).toMatchObject({ error: 2, errname: 'ENOENT', reason: '[ENOENT] Directory /mnt/tank/nope does not exist' });
+    expect(missingDir.data).toMatchObject({
+      error: 2,
+      errname: 'ENOENT',
+      reason: '[ENOENT] Directory /mnt/tank/nope does not exist',
+    });
     const notDir = await t.callError(t.admin, 'filesystem.listdir', '/mnt/tank/file.txt');
-    expect(notDir.data).toMatchObject({ error: 20, errname: 'ENOTDIR', reason: '[ENOTDIR] Path /mnt/tank/file.txt is not a directory' });
+    expect(notDir.data).toMatchObject({
+      error: 20,
+      errname: 'ENOTDIR',
+      reason: '[ENOTDIR] Path /mnt/tank/file.txt is not a directory',
+    });
     const relative = await t.callError(t.admin, 'filesystem.stat', 'tank/file.txt');
-    expect(relative.data).toMatchObject({ error: 22, errname: 'EINVAL', reason: '[EINVAL] tank/file.txt: path must be absolute' });
+    expect(relative.data).toMatchObject({
+      error: 22,
+      errname: 'EINVAL',
+      reason: '[EINVAL] tank/file.txt: path must be absolute',
+    });
     // listdir has no such check in 25.10.1: a relative path is looked up from middlewared's working
     // directory, where the emulated tree has nothing (MW/plugins/filesystem.py:354-356).
     const relativeDir = await t.callError(t.admin, 'filesystem.listdir', 'tank');
-    expect(relativeDir.data).toMatchObject({ error: 2, errname: 'ENOENT', reason: '[ENOENT] Directory tank does not exist' });
+    expect(relativeDir.data).toMatchObject({
+      error: 2,
+      errname: 'ENOENT',
+      reason: '[ENOENT] Directory tank does not exist',
+    });
     const empty = await t.callError(t.admin, 'filesystem.stat', '');
     expect(empty.code).toBe(-32602);
   });
@@ -245,7 +298,9 @@ describe('hostile paths are refused with a clear error and nothing touched', () 
     const { t, outside } = await hostileSetup();
     for (const path of ['/etc/passwd', `${outside}/x.txt`, '/mnt/nopool/x']) {
       expect((await t.callError(t.admin, 'filesystem.stat', path)).reason).toBe(`[ENOENT] Path ${path} not found`);
-      expect((await t.callError(t.admin, 'filesystem.listdir', path)).reason).toBe(`[ENOENT] Directory ${path} does not exist`);
+      expect((await t.callError(t.admin, 'filesystem.listdir', path)).reason).toBe(
+        `[ENOENT] Directory ${path} does not exist`,
+      );
     }
     const insidePools = refusals(outside).filter(([path]) => path.startsWith('/mnt/tank/'));
     expect(insidePools).toHaveLength(9);
@@ -318,7 +373,13 @@ describe('hostile paths are refused with a clear error and nothing touched', () 
     ];
     for (const [path, type, error] of cases) {
       const job = await put(t, t.admin, path, 'x');
-      expect({ path, state: job.state, error: job.error, type: job.exc_info?.type, errno: job.exc_info?.errno }).toEqual({ path, state: 'FAILED', error, type, errno: null });
+      expect({
+        path,
+        state: job.state,
+        error: job.error,
+        type: job.exc_info?.type,
+        errno: job.exc_info?.errno,
+      }).toEqual({ path, state: 'FAILED', error, type, errno: null });
       expect(JSON.stringify(job)).not.toContain(t.stateDir);
     }
     expect(tree(join(t.stateDir, 'mnt/tank'))).toEqual(['dir', 'dir/keep.txt']);

@@ -48,7 +48,10 @@ describe('a walk over a large tree does not block the other clients', () => {
     // directory of 1,000 files (a walk that held the event loop is answered once at most, one that
     // gave it up once per directory about once per directory; this one, over a thousand times in
     // all). How long a ping waits is measured by bench/run.mjs (guards), against the walk's length.
-    const listed = await pingsWhile(bystander, caller.call('pool.dataset.query', [[['id', '=', 'tank/big']], { get: true }]));
+    const listed = await pingsWhile(
+      bystander,
+      caller.call('pool.dataset.query', [[['id', '=', 'tank/big']], { get: true }]),
+    );
     expect((listed.reply.result as { used: { parsed: number } }).used.parsed).toBe(DIRS * FILES_PER_DIR * FILE_BYTES);
     expect(listed.before).toBeGreaterThanOrEqual(10 * DIRS);
 

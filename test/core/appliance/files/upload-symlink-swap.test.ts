@@ -15,7 +15,13 @@ describe('a directory swapped for a symlink while an upload is in flight', () =>
     const outside = tempDir('stor-outside-');
     mkdirSync(join(pool, 'dir/sub'), { recursive: true });
 
-    const upload = startSplitUpload(server, '/mnt/tank/dir/sub/payload.txt', { mode: 420 }, 'first half, ', 'payload.txt');
+    const upload = startSplitUpload(
+      server,
+      '/mnt/tank/dir/sub/payload.txt',
+      { mode: 420 },
+      'first half, ',
+      'payload.txt',
+    );
 
     // The source is paused (nothing more is sent) once the temporary file exists beside the target.
     await until(() => readdirSync(join(pool, 'dir/sub')).length > 0, 'the temporary file');
@@ -40,7 +46,10 @@ describe('a directory swapped for a symlink while an upload is in flight', () =>
     await client.result('core.set_options', [{ legacy_jobs: false }]);
     const res = await fetch(`${server.url}/_upload/`, {
       method: 'POST',
-      headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}`, authorization: `Bearer ${server.adminKey}` },
+      headers: {
+        'content-type': `multipart/form-data; boundary=${BOUNDARY}`,
+        authorization: `Bearer ${server.adminKey}`,
+      },
       body:
         `--${BOUNDARY}\r\nContent-Disposition: form-data; name="data"\r\n\r\n` +
         JSON.stringify({ method: 'filesystem.put', params: ['/mnt/tank/link/a/b.txt', {}] }) +

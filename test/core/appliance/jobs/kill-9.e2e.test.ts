@@ -32,9 +32,10 @@ async function call(server: ServeProcess, ...args: string[]) {
 
 /** Files below `dir` whose name is an upload's temporary file. */
 function strayTemps(dir: string): string[] {
-  return (readdirSync(dir, { recursive: true }) as string[]).map(String).filter((p) => /(^|\/)\.stor-put-[^/]*\.part$/.test(p));
+  return (readdirSync(dir, { recursive: true }) as string[])
+    .map(String)
+    .filter((p) => /(^|\/)\.stor-put-[^/]*\.part$/.test(p));
 }
-
 
 async function killNine(server: ServeProcess): Promise<void> {
   const code = await server.stop('SIGKILL');
@@ -76,11 +77,17 @@ describe('kill -9 of stor serve, then a restart on the same state', () => {
 
     // Slowly: 1 MiB, then wait for the temporary file; 1 MiB more, then wait until bytes reached it.
     await send(1024 * 1024);
-    await vi.waitFor(() => expect(existsSync(dir) && strayTemps(dir).length).toBe(1), { timeout: SAFETY_MS, interval: 10 });
+    await vi.waitFor(() => expect(existsSync(dir) && strayTemps(dir).length).toBe(1), {
+      timeout: SAFETY_MS,
+      interval: 10,
+    });
     const [temp] = strayTemps(dir);
     expect(temp).toMatch(new RegExp(`^\\.stor-put-${server.child.pid}-[0-9a-f-]{36}\\.part$`));
     await send(1024 * 1024);
-    await vi.waitFor(() => expect(statSync(join(dir, temp!)).size).toBeGreaterThan(0), { timeout: SAFETY_MS, interval: 10 });
+    await vi.waitFor(() => expect(statSync(join(dir, temp!)).size).toBeGreaterThan(0), {
+      timeout: SAFETY_MS,
+      interval: 10,
+    });
 
     await killNine(server);
     socket.destroy();
@@ -115,10 +122,7 @@ describe('kill -9 of stor serve, then a restart on the same state', () => {
   it('while a client hammers privilege.update: the privilege is wholly one update, never a mix', async () => {
     const state = tempDir('stor-rel-kill-privilege-');
     const server = await spawnServe(state);
-    const LISTS = [
-      ['READONLY_ADMIN'],
-      ['SHARING_ADMIN', 'FILESYSTEM_DATA_READ', 'DATASET_READ'],
-    ];
+    const LISTS = [['READONLY_ADMIN'], ['SHARING_ADMIN', 'FILESYSTEM_DATA_READ', 'DATASET_READ']];
     // Update i sets every field from i: name, roles and web_shell all say which update it was.
     const update = (i: number) => ({ name: `hammered-${i}`, roles: LISTS[i % 2], web_shell: i % 2 === 0 });
 
@@ -147,7 +151,10 @@ describe('kill -9 of stor serve, then a restart on the same state', () => {
     for (let i = 0; i < WINDOW; i++) sendNext();
 
     // Kill it mid-stream, with updates in flight, once a good number were acknowledged.
-    await vi.waitFor(() => expect(acknowledged.length).toBeGreaterThanOrEqual(200), { timeout: SAFETY_MS * 2, interval: 5 });
+    await vi.waitFor(() => expect(acknowledged.length).toBeGreaterThanOrEqual(200), {
+      timeout: SAFETY_MS * 2,
+      interval: 5,
+    });
     await killNine(server);
     expect(failed).toBeUndefined();
     const lastAcknowledged = Math.max(...acknowledged);
@@ -155,7 +162,9 @@ describe('kill -9 of stor serve, then a restart on the same state', () => {
     expect(sent).toBeGreaterThan(lastAcknowledged);
 
     const restarted = await spawnServe(state);
-    const [after] = JSON.parse((await call(restarted, 'call', 'privilege.query', JSON.stringify([['id', '=', id]]))).stdout) as {
+    const [after] = JSON.parse(
+      (await call(restarted, 'call', 'privilege.query', JSON.stringify([['id', '=', id]]))).stdout,
+    ) as {
       name: string;
       roles: string[];
       web_shell: boolean;

@@ -16,14 +16,25 @@ describe('user.get_next_uid / group.get_next_gid (MW/plugins/account.py:1253-127
     expect(await conforming(ws, 'user.get_next_uid')).toBe(3000);
     // The answer is reserved for an hour: the next call, and user.create without a uid, pass it over.
     expect(await conforming(ws, 'user.get_next_uid')).toBe(3001);
-    const made = await ws.result<Entry>('user.create', [{ username: 'nextuid', full_name: 'N', group_create: true, password_disabled: true, smb: false }]);
+    const made = await ws.result<Entry>('user.create', [
+      { username: 'nextuid', full_name: 'N', group_create: true, password_disabled: true, smb: false },
+    ]);
     expect(made.uid).toBe(3002);
     // A user created with a reserved uid frees it (MW/plugins/account.py:731-732).
-    await ws.result('user.create', [{ username: 'given', full_name: 'G', uid: 3000, group_create: true, password_disabled: true, smb: false }]);
+    await ws.result('user.create', [
+      { username: 'given', full_name: 'G', uid: 3000, group_create: true, password_disabled: true, smb: false },
+    ]);
     expect(await conforming(ws, 'user.get_next_uid')).toBe(3003);
 
     // Groups 3000.. went to the users' own groups (group_create); gids used by privileges count too.
-    const gids = (await ws.result<Entry[]>('group.query', [[['gid', '>=', 3000], ['builtin', '=', false]]])).map((g) => g.gid);
+    const gids = (
+      await ws.result<Entry[]>('group.query', [
+        [
+          ['gid', '>=', 3000],
+          ['builtin', '=', false],
+        ],
+      ])
+    ).map((g) => g.gid);
     const next = await conforming<number>(ws, 'group.get_next_gid');
     expect(gids).not.toContain(next);
     expect(next).toBe(Math.max(...gids) + 1);
@@ -34,12 +45,29 @@ describe('user.get_next_uid / group.get_next_gid (MW/plugins/account.py:1253-127
 describe('user.shell_choices (MW/plugins/account.py:1112-1144)', () => {
   it('nologin and the /usr/bin shells; the TrueNAS CLI shells too for groups a privilege names', async () => {
     const { ws } = await adminSession();
-    const shells = { '/usr/bin/bash': 'bash', '/usr/bin/rbash': 'rbash', '/usr/bin/dash': 'dash', '/usr/bin/sh': 'sh', '/usr/bin/zsh': 'zsh', '/usr/bin/tmux': 'tmux' };
+    const shells = {
+      '/usr/bin/bash': 'bash',
+      '/usr/bin/rbash': 'rbash',
+      '/usr/bin/dash': 'dash',
+      '/usr/bin/sh': 'sh',
+      '/usr/bin/zsh': 'zsh',
+      '/usr/bin/tmux': 'tmux',
+    };
     expect(await conforming(ws, 'user.shell_choices')).toEqual({ '/usr/sbin/nologin': 'nologin', ...shells });
     const admins = (await ws.result<Entry[]>('group.query', [[['name', '=', 'builtin_administrators']]]))[0]!.id;
     const withCli = await conforming(ws, 'user.shell_choices', [[admins]]);
-    expect(withCli).toEqual({ '/usr/sbin/nologin': 'nologin', '/usr/bin/cli': 'TrueNAS CLI', '/usr/bin/cli_console': 'TrueNAS Console', ...shells });
-    expect(Object.keys(withCli)).toEqual(['/usr/sbin/nologin', '/usr/bin/cli', '/usr/bin/cli_console', ...Object.keys(shells)]);
+    expect(withCli).toEqual({
+      '/usr/sbin/nologin': 'nologin',
+      '/usr/bin/cli': 'TrueNAS CLI',
+      '/usr/bin/cli_console': 'TrueNAS Console',
+      ...shells,
+    });
+    expect(Object.keys(withCli)).toEqual([
+      '/usr/sbin/nologin',
+      '/usr/bin/cli',
+      '/usr/bin/cli_console',
+      ...Object.keys(shells),
+    ]);
   });
 });
 
@@ -58,7 +86,7 @@ describe('auth.terminate_session / auth.terminate_other_sessions (MW/plugins/aut
     expect(await ids()).toEqual(before);
   });
 
-  it('terminate_other_sessions closes every other connection and keeps the caller\'s', async () => {
+  it("terminate_other_sessions closes every other connection and keeps the caller's", async () => {
     const { server, ws } = await adminSession();
     const a = await loggedInWs(server.rpcUrl, server.adminKey);
     const b = await loggedInWs(server.rpcUrl, server.adminKey);
@@ -72,6 +100,8 @@ describe('pool.dataset.checksum_choices (MW/plugins/pool_/dataset_info.py:18-23)
   it('every ZFS checksum but OFF, each its own name (ZFS_CHECKSUM_CHOICES, MW/plugins/pool_/utils.py:19)', async () => {
     const { ws } = await adminSession();
     const choices = await conforming(ws, 'pool.dataset.checksum_choices');
-    expect(Object.entries(choices)).toEqual(['ON', 'FLETCHER2', 'FLETCHER4', 'SHA256', 'SHA512', 'SKEIN', 'EDONR', 'BLAKE3'].map((c) => [c, c]));
+    expect(Object.entries(choices)).toEqual(
+      ['ON', 'FLETCHER2', 'FLETCHER4', 'SHA256', 'SHA512', 'SKEIN', 'EDONR', 'BLAKE3'].map((c) => [c, c]),
+    );
   });
 });

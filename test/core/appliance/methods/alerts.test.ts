@@ -22,11 +22,19 @@ describe('alert.list (MW/plugins/alert.py:234-246, 373-393)', () => {
   it('its event: READONLY_ADMIN (through ALERT_LIST_READ) may subscribe; a session without the role is refused EACCES', async () => {
     const { server } = await adminSession();
     const { key: roKey } = await createUserWithKey(server.testAppliance, 'ro', { privilegeRoles: ['READONLY_ADMIN'] });
-    const { key: snapKey } = await createUserWithKey(server.testAppliance, 'snap', { privilegeRoles: ['SNAPSHOT_READ'] });
+    const { key: snapKey } = await createUserWithKey(server.testAppliance, 'snap', {
+      privilegeRoles: ['SNAPSHOT_READ'],
+    });
     const ro = await loggedInWs(server.rpcUrl, roKey);
     expect(typeof (await ro.result('core.subscribe', ['alert.list']))).toBe('string');
     const snap = await loggedInWs(server.rpcUrl, snapKey);
-    expect(errorOf(await snap.call('core.subscribe', ['alert.list']))).toMatchObject({ code: -32001, data: { error: 13, reason: '[EACCES] Not authorized' } });
-    expect(errorOf(await snap.call('alert.list', []))).toMatchObject({ code: -32001, data: { error: 13, reason: '[EACCES] Not authorized' } });
+    expect(errorOf(await snap.call('core.subscribe', ['alert.list']))).toMatchObject({
+      code: -32001,
+      data: { error: 13, reason: '[EACCES] Not authorized' },
+    });
+    expect(errorOf(await snap.call('alert.list', []))).toMatchObject({
+      code: -32001,
+      data: { error: 13, reason: '[EACCES] Not authorized' },
+    });
   });
 });

@@ -8,12 +8,15 @@ import { createUserWithKey } from '../../../helpers/appliance.js';
 import { connectWs, loggedInWs } from '../../../helpers/server.js';
 import { server25, conforming, errorOf, validation } from '../../../conformance/harness.js';
 
-
-
 const instanceNotFound = (id: number) => ({
   code: -32602,
   message: 'Invalid params',
-  data: { error: 22, errname: 'EINVAL', reason: `[ENOENT] None: ApiKey ${id} does not exist`, extra: [[null, `ApiKey ${id} does not exist`, 2]] },
+  data: {
+    error: 22,
+    errname: 'EINVAL',
+    reason: `[ENOENT] None: ApiKey ${id} does not exist`,
+    extra: [[null, `ApiKey ${id} does not exist`, 2]],
+  },
   traceClass: 'InstanceNotFound',
 });
 
@@ -29,7 +32,12 @@ const othersKeys = (caller: string) => ({
   traceClass: 'CallError',
 });
 
-const NOT_AUTHORIZED = { code: -32001, message: 'Method call error', data: { error: 13, errname: 'EACCES', reason: '[EACCES] Not authorized', extra: null }, traceClass: 'CallError' };
+const NOT_AUTHORIZED = {
+  code: -32001,
+  message: 'Method call error',
+  data: { error: 13, errname: 'EACCES', reason: '[EACCES] Not authorized', extra: null },
+  traceClass: 'CallError',
+};
 const KEY = /^\d+-[A-Za-z0-9]{64}$/;
 const HOUR = 3_600_000;
 
@@ -54,7 +62,9 @@ describe('api_key.* as 25.10.1 (MW/plugins/api_key.py)', () => {
     const reader = await loggedInWs(server.rpcUrl, key);
     const mine = await conforming<Entry[]>(reader, 'api_key.my_keys');
     expect(mine.map((k) => [k.username, k.keyhash])).toEqual([['reader', '********']]);
-    const { key: otherKey } = await createUserWithKey(server.testAppliance, 'other', { privilegeRoles: ['DATASET_READ'] });
+    const { key: otherKey } = await createUserWithKey(server.testAppliance, 'other', {
+      privilegeRoles: ['DATASET_READ'],
+    });
     const other = await loggedInWs(server.rpcUrl, otherKey);
     expect(errorOf(await other.call('api_key.my_keys'))).toEqual(NOT_AUTHORIZED);
   });
@@ -63,8 +73,16 @@ describe('api_key.* as 25.10.1 (MW/plugins/api_key.py)', () => {
     const server = await server25();
     const admin = await loggedInWs(server.rpcUrl, server.adminKey);
     const expires = Date.now() + HOUR;
-    const created = await conforming<Entry>(admin, 'api_key.create', [{ name: 'ci', username: 'truenas_admin', expires_at: { $date: expires } }]);
-    expect(created).toMatchObject({ name: 'ci', username: 'truenas_admin', user_identifier: expect.any(String), expires_at: { $date: expires }, revoked: false });
+    const created = await conforming<Entry>(admin, 'api_key.create', [
+      { name: 'ci', username: 'truenas_admin', expires_at: { $date: expires } },
+    ]);
+    expect(created).toMatchObject({
+      name: 'ci',
+      username: 'truenas_admin',
+      user_identifier: expect.any(String),
+      expires_at: { $date: expires },
+      revoked: false,
+    });
     expect(created.key).toMatch(KEY);
     expect(created.key.startsWith(`${created.id}-`)).toBe(true);
     const [stored] = await conforming<Entry[]>(admin, 'api_key.query', [[['id', '=', created.id]]]);
@@ -77,8 +95,18 @@ describe('api_key.* as 25.10.1 (MW/plugins/api_key.py)', () => {
     const server = await server25();
     const admin = await loggedInWs(server.rpcUrl, server.adminKey);
     const [existing] = await admin.result<Entry[]>('api_key.query');
-    expect(errorOf(await admin.call('api_key.create', [{ name: existing!.name, username: 'ghost', expires_at: { $date: Date.now() - HOUR } }]))).toEqual(
-      validation(['api_key_create', 'name must be unique'], ['api_key_create', 'Expiration date is in the past'], ['api_key_create', 'User does not exist.']),
+    expect(
+      errorOf(
+        await admin.call('api_key.create', [
+          { name: existing!.name, username: 'ghost', expires_at: { $date: Date.now() - HOUR } },
+        ]),
+      ),
+    ).toEqual(
+      validation(
+        ['api_key_create', 'name must be unique'],
+        ['api_key_create', 'Expiration date is in the past'],
+        ['api_key_create', 'User does not exist.'],
+      ),
     );
     expect(errorOf(await admin.call('api_key.create', [{ name: 'x', username: 'truenas_admin', id: 5 }]))).toEqual(
       validation(['api_key_create.id', 'Extra inputs are not permitted']),
@@ -93,8 +121,19 @@ describe('api_key.* as 25.10.1 (MW/plugins/api_key.py)', () => {
     const t = server.testAppliance;
     const groupId = await t.call<number>(t.admin, 'group.create', { name: 'empty', smb: false });
     const [group] = await t.call<{ gid: number }[]>(t.admin, 'group.query', [['id', '=', groupId]]);
-    await t.call(t.admin, 'user.create', { username: 'empty', full_name: 'empty', group: groupId, password_disabled: true, smb: false });
-    await t.call(t.admin, 'privilege.create', { name: 'no roles', local_groups: [group!.gid], roles: [], web_shell: false });
+    await t.call(t.admin, 'user.create', {
+      username: 'empty',
+      full_name: 'empty',
+      group: groupId,
+      password_disabled: true,
+      smb: false,
+    });
+    await t.call(t.admin, 'privilege.create', {
+      name: 'no roles',
+      local_groups: [group!.gid],
+      roles: [],
+      web_shell: false,
+    });
     const admin = await loggedInWs(server.rpcUrl, server.adminKey);
     expect(errorOf(await admin.call('api_key.create', [{ name: 'k', username: 'empty' }]))).toEqual(
       validation(['api_key_create', 'User lacks privilege role membership.']),
@@ -117,16 +156,25 @@ describe('api_key.* as 25.10.1 (MW/plugins/api_key.py)', () => {
     const ro = await loggedInWs(server.rpcUrl, key);
     const own = await conforming<Entry>(ro, 'api_key.create', [{ name: 'ro-2', username: 'ro' }]);
     expect(own.keyhash).toBe('********');
-    expect(errorOf(await ro.call('api_key.create', [{ name: 'ro-2', username: 'truenas_admin' }]))).toEqual(othersKeys('ro'));
+    expect(errorOf(await ro.call('api_key.create', [{ name: 'ro-2', username: 'truenas_admin' }]))).toEqual(
+      othersKeys('ro'),
+    );
     const { key: dsKey } = await createUserWithKey(server.testAppliance, 'ds', { privilegeRoles: ['DATASET_WRITE'] });
-    expect(errorOf(await (await loggedInWs(server.rpcUrl, dsKey)).call('api_key.create', [{ name: 'ds-2', username: 'ds' }]))).toEqual(NOT_AUTHORIZED);
+    expect(
+      errorOf(
+        await (await loggedInWs(server.rpcUrl, dsKey)).call('api_key.create', [{ name: 'ds-2', username: 'ds' }]),
+      ),
+    ).toEqual(NOT_AUTHORIZED);
   });
 
   it('api_key.update: rename and expiry answer the entry; reset answers a new key, the old one stops working (MW/plugins/api_key.py:242-285)', async () => {
     const server = await server25();
     const admin = await loggedInWs(server.rpcUrl, server.adminKey);
     const created = await admin.result<Entry>('api_key.create', [{ name: 'u1', username: 'truenas_admin' }]);
-    const renamed = await conforming<Entry>(admin, 'api_key.update', [created.id, { name: 'u1-renamed', expires_at: { $date: Date.now() + HOUR } }]);
+    const renamed = await conforming<Entry>(admin, 'api_key.update', [
+      created.id,
+      { name: 'u1-renamed', expires_at: { $date: Date.now() + HOUR } },
+    ]);
     expect(renamed).toMatchObject({ id: created.id, name: 'u1-renamed', user_identifier: expect.any(Number) });
     expect(renamed).not.toHaveProperty('key');
     const reset = await conforming<Entry>(admin, 'api_key.update', [created.id, { reset: true }]);
@@ -164,10 +212,14 @@ describe('api_key.* as 25.10.1 (MW/plugins/api_key.py)', () => {
     });
     const a = await admin.result<Entry>('api_key.create', [{ name: 'a', username: 'truenas_admin' }]);
     await admin.result('api_key.create', [{ name: 'b', username: 'truenas_admin' }]);
-    expect(errorOf(await admin.call('api_key.update', [a.id, { name: 'b', expires_at: { $date: Date.now() - HOUR } }]))).toEqual(
+    expect(
+      errorOf(await admin.call('api_key.update', [a.id, { name: 'b', expires_at: { $date: Date.now() - HOUR } }])),
+    ).toEqual(
       validation(['api_key_update', 'name must be unique'], ['api_key_update', 'Expiration date is in the past']),
     );
-    expect(errorOf(await admin.call('api_key.update', [a.id, { username: 'ro' }]))).toEqual(validation(['api_key_update.username', 'Extra inputs are not permitted']));
+    expect(errorOf(await admin.call('api_key.update', [a.id, { username: 'ro' }]))).toEqual(
+      validation(['api_key_update.username', 'Extra inputs are not permitted']),
+    );
     const { key } = await createUserWithKey(server.testAppliance, 'ro', { privilegeRoles: ['READONLY_ADMIN'] });
     const ro = await loggedInWs(server.rpcUrl, key);
     expect(errorOf(await ro.call('api_key.update', [a.id, { name: 'mine' }]))).toEqual(othersKeys('ro'));

@@ -9,21 +9,46 @@ import { describe, expect, it } from 'vitest';
 import { contractViolations } from '../../../../src/core/contract/conformance.js';
 import { coreGetJobsItem } from '../../../../src/core/contract/core.js';
 import { createUserWithKey } from '../../../helpers/appliance.js';
-import { SAFETY_MS, connectWs, loggedInWs, type Message, type TestServer, type WsClient } from '../../../helpers/server.js';
+import {
+  SAFETY_MS,
+  connectWs,
+  loggedInWs,
+  type Message,
+  type TestServer,
+  type WsClient,
+} from '../../../helpers/server.js';
 import { adminSession, server25, conforming } from '../../../conformance/harness.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** CoreGetJobsItem's fields in model order (MW/api/v25_10_1/core.py). */
 const JOB_FIELDS = [
-  'id', 'message_ids', 'method', 'arguments', 'transient', 'description', 'abortable', 'logs_path', 'logs_excerpt', 'progress', 'result',
-  'result_encoding_error', 'error', 'exception', 'exc_info', 'state', 'time_started', 'time_finished', 'credentials',
+  'id',
+  'message_ids',
+  'method',
+  'arguments',
+  'transient',
+  'description',
+  'abortable',
+  'logs_path',
+  'logs_excerpt',
+  'progress',
+  'result',
+  'result_encoding_error',
+  'error',
+  'exception',
+  'exc_info',
+  'state',
+  'time_started',
+  'time_finished',
+  'credentials',
 ];
 
-
-
 const isJobEvent = (jobId: number, msg?: string) => (m: Message) =>
-  m.method === 'collection_update' && m.params?.collection === 'core.get_jobs' && m.params?.id === jobId && (msg === undefined || m.params?.msg === msg);
+  m.method === 'collection_update' &&
+  m.params?.collection === 'core.get_jobs' &&
+  m.params?.id === jobId &&
+  (msg === undefined || m.params?.msg === msg);
 
 /** A job that fails: core.job_wait on a job that does not exist (legacy_jobs answers its id). */
 async function failedJob(client: WsClient): Promise<number> {
@@ -53,7 +78,12 @@ async function uploadedJob(server: TestServer): Promise<number> {
   const form = new FormData();
   form.append('data', JSON.stringify({ method: 'filesystem.put', params: ['/mnt/tank/hello.txt', { mode: 420 }] }));
   form.append('file', new Blob(['hello']), 'hello.txt');
-  const res = await fetch(`${server.url}/_upload/`, { method: 'POST', headers: { authorization: `Bearer ${server.adminKey}` }, body: form, signal: AbortSignal.timeout(SAFETY_MS) });
+  const res = await fetch(`${server.url}/_upload/`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${server.adminKey}` },
+    body: form,
+    signal: AbortSignal.timeout(SAFETY_MS),
+  });
   expect(res.status).toBe(200);
   return ((await res.json()) as { job_id: number }).job_id;
 }
@@ -71,7 +101,11 @@ describe('core.* as 25.10.1 (MW/service/core_service.py)', () => {
     expect((await client.call('core.ping', [1])).error).toEqual({
       code: -32602,
       message: 'Invalid params',
-      data: expect.objectContaining({ error: 22, errname: 'EINVAL', extra: [['', 'Too many arguments (expected 0, found 1)', 22]] }),
+      data: expect.objectContaining({
+        error: 22,
+        errname: 'EINVAL',
+        extra: [['', 'Too many arguments (expected 0, found 1)', 22]],
+      }),
     });
   });
 
@@ -84,9 +118,15 @@ describe('core.* as 25.10.1 (MW/service/core_service.py)', () => {
       py_exceptions: false,
     });
     const notBool = await client.call('core.set_options', [{ legacy_jobs: 1 }]);
-    expect(notBool.error).toMatchObject({ code: -32602, data: { errname: 'EINVAL', extra: [['options.legacy_jobs', 'Input should be a valid boolean', 22]] } });
+    expect(notBool.error).toMatchObject({
+      code: -32602,
+      data: { errname: 'EINVAL', extra: [['options.legacy_jobs', 'Input should be a valid boolean', 22]] },
+    });
     const missing = await client.call('core.set_options', []);
-    expect(missing.error).toMatchObject({ code: -32602, data: { reason: '[EINVAL] options: Field required\n', extra: [['options', 'Field required', 22]] } });
+    expect(missing.error).toMatchObject({
+      code: -32602,
+      data: { reason: '[EINVAL] options: Field required\n', extra: [['options', 'Field required', 22]] },
+    });
   });
 
   it('core.get_jobs entries carry exactly the fields of CoreGetJobsItem, whole-second dates and the credential dump (MW/job.py:624-705, MW/auth.py:129-160, truenas_api_client/ejson.py:48-52)', async () => {
@@ -101,12 +141,20 @@ describe('core.* as 25.10.1 (MW/service/core_service.py)', () => {
     expect(job!.time_finished.$date % 1000).toBe(0);
     expect(job!.credentials).toEqual({
       type: 'API_KEY',
-      data: { username: 'truenas_admin', login_id: expect.stringMatching(UUID), login_at: { $date: expect.any(Number) }, api_key: { id: expect.any(Number), name: expect.any(String) } },
+      data: {
+        username: 'truenas_admin',
+        login_id: expect.stringMatching(UUID),
+        login_at: { $date: expect.any(Number) },
+        api_key: { id: expect.any(Number), name: expect.any(String) },
+      },
     });
     expect(Object.keys(job!.credentials.data)).toEqual(['username', 'login_id', 'login_at', 'api_key']);
     expect(job!.credentials.data.login_at.$date % 1000).toBe(0);
     // get and count, as query_result allows.
-    expect(await conforming(client, 'core.get_jobs', [[['id', '=', id]], { get: true }])).toMatchObject({ id, state: 'FAILED' });
+    expect(await conforming(client, 'core.get_jobs', [[['id', '=', id]], { get: true }])).toMatchObject({
+      id,
+      state: 'FAILED',
+    });
     expect(await conforming(client, 'core.get_jobs', [[], { count: true }])).toBe(1);
   });
 
@@ -127,7 +175,10 @@ describe('core.* as 25.10.1 (MW/service/core_service.py)', () => {
     expect(typeof (await conforming(client, 'core.job_wait', [put]))).toBe('number');
     await client.result('core.set_options', [{ legacy_jobs: false }]);
     const result = await conforming(client, 'core.job_wait', [put]);
-    const [job] = await client.result<{ result: unknown; state: string }[]>('core.get_jobs', [[['id', '=', put]], { extra: { raw_result: true } }]);
+    const [job] = await client.result<{ result: unknown; state: string }[]>('core.get_jobs', [
+      [['id', '=', put]],
+      { extra: { raw_result: true } },
+    ]);
     expect(job!.state).toBe('SUCCESS');
     expect(result).toEqual(job!.result);
   });
@@ -141,7 +192,12 @@ describe('core.* as 25.10.1 (MW/service/core_service.py)', () => {
     expect(reply.error).toMatchObject({
       code: -32001,
       message: 'Method call error',
-      data: { error: 14, errname: 'EFAULT', reason: '[EFAULT] [ENOENT] None: Job with id 999 does not exist', extra: null },
+      data: {
+        error: 14,
+        errname: 'EFAULT',
+        reason: '[EFAULT] [ENOENT] None: Job with id 999 does not exist',
+        extra: null,
+      },
     });
   });
 
@@ -152,7 +208,12 @@ describe('core.* as 25.10.1 (MW/service/core_service.py)', () => {
     expect((await client.call('core.job_wait', [999])).error).toMatchObject({
       code: -32602,
       message: 'Invalid params',
-      data: { error: 22, errname: 'EINVAL', reason: '[ENOENT] None: Job with id 999 does not exist', extra: [[null, 'Job with id 999 does not exist', 2]] },
+      data: {
+        error: 22,
+        errname: 'EINVAL',
+        reason: '[ENOENT] None: Job with id 999 does not exist',
+        extra: [[null, 'Job with id 999 does not exist', 2]],
+      },
     });
   });
 
@@ -191,7 +252,12 @@ describe('core.* as 25.10.1 (MW/service/core_service.py)', () => {
     const admin = await loggedInWs(server.rpcUrl, server.adminKey);
     expect((await admin.call('core.job_abort', [999])).error).toMatchObject({
       code: -32602,
-      data: { error: 22, errname: 'EINVAL', reason: '[ENOENT] None: Job with id 999 does not exist', extra: [[null, 'Job with id 999 does not exist', 2]] },
+      data: {
+        error: 22,
+        errname: 'EINVAL',
+        reason: '[ENOENT] None: Job with id 999 does not exist',
+        extra: [[null, 'Job with id 999 does not exist', 2]],
+      },
     });
     const theirs = await foreverJob(admin);
     const limited = await readOnlyUser(server);
@@ -257,19 +323,32 @@ describe('core.* as 25.10.1 (MW/service/core_service.py)', () => {
     const server = await server25();
     const admin = await loggedInWs(server.rpcUrl, server.adminKey);
     const all = await conforming<Record<string, Record<string, unknown>>>(admin, 'core.get_methods');
-    expect(all['privilege.create']).toMatchObject({ job: false, no_auth_required: false, filterable: false, item_method: false, roles: ['PRIVILEGE_WRITE'] });
+    expect(all['privilege.create']).toMatchObject({
+      job: false,
+      no_auth_required: false,
+      filterable: false,
+      item_method: false,
+      roles: ['PRIVILEGE_WRITE'],
+    });
     expect(all['privilege.update']).toMatchObject({ item_method: true });
     expect(all['privilege.query']).toMatchObject({ filterable: true });
     expect(all['core.ping']).toMatchObject({ no_auth_required: true, roles: [] });
     expect(all['core.job_wait']).toMatchObject({ job: true });
     expect(all['filesystem.put']).toMatchObject({ job: true, uploadable: true, roles: ['FULL_ADMIN'] });
-    expect((all['core.get_methods']!.accepts as { _name_: string }[]).map((a) => a._name_)).toEqual(['service', 'target']);
+    expect((all['core.get_methods']!.accepts as { _name_: string }[]).map((a) => a._name_)).toEqual([
+      'service',
+      'target',
+    ]);
 
     const core = await conforming<Record<string, unknown>>(admin, 'core.get_methods', ['core']);
     expect(Object.keys(core).every((n) => n.startsWith('core.'))).toBe(true);
     expect(Object.keys(core)).toContain('core.job_abort');
     // The core service is cli_private.
-    expect(Object.keys(await conforming<Record<string, unknown>>(admin, 'core.get_methods', [null, 'CLI'])).some((n) => n.startsWith('core.'))).toBe(false);
+    expect(
+      Object.keys(await conforming<Record<string, unknown>>(admin, 'core.get_methods', [null, 'CLI'])).some((n) =>
+        n.startsWith('core.'),
+      ),
+    ).toBe(false);
 
     const limited = await readOnlyUser(server);
     const visible = await conforming<Record<string, unknown>>(limited, 'core.get_methods');
@@ -282,14 +361,28 @@ describe('core.* as 25.10.1 (MW/service/core_service.py)', () => {
     });
   });
 
-  it('core.get_methods: each entry in 25.10.1\'s keys and order, schemas as get_json_schema post-processes pydantic\'s (core_service.py:364-380, jsonschema.py:10-62)', async () => {
+  it("core.get_methods: each entry in 25.10.1's keys and order, schemas as get_json_schema post-processes pydantic's (core_service.py:364-380, jsonschema.py:10-62)", async () => {
     const { ws: admin } = await adminSession();
     type Schema = Record<string, any>;
     const all = await conforming<Record<string, Record<string, any>>>(admin, 'core.get_methods');
     // MW/service/core_service.py:364-380, in that order.
     const KEYS = [
-      'description', 'cli_description', 'examples', 'item_method', 'no_auth_required', 'filterable', 'filterable_schema',
-      'pass_application', 'require_websocket', 'job', 'downloadable', 'uploadable', 'check_pipes', 'roles', 'accepts', 'returns',
+      'description',
+      'cli_description',
+      'examples',
+      'item_method',
+      'no_auth_required',
+      'filterable',
+      'filterable_schema',
+      'pass_application',
+      'require_websocket',
+      'job',
+      'downloadable',
+      'uploadable',
+      'check_pipes',
+      'roles',
+      'accepts',
+      'returns',
     ];
     for (const entry of Object.values(all)) expect(Object.keys(entry)).toEqual(KEYS);
 
@@ -297,14 +390,27 @@ describe('core.* as 25.10.1 (MW/service/core_service.py)', () => {
     // `$date` key is what the official client's decoder turns into a datetime, and fails on
     // (truenas_api_client/ejson.py:64-93; MW/api/base/jsonschema.py:10-15).
     const text = JSON.stringify(all);
-    for (const marker of ['"$date"', '"$time"', '"$set"', '"$type"', '"$ipv4_interface"', '"$ipv6_interface"']) expect(text).not.toContain(marker);
+    for (const marker of ['"$date"', '"$time"', '"$set"', '"$type"', '"$ipv4_interface"', '"$ipv6_interface"'])
+      expect(text).not.toContain(marker);
     // auth.me's `privilege` travels with roles as `{"$set": [...]}`; the model types it `dict`
     // (MW/api/v25_10_1/auth.py:164), and so does its schema.
     const [me] = all['auth.me']!.returns as Schema[];
-    expect(me!.properties.privilege).toEqual({ type: 'object', additionalProperties: true, title: 'privilege', _name_: 'privilege', _required_: true });
+    expect(me!.properties.privilege).toEqual({
+      type: 'object',
+      additionalProperties: true,
+      title: 'privilege',
+      _name_: 'privilege',
+      _required_: true,
+    });
     const dateTime = { type: 'string', format: 'date-time' };
     const expiresAt = (all['api_key.create']!.accepts as Schema[])[0]!.properties.expires_at;
-    expect(expiresAt).toEqual({ default: null, anyOf: [dateTime, { type: 'null' }], title: 'expires_at', _name_: 'expires_at', _required_: false });
+    expect(expiresAt).toEqual({
+      default: null,
+      anyOf: [dateTime, { type: 'null' }],
+      title: 'expires_at',
+      _name_: 'expires_at',
+      _required_: false,
+    });
     // query_result: a list of items, its `items` wrapped in a list (MW/api/base/jsonschema.py:55-56).
     const jobs = (all['core.get_jobs']!.returns as Schema[])[0]!;
     expect(jobs).toMatchObject({ title: 'result', _name_: 'result', _required_: true });
@@ -316,14 +422,39 @@ describe('core.* as 25.10.1 (MW/service/core_service.py)', () => {
     // add_attrs all the way down (MW/api/base/jsonschema.py:37-58): `_attrs_order_`, and per
     // property `title`, `_name_`, `_required_` from the model's `required`.
     const [create] = all['privilege.create']!.accepts as Schema[];
-    expect(create).toMatchObject({ type: 'object', title: 'privilege_create', _name_: 'privilege_create', _required_: true });
+    expect(create).toMatchObject({
+      type: 'object',
+      title: 'privilege_create',
+      _name_: 'privilege_create',
+      _required_: true,
+    });
     expect(create!._attrs_order_).toEqual(['name', 'web_shell', 'local_groups', 'ds_groups', 'roles']);
     expect(create!.properties.name).toMatchObject({ title: 'name', _name_: 'name', _required_: true });
-    expect(create!.properties.roles).toMatchObject({ type: 'array', items: [{ type: 'string' }], title: 'roles', _name_: 'roles', _required_: false, default: [] });
+    expect(create!.properties.roles).toMatchObject({
+      type: 'array',
+      items: [{ type: 'string' }],
+      title: 'roles',
+      _name_: 'roles',
+      _required_: false,
+      default: [],
+    });
     // An argument with a default says it, as pydantic's field does.
     expect(all['core.get_methods']!.accepts).toEqual([
-      { anyOf: [{ type: 'string', maxLength: 1024 }, { type: 'null' }], default: null, title: 'service', _name_: 'service', _required_: false },
-      { type: 'string', enum: ['WS', 'CLI', 'REST'], default: 'WS', title: 'target', _name_: 'target', _required_: false },
+      {
+        anyOf: [{ type: 'string', maxLength: 1024 }, { type: 'null' }],
+        default: null,
+        title: 'service',
+        _name_: 'service',
+        _required_: false,
+      },
+      {
+        type: 'string',
+        enum: ['WS', 'CLI', 'REST'],
+        default: 'WS',
+        title: 'target',
+        _name_: 'target',
+        _required_: false,
+      },
     ]);
 
     // `pass_application` and `require_websocket` (MW/service/core_service.py:372-373).
@@ -341,7 +472,12 @@ describe('core.* as 25.10.1 (MW/service/core_service.py)', () => {
 
     // job, downloadable, uploadable, check_pipes (MW/service/core_service.py:374-377): a job with no
     // pipes leaves its empty `pipes` list as check_pipes; a job with a pipe says check_pipes=True.
-    const pipes = (name: string) => [all[name]!.job, all[name]!.downloadable, all[name]!.uploadable, all[name]!.check_pipes];
+    const pipes = (name: string) => [
+      all[name]!.job,
+      all[name]!.downloadable,
+      all[name]!.uploadable,
+      all[name]!.check_pipes,
+    ];
     expect(pipes('filesystem.get')).toEqual([true, true, false, true]); // @job(pipes=["output"]) (MW/plugins/filesystem.py:538)
     expect(pipes('filesystem.put')).toEqual([true, false, true, true]); // @job(pipes=["input"]) (MW/plugins/filesystem.py:551)
     expect(pipes('filesystem.chown')).toEqual([true, false, false, []]); // @job(lock='perm_change') (MW/plugins/filesystem_/acl.py:159)

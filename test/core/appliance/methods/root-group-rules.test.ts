@@ -14,7 +14,9 @@ async function session(emulation: EmulationName): Promise<{ ws: WsClient; rootId
   const server = await startTestServer(EMULATIONS[emulation]);
   const ws = await loggedInWs(server.rpcUrl, server.adminKey);
   const [root] = (await ws.call('user.query', [[['username', '=', 'root']]])).result as { id: number }[];
-  const [admins] = (await ws.call('group.query', [[['group', '=', 'builtin_administrators']]])).result as { id: number }[];
+  const [admins] = (await ws.call('group.query', [[['group', '=', 'builtin_administrators']]])).result as {
+    id: number;
+  }[];
   return { ws, rootId: root!.id, admins: admins!.id };
 }
 
@@ -35,7 +37,9 @@ describe('root group rules', () => {
       expect(errorOf(await ws.call('group.create', [{ name: 'ops2', users: [rootId] }]))).toEqual(
         validation(['group_create.users', 'Cannot add the root user to this group']),
       );
-      expect(errorOf(await ws.call('group.update', [ops, { users: [rootId] }]))).toEqual(validation(['group_update.users', 'Cannot add the root user to this group']));
+      expect(errorOf(await ws.call('group.update', [ops, { users: [rootId] }]))).toEqual(
+        validation(['group_update.users', 'Cannot add the root user to this group']),
+      );
       // builtin_administrators itself may hold root; the rule there is that it keeps it.
       expect((await ws.call('user.update', [rootId, { groups: [admins] }])).error).toBeUndefined();
       expect((await ws.call('group.update', [admins, { users: [rootId] }])).error).toBeUndefined();

@@ -20,12 +20,23 @@ describe('user.set_password', () => {
     expect(ok).toBe(true);
     // Without the current password: only FULL_ADMIN may skip it (account.py:1823-1827).
     expect(errorOf(await alice.call('user.set_password', [{ username: 'alice', new_password: 'pw-alice-2' }]))).toEqual(
-      validation(['user.set_password.old_password', 'FULL_ADMIN role is required in order to bypass check for current password.']),
+      validation([
+        'user.set_password.old_password',
+        'FULL_ADMIN role is required in order to bypass check for current password.',
+      ]),
     );
-    expect(errorOf(await alice.call('user.set_password', [{ username: 'alice', old_password: 'wrong', new_password: 'pw-alice-2' }]))).toEqual(
-      validation(['user.set_password.old_password', 'alice: failed to validate password.']),
-    );
-    expect(await conforming(alice, 'user.set_password', [{ username: 'alice', old_password: 'pw-alice-1', new_password: 'pw-alice-2' }])).toBeNull();
+    expect(
+      errorOf(
+        await alice.call('user.set_password', [
+          { username: 'alice', old_password: 'wrong', new_password: 'pw-alice-2' },
+        ]),
+      ),
+    ).toEqual(validation(['user.set_password.old_password', 'alice: failed to validate password.']));
+    expect(
+      await conforming(alice, 'user.set_password', [
+        { username: 'alice', old_password: 'pw-alice-1', new_password: 'pw-alice-2' },
+      ]),
+    ).toBeNull();
     expect((await passwordLogin(server.rpcUrl, 'alice', 'pw-alice-1')).ok).toBe(false);
     expect((await passwordLogin(server.rpcUrl, 'alice', 'pw-alice-2')).ok).toBe(true);
   });
@@ -35,9 +46,18 @@ describe('user.set_password', () => {
     await createUserWithPassword(server.testAppliance, 'alice', 'pw-alice-1', { privilegeRoles: ['READONLY_ADMIN'] });
     await createUserWithPassword(server.testAppliance, 'bob', 'pw-bob-1', { privilegeRoles: ['READONLY_ADMIN'] });
     const { ws: alice } = await passwordLogin(server.rpcUrl, 'alice', 'pw-alice-1');
-    expect(errorOf(await alice.call('user.set_password', [{ username: 'bob', old_password: 'pw-bob-1', new_password: 'x' }]))).toMatchObject({
+    expect(
+      errorOf(
+        await alice.call('user.set_password', [{ username: 'bob', old_password: 'pw-bob-1', new_password: 'x' }]),
+      ),
+    ).toMatchObject({
       code: -32001,
-      data: { error: 1, errname: 'EPERM', reason: '[EPERM] bob: currently authenticated credential may not reset password for this user.', extra: null },
+      data: {
+        error: 1,
+        errname: 'EPERM',
+        reason: '[EPERM] bob: currently authenticated credential may not reset password for this user.',
+        extra: null,
+      },
       traceClass: 'CallError',
     });
     const admin = await loggedInWs(server.rpcUrl, server.adminKey);
@@ -48,7 +68,9 @@ describe('user.set_password', () => {
   it('refusals: password disabled or locked (account.py:1855-1866), an unknown user the TypeError 25.10.1 raises (account.py:1804-1843), an empty new password -32602', async () => {
     const server = await server25();
     const admin = await loggedInWs(server.rpcUrl, server.adminKey);
-    await admin.result('user.create', [{ username: 'nopw', full_name: 'nopw', group_create: true, password_disabled: true, smb: false }]);
+    await admin.result('user.create', [
+      { username: 'nopw', full_name: 'nopw', group_create: true, password_disabled: true, smb: false },
+    ]);
     expect(errorOf(await admin.call('user.set_password', [{ username: 'nopw', new_password: 'pw-1' }]))).toEqual(
       validation(['user.set_password.username', 'nopw: password authentication disabled for user']),
     );
@@ -58,11 +80,13 @@ describe('user.set_password', () => {
     expect(errorOf(await admin.call('user.set_password', [{ username: 'carol', new_password: 'pw-1' }]))).toEqual(
       validation(['user.set_password.username', 'carol: user account is locked.']),
     );
-    expect(errorOf(await admin.call('user.set_password', [{ username: 'ghost', new_password: 'pw-1' }]))).toMatchObject({
-      code: -32001,
-      data: { errname: 'EINVAL', reason: 'list indices must be integers or slices, not str' },
-      traceClass: 'TypeError',
-    });
+    expect(errorOf(await admin.call('user.set_password', [{ username: 'ghost', new_password: 'pw-1' }]))).toMatchObject(
+      {
+        code: -32001,
+        data: { errname: 'EINVAL', reason: 'list indices must be integers or slices, not str' },
+        traceClass: 'TypeError',
+      },
+    );
     expect((await admin.call('user.set_password', [{ username: 'carol', new_password: '' }])).error).toMatchObject({
       code: -32602,
       data: { extra: [['set_password_data.new_password', 'String should have at least 1 character', 22]] },

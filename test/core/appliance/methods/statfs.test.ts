@@ -9,8 +9,27 @@ import { adminSession, conforming, errorOf, server25 } from '../../../conformanc
 
 /** FilesystemStatfsData's fields in model order, the order the answer is serialized in (MW/api/base/handler/result.py:4-17). */
 const FIELDS = [
-  'flags', 'fsid', 'fstype', 'source', 'dest', 'blocksize', 'total_blocks', 'free_blocks', 'avail_blocks', 'total_blocks_str', 'free_blocks_str',
-  'avail_blocks_str', 'files', 'free_files', 'name_max', 'total_bytes', 'free_bytes', 'avail_bytes', 'total_bytes_str', 'free_bytes_str', 'avail_bytes_str',
+  'flags',
+  'fsid',
+  'fstype',
+  'source',
+  'dest',
+  'blocksize',
+  'total_blocks',
+  'free_blocks',
+  'avail_blocks',
+  'total_blocks_str',
+  'free_blocks_str',
+  'avail_blocks_str',
+  'files',
+  'free_files',
+  'name_max',
+  'total_bytes',
+  'free_bytes',
+  'avail_bytes',
+  'total_bytes_str',
+  'free_bytes_str',
+  'avail_bytes_str',
 ];
 
 /** A CallError: -32001, the errno and `[ERRNAME] text`. */
@@ -36,15 +55,27 @@ describe('filesystem.statfs', () => {
     expect(root.fsid).not.toBe(a.fsid);
   });
 
-  it('refusals in 25.10.1\'s words: outside /mnt/, /mnt/ itself, a missing path ENOENT (filesystem.py:583-597), an empty path -32602', async () => {
+  it("refusals in 25.10.1's words: outside /mnt/, /mnt/ itself, a missing path ENOENT (filesystem.py:583-597), an empty path -32602", async () => {
     const server = await server25();
     const ws = await loggedInWs(server.rpcUrl, server.adminKey);
     // CallError's default errno is EFAULT.
-    expect(errorOf(await ws.call('filesystem.statfs', ['/etc']))).toMatchObject({ ...callError(14, 'EFAULT', 'Path must start with "/mnt/"'), traceClass: 'CallError' });
-    expect(errorOf(await ws.call('filesystem.statfs', ['/mnt/']))).toMatchObject(callError(14, 'EFAULT', 'Path must include more than "/mnt/"'));
-    expect(errorOf(await ws.call('filesystem.statfs', ['/mnt/tank/nope']))).toMatchObject(callError(2, 'ENOENT', 'Path not found.'));
-    expect((await ws.call('filesystem.statfs', [''])).error).toMatchObject({ code: -32602, data: { extra: [['path', 'String should have at least 1 character', 22]] } });
+    expect(errorOf(await ws.call('filesystem.statfs', ['/etc']))).toMatchObject({
+      ...callError(14, 'EFAULT', 'Path must start with "/mnt/"'),
+      traceClass: 'CallError',
+    });
+    expect(errorOf(await ws.call('filesystem.statfs', ['/mnt/']))).toMatchObject(
+      callError(14, 'EFAULT', 'Path must include more than "/mnt/"'),
+    );
+    expect(errorOf(await ws.call('filesystem.statfs', ['/mnt/tank/nope']))).toMatchObject(
+      callError(2, 'ENOENT', 'Path not found.'),
+    );
+    expect((await ws.call('filesystem.statfs', [''])).error).toMatchObject({
+      code: -32602,
+      data: { extra: [['path', 'String should have at least 1 character', 22]] },
+    });
     const { key } = await createUserWithKey(server.testAppliance, 'nofiles', { privilegeRoles: ['DATASET_READ'] });
-    expect((await (await loggedInWs(server.rpcUrl, key)).call('filesystem.statfs', ['/mnt/tank'])).error?.data).toMatchObject({ errname: 'EACCES' });
+    expect(
+      (await (await loggedInWs(server.rpcUrl, key)).call('filesystem.statfs', ['/mnt/tank'])).error?.data,
+    ).toMatchObject({ errname: 'EACCES' });
   });
 });

@@ -18,7 +18,15 @@ describe('user.create and its home directory (MW/plugins/account.py:565-610, 686
     const dir = join(server.stateDir, 'mnt', 'tank', 'homes-770');
     mkdirSync(dir, { mode: 0o755 });
     const user = await ws.result<Entry>('user.create', [
-      { username: 'homed', full_name: 'Homed', group_create: true, password_disabled: true, smb: false, home: '/mnt/tank/homes-770', home_mode: '770' },
+      {
+        username: 'homed',
+        full_name: 'Homed',
+        group_create: true,
+        password_disabled: true,
+        smb: false,
+        home: '/mnt/tank/homes-770',
+        home_mode: '770',
+      },
     ]);
     expect(user.home).toBe('/mnt/tank/homes-770');
     expect(statSync(dir).mode & 0o777).toBe(0o770);
@@ -26,11 +34,20 @@ describe('user.create and its home directory (MW/plugins/account.py:565-610, 686
     expect([stat.uid, stat.gid, stat.mode & 0o777]).toEqual([user.uid, user.group.bsdgrp_gid, 0o770]);
   });
 
-  it('without home_mode the directory gets 700, the field\'s default (MW/api/v25_10_1/user.py UserCreate)', async () => {
+  it("without home_mode the directory gets 700, the field's default (MW/api/v25_10_1/user.py UserCreate)", async () => {
     const { server, ws } = await adminSession();
     const dir = join(server.stateDir, 'mnt', 'tank', 'homes-default');
     mkdirSync(dir, { mode: 0o755 });
-    await ws.result('user.create', [{ username: 'homed7', full_name: 'Homed', group_create: true, password_disabled: true, smb: false, home: '/mnt/tank/homes-default' }]);
+    await ws.result('user.create', [
+      {
+        username: 'homed7',
+        full_name: 'Homed',
+        group_create: true,
+        password_disabled: true,
+        smb: false,
+        home: '/mnt/tank/homes-default',
+      },
+    ]);
     expect(statSync(dir).mode & 0o777).toBe(0o700);
   });
 
@@ -38,7 +55,16 @@ describe('user.create and its home directory (MW/plugins/account.py:565-610, 686
     const { server, ws } = await adminSession();
     mkdirSync(join(server.stateDir, 'mnt', 'tank', 'homes'), { mode: 0o755 });
     const user = await ws.result<Entry>('user.create', [
-      { username: 'made', full_name: 'Made', group_create: true, password_disabled: true, smb: false, home: '/mnt/tank/homes', home_create: true, home_mode: '750' },
+      {
+        username: 'made',
+        full_name: 'Made',
+        group_create: true,
+        password_disabled: true,
+        smb: false,
+        home: '/mnt/tank/homes',
+        home_create: true,
+        home_mode: '750',
+      },
     ]);
     expect(user.home).toBe('/mnt/tank/homes/made');
     expect(statSync(join(server.stateDir, 'mnt', 'tank', 'homes', 'made')).mode & 0o777).toBe(0o750);

@@ -195,18 +195,75 @@ describe('filters: operators', () => {
 
 describe('filters: structure and paths', () => {
   it('ANDs top-level conditions', () => {
-    expect(ids([['builtin', '=', false], ['shell', '$', 'zsh']])).toEqual([3]);
+    expect(
+      ids([
+        ['builtin', '=', false],
+        ['shell', '$', 'zsh'],
+      ]),
+    ).toEqual([3]);
     expect(ids([])).toEqual([1, 2, 3]);
   });
 
   it('OR with single-condition and AND-list branches', () => {
-    const f = [['OR', [['uid', '=', 0], [['builtin', '=', false], ['username', '^', 'B']]]]];
+    const f = [
+      [
+        'OR',
+        [
+          ['uid', '=', 0],
+          [
+            ['builtin', '=', false],
+            ['username', '^', 'B'],
+          ],
+        ],
+      ],
+    ];
     expect(ids(f)).toEqual([1, 3]);
     // An AND branch that fails on one condition does not match.
-    expect(ids([['OR', [[['uid', '=', 950], ['builtin', '=', true]]]]])).toEqual([]);
+    expect(
+      ids([
+        [
+          'OR',
+          [
+            [
+              ['uid', '=', 950],
+              ['builtin', '=', true],
+            ],
+          ],
+        ],
+      ]),
+    ).toEqual([]);
     // OR combined with a top-level AND condition, and an OR nested in a branch.
-    expect(ids([['OR', [['uid', '=', 0], ['uid', '=', 950]]], ['email', '!=', null]])).toEqual([2]);
-    expect(ids([['OR', [[['OR', [['uid', '=', 0], ['uid', '=', 3000]]], ['shell', '$', 'zsh']]]]])).toEqual([1, 3]);
+    expect(
+      ids([
+        [
+          'OR',
+          [
+            ['uid', '=', 0],
+            ['uid', '=', 950],
+          ],
+        ],
+        ['email', '!=', null],
+      ]),
+    ).toEqual([2]);
+    expect(
+      ids([
+        [
+          'OR',
+          [
+            [
+              [
+                'OR',
+                [
+                  ['uid', '=', 0],
+                  ['uid', '=', 3000],
+                ],
+              ],
+              ['shell', '$', 'zsh'],
+            ],
+          ],
+        ],
+      ]),
+    ).toEqual([1, 3]);
   });
 
   it('allows OR nesting to depth 3 and rejects depth 4', () => {
@@ -277,14 +334,30 @@ describe('filters: structure and paths', () => {
     filterError([['a', 'like', 1]], 'Value error, Invalid operation: like');
     filterError([['a', 'Cfoo', 1]], 'Value error, Invalid operation: Cfoo');
     filterError([['a', 'C~', 'x']], 'Value error, Invalid case-insensitive operation: C~');
-    filterError([['OR', [['a', '=', 1], ['b', '===', 1]]]], 'Value error, Invalid operation: ===');
+    filterError(
+      [
+        [
+          'OR',
+          [
+            ['a', '=', 1],
+            ['b', '===', 1],
+          ],
+        ],
+      ],
+      'Value error, Invalid operation: ===',
+    );
     filterError({}, 'Input should be a valid list');
     filterError(null, 'Input should be a valid list');
   });
 
   it('matchesFilters evaluates one item', () => {
     expect(matchesFilters(USERS[0]!, [['uid', '=', 0]])).toBe(true);
-    expect(matchesFilters(USERS[0]!, [['uid', '=', 0], ['builtin', '=', false]])).toBe(false);
+    expect(
+      matchesFilters(USERS[0]!, [
+        ['uid', '=', 0],
+        ['builtin', '=', false],
+      ]),
+    ).toBe(false);
     expect(matchesFilters(USERS[1]!, [])).toBe(true);
   });
 });
@@ -334,13 +407,7 @@ describe('options', () => {
   });
 
   it('order_by nulls_first: / nulls_last: with and without -', () => {
-    const items = [
-      { id: 1, v: 2 },
-      { id: 2, v: null },
-      { id: 3, v: 1 },
-      { id: 4 },
-      { id: 5, v: 3 },
-    ];
+    const items = [{ id: 1, v: 2 }, { id: 2, v: null }, { id: 3, v: 1 }, { id: 4 }, { id: 5, v: 3 }];
     expect(ids([], { order_by: ['nulls_first:v'] }, items)).toEqual([2, 4, 3, 1, 5]);
     expect(ids([], { order_by: ['nulls_last:v'] }, items)).toEqual([3, 1, 5, 2, 4]);
     expect(ids([], { order_by: ['nulls_first:-v'] }, items)).toEqual([2, 4, 5, 1, 3]);
@@ -481,9 +548,12 @@ describe('options validation', () => {
   });
 
   it('filters and options errors are reported together', () => {
-    expectValidation(() => query(USERS, [['a', 'bad', 1]], { limit: 'x' }), [
-      ['filters', 'Value error, Invalid operation: bad'],
-      ['options.limit', 'Input should be a valid integer'],
-    ]);
+    expectValidation(
+      () => query(USERS, [['a', 'bad', 1]], { limit: 'x' }),
+      [
+        ['filters', 'Value error, Invalid operation: bad'],
+        ['options.limit', 'Input should be a valid integer'],
+      ],
+    );
   });
 });

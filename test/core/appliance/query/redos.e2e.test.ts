@@ -29,43 +29,81 @@ async function pingsWhile(pinger: WsClient, work: Promise<RpcReply>): Promise<{ 
 }
 
 /** Answered with a result or refused with -32602; nothing else. */
-const answeredOrRefused = (reply: RpcReply) => (reply.error === undefined ? 'answered' : reply.error.code === -32602 ? 'refused' : `error ${reply.error.code}: ${reply.error.message}`);
+const answeredOrRefused = (reply: RpcReply) =>
+  reply.error === undefined
+    ? 'answered'
+    : reply.error.code === -32602
+      ? 'refused'
+      : `error ${reply.error.code}: ${reply.error.message}`;
 
 // Classic catastrophic-backtracking patterns; `~` runs them on a linear-time engine. On a
 // backtracking one, several would hold the server for minutes (over 20,000 characters, for ever).
 // That each is answered and the bystander with it is what is asserted; how long the answer takes
 // against a harmless pattern's is measured by bench/run.mjs (guards).
-const HOSTILE = ['([A-Z_]+)+x$', '(a+)+$', '(a|aa)+$', '(.*a){20}$', '(\\w+\\s?)+$', '^(([a-z])+.)+[A-Z]([a-z])+$', '((((a*)*)*)*)*b'];
+const HOSTILE = [
+  '([A-Z_]+)+x$',
+  '(a+)+$',
+  '(a|aa)+$',
+  '(.*a){20}$',
+  '(\\w+\\s?)+$',
+  '^(([a-z])+.)+[A-Z]([a-z])+$',
+  '((((a*)*)*)*)*b',
+];
 
 describe('a catastrophic regular expression in `~` freezes nobody', () => {
   it('privilege.roles from a user with no roles: each is answered, and so is another client meanwhile', async () => {
     const t = await openTestAppliance();
     // Bound to a privilege that grants no role: it may log in (MW/plugins/auth_/authenticate.py:118-125) but call nothing that needs one.
     const group = await t.call<number>(t.admin, 'group.create', { name: 'noroles', smb: false });
-    const [{ gid }] = (await t.call<{ gid: number }[]>(t.admin, 'group.query', [['id', '=', group]])) as [{ gid: number }];
+    const [{ gid }] = (await t.call<{ gid: number }[]>(t.admin, 'group.query', [['id', '=', group]])) as [
+      { gid: number },
+    ];
     await t.call(t.admin, 'privilege.create', { name: 'noroles', local_groups: [gid], roles: [], web_shell: false });
-    await t.call(t.admin, 'user.create', { username: 'noroles', full_name: 'No Roles', group, password: 'correct horse battery', smb: false });
+    await t.call(t.admin, 'user.create', {
+      username: 'noroles',
+      full_name: 'No Roles',
+      group,
+      password: 'correct horse battery',
+      smb: false,
+    });
     const server = await serveState(t);
     const attacker = await connectWs(server.rpcUrl);
-    const login = await attacker.result<{ response_type: string }>('auth.login_ex', [{ mechanism: 'PASSWORD_PLAIN', username: 'noroles', password: 'correct horse battery' }]);
+    const login = await attacker.result<{ response_type: string }>('auth.login_ex', [
+      { mechanism: 'PASSWORD_PLAIN', username: 'noroles', password: 'correct horse battery' },
+    ]);
     expect(login.response_type).toBe('SUCCESS');
     expect(await attacker.result('auth.me')).toMatchObject({ privilege: { roles: { $set: [] } } });
     const bystander = await loggedInWs(server.rpcUrl, t.adminKey);
     for (const pattern of HOSTILE) {
-      const { reply } = await pingsWhile(bystander, attacker.call('privilege.roles', [[['name', '~', pattern]], { count: true }]));
-      expect({ pattern, outcome: answeredOrRefused(reply) }).toMatchObject({ pattern, outcome: expect.stringMatching(/^(answered|refused)$/) });
+      const { reply } = await pingsWhile(
+        bystander,
+        attacker.call('privilege.roles', [[['name', '~', pattern]], { count: true }]),
+      );
+      expect({ pattern, outcome: answeredOrRefused(reply) }).toMatchObject({
+        pattern,
+        outcome: expect.stringMatching(/^(answered|refused)$/),
+      });
     }
   });
 
   it('user.query over a long full_name: the same', async () => {
     const t = await openTestAppliance();
-    await t.call(t.admin, 'user.create', { username: 'longname', full_name: 'A'.repeat(20_000), group_create: true, password_disabled: true, smb: false });
+    await t.call(t.admin, 'user.create', {
+      username: 'longname',
+      full_name: 'A'.repeat(20_000),
+      group_create: true,
+      password_disabled: true,
+      smb: false,
+    });
     const { key } = await createUserWithKey(t, 'reader', { privilegeRoles: ['READONLY_ADMIN'] });
     const server = await serveState(t);
     const attacker = await loggedInWs(server.rpcUrl, key);
     const bystander = await loggedInWs(server.rpcUrl, t.adminKey);
     for (const pattern of HOSTILE) {
-      const { reply } = await pingsWhile(bystander, attacker.call('user.query', [[['full_name', '~', pattern]], { count: true }]));
+      const { reply } = await pingsWhile(
+        bystander,
+        attacker.call('user.query', [[['full_name', '~', pattern]], { count: true }]),
+      );
       expect({ pattern, outcome: answeredOrRefused(reply) }).toEqual({ pattern, outcome: 'answered' });
     }
     // The engine still matches: the long name is found by a pattern that fits it.
@@ -76,11 +114,31 @@ describe('a catastrophic regular expression in `~` freezes nobody', () => {
 describe('a query cannot be made arbitrarily deep or wide', () => {
   const leaf = ['name', '=', 'x'];
   const cases: { name: string; filters: unknown[]; options: Record<string, unknown>; cap: string }[] = [
-    { name: 'OR nested past MAX_FILTERS_DEPTH (3)', filters: [['OR', [['OR', [['OR', [['OR', [leaf, leaf]], leaf]], leaf]], leaf]]], options: {}, cap: 'query-filters max recursion depth exceeded' },
+    {
+      name: 'OR nested past MAX_FILTERS_DEPTH (3)',
+      filters: [['OR', [['OR', [['OR', [['OR', [leaf, leaf]], leaf]], leaf]], leaf]]],
+      options: {},
+      cap: 'query-filters max recursion depth exceeded',
+    },
     { name: '257 filters', filters: Array.from({ length: 257 }, () => leaf), options: {}, cap: 'at most 256 filters' },
-    { name: '257 filters spread over OR branches', filters: [['OR', Array.from({ length: 256 }, () => leaf)]], options: {}, cap: 'at most 256 filters' },
-    { name: '257 select entries', filters: [], options: { select: Array.from({ length: 257 }, (_, i) => `f${i}`) }, cap: 'select may hold at most 256 entries' },
-    { name: '257 order_by entries', filters: [], options: { order_by: Array.from({ length: 257 }, (_, i) => `f${i}`) }, cap: 'order_by may hold at most 256 entries' },
+    {
+      name: '257 filters spread over OR branches',
+      filters: [['OR', Array.from({ length: 256 }, () => leaf)]],
+      options: {},
+      cap: 'at most 256 filters',
+    },
+    {
+      name: '257 select entries',
+      filters: [],
+      options: { select: Array.from({ length: 257 }, (_, i) => `f${i}`) },
+      cap: 'select may hold at most 256 entries',
+    },
+    {
+      name: '257 order_by entries',
+      filters: [],
+      options: { order_by: Array.from({ length: 257 }, (_, i) => `f${i}`) },
+      cap: 'order_by may hold at most 256 entries',
+    },
   ];
 
   it('refuses each past its cap with -32602 naming the cap; at the cap it is answered', async () => {
@@ -93,7 +151,14 @@ describe('a query cannot be made arbitrarily deep or wide', () => {
     }
     const atCap = [
       [Array.from({ length: 256 }, () => ['name', '!=', 'x']), { count: true }],
-      [[], { select: Array.from({ length: 256 }, () => 'name'), order_by: Array.from({ length: 256 }, () => 'name'), limit: 1 }],
+      [
+        [],
+        {
+          select: Array.from({ length: 256 }, () => 'name'),
+          order_by: Array.from({ length: 256 }, () => 'name'),
+          limit: 1,
+        },
+      ],
     ];
     for (const params of atCap) {
       const reply = await client.call('privilege.roles', params);
@@ -109,15 +174,24 @@ describe('a `~` pattern that is cheap to write but huge to compile is refused be
 
   it('a FILESYSTEM_ATTRS_READ user gets -32602 naming the size, and the same pattern at a sane size is answered', async () => {
     const server = await startTestServer();
-    const { key } = await createUserWithKey(server.testAppliance, 'attrs', { privilegeRoles: ['FILESYSTEM_ATTRS_READ'] });
+    const { key } = await createUserWithKey(server.testAppliance, 'attrs', {
+      privilegeRoles: ['FILESYSTEM_ATTRS_READ'],
+    });
     const client = await loggedInWs(server.rpcUrl, key);
     const mount = (await client.result<{ path: string }[]>('filesystem.listdir', ['/mnt']))[0]!.path;
     for (const pattern of HUGE) {
       const reply = await client.call('filesystem.listdir', [mount, [['name', '~', pattern]], { count: true }]);
-      expect({ pattern: pattern.slice(0, 20), code: reply.error?.code }).toEqual({ pattern: pattern.slice(0, 20), code: -32602 });
+      expect({ pattern: pattern.slice(0, 20), code: reply.error?.code }).toEqual({
+        pattern: pattern.slice(0, 20),
+        code: -32602,
+      });
       expect(JSON.stringify(reply.error)).toContain('regular expression too large');
     }
-    const sane = await client.call('filesystem.listdir', [mount, [['name', '~', '\\pL{1000}'.repeat(2)]], { count: true }]);
+    const sane = await client.call('filesystem.listdir', [
+      mount,
+      [['name', '~', '\\pL{1000}'.repeat(2)]],
+      { count: true },
+    ]);
     expect(sane.error).toBeUndefined();
   });
 });
@@ -130,10 +204,19 @@ describe('`~` patterns each under the size cap cannot add up past it in one quer
 
   it('six patterns of 2,000 instructions in one query get -32602 naming the size; four are answered', async () => {
     const server = await startTestServer();
-    const { key } = await createUserWithKey(server.testAppliance, 'attrs', { privilegeRoles: ['FILESYSTEM_ATTRS_READ'] });
+    const { key } = await createUserWithKey(server.testAppliance, 'attrs', {
+      privilegeRoles: ['FILESYSTEM_ATTRS_READ'],
+    });
     const client = await loggedInWs(server.rpcUrl, key);
     const mount = (await client.result<{ path: string }[]>('filesystem.listdir', ['/mnt']))[0]!.path;
-    const filters = (n: number, salt: string) => Array.from({ length: n }, (_, i) => ['OR', [['name', '~', `${PART}${salt}${i}`], ['name', '!=', '']]]);
+    const filters = (n: number, salt: string) =>
+      Array.from({ length: n }, (_, i) => [
+        'OR',
+        [
+          ['name', '~', `${PART}${salt}${i}`],
+          ['name', '!=', ''],
+        ],
+      ]);
     const tooMuch = await client.call('filesystem.listdir', [mount, filters(6, 'a'), { count: true }]);
     expect(tooMuch.error?.code).toBe(-32602);
     expect(JSON.stringify(tooMuch.error)).toContain('regular expression too large');

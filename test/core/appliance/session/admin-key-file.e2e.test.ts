@@ -23,13 +23,18 @@ async function seeded(): Promise<{ home: string; keyFile: string; adminKey: stri
 }
 
 /** `whoami --json -v` with the state's key file, and with the same key given through STOR_API_KEY. */
-async function bothWays(home: string, adminKey: string, args = ['whoami', '--json', '-v']): Promise<{ byFile: SpawnResult; byKey: SpawnResult }> {
+async function bothWays(
+  home: string,
+  adminKey: string,
+  args = ['whoami', '--json', '-v'],
+): Promise<{ byFile: SpawnResult; byKey: SpawnResult }> {
   const byFile = await spawnStor(args, { env: { STOR_HOME: home } });
   const byKey = await spawnStor(args, { env: { STOR_HOME: home, STOR_API_KEY: adminKey } });
   return { byFile, byKey };
 }
 
-const errorCode = (r: SpawnResult) => (JSON.parse(r.stderr.split('\n').find((l) => l.startsWith('{'))!) as { error: { code: string } }).error.code;
+const errorCode = (r: SpawnResult) =>
+  (JSON.parse(r.stderr.split('\n').find((l) => l.startsWith('{'))!) as { error: { code: string } }).error.code;
 
 /** Both ways refused alike: exit 4, KEY_REJECTED. */
 function refusedAlike({ byFile, byKey }: { byFile: SpawnResult; byKey: SpawnResult }): void {
@@ -64,7 +69,11 @@ describe('the embedded appliance opened with its own administrator key file', ()
     expect(byFile.stderr).not.toContain(HASH_CHECKED);
     expect(byKey.stderr).toContain(HASH_CHECKED);
     expect(JSON.parse(byFile.stdout)).toEqual(JSON.parse(byKey.stdout));
-    expect(JSON.parse(byFile.stdout)).toMatchObject({ username: 'truenas_admin', account_attributes: ['LOCAL', 'API_KEY', 'SYS_ADMIN'], role_count: 141 });
+    expect(JSON.parse(byFile.stdout)).toMatchObject({
+      username: 'truenas_admin',
+      account_attributes: ['LOCAL', 'API_KEY', 'SYS_ADMIN'],
+      role_count: 141,
+    });
     // auth.me whole: privilege, roles, allowlist, attributes.
     const me = await bothWays(home, adminKey, ['call', 'auth.me']);
     expect(me.byFile.code, me.byFile.stderr).toBe(0);
@@ -113,7 +122,11 @@ describe('the embedded appliance opened with its own administrator key file', ()
 
   it('a revoked administrator key is refused as before', async () => {
     const { home, adminKey } = await seeded();
-    sqlOn(home, "UPDATE api_keys SET revoked = 1, revoked_reason = 'test' WHERE id = ?", Number(adminKey.split('-')[0]));
+    sqlOn(
+      home,
+      "UPDATE api_keys SET revoked = 1, revoked_reason = 'test' WHERE id = ?",
+      Number(adminKey.split('-')[0]),
+    );
     const both = await bothWays(home, adminKey);
     refusedAlike(both);
     expect(both.byFile.stderr).toContain(ADMITTED_BY_FILE);
@@ -137,7 +150,9 @@ describe('the embedded appliance opened with its own administrator key file', ()
   it('an administrator key whose user holds no privilege any more is refused as before', async () => {
     const { home, adminKey } = await seeded();
     const ops = await secondAdmin(home);
-    const admin = JSON.parse((await ops(['call', 'user.query', '[["username","=","truenas_admin"]]', '{"get":true,"select":["id"]}'])).stdout) as { id: number };
+    const admin = JSON.parse(
+      (await ops(['call', 'user.query', '[["username","=","truenas_admin"]]', '{"get":true,"select":["id"]}'])).stdout,
+    ) as { id: number };
     await ops(['call', 'user.update', String(admin.id), '{"groups": []}']);
     const both = await bothWays(home, adminKey);
     refusedAlike(both);
@@ -147,7 +162,9 @@ describe('the embedded appliance opened with its own administrator key file', ()
   it('an administrator key whose user is locked is refused as before', async () => {
     const { home, adminKey } = await seeded();
     const ops = await secondAdmin(home);
-    const admin = JSON.parse((await ops(['call', 'user.query', '[["username","=","truenas_admin"]]', '{"get":true,"select":["id"]}'])).stdout) as { id: number };
+    const admin = JSON.parse(
+      (await ops(['call', 'user.query', '[["username","=","truenas_admin"]]', '{"get":true,"select":["id"]}'])).stdout,
+    ) as { id: number };
     sqlOn(home, 'UPDATE users SET locked = 1 WHERE id = ?', admin.id);
     refusedAlike(await bothWays(home, adminKey));
   });
@@ -155,7 +172,8 @@ describe('the embedded appliance opened with its own administrator key file', ()
   it('stor serve with the administrator key still makes the network login: a wrong secret with the right id is refused', async () => {
     const { home, adminKey } = await seeded();
     const server = await spawnServe(home);
-    const remote = (key: string) => spawnStor(['whoami', '--json'], { env: { STOR_HOME: tempDir(), STOR_URL: server.baseUrl, STOR_API_KEY: key } });
+    const remote = (key: string) =>
+      spawnStor(['whoami', '--json'], { env: { STOR_HOME: tempDir(), STOR_URL: server.baseUrl, STOR_API_KEY: key } });
     const good = await remote(adminKey);
     expect(good.code, good.stderr).toBe(0);
     expect(JSON.parse(good.stdout).username).toBe('truenas_admin');

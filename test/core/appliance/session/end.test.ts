@@ -2,14 +2,20 @@ import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { createUserWithKey, createUserWithPassword } from '../../../helpers/appliance.js';
 import { connectWs, loggedInWs, startTestServer, type TestServer, type WsClient } from '../../../helpers/server.js';
 
-const NOT_AUTHENTICATED = { code: -32001, data: { errname: 'ENOTAUTHENTICATED', reason: '[ENOTAUTHENTICATED] Not authenticated' } };
+const NOT_AUTHENTICATED = {
+  code: -32001,
+  data: { errname: 'ENOTAUTHENTICATED', reason: '[ENOTAUTHENTICATED] Not authenticated' },
+};
 
 /** bob (READONLY_ADMIN, own group and privilege) logged in with his key on a WebSocket. */
 async function bobSession(server: TestServer, keyOptions: Record<string, unknown> = {}) {
   const t = server.testAppliance;
   const bob = await createUserWithKey(t, 'bob', { privilegeRoles: ['READONLY_ADMIN'] });
   let key = bob.key;
-  if (Object.keys(keyOptions).length > 0) key = (await t.call<{ key: string }>(t.admin, 'api_key.create', { name: 'bob-extra', username: 'bob', ...keyOptions })).key;
+  if (Object.keys(keyOptions).length > 0)
+    key = (
+      await t.call<{ key: string }>(t.admin, 'api_key.create', { name: 'bob-extra', username: 'bob', ...keyOptions })
+    ).key;
   const client = await loggedInWs(server.rpcUrl, key);
   expect(await client.result('auth.me')).toMatchObject({ pw_name: 'bob' });
   return { ...bob, key, client };
@@ -29,20 +35,28 @@ describe('a session ends when what let it in goes away', () => {
     const server = await startTestServer();
     const t = server.testAppliance;
     // A second key of the administrator: that session hears every job, as the administrator does.
-    const { id, key } = await t.call<{ id: number; key: string }>(t.admin, 'api_key.create', { name: 'doomed', username: 'truenas_admin' });
+    const { id, key } = await t.call<{ id: number; key: string }>(t.admin, 'api_key.create', {
+      name: 'doomed',
+      username: 'truenas_admin',
+    });
     const client = await loggedInWs(server.rpcUrl, key);
     const admin = await loggedInWs(server.rpcUrl, server.adminKey);
     await client.result('core.subscribe', ['core.get_jobs']);
     await admin.result('core.subscribe', ['core.get_jobs']);
-    const jobEvent = (job: number) => (m: Record<string, any>) => m.method === 'collection_update' && m.params?.id === job;
+    const jobEvent = (job: number) => (m: Record<string, any>) =>
+      m.method === 'collection_update' && m.params?.id === job;
     const before = await admin.result<number>('core.job_wait', [999]);
     await client.waitFor(jobEvent(before), 'the job event before the key was deleted');
 
     expect(await admin.result('api_key.delete', [id])).toBe(true);
     await expectLoggedOut(client);
     // What the revoked session did in the attack: neither happens now.
-    expect((await client.call('pool.dataset.create', [{ name: 'tank/by-revoked-key' }])).error).toMatchObject(NOT_AUTHENTICATED);
-    expect((await client.call('api_key.create', [{ name: 'self-made', username: 'truenas_admin' }])).error).toMatchObject(NOT_AUTHENTICATED);
+    expect((await client.call('pool.dataset.create', [{ name: 'tank/by-revoked-key' }])).error).toMatchObject(
+      NOT_AUTHENTICATED,
+    );
+    expect(
+      (await client.call('api_key.create', [{ name: 'self-made', username: 'truenas_admin' }])).error,
+    ).toMatchObject(NOT_AUTHENTICATED);
     const after = await admin.result<number>('core.job_wait', [998]);
     await admin.waitFor(jobEvent(after), 'the job event after the key was deleted');
     // The administrator heard it; the revoked session's subscription is gone, so it heard nothing.
@@ -92,7 +106,9 @@ describe('a session ends when what let it in goes away', () => {
   it("a password session ends when the user's password login is disabled; a key session of the same user lives on", async () => {
     const server = await startTestServer();
     const t = server.testAppliance;
-    const { userId } = await createUserWithPassword(t, 'carol', 'correct horse battery', { privilegeRoles: ['READONLY_ADMIN'] });
+    const { userId } = await createUserWithPassword(t, 'carol', 'correct horse battery', {
+      privilegeRoles: ['READONLY_ADMIN'],
+    });
     const { key } = await t.call<{ key: string }>(t.admin, 'api_key.create', { name: 'carol-key', username: 'carol' });
     const byPassword = await connectWs(server.rpcUrl);
     expect(await byPassword.result('auth.login', ['carol', 'correct horse battery'])).toBe(true);

@@ -1,7 +1,14 @@
 import { request } from 'node:http';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createUserWithKey } from '../../../helpers/appliance.js';
-import { SAFETY_MS, connectWs, loggedInWs, postRpc, startTestServer, type TestServer } from '../../../helpers/server.js';
+import {
+  SAFETY_MS,
+  connectWs,
+  loggedInWs,
+  postRpc,
+  startTestServer,
+  type TestServer,
+} from '../../../helpers/server.js';
 
 /**
  * For the tests about what hashing costs (hashes queued, a ping answered while they run): every
@@ -24,7 +31,11 @@ async function upload(server: TestServer, key: string, path: string): Promise<{ 
   const form = new FormData();
   form.append('data', JSON.stringify({ method: 'filesystem.put', params: [path, {}] }));
   form.append('file', new Blob(['x']), 'x');
-  const res = await fetch(`${server.url}/_upload/`, { method: 'POST', body: form, headers: { authorization: `Bearer ${key}` } });
+  const res = await fetch(`${server.url}/_upload/`, {
+    method: 'POST',
+    body: form,
+    headers: { authorization: `Bearer ${key}` },
+  });
   return { status: res.status, text: await res.text() };
 }
 
@@ -33,20 +44,30 @@ describe('failed key checks limit the failing key id and address, never another 
     const server = await startTestServer({ httpRpc: 'served' });
     const bob = await createUserWithKey(server.testAppliance, 'bob', { privilegeRoles: ['READONLY_ADMIN'] });
     const answers: string[] = [];
-    for (let i = 0; i < 25; i++) answers.push(String((await meOverHttp(server, wrongSecret(bob.key))).error?.data?.errname));
+    for (let i = 0; i < 25; i++)
+      answers.push(String((await meOverHttp(server, wrongSecret(bob.key))).error?.data?.errname));
     // 20 checks a minute, then the key id is refused from this address before any hash.
     expect(answers).toEqual([...Array(20).fill('ENOTAUTHENTICATED'), ...Array(5).fill('EBUSY')]);
     const unknown: string[] = [];
     for (let i = 0; i < 25; i++) unknown.push(String((await meOverHttp(server, UNKNOWN_ID)).error?.data?.errname));
     expect(unknown).toEqual([...Array(20).fill('ENOTAUTHENTICATED'), ...Array(5).fill('EBUSY')]);
-    expect((await meOverHttp(server, wrongSecret(bob.key))).error?.data).toMatchObject({ errname: 'EBUSY', reason: '[EBUSY] Rate Limit Exceeded' });
+    expect((await meOverHttp(server, wrongSecret(bob.key))).error?.data).toMatchObject({
+      errname: 'EBUSY',
+      reason: '[EBUSY] Rate Limit Exceeded',
+    });
 
     // The administrator's key, from the same address, is untouched by either budget.
     expect((await meOverHttp(server, server.adminKey)).result).toMatchObject({ pw_name: 'truenas_admin' });
     expect((await upload(server, server.adminKey, '/mnt/tank/still-works.txt')).status).toBe(200);
     // The failing credential is refused on the upload endpoint too (25.10.1's 429 body).
-    expect(await upload(server, wrongSecret(bob.key), '/mnt/tank/no.txt')).toEqual({ status: 429, text: '429: Too Many Requests' });
-    expect(await upload(server, UNKNOWN_ID, '/mnt/tank/no.txt')).toEqual({ status: 429, text: '429: Too Many Requests' });
+    expect(await upload(server, wrongSecret(bob.key), '/mnt/tank/no.txt')).toEqual({
+      status: 429,
+      text: '429: Too Many Requests',
+    });
+    expect(await upload(server, UNKNOWN_ID, '/mnt/tank/no.txt')).toEqual({
+      status: 429,
+      text: '429: Too Many Requests',
+    });
   });
 
   it('a logged-in session guessing keys is limited like a stranger, across auth.login_with_api_key and auth.login_ex, and stays logged in', async () => {
@@ -84,7 +105,9 @@ describe('failed key checks limit the failing key id and address, never another 
     };
     const bad = wrongSecret(server.adminKey);
     // Each of these costs a full scrypt: all 20 pass the limit check before the first one fails.
-    const attack = Promise.all(Array.from({ length: 20 }, (_, i) => postRpc(server.url, call(i, 'core.ping'), { key: bad })));
+    const attack = Promise.all(
+      Array.from({ length: 20 }, (_, i) => postRpc(server.url, call(i, 'core.ping'), { key: bad })),
+    );
     // Every check is queued before the first ping: a hash that held the event loop would be over by then.
     await vi.waitFor(() => expect(queued).toBe(20), { timeout: SAFETY_MS, interval: 1 });
     const stillHashing: number[] = [];
@@ -101,12 +124,20 @@ describe('failed key checks limit the failing key id and address, never another 
     // Availability, counted in turns, not milliseconds: most pings (the median of 9 and all before
     // it) were answered while hashes were still running. With the hashes on the event loop, none
     // is. How long a ping waits against one hash: bench/run.mjs (guards).
-    expect(stillHashing.filter((n) => n > 0).length, `hashes left when each ping was answered: ${stillHashing.join(', ')}`).toBeGreaterThanOrEqual(5);
+    expect(
+      stillHashing.filter((n) => n > 0).length,
+      `hashes left when each ping was answered: ${stillHashing.join(', ')}`,
+    ).toBeGreaterThanOrEqual(5);
   });
 });
 
 /** POST /api/current from `localAddress` (any 127.x is loopback on Linux): resolves when sent and when answered. */
-function postFrom(server: TestServer, localAddress: string, key: string, id: number): { sent: Promise<void>; answered: Promise<number> } {
+function postFrom(
+  server: TestServer,
+  localAddress: string,
+  key: string,
+  id: number,
+): { sent: Promise<void>; answered: Promise<number> } {
   const body = JSON.stringify(call(id, 'core.ping'));
   let sent!: () => void;
   const sentP = new Promise<void>((resolve) => (sent = resolve));
@@ -116,7 +147,11 @@ function postFrom(server: TestServer, localAddress: string, key: string, id: num
       localAddress,
       agent: false,
       timeout: SAFETY_MS,
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+      },
     });
     req.on('response', (res) => {
       res.resume();
@@ -133,7 +168,9 @@ describe('key checks are served fairly between addresses', () => {
   it("an administrator's login is checked before a low user's queued flood of keyed HTTP calls from another address", async () => {
     fullScrypt();
     const server = await startTestServer();
-    const { key: lowKey } = await createUserWithKey(server.testAppliance, 'low', { privilegeRoles: ['READONLY_ADMIN'] });
+    const { key: lowKey } = await createUserWithKey(server.testAppliance, 'low', {
+      privilegeRoles: ['READONLY_ADMIN'],
+    });
     const admin = await connectWs(server.rpcUrl);
     // 40 valid keyed calls at once from 127.0.0.2, each one scrypt: a queue of hashes.
     const FLOOD = 40;
@@ -143,7 +180,9 @@ describe('key checks are served fairly between addresses', () => {
     let floodDone = 0;
     const counted = flood.map((f) => f.answered.then((status) => (floodDone++, status)));
     await Promise.race(counted);
-    const login = admin.result('auth.login_with_api_key', [server.adminKey]).then((ok) => ({ ok, floodDoneBefore: floodDone }));
+    const login = admin
+      .result('auth.login_with_api_key', [server.adminKey])
+      .then((ok) => ({ ok, floodDoneBefore: floodDone }));
     const { ok, floodDoneBefore } = await login;
     expect(ok).toBe(true);
     expect(await Promise.all(counted)).toEqual(Array(FLOOD).fill(200));
@@ -159,7 +198,9 @@ describe('key checks are served fairly between callers sharing an address', () =
   it("an administrator's login from the flood's own address is checked before a low user's queued flood of keyed HTTP calls", async () => {
     fullScrypt();
     const server = await startTestServer();
-    const { key: lowKey } = await createUserWithKey(server.testAppliance, 'low', { privilegeRoles: ['READONLY_ADMIN'] });
+    const { key: lowKey } = await createUserWithKey(server.testAppliance, 'low', {
+      privilegeRoles: ['READONLY_ADMIN'],
+    });
     const admin = await connectWs(server.rpcUrl);
     const FLOOD = 40;
     const flood = Array.from({ length: FLOOD }, (_, i) => postFrom(server, '127.0.0.1', lowKey, i));
@@ -167,7 +208,9 @@ describe('key checks are served fairly between callers sharing an address', () =
     let floodDone = 0;
     const counted = flood.map((f) => f.answered.then((status) => (floodDone++, status)));
     await Promise.race(counted);
-    const { ok, floodDoneBefore } = await admin.result('auth.login_with_api_key', [server.adminKey]).then((ok) => ({ ok, floodDoneBefore: floodDone }));
+    const { ok, floodDoneBefore } = await admin
+      .result('auth.login_with_api_key', [server.adminKey])
+      .then((ok) => ({ ok, floodDoneBefore: floodDone }));
     expect(ok).toBe(true);
     expect(await Promise.all(counted)).toEqual(Array(FLOOD).fill(200));
     expect(floodDoneBefore).toBeLessThan(FLOOD / 2);

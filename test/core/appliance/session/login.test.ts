@@ -43,7 +43,12 @@ describe('login and role composition', () => {
   it('composes the union of every privilege bound to the user groups, without SYS_ADMIN', async () => {
     const t = await openTestAppliance();
     const { key, gid } = await createUserWithKey(t, 'dave', { privilegeRoles: ['REPLICATION_ADMIN'] });
-    await t.call(t.admin, 'privilege.create', { name: 'dave-fs', local_groups: [gid], roles: ['FILESYSTEM_FULL_CONTROL'], web_shell: true });
+    await t.call(t.admin, 'privilege.create', {
+      name: 'dave-fs',
+      local_groups: [gid],
+      roles: ['FILESYSTEM_FULL_CONTROL'],
+      web_shell: true,
+    });
     const { session, ok } = await t.login(key);
     expect(ok).toBe(true);
     const me = await t.call<Me>(session, 'auth.me');
@@ -52,7 +57,9 @@ describe('login and role composition', () => {
     expect(me.privilege.web_shell).toBe(true);
     // No wildcard without FULL_ADMIN: explicit CALL (methods) and SUBSCRIBE (events) entries only
     // (MW/role.py:367-381), and none for what the roles do not grant.
-    expect(me.privilege.allowlist.every((e) => ['CALL', 'SUBSCRIBE'].includes((e as { method: string }).method))).toBe(true);
+    expect(me.privilege.allowlist.every((e) => ['CALL', 'SUBSCRIBE'].includes((e as { method: string }).method))).toBe(
+      true,
+    );
     expect(me.privilege.allowlist).not.toContainEqual({ method: 'CALL', resource: 'privilege.query' });
     expect(me.privilege.allowlist).not.toContainEqual({ method: 'SUBSCRIBE', resource: 'privilege.query' });
   });
@@ -68,7 +75,11 @@ describe('login and role composition', () => {
     expect(ok.response_type).toBe('SUCCESS');
     expect(ok.authenticator).toBe('LEVEL_1');
     expect(ok.user_info.pw_name).toBe('truenas_admin');
-    const wrong = await t.call(t.session(), 'auth.login_ex', { mechanism: 'API_KEY_PLAIN', username: 'root', api_key: t.adminKey });
+    const wrong = await t.call(t.session(), 'auth.login_ex', {
+      mechanism: 'API_KEY_PLAIN',
+      username: 'root',
+      api_key: t.adminKey,
+    });
     expect(wrong).toEqual({ response_type: 'AUTH_ERR' });
   });
 
@@ -76,7 +87,9 @@ describe('login and role composition', () => {
     const t = await openTestAppliance();
     const { key } = await createUserWithKey(t, 'erin', { privilegeRoles: ['READONLY_ADMIN'] });
     expect((await t.login(key, false)).ok).toBe(false);
-    const [entry] = await t.call<{ revoked: boolean; revoked_reason: string }[]>(t.admin, 'api_key.query', [['name', '=', 'erin-key']]);
+    const [entry] = await t.call<{ revoked: boolean; revoked_reason: string }[]>(t.admin, 'api_key.query', [
+      ['name', '=', 'erin-key'],
+    ]);
     expect(entry).toMatchObject({ revoked: true, revoked_reason: 'Attempt to use over an insecure transport' });
     expect((await t.login(key, true)).ok).toBe(false);
   });
@@ -103,7 +116,13 @@ describe('the 25.10.1 login defect (roleExpansion as-reported)', () => {
       expect(err.toJSON()).toMatchObject({
         code: -32001,
         message: 'Method call error',
-        data: { error: 22, errname: 'EINVAL', reason: 'maximum recursion depth exceeded', trace: { class: 'RecursionError' }, extra: null },
+        data: {
+          error: 22,
+          errname: 'EINVAL',
+          reason: 'maximum recursion depth exceeded',
+          trace: { class: 'RecursionError' },
+          extra: null,
+        },
       });
 
       // Same state, default expansion: the same user logs in with the union of the listed closures.
@@ -111,7 +130,15 @@ describe('the 25.10.1 login defect (roleExpansion as-reported)', () => {
       const { ok, session } = await fixed.login(key);
       expect(ok).toBe(true);
       const me = await fixed.call<Me>(session, 'auth.me');
-      const expected = roles.includes('PRIVILEGE_WRITE') ? ['PRIVILEGE_WRITE'] : ['FILESYSTEM_ATTRS_READ', 'FILESYSTEM_ATTRS_WRITE', 'FILESYSTEM_DATA_READ', 'FILESYSTEM_DATA_WRITE', 'FILESYSTEM_FULL_CONTROL'];
+      const expected = roles.includes('PRIVILEGE_WRITE')
+        ? ['PRIVILEGE_WRITE']
+        : [
+            'FILESYSTEM_ATTRS_READ',
+            'FILESYSTEM_ATTRS_WRITE',
+            'FILESYSTEM_DATA_READ',
+            'FILESYSTEM_DATA_WRITE',
+            'FILESYSTEM_FULL_CONTROL',
+          ];
       expect(me.privilege.roles.$set).toEqual(expected);
     });
   }
@@ -121,7 +148,9 @@ describe('the 25.10.1 login defect (roleExpansion as-reported)', () => {
     const { key } = await createUserWithKey(t, 'alice', { group: 'ops', privilegeRoles: ['FULL_ADMIN', 'POOL_READ'] });
     const again = await t.reopen();
     expect(again.appliance.settings.roleExpansion).toBe('as-reported');
-    expect((await again.callError(again.session(), 'auth.login_with_api_key', key)).data?.trace?.class).toBe('RecursionError');
+    expect((await again.callError(again.session(), 'auth.login_with_api_key', key)).data?.trace?.class).toBe(
+      'RecursionError',
+    );
     expect((await again.login(again.adminKey)).ok).toBe(true);
   });
 });
@@ -129,7 +158,10 @@ describe('the 25.10.1 login defect (roleExpansion as-reported)', () => {
 describe('roleExpansion truenas-25.10.1: as the real code (MW/role.py roles_for_role recurses only on a self-including role)', () => {
   it('logs in a meta-role listed with a role it includes, with the 5 roles of the union', async () => {
     const t = await openTestAppliance({ roleExpansion: 'truenas-25.10.1' });
-    const { key } = await createUserWithKey(t, 'olga', { group: 'ops', privilegeRoles: ['FILESYSTEM_FULL_CONTROL', 'FILESYSTEM_DATA_WRITE'] });
+    const { key } = await createUserWithKey(t, 'olga', {
+      group: 'ops',
+      privilegeRoles: ['FILESYSTEM_FULL_CONTROL', 'FILESYSTEM_DATA_WRITE'],
+    });
     const { ok, session } = await t.login(key);
     expect(ok).toBe(true);
     expect((await t.call<Me>(session, 'auth.me')).privilege.roles.$set).toHaveLength(5);
@@ -140,7 +172,12 @@ describe('roleExpansion truenas-25.10.1: as the real code (MW/role.py roles_for_
       const t = await openTestAppliance({ roleExpansion: 'truenas-25.10.1' });
       const { key } = await createUserWithKey(t, 'sam', { group: 'ops', privilegeRoles: [role, 'POOL_READ'] });
       const err = await t.callError(t.session(), 'auth.login_with_api_key', key);
-      expect(err.data).toMatchObject({ error: 22, errname: 'EINVAL', reason: 'maximum recursion depth exceeded', trace: { class: 'RecursionError' } });
+      expect(err.data).toMatchObject({
+        error: 22,
+        errname: 'EINVAL',
+        reason: 'maximum recursion depth exceeded',
+        trace: { class: 'RecursionError' },
+      });
     });
   }
 
@@ -160,9 +197,18 @@ describe('what the emulator tells a client about itself', () => {
   });
 
   it('stor.emulation names the role expansion and the login rule it follows', async () => {
-    for (const [roleExpansion, rule] of [['terminating', 'none'], ['as-reported', 'as-reported'], ['truenas-25.10.1', 'self-including']] as const) {
+    for (const [roleExpansion, rule] of [
+      ['terminating', 'none'],
+      ['as-reported', 'as-reported'],
+      ['truenas-25.10.1', 'self-including'],
+    ] as const) {
       const t = await openTestAppliance({ roleExpansion });
-      expect(await t.call(t.session(), 'stor.emulation')).toMatchObject({ emulator: 'stor', release: '25.10.1', settings: { roleExpansion }, lockout_rule: rule });
+      expect(await t.call(t.session(), 'stor.emulation')).toMatchObject({
+        emulator: 'stor',
+        release: '25.10.1',
+        settings: { roleExpansion },
+        lockout_rule: rule,
+      });
     }
   });
 });

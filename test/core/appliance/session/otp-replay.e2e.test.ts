@@ -26,11 +26,19 @@ describe('one-time codes (MW/plugins/account_/2fa.py:112-116)', () => {
     const code = currentCode(secret);
     for (const round of ['first', 'replayed']) {
       const ws = await connectWs(server.rpcUrl);
-      expect(await ws.result('auth.login_ex', [{ mechanism: 'PASSWORD_PLAIN', username: 'olga', password: PASSWORD, login_options: NO_INFO }]), round).toEqual({
+      expect(
+        await ws.result('auth.login_ex', [
+          { mechanism: 'PASSWORD_PLAIN', username: 'olga', password: PASSWORD, login_options: NO_INFO },
+        ]),
+        round,
+      ).toEqual({
         response_type: 'OTP_REQUIRED',
         username: 'olga',
       });
-      expect(await ws.result('auth.login_ex_continue', [{ mechanism: 'OTP_TOKEN', otp_token: code }]), round).toMatchObject({ response_type: 'SUCCESS' });
+      expect(
+        await ws.result('auth.login_ex_continue', [{ mechanism: 'OTP_TOKEN', otp_token: code }]),
+        round,
+      ).toMatchObject({ response_type: 'SUCCESS' });
     }
   });
 
@@ -44,7 +52,10 @@ describe('one-time codes (MW/plugins/account_/2fa.py:112-116)', () => {
         return { result: { response_type: 'OTP_REQUIRED', username: 'olga' } };
       },
     });
-    const login = await spawnStor(['login', '--url', nas.baseUrl, '--username', 'olga', '--password-stdin'], { env: clientEnv(), stdin: `${PASSWORD}\n123456\n` });
+    const login = await spawnStor(['login', '--url', nas.baseUrl, '--username', 'olga', '--password-stdin'], {
+      env: clientEnv(),
+      stdin: `${PASSWORD}\n123456\n`,
+    });
     expect(login.code).not.toBe(0);
     expect(login.stderr).toContain('rejected the one-time code for olga');
     expect(sent).toEqual(['123456']);

@@ -1,7 +1,12 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createUserWithKey, createUserWithPassword, enableTwoFactor, openTestAppliance } from '../../../helpers/appliance.js';
+import {
+  createUserWithKey,
+  createUserWithPassword,
+  enableTwoFactor,
+  openTestAppliance,
+} from '../../../helpers/appliance.js';
 import { currentCode, wrongCode } from '../../../helpers/totp.js';
 
 const PASSWORD = 'correct horse battery staple';
@@ -10,7 +15,11 @@ interface LoginAnswer {
   response_type: string;
   username?: string;
   authenticator?: string;
-  user_info?: { pw_name: string; account_attributes: string[]; two_factor_config: { secret_configured: boolean; provisioning_uri: string | null } } | null;
+  user_info?: {
+    pw_name: string;
+    account_attributes: string[];
+    two_factor_config: { secret_configured: boolean; provisioning_uri: string | null };
+  } | null;
 }
 
 const passwordLogin = (username: string, password: string) => ({ mechanism: 'PASSWORD_PLAIN', username, password });
@@ -30,10 +39,22 @@ describe('auth.login_ex PASSWORD_PLAIN (MW/plugins/auth.py:801)', () => {
     const s = t.session();
     const answer = await t.call<LoginAnswer>(s, 'auth.login_ex', passwordLogin('alice', PASSWORD));
     expect(Object.keys(answer)).toEqual(['response_type', 'user_info', 'authenticator']);
-    expect(answer).toMatchObject({ response_type: 'SUCCESS', authenticator: 'LEVEL_1', user_info: { pw_name: 'alice', account_attributes: ['LOCAL'] } });
-    expect(answer.user_info!.two_factor_config).toEqual({ provisioning_uri: null, secret_configured: false, interval: 30, otp_digits: 6 });
+    expect(answer).toMatchObject({
+      response_type: 'SUCCESS',
+      authenticator: 'LEVEL_1',
+      user_info: { pw_name: 'alice', account_attributes: ['LOCAL'] },
+    });
+    expect(answer.user_info!.two_factor_config).toEqual({
+      provisioning_uri: null,
+      secret_configured: false,
+      interval: 30,
+      otp_digits: 6,
+    });
     expect(s.authenticated).toBe(true);
-    const quiet = await t.call<LoginAnswer>(t.session(), 'auth.login_ex', { ...passwordLogin('alice', PASSWORD), login_options: { user_info: false } });
+    const quiet = await t.call<LoginAnswer>(t.session(), 'auth.login_ex', {
+      ...passwordLogin('alice', PASSWORD),
+      login_options: { user_info: false },
+    });
     expect(quiet).toEqual({ response_type: 'SUCCESS', user_info: null, authenticator: 'LEVEL_1' });
   });
 
@@ -51,7 +72,9 @@ describe('auth.login_ex PASSWORD_PLAIN (MW/plugins/auth.py:801)', () => {
       ['truenas_admin', ''],
     ] as const) {
       const s = t.session();
-      expect(await t.call(s, 'auth.login_ex', passwordLogin(username, password))).toEqual({ response_type: 'AUTH_ERR' });
+      expect(await t.call(s, 'auth.login_ex', passwordLogin(username, password))).toEqual({
+        response_type: 'AUTH_ERR',
+      });
       expect(s.authenticated).toBe(false);
     }
   });
@@ -63,8 +86,12 @@ describe('auth.login_ex PASSWORD_PLAIN (MW/plugins/auth.py:801)', () => {
     expect(await t.call(s, 'auth.login', 'alice', 'wrong')).toBe(false);
     expect(s.authenticated).toBe(false);
     expect(await t.call(s, 'auth.login', 'alice', PASSWORD)).toBe(true);
-    expect((await t.call<{ pw_name: string; account_attributes: string[] }>(s, 'auth.me')).account_attributes).toEqual(['LOCAL']);
-    expect((await t.callError(t.session(), 'auth.login', 'alice')).triples).toEqual([['password', 'Field required', 22]]);
+    expect((await t.call<{ pw_name: string; account_attributes: string[] }>(s, 'auth.me')).account_attributes).toEqual([
+      'LOCAL',
+    ]);
+    expect((await t.callError(t.session(), 'auth.login', 'alice')).triples).toEqual([
+      ['password', 'Field required', 22],
+    ]);
   });
 
   it('keeps only a salted slow hash: the password is in no file of the state directory', async () => {
@@ -82,10 +109,15 @@ describe('user.update with a password (MW/plugins/account.py:766)', () => {
     const t = await openTestAppliance();
     // The seeded administrator has password login disabled; give it a password.
     const [admin] = await t.call<{ id: number }[]>(t.admin, 'user.query', [['username', '=', 'truenas_admin']]);
-    const updated = await t.call<{ password: string; password_disabled: boolean; unixhash: string }>(t.admin, 'user.update', admin!.id, {
-      password: PASSWORD,
-      password_disabled: false,
-    });
+    const updated = await t.call<{ password: string; password_disabled: boolean; unixhash: string }>(
+      t.admin,
+      'user.update',
+      admin!.id,
+      {
+        password: PASSWORD,
+        password_disabled: false,
+      },
+    );
     expect(updated).toMatchObject({ password: PASSWORD, password_disabled: false, unixhash: '*' });
     expect(await t.call(t.session(), 'auth.login', 'truenas_admin', PASSWORD)).toBe(true);
 
@@ -95,18 +127,28 @@ describe('user.update with a password (MW/plugins/account.py:766)', () => {
 
     // 25.10.1 keeps one password-enabled grantee of "Local Administrator" (MW/plugins/account_/privilege.py:298-321).
     expect((await t.callError(t.admin, 'user.update', admin!.id, { password_disabled: true })).triples).toEqual([
-      ['user_update.password_disabled', "After disabling password for this user no password-enabled local user will have built-in privilege 'Local Administrator'.", 22],
+      [
+        'user_update.password_disabled',
+        "After disabling password for this user no password-enabled local user will have built-in privilege 'Local Administrator'.",
+        22,
+      ],
     ]);
     const [root] = await t.call<{ id: number }[]>(t.admin, 'user.query', [['username', '=', 'root']]);
     await t.call(t.admin, 'user.update', root!.id, { password: 'root secret', password_disabled: false });
     await t.call(t.admin, 'user.update', admin!.id, { password_disabled: true });
     expect(await t.call(t.session(), 'auth.login', 'truenas_admin', 'another one')).toBe(false);
 
-    expect((await t.callError(t.admin, 'user.update', admin!.id, { password: 'x', password_disabled: true })).triples).toEqual([
+    expect(
+      (await t.callError(t.admin, 'user.update', admin!.id, { password: 'x', password_disabled: true })).triples,
+    ).toEqual([
       ['user_update.password_disabled', 'Leave "Password" blank when "Disable password login" is checked.', 22],
     ]);
-    expect((await t.callError(t.admin, 'user.update', admin!.id, { username: 'boss' })).triples).toEqual([['user_update.username', 'This attribute cannot be changed', 22]]);
-    expect((await t.callError(t.admin, 'user.update', admin!.id, { uid: 5 })).triples).toEqual([['user_update.uid', 'Extra inputs are not permitted', 22]]);
+    expect((await t.callError(t.admin, 'user.update', admin!.id, { username: 'boss' })).triples).toEqual([
+      ['user_update.username', 'This attribute cannot be changed', 22],
+    ]);
+    expect((await t.callError(t.admin, 'user.update', admin!.id, { uid: 5 })).triples).toEqual([
+      ['user_update.uid', 'Extra inputs are not permitted', 22],
+    ]);
     expect((await t.callError(t.admin, 'user.update', 999, {})).reason).toBe('[ENOENT] None: User 999 does not exist');
     t.appliance.close();
     for (const file of filesUnder(t.stateDir)) {
@@ -119,9 +161,21 @@ describe('user.update with a password (MW/plugins/account.py:766)', () => {
 describe('two-factor authentication (MW/plugins/auth_/2fa.py, MW/plugins/account_/2fa.py)', () => {
   it('auth.twofactor.config starts disabled with window 0; update validates as the source models it', async () => {
     const t = await openTestAppliance();
-    expect(await t.call(t.admin, 'auth.twofactor.config')).toEqual({ enabled: false, services: { ssh: false }, window: 0, id: 1 });
-    expect(await t.call(t.admin, 'auth.twofactor.update', { enabled: true, window: 2 })).toEqual({ enabled: true, services: { ssh: false }, window: 2, id: 1 });
-    expect((await t.callError(t.admin, 'auth.twofactor.update', { id: 1 })).triples).toEqual([['auth_twofactor_update.id', 'Extra inputs are not permitted', 22]]);
+    expect(await t.call(t.admin, 'auth.twofactor.config')).toEqual({
+      enabled: false,
+      services: { ssh: false },
+      window: 0,
+      id: 1,
+    });
+    expect(await t.call(t.admin, 'auth.twofactor.update', { enabled: true, window: 2 })).toEqual({
+      enabled: true,
+      services: { ssh: false },
+      window: 2,
+      id: 1,
+    });
+    expect((await t.callError(t.admin, 'auth.twofactor.update', { id: 1 })).triples).toEqual([
+      ['auth_twofactor_update.id', 'Extra inputs are not permitted', 22],
+    ]);
     expect((await t.callError(t.admin, 'auth.twofactor.update', { window: -1 })).triples).toEqual([
       ['auth_twofactor_update.window', 'Input should be greater than or equal to 0', 22],
     ]);
@@ -136,27 +190,48 @@ describe('two-factor authentication (MW/plugins/auth_/2fa.py, MW/plugins/account
     const t = await openTestAppliance();
     await createUserWithPassword(t, 'alice', PASSWORD, { privilegeRoles: ['READONLY_ADMIN'] });
     const { key } = await createUserWithKey(t, 'reader', { privilegeRoles: ['READONLY_ADMIN'] });
-    const renewed = await t.call<Record<string, unknown> & { twofactor_config: Record<string, unknown> }>(t.admin, 'user.renew_2fa_secret', 'alice', {
-      otp_digits: 8,
-      interval: 60,
-    });
+    const renewed = await t.call<Record<string, unknown> & { twofactor_config: Record<string, unknown> }>(
+      t.admin,
+      'user.renew_2fa_secret',
+      'alice',
+      {
+        otp_digits: 8,
+        interval: 60,
+      },
+    );
     expect(renewed).toMatchObject({ username: 'alice', twofactor_auth_configured: true });
     expect(Object.keys(renewed).at(-1)).toBe('twofactor_config');
     expect(renewed.twofactor_config).toMatchObject({ secret_configured: true, interval: 60, otp_digits: 8 });
-    expect(renewed.twofactor_config.provisioning_uri).toMatch(/^otpauth:\/\/totp\/iXsystems:alice-.+%40TrueNAS\?secret=[A-Z2-7]{32}&issuer=iXsystems&digits=8&period=60$/);
-    const [entry] = await t.call<{ twofactor_auth_configured: boolean }[]>(t.admin, 'user.query', [['username', '=', 'alice']]);
+    expect(renewed.twofactor_config.provisioning_uri).toMatch(
+      /^otpauth:\/\/totp\/iXsystems:alice-.+%40TrueNAS\?secret=[A-Z2-7]{32}&issuer=iXsystems&digits=8&period=60$/,
+    );
+    const [entry] = await t.call<{ twofactor_auth_configured: boolean }[]>(t.admin, 'user.query', [
+      ['username', '=', 'alice'],
+    ]);
     expect(entry!.twofactor_auth_configured).toBe(true);
 
     const { session } = await t.login(key);
     const denied = await t.callError(session, 'user.renew_2fa_secret', 'alice', {});
-    expect(denied.toJSON().data).toMatchObject({ error: 1, errname: 'EPERM', reason: '[EPERM] alice: currently authenticated credential may not renew two-factor authentication for this user.' });
-    expect(await t.call(session, 'user.renew_2fa_secret', 'reader', {})).toMatchObject({ username: 'reader', twofactor_auth_configured: true });
-    expect((await t.callError(t.admin, 'user.renew_2fa_secret', 'nosuchuser', {})).reason).toBe("[ENOENT] User 'nosuchuser' does not exist");
+    expect(denied.toJSON().data).toMatchObject({
+      error: 1,
+      errname: 'EPERM',
+      reason:
+        '[EPERM] alice: currently authenticated credential may not renew two-factor authentication for this user.',
+    });
+    expect(await t.call(session, 'user.renew_2fa_secret', 'reader', {})).toMatchObject({
+      username: 'reader',
+      twofactor_auth_configured: true,
+    });
+    expect((await t.callError(t.admin, 'user.renew_2fa_secret', 'nosuchuser', {})).reason).toBe(
+      "[ENOENT] User 'nosuchuser' does not exist",
+    );
     expect((await t.callError(t.admin, 'user.renew_2fa_secret', 'alice', { otp_digits: 9 })).triples).toEqual([
       ['twofactor_options.otp_digits', 'Input should be less than or equal to 8', 22],
     ]);
     expect(await t.call(t.admin, 'user.unset_2fa_secret', 'alice')).toBeNull();
-    const [after] = await t.call<{ twofactor_auth_configured: boolean }[]>(t.admin, 'user.query', [['username', '=', 'alice']]);
+    const [after] = await t.call<{ twofactor_auth_configured: boolean }[]>(t.admin, 'user.query', [
+      ['username', '=', 'alice'],
+    ]);
     expect(after!.twofactor_auth_configured).toBe(false);
   });
 
@@ -165,13 +240,25 @@ describe('two-factor authentication (MW/plugins/auth_/2fa.py, MW/plugins/account
     await createUserWithPassword(t, 'alice', PASSWORD, { privilegeRoles: ['READONLY_ADMIN'] });
     const secret = await enableTwoFactor(t, 'alice');
     const s = t.session();
-    expect(await t.call(s, 'auth.login_ex', passwordLogin('alice', PASSWORD))).toEqual({ response_type: 'OTP_REQUIRED', username: 'alice' });
+    expect(await t.call(s, 'auth.login_ex', passwordLogin('alice', PASSWORD))).toEqual({
+      response_type: 'OTP_REQUIRED',
+      username: 'alice',
+    });
     expect(s.authenticated).toBe(false);
-    const answer = await t.call<LoginAnswer>(s, 'auth.login_ex', { mechanism: 'OTP_TOKEN', otp_token: currentCode(secret) });
-    expect(answer).toMatchObject({ response_type: 'SUCCESS', authenticator: 'LEVEL_1', user_info: { pw_name: 'alice', account_attributes: ['LOCAL', '2FA'] } });
+    const answer = await t.call<LoginAnswer>(s, 'auth.login_ex', {
+      mechanism: 'OTP_TOKEN',
+      otp_token: currentCode(secret),
+    });
+    expect(answer).toMatchObject({
+      response_type: 'SUCCESS',
+      authenticator: 'LEVEL_1',
+      user_info: { pw_name: 'alice', account_attributes: ['LOCAL', '2FA'] },
+    });
     expect(answer.user_info!.two_factor_config).toMatchObject({ secret_configured: true, interval: 30, otp_digits: 6 });
     // A wrong password never reaches the code step.
-    expect(await t.call(t.session(), 'auth.login_ex', passwordLogin('alice', 'wrong'))).toEqual({ response_type: 'AUTH_ERR' });
+    expect(await t.call(t.session(), 'auth.login_ex', passwordLogin('alice', 'wrong'))).toEqual({
+      response_type: 'AUTH_ERR',
+    });
   });
 
   it('allows 3 retries of a wrong code (MAX_OTP_ATTEMPTS), then AUTH_ERR and no login in progress', async () => {
@@ -181,11 +268,18 @@ describe('two-factor authentication (MW/plugins/auth_/2fa.py, MW/plugins/account
     const s = t.session();
     await t.call(s, 'auth.login_ex', passwordLogin('alice', PASSWORD));
     const bad = { mechanism: 'OTP_TOKEN', otp_token: wrongCode(secret) };
-    for (let i = 0; i < 3; i++) expect(await t.call(s, 'auth.login_ex_continue', bad)).toEqual({ response_type: 'OTP_REQUIRED', username: 'alice' });
+    for (let i = 0; i < 3; i++)
+      expect(await t.call(s, 'auth.login_ex_continue', bad)).toEqual({
+        response_type: 'OTP_REQUIRED',
+        username: 'alice',
+      });
     expect(await t.call(s, 'auth.login_ex_continue', bad)).toEqual({ response_type: 'AUTH_ERR' });
     expect(s.authenticated).toBe(false);
     const late = await t.callError(s, 'auth.login_ex', { mechanism: 'OTP_TOKEN', otp_token: currentCode(secret) });
-    expect(late.toJSON()).toMatchObject({ code: -32001, data: { error: 22, errname: 'EINVAL', reason: '[EINVAL] OTP_TOKEN: no authentication in progress' } });
+    expect(late.toJSON()).toMatchObject({
+      code: -32001,
+      data: { error: 22, errname: 'EINVAL', reason: '[EINVAL] OTP_TOKEN: no authentication in progress' },
+    });
   });
 
   it('abandons a login waiting for its code when another mechanism comes; the code is per connection', async () => {
@@ -194,9 +288,20 @@ describe('two-factor authentication (MW/plugins/auth_/2fa.py, MW/plugins/account
     const secret = await enableTwoFactor(t, 'alice');
     const s = t.session();
     await t.call(s, 'auth.login_ex', passwordLogin('alice', PASSWORD));
-    expect((await t.callError(t.session(), 'auth.login_ex_continue', { mechanism: 'OTP_TOKEN', otp_token: currentCode(secret) })).errname).toBe('EINVAL');
-    expect(await t.call(s, 'auth.login_ex', { mechanism: 'API_KEY_PLAIN', username: 'alice', api_key: '1-x' })).toEqual({ response_type: 'AUTH_ERR' });
-    expect((await t.callError(s, 'auth.login_ex', { mechanism: 'OTP_TOKEN', otp_token: currentCode(secret) })).errname).toBe('EINVAL');
+    expect(
+      (
+        await t.callError(t.session(), 'auth.login_ex_continue', {
+          mechanism: 'OTP_TOKEN',
+          otp_token: currentCode(secret),
+        })
+      ).errname,
+    ).toBe('EINVAL');
+    expect(await t.call(s, 'auth.login_ex', { mechanism: 'API_KEY_PLAIN', username: 'alice', api_key: '1-x' })).toEqual(
+      { response_type: 'AUTH_ERR' },
+    );
+    expect(
+      (await t.callError(s, 'auth.login_ex', { mechanism: 'OTP_TOKEN', otp_token: currentCode(secret) })).errname,
+    ).toBe('EINVAL');
     expect((await t.callError(s, 'auth.login_ex_continue', passwordLogin('alice', PASSWORD))).code).toBe(-32602);
   });
 
@@ -221,6 +326,9 @@ describe('two-factor authentication (MW/plugins/auth_/2fa.py, MW/plugins/account
     await enableTwoFactor(t, 'reader');
     const { ok, session } = await t.login(key);
     expect(ok).toBe(true);
-    expect((await t.call<{ account_attributes: string[] }>(session, 'auth.me')).account_attributes).toEqual(['LOCAL', 'API_KEY']);
+    expect((await t.call<{ account_attributes: string[] }>(session, 'auth.me')).account_attributes).toEqual([
+      'LOCAL',
+      'API_KEY',
+    ]);
   });
 });

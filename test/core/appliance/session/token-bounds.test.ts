@@ -8,7 +8,11 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EMULATIONS } from '../../../../src/core/appliance/settings.js';
-import { MAX_TOKEN_ATTRS_BYTES, MAX_TOKENS_PER_SESSION, MAX_TOKENS_PER_USER } from '../../../../src/core/appliance/session/tokens.js';
+import {
+  MAX_TOKEN_ATTRS_BYTES,
+  MAX_TOKENS_PER_SESSION,
+  MAX_TOKENS_PER_USER,
+} from '../../../../src/core/appliance/session/tokens.js';
 import { createUserWithKey } from '../../../helpers/appliance.js';
 import { connectWs, loggedInWs, startTestServer, type WsClient } from '../../../helpers/server.js';
 
@@ -17,7 +21,8 @@ const FOREVER = 1_000_000_000;
 
 async function makeTokens(client: WsClient, count: number, ttl = FOREVER): Promise<string[]> {
   const made: string[] = [];
-  for (let i = 0; i < count; i++) made.push(await client.result<string>('auth.generate_token', [ttl, {}, true, i % 2 === 0]));
+  for (let i = 0; i < count; i++)
+    made.push(await client.result<string>('auth.generate_token', [ttl, {}, true, i % 2 === 0]));
   return made;
 }
 
@@ -27,10 +32,15 @@ describe('tokens one user can make are bounded in number and size, and expired o
     const { key } = await createUserWithKey(server.testAppliance, 'low', { privilegeRoles: ['READONLY_ADMIN'] });
     const low = await loggedInWs(server.rpcUrl, key);
     const reply = await low.call('auth.generate_token', [FOREVER, BIG_ATTRS, true, false]);
-    expect(reply.error).toMatchObject({ code: -32602, data: { errname: 'EINVAL', extra: [['attrs', expect.stringContaining(`at most ${MAX_TOKEN_ATTRS_BYTES}`), 22]] } });
+    expect(reply.error).toMatchObject({
+      code: -32602,
+      data: { errname: 'EINVAL', extra: [['attrs', expect.stringContaining(`at most ${MAX_TOKEN_ATTRS_BYTES}`), 22]] },
+    });
     expect(server.testAppliance.appliance.tokens.size).toBe(0);
     // Attrs just under the bound are still accepted.
-    expect(await low.result('auth.generate_token', [FOREVER, { blob: 'x'.repeat(MAX_TOKEN_ATTRS_BYTES - 20) }])).toMatch(/^[\w-]{64}$/);
+    expect(
+      await low.result('auth.generate_token', [FOREVER, { blob: 'x'.repeat(MAX_TOKEN_ATTRS_BYTES - 20) }]),
+    ).toMatch(/^[\w-]{64}$/);
   });
 
   it('one session holds at most MAX_TOKENS_PER_SESSION live tokens; using a single-use one makes room', async () => {
@@ -39,7 +49,10 @@ describe('tokens one user can make are bounded in number and size, and expired o
     const low = await loggedInWs(server.rpcUrl, key);
     const made = await makeTokens(low, MAX_TOKENS_PER_SESSION);
     const refused = await low.call('auth.generate_token', [FOREVER, {}]);
-    expect(refused.error).toMatchObject({ code: -32001, data: { errname: 'EAGAIN', reason: expect.stringContaining(`${MAX_TOKENS_PER_SESSION} live tokens`) } });
+    expect(refused.error).toMatchObject({
+      code: -32001,
+      data: { errname: 'EAGAIN', reason: expect.stringContaining(`${MAX_TOKENS_PER_SESSION} live tokens`) },
+    });
     // made[0] is single-use: logging in with it spends it, which frees a place.
     expect(await (await connectWs(server.rpcUrl)).result('auth.login_with_token', [made[0]])).toBe(true);
     expect(await low.result('auth.generate_token', [FOREVER, {}])).toMatch(/^[\w-]{64}$/);
@@ -56,7 +69,10 @@ describe('tokens one user can make are bounded in number and size, and expired o
     }
     const fresh = await loggedInWs(server.rpcUrl, key);
     const refused = await fresh.call('auth.generate_token', [FOREVER, {}]);
-    expect(refused.error).toMatchObject({ code: -32001, data: { errname: 'EAGAIN', reason: expect.stringContaining(`${MAX_TOKENS_PER_USER} live tokens`) } });
+    expect(refused.error).toMatchObject({
+      code: -32001,
+      data: { errname: 'EAGAIN', reason: expect.stringContaining(`${MAX_TOKENS_PER_USER} live tokens`) },
+    });
     expect(server.testAppliance.appliance.tokens.size).toBe(MAX_TOKENS_PER_USER);
     // Another user is not held back by this one.
     const admin = await loggedInWs(server.rpcUrl, server.adminKey);
@@ -77,9 +93,18 @@ describe('tokens one user can make are bounded in number and size, and expired o
     writeFileSync(join(server.stateDir, 'mnt', 'tank', 'a.txt'), 'a');
     const admin = await loggedInWs(server.rpcUrl, server.adminKey);
     await admin.result('core.set_options', [{ legacy_jobs: false }]);
-    const reply = await admin.call('core.download', ['filesystem.get', ['/mnt/tank/a.txt'], 'n'.repeat(MAX_TOKEN_ATTRS_BYTES)]);
-    expect(reply.error).toMatchObject({ code: -32602, data: { extra: [['attrs', expect.stringContaining(`at most ${MAX_TOKEN_ATTRS_BYTES}`), 22]] } });
-    const [job] = await admin.result<{ id: number; method: string }[]>('core.get_jobs', [[['method', '=', 'filesystem.get']]]);
+    const reply = await admin.call('core.download', [
+      'filesystem.get',
+      ['/mnt/tank/a.txt'],
+      'n'.repeat(MAX_TOKEN_ATTRS_BYTES),
+    ]);
+    expect(reply.error).toMatchObject({
+      code: -32602,
+      data: { extra: [['attrs', expect.stringContaining(`at most ${MAX_TOKEN_ATTRS_BYTES}`), 22]] },
+    });
+    const [job] = await admin.result<{ id: number; method: string }[]>('core.get_jobs', [
+      [['method', '=', 'filesystem.get']],
+    ]);
     // The job ends by itself (its pipe was closed); without that, this wait never returns.
     const waited = await admin.call('core.job_wait', [job!.id]);
     expect(waited.error?.data?.reason).toContain('Broken pipe');

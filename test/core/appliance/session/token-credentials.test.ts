@@ -17,18 +17,27 @@ async function uploadWithToken(server: TestServer, token: string, name: string) 
   const form = new FormData();
   form.append('data', JSON.stringify({ method: 'filesystem.put', params: [`/mnt/tank/${name}`, { mode: 420 }] }));
   form.append('file', new Blob(['secret']), name);
-  const res = await fetch(`${server.url}/_upload/`, { method: 'POST', headers: { authorization: `Token ${token}` }, body: form, signal: AbortSignal.timeout(SAFETY_MS) });
+  const res = await fetch(`${server.url}/_upload/`, {
+    method: 'POST',
+    headers: { authorization: `Token ${token}` },
+    body: form,
+    signal: AbortSignal.timeout(SAFETY_MS),
+  });
   return { status: res.status, text: await res.text() };
 }
 
-const written = (server: TestServer, name: string) => existsSync(join(server.testAppliance.appliance.store.mntDir, 'tank', name));
+const written = (server: TestServer, name: string) =>
+  existsSync(join(server.testAppliance.appliance.store.mntDir, 'tank', name));
 
 /** A FULL_ADMIN user `name` logged in with a key of their own, and two tokens of that session. */
 async function adminWithTokens(server: TestServer, name: string, keyOptions: Record<string, unknown> = {}) {
   const t = server.testAppliance;
   const { userId, key: firstKey } = await createUserWithKey(t, name, { privilegeRoles: ['FULL_ADMIN'] });
   let key = firstKey;
-  if (Object.keys(keyOptions).length > 0) key = (await t.call<{ key: string }>(t.admin, 'api_key.create', { name: `${name}-extra`, username: name, ...keyOptions })).key;
+  if (Object.keys(keyOptions).length > 0)
+    key = (
+      await t.call<{ key: string }>(t.admin, 'api_key.create', { name: `${name}-extra`, username: name, ...keyOptions })
+    ).key;
   const session = await loggedInWs(server.rpcUrl, key);
   const forUpload = await session.result<string>('auth.generate_token', [600, {}, true, false]);
   const forLogin = await session.result<string>('auth.generate_token', [600, {}, true, false]);

@@ -3,7 +3,19 @@
  * own files, and a rollback puts those bytes back (MW/plugins/pool_/snapshot.py,
  * MW/plugins/zfs_/snapshot.py, MW/plugins/zfs_/snapshot_actions.py).
  */
-import { appendFileSync, chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
@@ -11,7 +23,13 @@ import { describe, expect, it } from 'vitest';
 import { openTestAppliance, type TestAppliance } from '../../../helpers/appliance.js';
 import { tempDir } from '../../../helpers/temp-dir.js';
 
-type Snap = { id: string; dataset: string; snapshot_name: string; createtxg: string; properties: Record<string, { parsed: unknown; value: string }> };
+type Snap = {
+  id: string;
+  dataset: string;
+  snapshot_name: string;
+  createtxg: string;
+  properties: Record<string, { parsed: unknown; value: string }>;
+};
 
 async function withDataset(name = 'tank/docs'): Promise<{ t: TestAppliance; dir: string }> {
   const t = await openTestAppliance();
@@ -19,7 +37,8 @@ async function withDataset(name = 'tank/docs'): Promise<{ t: TestAppliance; dir:
   return { t, dir: join(t.stateDir, 'mnt', name) };
 }
 
-const copiesOf = (t: TestAppliance) => (existsSync(join(t.stateDir, 'snapshots')) ? readdirSync(join(t.stateDir, 'snapshots')) : []);
+const copiesOf = (t: TestAppliance) =>
+  existsSync(join(t.stateDir, 'snapshots')) ? readdirSync(join(t.stateDir, 'snapshots')) : [];
 
 describe('pool.snapshot: point-in-time copies of a dataset', () => {
   it('rollback restores the old bytes and mode, removes files created after the snapshot, and brings back deleted ones', async () => {
@@ -29,7 +48,14 @@ describe('pool.snapshot: point-in-time copies of a dataset', () => {
     writeFileSync(join(dir, 'sub/deep.bin'), Buffer.from([1, 2, 3]));
     chmodSync(join(dir, 'report.txt'), 0o640);
     const snap = await t.call<Snap>(t.admin, 'pool.snapshot.create', { dataset: 'tank/docs', name: 'before' });
-    expect(snap).toMatchObject({ id: 'tank/docs@before', name: 'tank/docs@before', dataset: 'tank/docs', snapshot_name: 'before', pool: 'tank', type: 'SNAPSHOT' });
+    expect(snap).toMatchObject({
+      id: 'tank/docs@before',
+      name: 'tank/docs@before',
+      dataset: 'tank/docs',
+      snapshot_name: 'before',
+      pool: 'tank',
+      type: 'SNAPSHOT',
+    });
     expect(snap.properties.referenced!.parsed).toBe('version 1\n'.length + 3);
 
     // An append changes the file in place: the snapshot must not see it (no hard links).
@@ -118,17 +144,29 @@ describe('pool.snapshot: point-in-time copies of a dataset', () => {
     expect(await t.call(t.admin, 'pool.snapshot.query', [['snapshot_name', '=', 'a']], { count: true })).toBe(2);
 
     expect(await t.call(t.admin, 'pool.snapshot.delete', 'tank/docs@a')).toBe(true);
-    expect((await t.call<Snap[]>(t.admin, 'pool.snapshot.query')).map((s) => s.id)).toEqual(['tank/docs@b', 'tank/other@a']);
+    expect((await t.call<Snap[]>(t.admin, 'pool.snapshot.query')).map((s) => s.id)).toEqual([
+      'tank/docs@b',
+      'tank/other@a',
+    ]);
     expect(copiesOf(t)).toHaveLength(2);
-    expect((await t.callError(t.admin, 'pool.snapshot.delete', 'tank/docs@a')).reason).toBe('[ENOENT] None: Snapshot tank/docs@a not found');
+    expect((await t.callError(t.admin, 'pool.snapshot.delete', 'tank/docs@a')).reason).toBe(
+      '[ENOENT] None: Snapshot tank/docs@a not found',
+    );
   });
 
   it('recursive create and delete cover the child datasets; the copies survive a restart', async () => {
     const { t, dir } = await withDataset('tank/docs/child');
     writeFileSync(join(dir, 'kid.txt'), 'v1');
-    const made = await t.call<Snap>(t.admin, 'pool.snapshot.create', { dataset: 'tank/docs', name: 'all', recursive: true });
+    const made = await t.call<Snap>(t.admin, 'pool.snapshot.create', {
+      dataset: 'tank/docs',
+      name: 'all',
+      recursive: true,
+    });
     expect(made.id).toBe('tank/docs@all');
-    expect((await t.call<Snap[]>(t.admin, 'pool.snapshot.query')).map((s) => s.id)).toEqual(['tank/docs@all', 'tank/docs/child@all']);
+    expect((await t.call<Snap[]>(t.admin, 'pool.snapshot.query')).map((s) => s.id)).toEqual([
+      'tank/docs@all',
+      'tank/docs/child@all',
+    ]);
 
     const again = await t.reopen();
     writeFileSync(join(dir, 'kid.txt'), 'v2');
