@@ -1,4 +1,5 @@
 import type { DescribedError } from './describe-error.js';
+import { columnsOf } from './columns.js';
 import { escapeControls, escapeJson } from './escape.js';
 import type { OutputStream } from './io.js';
 
@@ -31,21 +32,29 @@ export function writeError(stderr: OutputStream, d: DescribedError, json: boolea
 }
 
 /**
- * `prefix` and `text` as lines of at most `width` columns, broken only between words, each later
- * line starting with `indent`. A word wider than a line keeps its own line, whole: a path or a
- * command must stay one piece to be copied.
+ * `prefix` and `text` as lines of at most `width` columns (`columnsOf`: a wide character is two),
+ * broken only at a lone space, which the break replaces: every other space stays, so a name with
+ * two spaces in a row reads back as it was given. Each later line starts with `indent`. A word
+ * wider than a line keeps its own line, whole: a path or a command must stay one piece to be copied.
  */
 export function wrapWords(prefix: string, text: string, width: number, indent: string): string[] {
-  if (prefix.length + text.length <= width) return [prefix + text];
+  if (width === Infinity || columnsOf(prefix + text) <= width) return [prefix + text];
   const lines: string[] = [];
   let line = prefix;
+  let used = columnsOf(prefix);
   let bare = true;
-  for (const word of text.split(/ +/)) {
-    if (word === '') continue;
-    if (!bare && line.length + 1 + word.length > width) {
+  // Only a lone space is a place to break: a run of spaces belongs to the words around it (a name
+  // like "reports  2026"), so a broken line always reads back by joining with the one space it took.
+  for (const word of text.split(/(?<! ) (?! )/)) {
+    const wide = columnsOf(word);
+    if (!bare && used + 1 + wide > width) {
       lines.push(line);
       line = indent + word;
-    } else line = bare ? line + word : `${line} ${word}`;
+      used = columnsOf(indent) + wide;
+    } else {
+      line += bare ? word : ` ${word}`;
+      used += (bare ? 0 : 1) + wide;
+    }
     bare = false;
   }
   lines.push(line);
