@@ -31,7 +31,8 @@ export function computePlan(
     overlap: (o) => overlaps.push(o),
   };
   for (const kind of table) {
-    for (const want of (desired[kind.key] ?? []) as readonly DesiredOf<StateKind>[]) {
+    const wants = (desired[kind.key] ?? []) as readonly DesiredOf<StateKind>[];
+    for (const want of kind.order?.(wants) ?? wants) {
       const step = kind.plan(want, world, ctx);
       if (step) steps.push(step as Step);
     }

@@ -22,21 +22,17 @@ describe('stor apply: datasets a file writes child first', () => {
   // docs/COMMANDS.md and `stor apply --help` promise dependency order; pool.dataset.create makes no
   // parent (create_ancestors false, MW/api/v25_10_1/pool_dataset.py) and answers
   // "[EINVAL] pool_dataset_create.name: Parent dataset (tank/p) does not exist.".
-  // Today: plan exits 7 (no refusal), apply makes tank/p/c first, it fails, tank/p is not attempted (exit 1).
-  it.fails(
-    'are made parent first (or refused by plan before anything changes), and one run leaves nothing to do',
-    async () => {
-      const run = embedded();
-      const state = file('stor_state: 1\ndatasets:\n  - { name: tank/p/c }\n  - { name: tank/p }\n');
-      const plan = JSON.parse((await run(['plan', '-f', state, '--json'], 7)).stdout) as {
-        changes: { name: string }[];
-      };
-      expect(plan.changes.map((c) => c.name)).toEqual(['tank/p', 'tank/p/c']);
-      await run(['apply', '-f', state, '--yes']);
-      await run(['plan', '-f', state]);
-    },
-    120_000,
-  );
+  // Fixed: the datasets adapter orders the file's datasets by depth (kinds/datasets.ts order).
+  it('are made parent first (or refused by plan before anything changes), and one run leaves nothing to do', async () => {
+    const run = embedded();
+    const state = file('stor_state: 1\ndatasets:\n  - { name: tank/p/c }\n  - { name: tank/p }\n');
+    const plan = JSON.parse((await run(['plan', '-f', state, '--json'], 7)).stdout) as {
+      changes: { name: string }[];
+    };
+    expect(plan.changes.map((c) => c.name)).toEqual(['tank/p', 'tank/p/c']);
+    await run(['apply', '-f', state, '--yes']);
+    await run(['plan', '-f', state]);
+  }, 120_000);
 });
 
 describe('stor apply: a group whose members the same file makes', () => {

@@ -58,6 +58,26 @@ describe('desired state: the table of kinds', () => {
     ).toEqual(['update groups ops', 'update users alice']);
   });
 
+  it("creates datasets parent before child (by depth), whatever order the file lists them in; at one depth, in the file's", () => {
+    // pool.dataset.create makes no parent (create_ancestors false, MW/api/v25_10_1/pool_dataset.py):
+    // a child made first is refused "Parent dataset (tank/p) does not exist."
+    const w = world({ datasets: [dataset('tank/p'), dataset('tank/q')] });
+    expect(
+      order(
+        {
+          stor_state: 1,
+          datasets: [{ name: 'tank/p/c/d' }, { name: 'tank/z/c' }, { name: 'tank/z' }, { name: 'tank/p/c' }],
+        },
+        w,
+      ),
+    ).toEqual([
+      'create datasets tank/z',
+      'create datasets tank/z/c',
+      'create datasets tank/p/c',
+      'create datasets tank/p/c/d',
+    ]);
+  });
+
   it('--prune deletes in reverse table order (keys, datasets children first, privileges, users, groups), only what stor made, and keeps a group still in use', () => {
     const w = world({
       groups: [group(1, 'ops'), group(2, 'alice', [1]), group(3, 'kept', [2]), group(4, 'privg'), group(5, 'hand')],

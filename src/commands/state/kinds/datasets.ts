@@ -18,6 +18,7 @@ import {
 import { datasetMarked } from '../ownership.js';
 import { stepOf, type KindAdapter, type World } from './kind.js';
 
+const depth = (name: string): number => name.split('/').length;
 const datasetsIn = (world: World): readonly Dataset[] => world.objects.datasets as readonly Dataset[];
 
 export const datasets: KindAdapter<'datasets', Dataset> = {
@@ -27,6 +28,11 @@ export const datasets: KindAdapter<'datasets', Dataset> = {
   read: (t) => queryItems(t, 'pool.dataset.query', ['id']),
   live: datasetsIn,
   readOne: async (t, name) => ({ datasets: await queryItems(t, 'pool.dataset.query', ['id'], [['id', '=', name]]) }),
+
+  // Parents before their children, whatever the file's order (a stable sort by depth: at one depth,
+  // the file's order): pool.dataset.create makes no parent (create_ancestors false,
+  // MW/api/v25_10_1/pool_dataset.py) and refuses a child first, "Parent dataset (…) does not exist."
+  order: (wants) => [...wants].sort((a, b) => depth(a.name) - depth(b.name)),
 
   plan(want, world) {
     const have = datasetsIn(world).find((d) => d.id === want.name);

@@ -72,6 +72,8 @@ export interface KindAdapter<K extends StateKind, Live> {
   live(world: World): readonly Live[];
   /** The reads that verify one object: its own query (and what naming its references takes), as the world's objects they fill. */
   readOne(t: Transport, name: string, want: DesiredOf<K> | undefined): Promise<Partial<Objects>>;
+  /** Pure: the file's objects in the order their steps must run (default: the file's). */
+  order?(wants: readonly DesiredOf<K>[]): DesiredOf<K>[];
   /** Pure: the file's object against the world: a create, an update of the fields the file sets and that differ, or null. */
   plan(want: DesiredOf<K>, world: World, ctx: PlanContext): KindStep<K> | null;
   /**
