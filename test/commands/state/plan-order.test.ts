@@ -111,6 +111,34 @@ describe('desired state: the table of kinds', () => {
     expect(order({ stor_state: 1 }, w)).toEqual([]);
   });
 
+  it('--prune keeps a dataset stor made while a dataset under it stays (the file names it, or stor did not make it), and says so', () => {
+    // pool.dataset.delete is not recursive (state/datasets.ts deleteDataset): 25.10.1 answers
+    // "[ENOTEMPTY] … cannot destroy 'tank/proj': filesystem has children".
+    const w = world({
+      datasets: [
+        dataset('tank/proj', true),
+        dataset('tank/proj/web', true),
+        dataset('tank/x', true),
+        dataset('tank/x/y', true),
+        dataset('tank/x/y/hand'),
+        dataset('tank/gone', true),
+        dataset('tank/gone/child', true),
+        dataset('tank/projects', true),
+      ],
+    });
+    const p = plan(w, { stor_state: 1, datasets: [{ name: 'tank/proj/web' }] }, true).plan;
+    expect(p.changes.map((c) => `${c.action} ${c.kind} ${c.name}`)).toEqual([
+      'delete datasets tank/projects',
+      'delete datasets tank/gone/child',
+      'delete datasets tank/gone',
+    ]);
+    expect(p.notes).toEqual([
+      'dataset tank/x/y: stor made it, but tank/x/y/hand under it stays; --prune leaves it',
+      'dataset tank/x: stor made it, but tank/x/y under it stays; --prune leaves it',
+      'dataset tank/proj: stor made it, but tank/proj/web under it stays; --prune leaves it',
+    ]);
+  });
+
   it('creates first, then deletes, in one plan', () => {
     const w = world({ groups: [group(1, 'old')], made: { group: ['old'] } });
     expect(order({ stor_state: 1, api_keys: [{ name: 'k', user: 'u' }], groups: [{ name: 'new' }] }, w, true)).toEqual([

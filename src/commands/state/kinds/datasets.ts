@@ -39,12 +39,29 @@ export const datasets: KindAdapter<'datasets', Dataset> = {
     return stepOf('datasets', want, have ? 'update' : 'create', diffDataset(want, have));
   },
 
-  // Children before their parents: the query lists a parent first.
-  prune: (world, named) =>
-    [...datasetsIn(world)]
-      .reverse()
-      .filter((d) => !named.has(d.id) && datasetMarked(d.id, d.user_properties as Record<string, unknown>))
-      .map((d) => d.id),
+  prune(world, named, _gone, note) {
+    const all = datasetsIn(world);
+    const marked = new Set(
+      all
+        .filter((d) => !named.has(d.id) && datasetMarked(d.id, d.user_properties as Record<string, unknown>))
+        .map((d) => d.id),
+    );
+    // A dataset with a dataset under it that stays (the file names it, stor did not make it, or it is
+    // kept itself) stays too, as a group still in use does: pool.dataset.delete is not recursive
+    // (datasets.ts deleteDataset) and 25.10.1 refuses it, "[ENOTEMPTY] … filesystem has children".
+    const kept = new Set<string>();
+    const out: string[] = [];
+    // Children before their parents: the query lists a parent first.
+    for (const d of [...all].reverse()) {
+      if (!marked.has(d.id)) continue;
+      const stays = all.find((c) => c.id.startsWith(`${d.id}/`) && (!marked.has(c.id) || kept.has(c.id)));
+      if (stays) {
+        kept.add(d.id);
+        note(`dataset ${d.id}: stor made it, but ${stays.id} under it stays; --prune leaves it`);
+      } else out.push(d.id);
+    }
+    return out;
+  },
 
   exists: (world, name) => datasetsIn(world).some((d) => d.id === name),
 

@@ -78,9 +78,15 @@ export interface KindAdapter<K extends StateKind, Live> {
   plan(want: DesiredOf<K>, world: World, ctx: PlanContext): KindStep<K> | null;
   /**
    * Pure: `--prune`'s deletes, names the file does not name (`named`) that carry stor's mark.
-   * `gone`: the deletes planned before this kind's (the kinds after it in the table).
+   * `gone`: the deletes planned before this kind's (the kinds after it in the table); `note`: says
+   * why a marked object the file does not name is kept.
    */
-  prune(world: World, named: ReadonlySet<string>, gone: readonly PlannedChange[]): string[];
+  prune(
+    world: World,
+    named: ReadonlySet<string>,
+    gone: readonly PlannedChange[],
+    note: (text: string) => void,
+  ): string[];
   /** Whether an object of that name is there (a delete is verified by its absence). */
   exists(world: World, name: string): boolean;
   /** Pure: refuses (throws) what must not be applied, before anything is; `force` lets the overridable through. */
