@@ -27,6 +27,7 @@ export function computePlan(
   const overlaps: RoleOverlap[] = [];
   const ctx: PlanContext = {
     normalize: options.normalize,
+    file: desired,
     note: (n) => notes.push(n),
     overlap: (o) => overlaps.push(o),
   };

@@ -1,8 +1,7 @@
 /**
  * Defects of `stor apply` found while pinning desired state's order (test/commands/state/desired-state-order.e2e.test.ts):
- * a file that plan accepts is not made true by one run. Each test is `it.fails` while the defect
- * stands: it passes today because its assertions fail; when the defect is fixed it fails, and the
- * `.fails` is to be removed.
+ * a file that plan accepts was not made true by one run. Each was pinned as `it.fails` while the
+ * defect stood; fixed, each now holds: one run, and the next plan is empty.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -39,17 +38,19 @@ describe('stor apply: a group whose members the same file makes', () => {
   // A group's `members` naming a user the users step makes is not checked at the group's verify
   // (execute.ts usersToCome: "made in the users step, which sets their groups"); but the users step
   // sets only the user's own `groups`, so a user who does not also list the group is never added.
-  // Today: exit 0, every change "done", and the next plan is `~ update group g2 members: (none) → carol` (exit 7).
-  it.fails(
-    'has them as members after one run: the next plan is empty',
-    async () => {
-      const run = embedded();
-      const state = file('stor_state: 1\ngroups:\n  - { name: g2, members: [carol] }\nusers:\n  - { name: carol }\n');
-      await run(['apply', '-f', state, '--yes']);
-      await run(['plan', '-f', state]);
-    },
-    120_000,
-  );
+  // Fixed: the user's create carries the groups of the file that list it (kinds/users.ts withListedGroups).
+  it('has them as members after one run: the next plan is empty', async () => {
+    const run = embedded();
+    const state = file('stor_state: 1\ngroups:\n  - { name: g2, members: [carol] }\nusers:\n  - { name: carol }\n');
+    // The plan says what the user's create does: carol made with g2 among her groups.
+    const plan = JSON.parse((await run(['plan', '-f', state, '--json'], 7)).stdout) as {
+      changes: { kind: string; name: string; changes: { field: string; to: unknown }[] }[];
+    };
+    const carol = plan.changes.find((c) => c.kind === 'users' && c.name === 'carol');
+    expect(carol?.changes.find((f) => f.field === 'groups')?.to).toEqual(['g2']);
+    await run(['apply', '-f', state, '--yes']);
+    await run(['plan', '-f', state]);
+  }, 120_000);
 });
 
 describe('stor apply --prune: a dataset stor made whose child the file keeps', () => {

@@ -10,6 +10,7 @@ import { computePlan } from '../../../src/commands/state/diff.js';
 import { exportState } from '../../../src/commands/state/export-state.js';
 import { groups } from '../../../src/commands/state/kinds/groups.js';
 import { KINDS, STATE_KINDS } from '../../../src/commands/state/kinds/index.js';
+import { users } from '../../../src/commands/state/kinds/users.js';
 import { RpcError, StorError } from '../../../src/core/errors.js';
 import { STATE_SECTIONS, stateFileSchema, type StateFile } from '../../../src/core/state/index.js';
 import { apiKey, dataset, group, privilege, user, world } from '../../helpers/state-world.js';
@@ -192,6 +193,32 @@ describe('desired state: the table of kinds', () => {
     );
     expect(refusal(file(['PRIVILEGE_WRITE'], 2), true)).toBe('none');
     expect(refusal(file(['READONLY_ADMIN'], 2), false)).toBe('none');
+  });
+
+  it("makes a user the file's groups list as a member with those groups (less its primary), so one run converges, and the plan shows it", () => {
+    // The groups step cannot add a user the users step has yet to make; user.create takes `groups`
+    // (UserCreate inherits UserEntry.groups, MW/api/v25_10_1/user.py:83), so the user's create carries them.
+    const w = world({ groups: [group(1, 'ops')] });
+    const { plan: p, steps } = plan(w, {
+      stor_state: 1,
+      groups: [
+        { name: 'g2', members: ['carol', 'dan'] },
+        { name: 'carol', members: ['carol'] },
+        { name: 'dev', members: ['dan'] },
+      ],
+      users: [{ name: 'carol' }, { name: 'dan', groups: ['ops', 'dev'] }, { name: 'erin' }],
+    });
+    const groupsField = (name: string) =>
+      p.changes.find((c) => c.kind === 'users' && c.name === name)?.changes.find((f) => f.field === 'groups');
+    expect(groupsField('carol')).toEqual({ field: 'groups', from: [], to: ['g2'] });
+    expect(groupsField('dan')).toEqual({ field: 'groups', from: [], to: ['dev', 'g2', 'ops'] });
+    expect(groupsField('erin')).toBeUndefined();
+    // Verified as planned: the user's read after its create, planned again on its step, shows no change.
+    const carol = steps.find((s) => s.change.kind === 'users' && s.change.name === 'carol')!;
+    const seen = world({ groups: [group(1, 'g2', [1]), group(2, 'carol')], users: [user(1, 'carol', 'carol', [1])] });
+    expect(
+      users.plan(carol.want as { name: string }, seen, { normalize: false, note: () => {}, overlap: () => {} }),
+    ).toBeNull();
   });
 
   it('verifies a group without the members a later step of the run makes, but with every other', () => {

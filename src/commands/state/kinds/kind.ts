@@ -41,6 +41,8 @@ export type Step = { [K in StateKind]: KindStep<K> }[StateKind];
 export interface PlanContext {
   /** `--normalize`: plan the minimal role list where a privilege's roles overlap. */
   normalize: boolean;
+  /** The whole file, when the plan is the file's (absent when one object is planned again to verify it). */
+  file?: StateFile;
   note(text: string): void;
   overlap(o: RoleOverlap): void;
 }
