@@ -27,16 +27,18 @@ export function computePlan(
   const overlaps: RoleOverlap[] = [];
   const ctx: PlanContext = {
     normalize: options.normalize,
+    file: desired,
     note: (n) => notes.push(n),
     overlap: (o) => overlaps.push(o),
   };
   for (const kind of table) {
-    for (const want of (desired[kind.key] ?? []) as readonly DesiredOf<StateKind>[]) {
+    const wants = (desired[kind.key] ?? []) as readonly DesiredOf<StateKind>[];
+    for (const want of kind.order?.(wants) ?? wants) {
       const step = kind.plan(want, world, ctx);
       if (step) steps.push(step as Step);
     }
   }
-  if (options.prune) steps.push(...pruneSteps(world, desired));
+  if (options.prune) steps.push(...pruneSteps(world, desired, ctx.note));
   const changes = steps.map((s) => s.change);
   return {
     plan: {
@@ -52,12 +54,12 @@ export function computePlan(
 }
 
 /** Deletes for `--prune`: objects the file does not name that carry stor's mark; kinds in reverse table order, each told what goes before it. */
-function pruneSteps(world: World, desired: StateFile): Step[] {
+function pruneSteps(world: World, desired: StateFile, note: (text: string) => void): Step[] {
   const out: Step[] = [];
   for (const kind of [...table].reverse()) {
     const named = new Set((desired[kind.key] ?? []).map((o: { name: string }) => o.name));
     const gone: PlannedChange[] = out.map((s) => s.change);
-    for (const name of kind.prune(world, named, gone))
+    for (const name of kind.prune(world, named, gone, note))
       out.push({ change: { kind: kind.key, name, action: 'delete', changes: [] } } as Step);
   }
   return out;

@@ -10,6 +10,7 @@ import { computePlan } from '../../../src/commands/state/diff.js';
 import { exportState } from '../../../src/commands/state/export-state.js';
 import { groups } from '../../../src/commands/state/kinds/groups.js';
 import { KINDS, STATE_KINDS } from '../../../src/commands/state/kinds/index.js';
+import { users } from '../../../src/commands/state/kinds/users.js';
 import { RpcError, StorError } from '../../../src/core/errors.js';
 import { STATE_SECTIONS, stateFileSchema, type StateFile } from '../../../src/core/state/index.js';
 import { apiKey, dataset, group, privilege, user, world } from '../../helpers/state-world.js';
@@ -58,6 +59,26 @@ describe('desired state: the table of kinds', () => {
     ).toEqual(['update groups ops', 'update users alice']);
   });
 
+  it("creates datasets parent before child (by depth), whatever order the file lists them in; at one depth, in the file's", () => {
+    // pool.dataset.create makes no parent (create_ancestors false, MW/api/v25_10_1/pool_dataset.py):
+    // a child made first is refused "Parent dataset (tank/p) does not exist."
+    const w = world({ datasets: [dataset('tank/p'), dataset('tank/q')] });
+    expect(
+      order(
+        {
+          stor_state: 1,
+          datasets: [{ name: 'tank/p/c/d' }, { name: 'tank/z/c' }, { name: 'tank/z' }, { name: 'tank/p/c' }],
+        },
+        w,
+      ),
+    ).toEqual([
+      'create datasets tank/z',
+      'create datasets tank/z/c',
+      'create datasets tank/p/c',
+      'create datasets tank/p/c/d',
+    ]);
+  });
+
   it('--prune deletes in reverse table order (keys, datasets children first, privileges, users, groups), only what stor made, and keeps a group still in use', () => {
     const w = world({
       groups: [group(1, 'ops'), group(2, 'alice', [1]), group(3, 'kept', [2]), group(4, 'privg'), group(5, 'hand')],
@@ -89,6 +110,34 @@ describe('desired state: the table of kinds', () => {
     ]);
     // Without --prune nothing is deleted.
     expect(order({ stor_state: 1 }, w)).toEqual([]);
+  });
+
+  it('--prune keeps a dataset stor made while a dataset under it stays (the file names it, or stor did not make it), and says so', () => {
+    // pool.dataset.delete is not recursive (state/datasets.ts deleteDataset): 25.10.1 answers
+    // "[ENOTEMPTY] … cannot destroy 'tank/proj': filesystem has children".
+    const w = world({
+      datasets: [
+        dataset('tank/proj', true),
+        dataset('tank/proj/web', true),
+        dataset('tank/x', true),
+        dataset('tank/x/y', true),
+        dataset('tank/x/y/hand'),
+        dataset('tank/gone', true),
+        dataset('tank/gone/child', true),
+        dataset('tank/projects', true),
+      ],
+    });
+    const p = plan(w, { stor_state: 1, datasets: [{ name: 'tank/proj/web' }] }, true).plan;
+    expect(p.changes.map((c) => `${c.action} ${c.kind} ${c.name}`)).toEqual([
+      'delete datasets tank/projects',
+      'delete datasets tank/gone/child',
+      'delete datasets tank/gone',
+    ]);
+    expect(p.notes).toEqual([
+      'dataset tank/x/y: stor made it, but tank/x/y/hand under it stays; --prune leaves it',
+      'dataset tank/x: stor made it, but tank/x/y under it stays; --prune leaves it',
+      'dataset tank/proj: stor made it, but tank/proj/web under it stays; --prune leaves it',
+    ]);
   });
 
   it('creates first, then deletes, in one plan', () => {
@@ -144,6 +193,32 @@ describe('desired state: the table of kinds', () => {
     );
     expect(refusal(file(['PRIVILEGE_WRITE'], 2), true)).toBe('none');
     expect(refusal(file(['READONLY_ADMIN'], 2), false)).toBe('none');
+  });
+
+  it("makes a user the file's groups list as a member with those groups (less its primary), so one run converges, and the plan shows it", () => {
+    // The groups step cannot add a user the users step has yet to make; user.create takes `groups`
+    // (UserCreate inherits UserEntry.groups, MW/api/v25_10_1/user.py:83), so the user's create carries them.
+    const w = world({ groups: [group(1, 'ops')] });
+    const { plan: p, steps } = plan(w, {
+      stor_state: 1,
+      groups: [
+        { name: 'g2', members: ['carol', 'dan'] },
+        { name: 'carol', members: ['carol'] },
+        { name: 'dev', members: ['dan'] },
+      ],
+      users: [{ name: 'carol' }, { name: 'dan', groups: ['ops', 'dev'] }, { name: 'erin' }],
+    });
+    const groupsField = (name: string) =>
+      p.changes.find((c) => c.kind === 'users' && c.name === name)?.changes.find((f) => f.field === 'groups');
+    expect(groupsField('carol')).toEqual({ field: 'groups', from: [], to: ['g2'] });
+    expect(groupsField('dan')).toEqual({ field: 'groups', from: [], to: ['dev', 'g2', 'ops'] });
+    expect(groupsField('erin')).toBeUndefined();
+    // Verified as planned: the user's read after its create, planned again on its step, shows no change.
+    const carol = steps.find((s) => s.change.kind === 'users' && s.change.name === 'carol')!;
+    const seen = world({ groups: [group(1, 'g2', [1]), group(2, 'carol')], users: [user(1, 'carol', 'carol', [1])] });
+    expect(
+      users.plan(carol.want as { name: string }, seen, { normalize: false, note: () => {}, overlap: () => {} }),
+    ).toBeNull();
   });
 
   it('verifies a group without the members a later step of the run makes, but with every other', () => {

@@ -18,6 +18,7 @@ import {
 import { datasetMarked } from '../ownership.js';
 import { stepOf, type KindAdapter, type World } from './kind.js';
 
+const depth = (name: string): number => name.split('/').length;
 const datasetsIn = (world: World): readonly Dataset[] => world.objects.datasets as readonly Dataset[];
 
 export const datasets: KindAdapter<'datasets', Dataset> = {
@@ -28,17 +29,39 @@ export const datasets: KindAdapter<'datasets', Dataset> = {
   live: datasetsIn,
   readOne: async (t, name) => ({ datasets: await queryItems(t, 'pool.dataset.query', ['id'], [['id', '=', name]]) }),
 
+  // Parents before their children, whatever the file's order (a stable sort by depth: at one depth,
+  // the file's order): pool.dataset.create makes no parent (create_ancestors false,
+  // MW/api/v25_10_1/pool_dataset.py) and refuses a child first, "Parent dataset (…) does not exist."
+  order: (wants) => [...wants].sort((a, b) => depth(a.name) - depth(b.name)),
+
   plan(want, world) {
     const have = datasetsIn(world).find((d) => d.id === want.name);
     return stepOf('datasets', want, have ? 'update' : 'create', diffDataset(want, have));
   },
 
-  // Children before their parents: the query lists a parent first.
-  prune: (world, named) =>
-    [...datasetsIn(world)]
-      .reverse()
-      .filter((d) => !named.has(d.id) && datasetMarked(d.id, d.user_properties as Record<string, unknown>))
-      .map((d) => d.id),
+  prune(world, named, _gone, note) {
+    const all = datasetsIn(world);
+    const marked = new Set(
+      all
+        .filter((d) => !named.has(d.id) && datasetMarked(d.id, d.user_properties as Record<string, unknown>))
+        .map((d) => d.id),
+    );
+    // A dataset with a dataset under it that stays (the file names it, stor did not make it, or it is
+    // kept itself) stays too, as a group still in use does: pool.dataset.delete is not recursive
+    // (datasets.ts deleteDataset) and 25.10.1 refuses it, "[ENOTEMPTY] … filesystem has children".
+    const kept = new Set<string>();
+    const out: string[] = [];
+    // Children before their parents: the query lists a parent first.
+    for (const d of [...all].reverse()) {
+      if (!marked.has(d.id)) continue;
+      const stays = all.find((c) => c.id.startsWith(`${d.id}/`) && (!marked.has(c.id) || kept.has(c.id)));
+      if (stays) {
+        kept.add(d.id);
+        note(`dataset ${d.id}: stor made it, but ${stays.id} under it stays; --prune leaves it`);
+      } else out.push(d.id);
+    }
+    return out;
+  },
 
   exists: (world, name) => datasetsIn(world).some((d) => d.id === name),
 

@@ -41,6 +41,8 @@ export type Step = { [K in StateKind]: KindStep<K> }[StateKind];
 export interface PlanContext {
   /** `--normalize`: plan the minimal role list where a privilege's roles overlap. */
   normalize: boolean;
+  /** The whole file, when the plan is the file's (absent when one object is planned again to verify it). */
+  file?: StateFile;
   note(text: string): void;
   overlap(o: RoleOverlap): void;
 }
@@ -72,13 +74,21 @@ export interface KindAdapter<K extends StateKind, Live> {
   live(world: World): readonly Live[];
   /** The reads that verify one object: its own query (and what naming its references takes), as the world's objects they fill. */
   readOne(t: Transport, name: string, want: DesiredOf<K> | undefined): Promise<Partial<Objects>>;
+  /** Pure: the file's objects in the order their steps must run (default: the file's). */
+  order?(wants: readonly DesiredOf<K>[]): DesiredOf<K>[];
   /** Pure: the file's object against the world: a create, an update of the fields the file sets and that differ, or null. */
   plan(want: DesiredOf<K>, world: World, ctx: PlanContext): KindStep<K> | null;
   /**
    * Pure: `--prune`'s deletes, names the file does not name (`named`) that carry stor's mark.
-   * `gone`: the deletes planned before this kind's (the kinds after it in the table).
+   * `gone`: the deletes planned before this kind's (the kinds after it in the table); `note`: says
+   * why a marked object the file does not name is kept.
    */
-  prune(world: World, named: ReadonlySet<string>, gone: readonly PlannedChange[]): string[];
+  prune(
+    world: World,
+    named: ReadonlySet<string>,
+    gone: readonly PlannedChange[],
+    note: (text: string) => void,
+  ): string[];
   /** Whether an object of that name is there (a delete is verified by its absence). */
   exists(world: World, name: string): boolean;
   /** Pure: refuses (throws) what must not be applied, before anything is; `force` lets the overridable through. */

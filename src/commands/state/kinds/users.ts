@@ -5,14 +5,29 @@
 import { call } from '../../../core/contract/client.js';
 import { E } from '../../../core/error-catalogue.js';
 import { StorError } from '../../../core/errors.js';
-import { stateUserSchema } from '../../../core/state/index.js';
+import { stateUserSchema, type StateFile } from '../../../core/state/index.js';
 import { listGroups } from '../../group/model.js';
 import { listUsers, primaryGroupName, type User } from '../../user/model.js';
 import { madeByStor } from '../ownership.js';
 import type { FieldChange } from '../plan-model.js';
 import { groupsNamed, namesOf, usersIn } from './accounts.js';
-import { field, sameSet, sorted, stepOf, type KindAdapter } from './kind.js';
+import { field, sameSet, sorted, stepOf, type DesiredOf, type KindAdapter } from './kind.js';
 import { markName } from './mark.js';
+
+/**
+ * A user the run makes, with the groups of the file that list it as a member (less its primary
+ * group): the groups step cannot add a user not made yet, and user.create takes `groups` (UserCreate
+ * inherits UserEntry.groups, MW/api/v25_10_1/user.py:83), so the create carries them and one run
+ * makes the file true. An existing user is added by the groups step itself.
+ */
+function withListedGroups(want: DesiredOf<'users'>, file: StateFile | undefined): DesiredOf<'users'> {
+  const primary = want.group ?? want.name;
+  const listed = (file?.groups ?? [])
+    .filter((g) => g.name !== primary && g.members?.includes(want.name))
+    .map((g) => g.name);
+  if (listed.length === 0) return want;
+  return { ...want, groups: [...new Set([...(want.groups ?? []), ...listed])] };
+}
 
 export const users: KindAdapter<'users', User> = {
   key: 'users',
@@ -26,10 +41,11 @@ export const users: KindAdapter<'users', User> = {
     return { users: found, groups: await listGroups(t, [['id', 'in', found.flatMap((u) => u.groups)]]) };
   },
 
-  plan(want, world) {
+  plan(want, world, ctx) {
     const have = usersIn(world).find((u) => u.username === want.name);
     const changes: FieldChange[] = [];
     if (!have) {
+      want = withListedGroups(want, ctx.file);
       changes.push({ field: 'full_name', from: null, to: want.full_name ?? want.name });
       changes.push({ field: 'group', from: null, to: want.group ?? want.name });
       if (want.groups !== undefined) changes.push({ field: 'groups', from: [], to: sorted(want.groups) });
