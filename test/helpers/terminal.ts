@@ -20,7 +20,9 @@ export function answerOnTerminal(
   whileAsked: () => Promise<void> = async () => {},
 ): Promise<TerminalRun> {
   const command = [process.execPath, STOR_BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-  const child = spawn('script', ['-qfec', command, '/dev/null'], {
+  // A wide terminal: these runs are about what is asked and done, and stor breaks its error lines
+  // to the terminal's width (80 where it reports none), which would split the texts they look for.
+  const child = spawn('script', ['-qfec', `stty cols 500 2>/dev/null; exec ${command}`, '/dev/null'], {
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,

@@ -88,7 +88,13 @@ async function keyWalk(env: Env) {
   expect((await run(['api-key', 'revoke', 'alice-key'], 2)).stderr).toContain('--yes');
   expect((await asAlice(['whoami'])).code).toBe(0);
   const revoked = JSON.parse((await run(['api-key', 'revoke', 'alice-key', '--yes', '--json'])).stdout);
-  expect(revoked).toEqual({ id: Number(key.split('-')[0]), name: 'alice-key', username: 'alice', revoked: true });
+  expect(revoked).toEqual({
+    target: expect.any(Object),
+    id: Number(key.split('-')[0]),
+    name: 'alice-key',
+    username: 'alice',
+    revoked: true,
+  });
   const refused = await asAlice(['whoami'], 4);
   expect(refused.stderr).not.toContain(secret);
   expect((await run(['api-key', 'revoke', 'alice-key', '--yes', '--json'], 1)).stderr).toContain('NOT_FOUND');

@@ -242,7 +242,13 @@ describe('stor dataset update', () => {
       '--yes',
       '--json',
     ]);
-    expect(JSON.parse(again.stdout)).toEqual({ id: 'tank/a', dry_run: false, changed: false, changes: [] });
+    expect(JSON.parse(again.stdout)).toEqual({
+      target: expect.any(Object),
+      id: 'tank/a',
+      dry_run: false,
+      changed: false,
+      changes: [],
+    });
 
     await run(['dataset', 'update', 'tank/a/b', '--compression', 'gzip', '--yes']);
     const inherited = JSON.parse(

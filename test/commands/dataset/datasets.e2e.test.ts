@@ -12,10 +12,22 @@ async function datasetWalk(run: Run, mnt: string) {
   const created = JSON.parse(
     (await run(['dataset', 'create', 'tank/a/b', '--parents', '--comments', 'walk', '--json'])).stdout,
   );
-  expect(created).toEqual({ id: 'tank/a/b', mountpoint: '/mnt/tank/a/b', comments: 'walk', created: true });
+  expect(created).toEqual({
+    target: expect.any(Object),
+    id: 'tank/a/b',
+    mountpoint: '/mnt/tank/a/b',
+    comments: 'walk',
+    created: true,
+  });
   // --parents is safe to re-run, as mkdir -p; without it an existing dataset stays an error (MW/plugins/pool_/dataset.py:471).
   const again = JSON.parse((await run(['dataset', 'create', 'tank/a/b', '--parents', '--json'])).stdout);
-  expect(again).toEqual({ id: 'tank/a/b', mountpoint: '/mnt/tank/a/b', comments: 'walk', created: false });
+  expect(again).toEqual({
+    target: expect.any(Object),
+    id: 'tank/a/b',
+    mountpoint: '/mnt/tank/a/b',
+    comments: 'walk',
+    created: false,
+  });
   const exists = await run(['dataset', 'create', 'tank/a/b'], 1);
   expect(exists.stderr).toContain('Path /mnt/tank/a/b already exists');
   const listed = JSON.parse((await run(['dataset', 'list', 'tank', '--json'])).stdout) as {

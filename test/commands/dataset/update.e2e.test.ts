@@ -75,7 +75,7 @@ async function updateWalk(run: Run, mnt: string) {
 
   // The same update again changes nothing and exits 0.
   const again = JSON.parse((await run(['dataset', 'update', 'tank/a', ...all, '--yes', '--json'])).stdout);
-  expect(again).toEqual({ id: 'tank/a', dry_run: false, changed: false, changes: [] });
+  expect(again).toEqual({ target: expect.any(Object), id: 'tank/a', dry_run: false, changed: false, changes: [] });
 
   // The child inherits; --inherit takes a local value back to the parent's, with its source.
   expect((await show(run, 'tank/a/b')).properties.compression).toMatchObject({

@@ -99,6 +99,7 @@ describe('stor snapshot delete', () => {
     });
     expect(await held()).toEqual(['tank/a@before']);
     expect(json(await run(['snapshot', 'delete', 'tank/a@before', '--yes', '--json']))).toEqual({
+      target: expect.any(Object),
       id: 'tank/a@before',
       dry_run: false,
       deleted: ['tank/a@before'],
@@ -133,6 +134,7 @@ describe('stor snapshot rollback', () => {
     expect(await held()).toEqual(['tank/a@before', 'tank/a@after']);
 
     expect(json(await run(['snapshot', 'rollback', 'tank/a@before', '-r', '--yes', '--json']))).toEqual({
+      target: expect.any(Object),
       id: 'tank/a@before',
       dataset: 'tank/a',
       dry_run: false,

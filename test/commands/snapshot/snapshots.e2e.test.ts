@@ -65,7 +65,13 @@ async function rollbackWalk(run: Run, mnt: string) {
   expect(readFileSync(join(mnt, 'tank/a/notes.txt'), 'utf8')).toBe('new bytes, longer than the old ones\n');
 
   const rolled = await json(run(['snapshot', 'rollback', 'tank/a@before', '-r', '--yes', '--json']));
-  expect(rolled).toEqual({ id: 'tank/a@before', dataset: 'tank/a', dry_run: false, destroyed: ['tank/a@after'] });
+  expect(rolled).toEqual({
+    target: expect.any(Object),
+    id: 'tank/a@before',
+    dataset: 'tank/a',
+    dry_run: false,
+    destroyed: ['tank/a@after'],
+  });
   expect(readFileSync(join(mnt, 'tank/a/notes.txt'), 'utf8')).toBe('the old bytes\n');
   expect(existsSync(join(mnt, 'tank/a/added.txt'))).toBe(false);
   expect((await json(run(['stat', '/mnt/tank/a/notes.txt', '--json']))).size).toBe(14);
@@ -85,6 +91,7 @@ async function deleteWalk(run: Run, mnt: string) {
     deleted: ['tank/a@before'],
   });
   expect(await json(run(['snapshot', 'delete', 'tank/a@before', '--yes', '--json']))).toEqual({
+    target: expect.any(Object),
     id: 'tank/a@before',
     dry_run: false,
     deleted: ['tank/a@before'],
