@@ -1,4 +1,4 @@
-// A stand-in for the session agent's server, for the first stage's tests (test/session/): a Unix
+// A stand-in for the session agent's server, for the first stage's tests (test/core/session/first-stage*.e2e.test.ts): a Unix
 // socket at this build's agent path whose `run` requests go to the real handleRun
 // (src/agent/run-request.ts, as built in dist/). These tests move to the real agent
 // (src/agent/server.ts) once it lands. It prints one JSON line when it listens, then one per
