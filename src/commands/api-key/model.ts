@@ -38,9 +38,9 @@ export function summary(k: ApiKey, now = Date.now()): ApiKeySummary {
   };
 }
 
-export async function listApiKeys(t: Transport): Promise<ApiKey[]> {
+export async function listApiKeys(t: Transport, filters: unknown[] = []): Promise<ApiKey[]> {
   // `select` keeps the hash off the wire: nothing here needs it.
-  return queryItems(t, 'api_key.query', FIELDS, [], { select: [...FIELDS] });
+  return queryItems(t, 'api_key.query', FIELDS, filters, { select: [...FIELDS] });
 }
 
 /** A key by id, else by name; a name several keys share is refused with their ids. */

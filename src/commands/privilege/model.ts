@@ -57,8 +57,8 @@ export async function loadCatalogue(t: Transport): Promise<Catalogue> {
   return { catalogue: known.catalogue(), source: `built-in ${known.name}` };
 }
 
-export async function listPrivileges(t: Transport): Promise<Privilege[]> {
-  return queryItems(t, 'privilege.query', PRIVILEGE_FIELDS);
+export async function listPrivileges(t: Transport, filters: unknown[] = []): Promise<Privilege[]> {
+  return queryItems(t, 'privilege.query', PRIVILEGE_FIELDS, filters);
 }
 
 /** A privilege by numeric id or by exact name. */

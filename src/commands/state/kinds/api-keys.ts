@@ -22,11 +22,7 @@ export const apiKeys: KindAdapter<'api_keys', ApiKey> = {
   schema: stateApiKeySchema,
   read: (t) => listApiKeys(t),
   live: keysIn,
-  // The fields listApiKeys reads (api-key/model.ts), `select` keeping the hash off the wire.
-  readOne: async (t, name) => {
-    const fields = ['id', 'name', 'username', 'created_at', 'expires_at', 'revoked', 'revoked_reason'] as const;
-    return { api_keys: await queryItems(t, 'api_key.query', fields, [['name', '=', name]], { select: [...fields] }) };
-  },
+  readOne: async (t, name) => ({ api_keys: await listApiKeys(t, [['name', '=', name]]) }),
 
   plan(want, world, ctx) {
     const have = keysIn(world).filter((k) => k.name === want.name);

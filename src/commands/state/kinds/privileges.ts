@@ -20,15 +20,7 @@ export const privileges: KindAdapter<'privileges', Privilege> = {
   read: (t) => listPrivileges(t),
   live: privilegesIn,
 
-  // The fields listPrivileges reads (privilege/model.ts), of the one privilege.
-  readOne: async (t, name) => ({
-    privileges: await queryItems(
-      t,
-      'privilege.query',
-      ['id', 'builtin_name', 'name', 'local_groups', 'roles', 'web_shell'],
-      [['name', '=', name]],
-    ),
-  }),
+  readOne: async (t, name) => ({ privileges: await listPrivileges(t, [['name', '=', name]]) }),
 
   plan(original, world, ctx) {
     let want = original;
