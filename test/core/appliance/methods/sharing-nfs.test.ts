@@ -326,6 +326,10 @@ for (const release of ['25.10.1', '26.0'] as const) {
         ['/mnt/tank/other', true],
       ]);
       expect(heard).toEqual([]);
+      // A share whose path is gone is compared as written (MW/plugins/nfs.py:808-814, 920-926).
+      expect(await create(t, { path: '/mnt/tank', networks: ['10.9.9.0/24'] })).toMatchObject({
+        path: '/mnt/tank',
+      });
     });
   });
 }
