@@ -80,12 +80,14 @@ export const sharingNfsMethods = [
     getInstance(nfsShareEntries(appliance, options), id, options, VERBOSE),
   ),
   // `return await self.get_instance(id)` (MW/plugins/nfs.py:481, 512).
-  implement(c['sharing.nfs.create'], async ({ appliance }, data) =>
-    getInstance(nfsShareEntries(appliance, {}), await createShare(appliance, data, false), {}, VERBOSE),
-  ),
-  implement(c['sharing.nfs.update'], async ({ appliance }, id, data) =>
-    getInstance(nfsShareEntries(appliance, {}), await updateShare(appliance, id, data, false), {}, VERBOSE),
-  ),
+  implement(c['sharing.nfs.create'], async ({ appliance }, data) => {
+    const id = await createShare(appliance, data, false);
+    return getInstance(nfsShareEntries(appliance, {}), id, {}, VERBOSE);
+  }),
+  implement(c['sharing.nfs.update'], async ({ appliance }, id, data) => {
+    await updateShare(appliance, id, data, false);
+    return getInstance(nfsShareEntries(appliance, {}), id, {}, VERBOSE);
+  }),
   // do_delete (MW/plugins/nfs.py:514-533): get_instance first, then the row; answers True.
   implement(c['sharing.nfs.delete'], ({ appliance: { store } }, id) =>
     store.write(() => {
@@ -109,10 +111,12 @@ export const sharingNfsMethods26 = [
   implement(c26['sharing.nfs.get_instance'], ({ appliance }, id, options) =>
     getInstance(nfsShareEntries26(appliance, options), id, options, VERBOSE),
   ),
-  implement(c26['sharing.nfs.create'], async ({ appliance }, data) =>
-    getInstance(nfsShareEntries26(appliance, {}), await createShare(appliance, data, true), {}, VERBOSE),
-  ),
-  implement(c26['sharing.nfs.update'], async ({ appliance }, id, data) =>
-    getInstance(nfsShareEntries26(appliance, {}), await updateShare(appliance, id, data, true), {}, VERBOSE),
-  ),
+  implement(c26['sharing.nfs.create'], async ({ appliance }, data) => {
+    const id = await createShare(appliance, data, true);
+    return getInstance(nfsShareEntries26(appliance, {}), id, {}, VERBOSE);
+  }),
+  implement(c26['sharing.nfs.update'], async ({ appliance }, id, data) => {
+    await updateShare(appliance, id, data, true);
+    return getInstance(nfsShareEntries26(appliance, {}), id, {}, VERBOSE);
+  }),
 ];
