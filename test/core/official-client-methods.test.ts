@@ -575,7 +575,10 @@ const SKIPPED: Record<string, string> = {
   'filesystem.get':
     'download-only: its output pipe is read through the URL core.download answers (core.download of filesystem.get is in the table); called over the WebSocket it fails the same way with "Pipe \'output\' is not open" (MW/job.py:330-332, 369-376)',
   ...Object.fromEntries(
-    NFS_METHODS.map((m) => [m, 'its own table, with the dataset its shares need: test/core/official-client-nfs.test.ts']),
+    NFS_METHODS.map((m) => [
+      m,
+      'its own table, with the dataset its shares need: test/core/official-client-nfs.test.ts',
+    ]),
   ),
 };
 

@@ -31,7 +31,12 @@ const PATH = '/mnt/tank/nfs-official';
 
 /** In call order; each bad call runs just before its valid one. */
 const CASES: { method: string; valid: unknown[]; bad: unknown[]; stderr: string }[] = [
-  { method: 'nfs.config', valid: [], bad: [1], stderr: printed(['EINVAL', 'ALL', 'Too many arguments (expected 0, found 1)']) },
+  {
+    method: 'nfs.config',
+    valid: [],
+    bad: [1],
+    stderr: printed(['EINVAL', 'ALL', 'Too many arguments (expected 0, found 1)']),
+  },
   {
     method: 'nfs.update',
     valid: [{ allow_nonroot: true }],
@@ -109,7 +114,9 @@ for (const release of ['25.10.1', '26.0'] as const) {
         }
         const bad = outcomes.get(`${c.method} bad`);
         if (bad?.ok !== false || bad.class !== 'ValidationErrors' || bad.stderr !== c.stderr)
-          failures.push(`${c.method} ${JSON.stringify(c.bad)}: want ${c.stderr}, got ${bad?.class}: ${bad?.stderr ?? bad?.json}`);
+          failures.push(
+            `${c.method} ${JSON.stringify(c.bad)}: want ${c.stderr}, got ${bad?.class}: ${bad?.stderr ?? bad?.json}`,
+          );
       }
       expect(failures).toEqual([]);
       expect(answers['nfs.update']).toMatchObject({ allow_nonroot: true, protocols: ['NFSV3', 'NFSV4'] });

@@ -68,5 +68,7 @@ function updateConfig(db: Db, data: NfsUpdate): NfsEntry {
 
 export const nfsMethods = [
   implement(nfsContract['nfs.config'], ({ appliance: { store } }) => configEntry(readNfsConfig(store.db))),
-  implement(nfsContract['nfs.update'], ({ appliance: { store } }, data) => store.write(() => updateConfig(store.db, data))),
+  implement(nfsContract['nfs.update'], ({ appliance: { store } }, data) =>
+    store.write(() => updateConfig(store.db, data)),
+  ),
 ];

@@ -44,7 +44,8 @@ async function validated(
   const dns = await resolveHostnames([...known.flatMap((s) => s.hosts), ...share.hosts]);
   return store.write(() => {
     const all = listNfsShares(store.db);
-    if (share.id !== undefined && !all.some((s) => s.id === share.id)) throw rpcErrors.instanceNotFound(VERBOSE, share.id);
+    if (share.id !== undefined && !all.some((s) => s.id === share.id))
+      throw rpcErrors.instanceNotFound(VERBOSE, share.id);
     validateShare(appliance, share, others(all), dns, ctx);
     return write(share);
   });
@@ -59,7 +60,12 @@ function createShare(appliance: Appliance, data: NfsShareData, namesFoundEntry: 
 }
 
 /** do_update (MW/plugins/nfs.py:483-512): the stored share with `data` laid over it, validated as a whole. */
-function updateShare(appliance: Appliance, id: number, data: NfsShareUpdate, namesFoundEntry: boolean): Promise<number> {
+function updateShare(
+  appliance: Appliance,
+  id: number,
+  data: NfsShareUpdate,
+  namesFoundEntry: boolean,
+): Promise<number> {
   const { store } = appliance;
   const old = store.read(() => listNfsShares(store.db).find((s) => s.id === id));
   if (!old) throw rpcErrors.instanceNotFound(VERBOSE, id);

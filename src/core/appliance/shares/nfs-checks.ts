@@ -151,10 +151,7 @@ function validateShareNetworks(errors: Errors, networks: readonly string[], dns:
     const ip = interfaceAddress(network);
     if (ip !== null && addresses.includes(ip)) {
       const host = [...dns].find(([, address]) => address === ip)![0];
-      errors.add(
-        'networks',
-        `ERROR - Resolved hostname to duplicate address: host '${host}' resolves to '${network}'`,
-      );
+      errors.add('networks', `ERROR - Resolved hostname to duplicate address: host '${host}' resolves to '${network}'`);
     }
   }
   const pairs = overlappingPairs(networks);
@@ -298,10 +295,7 @@ export function validateShare(
   // MW/plugins/nfs.py:628-635
   const v4Flavors = data.security.filter((s) => s !== 'SYS');
   if (v4Flavors.length > 0 && !readNfsConfig(appliance.store.db).protocols.includes('NFSV4')) {
-    errors.add(
-      'security',
-      `The following security flavor(s) require NFSv4 to be enabled: ${v4Flavors.join(',')}.`,
-    );
+    errors.add('security', `The following security flavor(s) require NFSv4 to be enabled: ${v4Flavors.join(',')}.`);
   }
   // MW/plugins/nfs.py:637-658: the emulator is no enterprise system (system.is_enterprise false).
   if (data.expose_snapshots) {

@@ -94,7 +94,9 @@ for (const release of ['25.10.1', '26.0'] as const) {
         ['sharing.nfs.update', [1, { ro: false }]],
         ['sharing.nfs.delete', [1]],
       ] as const) {
-        expect(triplesOf(await t.callError(t.admin, method, ...params))).toEqual([[null, 'SharingNFS 1 does not exist', 2]]);
+        expect(triplesOf(await t.callError(t.admin, method, ...params))).toEqual([
+          [null, 'SharingNFS 1 does not exist', 2],
+        ]);
       }
       // AUTOINCREMENT: the next share does not take the deleted one's id (MW/alembic/initial.sql:211).
       expect(await create(t, { path: '/mnt/tank/nfs' })).toMatchObject({ id: 2 });
@@ -103,9 +105,9 @@ for (const release of ['25.10.1', '26.0'] as const) {
     it('locked is false, or null when the query asks not to retrieve it or its extra.select leaves it out (MW/service/sharing_service.py:23-43, 92-106)', async () => {
       const t = await setup(release);
       await create(t, { path: '/mnt/tank/nfs/sub' });
-      expect(await t.call(t.admin, 'sharing.nfs.query', [], { extra: { retrieve_locked_info: false } })).toMatchObject(
-        [{ locked: null }],
-      );
+      expect(await t.call(t.admin, 'sharing.nfs.query', [], { extra: { retrieve_locked_info: false } })).toMatchObject([
+        { locked: null },
+      ]);
       expect(await t.call(t.admin, 'sharing.nfs.query', [], { extra: { select: ['path'] } })).toMatchObject([
         { locked: null },
       ]);
@@ -176,7 +178,7 @@ for (const release of ['25.10.1', '26.0'] as const) {
       expect(await create(t, { path: '/mnt/tank' })).toMatchObject({ path: '/mnt/tank' });
     });
 
-    it("networks: parsed as ip_network(strict=False), unique, not all-networks, not overlapping (MW/plugins/nfs_/validators.py:7-55; MW/plugins/nfs.py:704-729)", async () => {
+    it('networks: parsed as ip_network(strict=False), unique, not all-networks, not overlapping (MW/plugins/nfs_/validators.py:7-55; MW/plugins/nfs.py:704-729)', async () => {
       const t = await setup(release);
       const path = '/mnt/tank/nfs';
       expect(await refusedCreate(t, { path, networks: ['10.0.0.0/33', 'fe80::/129', '10.0.0.0/24'] })).toEqual(
@@ -202,7 +204,10 @@ for (const release of ['25.10.1', '26.0'] as const) {
       );
       // A netmask, a hostmask and IPv6 are taken and written in CIDR form.
       expect(
-        await create(t, { path, networks: ['192.168.0.0/255.255.255.0', '172.16.0.9/0.0.0.255', '2001:DB8:0:0::1/64'] }),
+        await create(t, {
+          path,
+          networks: ['192.168.0.0/255.255.255.0', '172.16.0.9/0.0.0.255', '2001:DB8:0:0::1/64'],
+        }),
       ).toMatchObject({ networks: ['192.168.0.0/24', '172.16.0.0/24', '2001:db8::/64'] });
     });
 
@@ -234,7 +239,11 @@ for (const release of ['25.10.1', '26.0'] as const) {
       const path = '/mnt/tank/nfs';
       await create(t, { path, networks: ['10.0.0.0/24'], hosts: ['10.0.0.5'] });
       expect(await refusedCreate(t, { path, networks: ['10.0.0.0/24'] })).toEqual([
-        ['sharingnfs_create.networks', `ERROR - Another NFS share already exports ${path} for network 10.0.0.0/24`, EINVAL],
+        [
+          'sharingnfs_create.networks',
+          `ERROR - Another NFS share already exports ${path} for network 10.0.0.0/24`,
+          EINVAL,
+        ],
         [
           'sharingnfs_create.networks',
           `ERROR - This or another NFS share exports ${path} to 10.0.0.0/24 and overlaps network 10.0.0.0/24`,
@@ -242,7 +251,10 @@ for (const release of ['25.10.1', '26.0'] as const) {
         ],
       ]);
       expect(await refusedCreate(t, { path, networks: ['10.0.0.128/25'] })).toEqual(
-        one('networks', `ERROR - This or another NFS share exports ${path} to 10.0.0.0/24 and overlaps network 10.0.0.128/25`),
+        one(
+          'networks',
+          `ERROR - This or another NFS share exports ${path} to 10.0.0.0/24 and overlaps network 10.0.0.128/25`,
+        ),
       );
       // The other share's IP host is kept as a network (10.0.0.5/32), so the same host passes that
       // check and is caught by the path check instead (:816-832, 871-879, 928-951).
@@ -255,11 +267,18 @@ for (const release of ['25.10.1', '26.0'] as const) {
       // A share for everybody takes 0.0.0.0/0 and ::/0 (:843-845).
       await create(t, { path: '/mnt/tank' });
       expect(await refusedCreate(t, { path: '/mnt/tank', networks: ['192.168.0.0/16'] })).toEqual(
-        one('networks', 'ERROR - This or another NFS share exports /mnt/tank to 0.0.0.0/0 and overlaps network 192.168.0.0/16'),
+        one(
+          'networks',
+          'ERROR - This or another NFS share exports /mnt/tank to 0.0.0.0/0 and overlaps network 192.168.0.0/16',
+        ),
       );
       const update = await t.callError(t.admin, 'sharing.nfs.update', 2, { path, hosts: ['10.0.0.5'] });
       expect(triplesOf(update)).toEqual([
-        ['sharingnfs_update.networks', `ERROR - Another NFS share already exports ${path} for network 10.0.0.0/24`, EINVAL],
+        [
+          'sharingnfs_update.networks',
+          `ERROR - Another NFS share already exports ${path} for network 10.0.0.0/24`,
+          EINVAL,
+        ],
         [
           'sharingnfs_update.networks',
           `ERROR - This or another NFS share exports ${path} to 10.0.0.0/24 and overlaps network 10.0.0.0/24`,
@@ -271,13 +290,13 @@ for (const release of ['25.10.1', '26.0'] as const) {
     it('maproot and mapall: a group needs its user, both must exist, not both users; security beyond SYS needs NFSv4; expose_snapshots needs a licence (MW/plugins/nfs.py:606-658)', async () => {
       const t = await setup(release);
       const path = '/mnt/tank/nfs';
-      expect(await refusedCreate(t, { path, maproot_group: 'nogroup', mapall_user: 'nope', mapall_group: 'nope' })).toEqual(
-        [
-          ['sharingnfs_create.maproot_user', 'This field is required when map group is specified', EINVAL],
-          ['sharingnfs_create.mapall_user', 'User not found: nope', EINVAL],
-          ['sharingnfs_create.mapall_group', 'Group not found: nope', EINVAL],
-        ],
-      );
+      expect(
+        await refusedCreate(t, { path, maproot_group: 'nogroup', mapall_user: 'nope', mapall_group: 'nope' }),
+      ).toEqual([
+        ['sharingnfs_create.maproot_user', 'This field is required when map group is specified', EINVAL],
+        ['sharingnfs_create.mapall_user', 'User not found: nope', EINVAL],
+        ['sharingnfs_create.mapall_group', 'Group not found: nope', EINVAL],
+      ]);
       expect(await refusedCreate(t, { path, maproot_user: 'root', mapall_user: 'nobody' })).toEqual(
         one('mapall_user', 'maproot_user disqualifies mapall_user'),
       );
@@ -295,11 +314,13 @@ for (const release of ['25.10.1', '26.0'] as const) {
 
     it('params as pydantic checks them: path required, security among SYS/KRB5/KRB5I/KRB5P, no id or locked (MW/api/v25_10_1/nfs.py:175-196)', async () => {
       const t = await setup(release);
-      expect(triplesOf(await t.callError(t.admin, 'sharing.nfs.create', { locked: true, security: ['NONE'] }))).toEqual([
-        ['data.path', 'Field required', EINVAL],
-        ['data.security.0', "Input should be 'SYS', 'KRB5', 'KRB5I' or 'KRB5P'", EINVAL],
-        ['data.locked', 'Extra inputs are not permitted', EINVAL],
-      ]);
+      expect(triplesOf(await t.callError(t.admin, 'sharing.nfs.create', { locked: true, security: ['NONE'] }))).toEqual(
+        [
+          ['data.path', 'Field required', EINVAL],
+          ['data.security.0', "Input should be 'SYS', 'KRB5', 'KRB5I' or 'KRB5P'", EINVAL],
+          ['data.locked', 'Extra inputs are not permitted', EINVAL],
+        ],
+      );
     });
 
     it('pool.dataset.delete deletes the enabled shares at or below the mountpoint, without an event, even when ZFS then refuses; disabled ones stay (MW/plugins/pool_/dataset.py:828-846, MW/common/attachment/__init__.py:109-140)', async () => {
@@ -314,8 +335,7 @@ for (const release of ['25.10.1', '26.0'] as const) {
       await t.call(t.admin, 'core.subscribe', 'sharing.nfs.query');
       // zfs destroy refuses the snapshot, after the shares went (:829-845).
       await t.callError(t.admin, 'pool.dataset.delete', 'tank/nfs');
-      const paths = async () =>
-        (await t.call<Entry[]>(t.admin, 'sharing.nfs.query')).map((s) => [s.path, s.enabled]);
+      const paths = async () => (await t.call<Entry[]>(t.admin, 'sharing.nfs.query')).map((s) => [s.path, s.enabled]);
       expect(await paths()).toEqual([
         ['/mnt/tank/nfs/sub', false],
         ['/mnt/tank/other', true],
@@ -360,10 +380,24 @@ describe('nfs.config / nfs.update (MW/plugins/nfs.py:85-406)', () => {
 
   it('update keeps what it is given and answers nfs.config; servers null is managed again (MW/plugins/nfs.py:344-352, 399-406)', async () => {
     const t = await openTestAppliance({ release: '26.0' });
-    const changed = await t.call(t.admin, 'nfs.update', { servers: 8, mountd_port: 618, v4_krb: true, v4_domain: 'lab' });
-    expect(changed).toMatchObject({ servers: 8, managed_nfsd: false, mountd_port: 618, v4_krb_enabled: true, v4_domain: 'lab' });
+    const changed = await t.call(t.admin, 'nfs.update', {
+      servers: 8,
+      mountd_port: 618,
+      v4_krb: true,
+      v4_domain: 'lab',
+    });
+    expect(changed).toMatchObject({
+      servers: 8,
+      managed_nfsd: false,
+      mountd_port: 618,
+      v4_krb_enabled: true,
+      v4_domain: 'lab',
+    });
     expect(await t.call(t.admin, 'nfs.config')).toEqual(changed);
-    expect(await t.call(t.admin, 'nfs.update', { servers: null })).toMatchObject({ managed_nfsd: true, mountd_port: 618 });
+    expect(await t.call(t.admin, 'nfs.update', { servers: null })).toMatchObject({
+      managed_nfsd: true,
+      mountd_port: 618,
+    });
   });
 
   it('refuses an empty protocols list, v4_domain without NFSv4, a bind address the system has not, RDMA without a capable NIC, port 20049 (MW/plugins/nfs.py:337-395; MW/api/v25_10_1/nfs.py:36-40)', async () => {
@@ -386,7 +420,11 @@ describe('nfs.config / nfs.update (MW/plugins/nfs.py:85-406)', () => {
       ['nfs_update.rdma', 'This platform cannot support NFS over RDMA or is missing an RDMA capable NIC.', EINVAL],
     ]);
     expect(triplesOf(await t.callError(t.admin, 'nfs.update', { mountd_port: 20049 }))).toEqual([
-      ['nfs_update.mountd_port', 'Value error, 20049 is a reserved for internal use. Please select another value.', EINVAL],
+      [
+        'nfs_update.mountd_port',
+        'Value error, 20049 is a reserved for internal use. Please select another value.',
+        EINVAL,
+      ],
     ]);
     // Nothing was kept.
     expect(await t.call(t.admin, 'nfs.config')).toMatchObject({ protocols: ['NFSV3', 'NFSV4'], mountd_port: null });
