@@ -48,6 +48,16 @@ async function refusedCreate(t: TestAppliance, data: Entry): Promise<Triple[]> {
 
 const one = (field: string, message: string): Triple[] => [[`sharingnfs_create.${field}`, message, EINVAL]];
 
+/** A network another share of `path` exports: taken, and so also overlapped (MW/plugins/nfs.py:847-867). */
+const taken = (schema: string, path: string): Triple[] => [
+  [`${schema}.networks`, `ERROR - Another NFS share already exports ${path} for network 10.0.0.0/24`, EINVAL],
+  [
+    `${schema}.networks`,
+    `ERROR - This or another NFS share exports ${path} to 10.0.0.0/24 and overlaps network 10.0.0.0/24`,
+    EINVAL,
+  ],
+];
+
 /** What a new share of `path` answers in each release, every field at its default. */
 function defaults(release: string, path: string, extra26: Entry): Entry {
   const entry: Entry = {
@@ -238,18 +248,7 @@ for (const release of ['25.10.1', '26.0'] as const) {
       const t = await setup(release);
       const path = '/mnt/tank/nfs';
       await create(t, { path, networks: ['10.0.0.0/24'], hosts: ['10.0.0.5'] });
-      expect(await refusedCreate(t, { path, networks: ['10.0.0.0/24'] })).toEqual([
-        [
-          'sharingnfs_create.networks',
-          `ERROR - Another NFS share already exports ${path} for network 10.0.0.0/24`,
-          EINVAL,
-        ],
-        [
-          'sharingnfs_create.networks',
-          `ERROR - This or another NFS share exports ${path} to 10.0.0.0/24 and overlaps network 10.0.0.0/24`,
-          EINVAL,
-        ],
-      ]);
+      expect(await refusedCreate(t, { path, networks: ['10.0.0.0/24'] })).toEqual(taken('sharingnfs_create', path));
       expect(await refusedCreate(t, { path, networks: ['10.0.0.128/25'] })).toEqual(
         one(
           'networks',
@@ -273,18 +272,7 @@ for (const release of ['25.10.1', '26.0'] as const) {
         ),
       );
       const update = await t.callError(t.admin, 'sharing.nfs.update', 2, { path, hosts: ['10.0.0.5'] });
-      expect(triplesOf(update)).toEqual([
-        [
-          'sharingnfs_update.networks',
-          `ERROR - Another NFS share already exports ${path} for network 10.0.0.0/24`,
-          EINVAL,
-        ],
-        [
-          'sharingnfs_update.networks',
-          `ERROR - This or another NFS share exports ${path} to 10.0.0.0/24 and overlaps network 10.0.0.0/24`,
-          EINVAL,
-        ],
-      ]);
+      expect(triplesOf(update)).toEqual(taken('sharingnfs_update', path));
     });
 
     it('maproot and mapall: a group needs its user, both must exist, not both users; security beyond SYS needs NFSv4; expose_snapshots needs a licence (MW/plugins/nfs.py:606-658)', async () => {
