@@ -6,7 +6,8 @@ import type { Db } from '../../store/store.js';
 import { implement } from '../method.js';
 
 // The handlers of contract/nfs.ts, as NFSService answers them (MW/plugins/nfs.py:85-406). The
-// settings are stored; no NFS server runs, so none of them takes effect (README "Emulator behaviours").
+// settings are stored; no NFS server runs, so none of them takes effect (docs/RELEASES.md "What the
+// emulator serves, and what it does not").
 
 /**
  * `nfs_extend` (MW/plugins/nfs.py:187-208) of the stored row: `servers` unset is managed, as many

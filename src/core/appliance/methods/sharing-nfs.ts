@@ -17,7 +17,7 @@ import { resolveHostnames } from '../shares/nfs-hosts.js';
 
 // The handlers of contract/sharing-nfs.ts (and 26.0's entries, contract/v26_0_0/sharing-nfs.ts), as
 // SharingNFSService answers them (MW/plugins/nfs.py:428-966). Shares are stored and checked; no NFS
-// server runs, so nothing is exported (README "Emulator behaviours").
+// server runs, so nothing is exported (docs/RELEASES.md "What the emulator serves, and what it does not").
 
 /** `verbose_name` of SharingNFSService (MW/service/base.py:36): `SharingNFS 7 does not exist`. */
 const VERBOSE = 'SharingNFS';

@@ -26,10 +26,13 @@ import { pathResidesWithinVolume, shareRealpath } from './share-path.js';
 /** A share as validate sees it: create's fields, and on update the share's id. */
 export type NfsShareData = NfsShareCreate & { id?: number };
 
-/** What validate needs besides the share: the schema name, the other shares, the names resolved. */
+/** What validate needs besides the share and the other shares: the schema name and the release's words. */
 export interface NfsCheckContext {
   schema: 'sharingnfs_create' | 'sharingnfs_update';
-  /** 26.0's sanitize names the offending entry in its all-networks/all-hosts words (stable/26 MW/plugins/nfs_/validators.py:47-49, 86-88). */
+  /**
+   * 26.0's sanitize names the offending entry in its all-networks/all-hosts words (stable/26
+   * MW/plugins/nfs_/validators.py:47-49, 86-88); 25.10.1's names the list's last.
+   */
   namesFoundEntry: boolean;
 }
 
