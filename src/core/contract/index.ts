@@ -5,11 +5,13 @@ import { authContract } from './auth.js';
 import type { MethodContract, ParamSpec } from './method.js';
 import { coreContract } from './core.js';
 import { groupContract } from './group.js';
+import { nfsContract } from './nfs.js';
 import { filesystemContract } from './filesystem.js';
 import { poolContract } from './pool.js';
 import { poolDatasetContract } from './pool-dataset.js';
 import { poolSnapshotContract } from './pool-snapshot.js';
 import { privilegeContract } from './privilege.js';
+import { sharingNfsContract } from './sharing-nfs.js';
 import { systemContract } from './system.js';
 import { userContract } from './user.js';
 
@@ -31,6 +33,8 @@ export const CONTRACT = {
   ...poolSnapshotContract,
   ...systemContract,
   ...alertContract,
+  ...sharingNfsContract,
+  ...nfsContract,
 };
 
 /**

@@ -241,9 +241,56 @@ export const MIGRATIONS: readonly Migration[] = [
       if (readSettings(db).seeded_at !== undefined) addBuiltinAccounts(db);
     },
   },
+  {
+    version: 12,
+    description: 'NFS shares (sharing.nfs) and the NFS service settings (nfs.config), as a fresh 25.10.1 has them',
+    up: (db) => {
+      // One row per share, its list fields as JSON; ids never reused (AUTOINCREMENT, as 25.10.1's
+      // sharing_nfs_share: MW/alembic/initial.sql:211). nfs_config is the one row of services_nfs,
+      // with a fresh install's values (initial.sql:189 and the migrations after it: servers NULL,
+      // MW/alembic/versions/24.04/2023-12-08_01-55_make_nfs_servers_nullable.py; both protocols,
+      // 23.10/2022-12-14_00-45_nfs_protocols.py:29-31; rdma off, 25.04/2024-10-04_18-09_add_nfs_rdma.py).
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS nfs_shares (
+          id               INTEGER PRIMARY KEY AUTOINCREMENT,
+          path             TEXT NOT NULL,
+          aliases          TEXT NOT NULL DEFAULT '[]',
+          comment          TEXT NOT NULL DEFAULT '',
+          networks         TEXT NOT NULL DEFAULT '[]',
+          hosts            TEXT NOT NULL DEFAULT '[]',
+          ro               INTEGER NOT NULL DEFAULT 0,
+          maproot_user     TEXT,
+          maproot_group    TEXT,
+          mapall_user      TEXT,
+          mapall_group     TEXT,
+          security         TEXT NOT NULL DEFAULT '[]',
+          enabled          INTEGER NOT NULL DEFAULT 1,
+          expose_snapshots INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE TABLE IF NOT EXISTS nfs_config (
+          id                INTEGER PRIMARY KEY CHECK (id = 1),
+          servers           INTEGER,
+          allow_nonroot     INTEGER NOT NULL DEFAULT 0,
+          protocols         TEXT NOT NULL DEFAULT '["NFSV3", "NFSV4"]',
+          v4_krb            INTEGER NOT NULL DEFAULT 0,
+          v4_domain         TEXT NOT NULL DEFAULT '',
+          bindip            TEXT NOT NULL DEFAULT '[]',
+          mountd_port       INTEGER,
+          rpcstatd_port     INTEGER,
+          rpclockd_port     INTEGER,
+          mountd_log        INTEGER NOT NULL DEFAULT 1,
+          statd_lockd_log   INTEGER NOT NULL DEFAULT 0,
+          userd_manage_gids INTEGER NOT NULL DEFAULT 0,
+          rdma              INTEGER NOT NULL DEFAULT 0
+        );
+        INSERT OR IGNORE INTO nfs_config (id) VALUES (1);
+      `);
+    },
+  },
 ];
 
-export const SCHEMA_VERSION = MIGRATIONS.length;
+/** The last migration's version: versions may skip a number another branch holds (11 beside 12). */
+export const SCHEMA_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));
 
 /** Runs the migrations the database has not seen. Call inside an IMMEDIATE transaction. */
 export function migrate(db: Database): number {

@@ -4,11 +4,13 @@ import { authMethods, authMethods26 } from './auth.js';
 import { coreMethods } from './core.js';
 import { filesystemMethods } from './filesystem.js';
 import { groupMethods } from './group.js';
+import { nfsMethods } from './nfs.js';
 import { poolMethods } from './pool.js';
 import { poolDatasetMethods } from './pool-dataset.js';
 import { poolSnapshotMethods } from './pool-snapshot.js';
 import type { MethodDefinition } from '../method.js';
 import { privilegeMethods } from './privilege.js';
+import { sharingNfsMethods, sharingNfsMethods26 } from './sharing-nfs.js';
 import { systemMethods } from './system.js';
 import { userMethods } from './user.js';
 
@@ -32,16 +34,19 @@ export const METHODS: ReadonlyMap<string, MethodDefinition> = new Map(
     ...poolSnapshotMethods,
     ...systemMethods,
     ...alertMethods,
+    ...sharingNfsMethods,
+    ...nfsMethods,
   ].map((m) => [m.name, m]),
 );
 
 /**
  * Handlers written from a later release's own entry rather than 25.10.1's (26.0's SCRAM login:
- * contract/v26_0_0/auth.ts, api-key.ts), by method name. The dispatcher serves an entry of the
+ * contract/v26_0_0/auth.ts, api-key.ts; its sharing.nfs entries, sharing-nfs.ts), by method name. The dispatcher serves an entry of the
  * release's contract with the handler implemented from that very entry, here or in METHODS; an
  * entry no handler was implemented from gets 25.10.1's handler, adapted (dispatcher.ts `releaseMethod`).
  */
 export const RELEASE_METHODS: ReadonlyMap<string, readonly MethodDefinition[]> = [
   ...authMethods26,
   ...apiKeyMethods26,
+  ...sharingNfsMethods26,
 ].reduce((byName, m) => byName.set(m.name, [...(byName.get(m.name) ?? []), m]), new Map<string, MethodDefinition[]>());

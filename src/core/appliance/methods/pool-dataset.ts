@@ -27,6 +27,7 @@ import {
 import { listPools } from '../../store/files.js';
 import { deleteSnapshots, listSnapshots, type SnapshotRecord } from '../../store/snapshots.js';
 import type { Appliance } from '../appliance.js';
+import { deleteDatasetAttachments } from '../datasets/attachments.js';
 import { assertNotBeingDeleted, deletionCovering, markDeleting } from '../datasets/deletion.js';
 import {
   PROPERTIES,
@@ -727,7 +728,7 @@ export const poolDatasetMethods = [
     const { store } = appliance;
     // `zfs destroy` of a busy dataset: ZFS's words, errno EBUSY (MW/plugins/zfs_/dataset.py:235-240).
     const busy = () => rpcErrors.call(ERRNO.EBUSY, `Failed to delete dataset: cannot destroy '${id}': dataset is busy`);
-    const plan = store.read(() => {
+    const plan = store.write(() => {
       const all = listDatasets(store.db);
       const target = all.find((d) => d.id === id);
       if (!target) throw rpcErrors.instanceNotFound('PoolDataset', id);
@@ -739,23 +740,28 @@ export const poolDatasetMethods = [
       if (isRoot && !options.recursive) {
         throw datasetDeleteRefusal.poolRoot(id);
       }
+      // Its shares go before ZFS is asked, and stay gone when ZFS refuses (MW/plugins/pool_/dataset.py:828-846).
+      deleteDatasetAttachments(appliance, id);
       const snapshots = listSnapshots(store.db).filter((s) => s.dataset === id || s.dataset.startsWith(`${id}/`));
       if (snapshots.length > 0 && !options.recursive) {
         // Past the middleware's own check of children, `zfs destroy` refuses a dataset with
         // snapshots and lists them (MW/plugins/zfs_/dataset.py:229-240; zfs_main.c destroy_check_dependent).
         const kind = datasetType(target) === 'VOLUME' ? 'volume' : 'filesystem';
-        throw datasetDeleteRefusal.snapshots(
-          id,
-          kind,
-          snapshots.map((s) => s.id),
-        );
+        return {
+          refusal: datasetDeleteRefusal.snapshots(
+            id,
+            kind,
+            snapshots.map((s) => s.id),
+          ),
+        };
       }
       const gone = (isRoot ? children : [target, ...children]).map((d) => d.id);
-      if (gone.some((d) => deletionCovering(appliance, `/mnt/${d}`) !== null)) throw busy();
+      if (gone.some((d) => deletionCovering(appliance, `/mnt/${d}`) !== null)) return { refusal: busy() };
       // Checked before anything is deleted: no mountpoint may lead out of the pool.
       const hosts = gone.map((d) => mountpointHost(appliance, d));
       return { gone, hosts, snapshots };
     });
+    if ('refusal' in plan) throw plan.refusal;
     // One outcome: the datasets are marked first (no upload or child dataset may start in them),
     // their files removed, and only then their rows; a removal that fails lifts the marks and
     // keeps the rows, so the dataset is still there to delete again. The files go outside the
