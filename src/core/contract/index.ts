@@ -10,6 +10,8 @@ import { poolContract } from './pool.js';
 import { poolDatasetContract } from './pool-dataset.js';
 import { poolSnapshotContract } from './pool-snapshot.js';
 import { privilegeContract } from './privilege.js';
+import { sharingSmbContract } from './sharing-smb.js';
+import { smbContract } from './smb.js';
 import { systemContract } from './system.js';
 import { userContract } from './user.js';
 
@@ -31,6 +33,8 @@ export const CONTRACT = {
   ...poolSnapshotContract,
   ...systemContract,
   ...alertContract,
+  ...sharingSmbContract,
+  ...smbContract,
 };
 
 /**

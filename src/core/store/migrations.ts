@@ -2,6 +2,7 @@ import type { Database } from './sqlite.js';
 import { addBuiltinAccounts } from './builtin-accounts.js';
 import { unknownSecretHash } from './secrets.js';
 import { readSettings } from './settings.js';
+import { SMB_SHARES_DDL } from './shares-smb.js';
 
 /**
  * Versioned schema migrations. `PRAGMA user_version` records how many have run; each runs once,
@@ -241,9 +242,15 @@ export const MIGRATIONS: readonly Migration[] = [
       if (readSettings(db).seeded_at !== undefined) addBuiltinAccounts(db);
     },
   },
+  {
+    version: 13,
+    description: 'smb_shares and smb_config: SMB shares and the SMB service settings (sharing.smb.*, smb.*)',
+    up: (db) => db.exec(SMB_SHARES_DDL),
+  },
 ];
 
-export const SCHEMA_VERSION = MIGRATIONS.length;
+/** The last migration's version (versions are numbered as assigned, and may skip one not on this branch). */
+export const SCHEMA_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));
 
 /** Runs the migrations the database has not seen. Call inside an IMMEDIATE transaction. */
 export function migrate(db: Database): number {

@@ -9,6 +9,8 @@ import { poolDatasetMethods } from './pool-dataset.js';
 import { poolSnapshotMethods } from './pool-snapshot.js';
 import type { MethodDefinition } from '../method.js';
 import { privilegeMethods } from './privilege.js';
+import { sharingSmbMethods, sharingSmbMethods26 } from './sharing-smb.js';
+import { smbMethods, smbMethods26 } from './smb.js';
 import { systemMethods } from './system.js';
 import { userMethods } from './user.js';
 
@@ -32,6 +34,8 @@ export const METHODS: ReadonlyMap<string, MethodDefinition> = new Map(
     ...poolSnapshotMethods,
     ...systemMethods,
     ...alertMethods,
+    ...sharingSmbMethods,
+    ...smbMethods,
   ].map((m) => [m.name, m]),
 );
 
@@ -44,4 +48,6 @@ export const METHODS: ReadonlyMap<string, MethodDefinition> = new Map(
 export const RELEASE_METHODS: ReadonlyMap<string, readonly MethodDefinition[]> = [
   ...authMethods26,
   ...apiKeyMethods26,
+  ...sharingSmbMethods26,
+  ...smbMethods26,
 ].reduce((byName, m) => byName.set(m.name, [...(byName.get(m.name) ?? []), m]), new Map<string, MethodDefinition[]>());

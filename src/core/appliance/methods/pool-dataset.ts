@@ -47,6 +47,7 @@ import { snapshotCopyDir } from '../datasets/snapshot-copies.js';
 import { datasetQuery } from '../datasets/dataset-query.js';
 import { snapshotsDir } from '../jobs/stray-snapshot-copies.js';
 import { bytesBelow, removeTree } from '../files/tree-walk.js';
+import { deleteSmbSharesOn } from '../shares/smb.js';
 
 // The handlers of contract/pool-dataset.ts.
 
@@ -760,6 +761,9 @@ export const poolDatasetMethods = [
     // their files removed, and only then their rows; a removal that fails lifts the marks and
     // keeps the rows, so the dataset is still there to delete again. The files go outside the
     // write lock and asynchronously: a large tree must hold up neither other writers nor clients.
+    // The SMB attachment delegate deletes the shares on it first (shares/smb.ts deleteSmbSharesOn);
+    // here only once the delete is known to go ahead, so a refused one loses no share.
+    for (const gone of plan.gone) deleteSmbSharesOn(appliance, `/mnt/${gone}`);
     const unmark = markDeleting(appliance, plan.gone);
     try {
       for (const host of [...plan.hosts].sort((a, b) => b.length - a.length))

@@ -28,7 +28,7 @@ import { service } from '../service.js';
 const storageTier = once(() => z.enum(['REGULAR', 'PERFORMANCE']));
 
 /** TierInfo (MW/api/v26_0_0/zfs_tier.py:127-132); its rewrite job entry left open, since the emulator runs none. */
-const tierInfo = once(() =>
+export const tierInfo = once(() =>
   z.object({ tier_type: storageTier(), tier_job: z.record(z.string(), z.unknown()).nullable().default(null) }),
 );
 
