@@ -295,7 +295,7 @@ const LEGACY_SHARE_FIELDS = [
  * `mode='before'` validator: old field names renamed, the old purposes mapped, and the share's
  * purpose put into `options` for the discriminator. Options without a purpose are refused.
  */
-function parseNested(input: unknown, ctx: z.RefinementCtx): unknown {
+function parseNested(input: unknown, ctx: z.core.$RefinementCtx): unknown {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) return input;
   const dataIn = input as Record<string, unknown>;
   let next: Record<string, unknown> = dataIn;
@@ -347,7 +347,7 @@ interface PurposeAndOptions {
  * SmbShareCreate.check_purpose_options (MW/api/v25_10_1/smb.py:777-823), the `mode='after'`
  * validator: an external share's path is EXTERNAL; null options get the purpose's defaults.
  */
-function checkPurposeOptions<T extends PurposeAndOptions>(value: T, ctx: z.RefinementCtx): T {
+function checkPurposeOptions<T extends PurposeAndOptions>(value: T, ctx: z.core.$RefinementCtx): T {
   if (value.purpose === 'EXTERNAL_SHARE' && value.path !== 'EXTERNAL') {
     ctx.addIssue({ code: 'custom', message: 'You must set `path` to "EXTERNAL" for external shares.' });
     return z.NEVER;

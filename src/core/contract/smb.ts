@@ -56,7 +56,13 @@ const unixPerm = once(() =>
     if ((mode & 0o777) !== mode) ctx.addIssue({ code: 'custom', message: 'Please supply a value between 000 and 777' });
   }),
 );
-const mask = once(() => pydanticUnion({ str: unixPerm(), "literal['DEFAULT']": z.literal('DEFAULT') }));
+/** `UnixPerm | Literal['DEFAULT']`: pydantic tags an after-validated member by its function and type. */
+const mask = once(() =>
+  pydanticUnion({
+    'function-after[validate_unix_perm(), str]': unixPerm(),
+    "literal['DEFAULT']": z.literal('DEFAULT'),
+  }),
+);
 
 /** An IPvAnyInterface, answered as its address alone (`normalize_bindips`, MW/api/v25_10_1/smb.py:201-211). */
 const ipInterface = once(() =>

@@ -2,7 +2,6 @@ import type { Database } from './sqlite.js';
 import { addBuiltinAccounts } from './builtin-accounts.js';
 import { unknownSecretHash } from './secrets.js';
 import { readSettings } from './settings.js';
-import { SMB_SHARES_DDL } from './shares-smb.js';
 
 /**
  * Versioned schema migrations. `PRAGMA user_version` records how many have run; each runs once,
@@ -245,7 +244,29 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 13,
     description: 'smb_shares and smb_config: SMB shares and the SMB service settings (sharing.smb.*, smb.*)',
-    up: (db) => db.exec(SMB_SHARES_DDL),
+    // shares-smb.ts reads and writes them.
+    up: (db) => {
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS smb_shares (
+          id        INTEGER PRIMARY KEY AUTOINCREMENT,
+          purpose   TEXT NOT NULL,
+          name      TEXT NOT NULL,
+          path      TEXT NOT NULL,
+          enabled   INTEGER NOT NULL,
+          comment   TEXT NOT NULL,
+          readonly  INTEGER NOT NULL,
+          browsable INTEGER NOT NULL,
+          abe       INTEGER NOT NULL,
+          audit     TEXT NOT NULL,
+          options   TEXT NOT NULL,
+          share_acl TEXT
+        );
+        CREATE TABLE IF NOT EXISTS smb_config (
+          id     INTEGER PRIMARY KEY CHECK (id = 1),
+          config TEXT NOT NULL
+        );
+      `);
+    },
   },
 ];
 

@@ -57,28 +57,6 @@ const record = (r: SmbShareRow): SmbShareRecord => ({
   share_acl: r.share_acl === null ? null : fromJsonColumn(r.share_acl, null),
 });
 
-/** The table, made by migration 13 (migrations.ts). */
-export const SMB_SHARES_DDL = `
-  CREATE TABLE IF NOT EXISTS smb_shares (
-    id        INTEGER PRIMARY KEY AUTOINCREMENT,
-    purpose   TEXT NOT NULL,
-    name      TEXT NOT NULL,
-    path      TEXT NOT NULL,
-    enabled   INTEGER NOT NULL,
-    comment   TEXT NOT NULL,
-    readonly  INTEGER NOT NULL,
-    browsable INTEGER NOT NULL,
-    abe       INTEGER NOT NULL,
-    audit     TEXT NOT NULL,
-    options   TEXT NOT NULL,
-    share_acl TEXT
-  );
-  CREATE TABLE IF NOT EXISTS smb_config (
-    id     INTEGER PRIMARY KEY CHECK (id = 1),
-    config TEXT NOT NULL
-  );
-`;
-
 export function listSmbShares(db: Database): SmbShareRecord[] {
   return (sql(db, 'SELECT * FROM smb_shares ORDER BY id').all() as SmbShareRow[]).map(record);
 }

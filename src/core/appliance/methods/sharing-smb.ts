@@ -28,6 +28,7 @@ import { mountpoints } from '../files/places.js';
 import { statfsOf } from '../files/statfs.js';
 import { implement, type CallContext } from '../method.js';
 import { getInstance, query } from '../query/index.js';
+import { casefold } from '../query/python.js';
 import {
   asksLocked,
   auxParamErrors,
@@ -67,7 +68,7 @@ function dumpOptions(options: SmbOptionsValue | null | undefined): Record<string
 }
 
 /** `filters = [['name', 'C=', name]]`: equal but for case (MW/utils/filter_list.py `C=`, casefold). */
-const sameName = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+const sameName = (a: string, b: string) => casefold(a) === casefold(b);
 
 /** `is_time_machine_share` (MW/plugins/smb_/utils.py:63-70). */
 function isTimeMachineShare(data: ShareData): boolean {
@@ -306,9 +307,10 @@ function describeAcl(accounts: AccountsSnapshot, shareName: string, acl: SmbShar
     const { sid } = accounts.groupEntry(g);
     if (sid) bySid.set(sid, { id_type: 'GROUP', id: g.gid, name: g.name });
   }
+  const entries: readonly { ae_who_sid: string; ae_perm: string; ae_type: string }[] = acl ?? DEFAULT_SHARE_ACL;
   return {
     share_name: shareName,
-    share_acl: (acl ?? DEFAULT_SHARE_ACL).map((e) => {
+    share_acl: entries.map((e) => {
       if (e.ae_who_sid === 'S-1-1-0') return { ...e, ae_who_id: null, ae_who_str: 'everyone@' };
       const mapped = bySid.get(e.ae_who_sid);
       if (!mapped) return { ...e, ae_who_id: null, ae_who_str: null };
