@@ -225,7 +225,11 @@ const smbShareOptions = once(
 /** The options as answered: `purpose` excluded, every field present (no defaults in a result). */
 const answeredOptions = once(() =>
   z.union(
-    SMB_PURPOSES.map((p) =>
+    // Richest first: the members are open objects, so one whose fields are a subset of another's
+    // would match that other's options and drop the rest.
+    [...SMB_PURPOSES]
+      .sort((a, b) => Object.keys(optionFields()[b]).length - Object.keys(optionFields()[a]).length)
+      .map((p) =>
       z.object(
         Object.fromEntries(
           Object.entries(optionFields()[p]).map(([k, s]) => [k, s instanceof z.ZodDefault ? s.unwrap() : s]),
@@ -234,7 +238,6 @@ const answeredOptions = once(() =>
     ),
   ),
 );
-export type SmbShareOptionsAnswer = Record<string, unknown>;
 
 /** `path: NonEmptyString | Literal['EXTERNAL']`: a smart union, its members tagged as pydantic tags them. */
 const sharePath = once(() => pydanticUnion({ 'constrained-str': nonEmptyStr(), "literal['EXTERNAL']": z.literal('EXTERNAL') }));
