@@ -419,7 +419,7 @@ const aclEntry = once(() =>
     }),
 );
 
-/** An ACL entry as getacl answers it (MW/plugins/smb.py:1697-1714 fills ae_who_id and ae_who_str). */
+/** An ACL entry as getacl answers it (MW/plugins/smb.py:1691-1714 fills ae_who_id and ae_who_str). */
 export const answeredAclEntry = once(() =>
   z.object({
     ae_perm: z.string(),

@@ -116,7 +116,7 @@ function validatePathField(appliance: Appliance, data: ShareData, schema: Schema
   if (!residesInPool(appliance, path))
     errors.push([name, 'The path must reside within a pool mount point', ERRNO.EINVAL]);
   try {
-    // MW/plugins/smb.py:1181-1184
+    // MW/plugins/smb.py:1173-1176
     if (statEntry(appliance, path).type === 'SYMLINK') errors.push([name, `${path}: is symbolic link.`, ERRNO.EINVAL]);
   } catch (err) {
     // MW/plugins/smb.py:1224-1228
@@ -185,11 +185,11 @@ function validate(
     }
   }
 
-  // MW/plugins/smb.py:1290-1291 with validate_share_name (:1230-1239): `share_field.NAME`, the string 'name'.
+  // MW/plugins/smb.py:1288-1289 with validate_share_name (:1230-1239): `share_field.NAME`, the string 'name'.
   if (shares.some((s) => sameName(s.name, 'name')))
     errors.push([`${schema}.name`, 'Share with this name already exists.', ERRNO.EEXIST]);
 
-  // MW/plugins/smb.py:1293-1299: mDNS service announcement is on in a fresh install's network
+  // MW/plugins/smb.py:1291-1297: mDNS service announcement is on in a fresh install's network
   // configuration, and the emulator has no other.
 
   const smbConfig = smbConfigOf(appliance, accounts);
@@ -221,7 +221,7 @@ function validate(
 
   const aapl =
     'Apple SMB2/3 protocol extension support is required by this parameter. This feature may be enabled in the general SMB server configuration.';
-  // MW/plugins/smb.py:1332-1351
+  // MW/plugins/smb.py:1329-1348
   if (data.options.afp && !smbConfig.aapl_extensions) errors.push([`${schema}.options.afp`, aapl, ERRNO.EINVAL]);
   if (timemachine && !smbConfig.aapl_extensions) errors.push([`${schema}.purpose`, aapl, ERRNO.EINVAL]);
   if (data.purpose === 'FCP_SHARE' && !smbConfig.aapl_extensions)
@@ -287,14 +287,14 @@ function entryOf(appliance: Appliance, id: number): SmbShareEntry {
   return smbShareEntryOf(share, true);
 }
 
-/** The share a getacl or setacl names: HOMES is the home share, any other name case-insensitively (MW/plugins/smb.py:1599-1611). */
+/** The share a getacl or setacl names: HOMES is the home share, any other name case-insensitively (MW/plugins/smb.py:1621-1633). */
 function aclShare(shares: readonly SmbShareRecord[], shareName: string): SmbShareRecord | undefined {
   if (shareName.toUpperCase() === 'HOMES') return shares.find((s) => s.options.home === true);
   return shares.find((s) => sameName(s.name, shareName));
 }
 
 /**
- * getacl's entries (MW/plugins/smb.py:1680-1714): everyone is `everyone@`; a local SMB account's SID
+ * getacl's entries (MW/plugins/smb.py:1674-1714): everyone is `everyone@`; a local SMB account's SID
  * its id and name, as idmap maps it; any other SID neither.
  */
 function describeAcl(accounts: AccountsSnapshot, shareName: string, acl: SmbShareRecord['share_acl']): SmbShareAcl {
@@ -337,14 +337,14 @@ function createShare(ctx: CallContext, input: SmbShareCreate): number {
   return store.write(() => {
     const errors: ValidationTriple[] = [];
     const aux = data.options.auxsmbconf;
-    // MW/plugins/smb.py:739-746
+    // MW/plugins/smb.py:739-747
     if (!fullAdmin(ctx) && aux) errors.push(['sharingsmb_create.options.auxsmbconf', AUX_RESTRICTED, ERRNO.EINVAL]);
     const shares = listSmbShares(store.db);
     const accounts = AccountsSnapshot.load(store.db);
     errors.push(...validate(ctx.appliance, accounts, shares, data, 'sharingsmb_create'));
     errors.push(...legacyAfpErrors(shares, data, 'sharingsmb_create'));
     if (errors.length > 0) throw rpcErrors.validation(errors);
-    // MW/plugins/smb.py:753-760
+    // MW/plugins/smb.py:754-761
     if (data.purpose === 'LEGACY_SHARE' || data.purpose === 'TIMEMACHINE_SHARE') {
       const vuid = data.options.vuid;
       if (!vuid) data.options.vuid = randomUUID();
@@ -362,7 +362,7 @@ function updateShare(ctx: CallContext, id: number, input: SmbShareUpdate): void 
     const oldShare = findSmbShare(store.db, id);
     if (!oldShare) throw rpcErrors.instanceNotFound('SharingSMB', id);
     const old = shareDataOf(oldShare);
-    // MW/plugins/smb.py:848-851: the fields given replace the old; audit merges.
+    // MW/plugins/smb.py:848-850: the fields given replace the old; audit merges.
     const given = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as SmbShareUpdate;
     const { options: givenOptions, audit: givenAudit, ...fields } = given;
     const next: ShareData = {
@@ -460,7 +460,7 @@ export const sharingSmbMethods = [
       data.share_acl.forEach((entry, idx) => {
         const out = { ae_perm: entry.ae_perm, ae_type: entry.ae_type, ae_who_sid: entry.ae_who_sid };
         if (out.ae_who_sid) {
-          // MW/plugins/smb.py:1577-1584 (SID_LOCAL_USER_PREFIX, SID_LOCAL_GROUP_PREFIX: MW/plugins/idmap_/idmap_constants.py:12-13)
+          // MW/plugins/smb.py:1583-1590 (SID_LOCAL_USER_PREFIX, SID_LOCAL_GROUP_PREFIX: MW/plugins/idmap_/idmap_constants.py:12-13)
           if (out.ae_who_sid.startsWith('S-1-22-1-') || out.ae_who_sid.startsWith('S-1-22-2-')) {
             errors.push([
               `sharing_smb_setacl.share_acl.${idx}.sid`,
@@ -470,11 +470,11 @@ export const sharingSmbMethods = [
           } else normalized.push({ ...out, ae_who_sid: out.ae_who_sid });
           return;
         }
-        // MW/plugins/smb.py:1586: an entry naming its principal by ae_who_str alone reaches
+        // MW/plugins/smb.py:1593: an entry naming its principal by ae_who_str alone reaches
         // `entry['ae_who_id']['id_type']` with ae_who_id None.
         if (!entry.ae_who_id) throw rpcErrors.exception('TypeError', "'NoneType' object is not subscriptable");
         const who = entry.ae_who_id;
-        // MW/plugins/smb.py:1586-1596: user.query / group.query with `get`: none is MatchNotFound.
+        // MW/plugins/smb.py:1593-1608: user.query / group.query with `get`: none is MatchNotFound.
         const sid =
           who.id_type === 'USER'
             ? (() => {
@@ -501,7 +501,7 @@ export const sharingSmbMethods = [
       const share = aclShare(shares, data.share_name);
       if (!share) errors.push(['smb_share_acl.share_name', 'Share does not exist', ERRNO.EINVAL]);
       if (errors.length > 0 || !share) throw rpcErrors.validation(errors);
-      // MW/plugins/smb.py:1628-1642: an empty list removes the ACL (everyone, full control).
+      // MW/plugins/smb.py:1637-1648: an empty list removes the ACL (everyone, full control).
       updateSmbShare(store.db, { ...share, share_acl: normalized.length > 0 ? normalized : null });
       return describeAcl(accounts, data.share_name, normalized.length > 0 ? normalized : null);
     });

@@ -41,7 +41,7 @@ function statefulFailoverErrors(next: SmbSettings, shares: ReturnType<typeof lis
 
 /**
  * do_update (MW/plugins/smb.py:549-658; 26.0's at stable/26) up to the stored change. No directory
- * service is emulated, so its checks (:586-610) never apply. 25.10.1's `enable_smb1` is stored as
+ * service is emulated, so its checks (:596-621) never apply. 25.10.1's `enable_smb1` is stored as
  * `minimum_protocol` (shares/smb.ts SmbSettings); `smb1At` is where each release reports SMB1 with
  * audited shares.
  */
@@ -59,7 +59,7 @@ function updateSettings(ctx: CallContext, data: SmbUpdate | SmbUpdate26, release
     const smb1On = next.minimum_protocol === 'SMB1';
     const shares = listSmbShares(store.db);
     const errors: ValidationTriple[] = [];
-    // MW/plugins/smb.py:612-618
+    // MW/plugins/smb.py:623-629
     if (!ctx.session.isFullAdmin && old.smb_options !== next.smb_options) {
       errors.push([
         'smb_update.smb_options',
@@ -72,14 +72,14 @@ function updateSettings(ctx: CallContext, data: SmbUpdate | SmbUpdate26, release
     errors.push(...smbOptionsErrors(next.smb_options));
     if (smb1On && next.encryption === 'REQUIRED')
       errors.push(['smb_update.encryption', 'Encryption may not be set to REQUIRED while SMB1 support is enabled.', ERRNO.EINVAL]);
-    // MW/plugins/smb.py:466-488: workgroup, netbiosname, netbiosalias in turn.
+    // MW/plugins/smb.py:465-491: workgroup, netbiosname, netbiosalias in turn.
     if (next.netbiosname.toLowerCase() === next.workgroup.toLowerCase())
       errors.push(['smb_update.netbiosname', `NetBIOS name [${next.netbiosname}] conflicts with workgroup name.`, ERRNO.EINVAL]);
     next.netbiosalias.forEach((alias, idx) => {
       if (alias.toLowerCase() === next.workgroup.toLowerCase())
         errors.push([`smb_update.netbiosalias.${idx}`, `NetBIOS alias [${alias}] conflicts with workgroup name.`, ERRNO.EINVAL]);
     });
-    // MW/plugins/smb.py:490-498: root is refused, and the account must exist (user.get_user_obj).
+    // MW/plugins/smb.py:493-500: root is refused, and the account must exist (user.get_user_obj).
     if (next.guest === 'root') errors.push(['smb_update.guest', '"root" is not a permitted guest account', ERRNO.EINVAL]);
     else if (!accounts.users.some((u) => u.username === next.guest))
       errors.push(['smb_update.guest', `${next.guest}: user does not exist`, ERRNO.EINVAL]);

@@ -109,14 +109,14 @@ describe('sharing.smb.create validation on 25.10.1, in the source order and word
     );
   });
 
-  it("once a share is named 'name', every other create is refused: validate_share_name is handed the field's name (MW/plugins/smb.py:1290-1291)", async () => {
+  it("once a share is named 'name', every other create is refused: validate_share_name is handed the field's name (MW/plugins/smb.py:1288-1289)", async () => {
     const { ws, ok } = await session();
     await ok('sharing.smb.create', [{ name: 'name', path: '/mnt/tank/docs' }]);
     const err = errorOf(await ws.call('sharing.smb.create', [{ name: 'other', path: '/mnt/tank/docs' }]));
     expect(err.data.extra).toEqual([['sharingsmb_create.name', 'Share with this name already exists.', 17]]);
   });
 
-  it('refuses /mnt, which lies in no pool, and a symbolic link (MW/validators.py:189-193, MW/plugins/smb.py:1181-1184)', async () => {
+  it('refuses /mnt, which lies in no pool, and a symbolic link (MW/validators.py:189-193, MW/plugins/smb.py:1173-1176)', async () => {
     const { ws, server } = await session();
     expect(errorOf(await ws.call('sharing.smb.create', [{ name: 'm', path: '/mnt' }]))).toEqual(
       validation(['sharingsmb_create.path', 'The path must reside within a pool mount point']),
@@ -127,7 +127,7 @@ describe('sharing.smb.create validation on 25.10.1, in the source order and word
     );
   });
 
-  it('a path that does not exist ends the call with filesystem.stat’s CallError, which validate() does not catch (MW/plugins/smb.py:1265)', async () => {
+  it('a path that does not exist ends the call with filesystem.stat’s CallError, which validate() does not catch (MW/plugins/smb.py:1266)', async () => {
     const { ws } = await session();
     expect(errorOf(await ws.call('sharing.smb.create', [{ name: 'gone', path: '/mnt/tank/gone' }]))).toMatchObject({
       code: -32001,
@@ -168,7 +168,7 @@ describe('sharing.smb.create validation on 25.10.1, in the source order and word
     );
   });
 
-  it('Final Cut Pro and Time Machine shares need aapl_extensions; with it they are made, Time Machine with a volume UUID (MW/plugins/smb.py:753-760, 1339-1351)', async () => {
+  it('Final Cut Pro and Time Machine shares need aapl_extensions; with it they are made, Time Machine with a volume UUID (MW/plugins/smb.py:754-761, 1336-1348)', async () => {
     const { ws, ok } = await session();
     const aapl =
       'Apple SMB2/3 protocol extension support is required by this parameter. This feature may be enabled in the general SMB server configuration.';
@@ -181,7 +181,7 @@ describe('sharing.smb.create validation on 25.10.1, in the source order and word
     });
     const tm = await ok<Entry>('sharing.smb.create', [{ name: 'tm', path: '/mnt/tank/docs', purpose: 'TIMEMACHINE_SHARE' }]);
     expect(tm.options.vuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-    // smb.update refuses to turn them off while such shares stand (MW/plugins/smb.py:521-533).
+    // smb.update refuses to turn them off while such shares stand (MW/plugins/smb.py:526-538).
     expect(errorOf(await ws.call('smb.update', [{ aapl_extensions: false }]))).toEqual(
       validation(['smb_update.aapl_extensions', 'This option must be enabled when AFP, time machine, or Final Cut Pro shares are present']),
     );
@@ -356,7 +356,7 @@ describe('smb.config / smb.update (MW/plugins/smb.py:87-658)', () => {
     });
   });
 
-  it('refuses root as guest and a netbiosname equal to the workgroup (MW/plugins/smb.py:466-498)', async () => {
+  it('refuses root as guest and a netbiosname equal to the workgroup (MW/plugins/smb.py:465-500)', async () => {
     const { ws } = await session();
     expect(errorOf(await ws.call('smb.update', [{ guest: 'root', netbiosname: 'WORKGROUP' }]))).toEqual(
       validation(
