@@ -8,7 +8,7 @@ import { method, service } from './service.js';
 // sharing.smb, role_prefix SHARING_SMB: MW/plugins/smb.py:718-725), which validates and stores.
 
 /** SMBSharePurpose (MW/utils/smb.py:95-104), in the order of SmbShareEntry.purpose's Literal (MW/api/v25_10_1/smb.py:602-612). */
-export const SMB_PURPOSES = [
+const SMB_PURPOSES = [
   'DEFAULT_SHARE',
   'LEGACY_SHARE',
   'TIMEMACHINE_SHARE',
@@ -19,7 +19,7 @@ export const SMB_PURPOSES = [
   'VEEAM_REPOSITORY_SHARE',
   'FCP_SHARE',
 ] as const;
-export type SmbPurpose = (typeof SMB_PURPOSES)[number];
+type SmbPurpose = (typeof SMB_PURPOSES)[number];
 
 /** The enum's own order, which `sharing.smb.presets` walks (MW/utils/smb.py:95-104, MW/plugins/smb.py:1531-1537). */
 export const SMB_PURPOSE_ENUM_ORDER: readonly SmbPurpose[] = [
@@ -42,19 +42,20 @@ const RESERVED_SHARE_NAMES = new Set(['global', 'printers', 'homes', 'admin$', '
  * `validate_smb_share_name` (MW/utils/smb.py:114-136): its ValueError's words, or null. The invalid
  * characters are listed in the order the name holds them (Python joins a set, whose order is its hash's).
  */
-export function smbShareNameProblem(name: string): string | null {
+function smbShareNameProblem(name: string): string | null {
   if (name.length === 0) return 'Share name must contain at least one character';
   if (name.length > 80) return `${name}: share name must not exceed 80 characters in length`;
   if (RESERVED_SHARE_NAMES.has(name.toLowerCase())) return `${name}: share name is reserved.`;
   const invalid = [...new Set([...name].filter((c) => INVALID_SHARE_NAME_CHARACTERS.includes(c)))];
   if (invalid.length > 0) return `${name}: share name contains the following invalid characters: ${invalid.join(', ')}`;
-  // unicodedata.category(char) == 'Cc': C0 and C1 controls.
-  if (/[\u0000-\u001f\u007f-\u009f]/.test(name)) return `${name}: share name contains unicode control characters`;
+  // unicodedata.category(char) == 'Cc': the C0 and C1 controls and DEL.
+  const control = (c: string) => c.charCodeAt(0) < 0x20 || (c.charCodeAt(0) >= 0x7f && c.charCodeAt(0) <= 0x9f);
+  if ([...name].some(control)) return `${name}: share name contains unicode control characters`;
   return null;
 }
 
 /** SmbShareName (MW/api/base/types/string.py:73): a str (at most 1024) then the validator above. */
-export const smbShareName = once(() =>
+const smbShareName = once(() =>
   str().superRefine((s, ctx) => {
     const problem = smbShareNameProblem(s);
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
@@ -210,7 +211,7 @@ const optionFields = once(() => ({
 export type SmbOptionsValue = { purpose: SmbPurpose } & Record<string, unknown>;
 
 /** One purpose's options model as the API takes it: strict, with the hidden `purpose` the share's. */
-export const smbOptionModel = (purpose: SmbPurpose): z.ZodType<SmbOptionsValue> =>
+const smbOptionModel = (purpose: SmbPurpose): z.ZodType<SmbOptionsValue> =>
   z.strictObject({ purpose: z.literal(purpose), ...(optionFields()[purpose] as z.ZodRawShape) }) as unknown as z.ZodType<SmbOptionsValue>;
 
 /** SmbShareOptions: `Field(discriminator='purpose')` over the nine models (MW/api/v25_10_1/smb.py:589-595). */
@@ -370,7 +371,7 @@ function checkPurposeOptions<T extends PurposeAndOptions>(value: T, ctx: z.core.
 }
 
 /** `data: SmbShareCreate` of sharing.smb.create. */
-export const smbShareCreate = once(() =>
+const smbShareCreate = once(() =>
   z
     .preprocess(parseNested, z.strictObject(createFields()))
     .transform((v, ctx) => checkPurposeOptions(v, ctx)),
@@ -391,7 +392,7 @@ const updateFields = once(() => ({
   options: smbShareOptions().nullable().optional(),
 }));
 
-export const smbShareUpdate = once(() =>
+const smbShareUpdate = once(() =>
   z.preprocess(parseNested, z.strictObject(updateFields())).transform((v, ctx) => checkPurposeOptions(v, ctx)),
 );
 export type SmbShareUpdate = z.output<ReturnType<typeof smbShareUpdate>>;
@@ -420,7 +421,7 @@ const aclEntry = once(() =>
 );
 
 /** An ACL entry as getacl answers it (MW/plugins/smb.py:1691-1714 fills ae_who_id and ae_who_str). */
-export const answeredAclEntry = once(() =>
+const answeredAclEntry = once(() =>
   z.object({
     ae_perm: z.string(),
     ae_type: z.enum(['ALLOWED', 'DENIED']),
@@ -431,7 +432,7 @@ export const answeredAclEntry = once(() =>
 );
 
 /** SMBShareAcl as answered (MW/api/v25_10_1/smb.py:100-107). */
-export const smbShareAcl = once(() =>
+const smbShareAcl = once(() =>
   z.object({ share_name: z.string(), share_acl: z.array(answeredAclEntry()) }),
 );
 export type SmbShareAcl = z.input<ReturnType<typeof smbShareAcl>>;
@@ -440,13 +441,12 @@ export type SmbShareAcl = z.input<ReturnType<typeof smbShareAcl>>;
 export const DEFAULT_SHARE_ACL = [{ ae_who_sid: 'S-1-1-0', ae_perm: 'FULL', ae_type: 'ALLOWED' }] as const;
 
 /** `smb_setacl` (single_argument_args, MW/api/v25_10_1/smb.py:110-112). */
-export const smbSetacl = once(() =>
+const smbSetacl = once(() =>
   z.strictObject({
     share_name: nonEmptyStr(),
     share_acl: z.array(aclEntry()).default(() => DEFAULT_SHARE_ACL.map((e) => ({ ...e, ae_who_id: null, ae_who_str: null }))),
   }),
 );
-export type SmbSetacl = z.output<ReturnType<typeof smbSetacl>>;
 
 const shares = crud(smbShareEntry, () => z.int(), {
   read: roles('SHARING_SMB_READ'),

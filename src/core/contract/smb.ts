@@ -8,7 +8,7 @@ import { sid } from './sharing-smb.js';
 // its record SmbServiceEntry (MW/api/v25_10_1/smb.py:133-211).
 
 /** SMBUnixCharset's values (MW/utils/smb.py:5-92), SmbServiceEntry.unixcharset's Literal. */
-export const SMB_UNIX_CHARSETS = [
+const SMB_UNIX_CHARSETS = [
   'UTF-8', 'GB2312', 'HZ-GB-2312', 'CP1361', 'BIG5', 'BIG5HKSCS', 'CP037', 'CP273', 'CP424', 'CP437', 'CP500',
   'CP775', 'CP850', 'CP852', 'CP855', 'CP857', 'CP858', 'CP860', 'CP861', 'CP862', 'CP863', 'CP864', 'CP865',
   'CP866', 'CP869', 'CP932', 'CP949', 'CP950', 'CP1026', 'CP1125', 'CP1140', 'CP1250', 'CP1251', 'CP1252',

@@ -42,8 +42,8 @@ function statefulFailoverErrors(next: SmbSettings, shares: ReturnType<typeof lis
 /**
  * do_update (MW/plugins/smb.py:549-658; 26.0's at stable/26) up to the stored change. No directory
  * service is emulated, so its checks (:596-621) never apply. 25.10.1's `enable_smb1` is stored as
- * `minimum_protocol` (shares/smb.ts SmbSettings); `smb1At` is where each release reports SMB1 with
- * audited shares.
+ * `minimum_protocol` (shares/smb.ts SmbSettings). SMB1 with audited shares is reported on the field
+ * each release names it by.
  */
 function updateSettings(ctx: CallContext, data: SmbUpdate | SmbUpdate26, release26: boolean): void {
   const { store } = ctx.appliance;

@@ -147,10 +147,25 @@ const AUX_PARAM_BLACKLIST = new Set([
   'use sendfile',
   'vfs objects',
 ]);
+/** Python's str.splitlines(): \r\n, or any one of its line boundaries (\n \r \v \f \x1c-\x1e \x85 \u2028 \u2029). */
+function splitLines(text: string): string[] {
+  const boundaries = new Set([0x0a, 0x0b, 0x0c, 0x0d, 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029]);
+  const lines: string[] = [];
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (!boundaries.has(c)) continue;
+    lines.push(text.slice(start, i));
+    if (c === 0x0d && text.charCodeAt(i + 1) === 0x0a) i++;
+    start = i + 1;
+  }
+  if (start < text.length) lines.push(text.slice(start));
+  return lines;
+}
+
 export function auxParamErrors(text: string, schemaName: string): ValidationTriple[] {
   const errors: ValidationTriple[] = [];
-  // str.splitlines() splits at \n, \r\n and \r, among others.
-  for (const entry of text.split(/\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/)) {
+  for (const entry of splitLines(text)) {
     if (entry === '' || entry.startsWith('#') || entry.startsWith(';')) continue;
     const at = entry.indexOf('=');
     if (at < 0) {

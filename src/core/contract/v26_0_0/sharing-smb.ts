@@ -19,7 +19,7 @@ import { tierInfo } from './pool-dataset.js';
 // - presets, share_precheck, getacl, setacl, delete: unchanged models.
 
 /** SharingSMBEntry (MW/api/v26_0_0/smb.py:915-1071). */
-export const sharingSmbEntry26 = once(() =>
+const sharingSmbEntry26 = once(() =>
   smbShareEntry().extend({
     dataset: z.string().nullable(),
     relative_path: z.string().nullable(),

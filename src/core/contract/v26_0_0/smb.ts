@@ -12,7 +12,7 @@ const minimumProtocol = () => z.enum(['SMB1', 'SMB2', 'SMB3']);
 const searchProtocols = () => z.array(z.literal('SPOTLIGHT'));
 
 /** SMBEntry as answered. */
-export const smbEntry26 = once(() =>
+const smbEntry26 = once(() =>
   smbServiceEntry()
     .omit({ enable_smb1: true })
     .extend({ minimum_protocol: minimumProtocol(), search_protocols: searchProtocols(), stateful_failover: z.boolean() }),
@@ -20,7 +20,7 @@ export const smbEntry26 = once(() =>
 export type SmbEntry26 = z.input<ReturnType<typeof smbEntry26>>;
 
 /** SMBUpdateArgs: SMBEntry's fields, each optional, `id` Excluded (MW/api/v26_0_0/smb.py:347-348). */
-export const smbUpdateArgs26 = once(() =>
+const smbUpdateArgs26 = once(() =>
   smbUpdateArgs()
     .omit({ enable_smb1: true })
     .extend({
