@@ -196,10 +196,17 @@ describe('sharing.smb.create validation on 25.10.1, in the source order and word
         'Watch list or ignore list is required to enable auditing for an SMB share.',
       ]),
     );
-    expect(errorOf(await create({ enable: true, watch_list: ['nogroup'] }))).toEqual(
+    expect(errorOf(await create({ enable: true, watch_list: ['nosuchgroup'] }))).toEqual(
       validation(
-        ['sharingsmb_create.audit.watch_list.0', 'nogroup: group does not exist.'],
+        ['sharingsmb_create.audit.watch_list.0', 'nosuchgroup: group does not exist.'],
         ['sharingsmb_create.audit.enable', 'Watch list or ignore list is required to enable auditing for an SMB share.'],
+      ),
+    );
+    // nogroup (65534) is a built-in group, not an SMB one: it still counts as a limit.
+    expect(errorOf(await create({ enable: true, watch_list: ['nosuchgroup'], ignore_list: ['nogroup'] }))).toEqual(
+      validation(
+        ['sharingsmb_create.audit.watch_list.0', 'nosuchgroup: group does not exist.'],
+        ['sharingsmb_create.audit.ignore_list.0', 'nogroup: not an SMB group.'],
       ),
     );
   });
@@ -250,7 +257,7 @@ describe('sharing.smb.presets and share_precheck', () => {
 
 describe('sharing.smb.getacl / setacl (MW/plugins/smb.py:1539-1714, MW/plugins/smb_/sharesec.py:78-141)', () => {
   it('a new share grants everyone full control; an SMB user set by id reads back with its SID, id and name; [] restores the default', async () => {
-    const { ws, ok } = await session();
+    const { ok } = await session();
     await ok('sharing.smb.create', [{ name: 'docs', path: '/mnt/tank/docs' }]);
     const everyone = { ae_who_sid: 'S-1-1-0', ae_perm: 'FULL', ae_type: 'ALLOWED', ae_who_id: null, ae_who_str: 'everyone@' };
     expect(await ok('sharing.smb.getacl', [{ share_name: 'DOCS' }])).toEqual({ share_name: 'DOCS', share_acl: [everyone] });
