@@ -33,7 +33,12 @@ const CASES: { method: string; valid: unknown[]; bad: unknown[]; error: string }
     bad: [{ guest: 'root' }],
     error: invalid(['smb_update.guest', '"root" is not a permitted guest account']),
   },
-  { method: 'sharing.smb.presets', valid: [], bad: [1], error: invalid(['', 'Too many arguments (expected 0, found 1)']) },
+  {
+    method: 'sharing.smb.presets',
+    valid: [],
+    bad: [1],
+    error: invalid(['', 'Too many arguments (expected 0, found 1)']),
+  },
   {
     method: 'sharing.smb.share_precheck',
     valid: [{ name: 'docs' }],
@@ -109,7 +114,9 @@ for (const release of ['25.10.1', '26.0'] as const) {
         }
         const bad = outcomes.get(`${c.method} bad`);
         if (!bad || bad.ok || bad.class !== 'ValidationErrors' || bad.stderr !== c.error)
-          failures.push(`${c.method} ${JSON.stringify(c.bad)}: want ${c.error}, got ${bad?.class}: ${bad?.stderr ?? bad?.json}`);
+          failures.push(
+            `${c.method} ${JSON.stringify(c.bad)}: want ${c.error}, got ${bad?.class}: ${bad?.stderr ?? bad?.json}`,
+          );
       }
       expect(failures).toEqual([]);
     });

@@ -212,14 +212,20 @@ export type SmbOptionsValue = { purpose: SmbPurpose } & Record<string, unknown>;
 
 /** One purpose's options model as the API takes it: strict, with the hidden `purpose` the share's. */
 const smbOptionModel = (purpose: SmbPurpose): z.ZodType<SmbOptionsValue> =>
-  z.strictObject({ purpose: z.literal(purpose), ...(optionFields()[purpose] as z.ZodRawShape) }) as unknown as z.ZodType<SmbOptionsValue>;
+  z.strictObject({
+    purpose: z.literal(purpose),
+    ...(optionFields()[purpose] as z.ZodRawShape),
+  }) as unknown as z.ZodType<SmbOptionsValue>;
 
 /** SmbShareOptions: `Field(discriminator='purpose')` over the nine models (MW/api/v25_10_1/smb.py:589-595). */
 const smbShareOptions = once(
   () =>
     pydanticTaggedUnion(
       'purpose',
-      Object.fromEntries(SMB_PURPOSES.map((p) => [p, smbOptionModel(p)])) as Record<SmbPurpose, z.ZodType<SmbOptionsValue>>,
+      Object.fromEntries(SMB_PURPOSES.map((p) => [p, smbOptionModel(p)])) as Record<
+        SmbPurpose,
+        z.ZodType<SmbOptionsValue>
+      >,
     ) as z.ZodType<SmbOptionsValue>,
 );
 
@@ -231,17 +237,19 @@ const answeredOptions = once(() =>
     [...SMB_PURPOSES]
       .sort((a, b) => Object.keys(optionFields()[b]).length - Object.keys(optionFields()[a]).length)
       .map((p) =>
-      z.object(
-        Object.fromEntries(
-          Object.entries(optionFields()[p]).map(([k, s]) => [k, s instanceof z.ZodDefault ? s.unwrap() : s]),
-        ) as z.ZodRawShape,
+        z.object(
+          Object.fromEntries(
+            Object.entries(optionFields()[p]).map(([k, s]) => [k, s instanceof z.ZodDefault ? s.unwrap() : s]),
+          ) as z.ZodRawShape,
+        ),
       ),
-    ),
   ),
 );
 
 /** `path: NonEmptyString | Literal['EXTERNAL']`: a smart union, its members tagged as pydantic tags them. */
-const sharePath = once(() => pydanticUnion({ 'constrained-str': nonEmptyStr(), "literal['EXTERNAL']": z.literal('EXTERNAL') }));
+const sharePath = once(() =>
+  pydanticUnion({ 'constrained-str': nonEmptyStr(), "literal['EXTERNAL']": z.literal('EXTERNAL') }),
+);
 
 /** SmbShareEntry (MW/api/v25_10_1/smb.py:598-702), as answered. */
 export const smbShareEntry = once(() =>
@@ -372,9 +380,7 @@ function checkPurposeOptions<T extends PurposeAndOptions>(value: T, ctx: z.core.
 
 /** `data: SmbShareCreate` of sharing.smb.create. */
 const smbShareCreate = once(() =>
-  z
-    .preprocess(parseNested, z.strictObject(createFields()))
-    .transform((v, ctx) => checkPurposeOptions(v, ctx)),
+  z.preprocess(parseNested, z.strictObject(createFields())).transform((v, ctx) => checkPurposeOptions(v, ctx)),
 );
 export type SmbShareCreate = z.output<ReturnType<typeof smbShareCreate>>;
 
@@ -432,9 +438,7 @@ const answeredAclEntry = once(() =>
 );
 
 /** SMBShareAcl as answered (MW/api/v25_10_1/smb.py:100-107). */
-const smbShareAcl = once(() =>
-  z.object({ share_name: z.string(), share_acl: z.array(answeredAclEntry()) }),
-);
+const smbShareAcl = once(() => z.object({ share_name: z.string(), share_acl: z.array(answeredAclEntry()) }));
 export type SmbShareAcl = z.input<ReturnType<typeof smbShareAcl>>;
 
 /** The share ACL a share without one has: everyone, full control (MW/api/v25_10_1/smb.py:106, MW/plugins/smb_/sharesec.py:101-103). */
@@ -444,7 +448,9 @@ export const DEFAULT_SHARE_ACL = [{ ae_who_sid: 'S-1-1-0', ae_perm: 'FULL', ae_t
 const smbSetacl = once(() =>
   z.strictObject({
     share_name: nonEmptyStr(),
-    share_acl: z.array(aclEntry()).default(() => DEFAULT_SHARE_ACL.map((e) => ({ ...e, ae_who_id: null, ae_who_str: null }))),
+    share_acl: z
+      .array(aclEntry())
+      .default(() => DEFAULT_SHARE_ACL.map((e) => ({ ...e, ae_who_id: null, ae_who_str: null }))),
   }),
 );
 

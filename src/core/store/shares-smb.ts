@@ -120,7 +120,8 @@ export function readSmbConfigChanges(db: Database): Record<string, unknown> {
 }
 
 export function writeSmbConfigChanges(db: Database, changes: Record<string, unknown>): void {
-  sql(db, 'INSERT INTO smb_config (id, config) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET config = excluded.config').run(
-    toJsonColumn(changes),
-  );
+  sql(
+    db,
+    'INSERT INTO smb_config (id, config) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET config = excluded.config',
+  ).run(toJsonColumn(changes));
 }

@@ -87,7 +87,8 @@ const isNotFound = (err: unknown, path: string) =>
  */
 function residesInPool(appliance: Appliance, path: string): boolean {
   const [, mnt, pool] = path.split('/');
-  if (!path.startsWith('/mnt/') || mnt !== 'mnt' || pool === undefined || !appliance.pools().includes(pool)) return false;
+  if (!path.startsWith('/mnt/') || mnt !== 'mnt' || pool === undefined || !appliance.pools().includes(pool))
+    return false;
   try {
     // The sandbox refuses a path whose links lead out of its pool (files/sandbox.ts).
     statEntry(appliance, path);
@@ -169,11 +170,7 @@ function validate(
     }
     if (data.purpose === 'VEEAM_REPOSITORY_SHARE') {
       // `system.is_enterprise`: the emulator is no Enterprise system.
-      errors.push([
-        `${schema}.purpose`,
-        'Veeam repository shares require a TrueNAS enterprise license.',
-        ERRNO.EINVAL,
-      ]);
+      errors.push([`${schema}.purpose`, 'Veeam repository shares require a TrueNAS enterprise license.', ERRNO.EINVAL]);
       // VEEAM_REPO_BLOCKSIZE (MW/plugins/smb_/constants.py:9) against filesystem.statfs's blocksize.
       if (statfsOf(appliance, data.path).blocksize !== 131072) {
         errors.push([
@@ -196,7 +193,11 @@ function validate(
   // MW/plugins/smb.py:1303-1330
   if (data.audit.enable) {
     if (smbConfig.enable_smb1)
-      errors.push([`${schema}.audit.enable`, 'SMB auditing is not supported if SMB1 protocol is enabled', ERRNO.EINVAL]);
+      errors.push([
+        `${schema}.audit.enable`,
+        'SMB auditing is not supported if SMB1 protocol is enabled',
+        ERRNO.EINVAL,
+      ]);
     let hasLimit = false;
     for (const key of ['watch_list', 'ignore_list'] as const) {
       data.audit[key].forEach((group, idx) => {

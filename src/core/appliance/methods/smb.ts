@@ -27,7 +27,8 @@ function statefulFailoverErrors(next: SmbSettings, shares: ReturnType<typeof lis
   const errors: ValidationTriple[] = [
     [at, 'This feature is only available for HA-capable TrueNAS Enterprise servers.', ERRNO.EINVAL],
   ];
-  if (next.minimum_protocol === 'SMB1') errors.push([at, 'This feature is incompatible with SMB1 support', ERRNO.EINVAL]);
+  if (next.minimum_protocol === 'SMB1')
+    errors.push([at, 'This feature is incompatible with SMB1 support', ERRNO.EINVAL]);
   const invalid = shares.filter((s) => s.purpose === 'LEGACY_SHARE' || s.purpose === 'MULTIPROTOCOL_SHARE');
   if (invalid.length > 0)
     errors.push([
@@ -71,21 +72,38 @@ function updateSettings(ctx: CallContext, data: SmbUpdate | SmbUpdate26, release
     // validate_smb (MW/plugins/smb.py:444-547), in its order.
     errors.push(...smbOptionsErrors(next.smb_options));
     if (smb1On && next.encryption === 'REQUIRED')
-      errors.push(['smb_update.encryption', 'Encryption may not be set to REQUIRED while SMB1 support is enabled.', ERRNO.EINVAL]);
+      errors.push([
+        'smb_update.encryption',
+        'Encryption may not be set to REQUIRED while SMB1 support is enabled.',
+        ERRNO.EINVAL,
+      ]);
     // MW/plugins/smb.py:465-491: workgroup, netbiosname, netbiosalias in turn.
     if (next.netbiosname.toLowerCase() === next.workgroup.toLowerCase())
-      errors.push(['smb_update.netbiosname', `NetBIOS name [${next.netbiosname}] conflicts with workgroup name.`, ERRNO.EINVAL]);
+      errors.push([
+        'smb_update.netbiosname',
+        `NetBIOS name [${next.netbiosname}] conflicts with workgroup name.`,
+        ERRNO.EINVAL,
+      ]);
     next.netbiosalias.forEach((alias, idx) => {
       if (alias.toLowerCase() === next.workgroup.toLowerCase())
-        errors.push([`smb_update.netbiosalias.${idx}`, `NetBIOS alias [${alias}] conflicts with workgroup name.`, ERRNO.EINVAL]);
+        errors.push([
+          `smb_update.netbiosalias.${idx}`,
+          `NetBIOS alias [${alias}] conflicts with workgroup name.`,
+          ERRNO.EINVAL,
+        ]);
     });
     // MW/plugins/smb.py:493-500: root is refused, and the account must exist (user.get_user_obj).
-    if (next.guest === 'root') errors.push(['smb_update.guest', '"root" is not a permitted guest account', ERRNO.EINVAL]);
+    if (next.guest === 'root')
+      errors.push(['smb_update.guest', '"root" is not a permitted guest account', ERRNO.EINVAL]);
     else if (!accounts.users.some((u) => u.username === next.guest))
       errors.push(['smb_update.guest', `${next.guest}: user does not exist`, ERRNO.EINVAL]);
     // bindip_choices (MW/plugins/smb.py:250-269): the emulator has no network interfaces of its own.
     next.bindip.forEach((ip, idx) =>
-      errors.push([`smb_update.bindip.${idx}`, `IP address [${ip}] is not a configured address for this server`, ERRNO.EINVAL]),
+      errors.push([
+        `smb_update.bindip.${idx}`,
+        `IP address [${ip}] is not a configured address for this server`,
+        ERRNO.EINVAL,
+      ]),
     );
     if (!next.aapl_extensions) {
       const needs = shares.some(

@@ -169,11 +169,7 @@ export function auxParamErrors(text: string, schemaName: string): ValidationTrip
     if (entry === '' || entry.startsWith('#') || entry.startsWith(';')) continue;
     const at = entry.indexOf('=');
     if (at < 0) {
-      errors.push([
-        schemaName,
-        `Auxiliary parameters must be in the format of "key = value": ${entry}`,
-        ERRNO.EINVAL,
-      ]);
+      errors.push([schemaName, `Auxiliary parameters must be in the format of "key = value": ${entry}`, ERRNO.EINVAL]);
       continue;
     }
     const key = entry.slice(0, at);
@@ -187,4 +183,3 @@ export function auxParamErrors(text: string, schemaName: string): ValidationTrip
   }
   return errors;
 }
-

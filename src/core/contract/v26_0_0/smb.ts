@@ -15,19 +15,21 @@ const searchProtocols = () => z.array(z.literal('SPOTLIGHT'));
 const smbEntry26 = once(() =>
   smbServiceEntry()
     .omit({ enable_smb1: true })
-    .extend({ minimum_protocol: minimumProtocol(), search_protocols: searchProtocols(), stateful_failover: z.boolean() }),
+    .extend({
+      minimum_protocol: minimumProtocol(),
+      search_protocols: searchProtocols(),
+      stateful_failover: z.boolean(),
+    }),
 );
 export type SmbEntry26 = z.input<ReturnType<typeof smbEntry26>>;
 
 /** SMBUpdateArgs: SMBEntry's fields, each optional, `id` Excluded (MW/api/v26_0_0/smb.py:347-348). */
 const smbUpdateArgs26 = once(() =>
-  smbUpdateArgs()
-    .omit({ enable_smb1: true })
-    .extend({
-      minimum_protocol: minimumProtocol().optional(),
-      search_protocols: searchProtocols().optional(),
-      stateful_failover: z.boolean().optional(),
-    }),
+  smbUpdateArgs().omit({ enable_smb1: true }).extend({
+    minimum_protocol: minimumProtocol().optional(),
+    search_protocols: searchProtocols().optional(),
+    stateful_failover: z.boolean().optional(),
+  }),
 );
 export type SmbUpdate26 = z.output<ReturnType<typeof smbUpdateArgs26>>;
 

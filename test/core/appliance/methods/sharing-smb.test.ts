@@ -36,62 +36,67 @@ async function session(release: Release = '25.10.1') {
 
 const DEFAULT_OPTIONS = { aapl_name_mangling: false, hostsallow: [], hostsdeny: [] };
 
-describe.each(RELEASES)('sharing.smb create → get_instance → update → delete on %s (MW/plugins/smb.py:727-1017)', (release) => {
-  it('answers the share entry with the purpose defaults, then the update, then true and not-found', async () => {
-    const { ws, ok } = await session(release);
-    const created = await ok<Entry>('sharing.smb.create', [{ name: 'docs', path: '/mnt/tank/docs' }]);
-    const extra26 = release === '26.0' ? { dataset: 'tank/docs', relative_path: '', tier: null } : {};
-    // SmbShareCreate's defaults and DefaultOpt's (MW/api/v25_10_1/smb.py:279-300, 598-702, 788-821).
-    expect(created).toEqual({
-      id: 1,
-      purpose: 'DEFAULT_SHARE',
-      name: 'docs',
-      path: '/mnt/tank/docs',
-      enabled: true,
-      comment: '',
-      readonly: false,
-      browsable: true,
-      access_based_share_enumeration: false,
-      locked: false,
-      audit: { enable: false, watch_list: [], ignore_list: [] },
-      options: DEFAULT_OPTIONS,
-      ...extra26,
+describe.each(RELEASES)(
+  'sharing.smb create → get_instance → update → delete on %s (MW/plugins/smb.py:727-1017)',
+  (release) => {
+    it('answers the share entry with the purpose defaults, then the update, then true and not-found', async () => {
+      const { ws, ok } = await session(release);
+      const created = await ok<Entry>('sharing.smb.create', [{ name: 'docs', path: '/mnt/tank/docs' }]);
+      const extra26 = release === '26.0' ? { dataset: 'tank/docs', relative_path: '', tier: null } : {};
+      // SmbShareCreate's defaults and DefaultOpt's (MW/api/v25_10_1/smb.py:279-300, 598-702, 788-821).
+      expect(created).toEqual({
+        id: 1,
+        purpose: 'DEFAULT_SHARE',
+        name: 'docs',
+        path: '/mnt/tank/docs',
+        enabled: true,
+        comment: '',
+        readonly: false,
+        browsable: true,
+        access_based_share_enumeration: false,
+        locked: false,
+        audit: { enable: false, watch_list: [], ignore_list: [] },
+        options: DEFAULT_OPTIONS,
+        ...extra26,
+      });
+      expect(await ok('sharing.smb.get_instance', [1])).toEqual(created);
+      // sharing_task_extend_context: a `select` without `locked` leaves it unworked (MW/service/sharing_service.py:23-43).
+      expect(await ok('sharing.smb.query', [[['name', 'C=', 'DOCS']], { select: ['name', 'locked'] }])).toEqual([
+        { name: 'docs', locked: false },
+      ]);
+      const updated = await ok<Entry>('sharing.smb.update', [
+        1,
+        { comment: 'team', purpose: 'MULTIPROTOCOL_SHARE', options: { hostsallow: ['10.0.0.0/8'] } },
+      ]);
+      expect(updated).toMatchObject({
+        comment: 'team',
+        purpose: 'MULTIPROTOCOL_SHARE',
+        options: { aapl_name_mangling: false, hostsallow: ['10.0.0.0/8'], hostsdeny: [] },
+      });
+      expect(await ok('sharing.smb.delete', [1])).toBe(true);
+      expect(errorOf(await ws.call('sharing.smb.get_instance', [1]))).toMatchObject({
+        data: { reason: '[ENOENT] None: SharingSMB 1 does not exist' },
+        traceClass: 'InstanceNotFound',
+      });
     });
-    expect(await ok('sharing.smb.get_instance', [1])).toEqual(created);
-    // sharing_task_extend_context: a `select` without `locked` leaves it unworked (MW/service/sharing_service.py:23-43).
-    expect(await ok('sharing.smb.query', [[['name', 'C=', 'DOCS']], { select: ['name', 'locked'] }])).toEqual([
-      { name: 'docs', locked: false },
-    ]);
-    const updated = await ok<Entry>('sharing.smb.update', [
-      1,
-      { comment: 'team', purpose: 'MULTIPROTOCOL_SHARE', options: { hostsallow: ['10.0.0.0/8'] } },
-    ]);
-    expect(updated).toMatchObject({
-      comment: 'team',
-      purpose: 'MULTIPROTOCOL_SHARE',
-      options: { aapl_name_mangling: false, hostsallow: ['10.0.0.0/8'], hostsdeny: [] },
-    });
-    expect(await ok('sharing.smb.delete', [1])).toBe(true);
-    expect(errorOf(await ws.call('sharing.smb.get_instance', [1]))).toMatchObject({
-      data: { reason: '[ENOENT] None: SharingSMB 1 does not exist' },
-      traceClass: 'InstanceNotFound',
-    });
-  });
 
-  it('26.0 names the dataset and the path below its mountpoint; 25.10.1 has no such fields', async () => {
-    const { ok, server } = await session(release);
-    mkdirSync(join(server.stateDir, 'mnt', 'tank', 'docs', 'sub'));
-    const share = await ok<Entry>('sharing.smb.create', [{ name: 'sub', path: '/mnt/tank/docs/sub' }]);
-    if (release === '26.0') expect(share).toMatchObject({ dataset: 'tank/docs', relative_path: 'sub', tier: null });
-    else expect(share).not.toHaveProperty('dataset');
-  });
-});
+    it('26.0 names the dataset and the path below its mountpoint; 25.10.1 has no such fields', async () => {
+      const { ok, server } = await session(release);
+      mkdirSync(join(server.stateDir, 'mnt', 'tank', 'docs', 'sub'));
+      const share = await ok<Entry>('sharing.smb.create', [{ name: 'sub', path: '/mnt/tank/docs/sub' }]);
+      if (release === '26.0') expect(share).toMatchObject({ dataset: 'tank/docs', relative_path: 'sub', tier: null });
+      else expect(share).not.toHaveProperty('dataset');
+    });
+  },
+);
 
 describe('sharing.smb.create validation on 25.10.1, in the source order and words', () => {
   it('refuses reserved names, names over 80 characters and illegal characters (SmbShareName, MW/utils/smb.py:114-136)', async () => {
     const { ws } = await session();
     const create = (name: string) => ws.call('sharing.smb.create', [{ name, path: '/mnt/tank/docs' }]);
-    expect(errorOf(await create('HOMES'))).toEqual(validation(['data.name', 'Value error, HOMES: share name is reserved.']));
+    expect(errorOf(await create('HOMES'))).toEqual(
+      validation(['data.name', 'Value error, HOMES: share name is reserved.']),
+    );
     const long = 'x'.repeat(300);
     expect(errorOf(await create(long))).toEqual(
       validation(['data.name', `Value error, ${long}: share name must not exceed 80 characters in length`]),
@@ -137,7 +142,9 @@ describe('sharing.smb.create validation on 25.10.1, in the source order and word
 
   it('accepts the pool root: 25.10.1 does not refuse it for SMB (MW/plugins/smb.py:1212-1228)', async () => {
     const { ok } = await session();
-    expect(await ok<Entry>('sharing.smb.create', [{ name: 'root', path: '/mnt/tank' }])).toMatchObject({ path: '/mnt/tank' });
+    expect(await ok<Entry>('sharing.smb.create', [{ name: 'root', path: '/mnt/tank' }])).toMatchObject({
+      path: '/mnt/tank',
+    });
   });
 
   it('refuses an external path for a local purpose, and a local path for an external share (MW/plugins/smb.py:1207-1210, 1259-1264; MW/api/v25_10_1/smb.py:784-786)', async () => {
@@ -148,7 +155,12 @@ describe('sharing.smb.create validation on 25.10.1, in the source order and word
         ['sharingsmb_create.path', 'External paths may only be set for shares with an EXTERNAL_SHARE purpose'],
       ),
     );
-    const external = { name: 'e', path: '/mnt/tank/docs', purpose: 'EXTERNAL_SHARE', options: { remote_path: ['srv\\s'] } };
+    const external = {
+      name: 'e',
+      path: '/mnt/tank/docs',
+      purpose: 'EXTERNAL_SHARE',
+      options: { remote_path: ['srv\\s'] },
+    };
     expect(errorOf(await ws.call('sharing.smb.create', [external]))).toEqual(
       validation(['data', 'Value error, You must set `path` to "EXTERNAL" for external shares.']),
     );
@@ -172,18 +184,25 @@ describe('sharing.smb.create validation on 25.10.1, in the source order and word
     const { ws, ok } = await session();
     const aapl =
       'Apple SMB2/3 protocol extension support is required by this parameter. This feature may be enabled in the general SMB server configuration.';
-    expect(errorOf(await ws.call('sharing.smb.create', [{ name: 'fcp', path: '/mnt/tank/docs', purpose: 'FCP_SHARE' }]))).toEqual(
-      validation(['sharingsmb_create.purpose', aapl]),
-    );
+    expect(
+      errorOf(await ws.call('sharing.smb.create', [{ name: 'fcp', path: '/mnt/tank/docs', purpose: 'FCP_SHARE' }])),
+    ).toEqual(validation(['sharingsmb_create.purpose', aapl]));
     await ok('smb.update', [{ aapl_extensions: true }]);
-    expect(await ok<Entry>('sharing.smb.create', [{ name: 'fcp', path: '/mnt/tank/docs', purpose: 'FCP_SHARE' }])).toMatchObject({
+    expect(
+      await ok<Entry>('sharing.smb.create', [{ name: 'fcp', path: '/mnt/tank/docs', purpose: 'FCP_SHARE' }]),
+    ).toMatchObject({
       options: { aapl_name_mangling: true, hostsallow: [], hostsdeny: [] },
     });
-    const tm = await ok<Entry>('sharing.smb.create', [{ name: 'tm', path: '/mnt/tank/docs', purpose: 'TIMEMACHINE_SHARE' }]);
+    const tm = await ok<Entry>('sharing.smb.create', [
+      { name: 'tm', path: '/mnt/tank/docs', purpose: 'TIMEMACHINE_SHARE' },
+    ]);
     expect(tm.options.vuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     // smb.update refuses to turn them off while such shares stand (MW/plugins/smb.py:526-538).
     expect(errorOf(await ws.call('smb.update', [{ aapl_extensions: false }]))).toEqual(
-      validation(['smb_update.aapl_extensions', 'This option must be enabled when AFP, time machine, or Final Cut Pro shares are present']),
+      validation([
+        'smb_update.aapl_extensions',
+        'This option must be enabled when AFP, time machine, or Final Cut Pro shares are present',
+      ]),
     );
   });
 
@@ -199,7 +218,10 @@ describe('sharing.smb.create validation on 25.10.1, in the source order and word
     expect(errorOf(await create({ enable: true, watch_list: ['nosuchgroup'] }))).toEqual(
       validation(
         ['sharingsmb_create.audit.watch_list.0', 'nosuchgroup: group does not exist.'],
-        ['sharingsmb_create.audit.enable', 'Watch list or ignore list is required to enable auditing for an SMB share.'],
+        [
+          'sharingsmb_create.audit.enable',
+          'Watch list or ignore list is required to enable auditing for an SMB share.',
+        ],
       ),
     );
     // nogroup (65534) is a built-in group, not an SMB one: it still counts as a limit.
@@ -259,19 +281,39 @@ describe('sharing.smb.getacl / setacl (MW/plugins/smb.py:1539-1714, MW/plugins/s
   it('a new share grants everyone full control; an SMB user set by id reads back with its SID, id and name; [] restores the default', async () => {
     const { ok } = await session();
     await ok('sharing.smb.create', [{ name: 'docs', path: '/mnt/tank/docs' }]);
-    const everyone = { ae_who_sid: 'S-1-1-0', ae_perm: 'FULL', ae_type: 'ALLOWED', ae_who_id: null, ae_who_str: 'everyone@' };
-    expect(await ok('sharing.smb.getacl', [{ share_name: 'DOCS' }])).toEqual({ share_name: 'DOCS', share_acl: [everyone] });
+    const everyone = {
+      ae_who_sid: 'S-1-1-0',
+      ae_perm: 'FULL',
+      ae_type: 'ALLOWED',
+      ae_who_id: null,
+      ae_who_str: 'everyone@',
+    };
+    expect(await ok('sharing.smb.getacl', [{ share_name: 'DOCS' }])).toEqual({
+      share_name: 'DOCS',
+      share_acl: [everyone],
+    });
     const carol = await ok<Entry>('user.create', [
       { username: 'carol', full_name: 'Carol', group_create: true, password: 'pw-carol-1', smb: true },
     ]);
     const set = await ok<Entry>('sharing.smb.setacl', [
-      { share_name: 'docs', share_acl: [{ ae_who_id: { id_type: 'USER', id: carol.uid }, ae_perm: 'READ', ae_type: 'ALLOWED' }] },
+      {
+        share_name: 'docs',
+        share_acl: [{ ae_who_id: { id_type: 'USER', id: carol.uid }, ae_perm: 'READ', ae_type: 'ALLOWED' }],
+      },
     ]);
     expect(set.share_acl).toEqual([
-      { ae_who_sid: carol.sid, ae_perm: 'READ', ae_type: 'ALLOWED', ae_who_id: { id_type: 'USER', id: carol.uid }, ae_who_str: 'carol' },
+      {
+        ae_who_sid: carol.sid,
+        ae_perm: 'READ',
+        ae_type: 'ALLOWED',
+        ae_who_id: { id_type: 'USER', id: carol.uid },
+        ae_who_str: 'carol',
+      },
     ]);
     expect(await ok('sharing.smb.getacl', [{ share_name: 'docs' }])).toEqual(set);
-    expect((await ok<Entry>('sharing.smb.setacl', [{ share_name: 'docs', share_acl: [] }])).share_acl).toEqual([everyone]);
+    expect((await ok<Entry>('sharing.smb.setacl', [{ share_name: 'docs', share_acl: [] }])).share_acl).toEqual([
+      everyone,
+    ]);
   });
 
   it('refuses a non-SMB account and a share that does not exist, in one ValidationErrors', async () => {
@@ -280,7 +322,10 @@ describe('sharing.smb.getacl / setacl (MW/plugins/smb.py:1539-1714, MW/plugins/s
     expect(
       errorOf(
         await ws.call('sharing.smb.setacl', [
-          { share_name: 'nope', share_acl: [{ ae_who_id: { id_type: 'USER', id: nobody.uid }, ae_perm: 'FULL', ae_type: 'ALLOWED' }] },
+          {
+            share_name: 'nope',
+            share_acl: [{ ae_who_id: { id_type: 'USER', id: nobody.uid }, ae_perm: 'FULL', ae_type: 'ALLOWED' }],
+          },
         ]),
       ),
     ).toEqual(
@@ -311,7 +356,10 @@ describe('sharing.smb events and the datasets under shares', () => {
       fields: created,
     });
     const changed = await ok<Entry>('sharing.smb.update', [1, { comment: 'x' }]);
-    expect((await watcher.waitFor(update('sharing.smb.query', 'changed'))).params).toMatchObject({ id: 1, fields: changed });
+    expect((await watcher.waitFor(update('sharing.smb.query', 'changed'))).params).toMatchObject({
+      id: 1,
+      fields: changed,
+    });
     await ok('sharing.smb.delete', [1]);
     expect((await watcher.waitFor(update('sharing.smb.query', 'removed'))).params).toEqual({
       msg: 'removed',
