@@ -57,6 +57,22 @@ const record = (r: SmbShareRow): SmbShareRecord => ({
   share_acl: r.share_acl === null ? null : fromJsonColumn(r.share_acl, null),
 });
 
+/** The columns after `id`, in the table's order, as the statements bind them. */
+const columns = (s: NewSmbShare) =>
+  [
+    s.purpose,
+    s.name,
+    s.path,
+    s.enabled ? 1 : 0,
+    s.comment,
+    s.readonly ? 1 : 0,
+    s.browsable ? 1 : 0,
+    s.access_based_share_enumeration ? 1 : 0,
+    toJsonColumn(s.audit),
+    toJsonColumn(s.options),
+    s.share_acl === null ? null : toJsonColumn(s.share_acl),
+  ] as const;
+
 export function listSmbShares(db: Database): SmbShareRecord[] {
   return (sql(db, 'SELECT * FROM smb_shares ORDER BY id').all() as SmbShareRow[]).map(record);
 }
@@ -71,19 +87,7 @@ export function insertSmbShare(db: Database, s: NewSmbShare): number {
     db,
     `INSERT INTO smb_shares (purpose, name, path, enabled, comment, readonly, browsable, abe, audit, options, share_acl)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
-    s.purpose,
-    s.name,
-    s.path,
-    s.enabled ? 1 : 0,
-    s.comment,
-    s.readonly ? 1 : 0,
-    s.browsable ? 1 : 0,
-    s.access_based_share_enumeration ? 1 : 0,
-    toJsonColumn(s.audit),
-    toJsonColumn(s.options),
-    s.share_acl === null ? null : toJsonColumn(s.share_acl),
-  );
+  ).run(...columns(s));
   return Number(info.lastInsertRowid);
 }
 
@@ -93,20 +97,7 @@ export function updateSmbShare(db: Database, s: SmbShareRecord): void {
     db,
     `UPDATE smb_shares SET purpose = ?, name = ?, path = ?, enabled = ?, comment = ?, readonly = ?, browsable = ?,
        abe = ?, audit = ?, options = ?, share_acl = ? WHERE id = ?`,
-  ).run(
-    s.purpose,
-    s.name,
-    s.path,
-    s.enabled ? 1 : 0,
-    s.comment,
-    s.readonly ? 1 : 0,
-    s.browsable ? 1 : 0,
-    s.access_based_share_enumeration ? 1 : 0,
-    toJsonColumn(s.audit),
-    toJsonColumn(s.options),
-    s.share_acl === null ? null : toJsonColumn(s.share_acl),
-    s.id,
-  );
+  ).run(...columns(s), s.id);
 }
 
 export function deleteSmbShare(db: Database, id: number): void {

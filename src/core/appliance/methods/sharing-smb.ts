@@ -44,20 +44,11 @@ import {
 
 type Schema = 'sharingsmb_create' | 'sharingsmb_update';
 
-/** A share as validate() reads it: the entry, its options with the hidden purpose left out. */
-interface ShareData {
+/** A share as validate() reads it: the stored fields but its ACL, without an id while it is new. */
+type ShareData = Omit<SmbShareRecord, 'id' | 'purpose' | 'share_acl'> & {
   id?: number;
   purpose: SmbShareEntry['purpose'];
-  name: string;
-  path: string;
-  enabled: boolean;
-  comment: string;
-  readonly: boolean;
-  browsable: boolean;
-  access_based_share_enumeration: boolean;
-  audit: { enable: boolean; watch_list: string[]; ignore_list: string[] };
-  options: Record<string, unknown>;
-}
+};
 
 /** The options as stored and answered: `purpose` is `Field(exclude=True)` (MW/api/v25_10_1/smb.py:281 and each model). */
 function dumpOptions(options: SmbOptionsValue | null | undefined): Record<string, unknown> {
