@@ -757,13 +757,14 @@ export const poolDatasetMethods = [
       const hosts = gone.map((d) => mountpointHost(appliance, d));
       return { gone, hosts, snapshots };
     });
+    // The SMB attachment delegate deletes the shares on it first (shares/smb.ts deleteSmbSharesOn);
+    // here after the refusals above, so a refused delete loses no share (25.10.1 deletes them
+    // before `zfs destroy`, which may still refuse, MW/plugins/pool_/dataset.py:827-843).
+    for (const gone of plan.gone) deleteSmbSharesOn(appliance, `/mnt/${gone}`);
     // One outcome: the datasets are marked first (no upload or child dataset may start in them),
     // their files removed, and only then their rows; a removal that fails lifts the marks and
     // keeps the rows, so the dataset is still there to delete again. The files go outside the
     // write lock and asynchronously: a large tree must hold up neither other writers nor clients.
-    // The SMB attachment delegate deletes the shares on it first (shares/smb.ts deleteSmbSharesOn);
-    // here only once the delete is known to go ahead, so a refused one loses no share.
-    for (const gone of plan.gone) deleteSmbSharesOn(appliance, `/mnt/${gone}`);
     const unmark = markDeleting(appliance, plan.gone);
     try {
       for (const host of [...plan.hosts].sort((a, b) => b.length - a.length))
