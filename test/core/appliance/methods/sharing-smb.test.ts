@@ -240,6 +240,59 @@ describe('sharing.smb.create validation on 25.10.1, in the source order and word
   });
 });
 
+describe('sharing.smb.update validation on 25.10.1 (MW/plugins/smb.py:834-884)', () => {
+  it('checks the share as it would become: a name another share has but for case, a bad volume UUID; an unknown id is not found', async () => {
+    const { ws, ok } = await session();
+    await ok('sharing.smb.create', [{ name: 'a', path: '/mnt/tank/docs' }]);
+    const b = await ok<Entry>('sharing.smb.create', [{ name: 'b', path: '/mnt/tank/docs' }]);
+    expect(errorOf(await ws.call('sharing.smb.update', [b.id, { name: 'A' }]))).toEqual(
+      validation(['sharingsmb_update.name', 'Share names are case-insensitive and must be unique']),
+    );
+    await ok('smb.update', [{ aapl_extensions: true }]);
+    expect(
+      errorOf(
+        await ws.call('sharing.smb.update', [b.id, { purpose: 'TIMEMACHINE_SHARE', options: { vuid: 'not-a-uuid' } }]),
+      ),
+    ).toEqual(validation(['sharingsmb_update.options.vuid', 'Invalid UUID']));
+    // A null vuid gets one when the share had none (MW/plugins/smb.py:870-877).
+    const tm = await ok<Entry>('sharing.smb.update', [b.id, { purpose: 'TIMEMACHINE_SHARE', options: { vuid: null } }]);
+    expect(tm.options.vuid).toMatch(/^[0-9a-f-]{36}$/);
+    expect(errorOf(await ws.call('sharing.smb.update', [99, { comment: 'x' }])).data.reason).toBe(
+      '[ENOENT] None: SharingSMB 99 does not exist',
+    );
+  });
+});
+
+describe('smb.update against the shares (MW/plugins/smb.py:540-547; stable/26 :500-507, 597-625)', () => {
+  const audited = {
+    name: 'docs',
+    path: '/mnt/tank/docs',
+    audit: { enable: true, watch_list: ['builtin_administrators'] },
+  };
+
+  it('25.10.1 refuses SMB1 while a share is audited', async () => {
+    const { ws, ok } = await session();
+    await ok('sharing.smb.create', [audited]);
+    expect(errorOf(await ws.call('smb.update', [{ enable_smb1: true }]))).toEqual(
+      validation(['smb_update.enable_smb1', 'The following SMB shares have auditing enabled: docs']),
+    );
+  });
+
+  it('26.0 refuses minimum_protocol SMB1 while a share is audited, and stateful failover without an HA licence', async () => {
+    const { ws, ok } = await session('26.0');
+    await ok('sharing.smb.create', [audited]);
+    expect(errorOf(await ws.call('smb.update', [{ minimum_protocol: 'SMB1' }]))).toEqual(
+      validation(['smb_update.minimum_protocol', 'The following SMB shares have auditing enabled: docs']),
+    );
+    expect(errorOf(await ws.call('smb.update', [{ stateful_failover: true }]))).toEqual(
+      validation([
+        'smb_update.stateful_failover',
+        'This feature is only available for HA-capable TrueNAS Enterprise servers.',
+      ]),
+    );
+  });
+});
+
 describe('sharing.smb.presets and share_precheck', () => {
   it('presets names each purpose in the enum order with its verbose name (MW/plugins/smb.py:1531-1537)', async () => {
     const { ok } = await session();
