@@ -40,6 +40,8 @@ export const CONTRACT_EVENTS: ReadonlyMap<string, EventContract> = new Map(
     crudEvent('pool.snapshot', 'SNAPSHOT'),
     // MW/plugins/nfs.py:438
     crudEvent('sharing.nfs', 'SHARING_NFS'),
+    // MW/plugins/smb.py:724
+    crudEvent('sharing.smb', 'SHARING_SMB'),
     // MW/plugins/alert.py:234-246: ADDED/CHANGED/REMOVED of alert.list's entries.
     { name: 'alert.list', roles: ['ALERT_LIST_READ'] },
   ].map((e) => [e.name, e]),

@@ -12,6 +12,8 @@ import { poolDatasetContract } from './pool-dataset.js';
 import { poolSnapshotContract } from './pool-snapshot.js';
 import { privilegeContract } from './privilege.js';
 import { sharingNfsContract } from './sharing-nfs.js';
+import { sharingSmbContract } from './sharing-smb.js';
+import { smbContract } from './smb.js';
 import { systemContract } from './system.js';
 import { userContract } from './user.js';
 
@@ -35,6 +37,8 @@ export const CONTRACT = {
   ...alertContract,
   ...sharingNfsContract,
   ...nfsContract,
+  ...sharingSmbContract,
+  ...smbContract,
 };
 
 /**

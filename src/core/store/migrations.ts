@@ -242,7 +242,7 @@ export const MIGRATIONS: readonly Migration[] = [
     },
   },
   {
-    version: 12,
+    version: 11,
     description: 'NFS shares (sharing.nfs) and the NFS service settings (nfs.config), as a fresh 25.10.1 has them',
     up: (db) => {
       // One row per share, its list fields as JSON; ids never reused (AUTOINCREMENT, as 25.10.1's
@@ -287,9 +287,36 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 12,
+    description: 'smb_shares and smb_config: SMB shares and the SMB service settings (sharing.smb.*, smb.*)',
+    // shares-smb.ts reads and writes them.
+    up: (db) => {
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS smb_shares (
+          id        INTEGER PRIMARY KEY AUTOINCREMENT,
+          purpose   TEXT NOT NULL,
+          name      TEXT NOT NULL,
+          path      TEXT NOT NULL,
+          enabled   INTEGER NOT NULL,
+          comment   TEXT NOT NULL,
+          readonly  INTEGER NOT NULL,
+          browsable INTEGER NOT NULL,
+          abe       INTEGER NOT NULL,
+          audit     TEXT NOT NULL,
+          options   TEXT NOT NULL,
+          share_acl TEXT
+        );
+        CREATE TABLE IF NOT EXISTS smb_config (
+          id     INTEGER PRIMARY KEY CHECK (id = 1),
+          config TEXT NOT NULL
+        );
+      `);
+    },
+  },
 ];
 
-/** The last migration's version: versions may skip a number another branch holds (11 beside 12). */
+/** The last migration's version. */
 export const SCHEMA_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));
 
 /** Runs the migrations the database has not seen. Call inside an IMMEDIATE transaction. */

@@ -139,7 +139,7 @@ describe('releases', () => {
     expect(['25.04.2', '27.0.0', 'master', ''].map(releaseOfVersion)).toEqual([null, null, null, null]);
   });
 
-  it("26.0's contract is 25.10.1's with user.* (webshare, MW/api/v26_0_0/user.py:105-111), pool.query/get_instance (all_sed, typed scan: MW/api/v26_0_0/pool.py:40-45), pool.dataset.* (tier, pbkdf2iters), pool.snapshot.create (suspend_vms), user.renew_2fa_secret (interval 30 or 60) and SCRAM's auth.*/api_key.* overridden, api_key.convert_raw_key added last", () => {
+  it("26.0's contract is 25.10.1's with user.* (webshare, MW/api/v26_0_0/user.py:105-111), pool.query/get_instance (all_sed, typed scan: MW/api/v26_0_0/pool.py:40-45), pool.dataset.* (tier, pbkdf2iters), pool.snapshot.create (suspend_vms), user.renew_2fa_secret (interval 30 or 60), sharing.smb.* entries and smb.config/update and SCRAM's auth.*/api_key.* overridden, api_key.convert_raw_key added last", () => {
     const next = contractFor('26.0');
     expect([...next.keys()]).toEqual([...CONTRACT_METHODS.keys(), 'api_key.convert_raw_key']);
     const changed = [...next].filter(([name, entry]) => entry !== CONTRACT_METHODS.get(name)).map(([name]) => name);
@@ -166,6 +166,13 @@ describe('releases', () => {
         'pool.dataset.update',
         'pool.snapshot.create',
         'user.renew_2fa_secret',
+        // MW/api/v26_0_0/smb.py:156-306, 915-1071: dataset/relative_path/tier; minimum_protocol for enable_smb1.
+        'sharing.smb.query',
+        'sharing.smb.get_instance',
+        'sharing.smb.create',
+        'sharing.smb.update',
+        'smb.config',
+        'smb.update',
       ].sort(),
     );
     expect(

@@ -11,6 +11,8 @@ import { poolSnapshotMethods } from './pool-snapshot.js';
 import type { MethodDefinition } from '../method.js';
 import { privilegeMethods } from './privilege.js';
 import { sharingNfsMethods, sharingNfsMethods26 } from './sharing-nfs.js';
+import { sharingSmbMethods, sharingSmbMethods26 } from './sharing-smb.js';
+import { smbMethods, smbMethods26 } from './smb.js';
 import { systemMethods } from './system.js';
 import { userMethods } from './user.js';
 
@@ -36,6 +38,8 @@ export const METHODS: ReadonlyMap<string, MethodDefinition> = new Map(
     ...alertMethods,
     ...sharingNfsMethods,
     ...nfsMethods,
+    ...sharingSmbMethods,
+    ...smbMethods,
   ].map((m) => [m.name, m]),
 );
 
@@ -49,4 +53,6 @@ export const RELEASE_METHODS: ReadonlyMap<string, readonly MethodDefinition[]> =
   ...authMethods26,
   ...apiKeyMethods26,
   ...sharingNfsMethods26,
+  ...sharingSmbMethods26,
+  ...smbMethods26,
 ].reduce((byName, m) => byName.set(m.name, [...(byName.get(m.name) ?? []), m]), new Map<string, MethodDefinition[]>());

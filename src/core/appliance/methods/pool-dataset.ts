@@ -27,7 +27,7 @@ import {
 import { listPools } from '../../store/files.js';
 import { deleteSnapshots, listSnapshots, type SnapshotRecord } from '../../store/snapshots.js';
 import type { Appliance } from '../appliance.js';
-import { deleteDatasetAttachments } from '../datasets/attachments.js';
+import { deleteDatasetAttachments, sendAttachmentEvents } from '../datasets/attachments.js';
 import { assertNotBeingDeleted, deletionCovering, markDeleting } from '../datasets/deletion.js';
 import {
   PROPERTIES,
@@ -741,7 +741,7 @@ export const poolDatasetMethods = [
         throw datasetDeleteRefusal.poolRoot(id);
       }
       // Its shares go before ZFS is asked, and stay gone when ZFS refuses (MW/plugins/pool_/dataset.py:828-846).
-      deleteDatasetAttachments(appliance, id);
+      const attachments = deleteDatasetAttachments(appliance, id);
       const snapshots = listSnapshots(store.db).filter((s) => s.dataset === id || s.dataset.startsWith(`${id}/`));
       if (snapshots.length > 0 && !options.recursive) {
         // Past the middleware's own check of children, `zfs destroy` refuses a dataset with
@@ -753,14 +753,16 @@ export const poolDatasetMethods = [
             kind,
             snapshots.map((s) => s.id),
           ),
+          attachments,
         };
       }
       const gone = (isRoot ? children : [target, ...children]).map((d) => d.id);
-      if (gone.some((d) => deletionCovering(appliance, `/mnt/${d}`) !== null)) return { refusal: busy() };
+      if (gone.some((d) => deletionCovering(appliance, `/mnt/${d}`) !== null)) return { refusal: busy(), attachments };
       // Checked before anything is deleted: no mountpoint may lead out of the pool.
       const hosts = gone.map((d) => mountpointHost(appliance, d));
-      return { gone, hosts, snapshots };
+      return { gone, hosts, snapshots, attachments };
     });
+    sendAttachmentEvents(appliance, plan.attachments);
     if ('refusal' in plan) throw plan.refusal;
     // One outcome: the datasets are marked first (no upload or child dataset may start in them),
     // their files removed, and only then their rows; a removal that fails lifts the marks and

@@ -5,6 +5,8 @@ import { poolContract26 } from './pool.js';
 import { poolDatasetContract26 } from './pool-dataset.js';
 import { poolSnapshotContract26 } from './pool-snapshot.js';
 import { sharingNfsContract26 } from './sharing-nfs.js';
+import { sharingSmbContract26 } from './sharing-smb.js';
+import { smbContract26 } from './smb.js';
 import { userContract26 } from './user.js';
 
 /**
@@ -23,6 +25,8 @@ import { userContract26 } from './user.js';
  *   is user.renew_2fa_secret's (user.py:474-481; user.ts here).
  * - pool.py: PoolEntry gains `all_sed` and a typed `scan` (pool.ts here).
  * - nfs.py: SharingNFSEntry gains `dataset`, `relative_path` and `tier` (sharing-nfs.ts here); nfs.* unchanged.
+ * - smb.py: share entries gain dataset/relative_path/tier (sharing-smb.ts here); the SMB service's
+ *   record trades enable_smb1 for minimum_protocol (smb.ts here).
  * - Removed in 26 (`removed_in='v26'`): none of stor's (pool.ddt_prefetch, pool.is_upgraded and
  *   tn_connect.ip_choices are: MW/plugins/pool_/dedup.py:27, pool_/info.py:135, truenas_connect/update.py:293).
  */
@@ -43,6 +47,8 @@ export const CONTRACT_26_0_0_OVERRIDES: Readonly<Record<string, MethodContract>>
   ...poolDatasetContract26,
   ...poolSnapshotContract26,
   ...sharingNfsContract26,
+  ...sharingSmbContract26,
+  ...smbContract26,
   ...CONTRACT_26_0_0_SCRAM,
 };
 
