@@ -1,4 +1,5 @@
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { SAFETY_MS } from '../helpers/server.js';
 
 const MIDCLT_MAIN = "import sys; sys.argv[0] = 'midclt'; from truenas_api_client import main; sys.exit(main())";
@@ -49,5 +50,48 @@ export function midclt(
         resolve({ code, stdout, stderr: error?.killed ? `${stderr}\n(killed after ${SAFETY_MS} ms)` : stderr });
       },
     );
+  });
+}
+
+const RUNNER = fileURLToPath(new URL('./official-client-methods.py', import.meta.url));
+
+/** One call's outcome as official-client-methods.py prints it: midclt's output, or its error as midclt prints it. */
+export interface Outcome {
+  label: string;
+  ok: boolean;
+  json?: string;
+  class?: string;
+  errno?: number | null;
+  stderr?: string;
+  /** What the `pre` calls answered, for a failure's message. */
+  pre?: string[];
+}
+
+/** Runs the steps through the official client in one Python process; one outcome per step, by label. */
+export function runClient(
+  env: NodeJS.ProcessEnv,
+  url: string,
+  key: string,
+  steps: unknown[],
+): Promise<Map<string, Outcome>> {
+  return new Promise((resolve, reject) => {
+    const py = spawn('python3', [RUNNER], { env, stdio: ['pipe', 'pipe', 'pipe'], timeout: SAFETY_MS * 3 });
+    let out = '';
+    let err = '';
+    py.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    py.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    py.on('error', reject);
+    py.on('close', (code) => {
+      const outcomes = new Map(
+        out
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line) as Outcome)
+          .map((o) => [o.label, o] as const),
+      );
+      if (code !== 0) reject(new Error(`runner exited ${code} after ${outcomes.size} calls:\n${err}`));
+      else resolve(outcomes);
+    });
+    py.stdin.end(JSON.stringify({ url, key, steps }));
   });
 }

@@ -16,16 +16,13 @@
  * Needs STOR_TEST_API_CLIENT (a PYTHONPATH giving `truenas_api_client` and websocket-client ≥ 1.3.2,
  * docs/NODE.md "SQLite, CI and other majors"); without it the tests are skipped, saying why.
  */
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { EMULATIONS } from '../../src/core/appliance/settings.js';
 import { contractViolations } from '../../src/core/contract/conformance.js';
 import { contractFor, type ReleaseName } from '../../src/core/releases/index.js';
-import { SAFETY_MS, startTestServer } from '../helpers/server.js';
-import { findClient, midclt } from '../conformance/official-client.js';
-
-const RUNNER = fileURLToPath(new URL('../conformance/official-client-methods.py', import.meta.url));
+import { serviceNamespaceContract } from '../../src/core/contract/service-namespace.js';
+import { startTestServer } from '../helpers/server.js';
+import { findClient, midclt, runClient, type Outcome } from '../conformance/official-client.js';
 
 const client = findClient();
 
@@ -574,46 +571,14 @@ const REFUSALS: { method: string; args: unknown[]; error: Expected; error26?: Ex
  * HTTP, so the client's `call` has no way to hand it bytes or take them.
  */
 const SKIPPED: Record<string, string> = {
+  ...Object.fromEntries(
+    Object.keys(serviceNamespaceContract).map((m) => [m, 'test/conformance/official-client-service.test.ts calls it']),
+  ),
   'filesystem.put':
     "upload-only: its input pipe is opened by POST /_upload (MW/main.py:1439, MW/apps/file_app.py:118); called over the WebSocket, 25.10.1's job checks its pipes and fails with ValueError \"Pipe 'input' is not open\" (MW/job.py:330-332, 369-376), whatever the argument",
   'filesystem.get':
     'download-only: its output pipe is read through the URL core.download answers (core.download of filesystem.get is in the table); called over the WebSocket it fails the same way with "Pipe \'output\' is not open" (MW/job.py:330-332, 369-376)',
 };
-
-interface Outcome {
-  label: string;
-  ok: boolean;
-  json?: string;
-  class?: string;
-  errno?: number | null;
-  stderr?: string;
-  /** What the `pre` calls answered, for a failure's message. */
-  pre?: string[];
-}
-
-/** Runs the steps through the official client in one Python process; one outcome per step, by label. */
-function runClient(env: NodeJS.ProcessEnv, url: string, key: string, steps: unknown[]): Promise<Map<string, Outcome>> {
-  return new Promise((resolve, reject) => {
-    const py = spawn('python3', [RUNNER], { env, stdio: ['pipe', 'pipe', 'pipe'], timeout: SAFETY_MS * 3 });
-    let out = '';
-    let err = '';
-    py.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    py.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    py.on('error', reject);
-    py.on('close', (code) => {
-      const outcomes = new Map(
-        out
-          .split('\n')
-          .filter(Boolean)
-          .map((line) => JSON.parse(line) as Outcome)
-          .map((o) => [o.label, o] as const),
-      );
-      if (code !== 0) reject(new Error(`runner exited ${code} after ${outcomes.size} calls:\n${err}`));
-      else resolve(outcomes);
-    });
-    py.stdin.end(JSON.stringify({ url, key, steps }));
-  });
-}
 
 /** The key placeholder `{$key: true}` becomes the server's administrator key. */
 function withKey(params: unknown[], key: string): unknown[] {

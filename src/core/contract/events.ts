@@ -38,6 +38,8 @@ export const CONTRACT_EVENTS: ReadonlyMap<string, EventContract> = new Map(
     crudEvent('api_key', 'API_KEY'),
     crudEvent('pool.dataset', 'DATASET'),
     crudEvent('pool.snapshot', 'SNAPSHOT'),
+    // MW/plugins/service.py:41; sent by notify_running (:436-443), not by the CRUD wrapper.
+    crudEvent('service', 'SERVICE'),
     // MW/plugins/alert.py:234-246: ADDED/CHANGED/REMOVED of alert.list's entries.
     { name: 'alert.list', roles: ['ALERT_LIST_READ'] },
   ].map((e) => [e.name, e]),

@@ -10,6 +10,7 @@ import { poolContract } from './pool.js';
 import { poolDatasetContract } from './pool-dataset.js';
 import { poolSnapshotContract } from './pool-snapshot.js';
 import { privilegeContract } from './privilege.js';
+import { serviceNamespaceContract } from './service-namespace.js';
 import { systemContract } from './system.js';
 import { userContract } from './user.js';
 
@@ -31,6 +32,7 @@ export const CONTRACT = {
   ...poolSnapshotContract,
   ...systemContract,
   ...alertContract,
+  ...serviceNamespaceContract,
 };
 
 /**

@@ -2,6 +2,7 @@ import type { Database } from './sqlite.js';
 import { addBuiltinAccounts } from './builtin-accounts.js';
 import { unknownSecretHash } from './secrets.js';
 import { readSettings } from './settings.js';
+import { createServices } from './services.js';
 
 /**
  * Versioned schema migrations. `PRAGMA user_version` records how many have run; each runs once,
@@ -240,6 +241,12 @@ export const MIGRATIONS: readonly Migration[] = [
       // leaving every account of its own as it is (builtin-accounts.ts).
       if (readSettings(db).seeded_at !== undefined) addBuiltinAccounts(db);
     },
+  },
+  {
+    version: 11,
+    description:
+      'services: the service records a fresh install lists (cifs, nfs, ssh, …), stopped, not started at boot',
+    up: (db) => createServices(db),
   },
 ];
 

@@ -9,6 +9,7 @@ import { poolDatasetMethods } from './pool-dataset.js';
 import { poolSnapshotMethods } from './pool-snapshot.js';
 import type { MethodDefinition } from '../method.js';
 import { privilegeMethods } from './privilege.js';
+import { serviceNamespaceMethods } from './service-namespace.js';
 import { systemMethods } from './system.js';
 import { userMethods } from './user.js';
 
@@ -32,6 +33,7 @@ export const METHODS: ReadonlyMap<string, MethodDefinition> = new Map(
     ...poolSnapshotMethods,
     ...systemMethods,
     ...alertMethods,
+    ...serviceNamespaceMethods,
   ].map((m) => [m.name, m]),
 );
 

@@ -4,6 +4,7 @@ import { authContract26 } from './auth.js';
 import { poolContract26 } from './pool.js';
 import { poolDatasetContract26 } from './pool-dataset.js';
 import { poolSnapshotContract26 } from './pool-snapshot.js';
+import { serviceNamespaceRemoved26 } from './service-namespace.js';
 import { userContract26 } from './user.js';
 
 /**
@@ -21,6 +22,7 @@ import { userContract26 } from './user.js';
  *   `suspend_vms` (pool-snapshot.ts here). auth_two_factor.py: unchanged; the OTP `interval` of 30 or 60
  *   is user.renew_2fa_secret's (user.py:474-481; user.ts here).
  * - pool.py: PoolEntry gains `all_sed` and a typed `scan` (pool.ts here).
+ * - service.py: start, stop, restart and reload removed (service-namespace.ts here); the rest unchanged.
  * - Removed in 26 (`removed_in='v26'`): none of stor's (pool.ddt_prefetch, pool.is_upgraded and
  *   tn_connect.ip_choices are: MW/plugins/pool_/dedup.py:27, pool_/info.py:135, truenas_connect/update.py:293).
  */
@@ -44,4 +46,4 @@ export const CONTRACT_26_0_0_OVERRIDES: Readonly<Record<string, MethodContract>>
 };
 
 /** Methods 26.0 no longer serves, of stor's. */
-export const CONTRACT_26_0_0_REMOVED: readonly string[] = [];
+export const CONTRACT_26_0_0_REMOVED: readonly string[] = [...serviceNamespaceRemoved26];
