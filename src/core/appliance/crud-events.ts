@@ -55,12 +55,6 @@ const CRUD_EVENT_SEND = ['user', 'group', 'privilege', 'api_key'];
 const answerOf = (answer: unknown) => answer as { id: unknown };
 
 /**
- * Events plugins send themselves from inside the method, after the change. None for
- * pool.snapshot.clone/hold/release (MW/plugins/zfs_/snapshot_actions.py:14-118 sends nothing) nor
- * user.set_password (a `datastore.update`, not do_update: MW/plugins/account.py:1870-1875);
- * `auth.sessions` goes with a login and a logout, not a method (session/live-sessions.ts).
- */
-/**
  * service.*: `notify_running` sends `service.query` CHANGED with the service's entry and no id, after
  * every start, stop, restart and reload (MW/plugins/service.py:436-443, called at :201, 282, 365);
  * nothing for a name without a record (:440-441). update answers the bare id, so the CRUD wrapper
@@ -86,6 +80,12 @@ function serviceEvents(): Record<string, EventOf> {
   };
 }
 
+/**
+ * Events plugins send themselves from inside the method, after the change. None for
+ * pool.snapshot.clone/hold/release (MW/plugins/zfs_/snapshot_actions.py:14-118 sends nothing) nor
+ * user.set_password (a `datastore.update`, not do_update: MW/plugins/account.py:1870-1875);
+ * `auth.sessions` goes with a login and a logout, not a method (session/live-sessions.ts).
+ */
 const OWN_EVENTS: Record<string, EventOf> = {
   // MW/plugins/pool_/snapshot.py:71
   'pool.snapshot.create': (_args, answer) =>
