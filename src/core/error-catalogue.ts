@@ -166,7 +166,7 @@ const CATALOGUE = {
   VERIFY_FAILED: {
     kind: 'failed',
     meaning:
-      '`privilege fix` wrote a role list, `dataset update` properties, or `service start|stop|enable|disable` a state, that do not read back as written',
+      '`privilege fix` wrote a role list, `dataset update` properties, or `service start`, `stop`, `enable` or `disable` a state, that do not read back as written',
     remedy:
       'another administrator may be editing it: `stor privilege show` (`stor dataset show`, `stor service list`), then try again',
   },
