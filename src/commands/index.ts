@@ -29,6 +29,7 @@ import { snapshotNoun } from './snapshot/index.js';
 import { sessionNoun } from './session/index.js';
 import { systemNoun } from './system/index.js';
 import { poolNoun } from './pool/index.js';
+import { serviceNoun } from './service/index.js';
 
 /**
  * Every command: the top-level verbs and the nouns, in the order help lists them. Each verb's
@@ -52,6 +53,7 @@ export const COMMANDS: Record<string, Entry> = {
   pool: { kind: 'noun', noun: poolNoun },
   dataset: { kind: 'noun', noun: datasetNoun },
   snapshot: { kind: 'noun', noun: snapshotNoun },
+  service: { kind: 'noun', noun: serviceNoun },
   job: { kind: 'noun', noun: jobNoun },
   export: { kind: 'verb', load: lazyVerb(() => import('./state/export.js')) },
   plan: { kind: 'verb', load: lazyVerb(() => import('./state/plan.js')) },

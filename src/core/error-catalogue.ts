@@ -165,8 +165,10 @@ const CATALOGUE = {
   },
   VERIFY_FAILED: {
     kind: 'failed',
-    meaning: '`privilege fix` wrote a role list, or `dataset update` properties, that do not read back as written',
-    remedy: 'another administrator may be editing it: `stor privilege show` (`stor dataset show`), then try again',
+    meaning:
+      '`privilege fix` wrote a role list, `dataset update` properties, or `service start`, `stop`, `enable` or `disable` a state, that do not read back as written',
+    remedy:
+      'another administrator may be editing it: `stor privilege show` (`stor dataset show`, `stor service list`), then try again',
   },
 
   // exit 2: the command line is wrong

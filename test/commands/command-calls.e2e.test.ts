@@ -69,6 +69,11 @@ describe('verbs call only the methods they declare', () => {
       ['snapshot rollback', ['snapshot', 'rollback', 'tank/calls@one', '--yes']],
       ['snapshot delete', ['snapshot', 'delete', 'tank/calls@one', '--yes']],
       ['dataset delete', ['dataset', 'delete', 'tank/calls', '--recursive', '--yes']],
+      ['service list', ['service', 'list']],
+      ['service start', ['service', 'start', 'nfs']],
+      ['service stop', ['service', 'stop', 'nfs', '--yes']],
+      ['service enable', ['service', 'enable', 'nfs']],
+      ['service disable', ['service', 'disable', 'nfs']],
       // The embedded appliance keeps a job only while its command runs: none is left to abort, so
       // this run ends in the lookup (exit 1) and holds the reads before the abort.
       ['job abort', ['job', 'abort', '999999', '--yes'], 1],

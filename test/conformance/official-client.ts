@@ -55,7 +55,7 @@ export function midclt(
 
 const RUNNER = fileURLToPath(new URL('./official-client-methods.py', import.meta.url));
 
-/** One call's outcome as official-client-methods.py prints it. */
+/** One call's outcome as official-client-methods.py prints it: midclt's output, or its error as midclt prints it. */
 export interface Outcome {
   label: string;
   ok: boolean;

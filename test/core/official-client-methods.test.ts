@@ -20,6 +20,7 @@ import { describe, expect, it } from 'vitest';
 import { EMULATIONS } from '../../src/core/appliance/settings.js';
 import { contractViolations } from '../../src/core/contract/conformance.js';
 import { contractFor, type ReleaseName } from '../../src/core/releases/index.js';
+import { serviceNamespaceContract } from '../../src/core/contract/service-namespace.js';
 import { startTestServer } from '../helpers/server.js';
 import { NFS_METHODS, findClient, midclt, runClient, type Outcome } from '../conformance/official-client.js';
 
@@ -584,6 +585,9 @@ const SKIPPED: Record<string, string> = {
       'smb.config',
       'smb.update',
     ].map((m) => [m, 'in official-client-smb.test.ts, which makes the SMB user and share directory they need']),
+  ),
+  ...Object.fromEntries(
+    Object.keys(serviceNamespaceContract).map((m) => [m, 'test/core/official-client-service.test.ts calls it']),
   ),
   'filesystem.put':
     "upload-only: its input pipe is opened by POST /_upload (MW/main.py:1439, MW/apps/file_app.py:118); called over the WebSocket, 25.10.1's job checks its pipes and fails with ValueError \"Pipe 'input' is not open\" (MW/job.py:330-332, 369-376), whatever the argument",

@@ -82,6 +82,8 @@ async function ask(t: Transport, kind: string, prefix: string): Promise<string[]
       return Object.keys(await call(t, 'core.get_methods'));
     case 'dataset':
       return (await queryItems(t, 'pool.dataset.query', ['id'], [], { select: ['id'] })).map((d) => d.id);
+    case 'service':
+      return (await queryItems(t, 'service.query', ['service'], [], { select: ['service'] })).map((s) => s.service);
     case 'remote-path': {
       if (!prefix.startsWith('/mnt/')) return ['/mnt/'];
       const dir = prefix.slice(0, prefix.lastIndexOf('/')) || '/';

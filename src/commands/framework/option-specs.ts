@@ -5,7 +5,8 @@
  */
 
 /** Values a shell can complete for an argument or option (see `stor completion`). */
-export type Completion = 'file' | 'directory' | 'profile' | 'privilege' | 'method' | 'remote-path' | 'dataset';
+export type Completion =
+  'file' | 'directory' | 'profile' | 'privilege' | 'method' | 'remote-path' | 'dataset' | 'service';
 
 interface OptionBase {
   description: string;

@@ -1,13 +1,19 @@
+import type { Appliance } from './appliance.js';
 import { collectionUpdate, type CollectionUpdate } from './events.js';
+import { isRelease26, serviceEntry, serviceRecords } from './services/records.js';
 
 /**
  * The `collection_update` events a method's success sends, as 25.10.1 sends them: the one place
  * that decides it, called by `implement()` (method.ts) after the handler answered. What a call
- * sends depends only on its method, its arguments and its answer; who hears it is EventHub's.
+ * sends depends only on its method, its arguments, its answer and the state it left (a service's
+ * entry after a start); who hears it is EventHub's.
  */
 
-/** What `send_event` is called with after a successful call, or null when it is not called. */
-export type EventOf = (args: readonly unknown[], answer: unknown) => CollectionUpdate | null;
+/**
+ * What `send_event` is called with after a successful call, or null when it is not called; the
+ * appliance for an event that carries what the call left (service.*'s entry after a start).
+ */
+export type EventOf = (args: readonly unknown[], answer: unknown, appliance: Appliance) => CollectionUpdate | null;
 
 const isDict = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
@@ -49,6 +55,32 @@ const CRUD_EVENT_SEND = ['user', 'group', 'privilege', 'api_key', 'sharing.nfs',
 const answerOf = (answer: unknown) => answer as { id: unknown };
 
 /**
+ * service.*: `notify_running` sends `service.query` CHANGED with the service's entry and no id, after
+ * every start, stop, restart and reload (MW/plugins/service.py:436-443, called at :201, 282, 365);
+ * nothing for a name without a record (:440-441). update answers the bare id, so the CRUD wrapper
+ * sends nothing on 25.10.1; 26.0's update calls notify_running itself (stable/26 MW/plugins/service.py:144).
+ */
+function serviceEvents(): Record<string, EventOf> {
+  const changed = (appliance: Appliance, found: (r: { id: number; service: string }) => boolean) => {
+    const record = serviceRecords(appliance).find(found);
+    return record ? collectionUpdate('service.query', 'CHANGED', { fields: serviceEntry(record) }) : null;
+  };
+  const named =
+    (at: number): EventOf =>
+    (args, _answer, appliance) =>
+      changed(appliance, (r) => r.service === args[at]);
+  return {
+    'service.control': named(1),
+    'service.start': named(0),
+    'service.stop': named(0),
+    'service.restart': named(0),
+    'service.reload': named(0),
+    'service.update': (_args, answer, appliance) =>
+      isRelease26(appliance) ? changed(appliance, (r) => r.id === answer) : null,
+  };
+}
+
+/**
  * Events plugins send themselves from inside the method, after the change. None for
  * pool.snapshot.clone/hold/release (MW/plugins/zfs_/snapshot_actions.py:14-118 sends nothing) nor
  * user.set_password (a `datastore.update`, not do_update: MW/plugins/account.py:1870-1875);
@@ -70,6 +102,7 @@ const OWN_EVENTS: Record<string, EventOf> = {
   // MW/plugins/pool_/dataset.py:800
   'pool.dataset.update': (args, answer) =>
     collectionUpdate('pool.dataset.query', 'CHANGED', { id: args[0], fields: answer }),
+  ...serviceEvents(),
 };
 
 const EVENTS: ReadonlyMap<string, EventOf> = new Map([
@@ -89,12 +122,7 @@ export function eventOf(method: string): EventOf | undefined {
  * method that sends nothing). For a handler that makes, as 25.10.1 does, an inner call of another
  * such method (user.delete's group.delete): that call sends its own event.
  */
-export function publishEvent(
-  events: { send(update: CollectionUpdate): void },
-  method: string,
-  args: readonly unknown[],
-  answer: unknown,
-): void {
-  const update = eventOf(method)?.(args, answer);
-  if (update) events.send(update);
+export function publishEvent(appliance: Appliance, method: string, args: readonly unknown[], answer: unknown): void {
+  const update = eventOf(method)?.(args, answer, appliance);
+  if (update) appliance.events.send(update);
 }

@@ -62,7 +62,7 @@ export function implement<const P extends readonly ParamSpec[], R extends z.ZodT
     if (!event) return (ctx: CallContext) => handler(ctx, ...args);
     return async (ctx: CallContext) => {
       const answer = await handler(ctx, ...args);
-      const update = event(args, answer);
+      const update = event(args, answer, ctx.appliance);
       if (update) ctx.appliance.events.send(update);
       return answer;
     };

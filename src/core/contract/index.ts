@@ -14,6 +14,7 @@ import { privilegeContract } from './privilege.js';
 import { sharingNfsContract } from './sharing-nfs.js';
 import { sharingSmbContract } from './sharing-smb.js';
 import { smbContract } from './smb.js';
+import { serviceNamespaceContract } from './service-namespace.js';
 import { systemContract } from './system.js';
 import { userContract } from './user.js';
 
@@ -39,6 +40,7 @@ export const CONTRACT = {
   ...nfsContract,
   ...sharingSmbContract,
   ...smbContract,
+  ...serviceNamespaceContract,
 };
 
 /**

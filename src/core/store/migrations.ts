@@ -2,6 +2,7 @@ import type { Database } from './sqlite.js';
 import { addBuiltinAccounts } from './builtin-accounts.js';
 import { unknownSecretHash } from './secrets.js';
 import { readSettings } from './settings.js';
+import { createServices } from './services.js';
 
 /**
  * Versioned schema migrations. `PRAGMA user_version` records how many have run; each runs once,
@@ -313,6 +314,12 @@ export const MIGRATIONS: readonly Migration[] = [
         );
       `);
     },
+  },
+  {
+    version: 13,
+    description:
+      'services: the service records a fresh install lists (cifs, nfs, ssh, …), stopped, not started at boot',
+    up: (db) => createServices(db),
   },
 ];
 

@@ -9,6 +9,12 @@ import { CONTRACT_METHODS } from '../../../src/core/contract/index.js';
 import { RELEASES, contractFor, releaseOfVersion } from '../../../src/core/releases/index.js';
 import { shippedCatalogue } from '../../../src/core/roles/index.js';
 
+/** 25.10.1's methods that 26.0 still serves: all but the service.* four it made private. */
+const kept26 = () =>
+  [...CONTRACT_METHODS.keys()].filter(
+    (m) => !['service.start', 'service.stop', 'service.restart', 'service.reload'].includes(m),
+  );
+
 const MIRROR = '/work/.mirror/truenas+middleware/repo';
 
 describe('role catalogues', () => {
@@ -139,9 +145,9 @@ describe('releases', () => {
     expect(['25.04.2', '27.0.0', 'master', ''].map(releaseOfVersion)).toEqual([null, null, null, null]);
   });
 
-  it("26.0's contract is 25.10.1's with user.* (webshare, MW/api/v26_0_0/user.py:105-111), pool.query/get_instance (all_sed, typed scan: MW/api/v26_0_0/pool.py:40-45), pool.dataset.* (tier, pbkdf2iters), pool.snapshot.create (suspend_vms), user.renew_2fa_secret (interval 30 or 60), sharing.smb.* entries and smb.config/update and SCRAM's auth.*/api_key.* overridden, api_key.convert_raw_key added last", () => {
+  it("26.0's contract is 25.10.1's with user.* (webshare, MW/api/v26_0_0/user.py:105-111), pool.query/get_instance (all_sed, typed scan: MW/api/v26_0_0/pool.py:40-45), pool.dataset.* (tier, pbkdf2iters), pool.snapshot.create (suspend_vms), user.renew_2fa_secret (interval 30 or 60), sharing.smb.* entries and smb.config/update and SCRAM's auth.*/api_key.* overridden, api_key.convert_raw_key added last, service.start/stop/restart/reload gone (private: stable/26 MW/plugins/service.py:162-413)", () => {
     const next = contractFor('26.0');
-    expect([...next.keys()]).toEqual([...CONTRACT_METHODS.keys(), 'api_key.convert_raw_key']);
+    expect([...next.keys()]).toEqual([...kept26(), 'api_key.convert_raw_key']);
     const changed = [...next].filter(([name, entry]) => entry !== CONTRACT_METHODS.get(name)).map(([name]) => name);
     expect(changed.sort()).toEqual(
       [
@@ -194,7 +200,7 @@ describe('releases', () => {
 
   it("the emulator's keyLogin setting swaps SCRAM's entries: 26.0 with plain keys is 25.10.1's auth/api_key, 25.10.1 with scram is 26.0's", () => {
     const plain26 = contractFor('26.0', 'plain');
-    expect([...plain26.keys()]).toEqual([...CONTRACT_METHODS.keys()]);
+    expect([...plain26.keys()]).toEqual(kept26());
     expect(plain26.get('auth.login_ex')).toBe(CONTRACT_METHODS.get('auth.login_ex'));
     expect(plain26.get('user.query')).toBe(contractFor('26.0').get('user.query'));
     const scram25 = contractFor('25.10.1', 'scram');

@@ -38,5 +38,5 @@ export function deleteDatasetAttachments(appliance: Appliance, datasetId: string
 
 /** The events of `sharing.smb.delete` for the SMB shares a dataset's delete took. */
 export function sendAttachmentEvents(appliance: Appliance, deleted: DeletedAttachments): void {
-  for (const id of deleted.smbShares) publishEvent(appliance.events, 'sharing.smb.delete', [id], true);
+  for (const id of deleted.smbShares) publishEvent(appliance, 'sharing.smb.delete', [id], true);
 }

@@ -13,6 +13,7 @@ import { privilegeMethods } from './privilege.js';
 import { sharingNfsMethods, sharingNfsMethods26 } from './sharing-nfs.js';
 import { sharingSmbMethods, sharingSmbMethods26 } from './sharing-smb.js';
 import { smbMethods, smbMethods26 } from './smb.js';
+import { serviceNamespaceMethods } from './service-namespace.js';
 import { systemMethods } from './system.js';
 import { userMethods } from './user.js';
 
@@ -40,6 +41,7 @@ export const METHODS: ReadonlyMap<string, MethodDefinition> = new Map(
     ...nfsMethods,
     ...sharingSmbMethods,
     ...smbMethods,
+    ...serviceNamespaceMethods,
   ].map((m) => [m.name, m]),
 );
 

@@ -486,7 +486,7 @@ export const userMethods = [
     // The primary group goes through `group.delete` (MW/plugins/account.py:1071-1072), whose
     // CRUD wrapper sends its REMOVED before this call's own.
     if (groupDeleted !== null)
-      publishEvent(ctx.appliance.events, 'group.delete', [groupDeleted, { delete_users: false }], groupDeleted);
+      publishEvent(ctx.appliance, 'group.delete', [groupDeleted, { delete_users: false }], groupDeleted);
     return id;
   }),
   implement(userContract['user.renew_2fa_secret'], (ctx, username, options) => {

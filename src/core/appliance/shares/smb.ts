@@ -1,11 +1,10 @@
 import type { SmbShareEntry } from '../../contract/sharing-smb.js';
 import type { SmbServiceEntry } from '../../contract/smb.js';
 import type { SmbEntry26 } from '../../contract/v26_0_0/smb.js';
-import { deleteSmbShare, listSmbShares, readSmbConfigChanges, type SmbShareRecord } from '../../store/shares-smb.js';
+import { listSmbShares, readSmbConfigChanges, type SmbShareRecord } from '../../store/shares-smb.js';
 import type { AccountsSnapshot } from '../accounts/accounts.js';
 import { ERRNO, type ValidationTriple } from '../../errors.js';
 import type { Appliance } from '../appliance.js';
-import { publishEvent } from '../crud-events.js';
 
 // SMB shares and the SMB service's settings as the handlers (methods/sharing-smb.ts, methods/smb.ts)
 // and pool.dataset.delete (methods/pool-dataset.ts) read them. No SMB server runs: what is kept is

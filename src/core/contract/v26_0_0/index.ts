@@ -7,6 +7,7 @@ import { poolSnapshotContract26 } from './pool-snapshot.js';
 import { sharingNfsContract26 } from './sharing-nfs.js';
 import { sharingSmbContract26 } from './sharing-smb.js';
 import { smbContract26 } from './smb.js';
+import { serviceNamespaceRemoved26 } from './service-namespace.js';
 import { userContract26 } from './user.js';
 
 /**
@@ -27,6 +28,7 @@ import { userContract26 } from './user.js';
  * - nfs.py: SharingNFSEntry gains `dataset`, `relative_path` and `tier` (sharing-nfs.ts here); nfs.* unchanged.
  * - smb.py: share entries gain dataset/relative_path/tier (sharing-smb.ts here); the SMB service's
  *   record trades enable_smb1 for minimum_protocol (smb.ts here).
+ * - service.py: start, stop, restart and reload removed (service-namespace.ts here); the rest unchanged.
  * - Removed in 26 (`removed_in='v26'`): none of stor's (pool.ddt_prefetch, pool.is_upgraded and
  *   tn_connect.ip_choices are: MW/plugins/pool_/dedup.py:27, pool_/info.py:135, truenas_connect/update.py:293).
  */
@@ -53,4 +55,4 @@ export const CONTRACT_26_0_0_OVERRIDES: Readonly<Record<string, MethodContract>>
 };
 
 /** Methods 26.0 no longer serves, of stor's. */
-export const CONTRACT_26_0_0_REMOVED: readonly string[] = [];
+export const CONTRACT_26_0_0_REMOVED: readonly string[] = [...serviceNamespaceRemoved26];
