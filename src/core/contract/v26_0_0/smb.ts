@@ -13,13 +13,11 @@ const searchProtocols = () => z.array(z.literal('SPOTLIGHT'));
 
 /** SMBEntry as answered. */
 const smbEntry26 = once(() =>
-  smbServiceEntry()
-    .omit({ enable_smb1: true })
-    .extend({
-      minimum_protocol: minimumProtocol(),
-      search_protocols: searchProtocols(),
-      stateful_failover: z.boolean(),
-    }),
+  smbServiceEntry().omit({ enable_smb1: true }).extend({
+    minimum_protocol: minimumProtocol(),
+    search_protocols: searchProtocols(),
+    stateful_failover: z.boolean(),
+  }),
 );
 export type SmbEntry26 = z.input<ReturnType<typeof smbEntry26>>;
 
