@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { nonEmptyStr, once, roles, str } from './method.js';
 import { pydanticUnion } from './pydantic-union.js';
+import { unixPerm } from './filesystem.js';
 import { method, service } from './service.js';
 import { sid } from './sharing-smb.js';
 
@@ -138,17 +139,6 @@ const netbios = (domain: boolean) =>
     }
   });
 
-/** UnixPerm (MW/api/base/types/filesystem.py:11-27). */
-const unixPerm = once(() =>
-  str().superRefine((value, ctx) => {
-    if (!/^\s*[+-]?[0-7]+(_[0-7]+)*\s*$/.test(value)) {
-      ctx.addIssue({ code: 'custom', message: 'Not a valid integer. Must be between 000 and 777' });
-      return;
-    }
-    const mode = parseInt(value.trim().replace(/_/g, ''), 8);
-    if ((mode & 0o777) !== mode) ctx.addIssue({ code: 'custom', message: 'Please supply a value between 000 and 777' });
-  }),
-);
 /** `UnixPerm | Literal['DEFAULT']`: pydantic tags an after-validated member by its function and type. */
 const mask = once(() =>
   pydanticUnion({
