@@ -35,6 +35,7 @@ import {
   smbConfigOf,
   smbShareEntries,
   smbShareEntryOf,
+  storedHostsOptions,
 } from '../shares/smb.js';
 import { datasetOfPath } from '../shares/share-path.js';
 
@@ -268,7 +269,7 @@ function recordOf(data: ShareData): NewSmbShare {
     browsable: data.browsable,
     access_based_share_enumeration: data.access_based_share_enumeration,
     audit: data.audit,
-    options: data.options,
+    options: storedHostsOptions(data.options),
     share_acl: null,
   };
 }
