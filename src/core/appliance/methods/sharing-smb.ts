@@ -35,7 +35,7 @@ import {
   smbConfigOf,
   smbShareEntries,
   smbShareEntryOf,
-  storedHostsOptions,
+  storedOptions,
 } from '../shares/smb.js';
 import { datasetOfPath } from '../shares/share-path.js';
 
@@ -269,7 +269,7 @@ function recordOf(data: ShareData): NewSmbShare {
     browsable: data.browsable,
     access_based_share_enumeration: data.access_based_share_enumeration,
     audit: data.audit,
-    options: storedHostsOptions(data.options),
+    options: storedOptions(data.options),
     share_acl: null,
   };
 }

@@ -43,11 +43,12 @@ export function smbShareEntryOf(share: SmbShareRecord, withLocked: boolean): Smb
 const PY_WHITESPACE = /[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/;
 
 /**
- * hostsallow and hostsdeny as 25.10.1 keeps them: one column each, the list joined with ' ' by
- * `compress` (MW/plugins/smb.py:1502-1505) and split with `str.split()` by `extend` (:1404-1406 and
- * each purpose's case), so an entry holding whitespace becomes its words and an empty one goes.
+ * A share's options as 25.10.1 keeps them: hostsallow and hostsdeny in text columns, each
+ * joined with ' ' by `compress` (MW/plugins/smb.py:1502-1505) and split with `str.split()` by
+ * `extend` (:1404-1406 and each purpose's case), so an entry holding whitespace becomes its words
+ * and an empty one goes.
  */
-export function storedHostsOptions(options: Record<string, unknown>): Record<string, unknown> {
+export function storedOptions(options: Record<string, unknown>): Record<string, unknown> {
   const out = { ...options };
   for (const key of ['hostsallow', 'hostsdeny'] as const) {
     const list = out[key];
