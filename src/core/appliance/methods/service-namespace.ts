@@ -5,6 +5,7 @@ import { setServiceEnable, setServiceRunning, type ServiceRecord } from '../../s
 import type { Appliance } from '../appliance.js';
 import { implement, type CallContext } from '../method.js';
 import { isDict } from '../query/python.js';
+import { filterAttrs } from '../query/filter-attrs.js';
 import { getInstance, query } from '../query/index.js';
 import { isRelease26, serviceEntry, serviceRecord, serviceRecords } from '../services/records.js';
 
@@ -29,8 +30,17 @@ function includeState(options: unknown): boolean {
   return !isDict(extra) || !('include_state' in extra) || truthy(extra.include_state);
 }
 
-const entries = (appliance: Appliance, options: unknown) =>
-  serviceRecords(appliance).map((r) => serviceEntry(r, includeState(options)));
+const entries = (appliance: Appliance, options: unknown, withState = includeState(options)) =>
+  serviceRecords(appliance).map((r) => serviceEntry(r, withState));
+
+/**
+ * A filter on `state` or `pids` reads every record with its state, `extra` left out, and filters
+ * after (MW/plugins/service.py:104-110): include_state false does not reach that read.
+ */
+const filtersOnState = (filters: unknown) => {
+  const attrs = filterAttrs(filters);
+  return attrs.has('state') || attrs.has('pids');
+};
 
 /** `service.object(name)`: the record, or MatchNotFound(name) (MW/plugins/service.py:424-429). */
 function objectOf(appliance: Appliance, name: string): ServiceRecord {
@@ -75,7 +85,7 @@ function act(ctx: CallContext, verb: ServiceVerb, service: string): boolean {
 export const serviceNamespaceMethods = [
   // MW/plugins/service.py:93-112
   implement(contract['service.query'], ({ appliance }, filters, options) =>
-    query(entries(appliance, options), filters, options),
+    query(entries(appliance, options, filtersOnState(filters) || includeState(options)), filters, options),
   ),
   // CRUDService.get_instance (MW/service/crud_service.py:228-243); verbose_name is the class name
   // less "Service" (MW/service/base.py:36): ServiceService's is empty, so " 99 does not exist".
