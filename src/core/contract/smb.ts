@@ -122,9 +122,10 @@ const RESERVED_NETBIOS = new Set([
 ]);
 const netbios = (domain: boolean) =>
   str().superRefine((val, ctx) => {
+    // Python's `$` also matches before one trailing newline: `\n?$` here (MW/utils/netbios.py:5-6).
     const re = domain
-      ? /^(?![0-9]*$)[a-zA-Z0-9.\-_!@#$%^&()'{}~]{1,15}$/
-      : /^(?![0-9]*$)[a-zA-Z0-9\-_!@#$%^&()'{}~]{1,15}$/;
+      ? /^(?![0-9]*\n?$)[a-zA-Z0-9.\-_!@#$%^&()'{}~]{1,15}\n?$/
+      : /^(?![0-9]*\n?$)[a-zA-Z0-9\-_!@#$%^&()'{}~]{1,15}\n?$/;
     if (!re.test(val)) {
       ctx.addIssue({
         code: 'custom',
@@ -136,6 +137,9 @@ const netbios = (domain: boolean) =>
         code: 'custom',
         message: `NetBIOS names may not be one of following reserved names: ${[...RESERVED_NETBIOS].join(', ')}`,
       });
+    } else if ([...val].length > 15) {
+      // NETBIOSNAME_MAX_LEN, after the pattern (MW/utils/netbios.py:56-59): only a trailing newline gets here.
+      ctx.addIssue({ code: 'custom', message: 'NetBIOS names may not exceed 15 characters.' });
     }
   });
 
