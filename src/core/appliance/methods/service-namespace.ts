@@ -35,7 +35,7 @@ const entries = (appliance: Appliance, options: unknown, withState = includeStat
 
 /**
  * A filter on `state` or `pids` reads every record with its state, `extra` left out, and filters
- * after (MW/plugins/service.py:104-110): include_state false does not reach that read.
+ * after (MW/plugins/service.py:108-110): include_state false does not reach that read.
  */
 const filtersOnState = (filters: unknown) => {
   const attrs = filterAttrs(filters);

@@ -44,8 +44,8 @@ const PY_WHITESPACE = /[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2
 
 /**
  * A share's options as 25.10.1 keeps them: hostsallow and hostsdeny in text columns, each
- * joined with ' ' by `compress` (MW/plugins/smb.py:1502-1505) and split with `str.split()` by
- * `extend` (:1404-1406 and each purpose's case), so an entry holding whitespace becomes its words
+ * joined with ' ' by `compress` (MW/plugins/smb.py:1511-1515) and split with `str.split()` by
+ * `extend` (:1405-1408 and each purpose's case, :1417-1448), so an entry holding whitespace becomes its words
  * and an empty one goes.
  */
 export function storedOptions(options: Record<string, unknown>): Record<string, unknown> {

@@ -1,7 +1,7 @@
 /**
  * service.query with a filter on `state` or `pids` reads every record with its state and filters
- * after (MW/plugins/service.py:104-110): `extra.include_state` false, which otherwise leaves the
- * state UNKNOWN (:45-47, :89-91), does not reach that read.
+ * after (MW/plugins/service.py:108-110): `extra.include_state` false, which otherwise leaves the
+ * state UNKNOWN (:45-47, :90-91), does not reach that read.
  */
 import { describe, expect, it } from 'vitest';
 import { EMULATIONS } from '../../../../src/core/appliance/settings.js';

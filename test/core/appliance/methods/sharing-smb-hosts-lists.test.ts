@@ -1,7 +1,7 @@
 /**
  * SMB shares keep hostsallow and hostsdeny as one space-separated column: `compress` joins each
- * list with ' ' (MW/plugins/smb.py:1502-1505) and `extend` splits it with str.split()
- * (MW/plugins/smb.py:1404-1406, 1416-1417, …), so an entry holding whitespace comes back as its
+ * list with ' ' (MW/plugins/smb.py:1511-1515) and `extend` splits it with str.split()
+ * (MW/plugins/smb.py:1405-1408, 1417-1448), so an entry holding whitespace comes back as its
  * words and an empty entry goes. The model's own example `150.203. EXCEPT 150.203.6.66`
  * (MW/api/v25_10_1/smb.py:289-292) is three entries once stored.
  */
