@@ -42,6 +42,22 @@ const filtersOnState = (filters: unknown) => {
   return attrs.has('state') || attrs.has('pids');
 };
 
+/**
+ * `int(text)` of a string of Unicode decimal digits (`str.isdigit()`, MW/plugins/service.py:128-131),
+ * or null. Each script's digits run 0 to 9 in blocks of ten, so a digit's value is its distance
+ * from the start of its run of digits, modulo 10.
+ */
+function decimalDigits(text: string): number | null {
+  if (!/^\p{Nd}+$/u.test(text)) return null;
+  let value = 0;
+  for (const c of text) {
+    let start = c.codePointAt(0)!;
+    while (/\p{Nd}/u.test(String.fromCodePoint(start - 1))) start--;
+    value = value * 10 + ((c.codePointAt(0)! - start) % 10);
+  }
+  return value;
+}
+
 /** `service.object(name)`: the record, or MatchNotFound(name) (MW/plugins/service.py:424-429). */
 function objectOf(appliance: Appliance, name: string): ServiceRecord {
   const found = serviceRecord(appliance, name);
@@ -94,9 +110,9 @@ export const serviceNamespaceMethods = [
   ),
   // MW/plugins/service.py:124-145: a digit string is an id; answers the id (datastore.update's).
   implement(contract['service.update'], (ctx, idOrName, data) => {
-    const byId = typeof idOrName === 'number' || /^[0-9]+$/.test(idOrName);
+    const id = typeof idOrName === 'number' ? idOrName : decimalDigits(idOrName);
     const records = serviceRecords(ctx.appliance);
-    const found = byId ? records.find((r) => r.id === Number(idOrName)) : records.find((r) => r.service === idOrName);
+    const found = id !== null ? records.find((r) => r.id === id) : records.find((r) => r.service === idOrName);
     if (!found) throw serviceRefusal.notFound(idOrName);
     checkPrivilege(ctx, found.service, 'update');
     const { store } = ctx.appliance;
