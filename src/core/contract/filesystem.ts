@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { nonEmptyStr, queryResult, roles, once } from './method.js';
+import { nonEmptyStr, queryResult, roles, once, str } from './method.js';
 import { QUERY_PARAMS } from './query.js';
 import { method, service } from './service.js';
 
@@ -99,7 +99,7 @@ export const filesystemPutOptions = once(() =>
 
 /** UnixPerm (MW/api/base/types/filesystem.py:11-27): an octal string between 000 and 777. */
 export const unixPerm = once(() =>
-  z.string().superRefine((value, ctx) => {
+  str().superRefine((value, ctx) => {
     // Python's int(value, 8): optional sign, optional 0o prefix, digits with single underscores between them.
     const m = /^\s*([+-]?)(?:0[oO]_?)?([0-7](?:_?[0-7])*)\s*$/.exec(value);
     if (!m) {

@@ -44,7 +44,8 @@ const RESERVED_SHARE_NAMES = new Set(['global', 'printers', 'homes', 'admin$', '
  */
 function smbShareNameProblem(name: string): string | null {
   if (name.length === 0) return 'Share name must contain at least one character';
-  if (name.length > 80) return `${name}: share name must not exceed 80 characters in length`;
+  // Python's len() counts code points; a character outside the BMP is one, not two UTF-16 units.
+  if ([...name].length > 80) return `${name}: share name must not exceed 80 characters in length`;
   if (RESERVED_SHARE_NAMES.has(name.toLowerCase())) return `${name}: share name is reserved.`;
   const invalid = [...new Set([...name].filter((c) => INVALID_SHARE_NAME_CHARACTERS.includes(c)))];
   if (invalid.length > 0) return `${name}: share name contains the following invalid characters: ${invalid.join(', ')}`;

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { nonEmptyStr, once, roles, str } from './method.js';
 import { pydanticUnion } from './pydantic-union.js';
+import { unixPerm } from './filesystem.js';
 import { method, service } from './service.js';
 import { sid } from './sharing-smb.js';
 
@@ -121,9 +122,10 @@ const RESERVED_NETBIOS = new Set([
 ]);
 const netbios = (domain: boolean) =>
   str().superRefine((val, ctx) => {
+    // Python's `$` also matches before one trailing newline: `\n?$` here (MW/utils/netbios.py:5-6).
     const re = domain
-      ? /^(?![0-9]*$)[a-zA-Z0-9.\-_!@#$%^&()'{}~]{1,15}$/
-      : /^(?![0-9]*$)[a-zA-Z0-9\-_!@#$%^&()'{}~]{1,15}$/;
+      ? /^(?![0-9]*\n?$)[a-zA-Z0-9.\-_!@#$%^&()'{}~]{1,15}\n?$/
+      : /^(?![0-9]*\n?$)[a-zA-Z0-9\-_!@#$%^&()'{}~]{1,15}\n?$/;
     if (!re.test(val)) {
       ctx.addIssue({
         code: 'custom',
@@ -135,20 +137,12 @@ const netbios = (domain: boolean) =>
         code: 'custom',
         message: `NetBIOS names may not be one of following reserved names: ${[...RESERVED_NETBIOS].join(', ')}`,
       });
+    } else if ([...val].length > 15) {
+      // NETBIOSNAME_MAX_LEN, after the pattern (MW/utils/netbios.py:56-59): only a trailing newline gets here.
+      ctx.addIssue({ code: 'custom', message: 'NetBIOS names may not exceed 15 characters.' });
     }
   });
 
-/** UnixPerm (MW/api/base/types/filesystem.py:11-27). */
-const unixPerm = once(() =>
-  str().superRefine((value, ctx) => {
-    if (!/^\s*[+-]?[0-7]+(_[0-7]+)*\s*$/.test(value)) {
-      ctx.addIssue({ code: 'custom', message: 'Not a valid integer. Must be between 000 and 777' });
-      return;
-    }
-    const mode = parseInt(value.trim().replace(/_/g, ''), 8);
-    if ((mode & 0o777) !== mode) ctx.addIssue({ code: 'custom', message: 'Please supply a value between 000 and 777' });
-  }),
-);
 /** `UnixPerm | Literal['DEFAULT']`: pydantic tags an after-validated member by its function and type. */
 const mask = once(() =>
   pydanticUnion({

@@ -24,6 +24,7 @@ import { sandboxPath } from '../files/places.js';
 import { keyedQueue } from '../files/keyed-queue.js';
 import { implement } from '../method.js';
 import { applyQuery, parseQueryArgs, type QueryFilters, type QueryOptions } from '../query/index.js';
+import { filterAttrs } from '../query/filter-attrs.js';
 import { noteCopyInFlight, snapshotsDir } from '../jobs/stray-snapshot-copies.js';
 import { snapshotCopyDir } from '../datasets/snapshot-copies.js';
 import { copyTree, restoreTree } from '../files/tree-copy.js';
@@ -348,19 +349,6 @@ function snapshotEntries(appliance: Appliance, withHolds: boolean): PoolSnapshot
       ? { ...entry, holds: Object.fromEntries([...tags].map(([tag, at]) => [tag, Math.floor(at / 1000)])) }
       : entry;
   });
-}
-
-/** `filter_getattrs` (MW/utils/filter_list.py:572-589), word for word: an OR's second branch only is looked into. */
-function filterAttrs(filters: unknown): Set<unknown> {
-  const attrs = new Set<unknown>();
-  const stack = Array.isArray(filters) ? [...(filters as unknown[])] : [];
-  while (stack.length > 0) {
-    const f = stack.pop();
-    if (!Array.isArray(f)) continue;
-    if (f.length === 2) stack.push(f[1]);
-    else if (f.length === 3) attrs.add(f[0]);
-  }
-  return attrs;
 }
 
 /**

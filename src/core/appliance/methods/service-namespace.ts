@@ -5,6 +5,7 @@ import { setServiceEnable, setServiceRunning, type ServiceRecord } from '../../s
 import type { Appliance } from '../appliance.js';
 import { implement, type CallContext } from '../method.js';
 import { isDict } from '../query/python.js';
+import { filterAttrs } from '../query/filter-attrs.js';
 import { getInstance, query } from '../query/index.js';
 import { isRelease26, serviceEntry, serviceRecord, serviceRecords } from '../services/records.js';
 
@@ -29,8 +30,33 @@ function includeState(options: unknown): boolean {
   return !isDict(extra) || !('include_state' in extra) || truthy(extra.include_state);
 }
 
-const entries = (appliance: Appliance, options: unknown) =>
-  serviceRecords(appliance).map((r) => serviceEntry(r, includeState(options)));
+const entries = (appliance: Appliance, options: unknown, withState = includeState(options)) =>
+  serviceRecords(appliance).map((r) => serviceEntry(r, withState));
+
+/**
+ * A filter on `state` or `pids` reads every record with its state, `extra` left out, and filters
+ * after (MW/plugins/service.py:108-110): include_state false does not reach that read.
+ */
+const filtersOnState = (filters: unknown) => {
+  const attrs = filterAttrs(filters);
+  return attrs.has('state') || attrs.has('pids');
+};
+
+/**
+ * `int(text)` of a string of Unicode decimal digits (`str.isdigit()`, MW/plugins/service.py:128-131),
+ * or null. Each script's digits run 0 to 9 in blocks of ten, so a digit's value is its distance
+ * from the start of its run of digits, modulo 10.
+ */
+function decimalDigits(text: string): number | null {
+  if (!/^\p{Nd}+$/u.test(text)) return null;
+  let value = 0;
+  for (const c of text) {
+    let start = c.codePointAt(0)!;
+    while (/\p{Nd}/u.test(String.fromCodePoint(start - 1))) start--;
+    value = value * 10 + ((c.codePointAt(0)! - start) % 10);
+  }
+  return value;
+}
 
 /** `service.object(name)`: the record, or MatchNotFound(name) (MW/plugins/service.py:424-429). */
 function objectOf(appliance: Appliance, name: string): ServiceRecord {
@@ -75,7 +101,7 @@ function act(ctx: CallContext, verb: ServiceVerb, service: string): boolean {
 export const serviceNamespaceMethods = [
   // MW/plugins/service.py:93-112
   implement(contract['service.query'], ({ appliance }, filters, options) =>
-    query(entries(appliance, options), filters, options),
+    query(entries(appliance, options, filtersOnState(filters) || includeState(options)), filters, options),
   ),
   // CRUDService.get_instance (MW/service/crud_service.py:228-243); verbose_name is the class name
   // less "Service" (MW/service/base.py:36): ServiceService's is empty, so " 99 does not exist".
@@ -84,9 +110,9 @@ export const serviceNamespaceMethods = [
   ),
   // MW/plugins/service.py:124-145: a digit string is an id; answers the id (datastore.update's).
   implement(contract['service.update'], (ctx, idOrName, data) => {
-    const byId = typeof idOrName === 'number' || /^[0-9]+$/.test(idOrName);
+    const id = typeof idOrName === 'number' ? idOrName : decimalDigits(idOrName);
     const records = serviceRecords(ctx.appliance);
-    const found = byId ? records.find((r) => r.id === Number(idOrName)) : records.find((r) => r.service === idOrName);
+    const found = id !== null ? records.find((r) => r.id === id) : records.find((r) => r.service === idOrName);
     if (!found) throw serviceRefusal.notFound(idOrName);
     checkPrivilege(ctx, found.service, 'update');
     const { store } = ctx.appliance;

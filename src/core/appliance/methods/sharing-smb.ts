@@ -24,7 +24,6 @@ import {
 import { AccountsSnapshot } from '../accounts/accounts.js';
 import type { Appliance } from '../appliance.js';
 import { statEntry } from '../files/stat.js';
-import { mountpoints } from '../files/places.js';
 import { statfsOf } from '../files/statfs.js';
 import { implement, type CallContext } from '../method.js';
 import { getInstance, query } from '../query/index.js';
@@ -36,7 +35,9 @@ import {
   smbConfigOf,
   smbShareEntries,
   smbShareEntryOf,
+  storedOptions,
 } from '../shares/smb.js';
+import { datasetOfPath } from '../shares/share-path.js';
 
 // The handlers of contract/sharing-smb.ts, as SharingSMBService answers them (MW/plugins/smb.py:713-1714).
 // Every check is 25.10.1's, in its order and words; what needs Samba (smb.conf, share_info.tdb,
@@ -268,7 +269,7 @@ function recordOf(data: ShareData): NewSmbShare {
     browsable: data.browsable,
     access_based_share_enumeration: data.access_based_share_enumeration,
     audit: data.audit,
-    options: data.options,
+    options: storedOptions(data.options),
     share_acl: null,
   };
 }
@@ -501,22 +502,14 @@ export const sharingSmbMethods = [
 ];
 
 /**
- * 26.0's entry: `dataset` and `relative_path` split from `path` (MW/service/sharing_service.py:154-185
- * at stable/26: the deepest dataset whose mountpoint holds the path, and the rest, '' at its root;
- * null for an external share), `tier` null with tiering off.
+ * 26.0's entry: `dataset` and `relative_path` as `resolve_dataset_path` finds them (stable/26
+ * MW/plugins/smb.py:1308, MW/service/sharing_service.py:150-185, MW/utils/mount.py:20-115: the
+ * normalized path's dataset and the rest, '' at its root; null for both through a symbolic link,
+ * where nothing exists, and for an external share), `tier` null with tiering off.
  */
 function entry26(appliance: Appliance, e: SmbShareEntry): SharingSmbEntry26 {
   if (isExternalPath(e.path)) return { ...e, dataset: null, relative_path: null, tier: null };
-  const holder = [...mountpoints(appliance)]
-    .filter((m) => e.path === m || e.path.startsWith(`${m}/`))
-    .sort((a, b) => b.length - a.length)[0];
-  if (holder === undefined) return { ...e, dataset: null, relative_path: null, tier: null };
-  return {
-    ...e,
-    dataset: holder.slice('/mnt/'.length),
-    relative_path: e.path === holder ? '' : e.path.slice(holder.length + 1),
-    tier: null,
-  };
+  return { ...e, ...datasetOfPath(appliance, e.path), tier: null };
 }
 
 /** 26.0's sharing.smb.* entries whose answers changed: 25.10.1's handlers, their entries extended. */

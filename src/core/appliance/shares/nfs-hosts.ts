@@ -20,8 +20,20 @@ export function leftmostHasWildcards(hostname: string): boolean {
 /** How many names are looked up at once (`asyncio_map(resolve, hostnames, 8)`, MW/plugins/nfs.py:791). */
 const AT_ONCE = 8;
 
+/**
+ * A name the C library's inet_aton reads as an IPv4 address (`127.1`, `010.0.0.1`, `0x7f.1`,
+ * `2130706433`): one to four parts, each decimal, octal or hex. getaddrinfo answers it without
+ * asking anyone; 25.10.1's DNS query for it finds no such name (no top-level domain is a number).
+ */
+const INET_ATON_PART = /^(0[xX][0-9a-fA-F]*|0[0-7]*|[1-9][0-9]*)$/;
+const isInetAtonNumber = (name: string) => {
+  const parts = name.split('.');
+  return parts.length <= 4 && parts.every((p) => INET_ATON_PART.test(p));
+};
+
 /** `dnsclient.forward_lookup`'s first address for a name, or null when it does not resolve. */
 async function firstAddress(name: string): Promise<string | null> {
+  if (isInetAtonNumber(name)) return null;
   try {
     // The emulator asks the resolver of the machine it runs on, where 25.10.1 asks its name
     // servers; an address of each family may come back, and the caller takes the first.

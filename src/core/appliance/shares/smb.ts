@@ -39,6 +39,28 @@ export function smbShareEntryOf(share: SmbShareRecord, withLocked: boolean): Smb
   };
 }
 
+/** Runs of Python's `str.isspace()` characters: what `str.split()` without arguments splits on. */
+const PY_WHITESPACE = /[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/;
+
+/**
+ * A share's options as 25.10.1 keeps them: hostsallow and hostsdeny in text columns, each
+ * joined with ' ' by `compress` (MW/plugins/smb.py:1511-1515) and split with `str.split()` by
+ * `extend` (:1405-1408 and each purpose's case, :1417-1448), so an entry holding whitespace becomes its words
+ * and an empty one goes.
+ */
+export function storedOptions(options: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...options };
+  for (const key of ['hostsallow', 'hostsdeny'] as const) {
+    const list = out[key];
+    if (Array.isArray(list))
+      out[key] = (list as string[])
+        .join(' ')
+        .split(PY_WHITESPACE)
+        .filter((w) => w !== '');
+  }
+  return out;
+}
+
 /** Whether a query's options ask for `locked` (MW/service/sharing_service.py:23-43). */
 export function asksLocked(options: unknown): boolean {
   const select = (options as { select?: unknown } | null)?.select;

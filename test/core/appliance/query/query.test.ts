@@ -190,6 +190,9 @@ describe('filters: operators', () => {
     expect(ids([['email', 'C^', 'ADM']])).toEqual([2]); // null stays false
     const streets = [{ id: 'x', name: 'Straße' }];
     expect(ids([['name', 'C=', 'STRASSE']], {}, streets)).toEqual(['x']); // casefold, not lower()
+    // str.casefold() per code point (MW/utils/filter_list.py:341-344): ẞ folds to ss, the dotless ı to itself.
+    expect(ids([['name', 'C=', 'STRAẞE']], {}, streets)).toEqual(['x']);
+    expect(ids([['name', 'C=', 'ı']], {}, [{ id: 'i', name: 'I' }])).toEqual([]);
   });
 });
 
