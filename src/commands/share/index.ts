@@ -1,0 +1,8 @@
+import { defineNoun } from '../framework/declare.js';
+
+export const shareNoun = defineNoun('NFS and SMB shares: list, show, create', {
+  list: () => import('./list.js'),
+  show: () => import('./show.js'),
+  'create-nfs': () => import('./create-nfs.js'),
+  'create-smb': () => import('./create-smb.js'),
+});
