@@ -1,8 +1,9 @@
 import { defineNoun } from '../framework/declare.js';
 
-export const shareNoun = defineNoun('NFS and SMB shares: list, show, create', {
+export const shareNoun = defineNoun('NFS and SMB shares: list, show, create, update', {
   list: () => import('./list.js'),
   show: () => import('./show.js'),
   'create-nfs': () => import('./create-nfs.js'),
   'create-smb': () => import('./create-smb.js'),
+  update: () => import('./update.js'),
 });
