@@ -1,0 +1,51 @@
+/**
+ * `stor share` with `--targets` over `stor serve` stand-ins of 25.10.1 and 26.0 on port 0: a create
+ * fans out (planned on each with --dry-run, asked once), a re-run with --exist-ok changes nothing,
+ * and list reads both.
+ */
+import { describe, expect, it } from 'vitest';
+import { ProfileStore } from '../../../src/core/config/profiles.js';
+import { EMULATIONS } from '../../../src/core/appliance/settings.js';
+import { clientEnv } from '../../helpers/client-env.js';
+import { runStor } from '../../helpers/run-stor.js';
+import { startTestServer } from '../../helpers/server.js';
+
+describe('stor share with --targets, on 25.10.1 and 26.0', () => {
+  it('creates an SMB share on both after one consent; again with --exist-ok changes nothing; list reads both', async () => {
+    const servers = [
+      await startTestServer(EMULATIONS['truenas-25.10.1']),
+      await startTestServer(EMULATIONS['truenas-26.0']),
+    ];
+    const env = clientEnv();
+    const store = new ProfileStore(env.STOR_CONFIG_DIR!);
+    for (const [i, s] of servers.entries())
+      // 26.0 logs keys in with SCRAM, which names the key's user (docs/REMOTE.md "SCRAM login (TrueNAS 26)").
+      await store.save(
+        `nas${i + 1}`,
+        { url: `ws://127.0.0.1:${s.port}`, apiKey: s.adminKey, username: 'truenas_admin' },
+        false,
+      );
+    const create = ['--targets', 'all', 'share', 'create-smb', 'docs', '/mnt/tank', '--exist-ok'];
+    const refused = await runStor(create, { env });
+    expect(refused.code).toBe(2);
+    const made = await runStor([...create, '--yes', '--json'], { env });
+    expect(made.code, made.stderr).toBe(0);
+    const outcomes = JSON.parse(made.stdout) as { target: string; ok: boolean; data: { changed: boolean } }[];
+    expect(outcomes.map((o) => [o.target, o.ok, o.data.changed])).toEqual([
+      ['nas1', true, true],
+      ['nas2', true, true],
+    ]);
+    const again = await runStor([...create, '--yes', '--json'], { env });
+    expect((JSON.parse(again.stdout) as { data: { changed: boolean } }[]).map((o) => o.data.changed)).toEqual([
+      false,
+      false,
+    ]);
+    const listed = await runStor(['--targets', 'all', 'share', 'list', '--json'], { env });
+    expect(listed.code, listed.stderr).toBe(0);
+    const lists = JSON.parse(listed.stdout) as { target: string; data: { kind: string; name: string }[] }[];
+    expect(lists.map((l) => [l.target, l.data.map((s) => `${s.kind}:${s.name}`)])).toEqual([
+      ['nas1', ['smb:docs']],
+      ['nas2', ['smb:docs']],
+    ]);
+  });
+});
