@@ -1,14 +1,12 @@
 /**
  * The built binary's `stor share` walk on the embedded target and against `stor serve --emulate
- * truenas-26.0` on port 0: per kind, create → show --json → update → show → delete; --exist-ok
- * re-run changes nothing; a delete without --yes off a terminal refuses and changes nothing; bad
- * input is the appliance's error and changes nothing.
+ * truenas-25.10.1` and `truenas-26.0` on port 0: per kind, create → show --json → update → show →
+ * delete; --exist-ok re-run changes nothing; a delete without --yes off a terminal refuses and
+ * changes nothing; bad input is the appliance's error and changes nothing.
  */
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { stor } from '../../helpers/runbook.js';
-import { spawnServe } from '../../helpers/serve-process.js';
-import { sessionEnv } from '../../helpers/session.js';
+import { storAgainstServe } from '../../helpers/release-targets.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 type Run = ReturnType<typeof stor>;
@@ -97,17 +95,8 @@ describe('stor share (built binary)', () => {
     expect(purposes.stdout.split('\n').filter(Boolean)).toEqual(['TIMEMACHINE_SHARE', 'TIME_LOCKED_SHARE']);
   }, 180_000);
 
-  it('walks the same against stor serve --emulate truenas-26.0', async () => {
-    const server = await spawnServe(tempDir(), ['--emulate', 'truenas-26.0']);
-    // 26.0 logs keys in with SCRAM, which names the key's user and counts against auth.login_ex's
-    // rate limit: through the session agent, one login for the walk.
-    const run = stor({
-      STOR_HOME: tempDir(),
-      STOR_URL: server.baseUrl,
-      STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim(),
-      STOR_USER: 'truenas_admin',
-      ...sessionEnv().env,
-    });
-    await shareWalk(run);
-  }, 180_000);
+  for (const emulate of ['truenas-25.10.1', 'truenas-26.0'])
+    it(`walks the same against stor serve --emulate ${emulate}`, async () => {
+      await shareWalk(await storAgainstServe(emulate));
+    }, 180_000);
 });

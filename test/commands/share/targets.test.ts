@@ -4,27 +4,12 @@
  * and list reads both.
  */
 import { describe, expect, it } from 'vitest';
-import { ProfileStore } from '../../../src/core/config/profiles.js';
-import { EMULATIONS } from '../../../src/core/appliance/settings.js';
-import { clientEnv } from '../../helpers/client-env.js';
+import { bothReleasesEnv } from '../../helpers/release-targets.js';
 import { runStor } from '../../helpers/run-stor.js';
-import { startTestServer } from '../../helpers/server.js';
 
 describe('stor share with --targets, on 25.10.1 and 26.0', () => {
   it('creates an SMB share on both after one consent; again with --exist-ok changes nothing; list reads both', async () => {
-    const servers = [
-      await startTestServer(EMULATIONS['truenas-25.10.1']),
-      await startTestServer(EMULATIONS['truenas-26.0']),
-    ];
-    const env = clientEnv();
-    const store = new ProfileStore(env.STOR_CONFIG_DIR!);
-    for (const [i, s] of servers.entries())
-      // 26.0 logs keys in with SCRAM, which names the key's user (docs/REMOTE.md "SCRAM login (TrueNAS 26)").
-      await store.save(
-        `nas${i + 1}`,
-        { url: `ws://127.0.0.1:${s.port}`, apiKey: s.adminKey, username: 'truenas_admin' },
-        false,
-      );
+    const env = await bothReleasesEnv();
     const create = ['--targets', 'all', 'share', 'create-smb', 'docs', '/mnt/tank', '--exist-ok'];
     const refused = await runStor(create, { env });
     expect(refused.code).toBe(2);
