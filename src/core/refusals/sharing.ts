@@ -1,9 +1,10 @@
 import { ERRNO, rpcErrors, type RpcError, type ValidationTriple } from '../errors.js';
 
 /**
- * How sharing.nfs.create/update and sharing.smb.create/update refuse, in 25.10.1's words (the
- * emulator's checks: src/core/appliance/shares/nfs-checks.ts, methods/sharing-smb.ts), for
- * `stor share … --dry-run`, which predicts them from reads (src/commands/share/predict.ts).
+ * How sharing.nfs.create/update and sharing.smb.create/update refuse, in 25.10.1's words: the
+ * emulator's NFS checks throw these (src/core/appliance/shares/nfs-checks.ts; its SMB and path
+ * checks still word their own), and `stor share … --dry-run` predicts them from reads
+ * (src/commands/share/write.ts).
  */
 
 /** `sharingnfs_create` / `sharingsmb_update`, …: the schema a validation error names its fields by. */
