@@ -28,6 +28,11 @@ describe('stor share with --targets, on 25.10.1 and 26.0', () => {
     const listed = await runStor(['--targets', 'all', 'share', 'list', '--json'], { env });
     expect(listed.code, listed.stderr).toBe(0);
     const lists = JSON.parse(listed.stdout) as { target: string; data: { kind: string; name: string }[] }[];
+    // --json is the entries as each target answers them: 26.0's carry dataset, relative_path and tier.
+    expect(
+      lists.map((l) => Object.keys(l.data[0]!).filter((k) => ['dataset', 'relative_path', 'tier'].includes(k))),
+    ).toEqual([[], ['dataset', 'relative_path', 'tier']]);
+    expect(lists[1]!.data[0]).toMatchObject({ dataset: 'tank', relative_path: '' });
     expect(lists.map((l) => [l.target, l.data.map((s) => `${s.kind}:${s.name}`)])).toEqual([
       ['nas1', ['smb:docs']],
       ['nas2', ['smb:docs']],
