@@ -68,11 +68,11 @@ async function mountpoints(t: Pick<Transport, 'call'>): Promise<string[] | null>
 
 /**
  * For a dry run: what the appliance would refuse `fields` with, judged from reads, in its order.
- * The role first, then the model (the dispatcher); for NFS, sanitize's checks of networks and hosts, which stop the
- * call before anything else is looked at (MW/plugins/nfs.py:555-572), then the path
- * (MW/plugins/nfs.py:574-577); for SMB, the name taken by another share, in any case, and the path,
- * reported together (MW/plugins/smb.py:1253-1256). What only the appliance can tell (a path that does
- * not exist, accounts, DNS) is left to the call.
+ * The role first, then the model (the dispatcher); for NFS, sanitize's checks of networks and
+ * hosts, which stop the call before anything else is looked at (MW/plugins/nfs.py:555-572), then
+ * the path (MW/plugins/nfs.py:574-577); for SMB, the name taken by another share, in any case, and
+ * the path, reported together (MW/plugins/smb.py:1253-1256). What only the appliance can tell (a
+ * path that does not exist, accounts, DNS) is left to the call.
  */
 export async function predictedShareRefusal(
   t: Transport,
