@@ -30,6 +30,7 @@ import { sessionNoun } from './session/index.js';
 import { systemNoun } from './system/index.js';
 import { poolNoun } from './pool/index.js';
 import { serviceNoun } from './service/index.js';
+import { shareNoun } from './share/index.js';
 
 /**
  * Every command: the top-level verbs and the nouns, in the order help lists them. Each verb's
@@ -53,6 +54,7 @@ export const COMMANDS: Record<string, Entry> = {
   pool: { kind: 'noun', noun: poolNoun },
   dataset: { kind: 'noun', noun: datasetNoun },
   snapshot: { kind: 'noun', noun: snapshotNoun },
+  share: { kind: 'noun', noun: shareNoun },
   service: { kind: 'noun', noun: serviceNoun },
   job: { kind: 'noun', noun: jobNoun },
   export: { kind: 'verb', load: lazyVerb(() => import('./state/export.js')) },

@@ -56,6 +56,12 @@ const CATALOGUE = {
     remedy:
       'take the group out of the privilege the message names (`stor privilege update NAME --groups ...` replaces its list), then delete the group',
   },
+  EXISTS_DIFFERENTLY: {
+    kind: 'failed',
+    meaning:
+      'with `--exist-ok`, the object is there but not as asked (the message names the fields that differ, as `field: there → asked`); nothing was changed',
+    remedy: 'change it with the update verb the hint names (`stor share update nfs:3 …`), or ask for what is there',
+  },
   INTERNAL: {
     kind: 'internal',
     meaning: 'an unexpected error: a bug in stor',
@@ -95,7 +101,7 @@ const CATALOGUE = {
   NOT_FOUND: {
     kind: 'failed',
     meaning:
-      'what the command names does not exist: a user, group, privilege, API key, profile, job, dataset, snapshot or path (the message says which); replaces `UNKNOWN_USER`, `UNKNOWN_GROUP`, `UNKNOWN_PROFILE` (exit 2), `PRIVILEGE_NOT_FOUND`, `API_KEY_NOT_FOUND`, and `JOB_NOT_FOUND` from `job show`',
+      'what the command names does not exist: a user, group, privilege, API key, profile, job, dataset, snapshot, share or path (the message says which); replaces `UNKNOWN_USER`, `UNKNOWN_GROUP`, `UNKNOWN_PROFILE` (exit 2), `PRIVILEGE_NOT_FOUND`, `API_KEY_NOT_FOUND`, and `JOB_NOT_FOUND` from `job show`',
     remedy:
       'the hint names the list that shows what there is; a delete re-run by a script takes `--ignore-not-found` (exit 0)',
   },

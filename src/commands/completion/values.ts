@@ -3,6 +3,7 @@ import { hasAppliance } from '../../core/store/state-file.js';
 import type { Transport } from '../../core/transport/transport.js';
 import { openTarget, type CommandContext } from '../framework/context.js';
 import { profileStore } from '../profile/store.js';
+import { listShares, nameOf, refOf } from '../share/model.js';
 import { EMBEDDED_PROFILE } from '../../core/config/profiles.js';
 import { abandonWork } from '../startup/abandoned-work.js';
 
@@ -84,6 +85,12 @@ async function ask(t: Transport, kind: string, prefix: string): Promise<string[]
       return (await queryItems(t, 'pool.dataset.query', ['id'], [], { select: ['id'] })).map((d) => d.id);
     case 'service':
       return (await queryItems(t, 'service.query', ['service'], [], { select: ['service'] })).map((s) => s.service);
+    case 'share': {
+      const shares = await listShares(t);
+      return shares.flatMap((s) => [refOf(s), nameOf(s)]);
+    }
+    case 'smb-purpose':
+      return Object.keys(await call(t, 'sharing.smb.presets'));
     case 'remote-path': {
       if (!prefix.startsWith('/mnt/')) return ['/mnt/'];
       const dir = prefix.slice(0, prefix.lastIndexOf('/')) || '/';

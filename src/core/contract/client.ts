@@ -5,6 +5,8 @@ import type { Transport } from '../transport/transport.js';
 import type { MethodContract } from './method.js';
 import { CONTRACT, type ItemOf, type MethodName, type ParamsOf, type QueryMethod, type ResultOf } from './index.js';
 import { apiKeyContract26 } from './v26_0_0/api-key.js';
+import { sharingNfsContract26 } from './v26_0_0/sharing-nfs.js';
+import { sharingSmbContract26 } from './v26_0_0/sharing-smb.js';
 
 /**
  * Answers of later releases whose shape 25.10.1's contract refuses: 26's api_key entries carry
@@ -17,6 +19,17 @@ const LATER_RESULTS: Partial<Record<MethodName, () => z.ZodType>> = Object.fromE
     .filter(([name]) => Object.hasOwn(CONTRACT, name))
     .map(([name, entry]) => [name, () => entry.result]),
 );
+
+/**
+ * Answers of 26.0 that hold all of 25.10.1's fields and more: a share's `dataset`, `relative_path`
+ * and `tier` (contract/v26_0_0/sharing-*.ts). Checked in 26's shape first, so that `stor share list
+ * --json` gives the entries as the target answers them; a 25.10.1 answer fails that and is checked
+ * in its own.
+ */
+const RICHER_LATER: Partial<Record<MethodName, () => z.ZodType>> = {
+  'sharing.nfs.query': () => sharingNfsContract26['sharing.nfs.query'].result,
+  'sharing.smb.query': () => sharingSmbContract26['sharing.smb.query'].result,
+};
 
 /**
  * The typed client: every command reaches the appliance through these, never through a bare
@@ -41,6 +54,8 @@ async function checkedCall<M extends MethodName>(
   const answer = await t.call(method, params).catch((err: unknown) => {
     throw withNeededRoles(err, method);
   });
+  const richer = RICHER_LATER[method]?.().safeParse(answer);
+  if (richer?.success) return richer.data as ResultOf<M>;
   const parsed = (CONTRACT[method].result as z.ZodType).safeParse(answer);
   if (parsed.success) return parsed.data as ResultOf<M>;
   const later = LATER_RESULTS[method]?.().safeParse(answer);

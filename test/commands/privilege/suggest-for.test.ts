@@ -58,4 +58,15 @@ describe('privilege suggest --for', () => {
     const covered = new Set(answer.methods.flatMap((m) => m.commands));
     expect([...covered].sort()).toEqual([...declaring].sort());
   });
+
+  it('names the sharing roles for the share verbs: SHARING_NFS_WRITE for create-nfs, SHARING_SMB_WRITE for create-smb', async () => {
+    for (const [words, role] of [
+      ['share create-nfs', 'SHARING_NFS_WRITE'],
+      ['share create-smb', 'SHARING_SMB_WRITE'],
+    ] as const) {
+      const r = await runStor(['privilege', 'suggest', '--for', words, '--json'], { env: clientEnv() });
+      expect(r.code, r.stderr).toBe(0);
+      expect((JSON.parse(r.stdout) as { roles: string[] }).roles).toContain(role);
+    }
+  });
 });

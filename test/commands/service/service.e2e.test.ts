@@ -3,11 +3,9 @@
  * 0 (25.10.1 and 26.0): list, start (twice), stop with its question on a terminal, enable and
  * disable, each read back with list.
  */
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { stor } from '../../helpers/runbook.js';
-import { spawnServe } from '../../helpers/serve-process.js';
-import { sessionEnv } from '../../helpers/session.js';
+import { storAgainstServe } from '../../helpers/release-targets.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 import { answerOnTerminal } from '../../helpers/terminal.js';
 
@@ -53,16 +51,7 @@ describe('stor service (built binary)', () => {
 
   for (const emulate of ['truenas-25.10.1', 'truenas-26.0'])
     it(`walks the same against stor serve --emulate ${emulate}`, async () => {
-      const server = await spawnServe(tempDir(), ['--emulate', emulate]);
-      // 26.0 logs keys in with SCRAM, which names the key's user and counts against auth.login_ex's
-      // rate limit: through the session agent, one login for the walk.
-      const run = stor({
-        STOR_HOME: tempDir(),
-        STOR_URL: server.baseUrl,
-        STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim(),
-        STOR_USER: 'truenas_admin',
-        ...sessionEnv().env,
-      });
+      const run = await storAgainstServe(emulate);
       await serviceWalk(run);
     }, 120_000);
 });

@@ -4,12 +4,10 @@
  * as the real call does, --targets, and the roles `privilege suggest --for` names.
  */
 import { describe, expect, it } from 'vitest';
-import { ProfileStore } from '../../../src/core/config/profiles.js';
-import { EMULATIONS } from '../../../src/core/appliance/settings.js';
 import { createUserWithKey, openTestAppliance } from '../../helpers/appliance.js';
 import { clientEnv } from '../../helpers/client-env.js';
 import { runStor, type RunResult } from '../../helpers/run-stor.js';
-import { startTestServer } from '../../helpers/server.js';
+import { bothReleasesEnv } from '../../helpers/release-targets.js';
 
 function embedded() {
   const env = clientEnv();
@@ -139,19 +137,7 @@ describe('stor service enable and disable', () => {
 
 describe('stor service with --targets, on 25.10.1 and 26.0', () => {
   it('starts nfs on both (26.0 has no service.start: control is what both offer), and a second run changes nothing', async () => {
-    const servers = [
-      await startTestServer(EMULATIONS['truenas-25.10.1']),
-      await startTestServer(EMULATIONS['truenas-26.0']),
-    ];
-    const env = clientEnv();
-    const store = new ProfileStore(env.STOR_CONFIG_DIR!);
-    for (const [i, s] of servers.entries())
-      // 26.0 logs keys in with SCRAM, which names the key's user (docs/REMOTE.md "SCRAM login (TrueNAS 26)").
-      await store.save(
-        `nas${i + 1}`,
-        { url: `ws://127.0.0.1:${s.port}`, apiKey: s.adminKey, username: 'truenas_admin' },
-        false,
-      );
+    const env = await bothReleasesEnv();
     const refused = await runStor(['--targets', 'all', 'service', 'start', 'nfs'], { env });
     expect(refused.code).toBe(2);
     const applied = await runStor(['--targets', 'all', 'service', 'start', 'nfs', '--yes', '--json'], { env });

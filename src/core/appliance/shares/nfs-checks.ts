@@ -10,6 +10,7 @@ import {
   type IpNetwork,
 } from '../../net/ip-network.js';
 import { pyRepr } from '../../python-repr.js';
+import { HOST_SPACE_OR_QUOTE, shareRefusalText } from '../../refusals/sharing.js';
 import { readNfsConfig, type NfsShareRecord } from '../../store/shares-nfs.js';
 import type { Appliance } from '../appliance.js';
 import { statEntry } from '../files/stat.js';
@@ -79,7 +80,7 @@ function sanitizeNetworks(errors: Errors, networks: readonly string[], namesFoun
     else if (net.network === 0n) allNetworks = v;
   }
   if (invalid.length > 0) {
-    errors.add('networks', `The following do not appear to be valid IPv4 or IPv6 networks: ${invalid.join(', ')}`);
+    errors.add('networks', shareRefusalText.badNetworks(invalid));
   } else if (allNetworks) {
     // 25.10.1 words it with the loop's variable, the list's last entry (:47-49); 26.0 with the entry found.
     const shown = namesFound ? allNetworks : networks.at(-1)!;
@@ -93,22 +94,19 @@ function sanitizeNetworks(errors: Errors, networks: readonly string[], namesFoun
   return [...networks];
 }
 
-/** Python's `str.isspace()` characters, and the double quote: `re.compile(r'.*[\s"]')` (MW/plugins/nfs_/validators.py:60). */
-const SPACE_OR_QUOTE = /[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"]/;
-
 /** `sanitize_hosts` (MW/plugins/nfs_/validators.py:58-89). */
 function sanitizeHosts(errors: Errors, hosts: readonly string[], namesFound: boolean): void {
   const invalid: string[] = [];
   let allHosts = '';
   for (const v of hosts) {
-    if (SPACE_OR_QUOTE.test(v)) {
+    if (HOST_SPACE_OR_QUOTE.test(v)) {
       invalid.push(v);
       continue;
     }
     // `0.0.0.0` or `::`: every host, which is said with no entry or `*`.
     if (ipAddress(v)?.value === 0n) allHosts = v;
   }
-  if (invalid.length > 0) errors.add('hosts', `Cannot contain spaces or quotes: ${invalid.join(', ')}`);
+  if (invalid.length > 0) errors.add('hosts', shareRefusalText.badHosts(invalid));
   if (allHosts) {
     const shown = namesFound ? allHosts : hosts.at(-1)!;
     errors.add(

@@ -1,0 +1,102 @@
+/**
+ * The built binary's `stor share` walk on the embedded target and against `stor serve --emulate
+ * truenas-25.10.1` and `truenas-26.0` on port 0: per kind, create → show --json → update → show →
+ * delete; --exist-ok re-run changes nothing; a delete without --yes off a terminal refuses and
+ * changes nothing; bad input is the appliance's error and changes nothing.
+ */
+import { describe, expect, it } from 'vitest';
+import { stor } from '../../helpers/runbook.js';
+import { storAgainstServe } from '../../helpers/release-targets.js';
+import { tempDir } from '../../helpers/temp-dir.js';
+
+type Run = ReturnType<typeof stor>;
+type Entry = Record<string, unknown> & { kind: string; id: number };
+
+const listed = async (run: Run) => JSON.parse((await run(['share', 'list', '--json'])).stdout) as Entry[];
+const shown = async (run: Run, ref: string) =>
+  JSON.parse((await run(['share', 'show', ref, '--json'])).stdout) as Entry;
+
+/** The walk, on whichever target `run` points at. */
+async function shareWalk(run: Run) {
+  await run(['mkdir', '-p', '/mnt/tank/exports']);
+  await run(['mkdir', '-p', '/mnt/tank/docs']);
+
+  // NFS: create, show, update, show, --exist-ok, delete.
+  const nfsArgs = ['share', 'create-nfs', '/mnt/tank/exports', '--networks', '10.0.0.0/24', '--maproot-user', 'root'];
+  await run(nfsArgs);
+  const nfs = await shown(run, '/mnt/tank/exports');
+  expect(nfs).toMatchObject({ kind: 'nfs', networks: ['10.0.0.0/24'], maproot_user: 'root', ro: false, enabled: true });
+  const ref = `nfs:${nfs.id}`;
+  expect(JSON.parse((await run([...nfsArgs, '--exist-ok', '--json'])).stdout)).toMatchObject({ changed: false });
+  await run(['share', 'update', ref, '--ro', '--hosts', '192.168.1.7', '--comment', 'backups']);
+  expect(await shown(run, ref)).toMatchObject({ ro: true, hosts: ['192.168.1.7'], comment: 'backups' });
+  expect(JSON.parse((await run(['share', 'update', ref, '--ro', '--json'])).stdout)).toMatchObject({ changed: false });
+
+  // SMB: create, show, update, show, --exist-ok.
+  const smbArgs = ['share', 'create-smb', 'Docs', '/mnt/tank/docs', '--comment', 'team'];
+  await run(smbArgs);
+  const smb = await shown(run, 'docs');
+  expect(smb).toMatchObject({
+    kind: 'smb',
+    name: 'Docs',
+    path: '/mnt/tank/docs',
+    purpose: 'DEFAULT_SHARE',
+    readonly: false,
+  });
+  expect(JSON.parse((await run([...smbArgs, '--exist-ok', '--json'])).stdout)).toMatchObject({ changed: false });
+  await run(['share', 'update', 'docs', '--ro', '--no-browsable']);
+  expect(await shown(run, `smb:${smb.id}`)).toMatchObject({ readonly: true, browsable: false });
+  await run(['share', 'disable', 'docs']);
+  expect(await shown(run, 'docs')).toMatchObject({ enabled: false });
+
+  // Bad input: the appliance's error, nothing changed.
+  const before = await listed(run);
+  for (const bad of [
+    ['create-nfs', '/tmp/outside'],
+    ['create-nfs', '/mnt/tank/exports', '--networks', '10.0.0.0/33'],
+    ['create-nfs', '/mnt/tank/exports', '--hosts', 'a host'],
+    ['create-smb', 'x'.repeat(300), '/mnt/tank/docs'],
+    ['create-smb', 'DOCS', '/mnt/tank/docs'],
+  ]) {
+    const r = await run(['share', ...bad, '--json'], 1);
+    expect(JSON.parse(r.stderr).error.message, bad.join(' ')).toBe('the appliance rejected the parameters');
+  }
+  const wrongs = await run(['share', 'create-smb', 'DOCS', '/mnt/tank/docs'], 1);
+  expect(wrongs.stderr).toContain('sharingsmb_create.name: Share names are case-insensitive and must be unique');
+  const badNet = await run(['share', 'create-nfs', '/mnt/tank/exports', '--networks', '10.0.0.0/33'], 1);
+  expect(badNet.stderr).toContain('The following do not appear to be valid IPv4 or IPv6 networks: 10.0.0.0/33');
+  const spaced = await run(['share', 'create-nfs', '/mnt/tank/exports', '--hosts', 'a host'], 1);
+  expect(spaced.stderr).toContain('Cannot contain spaces or quotes: a host');
+  const outside = await run(['share', 'create-nfs', '/tmp/outside'], 1);
+  expect(outside.stderr).toContain('The path must reside within a pool mount point');
+  const long = await run(['share', 'create-smb', 'x'.repeat(300), '/mnt/tank/docs'], 1);
+  expect(long.stderr).toContain('share name must not exceed 80 characters in length');
+
+  // Off a terminal a delete needs --yes (exit 2), and nothing is deleted.
+  const refused = await run(['share', 'delete', 'docs'], 2);
+  expect(refused.stderr).toContain('refusing to make changes without confirmation');
+  expect(await listed(run)).toEqual(before);
+
+  await run(['share', 'delete', 'docs', '--yes']);
+  await run(['share', 'delete', ref, '--yes']);
+  expect(await listed(run)).toEqual([]);
+  await run(['share', 'delete', ref, '--yes', '--ignore-not-found']);
+}
+
+describe('stor share (built binary)', () => {
+  it('walks create, show, update, exist-ok, bad input and delete for NFS and SMB on the embedded target', async () => {
+    const run = stor({ STOR_HOME: tempDir() });
+    await shareWalk(run);
+    // Share refs and SMB purposes complete from the target (completion/values.ts).
+    await run(['share', 'create-smb', 'media', '/mnt/tank/docs']);
+    const refs = await run(['completion', '--values', 'share', '--prefix', 'm']);
+    expect(refs.stdout.split('\n').filter(Boolean)).toEqual(['media']);
+    const purposes = await run(['completion', '--values', 'smb-purpose', '--prefix', 'TIME']);
+    expect(purposes.stdout.split('\n').filter(Boolean)).toEqual(['TIMEMACHINE_SHARE', 'TIME_LOCKED_SHARE']);
+  }, 180_000);
+
+  for (const emulate of ['truenas-25.10.1', 'truenas-26.0'])
+    it(`walks the same against stor serve --emulate ${emulate}`, async () => {
+      await shareWalk(await storAgainstServe(emulate));
+    }, 180_000);
+});
