@@ -8,7 +8,8 @@ import type { ApiKey } from '../../src/commands/api-key/model.js';
 import type { Group } from '../../src/commands/group/model.js';
 import type { Privilege } from '../../src/commands/privilege/model.js';
 import type { Dataset } from '../../src/commands/state/datasets.js';
-import type { World } from '../../src/commands/state/kinds/kind.js';
+import { STATE_KINDS } from '../../src/commands/state/kinds/index.js';
+import type { Objects, World } from '../../src/commands/state/kinds/kind.js';
 import { markKey, markValue, readMarks, type MarkedKind } from '../../src/commands/state/ownership.js';
 import type { User } from '../../src/commands/user/model.js';
 import type { LockoutRule } from '../../src/core/roles/analyze.js';
@@ -88,29 +89,36 @@ export interface WorldParts {
   privileges?: Privilege[];
   api_keys?: ApiKey[];
   datasets?: Dataset[];
-  /** Objects stor made, by kind: their names (each with the id it has in the parts). */
-  made?: Partial<Record<MarkedKind, string[]>>;
+  /** Any section's objects, by its place (`shares.nfs`): the kinds the fields above do not name. */
+  objects?: Partial<Objects>;
+  /** Objects stor made, by mark kind: their names (each with the id it has in the parts above), or `[name, id]`. */
+  made?: Partial<Record<MarkedKind, (string | [string, number])[]>>;
   rule?: LockoutRule;
   me?: string;
 }
 
 /** The world: a pool root `tank` carrying the marks of `made`, the 25.10.1 catalogue, and the lockout rule (25.10.1's own by default). */
 export function world(parts: WorldParts = {}): World {
-  const ids: Record<MarkedKind, Map<string, number>> = {
+  const ids: Record<string, Map<string, number>> = {
     group: new Map((parts.groups ?? []).map((g) => [g.name, g.id])),
     user: new Map((parts.users ?? []).map((u) => [u.username, u.id])),
     privilege: new Map((parts.privileges ?? []).map((p) => [p.name, p.id])),
     api_key: new Map((parts.api_keys ?? []).map((k) => [k.name, k.id])),
   };
   const marks: Record<string, unknown> = {};
-  for (const [kind, names] of Object.entries(parts.made ?? {}) as [MarkedKind, string[]][]) {
-    for (const name of names) marks[markKey(kind, name)] = own(markValue(name, ids[kind].get(name)!));
+  for (const [kind, names] of Object.entries(parts.made ?? {})) {
+    for (const made of names ?? []) {
+      const [name, id] = typeof made === 'string' ? [made, ids[kind]!.get(made)!] : made;
+      marks[markKey(kind, name)] = own(markValue(name, id));
+    }
   }
   const root = dataset('tank', false, marks);
   const datasets = [root, ...(parts.datasets ?? [])];
   const release = RELEASES['25.10.1'];
   return {
     objects: {
+      ...(Object.fromEntries(STATE_KINDS.map((k) => [k, []])) as unknown as Objects),
+      ...parts.objects,
       groups: parts.groups ?? [],
       users: parts.users ?? [],
       privileges: parts.privileges ?? [],
