@@ -83,6 +83,29 @@ export const stateDatasetSchema = z.strictObject({
     ),
 });
 
+/** An NFS share (sharing.nfs.create's fields, MW/api/v25_10_1/nfs.py:126-213), matched by its path. */
+export const stateNfsShareSchema = z.strictObject({
+  path: z.string().min(1).describe('the path exported, /mnt/POOL/…; NFS shares are matched by path'),
+  comment: z.string().optional(),
+  networks: z
+    .array(name())
+    .optional()
+    .describe(
+      'the networks allowed (none: every network), compared as sets in the form the appliance stores, 10.0.0.0/8',
+    ),
+  hosts: z.array(name()).optional().describe('the hosts allowed (none: every host), compared as a set'),
+  ro: z.boolean().optional().describe('read-only'),
+  maproot_user: name().nullable().optional(),
+  maproot_group: name().nullable().optional(),
+  mapall_user: name().nullable().optional(),
+  mapall_group: name().nullable().optional(),
+  security: z
+    .array(z.enum(['SYS', 'KRB5', 'KRB5I', 'KRB5P']))
+    .optional()
+    .describe('security flavours, compared as a set'),
+  enabled: z.boolean().optional(),
+});
+
 export const stateFileSchema = z.strictObject({
   stor_state: z.literal(1).describe('format version'),
   groups: section(stateGroupSchema),
@@ -90,6 +113,12 @@ export const stateFileSchema = z.strictObject({
   privileges: section(statePrivilegeSchema),
   api_keys: section(stateApiKeySchema),
   datasets: section(stateDatasetSchema),
+  shares: z
+    .strictObject({
+      nfs: section(stateNfsShareSchema, { field: 'path' }),
+    })
+    .optional()
+    .describe('shares, by protocol'),
 });
 
 export type StateDataset = z.infer<typeof stateDatasetSchema>;

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { checkKinds } from '../../../src/commands/state/checks.js';
 import { computePlan } from '../../../src/commands/state/diff.js';
 import { exportState } from '../../../src/commands/state/export-state.js';
+import { sectionsNamed } from '../../../src/commands/state/export.js';
 import { groups } from '../../../src/commands/state/kinds/groups.js';
 import { KINDS, STATE_KINDS } from '../../../src/commands/state/kinds/index.js';
 import { users } from '../../../src/commands/state/kinds/users.js';
@@ -22,7 +23,7 @@ const order = (file: StateFile, w = world(), prune = false) =>
 
 describe('desired state: the table of kinds', () => {
   it("has one row per section of the file, in dependency order, each holding its section's schema", () => {
-    expect(STATE_KINDS).toEqual(['groups', 'users', 'privileges', 'datasets', 'api_keys']);
+    expect(STATE_KINDS).toEqual(['groups', 'users', 'privileges', 'datasets', 'shares.nfs', 'api_keys']);
     expect([...STATE_KINDS].sort()).toEqual([...STATE_SECTIONS].sort());
     // Each row's schema is its section's part, wherever the section sits (a place inside `shares` too).
     for (const kind of KINDS) expect(kind.schema).toBe(partOf(kind.key).element);
@@ -141,6 +142,45 @@ describe('desired state: the table of kinds', () => {
     ]);
   });
 
+  it('makes an NFS share after the dataset holding its path and deletes it before; export --only shares writes it at shares.nfs', () => {
+    const file: StateFile = {
+      stor_state: 1,
+      shares: { nfs: [{ path: '/mnt/tank/web', ro: true }] },
+      datasets: [{ name: 'tank/web' }],
+      api_keys: [{ name: 'k', user: 'u' }],
+    };
+    expect(order(file)).toEqual(['create datasets tank/web', 'create shares.nfs /mnt/tank/web', 'create api_keys k']);
+    const nfs = {
+      id: 5,
+      path: '/mnt/tank/old',
+      aliases: [],
+      comment: '',
+      networks: [],
+      hosts: [],
+      ro: true,
+      maproot_user: null,
+      maproot_group: null,
+      mapall_user: null,
+      mapall_group: null,
+      security: [],
+      enabled: true,
+      locked: false,
+      expose_snapshots: false,
+    };
+    const w = world({
+      datasets: [dataset('tank/old', true)],
+      objects: { 'shares.nfs': [nfs] },
+      made: { nfs_share: [['/mnt/tank/old', 5]] },
+    });
+    expect(order({ stor_state: 1 }, w, true)).toEqual(['delete shares.nfs /mnt/tank/old', 'delete datasets tank/old']);
+    expect(exportState(w, new Set(sectionsNamed('shares')))).toEqual({
+      stor_state: 1,
+      shares: { nfs: [{ path: '/mnt/tank/old', ro: true }] },
+    });
+    expect(sectionsNamed('shares.nfs')).toEqual(['shares.nfs']);
+    expect(plan(w, exportState(w)).plan.pending).toBe(false);
+  });
+
   it('creates first, then deletes, in one plan', () => {
     const w = world({ groups: [group(1, 'old')], made: { group: ['old'] } });
     expect(order({ stor_state: 1, api_keys: [{ name: 'k', user: 'u' }], groups: [{ name: 'new' }] }, w, true)).toEqual([
@@ -165,7 +205,7 @@ describe('desired state: the table of kinds', () => {
     ]);
     expect(Object.keys(exportState(w, new Set(['api_keys'])))).toEqual(['stor_state', 'api_keys']);
     const all = exportState(w);
-    expect(Object.keys(all)).toEqual(['stor_state', 'groups', 'users', 'privileges', 'datasets', 'api_keys']);
+    expect(Object.keys(all)).toEqual(['stor_state', 'groups', 'users', 'privileges', 'datasets', 'shares', 'api_keys']);
     expect(all.api_keys).toEqual([{ name: 'ci', user: 'alice', expires: '2030-01-01T00:00:00.000Z' }]);
     expect(plan(w, all).plan.pending).toBe(false);
   });
