@@ -106,6 +106,36 @@ export const stateNfsShareSchema = z.strictObject({
   enabled: z.boolean().optional(),
 });
 
+/** SmbShareEntry.purpose's Literal (MW/api/v25_10_1/smb.py:602-612). */
+const SMB_PURPOSES = [
+  'DEFAULT_SHARE',
+  'LEGACY_SHARE',
+  'TIMEMACHINE_SHARE',
+  'MULTIPROTOCOL_SHARE',
+  'TIME_LOCKED_SHARE',
+  'PRIVATE_DATASETS_SHARE',
+  'EXTERNAL_SHARE',
+  'VEEAM_REPOSITORY_SHARE',
+  'FCP_SHARE',
+] as const;
+
+/** An SMB share (sharing.smb.create's common fields, MW/api/v25_10_1/smb.py:598-702), matched by name with case ignored. */
+export const stateSmbShareSchema = z.strictObject({
+  name: name().describe(
+    'the share name; SMB shares are matched by name with case ignored, as the appliance compares them',
+  ),
+  path: z.string().min(1).describe('the path shared, /mnt/POOL/…'),
+  purpose: z
+    .enum(SMB_PURPOSES)
+    .optional()
+    .describe("the share's purpose; the options it sets are the appliance's and never compared"),
+  comment: z.string().optional(),
+  readonly: z.boolean().optional(),
+  browsable: z.boolean().optional(),
+  access_based_share_enumeration: z.boolean().optional(),
+  enabled: z.boolean().optional(),
+});
+
 export const stateFileSchema = z.strictObject({
   stor_state: z.literal(1).describe('format version'),
   groups: section(stateGroupSchema),
@@ -116,6 +146,7 @@ export const stateFileSchema = z.strictObject({
   shares: z
     .strictObject({
       nfs: section(stateNfsShareSchema, { field: 'path' }),
+      smb: section(stateSmbShareSchema, { fold: true }),
     })
     .optional()
     .describe('shares, by protocol'),

@@ -23,7 +23,7 @@ const order = (file: StateFile, w = world(), prune = false) =>
 
 describe('desired state: the table of kinds', () => {
   it("has one row per section of the file, in dependency order, each holding its section's schema", () => {
-    expect(STATE_KINDS).toEqual(['groups', 'users', 'privileges', 'datasets', 'shares.nfs', 'api_keys']);
+    expect(STATE_KINDS).toEqual(['groups', 'users', 'privileges', 'datasets', 'shares.nfs', 'shares.smb', 'api_keys']);
     expect([...STATE_KINDS].sort()).toEqual([...STATE_SECTIONS].sort());
     // Each row's schema is its section's part, wherever the section sits (a place inside `shares` too).
     for (const kind of KINDS) expect(kind.schema).toBe(partOf(kind.key).element);
@@ -173,12 +173,53 @@ describe('desired state: the table of kinds', () => {
       made: { nfs_share: [['/mnt/tank/old', 5]] },
     });
     expect(order({ stor_state: 1 }, w, true)).toEqual(['delete shares.nfs /mnt/tank/old', 'delete datasets tank/old']);
-    expect(exportState(w, new Set(sectionsNamed('shares')))).toEqual({
+    expect(exportState(w, new Set(sectionsNamed('shares')))).toMatchObject({
       stor_state: 1,
       shares: { nfs: [{ path: '/mnt/tank/old', ro: true }] },
     });
     expect(sectionsNamed('shares.nfs')).toEqual(['shares.nfs']);
     expect(plan(w, exportState(w)).plan.pending).toBe(false);
+  });
+
+  it('makes SMB shares after NFS shares and deletes them before; export --only shares writes both', () => {
+    const file: StateFile = {
+      stor_state: 1,
+      shares: { smb: [{ name: 'web', path: '/mnt/tank/web' }], nfs: [{ path: '/mnt/tank/web' }] },
+      datasets: [{ name: 'tank/web' }],
+    };
+    expect(order(file)).toEqual([
+      'create datasets tank/web',
+      'create shares.nfs /mnt/tank/web',
+      'create shares.smb web',
+    ]);
+    const smb = {
+      id: 7,
+      purpose: 'DEFAULT_SHARE',
+      name: 'Old',
+      path: '/mnt/tank/old',
+      enabled: true,
+      comment: '',
+      readonly: false,
+      browsable: true,
+      access_based_share_enumeration: false,
+      locked: false,
+      audit: { enable: false, watch_list: [], ignore_list: [] },
+      options: null,
+    };
+    const w = world({
+      datasets: [dataset('tank/old', true)],
+      objects: { 'shares.smb': [smb] },
+      made: { smb_share: [['Old', 7]] },
+    });
+    expect(order({ stor_state: 1 }, w, true)).toEqual(['delete shares.smb Old', 'delete datasets tank/old']);
+    // Named in another case: the same share, kept.
+    expect(order({ stor_state: 1, shares: { smb: [{ name: 'old', path: '/mnt/tank/old' }] } }, w, true)).toEqual([
+      'delete datasets tank/old',
+    ]);
+    expect(exportState(w, new Set(sectionsNamed('shares')))).toEqual({
+      stor_state: 1,
+      shares: { nfs: [], smb: [{ name: 'Old', path: '/mnt/tank/old' }] },
+    });
   });
 
   it('creates first, then deletes, in one plan', () => {
