@@ -45,7 +45,7 @@ export async function stateExport(
 
 export const stateExportCommand = defineCommand({
   summary:
-    "write the target's groups, users, privileges, API keys and datasets as a desired-state file (built-ins left out)",
+    "write the target's groups, users, privileges, datasets, NFS and SMB shares and API keys as a desired-state file (built-ins left out)",
   effect: 'read',
   options: { only: list('<sections>', `only these sections, comma-separated: ${onlyChoices().join(',')}`) },
   examples: ['stor export > state.yaml', 'stor export --only privileges,groups'],
