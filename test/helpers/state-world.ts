@@ -12,6 +12,8 @@ import { STATE_KINDS } from '../../src/commands/state/kinds/index.js';
 import type { Objects, World } from '../../src/commands/state/kinds/kind.js';
 import { markKey, markValue, readMarks, type MarkedKind } from '../../src/commands/state/ownership.js';
 import type { User } from '../../src/commands/user/model.js';
+import type { NfsShareEntry } from '../../src/core/contract/sharing-nfs.js';
+import type { SmbShareEntry } from '../../src/core/contract/sharing-smb.js';
 import type { LockoutRule } from '../../src/core/roles/analyze.js';
 import { RELEASES } from '../../src/core/releases/index.js';
 
@@ -82,6 +84,48 @@ export const dataset = (id: string, marked = false, userProperties: Record<strin
     type: 'FILESYSTEM',
     user_properties: { ...userProperties, ...(marked ? { 'stor.own:dataset': own(id) } : {}) },
   }) as unknown as Dataset;
+
+/** An NFS share as 25.10.1's sharing.nfs.query answers it (MW/api/v25_10_1/nfs.py:126-213): a fresh share's values unless `extra` says. */
+export const nfsShare = (id: number, path: string, extra: Partial<NfsShareEntry> = {}): NfsShareEntry => ({
+  id,
+  path,
+  aliases: [],
+  comment: '',
+  networks: [],
+  hosts: [],
+  ro: false,
+  maproot_user: null,
+  maproot_group: null,
+  mapall_user: null,
+  mapall_group: null,
+  security: [],
+  enabled: true,
+  locked: false,
+  expose_snapshots: false,
+  ...extra,
+});
+
+/** An SMB share as 25.10.1's sharing.smb.query answers it (MW/api/v25_10_1/smb.py:598-702): a fresh default share unless `extra` says. */
+export const smbShare = (
+  id: number,
+  name: string,
+  path: string,
+  extra: Partial<SmbShareEntry> = {},
+): SmbShareEntry => ({
+  id,
+  purpose: 'DEFAULT_SHARE',
+  name,
+  path,
+  enabled: true,
+  comment: '',
+  readonly: false,
+  browsable: true,
+  access_based_share_enumeration: false,
+  locked: false,
+  audit: { enable: false, watch_list: [], ignore_list: [] },
+  options: { aapl_name_mangling: false, hostsallow: [], hostsdeny: [] },
+  ...extra,
+});
 
 export interface WorldParts {
   groups?: Group[];

@@ -5,6 +5,8 @@
  * JSON Schema (`schema/stor-state.schema.json`, `json-schema.ts`) all come from it.
  */
 import * as z from 'zod';
+import { NFS_SECURITY } from '../contract/sharing-nfs.js';
+import { SMB_PURPOSES } from '../contract/sharing-smb.js';
 import { objectsAt, partsOf, section, type Part } from './sections.js';
 
 const name = () => z.string().min(1);
@@ -99,25 +101,9 @@ export const stateNfsShareSchema = z.strictObject({
   maproot_group: name().nullable().optional(),
   mapall_user: name().nullable().optional(),
   mapall_group: name().nullable().optional(),
-  security: z
-    .array(z.enum(['SYS', 'KRB5', 'KRB5I', 'KRB5P']))
-    .optional()
-    .describe('security flavours, compared as a set'),
+  security: z.array(z.enum(NFS_SECURITY)).optional().describe('security flavours, compared as a set'),
   enabled: z.boolean().optional(),
 });
-
-/** SmbShareEntry.purpose's Literal (MW/api/v25_10_1/smb.py:602-612). */
-const SMB_PURPOSES = [
-  'DEFAULT_SHARE',
-  'LEGACY_SHARE',
-  'TIMEMACHINE_SHARE',
-  'MULTIPROTOCOL_SHARE',
-  'TIME_LOCKED_SHARE',
-  'PRIVATE_DATASETS_SHARE',
-  'EXTERNAL_SHARE',
-  'VEEAM_REPOSITORY_SHARE',
-  'FCP_SHARE',
-] as const;
 
 /** An SMB share (sharing.smb.create's common fields, MW/api/v25_10_1/smb.py:598-702), matched by name with case ignored. */
 export const stateSmbShareSchema = z.strictObject({

@@ -14,7 +14,7 @@ import { KINDS, STATE_KINDS } from '../../../src/commands/state/kinds/index.js';
 import { users } from '../../../src/commands/state/kinds/users.js';
 import { RpcError, StorError } from '../../../src/core/errors.js';
 import { partOf, STATE_SECTIONS, type StateFile } from '../../../src/core/state/index.js';
-import { apiKey, dataset, group, privilege, user, world } from '../../helpers/state-world.js';
+import { apiKey, dataset, group, nfsShare, privilege, smbShare, user, world } from '../../helpers/state-world.js';
 
 const plan = (w: ReturnType<typeof world>, file: StateFile, prune = false) =>
   computePlan(w, file, { prune, normalize: false });
@@ -150,23 +150,7 @@ describe('desired state: the table of kinds', () => {
       api_keys: [{ name: 'k', user: 'u' }],
     };
     expect(order(file)).toEqual(['create datasets tank/web', 'create shares.nfs /mnt/tank/web', 'create api_keys k']);
-    const nfs = {
-      id: 5,
-      path: '/mnt/tank/old',
-      aliases: [],
-      comment: '',
-      networks: [],
-      hosts: [],
-      ro: true,
-      maproot_user: null,
-      maproot_group: null,
-      mapall_user: null,
-      mapall_group: null,
-      security: [],
-      enabled: true,
-      locked: false,
-      expose_snapshots: false,
-    };
+    const nfs = nfsShare(5, '/mnt/tank/old', { ro: true });
     const w = world({
       datasets: [dataset('tank/old', true)],
       objects: { 'shares.nfs': [nfs] },
@@ -192,20 +176,7 @@ describe('desired state: the table of kinds', () => {
       'create shares.nfs /mnt/tank/web',
       'create shares.smb web',
     ]);
-    const smb = {
-      id: 7,
-      purpose: 'DEFAULT_SHARE',
-      name: 'Old',
-      path: '/mnt/tank/old',
-      enabled: true,
-      comment: '',
-      readonly: false,
-      browsable: true,
-      access_based_share_enumeration: false,
-      locked: false,
-      audit: { enable: false, watch_list: [], ignore_list: [] },
-      options: null,
-    };
+    const smb = smbShare(7, 'Old', '/mnt/tank/old');
     const w = world({
       datasets: [dataset('tank/old', true)],
       objects: { 'shares.smb': [smb] },

@@ -7,30 +7,12 @@
 import { describe, expect, it } from 'vitest';
 import type { World } from '../../../../src/commands/state/kinds/kind.js';
 import { nfsShares } from '../../../../src/commands/state/kinds/nfs-shares.js';
-import type { NfsShareEntry } from '../../../../src/core/contract/sharing-nfs.js';
 import { parseStateFile } from '../../../../src/core/state/index.js';
-import { world } from '../../../helpers/state-world.js';
+import { nfsShare, world } from '../../../helpers/state-world.js';
 
-const share = (id: number, path: string, extra: Partial<NfsShareEntry> = {}): NfsShareEntry => ({
-  id,
-  path,
-  aliases: [],
-  comment: '',
-  networks: [],
-  hosts: [],
-  ro: false,
-  maproot_user: null,
-  maproot_group: null,
-  mapall_user: null,
-  mapall_group: null,
-  security: [],
-  enabled: true,
-  locked: false,
-  expose_snapshots: false,
-  ...extra,
-});
+const share = nfsShare;
 
-const withShares = (shares: NfsShareEntry[], made: [string, number][] = []): World =>
+const withShares = (shares: ReturnType<typeof nfsShare>[], made: [string, number][] = []): World =>
   world({ objects: { 'shares.nfs': shares }, made: { nfs_share: made } });
 
 const plan = (want: Parameters<typeof nfsShares.plan>[0], w: World) => {

@@ -9,23 +9,9 @@ import type { World } from '../../../../src/commands/state/kinds/kind.js';
 import { smbShares } from '../../../../src/commands/state/kinds/smb-shares.js';
 import type { SmbShareEntry } from '../../../../src/core/contract/sharing-smb.js';
 import { Identities, parseStateFile } from '../../../../src/core/state/index.js';
-import { world } from '../../../helpers/state-world.js';
+import { smbShare, world } from '../../../helpers/state-world.js';
 
-const share = (id: number, name: string, path: string, extra: Partial<SmbShareEntry> = {}): SmbShareEntry => ({
-  id,
-  purpose: 'DEFAULT_SHARE',
-  name,
-  path,
-  enabled: true,
-  comment: '',
-  readonly: false,
-  browsable: true,
-  access_based_share_enumeration: false,
-  locked: false,
-  audit: { enable: false, watch_list: [], ignore_list: [] },
-  options: { aapl_name_mangling: false, hostsallow: [], hostsdeny: [] },
-  ...extra,
-});
+const share = smbShare;
 
 const withShares = (shares: SmbShareEntry[], made: [string, number][] = []): World =>
   world({ objects: { 'shares.smb': shares }, made: { smb_share: made } });
