@@ -183,14 +183,40 @@ describe('desired state: the table of kinds', () => {
       made: { smb_share: [['Old', 7]] },
     });
     expect(order({ stor_state: 1 }, w, true)).toEqual(['delete shares.smb Old', 'delete datasets tank/old']);
-    // Named in another case: the same share, kept.
-    expect(order({ stor_state: 1, shares: { smb: [{ name: 'old', path: '/mnt/tank/old' }] } }, w, true)).toEqual([
-      'delete datasets tank/old',
-    ]);
+    // Named in another case: the same share, kept (and with it the dataset holding it).
+    expect(order({ stor_state: 1, shares: { smb: [{ name: 'old', path: '/mnt/tank/old' }] } }, w, true)).toEqual([]);
     expect(exportState(w, new Set(sectionsNamed('shares')))).toEqual({
       stor_state: 1,
       shares: { nfs: [], smb: [{ name: 'Old', path: '/mnt/tank/old' }] },
     });
+  });
+
+  it('--prune keeps a dataset stor made while a share in it stays (made by hand, or named by the file), and says so', () => {
+    // 25.10.1's pool.dataset.delete takes the shares under it with it (its attachment delegates).
+    const w = world({
+      datasets: [dataset('tank/a', true), dataset('tank/a/b', true), dataset('tank/c', true)],
+      objects: {
+        'shares.nfs': [nfsShare(1, '/mnt/tank/a/b/dir'), nfsShare(2, '/mnt/tank/c')],
+        'shares.smb': [smbShare(3, 'mine', '/mnt/tank/c')],
+      },
+      made: { nfs_share: [['/mnt/tank/c', 2]], smb_share: [['mine', 3]] },
+    });
+    const p = plan(w, { stor_state: 1 }, true).plan;
+    expect(p.changes.map((c) => `${c.action} ${c.kind} ${c.name}`)).toEqual([
+      'delete shares.smb mine',
+      'delete shares.nfs /mnt/tank/c',
+      'delete datasets tank/c',
+    ]);
+    expect(p.notes).toEqual([
+      'dataset tank/a/b: stor made it, but nfs share /mnt/tank/a/b/dir in it stays; --prune leaves it',
+      'dataset tank/a: stor made it, but tank/a/b under it stays; --prune leaves it',
+    ]);
+    // The file names stor's SMB share: its dataset stays.
+    expect(
+      plan(w, { stor_state: 1, shares: { smb: [{ name: 'MINE', path: '/mnt/tank/c' }] } }, true).plan.changes.map(
+        (c) => `${c.action} ${c.kind} ${c.name}`,
+      ),
+    ).toEqual(['delete shares.nfs /mnt/tank/c']);
   });
 
   it('creates first, then deletes, in one plan', () => {
