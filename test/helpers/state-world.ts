@@ -8,9 +8,12 @@ import type { ApiKey } from '../../src/commands/api-key/model.js';
 import type { Group } from '../../src/commands/group/model.js';
 import type { Privilege } from '../../src/commands/privilege/model.js';
 import type { Dataset } from '../../src/commands/state/datasets.js';
-import type { World } from '../../src/commands/state/kinds/kind.js';
+import { STATE_KINDS } from '../../src/commands/state/kinds/index.js';
+import type { Objects, World } from '../../src/commands/state/kinds/kind.js';
 import { markKey, markValue, readMarks, type MarkedKind } from '../../src/commands/state/ownership.js';
 import type { User } from '../../src/commands/user/model.js';
+import type { NfsShareEntry } from '../../src/core/contract/sharing-nfs.js';
+import type { SmbShareEntry } from '../../src/core/contract/sharing-smb.js';
 import type { LockoutRule } from '../../src/core/roles/analyze.js';
 import { RELEASES } from '../../src/core/releases/index.js';
 
@@ -82,35 +85,84 @@ export const dataset = (id: string, marked = false, userProperties: Record<strin
     user_properties: { ...userProperties, ...(marked ? { 'stor.own:dataset': own(id) } : {}) },
   }) as unknown as Dataset;
 
+/** An NFS share as 25.10.1's sharing.nfs.query answers it (MW/api/v25_10_1/nfs.py:126-213): a fresh share's values unless `extra` says. */
+export const nfsShare = (id: number, path: string, extra: Partial<NfsShareEntry> = {}): NfsShareEntry => ({
+  id,
+  path,
+  aliases: [],
+  comment: '',
+  networks: [],
+  hosts: [],
+  ro: false,
+  maproot_user: null,
+  maproot_group: null,
+  mapall_user: null,
+  mapall_group: null,
+  security: [],
+  enabled: true,
+  locked: false,
+  expose_snapshots: false,
+  ...extra,
+});
+
+/** An SMB share as 25.10.1's sharing.smb.query answers it (MW/api/v25_10_1/smb.py:598-702): a fresh default share unless `extra` says. */
+export const smbShare = (
+  id: number,
+  name: string,
+  path: string,
+  extra: Partial<SmbShareEntry> = {},
+): SmbShareEntry => ({
+  id,
+  purpose: 'DEFAULT_SHARE',
+  name,
+  path,
+  enabled: true,
+  comment: '',
+  readonly: false,
+  browsable: true,
+  access_based_share_enumeration: false,
+  locked: false,
+  audit: { enable: false, watch_list: [], ignore_list: [] },
+  options: { aapl_name_mangling: false, hostsallow: [], hostsdeny: [] },
+  ...extra,
+});
+
 export interface WorldParts {
   groups?: Group[];
   users?: User[];
   privileges?: Privilege[];
   api_keys?: ApiKey[];
   datasets?: Dataset[];
-  /** Objects stor made, by kind: their names (each with the id it has in the parts). */
-  made?: Partial<Record<MarkedKind, string[]>>;
+  /** Any section's objects, by its place (`shares.nfs`): the kinds the fields above do not name. */
+  objects?: Partial<Objects>;
+  /** Objects stor made, by mark kind: their names (each with the id it has in the parts above), or `[name, id]`. */
+  made?: Partial<Record<MarkedKind, (string | [string, number])[]>>;
   rule?: LockoutRule;
   me?: string;
 }
 
 /** The world: a pool root `tank` carrying the marks of `made`, the 25.10.1 catalogue, and the lockout rule (25.10.1's own by default). */
 export function world(parts: WorldParts = {}): World {
-  const ids: Record<MarkedKind, Map<string, number>> = {
+  const ids: Record<string, Map<string, number>> = {
     group: new Map((parts.groups ?? []).map((g) => [g.name, g.id])),
     user: new Map((parts.users ?? []).map((u) => [u.username, u.id])),
     privilege: new Map((parts.privileges ?? []).map((p) => [p.name, p.id])),
     api_key: new Map((parts.api_keys ?? []).map((k) => [k.name, k.id])),
   };
   const marks: Record<string, unknown> = {};
-  for (const [kind, names] of Object.entries(parts.made ?? {}) as [MarkedKind, string[]][]) {
-    for (const name of names) marks[markKey(kind, name)] = own(markValue(name, ids[kind].get(name)!));
+  for (const [kind, names] of Object.entries(parts.made ?? {})) {
+    for (const made of names ?? []) {
+      const [name, id] = typeof made === 'string' ? [made, ids[kind]!.get(made)!] : made;
+      marks[markKey(kind, name)] = own(markValue(name, id));
+    }
   }
   const root = dataset('tank', false, marks);
   const datasets = [root, ...(parts.datasets ?? [])];
   const release = RELEASES['25.10.1'];
   return {
     objects: {
+      ...(Object.fromEntries(STATE_KINDS.map((k) => [k, []])) as unknown as Objects),
+      ...parts.objects,
       groups: parts.groups ?? [],
       users: parts.users ?? [],
       privileges: parts.privileges ?? [],

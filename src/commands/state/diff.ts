@@ -1,6 +1,6 @@
-import type { StateFile, StateKind } from '../../core/state/index.js';
+import { Identities, identityValue, objectsOf, partOf, type StateFile } from '../../core/state/index.js';
 import { KINDS } from './kinds/index.js';
-import type { AnyKind, DesiredOf, PlanContext, Step, World } from './kinds/kind.js';
+import type { AnyKind, PlanContext, Step, World } from './kinds/kind.js';
 import type { PlannedChange, RoleOverlap, StatePlan } from './plan-model.js';
 
 export type { Step } from './kinds/kind.js';
@@ -32,7 +32,7 @@ export function computePlan(
     overlap: (o) => overlaps.push(o),
   };
   for (const kind of table) {
-    const wants = (desired[kind.key] ?? []) as readonly DesiredOf<StateKind>[];
+    const wants = objectsOf(desired, kind.key);
     for (const want of kind.order?.(wants) ?? wants) {
       const step = kind.plan(want, world, ctx);
       if (step) steps.push(step as Step);
@@ -57,7 +57,11 @@ export function computePlan(
 function pruneSteps(world: World, desired: StateFile, note: (text: string) => void): Step[] {
   const out: Step[] = [];
   for (const kind of [...table].reverse()) {
-    const named = new Set((desired[kind.key] ?? []).map((o: { name: string }) => o.name));
+    const { identity } = partOf(kind.key);
+    const named = new Identities(
+      identity,
+      objectsOf(desired, kind.key).map((o) => identityValue(identity, o)),
+    );
     const gone: PlannedChange[] = out.map((s) => s.change);
     for (const name of kind.prune(world, named, gone, note))
       out.push({ change: { kind: kind.key, name, action: 'delete', changes: [] } } as Step);

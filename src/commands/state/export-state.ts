@@ -1,4 +1,4 @@
-import type { StateFile, StateKind } from '../../core/state/index.js';
+import { setObjectsAt, type StateFile, type StateKind } from '../../core/state/index.js';
 import { KINDS, STATE_KINDS } from './kinds/index.js';
 import type { World } from './kinds/kind.js';
 
@@ -9,6 +9,6 @@ import type { World } from './kinds/kind.js';
  */
 export function exportState(world: World, only: ReadonlySet<StateKind> = new Set(STATE_KINDS)): StateFile {
   const out: StateFile = { stor_state: 1 };
-  for (const kind of KINDS) if (only.has(kind.key)) (out as Record<string, unknown>)[kind.key] = kind.export(world);
+  for (const kind of KINDS) if (only.has(kind.key)) setObjectsAt(out, kind.key, kind.export(world));
   return out;
 }

@@ -13,12 +13,21 @@
  */
 import { createHash } from 'node:crypto';
 
-export type MarkedKind = 'group' | 'user' | 'privilege' | 'api_key';
+/**
+ * The kind a mark names: each adapter marks what it makes under a kind word of its own (`group`,
+ * `api_key`, `nfs_share`), written in the key with `-` for `_`. Any such word is read, so a new
+ * kind's marks need nothing here.
+ */
+export type MarkedKind = string;
+
+const KIND_WORD = /^[a-z][a-z0-9_]*$/;
 
 export const DATASET_MARK = 'stor.own:dataset';
 
-export const markKey = (kind: MarkedKind, name: string): string =>
-  `stor.own:${kind.replace('_', '-')}:${createHash('sha256').update(name).digest('hex').slice(0, 16)}`;
+export function markKey(kind: MarkedKind, name: string): string {
+  if (!KIND_WORD.test(kind)) throw new Error(`not a kind word for a mark: ${JSON.stringify(kind)}`);
+  return `stor.own:${kind.replaceAll('_', '-')}:${createHash('sha256').update(name).digest('hex').slice(0, 16)}`;
+}
 
 /** A mark's value: the id the object stor made has, and its name. */
 export const markValue = (name: string, id: number): string => `${id} ${name}`;
@@ -28,7 +37,7 @@ export interface Marks {
   /** The root dataset the marks are written on; null on a target without a pool (nothing can be marked). */
   home: string | null;
   /** By name, the id of the object stor made (null for a mark that holds the name alone, as the first marks did). */
-  owned: Record<MarkedKind, Map<string, number | null>>;
+  owned: ReadonlyMap<MarkedKind, ReadonlyMap<string, number | null>>;
 }
 
 interface UserProperty {
@@ -39,18 +48,20 @@ interface UserProperty {
 export function readMarks(
   roots: readonly { id: string; user_properties?: Record<string, unknown> | undefined }[],
 ): Marks {
-  const owned: Marks['owned'] = { group: new Map(), user: new Map(), privilege: new Map(), api_key: new Map() };
+  const owned = new Map<MarkedKind, Map<string, number | null>>();
+  const of = (kind: MarkedKind) => owned.get(kind) ?? owned.set(kind, new Map()).get(kind)!;
   for (const root of roots) {
     for (const [key, raw] of Object.entries(root.user_properties ?? {})) {
-      const m = /^stor\.own:(group|user|privilege|api-key):[0-9a-f]{16}$/.exec(key);
+      // `stor.own:dataset` (a dataset's own mark) has no hash: not one of these.
+      const m = /^stor\.own:([a-z][a-z0-9-]*):[0-9a-f]{16}$/.exec(key);
       const p = raw as UserProperty;
       if (!m || typeof p?.value !== 'string' || (p.source !== undefined && p.source !== null && p.source !== 'LOCAL'))
         continue;
-      const kind = m[1]!.replace('-', '_') as MarkedKind;
+      const kind = m[1]!.replaceAll('-', '_');
       // The key is the hash of the name: it tells `<id> <name>` from a name alone that holds a space.
       const withId = /^(\d+) ([\s\S]+)$/.exec(p.value);
-      if (withId && markKey(kind, withId[2]!) === key) owned[kind].set(withId[2]!, Number(withId[1]));
-      else if (markKey(kind, p.value) === key) owned[kind].set(p.value, null);
+      if (withId && markKey(kind, withId[2]!) === key) of(kind).set(withId[2]!, Number(withId[1]));
+      else if (markKey(kind, p.value) === key) of(kind).set(p.value, null);
     }
   }
   const home = [...roots].map((r) => r.id).sort()[0] ?? null;
@@ -59,8 +70,8 @@ export function readMarks(
 
 /** Whether stor made this object: its name is marked, with its id (or by a mark of the name alone). */
 export function madeByStor(marks: Marks, kind: MarkedKind, name: string, id: number): boolean {
-  const made = marks.owned[kind];
-  return made.has(name) && (made.get(name) === null || made.get(name) === id);
+  const made = marks.owned.get(kind);
+  return made !== undefined && made.has(name) && (made.get(name) === null || made.get(name) === id);
 }
 
 /** Whether a dataset's own user properties carry stor's mark for it. */

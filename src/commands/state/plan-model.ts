@@ -31,7 +31,7 @@ export interface StatePlan {
   /** The target's release as it told it, and the catalogue the roles were judged by. */
   release: string | null;
   catalogue: string;
-  /** In dependency order: groups → users → privileges → datasets → api_keys; deletes after, in reverse. */
+  /** In dependency order: groups → users → privileges → datasets → shares.nfs → shares.smb → api_keys; deletes after, in reverse. */
   changes: PlannedChange[];
   /** Differences stor reports but never changes in place (a gid, an API key's user). */
   notes: string[];

@@ -76,9 +76,12 @@ const SIGN = { create: '+ create', update: '~ update', delete: '- delete' } as c
 const show = (v: unknown): string =>
   v === null || v === undefined ? '(none)' : Array.isArray(v) ? (v.length ? v.join(',') : '(none)') : String(v);
 
-/** How the plan and the apply report name an object: `privilege ops`, `api key backup`. */
+/**
+ * How the plan and the apply report name an object: its section's place, innermost word first and
+ * in the singular: `privilege ops`, `api key backup`, `nfs share /mnt/tank/x` (`shares.nfs`).
+ */
 export const objectLabel = (c: { kind: string; name: string }): string =>
-  `${c.kind.replace(/s$/, '').replace('api_key', 'api key')} ${c.name}`;
+  `${c.kind.split('.').reverse().join(' ').replaceAll('_', ' ').replace(/s$/, '')} ${c.name}`;
 
 /** The plan as rows: one per field changed (`~ update privilege ops  roles: A → B`). */
 export function planRows(plan: StatePlan): Cell[][] {

@@ -9,7 +9,7 @@ import { service } from './service.js';
 // (MW/main.py:315-337); do_create/do_update/do_delete take no app (MW/plugins/nfs.py:442-518).
 
 /** `Literal["SYS", "KRB5", "KRB5I", "KRB5P"]`. */
-const NFS_SECURITY = ['SYS', 'KRB5', 'KRB5I', 'KRB5P'] as const;
+export const NFS_SECURITY = ['SYS', 'KRB5', 'KRB5I', 'KRB5P'] as const;
 
 /** NfsShareEntry, in its field order. */
 export const nfsShareEntry = once(() =>

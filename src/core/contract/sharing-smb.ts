@@ -8,7 +8,7 @@ import { method, service } from './service.js';
 // sharing.smb, role_prefix SHARING_SMB: MW/plugins/smb.py:718-725), which validates and stores.
 
 /** SMBSharePurpose (MW/utils/smb.py:95-104), in the order of SmbShareEntry.purpose's Literal (MW/api/v25_10_1/smb.py:602-612). */
-const SMB_PURPOSES = [
+export const SMB_PURPOSES = [
   'DEFAULT_SHARE',
   'LEGACY_SHARE',
   'TIMEMACHINE_SHARE',

@@ -2,7 +2,8 @@ import { Document, isScalar, parse as parseYaml, visit } from 'yaml';
 import type * as z from 'zod';
 import { E } from '../error-catalogue.js';
 import { StorError } from '../errors.js';
-import { STATE_SECTIONS, stateFileSchema, type StateFile } from './schema.js';
+import { objectsOf, STATE_PARTS, stateFileSchema, type StateFile } from './schema.js';
+import { identityValue, matchForm } from './sections.js';
 
 /** `privileges[2].roles[0]`: the path as the file's reader counts it. */
 export function statePath(path: readonly PropertyKey[]): string {
@@ -31,15 +32,18 @@ export function parseStateFile(text: string, source: string): StateFile {
       hint: '`stor export` writes a valid file; schema/stor-state.schema.json in the package describes the format',
     });
   }
-  for (const kind of STATE_SECTIONS) {
+  // Two objects of a section the appliance would take for one (by its identity: a share's path, an
+  // SMB share's name in any case) would make the second step undo the first.
+  for (const { place, identity } of STATE_PARTS) {
     const seen = new Set<string>();
-    (parsed.data[kind] ?? []).forEach((o, i) => {
-      if (seen.has(o.name))
+    objectsOf(parsed.data, place).forEach((o, i) => {
+      const value = identityValue(identity, o);
+      if (seen.has(matchForm(identity, value)))
         throw new StorError(
           E.BAD_STATE_FILE,
-          `${source}: ${kind}[${i}].name: ${JSON.stringify(o.name)} is named twice`,
+          `${source}: ${place}[${i}].${identity.field}: ${JSON.stringify(value)} is named twice`,
         );
-      seen.add(o.name);
+      seen.add(matchForm(identity, value));
     });
   }
   return parsed.data;

@@ -5,6 +5,9 @@
  * JSON Schema (`schema/stor-state.schema.json`, `json-schema.ts`) all come from it.
  */
 import * as z from 'zod';
+import { NFS_SECURITY } from '../contract/sharing-nfs.js';
+import { SMB_PURPOSES } from '../contract/sharing-smb.js';
+import { objectsAt, partsOf, section, type Part } from './sections.js';
 
 const name = () => z.string().min(1);
 
@@ -82,24 +85,100 @@ export const stateDatasetSchema = z.strictObject({
     ),
 });
 
+/** An NFS share (sharing.nfs.create's fields, MW/api/v25_10_1/nfs.py:126-213), matched by its path. */
+export const stateNfsShareSchema = z.strictObject({
+  path: z.string().min(1).describe('the path exported, /mnt/POOL/…; NFS shares are matched by path'),
+  comment: z.string().optional(),
+  networks: z
+    .array(name())
+    .optional()
+    .describe(
+      'the networks allowed (none: every network), compared as sets in the form the appliance stores, 10.0.0.0/8',
+    ),
+  hosts: z.array(name()).optional().describe('the hosts allowed (none: every host), compared as a set'),
+  ro: z.boolean().optional().describe('read-only'),
+  maproot_user: name().nullable().optional(),
+  maproot_group: name().nullable().optional(),
+  mapall_user: name().nullable().optional(),
+  mapall_group: name().nullable().optional(),
+  security: z.array(z.enum(NFS_SECURITY)).optional().describe('security flavours, compared as a set'),
+  enabled: z.boolean().optional(),
+});
+
+/** An SMB share (sharing.smb.create's common fields, MW/api/v25_10_1/smb.py:598-702), matched by name with case ignored. */
+export const stateSmbShareSchema = z.strictObject({
+  name: name().describe(
+    'the share name; SMB shares are matched by name with case ignored, as the appliance compares them',
+  ),
+  path: z.string().min(1).describe('the path shared, /mnt/POOL/…'),
+  purpose: z
+    .enum(SMB_PURPOSES)
+    .optional()
+    .describe("the share's purpose; the options it sets are the appliance's and never compared"),
+  comment: z.string().optional(),
+  readonly: z.boolean().optional(),
+  browsable: z.boolean().optional(),
+  access_based_share_enumeration: z.boolean().optional(),
+  enabled: z.boolean().optional(),
+});
+
 export const stateFileSchema = z.strictObject({
   stor_state: z.literal(1).describe('format version'),
-  groups: z.array(stateGroupSchema).optional(),
-  users: z.array(stateUserSchema).optional(),
-  privileges: z.array(statePrivilegeSchema).optional(),
-  api_keys: z.array(stateApiKeySchema).optional(),
-  datasets: z.array(stateDatasetSchema).optional(),
+  groups: section(stateGroupSchema),
+  users: section(stateUserSchema),
+  privileges: section(statePrivilegeSchema),
+  api_keys: section(stateApiKeySchema),
+  datasets: section(stateDatasetSchema),
+  shares: z
+    .strictObject({
+      nfs: section(stateNfsShareSchema, { field: 'path' }),
+      smb: section(stateSmbShareSchema, { fold: true }),
+    })
+    .optional()
+    .describe('shares, by protocol'),
 });
 
 export type StateDataset = z.infer<typeof stateDatasetSchema>;
 /** A whole desired-state file. */
 export type StateFile = z.infer<typeof stateFileSchema>;
 
-/**
- * A section of the file: a kind of object. Their order (creates and updates in it, deletes in
- * reverse) is the table of kinds in commands/state/kinds/index.ts, which has one row per section.
- */
-export type StateKind = Exclude<keyof StateFile, 'stor_state'>;
+/** The dotted places of T's lists: `groups`, and `shares.nfs` for a list inside an object of sections. */
+type Places<T> = {
+  [K in keyof T & string]-?: NonNullable<T[K]> extends readonly unknown[]
+    ? K
+    : NonNullable<T[K]> extends Record<string, unknown>
+      ? `${K}.${Places<NonNullable<T[K]>>}`
+      : never;
+}[keyof T & string];
 
-/** The sections, as the schema lists them. */
-export const STATE_SECTIONS = Object.keys(stateFileSchema.shape).filter((k): k is StateKind => k !== 'stor_state');
+/** What sits at a dotted place of T. */
+type At<T, P extends string> = P extends `${infer H}.${infer R}`
+  ? H extends keyof T
+    ? At<NonNullable<T[H]>, R>
+    : never
+  : P extends keyof T
+    ? NonNullable<T[P]>
+    : never;
+
+/**
+ * A section of the file: a kind of object, named by its place (`groups`, `shares.nfs`). Their
+ * order (creates and updates in it, deletes in reverse) is the table of kinds in
+ * commands/state/kinds/index.ts, which has one row per section.
+ */
+export type StateKind = Places<StateFile>;
+
+/** One object of a section: `StateObject<'groups'>` is a group of the file. */
+export type StateObject<K extends StateKind> = At<StateFile, K> extends readonly (infer O)[] ? O : never;
+
+/** The sections, as the schema lists them (nested ones walked): place, objects' schema, how they are matched. */
+export const STATE_PARTS = partsOf(stateFileSchema) as (Part & { place: StateKind })[];
+
+/** The sections' places, as the schema lists them. */
+export const STATE_SECTIONS: readonly StateKind[] = STATE_PARTS.map((p) => p.place);
+
+/** A section's part. */
+export const partOf = (kind: StateKind): Part => STATE_PARTS.find((p) => p.place === kind)!;
+
+/** A file's objects of one section (none when it leaves the section out). */
+export const objectsOf = <K extends StateKind>(file: StateFile, kind: K): readonly StateObject<K>[] =>
+  (objectsAt(file, kind) ?? []) as readonly StateObject<K>[];

@@ -8,12 +8,13 @@ import { describe, expect, it } from 'vitest';
 import { checkKinds } from '../../../src/commands/state/checks.js';
 import { computePlan } from '../../../src/commands/state/diff.js';
 import { exportState } from '../../../src/commands/state/export-state.js';
+import { sectionsNamed } from '../../../src/commands/state/export.js';
 import { groups } from '../../../src/commands/state/kinds/groups.js';
 import { KINDS, STATE_KINDS } from '../../../src/commands/state/kinds/index.js';
 import { users } from '../../../src/commands/state/kinds/users.js';
 import { RpcError, StorError } from '../../../src/core/errors.js';
-import { STATE_SECTIONS, stateFileSchema, type StateFile } from '../../../src/core/state/index.js';
-import { apiKey, dataset, group, privilege, user, world } from '../../helpers/state-world.js';
+import { partOf, STATE_SECTIONS, type StateFile } from '../../../src/core/state/index.js';
+import { apiKey, dataset, group, nfsShare, privilege, smbShare, user, world } from '../../helpers/state-world.js';
 
 const plan = (w: ReturnType<typeof world>, file: StateFile, prune = false) =>
   computePlan(w, file, { prune, normalize: false });
@@ -22,9 +23,10 @@ const order = (file: StateFile, w = world(), prune = false) =>
 
 describe('desired state: the table of kinds', () => {
   it("has one row per section of the file, in dependency order, each holding its section's schema", () => {
-    expect(STATE_KINDS).toEqual(['groups', 'users', 'privileges', 'datasets', 'api_keys']);
+    expect(STATE_KINDS).toEqual(['groups', 'users', 'privileges', 'datasets', 'shares.nfs', 'shares.smb', 'api_keys']);
     expect([...STATE_KINDS].sort()).toEqual([...STATE_SECTIONS].sort());
-    for (const kind of KINDS) expect(kind.schema).toBe(stateFileSchema.shape[kind.key].unwrap().element);
+    // Each row's schema is its section's part, wherever the section sits (a place inside `shares` too).
+    for (const kind of KINDS) expect(kind.schema).toBe(partOf(kind.key).element);
   });
 
   it("plans creates and updates kind by kind in the table's order, whatever order the file lists them in; within a kind, in the file's", () => {
@@ -140,6 +142,83 @@ describe('desired state: the table of kinds', () => {
     ]);
   });
 
+  it('makes an NFS share after the dataset holding its path and deletes it before; export --only shares writes it at shares.nfs', () => {
+    const file: StateFile = {
+      stor_state: 1,
+      shares: { nfs: [{ path: '/mnt/tank/web', ro: true }] },
+      datasets: [{ name: 'tank/web' }],
+      api_keys: [{ name: 'k', user: 'u' }],
+    };
+    expect(order(file)).toEqual(['create datasets tank/web', 'create shares.nfs /mnt/tank/web', 'create api_keys k']);
+    const nfs = nfsShare(5, '/mnt/tank/old', { ro: true });
+    const w = world({
+      datasets: [dataset('tank/old', true)],
+      objects: { 'shares.nfs': [nfs] },
+      made: { nfs_share: [['/mnt/tank/old', 5]] },
+    });
+    expect(order({ stor_state: 1 }, w, true)).toEqual(['delete shares.nfs /mnt/tank/old', 'delete datasets tank/old']);
+    expect(exportState(w, new Set(sectionsNamed('shares')))).toMatchObject({
+      stor_state: 1,
+      shares: { nfs: [{ path: '/mnt/tank/old', ro: true }] },
+    });
+    expect(sectionsNamed('shares.nfs')).toEqual(['shares.nfs']);
+    expect(plan(w, exportState(w)).plan.pending).toBe(false);
+  });
+
+  it('makes SMB shares after NFS shares and deletes them before; export --only shares writes both', () => {
+    const file: StateFile = {
+      stor_state: 1,
+      shares: { smb: [{ name: 'web', path: '/mnt/tank/web' }], nfs: [{ path: '/mnt/tank/web' }] },
+      datasets: [{ name: 'tank/web' }],
+    };
+    expect(order(file)).toEqual([
+      'create datasets tank/web',
+      'create shares.nfs /mnt/tank/web',
+      'create shares.smb web',
+    ]);
+    const smb = smbShare(7, 'Old', '/mnt/tank/old');
+    const w = world({
+      datasets: [dataset('tank/old', true)],
+      objects: { 'shares.smb': [smb] },
+      made: { smb_share: [['Old', 7]] },
+    });
+    expect(order({ stor_state: 1 }, w, true)).toEqual(['delete shares.smb Old', 'delete datasets tank/old']);
+    // Named in another case: the same share, kept (and with it the dataset holding it).
+    expect(order({ stor_state: 1, shares: { smb: [{ name: 'old', path: '/mnt/tank/old' }] } }, w, true)).toEqual([]);
+    expect(exportState(w, new Set(sectionsNamed('shares')))).toEqual({
+      stor_state: 1,
+      shares: { nfs: [], smb: [{ name: 'Old', path: '/mnt/tank/old' }] },
+    });
+  });
+
+  it('--prune keeps a dataset stor made while a share in it stays (made by hand, or named by the file), and says so', () => {
+    // 25.10.1's pool.dataset.delete takes the shares under it with it (its attachment delegates).
+    const w = world({
+      datasets: [dataset('tank/a', true), dataset('tank/a/b', true), dataset('tank/c', true)],
+      objects: {
+        'shares.nfs': [nfsShare(1, '/mnt/tank/a/b/dir'), nfsShare(2, '/mnt/tank/c')],
+        'shares.smb': [smbShare(3, 'mine', '/mnt/tank/c')],
+      },
+      made: { nfs_share: [['/mnt/tank/c', 2]], smb_share: [['mine', 3]] },
+    });
+    const p = plan(w, { stor_state: 1 }, true).plan;
+    expect(p.changes.map((c) => `${c.action} ${c.kind} ${c.name}`)).toEqual([
+      'delete shares.smb mine',
+      'delete shares.nfs /mnt/tank/c',
+      'delete datasets tank/c',
+    ]);
+    expect(p.notes).toEqual([
+      'dataset tank/a/b: stor made it, but nfs share /mnt/tank/a/b/dir in it stays; --prune leaves it',
+      'dataset tank/a: stor made it, but tank/a/b under it stays; --prune leaves it',
+    ]);
+    // The file names stor's SMB share: its dataset stays.
+    expect(
+      plan(w, { stor_state: 1, shares: { smb: [{ name: 'MINE', path: '/mnt/tank/c' }] } }, true).plan.changes.map(
+        (c) => `${c.action} ${c.kind} ${c.name}`,
+      ),
+    ).toEqual(['delete shares.nfs /mnt/tank/c']);
+  });
+
   it('creates first, then deletes, in one plan', () => {
     const w = world({ groups: [group(1, 'old')], made: { group: ['old'] } });
     expect(order({ stor_state: 1, api_keys: [{ name: 'k', user: 'u' }], groups: [{ name: 'new' }] }, w, true)).toEqual([
@@ -164,7 +243,7 @@ describe('desired state: the table of kinds', () => {
     ]);
     expect(Object.keys(exportState(w, new Set(['api_keys'])))).toEqual(['stor_state', 'api_keys']);
     const all = exportState(w);
-    expect(Object.keys(all)).toEqual(['stor_state', 'groups', 'users', 'privileges', 'datasets', 'api_keys']);
+    expect(Object.keys(all)).toEqual(['stor_state', 'groups', 'users', 'privileges', 'datasets', 'shares', 'api_keys']);
     expect(all.api_keys).toEqual([{ name: 'ci', user: 'alice', expires: '2030-01-01T00:00:00.000Z' }]);
     expect(plan(w, all).plan.pending).toBe(false);
   });

@@ -39,8 +39,24 @@ export const datasets: KindAdapter<'datasets', Dataset> = {
     return stepOf('datasets', want, have ? 'update' : 'create', diffDataset(want, have));
   },
 
-  prune(world, named, _gone, note) {
+  prune(world, named, gone, note) {
     const all = datasetsIn(world);
+    // A share that stays (the file names it, or stor did not make it) keeps the dataset holding its
+    // path: 25.10.1's pool.dataset.delete takes the shares under it with it (its attachment
+    // delegates, MW/plugins/pool_/dataset_attachments.py), so deleting the dataset would delete them.
+    const going = new Set(gone.map((c) => `${c.kind} ${c.name}`));
+    const sharesStaying = [
+      ...(world.objects['shares.nfs'] as readonly { path: string }[]).map((s) => ({
+        id: `shares.nfs ${s.path}`,
+        label: `nfs share ${s.path}`,
+        path: s.path,
+      })),
+      ...(world.objects['shares.smb'] as readonly { name: string; path: string }[]).map((s) => ({
+        id: `shares.smb ${s.name}`,
+        label: `smb share ${s.name}`,
+        path: s.path,
+      })),
+    ].filter((s) => !going.has(s.id));
     const marked = new Set(
       all
         .filter((d) => !named.has(d.id) && datasetMarked(d.id, d.user_properties as Record<string, unknown>))
@@ -55,9 +71,14 @@ export const datasets: KindAdapter<'datasets', Dataset> = {
     for (const d of [...all].reverse()) {
       if (!marked.has(d.id)) continue;
       const stays = all.find((c) => c.id.startsWith(`${d.id}/`) && (!marked.has(c.id) || kept.has(c.id)));
+      const mount = `/mnt/${d.id}`;
+      const share = sharesStaying.find((s) => s.path === mount || s.path.startsWith(`${mount}/`));
       if (stays) {
         kept.add(d.id);
         note(`dataset ${d.id}: stor made it, but ${stays.id} under it stays; --prune leaves it`);
+      } else if (share) {
+        kept.add(d.id);
+        note(`dataset ${d.id}: stor made it, but ${share.label} in it stays; --prune leaves it`);
       } else out.push(d.id);
     }
     return out;

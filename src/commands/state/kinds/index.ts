@@ -9,10 +9,20 @@ import { apiKeys } from './api-keys.js';
 import { datasets } from './datasets.js';
 import { groups } from './groups.js';
 import type { AnyKind } from './kind.js';
+import { nfsShares } from './nfs-shares.js';
 import { privileges } from './privileges.js';
+import { smbShares } from './smb-shares.js';
 import { users } from './users.js';
 
-export const KINDS = [groups, users, privileges, datasets, apiKeys] as const satisfies readonly AnyKind[];
+export const KINDS = [
+  groups,
+  users,
+  privileges,
+  datasets,
+  nfsShares,
+  smbShares,
+  apiKeys,
+] as const satisfies readonly AnyKind[];
 
 /** Every section of the file has its row (a compile error names the one missing). */
 const complete: Exclude<StateKind, (typeof KINDS)[number]['key']> extends never ? true : never = true;

@@ -6,14 +6,14 @@
  * state").
  */
 import type * as z from 'zod';
-import type { StateFile, StateKind } from '../../../core/state/index.js';
+import { identityValue, partOf, type StateFile, type StateKind, type StateObject } from '../../../core/state/index.js';
 import type { Transport } from '../../../core/transport/transport.js';
 import type { TargetRoles } from '../../privilege/model.js';
 import type { Marks } from '../ownership.js';
 import type { FieldChange, PlannedChange, RoleOverlap } from '../plan-model.js';
 
-/** A file's object of one section: `DesiredOf<'groups'>` is a group of the file (its schema in core/state/schema.ts). */
-export type DesiredOf<K extends StateKind> = NonNullable<StateFile[K]>[number];
+/** A file's object of one section: `DesiredOf<'groups'>` is a group of the file, `DesiredOf<'shares.nfs'>` an NFS share (its schema in core/state/schema.ts). */
+export type DesiredOf<K extends StateKind> = StateObject<K>;
 
 /** Every kind's objects as read, by section (each adapter reads and casts its own). */
 export type Objects = { readonly [K in StateKind]: readonly unknown[] };
@@ -64,7 +64,7 @@ export interface ApplyContext {
 }
 
 export interface KindAdapter<K extends StateKind, Live> {
-  /** The file's section, and the PlannedChange's `kind`. */
+  /** The file's section, by its place (`groups`, or `shares.nfs` for a list inside `shares`), and the PlannedChange's `kind`. */
   readonly key: K;
   /** Its part of the file's schema (core/state/schema.ts, which builds the shipped JSON Schema from the parts). */
   readonly schema: z.ZodType<DesiredOf<K>>;
@@ -79,7 +79,8 @@ export interface KindAdapter<K extends StateKind, Live> {
   /** Pure: the file's object against the world: a create, an update of the fields the file sets and that differ, or null. */
   plan(want: DesiredOf<K>, world: World, ctx: PlanContext): KindStep<K> | null;
   /**
-   * Pure: `--prune`'s deletes, names the file does not name (`named`) that carry stor's mark.
+   * Pure: `--prune`'s deletes, names the file does not name (`named`: its objects' identities, as
+   * the section compares them, so `has` ignores case where the section does) that carry stor's mark.
    * `gone`: the deletes planned before this kind's (the kinds after it in the table); `note`: says
    * why a marked object the file does not name is kept.
    */
@@ -116,7 +117,10 @@ export function field(changes: FieldChange[], name: string, from: unknown, to: u
   if (differs) changes.push({ field: name, from, to });
 }
 
-/** The step for one object: a create when there is none, else an update when a field differs, else null. */
+/**
+ * The step for one object, named by its section's identity (a group's name, an NFS share's path): a
+ * create when there is none, else an update when a field differs, else null.
+ */
 export function stepOf<K extends StateKind>(
   key: K,
   want: DesiredOf<K>,
@@ -124,5 +128,6 @@ export function stepOf<K extends StateKind>(
   changes: FieldChange[],
 ): KindStep<K> | null {
   if (action === 'update' && changes.length === 0) return null;
-  return { change: { kind: key, name: want.name, action, changes }, want } as KindStep<K>;
+  const name = identityValue(partOf(key).identity, want);
+  return { change: { kind: key, name, action, changes }, want } as KindStep<K>;
 }
