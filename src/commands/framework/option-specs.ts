@@ -6,7 +6,16 @@
 
 /** Values a shell can complete for an argument or option (see `stor completion`). */
 export type Completion =
-  'file' | 'directory' | 'profile' | 'privilege' | 'method' | 'remote-path' | 'dataset' | 'service' | 'share' | 'smb-purpose';
+  | 'file'
+  | 'directory'
+  | 'profile'
+  | 'privilege'
+  | 'method'
+  | 'remote-path'
+  | 'dataset'
+  | 'service'
+  | 'share'
+  | 'smb-purpose';
 
 interface OptionBase {
   description: string;
