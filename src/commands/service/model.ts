@@ -8,7 +8,6 @@ import type { CommandContext } from '../framework/context.js';
 import { arg, flag } from '../framework/declare.js';
 import { runJob } from '../shared/job.js';
 import { predictedDenial } from '../shared/predict-access.js';
-import { confirmChange } from '../shared/prompts.js';
 import { targetRelease } from '../shared/target-release.js';
 import { recordResult, toned, type CommandResult } from '../output/render.js';
 
@@ -103,26 +102,21 @@ async function predictedRefusal(t: Transport, name: string, action: ServiceChang
   return serviceRefusal.lacksPrivilege(name, asked, release26);
 }
 
-/** Who a stop cuts off, for the question. */
-function stopWarning(name: string): string {
-  if (name === 'nfs') return 'NFS clients lose their mounts until it is started again.';
-  if (name === 'cifs') return 'SMB clients are disconnected until it is started again.';
-  return 'Whatever uses it stops working until it is started again.';
-}
-
 /**
  * Starts, stops, enables or disables one service, idempotently: a service already as asked is
  * said so and nothing is sent. A refusal is predicted from reads before anything is asked or sent
  * (docs/COMMANDS.md "Consent comes first"); a stop asks first. start and stop go through
  * service.control, the one way both 25.10.1 and 26.0 offer (26.0 made service.start/stop private),
  * its job waited for, `silent: false` so a failure comes back as the appliance's error; enable and
- * disable through service.update. Each ends with a read that verifies it.
+ * disable through service.update. Each ends with a read that verifies it. `options.ask` is the
+ * verb's question, asked after the checks and before anything is sent (stop.ts has one; a verb
+ * that asks nothing reaches no prompt, which is what its declaration says).
  */
 export async function changeService(
   ctx: CommandContext,
   name: string,
   action: ServiceChangeAction,
-  options: { yes?: boolean; dryRun?: boolean },
+  options: { dryRun?: boolean; ask?: () => Promise<unknown> },
 ): Promise<CommandResult<ServiceChanged>> {
   const t = await ctx.transport();
   const before = await findService(t, name);
@@ -140,13 +134,7 @@ export async function changeService(
     ctx.note('stor: dry run: nothing was changed');
     return result({ ...before, state: wanted.state ?? before.state, enable: wanted.enable ?? before.enable }, true);
   }
-  if (action === 'stop')
-    await confirmChange(
-      ctx,
-      `Stop ${name}? ${stopWarning(name)}`,
-      options.yes,
-      `preview with \`stor service stop ${name} --dry-run\``,
-    );
+  await options.ask?.();
   if (action === 'start' || action === 'stop')
     await runJob(
       ctx,

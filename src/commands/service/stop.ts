@@ -1,5 +1,13 @@
 import { defineCommand, yesFlag } from '../framework/declare.js';
+import { confirmChange } from '../shared/prompts.js';
 import { changeService, dryRunFlag, serviceArgs } from './model.js';
+
+/** Who a stop cuts off, for the question. */
+function stopWarning(name: string): string {
+  if (name === 'nfs') return 'NFS clients lose their mounts until it is started again.';
+  if (name === 'cifs') return 'SMB clients are disconnected until it is started again.';
+  return 'Whatever uses it stops working until it is started again.';
+}
 
 export const serviceStopCommand = defineCommand({
   summary:
@@ -16,5 +24,15 @@ export const serviceStopCommand = defineCommand({
   notes:
     'Stopping nfs cuts NFS clients off (their mounts hang or fail); stopping cifs disconnects SMB clients. Whether it starts at boot is unchanged: `stor service disable` says that.',
   fanOut: 'change',
-  run: (ctx, { name }, opts) => changeService(ctx, name, 'stop', opts),
+  run: (ctx, { name }, { yes, dryRun }) =>
+    changeService(ctx, name, 'stop', {
+      dryRun,
+      ask: () =>
+        confirmChange(
+          ctx,
+          `Stop ${name}? ${stopWarning(name)}`,
+          yes,
+          `preview with \`stor service stop ${name} --dry-run\``,
+        ),
+    }),
 });
