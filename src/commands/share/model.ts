@@ -3,7 +3,6 @@ import type { NfsShareEntry } from '../../core/contract/sharing-nfs.js';
 import type { SmbShareEntry } from '../../core/contract/sharing-smb.js';
 import { E } from '../../core/error-catalogue.js';
 import { StorError } from '../../core/errors.js';
-import { ipNetwork, networkString } from '../../core/net/ip-network.js';
 import type { Transport } from '../../core/transport/transport.js';
 import { arg } from '../framework/declare.js';
 
@@ -99,12 +98,6 @@ export async function rereadShare(t: Pick<Transport, 'call'>, s: Pick<Share, 'ki
   const method = s.kind === 'nfs' ? 'sharing.nfs.query' : 'sharing.smb.query';
   const [entry] = await queryItems(t, method, ['id', 'path'], [['id', '=', s.id]]);
   return entry ? ({ kind: s.kind, ...entry } as Share) : null;
-}
-
-/** A network as the appliance stores it: `10.0.0.5` is `10.0.0.5/32`, `10.0.0.5/24` `10.0.0.0/24` (MW/plugins/nfs_/validators.py:23-55). */
-export function storedNetwork(text: string): string {
-  const net = ipNetwork(text, false);
-  return net ? networkString(net) : text;
 }
 
 /** A value as a change line shows it: text quoted, lists comma-joined, nothing as `-`. */

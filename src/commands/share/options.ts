@@ -1,5 +1,8 @@
 import { flag, list, value } from '../framework/declare.js';
-import { casefold, storedNetwork, type Share, type ShareKind } from './model.js';
+import { NFS_SHARE_DEFAULTS } from '../../core/contract/sharing-nfs.js';
+import { SMB_SHARE_DEFAULTS } from '../../core/contract/sharing-smb.js';
+import { storedNetwork } from '../../core/net/ip-network.js';
+import { casefold, type Share, type ShareKind } from './model.js';
 
 /** `Literal["SYS", "KRB5", "KRB5I", "KRB5P"]` (MW/api/v25_10_1/nfs.py). */
 const NFS_SECURITY = ['SYS', 'KRB5', 'KRB5I', 'KRB5P'];
@@ -88,19 +91,8 @@ export function fieldsOf(kind: ShareKind, s: ShareSettings): Record<string, unkn
 
 /** What a create makes when a setting is not given: the create models' defaults (MW/api/v25_10_1/nfs.py, smb.py). */
 export const CREATE_DEFAULTS: Record<ShareKind, Record<string, unknown>> = {
-  nfs: {
-    networks: [],
-    hosts: [],
-    ro: false,
-    maproot_user: null,
-    maproot_group: null,
-    mapall_user: null,
-    mapall_group: null,
-    security: [],
-    comment: '',
-    enabled: true,
-  },
-  smb: { purpose: 'DEFAULT_SHARE', readonly: false, browsable: true, comment: '', enabled: true },
+  nfs: NFS_SHARE_DEFAULTS,
+  smb: SMB_SHARE_DEFAULTS,
 };
 
 /** Whether `share` is the one a create of `kind` with these settings names: the same path (NFS) or name in any case (SMB). */

@@ -50,6 +50,24 @@ const shareFields = () => ({
   expose_snapshots: z.boolean(),
 });
 
+/**
+ * What a share made without them has, of the fields an operator sets (NfsShareEntry's defaults,
+ * MW/api/v25_10_1/nfs.py:130-173): `stor share create-nfs` compares --exist-ok with them and
+ * desired state's export leaves them out. nfsShareCreate below gives the same (a test holds them equal).
+ */
+export const NFS_SHARE_DEFAULTS = {
+  comment: '',
+  networks: [] as string[],
+  hosts: [] as string[],
+  ro: false,
+  maproot_user: null as string | null,
+  maproot_group: null as string | null,
+  mapall_user: null as string | null,
+  mapall_group: null as string | null,
+  security: [] as (typeof NFS_SECURITY)[number][],
+  enabled: true,
+};
+
 /** NfsShareCreate: `path` required, the rest with NfsShareEntry's defaults. */
 export const nfsShareCreate = once(() => {
   const f = shareFields();

@@ -271,6 +271,20 @@ export const smbShareEntry = once(() =>
 );
 export type SmbShareEntry = z.input<ReturnType<typeof smbShareEntry>>;
 
+/**
+ * What a share made without them has, of the fields an operator sets (SmbShareEntry's defaults,
+ * MW/api/v25_10_1/smb.py:598-702): `stor share create-smb` compares --exist-ok with them and
+ * desired state's export leaves them out. createFields below gives the same (a test holds them equal).
+ */
+export const SMB_SHARE_DEFAULTS = {
+  purpose: 'DEFAULT_SHARE' as SmbPurpose,
+  comment: '',
+  readonly: false,
+  browsable: true,
+  access_based_share_enumeration: false,
+  enabled: true,
+};
+
 /** SmbShareCreate's fields and defaults (id and locked Excluded, MW/api/v25_10_1/smb.py:773-775). */
 const createFields = once(() => ({
   purpose: z.enum(SMB_PURPOSES).default('DEFAULT_SHARE'),

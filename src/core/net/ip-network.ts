@@ -230,3 +230,13 @@ export function overlaps(a: IpNetwork, b: IpNetwork): boolean {
 export function sameNetwork(a: IpNetwork, b: IpNetwork): boolean {
   return a.version === b.version && a.network === b.network && a.prefix === b.prefix;
 }
+
+/**
+ * A network as 25.10.1 stores it: `str(ip_network(v, strict=False))`, host bits cleared (`10.0.0.5`
+ * is `10.0.0.5/32`, `10.1.2.3/8` is `10.0.0.0/8`; MW/plugins/nfs_/validators.py:23-55). What is no
+ * network is kept as written, for the appliance to refuse in its words.
+ */
+export function storedNetwork(text: string): string {
+  const net = ipNetwork(text, false);
+  return net ? networkString(net) : text;
+}

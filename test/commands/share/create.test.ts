@@ -145,7 +145,7 @@ describe('stor share create-smb', () => {
     expect(errorOf(differs)).toMatchObject({
       code: 'EXISTS_DIFFERENTLY',
       message:
-        'SMB share Docs (smb:1) exists with other purpose, browsable, comment than asked: purpose: "MULTIPROTOCOL_SHARE" → "DEFAULT_SHARE"; browsable: false → true; comment: "team" → ""',
+        'SMB share Docs (smb:1) exists with other purpose, comment, browsable than asked: purpose: "MULTIPROTOCOL_SHARE" → "DEFAULT_SHARE"; comment: "team" → ""; browsable: false → true',
     });
   });
 

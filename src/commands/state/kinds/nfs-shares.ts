@@ -4,10 +4,10 @@
  * the datasets that hold their paths, deleted before them (their row in kinds/index.ts).
  */
 import { call, queryItems } from '../../../core/contract/client.js';
-import type { NfsShareEntry } from '../../../core/contract/sharing-nfs.js';
+import { NFS_SHARE_DEFAULTS, type NfsShareEntry } from '../../../core/contract/sharing-nfs.js';
 import { E } from '../../../core/error-catalogue.js';
 import { StorError } from '../../../core/errors.js';
-import { ipNetwork, networkString } from '../../../core/net/ip-network.js';
+import { storedNetwork } from '../../../core/net/ip-network.js';
 import { stateNfsShareSchema } from '../../../core/state/index.js';
 import type { Transport } from '../../../core/transport/transport.js';
 import { madeByStor } from '../ownership.js';
@@ -20,30 +20,8 @@ type Fields = Omit<Want, 'path'>;
 
 const sharesIn = (world: World): readonly NfsShareEntry[] => world.objects['shares.nfs'] as readonly NfsShareEntry[];
 
-/**
- * A network as the appliance stores it: `str(ip_network(v, strict=False))`, host bits cleared
- * (sanitize_share_networks_and_hosts, MW/plugins/nfs.py:660-702), so `10.1.2.3/8` plans as
- * `10.0.0.0/8` and the next plan finds what apply sent. What is no network is kept, for the
- * appliance to refuse in its words.
- */
-const network = (v: string): string => {
-  const n = ipNetwork(v, false);
-  return n ? networkString(n) : v;
-};
-
-/** A fresh share's values (NfsShareCreate's defaults, MW/api/v25_10_1/nfs.py:126-213): export leaves these out. */
-const DEFAULTS: Required<Fields> = {
-  comment: '',
-  networks: [],
-  hosts: [],
-  ro: false,
-  maproot_user: null,
-  maproot_group: null,
-  mapall_user: null,
-  mapall_group: null,
-  security: [],
-  enabled: true,
-};
+/** A fresh share's values: export leaves these out. */
+const DEFAULTS: Required<Fields> = NFS_SHARE_DEFAULTS;
 
 const LISTS = new Set<keyof Fields>(['networks', 'hosts', 'security']);
 const FIELDS = Object.keys(DEFAULTS) as (keyof Fields)[];
@@ -51,7 +29,7 @@ const FIELDS = Object.keys(DEFAULTS) as (keyof Fields)[];
 /** The file's value of a field in the appliance's terms (networks normalised). */
 function wanted<F extends keyof Fields>(want: Want, f: F): Fields[F] {
   const v = want[f];
-  return (f === 'networks' && Array.isArray(v) ? v.map(network) : v) as Fields[F];
+  return (f === 'networks' && Array.isArray(v) ? v.map(storedNetwork) : v) as Fields[F];
 }
 
 const differs = (f: keyof Fields, have: unknown, want: unknown): boolean =>

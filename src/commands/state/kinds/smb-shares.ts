@@ -5,7 +5,7 @@
  * one of them). Made after the datasets that hold their paths, deleted before them.
  */
 import { call, queryItems } from '../../../core/contract/client.js';
-import type { SmbShareEntry } from '../../../core/contract/sharing-smb.js';
+import { SMB_SHARE_DEFAULTS, type SmbShareEntry } from '../../../core/contract/sharing-smb.js';
 import { E } from '../../../core/error-catalogue.js';
 import { StorError } from '../../../core/errors.js';
 import { stateSmbShareSchema } from '../../../core/state/index.js';
@@ -21,15 +21,8 @@ type Fields = Omit<Want, 'name'>;
 const sharesIn = (world: World): readonly SmbShareEntry[] => world.objects['shares.smb'] as readonly SmbShareEntry[];
 const same = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
 
-/** A fresh share's values (SmbShareCreate's defaults, MW/api/v25_10_1/smb.py:598-702): export leaves these out. */
-const DEFAULTS: Omit<Required<Fields>, 'path'> = {
-  purpose: 'DEFAULT_SHARE',
-  comment: '',
-  readonly: false,
-  browsable: true,
-  access_based_share_enumeration: false,
-  enabled: true,
-};
+/** A fresh share's values: export leaves these out. */
+const DEFAULTS: Omit<Required<Fields>, 'path'> = SMB_SHARE_DEFAULTS;
 
 const FIELDS: (keyof Fields)[] = ['path', ...(Object.keys(DEFAULTS) as (keyof Fields)[])];
 
