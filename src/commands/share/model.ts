@@ -1,3 +1,4 @@
+import { foldString } from '../../core/python-casefold.js';
 import { queryItems } from '../../core/contract/client.js';
 import type { NfsShareEntry } from '../../core/contract/sharing-nfs.js';
 import type { SmbShareEntry } from '../../core/contract/sharing-smb.js';
@@ -61,8 +62,8 @@ export async function listShares(t: Pick<Transport, 'call'>, kinds: readonly Sha
   return all;
 }
 
-/** Python's `str.casefold()`, near enough for share names: `C=` compares so (MW/plugins/smb.py:1253). */
-export const casefold = (s: string): string => s.toUpperCase().toLowerCase();
+/** Python's `str.casefold()`, as the appliance compares share names (MW/plugins/smb.py:1253). */
+export const casefold = foldString;
 
 /** `nfs:3` → {kind, id}; anything else null. */
 function explicitRef(ref: string): { kind: ShareKind; id: number } | null {

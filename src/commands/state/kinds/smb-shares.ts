@@ -7,6 +7,7 @@
 import { call, queryItems } from '../../../core/contract/client.js';
 import { SMB_SHARE_DEFAULTS, type SmbShareEntry } from '../../../core/contract/sharing-smb.js';
 import { E } from '../../../core/error-catalogue.js';
+import { foldString } from '../../../core/python-casefold.js';
 import { StorError } from '../../../core/errors.js';
 import { stateSmbShareSchema } from '../../../core/state/index.js';
 import type { Transport } from '../../../core/transport/transport.js';
@@ -19,7 +20,7 @@ type Want = DesiredOf<'shares.smb'>;
 type Fields = Omit<Want, 'name'>;
 
 const sharesIn = (world: World): readonly SmbShareEntry[] => world.objects['shares.smb'] as readonly SmbShareEntry[];
-const same = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
+const same = (a: string, b: string): boolean => foldString(a) === foldString(b);
 
 /** A fresh share's values: export leaves these out. */
 const DEFAULTS: Omit<Required<Fields>, 'path'> = SMB_SHARE_DEFAULTS;

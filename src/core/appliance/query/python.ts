@@ -5,6 +5,7 @@
  */
 import { createRequire } from 'node:module';
 import type { RE2JS } from 're2js';
+import { foldString } from '../../python-casefold.js';
 import { pyRepr } from '../../python-repr.js';
 import { MAX_REGEX_SIZE, regexSizeEstimate } from './regex-size.js';
 
@@ -84,26 +85,6 @@ export function pyContains(container: unknown, item: unknown): boolean | undefin
     return isDict(item) || Array.isArray(item) ? undefined : false;
   }
   return undefined;
-}
-
-/**
- * The code points whose `str.casefold()` (Unicode CaseFolding.txt, C and F mappings) is not the
- * lower case of their upper case: the capital sharp s folds to `ss`, and the dotless i, whose upper
- * case is `I`, folds to itself.
- */
-const FOLD_EXCEPTIONS: ReadonlyMap<string, string> = new Map([
-  ['\u1e9e', 'ss'],
-  ['\u0131', '\u0131'],
-]);
-
-/**
- * Python's str.casefold(), one code point at a time as Python folds (so `ς` and `σ` fold alike
- * wherever they stand, and `ß` → `ss`, `ſ` → `s`).
- */
-function foldString(s: string): string {
-  let out = '';
-  for (const c of s) out += FOLD_EXCEPTIONS.get(c) ?? c.toUpperCase().toLowerCase();
-  return out;
 }
 
 /** Upstream `casefold()`: strings and lists of strings; other values are left alone. */
