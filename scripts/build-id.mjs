@@ -1,9 +1,9 @@
 // Which build this is (src/core/session/paths.ts): a hash of what the build is made from — the
-// sources, the package, the build's own script and compiler settings — so a command is never
-// handed to a session agent started from other code, and `prepare` (scripts/prepare.mjs) can
-// tell a dist/ that is already this build.
+// sources, the package and its locked dependencies, the build's own scripts and compiler
+// settings — so a command is never handed to a session agent started from other code, and
+// `prepare` and `pretest` (scripts/prepare.mjs) can tell a dist/ that is already this build.
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const BUILD_ID_FILE = 'dist/bundle/build-id';
@@ -15,11 +15,15 @@ export function currentBuildId(root = '.') {
     .map(String)
     .filter((f) => f.endsWith('.ts'))
     .sort();
+  // The lock file names the dependency versions bundled in; a checkout npm packs has none.
+  const lock = existsSync(join(root, 'package-lock.json')) ? ['package-lock.json'] : [];
   const inputs = [
     ...sources.map((f) => join('src', f)),
     'package.json',
+    ...lock,
     'scripts/bundle.mjs',
     'scripts/build-id.mjs',
+    'scripts/first-stage-sources.cjs',
     'tsconfig.json',
     'tsconfig.build.json',
   ];

@@ -74,6 +74,19 @@ describe('installing stor from a checkout', () => {
     expect(readFileSync(join(tools, 'asked'), 'utf8')).toBe('run build\n');
   });
 
+  // npm test's pretest is the same script: a checkout built from older locked dependencies must
+  // not be tested with them, for the bundle holds them.
+  it('a checkout whose locked dependencies changed since its build is rebuilt by prepare', () => {
+    const dir = builtCheckout();
+    const tools = tempDir('stor-npm-');
+    writeFileSync(join(tools, 'npm'), `#!/bin/sh\necho "$@" > "${join(tools, 'asked')}"\n`, { mode: 0o755 });
+    const env = { ...process.env, PATH: `${tools}:${process.env.PATH}` };
+    const lock = join(dir, 'package-lock.json');
+    writeFileSync(lock, readFileSync(lock, 'utf8').replace('"lockfileVersion"', '"requires": true, "lockfileVersion"'));
+    execFileSync(process.execPath, ['scripts/prepare.mjs'], { cwd: dir, env, stdio: 'ignore' });
+    expect(readFileSync(join(tools, 'asked'), 'utf8')).toBe('run build\n');
+  });
+
   it('the README installs this project and runs it as stor, never the registry\'s "stor" or npx (nor do the docs it links)', () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     expect(readme.includes('npm install -g .')).toBe(true);
