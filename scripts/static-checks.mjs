@@ -1,8 +1,8 @@
-// The checks npm test runs before the suite: ESLint, knip and Prettier's check (docs/ARCHITECTURE.md
-// "Lint and format"). Each is single-threaded; ESLint, the longest (it builds the TypeScript
-// program), runs beside knip and Prettier, which run one after the other: on this project's 2-core
-// machines that takes the time of ESLint alone, about a third less than the three in a row
-// (bench/HISTORY.md, 2026-11-29). Each tool's output is printed whole when it ends, never
+// The checks npm test runs before the suite: ESLint, knip, Prettier's check and the type check of
+// src/ and test/ (docs/ARCHITECTURE.md "Lint and format"; vitest runs the tests untyped). Each is
+// single-threaded; ESLint, the longest (it builds the TypeScript program), runs beside the other
+// three, which run one after the other and together take about as long: on this project's 2-core
+// machines the four take the time of ESLint alone (bench/HISTORY.md, 2026-11-29). Each tool's output is printed whole when it ends, never
 // interleaved; the exit code is 1 when any of them failed.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -37,11 +37,11 @@ async function inTurn(...steps) {
 
 const [eslint, rest] = await Promise.all([
   run('eslint', ['.']),
-  inTurn(['knip', ['--no-progress']], ['prettier', ['--check', '.']]),
+  inTurn(['knip', ['--no-progress']], ['prettier', ['--check', '.']], ['tsc', ['-p', 'tsconfig.json', '--noEmit']]),
 ]);
 const ok = [eslint, ...rest].map(report).every(Boolean);
 if (!ok)
   process.stdout.write(
-    '\nnpm run lint and npm run format:check run these one at a time; npm run format fixes the format.\n',
+    '\nnpm run lint, npm run format:check and npm run typecheck run these one at a time; npm run format fixes the format.\n',
   );
 process.exitCode = ok ? 0 : 1;
