@@ -1,5 +1,5 @@
 import { COMMANDS } from '../commands/index.js';
-import type { CommandSpec } from '../commands/framework/declare.js';
+import { verbAt, type CommandSpec } from '../commands/framework/declare.js';
 import type { CommandLine } from '../commands/framework/command-line.js';
 import { DECLINED_COMMANDS, type TerminalFacts } from '../core/session/protocol.js';
 
@@ -9,10 +9,11 @@ export type RunDecision = { declined: string } | { changes: boolean };
 /** The declaration the command line runs, or undefined for a command line commander will refuse or answer with help. */
 async function specFor(path: CommandLine): Promise<{ words: string; spec?: CommandSpec<any, any, any> }> {
   const entry = path.top !== undefined ? COMMANDS[path.top] : undefined;
-  const words = [path.top, path.verb].filter((w) => w !== undefined).join(' ');
-  if (entry?.kind === 'verb') return { words, spec: await entry.load() };
-  const load = entry?.kind === 'noun' && path.verb !== undefined ? entry.noun.verbs[path.verb] : undefined;
-  return { words, ...(load ? { spec: await load() } : {}) };
+  if (entry?.kind === 'verb') return { words: path.top!, spec: await entry.load() };
+  // Of a noun, the verb is named by as many words as it takes (`share nfs create`).
+  const verb = entry?.kind === 'noun' ? verbAt(entry.noun, path.words.slice(1)) : undefined;
+  const words = [path.top, verb?.name ?? path.verb].filter((w) => w !== undefined).join(' ');
+  return { words, ...(verb ? { spec: await verb.load() } : {}) };
 }
 
 /**

@@ -8,15 +8,7 @@ import type { IO } from './output/io.js';
 import type { CommandLine } from './framework/command-line.js';
 import { registerCommandTree } from './framework/command-tree.js';
 import { withFleet } from './fleet/policy.js';
-import {
-  addOptions,
-  addVerb,
-  loadFor,
-  StorCommand,
-  targetHelpFor,
-  verbsFirst,
-  type Entry,
-} from './framework/program.js';
+import { addNoun, addOptions, addVerb, loadFor, StorCommand, targetHelpFor, type Entry } from './framework/program.js';
 import type { CommandResult } from './output/render.js';
 import { apiKeyNoun } from './api-key/index.js';
 import { datasetNoun } from './dataset/index.js';
@@ -160,14 +152,18 @@ export async function buildProgram(path: CommandLine, io: IO, hooks: ProgramHook
       if (spec) addVerb(program, top, withFleet(top, spec), runner);
       continue;
     }
-    const noun = program
-      .command(top)
-      .summary(entry.noun.summary)
-      .description(entry.noun.summary)
-      .configureHelp({ showGlobalOptions: true, formatHelp: verbsFirst });
+    // A verb under a sub-noun (`nfs create`) goes under the sub-noun's command, made when its first verb is.
+    const nouns = new Map([['', addNoun(program, top, entry.noun.summary)]]);
+    const nounOf = (words: string[]): Command => {
+      const key = words.join(' ');
+      const made = nouns.get(key) ?? addNoun(nounOf(words.slice(0, -1)), words.at(-1)!, entry.noun.nouns[key]!);
+      nouns.set(key, made);
+      return made;
+    };
     for (const verb of Object.keys(entry.noun.verbs)) {
       const spec = specs.get(`${top} ${verb}`);
-      if (spec) addVerb(noun, verb, withFleet(`${top} ${verb}`, spec), runner);
+      const words = verb.split(' ');
+      if (spec) addVerb(nounOf(words.slice(0, -1)), words.at(-1)!, withFleet(`${top} ${verb}`, spec), runner);
     }
   }
 

@@ -53,6 +53,17 @@ describe('what the session agent runs (src/agent/run-policy.ts)', () => {
     expect(await decideRun(['call', 'no.such_method'], PIPED)).toEqual({ changes: true });
     expect(await decideRun(['call', 'core.ping'], PIPED)).toEqual({ changes: false });
     expect(await decideRun(['--json', 'call', 'user.query', '[]'], PIPED)).toEqual({ changes: false });
+    // A verb under a sub-noun is found by all its words: `share nfs create` changes, unless a dry run.
+    expect(await decideRun(['share', 'nfs', 'create', '/mnt/tank/x', '--networks', '10.0.0.0/24'], PIPED)).toEqual({
+      changes: true,
+    });
+    expect(await decideRun(['share', 'smb', 'create', 'docs', '/mnt/tank/x'], TERMINAL)).toEqual({ changes: true });
+    expect(await decideRun(['share', 'smb', 'create', 'docs', '/mnt/tank/x', '--dry-run'], PIPED)).toEqual({
+      changes: false,
+    });
+    expect(await decideRun(['--targets', 'all', 'share', 'nfs', 'create', '/mnt/tank/x'], TERMINAL)).toEqual({
+      declined: expect.stringContaining('`stor share nfs create` may ask'),
+    });
     // Unknown words are the CLI's usage error, wherever it is printed.
     expect(await decideRun(['frobnicate'], PIPED)).toEqual({ changes: false });
   });

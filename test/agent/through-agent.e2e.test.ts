@@ -60,6 +60,37 @@ describe('commands through the real session agent', () => {
     expect(await sessionsOf(user)).toEqual([]);
   });
 
+  it('a verb under a sub-noun (share nfs create, share smb create) runs in the agent as it runs in-process', async () => {
+    const serve = await spawnServe(tempDir());
+    const { env, dir } = sessionEnv();
+    const user = {
+      ...clientEnv(),
+      ...env,
+      STOR_URL: serve.baseUrl,
+      STOR_API_KEY: readFileSync(serve.adminKeyFile, 'utf8').trim(),
+    };
+    const direct = { ...user, STOR_SESSION: 'off', ...EMBEDDED_MEANT };
+    await warmUp(user, dir);
+    expect((await spawnStor(['mkdir', '-p', '/mnt/tank/x'], { env: direct })).code).toBe(0);
+    const nfs = ['share', 'nfs', 'create', '/mnt/tank/x', '--networks', '10.0.0.0/24', '--json'];
+    const made = await spawnStor(nfs, { env: user });
+    expect(made.code, made.stderr).toBe(0);
+    expect(JSON.parse(made.stdout)).toMatchObject({ ref: 'nfs:1', changed: true });
+    const smb = await spawnStor(['share', 'smb', 'create', 'docs', '/mnt/tank/x', '--json'], { env: user });
+    expect(smb.code, smb.stderr).toBe(0);
+    // The agent ran them: its session made their calls.
+    const [session] = await sessionsOf(user);
+    expect(session!.calls).toBeGreaterThan(2);
+    // Re-run with --exist-ok, through the agent and in-process alike: already there.
+    const again = await spawnStor([...nfs, '--exist-ok'], { env: user });
+    expect(again).toEqual(await spawnStor([...nfs, '--exist-ok'], { env: direct }));
+    expect(JSON.parse(again.stdout)).toMatchObject({ ref: 'nfs:1', changed: false });
+    // An unknown verb under the sub-noun is the same usage error wherever it is printed.
+    const wrong = await spawnStor(['share', 'nfs', 'frob'], { env: user });
+    expect(wrong.code).toBe(2);
+    expect(wrong).toEqual(await spawnStor(['share', 'nfs', 'frob'], { env: direct }));
+  });
+
   it('`stor logout` closes the session a command of that profile left in the agent', async () => {
     const serve = await spawnServe(tempDir());
     const client = clientEnv();

@@ -54,6 +54,14 @@ function argsOf(specs: ArgSpecs): string[] {
   return Object.values(specs).map((a) => `${a.complete ?? ''}${a.variadic ? '*' : ''}`);
 }
 
+/** The words that follow `prefix` in a noun's verbs (`nfs create`): its verbs and sub-nouns, in the table's order. */
+function wordsAfter(verbs: string[], prefix: string[]): string[] {
+  const under = verbs
+    .map((v) => v.split(' '))
+    .filter((w) => w.length > prefix.length && prefix.every((p, i) => w[i] === p));
+  return [...new Set(under.map((w) => w[prefix.length]!))];
+}
+
 /** The whole tree, from the declarations. */
 async function commandNodes(): Promise<Node[]> {
   const { allCommands, COMMANDS, globalOptions } = await import('../index.js');
@@ -79,7 +87,9 @@ async function commandNodes(): Promise<Node[]> {
       nodes.push(node(top, spec.summary, [], spec));
       continue;
     }
-    nodes.push(node(top, entry.noun.summary, Object.keys(entry.noun.verbs)));
+    nodes.push(node(top, entry.noun.summary, wordsAfter(Object.keys(entry.noun.verbs), [])));
+    for (const [sub, summary] of Object.entries(entry.noun.nouns))
+      nodes.push(node(`${top} ${sub}`, summary, wordsAfter(Object.keys(entry.noun.verbs), sub.split(' '))));
     for (const verb of Object.keys(entry.noun.verbs)) {
       const spec = specs.get(`${top} ${verb}`)!;
       nodes.push(node(`${top} ${verb}`, spec.summary, [], spec));
@@ -97,7 +107,9 @@ function bashScript(nodes: Node[]): string {
       const vals = n.options
         .flatMap((o) => (o.takes !== undefined ? o.flags.map((f) => `${f}:${o.takes}`) : []))
         .join(' ');
-      return `    ${quote(n.path)}) subs=${quote(n.subcommands.join(' '))}; opts=${quote(opts)}; vals=${quote(vals)}; args=${quote(n.args.join(' '))} ;;`;
+      // An argument that completes to nothing is `-`: an empty word would vanish in bash's split, and the next argument's kind with it.
+      const args = n.args.map((a) => a || '-').join(' ');
+      return `    ${quote(n.path)}) subs=${quote(n.subcommands.join(' '))}; opts=${quote(opts)}; vals=${quote(vals)}; args=${quote(args)} ;;`;
     })
     .join('\n');
   return `# bash completion for stor; load with: source <(stor completion bash)
@@ -111,7 +123,7 @@ _stor_values() {
   # The quoted = keeps zsh from taking =* as a command path (EQUALS).
   local kind="\${1%\\*}"
   case "$kind" in
-    '') ;;
+    '' | -) ;;
     file) COMPREPLY=($(compgen -f -- "$cur")) ;;
     directory) COMPREPLY=($(compgen -d -- "$cur")) ;;
     '='*) kind="\${kind#=}"; COMPREPLY=($(compgen -W "\${kind//,/ }" -- "$cur")) ;;
@@ -197,14 +209,14 @@ complete -o default -F _stor_completion stor
 function fishScript(nodes: Node[]): string {
   const lines = ['# fish completion for stor; load with: stor completion fish | source', 'complete -c stor -f'];
   const tops = nodes.filter((n) => n.path !== '' && !n.path.includes(' '));
+  // Every word of the path typed, and none of its subcommands yet (`share nfs`: not `create`).
   const condition = (path: string): string => {
-    const [top, verb] = path.split(' ');
-    if (!top) return '__fish_use_subcommand';
-    const noun = nodes.find((n) => n.path === top)!;
-    if (verb) return `__fish_seen_subcommand_from ${top}; and __fish_seen_subcommand_from ${verb}`;
-    return noun.subcommands.length
-      ? `__fish_seen_subcommand_from ${top}; and not __fish_seen_subcommand_from ${noun.subcommands.join(' ')}`
-      : `__fish_seen_subcommand_from ${top}`;
+    if (path === '') return '__fish_use_subcommand';
+    const { subcommands } = nodes.find((n) => n.path === path)!;
+    return [
+      ...path.split(' ').map((w) => `__fish_seen_subcommand_from ${w}`),
+      ...(subcommands.length ? [`not __fish_seen_subcommand_from ${subcommands.join(' ')}`] : []),
+    ].join('; and ');
   };
   const values = (kind: string): string => {
     const k = kind.replace(/\*$/, '');

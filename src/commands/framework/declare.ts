@@ -174,19 +174,43 @@ export function lazyVerb<const L extends ImportVerb>(importVerb: L & Declares<L>
 /** A noun (`privilege`) and its verbs, in the order help lists them, each loaded on demand. */
 export interface NounSpec {
   summary: string;
+  /** Its verbs by their words under it: `list`, or `nfs create` for a verb under a sub-noun. */
   verbs: Record<string, LoadCommand>;
+  /** Its sub-nouns' summaries, by their words under it (`nfs`). */
+  nouns: Record<string, string>;
 }
 
 /**
- * Declares a noun: its summary, then one line a verb, its name and the import of its file. The
- * table is the noun's `index.ts`; `src/commands/index.ts` lists the nouns.
+ * Declares a noun: its summary, then one line a verb, its name and the import of its file, or a
+ * sub-noun, its name and its own `defineNoun` (`share nfs create`). The table is the noun's
+ * `index.ts`; `src/commands/index.ts` lists the nouns.
  */
-export function defineNoun<const V extends Record<string, ImportVerb>>(
+export function defineNoun<const V extends Record<string, ImportVerb | NounSpec>>(
   summary: string,
-  verbs: V & { [K in keyof V]: Declares<V[K]> },
+  verbs: V & { [K in keyof V]: V[K] extends NounSpec ? V[K] : Declares<V[K]> },
 ): NounSpec {
-  return {
-    summary,
-    verbs: Object.fromEntries(Object.entries(verbs).map(([verb, importVerb]) => [verb, loadDeclaration(importVerb)])),
-  };
+  const noun: NounSpec = { summary, verbs: {}, nouns: {} };
+  for (const [word, item] of Object.entries(verbs) as [string, ImportVerb | NounSpec][]) {
+    if (typeof item === 'function') {
+      noun.verbs[word] = loadDeclaration(item);
+      continue;
+    }
+    noun.nouns[word] = item.summary;
+    for (const [sub, summary] of Object.entries(item.nouns)) noun.nouns[`${word} ${sub}`] = summary;
+    for (const [verb, load] of Object.entries(item.verbs)) noun.verbs[`${word} ${verb}`] = load;
+  }
+  return noun;
+}
+
+/**
+ * The verb that `words`, the words after the noun (its arguments may follow), name under `noun`:
+ * `['nfs', 'create', '/mnt/x']` names `nfs create`; undefined for a sub-noun alone or an unknown word.
+ */
+export function verbAt(noun: NounSpec, words: readonly string[]): { name: string; load: LoadCommand } | undefined {
+  for (let n = 1; n <= words.length; n++) {
+    const name = words.slice(0, n).join(' ');
+    if (Object.hasOwn(noun.verbs, name)) return { name, load: noun.verbs[name]! };
+    if (!Object.hasOwn(noun.nouns, name)) return undefined;
+  }
+  return undefined;
 }

@@ -9,6 +9,7 @@ import {
   type LoadCommand,
   type NounSpec,
   type OptionSpecs,
+  verbAt,
 } from './declare.js';
 import type { CommandResult } from '../output/render.js';
 
@@ -34,7 +35,7 @@ export class StorCommand extends Command {
 export type Entry = { kind: 'verb'; load: LoadCommand } | { kind: 'noun'; noun: NounSpec };
 
 /** What the command line names (command-line.ts), which decides which verbs load. */
-export type CommandPath = Pick<CommandLine, 'top' | 'verb' | 'helpTopic'>;
+export type CommandPath = Partial<Pick<CommandLine, 'words' | 'helpTopic'>>;
 
 /** A list option is repeatable and comma-separated: `--roles A,B --roles C` is [A, B, C]; `--roles ""` is []. */
 function collect(value: string, previous: string[] | undefined): string[] {
@@ -202,16 +203,17 @@ async function namingTarget(ctx: CommandContext, result: CommandResult): Promise
 
 /**
  * The words of the command a command line names, as far as the program knows them: `['job',
- * 'list']`, `['job']` for an unknown verb of a noun, `[]` for an unknown command. A usage error's
- * hint points at that command's help (kubectl's "See 'kubectl get -h'").
+ * 'list']`, `['job']` for an unknown verb of a noun, `['share', 'nfs']` for one of a sub-noun, `[]`
+ * for an unknown command. A usage error's hint points at that command's help (kubectl's "See
+ * 'kubectl get -h'").
  */
-export function knownCommandWords(program: Command, path: Pick<CommandLine, 'top' | 'verb'>): string[] {
+export function knownCommandWords(program: Command, path: Pick<CommandLine, 'top' | 'words'>): string[] {
   const words: string[] = [];
   let cmd: Command = program;
-  for (const word of [path.top, path.verb]) {
-    const sub = word === undefined ? undefined : cmd.commands.find((c) => c.name() === word);
+  for (const word of path.top === undefined ? [] : path.words) {
+    const sub = cmd.commands.find((c) => c.name() === word);
     if (!sub) break;
-    words.push(word!);
+    words.push(word);
     cmd = sub;
   }
   return words;
@@ -227,20 +229,29 @@ export async function loadFor(
   path: CommandPath,
   entries: Record<string, Entry>,
 ): Promise<Map<string, CommandSpec<any, any, any>>> {
-  const topic = path.helpTopic ? { top: path.helpTopic[0], verb: path.helpTopic[1] } : path;
+  const [top, ...rest] = path.helpTopic ?? path.words ?? [];
   const wanted: [string, LoadCommand][] = [];
-  const entry = topic.top !== undefined ? entries[topic.top] : undefined;
-  if (entry?.kind === 'verb') wanted.push([topic.top!, entry.load]);
+  const entry = top !== undefined && Object.hasOwn(entries, top) ? entries[top] : undefined;
+  if (entry?.kind === 'verb') wanted.push([top!, entry.load]);
   else if (entry?.kind === 'noun') {
-    const one = topic.verb !== undefined ? entry.noun.verbs[topic.verb] : undefined;
-    if (one) wanted.push([`${topic.top} ${topic.verb}`, one]);
-    else for (const [verb, load] of Object.entries(entry.noun.verbs)) wanted.push([`${topic.top} ${verb}`, load]);
+    const one = verbAt(entry.noun, rest);
+    if (one) wanted.push([`${top} ${one.name}`, one.load]);
+    else for (const [verb, load] of Object.entries(entry.noun.verbs)) wanted.push([`${top} ${verb}`, load]);
   } else {
-    for (const [top, e] of Object.entries(entries)) {
-      if (e.kind === 'verb') wanted.push([top, e.load]);
-      else for (const [verb, load] of Object.entries(e.noun.verbs)) wanted.push([`${top} ${verb}`, load]);
+    for (const [name, e] of Object.entries(entries)) {
+      if (e.kind === 'verb') wanted.push([name, e.load]);
+      else for (const [verb, load] of Object.entries(e.noun.verbs)) wanted.push([`${name} ${verb}`, load]);
     }
   }
   const loaded = await Promise.all(wanted.map(async ([key, load]) => [key, await load()] as const));
   return new Map(loaded);
+}
+
+/** A noun's command (`share`, or the sub-noun `share nfs`): with no verb given it shows its verbs. */
+export function addNoun(parent: Command, name: string, summary: string): Command {
+  return parent
+    .command(name)
+    .summary(summary)
+    .description(summary)
+    .configureHelp({ showGlobalOptions: true, formatHelp: verbsFirst });
 }

@@ -7,7 +7,7 @@ import { casefold, type Share, type ShareKind } from './model.js';
 /** `Literal["SYS", "KRB5", "KRB5I", "KRB5P"]` (MW/api/v25_10_1/nfs.py). */
 const NFS_SECURITY = ['SYS', 'KRB5', 'KRB5I', 'KRB5P'];
 
-/** The NFS share's settings, as `share create-nfs` and `share update` take them. */
+/** The NFS share's settings, as `share nfs create` and `share update` take them. */
 export const nfsOptions = {
   networks: list('<cidr,…>', 'only these networks may mount it (10.0.0.0/24); none: every network'),
   hosts: list('<host,…>', 'only these hosts may mount it (names or addresses); none: every host'),
@@ -20,7 +20,7 @@ export const nfsOptions = {
   }),
 };
 
-/** The SMB share's settings, as `share create-smb` and `share update` take them. */
+/** The SMB share's settings, as `share smb create` and `share update` take them. */
 export const smbOptions = {
   purpose: value('<purpose>', 'DEFAULT_SHARE, MULTIPROTOCOL_SHARE, TIMEMACHINE_SHARE, … (`sharing.smb.presets`)', {
     complete: 'smb-purpose',

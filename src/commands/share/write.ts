@@ -24,7 +24,7 @@ import {
 } from './model.js';
 import { CREATE_DEFAULTS, fieldsOf, namedBy, type ShareSettings } from './options.js';
 
-/** `stor share create-nfs|create-smb|update|enable|disable --json` */
+/** `stor share nfs create|smb create|update|enable|disable --json` */
 export interface ShareWritten {
   /** `nfs:3`: how to name it to the other verbs. */
   ref: string | null;
@@ -115,7 +115,7 @@ export async function predictedShareRefusal(
 }
 
 /**
- * `stor share create-nfs|create-smb`: with `--exist-ok`, a share of that path (NFS) or name (SMB,
+ * `stor share nfs create|smb create`: with `--exist-ok`, a share of that path (NFS) or name (SMB,
  * in any case) that is as asked is "already there" (exit 0, nothing sent), one that differs is
  * EXISTS_DIFFERENTLY naming the fields. `--dry-run` predicts the refusal and sends nothing.
  * Otherwise one create call; what the appliance refuses reaches the user in its words.

@@ -1,6 +1,7 @@
 import { E } from '../../core/error-catalogue.js';
 import { StorError } from '../../core/errors.js';
 import { COMMANDS } from '../index.js';
+import { verbAt } from '../framework/declare.js';
 import type { CommandLine } from '../framework/command-line.js';
 
 /** Verbs whose effect shows on a path: `stor stat` tells whether it happened. */
@@ -27,8 +28,11 @@ function checksFor(top: string | undefined, second: string | undefined, isNoun: 
  * effect. The hint names how to see whether it did.
  */
 export function sessionLostError(path: CommandLine): StorError {
-  const isNoun = path.top !== undefined && COMMANDS[path.top]?.kind === 'noun';
-  const words = isNoun ? `${path.top} ${path.verb ?? ''}`.trim() : (path.top ?? '…');
+  const entry = path.top !== undefined ? COMMANDS[path.top] : undefined;
+  const isNoun = entry?.kind === 'noun';
+  // A verb under a sub-noun takes more than one word (`share nfs create`).
+  const verb = isNoun ? (verbAt(entry.noun, path.words.slice(1))?.name ?? path.verb) : undefined;
+  const words = isNoun ? `${path.top} ${verb ?? ''}`.trim() : (path.top ?? '…');
   return new StorError(
     E.SESSION_LOST,
     `the session agent ended while \`stor ${words}\` ran: whether it changed anything is unknown`,

@@ -52,7 +52,7 @@ const shareFields = () => ({
 
 /**
  * What a share made without them has, of the fields an operator sets (NfsShareEntry's defaults,
- * MW/api/v25_10_1/nfs.py:130-173): `stor share create-nfs` compares --exist-ok with them and
+ * MW/api/v25_10_1/nfs.py:130-173): `stor share nfs create` compares --exist-ok with them and
  * desired state's export leaves them out. nfsShareCreate below gives the same (a test holds them equal).
  */
 export const NFS_SHARE_DEFAULTS = {

@@ -273,7 +273,7 @@ export type SmbShareEntry = z.input<ReturnType<typeof smbShareEntry>>;
 
 /**
  * What a share made without them has, of the fields an operator sets (SmbShareEntry's defaults,
- * MW/api/v25_10_1/smb.py:598-702): `stor share create-smb` compares --exist-ok with them and
+ * MW/api/v25_10_1/smb.py:598-702): `stor share smb create` compares --exist-ok with them and
  * desired state's export leaves them out. createFields below gives the same (a test holds them equal).
  */
 export const SMB_SHARE_DEFAULTS = {

@@ -182,6 +182,36 @@ describe('shell completion of commands, options and values', () => {
     expect(complete(env, ['stor', '--profile=served', 'privilege', 'show', 'Serv'])).toEqual(['Served\\ Only']);
   });
 
+  it('bash: a verb under a sub-noun (share nfs create), and the values its arguments and options complete to', () => {
+    const env = shellEnv();
+    expect(complete(env, ['stor', 'share', 'n'])).toEqual(['nfs']);
+    expect(complete(env, ['stor', 'share', 's'])).toEqual(['show', 'smb']);
+    expect(complete(env, ['stor', 'share', 'nfs', ''])).toEqual(['create']);
+    expect(complete(env, ['stor', 'share', 'smb', 'c'])).toEqual(['create']);
+    expect(complete(env, ['stor', 'share', 'nfs', 'create', '--netw'])).toEqual(['--networks']);
+    expect(complete(env, ['stor', 'share', 'smb', 'create', '--ke'])).toEqual(['--keep-going']);
+    createEmbeddedState(env);
+    expect(complete(env, ['stor', 'share', 'smb', 'create', '--purpose', 'DEFAULT'])).toEqual(['DEFAULT_SHARE']);
+    // NAME completes to nothing; PATH, the second argument, to the target's directories.
+    expect(complete(env, ['stor', 'share', 'smb', 'create', 'docs', '/mnt/ta'])).toEqual(['/mnt/tank/']);
+    expect(complete(env, ['stor', 'share', 'nfs', 'create', '/mnt/ta'])).toEqual(['/mnt/tank/']);
+    execFileSync('stor', ['share', 'smb', 'create', 'docs', '/mnt/tank'], { encoding: 'utf8', env });
+    expect(complete(env, ['stor', 'share', 'show', 'do'])).toEqual(['docs']);
+  });
+
+  it('fish: a sub-noun offers its verbs once it is typed, and the verb its options', () => {
+    const fish = execFileSync('stor', ['completion', 'fish'], { encoding: 'utf8', env: shellEnv() });
+    expect(fish).toContain(
+      "complete -c stor -n '__fish_seen_subcommand_from share; and not __fish_seen_subcommand_from list show nfs smb update delete enable disable' -a nfs",
+    );
+    expect(fish).toContain(
+      "complete -c stor -n '__fish_seen_subcommand_from share; and __fish_seen_subcommand_from nfs; and not __fish_seen_subcommand_from create' -a create",
+    );
+    expect(fish).toContain(
+      "complete -c stor -n '__fish_seen_subcommand_from share; and __fish_seen_subcommand_from nfs; and __fish_seen_subcommand_from create' -l networks",
+    );
+  });
+
   it('a TAB in a fresh state directory creates no appliance state, and offers nothing from it', () => {
     const env = shellEnv();
     expect(complete(env, ['stor', 'privilege', 'show', ''])).toEqual([]);

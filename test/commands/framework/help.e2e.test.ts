@@ -29,6 +29,33 @@ describe('help and discovery', () => {
     expect(wrong.stderr).toContain('Did you mean fix?');
   });
 
+  it('a sub-noun is listed under its noun and lists its verbs; an unknown verb under it exits 2 as any other', async () => {
+    const share = await runStor(['share', '--help']);
+    expect(share.code).toBe(0);
+    expect(share.stdout).toMatch(/^  nfs\b.*NFS/m);
+    expect(share.stdout).toMatch(/^  smb\b.*SMB/m);
+    expect(share.stdout).not.toContain('create-');
+    for (const argv of [
+      ['share', 'nfs', '--help'],
+      ['share', 'nfs'],
+      ['help', 'share', 'nfs'],
+    ]) {
+      const nfs = await runStor(argv);
+      expect({ argv, code: nfs.code }).toEqual({ argv, code: 0 });
+      expect(nfs.stdout).toContain('Usage: stor share nfs');
+      expect(nfs.stdout).toMatch(/^  create \[options\] <path>/m);
+    }
+    const verb = await runStor(['share', 'smb', 'create', '--help']);
+    expect(verb.stdout).toContain('Usage: stor share smb create [options] <name> <path>');
+    expect(verb.stdout).toContain('$ stor share smb create docs /mnt/tank/docs');
+    const wrong = await runStor(['share', 'nfs', 'frob']);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toBe("stor: unknown command 'frob'\nhint: see `stor share nfs --help`\n");
+    const near = await runStor(['share', 'smb', 'creat']);
+    expect(near.code).toBe(2);
+    expect(near.stderr).toContain('(Did you mean create?)');
+  });
+
   it('`stor help privilege fix` shows that verb, not the noun', async () => {
     const r = await runStor(['help', 'privilege', 'fix']);
     expect(r.code).toBe(0);

@@ -59,10 +59,10 @@ describe('privilege suggest --for', () => {
     expect([...covered].sort()).toEqual([...declaring].sort());
   });
 
-  it('names the sharing roles for the share verbs: SHARING_NFS_WRITE for create-nfs, SHARING_SMB_WRITE for create-smb', async () => {
+  it('names the sharing roles for the share verbs: SHARING_NFS_WRITE for nfs create, SHARING_SMB_WRITE for smb create', async () => {
     for (const [words, role] of [
-      ['share create-nfs', 'SHARING_NFS_WRITE'],
-      ['share create-smb', 'SHARING_SMB_WRITE'],
+      ['share nfs create', 'SHARING_NFS_WRITE'],
+      ['share smb create', 'SHARING_SMB_WRITE'],
     ] as const) {
       const r = await runStor(['privilege', 'suggest', '--for', words, '--json'], { env: clientEnv() });
       expect(r.code, r.stderr).toBe(0);

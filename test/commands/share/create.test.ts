@@ -1,5 +1,5 @@
 /**
- * `stor share create-nfs` and `create-smb`, in-process on the embedded appliance: what is sent,
+ * `stor share nfs create` and `smb create`, in-process on the embedded appliance: what is sent,
  * --exist-ok (already there as asked: exit 0, nothing sent; there otherwise: EXISTS_DIFFERENTLY),
  * and --dry-run, which fails as the call would and sends nothing.
  */
@@ -10,12 +10,13 @@ import type { RunResult } from '../../helpers/run-stor.js';
 
 const outcome = (r: RunResult) => ({ code: r.code, stderr: r.stderr });
 
-describe('stor share create-nfs', () => {
+describe('stor share nfs create', () => {
   it('creates the share with the settings given; networks come back as the appliance stores them', async () => {
     const { json } = await shareTarget();
     const made = await json<{ ref: string; changed: boolean; share: Record<string, unknown> }>([
       'share',
-      'create-nfs',
+      'nfs',
+      'create',
       '/mnt/tank/exports',
       '--networks',
       '10.0.0.5/24',
@@ -48,7 +49,7 @@ describe('stor share create-nfs', () => {
 
   it('--exist-ok: a share of that path as asked is "already there" and nothing is sent; one that differs names the fields', async () => {
     const { run, json, shares } = await shareTarget();
-    const args = ['share', 'create-nfs', '/mnt/tank/exports', '--networks', '10.0.0.0/24', '--exist-ok'];
+    const args = ['share', 'nfs', 'create', '/mnt/tank/exports', '--networks', '10.0.0.0/24', '--exist-ok'];
     expect(await json(args)).toMatchObject({ ref: 'nfs:1', changed: true });
     expect(await json(args)).toMatchObject({ ref: 'nfs:1', changed: false, changes: [] });
     const again = await run(args);
@@ -57,11 +58,11 @@ describe('stor share create-nfs', () => {
     expect(again.stderr).toBe('stor: NFS share /mnt/tank/exports (nfs:1) is already there; nothing changed\n');
     // The network written otherwise is the same network: still no change.
     expect(
-      await json(['share', 'create-nfs', '/mnt/tank/exports', '--networks', '10.0.0.9/24', '--exist-ok']),
+      await json(['share', 'nfs', 'create', '/mnt/tank/exports', '--networks', '10.0.0.9/24', '--exist-ok']),
     ).toMatchObject({
       changed: false,
     });
-    const differs = await run(['share', 'create-nfs', '/mnt/tank/exports', '--ro', '--exist-ok', '--json']);
+    const differs = await run(['share', 'nfs', 'create', '/mnt/tank/exports', '--ro', '--exist-ok', '--json']);
     expect(differs.code).toBe(1);
     expect(errorOf(differs)).toMatchObject({
       code: 'EXISTS_DIFFERENTLY',
@@ -79,13 +80,13 @@ describe('stor share create-nfs', () => {
       ['/mnt/tank/exports', '--networks', '10.0.0.0/33'],
       ['/mnt/tank/exports', '--hosts', 'a host'],
     ]) {
-      const dry = await run(['share', 'create-nfs', ...bad, '--dry-run']);
-      const real = await run(['share', 'create-nfs', ...bad]);
+      const dry = await run(['share', 'nfs', 'create', ...bad, '--dry-run']);
+      const real = await run(['share', 'nfs', 'create', ...bad]);
       expect(outcome(dry)).toEqual(outcome(real));
       expect(real.code).toBe(1);
     }
     expect(await shares()).toEqual([]);
-    const ok = await run(['share', 'create-nfs', '/mnt/tank/exports', '--dry-run', '--json']);
+    const ok = await run(['share', 'nfs', 'create', '/mnt/tank/exports', '--dry-run', '--json']);
     expect(ok.code, ok.stderr).toBe(0);
     expect(JSON.parse(ok.stdout)).toMatchObject({ ref: null, dry_run: true, changed: true });
     expect(await shares()).toEqual([]);
@@ -96,20 +97,21 @@ describe('stor share create-nfs', () => {
     const t = await openTestAppliance(undefined, home);
     const { key } = await createUserWithKey(t, 'reader', { privilegeRoles: ['SHARING_NFS_READ', 'DATASET_READ'] });
     t.appliance.close();
-    const dry = await run(['share', 'create-nfs', '/mnt/tank/exports', '--dry-run'], { STOR_API_KEY: key });
-    const real = await run(['share', 'create-nfs', '/mnt/tank/exports'], { STOR_API_KEY: key });
+    const dry = await run(['share', 'nfs', 'create', '/mnt/tank/exports', '--dry-run'], { STOR_API_KEY: key });
+    const real = await run(['share', 'nfs', 'create', '/mnt/tank/exports'], { STOR_API_KEY: key });
     expect(outcome(dry)).toEqual(outcome(real));
     expect(dry.code).toBe(5);
     expect(await shares()).toEqual([]);
   });
 });
 
-describe('stor share create-smb', () => {
+describe('stor share smb create', () => {
   it('creates the share; --exist-ok finds it by name in any case, as the appliance compares names', async () => {
     const { run, json } = await shareTarget();
     const made = await json<{ share: Record<string, unknown> }>([
       'share',
-      'create-smb',
+      'smb',
+      'create',
       'Docs',
       '/mnt/tank/docs',
       '--purpose',
@@ -128,7 +130,8 @@ describe('stor share create-smb', () => {
     });
     const again = await run([
       'share',
-      'create-smb',
+      'smb',
+      'create',
       'DOCS',
       '/mnt/tank/docs',
       '--purpose',
@@ -141,7 +144,7 @@ describe('stor share create-smb', () => {
     ]);
     expect(again.code, again.stderr).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ ref: 'smb:1', changed: false });
-    const differs = await run(['share', 'create-smb', 'docs', '/mnt/tank/docs', '--exist-ok', '--json']);
+    const differs = await run(['share', 'smb', 'create', 'docs', '/mnt/tank/docs', '--exist-ok', '--json']);
     expect(errorOf(differs)).toMatchObject({
       code: 'EXISTS_DIFFERENTLY',
       message:
@@ -151,10 +154,10 @@ describe('stor share create-smb', () => {
 
   it('--dry-run fails as the call does on a name another share has in other case, and on a 300-character name; nothing is made', async () => {
     const { run, shares } = await shareTarget();
-    expect((await run(['share', 'create-smb', 'docs', '/mnt/tank/docs'])).code).toBe(0);
+    expect((await run(['share', 'smb', 'create', 'docs', '/mnt/tank/docs'])).code).toBe(0);
     for (const name of ['DOCS', 'x'.repeat(300)]) {
-      const dry = await run(['share', 'create-smb', name, '/mnt/tank/exports', '--dry-run']);
-      const real = await run(['share', 'create-smb', name, '/mnt/tank/exports']);
+      const dry = await run(['share', 'smb', 'create', name, '/mnt/tank/exports', '--dry-run']);
+      const real = await run(['share', 'smb', 'create', name, '/mnt/tank/exports']);
       expect(outcome(dry)).toEqual(outcome(real));
       expect(real.code).toBe(1);
     }

@@ -8,7 +8,7 @@ import { errorOf, shareTarget } from '../../helpers/share-cli.js';
 describe('stor share delete', () => {
   it('off a terminal without --yes it refuses (exit 2) and the share stays; --dry-run deletes nothing; --yes deletes it, not its files', async () => {
     const { run, json, shares } = await shareTarget();
-    await run(['share', 'create-smb', 'docs', '/mnt/tank/docs']);
+    await run(['share', 'smb', 'create', 'docs', '/mnt/tank/docs']);
     const refused = await run(['share', 'delete', 'docs', '--json']);
     expect(refused.code).toBe(2);
     expect(errorOf(refused)).toMatchObject({

@@ -8,7 +8,7 @@ import { shareTarget } from '../../helpers/share-cli.js';
 describe('stor share enable and disable', () => {
   it('disable and enable set enabled; each again says so and changes nothing (exit 0)', async () => {
     const { run, json } = await shareTarget();
-    await run(['share', 'create-nfs', '/mnt/tank/exports']);
+    await run(['share', 'nfs', 'create', '/mnt/tank/exports']);
     expect(await json(['share', 'disable', '/mnt/tank/exports', '--dry-run'])).toMatchObject({
       dry_run: true,
       changed: true,

@@ -11,8 +11,10 @@ describe('stor share list', () => {
   it('lists both kinds in one table: an SMB share by its name, an NFS share by its path; piped as tab-separated rows', async () => {
     const { run } = await shareTarget();
     expect((await run(['share', 'list'])).stdout).toBe('');
-    expect((await run(['share', 'create-nfs', '/mnt/tank/exports', '--networks', '10.0.0.0/24', '--ro'])).code).toBe(0);
-    expect((await run(['share', 'create-smb', 'docs', '/mnt/tank/docs', '--comment', 'team'])).code).toBe(0);
+    expect((await run(['share', 'nfs', 'create', '/mnt/tank/exports', '--networks', '10.0.0.0/24', '--ro'])).code).toBe(
+      0,
+    );
+    expect((await run(['share', 'smb', 'create', 'docs', '/mnt/tank/docs', '--comment', 'team'])).code).toBe(0);
     const piped = await run(['share', 'list']);
     expect(piped.code, piped.stderr).toBe(0);
     expect(piped.stdout.split('\n').filter(Boolean)).toEqual([
@@ -23,8 +25,8 @@ describe('stor share list', () => {
 
   it('--json gives the entries as sharing.*.query answers them, each with its kind; --kind keeps one kind', async () => {
     const { run, json } = await shareTarget();
-    await run(['share', 'create-nfs', '/mnt/tank/exports']);
-    await run(['share', 'create-smb', 'docs', '/mnt/tank/docs']);
+    await run(['share', 'nfs', 'create', '/mnt/tank/exports']);
+    await run(['share', 'smb', 'create', 'docs', '/mnt/tank/docs']);
     const all = await json<Record<string, unknown>[]>(['share', 'list']);
     expect(all.map((s) => [s.kind, s.id])).toEqual([
       ['nfs', 1],

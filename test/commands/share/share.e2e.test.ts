@@ -22,7 +22,16 @@ async function shareWalk(run: Run) {
   await run(['mkdir', '-p', '/mnt/tank/docs']);
 
   // NFS: create, show, update, show, --exist-ok, delete.
-  const nfsArgs = ['share', 'create-nfs', '/mnt/tank/exports', '--networks', '10.0.0.0/24', '--maproot-user', 'root'];
+  const nfsArgs = [
+    'share',
+    'nfs',
+    'create',
+    '/mnt/tank/exports',
+    '--networks',
+    '10.0.0.0/24',
+    '--maproot-user',
+    'root',
+  ];
   await run(nfsArgs);
   const nfs = await shown(run, '/mnt/tank/exports');
   expect(nfs).toMatchObject({ kind: 'nfs', networks: ['10.0.0.0/24'], maproot_user: 'root', ro: false, enabled: true });
@@ -33,7 +42,7 @@ async function shareWalk(run: Run) {
   expect(JSON.parse((await run(['share', 'update', ref, '--ro', '--json'])).stdout)).toMatchObject({ changed: false });
 
   // SMB: create, show, update, show, --exist-ok.
-  const smbArgs = ['share', 'create-smb', 'Docs', '/mnt/tank/docs', '--comment', 'team'];
+  const smbArgs = ['share', 'smb', 'create', 'Docs', '/mnt/tank/docs', '--comment', 'team'];
   await run(smbArgs);
   const smb = await shown(run, 'docs');
   expect(smb).toMatchObject({
@@ -52,24 +61,24 @@ async function shareWalk(run: Run) {
   // Bad input: the appliance's error, nothing changed.
   const before = await listed(run);
   for (const bad of [
-    ['create-nfs', '/tmp/outside'],
-    ['create-nfs', '/mnt/tank/exports', '--networks', '10.0.0.0/33'],
-    ['create-nfs', '/mnt/tank/exports', '--hosts', 'a host'],
-    ['create-smb', 'x'.repeat(300), '/mnt/tank/docs'],
-    ['create-smb', 'DOCS', '/mnt/tank/docs'],
+    ['nfs', 'create', '/tmp/outside'],
+    ['nfs', 'create', '/mnt/tank/exports', '--networks', '10.0.0.0/33'],
+    ['nfs', 'create', '/mnt/tank/exports', '--hosts', 'a host'],
+    ['smb', 'create', 'x'.repeat(300), '/mnt/tank/docs'],
+    ['smb', 'create', 'DOCS', '/mnt/tank/docs'],
   ]) {
     const r = await run(['share', ...bad, '--json'], 1);
     expect(JSON.parse(r.stderr).error.message, bad.join(' ')).toBe('the appliance rejected the parameters');
   }
-  const wrongs = await run(['share', 'create-smb', 'DOCS', '/mnt/tank/docs'], 1);
+  const wrongs = await run(['share', 'smb', 'create', 'DOCS', '/mnt/tank/docs'], 1);
   expect(wrongs.stderr).toContain('sharingsmb_create.name: Share names are case-insensitive and must be unique');
-  const badNet = await run(['share', 'create-nfs', '/mnt/tank/exports', '--networks', '10.0.0.0/33'], 1);
+  const badNet = await run(['share', 'nfs', 'create', '/mnt/tank/exports', '--networks', '10.0.0.0/33'], 1);
   expect(badNet.stderr).toContain('The following do not appear to be valid IPv4 or IPv6 networks: 10.0.0.0/33');
-  const spaced = await run(['share', 'create-nfs', '/mnt/tank/exports', '--hosts', 'a host'], 1);
+  const spaced = await run(['share', 'nfs', 'create', '/mnt/tank/exports', '--hosts', 'a host'], 1);
   expect(spaced.stderr).toContain('Cannot contain spaces or quotes: a host');
-  const outside = await run(['share', 'create-nfs', '/tmp/outside'], 1);
+  const outside = await run(['share', 'nfs', 'create', '/tmp/outside'], 1);
   expect(outside.stderr).toContain('The path must reside within a pool mount point');
-  const long = await run(['share', 'create-smb', 'x'.repeat(300), '/mnt/tank/docs'], 1);
+  const long = await run(['share', 'smb', 'create', 'x'.repeat(300), '/mnt/tank/docs'], 1);
   expect(long.stderr).toContain('share name must not exceed 80 characters in length');
 
   // Off a terminal a delete needs --yes (exit 2), and nothing is deleted.
@@ -88,7 +97,7 @@ describe('stor share (built binary)', () => {
     const run = stor({ STOR_HOME: tempDir() });
     await shareWalk(run);
     // Share refs and SMB purposes complete from the target (completion/values.ts).
-    await run(['share', 'create-smb', 'media', '/mnt/tank/docs']);
+    await run(['share', 'smb', 'create', 'media', '/mnt/tank/docs']);
     const refs = await run(['completion', '--values', 'share', '--prefix', 'm']);
     expect(refs.stdout.split('\n').filter(Boolean)).toEqual(['media']);
     const purposes = await run(['completion', '--values', 'smb-purpose', '--prefix', 'TIME']);

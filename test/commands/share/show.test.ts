@@ -9,8 +9,8 @@ import { errorOf, shareTarget } from '../../helpers/share-cli.js';
 describe('stor share show', () => {
   it('finds a share by kind:id, an SMB share by its name in any case, and an NFS share by its path', async () => {
     const { run, json } = await shareTarget();
-    await run(['share', 'create-nfs', '/mnt/tank/exports']);
-    await run(['share', 'create-smb', 'Docs', '/mnt/tank/docs']);
+    await run(['share', 'nfs', 'create', '/mnt/tank/exports']);
+    await run(['share', 'smb', 'create', 'Docs', '/mnt/tank/docs']);
     expect(await json(['share', 'show', 'nfs:1'])).toMatchObject({ kind: 'nfs', id: 1, path: '/mnt/tank/exports' });
     expect(await json(['share', 'show', '/mnt/tank/exports'])).toMatchObject({ kind: 'nfs', id: 1 });
     expect(await json(['share', 'show', 'smb:1'])).toMatchObject({ kind: 'smb', name: 'Docs' });
@@ -22,8 +22,8 @@ describe('stor share show', () => {
   it('a path several NFS shares export is AMBIGUOUS_NAME naming each (exit 2); a REF naming none is NOT_FOUND (exit 1)', async () => {
     const { run } = await shareTarget();
     // NFS shares of one path are many when each exports it to other networks (MW/plugins/nfs.py:901-951).
-    await run(['share', 'create-nfs', '/mnt/tank/exports', '--networks', '10.0.0.0/24']);
-    await run(['share', 'create-nfs', '/mnt/tank/exports', '--networks', '10.0.1.0/24']);
+    await run(['share', 'nfs', 'create', '/mnt/tank/exports', '--networks', '10.0.0.0/24']);
+    await run(['share', 'nfs', 'create', '/mnt/tank/exports', '--networks', '10.0.1.0/24']);
     const ambiguous = await run(['share', 'show', '/mnt/tank/exports', '--json']);
     expect(ambiguous.code).toBe(2);
     expect(errorOf(ambiguous)).toMatchObject({

@@ -10,7 +10,7 @@ import { runStor } from '../../helpers/run-stor.js';
 describe('stor share with --targets, on 25.10.1 and 26.0', () => {
   it('creates an SMB share on both after one consent; again with --exist-ok changes nothing; list reads both', async () => {
     const env = await bothReleasesEnv();
-    const create = ['--targets', 'all', 'share', 'create-smb', 'docs', '/mnt/tank', '--exist-ok'];
+    const create = ['--targets', 'all', 'share', 'smb', 'create', 'docs', '/mnt/tank', '--exist-ok'];
     const refused = await runStor(create, { env });
     expect(refused.code).toBe(2);
     const made = await runStor([...create, '--yes', '--json'], { env });

@@ -12,7 +12,7 @@ const outcome = (r: RunResult) => ({ code: r.code, stderr: r.stderr });
 describe('stor share update', () => {
   it('shows each change as field: old → new, updates, and answers the share as read back', async () => {
     const { run, json } = await shareTarget();
-    await run(['share', 'create-nfs', '/mnt/tank/exports', '--networks', '10.0.0.0/24']);
+    await run(['share', 'nfs', 'create', '/mnt/tank/exports', '--networks', '10.0.0.0/24']);
     const shown = await run(['share', 'update', '/mnt/tank/exports', '--networks', '10.0.1.0/24', '--ro']);
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stderr).toBe(
@@ -39,7 +39,7 @@ describe('stor share update', () => {
 
   it('values the share already has are no change: it says so, sends nothing, exit 0', async () => {
     const { run } = await shareTarget();
-    await run(['share', 'create-smb', 'docs', '/mnt/tank/docs', '--ro']);
+    await run(['share', 'smb', 'create', 'docs', '/mnt/tank/docs', '--ro']);
     const same = await run(['share', 'update', 'docs', '--ro', '--browsable']);
     expect(same.code, same.stderr).toBe(0);
     expect(same.stderr).toBe('stor: smb:1 already has these values; nothing changed\n');
@@ -48,7 +48,7 @@ describe('stor share update', () => {
 
   it('renames an SMB share and changes its purpose; an NFS option on an SMB share is refused (exit 2) before anything is sent', async () => {
     const { run, json } = await shareTarget();
-    await run(['share', 'create-smb', 'docs', '/mnt/tank/docs']);
+    await run(['share', 'smb', 'create', 'docs', '/mnt/tank/docs']);
     expect(
       await json(['share', 'update', 'docs', '--name', 'Documents', '--purpose', 'MULTIPROTOCOL_SHARE']),
     ).toMatchObject({ share: { name: 'Documents', purpose: 'MULTIPROTOCOL_SHARE' } });
@@ -62,9 +62,9 @@ describe('stor share update', () => {
 
   it('--dry-run shows the changes and fails as the call does (a network that does not parse, a name another share has); nothing changes', async () => {
     const { run, json } = await shareTarget();
-    await run(['share', 'create-nfs', '/mnt/tank/exports']);
-    await run(['share', 'create-smb', 'docs', '/mnt/tank/docs']);
-    await run(['share', 'create-smb', 'other', '/mnt/tank/docs']);
+    await run(['share', 'nfs', 'create', '/mnt/tank/exports']);
+    await run(['share', 'smb', 'create', 'docs', '/mnt/tank/docs']);
+    await run(['share', 'smb', 'create', 'other', '/mnt/tank/docs']);
     for (const args of [
       ['nfs:1', '--networks', '10.0.0.0/33'],
       ['nfs:1', '--path', '/tmp'],

@@ -2,7 +2,7 @@ import { arg, defineCommand, toggle } from '../framework/declare.js';
 import { commonCreateOptions, smbOptions } from './options.js';
 import { createShare } from './write.js';
 
-export const shareCreateSmbCommand = defineCommand({
+export const shareSmbCreateCommand = defineCommand({
   summary: 'share a path under a pool over SMB (sharing.smb.create); --exist-ok for re-run scripts',
   effect: 'change',
   calls: ['sharing.smb.create', 'sharing.smb.query', 'pool.dataset.query'],
@@ -16,8 +16,8 @@ export const shareCreateSmbCommand = defineCommand({
     ...commonCreateOptions,
   },
   examples: [
-    'stor share create-smb docs /mnt/tank/docs --comment "team documents"',
-    'stor share create-smb backup /mnt/tank/tm --purpose TIMEMACHINE_SHARE --no-browsable --exist-ok',
+    'stor share smb create docs /mnt/tank/docs --comment "team documents"',
+    'stor share smb create backup /mnt/tank/tm --purpose TIMEMACHINE_SHARE --no-browsable --exist-ok',
   ],
   fanOut: 'change',
   run: (ctx, { name, path }, { existOk, dryRun, ...settings }) =>
