@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { onTestFinished } from 'vitest';
-import { Appliance } from '../../src/core/appliance/appliance.js';
+import { Appliance, type ApplianceOptions } from '../../src/core/appliance/appliance.js';
 import type { Session } from '../../src/core/appliance/session/session.js';
 import type { ApplianceSettings } from '../../src/core/appliance/settings.js';
 import { RpcError } from '../../src/core/errors.js';
@@ -24,12 +24,20 @@ export interface TestAppliance {
   reopen(settings?: Partial<ApplianceSettings>): Promise<TestAppliance>;
 }
 
-/** A real appliance on a temporary state directory, driven through the real dispatcher. */
+/**
+ * A real appliance on a temporary state directory, driven through the real dispatcher; `hostLookup`
+ * gives it name servers of the test's own.
+ */
 export async function openTestAppliance(
   settings?: Partial<ApplianceSettings>,
   stateDir = tempDir(),
+  hostLookup?: ApplianceOptions['hostLookup'],
 ): Promise<TestAppliance> {
-  const appliance = Appliance.open({ stateDir, ...(settings ? { settings } : {}) });
+  const appliance = Appliance.open({
+    stateDir,
+    ...(settings ? { settings } : {}),
+    ...(hostLookup ? { hostLookup } : {}),
+  });
   onTestFinished(() => appliance.close());
   const dispatcher = new Dispatcher(appliance);
   const session = (secure = true) => appliance.createSession({ transport: 'embedded', address: 'local', secure });
@@ -63,7 +71,7 @@ export async function openTestAppliance(
     login,
     reopen: async (next) => {
       appliance.close();
-      return openTestAppliance(next, stateDir);
+      return openTestAppliance(next, stateDir, hostLookup);
     },
   };
 }

@@ -18,12 +18,15 @@ import { sweepUploadsInFlight } from './jobs/stray-uploads.js';
 import { preparePathLocks } from './files/path-lock.js';
 import { sweepCopiesInFlight } from './jobs/stray-snapshot-copies.js';
 import { Tokens } from './session/tokens.js';
+import { defaultHostLookup, type HostLookup } from './shares/nfs-hosts.js';
 import { convertOwnKey } from './session/scram-keys.js';
 
 export interface ApplianceOptions {
   stateDir: string;
   /** Settings to store with the state before serving (e.g. from `stor serve` flags). */
   settings?: Partial<ApplianceSettings>;
+  /** How NFS share host names are looked up, and their bounds (tests give their own name servers). */
+  hostLookup?: Partial<HostLookup>;
 }
 
 /**
@@ -76,6 +79,8 @@ export class Appliance {
     readonly store: Store,
     /** Temporary files of uploads whose process died, removed as the state opened. */
     readonly sweptUploads: readonly string[],
+    /** How NFS share host names are looked up (sharing.nfs.create/update), and their bounds. */
+    readonly hostLookup: HostLookup,
   ) {
     this.settings = loadSettings(store.db);
   }
@@ -91,7 +96,10 @@ export class Appliance {
       // Cheap: reads of directories that are empty unless an upload's or a snapshot's process was killed.
       sweepCopiesInFlight(store);
       preparePathLocks(store.stateDir);
-      return new Appliance(store, sweepUploadsInFlight(store.stateDir, store.mntDir));
+      return new Appliance(store, sweepUploadsInFlight(store.stateDir, store.mntDir), {
+        ...defaultHostLookup(),
+        ...options.hostLookup,
+      });
     } catch (err) {
       store.close();
       throw err;

@@ -226,9 +226,9 @@ export function overlaps(a: IpNetwork, b: IpNetwork): boolean {
   );
 }
 
-/** `a == b` of two networks: same version, network address and netmask. */
-export function sameNetwork(a: IpNetwork, b: IpNetwork): boolean {
-  return a.version === b.version && a.network === b.network && a.prefix === b.prefix;
+/** A key two networks share exactly when `a == b`: same version, network address and netmask. */
+export function networkKey(n: IpNetwork): string {
+  return `${n.version}/${n.network}/${n.prefix}`;
 }
 
 /**

@@ -6,6 +6,7 @@ import { ERRNO, rpcErrors } from '../../errors.js';
 import { ownerKey, type FileOwner } from '../../store/files.js';
 import type { Appliance } from '../appliance.js';
 import { ROOT, mountpoints, placeOf, realpathOf, sandboxPath, type Place } from './places.js';
+import type { SandboxPath } from './sandbox.js';
 
 // filesystem.stat and filesystem.listdir's entries (MW/plugins/filesystem.py:322-507).
 
@@ -94,26 +95,46 @@ function timesAndIds(st: Stats) {
   };
 }
 
-/** filesystem.stat (MW/plugins/filesystem.py:404-507). */
-export function statEntry(appliance: Appliance, path: string): StatData {
+/**
+ * What filesystem.stat finds at `path` before it reads anything (MW/plugins/filesystem.py:404-507):
+ * `/` or `/mnt`, or a path in a pool with its lstat; stat's errors for what it refuses or misses.
+ */
+function statPlace(
+  appliance: Appliance,
+  path: string,
+): { kind: 'root' | 'mnt' } | { kind: 'pool'; p: SandboxPath; st: Stats } {
   if (path === 'EXTERNAL' || path.startsWith('EXTERNAL:'))
     throw rpcErrors.call(ERRNO.EXDEV, `${path} is external to TrueNAS`);
   if (!path.startsWith('/')) throw rpcErrors.call(ERRNO.EINVAL, `${path}: path must be absolute`);
   const place = placeOf(appliance, path);
   if (place.kind === 'missing') throw rpcErrors.call(ERRNO.ENOENT, `Path ${path} not found`);
-  if (place.kind === 'root' || place.kind === 'mnt') {
+  if (place.kind === 'root' || place.kind === 'mnt') return place;
+  const st = lstatOrNull(place.p.host);
+  if (!st) throw rpcErrors.call(ERRNO.ENOENT, `Path ${path} not found`);
+  return { kind: 'pool', p: place.p, st };
+}
+
+/** filesystem.stat (MW/plugins/filesystem.py:404-507). */
+export function statEntry(appliance: Appliance, path: string): StatData {
+  const place = statPlace(appliance, path);
+  if (place.kind !== 'pool') {
     const { st, fields } = syntheticDir(appliance, place.kind === 'root' ? '/' : '/mnt');
     return { ...fields, ...timesAndIds(st), ...ownerNames(appliance, ROOT) };
   }
-  const { p } = place;
-  const st = lstatOrNull(p.host);
-  if (!st) throw rpcErrors.call(ERRNO.ENOENT, `Path ${path} not found`);
+  const { p, st } = place;
   const owner = appliance.owners().get(ownerKey(p.pool, p.rest.join('/'))) ?? ROOT;
   return {
     ...commonFields(appliance, p.path, p.host, st, owner, mountpoints(appliance).has(p.path)),
     ...timesAndIds(st),
     ...ownerNames(appliance, owner),
   };
+}
+
+/** `filesystem.stat(path)['realpath']` alone, with stat's errors: what share checks compare, without stat's other reads. */
+export function statRealpath(appliance: Appliance, path: string): string {
+  const place = statPlace(appliance, path);
+  if (place.kind !== 'pool') return place.kind === 'root' ? '/' : '/mnt';
+  return realpathOf(appliance, place.p.path, place.p.host, place.st);
 }
 
 const dirEntryExtras: Pick<DirEntry, 'acl' | 'xattrs' | 'zfs_attrs'> = { acl: false, xattrs: [], zfs_attrs: [] };

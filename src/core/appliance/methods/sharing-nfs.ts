@@ -41,7 +41,7 @@ async function validated(
   const share = sanitizeShare(data, ctx);
   const others = (all: NfsShareRecord[]) => all.filter((s) => s.id !== share.id);
   const known = store.read(() => others(listNfsShares(store.db)));
-  const dns = await resolveHostnames([...known.flatMap((s) => s.hosts), ...share.hosts]);
+  const dns = await resolveHostnames([...known.flatMap((s) => s.hosts), ...share.hosts], appliance.hostLookup);
   return store.write(() => {
     const all = listNfsShares(store.db);
     if (share.id !== undefined && !all.some((s) => s.id === share.id))

@@ -4,16 +4,16 @@ import {
   interfaceAddress,
   ipAddress,
   ipNetwork,
+  networkKey,
   networkString,
   overlaps,
-  sameNetwork,
   type IpNetwork,
 } from '../../net/ip-network.js';
 import { pyRepr } from '../../python-repr.js';
 import { HOST_SPACE_OR_QUOTE, shareRefusalText } from '../../refusals/sharing.js';
 import { readNfsConfig, type NfsShareRecord } from '../../store/shares-nfs.js';
 import type { Appliance } from '../appliance.js';
-import { statEntry } from '../files/stat.js';
+import { statEntry, statRealpath } from '../files/stat.js';
 import { domainOf, leftmostHasWildcards } from './nfs-hosts.js';
 import { pathResidesWithinVolume, shareRealpath } from './share-path.js';
 
@@ -136,12 +136,13 @@ export function sanitizeShare(data: NfsShareData, ctx: NfsCheckContext): NfsShar
 
 /** `test_for_overlapped_networks(networks)` (MW/plugins/nfs.py:731-756): every overlapping pair, as written. */
 function overlappingPairs(networks: readonly string[]): [string, string][] {
+  const parsed = networks.map((n) => ipNetwork(n, false)!);
   const pairs: [string, string][] = [];
-  networks.forEach((n1, i) =>
-    networks.slice(i + 1).forEach((n2) => {
-      if (overlaps(ipNetwork(n1, false)!, ipNetwork(n2, false)!)) pairs.push([n1, n2]);
-    }),
-  );
+  for (let i = 0; i < networks.length; i++) {
+    for (let j = i + 1; j < networks.length; j++) {
+      if (overlaps(parsed[i]!, parsed[j]!)) pairs.push([networks[i]!, networks[j]!]);
+    }
+  }
   return pairs;
 }
 
@@ -168,16 +169,19 @@ function validateHostsAndNetworks(
   others: readonly NfsShareRecord[],
   data: NfsShareData,
   dns: ReadonlyMap<string, string | null>,
+  realpathOf: (path: string) => string,
 ): void {
   // A path that does not exist fails here, as filesystem.stat's CallError (MW/plugins/nfs.py:803).
-  const target = statEntry(appliance, data.path).realpath;
-  const usedNetworks: IpNetwork[] = [];
+  const target = statRealpath(appliance, data.path);
+  // The networks taken, in the order first taken, by what makes two equal (`==`): one look each.
+  const usedNetworks = new Map<string, IpNetwork>();
   const useNetwork = (n: IpNetwork) => {
-    if (!usedNetworks.some((u) => sameNetwork(u, n))) usedNetworks.push(n);
+    const key = networkKey(n);
+    if (!usedNetworks.has(key)) usedNetworks.set(key, n);
   };
   const usedHosts = new Set<string>();
   for (const share of others) {
-    if (shareRealpath(appliance, share.path) !== target) continue;
+    if (realpathOf(share.path) !== target) continue;
     for (const host of share.hosts) {
       const address = dns.get(host) ?? null;
       if (address === null) {
@@ -201,11 +205,11 @@ function validateHostsAndNetworks(
   for (const text of unique(data.networks)) {
     const network = ipNetwork(text, false)!;
     const shown = networkString(network);
-    if (usedNetworks.some((u) => sameNetwork(u, network))) {
+    if (usedNetworks.has(networkKey(network))) {
       errors.add('networks', `ERROR - Another NFS share already exports ${data.path} for network ${shown}`);
     }
     // Python's set keeps no order; the emulator names the first network taken that overlaps.
-    const overlapped = usedNetworks.find((u) => overlaps(network, u));
+    const overlapped = [...usedNetworks.values()].find((u) => overlaps(network, u));
     if (overlapped) {
       errors.add(
         'networks',
@@ -232,11 +236,12 @@ function validateSharePath(
   errors: Errors,
   others: readonly NfsShareRecord[],
   data: NfsShareData,
+  realpathOf: (path: string) => string,
 ): void {
   const stat = statEntry(appliance, data.path);
   if (stat.type === 'SYMLINK') errors.add('path', `Symbolic links are not allowed: ${data.path}.`);
   for (const share of others) {
-    if (shareRealpath(appliance, share.path) !== stat.realpath) continue;
+    if (realpathOf(share.path) !== stat.realpath) continue;
     // An empty hosts list is everybody, as `*` is (:930-932).
     const shareHosts = new Set(share.hosts.filter((h) => h !== '*'));
     const commonHosts = unique(data.hosts.filter((h) => h !== '*' && shareHosts.has(h)));
@@ -265,6 +270,13 @@ export function validateShare(
   ctx: NfsCheckContext,
 ): void {
   const errors = new Errors(ctx.schema);
+  // Each other share's path is looked at once, however many checks compare it.
+  const realpaths = new Map<string, string>();
+  const realpathOf = (path: string) => {
+    let real = realpaths.get(path);
+    if (real === undefined) realpaths.set(path, (real = shareRealpath(appliance, path)));
+    return real;
+  };
   // MW/plugins/nfs.py:574-577
   const outside = pathResidesWithinVolume(appliance, data.path);
   if (outside) errors.add('path', outside);
@@ -272,10 +284,10 @@ export function validateShare(
   validateShareNetworks(errors, data.networks, dns);
   errors.check();
   // MW/plugins/nfs.py:595-599
-  validateHostsAndNetworks(appliance, errors, others, data, dns);
+  validateHostsAndNetworks(appliance, errors, others, data, dns, realpathOf);
   errors.check();
   // MW/plugins/nfs.py:601-604
-  validateSharePath(appliance, errors, others, data);
+  validateSharePath(appliance, errors, others, data, realpathOf);
   errors.check();
   // MW/plugins/nfs.py:606-623: a map group needs its user; both must exist (user.get_user_obj,
   // group.get_group_obj: the system's accounts, built-in ones included).

@@ -1,5 +1,5 @@
-import { lookup } from 'node:dns/promises';
 import { ipAddress } from '../../net/ip-network.js';
+import { NameServerResolver, type HostResolver } from './host-resolver.js';
 
 // The host names of NFS shares: wildcards and their resolution (MW/plugins/nfs_/utils.py, MW/plugins/nfs.py:758-793).
 
@@ -31,37 +31,88 @@ const isInetAtonNumber = (name: string) => {
   return parts.length <= 4 && parts.every((p) => INET_ATON_PART.test(p));
 };
 
-/** `dnsclient.forward_lookup`'s first address for a name, or null when it does not resolve. */
-async function firstAddress(name: string): Promise<string | null> {
-  if (isInetAtonNumber(name)) return null;
+/** How names are looked up, and the bounds on the lookups of one request. */
+export interface HostLookup {
+  resolver: HostResolver;
+  /** The most one name may take: dnsclient's `lifetime`, 12 s (MW/plugins/dns_client.py:17). */
+  lookupMs: number;
+  /**
+   * The most all the names of one request may take. 25.10.1 has no such bound (8 names at a time,
+   * each up to its lifetime); the emulator answers within one lifetime, and a name not answered by
+   * then is one that does not resolve, as a name whose lookup timed out is on 25.10.1 (:781-783).
+   */
+  requestMs: number;
+}
+
+/** dnsclient's default `lifetime` (MW/plugins/dns_client.py:17). */
+const LIFETIME_MS = 12_000;
+
+/** The emulator's lookups: the machine's hosts file and name servers, bounded as dnsclient is. */
+export const defaultHostLookup = (): HostLookup => ({
+  resolver: new NameServerResolver(),
+  lookupMs: LIFETIME_MS,
+  requestMs: LIFETIME_MS,
+});
+
+/**
+ * `dnsclient.forward_lookup`'s first address for a name (`dns_addresses[0]`, MW/plugins/nfs.py:776-780),
+ * or null when it has none, its lookup fails, or it is not answered within `lookupMs` or before the
+ * request's bound (`request` aborted): an exception there is logged and the name is None (:781-783).
+ */
+async function firstAddress(name: string, lookup: HostLookup, request: AbortSignal): Promise<string | null> {
+  if (isInetAtonNumber(name) || request.aborted) return null;
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  const timer = setTimeout(stop, lookup.lookupMs);
+  request.addEventListener('abort', stop, { once: true });
+  // A resolver answers what it has once told to stop; one that does not is not waited for past the
+  // next turn of the event loop.
+  const given = new Promise<null>((resolve) =>
+    controller.signal.addEventListener('abort', () => setImmediate(() => resolve(null)), { once: true }),
+  );
   try {
-    // The emulator asks the resolver of the machine it runs on, where 25.10.1 asks its name
-    // servers; an address of each family may come back, and the caller takes the first.
-    const found = await lookup(name, { all: true });
-    return found[0]?.address ?? null;
-  } catch {
-    return null;
+    return await Promise.race([
+      lookup.resolver.addresses(name, controller.signal).then(
+        (found) => found[0] ?? null,
+        () => null,
+      ),
+      given,
+    ]);
+  } finally {
+    clearTimeout(timer);
+    request.removeEventListener('abort', stop);
+    controller.abort();
   }
 }
 
 /**
  * `resolve_hostnames` (MW/plugins/nfs.py:758-793): each distinct name to an address, or null. An
  * IP address stands for itself, as written; `*.example.com` is looked up as `example.com`; a name
- * whose first label still has a wildcard does not resolve.
+ * whose first label still has a wildcard does not resolve. Every lookup, and all of them together,
+ * within `lookup`'s bounds.
  */
-export async function resolveHostnames(hostnames: readonly string[]): Promise<Map<string, string | null>> {
+export async function resolveHostnames(
+  hostnames: readonly string[],
+  lookup: HostLookup = defaultHostLookup(),
+): Promise<Map<string, string | null>> {
   const names = [...new Set(hostnames)];
+  const request = new AbortController();
   const resolve = async (hostname: string): Promise<string | null> => {
     if (ipAddress(hostname) !== null) return hostname;
     const wildcardDomain = leftmostHasWildcards(hostname) ? domainOf(hostname) : null;
     const name = wildcardDomain ?? hostname;
-    return leftmostHasWildcards(name) ? null : firstAddress(name);
+    return leftmostHasWildcards(name) ? null : firstAddress(name, lookup, request.signal);
   };
   const resolved = new Map<string, string | null>();
-  for (let i = 0; i < names.length; i += AT_ONCE) {
-    const batch = names.slice(i, i + AT_ONCE);
-    const addresses = await Promise.all(batch.map(resolve));
-    batch.forEach((name, j) => resolved.set(name, addresses[j]!));
+  const deadline = setTimeout(() => request.abort(), lookup.requestMs);
+  try {
+    for (let i = 0; i < names.length; i += AT_ONCE) {
+      const batch = names.slice(i, i + AT_ONCE);
+      const addresses = await Promise.all(batch.map(resolve));
+      batch.forEach((name, j) => resolved.set(name, addresses[j]!));
+    }
+  } finally {
+    clearTimeout(deadline);
   }
   return resolved;
 }

@@ -4,7 +4,7 @@ import type { RpcError } from '../../errors.js';
 import type { Appliance } from '../appliance.js';
 import { mountpoints } from '../files/places.js';
 import { appliancePathOf, realRoot } from '../files/sandbox.js';
-import { statEntry } from '../files/stat.js';
+import { statRealpath } from '../files/stat.js';
 
 // Where a share's path lies: the checks and lookups a share's path goes through, on the emulated tree.
 
@@ -58,7 +58,7 @@ export function pathResidesWithinVolume(appliance: Appliance, path: string): str
  */
 export function shareRealpath(appliance: Appliance, path: string): string {
   try {
-    return statEntry(appliance, path).realpath;
+    return statRealpath(appliance, path);
   } catch (err) {
     if ((err as RpcError).data?.errname === 'ENOENT') return path;
     throw err;
