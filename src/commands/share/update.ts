@@ -71,7 +71,16 @@ export async function shareUpdate(
 export const shareUpdateCommand = defineCommand({
   summary: "change a share's settings (the options of its kind's create), shown as field: old → new, then verified",
   effect: 'change',
-  calls: ['sharing.nfs.update', 'sharing.nfs.query', 'sharing.smb.update', 'sharing.smb.query', 'pool.dataset.query'],
+  calls: [
+    'sharing.nfs.update',
+    'sharing.nfs.query',
+    'sharing.smb.update',
+    'sharing.smb.query',
+    // --dry-run's reads: where the path lies, and whether Apple's SMB extensions are on.
+    'pool.dataset.query',
+    'filesystem.stat',
+    'smb.config',
+  ],
   args: shareRefArg,
   options,
   examples: [

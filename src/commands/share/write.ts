@@ -1,9 +1,10 @@
 import { validateParams } from '../../core/appliance/params.js';
 import { call, queryItems } from '../../core/contract/client.js';
+import type { ResultOf } from '../../core/contract/index.js';
 import { sharingNfsContract } from '../../core/contract/sharing-nfs.js';
 import { sharingSmbContract } from '../../core/contract/sharing-smb.js';
 import { E } from '../../core/error-catalogue.js';
-import { RpcError, StorError } from '../../core/errors.js';
+import { ERRNO, RpcError, StorError } from '../../core/errors.js';
 import { ipNetwork } from '../../core/net/ip-network.js';
 import { HOST_SPACE_OR_QUOTE, shareRefusal, shareRefusalText, type ShareSchema } from '../../core/refusals/sharing.js';
 import type { Transport } from '../../core/transport/transport.js';
@@ -107,11 +108,59 @@ export async function predictedShareRefusal(
   }
   const path = fields.path as string | undefined;
   if (path !== undefined && path !== 'EXTERNAL') {
-    const mounts = await mountpoints(t);
-    const inPool = path.startsWith('/mnt/') && mounts?.some((m) => path === m || path.startsWith(`${m}/`));
-    if (mounts !== null && !inPool) found.push(['path', shareRefusalText.outsidePool]);
+    const [mounts, stat] = await Promise.all([mountpoints(t), statOf(t, path)]);
+    // A link that leads out of the pools: the emulator's stat refuses it (EXDEV) where the
+    // appliance's realpath would name a place outside /mnt/<pool> (MW/validators.py:183-193).
+    const leaves = stat?.error?.errno === ERRNO.EXDEV;
+    const inPool = !leaves && path.startsWith('/mnt/') && mounts?.some((m) => path === m || path.startsWith(`${m}/`));
+    if (kind === 'smb') {
+      // SMB's filesystem.stat of the path is unguarded: its error ends the call before any
+      // validation error is raised (MW/plugins/smb.py:1266).
+      if (stat?.error) return stat.error;
+      if (mounts !== null && !inPool) found.push(['path', shareRefusalText.outsidePool]);
+      // MW/plugins/smb.py:1173-1176 (validate_mount_info)
+      if (stat?.answer?.type === 'SYMLINK') found.push(['path', shareRefusalText.smbSymlink(path)]);
+      const purpose = fields.purpose as string | undefined;
+      if (purpose === 'TIMEMACHINE_SHARE' || purpose === 'FCP_SHARE') {
+        if ((await appleExtensions(t)) === false) found.push(['purpose', shareRefusalText.appleExtensionsNeeded]);
+      }
+      return found.length > 0 ? shareRefusal(schema, found) : null;
+    }
+    // NFS: the path's place is checked before the other checks' verrors.check() (MW/plugins/nfs.py:574-593).
+    if (mounts !== null && !inPool) return shareRefusal(schema, [['path', shareRefusalText.outsidePool]]);
+    // validate_hosts_and_networks stats the path unguarded (MW/plugins/nfs.py:803).
+    if (stat?.error) return stat.error;
+    // validate_share_path (MW/plugins/nfs.py:908-915)
+    if (stat?.answer?.type === 'SYMLINK') found.push(['path', shareRefusalText.nfsSymlink(path)]);
   }
   return found.length > 0 ? shareRefusal(schema, found) : null;
+}
+
+/**
+ * For a dry run: `filesystem.stat(path)`'s answer, or the error it ends with where the path is not
+ * there (ENOENT) or leads out of the pools (EXDEV); null when this identity may not stat it, or
+ * the stat fails otherwise (then no guess is made).
+ */
+async function statOf(
+  t: Transport,
+  path: string,
+): Promise<{ answer?: ResultOf<'filesystem.stat'>; error?: RpcError } | null> {
+  try {
+    return { answer: await call(t, 'filesystem.stat', [path]) };
+  } catch (err) {
+    if (!(err instanceof RpcError)) throw err;
+    return err.errno === ERRNO.ENOENT || err.errno === ERRNO.EXDEV ? { error: err } : null;
+  }
+}
+
+/** smb.config's `aapl_extensions`, or null when this identity may not read it. */
+async function appleExtensions(t: Transport): Promise<boolean | null> {
+  try {
+    return (await call(t, 'smb.config')).aapl_extensions;
+  } catch (err) {
+    if (err instanceof RpcError) return null;
+    throw err;
+  }
 }
 
 /**

@@ -1,0 +1,104 @@
+/**
+ * `stor share create-nfs|create-smb|update --dry-run` predicts, from reads, the refusal the call
+ * itself gets: on the embedded target and on stand-ins of 25.10.1 and 26.0, each bad input's dry
+ * run answers as the call does (same exit, same words), and nothing is made. A pool's root is
+ * shared on every release (neither MW/plugins/nfs.py nor MW/plugins/smb.py refuses it); /mnt is not
+ * (MW/validators.py:189-193).
+ */
+import { symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { EMULATIONS } from '../../../src/core/appliance/settings.js';
+import { openTestAppliance } from '../../helpers/appliance.js';
+import { clientEnv } from '../../helpers/client-env.js';
+import { runStor, type RunResult } from '../../helpers/run-stor.js';
+import { startTestServer } from '../../helpers/server.js';
+
+const outcome = (r: RunResult) => ({ code: r.code, stderr: r.stderr });
+
+/**
+ * A client of `release` (embedded, or a server of that emulation) with an SMB share `docs` and an
+ * NFS share of /mnt/tank/exports, a link that stays in the pool (/mnt/tank/in) and one that leaves
+ * it (/mnt/tank/out). Five logins: a server allows 20 a minute from one address.
+ */
+async function target(release: Release) {
+  const env = clientEnv();
+  let mntDir: string;
+  if (release === 'embedded') {
+    const t = await openTestAppliance(undefined, env.STOR_HOME);
+    mntDir = t.appliance.store.mntDir;
+    t.appliance.close();
+  } else {
+    // Keys log in plainly: 26.0's SCRAM takes two auth.login_ex calls of the 20 a minute.
+    const server = await startTestServer({ ...EMULATIONS[release], keyLogin: 'plain' });
+    mntDir = server.appliance.store.mntDir;
+    Object.assign(env, { STOR_URL: `ws://127.0.0.1:${server.port}`, STOR_API_KEY: server.adminKey });
+  }
+  const run = (args: string[]) => runStor(args, { env });
+  expect((await run(['mkdir', '-p', '/mnt/tank/exports', '/mnt/tank/docs'])).code).toBe(0);
+  expect((await run(['share', 'create-smb', 'docs', '/mnt/tank/docs'])).code).toBe(0);
+  expect((await run(['share', 'create-nfs', '/mnt/tank/exports'])).code).toBe(0);
+  symlinkSync(join(mntDir, 'tank', 'docs'), join(mntDir, 'tank', 'in'));
+  symlinkSync('/etc', join(mntDir, 'tank', 'out'));
+  const list = async () => (await run(['share', 'list', '--json'])).stdout;
+  return { run, list };
+}
+
+type Release = 'embedded' | 'truenas-25.10.1' | 'truenas-26.0';
+
+/** Bad input, in groups of at most six (two logins each): the path's place, links, a missing path, the parsed fields, names, presets. */
+const BAD: Record<string, string[][]> = {
+  'paths outside the pools and links (NFS)': [
+    ['create-nfs', '/tmp/x'],
+    ['create-nfs', '/mnt'],
+    ['create-nfs', '/mnt/tank/in'],
+    ['create-nfs', '/mnt/tank/out'],
+    ['create-nfs', '/mnt/tank/nope'],
+    ['update', 'nfs:1', '--path', '/mnt/tank/in'],
+  ],
+  'paths outside the pools and links (SMB)': [
+    ['create-smb', 'm', '/mnt'],
+    ['create-smb', 'm', '/tmp/x'],
+    ['create-smb', 'm', '/mnt/tank/in'],
+    ['create-smb', 'm', '/mnt/tank/out'],
+    ['create-smb', 'm', '/mnt/tank/nope'],
+    ['update', 'docs', '--path', '/mnt/tank/out'],
+  ],
+  'networks, hosts, names and presets': [
+    ['create-nfs', '/mnt/tank/docs', '--networks', '10.0.0.0/33'],
+    ['create-nfs', '/mnt/tank/docs', '--hosts', 'a host'],
+    ['create-smb', 'x'.repeat(300), '/mnt/tank/docs'],
+    ['create-smb', 'DOCS', '/mnt/tank/exports'],
+    ['create-smb', 'DOCS', '/mnt/tank/in'],
+    // Time Machine needs Apple's SMB extensions, off in a fresh smb.config (MW/plugins/smb.py:1336-1348).
+    ['create-smb', 'tm', '/mnt/tank/docs', '--purpose', 'TIMEMACHINE_SHARE'],
+  ],
+};
+
+describe.each(['embedded', 'truenas-25.10.1', 'truenas-26.0'] as const)('share --dry-run on %s', (release) => {
+  it.each(Object.entries(BAD))('answers %s as the call does, and nothing is made', async (_, cases) => {
+    const { run, list } = await target(release);
+    const before = await list();
+    for (const bad of cases) {
+      const dry = await run(['share', ...bad, '--dry-run']);
+      const real = await run(['share', ...bad]);
+      expect(outcome(dry), bad.join(' ')).toEqual(outcome(real));
+      expect(real.code, bad.join(' ')).toBe(1);
+    }
+    expect(await list()).toBe(before);
+  });
+
+  it("shares a pool's root over NFS and SMB, the dry run foreseeing it", async () => {
+    const { run } = await target(release);
+    for (const ok of [
+      ['create-nfs', '/mnt/tank', '--networks', '10.9.0.0/16'],
+      ['create-smb', 'root', '/mnt/tank'],
+    ]) {
+      const dry = await run(['share', ...ok, '--dry-run']);
+      expect(dry.code, dry.stderr).toBe(0);
+      const real = await run(['share', ...ok, '--json']);
+      expect(real.code, real.stderr).toBe(0);
+      expect(JSON.parse(real.stdout)).toMatchObject({ share: { path: '/mnt/tank' } });
+    }
+  });
+});
