@@ -60,7 +60,7 @@ export async function shareUpdate(
   if (dryRun) {
     const others = (await listShares(t, [share.kind])).filter((s) => s.id !== share.id);
     const params = Object.fromEntries(changes.map((c) => [c.field, c.new]));
-    const refusal = await predictedShareRefusal(t, share.kind, 'update', params, others);
+    const refusal = await predictedShareRefusal(t, share.kind, 'update', params, others, share);
     if (refusal) throw refusal;
     ctx.note('stor: dry run: nothing was changed');
     return writtenResult(data);

@@ -72,8 +72,10 @@ async function mountpoints(t: Pick<Transport, 'call'>): Promise<string[] | null>
  * The role first, then the model (the dispatcher); for NFS, sanitize's checks of networks and
  * hosts, which stop the call before anything else is looked at (MW/plugins/nfs.py:555-572), then
  * the path (MW/plugins/nfs.py:574-577); for SMB, the name taken by another share, in any case, and
- * the path, reported together (MW/plugins/smb.py:1253-1256). What only the appliance can tell (a
- * path that does not exist, accounts, DNS) is left to the call.
+ * the path, reported together (MW/plugins/smb.py:1253-1256). An update is judged as the share would
+ * become (`current` with `fields`), as both kinds validate the whole new record (MW/plugins/nfs.py
+ * do_update, MW/plugins/smb.py do_update): a path gone since, with its dataset, fails it. What only
+ * the appliance can tell (accounts, DNS) is left to the call.
  */
 export async function predictedShareRefusal(
   t: Transport,
@@ -81,6 +83,7 @@ export async function predictedShareRefusal(
   verb: 'create' | 'update',
   fields: Record<string, unknown>,
   others: readonly Share[],
+  current?: Share,
 ): Promise<RpcError | null> {
   const denied = await predictedDenial(t, accessOf(kind, verb));
   if (denied) return denied;
@@ -106,7 +109,7 @@ export async function predictedShareRefusal(
     if (name !== undefined && others.some((s) => s.kind === 'smb' && casefold(s.name) === casefold(name)))
       found.push(['name', shareRefusalText.smbNameTaken]);
   }
-  const path = fields.path as string | undefined;
+  const path = (fields.path ?? current?.path) as string | undefined;
   if (path !== undefined && path !== 'EXTERNAL') {
     const [mounts, stat] = await Promise.all([mountpoints(t), statOf(t, path)]);
     // A link that leads out of the pools: the emulator's stat refuses it (EXDEV) where the
@@ -120,7 +123,7 @@ export async function predictedShareRefusal(
       if (mounts !== null && !inPool) found.push(['path', shareRefusalText.outsidePool]);
       // MW/plugins/smb.py:1173-1176 (validate_mount_info)
       if (stat?.answer?.type === 'SYMLINK') found.push(['path', shareRefusalText.smbSymlink(path)]);
-      const purpose = fields.purpose as string | undefined;
+      const purpose = (fields.purpose ?? (current?.kind === 'smb' ? current.purpose : undefined)) as string | undefined;
       if (purpose === 'TIMEMACHINE_SHARE' || purpose === 'FCP_SHARE') {
         if ((await appleExtensions(t)) === false) found.push(['purpose', shareRefusalText.appleExtensionsNeeded]);
       }

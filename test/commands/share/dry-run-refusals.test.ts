@@ -88,6 +88,30 @@ describe.each(['embedded', 'truenas-25.10.1', 'truenas-26.0'] as const)('share -
     expect(await list()).toBe(before);
   });
 
+  it('answers as the call does for shares whose dataset was deleted under them (disabled ones stay: MW/plugins/pool_/dataset.py:828-846)', async () => {
+    const { run, list } = await target(release);
+    for (const args of [
+      ['dataset', 'create', 'tank/gone'],
+      ['share', 'create-smb', 'gone', '/mnt/tank/gone', '--disabled'],
+      ['share', 'create-nfs', '/mnt/tank/gone', '--disabled'],
+      ['dataset', 'delete', 'tank/gone', '--yes'],
+    ])
+      expect((await run(args)).code, args.join(' ')).toBe(0);
+    const before = await list();
+    for (const bad of [
+      ['enable', 'gone'],
+      ['update', 'gone', '--comment', 'x'],
+      ['enable', 'nfs:2'],
+      ['update', 'nfs:2', '--ro'],
+    ]) {
+      const dry = await run(['share', ...bad, '--dry-run']);
+      const real = await run(['share', ...bad]);
+      expect(outcome(dry), bad.join(' ')).toEqual(outcome(real));
+      expect(real.code, bad.join(' ')).toBe(1);
+    }
+    expect(await list()).toBe(before);
+  });
+
   it("shares a pool's root over NFS and SMB, the dry run foreseeing it", async () => {
     const { run } = await target(release);
     for (const ok of [
