@@ -112,10 +112,11 @@ export async function predictedShareRefusal(
   const path = (fields.path ?? current?.path) as string | undefined;
   if (path !== undefined && path !== 'EXTERNAL') {
     const [mounts, stat] = await Promise.all([mountpoints(t), statOf(t, path)]);
-    // A link that leads out of the pools: the emulator's stat refuses it (EXDEV) where the
-    // appliance's realpath would name a place outside /mnt/<pool> (MW/validators.py:183-193).
+    // Under /mnt/ and, links followed, in a pool (MW/validators.py:183-193): a link out of the
+    // pools is a realpath elsewhere on the appliance, a stat the emulator refuses (EXDEV).
     const leaves = stat?.error?.errno === ERRNO.EXDEV;
-    const inPool = !leaves && path.startsWith('/mnt/') && mounts?.some((m) => path === m || path.startsWith(`${m}/`));
+    const under = (p: string) => mounts?.some((m) => p === m || p.startsWith(`${m}/`));
+    const inPool = !leaves && path.startsWith('/mnt/') && under(path) && under(stat?.answer?.realpath ?? path);
     if (kind === 'smb') {
       // SMB's filesystem.stat of the path is unguarded: its error ends the call before any
       // validation error is raised (MW/plugins/smb.py:1266).
