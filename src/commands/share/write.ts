@@ -4,7 +4,7 @@ import type { ResultOf } from '../../core/contract/index.js';
 import { sharingNfsContract } from '../../core/contract/sharing-nfs.js';
 import { sharingSmbContract } from '../../core/contract/sharing-smb.js';
 import { E } from '../../core/error-catalogue.js';
-import { ERRNO, RpcError, StorError } from '../../core/errors.js';
+import { ERRNO, isRoleDenial, RpcError, StorError } from '../../core/errors.js';
 import { ipNetwork } from '../../core/net/ip-network.js';
 import { HOST_SPACE_OR_QUOTE, shareRefusal, shareRefusalText, type ShareSchema } from '../../core/refusals/sharing.js';
 import type { Transport } from '../../core/transport/transport.js';
@@ -141,9 +141,9 @@ export async function predictedShareRefusal(
 }
 
 /**
- * For a dry run: `filesystem.stat(path)`'s answer, or the error it ends with where the path is not
- * there (ENOENT) or leads out of the pools (EXDEV); null when this identity may not stat it, or
- * the stat fails otherwise (then no guess is made).
+ * For a dry run: `filesystem.stat(path)`'s answer, or the error it ends with (a path not there,
+ * ENOENT; on the emulator, one leading out of the pools or holding `..`), which both kinds' own
+ * stat ends the call with; null when this identity may not stat (then no guess is made).
  */
 async function statOf(
   t: Transport,
@@ -153,7 +153,8 @@ async function statOf(
     return { answer: await call(t, 'filesystem.stat', [path]) };
   } catch (err) {
     if (!(err instanceof RpcError)) throw err;
-    return err.errno === ERRNO.ENOENT || err.errno === ERRNO.EXDEV ? { error: err } : null;
+    // The method's own stat is the middleware's, never refused a role: only that refusal is ours.
+    return isRoleDenial(err) ? null : { error: err };
   }
 }
 

@@ -46,7 +46,7 @@ async function target(release: Release) {
 
 type Release = 'embedded' | 'truenas-25.10.1' | 'truenas-26.0';
 
-/** Bad input, in groups of at most six (two logins each): the path's place, links, a missing path, the parsed fields, names, presets. */
+/** Bad input, in groups of at most seven (two logins each): the path's place, links, a missing path, the parsed fields, names, presets. */
 const BAD: Record<string, string[][]> = {
   'paths outside the pools and links (NFS)': [
     ['create-nfs', '/tmp/x'],
@@ -55,6 +55,8 @@ const BAD: Record<string, string[][]> = {
     ['create-nfs', '/mnt/tank/out'],
     ['create-nfs', '/mnt/tank/nope'],
     ['update', 'nfs:1', '--path', '/mnt/tank/in'],
+    // The emulator refuses `..` in any path it serves (docs/RELEASES.md).
+    ['create-nfs', '/mnt/tank/docs/..'],
   ],
   'paths outside the pools and links (SMB)': [
     ['create-smb', 'm', '/mnt'],
@@ -63,6 +65,7 @@ const BAD: Record<string, string[][]> = {
     ['create-smb', 'm', '/mnt/tank/out'],
     ['create-smb', 'm', '/mnt/tank/nope'],
     ['update', 'docs', '--path', '/mnt/tank/out'],
+    ['create-smb', 'm', '/mnt/tank/docs/..'],
   ],
   'networks, hosts, names and presets': [
     ['create-nfs', '/mnt/tank/docs', '--networks', '10.0.0.0/33'],
