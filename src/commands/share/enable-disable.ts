@@ -34,7 +34,7 @@ export async function setShareEnabled(
   }
   if (dryRun) {
     const others = (await listShares(t, [share.kind])).filter((s) => s.id !== share.id);
-    const refusal = await predictedShareRefusal(t, share.kind, 'update', { enabled }, others);
+    const refusal = await predictedShareRefusal(t, share.kind, 'update', { enabled }, others, share);
     if (refusal) throw refusal;
     ctx.note('stor: dry run: nothing was changed');
     return writtenResult(data);

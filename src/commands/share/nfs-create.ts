@@ -5,7 +5,7 @@ import { createShare } from './write.js';
 export const shareNfsCreateCommand = defineCommand({
   summary: 'export a path under a pool over NFS (sharing.nfs.create); --exist-ok for re-run scripts',
   effect: 'change',
-  calls: ['sharing.nfs.create', 'sharing.nfs.query', 'pool.dataset.query'],
+  calls: ['sharing.nfs.create', 'sharing.nfs.query', 'pool.dataset.query', 'filesystem.stat'],
   args: { path: arg.required('the directory to export, under /mnt/POOL', 'remote-path') },
   options: { ...nfsOptions, ...commonCreateOptions },
   examples: [

@@ -5,7 +5,7 @@ import { createShare } from './write.js';
 export const shareSmbCreateCommand = defineCommand({
   summary: 'share a path under a pool over SMB (sharing.smb.create); --exist-ok for re-run scripts',
   effect: 'change',
-  calls: ['sharing.smb.create', 'sharing.smb.query', 'pool.dataset.query'],
+  calls: ['sharing.smb.create', 'sharing.smb.query', 'pool.dataset.query', 'filesystem.stat', 'smb.config'],
   args: {
     name: arg.required('the share name clients see (unique in any case, at most 80 characters)'),
     path: arg.required('the directory to share, under /mnt/POOL', 'remote-path'),

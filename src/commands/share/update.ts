@@ -60,7 +60,7 @@ export async function shareUpdate(
   if (dryRun) {
     const others = (await listShares(t, [share.kind])).filter((s) => s.id !== share.id);
     const params = Object.fromEntries(changes.map((c) => [c.field, c.new]));
-    const refusal = await predictedShareRefusal(t, share.kind, 'update', params, others);
+    const refusal = await predictedShareRefusal(t, share.kind, 'update', params, others, share);
     if (refusal) throw refusal;
     ctx.note('stor: dry run: nothing was changed');
     return writtenResult(data);
@@ -71,7 +71,16 @@ export async function shareUpdate(
 export const shareUpdateCommand = defineCommand({
   summary: "change a share's settings (the options of its kind's create), shown as field: old → new, then verified",
   effect: 'change',
-  calls: ['sharing.nfs.update', 'sharing.nfs.query', 'sharing.smb.update', 'sharing.smb.query', 'pool.dataset.query'],
+  calls: [
+    'sharing.nfs.update',
+    'sharing.nfs.query',
+    'sharing.smb.update',
+    'sharing.smb.query',
+    // --dry-run's reads: where the path lies, and whether Apple's SMB extensions are on.
+    'pool.dataset.query',
+    'filesystem.stat',
+    'smb.config',
+  ],
   args: shareRefArg,
   options,
   examples: [

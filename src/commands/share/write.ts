@@ -1,9 +1,10 @@
 import { validateParams } from '../../core/appliance/params.js';
 import { call, queryItems } from '../../core/contract/client.js';
+import type { ResultOf } from '../../core/contract/index.js';
 import { sharingNfsContract } from '../../core/contract/sharing-nfs.js';
 import { sharingSmbContract } from '../../core/contract/sharing-smb.js';
 import { E } from '../../core/error-catalogue.js';
-import { RpcError, StorError } from '../../core/errors.js';
+import { ERRNO, isRoleDenial, RpcError, StorError } from '../../core/errors.js';
 import { ipNetwork } from '../../core/net/ip-network.js';
 import { HOST_SPACE_OR_QUOTE, shareRefusal, shareRefusalText, type ShareSchema } from '../../core/refusals/sharing.js';
 import type { Transport } from '../../core/transport/transport.js';
@@ -71,8 +72,10 @@ async function mountpoints(t: Pick<Transport, 'call'>): Promise<string[] | null>
  * The role first, then the model (the dispatcher); for NFS, sanitize's checks of networks and
  * hosts, which stop the call before anything else is looked at (MW/plugins/nfs.py:555-572), then
  * the path (MW/plugins/nfs.py:574-577); for SMB, the name taken by another share, in any case, and
- * the path, reported together (MW/plugins/smb.py:1253-1256). What only the appliance can tell (a
- * path that does not exist, accounts, DNS) is left to the call.
+ * the path, reported together (MW/plugins/smb.py:1253-1256). An update is judged as the share would
+ * become (`current` with `fields`), as both kinds validate the whole new record (MW/plugins/nfs.py
+ * do_update, MW/plugins/smb.py do_update): a path gone since, with its dataset, fails it. What only
+ * the appliance can tell (accounts, DNS) is left to the call.
  */
 export async function predictedShareRefusal(
   t: Transport,
@@ -80,6 +83,7 @@ export async function predictedShareRefusal(
   verb: 'create' | 'update',
   fields: Record<string, unknown>,
   others: readonly Share[],
+  current?: Share,
 ): Promise<RpcError | null> {
   const denied = await predictedDenial(t, accessOf(kind, verb));
   if (denied) return denied;
@@ -105,13 +109,63 @@ export async function predictedShareRefusal(
     if (name !== undefined && others.some((s) => s.kind === 'smb' && casefold(s.name) === casefold(name)))
       found.push(['name', shareRefusalText.smbNameTaken]);
   }
-  const path = fields.path as string | undefined;
+  const path = (fields.path ?? current?.path) as string | undefined;
   if (path !== undefined && path !== 'EXTERNAL') {
-    const mounts = await mountpoints(t);
-    const inPool = path.startsWith('/mnt/') && mounts?.some((m) => path === m || path.startsWith(`${m}/`));
-    if (mounts !== null && !inPool) found.push(['path', shareRefusalText.outsidePool]);
+    const [mounts, stat] = await Promise.all([mountpoints(t), statOf(t, path)]);
+    // Under /mnt/ and, links followed, in a pool (MW/validators.py:183-193): a link out of the
+    // pools is a realpath elsewhere on the appliance, a stat the emulator refuses (EXDEV).
+    const leaves = stat?.error?.errno === ERRNO.EXDEV;
+    const under = (p: string) => mounts?.some((m) => p === m || p.startsWith(`${m}/`));
+    const inPool = !leaves && path.startsWith('/mnt/') && under(path) && under(stat?.answer?.realpath ?? path);
+    if (kind === 'smb') {
+      // SMB's filesystem.stat of the path is unguarded: its error ends the call before any
+      // validation error is raised (MW/plugins/smb.py:1266).
+      if (stat?.error) return stat.error;
+      if (mounts !== null && !inPool) found.push(['path', shareRefusalText.outsidePool]);
+      // MW/plugins/smb.py:1173-1176 (validate_mount_info)
+      if (stat?.answer?.type === 'SYMLINK') found.push(['path', shareRefusalText.smbSymlink(path)]);
+      const purpose = (fields.purpose ?? (current?.kind === 'smb' ? current.purpose : undefined)) as string | undefined;
+      if (purpose === 'TIMEMACHINE_SHARE' || purpose === 'FCP_SHARE') {
+        if ((await appleExtensions(t)) === false) found.push(['purpose', shareRefusalText.appleExtensionsNeeded]);
+      }
+      return found.length > 0 ? shareRefusal(schema, found) : null;
+    }
+    // NFS: the path's place is checked before the other checks' verrors.check() (MW/plugins/nfs.py:574-593).
+    if (mounts !== null && !inPool) return shareRefusal(schema, [['path', shareRefusalText.outsidePool]]);
+    // validate_hosts_and_networks stats the path unguarded (MW/plugins/nfs.py:803).
+    if (stat?.error) return stat.error;
+    // validate_share_path (MW/plugins/nfs.py:908-915)
+    if (stat?.answer?.type === 'SYMLINK') found.push(['path', shareRefusalText.nfsSymlink(path)]);
   }
   return found.length > 0 ? shareRefusal(schema, found) : null;
+}
+
+/**
+ * For a dry run: `filesystem.stat(path)`'s answer, or the error it ends with (a path not there,
+ * ENOENT; on the emulator, one leading out of the pools or holding `..`), which both kinds' own
+ * stat ends the call with; null when this identity may not stat (then no guess is made).
+ */
+async function statOf(
+  t: Transport,
+  path: string,
+): Promise<{ answer?: ResultOf<'filesystem.stat'>; error?: RpcError } | null> {
+  try {
+    return { answer: await call(t, 'filesystem.stat', [path]) };
+  } catch (err) {
+    if (!(err instanceof RpcError)) throw err;
+    // The method's own stat is the middleware's, never refused a role: only that refusal is ours.
+    return isRoleDenial(err) ? null : { error: err };
+  }
+}
+
+/** smb.config's `aapl_extensions`, or null when this identity may not read it. */
+async function appleExtensions(t: Transport): Promise<boolean | null> {
+  try {
+    return (await call(t, 'smb.config')).aapl_extensions;
+  } catch (err) {
+    if (err instanceof RpcError) return null;
+    throw err;
+  }
 }
 
 /**

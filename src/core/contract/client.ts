@@ -5,20 +5,26 @@ import type { Transport } from '../transport/transport.js';
 import type { MethodContract } from './method.js';
 import { CONTRACT, type ItemOf, type MethodName, type ParamsOf, type QueryMethod, type ResultOf } from './index.js';
 import { apiKeyContract26 } from './v26_0_0/api-key.js';
+import { smbContract26 } from './v26_0_0/smb.js';
 import { sharingNfsContract26 } from './v26_0_0/sharing-nfs.js';
 import { sharingSmbContract26 } from './v26_0_0/sharing-smb.js';
 
 /**
  * Answers of later releases whose shape 25.10.1's contract refuses: 26's api_key entries carry
- * SCRAM data and no `keyhash` (contract/v26_0_0/api-key.ts). A target's answer is accepted in the
+ * SCRAM data and no `keyhash` (contract/v26_0_0/api-key.ts); its smb.config no `enable_smb1`. A target's answer is accepted in the
  * shape of any release stor knows, so a mixed fleet runs the same commands; no command reads a
  * field only one release has (`keyhash` is never shown).
  */
-const LATER_RESULTS: Partial<Record<MethodName, () => z.ZodType>> = Object.fromEntries(
-  Object.entries(apiKeyContract26)
-    .filter(([name]) => Object.hasOwn(CONTRACT, name))
-    .map(([name, entry]) => [name, () => entry.result]),
-);
+const LATER_RESULTS: Partial<Record<MethodName, () => z.ZodType>> = {
+  ...Object.fromEntries(
+    Object.entries(apiKeyContract26)
+      .filter(([name]) => Object.hasOwn(CONTRACT, name))
+      .map(([name, entry]) => [name, () => entry.result]),
+  ),
+  // 26's SMB server record has no enable_smb1 (minimum_protocol instead): `share smb create
+  // --dry-run` reads only aapl_extensions, which both have.
+  'smb.config': () => smbContract26['smb.config'].result,
+};
 
 /**
  * Answers of 26.0 that hold all of 25.10.1's fields and more: a share's `dataset`, `relative_path`

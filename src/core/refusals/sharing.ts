@@ -18,6 +18,13 @@ export const shareRefusalText = {
     `The following do not appear to be valid IPv4 or IPv6 networks: ${invalid.join(', ')}`,
   /** MW/plugins/nfs_/validators.py:58-89 (sanitize_hosts). */
   badHosts: (invalid: readonly string[]) => `Cannot contain spaces or quotes: ${invalid.join(', ')}`,
+  /** MW/plugins/nfs.py:908-915 (validate_share_path). */
+  nfsSymlink: (path: string) => `Symbolic links are not allowed: ${path}.`,
+  /** MW/plugins/smb.py:1173-1176 (validate_mount_info). */
+  smbSymlink: (path: string) => `${path}: is symbolic link.`,
+  /** MW/plugins/smb.py:1336-1348: Time Machine and Final Cut Pro shares need smb.config's aapl_extensions. */
+  appleExtensionsNeeded:
+    'Apple SMB2/3 protocol extension support is required by this parameter. This feature may be enabled in the general SMB server configuration.',
   /** MW/plugins/smb.py:1253-1254. */
   smbNameTaken: 'Share names are case-insensitive and must be unique',
 };

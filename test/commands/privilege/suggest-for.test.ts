@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { allCommands } from '../../../src/commands/index.js';
+import type { PrivilegeSuggestion } from '../../../src/commands/privilege/suggest.js';
+import { EMULATIONS } from '../../../src/core/appliance/settings.js';
 import { clientEnv } from '../../helpers/client-env.js';
 import { runStor } from '../../helpers/run-stor.js';
+import { startTestServer } from '../../helpers/server.js';
 
 /**
  * The change verbs that declare no `calls`, each for its reason: what they call is not theirs to
@@ -69,4 +72,31 @@ describe('privilege suggest --for', () => {
       expect((JSON.parse(r.stdout) as { roles: string[] }).roles).toContain(role);
     }
   });
+
+  it.each(['embedded', 'truenas-25.10.1', 'truenas-26.0'] as const)(
+    'names the sharing roles for every share verb on %s: each sharing method granted by its SHARING_* role',
+    async (release) => {
+      const env = clientEnv();
+      if (release !== 'embedded') {
+        const server = await startTestServer({ ...EMULATIONS[release], keyLogin: 'plain' });
+        Object.assign(env, { STOR_URL: `ws://127.0.0.1:${server.port}`, STOR_API_KEY: server.adminKey });
+      }
+      const verbs = ['list', 'show', 'nfs create', 'smb create', 'update', 'delete', 'enable', 'disable'];
+      const r = await runStor(['privilege', 'suggest', '--for', verbs.map((v) => `share ${v}`).join(', '), '--json'], {
+        env,
+      });
+      expect(r.code, r.stderr).toBe(0);
+      const answer = JSON.parse(r.stdout) as PrivilegeSuggestion;
+      expect(answer.catalogue).toBe('target');
+      expect(answer.roles).toEqual(expect.arrayContaining(['SHARING_NFS_WRITE', 'SHARING_SMB_WRITE']));
+      const grantedBy = Object.fromEntries(answer.methods.map((m) => [m.method, m.granted_by]));
+      for (const kind of ['nfs', 'smb'])
+        for (const verb of ['create', 'update', 'delete'])
+          expect(grantedBy[`sharing.${kind}.${verb}`], `sharing.${kind}.${verb}`).toBe(
+            `SHARING_${kind.toUpperCase()}_WRITE`,
+          );
+      expect(answer.methods.find((m) => m.method === 'sharing.nfs.create')?.commands).toEqual(['share nfs create']);
+      expect(answer.methods.find((m) => m.method === 'sharing.smb.delete')?.commands).toEqual(['share delete']);
+    },
+  );
 });

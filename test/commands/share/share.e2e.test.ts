@@ -37,7 +37,11 @@ async function shareWalk(run: Run) {
   expect(nfs).toMatchObject({ kind: 'nfs', networks: ['10.0.0.0/24'], maproot_user: 'root', ro: false, enabled: true });
   const ref = `nfs:${nfs.id}`;
   expect(JSON.parse((await run([...nfsArgs, '--exist-ok', '--json'])).stdout)).toMatchObject({ changed: false });
-  await run(['share', 'update', ref, '--ro', '--hosts', '192.168.1.7', '--comment', 'backups']);
+  // The changes shown as field: old → new, then verified by a read.
+  const updated = await run(['share', 'update', ref, '--ro', '--hosts', '192.168.1.7', '--comment', 'backups']);
+  expect(updated.stderr).toContain(
+    `${ref} (/mnt/tank/exports): hosts: (none) → 192.168.1.7; ro: false → true; comment: "" → "backups"`,
+  );
   expect(await shown(run, ref)).toMatchObject({ ro: true, hosts: ['192.168.1.7'], comment: 'backups' });
   expect(JSON.parse((await run(['share', 'update', ref, '--ro', '--json'])).stdout)).toMatchObject({ changed: false });
 
@@ -53,7 +57,8 @@ async function shareWalk(run: Run) {
     readonly: false,
   });
   expect(JSON.parse((await run([...smbArgs, '--exist-ok', '--json'])).stdout)).toMatchObject({ changed: false });
-  await run(['share', 'update', 'docs', '--ro', '--no-browsable']);
+  const smbUpdated = await run(['share', 'update', 'docs', '--ro', '--no-browsable']);
+  expect(smbUpdated.stderr).toContain('readonly: false → true; browsable: true → false');
   expect(await shown(run, `smb:${smb.id}`)).toMatchObject({ readonly: true, browsable: false });
   await run(['share', 'disable', 'docs']);
   expect(await shown(run, 'docs')).toMatchObject({ enabled: false });

@@ -25,6 +25,7 @@ import { AccountsSnapshot } from '../accounts/accounts.js';
 import type { Appliance } from '../appliance.js';
 import { statEntry } from '../files/stat.js';
 import { statfsOf } from '../files/statfs.js';
+import { shareRefusalText } from '../../refusals/sharing.js';
 import { implement, type CallContext } from '../method.js';
 import { getInstance, query } from '../query/index.js';
 import { casefold } from '../query/python.js';
@@ -110,7 +111,8 @@ function validatePathField(appliance: Appliance, data: ShareData, schema: Schema
     errors.push([name, 'The path must reside within a pool mount point', ERRNO.EINVAL]);
   try {
     // MW/plugins/smb.py:1173-1176
-    if (statEntry(appliance, path).type === 'SYMLINK') errors.push([name, `${path}: is symbolic link.`, ERRNO.EINVAL]);
+    if (statEntry(appliance, path).type === 'SYMLINK')
+      errors.push([name, shareRefusalText.smbSymlink(path), ERRNO.EINVAL]);
   } catch (err) {
     // MW/plugins/smb.py:1224-1228
     if (!isNotFound(err, path)) throw err;
@@ -212,8 +214,7 @@ function validate(
     }
   }
 
-  const aapl =
-    'Apple SMB2/3 protocol extension support is required by this parameter. This feature may be enabled in the general SMB server configuration.';
+  const aapl = shareRefusalText.appleExtensionsNeeded;
   // MW/plugins/smb.py:1329-1348
   if (data.options.afp && !smbConfig.aapl_extensions) errors.push([`${schema}.options.afp`, aapl, ERRNO.EINVAL]);
   if (timemachine && !smbConfig.aapl_extensions) errors.push([`${schema}.purpose`, aapl, ERRNO.EINVAL]);

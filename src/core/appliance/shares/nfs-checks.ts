@@ -239,7 +239,7 @@ function validateSharePath(
   realpathOf: (path: string) => string,
 ): void {
   const stat = statEntry(appliance, data.path);
-  if (stat.type === 'SYMLINK') errors.add('path', `Symbolic links are not allowed: ${data.path}.`);
+  if (stat.type === 'SYMLINK') errors.add('path', shareRefusalText.nfsSymlink(data.path));
   for (const share of others) {
     if (realpathOf(share.path) !== stat.realpath) continue;
     // An empty hosts list is everybody, as `*` is (:930-932).

@@ -166,19 +166,22 @@ describe('sharing.smb.create validation on 25.10.1, in the source order and word
     );
   });
 
-  it('options need a purpose; a purpose takes only its own options, and FCP_SHARE locks aapl_name_mangling (MW/api/v25_10_1/smb.py:549-595, 750-770)', async () => {
-    const { ws } = await session();
-    const create = (more: object) => ws.call('sharing.smb.create', [{ name: 's', path: '/mnt/tank/docs', ...more }]);
-    expect(errorOf(await create({ options: { hostsallow: [] } }))).toEqual(
-      validation(['data', 'Value error, You must set `purpose` if you set `options`.']),
-    );
-    expect(errorOf(await create({ purpose: 'DEFAULT_SHARE', options: { guestok: true } }))).toEqual(
-      validation(['data.options.DEFAULT_SHARE.guestok', 'Extra inputs are not permitted']),
-    );
-    expect(errorOf(await create({ purpose: 'FCP_SHARE', options: { aapl_name_mangling: false } }))).toEqual(
-      validation(['data.options.FCP_SHARE.aapl_name_mangling', 'Input should be True']),
-    );
-  });
+  it.each(RELEASES)(
+    'on %s options need a purpose; a purpose takes only its own options, and FCP_SHARE locks aapl_name_mangling (MW/api/v25_10_1/smb.py:549-595, 750-770; MW/api/v26_0_0/smb.py:848-852, 1139 at TS-26.0.0-BETA.3)',
+    async (release) => {
+      const { ws } = await session(release);
+      const create = (more: object) => ws.call('sharing.smb.create', [{ name: 's', path: '/mnt/tank/docs', ...more }]);
+      expect(errorOf(await create({ options: { hostsallow: [] } }))).toEqual(
+        validation(['data', 'Value error, You must set `purpose` if you set `options`.']),
+      );
+      expect(errorOf(await create({ purpose: 'DEFAULT_SHARE', options: { guestok: true } }))).toEqual(
+        validation(['data.options.DEFAULT_SHARE.guestok', 'Extra inputs are not permitted']),
+      );
+      expect(errorOf(await create({ purpose: 'FCP_SHARE', options: { aapl_name_mangling: false } }))).toEqual(
+        validation(['data.options.FCP_SHARE.aapl_name_mangling', 'Input should be True']),
+      );
+    },
+  );
 
   it('Final Cut Pro and Time Machine shares need aapl_extensions; with it they are made, Time Machine with a volume UUID (MW/plugins/smb.py:754-761, 1336-1348)', async () => {
     const { ws, ok } = await session();
