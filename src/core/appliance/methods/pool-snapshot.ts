@@ -7,6 +7,7 @@ import {
   type PoolSnapshotEntry,
   type PoolSnapshotRollbackOptions,
 } from '../../contract/pool-snapshot.js';
+import { localNamingTime, strftimeNaming } from '../../contract/snapshot-naming-schema.js';
 import { ERRNO, rpcErrors, type ValidationTriple } from '../../errors.js';
 import { snapshotRollbackRefusal } from '../../refusals/pool-snapshot.js';
 import type { DatasetRecord } from '../../store/datasets.js';
@@ -161,23 +162,6 @@ function mountOf(
   };
 }
 
-/** `datetime.now().strftime(schema)` for what naming schemas use (replication.new_snapshot_name). */
-function strftime(schema: string, d: Date): string {
-  const pad = (n: number, w = 2) => String(n).padStart(w, '0');
-  const offset = -d.getTimezoneOffset();
-  const fields: Record<string, string> = {
-    Y: String(d.getFullYear()),
-    m: pad(d.getMonth() + 1),
-    d: pad(d.getDate()),
-    H: pad(d.getHours()),
-    M: pad(d.getMinutes()),
-    S: pad(d.getSeconds()),
-    z: `${offset < 0 ? '-' : '+'}${pad(Math.trunc(Math.abs(offset) / 60))}${pad(Math.abs(offset) % 60)}`,
-    '%': '%',
-  };
-  return schema.replace(/%(.)/g, (all, f: string) => fields[f] ?? all);
-}
-
 /** `zfs.snapshot.create`'s checks in its order (MW/plugins/zfs_/snapshot.py:140-170). */
 function validateCreate(data: PoolSnapshotCreate, name: string): void {
   const errors: ValidationTriple[] = [];
@@ -199,7 +183,10 @@ function validateCreate(data: PoolSnapshotCreate, name: string): void {
 }
 
 async function create(appliance: Appliance, data: PoolSnapshotCreate): Promise<PoolSnapshotEntry> {
-  const name = 'name' in data ? data.name : strftime(data.naming_schema, new Date());
+  const name =
+    'name' in data
+      ? data.name
+      : strftimeNaming(data.naming_schema, { ...localNamingTime(new Date()), offsetMinutes: null });
   validateCreate(data, name);
   const full = `${data.dataset}@${name}`;
   const failed = (why: string, errno: number = ERRNO.EFAULT) =>
