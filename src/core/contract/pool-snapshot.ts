@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { crud } from './crud.js';
 import { nonEmptyStr, once, roles, str } from './method.js';
 import { pydanticUnion } from './pydantic-union.js';
-import { namingSchemaError } from './snapshot-naming-schema.js';
+import { refineNamingSchema } from './snapshot-naming-schema.js';
 import { method, service } from './service.js';
 
 // `MW/api/v25_10_1/pool_snapshot.py`; service `MW/plugins/pool_/snapshot.py` (role_prefix SNAPSHOT,
@@ -53,12 +53,7 @@ export const createTemplate = once(() => ({
 }));
 
 /** SnapshotNameSchema (MW/api/base/types/string.py:74): zettarepl's `validate_snapshot_naming_schema`. */
-export const namingSchema = once(() =>
-  nonEmptyStr().superRefine((s, ctx) => {
-    const error = namingSchemaError(s);
-    if (error !== null) ctx.addIssue({ code: 'custom', message: error });
-  }),
-);
+export const namingSchema = once(() => nonEmptyStr().superRefine(refineNamingSchema));
 
 /** `data: PoolSnapshotCreateWithName | PoolSnapshotCreateWithSchema`, no discriminator. */
 export const poolSnapshotCreate = once(() =>

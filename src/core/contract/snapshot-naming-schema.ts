@@ -1,3 +1,5 @@
+import type * as z from 'zod';
+
 // Naming schemas of snapshots as zettarepl reads and writes them (zettarepl/snapshot/name.py, branch
 // release/25.10.1; stable/26 is the same): `validate_snapshot_naming_schema` (the SnapshotNameSchema
 // type of MW/api/base/types/string.py:74 runs it), `get_snapshot_name` (a time's name) and
@@ -8,6 +10,12 @@
 // Python's strftime/strptime are followed for the directives below (CPython 3.11's _strptime, the
 // Python of TrueNAS 25.10 and 26, C locale). Others (%U, %W, %f, %c, %x, %X, %G, %V, %u, %w, %Z)
 // are refused with UNSUPPORTED_DIRECTIVE: a deviation, listed in docs/RELEASES.md.
+
+/** A zod refinement that reports `validate_snapshot_naming_schema`'s ValueError (SnapshotNameSchema). */
+export function refineNamingSchema(s: string, ctx: z.RefinementCtx): void {
+  const error = namingSchemaError(s);
+  if (error !== null) ctx.addIssue({ code: 'custom', message: error });
+}
 
 /** A wall-clock time and, for an aware one, its offset from UTC in minutes. */
 export interface NamingTime {
