@@ -106,3 +106,17 @@ export const NFS_METHODS = [
   'nfs.config',
   'nfs.update',
 ] as const;
+
+/** The periodic snapshot task methods, called through the official client by test/core/official-client-snapshottask.test.ts. */
+export const SNAPSHOT_TASK_METHODS = [
+  'pool.snapshottask.query',
+  'pool.snapshottask.get_instance',
+  'pool.snapshottask.create',
+  'pool.snapshottask.update',
+  'pool.snapshottask.delete',
+  'pool.snapshottask.run',
+  'pool.snapshottask.max_count',
+  'pool.snapshottask.max_total_count',
+  'pool.snapshottask.update_will_change_retention_for',
+  'pool.snapshottask.delete_will_change_retention_for',
+] as const;
