@@ -9,6 +9,8 @@ import { snapshotsDir } from '../jobs/stray-snapshot-copies.js';
 import { serializedByPool, takeSnapshots } from '../snapshots/take.js';
 import { isEmptySnapshot } from '../snapshots/written.js';
 import { isChildDataset, shouldExclude } from './dataset-tree.js';
+import { taskState } from './tasks.js';
+import { collectionUpdate } from '../events.js';
 
 // One run of a periodic snapshot task, as zettarepl makes it when the middleware asks
 // (`zettarepl.run_periodic_snapshot_task` queues `run_task`, MW/plugins/zettarepl.py:390-394, and
@@ -48,8 +50,15 @@ async function destroy(appliance: Appliance, doomed: readonly SnapshotRecord[], 
 export async function runSnapshotTask(appliance: Appliance, task: SnapshotTaskRecord): Promise<void> {
   const { store } = appliance;
   const at = appliance.now();
-  const setState = (state: Omit<SnapshotTaskState, 'datetime'>) =>
-    store.write(() => setSnapshotTaskState(store.db, task.id, { ...state, datetime: appliance.now() }));
+  // Each change of state is stored and heard as `pool.snapshottask.query` CHANGED with the state
+  // alone (`on_zettarepl_state_changed`, MW/plugins/snapshot.py:385-388).
+  const setState = (state: Omit<SnapshotTaskState, 'datetime'>) => {
+    const full = { ...state, datetime: appliance.now() };
+    store.write(() => setSnapshotTaskState(store.db, task.id, full));
+    appliance.events.send(
+      collectionUpdate('pool.snapshottask.query', 'CHANGED', { id: task.id, fields: { state: taskState(full) } }),
+    );
+  };
   const last = task.state?.last_snapshot ?? null;
   const name = snapshotName(task.naming_schema, localNamingTime(new Date(at)));
   try {

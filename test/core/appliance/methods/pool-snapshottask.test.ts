@@ -224,6 +224,31 @@ for (const release of ['25.10.1', '26.0'] as const) {
       });
     });
 
+    it('run is heard as pool.snapshottask.query CHANGED with the state alone, RUNNING then FINISHED (MW/plugins/snapshot.py:385-388)', async () => {
+      const t = await setup(release);
+      await create(t, { dataset: 'tank/data' });
+      const heard: CollectionUpdate[] = [];
+      t.admin.notify = (_method, params) => heard.push(params as CollectionUpdate);
+      await t.call(t.admin, 'core.subscribe', 'pool.snapshottask.query');
+      await t.call(t.admin, 'pool.snapshottask.run', 1);
+      expect(heard).toEqual([
+        {
+          msg: 'changed',
+          collection: 'pool.snapshottask.query',
+          id: 1,
+          fields: { state: { state: 'RUNNING', datetime: { $date: AT }, last_snapshot: null } },
+        },
+        {
+          msg: 'changed',
+          collection: 'pool.snapshottask.query',
+          id: 1,
+          fields: {
+            state: { state: 'FINISHED', datetime: { $date: AT }, last_snapshot: 'tank/data@auto-2024-01-05_03-07' },
+          },
+        },
+      ]);
+    });
+
     it('run again in the same minute reports zfs’s refusal as the task’s ERROR state and takes nothing', async () => {
       const t = await setup(release);
       await create(t, { dataset: 'tank/data' });
