@@ -95,17 +95,6 @@ export type PoolSnapshotTaskEntry = z.output<ReturnType<typeof poolSnapshotTaskE
 /** `dict[str, list[str]]`: dataset → names of its snapshots (task_retention.py:28-37). */
 export const retentionChange = once(() => z.record(z.string(), z.array(z.string())));
 
-/** PoolSnapshotTaskDeleteOptions (pool_snapshottask.py:63-65). */
-export const SNAPSHOT_TASK_DELETE_OPTIONS = {
-  schema: once(() => z.strictObject({ fixate_removal_date: z.boolean().default(false) })),
-  default: () => ({ fixate_removal_date: false }),
-};
-
-const tasks = crud(poolSnapshotTaskEntry, () => z.int(), {
-  read: roles('SNAPSHOT_TASK_READ'),
-  write: roles('SNAPSHOT_TASK_WRITE'),
-});
-
 export const POOL_SNAPSHOTTASK_SUMMARIES = {
   query: 'List periodic snapshot tasks (filters, options); `state` is the task’s last run as zettarepl reports it.',
   get_instance: 'One periodic snapshot task by id.',
@@ -152,13 +141,31 @@ const snapshotTaskExtras = () => ({
   }),
 });
 
+/**
+ * The CRUD methods over an entry (25.10.1's PoolSnapshotTaskEntry, 26.0's PeriodicSnapshotTaskEntry):
+ * role_prefix SNAPSHOT_TASK; delete takes PoolSnapshotTaskDeleteOptions (pool_snapshottask.py:63-65).
+ */
+export function snapshotTaskCrud<Shape extends z.ZodRawShape>(entry: () => z.ZodObject<Shape>) {
+  const tasks = crud(entry, () => z.int(), {
+    read: roles('SNAPSHOT_TASK_READ'),
+    write: roles('SNAPSHOT_TASK_WRITE'),
+  });
+  const summaries = POOL_SNAPSHOTTASK_SUMMARIES;
+  return {
+    query: tasks.query(summaries.query),
+    get_instance: tasks.get_instance(summaries.get_instance),
+    create: tasks.create(summaries.create, 'data', poolSnapshotTaskCreate, entry),
+    update: tasks.update(summaries.update, 'data', poolSnapshotTaskUpdate, entry),
+    delete: tasks.delete(summaries.delete, () => z.literal(true), {
+      options: {
+        schema: once(() => z.strictObject({ fixate_removal_date: z.boolean().default(false) })),
+        default: () => ({ fixate_removal_date: false }),
+      },
+    }),
+  };
+}
+
 export const poolSnapshotTaskContract = service('pool.snapshottask', {
-  query: tasks.query(POOL_SNAPSHOTTASK_SUMMARIES.query),
-  get_instance: tasks.get_instance(POOL_SNAPSHOTTASK_SUMMARIES.get_instance),
-  create: tasks.create(POOL_SNAPSHOTTASK_SUMMARIES.create, 'data', poolSnapshotTaskCreate, poolSnapshotTaskEntry),
-  update: tasks.update(POOL_SNAPSHOTTASK_SUMMARIES.update, 'data', poolSnapshotTaskUpdate, poolSnapshotTaskEntry),
-  delete: tasks.delete(POOL_SNAPSHOTTASK_SUMMARIES.delete, () => z.literal(true), {
-    options: SNAPSHOT_TASK_DELETE_OPTIONS,
-  }),
+  ...snapshotTaskCrud(poolSnapshotTaskEntry),
   ...snapshotTaskExtras(),
 });

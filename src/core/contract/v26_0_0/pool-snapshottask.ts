@@ -1,13 +1,6 @@
 import * as z from 'zod';
-import { crud } from '../crud.js';
-import { once, roles } from '../method.js';
-import {
-  POOL_SNAPSHOTTASK_SUMMARIES,
-  SNAPSHOT_TASK_DELETE_OPTIONS,
-  poolSnapshotTaskCreate,
-  poolSnapshotTaskEntry,
-  poolSnapshotTaskUpdate,
-} from '../pool-snapshottask.js';
+import { once } from '../method.js';
+import { poolSnapshotTaskEntry, snapshotTaskCrud } from '../pool-snapshottask.js';
 import { service } from '../service.js';
 
 // What 26.0 changed in pool.snapshottask.* (`git diff TS-25.10.1:MW/api/v25_10_1/pool_snapshottask.py
@@ -23,18 +16,5 @@ const periodicSnapshotTaskEntry26 = once(() => {
   return z.object({ id, ...fields, vmware_sync, state });
 });
 
-const tasks = crud(periodicSnapshotTaskEntry26, () => z.int(), {
-  read: roles('SNAPSHOT_TASK_READ'),
-  write: roles('SNAPSHOT_TASK_WRITE'),
-});
-
 /** The pool.snapshottask.* entries 26.0 changed (and delete); the rest are 25.10.1's. */
-export const poolSnapshotTaskContract26 = service('pool.snapshottask', {
-  query: tasks.query(POOL_SNAPSHOTTASK_SUMMARIES.query),
-  get_instance: tasks.get_instance(POOL_SNAPSHOTTASK_SUMMARIES.get_instance),
-  create: tasks.create(POOL_SNAPSHOTTASK_SUMMARIES.create, 'data', poolSnapshotTaskCreate, periodicSnapshotTaskEntry26),
-  update: tasks.update(POOL_SNAPSHOTTASK_SUMMARIES.update, 'data', poolSnapshotTaskUpdate, periodicSnapshotTaskEntry26),
-  delete: tasks.delete(POOL_SNAPSHOTTASK_SUMMARIES.delete, () => z.literal(true), {
-    options: SNAPSHOT_TASK_DELETE_OPTIONS,
-  }),
-});
+export const poolSnapshotTaskContract26 = service('pool.snapshottask', snapshotTaskCrud(periodicSnapshotTaskEntry26));

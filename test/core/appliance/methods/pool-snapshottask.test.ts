@@ -42,6 +42,19 @@ function triplesOf(err: RpcError): Triple[] {
   return err.data!.extra as Triple[];
 }
 
+/** PoolSnapshotTaskCreate's fields, in its order (pool_snapshottask.py:30-51). */
+const TASK_FIELDS = [
+  'dataset',
+  'recursive',
+  'lifetime_value',
+  'lifetime_unit',
+  'enabled',
+  'exclude',
+  'naming_schema',
+  'allow_empty',
+  'schedule',
+];
+
 const DEFAULT_SCHEDULE = { minute: '00', hour: '*', dom: '*', month: '*', dow: '*', begin: '00:00', end: '23:59' };
 
 for (const release of ['25.10.1', '26.0'] as const) {
@@ -66,34 +79,8 @@ for (const release of ['25.10.1', '26.0'] as const) {
       // 25.10.1: DBEntry's id and state after the create fields (pool_snapshottask.py:68-80); 26.0: id first.
       const order =
         release === '26.0'
-          ? [
-              'id',
-              'dataset',
-              'recursive',
-              'lifetime_value',
-              'lifetime_unit',
-              'enabled',
-              'exclude',
-              'naming_schema',
-              'allow_empty',
-              'schedule',
-              'vmware_sync',
-              'state',
-            ]
-          : [
-              'dataset',
-              'recursive',
-              'lifetime_value',
-              'lifetime_unit',
-              'enabled',
-              'exclude',
-              'naming_schema',
-              'allow_empty',
-              'schedule',
-              'id',
-              'state',
-              'vmware_sync',
-            ];
+          ? ['id', ...TASK_FIELDS, 'vmware_sync', 'state']
+          : [...TASK_FIELDS, 'id', 'state', 'vmware_sync'];
       expect(Object.keys(entry)).toEqual(order);
       expect(await t.call(t.admin, 'pool.snapshottask.get_instance', 1)).toEqual(entry);
       // begin and end are read back as the database's time (`str(time)[:5]`).
