@@ -12,7 +12,6 @@ import { refineNamingSchema } from './snapshot-naming-schema.js';
 // SNAPSHOT_TASK_READ, run SNAPSHOT_TASK_WRITE (:321-322).
 
 export const LIFETIME_UNITS = ['HOUR', 'DAY', 'WEEK', 'MONTH', 'YEAR'] as const;
-export type LifetimeUnit = (typeof LIFETIME_UNITS)[number];
 
 /** SnapshotNameSchema (MW/api/base/types/string.py:74): a str zettarepl's validator accepts. */
 const snapshotNameSchema = once(() => str().superRefine(refineNamingSchema));

@@ -277,6 +277,19 @@ for (const release of ['25.10.1', '26.0'] as const) {
       expect(await snapshotIds(t)).toEqual(['tank/data@auto-2024-01-05_03-07', 'tank/data@auto-2024-01-05_03-09']);
     });
 
+    it('pool.dataset.delete deletes the enabled tasks on the dataset or below it; a disabled one stays (MW/plugins/snapshot.py:359-382, MW/plugins/pool_/dataset.py:828-832)', async () => {
+      const t = await setup(release);
+      await create(t, { dataset: 'tank/data/a' });
+      await create(t, { dataset: 'tank/data/a', enabled: false });
+      await create(t, { dataset: 'tank/data/b' });
+      await t.call(t.admin, 'pool.dataset.delete', 'tank/data/a');
+      const left = await t.call<Entry[]>(t.admin, 'pool.snapshottask.query', [], { select: ['id', 'dataset'] });
+      expect(left).toEqual([
+        { id: 2, dataset: 'tank/data/a' },
+        { id: 3, dataset: 'tank/data/b' },
+      ]);
+    });
+
     it('max_count answers 512 and max_total_count 10000 (MW/plugins/snapshot.py:301-319)', async () => {
       const t = await setup(release);
       expect(await t.call(t.admin, 'pool.snapshottask.max_count')).toBe(512);
