@@ -154,7 +154,7 @@ async function create(appliance: Appliance, data: PoolSnapshotCreate): Promise<P
       ? data.name
       : strftimeNaming(data.naming_schema, { ...localNamingTime(new Date(appliance.now())), offsetMinutes: null });
   validateCreate(data, name);
-  const [made] = await takeSnapshots(appliance, {
+  const made = await takeSnapshots(appliance, {
     dataset: data.dataset,
     name,
     recursive: data.recursive,
@@ -162,7 +162,7 @@ async function create(appliance: Appliance, data: PoolSnapshotCreate): Promise<P
     properties: data.properties,
     at: appliance.now(),
   });
-  return entryOf(made!);
+  return entryOf(made.find((s) => s.id === `${data.dataset}@${name}`)!);
 }
 
 async function destroy(appliance: Appliance, id: string, recursive: boolean): Promise<true> {
