@@ -95,8 +95,9 @@ export function updateSnapshotTask(db: Database, t: Omit<SnapshotTaskRecord, 'st
   ).run(...columns(t), t.id);
 }
 
-export function setSnapshotTaskState(db: Database, id: number, state: SnapshotTaskState): void {
-  sql(db, 'UPDATE snapshot_tasks SET state = ? WHERE id = ?').run(toJsonColumn(state), id);
+/** Records zettarepl's report on a task; null forgets it (the task reads PENDING again). */
+export function setSnapshotTaskState(db: Database, id: number, state: SnapshotTaskState | null): void {
+  sql(db, 'UPDATE snapshot_tasks SET state = ? WHERE id = ?').run(state === null ? null : toJsonColumn(state), id);
 }
 
 export function deleteSnapshotTasks(db: Database, ids: readonly number[]): void {

@@ -10,6 +10,7 @@ import {
   deleteSnapshotTasks,
   insertSnapshotTask,
   listSnapshotTasks,
+  setSnapshotTaskState,
   updateSnapshotTask,
 } from '../../store/snapshot-tasks.js';
 import type { Appliance } from '../appliance.js';
@@ -82,6 +83,9 @@ function updateTask(appliance: Appliance, id: number, data: PoolSnapshotTaskUpda
       throw rpcErrors.instanceNotFound(SNAPSHOT_TASK_VERBOSE, id);
     checkTask(appliance, merged, 'periodic_snapshot_update');
     updateSnapshotTask(store.db, { ...merged, id });
+    // zettarepl.update_tasks hands zettarepl the enabled tasks only, and notify_definition forgets
+    // the state of every task it was not handed (MW/plugins/zettarepl_/state.py:88-107).
+    if (!merged.enabled) setSnapshotTaskState(store.db, id, null);
     return id;
   });
 }

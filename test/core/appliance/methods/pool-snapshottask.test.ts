@@ -236,6 +236,18 @@ for (const release of ['25.10.1', '26.0'] as const) {
       ]);
     });
 
+    it('disabling a task forgets its state: it reads PENDING again (MW/plugins/zettarepl_/state.py:88-107)', async () => {
+      const t = await setup(release);
+      await create(t, { dataset: 'tank/data' });
+      await t.call(t.admin, 'pool.snapshottask.run', 1);
+      await t.call(t.admin, 'pool.snapshottask.update', 1, { lifetime_value: 4 });
+      expect((await t.call<Entry>(t.admin, 'pool.snapshottask.get_instance', 1)).state).toMatchObject({
+        state: 'FINISHED',
+      });
+      const disabled = await t.call<Entry>(t.admin, 'pool.snapshottask.update', 1, { enabled: false });
+      expect(disabled.state).toEqual({ state: 'PENDING' });
+    });
+
     it('run again in the same minute reports zfs’s refusal as the task’s ERROR state and takes nothing', async () => {
       const t = await setup(release);
       await create(t, { dataset: 'tank/data' });
