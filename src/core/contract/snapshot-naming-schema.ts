@@ -246,7 +246,7 @@ function strptime(name: string, schema: string): { time: ParsedSnapshotName['tim
 
 /**
  * `parse_snapshot_name` (name.py:25-53): with `%s`, the epoch seconds as local time; otherwise
- * strptime, a `--` (or, before zettarepl#218, a `:`) read back as `+` when the schema has `%z`.
+ * strptime, a `--` (or the `:` older zettarepl wrote, name.py:39-42) read back as `+` when the schema has `%z`.
  * Throws Python's ValueError text when the name does not fit.
  */
 export function parseSnapshotName(name: string, namingSchema: string): ParsedSnapshotName {
