@@ -1,5 +1,7 @@
 import { execFile, spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import type { MethodContract } from '../../src/core/contract/method.js';
+import { contractViolations } from '../../src/core/contract/conformance.js';
 import { SAFETY_MS } from '../helpers/server.js';
 
 const MIDCLT_MAIN = "import sys; sys.argv[0] = 'midclt'; from truenas_api_client import main; sys.exit(main())";
@@ -96,6 +98,43 @@ export function runClient(
   });
 }
 
+/** A method called once with a valid argument and once with an invalid one, and what midclt prints for the latter. */
+export interface ClientCase {
+  method: string;
+  valid: unknown[];
+  bad: unknown[];
+  stderr: string;
+}
+
+/**
+ * What the runner's outcomes of `cases` (labelled `<method>` and `<method> bad`) got wrong: a valid
+ * call that failed or answered outside the release's result schema, an invalid one that did not fail
+ * with ValidationErrors printed as `stderr`; and the valid calls' answers, by method.
+ */
+export function caseFailures(
+  contract: ReadonlyMap<string, MethodContract>,
+  cases: readonly ClientCase[],
+  outcomes: ReadonlyMap<string, Outcome>,
+): { failures: string[]; answers: Record<string, unknown> } {
+  const failures: string[] = [];
+  const answers: Record<string, unknown> = {};
+  for (const c of cases) {
+    const good = outcomes.get(c.method);
+    if (!good?.ok) failures.push(`${c.method} ${JSON.stringify(c.valid)}: ${good?.stderr ?? 'no outcome'}`);
+    else {
+      answers[c.method] = JSON.parse(good.json!);
+      const violations = contractViolations(contract.get(c.method)!.result, answers[c.method]);
+      if (violations.length > 0) failures.push(`${c.method} result: ${violations.join('; ')}`);
+    }
+    const bad = outcomes.get(`${c.method} bad`);
+    if (bad?.ok !== false || bad.class !== 'ValidationErrors' || bad.stderr !== c.stderr)
+      failures.push(
+        `${c.method} ${JSON.stringify(c.bad)}: want ${c.stderr}, got ${bad?.class}: ${bad?.stderr ?? bad?.json}`,
+      );
+  }
+  return { failures, answers };
+}
+
 /** The NFS methods, called through the official client by test/core/official-client-nfs.test.ts. */
 export const NFS_METHODS = [
   'sharing.nfs.query',
@@ -105,4 +144,18 @@ export const NFS_METHODS = [
   'sharing.nfs.delete',
   'nfs.config',
   'nfs.update',
+] as const;
+
+/** The periodic snapshot task methods, called through the official client by test/core/official-client-snapshottask.test.ts. */
+export const SNAPSHOT_TASK_METHODS = [
+  'pool.snapshottask.query',
+  'pool.snapshottask.get_instance',
+  'pool.snapshottask.create',
+  'pool.snapshottask.update',
+  'pool.snapshottask.delete',
+  'pool.snapshottask.run',
+  'pool.snapshottask.max_count',
+  'pool.snapshottask.max_total_count',
+  'pool.snapshottask.update_will_change_retention_for',
+  'pool.snapshottask.delete_will_change_retention_for',
 ] as const;

@@ -22,7 +22,14 @@ import { contractViolations } from '../../src/core/contract/conformance.js';
 import { contractFor, type ReleaseName } from '../../src/core/releases/index.js';
 import { serviceNamespaceContract } from '../../src/core/contract/service-namespace.js';
 import { startTestServer } from '../helpers/server.js';
-import { NFS_METHODS, findClient, midclt, runClient, type Outcome } from '../conformance/official-client.js';
+import {
+  NFS_METHODS,
+  SNAPSHOT_TASK_METHODS,
+  findClient,
+  midclt,
+  runClient,
+  type Outcome,
+} from '../conformance/official-client.js';
 
 const client = findClient();
 
@@ -597,6 +604,12 @@ const SKIPPED: Record<string, string> = {
     NFS_METHODS.map((m) => [
       m,
       'its own table, with the dataset its shares need: test/core/official-client-nfs.test.ts',
+    ]),
+  ),
+  ...Object.fromEntries(
+    SNAPSHOT_TASK_METHODS.map((m) => [
+      m,
+      'its own table, with the dataset its tasks need: test/core/official-client-snapshottask.test.ts',
     ]),
   ),
 };

@@ -13,10 +13,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { EMULATIONS } from '../../src/core/appliance/settings.js';
-import { contractViolations } from '../../src/core/contract/conformance.js';
 import { contractFor } from '../../src/core/releases/index.js';
 import { startTestServer } from '../helpers/server.js';
-import { NFS_METHODS, findClient, runClient } from '../conformance/official-client.js';
+import { NFS_METHODS, caseFailures, findClient, runClient, type ClientCase } from '../conformance/official-client.js';
 
 const client = findClient();
 
@@ -30,7 +29,7 @@ const printed = (...lines: [errname: string, attribute: string, message: string]
 const PATH = '/mnt/tank/nfs-official';
 
 /** In call order; each bad call runs just before its valid one. */
-const CASES: { method: string; valid: unknown[]; bad: unknown[]; stderr: string }[] = [
+const CASES: ClientCase[] = [
   {
     method: 'nfs.config',
     valid: [],
@@ -102,22 +101,7 @@ for (const release of ['25.10.1', '26.0'] as const) {
       ];
       const outcomes = await runClient(client.env, server.rpcUrl, server.adminKey, steps);
       expect(outcomes.get('dataset')?.ok).toBe(true);
-      const failures: string[] = [];
-      const answers: Record<string, unknown> = {};
-      for (const c of CASES) {
-        const good = outcomes.get(c.method);
-        if (!good?.ok) failures.push(`${c.method} ${JSON.stringify(c.valid)}: ${good?.stderr ?? 'no outcome'}`);
-        else {
-          answers[c.method] = JSON.parse(good.json!);
-          const violations = contractViolations(contract.get(c.method)!.result, answers[c.method]);
-          if (violations.length > 0) failures.push(`${c.method} result: ${violations.join('; ')}`);
-        }
-        const bad = outcomes.get(`${c.method} bad`);
-        if (bad?.ok !== false || bad.class !== 'ValidationErrors' || bad.stderr !== c.stderr)
-          failures.push(
-            `${c.method} ${JSON.stringify(c.bad)}: want ${c.stderr}, got ${bad?.class}: ${bad?.stderr ?? bad?.json}`,
-          );
-      }
+      const { failures, answers } = caseFailures(contract, CASES, outcomes);
       expect(failures).toEqual([]);
       expect(answers['nfs.update']).toMatchObject({ allow_nonroot: true, protocols: ['NFSV3', 'NFSV4'] });
       expect(answers['sharing.nfs.query']).toMatchObject([{ path: PATH, networks: ['10.0.0.0/24'], locked: false }]);

@@ -65,6 +65,11 @@ export class Appliance {
   readonly keyChecks = new KeyCheckLimits();
   /** Key and password hashes of logins, in turns by client address (FairQueue). */
   readonly loginHashes = new FairQueue();
+  /**
+   * The appliance's clock, in milliseconds since the epoch: what a periodic snapshot task's name
+   * and state read (and pool.snapshot.create's naming schema). Tests set it to a time of their own.
+   */
+  now: () => number = () => Date.now();
   /** AAL1's maximum session age (MW/utils/auth.py:71-72); tests shorten it to see a session end. */
   maxSessionAgeMs = MAX_SESSION_AGE_MS;
   settings: ApplianceSettings;

@@ -38,6 +38,8 @@ export const CONTRACT_EVENTS: ReadonlyMap<string, EventContract> = new Map(
     crudEvent('api_key', 'API_KEY'),
     crudEvent('pool.dataset', 'DATASET'),
     crudEvent('pool.snapshot', 'SNAPSHOT'),
+    // MW/plugins/snapshot.py:50; also sent at each change of a task's state (:385-388).
+    crudEvent('pool.snapshottask', 'SNAPSHOT_TASK'),
     // MW/plugins/nfs.py:438
     crudEvent('sharing.nfs', 'SHARING_NFS'),
     // MW/plugins/smb.py:724

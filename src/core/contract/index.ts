@@ -10,6 +10,7 @@ import { filesystemContract } from './filesystem.js';
 import { poolContract } from './pool.js';
 import { poolDatasetContract } from './pool-dataset.js';
 import { poolSnapshotContract } from './pool-snapshot.js';
+import { poolSnapshotTaskContract } from './pool-snapshottask.js';
 import { privilegeContract } from './privilege.js';
 import { sharingNfsContract } from './sharing-nfs.js';
 import { sharingSmbContract } from './sharing-smb.js';
@@ -34,6 +35,7 @@ export const CONTRACT = {
   ...poolContract,
   ...poolDatasetContract,
   ...poolSnapshotContract,
+  ...poolSnapshotTaskContract,
   ...systemContract,
   ...alertContract,
   ...sharingNfsContract,

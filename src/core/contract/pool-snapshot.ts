@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { crud } from './crud.js';
 import { nonEmptyStr, once, roles, str } from './method.js';
 import { pydanticUnion } from './pydantic-union.js';
+import { refineNamingSchema } from './snapshot-naming-schema.js';
 import { method, service } from './service.js';
 
 // `MW/api/v25_10_1/pool_snapshot.py`; service `MW/plugins/pool_/snapshot.py` (role_prefix SNAPSHOT,
@@ -51,14 +52,8 @@ export const createTemplate = once(() => ({
   properties: z.record(z.string(), z.unknown()).default({}),
 }));
 
-/** zettarepl's `validate_snapshot_naming_schema` (zettarepl/snapshot/name.py): the first field of a minute's time it lacks. */
-const NAMING_FIELDS = ['%Y', '%m', '%d', '%H', '%M'];
-export const namingSchema = once(() =>
-  nonEmptyStr().superRefine((s, ctx) => {
-    const missing = NAMING_FIELDS.find((f) => !new RegExp(`(^|[^%])${f}`).test(s));
-    if (missing) ctx.addIssue({ code: 'custom', message: `${missing} must be present in snapshot naming schema` });
-  }),
-);
+/** SnapshotNameSchema (MW/api/base/types/string.py:74): zettarepl's `validate_snapshot_naming_schema`. */
+export const namingSchema = once(() => nonEmptyStr().superRefine(refineNamingSchema));
 
 /** `data: PoolSnapshotCreateWithName | PoolSnapshotCreateWithSchema`, no discriminator. */
 export const poolSnapshotCreate = once(() =>

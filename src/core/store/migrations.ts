@@ -321,6 +321,28 @@ export const MIGRATIONS: readonly Migration[] = [
       'services: the service records a fresh install lists (cifs, nfs, ssh, …), stopped, not started at boot',
     up: (db) => createServices(db),
   },
+  {
+    version: 14,
+    description: 'snapshot_tasks: periodic snapshot tasks (pool.snapshottask.*)',
+    // snapshot-tasks.ts reads and writes it.
+    up: (db) => {
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS snapshot_tasks (
+          id             INTEGER PRIMARY KEY AUTOINCREMENT,
+          dataset        TEXT NOT NULL,
+          recursive      INTEGER NOT NULL,
+          lifetime_value INTEGER NOT NULL,
+          lifetime_unit  TEXT NOT NULL,
+          enabled        INTEGER NOT NULL,
+          exclude        TEXT NOT NULL,
+          naming_schema  TEXT NOT NULL,
+          allow_empty    INTEGER NOT NULL,
+          schedule       TEXT NOT NULL,
+          state          TEXT
+        );
+      `);
+    },
+  },
 ];
 
 /** The last migration's version. */

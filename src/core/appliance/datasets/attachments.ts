@@ -1,9 +1,11 @@
 import { deleteNfsShares, listNfsShares } from '../../store/shares-nfs.js';
 import { deleteSmbShare, listSmbShares } from '../../store/shares-smb.js';
+import { deleteSnapshotTasks, listSnapshotTasks } from '../../store/snapshot-tasks.js';
 import type { Appliance } from '../appliance.js';
 import { publishEvent } from '../crud-events.js';
 import { isChildPath } from '../shares/share-path.js';
 import { isExternalPath } from '../shares/smb.js';
+import { isChildDataset } from '../snapshot-tasks/dataset-tree.js';
 
 /** What a dataset's delete took with it, for the events sent once its write is done. */
 export interface DeletedAttachments {
@@ -20,6 +22,8 @@ export interface DeletedAttachments {
  *   MW/common/attachment/__init__.py:109-140): their rows go by `datastore.delete`, no event.
  * - SMB shares (MW/plugins/smb.py:1754-1760): each through `sharing.smb.delete`, which sends its
  *   REMOVED event; a share whose path is EXTERNAL is on no dataset (MW/plugins/smb.py:1782-1785).
+ * - Periodic snapshot tasks (MW/plugins/snapshot.py:359-382): those whose dataset's mountpoint is at
+ *   or below (`filesystem.is_child`), by `datastore.delete`, no event.
  */
 export function deleteDatasetAttachments(appliance: Appliance, datasetId: string): DeletedAttachments {
   const mountpoint = `/mnt/${datasetId}`;
@@ -33,6 +37,12 @@ export function deleteDatasetAttachments(appliance: Appliance, datasetId: string
     (s) => s.enabled && !isExternalPath(s.path) && isChildPath(appliance, s.path, mountpoint),
   );
   for (const s of smb) deleteSmbShare(db, s.id);
+  deleteSnapshotTasks(
+    db,
+    listSnapshotTasks(db)
+      .filter((t) => t.enabled && isChildDataset(t.dataset, datasetId))
+      .map((t) => t.id),
+  );
   return { smbShares: smb.map((s) => s.id) };
 }
 

@@ -8,6 +8,7 @@ import { nfsMethods } from './nfs.js';
 import { poolMethods } from './pool.js';
 import { poolDatasetMethods } from './pool-dataset.js';
 import { poolSnapshotMethods } from './pool-snapshot.js';
+import { poolSnapshotTaskMethods, poolSnapshotTaskMethods26 } from './pool-snapshottask.js';
 import type { MethodDefinition } from '../method.js';
 import { privilegeMethods } from './privilege.js';
 import { sharingNfsMethods, sharingNfsMethods26 } from './sharing-nfs.js';
@@ -35,6 +36,7 @@ export const METHODS: ReadonlyMap<string, MethodDefinition> = new Map(
     ...poolMethods,
     ...poolDatasetMethods,
     ...poolSnapshotMethods,
+    ...poolSnapshotTaskMethods,
     ...systemMethods,
     ...alertMethods,
     ...sharingNfsMethods,
@@ -55,6 +57,7 @@ export const RELEASE_METHODS: ReadonlyMap<string, readonly MethodDefinition[]> =
   ...authMethods26,
   ...apiKeyMethods26,
   ...sharingNfsMethods26,
+  ...poolSnapshotTaskMethods26,
   ...sharingSmbMethods26,
   ...smbMethods26,
 ].reduce((byName, m) => byName.set(m.name, [...(byName.get(m.name) ?? []), m]), new Map<string, MethodDefinition[]>());

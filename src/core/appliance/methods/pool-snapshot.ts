@@ -1,5 +1,3 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
 import { isValidDatasetName } from '../../contract/pool-dataset.js';
 import {
   poolSnapshotContract,
@@ -7,29 +5,21 @@ import {
   type PoolSnapshotEntry,
   type PoolSnapshotRollbackOptions,
 } from '../../contract/pool-snapshot.js';
+import { localNamingTime, strftimeNaming } from '../../contract/snapshot-naming-schema.js';
 import { ERRNO, rpcErrors, type ValidationTriple } from '../../errors.js';
 import { snapshotRollbackRefusal } from '../../refusals/pool-snapshot.js';
-import type { DatasetRecord } from '../../store/datasets.js';
-import {
-  datasetOwners,
-  deleteSnapshots,
-  insertSnapshot,
-  listSnapshots,
-  restoreOwners,
-  type SnapshotRecord,
-} from '../../store/snapshots.js';
+import { deleteSnapshots, listSnapshots, restoreOwners, type SnapshotRecord } from '../../store/snapshots.js';
 import type { Appliance } from '../appliance.js';
-import { creationShown, datasetType, parentOf } from '../datasets/properties.js';
-import { sandboxPath } from '../files/places.js';
-import { keyedQueue } from '../files/keyed-queue.js';
+import { creationShown } from '../datasets/properties.js';
 import { implement } from '../method.js';
 import { applyQuery, parseQueryArgs, type QueryFilters, type QueryOptions } from '../query/index.js';
 import { filterAttrs } from '../query/filter-attrs.js';
-import { noteCopyInFlight, snapshotsDir } from '../jobs/stray-snapshot-copies.js';
+import { snapshotsDir } from '../jobs/stray-snapshot-copies.js';
 import { snapshotCopyDir } from '../datasets/snapshot-copies.js';
-import { copyTree, restoreTree } from '../files/tree-copy.js';
+import { restoreTree } from '../files/tree-copy.js';
 import { removeTree } from '../files/tree-walk.js';
 import { cloneSnapshot } from '../snapshots/clone.js';
+import { isWithin, mountOf, serializedByPool, takeSnapshots } from '../snapshots/take.js';
 import { holdSnapshot, holdsOf, releaseSnapshot } from '../snapshots/holds.js';
 import { listHolds } from '../../store/snapshot-holds.js';
 
@@ -53,12 +43,6 @@ export function isValidSnapshotName(full: string): boolean {
   const snap = full.slice(at + 1);
   return isValidDatasetName(full.slice(0, at)) && /^[A-Za-z0-9_.: -]+$/.test(snap);
 }
-
-/**
- * Snapshot operations on one pool run one at a time: a copy, a rollback and a destroy of the same
- * tree must not interleave (ZFS serialises them in the kernel).
- */
-const serialized = keyedQueue();
 
 /** `zfs_nicebytes`: 512B, 1.50K, 96K, 2.25M — what `zfs get` shows as the value. */
 function zfsNiceBytes(n: number): string {
@@ -142,42 +126,6 @@ function ordered(snapshots: SnapshotRecord[]): SnapshotRecord[] {
   });
 }
 
-const isWithin = (id: string, root: string) => id === root || id.startsWith(`${root}/`);
-
-/** A filesystem dataset's mountpoint on this machine and its children's (which its copy leaves out). */
-function mountOf(
-  appliance: Appliance,
-  d: DatasetRecord,
-  all: readonly DatasetRecord[],
-): { host: string; skip: Set<string>; rel: string; childRels: string[] } | null {
-  if (datasetType(d) !== 'FILESYSTEM') return null;
-  const children = all.filter((c) => parentOf(c.id) === d.id);
-  const relOf = (id: string) => id.split('/').slice(1).join('/');
-  return {
-    host: sandboxPath(appliance, `/mnt/${d.id}`).host,
-    skip: new Set(children.map((c) => sandboxPath(appliance, `/mnt/${c.id}`).host)),
-    rel: relOf(d.id),
-    childRels: children.map((c) => relOf(c.id)),
-  };
-}
-
-/** `datetime.now().strftime(schema)` for what naming schemas use (replication.new_snapshot_name). */
-function strftime(schema: string, d: Date): string {
-  const pad = (n: number, w = 2) => String(n).padStart(w, '0');
-  const offset = -d.getTimezoneOffset();
-  const fields: Record<string, string> = {
-    Y: String(d.getFullYear()),
-    m: pad(d.getMonth() + 1),
-    d: pad(d.getDate()),
-    H: pad(d.getHours()),
-    M: pad(d.getMinutes()),
-    S: pad(d.getSeconds()),
-    z: `${offset < 0 ? '-' : '+'}${pad(Math.trunc(Math.abs(offset) / 60))}${pad(Math.abs(offset) % 60)}`,
-    '%': '%',
-  };
-  return schema.replace(/%(.)/g, (all, f: string) => fields[f] ?? all);
-}
-
 /** `zfs.snapshot.create`'s checks in its order (MW/plugins/zfs_/snapshot.py:140-170). */
 function validateCreate(data: PoolSnapshotCreate, name: string): void {
   const errors: ValidationTriple[] = [];
@@ -199,75 +147,28 @@ function validateCreate(data: PoolSnapshotCreate, name: string): void {
 }
 
 async function create(appliance: Appliance, data: PoolSnapshotCreate): Promise<PoolSnapshotEntry> {
-  const name = 'name' in data ? data.name : strftime(data.naming_schema, new Date());
+  // `replication.new_snapshot_name`: `datetime.now().strftime(naming_schema)`, a naive time
+  // (MW/plugins/replication.py:631-632), so `%z` is empty.
+  const name =
+    'name' in data
+      ? data.name
+      : strftimeNaming(data.naming_schema, { ...localNamingTime(new Date(appliance.now())), offsetMinutes: null });
   validateCreate(data, name);
-  const full = `${data.dataset}@${name}`;
-  const failed = (why: string, errno: number = ERRNO.EFAULT) =>
-    rpcErrors.call(errno, `Failed to snapshot ${full}: ${why}`);
-  const { store } = appliance;
-  return serialized(appliance, data.dataset.split('/')[0]!, async () => {
-    const all = appliance.datasets();
-    const target = all.find((d) => d.id === data.dataset);
-    // py-libzfs `get_dataset` (libzfs.pyx), raised through the ZFSException handler.
-    if (!target) throw failed(`Dataset ${data.dataset} not found`);
-    // Derived: ZFS takes only user properties (namespace:name) on a snapshot.
-    const invalid = Object.keys(data.properties).find((k) => !k.includes(':'));
-    if (invalid !== undefined) throw failed(`cannot create snapshot '${full}': invalid property '${invalid}'`);
-    const excluded = (id: string) => data.exclude.some((e) => isWithin(id, e));
-    const covered = data.recursive ? all.filter((d) => isWithin(d.id, target.id) && !excluded(d.id)) : [target];
-    const taken = () => {
-      const ids = new Set(listSnapshots(store.db).map((s) => s.id));
-      const clash = covered.find((d) => ids.has(`${d.id}@${name}`));
-      // ZFS's text for EEXIST; middleware then picks errno EEXIST for 'already exists'.
-      if (clash) throw failed(`cannot create snapshot '${clash.id}@${name}': dataset already exists`, ERRNO.EEXIST);
-    };
-    store.read(taken);
-    const copies: { d: DatasetRecord; copy: string; referenced: number }[] = [];
-    const forget: (() => Promise<void>)[] = [];
-    try {
-      for (const d of covered) {
-        const taking = { d, copy: randomUUID(), referenced: 0 };
-        // Listed before the copy starts, so a failed copy is cleaned up too, and noted in the
-        // state so that a killed process's half copy is swept at the next start.
-        copies.push(taking);
-        forget.push(await noteCopyInFlight(store.stateDir, taking.copy));
-        const mount = mountOf(appliance, d, all);
-        const dir = snapshotCopyDir(appliance, taking.copy);
-        if (mount) taking.referenced = await copyTree(mount.host, store.mntDir, dir, mount.skip);
-        else await mkdir(dir, { recursive: true, mode: 0o700 });
-      }
-      store.write(() => {
-        taken();
-        const now = Date.now();
-        for (const { d, copy, referenced } of copies) {
-          const mount = mountOf(appliance, d, all);
-          insertSnapshot(store.db, {
-            id: `${d.id}@${name}`,
-            dataset: d.id,
-            pool: d.pool,
-            copy,
-            referenced,
-            guid: randomBytes(8).readBigUInt64BE().toString(),
-            user_properties: Object.fromEntries(Object.entries(data.properties).map(([k, v]) => [k, String(v)])),
-            owners: mount ? datasetOwners(store.db, d.pool, mount.rel, mount.childRels) : [],
-            created_at: now,
-          });
-        }
-      });
-    } catch (err) {
-      for (const { copy } of copies) await removeTree(snapshotCopyDir(appliance, copy), snapshotsDir(store.stateDir));
-      throw err;
-    } finally {
-      for (const f of forget) await f();
-    }
-    return entryOf(listSnapshots(store.db).find((s) => s.id === full)!);
+  const made = await takeSnapshots(appliance, {
+    dataset: data.dataset,
+    name,
+    recursive: data.recursive,
+    excluded: (id) => data.exclude.some((e) => isWithin(id, e)),
+    properties: data.properties,
+    at: appliance.now(),
   });
+  return entryOf(made.find((s) => s.id === `${data.dataset}@${name}`)!);
 }
 
 async function destroy(appliance: Appliance, id: string, recursive: boolean): Promise<true> {
   const { store } = appliance;
   const [dataset, name] = splitId(id);
-  return serialized(appliance, dataset.split('/')[0]!, async () => {
+  return serializedByPool(appliance, dataset.split('/')[0]!, async () => {
     const doomed = store.write(() => {
       const all = listSnapshots(store.db);
       // py-libzfs `get_snapshot`'s NOENT becomes InstanceNotFound(str(e)) (MW/plugins/zfs_/snapshot.py:222-224).
@@ -321,7 +222,7 @@ async function rollbackOne(appliance: Appliance, id: string, options: PoolSnapsh
 
 async function rollback(appliance: Appliance, id: string, options: PoolSnapshotRollbackOptions): Promise<null> {
   const [dataset, name] = splitId(id);
-  return serialized(appliance, dataset.split('/')[0]!, async () => {
+  return serializedByPool(appliance, dataset.split('/')[0]!, async () => {
     if (!options.recursive_rollback) {
       await rollbackOne(appliance, id, options);
       return null;

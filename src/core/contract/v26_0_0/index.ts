@@ -4,6 +4,7 @@ import { authContract26 } from './auth.js';
 import { poolContract26 } from './pool.js';
 import { poolDatasetContract26 } from './pool-dataset.js';
 import { poolSnapshotContract26 } from './pool-snapshot.js';
+import { poolSnapshotTaskContract26 } from './pool-snapshottask.js';
 import { sharingNfsContract26 } from './sharing-nfs.js';
 import { sharingSmbContract26 } from './sharing-smb.js';
 import { smbContract26 } from './smb.js';
@@ -22,7 +23,8 @@ import { userContract26 } from './user.js';
  *   chown/get/put, core.py's methods: unchanged (core.download: descriptions only).
  * - pool_dataset.py: entries gain `tier` (TierInfo | null), create's encryption pbkdf2iters at least
  *   1,300,000 and `data` discriminated by type (pool-dataset.ts here); pool_snapshot.py: create takes
- *   `suspend_vms` (pool-snapshot.ts here). auth_two_factor.py: unchanged; the OTP `interval` of 30 or 60
+ *   `suspend_vms` (pool-snapshot.ts here); pool_snapshottask.py: the entry's fields in a new order,
+ *   `id` first (pool-snapshottask.ts here). auth_two_factor.py: unchanged; the OTP `interval` of 30 or 60
  *   is user.renew_2fa_secret's (user.py:474-481; user.ts here).
  * - pool.py: PoolEntry gains `all_sed` and a typed `scan` (pool.ts here).
  * - nfs.py: SharingNFSEntry gains `dataset`, `relative_path` and `tier` (sharing-nfs.ts here); nfs.* unchanged.
@@ -48,6 +50,7 @@ export const CONTRACT_26_0_0_OVERRIDES: Readonly<Record<string, MethodContract>>
   ...poolContract26,
   ...poolDatasetContract26,
   ...poolSnapshotContract26,
+  ...poolSnapshotTaskContract26,
   ...sharingNfsContract26,
   ...sharingSmbContract26,
   ...smbContract26,

@@ -81,6 +81,21 @@ describe('pool.snapshot.* as 25.10.1', () => {
     ]);
   });
 
+  it('a naming schema with a character ZFS refuses, or with %s and another placeholder, is refused in zettarepl’s words (zettarepl/snapshot/name.py:115-123)', async () => {
+    const { ws } = await adminSession();
+    for (const [schema, message] of [
+      ['auto/%Y%m%d%H%M', '/ is not an allowed character in ZFS snapshot name'],
+      ['auto-%s-%H', 'No other placeholder can be used with %s in naming schema'],
+    ]) {
+      const error = await fail(ws, 'pool.snapshot.create', [{ dataset: 'tank', naming_schema: schema }]);
+      expect(error.data.extra).toContainEqual([
+        'data.PoolSnapshotCreateWithSchema.naming_schema',
+        `Value error, ${message}`,
+        22,
+      ]);
+    }
+  });
+
   it('create errors: invalid name, exclude without recursive (ValidationErrors snapshot_create.*), a taken name EEXIST, a missing dataset EFAULT (MW/plugins/zfs_/snapshot.py:140-200)', async () => {
     const { ws } = await adminSession();
     expect(

@@ -1,0 +1,171 @@
+import {
+  poolSnapshotTaskContract,
+  type PoolSnapshotTaskChanges,
+  type PoolSnapshotTaskEntry,
+  type PoolSnapshotTaskUpdate,
+} from '../../contract/pool-snapshottask.js';
+import { poolSnapshotTaskContract26 } from '../../contract/v26_0_0/pool-snapshottask.js';
+import { ERRNO, rpcErrors } from '../../errors.js';
+import {
+  deleteSnapshotTasks,
+  insertSnapshotTask,
+  listSnapshotTasks,
+  setSnapshotTaskState,
+  updateSnapshotTask,
+} from '../../store/snapshot-tasks.js';
+import type { Appliance } from '../appliance.js';
+import { implement } from '../method.js';
+import { getInstance, query } from '../query/index.js';
+import { runSnapshotTask } from '../snapshot-tasks/run.js';
+import {
+  SNAPSHOT_TASK_VERBOSE,
+  byDataset,
+  checkTask,
+  sameTask,
+  snapshotTaskEntries,
+  snapshotTaskEntry,
+  storedTask,
+  storedTaskData,
+  taskSnapshots,
+  type SnapshotTaskData,
+} from '../snapshot-tasks/tasks.js';
+
+// The handlers of contract/pool-snapshottask.ts (and 26.0's entries, contract/v26_0_0/pool-snapshottask.ts),
+// as PeriodicSnapshotTaskService answers them (MW/plugins/snapshot.py:40-356,
+// MW/plugins/snapshot_/task_retention.py). Tasks are stored and run on request; nothing runs them
+// on their schedule yet and no retention removes their snapshots (docs/RELEASES.md "What the
+// emulator serves, and what it does not").
+
+/** The entry's task fields, as `dict(old, **data)` lays new values over them. */
+const taskData = (e: PoolSnapshotTaskEntry): SnapshotTaskData => {
+  const { id: _id, state: _state, vmware_sync: _vmware, ...fields } = e;
+  return fields;
+};
+
+/** `update_will_change_retention_for` (task_retention.py:16-37): snapshots the old task has and the new one has not. */
+function updateWillChangeRetentionFor(appliance: Appliance, id: number, data: PoolSnapshotTaskChanges) {
+  const old = snapshotTaskEntry(storedTask(appliance, id));
+  const updated = { ...old, ...data };
+  if (sameTask(old, updated)) return {};
+  const before = taskSnapshots(appliance, taskData(old));
+  const after = taskSnapshots(appliance, taskData(updated));
+  return byDataset([...before].filter((s) => !after.has(s)));
+}
+
+/** `delete_will_change_retention_for` (task_retention.py:39-55): every snapshot of the task. */
+function deleteWillChangeRetentionFor(appliance: Appliance, id: number) {
+  return byDataset(taskSnapshots(appliance, taskData(snapshotTaskEntry(storedTask(appliance, id)))));
+}
+
+/** do_create (MW/plugins/snapshot.py:86-147): validate, store; answers the new task's id. */
+function createTask(appliance: Appliance, data: SnapshotTaskData): number {
+  const { store } = appliance;
+  return store.write(() => {
+    checkTask(appliance, data, 'periodic_snapshot_create');
+    return insertSnapshotTask(store.db, data);
+  });
+}
+
+/**
+ * do_update (MW/plugins/snapshot.py:155-239): the stored task with `data` laid over it, validated
+ * as a whole. With `fixate_removal_date` the snapshots the change leaves are computed (25.10.1
+ * when it is true, :191, :220-224; 26.0 whenever it is given, stable/26 :176-183); fixing their
+ * removal dates is not emulated yet (no retention runs), so they are only computed.
+ */
+function updateTask(appliance: Appliance, id: number, data: PoolSnapshotTaskUpdate, release26: boolean): number {
+  const { store } = appliance;
+  const { fixate_removal_date: fixate, ...changes } = data;
+  const old = snapshotTaskEntry(storedTask(appliance, id));
+  const merged = storedTaskData({ ...taskData(old), ...changes });
+  if (release26 ? fixate !== undefined : fixate === true) updateWillChangeRetentionFor(appliance, id, changes);
+  return store.write(() => {
+    if (!listSnapshotTasks(store.db).some((t) => t.id === id))
+      throw rpcErrors.instanceNotFound(SNAPSHOT_TASK_VERBOSE, id);
+    checkTask(appliance, merged, 'periodic_snapshot_update');
+    updateSnapshotTask(store.db, { ...merged, id });
+    // zettarepl.update_tasks hands zettarepl the enabled tasks only, and notify_definition forgets
+    // the state of every task it was not handed (MW/plugins/zettarepl_/state.py:88-107).
+    if (!merged.enabled) setSnapshotTaskState(store.db, id, null);
+    return id;
+  });
+}
+
+/** do_delete (MW/plugins/snapshot.py:247-299); 26.0 looks the task up first (stable/26 :215-216). */
+function deleteTask(appliance: Appliance, id: number, fixate: boolean, release26: boolean): true {
+  const { store } = appliance;
+  if (release26) storedTask(appliance, id);
+  if (fixate) deleteWillChangeRetentionFor(appliance, id);
+  store.write(() => deleteSnapshotTasks(store.db, [id]));
+  return true;
+}
+
+/** run (MW/plugins/snapshot.py:321-332): a task that is not enabled is refused. */
+async function runTask(appliance: Appliance, id: number): Promise<null> {
+  const task = storedTask(appliance, id);
+  if (!task.enabled) throw rpcErrors.call(ERRNO.EFAULT, 'Task is not enabled');
+  await runSnapshotTask(appliance, task);
+  return null;
+}
+
+const c = poolSnapshotTaskContract;
+
+export const poolSnapshotTaskMethods = [
+  implement(c['pool.snapshottask.query'], ({ appliance }, filters, options) =>
+    query(snapshotTaskEntries(appliance), filters, options),
+  ),
+  implement(c['pool.snapshottask.get_instance'], ({ appliance }, id, options) =>
+    getInstance(snapshotTaskEntries(appliance), id, options, SNAPSHOT_TASK_VERBOSE),
+  ),
+  // `return await self.get_instance(id)` (MW/plugins/snapshot.py:147, 239).
+  implement(c['pool.snapshottask.create'], ({ appliance }, data) =>
+    snapshotTaskEntry(storedTask(appliance, createTask(appliance, storedTaskData(data)))),
+  ),
+  implement(c['pool.snapshottask.update'], ({ appliance }, id, data) =>
+    snapshotTaskEntry(storedTask(appliance, updateTask(appliance, id, data, false))),
+  ),
+  // do_delete (MW/plugins/snapshot.py:247-299): the row; `fixate_removal_date` computes what the
+  // task leaves (not fixed yet, as for update). 25.10.1 looks the task up only for the audit
+  // (:264-267), so an unknown id answers True from `datastore.delete`.
+  implement(c['pool.snapshottask.delete'], ({ appliance }, id, options) =>
+    deleteTask(appliance, id, options.fixate_removal_date, false),
+  ),
+  implement(c['pool.snapshottask.max_count'], () => 512),
+  implement(c['pool.snapshottask.max_total_count'], () => 10000),
+  implement(c['pool.snapshottask.run'], ({ appliance }, id) => runTask(appliance, id)),
+  implement(c['pool.snapshottask.update_will_change_retention_for'], ({ appliance }, id, data) =>
+    updateWillChangeRetentionFor(appliance, id, data),
+  ),
+  implement(c['pool.snapshottask.delete_will_change_retention_for'], ({ appliance }, id) =>
+    deleteWillChangeRetentionFor(appliance, id),
+  ),
+];
+
+const c26 = poolSnapshotTaskContract26;
+
+/** 26.0's entry order: id first, vmware_sync then state last (stable/26 MW/api/v26_0_0/pool_snapshottask.py:31-57). */
+const entry26 = (e: PoolSnapshotTaskEntry) => {
+  const { id, state, vmware_sync, ...fields } = e;
+  return { id, ...fields, vmware_sync, state };
+};
+
+/**
+ * 26.0's entries: the same handlers with the entry in its new order; delete looks the task up
+ * first (`get_instance`, stable/26 MW/plugins/snapshot.py:215-216), so an unknown id is refused.
+ */
+export const poolSnapshotTaskMethods26 = [
+  implement(c26['pool.snapshottask.query'], ({ appliance }, filters, options) =>
+    query(snapshotTaskEntries(appliance).map(entry26), filters, options),
+  ),
+  implement(c26['pool.snapshottask.get_instance'], ({ appliance }, id, options) =>
+    getInstance(snapshotTaskEntries(appliance).map(entry26), id, options, SNAPSHOT_TASK_VERBOSE),
+  ),
+  implement(c26['pool.snapshottask.create'], ({ appliance }, data) =>
+    entry26(snapshotTaskEntry(storedTask(appliance, createTask(appliance, storedTaskData(data))))),
+  ),
+  implement(c26['pool.snapshottask.update'], ({ appliance }, id, data) =>
+    entry26(snapshotTaskEntry(storedTask(appliance, updateTask(appliance, id, data, true)))),
+  ),
+  implement(c26['pool.snapshottask.delete'], ({ appliance }, id, options) =>
+    deleteTask(appliance, id, options.fixate_removal_date, true),
+  ),
+];

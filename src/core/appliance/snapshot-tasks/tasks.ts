@@ -1,0 +1,122 @@
+import type { PoolSnapshotTaskCreate, PoolSnapshotTaskEntry } from '../../contract/pool-snapshottask.js';
+import { storedTime } from '../../contract/cron.js';
+import { tryParseSnapshotName } from '../../contract/snapshot-naming-schema.js';
+import { ERRNO, rpcErrors, type ValidationTriple } from '../../errors.js';
+import { listSnapshots } from '../../store/snapshots.js';
+import { listSnapshotTasks, type SnapshotTaskRecord, type SnapshotTaskState } from '../../store/snapshot-tasks.js';
+import type { Appliance } from '../appliance.js';
+import { belongsToTree } from './dataset-tree.js';
+
+// PeriodicSnapshotTaskService (MW/plugins/snapshot.py:40-356): its entries, its checks and which
+// snapshots are a task's. No VMware integration and no replication task exist in the emulator, so
+// `vmware_sync` is false and the checks that read replication tasks find none (:202-211, :269-280).
+
+/** `verbose_name` of PeriodicSnapshotTaskService (MW/service/base.py:36): `PeriodicSnapshotTask 7 does not exist`. */
+export const SNAPSHOT_TASK_VERBOSE = 'PeriodicSnapshotTask';
+
+/** A task's fields as create takes them (the stored record without id and state). */
+export type SnapshotTaskData = Omit<SnapshotTaskRecord, 'id' | 'state'>;
+
+/**
+ * `state` as `extend` answers it (MW/plugins/snapshot.py:71-76 over zettarepl.get_state,
+ * MW/plugins/zettarepl_/state.py:54-73): PENDING before zettarepl reported anything on the task,
+ * then its last report with `last_snapshot`; `datetime` as the API's JSON writes a datetime.
+ */
+export function taskState(state: SnapshotTaskState | null): unknown {
+  if (!state) return { state: 'PENDING' };
+  const { datetime, last_snapshot, ...rest } = state;
+  return { ...rest, datetime: { $date: datetime }, last_snapshot: last_snapshot ?? null };
+}
+
+/** PoolSnapshotTaskEntry (25.10.1's field order): the task's fields, id, state, vmware_sync. */
+export function snapshotTaskEntry(t: SnapshotTaskRecord): PoolSnapshotTaskEntry {
+  const { id, state, ...fields } = t;
+  return {
+    ...fields,
+    exclude: [...fields.exclude],
+    schedule: { ...fields.schedule },
+    id,
+    state: taskState(state),
+    vmware_sync: false,
+  };
+}
+
+export function snapshotTaskEntries(appliance: Appliance): PoolSnapshotTaskEntry[] {
+  return appliance.store.read(() => listSnapshotTasks(appliance.store.db)).map(snapshotTaskEntry);
+}
+
+/** What the database keeps of a create's or merged update's data (`convert_schedule_to_db_format`). */
+export function storedTaskData(data: PoolSnapshotTaskCreate): SnapshotTaskData {
+  const { schedule, ...fields } = data;
+  return {
+    ...fields,
+    schedule: { ...schedule, begin: storedTime(schedule.begin), end: storedTime(schedule.end) },
+  };
+}
+
+/** `_validate` (MW/plugins/snapshot.py:334-356) under `schema` (periodic_snapshot_create / _update). */
+export function taskErrors(appliance: Appliance, data: SnapshotTaskData, schema: string): ValidationTriple[] {
+  const errors: ValidationTriple[] = [];
+  const add = (field: string, message: string) => errors.push([`${schema}.${field}`, message, ERRNO.EINVAL]);
+  // pool.filesystem_choices (MW/plugins/pool_/info.py:88-125): every filesystem and volume of an
+  // imported pool; the emulator has no system or application datasets to leave out.
+  if (!appliance.datasets().some((d) => d.id === data.dataset)) add('dataset', 'Dataset not found');
+  if (!data.recursive && data.exclude.length > 0)
+    add('exclude', 'Excluding datasets is not necessary for non-recursive periodic snapshot tasks');
+  data.exclude.forEach((v, i) => {
+    if (!v.startsWith(`${data.dataset}/`))
+      add(`exclude.${i}`, 'Excluded dataset should be a child or other descendant of the selected dataset');
+  });
+  return errors;
+}
+
+export function checkTask(appliance: Appliance, data: SnapshotTaskData, schema: string): void {
+  const errors = taskErrors(appliance, data, schema);
+  if (errors.length > 0) throw rpcErrors.validation(errors);
+}
+
+/** The stored task, or InstanceNotFound as get_instance raises it. */
+export function storedTask(appliance: Appliance, id: number): SnapshotTaskRecord {
+  const found = appliance.store.read(() => listSnapshotTasks(appliance.store.db)).find((t) => t.id === id);
+  if (!found) throw rpcErrors.instanceNotFound(SNAPSHOT_TASK_VERBOSE, id);
+  return found;
+}
+
+/**
+ * `zettarepl.periodic_snapshot_task_snapshots` (MW/plugins/zettarepl_/snapshot_removal_date.py:60-78):
+ * the snapshots (`DATASET@NAME`) of the task's datasets whose names its naming schema parses.
+ * Deviation: zettarepl also asks the task's schedule whether it would have run at the parsed time
+ * (PeriodicSnapshotTaskSnapshotOwner.owns_snapshot, zettarepl/snapshot/task/snapshot_owner.py:29-30);
+ * the emulator does not read schedules yet, so a snapshot of the schema taken off schedule counts.
+ */
+export function taskSnapshots(appliance: Appliance, task: SnapshotTaskData): Set<string> {
+  const snapshots = appliance.store.read(() => listSnapshots(appliance.store.db));
+  const owned = new Set<string>();
+  for (const s of snapshots) {
+    // `list_snapshots(shell, dataset, recursive)`, then `owns_dataset` (snapshot_owner.py:25-27).
+    if (!belongsToTree(s.dataset, task.dataset, task.recursive, task.exclude)) continue;
+    const name = s.id.slice(s.id.indexOf('@') + 1);
+    if (tryParseSnapshotName(name, task.naming_schema)) owned.add(s.id);
+  }
+  return owned;
+}
+
+/** `{dataset: [name, …]}` of sorted `DATASET@NAME`s (MW/plugins/snapshot_/task_retention.py:32-35, 51-53). */
+export function byDataset(ids: Iterable<string>): Record<string, string[]> {
+  const result: Record<string, string[]> = {};
+  for (const id of [...ids].sort()) {
+    const at = id.indexOf('@');
+    (result[id.slice(0, at)] ??= []).push(id.slice(at + 1));
+  }
+  return result;
+}
+
+/** Python's `==` of the two task dicts `update_will_change_retention_for` compares (task_retention.py:29): keys in any order. */
+export function sameTask(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const [ka, kb] = [Object.keys(a), Object.keys(b)];
+  const [ra, rb] = [a as Record<string, unknown>, b as Record<string, unknown>];
+  return ka.length === kb.length && ka.every((k) => k in rb && sameTask(ra[k], rb[k]));
+}

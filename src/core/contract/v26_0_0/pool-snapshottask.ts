@@ -1,0 +1,20 @@
+import * as z from 'zod';
+import { once } from '../method.js';
+import { poolSnapshotTaskEntry, snapshotTaskCrud } from '../pool-snapshottask.js';
+import { service } from '../service.js';
+
+// What 26.0 changed in pool.snapshottask.* (`git diff TS-25.10.1:MW/api/v25_10_1/pool_snapshottask.py
+// stable/26:MW/api/v26_0_0/pool_snapshottask.py`): the entry is declared first, PeriodicSnapshotTaskEntry
+// (stable/26 MW/api/v26_0_0/pool_snapshottask.py:31-57), so its fields come in a new order: `id` first,
+// `vmware_sync` then `state` last. Create, update, delete and the other methods take and answer the
+// same values as 25.10.1's; delete is listed because its handler differs (it looks the task up first,
+// stable/26 MW/plugins/snapshot.py:215-216).
+
+/** PeriodicSnapshotTaskEntry in 26: id, the task's fields, vmware_sync, state. */
+const periodicSnapshotTaskEntry26 = once(() => {
+  const { id, state, vmware_sync, ...fields } = poolSnapshotTaskEntry().shape;
+  return z.object({ id, ...fields, vmware_sync, state });
+});
+
+/** The pool.snapshottask.* entries 26.0 changed (and delete); the rest are 25.10.1's. */
+export const poolSnapshotTaskContract26 = service('pool.snapshottask', snapshotTaskCrud(periodicSnapshotTaskEntry26));
