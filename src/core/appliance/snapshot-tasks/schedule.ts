@@ -43,7 +43,10 @@ export interface CompiledSchedule {
 }
 
 const FIELD_NAMES = ['minute', 'hour', 'dom', 'month', 'dow'] as const;
-// croniter's RANGES, ALPHACONV, LOWMAP and LEN_MEANS_ALL, field by field (croniter/croniter.py).
+// croniter's RANGES, ALPHACONV, LOWMAP and LEN_MEANS_ALL, field by field (croniter/croniter.py), as
+// of the croniter 25.10.1 runs: Debian bookworm's python3-croniter (MW debian/control:115; the
+// image is bookworm, truenas/scale-build conf/build.manifest:3, release/25.10.1), a 1.3 release —
+// before croniter 2.x read `?`, ranges that wrap (`fri-mon`) and kept a full day field restricted.
 const RANGES: readonly (readonly [number, number])[] = [
   [0, 59],
   [0, 23],
@@ -131,8 +134,8 @@ function expandField(field: number, text: string, expr: string, nth: Map<number,
       last = true;
       continue;
     }
-    // croniter's LOWMAP: day of month and month 0 are 1; day of week 7 is Sunday's 0.
-    if ((field === DOM || field === MONTH) && value === 0) value = 1;
+    // croniter's LOWMAP: day of week 7 is Sunday's 0. (Day of month and month 0, once read as 1,
+    // are refused since croniter 1.1/1.2, older than the 1.3 Debian bookworm ships to 25.10.1.)
     if (field === DOW && value === 7) value = 0;
     if (value < low || value > high) throw new ScheduleError(`[${expr}] is not acceptable, out of range`);
     values.add(value);
