@@ -270,9 +270,10 @@ function pendingReplicationOwner(
   parse: ParseSnapshotName,
 ): Owner {
   const schemas = new Set<string | null>(need.namingSchemas);
-  const target = byDataset(need.targetSnapshots);
-  const parsedOn = (snapshots: ReadonlyMap<string, readonly string[]>, dataset: string) =>
-    parseWithSchemas(snapshots.get(dataset) ?? [], schemas, parse);
+  // Every dataset's names are parsed up front, as the owner's constructor does: one ambiguous name
+  // anywhere stops the run (snapshot_owner.py:66-73).
+  const source = parseAll(sourceSnapshots, schemas, parse);
+  const target = parseAll(byDataset(need.targetSnapshots), schemas, parse);
   return {
     schemas,
     ownsDataset: (dataset) => replicatesSource(need, dataset),
@@ -280,13 +281,21 @@ function pendingReplicationOwner(
     wantsToDelete: false,
     shouldRetain: (dataset, p) => {
       if (!replicatesSource(need, dataset)) return false;
-      const source = parsedOn(sourceSnapshots, dataset);
-      const copied = parsedOn(target, targetDatasetOf(need, dataset));
-      const onSource = source.some((s) => s.name === p.name);
+      const here = source.get(dataset) ?? [];
+      const copied = target.get(targetDatasetOf(need, dataset)) ?? [];
+      const onSource = here.some((s) => s.name === p.name);
       const onTarget = copied.some((s) => s.name === p.name);
-      return (onSource && !onTarget) || p.name === incrementalBase(source, copied);
+      return (onSource && !onTarget) || p.name === incrementalBase(here, copied);
     },
   };
+}
+
+function parseAll(
+  snapshots: ReadonlyMap<string, readonly string[]>,
+  schemas: ReadonlySet<string | null>,
+  parse: ParseSnapshotName,
+): Map<string, Parsed[]> {
+  return new Map([...snapshots].map(([dataset, names]) => [dataset, parseWithSchemas(names, schemas, parse)]));
 }
 
 export interface PeriodicRetentionInput {
@@ -307,13 +316,15 @@ export interface PeriodicRetentionInput {
  */
 export function periodicSnapshotRetention(input: PeriodicRetentionInput): SnapshotRef[] {
   const now = wallClock(input.now, input.timezone);
-  const owners: Owner[] = input.tasks.map((task) => periodicTaskOwner(task, now));
-  const local = byDataset(input.snapshots);
-  for (const need of input.replications ?? []) owners.push(pendingReplicationOwner(need, local, input.parse));
-  // The middleware always asks for removal dates ("use-removal-dates": True, MW/plugins/zettarepl.py:649).
-  const dated = removalDateOwner(input.snapshots, now);
-  if (dated) owners.push(dated);
-  return unlessAmbiguous(() => snapshotsToRemove(owners, input.snapshots, input.parse));
+  return unlessAmbiguous(() => {
+    const owners: Owner[] = input.tasks.map((task) => periodicTaskOwner(task, now));
+    const local = byDataset(input.snapshots);
+    for (const need of input.replications ?? []) owners.push(pendingReplicationOwner(need, local, input.parse));
+    // The middleware always asks for removal dates ("use-removal-dates": True, MW/plugins/zettarepl.py:649).
+    const dated = removalDateOwner(input.snapshots, now);
+    if (dated) owners.push(dated);
+    return snapshotsToRemove(owners, input.snapshots, input.parse);
+  });
 }
 
 /**
@@ -401,14 +412,15 @@ function targetOwner(
   parse: ParseSnapshotName,
 ): Owner {
   const schemas = new Set<string | null>(replication.namingSchemas);
+  // Both sides parsed up front, as the owner's constructor does (snapshot_owner.py:122-129).
+  const parsedSource = parseAll(source, schemas, parse);
+  const parsedTarget = parseAll(target, schemas, parse);
   const deletes = new Map<string, Set<string>>();
-  for (const [dataset, names] of target) {
+  for (const [dataset, onTarget] of parsedTarget) {
     if (!replicatesTarget(replication, dataset)) continue;
-    const onSource = parseWithSchemas(source.get(sourceDatasetOf(replication, dataset)) ?? [], schemas, parse);
-    const onTarget = parseWithSchemas(names, schemas, parse).flatMap((p) =>
-      p.datetime ? [{ name: p.name, datetime: p.datetime }] : [],
-    );
-    deletes.set(dataset, new Set(policyDeletes(policy, now, onSource, onTarget)));
+    const onSource = parsedSource.get(sourceDatasetOf(replication, dataset)) ?? [];
+    const dated = onTarget.flatMap((p) => (p.datetime ? [{ name: p.name, datetime: p.datetime }] : []));
+    deletes.set(dataset, new Set(policyDeletes(policy, now, onSource, dated)));
   }
   return {
     schemas,
