@@ -44,9 +44,10 @@ export interface CompiledSchedule {
 
 const FIELD_NAMES = ['minute', 'hour', 'dom', 'month', 'dow'] as const;
 // croniter's RANGES, ALPHACONV, LOWMAP and LEN_MEANS_ALL, field by field (croniter/croniter.py), as
-// of the croniter 25.10.1 runs: Debian bookworm's python3-croniter (MW debian/control:115; the
-// image is bookworm, truenas/scale-build conf/build.manifest:3, release/25.10.1), a 1.3 release —
-// before croniter 2.x read `?`, ranges that wrap (`fri-mon`) and kept a full day field restricted.
+// of the croniter 25.10.1 runs: Debian bookworm's python3-croniter 1.3.5 (the middleware's
+// src/middlewared/debian/control:115, TS-25.10.1; the image is bookworm: truenas/scale-build
+// conf/build.manifest:3, release/25.10.1), older than croniter 2.x, which reads `?`, ranges that
+// wrap (`fri-mon`), and keeps a full day field restricted when the other one is set.
 const RANGES: readonly (readonly [number, number])[] = [
   [0, 59],
   [0, 23],
