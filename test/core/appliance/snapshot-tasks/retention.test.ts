@@ -348,6 +348,16 @@ describe("a replication's target retention (zettarepl/replication/task/retention
     expect(deletes).toEqual(['2021-04-20-01-00', '2021-04-06-00-00']);
   });
 
+  it('CUSTOM keeps a snapshot exactly its lifetime old: only older ones go (retention_policy.py:84, not idealized)', () => {
+    const target = ['2021-04-20-13-00', '2021-04-20-12-59'].map((name) => ({
+      name,
+      datetime: parse('%Y-%m-%d-%H-%M', name) as Date,
+    }));
+    expect(
+      policyDeletes({ policy: 'CUSTOM', lifetime: { value: 1, unit: 'DAY' } }, utc(2021, 4, 21, 13, 0), [], target),
+    ).toEqual(['2021-04-20-12-59']);
+  });
+
   const replication = {
     sourceDatasets: ['tank/data'],
     targetDataset: 'backup/data',
