@@ -248,7 +248,8 @@ function incrementalBase(source: readonly Parsed[], target: readonly Parsed[]): 
 /**
  * Whether a push replication still needs this source snapshot: its target lacks it, or it is the
  * incremental base of the next send (zettarepl/replication/task/snapshot_owner.py:78-93).
- * `sourceSnapshots` are the source side's snapshots.
+ * `sourceSnapshots` are the source side's snapshots. Names its schemas read ambiguously stop
+ * retention altogether (unlessAmbiguous), so then every snapshot is needed.
  */
 export function replicationNeedsSnapshot(
   need: ReplicationNeed,
@@ -256,11 +257,16 @@ export function replicationNeedsSnapshot(
   snapshot: SnapshotRef,
   parse: ParseSnapshotName,
 ): boolean {
-  return pendingReplicationOwner(need, byDataset(sourceSnapshots), parse).shouldRetain(snapshot.dataset, {
-    schema: null,
-    name: snapshot.name,
-    datetime: undefined,
-  });
+  try {
+    return pendingReplicationOwner(need, byDataset(sourceSnapshots), parse).shouldRetain(snapshot.dataset, {
+      schema: null,
+      name: snapshot.name,
+      datetime: undefined,
+    });
+  } catch (e) {
+    if (e instanceof AmbiguousName) return true;
+    throw e;
+  }
 }
 
 /** A pending push replication as a snapshot owner that never wants to delete (snapshot_owner.py:60-93). */

@@ -323,6 +323,27 @@ describe('replicationNeedsSnapshot (zettarepl tests/replication/task/test_snapsh
   });
 });
 
+describe('replicationNeedsSnapshot with names its schemas read ambiguously', () => {
+  it('needs every snapshot, as zettarepl then destroys nothing (zettarepl.py:324-335)', () => {
+    const need: ReplicationNeed = {
+      sourceDatasets: ['tank/data'],
+      targetDataset: 'backup/data',
+      recursive: false,
+      exclude: [],
+      namingSchemas: ['snap-%d-%m-%Y', 'snap-%m-%d-%Y'],
+      targetSnapshots: snaps('backup/data', ['snap-01-02-2020']),
+    };
+    expect(
+      replicationNeedsSnapshot(
+        need,
+        snaps('tank/data', ['snap-01-02-2020']),
+        { dataset: 'tank/data', name: 'snap-01-02-2020' },
+        parse,
+      ),
+    ).toBe(true);
+  });
+});
+
 describe("a replication's target retention (zettarepl/replication/task/retention_policy.py)", () => {
   it('CUSTOM: the longest lifetime whose schedule matches, else the default (tests/replication/task/test_retention_policy.py)', () => {
     const target = [
