@@ -257,16 +257,13 @@ export function replicationNeedsSnapshot(
   snapshot: SnapshotRef,
   parse: ParseSnapshotName,
 ): boolean {
-  try {
-    return pendingReplicationOwner(need, byDataset(sourceSnapshots), parse).shouldRetain(snapshot.dataset, {
+  const ask = () =>
+    pendingReplicationOwner(need, byDataset(sourceSnapshots), parse).shouldRetain(snapshot.dataset, {
       schema: null,
       name: snapshot.name,
       datetime: undefined,
     });
-  } catch (e) {
-    if (e instanceof AmbiguousName) return true;
-    throw e;
-  }
+  return unlessAmbiguous(ask, true);
 }
 
 /** A pending push replication as a snapshot owner that never wants to delete (snapshot_owner.py:60-93). */
@@ -322,7 +319,7 @@ export interface PeriodicRetentionInput {
  */
 export function periodicSnapshotRetention(input: PeriodicRetentionInput): SnapshotRef[] {
   const now = wallClock(input.now, input.timezone);
-  return unlessAmbiguous(() => {
+  return unlessAmbiguous((): SnapshotRef[] => {
     const owners: Owner[] = input.tasks.map((task) => periodicTaskOwner(task, now));
     const local = byDataset(input.snapshots);
     for (const need of input.replications ?? []) owners.push(pendingReplicationOwner(need, local, input.parse));
@@ -330,18 +327,19 @@ export function periodicSnapshotRetention(input: PeriodicRetentionInput): Snapsh
     const dated = removalDateOwner(input.snapshots, now);
     if (dated) owners.push(dated);
     return snapshotsToRemove(owners, input.snapshots, input.parse);
-  });
+  }, []);
 }
 
 /**
  * A replication's names parsed ambiguously stop the whole retention run in zettarepl (the owner's
- * constructor raises, and _run_retention logs it: zettarepl/zettarepl.py:324-335): nothing goes.
+ * constructor raises, and _run_retention logs it: zettarepl/zettarepl.py:324-335): nothing goes,
+ * and so every snapshot is needed.
  */
-function unlessAmbiguous(run: () => SnapshotRef[]): SnapshotRef[] {
+function unlessAmbiguous<T>(run: () => T, otherwise: T): T {
   try {
     return run();
   } catch (e) {
-    if (e instanceof AmbiguousName) return [];
+    if (e instanceof AmbiguousName) return otherwise;
     throw e;
   }
 }
@@ -464,5 +462,5 @@ export function targetSnapshotRetention(input: TargetRetentionInput): SnapshotRe
       input.parse,
     );
     return snapshotsToRemove([owner], input.targetSnapshots, input.parse);
-  });
+  }, []);
 }
