@@ -235,18 +235,26 @@ export function isDueAtWallClock(c: CompiledSchedule, wall: Date): boolean {
   );
 }
 
+/** One formatter per zone: making one costs more than using it many times. */
+const FORMATTERS = new Map<string, Intl.DateTimeFormat>();
+
 function formatterFor(tz: string): Intl.DateTimeFormat {
-  // An unknown zone is a RangeError here, before anything is computed with it.
-  return new Intl.DateTimeFormat('en-US', {
-    timeZone: tz,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: 'numeric',
-    day: 'numeric',
-    hour: 'numeric',
-    minute: 'numeric',
-    second: 'numeric',
-  });
+  let format = FORMATTERS.get(tz);
+  if (format === undefined) {
+    // An unknown zone is a RangeError here, before anything is computed with it.
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone: tz,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
+    FORMATTERS.set(tz, format);
+  }
+  return format;
 }
 
 function wallClockWith(format: Intl.DateTimeFormat, instant: Date): Date {

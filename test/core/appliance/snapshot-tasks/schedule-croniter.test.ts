@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   compileSchedule,
+  isDue,
   isDueAtWallClock,
+  nextRun,
   ScheduleError,
   type Schedule,
 } from '../../../../src/core/appliance/snapshot-tasks/schedule.js';
@@ -32,4 +34,40 @@ describe(`schedules against zettarepl's should_run with croniter ${recorded.cron
   it.each(recorded.invalid.map((s) => [JSON.stringify(s), s] as const))('croniter refuses %s', (_, s) => {
     expect(() => compileSchedule(s)).toThrow(ScheduleError);
   });
+});
+
+// The UTC minutes zettarepl's scheduler ran tasks on around the 2026 clock changes of a few zones
+// (TzClock with pytz, then should_run): test/fixtures/croniter/generate-tz.py.
+interface ZoneCase {
+  readonly zone: string;
+  readonly from: string;
+  readonly minutes: number;
+  readonly schedule: Schedule;
+  readonly due: readonly string[];
+}
+
+const zoneCases = JSON.parse(
+  readFileSync(new URL('../../../fixtures/croniter/tz-1.3.5.json', import.meta.url), 'utf8'),
+) as ZoneCase[];
+
+describe("isDue and nextRun against zettarepl's scheduler in a time zone", () => {
+  it.each(zoneCases.map((c) => [c.zone, c.from, JSON.stringify(c.schedule), c] as const))(
+    '%s from %s: %s',
+    (_, __, ___, c) => {
+      const start = wall(c.from).getTime();
+      const due: string[] = [];
+      for (let t = start; t < start + c.minutes * 60_000; t += 60_000) {
+        if (isDue(c.schedule, new Date(t), c.zone)) due.push(new Date(t).toISOString().slice(0, 16));
+      }
+      expect(due).toEqual(c.due);
+      let after = new Date(start - 1);
+      const runs: string[] = [];
+      for (let next = nextRun(c.schedule, after, c.zone); next && next.getTime() < start + c.minutes * 60_000;) {
+        runs.push(next.toISOString().slice(0, 16));
+        after = next;
+        next = nextRun(c.schedule, after, c.zone);
+      }
+      expect(runs).toEqual(c.due);
+    },
+  );
 });
