@@ -5,7 +5,7 @@ import type { Appliance } from '../appliance.js';
 import { publishEvent } from '../crud-events.js';
 import { isChildPath } from '../shares/share-path.js';
 import { isExternalPath } from '../shares/smb.js';
-import { isChildDataset } from '../snapshot-tasks/dataset-tree.js';
+import { isChild } from '../snapshot-tasks/dataset-tree.js';
 
 /** What a dataset's delete took with it, for the events sent once its write is done. */
 export interface DeletedAttachments {
@@ -40,7 +40,7 @@ export function deleteDatasetAttachments(appliance: Appliance, datasetId: string
   deleteSnapshotTasks(
     db,
     listSnapshotTasks(db)
-      .filter((t) => t.enabled && isChildDataset(t.dataset, datasetId))
+      .filter((t) => t.enabled && isChild(t.dataset, datasetId))
       .map((t) => t.id),
   );
   return { smbShares: smb.map((s) => s.id) };

@@ -8,7 +8,7 @@ import { removeTree } from '../files/tree-walk.js';
 import { snapshotsDir } from '../jobs/stray-snapshot-copies.js';
 import { serializedByPool, takeSnapshots } from '../snapshots/take.js';
 import { isEmptySnapshot } from '../snapshots/written.js';
-import { isChildDataset, shouldExclude } from './dataset-tree.js';
+import { isChild, shouldExclude } from './dataset-tree.js';
 import { taskState } from './tasks.js';
 import { collectionUpdate } from '../events.js';
 
@@ -30,7 +30,7 @@ async function emptySnapshots(appliance: Appliance, made: readonly SnapshotRecor
   const empty = new Map<string, boolean>();
   for (const s of made) empty.set(s.dataset, await isEmptySnapshot(appliance, s, all));
   // A dataset's snapshot goes when it and every snapshot below it of this run are empty (empty.py:28-32).
-  return made.filter((s) => [...empty].every(([dataset, isEmpty]) => !isChildDataset(dataset, s.dataset) || isEmpty));
+  return made.filter((s) => [...empty].every(([dataset, isEmpty]) => !isChild(dataset, s.dataset) || isEmpty));
 }
 
 async function destroy(appliance: Appliance, doomed: readonly SnapshotRecord[], pool: string): Promise<void> {

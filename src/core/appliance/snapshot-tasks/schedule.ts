@@ -1,0 +1,359 @@
+// A periodic snapshot task's schedule as zettarepl reads it. zettarepl's scheduler ticks once a UTC
+// minute, turns the tick into the appliance's local wall clock (TzClock, the zone being
+// system.general's `timezone`: MW/plugins/zettarepl.py:614,648 (TS-25.10.1);
+// zettarepl/scheduler/tz_clock.py:41-42 (release/25.10.1)) and runs every task whose
+// CronSchedule.should_run says yes for that wall clock with its seconds dropped
+// (zettarepl/scheduler/scheduler.py:26-43, zettarepl/scheduler/cron.py:37-45,
+// zettarepl/utils/datetime.py:10-11). should_run is croniter's: a minute is due when croniter's next
+// match after the second before it is that minute — which is croniter's field matching, written here
+// as a predicate. Pure: the time and the zone are passed in.
+
+/** A schedule as the middleware stores it (`schedule` of pool.snapshottask; MW/api/v25_10_1/common.py CronModel, TimeCronModel). */
+export interface Schedule {
+  readonly minute?: string;
+  readonly hour?: string;
+  readonly dom?: string;
+  readonly month?: string;
+  readonly dow?: string;
+  /** "HH:MM": the window a periodic snapshot task may run in (begin after end: the window wraps midnight). */
+  readonly begin?: string;
+  readonly end?: string;
+}
+
+/** One cron field as croniter expands it: every value, or the set of values it allows. */
+interface Field {
+  readonly all: boolean;
+  readonly values: ReadonlySet<number>;
+  /** Day of month `L`: the month's last day. */
+  readonly last: boolean;
+}
+
+/** A schedule compiled once, for matching many times. */
+export interface CompiledSchedule {
+  readonly minute: Field;
+  readonly hour: Field;
+  readonly dom: Field;
+  readonly month: Field;
+  readonly dow: Field;
+  /** Day of week `N#k` (the k-th N of the month) and `LN` (its last N), croniter's nth_weekday_of_month. */
+  readonly nth: ReadonlyMap<number, ReadonlySet<number | 'l'>> | undefined;
+  /** Seconds of the day. */
+  readonly begin: number;
+  readonly end: number;
+}
+
+const FIELD_NAMES = ['minute', 'hour', 'dom', 'month', 'dow'] as const;
+// croniter's RANGES, ALPHACONV, LOWMAP and LEN_MEANS_ALL, field by field (croniter/croniter.py), as
+// of the croniter 25.10.1 runs: Debian bookworm's python3-croniter 1.3.5 (the middleware's
+// src/middlewared/debian/control:115, TS-25.10.1; the image is bookworm: truenas/scale-build
+// conf/build.manifest:3, release/25.10.1), older than croniter 2.x, which reads `?`, ranges that
+// wrap (`fri-mon`), and keeps a full day field restricted when the other one is set.
+const RANGES: readonly (readonly [number, number])[] = [
+  [0, 59],
+  [0, 23],
+  [1, 31],
+  [1, 12],
+  [0, 7],
+];
+const LEN_MEANS_ALL = [60, 24, 31, 12, 7];
+const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+const DAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'];
+const DOM = 2;
+const MONTH = 3;
+const DOW = 4;
+
+/** An expression croniter refuses (CroniterBadCronError); the middleware refuses such a schedule on create. */
+export class ScheduleError extends Error {}
+
+function alpha(field: number, key: string, expr: string): number | 'l' {
+  if (field === DOM && key === 'l') return 'l';
+  const index = field === MONTH ? MONTHS.indexOf(key) : field === DOW ? DAYS.indexOf(key) : -1;
+  if (index < 0) throw new ScheduleError(`[${expr}] is not acceptable`);
+  return field === MONTH ? index + 1 : index;
+}
+
+function bound(field: number, text: string, expr: string): number | 'l' {
+  return /^\d+$/.test(text) ? Number(text) : alpha(field, text, expr);
+}
+
+/** croniter's _expand for one field (croniter/croniter.py `_expand`). */
+function expandField(field: number, text: string, expr: string, nth: Map<number, Set<number | 'l'>>): Field {
+  const [low, high] = RANGES[field] as readonly [number, number];
+  const pending: (string | number)[] = text.toLowerCase().split(',');
+  const values = new Set<number>();
+  let all = false;
+  let last = false;
+  while (pending.length > 0) {
+    let e = String(pending.pop());
+    let nthOf: number | 'l' | undefined;
+    if (field === DOW) {
+      const special = /^(\w+)#(\d+)$/.exec(e) ?? /^l(\d+)$/.exec(e);
+      if (special) {
+        if (special[2] === undefined) {
+          nthOf = 'l';
+          e = special[1] as string;
+        } else {
+          nthOf = Number(special[2]);
+          if (!(nthOf >= 1 && nthOf <= 5))
+            throw new ScheduleError(`[${expr}] is not acceptable.  Invalid day_of_week value: '${e}'`);
+          e = special[1] as string;
+        }
+      }
+    }
+    // `*/5` is `0-59/5`; `10/5` is `10-59/5`.
+    let t = e.replace(/^\*(\/.+)$/, `${low}-${high}$1`);
+    let m = /^([^-]+)-([^-/]+)(\/(\d+))?$/.exec(t);
+    if (!m) {
+      t = e.replace(/^(.+)\/(.+)$/, `$1-${high}/$2`);
+      m = /^([^-]+)-([^-/]+)(\/(\d+))?$/.exec(t);
+    }
+    if (m) {
+      const lowText = m[1] as string;
+      let highText = m[2] as string;
+      if (field === DOM && highText === 'l') highText = '31';
+      const from = bound(field, lowText, expr);
+      let to = bound(field, highText, expr);
+      const step = m[4] === undefined ? 1 : Number(m[4]);
+      if (from === 'l' || to === 'l') throw new ScheduleError(`[${expr}] is not acceptable`);
+      if (from > to) {
+        // `fri-sun`: croniter reads Sunday's 0 as 7 at the end of a range.
+        if (field === DOW && to === 0) to = 7;
+        else throw new ScheduleError(`[${expr}] is not acceptable`);
+      }
+      if (Math.max(from, to) > high) throw new ScheduleError(`${expr} is out of bands`);
+      if (step === 0) throw new ScheduleError('invalid range: range() arg 3 must not be zero');
+      for (let v = from; v <= to; v += step) pending.push(nthOf === undefined ? v : `${v}#${nthOf}`);
+      continue;
+    }
+    if (t.startsWith('-')) throw new ScheduleError(`[${expr}] is not acceptable,negative numbers not allowed`);
+    if (t === '*') {
+      all = true;
+      continue;
+    }
+    let value = /^\d+$/.test(t) ? Number(t) : alpha(field, t, expr);
+    if (value === 'l') {
+      last = true;
+      continue;
+    }
+    // croniter's LOWMAP: day of week 7 is Sunday's 0. (Day of month and month 0, once read as 1,
+    // are refused since croniter 1.1/1.2, older than the 1.3 Debian bookworm ships to 25.10.1.)
+    if (field === DOW && value === 7) value = 0;
+    if (value < low || value > high) throw new ScheduleError(`[${expr}] is not acceptable, out of range`);
+    values.add(value);
+    if (nthOf !== undefined) {
+      const set = nth.get(value) ?? new Set<number | 'l'>();
+      set.add(nthOf);
+      nth.set(value, set);
+    }
+  }
+  if (!last && values.size === LEN_MEANS_ALL[field]) all = true;
+  return { all, values, last };
+}
+
+/** isodate.parse_time of "HH:MM" or "HH:MM:SS", in seconds of the day (cron.py:31-35). */
+function timeOfDay(text: string, what: string): number {
+  const m = /^(\d{2}):(\d{2})(?::(\d{2}))?$/.exec(text);
+  const seconds = m ? Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3] ?? 0) : NaN;
+  if (!m || Number(m[1]) > 23 || Number(m[2]) > 59 || Number(m[3] ?? 0) > 59) {
+    throw new ScheduleError(`${what} ${JSON.stringify(text)} is not a time HH:MM`);
+  }
+  return seconds;
+}
+
+/**
+ * The schedule as croniter expands it, missing fields being `*` and the window 00:00–23:59
+ * (zettarepl/scheduler/cron.py:26-35). Throws ScheduleError where croniter would refuse it.
+ */
+export function compileSchedule(schedule: Schedule): CompiledSchedule {
+  const texts = FIELD_NAMES.map((name) => schedule[name] ?? '*');
+  const expr = texts.join(' ');
+  const nth = new Map<number, Set<number | 'l'>>();
+  const fields = texts.map((text, i) => expandField(i, text, expr, nth));
+  const dow = fields[DOW] as Field;
+  if (nth.size > 0 && [...dow.values].some((v) => !nth.has(v))) {
+    throw new ScheduleError(
+      `day-of-week field does not support mixing literal values and nth day of week syntax.  Cron: '${expr}'`,
+    );
+  }
+  return {
+    minute: fields[0] as Field,
+    hour: fields[1] as Field,
+    dom: fields[DOM] as Field,
+    month: fields[MONTH] as Field,
+    dow,
+    nth: nth.size > 0 ? nth : undefined,
+    begin: timeOfDay(schedule.begin ?? '00:00', 'begin'),
+    end: timeOfDay(schedule.end ?? '23:59', 'end'),
+  };
+}
+
+function daysInMonth(year: number, month: number): number {
+  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+}
+
+function has(field: Field, value: number): boolean {
+  return field.all || field.values.has(value);
+}
+
+function dayMatches(c: CompiledSchedule, wall: Date): boolean {
+  const year = wall.getUTCFullYear();
+  const month = wall.getUTCMonth() + 1;
+  if (!has(c.month, month)) return false;
+  const day = wall.getUTCDate();
+  const weekday = wall.getUTCDay();
+  const domOk = c.dom.all || c.dom.values.has(day) || (c.dom.last && day === daysInMonth(year, month));
+  let dowOk: boolean;
+  if (c.nth) {
+    const wanted = c.nth.get(weekday);
+    dowOk =
+      wanted !== undefined &&
+      (wanted.has(Math.ceil(day / 7)) || (wanted.has('l') && day + 7 > daysInMonth(year, month)));
+  } else dowOk = has(c.dow, weekday);
+  // croniter's day_or: with both day fields restricted, a day matching either runs (as cron does).
+  const domRestricted = !c.dom.all;
+  const dowRestricted = !c.dow.all || c.nth !== undefined;
+  return domRestricted && dowRestricted ? domOk || dowOk : domOk && dowOk;
+}
+
+function inWindow(c: CompiledSchedule, seconds: number): boolean {
+  // cron.py:39-44: begin before end is a window within the day; otherwise it wraps midnight (and
+  // begin equal to end is the whole day).
+  return c.begin < c.end ? c.begin <= seconds && seconds <= c.end : seconds >= c.begin || seconds <= c.end;
+}
+
+/**
+ * Whether zettarepl runs the task at this wall-clock time: a Date whose UTC fields are the
+ * local wall clock (zettarepl's naive datetime); seconds are dropped first (cron.py:38).
+ */
+export function isDueAtWallClock(c: CompiledSchedule, wall: Date): boolean {
+  const seconds = wall.getUTCHours() * 3600 + wall.getUTCMinutes() * 60;
+  return (
+    inWindow(c, seconds) &&
+    has(c.minute, wall.getUTCMinutes()) &&
+    has(c.hour, wall.getUTCHours()) &&
+    dayMatches(c, wall)
+  );
+}
+
+/** One formatter per zone: making one costs more than using it many times. */
+const FORMATTERS = new Map<string, Intl.DateTimeFormat>();
+
+function formatterFor(tz: string): Intl.DateTimeFormat {
+  let format = FORMATTERS.get(tz);
+  if (format === undefined) {
+    // An unknown zone is a RangeError here, before anything is computed with it.
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone: tz,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
+    FORMATTERS.set(tz, format);
+  }
+  return format;
+}
+
+function wallClockWith(format: Intl.DateTimeFormat, instant: Date): Date {
+  const part: Record<string, number> = {};
+  for (const p of format.formatToParts(instant)) if (p.type !== 'literal') part[p.type] = Number(p.value);
+  return new Date(
+    Date.UTC(
+      part['year'] ?? 0,
+      (part['month'] ?? 1) - 1,
+      part['day'] ?? 1,
+      part['hour'] ?? 0,
+      part['minute'] ?? 0,
+      part['second'] ?? 0,
+      instant.getUTCMilliseconds(),
+    ),
+  );
+}
+
+/**
+ * The local wall clock of an instant in an IANA zone, as TzClock computes it
+ * (`utcnow.replace(tzinfo=UTC).astimezone(timezone)` made naive: tz_clock.py:41-42, 20-21),
+ * returned as a Date whose UTC fields are that wall clock.
+ */
+export function wallClock(instant: Date, tz: string): Date {
+  return wallClockWith(formatterFor(tz), instant);
+}
+
+/** Whether zettarepl's scheduler runs the task on the tick at this instant, the appliance's zone being `tz`. */
+export function isDue(schedule: Schedule, date: Date, tz: string): boolean {
+  return isDueAtWallClock(compileSchedule(schedule), wallClock(date, tz));
+}
+
+const MINUTE = 60_000;
+const DAY = 86_400_000;
+/** croniter gives up on a next match this many years on (max_years_between_matches). */
+const SEARCH_YEARS = 50;
+
+/** Every instant whose wall clock in the zone is `wall`: none in a gap a clock skips, two in an hour it repeats. */
+function instantsAt(format: Intl.DateTimeFormat, wall: Date): Date[] {
+  const found = new Map<number, Date>();
+  for (const probe of [wall.getTime() - DAY, wall.getTime() + DAY]) {
+    const offset = wallClockWith(format, new Date(probe)).getTime() - probe;
+    const instant = new Date(wall.getTime() - offset);
+    if (wallClockWith(format, instant).getTime() === wall.getTime()) found.set(instant.getTime(), instant);
+  }
+  return [...found.values()];
+}
+
+/**
+ * The first minute after `after` at which zettarepl's scheduler runs the task, or undefined when
+ * none comes within 50 years. zettarepl's scheduler ticks on UTC minutes and matches their local
+ * wall clock, so an hour the clock skips in spring runs nothing and an hour it repeats in autumn
+ * runs twice (the second snapshot of the same name fails "already exists", and zettarepl counts it
+ * a success: zettarepl/zettarepl.py:178-182, tz_clock.py:23-39). For a schedule no date satisfies
+ * (`dom: '30', month: '2'`), zettarepl's should_run asks croniter for the next match, and croniter
+ * searches 50 years and raises CroniterBadDateError, which should_run does not catch (cron.py:45);
+ * the task never runs. Here: undefined, after the same bounded search, day by day.
+ */
+export function nextRun(schedule: Schedule, after: Date, tz: string): Date | undefined {
+  const c = compileSchedule(schedule);
+  const format = formatterFor(tz);
+  const startWall = wallClockWith(format, after);
+  // The day before too: a wall clock repeated after midnight may still lie ahead.
+  let day = Date.UTC(startWall.getUTCFullYear(), startWall.getUTCMonth(), startWall.getUTCDate()) - DAY;
+  const minutes = c.minute.all ? range(60) : [...c.minute.values].sort((a, b) => a - b);
+  const hours = c.hour.all ? range(24) : [...c.hour.values].sort((a, b) => a - b);
+  let found: Date | undefined;
+  for (let i = 0; i <= SEARCH_YEARS * 366 + 1; i++, day += DAY) {
+    // A clock set back across midnight repeats the end of a day after the next one has begun, so
+    // the day after the first day with a run is looked at too before answering.
+    const foundBefore = found !== undefined;
+    const first = firstOnDay(c, format, day, hours, minutes, after);
+    if (first && (found === undefined || first < found)) found = first;
+    if (foundBefore) return found;
+  }
+  return found;
+}
+
+function firstOnDay(
+  c: CompiledSchedule,
+  format: Intl.DateTimeFormat,
+  day: number,
+  hours: readonly number[],
+  minutes: readonly number[],
+  after: Date,
+): Date | undefined {
+  if (!dayMatches(c, new Date(day))) return undefined;
+  let first: Date | undefined;
+  for (const h of hours) {
+    for (const m of minutes) {
+      if (!inWindow(c, h * 3600 + m * 60)) continue;
+      for (const instant of instantsAt(format, new Date(day + h * 3_600_000 + m * MINUTE))) {
+        if (instant.getTime() > after.getTime() && (first === undefined || instant < first)) first = instant;
+      }
+    }
+  }
+  return first;
+}
+
+function range(n: number): number[] {
+  return Array.from({ length: n }, (_, i) => i);
+}
