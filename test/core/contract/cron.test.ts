@@ -33,6 +33,21 @@ const CASES: [Record<string, string>, string | null][] = [
   [{ minute: 'H' }, 'Please ensure fields match cron syntax - Hashed definitions must include hash_id'],
   [{ minute: '' }, null],
   [{ month: 'foo' }, 'Please ensure fields match cron syntax - [* * * foo *] is not acceptable'],
+  [
+    { dow: '1,2#3' },
+    "Please ensure fields match cron syntax - day-of-week field does not support mixing literal values and nth day of week syntax.  Cron: '* * * * 1,2#3 '    dow={1} vs nth={2: {3}}",
+  ],
+  // The hash expander reads a whole field (croniter.py:864-944): `R` is a random value, not refused.
+  [{ minute: 'R' }, null],
+  [{ minute: 'h,1' }, 'Please ensure fields match cron syntax - [h,1 * * * *] is not acceptable'],
+  [{ minute: 'R(5-4)' }, 'Please ensure fields match cron syntax - integer modulo by zero'],
+  // int('l') is a ValueError that expand() re-raises through an exec that fails (croniter.py:776-781).
+  [{ dom: 'L-5' }, "Please ensure fields match cron syntax - name 'exc' is not defined"],
+  [{ dow: 'fri-00' }, 'Please ensure fields match cron syntax - [* * * * fri-00 ] is not acceptable'],
+  [{ dow: '5l3' }, 'Please ensure fields match cron syntax - [* * * * 5l3] is not acceptable'],
+  [{ dow: '1#2x' }, null],
+  // A field holding a space makes six fields, the sixth croniter's seconds.
+  [{ minute: '1 2' }, null],
 ];
 
 describe('cronScheduleError (croniter 1.3.5 _expand, croniter.py:596-757)', () => {

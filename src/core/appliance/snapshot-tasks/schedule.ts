@@ -8,6 +8,15 @@
 // match after the second before it is that minute — which is croniter's field matching, written here
 // as a predicate. Pure: the time and the zone are passed in.
 
+import {
+  CRON_FIELDS,
+  CronExpressionError,
+  expandCron,
+  type CronExpansion,
+  type CronField,
+  type NthWeekdays,
+} from '../../contract/cron.js';
+
 /** A schedule as the middleware stores it (`schedule` of pool.snapshottask; MW/api/v25_10_1/common.py CronModel, TimeCronModel). */
 export interface Schedule {
   readonly minute?: string;
@@ -20,135 +29,22 @@ export interface Schedule {
   readonly end?: string;
 }
 
-/** One cron field as croniter expands it: every value, or the set of values it allows. */
-interface Field {
-  readonly all: boolean;
-  readonly values: ReadonlySet<number>;
-  /** Day of month `L`: the month's last day. */
-  readonly last: boolean;
-}
-
 /** A schedule compiled once, for matching many times. */
 export interface CompiledSchedule {
-  readonly minute: Field;
-  readonly hour: Field;
-  readonly dom: Field;
-  readonly month: Field;
-  readonly dow: Field;
+  readonly minute: CronField;
+  readonly hour: CronField;
+  readonly dom: CronField;
+  readonly month: CronField;
+  readonly dow: CronField;
   /** Day of week `N#k` (the k-th N of the month) and `LN` (its last N), croniter's nth_weekday_of_month. */
-  readonly nth: ReadonlyMap<number, ReadonlySet<number | 'l'>> | undefined;
+  readonly nth: NthWeekdays | undefined;
   /** Seconds of the day. */
   readonly begin: number;
   readonly end: number;
 }
 
-const FIELD_NAMES = ['minute', 'hour', 'dom', 'month', 'dow'] as const;
-// croniter's RANGES, ALPHACONV, LOWMAP and LEN_MEANS_ALL, field by field (croniter/croniter.py), as
-// of the croniter 25.10.1 runs: Debian bookworm's python3-croniter 1.3.5 (the middleware's
-// src/middlewared/debian/control:115, TS-25.10.1; the image is bookworm: truenas/scale-build
-// conf/build.manifest:3, release/25.10.1), older than croniter 2.x, which reads `?`, ranges that
-// wrap (`fri-mon`), and keeps a full day field restricted when the other one is set.
-const RANGES: readonly (readonly [number, number])[] = [
-  [0, 59],
-  [0, 23],
-  [1, 31],
-  [1, 12],
-  [0, 7],
-];
-const LEN_MEANS_ALL = [60, 24, 31, 12, 7];
-const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
-const DAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'];
-const DOM = 2;
-const MONTH = 3;
-const DOW = 4;
-
 /** An expression croniter refuses (CroniterBadCronError); the middleware refuses such a schedule on create. */
 export class ScheduleError extends Error {}
-
-function alpha(field: number, key: string, expr: string): number | 'l' {
-  if (field === DOM && key === 'l') return 'l';
-  const index = field === MONTH ? MONTHS.indexOf(key) : field === DOW ? DAYS.indexOf(key) : -1;
-  if (index < 0) throw new ScheduleError(`[${expr}] is not acceptable`);
-  return field === MONTH ? index + 1 : index;
-}
-
-function bound(field: number, text: string, expr: string): number | 'l' {
-  return /^\d+$/.test(text) ? Number(text) : alpha(field, text, expr);
-}
-
-/** croniter's _expand for one field (croniter/croniter.py `_expand`). */
-function expandField(field: number, text: string, expr: string, nth: Map<number, Set<number | 'l'>>): Field {
-  const [low, high] = RANGES[field] as readonly [number, number];
-  const pending: (string | number)[] = text.toLowerCase().split(',');
-  const values = new Set<number>();
-  let all = false;
-  let last = false;
-  while (pending.length > 0) {
-    let e = String(pending.pop());
-    let nthOf: number | 'l' | undefined;
-    if (field === DOW) {
-      const special = /^(\w+)#(\d+)$/.exec(e) ?? /^l(\d+)$/.exec(e);
-      if (special) {
-        if (special[2] === undefined) {
-          nthOf = 'l';
-          e = special[1] as string;
-        } else {
-          nthOf = Number(special[2]);
-          if (!(nthOf >= 1 && nthOf <= 5))
-            throw new ScheduleError(`[${expr}] is not acceptable.  Invalid day_of_week value: '${e}'`);
-          e = special[1] as string;
-        }
-      }
-    }
-    // `*/5` is `0-59/5`; `10/5` is `10-59/5`.
-    let t = e.replace(/^\*(\/.+)$/, `${low}-${high}$1`);
-    let m = /^([^-]+)-([^-/]+)(\/(\d+))?$/.exec(t);
-    if (!m) {
-      t = e.replace(/^(.+)\/(.+)$/, `$1-${high}/$2`);
-      m = /^([^-]+)-([^-/]+)(\/(\d+))?$/.exec(t);
-    }
-    if (m) {
-      const lowText = m[1] as string;
-      let highText = m[2] as string;
-      if (field === DOM && highText === 'l') highText = '31';
-      const from = bound(field, lowText, expr);
-      let to = bound(field, highText, expr);
-      const step = m[4] === undefined ? 1 : Number(m[4]);
-      if (from === 'l' || to === 'l') throw new ScheduleError(`[${expr}] is not acceptable`);
-      if (from > to) {
-        // `fri-sun`: croniter reads Sunday's 0 as 7 at the end of a range.
-        if (field === DOW && to === 0) to = 7;
-        else throw new ScheduleError(`[${expr}] is not acceptable`);
-      }
-      if (Math.max(from, to) > high) throw new ScheduleError(`${expr} is out of bands`);
-      if (step === 0) throw new ScheduleError('invalid range: range() arg 3 must not be zero');
-      for (let v = from; v <= to; v += step) pending.push(nthOf === undefined ? v : `${v}#${nthOf}`);
-      continue;
-    }
-    if (t.startsWith('-')) throw new ScheduleError(`[${expr}] is not acceptable,negative numbers not allowed`);
-    if (t === '*') {
-      all = true;
-      continue;
-    }
-    let value = /^\d+$/.test(t) ? Number(t) : alpha(field, t, expr);
-    if (value === 'l') {
-      last = true;
-      continue;
-    }
-    // croniter's LOWMAP: day of week 7 is Sunday's 0. (Day of month and month 0, once read as 1,
-    // are refused since croniter 1.1/1.2, older than the 1.3 Debian bookworm ships to 25.10.1.)
-    if (field === DOW && value === 7) value = 0;
-    if (value < low || value > high) throw new ScheduleError(`[${expr}] is not acceptable, out of range`);
-    values.add(value);
-    if (nthOf !== undefined) {
-      const set = nth.get(value) ?? new Set<number | 'l'>();
-      set.add(nthOf);
-      nth.set(value, set);
-    }
-  }
-  if (!last && values.size === LEN_MEANS_ALL[field]) all = true;
-  return { all, values, last };
-}
 
 /** isodate.parse_time of "HH:MM" or "HH:MM:SS", in seconds of the day (cron.py:31-35). */
 function timeOfDay(text: string, what: string): number {
@@ -165,23 +61,24 @@ function timeOfDay(text: string, what: string): number {
  * (zettarepl/scheduler/cron.py:26-35). Throws ScheduleError where croniter would refuse it.
  */
 export function compileSchedule(schedule: Schedule): CompiledSchedule {
-  const texts = FIELD_NAMES.map((name) => schedule[name] ?? '*');
-  const expr = texts.join(' ');
-  const nth = new Map<number, Set<number | 'l'>>();
-  const fields = texts.map((text, i) => expandField(i, text, expr, nth));
-  const dow = fields[DOW] as Field;
-  if (nth.size > 0 && [...dow.values].some((v) => !nth.has(v))) {
-    throw new ScheduleError(
-      `day-of-week field does not support mixing literal values and nth day of week syntax.  Cron: '${expr}'`,
-    );
+  // zettarepl's expression: the fields joined by a space (cron.py:18), expanded by croniter 1.3.5 as
+  // the middleware's CronModel expands its own (a sixth field, seconds, from a field holding a
+  // space, is not matched here).
+  const expr = CRON_FIELDS.map((name) => schedule[name] ?? '*').join(' ');
+  let expansion: CronExpansion;
+  try {
+    expansion = expandCron(expr);
+  } catch (err) {
+    throw err instanceof CronExpressionError ? new ScheduleError(err.message) : err;
   }
+  const [minute, hour, dom, month, dow] = expansion.fields as [CronField, CronField, CronField, CronField, CronField];
   return {
-    minute: fields[0] as Field,
-    hour: fields[1] as Field,
-    dom: fields[DOM] as Field,
-    month: fields[MONTH] as Field,
+    minute,
+    hour,
+    dom,
+    month,
     dow,
-    nth: nth.size > 0 ? nth : undefined,
+    nth: expansion.nth.size > 0 ? expansion.nth : undefined,
     begin: timeOfDay(schedule.begin ?? '00:00', 'begin'),
     end: timeOfDay(schedule.end ?? '23:59', 'end'),
   };
@@ -191,7 +88,7 @@ function daysInMonth(year: number, month: number): number {
   return new Date(Date.UTC(year, month, 0)).getUTCDate();
 }
 
-function has(field: Field, value: number): boolean {
+function has(field: CronField, value: number): boolean {
   return field.all || field.values.has(value);
 }
 

@@ -99,6 +99,12 @@ describe("croniter's fields", () => {
     expect(dueAt({ dom: '1', dow: '*' }, wall(2026, 1, 5))).toBe(false);
   });
 
+  it('a day of month naming all 31 days with L is *: day of week alone decides (LEN_MEANS_ALL counts L)', () => {
+    const s = { minute: '0', hour: '0', dom: '1-30,L', dow: 'mon' };
+    expect(dueAt(s, wall(2026, 1, 1))).toBe(false); // a Thursday
+    expect(dueAt(s, wall(2026, 1, 5))).toBe(true); // a Monday
+  });
+
   it('L is the last day of the month; N#k the k-th weekday; LN the last one', () => {
     expect(dueAt({ dom: 'L' }, wall(2028, 2, 29))).toBe(true);
     expect(dueAt({ dom: 'L' }, wall(2028, 2, 28))).toBe(false);
@@ -124,6 +130,7 @@ describe("croniter's fields", () => {
     [{ minute: '-5' }],
     [{ dow: '1#6' }],
     [{ dow: '1,2#3' }],
+    [{ dow: 'fri-00' }],
     [{ begin: '25:00' }],
   ] as Schedule[][])('croniter refuses %j', (schedule) => {
     expect(() => compileSchedule(schedule)).toThrow(ScheduleError);
