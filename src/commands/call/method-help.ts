@@ -50,8 +50,14 @@ export async function methodHelp(ctx: CommandContext): Promise<string | null> {
     fitTable([{ header: '', overflow: 'wrap', align: 'left' }], [[escapeControls(text)]], width - 4, {
       header: false,
     }).map((l) => `    ${l}`);
+  // A method whose name and params outrun a narrow terminal wraps between its params, the rest
+  // indented under its name (`pool.snapshottask.update_will_change_retention_for(id,` / `  data)`).
+  const signature = (text: string) =>
+    fitTable([{ header: '', overflow: 'wrap', align: 'left' }], [[escapeControls(text)]], width - 2, {
+      header: false,
+    }).map((l, i) => (i === 0 ? l : `  ${l}`));
   const lines = rows.flatMap(([method, who, summary]) => [
-    escapeControls(method!),
+    ...(method!.length <= width ? [escapeControls(method!)] : signature(method!)),
     ...paragraph(`access: ${who}`),
     ...(summary ? paragraph(summary) : []),
   ]);
