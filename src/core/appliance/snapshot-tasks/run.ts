@@ -1,5 +1,6 @@
-import { localNamingTime, parseSnapshotName, snapshotName } from '../../contract/snapshot-naming-schema.js';
+import { parseSnapshotName, snapshotName } from '../../contract/snapshot-naming-schema.js';
 import { RpcError } from '../../errors.js';
+import { listHolds } from '../../store/snapshot-holds.js';
 import { deleteSnapshots, listSnapshots, type SnapshotRecord } from '../../store/snapshots.js';
 import { setSnapshotTaskState, type SnapshotTaskRecord, type SnapshotTaskState } from '../../store/snapshot-tasks.js';
 import type { Appliance } from '../appliance.js';
@@ -11,11 +12,12 @@ import { isEmptySnapshot } from '../snapshots/written.js';
 import { isChild, shouldExclude } from './dataset-tree.js';
 import { taskState } from './tasks.js';
 import { collectionUpdate } from '../events.js';
+import { applianceNamingTime } from './appliance-clock.js';
 
 // One run of a periodic snapshot task, as zettarepl makes it when the middleware asks
 // (`zettarepl.run_periodic_snapshot_task` queues `run_task`, MW/plugins/zettarepl.py:390-394, and
 // zettarepl runs `_run_periodic_snapshot_tasks`, zettarepl/zettarepl.py:123-192 at release/25.10.1):
-// the name from the naming schema at the appliance's time, the snapshot taken (recursive, exclude),
+// the name from the naming schema at the appliance's time in its zone, the snapshot taken (recursive, exclude),
 // the task's state RUNNING then FINISHED or ERROR (MW/plugins/zettarepl.py:917-940), and, when the
 // task does not allow empty snapshots, the ones nothing was written to since the last destroyed
 // again (zettarepl/snapshot/empty.py:17-48). Deviation: the middleware answers `run` before zettarepl
@@ -33,23 +35,46 @@ async function emptySnapshots(appliance: Appliance, made: readonly SnapshotRecor
   return made.filter((s) => [...empty].every(([dataset, isEmpty]) => !isChild(dataset, s.dataset) || isEmpty));
 }
 
-async function destroy(appliance: Appliance, doomed: readonly SnapshotRecord[], pool: string): Promise<void> {
+/**
+ * Destroys snapshots of one pool: their rows, then their copies. One held meanwhile stays, as ZFS
+ * refuses it and zettarepl's destroy goes on with the rest (zettarepl/snapshot/destroy.py:53-61).
+ */
+export async function destroySnapshots(
+  appliance: Appliance,
+  doomed: readonly SnapshotRecord[],
+  pool: string,
+): Promise<void> {
   const { store } = appliance;
   await serializedByPool(appliance, pool, async () => {
-    store.write(() =>
+    const gone = store.write(() => {
+      const holds = listHolds(store.db);
+      const free = doomed.filter((s) => !holds.has(s.id));
       deleteSnapshots(
         store.db,
-        doomed.map((s) => s.id),
-      ),
-    );
-    for (const s of doomed) await removeTree(snapshotCopyDir(appliance, s.copy), snapshotsDir(store.stateDir));
+        free.map((s) => s.id),
+      );
+      return free;
+    });
+    for (const s of gone) await removeTree(snapshotCopyDir(appliance, s.copy), snapshotsDir(store.stateDir));
   });
 }
 
-/** Runs the task once now; its outcome is in its state, as zettarepl reports it. */
-export async function runSnapshotTask(appliance: Appliance, task: SnapshotTaskRecord): Promise<void> {
+/** The name of the snapshot a run of the task at `at` takes. */
+export const taskSnapshotName = (task: SnapshotTaskRecord, at: number) =>
+  snapshotName(task.naming_schema, applianceNamingTime(at));
+
+/**
+ * Runs the task once, named at `at` (now, unless a scheduler tick says when); its outcome is in
+ * its state, as zettarepl reports it. A snapshot in `taken` (made by another task of the same tick)
+ * is not taken again: the task succeeds with it (zettarepl/zettarepl.py:165-170).
+ */
+export async function runSnapshotTask(
+  appliance: Appliance,
+  task: SnapshotTaskRecord,
+  at = appliance.now(),
+  taken: Set<string> = new Set(),
+): Promise<void> {
   const { store } = appliance;
-  const at = appliance.now();
   // Each change of state is stored and heard as `pool.snapshottask.query` CHANGED with the state
   // alone (`on_zettarepl_state_changed`, MW/plugins/snapshot.py:385-388).
   const setState = (state: Omit<SnapshotTaskState, 'datetime'>) => {
@@ -60,7 +85,11 @@ export async function runSnapshotTask(appliance: Appliance, task: SnapshotTaskRe
     );
   };
   const last = task.state?.last_snapshot ?? null;
-  const name = snapshotName(task.naming_schema, localNamingTime(new Date(at)));
+  const name = taskSnapshotName(task, at);
+  if (taken.has(`${task.dataset}@${name}`)) {
+    setState({ state: 'FINISHED', last_snapshot: `${task.dataset}@${name}` });
+    return;
+  }
   try {
     parseSnapshotName(name, task.naming_schema);
   } catch (err) {
@@ -73,6 +102,13 @@ export async function runSnapshotTask(appliance: Appliance, task: SnapshotTaskRe
     return;
   }
   setState({ state: 'RUNNING', last_snapshot: last });
+  if (!appliance.datasets().some((d) => d.id === task.dataset)) {
+    // `zfs snapshot` of a dataset that is gone: libzfs's "cannot create snapshot" with ENOENT's
+    // words (zfs_snapshot_nvl, zfs_standard_error), which CreateSnapshotError carries (create.py:75-78).
+    const error = `cannot create snapshot '${task.dataset}@${name}': dataset does not exist`;
+    setState({ state: 'ERROR', error: sentence(error), last_snapshot: last });
+    return;
+  }
   let made: SnapshotRecord[];
   try {
     made = await takeSnapshots(appliance, {
@@ -90,9 +126,10 @@ export async function runSnapshotTask(appliance: Appliance, task: SnapshotTaskRe
     setState({ state: 'ERROR', error: sentence(text), last_snapshot: last });
     return;
   }
+  taken.add(`${task.dataset}@${name}`);
   setState({ state: 'FINISHED', last_snapshot: `${task.dataset}@${name}` });
   if (!task.allow_empty) {
     const doomed = await emptySnapshots(appliance, made);
-    if (doomed.length > 0) await destroy(appliance, doomed, task.dataset.split('/')[0]!);
+    if (doomed.length > 0) await destroySnapshots(appliance, doomed, task.dataset.split('/')[0]!);
   }
 }

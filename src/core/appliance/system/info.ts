@@ -11,8 +11,12 @@ import type { Appliance } from '../appliance.js';
 /** The build time stor reports: the commit time of the release's tag in truenas/middleware (TS-25.10.1). */
 const BUILD_TIME_MS = 1765804543000;
 
-/** `stg_timezone`'s default (MW/plugins/system_general/update.py:33); the emulator has no timezone setting. */
-const DEFAULT_TIMEZONE = 'America/Los_Angeles';
+/**
+ * `stg_timezone`'s default (MW/plugins/system_general/update.py:33); the emulator has no timezone
+ * setting, so this is the appliance's zone: system.info answers it and the periodic snapshot tasks
+ * run and are named in it, as zettarepl's TzClock is given system.general's (MW/plugins/zettarepl.py:614, 648).
+ */
+export const APPLIANCE_TIMEZONE = 'America/Los_Angeles';
 
 /** EJSON sends a datetime's `timetuple()`, whole seconds (truenas_api_client/ejson.py:48-52). */
 const ejson = (ms: number) => ({ $date: Math.floor(ms / 1000) * 1000 });
@@ -52,7 +56,7 @@ export function systemInfo(appliance: Appliance, release: string): SystemInfo {
     license: null,
     boottime: ejson(appliance.boot.at),
     datetime: ejson(now),
-    timezone: DEFAULT_TIMEZONE,
+    timezone: APPLIANCE_TIMEZONE,
     system_manufacturer: null,
     ecc_memory: false,
   };

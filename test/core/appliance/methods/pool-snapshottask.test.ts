@@ -21,8 +21,11 @@ type Entry = Record<string, unknown>;
 type Triple = [string | null, string, number];
 
 const EINVAL = 22;
-/** 2024-01-05 03:07 on this machine's clock: the name `auto-2024-01-05_03-07`. */
-const AT = new Date(2024, 0, 5, 3, 7, 30).getTime();
+/**
+ * 2024-01-05 03:07:30 on the appliance's clock, whose zone is system.info's America/Los_Angeles
+ * (UTC-8 in January), whatever this machine's is: the name `auto-2024-01-05_03-07`.
+ */
+const AT = Date.UTC(2024, 0, 5, 11, 7, 30);
 
 /** An appliance of `release` with tank/data, tank/data/a and tank/data/b, its clock at AT. */
 async function setup(release: '25.10.1' | '26.0'): Promise<TestAppliance> {

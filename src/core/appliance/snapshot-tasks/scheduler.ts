@@ -1,0 +1,69 @@
+import { listSnapshotTasks, type SnapshotTaskRecord } from '../../store/snapshot-tasks.js';
+import type { Appliance } from '../appliance.js';
+import { APPLIANCE_TIMEZONE } from '../system/info.js';
+import { runLocalRetention } from './local-retention.js';
+import { runSnapshotTask, taskSnapshotName } from './run.js';
+import { isDue } from './schedule.js';
+
+// zettarepl's scheduler for the periodic snapshot tasks (release/25.10.1): once a UTC minute
+// (Clock, zettarepl/scheduler/clock.py:32-50) every enabled task whose schedule is due at that
+// minute's wall clock in the appliance's zone runs (Scheduler.schedule, scheduler/scheduler.py:26-43),
+// and then local retention (zettarepl/zettarepl.py:105-119, 207-222). The clock hands out the
+// minute it sees, never the ones it slept through: minutes the server was down are not caught up,
+// a minute seen again is not run again, and a clock stepped back runs nothing until it passes the
+// last minute seen (clock.py:35-37). Time is passed in (`tick`), so tests drive it minute by minute;
+// `stor serve` ticks it from a timer (server/minute-timer.ts). The embedded target lives for one
+// command and ticks nothing.
+
+const MINUTE = 60_000;
+
+/** Whether zettarepl would run the task at this instant; a schedule croniter refuses never runs. */
+function dueAt(task: SnapshotTaskRecord, now: number): boolean {
+  try {
+    return isDue(task.schedule, new Date(now), APPLIANCE_TIMEZONE);
+  } catch {
+    return false;
+  }
+}
+
+export class SnapshotTaskScheduler {
+  #lastMinute: number | undefined;
+  #running: Promise<void> = Promise.resolve();
+
+  constructor(private readonly appliance: Appliance) {}
+
+  /** One tick of the clock at `now` (ms since the epoch); ticks run one after the other. */
+  tick(now: number): Promise<void> {
+    const run = this.#running.then(() => this.#tick(now));
+    this.#running = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Settles when the ticks asked for so far have run. */
+  idle(): Promise<void> {
+    return this.#running;
+  }
+
+  async #tick(now: number): Promise<void> {
+    const minute = Math.floor(now / MINUTE);
+    if (this.#lastMinute !== undefined && minute <= this.#lastMinute) return;
+    this.#lastMinute = minute;
+    const { store } = this.appliance;
+    const due = store
+      .read(() => listSnapshotTasks(store.db))
+      .filter((t) => t.enabled && dueAt(t, now))
+      .map((task) => ({ task, name: taskSnapshotName(task, now) }))
+      // zettarepl.py:151-158: by name, a recursive task before a non-recursive one of the same
+      // name, one without excludes before one with.
+      .sort(
+        (a, b) =>
+          (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) ||
+          Number(!a.task.recursive) - Number(!b.task.recursive) ||
+          Number(a.task.exclude.length > 0) - Number(b.task.exclude.length > 0),
+      );
+    if (due.length === 0) return;
+    const taken = new Set<string>();
+    for (const { task } of due) await runSnapshotTask(this.appliance, task, now, taken);
+    await runLocalRetention(this.appliance, now);
+  }
+}
