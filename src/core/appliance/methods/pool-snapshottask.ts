@@ -16,6 +16,7 @@ import {
 import type { Appliance } from '../appliance.js';
 import { implement } from '../method.js';
 import { getInstance, query } from '../query/index.js';
+import { runLocalRetention } from '../snapshot-tasks/local-retention.js';
 import { runSnapshotTask } from '../snapshot-tasks/run.js';
 import {
   SNAPSHOT_TASK_VERBOSE,
@@ -99,11 +100,17 @@ function deleteTask(appliance: Appliance, id: number, fixate: boolean, release26
   return true;
 }
 
-/** run (MW/plugins/snapshot.py:321-332): a task that is not enabled is refused. */
+/**
+ * run (MW/plugins/snapshot.py:321-332): a task that is not enabled is refused. zettarepl runs it
+ * by interrupting its scheduler (MW/plugins/zettarepl.py:250-256, zettarepl/scheduler/scheduler.py:26-48),
+ * so local retention follows it as it follows a tick (zettarepl/zettarepl.py:105-119).
+ */
 async function runTask(appliance: Appliance, id: number): Promise<null> {
   const task = storedTask(appliance, id);
   if (!task.enabled) throw rpcErrors.call(ERRNO.EFAULT, 'Task is not enabled');
-  await runSnapshotTask(appliance, task);
+  const at = appliance.now();
+  await runSnapshotTask(appliance, task, at);
+  await runLocalRetention(appliance, at);
   return null;
 }
 

@@ -278,6 +278,17 @@ for (const release of ['25.10.1', '26.0'] as const) {
       expect(await snapshotIds(t)).toEqual([]);
     });
 
+    it('run applies retention after it, as the interrupted scheduler does: an expired snapshot of the task goes, a manual one stays (MW/plugins/zettarepl.py:250-256; zettarepl/scheduler/scheduler.py:26-43, zettarepl/zettarepl.py:105-119)', async () => {
+      const t = await setup(release);
+      const schedule = { minute: '*', hour: '*', dom: '*', month: '*', dow: '*' };
+      await create(t, { dataset: 'tank/data', lifetime_value: 1, lifetime_unit: 'HOUR', schedule });
+      await t.call(t.admin, 'pool.snapshottask.run', 1);
+      await t.call(t.admin, 'pool.snapshot.create', { dataset: 'tank/data', name: 'manual-1' });
+      t.appliance.now = () => AT + 3_600_000;
+      await t.call(t.admin, 'pool.snapshottask.run', 1);
+      expect(await snapshotIds(t)).toEqual(['tank/data@manual-1', 'tank/data@auto-2024-01-05_04-07']);
+    });
+
     it('allow_empty false: a run that finds nothing written since the last snapshot destroys what it took; a change keeps it (zettarepl/snapshot/empty.py:17-37)', async () => {
       const t = await setup(release);
       await create(t, { dataset: 'tank/data', allow_empty: false });
