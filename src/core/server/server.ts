@@ -17,6 +17,10 @@ import { uploadRoute } from './upload.js';
 import { armBodyDeadline } from './body-deadline.js';
 import { downloadRoute } from './download.js';
 import { CLOSE, serveConnection, type Connection } from './websocket.js';
+import { SnapshotTaskScheduler } from '../appliance/snapshot-tasks/scheduler.js';
+import { everyUtcMinute, type MinuteTimer } from './minute-timer.js';
+
+export type { MinuteTimer } from './minute-timer.js';
 
 /**
  * The WebSocket paths a release serves: `/api/current` and `/api/<v>` for every API version it has,
@@ -44,6 +48,8 @@ export interface ServerOptions {
   wsIdleTimeoutSeconds?: number;
   /** Lower limits for tests; `stor serve` uses the defaults. */
   limits?: Partial<ServerLimits>;
+  /** What ticks the periodic snapshot tasks; `stor serve` uses a timer at each UTC minute, a test fires its own. */
+  minuteTimer?: MinuteTimer;
 }
 
 export interface RunningServer {
@@ -119,6 +125,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const endPoint = serverEndPoint(options.tls);
   const connections = new Set<Connection>();
   const limits: ServerLimits = { ...DEFAULT_LIMITS, ...options.limits };
+  // Periodic snapshot tasks run while the server does (appliance/snapshot-tasks/scheduler.ts): a
+  // tick at each minute, at the appliance's clock; a failed tick is logged and the next one runs.
+  const snapshotTasks = new SnapshotTaskScheduler(appliance);
+  const minuteTimer = (options.minuteTimer ?? everyUtcMinute)(() =>
+    snapshotTasks.tick(appliance.now()).catch((err: unknown) => {
+      log(`periodic snapshot tasks: ${err instanceof Error ? err.message : String(err)}`);
+    }),
+  );
   /** WebSockets not logged in, by peer address. */
   const anonymous = new Map<string, number>();
   const countAnonymous = (address: string, delta: number) => {
@@ -244,12 +258,18 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     rpcUrl: `${secure ? 'wss' : 'ws'}://${hostPart}:${port}/api/current`,
     port,
     close: async (graceMs = 5000) => {
+      minuteTimer.stop();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       // A download nobody has started fetching is not worth waiting for: its job ends now.
       await appliance.downloads.closeAll();
       const answered = pending.size === 0 ? Promise.resolve() : new Promise<void>((r) => (allAnswered = r));
-      const drained = Promise.all([answered, ...[...connections].map((c) => c.drain()), appliance.jobs.idle()]);
+      const drained = Promise.all([
+        answered,
+        ...[...connections].map((c) => c.drain()),
+        appliance.jobs.idle(),
+        snapshotTasks.idle(),
+      ]);
       await Promise.race([drained, new Promise((r) => setTimeout(r, graceMs).unref())]);
       for (const c of connections) c.close(CLOSE.GOING_AWAY, 'Server shutting down');
       for (const client of wss.clients) client.terminate();
