@@ -33,9 +33,8 @@ import {
 
 // The handlers of contract/pool-snapshottask.ts (and 26.0's entries, contract/v26_0_0/pool-snapshottask.ts),
 // as PeriodicSnapshotTaskService answers them (MW/plugins/snapshot.py:40-356,
-// MW/plugins/snapshot_/task_retention.py). Tasks are stored and run on request; nothing runs them
-// on their schedule yet and no retention removes their snapshots (docs/RELEASES.md "What the
-// emulator serves, and what it does not").
+// MW/plugins/snapshot_/task_retention.py). Tasks are stored and run on request here; `stor serve`
+// also runs them on their schedule (snapshot-tasks/scheduler.ts), each run followed by retention.
 
 /** The entry's task fields, as `dict(old, **data)` lays new values over them. */
 const taskData = (e: PoolSnapshotTaskEntry): SnapshotTaskData => {
@@ -71,7 +70,8 @@ function createTask(appliance: Appliance, data: SnapshotTaskData): number {
  * do_update (MW/plugins/snapshot.py:155-239): the stored task with `data` laid over it, validated
  * as a whole. With `fixate_removal_date` the snapshots the change leaves are computed (25.10.1
  * when it is true, :191, :220-224; 26.0 whenever it is given, stable/26 :176-183); fixing their
- * removal dates is not emulated yet (no retention runs), so they are only computed.
+ * removal dates is not emulated yet (the emulator has no host id to name the property by), so
+ * they are only computed.
  */
 function updateTask(appliance: Appliance, id: number, data: PoolSnapshotTaskUpdate, release26: boolean): number {
   const { store } = appliance;

@@ -1,28 +1,17 @@
-import { listSnapshotTasks, type SnapshotTaskRecord } from '../../store/snapshot-tasks.js';
+import { listSnapshotTasks } from '../../store/snapshot-tasks.js';
 import { listHolds } from '../../store/snapshot-holds.js';
 import { listSnapshots } from '../../store/snapshots.js';
 import type { Appliance } from '../appliance.js';
 import { APPLIANCE_TIMEZONE } from '../system/info.js';
 import { parseTaskSnapshotName } from './appliance-clock.js';
-import { periodicSnapshotRetention, type RetentionTask } from './retention.js';
+import { periodicSnapshotRetention } from './retention.js';
 import { destroySnapshots } from './run.js';
+import { retentionTask } from './tasks.js';
 
 // Local retention after a tick that ran tasks (zettarepl/zettarepl.py:105-119 spawns it through
 // _spawn_replication_tasks, :207-222, 310-322, and runs _run_local_retention, :355-436 at
 // release/25.10.1): the enabled tasks' snapshots past their lifetime go, as retention.ts decides.
 // Not modelled yet: replications (none exist) and removal dates (the emulator writes none).
-
-/** A stored task as zettarepl's definition gives it (MW/plugins/zettarepl.py:668-683). */
-export function retentionTask(task: Omit<SnapshotTaskRecord, 'id' | 'state'>): RetentionTask {
-  return {
-    dataset: task.dataset,
-    recursive: task.recursive,
-    exclude: task.exclude,
-    namingSchema: task.naming_schema,
-    schedule: task.schedule,
-    lifetime: { value: task.lifetime_value, unit: task.lifetime_unit },
-  };
-}
 
 /** Destroys what retention removes at `at` (the tick's instant); the tasks handed to zettarepl are the enabled ones (MW/plugins/zettarepl.py:621). */
 export async function runLocalRetention(appliance: Appliance, at: number): Promise<void> {

@@ -1,11 +1,11 @@
 import type { PoolSnapshotTaskCreate, PoolSnapshotTaskEntry } from '../../contract/pool-snapshottask.js';
 import { storedTime } from '../../contract/cron.js';
-import { tryParseSnapshotName } from '../../contract/snapshot-naming-schema.js';
 import { ERRNO, rpcErrors, type ValidationTriple } from '../../errors.js';
 import { listSnapshots } from '../../store/snapshots.js';
 import { listSnapshotTasks, type SnapshotTaskRecord, type SnapshotTaskState } from '../../store/snapshot-tasks.js';
 import type { Appliance } from '../appliance.js';
-import { belongsToTree } from './dataset-tree.js';
+import { parseTaskSnapshotName } from './appliance-clock.js';
+import { taskSnapshots as ownedSnapshots, type RetentionTask } from './retention.js';
 
 // PeriodicSnapshotTaskService (MW/plugins/snapshot.py:40-356): its entries, its checks and which
 // snapshots are a task's. No VMware integration and no replication task exist in the emulator, so
@@ -82,23 +82,27 @@ export function storedTask(appliance: Appliance, id: number): SnapshotTaskRecord
   return found;
 }
 
+/** A task as zettarepl's definition gives it (MW/plugins/zettarepl.py:668-683). */
+export function retentionTask(task: SnapshotTaskData): RetentionTask {
+  return {
+    dataset: task.dataset,
+    recursive: task.recursive,
+    exclude: task.exclude,
+    namingSchema: task.naming_schema,
+    schedule: task.schedule,
+    lifetime: { value: task.lifetime_value, unit: task.lifetime_unit },
+  };
+}
+
 /**
  * `zettarepl.periodic_snapshot_task_snapshots` (MW/plugins/zettarepl_/snapshot_removal_date.py:60-78):
- * the snapshots (`DATASET@NAME`) of the task's datasets whose names its naming schema parses.
- * Deviation: zettarepl also asks the task's schedule whether it would have run at the parsed time
- * (PeriodicSnapshotTaskSnapshotOwner.owns_snapshot, zettarepl/snapshot/task/snapshot_owner.py:29-30);
- * the emulator does not read schedules yet, so a snapshot of the schema taken off schedule counts.
+ * the snapshots (`DATASET@NAME`) of the task's datasets whose names its naming schema parses to a
+ * time its schedule runs at (PeriodicSnapshotTaskSnapshotOwner, zettarepl/snapshot/task/snapshot_owner.py:25-30).
  */
 export function taskSnapshots(appliance: Appliance, task: SnapshotTaskData): Set<string> {
   const snapshots = appliance.store.read(() => listSnapshots(appliance.store.db));
-  const owned = new Set<string>();
-  for (const s of snapshots) {
-    // `list_snapshots(shell, dataset, recursive)`, then `owns_dataset` (snapshot_owner.py:25-27).
-    if (!belongsToTree(s.dataset, task.dataset, task.recursive, task.exclude)) continue;
-    const name = s.id.slice(s.id.indexOf('@') + 1);
-    if (tryParseSnapshotName(name, task.naming_schema)) owned.add(s.id);
-  }
-  return owned;
+  const refs = snapshots.map((s) => ({ dataset: s.dataset, name: s.id.slice(s.id.indexOf('@') + 1) }));
+  return new Set(ownedSnapshots(retentionTask(task), refs, parseTaskSnapshotName).map((s) => `${s.dataset}@${s.name}`));
 }
 
 /** `{dataset: [name, …]}` of sorted `DATASET@NAME`s (MW/plugins/snapshot_/task_retention.py:32-35, 51-53). */

@@ -326,7 +326,8 @@ for (const release of ['25.10.1', '26.0'] as const) {
 
     it('delete_will_change_retention_for lists the task’s snapshots by dataset; update_will_change_retention_for those a change leaves (task_retention.py:16-55)', async () => {
       const t = await setup(release);
-      await create(t, { dataset: 'tank/data', recursive: true });
+      // The run at 03:07 is on this schedule, so its snapshots are the task's.
+      await create(t, { dataset: 'tank/data', recursive: true, schedule: { ...DEFAULT_SCHEDULE, minute: '07' } });
       await t.call(t.admin, 'pool.snapshottask.run', 1);
       await t.call(t.admin, 'pool.snapshot.create', { dataset: 'tank/data', name: 'manual-1' });
       const all = {
@@ -355,6 +356,25 @@ for (const release of ['25.10.1', '26.0'] as const) {
         recursive: 'x',
       });
       expect(triplesOf(bad)[0]![0]).toBe('data.recursive');
+    });
+
+    it('a snapshot of the schema at a time the schedule does not run is not the task’s; a schedule or window change leaves those it no longer runs at (MW/plugins/zettarepl_/snapshot_removal_date.py:60-78; zettarepl/snapshot/task/snapshot_owner.py:29-30)', async () => {
+      const t = await setup(release);
+      await create(t, { dataset: 'tank/data', schedule: { ...DEFAULT_SCHEDULE, minute: '07' } });
+      await t.call(t.admin, 'pool.snapshottask.run', 1);
+      // Named by the schema, at 03:30: the task runs at minute 7 only.
+      await t.call(t.admin, 'pool.snapshot.create', { dataset: 'tank/data', name: 'auto-2024-01-05_03-30' });
+      expect(await t.call(t.admin, 'pool.snapshottask.delete_will_change_retention_for', 1)).toEqual({
+        'tank/data': ['auto-2024-01-05_03-07'],
+      });
+      const leaves = (schedule: Entry) =>
+        t.call(t.admin, 'pool.snapshottask.update_will_change_retention_for', 1, { schedule });
+      expect(await leaves({ ...DEFAULT_SCHEDULE, minute: '30' })).toEqual({ 'tank/data': ['auto-2024-01-05_03-07'] });
+      expect(await leaves({ ...DEFAULT_SCHEDULE, minute: '*/7' })).toEqual({});
+      // 03:07 falls outside a 09:00–17:00 window (zettarepl/scheduler/cron.py:37-44).
+      expect(await leaves({ ...DEFAULT_SCHEDULE, minute: '07', begin: '09:00', end: '17:00' })).toEqual({
+        'tank/data': ['auto-2024-01-05_03-07'],
+      });
     });
 
     it('a READONLY_ADMIN may read tasks and the counts but not create or run: EACCES (SNAPSHOT_TASK_READ in READONLY_ADMIN)', async () => {
