@@ -115,6 +115,9 @@ for (const release of ['25.10.1', '26.0'] as const) {
       if ('reason' in client) return ctx.skip(client.reason);
       const contract = contractFor(release);
       const server = await startTestServer(EMULATIONS[`truenas-${release}`]);
+      // 2024-01-05 09:30 on the appliance's clock (America/Los_Angeles, UTC-8): a minute the updated
+      // schedule runs at, so the snapshot `run` takes is the task's (snapshot_owner.py:29-30).
+      server.appliance.now = () => Date.UTC(2024, 0, 5, 17, 30, 0);
       const steps = [
         { label: 'dataset', method: 'pool.dataset.create', params: [{ name: DATASET }] },
         ...CASES.flatMap((c) => [
@@ -140,9 +143,7 @@ for (const release of ['25.10.1', '26.0'] as const) {
       expect(answers['pool.snapshottask.max_total_count']).toBe(10000);
       // The snapshot run took, named by the default schema, is the task's; another schema would leave it.
       const snapshots = JSON.parse(outcomes.get('snapshots')!.json!) as { snapshot_name: string }[];
-      expect(snapshots.map((s) => s.snapshot_name)).toEqual([
-        expect.stringMatching(/^auto-\d{4}-\d\d-\d\d_\d\d-\d\d$/),
-      ]);
+      expect(snapshots.map((s) => s.snapshot_name)).toEqual(['auto-2024-01-05_09-30']);
       const taken = { [DATASET]: [snapshots[0]!.snapshot_name] };
       expect(answers['pool.snapshottask.update_will_change_retention_for']).toEqual(taken);
       expect(answers['pool.snapshottask.delete_will_change_retention_for']).toEqual(taken);
