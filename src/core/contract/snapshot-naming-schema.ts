@@ -96,7 +96,7 @@ export function snapshotName(schema: string, t: NamingTime): string {
 }
 
 /** A Date as the appliance's wall clock shows it (the process's time zone), aware. */
-export function localNamingTime(date: Date): NamingTime {
+function localNamingTime(date: Date): NamingTime {
   return {
     year: date.getFullYear(),
     month: date.getMonth() + 1,

@@ -127,6 +127,22 @@ describe('the periodic snapshot task scheduler', () => {
     expect(await snapshotNames(t)).toEqual(['auto-2024-01-05_10-00', 'auto-2024-01-05_11-00']);
   });
 
+  it('pool.snapshot.create names by the schema at the appliance’s clock in its zone, so a snapshot so named at a due minute is the task’s and expires with it (MW/plugins/replication.py:631-632)', async () => {
+    const t = await setup();
+    await create(t, {
+      dataset: 'tank/data',
+      naming_schema: 'auto-%Y-%m-%d_%H-%M',
+      lifetime_value: 1,
+      lifetime_unit: 'HOUR',
+      schedule: HOURLY,
+    });
+    t.appliance.now = () => la(9, 0) + 12_000;
+    await t.call(t.admin, 'pool.snapshot.create', { dataset: 'tank/data', naming_schema: 'auto-%Y-%m-%d_%H-%M' });
+    expect(await snapshotNames(t)).toEqual(['auto-2024-01-05_09-00']);
+    await new SnapshotTaskScheduler(t.appliance).tick(la(10));
+    expect(await snapshotNames(t)).toEqual(['auto-2024-01-05_10-00']);
+  });
+
   it('a disabled task is not run', async () => {
     const t = await setup();
     await create(t, { dataset: 'tank/data', naming_schema: 'auto-%Y-%m-%d_%H-%M', schedule: HOURLY, enabled: false });
