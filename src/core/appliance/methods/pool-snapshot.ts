@@ -5,8 +5,7 @@ import {
   type PoolSnapshotEntry,
   type PoolSnapshotRollbackOptions,
 } from '../../contract/pool-snapshot.js';
-import { strftimeNaming } from '../../contract/snapshot-naming-schema.js';
-import { applianceNamingTime } from '../snapshot-tasks/appliance-clock.js';
+import { applianceStrftime } from '../snapshot-tasks/appliance-clock.js';
 import { ERRNO, rpcErrors, type ValidationTriple } from '../../errors.js';
 import { snapshotRollbackRefusal } from '../../refusals/pool-snapshot.js';
 import { deleteSnapshots, listSnapshots, restoreOwners, type SnapshotRecord } from '../../store/snapshots.js';
@@ -151,10 +150,7 @@ async function create(appliance: Appliance, data: PoolSnapshotCreate): Promise<P
   // `replication.new_snapshot_name`: `datetime.now().strftime(naming_schema)`, a naive time
   // (MW/plugins/replication.py:631-632), so `%z` is empty; the middleware's local time is the
   // appliance's zone, the one its periodic snapshot tasks are named in.
-  const name =
-    'name' in data
-      ? data.name
-      : strftimeNaming(data.naming_schema, { ...applianceNamingTime(appliance.now()), offsetMinutes: null });
+  const name = 'name' in data ? data.name : applianceStrftime(data.naming_schema, appliance.now());
   validateCreate(data, name);
   const made = await takeSnapshots(appliance, {
     dataset: data.dataset,

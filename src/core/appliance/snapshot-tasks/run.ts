@@ -1,4 +1,4 @@
-import { parseSnapshotName, snapshotName } from '../../contract/snapshot-naming-schema.js';
+import { parseSnapshotName } from '../../contract/snapshot-naming-schema.js';
 import { RpcError } from '../../errors.js';
 import { listHolds } from '../../store/snapshot-holds.js';
 import { deleteSnapshots, listSnapshots, type SnapshotRecord } from '../../store/snapshots.js';
@@ -12,7 +12,7 @@ import { isEmptySnapshot } from '../snapshots/written.js';
 import { isChild, shouldExclude } from './dataset-tree.js';
 import { taskState } from './tasks.js';
 import { collectionUpdate } from '../events.js';
-import { applianceNamingTime } from './appliance-clock.js';
+import { applianceSnapshotName } from './appliance-clock.js';
 
 // One run of a periodic snapshot task, as zettarepl makes it when the middleware asks
 // (`zettarepl.run_periodic_snapshot_task` queues `run_task`, MW/plugins/zettarepl.py:390-394, and
@@ -60,8 +60,7 @@ export async function destroySnapshots(
 }
 
 /** The name of the snapshot a run of the task at `at` takes. */
-export const taskSnapshotName = (task: SnapshotTaskRecord, at: number) =>
-  snapshotName(task.naming_schema, applianceNamingTime(at));
+export const taskSnapshotName = (task: SnapshotTaskRecord, at: number) => applianceSnapshotName(task.naming_schema, at);
 
 /**
  * Runs the task once, named at `at` (now, unless a scheduler tick says when); its outcome is in

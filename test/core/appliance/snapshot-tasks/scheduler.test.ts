@@ -143,6 +143,23 @@ describe('the periodic snapshot task scheduler', () => {
     expect(await snapshotNames(t)).toEqual(['auto-2024-01-05_10-00']);
   });
 
+  it('a %s schema names the tick’s epoch seconds, read back in the appliance’s zone for the schedule and window (zettarepl/snapshot/name.py:21-33)', async () => {
+    const t = await setup();
+    await create(t, {
+      dataset: 'tank/data',
+      naming_schema: 'snap-%s',
+      lifetime_value: 1,
+      lifetime_unit: 'HOUR',
+      schedule: { ...HOURLY, begin: '09:00', end: '11:00' },
+    });
+    const scheduler = new SnapshotTaskScheduler(t.appliance);
+    await ticks(scheduler, [la(10)]);
+    expect(await snapshotNames(t)).toEqual([`snap-${la(10) / 1000}`]);
+    // At 11:00 the 10:00 snapshot is an hour old: the task's (10:00 is within its window), so it goes.
+    await ticks(scheduler, [la(11)]);
+    expect(await snapshotNames(t)).toEqual([`snap-${la(11) / 1000}`]);
+  });
+
   it('a disabled task is not run', async () => {
     const t = await setup();
     await create(t, { dataset: 'tank/data', naming_schema: 'auto-%Y-%m-%d_%H-%M', schedule: HOURLY, enabled: false });
