@@ -1,5 +1,5 @@
 // The clock of `stor serve`'s periodic snapshot tasks: a call at the start of each UTC minute, as
-// zettarepl's Clock wakes at each new minute (zettarepl/scheduler/clock.py:32-50, release/25.10.1).
+// zettarepl's Clock wakes at each new minute (zettarepl/scheduler/clock.py:36-57, release/25.10.1).
 // The timer is unref'd, so it never keeps the process alive, and stopped when the server closes.
 
 const MINUTE = 60_000;

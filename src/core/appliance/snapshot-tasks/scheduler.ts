@@ -6,12 +6,13 @@ import { runSnapshotTask, taskSnapshotName } from './run.js';
 import { isDue } from './schedule.js';
 
 // zettarepl's scheduler for the periodic snapshot tasks (release/25.10.1): once a UTC minute
-// (Clock, zettarepl/scheduler/clock.py:32-50) every enabled task whose schedule is due at that
+// (Clock, zettarepl/scheduler/clock.py:36-57) every enabled task whose schedule is due at that
 // minute's wall clock in the appliance's zone runs (Scheduler.schedule, scheduler/scheduler.py:26-43),
 // and then local retention (zettarepl/zettarepl.py:105-119, 207-222). The clock hands out the
-// minute it sees, never the ones it slept through: minutes the server was down are not caught up,
-// a minute seen again is not run again, and a clock stepped back runs nothing until it passes the
-// last minute seen (clock.py:35-37). Time is passed in (`tick`), so tests drive it minute by minute;
+// minute it sees, never the ones it slept through: minutes the server was down are not caught up
+// and a minute already seen is not run again (clock.py:44-55); a clock stepped back runs nothing at
+// that tick and is followed from there, so minutes it reaches again run again (clock.py:40-42, 56-57).
+// Time is passed in (`tick`), so tests drive it minute by minute;
 // `stor serve` ticks it from a timer (server/minute-timer.ts). The embedded target lives for one
 // command and ticks nothing.
 
@@ -27,7 +28,8 @@ function dueAt(task: SnapshotTaskRecord, now: number): boolean {
 }
 
 export class SnapshotTaskScheduler {
-  #lastMinute: number | undefined;
+  /** The clock's last reading (`Clock.now`). */
+  #last: number | undefined;
   #running: Promise<void> = Promise.resolve();
 
   constructor(private readonly appliance: Appliance) {}
@@ -45,9 +47,9 @@ export class SnapshotTaskScheduler {
   }
 
   async #tick(now: number): Promise<void> {
-    const minute = Math.floor(now / MINUTE);
-    if (this.#lastMinute !== undefined && minute <= this.#lastMinute) return;
-    this.#lastMinute = minute;
+    const last = this.#last;
+    this.#last = now;
+    if (last !== undefined && (now < last || Math.floor(now / MINUTE) === Math.floor(last / MINUTE))) return;
     const { store } = this.appliance;
     const due = store
       .read(() => listSnapshotTasks(store.db))

@@ -2,7 +2,7 @@
  * The periodic snapshot task scheduler of the emulator, driven tick by tick with simulated minutes
  * (no test waits for a real one). What it follows (zettarepl at release/25.10.1, MW at TS-25.10.1):
  * - one tick a UTC minute, matched in the appliance's zone: zettarepl/scheduler/scheduler.py:26-43,
- *   clock.py:32-50 (a minute seen once; missed minutes are not caught up), tz_clock.py:41-42;
+ *   clock.py:36-57 (a minute seen once; missed minutes are not caught up), tz_clock.py:41-42;
  * - the run: zettarepl/zettarepl.py:123-192 (names from the local time, one snapshot for two tasks
  *   that name it alike), then local retention, zettarepl.py:105-119, 310-322, 355-436;
  * - a held snapshot stays (zettarepl/snapshot/destroy.py:53-61), a manual one has no owner
@@ -66,12 +66,27 @@ describe('the periodic snapshot task scheduler', () => {
     expect(await stateOf(t, 1)).toMatchObject({ state: 'FINISHED' });
   });
 
-  it('minutes missed while the server was down are not caught up: only what is due at the tick runs (clock.py:32-50)', async () => {
+  it('minutes missed while the server was down are not caught up: only what is due at the tick runs (clock.py:36-57)', async () => {
     const t = await setup();
     await create(t, { dataset: 'tank/data', naming_schema: 'auto-%Y-%m-%d_%H-%M', schedule: HOURLY });
     const scheduler = new SnapshotTaskScheduler(t.appliance);
     await ticks(scheduler, [la(10), la(12, 30), la(13)]);
     expect(await snapshotNames(t)).toEqual(['auto-2024-01-05_10-00', 'auto-2024-01-05_13-00']);
+  });
+
+  it('a clock stepped back runs nothing at that tick, then runs the minutes it reaches again, as zettarepl’s clock follows it (clock.py:36-57)', async () => {
+    const t = await setup();
+    await create(t, { dataset: 'tank/data', naming_schema: 'auto-%Y-%m-%d_%H-%M', schedule: HOURLY });
+    const scheduler = new SnapshotTaskScheduler(t.appliance);
+    await ticks(scheduler, [la(10), la(9, 59), la(9, 59) + 30_000]);
+    expect(await stateOf(t, 1)).toMatchObject({ state: 'FINISHED' });
+    // 10:00 comes round again: the snapshot exists, and zfs's refusal is the task's state.
+    await ticks(scheduler, [la(10)]);
+    expect(await stateOf(t, 1)).toMatchObject({
+      state: 'ERROR',
+      error: "cannot create snapshot 'tank/data@auto-2024-01-05_10-00': dataset already exists.",
+    });
+    expect(await snapshotNames(t)).toEqual(['auto-2024-01-05_10-00']);
   });
 
   it('retention destroys the task’s snapshots at the lifetime’s end; a held one and a manual one stay', async () => {
