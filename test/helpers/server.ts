@@ -33,10 +33,18 @@ export interface TestServer {
  */
 export async function startTestServer(
   settings?: Partial<ApplianceSettings>,
-  server: Pick<ServerOptions, 'wsIdleTimeoutSeconds' | 'limits' | 'log'> = {},
+  server: Pick<ServerOptions, 'wsIdleTimeoutSeconds' | 'limits' | 'log' | 'minuteTimer'> = {},
 ): Promise<TestServer> {
   const t = await openTestAppliance(settings);
-  const running = await startServer({ appliance: t.appliance, host: '127.0.0.1', port: 0, ...server });
+  // No real minute ticks the periodic snapshot tasks of a test's server (a test that sets the
+  // appliance's clock would otherwise race the wall clock's); a test that wants ticks fires its own.
+  const running = await startServer({
+    appliance: t.appliance,
+    host: '127.0.0.1',
+    port: 0,
+    minuteTimer: () => ({ stop: () => undefined }),
+    ...server,
+  });
   let closing: Promise<void> | null = null;
   const close = (graceMs?: number) => (closing ??= running.close(graceMs));
   // Calls deliberately left in flight (see the concurrency test) would hold a graceful close for

@@ -15,7 +15,10 @@ export const everyUtcMinute: MinuteTimer = (onMinute) => {
     timer = setTimeout(
       () => {
         if (stopped) return;
-        void onMinute().finally(arm);
+        // The caller logs its own failures; a rejection here must not end the process.
+        void onMinute()
+          .catch(() => undefined)
+          .then(arm);
       },
       MINUTE - (Date.now() % MINUTE) + 5,
     );
