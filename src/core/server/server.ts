@@ -128,11 +128,6 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   // Periodic snapshot tasks run while the server does (appliance/snapshot-tasks/scheduler.ts): a
   // tick at each minute, at the appliance's clock; a failed tick is logged and the next one runs.
   const snapshotTasks = new SnapshotTaskScheduler(appliance);
-  const minuteTimer = (options.minuteTimer ?? everyUtcMinute)(() =>
-    snapshotTasks.tick(appliance.now()).catch((err: unknown) => {
-      log(`periodic snapshot tasks: ${err instanceof Error ? err.message : String(err)}`);
-    }),
-  );
   /** WebSockets not logged in, by peer address. */
   const anonymous = new Map<string, number>();
   const countAnonymous = (address: string, delta: number) => {
@@ -252,6 +247,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const { port } = server.address() as AddressInfo;
   const hostPart = options.host.includes(':') ? `[${options.host}]` : options.host;
   const url = `${secure ? 'https' : 'http'}://${hostPart}:${port}`;
+  // Started once listening: a server that failed to start ticks nothing.
+  const minuteTimer = (options.minuteTimer ?? everyUtcMinute)(() =>
+    snapshotTasks.tick(appliance.now()).catch((err: unknown) => {
+      log(`periodic snapshot tasks: ${err instanceof Error ? err.message : String(err)}`);
+    }),
+  );
 
   return {
     url,
