@@ -40,6 +40,8 @@ async function ticks(scheduler: SnapshotTaskScheduler, at: readonly number[]): P
 }
 
 const HOURLY = { minute: '0', hour: '*', dom: '*', month: '*', dow: '*' };
+/** An hourly task on tank/data named `auto-YYYY-MM-DD_HH-MM`. */
+const TASK = { dataset: 'tank/data', naming_schema: 'auto-%Y-%m-%d_%H-%M', schedule: HOURLY };
 
 describe('the periodic snapshot task scheduler', () => {
   it('takes an hourly task’s snapshot at each due minute within begin–end, in the appliance’s zone, and nothing between', async () => {
@@ -59,7 +61,7 @@ describe('the periodic snapshot task scheduler', () => {
 
   it('a second tick in the same minute does nothing (the task is not refused "already exists")', async () => {
     const t = await setup();
-    await create(t, { dataset: 'tank/data', naming_schema: 'auto-%Y-%m-%d_%H-%M', schedule: HOURLY });
+    await create(t, TASK);
     const scheduler = new SnapshotTaskScheduler(t.appliance);
     await ticks(scheduler, [la(10), la(10) + 20_000, la(10) + 59_999]);
     expect(await snapshotNames(t)).toEqual(['auto-2024-01-05_10-00']);
@@ -68,7 +70,7 @@ describe('the periodic snapshot task scheduler', () => {
 
   it('minutes missed while the server was down are not caught up: only what is due at the tick runs (clock.py:36-57)', async () => {
     const t = await setup();
-    await create(t, { dataset: 'tank/data', naming_schema: 'auto-%Y-%m-%d_%H-%M', schedule: HOURLY });
+    await create(t, TASK);
     const scheduler = new SnapshotTaskScheduler(t.appliance);
     await ticks(scheduler, [la(10), la(12, 30), la(13)]);
     expect(await snapshotNames(t)).toEqual(['auto-2024-01-05_10-00', 'auto-2024-01-05_13-00']);
@@ -76,7 +78,7 @@ describe('the periodic snapshot task scheduler', () => {
 
   it('a clock stepped back runs nothing at that tick, then runs the minutes it reaches again, as zettarepl’s clock follows it (clock.py:36-57)', async () => {
     const t = await setup();
-    await create(t, { dataset: 'tank/data', naming_schema: 'auto-%Y-%m-%d_%H-%M', schedule: HOURLY });
+    await create(t, TASK);
     const scheduler = new SnapshotTaskScheduler(t.appliance);
     await ticks(scheduler, [la(10), la(9, 59), la(9, 59) + 30_000]);
     expect(await stateOf(t, 1)).toMatchObject({ state: 'FINISHED' });
@@ -91,13 +93,7 @@ describe('the periodic snapshot task scheduler', () => {
 
   it('retention destroys the task’s snapshots at the lifetime’s end; a held one and a manual one stay', async () => {
     const t = await setup();
-    await create(t, {
-      dataset: 'tank/data',
-      naming_schema: 'auto-%Y-%m-%d_%H-%M',
-      lifetime_value: 2,
-      lifetime_unit: 'HOUR',
-      schedule: HOURLY,
-    });
+    await create(t, { ...TASK, lifetime_value: 2, lifetime_unit: 'HOUR' });
     const scheduler = new SnapshotTaskScheduler(t.appliance);
     await ticks(scheduler, [la(9), la(10), la(11)]);
     // 09:00 is exactly two hours old at 11:00: kept only while younger (snapshot_owner.py:35-37).
@@ -115,9 +111,8 @@ describe('the periodic snapshot task scheduler', () => {
 
   it('two tasks on one dataset take one snapshot a minute and keep it as long as the longer lifetime owns it', async () => {
     const t = await setup();
-    const task = { dataset: 'tank/data', naming_schema: 'auto-%Y-%m-%d_%H-%M', schedule: HOURLY };
-    await create(t, { ...task, lifetime_value: 1, lifetime_unit: 'HOUR' });
-    await create(t, { ...task, lifetime_value: 3, lifetime_unit: 'HOUR' });
+    await create(t, { ...TASK, lifetime_value: 1, lifetime_unit: 'HOUR' });
+    await create(t, { ...TASK, lifetime_value: 3, lifetime_unit: 'HOUR' });
     const scheduler = new SnapshotTaskScheduler(t.appliance);
     await ticks(scheduler, [la(10), la(11), la(12)]);
     expect(await snapshotNames(t)).toEqual(['auto-2024-01-05_10-00', 'auto-2024-01-05_11-00', 'auto-2024-01-05_12-00']);
@@ -128,8 +123,8 @@ describe('the periodic snapshot task scheduler', () => {
 
   it('a task whose dataset went away meanwhile reports zfs’s error in its state; the other tasks still run', async () => {
     const t = await setup(['tank/data', 'tank/gone']);
-    await create(t, { dataset: 'tank/gone', naming_schema: 'auto-%Y-%m-%d_%H-%M', schedule: HOURLY });
-    await create(t, { dataset: 'tank/data', naming_schema: 'auto-%Y-%m-%d_%H-%M', schedule: HOURLY });
+    await create(t, { ...TASK, dataset: 'tank/gone' });
+    await create(t, TASK);
     // Gone as a `zfs destroy` from a shell leaves it: the task is not deleted with it.
     t.appliance.store.write(() => deleteDatasets(t.appliance.store.db, ['tank/gone']));
     const scheduler = new SnapshotTaskScheduler(t.appliance);
@@ -144,13 +139,7 @@ describe('the periodic snapshot task scheduler', () => {
 
   it('pool.snapshot.create names by the schema at the appliance’s clock in its zone, so a snapshot so named at a due minute is the task’s and expires with it (MW/plugins/replication.py:631-632)', async () => {
     const t = await setup();
-    await create(t, {
-      dataset: 'tank/data',
-      naming_schema: 'auto-%Y-%m-%d_%H-%M',
-      lifetime_value: 1,
-      lifetime_unit: 'HOUR',
-      schedule: HOURLY,
-    });
+    await create(t, { ...TASK, lifetime_value: 1, lifetime_unit: 'HOUR' });
     t.appliance.now = () => la(9, 0) + 12_000;
     await t.call(t.admin, 'pool.snapshot.create', { dataset: 'tank/data', naming_schema: 'auto-%Y-%m-%d_%H-%M' });
     expect(await snapshotNames(t)).toEqual(['auto-2024-01-05_09-00']);
@@ -177,7 +166,7 @@ describe('the periodic snapshot task scheduler', () => {
 
   it('a disabled task is not run', async () => {
     const t = await setup();
-    await create(t, { dataset: 'tank/data', naming_schema: 'auto-%Y-%m-%d_%H-%M', schedule: HOURLY, enabled: false });
+    await create(t, { ...TASK, enabled: false });
     await new SnapshotTaskScheduler(t.appliance).tick(la(10));
     expect(await snapshotNames(t)).toEqual([]);
   });
