@@ -46,6 +46,8 @@ export const CONTRACT_EVENTS: ReadonlyMap<string, EventContract> = new Map(
     crudEvent('sharing.smb', 'SHARING_SMB'),
     // MW/plugins/service.py:41; sent by notify_running (:436-443), not by the CRUD wrapper.
     crudEvent('service', 'SERVICE'),
+    // MW/plugins/keychain.py:280
+    crudEvent('keychaincredential', 'KEYCHAIN_CREDENTIAL'),
     // MW/plugins/alert.py:234-246: ADDED/CHANGED/REMOVED of alert.list's entries.
     { name: 'alert.list', roles: ['ALERT_LIST_READ'] },
   ].map((e) => [e.name, e]),

@@ -5,6 +5,7 @@ import { authContract } from './auth.js';
 import type { MethodContract, ParamSpec } from './method.js';
 import { coreContract } from './core.js';
 import { groupContract } from './group.js';
+import { keychainContract } from './keychain.js';
 import { nfsContract } from './nfs.js';
 import { filesystemContract } from './filesystem.js';
 import { poolContract } from './pool.js';
@@ -43,6 +44,7 @@ export const CONTRACT = {
   ...sharingSmbContract,
   ...smbContract,
   ...serviceNamespaceContract,
+  ...keychainContract,
 };
 
 /**

@@ -343,6 +343,22 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 16,
+    description: 'keychain_credentials: SSH key pairs and SSH connections (keychaincredential.*)',
+    // keychain-credentials.ts reads and writes it. It stands alone: it needs no table of another
+    // migration, so it runs the same whatever comes between 14 and it.
+    up: (db) => {
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS keychain_credentials (
+          id         INTEGER PRIMARY KEY AUTOINCREMENT,
+          name       TEXT NOT NULL,
+          type       TEXT NOT NULL,
+          attributes TEXT NOT NULL
+        );
+      `);
+    },
+  },
 ];
 
 /** The last migration's version. */

@@ -4,6 +4,7 @@ import { authMethods, authMethods26 } from './auth.js';
 import { coreMethods } from './core.js';
 import { filesystemMethods } from './filesystem.js';
 import { groupMethods } from './group.js';
+import { keychainMethods } from './keychain.js';
 import { nfsMethods } from './nfs.js';
 import { poolMethods } from './pool.js';
 import { poolDatasetMethods } from './pool-dataset.js';
@@ -44,6 +45,7 @@ export const METHODS: ReadonlyMap<string, MethodDefinition> = new Map(
     ...sharingSmbMethods,
     ...smbMethods,
     ...serviceNamespaceMethods,
+    ...keychainMethods,
   ].map((m) => [m.name, m]),
 );
 
