@@ -159,3 +159,17 @@ export const SNAPSHOT_TASK_METHODS = [
   'pool.snapshottask.update_will_change_retention_for',
   'pool.snapshottask.delete_will_change_retention_for',
 ] as const;
+
+/** The keychain credential methods, called through the official client by test/core/official-client-keychain.test.ts. */
+export const KEYCHAIN_METHODS = [
+  'keychaincredential.query',
+  'keychaincredential.get_instance',
+  'keychaincredential.create',
+  'keychaincredential.update',
+  'keychaincredential.delete',
+  'keychaincredential.used_by',
+  'keychaincredential.generate_ssh_key_pair',
+  'keychaincredential.remote_ssh_host_key_scan',
+  'keychaincredential.remote_ssh_semiautomatic_setup',
+  'keychaincredential.setup_ssh_connection',
+] as const;

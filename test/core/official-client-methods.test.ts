@@ -23,6 +23,7 @@ import { contractFor, type ReleaseName } from '../../src/core/releases/index.js'
 import { serviceNamespaceContract } from '../../src/core/contract/service-namespace.js';
 import { startTestServer } from '../helpers/server.js';
 import {
+  KEYCHAIN_METHODS,
   NFS_METHODS,
   SNAPSHOT_TASK_METHODS,
   findClient,
@@ -610,6 +611,12 @@ const SKIPPED: Record<string, string> = {
     SNAPSHOT_TASK_METHODS.map((m) => [
       m,
       'its own table, with the dataset its tasks need: test/core/official-client-snapshottask.test.ts',
+    ]),
+  ),
+  ...Object.fromEntries(
+    KEYCHAIN_METHODS.map((m) => [
+      m,
+      'its own table, with the keys its credentials need: test/core/official-client-keychain.test.ts',
     ]),
   ),
 };
