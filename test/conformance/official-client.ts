@@ -173,3 +173,10 @@ export const KEYCHAIN_METHODS = [
   'keychaincredential.remote_ssh_semiautomatic_setup',
   'keychaincredential.setup_ssh_connection',
 ] as const;
+
+/** An earlier call's result (or a field of it), filled in by the runner. */
+export const ref = (label: string, ...path: (string | number)[]) => ({ $ref: label, path });
+
+/** What midclt prints for a -32602, one `[ERRNAME] attribute: message` line per error. */
+export const printed = (...lines: [errname: string, attribute: string, message: string][]) =>
+  lines.map(([errname, a, m]) => `[${errname}] ${a}: ${m}`).join('\n');

@@ -19,15 +19,13 @@ import {
   KEYCHAIN_METHODS,
   caseFailures,
   findClient,
+  printed,
+  ref,
   runClient,
   type ClientCase,
 } from '../conformance/official-client.js';
 
 const client = findClient();
-
-const ref = (label: string, ...path: (string | number)[]) => ({ $ref: label, path });
-const printed = (...lines: [errname: string, attribute: string, message: string][]) =>
-  lines.map(([errname, a, m]) => `[${errname}] ${a}: ${m}`).join('\n');
 
 const id = ref('keychaincredential.create', 'id');
 

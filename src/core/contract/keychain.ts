@@ -26,7 +26,6 @@ export const sshKeyPair = once(() =>
     public_key: longStr().nullable().default(null),
   }),
 );
-export type SshKeyPair = z.output<ReturnType<typeof sshKeyPair>>;
 
 /** SSHCredentials (keychain.py:28-40): `private_key` is the id of an SSH_KEY_PAIR credential. */
 export const sshCredentials = once(() =>
@@ -39,7 +38,6 @@ export const sshCredentials = once(() =>
     connect_timeout: z.int().default(10),
   }),
 );
-export type SshCredentials = z.output<ReturnType<typeof sshCredentials>>;
 
 /**
  * The entry's `attributes` as an answer carries them (`Secret[SSHKeyPair | SSHCredentials]`,
@@ -90,7 +88,6 @@ export const keychainCredentialCreate = once(() =>
     }),
   }),
 );
-export type KeychainCredentialCreate = z.output<ReturnType<typeof keychainCredentialCreate>>;
 
 /**
  * KeychainCredentialUpdate (keychain.py:76-92): ForUpdateMetaclass, so `name` and `attributes`
@@ -109,7 +106,6 @@ export const keychainCredentialUpdate = once(() =>
     }),
   }),
 );
-export type KeychainCredentialUpdate = z.output<ReturnType<typeof keychainCredentialUpdate>>;
 
 /** UsedKeychainCredential (keychain.py:137-146). */
 const usedKeychainCredential = once(() =>
@@ -178,7 +174,6 @@ export const setupSshConnectionOptions = once(() => {
     'MANUAL',
   );
 });
-export type SetupSshConnectionOptions = z.output<ReturnType<typeof setupSshConnectionOptions>>;
 
 const credentials = crud(keychainCredentialEntry, () => z.int(), {
   read: roles('KEYCHAIN_CREDENTIAL_READ'),
