@@ -238,6 +238,28 @@ for (const release of ['25.10.1', '26.0'] as const) {
       ]);
     });
 
+    it('a key pair updated with SSH credentials’ attributes fails as the source does, on `.strip()` of an int (MW/plugins/keychain.py:142)', async () => {
+      const t = await setup(release);
+      await create(t, keyPair('k', { public_key: OTHER_PUBLIC }));
+      const { attributes } = connection('k', 5);
+      const err = await t.callError(t.admin, 'keychaincredential.update', 1, { attributes });
+      expect(err.data?.reason).toBe("'int' object has no attribute 'strip'");
+      expect(err.data?.trace?.class).toBe('AttributeError');
+    });
+
+    it('a subscriber holding KEYCHAIN_CREDENTIAL_READ alone hears the attributes in the event, as the CRUD wrapper sends what do_create returned (MW/service/crud_service.py:206-210)', async () => {
+      const t = await setup(release);
+      const reader = await createUserWithKey(t, 'reader', { privilegeRoles: ['KEYCHAIN_CREDENTIAL_READ'] });
+      const { session: r } = await t.login(reader.key);
+      const heard: CollectionUpdate[] = [];
+      r.notify = (_method, params) => heard.push(params as CollectionUpdate);
+      await t.call(r, 'core.subscribe', 'keychaincredential.query');
+      await create(t, keyPair('k', { private_key: ED25519_PRIVATE }));
+      expect(heard.map((u) => (u.fields as Entry).attributes)).toEqual([
+        { private_key: ED25519_PRIVATE, public_key: ED25519_PUBLIC },
+      ]);
+    });
+
     it('generate_ssh_key_pair answers an unencrypted RSA pair in OpenSSH’s format, commented root@<host>, that create accepts as it is (MW/plugins/keychain.py:479-490)', async () => {
       const t = await setup(release);
       const pair = await t.call<{ private_key: string; public_key: string }>(
