@@ -54,13 +54,17 @@ export function storedTaskData(data: PoolSnapshotTaskCreate): SnapshotTaskData {
   };
 }
 
+/** Whether `zfs list` can open the dataset (a filesystem or volume of the appliance). */
+export const datasetExists = (appliance: Appliance, dataset: string) =>
+  appliance.datasets().some((d) => d.id === dataset);
+
 /** `_validate` (MW/plugins/snapshot.py:334-356) under `schema` (periodic_snapshot_create / _update). */
 export function taskErrors(appliance: Appliance, data: SnapshotTaskData, schema: string): ValidationTriple[] {
   const errors: ValidationTriple[] = [];
   const add = (field: string, message: string) => errors.push([`${schema}.${field}`, message, ERRNO.EINVAL]);
   // pool.filesystem_choices (MW/plugins/pool_/info.py:88-125): every filesystem and volume of an
   // imported pool; the emulator has no system or application datasets to leave out.
-  if (!appliance.datasets().some((d) => d.id === data.dataset)) add('dataset', 'Dataset not found');
+  if (!datasetExists(appliance, data.dataset)) add('dataset', 'Dataset not found');
   if (!data.recursive && data.exclude.length > 0)
     add('exclude', 'Excluding datasets is not necessary for non-recursive periodic snapshot tasks');
   data.exclude.forEach((v, i) => {
@@ -103,6 +107,19 @@ export function taskSnapshots(appliance: Appliance, task: SnapshotTaskData): Set
   const snapshots = appliance.store.read(() => listSnapshots(appliance.store.db));
   const refs = snapshots.map((s) => ({ dataset: s.dataset, name: s.id.slice(s.id.indexOf('@') + 1) }));
   return new Set(ownedSnapshots(retentionTask(task), refs, parseTaskSnapshotName).map((s) => `${s.dataset}@${s.name}`));
+}
+
+/**
+ * `taskSnapshots` as the middleware's call reaches them, through zettarepl's `zfs list` of the
+ * task's dataset (zettarepl/snapshot/list.py:16-23): a dataset it cannot open is zfs's refusal as
+ * ExecException on 25.10.1 (MW/plugins/zettarepl_/snapshot_removal_date.py:60-61 at TS-25.10.1;
+ * zettarepl/transport/interface.py:64-72), CallError ENOENT on 26.0 (stable/26 :63-67).
+ */
+export function listedTaskSnapshots(appliance: Appliance, task: SnapshotTaskData, release26: boolean): Set<string> {
+  if (datasetExists(appliance, task.dataset)) return taskSnapshots(appliance, task);
+  if (release26) throw rpcErrors.call(ERRNO.ENOENT, `Dataset '${task.dataset}' does not exist`);
+  const text = `cannot open '${task.dataset}': dataset does not exist`;
+  throw rpcErrors.exception('ExecException', text, `ExecException(1, "${text}\\n")`);
 }
 
 /** `{dataset: [name, …]}` of sorted `DATASET@NAME`s (MW/plugins/snapshot_/task_retention.py:32-35, 51-53). */
