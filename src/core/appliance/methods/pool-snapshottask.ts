@@ -23,10 +23,13 @@ import {
   byDataset,
   checkTask,
   datasetExists,
+  definitionError,
+  inZettarepl,
   listedTaskSnapshots,
   sameTask,
   snapshotTaskEntries,
   snapshotTaskEntry,
+  stateAfterDefinition,
   storedTask,
   storedTaskData,
   type SnapshotTaskData,
@@ -75,7 +78,10 @@ function createTask(appliance: Appliance, data: SnapshotTaskData): number {
   const { store } = appliance;
   return store.write(() => {
     checkTask(appliance, data, 'periodic_snapshot_create');
-    return insertSnapshotTask(store.db, data);
+    const id = insertSnapshotTask(store.db, data);
+    const state = stateAfterDefinition({ ...data, id, state: null }, false, appliance.now());
+    if (state) setSnapshotTaskState(store.db, id, state);
+    return id;
   });
 }
 
@@ -101,7 +107,9 @@ function updateTask(appliance: Appliance, id: number, data: PoolSnapshotTaskUpda
     updateSnapshotTask(store.db, { ...merged, id });
     // zettarepl.update_tasks hands zettarepl the enabled tasks only, and notify_definition forgets
     // the state of every task it was not handed (MW/plugins/zettarepl_/state.py:88-107).
-    if (!merged.enabled) setSnapshotTaskState(store.db, id, null);
+    const wasRefused = old.enabled && definitionError(old) !== null;
+    const state = stateAfterDefinition({ ...merged, id, state: null }, wasRefused, appliance.now());
+    if (state !== undefined) setSnapshotTaskState(store.db, id, state);
     return id;
   });
 }
@@ -123,6 +131,8 @@ function deleteTask(appliance: Appliance, id: number, fixate: boolean, release26
 async function runTask(appliance: Appliance, id: number): Promise<null> {
   const task = storedTask(appliance, id);
   if (!task.enabled) throw rpcErrors.call(ERRNO.EFAULT, 'Task is not enabled');
+  // A task zettarepl refused is not among its tasks: the run is only logged (MW/plugins/zettarepl.py:250-259).
+  if (!inZettarepl(task)) return null;
   const at = appliance.now();
   await runSnapshotTask(appliance, task, at);
   await runLocalRetention(appliance, at);

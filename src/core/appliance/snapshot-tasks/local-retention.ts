@@ -6,18 +6,18 @@ import { APPLIANCE_TIMEZONE } from '../system/info.js';
 import { parseTaskSnapshotName } from './appliance-clock.js';
 import { periodicSnapshotRetention } from './retention.js';
 import { destroySnapshots } from './run.js';
-import { retentionTask } from './tasks.js';
+import { inZettarepl, retentionTask } from './tasks.js';
 
 // Local retention after a tick that ran tasks (zettarepl/zettarepl.py:105-119 spawns it through
 // _spawn_replication_tasks, :207-222, 310-322, and runs _run_local_retention, :355-436 at
 // release/25.10.1): the enabled tasks' snapshots past their lifetime go, as retention.ts decides.
 // Not modelled yet: replications (none exist) and removal dates (the emulator writes none).
 
-/** Destroys what retention removes at `at` (the tick's instant); the tasks handed to zettarepl are the enabled ones (MW/plugins/zettarepl.py:621). */
+/** Destroys what retention removes at `at` (the tick's instant); the tasks handed to zettarepl are the enabled ones (MW/plugins/zettarepl.py:621) it accepts. */
 export async function runLocalRetention(appliance: Appliance, at: number): Promise<void> {
   const { store } = appliance;
   const [tasks, snapshots, holds] = store.read(() => [
-    listSnapshotTasks(store.db).filter((t) => t.enabled),
+    listSnapshotTasks(store.db).filter(inZettarepl),
     listSnapshots(store.db),
     listHolds(store.db),
   ]);

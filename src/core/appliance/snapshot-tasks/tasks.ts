@@ -24,6 +24,9 @@ export type SnapshotTaskData = Omit<SnapshotTaskRecord, 'id' | 'state'>;
  */
 export function taskState(state: SnapshotTaskState | null): unknown {
   if (!state) return { state: 'PENDING' };
+  // A definition error is reported without `last_snapshot` (MW/plugins/zettarepl.py:899-907, zettarepl_/state.py:58-59).
+  if (!('last_snapshot' in state))
+    return { state: state.state, datetime: { $date: state.datetime }, error: state.error };
   const { datetime, last_snapshot, ...rest } = state;
   return { ...rest, datetime: { $date: datetime }, last_snapshot: last_snapshot ?? null };
 }
@@ -77,6 +80,37 @@ export function taskErrors(appliance: Appliance, data: SnapshotTaskData, schema:
 export function checkTask(appliance: Appliance, data: SnapshotTaskData, schema: string): void {
   const errors = taskErrors(appliance, data, schema);
   if (errors.length > 0) throw rpcErrors.validation(errors);
+}
+
+/**
+ * Why zettarepl refuses the task's definition, or null. A negative lifetime reaches it as `PT-…S`
+ * (MW/plugins/zettarepl.py:64-88), which isodate.parse_duration cannot parse: no field of its
+ * regex takes a sign, and its alternative form reads the part before `T` as a date, '' here. The
+ * ISO8601Error is a ValueError, so zettarepl keeps the task out of its definition as a
+ * PeriodicSnapshotTaskDefinitionError (zettarepl/definition/definition.py:32-38, 81-85), and the
+ * middleware makes it a sentence (MW/plugins/zettarepl.py:899-907).
+ */
+export function definitionError(task: Pick<SnapshotTaskRecord, 'id' | 'lifetime_value'>): string | null {
+  if (task.lifetime_value >= 0) return null;
+  return `When parsing periodic snapshot task task_${task.id}: Unrecognised ISO 8601 date format: ''.`;
+}
+
+/** A task zettarepl runs and keeps retention for: handed to it (enabled, MW/plugins/zettarepl.py:621) and accepted. */
+export const inZettarepl = (task: SnapshotTaskRecord): boolean => task.enabled && definitionError(task) === null;
+
+/**
+ * The state the middleware reports for the task once `zettarepl.update_tasks` loaded the definition
+ * at `at`: its definition error, or nothing kept when the task is disabled or was refused before
+ * (notify_definition forgets the state of a task not in the definition, MW/plugins/zettarepl_/state.py:88-107).
+ */
+export function stateAfterDefinition(
+  task: SnapshotTaskRecord,
+  wasRefused: boolean,
+  at: number,
+): SnapshotTaskState | null | undefined {
+  const error = task.enabled ? definitionError(task) : null;
+  if (error !== null) return { state: 'ERROR', datetime: at, error };
+  return !task.enabled || wasRefused ? null : undefined;
 }
 
 /** The stored task, or InstanceNotFound as get_instance raises it. */
