@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { EMULATIONS } from '../../../../src/core/appliance/settings.js';
-import { createUserWithKey, openTestAppliance } from '../../../helpers/appliance.js';
+import { createUserWithKey, openTestAppliance, type TestAppliance } from '../../../helpers/appliance.js';
 
 const READS: [string, unknown[]][] = [
   ['pool.snapshottask.query', []],
@@ -24,14 +24,20 @@ const WRITES: [string, unknown[]][] = [
   ['pool.snapshottask.delete', [1]],
 ];
 
+/** An appliance of `release` with task 1 on tank/data, and a session of a user whose privilege holds only `role`. */
+async function sessionWith(release: '25.10.1' | '26.0', role: string) {
+  const t: TestAppliance = await openTestAppliance({ ...EMULATIONS[`truenas-${release}`], keyLogin: 'plain' });
+  await t.call(t.admin, 'pool.dataset.create', { name: 'tank/data' });
+  await t.call(t.admin, 'pool.snapshottask.create', { dataset: 'tank/data' });
+  const { key } = await createUserWithKey(t, 'someone', { privilegeRoles: [role] });
+  const { session } = await t.login(key);
+  return { t, session };
+}
+
 for (const release of ['25.10.1', '26.0'] as const) {
   describe(`pool.snapshottask roles on ${release}`, () => {
     it('SNAPSHOT_TASK_READ alone reads tasks, counts and retention changes, and may not run, create, update or delete', async () => {
-      const t = await openTestAppliance({ ...EMULATIONS[`truenas-${release}`], keyLogin: 'plain' });
-      await t.call(t.admin, 'pool.dataset.create', { name: 'tank/data' });
-      await t.call(t.admin, 'pool.snapshottask.create', { dataset: 'tank/data' });
-      const { key } = await createUserWithKey(t, 'reader', { privilegeRoles: ['SNAPSHOT_TASK_READ'] });
-      const { session } = await t.login(key);
+      const { t, session } = await sessionWith(release, 'SNAPSHOT_TASK_READ');
       for (const [method, params] of READS) await t.call(session, method, ...params);
       for (const [method, params] of WRITES)
         expect([method, (await t.callError(session, method, ...params)).data?.reason]).toEqual([
@@ -42,11 +48,7 @@ for (const release of ['25.10.1', '26.0'] as const) {
     });
 
     it('SNAPSHOT_TASK_WRITE alone does all of it, itself including READ', async () => {
-      const t = await openTestAppliance({ ...EMULATIONS[`truenas-${release}`], keyLogin: 'plain' });
-      await t.call(t.admin, 'pool.dataset.create', { name: 'tank/data' });
-      await t.call(t.admin, 'pool.snapshottask.create', { dataset: 'tank/data' });
-      const { key } = await createUserWithKey(t, 'writer', { privilegeRoles: ['SNAPSHOT_TASK_WRITE'] });
-      const { session } = await t.login(key);
+      const { t, session } = await sessionWith(release, 'SNAPSHOT_TASK_WRITE');
       for (const [method, params] of [...READS, ...WRITES]) await t.call(session, method, ...params);
     });
   });
