@@ -92,8 +92,11 @@ export function checkTask(appliance: Appliance, data: SnapshotTaskData, schema: 
  */
 export function definitionError(task: Pick<SnapshotTaskRecord, 'id' | 'lifetime_value'>): string | null {
   if (task.lifetime_value >= 0) return null;
-  return `When parsing periodic snapshot task task_${task.id}: Unrecognised ISO 8601 date format: ''.`;
+  return `When parsing periodic snapshot task task_${task.id}: ${LIFETIME_REFUSED}.`;
 }
+
+/** isodate's words for a negative lifetime's `PT-…S` (see definitionError). */
+const LIFETIME_REFUSED = "Unrecognised ISO 8601 date format: ''";
 
 /** A task zettarepl runs and keeps retention for: handed to it (enabled, MW/plugins/zettarepl.py:621) and accepted. */
 export const inZettarepl = (task: SnapshotTaskRecord): boolean => task.enabled && definitionError(task) === null;
@@ -150,7 +153,12 @@ export function taskSnapshots(appliance: Appliance, task: SnapshotTaskData): Set
  * zettarepl/transport/interface.py:64-72), CallError ENOENT on 26.0 (stable/26 :63-67).
  */
 export function listedTaskSnapshots(appliance: Appliance, task: SnapshotTaskData, release26: boolean): Set<string> {
-  if (datasetExists(appliance, task.dataset)) return taskSnapshots(appliance, task);
+  if (datasetExists(appliance, task.dataset)) {
+    // The task is parsed as zettarepl's next (snapshot_removal_date.py:62-64 at TS-25.10.1, stable/26 :68-70).
+    if (task.lifetime_value < 0)
+      throw rpcErrors.exception('ISO8601Error', LIFETIME_REFUSED, `ISO8601Error("${LIFETIME_REFUSED}")`);
+    return taskSnapshots(appliance, task);
+  }
   if (release26) throw rpcErrors.call(ERRNO.ENOENT, `Dataset '${task.dataset}' does not exist`);
   const text = `cannot open '${task.dataset}': dataset does not exist`;
   throw rpcErrors.exception('ExecException', text, `ExecException(1, "${text}\\n")`);

@@ -54,5 +54,30 @@ for (const release of ['25.10.1', '26.0'] as const) {
       const fixed = await t.call<Entry>(t.admin, 'pool.snapshottask.update', 1, { lifetime_value: 1 });
       expect(fixed.state).toEqual({ state: 'PENDING' });
     });
+
+    it('its retention change is isodate’s refusal, from the same parse (MW/plugins/zettarepl_/snapshot_removal_date.py:60-64 at TS-25.10.1), and an update to it with fixate_removal_date fails', async () => {
+      const t = await openTestAppliance({ ...EMULATIONS[`truenas-${release}`], keyLogin: 'plain' });
+      await t.call(t.admin, 'pool.dataset.create', { name: 'tank/data' });
+      await t.call(t.admin, 'pool.snapshottask.create', { dataset: 'tank/data' });
+      const refusal = async (method: string, ...params: unknown[]) => {
+        const err = await t.callError(t.admin, method, ...params);
+        return [err.code, err.data?.reason, err.data?.trace?.class, err.data?.trace?.repr];
+      };
+      const ISO = [
+        -32001,
+        "Unrecognised ISO 8601 date format: ''",
+        'ISO8601Error',
+        `ISO8601Error("Unrecognised ISO 8601 date format: ''")`,
+      ];
+      expect(await refusal('pool.snapshottask.update_will_change_retention_for', 1, { lifetime_value: -1 })).toEqual(
+        ISO,
+      );
+      expect(await refusal('pool.snapshottask.update', 1, { lifetime_value: -1, fixate_removal_date: true })).toEqual(
+        ISO,
+      );
+      expect(await t.call<Entry>(t.admin, 'pool.snapshottask.get_instance', 1)).toMatchObject({ lifetime_value: 2 });
+      await t.call(t.admin, 'pool.snapshottask.update', 1, { lifetime_value: -1 });
+      expect(await refusal('pool.snapshottask.delete_will_change_retention_for', 1)).toEqual(ISO);
+    });
   });
 }
