@@ -103,6 +103,29 @@ export const POOL_SNAPSHOTTASK_SUMMARIES = {
   delete: 'Delete a periodic snapshot task by id {fixate_removal_date}.',
 } as const;
 
+/**
+ * update/delete_will_change_retention_for, the same values in 25.10.1 and 26.0 (pool_snapshottask.py:139-159);
+ * 26.0 lists them because its handlers answer a task whose dataset is gone (stable/26
+ * MW/plugins/snapshot_/task_retention.py:38-45, 69-76).
+ */
+export const willChangeRetentionFor = () => ({
+  update_will_change_retention_for: method({
+    summary: 'The snapshots an update of the task with {…} would leave to no task’s retention, by dataset.',
+    access: roles('SNAPSHOT_TASK_READ'),
+    params: () => [
+      { name: 'id', schema: z.int() },
+      { name: 'data', schema: poolSnapshotTaskChanges() },
+    ],
+    result: () => retentionChange(),
+  }),
+  delete_will_change_retention_for: method({
+    summary: 'The snapshots deleting the task would leave to no task’s retention, by dataset.',
+    access: roles('SNAPSHOT_TASK_READ'),
+    params: () => [{ name: 'id', schema: z.int() }],
+    result: () => retentionChange(),
+  }),
+});
+
 /** The methods beyond CRUD, the same in 25.10.1 and 26.0 (pool_snapshottask.py:111-159). */
 const snapshotTaskExtras = () => ({
   max_count: method({
@@ -123,21 +146,7 @@ const snapshotTaskExtras = () => ({
     params: () => [{ name: 'id', schema: z.int() }],
     result: () => z.null(),
   }),
-  update_will_change_retention_for: method({
-    summary: 'The snapshots an update of the task with {…} would leave to no task’s retention, by dataset.',
-    access: roles('SNAPSHOT_TASK_READ'),
-    params: () => [
-      { name: 'id', schema: z.int() },
-      { name: 'data', schema: poolSnapshotTaskChanges() },
-    ],
-    result: () => retentionChange(),
-  }),
-  delete_will_change_retention_for: method({
-    summary: 'The snapshots deleting the task would leave to no task’s retention, by dataset.',
-    access: roles('SNAPSHOT_TASK_READ'),
-    params: () => [{ name: 'id', schema: z.int() }],
-    result: () => retentionChange(),
-  }),
+  ...willChangeRetentionFor(),
 });
 
 /**

@@ -185,12 +185,16 @@ describe('releases', () => {
         'sharing.nfs.create',
         'sharing.nfs.update',
         // stable/26 MW/api/v26_0_0/pool_snapshottask.py:31-57: the entry's fields in a new order, id first;
-        // delete's handler looks the task up first (stable/26 MW/plugins/snapshot.py:215-216).
+        // delete's handler looks the task up first (stable/26 MW/plugins/snapshot.py:215-216); the
+        // will_change_retention_for pair answers {} for a task whose dataset is gone
+        // (stable/26 MW/plugins/snapshot_/task_retention.py:38-45, 69-76).
         'pool.snapshottask.query',
         'pool.snapshottask.get_instance',
         'pool.snapshottask.create',
         'pool.snapshottask.update',
         'pool.snapshottask.delete',
+        'pool.snapshottask.update_will_change_retention_for',
+        'pool.snapshottask.delete_will_change_retention_for',
       ].sort(),
     );
     expect(

@@ -22,12 +22,16 @@ import {
   SNAPSHOT_TASK_VERBOSE,
   byDataset,
   checkTask,
+  datasetExists,
+  definitionError,
+  inZettarepl,
+  listedTaskSnapshots,
   sameTask,
   snapshotTaskEntries,
   snapshotTaskEntry,
+  stateAfterDefinition,
   storedTask,
   storedTaskData,
-  taskSnapshots,
   type SnapshotTaskData,
 } from '../snapshot-tasks/tasks.js';
 
@@ -42,19 +46,31 @@ const taskData = (e: PoolSnapshotTaskEntry): SnapshotTaskData => {
   return fields;
 };
 
-/** `update_will_change_retention_for` (task_retention.py:16-37): snapshots the old task has and the new one has not. */
-function updateWillChangeRetentionFor(appliance: Appliance, id: number, data: PoolSnapshotTaskChanges) {
+/**
+ * `update_will_change_retention_for` (task_retention.py:16-37): snapshots the old task has and the
+ * new one has not, each listed as zettarepl lists them (`listedTaskSnapshots`); 26.0 answers `{}`
+ * when the old task's dataset is gone (stable/26 task_retention.py:38-45).
+ */
+function updateWillChangeRetentionFor(
+  appliance: Appliance,
+  id: number,
+  data: PoolSnapshotTaskChanges,
+  release26: boolean,
+) {
   const old = snapshotTaskEntry(storedTask(appliance, id));
   const updated = { ...old, ...data };
   if (sameTask(old, updated)) return {};
-  const before = taskSnapshots(appliance, taskData(old));
-  const after = taskSnapshots(appliance, taskData(updated));
+  if (release26 && !datasetExists(appliance, old.dataset)) return {};
+  const before = listedTaskSnapshots(appliance, taskData(old), release26);
+  const after = listedTaskSnapshots(appliance, taskData(updated), release26);
   return byDataset([...before].filter((s) => !after.has(s)));
 }
 
-/** `delete_will_change_retention_for` (task_retention.py:39-55): every snapshot of the task. */
-function deleteWillChangeRetentionFor(appliance: Appliance, id: number) {
-  return byDataset(taskSnapshots(appliance, taskData(snapshotTaskEntry(storedTask(appliance, id)))));
+/** `delete_will_change_retention_for` (task_retention.py:39-55): every snapshot of the task; 26.0's `{}` when its dataset is gone (stable/26 :69-76). */
+function deleteWillChangeRetentionFor(appliance: Appliance, id: number, release26: boolean) {
+  const task = taskData(snapshotTaskEntry(storedTask(appliance, id)));
+  if (release26 && !datasetExists(appliance, task.dataset)) return {};
+  return byDataset(listedTaskSnapshots(appliance, task, release26));
 }
 
 /** do_create (MW/plugins/snapshot.py:86-147): validate, store; answers the new task's id. */
@@ -62,7 +78,10 @@ function createTask(appliance: Appliance, data: SnapshotTaskData): number {
   const { store } = appliance;
   return store.write(() => {
     checkTask(appliance, data, 'periodic_snapshot_create');
-    return insertSnapshotTask(store.db, data);
+    const id = insertSnapshotTask(store.db, data);
+    const state = stateAfterDefinition({ ...data, id, state: null }, false, appliance.now());
+    if (state) setSnapshotTaskState(store.db, id, state);
+    return id;
   });
 }
 
@@ -78,15 +97,19 @@ function updateTask(appliance: Appliance, id: number, data: PoolSnapshotTaskUpda
   const { fixate_removal_date: fixate, ...changes } = data;
   const old = snapshotTaskEntry(storedTask(appliance, id));
   const merged = storedTaskData({ ...taskData(old), ...changes });
-  if (release26 ? fixate !== undefined : fixate === true) updateWillChangeRetentionFor(appliance, id, changes);
   return store.write(() => {
     if (!listSnapshotTasks(store.db).some((t) => t.id === id))
       throw rpcErrors.instanceNotFound(SNAPSHOT_TASK_VERBOSE, id);
     checkTask(appliance, merged, 'periodic_snapshot_update');
+    // After the checks, before the row changes (:213-224; stable/26 :171-183).
+    if (release26 ? fixate !== undefined : fixate === true)
+      updateWillChangeRetentionFor(appliance, id, changes, release26);
     updateSnapshotTask(store.db, { ...merged, id });
     // zettarepl.update_tasks hands zettarepl the enabled tasks only, and notify_definition forgets
     // the state of every task it was not handed (MW/plugins/zettarepl_/state.py:88-107).
-    if (!merged.enabled) setSnapshotTaskState(store.db, id, null);
+    const wasRefused = old.enabled && definitionError(old) !== null;
+    const state = stateAfterDefinition({ ...merged, id, state: null }, wasRefused, appliance.now());
+    if (state !== undefined) setSnapshotTaskState(store.db, id, state);
     return id;
   });
 }
@@ -95,7 +118,7 @@ function updateTask(appliance: Appliance, id: number, data: PoolSnapshotTaskUpda
 function deleteTask(appliance: Appliance, id: number, fixate: boolean, release26: boolean): true {
   const { store } = appliance;
   if (release26) storedTask(appliance, id);
-  if (fixate) deleteWillChangeRetentionFor(appliance, id);
+  if (fixate) deleteWillChangeRetentionFor(appliance, id, release26);
   store.write(() => deleteSnapshotTasks(store.db, [id]));
   return true;
 }
@@ -108,6 +131,8 @@ function deleteTask(appliance: Appliance, id: number, fixate: boolean, release26
 async function runTask(appliance: Appliance, id: number): Promise<null> {
   const task = storedTask(appliance, id);
   if (!task.enabled) throw rpcErrors.call(ERRNO.EFAULT, 'Task is not enabled');
+  // A task zettarepl refused is not among its tasks: the run is only logged (MW/plugins/zettarepl.py:250-259).
+  if (!inZettarepl(task)) return null;
   const at = appliance.now();
   await runSnapshotTask(appliance, task, at);
   await runLocalRetention(appliance, at);
@@ -140,10 +165,10 @@ export const poolSnapshotTaskMethods = [
   implement(c['pool.snapshottask.max_total_count'], () => 10000),
   implement(c['pool.snapshottask.run'], ({ appliance }, id) => runTask(appliance, id)),
   implement(c['pool.snapshottask.update_will_change_retention_for'], ({ appliance }, id, data) =>
-    updateWillChangeRetentionFor(appliance, id, data),
+    updateWillChangeRetentionFor(appliance, id, data, false),
   ),
   implement(c['pool.snapshottask.delete_will_change_retention_for'], ({ appliance }, id) =>
-    deleteWillChangeRetentionFor(appliance, id),
+    deleteWillChangeRetentionFor(appliance, id, false),
   ),
 ];
 
@@ -174,5 +199,11 @@ export const poolSnapshotTaskMethods26 = [
   ),
   implement(c26['pool.snapshottask.delete'], ({ appliance }, id, options) =>
     deleteTask(appliance, id, options.fixate_removal_date, true),
+  ),
+  implement(c26['pool.snapshottask.update_will_change_retention_for'], ({ appliance }, id, data) =>
+    updateWillChangeRetentionFor(appliance, id, data, true),
+  ),
+  implement(c26['pool.snapshottask.delete_will_change_retention_for'], ({ appliance }, id) =>
+    deleteWillChangeRetentionFor(appliance, id, true),
   ),
 ];

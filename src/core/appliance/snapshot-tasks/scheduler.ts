@@ -4,6 +4,7 @@ import { APPLIANCE_TIMEZONE } from '../system/info.js';
 import { runLocalRetention } from './local-retention.js';
 import { runSnapshotTask, taskSnapshotName } from './run.js';
 import { isDue } from './schedule.js';
+import { inZettarepl } from './tasks.js';
 
 // zettarepl's scheduler for the periodic snapshot tasks (release/25.10.1): once a UTC minute
 // (Clock, zettarepl/scheduler/clock.py:36-57) every enabled task whose schedule is due at that
@@ -53,7 +54,7 @@ export class SnapshotTaskScheduler {
     const { store } = this.appliance;
     const due = store
       .read(() => listSnapshotTasks(store.db))
-      .filter((t) => t.enabled && dueAt(t, now))
+      .filter((t) => inZettarepl(t) && dueAt(t, now))
       .map((task) => ({ task, name: taskSnapshotName(task, now) }))
       // zettarepl.py:151-158: by name, a recursive task before a non-recursive one of the same
       // name, one without excludes before one with.

@@ -24,6 +24,9 @@ export type SnapshotTaskData = Omit<SnapshotTaskRecord, 'id' | 'state'>;
  */
 export function taskState(state: SnapshotTaskState | null): unknown {
   if (!state) return { state: 'PENDING' };
+  // A definition error is reported without `last_snapshot` (MW/plugins/zettarepl.py:899-907, zettarepl_/state.py:58-59).
+  if (!('last_snapshot' in state))
+    return { state: state.state, datetime: { $date: state.datetime }, error: state.error };
   const { datetime, last_snapshot, ...rest } = state;
   return { ...rest, datetime: { $date: datetime }, last_snapshot: last_snapshot ?? null };
 }
@@ -54,13 +57,17 @@ export function storedTaskData(data: PoolSnapshotTaskCreate): SnapshotTaskData {
   };
 }
 
+/** Whether `zfs list` can open the dataset (a filesystem or volume of the appliance). */
+export const datasetExists = (appliance: Appliance, dataset: string) =>
+  appliance.datasets().some((d) => d.id === dataset);
+
 /** `_validate` (MW/plugins/snapshot.py:334-356) under `schema` (periodic_snapshot_create / _update). */
 export function taskErrors(appliance: Appliance, data: SnapshotTaskData, schema: string): ValidationTriple[] {
   const errors: ValidationTriple[] = [];
   const add = (field: string, message: string) => errors.push([`${schema}.${field}`, message, ERRNO.EINVAL]);
   // pool.filesystem_choices (MW/plugins/pool_/info.py:88-125): every filesystem and volume of an
   // imported pool; the emulator has no system or application datasets to leave out.
-  if (!appliance.datasets().some((d) => d.id === data.dataset)) add('dataset', 'Dataset not found');
+  if (!datasetExists(appliance, data.dataset)) add('dataset', 'Dataset not found');
   if (!data.recursive && data.exclude.length > 0)
     add('exclude', 'Excluding datasets is not necessary for non-recursive periodic snapshot tasks');
   data.exclude.forEach((v, i) => {
@@ -73,6 +80,40 @@ export function taskErrors(appliance: Appliance, data: SnapshotTaskData, schema:
 export function checkTask(appliance: Appliance, data: SnapshotTaskData, schema: string): void {
   const errors = taskErrors(appliance, data, schema);
   if (errors.length > 0) throw rpcErrors.validation(errors);
+}
+
+/**
+ * Why zettarepl refuses the task's definition, or null. A negative lifetime reaches it as `PT-…S`
+ * (MW/plugins/zettarepl.py:64-88), which isodate.parse_duration cannot parse: no field of its
+ * regex takes a sign, and its alternative form reads the part before `T` as a date, '' here. The
+ * ISO8601Error is a ValueError, so zettarepl keeps the task out of its definition as a
+ * PeriodicSnapshotTaskDefinitionError (zettarepl/definition/definition.py:32-38, 81-85), and the
+ * middleware makes it a sentence (MW/plugins/zettarepl.py:899-907).
+ */
+export function definitionError(task: Pick<SnapshotTaskRecord, 'id' | 'lifetime_value'>): string | null {
+  if (task.lifetime_value >= 0) return null;
+  return `When parsing periodic snapshot task task_${task.id}: ${LIFETIME_REFUSED}.`;
+}
+
+/** isodate's words for a negative lifetime's `PT-…S` (see definitionError). */
+const LIFETIME_REFUSED = "Unrecognised ISO 8601 date format: ''";
+
+/** A task zettarepl runs and keeps retention for: handed to it (enabled, MW/plugins/zettarepl.py:621) and accepted. */
+export const inZettarepl = (task: SnapshotTaskRecord): boolean => task.enabled && definitionError(task) === null;
+
+/**
+ * The state the middleware reports for the task once `zettarepl.update_tasks` loaded the definition
+ * at `at`: its definition error, or nothing kept when the task is disabled or was refused before
+ * (notify_definition forgets the state of a task not in the definition, MW/plugins/zettarepl_/state.py:88-107).
+ */
+export function stateAfterDefinition(
+  task: SnapshotTaskRecord,
+  wasRefused: boolean,
+  at: number,
+): SnapshotTaskState | null | undefined {
+  const error = task.enabled ? definitionError(task) : null;
+  if (error !== null) return { state: 'ERROR', datetime: at, error };
+  return !task.enabled || wasRefused ? null : undefined;
 }
 
 /** The stored task, or InstanceNotFound as get_instance raises it. */
@@ -103,6 +144,24 @@ export function taskSnapshots(appliance: Appliance, task: SnapshotTaskData): Set
   const snapshots = appliance.store.read(() => listSnapshots(appliance.store.db));
   const refs = snapshots.map((s) => ({ dataset: s.dataset, name: s.id.slice(s.id.indexOf('@') + 1) }));
   return new Set(ownedSnapshots(retentionTask(task), refs, parseTaskSnapshotName).map((s) => `${s.dataset}@${s.name}`));
+}
+
+/**
+ * `taskSnapshots` as the middleware's call reaches them, through zettarepl's `zfs list` of the
+ * task's dataset (zettarepl/snapshot/list.py:16-23): a dataset it cannot open is zfs's refusal as
+ * ExecException on 25.10.1 (MW/plugins/zettarepl_/snapshot_removal_date.py:60-61 at TS-25.10.1;
+ * zettarepl/transport/interface.py:64-72), CallError ENOENT on 26.0 (stable/26 :63-67).
+ */
+export function listedTaskSnapshots(appliance: Appliance, task: SnapshotTaskData, release26: boolean): Set<string> {
+  if (datasetExists(appliance, task.dataset)) {
+    // The task is parsed as zettarepl's next (snapshot_removal_date.py:62-64 at TS-25.10.1, stable/26 :68-70).
+    if (task.lifetime_value < 0)
+      throw rpcErrors.exception('ISO8601Error', LIFETIME_REFUSED, `ISO8601Error("${LIFETIME_REFUSED}")`);
+    return taskSnapshots(appliance, task);
+  }
+  if (release26) throw rpcErrors.call(ERRNO.ENOENT, `Dataset '${task.dataset}' does not exist`);
+  const text = `cannot open '${task.dataset}': dataset does not exist`;
+  throw rpcErrors.exception('ExecException', text, `ExecException(1, "${text}\\n")`);
 }
 
 /** `{dataset: [name, …]}` of sorted `DATASET@NAME`s (MW/plugins/snapshot_/task_retention.py:32-35, 51-53). */
