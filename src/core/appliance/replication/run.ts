@@ -383,6 +383,8 @@ export async function runLocalReplication(
           for (const name of send.receives) {
             const source = world.records.find((s) => s.id === `${step.source}@${name}`)!;
             received.push(await receive(appliance, source, step.target, base));
+            // A full receive may have made the dataset: readonly at once (run.py:832-834).
+            if (base === null) handleReadonly(appliance, spec, step, known);
             base = name;
           }
           sent++;

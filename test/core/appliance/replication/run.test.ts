@@ -228,4 +228,51 @@ describe('a local replication run', () => {
     expect(result.received).toEqual([`tank/dst@${name(10)}`, `tank/dst@${name(11)}`]);
     expect(names(t, 'tank/dst')).toEqual(names(t, 'tank/src'));
   });
+
+  it('a held snapshot is never destroyed: not from scratch, not by the receive’s -F (run.py:603, zfscli/__init__.py:73-74)', async () => {
+    const t = await setup(['tank/src', 'tank/dst']);
+    await snap(t, 9);
+    t.appliance.now = () => la(8);
+    await t.call(t.admin, 'pool.snapshot.create', { dataset: 'tank/dst', name: 'other' });
+    await t.call(t.admin, 'pool.snapshot.hold', 'tank/dst@other');
+    const scratch = await failure(run(t, spec({ allowFromScratch: true })));
+    expect(scratch.message).toBe('cannot destroy snapshot tank/dst@other: dataset is busy');
+    expect(names(t, 'tank/dst')).toEqual(['other']);
+
+    const u = await setup();
+    await snap(u, 9);
+    await run(u, spec());
+    u.appliance.now = () => la(9, 30);
+    await u.call(u.admin, 'pool.snapshot.create', { dataset: 'tank/dst', name: 'later' });
+    await u.call(u.admin, 'pool.snapshot.hold', 'tank/dst@later');
+    await snap(u, 10);
+    const recv = await failure(run(u, spec()));
+    expect(recv.message).toBe('cannot receive incremental stream: dataset is busy');
+    expect(names(u, 'tank/dst')).toEqual([name(9), 'later']);
+  });
+
+  it('with a name regex, SOURCE retention removes any target name the source lacks (snapshot_owner.py:36-42, retention_policy.py:54-60)', async () => {
+    const t = await setup();
+    for (const n of ['keep-1', 'keep-2'])
+      await t.call(t.admin, 'pool.snapshot.create', { dataset: 'tank/src', name: n });
+    const regex = spec({ namingSchemas: [], nameRegex: 'keep-.*', retentionPolicy: 'SOURCE' });
+    await run(t, regex);
+    expect(names(t, 'tank/dst')).toEqual(['keep-1', 'keep-2']);
+    await t.call(t.admin, 'pool.snapshot.delete', 'tank/src@keep-1');
+    await t.call(t.admin, 'pool.snapshot.create', { dataset: 'tank/src', name: 'keep-3' });
+    await run(t, regex);
+    expect(names(t, 'tank/dst')).toEqual(['keep-2', 'keep-3']);
+  });
+
+  it('a target made by a full receive is readonly at once, before the rest is sent (run.py:832-834)', async () => {
+    const t = await setup();
+    for (const hour of [9, 10]) await snap(t, hour);
+    let calls = 0;
+    await expect(
+      run(t, spec({ readonly: 'SET' }), () => {
+        if (++calls === 2) throw new Error('killed');
+      }),
+    ).rejects.toThrow('killed');
+    expect(dataset(t, 'tank/dst')?.properties.readonly).toBe('ON');
+  });
 });
