@@ -57,7 +57,7 @@ import {
   type ReplicationWorld,
 } from './plan.js';
 
-export { ReplicationError, planLocalReplication, type LocalReplicationSpec } from './plan.js';
+export { ReplicationError, type LocalReplicationSpec } from './plan.js';
 
 /** The job's progress: percent and text, as `job.set_progress` takes them. */
 export type ReplicationProgress = (percent: number, description: string) => void;
