@@ -82,12 +82,16 @@ function effectiveReadonly(d: DatasetRecord, all: readonly DatasetRecord[]): boo
   return false;
 }
 
-async function loadWorld(appliance: Appliance): Promise<ReplicationWorld & { records: SnapshotRecord[] }> {
+/** The store as a run of `spec` sees it; only the target's filesystems are listed (what ensure_has_no_data reads). */
+async function loadWorld(
+  appliance: Appliance,
+  spec: LocalReplicationSpec,
+): Promise<ReplicationWorld & { records: SnapshotRecord[] }> {
   const { store } = appliance;
   const [datasets, records] = store.read(() => [listDatasets(store.db), listSnapshots(store.db)]);
   const listings = new Map<string, string[]>();
   for (const d of datasets) {
-    if (datasetType(d) !== 'FILESYSTEM') continue;
+    if (datasetType(d) !== 'FILESYSTEM' || !isChild(d.id, spec.targetDataset)) continue;
     const names = await readdir(sandboxPath(appliance, `/mnt/${d.id}`).host).catch(() => [] as string[]);
     listings.set(d.id, names.sort());
   }
@@ -164,7 +168,7 @@ async function destroyFree(appliance: Appliance, ids: ReadonlySet<string>): Prom
  * retention on the part's target, less each target dataset's incremental base.
  */
 async function preRetention(appliance: Appliance, spec: LocalReplicationSpec, part: string): Promise<string[]> {
-  const world = await loadWorld(appliance);
+  const world = await loadWorld(appliance, spec);
   const target = targetDatasetOf(spec, part);
   const doomed = retentionDoomed(spec, world.records, appliance).filter((s) => isChild(s.dataset, target));
   const keep = new Set<string>();
@@ -363,9 +367,9 @@ export async function runLocalReplication(
   let total = 0;
   try {
     for (const part of [...spec.sourceDatasets].sort()) {
-      checkTarget(spec, await loadWorld(appliance), part);
+      checkTarget(spec, await loadWorld(appliance, spec), part);
       destroyed.push(...(await preRetention(appliance, spec, part)));
-      const world = await loadWorld(appliance);
+      const world = await loadWorld(appliance, spec);
       const plan = planReplicationPart(spec, world, part);
       for (const target of plan.destroy) await destroyTarget(appliance, target);
       if (plan.error) throw plan.error;

@@ -6,24 +6,12 @@ import { describe, expect, it } from 'vitest';
 import {
   planLocalReplication,
   ReplicationError,
-  type LocalReplicationSpec,
   type ReplicationWorld,
 } from '../../../../src/core/appliance/replication/plan.js';
+import { replicationSpec } from '../../../helpers/replication-spec.js';
 import { parseTaskSnapshotName } from '../../../../src/core/appliance/snapshot-tasks/appliance-clock.js';
 
-const spec = (over: Partial<LocalReplicationSpec> = {}): LocalReplicationSpec => ({
-  sourceDatasets: ['tank/src'],
-  targetDataset: 'tank/dst',
-  recursive: false,
-  exclude: [],
-  namingSchemas: ['auto-%Y-%m-%d_%H-%M'],
-  nameRegex: null,
-  retentionPolicy: 'NONE',
-  lifetime: null,
-  allowFromScratch: false,
-  readonly: 'IGNORE',
-  ...over,
-});
+const spec = replicationSpec;
 
 /** A world of filesystems, each with its snapshots in createtxg order. */
 function world(snapshots: Record<string, string[]>, listing: Record<string, string[]> = {}): ReplicationWorld {

@@ -17,9 +17,10 @@ import {
 import { EMULATIONS } from '../../../../src/core/appliance/settings.js';
 import { listDatasets } from '../../../../src/core/store/datasets.js';
 import { listSnapshots } from '../../../../src/core/store/snapshots.js';
+import { replicationSpec, REPLICATION_SCHEMA } from '../../../helpers/replication-spec.js';
 import { openTestAppliance, type TestAppliance } from '../../../helpers/appliance.js';
 
-const SCHEMA = 'auto-%Y-%m-%d_%H-%M';
+const SCHEMA = REPLICATION_SCHEMA;
 /** The instant at which the appliance's wall clock reads 2024-01-05 HH:MM. */
 const la = (hour: number, minute = 0) => Date.UTC(2024, 0, 5, hour + 8, minute, 0);
 const name = (hour: number) => `auto-2024-01-05_${String(hour).padStart(2, '0')}-00`;
@@ -36,19 +37,7 @@ async function snap(t: TestAppliance, hour: number, dataset = 'tank/src', recurs
   await t.call(t.admin, 'pool.snapshot.create', { dataset, naming_schema: SCHEMA, recursive });
 }
 
-const spec = (over: Partial<LocalReplicationSpec> = {}): LocalReplicationSpec => ({
-  sourceDatasets: ['tank/src'],
-  targetDataset: 'tank/dst',
-  recursive: false,
-  exclude: [],
-  namingSchemas: [SCHEMA],
-  nameRegex: null,
-  retentionPolicy: 'NONE',
-  lifetime: null,
-  allowFromScratch: false,
-  readonly: 'IGNORE',
-  ...over,
-});
+const spec = replicationSpec;
 
 /** The snapshot names of a dataset, in createtxg order. */
 const names = (t: TestAppliance, dataset: string) =>
