@@ -264,4 +264,19 @@ describe('a local replication run', () => {
     ).rejects.toThrow('killed');
     expect(dataset(t, 'tank/dst')?.properties.readonly).toBe('ON');
   });
+
+  it('several source datasets run one after the other, each below a target made for them, the count growing as each is planned (run.py:234-248, 654-658, 670)', async () => {
+    const t = await setup(['tank/a', 'tank/b']);
+    await snap(t, 9, 'tank/a');
+    await snap(t, 9, 'tank/b');
+    const progress: [number, string][] = [];
+    await run(t, spec({ sourceDatasets: ['tank/b', 'tank/a'] }), (p, text) => progress.push([p, text]));
+    expect(dataset(t, 'tank/dst')).toBeDefined();
+    expect(names(t, 'tank/dst/a')).toEqual([name(9)]);
+    expect(names(t, 'tank/dst/b')).toEqual([name(9)]);
+    expect(progress).toEqual([
+      [0, `Sending 1 of 1: tank/a@${name(9)}`],
+      [50, `Sending 2 of 2: tank/b@${name(9)}`],
+    ]);
+  });
 });
