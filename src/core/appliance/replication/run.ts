@@ -1,0 +1,411 @@
+// One run of a LOCAL push replication on the emulator's store and files, as zettarepl runs it
+// (zettarepl/replication/run.py:251-280 per source dataset, release/25.10.1), planned by plan.ts.
+//
+// The caller (the replication.run handler) passes the task as a LocalReplicationSpec: its
+// source_datasets, target_dataset, recursive, exclude; its naming schemas (the bound periodic
+// snapshot tasks' naming_schema and also_include_naming_schema) or its name_regex; its
+// retention_policy with lifetime_value/lifetime_unit (CUSTOM); allow_from_scratch; readonly. And a
+// progress callback, called before each send as the middleware sets the job's progress
+// (MW/plugins/zettarepl.py:466-500): `100 * sent / total`, "Sending N of M: DATASET@SNAPSHOT".
+// It throws a ReplicationError whose message is zettarepl's error text: the task's state shows it
+// as is, the job fails with it as a sentence (CallError(make_sentence(error)), MW/plugins/zettarepl.py:462-463).
+//
+// What a receive does here: the target dataset is made when missing, the snapshot's row copied
+// (its name, creation time, guid and user properties; createtxg is the target's next), its copy
+// of the files copied, and the target's files made the snapshot's, as `zfs recv -F` leaves them,
+// with the file owners it recorded. Each snapshot is one transaction: a run killed midway leaves
+// the target with the snapshots received so far, and the next run goes on from the newest.
+
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import {
+  insertDataset,
+  listDatasets,
+  deleteDatasets,
+  updateDataset,
+  type DatasetRecord,
+} from '../../store/datasets.js';
+import { listHolds } from '../../store/snapshot-holds.js';
+import {
+  deleteSnapshots,
+  insertSnapshot,
+  listSnapshots,
+  restoreOwners,
+  type SnapshotOwner,
+  type SnapshotRecord,
+} from '../../store/snapshots.js';
+import type { Appliance } from '../appliance.js';
+import { datasetType } from '../datasets/properties.js';
+import { snapshotCopyDir } from '../datasets/snapshot-copies.js';
+import { sandboxPath } from '../files/places.js';
+import { copyTree, restoreTree } from '../files/tree-copy.js';
+import { removeTree } from '../files/tree-walk.js';
+import { noteCopyInFlight, snapshotsDir } from '../jobs/stray-snapshot-copies.js';
+import { mountOf, serializedByPool } from '../snapshots/take.js';
+import { parseTaskSnapshotName } from '../snapshot-tasks/appliance-clock.js';
+import { isChild, replicatesTarget, sourceDatasetOf, targetDatasetOf } from '../snapshot-tasks/dataset-tree.js';
+import { targetSnapshotRetention, type SnapshotRef, type TargetRetentionPolicy } from '../snapshot-tasks/retention.js';
+import { APPLIANCE_TIMEZONE } from '../system/info.js';
+import {
+  checkTarget,
+  planReplicationPart,
+  ReplicationError,
+  snapshotsToSend,
+  type DatasetStep,
+  type LocalReplicationSpec,
+  type ReplicationWorld,
+} from './plan.js';
+
+export { ReplicationError, type LocalReplicationSpec } from './plan.js';
+
+/** The job's progress: percent and text, as `job.set_progress` takes them. */
+export type ReplicationProgress = (percent: number, description: string) => void;
+
+export interface ReplicationResult {
+  /** The snapshots received, `TARGET@NAME`, in order. */
+  readonly received: readonly string[];
+  /** The target snapshots retention destroyed (before and after the sends). */
+  readonly destroyed: readonly string[];
+}
+
+const splitId = (id: string) => [id.slice(0, id.indexOf('@')), id.slice(id.indexOf('@') + 1)] as const;
+const relOf = (id: string) => id.split('/').slice(1).join('/');
+const poolOf = (id: string) => id.split('/')[0]!;
+
+/** `zfs get readonly`: the dataset's own value, else its nearest ancestor's. */
+function effectiveReadonly(d: DatasetRecord, all: readonly DatasetRecord[]): boolean {
+  for (let id: string | null = d.id; id !== null; id = id.includes('/') ? id.slice(0, id.lastIndexOf('/')) : null) {
+    const v = all.find((x) => x.id === id)?.properties.readonly;
+    if (v !== undefined && v !== null) return String(v).toUpperCase() === 'ON';
+  }
+  return false;
+}
+
+/** The store as a run of `spec` sees it; only the target's filesystems are listed (what ensure_has_no_data reads). */
+async function loadWorld(
+  appliance: Appliance,
+  spec: LocalReplicationSpec,
+): Promise<ReplicationWorld & { records: SnapshotRecord[] }> {
+  const { store } = appliance;
+  const [datasets, records] = store.read(() => [listDatasets(store.db), listSnapshots(store.db)]);
+  const listings = new Map<string, string[]>();
+  for (const d of datasets) {
+    if (datasetType(d) !== 'FILESYSTEM' || !isChild(d.id, spec.targetDataset)) continue;
+    const names = await readdir(sandboxPath(appliance, `/mnt/${d.id}`).host).catch(() => [] as string[]);
+    listings.set(d.id, names.sort());
+  }
+  return {
+    datasets: datasets.map((d) => ({ id: d.id, type: datasetType(d), readonly: effectiveReadonly(d, datasets) })),
+    snapshots: records.map((s) => ({ dataset: s.dataset, name: splitId(s.id)[1], txg: s.txg })),
+    listing: (id) => listings.get(id) ?? [],
+    parse: parseTaskSnapshotName,
+    records,
+  };
+}
+
+function policyOf(spec: LocalReplicationSpec): TargetRetentionPolicy {
+  if (spec.retentionPolicy === 'CUSTOM') {
+    if (!spec.lifetime) throw new Error('a CUSTOM retention policy needs its lifetime');
+    return { policy: 'CUSTOM', lifetime: spec.lifetime };
+  }
+  return { policy: spec.retentionPolicy };
+}
+
+/**
+ * The target snapshots the task's retention destroys (ExecutedReplicationTaskSnapshotOwner,
+ * zettarepl/replication/task/snapshot_owner.py:114-148). With a name regex every name counts, none
+ * parsed (`None` naming schema, snapshot_owner.py:36-42): SOURCE removes what the source lacks, and
+ * the newest-of-a-schema rule has no schema to keep.
+ */
+function retentionDoomed(
+  spec: LocalReplicationSpec,
+  records: readonly SnapshotRecord[],
+  appliance: Appliance,
+): SnapshotRef[] {
+  const holds = appliance.store.read(() => listHolds(appliance.store.db));
+  const refs = records.map((s) => ({
+    dataset: s.dataset,
+    name: splitId(s.id)[1],
+    holds: [...(holds.get(s.id)?.keys() ?? [])],
+  }));
+  const source = refs.filter((s) => spec.sourceDatasets.some((d) => isChild(s.dataset, d)));
+  const target = refs.filter((s) => replicatesTarget(spec, s.dataset));
+  if (spec.nameRegex !== null) {
+    if (spec.retentionPolicy !== 'SOURCE') return [];
+    const onSource = new Set(source.map((s) => `${s.dataset}@${s.name}`));
+    return target.filter((t) => t.holds.length === 0 && !onSource.has(`${sourceDatasetOf(spec, t.dataset)}@${t.name}`));
+  }
+  return targetSnapshotRetention({
+    replication: spec,
+    policy: policyOf(spec),
+    sourceSnapshots: source,
+    targetSnapshots: target,
+    now: new Date(appliance.now()),
+    timezone: APPLIANCE_TIMEZONE,
+    parse: parseTaskSnapshotName,
+  });
+}
+
+/** Destroys snapshots that are not held (zettarepl/snapshot/destroy.py:53-61 goes on past what ZFS refuses). */
+async function destroyFree(appliance: Appliance, ids: ReadonlySet<string>): Promise<string[]> {
+  const { store } = appliance;
+  const gone = store.write(() => {
+    const holds = listHolds(store.db);
+    const doomed = listSnapshots(store.db).filter((s) => ids.has(s.id) && !holds.has(s.id));
+    deleteSnapshots(
+      store.db,
+      doomed.map((s) => s.id),
+    );
+    return doomed;
+  });
+  for (const s of gone) await removeTree(snapshotCopyDir(appliance, s.copy), snapshotsDir(store.stateDir));
+  return gone.map((s) => s.id);
+}
+
+/**
+ * pre_retention (zettarepl/replication/pre_retention.py:20-63): before a part sends, the task's
+ * retention on the part's target, less each target dataset's incremental base.
+ */
+async function preRetention(appliance: Appliance, spec: LocalReplicationSpec, part: string): Promise<string[]> {
+  const world = await loadWorld(appliance, spec);
+  const target = targetDatasetOf(spec, part);
+  const doomed = retentionDoomed(spec, world.records, appliance).filter((s) => isChild(s.dataset, target));
+  const keep = new Set<string>();
+  for (const dataset of new Set(doomed.map((s) => s.dataset))) {
+    const src = world.snapshots.filter((s) => s.dataset === sourceDatasetOf(spec, dataset));
+    const dst = world.snapshots.filter((s) => s.dataset === dataset);
+    try {
+      const base = snapshotsToSend(src, dst, spec, world.parse).incrementalBase;
+      if (base !== null) keep.add(`${dataset}@${base}`);
+    } catch {
+      // Names parsed ambiguously: the retention owner's constructor would have raised first.
+      return [];
+    }
+  }
+  return destroyFree(appliance, new Set(doomed.map((s) => `${s.dataset}@${s.name}`).filter((id) => !keep.has(id))));
+}
+
+/** The owners a snapshot of `from` recorded, at the place of `to` in its pool (as a clone moves them). */
+function movedOwners(owners: readonly SnapshotOwner[], from: string, to: string): SnapshotOwner[] {
+  const [a, b] = [relOf(from), relOf(to)];
+  return owners.map(([path, uid, gid]) => {
+    const rest = a === '' ? path : path.slice(a.length).replace(/^\//, '');
+    return [b === '' ? rest : rest === '' ? b : `${b}/${rest}`, uid, gid];
+  });
+}
+
+/** `zfs destroy -r TARGET` of a target replicated from scratch (run.py:603); a held snapshot stops it, as ZFS's EBUSY. */
+async function destroyTarget(appliance: Appliance, target: string): Promise<void> {
+  const { store } = appliance;
+  await serializedByPool(appliance, poolOf(target), async () => {
+    const plan = store.write(() => {
+      const datasets = listDatasets(store.db).filter((d) => isChild(d.id, target));
+      const snapshots = listSnapshots(store.db).filter((s) => isChild(s.dataset, target));
+      const holds = listHolds(store.db);
+      const held = snapshots.find((s) => holds.has(s.id));
+      // zfs_destroy_snaps_nvl's text for EBUSY (libzfs: "cannot destroy snapshot %s", zfs_standard_error).
+      if (held) throw new ReplicationError(`cannot destroy snapshot ${held.id}: dataset is busy`);
+      return { datasets, snapshots };
+    });
+    const hosts = plan.datasets
+      .filter((d) => datasetType(d) === 'FILESYSTEM')
+      .map((d) => sandboxPath(appliance, `/mnt/${d.id}`).host)
+      .sort((a, b) => b.length - a.length);
+    for (const host of hosts) await removeTree(host, store.mntDir);
+    store.write(() => {
+      deleteDatasets(
+        store.db,
+        plan.datasets.map((d) => d.id),
+      );
+      deleteSnapshots(
+        store.db,
+        plan.snapshots.map((s) => s.id),
+      );
+    });
+    for (const s of plan.snapshots) await removeTree(snapshotCopyDir(appliance, s.copy), snapshotsDir(store.stateDir));
+  });
+}
+
+/** `zfs create -p PARENT` (zettarepl/dataset/create.py:11-12): each missing ancestor, a plain filesystem. */
+function createParents(appliance: Appliance, parent: string): void {
+  const { store } = appliance;
+  store.write(() => {
+    const all = listDatasets(store.db);
+    const pool = poolOf(parent);
+    // zfs create's words for a pool that is not there.
+    if (!all.some((d) => d.id === pool))
+      throw new ReplicationError(`cannot create '${parent}': no such pool '${pool}'`);
+    const parts = parent.split('/');
+    for (let n = 2; n <= parts.length; n++) {
+      const id = parts.slice(0, n).join('/');
+      if (all.some((d) => d.id === id)) continue;
+      insertDataset(store.db, { id, pool, properties: {}, user_properties: {}, created_at: appliance.now() });
+      mkdirSync(sandboxPath(appliance, `/mnt/${id}`).host, { mode: 0o755 });
+    }
+  });
+}
+
+/**
+ * One snapshot received into `target` (`zfs recv -s -F`, zettarepl/transport/zfscli/__init__.py:73-84):
+ * a missing target is made; on an incremental receive, the target's snapshots after the base go
+ * (a held one stops it, as ZFS refuses its destroy); the snapshot's row and copy are added in one
+ * transaction; then the target's files are the snapshot's.
+ */
+async function receive(
+  appliance: Appliance,
+  source: SnapshotRecord,
+  target: string,
+  base: string | null,
+): Promise<string> {
+  const { store } = appliance;
+  const name = splitId(source.id)[1];
+  const id = `${target}@${name}`;
+  return serializedByPool(appliance, poolOf(target), async () => {
+    const copy = randomUUID();
+    const forget = await noteCopyInFlight(store.stateDir, copy);
+    const dir = snapshotCopyDir(appliance, copy);
+    let later: SnapshotRecord[];
+    try {
+      await copyTree(snapshotCopyDir(appliance, source.copy), snapshotsDir(store.stateDir), dir, new Set());
+      later = store.write(() => {
+        const datasets = listDatasets(store.db);
+        const snapshots = listSnapshots(store.db);
+        if (!datasets.some((d) => d.id === target)) {
+          const from = datasets.find((d) => d.id === source.dataset);
+          const properties: DatasetRecord['properties'] = {};
+          for (const k of ['volsize', 'volblocksize'])
+            if (from && Object.hasOwn(from.properties, k)) properties[k] = from.properties[k]!;
+          insertDataset(store.db, {
+            id: target,
+            pool: poolOf(target),
+            properties,
+            user_properties: {},
+            created_at: appliance.now(),
+          });
+          if (!Object.hasOwn(properties, 'volsize'))
+            mkdirSync(sandboxPath(appliance, `/mnt/${target}`).host, { mode: 0o755 });
+        }
+        const baseTxg = base === null ? null : snapshots.find((s) => s.id === `${target}@${base}`)?.txg;
+        const after = baseTxg == null ? [] : snapshots.filter((s) => s.dataset === target && s.txg > baseTxg);
+        const holds = listHolds(store.db);
+        // dmu_recv_end_check: -F destroys the later snapshots, and a held one is EBUSY; libzfs
+        // words the failed incremental receive "cannot receive incremental stream" (zfs_standard_error).
+        if (after.some((s) => holds.has(s.id)))
+          throw new ReplicationError('cannot receive incremental stream: dataset is busy');
+        deleteSnapshots(
+          store.db,
+          after.map((s) => s.id),
+        );
+        insertSnapshot(store.db, {
+          id,
+          dataset: target,
+          pool: poolOf(target),
+          copy,
+          referenced: source.referenced,
+          guid: source.guid,
+          user_properties: source.user_properties,
+          owners: movedOwners(source.owners, source.dataset, target),
+          created_at: source.created_at,
+        });
+        return after;
+      });
+    } catch (err) {
+      await removeTree(dir, snapshotsDir(store.stateDir));
+      throw err;
+    } finally {
+      await forget();
+    }
+    for (const s of later) await removeTree(snapshotCopyDir(appliance, s.copy), snapshotsDir(store.stateDir));
+    const all = store.read(() => listDatasets(store.db));
+    const d = all.find((x) => x.id === target)!;
+    const mount = mountOf(appliance, d, all);
+    if (mount) {
+      await restoreTree(dir, mount.host, store.mntDir, mount.skip);
+      const owners = movedOwners(source.owners, source.dataset, target);
+      store.write(() => restoreOwners(store.db, d.pool, mount.rel, mount.childRels, owners));
+    }
+    return id;
+  });
+}
+
+/** handle_readonly (run.py:837-869): SET and REQUIRE leave the target readonly=on, set where no ancestor in the target tree has it. */
+function handleReadonly(
+  appliance: Appliance,
+  spec: LocalReplicationSpec,
+  step: DatasetStep,
+  known: Map<string, boolean>,
+): void {
+  if (spec.readonly === 'IGNORE') return;
+  const { store } = appliance;
+  store.write(() => {
+    const d = listDatasets(store.db).find((x) => x.id === step.target);
+    if (!d) return;
+    const parent = step.target.slice(0, step.target.lastIndexOf('/'));
+    const properties = { ...d.properties };
+    if (known.has(parent) && known.get(step.target) === false) delete properties.readonly;
+    known.set(step.target, true);
+    if (!(known.get(parent) ?? false)) properties.readonly = 'ON';
+    updateDataset(store.db, { ...d, properties });
+  });
+}
+
+/**
+ * Runs the replication once: each source dataset in name order (run.py:234-248), then the task's
+ * retention on its target (zettarepl.py:438-476, which zettarepl runs after any run that ended,
+ * failed or not). Throws the first part's ReplicationError; anything else (the progress callback
+ * throwing, say) ends the run where it is, with what was received kept.
+ */
+export async function runLocalReplication(
+  appliance: Appliance,
+  spec: LocalReplicationSpec,
+  progress: ReplicationProgress,
+): Promise<ReplicationResult> {
+  const received: string[] = [];
+  const destroyed: string[] = [];
+  let sent = 0;
+  let total = 0;
+  try {
+    for (const part of [...spec.sourceDatasets].sort()) {
+      checkTarget(spec, await loadWorld(appliance, spec), part);
+      destroyed.push(...(await preRetention(appliance, spec, part)));
+      const world = await loadWorld(appliance, spec);
+      const plan = planReplicationPart(spec, world, part);
+      for (const target of plan.destroy) await destroyTarget(appliance, target);
+      if (plan.error) throw plan.error;
+      if (plan.createParent !== null) createParents(appliance, plan.createParent);
+      total += plan.steps.reduce((n, s) => n + s.sends.length, 0);
+      const known = new Map(
+        world.datasets
+          .filter((d) => isChild(d.id, plan.targetDataset) && !plan.destroy.some((x) => isChild(d.id, x)))
+          .map((d) => [d.id, d.readonly]),
+      );
+      for (const step of plan.steps) {
+        let base = step.incrementalBase;
+        for (const send of step.sends) {
+          progress((100 * sent) / total, `Sending ${sent + 1} of ${total}: ${step.source}@${send.snapshot}`);
+          for (const name of send.receives) {
+            const source = world.records.find((s) => s.id === `${step.source}@${name}`)!;
+            received.push(await receive(appliance, source, step.target, base));
+            // A full receive may have made the dataset: readonly at once (run.py:832-834).
+            if (base === null) handleReadonly(appliance, spec, step, known);
+            base = name;
+          }
+          sent++;
+        }
+        handleReadonly(appliance, spec, step, known);
+      }
+    }
+  } catch (err) {
+    if (err instanceof ReplicationError) destroyed.push(...(await postRetention(appliance, spec)));
+    throw err;
+  }
+  destroyed.push(...(await postRetention(appliance, spec)));
+  return { received, destroyed };
+}
+
+async function postRetention(appliance: Appliance, spec: LocalReplicationSpec): Promise<string[]> {
+  const records = appliance.store.read(() => listSnapshots(appliance.store.db));
+  const doomed = retentionDoomed(spec, records, appliance);
+  return destroyFree(appliance, new Set(doomed.map((s) => `${s.dataset}@${s.name}`)));
+}

@@ -1,0 +1,19 @@
+import type { LocalReplicationSpec } from '../../src/core/appliance/replication/plan.js';
+
+/** The naming schema the replication tests' snapshots are named with. */
+export const REPLICATION_SCHEMA = 'auto-%Y-%m-%d_%H-%M';
+
+/** A local push replication of tank/src into tank/dst by REPLICATION_SCHEMA; `over` changes it. */
+export const replicationSpec = (over: Partial<LocalReplicationSpec> = {}): LocalReplicationSpec => ({
+  sourceDatasets: ['tank/src'],
+  targetDataset: 'tank/dst',
+  recursive: false,
+  exclude: [],
+  namingSchemas: [REPLICATION_SCHEMA],
+  nameRegex: null,
+  retentionPolicy: 'NONE',
+  lifetime: null,
+  allowFromScratch: false,
+  readonly: 'IGNORE',
+  ...over,
+});
