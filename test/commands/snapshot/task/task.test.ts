@@ -190,3 +190,12 @@ describe('stor snapshot task update', () => {
     expect(errorOf(bad).code).toBe('USAGE');
   });
 });
+
+describe('completion of snapshot task ids', () => {
+  it('offers the ids of the tasks there are', async () => {
+    const { run, id } = await withTask();
+    const r = await run(['completion', '--values', 'snapshot-task']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(`${id}\n`);
+  });
+});
