@@ -4,6 +4,10 @@
  * that come before any call.
  */
 import { describe, expect, it } from 'vitest';
+import { EMULATIONS } from '../../../../src/core/appliance/settings.js';
+import { clientEnv } from '../../../helpers/client-env.js';
+import { runStor } from '../../../helpers/run-stor.js';
+import { startTestServer } from '../../../helpers/server.js';
 import { errorOf, shareTarget } from '../../../helpers/share-cli.js';
 
 /** A fresh appliance with tank/a, and a task on it every minute (so a run's snapshot is the task's). */
@@ -197,5 +201,37 @@ describe('completion of snapshot task ids', () => {
     const r = await run(['completion', '--values', 'snapshot-task']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe(`${id}\n`);
+  });
+});
+
+describe('on a served 26.0 appliance', () => {
+  it("create, list, run and delete read 26.0's entry (id first) as 25.10.1's; an unknown id is NOT_FOUND before delete", async () => {
+    const server = await startTestServer({ ...EMULATIONS['truenas-26.0'], keyLogin: 'plain' });
+    const env = { ...clientEnv(), STOR_URL: `ws://127.0.0.1:${server.port}`, STOR_API_KEY: server.adminKey };
+    const run = (args: string[]) => runStor(args, { env });
+    const json = async <T>(args: string[]): Promise<T> => {
+      const r = await run([...args, '--json']);
+      expect(r.code, r.stderr).toBe(0);
+      return JSON.parse(r.stdout) as T;
+    };
+    expect((await run(['dataset', 'create', 'tank/a'])).code).toBe(0);
+    const { task } = await json<{ task: { id: number } }>([
+      'snapshot',
+      'task',
+      'create',
+      'tank/a',
+      '--schedule',
+      '* * * * *',
+    ]);
+    const piped = await run(['snapshot', 'task', 'list']);
+    expect(piped.stdout).toBe(`${task.id}\ttank/a\tfalse\tauto-%Y-%m-%d_%H-%M\t2w\t* * * * *\ttrue\tPENDING\n`);
+    const ran = await json<{ taken: string[] }>(['snapshot', 'task', 'run', String(task.id)]);
+    expect(ran.taken).toHaveLength(1);
+    expect(await json(['snapshot', 'task', 'delete', String(task.id), '--yes'])).toMatchObject({
+      deleted: true,
+      retention_dropped: ran.taken,
+    });
+    const missing = await run(['snapshot', 'task', 'delete', String(task.id), '--yes', '--json']);
+    expect(errorOf(missing).code).toBe('NOT_FOUND');
   });
 });
