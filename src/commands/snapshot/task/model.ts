@@ -12,7 +12,7 @@ import { arg } from '../../framework/declare.js';
 
 type LifetimeUnit = (typeof LIFETIME_UNITS)[number];
 
-/** The letter a lifetime is written with on the command line, per unit (docs/COMMANDS.md "snapshot task"). */
+/** The letter a lifetime is written with on the command line, per unit (docs/COMMANDS.md "Commands"). */
 const UNIT_LETTER: Record<LifetimeUnit, string> = { HOUR: 'h', DAY: 'd', WEEK: 'w', MONTH: 'm', YEAR: 'y' };
 
 /** `2w`, `30d`, `12h`, `6m`, `1y` (or `3 months`): lifetime_value and lifetime_unit as PoolSnapshotTaskCreate takes them. */
@@ -22,14 +22,15 @@ export function parseLifetime(raw: string): { lifetime_value: number; lifetime_u
   const unit = LIFETIME_UNITS.find(
     (u) => word === UNIT_LETTER[u] || word === u.toLowerCase() || word === `${u.toLowerCase()}s`,
   );
-  if (!m || !unit)
+  if (!m || !unit || !Number.isSafeInteger(Number(m[1])))
     throw new StorError(
       E.USAGE,
       `not a lifetime: ${JSON.stringify(raw)}; write a number and a unit: 12h, 30d, 2w, 6m or 1y`,
     );
   const value = Number(m[1]);
-  // A lifetime of 0 would make every snapshot the task takes expired at once (zettarepl's retention).
-  if (value === 0 || !Number.isSafeInteger(value))
+  // The appliance takes any int (MW/api/v25_10_1/pool_snapshottask.py:34), but a lifetime of 0 has
+  // each snapshot expired as it is taken, for the next retention run to destroy: a slip, refused here.
+  if (value === 0)
     throw new StorError(E.USAGE, `a lifetime of ${m[1]} keeps no snapshot`, { hint: 'e.g. --lifetime 2w' });
   return { lifetime_value: value, lifetime_unit: unit };
 }
