@@ -64,6 +64,12 @@ describe('what the session agent runs (src/agent/run-policy.ts)', () => {
     expect(await decideRun(['--targets', 'all', 'share', 'nfs', 'create', '/mnt/tank/x'], TERMINAL)).toEqual({
       declined: expect.stringContaining('`stor share nfs create` may ask'),
     });
+    // Three words deep (`snapshot task delete`): found by all of them, its question declined at a terminal.
+    expect(await decideRun(['snapshot', 'task', 'delete', '1'], TERMINAL)).toEqual({
+      declined: expect.stringContaining('`stor snapshot task delete` may ask'),
+    });
+    expect(await decideRun(['snapshot', 'task', 'run', '1'], TERMINAL)).toEqual({ changes: true });
+    expect(await decideRun(['snapshot', 'task', 'list'], PIPED)).toEqual({ changes: false });
     // Unknown words are the CLI's usage error, wherever it is printed.
     expect(await decideRun(['frobnicate'], PIPED)).toEqual({ changes: false });
   });

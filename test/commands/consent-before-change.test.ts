@@ -72,6 +72,7 @@ describe('nothing destructive happens before consent', () => {
       ['group', 'create', 'staffers'],
       ['user', 'create', 'erin', '--password-disabled'],
       ['api-key', 'create', 'k1', '--user', 'truenas_admin'],
+      ['snapshot', 'task', 'create', 'tank/a/b'],
     ]) {
       const r = await run(setup);
       expect(r.code, `${setup.join(' ')}: ${r.stderr}`).toBe(0);
@@ -90,6 +91,7 @@ describe('nothing destructive happens before consent', () => {
       ['group', 'delete', 'staffers'],
       ['group', 'delete', 'builtin_users'],
       ['api-key', 'revoke', 'k1'],
+      ['snapshot', 'task', 'delete', '1'],
     ]) {
       const r = await run(['-v', ...args]);
       expect(r.code, `${args.join(' ')}: ${r.stderr}`).not.toBe(0);
@@ -102,5 +104,6 @@ describe('nothing destructive happens before consent', () => {
     const snapshots = JSON.parse((await run(['--json', 'snapshot', 'list'])).stdout) as { id: string }[];
     expect(snapshots.map((s) => s.id).sort()).toEqual(['tank/a/b@s1', 'tank/a@s1', 'tank/a@s2']);
     expect((await run(['user', 'show', 'erin'])).code).toBe(0);
+    expect((await run(['snapshot', 'task', 'show', '1'])).code).toBe(0);
   });
 });

@@ -251,7 +251,7 @@ function fishScript(nodes: Node[]): string {
 const options = {
   values: value(
     '<kind>',
-    'print the candidates of one kind (profile, privilege, method, dataset, service, share, smb-purpose, remote-path), for the scripts',
+    'print the candidates of one kind (profile, privilege, method, dataset, service, share, snapshot-task, smb-purpose, remote-path), for the scripts',
     { hidden: true },
   ),
   prefix: value('<text>', 'only candidates starting with this', { hidden: true }),
@@ -268,7 +268,7 @@ export const completionCommand = defineCommand({
     'stor completion fish > ~/.config/fish/completions/stor.fish',
   ],
   notes:
-    'Values are completed too: profile names, privilege names and ids, method names, datasets, service names, shares, SMB purposes and remote paths (asking the target, with a short timeout), and fixed choices such as --rpc ws|http.',
+    'Values are completed too: profile names, privilege names and ids, method names, datasets, service names, shares, snapshot task ids, SMB purposes and remote paths (asking the target, with a short timeout), and fixed choices such as --rpc ws|http.',
   async run(ctx, { shell }, opts): Promise<CommandResult<string>> {
     if (opts.values !== undefined) {
       const found = await candidateValues(ctx, opts.values, opts.prefix ?? '');

@@ -89,6 +89,8 @@ async function ask(t: Transport, kind: string, prefix: string): Promise<string[]
       const shares = await listShares(t);
       return shares.flatMap((s) => [refOf(s), nameOf(s)]);
     }
+    case 'snapshot-task':
+      return (await queryItems(t, 'pool.snapshottask.query', ['id'], [], { select: ['id'] })).map((s) => String(s.id));
     case 'smb-purpose':
       return Object.keys(await call(t, 'sharing.smb.presets'));
     case 'remote-path': {

@@ -15,6 +15,7 @@ export type Completion =
   | 'dataset'
   | 'service'
   | 'share'
+  | 'snapshot-task'
   | 'smb-purpose';
 
 interface OptionBase {

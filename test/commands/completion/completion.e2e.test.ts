@@ -199,6 +199,17 @@ describe('shell completion of commands, options and values', () => {
     expect(complete(env, ['stor', 'share', 'show', 'do'])).toEqual(['docs']);
   });
 
+  it('bash: three words deep (snapshot task run), a task id from the target, a dataset for create', () => {
+    const env = shellEnv();
+    expect(complete(env, ['stor', 'snapshot', 't'])).toEqual(['task']);
+    expect(complete(env, ['stor', 'snapshot', 'task', 'r'])).toEqual(['run']);
+    expect(complete(env, ['stor', 'snapshot', 'task', 'create', '--life'])).toEqual(['--lifetime']);
+    execFileSync('stor', ['dataset', 'create', 'tank/tasks'], { encoding: 'utf8', env });
+    execFileSync('stor', ['snapshot', 'task', 'create', 'tank/tasks'], { encoding: 'utf8', env });
+    expect(complete(env, ['stor', 'snapshot', 'task', 'create', 'tank/ta'])).toEqual(['tank/tasks']);
+    expect(complete(env, ['stor', 'snapshot', 'task', 'run', ''])).toEqual(['1']);
+  });
+
   it('fish: a sub-noun offers its verbs once it is typed, and the verb its options', () => {
     const fish = execFileSync('stor', ['completion', 'fish'], { encoding: 'utf8', env: shellEnv() });
     expect(fish).toContain(

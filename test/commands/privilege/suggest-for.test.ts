@@ -73,6 +73,14 @@ describe('privilege suggest --for', () => {
     }
   });
 
+  it('names the snapshot task roles for the task verbs: SNAPSHOT_TASK_WRITE to run one, and SNAPSHOT_READ to see what it took', async () => {
+    const r = await runStor(['privilege', 'suggest', '--for', 'snapshot task run', '--json'], { env: clientEnv() });
+    expect(r.code, r.stderr).toBe(0);
+    const answer = JSON.parse(r.stdout) as PrivilegeSuggestion;
+    expect(answer.roles.sort()).toEqual(['SNAPSHOT_READ', 'SNAPSHOT_TASK_WRITE']);
+    expect(answer.methods.find((m) => m.method === 'pool.snapshottask.run')?.commands).toEqual(['snapshot task run']);
+  });
+
   it.each(['embedded', 'truenas-25.10.1', 'truenas-26.0'] as const)(
     'names the sharing roles for every share verb on %s: each sharing method granted by its SHARING_* role',
     async (release) => {
