@@ -50,7 +50,16 @@ function crudEvent(namespace: string, action: keyof typeof CRUD_TYPE): EventOf {
  * says otherwise (MW/service/base.py:20). pool.dataset and pool.snapshot set it false
  * (MW/plugins/pool_/dataset.py:40, MW/plugins/pool_/snapshot.py:19) and send their own, below.
  */
-const CRUD_EVENT_SEND = ['user', 'group', 'privilege', 'api_key', 'sharing.nfs', 'sharing.smb', 'pool.snapshottask'];
+const CRUD_EVENT_SEND = [
+  'user',
+  'group',
+  'privilege',
+  'api_key',
+  'sharing.nfs',
+  'sharing.smb',
+  'pool.snapshottask',
+  'replication',
+];
 
 const answerOf = (answer: unknown) => answer as { id: unknown };
 
