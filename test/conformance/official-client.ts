@@ -159,3 +159,12 @@ export const SNAPSHOT_TASK_METHODS = [
   'pool.snapshottask.update_will_change_retention_for',
   'pool.snapshottask.delete_will_change_retention_for',
 ] as const;
+
+/** The replication task CRUD methods, called through the official client by test/core/official-client-replication.test.ts. */
+export const REPLICATION_CRUD_METHODS = [
+  'replication.query',
+  'replication.get_instance',
+  'replication.create',
+  'replication.update',
+  'replication.delete',
+] as const;
