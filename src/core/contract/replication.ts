@@ -49,7 +49,6 @@ export const replicationTimeCron = once(() =>
       });
   }),
 );
-export type ReplicationTimeCron = z.output<ReturnType<typeof replicationTimeCron>>;
 
 /** ReplicationLifetimeModel (replication.py:32-38). */
 const replicationLifetime = once(() =>

@@ -60,11 +60,6 @@ export function updateReplication(db: Database, id: number, data: ReplicationDat
   setLinks(db, id, tasks);
 }
 
-/** Records zettarepl's report on a task; null forgets it (the task reads PENDING again). */
-export function setReplicationState(db: Database, id: number, state: Record<string, unknown> | null): void {
-  sql(db, 'UPDATE replications SET state = ? WHERE id = ?').run(state === null ? null : toJsonColumn(state), id);
-}
-
 export function deleteReplications(db: Database, ids: readonly number[]): void {
   const del = sql(db, 'DELETE FROM replications WHERE id = ?');
   for (const id of ids) del.run(id);
