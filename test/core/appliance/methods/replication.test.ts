@@ -176,6 +176,14 @@ for (const release of ['25.10.1', '26.0'] as const) {
       expect(heard[1]!.fields).toMatchObject({ name: 'renamed', id: updated.id });
     });
 
+    it('a session holding REPLICATION_TASK_READ may subscribe to replication.query (MW/service/crud_service.py:113-133, role_prefix at replication.py:123)', async () => {
+      const t = await setup(release);
+      const { key } = await createUserWithKey(t, 'reader', { privilegeRoles: ['REPLICATION_TASK_READ'] });
+      const { session } = await t.login(key);
+      session.notify = () => undefined;
+      await expect(t.call(session, 'core.subscribe', 'replication.query')).resolves.toEqual(expect.any(String));
+    });
+
     it('refuses a second task of the same name (MW/service/crud_service.py:261-272, replication.py:347)', async () => {
       const t = await setup(release);
       await snapshotTask(t);
