@@ -160,11 +160,17 @@ export const SNAPSHOT_TASK_METHODS = [
   'pool.snapshottask.delete_will_change_retention_for',
 ] as const;
 
-/** The replication task CRUD methods, called through the official client by test/core/official-client-replication.test.ts. */
-export const REPLICATION_CRUD_METHODS = [
+/** The replication methods (all but the runs and create_dataset, not emulated yet), called through the official client by test/core/official-client-replication.test.ts. */
+export const REPLICATION_METHODS = [
   'replication.query',
   'replication.get_instance',
   'replication.create',
   'replication.update',
   'replication.delete',
+  'replication.list_naming_schemas',
+  'replication.list_datasets',
+  'replication.count_eligible_manual_snapshots',
+  'replication.target_unmatched_snapshots',
+  'replication.config.config',
+  'replication.config.update',
 ] as const;

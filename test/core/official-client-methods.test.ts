@@ -24,6 +24,7 @@ import { serviceNamespaceContract } from '../../src/core/contract/service-namesp
 import { startTestServer } from '../helpers/server.js';
 import {
   NFS_METHODS,
+  REPLICATION_METHODS,
   SNAPSHOT_TASK_METHODS,
   findClient,
   midclt,
@@ -610,6 +611,18 @@ const SKIPPED: Record<string, string> = {
     SNAPSHOT_TASK_METHODS.map((m) => [
       m,
       'its own table, with the dataset its tasks need: test/core/official-client-snapshottask.test.ts',
+    ]),
+  ),
+  ...Object.fromEntries(
+    REPLICATION_METHODS.map((m) => [
+      m,
+      'its own table, with the datasets and snapshot task its tasks need: test/core/official-client-replication.test.ts',
+    ]),
+  ),
+  ...Object.fromEntries(
+    ['replication.run', 'replication.run_onetime', 'replication.create_dataset'].map((m) => [
+      m,
+      'not emulated yet: every call fails as not emulated (test/core/appliance/methods/replication.test.ts)',
     ]),
   ),
 };
