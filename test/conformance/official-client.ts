@@ -99,6 +99,13 @@ export function runClient(
 }
 
 /** A method called once with a valid argument and once with an invalid one, and what midclt prints for the latter. */
+/** An earlier call's result (or a field of it), filled in by the runner. */
+export const ref = (label: string, ...path: (string | number)[]) => ({ $ref: label, path });
+
+/** What midclt prints for a -32602, one `[ERRNAME] attribute: message` line per error. */
+export const printed = (...lines: [errname: string, attribute: string, message: string][]) =>
+  lines.map(([errname, a, m]) => `[${errname}] ${a}: ${m}`).join('\n');
+
 export interface ClientCase {
   method: string;
   valid: unknown[];

@@ -18,18 +18,13 @@ import {
   REPLICATION_METHODS,
   caseFailures,
   findClient,
+  printed,
+  ref,
   runClient,
   type ClientCase,
 } from '../conformance/official-client.js';
 
 const client = findClient();
-
-/** An earlier call's result (or a field of it), filled in by the runner. */
-const ref = (label: string, ...path: (string | number)[]) => ({ $ref: label, path });
-
-/** What midclt prints for a -32602, one `[ERRNAME] attribute: message` line per error. */
-const printed = (...lines: [errname: string, attribute: string, message: string][]) =>
-  lines.map(([errname, a, m]) => `[${errname}] ${a}: ${m}`).join('\n');
 
 const SOURCE = 'tank/repl-official-src';
 const TARGET = 'tank/repl-official-dst';
