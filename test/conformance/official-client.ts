@@ -99,6 +99,13 @@ export function runClient(
 }
 
 /** A method called once with a valid argument and once with an invalid one, and what midclt prints for the latter. */
+/** An earlier call's result (or a field of it), filled in by the runner. */
+export const ref = (label: string, ...path: (string | number)[]) => ({ $ref: label, path });
+
+/** What midclt prints for a -32602, one `[ERRNAME] attribute: message` line per error. */
+export const printed = (...lines: [errname: string, attribute: string, message: string][]) =>
+  lines.map(([errname, a, m]) => `[${errname}] ${a}: ${m}`).join('\n');
+
 export interface ClientCase {
   method: string;
   valid: unknown[];
@@ -174,9 +181,17 @@ export const KEYCHAIN_METHODS = [
   'keychaincredential.setup_ssh_connection',
 ] as const;
 
-/** An earlier call's result (or a field of it), filled in by the runner. */
-export const ref = (label: string, ...path: (string | number)[]) => ({ $ref: label, path });
-
-/** What midclt prints for a -32602, one `[ERRNAME] attribute: message` line per error. */
-export const printed = (...lines: [errname: string, attribute: string, message: string][]) =>
-  lines.map(([errname, a, m]) => `[${errname}] ${a}: ${m}`).join('\n');
+/** The replication methods (all but the runs and create_dataset, not emulated yet), called through the official client by test/core/official-client-replication.test.ts. */
+export const REPLICATION_METHODS = [
+  'replication.query',
+  'replication.get_instance',
+  'replication.create',
+  'replication.update',
+  'replication.delete',
+  'replication.list_naming_schemas',
+  'replication.list_datasets',
+  'replication.count_eligible_manual_snapshots',
+  'replication.target_unmatched_snapshots',
+  'replication.config.config',
+  'replication.config.update',
+] as const;

@@ -59,6 +59,7 @@ const CRUD_EVENT_SEND = [
   'sharing.smb',
   'pool.snapshottask',
   'keychaincredential',
+  'replication',
 ];
 
 const answerOf = (answer: unknown) => answer as { id: unknown };

@@ -40,6 +40,8 @@ export const CONTRACT_EVENTS: ReadonlyMap<string, EventContract> = new Map(
     crudEvent('pool.snapshot', 'SNAPSHOT'),
     // MW/plugins/snapshot.py:50; also sent at each change of a task's state (:385-388).
     crudEvent('pool.snapshottask', 'SNAPSHOT_TASK'),
+    // MW/plugins/replication.py:123; also sent at each change of a task's state (:681-684).
+    crudEvent('replication', 'REPLICATION_TASK'),
     // MW/plugins/nfs.py:438
     crudEvent('sharing.nfs', 'SHARING_NFS'),
     // MW/plugins/smb.py:724

@@ -13,6 +13,7 @@ import { poolDatasetContract } from './pool-dataset.js';
 import { poolSnapshotContract } from './pool-snapshot.js';
 import { poolSnapshotTaskContract } from './pool-snapshottask.js';
 import { privilegeContract } from './privilege.js';
+import { replicationConfigContract, replicationContract } from './replication.js';
 import { sharingNfsContract } from './sharing-nfs.js';
 import { sharingSmbContract } from './sharing-smb.js';
 import { smbContract } from './smb.js';
@@ -37,6 +38,8 @@ export const CONTRACT = {
   ...poolDatasetContract,
   ...poolSnapshotContract,
   ...poolSnapshotTaskContract,
+  ...replicationContract,
+  ...replicationConfigContract,
   ...systemContract,
   ...alertContract,
   ...sharingNfsContract,

@@ -344,6 +344,33 @@ export const MIGRATIONS: readonly Migration[] = [
     },
   },
   {
+    version: 15,
+    description:
+      'replications: replication tasks (replication.*), their bound periodic snapshot tasks, replication.config',
+    // replications.ts reads and writes them. The links go with either side, as
+    // storage_replication_repl_periodic_snapshot_tasks's do (MW/plugins/replication.py:96-101);
+    // max_parallel_replication_tasks defaults to 5 (MW/plugins/replication_/config.py:65-69).
+    up: (db) => {
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS replications (
+          id    INTEGER PRIMARY KEY AUTOINCREMENT,
+          data  TEXT NOT NULL,
+          state TEXT
+        );
+        CREATE TABLE IF NOT EXISTS replication_snapshot_tasks (
+          id             INTEGER PRIMARY KEY AUTOINCREMENT,
+          replication_id INTEGER NOT NULL REFERENCES replications(id) ON DELETE CASCADE,
+          task_id        INTEGER NOT NULL REFERENCES snapshot_tasks(id) ON DELETE CASCADE
+        );
+        CREATE TABLE IF NOT EXISTS replication_config (
+          id                             INTEGER PRIMARY KEY CHECK (id = 1),
+          max_parallel_replication_tasks INTEGER
+        );
+        INSERT OR IGNORE INTO replication_config (id, max_parallel_replication_tasks) VALUES (1, 5);
+      `);
+    },
+  },
+  {
     version: 16,
     description: 'keychain_credentials: SSH key pairs and SSH connections (keychaincredential.*)',
     // keychain-credentials.ts reads and writes it. It stands alone: it needs no table of another

@@ -145,7 +145,7 @@ describe('releases', () => {
     expect(['25.04.2', '27.0.0', 'master', ''].map(releaseOfVersion)).toEqual([null, null, null, null]);
   });
 
-  it("26.0's contract is 25.10.1's with user.* (webshare, MW/api/v26_0_0/user.py:105-111), pool.query/get_instance (all_sed, typed scan: MW/api/v26_0_0/pool.py:40-45), pool.dataset.* (tier, pbkdf2iters), pool.snapshot.create (suspend_vms), user.renew_2fa_secret (interval 30 or 60), sharing.nfs.*, sharing.smb.* and pool.snapshottask.* entries and smb.config/update and SCRAM's auth.*/api_key.* overridden, api_key.convert_raw_key added last, service.start/stop/restart/reload gone (private: stable/26 MW/plugins/service.py:162-413)", () => {
+  it("26.0's contract is 25.10.1's with user.* (webshare, MW/api/v26_0_0/user.py:105-111), pool.query/get_instance (all_sed, typed scan: MW/api/v26_0_0/pool.py:40-45), pool.dataset.* (tier, pbkdf2iters), pool.snapshot.create (suspend_vms), user.renew_2fa_secret (interval 30 or 60), sharing.nfs.*, sharing.smb.*, pool.snapshottask.* and replication.* entries and smb.config/update and SCRAM's auth.*/api_key.* overridden, api_key.convert_raw_key added last, service.start/stop/restart/reload gone (private: stable/26 MW/plugins/service.py:162-413)", () => {
     const next = contractFor('26.0');
     expect([...next.keys()]).toEqual([...kept26(), 'api_key.convert_raw_key']);
     const changed = [...next].filter(([name, entry]) => entry !== CONTRACT_METHODS.get(name)).map(([name]) => name);
@@ -195,6 +195,13 @@ describe('releases', () => {
         'pool.snapshottask.delete',
         'pool.snapshottask.update_will_change_retention_for',
         'pool.snapshottask.delete_will_change_retention_for',
+        // stable/26 MW/api/v26_0_0/replication.py: bound tasks id first, run's options, target_unmatched_snapshots' lists.
+        'replication.query',
+        'replication.get_instance',
+        'replication.create',
+        'replication.update',
+        'replication.run',
+        'replication.target_unmatched_snapshots',
       ].sort(),
     );
     expect(

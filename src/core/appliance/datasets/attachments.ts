@@ -1,4 +1,5 @@
 import { deleteNfsShares, listNfsShares } from '../../store/shares-nfs.js';
+import { deleteReplications, listReplications } from '../../store/replications.js';
 import { deleteSmbShare, listSmbShares } from '../../store/shares-smb.js';
 import { deleteSnapshotTasks, listSnapshotTasks } from '../../store/snapshot-tasks.js';
 import type { Appliance } from '../appliance.js';
@@ -24,6 +25,9 @@ export interface DeletedAttachments {
  *   REMOVED event; a share whose path is EXTERNAL is on no dataset (MW/plugins/smb.py:1782-1785).
  * - Periodic snapshot tasks (MW/plugins/snapshot.py:359-382): those whose dataset's mountpoint is at
  *   or below (`filesystem.is_child`), by `datastore.delete`, no event.
+ * - Replication tasks (MW/plugins/replication.py:648-678): a LOCAL or PUSH one with a source dataset
+ *   at or below, a LOCAL or PULL one with its target at or below, by `datastore.delete`, no event;
+ *   their bound-task links go with them.
  */
 export function deleteDatasetAttachments(appliance: Appliance, datasetId: string): DeletedAttachments {
   const mountpoint = `/mnt/${datasetId}`;
@@ -42,6 +46,18 @@ export function deleteDatasetAttachments(appliance: Appliance, datasetId: string
     listSnapshotTasks(db)
       .filter((t) => t.enabled && isChild(t.dataset, datasetId))
       .map((t) => t.id),
+  );
+  deleteReplications(
+    db,
+    listReplications(db)
+      .filter(({ data: r }) => {
+        if (!r.enabled) return false;
+        const source =
+          (r.transport === 'LOCAL' || r.direction === 'PUSH') && r.source_datasets.some((d) => isChild(d, datasetId));
+        const target = (r.transport === 'LOCAL' || r.direction === 'PULL') && isChild(r.target_dataset, datasetId);
+        return source || target;
+      })
+      .map((r) => r.id),
   );
   return { smbShares: smb.map((s) => s.id) };
 }

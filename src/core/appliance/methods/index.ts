@@ -12,6 +12,7 @@ import { poolSnapshotMethods } from './pool-snapshot.js';
 import { poolSnapshotTaskMethods, poolSnapshotTaskMethods26 } from './pool-snapshottask.js';
 import type { MethodDefinition } from '../method.js';
 import { privilegeMethods } from './privilege.js';
+import { replicationMethods, replicationMethods26 } from './replication.js';
 import { sharingNfsMethods, sharingNfsMethods26 } from './sharing-nfs.js';
 import { sharingSmbMethods, sharingSmbMethods26 } from './sharing-smb.js';
 import { smbMethods, smbMethods26 } from './smb.js';
@@ -38,6 +39,7 @@ export const METHODS: ReadonlyMap<string, MethodDefinition> = new Map(
     ...poolDatasetMethods,
     ...poolSnapshotMethods,
     ...poolSnapshotTaskMethods,
+    ...replicationMethods,
     ...systemMethods,
     ...alertMethods,
     ...sharingNfsMethods,
@@ -60,6 +62,7 @@ export const RELEASE_METHODS: ReadonlyMap<string, readonly MethodDefinition[]> =
   ...apiKeyMethods26,
   ...sharingNfsMethods26,
   ...poolSnapshotTaskMethods26,
+  ...replicationMethods26,
   ...sharingSmbMethods26,
   ...smbMethods26,
 ].reduce((byName, m) => byName.set(m.name, [...(byName.get(m.name) ?? []), m]), new Map<string, MethodDefinition[]>());

@@ -14,6 +14,7 @@ import {
   updateSnapshotTask,
 } from '../../store/snapshot-tasks.js';
 import type { Appliance } from '../appliance.js';
+import { replicationsBoundTo } from '../replication-tasks/tasks.js';
 import { implement } from '../method.js';
 import { getInstance, query } from '../query/index.js';
 import { runLocalRetention } from '../snapshot-tasks/local-retention.js';
@@ -26,6 +27,7 @@ import {
   definitionError,
   inZettarepl,
   listedTaskSnapshots,
+  taskErrors,
   sameTask,
   snapshotTaskEntries,
   snapshotTaskEntry,
@@ -100,7 +102,16 @@ function updateTask(appliance: Appliance, id: number, data: PoolSnapshotTaskUpda
   return store.write(() => {
     if (!listSnapshotTasks(store.db).some((t) => t.id === id))
       throw rpcErrors.instanceNotFound(SNAPSHOT_TASK_VERBOSE, id);
-    checkTask(appliance, merged, 'periodic_snapshot_update');
+    const errors = taskErrors(appliance, merged, 'periodic_snapshot_update');
+    // MW/plugins/snapshot.py:202-211: the first enabled replication bound to the task it disables.
+    const bound = merged.enabled ? undefined : replicationsBoundTo(appliance, id).find((r) => r.enabled);
+    if (bound)
+      errors.push([
+        'periodic_snapshot_update.enabled',
+        `You can't disable this periodic snapshot task because it is bound to enabled replication task ${bound.id}`,
+        ERRNO.EINVAL,
+      ]);
+    if (errors.length > 0) throw rpcErrors.validation(errors);
     // After the checks, before the row changes (:213-224; stable/26 :171-183).
     if (release26 ? fixate !== undefined : fixate === true)
       updateWillChangeRetentionFor(appliance, id, changes, release26);
@@ -118,6 +129,19 @@ function updateTask(appliance: Appliance, id: number, data: PoolSnapshotTaskUpda
 function deleteTask(appliance: Appliance, id: number, fixate: boolean, release26: boolean): true {
   const { store } = appliance;
   if (release26) storedTask(appliance, id);
+  // MW/plugins/snapshot.py:269-280: an enabled PUSH replication with no other source of snapshots.
+  const broken = replicationsBoundTo(appliance, id).find(
+    (r) =>
+      r.direction === 'PUSH' &&
+      r.also_include_naming_schema.length === 0 &&
+      r.enabled &&
+      r.periodic_snapshot_tasks.length === 1,
+  );
+  if (broken)
+    throw rpcErrors.call(
+      ERRNO.EFAULT,
+      `You are deleting the last periodic snapshot task bound to enabled replication task '${broken.name}' which will break it. Please, disable that replication task first.`,
+    );
   if (fixate) deleteWillChangeRetentionFor(appliance, id, release26);
   store.write(() => deleteSnapshotTasks(store.db, [id]));
   return true;

@@ -8,8 +8,8 @@ import { parseTaskSnapshotName } from './appliance-clock.js';
 import { taskSnapshots as ownedSnapshots, type RetentionTask } from './retention.js';
 
 // PeriodicSnapshotTaskService (MW/plugins/snapshot.py:40-356): its entries, its checks and which
-// snapshots are a task's. No VMware integration and no replication task exist in the emulator, so
-// `vmware_sync` is false and the checks that read replication tasks find none (:202-211, :269-280).
+// snapshots are a task's. No VMware integration exists in the emulator, so `vmware_sync` is false;
+// the checks that read replication tasks (:202-211, :269-280) are in methods/pool-snapshottask.ts.
 
 /** `verbose_name` of PeriodicSnapshotTaskService (MW/service/base.py:36): `PeriodicSnapshotTask 7 does not exist`. */
 export const SNAPSHOT_TASK_VERBOSE = 'PeriodicSnapshotTask';

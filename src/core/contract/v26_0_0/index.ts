@@ -5,6 +5,7 @@ import { poolContract26 } from './pool.js';
 import { poolDatasetContract26 } from './pool-dataset.js';
 import { poolSnapshotContract26 } from './pool-snapshot.js';
 import { poolSnapshotTaskContract26 } from './pool-snapshottask.js';
+import { replicationContract26 } from './replication.js';
 import { sharingNfsContract26 } from './sharing-nfs.js';
 import { sharingSmbContract26 } from './sharing-smb.js';
 import { smbContract26 } from './smb.js';
@@ -26,6 +27,7 @@ import { userContract26 } from './user.js';
  *   `suspend_vms` (pool-snapshot.ts here); pool_snapshottask.py: the entry's fields in a new order,
  *   `id` first (pool-snapshottask.ts here). auth_two_factor.py: unchanged; the OTP `interval` of 30 or 60
  *   is user.renew_2fa_secret's (user.py:474-481; user.ts here).
+ * - replication.py: bound tasks `id` first, run's `options`, target_unmatched_snapshots' lists (replication.ts here).
  * - pool.py: PoolEntry gains `all_sed` and a typed `scan` (pool.ts here).
  * - nfs.py: SharingNFSEntry gains `dataset`, `relative_path` and `tier` (sharing-nfs.ts here); nfs.* unchanged.
  * - smb.py: share entries gain dataset/relative_path/tier (sharing-smb.ts here); the SMB service's
@@ -51,6 +53,7 @@ export const CONTRACT_26_0_0_OVERRIDES: Readonly<Record<string, MethodContract>>
   ...poolDatasetContract26,
   ...poolSnapshotContract26,
   ...poolSnapshotTaskContract26,
+  ...replicationContract26,
   ...sharingNfsContract26,
   ...sharingSmbContract26,
   ...smbContract26,

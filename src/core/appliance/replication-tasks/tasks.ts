@@ -1,0 +1,321 @@
+import {
+  replicationEntry as entrySchema,
+  type ReplicationCreate,
+  type ReplicationEntry,
+} from '../../contract/replication.js';
+import { once } from '../../contract/method.js';
+import { storedTime } from '../../contract/cron.js';
+import { ERRNO, rpcErrors, type ValidationTriple } from '../../errors.js';
+import { listReplications, type ReplicationData, type ReplicationRecord } from '../../store/replications.js';
+import { listSnapshotTasks, type SnapshotTaskRecord } from '../../store/snapshot-tasks.js';
+import type { Appliance } from '../appliance.js';
+import { isChild } from '../snapshot-tasks/dataset-tree.js';
+
+// ReplicationService (MW/plugins/replication.py:114-577 at TS-25.10.1; its checks split into
+// _validate_direction/_transport/_source_datasets/_common in stable/26 :350-675, the same checks in
+// the same order): its entries and its checks. Keychain credentials are not emulated yet, so no
+// credential id exists: `sshCredentialError` is the one place that looks one up.
+
+/** `verbose_name` of ReplicationService (MW/service/base.py:36): `Replication 7 does not exist`. */
+export const REPLICATION_VERBOSE = 'Replication';
+
+/** What a create's or merged update's data is checked as: ReplicationCreate's fields. */
+export type ReplicationInput = ReplicationCreate;
+
+const ENTRY_KEYS = once(() => Object.keys(entrySchema().shape));
+
+/** Who calls, for the PULL role check (MW/plugins/replication.py:388-390): `has_role` of the caller's credentials. */
+export type HasRole = (role: string) => boolean;
+
+/**
+ * `keychaincredential.get_of_type(id, "SSH_CREDENTIALS")` (MW/plugins/keychain.py:446-458) as
+ * `_validate` reports it: `str(CallError)`. The emulator has no keychain credentials yet, so every
+ * id is `Credential does not exist` (ENOENT); keychaincredential.* will answer here.
+ */
+export function sshCredentialError(_appliance: Appliance, _id: number): string | null {
+  return '[ENOENT] Credential does not exist';
+}
+
+/**
+ * PoolSnapshotTaskDBEntry of a bound task (MW/plugins/replication.py:140-146): the `storage_task`
+ * row, `state` its `task_state` column, which nothing writes after its default "{}"
+ * (MW/plugins/snapshot.py:37).
+ */
+function boundTask(t: SnapshotTaskRecord) {
+  const { id, state: _state, ...fields } = t;
+  return { ...fields, exclude: [...fields.exclude], schedule: { ...fields.schedule }, id, state: '{}' };
+}
+
+/**
+ * ReplicationEntry as `extend` answers it (MW/plugins/replication.py:138-176): PUSH keeps its
+ * schemas as also_include_naming_schema, PULL as naming_schema; `state` PENDING until zettarepl
+ * reported on the task, `job` popped from it; has_encrypted_dataset_keys false unless the query asked
+ * for `check_dataset_encryption_keys` (not emulated).
+ */
+export function replicationEntry(
+  r: ReplicationRecord,
+  tasks: ReadonlyMap<number, SnapshotTaskRecord>,
+): ReplicationEntry {
+  const push = r.data.direction === 'PUSH';
+  const state = { ...(r.state ?? { state: 'PENDING' }) };
+  const job = (state.job as Record<string, unknown> | undefined) ?? null;
+  delete state.job;
+  const values: Record<string, unknown> = {
+    ...r.data,
+    ssh_credentials: null,
+    periodic_snapshot_tasks: r.periodicSnapshotTasks.flatMap((id) => {
+      const t = tasks.get(id);
+      return t ? [boundTask(t)] : [];
+    }),
+    naming_schema: push ? [] : [...r.data.naming_schema],
+    also_include_naming_schema: push ? [...r.data.naming_schema] : [],
+    id: r.id,
+    state,
+    job,
+    has_encrypted_dataset_keys: false,
+  };
+  // ReplicationEntry's field order (replication.py:41-176), as the result model serializes it.
+  return Object.fromEntries(ENTRY_KEYS().map((k) => [k, values[k]])) as ReplicationEntry;
+}
+
+export function replicationEntries(appliance: Appliance): ReplicationEntry[] {
+  const { db } = appliance.store;
+  const [replications, tasks] = appliance.store.read(() => [listReplications(db), listSnapshotTasks(db)] as const);
+  const byId = new Map(tasks.map((t) => [t.id, t]));
+  return replications.map((r) => replicationEntry(r, byId));
+}
+
+/** The stored task, or InstanceNotFound as get_instance raises it. */
+export function storedReplication(appliance: Appliance, id: number): ReplicationRecord {
+  const found = appliance.store.read(() => listReplications(appliance.store.db)).find((r) => r.id === id);
+  if (!found) throw rpcErrors.instanceNotFound(REPLICATION_VERBOSE, id);
+  return found;
+}
+
+/** The stored entry as update merges over it (`new = old.copy()`, ids for ssh_credentials and the bound tasks, :241-245). */
+export function replicationInput(e: ReplicationEntry): ReplicationInput {
+  const { id: _id, state: _state, job: _job, has_encrypted_dataset_keys: _keys, ...fields } = e;
+  return {
+    ...fields,
+    ssh_credentials: null,
+    periodic_snapshot_tasks: e.periodic_snapshot_tasks.map((t) => t.id),
+  } as ReplicationInput;
+}
+
+/**
+ * `compress` (MW/plugins/replication.py:178-189): PUSH stores also_include_naming_schema as its
+ * naming_schema, the schedules as the database keeps their times, the bound tasks apart.
+ */
+export function storedReplicationData(data: ReplicationInput): ReplicationData {
+  const { periodic_snapshot_tasks: _tasks, also_include_naming_schema: also, ...rest } = data;
+  const time = <S extends { begin: string; end: string } | null>(s: S): S =>
+    s === null ? s : { ...s, begin: storedTime(s.begin), end: storedTime(s.end) };
+  return {
+    ...rest,
+    naming_schema: data.direction === 'PUSH' ? [...also] : [...data.naming_schema],
+    also_include_naming_schema: [],
+    schedule: time(data.schedule),
+    restrict_schedule: time(data.restrict_schedule),
+  };
+}
+
+/** Whether a `name_regex` compiles as `re.compile(f"({regex})$")` does; JavaScript's words when not. */
+function regexError(regex: string): string | null {
+  try {
+    new RegExp(`(${regex})$`);
+    return null;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+/**
+ * `_validate` (MW/plugins/replication.py:344-549 at TS-25.10.1; stable/26 :350-675) under `schema`
+ * (replication_create / _update / _run_onetime), in its order and words. 25.10.1 reports a CUSTOM
+ * policy's missing lifetime_unit on `lifetime_value` (:531-532), 26.0 on `lifetime_unit` (stable/26 :637-638).
+ */
+export function replicationErrors(
+  appliance: Appliance,
+  data: ReplicationInput,
+  schema: string,
+  options: { id?: number; hasRole: HasRole; release26: boolean },
+): ValidationTriple[] {
+  const errors: ValidationTriple[] = [];
+  const add = (field: string, message: string) => errors.push([`${schema}.${field}`, message, ERRNO.EINVAL]);
+  const { db } = appliance.store;
+  const [replications, allTasks] = appliance.store.read(() => [listReplications(db), listSnapshotTasks(db)] as const);
+
+  // _ensure_unique (MW/service/crud_service.py:261-272)
+  if (replications.some((r) => r.data.name === data.name && r.id !== options.id))
+    add('name', 'Object with this name already exists');
+
+  // Direction (:351-390)
+  let snapshotTasks: SnapshotTaskRecord[] = [];
+  if (data.direction === 'PUSH') {
+    // _query_periodic_snapshot_tasks (:563-577)
+    data.periodic_snapshot_tasks.forEach((id, i) => {
+      const task = allTasks.find((t) => t.id === id);
+      if (task) snapshotTasks.push(task);
+      else add(`periodic_snapshot_tasks.${i}`, 'This snapshot task does not exist');
+    });
+    if (data.naming_schema.length > 0) add('naming_schema', 'This field has no sense for push replication');
+    if (snapshotTasks.length === 0 && data.also_include_naming_schema.length === 0 && !data.name_regex)
+      add(
+        'periodic_snapshot_tasks',
+        'You must at least either bind a periodic snapshot task or provide "Also Include Naming Schema" or "Name Regex" for push replication task',
+      );
+    if (data.schedule === null && data.auto && data.periodic_snapshot_tasks.length === 0)
+      add(
+        'auto',
+        'Push replication that runs automatically must be either bound to a periodic snapshot task or have a schedule',
+      );
+  } else {
+    snapshotTasks = [];
+    if (data.schedule === null && data.auto)
+      add('auto', 'Pull replication that runs automatically must have a schedule');
+    if (data.periodic_snapshot_tasks.length > 0)
+      add('periodic_snapshot_tasks', "Pull replication can't be bound to a periodic snapshot task");
+    if (data.naming_schema.length === 0 && !data.name_regex)
+      add('naming_schema', 'Naming schema or Name regex are required for pull replication');
+    if (data.also_include_naming_schema.length > 0)
+      add('also_include_naming_schema', 'This field has no sense for pull replication');
+    if (data.hold_pending_snapshots)
+      add(
+        'hold_pending_snapshots',
+        "Pull replication tasks can't hold pending snapshots because they don't do source retention",
+      );
+    if (options.hasRole('REPLICATION_TASK_WRITE') && !options.hasRole('REPLICATION_TASK_WRITE_PULL'))
+      add('direction', "You don't have permissions to use PULL replication");
+  }
+
+  // Transport (:392-434)
+  if (data.transport === 'SSH+NETCAT') {
+    if (data.netcat_active_side === null)
+      add('netcat_active_side', 'You must choose active side for SSH+netcat replication');
+    const [min, max] = [data.netcat_active_side_port_min, data.netcat_active_side_port_max];
+    if (min !== null && max !== null && min > max)
+      add('netcat_active_side_port_max', 'Please specify value greater than or equal to netcat_active_side_port_min');
+    if (data.compression !== null) add('compression', 'Compression is not supported for SSH+netcat replication');
+    if (data.speed_limit !== null) add('speed_limit', 'Speed limit is not supported for SSH+netcat replication');
+  } else {
+    if (data.netcat_active_side !== null)
+      add('netcat_active_side', 'This field only has sense for SSH+netcat replication');
+    for (const k of [
+      'netcat_active_side_listen_address',
+      'netcat_active_side_port_min',
+      'netcat_active_side_port_max',
+      'netcat_passive_side_connect_address',
+    ] as const)
+      if (data[k] !== null) add(k, 'This field only has sense for SSH+netcat replication');
+  }
+  if (data.transport === 'LOCAL') {
+    if (data.ssh_credentials !== null) add('ssh_credentials', 'Remote credentials have no sense for local replication');
+    if (data.compression !== null) add('compression', 'Compression has no sense for local replication');
+    if (data.speed_limit !== null) add('speed_limit', 'Speed limit has no sense for local replication');
+  } else if (data.ssh_credentials === null) {
+    add('ssh_credentials', 'SSH Credentials are required for non-local replication');
+  } else {
+    const error = sshCredentialError(appliance, data.ssh_credentials);
+    if (error !== null) add('ssh_credentials', error);
+  }
+
+  // Common for all directions and transports (:436-457)
+  data.source_datasets.forEach((source, i) => {
+    for (const task of snapshotTasks) {
+      if (!isChild(source, task.dataset)) continue;
+      if (data.recursive) {
+        for (const exclude of task.exclude)
+          if (isChild(exclude, source) && !data.exclude.includes(exclude))
+            add(
+              'exclude',
+              `You should exclude '${exclude}' as bound periodic snapshot task dataset '${task.dataset}' does`,
+            );
+      } else if (task.exclude.includes(source)) {
+        add(
+          `source_datasets.${i}`,
+          `Dataset '${source}' is excluded by bound periodic snapshot task for dataset '${task.dataset}'`,
+        );
+      }
+    }
+  });
+  if (!data.recursive && data.exclude.length > 0)
+    add('exclude', 'Excluding child datasets is only supported for recursive replication');
+  data.exclude.forEach((v, i) => {
+    if (!data.source_datasets.some((ds) => v.startsWith(`${ds}/`)))
+      add(`exclude.${i}`, 'This dataset is not a child of any of source datasets');
+  });
+
+  // Full filesystem replication (:459-495)
+  if (data.replicate) {
+    if (!data.recursive) add('recursive', 'This option is required for full filesystem replication');
+    if (data.exclude.length > 0) add('exclude', 'This option is not supported for full filesystem replication');
+    if (!data.properties) add('properties', 'This option is required for full filesystem replication');
+    if (data.retention_policy !== 'SOURCE')
+      add('retention_policy', 'Only `Same as Source` retention policy can be used for full filesystem replication');
+    data.source_datasets.forEach((source, i) => {
+      data.source_datasets.forEach((another, j) => {
+        if (j !== i && isChild(source, another))
+          add(
+            `source_datasets.${i}`,
+            `Replication task that replicates the entire filesystem can't replicate both '${another}' and its child '${source}'`,
+          );
+      });
+    });
+    snapshotTasks.forEach((task, i) => {
+      if (!data.source_datasets.some((source) => isChild(source, task.dataset)) || !task.recursive)
+        add(
+          `periodic_snapshot_tasks.${i}`,
+          'Replication tasks that replicate the entire filesystem can only use periodic snapshot tasks that take recursive snapshots of the dataset being replicated (or its ancestor)',
+        );
+    });
+  }
+
+  // Encryption, schedule, name regex, retention (:497-539)
+  if (data.encryption && !data.encryption_inherit)
+    for (const k of ['encryption_key', 'encryption_key_format', 'encryption_key_location'] as const)
+      if (data[k] === null) add(k, 'This property is required when remote dataset encryption is enabled');
+  if (data.schedule !== null) {
+    if (!data.auto) add('schedule', "You can't have schedule for replication that does not run automatically");
+  } else if (data.only_matching_schedule) {
+    add('only_matching_schedule', "You can't have only-matching-schedule without schedule");
+  }
+  if (data.name_regex) {
+    const error = regexError(data.name_regex);
+    if (error !== null) add('name_regex', `Invalid regex: ${error}`);
+    if (snapshotTasks.length > 0) add('name_regex', "Naming regex can't be used with periodic snapshot tasks");
+    if (data.naming_schema.length > 0 || data.also_include_naming_schema.length > 0)
+      add('name_regex', "Naming regex can't be used with Naming schema");
+    if (data.retention_policy !== 'SOURCE' && data.retention_policy !== 'NONE')
+      add('retention_policy', 'Only `Same as Source` and `None` retention policies can be used with Naming regex');
+  }
+  if (data.retention_policy === 'CUSTOM') {
+    if (data.lifetime_value === null) add('lifetime_value', 'This field is required for custom retention policy');
+    if (data.lifetime_unit === null)
+      add(options.release26 ? 'lifetime_unit' : 'lifetime_value', 'This field is required for custom retention policy');
+  } else {
+    if (data.lifetime_value !== null) add('lifetime_value', 'This field has no sense for specified retention policy');
+    if (data.lifetime_unit !== null) add('lifetime_unit', 'This field has no sense for specified retention policy');
+    if (data.lifetimes.length > 0) add('lifetimes', 'This field has no sense for specified retention policy');
+  }
+
+  // Bound tasks enabled (:541-547)
+  if (data.enabled)
+    snapshotTasks.forEach((task, i) => {
+      if (!task.enabled)
+        add(
+          `periodic_snapshot_tasks.${i}`,
+          "You can't bind disabled periodic snapshot task to enabled replication task",
+        );
+    });
+  return errors;
+}
+
+export function checkReplication(...args: Parameters<typeof replicationErrors>): void {
+  const errors = replicationErrors(...args);
+  if (errors.length > 0) throw rpcErrors.validation(errors);
+}
+
+/** The replications bound to a task (MW/plugins/snapshot.py:202-211, 269-280 read them). */
+export function replicationsBoundTo(appliance: Appliance, taskId: number): ReplicationEntry[] {
+  return replicationEntries(appliance).filter((r) => r.periodic_snapshot_tasks.some((t) => t.id === taskId));
+}
