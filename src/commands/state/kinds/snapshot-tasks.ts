@@ -263,7 +263,7 @@ export const snapshotTasks: KindAdapter<'snapshot_tasks', Task> = {
       if (own.length === 0) continue;
       if (!clock) {
         const info = await call(t, 'system.info');
-        clock = { now: new Date(info.datetime as unknown as Date).getTime(), tz: info.timezone };
+        clock = { now: info.datetime.$date, tz: info.timezone };
       }
       const doomed = shortenedAway(own, live.naming_schema, liveLifetime(live), to, clock.now, clock.tz).filter(
         (id) => !left.includes(id),
