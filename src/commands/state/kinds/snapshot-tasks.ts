@@ -17,7 +17,7 @@ import {
 } from '../../../core/contract/pool-snapshottask.js';
 import { E } from '../../../core/error-catalogue.js';
 import { ERRNO, RpcError, StorError, rpcErrors, type ValidationTriple } from '../../../core/errors.js';
-import { stateSnapshotTaskSchema } from '../../../core/state/index.js';
+import { identityValue, partOf, stateSnapshotTaskSchema } from '../../../core/state/index.js';
 import type { Transport } from '../../../core/transport/transport.js';
 import { madeByStor } from '../ownership.js';
 import type { FieldChange } from '../plan-model.js';
@@ -38,8 +38,10 @@ type Task = PoolSnapshotTaskEntry;
 
 const tasksIn = (world: World): readonly Task[] => world.objects.snapshot_tasks as readonly Task[];
 
-/** A task's identity, as the section joins it (core/state/sections.ts IDENTITY_JOIN): no dataset name holds `@`. */
-const identityOf = (t: { dataset: string; naming_schema: string }): string => `${t.dataset}@${t.naming_schema}`;
+/** A task's identity, as its section joins dataset and naming schema (core/state/sections.ts): `tank/a@auto-…`. */
+const identityOf = (t: { dataset: string; naming_schema: string }): string =>
+  identityValue(partOf('snapshot_tasks').identity, t);
+/** Back to the two: no dataset name holds `@` (ZFS keeps it for snapshots). */
 const splitIdentity = (name: string): { dataset: string; naming_schema: string } => {
   const at = name.indexOf('@');
   return { dataset: name.slice(0, at), naming_schema: name.slice(at + 1) };
