@@ -133,7 +133,7 @@ export const LIFETIME_TEXT = /^([0-9]+)\s*([hdwmy])$/i;
 const NO_ZERO_LIFETIME = 'a lifetime of 0 keeps no snapshot: retention would destroy each one at the next run';
 
 /**
- * A periodic snapshot task (pool.snapshottask.create's fields, MW/api/v25_10_1/pool_snapshottask.py:30-51),
+ * A periodic snapshot task (pool.snapshottask.create's fields, MW/api/v25_10_1/pool_snapshottask.py:29-47),
  * matched by its dataset and naming schema together.
  */
 export const stateSnapshotTaskSchema = z.strictObject({

@@ -23,7 +23,7 @@ const BY_NAME: Identity = { fields: ['name'], fold: false };
  * What joins several fields' values into the one identity a plan names (`tank/data@auto-%Y-%m-%d_%H-%M`):
  * `@`, which no dataset name holds (ZFS keeps it for snapshots) and a naming schema may not either.
  */
-export const IDENTITY_JOIN = '@';
+const IDENTITY_JOIN = '@';
 
 // Filled as the schema's parts are defined (at load), read only after: the parts are constants.
 const identities = z.registry<Identity>();

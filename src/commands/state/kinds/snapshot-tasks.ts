@@ -48,7 +48,7 @@ const splitIdentity = (name: string): { dataset: string; naming_schema: string }
 };
 const tasksNamed = (world: World, name: string): Task[] => tasksIn(world).filter((t) => identityOf(t) === name);
 
-/** The fields a fresh task has (PoolSnapshotTaskCreate's defaults, MW/api/v25_10_1/pool_snapshottask.py:30-51). */
+/** The fields a fresh task has (PoolSnapshotTaskCreate's defaults, MW/api/v25_10_1/pool_snapshottask.py:29-47). */
 type Values = Pick<
   Task,
   'recursive' | 'exclude' | 'lifetime_value' | 'lifetime_unit' | 'enabled' | 'allow_empty' | 'schedule'
