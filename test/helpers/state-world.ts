@@ -12,6 +12,7 @@ import { STATE_KINDS } from '../../src/commands/state/kinds/index.js';
 import type { Objects, World } from '../../src/commands/state/kinds/kind.js';
 import { markKey, markValue, readMarks, type MarkedKind } from '../../src/commands/state/ownership.js';
 import type { User } from '../../src/commands/user/model.js';
+import type { PoolSnapshotTaskEntry } from '../../src/core/contract/pool-snapshottask.js';
 import type { NfsShareEntry } from '../../src/core/contract/sharing-nfs.js';
 import type { SmbShareEntry } from '../../src/core/contract/sharing-smb.js';
 import type { LockoutRule } from '../../src/core/roles/analyze.js';
@@ -124,6 +125,28 @@ export const smbShare = (
   locked: false,
   audit: { enable: false, watch_list: [], ignore_list: [] },
   options: { aapl_name_mangling: false, hostsallow: [], hostsdeny: [] },
+  ...extra,
+});
+
+/** A periodic snapshot task as 25.10.1's pool.snapshottask.query answers it (MW/api/v25_10_1/pool_snapshottask.py:68-80): a fresh task's values unless `extra` says. */
+export const snapshotTask = (
+  id: number,
+  dataset: string,
+  naming_schema = 'auto-%Y-%m-%d_%H-%M',
+  extra: Partial<PoolSnapshotTaskEntry> = {},
+): PoolSnapshotTaskEntry => ({
+  dataset,
+  recursive: false,
+  lifetime_value: 2,
+  lifetime_unit: 'WEEK',
+  enabled: true,
+  exclude: [],
+  naming_schema,
+  allow_empty: true,
+  schedule: { minute: '00', hour: '*', dom: '*', month: '*', dow: '*', begin: '00:00', end: '23:59' },
+  id,
+  state: { state: 'PENDING' },
+  vmware_sync: false,
   ...extra,
 });
 

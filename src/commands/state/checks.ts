@@ -21,6 +21,7 @@ export function checkKinds(world: World, steps: readonly Step[], force: boolean)
       world,
       steps.filter((s) => s.change.kind === kind.key),
       force,
+      steps,
     );
 }
 

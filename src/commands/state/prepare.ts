@@ -9,6 +9,8 @@ import { flag, value } from '../framework/declare.js';
 import type { Cell, View } from '../output/render.js';
 import { checkAdministrators, checkKinds } from './checks.js';
 import { computePlan, type Step } from './diff.js';
+import { KINDS } from './kinds/index.js';
+import type { AnyKind } from './kinds/kind.js';
 import type { StatePlan } from './plan-model.js';
 import { readWorld, type World } from './world.js';
 import { keyInUse } from '../api-key/model.js';
@@ -67,9 +69,25 @@ export async function preparePlan(
     normalize: opts.normalize === true,
   });
   checkKinds(world, steps, opts.force === true);
+  plan.notes.push(...(await warnings(t, world, steps)));
   for (const problem of checkAdministrators(world, steps, opts.force === true, await keyInUse(ctx)))
     ctx.warn(`stor: warning (--force): ${problem}`);
   return { desired, world, plan, steps };
+}
+
+/** Each kind's warnings about its steps (its adapter's `warn`: reads only), in the table's order. */
+async function warnings(t: Transport, world: World, steps: readonly Step[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const kind of KINDS as readonly AnyKind[])
+    if (kind.warn)
+      out.push(
+        ...(await kind.warn(
+          t,
+          world,
+          steps.filter((s) => s.change.kind === kind.key),
+        )),
+      );
+  return out;
 }
 
 const SIGN = { create: '+ create', update: '~ update', delete: '- delete' } as const;

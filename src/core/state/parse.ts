@@ -41,7 +41,7 @@ export function parseStateFile(text: string, source: string): StateFile {
       if (seen.has(matchForm(identity, value)))
         throw new StorError(
           E.BAD_STATE_FILE,
-          `${source}: ${place}[${i}].${identity.field}: ${JSON.stringify(value)} is named twice`,
+          `${source}: ${place}[${i}].${identity.fields.join('+')}: ${JSON.stringify(value)} is named twice`,
         );
       seen.add(matchForm(identity, value));
     });

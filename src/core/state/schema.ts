@@ -5,6 +5,7 @@
  * JSON Schema (`schema/stor-state.schema.json`, `json-schema.ts`) all come from it.
  */
 import * as z from 'zod';
+import { LIFETIME_UNITS } from '../contract/pool-snapshottask.js';
 import { NFS_SECURITY } from '../contract/sharing-nfs.js';
 import { SMB_PURPOSES } from '../contract/sharing-smb.js';
 import { objectsAt, partsOf, section, type Part } from './sections.js';
@@ -122,6 +123,60 @@ export const stateSmbShareSchema = z.strictObject({
   enabled: z.boolean().optional(),
 });
 
+/** A lifetime as a file writes it: `2w`, `30d`, `12h`, `6m` (months), `1y`. */
+export const LIFETIME_TEXT = /^([0-9]+)\s*([hdwmy])$/i;
+
+/**
+ * A lifetime of 0: the appliance takes it (`lifetime_value: int`, MW/api/v25_10_1/pool_snapshottask.py:34),
+ * and retention then destroys each snapshot at the run after it is taken: a file that asks for that is a slip.
+ */
+const NO_ZERO_LIFETIME = 'a lifetime of 0 keeps no snapshot: retention would destroy each one at the next run';
+
+/**
+ * A periodic snapshot task (pool.snapshottask.create's fields, MW/api/v25_10_1/pool_snapshottask.py:29-47),
+ * matched by its dataset and naming schema together.
+ */
+export const stateSnapshotTaskSchema = z.strictObject({
+  dataset: name().describe('the dataset snapshotted, pool/path; tasks are matched by dataset and naming_schema'),
+  naming_schema: name().describe(
+    'the snapshot names, strftime style: %Y %m %d %H %M (or %s alone), e.g. auto-%Y-%m-%d_%H-%M',
+  ),
+  recursive: z.boolean().optional().describe('also snapshot the datasets under it'),
+  exclude: z.array(name()).optional().describe('datasets under it left out of a recursive task'),
+  lifetime: z
+    .union([
+      z
+        .string()
+        .regex(LIFETIME_TEXT, 'a lifetime is a count and a unit: 12h, 30d, 2w, 6m (months), 1y')
+        .refine((v) => Number(LIFETIME_TEXT.exec(v)?.[1]) > 0, NO_ZERO_LIFETIME),
+      z.strictObject({
+        value: z.int().refine((v) => v > 0, NO_ZERO_LIFETIME),
+        unit: z.enum(LIFETIME_UNITS),
+      }),
+    ])
+    .optional()
+    .describe('how long each snapshot is kept: 2w, 30d, 1y, 12h, 6m (months), or {value, unit}'),
+  schedule: z
+    .union([
+      z
+        .string()
+        .refine((v) => v.trim().split(/\s+/).length === 5, 'a schedule is 5 cron fields: minute hour dom month dow'),
+      z.strictObject({
+        minute: z.string().optional(),
+        hour: z.string().optional(),
+        dom: z.string().optional(),
+        month: z.string().optional(),
+        dow: z.string().optional(),
+        begin: z.string().optional().describe('HH:MM: no snapshot before this time of day'),
+        end: z.string().optional().describe('HH:MM: none after'),
+      }),
+    ])
+    .optional()
+    .describe('when snapshots are taken: 5 cron fields ("0 * * * *"), or {minute, hour, dom, month, dow, begin, end}'),
+  allow_empty: z.boolean().optional().describe('also take a snapshot when nothing was written since the last'),
+  enabled: z.boolean().optional(),
+});
+
 export const stateFileSchema = z.strictObject({
   stor_state: z.literal(1).describe('format version'),
   groups: section(stateGroupSchema),
@@ -129,9 +184,10 @@ export const stateFileSchema = z.strictObject({
   privileges: section(statePrivilegeSchema),
   api_keys: section(stateApiKeySchema),
   datasets: section(stateDatasetSchema),
+  snapshot_tasks: section(stateSnapshotTaskSchema, { fields: ['dataset', 'naming_schema'] }),
   shares: z
     .strictObject({
-      nfs: section(stateNfsShareSchema, { field: 'path' }),
+      nfs: section(stateNfsShareSchema, { fields: ['path'] }),
       smb: section(stateSmbShareSchema, { fold: true }),
     })
     .optional()

@@ -8,13 +8,22 @@
  */
 import * as z from 'zod';
 
-/** How a section's objects are matched: by which field, and whether case is ignored. */
+/**
+ * How a section's objects are matched: by which fields (one, `name` or `path`, or several that only
+ * together tell two apart, a snapshot task's dataset and naming schema), and whether case is ignored.
+ */
 export interface Identity {
-  field: string;
+  fields: readonly string[];
   fold: boolean;
 }
 
-const BY_NAME: Identity = { field: 'name', fold: false };
+const BY_NAME: Identity = { fields: ['name'], fold: false };
+
+/**
+ * What joins several fields' values into the one identity a plan names (`tank/data@auto-%Y-%m-%d_%H-%M`):
+ * `@`, which no dataset name holds (ZFS keeps it for snapshots) and a naming schema may not either.
+ */
+const IDENTITY_JOIN = '@';
 
 // Filled as the schema's parts are defined (at load), read only after: the parts are constants.
 const identities = z.registry<Identity>();
@@ -69,9 +78,9 @@ export function setObjectsAt(file: object, place: string, objects: readonly unkn
   at[keys.at(-1)!] = objects;
 }
 
-/** An object's identity in its section: the value of its identity field. */
+/** An object's identity in its section: the value of its identity field (several joined by IDENTITY_JOIN). */
 export const identityValue = (identity: Identity, object: unknown): string =>
-  String((object as Record<string, unknown>)[identity.field]);
+  identity.fields.map((f) => String((object as Record<string, unknown>)[f])).join(IDENTITY_JOIN);
 
 /** The form two identities are compared in (lower case where case is ignored). */
 export const matchForm = (identity: Identity, value: string): string => (identity.fold ? value.toLowerCase() : value);

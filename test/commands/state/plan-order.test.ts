@@ -14,7 +14,17 @@ import { KINDS, STATE_KINDS } from '../../../src/commands/state/kinds/index.js';
 import { users } from '../../../src/commands/state/kinds/users.js';
 import { RpcError, StorError } from '../../../src/core/errors.js';
 import { partOf, STATE_SECTIONS, type StateFile } from '../../../src/core/state/index.js';
-import { apiKey, dataset, group, nfsShare, privilege, smbShare, user, world } from '../../helpers/state-world.js';
+import {
+  apiKey,
+  dataset,
+  group,
+  nfsShare,
+  privilege,
+  smbShare,
+  snapshotTask,
+  user,
+  world,
+} from '../../helpers/state-world.js';
 
 const plan = (w: ReturnType<typeof world>, file: StateFile, prune = false) =>
   computePlan(w, file, { prune, normalize: false });
@@ -23,7 +33,16 @@ const order = (file: StateFile, w = world(), prune = false) =>
 
 describe('desired state: the table of kinds', () => {
   it("has one row per section of the file, in dependency order, each holding its section's schema", () => {
-    expect(STATE_KINDS).toEqual(['groups', 'users', 'privileges', 'datasets', 'shares.nfs', 'shares.smb', 'api_keys']);
+    expect(STATE_KINDS).toEqual([
+      'groups',
+      'users',
+      'privileges',
+      'datasets',
+      'snapshot_tasks',
+      'shares.nfs',
+      'shares.smb',
+      'api_keys',
+    ]);
     expect([...STATE_KINDS].sort()).toEqual([...STATE_SECTIONS].sort());
     // Each row's schema is its section's part, wherever the section sits (a place inside `shares` too).
     for (const kind of KINDS) expect(kind.schema).toBe(partOf(kind.key).element);
@@ -142,6 +161,34 @@ describe('desired state: the table of kinds', () => {
     ]);
   });
 
+  it('makes a snapshot task after the dataset it snapshots and deletes it before; --prune keeps a dataset stor made while a task on it stays, as deleting the dataset would take the task', () => {
+    const file: StateFile = {
+      stor_state: 1,
+      snapshot_tasks: [{ dataset: 'tank/web', naming_schema: 'auto-%Y-%m-%d_%H-%M' }],
+      datasets: [{ name: 'tank/web' }],
+      shares: { nfs: [{ path: '/mnt/tank/web' }] },
+    };
+    expect(order(file)).toEqual([
+      'create datasets tank/web',
+      'create snapshot_tasks tank/web@auto-%Y-%m-%d_%H-%M',
+      'create shares.nfs /mnt/tank/web',
+    ]);
+    const w = world({
+      datasets: [dataset('tank/old', true), dataset('tank/kept', true)],
+      objects: { snapshot_tasks: [snapshotTask(4, 'tank/old'), snapshotTask(5, 'tank/kept/sub', 'hand-%Y%m%d%H%M')] },
+      made: { snapshot_task: [['tank/old@auto-%Y-%m-%d_%H-%M', 4]] },
+    });
+    const pruned = plan(w, { stor_state: 1 }, true).plan;
+    expect(pruned.changes.map((c) => `${c.action} ${c.kind} ${c.name}`)).toEqual([
+      'delete snapshot_tasks tank/old@auto-%Y-%m-%d_%H-%M',
+      'delete datasets tank/old',
+    ]);
+    expect(pruned.notes).toEqual([
+      'dataset tank/kept: stor made it, but snapshot task tank/kept/sub@hand-%Y%m%d%H%M in it stays; --prune leaves it',
+    ]);
+    expect(plan(w, exportState(w)).plan.pending).toBe(false);
+  });
+
   it('makes an NFS share after the dataset holding its path and deletes it before; export --only shares writes it at shares.nfs', () => {
     const file: StateFile = {
       stor_state: 1,
@@ -243,7 +290,16 @@ describe('desired state: the table of kinds', () => {
     ]);
     expect(Object.keys(exportState(w, new Set(['api_keys'])))).toEqual(['stor_state', 'api_keys']);
     const all = exportState(w);
-    expect(Object.keys(all)).toEqual(['stor_state', 'groups', 'users', 'privileges', 'datasets', 'shares', 'api_keys']);
+    expect(Object.keys(all)).toEqual([
+      'stor_state',
+      'groups',
+      'users',
+      'privileges',
+      'datasets',
+      'snapshot_tasks',
+      'shares',
+      'api_keys',
+    ]);
     expect(all.api_keys).toEqual([{ name: 'ci', user: 'alice', expires: '2030-01-01T00:00:00.000Z' }]);
     expect(plan(w, all).plan.pending).toBe(false);
   });

@@ -41,9 +41,10 @@ export const datasets: KindAdapter<'datasets', Dataset> = {
 
   prune(world, named, gone, note) {
     const all = datasetsIn(world);
-    // A share that stays (the file names it, or stor did not make it) keeps the dataset holding its
-    // path: 25.10.1's pool.dataset.delete takes the shares under it with it (its attachment
-    // delegates, MW/plugins/pool_/dataset_attachments.py), so deleting the dataset would delete them.
+    // A share or a snapshot task that stays (the file names it, or stor did not make it) keeps the
+    // dataset holding its path: 25.10.1's pool.dataset.delete takes the shares and tasks under it
+    // with it (its attachment delegates, MW/plugins/pool_/dataset_attachments.py,
+    // MW/plugins/snapshot.py:372-374), so deleting the dataset would delete them.
     const going = new Set(gone.map((c) => `${c.kind} ${c.name}`));
     const sharesStaying = [
       ...(world.objects['shares.nfs'] as readonly { path: string }[]).map((s) => ({
@@ -55,6 +56,11 @@ export const datasets: KindAdapter<'datasets', Dataset> = {
         id: `shares.smb ${s.name}`,
         label: `smb share ${s.name}`,
         path: s.path,
+      })),
+      ...(world.objects.snapshot_tasks as readonly { dataset: string; naming_schema: string }[]).map((s) => ({
+        id: `snapshot_tasks ${s.dataset}@${s.naming_schema}`,
+        label: `snapshot task ${s.dataset}@${s.naming_schema}`,
+        path: `/mnt/${s.dataset}`,
       })),
     ].filter((s) => !going.has(s.id));
     const marked = new Set(

@@ -12,6 +12,7 @@ import type { AnyKind } from './kind.js';
 import { nfsShares } from './nfs-shares.js';
 import { privileges } from './privileges.js';
 import { smbShares } from './smb-shares.js';
+import { snapshotTasks } from './snapshot-tasks.js';
 import { users } from './users.js';
 
 export const KINDS = [
@@ -19,6 +20,7 @@ export const KINDS = [
   users,
   privileges,
   datasets,
+  snapshotTasks,
   nfsShares,
   smbShares,
   apiKeys,

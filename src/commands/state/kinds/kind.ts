@@ -92,8 +92,17 @@ export interface KindAdapter<K extends StateKind, Live> {
   ): string[];
   /** Whether an object of that name is there (a delete is verified by its absence). */
   exists(world: World, name: string): boolean;
-  /** Pure: refuses (throws) what must not be applied, before anything is; `force` lets the overridable through. */
-  refuse?(world: World, steps: readonly KindStep<K>[], force: boolean): void;
+  /**
+   * Pure: refuses (throws) what must not be applied, before anything is; `force` lets the
+   * overridable through; `all`: every kind's steps (what the same run makes, a task's dataset).
+   */
+  refuse?(world: World, steps: readonly KindStep<K>[], force: boolean, all: readonly Step[]): void;
+  /**
+   * What the plan's steps would cost that only the appliance can tell, asked of it by reads that
+   * change nothing (a snapshot task's retention: the snapshots a change or a delete lets go), as
+   * the plan's notes, shown before `apply` asks.
+   */
+  warn?(t: Transport, world: World, steps: readonly KindStep<K>[]): Promise<string[]>;
   /**
    * What the read after this step may show of `want`: the file's object, less what later steps of
    * the run (`steps`) make (a group's members created by the users step).

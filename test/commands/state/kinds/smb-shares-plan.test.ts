@@ -63,7 +63,7 @@ describe('smb shares plan', () => {
         ['old', 2],
       ],
     );
-    const named = new Identities({ field: 'name', fold: true }, ['DOCS']);
+    const named = new Identities({ fields: ['name'], fold: true }, ['DOCS']);
     expect(smbShares.prune(w2, named, [], () => {})).toEqual(['old']);
   });
 

@@ -9,9 +9,11 @@ import { datasets } from '../../../../src/commands/state/kinds/datasets.js';
 import { groups } from '../../../../src/commands/state/kinds/groups.js';
 import type { PlanContext, World } from '../../../../src/commands/state/kinds/kind.js';
 import { privileges } from '../../../../src/commands/state/kinds/privileges.js';
+import { snapshotTasks } from '../../../../src/commands/state/kinds/snapshot-tasks.js';
 import { users } from '../../../../src/commands/state/kinds/users.js';
+import { Identities, parseStateFile, stateSnapshotTaskSchema } from '../../../../src/core/state/index.js';
 import type { RoleOverlap } from '../../../../src/commands/state/plan-model.js';
-import { apiKey, dataset, group, privilege, user, world } from '../../../helpers/state-world.js';
+import { apiKey, dataset, group, privilege, snapshotTask, user, world } from '../../../helpers/state-world.js';
 
 /** Plans one object; the notes and overlaps it adds beside. */
 function planOne<W, S>(
@@ -207,5 +209,132 @@ describe('API keys plan', () => {
     const twice = planOne(apiKeys, { name: 'twice', user: 'alice', expires: null }, w);
     expect(twice.step).toBeNull();
     expect(twice.notes).toEqual(['api key twice: 2 keys have this name (ids 2, 3); left as they are']);
+  });
+});
+
+describe('snapshot tasks plan', () => {
+  const hourly = snapshotTask(1, 'tank/a', 'auto-%Y-%m-%d_%H-%M', { lifetime_value: 1, lifetime_unit: 'WEEK' });
+  const windowed = snapshotTask(2, 'tank/a', 'day-%Y%m%d-%H%M', {
+    recursive: true,
+    exclude: ['tank/a/tmp'],
+    schedule: { minute: '0', hour: '8-18', dom: '*', month: '*', dow: 'mon-fri', begin: '08:00', end: '18:00' },
+  });
+  const w = world({ datasets: [dataset('tank/a')], objects: { snapshot_tasks: [hourly, windowed] } });
+
+  it('creates one it lacks, matched by dataset and naming schema together, with the fields the file sets in its terms', () => {
+    expect(
+      planOne(
+        snapshotTasks,
+        {
+          dataset: 'tank/a',
+          naming_schema: 'new-%Y%m%d%H%M',
+          lifetime: '30d',
+          schedule: '0 */4 * * *',
+          enabled: false,
+        },
+        w,
+      ).step?.change,
+    ).toEqual({
+      kind: 'snapshot_tasks',
+      name: 'tank/a@new-%Y%m%d%H%M',
+      action: 'create',
+      changes: [
+        { field: 'lifetime', from: null, to: '30d' },
+        { field: 'schedule', from: null, to: '0 */4 * * *' },
+        { field: 'enabled', from: null, to: false },
+      ],
+    });
+  });
+
+  it('updates only the fields that differ: a lifetime written either way, a schedule as five fields over the window it has', () => {
+    const same = [
+      { dataset: 'tank/a', naming_schema: 'auto-%Y-%m-%d_%H-%M', lifetime: '1w', schedule: '00 * * * *' },
+      { dataset: 'tank/a', naming_schema: 'auto-%Y-%m-%d_%H-%M', lifetime: { value: 1, unit: 'WEEK' as const } },
+      { dataset: 'tank/a', naming_schema: 'day-%Y%m%d-%H%M', schedule: '0 8-18 * * mon-fri', exclude: ['tank/a/tmp'] },
+      { dataset: 'tank/a', naming_schema: 'day-%Y%m%d-%H%M', schedule: { begin: '8:00', end: '18:00' } },
+    ];
+    for (const want of same) expect(planOne(snapshotTasks, want, w).step, JSON.stringify(want)).toBeNull();
+    expect(
+      planOne(
+        snapshotTasks,
+        { dataset: 'tank/a', naming_schema: 'auto-%Y-%m-%d_%H-%M', lifetime: '2d', recursive: false },
+        w,
+      ).step?.change.changes,
+    ).toEqual([{ field: 'lifetime', from: '1w', to: '2d' }]);
+    expect(
+      planOne(snapshotTasks, { dataset: 'tank/a', naming_schema: 'day-%Y%m%d-%H%M', schedule: '0 9 * * *' }, w).step
+        ?.change.changes,
+    ).toEqual([{ field: 'schedule', from: '0 8-18 * * mon-fri 08:00-18:00', to: '0 9 * * * 08:00-18:00' }]);
+  });
+
+  it('exports each task by dataset and schema with its lifetime and schedule (the object where it has a window), and the export plans no change', () => {
+    const exported = snapshotTasks.export(w);
+    expect(exported).toEqual([
+      { dataset: 'tank/a', naming_schema: 'auto-%Y-%m-%d_%H-%M', lifetime: '1w', schedule: '00 * * * *' },
+      {
+        dataset: 'tank/a',
+        naming_schema: 'day-%Y%m%d-%H%M',
+        recursive: true,
+        exclude: ['tank/a/tmp'],
+        lifetime: '2w',
+        schedule: { minute: '0', hour: '8-18', dom: '*', month: '*', dow: 'mon-fri', begin: '08:00', end: '18:00' },
+      },
+    ]);
+    for (const want of exported) expect(planOne(snapshotTasks, stateSnapshotTaskSchema.parse(want), w).step).toBeNull();
+  });
+
+  it('--prune deletes only a task stor made (marked with its id), never one made by hand or one the file names', () => {
+    const marked = world({
+      objects: { snapshot_tasks: [hourly, windowed, snapshotTask(3, 'tank/b')] },
+      made: {
+        snapshot_task: [
+          ['tank/a@auto-%Y-%m-%d_%H-%M', 1],
+          ['tank/b@auto-%Y-%m-%d_%H-%M', 99],
+        ],
+      },
+    });
+    const none = new Identities({ fields: ['dataset', 'naming_schema'], fold: false });
+    expect(snapshotTasks.prune(marked, none, [], () => {})).toEqual(['tank/a@auto-%Y-%m-%d_%H-%M']);
+    const named = new Identities({ fields: ['dataset', 'naming_schema'], fold: false }, ['tank/a@auto-%Y-%m-%d_%H-%M']);
+    expect(snapshotTasks.prune(marked, named, [], () => {})).toEqual([]);
+  });
+
+  it("refuses, in the appliance's words, a task on a dataset neither there nor made by the same run, a naming schema without %Y %m %d %H %M, and a schedule cron does not read", () => {
+    const refusal = (want: Parameters<typeof snapshotTasks.plan>[0], made: string[] = []) => {
+      const step = planOne(snapshotTasks, want, w).step!;
+      const all = [
+        step,
+        ...made.map((name) => ({
+          change: { kind: 'datasets' as const, name, action: 'create' as const, changes: [] },
+        })),
+      ];
+      try {
+        snapshotTasks.refuse!(w, [step], false, all);
+      } catch (err) {
+        return (err as Error).message;
+      }
+      return 'accepted';
+    };
+    expect(refusal({ dataset: 'tank/new', naming_schema: 'auto-%Y-%m-%d_%H-%M' })).toContain('Dataset not found');
+    expect(refusal({ dataset: 'tank/new', naming_schema: 'auto-%Y-%m-%d_%H-%M' }, ['tank/new'])).toBe('accepted');
+    expect(refusal({ dataset: 'tank/a', naming_schema: 'auto-%Y-%m-%d' })).toContain(
+      '%H must be present in snapshot naming schema',
+    );
+    expect(refusal({ dataset: 'tank/a', naming_schema: 'x-%Y%m%d%H%M', schedule: '61 * * * *' })).toContain(
+      'Please ensure fields match cron syntax',
+    );
+    expect(refusal({ dataset: 'tank/a', naming_schema: 'x-%Y%m%d%H%M', exclude: ['tank/a/b'] })).toContain(
+      'Excluding datasets is not necessary for non-recursive periodic snapshot tasks',
+    );
+  });
+
+  it('refuses a lifetime of 0 in the file itself (the appliance would take it, and retention then keeps nothing)', () => {
+    for (const lifetime of ['0d', '{value: 0, unit: DAY}'])
+      expect(() =>
+        parseStateFile(
+          `stor_state: 1\nsnapshot_tasks:\n  - {dataset: tank/a, naming_schema: "a-%Y%m%d%H%M", lifetime: ${lifetime}}\n`,
+          's.yaml',
+        ),
+      ).toThrow(/snapshot_tasks\[0\]\.lifetime.*a lifetime of 0 keeps no snapshot/);
   });
 });
