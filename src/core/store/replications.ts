@@ -60,6 +60,11 @@ export function updateReplication(db: Database, id: number, data: ReplicationDat
   setLinks(db, id, tasks);
 }
 
+/** Writes a task's fields alone, its links and state as they are (`datastore.update` of some columns). */
+export function updateReplicationData(db: Database, id: number, data: ReplicationData): void {
+  sql(db, 'UPDATE replications SET data = ? WHERE id = ?').run(toJsonColumn(data), id);
+}
+
 export function deleteReplications(db: Database, ids: readonly number[]): void {
   const del = sql(db, 'DELETE FROM replications WHERE id = ?');
   for (const id of ids) del.run(id);

@@ -5,6 +5,7 @@ import {
   listKeychainCredentials,
   type KeychainCredentialRecord,
 } from '../../store/keychain-credentials.js';
+import { listReplications, updateReplicationData } from '../../store/replications.js';
 import type { Database } from '../../store/sqlite.js';
 import { isPublicKeyFile, normalizePublicKey, publicKeyOf } from './ssh-keys.js';
 
@@ -21,6 +22,30 @@ export const entryOf = (r: KeychainCredentialRecord): KeychainCredentialEntry =>
 export function findCredential(db: Database, id: number): KeychainCredentialRecord {
   const found = listKeychainCredentials(db).find((c) => c.id === id);
   if (!found) throw rpcErrors.instanceNotFound(VERBOSE, id);
+  return found;
+}
+
+/** A CallError as `get_of_type` raises it: its errno and message. */
+export interface CredentialLookupError {
+  errno: number;
+  message: string;
+}
+
+/**
+ * get_of_type (MW/plugins/keychain.py:446-458, stable/26 :451-463): the credential, or the
+ * CallError it raises: none of that id (ENOENT), another type (EINVAL), attributes that did not
+ * decrypt (EFAULT, an empty object here).
+ */
+export function credentialOfType(
+  db: Database,
+  id: number,
+  type: KeychainType,
+): KeychainCredentialRecord | CredentialLookupError {
+  const found = listKeychainCredentials(db).find((c) => c.id === id);
+  if (!found) return { errno: ERRNO.ENOENT, message: 'Credential does not exist' };
+  if (found.type !== type) return { errno: ERRNO.EINVAL, message: `Credential is not of type ${type}` };
+  if (Object.keys(found.attributes).length === 0)
+    return { errno: ERRNO.EFAULT, message: `Decrypting credential ${found.name} failed` };
   return found;
 }
 
@@ -92,6 +117,8 @@ interface UsedBy {
   unbind_method: 'delete' | 'disable';
   /** The credential it is, when it is one (SSH credentials on a key pair): delete walks it too. */
   credential?: KeychainCredentialRecord;
+  /** The replication it is, when it is one (SSH credentials a replication task uses): delete disables it. */
+  replication?: number;
 }
 
 /** The type titles (SSHKeyPair.title, SSHCredentials.title: MW/plugins/keychain.py:127, 226). */
@@ -100,11 +127,16 @@ const TITLES: Record<KeychainType, string> = { SSH_KEY_PAIR: 'SSH Key Pair', SSH
 /**
  * The used_by_delegates of a credential's type, as far as the emulator has their objects: a key
  * pair's SSH credentials (SSHCredentialsSSHKeyPairUsedByDelegate, MW/plugins/keychain.py:95-99,
- * titled `SSH credentials <name>`, unbound by deleting them). SFTP cloud credentials, replication
- * and rsync tasks are not emulated, so nothing of theirs uses a credential.
+ * titled `SSH credentials <name>`, unbound by deleting them); SSH credentials' replication tasks
+ * (ReplicationTaskSSHCredentialsUsedByDelegate, :191-205: `replication.query` of
+ * `ssh_credentials.id`, in id order, titled `Replication task <name>`, unbound by disabling them).
+ * SFTP cloud credentials and rsync tasks are not emulated, so nothing of theirs uses a credential.
  */
 function directUsers(db: Database, credential: KeychainCredentialRecord): UsedBy[] {
-  if (credential.type !== 'SSH_KEY_PAIR') return [];
+  if (credential.type === 'SSH_CREDENTIALS')
+    return listReplications(db)
+      .filter((r) => r.data.ssh_credentials === credential.id)
+      .map((r) => ({ title: `Replication task ${r.data.name}`, unbind_method: 'disable' as const, replication: r.id }));
   return listKeychainCredentials(db)
     .filter((c) => c.type === 'SSH_CREDENTIALS' && c.attributes.private_key === credential.id)
     .map((c) => ({ title: `${TITLES.SSH_CREDENTIALS} ${c.name}`, unbind_method: 'delete' as const, credential: c }));
@@ -123,7 +155,7 @@ export function usedBy(db: Database, id: number): { title: string; unbind_method
 /**
  * do_delete (MW/plugins/keychain.py:381-414): get_instance, then each user refused without
  * `cascade` or unbound (a credential deleted through keychaincredential.delete with cascade, which
- * walks its own users first), then the row. Answers the ids deleted through those inner calls, in
+ * walks its own users first; a replication task disabled and its credentials cleared), then the row. Answers the ids deleted through those inner calls, in
  * order, each of which sends its own REMOVED.
  */
 export function deleteCredential(db: Database, id: number, cascade: boolean): number[] {
@@ -134,6 +166,13 @@ export function deleteCredential(db: Database, id: number, cascade: boolean): nu
     if (user.credential) {
       inner.push(...deleteCredential(db, user.credential.id, true));
       inner.push(user.credential.id);
+    }
+    // ReplicationTaskSSHCredentialsUsedByDelegate.unbind (:200-205): `datastore.update` of
+    // repl_enabled false and repl_ssh_credentials None. No datastore event is registered for
+    // storage.replication, so no replication.query event goes out.
+    if (user.replication !== undefined) {
+      const r = listReplications(db).find((x) => x.id === user.replication);
+      if (r) updateReplicationData(db, r.id, { ...r.data, enabled: false, ssh_credentials: null });
     }
   }
   deleteKeychainCredential(db, id);

@@ -159,7 +159,7 @@ async function runTask(appliance: Appliance, id: number): Promise<null> {
   if (!inZettarepl(task)) return null;
   const at = appliance.now();
   await runSnapshotTask(appliance, task, at);
-  await runLocalRetention(appliance, at);
+  await runLocalRetention(appliance, at, [task.id]);
   return null;
 }
 

@@ -23,10 +23,11 @@ import { getInstance, query } from '../query/index.js';
 import {
   REPLICATION_VERBOSE,
   checkReplication,
+  entryContext,
   replicationEntries,
   replicationEntry,
   replicationInput,
-  sshCredentialError,
+  sshCredentialLookupError,
   storedReplication,
   storedReplicationData,
   type HasRole,
@@ -41,11 +42,8 @@ import { tryParseSnapshotName } from '../../contract/snapshot-naming-schema.js';
 // (`runReplication` below is where it answers).
 
 function entryOf(appliance: Appliance, id: number) {
-  const { db } = appliance.store;
-  const [record, tasks] = appliance.store.read(
-    () => [storedReplication(appliance, id), listSnapshotTasks(db)] as const,
-  );
-  return replicationEntry(record, new Map(tasks.map((t) => [t.id, t])));
+  const record = storedReplication(appliance, id);
+  return replicationEntry(record, ...entryContext(appliance));
 }
 
 const hasRoleOf =
@@ -131,15 +129,20 @@ function runOnetime(ctx: CallContext, data: ReplicationRunOnetime): null {
 
 /**
  * `_get_zettarepl_shell` → `_define_transport` (MW/plugins/zettarepl.py:819-845): LOCAL is this
- * appliance; SSH and SSH+NETCAT need a credential, which `keychaincredential.get_of_type` looks up.
+ * appliance; SSH and SSH+NETCAT need a credential, which `keychaincredential.get_of_type` looks up
+ * (its CallError raised as it is). The emulator opens no SSH connection, so a remote shell is not emulated.
  */
 function localShell(appliance: Appliance, transport: string, sshCredentials: number | null): void {
   if (transport === 'LOCAL') return;
   const name = transport === 'SSH+NETCAT' ? 'SSH' : transport;
   if (sshCredentials === null)
     throw rpcErrors.call(ERRNO.EFAULT, `You should pass SSH credentials for ${name} transport`);
-  const error = sshCredentialError(appliance, sshCredentials);
-  if (error !== null) throw rpcErrors.call(ERRNO.ENOENT, error.replace(/^\[[A-Z]+\] /, ''));
+  const error = sshCredentialLookupError(appliance, sshCredentials);
+  if (error !== null) throw rpcErrors.call(error.errno, error.message);
+  throw rpcErrors.call(
+    ERRNO.EOPNOTSUPP,
+    `${transport} transport is not emulated: stor serve makes no SSH or remote API connection`,
+  );
 }
 
 /** INVALID_DATASETS (MW/plugins/zettarepl.py:57-61): what list_datasets leaves out. */

@@ -5,16 +5,18 @@ import {
 } from '../../contract/replication.js';
 import { once } from '../../contract/method.js';
 import { storedTime } from '../../contract/cron.js';
-import { ERRNO, rpcErrors, type ValidationTriple } from '../../errors.js';
+import { ERRNO, errnameOf, rpcErrors, type ValidationTriple } from '../../errors.js';
+import { listKeychainCredentials, type KeychainCredentialRecord } from '../../store/keychain-credentials.js';
 import { listReplications, type ReplicationData, type ReplicationRecord } from '../../store/replications.js';
 import { listSnapshotTasks, type SnapshotTaskRecord } from '../../store/snapshot-tasks.js';
 import type { Appliance } from '../appliance.js';
+import { credentialOfType, entryOf as credentialEntry, type CredentialLookupError } from '../keychain/credentials.js';
 import { isChild } from '../snapshot-tasks/dataset-tree.js';
 
 // ReplicationService (MW/plugins/replication.py:114-577 at TS-25.10.1; its checks split into
 // _validate_direction/_transport/_source_datasets/_common in stable/26 :350-675, the same checks in
-// the same order): its entries and its checks. Keychain credentials are not emulated yet, so no
-// credential id exists: `sshCredentialError` is the one place that looks one up.
+// the same order): its entries and its checks. `sshCredentialError` is the one place that looks up
+// a task's SSH credentials in the keychain.
 
 /** `verbose_name` of ReplicationService (MW/service/base.py:36): `Replication 7 does not exist`. */
 export const REPLICATION_VERBOSE = 'Replication';
@@ -28,12 +30,22 @@ const ENTRY_KEYS = once(() => Object.keys(entrySchema().shape));
 export type HasRole = (role: string) => boolean;
 
 /**
- * `keychaincredential.get_of_type(id, "SSH_CREDENTIALS")` (MW/plugins/keychain.py:446-458) as
- * `_validate` reports it: `str(CallError)`. The emulator has no keychain credentials yet, so every
- * id is `Credential does not exist` (ENOENT); keychaincredential.* will answer here.
+ * `keychaincredential.get_of_type(id, "SSH_CREDENTIALS")` (MW/plugins/keychain.py:446-458) for
+ * a task's credentials: the CallError it raises, or null when the credential is there.
  */
-export function sshCredentialError(_appliance: Appliance, _id: number): string | null {
-  return '[ENOENT] Credential does not exist';
+export function sshCredentialLookupError(appliance: Appliance, id: number): CredentialLookupError | null {
+  const found = appliance.store.read(() => credentialOfType(appliance.store.db, id, 'SSH_CREDENTIALS'));
+  return 'errno' in found ? found : null;
+}
+
+/**
+ * `_validate`'s credential check as it reports it (MW/plugins/replication.py:427-432; stable/26
+ * :488-497): `str(CallError)`, `[ENOENT] Credential does not exist`,
+ * `[EINVAL] Credential is not of type SSH_CREDENTIALS`.
+ */
+export function sshCredentialError(appliance: Appliance, id: number): string | null {
+  const error = sshCredentialLookupError(appliance, id);
+  return error === null ? null : `[${errnameOf(error.errno)}] ${error.message}`;
 }
 
 /**
@@ -47,14 +59,16 @@ function boundTask(t: SnapshotTaskRecord) {
 }
 
 /**
- * ReplicationEntry as `extend` answers it (MW/plugins/replication.py:138-176): PUSH keeps its
- * schemas as also_include_naming_schema, PULL as naming_schema; `state` PENDING until zettarepl
+ * ReplicationEntry as `extend` answers it (MW/plugins/replication.py:138-176): `ssh_credentials`
+ * the keychain credential's row the foreign key joins (KeychainCredentialEntry, MW/api/v25_10_1/replication.py:58)
+ * or null; PUSH keeps its schemas as also_include_naming_schema, PULL as naming_schema; `state` PENDING until zettarepl
  * reported on the task, `job` popped from it; has_encrypted_dataset_keys false unless the query asked
  * for `check_dataset_encryption_keys` (not emulated).
  */
 export function replicationEntry(
   r: ReplicationRecord,
   tasks: ReadonlyMap<number, SnapshotTaskRecord>,
+  credentials: ReadonlyMap<number, KeychainCredentialRecord>,
 ): ReplicationEntry {
   const push = r.data.direction === 'PUSH';
   const state = { ...(r.state ?? { state: 'PENDING' }) };
@@ -62,7 +76,7 @@ export function replicationEntry(
   delete state.job;
   const values: Record<string, unknown> = {
     ...r.data,
-    ssh_credentials: null,
+    ssh_credentials: credentialOf(r, credentials),
     periodic_snapshot_tasks: r.periodicSnapshotTasks.flatMap((id) => {
       const t = tasks.get(id);
       return t ? [boundTask(t)] : [];
@@ -78,11 +92,26 @@ export function replicationEntry(
   return Object.fromEntries(ENTRY_KEYS().map((k) => [k, values[k]])) as ReplicationEntry;
 }
 
-export function replicationEntries(appliance: Appliance): ReplicationEntry[] {
+/** The task's credentials' entry, or null: none set, or (a state written before the keychain cleared it) gone. */
+function credentialOf(r: ReplicationRecord, credentials: ReadonlyMap<number, KeychainCredentialRecord>) {
+  const id = r.data.ssh_credentials;
+  const found = id === null ? undefined : credentials.get(id);
+  return found ? (credentialEntry(found) as Record<string, unknown>) : null;
+}
+
+/** What `replicationEntry` joins: the bound tasks and the keychain credentials, by id. */
+export function entryContext(appliance: Appliance) {
   const { db } = appliance.store;
-  const [replications, tasks] = appliance.store.read(() => [listReplications(db), listSnapshotTasks(db)] as const);
-  const byId = new Map(tasks.map((t) => [t.id, t]));
-  return replications.map((r) => replicationEntry(r, byId));
+  const [tasks, credentials] = appliance.store.read(
+    () => [listSnapshotTasks(db), listKeychainCredentials(db)] as const,
+  );
+  return [new Map(tasks.map((t) => [t.id, t])), new Map(credentials.map((c) => [c.id, c]))] as const;
+}
+
+export function replicationEntries(appliance: Appliance): ReplicationEntry[] {
+  const replications = appliance.store.read(() => listReplications(appliance.store.db));
+  const [tasks, credentials] = entryContext(appliance);
+  return replications.map((r) => replicationEntry(r, tasks, credentials));
 }
 
 /** The stored task, or InstanceNotFound as get_instance raises it. */
@@ -97,7 +126,7 @@ export function replicationInput(e: ReplicationEntry): ReplicationInput {
   const { id: _id, state: _state, job: _job, has_encrypted_dataset_keys: _keys, ...fields } = e;
   return {
     ...fields,
-    ssh_credentials: null,
+    ssh_credentials: e.ssh_credentials === null ? null : (e.ssh_credentials.id as number),
     periodic_snapshot_tasks: e.periodic_snapshot_tasks.map((t) => t.id),
   } as ReplicationInput;
 }

@@ -67,6 +67,10 @@ export class SnapshotTaskScheduler {
     if (due.length === 0) return;
     const taken = new Set<string>();
     for (const { task } of due) await runSnapshotTask(this.appliance, task, now, taken);
-    await runLocalRetention(this.appliance, now);
+    await runLocalRetention(
+      this.appliance,
+      now,
+      due.map(({ task }) => task.id),
+    );
   }
 }
