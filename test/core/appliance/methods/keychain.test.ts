@@ -225,6 +225,59 @@ for (const release of ['25.10.1', '26.0'] as const) {
       ]);
     });
 
+    it('SSH credentials a replication task uses: used_by names it "Replication task <name>", disable; delete without cascade is refused; cascade disables the task and clears its credentials, with no replication.query event (MW/plugins/keychain.py:191-205, 381-433)', async () => {
+      const t = await setup(release);
+      await t.call(t.admin, 'pool.dataset.create', { name: 'tank/src' });
+      await create(t, keyPair('k', { public_key: OTHER_PUBLIC }));
+      await create(t, connection('nas2', 1));
+      const replication = (name: string) =>
+        t.call<Entry>(t.admin, 'replication.create', {
+          name,
+          direction: 'PUSH',
+          transport: 'SSH',
+          ssh_credentials: 2,
+          source_datasets: ['tank/src'],
+          target_dataset: 'backup/src',
+          recursive: false,
+          auto: false,
+          retention_policy: 'NONE',
+          also_include_naming_schema: ['auto-%Y-%m-%d_%H-%M'],
+        });
+      await replication('push-b');
+      await replication('push-a');
+      expect(await t.call(t.admin, 'keychaincredential.used_by', 2)).toEqual([
+        { title: 'Replication task push-b', unbind_method: 'disable' },
+        { title: 'Replication task push-a', unbind_method: 'disable' },
+      ]);
+      // A key pair's used_by walks into the SSH credentials' own users (:429-430).
+      expect(await t.call(t.admin, 'keychaincredential.used_by', 1)).toEqual([
+        { title: 'SSH credentials nas2', unbind_method: 'delete' },
+        { title: 'Replication task push-b', unbind_method: 'disable' },
+        { title: 'Replication task push-a', unbind_method: 'disable' },
+      ]);
+      const err = await t.callError(t.admin, 'keychaincredential.delete', 2);
+      expect(err.data?.reason).toBe(
+        '[EINVAL] options.cascade: This credential is used and no cascade option is specified',
+      );
+      const heard: CollectionUpdate[] = [];
+      t.admin.notify = (_method, params) => heard.push(params as CollectionUpdate);
+      await t.call(t.admin, 'core.subscribe', 'keychaincredential.query');
+      await t.call(t.admin, 'core.subscribe', 'replication.query');
+      expect(await t.call(t.admin, 'keychaincredential.delete', 1, { cascade: true })).toBeNull();
+      expect(
+        await t.call<Entry[]>(t.admin, 'replication.query', [], { select: ['name', 'enabled', 'ssh_credentials'] }),
+      ).toEqual([
+        { name: 'push-b', enabled: false, ssh_credentials: null },
+        { name: 'push-a', enabled: false, ssh_credentials: null },
+      ]);
+      // datastore.update sends no event: no datastore event is registered for storage.replication
+      // (MW/plugins/datastore/event.py:25-52); the inner delete of the SSH credentials sends its REMOVED.
+      expect(heard).toEqual([
+        { msg: 'removed', collection: 'keychaincredential.query', id: 2 },
+        { msg: 'removed', collection: 'keychaincredential.query', id: 1 },
+      ]);
+    });
+
     it('sends collection_update ADDED and CHANGED with the entry as the plugin returned it, attributes included (MW/service/crud_service.py:204-210)', async () => {
       const t = await setup(release);
       const heard: CollectionUpdate[] = [];

@@ -12,6 +12,7 @@ import type { CollectionUpdate } from '../../../../src/core/appliance/events.js'
 import { EMULATIONS } from '../../../../src/core/appliance/settings.js';
 import type { RpcError } from '../../../../src/core/errors.js';
 import { createUserWithKey, openTestAppliance, type TestAppliance } from '../../../helpers/appliance.js';
+import { OTHER_PUBLIC } from '../../../helpers/ssh-key-fixtures.js';
 
 type Entry = Record<string, unknown>;
 type Triple = [string | null, string, number];
@@ -249,7 +250,7 @@ for (const release of ['25.10.1', '26.0'] as const) {
       expect(await create(t, pull)).toMatchObject({ direction: 'PULL', naming_schema: ['auto-%Y-%m-%d_%H-%M'] });
     });
 
-    it('transport: SSH needs credentials and no credential exists yet; LOCAL refuses credentials, compression, speed limit and netcat fields (replication.py:394-434)', async () => {
+    it('transport: SSH needs credentials and an unknown id is refused; LOCAL refuses credentials, compression, speed limit and netcat fields (replication.py:394-434)', async () => {
       const t = await setup(release);
       await snapshotTask(t);
       expect(await refused(t, { ...PUSH, transport: 'SSH' })).toEqual([
@@ -292,6 +293,56 @@ for (const release of ['25.10.1', '26.0'] as const) {
         ['compression', 'Compression is not supported for SSH+netcat replication', EINVAL],
         ['ssh_credentials', 'SSH Credentials are required for non-local replication', EINVAL],
       ]);
+    });
+
+    it('SSH credentials are looked up as keychaincredential.get_of_type(id, "SSH_CREDENTIALS") answers: a key pair is refused with EINVAL; SSH credentials are joined into the entry and kept by an update (replication.py:427-432, keychain.py:446-458)', async () => {
+      const t = await setup(release);
+      await snapshotTask(t);
+      await t.call(t.admin, 'keychaincredential.create', {
+        name: 'k',
+        type: 'SSH_KEY_PAIR',
+        attributes: { public_key: OTHER_PUBLIC },
+      });
+      const credential = await t.call<Entry>(t.admin, 'keychaincredential.create', {
+        name: 'nas2',
+        type: 'SSH_CREDENTIALS',
+        attributes: { host: 'nas2.example', private_key: 1, remote_host_key: OTHER_PUBLIC },
+      });
+      const ssh = { ...PUSH, transport: 'SSH', target_dataset: 'backup/src' };
+      expect(await refused(t, { ...ssh, ssh_credentials: 1 })).toEqual([
+        ['ssh_credentials', '[EINVAL] Credential is not of type SSH_CREDENTIALS', EINVAL],
+      ]);
+      const entry = await create(t, { ...ssh, ssh_credentials: 2 });
+      expect(entry.ssh_credentials).toEqual(credential);
+      const updated = await t.call<Entry>(t.admin, 'replication.update', entry.id, { name: 'renamed' });
+      expect(updated.ssh_credentials).toEqual(credential);
+      const err = await t.callError(t.admin, 'replication.update', entry.id, { ssh_credentials: 9 });
+      expect(triplesOf(err)).toEqual([
+        ['replication_update.ssh_credentials', '[ENOENT] Credential does not exist', EINVAL],
+      ]);
+    });
+
+    it('list_datasets of an SSH transport looks its credentials up, then says a remote shell is not emulated (MW/plugins/zettarepl.py:819-845)', async () => {
+      const t = await setup(release);
+      await t.call(t.admin, 'keychaincredential.create', {
+        name: 'k',
+        type: 'SSH_KEY_PAIR',
+        attributes: { public_key: OTHER_PUBLIC },
+      });
+      const wrongType = await t.callError(t.admin, 'replication.list_datasets', 'SSH', 1);
+      expect([wrongType.data?.error, wrongType.data?.reason]).toEqual([
+        EINVAL,
+        '[EINVAL] Credential is not of type SSH_CREDENTIALS',
+      ]);
+      await t.call(t.admin, 'keychaincredential.create', {
+        name: 'nas2',
+        type: 'SSH_CREDENTIALS',
+        attributes: { host: 'nas2.example', private_key: 1, remote_host_key: OTHER_PUBLIC },
+      });
+      const remote = await t.callError(t.admin, 'replication.list_datasets', 'SSH', 2);
+      expect(remote.data?.reason).toBe(
+        '[EOPNOTSUPP] SSH transport is not emulated: stor serve makes no SSH or remote API connection',
+      );
     });
 
     it('exclude: the bound task’s excludes, non-recursive, not below a source; a source the task excludes (replication.py:438-457)', async () => {
