@@ -1,3 +1,4 @@
+import { SECRET_PLACEHOLDER } from '../../contract/accounts-common.js';
 import {
   replicationConfigContract,
   replicationContract,
@@ -44,6 +45,23 @@ import { tryParseSnapshotName } from '../../contract/snapshot-naming-schema.js';
 function entryOf(appliance: Appliance, id: number) {
   const record = storedReplication(appliance, id);
   return replicationEntry(record, ...entryContext(appliance));
+}
+
+/**
+ * An answer as dump_result gives it (MW/main.py:834-845): a caller who is not FULL_ADMIN and lacks
+ * REPLICATION_TASK_WRITE (role_prefix, MW/plugins/replication.py:123) reads the joined credentials'
+ * `attributes` (Secret in KeychainCredentialEntry) as `********`.
+ */
+function answered<T>(ctx: CallContext, answer: T): T {
+  if (ctx.session.isFullAdmin || ctx.session.hasRole('REPLICATION_TASK_WRITE')) return answer;
+  const redact = (item: unknown): unknown => {
+    if (item === null || typeof item !== 'object' || !('ssh_credentials' in item)) return item;
+    const credentials = item.ssh_credentials as Record<string, unknown> | null;
+    return credentials === null
+      ? item
+      : { ...item, ssh_credentials: { ...credentials, attributes: SECRET_PLACEHOLDER } };
+  };
+  return (Array.isArray(answer) ? answer.map(redact) : redact(answer)) as T;
 }
 
 const hasRoleOf =
@@ -248,11 +266,11 @@ function listNamingSchemas(appliance: Appliance): string[] {
 const c = replicationContract;
 
 export const replicationMethods = [
-  implement(c['replication.query'], ({ appliance }, filters, options) =>
-    query(replicationEntries(appliance), filters, options),
+  implement(c['replication.query'], (ctx, filters, options) =>
+    answered(ctx, query(replicationEntries(ctx.appliance), filters, options)),
   ),
-  implement(c['replication.get_instance'], ({ appliance }, id, options) =>
-    getInstance(replicationEntries(appliance), id, options, REPLICATION_VERBOSE),
+  implement(c['replication.get_instance'], (ctx, id, options) =>
+    answered(ctx, getInstance(replicationEntries(ctx.appliance), id, options, REPLICATION_VERBOSE)),
   ),
   implement(c['replication.create'], (ctx, data) => createReplication(ctx, data)),
   implement(c['replication.update'], (ctx, id, data) => updateReplicationTask(ctx, id, data)),

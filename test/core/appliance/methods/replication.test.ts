@@ -322,6 +322,29 @@ for (const release of ['25.10.1', '26.0'] as const) {
       ]);
     });
 
+    it('a caller with REPLICATION_TASK_READ alone reads the credentials’ attributes as ******** (Secret in KeychainCredentialEntry, MW/main.py:834-845, role_prefix REPLICATION_TASK); WRITE reads them', async () => {
+      const t = await setup(release);
+      const attributes = { host: 'nas2.example', private_key: 1, remote_host_key: OTHER_PUBLIC };
+      await t.call(t.admin, 'keychaincredential.create', { name: 'nas2', type: 'SSH_CREDENTIALS', attributes });
+      await create(t, {
+        ...PUSH,
+        transport: 'SSH',
+        ssh_credentials: 1,
+        target_dataset: 'backup/src',
+        periodic_snapshot_tasks: [],
+        also_include_naming_schema: ['auto-%Y-%m-%d_%H-%M'],
+      });
+      const reader = await createUserWithKey(t, 'reader', { privilegeRoles: ['REPLICATION_TASK_READ'] });
+      const writer = await createUserWithKey(t, 'writer', { privilegeRoles: ['REPLICATION_TASK_WRITE'] });
+      const { session: r } = await t.login(reader.key);
+      const { session: w } = await t.login(writer.key);
+      const hidden = { id: 1, name: 'nas2', type: 'SSH_CREDENTIALS', attributes: '********' };
+      expect((await t.call<Entry[]>(r, 'replication.query'))[0]!.ssh_credentials).toEqual(hidden);
+      expect((await t.call<Entry>(r, 'replication.get_instance', 1)).ssh_credentials).toEqual(hidden);
+      const shown = (await t.call<Entry[]>(w, 'replication.query'))[0]!.ssh_credentials as Entry;
+      expect(shown.attributes).toEqual({ ...attributes, port: 22, username: 'root', connect_timeout: 10 });
+    });
+
     it('list_datasets of an SSH transport looks its credentials up, then says a remote shell is not emulated (MW/plugins/zettarepl.py:819-845)', async () => {
       const t = await setup(release);
       await t.call(t.admin, 'keychaincredential.create', {
