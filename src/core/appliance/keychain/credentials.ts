@@ -155,8 +155,8 @@ export function usedBy(db: Database, id: number): { title: string; unbind_method
 /**
  * do_delete (MW/plugins/keychain.py:381-414): get_instance, then each user refused without
  * `cascade` or unbound (a credential deleted through keychaincredential.delete with cascade, which
- * walks its own users first; a replication task disabled and its credentials cleared), then the row. Answers the ids deleted through those inner calls, in
- * order, each of which sends its own REMOVED.
+ * walks its own users first; a replication task disabled, its credentials cleared), then the row.
+ * Answers the ids deleted through those inner calls, in order, each of which sends its own REMOVED.
  */
 export function deleteCredential(db: Database, id: number, cascade: boolean): number[] {
   const inner: number[] = [];

@@ -15,8 +15,8 @@ import { isChild } from '../snapshot-tasks/dataset-tree.js';
 
 // ReplicationService (MW/plugins/replication.py:114-577 at TS-25.10.1; its checks split into
 // _validate_direction/_transport/_source_datasets/_common in stable/26 :350-675, the same checks in
-// the same order): its entries and its checks. `sshCredentialError` is the one place that looks up
-// a task's SSH credentials in the keychain.
+// the same order): its entries and its checks. `sshCredentialLookupError` is the one place that
+// looks up a task's SSH credentials in the keychain.
 
 /** `verbose_name` of ReplicationService (MW/service/base.py:36): `Replication 7 does not exist`. */
 export const REPLICATION_VERBOSE = 'Replication';
@@ -43,7 +43,7 @@ export function sshCredentialLookupError(appliance: Appliance, id: number): Cred
  * :488-497): `str(CallError)`, `[ENOENT] Credential does not exist`,
  * `[EINVAL] Credential is not of type SSH_CREDENTIALS`.
  */
-export function sshCredentialError(appliance: Appliance, id: number): string | null {
+function sshCredentialError(appliance: Appliance, id: number): string | null {
   const error = sshCredentialLookupError(appliance, id);
   return error === null ? null : `[${errnameOf(error.errno)}] ${error.message}`;
 }
@@ -60,10 +60,11 @@ function boundTask(t: SnapshotTaskRecord) {
 
 /**
  * ReplicationEntry as `extend` answers it (MW/plugins/replication.py:138-176): `ssh_credentials`
- * the keychain credential's row the foreign key joins (KeychainCredentialEntry, MW/api/v25_10_1/replication.py:58)
- * or null; PUSH keeps its schemas as also_include_naming_schema, PULL as naming_schema; `state` PENDING until zettarepl
- * reported on the task, `job` popped from it; has_encrypted_dataset_keys false unless the query asked
- * for `check_dataset_encryption_keys` (not emulated).
+ * the keychain credential's row the foreign key joins (KeychainCredentialEntry,
+ * MW/api/v25_10_1/replication.py:58) or null; PUSH keeps its schemas as also_include_naming_schema,
+ * PULL as naming_schema; `state` PENDING until zettarepl reported on the task, `job` popped from
+ * it; has_encrypted_dataset_keys false unless the query asked for `check_dataset_encryption_keys`
+ * (not emulated).
  */
 export function replicationEntry(
   r: ReplicationRecord,
@@ -92,7 +93,7 @@ export function replicationEntry(
   return Object.fromEntries(ENTRY_KEYS().map((k) => [k, values[k]])) as ReplicationEntry;
 }
 
-/** The task's credentials' entry, or null: none set, or (a state written before the keychain cleared it) gone. */
+/** The task's credentials' entry, or null when it has none (or the id no longer names one). */
 function credentialOf(r: ReplicationRecord, credentials: ReadonlyMap<number, KeychainCredentialRecord>) {
   const id = r.data.ssh_credentials;
   const found = id === null ? undefined : credentials.get(id);

@@ -41,7 +41,7 @@ function replicationInZettarepl(appliance: Appliance, r: ReplicationRecord, task
  * target's snapshots read here; an SSH one the emulator cannot list, which zettarepl takes as
  * "remote has no snapshots" (replication/task/snapshot_owner.py:96-104).
  */
-export function replicationNeeds(
+function replicationNeeds(
   appliance: Appliance,
   tasks: readonly SnapshotTaskRecord[],
   ranTasks: readonly number[],
