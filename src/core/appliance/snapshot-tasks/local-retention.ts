@@ -15,8 +15,9 @@ import { inZettarepl, retentionTask } from './tasks.js';
 // _spawn_replication_tasks, :207-222, 310-322, and runs _run_local_retention, :355-436 at
 // release/25.10.1): the enabled tasks' snapshots past their lifetime go, as retention.ts decides,
 // less what a PUSH replication has still to send (`replicationNeeds`).
-// Not modelled yet: removal dates (the emulator writes none), PULL replications' owners (:399-411),
-// and a replication's name_regex, restrict_schedule and only_matching_schedule (retention.ts).
+// Not modelled yet: removal dates (the emulator writes none) and PULL replications' owners (:399-411).
+// A name_regex replication's owner (schema None) keeps only names no schema parses, which no task owns
+// (zettarepl compares parsed names with their schema, snapshot_owner.py:85-90), so it changes nothing here.
 
 const nameOf = (s: SnapshotRecord) => s.id.slice(s.id.indexOf('@') + 1);
 
@@ -74,6 +75,10 @@ function replicationNeeds(
         // stores also_include_naming_schema as its naming_schema (MW/plugins/replication.py:178-182).
         namingSchemas: [
           ...new Set([...r.periodicSnapshotTasks.map((id) => schemaOf.get(id) as string), ...r.data.naming_schema]),
+        ],
+        snapshotSchedules: [
+          ...(r.data.restrict_schedule ? [r.data.restrict_schedule] : []),
+          ...(r.data.only_matching_schedule && r.data.schedule ? [r.data.schedule] : []),
         ],
         targetSnapshots:
           r.data.transport === 'LOCAL'

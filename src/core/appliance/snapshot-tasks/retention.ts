@@ -62,6 +62,12 @@ export interface ReplicationSpec extends ReplicationScope {
  */
 export interface ReplicationNeed extends ReplicationSpec {
   readonly targetSnapshots: readonly SnapshotRef[];
+  /**
+   * Its `restrict_schedule`, and its `schedule` when `only_matching_schedule`: it owns only the
+   * snapshots whose time they all run at (replication_task_should_replicate_parsed_snapshot,
+   * zettarepl/replication/task/should_replicate.py:32-43).
+   */
+  readonly snapshotSchedules?: readonly Schedule[];
 }
 
 interface Parsed {
@@ -277,10 +283,17 @@ function pendingReplicationOwner(
   // anywhere stops the run (snapshot_owner.py:66-73).
   const source = parseAll(sourceSnapshots, schemas, parse);
   const target = parseAll(byDataset(need.targetSnapshots), schemas, parse);
+  const schedules = (need.snapshotSchedules ?? []).map(compileSchedule);
   return {
     schemas,
     ownsDataset: (dataset) => replicatesSource(need, dataset),
-    ownsSnapshot: () => true,
+    ownsSnapshot: (_, p) =>
+      schedules.every((schedule) => {
+        // CronSchedule.should_run of a name no schema parsed (its datetime None) raises in
+        // zettarepl, which ends the retention run (zettarepl/zettarepl.py:324-335).
+        if (p.datetime === undefined) throw new Error('a schedule cannot match a snapshot without a time');
+        return isDueAtWallClock(schedule, p.datetime);
+      }),
     wantsToDelete: false,
     shouldRetain: (dataset, p) => {
       if (!replicatesSource(need, dataset)) return false;

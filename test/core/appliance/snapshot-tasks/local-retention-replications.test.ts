@@ -106,6 +106,29 @@ for (const release of ['25.10.1', '26.0'] as const) {
       ]);
     });
 
+    it('a replication owns only the snapshots its restrict_schedule, or its schedule with only_matching_schedule, runs at: others it does not keep (replication_task_should_replicate_parsed_snapshot, should_replicate.py:32-43)', async () => {
+      const t = await setup(release, {
+        hold_pending_snapshots: true,
+        restrict_schedule: { ...EVERY_MINUTE, minute: '30' },
+      });
+      await runAt(t, AT);
+      expect(await runAt(t, AT + 2 * HOUR)).toEqual(['tank/src@auto-2024-01-05_05-07']);
+      const matching = await setup(release, {
+        hold_pending_snapshots: true,
+        auto: true,
+        schedule: { ...EVERY_MINUTE, minute: '30' },
+        only_matching_schedule: true,
+      });
+      await runAt(matching, AT);
+      expect(await runAt(matching, AT + 2 * HOUR)).toEqual(['tank/src@auto-2024-01-05_05-07']);
+      const within = await setup(release, { hold_pending_snapshots: true, restrict_schedule: EVERY_MINUTE });
+      await runAt(within, AT);
+      expect(await runAt(within, AT + 2 * HOUR)).toEqual([
+        'tank/src@auto-2024-01-05_03-07',
+        'tank/src@auto-2024-01-05_05-07',
+      ]);
+    });
+
     it('a disabled replication is not in the definition and keeps nothing (MW/plugins/zettarepl.py:632)', async () => {
       const t = await setup(release, { hold_pending_snapshots: true, enabled: false });
       await runAt(t, AT);
