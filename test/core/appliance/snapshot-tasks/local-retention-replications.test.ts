@@ -12,6 +12,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { runLocalReplication } from '../../../../src/core/appliance/replication/run.js';
+import { SnapshotTaskScheduler } from '../../../../src/core/appliance/snapshot-tasks/scheduler.js';
 import { EMULATIONS } from '../../../../src/core/appliance/settings.js';
 import { openTestAppliance, type TestAppliance } from '../../../helpers/appliance.js';
 import { replicationSpec } from '../../../helpers/replication-spec.js';
@@ -127,6 +128,28 @@ for (const release of ['25.10.1', '26.0'] as const) {
         'tank/src@auto-2024-01-05_03-07',
         'tank/src@auto-2024-01-05_05-07',
       ]);
+    });
+
+    it('a scheduler tick spawns the automatic replication bound to a task that was due: its unsent snapshots stay; one bound to a task not due at that tick keeps nothing (zettarepl.py:105-119, 194-205)', async () => {
+      const t = await setup(release, { auto: true });
+      // Task 2 on another dataset, due every minute, the only one due at the last tick: task 1 runs at :07 only.
+      await t.call(t.admin, 'pool.snapshottask.update', 1, { schedule: { ...EVERY_MINUTE, minute: '7' } });
+      await t.call(t.admin, 'pool.dataset.create', { name: 'tank/other' });
+      await t.call(t.admin, 'pool.snapshottask.create', {
+        dataset: 'tank/other',
+        lifetime_value: 1,
+        lifetime_unit: 'HOUR',
+        schedule: EVERY_MINUTE,
+      });
+      const scheduler = new SnapshotTaskScheduler(t.appliance);
+      await scheduler.tick(AT);
+      await scheduler.tick(AT + 2 * HOUR);
+      expect(await snapshotsOf(t, 'tank/src')).toEqual([
+        'tank/src@auto-2024-01-05_03-07',
+        'tank/src@auto-2024-01-05_05-07',
+      ]);
+      await scheduler.tick(AT + 2 * HOUR + 60_000);
+      expect(await snapshotsOf(t, 'tank/src')).toEqual(['tank/src@auto-2024-01-05_05-07']);
     });
 
     it('a disabled replication is not in the definition and keeps nothing (MW/plugins/zettarepl.py:632)', async () => {
