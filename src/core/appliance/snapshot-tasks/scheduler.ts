@@ -1,5 +1,6 @@
 import { listSnapshotTasks, type SnapshotTaskRecord } from '../../store/snapshot-tasks.js';
 import type { Appliance } from '../appliance.js';
+import { anyScheduledReplication, runDueReplications } from '../replication-tasks/scheduled.js';
 import { APPLIANCE_TIMEZONE } from '../system/info.js';
 import { runLocalRetention } from './local-retention.js';
 import { runSnapshotTask, taskSnapshotName } from './run.js';
@@ -64,9 +65,11 @@ export class SnapshotTaskScheduler {
           Number(!a.task.recursive) - Number(!b.task.recursive) ||
           Number(a.task.exclude.length > 0) - Number(b.task.exclude.length > 0),
       );
-    if (due.length === 0) return;
+    if (due.length === 0 && !anyScheduledReplication(this.appliance)) return;
     const taken = new Set<string>();
     for (const { task } of due) await runSnapshotTask(this.appliance, task, now, taken);
-    await runLocalRetention(this.appliance, now);
+    // Then the replications due (zettarepl.py:113-119), before retention, which spares what they send.
+    await runDueReplications(this.appliance, now, new Set(due.map((d) => d.task.id)));
+    if (due.length > 0) await runLocalRetention(this.appliance, now);
   }
 }
