@@ -210,8 +210,8 @@ async function execute(appliance: Appliance, key: RunKey, spec: LocalReplication
  */
 export function startRun(appliance: Appliance, key: RunKey, spec: LocalReplicationSpec): Promise<void> {
   const runs = runsOf(appliance);
-  const report = typeof key === 'number' ? storedReporter(appliance, key) : silent;
-  const go = () => execute(appliance, key, spec, report);
+  // The reporter reads the stored state when the run starts (a queued run, after the one before it).
+  const go = () => execute(appliance, key, spec, typeof key === 'number' ? storedReporter(appliance, key) : silent);
   if (runs.running.has(key)) {
     const prior = runs.pending.get(key);
     if (!prior) runs.pending.set(key, go);

@@ -218,5 +218,43 @@ for (const release of ['25.10.1', '26.0'] as const) {
       const args = release === '26.0' ? [1, { really_run: false }] : [1, false];
       expect(entry.job).toMatchObject({ method: 'replication.run', arguments: args, state: 'SUCCESS' });
     });
+
+    it('a run without really_run follows the task’s next run and ends with it (MW/plugins/zettarepl.py:396-403, 428-464)', async () => {
+      const t = await setup(release);
+      await t.call(t.admin, 'replication.create', PUSH);
+      await snap(t, 9);
+      const heard = await listen(t, 'core.get_jobs');
+      const follower =
+        release === '26.0'
+          ? t.call(t.admin, 'replication.run', 1, { really_run: false })
+          : t.call(t.admin, 'replication.run', 1, false);
+      // Nothing runs the task yet: the follower has no progress.
+      await t.call(t.admin, 'core.get_jobs');
+      expect(progressTexts(heard)).toEqual([]);
+      await run(t, release);
+      expect(await follower).toBeNull();
+      const jobs = await t.call<Entry[]>(t.admin, 'core.get_jobs', [['method', '=', 'replication.run']]);
+      expect(jobs.map((j) => [j.state, (j.progress as Entry).description])).toEqual([
+        ['SUCCESS', `Sending 1 of 1: tank/src@${snapName(9)}`],
+        ['SUCCESS', `Sending 1 of 1: tank/src@${snapName(9)}`],
+      ]);
+    });
+
+    it('FINISHED and last_snapshot outlive a restart, the job does not (zettarepl_/state.py:99-113, 129-142)', async () => {
+      const t = await setup(release);
+      await t.call(t.admin, 'replication.create', PUSH);
+      await snap(t, 9);
+      t.appliance.now = () => la(9, 5);
+      await run(t, release);
+      const again = await t.reopen();
+      const entry = await again.call<Entry>(again.admin, 'replication.get_instance', 1);
+      expect(entry.state).toEqual({
+        state: 'FINISHED',
+        datetime: { $date: la(9, 5) },
+        warnings: [],
+        last_snapshot: `tank/src@${snapName(9)}`,
+      });
+      expect(entry.job).toBeNull();
+    });
   });
 }
