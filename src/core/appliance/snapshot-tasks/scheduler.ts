@@ -10,7 +10,8 @@ import { inZettarepl } from './tasks.js';
 // zettarepl's scheduler for the periodic snapshot tasks (release/25.10.1): once a UTC minute
 // (Clock, zettarepl/scheduler/clock.py:36-57) every enabled task whose schedule is due at that
 // minute's wall clock in the appliance's zone runs (Scheduler.schedule, scheduler/scheduler.py:26-43),
-// and then local retention (zettarepl/zettarepl.py:105-119, 207-222). The clock hands out the
+// then the replications due at that tick (replication-tasks/scheduled.ts), and then local retention
+// (zettarepl/zettarepl.py:105-119, 207-222). The clock hands out the
 // minute it sees, never the ones it slept through: minutes the server was down are not caught up
 // and a minute already seen is not run again (clock.py:44-55); a clock stepped back runs nothing at
 // that tick and is followed from there, so minutes it reaches again run again (clock.py:40-42, 56-57).
