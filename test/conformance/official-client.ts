@@ -192,6 +192,7 @@ export const REPLICATION_METHODS = [
   'replication.list_datasets',
   'replication.count_eligible_manual_snapshots',
   'replication.target_unmatched_snapshots',
+  'replication.create_dataset',
   'replication.config.config',
   'replication.config.update',
 ] as const;

@@ -627,9 +627,9 @@ const SKIPPED: Record<string, string> = {
     ]),
   ),
   ...Object.fromEntries(
-    ['replication.run', 'replication.run_onetime', 'replication.create_dataset'].map((m) => [
+    ['replication.run', 'replication.run_onetime'].map((m) => [
       m,
-      'not emulated yet: every call fails as not emulated (test/core/appliance/methods/replication.test.ts)',
+      'jobs that copy snapshots taken first: LOCAL push runs through the handler in test/core/appliance/methods/replication-run.test.ts',
     ]),
   ),
 };

@@ -105,6 +105,13 @@ function cases(release: '25.10.1' | '26.0'): ClientCase[] {
       stderr: printed(['EINVAL', 'direction', "Input should be 'PUSH' or 'PULL'"]),
     },
     {
+      // `zfs create -p` (MW/plugins/zettarepl.py:513-516, zettarepl/dataset/create.py:11-12): None.
+      method: 'replication.create_dataset',
+      valid: [`${TARGET}/made/here`, 'LOCAL'],
+      bad: [`${TARGET}/made`, 'FTP'],
+      stderr: printed(['EINVAL', 'transport', "Input should be 'SSH', 'SSH+NETCAT' or 'LOCAL'"]),
+    },
+    {
       method: 'replication.config.config',
       valid: [],
       bad: [1],
@@ -131,7 +138,7 @@ function cases(release: '25.10.1' | '26.0'): ClientCase[] {
 
 for (const release of ['25.10.1', '26.0'] as const) {
   describe(`replication.* through the official client (stor serve --emulate truenas-${release})`, () => {
-    it('the table calls every replication method but the runs and create_dataset once', () => {
+    it('the table calls every replication method but the runs (jobs) once', () => {
       expect(
         cases(release)
           .map((c) => c.method)
@@ -168,6 +175,7 @@ for (const release of ['25.10.1', '26.0'] as const) {
       expect(answers['replication.list_datasets']).toEqual(expect.arrayContaining([SOURCE, TARGET]));
       expect(answers['replication.count_eligible_manual_snapshots']).toEqual({ total: 0, eligible: 0 });
       expect(answers['replication.target_unmatched_snapshots']).toEqual({});
+      expect(answers['replication.create_dataset']).toBeNull();
       expect(answers['replication.config.update']).toEqual({ id: 1, max_parallel_replication_tasks: 2 });
     });
   });

@@ -65,6 +65,11 @@ export function updateReplicationData(db: Database, id: number, data: Replicatio
   sql(db, 'UPDATE replications SET data = ? WHERE id = ?').run(toJsonColumn(data), id);
 }
 
+/** Stores zettarepl's last report on the task (`repl_state`, MW/plugins/zettarepl_/state.py:138-148). */
+export function setReplicationState(db: Database, id: number, state: Record<string, unknown>): void {
+  sql(db, 'UPDATE replications SET state = ? WHERE id = ?').run(toJsonColumn(state), id);
+}
+
 export function deleteReplications(db: Database, ids: readonly number[]): void {
   const del = sql(db, 'DELETE FROM replications WHERE id = ?');
   for (const id of ids) del.run(id);

@@ -252,6 +252,11 @@ export class Jobs {
     return [...this.jobs.values()].filter((j) => mayRead(session, j.owner)).map((j) => structuredClone(j.entry));
   }
 
+  /** Every kept job of `method`, by id, as the middleware's own `core.get_jobs` call lists them (no caller to filter by). */
+  ofMethod(method: string): JobEntry[] {
+    return [...this.jobs.values()].filter((j) => j.entry.method === method).map((j) => structuredClone(j.entry));
+  }
+
   /** The job `session` may reach (`__job_by_credential_and_id`, MW/service/core_service.py:99-117). */
   private reach(session: Session, id: number): Job {
     const job = this.jobs.get(id);

@@ -18,7 +18,6 @@ import {
 import { listSnapshots } from '../../store/snapshots.js';
 import { listSnapshotTasks } from '../../store/snapshot-tasks.js';
 import type { Appliance } from '../appliance.js';
-import type { JobHandle } from '../jobs/jobs.js';
 import { implement, type CallContext } from '../method.js';
 import { getInstance, query } from '../query/index.js';
 import {
@@ -33,18 +32,20 @@ import {
   storedReplicationData,
   type HasRole,
 } from '../replication-tasks/tasks.js';
+import { createDatasetP } from '../replication-tasks/create-dataset.js';
+import { followRun, replicationSpec, startRun } from '../replication-tasks/runs.js';
 import { isRelease26 } from '../services/records.js';
 import { targetDatasetOf } from '../snapshot-tasks/dataset-tree.js';
 import { tryParseSnapshotName } from '../../contract/snapshot-naming-schema.js';
 
 // The handlers of contract/replication.ts (and 26.0's entries, contract/v26_0_0/replication.ts), as
 // ReplicationService and ReplicationConfigService answer them (MW/plugins/replication.py:114-628,
-// MW/plugins/replication_/config.py). Tasks are stored and checked; running one is the copy engine's
-// (`runReplication` below is where it answers).
+// MW/plugins/replication_/config.py). Tasks are stored and checked; a LOCAL push runs through the
+// copy engine (replication-tasks/runs.ts).
 
 function entryOf(appliance: Appliance, id: number) {
   const record = storedReplication(appliance, id);
-  return replicationEntry(record, ...entryContext(appliance));
+  return replicationEntry(record, ...entryContext(appliance), appliance);
 }
 
 /**
@@ -103,46 +104,48 @@ function deleteReplication(appliance: Appliance, id: number): boolean {
 }
 
 /**
- * What `zettarepl.run_replication_task` and `run_onetime_replication_task` hand to zettarepl
- * (MW/plugins/zettarepl.py:396-420): the copy engine's entry point. No replication is copied by the
- * emulator yet, so a run fails as a CallError saying so.
- */
-function runReplication(_appliance: Appliance, _job: JobHandle | undefined, task: { transport: string }): never {
-  throw rpcErrors.call(ERRNO.EFAULT, `${task.transport} replication runs are not emulated yet`);
-}
-
-/**
  * run (MW/plugins/replication.py:296-318; stable/26 :304-324): with really_run, the task looked up
  * (an unknown id is InstanceNotFound), 25.10.1 refusing a disabled task (26.0 no longer does),
- * either refusing one running or on hold; then zettarepl runs it.
+ * either refusing one running or on hold, then zettarepl asked to run it
+ * (`run_replication_task`, MW/plugins/zettarepl.py:396-403); either way the job follows the
+ * task's next run and ends with it (:428-464): without really_run, the one the scheduler starts.
  */
-function runTask(ctx: CallContext, id: number, reallyRun: boolean, release26: boolean): null {
+function runTask(ctx: CallContext, id: number, reallyRun: boolean, release26: boolean): Promise<null> {
   const { appliance } = ctx;
+  if (!reallyRun) return followRun(appliance, id, ctx.job);
   const task = entryOf(appliance, id);
-  if (reallyRun) {
-    if (!release26 && !task.enabled) throw rpcErrors.call(ERRNO.EFAULT, 'Task is not enabled');
-    if (task.state.state === 'RUNNING') throw rpcErrors.call(ERRNO.EFAULT, 'Task is already running');
-    if (task.state.state === 'HOLD') throw rpcErrors.call(ERRNO.EFAULT, 'Task is on hold');
-  }
-  return runReplication(appliance, ctx.job, task);
+  if (!release26 && !task.enabled) throw rpcErrors.call(ERRNO.EFAULT, 'Task is not enabled');
+  if (task.state.state === 'RUNNING') throw rpcErrors.call(ERRNO.EFAULT, 'Task is already running');
+  if (task.state.state === 'HOLD') throw rpcErrors.call(ERRNO.EFAULT, 'Task is on hold');
+  const spec = replicationSpec(appliance, replicationInput(task));
+  const followed = followRun(appliance, id, ctx.job);
+  void startRun(appliance, id, spec);
+  return followed;
 }
 
 /**
  * run_onetime (MW/plugins/replication.py:320-342): the data made a task named for the job, never
- * automatic, enabled, checked as `fake_app()` calls (no role, so no PULL check: MW/auth.py:316-317).
+ * automatic, enabled, checked as `fake_app()` calls (no role, so no PULL check: MW/auth.py:316-317);
+ * zettarepl runs it as `job_N` and the job follows it (`run_onetime_replication_task`,
+ * MW/plugins/zettarepl.py:405-426).
  */
-function runOnetime(ctx: CallContext, data: ReplicationRunOnetime): null {
+function runOnetime(ctx: CallContext, data: ReplicationRunOnetime): Promise<null> {
   const { exclude_mountpoint_property: _x, only_from_scratch: _o, mount: _m, ...rest } = data;
+  const jobId = ctx.job?.id ?? 0;
   const task: ReplicationCreate = {
     ...rest,
-    name: `Temporary replication task for job ${ctx.job?.id ?? 0}`,
+    name: `Temporary replication task for job ${jobId}`,
     schedule: null,
     only_matching_schedule: false,
     auto: false,
     enabled: true,
   };
   checkReplication(ctx.appliance, task, 'replication_run_onetime', { hasRole: () => false, release26: false });
-  return runReplication(ctx.appliance, ctx.job, task);
+  const spec = replicationSpec(ctx.appliance, task);
+  const key = `job_${jobId}` as const;
+  const followed = followRun(ctx.appliance, key, ctx.job);
+  void startRun(ctx.appliance, key, spec);
+  return followed;
 }
 
 /**
@@ -278,10 +281,9 @@ export const replicationMethods = [
   implement(c['replication.run'], (ctx, id, reallyRun) => runTask(ctx, id, reallyRun, false)),
   implement(c['replication.run_onetime'], (ctx, data) => runOnetime(ctx, data)),
   implement(c['replication.list_datasets'], ({ appliance }, transport, ssh) => listDatasets(appliance, transport, ssh)),
-  implement(c['replication.create_dataset'], ({ appliance }, _dataset, transport, ssh) => {
+  implement(c['replication.create_dataset'], ({ appliance }, dataset, transport, ssh) => {
     localShell(appliance, transport, ssh);
-    // `zfs create -p` (zettarepl/dataset/create.py:11-12) is not emulated on this path yet.
-    throw rpcErrors.call(ERRNO.EFAULT, `${transport} replication.create_dataset is not emulated yet`);
+    return createDatasetP(appliance, dataset);
   }),
   implement(c['replication.list_naming_schemas'], ({ appliance }) => listNamingSchemas(appliance)),
   implement(c['replication.count_eligible_manual_snapshots'], ({ appliance }, data) => countEligible(appliance, data)),

@@ -12,6 +12,7 @@ import { listSnapshotTasks, type SnapshotTaskRecord } from '../../store/snapshot
 import type { Appliance } from '../appliance.js';
 import { credentialOfType, entryOf as credentialEntry, type CredentialLookupError } from '../keychain/credentials.js';
 import { isChild } from '../snapshot-tasks/dataset-tree.js';
+import { liveState, taskJob } from './runs.js';
 
 // ReplicationService (MW/plugins/replication.py:114-577 at TS-25.10.1; its checks split into
 // _validate_direction/_transport/_source_datasets/_common in stable/26 :350-675, the same checks in
@@ -62,19 +63,22 @@ function boundTask(t: SnapshotTaskRecord) {
  * ReplicationEntry as `extend` answers it (MW/plugins/replication.py:138-176): `ssh_credentials`
  * the keychain credential's row the foreign key joins (KeychainCredentialEntry,
  * MW/api/v25_10_1/replication.py:58) or null; PUSH keeps its schemas as also_include_naming_schema,
- * PULL as naming_schema; `state` PENDING until zettarepl reported on the task, `job` popped from
- * it; has_encrypted_dataset_keys false unless the query asked for `check_dataset_encryption_keys`
- * (not emulated).
+ * PULL as naming_schema; `state` PENDING until zettarepl reported on the task (a running task's
+ * state is the live one, runs.ts), `job` its newest `replication.run` job once it has a state
+ * (zettarepl_/state.py:68-70); has_encrypted_dataset_keys false unless the query asked for
+ * `check_dataset_encryption_keys` (not emulated).
  */
 export function replicationEntry(
   r: ReplicationRecord,
   tasks: ReadonlyMap<number, SnapshotTaskRecord>,
   credentials: ReadonlyMap<number, KeychainCredentialRecord>,
+  appliance: Appliance,
 ): ReplicationEntry {
   const push = r.data.direction === 'PUSH';
-  const state = { ...(r.state ?? { state: 'PENDING' }) };
-  const job = (state.job as Record<string, unknown> | undefined) ?? null;
+  const known = liveState(appliance, r.id) ?? r.state;
+  const state = { ...(known ?? { state: 'PENDING' }) };
   delete state.job;
+  const job = known ? taskJob(appliance, r.id) : null;
   const values: Record<string, unknown> = {
     ...r.data,
     ssh_credentials: credentialOf(r, credentials),
@@ -112,7 +116,7 @@ export function entryContext(appliance: Appliance) {
 export function replicationEntries(appliance: Appliance): ReplicationEntry[] {
   const replications = appliance.store.read(() => listReplications(appliance.store.db));
   const [tasks, credentials] = entryContext(appliance);
-  return replications.map((r) => replicationEntry(r, tasks, credentials));
+  return replications.map((r) => replicationEntry(r, tasks, credentials, appliance));
 }
 
 /** The stored task, or InstanceNotFound as get_instance raises it. */

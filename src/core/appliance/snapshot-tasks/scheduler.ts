@@ -1,5 +1,6 @@
 import { listSnapshotTasks, type SnapshotTaskRecord } from '../../store/snapshot-tasks.js';
 import type { Appliance } from '../appliance.js';
+import { anyScheduledReplication, runDueReplications } from '../replication-tasks/scheduled.js';
 import { APPLIANCE_TIMEZONE } from '../system/info.js';
 import { runLocalRetention } from './local-retention.js';
 import { runSnapshotTask, taskSnapshotName } from './run.js';
@@ -9,7 +10,8 @@ import { inZettarepl } from './tasks.js';
 // zettarepl's scheduler for the periodic snapshot tasks (release/25.10.1): once a UTC minute
 // (Clock, zettarepl/scheduler/clock.py:36-57) every enabled task whose schedule is due at that
 // minute's wall clock in the appliance's zone runs (Scheduler.schedule, scheduler/scheduler.py:26-43),
-// and then local retention (zettarepl/zettarepl.py:105-119, 207-222). The clock hands out the
+// then the replications due at that tick (replication-tasks/scheduled.ts), and then local retention
+// (zettarepl/zettarepl.py:105-119, 207-222). The clock hands out the
 // minute it sees, never the ones it slept through: minutes the server was down are not caught up
 // and a minute already seen is not run again (clock.py:44-55); a clock stepped back runs nothing at
 // that tick and is followed from there, so minutes it reaches again run again (clock.py:40-42, 56-57).
@@ -64,13 +66,16 @@ export class SnapshotTaskScheduler {
           Number(!a.task.recursive) - Number(!b.task.recursive) ||
           Number(a.task.exclude.length > 0) - Number(b.task.exclude.length > 0),
       );
-    if (due.length === 0) return;
+    if (due.length === 0 && !anyScheduledReplication(this.appliance)) return;
     const taken = new Set<string>();
     for (const { task } of due) await runSnapshotTask(this.appliance, task, now, taken);
-    await runLocalRetention(
-      this.appliance,
-      now,
-      due.map(({ task }) => task.id),
-    );
+    // Then the replications due (zettarepl.py:113-119), before retention, which spares what they send.
+    await runDueReplications(this.appliance, now, new Set(due.map((d) => d.task.id)));
+    if (due.length > 0)
+      await runLocalRetention(
+        this.appliance,
+        now,
+        due.map(({ task }) => task.id),
+      );
   }
 }

@@ -525,7 +525,7 @@ for (const release of ['25.10.1', '26.0'] as const) {
       );
     });
 
-    it(`run: an unknown id is InstanceNotFound; ${release === '26.0' ? '26.0 runs a disabled task (stable/26 replication.py:310-324)' : 'a disabled task is refused (replication.py:309-310)'}; a run says it is not emulated`, async () => {
+    it(`run: an unknown id is InstanceNotFound; ${release === '26.0' ? '26.0 runs a disabled task (stable/26 replication.py:310-324)' : 'a disabled task is refused (replication.py:309-310)'}; a run fails with zettarepl's text`, async () => {
       const t = await setup(release);
       await snapshotTask(t);
       await create(t, { ...PUSH, enabled: false });
@@ -534,7 +534,9 @@ for (const release of ['25.10.1', '26.0'] as const) {
       );
       const disabled = await t.callError(t.admin, 'replication.run', 1);
       expect(disabled.data?.reason).toBe(
-        release === '26.0' ? '[EFAULT] LOCAL replication runs are not emulated yet' : '[EFAULT] Task is not enabled',
+        release === '26.0'
+          ? "[EFAULT] Dataset 'tank/src' does not have any matching snapshots to replicate."
+          : '[EFAULT] Task is not enabled',
       );
     });
 
@@ -554,7 +556,8 @@ for (const release of ['25.10.1', '26.0'] as const) {
         periodic_snapshot_tasks: [],
         name_regex: '.*',
       });
-      expect(ok.data?.reason).toBe('[EFAULT] LOCAL replication runs are not emulated yet');
+      // Past the checks, zettarepl runs it: no snapshot yet (zettarepl/replication/run.py, the engine's plan.ts).
+      expect(ok.data?.reason).toBe("[EFAULT] Dataset 'tank/src' does not have any matching snapshots to replicate.");
     });
 
     it('list_naming_schemas, list_datasets, count_eligible_manual_snapshots and target_unmatched_snapshots answer from this appliance for LOCAL (MW/plugins/zettarepl.py:502-591)', async () => {
@@ -645,7 +648,7 @@ describe('replication.run on 26.0 takes options {really_run} (stable/26 MW/api/v
     const err = await t.callError(t.admin, 'replication.run', 1, false);
     expect(triplesOf(err)[0]![0]).toBe('options');
     expect((await t.callError(t.admin, 'replication.run', 1, { really_run: true })).data?.reason).toBe(
-      '[EFAULT] LOCAL replication runs are not emulated yet',
+      "[EFAULT] Dataset 'tank/src' does not have any matching snapshots to replicate.",
     );
   });
 });
