@@ -72,6 +72,8 @@ export interface ReplicationResult {
 const splitId = (id: string) => [id.slice(0, id.indexOf('@')), id.slice(id.indexOf('@') + 1)] as const;
 const relOf = (id: string) => id.split('/').slice(1).join('/');
 const poolOf = (id: string) => id.split('/')[0]!;
+/** Python's `repr` of a dataset name, as libzfs quotes it. */
+const q = (s: string) => `'${s}'`;
 
 /** `zfs get readonly`: the dataset's own value, else its nearest ancestor's. */
 function effectiveReadonly(d: DatasetRecord, all: readonly DatasetRecord[]): boolean {
@@ -271,7 +273,21 @@ async function receive(
       later = store.write(() => {
         const datasets = listDatasets(store.db);
         const snapshots = listSnapshots(store.db);
-        if (!datasets.some((d) => d.id === target)) {
+        // zfs_receive_one's refusals (libzfs_sendrecv.c) when the target changed since the run
+        // planned (destroyed, or another run received into it): never a silent re-creation.
+        const exists = datasets.some((d) => d.id === target);
+        if (base !== null && !exists)
+          throw new ReplicationError(`cannot receive incremental stream: destination ${q(target)} does not exist`);
+        if (base !== null && !snapshots.some((s) => s.id === `${target}@${base}`))
+          throw new ReplicationError(
+            `cannot receive incremental stream: most recent snapshot of ${target} does not\nmatch incremental source`,
+          );
+        const existing = base === null ? snapshots.find((s) => s.dataset === target) : undefined;
+        if (existing)
+          throw new ReplicationError(
+            `cannot receive new filesystem stream: destination has snapshots (eg. ${existing.id})\nmust destroy them to overwrite it`,
+          );
+        if (!exists) {
           const from = datasets.find((d) => d.id === source.dataset);
           const properties: DatasetRecord['properties'] = {};
           for (const k of ['volsize', 'volblocksize'])
@@ -286,8 +302,8 @@ async function receive(
           if (!Object.hasOwn(properties, 'volsize'))
             mkdirSync(sandboxPath(appliance, `/mnt/${target}`).host, { mode: 0o755 });
         }
-        const baseTxg = base === null ? null : snapshots.find((s) => s.id === `${target}@${base}`)?.txg;
-        const after = baseTxg == null ? [] : snapshots.filter((s) => s.dataset === target && s.txg > baseTxg);
+        const baseTxg = base === null ? null : snapshots.find((s) => s.id === `${target}@${base}`)!.txg;
+        const after = baseTxg === null ? [] : snapshots.filter((s) => s.dataset === target && s.txg > baseTxg);
         const holds = listHolds(store.db);
         // dmu_recv_end_check: -F destroys the later snapshots, and a held one is EBUSY; libzfs
         // words the failed incremental receive "cannot receive incremental stream" (zfs_standard_error).

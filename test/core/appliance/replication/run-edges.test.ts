@@ -1,0 +1,140 @@
+/**
+ * The local replication engine at its edges: names ZFS allows, a target inside its source, a
+ * target changed under a run, two runs into one target, many snapshots, and a source changing
+ * while its snapshot is copied. zettarepl release/25.10.1 and ZFS's receive are what it follows.
+ */
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  ReplicationError,
+  runLocalReplication,
+  type LocalReplicationSpec,
+} from '../../../../src/core/appliance/replication/run.js';
+import { EMULATIONS } from '../../../../src/core/appliance/settings.js';
+import { deleteDatasets, listDatasets } from '../../../../src/core/store/datasets.js';
+import { deleteSnapshots, listSnapshots } from '../../../../src/core/store/snapshots.js';
+import { replicationSpec as spec, REPLICATION_SCHEMA } from '../../../helpers/replication-spec.js';
+import { openTestAppliance, type TestAppliance } from '../../../helpers/appliance.js';
+
+const la = (hour: number, minute = 0) => Date.UTC(2024, 0, 5, hour + 8, minute, 0);
+const name = (hour: number) => `auto-2024-01-05_${String(hour).padStart(2, '0')}-00`;
+
+async function setup(datasets = ['tank/src']): Promise<TestAppliance> {
+  const t = await openTestAppliance({ ...EMULATIONS['truenas-25.10.1'], keyLogin: 'plain' });
+  for (const d of datasets) await t.call(t.admin, 'pool.dataset.create', { name: d });
+  return t;
+}
+async function snap(t: TestAppliance, hour: number, dataset = 'tank/src', recursive = false, minute = 0) {
+  t.appliance.now = () => la(hour, minute);
+  await t.call(t.admin, 'pool.snapshot.create', { dataset, naming_schema: REPLICATION_SCHEMA, recursive });
+}
+const names = (t: TestAppliance, dataset: string) =>
+  listSnapshots(t.appliance.store.db)
+    .filter((s) => s.dataset === dataset)
+    .map((s) => s.id.slice(s.id.indexOf('@') + 1));
+const datasetIds = (t: TestAppliance) =>
+  listDatasets(t.appliance.store.db)
+    .map((d) => d.id)
+    .sort();
+const file = (t: TestAppliance, path: string) => join(t.stateDir, 'mnt', path);
+const run = (t: TestAppliance, s: LocalReplicationSpec, progress: (p: number, text: string) => void = () => {}) =>
+  runLocalReplication(t.appliance, s, progress);
+async function outcome(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+    return 'ok';
+  } catch (err) {
+    return `${err instanceof ReplicationError ? 'ReplicationError' : 'other'}: ${(err as Error).message}`;
+  }
+}
+
+describe('a local replication run at its edges', () => {
+  it('a target inside a recursive source is listed once per run: the run ends, one level deeper each time (run.py:411, 443-458)', async () => {
+    const t = await setup(['tank/src', 'tank/src/kid']);
+    const s = spec({ recursive: true, targetDataset: 'tank/src/backup' });
+    await snap(t, 9, 'tank/src', true);
+    await run(t, s);
+    expect(datasetIds(t)).toEqual(['tank', 'tank/src', 'tank/src/backup', 'tank/src/backup/kid', 'tank/src/kid']);
+    await snap(t, 10, 'tank/src', true);
+    await run(t, s);
+    // zettarepl lists the source tree once, before sending: the target's own copy is one more source.
+    expect(datasetIds(t)).toContain('tank/src/backup/backup');
+    expect(datasetIds(t)).not.toContain('tank/src/backup/backup/backup');
+  });
+
+  it('reads a snapshot’s own files, not the source’s files as they are now', async () => {
+    const t = await setup();
+    writeFileSync(file(t, 'tank/src/a.txt'), 'at nine');
+    await snap(t, 9);
+    writeFileSync(file(t, 'tank/src/a.txt'), 'changed since');
+    await run(t, spec());
+    expect(readFileSync(file(t, 'tank/dst/a.txt'), 'utf8')).toBe('at nine');
+  });
+
+  it('an incremental receive into a target destroyed mid-run fails with ZFS’s words and makes nothing (libzfs zfs_receive_one)', async () => {
+    const t = await setup();
+    await snap(t, 9);
+    await run(t, spec());
+    await snap(t, 10);
+    await snap(t, 11);
+    let sends = 0;
+    const err = await outcome(
+      run(t, spec(), () => {
+        if (sends++ !== 1) return;
+        // pool.dataset.delete of the target between two sends: its rows and its files go.
+        const { store } = t.appliance;
+        store.write(() => {
+          const gone = listSnapshots(store.db).filter((x) => x.dataset === 'tank/dst');
+          deleteSnapshots(
+            store.db,
+            gone.map((x) => x.id),
+          );
+          deleteDatasets(store.db, ['tank/dst']);
+        });
+        rmSync(file(t, 'tank/dst'), { recursive: true });
+      }),
+    );
+    expect(err).toBe("ReplicationError: cannot receive incremental stream: destination 'tank/dst' does not exist");
+    expect(datasetIds(t)).not.toContain('tank/dst');
+  });
+
+  it('an incremental receive whose base left the target fails with ZFS’s words (libzfs zfs_receive_one, ENODEV)', async () => {
+    const t = await setup();
+    await snap(t, 9);
+    await run(t, spec());
+    await snap(t, 10);
+    await snap(t, 11);
+    let sends = 0;
+    const err = await outcome(
+      run(t, spec(), () => {
+        if (sends++ !== 1) return;
+        const { store } = t.appliance;
+        store.write(() =>
+          deleteSnapshots(
+            store.db,
+            listSnapshots(store.db)
+              .filter((x) => x.dataset === 'tank/dst')
+              .map((x) => x.id),
+          ),
+        );
+      }),
+    );
+    expect(err).toBe(
+      'ReplicationError: cannot receive incremental stream: most recent snapshot of tank/dst does not\nmatch incremental source',
+    );
+    expect(names(t, 'tank/dst')).toEqual([]);
+  });
+
+  it('two runs into one target at once: one sends, the other fails as a full receive onto snapshots fails (libzfs zfs_receive_one)', async () => {
+    const t = await setup();
+    await snap(t, 9);
+    await snap(t, 10);
+    const outcomes = await Promise.all([outcome(run(t, spec())), outcome(run(t, spec()))]);
+    expect(outcomes.filter((o) => o === 'ok')).toHaveLength(1);
+    expect(outcomes.find((o) => o !== 'ok')).toBe(
+      `ReplicationError: cannot receive new filesystem stream: destination has snapshots (eg. tank/dst@${name(9)})\nmust destroy them to overwrite it`,
+    );
+    expect(names(t, 'tank/dst')).toEqual([name(9), name(10)]);
+  });
+});
