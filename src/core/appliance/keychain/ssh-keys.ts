@@ -167,9 +167,18 @@ function tempName(): string {
  */
 export function publicKeyOf(privateKey: string): { publicKey: string } | { encrypted: true } | { stderr: string } {
   try {
-    if (privateKey.includes(OPENSSH_BEGIN) && privateKey.includes(OPENSSH_END)) {
-      const read = readOpenSsh(privateKey);
-      return read === 'encrypted' ? { encrypted: true } : { publicKey: publicLine(read.blob, read.comment) };
+    // sshkey_parse_private_fileblob_type (OpenSSH 9.2 sshkey.c, KEY_UNSPEC): the openssh-key-v1
+    // reader first, which wants the file to begin with its marker line (private2_uudecode); what
+    // it refuses, but a wrong passphrase, goes on to the PEM reader below.
+    if (privateKey.startsWith(`${OPENSSH_BEGIN}\n`) && privateKey.includes(`\n${OPENSSH_END}\n`)) {
+      let read: ReturnType<typeof readOpenSsh> | null = null;
+      try {
+        read = readOpenSsh(privateKey);
+      } catch {
+        // Not an openssh-key-v1 key it reads: the PEM reader's turn.
+      }
+      if (read === 'encrypted') return { encrypted: true };
+      if (read !== null) return { publicKey: publicLine(read.blob, read.comment) };
     }
     if (!/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(privateKey)) throw new Error('error in libcrypto');
     const blob = readPem(privateKey);
