@@ -36,6 +36,7 @@ import { createDatasetP } from '../replication-tasks/create-dataset.js';
 import { followRun, replicationSpec, startRun } from '../replication-tasks/runs.js';
 import { isRelease26 } from '../services/records.js';
 import { targetDatasetOf } from '../snapshot-tasks/dataset-tree.js';
+import { compilePythonNameRegex } from '../replication/python-regex.js';
 import { tryParseSnapshotName } from '../../contract/snapshot-naming-schema.js';
 
 // The handlers of contract/replication.ts (and 26.0's entries, contract/v26_0_0/replication.ts), as
@@ -218,7 +219,7 @@ function countEligible(
     let pattern: RegExp;
     try {
       // compile_name_regex (zettarepl/replication/task/name_pattern.py): the whole name must match.
-      pattern = new RegExp(`^(?:${data.name_regex})$`);
+      pattern = compilePythonNameRegex(data.name_regex);
     } catch (err) {
       throw rpcErrors.call(ERRNO.EFAULT, `Invalid \`name_regex\`: ${(err as Error).message}`);
     }

@@ -11,6 +11,7 @@ import { listReplications, type ReplicationData, type ReplicationRecord } from '
 import { listSnapshotTasks, type SnapshotTaskRecord } from '../../store/snapshot-tasks.js';
 import type { Appliance } from '../appliance.js';
 import { credentialOfType, entryOf as credentialEntry, type CredentialLookupError } from '../keychain/credentials.js';
+import { pythonNameRegexError } from '../replication/python-regex.js';
 import { isChild } from '../snapshot-tasks/dataset-tree.js';
 import { liveState, taskJob } from './runs.js';
 
@@ -151,16 +152,6 @@ export function storedReplicationData(data: ReplicationInput): ReplicationData {
     schedule: time(data.schedule),
     restrict_schedule: time(data.restrict_schedule),
   };
-}
-
-/** Whether a `name_regex` compiles as `re.compile(f"({regex})$")` does; JavaScript's words when not. */
-function regexError(regex: string): string | null {
-  try {
-    new RegExp(`(${regex})$`);
-    return null;
-  } catch (err) {
-    return (err as Error).message;
-  }
 }
 
 /**
@@ -314,7 +305,7 @@ export function replicationErrors(
     add('only_matching_schedule', "You can't have only-matching-schedule without schedule");
   }
   if (data.name_regex) {
-    const error = regexError(data.name_regex);
+    const error = pythonNameRegexError(data.name_regex);
     if (error !== null) add('name_regex', `Invalid regex: ${error}`);
     if (snapshotTasks.length > 0) add('name_regex', "Naming regex can't be used with periodic snapshot tasks");
     if (data.naming_schema.length > 0 || data.also_include_naming_schema.length > 0)

@@ -452,6 +452,20 @@ for (const release of ['25.10.1', '26.0'] as const) {
       ]);
     });
 
+    it('name_regex is a Python pattern: named groups and escaped punctuation compile, an unknown escape or late global flags do not, in re’s words (replication.py:510-514)', async () => {
+      const t = await setup(release);
+      const byRegex = { ...PUSH, periodic_snapshot_tasks: [], name_regex: '' };
+      for (const [i, regex] of ['(?P<kind>auto)-.*', 'auto\\-.*', 'a\\Z'].entries())
+        await create(t, { ...byRegex, name: `regex ${i}`, name_regex: regex });
+      // Python 3.11's re.error for `(${regex})$`, positions counted in that pattern.
+      expect(await refused(t, { ...byRegex, name_regex: '\\p{L}' })).toEqual([
+        ['name_regex', 'Invalid regex: bad escape \\p at position 1', EINVAL],
+      ]);
+      expect(await refused(t, { ...byRegex, name_regex: '(?i)AUTO-.*' })).toEqual([
+        ['name_regex', 'Invalid regex: global flags not at the start of the expression at position 1', EINVAL],
+      ]);
+    });
+
     it(`retention: CUSTOM needs value and unit (a missing unit reported on ${release === '26.0' ? 'lifetime_unit, stable/26 replication.py:637-638' : 'lifetime_value, replication.py:531-532'}); others refuse them (:528-539)`, async () => {
       const t = await setup(release);
       await snapshotTask(t);

@@ -63,6 +63,13 @@ describe('a local replication run at its edges', () => {
     expect(datasetIds(t)).not.toContain('tank/src/backup/backup/backup');
   });
 
+  it('a name regex is read as Python reads it: named groups and escaped punctuation (name_pattern.py:7-8)', async () => {
+    const t = await setup();
+    await snap(t, 9);
+    const result = await run(t, spec({ namingSchemas: [], nameRegex: '(?P<kind>auto)\\-2024-.*' }));
+    expect(result.received).toEqual([`tank/dst@${name(9)}`]);
+  });
+
   it('reads a snapshot’s own files, not the source’s files as they are now', async () => {
     const t = await setup();
     writeFileSync(file(t, 'tank/src/a.txt'), 'at nine');
