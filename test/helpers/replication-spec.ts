@@ -1,4 +1,6 @@
 import type { LocalReplicationSpec } from '../../src/core/appliance/replication/plan.js';
+import { EMULATIONS } from '../../src/core/appliance/settings.js';
+import { openTestAppliance, type TestAppliance } from './appliance.js';
 
 /** The naming schema the replication tests' snapshots are named with. */
 export const REPLICATION_SCHEMA = 'auto-%Y-%m-%d_%H-%M';
@@ -17,3 +19,21 @@ export const replicationSpec = (over: Partial<LocalReplicationSpec> = {}): Local
   readonly: 'IGNORE',
   ...over,
 });
+
+/** The instant at which the appliance's wall clock (America/Los_Angeles, UTC-8 in January) reads 2024-01-05 HH:MM. */
+export const la = (hour: number, minute = 0) => Date.UTC(2024, 0, 5, hour + 8, minute, 0);
+/** The REPLICATION_SCHEMA name of a snapshot taken at `hour`:00 of that day. */
+export const snapshotName = (hour: number) => `auto-2024-01-05_${String(hour).padStart(2, '0')}-00`;
+
+/** A 25.10.1 appliance with `datasets` made through pool.dataset.create. */
+export async function replicationAppliance(datasets = ['tank/src']): Promise<TestAppliance> {
+  const t = await openTestAppliance({ ...EMULATIONS['truenas-25.10.1'], keyLogin: 'plain' });
+  for (const d of datasets) await t.call(t.admin, 'pool.dataset.create', { name: d });
+  return t;
+}
+
+/** pool.snapshot.create with REPLICATION_SCHEMA at the appliance's wall clock `hour`:00. */
+export async function snapAt(t: TestAppliance, hour: number, dataset = 'tank/src', recursive = false): Promise<void> {
+  t.appliance.now = () => la(hour);
+  await t.call(t.admin, 'pool.snapshot.create', { dataset, naming_schema: REPLICATION_SCHEMA, recursive });
+}

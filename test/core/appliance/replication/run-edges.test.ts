@@ -11,24 +11,17 @@ import {
   runLocalReplication,
   type LocalReplicationSpec,
 } from '../../../../src/core/appliance/replication/run.js';
-import { EMULATIONS } from '../../../../src/core/appliance/settings.js';
 import { deleteDatasets, listDatasets } from '../../../../src/core/store/datasets.js';
 import { deleteSnapshots, listSnapshots } from '../../../../src/core/store/snapshots.js';
-import { replicationSpec as spec, REPLICATION_SCHEMA } from '../../../helpers/replication-spec.js';
-import { openTestAppliance, type TestAppliance } from '../../../helpers/appliance.js';
+import {
+  replicationAppliance,
+  replicationSpec as spec,
+  snapAt,
+  snapshotName,
+} from '../../../helpers/replication-spec.js';
+import type { TestAppliance } from '../../../helpers/appliance.js';
 
-const la = (hour: number, minute = 0) => Date.UTC(2024, 0, 5, hour + 8, minute, 0);
-const name = (hour: number) => `auto-2024-01-05_${String(hour).padStart(2, '0')}-00`;
-
-async function setup(datasets = ['tank/src']): Promise<TestAppliance> {
-  const t = await openTestAppliance({ ...EMULATIONS['truenas-25.10.1'], keyLogin: 'plain' });
-  for (const d of datasets) await t.call(t.admin, 'pool.dataset.create', { name: d });
-  return t;
-}
-async function snap(t: TestAppliance, hour: number, dataset = 'tank/src', recursive = false, minute = 0) {
-  t.appliance.now = () => la(hour, minute);
-  await t.call(t.admin, 'pool.snapshot.create', { dataset, naming_schema: REPLICATION_SCHEMA, recursive });
-}
+const [setup, snap, name] = [replicationAppliance, snapAt, snapshotName];
 const names = (t: TestAppliance, dataset: string) =>
   listSnapshots(t.appliance.store.db)
     .filter((s) => s.dataset === dataset)
@@ -47,6 +40,32 @@ async function outcome(p: Promise<unknown>): Promise<string> {
   } catch (err) {
     return `${err instanceof ReplicationError ? 'ReplicationError' : 'other'}: ${(err as Error).message}`;
   }
+}
+
+/** Every snapshot of tank/dst gone, rows and copies' rows (what a zfs destroy leaves in the store). */
+function dropTargetSnapshots(t: TestAppliance): void {
+  const { store } = t.appliance;
+  const gone = store.read(() => listSnapshots(store.db)).filter((x) => x.dataset === 'tank/dst');
+  store.write(() =>
+    deleteSnapshots(
+      store.db,
+      gone.map((x) => x.id),
+    ),
+  );
+}
+
+/** tank/dst holding 09:00; then a run of 10:00 and 11:00 with `change` done between its two sends: its outcome. */
+async function runChangingTarget(t: TestAppliance, change: () => void): Promise<string> {
+  await snap(t, 9);
+  await run(t, spec());
+  await snap(t, 10);
+  await snap(t, 11);
+  let sends = 0;
+  return outcome(
+    run(t, spec(), () => {
+      if (sends++ === 1) change();
+    }),
+  );
 }
 
 describe('a local replication run at its edges', () => {
@@ -81,52 +100,19 @@ describe('a local replication run at its edges', () => {
 
   it('an incremental receive into a target destroyed mid-run fails with ZFS’s words and makes nothing (libzfs zfs_receive_one)', async () => {
     const t = await setup();
-    await snap(t, 9);
-    await run(t, spec());
-    await snap(t, 10);
-    await snap(t, 11);
-    let sends = 0;
-    const err = await outcome(
-      run(t, spec(), () => {
-        if (sends++ !== 1) return;
-        // pool.dataset.delete of the target between two sends: its rows and its files go.
-        const { store } = t.appliance;
-        store.write(() => {
-          const gone = listSnapshots(store.db).filter((x) => x.dataset === 'tank/dst');
-          deleteSnapshots(
-            store.db,
-            gone.map((x) => x.id),
-          );
-          deleteDatasets(store.db, ['tank/dst']);
-        });
-        rmSync(file(t, 'tank/dst'), { recursive: true });
-      }),
-    );
+    const err = await runChangingTarget(t, () => {
+      // pool.dataset.delete of the target between two sends: its rows and its files go.
+      dropTargetSnapshots(t);
+      t.appliance.store.write(() => deleteDatasets(t.appliance.store.db, ['tank/dst']));
+      rmSync(file(t, 'tank/dst'), { recursive: true });
+    });
     expect(err).toBe("ReplicationError: cannot receive incremental stream: destination 'tank/dst' does not exist");
     expect(datasetIds(t)).not.toContain('tank/dst');
   });
 
   it('an incremental receive whose base left the target fails with ZFS’s words (libzfs zfs_receive_one, ENODEV)', async () => {
     const t = await setup();
-    await snap(t, 9);
-    await run(t, spec());
-    await snap(t, 10);
-    await snap(t, 11);
-    let sends = 0;
-    const err = await outcome(
-      run(t, spec(), () => {
-        if (sends++ !== 1) return;
-        const { store } = t.appliance;
-        store.write(() =>
-          deleteSnapshots(
-            store.db,
-            listSnapshots(store.db)
-              .filter((x) => x.dataset === 'tank/dst')
-              .map((x) => x.id),
-          ),
-        );
-      }),
-    );
+    const err = await runChangingTarget(t, () => dropTargetSnapshots(t));
     expect(err).toBe(
       'ReplicationError: cannot receive incremental stream: most recent snapshot of tank/dst does not\nmatch incremental source',
     );

@@ -14,28 +14,12 @@ import {
   runLocalReplication,
   type LocalReplicationSpec,
 } from '../../../../src/core/appliance/replication/run.js';
-import { EMULATIONS } from '../../../../src/core/appliance/settings.js';
 import { listDatasets } from '../../../../src/core/store/datasets.js';
 import { listSnapshots } from '../../../../src/core/store/snapshots.js';
-import { replicationSpec, REPLICATION_SCHEMA } from '../../../helpers/replication-spec.js';
-import { openTestAppliance, type TestAppliance } from '../../../helpers/appliance.js';
+import { la, replicationAppliance, replicationSpec, snapAt, snapshotName } from '../../../helpers/replication-spec.js';
+import type { TestAppliance } from '../../../helpers/appliance.js';
 
-const SCHEMA = REPLICATION_SCHEMA;
-/** The instant at which the appliance's wall clock reads 2024-01-05 HH:MM. */
-const la = (hour: number, minute = 0) => Date.UTC(2024, 0, 5, hour + 8, minute, 0);
-const name = (hour: number) => `auto-2024-01-05_${String(hour).padStart(2, '0')}-00`;
-
-async function setup(datasets = ['tank/src']): Promise<TestAppliance> {
-  const t = await openTestAppliance({ ...EMULATIONS['truenas-25.10.1'], keyLogin: 'plain' });
-  for (const d of datasets) await t.call(t.admin, 'pool.dataset.create', { name: d });
-  return t;
-}
-
-/** pool.snapshot.create with the naming schema at the appliance's wall clock `hour`:00. */
-async function snap(t: TestAppliance, hour: number, dataset = 'tank/src', recursive = false): Promise<void> {
-  t.appliance.now = () => la(hour);
-  await t.call(t.admin, 'pool.snapshot.create', { dataset, naming_schema: SCHEMA, recursive });
-}
+const [setup, snap, name] = [replicationAppliance, snapAt, snapshotName];
 
 const spec = replicationSpec;
 
