@@ -11,7 +11,7 @@ const PY_LETTER_ESCAPES = new Set([...'abfnrtvxuUNdDsSwWAbBZ']);
 const PY_CLASS_LETTER_ESCAPES = new Set([...'abfnrtvxuUNdDsSwW']);
 
 /** Python's `re.error` text: the message and where in the compiled pattern it is. */
-export class PythonRegexError extends Error {}
+class PythonRegexError extends Error {}
 
 /**
  * The JavaScript RegExp for `(${regex})$` as Python compiles it, matched from the name's start
