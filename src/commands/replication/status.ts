@@ -1,11 +1,12 @@
 import { queryItems } from '../../core/contract/client.js';
-import { LIFETIME_UNITS } from '../../core/contract/pool-snapshottask.js';
+import { targetDatasetOf } from '../../core/appliance/snapshot-tasks/dataset-tree.js';
 import { tryParseSnapshotName } from '../../core/contract/snapshot-naming-schema.js';
 import type { Transport } from '../../core/transport/transport.js';
 import type { CommandContext } from '../framework/context.js';
 import { arg, defineCommand } from '../framework/declare.js';
 import { type CommandResult, tableResult } from '../output/render.js';
 import { datasetFilter } from '../snapshot/model.js';
+import { lifetimeMs } from '../state/snapshot-task-values.js';
 import { findReplication, type Replication, runStateOf, runTimeOf } from './model.js';
 
 /** One source dataset of a task: its newest eligible snapshot, and the target's. */
@@ -16,8 +17,10 @@ export interface ReplicationSide {
   source_newest: string | null;
   /** DATASET@NAME of the target's newest snapshot of those names; null when it has none (or no target yet). */
   target_newest: string | null;
-  /** Whether the target holds the source's newest (by name): nothing new waits to be copied. */
-  up_to_date: boolean;
+  /** Whether the target holds the source's newest (by name): nothing new waits to be copied; null when one side is remote. */
+  up_to_date: boolean | null;
+  /** The side on another appliance (SSH transports: a PUSH's target, a PULL's source), not read; null for LOCAL. */
+  remote: 'source' | 'target' | null;
 }
 
 /** What a bound periodic snapshot task's retention removes next. */
@@ -61,16 +64,6 @@ const snapshotsOf = (t: Pick<Transport, 'call'>, dataset: string, recursive: boo
     },
   ) as Promise<Snap[]>;
 
-/** Where a source dataset lands: the target dataset plus its path below the sources' common parent (zettarepl replication/task/dataset.py:12-35). */
-function targetOf(r: Pick<Replication, 'source_datasets' | 'target_dataset'>, source: string): string {
-  const split = r.source_datasets.map((d) => d.split('/'));
-  const first = split[0] ?? [];
-  let n = 0;
-  while (n < first.length && split.every((p) => p[n] === first[n])) n++;
-  const rel = source.split('/').slice(n).join('/');
-  return rel === '' ? r.target_dataset : `${r.target_dataset}/${rel}`;
-}
-
 /**
  * Which snapshot names the task copies: those its bound tasks' naming schemas, its
  * also_include_naming_schema (PUSH) or naming_schema (PULL) parse, or its name_regex matches
@@ -92,14 +85,6 @@ function eligibility(r: Replication): (name: string) => boolean {
 const newest = (snaps: readonly Snap[]): Snap | undefined =>
   [...snaps].sort((a, b) => Number(b.createtxg) - Number(a.createtxg))[0];
 
-const UNIT_DAYS: Record<(typeof LIFETIME_UNITS)[number], number> = {
-  HOUR: 1 / 24,
-  DAY: 1,
-  WEEK: 7,
-  MONTH: 30,
-  YEAR: 365,
-};
-
 /** Of a bound task's snapshots but each dataset's newest (zettarepl keeps it), the one that expires first. */
 async function retentionNextOf(
   t: Pick<Transport, 'call'>,
@@ -115,24 +100,29 @@ async function retentionNextOf(
     .filter((s) => s.at !== newestAt.get(s.dataset))
     .sort((a, b) => a.at - b.at || a.id.localeCompare(b.id))[0];
   if (!first) return null;
-  const expires = first.at + task.lifetime_value * UNIT_DAYS[task.lifetime_unit] * 86_400_000;
+  const expires = first.at + lifetimeMs({ value: task.lifetime_value, unit: task.lifetime_unit });
   return { task: task.id, snapshot: first.id, expires: new Date(expires).toISOString().slice(0, 19) };
 }
 
 async function statusOf(t: Pick<Transport, 'call'>, r: Replication): Promise<ReplicationStatus> {
   const eligible = eligibility(r);
   const datasets: ReplicationSide[] = [];
+  const scope = { sourceDatasets: r.source_datasets, targetDataset: r.target_dataset, recursive: false, exclude: [] };
+  // Over SSH one side is another appliance, which pool.snapshot.query here cannot see.
+  const remote = r.transport === 'LOCAL' ? null : r.direction === 'PUSH' ? 'target' : 'source';
+  const ownNewest = async (dataset: string) =>
+    newest((await snapshotsOf(t, dataset, false)).filter((s) => eligible(s.snapshot_name)));
   for (const source of r.source_datasets) {
-    const target = targetOf(r, source);
-    const ownNewest = async (dataset: string) =>
-      newest((await snapshotsOf(t, dataset, false)).filter((s) => eligible(s.snapshot_name)));
-    const [src, dst] = [await ownNewest(source), await ownNewest(target)];
+    const target = targetDatasetOf(scope, source);
+    const src = remote === 'source' ? undefined : await ownNewest(source);
+    const dst = remote === 'target' ? undefined : await ownNewest(target);
     datasets.push({
       source,
       target,
       source_newest: src?.id ?? null,
       target_newest: dst?.id ?? null,
-      up_to_date: src !== undefined && dst?.snapshot_name === src.snapshot_name,
+      up_to_date: remote !== null ? null : src !== undefined && dst?.snapshot_name === src.snapshot_name,
+      remote,
     });
   }
   const retention: RetentionNext[] = [];
@@ -188,9 +178,9 @@ export async function replicationStatus(
       s.id,
       s.name,
       [runStateOf({ state: { state: s.state, error: s.error ?? undefined } }), s.last_run].filter(Boolean).join(' '),
-      s.datasets.map((d) => d.source_newest ?? `${d.source}: none`).join(', '),
-      s.datasets.map((d) => d.target_newest ?? `${d.target}: none`).join(', '),
-      s.datasets.every((d) => d.up_to_date),
+      s.datasets.map((d) => d.source_newest ?? `${d.source}: ${d.remote === 'source' ? 'remote' : 'none'}`).join(', '),
+      s.datasets.map((d) => d.target_newest ?? `${d.target}: ${d.remote === 'target' ? 'remote' : 'none'}`).join(', '),
+      s.datasets.some((d) => d.up_to_date === null) ? '-' : s.datasets.every((d) => d.up_to_date),
       s.retention_next.map((n) => `${n.snapshot} (expires ${n.expires})`).join(', ') || '-',
     ]),
     empty: ref === undefined ? 'No replication tasks.' : `No replication task ${ref}.`,

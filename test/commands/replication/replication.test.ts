@@ -181,6 +181,7 @@ describe('stor replication status', () => {
           source_newest: 'tank/src@auto-2026-01-02_00-00',
           target_newest: 'tank/dst@auto-2026-01-01_00-00',
           up_to_date: false,
+          remote: null,
         },
       ],
       retention_next: [{ task: 1, snapshot: 'tank/src@auto-2026-01-01_00-00', expires: '2026-01-15T00:00:00' }],
