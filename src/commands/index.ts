@@ -18,6 +18,7 @@ import { profileNoun } from './profile/index.js';
 import { groupNoun } from './group/index.js';
 import { userNoun } from './user/index.js';
 import { snapshotNoun } from './snapshot/index.js';
+import { replicationNoun } from './replication/index.js';
 import { sessionNoun } from './session/index.js';
 import { systemNoun } from './system/index.js';
 import { poolNoun } from './pool/index.js';
@@ -46,6 +47,7 @@ export const COMMANDS: Record<string, Entry> = {
   pool: { kind: 'noun', noun: poolNoun },
   dataset: { kind: 'noun', noun: datasetNoun },
   snapshot: { kind: 'noun', noun: snapshotNoun },
+  replication: { kind: 'noun', noun: replicationNoun },
   share: { kind: 'noun', noun: shareNoun },
   service: { kind: 'noun', noun: serviceNoun },
   job: { kind: 'noun', noun: jobNoun },

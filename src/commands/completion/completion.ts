@@ -251,7 +251,7 @@ function fishScript(nodes: Node[]): string {
 const options = {
   values: value(
     '<kind>',
-    'print the candidates of one kind (profile, privilege, method, dataset, service, share, snapshot-task, smb-purpose, remote-path), for the scripts',
+    'print the candidates of one kind (profile, privilege, method, dataset, service, share, snapshot-task, replication, smb-purpose, remote-path), for the scripts',
     { hidden: true },
   ),
   prefix: value('<text>', 'only candidates starting with this', { hidden: true }),

@@ -91,6 +91,10 @@ async function ask(t: Transport, kind: string, prefix: string): Promise<string[]
     }
     case 'snapshot-task':
       return (await queryItems(t, 'pool.snapshottask.query', ['id'], [], { select: ['id'] })).map((s) => String(s.id));
+    case 'replication': {
+      const tasks = await queryItems(t, 'replication.query', ['id', 'name'], [], { select: ['id', 'name'] });
+      return tasks.flatMap((r) => [r.name, String(r.id)]);
+    }
     case 'smb-purpose':
       return Object.keys(await call(t, 'sharing.smb.presets'));
     case 'remote-path': {

@@ -16,6 +16,7 @@ export type Completion =
   | 'service'
   | 'share'
   | 'snapshot-task'
+  | 'replication'
   | 'smb-purpose';
 
 interface OptionBase {

@@ -42,7 +42,7 @@ const UNIT_MS: Record<LifetimeUnit, number> = {
   MONTH: 30 * DAY_MS,
   YEAR: 365 * DAY_MS,
 };
-const lifetimeMs = (l: Lifetime): number => l.value * UNIT_MS[l.unit];
+export const lifetimeMs = (l: Lifetime): number => l.value * UNIT_MS[l.unit];
 
 /** The file's schedule laid over `base` (the live task's, or a fresh task's), begin and end as the appliance stores them. */
 export function scheduleOf(

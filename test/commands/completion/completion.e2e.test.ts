@@ -210,6 +210,34 @@ describe('shell completion of commands, options and values', () => {
     expect(complete(env, ['stor', 'snapshot', 'task', 'run', ''])).toEqual(['1']);
   });
 
+  it('bash: replication verbs, a task by name or id from the target, a snapshot task id for --task', () => {
+    const env = shellEnv();
+    expect(complete(env, ['stor', 'replication', 'st'])).toEqual(['status']);
+    expect(complete(env, ['stor', 'replication', 'create', 'x', '--also'])).toEqual(['--also-include-naming-schema']);
+    execFileSync('stor', ['dataset', 'create', 'tank/src'], { encoding: 'utf8', env });
+    execFileSync('stor', ['snapshot', 'task', 'create', 'tank/src'], { encoding: 'utf8', env });
+    execFileSync(
+      'stor',
+      [
+        'replication',
+        'create',
+        'backup',
+        '--source',
+        'tank/src',
+        '--target',
+        'tank/dst',
+        '--transport',
+        'LOCAL',
+        '--task',
+        '1',
+      ],
+      { encoding: 'utf8', env },
+    );
+    expect(complete(env, ['stor', 'replication', 'run', 'ba'])).toEqual(['backup']);
+    expect(complete(env, ['stor', 'replication', 'show', ''])).toEqual(['1', 'backup']);
+    expect(complete(env, ['stor', 'replication', 'update', 'backup', '--task', ''])).toEqual(['1']);
+  });
+
   it('fish: a sub-noun offers its verbs once it is typed, and the verb its options', () => {
     const fish = execFileSync('stor', ['completion', 'fish'], { encoding: 'utf8', env: shellEnv() });
     expect(fish).toContain(

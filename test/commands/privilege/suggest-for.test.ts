@@ -81,6 +81,14 @@ describe('privilege suggest --for', () => {
     expect(answer.methods.find((m) => m.method === 'pool.snapshottask.run')?.commands).toEqual(['snapshot task run']);
   });
 
+  it('names the replication role for replication run: REPLICATION_TASK_WRITE, which holds the READ its lookup needs', async () => {
+    const r = await runStor(['privilege', 'suggest', '--for', 'replication run', '--json'], { env: clientEnv() });
+    expect(r.code, r.stderr).toBe(0);
+    const answer = JSON.parse(r.stdout) as PrivilegeSuggestion;
+    expect(answer.roles).toEqual(['REPLICATION_TASK_WRITE']);
+    expect(answer.methods.find((m) => m.method === 'replication.run')?.commands).toEqual(['replication run']);
+  });
+
   it.each(['embedded', 'truenas-25.10.1', 'truenas-26.0'] as const)(
     'names the sharing roles for every share verb on %s: each sharing method granted by its SHARING_* role',
     async (release) => {

@@ -3,7 +3,8 @@ import type { CommandContext } from '../../framework/context.js';
 import { arg, defineCommand } from '../../framework/declare.js';
 import { type CommandResult, tableResult } from '../../output/render.js';
 import { datasetId } from '../../dataset/model.js';
-import { cronLine, lifetimeText, stateOf, type SnapshotTask } from './model.js';
+import { cronLine, lifetimeText } from '../../shared/schedule.js';
+import { stateOf, type SnapshotTask } from './model.js';
 
 /** `stor snapshot task list [DATASET]`: every periodic snapshot task, or one dataset's; `--json` gives the query rows. */
 export async function snapshotTaskList(

@@ -1,7 +1,7 @@
 import type { CronSchedule } from '../../../core/contract/cron.js';
 import type { PoolSnapshotTaskChanges } from '../../../core/contract/pool-snapshottask.js';
 import { flag, list, toggle, value, type OptionValues } from '../../framework/declare.js';
-import { parseCron, parseLifetime } from './model.js';
+import { parseCron, parseLifetime } from '../../shared/schedule.js';
 
 /** A task's settings, as `snapshot task create` and `update` take them. */
 export const taskOptions = {

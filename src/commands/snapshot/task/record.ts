@@ -1,5 +1,6 @@
 import type { FieldValue } from '../../output/render.js';
-import { cronLine, lifetimeText, stateOf, type SnapshotTask } from './model.js';
+import { cronLine, lifetimeText } from '../../shared/schedule.js';
+import { stateOf, type SnapshotTask } from './model.js';
 
 /** A task as labelled lines: the fields a person reads, the schedule as its cron line. */
 export const taskRecord = (s: Omit<SnapshotTask, 'id' | 'state' | 'vmware_sync'> & Partial<SnapshotTask>) =>

@@ -1,11 +1,11 @@
 /**
- * The command line's words for a periodic snapshot task, as the verbs turn them into the
+ * The command line's words for periodic snapshot and replication tasks, as the verbs turn them into the
  * appliance's fields: a lifetime (`2w`) into lifetime_value/lifetime_unit, a five-field cron line
  * into the schedule object, and back for the table.
  */
 import { describe, expect, it } from 'vitest';
-import { cronLine, lifetimeText, parseCron, parseLifetime } from '../../../../src/commands/snapshot/task/model.js';
-import { StorError } from '../../../../src/core/errors.js';
+import { cronLine, lifetimeText, parseCron, parseLifetime } from '../../../src/commands/shared/schedule.js';
+import { StorError } from '../../../src/core/errors.js';
 
 const usage = (f: () => unknown) => {
   try {
