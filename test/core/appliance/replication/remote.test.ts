@@ -5,9 +5,10 @@
  * what a keychaincredential SSH_CREDENTIALS entry holds: host:port, a user on the target whose
  * sshpubkey has the key pair's public key, the target's host key.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { connect, createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import {
   ReplicationError,
   runRemoteReplication,
@@ -66,6 +67,40 @@ async function pair(): Promise<{ source: TestServer; target: TestServer; remote:
     connectTimeout: 10,
   };
   return { source, target, remote };
+}
+
+/**
+ * A loopback TCP relay to `port` that cuts a connection (both ends) once more than `cutAfter` bytes
+ * went from the client to the server: a transfer dying midway, whatever the machine's speed.
+ */
+async function cuttingRelay(port: number, cutAfter: number): Promise<{ port: number; cuts: () => number }> {
+  let cuts = 0;
+  const sockets = new Set<Socket>();
+  const relay = createServer((client) => {
+    const server = connect(port, '127.0.0.1');
+    sockets.add(client).add(server);
+    let sent = 0;
+    const cut = () => {
+      client.destroy();
+      server.destroy();
+    };
+    client.on('data', (chunk: Buffer) => {
+      sent += chunk.length;
+      if (sent > cutAfter) {
+        cuts++;
+        cut();
+      } else server.write(chunk);
+    });
+    server.on('data', (chunk: Buffer) => client.write(chunk));
+    client.on('close', cut).on('error', cut);
+    server.on('close', cut).on('error', cut);
+  });
+  await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+  onTestFinished(async () => {
+    for (const s of sockets) s.destroy();
+    await new Promise((resolve) => relay.close(resolve));
+  });
+  return { port: (relay.address() as { port: number }).port, cuts: () => cuts };
 }
 
 async function failure(p: Promise<unknown>): Promise<ReplicationError> {
@@ -183,5 +218,32 @@ describe('a replication to another stor serve on loopback', () => {
     } finally {
       await again.close(100);
     }
+  });
+
+  it('a transfer cut midway leaves the target without that snapshot or its partial files, and the next run completes it', async () => {
+    const { source, target, remote } = await pair();
+    // A third snapshot with 4 MiB in it: its stream is cut after 1 MiB.
+    writeFileSync(file(source, 'tank/src/big.bin'), Buffer.alloc(4 * 1024 * 1024, 7));
+    await snap(source, 11);
+    const relay = await cuttingRelay(target.port, 1024 * 1024);
+    const err = await failure(
+      runRemoteReplication(source.appliance, replicationSpec(), { ...remote, port: relay.port }, () => {}),
+    );
+    expect(relay.cuts()).toBe(1);
+    expect(err.message).toMatch(/Connection reset/);
+    expect(names(target, 'tank/dst')).toEqual([name(9), name(10)]);
+
+    const result = await runRemoteReplication(source.appliance, replicationSpec(), remote, () => {});
+    expect(result.received).toEqual([`tank/dst@${name(11)}`]);
+    expect(names(target, 'tank/dst')).toEqual(names(source, 'tank/src'));
+    expect(readFileSync(file(target, 'tank/dst/big.bin')).equals(Buffer.alloc(4 * 1024 * 1024, 7))).toBe(true);
+    // Nothing half-received stayed (the cut receive cleaned up before the pool let the next one
+    // in): each snapshot has its copy, and there is no other.
+    const copies = readdirSync(join(target.stateDir, 'snapshots')).filter((n) => !n.startsWith('.'));
+    expect(copies.sort()).toEqual(
+      listSnapshots(target.appliance.store.db)
+        .map((x) => x.copy)
+        .sort(),
+    );
   });
 });
