@@ -17,3 +17,14 @@ export const replicationSpec = (over: Partial<LocalReplicationSpec> = {}): Local
   readonly: 'IGNORE',
   ...over,
 });
+
+/** The error of class `kind` that `p` fails with; fails the test if it succeeds or fails otherwise. */
+export async function failureOf<E extends Error>(p: Promise<unknown>, kind: new (...args: never[]) => E): Promise<E> {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof kind) return err;
+    throw err;
+  }
+  throw new Error(`unexpectedly succeeded, where a ${kind.name} was expected`);
+}

@@ -9,6 +9,8 @@ import { createParents, destroyTarget, receiveSnapshot } from '../appliance/repl
 import { ArchiveError, readArchive } from '../appliance/replication/stream-archive.js';
 import { listTarget, setTargetReadonly } from '../appliance/replication/target-side.js';
 import { listUsers } from '../store/users.js';
+import type { Origin } from '../appliance/session/session.js';
+import { isLoopbackHost } from '../net/loopback.js';
 import { sendText } from './http-rpc.js';
 import { liftBodyDeadline } from './body-deadline.js';
 import { idleTimer } from './idle-timer.js';
@@ -229,10 +231,12 @@ export function zfsReceiveRoute(appliance: Appliance, idleMs: number, log: (line
     throw new Refused(404, '404: Not Found');
   };
 
-  return async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
+  return async (req: IncomingMessage, res: ServerResponse, origin: Origin): Promise<boolean> => {
     const path = (req.url ?? '/').split('?')[0]!;
     if (!path.startsWith(PREFIX)) return false;
     try {
+      // A rehearsal stays on this machine: a server listening on a network answers no one else here.
+      if (!isLoopbackHost(origin.address)) throw new Refused(403, 'replication is served to loopback peers only');
       const result = await answer(path.slice(PREFIX.length), req, res);
       if (result !== undefined) sendText(res, 200, JSON.stringify(result), 'application/json');
     } catch (err) {

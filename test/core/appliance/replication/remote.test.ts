@@ -17,7 +17,7 @@ import {
 import { EMULATIONS } from '../../../../src/core/appliance/settings.js';
 import { startServer } from '../../../../src/core/server/server.js';
 import { listSnapshots } from '../../../../src/core/store/snapshots.js';
-import { replicationSpec, REPLICATION_SCHEMA } from '../../../helpers/replication-spec.js';
+import { replicationSpec, REPLICATION_SCHEMA, failureOf } from '../../../helpers/replication-spec.js';
 import { startTestServer, type TestServer } from '../../../helpers/server.js';
 import { ED25519_PRIVATE, ED25519_PUBLIC, OTHER_PUBLIC } from '../../../helpers/ssh-key-fixtures.js';
 
@@ -103,15 +103,7 @@ async function cuttingRelay(port: number, cutAfter: number): Promise<{ port: num
   return { port: (relay.address() as { port: number }).port, cuts: () => cuts };
 }
 
-async function failure(p: Promise<unknown>): Promise<ReplicationError> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof ReplicationError) return err;
-    throw err;
-  }
-  throw new Error('the replication unexpectedly succeeded');
-}
+const failure = (p: Promise<unknown>) => failureOf(p, ReplicationError);
 
 describe('a replication to another stor serve on loopback', () => {
   it('sends every snapshot with its files to the other server, then only the new ones', async () => {

@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readFileSync, readlinkSync, statSync, symlinkSyn
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ArchiveError, archiveOf, readArchive } from '../../../../src/core/appliance/replication/stream-archive.js';
+import { failureOf } from '../../../helpers/replication-spec.js';
 import { tempDir } from '../../../helpers/temp-dir.js';
 
 const LIMITS = { maxBytes: 1024 * 1024, maxEntries: 100 };
@@ -24,15 +25,7 @@ async function* chunks(...parts: Buffer[]): AsyncGenerator<Buffer> {
   for (const p of parts) yield p;
 }
 
-async function refusal(p: Promise<unknown>): Promise<ArchiveError> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof ArchiveError) return err;
-    throw err;
-  }
-  throw new Error('the stream was unexpectedly accepted');
-}
+const refusal = (p: Promise<unknown>) => failureOf(p, ArchiveError);
 
 describe("a snapshot's stream", () => {
   it('carries files, directories, symlinks, modes and times through', async () => {
