@@ -14,6 +14,7 @@ import {
   runRemoteReplication,
   type RemoteEndpoint,
 } from '../../../../src/core/appliance/replication/remote.js';
+import { generateRsaKeyPair } from '../../../../src/core/appliance/keychain/ssh-keys.js';
 import { EMULATIONS } from '../../../../src/core/appliance/settings.js';
 import { startServer } from '../../../../src/core/server/server.js';
 import { listSnapshots } from '../../../../src/core/store/snapshots.js';
@@ -138,6 +139,21 @@ describe('a replication to another stor serve on loopback', () => {
     expect(readFileSync(file(target, 'tank/dst/mine.txt'), 'utf8')).toBe('keep');
   });
 
+  it('logs in with the RSA key pair keychaincredential.generate_ssh_key_pair makes', async () => {
+    const { source, target, remote } = await pair();
+    const pairOf = generateRsaKeyPair('root@source');
+    const t = target.testAppliance;
+    const [root] = await t.call<{ id: number }[]>(t.admin, 'user.query', [['username', '=', 'root']]);
+    await t.call(t.admin, 'user.update', root!.id, { sshpubkey: pairOf.public_key });
+    const result = await runRemoteReplication(
+      source.appliance,
+      replicationSpec(),
+      { ...remote, privateKey: pairOf.private_key },
+      () => {},
+    );
+    expect(result.received).toEqual([`tank/dst@${name(9)}`, `tank/dst@${name(10)}`]);
+  });
+
   it('is refused when the target user does not hold the key pair, as SSH refuses the login', async () => {
     const { source, target, remote } = await pair();
     const t = target.testAppliance;
@@ -160,6 +176,20 @@ describe('a replication to another stor serve on loopback', () => {
       ),
     );
     expect(err.message).toBe('Host key verification failed.');
+    expect(names(target, 'tank/dst')).toEqual([]);
+  });
+
+  it('receives nothing without a login: the endpoints answer 401', async () => {
+    const { target } = await pair();
+    for (const path of ['recv', 'list', 'destroy']) {
+      const res = await fetch(`${target.url}/_stor/zfs/${path}`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer forged' },
+        body: JSON.stringify({ target: 'tank/dst', dataset: 'tank' }),
+      });
+      expect(res.status).toBe(401);
+      expect(await res.json()).toEqual({ error: 'Authentication failed.', kind: 'refused' });
+    }
     expect(names(target, 'tank/dst')).toEqual([]);
   });
 
