@@ -214,6 +214,9 @@ export function zfsReceiveRoute(appliance: Appliance, idleMs: number, log: (line
     }
     if (path === 'destroy') {
       if (!isDataset(body.dataset)) throw new Refused(400, 'a dataset name is needed');
+      // zfs destroy's words for a pool's root dataset (libzfs: "operation does not apply to pools").
+      if (!body.dataset.includes('/'))
+        throw new ReplicationError(`cannot destroy '${body.dataset}': operation does not apply to pools`);
       await destroyTarget(appliance, body.dataset);
       return {};
     }
