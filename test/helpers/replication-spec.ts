@@ -37,3 +37,14 @@ export async function snapAt(t: TestAppliance, hour: number, dataset = 'tank/src
   t.appliance.now = () => la(hour);
   await t.call(t.admin, 'pool.snapshot.create', { dataset, naming_schema: REPLICATION_SCHEMA, recursive });
 }
+
+/** The error of class `kind` that `p` fails with; fails the test if it succeeds or fails otherwise. */
+export async function failureOf<E extends Error>(p: Promise<unknown>, kind: new (...args: never[]) => E): Promise<E> {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof kind) return err;
+    throw err;
+  }
+  throw new Error(`unexpectedly succeeded, where a ${kind.name} was expected`);
+}

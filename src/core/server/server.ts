@@ -16,6 +16,7 @@ import { RateLimiter } from '../appliance/session/rate-limit.js';
 import { uploadRoute } from './upload.js';
 import { armBodyDeadline } from './body-deadline.js';
 import { downloadRoute } from './download.js';
+import { zfsReceiveRoute } from './zfs-receive.js';
 import { CLOSE, serveConnection, type Connection } from './websocket.js';
 import { SnapshotTaskScheduler } from '../appliance/snapshot-tasks/scheduler.js';
 import { everyUtcMinute, type MinuteTimer } from './minute-timer.js';
@@ -140,6 +141,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const routes = [
     uploadRoute(appliance, limiter, limits.uploadIdleMs, log),
     downloadRoute(appliance, limits.downloadIdleMs),
+    zfsReceiveRoute(appliance, limits.uploadIdleMs, log),
     ...(options.routes ?? []),
   ];
 

@@ -17,7 +17,7 @@ const ECDSA_CURVES: Record<string, { curve: string; jwk: string; size: number }>
 };
 
 /** A reader of the SSH wire format (RFC 4251 §5): uint32 and length-prefixed strings. */
-class Wire {
+export class Wire {
   private at = 0;
   constructor(private readonly buf: Buffer) {}
   get done(): boolean {

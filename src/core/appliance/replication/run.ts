@@ -85,9 +85,9 @@ function effectiveReadonly(d: DatasetRecord, all: readonly DatasetRecord[]): boo
 }
 
 /** The store as a run of `spec` sees it; only the target's filesystems are listed (what ensure_has_no_data reads). */
-async function loadWorld(
+export async function loadWorld(
   appliance: Appliance,
-  spec: LocalReplicationSpec,
+  spec: Pick<LocalReplicationSpec, 'targetDataset'>,
 ): Promise<ReplicationWorld & { records: SnapshotRecord[] }> {
   const { store } = appliance;
   const [datasets, records] = store.read(() => [listDatasets(store.db), listSnapshots(store.db)]);
@@ -198,7 +198,7 @@ function movedOwners(owners: readonly SnapshotOwner[], from: string, to: string)
 }
 
 /** `zfs destroy -r TARGET` of a target replicated from scratch (run.py:603); a held snapshot stops it, as ZFS's EBUSY. */
-async function destroyTarget(appliance: Appliance, target: string): Promise<void> {
+export async function destroyTarget(appliance: Appliance, target: string): Promise<void> {
   const { store } = appliance;
   await serializedByPool(appliance, poolOf(target), async () => {
     const plan = store.write(() => {
@@ -230,7 +230,7 @@ async function destroyTarget(appliance: Appliance, target: string): Promise<void
 }
 
 /** `zfs create -p PARENT` (zettarepl/dataset/create.py:11-12): each missing ancestor, a plain filesystem. */
-function createParents(appliance: Appliance, parent: string): void {
+export function createParents(appliance: Appliance, parent: string): void {
   const { store } = appliance;
   store.write(() => {
     const all = listDatasets(store.db);
@@ -248,28 +248,62 @@ function createParents(appliance: Appliance, parent: string): void {
   });
 }
 
+/** What a receive writes of a sent snapshot: the fields `zfs send` carries in its stream. */
+export interface IncomingSnapshot {
+  /** The dataset it was taken of, on the sending side (its recorded owners' paths start there). */
+  readonly sourceDataset: string;
+  readonly name: string;
+  readonly referenced: number;
+  readonly guid: string;
+  readonly user_properties: Record<string, string>;
+  readonly owners: readonly SnapshotOwner[];
+  readonly created_at: number;
+  /** A volume's `volsize` and `volblocksize`; none for a filesystem. */
+  readonly volume: DatasetRecord['properties'];
+}
+
+/** A snapshot row as sent: its source dataset's volume properties with it. */
+export function incomingOf(source: SnapshotRecord, from: DatasetRecord | undefined): IncomingSnapshot {
+  const volume: DatasetRecord['properties'] = {};
+  for (const k of ['volsize', 'volblocksize'])
+    if (from && Object.hasOwn(from.properties, k)) volume[k] = from.properties[k]!;
+  return {
+    sourceDataset: source.dataset,
+    name: splitId(source.id)[1],
+    referenced: source.referenced,
+    guid: source.guid,
+    user_properties: source.user_properties,
+    owners: source.owners,
+    created_at: source.created_at,
+    volume,
+  };
+}
+
 /**
  * One snapshot received into `target` (`zfs recv -s -F`, zettarepl/transport/zfscli/__init__.py:73-84):
- * a missing target is made; on an incremental receive, the target's snapshots after the base go
- * (a held one stops it, as ZFS refuses its destroy); the snapshot's row and copy are added in one
- * transaction; then the target's files are the snapshot's.
+ * `fill` writes the snapshot's files into its new copy directory (a local copy, or a stream from
+ * another appliance); a missing target is made; on an incremental receive, the target's snapshots
+ * after the base go (a held one stops it, as ZFS refuses its destroy); the snapshot's row and copy
+ * are added in one transaction; then the target's files are the snapshot's. A `fill` that fails
+ * leaves nothing behind.
  */
-async function receive(
+export async function receiveSnapshot(
   appliance: Appliance,
-  source: SnapshotRecord,
+  source: IncomingSnapshot,
   target: string,
   base: string | null,
+  fill: (dir: string) => Promise<unknown>,
 ): Promise<string> {
   const { store } = appliance;
-  const name = splitId(source.id)[1];
-  const id = `${target}@${name}`;
+  const id = `${target}@${source.name}`;
   return serializedByPool(appliance, poolOf(target), async () => {
     const copy = randomUUID();
     const forget = await noteCopyInFlight(store.stateDir, copy);
     const dir = snapshotCopyDir(appliance, copy);
     let later: SnapshotRecord[];
+    const owners = movedOwners(source.owners, source.sourceDataset, target);
     try {
-      await copyTree(snapshotCopyDir(appliance, source.copy), snapshotsDir(store.stateDir), dir, new Set());
+      await fill(dir);
       later = store.write(() => {
         const datasets = listDatasets(store.db);
         const snapshots = listSnapshots(store.db);
@@ -288,18 +322,14 @@ async function receive(
             `cannot receive new filesystem stream: destination has snapshots (eg. ${existing.id})\nmust destroy them to overwrite it`,
           );
         if (!exists) {
-          const from = datasets.find((d) => d.id === source.dataset);
-          const properties: DatasetRecord['properties'] = {};
-          for (const k of ['volsize', 'volblocksize'])
-            if (from && Object.hasOwn(from.properties, k)) properties[k] = from.properties[k]!;
           insertDataset(store.db, {
             id: target,
             pool: poolOf(target),
-            properties,
+            properties: { ...source.volume },
             user_properties: {},
             created_at: appliance.now(),
           });
-          if (!Object.hasOwn(properties, 'volsize'))
+          if (!Object.hasOwn(source.volume, 'volsize'))
             mkdirSync(sandboxPath(appliance, `/mnt/${target}`).host, { mode: 0o755 });
         }
         const baseTxg = base === null ? null : snapshots.find((s) => s.id === `${target}@${base}`)!.txg;
@@ -321,7 +351,7 @@ async function receive(
           referenced: source.referenced,
           guid: source.guid,
           user_properties: source.user_properties,
-          owners: movedOwners(source.owners, source.dataset, target),
+          owners,
           created_at: source.created_at,
         });
         return after;
@@ -338,11 +368,18 @@ async function receive(
     const mount = mountOf(appliance, d, all);
     if (mount) {
       await restoreTree(dir, mount.host, store.mntDir, mount.skip);
-      const owners = movedOwners(source.owners, source.dataset, target);
       store.write(() => restoreOwners(store.db, d.pool, mount.rel, mount.childRels, owners));
     }
     return id;
   });
+}
+
+/** A local receive: the source snapshot's own copy copied. */
+function receive(appliance: Appliance, source: SnapshotRecord, target: string, base: string | null): Promise<string> {
+  const from = appliance.store.read(() => listDatasets(appliance.store.db)).find((d) => d.id === source.dataset);
+  return receiveSnapshot(appliance, incomingOf(source, from), target, base, (dir) =>
+    copyTree(snapshotCopyDir(appliance, source.copy), snapshotsDir(appliance.store.stateDir), dir, new Set()),
+  );
 }
 
 /** handle_readonly (run.py:837-869): SET and REQUIRE leave the target readonly=on, set where no ancestor in the target tree has it. */

@@ -16,7 +16,7 @@ import {
 } from '../../../../src/core/appliance/replication/run.js';
 import { listDatasets } from '../../../../src/core/store/datasets.js';
 import { listSnapshots } from '../../../../src/core/store/snapshots.js';
-import { la, replicationAppliance, replicationSpec, snapAt, snapshotName } from '../../../helpers/replication-spec.js';
+import { failureOf, la, replicationAppliance, replicationSpec, snapAt, snapshotName } from '../../../helpers/replication-spec.js';
 import type { TestAppliance } from '../../../helpers/appliance.js';
 
 const [setup, snap, name] = [replicationAppliance, snapAt, snapshotName];
@@ -32,15 +32,7 @@ const dataset = (t: TestAppliance, id: string) => listDatasets(t.appliance.store
 const file = (t: TestAppliance, path: string) => join(t.stateDir, 'mnt', path);
 const run = (t: TestAppliance, s: LocalReplicationSpec, progress: (p: number, text: string) => void = () => {}) =>
   runLocalReplication(t.appliance, s, progress);
-async function failure(p: Promise<unknown>): Promise<ReplicationError> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof ReplicationError) return err;
-    throw err;
-  }
-  throw new Error('the replication unexpectedly succeeded');
-}
+const failure = (p: Promise<unknown>) => failureOf(p, ReplicationError);
 
 describe('a local replication run', () => {
   it('copies every matching snapshot into a missing target, oldest first, with its creation time and files (run.py:654-658, snapshots_to_send.py:82-96)', async () => {
