@@ -176,10 +176,28 @@ export const snapshotTasks: KindAdapter<'snapshot_tasks', Task> = {
     return stepOf('snapshot_tasks', want, 'update', changes);
   },
 
-  prune: (world, named) =>
-    tasksIn(world)
+  /**
+   * A task a replication that stays binds stays too (the file names the replication, or stor did not
+   * make it): deleting it changes what that replication sends, and the appliance refuses deleting
+   * the last task of an enabled one (MW/plugins/snapshot.py:269-280).
+   */
+  prune(world, named, gone, note) {
+    const going = new Set(gone.filter((c) => c.kind === 'replications').map((c) => c.name));
+    const staying = (
+      world.objects.replications as readonly { name: string; periodic_snapshot_tasks: { id: number }[] }[]
+    ).filter((r) => !going.has(r.name));
+    return tasksIn(world)
       .filter((s) => !named.has(identityOf(s)) && madeByStor(world.marks, 'snapshot_task', identityOf(s), s.id))
-      .map(identityOf),
+      .filter((s) => {
+        const by = staying.find((r) => r.periodic_snapshot_tasks.some((b) => b.id === s.id));
+        if (by)
+          note(
+            `snapshot task ${identityOf(s)}: stor made it, but replication ${by.name}, which sends its snapshots, stays; --prune leaves it`,
+          );
+        return !by;
+      })
+      .map(identityOf);
+  },
 
   exists: (world, name) => tasksNamed(world, name).length > 0,
 
