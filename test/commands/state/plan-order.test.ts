@@ -240,6 +240,22 @@ describe('desired state: the table of kinds', () => {
     expect(plan(w, exportState(w)).plan.pending).toBe(false);
   });
 
+  it('--prune keeps a dataset stor made while a replication that stays sends from it or, LOCAL, receives into it, as deleting the dataset would take the replication', () => {
+    // pool.dataset.delete deletes the replications attached (MW/plugins/replication.py:648-678).
+    const w = world({
+      datasets: [dataset('tank/src', true), dataset('tank/dst', true), dataset('tank/free', true)],
+      objects: {
+        replications: [replication(1, 'hand', [], { source_datasets: ['tank/src/a'], target_dataset: 'tank/dst/a' })],
+      },
+    });
+    const pruned = plan(w, { stor_state: 1 }, true).plan;
+    expect(pruned.changes.map((c) => `${c.action} ${c.kind} ${c.name}`)).toEqual(['delete datasets tank/free']);
+    expect(pruned.notes).toEqual([
+      'dataset tank/dst: stor made it, but replication hand in it stays; --prune leaves it',
+      'dataset tank/src: stor made it, but replication hand in it stays; --prune leaves it',
+    ]);
+  });
+
   it('makes an NFS share after the dataset holding its path and deletes it before; export --only shares writes it at shares.nfs', () => {
     const file: StateFile = {
       stor_state: 1,
