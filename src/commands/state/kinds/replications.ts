@@ -26,7 +26,18 @@ import {
   scheduleText,
   type Lifetime,
 } from '../snapshot-task-values.js';
-import { sameSet, sorted, stepOf, type DesiredOf, type KindAdapter, type Step, type World } from './kind.js';
+import {
+  changedParams,
+  differs,
+  sameSet,
+  sorted,
+  stepOf,
+  type Compared,
+  type DesiredOf,
+  type KindAdapter,
+  type Step,
+  type World,
+} from './kind.js';
 import { markName } from './mark.js';
 
 type Want = DesiredOf<'replications'>;
@@ -118,12 +129,7 @@ const lifetimeOfValues = (v: Values): Lifetime | null =>
   v.lifetime_value !== null && v.lifetime_unit !== null ? { value: v.lifetime_value, unit: v.lifetime_unit } : null;
 const credentialShown = (c: Credential): unknown => (c !== null && typeof c === 'object' ? c.name : c);
 
-/** One field of the file, in the appliance's terms over `base`, and as the plan shows it. */
-interface Compared {
-  field: keyof Want;
-  params: Partial<Values>;
-  shown: (v: Values) => unknown;
-}
+type Field = Compared<keyof Want, Values>;
 
 const PLAIN = [
   'direction',
@@ -147,8 +153,8 @@ const PLAIN = [
 ] as const satisfies readonly (keyof Want)[];
 const SETS = new Set<string>(['exclude', 'periodic_snapshot_tasks', 'also_include_naming_schema', 'naming_schema']);
 
-function compared(want: Want, base: Values): Compared[] {
-  const out: Compared[] = [];
+function compared(want: Want, base: Values): Field[] {
+  const out: Field[] = [];
   for (const f of PLAIN) {
     if (want[f] === undefined) continue;
     if (f === 'lifetime') {
@@ -204,18 +210,8 @@ function sameValue(k: string, have: unknown, want: unknown): boolean {
   return have === want;
 }
 
-const differs = (c: Compared, have: Values): boolean =>
-  Object.entries(c.params).some(([k, v]) => !sameValue(k, have[k as keyof Values], v));
-
 /** What the file changes of a live task (or sets on a new one), in the appliance's terms. */
-function paramsOf(want: Want, have: Values): Partial<Values> {
-  return Object.assign(
-    {},
-    ...compared(want, have)
-      .filter((c) => differs(c, have))
-      .map((c) => c.params),
-  ) as Partial<Values>;
-}
+const paramsOf = (want: Want, have: Values): Partial<Values> => changedParams(compared(want, have), have, sameValue);
 
 /** The ids the appliance takes: the snapshot tasks' by identity, the credential's by name (one query each). */
 async function withIds(t: Transport, params: Partial<Values>): Promise<Record<string, unknown>> {
@@ -406,7 +402,7 @@ export const replications: KindAdapter<'replications', Live> = {
     }
     const live = valuesOf(have[0]!);
     const changes: FieldChange[] = compared(want, live)
-      .filter((c) => differs(c, live))
+      .filter((c) => differs(c, live, sameValue))
       .map((c) => ({ field: c.field, from: c.shown(live), to: c.shown({ ...live, ...c.params }) }));
     return stepOf('replications', want, 'update', changes);
   },

@@ -30,7 +30,17 @@ import {
   shortenedAway,
   type Lifetime,
 } from '../snapshot-task-values.js';
-import { sameSet, sorted, stepOf, type DesiredOf, type KindAdapter, type World } from './kind.js';
+import {
+  changedParams,
+  differs,
+  sameSet,
+  sorted,
+  stepOf,
+  type Compared,
+  type DesiredOf,
+  type KindAdapter,
+  type World,
+} from './kind.js';
 import { markName } from './mark.js';
 
 type Want = DesiredOf<'snapshot_tasks'>;
@@ -67,16 +77,10 @@ const liveLifetime = (v: Pick<Values, 'lifetime_value' | 'lifetime_unit'>): Life
   unit: v.lifetime_unit,
 });
 
-/** One field of the file, in the appliance's terms over `base` (the live task, or a fresh one) and as the plan shows it. */
-interface Compared {
-  field: keyof Want;
-  /** The appliance's fields it sets. */
-  params: Partial<Values>;
-  shown: (v: Values) => unknown;
-}
+type Field = Compared<keyof Want, Values>;
 
-function compared(want: Want, base: Values): Compared[] {
-  const out: Compared[] = [];
+function compared(want: Want, base: Values): Field[] {
+  const out: Field[] = [];
   const plain = (f: 'recursive' | 'allow_empty' | 'enabled') => {
     if (want[f] !== undefined) out.push({ field: f, params: { [f]: want[f] }, shown: (v) => v[f] });
   };
@@ -111,18 +115,8 @@ const sameValue = (k: string, have: unknown, want: unknown): boolean =>
         )
       : have === want;
 
-const differs = (c: Compared, have: Values): boolean =>
-  Object.entries(c.params).some(([k, v]) => !sameValue(k, have[k as keyof Values], v));
-
-/** What the file changes of a live task (or sets on a new one), as update (create) takes it. */
-function paramsOf(want: Want, have: Values): Partial<Values> {
-  return Object.assign(
-    {},
-    ...compared(want, have)
-      .filter((c) => differs(c, have))
-      .map((c) => c.params),
-  ) as Partial<Values>;
-}
+/** What the file changes of a live task (or sets on a new one), in the appliance's terms. */
+const paramsOf = (want: Want, have: Values): Partial<Values> => changedParams(compared(want, have), have, sameValue);
 
 async function tasksAt(t: Transport, name: string): Promise<Task[]> {
   const { dataset, naming_schema } = splitIdentity(name);
@@ -171,7 +165,7 @@ export const snapshotTasks: KindAdapter<'snapshot_tasks', Task> = {
     }
     const live = have[0]!;
     const changes: FieldChange[] = compared(want, live)
-      .filter((c) => differs(c, live))
+      .filter((c) => differs(c, live, sameValue))
       .map((c) => ({ field: c.field, from: c.shown(live), to: c.shown({ ...live, ...c.params }) }));
     return stepOf('snapshot_tasks', want, 'update', changes);
   },
