@@ -118,6 +118,17 @@ const sameValue = (k: string, have: unknown, want: unknown): boolean =>
 /** What the file changes of a live task (or sets on a new one), in the appliance's terms. */
 const paramsOf = (want: Want, have: Values): Partial<Values> => changedParams(compared(want, have), have, sameValue);
 
+/** The target's replications, each with whether it binds a task (by id: the entry carries its bound tasks). */
+const bindingReplications = (world: World) =>
+  (
+    world.objects.replications as readonly {
+      id: number;
+      name: string;
+      enabled: boolean;
+      periodic_snapshot_tasks: { id: number }[];
+    }[]
+  ).map((r) => ({ ...r, binds: (id: number) => r.periodic_snapshot_tasks.some((b) => b.id === id) }));
+
 async function tasksAt(t: Transport, name: string): Promise<Task[]> {
   const { dataset, naming_schema } = splitIdentity(name);
   return (await queryItems(
@@ -177,13 +188,11 @@ export const snapshotTasks: KindAdapter<'snapshot_tasks', Task> = {
    */
   prune(world, named, gone, note) {
     const going = new Set(gone.filter((c) => c.kind === 'replications').map((c) => c.name));
-    const staying = (
-      world.objects.replications as readonly { name: string; periodic_snapshot_tasks: { id: number }[] }[]
-    ).filter((r) => !going.has(r.name));
+    const staying = bindingReplications(world).filter((r) => !going.has(r.name));
     return tasksIn(world)
       .filter((s) => !named.has(identityOf(s)) && madeByStor(world.marks, 'snapshot_task', identityOf(s), s.id))
       .filter((s) => {
-        const by = staying.find((r) => r.periodic_snapshot_tasks.some((b) => b.id === s.id));
+        const by = staying.find((r) => r.binds(s.id));
         if (by)
           note(
             `snapshot task ${identityOf(s)}: stor made it, but replication ${by.name}, which sends its snapshots, stays; --prune leaves it`,
@@ -235,6 +244,14 @@ export const snapshotTasks: KindAdapter<'snapshot_tasks', Task> = {
           if (!v.startsWith(`${data.dataset}/`))
             add(`exclude.${i}`, 'Excluded dataset should be a child or other descendant of the selected dataset');
         });
+        // An update disabling a task an enabled replication binds (MW/plugins/snapshot.py:202-211): the
+        // replications' steps run after this one, so the target's replications are the ones it sees.
+        const bound = live && !data.enabled && bindingReplications(world).find((r) => r.enabled && r.binds(live.id));
+        if (bound)
+          add(
+            'enabled',
+            `You can't disable this periodic snapshot task because it is bound to enabled replication task ${bound.id}`,
+          );
         if (errors.length > 0) refusal = rpcErrors.validation(errors);
       }
       if (refusal) {

@@ -343,6 +343,21 @@ describe('snapshot tasks plan', () => {
     );
   });
 
+  it("refuses disabling a task an enabled replication binds, in the appliance's words (MW/plugins/snapshot.py:202-211)", () => {
+    const bound = world({
+      datasets: [dataset('tank/a')],
+      objects: { snapshot_tasks: [hourly], replications: [replication(7, 'r', [hourly])] },
+    });
+    const step = planOne(
+      snapshotTasks,
+      { dataset: 'tank/a', naming_schema: 'auto-%Y-%m-%d_%H-%M', enabled: false },
+      bound,
+    ).step!;
+    expect(() => snapshotTasks.refuse!(bound, [step], false, [step])).toThrow(
+      "periodic_snapshot_update.enabled: You can't disable this periodic snapshot task because it is bound to enabled replication task 7",
+    );
+  });
+
   it('refuses a lifetime of 0 in the file itself (the appliance would take it, and retention then keeps nothing)', () => {
     for (const lifetime of ['0d', '{value: 0, unit: DAY}'])
       expect(() =>
