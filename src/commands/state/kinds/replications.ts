@@ -193,10 +193,8 @@ function compared(want: Want, base: Values): Field[] {
 }
 
 function sameValue(k: string, have: unknown, want: unknown): boolean {
-  if (SETS.has(k) || k === 'source_datasets')
-    return k === 'source_datasets'
-      ? JSON.stringify(have) === JSON.stringify(want)
-      : sameSet(have as string[], want as string[]);
+  if (SETS.has(k)) return sameSet(have as string[], want as string[]);
+  if (k === 'source_datasets') return JSON.stringify(have) === JSON.stringify(want);
   if (k === 'schedule') {
     if (have === null || want === null) return have === want;
     return Object.keys(DEFAULT_SNAPSHOT_TASK_SCHEDULE).every(
