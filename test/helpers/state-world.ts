@@ -13,6 +13,7 @@ import type { Objects, World } from '../../src/commands/state/kinds/kind.js';
 import { markKey, markValue, readMarks, type MarkedKind } from '../../src/commands/state/ownership.js';
 import type { User } from '../../src/commands/user/model.js';
 import type { PoolSnapshotTaskEntry } from '../../src/core/contract/pool-snapshottask.js';
+import type { ReplicationEntry } from '../../src/core/contract/replication.js';
 import type { NfsShareEntry } from '../../src/core/contract/sharing-nfs.js';
 import type { SmbShareEntry } from '../../src/core/contract/sharing-smb.js';
 import type { LockoutRule } from '../../src/core/roles/analyze.js';
@@ -149,6 +150,71 @@ export const snapshotTask = (
   vmware_sync: false,
   ...extra,
 });
+
+/**
+ * A replication task as 25.10.1's replication.query answers it (MW/api/v25_10_1/replication.py:41-176):
+ * a LOCAL PUSH of `source` to `target`, bound to `tasks` (as the entry carries them), the create
+ * model's defaults unless `extra` says.
+ */
+export const replication = (
+  id: number,
+  name: string,
+  tasks: PoolSnapshotTaskEntry[] = [],
+  extra: Partial<ReplicationEntry> = {},
+): ReplicationEntry =>
+  ({
+    name,
+    direction: 'PUSH',
+    transport: 'LOCAL',
+    ssh_credentials: null,
+    netcat_active_side: null,
+    netcat_active_side_listen_address: null,
+    netcat_active_side_port_min: null,
+    netcat_active_side_port_max: null,
+    netcat_passive_side_connect_address: null,
+    sudo: false,
+    source_datasets: ['tank/a'],
+    target_dataset: 'tank/backup/a',
+    recursive: false,
+    exclude: [],
+    properties: true,
+    properties_exclude: [],
+    properties_override: {},
+    replicate: false,
+    encryption: false,
+    encryption_inherit: null,
+    encryption_key: null,
+    encryption_key_format: null,
+    encryption_key_location: null,
+    periodic_snapshot_tasks: tasks.map(({ vmware_sync: _v, state: _s, ...t }) => ({ ...t, state: '{}' })),
+    naming_schema: [],
+    also_include_naming_schema: [],
+    name_regex: null,
+    auto: true,
+    schedule: null,
+    restrict_schedule: null,
+    only_matching_schedule: false,
+    allow_from_scratch: false,
+    readonly: 'SET',
+    hold_pending_snapshots: false,
+    retention_policy: 'NONE',
+    lifetime_value: null,
+    lifetime_unit: null,
+    lifetimes: [],
+    compression: null,
+    speed_limit: null,
+    large_block: true,
+    embed: false,
+    compressed: true,
+    retries: 5,
+    logging_level: null,
+    enabled: true,
+    id,
+    state: { state: 'PENDING' },
+    job: null,
+    has_encrypted_dataset_keys: false,
+    ...extra,
+  }) as ReplicationEntry;
 
 export interface WorldParts {
   groups?: Group[];

@@ -202,7 +202,7 @@ export const stateApplyCommand = defineCommand({
     'stor apply -f state.yaml --yes --keys-out new-keys.json',
   ],
   notes:
-    'Order: groups, users, privileges, datasets, snapshot tasks, shares, API keys; deletes (--prune) in reverse. Stops at the first failure unless --keep-going, ' +
+    'Order: groups, users, privileges, datasets, snapshot tasks, replications, shares, API keys; deletes (--prune) in reverse. Stops at the first failure unless --keep-going, ' +
     'and reports every object as done, failed or not attempted. Users are made without a password (password_disabled). ' +
     'New API keys are written once, never into the state file.',
   run: (ctx, _args, opts) => stateApply(ctx, opts),

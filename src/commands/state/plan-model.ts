@@ -31,7 +31,7 @@ export interface StatePlan {
   /** The target's release as it told it, and the catalogue the roles were judged by. */
   release: string | null;
   catalogue: string;
-  /** In dependency order: groups → users → privileges → datasets → snapshot_tasks → shares.nfs → shares.smb → api_keys; deletes after, in reverse. */
+  /** In dependency order: groups → users → privileges → datasets → snapshot_tasks → replications → shares.nfs → shares.smb → api_keys; deletes after, in reverse. */
   changes: PlannedChange[];
   /** Differences stor reports but never changes in place (a gid, an API key's user), and the snapshots a snapshot task's change or delete lets go. */
   notes: string[];

@@ -6,6 +6,7 @@
  */
 import * as z from 'zod';
 import { LIFETIME_UNITS } from '../contract/pool-snapshottask.js';
+import { DIRECTIONS, RETENTION_POLICIES } from '../contract/replication.js';
 import { NFS_SECURITY } from '../contract/sharing-nfs.js';
 import { SMB_PURPOSES } from '../contract/sharing-smb.js';
 import { objectsAt, partsOf, section, type Part } from './sections.js';
@@ -132,6 +133,36 @@ export const LIFETIME_TEXT = /^([0-9]+)\s*([hdwmy])$/i;
  */
 const NO_ZERO_LIFETIME = 'a lifetime of 0 keeps no snapshot: retention would destroy each one at the next run';
 
+/** A lifetime as a file writes it: `2w`, or `{value, unit}`; never 0. */
+const lifetimeSchema = () =>
+  z.union([
+    z
+      .string()
+      .regex(LIFETIME_TEXT, 'a lifetime is a count and a unit: 12h, 30d, 2w, 6m (months), 1y')
+      .refine((v) => Number(LIFETIME_TEXT.exec(v)?.[1]) > 0, NO_ZERO_LIFETIME),
+    z.strictObject({
+      value: z.int().refine((v) => v > 0, NO_ZERO_LIFETIME),
+      unit: z.enum(LIFETIME_UNITS),
+    }),
+  ]);
+
+/** A schedule as a file writes it: five cron fields, or the object with its window. */
+const scheduleSchema = () =>
+  z.union([
+    z
+      .string()
+      .refine((v) => v.trim().split(/\s+/).length === 5, 'a schedule is 5 cron fields: minute hour dom month dow'),
+    z.strictObject({
+      minute: z.string().optional(),
+      hour: z.string().optional(),
+      dom: z.string().optional(),
+      month: z.string().optional(),
+      dow: z.string().optional(),
+      begin: z.string().optional().describe('HH:MM: none before this time of day'),
+      end: z.string().optional().describe('HH:MM: none after'),
+    }),
+  ]);
+
 /**
  * A periodic snapshot task (pool.snapshottask.create's fields, MW/api/v25_10_1/pool_snapshottask.py:29-47),
  * matched by its dataset and naming schema together.
@@ -143,37 +174,63 @@ export const stateSnapshotTaskSchema = z.strictObject({
   ),
   recursive: z.boolean().optional().describe('also snapshot the datasets under it'),
   exclude: z.array(name()).optional().describe('datasets under it left out of a recursive task'),
-  lifetime: z
-    .union([
-      z
-        .string()
-        .regex(LIFETIME_TEXT, 'a lifetime is a count and a unit: 12h, 30d, 2w, 6m (months), 1y')
-        .refine((v) => Number(LIFETIME_TEXT.exec(v)?.[1]) > 0, NO_ZERO_LIFETIME),
-      z.strictObject({
-        value: z.int().refine((v) => v > 0, NO_ZERO_LIFETIME),
-        unit: z.enum(LIFETIME_UNITS),
-      }),
-    ])
+  lifetime: lifetimeSchema()
     .optional()
     .describe('how long each snapshot is kept: 2w, 30d, 1y, 12h, 6m (months), or {value, unit}'),
-  schedule: z
-    .union([
-      z
-        .string()
-        .refine((v) => v.trim().split(/\s+/).length === 5, 'a schedule is 5 cron fields: minute hour dom month dow'),
-      z.strictObject({
-        minute: z.string().optional(),
-        hour: z.string().optional(),
-        dom: z.string().optional(),
-        month: z.string().optional(),
-        dow: z.string().optional(),
-        begin: z.string().optional().describe('HH:MM: no snapshot before this time of day'),
-        end: z.string().optional().describe('HH:MM: none after'),
-      }),
-    ])
+  schedule: scheduleSchema()
     .optional()
     .describe('when snapshots are taken: 5 cron fields ("0 * * * *"), or {minute, hour, dom, month, dow, begin, end}'),
   allow_empty: z.boolean().optional().describe('also take a snapshot when nothing was written since the last'),
+  enabled: z.boolean().optional(),
+});
+
+/**
+ * A replication task (replication.create's fields, MW/api/v25_10_1/replication.py:41-189), matched by
+ * name. What a create needs besides: `transport`, `source_datasets`, `target_dataset`; the rest
+ * the appliance requires has a default here (direction PUSH, recursive false, auto true,
+ * retention_policy NONE).
+ */
+export const stateReplicationSchema = z.strictObject({
+  name: name().describe('the task name; replications are matched by name'),
+  direction: z.enum(DIRECTIONS).optional().describe('PUSH (default on create) sends local snapshots; PULL fetches'),
+  transport: z.enum(['LOCAL', 'SSH']).optional().describe('LOCAL: to a dataset of the same appliance; SSH: to another'),
+  ssh_credentials: z
+    .union([z.int().positive(), name()])
+    .nullable()
+    .optional()
+    .describe("an SSH transport's keychain credential (SSH_CREDENTIALS), by name or id"),
+  source_datasets: z.array(name()).min(1).optional().describe('the datasets sent, pool/path'),
+  target_dataset: name().optional().describe('where they are received, pool/path'),
+  recursive: z.boolean().optional().describe('also the datasets under the sources'),
+  exclude: z.array(name()).optional().describe('datasets under the sources left out of a recursive task'),
+  periodic_snapshot_tasks: z
+    .array(z.string().regex(/^[^@]+@[^@]+$/, 'a snapshot task is named DATASET@NAMING_SCHEMA'))
+    .optional()
+    .describe(
+      'the snapshot tasks whose snapshots a PUSH sends, by their identity DATASET@NAMING_SCHEMA (there, or in this file)',
+    ),
+  also_include_naming_schema: z.array(name()).optional().describe('PUSH: more snapshot names sent, strftime style'),
+  naming_schema: z.array(name()).optional().describe('PULL: the snapshot names fetched, strftime style'),
+  name_regex: name().nullable().optional().describe('instead of naming schemas: the snapshot names sent, a regex'),
+  auto: z.boolean().optional().describe('run on its schedule, or after its snapshot tasks (default true on create)'),
+  schedule: scheduleSchema()
+    .nullable()
+    .optional()
+    .describe(
+      'when it runs: 5 cron fields, or {minute, hour, dom, month, dow, begin, end}; null: after its snapshot tasks',
+    ),
+  retention_policy: z
+    .enum(RETENTION_POLICIES)
+    .optional()
+    .describe(
+      "the target's snapshots: SOURCE removes what the source removed, CUSTOM keeps `lifetime`, NONE keeps all (default on create)",
+    ),
+  lifetime: lifetimeSchema().optional().describe('CUSTOM retention: how long the target keeps each snapshot'),
+  allow_from_scratch: z
+    .boolean()
+    .optional()
+    .describe('may destroy the target and send everything again when they have no snapshot in common'),
+  readonly: z.enum(['SET', 'REQUIRE', 'IGNORE']).optional().describe("the target dataset's readonly property"),
   enabled: z.boolean().optional(),
 });
 
@@ -185,6 +242,7 @@ export const stateFileSchema = z.strictObject({
   api_keys: section(stateApiKeySchema),
   datasets: section(stateDatasetSchema),
   snapshot_tasks: section(stateSnapshotTaskSchema, { fields: ['dataset', 'naming_schema'] }),
+  replications: section(stateReplicationSchema),
   shares: z
     .strictObject({
       nfs: section(stateNfsShareSchema, { fields: ['path'] }),

@@ -20,6 +20,7 @@ import {
   group,
   nfsShare,
   privilege,
+  replication,
   smbShare,
   snapshotTask,
   user,
@@ -39,6 +40,7 @@ describe('desired state: the table of kinds', () => {
       'privileges',
       'datasets',
       'snapshot_tasks',
+      'replications',
       'shares.nfs',
       'shares.smb',
       'api_keys',
@@ -189,6 +191,71 @@ describe('desired state: the table of kinds', () => {
     expect(plan(w, exportState(w)).plan.pending).toBe(false);
   });
 
+  it('makes a replication after the snapshot tasks it binds and deletes it before them; --prune keeps a task a staying replication binds', () => {
+    const file: StateFile = {
+      stor_state: 1,
+      replications: [
+        {
+          name: 'backup',
+          transport: 'LOCAL',
+          source_datasets: ['tank/web'],
+          target_dataset: 'tank/copy',
+          periodic_snapshot_tasks: ['tank/web@auto-%Y-%m-%d_%H-%M'],
+        },
+      ],
+      snapshot_tasks: [{ dataset: 'tank/web', naming_schema: 'auto-%Y-%m-%d_%H-%M' }],
+      datasets: [{ name: 'tank/web' }],
+    };
+    expect(order(file)).toEqual([
+      'create datasets tank/web',
+      'create snapshot_tasks tank/web@auto-%Y-%m-%d_%H-%M',
+      'create replications backup',
+    ]);
+    // The appliance refuses deleting the last task bound to an enabled replication (MW/plugins/snapshot.py:269-280):
+    // the replication goes first.
+    const old = snapshotTask(4, 'tank/old');
+    const bound = snapshotTask(5, 'tank/old', 'bound-%Y%m%d%H%M');
+    const w = world({
+      datasets: [dataset('tank/old')],
+      objects: {
+        snapshot_tasks: [old, bound],
+        replications: [replication(7, 'gone', [old]), replication(8, 'hand', [bound])],
+      },
+      made: {
+        snapshot_task: [
+          ['tank/old@auto-%Y-%m-%d_%H-%M', 4],
+          ['tank/old@bound-%Y%m%d%H%M', 5],
+        ],
+        replication: [['gone', 7]],
+      },
+    });
+    const pruned = plan(w, { stor_state: 1 }, true).plan;
+    expect(pruned.changes.map((c) => `${c.action} ${c.kind} ${c.name}`)).toEqual([
+      'delete replications gone',
+      'delete snapshot_tasks tank/old@auto-%Y-%m-%d_%H-%M',
+    ]);
+    expect(pruned.notes).toEqual([
+      'snapshot task tank/old@bound-%Y%m%d%H%M: stor made it, but replication hand, which sends its snapshots, stays; --prune leaves it',
+    ]);
+    expect(plan(w, exportState(w)).plan.pending).toBe(false);
+  });
+
+  it('--prune keeps a dataset stor made while a replication that stays sends from it or, LOCAL, receives into it, as deleting the dataset would take the replication', () => {
+    // pool.dataset.delete deletes the replications attached (MW/plugins/replication.py:648-678).
+    const w = world({
+      datasets: [dataset('tank/src', true), dataset('tank/dst', true), dataset('tank/free', true)],
+      objects: {
+        replications: [replication(1, 'hand', [], { source_datasets: ['tank/src/a'], target_dataset: 'tank/dst/a' })],
+      },
+    });
+    const pruned = plan(w, { stor_state: 1 }, true).plan;
+    expect(pruned.changes.map((c) => `${c.action} ${c.kind} ${c.name}`)).toEqual(['delete datasets tank/free']);
+    expect(pruned.notes).toEqual([
+      'dataset tank/dst: stor made it, but replication hand in it stays; --prune leaves it',
+      'dataset tank/src: stor made it, but replication hand in it stays; --prune leaves it',
+    ]);
+  });
+
   it('makes an NFS share after the dataset holding its path and deletes it before; export --only shares writes it at shares.nfs', () => {
     const file: StateFile = {
       stor_state: 1,
@@ -297,6 +364,7 @@ describe('desired state: the table of kinds', () => {
       'privileges',
       'datasets',
       'snapshot_tasks',
+      'replications',
       'shares',
       'api_keys',
     ]);

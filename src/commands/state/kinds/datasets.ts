@@ -41,8 +41,8 @@ export const datasets: KindAdapter<'datasets', Dataset> = {
 
   prune(world, named, gone, note) {
     const all = datasetsIn(world);
-    // A share or a snapshot task that stays (the file names it, or stor did not make it) keeps the
-    // dataset holding its path: 25.10.1's pool.dataset.delete takes the shares and tasks under it
+    // A share, a snapshot task or a replication that stays (the file names it, or stor did not make it)
+    // keeps the dataset holding its path: 25.10.1's pool.dataset.delete takes the shares and tasks under it
     // with it (its attachment delegates, MW/plugins/pool_/dataset_attachments.py,
     // MW/plugins/snapshot.py:372-374), so deleting the dataset would delete them.
     const going = new Set(gone.map((c) => `${c.kind} ${c.name}`));
@@ -62,6 +62,21 @@ export const datasets: KindAdapter<'datasets', Dataset> = {
         label: `snapshot task ${s.dataset}@${s.naming_schema}`,
         path: `/mnt/${s.dataset}`,
       })),
+      // A LOCAL or PUSH replication by its sources, a LOCAL or PULL one by its target (MW/plugins/replication.py:648-678).
+      ...(
+        world.objects.replications as readonly {
+          name: string;
+          direction: string;
+          transport: string;
+          source_datasets: string[];
+          target_dataset: string;
+        }[]
+      ).flatMap((r) =>
+        [
+          ...(r.transport === 'LOCAL' || r.direction === 'PUSH' ? r.source_datasets : []),
+          ...(r.transport === 'LOCAL' || r.direction === 'PULL' ? [r.target_dataset] : []),
+        ].map((ds) => ({ id: `replications ${r.name}`, label: `replication ${r.name}`, path: `/mnt/${ds}` })),
+      ),
     ].filter((s) => !going.has(s.id));
     const marked = new Set(
       all

@@ -1,6 +1,7 @@
 /**
  * The kinds of desired state, in dependency order: creates and updates run in it (a user's groups
- * exist before the user, a privilege's groups before the privilege, a key's user before the key),
+ * exist before the user, a privilege's groups before the privilege, a key's user before the key,
+ * a replication's snapshot tasks before the replication),
  * deletes (`--prune`) in reverse. Plan, apply, export, `--only` and `STATE_KINDS` all walk this
  * table; a new kind is one file here and one row (docs/ARCHITECTURE.md "How to add a kind to desired state").
  */
@@ -11,6 +12,7 @@ import { groups } from './groups.js';
 import type { AnyKind } from './kind.js';
 import { nfsShares } from './nfs-shares.js';
 import { privileges } from './privileges.js';
+import { replications } from './replications.js';
 import { smbShares } from './smb-shares.js';
 import { snapshotTasks } from './snapshot-tasks.js';
 import { users } from './users.js';
@@ -21,6 +23,7 @@ export const KINDS = [
   privileges,
   datasets,
   snapshotTasks,
+  replications,
   nfsShares,
   smbShares,
   apiKeys,

@@ -126,6 +126,24 @@ export function field(changes: FieldChange[], name: string, from: unknown, to: u
   if (differs) changes.push({ field: name, from, to });
 }
 
+/** One field of the file in the appliance's terms over a base object: the values it sets, and how the plan shows an object's. */
+export interface Compared<F, V> {
+  field: F;
+  params: Partial<V>;
+  shown: (v: V) => unknown;
+}
+
+/** How a kind compares one of its values, `have` the object's, `want` the file's. */
+export type SameValue = (key: string, have: unknown, want: unknown) => boolean;
+
+/** Whether a field of the file changes `have`. */
+export const differs = <V>(c: { params: Partial<V> }, have: V, same: SameValue): boolean =>
+  Object.entries(c.params).some(([k, v]) => !same(k, have[k as keyof V], v));
+
+/** What the fields change of `have` (the live object, or a fresh one), as update (create) takes it. */
+export const changedParams = <V>(fields: readonly { params: Partial<V> }[], have: V, same: SameValue): Partial<V> =>
+  Object.assign({}, ...fields.filter((c) => differs(c, have, same)).map((c) => c.params)) as Partial<V>;
+
 /**
  * The step for one object, named by its section's identity (a group's name, an NFS share's path): a
  * create when there is none, else an update when a field differs, else null.

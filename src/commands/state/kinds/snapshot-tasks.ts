@@ -30,7 +30,17 @@ import {
   shortenedAway,
   type Lifetime,
 } from '../snapshot-task-values.js';
-import { sameSet, sorted, stepOf, type DesiredOf, type KindAdapter, type World } from './kind.js';
+import {
+  changedParams,
+  differs,
+  sameSet,
+  sorted,
+  stepOf,
+  type Compared,
+  type DesiredOf,
+  type KindAdapter,
+  type World,
+} from './kind.js';
 import { markName } from './mark.js';
 
 type Want = DesiredOf<'snapshot_tasks'>;
@@ -67,16 +77,10 @@ const liveLifetime = (v: Pick<Values, 'lifetime_value' | 'lifetime_unit'>): Life
   unit: v.lifetime_unit,
 });
 
-/** One field of the file, in the appliance's terms over `base` (the live task, or a fresh one) and as the plan shows it. */
-interface Compared {
-  field: keyof Want;
-  /** The appliance's fields it sets. */
-  params: Partial<Values>;
-  shown: (v: Values) => unknown;
-}
+type Field = Compared<keyof Want, Values>;
 
-function compared(want: Want, base: Values): Compared[] {
-  const out: Compared[] = [];
+function compared(want: Want, base: Values): Field[] {
+  const out: Field[] = [];
   const plain = (f: 'recursive' | 'allow_empty' | 'enabled') => {
     if (want[f] !== undefined) out.push({ field: f, params: { [f]: want[f] }, shown: (v) => v[f] });
   };
@@ -111,18 +115,19 @@ const sameValue = (k: string, have: unknown, want: unknown): boolean =>
         )
       : have === want;
 
-const differs = (c: Compared, have: Values): boolean =>
-  Object.entries(c.params).some(([k, v]) => !sameValue(k, have[k as keyof Values], v));
+/** What the file changes of a live task (or sets on a new one), in the appliance's terms. */
+const paramsOf = (want: Want, have: Values): Partial<Values> => changedParams(compared(want, have), have, sameValue);
 
-/** What the file changes of a live task (or sets on a new one), as update (create) takes it. */
-function paramsOf(want: Want, have: Values): Partial<Values> {
-  return Object.assign(
-    {},
-    ...compared(want, have)
-      .filter((c) => differs(c, have))
-      .map((c) => c.params),
-  ) as Partial<Values>;
-}
+/** The target's replications, each with whether it binds a task (by id: the entry carries its bound tasks). */
+const bindingReplications = (world: World) =>
+  (
+    world.objects.replications as readonly {
+      id: number;
+      name: string;
+      enabled: boolean;
+      periodic_snapshot_tasks: { id: number }[];
+    }[]
+  ).map((r) => ({ ...r, binds: (id: number) => r.periodic_snapshot_tasks.some((b) => b.id === id) }));
 
 async function tasksAt(t: Transport, name: string): Promise<Task[]> {
   const { dataset, naming_schema } = splitIdentity(name);
@@ -171,15 +176,31 @@ export const snapshotTasks: KindAdapter<'snapshot_tasks', Task> = {
     }
     const live = have[0]!;
     const changes: FieldChange[] = compared(want, live)
-      .filter((c) => differs(c, live))
+      .filter((c) => differs(c, live, sameValue))
       .map((c) => ({ field: c.field, from: c.shown(live), to: c.shown({ ...live, ...c.params }) }));
     return stepOf('snapshot_tasks', want, 'update', changes);
   },
 
-  prune: (world, named) =>
-    tasksIn(world)
+  /**
+   * A task a replication that stays binds stays too (the file names the replication, or stor did not
+   * make it): deleting it changes what that replication sends, and the appliance refuses deleting
+   * the last task of an enabled one (MW/plugins/snapshot.py:269-280).
+   */
+  prune(world, named, gone, note) {
+    const going = new Set(gone.filter((c) => c.kind === 'replications').map((c) => c.name));
+    const staying = bindingReplications(world).filter((r) => !going.has(r.name));
+    return tasksIn(world)
       .filter((s) => !named.has(identityOf(s)) && madeByStor(world.marks, 'snapshot_task', identityOf(s), s.id))
-      .map(identityOf),
+      .filter((s) => {
+        const by = staying.find((r) => r.binds(s.id));
+        if (by)
+          note(
+            `snapshot task ${identityOf(s)}: stor made it, but replication ${by.name}, which sends its snapshots, stays; --prune leaves it`,
+          );
+        return !by;
+      })
+      .map(identityOf);
+  },
 
   exists: (world, name) => tasksNamed(world, name).length > 0,
 
@@ -223,6 +244,14 @@ export const snapshotTasks: KindAdapter<'snapshot_tasks', Task> = {
           if (!v.startsWith(`${data.dataset}/`))
             add(`exclude.${i}`, 'Excluded dataset should be a child or other descendant of the selected dataset');
         });
+        // An update disabling a task an enabled replication binds (MW/plugins/snapshot.py:202-211): the
+        // replications' steps run after this one, so the target's replications are the ones it sees.
+        const bound = live && !data.enabled && bindingReplications(world).find((r) => r.enabled && r.binds(live.id));
+        if (bound)
+          add(
+            'enabled',
+            `You can't disable this periodic snapshot task because it is bound to enabled replication task ${bound.id}`,
+          );
         if (errors.length > 0) refusal = rpcErrors.validation(errors);
       }
       if (refusal) {

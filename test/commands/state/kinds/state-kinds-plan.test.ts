@@ -9,11 +9,26 @@ import { datasets } from '../../../../src/commands/state/kinds/datasets.js';
 import { groups } from '../../../../src/commands/state/kinds/groups.js';
 import type { PlanContext, World } from '../../../../src/commands/state/kinds/kind.js';
 import { privileges } from '../../../../src/commands/state/kinds/privileges.js';
+import { replications } from '../../../../src/commands/state/kinds/replications.js';
 import { snapshotTasks } from '../../../../src/commands/state/kinds/snapshot-tasks.js';
 import { users } from '../../../../src/commands/state/kinds/users.js';
-import { Identities, parseStateFile, stateSnapshotTaskSchema } from '../../../../src/core/state/index.js';
+import {
+  Identities,
+  parseStateFile,
+  stateReplicationSchema,
+  stateSnapshotTaskSchema,
+} from '../../../../src/core/state/index.js';
 import type { RoleOverlap } from '../../../../src/commands/state/plan-model.js';
-import { apiKey, dataset, group, privilege, snapshotTask, user, world } from '../../../helpers/state-world.js';
+import {
+  apiKey,
+  dataset,
+  group,
+  privilege,
+  replication,
+  snapshotTask,
+  user,
+  world,
+} from '../../../helpers/state-world.js';
 
 /** Plans one object; the notes and overlaps it adds beside. */
 function planOne<W, S>(
@@ -328,6 +343,21 @@ describe('snapshot tasks plan', () => {
     );
   });
 
+  it("refuses disabling a task an enabled replication binds, in the appliance's words (MW/plugins/snapshot.py:202-211)", () => {
+    const bound = world({
+      datasets: [dataset('tank/a')],
+      objects: { snapshot_tasks: [hourly], replications: [replication(7, 'r', [hourly])] },
+    });
+    const step = planOne(
+      snapshotTasks,
+      { dataset: 'tank/a', naming_schema: 'auto-%Y-%m-%d_%H-%M', enabled: false },
+      bound,
+    ).step!;
+    expect(() => snapshotTasks.refuse!(bound, [step], false, [step])).toThrow(
+      "periodic_snapshot_update.enabled: You can't disable this periodic snapshot task because it is bound to enabled replication task 7",
+    );
+  });
+
   it('refuses a lifetime of 0 in the file itself (the appliance would take it, and retention then keeps nothing)', () => {
     for (const lifetime of ['0d', '{value: 0, unit: DAY}'])
       expect(() =>
@@ -336,5 +366,162 @@ describe('snapshot tasks plan', () => {
           's.yaml',
         ),
       ).toThrow(/snapshot_tasks\[0\]\.lifetime.*a lifetime of 0 keeps no snapshot/);
+  });
+});
+
+describe('replications plan', () => {
+  const hourly = snapshotTask(1, 'tank/a', 'auto-%Y-%m-%d_%H-%M');
+  const daily = snapshotTask(2, 'tank/a', 'day-%Y%m%d-%H%M', { recursive: true, exclude: ['tank/a/tmp'] });
+  const off = snapshotTask(3, 'tank/b', 'auto-%Y-%m-%d_%H-%M', { enabled: false });
+  const backup = replication(1, 'backup', [hourly], {
+    schedule: { minute: '0', hour: '*/2', dom: '*', month: '*', dow: '*', begin: '00:00', end: '23:59' },
+    retention_policy: 'CUSTOM',
+    lifetime_value: 1,
+    lifetime_unit: 'MONTH',
+  });
+  const w = world({
+    datasets: [dataset('tank/a'), dataset('tank/b'), dataset('tank/backup')],
+    objects: { snapshot_tasks: [hourly, daily, off], replications: [backup] },
+  });
+  const base = { transport: 'LOCAL' as const, source_datasets: ['tank/a'], target_dataset: 'tank/backup/a' };
+
+  it('creates one it lacks, by name, its snapshot tasks named by DATASET@SCHEMA, with the fields the file sets', () => {
+    expect(
+      planOne(
+        replications,
+        {
+          name: 'new',
+          ...base,
+          periodic_snapshot_tasks: ['tank/a@day-%Y%m%d-%H%M'],
+          lifetime: '2w',
+          retention_policy: 'CUSTOM',
+        },
+        w,
+      ).step?.change,
+    ).toEqual({
+      kind: 'replications',
+      name: 'new',
+      action: 'create',
+      changes: [
+        { field: 'transport', from: null, to: 'LOCAL' },
+        { field: 'source_datasets', from: null, to: ['tank/a'] },
+        { field: 'target_dataset', from: null, to: 'tank/backup/a' },
+        { field: 'periodic_snapshot_tasks', from: null, to: ['tank/a@day-%Y%m%d-%H%M'] },
+        { field: 'retention_policy', from: null, to: 'CUSTOM' },
+        { field: 'lifetime', from: null, to: '2w' },
+      ],
+    });
+  });
+
+  it('updates only the fields that differ: tasks as a set of identities, a lifetime either way, a schedule over the window it has', () => {
+    const same = [
+      { name: 'backup', ...base, periodic_snapshot_tasks: ['tank/a@auto-%Y-%m-%d_%H-%M'] },
+      { name: 'backup', lifetime: '1m', schedule: '0 */2 * * *', retention_policy: 'CUSTOM' as const },
+      { name: 'backup', lifetime: { value: 1, unit: 'MONTH' as const }, direction: 'PUSH' as const, auto: true },
+    ];
+    for (const want of same) expect(planOne(replications, want, w).step, JSON.stringify(want)).toBeNull();
+    expect(
+      planOne(
+        replications,
+        {
+          name: 'backup',
+          periodic_snapshot_tasks: ['tank/a@auto-%Y-%m-%d_%H-%M', 'tank/a@day-%Y%m%d-%H%M'],
+          schedule: null,
+        },
+        w,
+      ).step?.change.changes,
+    ).toEqual([
+      {
+        field: 'periodic_snapshot_tasks',
+        from: ['tank/a@auto-%Y-%m-%d_%H-%M'],
+        to: ['tank/a@auto-%Y-%m-%d_%H-%M', 'tank/a@day-%Y%m%d-%H%M'],
+      },
+      { field: 'schedule', from: '0 */2 * * *', to: null },
+    ]);
+    // Leaving CUSTOM clears the lifetime, which the appliance refuses beside any other policy.
+    expect(planOne(replications, { name: 'backup', retention_policy: 'SOURCE' }, w).step?.change.changes).toEqual([
+      { field: 'retention_policy', from: 'CUSTOM', to: 'SOURCE' },
+    ]);
+  });
+
+  it('exports each task with what a create needs and what differs from a fresh one, and the export plans no change', () => {
+    const exported = replications.export(w);
+    expect(exported).toEqual([
+      {
+        name: 'backup',
+        direction: 'PUSH',
+        transport: 'LOCAL',
+        source_datasets: ['tank/a'],
+        target_dataset: 'tank/backup/a',
+        recursive: false,
+        periodic_snapshot_tasks: ['tank/a@auto-%Y-%m-%d_%H-%M'],
+        auto: true,
+        schedule: '0 */2 * * *',
+        retention_policy: 'CUSTOM',
+        lifetime: '1m',
+      },
+    ]);
+    for (const want of exported) expect(planOne(replications, stateReplicationSchema.parse(want), w).step).toBeNull();
+  });
+
+  it('--prune deletes only a replication stor made (marked with its id), never one made by hand or one the file names', () => {
+    const marked = world({
+      objects: { replications: [backup, replication(2, 'hand'), replication(3, 'reused')] },
+      made: {
+        replication: [
+          ['backup', 1],
+          ['reused', 99],
+        ],
+      },
+    });
+    const none = new Identities({ fields: ['name'], fold: false });
+    expect(replications.prune(marked, none, [], () => {})).toEqual(['backup']);
+    expect(
+      replications.prune(marked, new Identities({ fields: ['name'], fold: false }, ['backup']), [], () => {}),
+    ).toEqual([]);
+  });
+
+  it("refuses, in the appliance's words and order, what replication.create would: a task neither there nor made by the run, a disabled task, a push with nothing to send, a lifetime beside another policy", () => {
+    const refusal = (want: Parameters<typeof replications.plan>[0], made: string[] = []) => {
+      const step = planOne(replications, want, w).step!;
+      const all = [
+        step,
+        ...made.map((name) => ({
+          change: { kind: 'snapshot_tasks' as const, name, action: 'create' as const, changes: [] },
+          want: { dataset: name.split('@')[0]!, naming_schema: name.split('@')[1]! },
+        })),
+      ];
+      try {
+        replications.refuse!(w, [step], false, all);
+      } catch (err) {
+        return `${(err as Error).message}`;
+      }
+      return 'accepted';
+    };
+    const task = (id: string) => ({ name: 'n', ...base, periodic_snapshot_tasks: [id] });
+    expect(refusal(task('tank/a@new-%Y%m%d%H%M'))).toContain(
+      'replication_create.periodic_snapshot_tasks.0: This snapshot task does not exist',
+    );
+    expect(refusal(task('tank/a@new-%Y%m%d%H%M'), ['tank/a@new-%Y%m%d%H%M'])).toBe('accepted');
+    expect(refusal(task('tank/b@auto-%Y-%m-%d_%H-%M'))).toContain(
+      "You can't bind disabled periodic snapshot task to enabled replication task",
+    );
+    expect(refusal({ name: 'n', ...base })).toContain(
+      'You must at least either bind a periodic snapshot task or provide "Also Include Naming Schema" or "Name Regex" for push replication task',
+    );
+    expect(refusal({ name: 'n', ...base, also_include_naming_schema: ['x-%Y%m%d%H%M'], lifetime: '2w' })).toContain(
+      'replication_create.lifetime_value: This field has no sense for specified retention policy',
+    );
+    // pydantic says "Field required" here; the contract's check names the enum (params.ts issueTriples, invalid_value).
+    expect(refusal({ name: 'n', source_datasets: ['tank/a'], target_dataset: 'tank/x', name_regex: 'a.*' })).toContain(
+      'replication_create.transport: ',
+    );
+    expect(refusal({ name: 'n', ...base, transport: 'SSH', name_regex: 'a.*' })).toContain(
+      'SSH Credentials are required for non-local replication',
+    );
+    expect(refusal({ ...task('tank/a@day-%Y%m%d-%H%M'), recursive: true })).toContain(
+      "You should exclude 'tank/a/tmp' as bound periodic snapshot task dataset 'tank/a' does",
+    );
+    expect(refusal({ ...task('tank/a@day-%Y%m%d-%H%M'), recursive: true, exclude: ['tank/a/tmp'] })).toBe('accepted');
   });
 });
