@@ -85,8 +85,8 @@ const RUNS: [words: string, args: string[], exit?: number][] = [
   ['replication list', ['replication', 'list']],
   ['replication show', ['replication', 'show', 'calls']],
   ['replication update', ['replication', 'update', 'calls', '--readonly', 'IGNORE']],
-  // A LOCAL run fails on the emulator for now ("not emulated yet"); --wait makes that exit 1, after
-  // every call the verb makes.
+  // The source has no snapshot to send, so the job fails and --wait makes that exit 1, after every
+  // call the verb makes.
   ['replication run', ['replication', 'run', 'calls', '--wait'], 1],
   ['replication status', ['replication', 'status', 'calls']],
   ['replication delete', ['replication', 'delete', 'calls', '--yes']],

@@ -119,12 +119,12 @@ describe.each(['25.10.1', '26.0'] as const)('stor replication on %s', (release) 
     });
   });
 
-  // In this base the emulator fails every LOCAL run ("not emulated yet"): the failing job's path.
+  // No snapshot task has run yet, so the source has nothing to send: zettarepl's refusal fails the job.
   it('run --wait fails with the job’s error, exit non-zero', async () => {
     const { run } = await withReplication(release);
     const r = await run(['replication', 'run', 'backup', '--wait', '--json']);
     expect(r.code, r.stderr).not.toBe(0);
-    expect(errorOf(r).message).toContain('replication runs are not emulated yet');
+    expect(errorOf(r).message).toContain("Dataset 'tank/src' does not have any matching snapshots to replicate");
   });
 
   it('run without --wait off a terminal answers the job id', async () => {
@@ -191,9 +191,7 @@ describe('stor replication status', () => {
     expect(after!.datasets[0]!.up_to_date).toBe(true);
   });
 
-  // NEEDS A SUCCESSFUL LOCAL RUN: the emulator of this base fails every one ("not emulated yet").
-  // Enable once replication.run copies LOCAL snapshots.
-  it.skip('after a successful run, the target holds the source newest: FINISHED and up to date', async () => {
+  it('after a successful run, the target holds the source newest: FINISHED and up to date', async () => {
     const { run, json } = await withReplication('25.10.1');
     expect((await run(['snapshot', 'task', 'run', '1'])).code).toBe(0);
     const ran = await run(['replication', 'run', 'backup', '--wait', '--json']);

@@ -58,19 +58,28 @@ interface Applied {
   results: { kind: string; name: string; action: string; status: string }[];
 }
 
+/**
+ * A minute of the hour half an hour from now (never 00 or 17, which the tests' other names use):
+ * `stor serve` runs its tasks at each real minute, so a task scheduled at this minute takes no
+ * snapshot of its own while a test reads the ones it made (no test lasts half an hour).
+ */
+const QUIET_MINUTE = ((m) => String(m === 0 || m === 17 ? m + 1 : m).padStart(2, '0'))(
+  (new Date().getUTCMinutes() + 30) % 60,
+);
+
 const STATE = [
   'stor_state: 1',
   'datasets:',
   '  - { name: tank/data }',
   '  - { name: tank/data/tmp }',
   'snapshot_tasks:',
-  '  - { dataset: tank/data, naming_schema: "auto-%Y-%m-%d_%H-%M", lifetime: 2w, schedule: "0 * * * *" }',
+  `  - { dataset: tank/data, naming_schema: "auto-%Y-%m-%d_%H-%M", lifetime: 2w, schedule: "${QUIET_MINUTE} * * * *" }`,
   '  - dataset: tank/data',
   '    naming_schema: "daily-%Y%m%d-%H%M"',
   '    recursive: true',
   '    exclude: [tank/data/tmp]',
   '    lifetime: { value: 6, unit: MONTH }',
-  '    schedule: { minute: "30", hour: "8-18", dow: "mon-fri", begin: "08:00", end: "18:30" }',
+  `    schedule: { minute: "${QUIET_MINUTE}", hour: "8-18", dow: "mon-fri", begin: "08:00", end: "18:30" }`,
   '    allow_empty: false',
   '',
 ].join('\n');
@@ -100,7 +109,7 @@ describe('snapshot tasks in desired state (the built binary)', () => {
       ['daily-%Y%m%d-%H%M', 6, 'MONTH', true, false],
     ]);
     expect(tasks[1]!.schedule).toEqual({
-      minute: '30',
+      minute: QUIET_MINUTE,
       hour: '8-18',
       dom: '*',
       month: '*',
@@ -137,12 +146,12 @@ describe('snapshot tasks in desired state (the built binary)', () => {
   for (const [release, args] of RELEASES) {
     it(`${release}: the plan lists the snapshots a shorter lifetime lets retention destroy and those a schedule change leaves to no task, changing nothing`, async () => {
       const { run } = await target(args);
-      const task = (lifetime: string, schedule = '* * * * *') =>
+      const task = (lifetime: string, schedule = `${QUIET_MINUTE} * * * *`) =>
         file(
           `stor_state: 1\ndatasets: [{ name: tank/data }]\nsnapshot_tasks:\n  - { dataset: tank/data, naming_schema: "auto-%Y-%m-%d_%H-%M", schedule: "${schedule}", lifetime: ${lifetime} }\n`,
         );
       await run(['apply', '-f', task('1y'), '--yes']);
-      const names = [40, 20, 3, 2].map((days) => nameDaysAgo(days));
+      const names = [40, 20, 3, 2].map((days) => nameDaysAgo(days, QUIET_MINUTE));
       for (const name of names)
         await run(['call', 'pool.snapshot.create', JSON.stringify({ dataset: 'tank/data', name })]);
       const ids = names.map((n) => `tank/data@${n}`);
@@ -167,8 +176,8 @@ describe('snapshot tasks in desired state (the built binary)', () => {
     async () => {
       const { run, env } = await target([]);
       await run(['apply', '-f', file(STATE), '--yes']);
-      // At minute 00: the task's schedule, "0 * * * *", runs then, so they are the task's.
-      const names = [3, 2].map((days) => nameDaysAgo(days, '00'));
+      // At the minute the task's schedule runs, so they are the task's.
+      const names = [3, 2].map((days) => nameDaysAgo(days, QUIET_MINUTE));
       for (const name of names)
         await run(['call', 'pool.snapshot.create', JSON.stringify({ dataset: 'tank/data', name })]);
       await run(['call', 'pool.snapshottask.create', '{"dataset": "tank/data", "naming_schema": "hand-%Y%m%d%H%M"}']);

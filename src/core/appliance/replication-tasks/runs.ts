@@ -5,7 +5,9 @@ import { listSnapshotTasks } from '../../store/snapshot-tasks.js';
 import type { Appliance } from '../appliance.js';
 import { collectionUpdate } from '../events.js';
 import type { JobEntry, JobHandle } from '../jobs/jobs.js';
-import { runLocalReplication, type LocalReplicationSpec } from '../replication/run.js';
+import { credentialOfType } from '../keychain/credentials.js';
+import { runRemoteReplication, type RemoteEndpoint } from '../replication/remote.js';
+import { runLocalReplication, type LocalReplicationSpec, type ReplicationProgress } from '../replication/run.js';
 import { isRelease26 } from '../services/records.js';
 import { Session } from '../session/session.js';
 import type { LifetimeUnit } from '../snapshot-tasks/lifetime.js';
@@ -54,14 +56,50 @@ function runsOf(appliance: Appliance): Runs {
 }
 
 /**
- * Why the emulator cannot run this task, or null when it can: the one place that says so. SSH
- * transports need a keychain credential, which the emulator has none of (so checks refuse them
- * before a run), and a LOCAL pull is not the copy engine's yet.
+ * Why the emulator cannot run this task, or null when it can: the one place that says so. An SSH
+ * push goes to another `stor serve` on loopback (replication/remote.ts, docs/REPLICATION.md); a
+ * pull and SSH+NETCAT are not the copy engine's yet.
  */
 function notEmulated(data: Pick<ReplicationCreate, 'transport' | 'direction'>): string | null {
-  if (data.transport !== 'LOCAL') return `${data.transport} replication runs are not emulated yet`;
-  if (data.direction !== 'PUSH') return 'LOCAL PULL replication runs are not emulated yet';
+  if (data.transport === 'SSH+NETCAT') return 'SSH+NETCAT replication runs are not emulated yet';
+  if (data.direction !== 'PUSH') return `${data.transport} PULL replication runs are not emulated yet`;
   return null;
+}
+
+/** What a run needs: the engine's spec and, for an SSH push, the other appliance its credentials name. */
+export type RunSpec = LocalReplicationSpec & { readonly remote?: RemoteEndpoint };
+
+/**
+ * The other end of an SSH push as zettarepl's SSH transport reads it from the task's credentials
+ * (`_replication_task_definition`, MW/plugins/zettarepl.py:702-713, each looked up as
+ * `keychaincredential.get_of_type` does, MW/plugins/keychain.py:446-458): host, port, user, the
+ * key pair's private key, the known host key and the connect timeout.
+ */
+function remoteOf(appliance: Appliance, credentialsId: number | null): RemoteEndpoint {
+  const { db } = appliance.store;
+  const lookup = <T>(id: number, type: 'SSH_CREDENTIALS' | 'SSH_KEY_PAIR'): T => {
+    const found = appliance.store.read(() => credentialOfType(db, id, type));
+    if ('errno' in found) throw rpcErrors.call(found.errno, found.message);
+    return found.attributes as T;
+  };
+  if (credentialsId === null) throw rpcErrors.call(ERRNO.ENOENT, 'Credential does not exist');
+  const ssh = lookup<{
+    host: string;
+    port: number;
+    username: string;
+    private_key: number;
+    remote_host_key: string;
+    connect_timeout: number;
+  }>(credentialsId, 'SSH_CREDENTIALS');
+  const pair = lookup<{ private_key: string | null }>(ssh.private_key, 'SSH_KEY_PAIR');
+  return {
+    host: ssh.host,
+    port: ssh.port,
+    username: ssh.username,
+    privateKey: pair.private_key ?? '',
+    remoteHostKey: ssh.remote_host_key,
+    connectTimeout: ssh.connect_timeout,
+  };
 }
 
 /**
@@ -69,9 +107,10 @@ function notEmulated(data: Pick<ReplicationCreate, 'transport' | 'direction'>): 
  * MW/plugins/zettarepl.py:706-790; zettarepl/replication/task/task.py): a push's naming schemas are
  * its bound periodic snapshot tasks' and `also_include_naming_schema`.
  */
-export function replicationSpec(appliance: Appliance, data: ReplicationCreate): LocalReplicationSpec {
+export function replicationSpec(appliance: Appliance, data: ReplicationCreate): RunSpec {
   const reason = notEmulated(data);
   if (reason !== null) throw rpcErrors.call(ERRNO.EFAULT, reason);
+  const remote = data.transport === 'SSH' ? remoteOf(appliance, data.ssh_credentials ?? null) : undefined;
   const tasks = appliance.store.read(() => listSnapshotTasks(appliance.store.db));
   const bound = data.periodic_snapshot_tasks.flatMap((id) => tasks.filter((t) => t.id === id));
   const lifetime =
@@ -89,6 +128,7 @@ export function replicationSpec(appliance: Appliance, data: ReplicationCreate): 
     lifetime,
     allowFromScratch: data.allow_from_scratch,
     readonly: data.readonly,
+    ...(remote ? { remote } : {}),
   };
 }
 
@@ -156,7 +196,7 @@ function sendOf(text: string) {
 }
 
 /** One run of the task, its state reported and its waiting jobs told, as the observer does. */
-async function execute(appliance: Appliance, key: RunKey, spec: LocalReplicationSpec, report: Reporter) {
+async function execute(appliance: Appliance, key: RunKey, spec: RunSpec, report: Reporter) {
   const runs = runsOf(appliance);
   const waiters = () => [...(runs.waiting.get(key) ?? [])];
   const now = () => ({ $date: appliance.now() });
@@ -165,7 +205,11 @@ async function execute(appliance: Appliance, key: RunKey, spec: LocalReplication
   let sending: string | null = null;
   let error: string | null = null;
   try {
-    await runLocalReplication(appliance, spec, (percent, text) => {
+    const { remote } = spec;
+    const engine = remote
+      ? (p: ReplicationProgress) => runRemoteReplication(appliance, spec, remote, p)
+      : (p: ReplicationProgress) => runLocalReplication(appliance, spec, p);
+    await engine((percent, text) => {
       if (sending !== null) report.lastSnapshot(sending);
       const send = sendOf(text);
       sending = send ? `${send.dataset}@${send.snapshot}` : null;
@@ -208,7 +252,7 @@ async function execute(appliance: Appliance, key: RunKey, spec: LocalReplication
  * not started twice but runs again once done (zettarepl/zettarepl.py:207-222); settles when the
  * run (and any it queued) ended.
  */
-export function startRun(appliance: Appliance, key: RunKey, spec: LocalReplicationSpec): Promise<void> {
+export function startRun(appliance: Appliance, key: RunKey, spec: RunSpec): Promise<void> {
   const runs = runsOf(appliance);
   // The reporter reads the stored state when the run starts (a queued run, after the one before it).
   const go = () => execute(appliance, key, spec, typeof key === 'number' ? storedReporter(appliance, key) : silent);
@@ -248,7 +292,7 @@ export function followRun(appliance: Appliance, key: RunKey, job: JobHandle | un
  * stable/26 :994-997 with ReplicationRunOptions(really_run=False)), run by no user.
  */
 export async function runScheduled(appliance: Appliance, data: ReplicationCreate & { id: number }): Promise<void> {
-  let spec: LocalReplicationSpec;
+  let spec: RunSpec;
   try {
     spec = replicationSpec(appliance, data);
   } catch {
