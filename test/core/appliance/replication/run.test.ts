@@ -16,7 +16,14 @@ import {
 } from '../../../../src/core/appliance/replication/run.js';
 import { listDatasets } from '../../../../src/core/store/datasets.js';
 import { listSnapshots } from '../../../../src/core/store/snapshots.js';
-import { failureOf, la, replicationAppliance, replicationSpec, snapAt, snapshotName } from '../../../helpers/replication-spec.js';
+import {
+  failureOf,
+  la,
+  replicationAppliance,
+  replicationSpec,
+  snapAt,
+  snapshotName,
+} from '../../../helpers/replication-spec.js';
 import type { TestAppliance } from '../../../helpers/appliance.js';
 
 const [setup, snap, name] = [replicationAppliance, snapAt, snapshotName];
