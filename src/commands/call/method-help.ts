@@ -51,11 +51,25 @@ export async function methodHelp(ctx: CommandContext): Promise<string | null> {
       header: false,
     }).map((l) => `    ${l}`);
   // A method whose name and params outrun a narrow terminal wraps between its params, the rest
-  // indented under its name (`pool.snapshottask.update_will_change_retention_for(id,` / `  data)`).
-  const signature = (text: string) =>
-    fitTable([{ header: '', overflow: 'wrap', align: 'left' }], [[escapeControls(text)]], width - 2, {
+  // indented under its name (`pool.snapshottask.update_will_change_retention_for(id,` / `  data)`);
+  // one whose first param still does not fit breaks after its `(` first
+  // (`keychaincredential.remote_ssh_host_key_scan(` / `  keychain_remote_ssh_host_key_scan)`).
+  const signature = (text: string) => {
+    const open = text.indexOf('(') + 1;
+    const first = text.slice(0, open);
+    const wrapped = fitTable([{ header: '', overflow: 'wrap', align: 'left' }], [[escapeControls(text)]], width - 2, {
       header: false,
-    }).map((l, i) => (i === 0 ? l : `  ${l}`));
+    });
+    if (wrapped.every((l, i) => l.length <= width - (i === 0 ? 0 : 2)))
+      return wrapped.map((l, i) => (i === 0 ? l : `  ${l}`));
+    const params = fitTable(
+      [{ header: '', overflow: 'wrap', align: 'left' }],
+      [[escapeControls(text.slice(open))]],
+      width - 2,
+      { header: false },
+    );
+    return [escapeControls(first), ...params.map((l) => `  ${l}`)];
+  };
   const lines = rows.flatMap(([method, who, summary]) => [
     ...(method!.length <= width ? [escapeControls(method!)] : signature(method!)),
     ...paragraph(`access: ${who}`),

@@ -178,10 +178,12 @@ describe('help text says each thing once, in order, within the width', () => {
       for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(columns);
       expect(methods).toContain('truenas_container_unpriv_root');
       expect(methods).toMatch(/^ {2}user\.query\(filters, options\)\n {6}access: ACCOUNT_READ \| ACCOUNT_WRITE/m);
-      // No word is cut or broken: every word is one the widest terminal shows too.
+      // No word is cut or broken: every word is one the widest terminal shows too (a signature may
+      // also break after its `(`).
       const wide = await runStor(['call', '--help'], { env: { STOR_HOME: home }, tty: true, columns: 400 });
-      const whole = new Set(wide.stdout.slice(wide.stdout.indexOf('Methods of')).split(/\s+/));
-      expect(methods.split(/\s+/).filter((w) => !whole.has(w))).toEqual([]);
+      const words = (text: string) => text.split(/\s+|(?<=\()/);
+      const whole = new Set(words(wide.stdout.slice(wide.stdout.indexOf('Methods of'))));
+      expect(words(methods).filter((w) => !whole.has(w))).toEqual([]);
     }
   });
 });
