@@ -11,6 +11,15 @@
 import { validateParams } from '../../../core/appliance/params.js';
 import { call, queryItems } from '../../../core/contract/client.js';
 import { DEFAULT_SNAPSHOT_TASK_SCHEDULE, type PoolSnapshotTaskCron } from '../../../core/contract/pool-snapshottask.js';
+import {
+  boundEnabledChecks,
+  credentialChecks,
+  directionChecks,
+  excludeChecks,
+  nameRegexChecks,
+  retentionChecks,
+  scheduleChecks,
+} from '../../../core/contract/replication-checks.js';
 import { replicationContract, type ReplicationEntry } from '../../../core/contract/replication.js';
 import { E } from '../../../core/error-catalogue.js';
 import { ERRNO, RpcError, StorError, rpcErrors, type ValidationTriple } from '../../../core/errors.js';
@@ -275,103 +284,35 @@ function tasksAfterRun(world: World, all: readonly Step[]): Map<string, BoundTas
   return out;
 }
 
-const isChild = (child: string, parent: string): boolean => child === parent || child.startsWith(`${parent}/`);
-
 /**
  * `_validate`'s checks (MW/plugins/replication.py:344-549 at TS-25.10.1; stable/26 :350-675) that
- * the reads tell, in its order and words: the bound tasks (there after the run, enabled, their
- * excludes), what a PUSH or PULL needs, the credential a transport needs, exclude, schedule, name
- * regex, retention. Not told from reads: the PULL role check, a credential named that is not there.
+ * the reads tell, in its order and words (core/contract/replication-checks.ts): the bound tasks
+ * (there after the run, enabled, their excludes), what a PUSH or PULL needs, the credential a
+ * transport needs, exclude, schedule, name regex, retention. Not told from reads: the PULL role
+ * check, a credential named that is not there.
  */
 function validateErrors(d: Values, tasks: readonly (BoundTask | undefined)[], schema: string, release26: boolean) {
   const errors: ValidationTriple[] = [];
   const add = (field: string, message: string) => errors.push([`${schema}.${field}`, message, ERRNO.EINVAL]);
-  const bound: BoundTask[] = [];
-  if (d.direction === 'PUSH') {
-    tasks.forEach((t, i) => {
-      if (t) bound.push(t);
-      else add(`periodic_snapshot_tasks.${i}`, 'This snapshot task does not exist');
-    });
-    if (d.naming_schema.length > 0) add('naming_schema', 'This field has no sense for push replication');
-    if (bound.length === 0 && d.also_include_naming_schema.length === 0 && !d.name_regex)
-      add(
-        'periodic_snapshot_tasks',
-        'You must at least either bind a periodic snapshot task or provide "Also Include Naming Schema" or "Name Regex" for push replication task',
-      );
-    if (d.schedule === null && d.auto && d.periodic_snapshot_tasks.length === 0)
-      add(
-        'auto',
-        'Push replication that runs automatically must be either bound to a periodic snapshot task or have a schedule',
-      );
-  } else {
-    if (d.schedule === null && d.auto) add('auto', 'Pull replication that runs automatically must have a schedule');
-    if (d.periodic_snapshot_tasks.length > 0)
-      add('periodic_snapshot_tasks', "Pull replication can't be bound to a periodic snapshot task");
-    if (d.naming_schema.length === 0 && !d.name_regex)
-      add('naming_schema', 'Naming schema or Name regex are required for pull replication');
-    if (d.also_include_naming_schema.length > 0)
-      add('also_include_naming_schema', 'This field has no sense for pull replication');
-  }
-  if (d.transport === 'LOCAL') {
-    if (d.ssh_credentials !== null) add('ssh_credentials', 'Remote credentials have no sense for local replication');
-  } else if (d.ssh_credentials === null) {
-    add('ssh_credentials', 'SSH Credentials are required for non-local replication');
-  }
-  d.source_datasets!.forEach((source, i) => {
-    for (const task of bound) {
-      if (!isChild(source, task.dataset)) continue;
-      if (d.recursive) {
-        for (const exclude of task.exclude)
-          if (isChild(exclude, source) && !d.exclude.includes(exclude))
-            add(
-              'exclude',
-              `You should exclude '${exclude}' as bound periodic snapshot task dataset '${task.dataset}' does`,
-            );
-      } else if (task.exclude.includes(source)) {
-        add(
-          `source_datasets.${i}`,
-          `Dataset '${source}' is excluded by bound periodic snapshot task for dataset '${task.dataset}'`,
-        );
-      }
-    }
-  });
-  if (!d.recursive && d.exclude.length > 0)
-    add('exclude', 'Excluding child datasets is only supported for recursive replication');
-  d.exclude.forEach((v, i) => {
-    if (!d.source_datasets!.some((ds) => v.startsWith(`${ds}/`)))
-      add(`exclude.${i}`, 'This dataset is not a child of any of source datasets');
-  });
-  if (d.schedule !== null && !d.auto)
-    add('schedule', "You can't have schedule for replication that does not run automatically");
-  if (d.name_regex) {
-    try {
-      new RegExp(`(${d.name_regex})$`);
-    } catch (err) {
-      add('name_regex', `Invalid regex: ${(err as Error).message}`);
-    }
-    if (bound.length > 0) add('name_regex', "Naming regex can't be used with periodic snapshot tasks");
-    if (d.naming_schema.length > 0 || d.also_include_naming_schema.length > 0)
-      add('name_regex', "Naming regex can't be used with Naming schema");
-    if (d.retention_policy !== 'SOURCE' && d.retention_policy !== 'NONE')
-      add('retention_policy', 'Only `Same as Source` and `None` retention policies can be used with Naming regex');
-  }
-  if (d.retention_policy === 'CUSTOM') {
-    if (d.lifetime_value === null) add('lifetime_value', 'This field is required for custom retention policy');
-    if (d.lifetime_unit === null)
-      add(release26 ? 'lifetime_unit' : 'lifetime_value', 'This field is required for custom retention policy');
-  } else {
-    if (d.lifetime_value !== null) add('lifetime_value', 'This field has no sense for specified retention policy');
-    if (d.lifetime_unit !== null) add('lifetime_unit', 'This field has no sense for specified retention policy');
-  }
-  if (d.enabled)
-    bound.forEach((task, i) => {
-      if (!task.enabled)
-        add(
-          `periodic_snapshot_tasks.${i}`,
-          "You can't bind disabled periodic snapshot task to enabled replication task",
-        );
-    });
+  const checked = { ...d, source_datasets: d.source_datasets! };
+  const bound = directionChecks(add, checked, tasks);
+  credentialChecks(add, checked);
+  excludeChecks(add, checked, bound);
+  scheduleChecks(add, checked);
+  nameRegexChecks(add, checked, bound, jsRegexError);
+  retentionChecks(add, checked, release26);
+  boundEnabledChecks(add, checked, bound);
   return errors;
+}
+
+/** `re.compile(f"({regex})$")`'s refusal as JavaScript words it, or null. */
+function jsRegexError(regex: string): string | null {
+  try {
+    new RegExp(`(${regex})$`);
+    return null;
+  } catch (err) {
+    return (err as Error).message;
+  }
 }
 
 export const replications: KindAdapter<'replications', Live> = {

@@ -5,6 +5,16 @@ import {
 } from '../../contract/replication.js';
 import { once } from '../../contract/method.js';
 import { storedTime } from '../../contract/cron.js';
+import {
+  boundEnabledChecks,
+  credentialChecks,
+  directionChecks,
+  excludeChecks,
+  isChild,
+  nameRegexChecks,
+  retentionChecks,
+  scheduleChecks,
+} from '../../contract/replication-checks.js';
 import { ERRNO, errnameOf, rpcErrors, type ValidationTriple } from '../../errors.js';
 import { listKeychainCredentials, type KeychainCredentialRecord } from '../../store/keychain-credentials.js';
 import { listReplications, type ReplicationData, type ReplicationRecord } from '../../store/replications.js';
@@ -12,7 +22,6 @@ import { listSnapshotTasks, type SnapshotTaskRecord } from '../../store/snapshot
 import type { Appliance } from '../appliance.js';
 import { credentialOfType, entryOf as credentialEntry, type CredentialLookupError } from '../keychain/credentials.js';
 import { pythonNameRegexError } from '../replication/python-regex.js';
-import { isChild } from '../snapshot-tasks/dataset-tree.js';
 import { liveState, taskJob } from './runs.js';
 
 // ReplicationService (MW/plugins/replication.py:114-577 at TS-25.10.1; its checks split into
@@ -174,36 +183,13 @@ export function replicationErrors(
   if (replications.some((r) => r.data.name === data.name && r.id !== options.id))
     add('name', 'Object with this name already exists');
 
-  // Direction (:351-390)
-  let snapshotTasks: SnapshotTaskRecord[] = [];
-  if (data.direction === 'PUSH') {
-    // _query_periodic_snapshot_tasks (:563-577)
-    data.periodic_snapshot_tasks.forEach((id, i) => {
-      const task = allTasks.find((t) => t.id === id);
-      if (task) snapshotTasks.push(task);
-      else add(`periodic_snapshot_tasks.${i}`, 'This snapshot task does not exist');
-    });
-    if (data.naming_schema.length > 0) add('naming_schema', 'This field has no sense for push replication');
-    if (snapshotTasks.length === 0 && data.also_include_naming_schema.length === 0 && !data.name_regex)
-      add(
-        'periodic_snapshot_tasks',
-        'You must at least either bind a periodic snapshot task or provide "Also Include Naming Schema" or "Name Regex" for push replication task',
-      );
-    if (data.schedule === null && data.auto && data.periodic_snapshot_tasks.length === 0)
-      add(
-        'auto',
-        'Push replication that runs automatically must be either bound to a periodic snapshot task or have a schedule',
-      );
-  } else {
-    snapshotTasks = [];
-    if (data.schedule === null && data.auto)
-      add('auto', 'Pull replication that runs automatically must have a schedule');
-    if (data.periodic_snapshot_tasks.length > 0)
-      add('periodic_snapshot_tasks', "Pull replication can't be bound to a periodic snapshot task");
-    if (data.naming_schema.length === 0 && !data.name_regex)
-      add('naming_schema', 'Naming schema or Name regex are required for pull replication');
-    if (data.also_include_naming_schema.length > 0)
-      add('also_include_naming_schema', 'This field has no sense for pull replication');
+  // Direction (:351-390); the bound tasks: _query_periodic_snapshot_tasks (:563-577)
+  const snapshotTasks = directionChecks(
+    add,
+    data,
+    data.periodic_snapshot_tasks.map((id) => allTasks.find((t) => t.id === id)),
+  );
+  if (data.direction === 'PULL') {
     if (data.hold_pending_snapshots)
       add(
         'hold_pending_snapshots',
@@ -233,42 +219,17 @@ export function replicationErrors(
     ] as const)
       if (data[k] !== null) add(k, 'This field only has sense for SSH+netcat replication');
   }
+  credentialChecks(add, data);
   if (data.transport === 'LOCAL') {
-    if (data.ssh_credentials !== null) add('ssh_credentials', 'Remote credentials have no sense for local replication');
     if (data.compression !== null) add('compression', 'Compression has no sense for local replication');
     if (data.speed_limit !== null) add('speed_limit', 'Speed limit has no sense for local replication');
-  } else if (data.ssh_credentials === null) {
-    add('ssh_credentials', 'SSH Credentials are required for non-local replication');
-  } else {
+  } else if (data.ssh_credentials !== null) {
     const error = sshCredentialError(appliance, data.ssh_credentials);
     if (error !== null) add('ssh_credentials', error);
   }
 
   // Common for all directions and transports (:436-457)
-  data.source_datasets.forEach((source, i) => {
-    for (const task of snapshotTasks) {
-      if (!isChild(source, task.dataset)) continue;
-      if (data.recursive) {
-        for (const exclude of task.exclude)
-          if (isChild(exclude, source) && !data.exclude.includes(exclude))
-            add(
-              'exclude',
-              `You should exclude '${exclude}' as bound periodic snapshot task dataset '${task.dataset}' does`,
-            );
-      } else if (task.exclude.includes(source)) {
-        add(
-          `source_datasets.${i}`,
-          `Dataset '${source}' is excluded by bound periodic snapshot task for dataset '${task.dataset}'`,
-        );
-      }
-    }
-  });
-  if (!data.recursive && data.exclude.length > 0)
-    add('exclude', 'Excluding child datasets is only supported for recursive replication');
-  data.exclude.forEach((v, i) => {
-    if (!data.source_datasets.some((ds) => v.startsWith(`${ds}/`)))
-      add(`exclude.${i}`, 'This dataset is not a child of any of source datasets');
-  });
+  excludeChecks(add, data, snapshotTasks);
 
   // Full filesystem replication (:459-495)
   if (data.replicate) {
@@ -299,39 +260,16 @@ export function replicationErrors(
   if (data.encryption && !data.encryption_inherit)
     for (const k of ['encryption_key', 'encryption_key_format', 'encryption_key_location'] as const)
       if (data[k] === null) add(k, 'This property is required when remote dataset encryption is enabled');
-  if (data.schedule !== null) {
-    if (!data.auto) add('schedule', "You can't have schedule for replication that does not run automatically");
-  } else if (data.only_matching_schedule) {
+  scheduleChecks(add, data);
+  if (data.schedule === null && data.only_matching_schedule)
     add('only_matching_schedule', "You can't have only-matching-schedule without schedule");
-  }
-  if (data.name_regex) {
-    const error = pythonNameRegexError(data.name_regex);
-    if (error !== null) add('name_regex', `Invalid regex: ${error}`);
-    if (snapshotTasks.length > 0) add('name_regex', "Naming regex can't be used with periodic snapshot tasks");
-    if (data.naming_schema.length > 0 || data.also_include_naming_schema.length > 0)
-      add('name_regex', "Naming regex can't be used with Naming schema");
-    if (data.retention_policy !== 'SOURCE' && data.retention_policy !== 'NONE')
-      add('retention_policy', 'Only `Same as Source` and `None` retention policies can be used with Naming regex');
-  }
-  if (data.retention_policy === 'CUSTOM') {
-    if (data.lifetime_value === null) add('lifetime_value', 'This field is required for custom retention policy');
-    if (data.lifetime_unit === null)
-      add(options.release26 ? 'lifetime_unit' : 'lifetime_value', 'This field is required for custom retention policy');
-  } else {
-    if (data.lifetime_value !== null) add('lifetime_value', 'This field has no sense for specified retention policy');
-    if (data.lifetime_unit !== null) add('lifetime_unit', 'This field has no sense for specified retention policy');
-    if (data.lifetimes.length > 0) add('lifetimes', 'This field has no sense for specified retention policy');
-  }
+  nameRegexChecks(add, data, snapshotTasks, pythonNameRegexError);
+  retentionChecks(add, data, options.release26);
+  if (data.retention_policy !== 'CUSTOM' && data.lifetimes.length > 0)
+    add('lifetimes', 'This field has no sense for specified retention policy');
 
   // Bound tasks enabled (:541-547)
-  if (data.enabled)
-    snapshotTasks.forEach((task, i) => {
-      if (!task.enabled)
-        add(
-          `periodic_snapshot_tasks.${i}`,
-          "You can't bind disabled periodic snapshot task to enabled replication task",
-        );
-    });
+  boundEnabledChecks(add, data, snapshotTasks);
   return errors;
 }
 
