@@ -4,10 +4,10 @@
 // names are ZFS names (`tank/a/b`), never with a leading or doubled slash, so os.path's component
 // arithmetic is prefix arithmetic on `/`.
 
-/** `dataset` is `parent` or below it (relationship.py:12-14). */
-export function isChild(dataset: string, parent: string): boolean {
-  return dataset === parent || dataset.startsWith(`${parent}/`);
-}
+import { isChild } from '../../contract/replication-checks.js';
+
+/** `dataset` is `parent` or below it: zettarepl's is_child (relationship.py:12-14) is the middleware's, one function. */
+export { isChild };
 
 /** Python's `fnmatch.fnmatch` on POSIX: `*` and `?` match `/` too; `[seq]`, `[!seq]`. */
 export function fnmatch(name: string, pattern: string): boolean {
