@@ -11,6 +11,7 @@ import {
 } from '../../core/contract/pool-snapshottask.js';
 import { tryParseSnapshotName } from '../../core/contract/snapshot-naming-schema.js';
 import { LIFETIME_TEXT, type StateObject } from '../../core/state/index.js';
+import { wallClock } from '../../core/wall-clock.js';
 
 type Want = StateObject<'snapshot_tasks'>;
 export type LifetimeUnit = (typeof LIFETIME_UNITS)[number];
@@ -73,29 +74,13 @@ export const scheduleShown = (s: PoolSnapshotTaskCron): string =>
   `${FIVE.map((f) => s[f]).join(' ')}${DEFAULT_WINDOW(s) ? '' : ` ${s.begin}-${s.end}`}`;
 
 /** An instant's wall clock in `tz`, as UTC milliseconds (a name's time is a wall clock too). */
-function wallClock(at: number, tz: string): number {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-US', {
-      timeZone: tz,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    })
-      .formatToParts(new Date(at))
-      .map((p) => [p.type, Number(p.value)]),
-  ) as Record<string, number>;
-  return Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!, parts.second!);
-}
+const wallClockMs = (at: number, tz: string): number => wallClock(new Date(at), tz).getTime();
 
 /** A snapshot name's time as the appliance's wall clock, or null when the schema does not read it. */
 function takenAt(name: string, schema: string, tz: string): number | null {
   if (schema.includes('%s')) {
     const m = new RegExp(`^${schema.replace(/[\\.^$*+?(){}[\]|-]/g, '\\$&').replace('%s', '([0-9]+)')}$`).exec(name);
-    return m ? wallClock(Number(m[1]) * 1000, tz) : null;
+    return m ? wallClockMs(Number(m[1]) * 1000, tz) : null;
   }
   const p = tryParseSnapshotName(name, schema)?.time;
   return p ? Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second) : null;
@@ -117,7 +102,7 @@ export function shortenedAway(
   tz: string,
 ): string[] {
   if (lifetimeMs(to) >= lifetimeMs(from)) return [];
-  const wall = wallClock(now, tz);
+  const wall = wallClockMs(now, tz);
   const newest = new Map<string, number>();
   const dated = snapshots.flatMap((id) => {
     const at = id.indexOf('@');

@@ -6,7 +6,7 @@ import {
 } from '../../contract/snapshot-naming-schema.js';
 import { APPLIANCE_TIMEZONE } from '../system/info.js';
 import type { ParseSnapshotName } from './retention.js';
-import { wallClock } from './schedule.js';
+import { wallClock } from '../../wall-clock.js';
 
 // The appliance's clock as zettarepl reads it: an instant seen in the appliance's zone (TzClock,
 // zettarepl/scheduler/tz_clock.py:41-42 at release/25.10.1, given system.general's `timezone`:

@@ -9,14 +9,15 @@
 // snapshot survives the destroy (zettarepl/snapshot/destroy.py:53-61 skips what ZFS refuses).
 //
 // Times are wall clocks, as zettarepl's naive datetimes: a Date whose UTC fields are the
-// appliance's local time (schedule.ts `wallClock`). The naming schema parser is passed in and must
+// appliance's local time (core/wall-clock.ts `wallClock`). The naming schema parser is passed in and must
 // answer so: the time written in the name, in UTC fields, or undefined when the name does not fit.
 // Pure: the snapshots, tasks, replications and the time are passed in.
 
 import { belongsToTree, replicatesSource, replicatesTarget, sourceDatasetOf, targetDatasetOf } from './dataset-tree.js';
 import type { ReplicationScope } from './dataset-tree.js';
 import { lifetimeMs, type Lifetime } from './lifetime.js';
-import { compileSchedule, isDueAtWallClock, wallClock, type CompiledSchedule, type Schedule } from './schedule.js';
+import { compileSchedule, isDueAtWallClock, type CompiledSchedule, type Schedule } from './schedule.js';
+import { wallClock } from '../../wall-clock.js';
 
 /** The time a name written by the schema holds, as a wall clock in UTC fields; undefined when it does not parse. */
 export type ParseSnapshotName = (schema: string, name: string) => Date | undefined;

@@ -16,6 +16,7 @@ import {
   type CronField,
   type NthWeekdays,
 } from '../../contract/cron.js';
+import { wallClock, wallClockWith, zoneFormatter } from '../../wall-clock.js';
 
 /** A schedule as the middleware stores it (`schedule` of pool.snapshottask; MW/api/v25_10_1/common.py CronModel, TimeCronModel). */
 export interface Schedule {
@@ -132,53 +133,6 @@ export function isDueAtWallClock(c: CompiledSchedule, wall: Date): boolean {
   );
 }
 
-/** One formatter per zone: making one costs more than using it many times. */
-const FORMATTERS = new Map<string, Intl.DateTimeFormat>();
-
-function formatterFor(tz: string): Intl.DateTimeFormat {
-  let format = FORMATTERS.get(tz);
-  if (format === undefined) {
-    // An unknown zone is a RangeError here, before anything is computed with it.
-    format = new Intl.DateTimeFormat('en-US', {
-      timeZone: tz,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
-    FORMATTERS.set(tz, format);
-  }
-  return format;
-}
-
-function wallClockWith(format: Intl.DateTimeFormat, instant: Date): Date {
-  const part: Record<string, number> = {};
-  for (const p of format.formatToParts(instant)) if (p.type !== 'literal') part[p.type] = Number(p.value);
-  return new Date(
-    Date.UTC(
-      part['year'] ?? 0,
-      (part['month'] ?? 1) - 1,
-      part['day'] ?? 1,
-      part['hour'] ?? 0,
-      part['minute'] ?? 0,
-      part['second'] ?? 0,
-      instant.getUTCMilliseconds(),
-    ),
-  );
-}
-
-/**
- * The local wall clock of an instant in an IANA zone, as TzClock computes it
- * (`utcnow.replace(tzinfo=UTC).astimezone(timezone)` made naive: tz_clock.py:41-42, 20-21),
- * returned as a Date whose UTC fields are that wall clock.
- */
-export function wallClock(instant: Date, tz: string): Date {
-  return wallClockWith(formatterFor(tz), instant);
-}
-
 /** Whether zettarepl's scheduler runs the task on the tick at this instant, the appliance's zone being `tz`. */
 export function isDue(schedule: Schedule, date: Date, tz: string): boolean {
   return isDueAtWallClock(compileSchedule(schedule), wallClock(date, tz));
@@ -212,7 +166,7 @@ function instantsAt(format: Intl.DateTimeFormat, wall: Date): Date[] {
  */
 export function nextRun(schedule: Schedule, after: Date, tz: string): Date | undefined {
   const c = compileSchedule(schedule);
-  const format = formatterFor(tz);
+  const format = zoneFormatter(tz);
   const startWall = wallClockWith(format, after);
   // The day before too: a wall clock repeated after midnight may still lie ahead.
   let day = Date.UTC(startWall.getUTCFullYear(), startWall.getUTCMonth(), startWall.getUTCDate()) - DAY;

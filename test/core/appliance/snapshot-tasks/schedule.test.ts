@@ -5,7 +5,6 @@ import {
   isDueAtWallClock,
   nextRun,
   ScheduleError,
-  wallClock,
   type Schedule,
 } from '../../../../src/core/appliance/snapshot-tasks/schedule.js';
 
@@ -138,10 +137,6 @@ describe("croniter's fields", () => {
 });
 
 describe('the time zone (TzClock, zettarepl/scheduler/tz_clock.py:41-42)', () => {
-  it('the wall clock of a UTC tick is local time (tests/scheduler/test_tz_clock.py test__time_forward)', () => {
-    expect(wallClock(new Date('2010-08-30T23:00:00Z'), 'Europe/Moscow')).toEqual(wall(2010, 8, 31, 3, 0));
-  });
-
   it('a task is due at its local time, not UTC', () => {
     const s = { minute: '0', hour: '3' };
     expect(isDue(s, new Date('2010-08-30T23:00:00Z'), 'Europe/Moscow')).toBe(true);
