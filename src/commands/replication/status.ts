@@ -6,7 +6,7 @@ import type { CommandContext } from '../framework/context.js';
 import { arg, defineCommand } from '../framework/declare.js';
 import { type CommandResult, tableResult } from '../output/render.js';
 import { datasetFilter } from '../snapshot/model.js';
-import { lifetimeMs } from '../state/snapshot-task-values.js';
+import { lifetimeMs } from '../../core/lifetime.js';
 import { findReplication, type Replication, runStateOf, runTimeOf } from './model.js';
 
 /** One source dataset of a task: its newest eligible snapshot, and the target's. */

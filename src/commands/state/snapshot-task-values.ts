@@ -11,6 +11,7 @@ import {
 } from '../../core/contract/pool-snapshottask.js';
 import { tryParseSnapshotName } from '../../core/contract/snapshot-naming-schema.js';
 import { LIFETIME_TEXT, type StateObject } from '../../core/state/index.js';
+import { lifetimeMs } from '../../core/lifetime.js';
 import { wallClock } from '../../core/wall-clock.js';
 
 type Want = StateObject<'snapshot_tasks'>;
@@ -32,18 +33,6 @@ export function lifetimeOf(lifetime: NonNullable<Want['lifetime']>): Lifetime {
 
 /** A lifetime as export writes it and the plan shows it: `2w`. */
 export const lifetimeText = (l: Lifetime): string => `${l.value}${LETTER[l.unit]}`;
-
-const HOUR_MS = 3_600_000;
-const DAY_MS = 24 * HOUR_MS;
-/** `lifetime_timedelta` (MW/plugins/zettarepl.py:64-80): a month 30 days, a year 365. */
-const UNIT_MS: Record<LifetimeUnit, number> = {
-  HOUR: HOUR_MS,
-  DAY: DAY_MS,
-  WEEK: 7 * DAY_MS,
-  MONTH: 30 * DAY_MS,
-  YEAR: 365 * DAY_MS,
-};
-export const lifetimeMs = (l: Lifetime): number => l.value * UNIT_MS[l.unit];
 
 /** The file's schedule laid over `base` (the live task's, or a fresh task's), begin and end as the appliance stores them. */
 export function scheduleOf(

@@ -10,7 +10,7 @@ import { runRemoteReplication, type RemoteEndpoint } from '../replication/remote
 import { runLocalReplication, type LocalReplicationSpec, type ReplicationProgress } from '../replication/run.js';
 import { isRelease26 } from '../services/records.js';
 import { Session } from '../session/session.js';
-import type { LifetimeUnit } from '../snapshot-tasks/lifetime.js';
+import type { LifetimeUnit } from '../../lifetime.js';
 
 // Runs of replication tasks, as zettarepl runs them and the middleware hears them
 // (MW/plugins/zettarepl.py:396-500 at TS-25.10.1, its observer :940-1051, zettarepl_/state.py):

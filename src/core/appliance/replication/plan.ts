@@ -9,7 +9,7 @@
 // `only_matching_schedule`, `only_from_scratch`.
 
 import { isChild, replicatesSource, targetDatasetOf, type ReplicationScope } from '../snapshot-tasks/dataset-tree.js';
-import type { Lifetime } from '../snapshot-tasks/lifetime.js';
+import type { Lifetime } from '../../lifetime.js';
 import { compilePythonNameRegex } from './python-regex.js';
 import type { ParseSnapshotName } from '../snapshot-tasks/retention.js';
 

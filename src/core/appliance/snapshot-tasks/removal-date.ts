@@ -8,7 +8,7 @@
 // name's time plus the lifetime, written by datetime.isoformat() with no offset, and an offset in a
 // value is dropped when compared (`.replace(tzinfo=None)`).
 
-import { lifetimeMs, type Lifetime } from './lifetime.js';
+import { lifetimeMs, type Lifetime } from '../../lifetime.js';
 import type { ParseSnapshotName, RetentionSnapshot, SnapshotRef } from './retention.js';
 
 /** The property's name on an appliance with this host id (MW/plugins/snapshot_/removal_date.py:10-12). */

@@ -15,7 +15,7 @@
 
 import { belongsToTree, replicatesSource, replicatesTarget, sourceDatasetOf, targetDatasetOf } from './dataset-tree.js';
 import type { ReplicationScope } from './dataset-tree.js';
-import { lifetimeMs, type Lifetime } from './lifetime.js';
+import { lifetimeMs, type Lifetime } from '../../lifetime.js';
 import { compileSchedule, isDueAtWallClock, type CompiledSchedule, type Schedule } from './schedule.js';
 import { wallClock } from '../../wall-clock.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { lifetimeMs } from '../../../../src/core/appliance/snapshot-tasks/lifetime.js';
+import { lifetimeMs } from '../../../../src/core/lifetime.js';
 import {
   periodicSnapshotRetention,
   policyDeletes,
