@@ -236,6 +236,18 @@ export function checkTarget(spec: LocalReplicationSpec, world: ReplicationWorld,
 }
 
 /**
+ * Each target dataset the plan leaves (below its target, not destroyed) and whether it is readonly:
+ * what handle_readonly (run.py:837-869) reads as the run receives into the target.
+ */
+export function readonlyAfterPlan(world: ReplicationWorld, plan: PartPlan): Map<string, boolean> {
+  return new Map(
+    world.datasets
+      .filter((d) => isChild(d.id, plan.targetDataset) && !plan.destroy.some((x) => isChild(d.id, x)))
+      .map((d) => [d.id, d.readonly]),
+  );
+}
+
+/**
  * One part of a run: the source dataset `sourceDataset` of the task and what is in scope below it.
  * Throws a ReplicationError where zettarepl raises before anything changes; an error it raises
  * after destroying a target from scratch comes back in `error`.

@@ -13,10 +13,10 @@ import type { Appliance } from '../appliance.js';
 import { snapshotCopyDir } from '../datasets/snapshot-copies.js';
 import { publicBlobOf, publicKeysIn, sshPrivateKey, sshSign, sshVerify } from '../keychain/ssh-sign.js';
 import { isLoopbackHost } from '../../net/loopback.js';
-import { isChild } from '../snapshot-tasks/dataset-tree.js';
 import {
   checkTarget,
   planReplicationPart,
+  readonlyAfterPlan,
   ReplicationError,
   type LocalReplicationSpec,
   type ReplicationWorld,
@@ -213,11 +213,7 @@ export async function runRemoteReplication(
     if (plan.error) throw unplanned(plan.error);
     if (plan.createParent !== null) await target.json('create', { parent: here(plan.createParent) });
     total += plan.steps.reduce((n, s) => n + s.sends.length, 0);
-    const known = new Map(
-      world.datasets
-        .filter((d) => isChild(d.id, plan.targetDataset) && !plan.destroy.some((x) => isChild(d.id, x)))
-        .map((d) => [d.id, d.readonly]),
-    );
+    const known = readonlyAfterPlan(world, plan);
     // handle_readonly (run.py:837-869), as run.ts's, each change sent to the target.
     const readonly = async (step: { target: string }) => {
       if (spec.readonly === 'IGNORE') return;

@@ -50,6 +50,7 @@ import { APPLIANCE_TIMEZONE } from '../system/info.js';
 import {
   checkTarget,
   planReplicationPart,
+  readonlyAfterPlan,
   ReplicationError,
   snapshotsToSend,
   type DatasetStep,
@@ -428,11 +429,7 @@ export async function runLocalReplication(
       if (plan.error) throw plan.error;
       if (plan.createParent !== null) createParents(appliance, plan.createParent);
       total += plan.steps.reduce((n, s) => n + s.sends.length, 0);
-      const known = new Map(
-        world.datasets
-          .filter((d) => isChild(d.id, plan.targetDataset) && !plan.destroy.some((x) => isChild(d.id, x)))
-          .map((d) => [d.id, d.readonly]),
-      );
+      const known = readonlyAfterPlan(world, plan);
       for (const step of plan.steps) {
         let base = step.incrementalBase;
         for (const send of step.sends) {
