@@ -7,7 +7,7 @@ import { ReplicationError } from '../appliance/replication/plan.js';
 import { helloSigned, authSigned, type IncomingRecv } from '../appliance/replication/remote-protocol.js';
 import { createParents, destroyTarget, receiveSnapshot } from '../appliance/replication/run.js';
 import { ArchiveError, readArchive } from '../appliance/replication/stream-archive.js';
-import { listTarget, setTargetReadonly } from '../appliance/replication/target-side.js';
+import { destroySnapshotsOf, listTarget, setTargetReadonly } from '../appliance/replication/target-side.js';
 import { listUsers } from '../store/users.js';
 import type { Origin } from '../appliance/session/session.js';
 import { isLoopbackHost } from '../net/loopback.js';
@@ -26,6 +26,8 @@ const MAX_JSON = 64 * 1024;
 const CHALLENGE_MS = 60_000;
 const SESSION_MS = 60 * 60_000;
 const MAX_PENDING = 64;
+/** Names one `destroy-snapshots` takes: zettarepl destroys at most 100 a `zfs destroy` (zettarepl/snapshot/destroy.py:15). */
+export const MAX_DESTROY_NAMES = 100;
 /** A snapshot's stream: the emulator's datasets are small test trees. */
 export const RECEIVE_LIMITS = { maxBytes: 4 * 1024 ** 3, maxEntries: 1_000_000 };
 
@@ -219,6 +221,20 @@ export function zfsReceiveRoute(appliance: Appliance, idleMs: number, log: (line
         throw new ReplicationError(`cannot destroy '${body.dataset}': operation does not apply to pools`);
       await destroyTarget(appliance, body.dataset);
       return {};
+    }
+    if (path === 'destroy-snapshots') {
+      // `zfs destroy DATASET@a,b,…` as retention runs it (zettarepl/snapshot/destroy.py:18-61): a
+      // held snapshot is skipped, one already gone is no error; the answer names what went.
+      const names = body.names;
+      if (!isDataset(body.dataset)) throw new Refused(400, 'a dataset name is needed');
+      if (
+        !Array.isArray(names) ||
+        names.length === 0 ||
+        names.length > MAX_DESTROY_NAMES ||
+        !names.every((n) => typeof n === 'string' && n.length <= 255 && SNAPSHOT.test(n))
+      )
+        throw new Refused(400, `1 to ${MAX_DESTROY_NAMES} snapshot names are needed`);
+      return { destroyed: await destroySnapshotsOf(appliance, body.dataset, names as string[]) };
     }
     if (path === 'create') {
       if (!isDataset(body.parent)) throw new Refused(400, 'a dataset name is needed');

@@ -13,6 +13,7 @@ import type { Appliance } from '../appliance.js';
 import { snapshotCopyDir } from '../datasets/snapshot-copies.js';
 import { publicBlobOf, publicKeysIn, sshPrivateKey, sshSign, sshVerify } from '../keychain/ssh-sign.js';
 import { isLoopbackHost } from '../../net/loopback.js';
+import type { SnapshotRef } from '../snapshot-tasks/retention.js';
 import {
   checkTarget,
   planReplicationPart,
@@ -23,6 +24,7 @@ import {
 } from './plan.js';
 import { authSigned, helloSigned, type IncomingRecv } from './remote-protocol.js';
 import { incomingOf, loadWorld, type ReplicationProgress, type ReplicationResult } from './run.js';
+import { replicationRetention, retentionBeforePart } from './retention.js';
 import { archiveOf } from './stream-archive.js';
 import type { TargetListing } from './target-side.js';
 
@@ -45,6 +47,8 @@ export interface RemoteEndpoint {
 
 /** After the connection is up, how long the other end may stay silent (a receive restoring a large tree). */
 const IDLE_MS = 5 * 60_000;
+/** Names one destroy request carries: zettarepl's batch (zettarepl/snapshot/destroy.py:15), the target's bound. */
+const MAX_DESTROY_NAMES = 100;
 /** The most a JSON answer may hold (a target's listing). */
 const MAX_ANSWER = 64 * 1024 * 1024;
 
@@ -146,6 +150,22 @@ class RemoteTarget {
     this.token = token;
   }
 
+  /** Retention's destroys, a dataset's names sorted in batches (zettarepl/snapshot/destroy.py:18-37); what went, `DATASET@NAME`. */
+  async destroySnapshots(doomed: readonly SnapshotRef[]): Promise<string[]> {
+    const gone: string[] = [];
+    const byDataset = new Map<string, string[]>();
+    for (const s of doomed) byDataset.set(s.dataset, [...(byDataset.get(s.dataset) ?? []), s.name]);
+    for (const [dataset, names] of [...byDataset].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      const sorted = [...names].sort();
+      for (let i = 0; i < sorted.length; i += MAX_DESTROY_NAMES) {
+        const batch = sorted.slice(i, i + MAX_DESTROY_NAMES);
+        const { destroyed } = await this.json<{ destroyed: string[] }>('destroy-snapshots', { dataset, names: batch });
+        gone.push(...destroyed);
+      }
+    }
+    return gone;
+  }
+
   recv(incoming: IncomingRecv, dir: string): Promise<{ id: string }> {
     const header = Buffer.from(JSON.stringify(incoming)).toString('base64url');
     return this.send('recv', Readable.from(archiveOf(dir)), { 'x-stor-recv': header }) as Promise<{ id: string }>;
@@ -179,8 +199,10 @@ function mergedWorld(local: ReplicationWorld, target: TargetListing): Replicatio
  * Runs the replication once to the appliance `remote` names, each source dataset in name order
  * (run.py:234-248), as runLocalReplication does on one appliance: the same plan, the same
  * progress, each snapshot received in one transaction on the target — a run cut midway leaves
- * the target with what it received, and the next run goes on from there. Not done here: the
- * task's retention on the target (docs/REPLICATION.md "Left out").
+ * the target with what it received, and the next run goes on from there. The task's retention
+ * runs on the target as a LOCAL run's does (retention.ts's selection; the target destroys): before
+ * each part's sends, less its incremental base (pre_retention.py:20-63), and after the run, ended
+ * or failed (zettarepl.py:438-476).
  */
 export async function runRemoteReplication(
   appliance: Appliance,
@@ -196,56 +218,91 @@ export async function runRemoteReplication(
   await target.login();
   const planned: LocalReplicationSpec = { ...spec, targetDataset: there(spec.targetDataset) };
   const received: string[] = [];
+  const destroyed: string[] = [];
   let sent = 0;
   let total = 0;
-  for (const part of [...spec.sourceDatasets].sort()) {
-    const local = await loadWorld(appliance, spec);
-    const listing = await target.json<TargetListing>('list', { target: spec.targetDataset });
-    const world = mergedWorld(local, listing);
-    let plan;
-    try {
-      checkTarget(planned, world, part);
-      plan = planReplicationPart(planned, world, part);
-    } catch (err) {
-      throw err instanceof ReplicationError ? unplanned(err) : err;
-    }
-    for (const t of plan.destroy) await target.json('destroy', { dataset: here(t) });
-    if (plan.error) throw unplanned(plan.error);
-    if (plan.createParent !== null) await target.json('create', { parent: here(plan.createParent) });
-    total += plan.steps.reduce((n, s) => n + s.sends.length, 0);
-    const known = readonlyAfterPlan(world, plan);
-    // handle_readonly (run.py:837-869), as run.ts's, each change sent to the target.
-    const readonly = async (step: { target: string }) => {
-      if (spec.readonly === 'IGNORE') return;
-      const parent = step.target.slice(0, step.target.lastIndexOf('/'));
-      const inherit = known.has(parent) && known.get(step.target) === false;
-      known.set(step.target, true);
-      if (!(known.get(parent) ?? false)) await target.json('readonly', { dataset: here(step.target), on: true });
-      else if (inherit) await target.json('readonly', { dataset: here(step.target), on: false });
-    };
-    const datasets = appliance.store.read(() => listDatasets(appliance.store.db));
-    for (const step of plan.steps) {
-      let base = step.incrementalBase;
-      for (const send of step.sends) {
-        progress((100 * sent) / total, `Sending ${sent + 1} of ${total}: ${step.source}@${send.snapshot}`);
-        for (const name of send.receives) {
-          const source = local.records.find((s) => s.id === `${step.source}@${name}`)!;
-          const incoming = incomingOf(
-            source,
-            datasets.find((d) => d.id === source.dataset),
-          );
-          const { id } = await target.recv(
-            { snapshot: incoming, target: here(step.target), base },
-            snapshotCopyDir(appliance, source.copy),
-          );
-          received.push(id);
-          if (base === null) await readonly(step);
-          base = name;
+  try {
+    for (const part of [...spec.sourceDatasets].sort()) {
+      const local = await loadWorld(appliance, spec);
+      let listing = await target.json<TargetListing>('list', { target: spec.targetDataset });
+      let world = mergedWorld(local, listing);
+      let plan;
+      try {
+        checkTarget(planned, world, part);
+        const doomed = retentionBeforePart(spec, local.snapshots, listing.snapshots, part, appliance.now());
+        if (doomed.length > 0) {
+          destroyed.push(...(await target.destroySnapshots(doomed)));
+          listing = await target.json<TargetListing>('list', { target: spec.targetDataset });
+          world = mergedWorld(local, listing);
         }
-        sent++;
+        plan = planReplicationPart(planned, world, part);
+      } catch (err) {
+        throw err instanceof ReplicationError ? unplanned(err) : err;
       }
-      await readonly(step);
+      for (const t of plan.destroy) await target.json('destroy', { dataset: here(t) });
+      if (plan.error) throw unplanned(plan.error);
+      if (plan.createParent !== null) await target.json('create', { parent: here(plan.createParent) });
+      total += plan.steps.reduce((n, s) => n + s.sends.length, 0);
+      const known = readonlyAfterPlan(world, plan);
+      // handle_readonly (run.py:837-869), as run.ts's, each change sent to the target.
+      const readonly = async (step: { target: string }) => {
+        if (spec.readonly === 'IGNORE') return;
+        const parent = step.target.slice(0, step.target.lastIndexOf('/'));
+        const inherit = known.has(parent) && known.get(step.target) === false;
+        known.set(step.target, true);
+        if (!(known.get(parent) ?? false)) await target.json('readonly', { dataset: here(step.target), on: true });
+        else if (inherit) await target.json('readonly', { dataset: here(step.target), on: false });
+      };
+      const datasets = appliance.store.read(() => listDatasets(appliance.store.db));
+      for (const step of plan.steps) {
+        let base = step.incrementalBase;
+        for (const send of step.sends) {
+          progress((100 * sent) / total, `Sending ${sent + 1} of ${total}: ${step.source}@${send.snapshot}`);
+          for (const name of send.receives) {
+            const source = local.records.find((s) => s.id === `${step.source}@${name}`)!;
+            const incoming = incomingOf(
+              source,
+              datasets.find((d) => d.id === source.dataset),
+            );
+            const { id } = await target.recv(
+              { snapshot: incoming, target: here(step.target), base },
+              snapshotCopyDir(appliance, source.copy),
+            );
+            received.push(id);
+            if (base === null) await readonly(step);
+            base = name;
+          }
+          sent++;
+        }
+        await readonly(step);
+      }
     }
+  } catch (err) {
+    if (err instanceof ReplicationError) destroyed.push(...(await remoteRetention(appliance, spec, target)));
+    throw err;
   }
-  return { received, destroyed: [] };
+  destroyed.push(...(await remoteRetention(appliance, spec, target)));
+  return { received, destroyed };
+}
+
+/**
+ * `_run_remote_retention` (zettarepl/zettarepl.py:438-476) of this task: list the target, select as
+ * a LOCAL run does, ask the target to destroy. zettarepl logs a failed listing or destroy and goes
+ * on, the run's outcome unchanged: so does this, destroying nothing.
+ */
+async function remoteRetention(
+  appliance: Appliance,
+  spec: LocalReplicationSpec,
+  target: RemoteTarget,
+): Promise<string[]> {
+  try {
+    const listing = await target.json<TargetListing>('list', { target: spec.targetDataset });
+    const local = await loadWorld(appliance, spec);
+    return await target.destroySnapshots(
+      replicationRetention(spec, local.snapshots, listing.snapshots, appliance.now()),
+    );
+  } catch (err) {
+    if (err instanceof ReplicationError) return [];
+    throw err;
+  }
 }

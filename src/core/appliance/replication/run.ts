@@ -44,19 +44,18 @@ import { removeTree } from '../files/tree-walk.js';
 import { noteCopyInFlight, snapshotsDir } from '../jobs/stray-snapshot-copies.js';
 import { mountOf, serializedByPool } from '../snapshots/take.js';
 import { parseTaskSnapshotName } from '../snapshot-tasks/appliance-clock.js';
-import { isChild, replicatesTarget, sourceDatasetOf, targetDatasetOf } from '../snapshot-tasks/dataset-tree.js';
-import { targetSnapshotRetention, type SnapshotRef, type TargetRetentionPolicy } from '../snapshot-tasks/retention.js';
-import { APPLIANCE_TIMEZONE } from '../system/info.js';
+import { isChild } from '../snapshot-tasks/dataset-tree.js';
 import {
   checkTarget,
   planReplicationPart,
   readonlyAfterPlan,
   ReplicationError,
-  snapshotsToSend,
   type DatasetStep,
   type LocalReplicationSpec,
   type ReplicationWorld,
+  type WorldSnapshot,
 } from './plan.js';
+import { replicationRetention, retentionBeforePart, type TargetSnapshot } from './retention.js';
 
 export { ReplicationError, type LocalReplicationSpec } from './plan.js';
 
@@ -107,51 +106,16 @@ export async function loadWorld(
   };
 }
 
-function policyOf(spec: LocalReplicationSpec): TargetRetentionPolicy {
-  if (spec.retentionPolicy === 'CUSTOM') {
-    if (!spec.lifetime) throw new Error('a CUSTOM retention policy needs its lifetime');
-    return { policy: 'CUSTOM', lifetime: spec.lifetime };
-  }
-  return { policy: spec.retentionPolicy };
-}
-
-/**
- * The target snapshots the task's retention destroys (ExecutedReplicationTaskSnapshotOwner,
- * zettarepl/replication/task/snapshot_owner.py:114-148). With a name regex every name counts, none
- * parsed (`None` naming schema, snapshot_owner.py:36-42): SOURCE removes what the source lacks, and
- * the newest-of-a-schema rule has no schema to keep.
- */
-function retentionDoomed(
-  spec: LocalReplicationSpec,
-  records: readonly SnapshotRecord[],
-  appliance: Appliance,
-): SnapshotRef[] {
-  const holds = appliance.store.read(() => listHolds(appliance.store.db));
-  const refs = records.map((s) => ({
-    dataset: s.dataset,
-    name: splitId(s.id)[1],
-    holds: [...(holds.get(s.id)?.keys() ?? [])],
-  }));
-  const source = refs.filter((s) => spec.sourceDatasets.some((d) => isChild(s.dataset, d)));
-  const target = refs.filter((s) => replicatesTarget(spec, s.dataset));
-  if (spec.nameRegex !== null) {
-    if (spec.retentionPolicy !== 'SOURCE') return [];
-    const onSource = new Set(source.map((s) => `${s.dataset}@${s.name}`));
-    return target.filter((t) => t.holds.length === 0 && !onSource.has(`${sourceDatasetOf(spec, t.dataset)}@${t.name}`));
-  }
-  return targetSnapshotRetention({
-    replication: spec,
-    policy: policyOf(spec),
-    sourceSnapshots: source,
-    targetSnapshots: target,
-    now: new Date(appliance.now()),
-    timezone: APPLIANCE_TIMEZONE,
-    parse: parseTaskSnapshotName,
-  });
+/** The store's snapshots as both sides of a LOCAL run: the source's, and the target's with their holds. */
+function retentionSides(appliance: Appliance): { snapshots: WorldSnapshot[]; held: TargetSnapshot[] } {
+  const { store } = appliance;
+  const [records, holds] = store.read(() => [listSnapshots(store.db), listHolds(store.db)] as const);
+  const snapshots = records.map((s) => ({ dataset: s.dataset, name: splitId(s.id)[1], txg: s.txg }));
+  return { snapshots, held: snapshots.map((s) => ({ ...s, held: holds.has(`${s.dataset}@${s.name}`) })) };
 }
 
 /** Destroys snapshots that are not held (zettarepl/snapshot/destroy.py:53-61 goes on past what ZFS refuses). */
-async function destroyFree(appliance: Appliance, ids: ReadonlySet<string>): Promise<string[]> {
+export async function destroyFree(appliance: Appliance, ids: ReadonlySet<string>): Promise<string[]> {
   const { store } = appliance;
   const gone = store.write(() => {
     const holds = listHolds(store.db);
@@ -166,27 +130,11 @@ async function destroyFree(appliance: Appliance, ids: ReadonlySet<string>): Prom
   return gone.map((s) => s.id);
 }
 
-/**
- * pre_retention (zettarepl/replication/pre_retention.py:20-63): before a part sends, the task's
- * retention on the part's target, less each target dataset's incremental base.
- */
+/** pre_retention (zettarepl/replication/pre_retention.py:20-63), on this appliance. */
 async function preRetention(appliance: Appliance, spec: LocalReplicationSpec, part: string): Promise<string[]> {
-  const world = await loadWorld(appliance, spec);
-  const target = targetDatasetOf(spec, part);
-  const doomed = retentionDoomed(spec, world.records, appliance).filter((s) => isChild(s.dataset, target));
-  const keep = new Set<string>();
-  for (const dataset of new Set(doomed.map((s) => s.dataset))) {
-    const src = world.snapshots.filter((s) => s.dataset === sourceDatasetOf(spec, dataset));
-    const dst = world.snapshots.filter((s) => s.dataset === dataset);
-    try {
-      const base = snapshotsToSend(src, dst, spec, world.parse).incrementalBase;
-      if (base !== null) keep.add(`${dataset}@${base}`);
-    } catch {
-      // Names parsed ambiguously: the retention owner's constructor would have raised first.
-      return [];
-    }
-  }
-  return destroyFree(appliance, new Set(doomed.map((s) => `${s.dataset}@${s.name}`).filter((id) => !keep.has(id))));
+  const { snapshots, held } = retentionSides(appliance);
+  const doomed = retentionBeforePart(spec, snapshots, held, part, appliance.now());
+  return destroyFree(appliance, new Set(doomed.map((s) => `${s.dataset}@${s.name}`)));
 }
 
 /** The owners a snapshot of `from` recorded, at the place of `to` in its pool (as a clone moves them). */
@@ -455,7 +403,7 @@ export async function runLocalReplication(
 }
 
 async function postRetention(appliance: Appliance, spec: LocalReplicationSpec): Promise<string[]> {
-  const records = appliance.store.read(() => listSnapshots(appliance.store.db));
-  const doomed = retentionDoomed(spec, records, appliance);
+  const { snapshots, held } = retentionSides(appliance);
+  const doomed = replicationRetention(spec, snapshots, held, appliance.now());
   return destroyFree(appliance, new Set(doomed.map((s) => `${s.dataset}@${s.name}`)));
 }

@@ -1,6 +1,6 @@
 // The receiving end of a replication from another appliance, over this appliance's store: what
 // zettarepl runs on the other box through SSH (`zfs list`, `zfs destroy -r`, `zfs create -p`,
-// `zfs recv -s -F`, `zfs set readonly`), served by `stor serve` at /_stor/zfs/ (server/zfs-receive.ts).
+// `zfs recv -s -F`, `zfs set readonly`, retention's `zfs destroy DATASET@…`), served by `stor serve` at /_stor/zfs/ (server/zfs-receive.ts).
 // The receive itself is the local engine's (run.ts receiveSnapshot): one transaction a snapshot.
 
 import { listDatasets, updateDataset } from '../../store/datasets.js';
@@ -8,7 +8,8 @@ import { listHolds } from '../../store/snapshot-holds.js';
 import type { Appliance } from '../appliance.js';
 import { isChild } from '../snapshot-tasks/dataset-tree.js';
 import type { WorldDataset, WorldSnapshot } from './plan.js';
-import { loadWorld } from './run.js';
+import { serializedByPool } from '../snapshots/take.js';
+import { destroyFree, loadWorld } from './run.js';
 
 /** The target half of a ReplicationWorld, as `zfs list -t all` under the task's target shows it. */
 export interface TargetListing {
@@ -44,4 +45,13 @@ export function setTargetReadonly(appliance: Appliance, dataset: string, on: boo
     else delete properties.readonly;
     updateDataset(store.db, { ...d, properties });
   });
+}
+
+/**
+ * Retention's `zfs destroy DATASET@a,b,…` (zettarepl/snapshot/destroy.py:18-61): the named
+ * snapshots of one dataset that are not held, one pool's changes at a time (as a receive).
+ */
+export function destroySnapshotsOf(appliance: Appliance, dataset: string, names: readonly string[]): Promise<string[]> {
+  const ids = new Set(names.map((n) => `${dataset}@${n}`));
+  return serializedByPool(appliance, dataset.split('/')[0]!, () => destroyFree(appliance, ids));
 }

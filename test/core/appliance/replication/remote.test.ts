@@ -5,6 +5,7 @@
  * what a keychaincredential SSH_CREDENTIALS entry holds: host:port, a user on the target whose
  * sshpubkey has the key pair's public key, the target's host key.
  */
+import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
@@ -15,6 +16,8 @@ import {
   type RemoteEndpoint,
 } from '../../../../src/core/appliance/replication/remote.js';
 import { generateRsaKeyPair } from '../../../../src/core/appliance/keychain/ssh-keys.js';
+import { publicBlobOf, sshPrivateKey, sshSign } from '../../../../src/core/appliance/keychain/ssh-sign.js';
+import { authSigned } from '../../../../src/core/appliance/replication/remote-protocol.js';
 import { EMULATIONS } from '../../../../src/core/appliance/settings.js';
 import { startServer } from '../../../../src/core/server/server.js';
 import { listSnapshots } from '../../../../src/core/store/snapshots.js';
@@ -106,6 +109,26 @@ async function cuttingRelay(port: number, cutAfter: number): Promise<{ port: num
 
 const failure = (p: Promise<unknown>) => failureOf(p, ReplicationError);
 
+/** The login RemoteTarget makes, by hand: the host's challenge signed with the user's key; the session token. */
+async function loginAs(target: TestServer, username: string, privateKey: string): Promise<string> {
+  const post = async (path: string, body: object) =>
+    (await (
+      await fetch(`${target.url}/_stor/zfs/${path}`, { method: 'POST', body: JSON.stringify(body) })
+    ).json()) as Record<string, string>;
+  const nonce = randomBytes(32);
+  const hello = await post('hello', { nonce: nonce.toString('base64') });
+  const key = sshPrivateKey(privateKey);
+  const challenge = Buffer.from(hello.challenge!, 'base64');
+  const { token } = await post('auth', {
+    username,
+    key_type: key.type,
+    key_blob: publicBlobOf(key).toString('base64'),
+    challenge: hello.challenge,
+    signature: sshSign(key, authSigned(challenge, nonce, username)).toString('base64'),
+  });
+  return token!;
+}
+
 describe('a replication to another stor serve on loopback', () => {
   it('sends every snapshot with its files to the other server, then only the new ones', async () => {
     const { source, target, remote } = await pair();
@@ -181,7 +204,7 @@ describe('a replication to another stor serve on loopback', () => {
 
   it('receives nothing without a login: the endpoints answer 401', async () => {
     const { target } = await pair();
-    for (const path of ['recv', 'list', 'destroy']) {
+    for (const path of ['recv', 'list', 'destroy', 'destroy-snapshots']) {
       const res = await fetch(`${target.url}/_stor/zfs/${path}`, {
         method: 'POST',
         headers: { authorization: 'Bearer forged' },
@@ -191,6 +214,34 @@ describe('a replication to another stor serve on loopback', () => {
       expect(await res.json()).toEqual({ error: 'Authentication failed.', kind: 'refused' });
     }
     expect(names(target, 'tank/dst')).toEqual([]);
+  });
+
+  it('destroys for retention only a bounded list of well-formed names, skipping a held snapshot (destroy.py:15, 53-61)', async () => {
+    const { source, target, remote } = await pair();
+    await runRemoteReplication(source.appliance, replicationSpec(), remote, () => {});
+    const t = target.testAppliance;
+    await t.call(t.admin, 'pool.snapshot.hold', `tank/dst@${name(9)}`);
+    const token = await loginAs(target, 'root', ED25519_PRIVATE);
+    const destroy = (body: object) =>
+      fetch(`${target.url}/_stor/zfs/destroy-snapshots`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}` },
+        body: JSON.stringify(body),
+      });
+    const tooMany = Array.from({ length: 101 }, (_, i) => `s${i}`);
+    for (const body of [
+      { dataset: 'tank/dst', names: tooMany },
+      { dataset: 'tank/dst', names: [] },
+      { dataset: 'tank/dst', names: ['a/../b'] },
+      { dataset: '../etc', names: [name(9)] },
+    ]) {
+      const res = await destroy(body);
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { kind: string }).kind).toBe('refused');
+    }
+    const res = await destroy({ dataset: 'tank/dst', names: [name(9), name(10), 'gone'] });
+    expect(await res.json()).toEqual({ destroyed: [`tank/dst@${name(10)}`] });
+    expect(names(target, 'tank/dst')).toEqual([name(9)]);
   });
 
   it('never sends to a host that is not loopback', async () => {
