@@ -1,8 +1,9 @@
 /**
  * A replication to another appliance rehearsed end to end with the built binary only, as an
  * operator would script it (docs/REPLICATION.md): two `stor serve` on loopback, each with its own
- * state; on the source a key pair and the SSH connection (keychaincredential.setup_ssh_connection,
- * MW/plugins/keychain_/ssh_connections.py:43-97, through `stor call`: no keychain verb yet), on the
+ * state; on the source the target's host key (keychaincredential.remote_ssh_host_key_scan), a key
+ * pair and the SSH connection (keychaincredential.setup_ssh_connection,
+ * MW/plugins/keychain_/ssh_connections.py:43-97; both through `stor call`: no keychain verb yet), on the
  * target a user whose `sshpubkey` is that key pair's public key; a dataset with a file and two
  * snapshots; `stor replication create … --transport SSH`, `run --wait`; the target read back with
  * `stor snapshot list`. A second run after a third snapshot sends that one only: its job reads
@@ -12,7 +13,7 @@
 import { describe, expect, it } from 'vitest';
 import { stor } from '../../helpers/runbook.js';
 import { localFile } from '../../helpers/client-env.js';
-import { spawnServe, type ServeProcess } from '../../helpers/serve-process.js';
+import { spawnServe } from '../../helpers/serve-process.js';
 import { envOf } from '../../helpers/served.js';
 import { sessionEnv } from '../../helpers/session.js';
 import { tempDir } from '../../helpers/temp-dir.js';
@@ -26,13 +27,6 @@ const json = async <T>(p: Promise<{ stdout: string }>): Promise<T> => JSON.parse
 async function snapshotNames(run: ReturnType<typeof stor>, dataset: string): Promise<string[]> {
   const rows = await json<{ name: string }[]>(run(['snapshot', 'list', dataset, '--json']));
   return rows.map((r) => r.name);
-}
-
-/** The Ed25519 host key line the target's `stor serve` proves (docs/REPLICATION.md). */
-async function hostKeyOf(server: ServeProcess): Promise<string> {
-  // keychaincredential.remote_ssh_host_key_scan is not emulated (MW/plugins/keychain.py:497-527
-  // runs ssh-keyscan): the operator reads the key as `curl …/_stor/zfs/host-key` would.
-  return (await (await fetch(`${server.url}/_stor/zfs/host-key`)).text()).trim();
 }
 
 const cases: [string, string[], string[]][] = [
@@ -55,7 +49,18 @@ describe('stor replication between two stor serve (built binary)', () => {
         const onSource = stor({ ...envOf(source), ...sessions });
         const onTarget = stor({ ...envOf(target), ...sessions });
 
-        // The source: a key pair and the connection naming the target, its user and its host key.
+        // The source: the target's host key as ssh-keyscan finds it, then a key pair and the
+        // connection naming the target, its user and that host key.
+        const port = Number(new URL(target.url).port);
+        const hostKey = JSON.parse(
+          (
+            await onSource([
+              'call',
+              'keychaincredential.remote_ssh_host_key_scan',
+              JSON.stringify({ host: '127.0.0.1', port }),
+            ])
+          ).stdout,
+        ) as string;
         const connection = await json<{ id: number; attributes: { private_key: number } }>(
           onSource([
             'call',
@@ -66,9 +71,9 @@ describe('stor replication between two stor serve (built binary)', () => {
               private_key: { generate_key: true, name: 'nas2-key' },
               manual_setup: {
                 host: '127.0.0.1',
-                port: Number(new URL(target.url).port),
+                port,
                 username: 'replicator',
-                remote_host_key: await hostKeyOf(target),
+                remote_host_key: hostKey,
               },
             }),
           ]),
