@@ -227,7 +227,8 @@ export const keychainContract = service('keychaincredential', {
     result: () => z.object({ private_key: z.string(), public_key: z.string() }),
   }),
   remote_ssh_host_key_scan: method({
-    summary: 'The host keys a remote SSH server {host, port, connect_timeout} offers (not emulated).',
+    summary:
+      'The host keys a remote SSH server {host, port, connect_timeout} offers (emulated: another stor serve on loopback).',
     access: roles('KEYCHAIN_CREDENTIAL_WRITE'),
     params: () => [
       {

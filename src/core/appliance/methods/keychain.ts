@@ -17,6 +17,7 @@ import {
   validateCredential,
   VERBOSE,
 } from '../keychain/credentials.js';
+import { scanHostKey } from '../keychain/host-key-scan.js';
 import { generateRsaKeyPair } from '../keychain/ssh-keys.js';
 import { implement, type CallContext } from '../method.js';
 import { getInstance, query } from '../query/index.js';
@@ -24,7 +25,8 @@ import { getInstance, query } from '../query/index.js';
 // The handlers of contract/keychain.ts, as KeychainCredentialService answers them
 // (MW/plugins/keychain.py:275-684, MW/plugins/keychain_/ssh_connections.py). Credentials are stored
 // with their private keys, as the source stores them (in its database); no SSH connection is ever
-// made, so remote_ssh_host_key_scan and the semi-automatic setup answer that they are not emulated.
+// made, so the semi-automatic setup answers that it is not emulated; remote_ssh_host_key_scan reads
+// the host key of another `stor serve` on loopback (keychain/host-key-scan.ts).
 
 /**
  * Whether answers show `attributes` (`Secret`) to this caller: FULL_ADMIN or
@@ -130,9 +132,9 @@ export const keychainMethods = [
   }),
   implement(c['keychaincredential.used_by'], ({ appliance: { store } }, id) => store.read(() => usedBy(store.db, id))),
   implement(c['keychaincredential.generate_ssh_key_pair'], () => newKeyPair()),
-  implement(c['keychaincredential.remote_ssh_host_key_scan'], () => {
-    throw notEmulated('keychaincredential.remote_ssh_host_key_scan');
-  }),
+  implement(c['keychaincredential.remote_ssh_host_key_scan'], (_, data) =>
+    scanHostKey(data.host, data.port, data.connect_timeout),
+  ),
   implement(c['keychaincredential.remote_ssh_semiautomatic_setup'], () => {
     throw notEmulated('keychaincredential.remote_ssh_semiautomatic_setup');
   }),

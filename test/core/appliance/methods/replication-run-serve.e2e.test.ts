@@ -6,41 +6,16 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { WebSocket } from 'ws';
+import { connectJsonRpc } from '../../../helpers/json-rpc-client.js';
 import { spawnServe } from '../../../helpers/serve-process.js';
 import { tempDir } from '../../../helpers/temp-dir.js';
 
 type Entry = Record<string, unknown>;
 
-/** A raw JSON-RPC connection: calls answered by id, notifications collected. */
-async function connect(url: string) {
-  const ws = new WebSocket(url);
-  await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
-  const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
-  const notes: Entry[] = [];
-  ws.on('message', (raw: Buffer) => {
-    const msg = JSON.parse(raw.toString()) as Entry;
-    if (msg.id === undefined) notes.push(msg.params as Entry);
-    const waiter = pending.get(msg.id as number);
-    if (!waiter) return;
-    pending.delete(msg.id as number);
-    if (msg.error) waiter.reject(msg.error);
-    else waiter.resolve(msg.result);
-  });
-  let next = 1;
-  const call = <T = unknown>(method: string, ...params: unknown[]) =>
-    new Promise<T>((resolve, reject) => {
-      const id = next++;
-      pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
-      ws.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
-    });
-  return { call, notes, close: () => ws.close() };
-}
-
 describe('replication.run through stor serve', () => {
   it('a LOCAL push job copies the snapshot, reports its progress and leaves the task FINISHED', async () => {
     const server = await spawnServe(tempDir());
-    const rpc = await connect(server.rpcUrl);
+    const rpc = await connectJsonRpc(server.rpcUrl);
     try {
       expect(await rpc.call('auth.login_with_api_key', readFileSync(server.adminKeyFile, 'utf8').trim())).toBe(true);
       await rpc.call('core.set_options', { legacy_jobs: false });
