@@ -13,7 +13,8 @@
  * MW/job.py:395-398) for zettarepl's, which `_run_replication_task_job` raises as a sentence
  * (MW/plugins/zettarepl.py:462-463; the words: zettarepl/replication/run.py:596-609).
  *
- * Needs STOR_TEST_API_CLIENT (see official-client-methods.test.ts); without it the test is skipped.
+ * Needs STOR_TEST_API_CLIENT (see official-client-methods.test.ts), and drives 26.0 with stable/26's
+ * client where STOR_TEST_API_CLIENT_26 is set (`clientFor`); without the former the test is skipped.
  */
 import { describe, expect, it } from 'vitest';
 import { EMULATIONS } from '../../src/core/appliance/settings.js';
