@@ -92,6 +92,9 @@ for (const release of ['25.10.1', '26.0'] as const) {
           { label: `${c.method} bad`, method: c.method, params: c.bad, job: true },
           { label: c.method, method: c.method, params: c.valid, job: true },
         ]),
+        // run's second argument: 25.10.1's `really_run: bool`, 26.0's `options: ReplicationRunOptions`
+        // (MW/api/v25_10_1/replication.py:228-232; stable/26 MW/api/v26_0_0/replication.py:288-298).
+        { label: 'run bad second argument', method: 'replication.run', params: [ref('task', 'id'), 'x'], job: true },
         // _validate's errors, raised inside the job (MW/plugins/replication.py:334-338, 360-365).
         {
           label: 'run_onetime invalid data',
@@ -133,6 +136,14 @@ for (const release of ['25.10.1', '26.0'] as const) {
         `${TAKEN}@other`,
       ]);
 
+      expect(outcomes.get('run bad second argument')).toMatchObject({
+        ok: false,
+        class: 'ValidationErrors',
+        stderr:
+          release === '26.0'
+            ? printed(['EINVAL', 'options', 'Input should be a valid dictionary or instance of ReplicationRunOptions'])
+            : printed(['EINVAL', 'really_run', 'Input should be a valid boolean']),
+      });
       // ValidationErrors from the job's exc_info (type VALIDATION, MW/job.py:632-635).
       expect(outcomes.get('run_onetime invalid data')).toMatchObject({
         ok: false,
