@@ -2,7 +2,9 @@
 prints one JSON line per call: the result as `midclt call` prints it, or the error as it prints it.
 Input (stdin, JSON): {"url", "key", "steps": [{"label", "method", "params", "job", "session", "pre"}]}.
 `session`: "admin" (one connection logged in with the key), "key" (a new one logged in with the key),
-"anonymous" (a new one, not logged in). `pre`: calls made first on that connection.
+"anonymous" (a new one, not logged in). `pre`: calls made first on that connection. `job`: called as `midclt call -j` calls
+(`Client.call(..., job=True)`: the job id, then its core.get_jobs events until it ends, its result
+or its failure raised, truenas_api_client/__init__.py:329-358).
 Params may hold {"$ref": label, "path": [...]} (an earlier step's result) or {"$totp": <ref>} (the
 code for the secret in an otpauth:// URI)."""
 import base64, hashlib, hmac, json as stdjson, pprint, struct, sys, time, urllib.parse
@@ -55,6 +57,7 @@ def run(c, step):
         return {'ok': True, 'json': ejson.dumps(rv)}
     except ClientException as e:
         return {'ok': False, 'class': type(e).__name__, 'errno': e.errno, 'stderr': printed(e),
+                'error': e.error, 'trace_class': (e.trace or {}).get('class'),
                 'pre': [ejson.dumps(results.get(step['label'] + ' ' + m)) for m, _ in step.get('pre', [])]}
     except (KeyError, IndexError, TypeError) as e:
         # An earlier call this one refers to failed: said as such, the other calls still run.

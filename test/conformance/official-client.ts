@@ -37,6 +37,26 @@ export function findClient(): { env: NodeJS.ProcessEnv; keyLogin: (key: string) 
   return { env, keyLogin: (key) => (scram ? ['-U', 'truenas_admin', '-K', key, '--plain'] : ['-K', key]) };
 }
 
+/**
+ * The official client of a release's line: 25.10.1's (STOR_TEST_API_CLIENT), or for 26.0 stable/26's
+ * (STOR_TEST_API_CLIENT_26 put before STOR_TEST_API_CLIENT, which still gives websocket-client), so
+ * each emulated release is driven by the client shipped with it. Without STOR_TEST_API_CLIENT_26,
+ * 26.0 is driven by 25.10.1's client, as before.
+ */
+export function clientFor(release: '25.10.1' | '26.0'): ReturnType<typeof findClient> {
+  const base = findClient();
+  const dir26 = process.env.STOR_TEST_API_CLIENT_26;
+  if (release !== '26.0' || 'reason' in base || !dir26) return base;
+  const env = { ...base.env, PYTHONPATH: `${dir26}:${base.env.PYTHONPATH}` };
+  const r = spawnSync('python3', ['-c', 'import truenas_api_client as t; assert hasattr(t, "APIKeyAuthMech")'], {
+    encoding: 'utf8',
+    env,
+  });
+  if (r.status !== 0)
+    return { reason: `STOR_TEST_API_CLIENT_26=${dir26} does not give truenas_api_client at the 26 line` };
+  return { env, keyLogin: (key) => ['-U', 'truenas_admin', '-K', key, '--plain'] };
+}
+
 /** `midclt ARGS` (truenas_api_client:main) in its own process: its exit code and what it printed. */
 export function midclt(
   env: NodeJS.ProcessEnv,
@@ -65,6 +85,10 @@ export interface Outcome {
   class?: string;
   errno?: number | null;
   stderr?: string;
+  /** The ClientException's `error` (a job's `error` field when a job failed). */
+  error?: string;
+  /** The trace's `class` (a failed job's `exc_info.type`). */
+  trace_class?: string | null;
   /** What the `pre` calls answered, for a failure's message. */
   pre?: string[];
 }
@@ -181,7 +205,7 @@ export const KEYCHAIN_METHODS = [
   'keychaincredential.setup_ssh_connection',
 ] as const;
 
-/** The replication methods (all but the runs and create_dataset, not emulated yet), called through the official client by test/core/official-client-replication.test.ts. */
+/** The replication methods but the runs, called through the official client by test/core/official-client-replication.test.ts; the runs (jobs) by official-client-replication-run.test.ts. */
 export const REPLICATION_METHODS = [
   'replication.query',
   'replication.get_instance',

@@ -8,7 +8,8 @@
  * MW/service/crud_service.py:242 (get_instance's not found). The remote scan and the
  * semi-automatic setup are not emulated: their answer is the emulator's CallError, EOPNOTSUPP.
  *
- * Needs STOR_TEST_API_CLIENT (see official-client-methods.test.ts); without it the test is skipped.
+ * Needs STOR_TEST_API_CLIENT (see official-client-methods.test.ts), and drives 26.0 with stable/26's
+ * client where STOR_TEST_API_CLIENT_26 is set (`clientFor`); without the former the test is skipped.
  */
 import { describe, expect, it } from 'vitest';
 import { EMULATIONS } from '../../src/core/appliance/settings.js';
@@ -18,14 +19,12 @@ import { ED25519_PRIVATE, ED25519_PUBLIC, OTHER_PUBLIC } from '../helpers/ssh-ke
 import {
   KEYCHAIN_METHODS,
   caseFailures,
-  findClient,
+  clientFor,
   printed,
   ref,
   runClient,
   type ClientCase,
 } from '../conformance/official-client.js';
-
-const client = findClient();
 
 const id = ref('keychaincredential.create', 'id');
 
@@ -96,16 +95,30 @@ const CASES: ClientCase[] = [
   },
 ];
 
-/** Called with a valid argument, these answer that they are not emulated. */
+/**
+ * Called with a valid argument, these answer that they are not emulated; an invalid one is refused
+ * by the release's schema first, as the source refuses it (KeychainCredentialRemoteSshHostKeyScanArgs:
+ * `host: NonEmptyString`, MW/api/v25_10_1/keychain.py:166-172, stable/26 :164-168;
+ * KeychainCredentialRemoteSSHSemiautomaticSetup `url: HttpUrl`, MW/api/v25_10_1/keychain.py:181-198, whose
+ * refusal is pydantic's own `url_parsing` error, no `Value error, ` prefix: MW/api/base/types/string.py:60).
+ */
 const NOT_EMULATED = [
-  { method: 'keychaincredential.remote_ssh_host_key_scan', params: [{ host: 'nas2.example' }] },
+  {
+    method: 'keychaincredential.remote_ssh_host_key_scan',
+    params: [{ host: 'nas2.example' }],
+    bad: [{ host: '' }],
+    stderr: printed(['EINVAL', 'keychain_remote_ssh_host_key_scan.host', 'String should have at least 1 character']),
+  },
   {
     method: 'keychaincredential.remote_ssh_semiautomatic_setup',
     params: [{ name: 'semi', url: 'https://nas2.example', token: 't', private_key: 1 }],
+    bad: [{ name: 'semi', url: 'nas2', token: 't', private_key: 1 }],
+    stderr: printed(['EINVAL', 'data.url', 'Input should be a valid URL, relative URL without a base']),
   },
 ];
 
 for (const release of ['25.10.1', '26.0'] as const) {
+  const client = clientFor(release);
   describe(`keychaincredential.* through the official client (stor serve --emulate truenas-${release})`, () => {
     it('the table calls every keychain credential method once', () => {
       expect([...CASES.map((c) => c.method), ...NOT_EMULATED.map((c) => c.method)].sort()).toEqual(
@@ -122,7 +135,10 @@ for (const release of ['25.10.1', '26.0'] as const) {
           { label: `${c.method} bad`, method: c.method, params: c.bad },
           { label: c.method, method: c.method, params: c.valid },
         ]),
-        ...NOT_EMULATED.map((c) => ({ label: c.method, method: c.method, params: c.params })),
+        ...NOT_EMULATED.flatMap((c) => [
+          { label: `${c.method} bad`, method: c.method, params: c.bad },
+          { label: c.method, method: c.method, params: c.params },
+        ]),
       ];
       const outcomes = await runClient(client.env, server.rpcUrl, server.adminKey, steps);
       const { failures, answers } = caseFailures(contract, CASES, outcomes);
@@ -143,9 +159,9 @@ for (const release of ['25.10.1', '26.0'] as const) {
         { title: 'SSH credentials nas2', unbind_method: 'delete' },
       ]);
       expect(answers['keychaincredential.delete']).toBeNull();
-      for (const { method } of NOT_EMULATED) {
-        const outcome = outcomes.get(method)!;
-        expect(outcome).toMatchObject({ ok: false, class: 'ClientException', errno: 95 });
+      for (const { method, stderr } of NOT_EMULATED) {
+        expect(outcomes.get(method)).toMatchObject({ ok: false, class: 'ClientException', errno: 95 });
+        expect(outcomes.get(`${method} bad`)).toMatchObject({ ok: false, class: 'ValidationErrors', stderr });
       }
     });
   });

@@ -629,7 +629,7 @@ const SKIPPED: Record<string, string> = {
   ...Object.fromEntries(
     ['replication.run', 'replication.run_onetime'].map((m) => [
       m,
-      'jobs that copy snapshots taken first: LOCAL push runs through the handler in test/core/appliance/methods/replication-run.test.ts',
+      'jobs that copy snapshots taken first, waited on as midclt call -j waits: test/core/official-client-replication-run.test.ts',
     ]),
   ),
 };

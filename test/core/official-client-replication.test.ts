@@ -8,7 +8,8 @@
  * (MW/plugins/replication.py:360-365, 528-532; stable/26 :632-638), MW/service/crud_service.py:242
  * (get_instance's not found, which delete calls first, replication.py:283).
  *
- * Needs STOR_TEST_API_CLIENT (see official-client-methods.test.ts); without it the test is skipped.
+ * Needs STOR_TEST_API_CLIENT (see official-client-methods.test.ts), and drives 26.0 with stable/26's
+ * client where STOR_TEST_API_CLIENT_26 is set (`clientFor`); without the former the test is skipped.
  */
 import { describe, expect, it } from 'vitest';
 import { EMULATIONS } from '../../src/core/appliance/settings.js';
@@ -17,14 +18,12 @@ import { startTestServer } from '../helpers/server.js';
 import {
   REPLICATION_METHODS,
   caseFailures,
-  findClient,
+  clientFor,
   printed,
   ref,
   runClient,
   type ClientCase,
 } from '../conformance/official-client.js';
-
-const client = findClient();
 
 const SOURCE = 'tank/repl-official-src';
 const TARGET = 'tank/repl-official-dst';
@@ -137,6 +136,7 @@ function cases(release: '25.10.1' | '26.0'): ClientCase[] {
 }
 
 for (const release of ['25.10.1', '26.0'] as const) {
+  const client = clientFor(release);
   describe(`replication.* through the official client (stor serve --emulate truenas-${release})`, () => {
     it('the table calls every replication method but the runs (jobs) once', () => {
       expect(

@@ -11,7 +11,8 @@
  * (the will_change_retention_for pair), MW/service/crud_service.py:242 (get_instance's not found).
  * The calls run in one Python process (conformance/official-client-methods.py), in order.
  *
- * Needs STOR_TEST_API_CLIENT (see official-client-methods.test.ts); without it the test is skipped.
+ * Needs STOR_TEST_API_CLIENT (see official-client-methods.test.ts), and drives 26.0 with stable/26's
+ * client where STOR_TEST_API_CLIENT_26 is set (`clientFor`); without the former the test is skipped.
  */
 import { describe, expect, it } from 'vitest';
 import { EMULATIONS } from '../../src/core/appliance/settings.js';
@@ -20,14 +21,12 @@ import { startTestServer } from '../helpers/server.js';
 import {
   SNAPSHOT_TASK_METHODS,
   caseFailures,
-  findClient,
+  clientFor,
   printed,
   ref,
   runClient,
   type ClientCase,
 } from '../conformance/official-client.js';
-
-const client = findClient();
 
 const DATASET = 'tank/snaptask-official';
 const id = ref('pool.snapshottask.create', 'id');
@@ -101,6 +100,7 @@ const CASES: ClientCase[] = [
 ];
 
 for (const release of ['25.10.1', '26.0'] as const) {
+  const client = clientFor(release);
   describe(`pool.snapshottask.* through the official client (stor serve --emulate truenas-${release})`, () => {
     it('the table calls every periodic snapshot task method once', () => {
       expect(CASES.map((c) => c.method).sort()).toEqual([...SNAPSHOT_TASK_METHODS].sort());

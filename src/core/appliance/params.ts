@@ -7,6 +7,7 @@
 import type { z } from 'zod';
 import type { ParamSpec, ParamValues } from '../contract/method.js';
 import { ERRNO, rpcErrors, type ValidationTriple } from '../errors.js';
+import { isPydanticTypeMessage } from '../contract/pydantic-model.js';
 
 function typeMessage(expected: string): string {
   switch (expected) {
@@ -51,7 +52,8 @@ function issueTriples(prefix: string, issue: z.core.$ZodIssue, input: unknown = 
   const triple = (message: string, at = path): ValidationTriple => [at, message, ERRNO.EINVAL];
   switch (issue.code) {
     case 'invalid_type':
-      return [triple(input === undefined ? 'Field required' : typeMessage(issue.expected))];
+      if (input === undefined) return [triple('Field required')];
+      return [triple(isPydanticTypeMessage(issue.message) ? issue.message : typeMessage(issue.expected))];
     case 'unrecognized_keys':
       return issue.keys.map((k) => triple('Extra inputs are not permitted', `${path}.${k}`));
     case 'too_small':

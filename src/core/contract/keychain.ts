@@ -112,18 +112,26 @@ const usedKeychainCredential = once(() =>
   z.object({ title: z.string(), unbind_method: z.enum(['delete', 'disable']) }),
 );
 
-/** HttpUrl (MW/api/base/types/urls.py): an http or https URL, kept as the string given. */
+/**
+ * HttpUrl (MW/api/base/types/string.py:60, pydantic's HttpUrl then `str`): an http or https URL,
+ * kept as the string given. Its refusals are pydantic's own `url_parsing` and `url_scheme` errors,
+ * which carry no `Value error, ` prefix.
+ */
 const httpUrl = () =>
   z.string().superRefine((value, ctx) => {
     let scheme: string;
     try {
       scheme = new URL(value).protocol;
     } catch {
-      ctx.addIssue({ code: 'custom', message: 'Input should be a valid URL, relative URL without a base' });
+      ctx.addIssue({
+        code: 'custom',
+        message: 'Input should be a valid URL, relative URL without a base',
+        params: { verbatim: true },
+      });
       return;
     }
     if (scheme !== 'http:' && scheme !== 'https:')
-      ctx.addIssue({ code: 'custom', message: "URL scheme should be 'http' or 'https'" });
+      ctx.addIssue({ code: 'custom', message: "URL scheme should be 'http' or 'https'", params: { verbatim: true } });
   });
 
 /** KeychainCredentialRemoteSSHSemiautomaticSetup's fields (keychain.py:180-203) but `name` and `private_key`. */

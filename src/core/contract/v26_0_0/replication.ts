@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { once } from '../method.js';
+import { pydanticModel } from '../pydantic-model.js';
 import { poolSnapshotTaskDbEntry26, replicationContract, replicationCrud, replicationEntryOf } from '../replication.js';
 import { method, service } from '../service.js';
 
@@ -31,7 +32,7 @@ const crud26 = replicationCrud(entry26);
 const base = replicationContract;
 
 /** ReplicationRunOptions (stable/26 MW/api/v26_0_0/replication.py:288-293). */
-const runOptions = once(() => z.strictObject({ really_run: z.boolean().default(true) }));
+const runOptions = once(() => pydanticModel('ReplicationRunOptions', { really_run: z.boolean().default(true) }));
 
 export const replicationContract26 = service('replication', {
   query: { ...crud26.query, fromBase: withBoundTasks26 },

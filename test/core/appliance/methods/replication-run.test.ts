@@ -88,6 +88,18 @@ const progressTexts = (heard: CollectionUpdate[]) => {
 
 for (const release of ['25.10.1', '26.0'] as const) {
   describe(`replication.run of a LOCAL push on ${release}`, () => {
+    it("a second argument of the wrong type is refused in pydantic's strict words (MW/api/v25_10_1/replication.py:228-232; stable/26 MW/api/v26_0_0/replication.py:288-298)", async () => {
+      const t = await setup(release);
+      await t.call(t.admin, 'replication.create', PUSH);
+      const err = await t.callError(t.admin, 'replication.run', 1, 'x');
+      // A model field given a non-dict: pydantic's model_type error, naming the model.
+      expect(err.data?.extra).toEqual([
+        release === '26.0'
+          ? ['options', 'Input should be a valid dictionary or instance of ReplicationRunOptions', 22]
+          : ['really_run', 'Input should be a valid boolean', 22],
+      ]);
+    });
+
     it('the first run sends every snapshot, the second only the new one, with the middleware’s progress text (MW/plugins/zettarepl.py:466-500)', async () => {
       const t = await setup(release);
       await t.call(t.admin, 'replication.create', PUSH);
