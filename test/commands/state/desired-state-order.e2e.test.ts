@@ -302,6 +302,8 @@ describe("stor plan / apply / export: exit codes and the file's refusals", () =>
     const run = appliance();
     const empty = file('empty.yaml', 'stor_state: 1\n');
     expect(Object.keys(await planOf(run, ['-f', empty], 0))).toEqual([
+      'changed',
+      'comment',
       'pending',
       'release',
       'catalogue',
@@ -312,7 +314,7 @@ describe("stor plan / apply / export: exit codes and the file's refusals", () =>
     const one = file('one.yaml', 'stor_state: 1\ngroups:\n  - { name: g1 }\n');
     expect((await planOf(run, ['-f', one])).pending).toBe(true);
     const dry = JSON.parse((await run(['apply', '-f', one, '--dry-run', '--json'])).stdout) as Applied;
-    expect(Object.keys(dry)).toEqual(['plan', 'results', 'keys']);
+    expect(Object.keys(dry)).toEqual(['changed', 'comment', 'plan', 'results', 'keys']);
     expect(dry.results).toEqual([]);
     const applied = await applyOf(run, ['-f', one]);
     expect(applied.results).toEqual([{ kind: 'groups', name: 'g1', action: 'create', changes: [], status: 'done' }]);
