@@ -112,6 +112,35 @@ describe('stor plan --out / stor apply PLAN', () => {
     expect(errorOf((await run(['apply', plan, '--yes', '--json'], 1)).stderr).code).toBe('PLAN_CHANGED');
   });
 
+  it('a hand change to a field the plan compared is PLAN_CHANGED; a change to an object it did not read is not', async () => {
+    const server = await serve();
+    const run = on(server);
+    const { state, plan } = files();
+    await run(['plan', '-f', state, '--out', plan], 7);
+    // Not read: a group the file does not name (no --prune); the plan still applies.
+    await run(['group', 'create', 'elsewhere']);
+    await run(['apply', plan, '--yes']);
+    // Now the dataset matches the file: a plan of no change, which still read its comments.
+    await run(['plan', '-f', state, '--out', plan]);
+    await run(['dataset', 'update', 'tank/proj', '--comments', 'by hand', '--yes']);
+    const error = errorOf((await run(['apply', plan, '--yes', '--json'], 1)).stderr);
+    expect(error.code).toBe('PLAN_CHANGED');
+    expect(error.message).toContain('dataset tank/proj');
+    expect((await run(['dataset', 'show', 'tank/proj', '--json'])).stdout).toContain('by hand');
+  });
+
+  it('a saved plan takes no -f, --prune, --normalize or --force, and --out is one target’s (refused with --targets)', async () => {
+    const server = await serve();
+    const run = on(server);
+    const { state, plan } = files();
+    await run(['plan', '-f', state, '--out', plan], 7);
+    for (const extra of [['-f', state], ['--prune'], ['--force']])
+      expect(errorOf((await run(['apply', plan, ...extra, '--yes', '--json'], 2)).stderr).code).toBe('USAGE');
+    const fleet = await run(['--targets', server.baseUrl, 'plan', '-f', state, '--out', plan, '--json'], 2);
+    expect(fleet.stderr).toContain('--out');
+    await run(['plan', '-f', state], 7);
+  });
+
   it('a plan made for one target is refused on another (PLAN_TARGET), and nothing is changed there', async () => {
     const [a, b] = await Promise.all([serve(), serve()]);
     const { state, plan } = files();
