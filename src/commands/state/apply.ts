@@ -156,6 +156,10 @@ export async function stateApply(
     throw new StorError(E.USAGE, 'a saved plan holds its state file and options: give PLAN alone, or -f FILE', {
       hint: 'stor apply state.plan (from `stor plan -f FILE --out state.plan`), or stor apply -f state.yaml',
     });
+  if (planFile === undefined && opts.file === undefined)
+    throw new StorError(E.USAGE, 'name the desired-state file (-f FILE) or a saved plan (PLAN)', {
+      hint: '`stor export > state.yaml` writes a state file from a target; `stor plan -f FILE --out PLAN` saves a plan',
+    });
   const t = planFile === undefined ? await ctx.transport() : undefined;
   const source = planFile === undefined ? await fromFile(ctx, t!, opts) : await fromSaved(ctx, planFile);
   const transport = t ?? (await ctx.transport());

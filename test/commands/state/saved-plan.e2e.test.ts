@@ -136,6 +136,7 @@ describe('stor plan --out / stor apply PLAN', () => {
     await run(['plan', '-f', state, '--out', plan], 7);
     for (const extra of [['-f', state], ['--prune'], ['--force']])
       expect(errorOf((await run(['apply', plan, ...extra, '--yes', '--json'], 2)).stderr).code).toBe('USAGE');
+    expect(errorOf((await run(['apply', '--yes', '--json'], 2)).stderr).message).toContain('saved plan (PLAN)');
     const fleet = await run(['--targets', server.baseUrl, 'plan', '-f', state, '--out', plan, '--json'], 2);
     expect(fleet.stderr).toContain('--out');
     await run(['plan', '-f', state], 7);
