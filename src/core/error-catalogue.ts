@@ -113,8 +113,8 @@ const CATALOGUE = {
   PLAN_CHANGED: {
     kind: 'failed',
     meaning:
-      'the target changed between the plan you confirmed and the change (the details name what is new); nothing was changed',
-    remedy: 'review the new plan with `--dry-run`, then run the command again',
+      'the target changed between the plan you confirmed (or saved with `stor plan --out`) and the change (the details name what is new); nothing was changed',
+    remedy: 'review the new plan with `--dry-run` (or make a new saved plan), then run the command again',
   },
   PLAN_REFUSED: {
     kind: 'failed',
@@ -375,6 +375,19 @@ const CATALOGUE = {
     kind: 'usage',
     meaning: 'the user has two-factor authentication, and no one-time code was given',
     remedy: 'pipe the code as the second line after the password, or run on a terminal to be prompted',
+  },
+  PLAN_FILE_INVALID: {
+    kind: 'usage',
+    meaning:
+      'the file given to `stor apply PLAN` is not a plan stor can trust: not a stor plan (a desired-state file goes with `-f`), another format version, damaged or edited (its checksum), or not 0600 and your own; nothing was read from the target',
+    remedy: 'make the plan again with `stor plan -f FILE --out PLAN`, or apply a state file with `stor apply -f FILE`',
+  },
+  PLAN_TARGET: {
+    kind: 'usage',
+    meaning:
+      'the saved plan was made for another target (another URL, or another embedded state directory) or for another release of this one; nothing was changed',
+    remedy:
+      "choose the plan's target with `--url` or `--profile`, or make a plan for this target with `stor plan -f FILE --out PLAN`",
   },
   PROFILE_EXISTS: {
     kind: 'usage',

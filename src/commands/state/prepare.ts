@@ -11,7 +11,7 @@ import { checkAdministrators, checkKinds } from './checks.js';
 import { computePlan, type Step } from './diff.js';
 import { KINDS } from './kinds/index.js';
 import type { AnyKind } from './kinds/kind.js';
-import type { StatePlan } from './plan-model.js';
+import type { PlannedChange, StatePlan } from './plan-model.js';
 import { readWorld, type World } from './world.js';
 import { keyInUse } from '../api-key/model.js';
 
@@ -31,6 +31,14 @@ export interface PlanOptionValues {
 }
 
 export async function readStateFile(ctx: CommandContext, file: string | undefined): Promise<StateFile> {
+  return (await readState(ctx, file)).desired;
+}
+
+/** The desired-state file, parsed, and its text as read (what a saved plan keeps). */
+export async function readState(
+  ctx: CommandContext,
+  file: string | undefined,
+): Promise<{ desired: StateFile; text: string }> {
   if (file === undefined)
     throw new StorError(E.USAGE, 'name the desired-state file: -f FILE', {
       hint: '`stor export > state.yaml` writes one from a target',
@@ -46,7 +54,7 @@ export async function readStateFile(ctx: CommandContext, file: string | undefine
       `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
     );
   }
-  return parseStateFile(text, file);
+  return { desired: parseStateFile(text, file), text };
 }
 
 export interface Prepared {
@@ -68,11 +76,23 @@ export async function preparePlan(
     prune: opts.prune === true,
     normalize: opts.normalize === true,
   });
-  checkKinds(world, steps, opts.force === true);
-  plan.notes.push(...(await warnings(t, world, steps)));
-  for (const problem of checkAdministrators(world, steps, opts.force === true, await keyInUse(ctx)))
-    ctx.warn(`stor: warning (--force): ${problem}`);
+  await checkPlan(ctx, t, world, plan, steps, opts.force === true);
   return { desired, world, plan, steps };
+}
+
+/** Refuses what must not be applied (checks.ts) and adds each kind's warnings to the plan's notes. */
+export async function checkPlan(
+  ctx: CommandContext,
+  t: Transport,
+  world: World,
+  plan: StatePlan,
+  steps: readonly Step[],
+  force: boolean,
+): Promise<void> {
+  checkKinds(world, steps, force);
+  plan.notes.push(...(await warnings(t, world, steps)));
+  for (const problem of checkAdministrators(world, steps, force, await keyInUse(ctx)))
+    ctx.warn(`stor: warning (--force): ${problem}`);
 }
 
 /** Each kind's warnings about its steps (its adapter's `warn`: reads only), in the table's order. */
@@ -136,4 +156,10 @@ export function notePlan(ctx: CommandContext, plan: StatePlan): void {
     ctx.note(
       `note: privilege ${o.privilege}: ${o.findings.join('; ')}; the minimal list is ${o.minimal.join(',')} (--normalize plans it)`,
     );
+}
+
+/** A plan in one line, for `--json`'s `comment`: `3 to create, 1 to update, 0 to delete on tank-nas`. */
+export function planComment(plan: StatePlan, target: string): string {
+  const count = (a: PlannedChange['action']) => plan.changes.filter((c) => c.action === a).length;
+  return `${count('create')} to create, ${count('update')} to update, ${count('delete')} to delete on ${target}`;
 }

@@ -100,7 +100,13 @@ describe('stor plan / apply: creates in dependency order, whatever order the fil
     expect(applied.results.map((r) => `${line(r)} ${r.status}`)).toEqual(plan.changes.map((c) => `${line(c)} done`));
     expect(applied.keys.map((k) => [k.name, k.user, 'key' in k])).toEqual([['carol-ci', 'carol', false]]);
     // carol, a member of web the users step made, is in web after one run: nothing left to do.
-    expect(await planOf(run, ['-f', state], 0)).toEqual({ ...plan, pending: false, changes: [] });
+    expect(await planOf(run, ['-f', state], 0)).toEqual({
+      ...plan,
+      changed: false,
+      comment: '0 to create, 0 to update, 0 to delete on the embedded appliance',
+      pending: false,
+      changes: [],
+    });
     expect((await run(['apply', '-f', state, '--yes'])).stderr).toContain('no changes: the target matches the file');
   }, 120_000);
 
@@ -213,6 +219,8 @@ describe('stor plan / apply --prune: deletes after every create and update, in r
     await run(['call', 'pool.dataset.update', 'tank', JSON.stringify({ user_properties_update: marks })]);
     const empty = file('empty.yaml', 'stor_state: 1\n');
     expect(await planOf(run, ['-f', empty, '--prune'], 0)).toEqual({
+      changed: false,
+      comment: '0 to create, 0 to update, 0 to delete on the embedded appliance',
       pending: false,
       release: '25.10.1',
       catalogue: 'target',
@@ -294,6 +302,8 @@ describe("stor plan / apply / export: exit codes and the file's refusals", () =>
     const run = appliance();
     const empty = file('empty.yaml', 'stor_state: 1\n');
     expect(Object.keys(await planOf(run, ['-f', empty], 0))).toEqual([
+      'changed',
+      'comment',
       'pending',
       'release',
       'catalogue',
@@ -304,7 +314,7 @@ describe("stor plan / apply / export: exit codes and the file's refusals", () =>
     const one = file('one.yaml', 'stor_state: 1\ngroups:\n  - { name: g1 }\n');
     expect((await planOf(run, ['-f', one])).pending).toBe(true);
     const dry = JSON.parse((await run(['apply', '-f', one, '--dry-run', '--json'])).stdout) as Applied;
-    expect(Object.keys(dry)).toEqual(['plan', 'results', 'keys']);
+    expect(Object.keys(dry)).toEqual(['changed', 'comment', 'plan', 'results', 'keys']);
     expect(dry.results).toEqual([]);
     const applied = await applyOf(run, ['-f', one]);
     expect(applied.results).toEqual([{ kind: 'groups', name: 'g1', action: 'create', changes: [], status: 'done' }]);
