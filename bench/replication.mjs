@@ -6,8 +6,8 @@
 // its dataset's files (src/core/appliance/datasets/snapshot-copies.ts), so a full receive copies
 // each source snapshot's copy, and an incremental receive of one snapshot copies one tree.
 // `node bench/replication.mjs [root] [--quick] [--files N] [--snapshots N]` prints the figures for
-// the build under `root` (default: this tree); `--receives N`, one receive's cost early and late in
-// a run of N snapshots (bench/HISTORY.md).
+// the build under `root` (default: this tree); `--receives N`, the cost of one receive in a run of N
+// snapshots (bench/HISTORY.md).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -24,6 +24,25 @@ const ms = (t0) => Number(process.hrtime.bigint() - t0) / 1e6;
 /** Every file of a tree, counted (the references must copy what the run received). */
 const countFiles = (dir) => readdirSync(dir, { withFileTypes: true, recursive: true }).filter((e) => e.isFile()).length;
 
+/** An appliance of the build under `root` on a new state, and `call` through its dispatcher, logged in as the administrator. */
+async function openEmbedded(root, prefix) {
+  const { Appliance } = await import(pathToFileURL(join(root, 'dist/core/appliance/appliance.js')).href);
+  const { Dispatcher } = await import(pathToFileURL(join(root, 'dist/core/rpc/dispatcher.js')).href);
+  const stateDir = tempDir(prefix);
+  const appliance = Appliance.open({ stateDir });
+  const dispatcher = new Dispatcher(appliance);
+  const session = appliance.createSession({ transport: 'embedded', address: 'local', secure: true });
+  const call = (method, ...params) => dispatcher.call(session, method, params);
+  try {
+    await call('auth.login_with_api_key', readFileSync(join(stateDir, 'admin.key'), 'utf8').trim());
+  } catch (err) {
+    appliance.close();
+    cleanup(stateDir);
+    throw err;
+  }
+  return { appliance, stateDir, call };
+}
+
 /**
  * Makes tank/src with `files` files of 1 KiB in directories of about 100 (at most 100 of them), takes `snapshots` snapshots with
  * 1% of the files rewritten between two, then times replication.run's full run into tank/dst, then
@@ -31,16 +50,9 @@ const countFiles = (dir) => readdirSync(dir, { withFileTypes: true, recursive: t
  * snapshot's copy (incremental) is timed right before each.
  */
 export async function measureReplication(root = ROOT, { files, snapshots } = SIZES.full) {
-  const { Appliance } = await import(pathToFileURL(join(root, 'dist/core/appliance/appliance.js')).href);
-  const { Dispatcher } = await import(pathToFileURL(join(root, 'dist/core/rpc/dispatcher.js')).href);
-  const stateDir = tempDir('stor-bench-replication-');
+  const { appliance, stateDir, call } = await openEmbedded(root, 'stor-bench-replication-');
   const scratch = tempDir('stor-bench-replication-ref-');
-  const appliance = Appliance.open({ stateDir });
   try {
-    const dispatcher = new Dispatcher(appliance);
-    const session = appliance.createSession({ transport: 'embedded', address: 'local', secure: true });
-    const call = (method, ...params) => dispatcher.call(session, method, params);
-    await call('auth.login_with_api_key', readFileSync(join(stateDir, 'admin.key'), 'utf8').trim());
     await call('core.set_options', { legacy_jobs: false });
     await call('pool.dataset.create', { name: 'tank/src' });
     await call('pool.snapshottask.create', { dataset: 'tank/src', naming_schema: SCHEMA, schedule: HOURLY });
@@ -104,24 +116,18 @@ export async function measureReplication(root = ROOT, { files, snapshots } = SIZ
 }
 
 /**
- * What one receive costs as a run's snapshots grow: `snapshots` snapshots of a dataset of one
- * file, sent by one full run of the engine (runLocalReplication, as replication.run calls it),
- * each send timed from its progress call to the next. Returns the median of sends 51–150 and of
- * the last 100: flat (a ratio near 1) when a receive's cost does not grow with the snapshots.
+ * What one receive costs in a run of `snapshots` snapshots of a dataset of one file, sent by one
+ * full run of the engine (runLocalReplication, as replication.run calls it), each send timed from
+ * its progress call to the next: the run's time and the median send, in wall and in CPU time (ms).
+ * Run at 100 and at 1,000 snapshots, the median send stays the same when a receive's cost does not
+ * grow with the snapshots there are.
  */
 export async function measureReceives(root = ROOT, snapshots = 1000) {
-  const { Appliance } = await import(pathToFileURL(join(root, 'dist/core/appliance/appliance.js')).href);
-  const { Dispatcher } = await import(pathToFileURL(join(root, 'dist/core/rpc/dispatcher.js')).href);
   const { runLocalReplication } = await import(
     pathToFileURL(join(root, 'dist/core/appliance/replication/run.js')).href
   );
-  const stateDir = tempDir('stor-bench-receives-');
-  const appliance = Appliance.open({ stateDir });
+  const { appliance, stateDir, call } = await openEmbedded(root, 'stor-bench-receives-');
   try {
-    const dispatcher = new Dispatcher(appliance);
-    const session = appliance.createSession({ transport: 'embedded', address: 'local', secure: true });
-    const call = (method, ...params) => dispatcher.call(session, method, params);
-    await call('auth.login_with_api_key', readFileSync(join(stateDir, 'admin.key'), 'utf8').trim());
     await call('pool.dataset.create', { name: 'tank/src' });
     writeFileSync(join(stateDir, 'mnt/tank/src/a.txt'), 'a');
     const start = Date.UTC(2024, 0, 1, 8);
@@ -129,7 +135,13 @@ export async function measureReceives(root = ROOT, snapshots = 1000) {
       appliance.now = () => start + s * 3600_000;
       await call('pool.snapshot.create', { dataset: 'tank/src', naming_schema: SCHEMA });
     }
+    // Wall and CPU time (user + system) at each send: the CPU time is what one receive computes,
+    // less swayed by other processes on a loaded machine.
     const marks = [];
+    const mark = () => {
+      const cpu = process.cpuUsage();
+      marks.push({ wall: process.hrtime.bigint(), cpu: cpu.user + cpu.system });
+    };
     const spec = {
       sourceDatasets: ['tank/src'],
       targetDataset: 'tank/dst',
@@ -143,15 +155,16 @@ export async function measureReceives(root = ROOT, snapshots = 1000) {
       readonly: 'IGNORE',
     };
     const t0 = process.hrtime.bigint();
-    const { received } = await runLocalReplication(appliance, spec, () => marks.push(process.hrtime.bigint()));
-    marks.push(process.hrtime.bigint());
+    const { received } = await runLocalReplication(appliance, spec, mark);
+    mark();
     if (received.length !== snapshots) throw new Error(`the run received ${received.length} of ${snapshots}`);
-    const sends = marks.slice(1).map((t, i) => Number(t - marks[i]) / 1e6);
+    const wall = marks.slice(1).map((m, i) => Number(m.wall - marks[i].wall) / 1e6);
+    const cpu = marks.slice(1).map((m, i) => (m.cpu - marks[i].cpu) / 1e3);
     return {
       snapshots,
       runMs: ms(t0),
-      early: median(sends.slice(50, 150)),
-      late: median(sends.slice(-100)),
+      perSend: median(wall),
+      perSendCpu: median(cpu),
       load: loadavg()[0],
     };
   } finally {
@@ -194,7 +207,7 @@ export async function benchReplication({ record, notes }) {
     ?.trim();
   notes.push(
     `replication: one run of each (${size}, 1 KiB each, 1% rewritten between two snapshots), on ${fstype ?? 'an unknown file system'}, ` +
-      `load ${m.load.toFixed(1)} at the end; making the ${m.snapshots} snapshots took ${(m.setupMs / 1000).toFixed(1)} s (not measured). ` +
+      `load ${m.load.toFixed(1)} at the end, NODE_EXTRA_CA_CERTS ${process.env.NODE_EXTRA_CA_CERTS ?? 'unset'}; making the ${m.snapshots} snapshots took ${(m.setupMs / 1000).toFixed(1)} s (not measured). ` +
       "A receive copies the snapshot's copy, then makes the target's files the snapshot's (a second pass over the tree), " +
       'and commits its rows (one transaction per snapshot), so its floor is above one `cp -a`.',
   );
