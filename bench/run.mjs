@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { benchDatasets } from './datasets.mjs';
 import { benchFleet } from './fleet.mjs';
 import { benchGuards } from './guards.mjs';
+import { benchReplication } from './replication.mjs';
 import { benchShares } from './shares.mjs';
 import { benchSlowReader } from './slow-reader.mjs';
 import { benchState } from './state.mjs';
@@ -37,7 +38,7 @@ const GIB = 1024 ** 3;
 const UPLOAD_BYTES = Number(process.env.STOR_BENCH_UPLOAD_BYTES ?? GIB);
 const rows = [];
 const notes = [];
-// STOR_BENCH_ONLY=<section> (startup, remote, upload, trees, throughput, roles, fleet, datasets, shares, state, guards, slowreader, sessions) runs one
+// STOR_BENCH_ONLY=<section> (startup, remote, upload, trees, throughput, roles, fleet, datasets, replication, shares, state, guards, slowreader, sessions) runs one
 // section and replaces only its rows and notes in RESULTS.md. The sessions section (bench/sessions.mjs) is named after the Node
 // major of the stor client it measures (STOR_BENCH_NODE, bench/node-majors.sh), so each major's rows are kept beside the others'.
 const ONLY = process.env.STOR_BENCH_ONLY;
@@ -51,6 +52,7 @@ const SECTIONS = {
   roles: 'role expansion',
   fleet: 'fleet',
   datasets: 'datasets',
+  replication: 'replication',
   shares: 'shares',
   state: 'desired state',
   guards: 'guards',
@@ -481,6 +483,7 @@ if (runs('roles')) {
 // --- fleet ---------------------------------------------------------------------------------------
 if (runs('fleet')) await benchFleet({ record, notes, rows });
 if (runs('datasets')) await benchDatasets({ record });
+if (runs('replication')) await benchReplication({ record, notes });
 if (runs('shares')) await benchShares({ record, notes });
 if (runs('state')) await benchState({ record, notes });
 if (runs('guards')) await benchGuards({ record, notes, rows });

@@ -17,6 +17,11 @@ export function listHolds(db: Database): Map<string, Map<string, number>> {
   return holds;
 }
 
+/** Whether a snapshot has any hold: one look-up by the holds' key, not the whole table. */
+export function isHeld(db: Database, snapshot: string): boolean {
+  return sql(db, 'SELECT 1 FROM snapshot_holds WHERE snapshot = ? LIMIT 1').get(snapshot) !== undefined;
+}
+
 export function insertHold(db: Database, snapshot: string, tag: string, at: number): void {
   sql(db, 'INSERT INTO snapshot_holds (snapshot, tag, created_at) VALUES (?, ?, ?)').run(snapshot, tag, at);
 }

@@ -38,6 +38,22 @@ export function listSnapshots(db: Database): SnapshotRecord[] {
   return (sql(db, 'SELECT * FROM snapshots ORDER BY txg').all() as SnapshotRow[]).map(fromRow);
 }
 
+/** The row a receive checks and destroys by: no owners or properties parsed. */
+export type SnapshotKey = Pick<SnapshotRecord, 'txg' | 'id' | 'copy'>;
+
+/** One snapshot's key by `DATASET@NAME`, through the id's unique index. */
+export function snapshotKey(db: Database, id: string): SnapshotKey | undefined {
+  return sql(db, 'SELECT txg, id, copy FROM snapshots WHERE id = ?').get(id) as SnapshotKey | undefined;
+}
+
+/** The snapshots of one dataset (not its children) taken after `txg`, oldest first, by the dataset's index. */
+export function snapshotKeysAfter(db: Database, dataset: string, txg: number): SnapshotKey[] {
+  return sql(db, 'SELECT txg, id, copy FROM snapshots WHERE dataset = ? AND txg > ? ORDER BY txg').all(
+    dataset,
+    txg,
+  ) as SnapshotKey[];
+}
+
 export function insertSnapshot(db: Database, s: Omit<SnapshotRecord, 'txg'>): void {
   sql(
     db,

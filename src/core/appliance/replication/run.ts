@@ -26,12 +26,15 @@ import {
   updateDataset,
   type DatasetRecord,
 } from '../../store/datasets.js';
-import { listHolds } from '../../store/snapshot-holds.js';
+import { isHeld, listHolds } from '../../store/snapshot-holds.js';
 import {
   deleteSnapshots,
   insertSnapshot,
   listSnapshots,
   restoreOwners,
+  snapshotKey,
+  snapshotKeysAfter,
+  type SnapshotKey,
   type SnapshotOwner,
   type SnapshotRecord,
 } from '../../store/snapshots.js';
@@ -74,6 +77,8 @@ const relOf = (id: string) => id.split('/').slice(1).join('/');
 const poolOf = (id: string) => id.split('/')[0]!;
 /** Python's `repr` of a dataset name, as libzfs quotes it. */
 const q = (s: string) => `'${s}'`;
+/** Below every createtxg (AUTOINCREMENT numbers them from 1): all of a dataset's snapshots. */
+const NO_TXG = 0;
 
 /** `zfs get readonly`: the dataset's own value, else its nearest ancestor's. */
 function effectiveReadonly(d: DatasetRecord, all: readonly DatasetRecord[]): boolean {
@@ -249,23 +254,25 @@ export async function receiveSnapshot(
     const copy = randomUUID();
     const forget = await noteCopyInFlight(store.stateDir, copy);
     const dir = snapshotCopyDir(appliance, copy);
-    let later: SnapshotRecord[];
+    let later: SnapshotKey[];
     const owners = movedOwners(source.owners, source.sourceDataset, target);
     try {
       await fill(dir);
+      // Each receive reads only the rows it checks, by index: the target's base and the target's
+      // snapshots after it. Reading every snapshot row here made a run quadratic in the snapshots
+      // it sends (bench/HISTORY.md, 2026-11-29).
       later = store.write(() => {
-        const datasets = listDatasets(store.db);
-        const snapshots = listSnapshots(store.db);
+        const exists = listDatasets(store.db).some((d) => d.id === target);
+        const baseRow = base === null ? undefined : snapshotKey(store.db, `${target}@${base}`);
         // zfs_receive_one's refusals (libzfs_sendrecv.c) when the target changed since the run
         // planned (destroyed, or another run received into it): never a silent re-creation.
-        const exists = datasets.some((d) => d.id === target);
         if (base !== null && !exists)
           throw new ReplicationError(`cannot receive incremental stream: destination ${q(target)} does not exist`);
-        if (base !== null && !snapshots.some((s) => s.id === `${target}@${base}`))
+        if (base !== null && !baseRow)
           throw new ReplicationError(
             `cannot receive incremental stream: most recent snapshot of ${target} does not\nmatch incremental source`,
           );
-        const existing = base === null ? snapshots.find((s) => s.dataset === target) : undefined;
+        const existing = base === null ? snapshotKeysAfter(store.db, target, NO_TXG)[0] : undefined;
         if (existing)
           throw new ReplicationError(
             `cannot receive new filesystem stream: destination has snapshots (eg. ${existing.id})\nmust destroy them to overwrite it`,
@@ -281,12 +288,10 @@ export async function receiveSnapshot(
           if (!Object.hasOwn(source.volume, 'volsize'))
             mkdirSync(sandboxPath(appliance, `/mnt/${target}`).host, { mode: 0o755 });
         }
-        const baseTxg = base === null ? null : snapshots.find((s) => s.id === `${target}@${base}`)!.txg;
-        const after = baseTxg === null ? [] : snapshots.filter((s) => s.dataset === target && s.txg > baseTxg);
-        const holds = listHolds(store.db);
+        const after = baseRow === undefined ? [] : snapshotKeysAfter(store.db, target, baseRow.txg);
         // dmu_recv_end_check: -F destroys the later snapshots, and a held one is EBUSY; libzfs
         // words the failed incremental receive "cannot receive incremental stream" (zfs_standard_error).
-        if (after.some((s) => holds.has(s.id)))
+        if (after.some((s) => isHeld(store.db, s.id)))
           throw new ReplicationError('cannot receive incremental stream: dataset is busy');
         deleteSnapshots(
           store.db,
@@ -377,13 +382,14 @@ export async function runLocalReplication(
       if (plan.error) throw plan.error;
       if (plan.createParent !== null) createParents(appliance, plan.createParent);
       total += plan.steps.reduce((n, s) => n + s.sends.length, 0);
+      const byId = new Map(world.records.map((s) => [s.id, s]));
       const known = readonlyAfterPlan(world, plan);
       for (const step of plan.steps) {
         let base = step.incrementalBase;
         for (const send of step.sends) {
           progress((100 * sent) / total, `Sending ${sent + 1} of ${total}: ${step.source}@${send.snapshot}`);
           for (const name of send.receives) {
-            const source = world.records.find((s) => s.id === `${step.source}@${name}`)!;
+            const source = byId.get(`${step.source}@${name}`)!;
             received.push(await receive(appliance, source, step.target, base));
             // A full receive may have made the dataset: readonly at once (run.py:832-834).
             if (base === null) handleReadonly(appliance, spec, step, known);

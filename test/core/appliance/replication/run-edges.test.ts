@@ -14,6 +14,7 @@ import {
 import { deleteDatasets, listDatasets } from '../../../../src/core/store/datasets.js';
 import { deleteSnapshots, listSnapshots } from '../../../../src/core/store/snapshots.js';
 import {
+  la,
   replicationAppliance,
   replicationSpec as spec,
   snapAt,
@@ -129,5 +130,31 @@ describe('a local replication run at its edges', () => {
       `ReplicationError: cannot receive new filesystem stream: destination has snapshots (eg. tank/dst@${name(9)})\nmust destroy them to overwrite it`,
     );
     expect(names(t, 'tank/dst')).toEqual([name(9), name(10)]);
+  });
+
+  it('a receive’s -F destroys the target’s own later snapshots only: its child’s and a like-named sibling’s stay (zfscli/__init__.py:73-74)', async () => {
+    const t = await setup();
+    await snap(t, 9);
+    await run(t, spec());
+    for (const d of ['tank/dst/child', 'tank/dst2']) await t.call(t.admin, 'pool.dataset.create', { name: d });
+    t.appliance.now = () => la(9, 30);
+    for (const dataset of ['tank/dst', 'tank/dst/child', 'tank/dst2'])
+      await t.call(t.admin, 'pool.snapshot.create', { dataset, name: 'later' });
+    await snap(t, 10);
+    await snap(t, 11);
+    await run(t, spec());
+    expect(names(t, 'tank/dst')).toEqual([name(9), name(10), name(11)]);
+    expect(names(t, 'tank/dst/child')).toEqual(['later']);
+    expect(names(t, 'tank/dst2')).toEqual(['later']);
+  });
+
+  it('a full receive is refused for the target’s own snapshots only, not for a like-named sibling’s (libzfs zfs_receive_one)', async () => {
+    const t = await setup(['tank/src', 'tank/dst2']);
+    t.appliance.now = () => la(8);
+    await t.call(t.admin, 'pool.snapshot.create', { dataset: 'tank/dst2', name: 'own' });
+    await snap(t, 9);
+    await snap(t, 10);
+    expect((await run(t, spec())).received).toEqual([`tank/dst@${name(9)}`, `tank/dst@${name(10)}`]);
+    expect(names(t, 'tank/dst2')).toEqual(['own']);
   });
 });
