@@ -154,6 +154,17 @@ describe('a replication to another stor serve on loopback', () => {
     expect(result.received).toEqual([`tank/dst@${name(9)}`, `tank/dst@${name(10)}`]);
   });
 
+  it('a target below a volume of the other server fails in ZFS’s words, never with that server’s paths', async () => {
+    const { source, target, remote } = await pair();
+    const t = target.testAppliance;
+    await t.call(t.admin, 'pool.dataset.create', { name: 'tank/vol', type: 'VOLUME', volsize: 16 * 1024 * 1024 });
+    const err = await failure(
+      runRemoteReplication(source.appliance, replicationSpec({ targetDataset: 'tank/vol/dst' }), remote, () => {}),
+    );
+    expect(err.message).toBe('cannot receive new filesystem stream: invalid parent dataset');
+    expect(err.message).not.toContain(target.stateDir);
+  });
+
   it('is refused when the target user does not hold the key pair, as SSH refuses the login', async () => {
     const { source, target, remote } = await pair();
     const t = target.testAppliance;
