@@ -229,7 +229,6 @@ export async function destroyTarget(appliance: Appliance, target: string): Promi
   });
 }
 
-/** `zfs create -p PARENT` (zettarepl/dataset/create.py:11-12): each missing ancestor, a plain filesystem. */
 /**
  * `zfs create -p NAME`'s refusal when an existing ancestor of NAME is a volume (libzfs check_parents:
  * "parent is not a filesystem"), or null; NAME itself existing, as a volume too, is `-p`'s no-op.
@@ -244,6 +243,7 @@ export function createBelowVolumeError(all: readonly DatasetRecord[], name: stri
   return null;
 }
 
+/** `zfs create -p PARENT` (zettarepl/dataset/create.py:11-12): each missing ancestor, a plain filesystem. */
 export function createParents(appliance: Appliance, parent: string): void {
   const { store } = appliance;
   store.write(() => {
