@@ -38,6 +38,9 @@ export async function sshReplicationPair(
   await s.call(s.admin, 'core.set_options', { legacy_jobs: false });
   const [root] = await t.call<{ id: number }[]>(t.admin, 'user.query', [['username', '=', 'root']]);
   await t.call(t.admin, 'user.update', root!.id, { sshpubkey: ED25519_PUBLIC });
+  // The target's SSH service runs (stopped on a new appliance: no sshd would answer).
+  await t.call(t.admin, 'core.set_options', { legacy_jobs: false });
+  await t.call(t.admin, 'service.control', 'START', 'ssh');
   const key = options.hostKey ?? (await (await fetch(`${target.url}/_stor/zfs/host-key`)).text());
   await s.call(s.admin, 'keychaincredential.create', {
     name: 'key',

@@ -149,7 +149,9 @@ function strptime(name: string, schema: string): { time: ParsedSnapshotName['tim
   let pattern = '';
   for (let i = 0; i < schema.length; i++) {
     const c = schema[i]!;
-    if (c === '%' && i + 1 < schema.length) {
+    // A lone % at the end: _strptime's IndexError, reported as a stray % (CPython 3.11 _strptime.py).
+    if (c === '%' && i + 1 === schema.length) throw new Error(`stray % in format '${schema}'`);
+    if (c === '%') {
       const d = schema[++i]!;
       if (d === '%') pattern += '%';
       else if (PATTERNS[d] !== undefined) {

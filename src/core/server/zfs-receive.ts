@@ -9,6 +9,7 @@ import { createParents, destroyTarget, receiveSnapshot } from '../appliance/repl
 import { ArchiveError, readArchive } from '../appliance/replication/stream-archive.js';
 import { destroySnapshotsOf, listTarget, setTargetReadonly } from '../appliance/replication/target-side.js';
 import { listUsers } from '../store/users.js';
+import { serviceRecord } from '../appliance/services/records.js';
 import type { Origin } from '../appliance/session/session.js';
 import { isLoopbackHost } from '../net/loopback.js';
 import { sendText } from './http-rpc.js';
@@ -155,6 +156,12 @@ export function zfsReceiveRoute(appliance: Appliance, idleMs: number, log: (line
   };
 
   const answer = async (path: string, req: IncomingMessage, res: ServerResponse): Promise<unknown> => {
+    // No sshd listens while the SSH service is stopped (its state on a new appliance): a new
+    // connection is refused as paramiko reports it. A login already made goes on, as an SSH session
+    // outlives the service's stop.
+    const sshRunning = appliance.store.read(() => serviceRecord(appliance, 'ssh')?.running === true);
+    if (['host-key', 'hello', 'auth'].includes(path) && !sshRunning)
+      throw new Refused(503, '[Errno 111] Connection refused');
     if (path === 'host-key' && req.method === 'GET') {
       req.resume();
       sendText(res, 200, `${host().publicLine}\n`);

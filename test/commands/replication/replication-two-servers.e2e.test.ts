@@ -51,6 +51,8 @@ describe('stor replication between two stor serve (built binary)', () => {
 
         // The source: the target's host key as ssh-keyscan finds it, then a key pair and the
         // connection naming the target, its user and that host key.
+        // The target's SSH service runs (stopped on a new appliance, as on a fresh TrueNAS).
+        await onTarget(['service', 'start', 'ssh']);
         const port = Number(new URL(target.url).port);
         const hostKey = JSON.parse(
           (

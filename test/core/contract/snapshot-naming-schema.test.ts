@@ -52,6 +52,13 @@ describe('validate_snapshot_naming_schema (name.py:111-152)', () => {
       "Failed to parse datetime using provided format: datetime=datetime.datetime(2000, 2, 29, 19, 40, tzinfo=<StaticTzInfo 'Etc/GMT-10'>), formatted=2000-02-29_19-4007, parsed=datetime.datetime(2000, 2, 29, 7, 40)",
     );
   });
+  it("refuses a schema ending in a lone %, as strptime's 'stray %' (name.py:45-46; CPython 3.11 _strptime.py)", () => {
+    // strftime keeps the lone % (glibc copies it), strptime then cannot read the directive after it.
+    expect(namingSchemaError('a-%Y-%m-%d_%H-%M%')).toBe("stray % in format 'a-%Y-%m-%d_%H-%M%'");
+    expect(() => parseSnapshotName('a-2000-02-29_19-40%', 'a-%Y-%m-%d_%H-%M%')).toThrow(
+      "stray % in format 'a-%Y-%m-%d_%H-%M%'",
+    );
+  });
 });
 
 describe('get_snapshot_name (name.py:21-22)', () => {

@@ -46,6 +46,24 @@ function entries(appliance: Appliance): KeychainCredentialEntry[] {
   return store.read(() => listKeychainCredentials(store.db).map(entryOf));
 }
 
+/**
+ * The datastore's refusal of a filter reaching into `attributes` (`attributes.x`, `attributes__x`):
+ * it reads the dotted name as a foreign key, and the encrypted JSON column has none, so
+ * `list(col.foreign_keys)[0]` raises IndexError (MW/plugins/datastore/filter.py:68-70; the
+ * column: MW/plugins/keychain.py:250; no extend, so CRUDService filters in SQL, MW/service/crud_service.py:159-172).
+ * Filtering on the decrypted keys would let a caller who sees `********` probe a private key by prefix.
+ */
+function refuseAttributeFilters(filters: unknown): void {
+  if (!Array.isArray(filters)) return;
+  for (const f of filters as unknown[]) {
+    if (!Array.isArray(f)) continue;
+    if (f.length === 2 && f[0] === 'OR') refuseAttributeFilters(f[1]);
+    const name = f.length === 3 && typeof f[0] === 'string' ? f[0] : '';
+    if (/^attributes(__|\.)/.test(name))
+      throw rpcErrors.exception('IndexError', 'list index out of range', "IndexError('list index out of range')");
+  }
+}
+
 /** Filters and options read the stored values; the answer is redacted after (the result model's dump). */
 function answered<T>(ctx: CallContext, answer: T): T {
   if (exposesSecrets(ctx)) return answer;
@@ -106,9 +124,10 @@ const newKeyPair = () => generateRsaKeyPair(`root@${hostname()}`);
 const c = keychainContract;
 
 export const keychainMethods = [
-  implement(c['keychaincredential.query'], (ctx, filters, options) =>
-    answered(ctx, query(entries(ctx.appliance), filters, options)),
-  ),
+  implement(c['keychaincredential.query'], (ctx, filters, options) => {
+    refuseAttributeFilters(filters);
+    return answered(ctx, query(entries(ctx.appliance), filters, options));
+  }),
   implement(c['keychaincredential.get_instance'], (ctx, id, options) =>
     answered(ctx, getInstance(entries(ctx.appliance), id, options, VERBOSE)),
   ),

@@ -3,6 +3,7 @@ import { ERRNO, rpcErrors } from '../../errors.js';
 import { insertDataset, listDatasets } from '../../store/datasets.js';
 import type { Appliance } from '../appliance.js';
 import { sandboxPath } from '../files/places.js';
+import { createBelowVolumeError } from '../replication/run.js';
 
 /**
  * `zfs create -p DATASET` on this appliance (zettarepl.create_dataset, MW/plugins/zettarepl.py:513-516;
@@ -14,8 +15,11 @@ export function createDatasetP(appliance: Appliance, dataset: string): null {
   const { store } = appliance;
   const pool = dataset.split('/')[0]!;
   store.write(() => {
-    const all = new Set(listDatasets(store.db).map((d) => d.id));
+    const datasets = listDatasets(store.db);
+    const all = new Set(datasets.map((d) => d.id));
     if (!all.has(pool)) throw rpcErrors.call(ERRNO.EFAULT, `cannot create '${dataset}': no such pool '${pool}'`);
+    const refused = createBelowVolumeError(datasets, dataset);
+    if (refused !== null) throw rpcErrors.call(ERRNO.EFAULT, refused);
     const parts = dataset.split('/');
     for (let n = 2; n <= parts.length; n++) {
       const id = parts.slice(0, n).join('/');

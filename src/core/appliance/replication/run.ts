@@ -183,6 +183,20 @@ export async function destroyTarget(appliance: Appliance, target: string): Promi
   });
 }
 
+/**
+ * `zfs create -p NAME`'s refusal when an existing ancestor of NAME is a volume (libzfs check_parents:
+ * "parent is not a filesystem"), or null; NAME itself existing, as a volume too, is `-p`'s no-op.
+ */
+export function createBelowVolumeError(all: readonly DatasetRecord[], name: string): string | null {
+  if (all.some((d) => d.id === name)) return null;
+  const parts = name.split('/');
+  for (let n = parts.length - 1; n >= 1; n--) {
+    const found = all.find((d) => d.id === parts.slice(0, n).join('/'));
+    if (found) return datasetType(found) === 'VOLUME' ? `cannot create '${name}': parent is not a filesystem` : null;
+  }
+  return null;
+}
+
 /** `zfs create -p PARENT` (zettarepl/dataset/create.py:11-12): each missing ancestor, a plain filesystem. */
 export function createParents(appliance: Appliance, parent: string): void {
   const { store } = appliance;
@@ -192,6 +206,8 @@ export function createParents(appliance: Appliance, parent: string): void {
     // zfs create's words for a pool that is not there.
     if (!all.some((d) => d.id === pool))
       throw new ReplicationError(`cannot create '${parent}': no such pool '${pool}'`);
+    const refused = createBelowVolumeError(all, parent);
+    if (refused !== null) throw new ReplicationError(refused);
     const parts = parent.split('/');
     for (let n = 2; n <= parts.length; n++) {
       const id = parts.slice(0, n).join('/');
@@ -278,6 +294,15 @@ export async function receiveSnapshot(
             `cannot receive new filesystem stream: destination has snapshots (eg. ${existing.id})\nmust destroy them to overwrite it`,
           );
         if (!exists) {
+          // dmu_recv_begin_check: a new dataset is received below a filesystem only
+          // (ZFS_ERR_WRONG_PARENT, libzfs's "invalid parent dataset"); a missing parent is ENOENT.
+          // A pool's name alone is refused before (zfs_receive_one: "destination '%s' does not exist").
+          const slash = target.lastIndexOf('/');
+          if (slash < 0) throw new ReplicationError(`cannot receive: destination '${target}' does not exist`);
+          const parent = datasets.find((d) => d.id === target.slice(0, slash));
+          if (!parent) throw new ReplicationError('cannot receive new filesystem stream: dataset does not exist');
+          if (datasetType(parent) === 'VOLUME')
+            throw new ReplicationError('cannot receive new filesystem stream: invalid parent dataset');
           insertDataset(store.db, {
             id: target,
             pool: poolOf(target),

@@ -15,6 +15,10 @@ describe('keychaincredential.remote_ssh_host_key_scan', () => {
     const source = await startTestServer(settings);
     const target = await startTestServer(settings);
     const s = source.testAppliance;
+    const t = target.testAppliance;
+    // Its SSH service runs (stopped on a new appliance, where ssh-keyscan finds nothing).
+    await t.call(t.admin, 'core.set_options', { legacy_jobs: false });
+    await t.call(t.admin, 'service.control', 'START', 'ssh');
     const expected = (await (await fetch(`${target.url}/_stor/zfs/host-key`)).text()).trim();
     expect(expected).toMatch(/^ssh-ed25519 AAAA\S+$/);
     expect(
@@ -30,6 +34,17 @@ describe('keychaincredential.remote_ssh_host_key_scan', () => {
     const err = await s.callError(s.admin, 'keychaincredential.remote_ssh_host_key_scan', {
       host: '127.0.0.1',
       port: gone.port,
+    });
+    expect(err.data?.reason).toBe('[EFAULT] ssh-keyscan failed: ');
+  });
+
+  it('a stor serve whose SSH service is stopped answers no key, as a host with no sshd', async () => {
+    const source = await startTestServer(settings);
+    const target = await startTestServer(settings);
+    const s = source.testAppliance;
+    const err = await s.callError(s.admin, 'keychaincredential.remote_ssh_host_key_scan', {
+      host: '127.0.0.1',
+      port: target.port,
     });
     expect(err.data?.reason).toBe('[EFAULT] ssh-keyscan failed: ');
   });

@@ -197,6 +197,33 @@ for (const release of ['25.10.1', '26.0'] as const) {
       ).toBe('EACCES');
     });
 
+    it('a filter reaching into attributes fails as the datastore fails it (IndexError), so a reader cannot probe a private key by prefix (MW/plugins/datastore/filter.py:68-70, keychain.py:250)', async () => {
+      const t = await setup(release);
+      await create(t, keyPair('k', { private_key: ED25519_PRIVATE }));
+      const reader = await createUserWithKey(t, 'reader', { privilegeRoles: ['KEYCHAIN_CREDENTIAL_READ'] });
+      const { session: r } = await t.login(reader.key);
+      const prefix = ED25519_PRIVATE.slice(0, 40);
+      for (const filters of [
+        [['attributes.private_key', '^', prefix]],
+        [['attributes__private_key', '^', prefix]],
+        [
+          [
+            'OR',
+            [
+              ['attributes.private_key', '^', prefix],
+              ['id', '=', 1],
+            ],
+          ],
+        ],
+      ]) {
+        for (const session of [r, t.admin]) {
+          const err = await t.callError(session, 'keychaincredential.query', filters);
+          expect(err.data?.reason).toBe('list index out of range');
+          expect(err.data?.trace?.class).toBe('IndexError');
+        }
+      }
+    });
+
     it('delete of a key pair SSH credentials use is refused without cascade; used_by names them; cascade deletes them first (MW/plugins/keychain.py:95-99, 397-433)', async () => {
       const t = await setup(release);
       await create(t, keyPair('k', { public_key: OTHER_PUBLIC }));

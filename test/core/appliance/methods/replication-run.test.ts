@@ -204,6 +204,15 @@ for (const release of ['25.10.1', '26.0'] as const) {
       expect(ids).toEqual(expect.arrayContaining(['tank/a', 'tank/a/b']));
     });
 
+    it('create_dataset below a volume is refused as `zfs create -p` refuses it, and makes nothing (libzfs check_parents)', async () => {
+      const t = await setup(release);
+      await t.call(t.admin, 'pool.dataset.create', { name: 'tank/vol', type: 'VOLUME', volsize: 16 * 1024 * 1024 });
+      const err = await t.callError(t.admin, 'replication.create_dataset', 'tank/vol/a/b', 'LOCAL');
+      expect(err.message).toBe("[EFAULT] cannot create 'tank/vol/a/b': parent is not a filesystem");
+      const ids = (await t.call<Entry[]>(t.admin, 'pool.dataset.query', [], { select: ['id'] })).map((d) => d.id);
+      expect(ids).not.toContain('tank/vol/a');
+    });
+
     it('the scheduler runs an automatic task after its bound snapshot task’s tick, and one with a schedule at its schedule (zettarepl/zettarepl.py:84-121, 194-205)', async () => {
       const t = await setup(release);
       await t.call(t.admin, 'replication.create', { ...PUSH, auto: true });

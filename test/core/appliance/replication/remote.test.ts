@@ -50,6 +50,13 @@ async function hostKey(target: TestServer): Promise<string> {
   return res.text();
 }
 
+/** The server's SSH service started (stopped on a new appliance), its job's end awaited. */
+async function startSsh(s: TestServer): Promise<void> {
+  const t = s.testAppliance;
+  await t.call(t.admin, 'core.set_options', { legacy_jobs: false });
+  await t.call(t.admin, 'service.control', 'START', 'ssh');
+}
+
 /** Two servers: the source with tank/src and two snapshots of a file, the target with root holding the key. */
 async function pair(): Promise<{ source: TestServer; target: TestServer; remote: RemoteEndpoint }> {
   const source = await startTestServer(settings);
@@ -62,6 +69,7 @@ async function pair(): Promise<{ source: TestServer; target: TestServer; remote:
   const t = target.testAppliance;
   const [root] = await t.call<{ id: number }[]>(t.admin, 'user.query', [['username', '=', 'root']]);
   await t.call(t.admin, 'user.update', root!.id, { sshpubkey: ED25519_PUBLIC });
+  await startSsh(target);
   const remote: RemoteEndpoint = {
     host: '127.0.0.1',
     port: target.port,
@@ -177,6 +185,28 @@ describe('a replication to another stor serve on loopback', () => {
     expect(result.received).toEqual([`tank/dst@${name(9)}`, `tank/dst@${name(10)}`]);
   });
 
+  it('is refused while the other server’s SSH service is stopped, as a connection to no sshd is refused', async () => {
+    const { source, target, remote } = await pair();
+    const t = target.testAppliance;
+    await t.call(t.admin, 'service.control', 'STOP', 'ssh');
+    const err = await failure(runRemoteReplication(source.appliance, replicationSpec(), remote, () => {}));
+    expect(err.message).toBe('[Errno 111] Connection refused');
+    expect(names(target, 'tank/dst')).toEqual([]);
+    // ssh-keyscan finds no key to print either.
+    expect((await fetch(`${target.url}/_stor/zfs/host-key`)).status).toBe(503);
+  });
+
+  it('a target below a volume of the other server fails in ZFS’s words, never with that server’s paths', async () => {
+    const { source, target, remote } = await pair();
+    const t = target.testAppliance;
+    await t.call(t.admin, 'pool.dataset.create', { name: 'tank/vol', type: 'VOLUME', volsize: 16 * 1024 * 1024 });
+    const err = await failure(
+      runRemoteReplication(source.appliance, replicationSpec({ targetDataset: 'tank/vol/dst' }), remote, () => {}),
+    );
+    expect(err.message).toBe('cannot receive new filesystem stream: invalid parent dataset');
+    expect(err.message).not.toContain(target.stateDir);
+  });
+
   it('is refused when the target user does not hold the key pair, as SSH refuses the login', async () => {
     const { source, target, remote } = await pair();
     const t = target.testAppliance;
@@ -190,6 +220,7 @@ describe('a replication to another stor serve on loopback', () => {
   it('is refused when the server does not hold the host key the credentials name', async () => {
     const { source, target, remote } = await pair();
     const other = await startTestServer(settings);
+    await startSsh(other);
     const err = await failure(
       runRemoteReplication(
         source.appliance,

@@ -83,6 +83,22 @@ describe('a local replication run at its edges', () => {
     expect(datasetIds(t)).not.toContain('tank/src/backup/backup/backup');
   });
 
+  it('a target below a volume fails in ZFS’s words and makes nothing, never a host path (dmu_recv_begin_check, libzfs check_parents)', async () => {
+    const t = await setup();
+    await t.call(t.admin, 'pool.dataset.create', { name: 'tank/vol', type: 'VOLUME', volsize: 16 * 1024 * 1024 });
+    await snap(t, 9);
+    const before = datasetIds(t);
+    // The target's parent is the volume: zfs recv's ZFS_ERR_WRONG_PARENT, libzfs "invalid parent dataset".
+    expect(await outcome(run(t, spec({ targetDataset: 'tank/vol/dst' })))).toBe(
+      'ReplicationError: cannot receive new filesystem stream: invalid parent dataset',
+    );
+    // A missing parent below the volume: `zfs create -p` (run.py:655-658) refuses it in check_parents.
+    expect(await outcome(run(t, spec({ targetDataset: 'tank/vol/a/dst' })))).toBe(
+      "ReplicationError: cannot create 'tank/vol/a': parent is not a filesystem",
+    );
+    expect(datasetIds(t)).toEqual(before);
+  });
+
   it('a name regex is read as Python reads it: named groups and escaped punctuation (name_pattern.py:7-8)', async () => {
     const t = await setup();
     await snap(t, 9);
