@@ -49,6 +49,7 @@ const RUNS: [words: string, args: string[], exit?: number][] = [
   ['dataset create', ['dataset', 'create', 'tank/calls']],
   ['dataset list', ['dataset', 'list']],
   ['dataset show', ['dataset', 'show', 'tank/calls']],
+  ['system facts', ['system', 'facts']],
   ['dataset update', ['dataset', 'update', 'tank/calls', '--comments', 'calls', '--yes']],
   ['mkdir', ['mkdir', '/mnt/tank/calls/d']],
   ['upload', ['upload', FILE, '/mnt/tank/calls/d/']],
