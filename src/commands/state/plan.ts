@@ -24,6 +24,7 @@ export const statePlanCommand = defineCommand({
   effect: 'read',
   fanOut: 'read',
   findings: 'drift',
+  drifts: true,
   options: planOptions,
   examples: [
     'stor plan -f state.yaml',
