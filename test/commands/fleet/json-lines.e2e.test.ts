@@ -8,9 +8,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { CHEAP_HASHES, STOR_BIN, spawnStor } from '../../helpers/bin.js';
+import { STOR_BIN, spawnStor, storProcessEnv } from '../../helpers/bin.js';
 import { clientEnv } from '../../helpers/client-env.js';
-import { EMBEDDED_MEANT } from '../../helpers/embedded-meant.js';
 import { spawnServe, type ServeProcess } from '../../helpers/serve-process.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
@@ -64,15 +63,7 @@ const keyOf = (s: ServeProcess) => readFileSync(s.adminKeyFile, 'utf8').trim();
  */
 function streamStor(args: string[], env: Record<string, string>) {
   const child = spawn(process.execPath, [STOR_BIN, ...args], {
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      STOR_SESSION: 'off',
-      ...EMBEDDED_MEANT,
-      STOR_CHECK_RESULTS: '1',
-      ...CHEAP_HASHES,
-      ...env,
-    },
+    env: storProcessEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   onTestFinished(() => {
