@@ -283,8 +283,10 @@ export async function runOnTarget(
     };
   } catch (err) {
     const d = describeError(err);
-    // A target that answered (and refused) still says its release; one that did not is not asked again.
-    const release = d.kind === 'unreachable' ? undefined : await releaseOf(ctx);
+    // A target that answered (and refused) still says its release; one that did not answer, or a
+    // run interrupted, is not asked again (it would wait out another timeout).
+    const asked = !['unreachable', 'interrupted', 'terminated'].includes(d.kind);
+    const release = asked ? await releaseOf(ctx) : undefined;
     const said = release?.version ? { release: release.version } : {};
     const hint = d.hint ? { hint: hintForTarget(d.hint, target) } : {};
     // The appliance's per-field reasons (`* pool_dataset_create.name: already exists`) are the
