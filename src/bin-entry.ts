@@ -54,6 +54,6 @@ export async function reportSessionLost(line: CommandLine): Promise<number> {
     import('./commands/output/print-error.js'),
   ]);
   const d = describeError(sessionLostError(line));
-  writeError(process.stderr, d, line.globals.json === true);
+  writeError(process.stderr, d, line.globals.json === true || line.globals.jsonLines === true);
   return d.code;
 }

@@ -45,7 +45,7 @@ export async function run(line: CommandLine, io: IO, setting: CommandSetting = {
   let result: CommandResult | undefined;
   let usageError: string | undefined;
   // Known before parsing, so that even a usage error answers in JSON.
-  const json = line.globals.json === true;
+  const json = line.globals.json === true || line.globals.jsonLines === true;
   let program: StorCommand | undefined;
   try {
     program = await buildProgram(line, io, {
@@ -62,7 +62,8 @@ export async function run(line: CommandLine, io: IO, setting: CommandSetting = {
         ...(globals?.wide ? { wide: true } : {}),
         ...(globals?.columns !== undefined ? { columns: globals.columns } : {}),
       };
-      const mode = renderMode(io, globals?.json ?? json, 'stdout', layout);
+      const lines = globals ? globals.jsonLines : line.globals.jsonLines === true;
+      const mode = renderMode(io, lines ? 'lines' : (globals?.json ?? json), 'stdout', layout);
       // A column the table does not have is told, not fatal: the command has run (it may have changed something).
       const unknown = mode.columns && !mode.json ? unknownColumns(result.view, mode.columns) : [];
       if (unknown.length > 0)

@@ -125,7 +125,10 @@ export async function buildProgram(path: CommandLine, io: IO, hooks: ProgramHook
       const ctx = new CommandContext(
         io,
         {
-          json: opts.json === true,
+          // `--json-lines` is `--json` written a line at a time: notes silenced, errors as JSON,
+          // the same documents (render.ts writes them; a --targets run streams them, fan-out.ts).
+          json: opts.json === true || opts.jsonLines === true,
+          jsonLines: opts.jsonLines === true,
           quiet: opts.quiet === true,
           verbose: opts.verbose === true,
           insecure: opts.insecure === true,

@@ -14,6 +14,19 @@ export interface SpawnResult {
   stderr: string;
 }
 
+/** The environment a spawned `stor` runs in: no session agent, cheap hashes, results checked, then `env`. */
+export function storProcessEnv(env: Record<string, string | undefined> = {}): Record<string, string | undefined> {
+  return {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    STOR_SESSION: 'off',
+    ...EMBEDDED_MEANT,
+    STOR_CHECK_RESULTS: '1',
+    ...CHEAP_HASHES,
+    ...env,
+  };
+}
+
 /**
  * Spawns the built `bin/stor.js` as a user would (run `npm run build` first; `npm test` does).
  * `killAfterMs` bounds a run that could hang (the failure a test guards against): the child is
@@ -33,15 +46,7 @@ export function spawnStor(
   return new Promise((resolve, reject) => {
     const [file, argv] = commandUnder(options.umask, [STOR_BIN, ...args]);
     const child = spawn(file, argv, {
-      env: {
-        PATH: process.env.PATH,
-        HOME: process.env.HOME,
-        STOR_SESSION: 'off',
-        ...EMBEDDED_MEANT,
-        STOR_CHECK_RESULTS: '1',
-        ...CHEAP_HASHES,
-        ...options.env,
-      },
+      env: storProcessEnv(options.env),
       // `stdinFrom`: standard input is that file itself, as a shell's `< file` makes it.
       stdio: [options.stdinFrom !== undefined ? openSync(options.stdinFrom, 'r') : 'pipe', 'pipe', 'pipe'],
       ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),

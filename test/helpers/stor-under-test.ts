@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
 import { expect } from 'vitest';
-import { CHEAP_HASHES, STOR_BIN, type SpawnResult } from './bin.js';
-import { EMBEDDED_MEANT } from './embedded-meant.js';
+import { STOR_BIN, storProcessEnv, type SpawnResult } from './bin.js';
 import { tempDir } from './temp-dir.js';
 
 /**
@@ -13,15 +12,7 @@ export const BIN_UNDER_TEST = process.env.STOR_BIN_UNDER_TEST ?? STOR_BIN;
 export function spawnUnderTest(args: string[], env: Record<string, string>, cwd?: string): Promise<SpawnResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN_UNDER_TEST, ...args], {
-      env: {
-        PATH: process.env.PATH,
-        HOME: process.env.HOME,
-        STOR_SESSION: 'off',
-        ...EMBEDDED_MEANT,
-        STOR_CHECK_RESULTS: '1',
-        ...CHEAP_HASHES,
-        ...env,
-      },
+      env: storProcessEnv(env),
       stdio: ['ignore', 'pipe', 'pipe'],
       ...(cwd !== undefined ? { cwd } : {}),
     });

@@ -7,6 +7,8 @@ import {
   notAttempted,
   resolveFleet,
   runOnTarget,
+  summaryLine,
+  targetLine,
   type TargetOutcome,
   type TargetRun,
 } from './fan-out.js';
@@ -40,6 +42,16 @@ async function reach(ctx: CommandContext, action: string): Promise<CommandResult
   return recordResult({ action }, { fields: [['plan', action]] });
 }
 
+/**
+ * Whether a target's change changed it: it ran to the end, and its document does not say it found
+ * nothing to do (`"changed": false`, `"created": false` under --exist-ok or --parents).
+ */
+function madeAChange(run: TargetRun): boolean {
+  if (run.outcome.exit_code !== EXIT.OK) return false;
+  const data = run.outcome.data as { changed?: unknown; created?: unknown } | null | undefined;
+  return !(typeof data === 'object' && data !== null && (data.changed === false || data.created === false));
+}
+
 const applicable = (o: TargetOutcome) => o.exit_code === EXIT.OK || o.exit_code === EXIT.CHECK;
 
 /** The plan on stderr, where the question will be: the rehearsals' merged view, or the command per target. */
@@ -61,7 +73,8 @@ async function showPlan(base: CommandContext, request: ChangeRequest, plans: rea
  * shown; then one question (or `--yes`); then the change, at most `parallel` targets at once.
  * Targets whose plan failed are not changed. After the first failure no new target starts
  * unless `keepGoing`; those never started are outcomes too (NOT_ATTEMPTED), so the `--json`
- * array always has every target, in list order.
+ * array always has every target, in list order. Under `--json-lines` a target's line goes out once
+ * its outcome is final: after the question for one whose plan failed, else as its change ends.
  */
 export async function fanOutChange(
   base: CommandContext,
@@ -82,8 +95,8 @@ export async function fanOutChange(
   );
   const ready = plans.flatMap((p, i) => (applicable(p.outcome) ? [i] : []));
   const applied: TargetRun[] = [];
+  const names = ready.map((i) => targets[i]!);
   if (ready.length > 0) {
-    const names = ready.map((i) => targets[i]!);
     const preview = request.preview !== undefined ? `preview with \`${request.preview}\`` : undefined;
     await confirmChange(
       base,
@@ -91,23 +104,31 @@ export async function fanOutChange(
       request.yes,
       preview,
     );
-    let stopped = false;
-    await forEachLimited(ready, request.parallel, async (i) => {
-      const target = targets[i]!;
-      if (stopped) {
-        outcomes[i] = notAttempted(target, planOf(i));
-        return;
-      }
+  }
+  // Past the question (a refusal ends the run with nothing on stdout, as under --json).
+  for (const [i, o] of outcomes.entries()) if (!ready.includes(i)) base.record(targetLine(base, o));
+  let stopped = false;
+  await forEachLimited(ready, request.parallel, async (i) => {
+    const target = targets[i]!;
+    if (stopped) {
+      outcomes[i] = notAttempted(target, planOf(i));
+    } else {
       // Only a rehearsal's data is a plan the verb can hold to; without one the plan is the command line.
       const run = await runOnTarget(base, target, request.apply, false, request.rehearse ? planOf(i) : undefined);
       outcomes[i] = { ...run.outcome, plan: planOf(i) };
       if (run.result) applied[i] = run;
       if (!applicable(run.outcome) && !request.keepGoing) stopped = true;
-    });
-  }
+    }
+    base.record(targetLine(base, outcomes[i]));
+  });
   noteOutcomes(base, outcomes, request.findings);
   const results = applied.flatMap((r) =>
     r?.result ? [{ target: r.outcome.target, result: r.result, release: r.release }] : [],
   );
-  return { data: outcomes, view: fleetView(results), exitCode: fanOutExitCode(outcomes) };
+  return {
+    data: outcomes,
+    view: fleetView(results),
+    exitCode: fanOutExitCode(outcomes),
+    lastLine: summaryLine(outcomes, applied.filter((r) => r !== undefined && madeAChange(r)).length),
+  };
 }

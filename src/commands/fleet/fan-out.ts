@@ -1,4 +1,4 @@
-import { ProfileStore } from '../../core/config/profiles.js';
+import { profileNamed, ProfileStore } from '../../core/config/profiles.js';
 import { E } from '../../core/error-catalogue.js';
 import { StorError } from '../../core/errors.js';
 import { CommandContext } from '../framework/context.js';
@@ -26,6 +26,66 @@ export interface TargetOutcome {
   error?: { code: string; kind: string; message: string; hint?: string; details?: string[] };
   /** For a change: what was planned on this target (its dry run's document, or the command it would run). */
   plan?: unknown;
+}
+
+/** One target's line of `--json-lines` (docs/REMOTE.md "Fleets"): written as soon as the target finishes. */
+export interface TargetLine {
+  target: string;
+  /** The profile's URL. */
+  url?: string;
+  /** The target's `system.version_short`; null when the command did not reach it or it would not say. */
+  release: string | null;
+  exit_code: number;
+  /** The command's own `--json` document, when it ran to the end on this target. */
+  result?: unknown;
+  error?: TargetOutcome['error'];
+  /** For a change: what was planned on this target. */
+  plan?: unknown;
+}
+
+/** The last line of a `--json-lines` run over `--targets`. */
+export interface SummaryLine {
+  summary: {
+    targets: number;
+    /** Targets where the command ran to its end: exit 0, 6 (findings) or 7 (drift). */
+    ok: number;
+    /** The others: an error, or not attempted. */
+    failed: number;
+    /** `plan`: the targets with changes pending; a change: the targets it changed. */
+    changed?: number;
+    /** The run's exit code (fanOutExitCode). */
+    exit_code: number;
+  };
+}
+
+const ranToTheEnd = (o: TargetOutcome) =>
+  o.exit_code === EXIT.OK || o.exit_code === EXIT.CHECK || o.exit_code === EXIT.DRIFT;
+
+/** A target's outcome as its `--json-lines` line. */
+export function targetLine(base: CommandContext, o: TargetOutcome): TargetLine {
+  const url = base.profiles ? profileNamed(base.profiles, o.target)?.url : undefined;
+  return {
+    target: o.target,
+    ...(url !== undefined ? { url } : {}),
+    release: o.release ?? null,
+    exit_code: o.exit_code,
+    ...(o.error ? { error: o.error } : { result: o.data }),
+    ...(o.plan !== undefined ? { plan: o.plan } : {}),
+  };
+}
+
+/** The summary line: targets counted, and `changed` where the run counts changes (`plan`'s drift, a change's targets changed). */
+export function summaryLine(outcomes: readonly TargetOutcome[], changed?: number): SummaryLine {
+  const ok = outcomes.filter(ranToTheEnd).length;
+  return {
+    summary: {
+      targets: outcomes.length,
+      ok,
+      failed: outcomes.length - ok,
+      ...(changed !== undefined ? { changed } : {}),
+      exit_code: fanOutExitCode(outcomes),
+    },
+  };
 }
 
 /** A target a change never started on, because an earlier one failed (without `--keep-going`). */
@@ -86,9 +146,10 @@ function targetEnv(env: IO['env']): IO['env'] {
 }
 
 /**
- * The exit code of the whole run: the first failed target's (in list order), else 6 if some
- * target has findings, else 7 if some target drifted (`plan`), else 0. A target not attempted is never the first failure: the one that
- * stopped it is.
+ * The exit code of the whole run (docs/ERRORS.md "Exit codes"): the first failed target's in LIST
+ * order (not the first to fail in time, so a run's code does not depend on which answered first),
+ * else 6 if some target has findings, else 7 if some target drifted (`plan`), else 0. A target not
+ * attempted is never the first failure: the one that stopped it is.
  */
 export function fanOutExitCode(outcomes: readonly TargetOutcome[]): number {
   const failed = outcomes.find(
@@ -222,6 +283,11 @@ export async function runOnTarget(
     };
   } catch (err) {
     const d = describeError(err);
+    // A target that answered (and refused) still says its release; one that did not answer, or a
+    // run interrupted, is not asked again (it would wait out another timeout).
+    const asked = !['unreachable', 'interrupted', 'terminated'].includes(d.kind);
+    const release = asked ? await releaseOf(ctx) : undefined;
+    const said = release?.version ? { release: release.version } : {};
     const hint = d.hint ? { hint: hintForTarget(d.hint, target) } : {};
     // The appliance's per-field reasons (`* pool_dataset_create.name: already exists`) are the
     // message's substance for parameters it rejected.
@@ -232,6 +298,7 @@ export async function runOnTarget(
         ok: false,
         exit_code: d.code,
         error: { code: d.errorCode, kind: d.kind, message: d.message, ...hint, ...details },
+        ...said,
       },
     };
   } finally {
@@ -257,22 +324,27 @@ export interface FanOutRequest {
   /** What exit 6 means for one target (`lockout`). */
   findings: string;
   parallel: number;
+  /** Exit 7 is drift (`plan`): the `--json-lines` summary counts the targets with changes pending. */
+  drifts?: boolean;
 }
 
 /**
  * Runs one read command on every target of `--targets`, at most `parallel` at once. The `--json`
- * document is the array of outcomes in list order; a person gets the merged view, each failure
- * and a summary on stderr.
+ * document is the array of outcomes in list order; `--json-lines` has each target's line as it
+ * finishes, then a summary; a person gets the merged view, each failure and a summary on stderr.
  */
 export async function fanOut(base: CommandContext, request: FanOutRequest): Promise<CommandResult<TargetOutcome[]>> {
   const targets = await resolveFleet(base);
   const runs: TargetRun[] = new Array(targets.length);
   await forEachLimited(targets, request.parallel, async (target, i) => {
     runs[i] = await runOnTarget(base, target, request.run);
+    base.record(targetLine(base, runs[i].outcome));
   });
   const outcomes = runs.map((r) => r.outcome);
   noteOutcomes(base, outcomes, request.findings);
+  const drifted = request.drifts ? outcomes.filter((o) => o.exit_code === EXIT.DRIFT).length : undefined;
   return {
+    lastLine: summaryLine(outcomes, drifted),
     data: outcomes,
     view: fleetView(
       runs.flatMap((r) => (r.result ? [{ target: r.outcome.target, result: r.result, release: r.release }] : [])),

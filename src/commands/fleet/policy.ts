@@ -145,7 +145,7 @@ export function withFleet(command: string, spec: Spec): Spec {
     // A change's dry run only reads: it fans out as a read does, and stops there.
     if (spec.fanOut === 'read' || own.dryRun === true) {
       const { fanOut } = await import('./fan-out.js');
-      return fanOut(ctx, { run: verb(own), findings, parallel });
+      return fanOut(ctx, { run: verb(own), findings, parallel, ...(spec.drifts ? { drifts: true } : {}) });
     }
     const { fanOutChange } = await import('./fan-out-change.js');
     // The fan-out asks once for every target; the verb, where it asks, is told the answer.

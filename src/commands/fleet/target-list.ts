@@ -68,14 +68,15 @@ export function knownTags(doc: ProfilesDocument): string[] {
 
 /**
  * The profile names a `--targets` list selects, in the order given, each once: names, ranges
- * (`nas[1-3]`, `nas[01-12]`), tags (`@prod`) and `all`. A name no profile has, or a tag none
+ * (`nas[1-3]`, `nas[01-12]`), tags (`@prod`) and `all` (or `@all`). A name no profile has, or a tag none
  * carries, is a usage error naming what exists, before any target is contacted.
  */
 export function resolveTargetList(list: string, doc: ProfilesDocument): string[] {
   const all = Object.keys(doc.profiles).sort();
   const names: string[] = [];
   for (const item of splitTop(list)) {
-    if (item === 'all') names.push(...all);
+    // `@all` as Ansible's group of every host (an imported inventory's `all` is no tag).
+    if (item === 'all' || item === '@all') names.push(...all);
     else if (item.startsWith('@')) {
       const tag = item.slice(1);
       const tagged = all.filter((n) => profileNamed(doc, n)!.tags?.includes(tag));

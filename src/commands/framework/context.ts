@@ -5,7 +5,7 @@ import { escapeControls } from '../output/escape.js';
 import type { GlobalOptions } from './global-options.js';
 import type { HeadStart } from '../startup/head-start.js';
 import type { IO } from '../output/io.js';
-import { render, renderMode, type CommandResult } from '../output/render.js';
+import { jsonLine, render, renderMode, type CommandResult } from '../output/render.js';
 import { DEFAULT_TIMEOUT_SECONDS, implicitTargetCheck, readCa, resolveTarget, type TargetSpec } from './target.js';
 import { queueAgentStart, sessionsOn } from '../../core/session/spawn.js';
 import type { PooledTarget, SessionOpener } from '../../core/session/opener.js';
@@ -202,6 +202,14 @@ export class CommandContext {
   /** With `-v`, a line of what stor decided, `--json` or not; silenced by `--quiet`. */
   verbose(message: string): void {
     if (this.globals.verbose && !this.globals.quiet) this.write(message);
+  }
+
+  /**
+   * Under `--json-lines`: one line of the result written on stdout now, as soon as it is known (a
+   * `--targets` run's target as it finishes); otherwise nothing, the result's document carries it.
+   */
+  record(doc: unknown): void {
+    if (this.globals.jsonLines) this.io.stdout.write(jsonLine(doc));
   }
 
   /** A view shown on stderr as a note: the plan before a question (silenced as notes are). */

@@ -119,6 +119,8 @@ export interface CommandSpec<A extends ArgSpecs = ArgSpecs, O extends OptionSpec
   calls?: readonly MethodName[];
   /** With `fanOut`, what exit 6 means for one target, as the summary line counts it (`lockout`). */
   findings?: string;
+  /** With `fanOut: 'read'`: exit 7 means changes pending on a target (`plan`), which a `--json-lines` summary counts as `changed`. */
+  drifts?: boolean;
   run(ctx: CommandContext, args: ArgValues<A>, options: OptionValues<O>): Promise<CommandResult<R>> | CommandResult<R>;
 }
 

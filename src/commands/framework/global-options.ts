@@ -4,6 +4,10 @@ import { choice, flag, toggle, value, type OptionValues } from './option-specs.j
 /** Options every command accepts (docs/COMMANDS.md "Commands", Global options), before or after the command words. */
 export const globalOptions = {
   json: flag('print machine-readable JSON on stdout'),
+  jsonLines: flag(
+    'print JSON one document a line (NDJSON): with --targets a line per target as each finishes, then a summary line',
+    { conflicts: ['json'] },
+  ),
   quiet: flag('print nothing but results and errors', { short: 'q' }),
   verbose: flag('trace on stderr what stor does: target, transport, each call and its duration', { short: 'v' }),
   timeout: value('<seconds>', 'give up on the target after this long (default 30)', { parse: seconds('--timeout') }),

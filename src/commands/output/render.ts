@@ -77,6 +77,11 @@ export interface CommandResult<T = unknown> {
   error?: DescribedError;
   /** The command already wrote its output as it went (`serve`): print nothing more. */
   streamed?: boolean;
+  /**
+   * Under `--json-lines`, a `--targets` run wrote a line per target as each finished
+   * (CommandContext.record): the renderer ends with this line, the run's summary, instead of `data`.
+   */
+  lastLine?: unknown;
 }
 
 type RecordView = Extract<View, { kind: 'record' }>;
@@ -96,6 +101,8 @@ export const tableResult = <T>(data: T, view: Omit<TableView, 'kind'>): CommandR
 
 export interface RenderMode {
   json: boolean;
+  /** `--json-lines`: each document on one line (NDJSON); `json` is true too. */
+  jsonLines?: boolean;
   tty: boolean;
   /** Chalk's level for stdout: 0 for no escapes at all. */
   color: ColorLevel;
@@ -118,14 +125,15 @@ export const DEFAULT_WIDTH = 80;
 /** How output for `stream` looks: stdout for results, stderr for what is shown before a prompt. */
 export function renderMode(
   io: IO,
-  json: boolean,
+  json: boolean | 'lines',
   stream: 'stdout' | 'stderr' = 'stdout',
   layout: TableLayout = {},
 ): RenderMode {
   const tty = io[stream].isTTY === true;
   const columns = io[stream].columns;
   return {
-    json,
+    json: json !== false,
+    ...(json === 'lines' ? { jsonLines: true } : {}),
     tty,
     color: tty ? io.color[stream] : 0,
     width: columns !== undefined && columns > 0 ? columns : DEFAULT_WIDTH,
@@ -319,9 +327,17 @@ function renderPiped(view: View, data: unknown): string[] {
 // cli-table3 and string-width load only for a terminal: `--json` and piped runs never pay for them.
 const loadTable = () => import('./table.js');
 
+/**
+ * One document as one line of `--json-lines` (NDJSON): JSON.stringify breaks no line (a newline
+ * in a value is `\n`), and controls are escaped as `--json` escapes them.
+ */
+export const jsonLine = (doc: unknown): string => `${escapeJson(JSON.stringify(doc))}\n`;
+
 /** The text for stdout (or stderr, for what is shown before a prompt). */
 export async function render(result: CommandResult, mode: RenderMode): Promise<string> {
   if (result.streamed) return '';
+  // Without --targets, the one document on one line; with it, the lines went out as they came.
+  if (mode.jsonLines) return jsonLine(result.lastLine !== undefined ? result.lastLine : result.data);
   if (mode.json) return `${escapeJson(JSON.stringify(result.data, null, 2))}\n`;
   const view = mode.columns ? selectColumns(result.view, mode.columns) : result.view;
   const lines = mode.tty ? await renderTerminal(view, result.data, mode) : renderPiped(view, result.data);

@@ -30,6 +30,8 @@ export interface ImportedProfile {
   /** False when a profile of that name was saved before (and is now replaced). */
   created: boolean;
   tags: string[];
+  /** The key's user, when the entry names it (SCRAM key login on TrueNAS 26 names it). */
+  username?: string;
 }
 
 /** `stor profile import --json` */
@@ -56,6 +58,16 @@ const entrySchema = z
     ca: z.string().min(1).optional(),
     insecure: z.boolean().optional(),
     rpc: z.enum(['ws', 'http']).optional(),
+    // The key's user, which SCRAM key login (TrueNAS 26) names and a key string does not carry
+    // (docs/REMOTE.md "SCRAM login (TrueNAS 26)"). A directory user's name need not be a local
+    // one (MW/api/base/types/user.py: RemoteUsername is any non-empty string), so only emptiness
+    // and control characters are refused.
+    username: z
+      .string()
+      .trim()
+      .min(1)
+      .regex(/^[^\p{Cc}]+$/u, 'no control characters')
+      .optional(),
     tags: z
       .array(z.string().regex(TAG, 'letters, digits, "_", "." and "-", starting with a letter or digit'))
       .optional(),
@@ -70,7 +82,7 @@ type Entry = z.infer<typeof entrySchema>;
 
 function badFile(
   message: string,
-  hint = 'a YAML or JSON list of {name, url, key_file | key_stdin: true, ca?, insecure?, rpc?, tags?}, or an Ansible inventory (--format ansible); nothing was saved',
+  hint = 'a YAML or JSON list of {name, url, key_file | key_stdin: true, username?, ca?, insecure?, rpc?, tags?}, or an Ansible inventory (--format ansible); nothing was saved',
 ): StorError {
   return new StorError(E.BAD_PROFILE_FILE, message, { hint });
 }
@@ -205,6 +217,10 @@ function fromInventory(
     if (vars.stor_ca !== undefined) raw.ca = vars.stor_ca;
     if (vars.stor_insecure !== undefined) raw.insecure = booleanVar(vars.stor_insecure);
     if (vars.stor_rpc !== undefined) raw.rpc = vars.stor_rpc;
+    // The key's user: stor_user, else the user Ansible connects as; stor_user wins where both are
+    // set (a key of a stor-only account on a host Ansible reaches as root).
+    const user = vars.stor_user ?? vars.ansible_user;
+    if (user !== undefined) raw.username = typeof user === 'number' ? String(user) : user;
     raws.push(raw);
   }
   if (raws.length === 0) throw badFile(`${path}: no host of the inventory has a stor_url`, INVENTORY_HINT);
@@ -212,7 +228,7 @@ function fromInventory(
 }
 
 const INVENTORY_HINT =
-  'an Ansible inventory (YAML or INI) whose hosts, or their groups, set stor_url and stor_key_file (or stor_key_stdin: true); nothing was saved';
+  "an Ansible inventory (YAML or INI) whose hosts, or their groups, set stor_url and stor_key_file (or stor_key_stdin: true), and for TrueNAS 26 the key's user as stor_user (else ansible_user is taken; stor_user wins); nothing was saved";
 
 function checkedKey(key: string, entry: Entry, source: string): string {
   const trimmed = key.trim();
@@ -285,6 +301,7 @@ export async function profileImport(
       ...(e.insecure ? { insecure: true } : {}),
       ...(caPath ? { ca: caPath } : {}),
       ...(e.rpc && e.rpc !== 'ws' ? { rpc: e.rpc } : {}),
+      ...(e.username !== undefined ? { username: e.username } : {}),
       ...(tags.length ? { tags } : {}),
     };
     imported.push({
@@ -292,6 +309,7 @@ export async function profileImport(
       url: endpoint.display,
       created: !previous,
       tags: tags.length ? tags : (previous?.tags ?? []),
+      ...(e.username !== undefined ? { username: e.username } : {}),
     });
   }
   await store.saveAll(profiles);
@@ -315,7 +333,7 @@ export const profileImportCommand = defineCommand({
   effect: 'change',
   args: {
     file: arg.required(
-      'YAML or JSON list of {name, url, key_file | key_stdin: true, ca, insecure, rpc, tags}, or an Ansible inventory (YAML or INI)',
+      'YAML or JSON list of {name, url, key_file | key_stdin: true, username, ca, insecure, rpc, tags}, or an Ansible inventory (YAML or INI)',
       'file',
     ),
   },
@@ -334,8 +352,11 @@ export const profileImportCommand = defineCommand({
     'stor --targets @prod privilege check',
   ],
   notes:
-    'Key files and CA files are found relative to FILE. Entries with key_stdin: true take one line of\nstandard input each, in the order of the file. Nothing is saved unless every entry is right.\n\n' +
+    'Key files and CA files are found relative to FILE. Entries with key_stdin: true take one line of\nstandard input each, in the order of the file. Nothing is saved unless every entry is right.\n' +
+    "username is the key's user, which a TrueNAS 26 key login (SCRAM) names; saved in the profile.\n\n" +
     'From an Ansible inventory: one profile per host with a stor_url, named as the inventory names it\nand tagged with its groups, so --targets @GROUP means the hosts Ansible means. Host or group\n' +
-    'variables: stor_url, stor_key_file or stor_key_stdin, stor_ca, stor_insecure, stor_rpc;\n"{{ ansible_host }}" (any variable of the host) is filled in. Hosts without stor_url are left out, said.',
+    'variables: stor_url, stor_key_file or stor_key_stdin, stor_user, stor_ca, stor_insecure, stor_rpc;\n' +
+    "the key's user is stor_user, else ansible_user (stor_user wins where both are set);\n" +
+    '"{{ ansible_host }}" (any variable of the host) is filled in. Hosts without stor_url are left out, said.',
   run: (ctx, { file }, { force, format }) => profileImport(ctx, file, force, format),
 });

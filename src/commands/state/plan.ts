@@ -60,6 +60,7 @@ export const statePlanCommand = defineCommand({
   effect: 'read',
   fanOut: 'read',
   findings: 'drift',
+  drifts: true,
   checkTargets: (_args, opts) => {
     if (opts.out !== undefined)
       throw new StorError(E.USAGE, '--out saves the plan of one target, and --targets plans many', {

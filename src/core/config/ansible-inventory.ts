@@ -4,7 +4,7 @@
  * (docs.ansible.com, "How to build your inventory"). Every group is a descendant of `all`; a host
  * in no group is in `ungrouped`. A host's variables are its groups' merged from the shallowest
  * (`all`) to the deepest, groups of one depth by name, then its own (Ansible's order without
- * `ansible_group_priority`). Of Jinja, in the `stor_*` variables, `{{ name }}` — another variable
+ * `ansible_group_priority`). Of Jinja, in the `stor_*` variables (and `ansible_user`, read for the key's user when `stor_user` is absent), `{{ name }}` — another variable
  * of the same host, or `inventory_hostname` — is understood, so `stor_url: "wss://{{ ansible_host }}"` works as in
  * Ansible; any other expression is an error. Host ranges (`nas[01:20]`) are not expanded.
  */
@@ -225,6 +225,10 @@ function pythonOrder(a: string, b: string): number {
   return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 }
 
+/** The variables `profile import` reads: `stor_*`, and `ansible_user` where no `stor_user` names the key's user. */
+const readByStor = (key: string, vars: Record<string, unknown>): boolean =>
+  key.startsWith('stor_') || (key === 'ansible_user' && !Object.hasOwn(vars, 'stor_user'));
+
 /** Every host of the inventory, in the order first listed, with its groups and merged variables. */
 export function inventoryHosts(groups: Groups): InventoryHost[] {
   group(groups, 'all');
@@ -282,7 +286,7 @@ export function inventoryHosts(groups: Groups): InventoryHost[] {
     // Only the variables stor reads are filled in, as Ansible fills in a variable when it is used.
     const done = new Map<string, string>();
     const out = Object.fromEntries(
-      Object.entries(vars).map(([k, v]) => [k, k.startsWith('stor_') ? rendered(v, vars, host, k, done) : v]),
+      Object.entries(vars).map(([k, v]) => [k, readByStor(k, vars) ? rendered(v, vars, host, k, done) : v]),
     );
     return { name: host, groups: all.filter((g) => g !== 'all' && g !== 'ungrouped').sort(), vars: out };
   });

@@ -192,6 +192,49 @@ describe('--targets on changes', () => {
     expect(again.stderr.trim().split('\n').at(-1)).toBe('2 ok');
   });
 
+  it('--json-lines: a line per target with its plan and result, nothing on stdout when the question is refused; the summary counts the targets changed', async () => {
+    const servers = [await startTestServer(), await startTestServer()];
+    const env = clientEnv();
+    await profilesFor(servers, env);
+    await new ProfileStore(env.STOR_CONFIG_DIR!).save(
+      'nas3',
+      { url: 'ws://127.0.0.1:9', apiKey: servers[0]!.adminKey },
+      false,
+    );
+    const lines = (out: string) =>
+      out
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+    const refused = await runStor(['--targets', 'all', 'dataset', 'create', 'tank/lines', '--json-lines'], { env });
+    expect([refused.code, refused.stdout]).toEqual([2, '']);
+
+    const made = await runStor(['--targets', 'all', 'dataset', 'create', 'tank/lines', '--yes', '--json-lines'], {
+      env,
+    });
+    expect(made.code).toBe(3);
+    const byTarget = new Map(lines(made.stdout).map((l) => [l.target ?? 'summary', l]));
+    for (const t of ['nas1', 'nas2'])
+      expect(byTarget.get(t)).toMatchObject({
+        exit_code: 0,
+        release: '25.10.1',
+        plan: { action: 'stor dataset create tank/lines' },
+        result: { id: 'tank/lines', created: true },
+      });
+    expect(byTarget.get('nas3')).toMatchObject({ exit_code: 3, release: null, error: { kind: 'unreachable' } });
+    expect(byTarget.get('summary')).toEqual({ summary: { targets: 3, ok: 2, failed: 1, changed: 2, exit_code: 3 } });
+    expect(lines(made.stdout).at(-1)).toHaveProperty('summary');
+
+    // Nothing to do on either: ran to the end, changed none.
+    const again = await runStor(
+      ['--targets', 'nas1,nas2', 'dataset', 'create', 'tank/lines', '--parents', '--yes', '--json-lines'],
+      { env },
+    );
+    expect(again.code, again.stderr).toBe(0);
+    expect(lines(again.stdout).at(-1)).toEqual({ summary: { targets: 2, ok: 2, failed: 0, changed: 0, exit_code: 0 } });
+  });
+
   it('does not apply where the plan failed (unreachable), and names the target in its hints', async () => {
     const servers = [await startTestServer()];
     const env = clientEnv();

@@ -38,6 +38,10 @@ describe('--targets lists', () => {
     expect(resolveTargetList('all', doc)).toEqual([...names].sort());
   });
 
+  it('takes @all as all, as Ansible names the group of every host (no profile need carry a tag "all")', () => {
+    expect(resolveTargetList('@all', doc)).toEqual([...names].sort());
+  });
+
   it('refuses an unknown name as a usage error listing the known profiles', () => {
     const err = usageError('nas[1-4]');
     // docs/REMOTE.md "Fleets": a name no profile has is a usage error (exit 2), as a tag none carries.

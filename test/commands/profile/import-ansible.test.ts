@@ -139,6 +139,43 @@ describe('stor profile import of an Ansible inventory', () => {
     expect((await new ProfileStore(env.STOR_CONFIG_DIR!).read()).profiles).toEqual({});
   });
 
+  it("the key's user: stor_user, else ansible_user; stor_user wins where both are set", async () => {
+    const env = clientEnv();
+    const dir = tempDir('stor-inventory-');
+    writeFileSync(join(dir, 'k.key'), `1-${'a'.repeat(64)}\n`);
+    chmodSync(join(dir, 'k.key'), 0o600);
+    writeFileSync(
+      join(dir, 'users.ini'),
+      [
+        '[nas]',
+        'both stor_url=ws://127.0.0.1:1 stor_user=stor-op ansible_user=root',
+        'ansible_only stor_url=ws://127.0.0.1:2 ansible_user="{{ inventory_hostname }}-op"',
+        'stor_only stor_url=ws://127.0.0.1:3 stor_user=stor-op',
+        'neither stor_url=ws://127.0.0.1:4',
+        '[nas:vars]',
+        'stor_key_file=k.key',
+        '',
+      ].join('\n'),
+    );
+    const r = await runStor(['profile', 'import', join(dir, 'users.ini'), '--json'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).imported.map((p: { name: string; username?: string }) => [p.name, p.username])).toEqual(
+      [
+        ['both', 'stor-op'],
+        ['ansible_only', 'ansible_only-op'],
+        ['stor_only', 'stor-op'],
+        ['neither', undefined],
+      ],
+    );
+    const doc = await new ProfileStore(env.STOR_CONFIG_DIR!).read();
+    expect(Object.fromEntries(Object.entries(doc.profiles).map(([name, p]) => [name, p.username]))).toEqual({
+      both: 'stor-op',
+      ansible_only: 'ansible_only-op',
+      stor_only: 'stor-op',
+      neither: undefined,
+    });
+  });
+
   it('--format: list refuses an inventory; ansible reads an INI file that has no section header', async () => {
     const env = clientEnv();
     const dir = tempDir('stor-inventory-');

@@ -126,6 +126,39 @@ describe('stor profile import', () => {
     expect((await new ProfileStore(env.STOR_CONFIG_DIR!).read()).profiles).toEqual({});
   });
 
+  it("saves each entry's username, which a TrueNAS 26 key login (SCRAM) names; one that is empty or holds a control character is refused", async () => {
+    const env = clientEnv();
+    const file = join(tempDir('stor-fleet-'), 'fleet.yaml');
+    writeFileSync(
+      file,
+      '- {name: old, url: ws://127.0.0.1:7001, key_stdin: true}\n' +
+        '- {name: new, url: ws://127.0.0.1:7002, key_stdin: true, username: backup-op}\n',
+    );
+    const r = await runStor(['profile', 'import', file, '--json'], { env, stdin: `${keyFor(1)}\n${keyFor(2)}\n` });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).imported).toEqual([
+      { name: 'old', url: 'ws://127.0.0.1:7001', created: true, tags: [] },
+      { name: 'new', url: 'ws://127.0.0.1:7002', created: true, tags: [], username: 'backup-op' },
+    ]);
+    const doc = await new ProfileStore(env.STOR_CONFIG_DIR!).read();
+    expect(doc.profiles.new!.username).toBe('backup-op');
+    expect(doc.profiles.old).not.toHaveProperty('username');
+
+    for (const [username, message] of [
+      ['', 'entry 1 (bad): username:'],
+      ['a\u0007b', 'entry 1 (bad): username:'],
+      [7, 'entry 1 (bad): username:'],
+    ] as const) {
+      const other = clientEnv();
+      writeFileSync(file, JSON.stringify([{ name: 'bad', url: 'ws://127.0.0.1:7003', key_stdin: true, username }]));
+      const refused = await runStor(['profile', 'import', file, '--json'], { env: other, stdin: keyFor(3) });
+      expect(refused.code, refused.stderr).toBe(2);
+      expect(JSON.parse(refused.stderr).error).toMatchObject({ code: 'BAD_PROFILE_FILE' });
+      expect(JSON.parse(refused.stderr).error.message).toContain(message);
+      expect((await new ProfileStore(other.STOR_CONFIG_DIR!).read()).profiles).toEqual({});
+    }
+  });
+
   it('replaces a profile saved for another appliance only with --force', async () => {
     const env = clientEnv();
     await new ProfileStore(env.STOR_CONFIG_DIR!).save('a', { url: 'ws://127.0.0.1:6000', apiKey: keyFor(9) }, false);
