@@ -278,7 +278,8 @@ export async function receiveSnapshot(
       // snapshots after it. Reading every snapshot row here made a run quadratic in the snapshots
       // it sends (bench/HISTORY.md, 2026-11-29).
       later = store.write(() => {
-        const exists = listDatasets(store.db).some((d) => d.id === target);
+        const datasets = listDatasets(store.db);
+        const exists = datasets.some((d) => d.id === target);
         const baseRow = base === null ? undefined : snapshotKey(store.db, `${target}@${base}`);
         // zfs_receive_one's refusals (libzfs_sendrecv.c) when the target changed since the run
         // planned (destroyed, or another run received into it): never a silent re-creation.

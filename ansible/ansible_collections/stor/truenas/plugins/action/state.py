@@ -88,11 +88,14 @@ class ActionModule(StorAction):
             shutil.rmtree(private, ignore_errors=True)
         plan = data['plan'] if not check else data
         out = dict(plan=plan, diff=[object_diff(c) for c in plan.get('changes', [])])
+        # stor's one-line summary (`comment` in plan/apply --json, docs/STATE.md "Machine output").
+        if data.get('comment'):
+            out['comment'] = data['comment']
         if check:
             out['changed'] = rc == DRIFT
         else:
             results = data.get('results', [])
-            out['changed'] = any(r.get('status') == 'done' for r in results)
+            out['changed'] = bool(data.get('changed', any(r.get('status') == 'done' for r in results)))
             out['results'] = results
             # Names and ids of new keys; their secrets went to keys_out only.
             out['keys'] = [{k: v for k, v in key.items() if k != 'key'} for key in data.get('keys', [])]
