@@ -91,9 +91,11 @@ const sameTarget = (a: PlanTarget, b: PlanTarget): boolean =>
  * The fingerprint of what a plan read: for each object the file names (and, with prune, every
  * object of its kind the target holds, and each delete), the SHA-256 of what the plan compared of
  * it, the change it planned (or none), and the object as `stor export` writes it (or absent); and
- * of the facts of the target the plan and its checks rely on: its release and role catalogue, the
- * identity stor is logged in as, and stor's marks. Two reads fingerprint alike exactly when the
- * plan would be made the same from them.
+ * of the facts of the target the plan relies on: its release and role catalogue, and stor's marks.
+ * Two reads fingerprint alike exactly when the plan would be made the same from them. Who read is
+ * not among them: a plan saved with a read-only key is applied with one that may write (least
+ * privilege, docs/STATE.md "Saved plans"), and the checks that depend on the identity (your own
+ * roles) run again at apply on the identity applying.
  */
 export function fingerprint(
   world: World,
@@ -104,7 +106,6 @@ export function fingerprint(
   const read: Record<string, string> = {
     release: sha256(stableJson(world.roles.model.release)),
     catalogue: sha256(stableJson({ source: world.roles.source, model: world.roles.model })),
-    identity: sha256(stableJson(world.me)),
     marks: sha256(stableJson({ home: world.marks.home, owned: [...world.marks.owned].map(([k, v]) => [k, [...v]]) })),
   };
   for (const kind of KINDS as readonly AnyKind[]) {

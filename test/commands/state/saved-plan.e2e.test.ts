@@ -9,7 +9,7 @@
 import { chmodSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { stor } from '../../helpers/runbook.js';
+import { makeUserWithPrivilege, stor } from '../../helpers/runbook.js';
 import { clientEnv } from '../../helpers/client-env.js';
 import { EMBEDDED_MEANT } from '../../helpers/embedded-meant.js';
 import { spawnServe, type ServeProcess } from '../../helpers/serve-process.js';
@@ -110,6 +110,26 @@ describe('stor plan --out / stor apply PLAN', () => {
     expect(after.changes.map((c) => c.name)).toEqual(['tank/other']);
     // The plan is spent: applying it again finds the world it read changed.
     expect(errorOf((await run(['apply', plan, '--yes', '--json'], 1)).stderr).code).toBe('PLAN_CHANGED');
+  });
+
+  it('least privilege: a plan saved with a read-only key is applied with a key that may write', async () => {
+    const server = await serve();
+    const admin = on(server);
+    const auditorKey = await makeUserWithPrivilege(admin, 'auditor', 'auditors', ['READONLY_ADMIN']);
+    const auditor = stor({ ...clientEnv(), STOR_URL: server.baseUrl, STOR_API_KEY: auditorKey, STOR_SESSION: 'off' });
+    const { state, plan } = files();
+    await auditor(['plan', '-f', state, '--out', plan, '--json'], 7);
+    // The read-only key cannot apply it: the appliance refuses the first write …
+    const refused = JSON.parse((await auditor(['apply', plan, '--yes', '--json'], 1)).stdout) as {
+      changed: boolean;
+      results: { status: string; error?: string }[];
+    };
+    expect(refused.changed).toBe(false);
+    expect(refused.results[0]).toMatchObject({ status: 'failed', error: expect.stringContaining('Not authorized') });
+    // … the administrator's can: who reads is not part of what was read.
+    const applied = JSON.parse((await admin(['apply', plan, '--yes', '--json'])).stdout) as { changed: boolean };
+    expect(applied.changed).toBe(true);
+    expect(JSON.parse((await admin(['plan', '-f', state, '--json'])).stdout)).toMatchObject({ changed: false });
   });
 
   it('a hand change to a field the plan compared is PLAN_CHANGED; a change to an object it did not read is not', async () => {
