@@ -20,6 +20,23 @@ export const replicationSpec = (over: Partial<LocalReplicationSpec> = {}): Local
   ...over,
 });
 
+/**
+ * replication.create's entry for a LOCAL PUSH of tank/src into tank/dst, run by hand, with no
+ * retention on the target: bound to snapshot task 1 unless `over` says otherwise.
+ */
+export const localPush = (over: Record<string, unknown> = {}): Record<string, unknown> => ({
+  name: 'push',
+  direction: 'PUSH',
+  transport: 'LOCAL',
+  source_datasets: ['tank/src'],
+  target_dataset: 'tank/dst',
+  recursive: false,
+  auto: false,
+  retention_policy: 'NONE',
+  periodic_snapshot_tasks: [1],
+  ...over,
+});
+
 /** The instant at which the appliance's wall clock (America/Los_Angeles, UTC-8 in January) reads 2024-01-05 HH:MM. */
 export const la = (hour: number, minute = 0) => Date.UTC(2024, 0, 5, hour + 8, minute, 0);
 /** The REPLICATION_SCHEMA name of a snapshot taken at `hour`:00 of that day. */

@@ -14,6 +14,7 @@ import { stor } from '../../../helpers/runbook.js';
 import { spawnServe, type ServeProcess } from '../../../helpers/serve-process.js';
 import { envOf } from '../../../helpers/served.js';
 import { tempDir } from '../../../helpers/temp-dir.js';
+import { localPush } from '../../../helpers/replication-spec.js';
 
 type Entry = Record<string, unknown>;
 
@@ -43,17 +44,10 @@ describe('a replication whose stor serve is killed midway', () => {
     // Data in every snapshot, so each receive copies files.
     await stor(envOf(first))(['upload', localFile('data.bin', Buffer.alloc(256 * 1024, 7)), '/mnt/tank/src/']);
     for (const name of SOURCE_NAMES) await rpc.call('pool.snapshot.create', { dataset: 'tank/src', name });
-    const task = await rpc.call<Entry>('replication.create', {
-      name: 'backup',
-      direction: 'PUSH',
-      transport: 'LOCAL',
-      source_datasets: ['tank/src'],
-      target_dataset: 'tank/dst',
-      recursive: false,
-      auto: false,
-      retention_policy: 'NONE',
-      also_include_naming_schema: [SCHEMA],
-    });
+    const task = await rpc.call<Entry>(
+      'replication.create',
+      localPush({ name: 'backup', periodic_snapshot_tasks: [], also_include_naming_schema: [SCHEMA] }),
+    );
 
     // The kill is driven by the job's own progress, not by time: the engine reports `Sending k of
     // N` before the k-th send (replication/run.ts), after the k-1 before it were received. On the

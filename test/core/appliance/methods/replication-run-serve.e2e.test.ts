@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { connectJsonRpc } from '../../../helpers/json-rpc-client.js';
 import { spawnServe } from '../../../helpers/serve-process.js';
 import { tempDir } from '../../../helpers/temp-dir.js';
+import { localPush } from '../../../helpers/replication-spec.js';
 
 type Entry = Record<string, unknown>;
 
@@ -24,17 +25,7 @@ describe('replication.run through stor serve', () => {
       await rpc.call('pool.snapshottask.run', task.id);
       const [snapshot] = await rpc.call<Entry[]>('pool.snapshot.query', [['dataset', '=', 'tank/src']]);
       const name = snapshot!.snapshot_name as string;
-      const repl = await rpc.call<Entry>('replication.create', {
-        name: 'push',
-        direction: 'PUSH',
-        transport: 'LOCAL',
-        source_datasets: ['tank/src'],
-        target_dataset: 'tank/dst',
-        recursive: false,
-        auto: false,
-        retention_policy: 'NONE',
-        periodic_snapshot_tasks: [task.id],
-      });
+      const repl = await rpc.call<Entry>('replication.create', localPush({ periodic_snapshot_tasks: [task.id] }));
       await rpc.call('core.subscribe', 'core.get_jobs');
       await rpc.call('core.subscribe', 'replication.query');
       expect(await rpc.call('replication.run', repl.id, true)).toBeNull();

@@ -15,6 +15,7 @@ import type { CollectionUpdate } from '../../../../src/core/appliance/events.js'
 import { EMULATIONS } from '../../../../src/core/appliance/settings.js';
 import { SnapshotTaskScheduler } from '../../../../src/core/appliance/snapshot-tasks/scheduler.js';
 import { openTestAppliance, type TestAppliance } from '../../../helpers/appliance.js';
+import { localPush } from '../../../helpers/replication-spec.js';
 
 type Entry = Record<string, unknown>;
 type Release = '25.10.1' | '26.0';
@@ -41,17 +42,7 @@ async function snap(t: TestAppliance, hour: number): Promise<void> {
 }
 
 /** A LOCAL PUSH of tank/src into tank/dst bound to snapshot task 1, run by hand. */
-const PUSH: Entry = {
-  name: 'push',
-  direction: 'PUSH',
-  transport: 'LOCAL',
-  source_datasets: ['tank/src'],
-  target_dataset: 'tank/dst',
-  recursive: false,
-  auto: false,
-  retention_policy: 'NONE',
-  periodic_snapshot_tasks: [1],
-};
+const PUSH: Entry = localPush();
 
 const run = (t: TestAppliance, release: Release, id = 1) =>
   release === '26.0'

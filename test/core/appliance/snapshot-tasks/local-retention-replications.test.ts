@@ -15,7 +15,7 @@ import { runLocalReplication } from '../../../../src/core/appliance/replication/
 import { SnapshotTaskScheduler } from '../../../../src/core/appliance/snapshot-tasks/scheduler.js';
 import { EMULATIONS } from '../../../../src/core/appliance/settings.js';
 import { openTestAppliance, type TestAppliance } from '../../../helpers/appliance.js';
-import { replicationSpec } from '../../../helpers/replication-spec.js';
+import { localPush, replicationSpec } from '../../../helpers/replication-spec.js';
 
 type Entry = Record<string, unknown>;
 const AT = Date.UTC(2024, 0, 5, 11, 7, 30);
@@ -32,18 +32,7 @@ async function setup(release: '25.10.1' | '26.0', replication: Entry): Promise<T
     lifetime_unit: 'HOUR',
     schedule: EVERY_MINUTE,
   });
-  await t.call(t.admin, 'replication.create', {
-    name: 'push',
-    direction: 'PUSH',
-    transport: 'LOCAL',
-    source_datasets: ['tank/src'],
-    target_dataset: 'tank/dst',
-    recursive: false,
-    auto: false,
-    retention_policy: 'NONE',
-    periodic_snapshot_tasks: [1],
-    ...replication,
-  });
+  await t.call(t.admin, 'replication.create', localPush(replication));
   return t;
 }
 
