@@ -97,6 +97,7 @@ describe('the command set as a whole', () => {
         'job wait',
         'job abort',
         'system info',
+        'system facts',
         'pool list',
         'service list',
         'service start',
