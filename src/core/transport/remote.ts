@@ -217,7 +217,7 @@ export class RemoteTransport
               E.RATE_LIMITED,
               `${this.options.endpoint.display} is rate-limiting logins from this address (${err.reason})`,
               {
-                hint: 'appliances allow 20 logins a minute per address: space out invocations, or raise --timeout to wait longer',
+                hint: 'appliances allow 20 login calls a minute per address (a 26.0 key login is two): space out invocations, use the session agent, or raise --timeout to wait longer',
               },
             );
           }
