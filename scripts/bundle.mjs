@@ -72,6 +72,37 @@ await build({
   banner: { js: "const __storModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
 });
 
+// Packages that only some commands run, each its own CommonJS file (dist/bundle/vendor/<name>.cjs),
+// which stor.cjs requires where the importing module is first run: undici (uploads, downloads, HTTP
+// RPC), form-data, busboy (the emulator's uploads), yaml (state files, profile import), conf (saved
+// profiles), @inquirer/prompts (questions) and otpauth (the emulator's TOTP). Together more than
+// half of the one bundle: a command that runs none of them no longer reads, decodes and holds them
+// at every start (docs/ARCHITECTURE.md, "Layout"). Only imports from src/ are redirected; a package
+// none of these pull in stays in stor.cjs.
+const VENDOR = ['undici', 'form-data', 'busboy', 'yaml', 'conf', '@inquirer/prompts', 'otpauth'];
+const vendorFile = (name) => `vendor/${name.replace('/', '+')}.cjs`;
+const cjsDefine = { ...common.define, 'import.meta.url': '__storModuleUrl' };
+const cjsBanner = { js: "const __storModuleUrl = require('node:url').pathToFileURL(__filename).href;" };
+const vendorExternal = {
+  name: 'stor-vendor',
+  setup(b) {
+    const names = new RegExp(`^(${VENDOR.map((n) => n.replace(/[/.]/g, '\\$&')).join('|')})$`);
+    b.onResolve({ filter: names }, (args) =>
+      args.importer.includes('/node_modules/') ? undefined : { path: `./${vendorFile(args.path)}`, external: true },
+    );
+  },
+};
+for (const name of VENDOR) {
+  await build({
+    ...common,
+    entryPoints: [name],
+    outfile: `${out}/${vendorFile(name)}`,
+    format: 'cjs',
+    define: cjsDefine,
+    banner: cjsBanner,
+  });
+}
+
 // The same CLI as one CommonJS file, which start.cjs runs on every Node major (faster than the ES
 // modules even with Node ≥ 22's compile cache):
 // src/code-cache.ts runs it with V8's code cache. ASCII only, so it is read as latin1 (a few ms,
@@ -83,8 +114,9 @@ await build({
   outfile: cjs,
   format: 'cjs',
   charset: 'ascii',
-  define: { ...common.define, 'import.meta.url': '__storModuleUrl' },
-  banner: { js: "const __storModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
+  plugins: [vendorExternal],
+  define: cjsDefine,
+  banner: cjsBanner,
 });
 // charset 'ascii' escapes strings, templates and regular expressions; comments keep their text,
 // where an escape is as readable.

@@ -13,6 +13,7 @@ import {
 } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { cachedDataVersionTag } from 'node:v8';
 import { Script } from 'node:vm';
 import { cacheDirFrom, othersInHome } from './core/config/paths.js';
 import { BUILD_ID, ensurePrivateDir } from './core/session/paths.js';
@@ -41,22 +42,20 @@ function shortHash(text: string): string {
 
 /**
  * The cache file for this bundle, as read from `st`: another build, Node or bundle file never
- * matches. Node's flags and the bundle's path are part of the name too: V8 rejects a cache made
- * under other flags, so runs with and without (say) NODE_OPTIONS, or two installed copies of one
- * build, would otherwise rewrite one file in turn.
+ * matches. V8's flags and the bundle's path are part of the name too: V8 rejects a cache made
+ * under other V8 flags, so runs with and without (say) `--max-semi-space-size`, or two installed
+ * copies of one build, would otherwise rewrite one file in turn. Only the flags V8 checks count
+ * (`v8.cachedDataVersionTag()`: its version, the flags that change code, the CPU's features):
+ * Node's own options (`--cpu-prof`, `--no-deprecation`, `--use-openssl-ca`) change no code and
+ * share the cache of a run without them.
  */
-function cacheFileFor(
-  dir: string,
-  bundle: string,
-  st: { ino: number; size: number; mtimeMs: number },
-  env: NodeJS.ProcessEnv,
-): string {
-  return join(dir, `${runPrefix(bundle, env)}${st.ino}-${st.size}-${Math.trunc(st.mtimeMs)}.v8`);
+function cacheFileFor(dir: string, bundle: string, st: { ino: number; size: number; mtimeMs: number }): string {
+  return join(dir, `${runPrefix(bundle)}${st.ino}-${st.size}-${Math.trunc(st.mtimeMs)}.v8`);
 }
 
 /** This build, Node, flags and bundle path: the part of the name that the bundle file's identity follows. */
-function runPrefix(bundle: string, env: NodeJS.ProcessEnv): string {
-  const flags = shortHash(`${process.execArgv.join(' ')}\0${env.NODE_OPTIONS ?? ''}`);
+function runPrefix(bundle: string): string {
+  const flags = cachedDataVersionTag().toString(16).padStart(8, '0');
   return `bundle-${BUILD_ID}-${process.version}-${process.arch}-${flags}-${shortHash(bundle)}-`;
 }
 
@@ -142,7 +141,7 @@ export function loadWithCodeCache(bundle: string, env: NodeJS.ProcessEnv): Main 
   } catch {
     dir = undefined;
   }
-  const file = dir === undefined ? undefined : cacheFileFor(dir, bundle, st, env);
+  const file = dir === undefined ? undefined : cacheFileFor(dir, bundle, st);
   const cachedData = file === undefined ? undefined : readOwnFile(file);
   // The module wrapper Node gives CommonJS files; strict, as the ES modules it was bundled from are.
   const script = new Script(`(function (exports, require, module, __filename, __dirname) {'use strict';${source}\n})`, {
@@ -150,7 +149,7 @@ export function loadWithCodeCache(bundle: string, env: NodeJS.ProcessEnv): Main 
     ...(cachedData ? { cachedData } : {}),
   });
   if (dir !== undefined && file !== undefined && (cachedData === undefined || script.cachedDataRejected)) {
-    process.once('exit', () => writeCache(dir, file, script.createCachedData(), runPrefix(bundle, env)));
+    process.once('exit', () => writeCache(dir, file, script.createCachedData(), runPrefix(bundle)));
   }
   const module = { exports: {} as { main?: Main } };
   (script.runInThisContext() as (...args: unknown[]) => void).call(

@@ -89,6 +89,24 @@ describe("the bundle's code cache", () => {
     expect(readFileSync(join(codeCache, plain!)).equals(plainBytes)).toBe(true);
   });
 
+  it('a Node option that changes no code shares the cache of a run without it', async () => {
+    const home = tempDir();
+    const cache = tempDir();
+    const codeCache = join(cache, 'stor', 'code-cache');
+    const run = (nodeOptions?: string) =>
+      spawnStor(['whoami'], {
+        env: { STOR_HOME: home, XDG_CACHE_HOME: cache, ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) },
+      });
+    expect((await run()).code).toBe(0);
+    const [plain] = cacheFiles(codeCache);
+    const plainBytes = readFileSync(join(codeCache, plain!));
+    // Node's own options, not V8's: the cache V8 accepts under them is the same one.
+    const other = await run('--no-deprecation --use-openssl-ca');
+    expect(other.code, other.stderr).toBe(0);
+    expect(cacheFiles(codeCache)).toEqual([plain]);
+    expect(readFileSync(join(codeCache, plain!)).equals(plainBytes)).toBe(true);
+  });
+
   it('two installed copies of stor run in turn keep a cache each, and a cache unused for a week is removed', async () => {
     const home = tempDir();
     const cache = tempDir();
