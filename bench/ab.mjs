@@ -2,8 +2,11 @@
 // of bin/, dist/bundle/, package.json and a node_modules link (or this checkout). Every round runs
 // `node -e 0`, the minimal Python client, and each build's embedded and remote `stor whoami` once, in
 // turn, so load changes weigh on all alike; prints medians and ratios. STOR_AB_NODE picks the node
-// that runs the builds (the servers run on this one).
+// that runs the builds (the servers run on this one). Besides wall time, the CPU time each run
+// took (user + system, from /proc/self/stat's waited-for children, in 10 ms ticks; mean): on a
+// shared, loaded machine the wall time mostly measures the wait for a core.
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { cleanup, LoginServers, median, tempDir, timeOnce } from './lib.mjs';
@@ -55,13 +58,23 @@ for (const b of builds) {
   ]);
 }
 
+/** CPU seconds of the waited-for children so far (Linux: /proc/self/stat cutime + cstime, 100 ticks a second). */
+const childCpuMs = () => {
+  const fields = readFileSync('/proc/self/stat', 'utf8')
+    .replace(/^.*\) /su, '')
+    .split(' ');
+  return (Number(fields[13]) + Number(fields[14])) * 10;
+};
 const times = Object.fromEntries(cases.map(([name]) => [name, []]));
+const cpu = Object.fromEntries(cases.map(([name]) => [name, []]));
 const load0 = loadavg()[0];
 for (let i = -2; i < rounds; i++) {
   for (const [name, make] of cases) {
     const [cmd, args, options] = await make();
+    const cpu0 = childCpuMs();
     const ms = timeOnce(cmd, args, options);
     if (i >= 0) times[name].push(ms);
+    if (i >= 0) cpu[name].push(childCpuMs() - cpu0);
   }
 }
 const load1 = loadavg()[0];
@@ -73,9 +86,10 @@ const m = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)
 console.log(
   `${rounds} rounds, node ${spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim()}, load ${load0.toFixed(1)} → ${load1.toFixed(1)}`,
 );
+const c = Object.fromEntries(Object.entries(cpu).map(([k, v]) => [k, v.reduce((a, b) => a + b, 0) / v.length]));
 for (const [name, ms] of Object.entries(m)) {
-  const ref = name.endsWith('remote') && python ? m['python client'] : m['node -e 0'];
+  const refName = name.endsWith('remote') && python ? 'python client' : 'node -e 0';
   console.log(
-    `${name.padEnd(40)} ${ms.toFixed(1).padStart(7)} ms  ${(ms / ref).toFixed(2)}× ${name.endsWith('remote') && python ? 'python' : 'node -e 0'}`,
+    `${name.padEnd(40)} ${ms.toFixed(1).padStart(7)} ms  ${(ms / m[refName]).toFixed(2)}× ${refName.padEnd(13)} cpu ${c[name].toFixed(0).padStart(4)} ms  ${(c[name] / c[refName]).toFixed(2)}×`,
   );
 }
