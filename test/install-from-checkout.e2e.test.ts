@@ -53,7 +53,12 @@ describe('installing stor from a checkout', () => {
     const [packed] = JSON.parse(out.slice(out.indexOf('['))) as Array<{ name: string; files: Array<{ path: string }> }>;
     expect(packed!.name).toBe(pkg.name);
     expect(packed!.files.map((f) => f.path)).toEqual(
-      expect.arrayContaining(['bin/stor.js', 'dist/bundle/first-stage.cjs', 'dist/bundle/stor.cjs']),
+      expect.arrayContaining([
+        'bin/stor.js',
+        'dist/bundle/first-stage.cjs',
+        'dist/bundle/stor.cjs',
+        'dist/bundle/vendor/undici.cjs',
+      ]),
     );
     expect(execFileSync(process.execPath, [join(dir, 'bin/stor.js'), '--version'], { encoding: 'utf8' })).toBe(
       `${pkg.version}\n`,
