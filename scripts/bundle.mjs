@@ -87,9 +87,18 @@ const vendorExternal = {
   name: 'stor-vendor',
   setup(b) {
     const names = new RegExp(`^(${VENDOR.map((n) => n.replace(/[/.]/g, '\\$&')).join('|')})$`);
-    b.onResolve({ filter: names }, (args) =>
-      args.importer.includes('/node_modules/') ? undefined : { path: `./${vendorFile(args.path)}`, external: true },
-    );
+    b.onResolve({ filter: names }, (args) => {
+      if (args.importer.includes('/node_modules/')) return undefined;
+      // esbuild leaves an external `import()` as it is, which the code-cached stor.cjs (a vm.Script)
+      // cannot run: a dynamic import goes through a module of its own that requires the file.
+      if (args.kind === 'dynamic-import') return { path: args.path, namespace: 'stor-vendor' };
+      return { path: `./${vendorFile(args.path)}`, external: true };
+    });
+    b.onResolve({ filter: /^\.\/vendor\//, namespace: 'stor-vendor' }, (args) => ({ path: args.path, external: true }));
+    b.onLoad({ filter: /.*/, namespace: 'stor-vendor' }, (args) => {
+      const file = JSON.stringify(`./${vendorFile(args.path)}`);
+      return { contents: `export * from ${file};\nexport { default } from ${file};\n`, loader: 'js' };
+    });
   },
 };
 for (const name of VENDOR) {
