@@ -31,6 +31,17 @@ function setup() {
 }
 
 const cacheFiles = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.v8'));
+
+/** A fresh embedded state and cache directory, and a whoami against them under NODE_OPTIONS `nodeOptions`. */
+function underOptions() {
+  const home = tempDir();
+  const cache = tempDir();
+  const run = (nodeOptions?: string) =>
+    spawnStor(['whoami'], {
+      env: { STOR_HOME: home, XDG_CACHE_HOME: cache, ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) },
+    });
+  return { codeCache: join(cache, 'stor', 'code-cache'), run };
+}
 const mode = (path: string) => statSync(path).mode & 0o777;
 
 describe("the bundle's code cache", () => {
@@ -73,13 +84,7 @@ describe("the bundle's code cache", () => {
   });
 
   it('runs under other Node flags keep a cache of their own instead of rewriting one in turn', async () => {
-    const home = tempDir();
-    const cache = tempDir();
-    const codeCache = join(cache, 'stor', 'code-cache');
-    const run = (nodeOptions?: string) =>
-      spawnStor(['whoami'], {
-        env: { STOR_HOME: home, XDG_CACHE_HOME: cache, ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) },
-      });
+    const { codeCache, run } = underOptions();
     expect((await run()).code).toBe(0);
     const [plain] = cacheFiles(codeCache);
     const plainBytes = readFileSync(join(codeCache, plain!));
@@ -90,13 +95,7 @@ describe("the bundle's code cache", () => {
   });
 
   it('a Node option that changes no code shares the cache of a run without it', async () => {
-    const home = tempDir();
-    const cache = tempDir();
-    const codeCache = join(cache, 'stor', 'code-cache');
-    const run = (nodeOptions?: string) =>
-      spawnStor(['whoami'], {
-        env: { STOR_HOME: home, XDG_CACHE_HOME: cache, ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) },
-      });
+    const { codeCache, run } = underOptions();
     expect((await run()).code).toBe(0);
     const [plain] = cacheFiles(codeCache);
     const plainBytes = readFileSync(join(codeCache, plain!));
