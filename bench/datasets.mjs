@@ -16,18 +16,22 @@ const SELECT = ['id', 'name', 'pool', 'mountpoint', 'used', 'available', 'compre
 
 const ms = (t0) => Number(process.hrtime.bigint() - t0) / 1e6;
 
-/** Creates TOTAL datasets (20 groups) one by one, timing each, and lists them as `stor dataset list` does at two sizes. */
-export async function measureDatasets(root = ROOT) {
+/** The appliance of `stateDir` under the build at `root`, with a session logged in as its admin. */
+async function openLoggedIn(root, stateDir) {
   const { Appliance } = await import(pathToFileURL(join(root, 'dist/core/appliance/appliance.js')).href);
   const { Dispatcher } = await import(pathToFileURL(join(root, 'dist/core/rpc/dispatcher.js')).href);
-  const stateDir = tempDir('stor-bench-datasets-');
   const appliance = Appliance.open({ stateDir });
+  const dispatcher = new Dispatcher(appliance);
+  const session = appliance.createSession({ transport: 'embedded', address: 'local', secure: true });
+  await dispatcher.call(session, 'auth.login_with_api_key', [readFileSync(join(stateDir, 'admin.key'), 'utf8').trim()]);
+  return { appliance, dispatcher, session };
+}
+
+/** Creates TOTAL datasets (20 groups) one by one, timing each, and lists them as `stor dataset list` does at two sizes. */
+export async function measureDatasets(root = ROOT) {
+  const stateDir = tempDir('stor-bench-datasets-');
+  const { appliance, dispatcher, session } = await openLoggedIn(root, stateDir);
   try {
-    const dispatcher = new Dispatcher(appliance);
-    const session = appliance.createSession({ transport: 'embedded', address: 'local', secure: true });
-    await dispatcher.call(session, 'auth.login_with_api_key', [
-      readFileSync(join(stateDir, 'admin.key'), 'utf8').trim(),
-    ]);
     const list = async () => {
       const t0 = process.hrtime.bigint();
       for (let offset = 0; ; offset += PAGE) {
@@ -71,17 +75,10 @@ export async function measureDatasets(root = ROOT) {
  * (ten thousand creates through the dispatcher would take minutes of the run).
  */
 async function seedDatasets(root, count) {
-  const { Appliance } = await import(pathToFileURL(join(root, 'dist/core/appliance/appliance.js')).href);
-  const { Dispatcher } = await import(pathToFileURL(join(root, 'dist/core/rpc/dispatcher.js')).href);
   const { insertDataset } = await import(pathToFileURL(join(root, 'dist/core/store/datasets.js')).href);
   const stateDir = tempDir('stor-bench-list-');
-  const appliance = Appliance.open({ stateDir });
+  const { appliance, dispatcher, session } = await openLoggedIn(root, stateDir);
   try {
-    const dispatcher = new Dispatcher(appliance);
-    const session = appliance.createSession({ transport: 'embedded', address: 'local', secure: true });
-    await dispatcher.call(session, 'auth.login_with_api_key', [
-      readFileSync(join(stateDir, 'admin.key'), 'utf8').trim(),
-    ]);
     for (let g = 0; g < 20; g++) await dispatcher.call(session, 'pool.dataset.create', [{ name: `tank/g${g}` }]);
     const { store } = appliance;
     store.write(() => {
