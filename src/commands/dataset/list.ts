@@ -1,6 +1,6 @@
 import type { CommandContext } from '../framework/context.js';
 import { type CommandResult, tableResult } from '../output/render.js';
-import { queryItems } from '../../core/contract/client.js';
+import { queryPages } from '../../core/contract/query-pages.js';
 import { sizeCell } from '../output/format.js';
 import { bytesOf, checkSpaceProperties, commentOf, datasetId, noDataset } from './model.js';
 import { arg, defineCommand } from '../framework/declare.js';
@@ -20,12 +20,10 @@ export interface DatasetSummary {
 }
 
 /**
- * Datasets per call. Unselected, every entry carries all its descendants (`children`), so one answer
- * for 828 nested datasets passed 8 MiB; selected and paged, an answer stays near
- * half a megabyte however many datasets there are.
+ * What a row reads: with `select`, neither `children` nor the other properties travel. Unselected,
+ * every entry carries all its descendants, so one answer for 828 nested datasets passed 8 MiB;
+ * selected, a page of QUERY_PAGE stays near 2.5 MB however many datasets there are.
  */
-export const DATASET_PAGE = 500;
-/** What a row reads: with `select`, neither `children` nor the other properties travel. */
 const SELECT = ['id', 'name', 'pool', 'mountpoint', 'used', 'available', 'compression', 'user_properties'];
 
 /**
@@ -49,37 +47,25 @@ export async function datasetList(
         ],
       ]
     : [];
-  const data: DatasetSummary[] = [];
-  const seen = new Set<string>();
   // order_by, select, offset and limit as 25.10.1 applies them (MW/plugins/pool_/dataset_query_utils.py:1106-1124).
-  for (let offset = 0; ; offset += DATASET_PAGE) {
-    const page = await queryItems(t, 'pool.dataset.query', ['id', 'name', 'pool'], filters, {
-      order_by: ['id'],
-      select: SELECT,
-      offset,
-      limit: DATASET_PAGE,
-    });
-    checkSpaceProperties('pool.dataset.query', page);
-    const before = data.length;
-    for (const d of page) {
-      // A dataset made or removed between two pages shifts the rest: none is listed twice.
-      if (seen.has(d.id)) continue;
-      seen.add(d.id);
-      data.push({
-        id: d.id,
-        name: d.name,
-        pool: d.pool,
-        mountpoint: d.mountpoint ?? null,
-        used: bytesOf(d.used),
-        available: bytesOf(d.available),
-        compression: d.compression?.value ?? null,
-        comments: commentOf(d),
-      });
-    }
-    // A short page is the last; so is one past the limit or with nothing new (a target that
-    // ignores limit or offset would otherwise be asked for ever).
-    if (page.length !== DATASET_PAGE || data.length === before) break;
-  }
+  const found = await queryPages(
+    t,
+    'pool.dataset.query',
+    ['id', 'name', 'pool'],
+    filters,
+    { order_by: ['id'], select: SELECT },
+    (page) => checkSpaceProperties('pool.dataset.query', page),
+  );
+  const data: DatasetSummary[] = found.map((d) => ({
+    id: d.id,
+    name: d.name,
+    pool: d.pool,
+    mountpoint: d.mountpoint ?? null,
+    used: bytesOf(d.used),
+    available: bytesOf(d.available),
+    compression: d.compression?.value ?? null,
+    comments: commentOf(d),
+  }));
   // The dataset named is always among what the filter matches: nothing matched, it is not there.
   if (id !== undefined && data.length === 0) throw await noDataset(t, id);
   return tableResult(data, {

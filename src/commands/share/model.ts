@@ -1,5 +1,6 @@
 import { foldString } from '../../core/python-casefold.js';
 import { queryItems } from '../../core/contract/client.js';
+import { queryPages } from '../../core/contract/query-pages.js';
 import type { NfsShareEntry } from '../../core/contract/sharing-nfs.js';
 import type { SmbShareEntry } from '../../core/contract/sharing-smb.js';
 import { E } from '../../core/error-catalogue.js';
@@ -31,28 +32,12 @@ export const refOf = (s: Share): string => `${s.kind}:${s.id}`;
 /** How a person knows it: an SMB share by its name, an NFS share by its path. */
 export const nameOf = (s: Share): string => (s.kind === 'smb' ? s.name : s.path);
 
-/**
- * Shares per call, as `stor dataset list` pages: an appliance with thousands of shares answers in
- * bounded pieces (MW/utils/filter_list.py applies order_by, offset and limit).
- */
-export const SHARE_PAGE = 500;
-
 async function pagedShares<K extends ShareKind>(t: Pick<Transport, 'call'>, kind: K): Promise<Share[]> {
   const method = kind === 'nfs' ? 'sharing.nfs.query' : 'sharing.smb.query';
-  const found: Share[] = [];
-  const seen = new Set<number>();
-  for (let offset = 0; ; offset += SHARE_PAGE) {
-    const page = await queryItems(t, method, ['id', 'path'], [], { order_by: ['id'], offset, limit: SHARE_PAGE });
-    const before = found.length;
-    for (const entry of page) {
-      // A share made or removed between two pages shifts the rest: none is listed twice.
-      if (seen.has(entry.id)) continue;
-      seen.add(entry.id);
-      found.push({ kind, ...entry } as Share);
-    }
-    if (page.length !== SHARE_PAGE || found.length === before) break;
-  }
-  return found;
+  // An appliance with thousands of shares answers in bounded pieces (MW/utils/filter_list.py
+  // applies order_by, offset and limit).
+  const found = await queryPages(t, method, ['id', 'path'], [], { order_by: ['id'] });
+  return found.map((entry) => ({ kind, ...entry }) as Share);
 }
 
 /** Every share of the kinds asked, NFS first, each kind by id. */

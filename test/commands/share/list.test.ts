@@ -1,10 +1,8 @@
 /**
  * `stor share list`, in-process on the embedded appliance: NFS and SMB shares in one table, --kind,
- * --json as the appliance answers the entries (with their kind), and a list longer than a page.
+ * --json as the appliance answers the entries (with their kind). Paging: test/core/contract/query-pages.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { SHARE_PAGE } from '../../../src/commands/share/model.js';
-import { openTestAppliance } from '../../helpers/appliance.js';
 import { shareTarget } from '../../helpers/share-cli.js';
 
 describe('stor share list', () => {
@@ -59,16 +57,5 @@ describe('stor share list', () => {
     });
     const smb = await json<{ kind: string }[]>(['share', 'list', '--kind', 'smb']);
     expect(smb.map((s) => s.kind)).toEqual(['smb']);
-  });
-
-  it(`lists more shares than one page (${SHARE_PAGE}) holds, each once`, async () => {
-    const { home, json } = await shareTarget([]);
-    const t = await openTestAppliance(undefined, home);
-    for (let i = 0; i <= SHARE_PAGE; i++)
-      await t.call(t.admin, 'sharing.smb.create', { name: `s${i}`, path: '/mnt/tank' });
-    t.appliance.close();
-    const listed = await json<{ name: string }[]>(['share', 'list', '--kind', 'smb']);
-    expect(listed.length).toBe(SHARE_PAGE + 1);
-    expect(new Set(listed.map((s) => s.name)).size).toBe(SHARE_PAGE + 1);
   });
 });

@@ -1,6 +1,6 @@
 import type { PoolDatasetEntry } from '../../contract/pool-dataset.js';
 import type { SnapshotRecord } from '../../store/snapshots.js';
-import { parseQueryArgs, matchesFilters, type QueryAnswer } from '../query/index.js';
+import { parseQueryArgs, matchesFilters, type QueryAnswer, type QueryFilters } from '../query/index.js';
 import { doGet, doOrder, doSelect } from '../query/options.js';
 import { PROPERTIES, parentOf } from './properties.js';
 
@@ -162,65 +162,126 @@ function shaped(
   return out as PoolDatasetEntry & Record<string, unknown>;
 }
 
+/** What an entry holds that is known from the dataset's row alone: no bytes measured, nothing inherited. */
+export interface DatasetKey {
+  id: string;
+  name: string;
+  pool: string;
+  type: 'FILESYSTEM' | 'VOLUME';
+}
+const KEY_FIELDS = new Set(['id', 'name', 'pool', 'type']);
+
 /**
- * `generic_query` (:1020-1115). `entries` are every dataset's whole entry, parents before children.
+ * `generic_query` (:1020-1115). `keys` are every dataset, parents before children; `load` gives
+ * the whole entries of the datasets named (all of them for `undefined`), with their children's.
  * Unlike the generic `filter_list`: `count` counts every dataset whatever the filters (:955-956,
  * :1082-1083); filters always give a flat list; the default is flat; order, then select, then get,
  * then offset and limit.
+ *
+ * Filters and order_by that name only the fields of a DatasetKey are decided on the keys, and only
+ * the rows the answer keeps are built: a page of `stor dataset list` costs its rows (and a root's
+ * descendants), not every dataset's measured entry.
  */
-export function datasetQuery(
-  entries: readonly PoolDatasetEntry[],
+export async function datasetQuery(
+  keys: readonly DatasetKey[],
+  load: (ids: readonly string[] | undefined) => Promise<(id: string) => PoolDatasetEntry>,
   snapshotsOf: (id: string) => SnapshotRecord[],
   rawFilters: unknown,
   rawOptions: unknown,
-): QueryAnswer<PoolDatasetEntry> {
+): Promise<QueryAnswer<PoolDatasetEntry>> {
   const { filters, options } = parseQueryArgs(rawFilters, rawOptions);
   const extra = options.extra ?? {};
   const flat = truthy(extra.flat ?? true);
   const retrieveChildren = truthy(extra.retrieve_children ?? true);
   const shape = shapeOf(extra);
+  const orderBy = options.order_by ?? [];
 
   // Without children and filters only the pools' root datasets are walked (:994-997).
-  const walked = retrieveChildren || filters.length > 0 ? entries : entries.filter((e) => parentOf(e.id!) === null);
+  const walked = retrieveChildren || filters.length > 0 ? keys : keys.filter((k) => parentOf(k.id) === null);
   if (options.count === true) return walked.length;
 
-  const byId = new Map<string, PoolDatasetEntry & Record<string, unknown>>();
-  const roots: PoolDatasetEntry[] = [];
-  const inOrder: PoolDatasetEntry[] = [];
-  for (const e of walked) {
-    const entry = shaped(e, shape, snapshotsOf);
-    byId.set(e.id!, entry);
-    if (!retrieveChildren) {
-      inOrder.push(entry);
-      continue;
+  const children = new Map<string, DatasetKey[]>();
+  const roots: DatasetKey[] = [];
+  if (retrieveChildren) {
+    const seen = new Set<string>();
+    for (const k of walked) {
+      seen.add(k.id);
+      const parent = parentOf(k.id);
+      if (parent !== null && seen.has(parent)) {
+        const list = children.get(parent);
+        if (list) list.push(k);
+        else children.set(parent, [k]);
+      } else roots.push(k);
     }
-    const parent = parentOf(e.id!);
-    const parentEntry = parent === null ? undefined : byId.get(parent);
-    if (parentEntry) (parentEntry.children as unknown[]).push(entry);
-    else roots.push(entry);
+  }
+  let listed: readonly DatasetKey[];
+  if (!retrieveChildren) listed = walked;
+  else if (filters.length > 0 || flat) listed = flattenKeys(roots, children);
+  else listed = roots;
+
+  let entryOf: (id: string) => PoolDatasetEntry = () => {
+    throw new Error('entries not loaded');
+  };
+  const built = new Map<string, PoolDatasetEntry & Record<string, unknown>>();
+  const shapedOf = (id: string): PoolDatasetEntry => {
+    let entry = built.get(id);
+    if (!entry) {
+      entry = shaped(entryOf(id), shape, snapshotsOf);
+      built.set(id, entry);
+      if (retrieveChildren) entry.children = (children.get(id) ?? []).map((c) => shapedOf(c.id));
+    }
+    return entry;
+  };
+  const select = options.select ?? [];
+  const selected = (rows: PoolDatasetEntry[]) =>
+    select.length > 0 ? rows.map((e) => doSelect(e, select) as PoolDatasetEntry) : rows;
+
+  if (namesOnly(filters, orderBy)) {
+    let rows = filters.length > 0 ? listed.filter((k) => matchesFilters(k, filters)) : [...listed];
+    rows = doOrder(rows, orderBy);
+    if (options.get === true) rows = [doGet(rows)];
+    if (options.offset) rows = rows.slice(options.offset);
+    if (options.limit) rows = rows.slice(0, options.limit);
+    entryOf = await load(rows.map((k) => k.id));
+    const answer = selected(rows.map((k) => shapedOf(k.id)));
+    return options.get === true ? answer[0]! : answer;
   }
 
-  let rv: PoolDatasetEntry[];
-  if (!retrieveChildren) rv = inOrder;
-  else if (filters.length > 0 || flat) rv = flatten(roots);
-  else rv = roots;
+  entryOf = await load(undefined);
+  let rv = listed.map((k) => shapedOf(k.id));
   if (filters.length > 0) rv = rv.filter((e) => matchesFilters(e, filters));
-  rv = doOrder(rv, options.order_by ?? []);
-  const select = options.select ?? [];
-  if (select.length > 0) rv = rv.map((e) => doSelect(e, select) as PoolDatasetEntry);
+  rv = selected(doOrder(rv, orderBy));
   if (options.get === true) return doGet(rv);
   if (options.offset) rv = rv.slice(options.offset);
   if (options.limit) rv = rv.slice(0, options.limit);
   return rv;
 }
 
-/** `_flatten_hierarchy` (:1002-1017): every entry, each keeping its children. */
-function flatten(roots: readonly PoolDatasetEntry[]): PoolDatasetEntry[] {
-  const out: PoolDatasetEntry[] = [];
-  const visit = (list: readonly PoolDatasetEntry[]) => {
-    for (const e of list) {
-      out.push(e);
-      visit((e.children ?? []) as PoolDatasetEntry[]);
+/** True when every filter's field and every order_by field is a DatasetKey's own (no path, no wildcard). */
+function namesOnly(filters: QueryFilters, orderBy: readonly string[]): boolean {
+  const fieldsOnly = (list: readonly unknown[]): boolean =>
+    list.every((f) => {
+      if (!Array.isArray(f)) return false;
+      // An OR's branches, each one filter or a list of them (as evalFilter reads them).
+      if (f.length === 2)
+        return (
+          Array.isArray(f[1]) &&
+          (f[1] as unknown[]).every(
+            (b) => Array.isArray(b) && (Array.isArray(b[0]) ? fieldsOnly(b as unknown[]) : fieldsOnly([b])),
+          )
+        );
+      return f.length === 3 && typeof f[0] === 'string' && KEY_FIELDS.has(f[0]);
+    });
+  const field = (o: string) => o.replace(/^nulls_(first|last):/, '').replace(/^-/, '');
+  return fieldsOnly(filters) && orderBy.every((o) => KEY_FIELDS.has(field(o)));
+}
+
+function flattenKeys(roots: readonly DatasetKey[], children: ReadonlyMap<string, DatasetKey[]>): DatasetKey[] {
+  const out: DatasetKey[] = [];
+  const visit = (list: readonly DatasetKey[]) => {
+    for (const k of list) {
+      out.push(k);
+      visit(children.get(k.id) ?? []);
     }
   };
   visit(roots);

@@ -147,6 +147,33 @@ function ownBytesNeededFor(appliance: Appliance, id: string): Set<string> {
   return needed;
 }
 
+/**
+ * What entries of `rows` count, as ownBytesNeededFor for each: their trees (their children's
+ * entries are in theirs) and the trees of their ancestors with a quota. A page of a query measures
+ * these, not every dataset's files.
+ */
+function ownBytesNeededForRows(records: readonly DatasetRecord[], rows: readonly string[]): Set<string> {
+  const needed = new Set<string>();
+  if (rows.length === 0) return needed;
+  const byId = new Map(records.map((d) => [d.id, d]));
+  const roots = new Set<string>();
+  for (const row of rows) {
+    roots.add(row);
+    for (let a = parentOf(row); a !== null; a = parentOf(a)) {
+      const d = byId.get(a);
+      if (d && hasQuota(d)) roots.add(a);
+    }
+  }
+  for (const d of records) {
+    for (let a: string | null = d.id; a !== null; a = parentOf(a)) {
+      if (!roots.has(a)) continue;
+      needed.add(d.id);
+      break;
+    }
+  }
+  return needed;
+}
+
 function mountpointHostOrNull(appliance: Appliance, id: string): string | null {
   try {
     return mountpointHost(appliance, id);
@@ -282,10 +309,6 @@ class EntryBuilder {
     };
     this.built.set(id, entry);
     return entry;
-  }
-
-  entries(): PoolDatasetEntry[] {
-    return this.all.map((d) => this.entry(d.id));
   }
 }
 
@@ -668,9 +691,16 @@ export const poolDatasetMethods = [
     poolDatasetContract['pool.dataset.checksum_choices'],
     () => Object.fromEntries(CHECKSUM_CHOICES.map((c) => [c, c])) as { [K in (typeof CHECKSUM_CHOICES)[number]]: K },
   ),
-  implement(poolDatasetContract['pool.dataset.query'], async ({ appliance }, filters, options) =>
-    datasetQuery((await EntryBuilder.load(appliance)).entries(), snapshotsByDataset(appliance), filters, options),
-  ),
+  implement(poolDatasetContract['pool.dataset.query'], async ({ appliance }, filters, options) => {
+    const records = appliance.datasets();
+    const keys = records.map((d) => ({ id: d.id, name: d.id, pool: d.pool, type: datasetType(d) }));
+    const load = async (rows: readonly string[] | undefined) => {
+      const only = rows === undefined ? undefined : ownBytesNeededForRows(records, rows);
+      const builder = new EntryBuilder(appliance, await measureOwnBytes(appliance, only), records);
+      return (id: string) => builder.entry(id);
+    };
+    return datasetQuery(keys, load, snapshotsByDataset(appliance), filters, options);
+  }),
   implement(poolDatasetContract['pool.dataset.get_instance'], async ({ appliance }, id) =>
     (await EntryBuilder.load(appliance, id)).entry(id),
   ),
