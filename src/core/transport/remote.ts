@@ -80,6 +80,8 @@ export class RemoteTransport
   private newStyleJobs = false;
   /** The socket on which `core.get_jobs` events were subscribed to (jobEvent), if any. */
   private jobEventsOn: WebSocket | undefined;
+  /** Waits for jobs' ends (jobEvent), by job id: each told every state its job's events carry. */
+  private readonly jobEnds = new Map<number, (state: unknown) => void>();
   /** Set by close(): a socket lost from then on is not to be replaced. */
   private closing = false;
   /** The socket is corked until the next tick (corkForTick). */
@@ -262,6 +264,11 @@ export class RemoteTransport
       if (msg.error !== undefined) p.reject(RpcError.fromWire(msg.error));
       else p.resolve(msg.result);
     } else if (msg.id === undefined && typeof msg.method === 'string') {
+      if (msg.method === 'collection_update' && this.jobEnds.size > 0) {
+        const update = msg.params as { collection?: unknown; id?: unknown; fields?: { state?: unknown } } | null;
+        if (update?.collection === 'core.get_jobs' && typeof update.id === 'number')
+          this.jobEnds.get(update.id)?.(update.fields?.state);
+      }
       this.emit('notification', msg.method, msg.params);
     }
   }
@@ -503,24 +510,19 @@ export class RemoteTransport
    */
   private jobEvent(id: number, done: AbortSignal): Promise<unknown> {
     return new Promise((resolve, reject) => {
-      const onNotification = (method: string, params: unknown): void => {
-        if (method !== 'collection_update') return;
-        const update = params as { collection?: unknown; id?: unknown; fields?: { state?: unknown } } | null;
-        if (update?.collection !== 'core.get_jobs' || update.id !== id) return;
-        const state = update.fields?.state;
+      const stop = (): void => {
+        this.jobEnds.delete(id);
+        done.removeEventListener('abort', stop);
+      };
+      this.jobEnds.set(id, (state) => {
         if (state === 'SUCCESS') {
           stop();
           resolve(undefined);
         } else if (state === 'FAILED' || state === 'ABORTED') {
           stop();
-          reject(new RpcError(RPC_CODE.CALL_ERROR, `job ${id} ${String(state)}`));
+          reject(new RpcError(RPC_CODE.CALL_ERROR, `job ${id} ${state}`));
         }
-      };
-      const stop = (): void => {
-        this.off('notification', onNotification);
-        done.removeEventListener('abort', stop);
-      };
-      this.on('notification', onNotification);
+      });
       done.addEventListener('abort', stop);
       if (this.jobEventsOn !== this.ws) {
         this.jobEventsOn = this.ws;
