@@ -8,9 +8,10 @@ export interface JobSource {
   /**
    * Settles once job `id` has ended, if the transport can tell (`core.job_wait`, an in-process
    * promise): resolved when it succeeded, rejected with an RpcError when it did not. Any other
-   * rejection (the connection is gone) is passed on. Without it, the job is polled.
+   * rejection (the connection is gone) is passed on. Without it, the job is polled. `done` is
+   * aborted once the wait is over, however it ended: what was set up to tell it can go.
    */
-  ended?(id: number): Promise<unknown>;
+  ended?(id: number, done: AbortSignal): Promise<unknown>;
 }
 
 /** How far a running job says it is (`core.get_jobs` progress). */
@@ -33,6 +34,7 @@ export async function awaitJob(
   onProgress?: (progress: JobProgress) => void,
 ): Promise<void> {
   let settled = false;
+  const done = new AbortController();
   const entry = async () =>
     (
       await queryItems(
@@ -44,7 +46,7 @@ export async function awaitJob(
     )[0];
   // Told the job ended: success needs nothing more; a failure is read from the job's entry at once.
   const told = source.ended
-    ? source.ended(id).then(
+    ? source.ended(id, done.signal).then(
         () => true,
         async (err: unknown) => {
           if (!(err instanceof RpcError)) throw err;
@@ -79,6 +81,7 @@ export async function awaitJob(
     await Promise.race([told, watched]);
   } finally {
     settled = true;
+    done.abort();
   }
 }
 

@@ -6,7 +6,7 @@ import WebSocket from 'ws';
 import type { Agent } from 'undici';
 import { call as contractCall, notAnApplianceAnswer } from '../contract/client.js';
 import { jsonNestedDeeperThan, MAX_ANSWER_DEPTH } from '../rpc/json-depth.js';
-import { ERRNO, RpcError, StorError } from '../errors.js';
+import { ERRNO, RPC_CODE, RpcError, StorError } from '../errors.js';
 import { E } from '../error-catalogue.js';
 import { assertSecretMayTravel, type Endpoint } from './endpoint.js';
 import { awaitJob } from './job-wait.js';
@@ -78,6 +78,10 @@ export class RemoteTransport
   /** Upload credentials: none yet (the first upload uses the key), a token and when it was issued, or refused. */
   private tokens: { issued: number; token?: Promise<string> } | 'refused' | undefined;
   private newStyleJobs = false;
+  /** The socket on which `core.get_jobs` events were subscribed to (jobEvent), if any. */
+  private jobEventsOn: WebSocket | undefined;
+  /** Waits for jobs' ends (jobEvent), by job id: each told every state its job's events carry. */
+  private readonly jobEnds = new Map<number, (state: unknown) => void>();
   /** Set by close(): a socket lost from then on is not to be replaced. */
   private closing = false;
   /** The socket is corked until the next tick (corkForTick). */
@@ -260,6 +264,11 @@ export class RemoteTransport
       if (msg.error !== undefined) p.reject(RpcError.fromWire(msg.error));
       else p.resolve(msg.result);
     } else if (msg.id === undefined && typeof msg.method === 'string') {
+      if (msg.method === 'collection_update' && this.jobEnds.size > 0) {
+        const update = msg.params as { collection?: unknown; id?: unknown; fields?: { state?: unknown } } | null;
+        if (update?.collection === 'core.get_jobs' && typeof update.id === 'number')
+          this.jobEnds.get(update.id)?.(update.fields?.state);
+      }
       this.emit('notification', msg.method, msg.params);
     }
   }
@@ -377,7 +386,9 @@ export class RemoteTransport
     await awaitJob(
       {
         call: (method, params) => retrying(() => this.call(method, params, timeoutSeconds)),
-        ...(this.options.pooled ? {} : { ended: (id: number) => retrying(() => this.jobWait(id)) }),
+        ended: this.options.pooled
+          ? (id: number, done: AbortSignal) => this.jobEvent(id, done)
+          : (id: number) => retrying(() => this.jobWait(id)),
       },
       jobId,
       timeoutSeconds,
@@ -468,7 +479,12 @@ export class RemoteTransport
         timeoutSeconds,
       );
     };
-    const jobs = { ...rpc, ...(this.options.pooled ? {} : { ended: (id: number) => this.jobWait(id) }) };
+    const jobs = {
+      ...rpc,
+      ended: this.options.pooled
+        ? (id: number, done: AbortSignal) => this.jobEvent(id, done)
+        : (id: number) => this.jobWait(id),
+    };
     return downloadFile({ rpc, jobs, timeoutSeconds, fetch }, req);
   }
 
@@ -483,6 +499,37 @@ export class RemoteTransport
       this.newStyleJobs = true;
     }
     return this.call('core.job_wait', [id], null);
+  }
+
+  /**
+   * A pooled connection's way to hear that job `id` ended without polling: the job's `core.get_jobs`
+   * event (CHANGED with its state, MW/job.py:28-30, 400-411), on a subscription made once per socket.
+   * Settles when the job succeeded (resolved) or failed (an RpcError: awaitJob reads the job's
+   * entry for what failed); never when the event was missed (sent before the subscription, or on a
+   * socket since lost): awaitJob's polling, which runs beside it, tells the end then.
+   */
+  private jobEvent(id: number, done: AbortSignal): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      const stop = (): void => {
+        this.jobEnds.delete(id);
+        done.removeEventListener('abort', stop);
+      };
+      this.jobEnds.set(id, (state) => {
+        if (state === 'SUCCESS') {
+          stop();
+          resolve(undefined);
+        } else if (state === 'FAILED' || state === 'ABORTED') {
+          stop();
+          reject(new RpcError(RPC_CODE.CALL_ERROR, `job ${id} ${state}`));
+        }
+      });
+      done.addEventListener('abort', stop);
+      if (this.jobEventsOn !== this.ws) {
+        this.jobEventsOn = this.ws;
+        // Not subscribed after all (a session whose role may not, a lost socket): polling tells the end.
+        this.call('core.subscribe', ['core.get_jobs']).catch(() => undefined);
+      }
+    });
   }
 
   async close(): Promise<void> {

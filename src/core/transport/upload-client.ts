@@ -3,6 +3,7 @@ import { createReadStream } from 'node:fs';
 import { basename } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { setFlagsFromString } from 'node:v8';
 import { Agent, request } from 'undici';
 import { notAnApplianceAnswer } from '../contract/client.js';
 import type { Endpoint } from './endpoint.js';
@@ -13,6 +14,17 @@ import { networkError, rateLimited, timedOut } from './network-errors.js';
 import type { TlsOptions } from './remote.js';
 import { putParams, type UploadRequest } from './transport.js';
 import { uploadRefused } from './upload-errors.js';
+
+/*
+ * undici parses HTTP with llhttp compiled to WebAssembly, on the first connection. V8 compiles it
+ * at once with its baseline compiler (Liftoff) and again, optimised, on background threads; a
+ * process waits for that background work before it exits, which held every in-process upload or
+ * download for 0.8–1.5 s after its answer was printed on a loaded 2-core machine (bench/HISTORY.md,
+ * "Uploads at the wire's speed"). The baseline code parses the few bytes of an upload's answer
+ * and a download's headers as well; a body is handed on in spans, not parsed byte by byte. Set
+ * here, before undici compiles llhttp, and only in a process that uploads or downloads.
+ */
+setFlagsFromString('--liftoff-only');
 
 const CHUNK = 1024 * 1024;
 /** How a connection the server closed while the body was still being sent fails. */
