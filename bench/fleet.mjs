@@ -1,10 +1,11 @@
 // The fleet section of `npm run bench`: `privilege check --targets` over 20 `stor serve`
 // instances on loopback, against the same check on one target, in wall time and peak memory.
-import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { NODE, STOR, cleanup, measurePeak, median, startServe, tempDir } from './lib.mjs';
+import { fileURLToPath } from 'node:url';
+import { NODE, STOR, cleanup, measurePeak, median, rpcClient, startServe, tempDir } from './lib.mjs';
 
 const FLEET = 20;
 // Every run logs in once on each target it reaches, and a server allows 20 logins a minute per
@@ -117,4 +118,167 @@ export async function benchFleet({ record, notes, rows }) {
     states.forEach(cleanup);
     cleanup(client);
   }
+}
+
+// --- warm fan-out over 100 targets ------------------------------------------------------------------
+// 100 targets through a warm session agent (its connections logged in) against one target through
+// the same agent, interleaved. Ten `stor serve` with ten API keys each, not 100 servers: the agent
+// pools one connection per (URL, key), so the 100 profiles are 100 logged-in WebSocket connections
+// and 100 leases, 100 contexts, 100 answers to render, as over 100 appliances; 100 Node processes
+// (some 60 MiB and a start-up each) on this 2-core box would measure their start and memory, not
+// the fan-out. Each server answers ten targets' calls, which on a real fleet would be ten machines.
+const WARM_SERVERS = Number(process.env.STOR_BENCH_FLEET_WARM_SERVERS ?? 10);
+const WARM_KEYS = Number(process.env.STOR_BENCH_FLEET_WARM_KEYS ?? 10);
+const WARM_ROUNDS = Number(process.env.STOR_BENCH_FLEET_WARM_ROUNDS ?? 9);
+// Another build's bin/stor.js, measured in the same rounds (before/after a change).
+const WARM_BEFORE = process.env.STOR_BENCH_FLEET_WARM_BEFORE;
+const WARM_VERB = (process.env.STOR_BENCH_FLEET_WARM_VERB ?? 'whoami').split(' ');
+
+/** How many agents listen in `runDir` (one per build). */
+const agentSockets = (runDir) => {
+  try {
+    return readdirSync(join(runDir, 'stor')).filter((f) => /^agent-.*\.sock$/.test(f)).length;
+  } catch {
+    return 0;
+  }
+};
+
+async function waitFor(what, test, ms = 30000) {
+  for (const deadline = Date.now() + ms; !test();) {
+    if (Date.now() > deadline) throw new Error(`fleet: timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** `count` more API keys of the admin key's user on `server`, each in a file of its own (0600). */
+async function moreKeys(server, count, dir, tag) {
+  const client = await rpcClient(server.rpc_url);
+  try {
+    await client.result('auth.login_with_api_key', [server.key]);
+    const me = await client.result('auth.me', []);
+    const files = [];
+    for (let i = 0; i < count; i++) {
+      const made = await client.result('api_key.create', [{ name: `bench-${i}`, username: me.pw_name }]);
+      const file = join(dir, `${tag}-${i}.key`);
+      writeFileSync(file, made.key, { mode: 0o600 });
+      files.push(file);
+    }
+    return files;
+  } finally {
+    client.close();
+  }
+}
+
+export async function benchWarmFleet({ record, notes }) {
+  const { servers, states } = await startAll(WARM_SERVERS + 1);
+  const client = tempDir('stor-bench-fleet-warm-');
+  try {
+    const runDir = join(client, 'run');
+    mkdirSync(runDir, { mode: 0o700 });
+    const env = {
+      ...process.env,
+      STOR_HOME: join(client, 'home'),
+      STOR_CONFIG_DIR: join(client, 'config'),
+      XDG_RUNTIME_DIR: runDir,
+      STOR_SESSION: 'on',
+      STOR_SESSION_IDLE: '900',
+    };
+    const fleet = servers.slice(0, WARM_SERVERS);
+    const ref = servers[WARM_SERVERS];
+    const entries = [];
+    for (const [s, server] of fleet.entries()) {
+      const keys = [server.admin_key_file, ...(await moreKeys(server, WARM_KEYS - 1, client, s))];
+      keys.forEach((key_file, k) =>
+        entries.push({ name: `nas${s * WARM_KEYS + k + 1}`, url: server.base, key_file, tags: ['bench'] }),
+      );
+    }
+    entries.push({ name: 'ref', url: ref.base, key_file: ref.admin_key_file, tags: [] });
+    writeFileSync(join(client, 'fleet.json'), JSON.stringify(entries));
+    execFileSync(NODE, [STOR, 'profile', 'import', join(client, 'fleet.json')], {
+      env: { ...env, STOR_SESSION: 'off' },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    const n = entries.length - 1;
+    // Each build has an agent of its own (the socket's name holds the build id), in the same directory.
+    const builds = { '': STOR, ...(WARM_BEFORE ? { before: WARM_BEFORE } : {}) };
+    const cases = {};
+    for (const [tag, stor] of Object.entries(builds)) {
+      cases[`fleet${tag}`] = [NODE, [stor, '--targets', `nas[1-${n}]`, ...WARM_VERB, '--json'], n];
+      cases[`all${tag}`] = [
+        NODE,
+        [stor, '--targets', `nas[1-${n}]`, ...WARM_VERB, '--json', '--parallel', String(n)],
+        n,
+      ];
+      cases[`one${tag}`] = [NODE, [stor, '--profile', 'ref', ...WARM_VERB, '--json'], 1];
+    }
+    const run = ([cmd, args, want]) => {
+      const t0 = process.hrtime.bigint();
+      const r = spawnSync(cmd, args, { env, encoding: 'utf8', maxBuffer: 1 << 28 });
+      const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+      if (r.status !== 0) throw new Error(`fleet: ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+      const outcomes = JSON.parse(r.stdout);
+      const answered = Array.isArray(outcomes) ? outcomes.filter((o) => o.ok).length : 1;
+      if (answered !== want) throw new Error(`fleet: ${args.join(' ')} got ${answered} clean answers`);
+      return ms;
+    };
+    // The first run starts the agent (and runs in its own process), the second logs the agent in.
+    for (const tag of Object.keys(builds)) {
+      run(cases[`fleet${tag}`]);
+      await waitFor('the agent', () => agentSockets(runDir) === Object.keys(builds).indexOf(tag) + 1);
+      run(cases[`fleet${tag}`]);
+      run(cases[`one${tag}`]);
+    }
+    const times = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
+    const load0 = loadavg()[0];
+    for (let round = 0; round < WARM_ROUNDS; round++)
+      for (const name of Object.keys(cases)) times[name].push(run(cases[name]));
+    const load1 = loadavg()[0];
+    for (const stor of Object.values(builds))
+      spawnSync(NODE, [stor, 'session', 'stop', '--all'], { env, stdio: 'ignore' });
+    await waitFor('the agents to stop', () => agentSockets(runDir) === 0);
+    const m = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)]));
+    const verb = WARM_VERB.join(' ');
+    for (const [name, parallel] of [
+      ['fleet', '8 (default)'],
+      ['all', String(n)],
+    ]) {
+      record(
+        'fleet',
+        `warm: \`stor --targets nas[1-${n}] ${verb} --json\`, \`--parallel ${parallel}\`, ${n} targets (${WARM_SERVERS} \`stor serve\` × ${WARM_KEYS} keys) through the session agent`,
+        m[name],
+        'ms',
+        `\`stor --profile ref ${verb} --json\` (one target), same agent`,
+        m.one,
+        m[name] / m.one,
+        '≤ 1.3×',
+        m[name] / m.one <= 1.3,
+      );
+    }
+    const list = (k) => times[k].map(Math.round).join(', ');
+    const ab = WARM_BEFORE
+      ? ` The build at ${WARM_BEFORE}, in the same rounds: ${n} targets ${(m.fleetbefore / m.onebefore).toFixed(2)}× ` +
+        `(${Math.round(m.fleetbefore)} / ${Math.round(m.onebefore)} ms), --parallel ${n} ${(m.allbefore / m.onebefore).toFixed(2)}×; ` +
+        `single runs: ${list('fleetbefore')}; --parallel ${n} ${list('allbefore')}; one ${list('onebefore')}.`
+      : '';
+    notes.push(
+      `fleet (warm): ${WARM_ROUNDS} rounds, the runs in turn, after a warm-up that starts the agent and logs it in; ` +
+        `load ${load0.toFixed(1)} → ${load1.toFixed(1)}; ${WARM_SERVERS} servers × ${WARM_KEYS} keys (one pooled connection per key). ` +
+        `Single runs, in ms: ${n} targets ${list('fleet')}; --parallel ${n} ${list('all')}; one ${list('one')}.${ab}`,
+    );
+    return m;
+  } finally {
+    await Promise.allSettled(servers.map((s) => s.stop()));
+    states.forEach(cleanup);
+    cleanup(client);
+  }
+}
+
+// `node bench/fleet.mjs warm`: the warm row alone, printed.
+if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv[2] === 'warm') {
+  const notes = [];
+  await benchWarmFleet({
+    record: (...row) => console.log(row.slice(1, 8).join(' | ')),
+    notes,
+  });
+  console.log(notes.join('\n'));
 }

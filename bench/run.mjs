@@ -6,7 +6,7 @@ import { createWriteStream, mkdirSync, readdirSync, readFileSync, statSync, writ
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { benchDatasets } from './datasets.mjs';
-import { benchFleet } from './fleet.mjs';
+import { benchFleet, benchWarmFleet } from './fleet.mjs';
 import { benchGuards } from './guards.mjs';
 import { benchReplication } from './replication.mjs';
 import { benchShares } from './shares.mjs';
@@ -528,6 +528,11 @@ if (runs('roles')) {
 // --- fleet ---------------------------------------------------------------------------------------
 if (runs('fleet')) await benchFleet({ record, notes, rows });
 if (runs('datasets')) await benchDatasets({ record, notes });
+if (runs('fleet')) {
+  await benchFleet({ record, notes, rows });
+  await benchWarmFleet({ record, notes });
+}
+if (runs('datasets')) await benchDatasets({ record });
 if (runs('replication')) await benchReplication({ record, notes });
 if (runs('shares')) await benchShares({ record, notes });
 if (runs('state')) await benchState({ record, notes });

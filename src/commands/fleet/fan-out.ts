@@ -336,9 +336,13 @@ export interface FanOutRequest {
 export async function fanOut(base: CommandContext, request: FanOutRequest): Promise<CommandResult<TargetOutcome[]>> {
   const targets = await resolveFleet(base);
   const runs: TargetRun[] = new Array(targets.length);
+  // `--json`: each outcome goes out as soon as those before it in list order have (the array's
+  // bytes are the same), not all at once after the slowest target.
+  const array = base.jsonArray(targets.length);
   await forEachLimited(targets, request.parallel, async (target, i) => {
     runs[i] = await runOnTarget(base, target, request.run);
     base.record(targetLine(base, runs[i].outcome));
+    array?.set(i, runs[i].outcome);
   });
   const outcomes = runs.map((r) => r.outcome);
   noteOutcomes(base, outcomes, request.findings);
@@ -350,5 +354,6 @@ export async function fanOut(base: CommandContext, request: FanOutRequest): Prom
       runs.flatMap((r) => (r.result ? [{ target: r.outcome.target, result: r.result, release: r.release }] : [])),
     ),
     exitCode: fanOutExitCode(outcomes),
+    ...(array ? { streamed: true } : {}),
   };
 }

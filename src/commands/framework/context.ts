@@ -5,6 +5,7 @@ import { escapeControls } from '../output/escape.js';
 import type { GlobalOptions } from './global-options.js';
 import type { HeadStart } from '../startup/head-start.js';
 import type { IO } from '../output/io.js';
+import { JsonArrayWriter } from '../output/json-array.js';
 import { jsonLine, render, renderMode, type CommandResult } from '../output/render.js';
 import { DEFAULT_TIMEOUT_SECONDS, implicitTargetCheck, readCa, resolveTarget, type TargetSpec } from './target.js';
 import { queueAgentStart, sessionsOn } from '../../core/session/spawn.js';
@@ -210,6 +211,17 @@ export class CommandContext {
    */
   record(doc: unknown): void {
     if (this.globals.jsonLines) this.io.stdout.write(jsonLine(doc));
+  }
+
+  /**
+   * Under `--json` (not `--json-lines`): the result's array of `length` elements, written on stdout
+   * as its elements become known (json-array.ts); the result then says `streamed`. Otherwise
+   * undefined: the renderer prints the document at the end.
+   */
+  jsonArray(length: number): JsonArrayWriter | undefined {
+    return this.globals.json && !this.globals.jsonLines && length > 0
+      ? new JsonArrayWriter(this.io.stdout, length)
+      : undefined;
   }
 
   /** A view shown on stderr as a note: the plan before a question (silenced as notes are). */
