@@ -526,13 +526,11 @@ if (runs('roles')) {
 }
 
 // --- fleet ---------------------------------------------------------------------------------------
-if (runs('fleet')) await benchFleet({ record, notes, rows });
-if (runs('datasets')) await benchDatasets({ record, notes });
 if (runs('fleet')) {
   await benchFleet({ record, notes, rows });
   await benchWarmFleet({ record, notes });
 }
-if (runs('datasets')) await benchDatasets({ record });
+if (runs('datasets')) await benchDatasets({ record, notes });
 if (runs('replication')) await benchReplication({ record, notes });
 if (runs('shares')) await benchShares({ record, notes });
 if (runs('state')) await benchState({ record, notes });
