@@ -84,7 +84,7 @@ const CASES: Case[] = [
  * is the state's. It is taken out before comparing, and nothing here orders by it.
  */
 function stable(answer: unknown): unknown {
-  const strip = (row: unknown) => {
+  const strip = (row: unknown): unknown => {
     if (typeof row !== 'object' || row === null || !('available' in row)) return row;
     const { available: _available, children, ...rest } = row as Row;
     return { ...rest, ...(Array.isArray(children) ? { children: children.map(strip) } : {}) };
@@ -101,7 +101,7 @@ const byKey = (key: string) => (a: Row, b: Row) => {
 for (const release of ['25.10.1', '26.0'] as const) {
   describe(`paged queries answer the whole query sliced (${release}, more rows than a page)`, () => {
     let t: TestAppliance;
-    const q = async <T = Row[]>(method: string, filters: unknown[], options: Row): Promise<T> =>
+    const q = async <T = Row[]>(method: string, filters: readonly unknown[], options: Row): Promise<T> =>
       stable(await t.call<T>(t.admin, method, filters, options)) as T;
     const ready = async () => {
       t = await openTestAppliance({ ...EMULATIONS[`truenas-${release}`], keyLogin: 'plain' });
