@@ -54,6 +54,8 @@ async function controller(options: { session?: boolean } = {}): Promise<Controll
     ANSIBLE_HOME: join(dir, 'ansible-home'),
     ANSIBLE_LOCAL_TEMP: join(dir, 'ansible-tmp'),
     ANSIBLE_NOCOLOR: '1',
+    // Python's byte code stays out of the checkout's collection.
+    PYTHONDONTWRITEBYTECODE: '1',
     ANSIBLE_RETRY_FILES_ENABLED: '0',
   };
   const [nas1, nas2, nas3] = await Promise.all([
