@@ -149,7 +149,13 @@ export function loadWithCodeCache(bundle: string, env: NodeJS.ProcessEnv): Main 
     ...(cachedData ? { cachedData } : {}),
   });
   if (dir !== undefined && file !== undefined && (cachedData === undefined || script.cachedDataRejected)) {
-    process.once('exit', () => writeCache(dir, file, script.createCachedData(), runPrefix(bundle)));
+    const prefix = runPrefix(bundle);
+    // A command may change V8's flags as it runs (src/core/transport/upload-client.ts sets
+    // --liftoff-only): a cache made after that carries other flags, and the next run, started
+    // without them, would reject it. None is written then; the next command writes one.
+    process.once('exit', () => {
+      if (runPrefix(bundle) === prefix) writeCache(dir, file, script.createCachedData(), prefix);
+    });
   }
   const module = { exports: {} as { main?: Main } };
   (script.runInThisContext() as (...args: unknown[]) => void).call(

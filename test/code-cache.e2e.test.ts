@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { STOR_BIN, spawnStor } from './helpers/bin.js';
+import { spawnServe } from './helpers/serve-process.js';
 import { tempDir } from './helpers/temp-dir.js';
 import { EMBEDDED_MEANT } from './helpers/embedded-meant.js';
 
@@ -104,6 +105,32 @@ describe("the bundle's code cache", () => {
     expect(other.code, other.stderr).toBe(0);
     expect(cacheFiles(codeCache)).toEqual([plain]);
     expect(readFileSync(join(codeCache, plain!)).equals(plainBytes)).toBe(true);
+  });
+
+  it('an upload, which changes V8 flags as it runs, leaves no cache the next command would reject', async () => {
+    const server = await spawnServe(tempDir());
+    try {
+      const cache = tempDir();
+      const codeCache = join(cache, 'stor', 'code-cache');
+      const env = {
+        STOR_HOME: tempDir(),
+        XDG_CACHE_HOME: cache,
+        STOR_SESSION: 'off',
+        STOR_URL: server.baseUrl,
+        STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim(),
+      };
+      const src = join(tempDir(), 'f.txt');
+      writeFileSync(src, 'x');
+      const upload = await spawnStor(['upload', src, '/mnt/tank/f.txt'], { env });
+      expect(upload.code, upload.stderr).toBe(0);
+      const after = existsSync(codeCache) ? cacheFiles(codeCache) : [];
+      const inodes = after.map((f) => statSync(join(codeCache, f)).ino);
+      // What the upload left, if anything, V8 accepts: the next command does not replace it.
+      expect((await spawnStor(['whoami'], { env })).code).toBe(0);
+      for (const [i, f] of after.entries()) expect(statSync(join(codeCache, f)).ino).toBe(inodes[i]);
+    } finally {
+      await server.stop();
+    }
   });
 
   it('two installed copies of stor run in turn keep a cache each, and a cache unused for a week is removed', async () => {
