@@ -1,27 +1,10 @@
-import { readCommandLine } from '../../src/commands/framework/command-line.js';
 import { execFileSync } from 'node:child_process';
-import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { buildProgram } from '../../src/commands/index.js';
+import { commandPaths } from '../helpers/command-paths.js';
 import { STOR_BIN } from '../helpers/bin.js';
 import { runStor } from '../helpers/run-stor.js';
 
-function leafPaths(cmd: Command, path: string[] = []): string[][] {
-  if (cmd.commands.length === 0) return [path];
-  return cmd.commands.flatMap((c) => leafPaths(c, [...path, c.name()]));
-}
-
-const io = {
-  stdout: { write: () => true },
-  stderr: { write: () => true },
-  stdin: process.stdin,
-  env: {},
-  cwd: '/',
-  color: { stdout: 0 as const, stderr: 0 as const },
-};
-const hooks = { version: '0', onContext: () => undefined, onResult: () => undefined, onUsageError: () => undefined };
-// With no command words, every verb is declared (as for `stor --help`).
-const paths = leafPaths(await buildProgram(readCommandLine([]), io, hooks)).filter((p) => p[0] !== 'help');
+const paths = await commandPaths();
 
 describe('the command set as a whole', () => {
   it('covers every command of docs/COMMANDS.md "Commands"', () => {

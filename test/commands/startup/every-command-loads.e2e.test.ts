@@ -8,30 +8,15 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { readCommandLine } from '../../../src/commands/framework/command-line.js';
-import { buildProgram } from '../../../src/commands/index.js';
+import { commandPaths } from '../../helpers/command-paths.js';
 import { spawnStor } from '../../helpers/bin.js';
 import { clientEnv, localFile } from '../../helpers/client-env.js';
 import { spawnServe } from '../../helpers/serve-process.js';
 import { answerOnTerminal } from '../../helpers/terminal.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
-function leafPaths(cmd: Command, path: string[] = []): string[][] {
-  if (cmd.commands.length === 0) return [path];
-  return cmd.commands.flatMap((c) => leafPaths(c, [...path, c.name()]));
-}
-const io = {
-  stdout: { write: () => true },
-  stderr: { write: () => true },
-  stdin: process.stdin,
-  env: {},
-  cwd: '/',
-  color: { stdout: 0 as const, stderr: 0 as const },
-};
-const hooks = { version: '0', onContext: () => undefined, onResult: () => undefined, onUsageError: () => undefined };
-const paths = leafPaths(await buildProgram(readCommandLine([]), io, hooks)).filter((p) => p[0] !== 'help');
+const paths = await commandPaths();
 
 describe('every command loads through the built binary', () => {
   it('`stor <command> --help` exits 0 with its examples for every command, and `stor --help` lists them', async () => {
