@@ -43,7 +43,7 @@ function shortHash(text: string): string {
 /**
  * The cache file for this bundle, as read from `st`: another build, Node or bundle file never
  * matches. V8's flags and the bundle's path are part of the name too: V8 rejects a cache made
- * under other V8 flags, so runs with and without (say) `--max-semi-space-size`, or two installed
+ * under other V8 flags, so runs with and without (say) `--expose-gc`, or two installed
  * copies of one build, would otherwise rewrite one file in turn. Only the flags V8 checks count
  * (`v8.cachedDataVersionTag()`: its version, the flags that change code, the CPU's features):
  * Node's own options (`--cpu-prof`, `--no-deprecation`, `--use-openssl-ca`) change no code and
