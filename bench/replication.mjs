@@ -201,6 +201,21 @@ export async function benchReplication({ record, notes }) {
     '≤ 4×',
     incRatio <= 4,
   );
+  // The incremental run against the first: it sends one snapshot of snapshots + 1, so a ratio near
+  // 1 / snapshots says a run costs what it sends; a run re-reading what both sides already hold
+  // would show here as the snapshots grow.
+  const againstFull = m.incremental / m.full;
+  record(
+    'replication',
+    `incremental run (one new snapshot, ${m.snapshots} on both sides) against the first, full run of the same task (embedded)`,
+    m.incremental,
+    'ms',
+    `the first, full run (${m.snapshots} snapshots)`,
+    m.full,
+    againstFull,
+    `≤ ${(4 / m.snapshots).toFixed(2)}× (4 / snapshots)`,
+    againstFull <= 4 / m.snapshots,
+  );
   // The file system under the state: whether cp and the emulator can clone files (reflinks) or copy them.
   const fstype = spawnSync('df', ['--output=fstype', process.env.STOR_BENCH_TMP ?? tmpdir()], { encoding: 'utf8' })
     .stdout.split('\n')[1]
