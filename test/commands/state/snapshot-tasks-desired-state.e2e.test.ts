@@ -129,6 +129,18 @@ describe('snapshot tasks in desired state (the built binary)', () => {
     expect(drift.stdout).toContain('snapshot task tank/data@auto-%Y-%m-%d_%H-%M');
     expect(drift.stdout).toContain('lifetime: 3d → 2w');
     await a.run(['apply', '-f', state, '--yes']);
+    // A schedule changed by hand: drift too, until apply puts the file's back.
+    await a.run([
+      'call',
+      'pool.snapshottask.update',
+      String(tasks[1]!.id),
+      JSON.stringify({ schedule: { ...tasks[1]!.schedule, hour: '9-17' } }),
+    ]);
+    const moved = await a.run(['plan', '-f', state], 7);
+    expect(moved.stdout).toContain('snapshot task tank/data@daily-%Y%m%d-%H%M');
+    expect(moved.stdout).toContain('9-17');
+    await a.run(['apply', '-f', state, '--yes']);
+    await a.run(['plan', '-f', state], 0);
 
     const exported = (await a.run(['export', '--only', 'datasets,snapshot_tasks'])).stdout;
     expect(exported).toContain('snapshot_tasks:');
