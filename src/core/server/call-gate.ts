@@ -23,9 +23,10 @@ export function networkGate(limiter: RateLimiter, options: NetworkGateOptions = 
   return {
     beforeCall(method: MethodContract, session: Session) {
       if (inFlight && inFlight() > maxInFlight) throw rpcErrors.tooManyCalls(maxInFlight);
-      // Logins count on logged-in sessions too: a session may not guess credentials faster than a stranger.
-      const limited = !session.authenticated || method.name.startsWith('auth.login');
-      if (method.access.kind === 'public' && method.access.rateLimited && limited) {
+      // Only a caller not logged in is counted, on any rate-limited method, logins included: "Do not
+      // rate limit authenticated users" (MW/main.py:875-877 at TS-25.10.1, :1017-1019 on stable/26).
+      // Failed key checks are bounded per credential either way (session/key-check-limits.ts).
+      if (method.access.kind === 'public' && method.access.rateLimited && !session.authenticated) {
         if (!limiter.hit(method.name, session.origin.address)) throw rpcErrors.call(ERRNO.EBUSY, 'Rate Limit Exceeded');
       }
     },

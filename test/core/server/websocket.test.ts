@@ -405,6 +405,17 @@ describe('WebSocket JSON-RPC on a real server', () => {
     for (let i = 0; i < 25; i++) expect((await again.call('core.set_options', [{}])).result).toBeDefined();
   });
 
+  it('does not rate-limit a logged-in connection, logins included, nor count its calls against the address (MW/main.py:875-877)', async () => {
+    const server = await startTestServer();
+    const client = await connectWs(server.rpcUrl);
+    expect((await client.call('auth.login_with_api_key', [server.adminKey])).result).toBe(true);
+    for (let i = 0; i < 25; i++)
+      expect((await client.call('auth.login_with_api_key', [server.adminKey], i)).result, `call ${i}`).toBe(true);
+    // Those 25 left the address's budget whole: a stranger from 127.0.0.1 still logs in.
+    const stranger = await connectWs(server.rpcUrl);
+    expect((await stranger.call('auth.login_with_api_key', [server.adminKey])).result).toBe(true);
+  });
+
   it('core.set_options answers the whole option object and ignores unknown keys', async () => {
     const server = await startTestServer();
     const client = await connectWs(server.rpcUrl);
