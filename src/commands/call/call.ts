@@ -9,6 +9,8 @@ import type { MethodContract } from '../../core/contract/method.js';
 import { DEFAULT_RELEASE, contractFor } from '../../core/releases/index.js';
 import type { Transport } from '../../core/transport/transport.js';
 import { waitForJob } from '../shared/job.js';
+import { readStdin } from '../shared/stdin.js';
+import { refuseStdinForTargets } from '../shared/stdin-once.js';
 import { targetRelease } from '../shared/target-release.js';
 import { findJob } from '../job/model.js';
 
@@ -44,6 +46,38 @@ export function parseCallArgument(arg: string): unknown {
   }
 }
 
+/** The argument that stands for one parameter read from standard input. */
+const FROM_STDIN = '-';
+
+/**
+ * The positional parameters: each ARG as parseCallArgument reads it, and the one `-` as the JSON
+ * standard input holds, so a secret (a private key, a password) can be passed without being put
+ * in argv, where any user’s `ps` would read it (SECURITY.md "Secrets").
+ */
+async function callParameters(ctx: CommandContext, args: string[]): Promise<unknown[]> {
+  const fromStdin = args.filter((a) => a === FROM_STDIN).length;
+  if (fromStdin === 0) return args.map(parseCallArgument);
+  if (fromStdin > 1)
+    throw new StorError(E.USAGE, 'only one parameter can be read from standard input (`-`), not ' + fromStdin, {
+      hint: "pass the others as arguments; a string '-' itself is written '\"-\"'",
+    });
+  const text = await readStdin(ctx);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    // JSON.parse's message quotes the text, which may be a secret: only its size is named.
+    throw new StorError(
+      E.USAGE,
+      `the parameter \`-\` reads JSON from standard input, and it holds none (${Buffer.byteLength(text)} bytes that do not parse as JSON)`,
+      {
+        hint: "e.g. `stor call keychaincredential.create - < credential.json`; a string '-' itself is written '\"-\"'",
+      },
+    );
+  }
+  return args.map((a) => (a === FROM_STDIN ? value : parseCallArgument(a)));
+}
+
 /**
  * `stor call METHOD [ARG…]`: any method; the result is printed as JSON. A job method's job is
  * waited for, as `midclt call -j` does, and its result printed; a failed job fails the command
@@ -55,10 +89,11 @@ export async function call(
   args: string[],
   opts: Partial<CallOptions> = {},
 ): Promise<CommandResult<unknown>> {
+  const params = await callParameters(ctx, args);
   const transport = await ctx.transport();
   let result: unknown;
   try {
-    result = await transport.call(method, args.map(parseCallArgument)).catch(async (err: unknown) => {
+    result = await transport.call(method, params).catch(async (err: unknown) => {
       throw err instanceof RpcError && isRoleDenial(err)
         ? withNeededRoles(err, method, await targetContract(transport))
         : err;
@@ -107,12 +142,17 @@ export const callCommand = defineCommand({
     'stor call core.ping',
     'stor call privilege.query \'[["name","=","ops"]]\' \'{"get":true}\'',
     "stor call user.query '[]' '{\"count\":true}'",
+    'stor call keychaincredential.create - < credential.json',
   ],
   targetHelp: async (ctx) => (await import('./method-help.js')).methodHelp(ctx),
   notes:
     "A job method (filesystem.setperm, filesystem.chown, …) is waited for, as `midclt call -j` does: the job's result is printed, and a failed job exits as the command that started it would (its error on stderr); --no-wait prints the job id instead.\n" +
+    'An ARG of `-` is that parameter read as JSON from standard input: a secret in it stays out of argv and the process list (a string - itself is written \'"-"\').\n' +
     'With --targets, only a method that reads (its roles are *_READ ones, or it is auth.me, core.get_jobs and the like) runs on each target.',
   fanOut: 'read',
-  checkTargets: async ({ method }) => (await import('./read-method.js')).assertReadMethod(method),
+  checkTargets: async ({ method, args }) => {
+    if (args.includes(FROM_STDIN)) refuseStdinForTargets('`stor call … -`');
+    await (await import('./read-method.js')).assertReadMethod(method);
+  },
   run: (ctx, { method, args }, opts) => call(ctx, method, args, opts),
 });

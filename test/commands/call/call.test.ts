@@ -32,6 +32,31 @@ describe('stor call', () => {
     expect(JSON.parse(stdout)).toEqual([{ id: 2 }]);
   });
 
+  it('reads the parameter `-` as JSON from standard input, so a secret stays out of argv; one at most, JSON only, one target only', async () => {
+    const env = { STOR_HOME: tempDir() };
+    const read = await runStor(['call', 'privilege.query', '-', '{"select":["id"]}'], {
+      env,
+      stdin: '[["name","^","Read"]]\n',
+    });
+    expect(read.stderr).toBe('');
+    expect(JSON.parse(read.stdout)).toEqual([{ id: 2 }]);
+    // A string '-' is still passed, written as JSON.
+    const dash = await runStor(['call', 'privilege.query', '[["name","=","-"]]'], { env });
+    expect(JSON.parse(dash.stdout)).toEqual([]);
+
+    const two = await runStor(['call', 'privilege.query', '-', '-'], { env, stdin: '[]' });
+    expect(two.code).toBe(2);
+    expect(two.stderr).toContain('only one parameter can be read from standard input');
+    const notJson = await runStor(['call', 'privilege.query', '-'], { env, stdin: 'secret-not-json' });
+    expect(notJson.code).toBe(2);
+    expect(notJson.stderr).toContain('reads JSON from standard input, and it holds none');
+    // What standard input held is not echoed back.
+    expect(notJson.stderr).not.toContain('secret-not-json');
+    const fleet = await runStor(['--targets', 'a,b', 'call', 'privilege.query', '-'], { env, stdin: '[]' });
+    expect(fleet.code).toBe(2);
+    expect(fleet.stderr).toContain('reads standard input, which can go to one target only');
+  });
+
   it('prints validation errors one per line and exits 1', async () => {
     const { code, stdout, stderr } = await runStor(['call', 'privilege.get_instance', 'one'], {
       env: { STOR_HOME: tempDir() },

@@ -134,7 +134,7 @@ describe('snapshot tasks in desired state (the built binary)', () => {
       'call',
       'pool.snapshottask.update',
       String(tasks[1]!.id),
-      JSON.stringify({ schedule: { ...tasks[1]!.schedule, hour: '9-17' } }),
+      JSON.stringify({ schedule: { ...(tasks[1]!.schedule as Record<string, string>), hour: '9-17' } }),
     ]);
     const moved = await a.run(['plan', '-f', state], 7);
     expect(moved.stdout).toContain('snapshot task tank/data@daily-%Y%m%d-%H%M');
