@@ -183,12 +183,25 @@ function sortBy<T>(list: T[], field: string): T[] {
   return keyed.map((k) => k.item);
 }
 
+/**
+ * Upstream `order_nulls`: an entry is null by its top-level key only, `entry.get(order) is None`
+ * (MW/utils/filter_list.py:492 at TS-25.10.1, :304 on stable/26), so a dotted path such as
+ * `nulls_first:group.bsdgrp_gid` finds every entry null and leaves the list in its order; the
+ * non-null entries are sorted by the path as `get` reads it. The nulls keep their order.
+ */
 function orderNulls<T>(list: T[], field: string): [T[], T[]] {
-  const path = field.startsWith(REVERSE_CHAR) ? field.slice(1) : field;
+  const key = field.startsWith(REVERSE_CHAR) ? field.slice(1) : field;
   const nulls: T[] = [];
   const nonNulls: T[] = [];
-  for (const entry of list) (getValue(entry, path) === null ? nulls : nonNulls).push(entry);
+  for (const entry of list) (topLevelIsNone(entry, key) ? nulls : nonNulls).push(entry);
   return [nulls, sortBy(nonNulls, field)];
+}
+
+/** Python's `entry.get(key) is None` on a dict: the key absent, or present and None. */
+function topLevelIsNone(entry: unknown, key: string): boolean {
+  if (typeof entry !== 'object' || entry === null || !Object.hasOwn(entry, key)) return true;
+  const value = (entry as Record<string, unknown>)[key];
+  return value === null || value === undefined;
 }
 
 /** Upstream `do_order`: one stable sort per entry, in order, so the last entry is the primary key. */

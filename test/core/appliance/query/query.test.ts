@@ -419,6 +419,20 @@ describe('options', () => {
     expect(ids([], { order_by: ['-v'] }, items)).toEqual([5, 1, 3, 2, 4]);
   });
 
+  it('nulls_first: / nulls_last: judge null by the top-level key only, as filter_list.py:492 does: a dotted path leaves the order as it was', () => {
+    const items = [
+      { id: 1, g: { n: 2 } },
+      { id: 2, g: { n: null } },
+      { id: 3, g: { n: 1 } },
+      { id: 4, g: null },
+    ];
+    // `entry.get("g.n") is None` for every entry: all are "nulls", kept in their order.
+    expect(ids([], { order_by: ['nulls_first:g.n'] }, items)).toEqual([1, 2, 3, 4]);
+    expect(ids([], { order_by: ['nulls_last:-g.n'] }, items)).toEqual([1, 2, 3, 4]);
+    // A plain dotted order_by still sorts by the path (nulls smallest).
+    expect(ids([], { order_by: ['g.n'] }, items)).toEqual([2, 4, 3, 1]);
+  });
+
   it('multiple order_by keys are applied in turn (the last one is the primary key)', () => {
     expect(ids([], { order_by: ['uid', 'builtin'] })).toEqual([2, 3, 1]);
     expect(ids([], { order_by: ['-uid', 'builtin'] })).toEqual([3, 2, 1]);
