@@ -13,13 +13,14 @@ import { method, service } from './service.js';
  * default): 25.10.1's here; 26.0 passes its own, which add `reconnect_token` (contract/v26_0_0/auth.ts).
  */
 export function plainMechanisms<L extends z.ZodType>(loginOptions: () => L) {
-  const mechanism = <M extends string, F extends Record<string, z.ZodType>>(name: M, fields: F) =>
-    once(() => z.strictObject({ mechanism: z.literal(name), ...fields, login_options: loginOptions() }));
+  // The fields too are built on first use, not when this is called at load.
+  const mechanism = <M extends string, F extends Record<string, z.ZodType>>(name: M, fields: () => F) =>
+    once(() => z.strictObject({ mechanism: z.literal(name), ...fields(), login_options: loginOptions() }));
   return {
-    apiKeyPlain: mechanism('API_KEY_PLAIN', { username: str(), api_key: str() }),
-    passwordPlain: mechanism('PASSWORD_PLAIN', { username: str(), password: str() }),
-    tokenPlain: mechanism('TOKEN_PLAIN', { token: str() }),
-    otpToken: mechanism('OTP_TOKEN', { otp_token: str() }),
+    apiKeyPlain: mechanism('API_KEY_PLAIN', () => ({ username: str(), api_key: str() })),
+    passwordPlain: mechanism('PASSWORD_PLAIN', () => ({ username: str(), password: str() })),
+    tokenPlain: mechanism('TOKEN_PLAIN', () => ({ token: str() })),
+    otpToken: mechanism('OTP_TOKEN', () => ({ otp_token: str() })),
   };
 }
 
