@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { PYDANTIC_DICT, modeledAs } from './json-schema.js';
 import { datetime } from './ejson.js';
 import { AUTHENTICATED, PUBLIC, queryResult, roles, str, once } from './method.js';
-import { QUERY_PARAMS } from './query.js';
+import { queryParams } from './query.js';
 import { method, service } from './service.js';
 
 // `MW/api/v25_10_1/auth.py` and `auth_two_factor.py`; methods in `MW/plugins/auth.py` and
@@ -223,7 +223,7 @@ export const authContract = service('auth', {
     summary: "Logged-in connections: origin, credentials, login time, which one is the caller's (filters, options).",
     access: roles('AUTH_SESSIONS_READ'),
     app: 'ws',
-    params: () => QUERY_PARAMS,
+    params: queryParams,
     result: () => queryResult(authSessionsEntry()),
   }),
   // MW/plugins/auth.py:302-312: false for an id no session has; its tokens go, its connection closes.
