@@ -17,7 +17,11 @@ const boundTaskKeys = once(() => Object.keys(poolSnapshotTaskDbEntry26().shape))
 export function withBoundTasks26(answer: unknown): unknown {
   const task = (t: unknown) => {
     const r = t as Record<string, unknown>;
-    return Object.fromEntries(boundTaskKeys().filter((k) => k in r).map((k) => [k, r[k]]));
+    return Object.fromEntries(
+      boundTaskKeys()
+        .filter((k) => k in r)
+        .map((k) => [k, r[k]]),
+    );
   };
   const one = (entry: unknown) => {
     if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) return entry;
