@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { PYDANTIC_DICT, modeledAs } from './json-schema.js';
 import { datetime } from './ejson.js';
 import { AUTHENTICATED, PUBLIC, queryResult, roles, str, once } from './method.js';
-import { QUERY_PARAMS } from './query.js';
+import { queryParams } from './query.js';
 import { method, service } from './service.js';
 
 // `MW/api/v25_10_1/auth.py` and `auth_two_factor.py`; methods in `MW/plugins/auth.py` and
@@ -13,13 +13,14 @@ import { method, service } from './service.js';
  * default): 25.10.1's here; 26.0 passes its own, which add `reconnect_token` (contract/v26_0_0/auth.ts).
  */
 export function plainMechanisms<L extends z.ZodType>(loginOptions: () => L) {
-  const mechanism = <M extends string, F extends Record<string, z.ZodType>>(name: M, fields: F) =>
-    once(() => z.strictObject({ mechanism: z.literal(name), ...fields, login_options: loginOptions() }));
+  // The fields too are built on first use, not when this is called at load.
+  const mechanism = <M extends string, F extends Record<string, z.ZodType>>(name: M, fields: () => F) =>
+    once(() => z.strictObject({ mechanism: z.literal(name), ...fields(), login_options: loginOptions() }));
   return {
-    apiKeyPlain: mechanism('API_KEY_PLAIN', { username: str(), api_key: str() }),
-    passwordPlain: mechanism('PASSWORD_PLAIN', { username: str(), password: str() }),
-    tokenPlain: mechanism('TOKEN_PLAIN', { token: str() }),
-    otpToken: mechanism('OTP_TOKEN', { otp_token: str() }),
+    apiKeyPlain: mechanism('API_KEY_PLAIN', () => ({ username: str(), api_key: str() })),
+    passwordPlain: mechanism('PASSWORD_PLAIN', () => ({ username: str(), password: str() })),
+    tokenPlain: mechanism('TOKEN_PLAIN', () => ({ token: str() })),
+    otpToken: mechanism('OTP_TOKEN', () => ({ otp_token: str() })),
   };
 }
 
@@ -222,7 +223,7 @@ export const authContract = service('auth', {
     summary: "Logged-in connections: origin, credentials, login time, which one is the caller's (filters, options).",
     access: roles('AUTH_SESSIONS_READ'),
     app: 'ws',
-    params: () => QUERY_PARAMS,
+    params: queryParams,
     result: () => queryResult(authSessionsEntry()),
   }),
   // MW/plugins/auth.py:302-312: false for an id no session has; its tokens go, its connection closes.

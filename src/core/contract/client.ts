@@ -60,14 +60,26 @@ async function checkedCall<M extends MethodName>(
   const answer = await t.call(method, params).catch((err: unknown) => {
     throw withNeededRoles(err, method);
   });
-  const richer = RICHER_LATER[method]?.().safeParse(answer);
+  const how = parseContextFor(answer);
+  const richer = RICHER_LATER[method]?.().safeParse(answer, how);
   if (richer?.success) return richer.data as ResultOf<M>;
-  const parsed = (CONTRACT[method].result as z.ZodType).safeParse(answer);
+  const parsed = (CONTRACT[method].result as z.ZodType).safeParse(answer, how);
   if (parsed.success) return parsed.data as ResultOf<M>;
-  const later = LATER_RESULTS[method]?.().safeParse(answer);
+  const later = LATER_RESULTS[method]?.().safeParse(answer, how);
   if (later?.success) return later.data as ResultOf<M>;
   throw malformedAnswer(method, answer, parsed.error.issues[0]!);
 }
+
+/**
+ * zod's first parse with an object schema writes and compiles a parser for it (`new Function`, its
+ * "fastpass"), which no code cache keeps: for the one or two answers most commands check, that
+ * costs far more than it saves (the answers of a cold remote `whoami` cost ~10 ms of it on Node 24).
+ * A list of many entries parses each with the same schema, where the compiled parser pays.
+ */
+const COMPILE_FROM_ITEMS = 64;
+const NOT_COMPILED = { jitless: true } as const;
+const parseContextFor = (answer: unknown) =>
+  Array.isArray(answer) && answer.length >= COMPILE_FROM_ITEMS ? undefined : NOT_COMPILED;
 
 /** Entries of a query method with the fields a command needs present: absent ones are malformed. */
 export type Needed<M extends QueryMethod, K extends keyof ItemOf<M>> = ItemOf<M> & {

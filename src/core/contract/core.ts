@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { ejsonDate } from './ejson.js';
 import { AUTHENTICATED, PUBLIC, PUBLIC_UNLIMITED, queryResult, once } from './method.js';
-import { QUERY_PARAMS } from './query.js';
+import { queryParams } from './query.js';
 import { method, service } from './service.js';
 
 // `MW/api/v25_10_1/core.py`; handlers in `MW/service/core_service.py`. Every core.* method the
@@ -85,7 +85,7 @@ export const coreContract = service('core', {
     summary: 'Jobs this session may see (its own; every job for full administrators).',
     access: AUTHENTICATED,
     app: 'rest', // MW/service/core_service.py:118
-    params: () => QUERY_PARAMS,
+    params: queryParams,
     result: () => queryResult(coreGetJobsItem()),
   }),
   job_wait: method({

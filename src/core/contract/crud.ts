@@ -1,6 +1,6 @@
 import type * as z from 'zod';
 import { queryResult, type Access } from './method.js';
-import { QUERY_PARAMS, instanceParams } from './query.js';
+import { queryParams, instanceParams } from './query.js';
 import { method, type MethodSpec } from './service.js';
 
 /** The `options` a delete takes after the id, and what it is when left out. */
@@ -47,7 +47,7 @@ export function crud<Shape extends z.ZodRawShape, I extends z.ZodType>(
   }
   return {
     query: (summary: string) =>
-      method({ summary, access: access.read, params: () => QUERY_PARAMS, result: () => queryResult(entry()) }),
+      method({ summary, access: access.read, params: queryParams, result: () => queryResult(entry()) }),
     get_instance: (summary: string) =>
       method({ summary, access: access.read, params: () => instanceParams(id()), result: () => entry() }),
     create: <const A extends string, C extends z.ZodType, R extends z.ZodType>(

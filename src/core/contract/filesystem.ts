@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { nonEmptyStr, queryResult, roles, once, str } from './method.js';
-import { QUERY_PARAMS } from './query.js';
+import { queryParams } from './query.js';
 import { method, service } from './service.js';
 
 // `MW/api/v25_10_1/filesystem.py`; roles from `MW/plugins/filesystem.py` (stat, listdir: FILESYSTEM_ATTRS_READ;
@@ -222,8 +222,8 @@ export const filesystemContract = service('filesystem', {
     // FilesystemListdirArgs names them query_filters and query_options.
     params: () => [
       { name: 'path', schema: nonEmptyStr() },
-      { ...QUERY_PARAMS[0], name: 'query_filters' },
-      { ...QUERY_PARAMS[1], name: 'query_options' },
+      { ...queryParams()[0], name: 'query_filters' },
+      { ...queryParams()[1], name: 'query_options' },
     ],
     result: () => queryResult(filesystemDirEntry()),
   }),

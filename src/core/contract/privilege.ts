@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { groupEntry } from './group.js';
 import { crud } from './crud.js';
 import { AUTHENTICATED, queryResult, roles, once } from './method.js';
-import { QUERY_PARAMS } from './query.js';
+import { queryParams } from './query.js';
 import { method, service } from './service.js';
 
 // `MW/api/v25_10_1/privilege.py`; role prefix PRIVILEGE (`MW/plugins/account_/privilege.py:51`).
@@ -84,7 +84,7 @@ export const privilegeContract = service('privilege', {
   roles: method({
     summary: 'The role catalogue: name, title, includes, builtin, stig.',
     access: AUTHENTICATED,
-    params: () => QUERY_PARAMS,
+    params: queryParams,
     result: () => queryResult(privilegeRolesEntry()),
   }),
 });

@@ -40,13 +40,17 @@ export const encryptionOptions26 = once(() =>
   encryptionOptions().extend({ pbkdf2iters: z.int().min(1300000).default(1300000) }),
 );
 
-const withEncryption26 = { encryption_options: encryptionOptions26().default(() => encryptionOptions26().parse({})) };
+// Built on first use, as every schema here: at load it would cost every command that imports the
+// contract the construction (and a parse) of both releases' encryption options.
+const withEncryption26 = once(() => ({
+  encryption_options: encryptionOptions26().default(() => encryptionOptions26().parse({})),
+}));
 
 /** PoolDatasetCreateArgs.data in 26: `Field(discriminator='type')`, type FILESYSTEM when left out. */
 export const poolDatasetCreate26 = once(() =>
   pydanticTaggedUnion(
     'type',
-    { FILESYSTEM: createFilesystem().extend(withEncryption26), VOLUME: createVolume().extend(withEncryption26) },
+    { FILESYSTEM: createFilesystem().extend(withEncryption26()), VOLUME: createVolume().extend(withEncryption26()) },
     'FILESYSTEM',
   ),
 );

@@ -10,13 +10,18 @@ import { method, service } from '../service.js';
 // where 25.10.1 took `really_run` itself (replication.py:294-309 there); target_unmatched_snapshots
 // answers `dict[str, list[str]]` (:411-418), 25.10.1's model saying `dict[str, str]`. The rest is 25.10.1's.
 
-const BOUND_TASK_KEYS = Object.keys(poolSnapshotTaskDbEntry26().shape);
+// On first use: the entry's schema is built lazily, as the contract's are (method.ts defineContract).
+const boundTaskKeys = once(() => Object.keys(poolSnapshotTaskDbEntry26().shape));
 
 /** An answer of 25.10.1's handler in 26's shape: each bound task's keys in 26's order. */
 export function withBoundTasks26(answer: unknown): unknown {
   const task = (t: unknown) => {
     const r = t as Record<string, unknown>;
-    return Object.fromEntries(BOUND_TASK_KEYS.filter((k) => k in r).map((k) => [k, r[k]]));
+    return Object.fromEntries(
+      boundTaskKeys()
+        .filter((k) => k in r)
+        .map((k) => [k, r[k]]),
+    );
   };
   const one = (entry: unknown) => {
     if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) return entry;
