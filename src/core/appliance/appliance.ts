@@ -82,12 +82,13 @@ export class Appliance {
 
   private constructor(
     readonly store: Store,
+    settings: ApplianceSettings,
     /** Temporary files of uploads whose process died, removed as the state opened. */
     readonly sweptUploads: readonly string[],
     /** How NFS share host names are looked up (sharing.nfs.create/update), and their bounds. */
     readonly hostLookup: HostLookup,
   ) {
-    this.settings = loadSettings(store.db);
+    this.settings = settings;
   }
 
   static open(options: ApplianceOptions): Appliance {
@@ -97,11 +98,13 @@ export class Appliance {
         const changes = options.settings;
         store.write(() => saveSettings(store.db, changes));
       }
-      if (loadSettings(store.db).keyLogin === 'scram') convertOwnKey(store);
+      // Read once, after any change above: the appliance starts with these.
+      const settings = loadSettings(store.db);
+      if (settings.keyLogin === 'scram') convertOwnKey(store);
       // Cheap: reads of directories that are empty unless an upload's or a snapshot's process was killed.
       sweepCopiesInFlight(store);
       preparePathLocks(store.stateDir);
-      return new Appliance(store, sweepUploadsInFlight(store.stateDir, store.mntDir), {
+      return new Appliance(store, settings, sweepUploadsInFlight(store.stateDir, store.mntDir), {
         ...defaultHostLookup(),
         ...options.hostLookup,
       });

@@ -3,8 +3,9 @@ import { ownerOnly, ownerOnlyFile } from '../config/owner-only.js';
 import { join } from 'node:path';
 import { StorError } from '../errors.js';
 import { E } from '../error-catalogue.js';
-import { migrate } from './migrations.js';
+import { migrate, SCHEMA_VERSION } from './migrations.js';
 import { ADMIN_KEY_FILE, seedFreshAppliance } from './seed.js';
+import { readSettings } from './settings.js';
 import { STATE_DB_FILE } from './state-file.js';
 import { openDatabase, type Database, type Statement } from './sqlite.js';
 
@@ -27,6 +28,11 @@ function stateDirError(stateDir: string, err: unknown): unknown {
     hint: 'point STOR_HOME (or stor serve --state) at a writable directory with free space',
     cause: err,
   });
+}
+
+/** Whether the database is at this stor's schema version and already seeded: nothing to migrate or seed. */
+function isCurrent(db: Db): boolean {
+  return db.pragma('user_version', { simple: true }) === SCHEMA_VERSION && readSettings(db).seeded_at !== undefined;
 }
 
 /**
@@ -74,10 +80,16 @@ export class Store {
       db.pragma('synchronous = FULL');
       db.pragma('foreign_keys = ON');
       const store = new Store(db, stateDir);
-      store.write(() => {
-        migrate(db);
-        seedFreshAppliance(db, stateDir);
-      });
+      // Most starts find the schema current and the state seeded, which neither migrations nor the
+      // seed ever undo: one read says so, and no write lock is taken (another process's long write
+      // would make every command wait for it). Anything else is settled in the IMMEDIATE
+      // transaction, where the same checks run again under the lock.
+      if (!store.read(() => isCurrent(db))) {
+        store.write(() => {
+          migrate(db);
+          seedFreshAppliance(db, stateDir);
+        });
+      }
       chmodSync(file, 0o600);
       return store;
     } catch (err) {

@@ -1,4 +1,12 @@
-import { Secret, TOTP } from 'otpauth';
+import { createRequire } from 'node:module';
+
+// otpauth is loaded at the first secret made or code checked: every command that opens the
+// embedded appliance loads this module (its login does), and only two-factor logins and
+// `user.renew_2fa_secret` use the library (the bundle leaves a call through this alias alone, as
+// query/python.ts does for re2js).
+const loadCommonJs = createRequire(import.meta.url);
+let otpauth: typeof import('otpauth') | undefined;
+const library = (): typeof import('otpauth') => (otpauth ??= loadCommonJs('otpauth') as typeof import('otpauth'));
 
 export interface TotpParams {
   /** Seconds per code. */
@@ -8,6 +16,7 @@ export interface TotpParams {
 
 /** A new secret as `pyotp.random_base32()` makes it: 32 base32 characters (160 bits). */
 export function generateTotpSecret(): string {
+  const { Secret } = library();
   return new Secret({ size: 20 }).base32;
 }
 
@@ -16,6 +25,7 @@ export function generateTotpSecret(): string {
  * digits and interval, accepting `window` intervals either side of now.
  */
 export function verifyTotp(secret: string, token: string, params: TotpParams, window: number): boolean {
+  const { Secret, TOTP } = library();
   return (
     TOTP.validate({
       token,

@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { ERRNO, rpcErrors } from '../../errors.js';
 
 /*
@@ -64,7 +63,8 @@ export async function withPathLock<T>(stateDir: string, key: string, shown: stri
     }
     if (performance.now() > deadline)
       throw rpcErrors.call(ERRNO.EBUSY, `${shown}: another process has been writing it for ${WAIT_MS / 1000} s`);
-    await sleep(POLL_MS);
+    // The global timer, not node:timers/promises: that module would load at every start.
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
   try {
     return await fn();

@@ -1,4 +1,3 @@
-import { request } from 'node:http';
 import { ERRNO, rpcErrors } from '../../errors.js';
 import { isLoopbackHost } from '../../net/loopback.js';
 
@@ -18,6 +17,9 @@ export function scanHostKey(host: string, port: number, connectTimeout: number):
       `keychaincredential.remote_ssh_host_key_scan is not emulated for ${host}: stor serve scans only another stor serve on loopback (127.0.0.1, ::1, localhost)`,
     );
   const failed = () => rpcErrors.call(ERRNO.EFAULT, 'ssh-keyscan failed: ');
+  // Loaded here, at a scan: every command that opens the embedded appliance loads this module,
+  // and node:http (eight modules of Node's own) is the larger part of what none of them uses.
+  const { request } = process.getBuiltinModule('node:http');
   return new Promise((resolve, reject) => {
     const req = request({ host, port, path: '/_stor/zfs/host-key', method: 'GET', agent: false }, (res) => {
       let body = '';

@@ -6,7 +6,7 @@
 // SSH's checks kept — the host key named by the credentials, the user's authorized key.
 
 import { randomBytes } from 'node:crypto';
-import { request, type IncomingMessage } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import { listDatasets } from '../../store/datasets.js';
 import type { Appliance } from '../appliance.js';
@@ -65,6 +65,9 @@ class RemoteTarget {
 
   private send(path: string, body: Buffer | Readable, headers: Record<string, string> = {}): Promise<unknown> {
     const { host, port, connectTimeout } = this.remote;
+    // Loaded at a replication's first request, not by every command that opens the embedded
+    // appliance (keychain/host-key-scan.ts says why).
+    const { request } = process.getBuiltinModule('node:http');
     return new Promise((resolve, reject) => {
       const req = request(
         {

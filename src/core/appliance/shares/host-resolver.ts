@@ -1,4 +1,3 @@
-import { Resolver } from 'node:dns/promises';
 import { readFile, stat } from 'node:fs/promises';
 import { isIP } from 'node:net';
 
@@ -76,6 +75,9 @@ export class NameServerResolver implements HostResolver {
     if (special) return special;
     const listed = (await this.hostsFile()).get(name.toLowerCase());
     if (listed) return listed;
+    // Loaded at the first name the name servers are asked, not by every command that opens the
+    // embedded appliance (it builds this resolver).
+    const { Resolver } = process.getBuiltinModule('node:dns/promises');
     const resolver = new Resolver({ timeout: TRY_MS, tries: 3 });
     if (this.options.servers) resolver.setServers(this.options.servers);
     const answers: [string[], string[]] = [[], []];
