@@ -1,7 +1,7 @@
 // The fleet section of `npm run bench`: `privilege check --targets` over 20 `stor serve`
 // instances on loopback, against the same check on one target, in wall time and peak memory.
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -133,6 +133,38 @@ const WARM_ROUNDS = Number(process.env.STOR_BENCH_FLEET_WARM_ROUNDS ?? 9);
 // Another build's bin/stor.js, measured in the same rounds (before/after a change).
 const WARM_BEFORE = process.env.STOR_BENCH_FLEET_WARM_BEFORE;
 const WARM_VERB = (process.env.STOR_BENCH_FLEET_WARM_VERB ?? 'whoami').split(' ');
+// The node of the stor client (and so of its agent, which runs on the client's node); the servers run on this one.
+const CLIENT_NODE = process.env.STOR_BENCH_NODE ?? NODE;
+// A directory: this checkout's agent is started by hand with `--cpu-prof` into it (the agent is
+// never given NODE_OPTIONS, process-env.ts), and writes its profile as `session stop` ends it.
+const WARM_PROFILE = process.env.STOR_BENCH_FLEET_WARM_PROFILE;
+
+/** Clock ticks to ms (Linux's USER_HZ is 100). */
+const TICK_MS = 10;
+
+/** CPU (user+sys, ms) of this process's waited-for children so far (/proc/self/stat cutime+cstime). */
+function childrenCpu() {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[13]) + Number(f[14])) * TICK_MS;
+}
+
+/** The session agents serving `runDir` (by their environment): pid → CPU (user+sys, ms) so far. */
+function agentsCpu(runDir) {
+  const found = {};
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('stor session agent')) continue;
+      if (!readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`XDG_RUNTIME_DIR=${runDir}`)) continue;
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      found[pid] = (Number(f[11]) + Number(f[12])) * TICK_MS;
+    } catch {
+      // Gone meanwhile, or not ours.
+    }
+  }
+  return found;
+}
 
 /** How many agents listen in `runDir` (one per build). */
 const agentSockets = (runDir) => {
@@ -203,24 +235,47 @@ export async function benchWarmFleet({ record, notes }) {
     const builds = { '': STOR, ...(WARM_BEFORE ? { before: WARM_BEFORE } : {}) };
     const cases = {};
     for (const [tag, stor] of Object.entries(builds)) {
-      cases[`fleet${tag}`] = [NODE, [stor, '--targets', `nas[1-${n}]`, ...WARM_VERB, '--json'], n];
+      cases[`fleet${tag}`] = [CLIENT_NODE, [stor, '--targets', `nas[1-${n}]`, ...WARM_VERB, '--json'], n];
       cases[`all${tag}`] = [
-        NODE,
+        CLIENT_NODE,
         [stor, '--targets', `nas[1-${n}]`, ...WARM_VERB, '--json', '--parallel', String(n)],
         n,
       ];
-      cases[`one${tag}`] = [NODE, [stor, '--profile', 'ref', ...WARM_VERB, '--json'], 1];
+      cases[`one${tag}`] = [CLIENT_NODE, [stor, '--profile', 'ref', ...WARM_VERB, '--json'], 1];
     }
-    const run = ([cmd, args, want]) => {
+    // CPU of each run: the client's (the first stage), and the agents' (only the one serving it works).
+    const cpu = Object.fromEntries(Object.keys(cases).map((k) => [k, { client: [], agent: [] }]));
+    const run = ([cmd, args, want], name) => {
+      const agents0 = name ? agentsCpu(runDir) : {};
+      const c0 = childrenCpu();
       const t0 = process.hrtime.bigint();
       const r = spawnSync(cmd, args, { env, encoding: 'utf8', maxBuffer: 1 << 28 });
       const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+      if (name) {
+        cpu[name].client.push(childrenCpu() - c0);
+        const agents1 = agentsCpu(runDir);
+        cpu[name].agent.push(
+          Object.keys(agents1).reduce((sum, pid) => sum + agents1[pid] - (agents0[pid] ?? agents1[pid]), 0),
+        );
+      }
       if (r.status !== 0) throw new Error(`fleet: ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
       const outcomes = JSON.parse(r.stdout);
       const answered = Array.isArray(outcomes) ? outcomes.filter((o) => o.ok).length : 1;
       if (answered !== want) throw new Error(`fleet: ${args.join(' ')} got ${answered} clean answers`);
       return ms;
     };
+    if (WARM_PROFILE) {
+      const agentEnv = { HOME: env.HOME, PATH: env.PATH, XDG_RUNTIME_DIR: runDir, STOR_SESSION_IDLE: '900' };
+      for (const name of ['TZ', 'NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE', 'SSL_CERT_DIR', 'NODE_TLS_REJECT_UNAUTHORIZED'])
+        if (env[name] !== undefined) agentEnv[name] = env[name];
+      spawn(CLIENT_NODE, ['--cpu-prof', `--cpu-prof-dir=${WARM_PROFILE}`, join(STOR, '../../dist/bundle/agent.js')], {
+        env: agentEnv,
+        stdio: 'ignore',
+        cwd: '/',
+        detached: true,
+      }).unref();
+      await waitFor('the profiled agent', () => agentSockets(runDir) === 1);
+    }
     // The first run starts the agent (and runs in its own process), the second logs the agent in.
     for (const tag of Object.keys(builds)) {
       run(cases[`fleet${tag}`]);
@@ -231,10 +286,10 @@ export async function benchWarmFleet({ record, notes }) {
     const times = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
     const load0 = loadavg()[0];
     for (let round = 0; round < WARM_ROUNDS; round++)
-      for (const name of Object.keys(cases)) times[name].push(run(cases[name]));
+      for (const name of Object.keys(cases)) times[name].push(run(cases[name], name));
     const load1 = loadavg()[0];
     for (const stor of Object.values(builds))
-      spawnSync(NODE, [stor, 'session', 'stop', '--all'], { env, stdio: 'ignore' });
+      spawnSync(CLIENT_NODE, [stor, 'session', 'stop', '--all'], { env, stdio: 'ignore' });
     await waitFor('the agents to stop', () => agentSockets(runDir) === 0);
     const m = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)]));
     const verb = WARM_VERB.join(' ');
@@ -255,6 +310,12 @@ export async function benchWarmFleet({ record, notes }) {
       );
     }
     const list = (k) => times[k].map(Math.round).join(', ');
+    // Means, not medians: /proc counts CPU in 10 ms ticks, which a median of a few runs rounds away.
+    const mean = (v) => Math.round(v.reduce((a, b) => a + b, 0) / v.length);
+    const cpuOf = (k) => `client ${mean(cpu[k].client)} ms, agent ${mean(cpu[k].agent)} ms`;
+    m.cpu = Object.fromEntries(
+      Object.keys(cases).map((k) => [k, { client: mean(cpu[k].client), agent: mean(cpu[k].agent) }]),
+    );
     const ab = WARM_BEFORE
       ? ` The build at ${WARM_BEFORE}, in the same rounds: ${n} targets ${(m.fleetbefore / m.onebefore).toFixed(2)}× ` +
         `(${Math.round(m.fleetbefore)} / ${Math.round(m.onebefore)} ms), --parallel ${n} ${(m.allbefore / m.onebefore).toFixed(2)}×; ` +
@@ -263,7 +324,10 @@ export async function benchWarmFleet({ record, notes }) {
     notes.push(
       `fleet (warm): ${WARM_ROUNDS} rounds, the runs in turn, after a warm-up that starts the agent and logs it in; ` +
         `load ${load0.toFixed(1)} → ${load1.toFixed(1)}; ${WARM_SERVERS} servers × ${WARM_KEYS} keys (one pooled connection per key). ` +
-        `Single runs, in ms: ${n} targets ${list('fleet')}; --parallel ${n} ${list('all')}; one ${list('one')}.${ab}`,
+        `Single runs, in ms: ${n} targets ${list('fleet')}; --parallel ${n} ${list('all')}; one ${list('one')}.${ab} ` +
+        `CPU (user+sys) means per run: ${Object.keys(cases)
+          .map((k) => `${k}: ${cpuOf(k)}`)
+          .join('; ')}; client node ${CLIENT_NODE}.`,
     );
     return m;
   } finally {

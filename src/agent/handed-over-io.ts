@@ -35,9 +35,25 @@ export class RunWire {
 
   constructor(readonly conn: Socket) {}
 
-  /** False when the socket's buffer is full (the first stage reads slower than the command writes). */
+  /** The socket is corked until the next tick (send). */
+  private corked = false;
+
+  /**
+   * False when the socket's buffer is full (the first stage reads slower than the command writes).
+   * The lines of one tick go out in one write: a fan-out's targets answer together, and each
+   * answer's `out` line written on its own cost a system call (and a wake-up of the first stage)
+   * apiece. `end()` writes what is corked.
+   */
   send(message: RunMessage): boolean {
     if (this.silenced || this.gone || this.conn.destroyed) return true;
+    if (!this.corked) {
+      this.corked = true;
+      this.conn.cork();
+      process.nextTick(() => {
+        this.corked = false;
+        this.conn.uncork();
+      });
+    }
     return this.conn.write(encodeLine(message));
   }
 

@@ -141,9 +141,17 @@ function prefixedStderr(stderr: OutputStream, target: string): OutputStream {
  * own key would fail each whose key is another user's; each profile keeps its key's user.
  */
 function targetEnv(env: IO['env']): IO['env'] {
-  const { STOR_URL: _url, STOR_PROFILE: _profile, STOR_API_KEY: _key, STOR_USER: _user, ...rest } = env;
-  return rest;
+  let made = targetEnvs.get(env);
+  if (made === undefined) {
+    const { STOR_URL: _url, STOR_PROFILE: _profile, STOR_API_KEY: _key, STOR_USER: _user, ...rest } = env;
+    // Made once per run and shared by its targets, which only read it: not a copy of the whole environment per target.
+    made = Object.freeze(rest);
+    targetEnvs.set(env, made);
+  }
+  return made;
 }
+
+const targetEnvs = new WeakMap<IO['env'], IO['env']>();
 
 /**
  * The exit code of the whole run (docs/ERRORS.md "Exit codes"): the first failed target's in LIST
@@ -259,6 +267,8 @@ export async function runOnTarget(
   quiet = false,
   /** The plan shown and confirmed for this target, which a change holds to (plan-check.ts). */
   confirmedPlan?: unknown,
+  /** `--parallel` for a read in the session agent: taken unless the target's pooled connection is open (fanOut). */
+  opening?: OpeningLimit,
 ): Promise<TargetRun> {
   const { globals, io } = base;
   const ctx = new CommandContext(
@@ -269,6 +279,7 @@ export async function runOnTarget(
   ctx.confirmedPlan = confirmedPlan;
   ctx.profiles = base.profiles;
   ctx.saidOnce = base.saidOnce ??= new Set();
+  const done = opening && !(await ctx.onOpenConnection()) ? await opening.take() : undefined;
   try {
     const result = await run(ctx);
     // What a target says about its output goes below the run's output, led by its name.
@@ -303,6 +314,35 @@ export async function runOnTarget(
     };
   } finally {
     await ctx.close();
+    done?.();
+  }
+}
+
+/**
+ * `--parallel N` in the session agent: at most N targets at once whose connection is not open
+ * yet, each held from its start to its end. A target on a pooled connection that
+ * is open and logged in takes none: it opens nothing, logs in nowhere, and only waits for its
+ * answer, so bounding it would only queue it behind the others (docs/REMOTE.md "Fleets").
+ */
+export class OpeningLimit {
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(private readonly limit: number) {}
+
+  /** Resolves once the target may start; call what it resolves with once it has ended. */
+  async take(): Promise<() => void> {
+    if (this.running < this.limit) this.running++;
+    // Handed over by the target that ends (below), which keeps `running` as it is.
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.running--;
+    };
   }
 }
 
@@ -339,11 +379,18 @@ export async function fanOut(base: CommandContext, request: FanOutRequest): Prom
   // `--json`: each outcome goes out as soon as those before it in list order have (the array's
   // bytes are the same), not all at once after the slowest target.
   const array = base.jsonArray(targets.length);
-  await forEachLimited(targets, request.parallel, async (target, i) => {
-    runs[i] = await runOnTarget(base, target, request.run);
+  const one = async (target: string, i: number, opening?: OpeningLimit) => {
+    runs[i] = await runOnTarget(base, target, request.run, false, undefined, opening);
     base.record(targetLine(base, runs[i].outcome));
     array?.set(i, runs[i].outcome);
-  });
+  };
+  // In the session agent every target starts at once and `--parallel` bounds only those whose
+  // connection is not open yet (OpeningLimit); in a process of its own each target opens a
+  // connection, and at most `--parallel` run at once.
+  if (base.sessions?.isOpen) {
+    const opening = new OpeningLimit(request.parallel);
+    await Promise.all(targets.map((target, i) => one(target, i, opening)));
+  } else await forEachLimited(targets, request.parallel, (target, i) => one(target, i));
   const outcomes = runs.map((r) => r.outcome);
   noteOutcomes(base, outcomes, request.findings);
   const drifted = request.drifts ? outcomes.filter((o) => o.exit_code === EXIT.DRIFT).length : undefined;

@@ -58,6 +58,8 @@ export class CommandContext {
   changes = false;
 
   private readonly headStart: HeadStart | undefined;
+  /** The target as the session pool keys it, made once (its CA bundle read once). */
+  private pooled: PooledTarget | undefined;
   /** In the session agent: its pool of logged-in connections (CommandSetting.sessions). */
   readonly sessions: SessionOpener | undefined;
   /** In the session agent: aborted once the command was interrupted (CommandSetting.stopped). */
@@ -94,6 +96,25 @@ export class CommandContext {
     return stoppable(await this.openTransport(), stopped);
   }
 
+  /**
+   * In the session agent: whether this invocation's target is served by a pooled connection that
+   * is open and logged in now, so that running it opens no connection (SessionOpener.isOpen).
+   * False when it cannot tell (no agent, another kind of target, a target that does not resolve:
+   * the command itself then says why).
+   */
+  async onOpenConnection(): Promise<boolean> {
+    const sessions = this.sessions;
+    if (!sessions?.isOpen) return false;
+    try {
+      const spec = await this.target();
+      if (spec.kind !== 'remote' || spec.rpc !== 'ws') return false;
+      this.pooled ??= pooledTarget(spec);
+      return sessions.isOpen(this.pooled);
+    } catch {
+      return false;
+    }
+  }
+
   /** Which target this invocation uses, without connecting to it. */
   target(): Promise<TargetSpec> {
     // Once per invocation, so that the -v trace of the choice is printed once.
@@ -115,7 +136,8 @@ export class CommandContext {
       if (spec.kind === 'remote' && spec.rpc === 'ws') {
         // The same `target:` and `transport:` lines as a command's own connection prints.
         if (this.trace) traceTarget(spec, this.trace);
-        return sessions.open(pooledTarget(spec), this.timeoutSeconds, this.trace);
+        this.pooled ??= pooledTarget(spec);
+        return sessions.open(this.pooled, this.timeoutSeconds, this.trace);
       }
     } else if (sessionsOn(this.globals.session, this.io.env)) {
       // The next command finds the agent running; this one goes on with a connection of its own,

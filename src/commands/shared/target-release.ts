@@ -15,19 +15,23 @@ export interface TargetRelease {
   emulator: boolean;
 }
 
-const asked = new WeakMap<Transport, Promise<TargetRelease>>();
+const asked = new WeakMap<object, Promise<TargetRelease>>();
 
 /**
  * The target's release, asked once per connection: the emulator says it in `stor.emulation`; a real
  * appliance in `system.version_short`, which needs a login but no role (MW/plugins/system/product.py:75-85).
+ * Once per shared connection too (Transport.sharedConnection): the session agent's commands on one
+ * pooled connection share its answer, as they share the connection's fixed answers
+ * (src/core/session/pooled-session.ts FIXED_FOR_CONNECTION).
  */
 export function targetRelease(t: Transport): Promise<TargetRelease> {
-  let known = asked.get(t);
+  const scope = t.sharedConnection?.() ?? t;
+  let known = asked.get(scope);
   if (known === undefined) {
     known = ask(t);
-    asked.set(t, known);
+    asked.set(scope, known);
     // A failed ask (a dropped connection) is not remembered: the next one asks again.
-    known.catch(() => asked.delete(t));
+    known.catch(() => asked.delete(scope));
   }
   return known;
 }

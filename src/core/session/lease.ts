@@ -54,6 +54,11 @@ export class PoolLease implements Transport {
     });
   }
 
+  /** The session's connection, while this lease's calls go through it (not one of its own). */
+  sharedConnection(): object | undefined {
+    return this.own === undefined && !this.ended ? this.session.connectionNow : undefined;
+  }
+
   /**
    * Through the shared connection, with a single-use token (RemoteOptions.pooled): no login, no
    * hash of the key. Bounded by this command's --timeout, not that of the command that opened it.

@@ -17,6 +17,11 @@ export interface SessionOpener {
    * the agent it runs in through its own socket.
    */
   close(url: string, keyHash?: string): Promise<number>;
+  /**
+   * Whether a connection for `target` is open and logged in now, so that a command on it opens
+   * nothing: a `--targets` run does not count it against `--parallel` (src/commands/fleet/fan-out.ts).
+   */
+  isOpen?(target: PooledTarget): boolean;
 }
 
 /** A remote target as the pool keys it: where, with which key, under which TLS settings. */

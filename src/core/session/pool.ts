@@ -18,6 +18,12 @@ const WHO_SECONDS = 5;
  */
 export class SessionPool implements SessionOpener {
   private readonly sessions = new Map<string, PooledSession>();
+  /**
+   * Each pooled key's SHA-256 (poolKey names a session by it), kept while a session of that key is
+   * in the pool (pruneKeyHashes), so a command on a pooled connection does not hash its key again.
+   * It holds no key the sessions do not already hold.
+   */
+  private readonly keyHashes = new Map<string, string>();
 
   constructor(private readonly connector: Connector = connectWithKey) {}
 
@@ -28,7 +34,9 @@ export class SessionPool implements SessionOpener {
    * not kept.
    */
   async open(target: PooledTarget, timeoutSeconds: number, trace?: TraceSink): Promise<Transport> {
-    const key = poolKey(target);
+    let keyHash = this.keyHashes.get(target.apiKey);
+    if (keyHash === undefined) this.keyHashes.set(target.apiKey, (keyHash = keySha256(target.apiKey)));
+    const key = poolKey(target, keyHash);
     let session = this.sessions.get(key);
     if (!session) {
       const created: PooledSession = new PooledSession(target, this.connector, () => this.forget(key, created));
@@ -45,6 +53,13 @@ export class SessionPool implements SessionOpener {
     }
     trace?.(`session: a lease on the session agent's connection to ${target.endpoint.display}`);
     return lease;
+  }
+
+  /** A logged-in connection for `target` is open now (SessionOpener.isOpen). */
+  isOpen(target: PooledTarget): boolean {
+    const keyHash = this.keyHashes.get(target.apiKey);
+    if (keyHash === undefined) return false;
+    return this.sessions.get(poolKey(target, keyHash))?.live === true;
   }
 
   /** Leases held by running commands, across every session. */
@@ -89,10 +104,11 @@ export class SessionPool implements SessionOpener {
     const closing: PooledSession[] = [];
     for (const [key, s] of this.sessions) {
       if (s.target.endpoint.display !== url) continue;
-      if (keyHash !== undefined && keySha256(s.target.apiKey) !== keyHash) continue;
+      if (keyHash !== undefined && this.keyHashOf(s.target.apiKey) !== keyHash) continue;
       this.sessions.delete(key);
       closing.push(s);
     }
+    this.pruneKeyHashes();
     await Promise.all(closing.map((s) => s.close()));
     return closing.length;
   }
@@ -101,12 +117,25 @@ export class SessionPool implements SessionOpener {
   private forget(key: string, session: PooledSession): void {
     if (this.sessions.get(key) !== session) return;
     this.sessions.delete(key);
+    this.pruneKeyHashes();
     void session.close();
+  }
+
+  private keyHashOf(apiKey: string): string {
+    return this.keyHashes.get(apiKey) ?? keySha256(apiKey);
+  }
+
+  /** Forgets the hash of every key no pooled session holds any longer: the key leaves memory with its sessions. */
+  private pruneKeyHashes(): void {
+    const held = new Set<string>();
+    for (const s of this.sessions.values()) held.add(s.target.apiKey);
+    for (const apiKey of this.keyHashes.keys()) if (!held.has(apiKey)) this.keyHashes.delete(apiKey);
   }
 
   async closeAll(): Promise<void> {
     const all = [...this.sessions.values()];
     this.sessions.clear();
+    this.keyHashes.clear();
     await Promise.all(all.map((s) => s.close()));
   }
 }

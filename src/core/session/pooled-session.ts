@@ -221,6 +221,11 @@ export class PooledSession {
   }
 
   /** Whether a connection is open or opening (a session whose login failed has none). */
+  /** The logged-in connection calls go through now, if any. */
+  get connectionNow(): RemoteTransport | undefined {
+    return this.current?.transport;
+  }
+
   get hasConnection(): boolean {
     return this.current !== undefined;
   }

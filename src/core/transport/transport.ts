@@ -20,6 +20,12 @@ export interface Transport {
    */
   download(request: DownloadRequest): Promise<{ jobId: number; bytes: number }>;
   close(): Promise<void>;
+  /**
+   * The connection this transport's calls go through now, when it is shared with other commands
+   * (a session agent's lease, src/core/session/lease.ts): what is asked once per connection
+   * (target-release.ts) is then asked once for all of them, not once per command.
+   */
+  sharedConnection?(): object | undefined;
 }
 
 export interface UploadRequest {
