@@ -2,6 +2,7 @@ import type { PoolDatasetEntry } from '../../contract/pool-dataset.js';
 import type { SnapshotRecord } from '../../store/snapshots.js';
 import { parseQueryArgs, matchesFilters, type QueryAnswer, type QueryFilters } from '../query/index.js';
 import { doGet, doOrder, doSelect } from '../query/options.js';
+import { firstKey } from '../query/paths.js';
 import { PROPERTIES, parentOf } from './properties.js';
 
 /*
@@ -180,11 +181,13 @@ const KEY_FIELDS = new Set(['id', 'name', 'pool', 'type']);
  *
  * Filters and order_by that name only the fields of a DatasetKey are decided on the keys, and only
  * the rows the answer keeps are built: a page of `stor dataset list` costs its rows (and a root's
- * descendants), not every dataset's measured entry.
+ * descendants), not every dataset's measured entry. There a `select` also narrows what is built:
+ * `load` builds only the fields it reads (no bytes measured unless a space field is among them) and
+ * no `children` are nested unless it reads them; what it picks is the same.
  */
 export async function datasetQuery(
   keys: readonly DatasetKey[],
-  load: (ids: readonly string[] | undefined) => Promise<(id: string) => PoolDatasetEntry>,
+  load: (ids: readonly string[] | undefined, fields?: ReadonlySet<string>) => Promise<(id: string) => PoolDatasetEntry>,
   snapshotsOf: (id: string) => SnapshotRecord[],
   rawFilters: unknown,
   rawOptions: unknown,
@@ -222,17 +225,21 @@ export async function datasetQuery(
   let entryOf: (id: string) => PoolDatasetEntry = () => {
     throw new Error('entries not loaded');
   };
+  const select = options.select ?? [];
+  // The entry fields a select reads (by the first name of each path); undefined: all of them.
+  const fields =
+    select.length === 0 ? undefined : new Set(select.map((s) => firstKey(typeof s === 'string' ? s : s[0])));
+  let nest = retrieveChildren;
   const built = new Map<string, PoolDatasetEntry & Record<string, unknown>>();
   const shapedOf = (id: string): PoolDatasetEntry => {
     let entry = built.get(id);
     if (!entry) {
       entry = shaped(entryOf(id), shape, snapshotsOf);
       built.set(id, entry);
-      if (retrieveChildren) entry.children = (children.get(id) ?? []).map((c) => shapedOf(c.id));
+      if (nest) entry.children = (children.get(id) ?? []).map((c) => shapedOf(c.id));
     }
     return entry;
   };
-  const select = options.select ?? [];
   const selected = (rows: PoolDatasetEntry[]) =>
     select.length > 0 ? rows.map((e) => doSelect(e, select) as PoolDatasetEntry) : rows;
 
@@ -242,7 +249,13 @@ export async function datasetQuery(
     if (options.get === true) rows = [doGet(rows)];
     if (options.offset) rows = rows.slice(options.offset);
     if (options.limit) rows = rows.slice(0, options.limit);
-    entryOf = await load(rows.map((k) => k.id));
+    // Filters and order are decided: only the select reads the entries now.
+    const narrow = fields !== undefined && !fields.has('children');
+    if (narrow) nest = false;
+    entryOf = await load(
+      rows.map((k) => k.id),
+      narrow ? fields : undefined,
+    );
     const answer = selected(rows.map((k) => shapedOf(k.id)));
     return options.get === true ? answer[0]! : answer;
   }

@@ -137,6 +137,23 @@ export function shown(
   return { parsed, rawvalue: raw, value: raw.toUpperCase(), source, source_info: from };
 }
 
+/** One property of PROPERTIES on `d`: local, else inherited from the nearest ancestor setting it, else the default. */
+function resolvedProperty(
+  d: DatasetRecord,
+  byId: ReadonlyMap<string, DatasetRecord>,
+  name: string,
+  spec: PropertySpec,
+): PropertyValue {
+  if (Object.hasOwn(d.properties, name)) return shown(name, d.properties[name]!, 'LOCAL', null);
+  if (spec.inheritable) {
+    for (let parent = parentOf(d.id); parent; parent = parentOf(parent)) {
+      const p = byId.get(parent);
+      if (p && Object.hasOwn(p.properties, name)) return shown(name, p.properties[name]!, 'INHERITED', parent);
+    }
+  }
+  return shown(name, spec.default, 'DEFAULT', null);
+}
+
 /** Every property of `d` its type shows, resolving inheritance through `byId`. */
 export function resolvedProperties(
   d: DatasetRecord,
@@ -146,21 +163,7 @@ export function resolvedProperties(
   const out: Record<string, PropertyValue> = {};
   for (const [name, spec] of Object.entries(PROPERTIES)) {
     if (spec.scope !== 'both' && spec.scope !== type) continue;
-    if (Object.hasOwn(d.properties, name)) {
-      out[name] = shown(name, d.properties[name]!, 'LOCAL', null);
-      continue;
-    }
-    let found: PropertyValue | undefined;
-    if (spec.inheritable) {
-      for (let parent = parentOf(d.id); parent; parent = parentOf(parent)) {
-        const p = byId.get(parent);
-        if (p && Object.hasOwn(p.properties, name)) {
-          found = shown(name, p.properties[name]!, 'INHERITED', parent);
-          break;
-        }
-      }
-    }
-    out[name] = found ?? shown(name, spec.default, 'DEFAULT', null);
+    out[name] = resolvedProperty(d, byId, name, spec);
   }
   if (type === 'VOLUME') out.volblocksize = shown('volblocksize', d.properties.volblocksize ?? '16K', 'NONE', null);
   return {
@@ -169,6 +172,33 @@ export function resolvedProperties(
     ...(type === 'FILESYSTEM' ? FILESYSTEM_FIXED : {}),
     ...FIXED_PROPERTIES,
   };
+}
+
+/**
+ * The properties resolvedProperties gives of `d` that `wanted` names, each the same value: a
+ * query's `select` reads a few, and resolving each walks the ancestors.
+ */
+export function resolvedPropertiesOf(
+  d: DatasetRecord,
+  byId: ReadonlyMap<string, DatasetRecord>,
+  wanted: Iterable<string>,
+): Record<string, PropertyValue> {
+  const type = datasetType(d);
+  const out: Record<string, PropertyValue> = {};
+  let encryption: Record<string, PropertyValue> | undefined;
+  for (const name of wanted) {
+    const spec = Object.hasOwn(PROPERTIES, name) ? PROPERTIES[name]! : undefined;
+    if (spec) {
+      if (spec.scope === 'both' || spec.scope === type) out[name] = resolvedProperty(d, byId, name, spec);
+    } else if (name === 'volblocksize') {
+      if (type === 'VOLUME') out.volblocksize = shown('volblocksize', d.properties.volblocksize ?? '16K', 'NONE', null);
+    } else if (name === 'encryption_algorithm' || name === 'key_format' || name === 'pbkdf2iters') {
+      encryption ??= encryptionProperties(encryptionRootOf(d, byId));
+      out[name] = encryption[name]!;
+    } else if (Object.hasOwn(FIXED_PROPERTIES, name)) out[name] = FIXED_PROPERTIES[name]!;
+    else if (type === 'FILESYSTEM' && Object.hasOwn(FILESYSTEM_FIXED, name)) out[name] = FILESYSTEM_FIXED[name]!;
+  }
+  return out;
 }
 
 /** The encryption root `d` is under (itself included), or null when it is not encrypted. */

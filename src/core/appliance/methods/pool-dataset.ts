@@ -40,6 +40,7 @@ import {
   parentOf,
   recordsizeBytes,
   resolvedProperties,
+  resolvedPropertiesOf,
   shownUserProperties,
 } from '../datasets/properties.js';
 import { sandboxPath } from '../files/places.js';
@@ -111,15 +112,22 @@ async function measureOwnBytes(appliance: Appliance, only?: ReadonlySet<string>)
   if (only?.size === 0) return own;
   const all = appliance.datasets();
   const children = childrenIndex(all);
+  // Each mountpoint checked once: the sandbox check lstats the path, and a dataset's is asked both
+  // for its own walk and for its parent's.
+  const hosts = new Map<string, string | null>();
+  const hostOf = (id: string) => {
+    let host = hosts.get(id);
+    if (host === undefined) {
+      host = mountpointHostOrNull(appliance, id);
+      hosts.set(id, host);
+    }
+    return host;
+  };
   for (const d of all) {
     if (only && !only.has(d.id)) continue;
-    const mount = datasetType(d) === 'FILESYSTEM' ? mountpointHostOrNull(appliance, d.id) : null;
+    const mount = datasetType(d) === 'FILESYSTEM' ? hostOf(d.id) : null;
     if (!mount) continue;
-    const skip = new Set(
-      (children.get(d.id) ?? [])
-        .map((c) => mountpointHostOrNull(appliance, c.id))
-        .filter((h): h is string => h !== null),
-    );
+    const skip = new Set((children.get(d.id) ?? []).map((c) => hostOf(c.id)).filter((h): h is string => h !== null));
     own.set(d.id, await bytesBelow(mount, skip));
   }
   return own;
@@ -207,7 +215,21 @@ const bytesProperty = (n: number) => ({
   source_info: null,
 });
 
-/** Builds dataset entries from the datasets' own bytes, measured beforehand (measureOwnBytes). */
+/** The entry fields that cost the bytes measured (measureOwnBytes) or a `statfs`. */
+const SPACE_FIELDS = [
+  'used',
+  'available',
+  'usedbydataset',
+  'usedbychildren',
+  'usedbyrefreservation',
+  'usedbysnapshots',
+];
+
+/**
+ * Builds dataset entries from the datasets' own bytes, measured beforehand (measureOwnBytes). With
+ * `fields` (a query's, what its `select` reads), an entry holds its id, type, name and pool and only
+ * those of the other fields, and no `children`: the query nests its own (datasets/dataset-query.ts).
+ */
 class EntryBuilder {
   private readonly all: DatasetRecord[];
   private readonly byId: Map<string, DatasetRecord>;
@@ -215,12 +237,15 @@ class EntryBuilder {
   private readonly used = new Map<string, number>();
   /** Built entries: a parent's `children` holds the same objects, so all entries cost O(datasets), not O(datasets × depth). */
   private readonly built = new Map<string, PoolDatasetEntry>();
+  /** Free bytes per pool, one `statfs` each: every dataset of a pool shares its free space. */
+  private readonly free = new Map<string, number>();
 
   constructor(
     private readonly appliance: Appliance,
     private readonly own: ReadonlyMap<string, number>,
     /** The datasets entries are built from: all of them unless the caller knows fewer will do. */
     records: DatasetRecord[] = appliance.datasets(),
+    private readonly fields?: ReadonlySet<string>,
   ) {
     this.all = records;
     this.byId = new Map(this.all.map((d) => [d.id, d]));
@@ -252,12 +277,16 @@ class EntryBuilder {
 
   /** Free bytes of the pool, less what a quota of the dataset or of its ancestors leaves. */
   availableOf(d: DatasetRecord): number {
-    let available = 0;
-    try {
-      const fs = statfsSync(mountpointHost(this.appliance, d.pool));
-      available = fs.bavail * fs.bsize;
-    } catch {
-      // the pool directory vanished under us; report nothing free
+    let available = this.free.get(d.pool);
+    if (available === undefined) {
+      available = 0;
+      try {
+        const fs = statfsSync(mountpointHost(this.appliance, d.pool));
+        available = fs.bavail * fs.bsize;
+      } catch {
+        // the pool directory vanished under us; report nothing free
+      }
+      this.free.set(d.pool, available);
     }
     for (let id: string | null = d.id; id; id = parentOf(id)) {
       const a = this.byId.get(id);
@@ -273,6 +302,11 @@ class EntryBuilder {
     if (done) return done;
     const d = this.byId.get(id);
     if (!d) throw rpcErrors.instanceNotFound('PoolDataset', id);
+    if (this.fields) {
+      const entry = this.fieldsOf(d, this.fields);
+      this.built.set(id, entry);
+      return entry;
+    }
     const type = datasetType(d);
     const root = encryptionRootOf(d, this.byId);
     const children = this.childrenOf(d.id).map((c) => this.entry(c.id));
@@ -309,6 +343,45 @@ class EntryBuilder {
     };
     this.built.set(id, entry);
     return entry;
+  }
+
+  /**
+   * The entry `entry` would build, less the fields not in `fields` and less `children`: the same
+   * values, field for field, so that a `select` of them answers the same.
+   */
+  private fieldsOf(d: DatasetRecord, fields: ReadonlySet<string>): PoolDatasetEntry {
+    const type = datasetType(d);
+    const out: Record<string, unknown> = { id: d.id, type, name: d.id, pool: d.pool };
+    if (['encrypted', 'encryption_root', 'key_loaded'].some((f) => fields.has(f))) {
+      const root = encryptionRootOf(d, this.byId);
+      if (fields.has('encrypted')) out.encrypted = root !== null;
+      if (fields.has('encryption_root')) out.encryption_root = root?.id ?? null;
+      if (fields.has('key_loaded')) out.key_loaded = root !== null;
+    }
+    if (fields.has('locked')) out.locked = false;
+    if (fields.has('mountpoint')) out.mountpoint = type === 'VOLUME' ? null : `/mnt/${d.id}`;
+    if (fields.has('user_properties')) out.user_properties = shownUserProperties(d.user_properties);
+    Object.assign(out, resolvedPropertiesOf(d, this.byId, fields));
+    if (SPACE_FIELDS.some((f) => fields.has(f))) {
+      const used = this.usedOf(d);
+      const byChildren = this.childrenOf(d.id).reduce((sum, c) => sum + this.usedOf(c), 0);
+      const reserved = typeof d.properties.refreservation === 'number' ? d.properties.refreservation : 0;
+      if (fields.has('used')) out.used = bytesProperty(used);
+      if (fields.has('available')) out.available = bytesProperty(this.availableOf(d));
+      if (fields.has('usedbydataset')) out.usedbydataset = bytesProperty(used - byChildren - reserved);
+      if (fields.has('usedbychildren')) out.usedbychildren = bytesProperty(byChildren);
+      if (fields.has('usedbyrefreservation')) out.usedbyrefreservation = bytesProperty(reserved);
+      if (fields.has('usedbysnapshots')) out.usedbysnapshots = bytesProperty(0);
+    }
+    if (fields.has('creation'))
+      out.creation = {
+        parsed: { $date: Math.floor(d.created_at / 1000) * 1000 },
+        rawvalue: String(Math.floor(d.created_at / 1000)),
+        value: creationShown(d.created_at),
+        source: 'NONE',
+        source_info: null,
+      };
+    return out as unknown as PoolDatasetEntry;
   }
 }
 
@@ -694,9 +767,15 @@ export const poolDatasetMethods = [
   implement(poolDatasetContract['pool.dataset.query'], async ({ appliance }, filters, options) => {
     const records = appliance.datasets();
     const keys = records.map((d) => ({ id: d.id, name: d.id, pool: d.pool, type: datasetType(d) }));
-    const load = async (rows: readonly string[] | undefined) => {
-      const only = rows === undefined ? undefined : ownBytesNeededForRows(records, rows);
-      const builder = new EntryBuilder(appliance, await measureOwnBytes(appliance, only), records);
+    const load = async (rows: readonly string[] | undefined, fields?: ReadonlySet<string>) => {
+      // No space field asked: no file is measured. Otherwise a page measures what its rows count.
+      const spaceless = fields !== undefined && !SPACE_FIELDS.some((f) => fields.has(f));
+      const only = spaceless
+        ? new Set<string>()
+        : rows === undefined
+          ? undefined
+          : ownBytesNeededForRows(records, rows);
+      const builder = new EntryBuilder(appliance, await measureOwnBytes(appliance, only), records, fields);
       return (id: string) => builder.entry(id);
     };
     return datasetQuery(keys, load, snapshotsByDataset(appliance), filters, options);

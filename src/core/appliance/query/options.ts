@@ -179,7 +179,10 @@ function sortBy<T>(list: T[], field: string): T[] {
   const reverse = field.startsWith(REVERSE_CHAR);
   const path = reverse ? field.slice(1) : field;
   const keyed = list.map((item) => ({ item, key: getValue(item, path) }));
-  keyed.sort((x, y) => (reverse ? -1 : 1) * sortCompare(x.key, y.key));
+  const compare = (x: { key: unknown }, y: { key: unknown }) => (reverse ? -1 : 1) * sortCompare(x.key, y.key);
+  // Already in order (a list by id, as the store reads it): a stable sort would leave it as it is.
+  if (keyed.every((k, i) => i === 0 || compare(keyed[i - 1]!, k) <= 0)) return list;
+  keyed.sort(compare);
   return keyed.map((k) => k.item);
 }
 

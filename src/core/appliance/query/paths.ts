@@ -36,6 +36,11 @@ function partition(s: string): [string, string] {
   }
 }
 
+/** The field a path starts at (`a` of `a.b.c`; `a.b` of `a\\.b`): what a `select` of it reads of an item. */
+export function firstKey(path: string): string {
+  return partition(path)[0];
+}
+
 export type GetResult =
   { kind: 'value'; value: unknown } | { kind: 'wildcard'; list: unknown[]; rest: string } | { kind: 'error' };
 

@@ -51,7 +51,8 @@ const CASES: Case[] = [
     key: 'id',
     // `atime` and `recordsize` are absent on volumes; `mountpoint` is null on them.
     orders: [['-name'], ['nulls_last:mountpoint', 'id'], ['atime', '-id']],
-    select: ['id', 'name', 'mountpoint', 'user_properties'],
+    // As `stor dataset list` asks it, and more.
+    select: ['id', 'name', 'mountpoint', 'user_properties', 'used', 'compression', 'creation', 'quota'],
     filter: [['id', '^', 'tank/bulk/d0']],
   },
   {
