@@ -152,7 +152,7 @@ export const callCommand = defineCommand({
   fanOut: 'read',
   checkTargets: async ({ method, args }) => {
     if (args.includes(FROM_STDIN)) refuseStdinForTargets('`stor call … -`');
-    await (await import('./read-method.js')).assertReadMethod(method);
+    (await import('./read-method.js')).assertReadMethod(method);
   },
   run: (ctx, { method, args }, opts) => call(ctx, method, args, opts),
 });
