@@ -1,12 +1,11 @@
 import { connect, createServer, type Socket } from 'node:net';
-import { Readable } from 'node:stream';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { run } from '../../../src/cli.js';
 import { readCommandLine } from '../../../src/commands/framework/command-line.js';
-import type { IO } from '../../../src/commands/output/io.js';
 import { ProfileStore } from '../../../src/core/config/profiles.js';
 import { SessionPool } from '../../../src/core/session/pool.js';
 import { clientEnv } from '../../helpers/client-env.js';
+import { observedIo } from '../../helpers/observed-io.js';
 import { startTestServer } from '../../helpers/server.js';
 
 /**
@@ -54,27 +53,6 @@ async function proxy(port: number) {
   };
 }
 
-/** An in-process IO whose stdout calls `onOut` with all it has written so far, after each write. */
-function ioFor(env: Record<string, string | undefined>, onOut: (stdout: string) => void): IO & { out(): string } {
-  let stdout = '';
-  return {
-    stdout: {
-      write: (s: string) => {
-        stdout += s;
-        onOut(stdout);
-        return true;
-      },
-      isTTY: false,
-    },
-    stderr: { write: () => true, isTTY: false },
-    color: { stdout: 0, stderr: 0 },
-    stdin: Object.assign(Readable.from([]), { isTTY: false }) as IO['stdin'],
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', ...env },
-    cwd: process.cwd(),
-    out: () => stdout,
-  };
-}
-
 const lines = (stdout: string) =>
   stdout
     .trim()
@@ -97,14 +75,14 @@ describe('--parallel in the session agent bounds the targets whose connection is
   it('a target on an open pooled connection starts while --parallel 1 is taken by another', async () => {
     const { front, env, pool } = await fleet();
     // Both connections opened and logged in, as a warm agent holds them.
-    const warm = ioFor(env, () => undefined);
+    const warm = observedIo(env, () => undefined);
     expect(await run(readCommandLine(['--targets', 'nas[1-2]', 'whoami', '--json']), warm, { sessions: pool })).toBe(0);
 
     // nas1's answers are held back until nas2's line is out: were nas2 queued behind nas1 (one
     // target at a time), nas1 would wait out its --timeout and fail.
     front.holdAnswers();
     let releasedByOutput = false;
-    const io = ioFor(env, (stdout) => {
+    const io = observedIo(env, (stdout) => {
       if (!releasedByOutput && /"target":"nas2"/.test(stdout)) {
         releasedByOutput = true;
         front.release();
@@ -127,7 +105,7 @@ describe('--parallel in the session agent bounds the targets whose connection is
     // must not start (its output stays empty) until nas1 has ended.
     front.holdConnects();
     let nas2Before = false;
-    const io = ioFor(env, (stdout) => {
+    const io = observedIo(env, (stdout) => {
       if (/"target":"nas2"/.test(stdout) && !/"target":"nas1"/.test(stdout)) nas2Before = true;
     });
     const argv = ['--targets', 'nas[1-2]', '--timeout', '10', 'whoami', '--json-lines', '--parallel', '1'];

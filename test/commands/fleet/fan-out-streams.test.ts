@@ -1,11 +1,10 @@
 import { connect, createServer, type Socket } from 'node:net';
-import { Readable } from 'node:stream';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { run } from '../../../src/cli.js';
 import { readCommandLine } from '../../../src/commands/framework/command-line.js';
-import type { IO } from '../../../src/commands/output/io.js';
 import { ProfileStore } from '../../../src/core/config/profiles.js';
 import { clientEnv } from '../../helpers/client-env.js';
+import { observedIo } from '../../helpers/observed-io.js';
 import { runStor } from '../../helpers/run-stor.js';
 import { startTestServer } from '../../helpers/server.js';
 
@@ -52,39 +51,26 @@ describe('--targets --json writes the array as the targets answer', () => {
 
     // nas3 is let through only once nas1's and nas2's entries are on stdout; were the array
     // written only at the end, it would wait out its --timeout and fail unreachable.
-    let stdout = '';
     let openedByOutput = false;
-    const io: IO = {
-      stdout: {
-        write: (s: string) => {
-          stdout += s;
-          if (!openedByOutput && /"target": "nas2"[\s\S]*\n {2}\},?/.test(stdout)) {
-            openedByOutput = true;
-            held.open();
-          }
-          return true;
-        },
-        isTTY: false,
-      },
-      stderr: { write: () => true, isTTY: false },
-      color: { stdout: 0, stderr: 0 },
-      stdin: Object.assign(Readable.from([]), { isTTY: false }) as IO['stdin'],
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, STOR_SESSION: 'off', ...env },
-      cwd: process.cwd(),
-    };
+    const io = observedIo(env, (stdout) => {
+      if (!openedByOutput && /"target": "nas2"[\s\S]*\n {2}\},?/.test(stdout)) {
+        openedByOutput = true;
+        held.open();
+      }
+    });
     const argv = ['--targets', 'nas[1-3]', '--timeout', '10', 'whoami', '--json'];
     const code = await run(readCommandLine(argv), io);
     expect(openedByOutput).toBe(true);
     expect(code).toBe(0);
-    const out = JSON.parse(stdout) as { target: string; ok: boolean }[];
+    const out = JSON.parse(io.out()) as { target: string; ok: boolean }[];
     expect(out.map((o) => [o.target, o.ok])).toEqual([
       ['nas1', true],
       ['nas2', true],
       ['nas3', true],
     ]);
     // Byte for byte what the whole array at the end would be.
-    expect(stdout).toBe(`${JSON.stringify(out, null, 2)}\n`);
+    expect(io.out()).toBe(`${JSON.stringify(out, null, 2)}\n`);
     const again = await runStor(argv, { env });
-    expect(again.stdout).toBe(stdout);
+    expect(again.stdout).toBe(io.out());
   });
 });
