@@ -145,6 +145,29 @@ describe('transfers of several files stop on a signal, leaving no temporary file
   }, 60_000);
 });
 
+/** Sends SIGCONT to `pid` each time /proc shows it stopped (state T), until `ended` settles. */
+async function keepContinued(pid: number, ended: Promise<unknown>): Promise<void> {
+  let done = false;
+  void ended.finally(() => (done = true));
+  while (!done) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      return; // gone
+    }
+    // The state is the field after the command name's closing parenthesis.
+    if (stat.charAt(stat.lastIndexOf(')') + 2) === 'T') {
+      try {
+        process.kill(pid, 'SIGCONT');
+      } catch {
+        return; // ended between the read and the signal
+      }
+    }
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
 /** The children of process `pid` (Linux /proc). */
 function childrenOf(pid: number): number[] {
   return readdirSync(`/proc/${pid}/task`).flatMap((tid) =>
@@ -184,9 +207,13 @@ describe('Ctrl-C on a terminal during an upload of several files (built binary, 
     const [stor] = childrenOf(term.pid!);
     // Ctrl-C is SIGINT to the terminal's foreground group, stor alone here: sent while it is frozen,
     // so that it surely lands mid-file. script(1) stops itself when its child stops: both go on.
+    // script(1) stops itself when it hears its child stopped, at a moment of its own: a SIGCONT
+    // sent once may come before that stop and leave it stopped for good. So it is continued
+    // whenever it is seen stopped, until it ends.
+    const continuing = keepContinued(term.pid!, closed);
     signalFrozen(term, 'SIGINT', stor!);
-    process.kill(term.pid!, 'SIGCONT');
     expect(await closed).toBe(130);
+    await continuing;
     const lines = shown.split(/\r\n|\r|\n/).map((l) => l.replace(/\x1b\[[0-9;]*[A-Za-z]/g, ''));
     const bar = lines.filter((l) => l.startsWith('uploaded ')).at(-1);
     expect(bar).toMatch(/^uploaded 0\/3 files .*stopped by SIGINT/);
