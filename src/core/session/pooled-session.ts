@@ -220,12 +220,12 @@ export class PooledSession {
     if (this.leases === 0 && this.failed && this.current === undefined && !this.closed) this.onDead();
   }
 
-  /** Whether a connection is open or opening (a session whose login failed has none). */
   /** The logged-in connection calls go through now, if any. */
   get connectionNow(): RemoteTransport | undefined {
     return this.current?.transport;
   }
 
+  /** Whether a connection is open or opening (a session whose login failed has none). */
   get hasConnection(): boolean {
     return this.current !== undefined;
   }
