@@ -15,9 +15,13 @@ import type { ItemOf, QueryMethod } from './index.js';
 export const QUERY_PAGE = 5000;
 
 /**
- * Every item of a `*.query`, asked `page` at a time by offset in the order `options.order_by`
- * gives; `each` sees every page as it comes. An item made or removed between two pages shifts the
- * rest: none is listed twice (by `id`).
+ * Every item of a `*.query`, asked `page` at a time in the order `options.order_by` gives; `each`
+ * sees every page as it comes. Ordered by `id` alone (every list stor pages), each page after the
+ * first asks for the items past the last one seen (`id >`, or `<` for `-id`) rather than an offset:
+ * an item made or removed between two pages then shifts nothing, where an offset would skip the
+ * item after a removed one or list one twice. The filter is one more query-filter, so it is applied
+ * as every other (pool.dataset.query's too: MW/plugins/pool_/dataset_query_utils.py:1085-1100 at
+ * TS-25.10.1, :1105-1109 on stable/26). Any other order pages by offset, listing none twice (by `id`).
  */
 export async function queryPages<M extends QueryMethod, K extends keyof ItemOf<M> & string>(
   t: Pick<Transport, 'call'>,
@@ -30,8 +34,17 @@ export async function queryPages<M extends QueryMethod, K extends keyof ItemOf<M
 ): Promise<Needed<M, K>[]> {
   const found: Needed<M, K>[] = [];
   const seen = new Set<unknown>();
+  const order = Array.isArray(options.order_by) && options.order_by.length === 1 ? options.order_by[0] : undefined;
+  const past = order === 'id' ? '>' : order === '-id' ? '<' : undefined;
+  let after: unknown[] | undefined;
   for (let offset = 0; ; offset += page) {
-    const items = await queryItems(t, method, need, filters, { ...options, offset, limit: page });
+    const items = await queryItems(
+      t,
+      method,
+      need,
+      after ? [...filters, after] : filters,
+      past ? { ...options, limit: page } : { ...options, offset, limit: page },
+    );
     each(items);
     const before = found.length;
     for (const item of items) {
@@ -40,8 +53,9 @@ export async function queryPages<M extends QueryMethod, K extends keyof ItemOf<M
       seen.add(id);
       found.push(item);
     }
-    // A short page is the last; so is one with nothing new (a target that ignores limit or offset
-    // would otherwise be asked for ever).
+    // A short page is the last; so is one with nothing new (a target that ignores limit, offset or
+    // the filter would otherwise be asked for ever).
     if (items.length !== page || found.length === before) return found;
+    if (past) after = ['id', past, (items[items.length - 1] as { id?: unknown }).id];
   }
 }

@@ -14,7 +14,7 @@ function adminTransport(
 }
 
 describe('queryPages', () => {
-  it('asks page after page by offset and answers every item once, in order, as one whole query would', async () => {
+  it('asks page after page and answers every item once, in order, as one whole query would', async () => {
     const t = await openTestAppliance();
     for (const name of ['tank/a/b', 'tank/a/c', 'tank/d', 'tank/e/f'])
       await t.call(t.admin, 'pool.dataset.create', { name, create_ancestors: true });
@@ -54,10 +54,51 @@ describe('queryPages', () => {
       'sharing.smb.query',
       ['id', 'name'],
       [],
+      { order_by: ['name'] },
+      undefined,
+      2,
+    );
+    expect(found.map((s) => s.name)).toEqual(['s0', 's1']);
+  });
+
+  it('stops when a target answers the same page again (one that ignores the filter past the last id)', async () => {
+    const t = await openTestAppliance();
+    for (let i = 0; i < 3; i++) await t.call(t.admin, 'sharing.smb.create', { name: `s${i}`, path: '/mnt/tank' });
+    const noFilter = adminTransport(t, ([, options]) => [[], options]);
+    const found = await queryPages(
+      noFilter,
+      'sharing.smb.query',
+      ['id', 'name'],
+      [],
       { order_by: ['id'] },
       undefined,
       2,
     );
     expect(found.map((s) => s.name)).toEqual(['s0', 's1']);
+  });
+
+  it('ordered by id, lists every item after one on an earlier page is removed between two pages', async () => {
+    const t = await openTestAppliance();
+    for (const name of ['tank/a', 'tank/b', 'tank/c', 'tank/d', 'tank/e'])
+      await t.call(t.admin, 'pool.dataset.create', { name });
+    let calls = 0;
+    const changing: Pick<Transport, 'call'> = {
+      call: async <T>(method: string, params: readonly unknown[] = []) => {
+        if (calls++ === 1) await t.call(t.admin, 'pool.dataset.delete', 'tank/a');
+        return t.call<T>(t.admin, method, ...params);
+      },
+    };
+    const found = await queryPages(
+      changing,
+      'pool.dataset.query',
+      ['id'],
+      [],
+      { order_by: ['id'], select: ['id'] },
+      undefined,
+      3,
+    );
+    // The first page holds tank, tank/a and tank/b. By offset, the second page (from the fourth of
+    // tank, tank/b, tank/c, …) would have started at tank/d: tank/c never listed.
+    expect(found.map((d) => d.id)).toEqual(['tank', 'tank/a', 'tank/b', 'tank/c', 'tank/d', 'tank/e']);
   });
 });
