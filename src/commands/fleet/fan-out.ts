@@ -1,11 +1,13 @@
 import { profileNamed, ProfileStore } from '../../core/config/profiles.js';
-import { E } from '../../core/error-catalogue.js';
+import { E, stoppedBy } from '../../core/error-catalogue.js';
 import { StorError } from '../../core/errors.js';
 import { CommandContext } from '../framework/context.js';
 import { describeError } from '../output/describe-error.js';
 import { EXIT, EXIT_FOR_KIND } from '../output/exit-codes.js';
 import type { IO, OutputStream } from '../output/io.js';
 import { forEachLimited } from '../shared/pool.js';
+import { watchSignals } from '../shared/interruption.js';
+import { abandonWork } from '../startup/abandoned-work.js';
 import { describeRelease, targetRelease, type TargetRelease } from '../shared/target-release.js';
 import type { Cell, CommandResult, View } from '../output/render.js';
 import { resolveTargetList } from './target-list.js';
@@ -160,6 +162,9 @@ const targetEnvs = new WeakMap<IO['env'], IO['env']>();
  * attempted is never the first failure: the one that stopped it is.
  */
 export function fanOutExitCode(outcomes: readonly TargetOutcome[]): number {
+  // A signal stopped the whole run: its code, as the process's would be, before any target's.
+  const stopped = outcomes.find((o) => o.error?.kind === 'interrupted' || o.error?.kind === 'terminated');
+  if (stopped) return stopped.exit_code;
   const failed = outcomes.find(
     (o) => o.exit_code !== EXIT.OK && o.exit_code !== EXIT.CHECK && o.exit_code !== EXIT.DRIFT && !isNotAttempted(o),
   );
@@ -379,18 +384,36 @@ export async function fanOut(base: CommandContext, request: FanOutRequest): Prom
   // `--json`: each outcome goes out as soon as those before it in list order have (the array's
   // bytes are the same), not all at once after the slowest target.
   const array = base.jsonArray(targets.length);
-  const one = async (target: string, i: number, opening?: OpeningLimit) => {
-    runs[i] = await runOnTarget(base, target, request.run, false, undefined, opening);
-    base.record(targetLine(base, runs[i].outcome));
-    array?.set(i, runs[i].outcome);
+  // SIGINT/SIGTERM: every target not finished yet ends as interrupted, at once, so that the
+  // `--json` array, the `--json-lines` summary and the report are whole and the run exits 130/143.
+  // A read left waiting for its answer is abandoned, as a process killed there would leave it.
+  const watch = watchSignals(base);
+  const signalled = new Promise<NodeJS.Signals>((resolve) =>
+    watch.aborted.addEventListener('abort', () => resolve(watch.aborted.reason as NodeJS.Signals), { once: true }),
+  );
+  const settle = (i: number, run: TargetRun) => {
+    if (runs[i]) return;
+    runs[i] = run;
+    base.record(targetLine(base, run.outcome));
+    array?.set(i, run.outcome);
   };
-  // In the session agent every target starts at once and `--parallel` bounds only those whose
-  // connection is not open yet (OpeningLimit); in a process of its own each target opens a
-  // connection, and at most `--parallel` run at once.
-  if (base.sessions?.isOpen) {
-    const opening = new OpeningLimit(request.parallel);
-    await Promise.all(targets.map((target, i) => one(target, i, opening)));
-  } else await forEachLimited(targets, request.parallel, (target, i) => one(target, i));
+  const one = async (target: string, i: number, opening?: OpeningLimit) => {
+    if (watch.aborted.aborted) return settle(i, stoppedRun(target, watch.aborted.reason as NodeJS.Signals, false));
+    const running = runOnTarget(base, target, request.run, false, undefined, opening);
+    settle(i, await Promise.race([running, signalled.then((s) => stoppedRun(target, s, true))]));
+  };
+  try {
+    // In the session agent every target starts at once and `--parallel` bounds only those whose
+    // connection is not open yet (OpeningLimit); in a process of its own each target opens a
+    // connection, and at most `--parallel` run at once.
+    if (base.sessions?.isOpen) {
+      const opening = new OpeningLimit(request.parallel);
+      await Promise.all(targets.map((target, i) => one(target, i, opening)));
+    } else await forEachLimited(targets, request.parallel, (target, i) => one(target, i));
+  } finally {
+    watch.stop();
+  }
+  if (watch.aborted.aborted) abandonWork();
   const outcomes = runs.map((r) => r.outcome);
   noteOutcomes(base, outcomes, request.findings);
   const drifted = request.drifts ? outcomes.filter((o) => o.exit_code === EXIT.DRIFT).length : undefined;
@@ -402,5 +425,20 @@ export async function fanOut(base: CommandContext, request: FanOutRequest): Prom
     ),
     exitCode: fanOutExitCode(outcomes),
     ...(array ? { streamed: true } : {}),
+  };
+}
+
+/** A target a signal stopped the run before it finished (`started`) or before it started. */
+function stoppedRun(target: string, signal: NodeJS.Signals, started: boolean): TargetRun {
+  const d = describeError(
+    new StorError(
+      stoppedBy(signal),
+      started
+        ? `interrupted by ${signal} before this target answered`
+        : `interrupted by ${signal} before this target was started`,
+    ),
+  );
+  return {
+    outcome: { target, ok: false, exit_code: d.code, error: { code: d.errorCode, kind: d.kind, message: d.message } },
   };
 }
