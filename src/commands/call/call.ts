@@ -61,7 +61,7 @@ async function callParameters(ctx: CommandContext, args: string[]): Promise<unkn
     throw new StorError(E.USAGE, 'only one parameter can be read from standard input (`-`), not ' + fromStdin, {
       hint: "pass the others as arguments; a string '-' itself is written '\"-\"'",
     });
-  const text = await readStdin(ctx);
+  const text = await readStdin(ctx, { what: 'the one parameter `stor call -` reads' });
   let value: unknown;
   try {
     value = JSON.parse(text);

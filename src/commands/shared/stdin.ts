@@ -9,8 +9,20 @@ import type { CommandContext } from '../framework/context.js';
  */
 export const STDIN_SECRETS_BYTES = 1024 * 1024;
 
+/** What a command reads from standard input, for the error when there is too much of it. */
+export interface StdinUse {
+  /** What it is too much for: `too much for ${what}`. */
+  what: string;
+  hint?: string;
+}
+
+const SECRETS: StdinUse = {
+  what: 'keys or a password',
+  hint: 'pipe in only the key (or password), e.g. `stor login --api-key-stdin < key.txt`',
+};
+
 /** All of standard input, as text: where a secret comes from when a script pipes it in. */
-export async function readStdin(ctx: CommandContext): Promise<string> {
+export async function readStdin(ctx: CommandContext, use: StdinUse = SECRETS): Promise<string> {
   const chunks: Buffer[] = [];
   let length = 0;
   // Leaving the loop early destroys the stream: nothing more is read.
@@ -20,10 +32,8 @@ export async function readStdin(ctx: CommandContext): Promise<string> {
     if (length > STDIN_SECRETS_BYTES) {
       throw new StorError(
         E.LOCAL_FILE_REFUSED,
-        `standard input holds more than ${STDIN_SECRETS_BYTES} bytes: too much for keys or a password; nothing was read`,
-        {
-          hint: 'pipe in only the key (or password), e.g. `stor login --api-key-stdin < key.txt`',
-        },
+        `standard input holds more than ${STDIN_SECRETS_BYTES} bytes: too much for ${use.what}; nothing was read`,
+        use.hint ? { hint: use.hint } : {},
       );
     }
     chunks.push(bytes);

@@ -52,6 +52,11 @@ describe('stor call', () => {
     expect(notJson.stderr).toContain('reads JSON from standard input, and it holds none');
     // What standard input held is not echoed back.
     expect(notJson.stderr).not.toContain('secret-not-json');
+    // More than one parameter may hold is refused as too much for it, and nothing is sent.
+    const big = await runStor(['call', 'privilege.query', '-'], { env, stdin: `["${'x'.repeat(1024 * 1024)}"]` });
+    expect(big.code).not.toBe(0);
+    expect(big.stderr).toContain('too much for the one parameter `stor call -` reads; nothing was read');
+    expect(big.stderr).not.toContain('password');
     const fleet = await runStor(['--targets', 'a,b', 'call', 'privilege.query', '-'], { env, stdin: '[]' });
     expect(fleet.code).toBe(2);
     expect(fleet.stderr).toContain('reads standard input, which can go to one target only');
