@@ -53,12 +53,12 @@ const CHECK_RESULTS = process.env.STOR_CHECK_RESULTS === '1';
  * With STOR_CHECK_RESULTS=1, an answer that does not match the method's contract is a bug of the
  * emulator: it fails the call (and so the test) instead of reaching the client.
  */
-function conforming(def: MethodDefinition, result: unknown): unknown {
+function conforming(def: MethodDefinition, result: unknown, release: string): unknown {
   if (!CHECK_RESULTS) return result;
   const problems = contractViolations(def.result, JSON.parse(JSON.stringify(result ?? null)));
   if (problems.length > 0)
     throw new Error(
-      `stor emulator bug: ${def.name} answered outside its 25.10.1 result schema: ${problems.slice(0, 5).join('; ')}`,
+      `stor emulator bug: ${def.name} answered outside its ${release} result schema: ${problems.slice(0, 5).join('; ')}`,
     );
   return result;
 }
@@ -125,7 +125,7 @@ export class Dispatcher {
     if (def.job) {
       const job = this.appliance.jobs.start(session, def.name, [...params], messageId, (handle) =>
         Promise.resolve()
-          .then(async () => conforming(def, await run({ ...ctx, job: handle })))
+          .then(async () => conforming(def, await run({ ...ctx, job: handle }), this.appliance.release.name))
           .catch((err: unknown) => {
             throw asRpcError(err, this.appliance.store.mntDir);
           }),
@@ -133,7 +133,7 @@ export class Dispatcher {
       return session.options.legacy_jobs ? job.id : await job.done;
     }
     try {
-      return conforming(def, await run(ctx));
+      return conforming(def, await run(ctx), this.appliance.release.name);
     } catch (err) {
       throw asRpcError(err, this.appliance.store.mntDir);
     }
