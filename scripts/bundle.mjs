@@ -117,6 +117,50 @@ for (const name of VENDOR) {
 // src/code-cache.ts runs it with V8's code cache. ASCII only, so it is read as latin1 (a few ms,
 // where UTF-8 costs 15 and makes V8 hold it as two-byte text).
 const cjs = `${out}/stor.cjs`;
+// Node built-ins that only some commands use, and that cost a command milliseconds to load that
+// most commands do not need (node:crypto alone loads some fifty of Node's internal modules): in
+// stor.cjs each is required where a property of it is first read, not where the module importing
+// it is first run. esbuild turns an import of a built-in into `import_x = require("node:x")` in
+// that module's init and reads `import_x.name` at each use, so a stand-in whose reads load the
+// built-in changes nothing but when it loads. Built-ins Node has loaded before any of stor runs
+// (fs, path, events, util, url, buffer), or that every command loads anyway (tty and net through
+// chalk's colour check and io.ts, stream through process.stdout), stay plain requires.
+const LAZY_BUILTINS = [
+  'child_process',
+  'crypto',
+  'dgram',
+  'dns',
+  'fs/promises',
+  'http',
+  'http2',
+  'https',
+  'perf_hooks',
+  'querystring',
+  'readline',
+  'stream/promises',
+  'tls',
+  'worker_threads',
+  'zlib',
+];
+const lazyRequire = new RegExp(`\\brequire\\("(?:node:)?(${LAZY_BUILTINS.join('|')})"\\)`, 'gu');
+// Every trap reads the built-in itself: its own properties, getters and prototype as they are.
+const lazyBanner = `const __storLazyBuiltin = (name) => {
+  let m;
+  const load = () => (m ??= require(name));
+  return new Proxy({}, {
+    get: (_, k) => load()[k],
+    set: (_, k, v) => ((load()[k] = v), true),
+    has: (_, k) => k in load(),
+    ownKeys: () => Reflect.ownKeys(load()),
+    getOwnPropertyDescriptor: (_, k) => {
+      const d = Reflect.getOwnPropertyDescriptor(load(), k);
+      return d && { ...d, configurable: true };
+    },
+    defineProperty: (_, k, d) => Reflect.defineProperty(load(), k, d),
+    deleteProperty: (_, k) => Reflect.deleteProperty(load(), k),
+    getPrototypeOf: () => Reflect.getPrototypeOf(load()),
+  });
+};`;
 await build({
   ...common,
   entryPoints: { stor: 'src/bin-entry.ts' },
@@ -125,15 +169,23 @@ await build({
   charset: 'ascii',
   plugins: [vendorExternal],
   define: cjsDefine,
-  banner: cjsBanner,
+  banner: { js: `${cjsBanner.js}\n${lazyBanner}` },
 });
 // charset 'ascii' escapes strings, templates and regular expressions; comments keep their text,
 // where an escape is as readable.
 const text = readFileSync(cjs, 'utf8');
+let lazyRequires = 0;
 writeFileSync(
   cjs,
-  text.replace(/[^\x00-\x7f]/gu, (c) => `\\u{${c.codePointAt(0).toString(16)}}`),
+  text
+    .replace(/[^\x00-\x7f]/gu, (c) => `\\u{${c.codePointAt(0).toString(16)}}`)
+    .replace(lazyRequire, (_, name) => {
+      lazyRequires++;
+      return `__storLazyBuiltin("node:${name}")`;
+    }),
 );
+// The stand-in is put where esbuild wrote a require: none found means esbuild writes them otherwise now.
+if (lazyRequires === 0) throw new Error('stor.cjs: no require of a built-in to load at its first use was found');
 
 // Which build this is, for whoever must find this build's agent socket from outside the bundle.
 writeFileSync(`${out}/build-id`, `${buildId}\n`);

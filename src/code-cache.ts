@@ -119,11 +119,20 @@ function writeCache(dir: string, file: string, data: Buffer, run: string): void 
 type Main = () => Promise<void>;
 
 /**
- * Compiles and runs the CommonJS bundle at `bundle` with the code cache, and returns its `main`.
- * A cache is written (when there was none, or V8 rejected it) as the process exits, so it holds
- * the functions this command compiled, not only the bundle's top level.
+ * A cache written by a run that showed help only: it holds the help's functions and none of a
+ * command's (the appliance's, a transport's), which every later command then compiles again; a
+ * whoami on such a cache cost 18% more CPU (bench/HISTORY.md). It is kept under a name of its own,
+ * read when there is no other, and the first command run on it writes the cache of its own, once.
  */
-export function loadWithCodeCache(bundle: string, env: NodeJS.ProcessEnv): Main {
+const HELP_ONLY = '.help';
+
+/**
+ * Compiles and runs the CommonJS bundle at `bundle` with the code cache, and returns its `main`.
+ * A cache is written (when there was none, V8 rejected it, or a help-only run wrote it and this run
+ * is a command's: `helpOnly` false) as the process exits, so it holds the functions this command
+ * compiled, not only the bundle's top level.
+ */
+export function loadWithCodeCache(bundle: string, env: NodeJS.ProcessEnv, helpOnly = false): Main {
   const fd = openSync(bundle, 'r');
   let source: string;
   let st;
@@ -142,19 +151,28 @@ export function loadWithCodeCache(bundle: string, env: NodeJS.ProcessEnv): Main 
     dir = undefined;
   }
   const file = dir === undefined ? undefined : cacheFileFor(dir, bundle, st);
-  const cachedData = file === undefined ? undefined : readOwnFile(file);
+  let cachedData = file === undefined ? undefined : readOwnFile(file);
+  let fromHelpOnly = false;
+  if (file !== undefined && cachedData === undefined) {
+    cachedData = readOwnFile(`${file}${HELP_ONLY}`);
+    fromHelpOnly = cachedData !== undefined;
+  }
   // The module wrapper Node gives CommonJS files; strict, as the ES modules it was bundled from are.
   const script = new Script(`(function (exports, require, module, __filename, __dirname) {'use strict';${source}\n})`, {
     filename: bundle,
     ...(cachedData ? { cachedData } : {}),
   });
-  if (dir !== undefined && file !== undefined && (cachedData === undefined || script.cachedDataRejected)) {
+  const rewrite = cachedData === undefined || script.cachedDataRejected || (fromHelpOnly && !helpOnly);
+  if (dir !== undefined && file !== undefined && rewrite) {
     const prefix = runPrefix(bundle);
+    // A help-only run's cache goes under a name of its own; a command's replaces it (writeCache
+    // removes the other files of this run's kind).
+    const target = helpOnly ? `${file}${HELP_ONLY}` : file;
     // A command may change V8's flags as it runs (src/core/transport/upload-client.ts sets
     // --liftoff-only): a cache made after that carries other flags, and the next run, started
     // without them, would reject it. None is written then; the next command writes one.
     process.once('exit', () => {
-      if (runPrefix(bundle) === prefix) writeCache(dir, file, script.createCachedData(), prefix);
+      if (runPrefix(bundle) === prefix) writeCache(dir, target, script.createCachedData(), prefix);
     });
   }
   const module = { exports: {} as { main?: Main } };

@@ -19,6 +19,9 @@ export async function start(line: CommandLine): Promise<void> {
     writeVersion(import.meta.url);
     return;
   }
-  const main: Main = loadWithCodeCache(fileURLToPath(new URL('./stor.cjs', import.meta.url)), process.env);
+  // Help (`--help`, `stor help …`, no command at all) runs none of a command's code: its code cache
+  // is replaced by the first command's (code-cache.ts).
+  const helpOnly = line.asksHelp || line.top === undefined;
+  const main: Main = loadWithCodeCache(fileURLToPath(new URL('./stor.cjs', import.meta.url)), process.env, helpOnly);
   await main(line);
 }

@@ -11,6 +11,7 @@ import { tempDir } from './helpers/temp-dir.js';
 // in a comment (`// node_modules/undici/index.js`), so the files a run opened say what it loaded.
 const RECORDER = fileURLToPath(new URL('./helpers/record-bundle-reads.cjs', import.meta.url));
 const PACKAGES = ['undici', 'form-data', 'busboy', 'yaml', 'conf', '@inquirer', 'otpauth'];
+const BUILTINS_RECORDER = fileURLToPath(new URL('./helpers/record-builtins.cjs', import.meta.url));
 
 /** `stor ARGS` with `env`; the bundle files it read and which of PACKAGES they hold. */
 async function packagesRead(args: string[], env: Record<string, string>) {
@@ -41,5 +42,24 @@ describe('what a command loads', () => {
   it('an embedded whoami reads none of them either: its emulator loads TOTP only for a two-factor login', async () => {
     const { held } = await packagesRead(['whoami'], { STOR_HOME: tempDir() });
     expect(held).toEqual([]);
+  });
+
+  // scripts/bundle.mjs: stor.cjs loads these built-ins where one of their exports is first read, and
+  // the embedded appliance draws its boot, session and login ids when first asked for (appliance.ts,
+  // session.ts); io.ts makes process.stdin when a command reads it (a file's stream loads
+  // fs/promises). A whoami on a seeded state reads none of them.
+  it('an embedded whoami loads no node:crypto, child_process, fs/promises or readline', async () => {
+    const env = { STOR_HOME: tempDir() };
+    expect((await spawnStor(['whoami'], { env })).code).toBe(0); // seeds the state: a new key takes crypto
+    const record = join(tempDir(), 'builtins');
+    const run = await spawnStor(['whoami', '--json'], {
+      env: { ...env, NODE_OPTIONS: `--require ${BUILTINS_RECORDER}`, STOR_TEST_BUILTINS: record },
+      stdinFrom: '/dev/null',
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ username: 'truenas_admin' });
+    const loaded = readFileSync(record, 'utf8').split('\n');
+    expect(loaded).toContain('vm'); // start.cjs compiles the bundle with it: the record is there
+    expect(loaded.filter((m) => ['crypto', 'child_process', 'fs/promises', 'readline'].includes(m))).toEqual([]);
   });
 });

@@ -65,6 +65,31 @@ describe("the bundle's code cache", () => {
     expect(readdirSync(BUNDLE_DIR, { recursive: true }).sort()).toEqual(bundleBefore);
   });
 
+  it("a help-only run's cache is replaced by the first command's, once", async () => {
+    const { cache, codeCache, whoami } = setup();
+    const help = await spawnStor(['--help'], { env: { XDG_CACHE_HOME: cache } });
+    expect(help.code, help.stderr).toBe(0);
+    const [helpFile, ...more] = readdirSync(codeCache);
+    expect(more).toEqual([]);
+    expect(helpFile).toMatch(/\.v8\.help$/u);
+    expect(mode(join(codeCache, helpFile!))).toBe(0o600);
+    // Another help run uses it and leaves it.
+    const helpCache = readFileSync(join(codeCache, helpFile!));
+    expect((await spawnStor(['help', 'whoami'], { env: { XDG_CACHE_HOME: cache } })).code).toBe(0);
+    expect(readFileSync(join(codeCache, helpFile!)).equals(helpCache)).toBe(true);
+    const first = await whoami();
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toBe('');
+    expect(readdirSync(codeCache)).toEqual([helpFile!.replace(/\.help$/u, '')]);
+    const [file] = cacheFiles(codeCache);
+    const written = readFileSync(join(codeCache, file!));
+    // The command's cache stays, through another command and another help.
+    expect((await whoami()).stdout).toBe(first.stdout);
+    expect((await spawnStor(['--help'], { env: { XDG_CACHE_HOME: cache } })).code).toBe(0);
+    expect(readdirSync(codeCache)).toEqual([file!]);
+    expect(readFileSync(join(codeCache, file!)).equals(written)).toBe(true);
+  });
+
   it('a corrupt code cache is skipped silently and replaced', async () => {
     const { codeCache, whoami } = setup();
     const first = await whoami();

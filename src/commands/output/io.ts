@@ -44,7 +44,11 @@ export function processIO(): IO {
   return {
     stdout: process.stdout,
     stderr: process.stderr,
-    stdin: process.stdin,
+    // Made when a command first reads it: Node builds process.stdin on first access (a file's
+    // stream alone loads fs/promises and readline's interface), and most commands never read it.
+    get stdin() {
+      return process.stdin;
+    },
     env: process.env,
     cwd: process.cwd(),
     umask: process.umask(),

@@ -30,6 +30,20 @@ export interface ApplianceOptions {
 }
 
 /**
+ * A boot starting now, its id drawn when first asked for (`system.boot_id`): a command that never
+ * asks loads no node:crypto for it, some fifty of Node's internal modules.
+ */
+function bootStartingNow(): { readonly at: number; readonly id: string } {
+  let id: string | undefined;
+  return {
+    at: Date.now(),
+    get id() {
+      return (id ??= randomUUID());
+    },
+  };
+}
+
+/**
  * The emulated appliance: its state, its release's contract and role catalogue, and settings. It knows
  * nothing of sockets or the CLI; the dispatcher drives it and the transports and server wrap it.
  */
@@ -78,7 +92,7 @@ export class Appliance {
    * for it, new at every start as `/proc/sys/kernel/random/boot_id` is at every boot
    * (MW/plugins/system/__init__.py:32-42; docs/RELEASES.md "Emulator behaviours").
    */
-  readonly boot = { at: Date.now(), id: randomUUID() };
+  readonly boot = bootStartingNow();
 
   private constructor(
     readonly store: Store,

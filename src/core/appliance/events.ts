@@ -60,6 +60,15 @@ export class EventHub {
     this.listeners.add(session);
   }
 
+  /**
+   * No connection has subscribed to anything: send() would do nothing, so a sender may skip making
+   * the update (the embedded target's login makes no `auth.sessions` event, nor the session id it
+   * carries).
+   */
+  get silent(): boolean {
+    return this.listeners.size === 0;
+  }
+
   /** How many connections would hear an event now (closed ones have dropped their subscriptions). */
   subscribers(): number {
     let n = 0;

@@ -58,6 +58,7 @@ export class LiveSessions {
   /** MW/plugins/auth.py:149-158: listed, and ADDED sent with the session's dump. */
   added(session: Session): void {
     this.sessions.add(session);
+    if (this.events.silent) return;
     this.events.send(
       collectionUpdate('auth.sessions', 'ADDED', { fields: { id: session.id, ...sessionDump(session) } }),
     );

@@ -102,7 +102,13 @@ export interface ConnectionOptions {
  * only, edits that take something away end the session (session-check.ts).
  */
 export class Session {
-  readonly id = randomUUID();
+  /**
+   * Both ids are drawn when first read, not when the session starts or logs in: a UUID drawn later
+   * is as random, and an embedded command that reads neither never loads node:crypto (some fifty
+   * of Node's internal modules) for them. `undefined`: logged in, its id not drawn yet.
+   */
+  #id: string | undefined;
+  #loginId: string | null | undefined = null;
   credentials: SessionCredentials | null = null;
   privilege: ComposedPrivilege | null = null;
   accountAttributes: string[] = [];
@@ -122,8 +128,6 @@ export class Session {
   readonly subscriptions = new Map<string, string>();
   /** At most this many subscriptions at once; the server sets it per connection (limits.ts). */
   maxSubscriptions = Infinity;
-  /** Each login's own id, as a job's credentials report it (`login_id`, MW/auth.py:96). */
-  loginId: string | null = null;
   /** The accounts the credential was last found valid against; another snapshot means a re-check (session-check.ts). */
   checkedAgainst: AccountsSnapshot | null = null;
 
@@ -135,6 +139,16 @@ export class Session {
     /** The appliance's list of logged-in connections (`auth.sessions`), for connections it lists. */
     private readonly live: { added(session: Session): void; removed(session: Session): void } | null = null,
   ) {}
+
+  get id(): string {
+    return (this.#id ??= randomUUID());
+  }
+
+  /** Each login's own id, as a job's credentials report it (`login_id`, MW/auth.py:96); null before a login. */
+  get loginId(): string | null {
+    if (this.#loginId === undefined) this.#loginId = randomUUID();
+    return this.#loginId;
+  }
 
   get authenticated(): boolean {
     return this.credentials !== null && this.privilege !== null;
@@ -157,7 +171,7 @@ export class Session {
     this.credentials = credentials;
     this.privilege = privilege;
     this.accountAttributes = accountAttributes;
-    this.loginId = randomUUID();
+    this.#loginId = undefined;
     this.checkedAgainst = null;
     // A login on a logged-in connection replaces its credentials; the session stays (MW/plugins/auth.py:124-135).
     if (this.loggedInAt === null) {
@@ -189,7 +203,7 @@ export class Session {
     this.credentials = null;
     this.privilege = null;
     this.accountAttributes = [];
-    this.loginId = null;
+    this.#loginId = null;
     this.checkedAgainst = null;
     if (this.loggedInAt !== null) {
       this.loggedInAt = null;
