@@ -1,10 +1,9 @@
 import FormData from 'form-data';
-import { createReadStream } from 'node:fs';
+import { close, open, read } from 'node:fs';
 import { basename } from 'node:path';
-import { PassThrough } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { Readable, type Duplex } from 'node:stream';
 import { setFlagsFromString } from 'node:v8';
-import { Agent, request } from 'undici';
+import { Agent, buildConnector, request } from 'undici';
 import { notAnApplianceAnswer } from '../contract/client.js';
 import type { Endpoint } from './endpoint.js';
 import { boundedText, MAX_UPLOAD_ANSWER_BYTES } from './bounded-body.js';
@@ -26,7 +25,118 @@ import { uploadRefused } from './upload-errors.js';
  */
 setFlagsFromString('--liftoff-only');
 
-const CHUNK = 1024 * 1024;
+/**
+ * Bytes read at a time: 2 MiB halves the reads and writes of 1 MiB and costs about 7% less CPU per
+ * GiB (bench/HISTORY.md); RING of them are an upload's memory for the file.
+ */
+const CHUNK = 2 * 1024 * 1024;
+/** Buffers of one upload that go round: read into, sent, and read into again once the socket is done with them. */
+const RING = 4;
+
+/**
+ * A buffer of a FileChunks ring, lent to the socket: how to give it back. The socket's write
+ * callback (Node's contract: called once the chunk is flushed, so nothing reads the buffer after
+ * it) returns it; a buffer whose write is never seen (a layer copied it, or wrote it otherwise) is
+ * never read into again, and the ring reads into new buffers instead.
+ */
+const lent = new WeakMap<ArrayBufferLike, () => void>();
+
+type WriteCallback = (err?: Error | null) => void;
+
+/**
+ * Every socket of an upload agent tells the FileChunks ring when a chunk of one was written.
+ * Writes of anything else pass as they are.
+ */
+function returnLentBuffers(socket: Duplex): void {
+  const write = socket.write.bind(socket) as (chunk: unknown, encoding?: unknown, cb?: WriteCallback) => boolean;
+  socket.write = ((chunk: unknown, encoding?: unknown, cb?: WriteCallback): boolean => {
+    const backing = chunk instanceof Uint8Array ? chunk.buffer : undefined;
+    const giveBack = backing && lent.get(backing);
+    if (!giveBack) return write(chunk, encoding, cb);
+    lent.delete(backing);
+    const done = typeof encoding === 'function' ? (encoding as WriteCallback) : cb;
+    return write(chunk, typeof encoding === 'function' ? undefined : encoding, (err) => {
+      giveBack();
+      done?.(err);
+    });
+  }) as Duplex['write'];
+}
+
+/**
+ * A file read in CHUNK-sized pieces into a few buffers used again and again: a new buffer for every
+ * piece (fs.ReadStream) costs a garbage collection every few dozen MiB, most of an upload's CPU
+ * time (bench/HISTORY.md, "Uploads without a buffer per MiB"). A buffer is read into again only
+ * once the socket has written it (returnLentBuffers); until then a new one is taken.
+ */
+class FileChunks extends Readable {
+  // Not `fd` or `path`: form-data looks for those on a stream to tell its length and name itself.
+  private handle: number | undefined;
+  private position = 0;
+  private owned = 0;
+  private readonly free: Buffer[] = [];
+  /** A destroy that came while a read was under way: the file is closed once the read is back. */
+  private closeAfterRead: (() => void) | undefined;
+  private reading = false;
+  /** CHUNK, or less for a smaller file: a file of a few KiB does not take two buffers of CHUNK. */
+  private readonly length: number;
+
+  constructor(
+    private readonly file: string,
+    size: number,
+  ) {
+    super({ highWaterMark: CHUNK });
+    // One more byte than the file: the read that finds its end needs a buffer too.
+    this.length = Math.min(CHUNK, size + 1);
+  }
+
+  override _construct(callback: (err?: Error | null) => void): void {
+    open(this.file, 'r', (err, fd) => {
+      if (!err) this.handle = fd;
+      callback(err);
+    });
+  }
+
+  private nextBuffer(): { buf: Buffer; ring: boolean } {
+    const again = this.free.pop();
+    if (again) return { buf: again, ring: true };
+    if (this.owned < RING) {
+      this.owned++;
+      // A buffer of its own (not a slice of Node's shared pool): it is known by its ArrayBuffer.
+      return { buf: Buffer.allocUnsafeSlow(this.length), ring: true };
+    }
+    return { buf: Buffer.allocUnsafe(this.length), ring: false };
+  }
+
+  override _read(): void {
+    const { buf, ring } = this.nextBuffer();
+    this.reading = true;
+    read(this.handle!, buf, 0, buf.length, this.position, (err, n) => {
+      this.reading = false;
+      if (this.closeAfterRead) return this.closeAfterRead();
+      if (err) return this.destroy(err);
+      if (n === 0) {
+        if (ring) this.free.push(buf);
+        this.push(null);
+        return;
+      }
+      this.position += n;
+      if (ring) lent.set(buf.buffer, () => this.free.push(buf));
+      this.push(n === buf.length ? buf : buf.subarray(0, n));
+    });
+  }
+
+  override _destroy(err: Error | null, callback: (err?: Error | null) => void): void {
+    const fd = this.handle;
+    if (fd === undefined) return callback(err);
+    this.handle = undefined;
+    // As fs.ReadStream: a descriptor closed under a read in flight could be another file's by the
+    // time the read runs.
+    const closeIt = () => close(fd, () => callback(err));
+    if (this.reading) this.closeAfterRead = closeIt;
+    else closeIt();
+  }
+}
+
 /** How a connection the server closed while the body was still being sent fails. */
 const BROKEN = new Set(['EPIPE', 'ECONNRESET', 'UND_ERR_SOCKET']);
 
@@ -52,8 +162,19 @@ function stoppedUpload(signal: AbortSignal, path: string, sent: number, size: nu
 
 /** One agent per remote session: TLS settings as for the JSON-RPC connection. */
 export function uploadAgent(tls: TlsOptions, timeoutSeconds: number): Agent {
+  // What undici's Client builds from these options itself, with each socket watched for the
+  // FileChunks buffers it writes.
+  const connector = buildConnector({
+    rejectUnauthorized: !tls.insecure,
+    ...(tls.ca ? { ca: tls.ca } : {}),
+    timeout: timeoutSeconds * 1000,
+  });
   return new Agent({
-    connect: { rejectUnauthorized: !tls.insecure, ...(tls.ca ? { ca: tls.ca } : {}), timeout: timeoutSeconds * 1000 },
+    connect: (options, callback) =>
+      connector(options, (err, socket) => {
+        if (socket) returnLentBuffers(socket);
+        callback(err, socket as never);
+      }),
   });
 }
 
@@ -70,20 +191,19 @@ export async function postUpload(
   timeoutSeconds: number,
 ): Promise<number> {
   if (req.signal?.aborted) throw stoppedUpload(req.signal, req.path, 0, req.size);
-  const file = createReadStream(req.file, { highWaterMark: CHUNK });
-  // Progress is counted on a stream of its own: a 'data' listener on the file would set it
-  // flowing before the form reads it, and the form would buffer what arrives early.
-  const counted = new PassThrough({ highWaterMark: CHUNK });
+  const file = new FileChunks(req.file, req.size);
   let sent = 0;
   let lastActivity = Date.now();
-  counted.on('data', (chunk: Buffer) => {
-    sent += chunk.length;
+  const form = new FormData();
+  // Progress is counted as the form hands the file's chunks to undici: the form's own parts
+  // (headers, the data field, the closing boundary) are strings. A 'data' listener on the file
+  // would set it flowing before the form reads it, and the form would buffer what arrives early.
+  form.on('data', (chunk: unknown) => {
+    if (typeof chunk === 'string') return;
+    sent += (chunk as Buffer).length;
     lastActivity = Date.now();
     req.onProgress?.(sent);
   });
-  counted.pause();
-  pipeline(file, counted).catch(() => undefined);
-  const form = new FormData();
   form.append('data', JSON.stringify({ method: 'filesystem.put', params: putParams(req) }), {
     contentType: 'application/json',
   });
@@ -91,7 +211,7 @@ export async function postUpload(
   // an empty file goes as an empty buffer, and the whole (small) body as one buffer.
   const empty = req.size === 0;
   if (empty) file.destroy();
-  form.append('file', empty ? Buffer.alloc(0) : counted, {
+  form.append('file', empty ? Buffer.alloc(0) : file, {
     filename: basename(req.file),
     contentType: 'application/octet-stream',
     knownLength: req.size,
