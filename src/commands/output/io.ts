@@ -44,7 +44,11 @@ export function processIO(): IO {
   return {
     stdout: process.stdout,
     stderr: process.stderr,
-    stdin: process.stdin,
+    // Made when first read: Node builds process.stdin's stream then (a few ms), which the head
+    // start (startup/early-target.ts) does not need and should not wait for.
+    get stdin() {
+      return process.stdin;
+    },
     env: process.env,
     cwd: process.cwd(),
     umask: process.umask(),

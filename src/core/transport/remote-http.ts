@@ -1,5 +1,5 @@
 import { Agent, request } from 'undici';
-import { notAnApplianceAnswer } from '../contract/client.js';
+import { notAnApplianceAnswer } from '../contract/answer-error.js';
 import { jsonNestedDeeperThan, MAX_ANSWER_DEPTH } from '../rpc/json-depth.js';
 import { boundedText, MAX_ANSWER_BYTES } from './bounded-body.js';
 import { ERRNO, RpcError } from '../errors.js';

@@ -5,7 +5,7 @@ import { PassThrough } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { setFlagsFromString } from 'node:v8';
 import { Agent, request } from 'undici';
-import { notAnApplianceAnswer } from '../contract/client.js';
+import { notAnApplianceAnswer } from '../contract/answer-error.js';
 import type { Endpoint } from './endpoint.js';
 import { boundedText, MAX_UPLOAD_ANSWER_BYTES } from './bounded-body.js';
 import { StorError } from '../errors.js';
