@@ -283,4 +283,3 @@ function pooledTarget(spec: Extract<TargetSpec, { kind: 'remote' }>): PooledTarg
     ...(spec.keepaliveSeconds !== undefined ? { keepaliveSeconds: spec.keepaliveSeconds } : {}),
   };
 }
-
