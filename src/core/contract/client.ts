@@ -51,6 +51,19 @@ export async function call<M extends MethodName>(
   return checkedCall(t, method, (params ?? []) as readonly unknown[]);
 }
 
+/**
+ * Builds the schemas `call` will check the answers of `methods` with (contract/method.ts builds
+ * each on first use), for a command to do so while it waits anyway: a remote login, the slow
+ * check of its key, is under way before a read command asks for its transport (the head start,
+ * src/commands/startup/early-target.ts), and the answers then need only be parsed.
+ */
+export function prepareAnswers(...methods: MethodName[]): void {
+  for (const method of methods) {
+    RICHER_LATER[method]?.();
+    void CONTRACT[method].result;
+  }
+}
+
 /** The call and the check of its answer, for params already laid out (queryItems'). */
 async function checkedCall<M extends MethodName>(
   t: Pick<Transport, 'call'>,
