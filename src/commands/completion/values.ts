@@ -1,7 +1,8 @@
 import { call, queryItems } from '../../core/contract/client.js';
 import { hasAppliance } from '../../core/store/state-file.js';
 import type { Transport } from '../../core/transport/transport.js';
-import { openTarget, type CommandContext } from '../framework/context.js';
+import type { CommandContext } from '../framework/context.js';
+import { openTarget } from '../framework/open-target.js';
 import { profileStore } from '../profile/store.js';
 import { listShares, nameOf, refOf } from '../share/model.js';
 import { EMBEDDED_PROFILE } from '../../core/config/profiles.js';

@@ -8,6 +8,7 @@ import type { IO } from '../output/io.js';
 import { JsonArrayWriter } from '../output/json-array.js';
 import { jsonLine, render, renderMode, type CommandResult } from '../output/render.js';
 import { DEFAULT_TIMEOUT_SECONDS, implicitTargetCheck, readCa, resolveTarget, type TargetSpec } from './target.js';
+import { openTarget, traceTarget } from './open-target.js';
 import { queueAgentStart, sessionsOn } from '../../core/session/spawn.js';
 import type { PooledTarget, SessionOpener } from '../../core/session/opener.js';
 import type { ProfilesDocument } from '../../core/config/profiles.js';
@@ -281,66 +282,4 @@ function pooledTarget(spec: Extract<TargetSpec, { kind: 'remote' }>): PooledTarg
     ...(spec.profile ? { profile: spec.profile } : {}),
     ...(spec.keepaliveSeconds !== undefined ? { keepaliveSeconds: spec.keepaliveSeconds } : {}),
   };
-}
-
-export interface OpenOptions {
-  trace?: TraceSink;
-  /** The process's signals: an embedded upload stops on them and removes its temporary file. */
-  onSignal?: IO['onSignal'];
-}
-
-/** What `-v` says of the target before any call: never the key, only where it came from. */
-function traceTarget(spec: TargetSpec, trace: TraceSink): void {
-  if (spec.kind === 'embedded') {
-    trace(`target: the embedded appliance, state ${spec.stateDir}`);
-    trace(`transport: embedded (in this process), key from ${spec.apiKey ? 'STOR_API_KEY' : 'the state directory'}`);
-    return;
-  }
-  trace(`target: ${spec.endpoint.display}${spec.profile ? `, profile ${spec.profile}` : ', no profile'}`);
-  const tls = !spec.endpoint.secure
-    ? 'none'
-    : spec.insecure
-      ? 'unverified (--insecure)'
-      : spec.caPath
-        ? `verified against ${spec.caPath}`
-        : 'verified against the system CAs';
-  trace(
-    `transport: ${spec.rpc === 'http' ? `http (POST ${spec.endpoint.rpcHttp.href})` : `ws (${spec.endpoint.rpcWs.href})`}, TLS ${tls}`,
-  );
-}
-
-/**
- * Opens a transport to a resolved target. Each implementation is loaded on first use, so that
- * `--help` and `--version` never pay for SQLite, WebSockets or the appliance.
- */
-export async function openTarget(spec: TargetSpec, timeoutSeconds: number, open: OpenOptions = {}): Promise<Transport> {
-  const { trace, onSignal } = open;
-  if (trace) traceTarget(spec, trace);
-  if (spec.kind === 'embedded') {
-    const { EmbeddedTransport } = await import('../../core/transport/embedded.js');
-    return EmbeddedTransport.open({
-      stateDir: spec.stateDir,
-      timeoutSeconds,
-      ...(spec.apiKey ? { apiKey: spec.apiKey } : {}),
-      ...(trace ? { trace } : {}),
-      ...(onSignal ? { onSignal } : {}),
-    });
-  }
-  const { apiKeyLogin } = await import('../../core/transport/login-strategies.js');
-  const options = {
-    endpoint: spec.endpoint,
-    login: apiKeyLogin(spec.apiKey, spec.username, spec.scramOnly === true),
-    timeoutSeconds,
-    insecure: spec.insecure,
-    ...(spec.caPath ? { ca: readCa(spec.caPath) } : {}),
-    ...(spec.profile ? { profile: spec.profile } : {}),
-    ...(spec.keepaliveSeconds !== undefined ? { keepaliveSeconds: spec.keepaliveSeconds } : {}),
-    ...(trace ? { trace } : {}),
-  };
-  if (spec.rpc === 'http') {
-    const { HttpRpcTransport } = await import('../../core/transport/remote-http.js');
-    return HttpRpcTransport.open(options);
-  }
-  const { RemoteTransport } = await import('../../core/transport/remote.js');
-  return RemoteTransport.open(options);
 }

@@ -10,7 +10,7 @@ import { forEachLimited } from '../shared/pool.js';
 import { TotalProgress } from '../output/progress.js';
 import type { CommandResult, View } from '../output/render.js';
 import { listDirectory } from '../shared/remote-listing.js';
-import { notAnApplianceAnswer } from '../../core/contract/client.js';
+import { notAnApplianceAnswer } from '../../core/contract/answer-error.js';
 import {
   failureNote,
   fileError,

@@ -1,7 +1,8 @@
 import { ProfileStore, profileNamed, type Profile } from '../../core/config/profiles.js';
 import { call, queryItems } from '../../core/contract/client.js';
 import { parseEndpoint } from '../../core/transport/endpoint.js';
-import { openTarget, type CommandContext } from '../framework/context.js';
+import type { CommandContext } from '../framework/context.js';
+import { openTarget } from '../framework/open-target.js';
 import { type CommandResult, recordResult } from '../output/render.js';
 import { defineCommand, flag, yesFlag, type OptionValues } from '../framework/declare.js';
 import { closeSessionsOf } from '../shared/close-sessions.js';

@@ -45,7 +45,8 @@ export function processIO(): IO {
     stdout: process.stdout,
     stderr: process.stderr,
     // Made when a command first reads it: Node builds process.stdin on first access (a file's
-    // stream alone loads fs/promises and readline's interface), and most commands never read it.
+    // stream alone loads fs/promises and readline's interface), which most commands never need and
+    // the head start (startup/early-target.ts) should not wait for.
     get stdin() {
       return process.stdin;
     },

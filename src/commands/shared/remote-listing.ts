@@ -1,4 +1,5 @@
-import { notAnApplianceAnswer, queryItems } from '../../core/contract/client.js';
+import { queryItems } from '../../core/contract/client.js';
+import { notAnApplianceAnswer } from '../../core/contract/answer-error.js';
 import type { Transport } from '../../core/transport/transport.js';
 
 /** An entry of a remote directory, as listdir gives it. */

@@ -1,5 +1,5 @@
 import type { CommandLine } from '../framework/command-line.js';
-import { openTarget } from '../framework/context.js';
+import { openTarget } from '../framework/open-target.js';
 import type { GlobalOptions } from '../framework/global-options.js';
 import { HeadStart, specKey } from './head-start.js';
 import type { IO } from '../output/io.js';

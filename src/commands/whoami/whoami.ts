@@ -1,4 +1,4 @@
-import { call } from '../../core/contract/client.js';
+import { call, prepareAnswers } from '../../core/contract/client.js';
 import type { TargetInfo } from '../../core/transport/transport.js';
 import type { CommandContext } from '../framework/context.js';
 import { type CommandResult, recordResult } from '../output/render.js';
@@ -39,7 +39,10 @@ export async function whoami(
   ctx: CommandContext,
   opts: OptionValues<typeof options>,
 ): Promise<CommandResult<WhoamiResult>> {
-  const transport = await ctx.transport();
+  const opening = ctx.transport();
+  // While the login is under way (its key's slow check), not once it is done.
+  prepareAnswers('auth.me', 'stor.emulation', 'system.version_short');
+  const transport = await opening;
   const [me, release] = await Promise.all([call(transport, 'auth.me'), targetRelease(transport)]);
   const roles = [...me.privilege.roles.$set].sort();
   const data: WhoamiResult = {

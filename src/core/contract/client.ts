@@ -1,6 +1,6 @@
 import { ZodArray, ZodNullable, ZodObject, ZodOptional, ZodUnion, type z } from 'zod';
 import { isRoleDenial, RpcError, StorError } from '../errors.js';
-import { E } from '../error-catalogue.js';
+import { notAnApplianceAnswer } from './answer-error.js';
 import type { Transport } from '../transport/transport.js';
 import type { MethodContract } from './method.js';
 import { CONTRACT, type ItemOf, type MethodName, type ParamsOf, type QueryMethod, type ResultOf } from './index.js';
@@ -49,6 +49,19 @@ export async function call<M extends MethodName>(
   params?: ParamsOf<M>,
 ): Promise<ResultOf<M>> {
   return checkedCall(t, method, (params ?? []) as readonly unknown[]);
+}
+
+/**
+ * Builds the schemas `call` will check the answers of `methods` with (contract/method.ts builds
+ * each on first use), for a command to do so while it waits anyway: a remote login, the slow
+ * check of its key, is under way before a read command asks for its transport (the head start,
+ * src/commands/startup/early-target.ts), and the answers then need only be parsed.
+ */
+export function prepareAnswers(...methods: MethodName[]): void {
+  for (const method of methods) {
+    RICHER_LATER[method]?.();
+    void CONTRACT[method].result;
+  }
 }
 
 /** The call and the check of its answer, for params already laid out (queryItems'). */
@@ -173,17 +186,6 @@ export function malformedAnswer(method: string, answer: unknown, issue: AnswerIs
         ? `has no "${field}" (${expected})`
         : `has "${field}" as ${article(typeOf(found))} where ${expected} was expected`;
   return notAnApplianceAnswer(method, `the appliance's answer to ${method} ${what}${where}`);
-}
-
-/**
- * An answer no 25.10.1 appliance gives: the target is not (or not wholly) one, so the command
- * cannot go on; exit 3 like any other target that cannot be worked with, never "a bug in stor".
- */
-export function notAnApplianceAnswer(method: string | undefined, what: string): StorError {
-  const raw = method === undefined ? '' : `; \`stor call ${method}\` shows its raw answer`;
-  return new StorError(E.MALFORMED_ANSWER, `not a valid appliance answer: ${what}`, {
-    hint: `the target may not speak the 25.10.1 API${raw}`,
-  });
 }
 
 /**

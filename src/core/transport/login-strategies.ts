@@ -1,5 +1,5 @@
 import type { LoginData, LoginExAnswer } from '../contract/auth.js';
-import { call as contractCall, notAnApplianceAnswer } from '../contract/client.js';
+import { notAnApplianceAnswer } from '../contract/answer-error.js';
 import { RPC_CODE, RpcError, StorError } from '../errors.js';
 import { E } from '../error-catalogue.js';
 import type { SecretKind } from './endpoint.js';
@@ -118,6 +118,8 @@ const NO_USER_INFO = { user_info: false };
 
 /** `auth.login_ex`, its answer checked against the contract (AuthLoginExResult). */
 async function loginEx(call: RpcCall, data: LoginData): Promise<LoginExAnswer> {
+  // Loaded here, not before the connect: zod and the whole contract (answer-error.ts).
+  const { call: contractCall } = await import('../contract/client.js');
   return contractCall({ call }, 'auth.login_ex', [data]);
 }
 

@@ -1,17 +1,15 @@
 import { Agent, request } from 'undici';
-import { notAnApplianceAnswer } from '../contract/client.js';
+import { notAnApplianceAnswer } from '../contract/answer-error.js';
 import { jsonNestedDeeperThan, MAX_ANSWER_DEPTH } from '../rpc/json-depth.js';
 import { boundedText, MAX_ANSWER_BYTES } from './bounded-body.js';
 import { ERRNO, RpcError } from '../errors.js';
 import { assertSecretMayTravel } from './endpoint.js';
-import { awaitJob } from './job-wait.js';
 import { loginError, loginRejected } from './login.js';
 import { networkError, notAnAppliance, rateLimited, timedOut } from './network-errors.js';
 import { bearerKey } from './login-strategies.js';
 import type { RemoteOptions } from './remote.js';
 import { elapsed, traced } from './trace.js';
 import { getDownload } from './download-client.js';
-import { downloadFile } from './download-flow.js';
 import type { DownloadRequest, TargetInfo, Transport, UploadRequest } from './transport.js';
 import { postUpload } from './upload-client.js';
 
@@ -129,14 +127,17 @@ export class HttpRpcTransport implements Transport {
       this.options.timeoutSeconds,
     );
     trace?.(`upload to ${req.path}: sent in ${elapsed(startedAt)}; polling job ${jobId}`);
+    // Loaded when first used, as remote.ts does: they bring zod and the contract (answer-error.ts).
+    const { awaitJob } = await import('./job-wait.js');
     await awaitJob(this, jobId, this.options.timeoutSeconds);
     trace?.(`upload to ${req.path}: job ${jobId} done after ${elapsed(startedAt)}`);
     return { jobId };
   }
 
   /** core.download, the GET of its URL, then the job polled for its outcome. */
-  download(req: DownloadRequest): Promise<{ jobId: number; bytes: number }> {
+  async download(req: DownloadRequest): Promise<{ jobId: number; bytes: number }> {
     const { endpoint, timeoutSeconds } = this.options;
+    const { downloadFile } = await import('./download-flow.js');
     return downloadFile(
       {
         rpc: this,

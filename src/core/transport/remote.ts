@@ -4,17 +4,16 @@ import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import WebSocket from 'ws';
 import type { Agent } from 'undici';
-import { call as contractCall, notAnApplianceAnswer } from '../contract/client.js';
+import { notAnApplianceAnswer } from '../contract/answer-error.js';
 import { jsonNestedDeeperThan, MAX_ANSWER_DEPTH } from '../rpc/json-depth.js';
 import { ERRNO, RPC_CODE, RpcError, StorError } from '../errors.js';
 import { E } from '../error-catalogue.js';
 import { assertSecretMayTravel, type Endpoint } from './endpoint.js';
-import { awaitJob } from './job-wait.js';
 import { loginError } from './login.js';
 import { bearerKey, type LoginLink, type LoginStrategy } from './login-strategies.js';
 import { apiNotServed, networkError, notAnAppliance, rateLimited, timedOut } from './network-errors.js';
 import { elapsed, traced, type TraceSink } from './trace.js';
-import { downloadFile, type DownloadWay } from './download-flow.js';
+import type { DownloadWay } from './download-flow.js';
 import type { DownloadRequest, TargetInfo, Transport, UploadRequest } from './transport.js';
 
 export interface TlsOptions {
@@ -383,6 +382,7 @@ export class RemoteTransport
         }
       }
     };
+    const { awaitJob } = await import('./job-wait.js');
     await awaitJob(
       {
         call: (method, params) => retrying(() => this.call(method, params, timeoutSeconds)),
@@ -415,7 +415,9 @@ export class RemoteTransport
       // ttl, attrs (none: the endpoint refuses tokens with attrs), match_origin, single_use.
       this.tokens = {
         issued: now,
-        token: contractCall(this.timed(timeoutSeconds), 'auth.generate_token', [UPLOAD_TOKEN_TTL_S, {}, true, false]),
+        token: import('../contract/client.js').then(({ call }) =>
+          call(this.timed(timeoutSeconds), 'auth.generate_token', [UPLOAD_TOKEN_TTL_S, {}, true, false]),
+        ),
       };
     }
     try {
@@ -435,6 +437,7 @@ export class RemoteTransport
    */
   private async singleUseToken(timeoutSeconds: number): Promise<string | undefined> {
     try {
+      const { call: contractCall } = await import('../contract/client.js');
       const token = await contractCall(this.timed(timeoutSeconds), 'auth.generate_token', [
         SINGLE_USE_TOKEN_TTL_S,
         {},
@@ -485,6 +488,7 @@ export class RemoteTransport
         ? (id: number, done: AbortSignal) => this.jobEvent(id, done)
         : (id: number) => this.jobWait(id),
     };
+    const { downloadFile } = await import('./download-flow.js');
     return downloadFile({ rpc, jobs, timeoutSeconds, fetch }, req);
   }
 

@@ -4,7 +4,7 @@ import { basename } from 'node:path';
 import { Readable, type Duplex } from 'node:stream';
 import { setFlagsFromString } from 'node:v8';
 import { Agent, buildConnector, request } from 'undici';
-import { notAnApplianceAnswer } from '../contract/client.js';
+import { notAnApplianceAnswer } from '../contract/answer-error.js';
 import type { Endpoint } from './endpoint.js';
 import { boundedText, MAX_UPLOAD_ANSWER_BYTES } from './bounded-body.js';
 import { StorError } from '../errors.js';
