@@ -92,7 +92,7 @@ describe('RunWire', () => {
     return { wire: new RunWire(agentEnd), got, ended: once(client, 'end') };
   }
 
-  it("sends the text of one turn to one stream as one `out`, keeping the order between stdout and stderr", async () => {
+  it('sends the text of one turn to one stream as one `out`, keeping the order between stdout and stderr', async () => {
     const { wire, got, ended } = await wired();
     wire.output('out', '[\n  1');
     wire.output('out', ',\n  2');
