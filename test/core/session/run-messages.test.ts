@@ -17,7 +17,8 @@ function read(chunks: Buffer[]) {
   // Adjacent pieces of bytes joined: how they were cut is the socket's business.
   const joined: unknown[] = [];
   for (const g of got) {
-    if (typeof g === 'string' && typeof joined.at(-1) === 'string') joined[joined.length - 1] += g;
+    const last = joined.at(-1);
+    if (typeof g === 'string' && typeof last === 'string') joined[joined.length - 1] = last + g;
     else joined.push(g);
   }
   return { got: joined, bad };
