@@ -14,7 +14,7 @@ import {
   DECLINED_COMMANDS,
   encodeLine,
   HEARTBEAT_MS,
-  lineReader,
+  runMessageReader,
   STDIN_CHUNK_BYTES,
   type RunInput,
   type RunMessage,
@@ -248,6 +248,8 @@ function relay(socket: Socket, line: CommandLine): Promise<Outcome> {
       process.stdin.on('error', () => send({ t: 'eof' }));
     };
 
+    /** Where the bytes of the last `out`/`err` go. */
+    let outputTo: NodeJS.WriteStream = process.stdout;
     const onMessage = (m: Record<string, unknown>) => {
       if (settled) return;
       heard();
@@ -263,11 +265,11 @@ function relay(socket: Socket, line: CommandLine): Promise<Outcome> {
           send({ t: 'go' });
           return;
         case 'out':
-        case 'err': {
+        case 'err':
+          // Its bytes follow (onBytes).
           wrote = true;
-          relayOut(msg.t === 'out' ? process.stdout : process.stderr, msg.b64 ? Buffer.from(msg.d, 'base64') : msg.d);
+          outputTo = msg.t === 'out' ? process.stdout : process.stderr;
           return;
-        }
         case 'pull':
           pull();
           return;
@@ -280,7 +282,12 @@ function relay(socket: Socket, line: CommandLine): Promise<Outcome> {
           lost();
       }
     };
-    socket.on('data', lineReader(onMessage, lost));
+    const onBytes = (bytes: Buffer) => {
+      if (settled) return;
+      heard();
+      relayOut(outputTo, bytes);
+    };
+    socket.on('data', runMessageReader(onMessage, onBytes, lost));
     socket.on('close', lost);
     socket.on('error', lost);
     socket.write(encodeLine(runRequest([...line.argv])));

@@ -1,5 +1,6 @@
 import { lstatSync, rmSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
+import { answerChecks } from '../core/contract/answer-checks.js';
 import { readLines } from '../core/session/lines.js';
 import { BUILD_ID, ensurePrivateDir, sessionDirFrom, socketPathIn, startingMarkerIn } from '../core/session/paths.js';
 import { SessionPool } from '../core/session/pool.js';
@@ -49,6 +50,8 @@ export async function startAgent(
 ): Promise<RunningAgent | { exitCode: number }> {
   const dir = sessionDirFrom(env);
   if (ensurePrivateDir(dir) !== undefined) return { exitCode: 1 };
+  // A process that checks the same answers for many commands: worth compiling their checks.
+  answerChecks.compile = true;
   const published = socketPathIn(dir, build);
   const startedAt = Date.now();
   const idleMs = idleSecondsFrom(env) * 1000;

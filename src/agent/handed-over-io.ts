@@ -5,28 +5,35 @@ import { colorLevelFor } from '../commands/output/color-level.js';
 import type { IO, OutputStream } from '../commands/output/io.js';
 import { encodeLine, type RunMessage, type RunRequest } from '../core/session/protocol.js';
 
-/** Characters of text one `out`/`err` line carries at most: well under MAX_LINE_BYTES even when every one is escaped. */
-const TEXT_CHUNK = 64 * 1024;
-/** Bytes one base64 `out` line carries at most. */
-const BYTES_CHUNK = 192 * 1024;
+/**
+ * Characters of text held to go out as one `out`/`err` (RunWire): past that, it is written at
+ * once, so that the socket's buffer, not this one, says when the first stage falls behind.
+ */
+const HELD_CHARS = 64 * 1024;
 
-/** Pieces of `text` of at most TEXT_CHUNK characters, never splitting a surrogate pair. */
-function textPieces(text: string): string[] {
-  if (text.length <= TEXT_CHUNK) return [text];
-  const pieces: string[] = [];
-  for (let start = 0; start < text.length;) {
-    let end = Math.min(start + TEXT_CHUNK, text.length);
-    const last = text.charCodeAt(end - 1);
-    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
-    pieces.push(text.slice(start, end));
-    start = end;
-  }
-  return pieces;
-}
+/**
+ * Whether the last piece ends in half a surrogate pair: written on its own, each half becomes a
+ * replacement character on the way out, as it would in a process's own stdout; joined to the next
+ * write's other half it would become another character.
+ */
+const endsHigh = (pieces: string[]): boolean => {
+  const last = pieces[pieces.length - 1]!;
+  const c = last.charCodeAt(last.length - 1);
+  return c >= 0xd800 && c <= 0xdbff;
+};
+
+/** The line announcing `n` bytes of output (protocol.ts): the bytes follow it. */
+const announce = (t: 'out' | 'err', n: number): string => `{"t":"${t}","n":${n}}\n`;
 
 /**
  * The agent's end of one `run` connection: sends the command's messages while the first stage
  * listens, and nothing once it has gone or been told the command's end (`silence`).
+ *
+ * What is sent in one turn of the event loop leaves in one write, at its end (setImmediate): a
+ * fan-out's targets answer in the same turn, one socket each, and each answer's output written on
+ * its own cost a system call, and a wake-up and a write to its standard output in the first stage,
+ * apiece (bench/HISTORY.md). Text written to one stream in a row goes out as one `out`/`err`: the
+ * same bytes, in the same order between the two streams.
  */
 export class RunWire {
   private silenced = false;
@@ -35,26 +42,59 @@ export class RunWire {
 
   constructor(readonly conn: Socket) {}
 
-  /** The socket is corked until the next tick (send). */
+  /** The socket is corked until the end of this turn of the event loop (corkForTurn). */
   private corked = false;
+  /** Text of one stream not yet sent, to go out as one `out`/`err`. */
+  private held: { t: 'out' | 'err'; pieces: string[]; length: number } | undefined;
 
   /**
-   * False when the socket's buffer is full (the first stage reads slower than the command writes).
-   * The lines of one tick go out in one write: a fan-out's targets answer together, and each
-   * answer's `out` line written on its own cost a system call (and a wake-up of the first stage)
-   * apiece. `end()` writes what is corked.
+   * A message of the protocol's but output (which `output` sends). False when the socket's buffer
+   * is full (the first stage reads slower than the command writes): then 'drain' follows.
    */
-  send(message: RunMessage): boolean {
-    if (this.silenced || this.gone || this.conn.destroyed) return true;
-    if (!this.corked) {
-      this.corked = true;
-      this.conn.cork();
-      process.nextTick(() => {
-        this.corked = false;
-        this.conn.uncork();
-      });
-    }
+  send(message: Exclude<RunMessage, { t: 'out' | 'err' }>): boolean {
+    if (!this.open) return true;
+    this.corkForTurn();
+    this.release();
     return this.conn.write(encodeLine(message));
+  }
+
+  /** Output of the command's: text, or bytes (a download to `-`), sent as they are after their count. */
+  output(t: 'out' | 'err', data: string | Buffer): boolean {
+    if (!this.open) return true;
+    this.corkForTurn();
+    if (typeof data !== 'string') {
+      this.release();
+      this.conn.write(announce(t, data.length));
+      return this.conn.write(data);
+    }
+    const held = this.held;
+    if (held && (held.t !== t || endsHigh(held.pieces))) this.release();
+    if (this.held) {
+      this.held.pieces.push(data);
+      this.held.length += data.length;
+    } else this.held = { t, pieces: [data], length: data.length };
+    if (this.held.length < HELD_CHARS) return !this.conn.writableNeedDrain;
+    return this.release();
+  }
+
+  /** Writes the held text; false when the socket's buffer is full. */
+  private release(): boolean {
+    const held = this.held;
+    if (!held) return true;
+    this.held = undefined;
+    const text = held.pieces.length === 1 ? held.pieces[0]! : held.pieces.join('');
+    return this.conn.write(announce(held.t, Buffer.byteLength(text)) + text);
+  }
+
+  private corkForTurn(): void {
+    if (this.corked) return;
+    this.corked = true;
+    this.conn.cork();
+    setImmediate(() => {
+      this.corked = false;
+      if (this.open) this.release();
+      this.conn.uncork();
+    });
   }
 
   /** From now on nothing more is sent (the command's exit was answered already). */
@@ -67,7 +107,7 @@ export class RunWire {
   }
 }
 
-/** Standard output or error of a handed-over command: each write becomes `out`/`err` lines. */
+/** Standard output or error of a handed-over command: its writes go out as `out`/`err` (RunWire). */
 class WireOutput implements OutputStream {
   constructor(
     private readonly wire: RunWire,
@@ -78,17 +118,8 @@ class WireOutput implements OutputStream {
 
   /** Text, or bytes (a download to `-` writes a file's bytes as the process's stdout takes them). */
   write(chunk: string | Uint8Array): boolean {
-    let flowing = true;
-    if (typeof chunk === 'string') {
-      for (const d of textPieces(chunk)) flowing = this.wire.send({ t: this.t, d }) && flowing;
-      return flowing;
-    }
-    const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-    for (let at = 0; at < bytes.length; at += BYTES_CHUNK) {
-      flowing =
-        this.wire.send({ t: this.t, d: bytes.subarray(at, at + BYTES_CHUNK).toString('base64'), b64: true }) && flowing;
-    }
-    return flowing;
+    if (typeof chunk === 'string') return this.wire.output(this.t, chunk);
+    return this.wire.output(this.t, Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
   }
 
   /** As a process's stream: 'drain' when the socket can take more (download.ts waits for it). */

@@ -11,6 +11,7 @@ const { handleRun } = await import(new URL('agent/run-request.js', dist).href);
 const { ensurePrivateDir, sessionDirFrom, socketPathIn } = await import(new URL('core/session/paths.js', dist).href);
 const { apiKeyLogin } = await import(new URL('core/transport/login-strategies.js', dist).href);
 const { RemoteTransport } = await import(new URL('core/transport/remote.js', dist).href);
+const { runMessageReader } = await import(new URL('core/session/protocol.js', dist).href);
 
 // The bundle's build id names the socket the built first stage looks for.
 const build = readFileSync(new URL('bundle/build-id', dist), 'utf8').trim();
@@ -43,9 +44,15 @@ const server = createServer((conn) => {
     if (buffered.length > nl + 1) conn.unshift(buffered.subarray(nl + 1));
     if (request.op !== 'run') return conn.destroy();
     const sent = [];
+    // Read as the first stage reads it: the bytes an `out`/`err` announces are no message.
+    const read = runMessageReader(
+      (m) => sent.push(m.t),
+      () => undefined,
+      (why) => sent.push(`bad: ${why}`),
+    );
     const write = conn.write.bind(conn);
     conn.write = (data, ...rest) => {
-      for (const line of String(data).split('\n')) if (line) sent.push(JSON.parse(line).t);
+      read(Buffer.from(data));
       return write(data, ...rest);
     };
     conn.on('close', () =>

@@ -30,5 +30,8 @@ export function escapeCell(text: string): string {
 
 /** JSON.stringify leaves DEL and C1 controls raw; `\u00XX` them (still the same JSON value). */
 export function escapeJson(json: string): string {
+  // Text of ASCII only (as many bytes as characters) without DEL holds none: two native passes, not
+  // a regular expression's (a fleet's `--json` is one document per target).
+  if (Buffer.byteLength(json) === json.length && !json.includes('\x7f')) return json;
   return json.replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

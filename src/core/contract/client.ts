@@ -3,6 +3,7 @@ import { isRoleDenial, RpcError, StorError } from '../errors.js';
 import { notAnApplianceAnswer } from './answer-error.js';
 import type { Transport } from '../transport/transport.js';
 import type { MethodContract } from './method.js';
+import { answerChecks } from './answer-checks.js';
 import { CONTRACT, type ItemOf, type MethodName, type ParamsOf, type QueryMethod, type ResultOf } from './index.js';
 import { apiKeyContract26 } from './v26_0_0/api-key.js';
 import { smbContract26 } from './v26_0_0/smb.js';
@@ -92,7 +93,7 @@ async function checkedCall<M extends MethodName>(
 const COMPILE_FROM_ITEMS = 64;
 const NOT_COMPILED = { jitless: true } as const;
 const parseContextFor = (answer: unknown) =>
-  Array.isArray(answer) && answer.length >= COMPILE_FROM_ITEMS ? undefined : NOT_COMPILED;
+  answerChecks.compile || (Array.isArray(answer) && answer.length >= COMPILE_FROM_ITEMS) ? undefined : NOT_COMPILED;
 
 /** Entries of a query method with the fields a command needs present: absent ones are malformed. */
 export type Needed<M extends QueryMethod, K extends keyof ItemOf<M>> = ItemOf<M> & {

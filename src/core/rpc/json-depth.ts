@@ -13,6 +13,10 @@ export const MAX_ANSWER_DEPTH = 1000;
  * text, no recursion and no parse, so it is safe on any input and run before JSON.parse.
  */
 export function jsonNestedDeeperThan(text: string, max: number): boolean {
+  // Nesting deeper than `max` takes more than `max` opening brackets: a text with fewer (any
+  // answer but a hostile one) is let through after two native searches, not a loop over each
+  // of its characters in JavaScript (a fleet run's agent reads one answer per target).
+  if (!moreOpeningsThan(text, max)) return false;
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
@@ -26,6 +30,17 @@ export function jsonNestedDeeperThan(text: string, max: number): boolean {
       if (++depth > max) return true;
     } else if (c === 0x5d /* ] */ || c === 0x7d /* } */) {
       depth--;
+    }
+  }
+  return false;
+}
+
+/** Whether `text` holds more than `max` of `[` and `{` together, strings or not. */
+function moreOpeningsThan(text: string, max: number): boolean {
+  let count = 0;
+  for (const bracket of ['[', '{']) {
+    for (let at = text.indexOf(bracket); at !== -1; at = text.indexOf(bracket, at + 1)) {
+      if (++count > max) return true;
     }
   }
   return false;

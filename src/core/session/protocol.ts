@@ -8,8 +8,8 @@
  * - commands run in-process (`stor session list|stop`, `logout`, `profile remove`, `login`) send
  *   one control request and read one answer.
  *
- * Every line is one JSON object of at most MAX_LINE_BYTES bytes. Either side closes a connection
- * that sends anything else. Nothing here is ever written to disk or a log: `run` carries the
+ * Every line is one JSON object of at most MAX_LINE_BYTES bytes, but for the output bytes an
+ * `out`/`err` line announces, which follow it. Either side closes a connection that sends anything else. Nothing here is ever written to disk or a log: `run` carries the
  * command's environment, which may hold STOR_API_KEY.
  */
 
@@ -19,8 +19,9 @@
  * also keeps apart builds that share one (`dev`, run from src/ or dist/).
  * 2: the first stage's `go` after `accepted`.
  * 3: the caller's umask in `run`.
+ * 4: `out`/`err` give a byte count, and the bytes follow the line as they are (no JSON, no base64).
  */
-export const PROTOCOL_VERSION = 3;
+export const PROTOCOL_VERSION = 4;
 
 /** Longest line either side accepts (a `run` request carries the environment). */
 export const MAX_LINE_BYTES = 1024 * 1024;
@@ -112,9 +113,13 @@ export type RunMessage =
    * command may change the appliance (so a lost agent means an unknown outcome).
    */
   | { t: 'accepted'; changes: boolean }
-  /** Output text; with `b64`, `d` is base64 of bytes that need not be text (`stor download PATH -`). */
-  | { t: 'out'; d: string; b64?: true }
-  | { t: 'err'; d: string; b64?: true }
+  /**
+   * Output: the `n` bytes right after this line's newline are the command's, as it wrote them
+   * (text in UTF-8, or a file's bytes: `stor download PATH -`). Not JSON: the first stage passes
+   * them on as they come, with nothing to escape or decode (a fleet's `--json` is megabytes).
+   */
+  | { t: 'out'; n: number }
+  | { t: 'err'; n: number }
   /** The command reads standard input: start relaying it. */
   | { t: 'pull' }
   | { t: 'beat' }
@@ -135,6 +140,55 @@ export function encodeLine(message: object): string {
   return `${JSON.stringify(message)}\n`;
 }
 
+/** Whether `message` announces output bytes that follow it (`out`/`err`), and how many. */
+function announced(message: Record<string, unknown>): number | undefined {
+  if (message.t !== 'out' && message.t !== 'err') return undefined;
+  return Number.isSafeInteger(message.n) && (message.n as number) >= 0 ? (message.n as number) : -1;
+}
+
+/**
+ * The first stage's reading of a `run` connection: lineReader's messages, and after an `out` or
+ * `err` line its `n` bytes, handed to `onBytes` as they arrive (in as many pieces as the socket
+ * gives them, none held back). An `out`/`err` without a count is a bad line.
+ */
+export function runMessageReader(
+  onMessage: (message: Record<string, unknown>) => void,
+  onBytes: (bytes: Buffer) => void,
+  onBad: (why: string) => void,
+): (chunk: Buffer) => void {
+  let owed = 0;
+  let bad = false;
+  const lines = lineFeeder(
+    (message) => {
+      const n = announced(message);
+      if (n === -1) {
+        bad = true;
+        return onBad('an output line without its byte count');
+      }
+      onMessage(message);
+      owed = n ?? 0;
+    },
+    (why) => {
+      bad = true;
+      onBad(why);
+    },
+    () => owed > 0 || bad,
+  );
+  return (chunk) => {
+    let at = 0;
+    while (at < chunk.length && !bad) {
+      if (owed > 0) {
+        const take = Math.min(owed, chunk.length - at);
+        owed -= take;
+        onBytes(chunk.subarray(at, at + take));
+        at += take;
+        continue;
+      }
+      at = lines(chunk, at);
+    }
+  };
+}
+
 /**
  * Splits a connection's bytes into messages: each complete line parsed as JSON. `onBad` is called
  * (and nothing more is parsed) for a line longer than MAX_LINE_BYTES or one that is not a JSON
@@ -144,39 +198,54 @@ export function lineReader(
   onMessage: (message: Record<string, unknown>) => void,
   onBad: (why: string) => void,
 ): (chunk: Buffer) => void {
+  const lines = lineFeeder(onMessage, onBad, () => false);
+  return (chunk) => void lines(chunk, 0);
+}
+
+/**
+ * lineReader's work on `chunk` from `start`: returns where it stopped, the chunk's end, or right
+ * after a line once `pause()` says what follows is not a line (runMessageReader: bytes it announced).
+ */
+function lineFeeder(
+  onMessage: (message: Record<string, unknown>) => void,
+  onBad: (why: string) => void,
+  pause: () => boolean,
+): (chunk: Buffer, start: number) => number {
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   let broken = false;
-  return (chunk) => {
-    if (broken) return;
-    let start = 0;
-    for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, start)) {
+  return (chunk, start) => {
+    if (broken) return chunk.length;
+    for (let nl = chunk.indexOf(10, start); nl !== -1; nl = chunk.indexOf(10, start)) {
       const line =
         pendingBytes === 0 ? chunk.subarray(start, nl) : Buffer.concat([...pending, chunk.subarray(start, nl)]);
       pending = [];
       pendingBytes = 0;
       start = nl + 1;
-      if (line.length > MAX_LINE_BYTES) return fail(`a line of more than ${MAX_LINE_BYTES} bytes`);
+      if (line.length > MAX_LINE_BYTES) return fail(`a line of more than ${MAX_LINE_BYTES} bytes`, chunk);
       let message: unknown;
       try {
         message = JSON.parse(line.toString('utf8'));
       } catch {
-        return fail('a line that is not JSON');
+        return fail('a line that is not JSON', chunk);
       }
       if (typeof message !== 'object' || message === null || Array.isArray(message))
-        return fail('a line that is not a JSON object');
+        return fail('a line that is not a JSON object', chunk);
       onMessage(message as Record<string, unknown>);
-      if (broken) return;
+      if (broken) return chunk.length;
+      if (pause()) return start;
     }
     if (start < chunk.length) {
       pending.push(chunk.subarray(start));
       pendingBytes += chunk.length - start;
-      if (pendingBytes > MAX_LINE_BYTES) fail(`a line of more than ${MAX_LINE_BYTES} bytes`);
+      if (pendingBytes > MAX_LINE_BYTES) return fail(`a line of more than ${MAX_LINE_BYTES} bytes`, chunk);
     }
+    return chunk.length;
   };
-  function fail(why: string): void {
+  function fail(why: string, chunk: Buffer): number {
     broken = true;
     pending = [];
     onBad(why);
+    return chunk.length;
   }
 }

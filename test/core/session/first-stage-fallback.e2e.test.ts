@@ -3,7 +3,7 @@ import { connect, type Socket } from 'node:net';
 import { dirname } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { E } from '../../../src/core/error-catalogue.js';
-import { HEARTBEAT_MS } from '../../../src/core/session/protocol.js';
+import { HEARTBEAT_MS, runMessageReader } from '../../../src/core/session/protocol.js';
 import { spawnStor } from '../../helpers/bin.js';
 import { clientEnv } from '../../helpers/client-env.js';
 import { startRunRequestAgent, type RunRequestAgent } from '../../helpers/run-request-agent.js';
@@ -228,24 +228,29 @@ describe('a session agent lost while a command runs', () => {
 
 /**
  * A client of the agent's socket speaking the protocol by hand: sends `request`'s line, and keeps
- * every message the agent sends; `closed` once the agent has closed its end.
+ * every message the agent sends, and the bytes of its output (`out`/`err` announce them);
+ * `closed` once the agent has closed its end.
  */
 function rawRun(path: string, request: object) {
   const socket: Socket = connect(path);
   const messages: Record<string, unknown>[] = [];
-  let buf = '';
-  socket.setEncoding('utf8');
-  socket.on('data', (d: string) => {
-    buf += d;
-    for (let nl = buf.indexOf('\n'); nl !== -1; nl = buf.indexOf('\n')) {
-      messages.push(JSON.parse(buf.slice(0, nl)) as Record<string, unknown>);
-      buf = buf.slice(nl + 1);
-    }
-  });
+  const output = { out: '', err: '' };
+  let to: 'out' | 'err' = 'out';
+  socket.on(
+    'data',
+    runMessageReader(
+      (m) => {
+        messages.push(m);
+        if (m.t === 'out' || m.t === 'err') to = m.t;
+      },
+      (bytes) => (output[to] += bytes.toString('utf8')),
+      (why) => messages.push({ bad: why }),
+    ),
+  );
   socket.on('error', () => undefined);
   const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
   socket.write(`${JSON.stringify(request)}\n`);
-  return { socket, messages, closed, send: (m: object) => socket.write(`${JSON.stringify(m)}\n`) };
+  return { socket, messages, output, closed, send: (m: object) => socket.write(`${JSON.stringify(m)}\n`) };
 }
 
 describe("the agent runs nothing before the first stage's go", () => {
@@ -314,12 +319,8 @@ describe("the agent runs nothing before the first stage's go", () => {
     await client.closed;
     expect(client.messages.at(0)).toEqual({ t: 'accepted', changes: true });
     expect(client.messages.at(-1)).toEqual({ t: 'exit', code: 0 });
-    expect(
-      client.messages
-        .filter((m) => m.t === 'out')
-        .map((m) => m.d)
-        .join(''),
-    ).toBe('1\n');
+    expect(client.output.out).toBe('1\n');
+    expect(client.messages.filter((m) => m.t === 'out')).toEqual([{ t: 'out', n: 2 }]);
     // mechanism_choices first: is SCRAM offered (the stand-in, like 25.10.x, says no)?
     expect(appliance.calls).toEqual(['auth.mechanism_choices', 'auth.login_with_api_key', 'group.create']);
   });
