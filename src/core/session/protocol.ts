@@ -8,9 +8,10 @@
  * - commands run in-process (`stor session list|stop`, `logout`, `profile remove`, `login`) send
  *   one control request and read one answer.
  *
- * Every line is one JSON object of at most MAX_LINE_BYTES bytes, but for the output bytes an
- * `out`/`err` line announces, which follow it. Either side closes a connection that sends anything else. Nothing here is ever written to disk or a log: `run` carries the
- * command's environment, which may hold STOR_API_KEY.
+ * Every line is one JSON object of at most MAX_LINE_BYTES bytes; only the output bytes an
+ * `out`/`err` line announces follow it as they are. Either side closes a connection that sends
+ * anything else. Nothing here is ever written to disk or a log: `run` carries the command's
+ * environment, which may hold STOR_API_KEY.
  */
 
 /**
