@@ -6,8 +6,13 @@ import type { ApplianceSettings } from '../../src/core/appliance/settings.js';
 import { startServer, type ServerOptions } from '../../src/core/server/server.js';
 import { openTestAppliance, type TestAppliance } from './appliance.js';
 
-/** Safety net for every wait below: only there so a broken server fails the test instead of hanging it. */
-export const SAFETY_MS = 20_000;
+/**
+ * Safety net for every wait below: only there so a broken server fails the test instead of hanging
+ * it. Two minutes, under the test timeout: with real key hashes (scram.test.ts, key-checks.test.ts)
+ * a loaded machine (load 25-30 on 2 cores, the suite beside other work) took more than 20 s to
+ * answer, and a test must not fail for a slow machine.
+ */
+export const SAFETY_MS = 120_000;
 
 export interface TestServer {
   /** `http://127.0.0.1:PORT` */

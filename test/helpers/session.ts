@@ -21,8 +21,11 @@ export function builtSocketName(): string {
   return basename(socketPathIn('/', builtId()));
 }
 
-/** Safety net for bounded waits: only there so that a broken agent fails the test instead of hanging it. */
-const SAFETY_MS = 20_000;
+/**
+ * Safety net for bounded waits: only there so that a broken agent fails the test instead of hanging
+ * it; as long as helpers/server.ts's, for a loaded machine.
+ */
+const SAFETY_MS = 120_000;
 
 /** Waits, in a bounded loop, until `check` holds. */
 export async function until(what: string, check: () => boolean | Promise<boolean>): Promise<void> {
