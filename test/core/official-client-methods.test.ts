@@ -97,6 +97,7 @@ const CASES: Case[] = [
   { method: 'system.version', valid: [], bad: [1], error: tooMany(0) },
   { method: 'system.info', valid: [], bad: [1], error: tooMany(0) },
   { method: 'system.boot_id', valid: [], bad: [1], error: tooMany(0) },
+  { method: 'system.host_id', valid: [], bad: [1], error: tooMany(0) },
   { method: 'stor.emulation', valid: [], bad: [1], error: tooMany(0) },
   { method: 'alert.list', valid: [], bad: [1], error: tooMany(0), answers: [] },
   // Logged in: before login 25.10.1 reads `app.authenticated_credentials.may_create_auth_token` of None

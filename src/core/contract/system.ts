@@ -81,6 +81,13 @@ export const systemContract = {
       params: () => [],
       result: () => systemInfo(),
     }),
+    // MW/plugins/system/info.py:58-73 (READONLY_ADMIN): the SHA-256 of /etc/hostid, hex.
+    host_id: method({
+      summary: "The appliance's permanent identifier, which names its snapshots' removal-date property.",
+      access: roles('READONLY_ADMIN'),
+      params: () => [],
+      result: () => z.string(),
+    }),
     // MW/plugins/system/lifecycle.py:31-37: no login needed (rate-limited like every anonymous
     // call), `pass_app=True` without `pass_app_rest`, so WebSocket only.
     boot_id: method({

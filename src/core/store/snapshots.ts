@@ -71,6 +71,16 @@ export function insertSnapshot(db: Database, s: Omit<SnapshotRecord, 'txg'>): vo
   );
 }
 
+/** Sets one user property of one snapshot (`zfs set NAME=VALUE DATASET@SNAP`); false when it is gone. */
+export function setSnapshotUserProperty(db: Database, id: string, name: string, value: string): boolean {
+  const row = sql(db, 'SELECT user_properties FROM snapshots WHERE id = ?').get(id) as
+    Pick<SnapshotRow, 'user_properties'> | undefined;
+  if (!row) return false;
+  const properties = { ...fromJsonColumn<Record<string, string>>(row.user_properties, {}), [name]: value };
+  sql(db, 'UPDATE snapshots SET user_properties = ? WHERE id = ?').run(toJsonColumn(properties), id);
+  return true;
+}
+
 export function deleteSnapshots(db: Database, ids: readonly string[]): void {
   const del = sql(db, 'DELETE FROM snapshots WHERE id = ?');
   for (const id of ids) del.run(id);

@@ -278,8 +278,8 @@ export const poolSnapshotMethods = [
     const parsed = parseQueryArgs(filters, options);
     const entries = snapshotEntries(appliance, wantsHolds(options));
     if (!wantsRetention(parsed.filters, parsed.options)) return applyQuery(entries, parsed.filters, parsed.options);
-    // `zettarepl.annotate_snapshots` (MW/plugins/zettarepl_/snapshot_removal_date.py:112-172): no
-    // periodic snapshot task and no `org.truenas:destroy_at_<hostid>` property in the emulator, so null.
+    // `zettarepl.annotate_snapshots` (MW/plugins/zettarepl_/snapshot_removal_date.py:112-172) is not
+    // emulated yet: every snapshot answers null (docs/RELEASES.md, pool.snapshot.query).
     return applyQuery(
       entries.map((e) => ({ ...e, retention: null })),
       parsed.filters,

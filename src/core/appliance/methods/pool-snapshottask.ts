@@ -19,6 +19,7 @@ import { implement } from '../method.js';
 import { getInstance, query } from '../query/index.js';
 import { runLocalRetention } from '../snapshot-tasks/local-retention.js';
 import { runSnapshotTask } from '../snapshot-tasks/run.js';
+import { fixateStoredRemovalDates } from '../snapshot-tasks/stored-removal-dates.js';
 import {
   SNAPSHOT_TASK_VERBOSE,
   byDataset,
@@ -90,9 +91,8 @@ function createTask(appliance: Appliance, data: SnapshotTaskData): number {
 /**
  * do_update (MW/plugins/snapshot.py:155-239): the stored task with `data` laid over it, validated
  * as a whole. With `fixate_removal_date` the snapshots the change leaves are computed (25.10.1
- * when it is true, :191, :220-224; 26.0 whenever it is given, stable/26 :176-183); fixing their
- * removal dates is not emulated yet (the emulator has no host id to name the property by), so
- * they are only computed.
+ * when it is true, :191, :220-224; 26.0 whenever it is given, stable/26 :174-180), and each is
+ * given the removal date the old task would have ended it at (snapshot-tasks/stored-removal-dates.ts).
  */
 function updateTask(appliance: Appliance, id: number, data: PoolSnapshotTaskUpdate, release26: boolean): number {
   const { store } = appliance;
@@ -112,10 +112,13 @@ function updateTask(appliance: Appliance, id: number, data: PoolSnapshotTaskUpda
         ERRNO.EINVAL,
       ]);
     if (errors.length > 0) throw rpcErrors.validation(errors);
-    // After the checks, before the row changes (:213-224; stable/26 :171-183).
-    if (release26 ? fixate !== undefined : fixate === true)
-      updateWillChangeRetentionFor(appliance, id, changes, release26);
+    // After the checks, before the row changes (:213-224; stable/26 :171-183); the dates are
+    // fixed by the old task's schema and lifetime once the row has changed (:234-235; stable/26 :195-196).
+    const changed = (release26 ? fixate !== undefined : fixate === true)
+      ? updateWillChangeRetentionFor(appliance, id, changes, release26)
+      : {};
     updateSnapshotTask(store.db, { ...merged, id });
+    if (Object.keys(changed).length > 0) fixateStoredRemovalDates(appliance, changed, taskData(old));
     // zettarepl.update_tasks hands zettarepl the enabled tasks only, and notify_definition forgets
     // the state of every task it was not handed (MW/plugins/zettarepl_/state.py:88-107).
     const wasRefused = old.enabled && definitionError(old) !== null;
@@ -142,7 +145,12 @@ function deleteTask(appliance: Appliance, id: number, fixate: boolean, release26
       ERRNO.EFAULT,
       `You are deleting the last periodic snapshot task bound to enabled replication task '${broken.name}' which will break it. Please, disable that replication task first.`,
     );
-  if (fixate) deleteWillChangeRetentionFor(appliance, id, release26);
+  if (fixate) {
+    // The dates are fixed before the row goes (:282-292; stable/26 :234-241).
+    const changed = deleteWillChangeRetentionFor(appliance, id, release26);
+    if (Object.keys(changed).length > 0)
+      fixateStoredRemovalDates(appliance, changed, taskData(snapshotTaskEntry(storedTask(appliance, id))));
+  }
   store.write(() => deleteSnapshotTasks(store.db, [id]));
   return true;
 }
@@ -179,8 +187,8 @@ export const poolSnapshotTaskMethods = [
   implement(c['pool.snapshottask.update'], ({ appliance }, id, data) =>
     snapshotTaskEntry(storedTask(appliance, updateTask(appliance, id, data, false))),
   ),
-  // do_delete (MW/plugins/snapshot.py:247-299): the row; `fixate_removal_date` computes what the
-  // task leaves (not fixed yet, as for update). 25.10.1 looks the task up only for the audit
+  // do_delete (MW/plugins/snapshot.py:247-299): the row; with `fixate_removal_date` the task's
+  // snapshots keep its removal dates first. 25.10.1 looks the task up only for the audit
   // (:264-267), so an unknown id answers True from `datastore.delete`.
   implement(c['pool.snapshottask.delete'], ({ appliance }, id, options) =>
     deleteTask(appliance, id, options.fixate_removal_date, false),

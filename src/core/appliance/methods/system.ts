@@ -2,6 +2,7 @@ import { systemContract } from '../../contract/system.js';
 import { LOCKOUT_RULE } from '../session/compose.js';
 import { implement } from '../method.js';
 import { emulationOf } from '../settings.js';
+import { applianceHostId } from '../system/host-id.js';
 import { systemInfo } from '../system/info.js';
 
 // The handlers of contract/system.ts: the release this emulator answers as, and `stor.emulation`.
@@ -14,6 +15,7 @@ export const systemMethods = [
   // `version` is `system.version_short`'s answer (MW/plugins/system/info.py:93).
   implement(systemContract['system.info'], ({ appliance }) => systemInfo(appliance, appliance.release.versionShort)),
   implement(systemContract['system.boot_id'], ({ appliance }) => appliance.boot.id),
+  implement(systemContract['system.host_id'], ({ appliance }) => applianceHostId(appliance)),
   // How this emulator was started, so a client can judge what locks users out by what this target
   // does rather than by what a real 25.10.1 would do.
   implement(systemContract['stor.emulation'], ({ appliance }) => ({

@@ -9,13 +9,16 @@ import { parseTaskSnapshotName } from './appliance-clock.js';
 import { isChild, targetDatasetOf } from './dataset-tree.js';
 import { periodicSnapshotRetention, type ReplicationNeed } from './retention.js';
 import { destroySnapshots } from './run.js';
+import { removalDatePropertyOf, storedRemovalDate } from './stored-removal-dates.js';
 import { inZettarepl, retentionTask } from './tasks.js';
 
 // Local retention after a tick that ran tasks (zettarepl/zettarepl.py:105-119 spawns it through
 // _spawn_replication_tasks, :207-222, 310-322, and runs _run_local_retention, :355-436 at
 // release/25.10.1): the enabled tasks' snapshots past their lifetime go, as retention.ts decides,
 // less what a PUSH replication has still to send (`replicationNeeds`).
-// Not modelled yet: removal dates (the emulator writes none) and PULL replications' owners (:399-411).
+// Removal dates are the snapshots' properties (stored-removal-dates.ts: the middleware hands zettarepl its
+// copy of them, MW/plugins/zettarepl.py:649, zettarepl/zettarepl.py:366-378).
+// Not modelled yet: PULL replications' owners (:399-411).
 // A name_regex replication's owner (schema None) keeps only names no schema parses, which no task owns
 // (zettarepl compares parsed names with their schema, snapshot_owner.py:85-90), so it changes nothing here.
 
@@ -100,6 +103,7 @@ export async function runLocalRetention(appliance: Appliance, at: number, ranTas
     listHolds(store.db),
   ]);
   if (tasks.length === 0) return;
+  const property = removalDatePropertyOf(appliance);
   const doomed = (): readonly { dataset: string; name: string }[] => {
     try {
       return periodicSnapshotRetention({
@@ -107,6 +111,7 @@ export async function runLocalRetention(appliance: Appliance, at: number, ranTas
           dataset: s.dataset,
           name: nameOf(s),
           holds: [...(holds.get(s.id)?.keys() ?? [])],
+          removalDate: storedRemovalDate(s, property),
         })),
         tasks: tasks.map(retentionTask),
         replications: replicationNeeds(appliance, tasks, ranTasks, snapshots),
