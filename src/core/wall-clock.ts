@@ -50,3 +50,16 @@ export function wallClockWith(format: Intl.DateTimeFormat, instant: Date): Date 
 export function wallClock(instant: Date, tz: string): Date {
   return wallClockWith(zoneFormatter(tz), instant);
 }
+
+/**
+ * The instant a wall clock in `tz` names, as a naive datetime given `tzinfo=tzlocal()` is read
+ * (dateutil's tzlocal, the appliance's zone being the process's): the offset found at the wall clock
+ * read as UTC, corrected once. In the hour a clock change skips or repeats it may be an hour off
+ * dateutil's choice.
+ */
+export function instantOfWallClock(wall: Date, tz: string): Date {
+  const format = zoneFormatter(tz);
+  const offsetAt = (instant: number) => wallClockWith(format, new Date(instant)).getTime() - instant;
+  const guess = wall.getTime() - offsetAt(wall.getTime());
+  return new Date(wall.getTime() - offsetAt(guess));
+}

@@ -14,6 +14,8 @@ import { creationShown } from '../datasets/properties.js';
 import { implement } from '../method.js';
 import { applyQuery, parseQueryArgs, type QueryFilters, type QueryOptions } from '../query/index.js';
 import { filterAttrs } from '../query/filter-attrs.js';
+import { doSelect } from '../query/options.js';
+import { snapshotRetention } from '../snapshot-tasks/annotate-retention.js';
 import { snapshotsDir } from '../jobs/stray-snapshot-copies.js';
 import { snapshotCopyDir } from '../datasets/snapshot-copies.js';
 import { restoreTree } from '../files/tree-copy.js';
@@ -278,13 +280,21 @@ export const poolSnapshotMethods = [
     const parsed = parseQueryArgs(filters, options);
     const entries = snapshotEntries(appliance, wantsHolds(options));
     if (!wantsRetention(parsed.filters, parsed.options)) return applyQuery(entries, parsed.filters, parsed.options);
-    // `zettarepl.annotate_snapshots` (MW/plugins/zettarepl_/snapshot_removal_date.py:112-172) is not
-    // emulated yet: every snapshot answers null (docs/RELEASES.md, pool.snapshot.query).
-    return applyQuery(
-      entries.map((e) => ({ ...e, retention: null })),
-      parsed.filters,
-      parsed.options,
+    // The query's result is annotated, then `select` applied (MW/plugins/zfs_/snapshot.py:119-134 at
+    // TS-25.10.1; stable/26 MW/plugins/pool_/snapshot.py:273-289).
+    const { select, ...rest } = parsed.options;
+    const found = applyQuery(entries, parsed.filters, rest);
+    if (typeof found === 'number') return found;
+    const list = Array.isArray(found) ? found : [found];
+    const retention = snapshotRetention(
+      appliance,
+      list.map((e) => e.id as string),
     );
+    const annotated = list.map((e) => {
+      const entry = { ...e, retention: retention.get(e.id as string) ?? null };
+      return select && select.length > 0 ? doSelect(entry, select) : entry;
+    });
+    return Array.isArray(found) ? annotated : annotated[0]!;
   }),
   implement(poolSnapshotContract['pool.snapshot.get_instance'], ({ appliance }, id, options) => {
     const found = snapshotEntries(appliance, wantsHolds(options)).find((e) => e.id === id);

@@ -147,6 +147,15 @@ export function taskSnapshots(appliance: Appliance, task: SnapshotTaskData): Set
 }
 
 /**
+ * `PeriodicSnapshotTask.from_data` (zettarepl/snapshot/task/task.py:34-41 at release/25.10.1): a negative
+ * lifetime makes an ISO 8601 duration isodate refuses, and the middleware's call fails with that.
+ */
+export function assertZettareplParses(task: Pick<SnapshotTaskData, 'lifetime_value'>): void {
+  if (task.lifetime_value < 0)
+    throw rpcErrors.exception('ISO8601Error', LIFETIME_REFUSED, `ISO8601Error("${LIFETIME_REFUSED}")`);
+}
+
+/**
  * `taskSnapshots` as the middleware's call reaches them, through zettarepl's `zfs list` of the
  * task's dataset (zettarepl/snapshot/list.py:16-23): a dataset it cannot open is zfs's refusal as
  * ExecException on 25.10.1 (MW/plugins/zettarepl_/snapshot_removal_date.py:60-61 at TS-25.10.1;
@@ -155,8 +164,7 @@ export function taskSnapshots(appliance: Appliance, task: SnapshotTaskData): Set
 export function listedTaskSnapshots(appliance: Appliance, task: SnapshotTaskData, release26: boolean): Set<string> {
   if (datasetExists(appliance, task.dataset)) {
     // The task is parsed as zettarepl's next (snapshot_removal_date.py:62-64 at TS-25.10.1, stable/26 :68-70).
-    if (task.lifetime_value < 0)
-      throw rpcErrors.exception('ISO8601Error', LIFETIME_REFUSED, `ISO8601Error("${LIFETIME_REFUSED}")`);
+    assertZettareplParses(task);
     return taskSnapshots(appliance, task);
   }
   if (release26) throw rpcErrors.call(ERRNO.ENOENT, `Dataset '${task.dataset}' does not exist`);

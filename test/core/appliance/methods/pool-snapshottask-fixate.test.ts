@@ -112,3 +112,46 @@ describe('pool.snapshottask.update with fixate_removal_date', () => {
     expect(snap?.properties[await property(t)]?.value).toBe('2024-01-05T04:07:00');
   });
 });
+
+describe('pool.snapshot.query with extra.retention', () => {
+  const retentionOf = async (t: TestAppliance, id: string) =>
+    (
+      await t.call<{ retention: unknown }[]>(t.admin, 'pool.snapshot.query', [['id', '=', id]], {
+        extra: { retention: true },
+      })
+    )[0]?.retention;
+  // 04:07 on the appliance's clock (PST) is 12:07 UTC.
+  const ENDS = { $date: Date.UTC(2024, 0, 5, 12, 7) };
+
+  it('names the task whose lifetime ends the snapshot, as an instant', async () => {
+    const t = await setup('25.10.1');
+    expect(await retentionOf(t, 'tank/data@auto-2024-01-05_03-07')).toEqual({
+      datetime: ENDS,
+      source: 'periodic_snapshot_task',
+      periodic_snapshot_task_id: 1,
+    });
+  });
+
+  it('once the task is deleted with fixate_removal_date, the property', async () => {
+    const t = await setup('26.0');
+    await t.call(t.admin, 'pool.snapshottask.delete', 1, { fixate_removal_date: true });
+    expect(await retentionOf(t, 'tank/data@auto-2024-01-05_03-07')).toEqual({ datetime: ENDS, source: 'property' });
+  });
+
+  it('a property later than the task’s date wins; a snapshot with neither has null', async () => {
+    const t = await setup('25.10.1');
+    const later = '2030-01-01T00:00:00';
+    await t.call(t.admin, 'pool.snapshot.create', {
+      dataset: 'tank/data',
+      name: 'auto-2024-01-05_03-08',
+      properties: { [await property(t)]: later },
+    });
+    await t.call(t.admin, 'pool.snapshot.create', { dataset: 'tank/data', name: 'manual' });
+    // 2030-01-01 00:00 PST is 08:00 UTC.
+    expect(await retentionOf(t, 'tank/data@auto-2024-01-05_03-08')).toEqual({
+      datetime: { $date: Date.UTC(2030, 0, 1, 8, 0) },
+      source: 'property',
+    });
+    expect(await retentionOf(t, 'tank/data@manual')).toBeNull();
+  });
+});
