@@ -196,9 +196,14 @@ function relay(socket: Socket, line: CommandLine): Promise<Outcome> {
 
     const limit = silenceLimitMs(line);
     let watchdog = setTimeout(lost, limit);
+    /** The stream whose drain this process waits for before it reads from the agent again (relayOut). */
+    let waitingFor: NodeJS.WriteStream | undefined;
     const heard = () => {
       clearTimeout(watchdog);
-      watchdog = setTimeout(lost, limit);
+      // While stdout or stderr drains, the silence limit does not run: what is left of the chunk
+      // being read (a beat, the next out's line) must not start it again, or a reader that pauses
+      // longer than the limit would have a live agent taken for lost.
+      if (waitingFor === undefined) watchdog = setTimeout(lost, limit);
     };
 
     /**
@@ -208,7 +213,6 @@ function relay(socket: Socket, line: CommandLine): Promise<Outcome> {
      * (handed-over-io.ts), and the download waits, instead of this process holding the whole file.
      * The agent's beats wait in the socket meanwhile: the silence limit runs only while reading.
      */
-    let waitingFor: NodeJS.WriteStream | undefined;
     const relayOut = (stream: NodeJS.WriteStream, data: string | Buffer) => {
       if (stream.write(data) || waitingFor !== undefined) return;
       waitingFor = stream;

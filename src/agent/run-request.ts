@@ -135,6 +135,11 @@ async function runHandedOver(conn: Socket, request: RunRequest, sessions: Sessio
     clearInterval(beat);
   }
   exited = true;
+  // What the command left running when it returned (a --targets read interrupted while a target
+  // was still logging in or answering: fan-out.ts abandons it) sends nothing more to an appliance,
+  // as nothing more would leave a process of its own that exits here (docs/REMOTE.md). The agent
+  // outlives the command: without this, that work would go on making its calls.
+  if (!stopped.signal.aborted) stopped.abort('SIGTERM');
   wire.send({ t: 'exit', code });
   wire.silence();
   conn.end();

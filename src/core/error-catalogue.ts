@@ -137,8 +137,10 @@ const CATALOGUE = {
   },
   SIZE_MISMATCH: {
     kind: 'failed',
-    meaning: 'an uploaded file has another size on the appliance than was sent',
-    remedy: 'upload it again; if it persists, check the space and health of the pool',
+    meaning:
+      'an uploaded file has another size on the appliance than was sent, or the local file changed size while it was read (the upload was cut off)',
+    remedy:
+      'upload it again once nothing writes to the local file; if it persists, check the space and health of the pool',
   },
   SQLITE_BINDING_MISSING: {
     kind: 'failed',

@@ -79,10 +79,16 @@ class FileChunks extends Readable {
   private reading = false;
   /** CHUNK, or less for a smaller file: a file of a few KiB does not take two buffers of CHUNK. */
   private readonly length: number;
+  /**
+   * Set when the file turned out longer or shorter than `size` while it was read: the request's
+   * Content-Length is `size`, so the body could only be cut off (undici's "Request aborted", or
+   * "Request body length does not match content-length header", told as a network failure).
+   */
+  changed: StorError | undefined;
 
   constructor(
     private readonly file: string,
-    size: number,
+    private readonly size: number,
   ) {
     super({ highWaterMark: CHUNK });
     // One more byte than the file: the read that finds its end needs a buffer too.
@@ -110,10 +116,22 @@ class FileChunks extends Readable {
   override _read(): void {
     const { buf, ring } = this.nextBuffer();
     this.reading = true;
-    read(this.handle!, buf, 0, buf.length, this.position, (err, n) => {
+    // Never more than one byte past the size the request declared: that byte says the file grew.
+    const want = Math.min(buf.length, this.size + 1 - this.position);
+    read(this.handle!, buf, 0, want, this.position, (err, n) => {
       this.reading = false;
       if (this.closeAfterRead) return this.closeAfterRead();
       if (err) return this.destroy(err);
+      if (this.position + n > this.size || (n === 0 && this.position < this.size)) {
+        if (ring) this.free.push(buf);
+        this.changed = new StorError(
+          E.SIZE_MISMATCH,
+          `${this.file} changed size while it was read: it had ${this.size} bytes when the upload began, ` +
+            (n === 0 ? `and ended after ${this.position}` : 'and has more now'),
+          { hint: 'upload it once nothing writes to it any more' },
+        );
+        return this.destroy(this.changed);
+      }
       if (n === 0) {
         if (ring) this.free.push(buf);
         this.push(null);
@@ -238,6 +256,7 @@ export async function postUpload(
       });
     } catch (err) {
       file.destroy();
+      if (file.changed) throw file.changed;
       if (req.signal?.aborted) throw stoppedUpload(req.signal, req.path, sent, req.size);
       if (abort.signal.aborted) throw timedOut(endpoint.display, `the upload (nothing moved)`, timeoutSeconds);
       const code = (err as { code?: string }).code ?? '';

@@ -1,0 +1,102 @@
+import { appendFileSync, existsSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { E } from '../../../src/core/error-catalogue.js';
+import { StorError } from '../../../src/core/errors.js';
+import { parseEndpoint } from '../../../src/core/transport/endpoint.js';
+import { postUpload, uploadAgent } from '../../../src/core/transport/upload-client.js';
+import type { JobEntry } from '../../../src/core/appliance/jobs/jobs.js';
+import { loggedInWs, startTestServer } from '../../helpers/server.js';
+import { tempDir } from '../../helpers/temp-dir.js';
+
+/*
+ * A local file that another program lengthens or shortens while stor uploads it. The request's
+ * Content-Length is the size the file had when the upload began: the body can be neither longer
+ * nor shorter. The file is changed at the first progress report, when at most a few of its 2 MiB
+ * buffers have been read ahead (the stream holds one chunk ahead of the form), long before the end
+ * of a 32 MiB file.
+ */
+
+const MiB = 1024 * 1024;
+const SIZE = 32 * MiB;
+
+async function uploadChanging(change: (file: string) => void): Promise<unknown> {
+  const server = await startTestServer();
+  const file = join(tempDir('stor-changing-'), 'grows.bin');
+  writeFileSync(file, Buffer.alloc(SIZE, 7));
+  const agent = uploadAgent({ insecure: false }, 60);
+  let changed = false;
+  try {
+    await postUpload(
+      parseEndpoint(server.rpcUrl),
+      `Bearer ${server.adminKey}`,
+      agent,
+      {
+        file,
+        size: SIZE,
+        path: '/mnt/tank/changing.bin',
+        options: {},
+        onProgress: () => {
+          if (changed) return;
+          changed = true;
+          change(file);
+        },
+      },
+      60,
+    );
+    return undefined;
+  } catch (err) {
+    return err;
+  } finally {
+    await agent.close();
+  }
+}
+
+describe('a file that changes size while it is uploaded', () => {
+  it('one cut short under the upload fails with SIZE_MISMATCH naming the file, not as a network failure', async () => {
+    const err = await uploadChanging((file) => truncateSync(file, 8 * MiB));
+    expect(err).toBeInstanceOf(StorError);
+    expect((err as StorError).code).toBe(E.SIZE_MISMATCH.code);
+    expect((err as StorError).message).toMatch(/grows\.bin changed size while it was read: it had 33554432 bytes/);
+    expect((err as StorError).message).toMatch(/ended after 8388608/);
+  });
+
+  it('one that grows under the upload fails with SIZE_MISMATCH, not as a network failure', async () => {
+    const err = await uploadChanging((file) => appendFileSync(file, Buffer.alloc(MiB, 1)));
+    expect(err).toBeInstanceOf(StorError);
+    expect((err as StorError).code).toBe(E.SIZE_MISMATCH.code);
+    expect((err as StorError).message).toMatch(/grows\.bin changed size while it was read: .* has more now/);
+  });
+
+  it('files of 0 bytes, 2 MiB - 1, 2 MiB and 2 MiB + 1 go whole', async () => {
+    const server = await startTestServer();
+    const agent = uploadAgent({ insecure: false }, 60);
+    try {
+      for (const size of [0, 2 * MiB - 1, 2 * MiB, 2 * MiB + 1, 8 * MiB]) {
+        const file = join(tempDir('stor-sizes-'), `f${size}.bin`);
+        const bytes = Buffer.alloc(size);
+        for (let i = 0; i < size; i++) bytes[i] = (i * 31 + (i >> 11)) & 0xff;
+        writeFileSync(file, bytes);
+        const job = await postUpload(
+          parseEndpoint(server.rpcUrl),
+          `Bearer ${server.adminKey}`,
+          agent,
+          { file, size, path: `/mnt/tank/f${size}.bin`, options: {} },
+          60,
+        );
+        expect(typeof job).toBe('number');
+        const client = await loggedInWs(server.rpcUrl, server.adminKey);
+        await client.result('core.set_options', [{ legacy_jobs: false }]);
+        await client.call('core.job_wait', [job]);
+        const entry = await client.result<JobEntry>('core.get_jobs', [[['id', '=', job]], { get: true }]);
+        client.close();
+        expect(entry.state, `${size}`).toBe('SUCCESS');
+        const stored = join(server.stateDir, 'mnt/tank', `f${size}.bin`);
+        expect(existsSync(stored)).toBe(true);
+        expect(readFileSync(stored).equals(bytes)).toBe(true);
+      }
+    } finally {
+      await agent.close();
+    }
+  });
+});
