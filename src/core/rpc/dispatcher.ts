@@ -7,7 +7,7 @@ import { appliancePathOf } from '../appliance/files/sandbox.js';
 import type { Appliance } from '../appliance/appliance.js';
 import type { CallContext, MethodDefinition } from '../appliance/method.js';
 import { validateParams } from '../appliance/params.js';
-import { METHODS, RELEASE_METHODS } from '../appliance/methods/index.js';
+import { handlersOf, loadedHandlersOf, type Handlers } from '../appliance/methods/index.js';
 import type { Session } from '../appliance/session/session.js';
 import { revalidateSession } from '../appliance/session/session-check.js';
 import { withPyException } from './py-exception.js';
@@ -84,11 +84,8 @@ function releaseMethod(handler: MethodDefinition, entry: MethodContract): Method
  * (directly, or through `withJob`), else 25.10.1's handler of the method adapted to the entry;
  * undefined when the emulator has neither.
  */
-function handlerOf(entry: MethodContract): MethodDefinition | undefined {
-  const base = METHODS.get(entry.name);
-  const own = [...(RELEASE_METHODS.get(entry.name) ?? []), base].find(
-    (h) => h !== undefined && Object.prototype.isPrototypeOf.call(entry, h),
-  );
+function handlerOf(entry: MethodContract, { base, release }: Handlers): MethodDefinition | undefined {
+  const own = [...release, base].find((h) => h !== undefined && Object.prototype.isPrototypeOf.call(entry, h));
   return own ?? (base && releaseMethod(base, entry));
 }
 
@@ -98,7 +95,25 @@ function handlerOf(entry: MethodContract): MethodDefinition | undefined {
  * parameter validation, then the handler.
  */
 export class Dispatcher {
+  /**
+   * The last lookup that had to load a handler file (methods/index.ts loads them when first
+   * used): while one is under way, every later call waits its turn behind it, so calls still
+   * start in the order they came, as when every handler was loaded at start.
+   */
+  private loading: Promise<unknown> | undefined;
+
   constructor(readonly appliance: Appliance) {}
+
+  /** The handlers of `entry`'s method: at once when its file is loaded and no load is under way. */
+  private async handlersFor(entry: MethodContract): Promise<Handlers> {
+    const lookup = (this.loading ?? Promise.resolve()).catch(() => undefined).then(() => handlersOf(entry.name));
+    this.loading = lookup;
+    try {
+      return await lookup;
+    } finally {
+      if (this.loading === lookup) this.loading = undefined;
+    }
+  }
 
   /** Lookup, authorization, validation and execution of one call; throws RpcError. */
   async call(
@@ -108,12 +123,14 @@ export class Dispatcher {
     messageId?: unknown,
     gate?: CallGate,
   ): Promise<unknown> {
-    revalidateSession(this.appliance, session);
     // The release's own entry (src/core/releases/ contractFor, with the key login the settings
     // chose): who may call it, its params and, where its models changed since 25.10.1, how the
     // handler's answer becomes the release's.
     const entry = this.appliance.contract.get(method);
-    const def = entry && handlerOf(entry);
+    const handlers =
+      entry && ((this.loading === undefined && loadedHandlersOf(entry.name)) || (await this.handlersFor(entry)));
+    revalidateSession(this.appliance, session);
+    const def = entry && handlerOf(entry, handlers!);
     if (!def) throw rpcErrors.methodNotFound();
     gate?.beforeCall?.(def, session);
     if (def.access.kind !== 'public') {

@@ -42,7 +42,8 @@ describe('contractViolations: an answer against its 25.10.1 result schema', () =
 
 describe('one contract for the emulator and the client', () => {
   it('every method the emulator serves is a contract method, with its params, access and result schema', async () => {
-    const { METHODS } = await import('../../../src/core/appliance/methods/index.js');
+    const { allHandlers } = await import('../../../src/core/appliance/methods/index.js');
+    const { methods: METHODS } = await allHandlers();
     for (const [name, def] of METHODS) {
       const contract = (CONTRACT as Record<string, (typeof CONTRACT)[keyof typeof CONTRACT]>)[name];
       expect(contract, name).toBeDefined();
@@ -53,7 +54,8 @@ describe('one contract for the emulator and the client', () => {
   });
 
   it("every entry of every release's contract, either key login, has a handler implemented from it or 25.10.1's", async () => {
-    const { METHODS, RELEASE_METHODS } = await import('../../../src/core/appliance/methods/index.js');
+    const { allHandlers } = await import('../../../src/core/appliance/methods/index.js');
+    const { methods: METHODS, release: RELEASE_METHODS } = await allHandlers();
     const { RELEASE_NAMES, contractFor } = await import('../../../src/core/releases/index.js');
     for (const release of RELEASE_NAMES) {
       for (const keyLogin of ['plain', 'scram'] as const) {
@@ -68,7 +70,8 @@ describe('one contract for the emulator and the client', () => {
   });
 
   it('every contract method is implemented by the emulator', async () => {
-    const { METHODS } = await import('../../../src/core/appliance/methods/index.js');
+    const { allHandlers } = await import('../../../src/core/appliance/methods/index.js');
+    const { methods: METHODS } = await allHandlers();
     expect(Object.keys(CONTRACT).filter((name) => !METHODS.has(name))).toEqual([]);
   });
 });
