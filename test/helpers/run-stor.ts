@@ -53,11 +53,16 @@ export async function runStor(argv: string[], options: RunOptions = {}): Promise
  * environment, failing the test with stderr when the exit code is not the one expected. For the
  * many runs of a scenario that check what a command does, not what the process does (a spawn is
  * ≈0.2 s of CPU above the command itself, bench/HISTORY.md); each file keeps the spawns that check
- * the binary.
+ * the binary. `sessions`: as the session agent runs them, remote targets opened as leases on that
+ * pool (one login for many commands, as `stor serve` allows 20 a minute from one address).
  */
-export function storIn(env: Record<string, string | undefined>) {
+export function storIn(env: Record<string, string | undefined>, sessions?: SessionOpener) {
   return async (args: string[], expectCode = 0, stdin?: string): Promise<RunResult> => {
-    const r = await runStor(args, { env, ...(stdin !== undefined ? { stdin } : {}) });
+    const r = await runStor(args, {
+      env,
+      ...(stdin !== undefined ? { stdin } : {}),
+      ...(sessions !== undefined ? { sessions } : {}),
+    });
     expect(r.code, `stor ${args.join(' ')}\n${r.stderr}`).toBe(expectCode);
     return r;
   };
