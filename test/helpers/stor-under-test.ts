@@ -37,15 +37,29 @@ export function embeddedUnderTest(cwd?: string) {
 }
 
 /**
- * embeddedUnderTest, in-process (storIn, the same `run()` the binary calls) unless
- * STOR_BIN_UNDER_TEST names another build, which is then spawned as before: for scenarios that pin
- * what the commands do, not what the process does, where a spawn per command was most of the time.
+ * `stor` with `env`, in-process (storIn, the same `run()` the binary calls) unless
+ * STOR_BIN_UNDER_TEST names another build, which is then spawned as before; `run(args, code)` fails
+ * the test on another exit code. For scenarios that pin what the commands do, not what the process
+ * does, where a spawn per command was most of the time.
  */
+export function commandsUnderTest(
+  env: Record<string, string>,
+): (args: string[], expectCode?: number) => Promise<SpawnResult> {
+  if (process.env.STOR_BIN_UNDER_TEST === undefined) {
+    const run = storIn(env);
+    return (args, expectCode = 0) => run(args, expectCode);
+  }
+  return async (args, expectCode = 0) => {
+    const r = await spawnUnderTest(args, env);
+    expect(r.code, `stor ${args.join(' ')}\n${r.stderr}`).toBe(expectCode);
+    return r;
+  };
+}
+
+/** embeddedUnderTest through commandsUnderTest: in-process unless STOR_BIN_UNDER_TEST names another build. */
 export function embeddedCommandsUnderTest(): (args: string[], expectCode?: number) => Promise<SpawnResult> {
-  if (process.env.STOR_BIN_UNDER_TEST !== undefined) return embeddedUnderTest();
-  const run = storIn({
+  return commandsUnderTest({
     STOR_HOME: tempDir('stor-under-test-home-'),
     STOR_CONFIG_DIR: tempDir('stor-under-test-config-'),
   });
-  return (args, expectCode = 0) => run(args, expectCode);
 }
