@@ -1,14 +1,15 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { onTestFinished, describe, expect, it } from 'vitest';
+import { SessionPool } from '../../src/core/session/pool.js';
 import { clientEnv, remoteEnv } from '../helpers/client-env.js';
 import { makeUserWithPrivilege, stor } from '../helpers/runbook.js';
+import { storIn } from '../helpers/run-stor.js';
 import { spawnServe } from '../helpers/serve-process.js';
-import { sessionEnv } from '../helpers/session.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
-type Run = ReturnType<typeof stor>;
+type Run = ReturnType<typeof storIn>;
 const errorOf = (r: { stderr: string }) =>
   JSON.parse(r.stderr).error as { code: string; kind: string; message: string; hint?: string };
 const json = async (p: Promise<{ stdout: string }>) => JSON.parse((await p).stdout);
@@ -116,31 +117,54 @@ async function flagHintWalk(run: Run) {
   });
 }
 
-// Each walk spawns the built binary a few dozen times: on a loaded machine that takes more than the default minute.
+// The walks run their commands in-process (storIn, the same `run()` the binary calls), a few dozen
+// each; the binary's exit codes for these errors are checked once per target below.
 const SLOW = 180_000;
-const embedded = () => stor(clientEnv());
-// Through the session agent: one login for the walk, as the appliance allows 20 a minute from one address.
-const served = async () => stor({ ...remoteEnv(await spawnServe(tempDir())), ...sessionEnv().env });
+const embedded = async () => {
+  const env = clientEnv();
+  return { run: storIn(env), bin: stor(env) };
+};
+// As the session agent runs them: one login for the walk, as the appliance allows 20 a minute from one address.
+const served = async () => {
+  const env = remoteEnv(await spawnServe(tempDir()));
+  const pool = new SessionPool();
+  onTestFinished(() => pool.closeAll());
+  return { run: storIn(env, pool), bin: stor(env) };
+};
 
 describe('not found, re-runs and hints', () => {
   for (const [where, target] of [
-    ['embedded', async () => embedded()],
+    ['embedded', embedded],
     ['stor serve', served],
   ] as const) {
-    it(`${where}: one NOT_FOUND, exit 1, naming the thing`, async () => notFoundWalk(await target()), SLOW);
     it(
-      `${where}: --ignore-not-found on every delete, privilege create --exist-ok`,
-      async () => reRunWalk(await target()),
+      `${where}: one NOT_FOUND, exit 1, naming the thing`,
+      async () => {
+        const { run, bin } = await target();
+        await notFoundWalk(run);
+        expect(errorOf(await bin(['user', 'show', 'zz', '--json'], 1)).code).toBe('NOT_FOUND');
+      },
       SLOW,
     );
-    it(`${where}: errors a flag would avoid name it`, async () => flagHintWalk(await target()), SLOW);
+    it(
+      `${where}: --ignore-not-found on every delete, privilege create --exist-ok`,
+      async () => {
+        const { run, bin } = await target();
+        await reRunWalk(run);
+        expect((await bin(['group', 'delete', 'ops', '--yes', '--ignore-not-found'])).stderr).toContain(
+          'nothing to delete',
+        );
+      },
+      SLOW,
+    );
+    it(`${where}: errors a flag would avoid name it`, async () => flagHintWalk((await target()).run), SLOW);
   }
 
   it(
     'a role denial names the roles the method needs, remote and embedded',
     async () => {
       const env = remoteEnv(await spawnServe(tempDir()));
-      const admin = stor(env);
+      const admin = storIn(env);
       const key = await makeUserWithPrivilege(admin, 'rita', 'readers', ['READONLY_ADMIN']);
       const rita = stor({ ...env, STOR_API_KEY: key });
       await admin(['group', 'create', 'victims']);
@@ -152,9 +176,9 @@ describe('not found, re-runs and hints', () => {
       expect(viaCall.hint).toContain('ACCOUNT_WRITE (or FULL_ADMIN)');
 
       const local = clientEnv();
-      const embeddedAdmin = stor(local);
+      const embeddedAdmin = storIn(local);
       const localKey = await makeUserWithPrivilege(embeddedAdmin, 'rita', 'readers', ['READONLY_ADMIN']);
-      const embeddedRita = stor({ ...local, STOR_API_KEY: localKey });
+      const embeddedRita = storIn({ ...local, STOR_API_KEY: localKey });
       expect(errorOf(await embeddedRita(['dataset', 'create', 'tank/x', '--json'], 5)).hint).toContain(
         'DATASET_WRITE (or FULL_ADMIN)',
       );

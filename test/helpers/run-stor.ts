@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { expect } from 'vitest';
 import { run } from '../../src/cli.js';
 import { readCommandLine } from '../../src/commands/framework/command-line.js';
 import type { ColorLevel, IO } from '../../src/commands/output/io.js';
@@ -45,4 +46,24 @@ export async function runStor(argv: string[], options: RunOptions = {}): Promise
   };
   const code = await run(readCommandLine(argv), io, options.sessions ? { sessions: options.sessions } : {});
   return { code, stdout, stderr };
+}
+
+/**
+ * `stor(env)` of runbook.ts, in-process: the same `run()` the binary calls, with the same
+ * environment, failing the test with stderr when the exit code is not the one expected. For the
+ * many runs of a scenario that check what a command does, not what the process does (a spawn is
+ * ≈0.2 s of CPU above the command itself, bench/HISTORY.md); each file keeps the spawns that check
+ * the binary. `sessions`: as the session agent runs them, remote targets opened as leases on that
+ * pool (one login for many commands, as `stor serve` allows 20 a minute from one address).
+ */
+export function storIn(env: Record<string, string | undefined>, sessions?: SessionOpener) {
+  return async (args: string[], expectCode = 0, stdin?: string): Promise<RunResult> => {
+    const r = await runStor(args, {
+      env,
+      ...(stdin !== undefined ? { stdin } : {}),
+      ...(sessions !== undefined ? { sessions } : {}),
+    });
+    expect(r.code, `stor ${args.join(' ')}\n${r.stderr}`).toBe(expectCode);
+    return r;
+  };
 }

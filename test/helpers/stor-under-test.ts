@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { expect } from 'vitest';
 import { STOR_BIN, storProcessEnv, type SpawnResult } from './bin.js';
+import { storIn } from './run-stor.js';
 import { tempDir } from './temp-dir.js';
 
 /**
@@ -33,4 +34,32 @@ export function embeddedUnderTest(cwd?: string) {
     expect(r.code, `stor ${args.join(' ')}\n${r.stderr}`).toBe(expectCode);
     return r;
   };
+}
+
+/**
+ * `stor` with `env`, in-process (storIn, the same `run()` the binary calls) unless
+ * STOR_BIN_UNDER_TEST names another build, which is then spawned as before; `run(args, code)` fails
+ * the test on another exit code. For scenarios that pin what the commands do, not what the process
+ * does, where a spawn per command was most of the time.
+ */
+export function commandsUnderTest(
+  env: Record<string, string>,
+): (args: string[], expectCode?: number) => Promise<SpawnResult> {
+  if (process.env.STOR_BIN_UNDER_TEST === undefined) {
+    const run = storIn(env);
+    return (args, expectCode = 0) => run(args, expectCode);
+  }
+  return async (args, expectCode = 0) => {
+    const r = await spawnUnderTest(args, env);
+    expect(r.code, `stor ${args.join(' ')}\n${r.stderr}`).toBe(expectCode);
+    return r;
+  };
+}
+
+/** embeddedUnderTest through commandsUnderTest: in-process unless STOR_BIN_UNDER_TEST names another build. */
+export function embeddedCommandsUnderTest(): (args: string[], expectCode?: number) => Promise<SpawnResult> {
+  return commandsUnderTest({
+    STOR_HOME: tempDir('stor-under-test-home-'),
+    STOR_CONFIG_DIR: tempDir('stor-under-test-config-'),
+  });
 }

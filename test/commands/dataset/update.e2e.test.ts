@@ -5,12 +5,18 @@ import { describe, expect, it } from 'vitest';
 import { spawnStor } from '../../helpers/bin.js';
 import { clientEnv } from '../../helpers/client-env.js';
 import { makeUserWithPrivilege, stor } from '../../helpers/runbook.js';
+import { runStor, storIn } from '../../helpers/run-stor.js';
 import { spawnServe } from '../../helpers/serve-process.js';
 import { sessionEnv } from '../../helpers/session.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 import { answerOnTerminal } from '../../helpers/terminal.js';
 
-type Run = ReturnType<typeof stor>;
+/**
+ * The commands run in-process (storIn, the same `run()` the binary calls) where a scenario checks
+ * what they do; the built binary where it checks the process: against `stor serve` through the
+ * session agent, a denial's exit 5, the terminal's question, the completion script.
+ */
+type Run = ReturnType<typeof stor> | ReturnType<typeof storIn>;
 type Shown = {
   properties: Record<string, { parsed: unknown; value: string | null; source: string; source_info: string | null }>;
   user_properties: Record<string, string | null>;
@@ -145,7 +151,7 @@ async function updateWalk(run: Run, mnt: string) {
 describe('stor dataset show / update', () => {
   it('round-trips every flag, inherits, refuses as 25.10.1 does, on the embedded target', async () => {
     const home = tempDir();
-    await updateWalk(stor({ STOR_HOME: home }), join(home, 'mnt'));
+    await updateWalk(storIn({ STOR_HOME: home }), join(home, 'mnt'));
   }, 120_000);
 
   it('does the same against stor serve', async () => {
@@ -162,16 +168,17 @@ describe('stor dataset show / update', () => {
 
   it('refuses an update without DATASET_WRITE (exit 5) before anything changes; show is a read', async () => {
     const server = await spawnServe(tempDir());
-    const admin = stor({
+    const admin = storIn({
       STOR_HOME: tempDir(),
       STOR_URL: server.baseUrl,
       STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim(),
     });
     await admin(['dataset', 'create', 'tank/r']);
     const key = await makeUserWithPrivilege(admin, 'rita', 'readers', ['DATASET_READ']);
-    const rita = stor({ STOR_HOME: tempDir(), STOR_URL: server.baseUrl, STOR_API_KEY: key });
+    const ritaEnv = { STOR_HOME: tempDir(), STOR_URL: server.baseUrl, STOR_API_KEY: key };
+    const rita = storIn(ritaEnv);
     expect((await show(rita, 'tank/r')).properties.compression!.value).toBe('LZ4');
-    const denied = await rita(['dataset', 'update', 'tank/r', '--compression', 'zstd', '--yes'], 5);
+    const denied = await stor(ritaEnv)(['dataset', 'update', 'tank/r', '--compression', 'zstd', '--yes'], 5);
     expect(denied.stderr).toContain('DATASET_WRITE');
     expect((await rita(['dataset', 'update', 'tank/r', '--compression', 'zstd', '--dry-run'], 5)).stderr).toBe(
       denied.stderr,
@@ -185,13 +192,13 @@ describe('stor dataset show / update', () => {
     const servers = await Promise.all([spawnServe(tempDir()), spawnServe(tempDir())]);
     const env = clientEnv();
     for (const [i, s] of servers.entries()) {
-      const login = await spawnStor(
+      const login = await runStor(
         ['login', '--url', s.baseUrl, '--api-key-stdin', '--profile', `nas${i + 1}`, '--json'],
         { env, stdin: readFileSync(s.adminKeyFile, 'utf8').trim() },
       );
       expect(login.code, login.stderr).toBe(0);
     }
-    const fleet = (args: string[]) => spawnStor(['--targets', 'nas1,nas2', ...args], { env });
+    const fleet = (args: string[]) => runStor(['--targets', 'nas1,nas2', ...args], { env });
     const plan = await fleet(['dataset', 'update', 'tank', '--atime', 'off']);
     expect(plan.code).toBe(2);
     expect(plan.stderr).toContain('atime');

@@ -1,6 +1,8 @@
 /**
  * `stor privilege check|list|show|fix` judge what locks users out by what *this* target does
  * (issue: "Lockout diagnosis true to the target"; docs/RELEASES.md "Emulator behaviours"; MW/role.py:354-365).
+ * The commands run in-process (storIn, the same `run()` the binary calls); a lockout's exit 6 and a
+ * refused login's exit 4 also through the built binary.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,6 +11,7 @@ import { Appliance } from '../../../src/core/appliance/appliance.js';
 import { EMULATIONS } from '../../../src/core/appliance/settings.js';
 import catalogueData from '../../../src/core/roles/roles-25.10.1.json' with { type: 'json' };
 import { makeUserWithPrivilege, stor } from '../../helpers/runbook.js';
+import { storIn } from '../../helpers/run-stor.js';
 import { spawnServe } from '../../helpers/serve-process.js';
 import { startStandinAppliance } from '../../helpers/standin-appliance.js';
 import { tempDir } from '../../helpers/temp-dir.js';
@@ -26,7 +29,9 @@ interface CheckReport {
   }[];
 }
 
-type Run = ReturnType<typeof stor>;
+/** In-process, and `bin`: the same environment through the built binary. */
+type Run = ReturnType<typeof storIn> & { bin: ReturnType<typeof stor> };
+const both = (env: Record<string, string>): Run => Object.assign(storIn(env), { bin: stor(env) });
 
 /** Two privileges, one per kind of finding, each bound to its own group and user. */
 async function twoPrivileges(run: Run): Promise<void> {
@@ -38,12 +43,12 @@ async function twoPrivileges(run: Run): Promise<void> {
 async function embedded(roleExpansion: 'truenas-25.10.1' | 'as-reported'): Promise<Run> {
   const home = tempDir();
   Appliance.open({ stateDir: home, settings: { roleExpansion } }).close();
-  return stor({ STOR_HOME: home });
+  return both({ STOR_HOME: home });
 }
 
 async function served(roleExpansion: 'truenas-25.10.1' | 'as-reported'): Promise<Run> {
   const server = await spawnServe(tempDir(), ['--role-expansion', roleExpansion]);
-  return stor({
+  return both({
     STOR_HOME: tempDir(),
     STOR_CONFIG_DIR: tempDir(),
     STOR_URL: server.baseUrl,
@@ -75,7 +80,7 @@ describe.each(Object.entries(targets))('privilege check on the %s target', (_nam
 
     await makeUserWithPrivilege(run, 'sam', 'selfish', ['POOL_READ']);
     await run(['privilege', 'update', 'selfish', '--roles', SELF.join(','), '--force']);
-    const locked = await run(['privilege', 'check'], 6);
+    const locked = await run.bin(['privilege', 'check'], 6);
     expect(locked.stdout).toMatch(/^5\tselfish\tLOCKOUT\t.*PRIVILEGE_WRITE includes itself/m);
     expect(locked.stderr).toContain('next: stor privilege fix 5 --drop-self-including');
     expect(locked.stderr).toContain(
@@ -99,11 +104,11 @@ describe('what the emulator does at login matches what check says', () => {
   it('truenas-25.10.1 logs in the overlapping privilege (5 roles) and refuses the self-including one with RecursionError', async () => {
     const home = tempDir();
     Appliance.open({ stateDir: home, settings: { roleExpansion: 'truenas-25.10.1' } }).close();
-    const admin = stor({ STOR_HOME: home });
+    const admin = storIn({ STOR_HOME: home });
     const olga = await makeUserWithPrivilege(admin, 'olga', 'overlapping', OVERLAP);
     const sam = await makeUserWithPrivilege(admin, 'sam', 'selfish', SELF);
     expect(
-      JSON.parse((await stor({ STOR_HOME: home, STOR_API_KEY: olga })(['whoami', '--json'])).stdout).roles,
+      JSON.parse((await storIn({ STOR_HOME: home, STOR_API_KEY: olga })(['whoami', '--json'])).stdout).roles,
     ).toHaveLength(5);
     const refused = await stor({ STOR_HOME: home, STOR_API_KEY: sam })(['whoami', '--json'], 4);
     expect(JSON.parse(refused.stderr).error.message).toContain('maximum recursion depth exceeded');
@@ -170,7 +175,7 @@ const KEY = `7-${'k'.repeat(64)}`;
 describe('privilege check against a real appliance (no stor.emulation): judged by its release and its own catalogue', () => {
   it('TrueNAS 25.10.1: the self-including PRIVILEGE_WRITE locks out, the overlap is a warning', async () => {
     const nas = await realAppliance('25.10.1');
-    const run = stor({ STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir(), STOR_URL: nas.baseUrl, STOR_API_KEY: KEY });
+    const run = storIn({ STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir(), STOR_URL: nas.baseUrl, STOR_API_KEY: KEY });
     const report = JSON.parse((await run(['privilege', 'check', '--json'], 6)).stdout) as CheckReport;
     expect(report.model).toMatchObject({
       rule: 'self-including',
@@ -188,7 +193,7 @@ describe('privilege check against a real appliance (no stor.emulation): judged b
 
   it('a release stor does not know, whose catalogue fixed PRIVILEGE_WRITE: judged by that catalogue alone, and it says so', async () => {
     const nas = await realAppliance('27.0.0', { PRIVILEGE_WRITE: ['PRIVILEGE_READ'] });
-    const run = stor({ STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir(), STOR_URL: nas.baseUrl, STOR_API_KEY: KEY });
+    const run = storIn({ STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir(), STOR_URL: nas.baseUrl, STOR_API_KEY: KEY });
     const r = await run(['privilege', 'check'], 0);
     expect(r.stderr).toContain('release 27.0.0 is not one stor knows; judged by its catalogue alone');
     expect(r.stderr).toContain('no privilege locks its users out on release 27.0.0');
@@ -221,7 +226,7 @@ describe('stor upload refused by a real appliance', () => {
     );
     const dir = tempDir();
     writeFileSync(join(dir, 'a.txt'), 'hello');
-    const run = stor({ STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir(), STOR_URL: nas.baseUrl, STOR_API_KEY: KEY });
+    const run = storIn({ STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir(), STOR_URL: nas.baseUrl, STOR_API_KEY: KEY });
     const r = await run(['upload', join(dir, 'a.txt'), '/mnt/tank/a.txt'], 5);
     expect(r.stderr).toContain('403: Forbidden');
     expect(r.stderr).toContain('filesystem.put, whose only role is FULL_ADMIN');
@@ -233,14 +238,14 @@ describe('a 26.0 target is named as 26.0, not 25.10.1', () => {
   it('privilege check --json names the model after the release it judges (truenas-26.0), and a login broken by a self-including role names TrueNAS 26.0.0-RC.1', async () => {
     const home = tempDir();
     Appliance.open({ stateDir: home, settings: EMULATIONS['truenas-26.0'] }).close();
-    const run = stor({ STOR_HOME: home });
+    const run = storIn({ STOR_HOME: home });
     // SYSTEM_PRODUCT_WRITE includes itself on 26 (stable/26 MW/role.py:248).
     const key = await makeUserWithPrivilege(run, 'sam', 'selfish', ['POOL_READ']);
     await run(['privilege', 'update', 'selfish', '--roles', 'SYSTEM_PRODUCT_WRITE', '--force']);
     const report = JSON.parse((await run(['privilege', 'check', '--json'], 6)).stdout) as CheckReport;
     expect(report.model).toMatchObject({ release: '26.0.0-RC.1', name: 'the emulator (truenas-26.0)' });
     expect(JSON.stringify(report.model)).not.toContain('25.10.1');
-    const refused = await stor({ STOR_HOME: home, STOR_API_KEY: key })(['whoami', '--json'], 4);
+    const refused = await storIn({ STOR_HOME: home, STOR_API_KEY: key })(['whoami', '--json'], 4);
     const error = JSON.parse(refused.stderr).error as { code: string; message: string };
     expect(error.code).toBe('LOGIN_BROKEN_BY_PRIVILEGE');
     expect(error.message).toContain('breaks role expansion on TrueNAS 26.0.0-RC.1');
@@ -252,7 +257,7 @@ describe('a 26.0 target is named as 26.0, not 25.10.1', () => {
       stateDir: home,
       settings: { ...EMULATIONS['truenas-26.0'], roleExpansion: 'terminating' },
     }).close();
-    const run = stor({ STOR_HOME: home });
+    const run = storIn({ STOR_HOME: home });
     await makeUserWithPrivilege(run, 'tess', 'selfish', ['POOL_READ']);
     await run(['privilege', 'update', 'selfish', '--roles', 'SYSTEM_PRODUCT_WRITE', '--force']);
     const shown = (await run(['privilege', 'check', '--json'])).stdout;

@@ -3,13 +3,34 @@
  * truenas-25.10.1` and `truenas-26.0` on port 0: per kind, create → show --json → update → show →
  * delete; --exist-ok re-run changes nothing; a delete without --yes off a terminal refuses and
  * changes nothing; bad input is the appliance's error and changes nothing.
+ * The embedded and 25.10.1 walks run their commands in-process (storIn, the same `run()` the binary
+ * calls; against stor serve on a session pool, as the agent runs them); the 26.0 walk is the built
+ * binary's, through the session agent.
  */
-import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { SessionPool } from '../../../src/core/session/pool.js';
 import { stor } from '../../helpers/runbook.js';
+import { storIn } from '../../helpers/run-stor.js';
 import { storAgainstServe } from '../../helpers/release-targets.js';
+import { spawnServe } from '../../helpers/serve-process.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
-type Run = ReturnType<typeof stor>;
+type Run = ReturnType<typeof stor> | ReturnType<typeof storIn>;
+
+/** storAgainstServe in-process: the commands on a session pool, one login for the walk. */
+async function storInAgainstServe(emulate: string): Promise<Run> {
+  const server = await spawnServe(tempDir(), ['--emulate', emulate]);
+  const pool = new SessionPool();
+  onTestFinished(() => pool.closeAll());
+  const env = {
+    STOR_HOME: tempDir(),
+    STOR_URL: server.baseUrl,
+    STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim(),
+    STOR_USER: 'truenas_admin',
+  };
+  return storIn(env, pool);
+}
 type Entry = Record<string, unknown> & { kind: string; id: number };
 
 const listed = async (run: Run) => JSON.parse((await run(['share', 'list', '--json'])).stdout) as Entry[];
@@ -97,9 +118,9 @@ async function shareWalk(run: Run) {
   await run(['share', 'delete', ref, '--yes', '--ignore-not-found']);
 }
 
-describe('stor share (built binary)', () => {
+describe('stor share', () => {
   it('walks create, show, update, exist-ok, bad input and delete for NFS and SMB on the embedded target', async () => {
-    const run = stor({ STOR_HOME: tempDir() });
+    const run = storIn({ STOR_HOME: tempDir() });
     await shareWalk(run);
     // Share refs and SMB purposes complete from the target (completion/values.ts).
     await run(['share', 'smb', 'create', 'media', '/mnt/tank/docs']);
@@ -109,8 +130,11 @@ describe('stor share (built binary)', () => {
     expect(purposes.stdout.split('\n').filter(Boolean)).toEqual(['TIMEMACHINE_SHARE', 'TIME_LOCKED_SHARE']);
   }, 180_000);
 
-  for (const emulate of ['truenas-25.10.1', 'truenas-26.0'])
-    it(`walks the same against stor serve --emulate ${emulate}`, async () => {
-      await shareWalk(await storAgainstServe(emulate));
-    }, 180_000);
+  it('walks the same against stor serve --emulate truenas-25.10.1', async () => {
+    await shareWalk(await storInAgainstServe('truenas-25.10.1'));
+  }, 180_000);
+
+  it('walks the same against stor serve --emulate truenas-26.0 (built binary, session agent)', async () => {
+    await shareWalk(await storAgainstServe('truenas-26.0'));
+  }, 180_000);
 });

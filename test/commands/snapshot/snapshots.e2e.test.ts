@@ -3,10 +3,13 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { localFile, remoteEnv } from '../../helpers/client-env.js';
 import { makeUserWithPrivilege, stor } from '../../helpers/runbook.js';
+import { storIn } from '../../helpers/run-stor.js';
 import { spawnServe } from '../../helpers/serve-process.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
-type Run = ReturnType<typeof stor>;
+// The walks run their commands in-process (storIn, the same `run()` the binary calls); a denial's
+// exit 5 is also checked through the built binary.
+type Run = ReturnType<typeof storIn>;
 
 const json = async (p: Promise<{ stdout: string }>) => JSON.parse((await p).stdout);
 
@@ -118,7 +121,7 @@ async function deleteWalk(run: Run, mnt: string) {
 describe('stor snapshot', () => {
   it('create, change a file, rollback: the old bytes are back (embedded)', async () => {
     const home = tempDir();
-    const run = stor({ STOR_HOME: home, STOR_CONFIG_DIR: tempDir() });
+    const run = storIn({ STOR_HOME: home, STOR_CONFIG_DIR: tempDir() });
     await rollbackWalk(run, join(home, 'mnt'));
     await deleteWalk(run, join(home, 'mnt'));
   });
@@ -127,21 +130,21 @@ describe('stor snapshot', () => {
   // (MW/main.py:873-901, MW/utils/rate_limit/cache.py:12-18).
   it('does the same against stor serve', async () => {
     const server = await spawnServe(tempDir());
-    await rollbackWalk(stor(remoteEnv(server)), join(server.stateDir, 'mnt'));
+    await rollbackWalk(storIn(remoteEnv(server)), join(server.stateDir, 'mnt'));
     const another = await spawnServe(tempDir());
-    const run = stor(remoteEnv(another));
+    const run = storIn(remoteEnv(another));
     await run(['dataset', 'create', 'tank/a']);
     await deleteWalk(run, join(another.stateDir, 'mnt'));
   });
 
   it('dry runs fail as the real runs would for an identity without the roles (exit 5)', async () => {
     const env = { STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir() };
-    const admin = stor(env);
+    const admin = storIn(env);
     await admin(['snapshot', 'create', 'tank@base']);
     const key = await makeUserWithPrivilege(admin, 'rita', 'readers', ['READONLY_ADMIN']);
-    const rita = stor({ ...env, STOR_API_KEY: key });
+    const rita = storIn({ ...env, STOR_API_KEY: key });
     expect((await json(rita(['snapshot', 'list', '--json']))).map((s: { id: string }) => s.id)).toEqual(['tank@base']);
-    const denied = await rita(['snapshot', 'rollback', 'tank@base', '--yes'], 5);
+    const denied = await stor({ ...env, STOR_API_KEY: key })(['snapshot', 'rollback', 'tank@base', '--yes'], 5);
     expect(denied.stderr).toContain('[EACCES] Not authorized');
     expect((await rita(['snapshot', 'rollback', 'tank@base', '--dry-run'], 5)).stderr).toBe(denied.stderr);
     const notDeleted = await rita(['snapshot', 'delete', 'tank@base', '--yes'], 5);

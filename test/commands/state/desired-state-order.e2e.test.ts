@@ -6,12 +6,14 @@
  * groups, users, privileges, datasets, API keys; deletes (--prune) in reverse.
  *
  * STOR_BIN_UNDER_TEST runs another build's bin/stor.js (a branch's) against the same expectations.
+ * Without it, the scenarios run their commands in-process (embeddedCommandsUnderTest, the same
+ * `run()` the binary calls), and the exit codes are pinned on the built binary.
  */
 import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { embeddedUnderTest as appliance } from '../../helpers/stor-under-test.js';
+import { embeddedCommandsUnderTest as appliance, embeddedUnderTest } from '../../helpers/stor-under-test.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 const file = (name: string, text: string): string => {
@@ -41,9 +43,10 @@ interface Applied {
 }
 
 const line = (c: { action: string; kind: string; name: string }) => `${c.action} ${c.kind} ${c.name}`;
-const planOf = async (run: ReturnType<typeof appliance>, args: string[], code = 7) =>
+type Run = ReturnType<typeof appliance>;
+const planOf = async (run: Run, args: string[], code = 7) =>
   JSON.parse((await run(['plan', ...args, '--json'], code)).stdout) as Plan;
-const applyOf = async (run: ReturnType<typeof appliance>, args: string[], code = 0) =>
+const applyOf = async (run: Run, args: string[], code = 0) =>
   JSON.parse((await run(['apply', ...args, '--yes', '--json'], code)).stdout) as Applied;
 
 /** Every kind, each section written in the reverse of the dependency order, and each object depending on an earlier kind. */
@@ -298,8 +301,8 @@ describe('stor plan: what is reported and never changed in place', () => {
 
 describe("stor plan / apply / export: exit codes and the file's refusals", () => {
   it('0 no change, 7 drift, 1 a failed change or refusal, 2 a bad file or usage; --json keys as documented', async () => {
-    // Fails if an exit code or a --json key changed.
-    const run = appliance();
+    // Fails if an exit code or a --json key changed. The built binary's exit codes, always.
+    const run = embeddedUnderTest();
     const empty = file('empty.yaml', 'stor_state: 1\n');
     expect(Object.keys(await planOf(run, ['-f', empty], 0))).toEqual([
       'changed',

@@ -1,5 +1,7 @@
 /**
- * Desired state end to end: the built binary against real `stor serve` processes.
+ * Desired state against real `stor serve` processes: the commands run in-process (storIn, the
+ * same `run()` the binary calls), and the built binary for what is the process's: a plan's drift
+ * exit 7, --keys-out's 0600 file, the answer at a terminal.
  * export from a target with hand-made objects → apply to a fresh one → plan on both: no change;
  * drift after a hand edit exits 7; PRIVILEGE_WRITE refused on 25.10.1 with the minimal list and
  * accepted on 26.0; --prune keeps a hand-made group; --keep-going; --keys-out 0600.
@@ -9,9 +11,9 @@ import { existsSync, readFileSync, statSync, truncateSync, writeFileSync } from 
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
-import { spawnStor } from '../../helpers/bin.js';
 import { clientEnv } from '../../helpers/client-env.js';
 import { stor } from '../../helpers/runbook.js';
+import { runStor, storIn } from '../../helpers/run-stor.js';
 import { spawnServe, type ServeProcess } from '../../helpers/serve-process.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 import { answerOnTerminal } from '../../helpers/terminal.js';
@@ -28,15 +30,15 @@ async function serve(args: string[] = []): Promise<ServeProcess> {
   return server;
 }
 
-const on = (server: ServeProcess) =>
-  stor({
-    ...clientEnv(),
-    STOR_URL: server.baseUrl,
-    STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim(),
-    STOR_USER: 'truenas_admin',
-    STOR_SESSION: 'off',
-    ...EMBEDDED_MEANT,
-  });
+const remote = (server: ServeProcess) => ({
+  ...clientEnv(),
+  STOR_URL: server.baseUrl,
+  STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim(),
+  STOR_USER: 'truenas_admin',
+  STOR_SESSION: 'off',
+  ...EMBEDDED_MEANT,
+});
+const on = (server: ServeProcess) => storIn(remote(server));
 
 const file = (name: string, text: string): string => {
   const path = join(tempDir('stor-state-'), name);
@@ -55,6 +57,7 @@ describe('stor export / plan / apply (built binary, stor serve)', () => {
     const [a, b] = await Promise.all([serve(), serve()]);
     const runA = on(a);
     const runB = on(b);
+    const binB = stor(remote(b));
     await runA(['group', 'create', 'ops']);
     await runA(['user', 'create', 'alice', '--group', 'ops', '--password-disabled', '--full-name', 'Alice Example']);
     await runA(['privilege', 'create', 'ops', '--groups', 'ops', '--roles', 'DATASET_WRITE,READONLY_ADMIN']);
@@ -81,7 +84,7 @@ describe('stor export / plan / apply (built binary, stor serve)', () => {
       ]),
     );
     const keysOut = join(tempDir('stor-keys-'), 'keys.json');
-    await runB(['apply', '-f', state, '--yes', '--keys-out', keysOut]);
+    await binB(['apply', '-f', state, '--yes', '--keys-out', keysOut]);
     expect(statSync(keysOut).mode & 0o777).toBe(0o600);
     const keys = JSON.parse(readFileSync(keysOut, 'utf8')) as { name: string; key: string }[];
     expect(keys.map((k) => k.name)).toContain('ci');
@@ -99,7 +102,7 @@ describe('stor export / plan / apply (built binary, stor serve)', () => {
 
     // Someone changes the privilege by hand: drift, exit 7, the roles field named.
     await runB(['privilege', 'update', 'ops', '--roles', 'READONLY_ADMIN']);
-    const drift = await runB(['plan', '-f', state], 7);
+    const drift = await binB(['plan', '-f', state], 7);
     expect(drift.stdout).toMatch(/~ update\s+privilege ops\s+roles: READONLY_ADMIN → DATASET_WRITE,READONLY_ADMIN/);
     const driftJson = JSON.parse((await runB(['plan', '-f', state, '--json'], 7)).stdout) as Plan;
     expect(driftJson.changes).toEqual([
@@ -233,13 +236,13 @@ describe('stor export / plan / apply (built binary, stor serve)', () => {
       ['nas1', one],
       ['nas2', two],
     ] as const) {
-      const login = await spawnStor(['login', '--url', server.baseUrl, '--api-key-stdin', '--profile', name], {
+      const login = await runStor(['login', '--url', server.baseUrl, '--api-key-stdin', '--profile', name], {
         env,
         stdin: readFileSync(server.adminKeyFile, 'utf8').trim(),
       });
       expect(login.code, login.stderr).toBe(0);
     }
-    const fleet = stor(env);
+    const fleet = storIn(env);
     const state = file(
       'fleet.yaml',
       'stor_state: 1\ngroups:\n  - { name: fleetops }\nprivileges:\n  - { name: fleetops, groups: [fleetops], roles: [READONLY_ADMIN] }\n',
@@ -315,7 +318,7 @@ describe('stor export / plan / apply (built binary, stor serve)', () => {
         );
       const callsFor = async (n: number) => {
         counts.clear();
-        await stor(env)(['plan', '-f', many(n), '--json'], 7);
+        await storIn(env)(['plan', '-f', many(n), '--json'], 7);
         return new Map(counts);
       };
       const few = await callsFor(3);

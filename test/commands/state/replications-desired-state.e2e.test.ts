@@ -1,16 +1,17 @@
 /**
- * Replication tasks in desired state, end to end on the built binary (docs/STATE.md
+ * Replication tasks in desired state, end to end (docs/STATE.md
  * "Replications"): a snapshot task and the replication sending its snapshots made by one apply
  * (the replication's step looks the task's id up after the task's step), exported and reproduced
  * on a fresh target of each release with no change planned, and `--prune` deleting both in one
  * apply, the replication first (the appliance refuses deleting the last task bound to an enabled
- * replication, MW/plugins/snapshot.py:269-280).
+ * replication, MW/plugins/snapshot.py:269-280). The commands run in-process (commandsUnderTest,
+ * the same `run()` the binary calls) unless STOR_BIN_UNDER_TEST names another build.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawnServe, type ServeProcess } from '../../helpers/serve-process.js';
-import { spawnUnderTest } from '../../helpers/stor-under-test.js';
+import { commandsUnderTest } from '../../helpers/stor-under-test.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 const servers: ServeProcess[] = [];
@@ -29,11 +30,7 @@ async function target(args: readonly string[]) {
     STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim(),
     STOR_USER: 'truenas_admin',
   };
-  return async (a: string[], code = 0) => {
-    const r = await spawnUnderTest(a, env);
-    expect(r.code, `stor ${a.join(' ')}\n${r.stdout}\n${r.stderr}`).toBe(code);
-    return r;
-  };
+  return commandsUnderTest(env);
 }
 
 const file = (text: string): string => {

@@ -4,13 +4,16 @@
  * (PLAN_CHANGED) and changes nothing when the target no longer matches what was read, and refuses
  * a plan made for another target (PLAN_TARGET) or a file it cannot trust (PLAN_FILE_INVALID).
  * Single-target `plan --json` / `apply --json` carry top-level `changed` and `comment`.
- * The built binary, against `stor serve` on port 0 and the embedded appliance.
+ * Against `stor serve` on port 0 and the embedded appliance; the commands run in-process (storIn,
+ * the same `run()` the binary calls), the first plan's --out (its 0600 file, its exit 7) through
+ * the built binary.
  */
 import { chmodSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { makeUserWithPrivilege, stor } from '../../helpers/runbook.js';
 import { clientEnv } from '../../helpers/client-env.js';
+import { storIn } from '../../helpers/run-stor.js';
 import { EMBEDDED_MEANT } from '../../helpers/embedded-meant.js';
 import { spawnServe, type ServeProcess } from '../../helpers/serve-process.js';
 import { tempDir } from '../../helpers/temp-dir.js';
@@ -28,14 +31,14 @@ async function serve(): Promise<ServeProcess> {
 
 const keyOf = (server: ServeProcess) => readFileSync(server.adminKeyFile, 'utf8').trim();
 
-const on = (server: ServeProcess) =>
-  stor({
-    ...clientEnv(),
-    STOR_URL: server.baseUrl,
-    STOR_API_KEY: keyOf(server),
-    STOR_USER: 'truenas_admin',
-    STOR_SESSION: 'off',
-  });
+const remote = (server: ServeProcess) => ({
+  ...clientEnv(),
+  STOR_URL: server.baseUrl,
+  STOR_API_KEY: keyOf(server),
+  STOR_USER: 'truenas_admin',
+  STOR_SESSION: 'off',
+});
+const on = (server: ServeProcess) => storIn(remote(server));
 
 const STATE = [
   'stor_state: 1',
@@ -67,7 +70,7 @@ describe('stor plan --out / stor apply PLAN', () => {
     const server = await serve();
     const run = on(server);
     const { state, plan } = files();
-    const planned = await run(['plan', '-f', state, '--out', plan, '--json'], 7);
+    const planned = await stor(remote(server))(['plan', '-f', state, '--out', plan, '--json'], 7);
     const json = JSON.parse(planned.stdout) as PlanJson;
     expect(json.changed).toBe(true);
     expect(json.comment).toMatch(/^2 to create, 0 to update, 0 to delete on /);
@@ -116,7 +119,7 @@ describe('stor plan --out / stor apply PLAN', () => {
     const server = await serve();
     const admin = on(server);
     const auditorKey = await makeUserWithPrivilege(admin, 'auditor', 'auditors', ['READONLY_ADMIN']);
-    const auditor = stor({ ...clientEnv(), STOR_URL: server.baseUrl, STOR_API_KEY: auditorKey, STOR_SESSION: 'off' });
+    const auditor = storIn({ ...clientEnv(), STOR_URL: server.baseUrl, STOR_API_KEY: auditorKey, STOR_SESSION: 'off' });
     const { state, plan } = files();
     await auditor(['plan', '-f', state, '--out', plan, '--json'], 7);
     // The read-only key cannot apply it: the appliance refuses the first write …
@@ -208,8 +211,8 @@ describe('stor plan --out / stor apply PLAN', () => {
     const { state, plan } = files();
     const home = tempDir('stor-embedded-home-');
     const env = { ...clientEnv(), STOR_HOME: home, STOR_SESSION: 'off', ...EMBEDDED_MEANT };
-    const run = stor(env);
-    const other = stor({ ...clientEnv(), STOR_SESSION: 'off', ...EMBEDDED_MEANT });
+    const run = storIn(env);
+    const other = storIn({ ...clientEnv(), STOR_SESSION: 'off', ...EMBEDDED_MEANT });
     const planned = JSON.parse((await run(['plan', '-f', state, '--out', plan, '--json'], 7)).stdout) as PlanJson;
     expect(planned.comment).toBe('2 to create, 0 to update, 0 to delete on the embedded appliance');
     expect(readFileSync(plan, 'utf8')).toContain(home);

@@ -1,14 +1,16 @@
 /**
- * NFS and SMB shares in desired state, end to end on the built binary (docs/STATE.md "Shares"):
+ * NFS and SMB shares in desired state, end to end (docs/STATE.md "Shares"):
  * applied after the datasets that hold them to a fresh embedded target, drift made by hand shown
  * and undone, the export reproduced on another target (`stor serve --emulate truenas-26.0`), a
  * second apply changing nothing, and `--prune` deleting a share stor made but never one made by hand.
+ * The commands run in-process (commandsUnderTest, the same `run()` the binary calls) unless
+ * STOR_BIN_UNDER_TEST names another build.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { spawnServe } from '../../helpers/serve-process.js';
-import { embeddedUnderTest as appliance, spawnUnderTest } from '../../helpers/stor-under-test.js';
+import { commandsUnderTest, embeddedCommandsUnderTest as appliance } from '../../helpers/stor-under-test.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 const file = (text: string): string => {
@@ -73,11 +75,7 @@ describe('shares in desired state (the built binary)', () => {
       // 26's SCRAM key login names the key's user (docs/ENVIRONMENT.md STOR_USER): the admin key is truenas_admin's.
       STOR_USER: 'truenas_admin',
     };
-    const other = async (args: string[], code = 0) => {
-      const r = await spawnUnderTest(args, env);
-      expect(r.code, `stor ${args.join(' ')}\n${r.stderr}`).toBe(code);
-      return r;
-    };
+    const other = commandsUnderTest(env);
     // The embedded target's own key and built-in accounts are left out: only the datasets and shares.
     const copy = file((await run(['export', '--only', 'datasets,shares'])).stdout);
     const made = JSON.parse((await other(['apply', '-f', copy, '--yes', '--json'])).stdout) as Applied;

@@ -1,16 +1,18 @@
 /**
- * Periodic snapshot tasks in desired state, end to end on the built binary (docs/STATE.md "Snapshot
+ * Periodic snapshot tasks in desired state, end to end (docs/STATE.md "Snapshot
  * tasks"): applied after the datasets they snapshot, exported and reproduced on a fresh target of
  * each release with no change planned, and, before anything changes, the snapshots a shorter
  * lifetime, a schedule change or a `--prune` delete lets go listed in the plan (`--json` notes) and
- * shown before `apply` asks.
+ * shown before `apply` asks. The commands run in-process (commandsUnderTest, the same `run()` the
+ * binary calls) unless STOR_BIN_UNDER_TEST names another build; the question at a terminal is the
+ * built binary's.
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawnServe, type ServeProcess } from '../../helpers/serve-process.js';
-import { spawnUnderTest } from '../../helpers/stor-under-test.js';
+import { commandsUnderTest } from '../../helpers/stor-under-test.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 import { answerOnTerminal } from '../../helpers/terminal.js';
 
@@ -36,12 +38,7 @@ async function target(args: readonly string[]) {
     // 26's SCRAM key login names the key's user (docs/ENVIRONMENT.md STOR_USER): the admin key is truenas_admin's.
     STOR_USER: 'truenas_admin',
   };
-  const run = async (a: string[], code = 0) => {
-    const r = await spawnUnderTest(a, env);
-    expect(r.code, `stor ${a.join(' ')}\n${r.stderr}`).toBe(code);
-    return r;
-  };
-  return { run, env };
+  return { run: commandsUnderTest(env), env };
 }
 
 const file = (text: string): string => {

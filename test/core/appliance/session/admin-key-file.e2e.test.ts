@@ -5,7 +5,8 @@ import { E } from '../../../../src/core/error-catalogue.js';
 import { EXIT } from '../../../../src/commands/output/exit-codes.js';
 import { openDatabase } from '../../../../src/core/store/sqlite.js';
 import { spawnStor, type SpawnResult } from '../../../helpers/bin.js';
-import { makeUserWithPrivilege, stor } from '../../../helpers/runbook.js';
+import { makeUserWithPrivilege } from '../../../helpers/runbook.js';
+import { storIn } from '../../../helpers/run-stor.js';
 import { spawnServe } from '../../../helpers/serve-process.js';
 import { tempDir } from '../../../helpers/temp-dir.js';
 
@@ -14,10 +15,13 @@ import { tempDir } from '../../../helpers/temp-dir.js';
 const ADMITTED_BY_FILE = "admin.key is the state's own key file";
 const HASH_CHECKED = 'call auth.login_with_api_key';
 
+// The set-up (seeding, a second administrator, its changes) runs in-process (storIn, the same
+// `run()` the binary calls); every login these tests judge is the built binary's.
+
 /** A fresh embedded state, seeded by a first command. */
 async function seeded(): Promise<{ home: string; keyFile: string; adminKey: string }> {
   const home = tempDir();
-  await stor({ STOR_HOME: home })(['whoami']);
+  await storIn({ STOR_HOME: home })(['whoami']);
   const keyFile = join(home, 'admin.key');
   return { home, keyFile, adminKey: readFileSync(keyFile, 'utf8').trim() };
 }
@@ -45,9 +49,9 @@ function refusedAlike({ byFile, byKey }: { byFile: SpawnResult; byKey: SpawnResu
 }
 
 /** A second administrator's key, to change the first key's record with real calls. */
-async function secondAdmin(home: string): Promise<ReturnType<typeof stor>> {
-  const key = await makeUserWithPrivilege(stor({ STOR_HOME: home }), 'ops', 'ops', ['FULL_ADMIN']);
-  return stor({ STOR_HOME: home, STOR_API_KEY: key });
+async function secondAdmin(home: string): Promise<ReturnType<typeof storIn>> {
+  const key = await makeUserWithPrivilege(storIn({ STOR_HOME: home }), 'ops', 'ops', ['FULL_ADMIN']);
+  return storIn({ STOR_HOME: home, STOR_API_KEY: key });
 }
 
 function sqlOn(home: string, text: string, ...params: unknown[]): void {
