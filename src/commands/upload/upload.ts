@@ -265,7 +265,7 @@ export async function upload(
   try {
     const listings = directories.length > 0 ? await ensureDirectories(t, directories) : new Map();
     // Loaded only for a line to draw: progress.ts brings string-width, whose set-up (an
-    // Intl.Segmenter and Unicode property expressions) cost 20-100 ms of every upload, with or
+    // Intl.Segmenter and Unicode property expressions) took 70-108 ms in upload profiles, with or
     // without a terminal (bench/HISTORY.md, "the upload client's fixed costs").
     const bars = ctx.progress ? await import('../output/progress.js') : undefined;
     const total =
