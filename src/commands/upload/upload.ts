@@ -20,7 +20,7 @@ import {
 import { explainForbidden } from './forbidden.js';
 import { formatMode, octal, sizeCell } from '../output/format.js';
 import { parseMode } from '../shared/mode.js';
-import { ProgressBar, TotalProgress } from '../output/progress.js';
+import type { ProgressBar } from '../output/progress.js';
 import { forEachLimited } from '../shared/pool.js';
 import { positiveInt } from '../framework/arg-parsers.js';
 import { assertReadable, walkTree, type PlannedFile, type TreePlan } from './local-tree.js';
@@ -264,10 +264,13 @@ export async function upload(
   const { files, directories, spooled } = await plan(ctx, t, sources, target, options, local);
   try {
     const listings = directories.length > 0 ? await ensureDirectories(t, directories) : new Map();
-    const showProgress = ctx.progress;
+    // Loaded only for a line to draw: progress.ts brings string-width, whose set-up (an
+    // Intl.Segmenter and Unicode property expressions) took 70-108 ms in upload profiles, with or
+    // without a terminal (bench/HISTORY.md, "the upload client's fixed costs").
+    const bars = ctx.progress ? await import('../output/progress.js') : undefined;
     const total =
-      showProgress && files.length > 1
-        ? new TotalProgress(
+      bars && files.length > 1
+        ? new bars.TotalProgress(
             ctx.io.stderr,
             'uploaded',
             files.length,
@@ -314,8 +317,9 @@ export async function upload(
               mode: mode?.mode,
               append: options.append === true,
               bar:
-                showProgress && files.length === 1
+                bars && files.length === 1
                   ? startedBar(
+                      bars.ProgressBar,
                       ctx.io.stderr,
                       file.source === '-' ? basename(file.target) : basename(file.path),
                       file.size,
@@ -361,8 +365,13 @@ export async function upload(
 }
 
 /** A one-file progress bar, already showing that file. */
-function startedBar(out: CommandContext['io']['stderr'], label: string, size: number): ProgressBar {
-  const bar = new ProgressBar(out, { files: 1, bytes: size });
+function startedBar(
+  Bar: typeof ProgressBar,
+  out: CommandContext['io']['stderr'],
+  label: string,
+  size: number,
+): ProgressBar {
+  const bar = new Bar(out, { files: 1, bytes: size });
   bar.start(label, size);
   return bar;
 }

@@ -73,7 +73,19 @@ export async function awaitJob(
       if (job.state === 'FAILED' || job.state === 'ABORTED') throw jobFailure(job);
       onProgress?.({ percent: job.progress.percent, description: job.progress.description });
       stalled(job);
-      await new Promise((r) => setTimeout(r, Math.min(delay, stallSeconds * 1000)));
+      if (settled) break;
+      // Cut short once the wait is over (told by `ended`): a pending back-off of up to 500 ms
+      // would otherwise hold the process's exit after the job ended (bench/HISTORY.md, "the job
+      // wait's last poll").
+      await new Promise<void>((r) => {
+        const wake = () => {
+          clearTimeout(timer);
+          done.signal.removeEventListener('abort', wake);
+          r();
+        };
+        const timer = setTimeout(wake, Math.min(delay, stallSeconds * 1000));
+        done.signal.addEventListener('abort', wake);
+      });
     }
     return true;
   })();
