@@ -52,7 +52,7 @@ const UNUSED_VARS = [
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'bench/tmp/**', 'schema/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'bench/tmp/**', 'schema/**', '.cache/**'] },
   {
     files: ['**/*.ts'],
     extends: [js.configs.recommended, ...tseslint.configs.recommendedTypeChecked],
