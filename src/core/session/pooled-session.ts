@@ -30,8 +30,8 @@ const FIXED_FOR_CONNECTION = new Set(['privilege.roles', 'system.version', 'syst
 /**
  * A command's own copy of a remembered answer, so that nothing it does to it reaches the next
  * command. A string (`system.version_short`, asked by every target of a fan-out for its heading)
- * cannot be changed and is its own copy: structuredClone of it still serializes and deserializes,
- * about 4 ms of the agent's time in a 100-target run (bench/HISTORY.md).
+ * cannot be changed and is its own copy: structuredClone of it still serializes and deserializes
+ * it, once per target in the agent (bench/HISTORY.md, "where the warm fan-out's wall time goes").
  */
 function copyOf<T>(answer: T): T {
   return answer === null || typeof answer !== 'object' ? answer : structuredClone(answer);
