@@ -28,6 +28,16 @@ export function refusedAsNotAuthenticated(err: unknown): boolean {
 const FIXED_FOR_CONNECTION = new Set(['privilege.roles', 'system.version', 'system.version_short', 'stor.emulation']);
 
 /**
+ * A command's own copy of a remembered answer, so that nothing it does to it reaches the next
+ * command. A string (`system.version_short`, asked by every target of a fan-out for its heading)
+ * cannot be changed and is its own copy: structuredClone of it still serializes and deserializes
+ * it, once per target in the agent (bench/HISTORY.md, "where the warm fan-out's wall time goes").
+ */
+function copyOf<T>(answer: T): T {
+  return answer === null || typeof answer !== 'object' ? answer : structuredClone(answer);
+}
+
+/**
  * How the pool opens a connection, logged in with `login`: the session's one strategy for every
  * connection it opens, so that what a login learnt (the appliance offered SCRAM: the key is withheld
  * from then on, login-strategies.ts) holds for every later connection of the session.
@@ -141,7 +151,7 @@ export class PooledSession {
     const conn = await this.connection(timeoutSeconds);
     try {
       if (FIXED_FOR_CONNECTION.has(method))
-        return structuredClone(await this.fixedAnswer<T>(conn, method, params, timeoutSeconds));
+        return copyOf(await this.fixedAnswer<T>(conn, method, params, timeoutSeconds));
       return await this.using(conn, () => conn.call<T>(method, params, timeoutSeconds));
     } catch (err) {
       const loggedOut = refusedAsNotAuthenticated(err);
