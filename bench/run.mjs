@@ -69,6 +69,18 @@ function where() {
   return `Node ${process.version}, ${ca}, load ${loadavg()[0].toFixed(1)}`;
 }
 
+/**
+ * Which Node ran the stor client: STOR_BENCH_NODE is read by the sessions section and by the fleet
+ * section's warm rows only; every other row's stor runs on the node running this script.
+ */
+function clientNode() {
+  if (!process.env.STOR_BENCH_NODE) return '';
+  if (ONLY === 'sessions') return `, stor client on Node ${CLIENT_VERSION}`;
+  if (ONLY === 'fleet')
+    return `, the warm rows' stor client on Node ${CLIENT_VERSION}, the others' on Node ${process.version}`;
+  return `, stor on Node ${process.version} (STOR_BENCH_NODE is read by the sessions and fleet sections only)`;
+}
+
 /** Starts the session agent for `env` (STOR_SESSION=on) and waits until it holds a logged-in connection. */
 async function startAgent(env) {
   for (let i = 0; i < 50; i++) {
@@ -583,7 +595,7 @@ if (ONLY === undefined) {
     if (firstNote < 0 && i === lastNote) out.push(...newNotes);
     if (l.startsWith('Measured by'))
       out.push(
-        `Rows of ${section} re-measured by \`STOR_BENCH_ONLY=${ONLY}\` on ${date}; machine: ${machine()}${process.env.STOR_BENCH_NODE ? `, stor client on Node ${CLIENT_VERSION}` : ''}.`,
+        `Rows of ${section} re-measured by \`STOR_BENCH_ONLY=${ONLY}\` on ${date}; machine: ${machine()}${clientNode()}.`,
       );
   });
   writeFileSync(join(ROOT, 'bench/RESULTS.md'), `${out.join('\n')}\n\n${history}`);
