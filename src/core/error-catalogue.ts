@@ -299,9 +299,9 @@ const CATALOGUE = {
   LOCAL_FILE_REFUSED: {
     kind: 'usage',
     meaning:
-      'a file named for stor to read (an API key file, a `--ca` or `ca:` bundle, a `stor profile import` list, a TLS file of `stor serve`) is not a regular file (a FIFO, device or directory) or is larger than such a file can be, or standard input given for keys or a password holds more than 1 MB; nothing was read from it',
+      'a file named for stor to read (an API key file, a `--ca` or `ca:` bundle, a `stor profile import` list, a TLS file of `stor serve`) is not a regular file (a FIFO, device or directory) or is larger than such a file can be, or standard input given for keys, a password or the parameter of `stor call -` holds more than 1 MB; nothing was read from it',
     remedy:
-      'name the file itself (a key file is under 1 kB; a CA bundle, TLS file or profile list under 1 MB), or pipe in only the key or password',
+      'name the file itself (a key file is under 1 kB; a CA bundle, TLS file or profile list under 1 MB), or pipe in only the key, the password or the one parameter',
   },
   LOCAL_NOT_A_FILE: {
     kind: 'usage',
