@@ -4,6 +4,9 @@ import WebSocket from 'ws';
 import type { Appliance } from '../../src/core/appliance/appliance.js';
 import type { ApplianceSettings } from '../../src/core/appliance/settings.js';
 import { startServer, type ServerOptions } from '../../src/core/server/server.js';
+import { parseEndpoint } from '../../src/core/transport/endpoint.js';
+import { apiKeyLogin } from '../../src/core/transport/login-strategies.js';
+import { RemoteTransport } from '../../src/core/transport/remote.js';
 import { openTestAppliance, type TestAppliance } from './appliance.js';
 
 /**
@@ -68,6 +71,17 @@ export async function startTestServer(
 }
 
 /** A JSON-RPC message as received (parsed), or `{ raw }` for a frame that is not JSON. */
+/** stor's WebSocket transport to `server`, logged in with its admin key, closed when the test ends. */
+export async function adminTransport(server: TestServer): Promise<RemoteTransport> {
+  const transport = await RemoteTransport.open({
+    endpoint: parseEndpoint(server.url),
+    login: apiKeyLogin(server.adminKey),
+    timeoutSeconds: 30,
+  });
+  onTestFinished(() => transport.close());
+  return transport;
+}
+
 export type Message = Record<string, any>;
 
 export interface RpcReply {

@@ -15,6 +15,7 @@ import { clientEnv } from '../../helpers/client-env.js';
 import { stor } from '../../helpers/runbook.js';
 import { runStor, storIn } from '../../helpers/run-stor.js';
 import { spawnServe, type ServeProcess } from '../../helpers/serve-process.js';
+import { envOf } from '../../helpers/served.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 import { answerOnTerminal } from '../../helpers/terminal.js';
 import { EMBEDDED_MEANT } from '../../helpers/embedded-meant.js';
@@ -30,15 +31,7 @@ async function serve(args: string[] = []): Promise<ServeProcess> {
   return server;
 }
 
-const remote = (server: ServeProcess) => ({
-  ...clientEnv(),
-  STOR_URL: server.baseUrl,
-  STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim(),
-  STOR_USER: 'truenas_admin',
-  STOR_SESSION: 'off',
-  ...EMBEDDED_MEANT,
-});
-const on = (server: ServeProcess) => storIn(remote(server));
+const on = (server: ServeProcess) => storIn(envOf(server));
 
 const file = (name: string, text: string): string => {
   const path = join(tempDir('stor-state-'), name);
@@ -57,7 +50,7 @@ describe('stor export / plan / apply (built binary, stor serve)', () => {
     const [a, b] = await Promise.all([serve(), serve()]);
     const runA = on(a);
     const runB = on(b);
-    const binB = stor(remote(b));
+    const binB = stor(envOf(b));
     await runA(['group', 'create', 'ops']);
     await runA(['user', 'create', 'alice', '--group', 'ops', '--password-disabled', '--full-name', 'Alice Example']);
     await runA(['privilege', 'create', 'ops', '--groups', 'ops', '--roles', 'DATASET_WRITE,READONLY_ADMIN']);

@@ -1,23 +1,15 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { parseEndpoint } from '../../../src/core/transport/endpoint.js';
+import { describe, expect, it } from 'vitest';
 import { awaitJob } from '../../../src/core/transport/job-wait.js';
-import { apiKeyLogin } from '../../../src/core/transport/login-strategies.js';
-import { RemoteTransport } from '../../../src/core/transport/remote.js';
-import { startTestServer } from '../../helpers/server.js';
+import { adminTransport, startTestServer } from '../../helpers/server.js';
 
 const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
 
 describe('awaitJob', () => {
   it('leaves no poll pending once it was told the job ended: a back-off timer would hold the exit of the process', async () => {
     const server = await startTestServer();
-    const transport = await RemoteTransport.open({
-      endpoint: parseEndpoint(server.url),
-      login: apiKeyLogin(server.adminKey),
-      timeoutSeconds: 30,
-    });
-    onTestFinished(() => transport.close());
+    const transport = await adminTransport(server);
     writeFileSync(join(server.stateDir, 'mnt', 'tank', 'a.txt'), 'some bytes\n');
     // core.download's filesystem.get runs until its URL is fetched, which it never is here.
     const [id] = await transport.call<[number, string]>('core.download', [

@@ -11,7 +11,7 @@ import { HttpRpcTransport } from '../../../src/core/transport/remote-http.js';
 import { RemoteTransport } from '../../../src/core/transport/remote.js';
 import type { Transport } from '../../../src/core/transport/transport.js';
 import { createUserWithKey } from '../../helpers/appliance.js';
-import { startTestServer } from '../../helpers/server.js';
+import { adminTransport, startTestServer } from '../../helpers/server.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 const MiB = 1024 * 1024;
@@ -45,12 +45,7 @@ const TARGETS: Record<string, () => Promise<{ transport: Transport; stateDir: st
   },
   ws: async () => {
     const server = await startTestServer();
-    const transport = await RemoteTransport.open({
-      endpoint: parseEndpoint(server.url),
-      login: apiKeyLogin(server.adminKey),
-      timeoutSeconds: 30,
-    });
-    onTestFinished(() => transport.close());
+    const transport = await adminTransport(server);
     return { transport, stateDir: server.stateDir };
   },
   http: async () => {
