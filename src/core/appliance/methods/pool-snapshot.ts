@@ -285,13 +285,11 @@ export const poolSnapshotMethods = [
     const { select, ...rest } = parsed.options;
     const found = applyQuery(entries, parsed.filters, rest);
     if (typeof found === 'number') return found;
-    const list = Array.isArray(found) ? found : [found];
-    const retention = snapshotRetention(
-      appliance,
-      list.map((e) => e.id as string),
-    );
+    // Whole entries: `select` is applied after the annotation.
+    const list = (Array.isArray(found) ? found : [found]) as PoolSnapshotEntry[];
+    const retention = snapshotRetention(appliance, list);
     const annotated = list.map((e) => {
-      const entry = { ...e, retention: retention.get(e.id as string) ?? null };
+      const entry = { ...e, retention: retention.get(e.id) ?? null };
       return select && select.length > 0 ? doSelect(entry, select) : entry;
     });
     return Array.isArray(found) ? annotated : annotated[0]!;

@@ -71,7 +71,11 @@ function updateWillChangeRetentionFor(
 
 /** `delete_will_change_retention_for` (task_retention.py:39-55): every snapshot of the task; 26.0's `{}` when its dataset is gone (stable/26 :69-76). */
 function deleteWillChangeRetentionFor(appliance: Appliance, id: number, release26: boolean) {
-  const task = taskData(snapshotTaskEntry(storedTask(appliance, id)));
+  return retentionLeftBy(appliance, taskData(snapshotTaskEntry(storedTask(appliance, id))), release26);
+}
+
+/** What deleting `task` leaves to no task's retention (delete_will_change_retention_for of a task at hand). */
+function retentionLeftBy(appliance: Appliance, task: SnapshotTaskData, release26: boolean) {
   if (release26 && !datasetExists(appliance, task.dataset)) return {};
   return byDataset(listedTaskSnapshots(appliance, task, release26));
 }
@@ -147,9 +151,9 @@ function deleteTask(appliance: Appliance, id: number, fixate: boolean, release26
     );
   if (fixate) {
     // The dates are fixed before the row goes (:282-292; stable/26 :234-241).
-    const changed = deleteWillChangeRetentionFor(appliance, id, release26);
-    if (Object.keys(changed).length > 0)
-      fixateStoredRemovalDates(appliance, changed, taskData(snapshotTaskEntry(storedTask(appliance, id))));
+    const task = taskData(snapshotTaskEntry(storedTask(appliance, id)));
+    const changed = retentionLeftBy(appliance, task, release26);
+    if (Object.keys(changed).length > 0) fixateStoredRemovalDates(appliance, changed, task);
   }
   store.write(() => deleteSnapshotTasks(store.db, [id]));
   return true;

@@ -1,12 +1,13 @@
+import type { PoolSnapshotEntry } from '../../contract/pool-snapshot.js';
 import { lifetimeMs } from '../../lifetime.js';
 import { listSnapshotTasks } from '../../store/snapshot-tasks.js';
-import { listSnapshots } from '../../store/snapshots.js';
 import { instantOfWallClock } from '../../wall-clock.js';
 import type { Appliance } from '../appliance.js';
 import { APPLIANCE_TIMEZONE } from '../system/info.js';
 import { parseTaskSnapshotName } from './appliance-clock.js';
 import { taskSnapshots } from './retention.js';
-import { removalDatePropertyOf, storedRemovalDate } from './stored-removal-dates.js';
+import { parseRemovalDate } from './removal-date.js';
+import { removalDatePropertyOf } from './stored-removal-dates.js';
 import { assertZettareplParses, retentionTask } from './tasks.js';
 
 // `pool.snapshot.query` with `extra.retention`: when each snapshot is to go and why, as
@@ -19,22 +20,24 @@ export type SnapshotRetention =
   | { datetime: { $date: number }; source: 'property' }
   | null;
 
+/** What the annotation reads of a query's entry: its name, and its properties for the removal date. */
+export type AnnotatedSnapshot = Pick<PoolSnapshotEntry, 'id' | 'dataset' | 'snapshot_name' | 'properties'>;
+
 /**
- * The retention of each snapshot named (`DATASET@NAME`). Every enabled task counts, whether zettarepl
+ * The retention of each of a query's snapshots, by id. Every enabled task counts, whether zettarepl
  * accepted it or not (`pool.snapshottask.query [["enabled", "=", True]]`); one whose lifetime
  * zettarepl cannot read fails the query. A task's date is the name's time plus its lifetime, the
  * latest of them kept, an equal one by the task listed first. The wall clocks are read in the
  * appliance's zone (`.replace(tzinfo=tzlocal())`) and answered as instants.
  */
-export function snapshotRetention(appliance: Appliance, ids: readonly string[]): Map<string, SnapshotRetention> {
+export function snapshotRetention(
+  appliance: Appliance,
+  snapshots: readonly AnnotatedSnapshot[],
+): Map<string, SnapshotRetention> {
   const { store } = appliance;
-  const wanted = new Set(ids);
-  const [tasks, snapshots] = store.read(() => [
-    listSnapshotTasks(store.db).filter((t) => t.enabled),
-    listSnapshots(store.db).filter((s) => wanted.has(s.id)),
-  ]);
+  const tasks = store.read(() => listSnapshotTasks(store.db).filter((t) => t.enabled));
   for (const task of tasks) assertZettareplParses(task);
-  const refs = snapshots.map((s) => ({ dataset: s.dataset, name: s.id.slice(s.id.indexOf('@') + 1) }));
+  const refs = snapshots.map((s) => ({ dataset: s.dataset, name: s.snapshot_name }));
   const byTask = new Map<string, { at: number; task: number }>();
   for (const task of tasks) {
     const owner = retentionTask(task);
@@ -50,7 +53,9 @@ export function snapshotRetention(appliance: Appliance, ids: readonly string[]):
   const answer = new Map<string, SnapshotRetention>();
   for (const s of snapshots) {
     const fromTask = byTask.get(s.id);
-    const fromProperty = storedRemovalDate(s, property)?.getTime();
+    // The entry's property, as 25.10.1 reads it (`snapshot["properties"][name]["value"]`, :145-147).
+    const value = s.properties[property]?.value;
+    const fromProperty = value === undefined ? undefined : parseRemovalDate(value)?.getTime();
     if (fromTask !== undefined && (fromProperty === undefined || fromTask.at >= fromProperty)) {
       answer.set(s.id, {
         datetime: instant(fromTask.at),

@@ -25,10 +25,10 @@ const hostIdOf = (hex: string) =>
     .update(strip(Buffer.from(hex, 'hex')))
     .digest('hex');
 
-/** `system.host_id`: drawn and stored on first use (in one write, so two processes agree on it). */
+/** `system.host_id`: drawn and stored on first use (in one write, so two processes agree on it), then read until the state changes. */
 export function applianceHostId(appliance: Appliance): string {
   const { store } = appliance;
-  const stored = store.read(() => readSettings(store.db)[SETTING]);
+  const stored = store.cached(SETTING, () => readSettings(store.db)[SETTING]);
   if (stored !== undefined) return hostIdOf(stored);
   return store.write(() => {
     const now = readSettings(store.db)[SETTING];
