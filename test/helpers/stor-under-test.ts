@@ -26,14 +26,26 @@ export function spawnUnderTest(args: string[], env: Record<string, string>, cwd?
   });
 }
 
-/** A fresh embedded appliance (its own STOR_HOME); `run(args, code)` fails the test on another exit code. */
-export function embeddedUnderTest(cwd?: string) {
-  const env = { STOR_HOME: tempDir('stor-under-test-home-'), STOR_CONFIG_DIR: tempDir('stor-under-test-config-') };
-  return async (args: string[], expectCode = 0): Promise<SpawnResult> => {
+type RunUnderTest = (args: string[], expectCode?: number) => Promise<SpawnResult>;
+
+/** A fresh embedded appliance's client environment: its own STOR_HOME and config directory. */
+const embeddedEnv = () => ({
+  STOR_HOME: tempDir('stor-under-test-home-'),
+  STOR_CONFIG_DIR: tempDir('stor-under-test-config-'),
+});
+
+/** The binary under test with `env`; `run(args, code)` fails the test on another exit code. */
+function spawnedUnderTest(env: Record<string, string>, cwd?: string): RunUnderTest {
+  return async (args, expectCode = 0) => {
     const r = await spawnUnderTest(args, env, cwd);
     expect(r.code, `stor ${args.join(' ')}\n${r.stderr}`).toBe(expectCode);
     return r;
   };
+}
+
+/** A fresh embedded appliance (its own STOR_HOME); `run(args, code)` fails the test on another exit code. */
+export function embeddedUnderTest(cwd?: string): RunUnderTest {
+  return spawnedUnderTest(embeddedEnv(), cwd);
 }
 
 /**
@@ -42,24 +54,11 @@ export function embeddedUnderTest(cwd?: string) {
  * the test on another exit code. For scenarios that pin what the commands do, not what the process
  * does, where a spawn per command was most of the time.
  */
-export function commandsUnderTest(
-  env: Record<string, string>,
-): (args: string[], expectCode?: number) => Promise<SpawnResult> {
-  if (process.env.STOR_BIN_UNDER_TEST === undefined) {
-    const run = storIn(env);
-    return (args, expectCode = 0) => run(args, expectCode);
-  }
-  return async (args, expectCode = 0) => {
-    const r = await spawnUnderTest(args, env);
-    expect(r.code, `stor ${args.join(' ')}\n${r.stderr}`).toBe(expectCode);
-    return r;
-  };
+export function commandsUnderTest(env: Record<string, string>): RunUnderTest {
+  return process.env.STOR_BIN_UNDER_TEST === undefined ? storIn(env) : spawnedUnderTest(env);
 }
 
 /** embeddedUnderTest through commandsUnderTest: in-process unless STOR_BIN_UNDER_TEST names another build. */
-export function embeddedCommandsUnderTest(): (args: string[], expectCode?: number) => Promise<SpawnResult> {
-  return commandsUnderTest({
-    STOR_HOME: tempDir('stor-under-test-home-'),
-    STOR_CONFIG_DIR: tempDir('stor-under-test-config-'),
-  });
+export function embeddedCommandsUnderTest(): RunUnderTest {
+  return commandsUnderTest(embeddedEnv());
 }
