@@ -1,4 +1,5 @@
 import { queryItems } from '../../core/contract/client.js';
+import { nameRegexTest } from '../../core/appliance/replication/python-regex.js';
 import { targetDatasetOf } from '../../core/appliance/snapshot-tasks/dataset-tree.js';
 import { tryParseSnapshotName } from '../../core/contract/snapshot-naming-schema.js';
 import type { Transport } from '../../core/transport/transport.js';
@@ -70,10 +71,7 @@ const snapshotsOf = (t: Pick<Transport, 'call'>, dataset: string, recursive: boo
  * (zettarepl replication/task/snapshot_owner.py).
  */
 function eligibility(r: Replication): (name: string) => boolean {
-  if (r.name_regex) {
-    const re = new RegExp(`^(?:${r.name_regex})$`);
-    return (name) => re.test(name);
-  }
+  if (r.name_regex) return nameRegexTest(r.name_regex);
   const schemas = [
     ...r.periodic_snapshot_tasks.map((t) => t.naming_schema),
     ...r.also_include_naming_schema,

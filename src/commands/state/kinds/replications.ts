@@ -9,6 +9,7 @@
  * (ownership.ts; docs/STATE.md "Replications").
  */
 import { validateParams } from '../../../core/appliance/params.js';
+import { pythonNameRegexError } from '../../../core/appliance/replication/python-regex.js';
 import { call, queryItems } from '../../../core/contract/client.js';
 import { DEFAULT_SNAPSHOT_TASK_SCHEDULE, type PoolSnapshotTaskCron } from '../../../core/contract/pool-snapshottask.js';
 import {
@@ -299,20 +300,10 @@ function validateErrors(d: Values, tasks: readonly (BoundTask | undefined)[], sc
   credentialChecks(add, checked);
   excludeChecks(add, checked, bound);
   scheduleChecks(add, checked);
-  nameRegexChecks(add, checked, bound, jsRegexError);
+  nameRegexChecks(add, checked, bound, pythonNameRegexError);
   retentionChecks(add, checked, release26);
   boundEnabledChecks(add, checked, bound);
   return errors;
-}
-
-/** `re.compile(f"({regex})$")`'s refusal as JavaScript words it, or null. */
-function jsRegexError(regex: string): string | null {
-  try {
-    new RegExp(`(${regex})$`);
-    return null;
-  } catch (err) {
-    return (err as Error).message;
-  }
 }
 
 export const replications: KindAdapter<'replications', Live> = {

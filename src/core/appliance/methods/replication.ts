@@ -36,7 +36,7 @@ import { createDatasetP } from '../replication-tasks/create-dataset.js';
 import { followRun, replicationSpec, startRun } from '../replication-tasks/runs.js';
 import { isRelease26 } from '../services/records.js';
 import { targetDatasetOf } from '../snapshot-tasks/dataset-tree.js';
-import { compilePythonNameRegex } from '../replication/python-regex.js';
+import { nameRegexTest } from '../replication/python-regex.js';
 import { tryParseSnapshotName } from '../../contract/snapshot-naming-schema.js';
 
 // The handlers of contract/replication.ts (and 26.0's entries, contract/v26_0_0/replication.ts), as
@@ -216,14 +216,14 @@ function countEligible(
       data.naming_schema.some((schema) => tryParseSnapshotName(n, schema) !== null),
     ).length;
   } else if (data.name_regex) {
-    let pattern: RegExp;
+    let matches: (name: string) => boolean;
     try {
       // compile_name_regex (zettarepl/replication/task/name_pattern.py): the whole name must match.
-      pattern = compilePythonNameRegex(data.name_regex);
+      matches = nameRegexTest(data.name_regex);
     } catch (err) {
       throw rpcErrors.call(ERRNO.EFAULT, `Invalid \`name_regex\`: ${(err as Error).message}`);
     }
-    eligible = names.filter((n) => pattern.test(n)).length;
+    eligible = names.filter(matches).length;
   } else {
     throw rpcErrors.call(ERRNO.EINVAL, 'Either `naming_schema` or `name_regex` must be specified');
   }

@@ -10,7 +10,7 @@
 
 import { isChild, replicatesSource, targetDatasetOf, type ReplicationScope } from '../snapshot-tasks/dataset-tree.js';
 import type { Lifetime } from '../../lifetime.js';
-import { compilePythonNameRegex } from './python-regex.js';
+import { nameRegexTest } from './python-regex.js';
 import type { ParseSnapshotName } from '../snapshot-tasks/retention.js';
 
 /** What the caller hands the engine: a replication task's fields as zettarepl's definition holds them (MW/plugins/zettarepl.py:688-760). */
@@ -169,8 +169,8 @@ function toSendByRegex(src: readonly WorldSnapshot[], dst: readonly WorldSnapsho
       after = names.slice(i + 1);
     }
   });
-  const re = compilePythonNameRegex(regex);
-  const matching = after.filter((n) => re.test(n));
+  const matches = nameRegexTest(regex);
+  const matching = after.filter(matches);
   if (matching.length > 1 && matching.length === after.length) {
     const last = matching.at(-1)!;
     if (base === null) {

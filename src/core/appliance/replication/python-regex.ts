@@ -5,6 +5,8 @@
 // snapshot name regex uses: Python's named groups `(?P<n>…)`/`(?P=n)`, `\A`/`\Z`, identity escapes
 // of punctuation (`\-`, which a `u` RegExp refuses), and the escapes and flags Python refuses.
 
+import { compilePyRegex } from '../query/python.js';
+
 /** Letters Python's `re` knows after a backslash outside a class (sre_parse.py ESCAPES, CATEGORIES). */
 const PY_LETTER_ESCAPES = new Set([...'abfnrtvxuUNdDsSwWAbBZ']);
 /** Inside a class `\b` is a backspace and `\A`, `\Z`, `\B` are errors. */
@@ -14,11 +16,11 @@ const PY_CLASS_LETTER_ESCAPES = new Set([...'abfnrtvxuUNdDsSwW']);
 class PythonRegexError extends Error {}
 
 /**
- * The JavaScript RegExp for `(${regex})$` as Python compiles it, matched from the name's start
- * (`re.match`); Python's own words for the errors it finds that JavaScript would not, else
- * JavaScript's. Positions count in the compiled pattern, as Python reports them.
+ * The JavaScript source for `(${regex})$` as Python compiles it, to match from the name's start
+ * (`re.match`); throws Python's own words for the errors it finds that JavaScript would not.
+ * Positions count in the compiled pattern, as Python reports them.
  */
-export function compilePythonNameRegex(regex: string): RegExp {
+function javascriptSourceOf(regex: string): string {
   const pattern = `(${regex})$`;
   let out = '';
   let inClass = false;
@@ -70,13 +72,36 @@ export function compilePythonNameRegex(regex: string): RegExp {
       throw new PythonRegexError(`global flags not at the start of the expression at position ${i}`);
     out += c;
   }
-  return new RegExp(`^(?:${out})`);
+  return `^(?:${out})`;
+}
+
+/**
+ * A test of snapshot names against `name_regex`, answering as zettarepl's
+ * `re.compile(f"({regex})$").match` does (name_pattern.py:7-8), in time linear in the name wherever
+ * RE2 reads the pattern (the `~` filter's engine, query/python.ts). Python's engine and
+ * JavaScript's backtrack: `(a+)+` against a long name that does not match takes them hours, which
+ * would hold the whole emulator (every connection waits on one event loop), or a command reading a
+ * broken or hostile appliance's task. Backreferences and lookaround, which Python takes and RE2
+ * does not, still go to JavaScript's engine. Throws Python's words for a pattern Python refuses (or
+ * JavaScript's, where this file does not know Python's).
+ */
+export function nameRegexTest(regex: string): (name: string) => boolean {
+  const source = javascriptSourceOf(regex);
+  let linear;
+  try {
+    linear = compilePyRegex(`(${regex})$`);
+  } catch {
+    // JavaScript's words when it refuses the pattern too.
+    const backtracking = new RegExp(source);
+    return (name) => backtracking.test(name);
+  }
+  return (name) => linear.test(name);
 }
 
 /** `re.compile(f"({regex})$")`'s error text, or null when it compiles (MW/plugins/replication.py:510-514). */
 export function pythonNameRegexError(regex: string): string | null {
   try {
-    compilePythonNameRegex(regex);
+    nameRegexTest(regex);
     return null;
   } catch (err) {
     return (err as Error).message;

@@ -1,23 +1,15 @@
+import { fnmatch } from '../fnmatch.js';
 import type { AllowlistEntry } from './session.js';
-
-/** fnmatch's translation of `*` and `?` (the patterns an allowlist holds), anchored at both ends. */
-function pattern(resource: string): RegExp {
-  const body = resource
-    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
-    .replace(/\*/g, '.*')
-    .replace(/\?/g, '.');
-  return new RegExp(`^${body}$`, 's');
-}
 
 /**
  * Whether an allowlist grants `verb` (`CALL`, `SUBSCRIBE`) on `resource`, as 25.10.1's
  * `Allowlist.authorize` decides it (MW/utils/allowlist.py): an entry for that verb or for `*`,
- * naming the resource exactly or by a wildcard pattern.
+ * naming the resource exactly or, when it holds a `*`, by fnmatch's pattern (MW/utils/allowlist.py:15-21).
  */
 export function allowlistAuthorizes(allowlist: readonly AllowlistEntry[], verb: string, resource: string): boolean {
   return allowlist.some(
     (e) =>
       (e.method === '*' || e.method === verb) &&
-      (e.resource.includes('*') ? pattern(e.resource).test(resource) : e.resource === resource),
+      (e.resource.includes('*') ? fnmatch(resource, e.resource) : e.resource === resource),
   );
 }

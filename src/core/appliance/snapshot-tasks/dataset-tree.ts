@@ -5,35 +5,11 @@
 // arithmetic is prefix arithmetic on `/`.
 
 import { isChild } from '../../contract/replication-checks.js';
+import { fnmatch } from '../fnmatch.js';
 
 /** `dataset` is `parent` or below it: zettarepl's is_child (relationship.py:12-14) is the middleware's, one function. */
 export { isChild };
 
-/** Python's `fnmatch.fnmatch` on POSIX: `*` and `?` match `/` too; `[seq]`, `[!seq]`. */
-export function fnmatch(name: string, pattern: string): boolean {
-  let re = '';
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i]!;
-    if (c === '*') re += '.*';
-    else if (c === '?') re += '.';
-    else if (c === '[') {
-      // fnmatch.translate: a `!` and then a `]` right after `[` belong to the set.
-      let close = i + 1;
-      if (pattern[close] === '!') close++;
-      if (pattern[close] === ']') close++;
-      while (close < pattern.length && pattern[close] !== ']') close++;
-      if (close >= pattern.length) re += '\\[';
-      else {
-        let body = pattern.slice(i + 1, close).replace(/\\/g, '\\\\');
-        if (body.startsWith('!')) body = `^${body.slice(1)}`;
-        else if (body.startsWith('^')) body = `\\${body}`;
-        re += `[${body}]`;
-        i = close;
-      }
-    } else re += c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-  }
-  return new RegExp(`^(?:${re})$`, 's').test(name);
-}
 
 /** A dataset an `exclude` entry names: the entry or below it, or matching it as a glob (exclude.py:12-13). */
 export function shouldExclude(dataset: string, exclude: readonly string[]): boolean {
