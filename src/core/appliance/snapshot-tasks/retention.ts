@@ -16,7 +16,7 @@
 import { belongsToTree, replicatesSource, replicatesTarget, sourceDatasetOf, targetDatasetOf } from './dataset-tree.js';
 import type { ReplicationScope } from './dataset-tree.js';
 import { lifetimeMs, type Lifetime } from '../../lifetime.js';
-import { compileSchedule, isDueAtWallClock, type CompiledSchedule, type Schedule } from './schedule.js';
+import { compileSchedule, isDueAtWallClock, shouldRunAt, type CompiledSchedule, type Schedule } from './schedule.js';
 import { wallClock } from '../../wall-clock.js';
 
 /** The time a name written by the schema holds, as a wall clock in UTC fields; undefined when it does not parse. */
@@ -369,11 +369,13 @@ export function taskSnapshots(
   snapshots: readonly SnapshotRef[],
   parse: ParseSnapshotName,
 ): SnapshotRef[] {
-  const schedule: CompiledSchedule = compileSchedule(task.schedule);
+  // Asked snapshot by snapshot, as zettarepl's owner is (snapshot_owner.py:25-30): a schedule
+  // croniter refuses fails only once a snapshot in the tree parses to a time in its window.
+  const shouldRun = shouldRunAt(task.schedule);
   return snapshots.filter((s) => {
     if (!belongsToTree(s.dataset, task.dataset, task.recursive, task.exclude)) return false;
     const datetime = parse(task.namingSchema, s.name);
-    return datetime !== undefined && isDueAtWallClock(schedule, datetime);
+    return datetime !== undefined && shouldRun(datetime);
   });
 }
 
