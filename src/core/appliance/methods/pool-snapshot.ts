@@ -253,13 +253,17 @@ function snapshotEntries(appliance: Appliance, withHolds: boolean): PoolSnapshot
 }
 
 /**
- * Whether `extra.retention` applies, refusing it without an `id` filter or a `limit`
- * (MW/plugins/zfs_/snapshot.py:104-106). The fast listing of names and counts returns before the
- * check (:67-102), so `select: ['name']` or `count` with filters on name/pool/dataset only passes.
+ * Whether `extra.retention` applies, refusing it on 25.10.x without an `id` filter or a `limit`
+ * (MW/plugins/zfs_/snapshot.py:104-106 at TS-25.10.1). The fast listing of names and counts returns
+ * before the check (:67-102), so `select: ['name']` or `count` with filters on name/pool/dataset
+ * only passes. 26.0 has neither the check nor the fast listing (stable/26
+ * MW/plugins/pool_/snapshot.py:243-290): a count is a count, and `select: ['name']` is applied to
+ * the annotated entries, which leaves their names as the fast listing does.
  */
-function wantsRetention(filters: QueryFilters, options: QueryOptions): boolean {
+function wantsRetention(appliance: Appliance, filters: QueryFilters, options: QueryOptions): boolean {
   const extra = options.extra;
   if (!extra?.retention) return false;
+  if (!appliance.release.retentionNeedsIdOrLimit) return true;
   const attrs = filterAttrs(filters);
   const select = options.select ?? [];
   const fastPath =
@@ -279,7 +283,8 @@ export const poolSnapshotMethods = [
     // The arguments are validated (QueryArgs) before the plugin looks at `extra`.
     const parsed = parseQueryArgs(filters, options);
     const entries = snapshotEntries(appliance, wantsHolds(options));
-    if (!wantsRetention(parsed.filters, parsed.options)) return applyQuery(entries, parsed.filters, parsed.options);
+    if (!wantsRetention(appliance, parsed.filters, parsed.options))
+      return applyQuery(entries, parsed.filters, parsed.options);
     // The query's result is annotated, then `select` applied (MW/plugins/zfs_/snapshot.py:119-134 at
     // TS-25.10.1; stable/26 MW/plugins/pool_/snapshot.py:273-289).
     const { select, ...rest } = parsed.options;

@@ -155,3 +155,32 @@ describe('pool.snapshot.query with extra.retention', () => {
     expect(await retentionOf(t, 'tank/data@manual')).toBeNull();
   });
 });
+
+describe('pool.snapshot.query with extra.retention and neither an id filter nor a limit', () => {
+  const unbounded = (t: TestAppliance) =>
+    t.call<{ id: string; retention: unknown }[]>(t.admin, 'pool.snapshot.query', [['dataset', '=', 'tank/data']], {
+      extra: { retention: true },
+      select: ['id', 'retention'],
+    });
+
+  it('is refused by 25.10.1 (MW/plugins/zfs_/snapshot.py:104-106 at TS-25.10.1)', async () => {
+    const t = await setup('25.10.1');
+    await expect(unbounded(t)).rejects.toMatchObject({
+      data: { errname: 'EINVAL', reason: '[EINVAL] `id` or `limit` is required if `retention` is requested' },
+    });
+  });
+
+  it('is answered by 26.0, which no longer asks for either (stable/26 MW/plugins/pool_/snapshot.py:243-290)', async () => {
+    const t = await setup('26.0');
+    expect(await unbounded(t)).toEqual([
+      {
+        id: 'tank/data@auto-2024-01-05_03-07',
+        retention: {
+          datetime: { $date: Date.UTC(2024, 0, 5, 12, 7) },
+          source: 'periodic_snapshot_task',
+          periodic_snapshot_task_id: 1,
+        },
+      },
+    ]);
+  });
+});
