@@ -16,7 +16,7 @@
 import { belongsToTree, replicatesSource, replicatesTarget, sourceDatasetOf, targetDatasetOf } from './dataset-tree.js';
 import type { ReplicationScope } from './dataset-tree.js';
 import { lifetimeMs, type Lifetime } from '../../lifetime.js';
-import { compileSchedule, isDueAtWallClock, shouldRunAt, type CompiledSchedule, type Schedule } from './schedule.js';
+import { compileSchedule, isDueAtWallClock, shouldRunAt, type Schedule } from './schedule.js';
 import { wallClock } from '../../wall-clock.js';
 
 /** The time a name written by the schema holds, as a wall clock in UTC fields; undefined when it does not parse. */
@@ -211,12 +211,14 @@ function snapshotsToRemove(
 
 /** zettarepl/snapshot/task/snapshot_owner.py:17-37. */
 function periodicTaskOwner(task: RetentionTask, now: Date): Owner {
-  const schedule = compileSchedule(task.schedule);
+  // should_run, asked of each snapshot its schema names: a schedule croniter refuses raises only
+  // for one inside its window (schedule.ts shouldRunAt).
+  const shouldRun = shouldRunAt(task.schedule);
   const deleteBefore = idealized(now) - lifetimeMs(task.lifetime);
   return {
     schemas: new Set([task.namingSchema]),
     ownsDataset: (dataset) => belongsToTree(dataset, task.dataset, task.recursive, task.exclude),
-    ownsSnapshot: (_, p) => p.datetime !== undefined && isDueAtWallClock(schedule, p.datetime),
+    ownsSnapshot: (_, p) => p.datetime !== undefined && shouldRun(p.datetime),
     wantsToDelete: true,
     shouldRetain: (_, p) => p.datetime !== undefined && idealized(p.datetime) > deleteBefore,
   };
