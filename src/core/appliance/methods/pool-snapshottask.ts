@@ -173,13 +173,7 @@ async function runTask(appliance: Appliance, id: number): Promise<null> {
   const at = appliance.now();
   // The run is an interrupt of zettarepl's scheduler, which asks every task at that tick too: a
   // schedule croniter refuses loses the tick and the run with it (scheduler.ts dueTasks).
-  if (
-    dueTasks(
-      appliance.store.read(() => listSnapshotTasks(appliance.store.db)),
-      at,
-    ) === undefined
-  )
-    return null;
+  if (dueTasks(appliance, at) === undefined) return null;
   await runSnapshotTask(appliance, task, at);
   await runLocalRetention(appliance, at, [task.id]);
   return null;

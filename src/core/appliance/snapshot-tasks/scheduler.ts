@@ -1,6 +1,6 @@
 import { listSnapshotTasks, type SnapshotTaskRecord } from '../../store/snapshot-tasks.js';
 import type { Appliance } from '../appliance.js';
-import { anyScheduledReplication, runDueReplications } from '../replication-tasks/scheduled.js';
+import { anyScheduledReplication, replicationSchedules, runDueReplications } from '../replication-tasks/scheduled.js';
 import { APPLIANCE_TIMEZONE } from '../system/info.js';
 import { runLocalRetention } from './local-retention.js';
 import { runSnapshotTask, taskSnapshotName } from './run.js';
@@ -23,18 +23,25 @@ import { inZettarepl } from './tasks.js';
 const MINUTE = 60_000;
 
 /**
- * The tasks zettarepl's scheduler runs at the tick at `now` (`run`'s tick too), or undefined when
- * the tick is lost: the scheduler asks every task it holds whether it runs (scheduler.py:34-41),
- * and a schedule croniter refuses (a field the middleware stored as "", schedule.ts) raises there
- * inside its `begin`–`end` window. That ends the tick with every task it would have run, and an
- * interrupt's (`run`) taken before (scheduler.py:35-38), and with the replications and the
- * retention after it (zettarepl/zettarepl.py:93-121); the middleware logs it and starts the loop
- * again (MW/plugins/zettarepl.py:185-189 at TS-25.10.1).
+ * The snapshot tasks zettarepl's scheduler runs at the tick at `now` (`run`'s tick too), or
+ * undefined when the tick is lost: the scheduler asks every task it holds whether it runs, the
+ * periodic snapshot tasks and the automatic replications with a schedule of their own
+ * (scheduler.py:34-41, zettarepl/zettarepl.py:84-91), and a schedule croniter refuses (a field the
+ * middleware stored as "", schedule.ts) raises there inside its `begin`–`end` window. That ends the
+ * tick with every task it would have run, and an interrupt's (`run`) taken before
+ * (scheduler.py:35-38), and with the replications and the retention after it
+ * (zettarepl/zettarepl.py:93-121); the middleware logs it and starts the loop again
+ * (MW/plugins/zettarepl.py:185-189 at TS-25.10.1).
  */
-export function dueTasks(tasks: readonly SnapshotTaskRecord[], now: number): SnapshotTaskRecord[] | undefined {
+export function dueTasks(appliance: Appliance, now: number): SnapshotTaskRecord[] | undefined {
+  const { store } = appliance;
   const wall = wallClock(new Date(now), APPLIANCE_TIMEZONE);
   try {
-    return tasks.filter((t) => inZettarepl(t) && shouldRunAt(t.schedule)(wall));
+    const due = store
+      .read(() => listSnapshotTasks(store.db))
+      .filter((t) => inZettarepl(t) && shouldRunAt(t.schedule)(wall));
+    for (const schedule of replicationSchedules(appliance)) shouldRunAt(schedule)(wall);
+    return due;
   } catch (err) {
     if (err instanceof ScheduleError) return undefined;
     throw err;
@@ -64,11 +71,7 @@ export class SnapshotTaskScheduler {
     const last = this.#last;
     this.#last = now;
     if (last !== undefined && (now < last || Math.floor(now / MINUTE) === Math.floor(last / MINUTE))) return;
-    const { store } = this.appliance;
-    const dueNow = dueTasks(
-      store.read(() => listSnapshotTasks(store.db)),
-      now,
-    );
+    const dueNow = dueTasks(this.appliance, now);
     // A lost tick runs nothing at all, the replications due at it included.
     if (dueNow === undefined) return;
     const due = dueNow

@@ -16,6 +16,7 @@ import { describe, expect, it } from 'vitest';
 import { EMULATIONS } from '../../../../src/core/appliance/settings.js';
 import { SnapshotTaskScheduler } from '../../../../src/core/appliance/snapshot-tasks/scheduler.js';
 import { openTestAppliance, type TestAppliance } from '../../../helpers/appliance.js';
+import { localPush } from '../../../helpers/replication-spec.js';
 
 type Entry = Record<string, unknown>;
 // 11:07:30 UTC is 03:07 on the appliance's clock (America/Los_Angeles, PST).
@@ -75,6 +76,25 @@ for (const release of ['25.10.1', '26.0'] as const) {
         'tank/data@auto-2024-01-05_04-10',
         'tank/data@auto-2024-01-05_05-07',
       ]);
+    });
+
+    it('a replication whose schedule has minute "" loses the tick too: run takes nothing (zettarepl/zettarepl.py:84-91)', async () => {
+      const t = await setup(release, {});
+      await t.call(t.admin, 'pool.snapshottask.delete', 2);
+      await t.call(t.admin, 'pool.dataset.create', { name: 'tank/src' });
+      await t.call(
+        t.admin,
+        'replication.create',
+        localPush({
+          auto: true,
+          periodic_snapshot_tasks: [],
+          also_include_naming_schema: ['auto-%Y-%m-%d_%H-%M'],
+          schedule: { ...EVERY_MINUTE, minute: '' },
+        }),
+      );
+      t.appliance.now = () => AT + 2 * HOUR;
+      expect(await t.call(t.admin, 'pool.snapshottask.run', 1)).toBeNull();
+      expect(await snapshotIds(t)).toEqual(['tank/data@auto-2024-01-05_03-07']);
     });
   });
 }
