@@ -21,4 +21,5 @@ export const release25101: Release = {
   setPasswordRefusesUnknownUser: false,
   poolEntryAllSed: false,
   createChecksUserProperties: false,
+  retentionNeedsIdOrLimit: true,
 };

@@ -35,4 +35,5 @@ export const release25106: Release = {
   setPasswordRefusesUnknownUser: false,
   poolEntryAllSed: false,
   createChecksUserProperties: false,
+  retentionNeedsIdOrLimit: true,
 };

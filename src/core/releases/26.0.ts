@@ -41,4 +41,5 @@ export const release260: Release = {
   setPasswordRefusesUnknownUser: true,
   poolEntryAllSed: true,
   createChecksUserProperties: true,
+  retentionNeedsIdOrLimit: false,
 };

@@ -67,4 +67,11 @@ export interface Release {
    * update's only (TS-25.10.1 :357-378, the same in TS-25.10.6 and release/25.10.7).
    */
   createChecksUserProperties: boolean;
+  /**
+   * Whether pool.snapshot.query refuses `extra.retention` without an `id` filter or a `limit`
+   * (`[EINVAL] \`id\` or \`limit\` is required if \`retention\` is requested`, TS-25.10.1
+   * MW/plugins/zfs_/snapshot.py:104-106, the same at TS-25.10.6 and release/25.10.7); 26.0's query
+   * annotates whatever it found (stable/26 MW/plugins/pool_/snapshot.py:243-290).
+   */
+  retentionNeedsIdOrLimit: boolean;
 }

@@ -14,7 +14,6 @@ import { creationShown } from '../datasets/properties.js';
 import { implement } from '../method.js';
 import { applyQuery, parseQueryArgs, type QueryFilters, type QueryOptions } from '../query/index.js';
 import { filterAttrs } from '../query/filter-attrs.js';
-import { doSelect } from '../query/options.js';
 import { snapshotRetention } from '../snapshot-tasks/annotate-retention.js';
 import { snapshotsDir } from '../jobs/stray-snapshot-copies.js';
 import { snapshotCopyDir } from '../datasets/snapshot-copies.js';
@@ -253,13 +252,17 @@ function snapshotEntries(appliance: Appliance, withHolds: boolean): PoolSnapshot
 }
 
 /**
- * Whether `extra.retention` applies, refusing it without an `id` filter or a `limit`
- * (MW/plugins/zfs_/snapshot.py:104-106). The fast listing of names and counts returns before the
- * check (:67-102), so `select: ['name']` or `count` with filters on name/pool/dataset only passes.
+ * Whether `extra.retention` applies, refusing it on 25.10.x without an `id` filter or a `limit`
+ * (MW/plugins/zfs_/snapshot.py:104-106 at TS-25.10.1). The fast listing of names and counts returns
+ * before the check (:67-102), so `select: ['name']` or `count` with filters on name/pool/dataset
+ * only passes. 26.0 has neither the check nor the fast listing (stable/26
+ * MW/plugins/pool_/snapshot.py:243-290): a count is a count, and `select: ['name']` is applied to
+ * the annotated entries, which leaves their names as the fast listing does.
  */
-function wantsRetention(filters: QueryFilters, options: QueryOptions): boolean {
+function wantsRetention(appliance: Appliance, filters: QueryFilters, options: QueryOptions): boolean {
   const extra = options.extra;
   if (!extra?.retention) return false;
+  if (!appliance.release.retentionNeedsIdOrLimit) return true;
   const attrs = filterAttrs(filters);
   const select = options.select ?? [];
   const fastPath =
@@ -271,6 +274,10 @@ function wantsRetention(filters: QueryFilters, options: QueryOptions): boolean {
   return true;
 }
 
+/** `{k: v for k, v in item.items() if k in select}`: a name in `select` that is not a key (dotted, or an alias's pair) keeps nothing. */
+const selectKeys = (entry: object, select: readonly unknown[]): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(entry).filter(([k]) => select.includes(k)));
+
 const wantsHolds = (options: Record<string, unknown>) =>
   (options.extra as { holds?: unknown } | undefined)?.holds === true;
 
@@ -279,20 +286,21 @@ export const poolSnapshotMethods = [
     // The arguments are validated (QueryArgs) before the plugin looks at `extra`.
     const parsed = parseQueryArgs(filters, options);
     const entries = snapshotEntries(appliance, wantsHolds(options));
-    if (!wantsRetention(parsed.filters, parsed.options)) return applyQuery(entries, parsed.filters, parsed.options);
-    // The query's result is annotated, then `select` applied (MW/plugins/zfs_/snapshot.py:119-134 at
-    // TS-25.10.1; stable/26 MW/plugins/pool_/snapshot.py:273-289).
+    const retention = wantsRetention(appliance, parsed.filters, parsed.options);
+    // The plugin's own `select`, after filter_list and the annotation (MW/plugins/zfs_/snapshot.py:
+    // 119-134 at TS-25.10.1; stable/26 MW/plugins/pool_/snapshot.py:273-288): the entry's top-level
+    // keys it names, so a dotted name or an alias keeps nothing. (25.10.1's fast listing, :67-102,
+    // applies filter_list's select, to `select: ['name']` only, which keeps the same.)
     const { select, ...rest } = parsed.options;
     const found = applyQuery(entries, parsed.filters, rest);
     if (typeof found === 'number') return found;
-    // Whole entries: `select` is applied after the annotation.
     const list = (Array.isArray(found) ? found : [found]) as PoolSnapshotEntry[];
-    const retention = snapshotRetention(appliance, list);
-    const annotated = list.map((e) => {
-      const entry = { ...e, retention: retention.get(e.id) ?? null };
-      return select && select.length > 0 ? doSelect(entry, select) : entry;
+    const byId = retention ? snapshotRetention(appliance, list) : undefined;
+    const answer = list.map((e) => {
+      const entry = byId ? { ...e, retention: byId.get(e.id) ?? null } : e;
+      return select && select.length > 0 ? selectKeys(entry, select) : entry;
     });
-    return Array.isArray(found) ? annotated : annotated[0]!;
+    return Array.isArray(found) ? answer : answer[0]!;
   }),
   implement(poolSnapshotContract['pool.snapshot.get_instance'], ({ appliance }, id, options) => {
     const found = snapshotEntries(appliance, wantsHolds(options)).find((e) => e.id === id);

@@ -19,6 +19,7 @@ import { implement } from '../method.js';
 import { getInstance, query } from '../query/index.js';
 import { runLocalRetention } from '../snapshot-tasks/local-retention.js';
 import { runSnapshotTask } from '../snapshot-tasks/run.js';
+import { dueTasks } from '../snapshot-tasks/scheduler.js';
 import { fixateStoredRemovalDates } from '../snapshot-tasks/stored-removal-dates.js';
 import {
   SNAPSHOT_TASK_VERBOSE,
@@ -170,6 +171,9 @@ async function runTask(appliance: Appliance, id: number): Promise<null> {
   // A task zettarepl refused is not among its tasks: the run is only logged (MW/plugins/zettarepl.py:250-259).
   if (!inZettarepl(task)) return null;
   const at = appliance.now();
+  // The run is an interrupt of zettarepl's scheduler, which asks every task at that tick too: a
+  // schedule croniter refuses loses the tick and the run with it (scheduler.ts dueTasks).
+  if (dueTasks(appliance, at) === undefined) return null;
   await runSnapshotTask(appliance, task, at);
   await runLocalRetention(appliance, at, [task.id]);
   return null;

@@ -1,5 +1,5 @@
 import type { Appliance } from '../appliance.js';
-import { isDue } from '../snapshot-tasks/schedule.js';
+import { isDue, type Schedule } from '../snapshot-tasks/schedule.js';
 import { APPLIANCE_TIMEZONE } from '../system/info.js';
 import { runScheduled } from './runs.js';
 import { replicationEntries, replicationInput } from './tasks.js';
@@ -27,6 +27,11 @@ function dueReplications(appliance: Appliance, now: number, ranTasks: ReadonlySe
 export async function runDueReplications(appliance: Appliance, now: number, ranTasks: ReadonlySet<number>) {
   const due = dueReplications(appliance, now, ranTasks);
   await Promise.all(due.map((r) => runScheduled(appliance, { ...replicationInput(r), id: r.id })));
+}
+
+/** The schedules of the replications zettarepl's scheduler holds: enabled, automatic, with a schedule of their own. */
+export function replicationSchedules(appliance: Appliance): Schedule[] {
+  return replicationEntries(appliance).flatMap((r) => (r.enabled && r.auto && r.schedule !== null ? [r.schedule] : []));
 }
 
 /** Whether any replication has a schedule of its own (the tick has work without a snapshot task due). */

@@ -6,7 +6,8 @@ import type { Appliance } from '../appliance.js';
 import { APPLIANCE_TIMEZONE } from '../system/info.js';
 import { parseTaskSnapshotName } from './appliance-clock.js';
 import { taskSnapshots } from './retention.js';
-import { parseRemovalDate } from './removal-date.js';
+import { parseRemovalDate, removalDateIsAware } from './removal-date.js';
+import { rpcErrors } from '../../errors.js';
 import { removalDatePropertyOf } from './stored-removal-dates.js';
 import { assertZettareplParses, retentionTask } from './tasks.js';
 
@@ -56,6 +57,10 @@ export function snapshotRetention(
     // The entry's property, as 25.10.1 reads it (`snapshot["properties"][name]["value"]`, :145-147).
     const value = s.properties[property]?.value;
     const fromProperty = value === undefined ? undefined : parseRemovalDate(value)?.getTime();
+    // A value with an offset is an aware datetime, the task's date a naive one: Python refuses to
+    // compare them (`task_destroy_at < property_destroy_at`, :152-153), and the query fails.
+    if (fromTask !== undefined && fromProperty !== undefined && removalDateIsAware(value!))
+      throw rpcErrors.exception('TypeError', "can't compare offset-naive and offset-aware datetimes");
     if (fromTask !== undefined && (fromProperty === undefined || fromTask.at >= fromProperty)) {
       answer.set(s.id, {
         datetime: instant(fromTask.at),

@@ -29,14 +29,18 @@ export function formatRemovalDate(wall: Date): string {
   return ms === 0 ? base : `${base}.${pad(ms * 1000, 6)}`;
 }
 
+const REMOVAL_DATE =
+  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,6}))?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/;
+
+/** Whether isodate.parse_datetime reads the value as an aware datetime: it ends in an offset (`Z`, `+05:00`). */
+export const removalDateIsAware = (value: string): boolean => REMOVAL_DATE.exec(value)?.[8] !== undefined;
+
 /**
  * The property's value as retention compares it: isodate.parse_datetime's wall clock, any offset
  * dropped; undefined for a value it cannot read (the middleware logs and skips it, :43-47).
  */
 export function parseRemovalDate(value: string): Date | undefined {
-  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,6}))?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/.exec(
-    value,
-  );
+  const m = REMOVAL_DATE.exec(value);
   if (!m) return undefined;
   const field = (i: number) => Number(m[i] ?? '0');
   const [year, month, day, hour, minute, second] = [

@@ -16,7 +16,7 @@
 import { belongsToTree, replicatesSource, replicatesTarget, sourceDatasetOf, targetDatasetOf } from './dataset-tree.js';
 import type { ReplicationScope } from './dataset-tree.js';
 import { lifetimeMs, type Lifetime } from '../../lifetime.js';
-import { compileSchedule, isDueAtWallClock, type CompiledSchedule, type Schedule } from './schedule.js';
+import { compileSchedule, isDueAtWallClock, shouldRunAt, type Schedule } from './schedule.js';
 import { wallClock } from '../../wall-clock.js';
 
 /** The time a name written by the schema holds, as a wall clock in UTC fields; undefined when it does not parse. */
@@ -211,12 +211,14 @@ function snapshotsToRemove(
 
 /** zettarepl/snapshot/task/snapshot_owner.py:17-37. */
 function periodicTaskOwner(task: RetentionTask, now: Date): Owner {
-  const schedule = compileSchedule(task.schedule);
+  // should_run, asked of each snapshot its schema names: a schedule croniter refuses raises only
+  // for one inside its window (schedule.ts shouldRunAt).
+  const shouldRun = shouldRunAt(task.schedule);
   const deleteBefore = idealized(now) - lifetimeMs(task.lifetime);
   return {
     schemas: new Set([task.namingSchema]),
     ownsDataset: (dataset) => belongsToTree(dataset, task.dataset, task.recursive, task.exclude),
-    ownsSnapshot: (_, p) => p.datetime !== undefined && isDueAtWallClock(schedule, p.datetime),
+    ownsSnapshot: (_, p) => p.datetime !== undefined && shouldRun(p.datetime),
     wantsToDelete: true,
     shouldRetain: (_, p) => p.datetime !== undefined && idealized(p.datetime) > deleteBefore,
   };
@@ -369,11 +371,13 @@ export function taskSnapshots(
   snapshots: readonly SnapshotRef[],
   parse: ParseSnapshotName,
 ): SnapshotRef[] {
-  const schedule: CompiledSchedule = compileSchedule(task.schedule);
+  // Asked snapshot by snapshot, as zettarepl's owner is (snapshot_owner.py:25-30): a schedule
+  // croniter refuses fails only once a snapshot in the tree parses to a time in its window.
+  const shouldRun = shouldRunAt(task.schedule);
   return snapshots.filter((s) => {
     if (!belongsToTree(s.dataset, task.dataset, task.recursive, task.exclude)) return false;
     const datetime = parse(task.namingSchema, s.name);
-    return datetime !== undefined && isDueAtWallClock(schedule, datetime);
+    return datetime !== undefined && shouldRun(datetime);
   });
 }
 

@@ -44,8 +44,18 @@ export interface CompiledSchedule {
   readonly end: number;
 }
 
-/** An expression croniter refuses (CroniterBadCronError); the middleware refuses such a schedule on create. */
+/** A schedule zettarepl cannot read: croniter's refusal of its expression, or a `begin`/`end` that is not a time. */
 export class ScheduleError extends Error {}
+
+/**
+ * croniter's refusal of an expression, under the class croniter 1.3.5 raises (its _expand's
+ * CroniterBadCronError; the class names what a caller of the middleware reads in the error's
+ * trace). The middleware's CronModel refuses every such schedule on create but one: a field given
+ * as "", which CronModel reads as `*` (MW/utils/cron.py:12 at TS-25.10.1) and stores, and which
+ * zettarepl's expression leaves out (zettarepl/scheduler/cron.py:18 at release/25.10.1), leaving
+ * croniter four columns: `Exactly 5 or 6 columns has to be specified for iterator expression.`
+ */
+export class CroniterBadCronError extends ScheduleError {}
 
 /** isodate.parse_time of "HH:MM" or "HH:MM:SS", in seconds of the day (cron.py:31-35). */
 function timeOfDay(text: string, what: string): number {
@@ -70,7 +80,7 @@ export function compileSchedule(schedule: Schedule): CompiledSchedule {
   try {
     expansion = expandCron(expr);
   } catch (err) {
-    throw err instanceof CronExpressionError ? new ScheduleError(err.message) : err;
+    throw err instanceof CronExpressionError ? new CroniterBadCronError(err.message) : err;
   }
   const [minute, hour, dom, month, dow] = expansion.fields as [CronField, CronField, CronField, CronField, CronField];
   return {
@@ -113,24 +123,45 @@ function dayMatches(c: CompiledSchedule, wall: Date): boolean {
   return domRestricted && dowRestricted ? domOk || dowOk : domOk && dowOk;
 }
 
-function inWindow(c: CompiledSchedule, seconds: number): boolean {
+function inWindow(c: Pick<CompiledSchedule, 'begin' | 'end'>, seconds: number): boolean {
   // cron.py:39-44: begin before end is a window within the day; otherwise it wraps midnight (and
   // begin equal to end is the whole day).
   return c.begin < c.end ? c.begin <= seconds && seconds <= c.end : seconds >= c.begin || seconds <= c.end;
 }
+
+/** Seconds of the day of a wall clock, its seconds dropped (cron.py:38, idealized_datetime). */
+const secondsOfDay = (wall: Date) => wall.getUTCHours() * 3600 + wall.getUTCMinutes() * 60;
 
 /**
  * Whether zettarepl runs the task at this wall-clock time: a Date whose UTC fields are the
  * local wall clock (zettarepl's naive datetime); seconds are dropped first (cron.py:38).
  */
 export function isDueAtWallClock(c: CompiledSchedule, wall: Date): boolean {
-  const seconds = wall.getUTCHours() * 3600 + wall.getUTCMinutes() * 60;
   return (
-    inWindow(c, seconds) &&
+    inWindow(c, secondsOfDay(wall)) &&
     has(c.minute, wall.getUTCMinutes()) &&
     has(c.hour, wall.getUTCHours()) &&
     dayMatches(c, wall)
   );
+}
+
+/**
+ * `CronSchedule.should_run` as zettarepl asks it of one task's snapshots (cron.py:37-45): the
+ * `begin`–`end` window first, read when the task is (cron.py:31-35), then croniter, built at each
+ * call. So a schedule croniter refuses raises CroniterBadCronError only when it is asked about a
+ * time inside its window, and a task never asked fails nothing.
+ */
+export function shouldRunAt(schedule: Schedule): (wall: Date) => boolean {
+  const window = {
+    begin: timeOfDay(schedule.begin ?? '00:00', 'begin'),
+    end: timeOfDay(schedule.end ?? '23:59', 'end'),
+  };
+  let compiled: CompiledSchedule | undefined;
+  return (wall) => {
+    if (!inWindow(window, secondsOfDay(wall))) return false;
+    compiled ??= compileSchedule(schedule);
+    return isDueAtWallClock(compiled, wall);
+  };
 }
 
 /** Whether zettarepl's scheduler runs the task on the tick at this instant, the appliance's zone being `tz`. */

@@ -1,10 +1,11 @@
 import { listSnapshotTasks, type SnapshotTaskRecord } from '../../store/snapshot-tasks.js';
 import type { Appliance } from '../appliance.js';
-import { anyScheduledReplication, runDueReplications } from '../replication-tasks/scheduled.js';
+import { anyScheduledReplication, replicationSchedules, runDueReplications } from '../replication-tasks/scheduled.js';
 import { APPLIANCE_TIMEZONE } from '../system/info.js';
 import { runLocalRetention } from './local-retention.js';
 import { runSnapshotTask, taskSnapshotName } from './run.js';
-import { isDue } from './schedule.js';
+import { ScheduleError, shouldRunAt } from './schedule.js';
+import { wallClock } from '../../wall-clock.js';
 import { inZettarepl } from './tasks.js';
 
 // zettarepl's scheduler for the periodic snapshot tasks (release/25.10.1): once a UTC minute
@@ -21,12 +22,29 @@ import { inZettarepl } from './tasks.js';
 
 const MINUTE = 60_000;
 
-/** Whether zettarepl would run the task at this instant; a schedule croniter refuses never runs. */
-function dueAt(task: SnapshotTaskRecord, now: number): boolean {
+/**
+ * The snapshot tasks zettarepl's scheduler runs at the tick at `now` (`run`'s tick too), or
+ * undefined when the tick is lost: the scheduler asks every task it holds whether it runs, the
+ * periodic snapshot tasks and the automatic replications with a schedule of their own
+ * (scheduler.py:34-41, zettarepl/zettarepl.py:84-91), and a schedule croniter refuses (a field the
+ * middleware stored as "", schedule.ts) raises there inside its `begin`–`end` window. That ends the
+ * tick with every task it would have run, and an interrupt's (`run`) taken before
+ * (scheduler.py:35-38), and with the replications and the retention after it
+ * (zettarepl/zettarepl.py:93-121); the middleware logs it and starts the loop again
+ * (MW/plugins/zettarepl.py:185-189 at TS-25.10.1).
+ */
+export function dueTasks(appliance: Appliance, now: number): SnapshotTaskRecord[] | undefined {
+  const { store } = appliance;
+  const wall = wallClock(new Date(now), APPLIANCE_TIMEZONE);
   try {
-    return isDue(task.schedule, new Date(now), APPLIANCE_TIMEZONE);
-  } catch {
-    return false;
+    const due = store
+      .read(() => listSnapshotTasks(store.db))
+      .filter((t) => inZettarepl(t) && shouldRunAt(t.schedule)(wall));
+    for (const schedule of replicationSchedules(appliance)) shouldRunAt(schedule)(wall);
+    return due;
+  } catch (err) {
+    if (err instanceof ScheduleError) return undefined;
+    throw err;
   }
 }
 
@@ -53,10 +71,10 @@ export class SnapshotTaskScheduler {
     const last = this.#last;
     this.#last = now;
     if (last !== undefined && (now < last || Math.floor(now / MINUTE) === Math.floor(last / MINUTE))) return;
-    const { store } = this.appliance;
-    const due = store
-      .read(() => listSnapshotTasks(store.db))
-      .filter((t) => inZettarepl(t) && dueAt(t, now))
+    const dueNow = dueTasks(this.appliance, now);
+    // A lost tick runs nothing at all, the replications due at it included.
+    if (dueNow === undefined) return;
+    const due = dueNow
       .map((task) => ({ task, name: taskSnapshotName(task, now) }))
       // zettarepl.py:151-158: by name, a recursive task before a non-recursive one of the same
       // name, one without excludes before one with.

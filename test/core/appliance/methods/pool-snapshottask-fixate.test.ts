@@ -155,3 +155,70 @@ describe('pool.snapshot.query with extra.retention', () => {
     expect(await retentionOf(t, 'tank/data@manual')).toBeNull();
   });
 });
+
+describe('pool.snapshot.query with extra.retention and neither an id filter nor a limit', () => {
+  const unbounded = (t: TestAppliance) =>
+    t.call<{ id: string; retention: unknown }[]>(t.admin, 'pool.snapshot.query', [['dataset', '=', 'tank/data']], {
+      extra: { retention: true },
+      select: ['id', 'retention'],
+    });
+
+  it('is refused by 25.10.1 (MW/plugins/zfs_/snapshot.py:104-106 at TS-25.10.1)', async () => {
+    const t = await setup('25.10.1');
+    await expect(unbounded(t)).rejects.toMatchObject({
+      data: { errname: 'EINVAL', reason: '[EINVAL] `id` or `limit` is required if `retention` is requested' },
+    });
+  });
+
+  it('is answered by 26.0, which no longer asks for either (stable/26 MW/plugins/pool_/snapshot.py:243-290)', async () => {
+    const t = await setup('26.0');
+    expect(await unbounded(t)).toEqual([
+      {
+        id: 'tank/data@auto-2024-01-05_03-07',
+        retention: {
+          datetime: { $date: Date.UTC(2024, 0, 5, 12, 7) },
+          source: 'periodic_snapshot_task',
+          periodic_snapshot_task_id: 1,
+        },
+      },
+    ]);
+  });
+});
+
+describe('pool.snapshot.query with extra.retention and a removal date with an offset', () => {
+  const query = (t: TestAppliance, id: string) =>
+    t.call<{ retention: unknown }[]>(t.admin, 'pool.snapshot.query', [['id', '=', id]], {
+      extra: { retention: true },
+      select: ['retention'],
+    });
+
+  for (const release of ['25.10.1', '26.0'] as const) {
+    it(`${release}: alone, it is read as the appliance's wall clock, the offset dropped (.replace(tzinfo=tzlocal()))`, async () => {
+      const t = await setup(release);
+      await t.call(t.admin, 'pool.snapshot.create', {
+        dataset: 'tank/data',
+        name: 'manual',
+        properties: { [await property(t)]: '2030-01-01T00:00:00+05:00' },
+      });
+      // 2030-01-01 00:00 PST is 08:00 UTC.
+      expect(await query(t, 'tank/data@manual')).toEqual([
+        { retention: { datetime: { $date: Date.UTC(2030, 0, 1, 8, 0) }, source: 'property' } },
+      ]);
+    });
+
+    it(`${release}: beside a task's date, Python cannot compare the two and the query fails with a TypeError`, async () => {
+      const t = await setup(release);
+      await t.call(t.admin, 'pool.snapshot.create', {
+        dataset: 'tank/data',
+        name: 'auto-2024-01-05_03-08',
+        properties: { [await property(t)]: '2030-01-01T00:00:00Z' },
+      });
+      await expect(query(t, 'tank/data@auto-2024-01-05_03-08')).rejects.toMatchObject({
+        data: {
+          reason: "can't compare offset-naive and offset-aware datetimes",
+          trace: { class: 'TypeError' },
+        },
+      });
+    });
+  }
+});
