@@ -124,7 +124,13 @@ describe('taking a head start (src/commands/startup/head-start.ts)', () => {
   // bin-entry.ts loads the CLI (which holds the event loop) only once loginUnderWay resolves; the
   // login must be out by then, and the wait must not last through the appliance's key check.
   const pending = (p: Promise<unknown>) =>
-    Promise.race([p.then(() => 'settled', () => 'settled'), new Promise((r) => setImmediate(() => r('pending')))]);
+    Promise.race([
+      p.then(
+        () => 'settled',
+        () => 'settled',
+      ),
+      new Promise((r) => setImmediate(() => r('pending'))),
+    ]);
   const NO_CAP = 600_000;
 
   it('is under way once the login frame is written over WebSocket, with the key check still to come', async () => {
@@ -176,7 +182,9 @@ describe('taking a head start (src/commands/startup/head-start.ts)', () => {
     const refused = ioWith({ STOR_URL: `ws://127.0.0.1:${port}`, STOR_API_KEY: '1-' + 'k'.repeat(64) });
     const unreachable = await startEarlyTarget(readCommandLine(['whoami']), refused);
     await unreachable!.loginUnderWay(NO_CAP);
-    await expect(unreachable!.take(await resolveTarget({}, refused), 30)).rejects.toThrow(/refused|unreachable|connect/i);
+    await expect(unreachable!.take(await resolveTarget({}, refused), 30)).rejects.toThrow(
+      /refused|unreachable|connect/i,
+    );
   });
 
   it('opens nothing ahead for the embedded appliance', async () => {
