@@ -37,7 +37,7 @@ export async function main(line: CommandLine): Promise<void> {
   const io = (await import('./commands/output/io.js')).processIO();
   // Connecting and logging in (the key's slow hash check) overlap with loading the CLI.
   const headStart = await (await import('./commands/startup/early-target.js')).startEarlyTarget(line, io);
-  // Loading the CLI holds the event loop (~35 ms of CPU, during which no answer is read): started
+  // Loading the CLI holds the event loop (~30 ms of CPU, during which no answer is read): started
   // at the connect, it held the upgrade's answer, `auth.mechanism_choices` and the login with it,
   // and the process then sat idle through the appliance's key check (bench/HISTORY.md, "where a
   // cold remote whoami waits"). It loads once the login is written, during that check.
