@@ -6,6 +6,13 @@ import type { CommandLine } from './commands/framework/command-line.js';
 type CompileCache = { enableCompileCache?: (dir: string) => unknown };
 
 /**
+ * How long the CLI's loading waits for a head start's login to be written: a connect, an upgrade
+ * and one call take three round trips, well within this on any LAN or WAN link. Past it (a host
+ * that does not answer) the CLI loads as if it had not waited.
+ */
+const LOGIN_WAIT_CAP_MS = 500;
+
+/**
  * What bin/stor.js runs (through start.ts) when the command runs in this process: the one place
  * run()'s exit code becomes the process's (`process.exitCode`; a command handed to the agent gets
  * its code from src/first-stage.ts instead). The process then ends when its work is done;
@@ -30,6 +37,11 @@ export async function main(line: CommandLine): Promise<void> {
   const io = (await import('./commands/output/io.js')).processIO();
   // Connecting and logging in (the key's slow hash check) overlap with loading the CLI.
   const headStart = await (await import('./commands/startup/early-target.js')).startEarlyTarget(line, io);
+  // Loading the CLI holds the event loop (~30 ms of CPU, during which no answer is read): started
+  // at the connect, it held the upgrade's answer, `auth.mechanism_choices` and the login with it,
+  // and the process then sat idle through the appliance's key check (bench/HISTORY.md, "where a
+  // cold remote whoami waits"). It loads once the login is written, during that check.
+  await headStart?.loginUnderWay(LOGIN_WAIT_CAP_MS);
   const { run } = await import('./cli.js');
   process.exitCode = await run(line, io, headStart ? { headStart } : {});
   // The session agent this command asked for (spawn.ts), now that its work is done.

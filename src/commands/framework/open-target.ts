@@ -13,6 +13,8 @@ export interface OpenOptions {
   trace?: TraceSink;
   /** The process's signals: an embedded upload stops on them and removes its temporary file. */
   onSignal?: IO['onSignal'];
+  /** A WebSocket target's RemoteOptions.onLoginSent; the other transports never tell it. */
+  onLoginSent?: () => void;
 }
 
 /** What `-v` says of the target before any call: never the key, only where it came from. */
@@ -40,7 +42,7 @@ export function traceTarget(spec: TargetSpec, trace: TraceSink): void {
  * `--help` and `--version` never pay for SQLite, WebSockets or the appliance.
  */
 export async function openTarget(spec: TargetSpec, timeoutSeconds: number, open: OpenOptions = {}): Promise<Transport> {
-  const { trace, onSignal } = open;
+  const { trace, onSignal, onLoginSent } = open;
   if (trace) traceTarget(spec, trace);
   if (spec.kind === 'embedded') {
     const { EmbeddedTransport } = await import('../../core/transport/embedded.js');
@@ -68,5 +70,5 @@ export async function openTarget(spec: TargetSpec, timeoutSeconds: number, open:
     return HttpRpcTransport.open(options);
   }
   const { RemoteTransport } = await import('../../core/transport/remote.js');
-  return RemoteTransport.open(options);
+  return RemoteTransport.open(onLoginSent ? { ...options, onLoginSent } : options);
 }

@@ -85,6 +85,8 @@ export async function startEarlyTarget(line: CommandLine, io: IO): Promise<HeadS
   if (!guess) return undefined;
   let underWay: () => void = () => undefined;
   const dispatched = new Promise<void>((resolve) => (underWay = resolve));
+  let loginSent: () => void = () => undefined;
+  const sent = new Promise<void>((resolve) => (loginSent = resolve));
   const headStart = new HeadStart(
     (async () => {
       try {
@@ -100,13 +102,21 @@ export async function startEarlyTarget(line: CommandLine, io: IO): Promise<HeadS
             ? import('../../core/transport/remote-http.js')
             : import('../../core/transport/remote.js'),
         ]);
-        const opened = openTarget(spec, guess.timeoutSeconds, io.onSignal ? { onSignal: io.onSignal.bind(io) } : {});
+        // Over WebSocket the CLI loads once the login is written (bin-entry.ts). Over HTTP every
+        // call carries the key and the open's one call (auth.me) is already the key's check: the
+        // CLI loads at once, as the call goes out.
+        const opened = openTarget(spec, guess.timeoutSeconds, {
+          ...(io.onSignal ? { onSignal: io.onSignal.bind(io) } : {}),
+          ...(spec.rpc === 'http' ? {} : { onLoginSent: loginSent }),
+        });
+        if (spec.rpc === 'http') loginSent();
         setImmediate(underWay);
         return { key: specKey(spec, guess.timeoutSeconds), opened };
       } finally {
         setImmediate(underWay);
       }
     })(),
+    sent,
   );
   await dispatched;
   return headStart;

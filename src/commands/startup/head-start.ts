@@ -21,8 +21,13 @@ export function specKey(spec: TargetSpec, timeoutSeconds: number): string {
  */
 export class HeadStart {
   private pending: Promise<Opened | undefined> | undefined;
+  private readonly sent: Promise<unknown>;
 
-  constructor(started: Promise<Opened | undefined>) {
+  /**
+   * `loginSent`: resolves once the login's frame is written (RemoteOptions.onLoginSent); never
+   * told for other transports, for which the open settling (or nothing opened) ends the wait.
+   */
+  constructor(started: Promise<Opened | undefined>, loginSent: Promise<void> = Promise.resolve()) {
     this.pending = started.then(
       (s) => {
         s?.opened.catch(() => undefined);
@@ -30,6 +35,19 @@ export class HeadStart {
       },
       () => undefined,
     );
+    const settled = (s: Opened | undefined) => s?.opened.then(noop, noop);
+    this.sent = Promise.race([loginSent, this.pending.then(settled)]);
+  }
+
+  /**
+   * Resolves once the head start has nothing more to send before the appliance's answer to the
+   * login: its login frame is written, or the open settled, or nothing was opened. Waits at most
+   * `capMs`, in case the target never answers and the command turns out not to take it.
+   */
+  async loginUnderWay(capMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.sent, new Promise((resolve) => (timer = setTimeout(resolve, capMs)))]);
+    clearTimeout(timer);
   }
 
   /**
@@ -66,6 +84,8 @@ export class HeadStart {
     return true;
   }
 }
+
+function noop(): void {}
 
 async function closeQuietly(opened: Promise<Transport>): Promise<void> {
   const transport = await opened.catch(() => undefined);

@@ -40,6 +40,13 @@ export interface RemoteOptions extends TlsOptions {
    * by the next ping ends the socket, so that a dead link is noticed and replaced on next use.
    */
   pooled?: boolean;
+  /**
+   * Told once, when the first frame of the login proper (any login call but the question
+   * `auth.mechanism_choices`) has been written to the socket: from then on the login only waits
+   * for the appliance's check of the credential. The head start (commands/startup/early-target.ts)
+   * loads the CLI then, so that its loading runs during that check rather than before the login.
+   */
+  onLoginSent?: () => void;
 }
 
 /** Well inside the 60 s after which the appliance's proxy drops a silent WebSocket. */
@@ -85,12 +92,15 @@ export class RemoteTransport
   private closing = false;
   /** The socket is corked until the next tick (corkForTick). */
   private corked = false;
+  /** RemoteOptions.onLoginSent, until it is told. */
+  private loginSent: (() => void) | undefined;
 
   private constructor(
     ws: WebSocket,
     private readonly options: RemoteOptions,
   ) {
     super();
+    this.loginSent = options.onLoginSent;
     this.target = {
       kind: 'remote',
       url: options.endpoint.display,
@@ -208,9 +218,13 @@ export class RemoteTransport
    */
   private async loginCall<T>(method: string, params: readonly unknown[]): Promise<T> {
     const deadline = Date.now() + this.options.timeoutSeconds * 1000;
+    // A question asked before logging in; what follows it is the login itself.
+    const written = method === 'auth.mechanism_choices' ? undefined : this.loginSent;
+    if (written) this.loginSent = undefined;
     for (let delay = 1000; ; delay = Math.min(delay * 2, 8000)) {
       try {
-        return await this.call<T>(method, params);
+        const timeout = this.options.timeoutSeconds;
+        return await traced(this.options.trace, method, () => this.send<T>(method, params, timeout, written));
       } catch (err) {
         const busy = err instanceof RpcError && err.errno === ERRNO.EBUSY;
         const wait = delay + Math.floor(Math.random() * 250);
@@ -280,7 +294,13 @@ export class RemoteTransport
     return traced(this.options.trace, method, () => this.send<T>(method, params, timeoutSeconds));
   }
 
-  private send<T>(method: string, params: readonly unknown[], timeoutSeconds: number | null): Promise<T> {
+  /** `written`: told once the call's frame is in the socket (the ws library's send callback). */
+  private send<T>(
+    method: string,
+    params: readonly unknown[],
+    timeoutSeconds: number | null,
+    written?: () => void,
+  ): Promise<T> {
     if (this.closedError) return Promise.reject(this.closedError);
     const id = randomUUID();
     const startedAt = performance.now();
@@ -299,7 +319,7 @@ export class RemoteTransport
           clearTimeout(timer);
           this.pending.delete(id);
           reject(networkError(err, this.options.endpoint.display, startedAt));
-        }
+        } else written?.();
       });
     });
   }

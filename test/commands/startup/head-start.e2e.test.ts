@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { join } from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { Readable } from 'node:stream';
 import { startEarlyTarget } from '../../../src/commands/startup/early-target.js';
 import { readCommandLine } from '../../../src/commands/framework/command-line.js';
@@ -11,6 +11,7 @@ import type { RemoteTransport } from '../../../src/core/transport/remote.js';
 import { spawnStor } from '../../helpers/bin.js';
 import { runStor } from '../../helpers/run-stor.js';
 import { spawnServe } from '../../helpers/serve-process.js';
+import { startStandinAppliance, type StandinAnswer } from '../../helpers/standin-appliance.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 /** A TCP listener that records every byte sent to it and answers nothing. */
@@ -120,9 +121,76 @@ describe('taking a head start (src/commands/startup/head-start.ts)', () => {
     expect(await third!.take(await resolveTarget({}, io), 31)).toBeUndefined();
   });
 
+  // bin-entry.ts loads the CLI (which holds the event loop) only once loginUnderWay resolves; the
+  // login must be out by then, and the wait must not last through the appliance's key check.
+  const pending = (p: Promise<unknown>) =>
+    Promise.race([
+      p.then(
+        () => 'settled',
+        () => 'settled',
+      ),
+      new Promise((r) => setImmediate(() => r('pending'))),
+    ]);
+  const NO_CAP = 600_000;
+
+  it('is under way once the login frame is written over WebSocket, with the key check still to come', async () => {
+    let answerChoices: (a: StandinAnswer) => void = () => undefined;
+    const choices = new Promise<StandinAnswer>((resolve) => (answerChoices = resolve));
+    let answerLogin: (a: StandinAnswer) => void = () => undefined;
+    const login = new Promise<StandinAnswer>((resolve) => (answerLogin = resolve));
+    const appliance = await startStandinAppliance({
+      'auth.mechanism_choices': { held: choices },
+      'auth.login_with_api_key': { held: login },
+      'auth.me': { result: { pw_name: 'truenas_admin' } },
+    });
+    const io = ioWith({ STOR_URL: appliance.baseUrl, STOR_API_KEY: '1-' + 'k'.repeat(64) });
+    const headStart = await startEarlyTarget(readCommandLine(['whoami']), io);
+    const underWay = headStart!.loginUnderWay(NO_CAP);
+    // The question asked before the login is not the login: still waiting while it goes unanswered.
+    await vi.waitFor(() => expect(appliance.calls).toEqual(['auth.mechanism_choices']));
+    expect(await pending(underWay)).toBe('pending');
+    answerChoices({ error: { code: -32601, message: 'Method does not exist' } });
+    // Without the login's signal this would wait for the open, which waits for the held login.
+    await underWay;
+    const spec = await resolveTarget({}, io);
+    // take() settles with the open itself.
+    const opened = headStart!.take(spec, 30);
+    expect(await pending(opened)).toBe('pending');
+    await vi.waitFor(() => expect(appliance.calls).toEqual(['auth.mechanism_choices', 'auth.login_with_api_key']));
+    answerLogin({ result: true });
+    const transport = (await opened)!;
+    onTestFinished(() => transport.close());
+    expect(await transport.call('auth.me')).toEqual({ pw_name: 'truenas_admin' });
+  });
+
+  it('is under way at once over HTTP, and as soon as an open fails before any login', async () => {
+    let answerMe: (a: StandinAnswer) => void = () => undefined;
+    const me = new Promise<StandinAnswer>((resolve) => (answerMe = resolve));
+    const appliance = await startStandinAppliance({ 'auth.me': { held: me } });
+    const io = ioWith({ STOR_URL: appliance.baseUrl, STOR_API_KEY: '1-' + 'k'.repeat(64) });
+    const overHttp = await startEarlyTarget(readCommandLine(['--rpc', 'http', 'whoami']), io);
+    // The open's one call (auth.me) is the key's check: nothing to wait for before it.
+    await overHttp!.loginUnderWay(NO_CAP);
+    const spec = await resolveTarget({ rpc: 'http' }, io);
+    // take() settles with the open itself.
+    const opened = overHttp!.take(spec, 30);
+    expect(await pending(opened)).toBe('pending');
+    answerMe({ result: { pw_name: 'truenas_admin' } });
+    await (await opened)!.close();
+
+    const port = await closedPort();
+    const refused = ioWith({ STOR_URL: `ws://127.0.0.1:${port}`, STOR_API_KEY: '1-' + 'k'.repeat(64) });
+    const unreachable = await startEarlyTarget(readCommandLine(['whoami']), refused);
+    await unreachable!.loginUnderWay(NO_CAP);
+    await expect(unreachable!.take(await resolveTarget({}, refused), 30)).rejects.toThrow(
+      /refused|unreachable|connect/i,
+    );
+  });
+
   it('opens nothing ahead for the embedded appliance', async () => {
     const io = ioWith({});
     const headStart = await startEarlyTarget(readCommandLine(['whoami']), io);
+    await headStart!.loginUnderWay(NO_CAP);
     expect(await headStart!.take(await resolveTarget({}, io), 30)).toBeUndefined();
     expect(existsSync(io.env.STOR_HOME!)).toBe(true);
     expect(existsSync(join(io.env.STOR_HOME!, 'stor.db'))).toBe(false);
