@@ -10,7 +10,6 @@ import { fnmatch } from '../fnmatch.js';
 /** `dataset` is `parent` or below it: zettarepl's is_child (relationship.py:12-14) is the middleware's, one function. */
 export { isChild };
 
-
 /** A dataset an `exclude` entry names: the entry or below it, or matching it as a glob (exclude.py:12-13). */
 export function shouldExclude(dataset: string, exclude: readonly string[]): boolean {
   return exclude.some((entry) => isChild(dataset, entry) || fnmatch(dataset, entry));
