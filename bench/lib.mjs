@@ -1,6 +1,6 @@
 // Shared pieces of the benchmarks: timing, medians, spawning stor, peak memory.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -54,11 +54,33 @@ export function timeMediansInterleaved(cases, { runs = 21, warmup = 2 } = {}) {
 /** Peak resident memory (MiB) and wall time (ms) of one command, from GNU time. */
 export function measurePeak(cmd, args, options = {}) {
   const t0 = process.hrtime.bigint();
-  const r = spawnSync('/usr/bin/time', ['-f', '%M', cmd, ...args], { encoding: 'utf8', ...options });
+  const r = spawnSync('/usr/bin/time', ['-f', '%U %S %M', cmd, ...args], { encoding: 'utf8', ...options });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
-  const kb = Number(r.stderr.trim().split('\n').at(-1));
-  return { ms, mib: kb / 1024, stdout: r.stdout };
+  const [user, sys, kb] = r.stderr.trim().split('\n').at(-1).split(' ').map(Number);
+  // cpu: the process's user + system seconds (GNU time: its own and its waited-for children's).
+  return { ms, mib: kb / 1024, cpu: user + sys, stdout: r.stdout };
+}
+
+/** User + system seconds a running process has used so far (/proc/<pid>/stat, all its threads). */
+export function cpuSeconds(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  // utime and stime (fields 14 and 15 of stat, 12 and 13 after the command's name), in clock ticks of 1/100 s.
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** The pid of the session agent started with XDG_RUNTIME_DIR=`runtimeDir`, if one runs. */
+export function agentPidIn(runtimeDir) {
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('stor session agent')) continue;
+      if (readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`XDG_RUNTIME_DIR=${runtimeDir}`))
+        return Number(pid);
+    } catch {
+      // Ended, or not ours to read.
+    }
+  }
+  return undefined;
 }
 
 /** Starts `stor serve` under GNU time; stop() returns its peak memory (MiB). */

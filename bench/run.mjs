@@ -20,6 +20,8 @@ import {
   LoginServers,
   cleanup,
   machine,
+  agentPidIn,
+  cpuSeconds,
   measurePeak,
   median,
   startServe,
@@ -240,12 +242,19 @@ if (runs('upload')) {
   const env = { ...process.env, STOR_HOME: tempDir(), STOR_URL: server.base, STOR_API_KEY: server.key };
   // Through the session agent as well: it runs the command and posts the file itself
   // (docs/SESSIONS.md). Started and logged in before the runs, as a runbook's later commands find it.
-  const agentEnv = { ...env, STOR_HOME: tempDir(), STOR_SESSION: 'on' };
+  // A session directory of its own, so that the agent whose CPU is counted is this one.
+  const agentEnv = { ...env, STOR_HOME: tempDir(), STOR_SESSION: 'on', XDG_RUNTIME_DIR: tempDir() };
   await startAgent(agentEnv);
+  const agentPid = agentPidIn(agentEnv.XDG_RUNTIME_DIR);
   const storRuns = [];
   const agentRuns = [];
   const curlRuns = [];
   const cpRuns = [];
+  // Client CPU (user + system seconds) of each run: the stor process; through the agent, the first
+  // stage and the agent's own over the run (it reads the file and posts it); curl's process.
+  const storCpu = [];
+  const agentCpu = [];
+  const curlCpu = [];
   let clientPeak = 0;
   // Alternate which goes first, and start each run with no dirty pages: the disk's write-back of
   // one run otherwise slows the next.
@@ -255,16 +264,20 @@ if (runs('upload')) {
       settle();
       const run = measurePeak(NODE, [STOR, 'upload', src, `/mnt/tank/bench/stor-${i}.bin`], { env });
       storRuns.push(run.ms);
+      storCpu.push(run.cpu);
       clientPeak = Math.max(clientPeak, run.mib);
       settle();
-      agentRuns.push(timeOnce(NODE, [STOR, 'upload', src, `/mnt/tank/bench/agent-${i}.bin`], { env: agentEnv }));
+      const agentBefore = agentPid ? cpuSeconds(agentPid) : NaN;
+      const viaAgent = measurePeak(NODE, [STOR, 'upload', src, `/mnt/tank/bench/agent-${i}.bin`], { env: agentEnv });
+      agentRuns.push(viaAgent.ms);
+      agentCpu.push(viaAgent.cpu + (agentPid ? cpuSeconds(agentPid) - agentBefore : NaN));
     };
     if (i % 2 === 0) storRun();
     // curl returns when the bytes are sent; `stor upload` also waits for the job (fsync, rename).
     // The reference waits for the job too, so both measure a durable upload.
     settle();
     const t0 = process.hrtime.bigint();
-    const body = execFileSync(
+    const curl = measurePeak(
       'curl',
       [
         '-sS',
@@ -277,10 +290,11 @@ if (runs('upload')) {
         `file=@${src}`,
         `${server.url}/_upload/`,
       ],
-      { encoding: 'utf8' },
+      {},
     );
-    await waitJob(server.rpc_url, server.key, JSON.parse(body).job_id);
+    await waitJob(server.rpc_url, server.key, JSON.parse(curl.stdout).job_id);
     curlRuns.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    curlCpu.push(curl.cpu);
     if (i % 2 === 1) storRun();
     const dst = join(state, `cp-${i}.bin`);
     // cp then fsync, as the server fsyncs before it renames.
@@ -289,10 +303,12 @@ if (runs('upload')) {
     cleanup(dst);
   }
   const runs = `stor ${storRuns.map(Math.round).join(', ')}; stor through the agent ${agentRuns.map(Math.round).join(', ')}; curl ${curlRuns.map(Math.round).join(', ')}; cp ${cpRuns.map(Math.round).join(', ')}`;
+  const cpus = `stor ${storCpu.map((s) => s.toFixed(2)).join(', ')}; through the agent ${agentCpu.map((s) => s.toFixed(2)).join(', ')}; curl ${curlCpu.map((s) => s.toFixed(2)).join(', ')}`;
+  console.log(`upload client CPU (s): ${cpus}`);
   console.log(`upload runs (ms): ${runs}`);
   notes.push(
     `upload: every run of all three is bound by the disk (fsync of ${(size / GIB).toFixed(2)} GiB), which varies from run to run; ` +
-      `the single runs, in ms: ${runs}. stor's fixed costs (start-up, login, two stat calls) add about 0.2 s per file; ` +
+      `the single runs, in ms: ${runs}; their client CPU, in s: ${cpus}. stor's fixed costs (start-up, login, two stat calls) add about 0.2 s per file; ` +
       `through the agent there is no start-up of the CLI and no login. ${where()}.`,
   );
   spawnSync(NODE, [STOR, 'session', 'stop', '--all'], { env: agentEnv, stdio: 'ignore' });
@@ -326,6 +342,24 @@ if (runs('upload')) {
     '≥ 0.95× (time ≤ 1.05×)',
     agent / curl >= 1 / 1.05,
   );
+  // Reported, no goal: on a 2-core machine the client's CPU competes with the server's (which
+  // parses the body and writes the file); curl's job wait (a WebSocket from this script) is not in it.
+  const perGib = (cpu) => median(cpu) / (size / GIB);
+  for (const [how, cpu] of [
+    ['STOR_SESSION=off', storCpu],
+    ['through the session agent (the first stage and the agent)', agentCpu],
+  ])
+    record(
+      'upload',
+      `client CPU (user + system) of \`stor upload\` of ${sizeLabel} per GiB (fixed costs included), ${how} [${where()}]`,
+      perGib(cpu),
+      's',
+      '`curl -F` to the same server',
+      perGib(curlCpu),
+      perGib(cpu) / perGib(curlCpu),
+      'reported',
+      true,
+    );
   record(
     'upload',
     `server write rate (curl upload of ${sizeLabel} until the job ends: fsync + rename)`,
@@ -362,6 +396,7 @@ if (runs('upload')) {
   console.log(`upload: peak memory client ${clientPeak.toFixed(1)} MiB, server ${serverPeak.toFixed(1)} MiB`);
   cleanup(env.STOR_HOME);
   cleanup(agentEnv.STOR_HOME);
+  cleanup(agentEnv.XDG_RUNTIME_DIR);
   cleanup(state);
   cleanup(work);
 }

@@ -1,4 +1,4 @@
-import { Agent, request } from 'undici';
+import { type Agent, request } from 'undici';
 import { notAnApplianceAnswer } from '../contract/answer-error.js';
 import { jsonNestedDeeperThan, MAX_ANSWER_DEPTH } from '../rpc/json-depth.js';
 import { boundedText, MAX_ANSWER_BYTES } from './bounded-body.js';
@@ -11,7 +11,7 @@ import type { RemoteOptions } from './remote.js';
 import { elapsed, traced } from './trace.js';
 import { getDownload } from './download-client.js';
 import type { DownloadRequest, TargetInfo, Transport, UploadRequest } from './transport.js';
-import { postUpload } from './upload-client.js';
+import { postUpload, uploadAgent } from './upload-client.js';
 
 /**
  * JSON-RPC over `POST /api/current`, the key as a bearer credential on every request (the
@@ -34,13 +34,9 @@ export class HttpRpcTransport implements Transport {
 
   static async open(options: RemoteOptions): Promise<HttpRpcTransport> {
     assertSecretMayTravel(options.endpoint, options.login.secret);
-    const agent = new Agent({
-      connect: {
-        rejectUnauthorized: !options.insecure,
-        ...(options.ca ? { ca: options.ca } : {}),
-        timeout: options.timeoutSeconds * 1000,
-      },
-    });
+    // The upload agent (the same TLS settings and connect timeout): its sockets give the upload's
+    // file buffers back to their ring once written, which a plain Agent's do not (upload-client.ts).
+    const agent = uploadAgent(options, options.timeoutSeconds);
     const transport = new HttpRpcTransport(options, agent);
     try {
       // Nothing logs in over HTTP; an authenticated call proves the key instead.

@@ -346,7 +346,7 @@ export class RemoteTransport
    * connection serves commands of several); it bounds the POST, the job's wait and their calls.
    */
   async upload(req: UploadRequest, timeoutSeconds: number = this.options.timeoutSeconds): Promise<{ jobId: number }> {
-    // Loaded here: undici and form-data are a large share of start-up, and most commands never upload.
+    // Loaded here: undici is a large share of start-up, and most commands never upload.
     const { postUpload, uploadAgent } = await import('./upload-client.js');
     const agent = this.agentFor(timeoutSeconds, uploadAgent);
     const trace = this.options.trace;
