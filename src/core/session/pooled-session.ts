@@ -186,7 +186,9 @@ export class PooledSession {
     if (known?.answered) return (known.text === undefined ? known.answer : JSON.parse(known.text)) as T;
     // Another command's ask, still unanswered: this command waits no longer than its own --timeout.
     if (known !== undefined)
-      return copyOf(await withinTimeout(known.asked as Promise<T>, this.target.endpoint.display, method, timeoutSeconds));
+      return copyOf(
+        await withinTimeout(known.asked as Promise<T>, this.target.endpoint.display, method, timeoutSeconds),
+      );
     const asked = this.using(conn, () => conn.call<T>(method, params, timeoutSeconds));
     const entry: FixedAnswer = { asked, answered: false };
     answers.set(key, entry);
