@@ -2,7 +2,7 @@
 // instances on loopback, against the same check on one target, in wall time and peak memory.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { NODE, STOR, cleanup, measurePeak, median, rpcClient, startServe, tempDir } from './lib.mjs';
@@ -149,6 +149,9 @@ function childrenCpu() {
   return (Number(f[13]) + Number(f[14])) * TICK_MS;
 }
 
+/** CPU (user+sys, ms, to the nanosecond) of a live process so far: /proc/PID/schedstat's time on a CPU. */
+const processCpu = (pid) => Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+
 /** The session agents serving `runDir` (by their environment): pid → CPU (user+sys, ms) so far. */
 function agentsCpu(runDir) {
   const found = {};
@@ -156,14 +159,33 @@ function agentsCpu(runDir) {
     try {
       if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('stor session agent')) continue;
       if (!readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`XDG_RUNTIME_DIR=${runDir}`)) continue;
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      found[pid] = (Number(f[11]) + Number(f[12])) * TICK_MS;
+      found[pid] = processCpu(pid);
     } catch {
       // Gone meanwhile, or not ours.
     }
   }
   return found;
+}
+
+/** The node processes of `stor serve --state DIR` for these state directories (not GNU time around them). */
+function servePids(states) {
+  return readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((pid) => {
+      try {
+        const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+        const at = argv.indexOf('--state');
+        return at > 0 && states.includes(argv[at + 1]) && argv[0] !== '/usr/bin/time' && argv[1] === STOR;
+      } catch {
+        return false;
+      }
+    });
+}
+
+/** Every thread of `pid` (and those it starts later) on these CPUs (`taskset -a -p -c`). */
+function pin(pid, cpus) {
+  const r = spawnSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`fleet: taskset -a -p -c ${cpus} ${pid}: ${r.stderr || r.error}`);
 }
 
 /** How many agents listen in `runDir` (one per build). */
@@ -201,7 +223,45 @@ async function moreKeys(server, count, dir, tag) {
   }
 }
 
-export async function benchWarmFleet({ record, notes }) {
+// The rows above share the machine's cores between the client, its agent and the ten servers; on a
+// real fleet each target's server work runs on its own appliance. The pinned rounds put the
+// servers on CPUs 1.. and the bench (so every client it starts) and the agents on CPU 0, then run
+// the same commands again: the client's core then runs stor's work only (and whatever else the
+// machine runs there), the servers' answers are made beside it, not in turns with it.
+// STOR_BENCH_FLEET_PINNED=0 skips them; they need taskset (util-linux) and two CPUs.
+const PINNED = process.env.STOR_BENCH_FLEET_PINNED !== '0';
+
+/** The pinned rounds (see PINNED): wall times per case, or why they did not run. */
+function pinnedRounds({ run, cases, builds, serverPids, runDir }) {
+  const cores = availableParallelism();
+  if (!PINNED) return { skipped: 'STOR_BENCH_FLEET_PINNED=0' };
+  if (cores < 2) return { skipped: 'one CPU only' };
+  if (spawnSync('taskset', ['-V']).status !== 0) return { skipped: 'no taskset (util-linux)' };
+  const all = `0-${cores - 1}`;
+  const agents = Object.keys(agentsCpu(runDir));
+  const names = Object.keys(builds).flatMap((tag) => [`fleet${tag}`, `one${tag}`]);
+  const times = Object.fromEntries(names.map((k) => [k, []]));
+  const load0 = loadavg()[0];
+  try {
+    for (const pid of serverPids) pin(pid, `1-${cores - 1}`);
+    for (const pid of [...agents, process.pid]) pin(pid, '0');
+    // One unmeasured round: the agents' threads and the servers settle on their CPUs.
+    for (const name of names) run(cases[name]);
+    for (let round = 0; round < WARM_ROUNDS; round++)
+      for (const name of names) times[name].push(run(cases[name], `${name}Pinned`));
+  } finally {
+    for (const pid of [process.pid, ...agents, ...serverPids]) {
+      try {
+        pin(pid, all);
+      } catch {
+        // An agent or server gone: nothing to restore.
+      }
+    }
+  }
+  return { times, load: [load0, loadavg()[0]], cpus: `servers on CPU ${cores === 2 ? '1' : `1-${cores - 1}`}` };
+}
+
+export async function benchWarmFleet({ record, notes, rows }) {
   const { servers, states } = await startAll(WARM_SERVERS + 1);
   const client = tempDir('stor-bench-fleet-warm-');
   try {
@@ -243,20 +303,24 @@ export async function benchWarmFleet({ record, notes }) {
       ];
       cases[`one${tag}`] = [CLIENT_NODE, [stor, '--profile', 'ref', ...WARM_VERB, '--json'], 1];
     }
-    // CPU of each run: the client's (the first stage), and the agents' (only the one serving it works).
-    const cpu = Object.fromEntries(Object.keys(cases).map((k) => [k, { client: [], agent: [] }]));
+    // CPU of each run: the client's (the first stage), the agents' (only the one serving it works),
+    // and the servers' (all of them, the reference's too).
+    const cpu = {};
+    const serverPids = servePids(states);
+    const serversCpu = () => serverPids.reduce((sum, pid) => sum + processCpu(pid), 0);
     const run = ([cmd, args, want], name) => {
       const agents0 = name ? agentsCpu(runDir) : {};
+      const s0 = name ? serversCpu() : 0;
       const c0 = childrenCpu();
       const t0 = process.hrtime.bigint();
       const r = spawnSync(cmd, args, { env, encoding: 'utf8', maxBuffer: 1 << 28 });
       const ms = Number(process.hrtime.bigint() - t0) / 1e6;
       if (name) {
-        cpu[name].client.push(childrenCpu() - c0);
+        const c = (cpu[name] ??= { client: [], agent: [], servers: [] });
+        c.client.push(childrenCpu() - c0);
         const agents1 = agentsCpu(runDir);
-        cpu[name].agent.push(
-          Object.keys(agents1).reduce((sum, pid) => sum + agents1[pid] - (agents0[pid] ?? agents1[pid]), 0),
-        );
+        c.agent.push(Object.keys(agents1).reduce((sum, pid) => sum + agents1[pid] - (agents0[pid] ?? agents1[pid]), 0));
+        c.servers.push(serversCpu() - s0);
       }
       if (r.status !== 0) throw new Error(`fleet: ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
       const outcomes = JSON.parse(r.stdout);
@@ -278,6 +342,9 @@ export async function benchWarmFleet({ record, notes }) {
     }
     // The first run starts the agent (and runs in its own process), the second logs the agent in.
     for (const tag of Object.keys(builds)) {
+      // Each build's warm-up logs in twice on every server's ten keys: the second build's would
+      // meet the 20 logins a minute a server allows an address (MW/main.py:873-903) before the minute is out.
+      if (tag !== '') await new Promise((resolve) => setTimeout(resolve, 61_000));
       run(cases[`fleet${tag}`]);
       await waitFor('the agent', () => agentSockets(runDir) === Object.keys(builds).indexOf(tag) + 1);
       run(cases[`fleet${tag}`]);
@@ -288,6 +355,8 @@ export async function benchWarmFleet({ record, notes }) {
     for (let round = 0; round < WARM_ROUNDS; round++)
       for (const name of Object.keys(cases)) times[name].push(run(cases[name], name));
     const load1 = loadavg()[0];
+    // The same runs again with the servers on CPUs of their own (PINNED above).
+    const pinned = pinnedRounds({ run, cases, builds, serverPids, runDir });
     for (const stor of Object.values(builds))
       spawnSync(CLIENT_NODE, [stor, 'session', 'stop', '--all'], { env, stdio: 'ignore' });
     await waitFor('the agents to stop', () => agentSockets(runDir) === 0);
@@ -310,12 +379,52 @@ export async function benchWarmFleet({ record, notes }) {
       );
     }
     const list = (k) => times[k].map(Math.round).join(', ');
-    // Means, not medians: /proc counts CPU in 10 ms ticks, which a median of a few runs rounds away.
-    const mean = (v) => Math.round(v.reduce((a, b) => a + b, 0) / v.length);
-    const cpuOf = (k) => `client ${mean(cpu[k].client)} ms, agent ${mean(cpu[k].agent)} ms`;
+    // Means, not medians: /proc counts the client's CPU in 10 ms ticks, which a median of a few runs rounds away.
+    const exact = (v) => v.reduce((a, b) => a + b, 0) / v.length;
+    const mean = (v) => Math.round(exact(v));
+    const cpuOf = (k) =>
+      `client ${mean(cpu[k].client)} ms, agent ${mean(cpu[k].agent)} ms, servers ${mean(cpu[k].servers)} ms`;
     m.cpu = Object.fromEntries(
-      Object.keys(cases).map((k) => [k, { client: mean(cpu[k].client), agent: mean(cpu[k].agent) }]),
+      Object.keys(cpu).map((k) => [
+        k,
+        { client: mean(cpu[k].client), agent: mean(cpu[k].agent), servers: mean(cpu[k].servers) },
+      ]),
     );
+    // Besides the goal's rows, not instead of them (bench/HISTORY.md, "the warm fan-out: stor's own
+    // cost beside the servers'"): what stor itself spends, with the servers' work left out.
+    const own = (k) => exact(cpu[k].client) + exact(cpu[k].agent);
+    rows?.push({
+      section: 'fleet',
+      what: `warm, stor's own CPU (user+sys of the first stage and the agent, means) for \`--targets nas[1-${n}] ${verb} --json\`, \`--parallel 8\`: the servers' left out`,
+      value: own('fleet'),
+      unit: 'ms',
+      reference: 'the same for the one-target run',
+      refValue: own('one'),
+      ratio: own('fleet') / own('one'),
+      target: 'reported',
+      met: true,
+    });
+    if (pinned.times) {
+      const p = Object.fromEntries(Object.entries(pinned.times).map(([k, v]) => [k, median(v)]));
+      m.pinned = p;
+      rows?.push({
+        section: 'fleet',
+        what: `warm, pinned: \`--targets nas[1-${n}] ${verb} --json\`, \`--parallel 8\`, ${pinned.cpus}, the client and its agent on CPU 0 (taskset)`,
+        value: p.fleet,
+        unit: 'ms',
+        reference: 'the one-target run, pinned the same way',
+        refValue: p.one,
+        ratio: p.fleet / p.one,
+        target: 'reported',
+        met: true,
+      });
+    }
+    const pinnedNote = pinned.times
+      ? ` Pinned rounds (${pinned.cpus}, the bench's clients and the agents on CPU 0; ${WARM_ROUNDS} rounds after one unmeasured, load ` +
+        `${pinned.load[0].toFixed(1)} → ${pinned.load[1].toFixed(1)}), single runs in ms: ${Object.entries(pinned.times)
+          .map(([k, v]) => `${k} ${v.map(Math.round).join(', ')}`)
+          .join('; ')}.`
+      : ` Pinned rounds skipped: ${pinned.skipped}.`;
     const ab = WARM_BEFORE
       ? ` The build at ${WARM_BEFORE}, in the same rounds: ${n} targets ${(m.fleetbefore / m.onebefore).toFixed(2)}× ` +
         `(${Math.round(m.fleetbefore)} / ${Math.round(m.onebefore)} ms), --parallel ${n} ${(m.allbefore / m.onebefore).toFixed(2)}×; ` +
@@ -325,9 +434,9 @@ export async function benchWarmFleet({ record, notes }) {
       `fleet (warm): ${WARM_ROUNDS} rounds, the runs in turn, after a warm-up that starts the agent and logs it in; ` +
         `load ${load0.toFixed(1)} → ${load1.toFixed(1)}; ${WARM_SERVERS} servers × ${WARM_KEYS} keys (one pooled connection per key). ` +
         `Single runs, in ms: ${n} targets ${list('fleet')}; --parallel ${n} ${list('all')}; one ${list('one')}.${ab} ` +
-        `CPU (user+sys) means per run: ${Object.keys(cases)
+        `CPU (user+sys) means per run: ${Object.keys(cpu)
           .map((k) => `${k}: ${cpuOf(k)}`)
-          .join('; ')}; client node ${CLIENT_NODE}.`,
+          .join('; ')}; client node ${CLIENT_NODE}.${pinnedNote}`,
     );
     return m;
   } finally {
@@ -340,9 +449,12 @@ export async function benchWarmFleet({ record, notes }) {
 // `node bench/fleet.mjs warm`: the warm row alone, printed.
 if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv[2] === 'warm') {
   const notes = [];
+  const rows = [];
   await benchWarmFleet({
     record: (...row) => console.log(row.slice(1, 8).join(' | ')),
     notes,
+    rows,
   });
+  for (const r of rows) console.log([r.what, r.value, r.unit, r.reference, r.refValue, r.ratio, r.target].join(' | '));
   console.log(notes.join('\n'));
 }

@@ -575,7 +575,7 @@ if (runs('roles')) {
 // --- fleet ---------------------------------------------------------------------------------------
 if (runs('fleet')) {
   await benchFleet({ record, notes, rows });
-  await benchWarmFleet({ record, notes });
+  await benchWarmFleet({ record, notes, rows });
 }
 if (runs('datasets')) await benchDatasets({ record, notes });
 if (runs('replication')) await benchReplication({ record, notes });

@@ -106,7 +106,7 @@ export async function fanOutChange(
     );
   }
   // Past the question (a refusal ends the run with nothing on stdout, as under --json).
-  for (const [i, o] of outcomes.entries()) if (!ready.includes(i)) base.record(targetLine(base, o));
+  for (const [i, o] of outcomes.entries()) if (!ready.includes(i)) base.record(() => targetLine(base, o));
   let stopped = false;
   await forEachLimited(ready, request.parallel, async (i) => {
     const target = targets[i]!;
@@ -119,7 +119,8 @@ export async function fanOutChange(
       if (run.result) applied[i] = run;
       if (!applicable(run.outcome) && !request.keepGoing) stopped = true;
     }
-    base.record(targetLine(base, outcomes[i]));
+    const outcome = outcomes[i];
+    base.record(() => targetLine(base, outcome));
   });
   noteOutcomes(base, outcomes, request.findings);
   const results = applied.flatMap((r) =>

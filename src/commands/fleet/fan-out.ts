@@ -394,7 +394,7 @@ export async function fanOut(base: CommandContext, request: FanOutRequest): Prom
   const settle = (i: number, run: TargetRun) => {
     if (runs[i]) return;
     runs[i] = run;
-    base.record(targetLine(base, run.outcome));
+    base.record(() => targetLine(base, run.outcome));
     array?.set(i, run.outcome);
   };
   const one = async (target: string, i: number, opening?: OpeningLimit) => {

@@ -231,9 +231,11 @@ export class CommandContext {
   /**
    * Under `--json-lines`: one line of the result written on stdout now, as soon as it is known (a
    * `--targets` run's target as it finishes); otherwise nothing, the result's document carries it.
+   * `line` makes the document, called only under `--json-lines` (not once per target of every
+   * `--targets` run).
    */
-  record(doc: unknown): void {
-    if (this.globals.jsonLines) this.io.stdout.write(jsonLine(doc));
+  record(line: () => unknown): void {
+    if (this.globals.jsonLines) this.io.stdout.write(jsonLine(line()));
   }
 
   /**

@@ -6,8 +6,8 @@ import type { OutputStream } from './io.js';
  * one before it are known: the bytes are those `render` writes for the whole array at the end
  * (`JSON.stringify(array, null, 2)`, escaped, a newline), so a reader of the finished output
  * sees no difference, and one reading as it comes has the first targets' answers while a slow
- * target is still out. JSON.stringify breaks no line inside a value, so indenting each of an
- * element's lines by two spaces nests it exactly as the whole array's stringify would.
+ * target is still out. Each element is stringified as the one element of an array, which
+ * indents it exactly as the whole array's stringify would.
  */
 export class JsonArrayWriter {
   private readonly known = new Map<number, unknown>();
@@ -23,9 +23,12 @@ export class JsonArrayWriter {
     this.known.set(index, element);
     let text = '';
     for (; this.known.has(this.next); this.next++) {
-      const json = JSON.stringify(this.known.get(this.next), null, 2) ?? 'null';
+      // Stringified inside an array of one, so that JSON.stringify itself indents the element as
+      // the whole array's would ("[\n  " … "\n]" cut off): no second pass over its text to indent
+      // each line (an undefined element is `null` in an array, as in the whole array's stringify).
+      const json = JSON.stringify([this.known.get(this.next)], null, 2).slice(2, -2);
       this.known.delete(this.next);
-      text += `${this.next === 0 ? '[\n' : ',\n'}  ${json.replaceAll('\n', '\n  ')}`;
+      text += `${this.next === 0 ? '[\n' : ',\n'}${json}`;
     }
     if (this.next === this.length && text !== '') text += '\n]\n';
     if (text !== '') this.out.write(escapeJson(text));

@@ -80,8 +80,8 @@ export class PooledSession {
   /** Calls under way on each connection, so that a replaced one is closed only once they are answered. */
   private readonly busy = new Map<RemoteTransport, number>();
   private readonly retired = new Set<RemoteTransport>();
-  /** Answers of FIXED_FOR_CONNECTION methods, per connection and `method params`. */
-  private readonly fixed = new WeakMap<RemoteTransport, Map<string, Promise<unknown>>>();
+  /** Answers of FIXED_FOR_CONNECTION methods, per connection and `method params`: the ask, and its answer once it came. */
+  private readonly fixed = new WeakMap<RemoteTransport, Map<string, FixedAnswer>>();
   /** The last login (or connection) attempt failed: a revoked, expired or refused key, or an appliance out of reach. */
   private failed = false;
   /**
@@ -150,8 +150,7 @@ export class PooledSession {
     this.calls++;
     const conn = await this.connection(timeoutSeconds);
     try {
-      if (FIXED_FOR_CONNECTION.has(method))
-        return copyOf(await this.fixedAnswer<T>(conn, method, params, timeoutSeconds));
+      if (FIXED_FOR_CONNECTION.has(method)) return await this.fixedAnswer<T>(conn, method, params, timeoutSeconds);
       return await this.using(conn, () => conn.call<T>(method, params, timeoutSeconds));
     } catch (err) {
       const loggedOut = refusedAsNotAuthenticated(err);
@@ -167,8 +166,11 @@ export class PooledSession {
     }
   }
 
-  /** The connection's answer to a FIXED_FOR_CONNECTION call, asked once; a failed call is not remembered. */
-  private fixedAnswer<T>(
+  /**
+   * The command's own copy (copyOf) of the connection's answer to a FIXED_FOR_CONNECTION call,
+   * asked once; a failed call is not remembered.
+   */
+  private async fixedAnswer<T>(
     conn: RemoteTransport,
     method: string,
     params: readonly unknown[],
@@ -178,13 +180,27 @@ export class PooledSession {
     if (answers === undefined) this.fixed.set(conn, (answers = new Map()));
     const key = `${method} ${JSON.stringify(params)}`;
     const known = answers.get(key);
-    // Another command's ask, still unanswered perhaps: this command waits no longer than its own --timeout.
+    // Answered already (every target of a warm fan-out asks its release): no timer to set and
+    // clear, and an object's copy parsed from its JSON text, made once (the answer was parsed from
+    // JSON, so the text holds all of it), rather than structuredClone's serialization per copy.
+    if (known?.answered) return (known.text === undefined ? known.answer : JSON.parse(known.text)) as T;
+    // Another command's ask, still unanswered: this command waits no longer than its own --timeout.
     if (known !== undefined)
-      return withinTimeout(known as Promise<T>, this.target.endpoint.display, method, timeoutSeconds);
+      return copyOf(
+        await withinTimeout(known.asked as Promise<T>, this.target.endpoint.display, method, timeoutSeconds),
+      );
     const asked = this.using(conn, () => conn.call<T>(method, params, timeoutSeconds));
-    answers.set(key, asked);
-    asked.catch(() => answers.delete(key));
-    return asked;
+    const entry: FixedAnswer = { asked, answered: false };
+    answers.set(key, entry);
+    asked.then(
+      (answer) => {
+        entry.answer = answer;
+        if (answer !== null && typeof answer === 'object') entry.text = JSON.stringify(answer);
+        entry.answered = true;
+      },
+      () => answers.delete(key),
+    );
+    return copyOf(await asked);
   }
 
   private async using<T>(conn: RemoteTransport, work: () => Promise<T>): Promise<T> {
@@ -252,6 +268,17 @@ export class PooledSession {
     const transport = await held?.opened.catch(() => undefined);
     await transport?.close();
   }
+}
+
+/**
+ * A FIXED_FOR_CONNECTION ask, shared by the commands on its connection; `answer` once `answered`,
+ * and an object answer's JSON text, from which each later command's copy is parsed.
+ */
+interface FixedAnswer {
+  asked: Promise<unknown>;
+  answered: boolean;
+  answer?: unknown;
+  text?: string;
 }
 
 /** `shared`, or TIMEOUT after `timeoutSeconds` as the transport's own call would fail (transport/remote.ts send). */

@@ -8,6 +8,10 @@ const elements: unknown[] = [
   null,
   'text with "quotes" and \u007f',
   { target: 'nas5', skipped: undefined, nested: { a: [[]] } },
+  // Not a JSON value: `null` in the array, as the whole array's stringify writes it.
+  undefined,
+  [1, ['two', { three: [3] }], []],
+  42,
 ];
 
 describe('JsonArrayWriter', () => {
@@ -17,9 +21,9 @@ describe('JsonArrayWriter', () => {
       { json: true, tty: false, color: 0, width: 100 },
     );
     for (const order of [
-      [0, 1, 2, 3, 4],
-      [4, 3, 2, 1, 0],
-      [2, 0, 4, 1, 3],
+      [0, 1, 2, 3, 4, 5, 6, 7],
+      [7, 6, 5, 4, 3, 2, 1, 0],
+      [2, 0, 6, 4, 1, 7, 3, 5],
     ]) {
       const writes: string[] = [];
       const writer = new JsonArrayWriter({ write: (s: string) => writes.push(s) > 0 }, elements.length);

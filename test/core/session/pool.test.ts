@@ -272,10 +272,18 @@ describe('session pool', () => {
     expect(second).toEqual(roles);
     // Each command gets its own copy: one that changes its answer changes no other command's.
     expect(second).not.toBe(first);
+    first[0]!.name = 'CHANGED_BY_A';
+    second.push({ ...roles[0]!, name: 'ADDED_BY_B' });
+    // Later copies (made from the remembered answer, not from a command's copy) are as answered.
+    expect(await a.call('privilege.roles', [[], {}])).toEqual(roles);
+    expect(await b.call('privilege.roles', [[], {}])).toEqual(roles);
     await b.call('privilege.roles', [[['name', '=', 'READONLY_ADMIN']], {}]);
     for (const lease of [a, b, a]) {
       expect(await lease.call('system.version_short')).toBe('25.10.1');
-      expect(await lease.call('stor.emulation')).toEqual({ emulator: 'stor' });
+      const emulation = await lease.call<{ emulator: string; added?: number[] }>('stor.emulation');
+      expect(emulation).toEqual({ emulator: 'stor' });
+      emulation.emulator = 'changed';
+      emulation.added = [1];
       expect(await lease.call('core.ping')).toBe('pong');
     }
     const count = (m: string) => appliance.calls.filter((c) => c === m).length;
