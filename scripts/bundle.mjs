@@ -74,12 +74,12 @@ await build({
 
 // Packages that only some commands run, each its own CommonJS file (dist/bundle/vendor/<name>.cjs),
 // which stor.cjs requires where the importing module is first run: undici (uploads, downloads, HTTP
-// RPC), busboy (the emulator's uploads), yaml (state files, profile import), conf (saved
+// RPC), form-data, busboy (the emulator's uploads), yaml (state files, profile import), conf (saved
 // profiles) and @inquirer/prompts (questions). Together more than
 // half of the one bundle: a command that runs none of them no longer reads, decodes and holds them
 // at every start (docs/ARCHITECTURE.md, "Layout"). Only imports from src/ are redirected; a package
 // none of these pull in stays in stor.cjs.
-const VENDOR = ['undici', 'busboy', 'yaml', 'conf', '@inquirer/prompts'];
+const VENDOR = ['undici', 'form-data', 'busboy', 'yaml', 'conf', '@inquirer/prompts'];
 const vendorFile = (name) => `vendor/${name.replace('/', '+')}.cjs`;
 const cjsDefine = { ...common.define, 'import.meta.url': '__storModuleUrl' };
 const cjsBanner = { js: "const __storModuleUrl = require('node:url').pathToFileURL(__filename).href;" };

@@ -10,7 +10,7 @@ import { tempDir } from './helpers/temp-dir.js';
 // "Layout"): a command that runs none of them reads none of them. esbuild names each bundled file
 // in a comment (`// node_modules/undici/index.js`), so the files a run opened say what it loaded.
 const RECORDER = fileURLToPath(new URL('./helpers/record-bundle-reads.cjs', import.meta.url));
-const PACKAGES = ['undici', 'busboy', 'yaml', 'conf', '@inquirer', 'otpauth'];
+const PACKAGES = ['undici', 'form-data', 'busboy', 'yaml', 'conf', '@inquirer', 'otpauth'];
 const BUILTINS_RECORDER = fileURLToPath(new URL('./helpers/record-builtins.cjs', import.meta.url));
 
 /** `stor ARGS` with `env`; the bundle files it read and which of PACKAGES they hold. */

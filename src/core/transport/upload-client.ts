@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import FormData from 'form-data';
 import { close, open, read } from 'node:fs';
 import { basename } from 'node:path';
 import { Readable, type Duplex } from 'node:stream';
@@ -196,24 +196,26 @@ export function uploadAgent(tls: TlsOptions, timeoutSeconds: number): Agent {
 }
 
 /**
- * A multipart/form-data body of two parts, the `data` field (JSON) and the file, as form-data
- * framed it before (the same part headers, a 50-character boundary of dashes and 24 hex digits):
- * the file's chunks go from the FileChunks ring to undici as they are, with no stream layers
- * between (form-data's CombinedStream and DelayedStream cost CPU per chunk and its module load,
- * mime-db's tables, ~25 ms per upload; bench/HISTORY.md, "Upload client CPU per GiB").
- * The filename is escaped as form-data did (CR, LF and `"` percent-encoded).
+ * The envelope of a multipart/form-data body of two parts, the `data` field (JSON) and the file:
+ * what goes before the file's bytes and after them. form-data writes it (its part headers, boundary
+ * and filename escaping), over an empty file; the file's own chunks then go from the FileChunks
+ * ring to undici as they are, not through form-data's CombinedStream and DelayedStream, which cost
+ * CPU per chunk (bench/HISTORY.md, "Upload client CPU per GiB").
  */
 export function multipartFraming(data: string, filename: string): { head: Buffer; tail: Buffer; contentType: string } {
-  const boundary = `--------------------------${randomBytes(12).toString('hex')}`;
-  const escaped = filename.replace(/\r/g, '%0D').replace(/\n/g, '%0A').replace(/"/g, '%22');
-  const head =
-    `--${boundary}\r\nContent-Disposition: form-data; name="data"\r\nContent-Type: application/json\r\n\r\n${data}\r\n` +
-    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${escaped}"\r\n` +
-    'Content-Type: application/octet-stream\r\n\r\n';
+  const form = new FormData();
+  form.append('data', data, { contentType: 'application/json' });
+  form.append('file', Buffer.alloc(0), { filename, contentType: 'application/octet-stream' });
+  const whole = form.getBuffer();
+  // After each part's value form-data writes a line break, and after the last part the closing
+  // boundary (form_data.js _lastBoundary): with the file empty and last, those two end the body.
+  const tail = Buffer.from(`\r\n--${form.getBoundary()}--\r\n`);
+  if (!whole.subarray(whole.length - tail.length).equals(tail))
+    throw new Error('form-data did not close the body as expected');
   return {
-    head: Buffer.from(head),
-    tail: Buffer.from(`\r\n--${boundary}--\r\n`),
-    contentType: `multipart/form-data; boundary=${boundary}`,
+    head: whole.subarray(0, whole.length - tail.length),
+    tail,
+    contentType: form.getHeaders()['content-type'] as string,
   };
 }
 

@@ -11,7 +11,7 @@ import { startTestServer } from '../../helpers/server.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 /*
- * The upload's body is framed by upload-client.ts itself (no form-data): the same bytes must
+ * The upload's envelope comes from form-data, the file's chunks straight from the ring: the same bytes must
  * arrive, progress must count the file's bytes as they are handed to the socket, and the file's
  * 2 MiB buffers must go round (a new buffer per chunk cost most of an upload's CPU,
  * bench/HISTORY.md) on both transports, HTTP RPC included.
@@ -20,8 +20,8 @@ import { tempDir } from '../../helpers/temp-dir.js';
 const MiB = 1024 * 1024;
 const CHUNK = 2 * MiB;
 
-describe('an upload body framed by stor', () => {
-  it('has form-data framing: the data part, the file part with its escaped name, the closing boundary', () => {
+describe('an upload body', () => {
+  it('is framed as form-data frames it: the data part, the file part with its escaped name, the closing boundary', () => {
     const { head, tail, contentType } = multipartFraming('{"method":"filesystem.put"}', 'a"b\r\nc.bin');
     const boundary = /^multipart\/form-data; boundary=(-{26}[0-9a-f]{24})$/.exec(contentType)?.[1];
     expect(boundary).toBeDefined();
