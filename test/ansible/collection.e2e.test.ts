@@ -13,6 +13,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, type TestContext } from 'vitest';
 import { CHEAP_HASHES, spawnStor, STOR_BIN } from '../helpers/bin.js';
+import { storIn } from '../helpers/run-stor.js';
 import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -64,16 +65,19 @@ async function controller(options: { session?: boolean } = {}): Promise<Controll
     spawnServe(tempDir(), ['--emulate', 'truenas-26.0']),
   ]);
   const servers = { nas1: nas1!, nas2: nas2!, nas3: nas3! };
+  // The profiles are the controller's setting up, not what the tests are about: made in-process
+  // (storIn, the same `run()` the binary calls, the same config directory); the modules run the built binary.
+  const setUp = storIn(env);
   for (const [name, server] of Object.entries(servers)) {
     // 26.0 logs in with SCRAM, which needs the key's user.
-    const login = await spawnStor(['login', '--url', server.baseUrl, '--profile', name, '--api-key-stdin'], {
-      env: { ...env, STOR_USER: 'truenas_admin' },
-      stdin: readFileSync(server.adminKeyFile, 'utf8'),
-    });
-    expect(login.code, login.stderr).toBe(0);
-    expect((await spawnStor(['profile', 'tag', name, 'prod'], { env })).code).toBe(0);
+    await storIn({ ...env, STOR_USER: 'truenas_admin' })(
+      ['login', '--url', server.baseUrl, '--profile', name, '--api-key-stdin'],
+      0,
+      readFileSync(server.adminKeyFile, 'utf8'),
+    );
+    await setUp(['profile', 'tag', name, 'prod']);
   }
-  expect((await spawnStor(['profile', 'tag', 'nas3', 'release-26'], { env })).code).toBe(0);
+  await setUp(['profile', 'tag', 'nas3', 'release-26']);
   writeFileSync(join(dir, 'inventory.stor.yml'), 'plugin: stor.truenas.profiles\n');
   return { dir, env, servers };
 }
@@ -129,10 +133,9 @@ function site(options: { session?: boolean } = {}): string {
 `;
 }
 
-/** tank/projects on one appliance, as `stor dataset list` reads it (null when absent). */
+/** tank/projects on one appliance, as `stor dataset list` reads it in-process (null when absent). */
 async function projects(c: Controller, profile: string): Promise<{ comments: string | null } | null> {
-  const run = await spawnStor(['--profile', profile, 'dataset', 'list', '--json'], { env: c.env });
-  expect(run.code, run.stderr).toBe(0);
+  const run = await storIn(c.env)(['--profile', profile, 'dataset', 'list', '--json']);
   const rows = JSON.parse(run.stdout) as { name: string; comments: string | null }[];
   return rows.find((d) => d.name === 'tank/projects') ?? null;
 }

@@ -26,19 +26,21 @@ export interface TestAppliance {
 
 /**
  * A real appliance on a temporary state directory, driven through the real dispatcher; `hostLookup`
- * gives it name servers of the test's own.
+ * gives it name servers of the test's own. It is closed when the test ends, or through `closeWhen`
+ * (afterAll: one appliance opened in a beforeAll for tests that only read it).
  */
 export async function openTestAppliance(
   settings?: Partial<ApplianceSettings>,
   stateDir = tempDir(),
   hostLookup?: ApplianceOptions['hostLookup'],
+  closeWhen: (close: () => void) => void = onTestFinished,
 ): Promise<TestAppliance> {
   const appliance = Appliance.open({
     stateDir,
     ...(settings ? { settings } : {}),
     ...(hostLookup ? { hostLookup } : {}),
   });
-  onTestFinished(() => appliance.close());
+  closeWhen(() => appliance.close());
   const dispatcher = new Dispatcher(appliance);
   const session = (secure = true) => appliance.createSession({ transport: 'embedded', address: 'local', secure });
   const call = <T>(s: Session, method: string, ...params: unknown[]) =>
@@ -71,7 +73,7 @@ export async function openTestAppliance(
     login,
     reopen: async (next) => {
       appliance.close();
-      return openTestAppliance(next, stateDir, hostLookup);
+      return openTestAppliance(next, stateDir, hostLookup, closeWhen);
     },
   };
 }

@@ -8,6 +8,7 @@ import { ProfileStore } from '../../../src/core/config/profiles.js';
 import { STOR_BIN } from '../../helpers/bin.js';
 import { spawnServe } from '../../helpers/serve-process.js';
 import { startStandinAppliance, type StandinAnswer } from '../../helpers/standin-appliance.js';
+import { storIn } from '../../helpers/run-stor.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 import { EMBEDDED_MEANT } from '../../helpers/embedded-meant.js';
 
@@ -91,9 +92,14 @@ function completeZsh(env: Record<string, string>, typed: string[]): string[] {
   return out.split('\n').filter((l) => l !== '' && l.startsWith(typed.at(-1)!));
 }
 
-/** Makes the embedded appliance's state, as any first command does. */
-function createEmbeddedState(env: Record<string, string>): void {
-  execFileSync('stor', ['whoami'], { encoding: 'utf8', env });
+/**
+ * Makes the embedded appliance's state, as any first command does. It and the other commands that
+ * set a target up, and the scripts `stor completion` prints, run in-process (storIn, the same
+ * `run()` the binary calls, with the shell's environment): only the completions themselves go
+ * through bash and the built `stor` on PATH, as a shell runs them.
+ */
+async function createEmbeddedState(env: Record<string, string>): Promise<void> {
+  await storIn(env)(['whoami']);
 }
 
 describe('shell completion of commands, options and values', () => {
@@ -126,7 +132,7 @@ describe('shell completion of commands, options and values', () => {
     await store.save('nas1', { url: 'wss://nas1.example.com', apiKey: '1-'.padEnd(66, 'k') }, true);
     await store.save('lab', { url: 'ws://127.0.0.1:6000', apiKey: '2-'.padEnd(66, 'k') }, false);
     expect(complete(env, ['stor', '--profile', ''])).toEqual(['embedded', 'lab', 'nas1']);
-    createEmbeddedState({ ...env, STOR_CONFIG_DIR: tempDir('stor-noprofiles-') });
+    await createEmbeddedState({ ...env, STOR_CONFIG_DIR: tempDir('stor-noprofiles-') });
     // The embedded appliance is the target here: its seeded privileges, by name and by id.
     const privileges = complete({ ...env, STOR_CONFIG_DIR: tempDir('stor-noprofiles-') }, [
       'stor',
@@ -151,7 +157,7 @@ describe('shell completion of commands, options and values', () => {
 
   it('values come from the target named on the line: --url, --url=, --rpc, --profile', async () => {
     const env = shellEnv();
-    createEmbeddedState(env);
+    await createEmbeddedState(env);
     expect(complete(env, ['stor', 'privilege', 'show', 'Loc'])).toEqual(['Local\\ Administrator']);
     // A name with a blank goes in quoted, and a word typed half-escaped or half-quoted completes too.
     expect(complete(env, ['stor', 'privilege', 'show', 'Local\\ Ad'])).toEqual(['Local\\ Administrator']);
@@ -163,11 +169,13 @@ describe('shell completion of commands, options and values', () => {
 
     const server = await spawnServe(tempDir('stor-served-'));
     const served = { ...env, STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim() };
-    execFileSync(
-      'stor',
-      ['--url', server.baseUrl, 'call', 'privilege.create', JSON.stringify({ name: 'Served Only', web_shell: false })],
-      { encoding: 'utf8', env: served },
-    );
+    await storIn(served)([
+      '--url',
+      server.baseUrl,
+      'call',
+      'privilege.create',
+      JSON.stringify({ name: 'Served Only', web_shell: false }),
+    ]);
     expect(complete(env, ['stor', 'privilege', 'show', 'Serv'])).toEqual([]);
     expect(complete(served, ['stor', '--url', server.baseUrl, 'privilege', 'show', 'Serv'])).toEqual(['Served\\ Only']);
     expect(complete(served, ['stor', `--url=${server.baseUrl}`, '--rpc', 'http', 'privilege', 'show', 'Serv'])).toEqual(
@@ -182,7 +190,7 @@ describe('shell completion of commands, options and values', () => {
     expect(complete(env, ['stor', '--profile=served', 'privilege', 'show', 'Serv'])).toEqual(['Served\\ Only']);
   });
 
-  it('bash: a verb under a sub-noun (share nfs create), and the values its arguments and options complete to', () => {
+  it('bash: a verb under a sub-noun (share nfs create), and the values its arguments and options complete to', async () => {
     const env = shellEnv();
     expect(complete(env, ['stor', 'share', 'n'])).toEqual(['nfs']);
     expect(complete(env, ['stor', 'share', 's'])).toEqual(['show', 'smb']);
@@ -190,56 +198,52 @@ describe('shell completion of commands, options and values', () => {
     expect(complete(env, ['stor', 'share', 'smb', 'c'])).toEqual(['create']);
     expect(complete(env, ['stor', 'share', 'nfs', 'create', '--netw'])).toEqual(['--networks']);
     expect(complete(env, ['stor', 'share', 'smb', 'create', '--ke'])).toEqual(['--keep-going']);
-    createEmbeddedState(env);
+    await createEmbeddedState(env);
     expect(complete(env, ['stor', 'share', 'smb', 'create', '--purpose', 'DEFAULT'])).toEqual(['DEFAULT_SHARE']);
     // NAME completes to nothing; PATH, the second argument, to the target's directories.
     expect(complete(env, ['stor', 'share', 'smb', 'create', 'docs', '/mnt/ta'])).toEqual(['/mnt/tank/']);
     expect(complete(env, ['stor', 'share', 'nfs', 'create', '/mnt/ta'])).toEqual(['/mnt/tank/']);
-    execFileSync('stor', ['share', 'smb', 'create', 'docs', '/mnt/tank'], { encoding: 'utf8', env });
+    await storIn(env)(['share', 'smb', 'create', 'docs', '/mnt/tank']);
     expect(complete(env, ['stor', 'share', 'show', 'do'])).toEqual(['docs']);
   });
 
-  it('bash: three words deep (snapshot task run), a task id from the target, a dataset for create', () => {
+  it('bash: three words deep (snapshot task run), a task id from the target, a dataset for create', async () => {
     const env = shellEnv();
     expect(complete(env, ['stor', 'snapshot', 't'])).toEqual(['task']);
     expect(complete(env, ['stor', 'snapshot', 'task', 'r'])).toEqual(['run']);
     expect(complete(env, ['stor', 'snapshot', 'task', 'create', '--life'])).toEqual(['--lifetime']);
-    execFileSync('stor', ['dataset', 'create', 'tank/tasks'], { encoding: 'utf8', env });
-    execFileSync('stor', ['snapshot', 'task', 'create', 'tank/tasks'], { encoding: 'utf8', env });
+    await storIn(env)(['dataset', 'create', 'tank/tasks']);
+    await storIn(env)(['snapshot', 'task', 'create', 'tank/tasks']);
     expect(complete(env, ['stor', 'snapshot', 'task', 'create', 'tank/ta'])).toEqual(['tank/tasks']);
     expect(complete(env, ['stor', 'snapshot', 'task', 'run', ''])).toEqual(['1']);
   });
 
-  it('bash: replication verbs, a task by name or id from the target, a snapshot task id for --task', () => {
+  it('bash: replication verbs, a task by name or id from the target, a snapshot task id for --task', async () => {
     const env = shellEnv();
     expect(complete(env, ['stor', 'replication', 'st'])).toEqual(['status']);
     expect(complete(env, ['stor', 'replication', 'create', 'x', '--also'])).toEqual(['--also-include-naming-schema']);
-    execFileSync('stor', ['dataset', 'create', 'tank/src'], { encoding: 'utf8', env });
-    execFileSync('stor', ['snapshot', 'task', 'create', 'tank/src'], { encoding: 'utf8', env });
-    execFileSync(
-      'stor',
-      [
-        'replication',
-        'create',
-        'backup',
-        '--source',
-        'tank/src',
-        '--target',
-        'tank/dst',
-        '--transport',
-        'LOCAL',
-        '--task',
-        '1',
-      ],
-      { encoding: 'utf8', env },
-    );
+    await storIn(env)(['dataset', 'create', 'tank/src']);
+    await storIn(env)(['snapshot', 'task', 'create', 'tank/src']);
+    await storIn(env)([
+      'replication',
+      'create',
+      'backup',
+      '--source',
+      'tank/src',
+      '--target',
+      'tank/dst',
+      '--transport',
+      'LOCAL',
+      '--task',
+      '1',
+    ]);
     expect(complete(env, ['stor', 'replication', 'run', 'ba'])).toEqual(['backup']);
     expect(complete(env, ['stor', 'replication', 'show', ''])).toEqual(['1', 'backup']);
     expect(complete(env, ['stor', 'replication', 'update', 'backup', '--task', ''])).toEqual(['1']);
   });
 
-  it('fish: a sub-noun offers its verbs once it is typed, and the verb its options', () => {
-    const fish = execFileSync('stor', ['completion', 'fish'], { encoding: 'utf8', env: shellEnv() });
+  it('fish: a sub-noun offers its verbs once it is typed, and the verb its options', async () => {
+    const fish = (await storIn(shellEnv())(['completion', 'fish'])).stdout;
     expect(fish).toContain(
       "complete -c stor -n '__fish_seen_subcommand_from share; and not __fish_seen_subcommand_from list show nfs smb update delete enable disable' -a nfs",
     );
@@ -259,12 +263,12 @@ describe('shell completion of commands, options and values', () => {
     expect(readdirSync(env.STOR_HOME!)).toEqual([]);
   });
 
-  it('zsh loads the bash script through bashcompinit; fish gets its own', () => {
+  it('zsh loads the bash script through bashcompinit; fish gets its own', async () => {
     const env = shellEnv();
-    const zsh = execFileSync('stor', ['completion', 'zsh'], { encoding: 'utf8', env });
+    const zsh = (await storIn(env)(['completion', 'zsh'])).stdout;
     expect(zsh).toContain('autoload -U +X bashcompinit && bashcompinit');
     expect(zsh).toContain('complete -o default -F _stor_completion stor');
-    const fish = execFileSync('stor', ['completion', 'fish'], { encoding: 'utf8', env });
+    const fish = (await storIn(env)(['completion', 'fish'])).stdout;
     expect(fish).toContain(
       "complete -c stor -n '__fish_seen_subcommand_from privilege; and __fish_seen_subcommand_from fix' -l dry-run",
     );
@@ -274,7 +278,7 @@ describe('shell completion of commands, options and values', () => {
     expect(fish).toMatch(/complete -c stor -n '[^']*' -l rpc -r -a 'ws http'/);
   });
 
-  it.skipIf(!hasZsh)('zsh runs the script through bashcompinit: verbs, --rpc values, positional values', () => {
+  it.skipIf(!hasZsh)('zsh runs the script through bashcompinit: verbs, --rpc values, positional values', async () => {
     const env = shellEnv();
     expect(completeZsh(env, ['stor', 'privilege', 'f'])).toEqual(['fix']);
     expect(completeZsh(env, ['stor', '--timeout', '5', 'privilege', 'fix', '--dr'])).toEqual([
@@ -284,7 +288,7 @@ describe('shell completion of commands, options and values', () => {
     ]);
     expect(completeZsh(env, ['stor', '--rpc', ''])).toEqual(['ws', 'http']);
     expect(completeZsh(env, ['stor', 'privilege', 'show', ''])).toEqual([]);
-    createEmbeddedState(env);
+    await createEmbeddedState(env);
     expect(completeZsh(env, ['stor', 'privilege', 'show', ''])).toEqual(
       expect.arrayContaining(['1', 'Local\\ Administrator', 'Read-Only\\ Administrator']),
     );

@@ -2,12 +2,17 @@ import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeUserWithPrivilege, stor } from '../../helpers/runbook.js';
+import { storIn } from '../../helpers/run-stor.js';
 import { spawnServe } from '../../helpers/serve-process.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
-type Run = ReturnType<typeof stor>;
+type Run = ReturnType<typeof storIn>;
 
-/** The dataset acceptance walk, on whichever target `run` points at; `mnt` is the server's file tree. */
+/**
+ * The dataset acceptance walk, on whichever target `run` points at; `mnt` is the server's file tree.
+ * It runs in-process (storIn, the same `run()` the binary calls): it is about what the verbs do. The
+ * exit codes of a refused delete (5, 2) are also checked through the built binary below.
+ */
 async function datasetWalk(run: Run, mnt: string) {
   const created = JSON.parse(
     (await run(['dataset', 'create', 'tank/a/b', '--parents', '--comments', 'walk', '--json'])).stdout,
@@ -74,12 +79,12 @@ async function datasetWalk(run: Run, mnt: string) {
 describe('stor dataset', () => {
   it('creates, lists, fills and deletes datasets on the embedded target', async () => {
     const home = tempDir();
-    await datasetWalk(stor({ STOR_HOME: home }), join(home, 'mnt'));
+    await datasetWalk(storIn({ STOR_HOME: home }), join(home, 'mnt'));
   });
 
   it('does the same against stor serve', async () => {
     const server = await spawnServe(tempDir());
-    const run = stor({
+    const run = storIn({
       STOR_HOME: tempDir(),
       STOR_URL: server.baseUrl,
       STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim(),
@@ -89,7 +94,8 @@ describe('stor dataset', () => {
 
   it('lets a SHARING_ADMIN create a dataset but not delete one (exit 5)', async () => {
     const server = await spawnServe(tempDir());
-    const admin = stor({
+    // Setting sally up is not the subject: in-process. Her refused delete goes through the binary.
+    const admin = storIn({
       STOR_HOME: tempDir(),
       STOR_URL: server.baseUrl,
       STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim(),

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { localFile, remoteEnv } from '../../helpers/client-env.js';
 import { stor } from '../../helpers/runbook.js';
+import { storIn } from '../../helpers/run-stor.js';
 import { spawnServe } from '../../helpers/serve-process.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
@@ -16,7 +17,11 @@ interface Job {
 describe('stor job', () => {
   it('lists, shows, waits for and aborts the jobs of stor serve', async () => {
     const server = await spawnServe(tempDir());
-    const run = stor(remoteEnv(server));
+    // The commands run in-process (storIn, the same `run()` the binary calls): they are about what
+    // the job verbs answer of the server's jobs. A waited job's outcome as the exit code goes
+    // through the built binary too.
+    const env = remoteEnv(server);
+    const run = storIn(env);
     await run(['upload', localFile('a.txt', 'some bytes\n'), '/mnt/tank/']);
     // A parent that is a file: filesystem.put fails in its job (ENOTDIR), and upload exits 1.
     await run(['upload', localFile('b.txt', 'more\n'), '/mnt/tank/a.txt/b.txt'], 1);
@@ -48,7 +53,7 @@ describe('stor job', () => {
       id: done.id,
       state: 'SUCCESS',
     });
-    const waitedFailed = await run(['job', 'wait', String(failed.id)], 1);
+    const waitedFailed = await stor(env)(['job', 'wait', String(failed.id)], 1);
     expect(waitedFailed.stderr).toContain("Not a directory: '/mnt/tank/a.txt/b.txt'");
 
     // The appliance leaves a finished job as it is (MW/job.py:502-506): nothing to ask, nothing done.

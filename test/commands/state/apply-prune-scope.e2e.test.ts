@@ -1,11 +1,14 @@
 /**
  * `stor apply --prune` deletes only what stor made itself, never the API key it logs in with. Each
- * test failed before its fix. The built binary against real `stor serve` processes.
+ * test failed before its fix. Real `stor serve` processes; the commands run in-process (storIn, the
+ * same `run()` the binary calls), but for the refused prune, whose exit code is checked through the
+ * built binary.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { stor } from '../../helpers/runbook.js';
+import { storIn } from '../../helpers/run-stor.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 import { serveStoppedAfterAll, envOf, file } from '../../helpers/served.js';
 
@@ -14,7 +17,7 @@ const serve = serveStoppedAfterAll();
 describe('stor apply --prune: a mark names the object stor made, not every later object of its name', () => {
   it('a group, user, privilege and API key stor made, deleted by hand and made again by hand, survive --prune', async () => {
     const server = await serve();
-    const run = stor(envOf(server));
+    const run = storIn(envOf(server));
     const dir = tempDir('stor-state-');
     const state = file(
       dir,
@@ -51,7 +54,7 @@ describe('stor apply --prune: a mark names the object stor made, not every later
 
   it('what stor made itself is still pruned', async () => {
     const server = await serve();
-    const run = stor(envOf(server));
+    const run = storIn(envOf(server));
     const dir = tempDir('stor-state-');
     const state = file(dir, 'state.yaml', 'stor_state: 1\ngroups: [{ name: ops }]\nusers: [{ name: dave }]\n');
     await run(['apply', '-f', state, '--yes']);
@@ -65,7 +68,7 @@ describe('stor apply --prune: a mark names the object stor made, not every later
 describe('stor apply --prune: the API key stor logs in with', () => {
   it('a plan that deletes it is refused (PLAN_REFUSED, exit 1, nothing changed); a run logged in with another key prunes it', async () => {
     const server = await serve();
-    const admin = stor(envOf(server));
+    const admin = storIn(envOf(server));
     const dir = tempDir('stor-state-');
     const keysOut = join(dir, 'keys.json');
     await admin([

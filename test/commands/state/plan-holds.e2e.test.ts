@@ -3,21 +3,25 @@ import { readFileSync } from 'node:fs';
 import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { E } from '../../../src/core/error-catalogue.js';
-import { spawnStor } from '../../helpers/bin.js';
 import { clientEnv } from '../../helpers/client-env.js';
-import { stor } from '../../helpers/runbook.js';
+import { storIn } from '../../helpers/run-stor.js';
 import { spawnServe } from '../../helpers/serve-process.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 import { answerOnTerminal } from '../../helpers/terminal.js';
 
 const hasScript = spawnSync('script', ['--version']).status === 0;
 
+/**
+ * The question and the answer typed at it go through the built binary on a terminal
+ * (answerOnTerminal); the commands that set the target up, change it while the question waits and
+ * read it afterwards run in-process (storIn, the same `run()` the binary calls, the same state).
+ */
 function embedded() {
   const env = { STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir() };
-  return { env, run: stor(env) };
+  return { env, run: storIn(env) };
 }
 
-const ids = async (run: ReturnType<typeof stor>, args: string[]) =>
+const ids = async (run: ReturnType<typeof storIn>, args: string[]) =>
   (JSON.parse((await run(['--json', ...args])).stdout) as { id: string }[]).map((x) => x.id).sort();
 
 describe.skipIf(!hasScript)('a change confirmed on a plan does no more than the plan showed', () => {
@@ -127,14 +131,13 @@ describe.skipIf(!hasScript)('a change confirmed on a plan does no more than the 
   it('--targets: a target whose plan grew while the one question waited is not changed (PLAN_CHANGED); the others are', async () => {
     const servers = await Promise.all([spawnServe(tempDir()), spawnServe(tempDir())]);
     const env = clientEnv();
-    for (const [i, s] of servers.entries()) {
-      const login = await spawnStor(
+    for (const [i, s] of servers.entries())
+      await storIn(env)(
         ['login', '--url', s.baseUrl, '--api-key-stdin', '--profile', `nas${i + 1}`, '--json'],
-        { env, stdin: readFileSync(s.adminKeyFile, 'utf8').trim() },
+        0,
+        readFileSync(s.adminKeyFile, 'utf8').trim(),
       );
-      expect(login.code, login.stderr).toBe(0);
-    }
-    const on = (n: number) => stor({ ...env, STOR_PROFILE: `nas${n}` });
+    const on = (n: number) => storIn({ ...env, STOR_PROFILE: `nas${n}` });
     for (const n of [1, 2]) {
       await on(n)(['dataset', 'create', 'tank/a']);
       for (const s of ['s1', 's2']) await on(n)(['snapshot', 'create', `tank/a@${s}`]);

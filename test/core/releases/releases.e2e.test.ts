@@ -1,16 +1,21 @@
 /**
  * Every release side by side: `stor serve --emulate truenas-25.10.1|truenas-25.10.7|truenas-26.0`
  * answer as that release, and the client judges each target by its own release and catalogue.
+ * The servers are the built binary; the fan-out over two of them runs the built binary too, while
+ * the commands that set their users up, or read one target's answer, run in-process (storIn, the
+ * same `run()` the binary calls): what they check is what the commands do, not the process.
  */
 import { readFileSync } from 'node:fs';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { spawnStor } from '../../helpers/bin.js';
 import { clientEnv } from '../../helpers/client-env.js';
 import { sessionEnv } from '../../helpers/session.js';
-import { makeUserWithPrivilege, stor } from '../../helpers/runbook.js';
+import { makeUserWithPrivilege } from '../../helpers/runbook.js';
+import { storIn } from '../../helpers/run-stor.js';
 import { spawnServe, type ServeProcess } from '../../helpers/serve-process.js';
 import { startStandinAppliance } from '../../helpers/standin-appliance.js';
 import { tempDir } from '../../helpers/temp-dir.js';
+import { SessionPool } from '../../../src/core/session/pool.js';
 
 const servers: ServeProcess[] = [];
 afterAll(async () => {
@@ -24,14 +29,17 @@ async function serve(emulate: string): Promise<ServeProcess> {
 }
 
 const adminKey = (server: ServeProcess) => readFileSync(server.adminKeyFile, 'utf8').trim();
-const remote = (server: ServeProcess, extra: Record<string, string> = {}) =>
-  stor({
-    ...clientEnv(),
-    STOR_URL: server.baseUrl,
-    STOR_API_KEY: adminKey(server),
-    STOR_USER: 'truenas_admin',
-    ...extra,
-  });
+/** The administrator's commands on one server, in-process; with `sessions`, as the session agent runs them (one login). */
+const remote = (server: ServeProcess, sessions?: SessionPool) =>
+  storIn(
+    {
+      ...clientEnv(),
+      STOR_URL: server.baseUrl,
+      STOR_API_KEY: adminKey(server),
+      STOR_USER: 'truenas_admin',
+    },
+    sessions,
+  );
 
 interface Outcome {
   target: string;
@@ -49,12 +57,14 @@ describe('releases side by side (the built binary, two stor serve)', () => {
     const [nas1, nas2] = await Promise.all([serve('truenas-25.10.1'), serve('truenas-26.0')]);
     // 26 counts each SCRAM step against auth.login_ex's 20 calls a minute per address (stable/26
     // MW/main.py:1016-1043): two per login, so this test's dozen commands go through the session
-    // agent, which logs in once per server.
+    // agent, or in-process through a pool as the agent holds one, each logging in once per server.
     const { env: session } = sessionEnv();
+    const pool = new SessionPool();
+    onTestFinished(() => pool.closeAll());
     // The same privilege on both: PRIVILEGE_WRITE includes itself in 25.10.1 (MW/role.py:62), not
     // in 26.0 (stable/26 MW/role.py:64 includes PRIVILEGE_READ).
     for (const server of [nas1, nas2])
-      await makeUserWithPrivilege(remote(server, session), 'pat', 'privileged', ['PRIVILEGE_WRITE']);
+      await makeUserWithPrivilege(remote(server, pool), 'pat', 'privileged', ['PRIVILEGE_WRITE']);
     // 26 logs keys in with SCRAM, which names the key's user (truenas_api_client auth_api_key.py, stable/26): the profile keeps it.
     const env = { ...clientEnv(), ...session, STOR_USER: 'truenas_admin' };
     for (const [name, server] of [
@@ -95,10 +105,7 @@ describe('releases side by side (the built binary, two stor serve)', () => {
 
     // SYSTEM_PRODUCT_WRITE includes itself on every release (MW/role.py:231; stable/26 MW/role.py:248).
     for (const server of [nas1, nas2])
-      await remote(
-        server,
-        session,
-      )(['privilege', 'update', 'privileged', '--roles', 'SYSTEM_PRODUCT_WRITE', '--force']);
+      await remote(server, pool)(['privilege', 'update', 'privileged', '--roles', 'SYSTEM_PRODUCT_WRITE', '--force']);
     const both = await spawnStor(['--targets', 'nas1,nas2', 'privilege', 'check', '--json'], { env });
     expect(both.code, both.stderr).toBe(6);
     for (const outcome of JSON.parse(both.stdout) as Outcome[]) {
@@ -183,7 +190,7 @@ describe('releases side by side (the built binary, two stor serve)', () => {
   it('the release is stored with the state: the embedded target of a `--emulate truenas-26.0` state answers as 26.0', async () => {
     const state = tempDir();
     await (await spawnServe(state, ['--emulate', 'truenas-26.0'])).stop();
-    const me = JSON.parse((await stor({ STOR_HOME: state })(['whoami', '--json'])).stdout) as {
+    const me = JSON.parse((await storIn({ STOR_HOME: state })(['whoami', '--json'])).stdout) as {
       release: string;
       role_count: number;
     };
@@ -214,9 +221,10 @@ describe('releases side by side (the built binary, two stor serve)', () => {
         },
         'privilege.query': { result: [entry] },
       });
-      const r = await spawnStor(['privilege', 'check', '--json'], {
-        env: { ...clientEnv(), STOR_URL: nas.baseUrl, STOR_API_KEY: `7-${'k'.repeat(64)}` },
-      });
+      const r = await storIn({ ...clientEnv(), STOR_URL: nas.baseUrl, STOR_API_KEY: `7-${'k'.repeat(64)}` })(
+        ['privilege', 'check', '--json'],
+        version.startsWith('25.') ? 6 : 0,
+      );
       return { code: r.code, report: JSON.parse(r.stdout) as { catalogue: string; model: { release: string } } };
     };
     // PRIVILEGE_WRITE includes itself in 25.10.7 (release/25.10.7 MW/role.py:62), not in 26.0 (stable/26 MW/role.py:64).

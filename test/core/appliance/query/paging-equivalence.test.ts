@@ -7,7 +7,10 @@
  * (MW/plugins/pool_/dataset_query_utils.py:1106-1124). An emulator that slices before it builds or
  * orders the rows must still answer exactly this.
  */
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EMULATIONS } from '../../../../src/core/appliance/settings.js';
 import { openTestAppliance, type TestAppliance } from '../../../helpers/appliance.js';
 import { fillWithManyRows } from '../../../helpers/many-rows.js';
@@ -104,14 +107,22 @@ for (const release of ['25.10.1', '26.0'] as const) {
     let t: TestAppliance;
     const q = async <T = Row[]>(method: string, filters: readonly unknown[], options: Row): Promise<T> =>
       stable(await t.call<T>(t.admin, method, filters, options)) as T;
-    const ready = async () => {
-      t = await openTestAppliance({ ...EMULATIONS[`truenas-${release}`], keyLogin: 'plain' });
+    // One filled appliance for the release's tests: they only query it, and each test filled a
+    // fresh one before (16 fills of 260 rows of each kind for two).
+    beforeAll(async () => {
+      const stateDir = mkdtempSync(join(tmpdir(), 'stor-paging-'));
+      afterAll(() => rmSync(stateDir, { recursive: true, force: true }));
+      t = await openTestAppliance(
+        { ...EMULATIONS[`truenas-${release}`], keyLogin: 'plain' },
+        stateDir,
+        undefined,
+        afterAll,
+      );
       await fillWithManyRows(t, ROWS);
-    };
+    });
 
     for (const c of CASES) {
       it(`${c.method}: every order_by × offset × limit window, with and without select and filters, equals the unpaged answer sliced`, async () => {
-        await ready();
         const whole = await q(c.method, [], {});
         expect(whole.length).toBeGreaterThan(ROWS);
         // The order asked for is the order of the whole list, not of each page: an independent sort agrees.
@@ -151,7 +162,6 @@ for (const release of ['25.10.1', '26.0'] as const) {
       }, 600_000);
 
       it(`${c.method}: count and get ignore offset and limit as filter_list does`, async () => {
-        await ready();
         const whole = await q(c.method, [], {});
         const filtered = await q(c.method, c.filter, {});
         // count is taken before ordering and slicing (filter_list:552-553). pool.dataset.query counts
