@@ -8,6 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { spawnStor } from '../../helpers/bin.js';
+import { localPush } from '../../helpers/replication-spec.js';
 import { storIn } from '../../helpers/run-stor.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
@@ -23,17 +24,7 @@ describe('patterns that backtrack for hours elsewhere answer', () => {
     await run(['dataset', 'create', 'tank/dst']);
     await run(['snapshot', 'create', `tank/src@${LONG}`]);
     await run(['snapshot', 'create', 'tank/src@aaaa']);
-    const task = {
-      name: 'r',
-      direction: 'PUSH',
-      transport: 'LOCAL',
-      source_datasets: ['tank/src'],
-      target_dataset: 'tank/dst',
-      recursive: false,
-      auto: false,
-      retention_policy: 'NONE',
-      name_regex: '(a+)+',
-    };
+    const task = localPush({ name: 'r', periodic_snapshot_tasks: [], name_regex: '(a+)+' });
     await run(['call', 'replication.create', JSON.stringify(task)]);
 
     const status = await spawnStor(['replication', 'status', 'r', '--json'], { env, killAfterMs: HANG_BOUND_MS });
