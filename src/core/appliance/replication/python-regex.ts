@@ -5,6 +5,7 @@
 // snapshot name regex uses: Python's named groups `(?P<n>…)`/`(?P=n)`, `\A`/`\Z`, identity escapes
 // of punctuation (`\-`, which a `u` RegExp refuses), and the escapes and flags Python refuses.
 
+import { createContext, Script, type Context } from 'node:vm';
 import { compilePyRegex } from '../query/python.js';
 
 /** Letters Python's `re` knows after a backslash outside a class (sre_parse.py ESCAPES, CATEGORIES). */
@@ -213,9 +214,40 @@ export function nameRegexTest(regex: string): (name: string) => boolean {
   } catch {
     // JavaScript's words when it refuses the pattern too.
     const backtracking = new RegExp(source);
-    return (name) => backtracking.test(name);
+    return (name) => boundedTest(backtracking, regex, name);
   }
   return (name) => linear.test(name);
+}
+
+/**
+ * How long one name may take on JavaScript's backtracking engine. A name is at most 255
+ * characters: a pattern that has not matched one in this long is one that backtracks without end,
+ * `(?P<x>a)(a+)+b(?P=x)` say (a reference sends it here, and so does a pattern over RE2's size or
+ * repeat limits), on which Python's engine would not return either.
+ */
+const BACKTRACKING_BUDGET_MS = 1000;
+let sandbox: { context: Context; script: Script } | undefined;
+
+/**
+ * `re.test(name)`, stopped after BACKTRACKING_BUDGET_MS: a script's timeout is the one way to
+ * interrupt a RegExp in V8, and without it one such name holds the emulator (every connection
+ * waits on one event loop) or `stor replication status` for hours.
+ */
+function boundedTest(re: RegExp, regex: string, name: string): boolean {
+  sandbox ??= { context: createContext({ re: undefined, name: '' }), script: new Script('re.test(name)') };
+  sandbox.context.re = re;
+  sandbox.context.name = name;
+  try {
+    return sandbox.script.runInContext(sandbox.context, { timeout: BACKTRACKING_BUDGET_MS }) as boolean;
+  } catch (err) {
+    if ((err as { code?: unknown }).code !== 'ERR_SCRIPT_EXECUTION_TIMEOUT') throw err;
+    throw new Error(
+      `name_regex ${JSON.stringify(regex)} backtracks without end on ${JSON.stringify(name)} (Python's re would too); ` +
+        'a pattern without references or lookaround is matched in linear time',
+    );
+  } finally {
+    sandbox.context.re = undefined;
+  }
 }
 
 /** `re.compile(f"({regex})$")`'s error text, or null when it compiles (MW/plugins/replication.py:510-514). */

@@ -176,6 +176,19 @@ describe("name_regex, as zettarepl's re.compile(f'({regex})$').match", () => {
     expect(ours).toEqual(python);
   });
 
+  it('a pattern RE2 does not take, that backtracks without end on a name, fails on it instead of holding the process', () => {
+    // A reference, or a repeat over RE2's limit, sends the pattern to JavaScript's backtracking
+    // engine: (a+)+ against 250 a's then takes it about 2^250 steps, as it would Python's.
+    for (const regex of ['(?P<x>a)(a+)+b(?P=x)', '(a+)+(?=b)', '(a+)+(b?){1001}c']) {
+      const matches = nameRegexTest(regex);
+      expect(() => matches('a'.repeat(250)), regex).toThrow(/backtracks without end/);
+    }
+    // Names it answers stay answered, the same matcher again.
+    const matches = nameRegexTest('(?P<x>a)(a+)+b(?P=x)');
+    expect(matches('aaaba')).toBe(true);
+    expect(matches('aaabb')).toBe(false);
+  });
+
   it('a nested repetition against a long name it does not match answers instead of backtracking for hours', () => {
     // Python's engine and JavaScript's both take about 2^250 steps on this (re.match does not return);
     // RE2's runs in time linear in the name.
