@@ -26,7 +26,10 @@ export function fnmatch(name: string, pattern: string): boolean {
 
 const compiled = new Map<string, RegExp>();
 
-function translate(pattern: string): RegExp {
+function translate(text: string): RegExp {
+  // Python indexes a str by code point: a character outside the BMP is one `?` and one member of a
+  // set, not two UTF-16 halves (hence the array, and the `u` flag below).
+  const pattern = Array.from(text);
   const pieces: (string | typeof STAR)[] = [];
   const n = pattern.length;
   let i = 0;
@@ -63,7 +66,7 @@ function translate(pattern: string): RegExp {
       re += `(?=(?<g${group}>.*?${fixed}))\\k<g${group}>`;
     }
   }
-  return new RegExp(`^(?:${re})$`, 's');
+  return new RegExp(`^(?:${re})$`, 'su');
 }
 
 /**
@@ -71,8 +74,8 @@ function translate(pattern: string): RegExp {
  * whose ends are out of order dropped, backslashes and hyphens that make no range escaped, `&`,
  * `~` and `|` escaped; an empty set matches nothing and `[!]` anything.
  */
-function setOf(pattern: string, start: number, end: number): string {
-  let stuff = pattern.slice(start, end);
+function setOf(pattern: readonly string[], start: number, end: number): string {
+  let stuff = pattern.slice(start, end).join('');
   if (!stuff.includes('-')) stuff = stuff.replace(/\\/g, '\\\\');
   else {
     const chunks: string[] = [];
@@ -81,24 +84,27 @@ function setOf(pattern: string, start: number, end: number): string {
     for (;;) {
       k = k < end ? pattern.indexOf('-', k) : -1;
       if (k < 0 || k >= end) break;
-      chunks.push(pattern.slice(from, k));
+      chunks.push(pattern.slice(from, k).join(''));
       from = k + 1;
       k += 3;
     }
-    const last = pattern.slice(from, end);
+    const last = pattern.slice(from, end).join('');
     if (last) chunks.push(last);
     else chunks[chunks.length - 1] += '-';
     for (let m = chunks.length - 1; m > 0; m--) {
-      const before = chunks[m - 1]!;
-      const after = chunks[m]!;
-      if (before.at(-1)! > after[0]!) {
-        chunks[m - 1] = before.slice(0, -1) + after.slice(1);
+      const before = Array.from(chunks[m - 1]!);
+      const after = Array.from(chunks[m]!);
+      if (before.at(-1)!.codePointAt(0)! > after[0]!.codePointAt(0)!) {
+        chunks[m - 1] = before.slice(0, -1).join('') + after.slice(1).join('');
         chunks.splice(m, 1);
       }
     }
     stuff = chunks.map((chunk) => chunk.replace(/\\/g, '\\\\').replace(/-/g, '\\-')).join('-');
   }
-  stuff = stuff.replace(/[&~|]/g, '\\$&');
+  // A `]` first in the set is one of its members to Python's re; to JavaScript it closes the class.
+  stuff = stuff.replace(/]/g, '\\]');
+  // Python escapes `&`, `~` and `|` against future set operations; in a `u` class `|` is literal
+  // escaped or not, and `\&`, `\~` are syntax errors, so they stay as they are.
   if (!stuff) return '(?!)';
   if (stuff === '!') return '.';
   if (stuff[0] === '!') stuff = `^${stuff.slice(1)}`;

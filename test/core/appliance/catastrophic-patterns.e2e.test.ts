@@ -43,6 +43,21 @@ describe('patterns that backtrack for hours elsewhere answer', () => {
     expect(counted.code, counted.stderr).toBe(0);
     expect(JSON.parse(counted.stdout)).toEqual({ total: 2, eligible: 1 });
 
+    // A reference keeps a pattern off RE2: on JavaScript's engine it is stopped, and said so, rather
+    // than left to backtrack (python-regex.ts, boundedTest).
+    const referenced = await spawnStor(
+      [
+        'call',
+        'replication.count_eligible_manual_snapshots',
+        JSON.stringify({ datasets: ['tank/src'], name_regex: '(?P<x>a)(a+)+b(?P=x)', transport: 'LOCAL' }),
+      ],
+      { env, killAfterMs: HANG_BOUND_MS },
+    );
+    expect(referenced.code).not.toBe(0);
+    expect(referenced.stderr).toMatch(
+      /name_regex "\(\?P<x>a\)\(a\+\)\+b\(\?P=x\)" backtracks without end on "a{200}b"/,
+    );
+
     const ran = await spawnStor(['replication', 'run', 'r'], { env, killAfterMs: HANG_BOUND_MS });
     expect(ran.code, ran.stderr).toBe(0);
     const onTarget = await run(['snapshot', 'list', 'tank/dst', '--json']);

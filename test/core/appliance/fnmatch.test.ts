@@ -40,6 +40,28 @@ describe("fnmatch, as Python's fnmatch.fnmatch on POSIX", () => {
     expect(new Set(python).size).toBe(2);
   });
 
+  it('counts a character outside the BMP as one, as Python indexes a str by code point', () => {
+    // An emoji is two UTF-16 units: one `?`, one member of a set, one end of a range in Python
+    // (fnmatch.py:80-142 walk the pattern and name by code point).
+    const name = fc.string({ unit: fc.constantFrom('a', 'é', '😀', '\u{10000}', '\n', '-'), maxLength: 6 });
+    const pattern = fc.string({
+      unit: fc.constantFrom('a', 'é', '😀', '\u{10000}', '*', '?', '[', ']', '!', '-', '&', '~', '|'),
+      maxLength: 7,
+    });
+    const cases = fc.sample(fc.tuple(name, pattern), { numRuns: 3000, seed: 5113 });
+    const python = pythonFnmatch(cases);
+    const mismatches = cases.filter(([n, p], i) => fnmatch(n, p) !== python[i]);
+    expect(mismatches).toEqual([]);
+    expect(fnmatch('😀', '?')).toBe(true);
+    expect(fnmatch('😀', '[a-😀]')).toBe(true);
+    // A `]` first in a set is a member (fnmatch.py:84-86), which a JavaScript class would close on.
+    expect(fnmatch(']', '[]]')).toBe(true);
+    expect(fnmatch('a', '[!]]')).toBe(true);
+    expect(fnmatch(']', '[!]]')).toBe(false);
+    expect(fnmatch(']x', '[]a]x')).toBe(true);
+    expect(new Set(python).size).toBe(2);
+  });
+
   it('a pattern of many stars against a long name that it does not match answers as Python does', () => {
     // Translated without fnmatch's atomic groups (fnmatch.py:162-182) this pattern backtracks
     // through about 250^12 ways of placing its stars and never returns; this test would hang.

@@ -121,20 +121,96 @@ const engine = (): typeof RE2JS => (re2 ??= (loadCommonJs('re2js') as typeof imp
  * result is anchored at the start of the text (`\A`, which MULTILINE leaves alone) for `test()`:
  * RE2's match without submatches runs many times faster than `lookingAt()`, which tracks groups.
  */
-/** A Python pattern as RE2 takes it: its leading inline flags apart, `\Z` as `\z`. */
+/**
+ * A Python pattern as RE2 takes it: its leading inline flags apart, and the syntax the two read
+ * differently rewritten (Lib/re/_parser.py, Python 3.11):
+ * - `$` outside MULTILINE is the end or before a newline that ends the text (AT_END); RE2's is the
+ *   end only, so it becomes `\n?\z`. Consuming that newline differs only where the pattern goes on
+ *   to match a newline after `$`.
+ * - `\Z` is RE2's `\z`; `\uXXXX` and `\UXXXXXXXX` are `\x{…}` (RE2 has no `\u`).
+ * - `{,n}` and `{,}` repeat from 0 (_parser.py:644-672); RE2 reads them as literal text.
+ * - a `[` inside a set is itself; RE2 would read `[[:digit:]]` as a POSIX class.
+ * - `(?#…)` is a comment, up to the first `)`.
+ */
 function toRe2(pattern: string): { src: string; flags: { i: boolean; m: boolean; s: boolean } } {
-  let src = pattern;
+  let rest = pattern;
   const flags = { i: false, m: false, s: false };
-  const inline = /^\(\?([aiLmsux]+)\)/.exec(src);
+  const inline = /^\(\?([aiLmsux]+)\)/.exec(rest);
   if (inline) {
     const f = inline[1]!;
     flags.i = f.includes('i');
     flags.m = f.includes('m');
     flags.s = f.includes('s');
-    src = src.slice(inline[0].length);
+    rest = rest.slice(inline[0].length);
   }
-  // Python's \Z (end of text) is RE2's \z; (?P<name>…) is RE2 syntax already.
-  src = src.replace(/\\(\\|Z)/g, (m, c: string) => (c === 'Z' ? '\\z' : m));
+  let src = '';
+  let inClass = false;
+  // Whether MULTILINE holds, for each group open; `(?m:…)` and `(?-m:…)` scope it.
+  const multiline = [flags.m];
+  for (let i = 0; i < rest.length; i++) {
+    const c = rest[i]!;
+    if (c === '\\') {
+      const next = rest[i + 1] ?? '';
+      const hex = next === 'u' ? 4 : next === 'U' ? 8 : 0;
+      const digits = hex ? rest.slice(i + 2, i + 2 + hex) : '';
+      if (next === 'Z' && !inClass) src += '\\z';
+      else if (hex && digits.length === hex && /^[0-9A-Fa-f]+$/.test(digits)) {
+        src += `\\x{${digits}}`;
+        i += hex;
+      } else src += c + next;
+      i++;
+      continue;
+    }
+    if (inClass) {
+      if (c === ']') inClass = false;
+      src += c === '[' ? '\\[' : c;
+      continue;
+    }
+    if (c === '[') {
+      inClass = true;
+      src += c;
+      // A `]` first in the set (after a `^`) is a member, in both.
+      if (rest[i + 1] === '^') src += rest[++i];
+      if (rest[i + 1] === ']') src += rest[++i];
+      continue;
+    }
+    if (c === '(') {
+      if (rest.startsWith('(?#', i)) {
+        const end = rest.indexOf(')', i);
+        if (end >= 0) {
+          i = end;
+          continue;
+        }
+      }
+      const scoped = /^\(\?([a-zA-Z]*)(?:-([a-zA-Z]*))?:/.exec(rest.slice(i));
+      const m = multiline.at(-1)!;
+      multiline.push(scoped ? (m || scoped[1]!.includes('m')) && !(scoped[2] ?? '').includes('m') : m);
+      if (scoped) {
+        // ASCII (`a`) and UNICODE (`u`, a str pattern's default) are not RE2 flags; RE2's classes
+        // are ASCII already.
+        const on = scoped[1]!.replace(/[au]/g, '');
+        src += `(?${on}${scoped[2] === undefined ? '' : `-${scoped[2]}`}:`;
+        i += scoped[0].length - 1;
+      } else src += c;
+      continue;
+    }
+    if (c === ')') {
+      if (multiline.length > 1) multiline.pop();
+      src += c;
+      continue;
+    }
+    if (c === '$' && !multiline.at(-1)) {
+      src += '(?:\\n?\\z)';
+      continue;
+    }
+    const from0 = c === '{' ? /^\{,(\d*)\}/.exec(rest.slice(i)) : null;
+    if (from0) {
+      src += `{0,${from0[1]}}`;
+      i += from0[0].length - 1;
+      continue;
+    }
+    src += c;
+  }
   return { src, flags };
 }
 

@@ -130,6 +130,23 @@ describe('filters: operators', () => {
     expect(ids([['username', '~', '(?P<x>t)ru.*\\Z']])).toEqual([2]); // Python's \Z
   });
 
+  it('~ reads what RE2 reads differently as Python does: `$` before a final newline, {,n}, [ in a set, comments, \\u', () => {
+    // Python 3.11's re (Lib/re/_parser.py): `$` is AT_END, `{,n}` repeats from 0, `[[:digit:]]` is
+    // a set of `[:digt` and then `]`, `(?#…)` a comment, `\\u0061` an `a`.
+    const items = [
+      { id: 1, name: 'x\n' },
+      { id: 2, name: 'aab' },
+      { id: 3, name: 'd]' },
+      { id: 4, name: '3' },
+      { id: 5, name: 'a' },
+    ];
+    expect(ids([['name', '~', 'x$']], {}, items)).toEqual([1]);
+    expect(ids([['name', '~', 'x\\Z']], {}, items)).toEqual([]);
+    expect(ids([['name', '~', 'a{,2}b']], {}, items)).toEqual([2]);
+    expect(ids([['name', '~', '[[:digit:]]+']], {}, items)).toEqual([3]);
+    expect(ids([['name', '~', '(?#c)\\u0061']], {}, items)).toEqual([2, 5]);
+  });
+
   it('~ runs on a linear-time engine: a pattern that backtracks catastrophically in JavaScript answers at once', () => {
     const many = [{ id: 1, name: 'A'.repeat(5000) }];
     expect(ids([['name', '~', '([A-Z_]+)+x$']], {}, many)).toEqual([]);
