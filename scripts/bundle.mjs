@@ -2,6 +2,7 @@
 // Lazily imported commands stay lazy as separate chunks. SQLite's native binding is loaded at run time
 // (src/core/store/sqlite.ts: node:sqlite, or better-sqlite3 where Node lacks it), outside the bundle.
 import { renameSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { currentBuildId } from './build-id.mjs';
 import firstStageSources from './first-stage-sources.cjs';
@@ -161,16 +162,40 @@ const lazyBanner = `const __storLazyBuiltin = (name) => {
     getPrototypeOf: () => Reflect.getPrototypeOf(load()),
   });
 };`;
+// ws loads node:crypto at its top (its package entry loads the server too) for three things: a
+// random Sec-WebSocket-Key, random frame masks, a SHA-1 of the key for Sec-WebSocket-Accept. That is
+// some fifty internal modules, ~9 ms of CPU on Node 24, before a cold command's login frame could
+// leave. In stor.cjs ws's files get src/core/transport/light-crypto.ts instead (the kernel's random
+// device, a SHA-1 of its own, node:crypto where the device is missing or for any other hash).
+const LIGHT_CRYPTO = fileURLToPath(new URL('../src/core/transport/light-crypto.ts', import.meta.url));
+const wsCryptoImporters = new Set();
+const wsCrypto = {
+  name: 'stor-ws-crypto',
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?crypto$/ }, (args) => {
+      const file = /[\\/]node_modules[\\/]ws[\\/]lib[\\/]([\w-]+)\.js$/.exec(args.importer)?.[1];
+      if (file === undefined) return undefined;
+      wsCryptoImporters.add(file);
+      return { path: LIGHT_CRYPTO };
+    });
+  },
+};
 await build({
   ...common,
   entryPoints: { stor: 'src/bin-entry.ts' },
   outfile: cjs,
   format: 'cjs',
   charset: 'ascii',
-  plugins: [vendorExternal],
+  plugins: [vendorExternal, wsCrypto],
   define: cjsDefine,
   banner: { js: `${cjsBanner.js}\n${lazyBanner}` },
 });
+// The files known to require it: another list means ws changed, and what it takes from crypto is to look at.
+const wsCryptoFiles = [...wsCryptoImporters].sort().join(', ');
+if (wsCryptoFiles !== 'sender, websocket, websocket-server')
+  throw new Error(
+    `stor.cjs: ws requires crypto in ${wsCryptoFiles || 'no file'}, not in sender, websocket and websocket-server`,
+  );
 // charset 'ascii' escapes strings, templates and regular expressions; comments keep their text,
 // where an escape is as readable.
 const text = readFileSync(cjs, 'utf8');

@@ -39,6 +39,29 @@ describe('what a command loads', () => {
     expect(held).toEqual([]);
   });
 
+  // The ws package loads node:crypto at its top; in stor.cjs its files, and remote.ts's call ids, take
+  // src/core/transport/light-crypto.ts instead (scripts/bundle.mjs): a cold whoami no longer spends
+  // some fifty internal modules before its login frame leaves.
+  it('a remote whoami over WebSocket loads no node:crypto', async () => {
+    const serve = await spawnServe(tempDir());
+    const record = join(tempDir(), 'builtins');
+    const run = await spawnStor(['whoami', '--json'], {
+      env: {
+        STOR_HOME: tempDir(),
+        STOR_URL: serve.url,
+        STOR_API_KEY: readFileSync(serve.adminKeyFile, 'utf8').trim(),
+        NODE_OPTIONS: `--require ${BUILTINS_RECORDER}`,
+        STOR_TEST_BUILTINS: record,
+      },
+      stdinFrom: '/dev/null',
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ username: 'truenas_admin' });
+    const loaded = readFileSync(record, 'utf8').split('\n');
+    expect(loaded).toContain('http'); // ws's upgrade request: the record is there
+    expect(loaded).not.toContain('crypto');
+  });
+
   it('an embedded whoami reads none of them either: its emulator loads TOTP only for a two-factor login', async () => {
     const { held } = await packagesRead(['whoami'], { STOR_HOME: tempDir() });
     expect(held).toEqual([]);
