@@ -162,22 +162,38 @@ const lazyBanner = `const __storLazyBuiltin = (name) => {
     getPrototypeOf: () => Reflect.getPrototypeOf(load()),
   });
 };`;
-// ws loads node:crypto at its top (its package entry loads the server too) for three things: a
-// random Sec-WebSocket-Key, random frame masks, a SHA-1 of the key for Sec-WebSocket-Accept. That is
-// some fifty internal modules, ~9 ms of CPU on Node 24, before a cold command's login frame could
-// leave. In stor.cjs ws's files get src/core/transport/light-crypto.ts instead (the kernel's random
-// device, a SHA-1 of its own, node:crypto where the device is missing or for any other hash).
+// Two things ws does at its top that a cold command paid for before its login frame could leave:
+// - it loads node:crypto (its package entry loads the server too) for a random Sec-WebSocket-Key,
+//   random frame masks and a SHA-1 of the key for Sec-WebSocket-Accept: some fifty internal
+//   modules, ~9 ms of CPU on Node 24. In stor.cjs ws's files get src/core/transport/light-crypto.ts
+//   instead (the kernel's random device, a SHA-1 of its own, node:crypto where the device is missing
+//   or for any other hash).
+// - on a Node whose http has no websocketMask (all up to 24), it tries `require('bufferutil')`, an
+//   optional native package stor does not depend on: a failed resolution through every
+//   node_modules up the tree, ~2-3 ms. In stor.cjs that require fails at once, as it fails
+//   wherever stor is installed on its own; ws then masks in JavaScript, as it always did there.
 const LIGHT_CRYPTO = fileURLToPath(new URL('../src/core/transport/light-crypto.ts', import.meta.url));
-const wsCryptoImporters = new Set();
-const wsCrypto = {
-  name: 'stor-ws-crypto',
+const wsRedirected = new Set();
+const wsLight = {
+  name: 'stor-ws-light',
   setup(b) {
+    const wsFile = (importer) => /[\\/]node_modules[\\/]ws[\\/]lib[\\/]([\w-]+)\.js$/.exec(importer)?.[1];
     b.onResolve({ filter: /^(node:)?crypto$/ }, (args) => {
-      const file = /[\\/]node_modules[\\/]ws[\\/]lib[\\/]([\w-]+)\.js$/.exec(args.importer)?.[1];
+      const file = wsFile(args.importer);
       if (file === undefined) return undefined;
-      wsCryptoImporters.add(file);
+      wsRedirected.add(`${file}: crypto`);
       return { path: LIGHT_CRYPTO };
     });
+    b.onResolve({ filter: /^bufferutil$/ }, (args) => {
+      const file = wsFile(args.importer);
+      if (file === undefined) return undefined;
+      wsRedirected.add(`${file}: bufferutil`);
+      return { path: 'bufferutil', namespace: 'stor-not-bundled' };
+    });
+    b.onLoad({ filter: /.*/, namespace: 'stor-not-bundled' }, (args) => ({
+      contents: `throw new Error(${JSON.stringify(`${args.path} is not part of stor (scripts/bundle.mjs)`)});\n`,
+      loader: 'js',
+    }));
   },
 };
 await build({
@@ -186,16 +202,15 @@ await build({
   outfile: cjs,
   format: 'cjs',
   charset: 'ascii',
-  plugins: [vendorExternal, wsCrypto],
+  plugins: [vendorExternal, wsLight],
   define: cjsDefine,
   banner: { js: `${cjsBanner.js}\n${lazyBanner}` },
 });
-// The files known to require it: another list means ws changed, and what it takes from crypto is to look at.
-const wsCryptoFiles = [...wsCryptoImporters].sort().join(', ');
-if (wsCryptoFiles !== 'sender, websocket, websocket-server')
-  throw new Error(
-    `stor.cjs: ws requires crypto in ${wsCryptoFiles || 'no file'}, not in sender, websocket and websocket-server`,
-  );
+// The requires known to be there: another list means ws changed, and what it takes is to look at.
+const wsFound = [...wsRedirected].sort().join(', ');
+const wsExpected = 'buffer-util: bufferutil, sender: crypto, websocket-server: crypto, websocket: crypto';
+if (wsFound !== wsExpected)
+  throw new Error(`stor.cjs: ws's redirected requires are ${wsFound || 'none'}, not ${wsExpected}`);
 // charset 'ascii' escapes strings, templates and regular expressions; comments keep their text,
 // where an escape is as readable.
 const text = readFileSync(cjs, 'utf8');
