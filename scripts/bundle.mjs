@@ -2,6 +2,7 @@
 // Lazily imported commands stay lazy as separate chunks. SQLite's native binding is loaded at run time
 // (src/core/store/sqlite.ts: node:sqlite, or better-sqlite3 where Node lacks it), outside the bundle.
 import { renameSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { currentBuildId } from './build-id.mjs';
 import firstStageSources from './first-stage-sources.cjs';
@@ -161,16 +162,55 @@ const lazyBanner = `const __storLazyBuiltin = (name) => {
     getPrototypeOf: () => Reflect.getPrototypeOf(load()),
   });
 };`;
+// Two things ws does at its top that a cold command paid for before its login frame could leave:
+// - it loads node:crypto (its package entry loads the server too) for a random Sec-WebSocket-Key,
+//   random frame masks and a SHA-1 of the key for Sec-WebSocket-Accept: some fifty internal
+//   modules, ~9 ms of CPU on Node 24. In stor.cjs ws's files get src/core/transport/light-crypto.ts
+//   instead (the kernel's random device, a SHA-1 of its own, node:crypto where the device is missing
+//   or for any other hash).
+// - on a Node whose http has no websocketMask (all up to 24), it tries `require('bufferutil')`, an
+//   optional native package stor does not depend on: a failed resolution through every
+//   node_modules up the tree, ~2-3 ms. In stor.cjs that require fails at once, as it fails
+//   wherever stor is installed on its own; ws then masks in JavaScript, as it always did there.
+const LIGHT_CRYPTO = fileURLToPath(new URL('../src/core/transport/light-crypto.ts', import.meta.url));
+const wsRedirected = new Set();
+const wsLight = {
+  name: 'stor-ws-light',
+  setup(b) {
+    const wsFile = (importer) => /[\\/]node_modules[\\/]ws[\\/]lib[\\/]([\w-]+)\.js$/.exec(importer)?.[1];
+    b.onResolve({ filter: /^(node:)?crypto$/ }, (args) => {
+      const file = wsFile(args.importer);
+      if (file === undefined) return undefined;
+      wsRedirected.add(`${file}: crypto`);
+      return { path: LIGHT_CRYPTO };
+    });
+    b.onResolve({ filter: /^bufferutil$/ }, (args) => {
+      const file = wsFile(args.importer);
+      if (file === undefined) return undefined;
+      wsRedirected.add(`${file}: bufferutil`);
+      return { path: 'bufferutil', namespace: 'stor-not-bundled' };
+    });
+    b.onLoad({ filter: /.*/, namespace: 'stor-not-bundled' }, (args) => ({
+      contents: `throw new Error(${JSON.stringify(`${args.path} is not part of stor (scripts/bundle.mjs)`)});\n`,
+      loader: 'js',
+    }));
+  },
+};
 await build({
   ...common,
   entryPoints: { stor: 'src/bin-entry.ts' },
   outfile: cjs,
   format: 'cjs',
   charset: 'ascii',
-  plugins: [vendorExternal],
+  plugins: [vendorExternal, wsLight],
   define: cjsDefine,
   banner: { js: `${cjsBanner.js}\n${lazyBanner}` },
 });
+// The requires known to be there: another list means ws changed, and what it takes is to look at.
+const wsFound = [...wsRedirected].sort().join(', ');
+const wsExpected = 'buffer-util: bufferutil, sender: crypto, websocket-server: crypto, websocket: crypto';
+if (wsFound !== wsExpected)
+  throw new Error(`stor.cjs: ws's redirected requires are ${wsFound || 'none'}, not ${wsExpected}`);
 // charset 'ascii' escapes strings, templates and regular expressions; comments keep their text,
 // where an escape is as readable.
 const text = readFileSync(cjs, 'utf8');

@@ -22,8 +22,6 @@ const LOGIN_WAIT_CAP_MS = 500;
  * command line as the first stage read it (command-line.ts), the one reading of it in this process.
  */
 export async function main(line: CommandLine): Promise<void> {
-  endWhenOutputFails(process.stdout, 'stdout');
-  endWhenOutputFails(process.stderr, 'stderr');
   // The CLI itself runs from the code-cached bundle (start.ts); Node ≥ 22.1 also keeps the compiled
   // code of what it loads from outside it (better-sqlite3's JavaScript). Node 20 has no such cache.
   // A cache that cannot be written is skipped by Node, not an error.
@@ -42,6 +40,10 @@ export async function main(line: CommandLine): Promise<void> {
   // and the process then sat idle through the appliance's key check (bench/HISTORY.md, "where a
   // cold remote whoami waits"). It loads once the login is written, during that check.
   await headStart?.loginUnderWay(LOGIN_WAIT_CAP_MS);
+  // Node makes process.stdout and process.stderr when first used (a pipe's ~2 ms of CPU): after the
+  // login frame, as nothing is written before it (processIO).
+  endWhenOutputFails(process.stdout, 'stdout');
+  endWhenOutputFails(process.stderr, 'stderr');
   const { run } = await import('./cli.js');
   process.exitCode = await run(line, io, headStart ? { headStart } : {});
   // The session agent this command asked for (spawn.ts), now that its work is done.

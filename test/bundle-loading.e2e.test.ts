@@ -12,6 +12,7 @@ import { tempDir } from './helpers/temp-dir.js';
 const RECORDER = fileURLToPath(new URL('./helpers/record-bundle-reads.cjs', import.meta.url));
 const PACKAGES = ['undici', 'form-data', 'busboy', 'yaml', 'conf', '@inquirer', 'otpauth'];
 const BUILTINS_RECORDER = fileURLToPath(new URL('./helpers/record-builtins.cjs', import.meta.url));
+const MISSED_RECORDER = fileURLToPath(new URL('./helpers/record-failed-requires.cjs', import.meta.url));
 
 /** `stor ARGS` with `env`; the bundle files it read and which of PACKAGES they hold. */
 async function packagesRead(args: string[], env: Record<string, string>) {
@@ -37,6 +38,33 @@ describe('what a command loads', () => {
     });
     expect(JSON.parse(run.stdout)).toMatchObject({ username: 'truenas_admin' });
     expect(held).toEqual([]);
+  });
+
+  // The ws package loads node:crypto at its top, and looks for the optional bufferutil package; in
+  // stor.cjs its files, and remote.ts's call ids, take src/core/transport/light-crypto.ts instead,
+  // and bufferutil is not looked for (scripts/bundle.mjs): a cold whoami no longer spends either
+  // before its login frame leaves.
+  it('a remote whoami over WebSocket loads no node:crypto and looks for no package it does not bundle', async () => {
+    const serve = await spawnServe(tempDir());
+    const record = join(tempDir(), 'builtins');
+    const missed = join(tempDir(), 'missed');
+    const run = await spawnStor(['whoami', '--json'], {
+      env: {
+        STOR_HOME: tempDir(),
+        STOR_URL: serve.url,
+        STOR_API_KEY: readFileSync(serve.adminKeyFile, 'utf8').trim(),
+        NODE_OPTIONS: `--require ${BUILTINS_RECORDER} --require ${MISSED_RECORDER}`,
+        STOR_TEST_BUILTINS: record,
+        STOR_TEST_FAILED_REQUIRES: missed,
+      },
+      stdinFrom: '/dev/null',
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ username: 'truenas_admin' });
+    const loaded = readFileSync(record, 'utf8').split('\n');
+    expect(loaded).toContain('http'); // ws's upgrade request: the record is there
+    expect(loaded).not.toContain('crypto');
+    expect(readFileSync(missed, 'utf8')).toBe('');
   });
 
   it('an embedded whoami reads none of them either: its emulator loads TOTP only for a two-factor login', async () => {

@@ -42,11 +42,17 @@ export interface IO {
 
 export function processIO(): IO {
   return {
-    stdout: process.stdout,
-    stderr: process.stderr,
-    // Made when a command first reads it: Node builds process.stdin on first access (a file's
-    // stream alone loads fs/promises and readline's interface), which most commands never need and
-    // the head start (startup/early-target.ts) should not wait for.
+    // Each made when first used: Node builds process.stdout and process.stderr on first access
+    // (for a pipe a net.Socket, ~2 ms of CPU on Node 24), which the head start's login frame
+    // (startup/early-target.ts) should not wait for: nothing is written before it leaves.
+    get stdout() {
+      return process.stdout;
+    },
+    get stderr() {
+      return process.stderr;
+    },
+    // Node builds process.stdin on first access too (a file's stream alone loads fs/promises and
+    // readline's interface), which most commands never need.
     get stdin() {
       return process.stdin;
     },

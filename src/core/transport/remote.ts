@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomUUID } from './light-crypto.js';
 import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';

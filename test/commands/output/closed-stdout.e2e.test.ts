@@ -1,8 +1,9 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { spawnStor } from '../../helpers/bin.js';
 import { runBash } from '../../helpers/runbook.js';
+import { spawnServe } from '../../helpers/serve-process.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 describe('a reader that closes stdout early (EPIPE)', () => {
@@ -40,5 +41,24 @@ describe('a reader that closes stdout early (EPIPE)', () => {
     const r = await runBash('stor ls /mnt/tank > /dev/full', env);
     expect(r.code).toBe(1);
     expect(r.stderr).toBe('stor: cannot write to standard output: ENOSPC\n');
+  });
+
+  // bin-entry.ts makes process.stdout and process.stderr, and watches them, once a head start's
+  // login frame is written: a remote read ends the same way.
+  it('so does a remote whoami, whose head start logs in before stdout is made', async () => {
+    const serve = await spawnServe(tempDir());
+    const env = {
+      STOR_HOME: tempDir(),
+      STOR_CONFIG_DIR: tempDir(),
+      STOR_SESSION: 'off',
+      STOR_URL: serve.url,
+      STOR_API_KEY: readFileSync(serve.adminKeyFile, 'utf8').trim(),
+    };
+    const full = await runBash('stor whoami > /dev/full', env);
+    expect(full.code).toBe(1);
+    expect(full.stderr).toBe('stor: cannot write to standard output: ENOSPC\n');
+    const closed = await runBash('stor whoami | head -c 1 >/dev/null', env);
+    expect(closed.code).toBe(0);
+    expect(closed.stderr).toBe('');
   });
 });
