@@ -1,5 +1,6 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { createHash as nodeCreateHash, randomFillSync as nodeRandomFillSync } from 'node:crypto';
+import { sha1 as nobleSha1 } from '@noble/hashes/legacy.js';
 
 /*
  * What a WebSocket connection needs of node:crypto, without loading it. Loading node:crypto costs
@@ -12,7 +13,8 @@ import { createHash as nodeCreateHash, randomFillSync as nodeRandomFillSync } fr
  *
  * The randomness comes from the kernel's CSPRNG through /dev/urandom, which is where OpenSSL seeds
  * node:crypto's from; where there is no such device (Windows) or it cannot be read, from
- * node:crypto, as before. Any hash but SHA-1 is node:crypto's. No secret goes through this SHA-1:
+ * node:crypto, as before. SHA-1 is @noble/hashes' (already in the tree through otpauth); any other
+ * hash is node:crypto's. No secret goes through this SHA-1:
  * it hashes the nonce ws sent in the clear.
  */
 
@@ -105,57 +107,8 @@ export function createHash(algorithm: string): Sha1 | ReturnType<typeof nodeCrea
   return hash;
 }
 
-const rotl = (x: number, n: number) => (x << n) | (x >>> (32 - n));
-
-/** SHA-1 (FIPS 180-4 §6.1) of `message`. */
+/** SHA-1 (FIPS 180-4 §6.1) of `message`, by @noble/hashes (audited, pure JavaScript, no node:crypto). */
 export function sha1(message: Uint8Array): Buffer {
-  // The message, a 1 bit, zeros, and its length in bits in 64 bits: a whole number of 64-byte blocks.
-  const padded = Buffer.alloc(Math.ceil((message.length + 9) / 64) * 64);
-  padded.set(message);
-  padded[message.length] = 0x80;
-  const bits = message.length * 8;
-  padded.writeUInt32BE(Math.floor(bits / 0x100000000), padded.length - 8);
-  padded.writeUInt32BE(bits >>> 0, padded.length - 4);
-  const h = new Int32Array([0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476, 0xc3d2e1f0]);
-  const w = new Int32Array(80);
-  for (let block = 0; block < padded.length; block += 64) {
-    for (let t = 0; t < 16; t++) w[t] = padded.readInt32BE(block + 4 * t);
-    for (let t = 16; t < 80; t++) w[t] = rotl(w[t - 3]! ^ w[t - 8]! ^ w[t - 14]! ^ w[t - 16]!, 1);
-    let a = h[0]!;
-    let b = h[1]!;
-    let c = h[2]!;
-    let d = h[3]!;
-    let e = h[4]!;
-    for (let t = 0; t < 80; t++) {
-      let f: number;
-      let k: number;
-      if (t < 20) {
-        f = (b & c) | (~b & d);
-        k = 0x5a827999;
-      } else if (t < 40) {
-        f = b ^ c ^ d;
-        k = 0x6ed9eba1;
-      } else if (t < 60) {
-        f = (b & c) | (b & d) | (c & d);
-        k = 0x8f1bbcdc;
-      } else {
-        f = b ^ c ^ d;
-        k = 0xca62c1d6;
-      }
-      const next = (rotl(a, 5) + f + e + k + w[t]!) | 0;
-      e = d;
-      d = c;
-      c = rotl(b, 30);
-      b = a;
-      a = next;
-    }
-    h[0] = h[0]! + a;
-    h[1] = h[1]! + b;
-    h[2] = h[2]! + c;
-    h[3] = h[3]! + d;
-    h[4] = h[4]! + e;
-  }
-  const out = Buffer.alloc(20);
-  h.forEach((x, i) => out.writeInt32BE(x, 4 * i));
-  return out;
+  const digest = nobleSha1(message);
+  return Buffer.from(digest.buffer, digest.byteOffset, digest.byteLength);
 }
