@@ -166,7 +166,7 @@ const lazyBanner = `const __storLazyBuiltin = (name) => {
 // - it loads node:crypto (its package entry loads the server too) for a random Sec-WebSocket-Key,
 //   random frame masks and a SHA-1 of the key for Sec-WebSocket-Accept: some fifty internal
 //   modules, ~9 ms of CPU on Node 24. In stor.cjs ws's files get src/core/transport/light-crypto.ts
-//   instead (the kernel's random device, a SHA-1 of its own, node:crypto where the device is missing
+//   instead (the kernel's random device, @noble/hashes' SHA-1, node:crypto where the device is missing
 //   or for any other hash).
 // - on a Node whose http has no websocketMask (all up to 24), it tries `require('bufferutil')`, an
 //   optional native package stor does not depend on: a failed resolution through every
