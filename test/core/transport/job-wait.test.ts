@@ -38,6 +38,8 @@ describe('awaitJob', () => {
     // The poll loop's own continuation runs after awaitJob has returned: look once it has.
     await new Promise((resolve) => setImmediate(resolve));
     expect(polls).toBe(1);
-    expect(timers()).toBe(before);
+    // At most as many as before: a timer of something else in this worker (the suite shares one
+    // process between files) may end meanwhile; the back-off timer left pending would be one more.
+    expect(timers()).toBeLessThanOrEqual(before);
   });
 });
