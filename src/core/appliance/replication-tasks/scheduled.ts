@@ -33,8 +33,3 @@ export async function runDueReplications(appliance: Appliance, now: number, ranT
 export function replicationSchedules(appliance: Appliance): Schedule[] {
   return replicationEntries(appliance).flatMap((r) => (r.enabled && r.auto && r.schedule !== null ? [r.schedule] : []));
 }
-
-/** Whether any replication has a schedule of its own (the tick has work without a snapshot task due). */
-export function anyScheduledReplication(appliance: Appliance): boolean {
-  return replicationEntries(appliance).some((r) => r.enabled && r.auto && r.schedule !== null);
-}

@@ -1,6 +1,6 @@
 import { listSnapshotTasks, type SnapshotTaskRecord } from '../../store/snapshot-tasks.js';
 import type { Appliance } from '../appliance.js';
-import { anyScheduledReplication, replicationSchedules, runDueReplications } from '../replication-tasks/scheduled.js';
+import { replicationSchedules, runDueReplications } from '../replication-tasks/scheduled.js';
 import { APPLIANCE_TIMEZONE } from '../system/info.js';
 import { runLocalRetention } from './local-retention.js';
 import { runSnapshotTask, taskSnapshotName } from './run.js';
@@ -84,7 +84,8 @@ export class SnapshotTaskScheduler {
           Number(!a.task.recursive) - Number(!b.task.recursive) ||
           Number(a.task.exclude.length > 0) - Number(b.task.exclude.length > 0),
       );
-    if (due.length === 0 && !anyScheduledReplication(this.appliance)) return;
+    // Without a replication of its own schedule, the tick has no work when no snapshot task is due.
+    if (due.length === 0 && replicationSchedules(this.appliance).length === 0) return;
     const taken = new Set<string>();
     for (const { task } of due) await runSnapshotTask(this.appliance, task, now, taken);
     // Then the replications due (zettarepl.py:113-119), before retention, which spares what they send.
