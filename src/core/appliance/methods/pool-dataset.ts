@@ -302,78 +302,46 @@ class EntryBuilder {
     if (done) return done;
     const d = this.byId.get(id);
     if (!d) throw rpcErrors.instanceNotFound('PoolDataset', id);
-    if (this.fields) {
-      const entry = this.fieldsOf(d, this.fields);
-      this.built.set(id, entry);
-      return entry;
-    }
-    const type = datasetType(d);
-    const root = encryptionRootOf(d, this.byId);
-    const children = this.childrenOf(d.id).map((c) => this.entry(c.id));
-    const used = this.usedOf(d);
-    const byChildren = this.childrenOf(d.id).reduce((sum, c) => sum + this.usedOf(c), 0);
-    const reserved = typeof d.properties.refreservation === 'number' ? d.properties.refreservation : 0;
-    const entry = {
-      id: d.id,
-      type,
-      name: d.id,
-      pool: d.pool,
-      encrypted: root !== null,
-      encryption_root: root?.id ?? null,
-      key_loaded: root !== null,
-      locked: false,
-      mountpoint: type === 'VOLUME' ? null : `/mnt/${d.id}`,
-      children,
-      // No top-level comments, managedby or quota thresholds: they live here, present only when set.
-      user_properties: shownUserProperties(d.user_properties),
-      ...resolvedProperties(d, this.byId),
-      used: bytesProperty(used),
-      available: bytesProperty(this.availableOf(d)),
-      usedbydataset: bytesProperty(used - byChildren - reserved),
-      usedbychildren: bytesProperty(byChildren),
-      usedbyrefreservation: bytesProperty(reserved),
-      usedbysnapshots: bytesProperty(0),
-      creation: {
-        parsed: { $date: Math.floor(d.created_at / 1000) * 1000 },
-        rawvalue: String(Math.floor(d.created_at / 1000)),
-        value: creationShown(d.created_at),
-        source: 'NONE',
-        source_info: null,
-      },
-    };
+    const entry = this.build(d, this.fields);
     this.built.set(id, entry);
     return entry;
   }
 
   /**
-   * The entry `entry` would build, less the fields not in `fields` and less `children`: the same
-   * values, field for field, so that a `select` of them answers the same.
+   * The whole entry of `d` or, with `fields`, the same values field for field less the fields not
+   * in `fields` and less `children`, so that a `select` of them answers as the whole entry would.
    */
-  private fieldsOf(d: DatasetRecord, fields: ReadonlySet<string>): PoolDatasetEntry {
+  private build(d: DatasetRecord, fields: ReadonlySet<string> | undefined): PoolDatasetEntry {
+    const has = (f: string): boolean => fields === undefined || fields.has(f);
     const type = datasetType(d);
     const out: Record<string, unknown> = { id: d.id, type, name: d.id, pool: d.pool };
-    if (['encrypted', 'encryption_root', 'key_loaded'].some((f) => fields.has(f))) {
+    if (['encrypted', 'encryption_root', 'key_loaded'].some(has)) {
       const root = encryptionRootOf(d, this.byId);
-      if (fields.has('encrypted')) out.encrypted = root !== null;
-      if (fields.has('encryption_root')) out.encryption_root = root?.id ?? null;
-      if (fields.has('key_loaded')) out.key_loaded = root !== null;
+      if (has('encrypted')) out.encrypted = root !== null;
+      if (has('encryption_root')) out.encryption_root = root?.id ?? null;
+      if (has('key_loaded')) out.key_loaded = root !== null;
     }
-    if (fields.has('locked')) out.locked = false;
-    if (fields.has('mountpoint')) out.mountpoint = type === 'VOLUME' ? null : `/mnt/${d.id}`;
-    if (fields.has('user_properties')) out.user_properties = shownUserProperties(d.user_properties);
-    Object.assign(out, resolvedPropertiesOf(d, this.byId, fields));
-    if (SPACE_FIELDS.some((f) => fields.has(f))) {
+    if (has('locked')) out.locked = false;
+    if (has('mountpoint')) out.mountpoint = type === 'VOLUME' ? null : `/mnt/${d.id}`;
+    if (fields === undefined) out.children = this.childrenOf(d.id).map((c) => this.entry(c.id));
+    // No top-level comments, managedby or quota thresholds: they live here, present only when set.
+    if (has('user_properties')) out.user_properties = shownUserProperties(d.user_properties);
+    Object.assign(
+      out,
+      fields === undefined ? resolvedProperties(d, this.byId) : resolvedPropertiesOf(d, this.byId, fields),
+    );
+    if (SPACE_FIELDS.some(has)) {
       const used = this.usedOf(d);
       const byChildren = this.childrenOf(d.id).reduce((sum, c) => sum + this.usedOf(c), 0);
       const reserved = typeof d.properties.refreservation === 'number' ? d.properties.refreservation : 0;
-      if (fields.has('used')) out.used = bytesProperty(used);
-      if (fields.has('available')) out.available = bytesProperty(this.availableOf(d));
-      if (fields.has('usedbydataset')) out.usedbydataset = bytesProperty(used - byChildren - reserved);
-      if (fields.has('usedbychildren')) out.usedbychildren = bytesProperty(byChildren);
-      if (fields.has('usedbyrefreservation')) out.usedbyrefreservation = bytesProperty(reserved);
-      if (fields.has('usedbysnapshots')) out.usedbysnapshots = bytesProperty(0);
+      if (has('used')) out.used = bytesProperty(used);
+      if (has('available')) out.available = bytesProperty(this.availableOf(d));
+      if (has('usedbydataset')) out.usedbydataset = bytesProperty(used - byChildren - reserved);
+      if (has('usedbychildren')) out.usedbychildren = bytesProperty(byChildren);
+      if (has('usedbyrefreservation')) out.usedbyrefreservation = bytesProperty(reserved);
+      if (has('usedbysnapshots')) out.usedbysnapshots = bytesProperty(0);
     }
-    if (fields.has('creation'))
+    if (has('creation'))
       out.creation = {
         parsed: { $date: Math.floor(d.created_at / 1000) * 1000 },
         rawvalue: String(Math.floor(d.created_at / 1000)),
