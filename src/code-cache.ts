@@ -15,6 +15,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { cachedDataVersionTag } from 'node:v8';
 import { Script } from 'node:vm';
+import { CODE_PATH_EVENT, type CodePath } from './core/code-path.js';
 import { cacheDirFrom, othersInHome } from './core/config/paths.js';
 import { BUILD_ID, ensurePrivateDir } from './core/session/paths.js';
 
@@ -126,11 +127,42 @@ type Main = () => Promise<void>;
  */
 const HELP_ONLY = '.help';
 
+/*
+ * Code paths. V8 keeps in a cache the functions the run that wrote it compiled, and a later run
+ * compiles the rest without one. A cache written by an embedded command holds the appliance but
+ * not the WebSocket client, and the other way round: a cold remote `whoami` on the embedded one's
+ * cache cost ~14 ms more CPU (149 against 163 ms, bench/HISTORY.md "the code cache holds every
+ * transport a command took"). So the file says which transports (core/code-path.ts) the runs
+ * that wrote it took, in a header before V8's data, and the first run that takes another writes
+ * it again as it exits: V8's new data then holds the functions it read from the cache and the
+ * ones this run compiled, both paths. At most one rewrite per path, per build and Node.
+ */
+
+/** The header's start: `stor-code-cache 1 ws,embedded`, padded with spaces to HEADER_BYTES, then a newline. */
+const HEADER_TAG = 'stor-code-cache 1 ';
+/** A multiple of 8: V8's data after it stays aligned as read, and V8 need not copy it. */
+const HEADER_BYTES = 64;
+
+/** The code paths a file's header names, and V8's data after it; undefined when it has no such header. */
+function parseCacheFile(buf: Buffer): { paths: Set<string>; data: Buffer } | undefined {
+  if (buf.length <= HEADER_BYTES || buf[HEADER_BYTES - 1] !== 0x0a) return undefined;
+  const header = buf.toString('latin1', 0, HEADER_BYTES - 1);
+  if (!header.startsWith(HEADER_TAG)) return undefined;
+  const list = header.slice(HEADER_TAG.length).trim();
+  return { paths: new Set(list === '' ? [] : list.split(',')), data: buf.subarray(HEADER_BYTES) };
+}
+
+function cacheFile(paths: Iterable<string>, data: Buffer): Buffer {
+  const header = `${HEADER_TAG}${[...paths].sort().join(',')}`.padEnd(HEADER_BYTES - 1, ' ');
+  return Buffer.concat([Buffer.from(`${header.slice(0, HEADER_BYTES - 1)}\n`, 'latin1'), data]);
+}
+
 /**
  * Compiles and runs the CommonJS bundle at `bundle` with the code cache, and returns its `main`.
- * A cache is written (when there was none, V8 rejected it, or a help-only run wrote it and this run
- * is a command's: `helpOnly` false) as the process exits, so it holds the functions this command
- * compiled, not only the bundle's top level.
+ * A cache is written (when there was none, V8 rejected it, a help-only run wrote it and this run
+ * is a command's: `helpOnly` false, or this command took a code path the cache does not hold) as
+ * the process exits, so it holds the functions this command compiled, not only the bundle's top
+ * level.
  */
 export function loadWithCodeCache(bundle: string, env: NodeJS.ProcessEnv, helpOnly = false): Main {
   const fd = openSync(bundle, 'r');
@@ -151,20 +183,29 @@ export function loadWithCodeCache(bundle: string, env: NodeJS.ProcessEnv, helpOn
     dir = undefined;
   }
   const file = dir === undefined ? undefined : cacheFileFor(dir, bundle, st);
-  let cachedData = file === undefined ? undefined : readOwnFile(file);
+  const read = (path: string) => {
+    const buf = readOwnFile(path);
+    return buf === undefined ? undefined : parseCacheFile(buf);
+  };
+  let cached = file === undefined ? undefined : read(file);
   let fromHelpOnly = false;
-  if (file !== undefined && cachedData === undefined) {
-    cachedData = readOwnFile(`${file}${HELP_ONLY}`);
-    fromHelpOnly = cachedData !== undefined;
+  if (file !== undefined && cached === undefined) {
+    cached = read(`${file}${HELP_ONLY}`);
+    fromHelpOnly = cached !== undefined;
   }
+  const cachedData = cached?.data;
   // The module wrapper Node gives CommonJS files; strict, as the ES modules it was bundled from are.
   const script = new Script(`(function (exports, require, module, __filename, __dirname) {'use strict';${source}\n})`, {
     filename: bundle,
     ...(cachedData ? { cachedData } : {}),
   });
   const rewrite = cachedData === undefined || script.cachedDataRejected || (fromHelpOnly && !helpOnly);
-  if (dir !== undefined && file !== undefined && rewrite) {
+  if (dir !== undefined && file !== undefined) {
     const prefix = runPrefix(bundle);
+    // What the cache holds and this run keeps (V8 keeps what it read unless it rejected it).
+    const held = new Set<string>(rewrite ? [] : cached!.paths);
+    const taken = new Set<CodePath>();
+    process.on(CODE_PATH_EVENT, (path: CodePath) => taken.add(path));
     // A help-only run's cache goes under a name of its own; a command's replaces it (writeCache
     // removes the other files of this run's kind).
     const target = helpOnly ? `${file}${HELP_ONLY}` : file;
@@ -172,7 +213,10 @@ export function loadWithCodeCache(bundle: string, env: NodeJS.ProcessEnv, helpOn
     // --liftoff-only): a cache made after that carries other flags, and the next run, started
     // without them, would reject it. None is written then; the next command writes one.
     process.once('exit', () => {
-      if (runPrefix(bundle) === prefix) writeCache(dir, target, script.createCachedData(), prefix);
+      const newPath = [...taken].some((p) => !held.has(p));
+      if (!rewrite && !newPath) return;
+      if (runPrefix(bundle) === prefix)
+        writeCache(dir, target, cacheFile(new Set([...held, ...taken]), script.createCachedData()), prefix);
     });
   }
   const module = { exports: {} as { main?: Main } };

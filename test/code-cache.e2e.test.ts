@@ -90,6 +90,41 @@ describe("the bundle's code cache", () => {
     expect(readFileSync(join(codeCache, file!)).equals(written)).toBe(true);
   });
 
+  it("holds each transport a command took: a remote command adds its own to the embedded one's cache, once", async () => {
+    const server = await spawnServe(tempDir());
+    try {
+      const { cache, codeCache, whoami } = setup();
+      const remote = () =>
+        spawnStor(['whoami', '--json'], {
+          env: {
+            STOR_HOME: tempDir(),
+            XDG_CACHE_HOME: cache,
+            STOR_URL: server.baseUrl,
+            STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim(),
+          },
+        });
+      const header = (bytes: Buffer) => bytes.subarray(0, 64).toString('latin1').trimEnd();
+      expect((await whoami()).code).toBe(0);
+      const [file, ...more] = cacheFiles(codeCache);
+      expect(more).toEqual([]);
+      const embeddedOnly = readFileSync(join(codeCache, file!));
+      expect(header(embeddedOnly)).toBe('stor-code-cache 1 embedded');
+      // The WebSocket client's functions were not in it: written again, with both.
+      const first = await remote();
+      expect(first.code, first.stderr).toBe(0);
+      expect(cacheFiles(codeCache)).toEqual([file]);
+      const both = readFileSync(join(codeCache, file!));
+      expect(header(both)).toBe('stor-code-cache 1 embedded,ws');
+      expect(both.length).toBeGreaterThan(embeddedOnly.length);
+      // Both held now: neither kind of command writes it again.
+      expect((await remote()).stdout).toBe(first.stdout);
+      expect((await whoami()).code).toBe(0);
+      expect(readFileSync(join(codeCache, file!)).equals(both)).toBe(true);
+    } finally {
+      await server.stop();
+    }
+  });
+
   it('a corrupt code cache is skipped silently and replaced', async () => {
     const { codeCache, whoami } = setup();
     const first = await whoami();

@@ -1,6 +1,7 @@
 import type { TraceSink } from '../../core/transport/trace.js';
 import type { Transport } from '../../core/transport/transport.js';
 import type { IO } from '../output/io.js';
+import { codePathTaken } from '../../core/code-path.js';
 import { readCa, type TargetSpec } from './target.js';
 
 /*
@@ -44,6 +45,8 @@ export function traceTarget(spec: TargetSpec, trace: TraceSink): void {
 export async function openTarget(spec: TargetSpec, timeoutSeconds: number, open: OpenOptions = {}): Promise<Transport> {
   const { trace, onSignal, onLoginSent } = open;
   if (trace) traceTarget(spec, trace);
+  // The code cache then holds this transport's functions too (code-cache.ts, "code paths").
+  codePathTaken(spec.kind === 'embedded' ? 'embedded' : spec.rpc === 'http' ? 'http' : 'ws');
   if (spec.kind === 'embedded') {
     const { EmbeddedTransport } = await import('../../core/transport/embedded.js');
     return EmbeddedTransport.open({
