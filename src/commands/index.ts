@@ -8,7 +8,16 @@ import type { IO } from './output/io.js';
 import type { CommandLine } from './framework/command-line.js';
 import { registerCommandTree } from './framework/command-tree.js';
 import { withFleet } from './fleet/policy.js';
-import { addNoun, addOptions, addVerb, loadFor, StorCommand, targetHelpFor, type Entry } from './framework/program.js';
+import {
+  addNoun,
+  addOptions,
+  addVerb,
+  loadFor,
+  namedTop,
+  StorCommand,
+  targetHelpFor,
+  type Entry,
+} from './framework/program.js';
 import type { CommandResult } from './output/render.js';
 import { apiKeyNoun } from './api-key/index.js';
 import { datasetNoun } from './dataset/index.js';
@@ -151,7 +160,12 @@ export async function buildProgram(path: CommandLine, io: IO, hooks: ProgramHook
   };
 
   // Each verb declared as the fleet's policy makes it: what `--targets` does to it is decided there.
+  // A line that names a known command gets that one only: none of the other nouns' commands would
+  // take part in its parse, its help or its errors (commander's suggestions are among a command's
+  // own options and subcommands), and each costs commander's construction at every start.
+  const named = namedTop(path, COMMANDS);
   for (const [top, entry] of Object.entries(COMMANDS)) {
+    if (named !== undefined && top !== named) continue;
     if (entry.kind === 'verb') {
       const spec = specs.get(top);
       if (spec) addVerb(program, top, withFleet(top, spec), runner);

@@ -224,14 +224,25 @@ export function usageHint(words: readonly string[]): string {
   return `see \`${['stor', ...words, '--help'].join(' ')}\``;
 }
 
+/**
+ * The entry of `entries` that `path` names first (`whoami`, `privilege`, or the topic of `stor
+ * help …`), when it names a known one: only its verbs are loaded (loadFor), and only it is added
+ * to the command tree (buildProgram); any other line gets every entry.
+ */
+export function namedTop(path: CommandPath, entries: Record<string, Entry>): string | undefined {
+  const top = (path.helpTopic ?? path.words ?? [])[0];
+  return top !== undefined && Object.hasOwn(entries, top) ? top : undefined;
+}
+
 /** Loads the verbs `path` needs: the one named, or all of them when it names none or an unknown one. */
 export async function loadFor(
   path: CommandPath,
   entries: Record<string, Entry>,
 ): Promise<Map<string, CommandSpec<any, any, any>>> {
-  const [top, ...rest] = path.helpTopic ?? path.words ?? [];
+  const rest = (path.helpTopic ?? path.words ?? []).slice(1);
   const wanted: [string, LoadCommand][] = [];
-  const entry = top !== undefined && Object.hasOwn(entries, top) ? entries[top] : undefined;
+  const top = namedTop(path, entries);
+  const entry = top !== undefined ? entries[top] : undefined;
   if (entry?.kind === 'verb') wanted.push([top!, entry.load]);
   else if (entry?.kind === 'noun') {
     const one = verbAt(entry.noun, rest);

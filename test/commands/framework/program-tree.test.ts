@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { readCommandLine } from '../../../src/commands/framework/command-line.js';
+import { buildProgram, COMMANDS } from '../../../src/commands/index.js';
+
+const io = {
+  stdout: { write: () => true },
+  stderr: { write: () => true },
+  stdin: process.stdin,
+  env: {},
+  cwd: '/',
+  color: { stdout: 0 as const, stderr: 0 as const },
+};
+const hooks = { version: '0', onContext: () => undefined, onResult: () => undefined, onUsageError: () => undefined };
+
+/** The root's commands as `stor …argv` builds them. */
+async function rootCommands(...argv: string[]): Promise<string[]> {
+  return (await buildProgram(readCommandLine(argv), io, hooks)).commands.map((c) => c.name());
+}
+
+describe('the command tree a command line builds', () => {
+  it('holds only the command a line names, and help', async () => {
+    expect(await rootCommands('whoami', '--json')).toEqual(['whoami', 'help']);
+    expect(await rootCommands('--json', 'privilege', 'list')).toEqual(['privilege', 'help']);
+    expect(await rootCommands('help', 'user', 'list')).toEqual(['user', 'help']);
+    expect(await rootCommands('whoami', '--help')).toEqual(['whoami', 'help']);
+  });
+
+  it('holds every command when the line names none, or one stor does not know', async () => {
+    const every = [...Object.keys(COMMANDS), 'help'];
+    expect(await rootCommands()).toEqual(every);
+    expect(await rootCommands('--help')).toEqual(every);
+    expect(await rootCommands('whoamii')).toEqual(every);
+    expect(await rootCommands('help', 'nonsense')).toEqual(every);
+    expect(await rootCommands('--', 'whoami')).toEqual(every);
+  });
+
+  it("gives a named noun every verb when the line names none of them, as the noun's help lists them", async () => {
+    const program = await buildProgram(readCommandLine(['privilege', 'lst']), io, hooks);
+    const privilege = program.commands.find((c) => c.name() === 'privilege')!;
+    expect(privilege.commands.map((c) => c.name()).sort()).toEqual(
+      Object.keys((COMMANDS.privilege as { noun: { verbs: object } }).noun.verbs).sort(),
+    );
+  });
+});
