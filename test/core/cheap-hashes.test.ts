@@ -1,8 +1,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { generateRsaKeyPair, publicKeyOf, rsaBits } from '../../src/core/appliance/keychain/ssh-keys.js';
 import { keysFromSaltedPassword, newDataIterations, saltedPassword, scramAuthData } from '../../src/core/net/scram.js';
 import { hashSecret, hashSecretForSeed, verifySecret } from '../../src/core/store/secrets.js';
+import { rsaModulusBits } from '../helpers/ssh-key-fixtures.js';
 
-// The test suite's cheaper hashes and SCRAM data for the emulators it runs
+// The test suite's cheaper hashes, SCRAM data and RSA keys for the emulators it runs
 // (test/helpers/cheap-hashes.ts): the knobs may only lower the cost, and what is made under
 // either cost checks the same way.
 describe('STOR_TEST_SCRYPT_N', () => {
@@ -55,6 +57,28 @@ describe('STOR_TEST_SCRAM_ITERATIONS', () => {
     for (const asked of ['5000000', '500000', '49999', '1000', '0', 'x', '']) {
       vi.stubEnv('STOR_TEST_SCRAM_ITERATIONS', asked);
       expect(newDataIterations(), asked).toBe(500_000);
+    }
+  });
+});
+
+describe('STOR_TEST_RSA_BITS', () => {
+  afterEach(() => vi.unstubAllEnvs());
+
+  it('unset, a new key pair takes ssh-keygen’s 3072 bits (made at that size in ssh-keys.test.ts); 1024 lowers it, and the pair still reads back', () => {
+    vi.stubEnv('STOR_TEST_RSA_BITS', undefined);
+    expect(rsaBits()).toBe(3072);
+    vi.stubEnv('STOR_TEST_RSA_BITS', '1024');
+    const cheap = generateRsaKeyPair('root@test');
+    expect(rsaModulusBits(cheap.public_key)).toBe(1024);
+    expect(publicKeyOf(cheap.private_key)).toEqual({ publicKey: cheap.public_key });
+  });
+
+  it('never raises the size, and takes nothing but 1024 or 2048', () => {
+    vi.stubEnv('STOR_TEST_RSA_BITS', '2048');
+    expect(rsaBits()).toBe(2048);
+    for (const asked of ['4096', '3072', '1536', '512', '0', 'x', '']) {
+      vi.stubEnv('STOR_TEST_RSA_BITS', asked);
+      expect(rsaBits(), asked).toBe(3072);
     }
   });
 });

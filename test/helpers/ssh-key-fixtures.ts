@@ -33,3 +33,19 @@ fmQNwSfNjgmgy/KhMATlsmn8OXDq0XrbgEJlZS1dQoSPNwdRZ1mEdTqeLYTjEzubdHtvtv
 DuStHR/blo8JfYLA==
 -----END OPENSSH PRIVATE KEY-----
 `;
+
+/** The bits of an `ssh-rsa` public key line's modulus (its blob: the type, mpint e, mpint n; RFC 4253 §6.6). */
+export function rsaModulusBits(publicLine: string): number {
+  const blob = Buffer.from(publicLine.split(' ')[1]!, 'base64');
+  let at = 0;
+  const next = () => {
+    const length = blob.readUInt32BE(at);
+    const field = blob.subarray(at + 4, at + 4 + length);
+    at += 4 + length;
+    return field;
+  };
+  next();
+  next();
+  const n = next();
+  return (n[0] === 0 ? n.length - 1 : n.length) * 8;
+}

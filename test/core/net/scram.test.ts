@@ -60,7 +60,7 @@ const final = (rfc_str: string) => ({ mechanism: 'SCRAM', scram_type: 'CLIENT_FI
 
 /**
  * 26's own iteration count, not the suite's cheaper one (test/helpers/cheap-hashes.ts), for the
- * tests that check the count and the one about resets racing their hashes; undone after each test.
+ * tests that check the count; undone after each test.
  */
 const realIterations = () => vi.stubEnv('STOR_TEST_SCRAM_ITERATIONS', undefined);
 afterEach(() => {
@@ -286,8 +286,10 @@ describe('SCRAM key login as TrueNAS 26 (keyLogin: scram)', () => {
 });
 
 describe('concurrent resets of one key under SCRAM', () => {
+  // At the suite's cheaper count the six resets' hashes still run at once on libuv's pool and end
+  // in an order of their own; at 500,000 rounds they ended in the order they started, so a reset
+  // that wrote its plain hash apart from its SCRAM data passed (bench/HISTORY.md, fifth round).
   it("the key every login takes is the last reset's: the one a plain login accepts is the one whose SCRAM data is stored (MW/plugins/api_key.py:258-275 at stable/26 writes both in one update)", async () => {
-    realIterations();
     const { t, connect } = await scramServer();
     const { key: first } = await createUserWithKey(t, 'rita', { privilegeRoles: ['READONLY_ADMIN'] });
     const id = Number(first.split('-')[0]);

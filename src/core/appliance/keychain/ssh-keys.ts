@@ -215,13 +215,29 @@ export const normalizePublicKey = (publicKey: string) => publicKey.trim().split(
 /** Base64 wrapped at 70 columns, as OpenSSH armours a private key (sshbuf_dtob64 with wrap). */
 const wrap70 = (b64: string) => b64.match(/.{1,70}/g)!.join('\n');
 
+/** ssh-keygen 9.2's default RSA size (ssh-keygen.c DEFAULT_BITS). */
+export const RSA_DEFAULT_BITS = 3072;
+
+/**
+ * The size of a new RSA key: RSA_DEFAULT_BITS, unless STOR_TEST_RSA_BITS lowers it. The test suite
+ * sets it (test/helpers/cheap-hashes.ts) for the emulators it runs, whose keys guard nothing: a
+ * 3072-bit key costs 0.3 to 1.5 s of CPU to find (its primes are random), a 1024-bit one about
+ * 20 ms. Only 1024 or 2048 is taken (1024 is the least OpenSSH reads, SSH_RSA_MINIMUM_MODULUS_SIZE),
+ * so it can lower the cost, never raise it; read at each key, from the environment of the process
+ * that makes it.
+ */
+export function rsaBits(): number {
+  const asked = Number(process.env.STOR_TEST_RSA_BITS);
+  return asked === 1024 || asked === 2048 ? asked : RSA_DEFAULT_BITS;
+}
+
 /**
  * `ssh-keygen -t rsa -f key -N "" -q` (MW/plugins/keychain.py:479-490): a 3072-bit RSA key (9.2's
- * default size) in the openssh-key-v1 format, unencrypted, and its public key line, both with the
- * comment `user@host` and a final newline as the two files end.
+ * default size; `rsaBits`) in the openssh-key-v1 format, unencrypted, and its public key line, both
+ * with the comment `user@host` and a final newline as the two files end.
  */
 export function generateRsaKeyPair(comment: string): { private_key: string; public_key: string } {
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 3072, publicExponent: 65537 });
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: rsaBits(), publicExponent: 65537 });
   const jwk = privateKey.export({ format: 'jwk' });
   const [n, e, d, p, q, iqmp] = [jwk.n, jwk.e, jwk.d, jwk.p, jwk.q, jwk.qi].map(b64url) as Buffer[];
   const blob = Buffer.concat([sshString('ssh-rsa'), mpint(e!), mpint(n!)]);

@@ -6,9 +6,15 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { generateRsaKeyPair, isPublicKeyFile, publicKeyOf } from '../../../../src/core/appliance/keychain/ssh-keys.js';
-import { ED25519_ENCRYPTED, ED25519_PRIVATE, ED25519_PUBLIC, OTHER_PUBLIC } from '../../../helpers/ssh-key-fixtures.js';
+import {
+  ED25519_ENCRYPTED,
+  ED25519_PRIVATE,
+  ED25519_PUBLIC,
+  OTHER_PUBLIC,
+  rsaModulusBits,
+} from '../../../helpers/ssh-key-fixtures.js';
 import { tempDir } from '../../../helpers/temp-dir.js';
 
 /** `openssl ecparam -genkey -name prime256v1 -noout` (SEC1 PEM), and `ssh-keygen -y -f` of it. */
@@ -83,14 +89,29 @@ describe('ssh-keygen -l, in-process', () => {
 });
 
 describe('ssh-keygen -t rsa, in-process', () => {
-  it('makes an RSA pair whose private key gives back its public key', () => {
-    const pair = generateRsaKeyPair('root@test');
+  // One pair at ssh-keygen's own size, not the suite's cheaper one (test/helpers/cheap-hashes.ts),
+  // made once for both tests: each reads the same pair back its own way, and a 3072-bit key is up
+  // to 1.5 s of CPU to find.
+  let made: ReturnType<typeof generateRsaKeyPair> | undefined;
+  const fullSizePair = () => {
+    if (made) return made;
+    vi.stubEnv('STOR_TEST_RSA_BITS', undefined);
+    try {
+      return (made = generateRsaKeyPair('root@test'));
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  };
+
+  it('makes a 3072-bit RSA pair whose private key gives back its public key', () => {
+    const pair = fullSizePair();
+    expect(rsaModulusBits(pair.public_key)).toBe(3072);
     expect(publicKeyOf(pair.private_key)).toEqual({ publicKey: pair.public_key });
     expect(pair.public_key.endsWith(' root@test\n')).toBe(true);
   });
 
   it('makes a pair OpenSSH’s own ssh-keygen reads back to the same public key', (ctx) => {
-    const pair = generateRsaKeyPair('root@test');
+    const pair = fullSizePair();
     const file = join(tempDir(), 'key');
     writeFileSync(file, pair.private_key);
     chmodSync(file, 0o600);

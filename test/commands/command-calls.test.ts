@@ -3,6 +3,9 @@
  * suggest --for` answers from, held to the calls it makes: each verb that declares them runs
  * against the embedded appliance with `--verbose`, whose trace names every call (and each upload,
  * which is `filesystem.put` through /_upload/). A call that needs a role and is not declared fails.
+ * The verbs run in-process (runStor: the `run()` the binary calls, its trace on the captured
+ * stderr): what is held here is the verb's calls, not the process's (bench/HISTORY.md, the suite's
+ * time, fifth round).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allCommands } from '../../src/commands/index.js';
 import { CONTRACT_METHODS } from '../../src/core/contract/index.js';
-import { spawnStor } from '../helpers/bin.js';
+import { runStor } from '../helpers/run-stor.js';
 
 /** The methods a run's trace shows it called. */
 function called(stderr: string): string[] {
@@ -138,7 +141,7 @@ describe('verbs call only the methods they declare', () => {
     it.each(RUNS)('stor %s: the calls that need a role are among its declared ones', async (words, args, exit) => {
       const specs = await allCommands();
       const argv = args.map((a) => (a === FILE ? join(dir, 'f.txt') : a === OUT ? join(dir, 'back.txt') : a));
-      const r = await spawnStor(['--verbose', ...argv], { env });
+      const r = await runStor(['--verbose', ...argv], { env });
       expect(r.code, `stor ${argv.join(' ')}\n${r.stderr}`).toBe(exit ?? 0);
       const undeclared = called(r.stderr).filter((m) => needsRole(m) && !specs.get(words)!.calls!.includes(m as never));
       expect(undeclared, `stor ${words} calls what it does not declare`).toEqual([]);
