@@ -85,7 +85,8 @@ describe('what a command loads', () => {
     expect(undici).toContain('// node_modules/undici/lib/dispatcher/agent.js');
     expect(undici).toContain('// node_modules/undici/lib/api/api-request.js');
     // (Its request API's answer bodies take a few of the fetch files: body, formdata, webidl.)
-    const unused = /^\/\/ node_modules\/undici\/lib\/(web\/(fetch\/index|websocket|eventsource|cache)|mock|cache|interceptor)\/.*$/mu;
+    const unused =
+      /^\/\/ node_modules\/undici\/lib\/(web\/(fetch\/index|websocket|eventsource|cache)|mock|cache|interceptor)\/.*$/mu;
     expect(undici.match(unused)).toBeNull();
   });
 

@@ -33,10 +33,12 @@ describe('CommandContext.transport(whileLoggingIn)', () => {
     );
     let told = 0;
     let toldWhenOpen = -1;
-    const t = await ctx.transport(() => told++).then((opened) => {
-      toldWhenOpen = told;
-      return opened;
-    });
+    const t = await ctx
+      .transport(() => told++)
+      .then((opened) => {
+        toldWhenOpen = told;
+        return opened;
+      });
     expect(toldWhenOpen).toBe(1);
     await ctx.transport(() => told++);
     expect(told).toBe(1);
