@@ -1,7 +1,9 @@
 // Bundles the CLI for start-up speed: one module graph instead of hundreds of files to resolve.
 // Lazily imported commands stay lazy as separate chunks. SQLite's native binding is loaded at run time
 // (src/core/store/sqlite.ts: node:sqlite, or better-sqlite3 where Node lacks it), outside the bundle.
-import { renameSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, renameSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { currentBuildId } from './build-id.mjs';
@@ -26,10 +28,37 @@ const common = {
   logLevel: 'warning',
 };
 
+// `undici` as src/ imports it: scripts/undici-entry.cjs, the three names stor uses built as the
+// package's index builds them, without the fetch, WebSocket, cache and mock code its index loads.
+const UNDICI_ENTRY = fileURLToPath(new URL('./undici-entry.cjs', import.meta.url));
+const undiciSlim = {
+  name: 'stor-undici-slim',
+  setup(b) {
+    b.onResolve({ filter: /^undici$/ }, (args) =>
+      args.importer.includes('/node_modules/') ? undefined : { path: UNDICI_ENTRY },
+    );
+  },
+};
+
+// Every value src/ imports from `undici` must be one the entry exports: esbuild cannot tell for a
+// CommonJS module, and a missing name would be undefined only when an upload or download runs.
+{
+  const exported = new Set(Object.keys(createRequire(import.meta.url)(UNDICI_ENTRY)));
+  const srcDir = fileURLToPath(new URL('../src/', import.meta.url));
+  for (const file of readdirSync(srcDir, { recursive: true }).filter((f) => f.endsWith('.ts'))) {
+    const text = readFileSync(join(srcDir, file), 'utf8');
+    for (const [, names] of text.matchAll(/^import \{([^}]*)\} from 'undici';/gmu))
+      for (const name of names.split(',').map((n) => n.trim()))
+        if (name && !name.startsWith('type ') && !exported.has(name))
+          throw new Error(`src/${file} imports ${name} from undici, which scripts/undici-entry.cjs does not export`);
+  }
+}
+
 // stor: the full CLI as ES modules (the first stage's fallback on a lost
 // agent reports through it); agent: the session agent's process (src/agent-entry.ts).
 await build({
   ...common,
+  plugins: [undiciSlim],
   entryPoints: { stor: 'src/bin-entry.ts', agent: 'src/agent-entry.ts' },
   outdir: out,
   splitting: true,
@@ -105,7 +134,7 @@ const vendorExternal = {
 for (const name of VENDOR) {
   await build({
     ...common,
-    entryPoints: [name],
+    entryPoints: [name === 'undici' ? UNDICI_ENTRY : name],
     outfile: `${out}/${vendorFile(name)}`,
     format: 'cjs',
     define: cjsDefine,

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -9,6 +9,7 @@ import { tempDir } from './helpers/temp-dir.js';
 // scripts/bundle.mjs keeps the packages only some commands run out of stor.cjs (docs/ARCHITECTURE.md,
 // "Layout"): a command that runs none of them reads none of them. esbuild names each bundled file
 // in a comment (`// node_modules/undici/index.js`), so the files a run opened say what it loaded.
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const RECORDER = fileURLToPath(new URL('./helpers/record-bundle-reads.cjs', import.meta.url));
 const PACKAGES = ['undici', 'form-data', 'busboy', 'yaml', 'conf', '@inquirer', 'otpauth'];
 const BUILTINS_RECORDER = fileURLToPath(new URL('./helpers/record-builtins.cjs', import.meta.url));
@@ -65,6 +66,28 @@ describe('what a command loads', () => {
     expect(loaded).toContain('http'); // ws's upgrade request: the record is there
     expect(loaded).not.toContain('crypto');
     expect(readFileSync(missed, 'utf8')).toBe('');
+  });
+
+  // scripts/undici-entry.cjs: what stor bundles of undici is its client and request API; the
+  // package's index would also bring fetch, WebSocket, EventSource, the caches and the mock agents.
+  it('a remote upload reads undici without its fetch, WebSocket, cache or mock code', async () => {
+    const serve = await spawnServe(tempDir());
+    const file = join(tempDir(), 'small.txt');
+    writeFileSync(file, 'abc\n');
+    const { run, held } = await packagesRead(['upload', file, '/mnt/tank/'], {
+      STOR_HOME: tempDir(),
+      STOR_URL: serve.url,
+      STOR_API_KEY: readFileSync(serve.adminKeyFile, 'utf8').trim(),
+    });
+    expect(run.stdout).toContain('/mnt/tank/small.txt');
+    expect(held).toContain('undici');
+    const undici = readFileSync(join(ROOT, 'dist/bundle/vendor/undici.cjs'), 'latin1');
+    expect(undici).toContain('// node_modules/undici/lib/dispatcher/agent.js');
+    expect(undici).toContain('// node_modules/undici/lib/api/api-request.js');
+    // (Its request API's answer bodies take a few of the fetch files: body, formdata, webidl.)
+    const unused =
+      /^\/\/ node_modules\/undici\/lib\/(web\/(fetch\/index|websocket|eventsource|cache)|mock|cache|interceptor)\/.*$/mu;
+    expect(undici.match(unused)).toBeNull();
   });
 
   it('an embedded whoami reads none of them either: its emulator loads TOTP only for a two-factor login', async () => {

@@ -80,9 +80,14 @@ export class CommandContext {
     return stateDirFrom(this.io.env);
   }
 
-  /** The transport to the selected target; the first call opens and logs in. */
-  transport(): Promise<Transport> {
-    this.opened ??= this.stopped ? this.openStoppable(this.stopped) : this.openTransport();
+  /**
+   * The transport to the selected target; the first call opens and logs in. `whileLoggingIn`
+   * (the first call's only) is told once that call's own WebSocket connection has written its
+   * login (RemoteOptions.onLoginSent), while the appliance checks the key and this process has
+   * nothing to do; never for another transport, a head start's or a pooled connection.
+   */
+  transport(whileLoggingIn?: () => void): Promise<Transport> {
+    this.opened ??= this.stopped ? this.openStoppable(this.stopped) : this.openTransport(whileLoggingIn);
     return this.opened;
   }
 
@@ -127,7 +132,7 @@ export class CommandContext {
     return this.globals.timeout ?? DEFAULT_TIMEOUT_SECONDS;
   }
 
-  private async openTransport(): Promise<Transport> {
+  private async openTransport(whileLoggingIn?: () => void): Promise<Transport> {
     const spec = await this.target();
     if (this.changes) implicitTargetCheck(spec, this.io.env, (message) => this.warn(message));
     const sessions = this.sessions;
@@ -150,6 +155,7 @@ export class CommandContext {
     return openTarget(spec, this.timeoutSeconds, {
       ...(this.trace ? { trace: this.trace } : {}),
       ...(this.io.onSignal ? { onSignal: this.io.onSignal.bind(this.io) } : {}),
+      ...(whileLoggingIn ? { onLoginSent: whileLoggingIn } : {}),
     });
   }
 

@@ -260,7 +260,13 @@ export async function upload(
     refuseDuplicateTargets(
       local.files.map((f, i) => ({ source: sources[i]!, target: `${target.replace(/\/+$/, '')}/${basename(f.path)}` })),
     );
-  const t = await ctx.transport();
+  // A remote upload posts with undici (upload-client.ts), which takes ~0.1 s of CPU to load: loaded
+  // once the login is written, while the appliance checks the key and this process has nothing
+  // else to do, not after the login and the target's stat, just before the POST (bench/HISTORY.md,
+  // "the upload's fixed costs"). A failure to load is the upload's own to report, when it loads it.
+  const t = await ctx.transport(() => {
+    import('../../core/transport/upload-client.js').catch(() => undefined);
+  });
   const { files, directories, spooled } = await plan(ctx, t, sources, target, options, local);
   try {
     const listings = directories.length > 0 ? await ensureDirectories(t, directories) : new Map();
