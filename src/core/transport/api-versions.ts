@@ -1,4 +1,5 @@
-import { request, type Agent } from 'undici';
+import type { Agent } from 'undici';
+import { requestOn } from './http-request.js';
 import type { Endpoint } from './endpoint.js';
 
 /** More than any build's list (25.10.1 lists 8 versions in under 200 bytes); a longer answer is not one. */
@@ -13,9 +14,8 @@ const MAX_BYTES = 16 * 1024;
  */
 export async function apiVersions(endpoint: Endpoint, agent: Agent, timeoutSeconds: number): Promise<string[] | null> {
   try {
-    const res = await request(new URL('api/versions', endpoint.base), {
+    const res = await requestOn(agent, new URL('api/versions', endpoint.base), {
       method: 'GET',
-      dispatcher: agent,
       headersTimeout: timeoutSeconds * 1000,
       bodyTimeout: timeoutSeconds * 1000,
     });

@@ -1,7 +1,7 @@
 import type { Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Agent } from 'undici';
-import { request } from 'undici';
+import { requestOn } from './http-request.js';
 import { E } from '../error-catalogue.js';
 import { StorError } from '../errors.js';
 import type { Endpoint } from './endpoint.js';
@@ -62,9 +62,8 @@ export async function getDownload(
   const startedAt = performance.now();
   let res;
   try {
-    res = await request(url, {
+    res = await requestOn(agent, url, {
       method: 'GET',
-      dispatcher: agent,
       headersTimeout: timeoutSeconds * 1000,
       bodyTimeout: timeoutSeconds * 1000,
     });

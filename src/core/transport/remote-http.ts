@@ -1,4 +1,5 @@
-import { type Agent, request } from 'undici';
+import type { Agent } from 'undici';
+import { requestOn } from './http-request.js';
 import { notAnApplianceAnswer } from '../contract/answer-error.js';
 import { jsonNestedDeeperThan, MAX_ANSWER_DEPTH } from '../rpc/json-depth.js';
 import { boundedText, MAX_ANSWER_BYTES } from './bounded-body.js';
@@ -62,9 +63,8 @@ export class HttpRpcTransport implements Transport {
     const startedAt = performance.now();
     let res;
     try {
-      res = await request(this.options.endpoint.rpcHttp, {
+      res = await requestOn(this.agent, this.options.endpoint.rpcHttp, {
         method: 'POST',
-        dispatcher: this.agent,
         headers: {
           'content-type': 'application/json',
           authorization: `Bearer ${bearerKey(this.options.login, this.options.endpoint.display)}`,

@@ -3,7 +3,8 @@ import { close, open, read } from 'node:fs';
 import { basename } from 'node:path';
 import { Readable, type Duplex } from 'node:stream';
 import { setFlagsFromString } from 'node:v8';
-import { Agent, buildConnector, request } from 'undici';
+import { Agent, buildConnector } from 'undici';
+import { requestOn } from './http-request.js';
 import { notAnApplianceAnswer } from '../contract/answer-error.js';
 import type { Endpoint } from './endpoint.js';
 import { boundedText, MAX_UPLOAD_ANSWER_BYTES } from './bounded-body.js';
@@ -266,9 +267,8 @@ export async function postUpload(
   try {
     let res;
     try {
-      res = await request(new URL('_upload/', endpoint.base), {
+      res = await requestOn(agent, new URL('_upload/', endpoint.base), {
         method: 'POST',
-        dispatcher: agent,
         headers: { 'content-type': contentType, 'content-length': String(length), authorization },
         // undici takes an async iterable body (its client-h1 writeIterable); request()'s types name
         // only a Readable among streams.
@@ -328,9 +328,8 @@ async function cutOff(
   size: number,
 ): Promise<StorError> {
   try {
-    const probe = await request(new URL('_upload/', endpoint.base), {
+    const probe = await requestOn(agent, new URL('_upload/', endpoint.base), {
       method: 'POST',
-      dispatcher: agent,
       headers: { 'content-length': '0' },
       headersTimeout: 5000,
       bodyTimeout: 5000,
