@@ -1,4 +1,5 @@
 import { rpcErrors, type RpcError, type RpcErrorObject } from '../errors.js';
+import { knownJsonOf } from '../appliance/answer-text.js';
 import { PythonJsonError, pythonJsonLoads } from './python-json.js';
 
 /** A request that passed the envelope checks (MW/api/base/server/ws_handler/rpc.py:271-304). */
@@ -19,6 +20,19 @@ export type Decoded = { ok: true; request: RpcRequest } | { ok: false; error: Rp
 
 export function successResponse(id: RpcRequest['id'], result: unknown): RpcResponse {
   return { jsonrpc: '2.0', result, id };
+}
+
+/**
+ * A response's text: JSON.stringify(response), but an answer whose text was made once
+ * (appliance/answer-text.ts) is put in as that text, in the place successResponse's key order
+ * gives it, instead of being serialized again.
+ */
+export function encodeResponse(response: RpcResponse): string {
+  if ('result' in response && response.id !== undefined) {
+    const text = knownJsonOf(response.result);
+    if (text !== undefined) return `{"jsonrpc":"2.0","result":${text},"id":${JSON.stringify(response.id)}}`;
+  }
+  return JSON.stringify(response);
 }
 
 export function errorResponse(id: unknown, error: RpcError): RpcResponse {

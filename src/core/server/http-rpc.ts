@@ -5,7 +5,7 @@ import type { Origin, Session } from '../appliance/session/session.js';
 import { RpcError, rpcErrors } from '../errors.js';
 import { loginWithApiKey, rateLimitExceeded } from '../appliance/session/login.js';
 import { bearerKey } from './bearer.js';
-import { decodeText, errorResponse, type Decoded, type RpcResponse } from '../rpc/codec.js';
+import { decodeText, encodeResponse, errorResponse, type Decoded, type RpcResponse } from '../rpc/codec.js';
 import type { Dispatcher } from '../rpc/dispatcher.js';
 import { networkGate } from './call-gate.js';
 import { errorReason, keyIdOf, loginLine } from './login-log.js';
@@ -107,5 +107,5 @@ export async function handleHttpRpc(
     res.writeHead(204).end();
     return;
   }
-  sendText(res, 200, JSON.stringify(response), 'application/json');
+  sendText(res, 200, encodeResponse(response), 'application/json');
 }

@@ -2,6 +2,7 @@ import type { WebSocket } from 'ws';
 import type { Appliance } from '../appliance/appliance.js';
 import type { Origin } from '../appliance/session/session.js';
 import type { Dispatcher } from '../rpc/dispatcher.js';
+import { encodeResponse } from '../rpc/codec.js';
 import { networkGate } from './call-gate.js';
 import type { ServerLimits } from './limits.js';
 import { afterPendingIo, idleTimer } from './idle-timer.js';
@@ -74,18 +75,17 @@ export function serveConnection(ws: WebSocket, origin: Origin, deps: ConnectionD
     setTimeout(() => ws.terminate(), CLOSE_GRACE_MS).unref();
   };
 
-  const send = (payload: unknown) => {
+  const send = (encode: () => string) => {
     if (ws.readyState !== ws.OPEN) return;
     // The cap is on what is already queued and unread, not on the answer at hand: one answer
     // larger than the cap goes to a peer that reads it (once 828 datasets listed to more
     // than 8 MiB, and the socket was closed under the CLI). The next one finds it still unread.
     if (ws.bufferedAmount > limits.maxBufferedBytes) return closeUnread();
-    const text = JSON.stringify(payload);
-    ws.send(text);
+    ws.send(encode());
     sent();
     watch.activity();
   };
-  session.notify = (method, params) => send({ jsonrpc: '2.0', method, params });
+  session.notify = (method, params) => send(() => JSON.stringify({ jsonrpc: '2.0', method, params }));
   // aiohttp's `ws.close()` as auth.terminate_session calls it: code 1000, no reason (MW/plugins/auth.py:311).
   session.closeConnection = () => ws.close(1000);
 
@@ -112,7 +112,7 @@ export function serveConnection(ws: WebSocket, origin: Origin, deps: ConnectionD
     deps.dispatcher
       .handleText(session, text, gate)
       .then((response) => {
-        if (response) send(response);
+        if (response) send(() => encodeResponse(response));
       })
       .catch((err: unknown) => {
         deps.log(`internal error on ${origin.address}: ${err instanceof Error ? err.stack : String(err)}`);

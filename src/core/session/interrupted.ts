@@ -35,5 +35,10 @@ export function stoppable(transport: Transport, stopped: AbortSignal): Transport
       return stopped.aborted ? Promise.reject(interruptedError(stopped)) : transport.download(request);
     },
     close: () => transport.close(),
+    // The connection it shares with other commands: what is asked once per connection
+    // (commands/shared/target-release.ts) is then asked once for all the commands on it. Without it
+    // every target of a fleet's `whoami` in the agent asked `stor.emulation` again: answered from
+    // the pooled connection's memory, but copied and checked against the contract each time.
+    ...(transport.sharedConnection ? { sharedConnection: () => transport.sharedConnection?.() } : {}),
   };
 }

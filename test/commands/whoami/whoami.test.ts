@@ -3,6 +3,7 @@ import { Appliance } from '../../../src/core/appliance/appliance.js';
 import { runStor } from '../../helpers/run-stor.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 import { createUserWithKey, openTestAppliance } from '../../helpers/appliance.js';
+import { startStandinAppliance } from '../../helpers/standin-appliance.js';
 
 describe('stor whoami', () => {
   it('reports the seeded administrator on a fresh embedded state (--json)', async () => {
@@ -77,5 +78,25 @@ describe('whoami on a terminal', () => {
     expect(all.stdout).toContain('ACCOUNT_READ');
     expect((await runStor(['whoami'], { env })).stdout).toMatch(/^roles\t.*ACCOUNT_READ/m);
     expect(JSON.parse((await runStor(['whoami', '--json'], { env })).stdout).roles).toHaveLength(141);
+  });
+
+  it("sorts the roles of an appliance that sends them in its set's order, and keeps an emulator's sorted list", async () => {
+    const t = await openTestAppliance();
+    const me = await t.call<{ privilege: { roles: { $set: string[] } } }>(t.admin, 'auth.me');
+    const sorted = me.privilege.roles.$set;
+    // A real appliance's `$set` is a Python set's order: here the sorted list turned about and split.
+    const shuffled = [...sorted.slice(70).reverse(), ...sorted.slice(0, 70)];
+    const nas = await startStandinAppliance({
+      'auth.login_with_api_key': { result: true },
+      'auth.me': { result: { ...me, privilege: { ...me.privilege, roles: { $set: shuffled } } } },
+      'system.version_short': { result: '25.10.1' },
+    });
+    const env = { STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir(), STOR_API_KEY: `1-${'A'.repeat(64)}` };
+    const r = await runStor(['--url', nas.baseUrl, 'whoami', '--json'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).roles).toEqual(sorted);
+    expect(JSON.parse((await runStor(['whoami', '--json'], { env: { STOR_HOME: t.stateDir } })).stdout).roles).toEqual(
+      sorted,
+    );
   });
 });

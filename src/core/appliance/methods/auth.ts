@@ -1,13 +1,21 @@
+import { hostname } from 'node:os';
 import { authContract, type AuthUserInfo, type LoginData, type LoginExAnswer } from '../../contract/auth.js';
 import { authContract26, type LoginData26, type LoginExAnswer26 } from '../../contract/v26_0_0/auth.js';
 import { ERRNO, rpcErrors } from '../../errors.js';
-import { readTwoFactorConfig, writeTwoFactorConfig, type TwoFactorConfigRecord } from '../../store/twofactor.js';
+import {
+  readTwoFactorConfig,
+  writeTwoFactorConfig,
+  type TwoFactorConfigRecord,
+  type UserTwoFactorRecord,
+} from '../../store/twofactor.js';
+import type { AccountsSnapshot } from '../accounts/accounts.js';
+import { withKnownJson } from '../answer-text.js';
 import { readGlobalTwoFactor, readUserSecret, twoFactorEntry, userTwoFactorConfig } from '../accounts/two-factor.js';
 import { implement, type CallContext } from '../method.js';
 import { query } from '../query/index.js';
 import type { Appliance } from '../appliance.js';
 import { sessionDump } from '../session/live-sessions.js';
-import type { Session } from '../session/session.js';
+import type { ComposedPrivilege, Session, SessionCredentials } from '../session/session.js';
 import {
   continueWithOtp,
   generateToken,
@@ -114,8 +122,30 @@ function scramAnswer(
 }
 
 /**
+ * What a session's last `auth.me` object was made from, and the object with its JSON text
+ * (rpc/codec.ts `withKnownJson`): a logged-in connection asks it again and again (a fleet's
+ * `whoami` through the session agent), and building it anew sorted its 141 roles and its
+ * serialization was redone each time, as much CPU as the rest of the call. Every input is compared
+ * by identity: the accounts and the two-factor record are the store's memo (store.ts `cached`),
+ * new objects once the database changed, by this process or another; the credentials, privilege
+ * and account attributes are replaced, never changed in place, at each login (session.ts
+ * `establish`); the host name is read again only where the answer holds it.
+ */
+interface SessionAnswer {
+  accounts: AccountsSnapshot;
+  record: Readonly<UserTwoFactorRecord>;
+  creds: SessionCredentials;
+  privilege: ComposedPrivilege;
+  attributes: string[];
+  host: string | null;
+  info: AuthUserInfo;
+}
+const lastAnswers = new WeakMap<Session, SessionAnswer>();
+
+/**
  * The `auth.me` object (AuthUserInfo, MW/api/v25_10_1/auth.py:159), key order as the appliance sends
- * it (MW/plugins/auth.py:1242, 1288-1292).
+ * it (MW/plugins/auth.py:1242, 1288-1292). The same object while nothing it is made from changed:
+ * read-only, as every answer is once it leaves its handler.
  */
 export function describeSession(ctx: CallContext): AuthUserInfo {
   const { session, appliance } = ctx;
@@ -123,10 +153,21 @@ export function describeSession(ctx: CallContext): AuthUserInfo {
   const privilege = session.privilege;
   if (!creds || !privilege) throw rpcErrors.notAuthenticated();
   const accounts = appliance.accounts();
+  const last = lastAnswers.get(session);
+  if (last?.accounts === accounts && last.creds === creds && last.privilege === privilege) {
+    const record = readUserSecret(appliance, creds.userId);
+    if (
+      last.record === record &&
+      last.attributes === session.accountAttributes &&
+      last.host === (record.secret ? hostname() : null)
+    )
+      return last.info;
+  }
   const user = accounts.users.find((u) => u.id === creds.userId);
   if (!user) throw rpcErrors.call(2, `User ${creds.username} no longer exists`);
   const primary = accounts.groupById.get(user.group_id);
-  return {
+  const record = readUserSecret(appliance, user.id);
+  const info: AuthUserInfo = withKnownJson({
     pw_name: user.username,
     pw_gecos: user.full_name,
     pw_dir: user.home,
@@ -138,7 +179,7 @@ export function describeSession(ctx: CallContext): AuthUserInfo {
     source: 'LOCAL',
     local: true,
     attributes: {},
-    two_factor_config: userTwoFactorConfig(user, readUserSecret(appliance, user.id)),
+    two_factor_config: userTwoFactorConfig(user, record),
     privilege: {
       roles: { $set: [...privilege.roles].sort() },
       allowlist: privilege.allowlist,
@@ -146,7 +187,17 @@ export function describeSession(ctx: CallContext): AuthUserInfo {
       webui_access: privilege.webui_access,
     },
     account_attributes: session.accountAttributes,
-  };
+  });
+  lastAnswers.set(session, {
+    accounts,
+    record,
+    creds,
+    privilege,
+    attributes: session.accountAttributes,
+    host: record.secret ? hostname() : null,
+    info,
+  });
+  return info;
 }
 
 /** AAL1's mechanisms, in `AA_LEVEL1.mechanisms` order (MW/utils/auth.py:71-80); 26 adds SCRAM (MW/utils/auth.py:96-104 at stable/26). */
