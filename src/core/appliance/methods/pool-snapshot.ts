@@ -401,9 +401,21 @@ function entryOf26(
   return entry;
 }
 
+/** The name of a JSON value's type in Python, for its TypeError texts. */
+const pyTypeName = (v: unknown): string =>
+  v === null
+    ? 'NoneType'
+    : typeof v === 'boolean'
+      ? 'bool'
+      : typeof v === 'number'
+        ? Number.isInteger(v)
+          ? 'int'
+          : 'float'
+        : 'dict';
+
 /** `_optimize_snap_query_filters` (:157-183): the paths to list, whether recursively, and the filters left. */
 function pathsOf(filters: QueryFilters): { paths: string[]; recursive: boolean; rest: QueryFilters } {
-  const paths: string[] = [];
+  const paths: unknown[] = [];
   const rest: unknown[] = [];
   let recursive = false;
   for (const f of filters as unknown[]) {
@@ -420,10 +432,20 @@ function pathsOf(filters: QueryFilters): { paths: string[]; recursive: boolean; 
     // `paths.extend(f[2])` takes a string's characters, as Python's list.extend does.
     const value = triple[2];
     if (triple[1] === '=') paths.push(value as string);
-    else paths.push(...(typeof value === 'string' ? [...value] : (value as string[])));
+    else if (typeof value === 'string') paths.push(...value);
+    else if (Array.isArray(value)) paths.push(...(value as unknown[]));
+    else throw rpcErrors.exception('TypeError', `'${pyTypeName(value)}' object is not iterable`);
     if (attr === 'pool') recursive = true;
   }
-  return { paths, recursive, rest: rest as QueryFilters };
+  // ZFSResourceSnapshotQuery's `paths: UniqueList[str]` (MW/api/v26_0_0/zfs_resource_snapshot.py:176-181),
+  // built inside the plugin: pydantic's ValidationError, not the method's argument errors.
+  const bad = paths.findIndex((p) => typeof p !== 'string');
+  if (bad >= 0)
+    throw rpcErrors.exception(
+      'ValidationError',
+      `1 validation error for ZFSResourceSnapshotQuery\npaths.${bad}\n  Input should be a valid string`,
+    );
+  return { paths: paths as string[], recursive, rest: rest as QueryFilters };
 }
 
 /**

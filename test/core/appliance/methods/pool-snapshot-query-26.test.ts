@@ -105,6 +105,14 @@ describe("pool.snapshot.query's entries on 26.0", () => {
     expect(await q([['id', 'in', ['tank/data@one', 'tank/data@nope']]])).toEqual([]);
     // An empty `in` names no path, so every snapshot is listed.
     expect(ids(await q([['id', 'in', []]]))).toHaveLength(4);
+    // A path that is no string: ZFSResourceSnapshotQuery's `paths: UniqueList[str]` refuses it.
+    expect((await t.callError(t.admin, 'pool.snapshot.query', [['id', '=', 5]])).message).toContain(
+      'Input should be a valid string',
+    );
+    // `in` a value that is no list: `paths.extend(5)`.
+    expect((await t.callError(t.admin, 'pool.snapshot.query', [['id', 'in', 5]])).message).toContain(
+      "'int' object is not iterable",
+    );
     // Another operator stays a filter.
     expect(ids(await q([['id', '^', 'tank/data@']]))).toEqual(['tank/data@one', 'tank/data@two']);
 
