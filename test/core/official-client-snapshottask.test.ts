@@ -120,6 +120,11 @@ for (const release of ['25.10.1', '26.0'] as const) {
           { label: c.method, method: c.method, params: c.valid },
         ]),
         { label: 'snapshots', method: 'pool.snapshot.query', params: [[['dataset', '=', DATASET]]] },
+        {
+          label: 'snapshot properties',
+          method: 'pool.snapshot.query',
+          params: [[['dataset', '=', DATASET]], { extra: { properties: ['referenced', 'creation'], holds: true } }],
+        },
       ];
       const outcomes = await runClient(client.env, server.rpcUrl, server.adminKey, steps);
       expect(outcomes.get('dataset')?.ok).toBe(true);
@@ -143,6 +148,21 @@ for (const release of ['25.10.1', '26.0'] as const) {
       expect(answers['pool.snapshottask.update_will_change_retention_for']).toEqual(taken);
       expect(answers['pool.snapshottask.delete_will_change_retention_for']).toEqual(taken);
       expect(answers['pool.snapshottask.delete']).toBe(true);
+      // 26.0: the properties extra.properties names, in ZFS's order, and holds on every entry
+      // (MW/plugins/pool_/snapshot.py:94-155, 215-223 at TS-26.0.0-BETA.3); 25.10.1: py-libzfs's,
+      // among them those named.
+      const [entry] = JSON.parse(outcomes.get('snapshot properties')!.json!) as {
+        properties: Record<string, { source: string; value: string; parsed: unknown }>;
+        holds: unknown;
+      }[];
+      expect(entry!.holds).toEqual({});
+      if (release === '26.0') {
+        expect(Object.keys(entry!.properties)).toEqual(['creation', 'referenced']);
+        expect(entry!.properties.referenced).toMatchObject({
+          source: 'NONE',
+          value: String(entry!.properties.referenced!.parsed),
+        });
+      } else expect(Object.keys(entry!.properties)).toEqual(expect.arrayContaining(['creation', 'referenced']));
     });
   });
 }

@@ -2,7 +2,7 @@ import { call, queryItems } from '../../core/contract/client.js';
 import type { CommandContext } from '../framework/context.js';
 import { arg, defineCommand, flag, type OptionValues } from '../framework/declare.js';
 import { type CommandResult, recordResult } from '../output/render.js';
-import { snapshotRef, summaryOf, type SnapshotSummary } from './model.js';
+import { snapshotRef, summaryOf, SUMMARY_OPTIONS, type SnapshotSummary } from './model.js';
 
 const options = {
   recursive: flag('also snapshot every child dataset, with the same name (zfs snapshot -r)', { short: 'r' }),
@@ -27,21 +27,25 @@ export async function snapshotCreate(
   const { id, dataset, name } = snapshotRef(ref);
   const t = await ctx.transport();
   const recursive = options.recursive === true;
-  const existing = options.existOk
-    ? (
-        await queryItems(
-          t,
-          'pool.snapshot.query',
-          ['id', 'dataset', 'snapshot_name', 'properties', 'createtxg'],
-          [['id', '=', id]],
-        )
-      )[0]
-    : undefined;
-  const entry =
+  const lookUp = async () =>
+    (
+      await queryItems(
+        t,
+        'pool.snapshot.query',
+        ['id', 'dataset', 'snapshot_name', 'properties', 'createtxg'],
+        [['id', '=', id]],
+        SUMMARY_OPTIONS,
+      )
+    )[0];
+  const existing = options.existOk ? await lookUp() : undefined;
+  let entry =
     existing ??
     (await call(t, 'pool.snapshot.create', [
       { dataset, name, recursive, exclude: [], vmware_sync: false, properties: {} },
     ]));
+  // 26.0 answers a create with `creation` and `createtxg` alone (MW/plugins/zfs/snapshot_create_impl.py:122-133
+  // at TS-26.0.0-BETA.3); the size is read back. 25.10.1's answer has every property.
+  if (entry.properties.referenced === undefined) entry = (await lookUp()) ?? entry;
   const data: SnapshotCreated = { ...summaryOf(entry), created: existing === undefined, recursive };
   if (!data.created) ctx.note(`Snapshot ${id} already exists; nothing changed.`);
   else

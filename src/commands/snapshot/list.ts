@@ -4,7 +4,7 @@ import { arg, defineCommand, flag } from '../framework/declare.js';
 import { sizeCell, timeCell } from '../output/format.js';
 import { type CommandResult, tableResult } from '../output/render.js';
 import { datasetId } from '../dataset/model.js';
-import { datasetFilter, summaryOf, type SnapshotSummary } from './model.js';
+import { datasetFilter, summaryOf, SUMMARY_OPTIONS, type SnapshotSummary } from './model.js';
 
 const options = {
   recursive: flag("also list the snapshots of the dataset's children", { short: 'r' }),
@@ -24,6 +24,7 @@ export async function snapshotList(
     'pool.snapshot.query',
     ['id', 'dataset', 'snapshot_name', 'properties', 'createtxg'],
     filters,
+    SUMMARY_OPTIONS,
   );
   const data = found.map(summaryOf);
   return tableResult(data, {

@@ -59,6 +59,14 @@ export function summaryOf(s: SnapshotFields): SnapshotSummary {
   };
 }
 
+/**
+ * The query options that bring the properties `summaryOf` reads. 26.0 lists a snapshot's
+ * properties only when `extra.properties` names them (MW/plugins/pool_/snapshot.py:215-223 at
+ * TS-26.0.0-BETA.3; MW/plugins/zfs/property_management.py:226-228); 25.10.1 passes the names to
+ * py-libzfs's `snapshots_serialized(props=…)` (MW/plugins/zfs_/snapshot.py:108-113), which lists those.
+ */
+export const SUMMARY_OPTIONS = { extra: { properties: ['creation', 'referenced'] } } as const;
+
 /** The query filter for a dataset's snapshots, and its children's with `recursive`. */
 export function datasetFilter(dataset: string, recursive: boolean): unknown[] {
   return recursive

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { SessionPool } from '../../../src/core/session/pool.js';
 import { localFile, remoteEnv } from '../../helpers/client-env.js';
 import { makeUserWithPrivilege, stor } from '../../helpers/runbook.js';
 import { storIn } from '../../helpers/run-stor.js';
@@ -135,6 +136,34 @@ describe('stor snapshot', () => {
     const run = storIn(remoteEnv(another));
     await run(['dataset', 'create', 'tank/a']);
     await deleteWalk(run, join(another.stateDir, 'mnt'));
+  });
+
+  // 26.0 lists a snapshot's properties only as `extra.properties` names them and answers a create
+  // with creation and createtxg alone (MW/plugins/pool_/snapshot.py:215-223, MW/plugins/zfs/
+  // snapshot_create_impl.py:122-133 at TS-26.0.0-BETA.3): the walks read the same dates and sizes.
+  it('does the same against stor serve --emulate truenas-26.0', async () => {
+    // On a session pool, as the agent runs them: a 26.0 key login is two login calls.
+    const on26 = async () => {
+      const server = await spawnServe(tempDir(), ['--emulate', 'truenas-26.0']);
+      const pool = new SessionPool();
+      onTestFinished(() => pool.closeAll());
+      return { server, run: storIn({ ...remoteEnv(server), STOR_USER: 'truenas_admin' }, pool) };
+    };
+    const first = await on26();
+    await rollbackWalk(first.run, join(first.server.stateDir, 'mnt'));
+    expect(await json(first.run(['snapshot', 'list', 'tank/a', '--json']))).toEqual([
+      {
+        id: 'tank/a@before',
+        dataset: 'tank/a',
+        name: 'before',
+        creation: expect.any(String),
+        referenced: 14,
+        createtxg: expect.any(Number),
+      },
+    ]);
+    const second = await on26();
+    await second.run(['dataset', 'create', 'tank/a']);
+    await deleteWalk(second.run, join(second.server.stateDir, 'mnt'));
   });
 
   it('dry runs fail as the real runs would for an identity without the roles (exit 5)', async () => {

@@ -34,7 +34,8 @@ const FILES = {
   filesystem: () => import('./filesystem.js').then((m) => ({ methods: m.filesystemMethods })),
   pool: () => import('./pool.js').then((m) => ({ methods: m.poolMethods })),
   'pool-dataset': () => import('./pool-dataset.js').then((m) => ({ methods: m.poolDatasetMethods })),
-  'pool-snapshot': () => import('./pool-snapshot.js').then((m) => ({ methods: m.poolSnapshotMethods })),
+  'pool-snapshot': () =>
+    import('./pool-snapshot.js').then((m) => ({ methods: m.poolSnapshotMethods, release: m.poolSnapshotMethods26 })),
   'pool-snapshottask': () =>
     import('./pool-snapshottask.js').then((m) => ({
       methods: m.poolSnapshotTaskMethods,

@@ -23,6 +23,7 @@ import { cloneSnapshot } from '../snapshots/clone.js';
 import { isWithin, mountOf, serializedByPool, takeSnapshots } from '../snapshots/take.js';
 import { holdSnapshot, holdsOf, releaseSnapshot } from '../snapshots/holds.js';
 import { listHolds } from '../../store/snapshot-holds.js';
+import { poolSnapshotContract26 } from '../../contract/v26_0_0/pool-snapshot.js';
 
 // The handlers of contract/pool-snapshot.ts.
 
@@ -148,6 +149,10 @@ function validateCreate(data: PoolSnapshotCreate, name: string): void {
 }
 
 async function create(appliance: Appliance, data: PoolSnapshotCreate): Promise<PoolSnapshotEntry> {
+  return entryOf(await createRecord(appliance, data));
+}
+
+async function createRecord(appliance: Appliance, data: PoolSnapshotCreate): Promise<SnapshotRecord> {
   // `replication.new_snapshot_name`: `datetime.now().strftime(naming_schema)`, a naive time
   // (MW/plugins/replication.py:631-632), so `%z` is empty; the middleware's local time is the
   // appliance's zone, the one its periodic snapshot tasks are named in.
@@ -161,7 +166,7 @@ async function create(appliance: Appliance, data: PoolSnapshotCreate): Promise<P
     properties: data.properties,
     at: appliance.now(),
   });
-  return entryOf(made.find((s) => s.id === `${data.dataset}@${name}`)!);
+  return made.find((s) => s.id === `${data.dataset}@${name}`)!;
 }
 
 async function destroy(appliance: Appliance, id: string, recursive: boolean): Promise<true> {
@@ -320,5 +325,219 @@ export const poolSnapshotMethods = [
   ),
   implement(poolSnapshotContract['pool.snapshot.rollback'], ({ appliance }, id, options) =>
     rollback(appliance, id, options),
+  ),
+];
+
+/*
+ * 26.0's pool.snapshot.query (MW/plugins/pool_/snapshot.py:94-290 at TS-26.0.0-BETA.3, the same on
+ * stable/26): zfs.resource.snapshot.query_impl (MW/plugins/zfs/snapshot_query_impl.py) lists the
+ * snapshots with truenas_pylibzfs and `_transform_snapshot_entry` (:94-155) reshapes each. Where it
+ * differs from 25.10.1's zfs.snapshot.query:
+ * - `properties` holds only what `extra.properties` (a list of names) asks for (:215-223; snapshots
+ *   have no default properties, MW/plugins/zfs/property_management.py:226-228); a name that is no
+ *   snapshot property is dropped (:186-194 there), user properties among them.
+ * - A property's `source` is NONE (get_source is never asked, :192 of the query_impl, :106-109 here),
+ *   `rawvalue` is ZFS's parsable text and `value` is `str()` of the parsed one (:110-115): `0`, not `0B`.
+ * - `name` and `createtxg` asked for come from the listing itself, after the others (:120-135).
+ * - Every entry has `holds` (:146-150): `{"truenas": 1}` when asked (`extra.holds`) and held with
+ *   that tag, else `{}`; no other tag, no time.
+ * - `id`/`name`/`pool`/`dataset` filters with `=` or `in` are not filters but paths to list
+ *   (:157-183, :225-236): a path that does not exist answers [] (:256-270), a dataset's path lists
+ *   its snapshots (its children's too when a `pool` filter is among them), and several such filters
+ *   add up rather than narrow.
+ * - `extra.min_txg`/`max_txg` drop snapshots outside them (query_impl :67-75).
+ * - `extra.retention` reads the removal date from the snapshot's user properties, not from
+ *   `properties` (:243-254; MW/plugins/zettarepl_/snapshot_removal_date.py:150-153), with no
+ *   `id`-or-`limit` check.
+ */
+
+/**
+ * The snapshot properties the emulator keeps, among those `names` asks for, in ZFS's property
+ * table order (zfs_prop_t) as truenas_pylibzfs lists them. py_parse_zfs_prop reads ZFS's parsable
+ * text: a number as an int, or a float when it has a point (`1.00` → 1.0, whose `str()` is `1.0`).
+ * Not kept: `guid` (a 64-bit number, which JSON here cannot carry exactly), `written`, `objsetid`
+ * and the properties a snapshot inherits (acltype, casesensitivity, …).
+ */
+function properties26(s: SnapshotRecord, names: ReadonlySet<string>): Record<string, SnapshotProperty> {
+  const out: Record<string, SnapshotProperty> = {};
+  const put = (name: string, raw: string, parsed: unknown, shown = String(parsed)) => {
+    if (names.has(name)) out[name] = { value: shown, rawvalue: raw, source: 'NONE', parsed };
+  };
+  const seconds = Math.floor(s.created_at / 1000);
+  put('type', 'snapshot', 'snapshot');
+  put('creation', String(seconds), seconds);
+  put('used', '0', 0);
+  put('referenced', String(s.referenced), s.referenced);
+  put('compressratio', '1.00', 1, '1.0');
+  put('createtxg', String(s.txg), s.txg);
+  put('refcompressratio', '1.00', 1, '1.0');
+  put('logicalreferenced', String(s.referenced), s.referenced);
+  return out;
+}
+
+/** `_transform_snapshot_entry` (:94-155): `asked` the names `extra.properties` gave, null for none. */
+function entryOf26(
+  s: SnapshotRecord,
+  asked: ReadonlySet<string> | null,
+  holds: Record<string, unknown> | null,
+  backend = new Set([...(asked ?? [])].filter((n) => n !== 'name' && n !== 'createtxg')),
+): PoolSnapshotEntry {
+  const [dataset, name] = splitId(s.id);
+  // `name` and `createtxg` never reach the backend (:218-223), so they come after the others.
+  const properties = properties26(s, backend);
+  if (asked?.has('name')) properties.name = native(s.id);
+  if (asked?.has('createtxg')) properties.createtxg = native(String(s.txg), s.txg);
+  const entry: PoolSnapshotEntry = {
+    id: s.id,
+    name: s.id,
+    pool: s.pool,
+    type: 'SNAPSHOT',
+    snapshot_name: name,
+    dataset,
+    createtxg: String(s.txg),
+    properties,
+  };
+  if (holds) entry.holds = holds;
+  return entry;
+}
+
+/** The name of a JSON value's type in Python, for its TypeError texts. */
+const pyTypeName = (v: unknown): string =>
+  v === null
+    ? 'NoneType'
+    : typeof v === 'boolean'
+      ? 'bool'
+      : typeof v === 'number'
+        ? Number.isInteger(v)
+          ? 'int'
+          : 'float'
+        : 'dict';
+
+/** `_optimize_snap_query_filters` (:157-183): the paths to list, whether recursively, and the filters left. */
+function pathsOf(filters: QueryFilters): { paths: string[]; recursive: boolean; rest: QueryFilters } {
+  const paths: unknown[] = [];
+  const rest: unknown[] = [];
+  let recursive = false;
+  for (const f of filters as unknown[]) {
+    const triple = Array.isArray(f) && f.length === 3 ? (f as [unknown, unknown, unknown]) : null;
+    const attr = triple?.[0];
+    if (
+      !triple ||
+      (triple[1] !== '=' && triple[1] !== 'in') ||
+      !['id', 'name', 'pool', 'dataset'].includes(attr as string)
+    ) {
+      rest.push(f);
+      continue;
+    }
+    // `paths.extend(f[2])` takes a string's characters, as Python's list.extend does.
+    const value = triple[2];
+    if (triple[1] === '=') paths.push(value as string);
+    else if (typeof value === 'string') paths.push(...value);
+    else if (Array.isArray(value)) paths.push(...(value as unknown[]));
+    else throw rpcErrors.exception('TypeError', `'${pyTypeName(value)}' object is not iterable`);
+    if (attr === 'pool') recursive = true;
+  }
+  // ZFSResourceSnapshotQuery's `paths: UniqueList[str]` (MW/api/v26_0_0/zfs_resource_snapshot.py:176-181),
+  // built inside the plugin: pydantic's ValidationError, not the method's argument errors.
+  const bad = paths.findIndex((p) => typeof p !== 'string');
+  if (bad >= 0)
+    throw rpcErrors.exception(
+      'ValidationError',
+      `1 validation error for ZFSResourceSnapshotQuery\npaths.${bad}\n  Input should be a valid string`,
+    );
+  return { paths: paths as string[], recursive, rest: rest as QueryFilters };
+}
+
+/**
+ * The snapshots zfs.resource.snapshot.query_impl lists: every one without paths; else, per path in
+ * order, the snapshot itself or the dataset's own (and its children's with `recursive`). A path
+ * that does not exist ends the listing, answered as none at all (ZFSPathNotFoundException, :267-269).
+ */
+function listed26(
+  all: SnapshotRecord[],
+  datasets: ReadonlySet<string>,
+  paths: string[],
+  recursive: boolean,
+): SnapshotRecord[] {
+  if (paths.length === 0) return all;
+  const found: SnapshotRecord[] = [];
+  for (const path of paths) {
+    if (path.includes('@')) {
+      const snap = all.find((s) => s.id === path);
+      if (!snap || !datasets.has(path.split('@')[0]!)) return [];
+      found.push(snap);
+    } else {
+      if (!datasets.has(path)) return [];
+      found.push(...all.filter((s) => s.dataset === path || (recursive && isWithin(s.dataset, path))));
+    }
+  }
+  return found;
+}
+
+/** `extra.properties` as `set(extra.get('properties', []))` reads it: a list's items, a dict's keys. */
+function askedProperties(extra: Record<string, unknown>): Set<string> | null {
+  const value = extra.properties;
+  if (value === undefined || value === null) return null;
+  const names = Array.isArray(value) ? value : typeof value === 'object' ? Object.keys(value) : [...String(value)];
+  return names.length > 0 ? new Set(names.map(String)) : null;
+}
+
+function query26(
+  appliance: Appliance,
+  filters: unknown,
+  options: unknown,
+): number | Record<string, unknown> | Record<string, unknown>[] {
+  const parsed = parseQueryArgs(filters, options);
+  const extra = parsed.options.extra ?? {};
+  const { paths, recursive, rest } = pathsOf(parsed.filters);
+  const minTxg = Number(extra.min_txg ?? 0) || 0;
+  const maxTxg = Number(extra.max_txg ?? 0) || 0;
+  const all = ordered(appliance.store.read(() => listSnapshots(appliance.store.db)));
+  const datasets = new Set(appliance.datasets().map((d) => d.id));
+  const asked = askedProperties(extra);
+  const withHolds = extra.holds === true;
+  const heldTags = withHolds ? holdsOf(appliance) : undefined;
+  const records = listed26(all, datasets, paths, recursive).filter(
+    (s) => !(minTxg && s.txg < minTxg) && !(maxTxg && s.txg > maxTxg),
+  );
+  const byId = new Map(records.map((s) => [s.id, s]));
+  const entries = records.map((s) => entryOf26(s, asked, heldTags?.get(s.id)?.has('truenas') ? { truenas: 1 } : {}));
+  const { select, ...others } = parsed.options;
+  const found = applyQuery(entries, rest, others);
+  if (typeof found === 'number') return found;
+  const list = (Array.isArray(found) ? found : [found]) as PoolSnapshotEntry[];
+  // The annotation reads the removal date from `user_properties` (snapshot_removal_date.py:150-153).
+  const retention = extra.retention
+    ? snapshotRetention(
+        appliance,
+        list.map((e) => ({ ...e, properties: userProperties(byId.get(e.id)!) })),
+      )
+    : undefined;
+  const answer = list.map((e) => {
+    const entry = retention ? { ...e, retention: retention.get(e.id) ?? null } : e;
+    return select && select.length > 0 ? selectKeys(entry, select) : entry;
+  });
+  return Array.isArray(found) ? answer : answer[0]!;
+}
+
+/** A snapshot's user properties as the annotation reads them: by name, the value as stored. */
+const userProperties = (s: SnapshotRecord): Record<string, SnapshotProperty> =>
+  Object.fromEntries(Object.entries(s.user_properties).map(([k, v]) => [k, native(v)]));
+
+const c26 = poolSnapshotContract26;
+
+/** 26.0's query and get_instance (CRUDService.get_instance: the query's first by `id`, MW/service/crud_service.py:239-255). */
+export const poolSnapshotMethods26 = [
+  implement(c26['pool.snapshot.query'], ({ appliance }, filters, options) => query26(appliance, filters, options)),
+  implement(c26['pool.snapshot.get_instance'], ({ appliance }, id, options) => {
+    const found = query26(appliance, [['id', '=', id]], options);
+    const first = Array.isArray(found) ? (found[0] as PoolSnapshotEntry | undefined) : found;
+    if (!first) throw rpcErrors.instanceNotFound('PoolSnapshot', id);
+    return first as PoolSnapshotEntry;
+  }),
+  // The entry create_impl queries with `creation` and `createtxg` (MW/plugins/zfs/snapshot_create_impl.py:122-133),
+  // reshaped without holds (MW/plugins/pool_/snapshot.py:359-360).
+  implement(c26['pool.snapshot.create'], async ({ appliance }, data) =>
+    entryOf26(await createRecord(appliance, data), null, null, new Set(['creation', 'createtxg'])),
   ),
 ];

@@ -149,6 +149,12 @@ function javascriptSourceOf(regex: string): string {
       i = end;
       continue;
     }
+    // `(?` then a character no extension starts with, `)` among them: an error (_parser.py:_parse's
+    // "unknown extension"), where RE2 reads `(?)` as an empty group of no flags.
+    if (pattern.startsWith('(?', i) && !/^[P:#=!<(>\-aiLmsuxt]/.test(pattern[i + 2] ?? ''))
+      throw new PythonRegexError(`unknown extension ?${pattern[i + 2] ?? ''} at position ${i + 1}`);
+    if (pattern.startsWith('(?P', i) && !/^[<=]/.test(pattern[i + 3] ?? ''))
+      throw new PythonRegexError(`unknown extension ?P${pattern[i + 3] ?? ''} at position ${i + 1}`);
     // `(?<` is a lookbehind or an error: Python 3.11 names groups only as `(?P<name>…)`.
     if (pattern.startsWith('(?<', i) && !/^[=!]/.test(pattern[i + 3] ?? ''))
       throw new PythonRegexError(`unknown extension ?<${pattern[i + 3] ?? ''} at position ${i + 1}`);

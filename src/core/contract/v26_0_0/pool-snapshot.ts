@@ -17,6 +17,12 @@ import { service } from '../service.js';
 // the snapshot (MW/plugins/pool_/snapshot.py:300, 322-326 at stable/26); the emulator runs no VMs, so
 // there is nothing to suspend and 25.10.1's handler serves it. Property values become LongString
 // (:48-49, :170), a string still; rename's `recursive` (:273) is for a method stor does not serve.
+//
+// PoolSnapshotEntry's model is 25.10.1's field for field (:88-104), but 26.0's plugin builds the
+// entries another way (MW/plugins/pool_/snapshot.py:94-290 at TS-26.0.0-BETA.3, over
+// MW/plugins/zfs/snapshot_query_impl.py), so query and get_instance are served from entries of
+// their own (methods/pool-snapshot.ts `query26`): `properties` only as `extra.properties` names
+// them, `holds` on every entry, the user properties read for `extra.retention` alone.
 
 const createTemplate26 = once(() => ({ ...createTemplate(), suspend_vms: z.boolean().default(false) }));
 
@@ -35,6 +41,8 @@ const snapshots = crud(poolSnapshotEntry, () => z.string(), {
 
 /** The pool.snapshot.* entries 26.0 changed. */
 export const poolSnapshotContract26 = service('pool.snapshot', {
+  query: snapshots.query(poolSnapshotContract['pool.snapshot.query'].summary),
+  get_instance: snapshots.get_instance(poolSnapshotContract['pool.snapshot.get_instance'].summary),
   create: snapshots.create(
     poolSnapshotContract['pool.snapshot.create'].summary,
     'data',

@@ -1,0 +1,182 @@
+/**
+ * 26.0's pool.snapshot.query and get_instance as its plugin builds them (MW/plugins/pool_/snapshot.py
+ * at TS-26.0.0-BETA.3, the same on stable/26, over MW/plugins/zfs/snapshot_query_impl.py), beside
+ * 25.10.1's (MW/plugins/zfs_/snapshot.py at TS-25.10.1, over py-libzfs's snapshots_serialized). The
+ * entry's model is the same in both (MW/api/v26_0_0/pool_snapshot.py:88-104); what is in it is not.
+ */
+import { describe, expect, it } from 'vitest';
+import { EMULATIONS } from '../../../../src/core/appliance/settings.js';
+import { removalDatePropertyOf } from '../../../../src/core/appliance/snapshot-tasks/stored-removal-dates.js';
+import { openTestAppliance, type TestAppliance } from '../../../helpers/appliance.js';
+
+type Entry = Record<string, unknown> & { id: string; properties: Record<string, Record<string, unknown>> };
+
+async function withSnapshots(release: '25.10.1' | '26.0'): Promise<TestAppliance> {
+  const t = await openTestAppliance({ ...EMULATIONS[`truenas-${release}`], keyLogin: 'plain' });
+  await t.call(t.admin, 'pool.dataset.create', { name: 'tank/data' });
+  await t.call(t.admin, 'pool.dataset.create', { name: 'tank/data/child' });
+  await t.call(t.admin, 'pool.dataset.create', { name: 'tank/other' });
+  await t.call(t.admin, 'pool.snapshot.create', { dataset: 'tank/data', name: 'one', recursive: true });
+  await t.call(t.admin, 'pool.snapshot.create', { dataset: 'tank/data', name: 'two' });
+  await t.call(t.admin, 'pool.snapshot.create', { dataset: 'tank/other', name: 'one' });
+  return t;
+}
+
+const ids = (entries: unknown) => (entries as Entry[]).map((e) => e.id);
+
+describe("pool.snapshot.query's entries on 26.0", () => {
+  it('carry no properties unless extra.properties names them (MW/plugins/zfs/property_management.py:226-228), and holds always (MW/plugins/pool_/snapshot.py:146-150)', async () => {
+    const t = await withSnapshots('26.0');
+    const [entry] = await t.call<Entry[]>(t.admin, 'pool.snapshot.query', [['id', '=', 'tank/data@one']]);
+    expect(entry).toEqual({
+      id: 'tank/data@one',
+      name: 'tank/data@one',
+      pool: 'tank',
+      type: 'SNAPSHOT',
+      snapshot_name: 'one',
+      dataset: 'tank/data',
+      createtxg: expect.any(String),
+      properties: {},
+      holds: {},
+    });
+    // 25.10.1: every property py-libzfs lists, and no holds without extra.holds.
+    const t25 = await withSnapshots('25.10.1');
+    const [entry25] = await t25.call<Entry[]>(t25.admin, 'pool.snapshot.query', [['id', '=', 'tank/data@one']]);
+    expect(Object.keys(entry25!.properties)).toContain('referenced');
+    expect(entry25).not.toHaveProperty('holds');
+  });
+
+  it('extra.properties: snapshot properties in ZFS order, then name and createtxg; source NONE, raw text, str() of the parsed value (:106-135)', async () => {
+    const t = await withSnapshots('26.0');
+    const [entry] = await t.call<Entry[]>(t.admin, 'pool.snapshot.query', [['id', '=', 'tank/data@one']], {
+      extra: { properties: ['createtxg', 'name', 'referenced', 'creation', 'compressratio', 'bogus', 'org:x'] },
+    });
+    const p = entry!.properties;
+    // Unknown names and user properties are dropped (property_management.py:186-194).
+    expect(Object.keys(p)).toEqual(['creation', 'referenced', 'compressratio', 'name', 'createtxg']);
+    const seconds = p.creation!.parsed as number;
+    expect(p.creation).toEqual({ value: String(seconds), rawvalue: String(seconds), source: 'NONE', parsed: seconds });
+    expect(Number.isInteger(seconds)).toBe(true);
+    expect(p.referenced).toMatchObject({ source: 'NONE', parsed: expect.any(Number) });
+    expect(p.referenced!.value).toBe(String(p.referenced!.parsed));
+    expect(p.compressratio).toEqual({ value: '1.0', rawvalue: '1.00', source: 'NONE', parsed: 1 });
+    expect(p.name).toEqual({
+      value: 'tank/data@one',
+      rawvalue: 'tank/data@one',
+      source: 'NONE',
+      parsed: 'tank/data@one',
+    });
+    const txg = Number(entry!.createtxg);
+    expect(p.createtxg).toEqual({ value: String(txg), rawvalue: String(txg), source: 'NONE', parsed: txg });
+  });
+
+  it('extra.holds shows the truenas tag as 1, and only it (:146-150)', async () => {
+    const t = await withSnapshots('26.0');
+    await t.call(t.admin, 'pool.snapshot.hold', 'tank/data@one');
+    const query = (extra: object) =>
+      t.call<Entry[]>(t.admin, 'pool.snapshot.query', [['dataset', '=', 'tank/data']], { extra });
+    expect((await query({ holds: true })).map((e) => e.holds)).toEqual([{ truenas: 1 }, {}]);
+    expect((await query({})).map((e) => e.holds)).toEqual([{}, {}]);
+    await t.call(t.admin, 'pool.snapshot.release', 'tank/data@one');
+  });
+
+  it('id/name/pool/dataset with = or in are paths to list, not filters (:157-183, :225-236, :256-270)', async () => {
+    const t = await withSnapshots('26.0');
+    const q = (filters: unknown[]) => t.call(t.admin, 'pool.snapshot.query', filters);
+    // A dataset's name as `id`: its own snapshots.
+    expect(ids(await q([['id', '=', 'tank/data']]))).toEqual(['tank/data@one', 'tank/data@two']);
+    // `pool` lists recursively from the path it names, which need not be a pool.
+    expect(ids(await q([['pool', '=', 'tank/data']]))).toEqual([
+      'tank/data@one',
+      'tank/data@two',
+      'tank/data/child@one',
+    ]);
+    // Several add up rather than narrow.
+    expect(
+      ids(
+        await q([
+          ['dataset', '=', 'tank/other'],
+          ['id', '=', 'tank/data@two'],
+        ]),
+      ),
+    ).toEqual(['tank/other@one', 'tank/data@two']);
+    // A path that does not exist: none at all, even beside one that does.
+    expect(await q([['dataset', '=', 'tank/nope']])).toEqual([]);
+    expect(await q([['id', 'in', ['tank/data@one', 'tank/data@nope']]])).toEqual([]);
+    // An empty `in` names no path, so every snapshot is listed.
+    expect(ids(await q([['id', 'in', []]]))).toHaveLength(4);
+    // A path that is no string: ZFSResourceSnapshotQuery's `paths: UniqueList[str]` refuses it.
+    expect((await t.callError(t.admin, 'pool.snapshot.query', [['id', '=', 5]])).message).toContain(
+      'Input should be a valid string',
+    );
+    // `in` a value that is no list: `paths.extend(5)`.
+    expect((await t.callError(t.admin, 'pool.snapshot.query', [['id', 'in', 5]])).message).toContain(
+      "'int' object is not iterable",
+    );
+    // Another operator stays a filter.
+    expect(ids(await q([['id', '^', 'tank/data@']]))).toEqual(['tank/data@one', 'tank/data@two']);
+
+    // 25.10.1 filters them as filter_list does.
+    const t25 = await withSnapshots('25.10.1');
+    expect(await t25.call(t25.admin, 'pool.snapshot.query', [['id', '=', 'tank/data']])).toEqual([]);
+    expect(
+      await t25.call(t25.admin, 'pool.snapshot.query', [
+        ['dataset', '=', 'tank/other'],
+        ['id', '=', 'tank/data@two'],
+      ]),
+    ).toEqual([]);
+  });
+
+  it('extra.min_txg and max_txg bound createtxg (MW/plugins/zfs/snapshot_query_impl.py:67-75)', async () => {
+    const t = await withSnapshots('26.0');
+    const all = await t.call<Entry[]>(t.admin, 'pool.snapshot.query', []);
+    const txg = (id: string) => Number(all.find((e) => e.id === id)!.createtxg);
+    const two = txg('tank/data@two');
+    const bounded = await t.call(t.admin, 'pool.snapshot.query', [], { extra: { min_txg: two, max_txg: two } });
+    expect(ids(bounded)).toEqual(['tank/data@two']);
+  });
+
+  it('get_instance is the query by id (MW/service/crud_service.py:239-255): a dataset name finds its first snapshot', async () => {
+    const t = await withSnapshots('26.0');
+    const got = await t.call<Entry>(t.admin, 'pool.snapshot.get_instance', 'tank/data');
+    expect(got.id).toBe('tank/data@one');
+    expect(got.properties).toEqual({});
+    expect((await t.callError(t.admin, 'pool.snapshot.get_instance', 'tank/data@nope')).message).toContain(
+      'PoolSnapshot tank/data@nope does not exist',
+    );
+  });
+
+  it('create answers the entry create_impl reads back: creation and createtxg, no holds (MW/plugins/zfs/snapshot_create_impl.py:122-133)', async () => {
+    const t = await withSnapshots('26.0');
+    const made = await t.call<Entry>(t.admin, 'pool.snapshot.create', { dataset: 'tank/other', name: 'three' });
+    expect(Object.keys(made)).toEqual([
+      'id',
+      'name',
+      'pool',
+      'type',
+      'snapshot_name',
+      'dataset',
+      'createtxg',
+      'properties',
+    ]);
+    expect(Object.keys(made.properties)).toEqual(['creation', 'createtxg']);
+  });
+
+  it("extra.retention reads the removal date from the snapshot's user properties, with no id-or-limit check (MW/plugins/zettarepl_/snapshot_removal_date.py:150-153)", async () => {
+    const t = await withSnapshots('26.0');
+    const property = removalDatePropertyOf(t.appliance);
+    await t.call(t.admin, 'pool.snapshot.create', {
+      dataset: 'tank/other',
+      name: 'kept',
+      properties: { [property]: '2030-01-02T03:04:05' },
+    });
+    const answer = await t.call<Entry[]>(t.admin, 'pool.snapshot.query', [['dataset', '=', 'tank/other']], {
+      extra: { retention: true },
+    });
+    expect(answer.map((e) => [e.id, (e.retention as { source?: string } | null)?.source ?? null])).toEqual([
+      ['tank/other@one', null],
+      ['tank/other@kept', 'property'],
+    ]);
+    expect(answer[1]).not.toHaveProperty('user_properties');
+  });
+});
