@@ -7,8 +7,8 @@ function leafPaths(cmd: Command, path: string[] = []): string[][] {
   return cmd.commands.flatMap((c) => leafPaths(c, [...path, c.name()]));
 }
 
-/** Every command's words (`['dataset', 'list']`, …), `help` aside: the program built with no command words declares every verb, as for `stor --help`. */
-export async function commandPaths(): Promise<string[][]> {
+/** The program `stor …argv` builds, with an IO that writes nowhere: what its tree holds, not what it prints. */
+export async function programFor(argv: readonly string[]): Promise<Command> {
   const io = {
     stdout: { write: () => true },
     stderr: { write: () => true },
@@ -18,5 +18,10 @@ export async function commandPaths(): Promise<string[][]> {
     color: { stdout: 0 as const, stderr: 0 as const },
   };
   const hooks = { version: '0', onContext: () => undefined, onResult: () => undefined, onUsageError: () => undefined };
-  return leafPaths(await buildProgram(readCommandLine([]), io, hooks)).filter((p) => p[0] !== 'help');
+  return buildProgram(readCommandLine([...argv]), io, hooks);
+}
+
+/** Every command's words (`['dataset', 'list']`, …), `help` aside: the program built with no command words declares every verb, as for `stor --help`. */
+export async function commandPaths(): Promise<string[][]> {
+  return leafPaths(await programFor([])).filter((p) => p[0] !== 'help');
 }

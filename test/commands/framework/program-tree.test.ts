@@ -1,20 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { readCommandLine } from '../../../src/commands/framework/command-line.js';
-import { buildProgram, COMMANDS } from '../../../src/commands/index.js';
-
-const io = {
-  stdout: { write: () => true },
-  stderr: { write: () => true },
-  stdin: process.stdin,
-  env: {},
-  cwd: '/',
-  color: { stdout: 0 as const, stderr: 0 as const },
-};
-const hooks = { version: '0', onContext: () => undefined, onResult: () => undefined, onUsageError: () => undefined };
+import { COMMANDS } from '../../../src/commands/index.js';
+import { programFor } from '../../helpers/command-paths.js';
 
 /** The root's commands as `stor …argv` builds them. */
 async function rootCommands(...argv: string[]): Promise<string[]> {
-  return (await buildProgram(readCommandLine(argv), io, hooks)).commands.map((c) => c.name());
+  return (await programFor(argv)).commands.map((c) => c.name());
 }
 
 describe('the command tree a command line builds', () => {
@@ -35,7 +25,7 @@ describe('the command tree a command line builds', () => {
   });
 
   it("gives a named noun every verb when the line names none of them, as the noun's help lists them", async () => {
-    const program = await buildProgram(readCommandLine(['privilege', 'lst']), io, hooks);
+    const program = await programFor(['privilege', 'lst']);
     const privilege = program.commands.find((c) => c.name() === 'privilege')!;
     expect(privilege.commands.map((c) => c.name()).sort()).toEqual(
       Object.keys((COMMANDS.privilege as { noun: { verbs: object } }).noun.verbs).sort(),
