@@ -93,7 +93,16 @@ describe('a command handed to the agent whose agent or reader goes away', () => 
         if (!req.url?.startsWith('/_download/7')) return void res.writeHead(404).end();
         transferring = true;
         res.writeHead(200, { 'content-type': 'application/octet-stream' });
-        res.write(Buffer.alloc(256 * 1024, 120));
+        // A download still under way when the reader goes: bytes keep coming as fast as they are
+        // taken, so the first stage has more to write after its standard output closed. One chunk
+        // and then silence was a race: a reader that had taken the whole chunk before it went left
+        // the first stage nothing to write, hence no EPIPE, as its own process would have none.
+        const chunk = Buffer.alloc(256 * 1024, 120);
+        const pump = () => {
+          while (!res.destroyed && res.write(chunk));
+          if (!res.destroyed) res.once('drain', pump);
+        };
+        pump();
       },
     );
     const { env: session, dir } = sessionEnv();
