@@ -1,7 +1,18 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  mkdirSync,
+  open,
+  openSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { connect, type Socket } from 'node:net';
+import { tempDir } from '../../helpers/temp-dir.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import WebSocket from 'ws';
@@ -87,6 +98,106 @@ describe('bounded memory per connection', () => {
 
   // 100 is the cap (limits.ts); 200 shows the refusal and the count stays 100. 100,000 would add
   // nothing: every call past the cap is the same refusal and leaves no state behind.
+  it('an upload sent faster than the disk takes it is read no faster than it is written: the server holds a bounded part of the body', async () => {
+    const server = await startTestServer();
+    // A disk that takes nothing for a while: the file's writes run on libuv's thread pool (this
+    // process's, the server being in-process), and every thread of it is held in open(2) of a FIFO
+    // that has no writer yet, until the client has sent all it could.
+    const threads = Number(process.env.UV_THREADPOOL_SIZE) || 4;
+    const fifos = tempDir();
+    const CHUNK = 1024 * 1024;
+    // What the server may hold: its streams' buffers (busboy's parser and file stream, the job's own
+    // stream and the file's write stream, a MiB each, and the request's), and what sits in the
+    // kernel's buffers at both ends of the connection, at most tcp_wmem's and tcp_rmem's largest.
+    const bound = 8 * CHUNK + tcpBufferMax('wmem') + tcpBufferMax('rmem');
+    // Three times that: a server that read it all could not pass for one that holds the bound.
+    const BODY = Math.ceil((3 * bound) / CHUNK) * CHUNK;
+    const boundary = 'stor-backpressure';
+    const head = Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="data"\r\nContent-Type: application/json\r\n\r\n` +
+        `${JSON.stringify({ method: 'filesystem.put', params: ['/mnt/tank/fast.bin', {}] })}\r\n` +
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="fast.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+    );
+    const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+    const socket = connect(server.port, '127.0.0.1');
+    onTestFinished(() => void socket.destroy());
+    let answer = '';
+    socket.on('data', (d: Buffer) => (answer += d.toString('latin1')));
+    const answered = new Promise<void>((resolve) => socket.once('end', resolve));
+    socket.write(
+      `POST /_upload/ HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${server.adminKey}\r\nConnection: close\r\n` +
+        `Content-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${head.length + BODY + tail.length}\r\n\r\n`,
+    );
+    socket.write(head);
+    // Bytes the kernel took from this client (their write callbacks ran), sent as fast as it takes them.
+    let taken = 0;
+    let queued = 0;
+    const chunk = Buffer.alloc(CHUNK, 0x5a);
+    const pump = () => {
+      while (queued < BODY && socket.writableLength < 4 * CHUNK) {
+        queued += CHUNK;
+        socket.write(chunk, () => (taken += CHUNK));
+      }
+      if (queued < BODY) socket.once('drain', pump);
+      else socket.write(tail);
+    };
+    // The temporary file appears once the credentials passed and the job opened it.
+    const dir = join(server.stateDir, 'mnt/tank');
+    const temp = () => readdirSync(dir).find((name) => name.startsWith('.stor-put-'));
+    pump();
+    for (let i = 0; temp() === undefined || statSync(join(dir, temp()!)).size < 4 * CHUNK; i++) {
+      expect(i, 'the upload never started writing').toBeLessThan(SAFETY_MS / 10);
+      await sleep(10);
+    }
+    const held: Promise<number>[] = [];
+    for (let i = 0; i < threads; i++) {
+      const fifo = join(fifos, `hold-${i}`);
+      execFileSync('mkfifo', [fifo]);
+      held.push(new Promise((resolve, reject) => open(fifo, 'r', (err, fd) => (err ? reject(err) : resolve(fd)))));
+    }
+    let released: Promise<void> | undefined;
+    const release = () =>
+      (released ??= (async () => {
+        for (let i = 0; i < threads; i++) {
+          const fifo = join(fifos, `hold-${i}`);
+          for (let j = 0; ; j++) {
+            try {
+              closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
+              break;
+            } catch (err) {
+              // ENXIO: its reader has not reached open(2) yet.
+              if ((err as NodeJS.ErrnoException).code !== 'ENXIO' || j > SAFETY_MS / 10) throw err;
+              await sleep(10);
+            }
+          }
+        }
+        for (const fd of await Promise.all(held)) closeSync(fd);
+      })());
+    // Whatever happens, the thread pool is given back: the next test file runs in this process.
+    onTestFinished(release);
+    // Until the client stops getting anywhere (or has sent it all, which a server that reads without
+    // bound would let it do in a moment).
+    let last = -1;
+    for (let still = 0, i = 0; still < 10 && taken < BODY; i++) {
+      expect(i, 'the client kept sending').toBeLessThan(SAFETY_MS / 50);
+      await sleep(50);
+      still = taken === last ? still + 1 : 0;
+      last = taken;
+    }
+    const written = statSync(join(dir, temp()!)).size;
+    expect(taken - written).toBeLessThan(bound);
+    // The disk takes the bytes again: the upload ends as it would have, whole.
+    await release();
+    await answered;
+    expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+    const jobId = Number(/"job_id": ?(\d+)/.exec(answer)?.[1]);
+    const client = await loggedInWs(server.rpcUrl, server.adminKey);
+    await client.result('core.set_options', [{ legacy_jobs: false }]);
+    await client.result('core.job_wait', [jobId]);
+    client.close();
+    expect(statSync(join(dir, 'fast.bin')).size).toBe(BODY);
+  });
+
   it('one answer larger than the unread-output cap reaches a client that reads it; the connection stays open', async () => {
     // The cap is lowered to 64 KiB; a directory of 1,000 files lists to several times that.
     const server = await startTestServer({}, { limits: { maxBufferedBytes: 64 * 1024 } });
