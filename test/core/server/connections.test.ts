@@ -96,8 +96,6 @@ describe('bounded memory per connection', () => {
 
   // Calls past the in-flight limit (20) are answered -32000 at once, not queued: test/core/server/websocket.test.ts.
 
-  // 100 is the cap (limits.ts); 200 shows the refusal and the count stays 100. 100,000 would add
-  // nothing: every call past the cap is the same refusal and leaves no state behind.
   it('an upload sent faster than the disk takes it is read no faster than it is written: the server holds a bounded part of the body', async () => {
     const server = await startTestServer();
     // A disk that takes nothing for a while: the file's writes run on libuv's thread pool (this
@@ -212,6 +210,8 @@ describe('bounded memory per connection', () => {
     expect(await client.result('core.ping')).toBe('pong');
   });
 
+  // 100 is the cap (limits.ts); 200 shows the refusal and the count stays 100. 100,000 would add
+  // nothing: every call past the cap is the same refusal and leaves no state behind.
   it(`core.subscribe past ${DEFAULT_LIMITS.maxSubscriptions} per connection is refused with ENOSPC naming the cap`, async () => {
     const server = await startTestServer();
     const client = await loggedInWs(server.rpcUrl, server.adminKey);
