@@ -18,6 +18,7 @@ const rounds = Number(roundsArg ?? 21);
 const node = process.env.STOR_AB_NODE ?? process.execPath;
 // STOR_AB_REMOTE_ONLY=1: a node without the SQLite binding its ABI needs can still run the remote case.
 const remoteOnly = process.env.STOR_AB_REMOTE_ONLY === '1';
+const floor = process.env.STOR_AB_FLOOR === '1';
 const python = ['python3', '/usr/bin/python3'].find(
   (py) => spawnSync(py, ['-c', 'import websocket'], { stdio: 'ignore' }).status === 0,
 );
@@ -42,11 +43,26 @@ if (python) {
     },
   ]);
 }
+// With STOR_AB_FLOOR=1, the least an embedded `whoami` must do, without stor: open the state's
+// SQLite file with node:sqlite (Node >= 22.13), read the users and print them (bench/floor-sqlite.cjs).
+if (floor && !remoteOnly) {
+  timeOnce(node, [join(resolve(builds[0]), 'bin/stor.js'), 'whoami'], { env: { ...process.env, STOR_HOME: home } });
+  cases.push([
+    'node, SQLite read',
+    () => [node, [resolve('bench/floor-sqlite.cjs')], { env: { ...process.env, STOR_HOME: home } }],
+  ]);
+}
 for (const b of builds) {
   const bin = join(resolve(b), 'bin/stor.js');
   if (!remoteOnly) {
     timeOnce(node, [bin, 'whoami'], { env: { ...process.env, STOR_HOME: home } });
     cases.push([`${b} embedded`, () => [node, [bin, 'whoami'], { env: { ...process.env, STOR_HOME: home } }]]);
+  }
+  // STOR_AB_FLOOR=1: what a command costs before it does anything: the first stage and start.cjs
+  // only (`--version`), and the whole CLI bundle loaded for a help text (`whoami --help`).
+  if (floor) {
+    cases.push([`${b} --version`, () => [node, [bin, '--version'], {}]]);
+    cases.push([`${b} whoami --help`, () => [node, [bin, 'whoami', '--help'], {}]]);
   }
   const s = new LoginServers();
   servers.push(s);
