@@ -44,6 +44,10 @@ const GLOBAL_SPELLINGS: ReadonlyMap<string, Spelling> = new Map(
 const HELP_FLAGS = ['--help', '-h'];
 const VERSION_FLAGS = ['--version', '-V'];
 
+/** `-qv`: global flags written together, which commander reads one by one (its parseOptions). */
+const globalFlagsTogether = (arg: string): boolean =>
+  /^-[^-]{2,}$/.test(arg) && [...arg.slice(1)].every((c) => GLOBAL_SPELLINGS.get(`-${c}`)?.takesValue === false);
+
 /** What a command line says, read without commander. */
 export interface CommandLine {
   /** The arguments after `stor`, as given: what commander parses. */
@@ -110,7 +114,8 @@ export function readCommandLine(argv: readonly string[]): CommandLine {
     const eq = a.startsWith('--') ? a.indexOf('=') : -1;
     const spelling = GLOBAL_SPELLINGS.get(eq === -1 ? a : a.slice(0, eq));
     if (!spelling) {
-      if (commandWords === undefined && !VERSION_FLAGS.includes(a)) commandWords = words.length;
+      if (commandWords === undefined && !VERSION_FLAGS.includes(a) && !globalFlagsTogether(a))
+        commandWords = words.length;
       others.push(a);
       continue;
     }
