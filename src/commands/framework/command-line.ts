@@ -44,12 +44,24 @@ const GLOBAL_SPELLINGS: ReadonlyMap<string, Spelling> = new Map(
 const HELP_FLAGS = ['--help', '-h'];
 const VERSION_FLAGS = ['--version', '-V'];
 
+/** `-qv`: global flags written together, which commander reads one by one (its parseOptions). */
+const globalFlagsTogether = (arg: string): boolean =>
+  /^-[^-]{2,}$/.test(arg) && [...arg.slice(1)].every((c) => GLOBAL_SPELLINGS.get(`-${c}`)?.takesValue === false);
+
 /** What a command line says, read without commander. */
 export interface CommandLine {
   /** The arguments after `stor`, as given: what commander parses. */
   argv: readonly string[];
   /** The words that are not options, up to a `--`: the command words, then the verb's arguments. */
   words: string[];
+  /**
+   * How many of `words` come before the first option commander does not know at the top (neither
+   * a global option nor `-V`/`--version`: `--help`, a verb's own, a misspelt one): commander names
+   * commands only up to it, and reads every word after it as an argument of the command above
+   * (its parseOptions), so `stor --help whoami` shows the root's help and `stor privilege --help
+   * fix` the noun's. Only these words may narrow the command tree (program.ts `namedTop`).
+   */
+  commandWords: number;
   /** The top-level word (`privilege`, `whoami`), if any; undefined under `stor help …`. */
   top?: string;
   /** The second word: the verb under a noun (`fix`), or a top-level verb's first argument. */
@@ -87,6 +99,7 @@ export function readCommandLine(argv: readonly string[]): CommandLine {
   const globals: CommandLine['globals'] = {};
   const repeated = new Set<GlobalKey>();
   let endOfOptions = false;
+  let commandWords: number | undefined;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === '--') {
@@ -101,6 +114,8 @@ export function readCommandLine(argv: readonly string[]): CommandLine {
     const eq = a.startsWith('--') ? a.indexOf('=') : -1;
     const spelling = GLOBAL_SPELLINGS.get(eq === -1 ? a : a.slice(0, eq));
     if (!spelling) {
+      if (commandWords === undefined && !VERSION_FLAGS.includes(a) && !globalFlagsTogether(a))
+        commandWords = words.length;
       others.push(a);
       continue;
     }
@@ -113,6 +128,7 @@ export function readCommandLine(argv: readonly string[]): CommandLine {
   return {
     argv,
     words,
+    commandWords: commandWords ?? words.length,
     ...(help ? { helpTopic: words.slice(1) } : {}),
     ...(!help && words[0] !== undefined ? { top: words[0] } : {}),
     ...(!help && words[1] !== undefined ? { verb: words[1] } : {}),

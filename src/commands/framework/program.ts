@@ -35,7 +35,7 @@ export class StorCommand extends Command {
 export type Entry = { kind: 'verb'; load: LoadCommand } | { kind: 'noun'; noun: NounSpec };
 
 /** What the command line names (command-line.ts), which decides which verbs load. */
-export type CommandPath = Partial<Pick<CommandLine, 'words' | 'helpTopic'>>;
+export type CommandPath = Partial<Pick<CommandLine, 'words' | 'helpTopic' | 'commandWords'>>;
 
 /** A list option is repeatable and comma-separated: `--roles A,B --roles C` is [A, B, C]; `--roles ""` is []. */
 function collect(value: string, previous: string[] | undefined): string[] {
@@ -225,12 +225,22 @@ export function usageHint(words: readonly string[]): string {
 }
 
 /**
+ * The command words of `path` (the topic of `stor help …`, else the line's words), up to the first
+ * option commander does not know at the top (CommandLine.commandWords): the words after it name no
+ * command, and the help or error commander gives is the one of the command above them.
+ */
+function namingWords(path: CommandPath): string[] {
+  const count = path.commandWords ?? Infinity;
+  return path.helpTopic ? path.helpTopic.slice(0, Math.max(0, count - 1)) : (path.words ?? []).slice(0, count);
+}
+
+/**
  * The entry of `entries` that `path` names first (`whoami`, `privilege`, or the topic of `stor
  * help …`), when it names a known one: only its verbs are loaded (loadFor), and only it is added
  * to the command tree (buildProgram); any other line gets every entry.
  */
 export function namedTop(path: CommandPath, entries: Record<string, Entry>): string | undefined {
-  const top = (path.helpTopic ?? path.words ?? [])[0];
+  const top = namingWords(path)[0];
   return top !== undefined && Object.hasOwn(entries, top) ? top : undefined;
 }
 
@@ -239,7 +249,7 @@ export async function loadFor(
   path: CommandPath,
   entries: Record<string, Entry>,
 ): Promise<Map<string, CommandSpec<any, any, any>>> {
-  const rest = (path.helpTopic ?? path.words ?? []).slice(1);
+  const rest = namingWords(path).slice(1);
   const wanted: [string, LoadCommand][] = [];
   const top = namedTop(path, entries);
   const entry = top !== undefined ? entries[top] : undefined;

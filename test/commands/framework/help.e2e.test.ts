@@ -118,6 +118,29 @@ describe('help and discovery', () => {
     }
   });
 
+  it('a help flag before the command words shows the help of the command above them, whole, as commander reads the line', async () => {
+    // Commander names commands only up to the first option it does not know: the words after it
+    // are that command's unknown arguments, and the help it shows is of the command above them.
+    const cases: [string[], string[]][] = [
+      [['--help', 'whoami'], ['--help']],
+      [['-h', 'privilege', 'fix'], ['--help']],
+      [['--json', '--help', 'upload'], ['--help']],
+      [['--bogus', 'whoami', '--help'], ['--help']],
+      [
+        ['privilege', '--help', 'fix'],
+        ['privilege', '--help'],
+      ],
+      [
+        ['share', 'nfs', '-h', 'create'],
+        ['share', 'nfs', '--help'],
+      ],
+    ];
+    for (const [argv, same] of cases) {
+      const [line, whole] = await Promise.all([spawnStor(argv), spawnStor(same)]);
+      expect({ argv, code: line.code, stdout: line.stdout }).toEqual({ argv, code: 0, stdout: whole.stdout });
+    }
+  });
+
   it('usage errors under --json are JSON on stderr, exit 2', async () => {
     for (const argv of [
       ['--json', 'whoami', '--jsno'],

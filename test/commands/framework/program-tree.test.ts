@@ -13,6 +13,7 @@ describe('the command tree a command line builds', () => {
     expect(await rootCommands('--json', 'privilege', 'list')).toEqual(['privilege', 'help']);
     expect(await rootCommands('help', 'user', 'list')).toEqual(['user', 'help']);
     expect(await rootCommands('whoami', '--help')).toEqual(['whoami', 'help']);
+    expect(await rootCommands('-qv', 'whoami')).toEqual(['whoami', 'help']);
   });
 
   it('holds every command when the line names none, or one stor does not know', async () => {
@@ -22,13 +23,21 @@ describe('the command tree a command line builds', () => {
     expect(await rootCommands('whoamii')).toEqual(every);
     expect(await rootCommands('help', 'nonsense')).toEqual(every);
     expect(await rootCommands('--', 'whoami')).toEqual(every);
+    // Commander names commands only up to the first option it does not know: the root's help.
+    expect(await rootCommands('--help', 'whoami')).toEqual(every);
+    expect(await rootCommands('--json', '-h', 'privilege', 'fix')).toEqual(every);
   });
 
   it("gives a named noun every verb when the line names none of them, as the noun's help lists them", async () => {
-    const program = await programFor(['privilege', 'lst']);
-    const privilege = program.commands.find((c) => c.name() === 'privilege')!;
-    expect(privilege.commands.map((c) => c.name()).sort()).toEqual(
-      Object.keys((COMMANDS.privilege as { noun: { verbs: object } }).noun.verbs).sort(),
-    );
+    for (const argv of [
+      ['privilege', 'lst'],
+      ['privilege', '--help', 'fix'],
+    ]) {
+      const program = await programFor(argv);
+      const privilege = program.commands.find((c) => c.name() === 'privilege')!;
+      expect(privilege.commands.map((c) => c.name()).sort()).toEqual(
+        Object.keys((COMMANDS.privilege as { noun: { verbs: object } }).noun.verbs).sort(),
+      );
+    }
   });
 });
