@@ -74,43 +74,82 @@ const bytes = (n: number): SnapshotProperty => ({
   parsed: n,
 });
 
-/** An entry as `zfs.snapshots_serialized` builds it (py-libzfs `__snapshot_details`): user properties first. */
-function entryOf(s: SnapshotRecord): PoolSnapshotEntry {
-  const seconds = Math.floor(s.created_at / 1000);
-  const user: Record<string, SnapshotProperty> = {};
-  for (const [key, value] of Object.entries(s.user_properties))
-    user[key] = { value, rawvalue: value, source: 'LOCAL', parsed: value };
-  const properties: Record<string, SnapshotProperty> = {
-    ...user,
-    type: native('snapshot'),
-    creation: {
-      value: creationShown(s.created_at),
-      rawvalue: String(seconds),
-      source: 'NONE',
-      parsed: { $date: seconds * 1000 },
-    },
-    used: bytes(0),
-    referenced: bytes(s.referenced),
-    compressratio: native('1.00x'),
-    createtxg: native(String(s.txg)),
-    guid: native(s.guid),
-    defer_destroy: native('off'),
-    userrefs: native('0'),
-    clones: native(''),
-    refcompressratio: native('1.00x'),
-    logicalreferenced: bytes(s.referenced),
-  };
+/**
+ * The properties ZFS knows for a snapshot: those zfs_prop_valid_for_type gives ZFS_TYPE_SNAPSHOT
+ * (OpenZFS module/zcommon/zfs_prop.c, zfs_prop_init), hidden ones included, as py-libzfs lists them
+ * (zprop_iter with show_all, libzfs.pyx `ZFS.__cinit__` at its TS-25.10.1). Whether what
+ * `extra.properties` keeps of them is more than `name` and `createtxg` decides whether the entry
+ * has `properties` at all; the emulator shows only those it keeps (entryOf).
+ */
+const ZFS_SNAPSHOT_PROPERTIES = [
+  'type', 'creation', 'used', 'referenced', 'compressratio', 'refcompressratio', 'createtxg', 'guid',
+  'name', 'defer_destroy', 'userrefs', 'clones', 'numclones', 'written', 'logicalreferenced', 'objsetid',
+  'encryption', 'encryptionroot', 'keystatus', 'keyguid', 'ivsetguid', 'redact_snaps', 'redacted',
+  'acltype', 'primarycache', 'secondarycache', 'prefetch', 'xattr', 'devices', 'exec', 'setuid', 'nbmand',
+  'version', 'normalization', 'casesensitivity', 'utf8only', 'mlslabel', 'context', 'fscontext',
+  'defcontext', 'rootcontext', 'volsize', 'useraccounting', 'unique', 'inconsistent', 'remaptxg',
+]; // prettier-ignore
+
+/** Whether a JSON value is true in Python (`props or []`). */
+const pyTruthy = (v: unknown): boolean =>
+  Array.isArray(v)
+    ? v.length > 0
+    : typeof v === 'object' && v !== null
+      ? Object.keys(v).length > 0
+      : v !== undefined && v !== null && v !== false && v !== 0 && v !== '';
+
+/**
+ * `extra.properties` as py-libzfs reads it (`props = props or []`, then `if not props or prop_name
+ * in props`, libzfs.pyx `_snapshots_snaplist_arg` at TS-25.10.1): null when every property is
+ * listed; else whether a name is kept — an item of a list, a key of a dict, a part of a string.
+ * Anything else is `in`'s TypeError.
+ */
+function keptProperties(props: unknown): ((name: string) => boolean) | null {
+  if (!pyTruthy(props)) return null;
+  if (typeof props === 'string') return (name) => props.includes(name);
+  if (Array.isArray(props)) return (name) => props.includes(name);
+  if (typeof props === 'object' && props !== null) return (name) => Object.hasOwn(props, name);
+  throw rpcErrors.exception('TypeError', `argument of type '${pyTypeName(props)}' is not iterable`);
+}
+
+/**
+ * An entry as `zfs.snapshots_serialized` builds it (py-libzfs `__snapshot_details`): user
+ * properties first, then the snapshot properties `kept` keeps (all when null); no `properties` when
+ * those are only `name` and `createtxg` (`simple_handle`), user properties included.
+ */
+function entryOf(s: SnapshotRecord, kept: ((name: string) => boolean) | null = null, userrefs = 0): PoolSnapshotEntry {
   const [dataset, name] = splitId(s.id);
-  return {
-    properties,
-    pool: s.pool,
-    name: s.id,
-    type: 'SNAPSHOT',
-    snapshot_name: name,
-    dataset,
-    id: s.id,
-    createtxg: String(s.txg),
-  };
+  const head = { pool: s.pool, name: s.id, type: 'SNAPSHOT' as const, snapshot_name: name, dataset, id: s.id };
+  const simple = kept !== null && ZFS_SNAPSHOT_PROPERTIES.every((p) => !kept(p) || p === 'name' || p === 'createtxg');
+  if (simple) return { ...head, createtxg: String(s.txg) } as PoolSnapshotEntry;
+  const seconds = Math.floor(s.created_at / 1000);
+  const properties: Record<string, SnapshotProperty> = {};
+  for (const [key, value] of Object.entries(s.user_properties))
+    properties[key] = { value, rawvalue: value, source: 'LOCAL', parsed: value };
+  const all: [string, () => SnapshotProperty][] = [
+    ['type', () => native('snapshot')],
+    [
+      'creation',
+      () => ({
+        value: creationShown(s.created_at),
+        rawvalue: String(seconds),
+        source: 'NONE',
+        parsed: { $date: seconds * 1000 },
+      }),
+    ],
+    ['used', () => bytes(0)],
+    ['referenced', () => bytes(s.referenced)],
+    ['compressratio', () => native('1.00x')],
+    ['createtxg', () => native(String(s.txg))],
+    ['guid', () => native(s.guid)],
+    ['defer_destroy', () => native('off')],
+    ['userrefs', () => native(String(userrefs))],
+    ['clones', () => native('')],
+    ['refcompressratio', () => native('1.00x')],
+    ['logicalreferenced', () => bytes(s.referenced)],
+  ];
+  for (const [prop, make] of all) if (!kept || kept(prop)) properties[prop] = make();
+  return { properties, ...head, createtxg: String(s.txg) };
 }
 
 const splitId = (id: string): [string, string] => {
@@ -241,40 +280,75 @@ async function rollback(appliance: Appliance, id: string, options: PoolSnapshotR
   });
 }
 
-function snapshotEntries(appliance: Appliance, withHolds: boolean): PoolSnapshotEntry[] {
-  const all = ordered(appliance.store.read(() => listSnapshots(appliance.store.db)));
-  // `userrefs` counts a snapshot's holds; `extra.holds` shows them, tag → when placed (seconds).
+/** `extra` as zfs.snapshot.query reads it (MW/plugins/zfs_/snapshot.py:59-60, 108-113 at TS-25.10.1). */
+interface SnapshotExtra {
+  holds?: unknown;
+  properties?: unknown;
+  min_txg?: unknown;
+  max_txg?: unknown;
+}
+
+/**
+ * A txg bound as zfs_iter_snapshots takes it: 0 for none. Only a non-negative integer is read
+ * (py-libzfs takes a C int; what Cython makes of other values is not followed).
+ */
+const txgBound = (v: unknown): number => (typeof v === 'number' && Number.isSafeInteger(v) && v > 0 ? v : 0);
+
+/**
+ * The snapshots zfs_iter_snapshots lists with `min_txg`/`max_txg`: createtxg from the one to the
+ * other, both kept (the ioctl skips a snapshot below min_txg or above max_txg; 0 bounds nothing).
+ */
+function inTxgRange(extra: SnapshotExtra): (s: SnapshotRecord) => boolean {
+  const [min, max] = [txgBound(extra.min_txg), txgBound(extra.max_txg)];
+  return (s) => !(min && s.txg < min) && !(max && s.txg > max);
+}
+
+/**
+ * The entries snapshots_serialized answers: `extra.properties` keeps properties (keptProperties),
+ * `holds` shows each tag and when it was placed (seconds), `userrefs` counts them.
+ */
+function snapshotEntries(appliance: Appliance, extra: SnapshotExtra, simple = false): PoolSnapshotEntry[] {
+  const inRange = inTxgRange(extra);
+  const all = ordered(appliance.store.read(() => listSnapshots(appliance.store.db))).filter(inRange);
+  const withHolds = extra.holds === true;
+  // The fast name listing asks for `['name']` only (MW/plugins/zfs_/snapshot.py:96).
+  const kept = simple ? (name: string) => name === 'name' : keptProperties(extra.properties);
   const holds = holdsOf(appliance);
   return all.map((s) => {
     const tags = holds.get(s.id);
-    if (!tags) return withHolds ? { ...entryOf(s), holds: {} } : entryOf(s);
-    const entry = entryOf(s);
-    entry.properties.userrefs = native(String(tags.size));
-    return withHolds
-      ? { ...entry, holds: Object.fromEntries([...tags].map(([tag, at]) => [tag, Math.floor(at / 1000)])) }
-      : entry;
+    const entry = entryOf(s, kept, tags?.size ?? 0);
+    if (!withHolds) return entry;
+    return {
+      ...entry,
+      holds: tags ? Object.fromEntries([...tags].map(([tag, at]) => [tag, Math.floor(at / 1000)])) : {},
+    };
   });
 }
 
 /**
+ * 25.10.x's fast listing of names and counts (MW/plugins/zfs_/snapshot.py:67-102 at TS-25.10.1):
+ * `select: ['name']` or `count`, with filters on name/pool/dataset only. It returns before the
+ * retention check and reads neither `holds` nor `properties`; a count with no filters at all is the
+ * datasets' snapshot counts summed (:72-78), with no txg bounds. 26.0 has no such listing (stable/26
+ * MW/plugins/pool_/snapshot.py:243-290).
+ */
+function isFastListing(filters: QueryFilters, options: QueryOptions): boolean {
+  const select = options.select ?? [];
+  return (
+    ((select.length === 1 && select[0] === 'name') || options.count === true) &&
+    [...filterAttrs(filters)].every((a) => a === 'name' || a === 'pool' || a === 'dataset')
+  );
+}
+
+/**
  * Whether `extra.retention` applies, refusing it on 25.10.x without an `id` filter or a `limit`
- * (MW/plugins/zfs_/snapshot.py:104-106 at TS-25.10.1). The fast listing of names and counts returns
- * before the check (:67-102), so `select: ['name']` or `count` with filters on name/pool/dataset
- * only passes. 26.0 has neither the check nor the fast listing (stable/26
- * MW/plugins/pool_/snapshot.py:243-290): a count is a count, and `select: ['name']` is applied to
- * the annotated entries, which leaves their names as the fast listing does.
+ * (MW/plugins/zfs_/snapshot.py:104-106 at TS-25.10.1).
  */
 function wantsRetention(appliance: Appliance, filters: QueryFilters, options: QueryOptions): boolean {
   const extra = options.extra;
   if (!extra?.retention) return false;
   if (!appliance.release.retentionNeedsIdOrLimit) return true;
-  const attrs = filterAttrs(filters);
-  const select = options.select ?? [];
-  const fastPath =
-    ((select.length === 1 && select[0] === 'name') || options.count === true) &&
-    [...attrs].every((a) => a === 'name' || a === 'pool' || a === 'dataset');
-  if (fastPath) return false;
-  if (!attrs.has('id') && !options.limit)
+  if (!filterAttrs(filters).has('id') && !options.limit)
     throw rpcErrors.call(ERRNO.EINVAL, '`id` or `limit` is required if `retention` is requested');
   return true;
 }
@@ -283,15 +357,18 @@ function wantsRetention(appliance: Appliance, filters: QueryFilters, options: Qu
 const selectKeys = (entry: object, select: readonly unknown[]): Record<string, unknown> =>
   Object.fromEntries(Object.entries(entry).filter(([k]) => select.includes(k)));
 
-const wantsHolds = (options: Record<string, unknown>) =>
-  (options.extra as { holds?: unknown } | undefined)?.holds === true;
-
 export const poolSnapshotMethods = [
   implement(poolSnapshotContract['pool.snapshot.query'], ({ appliance }, filters, options) => {
     // The arguments are validated (QueryArgs) before the plugin looks at `extra`.
     const parsed = parseQueryArgs(filters, options);
-    const entries = snapshotEntries(appliance, wantsHolds(options));
-    const retention = wantsRetention(appliance, parsed.filters, parsed.options);
+    const extra = (parsed.options.extra ?? {}) as SnapshotExtra;
+    const fast = isFastListing(parsed.filters, parsed.options);
+    if (fast && parsed.filters.length === 0 && parsed.options.count === true)
+      return appliance.store.read(() => listSnapshots(appliance.store.db)).length;
+    const retention = !fast && wantsRetention(appliance, parsed.filters, parsed.options);
+    const entries = fast
+      ? snapshotEntries(appliance, { min_txg: extra.min_txg, max_txg: extra.max_txg }, true)
+      : snapshotEntries(appliance, extra);
     // The plugin's own `select`, after filter_list and the annotation (MW/plugins/zfs_/snapshot.py:
     // 119-134 at TS-25.10.1; stable/26 MW/plugins/pool_/snapshot.py:273-288): the entry's top-level
     // keys it names, so a dotted name or an alias keeps nothing. (25.10.1's fast listing, :67-102,
@@ -307,8 +384,9 @@ export const poolSnapshotMethods = [
     });
     return Array.isArray(found) ? answer : answer[0]!;
   }),
+  // CRUDService.get_instance: the query by `id` with the same options, `extra` included.
   implement(poolSnapshotContract['pool.snapshot.get_instance'], ({ appliance }, id, options) => {
-    const found = snapshotEntries(appliance, wantsHolds(options)).find((e) => e.id === id);
+    const found = snapshotEntries(appliance, (options.extra ?? {}) as SnapshotExtra).find((e) => e.id === id);
     if (!found) throw rpcErrors.instanceNotFound('PoolSnapshot', id);
     return found;
   }),
