@@ -24,6 +24,8 @@ import { isWithin, mountOf, serializedByPool, takeSnapshots } from '../snapshots
 import { holdSnapshot, holdsOf, releaseSnapshot } from '../snapshots/holds.js';
 import { listHolds } from '../../store/snapshot-holds.js';
 import { poolSnapshotContract26 } from '../../contract/v26_0_0/pool-snapshot.js';
+import { isEmptySnapshot } from '../snapshots/written.js';
+import { pyFloatText, setPyNumber, withPyNumbers } from '../py-numbers.js';
 
 // The handlers of contract/pool-snapshot.ts.
 
@@ -126,6 +128,9 @@ function entryOf(s: SnapshotRecord, kept: ((name: string) => boolean) | null = n
   const properties: Record<string, SnapshotProperty> = {};
   for (const [key, value] of Object.entries(s.user_properties))
     properties[key] = { value, rawvalue: value, source: 'LOCAL', parsed: value };
+  // zfs_prop_get writes a ratio `1.00x`, literally `1.00`; py-libzfs has no converter for
+  // compressratio and a str one for refcompressratio (converter.pxi at TS-25.10.1), so parsed is the text.
+  const ratio: SnapshotProperty = { value: '1.00x', rawvalue: '1.00', source: 'NONE', parsed: '1.00' };
   const all: [string, () => SnapshotProperty][] = [
     ['type', () => native('snapshot')],
     [
@@ -139,13 +144,13 @@ function entryOf(s: SnapshotRecord, kept: ((name: string) => boolean) | null = n
     ],
     ['used', () => bytes(0)],
     ['referenced', () => bytes(s.referenced)],
-    ['compressratio', () => native('1.00x')],
+    ['compressratio', () => ({ ...ratio })],
     ['createtxg', () => native(String(s.txg))],
     ['guid', () => native(s.guid)],
     ['defer_destroy', () => native('off')],
     ['userrefs', () => native(String(userrefs))],
     ['clones', () => native('')],
-    ['refcompressratio', () => native('1.00x')],
+    ['refcompressratio', () => ({ ...ratio })],
     ['logicalreferenced', () => bytes(s.referenced)],
   ];
   for (const [prop, make] of all) if (!kept || kept(prop)) properties[prop] = make();
@@ -431,25 +436,53 @@ export const poolSnapshotMethods = [
 
 /**
  * The snapshot properties the emulator keeps, among those `names` asks for, in ZFS's property
- * table order (zfs_prop_t) as truenas_pylibzfs lists them. py_parse_zfs_prop reads ZFS's parsable
- * text: a number as an int, or a float when it has a point (`1.00` → 1.0, whose `str()` is `1.0`).
- * Not kept: `guid` (a 64-bit number, which JSON here cannot carry exactly), `written`, `objsetid`
- * and the properties a snapshot inherits (acltype, casesensitivity, …).
+ * table order (zfs_prop_t) as truenas_pylibzfs lists them: those valid for a filesystem and for a
+ * snapshot (py_zfs_prop_sets.c ZFS_FILESYSTEM_SNAPSHOT_PROPERTIES), so not `userrefs`, `clones`
+ * or `defer_destroy`, which ZFS gives snapshots only. py_parse_zfs_prop (py_zfs_prop.c at
+ * truenas_pylibzfs TS-26.0.0-BETA.2) reads ZFS's parsable text: a number as an int, or a float when
+ * it has a point (`1.00` → 1.0, whose `str()` is `1.0` and whose JSON is `1.0`, py-numbers.ts);
+ * `guid` a 64-bit int, written exactly. `objsetid` is the emulator's own unique number for the
+ * snapshot (its row's), and a `written` that is not 0 is what the snapshot references
+ * (`written` is given by SnapshotsWritten): the emulator keeps no object sets or block accounting.
+ * Not kept: the properties a snapshot inherits (acltype, casesensitivity, …).
  */
-function properties26(s: SnapshotRecord, names: ReadonlySet<string>): Record<string, SnapshotProperty> {
+function properties26(
+  s: SnapshotRecord,
+  names: ReadonlySet<string>,
+  written?: ReadonlyMap<string, number>,
+): Record<string, SnapshotProperty> {
   const out: Record<string, SnapshotProperty> = {};
-  const put = (name: string, raw: string, parsed: unknown, shown = String(parsed)) => {
-    if (names.has(name)) out[name] = { value: shown, rawvalue: raw, source: 'NONE', parsed };
+  const put = (name: string, raw: string, parsed: unknown) => {
+    if (names.has(name)) out[name] = { value: String(parsed), rawvalue: raw, source: 'NONE', parsed };
+  };
+  // A float (`1.00`) or an int past 2^53: the text Python writes beside the nearest number.
+  const putNumber = (name: string, raw: string, value: number, shown: string, json: string) => {
+    if (!names.has(name)) return;
+    const property = { value: shown, rawvalue: raw, source: 'NONE' } as SnapshotProperty;
+    setPyNumber(property, 'parsed', value, json);
+    out[name] = property;
   };
   const seconds = Math.floor(s.created_at / 1000);
   put('type', 'snapshot', 'snapshot');
   put('creation', String(seconds), seconds);
   put('used', '0', 0);
   put('referenced', String(s.referenced), s.referenced);
-  put('compressratio', '1.00', 1, '1.0');
+  putNumber('compressratio', '1.00', 1, '1.0', pyFloatText(1));
   put('createtxg', String(s.txg), s.txg);
-  put('refcompressratio', '1.00', 1, '1.0');
+  putNumber('guid', s.guid, Number(s.guid), s.guid, s.guid);
+  put('objsetid', String(s.txg), s.txg);
+  putNumber('refcompressratio', '1.00', 1, '1.0', pyFloatText(1));
+  const w = written?.get(s.id);
+  if (w !== undefined) put('written', String(w), w);
   put('logicalreferenced', String(s.referenced), s.referenced);
+  return out;
+}
+
+/** `written` of each snapshot `records` holds: 0 when nothing changed since the one before it (snapshots/written.ts), else what it references. */
+async function writtenOf(appliance: Appliance, records: readonly SnapshotRecord[]): Promise<Map<string, number>> {
+  const all = ordered(appliance.store.read(() => listSnapshots(appliance.store.db)));
+  const out = new Map<string, number>();
+  for (const s of records) out.set(s.id, (await isEmptySnapshot(appliance, s, all)) ? 0 : s.referenced);
   return out;
 }
 
@@ -459,10 +492,11 @@ function entryOf26(
   asked: ReadonlySet<string> | null,
   holds: Record<string, unknown> | null,
   backend = new Set([...(asked ?? [])].filter((n) => n !== 'name' && n !== 'createtxg')),
+  written?: ReadonlyMap<string, number>,
 ): PoolSnapshotEntry {
   const [dataset, name] = splitId(s.id);
   // `name` and `createtxg` never reach the backend (:218-223), so they come after the others.
-  const properties = properties26(s, backend);
+  const properties = properties26(s, backend, written);
   if (asked?.has('name')) properties.name = native(s.id);
   if (asked?.has('createtxg')) properties.createtxg = native(String(s.txg), s.txg);
   const entry: PoolSnapshotEntry = {
@@ -560,11 +594,11 @@ function askedProperties(extra: Record<string, unknown>): Set<string> | null {
   return names.length > 0 ? new Set(names.map(String)) : null;
 }
 
-function query26(
+async function query26(
   appliance: Appliance,
   filters: unknown,
   options: unknown,
-): number | Record<string, unknown> | Record<string, unknown>[] {
+): Promise<number | Record<string, unknown> | Record<string, unknown>[]> {
   const parsed = parseQueryArgs(filters, options);
   const extra = parsed.options.extra ?? {};
   const { paths, recursive, rest } = pathsOf(parsed.filters);
@@ -579,7 +613,10 @@ function query26(
     (s) => !(minTxg && s.txg < minTxg) && !(maxTxg && s.txg > maxTxg),
   );
   const byId = new Map(records.map((s) => [s.id, s]));
-  const entries = records.map((s) => entryOf26(s, asked, heldTags?.get(s.id)?.has('truenas') ? { truenas: 1 } : {}));
+  const written = asked?.has('written') ? await writtenOf(appliance, records) : undefined;
+  const entries = records.map((s) =>
+    entryOf26(s, asked, heldTags?.get(s.id)?.has('truenas') ? { truenas: 1 } : {}, undefined, written),
+  );
   const { select, ...others } = parsed.options;
   const found = applyQuery(entries, rest, others);
   if (typeof found === 'number') return found;
@@ -595,7 +632,7 @@ function query26(
     const entry = retention ? { ...e, retention: retention.get(e.id) ?? null } : e;
     return select && select.length > 0 ? selectKeys(entry, select) : entry;
   });
-  return Array.isArray(found) ? answer : answer[0]!;
+  return withPyNumbers(Array.isArray(found) ? answer : answer[0]!);
 }
 
 /** A snapshot's user properties as the annotation reads them: by name, the value as stored. */
@@ -607,11 +644,11 @@ const c26 = poolSnapshotContract26;
 /** 26.0's query and get_instance (CRUDService.get_instance: the query's first by `id`, MW/service/crud_service.py:239-255). */
 export const poolSnapshotMethods26 = [
   implement(c26['pool.snapshot.query'], ({ appliance }, filters, options) => query26(appliance, filters, options)),
-  implement(c26['pool.snapshot.get_instance'], ({ appliance }, id, options) => {
-    const found = query26(appliance, [['id', '=', id]], options);
+  implement(c26['pool.snapshot.get_instance'], async ({ appliance }, id, options) => {
+    const found = await query26(appliance, [['id', '=', id]], options);
     const first = Array.isArray(found) ? (found[0] as PoolSnapshotEntry | undefined) : found;
     if (!first) throw rpcErrors.instanceNotFound('PoolSnapshot', id);
-    return first as PoolSnapshotEntry;
+    return withPyNumbers(first as PoolSnapshotEntry);
   }),
   // The entry create_impl queries with `creation` and `createtxg` (MW/plugins/zfs/snapshot_create_impl.py:122-133),
   // reshaped without holds (MW/plugins/pool_/snapshot.py:359-360).
