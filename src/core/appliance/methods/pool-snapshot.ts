@@ -21,7 +21,8 @@ import { restoreTree } from '../files/tree-copy.js';
 import { removeTree } from '../files/tree-walk.js';
 import { cloneSnapshot } from '../snapshots/clone.js';
 import { isWithin, mountOf, serializedByPool, takeSnapshots } from '../snapshots/take.js';
-import { holdSnapshot, holdsOf, releaseSnapshot } from '../snapshots/holds.js';
+import { holdSnapshot, holdSnapshot26, holdsOf, releaseSnapshot, releaseSnapshot26 } from '../snapshots/holds.js';
+import { pyRepr } from '../../python-repr.js';
 import { listHolds } from '../../store/snapshot-holds.js';
 import { poolSnapshotContract26 } from '../../contract/v26_0_0/pool-snapshot.js';
 import { isEmptySnapshot } from '../snapshots/written.js';
@@ -213,12 +214,46 @@ async function createRecord(appliance: Appliance, data: PoolSnapshotCreate): Pro
   return made.find((s) => s.id === `${data.dataset}@${name}`)!;
 }
 
+/**
+ * What 26.0's delete destroys (zfs.resource.snapshot.destroy, MW/plugins/zfs/snapshot_crud.py:239-306
+ * over MW/plugins/zfs/destroy_impl.py at TS-26.0.0-BETA.3), its refusals as ValidationErrors of
+ * `zfs.resource.snapshot.destroy`, ENOENT made InstanceNotFound (MW/plugins/pool_/snapshot.py:377-386).
+ * One snapshot: it must exist and hold no tag (destroy_nonrecursive_impl, :22-32, ZFSPathHasHoldsException).
+ * Recursive: the DESTROY_SNAPSHOTS channel program takes every snapshot of that name at or below
+ * the dataset; the holds it meets are released and it runs again (destroy_impl.py:117-120), so
+ * held snapshots go too, and a name nothing has is no error.
+ */
+function doomed26(appliance: Appliance, all: SnapshotRecord[], id: string, recursive: boolean): SnapshotRecord[] {
+  const [dataset, name] = splitId(id);
+  let gone = all.filter((s) => isWithin(s.dataset, dataset) && splitId(s.id)[1] === name);
+  if (!recursive) {
+    gone = all.filter((s) => s.id === id);
+    if (gone.length === 0) throw rpcErrors.instanceNotFoundText(`${pyRepr(id)} not found`);
+    const tags = [...(listHolds(appliance.store.db).get(id)?.keys() ?? [])];
+    if (tags.length > 0)
+      throw rpcErrors.validation([
+        ['zfs.resource.snapshot.destroy', `${pyRepr(id)} has the following holds: ${tags.join(',')}`, ERRNO.EBUSY],
+      ]);
+  }
+  // Their holds go with the rows (snapshot_holds ON DELETE CASCADE).
+  deleteSnapshots(
+    appliance.store.db,
+    gone.map((s) => s.id),
+  );
+  return gone;
+}
+
 async function destroy(appliance: Appliance, id: string, recursive: boolean): Promise<true> {
   const { store } = appliance;
+  const through26 = appliance.release.snapshotActionsThroughZfsResource;
+  // 26.0's do_delete: no `@`, no call (stable/26 MW/plugins/pool_/snapshot.py:374-375).
+  if (through26 && !id.includes('@'))
+    throw rpcErrors.validation([['pool.snapshot.delete', `Invalid snapshot name: ${pyRepr(id)}`, ERRNO.EINVAL]]);
   const [dataset, name] = splitId(id);
   return serializedByPool(appliance, dataset.split('/')[0]!, async () => {
     const doomed = store.write(() => {
       const all = listSnapshots(store.db);
+      if (through26) return doomed26(appliance, all, id, recursive);
       // py-libzfs `get_snapshot`'s NOENT becomes InstanceNotFound(str(e)) (MW/plugins/zfs_/snapshot.py:222-224).
       if (!all.some((s) => s.id === id)) throw rpcErrors.instanceNotFoundText(`Snapshot ${id} not found`);
       // `zfs destroy -r DATASET@NAME`: the same name on every descendant too.
@@ -400,11 +435,20 @@ export const poolSnapshotMethods = [
     destroy(appliance, id, options.recursive),
   ),
   implement(poolSnapshotContract['pool.snapshot.clone'], ({ appliance }, data) => cloneSnapshot(appliance, data)),
+  // 26.0 holds and releases through zfs.resource.snapshot (snapshots/holds.ts holdSnapshot26).
   implement(poolSnapshotContract['pool.snapshot.hold'], ({ appliance }, id, options) =>
-    holdSnapshot(appliance, id, options.recursive),
+    (appliance.release.snapshotActionsThroughZfsResource ? holdSnapshot26 : holdSnapshot)(
+      appliance,
+      id,
+      options.recursive,
+    ),
   ),
   implement(poolSnapshotContract['pool.snapshot.release'], ({ appliance }, id, options) =>
-    releaseSnapshot(appliance, id, options.recursive),
+    (appliance.release.snapshotActionsThroughZfsResource ? releaseSnapshot26 : releaseSnapshot)(
+      appliance,
+      id,
+      options.recursive,
+    ),
   ),
   implement(poolSnapshotContract['pool.snapshot.rollback'], ({ appliance }, id, options) =>
     rollback(appliance, id, options),
