@@ -601,8 +601,22 @@ function pathsOf(filters: QueryFilters): { paths: string[]; recursive: boolean; 
       'ValidationError',
       `1 validation error for ZFSResourceSnapshotQuery\npaths.${bad}\n  Input should be a valid string`,
     );
+  // UniqueList's AfterValidator (MW/api/base/types/list.py:12-19 at TS-26.0.0-BETA.3): a path given
+  // twice (`['id', 'in', [x, x]]`, or `id` and `name` both naming it) is PydanticCustomError
+  // `unique_list`; pydantic writes it with its type and input and, a custom error having no page,
+  // no link.
+  if (new Set(paths).size !== paths.length)
+    throw rpcErrors.exception(
+      'ValidationError',
+      '1 validation error for ZFSResourceSnapshotQuery\npaths\n' +
+        `  List must be unique [type=unique_list, input_value=${pydanticInputValue(pyRepr(paths))}, input_type=list]`,
+    );
   return { paths: paths as string[], recursive, rest: rest as QueryFilters };
 }
+
+/** pydantic-core's `input_value=` in an error's text: the repr, cut to its first 25 and last 24 characters past 50. */
+const pydanticInputValue = (repr: string): string =>
+  [...repr].length > 50 ? `${[...repr].slice(0, 25).join('')}...${[...repr].slice(-24).join('')}` : repr;
 
 /**
  * The snapshots zfs.resource.snapshot.query_impl lists: every one without paths; else, per path in

@@ -225,3 +225,25 @@ describe("26.0's snapshot properties ZFS lists beyond the space ones", () => {
       expect(entry!.properties[name]).toEqual({ value: '1.00x', rawvalue: '1.00', source: 'NONE', parsed: '1.00' });
   });
 });
+
+describe("26.0's snapshot paths as ZFSResourceSnapshotQuery validates them", () => {
+  it("a path given twice is UniqueList's error as pydantic writes it (MW/api/base/types/list.py:12-19, MW/api/v26_0_0/zfs_resource_snapshot.py:176-181)", async () => {
+    const t = await withSnapshots('26.0');
+    const error = await t.callError(t.admin, 'pool.snapshot.query', [['id', 'in', ['tank/data@one', 'tank/data@one']]]);
+    expect(error.toJSON().data).toMatchObject({
+      reason:
+        '1 validation error for ZFSResourceSnapshotQuery\npaths\n' +
+        "  List must be unique [type=unique_list, input_value=['tank/data@one', 'tank/data@one'], input_type=list]",
+      trace: { class: 'ValidationError' },
+    });
+    // `id` and `name` naming the same snapshot add up to one list (MW/plugins/pool_/snapshot.py:157-183);
+    // pydantic-core cuts an input's repr past 50 characters to its first 25 and last 24.
+    const both = await t.callError(t.admin, 'pool.snapshot.query', [
+      ['id', 'in', ['tank/data/child@one', 'tank/data@one']],
+      ['name', '=', 'tank/data/child@one'],
+    ]);
+    expect((both.toJSON().data as { reason: string }).reason).toContain(
+      "input_value=['tank/data/child@one', '..., 'tank/data/child@one'], input_type=list]",
+    );
+  });
+});
