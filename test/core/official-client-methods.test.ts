@@ -448,6 +448,8 @@ const CASES: Case[] = [
     valid: ['tank/midclt@s1'],
     bad: ['tank/midclt@nope'],
     error: callError(14, '[EFAULT] Failed to hold snapshot: Snapshot tank/midclt@nope not found'),
+    // zfs.resource.snapshot.hold_impl's exception as it is (MW/plugins/zfs/snapshot_hold_release_impl.py:98-103 at TS-26.0.0-BETA.3).
+    error26: callError(22, "'tank/midclt@nope' not found"),
   },
   {
     method: 'pool.snapshot.release',
@@ -525,7 +527,13 @@ const REFUSALS: { method: string; args: unknown[]; error: Expected; error26?: Ex
   { method: 'api_key.delete', args: [99999], error: notFound('ApiKey 99999 does not exist') },
   { method: 'pool.dataset.delete', args: ['tank/nope'], error: notFound('PoolDataset tank/nope does not exist') },
   // libzfs's NOENT raised as InstanceNotFound (MW/plugins/zfs_/snapshot.py:246-248).
-  { method: 'pool.snapshot.delete', args: ['tank@nope'], error: notFound('Snapshot tank@nope not found') },
+  {
+    method: 'pool.snapshot.delete',
+    args: ['tank@nope'],
+    error: notFound('Snapshot tank@nope not found'),
+    // ZFSPathNotFoundException's text made InstanceNotFound (MW/plugins/pool_/snapshot.py:383-385 at TS-26.0.0-BETA.3).
+    error26: notFound("'tank@nope' not found"),
+  },
   { method: 'core.job_abort', args: [99999], error: notFound('Job with id 99999 does not exist') }, // MW/service/core_service.py:109-111
   {
     method: 'filesystem.stat',
@@ -567,6 +575,7 @@ const REFUSALS: { method: string; args: unknown[]; error: Expected; error26?: Ex
     method: 'pool.snapshot.release',
     args: ['tank@nope'],
     error: callError(14, '[EFAULT] Failed to release snapshot: Snapshot tank@nope not found'),
+    error26: callError(22, "'tank@nope' not found"),
   },
   // 26 only (MW/plugins/api_key.py:426-427 at stable/26).
   {

@@ -14,7 +14,7 @@ import { loggedInWs } from '../helpers/server.js';
 import { EMULATIONS } from '../../src/core/appliance/settings.js';
 import { startTestServer } from '../helpers/server.js';
 import { server25 } from '../conformance/harness.js';
-import { findClient, midclt } from '../conformance/official-client.js';
+import { clientFor, findClient, midclt } from '../conformance/official-client.js';
 
 const client = findClient();
 
@@ -132,5 +132,30 @@ describe('pool.dataset.query extra and pool.snapshot.query retention through mid
     ]);
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toContain('`id` or `limit` is required if `retention` is requested');
+  });
+});
+
+describe("26.0's snapshot properties through midclt (MW/plugins/pool_/snapshot.py:106-115 at TS-26.0.0-BETA.3)", () => {
+  it('a ratio arrives as the float 1.0 and a guid as its exact 64-bit integer, as truenas_api_client decodes what 26 sends', async (ctx) => {
+    const client26 = clientFor('26.0');
+    if ('reason' in client26) return ctx.skip(client26.reason);
+    const server = await startTestServer(EMULATIONS['truenas-26.0']);
+    const ws = await loggedInWs(server.rpcUrl, server.adminKey);
+    await ws.result('pool.snapshot.create', [{ dataset: 'tank', name: 'one' }]);
+    const r = await midclt(client26.env, [
+      '-u',
+      server.rpcUrl,
+      ...client26.keyLogin(server.adminKey),
+      'call',
+      'pool.snapshot.get_instance',
+      'tank@one',
+      '{"extra": {"properties": ["compressratio", "guid"]}}',
+    ]);
+    expect(r.stderr).toBe('');
+    // midclt prints what json.loads made of the answer with json.dumps: a float stays `1.0`.
+    expect(r.stdout).toContain('"parsed": 1.0}');
+    const guid = /"guid": \{"value": "(\d+)"/.exec(r.stdout)?.[1];
+    expect(guid).toMatch(/^\d{1,20}$/);
+    expect(r.stdout).toContain(`"parsed": ${guid}}`);
   });
 });

@@ -22,4 +22,5 @@ export const release25101: Release = {
   poolEntryAllSed: false,
   createChecksUserProperties: false,
   retentionNeedsIdOrLimit: true,
+  snapshotActionsThroughZfsResource: false,
 };

@@ -36,4 +36,5 @@ export const release25106: Release = {
   poolEntryAllSed: false,
   createChecksUserProperties: false,
   retentionNeedsIdOrLimit: true,
+  snapshotActionsThroughZfsResource: false,
 };

@@ -42,4 +42,5 @@ export const release260: Release = {
   poolEntryAllSed: true,
   createChecksUserProperties: true,
   retentionNeedsIdOrLimit: false,
+  snapshotActionsThroughZfsResource: true,
 };

@@ -74,4 +74,10 @@ export interface Release {
    * annotates whatever it found (stable/26 MW/plugins/pool_/snapshot.py:243-290).
    */
   retentionNeedsIdOrLimit: boolean;
+  /**
+   * Whether pool.snapshot.hold/release/delete go through zfs.resource.snapshot (stable/26
+   * MW/plugins/pool_/snapshot.py:66-90, 373-392): its exceptions and ValidationErrors, where
+   * 25.10.x's zfs.snapshot raises `Failed to hold snapshot: …` CallErrors (MW/plugins/zfs_/snapshot_actions.py).
+   */
+  snapshotActionsThroughZfsResource: boolean;
 }

@@ -1,5 +1,6 @@
 import { rpcErrors, type RpcError, type RpcErrorObject } from '../errors.js';
 import { knownJsonOf } from '../appliance/answer-text.js';
+import { carriesPyNumbers, pyJsonStringify } from '../appliance/py-numbers.js';
 import { PythonJsonError, pythonJsonLoads } from './python-json.js';
 
 /** A request that passed the envelope checks (MW/api/base/server/ws_handler/rpc.py:271-304). */
@@ -25,12 +26,14 @@ export function successResponse(id: RpcRequest['id'], result: unknown): RpcRespo
 /**
  * A response's text: JSON.stringify(response), but an answer whose text was made once
  * (appliance/answer-text.ts) is put in as that text, in the place successResponse's key order
- * gives it, instead of being serialized again.
+ * gives it, instead of being serialized again; an answer that carries numbers Python writes
+ * otherwise (appliance/py-numbers.ts: `1.0`, a 64-bit guid) is written with their texts.
  */
 export function encodeResponse(response: RpcResponse): string {
   if ('result' in response && response.id !== undefined) {
     const text = knownJsonOf(response.result);
     if (text !== undefined) return `{"jsonrpc":"2.0","result":${text},"id":${JSON.stringify(response.id)}}`;
+    if (carriesPyNumbers(response.result)) return pyJsonStringify(response);
   }
   return JSON.stringify(response);
 }

@@ -21,9 +21,12 @@ import { restoreTree } from '../files/tree-copy.js';
 import { removeTree } from '../files/tree-walk.js';
 import { cloneSnapshot } from '../snapshots/clone.js';
 import { isWithin, mountOf, serializedByPool, takeSnapshots } from '../snapshots/take.js';
-import { holdSnapshot, holdsOf, releaseSnapshot } from '../snapshots/holds.js';
+import { holdSnapshot, holdSnapshot26, holdsOf, releaseSnapshot, releaseSnapshot26 } from '../snapshots/holds.js';
+import { pyRepr } from '../../python-repr.js';
 import { listHolds } from '../../store/snapshot-holds.js';
 import { poolSnapshotContract26 } from '../../contract/v26_0_0/pool-snapshot.js';
+import { isEmptySnapshot } from '../snapshots/written.js';
+import { pyFloatText, setPyNumber, withPyNumbers } from '../py-numbers.js';
 
 // The handlers of contract/pool-snapshot.ts.
 
@@ -74,43 +77,85 @@ const bytes = (n: number): SnapshotProperty => ({
   parsed: n,
 });
 
-/** An entry as `zfs.snapshots_serialized` builds it (py-libzfs `__snapshot_details`): user properties first. */
-function entryOf(s: SnapshotRecord): PoolSnapshotEntry {
-  const seconds = Math.floor(s.created_at / 1000);
-  const user: Record<string, SnapshotProperty> = {};
-  for (const [key, value] of Object.entries(s.user_properties))
-    user[key] = { value, rawvalue: value, source: 'LOCAL', parsed: value };
-  const properties: Record<string, SnapshotProperty> = {
-    ...user,
-    type: native('snapshot'),
-    creation: {
-      value: creationShown(s.created_at),
-      rawvalue: String(seconds),
-      source: 'NONE',
-      parsed: { $date: seconds * 1000 },
-    },
-    used: bytes(0),
-    referenced: bytes(s.referenced),
-    compressratio: native('1.00x'),
-    createtxg: native(String(s.txg)),
-    guid: native(s.guid),
-    defer_destroy: native('off'),
-    userrefs: native('0'),
-    clones: native(''),
-    refcompressratio: native('1.00x'),
-    logicalreferenced: bytes(s.referenced),
-  };
+/**
+ * The properties ZFS knows for a snapshot: those zfs_prop_valid_for_type gives ZFS_TYPE_SNAPSHOT
+ * (OpenZFS module/zcommon/zfs_prop.c, zfs_prop_init), hidden ones included, as py-libzfs lists them
+ * (zprop_iter with show_all, libzfs.pyx `ZFS.__cinit__` at its TS-25.10.1). Whether what
+ * `extra.properties` keeps of them is more than `name` and `createtxg` decides whether the entry
+ * has `properties` at all; the emulator shows only those it keeps (entryOf).
+ */
+const ZFS_SNAPSHOT_PROPERTIES = [
+  'type', 'creation', 'used', 'referenced', 'compressratio', 'refcompressratio', 'createtxg', 'guid',
+  'name', 'defer_destroy', 'userrefs', 'clones', 'numclones', 'written', 'logicalreferenced', 'objsetid',
+  'encryption', 'encryptionroot', 'keystatus', 'keyguid', 'ivsetguid', 'redact_snaps', 'redacted',
+  'acltype', 'primarycache', 'secondarycache', 'prefetch', 'xattr', 'devices', 'exec', 'setuid', 'nbmand',
+  'version', 'normalization', 'casesensitivity', 'utf8only', 'mlslabel', 'context', 'fscontext',
+  'defcontext', 'rootcontext', 'volsize', 'useraccounting', 'unique', 'inconsistent', 'remaptxg',
+]; // prettier-ignore
+
+/** Whether a JSON value is true in Python (`props or []`). */
+const pyTruthy = (v: unknown): boolean =>
+  Array.isArray(v)
+    ? v.length > 0
+    : typeof v === 'object' && v !== null
+      ? Object.keys(v).length > 0
+      : v !== undefined && v !== null && v !== false && v !== 0 && v !== '';
+
+/**
+ * `extra.properties` as py-libzfs reads it (`props = props or []`, then `if not props or prop_name
+ * in props`, libzfs.pyx `_snapshots_snaplist_arg` at TS-25.10.1): null when every property is
+ * listed; else whether a name is kept — an item of a list, a key of a dict, a part of a string.
+ * Anything else is `in`'s TypeError.
+ */
+function keptProperties(props: unknown): ((name: string) => boolean) | null {
+  if (!pyTruthy(props)) return null;
+  if (typeof props === 'string') return (name) => props.includes(name);
+  if (Array.isArray(props)) return (name) => props.includes(name);
+  if (typeof props === 'object' && props !== null) return (name) => Object.hasOwn(props, name);
+  throw rpcErrors.exception('TypeError', `argument of type '${pyTypeName(props)}' is not iterable`);
+}
+
+/**
+ * An entry as `zfs.snapshots_serialized` builds it (py-libzfs `__snapshot_details`): user
+ * properties first, then the snapshot properties `kept` keeps (all when null); no `properties` when
+ * those are only `name` and `createtxg` (`simple_handle`), user properties included.
+ */
+function entryOf(s: SnapshotRecord, kept: ((name: string) => boolean) | null = null, userrefs = 0): PoolSnapshotEntry {
   const [dataset, name] = splitId(s.id);
-  return {
-    properties,
-    pool: s.pool,
-    name: s.id,
-    type: 'SNAPSHOT',
-    snapshot_name: name,
-    dataset,
-    id: s.id,
-    createtxg: String(s.txg),
-  };
+  const head = { pool: s.pool, name: s.id, type: 'SNAPSHOT' as const, snapshot_name: name, dataset, id: s.id };
+  const simple = kept !== null && ZFS_SNAPSHOT_PROPERTIES.every((p) => !kept(p) || p === 'name' || p === 'createtxg');
+  if (simple) return { ...head, createtxg: String(s.txg) } as PoolSnapshotEntry;
+  const seconds = Math.floor(s.created_at / 1000);
+  const properties: Record<string, SnapshotProperty> = {};
+  for (const [key, value] of Object.entries(s.user_properties))
+    properties[key] = { value, rawvalue: value, source: 'LOCAL', parsed: value };
+  // zfs_prop_get writes a ratio `1.00x`, literally `1.00`; py-libzfs has no converter for
+  // compressratio and a str one for refcompressratio (converter.pxi at TS-25.10.1), so parsed is the text.
+  const ratio: SnapshotProperty = { value: '1.00x', rawvalue: '1.00', source: 'NONE', parsed: '1.00' };
+  const all: [string, () => SnapshotProperty][] = [
+    ['type', () => native('snapshot')],
+    [
+      'creation',
+      () => ({
+        value: creationShown(s.created_at),
+        rawvalue: String(seconds),
+        source: 'NONE',
+        parsed: { $date: seconds * 1000 },
+      }),
+    ],
+    ['used', () => bytes(0)],
+    ['referenced', () => bytes(s.referenced)],
+    ['compressratio', () => ({ ...ratio })],
+    ['createtxg', () => native(String(s.txg))],
+    ['guid', () => native(s.guid)],
+    ['defer_destroy', () => native('off')],
+    ['userrefs', () => native(String(userrefs))],
+    ['clones', () => native('')],
+    ['refcompressratio', () => ({ ...ratio })],
+    ['logicalreferenced', () => bytes(s.referenced)],
+  ];
+  for (const [prop, make] of all) if (!kept || kept(prop)) properties[prop] = make();
+  return { properties, ...head, createtxg: String(s.txg) };
 }
 
 const splitId = (id: string): [string, string] => {
@@ -169,12 +214,46 @@ async function createRecord(appliance: Appliance, data: PoolSnapshotCreate): Pro
   return made.find((s) => s.id === `${data.dataset}@${name}`)!;
 }
 
+/**
+ * What 26.0's delete destroys (zfs.resource.snapshot.destroy, MW/plugins/zfs/snapshot_crud.py:239-306
+ * over MW/plugins/zfs/destroy_impl.py at TS-26.0.0-BETA.3), its refusals as ValidationErrors of
+ * `zfs.resource.snapshot.destroy`, ENOENT made InstanceNotFound (MW/plugins/pool_/snapshot.py:377-386).
+ * One snapshot: it must exist and hold no tag (destroy_nonrecursive_impl, :22-32, ZFSPathHasHoldsException).
+ * Recursive: the DESTROY_SNAPSHOTS channel program takes every snapshot of that name at or below
+ * the dataset; the holds it meets are released and it runs again (destroy_impl.py:117-120), so
+ * held snapshots go too, and a name nothing has is no error.
+ */
+function doomed26(appliance: Appliance, all: SnapshotRecord[], id: string, recursive: boolean): SnapshotRecord[] {
+  const [dataset, name] = splitId(id);
+  let gone = all.filter((s) => isWithin(s.dataset, dataset) && splitId(s.id)[1] === name);
+  if (!recursive) {
+    gone = all.filter((s) => s.id === id);
+    if (gone.length === 0) throw rpcErrors.instanceNotFoundText(`${pyRepr(id)} not found`);
+    const tags = [...(listHolds(appliance.store.db).get(id)?.keys() ?? [])];
+    if (tags.length > 0)
+      throw rpcErrors.validation([
+        ['zfs.resource.snapshot.destroy', `${pyRepr(id)} has the following holds: ${tags.join(',')}`, ERRNO.EBUSY],
+      ]);
+  }
+  // Their holds go with the rows (snapshot_holds ON DELETE CASCADE).
+  deleteSnapshots(
+    appliance.store.db,
+    gone.map((s) => s.id),
+  );
+  return gone;
+}
+
 async function destroy(appliance: Appliance, id: string, recursive: boolean): Promise<true> {
   const { store } = appliance;
+  const through26 = appliance.release.snapshotActionsThroughZfsResource;
+  // 26.0's do_delete: no `@`, no call (stable/26 MW/plugins/pool_/snapshot.py:374-375).
+  if (through26 && !id.includes('@'))
+    throw rpcErrors.validation([['pool.snapshot.delete', `Invalid snapshot name: ${pyRepr(id)}`, ERRNO.EINVAL]]);
   const [dataset, name] = splitId(id);
   return serializedByPool(appliance, dataset.split('/')[0]!, async () => {
     const doomed = store.write(() => {
       const all = listSnapshots(store.db);
+      if (through26) return doomed26(appliance, all, id, recursive);
       // py-libzfs `get_snapshot`'s NOENT becomes InstanceNotFound(str(e)) (MW/plugins/zfs_/snapshot.py:222-224).
       if (!all.some((s) => s.id === id)) throw rpcErrors.instanceNotFoundText(`Snapshot ${id} not found`);
       // `zfs destroy -r DATASET@NAME`: the same name on every descendant too.
@@ -241,40 +320,75 @@ async function rollback(appliance: Appliance, id: string, options: PoolSnapshotR
   });
 }
 
-function snapshotEntries(appliance: Appliance, withHolds: boolean): PoolSnapshotEntry[] {
-  const all = ordered(appliance.store.read(() => listSnapshots(appliance.store.db)));
-  // `userrefs` counts a snapshot's holds; `extra.holds` shows them, tag → when placed (seconds).
+/** `extra` as zfs.snapshot.query reads it (MW/plugins/zfs_/snapshot.py:59-60, 108-113 at TS-25.10.1). */
+interface SnapshotExtra {
+  holds?: unknown;
+  properties?: unknown;
+  min_txg?: unknown;
+  max_txg?: unknown;
+}
+
+/**
+ * A txg bound as zfs_iter_snapshots takes it: 0 for none. Only a non-negative integer is read
+ * (py-libzfs takes a C int; what Cython makes of other values is not followed).
+ */
+const txgBound = (v: unknown): number => (typeof v === 'number' && Number.isSafeInteger(v) && v > 0 ? v : 0);
+
+/**
+ * The snapshots zfs_iter_snapshots lists with `min_txg`/`max_txg`: createtxg from the one to the
+ * other, both kept (the ioctl skips a snapshot below min_txg or above max_txg; 0 bounds nothing).
+ */
+function inTxgRange(extra: SnapshotExtra): (s: SnapshotRecord) => boolean {
+  const [min, max] = [txgBound(extra.min_txg), txgBound(extra.max_txg)];
+  return (s) => !(min && s.txg < min) && !(max && s.txg > max);
+}
+
+/**
+ * The entries snapshots_serialized answers: `extra.properties` keeps properties (keptProperties),
+ * `holds` shows each tag and when it was placed (seconds), `userrefs` counts them.
+ */
+function snapshotEntries(appliance: Appliance, extra: SnapshotExtra, simple = false): PoolSnapshotEntry[] {
+  const inRange = inTxgRange(extra);
+  const all = ordered(appliance.store.read(() => listSnapshots(appliance.store.db))).filter(inRange);
+  const withHolds = extra.holds === true;
+  // The fast name listing asks for `['name']` only (MW/plugins/zfs_/snapshot.py:96).
+  const kept = simple ? (name: string) => name === 'name' : keptProperties(extra.properties);
   const holds = holdsOf(appliance);
   return all.map((s) => {
     const tags = holds.get(s.id);
-    if (!tags) return withHolds ? { ...entryOf(s), holds: {} } : entryOf(s);
-    const entry = entryOf(s);
-    entry.properties.userrefs = native(String(tags.size));
-    return withHolds
-      ? { ...entry, holds: Object.fromEntries([...tags].map(([tag, at]) => [tag, Math.floor(at / 1000)])) }
-      : entry;
+    const entry = entryOf(s, kept, tags?.size ?? 0);
+    if (!withHolds) return entry;
+    return {
+      ...entry,
+      holds: tags ? Object.fromEntries([...tags].map(([tag, at]) => [tag, Math.floor(at / 1000)])) : {},
+    };
   });
 }
 
 /**
+ * 25.10.x's fast listing of names and counts (MW/plugins/zfs_/snapshot.py:67-102 at TS-25.10.1):
+ * `select: ['name']` or `count`, with filters on name/pool/dataset only. It returns before the
+ * retention check and reads neither `holds` nor `properties`; a count with no filters at all is the
+ * datasets' snapshot counts summed (:72-78), with no txg bounds. 26.0 has no such listing (stable/26
+ * MW/plugins/pool_/snapshot.py:243-290).
+ */
+function isFastListing(filters: QueryFilters, options: QueryOptions): boolean {
+  const select = options.select ?? [];
+  return (
+    ((select.length === 1 && select[0] === 'name') || options.count === true) &&
+    [...filterAttrs(filters)].every((a) => a === 'name' || a === 'pool' || a === 'dataset')
+  );
+}
+
+/**
  * Whether `extra.retention` applies, refusing it on 25.10.x without an `id` filter or a `limit`
- * (MW/plugins/zfs_/snapshot.py:104-106 at TS-25.10.1). The fast listing of names and counts returns
- * before the check (:67-102), so `select: ['name']` or `count` with filters on name/pool/dataset
- * only passes. 26.0 has neither the check nor the fast listing (stable/26
- * MW/plugins/pool_/snapshot.py:243-290): a count is a count, and `select: ['name']` is applied to
- * the annotated entries, which leaves their names as the fast listing does.
+ * (MW/plugins/zfs_/snapshot.py:104-106 at TS-25.10.1).
  */
 function wantsRetention(appliance: Appliance, filters: QueryFilters, options: QueryOptions): boolean {
   const extra = options.extra;
   if (!extra?.retention) return false;
   if (!appliance.release.retentionNeedsIdOrLimit) return true;
-  const attrs = filterAttrs(filters);
-  const select = options.select ?? [];
-  const fastPath =
-    ((select.length === 1 && select[0] === 'name') || options.count === true) &&
-    [...attrs].every((a) => a === 'name' || a === 'pool' || a === 'dataset');
-  if (fastPath) return false;
-  if (!attrs.has('id') && !options.limit)
+  if (!filterAttrs(filters).has('id') && !options.limit)
     throw rpcErrors.call(ERRNO.EINVAL, '`id` or `limit` is required if `retention` is requested');
   return true;
 }
@@ -283,15 +397,18 @@ function wantsRetention(appliance: Appliance, filters: QueryFilters, options: Qu
 const selectKeys = (entry: object, select: readonly unknown[]): Record<string, unknown> =>
   Object.fromEntries(Object.entries(entry).filter(([k]) => select.includes(k)));
 
-const wantsHolds = (options: Record<string, unknown>) =>
-  (options.extra as { holds?: unknown } | undefined)?.holds === true;
-
 export const poolSnapshotMethods = [
   implement(poolSnapshotContract['pool.snapshot.query'], ({ appliance }, filters, options) => {
     // The arguments are validated (QueryArgs) before the plugin looks at `extra`.
     const parsed = parseQueryArgs(filters, options);
-    const entries = snapshotEntries(appliance, wantsHolds(options));
-    const retention = wantsRetention(appliance, parsed.filters, parsed.options);
+    const extra = (parsed.options.extra ?? {}) as SnapshotExtra;
+    const fast = isFastListing(parsed.filters, parsed.options);
+    if (fast && parsed.filters.length === 0 && parsed.options.count === true)
+      return appliance.store.read(() => listSnapshots(appliance.store.db)).length;
+    const retention = !fast && wantsRetention(appliance, parsed.filters, parsed.options);
+    const entries = fast
+      ? snapshotEntries(appliance, { min_txg: extra.min_txg, max_txg: extra.max_txg }, true)
+      : snapshotEntries(appliance, extra);
     // The plugin's own `select`, after filter_list and the annotation (MW/plugins/zfs_/snapshot.py:
     // 119-134 at TS-25.10.1; stable/26 MW/plugins/pool_/snapshot.py:273-288): the entry's top-level
     // keys it names, so a dotted name or an alias keeps nothing. (25.10.1's fast listing, :67-102,
@@ -307,8 +424,9 @@ export const poolSnapshotMethods = [
     });
     return Array.isArray(found) ? answer : answer[0]!;
   }),
+  // CRUDService.get_instance: the query by `id` with the same options, `extra` included.
   implement(poolSnapshotContract['pool.snapshot.get_instance'], ({ appliance }, id, options) => {
-    const found = snapshotEntries(appliance, wantsHolds(options)).find((e) => e.id === id);
+    const found = snapshotEntries(appliance, (options.extra ?? {}) as SnapshotExtra).find((e) => e.id === id);
     if (!found) throw rpcErrors.instanceNotFound('PoolSnapshot', id);
     return found;
   }),
@@ -317,11 +435,20 @@ export const poolSnapshotMethods = [
     destroy(appliance, id, options.recursive),
   ),
   implement(poolSnapshotContract['pool.snapshot.clone'], ({ appliance }, data) => cloneSnapshot(appliance, data)),
+  // 26.0 holds and releases through zfs.resource.snapshot (snapshots/holds.ts holdSnapshot26).
   implement(poolSnapshotContract['pool.snapshot.hold'], ({ appliance }, id, options) =>
-    holdSnapshot(appliance, id, options.recursive),
+    (appliance.release.snapshotActionsThroughZfsResource ? holdSnapshot26 : holdSnapshot)(
+      appliance,
+      id,
+      options.recursive,
+    ),
   ),
   implement(poolSnapshotContract['pool.snapshot.release'], ({ appliance }, id, options) =>
-    releaseSnapshot(appliance, id, options.recursive),
+    (appliance.release.snapshotActionsThroughZfsResource ? releaseSnapshot26 : releaseSnapshot)(
+      appliance,
+      id,
+      options.recursive,
+    ),
   ),
   implement(poolSnapshotContract['pool.snapshot.rollback'], ({ appliance }, id, options) =>
     rollback(appliance, id, options),
@@ -353,25 +480,53 @@ export const poolSnapshotMethods = [
 
 /**
  * The snapshot properties the emulator keeps, among those `names` asks for, in ZFS's property
- * table order (zfs_prop_t) as truenas_pylibzfs lists them. py_parse_zfs_prop reads ZFS's parsable
- * text: a number as an int, or a float when it has a point (`1.00` → 1.0, whose `str()` is `1.0`).
- * Not kept: `guid` (a 64-bit number, which JSON here cannot carry exactly), `written`, `objsetid`
- * and the properties a snapshot inherits (acltype, casesensitivity, …).
+ * table order (zfs_prop_t) as truenas_pylibzfs lists them: those valid for a filesystem and for a
+ * snapshot (py_zfs_prop_sets.c ZFS_FILESYSTEM_SNAPSHOT_PROPERTIES), so not `userrefs`, `clones`
+ * or `defer_destroy`, which ZFS gives snapshots only. py_parse_zfs_prop (py_zfs_prop.c at
+ * truenas_pylibzfs TS-26.0.0-BETA.2) reads ZFS's parsable text: a number as an int, or a float when
+ * it has a point (`1.00` → 1.0, whose `str()` is `1.0` and whose JSON is `1.0`, py-numbers.ts);
+ * `guid` a 64-bit int, written exactly. `objsetid` is the emulator's own unique number for the
+ * snapshot (its row's), and a `written` that is not 0 is what the snapshot references
+ * (`written` is given by SnapshotsWritten): the emulator keeps no object sets or block accounting.
+ * Not kept: the properties a snapshot inherits (acltype, casesensitivity, …).
  */
-function properties26(s: SnapshotRecord, names: ReadonlySet<string>): Record<string, SnapshotProperty> {
+function properties26(
+  s: SnapshotRecord,
+  names: ReadonlySet<string>,
+  written?: ReadonlyMap<string, number>,
+): Record<string, SnapshotProperty> {
   const out: Record<string, SnapshotProperty> = {};
-  const put = (name: string, raw: string, parsed: unknown, shown = String(parsed)) => {
-    if (names.has(name)) out[name] = { value: shown, rawvalue: raw, source: 'NONE', parsed };
+  const put = (name: string, raw: string, parsed: unknown) => {
+    if (names.has(name)) out[name] = { value: String(parsed), rawvalue: raw, source: 'NONE', parsed };
+  };
+  // A float (`1.00`) or an int past 2^53: the text Python writes beside the nearest number.
+  const putNumber = (name: string, raw: string, value: number, shown: string, json: string) => {
+    if (!names.has(name)) return;
+    const property = { value: shown, rawvalue: raw, source: 'NONE' } as SnapshotProperty;
+    setPyNumber(property, 'parsed', value, json);
+    out[name] = property;
   };
   const seconds = Math.floor(s.created_at / 1000);
   put('type', 'snapshot', 'snapshot');
   put('creation', String(seconds), seconds);
   put('used', '0', 0);
   put('referenced', String(s.referenced), s.referenced);
-  put('compressratio', '1.00', 1, '1.0');
+  putNumber('compressratio', '1.00', 1, '1.0', pyFloatText(1));
   put('createtxg', String(s.txg), s.txg);
-  put('refcompressratio', '1.00', 1, '1.0');
+  putNumber('guid', s.guid, Number(s.guid), s.guid, s.guid);
+  put('objsetid', String(s.txg), s.txg);
+  putNumber('refcompressratio', '1.00', 1, '1.0', pyFloatText(1));
+  const w = written?.get(s.id);
+  if (w !== undefined) put('written', String(w), w);
   put('logicalreferenced', String(s.referenced), s.referenced);
+  return out;
+}
+
+/** `written` of each snapshot `records` holds: 0 when nothing changed since the one before it (snapshots/written.ts), else what it references. */
+async function writtenOf(appliance: Appliance, records: readonly SnapshotRecord[]): Promise<Map<string, number>> {
+  const all = ordered(appliance.store.read(() => listSnapshots(appliance.store.db)));
+  const out = new Map<string, number>();
+  for (const s of records) out.set(s.id, (await isEmptySnapshot(appliance, s, all)) ? 0 : s.referenced);
   return out;
 }
 
@@ -381,10 +536,11 @@ function entryOf26(
   asked: ReadonlySet<string> | null,
   holds: Record<string, unknown> | null,
   backend = new Set([...(asked ?? [])].filter((n) => n !== 'name' && n !== 'createtxg')),
+  written?: ReadonlyMap<string, number>,
 ): PoolSnapshotEntry {
   const [dataset, name] = splitId(s.id);
   // `name` and `createtxg` never reach the backend (:218-223), so they come after the others.
-  const properties = properties26(s, backend);
+  const properties = properties26(s, backend, written);
   if (asked?.has('name')) properties.name = native(s.id);
   if (asked?.has('createtxg')) properties.createtxg = native(String(s.txg), s.txg);
   const entry: PoolSnapshotEntry = {
@@ -445,8 +601,22 @@ function pathsOf(filters: QueryFilters): { paths: string[]; recursive: boolean; 
       'ValidationError',
       `1 validation error for ZFSResourceSnapshotQuery\npaths.${bad}\n  Input should be a valid string`,
     );
+  // UniqueList's AfterValidator (MW/api/base/types/list.py:12-19 at TS-26.0.0-BETA.3): a path given
+  // twice (`['id', 'in', [x, x]]`, or `id` and `name` both naming it) is PydanticCustomError
+  // `unique_list`; pydantic writes it with its type and input and, a custom error having no page,
+  // no link.
+  if (new Set(paths).size !== paths.length)
+    throw rpcErrors.exception(
+      'ValidationError',
+      '1 validation error for ZFSResourceSnapshotQuery\npaths\n' +
+        `  List must be unique [type=unique_list, input_value=${pydanticInputValue(pyRepr(paths))}, input_type=list]`,
+    );
   return { paths: paths as string[], recursive, rest: rest as QueryFilters };
 }
+
+/** pydantic-core's `input_value=` in an error's text: the repr, cut to its first 25 and last 24 characters past 50. */
+const pydanticInputValue = (repr: string): string =>
+  [...repr].length > 50 ? `${[...repr].slice(0, 25).join('')}...${[...repr].slice(-24).join('')}` : repr;
 
 /**
  * The snapshots zfs.resource.snapshot.query_impl lists: every one without paths; else, per path in
@@ -482,11 +652,11 @@ function askedProperties(extra: Record<string, unknown>): Set<string> | null {
   return names.length > 0 ? new Set(names.map(String)) : null;
 }
 
-function query26(
+async function query26(
   appliance: Appliance,
   filters: unknown,
   options: unknown,
-): number | Record<string, unknown> | Record<string, unknown>[] {
+): Promise<number | Record<string, unknown> | Record<string, unknown>[]> {
   const parsed = parseQueryArgs(filters, options);
   const extra = parsed.options.extra ?? {};
   const { paths, recursive, rest } = pathsOf(parsed.filters);
@@ -501,7 +671,10 @@ function query26(
     (s) => !(minTxg && s.txg < minTxg) && !(maxTxg && s.txg > maxTxg),
   );
   const byId = new Map(records.map((s) => [s.id, s]));
-  const entries = records.map((s) => entryOf26(s, asked, heldTags?.get(s.id)?.has('truenas') ? { truenas: 1 } : {}));
+  const written = asked?.has('written') ? await writtenOf(appliance, records) : undefined;
+  const entries = records.map((s) =>
+    entryOf26(s, asked, heldTags?.get(s.id)?.has('truenas') ? { truenas: 1 } : {}, undefined, written),
+  );
   const { select, ...others } = parsed.options;
   const found = applyQuery(entries, rest, others);
   if (typeof found === 'number') return found;
@@ -517,7 +690,7 @@ function query26(
     const entry = retention ? { ...e, retention: retention.get(e.id) ?? null } : e;
     return select && select.length > 0 ? selectKeys(entry, select) : entry;
   });
-  return Array.isArray(found) ? answer : answer[0]!;
+  return withPyNumbers(Array.isArray(found) ? answer : answer[0]!);
 }
 
 /** A snapshot's user properties as the annotation reads them: by name, the value as stored. */
@@ -529,11 +702,11 @@ const c26 = poolSnapshotContract26;
 /** 26.0's query and get_instance (CRUDService.get_instance: the query's first by `id`, MW/service/crud_service.py:239-255). */
 export const poolSnapshotMethods26 = [
   implement(c26['pool.snapshot.query'], ({ appliance }, filters, options) => query26(appliance, filters, options)),
-  implement(c26['pool.snapshot.get_instance'], ({ appliance }, id, options) => {
-    const found = query26(appliance, [['id', '=', id]], options);
+  implement(c26['pool.snapshot.get_instance'], async ({ appliance }, id, options) => {
+    const found = await query26(appliance, [['id', '=', id]], options);
     const first = Array.isArray(found) ? (found[0] as PoolSnapshotEntry | undefined) : found;
     if (!first) throw rpcErrors.instanceNotFound('PoolSnapshot', id);
-    return first as PoolSnapshotEntry;
+    return withPyNumbers(first as PoolSnapshotEntry);
   }),
   // The entry create_impl queries with `creation` and `createtxg` (MW/plugins/zfs/snapshot_create_impl.py:122-133),
   // reshaped without holds (MW/plugins/pool_/snapshot.py:359-360).

@@ -54,7 +54,9 @@ export function snapshotRetention(
   const answer = new Map<string, SnapshotRetention>();
   for (const s of snapshots) {
     const fromTask = byTask.get(s.id);
-    // The entry's property, as 25.10.1 reads it (`snapshot["properties"][name]["value"]`, :145-147).
+    // The entry's property, as 25.10.1 reads it (`snapshot["properties"][name]["value"]`, :145-147);
+    // an entry listed without properties (py-libzfs's simple listing) fails there with a KeyError.
+    if (s.properties === undefined) throw rpcErrors.exception('KeyError', "'properties'", "KeyError('properties')");
     const value = s.properties[property]?.value;
     const fromProperty = value === undefined ? undefined : parseRemovalDate(value)?.getTime();
     // A value with an offset is an aware datetime, the task's date a naive one: Python refuses to

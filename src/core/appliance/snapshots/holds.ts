@@ -1,4 +1,5 @@
-import { ERRNO, rpcErrors } from '../../errors.js';
+import { ERRNO, rpcErrors, type RpcError } from '../../errors.js';
+import { pyRepr } from '../../python-repr.js';
 import { deleteHold, insertHold, listHolds } from '../../store/snapshot-holds.js';
 import { listSnapshots } from '../../store/snapshots.js';
 import type { Appliance } from '../appliance.js';
@@ -67,4 +68,79 @@ export function releaseSnapshot(appliance: Appliance, id: string, recursive: boo
 /** Tags held per snapshot and when each was placed, in whole seconds (py-libzfs `holds`). */
 export function holdsOf(appliance: Appliance): Map<string, Map<string, number>> {
   return appliance.store.read(() => listHolds(appliance.store.db));
+}
+
+/*
+ * 26.0's hold and release (stable/26 and TS-26.0.0-BETA.3 MW/plugins/pool_/snapshot.py:66-90) call
+ * zfs.resource.snapshot's private hold_impl/release_impl (MW/plugins/zfs/snapshot_crud.py:577-592,
+ * 690-705), whose exceptions reach the client as they are (MW/plugins/zfs/snapshot_hold_release_impl.py,
+ * MW/plugins/zfs/exceptions.py): no `Failed to … snapshot:` CallError any more.
+ */
+
+/** An exception with one text argument, as Python reports it: str() the text, repr() the call. */
+const textException = (cls: string, text: string) => rpcErrors.exception(cls, text, `${cls}(${pyRepr(text)})`);
+
+/** `"@" not in path` (snapshot_hold_release_impl.py:89-90, 136-137). */
+const notASnapshot = (path: string) =>
+  textException('ZFSPathNotASnapshotException', `${pyRepr(path)} must be a snapshot path (containing '@')`);
+
+/** open_resource's EZFS_NOENT (snapshot_hold_release_impl.py:54-57, 98-103). */
+export const pathNotFound26 = (path: string) => textException('ZFSPathNotFoundException', `${pyRepr(path)} not found`);
+
+/**
+ * The snapshots hold_impl/release_impl act on: the snapshot, and with `recursive` the same name on
+ * every dataset below its own (`_collect_recursive_snapshots`, :36-71); the snapshot itself must exist.
+ */
+function targets26(ids: readonly string[], path: string, recursive: boolean): string[] {
+  if (!path.includes('@')) throw notASnapshot(path);
+  if (!ids.includes(path)) throw pathNotFound26(path);
+  const at = path.lastIndexOf('@');
+  const [dataset, name] = [path.slice(0, at), path.slice(at + 1)];
+  return recursive
+    ? ids.filter((s) => s.endsWith(`@${name}`) && isWithin(s.slice(0, -name.length - 1), dataset))
+    : [path];
+}
+
+/**
+ * `truenas_pylibzfs.lzc.create_holds` of a tag a snapshot holds already: lzc_hold fails EEXIST for
+ * each (dsl_dataset_user_hold_check_one) and nothing is held; ZFSCoreException's args are the
+ * message and the (snapshot, errno) pairs (py_zfs_core_module.c set_zfscore_exc at truenas_pylibzfs
+ * TS-26.0.0-BETA.2).
+ */
+function holdFailed(snapshots: readonly string[]): RpcError {
+  const pairs = snapshots.map((s) => `(${pyRepr(s)}, ${ERRNO.EEXIST})`);
+  const args = `'lzc_hold() failed', (${pairs.join(', ')}${pairs.length === 1 ? ',' : ''})`;
+  return rpcErrors.exception('ZFSCoreException', `(${args})`, `ZFSCoreException(${args})`);
+}
+
+export function holdSnapshot26(appliance: Appliance, id: string, recursive: boolean): null {
+  const { store } = appliance;
+  store.write(() => {
+    const targets = targets26(
+      listSnapshots(store.db).map((s) => s.id),
+      id,
+      recursive,
+    );
+    const holds = listHolds(store.db);
+    const clashes = targets.filter((t) => holds.get(t)?.has(HOLD_TAG));
+    if (clashes.length > 0) throw holdFailed(clashes);
+    const now = Date.now();
+    for (const t of targets) insertHold(store.db, t, HOLD_TAG, now);
+  });
+  return null;
+}
+
+/** Every tag of every snapshot acted on (`tag=None`: each one's own holds, :148-160). */
+export function releaseSnapshot26(appliance: Appliance, id: string, recursive: boolean): null {
+  const { store } = appliance;
+  store.write(() => {
+    const targets = targets26(
+      listSnapshots(store.db).map((s) => s.id),
+      id,
+      recursive,
+    );
+    const holds = listHolds(store.db);
+    for (const t of targets) for (const tag of holds.get(t)?.keys() ?? []) deleteHold(store.db, t, tag);
+  });
+  return null;
 }

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { EMULATIONS } from '../../../../src/core/appliance/settings.js';
 import { removalDatePropertyOf } from '../../../../src/core/appliance/snapshot-tasks/stored-removal-dates.js';
 import { openTestAppliance, type TestAppliance } from '../../../helpers/appliance.js';
+import { encodeResponse, successResponse } from '../../../../src/core/rpc/codec.js';
 
 type Entry = Record<string, unknown> & { id: string; properties: Record<string, Record<string, unknown>> };
 
@@ -178,5 +179,71 @@ describe("pool.snapshot.query's entries on 26.0", () => {
       ['tank/other@kept', 'property'],
     ]);
     expect(answer[1]).not.toHaveProperty('user_properties');
+  });
+});
+
+describe("26.0's snapshot properties ZFS lists beyond the space ones", () => {
+  it('guid, objsetid and written as truenas_pylibzfs parses them; userrefs, clones, defer_destroy are no filesystem property (py_zfs_prop_sets.c ZFS_FILESYSTEM_SNAPSHOT_PROPERTIES)', async () => {
+    const t = await withSnapshots('26.0');
+    const props = ['written', 'guid', 'objsetid', 'userrefs', 'clones', 'defer_destroy'];
+    const entries = await t.call<Entry[]>(t.admin, 'pool.snapshot.query', [['dataset', '=', 'tank/data']], {
+      extra: { properties: props },
+    });
+    const [one, two] = entries.map((e) => e.properties);
+    expect(Object.keys(one!)).toEqual(['guid', 'objsetid', 'written']);
+    // `value` is str() of the parsed int, `rawvalue` ZFS's text (MW/plugins/pool_/snapshot.py:106-115).
+    expect(one!.guid!.value).toMatch(/^\d+$/);
+    expect(one!.guid!.rawvalue).toBe(one!.guid!.value);
+    expect(one!.guid!.parsed).toBe(Number(one!.guid!.value));
+    expect(one!.objsetid!.parsed).not.toBe(two!.objsetid!.parsed);
+    expect(one!.objsetid!.value).toBe(String(one!.objsetid!.parsed));
+    // Nothing written to tank/data between `one` and `two`.
+    expect(two!.written).toEqual({ value: '0', rawvalue: '0', source: 'NONE', parsed: 0 });
+  });
+
+  it('over the wire, a float is written as Python writes it (1.0) and a guid exactly (truenas_api_client json.dumps)', async () => {
+    const t = await withSnapshots('26.0');
+    const answer = await t.call<Entry[]>(t.admin, 'pool.snapshot.query', [['id', '=', 'tank/data@one']], {
+      extra: { properties: ['compressratio', 'refcompressratio', 'guid'] },
+    });
+    const text = encodeResponse(successResponse(1, answer));
+    expect(text).toContain('"compressratio":{"value":"1.0","rawvalue":"1.00","source":"NONE","parsed":1.0}');
+    expect(text).toContain('"refcompressratio":{"value":"1.0","rawvalue":"1.00","source":"NONE","parsed":1.0}');
+    const guid = answer[0]!.properties.guid!.value as string;
+    expect(text).toContain(`"guid":{"value":"${guid}","rawvalue":"${guid}","source":"NONE","parsed":${guid}}`);
+    // get_instance answers the same way.
+    const one = await t.call(t.admin, 'pool.snapshot.get_instance', 'tank/data@one', {
+      extra: { properties: ['compressratio'] },
+    });
+    expect(encodeResponse(successResponse(2, one))).toContain('"parsed":1.0}');
+  });
+
+  it('25.10.1: the ratios are py-libzfs text, parsed as the literal text (converter.pxi has no float)', async () => {
+    const t = await withSnapshots('25.10.1');
+    const [entry] = await t.call<Entry[]>(t.admin, 'pool.snapshot.query', [['id', '=', 'tank/data@one']]);
+    for (const name of ['compressratio', 'refcompressratio'])
+      expect(entry!.properties[name]).toEqual({ value: '1.00x', rawvalue: '1.00', source: 'NONE', parsed: '1.00' });
+  });
+});
+
+describe("26.0's snapshot paths as ZFSResourceSnapshotQuery validates them", () => {
+  it("a path given twice is UniqueList's error as pydantic writes it (MW/api/base/types/list.py:12-19, MW/api/v26_0_0/zfs_resource_snapshot.py:176-181)", async () => {
+    const t = await withSnapshots('26.0');
+    const error = await t.callError(t.admin, 'pool.snapshot.query', [['id', 'in', ['tank/data@one', 'tank/data@one']]]);
+    expect(error.toJSON().data).toMatchObject({
+      reason:
+        '1 validation error for ZFSResourceSnapshotQuery\npaths\n' +
+        "  List must be unique [type=unique_list, input_value=['tank/data@one', 'tank/data@one'], input_type=list]",
+      trace: { class: 'ValidationError' },
+    });
+    // `id` and `name` naming the same snapshot add up to one list (MW/plugins/pool_/snapshot.py:157-183);
+    // pydantic-core cuts an input's repr past 50 characters to its first 25 and last 24.
+    const both = await t.callError(t.admin, 'pool.snapshot.query', [
+      ['id', 'in', ['tank/data/child@one', 'tank/data@one']],
+      ['name', '=', 'tank/data/child@one'],
+    ]);
+    expect((both.toJSON().data as { reason: string }).reason).toContain(
+      "input_value=['tank/data/child@one', '..., 'tank/data/child@one'], input_type=list]",
+    );
   });
 });
