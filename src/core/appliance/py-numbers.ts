@@ -44,15 +44,22 @@ export function pyFloatText(v: number): string {
 }
 
 // A per-process marker no text a client sends can guess, so no string can be taken for a number.
-const MARK = `@pynum-${randomBytes(16).toString('hex')}@`;
-const MARKED = new RegExp(`"${MARK}([^"]*)${MARK}"`, 'g');
+// Made at the first answer that needs it: every process that dispatches a call loads this module
+// (rpc/codec.ts), and node:crypto is some fifty of Node's modules a command need not load.
+let marker: { mark: string; marked: RegExp } | undefined;
+function pyMarker(): { mark: string; marked: RegExp } {
+  if (marker) return marker;
+  const mark = `@pynum-${randomBytes(16).toString('hex')}@`;
+  return (marker = { mark, marked: new RegExp(`"${mark}([^"]*)${mark}"`, 'g') });
+}
 
 /** JSON.stringify(value) with the registered texts in place of their numbers. */
 export function pyJsonStringify(value: unknown): string {
+  const { mark, marked } = pyMarker();
   const text = JSON.stringify(value, function (this: object, key: string, member: unknown) {
     if (typeof member !== 'number') return member;
     const registered = texts.get(this)?.get(key);
-    return registered === undefined ? member : `${MARK}${registered}${MARK}`;
+    return registered === undefined ? member : `${mark}${registered}${mark}`;
   });
-  return text.replace(MARKED, '$1');
+  return text.replace(marked, '$1');
 }
