@@ -36,4 +36,6 @@ export const release25106: Release = {
   poolEntryAllSed: false,
   createChecksUserProperties: false,
   retentionNeedsIdOrLimit: true,
+  getMethodsEntry: '25.10',
+  cliPrivateMethods: ['auth.login_ex'], // MW/plugins/auth.py:680
 };

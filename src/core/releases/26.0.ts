@@ -42,4 +42,14 @@ export const release260: Release = {
   poolEntryAllSed: true,
   createChecksUserProperties: true,
   retentionNeedsIdOrLimit: false,
+  getMethodsEntry: '26.0',
+  // stable/26 MW/plugins/auth.py:585, 727, 757, 1039, 1074, 1087.
+  cliPrivateMethods: [
+    'auth.login',
+    'auth.login_ex_continue',
+    'auth.login_ex',
+    'auth.login_with_api_key',
+    'auth.login_with_token',
+    'auth.logout',
+  ],
 };
