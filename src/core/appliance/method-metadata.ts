@@ -135,11 +135,12 @@ function addAttrs(schema: Json): Json {
  * hence zod's `input` side for the result too. Null when zod cannot express one.
  */
 function jsonSchemas(
-  fields: readonly { name: string; schema: z.ZodType; default?: () => unknown }[],
+  fields: readonly { name: string; schema: z.ZodType; default?: () => unknown; factory?: true }[],
 ): unknown[] | null {
   try {
     const properties: Record<string, Json> = {};
-    for (const { name, schema, default: fallback } of fields) {
+    for (const { name, schema, default: given, factory } of fields) {
+      const fallback = factory ? undefined : given;
       const { $schema: _, ...json } = z.toJSONSchema(schema, {
         io: 'input',
         unrepresentable: 'any',

@@ -1,5 +1,6 @@
 import type { MethodContract } from '../method.js';
 import { alertContract26 } from './alert.js';
+import { nfsContract26 } from './nfs.js';
 import { apiKeyContract26 } from './api-key.js';
 import { authContract26 } from './auth.js';
 import { poolContract26 } from './pool.js';
@@ -34,7 +35,8 @@ import { userContract26 } from './user.js';
  *   is user.renew_2fa_secret's (user.py:474-481; user.ts here).
  * - replication.py: bound tasks `id` first, run's `options`, target_unmatched_snapshots' lists (replication.ts here).
  * - pool.py: PoolEntry gains `all_sed` and a typed `scan` (pool.ts here).
- * - nfs.py: SharingNFSEntry gains `dataset`, `relative_path` and `tier` (sharing-nfs.ts here); nfs.* unchanged.
+ * - nfs.py: SharingNFSEntry gains `dataset`, `relative_path` and `tier` (sharing-nfs.ts here); nfs.update's
+ *   argument may be left out (nfs.ts here), the rest of nfs.* unchanged.
  * - smb.py: share entries gain dataset/relative_path/tier (sharing-smb.ts here); the SMB service's
  *   record trades enable_smb1 for minimum_protocol (smb.ts here).
  * - service.py: start, stop, restart and reload removed (service-namespace.ts here); the rest unchanged.
@@ -63,6 +65,7 @@ export const CONTRACT_26_0_0_OVERRIDES: Readonly<Record<string, MethodContract>>
   ...sharingSmbContract26,
   ...smbContract26,
   ...alertContract26,
+  ...nfsContract26,
   ...CONTRACT_26_0_0_SCRAM,
 };
 
