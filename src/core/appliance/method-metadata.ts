@@ -2,9 +2,10 @@ import * as z from 'zod';
 import type { MethodContract } from '../contract/method.js';
 import type { Session } from './session/session.js';
 import type { RoleCatalogue } from '../roles/index.js';
+import type { Release } from '../releases/index.js';
 import { MODEL_SCHEMAS } from '../contract/json-schema.js';
 
-/** What `core.get_methods` says of one method, in its order (MW/service/core_service.py:364-380). */
+/** What `core.get_methods` says of one method on 25.10, in its order (TS-25.10.1 MW/service/core_service.py:364-380). */
 export interface MethodMetadata {
   description: string;
   cli_description: string;
@@ -23,6 +24,16 @@ export interface MethodMetadata {
   accepts: unknown[] | null;
   returns: unknown[] | null;
 }
+
+/**
+ * The same on 26.0, in its order (stable/26 MW/service/core_service.py:362-378): built once for the
+ * methods cache, it has no `item_method` nor `require_websocket`, and says `no_authz_required` and
+ * `cli_private`.
+ */
+export type MethodMetadata26 = Omit<MethodMetadata, 'item_method' | 'require_websocket'> & {
+  no_authz_required: boolean;
+  cli_private: boolean;
+};
 
 /**
  * The appliance cuts its docstrings at the first period; a summary is one line already (and may
@@ -124,11 +135,12 @@ function addAttrs(schema: Json): Json {
  * hence zod's `input` side for the result too. Null when zod cannot express one.
  */
 function jsonSchemas(
-  fields: readonly { name: string; schema: z.ZodType; default?: () => unknown }[],
+  fields: readonly { name: string; schema: z.ZodType; default?: () => unknown; factory?: true }[],
 ): unknown[] | null {
   try {
     const properties: Record<string, Json> = {};
-    for (const { name, schema, default: fallback } of fields) {
+    for (const { name, schema, default: given, factory } of fields) {
+      const fallback = factory ? undefined : given;
       const { $schema: _, ...json } = z.toJSONSchema(schema, {
         io: 'input',
         unrepresentable: 'any',
@@ -187,9 +199,37 @@ function metadataOf(def: MethodContract, catalogue: RoleCatalogue, crud: boolean
 }
 
 /**
+ * 26.0's entry from 25.10's: `no_authz_required` for a method with authorization_required=False
+ * (MW/api/base/decorator.py:239-243, the contract's AUTHENTICATED), `cli_private` from its decorator.
+ */
+function metadata26Of(m: MethodMetadata, def: MethodContract, cliPrivate: boolean): MethodMetadata26 {
+  const { description, cli_description, examples, no_auth_required, ...rest } = m;
+  const { filterable, filterable_schema, pass_application, job, downloadable, uploadable, check_pipes } = rest;
+  return {
+    description,
+    cli_description,
+    examples,
+    no_auth_required,
+    no_authz_required: def.access.kind === 'authenticated',
+    cli_private: cliPrivate,
+    filterable,
+    filterable_schema,
+    pass_application,
+    job,
+    downloadable,
+    uploadable,
+    check_pipes,
+    roles: rest.roles,
+    accepts: rest.accepts,
+    returns: rest.returns,
+  };
+}
+
+/**
  * `core.get_methods(service, target)` over the contract (MW/service/core_service.py:248-380):
- * every method the session may call, optionally of one service. The CLI target leaves out the
- * `core` service, which 25.10.1 marks `cli_private`.
+ * every method the session may call, optionally of one service, each in its release's keys. The
+ * CLI target leaves out the `core` service, which 25.10.1 marks `cli_private`, and the methods
+ * marked so (`release.cliPrivateMethods`).
  */
 export function methodMetadata(
   methods: ReadonlyMap<string, MethodContract>,
@@ -197,15 +237,18 @@ export function methodMetadata(
   session: Session,
   service: string | null,
   target: 'WS' | 'CLI' | 'REST',
-): Record<string, MethodMetadata> {
+  release: Pick<Release, 'getMethodsEntry' | 'cliPrivateMethods'>,
+): Record<string, MethodMetadata | MethodMetadata26> {
   const crudServices = new Set([...methods.keys()].filter((n) => n.endsWith('.get_instance')).map(serviceOf));
-  const out: Record<string, MethodMetadata> = {};
+  const cliPrivate = new Set(release.cliPrivateMethods);
+  const out: Record<string, MethodMetadata | MethodMetadata26> = {};
   for (const def of methods.values()) {
     const svc = serviceOf(def.name);
     if (service !== null && svc !== service) continue;
-    if (target === 'CLI' && svc === 'core') continue;
+    if (target === 'CLI' && (svc === 'core' || cliPrivate.has(def.name))) continue;
     if (def.access.kind === 'roles' && !session.holdsAny(def.access.roles)) continue;
-    out[def.name] = metadataOf(def, catalogue, crudServices.has(svc));
+    const entry = metadataOf(def, catalogue, crudServices.has(svc));
+    out[def.name] = release.getMethodsEntry === '26.0' ? metadata26Of(entry, def, cliPrivate.has(def.name)) : entry;
   }
   return out;
 }

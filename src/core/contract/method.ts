@@ -22,6 +22,11 @@ export interface ParamSpec {
   schema: z.ZodType;
   /** Present when the argument may be omitted. */
   default?: () => unknown;
+  /**
+   * The default is pydantic's `default_factory` (MW/api/base/model.py `single_argument_args` on 26.0):
+   * the JSON schema says no `default`, the argument is still not required.
+   */
+  factory?: true;
 }
 
 /** A string as the appliance models it: at most 1024 characters unless said otherwise. */

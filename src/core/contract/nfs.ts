@@ -55,7 +55,7 @@ export type NfsEntry = z.output<ReturnType<typeof nfsEntry>>;
  * NFSUpdateArgs (`single_argument_args("nfs_update")`, ForUpdateMetaclass): NfsEntry without id,
  * managed_nfsd, v4_krb_enabled and keytab_has_nfs_spn, every field optional.
  */
-const nfsUpdate = once(() =>
+export const nfsUpdate = once(() =>
   z
     .strictObject({
       servers: z.int().min(1).max(256).nullable(),

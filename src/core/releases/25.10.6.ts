@@ -37,4 +37,6 @@ export const release25106: Release = {
   createChecksUserProperties: false,
   retentionNeedsIdOrLimit: true,
   snapshotActionsThroughZfsResource: false,
+  getMethodsEntry: '25.10',
+  cliPrivateMethods: ['auth.login_ex'], // MW/plugins/auth.py:680
 };

@@ -43,4 +43,14 @@ export const release260: Release = {
   createChecksUserProperties: true,
   retentionNeedsIdOrLimit: false,
   snapshotActionsThroughZfsResource: true,
+  getMethodsEntry: '26.0',
+  // stable/26 MW/plugins/auth.py:585, 727, 757, 1039, 1074, 1087.
+  cliPrivateMethods: [
+    'auth.login',
+    'auth.login_ex_continue',
+    'auth.login_ex',
+    'auth.login_with_api_key',
+    'auth.login_with_token',
+    'auth.logout',
+  ],
 };

@@ -80,4 +80,15 @@ export interface Release {
    * 25.10.x's zfs.snapshot raises `Failed to hold snapshot: …` CallErrors (MW/plugins/zfs_/snapshot_actions.py).
    */
   snapshotActionsThroughZfsResource: boolean;
+  /**
+   * The keys of a core.get_methods entry: 25.10's (`item_method`, `require_websocket`; TS-25.10.1
+   * MW/service/core_service.py:364-380) or 26.0's, built once for its methods cache
+   * (`no_authz_required`, `cli_private`; stable/26 MW/service/core_service.py:362-378).
+   */
+  getMethodsEntry: '25.10' | '26.0';
+  /**
+   * The methods of stor's marked `cli_private` in their decorator, which core.get_methods' CLI
+   * target leaves out (TS-25.10.1 MW/service/core_service.py:308-309; stable/26 :413-414).
+   */
+  cliPrivateMethods: readonly string[];
 }

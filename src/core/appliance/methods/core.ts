@@ -59,6 +59,6 @@ export const coreMethods = [
     startDownload(ctx, method, args, filename, buffered),
   ),
   implement(coreContract['core.get_methods'], ({ appliance, session }, service, target) =>
-    methodMetadata(appliance.contract, appliance.catalogue, session, service, target),
+    methodMetadata(appliance.contract, appliance.catalogue, session, service, target, appliance.release),
   ),
 ];

@@ -1,4 +1,6 @@
 import type { MethodContract } from '../method.js';
+import { alertContract26 } from './alert.js';
+import { nfsContract26 } from './nfs.js';
 import { apiKeyContract26 } from './api-key.js';
 import { authContract26 } from './auth.js';
 import { poolContract26 } from './pool.js';
@@ -21,7 +23,11 @@ import { userContract26 } from './user.js';
  * - auth.*, api_key.*: SCRAM login and key records (auth.ts, api-key.ts here; CONTRACT_26_0_0_SCRAM).
  * - privilege.py: the six privilege.* methods unchanged; privilege.become_readonly added (not served).
  * - group.py, system_product.py's version/version_short, filesystem.py's stat/listdir/mkdir/setperm/
- *   chown/get/put, core.py's methods: unchanged (core.download: descriptions only).
+ *   chown/get/put/statfs, system.py, keychain.py, cronjob.py, core.py's methods: unchanged
+ *   (core.download: descriptions only). core.get_methods' model is `dict` in both, but 26 builds its
+ *   entries for a methods cache with other keys (stable/26 MW/service/core_service.py:362-378): the
+ *   release's `getMethodsEntry` (appliance/method-metadata.ts), not a contract entry.
+ * - alert.py: Alert declares `id` first (alert.ts here); alert.list_categories gains options (not served).
  * - pool_dataset.py: entries gain `tier` (TierInfo | null), create's encryption pbkdf2iters at least
  *   1,300,000 and `data` discriminated by type (pool-dataset.ts here); pool_snapshot.py: create takes
  *   `suspend_vms` (pool-snapshot.ts here); pool_snapshottask.py: the entry's fields in a new order,
@@ -29,7 +35,8 @@ import { userContract26 } from './user.js';
  *   is user.renew_2fa_secret's (user.py:474-481; user.ts here).
  * - replication.py: bound tasks `id` first, run's `options`, target_unmatched_snapshots' lists (replication.ts here).
  * - pool.py: PoolEntry gains `all_sed` and a typed `scan` (pool.ts here).
- * - nfs.py: SharingNFSEntry gains `dataset`, `relative_path` and `tier` (sharing-nfs.ts here); nfs.* unchanged.
+ * - nfs.py: SharingNFSEntry gains `dataset`, `relative_path` and `tier` (sharing-nfs.ts here); nfs.update's
+ *   argument may be left out (nfs.ts here), the rest of nfs.* unchanged.
  * - smb.py: share entries gain dataset/relative_path/tier (sharing-smb.ts here); the SMB service's
  *   record trades enable_smb1 for minimum_protocol (smb.ts here).
  * - service.py: start, stop, restart and reload removed (service-namespace.ts here); the rest unchanged.
@@ -57,6 +64,8 @@ export const CONTRACT_26_0_0_OVERRIDES: Readonly<Record<string, MethodContract>>
   ...sharingNfsContract26,
   ...sharingSmbContract26,
   ...smbContract26,
+  ...alertContract26,
+  ...nfsContract26,
   ...CONTRACT_26_0_0_SCRAM,
 };
 

@@ -41,7 +41,9 @@ export const smbContract26 = service('smb', {
   update: method({
     summary: 'Change the SMB server configuration {netbiosname, workgroup, minimum_protocol, guest, …}.',
     access: roles('SHARING_SMB_WRITE'),
-    params: () => [{ name: 'smb_update', schema: smbUpdateArgs26() }],
+    // May be left out: every field of SMBUpdateArgs is optional (ForUpdateMetaclass), so 26's
+    // single_argument_args gives it a default_factory (stable/26 MW/api/base/model.py:274-286).
+    params: () => [{ name: 'smb_update', schema: smbUpdateArgs26(), default: () => ({}), factory: true }],
     result: smbEntry26,
   }),
 });

@@ -6,6 +6,8 @@
  * (MW/role.py:260), and stays silent.
  */
 import { describe, expect, it } from 'vitest';
+import { EMULATIONS } from '../../../../src/core/appliance/settings.js';
+import { openTestAppliance } from '../../../helpers/appliance.js';
 import { createUserWithKey } from '../../../helpers/appliance.js';
 import { loggedInWs } from '../../../helpers/server.js';
 import { adminSession, conforming, errorOf } from '../../../conformance/harness.js';
@@ -36,5 +38,37 @@ describe('alert.list (MW/plugins/alert.py:234-246, 373-393)', () => {
       code: -32001,
       data: { error: 13, reason: '[EACCES] Not authorized' },
     });
+  });
+});
+
+describe('alert.list on 26.0', () => {
+  // Alert declares `id` first on 26 (stable/26 MW/api/v26_0_0/alert.py:19-34), after `text` on
+  // 25.10.1 (MW/api/v25_10_1/alert.py:19-49): the order core.get_methods' schema lists its fields in.
+  const fieldsOf = async (release: '25.10.1' | '26.0') => {
+    const t = await openTestAppliance(EMULATIONS[`truenas-${release}`]);
+    const all = await t.call<Record<string, { returns: { items: { properties: object }[] }[] }>>(
+      t.admin,
+      'core.get_methods',
+      'alert',
+    );
+    return Object.keys(all['alert.list']!.returns[0]!.items[0]!.properties);
+  };
+  const REST = [
+    'uuid',
+    'source',
+    'klass',
+    'args',
+    'node',
+    'key',
+    'datetime',
+    'last_occurrence',
+    'dismissed',
+    'mail',
+    'text',
+  ];
+
+  it("the entry's fields: id first on 26.0, after text on 25.10.1", async () => {
+    expect(await fieldsOf('26.0')).toEqual(['id', ...REST, 'level', 'formatted', 'one_shot']);
+    expect(await fieldsOf('25.10.1')).toEqual([...REST, 'id', 'level', 'formatted', 'one_shot']);
   });
 });
