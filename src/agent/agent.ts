@@ -36,6 +36,16 @@ export function idleSecondsFrom(env: Env): number {
 }
 
 /**
+ * REQUEST_MS, or less for the test suite: STOR_TEST_AGENT_REQUEST_MS, a whole number of milliseconds
+ * below it (docs/ENVIRONMENT.md); anything else, or unset, is REQUEST_MS. It only shortens the wait.
+ */
+export function requestMsFrom(env: Env): number {
+  const raw = env.STOR_TEST_AGENT_REQUEST_MS;
+  const n = Number(raw);
+  return raw !== undefined && raw !== '' && Number.isInteger(n) && n > 0 && n < REQUEST_MS ? n : REQUEST_MS;
+}
+
+/**
  * The session agent (docs/SESSIONS.md): serves this user's commands on a private Unix socket,
  * holding a pool of logged-in connections, until it has been idle STOR_SESSION_IDLE seconds, is
  * told to stop, or finds its socket replaced. It writes nothing but its socket: no log, no file.
@@ -55,6 +65,7 @@ export async function startAgent(
   const published = socketPathIn(dir, build);
   const startedAt = Date.now();
   const idleMs = idleSecondsFrom(env) * 1000;
+  const requestMs = requestMsFrom(env);
   const connections = new Set<Socket>();
   let ino = -1;
   let idleTimer: NodeJS.Timeout | undefined;
@@ -108,7 +119,7 @@ export async function startAgent(
       armIdle();
     });
     conn.on('error', () => undefined);
-    const deadline = setTimeout(() => conn.destroy(), REQUEST_MS);
+    const deadline = setTimeout(() => conn.destroy(), requestMs);
     conn.on('close', () => clearTimeout(deadline));
     readLines(conn, (line) => {
       clearTimeout(deadline);

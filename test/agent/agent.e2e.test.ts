@@ -14,6 +14,7 @@ import {
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { REQUEST_MS, requestMsFrom } from '../../src/agent/agent.js';
 import { E } from '../../src/core/error-catalogue.js';
 import { ensureAgent, queueAgentStart, startQueuedAgent } from '../../src/core/session/spawn.js';
 import { spawnStor, STOR_BIN } from '../helpers/bin.js';
@@ -168,9 +169,18 @@ describe('the session agent process', () => {
     );
   });
 
-  it('closes a connection that sends no request within 10 s', async () => {
+  it("the deadline for a connection's request is 10 s; STOR_TEST_AGENT_REQUEST_MS only shortens it", () => {
+    expect(REQUEST_MS).toBe(10_000);
+    expect(requestMsFrom({})).toBe(REQUEST_MS);
+    expect(requestMsFrom({ STOR_TEST_AGENT_REQUEST_MS: '300' })).toBe(300);
+    for (const raw of ['', '0', '-5', '1.5', 'abc', '10000', '60000'])
+      expect(requestMsFrom({ STOR_TEST_AGENT_REQUEST_MS: raw }), raw).toBe(REQUEST_MS);
+  });
+
+  it('closes a connection that sends no request within its deadline', async () => {
     const { env, dir } = sessionEnv();
-    spawnAgent(env);
+    // The agent's own deadline, shortened (the test above checks the 10 s it is without the knob).
+    spawnAgent({ ...env, STOR_TEST_AGENT_REQUEST_MS: '300' });
     const { socket } = await agentServing(dir);
     const { connect } = await import('node:net');
     const closed = await new Promise<boolean>((resolve) => {
