@@ -95,6 +95,50 @@ function readOwnFile(path: string): Buffer | undefined {
   }
 }
 
+/*
+ * V8 checks a cache's header (its version, flags, source and length) but, in Node's release builds,
+ * not the bytes after it: a cache damaged on disk behind an intact header can stop the process in a
+ * V8 fatal error while `new Script` deserializes it (exit 133), and so every run after it. So while
+ * this run deserializes a cache, a marker named after its process stands beside it, and a run that
+ * finds a marker whose process is gone takes it for such a stop and removes the cache: that run
+ * compiles without one and writes a new one. A run killed in those few milliseconds costs the next
+ * one a compile, nothing more.
+ */
+const READING = '.reading-';
+
+/** True when a marker beside `file` (or its help-only twin) names a process that is gone; such markers are removed. */
+function stoppedWhileReading(dir: string, file: string): boolean {
+  const prefix = file.slice(dir.length + 1);
+  let stopped = false;
+  for (const name of readdirSync(dir)) {
+    const at = name.indexOf(READING);
+    if (at === -1 || !name.startsWith(prefix)) continue;
+    const pid = Number(name.slice(at + READING.length));
+    if (Number.isInteger(pid) && pid > 0 && processExists(pid)) continue;
+    stopped = true;
+    unlinkSync(join(dir, name));
+  }
+  return stopped;
+}
+
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Removes the file if it is there. */
+function removeIfThere(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // Already gone.
+  }
+}
+
 /**
  * Writes the cache whole or not at all, and drops the caches no run will ask for again: this
  * run's kind for an earlier file at the same path (a rebuild), and any unused for a week. Other
@@ -110,7 +154,9 @@ function writeCache(dir: string, file: string, data: Buffer, run: string): void 
     for (const name of readdirSync(dir)) {
       const path = join(dir, name);
       if (!name.startsWith('bundle-') || path === file) continue;
-      if (name.startsWith(run) || now - statSync(path).mtimeMs > UNUSED_MS) unlinkSync(path);
+      // Another run's marker or half-written cache may be in use now: removed only when old.
+      const inUse = name.includes(READING) || name.endsWith('.tmp');
+      if ((name.startsWith(run) && !inUse) || now - statSync(path).mtimeMs > UNUSED_MS) unlinkSync(path);
     }
   } catch {
     // A cache not written is compiled again next time.
@@ -187,6 +233,16 @@ export function loadWithCodeCache(bundle: string, env: NodeJS.ProcessEnv, helpOn
     const buf = readOwnFile(path);
     return buf === undefined ? undefined : parseCacheFile(buf);
   };
+  if (dir !== undefined && file !== undefined) {
+    try {
+      if (stoppedWhileReading(dir, file)) {
+        removeIfThere(file);
+        removeIfThere(`${file}${HELP_ONLY}`);
+      }
+    } catch {
+      // Unlisted or unremovable: read as it is.
+    }
+  }
   let cached = file === undefined ? undefined : read(file);
   let fromHelpOnly = false;
   if (file !== undefined && cached === undefined) {
@@ -194,11 +250,20 @@ export function loadWithCodeCache(bundle: string, env: NodeJS.ProcessEnv, helpOn
     fromHelpOnly = cached !== undefined;
   }
   const cachedData = cached?.data;
+  let marker: string | undefined;
+  if (cachedData !== undefined) {
+    try {
+      writeFileSync((marker = `${file}${READING}${process.pid}`), '', { mode: 0o600, flag: 'wx' });
+    } catch {
+      marker = undefined;
+    }
+  }
   // The module wrapper Node gives CommonJS files; strict, as the ES modules it was bundled from are.
   const script = new Script(`(function (exports, require, module, __filename, __dirname) {'use strict';${source}\n})`, {
     filename: bundle,
     ...(cachedData ? { cachedData } : {}),
   });
+  if (marker !== undefined) removeIfThere(marker);
   const rewrite = cachedData === undefined || script.cachedDataRejected || (fromHelpOnly && !helpOnly);
   if (dir !== undefined && file !== undefined) {
     const prefix = runPrefix(bundle);

@@ -144,6 +144,76 @@ describe("the bundle's code cache", () => {
     expect(statSync(join(codeCache, file!)).size).toBeGreaterThan(0);
   });
 
+  it('a cache damaged behind its header, which stops V8 as it is read, stops one run at most: the next drops it and writes a new one', async () => {
+    const { codeCache, whoami } = setup();
+    const first = await whoami();
+    const [file] = cacheFiles(codeCache);
+    const path = join(codeCache, file!);
+    // V8 checks the header (version, flags, source, length), not the bytes after it: 4 KiB of
+    // zeros mid-file end Node 20 to 26 in a fatal error while `new Script` deserializes (exit 133).
+    const damaged = readFileSync(path);
+    damaged.fill(0, damaged.length >> 1, (damaged.length >> 1) + 4096);
+    writeFileSync(path, damaged);
+    const stopped = await whoami();
+    if (stopped.code === 0) expect(stopped.stdout).toBe(first.stdout);
+    const next = await whoami();
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stdout).toBe(first.stdout);
+    expect(readFileSync(path).equals(damaged)).toBe(false);
+    expect(readdirSync(codeCache).filter((f) => f.includes('.reading-'))).toEqual([]);
+  });
+
+  it("a marker of a run that stopped while reading the cache drops it; a running process's marker does not", async () => {
+    const { codeCache, whoami } = setup();
+    const first = await whoami();
+    const [file] = cacheFiles(codeCache);
+    const path = join(codeCache, file!);
+    // A code path no run takes, named in the header (stor-code-cache 1 <paths>): a run that reads
+    // the cache keeps the header's paths, and only a cache written anew lacks it.
+    const cache = readFileSync(path);
+    const header = cache.toString('latin1', 0, 63).trimEnd();
+    cache.write(`${header},unused`.padEnd(63, ' '), 0, 'latin1');
+    writeFileSync(path, cache);
+    const named = () => readFileSync(path).toString('latin1', 0, 64).includes(',unused');
+    // This test's own process is running: its marker is another run reading the cache now.
+    const live = `${path}.reading-${process.pid}`;
+    writeFileSync(live, '');
+    expect((await whoami()).stdout).toBe(first.stdout);
+    expect(readFileSync(path).equals(cache)).toBe(true);
+    expect(existsSync(live)).toBe(true);
+    // A process that has exited: it stopped while it read the cache, which is dropped and written anew.
+    const gone = spawnSync(process.execPath, ['-e', '0']).pid;
+    const stale = `${path}.reading-${gone}`;
+    writeFileSync(stale, '');
+    expect(named()).toBe(true);
+    const after = await whoami();
+    expect(after.code, after.stderr).toBe(0);
+    expect(after.stdout).toBe(first.stdout);
+    expect(existsSync(stale)).toBe(false);
+    expect(existsSync(live)).toBe(true);
+    expect(named()).toBe(false);
+  });
+
+  it("another run's half-written cache or reading marker is left while young, removed once a week old", async () => {
+    const { codeCache, whoami } = setup();
+    const first = await whoami();
+    const [file] = cacheFiles(codeCache);
+    const path = join(codeCache, file!);
+    // Another run of this build, writing its cache now and reading it: its files carry this run's name.
+    const young = [`${path}.999999.tmp`, `${path}.reading-${process.pid}`];
+    const old = [`${path}.999998.tmp`, `${path}.reading-${process.ppid}`];
+    for (const f of [...young, ...old]) writeFileSync(f, '', { mode: 0o600 });
+    const eightDaysAgo = new Date(Date.now() - 8 * 24 * 3600 * 1000);
+    for (const f of old) utimesSync(f, eightDaysAgo, eightDaysAgo);
+    // This run's cache is written again (a rebuild would do the same): its clean-up runs.
+    writeFileSync(path, '');
+    const after = await whoami();
+    expect(after.stdout).toBe(first.stdout);
+    expect(statSync(path).size).toBeGreaterThan(0);
+    expect(young.filter((f) => existsSync(f))).toEqual(young);
+    expect(old.filter((f) => existsSync(f))).toEqual([]);
+  });
+
   it('runs under other V8 flags keep a cache of their own instead of rewriting one in turn', async () => {
     const { codeCache, run } = underOptions();
     expect((await run()).code).toBe(0);
