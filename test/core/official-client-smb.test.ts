@@ -122,3 +122,36 @@ for (const release of ['25.10.1', '26.0'] as const) {
     });
   });
 }
+
+/**
+ * smb.update's filemask is `UnixPerm | Literal['DEFAULT']` on both (MW/api/v25_10_1/smb.py:160-163,
+ * stable/26 MW/api/v26_0_0/smb.py:229): 25.10.1 lists each member's error under its tag
+ * (TS-25.10.1 MW/api/base/handler/accept.py:70-84); 26.0 joins both, their tags having brackets,
+ * under `filemask`, after the others (stable/26 MW/api/base/handler/accept.py:112-133).
+ */
+const MASK_ERRORS = {
+  '25.10.1': invalid(
+    [
+      'smb_update.filemask.function-after[validate_unix_perm(), str]',
+      'Value error, Please supply a value between 000 and 777',
+    ],
+    ["smb_update.filemask.literal['DEFAULT']", "Input should be 'DEFAULT'"],
+    ['smb_update.ntlmv1_auth', 'Input should be a valid boolean'],
+  ),
+  '26.0': invalid(
+    ['smb_update.ntlmv1_auth', 'Input should be a valid boolean'],
+    ['smb_update.filemask', "Value error, Please supply a value between 000 and 777 or Input should be 'DEFAULT'"],
+  ),
+};
+
+for (const release of ['25.10.1', '26.0'] as const) {
+  it(`smb.update's union errors through the official client as truenas-${release} words them`, async (ctx) => {
+    if ('reason' in client) return ctx.skip(client.reason);
+    const server = await startTestServer(EMULATIONS[`truenas-${release}`]);
+    const outcomes = await runClient(client.env, server.rpcUrl, server.adminKey, [
+      { label: 'bad', method: 'smb.update', params: [{ filemask: '0o1777', ntlmv1_auth: 'x' }] },
+    ]);
+    const bad = outcomes.get('bad');
+    expect([bad?.class, bad?.stderr]).toEqual(['ValidationErrors', MASK_ERRORS[release]]);
+  });
+}

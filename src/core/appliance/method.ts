@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { MethodContract, ParamSpec, ParamValues } from '../contract/method.js';
 import type { Appliance } from './appliance.js';
 import { eventOf } from './crud-events.js';
-import { validateParams } from './params.js';
+import { validateParams, type ValidationStyle } from './params.js';
 import type { JobHandle } from './jobs/jobs.js';
 import type { Session } from './session/session.js';
 
@@ -35,7 +35,7 @@ export interface MethodDefinition extends MethodContract {
    * Validates `params` against the contract (-32602 as pydantic words it, params.ts) and returns
    * the handler's call with them: the dispatcher validates before a job starts, and calls in it.
    */
-  bind(params: readonly unknown[]): (ctx: CallContext) => unknown;
+  bind(params: readonly unknown[], style?: ValidationStyle): (ctx: CallContext) => unknown;
   /**
    * The handler's call with args another release's entry validated (rpc/dispatcher.ts
    * `releaseMethod`): a later release's models may carry fields 25.10.1's params refuse.
@@ -67,7 +67,8 @@ export function implement<const P extends readonly ParamSpec[], R extends z.ZodT
       return answer;
     };
   };
-  const bind = (params: readonly unknown[]) => bindValidated(validateParams(contract.params, params));
+  const bind = (params: readonly unknown[], style?: ValidationStyle) =>
+    bindValidated(validateParams(contract.params, params, style));
   // Through the prototype, not a spread: a spread would build the contract's lazy schemas now.
   return Object.assign(Object.create(contract) as MethodContract<P, R>, { bind, bindValidated });
 }

@@ -24,6 +24,7 @@ export const release25101: Release = {
   retentionNeedsIdOrLimit: true,
   snapshotActionsThroughZfsResource: false,
   getMethodsEntry: '25.10',
+  joinUnionErrors: false,
   // MW/plugins/auth.py:680 (the same line at TS-25.10.6 and release/25.10.7).
   cliPrivateMethods: ['auth.login_ex'],
 };

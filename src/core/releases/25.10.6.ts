@@ -38,5 +38,6 @@ export const release25106: Release = {
   retentionNeedsIdOrLimit: true,
   snapshotActionsThroughZfsResource: false,
   getMethodsEntry: '25.10',
+  joinUnionErrors: false,
   cliPrivateMethods: ['auth.login_ex'], // MW/plugins/auth.py:680
 };

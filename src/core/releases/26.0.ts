@@ -44,6 +44,7 @@ export const release260: Release = {
   retentionNeedsIdOrLimit: false,
   snapshotActionsThroughZfsResource: true,
   getMethodsEntry: '26.0',
+  joinUnionErrors: true,
   // stable/26 MW/plugins/auth.py:585, 727, 757, 1039, 1074, 1087.
   cliPrivateMethods: [
     'auth.login',

@@ -91,4 +91,11 @@ export interface Release {
    * target leaves out (TS-25.10.1 MW/service/core_service.py:308-309; stable/26 :413-414).
    */
   cliPrivateMethods: readonly string[];
+  /**
+   * Whether validate_model joins a union's members' errors whose location ends in a tag with `[`
+   * or `(` (`literal['INHERIT']`) into one under the union, after the others (stable/26 and
+   * TS-26.0.0-BETA.3 MW/api/base/handler/accept.py:112-133); 25.10.x lists each under its tag
+   * (TS-25.10.1 :70-84, the same at TS-25.10.6 and release/25.10.7). appliance/params.ts words them.
+   */
+  joinUnionErrors: boolean;
 }

@@ -6,7 +6,7 @@ import { isSystemError, osError } from '../appliance/files/os-error.js';
 import { appliancePathOf } from '../appliance/files/sandbox.js';
 import type { Appliance } from '../appliance/appliance.js';
 import type { CallContext, MethodDefinition } from '../appliance/method.js';
-import { validateParams } from '../appliance/params.js';
+import { validateParams, type ValidationStyle } from '../appliance/params.js';
 import { handlersOf, loadedHandlersOf, type Handlers } from '../appliance/methods/index.js';
 import type { Session } from '../appliance/session/session.js';
 import { revalidateSession } from '../appliance/session/session-check.js';
@@ -107,7 +107,8 @@ function releaseMethod(handler: MethodDefinition, entry: MethodContract): Method
     const run = handler.bindValidated(args);
     return adapt ? async (ctx: CallContext) => adapt(await run(ctx)) : run;
   };
-  const bind = (params: readonly unknown[]) => bindValidated(validateParams(entry.params, params));
+  const bind = (params: readonly unknown[], style?: ValidationStyle) =>
+    bindValidated(validateParams(entry.params, params, style));
   // A job in the emulator stays one (`withJob`), whatever the entry says.
   return Object.assign(Object.create(entry) as MethodContract, { bind, bindValidated, job: handler.job });
 }
@@ -170,7 +171,8 @@ export class Dispatcher {
       if (!session.authenticated) throw rpcErrors.notAuthenticated();
       if (def.access.kind === 'roles' && !session.holdsAny(def.access.roles)) throw rpcErrors.notAuthorized();
     }
-    const run = def.bind(params);
+    // Worded as the release answering words them (its `joinUnionErrors`).
+    const run = def.bind(params, this.appliance.release);
     const ctx = { appliance: this.appliance, session, messageId };
     if (def.job) {
       const job = this.appliance.jobs.start(session, def.name, [...params], messageId, (handle) =>

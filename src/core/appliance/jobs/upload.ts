@@ -87,7 +87,7 @@ export function authorizeUpload(appliance: Appliance, session: Session, call: Up
       // then reads `.id` of its answer outside the try: AttributeError, aiohttp's 500 (:242-247).
       // The emulator does not run the method (docs/RELEASES.md "Deviations left").
       try {
-        validateParams(def.params, call.params);
+        validateParams(def.params, call.params, appliance.release);
       } catch (err) {
         if (err instanceof RpcError) throw new UploadRefused(412, err.reason);
         throw err;

@@ -594,13 +594,20 @@ function pathsOf(filters: QueryFilters): { paths: string[]; recursive: boolean; 
     if (attr === 'pool') recursive = true;
   }
   // ZFSResourceSnapshotQuery's `paths: UniqueList[str]` (MW/api/v26_0_0/zfs_resource_snapshot.py:176-181),
-  // built inside the plugin: pydantic's ValidationError, not the method's argument errors.
+  // built inside the plugin (MW/plugins/pool_/snapshot.py:260): pydantic's ValidationError as
+  // `str()` writes it, with its type and input, not validate_model's bare `msg` (MW/api/base/handler/accept.py:117).
+  // pydantic also adds a line linking its page for the error, `https://errors.pydantic.dev/<its
+  // version>/v/string_type`; the mirror does not say which pydantic 26.0 ships, so it is left out.
   const bad = paths.findIndex((p) => typeof p !== 'string');
-  if (bad >= 0)
+  if (bad >= 0) {
+    const value = paths[bad];
     throw rpcErrors.exception(
       'ValidationError',
-      `1 validation error for ZFSResourceSnapshotQuery\npaths.${bad}\n  Input should be a valid string`,
+      `1 validation error for ZFSResourceSnapshotQuery\npaths.${bad}\n` +
+        `  Input should be a valid string [type=string_type, input_value=${pydanticInputValue(pyRepr(value))}, ` +
+        `input_type=${Array.isArray(value) ? 'list' : pyTypeName(value)}]`,
     );
+  }
   // UniqueList's AfterValidator (MW/api/base/types/list.py:12-19 at TS-26.0.0-BETA.3): a path given
   // twice (`['id', 'in', [x, x]]`, or `id` and `name` both naming it) is PydanticCustomError
   // `unique_list`; pydantic writes it with its type and input and, a custom error having no page,
