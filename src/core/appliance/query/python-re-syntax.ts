@@ -208,7 +208,12 @@ class Checker {
     } else if (DIGITS.test(c)) {
       if (this.next !== undefined && DIGITS.test(this.next)) {
         esc += this.get();
-        if (OCTDIGITS.test(esc[1]!) && OCTDIGITS.test(esc[2]!) && this.next !== undefined && OCTDIGITS.test(this.next)) {
+        if (
+          OCTDIGITS.test(esc[1]!) &&
+          OCTDIGITS.test(esc[2]!) &&
+          this.next !== undefined &&
+          OCTDIGITS.test(this.next)
+        ) {
           esc += this.get();
           const code = parseInt(esc.slice(1), 8);
           if (code > 0o377) throw this.error(`octal escape value ${esc} outside of range 0-0o377`, esc.length);
@@ -543,8 +548,7 @@ export function checkPythonPattern(pattern: string, version: PythonRelease = '3.
   if (s.flags.includes('a') && s.flags.includes('u'))
     throw new PythonReError('ASCII and UNICODE flags are incompatible');
   if (s.next !== undefined) throw s.error('unbalanced parenthesis');
-  for (const [g, pos] of s.groupRefPos)
-    if (g >= s.groups) throw reError(`invalid group reference ${g}`, pattern, pos);
+  for (const [g, pos] of s.groupRefPos) if (g >= s.groups) throw reError(`invalid group reference ${g}`, pattern, pos);
   if (lookbehindWidthErrors.length) throw new PythonReError(lookbehindWidthErrors[0]!);
   return s.flags;
 }
