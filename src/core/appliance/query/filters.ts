@@ -2,6 +2,7 @@
 import { MISSING, getImpl } from './paths.js';
 import {
   casefold,
+  checkPyRegex,
   compilePyRegex,
   opRegex,
   parseIsoTimestamp,
@@ -88,6 +89,12 @@ export function validateFilters(
     }
     if (!OPS.has(op)) throw new FilterValueError(`Invalid operation: ${rawOp}`);
     if (op === '~' && typeof value === 'string') {
+      // Python's refusal before the size: a pattern Python does not compile has none.
+      try {
+        checkPyRegex(value);
+      } catch (err) {
+        throw new FilterValueError((err as Error).message);
+      }
       if (!seen.patterns.has(value)) {
         seen.patterns.add(value);
         seen.regexSize += pyRegexSize(value);

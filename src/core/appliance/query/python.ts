@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import type { RE2JS } from 're2js';
 import { foldString } from '../../python-casefold.js';
 import { pyRepr } from '../../python-repr.js';
+import { checkPythonPattern, PythonReError, UnsupportedByEmulator } from './python-re-syntax.js';
 import { MAX_REGEX_SIZE, regexSizeEstimate } from './regex-size.js';
 
 export { pyRepr };
@@ -117,47 +118,77 @@ let re2: typeof RE2JS | undefined;
 const engine = (): typeof RE2JS => (re2 ??= (loadCommonJs('re2js') as typeof import('re2js')).RE2JS);
 
 /**
- * Compiles a Python `re` pattern for `re.match`; throws a message naming what RE2 refuses. The
- * result is anchored at the start of the text (`\A`, which MULTILINE leaves alone) for `test()`:
- * RE2's match without submatches runs many times faster than `lookingAt()`, which tracks groups.
- */
-/**
- * A Python pattern as RE2 takes it: its leading inline flags apart, and the syntax the two read
- * differently rewritten (Lib/re/_parser.py, Python 3.11):
+ * A Python pattern as RE2 takes it, for a pattern Python compiles (checkPythonPattern first): its
+ * global inline flags apart, and the syntax the two read differently rewritten (Lib/re/_parser.py,
+ * Python 3.11):
  * - `$` outside MULTILINE is the end or before a newline that ends the text (AT_END); RE2's is the
  *   end only, so it becomes `\n?\z`. Consuming that newline differs only where the pattern goes on
  *   to match a newline after `$`.
- * - `\Z` is RE2's `\z`; `\uXXXX` and `\UXXXXXXXX` are `\x{…}` (RE2 has no `\u`).
- * - `{,n}` and `{,}` repeat from 0 (_parser.py:644-672); RE2 reads them as literal text.
+ * - `\Z` is RE2's `\z`; `\uXXXX` and `\UXXXXXXXX` are `\x{…}` (RE2 has no `\u`); `\b` in a set
+ *   is a backspace; octal escapes are Python's (`\0`, `\0oo`, `\ooo`), while `\12` is a reference
+ *   to group 12, which RE2 would read as octal; an escaped character that is neither a letter, a
+ *   digit nor ASCII punctuation is itself.
+ * - `{,n}` and `{,}` repeat from 0 (_parser.py:644-672); RE2 reads them as literal text. A `{` that
+ *   is no repeat is escaped.
  * - a `[` inside a set is itself; RE2 would read `[[:digit:]]` as a POSIX class.
- * - `(?#…)` is a comment, up to the first `)`.
+ * - `(?#…)` is a comment, up to the first `)`; `(?P<name>…)` a group (its name is not used here).
+ * - VERBOSE (`x`, global or scoped) drops whitespace and `#` comments outside sets
+ *   (_parser.py:_parse's `if verbose`); RE2 has no such flag.
+ * `unsupported` names a construct Python reads that RE2 cannot run, found while rewriting.
  */
-function toRe2(pattern: string): { src: string; flags: { i: boolean; m: boolean; s: boolean } } {
-  let rest = pattern;
+/**
+ * `\w`, `\d`, `\s` and their complements as a str pattern reads them without ASCII (Python's
+ * Objects/unicodectype.c: `\w` is str.isalnum() or `_`, `\d` a decimal digit (Nd), `\s`
+ * str.isspace()); RE2's are ASCII. In a set, RE2 cannot take the complement of a union: `\W`
+ * and `\S` there stay ASCII (docs/RELEASES.md).
+ */
+const PY_SPACE =
+  '\\t\\n\\v\\f\\r\\x{1c}-\\x{1f} \\x{85}\\x{a0}\\x{1680}\\x{2000}-\\x{200a}\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}';
+const UNICODE_CLASSES: Record<string, { alone: string; inClass: string } | undefined> = {
+  w: { alone: '[\\p{L}\\p{N}_]', inClass: '\\p{L}\\p{N}_' },
+  W: { alone: '[^\\p{L}\\p{N}_]', inClass: '\\W' },
+  d: { alone: '\\p{Nd}', inClass: '\\p{Nd}' },
+  D: { alone: '\\P{Nd}', inClass: '\\P{Nd}' },
+  s: { alone: `[${PY_SPACE}]`, inClass: PY_SPACE },
+  S: { alone: `[^${PY_SPACE}]`, inClass: '\\S' },
+};
+
+function toRe2(pattern: string): { src: string; flags: { i: boolean; m: boolean; s: boolean }; unsupported?: string } {
+  const rest = pattern;
   const flags = { i: false, m: false, s: false };
-  const inline = /^\(\?([aiLmsux]+)\)/.exec(rest);
-  if (inline) {
-    const f = inline[1]!;
-    flags.i = f.includes('i');
-    flags.m = f.includes('m');
-    flags.s = f.includes('s');
-    rest = rest.slice(inline[0].length);
-  }
+  let unsupported: string | undefined;
   let src = '';
   let inClass = false;
-  // Whether MULTILINE holds, for each group open; `(?m:…)` and `(?-m:…)` scope it.
-  const multiline = [flags.m];
+  // Whether MULTILINE and VERBOSE hold, for each group open; `(?m:…)` and `(?-x:…)` scope them.
+  const multiline = [false];
+  const verbose = [false];
+  // Whether ASCII (`a`) holds: else `\w`, `\d`, `\s` are Unicode's, as a str pattern's are.
+  const ascii = [false];
   for (let i = 0; i < rest.length; i++) {
     const c = rest[i]!;
     if (c === '\\') {
       const next = rest[i + 1] ?? '';
       const hex = next === 'u' ? 4 : next === 'U' ? 8 : 0;
       const digits = hex ? rest.slice(i + 2, i + 2 + hex) : '';
-      if (next === 'Z' && !inClass) src += '\\z';
+      const unicode = !ascii.at(-1) && UNICODE_CLASSES[next];
+      if (unicode) src += inClass ? unicode.inClass : unicode.alone;
+      else if (next === 'Z' && !inClass) src += '\\z';
+      else if (next === 'b' && inClass) src += '\\x08';
       else if (hex && digits.length === hex && /^[0-9A-Fa-f]+$/.test(digits)) {
         src += `\\x{${digits}}`;
         i += hex;
-      } else src += c + next;
+      } else if (/[0-9]/.test(next)) {
+        // _parser.py _escape / _class_escape: an octal escape, else a group reference.
+        const octal = (inClass ? /^[0-7]{1,3}/ : /^(?:0[0-7]{0,2}|[0-7]{3})/).exec(rest.slice(i + 1))?.[0];
+        if (octal !== undefined) {
+          src += `\\x{${parseInt(octal, 8).toString(16)}}`;
+          i += octal.length;
+          continue;
+        }
+        unsupported ??= 'a backreference';
+        src += c + next;
+      } else if (/[A-Za-z]/.test(next) || /[!-/:-@[-`{-~]/.test(next)) src += c + next;
+      else src += `\\x{${next.codePointAt(0)!.toString(16)}}`;
       i++;
       continue;
     }
@@ -165,6 +196,14 @@ function toRe2(pattern: string): { src: string; flags: { i: boolean; m: boolean;
       if (c === ']') inClass = false;
       src += c === '[' ? '\\[' : c;
       continue;
+    }
+    if (verbose.at(-1)) {
+      if (' \t\n\r\v\f'.includes(c)) continue;
+      if (c === '#') {
+        const end = rest.indexOf('\n', i);
+        i = end < 0 ? rest.length : end;
+        continue;
+      }
     }
     if (c === '[') {
       inClass = true;
@@ -182,20 +221,56 @@ function toRe2(pattern: string): { src: string; flags: { i: boolean; m: boolean;
           continue;
         }
       }
+      // Global flags: Python takes them only at the start (checkPythonPattern).
+      const global = /^\(\?([a-zA-Z]+)\)/.exec(rest.slice(i));
+      if (global) {
+        const f = global[1]!;
+        flags.i ||= f.includes('i');
+        flags.m ||= f.includes('m');
+        flags.s ||= f.includes('s');
+        if (f.includes('m')) multiline[0] = true;
+        if (f.includes('x')) verbose[0] = true;
+        if (f.includes('a')) ascii[0] = true;
+        if (f.includes('t')) unsupported ??= 'the TEMPLATE flag';
+        i += global[0].length - 1;
+        continue;
+      }
       const scoped = /^\(\?([a-zA-Z]*)(?:-([a-zA-Z]*))?:/.exec(rest.slice(i));
       const m = multiline.at(-1)!;
-      multiline.push(scoped ? (m || scoped[1]!.includes('m')) && !(scoped[2] ?? '').includes('m') : m);
+      const v = verbose.at(-1)!;
+      const on = scoped?.[1] ?? '';
+      const off = scoped?.[2] ?? '';
+      multiline.push((m || on.includes('m')) && !off.includes('m'));
+      verbose.push((v || on.includes('x')) && !off.includes('x'));
+      ascii.push(on.includes('a') || (ascii.at(-1)! && !on.includes('u')));
       if (scoped) {
         // ASCII (`a`) and UNICODE (`u`, a str pattern's default) are not RE2 flags; RE2's classes
-        // are ASCII already.
-        const on = scoped[1]!.replace(/[au]/g, '');
-        src += `(?${on}${scoped[2] === undefined ? '' : `-${scoped[2]}`}:`;
+        // are ASCII already. VERBOSE is applied here.
+        const on2 = on.replace(/[aux]/g, '');
+        const off2 = off.replace(/x/g, '');
+        src += `(?${on2}${off2 ? `-${off2}` : ''}:`;
         i += scoped[0].length - 1;
-      } else src += c;
+        continue;
+      }
+      const named = /^\(\?P<[^>]*>/.exec(rest.slice(i));
+      if (named) {
+        src += '(';
+        i += named[0].length - 1;
+        continue;
+      }
+      if (/^\(\?(?:[=!]|<[=!])/.test(rest.slice(i))) unsupported ??= 'lookaround';
+      else if (rest.startsWith('(?>', i)) unsupported ??= 'an atomic group';
+      else if (rest.startsWith('(?(', i)) unsupported ??= 'a conditional';
+      else if (rest.startsWith('(?P=', i)) unsupported ??= 'a backreference';
+      src += c;
       continue;
     }
     if (c === ')') {
-      if (multiline.length > 1) multiline.pop();
+      if (multiline.length > 1) {
+        multiline.pop();
+        verbose.pop();
+        ascii.pop();
+      }
       src += c;
       continue;
     }
@@ -203,15 +278,19 @@ function toRe2(pattern: string): { src: string; flags: { i: boolean; m: boolean;
       src += '(?:\\n?\\z)';
       continue;
     }
-    const from0 = c === '{' ? /^\{,(\d*)\}/.exec(rest.slice(i)) : null;
-    if (from0) {
-      src += `{0,${from0[1]}}`;
-      i += from0[0].length - 1;
+    if (c === '{') {
+      // A repeat only as Python reads one, digits and all together (_parser.py:644-660): `{,n}`
+      // from 0, while `{}`, `{x` and, in VERBOSE, `{1, 2}` are literal text.
+      const repeat = /^\{(\d*)(,\d*)?\}/.exec(rest.slice(i));
+      if (repeat && repeat[0] !== '{}') {
+        src += `{${repeat[1] || (repeat[2] ? '0' : '')}${repeat[2] ?? ''}}`;
+        i += repeat[0].length - 1;
+      } else src += '\\{';
       continue;
     }
     src += c;
   }
-  return { src, flags };
+  return { src, flags, ...(unsupported === undefined ? {} : { unsupported }) };
 }
 
 /** The refusal of a pattern (or of a query's patterns together) whose program would pass MAX_REGEX_SIZE. */
@@ -229,11 +308,34 @@ export function pyRegexSize(pattern: string): number {
   return regexSizeEstimate(toRe2(pattern).src);
 }
 
+/**
+ * Refuses, with re.error's text (or OverflowError's), a pattern Python's `re` does not compile:
+ * the middleware's `~` is `re.match(y, x or '')` (MW/src/middlewared/middlewared/utils/
+ * filter_list.py:157 at TS-25.10.1, MW/src/middlewared/middlewared/api/base/validators/
+ * filter_ops.py:32 at TS-26.0.0-BETA.3), which raises it.
+ */
+export function checkPyRegex(pattern: string): void {
+  try {
+    checkPythonPattern(pattern);
+  } catch (err) {
+    if (err instanceof PythonReError) throw new Error(`${pattern}: ${err.message}`);
+    if (err instanceof UnsupportedByEmulator) throw new Error(`${pattern}: ${NOT_SUPPORTED} (${err.message})`);
+    throw err;
+  }
+}
+
+const NOT_SUPPORTED = 'regular expression not supported by the emulator';
+/** What RE2, the linear-time engine `~` runs on, lacks of Python's `re` (docs/RELEASES.md). */
+const RE2_LACKS =
+  'it runs `~` on RE2, a linear-time engine without backreferences, lookaround, conditionals, atomic groups, possessive repeats or repeats past 1000';
+
 export function compilePyRegex(pattern: string): RE2JS {
   const cached = regexCache.get(pattern);
   if (cached !== undefined) return cached;
+  checkPyRegex(pattern);
   const RE2 = engine();
-  const { src, flags: f } = toRe2(pattern);
+  const { src, flags: f, unsupported } = toRe2(pattern);
+  if (unsupported !== undefined) throw new Error(`${pattern}: ${NOT_SUPPORTED} (${unsupported}); ${RE2_LACKS}`);
   const flags = (f.i ? RE2.CASE_INSENSITIVE : 0) | (f.m ? RE2.MULTILINE : 0) | (f.s ? RE2.DOTALL : 0);
   // Judged before compiling: compiling the pattern is itself the cost being bounded.
   if (regexSizeEstimate(src) > MAX_REGEX_SIZE) throw new Error(regexTooLarge(pattern));
@@ -243,9 +345,7 @@ export function compilePyRegex(pattern: string): RE2JS {
     RE2.compile(src, flags);
     re = RE2.compile(`\\A(?:${src})`, flags);
   } catch (err) {
-    throw new Error(
-      `${pattern}: regular expression not supported (${err instanceof Error ? err.message : String(err)}); backreferences and lookaround are not`,
-    );
+    throw new Error(`${pattern}: ${NOT_SUPPORTED} (${err instanceof Error ? err.message : String(err)}); ${RE2_LACKS}`);
   }
   if (regexCache.size > 500 || cachedInstructions + re.programSize() > CACHE_MAX_INSTRUCTIONS) {
     regexCache.clear();
