@@ -7,6 +7,7 @@
 
 import { createContext, Script, type Context } from 'node:vm';
 import { compilePyRegex } from '../query/python.js';
+import { checkPythonPattern, PythonReError, UnsupportedByEmulator } from '../query/python-re-syntax.js';
 
 /** Letters Python's `re` knows after a backslash outside a class (sre_parse.py ESCAPES, CATEGORIES). */
 const PY_LETTER_ESCAPES = new Set([...'abfnrtvxuUNdDsSwWAbBZ']);
@@ -213,6 +214,14 @@ function javascriptSourceOf(regex: string): string {
  * JavaScript's, where this file does not know Python's).
  */
 export function nameRegexTest(regex: string): (name: string) => boolean {
+  // Python's refusals, in its words, by the `~` filter's port of re's parser (query/python-re-syntax.ts);
+  // what it cannot judge (references, lookaround) is left to the checks and engine below.
+  try {
+    checkPythonPattern(`(${regex})$`);
+  } catch (err) {
+    if (err instanceof PythonReError) throw new Error(err.message);
+    if (!(err instanceof UnsupportedByEmulator)) throw err;
+  }
   const source = javascriptSourceOf(regex);
   let linear;
   try {

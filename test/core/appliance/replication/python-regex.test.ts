@@ -149,8 +149,32 @@ describe("name_regex, as zettarepl's re.compile(f'({regex})$').match", () => {
       '(?i-q:a)',
       '(?i-%:a)',
       '(?x-:a)',
+      // Look-behind of no fixed width: Python refuses it when it compiles (_compiler.py), JavaScript runs it.
+      '(?<=a+)b',
     ];
     expect(differences(regexes, names)).toEqual([]);
+  });
+
+  it("refuses in the words of the machine's Python, positions counted in `({regex})$`", () => {
+    const regexes = ['a**', 'a{2,1}', '(a)\\1', '\\q', '^*', '(?<=a+)b', '(?P<1>x)'];
+    const r = spawnSync(
+      'python3',
+      [
+        '-c',
+        'import json, re, sys\nfor p in json.load(sys.stdin):\n    try:\n        re.compile(f"({p})$")\n        print("")\n    except re.error as e:\n        print(e)',
+      ],
+      { input: JSON.stringify(regexes), encoding: 'utf8' },
+    );
+    expect(r.status, r.stderr).toBe(0);
+    const ours = regexes.map((regex) => {
+      try {
+        nameRegexTest(regex);
+        return '';
+      } catch (err) {
+        return (err as Error).message;
+      }
+    });
+    expect(ours).toEqual(r.stdout.split('\n').slice(0, regexes.length));
   });
 
   it('answers as the machine’s Python for generated patterns', () => {
