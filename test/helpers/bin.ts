@@ -80,6 +80,9 @@ export function collectOutput(
     child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
+    // A child that exits before it reads its input (most commands never read it) closes the pipe
+    // under this write: EPIPE, which is no failure of the command; its exit code and output are.
+    child.stdin?.on('error', () => undefined);
     child.stdin?.end(stdin);
   });
 }
