@@ -23,6 +23,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/stor-node-majors.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 summary=()
+failures=()
 status=0
 for major in "${majors[@]}"; do
   started=$SECONDS
@@ -52,9 +53,15 @@ for major in "${majors[@]}"; do
     status=1
   fi
   summary+=("$line")
+  failed=$(node "$root/scripts/vitest-counts.mjs" --failures "$report")
+  [ -z "$failed" ] || failures+=("node $version:" "$failed")
   rm -rf "$tree"
 done
 
 echo "== Node.js majors"
 printf '%s\n' "${summary[@]}"
+if [ ${#failures[@]} -gt 0 ]; then
+  echo "== Failed tests on other majors"
+  printf '%s\n' "${failures[@]}"
+fi
 exit $status

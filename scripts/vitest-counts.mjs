@@ -1,10 +1,41 @@
-// Prints "N passed, M failed" from a vitest JSON report (--reporter=json --outputFile.json=FILE), or
-// "no report" when the run ended before writing one: `node scripts/vitest-counts.mjs FILE`.
+// Reads a vitest JSON report (--reporter=json --outputFile.json=FILE).
+//   node scripts/vitest-counts.mjs FILE             "N passed, M failed", or "no report" when the
+//                                                   run ended before writing one
+//   node scripts/vitest-counts.mjs --failures FILE  each failed test: its file, its name and the
+//                                                   first lines of its error, so that the end of
+//                                                   CI's output (often all that is kept) names it
 import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
 
+const failures = process.argv[2] === '--failures';
+const file = process.argv[failures ? 3 : 2];
+let report;
 try {
-  const report = JSON.parse(readFileSync(process.argv[2], 'utf8'));
-  console.log(`${report.numPassedTests} passed, ${report.numFailedTests} failed`);
+  report = JSON.parse(readFileSync(file, 'utf8'));
 } catch {
-  console.log('no report');
+  if (!failures) console.log('no report');
+  process.exit(0);
+}
+if (!failures) {
+  console.log(`${report.numPassedTests} passed, ${report.numFailedTests} failed`);
+  process.exit(0);
+}
+for (const suite of report.testResults ?? []) {
+  const where = relative(process.cwd(), suite.name);
+  const failed = (suite.assertionResults ?? []).filter((t) => t.status === 'failed');
+  // A file that failed to load, or an error outside any test, has no failed test of its own.
+  if (failed.length === 0 && suite.status === 'failed') {
+    console.log(`FAIL ${where}: ${firstLines(suite.message)}`);
+  }
+  for (const test of failed) {
+    console.log(`FAIL ${where} > ${test.fullName}`);
+    for (const message of test.failureMessages ?? []) console.log(`  ${firstLines(message)}`);
+  }
+}
+
+function firstLines(text) {
+  return String(text ?? '')
+    .split('\n')
+    .slice(0, 6)
+    .join('\n  ');
 }
