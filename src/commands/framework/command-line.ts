@@ -100,6 +100,10 @@ export function readCommandLine(argv: readonly string[]): CommandLine {
   const repeated = new Set<GlobalKey>();
   let endOfOptions = false;
   let commandWords: number | undefined;
+  const given = (spelling: Spelling, value: string | boolean) => {
+    if (spelling.key in globals) repeated.add(spelling.key);
+    globals[spelling.key] = value;
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === '--') {
@@ -112,17 +116,19 @@ export function readCommandLine(argv: readonly string[]): CommandLine {
     }
     options.push(a);
     const eq = a.startsWith('--') ? a.indexOf('=') : -1;
+    if (globalFlagsTogether(a)) {
+      for (const c of a.slice(1)) given(GLOBAL_SPELLINGS.get(`-${c}`)!, true);
+      continue;
+    }
     const spelling = GLOBAL_SPELLINGS.get(eq === -1 ? a : a.slice(0, eq));
     if (!spelling) {
-      if (commandWords === undefined && !VERSION_FLAGS.includes(a) && !globalFlagsTogether(a))
-        commandWords = words.length;
+      if (commandWords === undefined && !VERSION_FLAGS.includes(a)) commandWords = words.length;
       others.push(a);
       continue;
     }
-    if (spelling.key in globals) repeated.add(spelling.key);
-    if (!spelling.takesValue) globals[spelling.key] = !spelling.off;
-    else if (eq !== -1) globals[spelling.key] = a.slice(eq + 1);
-    else if (i + 1 < argv.length) globals[spelling.key] = argv[++i]!;
+    if (!spelling.takesValue) given(spelling, !spelling.off);
+    else if (eq !== -1) given(spelling, a.slice(eq + 1));
+    else if (i + 1 < argv.length) given(spelling, argv[++i]!);
   }
   const help = words[0] === 'help';
   return {

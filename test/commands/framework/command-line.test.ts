@@ -30,6 +30,16 @@ describe('the one reading of the command line before commander (src/commands/fra
     expect(line.options).toEqual(['--url', '--timeout=5', '-q', '--no-session', '--yes']);
   });
 
+  it('reads global flags written together (`-qv`) as each flag, as commander does, and not as an unknown option', () => {
+    const line = readCommandLine(['-qv', 'whoami', '-q']);
+    expect(line.globals).toEqual({ quiet: true, verbose: true });
+    expect([...line.repeated]).toEqual(['quiet']);
+    expect(line.others).toEqual([]);
+    expect(line.commandWords).toBe(1);
+    // A letter that is not a global flag makes the whole word the verb's or unknown.
+    expect(readCommandLine(['-qx', 'whoami'])).toMatchObject({ globals: {}, others: ['-qx'], commandWords: 0 });
+  });
+
   it('takes the value of every global option that has one from the next word, whatever it is, as commander does', () => {
     for (const [key, spec] of Object.entries(globalOptions)) {
       if (spec.type !== 'value') continue;
