@@ -16,9 +16,14 @@ export type { IO } from './commands/output/io.js';
 
 /**
  * stor's own version, from its package.json: found by walking up from this module, which sits
- * in dist/ (tsc), in dist/bundle/ or dist/bundle/chunks/ (the bundle), or in src/ (tests).
+ * in dist/ (tsc), in dist/bundle/ or dist/bundle/chunks/ (the bundle), or in src/ (tests). Read
+ * once per process: the session agent runs many commands, all with the code it loaded at its start,
+ * whose version this is even if the package is replaced meanwhile.
  */
-function packageVersion(): string {
+let version: string | undefined;
+const packageVersion = (): string => (version ??= readPackageVersion());
+
+function readPackageVersion(): string {
   for (const rel of ['../package.json', '../../package.json', '../../../package.json']) {
     try {
       const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as {
