@@ -12,9 +12,9 @@ import { tempDir } from '../../helpers/temp-dir.js';
 /*
  * A local file that another program lengthens or shortens while stor uploads it. The request's
  * Content-Length is the size the file had when the upload began: the body can be neither longer
- * nor shorter. The file is changed at the first progress report, when at most a few of its 2 MiB
- * buffers have been read ahead (the stream holds one chunk ahead of the form), long before the end
- * of a 32 MiB file.
+ * nor shorter. The file is changed at the first progress report, when one of its 2 MiB buffers
+ * has been read (the next is read when the socket asks for it), long before the end of a 32 MiB
+ * file.
  */
 
 const MiB = 1024 * 1024;
