@@ -71,8 +71,8 @@ function returnLentBuffers(socket: Duplex): void {
  *
  * An async iterator, not a Readable: undici asks for the next chunk once the socket has taken the
  * last, and it is read then. A stream between the two (its buffer, its read-ahead, its ticks and
- * calls per chunk) cost 0.05-0.08 s of CPU per GiB (bench/HISTORY.md, "upload client CPU per GiB:
- * the file read when the socket asks").
+ * calls per chunk) cost about 0.04-0.05 s of CPU per GiB, 5% of the client's (bench/HISTORY.md,
+ * "upload client CPU per GiB: the file read when the socket asks").
  */
 class FileChunks implements AsyncIterable<Buffer> {
   private position = 0;
