@@ -53,7 +53,7 @@ for major in "${majors[@]}"; do
     status=1
   fi
   summary+=("$line")
-  failed=$(node "$root/scripts/vitest-counts.mjs" --failures "$report")
+  failed=$(node "$root/scripts/vitest-counts.mjs" --failures "$report" $rc)
   [ -z "$failed" ] || failures+=("node $version:" "$failed")
   rm -rf "$tree"
 done

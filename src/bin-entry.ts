@@ -27,10 +27,12 @@ export async function main(line: CommandLine): Promise<void> {
   // A cache that cannot be written is skipped by Node, not an error.
   const { enableCompileCache } = nodeModule as CompileCache;
   if (enableCompileCache) {
-    const { cacheDirFrom, othersInHome } = await import('./core/config/paths.js');
+    const { cacheDirFrom, madeInOthersDir, othersInHome } = await import('./core/config/paths.js');
     const compileCache = join(cacheDirFrom(process.env), 'compile-cache');
-    // Not in another user's home (root with their HOME): Node would make it there, root's.
-    if (othersInHome(compileCache, process.env) === undefined) enableCompileCache(compileCache);
+    // Not in another user's home (root with their HOME), nor made in another user's directory:
+    // Node would make it there, ours.
+    if (othersInHome(compileCache, process.env) === undefined && !madeInOthersDir(compileCache))
+      enableCompileCache(compileCache);
   }
   const io = (await import('./commands/output/io.js')).processIO();
   // Connecting and logging in (the key's slow hash check) overlap with loading the CLI.

@@ -16,7 +16,7 @@ import { dirname, join } from 'node:path';
 import { cachedDataVersionTag } from 'node:v8';
 import { Script } from 'node:vm';
 import { CODE_PATH_EVENT, type CodePath } from './core/code-path.js';
-import { cacheDirFrom, othersInHome } from './core/config/paths.js';
+import { cacheDirFrom, madeInOthersDir, othersInHome } from './core/config/paths.js';
 import { BUILD_ID, ensurePrivateDir } from './core/session/paths.js';
 
 /*
@@ -223,8 +223,10 @@ export function loadWithCodeCache(bundle: string, env: NodeJS.ProcessEnv, helpOn
   }
   let dir: string | undefined = join(cacheDirFrom(env), 'code-cache');
   try {
-    // In another user's home (root with their HOME): no cache rather than a root-owned one there.
-    if (othersInHome(dir, env) !== undefined || ensurePrivateDir(dir) !== undefined) dir = undefined;
+    // In another user's home (root with their HOME), or where making it would add an entry to
+    // another user's directory (XDG_CACHE_HOME there): no cache rather than one of ours in theirs.
+    if (othersInHome(dir, env) !== undefined || madeInOthersDir(dir) || ensurePrivateDir(dir) !== undefined)
+      dir = undefined;
   } catch {
     dir = undefined;
   }

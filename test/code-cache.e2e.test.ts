@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import {
   chmodSync,
+  chownSync,
   cpSync,
   existsSync,
   mkdirSync,
@@ -17,6 +18,7 @@ import { describe, expect, it } from 'vitest';
 import { STOR_BIN, spawnStor } from './helpers/bin.js';
 import { spawnServe } from './helpers/serve-process.js';
 import { tempDir } from './helpers/temp-dir.js';
+import { OTHER_UID } from './helpers/other-user.js';
 import { EMBEDDED_MEANT } from './helpers/embedded-meant.js';
 
 // Every Node major runs the CLI from the CommonJS bundle with a code cache (src/start.ts).
@@ -313,6 +315,28 @@ describe("the bundle's code cache", () => {
     expect(r.stderr).toBe('');
     expect(JSON.parse(r.stdout).username).toBe('truenas_admin');
   });
+
+  // Only root can give a directory to another uid here (chown).
+  it.skipIf(process.getuid?.() !== 0)(
+    "a cache directory to be made in another user's directory is not made; in a sticky one (/tmp) it is",
+    async () => {
+      const home = tempDir();
+      const theirs = tempDir();
+      chownSync(theirs, OTHER_UID, OTHER_UID);
+      chmodSync(theirs, 0o777);
+      const run = (cache: string) =>
+        spawnStor(['whoami', '--json'], { env: { STOR_HOME: home, XDG_CACHE_HOME: cache } });
+      const r = await run(join(theirs, 'cache'));
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toBe('');
+      expect(JSON.parse(r.stdout).username).toBe('truenas_admin');
+      // Nor Node's compile cache (Node 22 and later), which is made beside the code cache.
+      expect(readdirSync(theirs)).toEqual([]);
+      chmodSync(theirs, 0o1777);
+      expect((await run(join(theirs, 'cache'))).code).toBe(0);
+      expect(cacheFiles(join(theirs, 'cache', 'stor', 'code-cache'))).toHaveLength(1);
+    },
+  );
 
   it('a code cache directory open to others is neither read, written nor repaired', async () => {
     const { codeCache, whoami } = setup();

@@ -20,6 +20,13 @@ export function pyRepr(v: unknown): string {
   return String(v);
 }
 
+/**
+ * What `str.isprintable()` refuses, which repr() escapes: Unicode's Other (Cc, Cf, Cs, Co, Cn) and
+ * Separator (Zl, Zp, Zs) characters but the space (Objects/unicodectype.c, PRINTABLE_MASK), as
+ * this Node's Unicode version classes them.
+ */
+const NOT_PRINTABLE = /^(?! )[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]$/u;
+
 function pyStrRepr(s: string): string {
   const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
   let out = quote;
@@ -30,8 +37,11 @@ function pyStrRepr(s: string): string {
     else if (ch === '\n') out += '\\n';
     else if (ch === '\r') out += '\\r';
     else if (ch === '\t') out += '\\t';
-    else if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) out += `\\x${cp.toString(16).padStart(2, '0')}`;
-    else out += ch;
+    else if (NOT_PRINTABLE.test(ch)) {
+      // Objects/unicodeobject.c unicode_repr: \xhh, \uhhhh or \Uhhhhhhhh, by the code point's size.
+      const [prefix, width] = cp <= 0xff ? ['x', 2] : cp <= 0xffff ? ['u', 4] : ['U', 8];
+      out += `\\${prefix}${cp.toString(16).padStart(width, '0')}`;
+    } else out += ch;
   }
   return out + quote;
 }

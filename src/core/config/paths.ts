@@ -1,4 +1,4 @@
-import { lstatSync } from 'node:fs';
+import { lstatSync, statSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 
@@ -45,6 +45,23 @@ export function cacheDirFrom(env: Env): string {
 export function tmpDirFrom(env: Env): string {
   const dir = env.TMPDIR || env.TMP || env.TEMP || '/tmp';
   return dir.length > 1 && dir.endsWith('/') ? dir.slice(0, -1) : dir;
+}
+
+/**
+ * Whether making `dir` (mkdir -p) would create its first missing part in a directory of another
+ * user's. A sticky directory such as /tmp is no such directory: what one makes there stays one's own.
+ */
+export function madeInOthersDir(dir: string): boolean {
+  const uid = process.getuid?.();
+  if (uid === undefined) return false;
+  let d = resolve(dir);
+  let st = statSync(d, { throwIfNoEntry: false });
+  if (st !== undefined) return false;
+  while (st === undefined && dirname(d) !== d) {
+    d = dirname(d);
+    st = statSync(d, { throwIfNoEntry: false });
+  }
+  return st !== undefined && st.uid !== uid && (st.mode & 0o1000) === 0;
 }
 
 /**

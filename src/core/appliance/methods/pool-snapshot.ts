@@ -621,9 +621,20 @@ function pathsOf(filters: QueryFilters): { paths: string[]; recursive: boolean; 
   return { paths: paths as string[], recursive, rest: rest as QueryFilters };
 }
 
-/** pydantic-core's `input_value=` in an error's text: the repr, cut to its first 25 and last 24 characters past 50. */
-const pydanticInputValue = (repr: string): string =>
-  [...repr].length > 50 ? `${[...repr].slice(0, 25).join('')}...${[...repr].slice(-24).join('')}` : repr;
+/**
+ * pydantic-core's `input_value=` in an error's text: the repr, past 50 bytes of UTF-8 cut to its
+ * first 25 and last 24 bytes, each shortened to whole characters (`é` is two bytes, `😀` four).
+ */
+function pydanticInputValue(repr: string): string {
+  const bytes = (chars: string[]) => Buffer.byteLength(chars.join(''));
+  const chars = [...repr];
+  if (bytes(chars) <= 50) return repr;
+  let head = 0;
+  while (bytes(chars.slice(0, head + 1)) <= 25) head++;
+  let tail = 0;
+  while (bytes(chars.slice(chars.length - tail - 1)) <= 24) tail++;
+  return `${chars.slice(0, head).join('')}...${chars.slice(chars.length - tail).join('')}`;
+}
 
 /**
  * The snapshots zfs.resource.snapshot.query_impl lists: every one without paths; else, per path in

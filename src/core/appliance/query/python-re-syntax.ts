@@ -25,11 +25,12 @@ export class PythonReError extends Error {}
 
 function reError(msg: string, pattern: string, pos?: number): PythonReError {
   if (pos === undefined) return new PythonReError(msg);
-  let text = `${msg} at position ${pos}`;
+  // Python counts code points; the checker indexes UTF-16 units, two for each character past the BMP.
+  const before = [...pattern.slice(0, pos)];
+  let text = `${msg} at position ${before.length}`;
   if (pattern.includes('\n')) {
-    const before = pattern.slice(0, pos);
-    const line = before.split('\n').length;
-    text += ` (line ${line}, column ${pos - before.lastIndexOf('\n')})`;
+    const line = before.filter((c) => c === '\n').length + 1;
+    text += ` (line ${line}, column ${before.length - before.lastIndexOf('\n')})`;
   }
   return new PythonReError(text);
 }
@@ -62,6 +63,13 @@ class Checker {
   private readonly groupDict = new Map<string, number>();
   readonly groupRefPos = new Map<number, number>();
   private lookbehindGroups: number | undefined;
+  /**
+   * What Lib/re/_compiler.py's _compile raises, visiting the parsed tree in order after parsing succeeded:
+   * a look-behind of no fixed width (op undefined, _compiler.py:150-153), or a repeat's node under
+   * TEMPLATE. A node comes before the nodes it holds, so before those starting after it; a repeat
+   * starting where the look-behind it repeats does holds it (order 0 before 1).
+   */
+  readonly compileErrors: { pos: number; order: number; op?: string }[] = [];
   flags = '';
 
   readonly pattern: string;
@@ -80,14 +88,16 @@ class Checker {
       this.next = undefined;
       return;
     }
-    // One code point, as Python indexes str (positions below count UTF-16 units alike for the BMP).
-    let char = p[index]!;
+    // One code point, as Python indexes str (Lib/re/_parser.py Tokenizer.__next): a character past
+    // the BMP is two UTF-16 units here, one character there. Positions are made Python's in reError.
+    const at = (i: number) => String.fromCodePoint(p.codePointAt(i)!);
+    let char = at(index);
     if (char === '\\') {
       index++;
       if (index >= p.length) throw reError('bad escape (end of pattern)', p, p.length - 1);
-      char += p[index];
+      char += at(index);
     }
-    this.index = index + 1;
+    this.index = index + char.length - (char[0] === '\\' ? 1 : 0);
     this.next = char;
   }
 
@@ -169,7 +179,7 @@ class Checker {
 
   /** _parser.py _escape / _class_escape: returns whether it is a category (a set in a class). */
   escape(esc: string, inClass: boolean): Item & { literal?: number } {
-    const c = esc[1]!;
+    const c = String.fromCodePoint(esc.codePointAt(1)!);
     const one = { kind: 'other' as const, lo: 1, hi: 1 };
     if (inClass) {
       if ('abfnrtv\\'.includes(c)) return { ...one, literal: 1 };
@@ -184,6 +194,8 @@ class Checker {
       esc += this.getwhile(hex, HEXDIGITS);
       if (esc.length !== hex + 2) throw this.error(`incomplete escape ${esc}`, esc.length);
       const code = parseInt(esc.slice(2), 16);
+      // Lib/re/_parser.py:335,395 chr(c): ValueError past 0x10FFFF (a bad escape), OverflowError past a C int.
+      if (c === 'U' && code > 0x7fffffff) throw new PythonReError('Python int too large to convert to C int');
       if (c === 'U' && code > 0x10ffff) throw this.error(`bad escape ${esc}`, esc.length);
       return { ...one, literal: code };
     }
@@ -228,7 +240,7 @@ class Checker {
       }
       throw this.error(`invalid group reference ${group}`, esc.length - 1);
     }
-    if (esc.length === 2) {
+    if (esc.length === 1 + c.length) {
       if (ASCIILETTERS.test(c)) throw this.error(`bad escape ${esc}`, esc.length);
       return { ...one, literal: c.codePointAt(0)! };
     }
@@ -252,9 +264,14 @@ class Checker {
 
   parse(verbose: boolean, nested: number, first = false): Item[] {
     const sub: Item[] = [];
+    // Where each item of sub starts: a repeat's node starts where the item it repeats does.
+    const starts: number[] = [];
+    let tokenStart = 0;
     for (;;) {
+      if (starts.length < sub.length) starts.push(tokenStart);
       const t = this.next;
       if (t === undefined || t === '|' || t === ')') break;
+      tokenStart = this.tell();
       this.get();
       if (verbose) {
         if (WHITESPACE.includes(t)) continue;
@@ -308,7 +325,9 @@ class Checker {
         const item = sub.at(-1);
         if (!item || item.kind === 'at') throw this.error('nothing to repeat', this.tell() - here + t.length);
         if (item.kind === 'repeat') throw this.error('multiple repeat', this.tell() - here + t.length);
-        if (!this.match('?')) this.match('+');
+        const op = this.match('?') ? 'MIN_REPEAT' : this.match('+') ? 'POSSESSIVE_REPEAT' : 'MAX_REPEAT';
+        // Lib/re/_compiler.py:103-105: under TEMPLATE (3.11's `t`) compiling any repeat fails.
+        this.compileErrors.push({ pos: starts[sub.length - 1]!, order: 0, op });
         sub[sub.length - 1] = {
           kind: 'repeat',
           lo: Math.min(item.lo * min, MAXREPEAT - 1),
@@ -377,7 +396,7 @@ class Checker {
         if (behind && outer === undefined) this.lookbehindGroups = undefined;
         if (!this.match(')')) throw this.error('missing ), unterminated subpattern', this.tell() - start);
         // _compiler.py:150-153, after parsing: no position.
-        if (behind && lo !== hi) lookbehindWidthErrors.push('look-behind requires fixed-width pattern');
+        if (behind && lo !== hi) this.compileErrors.push({ pos: start, order: 1 });
         return { kind: 'other', lo: 0, hi: 0 };
       } else if (char === '(') {
         return this.parseConditional(verbose, nested, start);
@@ -533,15 +552,11 @@ const isAlpha = (c: string) => /^\p{L}$/u.test(c);
 /** A pattern Python compiles but the emulator cannot judge or run alike: refused with our own words. */
 export class UnsupportedByEmulator extends Error {}
 
-// Collected during one check (the compile step reports them after parsing succeeds).
-let lookbehindWidthErrors: string[] = [];
-
 /**
  * Throws PythonReError with `str(re.error)` (or OverflowError's text) where `re.compile(pattern)`
  * fails, UnsupportedByEmulator where the emulator cannot tell; returns the global flags.
  */
 export function checkPythonPattern(pattern: string, version: PythonRelease = '3.11'): string {
-  lookbehindWidthErrors = [];
   const s = new Checker(pattern, version);
   s.parseSub(false, 0);
   // _parser.py parse(): fix_flags, then a stray `)`, then forward group references.
@@ -549,6 +564,15 @@ export function checkPythonPattern(pattern: string, version: PythonRelease = '3.
     throw new PythonReError('ASCII and UNICODE flags are incompatible');
   if (s.next !== undefined) throw s.error('unbalanced parenthesis');
   for (const [g, pos] of s.groupRefPos) if (g >= s.groups) throw reError(`invalid group reference ${g}`, pattern, pos);
-  if (lookbehindWidthErrors.length) throw new PythonReError(lookbehindWidthErrors[0]!);
+  const template = version === '3.11' && s.flags.includes('t');
+  const first = s.compileErrors
+    .filter((e) => e.op === undefined || template)
+    .sort((a, b) => a.pos - b.pos || a.order - b.order)[0];
+  if (first)
+    throw new PythonReError(
+      first.op === undefined
+        ? 'look-behind requires fixed-width pattern'
+        : `internal: unsupported template operator ${first.op}`,
+    );
   return s.flags;
 }

@@ -188,7 +188,12 @@ function toRe2(pattern: string): { src: string; flags: { i: boolean; m: boolean;
         unsupported ??= 'a backreference';
         src += c + next;
       } else if (/[A-Za-z]/.test(next) || /[!-/:-@[-`{-~]/.test(next)) src += c + next;
-      else src += `\\x{${next.codePointAt(0)!.toString(16)}}`;
+      else {
+        // The whole code point, two UTF-16 units past the BMP (`\😀` is 😀).
+        const cp = rest.codePointAt(i + 1)!;
+        src += `\\x{${cp.toString(16)}}`;
+        if (cp > 0xffff) i++;
+      }
       i++;
       continue;
     }
@@ -283,7 +288,10 @@ function toRe2(pattern: string): { src: string; flags: { i: boolean; m: boolean;
       // from 0, while `{}`, `{x` and, in VERBOSE, `{1, 2}` are literal text.
       const repeat = /^\{(\d*)(,\d*)?\}/.exec(rest.slice(i));
       if (repeat && repeat[0] !== '{}') {
-        src += `{${repeat[1] || (repeat[2] ? '0' : '')}${repeat[2] ?? ''}}`;
+        // int() of each bound: `{01,02}` is `{1,2}`, which RE2 would read as literal text.
+        const min = repeat[1] ? String(Number(repeat[1])) : repeat[2] ? '0' : '';
+        const max = repeat[2] === undefined ? '' : repeat[2] === ',' ? ',' : `,${Number(repeat[2].slice(1))}`;
+        src += `{${min}${max}}`;
         i += repeat[0].length - 1;
       } else src += '\\{';
       continue;

@@ -214,13 +214,14 @@ function javascriptSourceOf(regex: string): string {
  * JavaScript's, where this file does not know Python's).
  */
 export function nameRegexTest(regex: string): (name: string) => boolean {
-  // Python's refusals, in its words, by the `~` filter's port of re's parser (query/python-re-syntax.ts);
-  // what it cannot judge (references, lookaround) is left to the checks and engine below.
+  // Python's refusals, in its words, by the `~` filter's port of re's parser (query/python-re-syntax.ts).
+  // What it cannot read, a named character `\N{…}`, is refused too: JavaScript's engine below would
+  // read `\N{DIGIT ONE}` as the text `N{DIGIT ONE}` and match other names than Python does.
   try {
     checkPythonPattern(`(${regex})$`);
   } catch (err) {
-    if (err instanceof PythonReError) throw new Error(err.message);
-    if (!(err instanceof UnsupportedByEmulator)) throw err;
+    if (err instanceof PythonReError || err instanceof UnsupportedByEmulator) throw new Error(err.message);
+    throw err;
   }
   const source = javascriptSourceOf(regex);
   let linear;

@@ -250,4 +250,19 @@ describe("26.0's snapshot paths as ZFSResourceSnapshotQuery validates them", () 
       "input_value=['tank/data/child@one', '..., 'tank/data/child@one'], input_type=list]",
     );
   });
+
+  it("an input's repr as pydantic 2.13 writes it: cut by UTF-8 bytes, whole characters kept; what str.isprintable() refuses escaped", async () => {
+    const t = await withSnapshots('26.0');
+    const reason = async (paths: string[]) =>
+      ((await t.callError(t.admin, 'pool.snapshot.query', [['id', 'in', paths]])).toJSON().data as { reason: string })
+        .reason;
+    // `é` is two bytes: 25 bytes of `['tank/données/été@instantané', …` end after `ins`.
+    expect(await reason(['tank/données/été@instantané', 'tank/données/été@instantané'])).toContain(
+      "input_value=['tank/données/été@ins...ées/été@instantané'], input_type=list]",
+    );
+    // A no-break space is no printable character to Python: repr() writes it `\xa0`.
+    expect(await reason(['tank/a\u00a0b@s', 'tank/a\u00a0b@s'])).toContain(
+      "input_value=['tank/a\\xa0b@s', 'tank/a\\xa0b@s'], input_type=list]",
+    );
+  });
 });

@@ -177,6 +177,14 @@ describe("name_regex, as zettarepl's re.compile(f'({regex})$').match", () => {
     expect(ours).toEqual(r.stdout.split('\n').slice(0, regexes.length));
   });
 
+  it('refuses a named character `\\N{…}` in its own words rather than match other names than Python', () => {
+    // Python reads \N{DIGIT ONE} as `1` (unicodedata.lookup); the emulator has no Unicode names.
+    for (const regex of ['\\N{DIGIT ONE}', '(?=.)\\N{DIGIT ONE}', '(a)\\2|[\\N{DIGIT ONE}]'])
+      expect(() => nameRegexTest(regex), regex).toThrow(
+        /^\\N\{DIGIT ONE\} \(named characters\) is not supported by the emulator$/,
+      );
+  });
+
   it('answers as the machine’s Python for generated patterns', () => {
     // Python-only syntax and what differs between the engines (repeats, anchors, sets, groups,
     // references, escapes), over names that end in a newline too. Left out, as known differences:
