@@ -20,7 +20,9 @@ function filesUnder(dir: string): string[] {
  * The accounts walk through `base`, on whichever target its environment points at: the built binary
  * (stor) or in-process (storIn, the same `run()` the binary calls); returns every output.
  */
-async function accountsWalk(base: (args: string[], code?: number, stdin?: string) => Promise<SpawnResult>): Promise<string[]> {
+async function accountsWalk(
+  base: (args: string[], code?: number, stdin?: string) => Promise<SpawnResult>,
+): Promise<string[]> {
   const outputs: SpawnResult[] = [];
   const run = async (args: string[], code = 0, stdin?: string) => {
     const r = await base(args, code, stdin);

@@ -31,7 +31,11 @@ describe('a fleet of six stor serve instances', () => {
     const inProcess = storIn(env);
     const keys = servers.map((s) => readFileSync(s.adminKeyFile, 'utf8').trim());
     for (const [i, s] of servers.entries())
-      await inProcess(['login', '--url', s.baseUrl, '--api-key-stdin', '--profile', `nas${i + 1}`, '--json'], 0, keys[i]!);
+      await inProcess(
+        ['login', '--url', s.baseUrl, '--api-key-stdin', '--profile', `nas${i + 1}`, '--json'],
+        0,
+        keys[i]!,
+      );
     // A privilege with PRIVILEGE_WRITE, which includes itself: a lockout under that model (as in lockout-models.test.ts).
     const nas3 = storIn({
       STOR_HOME: tempDir(),
