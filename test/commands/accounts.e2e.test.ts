@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { SpawnResult } from '../helpers/bin.js';
 import { clientEnv, remoteEnv } from '../helpers/client-env.js';
 import { stor } from '../helpers/runbook.js';
+import { storIn } from '../helpers/run-stor.js';
 import { spawnServe } from '../helpers/serve-process.js';
 
 const PASSWORD = 'Wh1te rabbit-at 9';
@@ -15,10 +16,14 @@ function filesUnder(dir: string): string[] {
   );
 }
 
-/** The accounts walk through the built binary, on whichever target `env` points at; returns every output. */
-async function accountsWalk(env: Record<string, string>): Promise<string[]> {
+/**
+ * The accounts walk through `base`, on whichever target its environment points at: the built binary
+ * (stor) or in-process (storIn, the same `run()` the binary calls); returns every output.
+ */
+async function accountsWalk(
+  base: (args: string[], code?: number, stdin?: string) => Promise<SpawnResult>,
+): Promise<string[]> {
   const outputs: SpawnResult[] = [];
-  const base = stor(env);
   const run = async (args: string[], code = 0, stdin?: string) => {
     const r = await base(args, code, stdin);
     outputs.push(r);
@@ -124,9 +129,11 @@ async function accountsWalk(env: Record<string, string>): Promise<string[]> {
 }
 
 describe('stor user / stor group, end to end', () => {
+  // In-process on the embedded appliance: the walk through the built binary is the next test's,
+  // against stor serve; this one is about the embedded state files.
   it('walks accounts on the embedded appliance; the password is in no output or state file', async () => {
     const env = clientEnv();
-    const outputs = await accountsWalk(env);
+    const outputs = await accountsWalk(storIn(env));
     for (const out of outputs) expect(out).not.toContain(PASSWORD);
     for (const file of [...filesUnder(env.STOR_HOME!), ...filesUnder(env.STOR_CONFIG_DIR!)])
       expect(readFileSync(file).includes(PASSWORD), file).toBe(false);
@@ -135,7 +142,7 @@ describe('stor user / stor group, end to end', () => {
   it('walks accounts against stor serve; the new user logs in with the password given on stdin', async () => {
     const server = await spawnServe(clientEnv().STOR_HOME!);
     const env = remoteEnv(server);
-    const outputs = await accountsWalk(env);
+    const outputs = await accountsWalk(stor(env));
 
     const alice = clientEnv();
     const login = await stor(alice)(

@@ -1,9 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { spawnStor } from '../helpers/bin.js';
 import { clientEnv } from '../helpers/client-env.js';
 import { runBash } from '../helpers/runbook.js';
+import { runStor } from '../helpers/run-stor.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 /**
@@ -31,10 +31,14 @@ stor group delete rb-ops --yes ${extra}
 echo TEARDOWN-DONE
 `;
 
-/** What the runbook set up, as `--json` reads it: equal before and after a re-run when nothing changed. */
+/**
+ * What the runbook set up, as `--json` reads it: equal before and after a re-run when nothing
+ * changed. Read in-process (runStor, the same `run()` the binary calls): the runbook's own commands
+ * are the built binary under bash, the subject; these reads only look at what they left.
+ */
 async function state(env: Record<string, string>): Promise<Record<string, unknown>> {
   const read = async (args: string[]) => {
-    const r = await spawnStor([...args, '--json'], { env });
+    const r = await runStor([...args, '--json'], { env });
     return r.code === 0 ? JSON.parse(r.stdout) : { exit: r.code };
   };
   return {

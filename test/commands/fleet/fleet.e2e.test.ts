@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { E } from '../../../src/core/error-catalogue.js';
 import { spawnStor } from '../../helpers/bin.js';
 import { clientEnv } from '../../helpers/client-env.js';
-import { makeUserWithPrivilege, stor } from '../../helpers/runbook.js';
+import { makeUserWithPrivilege } from '../../helpers/runbook.js';
+import { storIn } from '../../helpers/run-stor.js';
 import { spawnServe, type ServeProcess } from '../../helpers/serve-process.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
@@ -25,16 +26,18 @@ describe('a fleet of six stor serve instances', () => {
       ),
     );
     const env = clientEnv();
+    // The set-up (profiles, nas3's privilege, profile tags) and the read-backs run in-process
+    // (storIn, the same `run()` the binary calls); every `--targets` command is the built binary.
+    const inProcess = storIn(env);
     const keys = servers.map((s) => readFileSync(s.adminKeyFile, 'utf8').trim());
-    for (const [i, s] of servers.entries()) {
-      const login = await spawnStor(
+    for (const [i, s] of servers.entries())
+      await inProcess(
         ['login', '--url', s.baseUrl, '--api-key-stdin', '--profile', `nas${i + 1}`, '--json'],
-        { env, stdin: keys[i]! },
+        0,
+        keys[i]!,
       );
-      expect(login.code, login.stderr).toBe(0);
-    }
     // A privilege with PRIVILEGE_WRITE, which includes itself: a lockout under that model (as in lockout-models.test.ts).
-    const nas3 = stor({
+    const nas3 = storIn({
       STOR_HOME: tempDir(),
       STOR_CONFIG_DIR: tempDir(),
       STOR_URL: servers[2]!.baseUrl,
@@ -85,15 +88,14 @@ describe('a fleet of six stor serve instances', () => {
     expect(clean.stderr.trim().split('\n').at(-1)).toBe('3 ok');
 
     // Changes (Deliver 3): the lab is nas1, nas2 and nas4.
-    for (const p of ['nas1', 'nas2', 'nas4'])
-      expect((await spawnStor(['profile', 'tag', p, 'lab'], { env })).code).toBe(0);
+    for (const p of ['nas1', 'nas2', 'nas4']) await inProcess(['profile', 'tag', p, 'lab']);
     const unconfirmed = await spawnStor(['--targets', '@lab', 'dataset', 'create', 'tank/fleet'], { env });
     expect(unconfirmed.code).toBe(2);
     expect(unconfirmed.stderr).toContain('plan: `stor dataset create tank/fleet` on nas1, nas2, nas4\n');
     const datasetsOf = async (p: string) =>
-      (
-        JSON.parse((await spawnStor(['--profile', p, 'dataset', 'list', '--json'], { env })).stdout) as { id: string }[]
-      ).map((d) => d.id);
+      (JSON.parse((await inProcess(['--profile', p, 'dataset', 'list', '--json'])).stdout) as { id: string }[]).map(
+        (d) => d.id,
+      );
     expect(await datasetsOf('nas1')).not.toContain('tank/fleet');
     const created = await spawnStor(['--targets', '@lab', 'dataset', 'create', 'tank/fleet', '--yes'], { env });
     expect(created.code, created.stderr).toBe(0);

@@ -6,8 +6,11 @@
  * command line once, in the first stage, must change none of it. STOR_BIN_UNDER_TEST runs another
  * build's binary (and the agent it starts) against the same expectations.
  */
-import { describe, expect, it } from 'vitest';
-import { clientEnv } from '../../helpers/client-env.js';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { SpawnResult } from '../../helpers/bin.js';
 import { agentPidsOf, sessionEnv } from '../../helpers/session.js';
 import { spawnUnderTest } from '../../helpers/stor-under-test.js';
 
@@ -49,23 +52,35 @@ const EDGES: [string[], number, string, string][] = [
 const first = (text: string) => text.split('\n')[0] ?? '';
 
 describe("command lines at the parser's edges", () => {
+  // One client machine, and each edge run once in its own process, for both tests: the first reads
+  // the table off these runs, the second holds the agent's to the same bytes. The edges change no
+  // state (help, version, refusals, a whoami), so a second run of each in its own process gave the
+  // same answers at the cost of twenty more Node starts.
+  const home = mkdtempSync(join(tmpdir(), 'stor-edges-'));
+  afterAll(() => rmSync(home, { recursive: true, force: true }));
+  const env = { STOR_HOME: join(home, 'home'), STOR_CONFIG_DIR: join(home, 'config') };
+  for (const dir of Object.values(env)) mkdirSync(dir, { mode: 0o700 });
+  let offRuns: Promise<SpawnResult[]> | undefined;
+  const inOwnProcess = () =>
+    (offRuns ??= (async () => {
+      const runs: SpawnResult[] = [];
+      for (const [args] of EDGES) runs.push(await spawnUnderTest(args, { ...env, STOR_SESSION: 'off' }));
+      return runs;
+    })());
+
   it('exit with the code and say the words they do today, sessions off', async () => {
     // Fails if `--` stopped ending the options, `--opt=value` or `-fVALUE` stopped parsing, or help/version moved.
-    const env = clientEnv();
-    const got = [];
-    for (const [args] of EDGES) {
-      const r = await spawnUnderTest(args, { ...env, STOR_SESSION: 'off' });
-      got.push([args, r.code, first(r.stdout), first(r.stderr)]);
-    }
+    const runs = await inOwnProcess();
+    const got = EDGES.map(([args], i) => [args, runs[i]!.code, first(runs[i]!.stdout), first(runs[i]!.stderr)]);
     expect(got).toEqual(EDGES);
   }, 180_000);
 
   it('print the same bytes and exit the same through the session agent as in their own process', async () => {
     // Fails if the first stage parses a command line otherwise than the command does in its own process.
-    const env = clientEnv();
+    const runs = await inOwnProcess();
     const { env: on, runtime } = sessionEnv();
-    for (const [args] of EDGES) {
-      const off = await spawnUnderTest(args, { ...env, STOR_SESSION: 'off' });
+    for (const [i, [args]] of EDGES.entries()) {
+      const off = runs[i]!;
       const handed = await spawnUnderTest(args, { ...env, ...on });
       expect({ args, code: handed.code, stdout: handed.stdout, stderr: handed.stderr }).toEqual({
         args,

@@ -4,9 +4,17 @@ import { stor } from '../../helpers/runbook.js';
 import { spawnServe } from '../../helpers/serve-process.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
-/** stor serve writes its notes to stderr just after the line spawnServe waits for. */
+/** As helpers/server.ts's: only there to end a wait for a note that never comes. */
+const SAFETY_MS = 120_000;
+
+/**
+ * stor serve writes its notes to stderr just after the line spawnServe waits for. Waited for up to
+ * a safety bound, not a count of polls: a hundred polls of 50 ms are 5 s, which a loaded machine
+ * can spend between the two writes.
+ */
 async function stderrOf(server: Awaited<ReturnType<typeof spawnServe>>, text: string): Promise<string> {
-  for (let i = 0; i < 100 && !server.stderr().includes(text); i++) await new Promise((r) => setTimeout(r, 50));
+  const deadline = Date.now() + SAFETY_MS;
+  while (!server.stderr().includes(text) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   return server.stderr();
 }
 

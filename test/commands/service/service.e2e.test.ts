@@ -1,15 +1,15 @@
 /**
- * The built binary's `stor service` walk on the embedded target and against `stor serve` on port
- * 0 (25.10.1 and 26.0): list, start (twice), stop with its question on a terminal, enable and
+ * The `stor service` walk on the embedded target (in-process) and through the built binary against
+ * `stor serve` on port 0 (25.10.1 and 26.0): list, start (twice), stop with its question on a terminal, enable and
  * disable, each read back with list.
  */
 import { describe, expect, it } from 'vitest';
-import { stor } from '../../helpers/runbook.js';
 import { storAgainstServe } from '../../helpers/release-targets.js';
+import { storIn } from '../../helpers/run-stor.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 import { answerOnTerminal } from '../../helpers/terminal.js';
 
-type Run = ReturnType<typeof stor>;
+type Run = (args: string[], expectCode?: number) => Promise<{ stdout: string }>;
 type Listed = { service: string; state: string; enable: boolean }[];
 
 const listed = async (run: Run, name: string) =>
@@ -31,10 +31,12 @@ async function serviceWalk(run: Run) {
   expect(await listed(run, 'nfs')).toMatchObject({ state: 'STOPPED', enable: false });
 }
 
-describe('stor service (built binary)', () => {
+describe('stor service: in-process on the embedded target, the built binary against stor serve', () => {
   it('walks list, start, stop, enable, disable on the embedded target; a stop asked on a terminal and declined stops nothing', async () => {
     const env = { STOR_HOME: tempDir() };
-    const run = stor(env);
+    // In-process (storIn, the same `run()` the binary calls): the walks against stor serve below are
+    // the built binary's; the question on a terminal stays the binary's, in a pseudo-terminal.
+    const run = storIn(env);
     await serviceWalk(run);
     // Service names complete from the target (completion/values.ts).
     const names = await run(['completion', '--values', 'service', '--prefix', 'n']);
