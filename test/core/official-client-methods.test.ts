@@ -565,11 +565,15 @@ const REFUSALS: { method: string; args: unknown[]; error: Expected; error26?: Ex
     method: 'pool.snapshot.clone',
     args: [{ snapshot: 'tank@nope', dataset_dst: 'tank/c' }],
     error: callError(14, '[EFAULT] Failed to clone snapshot: Snapshot tank@nope not found'),
+    // zfs.resource.snapshot.clone_impl's exception as it is (MW/plugins/zfs/rename_promote_clone_impl.py:35 over utils.py:123-131 at TS-26.0.0-BETA.3).
+    error26: callError(22, "'tank@nope' not found"),
   },
   {
     method: 'pool.snapshot.rollback',
     args: ['tank@nope'],
     error: callError(14, "[EFAULT] Failed to rollback snapshot: cannot open 'tank@nope': dataset does not exist"),
+    // zfs.resource.snapshot.rollback_impl's (MW/plugins/zfs/snapshot_rollback_impl.py:93-97 at TS-26.0.0-BETA.3).
+    error26: callError(22, "'tank@nope' not found"),
   },
   {
     method: 'pool.snapshot.release',

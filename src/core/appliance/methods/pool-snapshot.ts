@@ -21,7 +21,16 @@ import { restoreTree } from '../files/tree-copy.js';
 import { removeTree } from '../files/tree-walk.js';
 import { cloneSnapshot } from '../snapshots/clone.js';
 import { isWithin, mountOf, serializedByPool, takeSnapshots } from '../snapshots/take.js';
-import { holdSnapshot, holdSnapshot26, holdsOf, releaseSnapshot, releaseSnapshot26 } from '../snapshots/holds.js';
+import {
+  holdSnapshot,
+  holdSnapshot26,
+  holdsOf,
+  notASnapshot26,
+  pathNotFound26,
+  releaseSnapshot,
+  releaseSnapshot26,
+  zfsCoreException,
+} from '../snapshots/holds.js';
 import { pyRepr } from '../../python-repr.js';
 import { listHolds } from '../../store/snapshot-holds.js';
 import { poolSnapshotContract26 } from '../../contract/v26_0_0/pool-snapshot.js';
@@ -289,6 +298,12 @@ async function rollbackOne(appliance: Appliance, id: string, options: PoolSnapsh
       later.map((s) => s.id),
     );
   }
+  await restoreSnapshot(appliance, target, later);
+}
+
+/** The dataset's files and owners as `target` holds them, and `later` (its dataset's snapshots after it) destroyed. */
+async function restoreSnapshot(appliance: Appliance, target: SnapshotRecord, later: SnapshotRecord[]): Promise<void> {
+  const { store } = appliance;
   const all = appliance.datasets();
   const d = all.find((x) => x.id === target.dataset);
   const mount = d ? mountOf(appliance, d, all) : null;
@@ -303,9 +318,78 @@ async function rollbackOne(appliance: Appliance, id: string, options: PoolSnapsh
   for (const s of later) await removeTree(snapshotCopyDir(appliance, s.copy), snapshotsDir(store.stateDir));
 }
 
+/** Datasets in the order ZFS lists them: parents before children (`ordered`'s order for snapshots). */
+const byPath = (a: string, b: string): number => {
+  const [ka, kb] = [a.split('/'), b.split('/')];
+  for (let i = 0; i < Math.min(ka.length, kb.length); i++) if (ka[i] !== kb[i]) return ka[i]! < kb[i]! ? -1 : 1;
+  return ka.length - kb.length;
+};
+
+/**
+ * 26.0's rollback (MW/plugins/pool_/snapshot.py:57-66 at TS-26.0.0-BETA.3, the same on stable/26)
+ * calls the private zfs.resource.snapshot.rollback_impl (MW/plugins/zfs/snapshot_crud.py:752-770)
+ * and so raises MW/plugins/zfs/snapshot_rollback_impl.py's exceptions as they are, not the public
+ * rollback's ValidationErrors (snapshot_crud.py:809-825): a path without `@`
+ * (ZFSPathNotASnapshotException, :87-88), a snapshot that does not exist (ZFSPathNotFoundException,
+ * :93-98), with `recursive_rollback` a child that lacks it, found after the datasets before it
+ * are rolled back (:119-125); later snapshots without `recursive`/`recursive_clones` are
+ * lzc_rollback_to's EEXIST made a ValueError that lists them (:131-141, :146-168). With
+ * `recursive` the later ones are destroyed newest first (:171-205); a held one fails lzc_destroy_snaps
+ * with EBUSY, a ZFSCoreException its `except ZFSException` does not catch, after the newer ones went.
+ */
+async function rollback26(appliance: Appliance, id: string, options: PoolSnapshotRollbackOptions): Promise<void> {
+  const { store } = appliance;
+  if (!id.includes('@')) throw notASnapshot26(id);
+  const at = id.lastIndexOf('@');
+  const [dataset, name] = [id.slice(0, at), id.slice(at + 1)];
+  if (!store.read(() => listSnapshots(store.db)).some((s) => s.id === id)) throw pathNotFound26(id);
+  // _collect_child_datasets (:18-27): every dataset below, parents first.
+  const datasets = options.recursive_rollback
+    ? appliance
+        .datasets()
+        .map((d) => d.id)
+        .filter((d) => isWithin(d, dataset))
+        .sort(byPath)
+    : [dataset];
+  for (const ds of datasets) {
+    const snapshots = store.read(() => listSnapshots(store.db));
+    const snapPath = `${ds}@${name}`;
+    const target = snapshots.find((s) => s.id === snapPath);
+    if (!target) throw pathNotFound26(snapPath);
+    let later = snapshots.filter((s) => s.dataset === ds && s.txg > target.txg).sort((a, b) => a.txg - b.txg);
+    if (later.length > 0 && (options.recursive || options.recursive_clones)) {
+      const holds = listHolds(store.db);
+      const held = [...later].reverse().find((s) => (holds.get(s.id)?.size ?? 0) > 0);
+      // Those newer than a held one are destroyed before it fails.
+      const gone = held ? later.filter((s) => s.txg > held.txg) : later;
+      await destroyLater(appliance, gone);
+      if (held) throw zfsCoreException('lzc_destroy_snaps() failed', [[held.id, ERRNO.EBUSY]]);
+      later = [];
+    }
+    if (later.length > 0) throw snapshotRollbackRefusal.laterSnapshots26(later.map((s) => s.id));
+    await restoreSnapshot(appliance, target, []);
+  }
+}
+
+/** Snapshots destroyed: their rows (holds with them) and their copies. */
+async function destroyLater(appliance: Appliance, gone: SnapshotRecord[]): Promise<void> {
+  const { store } = appliance;
+  store.write(() =>
+    deleteSnapshots(
+      store.db,
+      gone.map((s) => s.id),
+    ),
+  );
+  for (const s of gone) await removeTree(snapshotCopyDir(appliance, s.copy), snapshotsDir(store.stateDir));
+}
+
 async function rollback(appliance: Appliance, id: string, options: PoolSnapshotRollbackOptions): Promise<null> {
   const [dataset, name] = splitId(id);
   return serializedByPool(appliance, dataset.split('/')[0]!, async () => {
+    if (appliance.release.snapshotActionsThroughZfsResource) {
+      await rollback26(appliance, id, options);
+      return null;
+    }
     if (!options.recursive_rollback) {
       await rollbackOne(appliance, id, options);
       return null;
