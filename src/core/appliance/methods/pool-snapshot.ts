@@ -127,13 +127,17 @@ function keptProperties(props: unknown): ((name: string) => boolean) | null {
 /**
  * An entry as `zfs.snapshots_serialized` builds it (py-libzfs `__snapshot_details`): user
  * properties first, then the snapshot properties `kept` keeps (all when null); no `properties` when
- * those are only `name` and `createtxg` (`simple_handle`), user properties included.
+ * those are only `name` and `createtxg` (`simple_handle`), user properties included. Its keys in
+ * PoolSnapshotEntry's order, `id` first (MW/api/v25_10_1/pool_snapshot.py:83-106 at TS-25.10.1): the
+ * answer is dumped through the method's result model (MW/api/base/handler/result.py:13-17), which
+ * writes a model's fields in their declared order, not in py-libzfs's (`properties` first, `id`
+ * after `dataset`, libzfs.pyx:1148-1160).
  */
 function entryOf(s: SnapshotRecord, kept: ((name: string) => boolean) | null = null, userrefs = 0): PoolSnapshotEntry {
   const [dataset, name] = splitId(s.id);
-  const head = { pool: s.pool, name: s.id, type: 'SNAPSHOT' as const, snapshot_name: name, dataset, id: s.id };
+  const tail = { pool: s.pool, name: s.id, type: 'SNAPSHOT' as const, snapshot_name: name, dataset };
   const simple = kept !== null && ZFS_SNAPSHOT_PROPERTIES.every((p) => !kept(p) || p === 'name' || p === 'createtxg');
-  if (simple) return { ...head, createtxg: String(s.txg) } as PoolSnapshotEntry;
+  if (simple) return { id: s.id, ...tail, createtxg: String(s.txg) } as PoolSnapshotEntry;
   const seconds = Math.floor(s.created_at / 1000);
   const properties: Record<string, SnapshotProperty> = {};
   for (const [key, value] of Object.entries(s.user_properties))
@@ -164,7 +168,7 @@ function entryOf(s: SnapshotRecord, kept: ((name: string) => boolean) | null = n
     ['logicalreferenced', () => bytes(s.referenced)],
   ];
   for (const [prop, make] of all) if (!kept || kept(prop)) properties[prop] = make();
-  return { properties, ...head, createtxg: String(s.txg) };
+  return { id: s.id, properties, ...tail, createtxg: String(s.txg) };
 }
 
 const splitId = (id: string): [string, string] => {
@@ -627,15 +631,17 @@ function entryOf26(
   const properties = properties26(s, backend, written);
   if (asked?.has('name')) properties.name = native(s.id);
   if (asked?.has('createtxg')) properties.createtxg = native(String(s.txg), s.txg);
+  // PoolSnapshotEntry's order (MW/api/v26_0_0/pool_snapshot.py:88-105 at TS-26.0.0-BETA.3), as the
+  // result model dumps it (MW/api/base/handler/result.py:24-29), not `_transform_snapshot_entry`'s.
   const entry: PoolSnapshotEntry = {
     id: s.id,
-    name: s.id,
+    properties,
     pool: s.pool,
+    name: s.id,
     type: 'SNAPSHOT',
     snapshot_name: name,
     dataset,
     createtxg: String(s.txg),
-    properties,
   };
   if (holds) entry.holds = holds;
   return entry;

@@ -154,17 +154,15 @@ describe("pool.snapshot.query's entries on 26.0", () => {
   it('create answers the entry create_impl reads back: creation and createtxg, no holds (MW/plugins/zfs/snapshot_create_impl.py:122-133)', async () => {
     const t = await withSnapshots('26.0');
     const made = await t.call<Entry>(t.admin, 'pool.snapshot.create', { dataset: 'tank/other', name: 'three' });
-    expect(Object.keys(made)).toEqual([
-      'id',
-      'name',
-      'pool',
-      'type',
-      'snapshot_name',
-      'dataset',
-      'createtxg',
-      'properties',
-    ]);
+    // PoolSnapshotCreateUpdateEntry's order, as the result model dumps it (MW/api/v26_0_0/pool_snapshot.py:88-108,
+    // MW/api/base/handler/result.py:24-29 at TS-26.0.0-BETA.3), not _transform_snapshot_entry's (`properties` last).
+    const model = ['id', 'properties', 'pool', 'name', 'type', 'snapshot_name', 'dataset', 'createtxg'];
+    expect(Object.keys(made)).toEqual(model);
     expect(Object.keys(made.properties)).toEqual(['creation', 'createtxg']);
+    const [listed] = await t.call<Entry[]>(t.admin, 'pool.snapshot.query', [['id', '=', 'tank/other@three']], {
+      extra: { holds: true, retention: true },
+    });
+    expect(Object.keys(listed!)).toEqual([...model, 'holds', 'retention']);
   });
 
   it("extra.retention reads the removal date from the snapshot's user properties, with no id-or-limit check (MW/plugins/zettarepl_/snapshot_removal_date.py:150-153)", async () => {
