@@ -675,11 +675,12 @@ function pathsOf(filters: QueryFilters): { paths: string[]; recursive: boolean; 
       rest.push(f);
       continue;
     }
-    // `paths.extend(f[2])` takes a string's characters, as Python's list.extend does.
+    // `paths.extend(f[2])` takes a string's characters and a dict's keys, as Python's list.extend does.
     const value = triple[2];
     if (triple[1] === '=') paths.push(value as string);
     else if (typeof value === 'string') paths.push(...value);
     else if (Array.isArray(value)) paths.push(...(value as unknown[]));
+    else if (typeof value === 'object' && value !== null) paths.push(...Object.keys(value));
     else throw rpcErrors.exception('TypeError', `'${pyTypeName(value)}' object is not iterable`);
     if (attr === 'pool') recursive = true;
   }

@@ -120,9 +120,28 @@ describe("pool.snapshot.query's entries on 26.0", () => {
     );
     // Another operator stays a filter.
     expect(ids(await q([['id', '^', 'tank/data@']]))).toEqual(['tank/data@one', 'tank/data@two']);
+    // `in` a dict: `paths.extend(dict)` takes its keys (:175, :181); the filter validators look at no
+    // operand of `in` (MW/api/base/validators/filters.py:43-68).
+    expect(ids(await q([['id', 'in', { 'tank/other@one': 1, 'tank/data@two': null }]]))).toEqual([
+      'tank/other@one',
+      'tank/data@two',
+    ]);
+    expect(ids(await q([['dataset', 'in', { 'tank/other': {} }]]))).toEqual(['tank/other@one']);
+    // `nin` stays a filter: filter_list's op_nin, `not operator.contains(dict, x)`, a key test (filter_ops.py:17-20).
+    expect(ids(await q([['id', 'nin', { 'tank/other@one': 1, 'tank/data@one': 2 }]]))).toEqual([
+      'tank/data@two',
+      'tank/data/child@one',
+    ]);
 
     // 25.10.1 filters them as filter_list does.
     const t25 = await withSnapshots('25.10.1');
+    // `in` a dict: `operator.contains(dict, x)`, a key test (TS-25.10.1 MW/utils/filter_list.py:128-144).
+    expect(
+      ids(await t25.call(t25.admin, 'pool.snapshot.query', [['id', 'in', { 'tank/other@one': 1, 'tank/data@two': 2 }]])),
+    ).toEqual(['tank/data@two', 'tank/other@one']);
+    expect(
+      ids(await t25.call(t25.admin, 'pool.snapshot.query', [['id', 'nin', { 'tank/other@one': 1, 'tank/data@one': 2 }]])),
+    ).toEqual(['tank/data@two', 'tank/data/child@one']);
     expect(await t25.call(t25.admin, 'pool.snapshot.query', [['id', '=', 'tank/data']])).toEqual([]);
     expect(
       await t25.call(t25.admin, 'pool.snapshot.query', [
