@@ -535,6 +535,15 @@ const REFUSALS: { method: string; args: unknown[]; error: Expected; error26?: Ex
     error26: notFound("'tank@nope' not found"),
   },
   { method: 'core.job_abort', args: [99999], error: notFound('Job with id 99999 does not exist') }, // MW/service/core_service.py:109-111
+  // re.match's re.error once the filter reaches an item, in the release's Python's words (3.11 on 25.10.x,
+  // 3.13 on 26.0: no TEMPLATE flag); no validator compiles the pattern
+  // (TS-25.10.1 MW/utils/filter_list.py:153-157, TS-26.0.0-BETA.3 MW/api/base/validators/filter_ops.py:29-32).
+  {
+    method: 'user.query',
+    args: [[['username', '~', '(?t:a)']]],
+    error: callError(22, 'bad inline flags: cannot turn on global flag at position 3'),
+    error26: callError(22, 'unknown extension ?t at position 1'),
+  },
   {
     method: 'filesystem.stat',
     args: ['/mnt/tank/nope'],

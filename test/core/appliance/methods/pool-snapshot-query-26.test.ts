@@ -137,10 +137,14 @@ describe("pool.snapshot.query's entries on 26.0", () => {
     const t25 = await withSnapshots('25.10.1');
     // `in` a dict: `operator.contains(dict, x)`, a key test (TS-25.10.1 MW/utils/filter_list.py:128-144).
     expect(
-      ids(await t25.call(t25.admin, 'pool.snapshot.query', [['id', 'in', { 'tank/other@one': 1, 'tank/data@two': 2 }]])),
+      ids(
+        await t25.call(t25.admin, 'pool.snapshot.query', [['id', 'in', { 'tank/other@one': 1, 'tank/data@two': 2 }]]),
+      ),
     ).toEqual(['tank/data@two', 'tank/other@one']);
     expect(
-      ids(await t25.call(t25.admin, 'pool.snapshot.query', [['id', 'nin', { 'tank/other@one': 1, 'tank/data@one': 2 }]])),
+      ids(
+        await t25.call(t25.admin, 'pool.snapshot.query', [['id', 'nin', { 'tank/other@one': 1, 'tank/data@one': 2 }]]),
+      ),
     ).toEqual(['tank/data@two', 'tank/data/child@one']);
     expect(await t25.call(t25.admin, 'pool.snapshot.query', [['id', '=', 'tank/data']])).toEqual([]);
     expect(
