@@ -535,6 +535,15 @@ const REFUSALS: { method: string; args: unknown[]; error: Expected; error26?: Ex
     error26: notFound("'tank@nope' not found"),
   },
   { method: 'core.job_abort', args: [99999], error: notFound('Job with id 99999 does not exist') }, // MW/service/core_service.py:109-111
+  // re.match's re.error once the filter reaches an item, in the release's Python's words (3.11 on 25.10.x,
+  // 3.13 on 26.0: no TEMPLATE flag); no validator compiles the pattern
+  // (TS-25.10.1 MW/utils/filter_list.py:153-157, TS-26.0.0-BETA.3 MW/api/base/validators/filter_ops.py:29-32).
+  {
+    method: 'user.query',
+    args: [[['username', '~', '(?t:a)']]],
+    error: callError(22, 'bad inline flags: cannot turn on global flag at position 3'),
+    error26: callError(22, 'unknown extension ?t at position 1'),
+  },
   {
     method: 'filesystem.stat',
     args: ['/mnt/tank/nope'],
@@ -565,11 +574,15 @@ const REFUSALS: { method: string; args: unknown[]; error: Expected; error26?: Ex
     method: 'pool.snapshot.clone',
     args: [{ snapshot: 'tank@nope', dataset_dst: 'tank/c' }],
     error: callError(14, '[EFAULT] Failed to clone snapshot: Snapshot tank@nope not found'),
+    // zfs.resource.snapshot.clone_impl's exception as it is (MW/plugins/zfs/rename_promote_clone_impl.py:35 over utils.py:123-131 at TS-26.0.0-BETA.3).
+    error26: callError(22, "'tank@nope' not found"),
   },
   {
     method: 'pool.snapshot.rollback',
     args: ['tank@nope'],
     error: callError(14, "[EFAULT] Failed to rollback snapshot: cannot open 'tank@nope': dataset does not exist"),
+    // zfs.resource.snapshot.rollback_impl's (MW/plugins/zfs/snapshot_rollback_impl.py:93-97 at TS-26.0.0-BETA.3).
+    error26: callError(22, "'tank@nope' not found"),
   },
   {
     method: 'pool.snapshot.release',

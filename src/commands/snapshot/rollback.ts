@@ -4,6 +4,8 @@ import { snapshotRollbackRefusal } from '../../core/refusals/pool-snapshot.js';
 import type { CommandContext } from '../framework/context.js';
 import { arg, defineCommand, flag, type OptionValues, yesFlag } from '../framework/declare.js';
 import { predictedDenial } from '../shared/predict-access.js';
+import { targetRelease } from '../shared/target-release.js';
+import { RELEASES } from '../../core/releases/index.js';
 import { holdToPlan } from '../shared/plan-check.js';
 import { confirmChange } from '../shared/prompts.js';
 import { type CommandResult, recordResult } from '../output/render.js';
@@ -61,7 +63,11 @@ export async function snapshotRollback(
     ctx.note(
       `${dataset} has ${later.length} snapshot${later.length === 1 ? '' : 's'} taken after ${id}; rolling back destroys ${later.length === 1 ? 'it' : 'them'}. Add -r to do so.`,
     );
-    throw snapshotRollbackRefusal.laterSnapshots(id, later);
+    // 26.0's rollback_impl words it as its ValueError (MW/plugins/zfs/snapshot_rollback_impl.py:135-141 at TS-26.0.0-BETA.3).
+    const { release } = await targetRelease(t);
+    throw release !== null && RELEASES[release].snapshotActionsThroughZfsResource
+      ? snapshotRollbackRefusal.laterSnapshots26(later)
+      : snapshotRollbackRefusal.laterSnapshots(id, later);
   }
   const lost = `every change to ${dataset} since ${id}${later.length > 0 ? ` and the later snapshot${later.length === 1 ? '' : 's'} ${later.join(', ')}` : ''}`;
   const outcome = () =>

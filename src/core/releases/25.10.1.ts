@@ -25,6 +25,7 @@ export const release25101: Release = {
   snapshotActionsThroughZfsResource: false,
   getMethodsEntry: '25.10',
   joinUnionErrors: false,
+  python: '3.11',
   // MW/plugins/auth.py:680 (the same line at TS-25.10.6 and release/25.10.7).
   cliPrivateMethods: ['auth.login_ex'],
 };

@@ -39,5 +39,6 @@ export const release25106: Release = {
   snapshotActionsThroughZfsResource: false,
   getMethodsEntry: '25.10',
   joinUnionErrors: false,
+  python: '3.11',
   cliPrivateMethods: ['auth.login_ex'], // MW/plugins/auth.py:680
 };

@@ -45,6 +45,7 @@ export const release260: Release = {
   snapshotActionsThroughZfsResource: true,
   getMethodsEntry: '26.0',
   joinUnionErrors: true,
+  python: '3.13',
   // stable/26 MW/plugins/auth.py:585, 727, 757, 1039, 1074, 1087.
   cliPrivateMethods: [
     'auth.login',

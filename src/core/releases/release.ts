@@ -98,4 +98,12 @@ export interface Release {
    * (TS-25.10.1 :70-84, the same at TS-25.10.6 and release/25.10.7). appliance/params.ts words them.
    */
   joinUnionErrors: boolean;
+  /**
+   * The Python its middleware runs on, whose `re` compiles a `~` filter's pattern (its refusals'
+   * words and exception class, appliance/query/python.ts): 3.11 on 25.10.x (Debian bookworm's; its
+   * MW/.github/workflows/lint.yml:27 sets up 3.11 at TS-25.10.1 and TS-25.10.6), 3.13 on 26.0
+   * (Debian trixie's, stable/26 MW/utils/timezone_choices.py:50; lint.yml:27 sets up 3.13 and
+   * MW/utils/threading.py:117 relies on "py3.13+").
+   */
+  python: '3.11' | '3.13';
 }

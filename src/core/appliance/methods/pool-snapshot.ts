@@ -21,7 +21,16 @@ import { restoreTree } from '../files/tree-copy.js';
 import { removeTree } from '../files/tree-walk.js';
 import { cloneSnapshot } from '../snapshots/clone.js';
 import { isWithin, mountOf, serializedByPool, takeSnapshots } from '../snapshots/take.js';
-import { holdSnapshot, holdSnapshot26, holdsOf, releaseSnapshot, releaseSnapshot26 } from '../snapshots/holds.js';
+import {
+  holdSnapshot,
+  holdSnapshot26,
+  holdsOf,
+  notASnapshot26,
+  pathNotFound26,
+  releaseSnapshot,
+  releaseSnapshot26,
+  zfsCoreException,
+} from '../snapshots/holds.js';
 import { pyRepr } from '../../python-repr.js';
 import { listHolds } from '../../store/snapshot-holds.js';
 import { poolSnapshotContract26 } from '../../contract/v26_0_0/pool-snapshot.js';
@@ -118,13 +127,17 @@ function keptProperties(props: unknown): ((name: string) => boolean) | null {
 /**
  * An entry as `zfs.snapshots_serialized` builds it (py-libzfs `__snapshot_details`): user
  * properties first, then the snapshot properties `kept` keeps (all when null); no `properties` when
- * those are only `name` and `createtxg` (`simple_handle`), user properties included.
+ * those are only `name` and `createtxg` (`simple_handle`), user properties included. Its keys in
+ * PoolSnapshotEntry's order, `id` first (MW/api/v25_10_1/pool_snapshot.py:83-106 at TS-25.10.1): the
+ * answer is dumped through the method's result model (MW/api/base/handler/result.py:13-17), which
+ * writes a model's fields in their declared order, not in py-libzfs's (`properties` first, `id`
+ * after `dataset`, libzfs.pyx:1148-1160).
  */
 function entryOf(s: SnapshotRecord, kept: ((name: string) => boolean) | null = null, userrefs = 0): PoolSnapshotEntry {
   const [dataset, name] = splitId(s.id);
-  const head = { pool: s.pool, name: s.id, type: 'SNAPSHOT' as const, snapshot_name: name, dataset, id: s.id };
+  const tail = { pool: s.pool, name: s.id, type: 'SNAPSHOT' as const, snapshot_name: name, dataset };
   const simple = kept !== null && ZFS_SNAPSHOT_PROPERTIES.every((p) => !kept(p) || p === 'name' || p === 'createtxg');
-  if (simple) return { ...head, createtxg: String(s.txg) } as PoolSnapshotEntry;
+  if (simple) return { id: s.id, ...tail, createtxg: String(s.txg) } as PoolSnapshotEntry;
   const seconds = Math.floor(s.created_at / 1000);
   const properties: Record<string, SnapshotProperty> = {};
   for (const [key, value] of Object.entries(s.user_properties))
@@ -155,7 +168,7 @@ function entryOf(s: SnapshotRecord, kept: ((name: string) => boolean) | null = n
     ['logicalreferenced', () => bytes(s.referenced)],
   ];
   for (const [prop, make] of all) if (!kept || kept(prop)) properties[prop] = make();
-  return { properties, ...head, createtxg: String(s.txg) };
+  return { id: s.id, properties, ...tail, createtxg: String(s.txg) };
 }
 
 const splitId = (id: string): [string, string] => {
@@ -289,6 +302,12 @@ async function rollbackOne(appliance: Appliance, id: string, options: PoolSnapsh
       later.map((s) => s.id),
     );
   }
+  await restoreSnapshot(appliance, target, later);
+}
+
+/** The dataset's files and owners as `target` holds them, and `later` (its dataset's snapshots after it) destroyed. */
+async function restoreSnapshot(appliance: Appliance, target: SnapshotRecord, later: SnapshotRecord[]): Promise<void> {
+  const { store } = appliance;
   const all = appliance.datasets();
   const d = all.find((x) => x.id === target.dataset);
   const mount = d ? mountOf(appliance, d, all) : null;
@@ -303,9 +322,78 @@ async function rollbackOne(appliance: Appliance, id: string, options: PoolSnapsh
   for (const s of later) await removeTree(snapshotCopyDir(appliance, s.copy), snapshotsDir(store.stateDir));
 }
 
+/** Datasets in the order ZFS lists them: parents before children (`ordered`'s order for snapshots). */
+const byPath = (a: string, b: string): number => {
+  const [ka, kb] = [a.split('/'), b.split('/')];
+  for (let i = 0; i < Math.min(ka.length, kb.length); i++) if (ka[i] !== kb[i]) return ka[i]! < kb[i]! ? -1 : 1;
+  return ka.length - kb.length;
+};
+
+/**
+ * 26.0's rollback (MW/plugins/pool_/snapshot.py:57-66 at TS-26.0.0-BETA.3, the same on stable/26)
+ * calls the private zfs.resource.snapshot.rollback_impl (MW/plugins/zfs/snapshot_crud.py:752-770)
+ * and so raises MW/plugins/zfs/snapshot_rollback_impl.py's exceptions as they are, not the public
+ * rollback's ValidationErrors (snapshot_crud.py:809-825): a path without `@`
+ * (ZFSPathNotASnapshotException, :87-88), a snapshot that does not exist (ZFSPathNotFoundException,
+ * :93-98), with `recursive_rollback` a child that lacks it, found after the datasets before it
+ * are rolled back (:119-125); later snapshots without `recursive`/`recursive_clones` are
+ * lzc_rollback_to's EEXIST made a ValueError that lists them (:131-141, :146-168). With
+ * `recursive` the later ones are destroyed newest first (:171-205); a held one fails lzc_destroy_snaps
+ * with EBUSY, a ZFSCoreException its `except ZFSException` does not catch, after the newer ones went.
+ */
+async function rollback26(appliance: Appliance, id: string, options: PoolSnapshotRollbackOptions): Promise<void> {
+  const { store } = appliance;
+  if (!id.includes('@')) throw notASnapshot26(id);
+  const at = id.lastIndexOf('@');
+  const [dataset, name] = [id.slice(0, at), id.slice(at + 1)];
+  if (!store.read(() => listSnapshots(store.db)).some((s) => s.id === id)) throw pathNotFound26(id);
+  // _collect_child_datasets (:18-27): every dataset below, parents first.
+  const datasets = options.recursive_rollback
+    ? appliance
+        .datasets()
+        .map((d) => d.id)
+        .filter((d) => isWithin(d, dataset))
+        .sort(byPath)
+    : [dataset];
+  for (const ds of datasets) {
+    const snapshots = store.read(() => listSnapshots(store.db));
+    const snapPath = `${ds}@${name}`;
+    const target = snapshots.find((s) => s.id === snapPath);
+    if (!target) throw pathNotFound26(snapPath);
+    let later = snapshots.filter((s) => s.dataset === ds && s.txg > target.txg).sort((a, b) => a.txg - b.txg);
+    if (later.length > 0 && (options.recursive || options.recursive_clones)) {
+      const holds = listHolds(store.db);
+      const held = [...later].reverse().find((s) => (holds.get(s.id)?.size ?? 0) > 0);
+      // Those newer than a held one are destroyed before it fails.
+      const gone = held ? later.filter((s) => s.txg > held.txg) : later;
+      await destroyLater(appliance, gone);
+      if (held) throw zfsCoreException('lzc_destroy_snaps() failed', [[held.id, ERRNO.EBUSY]]);
+      later = [];
+    }
+    if (later.length > 0) throw snapshotRollbackRefusal.laterSnapshots26(later.map((s) => s.id));
+    await restoreSnapshot(appliance, target, []);
+  }
+}
+
+/** Snapshots destroyed: their rows (holds with them) and their copies. */
+async function destroyLater(appliance: Appliance, gone: SnapshotRecord[]): Promise<void> {
+  const { store } = appliance;
+  store.write(() =>
+    deleteSnapshots(
+      store.db,
+      gone.map((s) => s.id),
+    ),
+  );
+  for (const s of gone) await removeTree(snapshotCopyDir(appliance, s.copy), snapshotsDir(store.stateDir));
+}
+
 async function rollback(appliance: Appliance, id: string, options: PoolSnapshotRollbackOptions): Promise<null> {
   const [dataset, name] = splitId(id);
   return serializedByPool(appliance, dataset.split('/')[0]!, async () => {
+    if (appliance.release.snapshotActionsThroughZfsResource) {
+      await rollback26(appliance, id, options);
+      return null;
+    }
     if (!options.recursive_rollback) {
       await rollbackOne(appliance, id, options);
       return null;
@@ -543,15 +631,17 @@ function entryOf26(
   const properties = properties26(s, backend, written);
   if (asked?.has('name')) properties.name = native(s.id);
   if (asked?.has('createtxg')) properties.createtxg = native(String(s.txg), s.txg);
+  // PoolSnapshotEntry's order (MW/api/v26_0_0/pool_snapshot.py:88-105 at TS-26.0.0-BETA.3), as the
+  // result model dumps it (MW/api/base/handler/result.py:24-29), not `_transform_snapshot_entry`'s.
   const entry: PoolSnapshotEntry = {
     id: s.id,
-    name: s.id,
+    properties,
     pool: s.pool,
+    name: s.id,
     type: 'SNAPSHOT',
     snapshot_name: name,
     dataset,
     createtxg: String(s.txg),
-    properties,
   };
   if (holds) entry.holds = holds;
   return entry;
@@ -585,11 +675,12 @@ function pathsOf(filters: QueryFilters): { paths: string[]; recursive: boolean; 
       rest.push(f);
       continue;
     }
-    // `paths.extend(f[2])` takes a string's characters, as Python's list.extend does.
+    // `paths.extend(f[2])` takes a string's characters and a dict's keys, as Python's list.extend does.
     const value = triple[2];
     if (triple[1] === '=') paths.push(value as string);
     else if (typeof value === 'string') paths.push(...value);
     else if (Array.isArray(value)) paths.push(...(value as unknown[]));
+    else if (typeof value === 'object' && value !== null) paths.push(...Object.keys(value));
     else throw rpcErrors.exception('TypeError', `'${pyTypeName(value)}' object is not iterable`);
     if (attr === 'pool') recursive = true;
   }

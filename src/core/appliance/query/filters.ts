@@ -12,6 +12,7 @@ import {
   pyRegexSize,
   pyRepr,
   pyStr,
+  pythonRefuses,
   queryRegexTooLarge,
   regexTooLarge,
   timestampOf,
@@ -88,8 +89,10 @@ export function validateFilters(
       if (op === '~') throw new FilterValueError(`Invalid case-insensitive operation: ${rawOp}`);
     }
     if (!OPS.has(op)) throw new FilterValueError(`Invalid operation: ${rawOp}`);
-    if (op === '~' && typeof value === 'string') {
-      // Python's refusal before the size: a pattern Python does not compile has none.
+    // A pattern Python refuses is its exception when a filter reaches an item, not a refusal here
+    // (opRegex): the release's validators never compile it. What the emulator itself refuses
+    // (what RE2 cannot run, the size cap) is refused here.
+    if (op === '~' && typeof value === 'string' && !pythonRefuses(value)) {
       try {
         checkPyRegex(value);
       } catch (err) {

@@ -6,8 +6,9 @@
 import { createRequire } from 'node:module';
 import type { RE2JS } from 're2js';
 import { foldString } from '../../python-casefold.js';
+import { ERRNO, rpcErrors, type RpcError } from '../../errors.js';
 import { pyRepr } from '../../python-repr.js';
-import { checkPythonPattern, PythonReError, UnsupportedByEmulator } from './python-re-syntax.js';
+import { checkPythonPattern, PythonReError, UnsupportedByEmulator, type PythonRelease } from './python-re-syntax.js';
 import { MAX_REGEX_SIZE, regexSizeEstimate } from './regex-size.js';
 
 export { pyRepr };
@@ -364,7 +365,81 @@ export function compilePyRegex(pattern: string): RE2JS {
   return re;
 }
 
+/**
+ * A `~` pattern that Python 3.11 or 3.13 refuses, met on an item: what each says (null: it
+ * compiles). The query engine does not know the release; the method wrapper (appliance/method.ts)
+ * words it as the release's Python does (pythonPatternException).
+ */
+export class PatternRefusal extends Error {
+  constructor(
+    readonly pattern: string,
+    readonly answers: Readonly<Record<PythonRelease, string | null>>,
+  ) {
+    super(`${pattern}: refused by Python's re`);
+  }
+}
+
+const refusals = new Map<string, PatternRefusal | null>();
+
+function pythonAnswer(pattern: string, version: PythonRelease): string | null {
+  try {
+    checkPythonPattern(pattern, version);
+    return null;
+  } catch (err) {
+    if (err instanceof PythonReError) return err.message;
+    if (err instanceof UnsupportedByEmulator) return null;
+    throw err;
+  }
+}
+
+function refusalOf(pattern: string): PatternRefusal | null {
+  if (regexCache.has(pattern)) return null;
+  let known = refusals.get(pattern);
+  if (known === undefined) {
+    const answers = { '3.11': pythonAnswer(pattern, '3.11'), '3.13': pythonAnswer(pattern, '3.13') };
+    known = answers['3.11'] === null && answers['3.13'] === null ? null : new PatternRefusal(pattern, answers);
+    if (refusals.size > 500) refusals.clear();
+    refusals.set(pattern, known);
+  }
+  return known;
+}
+
+/** Whether Python 3.11 or 3.13 refuses the pattern (re.error, or OverflowError at compile). */
+export const pythonRefuses = (pattern: string): boolean => refusalOf(pattern) !== null;
+
+/**
+ * The exception `re.match(y, …)` raises for a pattern the release's Python refuses, as any uncaught
+ * exception in a method reaches the client: re.error, whose class is `error` in 3.11 and
+ * `PatternError` in 3.13 (Lib/re/_constants.py, `error = PatternError` kept as an alias), or
+ * _parser.py's OverflowError for a repeat count past MAXREPEAT; `str()` is its text, its one argument
+ * that text. A pattern the release's Python compiles but the other refuses is not run: the
+ * emulator's own -32602, as for other patterns it cannot run.
+ */
+export function pythonPatternException(refusal: PatternRefusal, python: PythonRelease): RpcError {
+  const text = refusal.answers[python];
+  if (text === null)
+    return rpcErrors.validation([
+      [
+        'filters',
+        `Value error, ${refusal.pattern}: ${NOT_SUPPORTED} (Python 3.11 and 3.13 read it differently)`,
+        ERRNO.EINVAL,
+      ],
+    ]);
+  const cls =
+    text === 'the repetition number is too large' ? 'OverflowError' : python === '3.11' ? 'error' : 'PatternError';
+  return rpcErrors.exception(cls, text, `${cls}(${pyRepr(text)})`);
+}
+
+/**
+ * `re.match(y, x or '')` (TS-25.10.1 MW/utils/filter_list.py:153-157; TS-26.0.0-BETA.3
+ * MW/api/base/validators/filter_ops.py:29-32): the pattern is compiled first, whatever the field
+ * holds, so a pattern Python refuses raises only when a filter reaches an item; the filter
+ * validators never compile it (TS-25.10.1 filter_list.py:205-262, TS-26.0.0-BETA.3
+ * validators/filters.py:12-70), and a query that reaches no item answers.
+ */
 export function opRegex(x: unknown, y: unknown): boolean {
+  const refused = typeof y === 'string' ? refusalOf(y) : null;
+  if (refused) throw refused;
   // re.match(y, x or ""): falsy fields (None, "", 0, False, [], {}) become "".
   const falsy =
     x === null ||

@@ -78,10 +78,10 @@ export function holdsOf(appliance: Appliance): Map<string, Map<string, number>> 
  */
 
 /** An exception with one text argument, as Python reports it: str() the text, repr() the call. */
-const textException = (cls: string, text: string) => rpcErrors.exception(cls, text, `${cls}(${pyRepr(text)})`);
+export const textException = (cls: string, text: string) => rpcErrors.exception(cls, text, `${cls}(${pyRepr(text)})`);
 
 /** `"@" not in path` (snapshot_hold_release_impl.py:89-90, 136-137). */
-const notASnapshot = (path: string) =>
+export const notASnapshot26 = (path: string) =>
   textException('ZFSPathNotASnapshotException', `${pyRepr(path)} must be a snapshot path (containing '@')`);
 
 /** open_resource's EZFS_NOENT (snapshot_hold_release_impl.py:54-57, 98-103). */
@@ -92,7 +92,7 @@ export const pathNotFound26 = (path: string) => textException('ZFSPathNotFoundEx
  * every dataset below its own (`_collect_recursive_snapshots`, :36-71); the snapshot itself must exist.
  */
 function targets26(ids: readonly string[], path: string, recursive: boolean): string[] {
-  if (!path.includes('@')) throw notASnapshot(path);
+  if (!path.includes('@')) throw notASnapshot26(path);
   if (!ids.includes(path)) throw pathNotFound26(path);
   const at = path.lastIndexOf('@');
   const [dataset, name] = [path.slice(0, at), path.slice(at + 1)];
@@ -102,16 +102,24 @@ function targets26(ids: readonly string[], path: string, recursive: boolean): st
 }
 
 /**
- * `truenas_pylibzfs.lzc.create_holds` of a tag a snapshot holds already: lzc_hold fails EEXIST for
- * each (dsl_dataset_user_hold_check_one) and nothing is held; ZFSCoreException's args are the
- * message and the (snapshot, errno) pairs (py_zfs_core_module.c set_zfscore_exc at truenas_pylibzfs
- * TS-26.0.0-BETA.2).
+ * A `truenas_pylibzfs.lzc` call's failure: ZFSCoreException, whose args are the message and the
+ * (snapshot, errno) pairs (py_zfs_core_module.c set_zfscore_exc at truenas_pylibzfs TS-26.0.0-BETA.2).
  */
-function holdFailed(snapshots: readonly string[]): RpcError {
-  const pairs = snapshots.map((s) => `(${pyRepr(s)}, ${ERRNO.EEXIST})`);
-  const args = `'lzc_hold() failed', (${pairs.join(', ')}${pairs.length === 1 ? ',' : ''})`;
+export function zfsCoreException(message: string, failures: readonly (readonly [string, number])[]): RpcError {
+  const pairs = failures.map(([s, errno]) => `(${pyRepr(s)}, ${errno})`);
+  const args = `${pyRepr(message)}, (${pairs.join(', ')}${pairs.length === 1 ? ',' : ''})`;
   return rpcErrors.exception('ZFSCoreException', `(${args})`, `ZFSCoreException(${args})`);
 }
+
+/**
+ * `truenas_pylibzfs.lzc.create_holds` of a tag a snapshot holds already: lzc_hold fails EEXIST for
+ * each (dsl_dataset_user_hold_check_one) and nothing is held.
+ */
+const holdFailed = (snapshots: readonly string[]): RpcError =>
+  zfsCoreException(
+    'lzc_hold() failed',
+    snapshots.map((s) => [s, ERRNO.EEXIST] as const),
+  );
 
 export function holdSnapshot26(appliance: Appliance, id: string, recursive: boolean): null {
   const { store } = appliance;

@@ -94,3 +94,94 @@ describe('pool.snapshot.hold / release / delete on 26.0', () => {
     expect(await t.call(t.admin, 'pool.snapshot.query', [])).toEqual([]);
   });
 });
+
+/*
+ * 26.0's clone and rollback call zfs.resource.snapshot's private clone_impl and rollback_impl
+ * (MW/plugins/pool_/snapshot.py:46-66 at TS-26.0.0-BETA.3, the same on stable/26), whose exceptions
+ * reach the client as they are (MW/plugins/zfs/rename_promote_clone_impl.py:21-52,
+ * MW/plugins/zfs/snapshot_rollback_impl.py:59-143).
+ */
+describe('pool.snapshot.clone / rollback on 26.0', () => {
+  const clone = (t: TestAppliance, snapshot: string, dataset_dst: string) =>
+    failure(t, 'pool.snapshot.clone', { snapshot, dataset_dst });
+
+  it('clone: a missing snapshot, a dataset given as the snapshot, a target that exists (rename_promote_clone_impl.py:35-47)', async () => {
+    const t = await withSnapshots();
+    expect(await clone(t, 'tank/a@nope', 'tank/c')).toMatchObject({
+      code: -32001,
+      reason: "'tank/a@nope' not found",
+      class: 'ZFSPathNotFoundException',
+      repr: `ZFSPathNotFoundException("'tank/a@nope' not found")`,
+    });
+    expect(await clone(t, 'tank/a', 'tank/c')).toMatchObject({
+      reason: "'tank/a' must be a snapshot path (containing '@')",
+      class: 'ZFSPathNotASnapshotException',
+    });
+    expect(await clone(t, 'tank/a@s', 'tank/a/b')).toMatchObject({
+      reason: "'tank/a/b' already exists",
+      class: 'ZFSPathAlreadyExistsException',
+      repr: `ZFSPathAlreadyExistsException("'tank/a/b' already exists")`,
+    });
+  });
+
+  it("clone into a missing parent or pool: libzfs zfs_clone's check_parents as truenas_pylibzfs's ZFSException (py_zfs_snapshot.c:211-221, error.c:137-142)", async () => {
+    const t = await withSnapshots();
+    expect(await clone(t, 'tank/a@s', 'tank/no/such')).toMatchObject({
+      reason: "[EZFS_NOENT]: zfs_clone() failed - cannot create 'tank/no/such': parent does not exist",
+      class: 'ZFSException',
+      repr: `ZFSException("[EZFS_NOENT]: zfs_clone() failed - cannot create 'tank/no/such': parent does not exist")`,
+    });
+    expect((await clone(t, 'tank/a@s', 'other/c')).reason).toBe(
+      "[EZFS_NOENT]: zfs_clone() failed - cannot create 'other/c': no such pool 'other'",
+    );
+    expect((await clone(t, 'tank/a@s', 'other')).reason).toBe(
+      "[EZFS_INVALIDNAME]: zfs_clone() failed - cannot create 'other': missing dataset name",
+    );
+    expect(await t.call(t.admin, 'pool.snapshot.clone', { snapshot: 'tank/a@s', dataset_dst: 'tank/c' })).toBe(true);
+  });
+
+  it('rollback: no @, a missing snapshot, later snapshots without recursive as the ValueError listing them (snapshot_rollback_impl.py:87-98, 135-141)', async () => {
+    const t = await withSnapshots();
+    await t.call(t.admin, 'pool.snapshot.create', { dataset: 'tank/a', name: 't' });
+    await t.call(t.admin, 'pool.snapshot.create', { dataset: 'tank/a', name: 'u' });
+    expect(await failure(t, 'pool.snapshot.rollback', 'tank/a')).toMatchObject({
+      reason: "'tank/a' must be a snapshot path (containing '@')",
+      class: 'ZFSPathNotASnapshotException',
+    });
+    expect(await failure(t, 'pool.snapshot.rollback', 'tank/a@nope')).toMatchObject({
+      code: -32001,
+      reason: "'tank/a@nope' not found",
+      class: 'ZFSPathNotFoundException',
+    });
+    const text =
+      'Cannot rollback: more recent snapshots or bookmarks exist. Please pass `recursive: true` to delete the ' +
+      'following snapshots and bookmarks recursively:\n  tank/a@t\n  tank/a@u';
+    expect(await failure(t, 'pool.snapshot.rollback', 'tank/a@s')).toMatchObject({
+      reason: text,
+      class: 'ValueError',
+      repr: `ValueError('${text.replace(/\n/g, '\\n')}')`,
+    });
+    expect(await t.call(t.admin, 'pool.snapshot.rollback', 'tank/a@s', { recursive: true })).toBeNull();
+    const left = await t.call<{ id: string }[]>(t.admin, 'pool.snapshot.query', []);
+    expect(left.map((s) => s.id)).toEqual(['tank/a@s', 'tank/a/b@s']);
+  });
+
+  it('rollback recursive_rollback: a child without the snapshot fails after the parent is rolled back (:114-125); a held later snapshot stops recursive (:185-205)', async () => {
+    const t = await withSnapshots();
+    await t.call(t.admin, 'pool.dataset.create', { name: 'tank/a/c' });
+    expect(await failure(t, 'pool.snapshot.rollback', 'tank/a@s', { recursive_rollback: true })).toMatchObject({
+      reason: "'tank/a/c@s' not found",
+      class: 'ZFSPathNotFoundException',
+    });
+    await t.call(t.admin, 'pool.snapshot.create', { dataset: 'tank/a/b', name: 't' });
+    await t.call(t.admin, 'pool.snapshot.create', { dataset: 'tank/a/b', name: 'u' });
+    await t.call(t.admin, 'pool.snapshot.hold', 'tank/a/b@t');
+    expect(await failure(t, 'pool.snapshot.rollback', 'tank/a/b@s', { recursive: true })).toMatchObject({
+      reason: "('lzc_destroy_snaps() failed', (('tank/a/b@t', 16),))",
+      class: 'ZFSCoreException',
+    });
+    // The newer one went before the held one stopped it.
+    const left = await t.call<{ id: string }[]>(t.admin, 'pool.snapshot.query', []);
+    expect(left.map((s) => s.id)).toEqual(['tank/a@s', 'tank/a/b@s', 'tank/a/b@t']);
+  });
+});

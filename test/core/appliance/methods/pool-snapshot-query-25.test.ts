@@ -91,4 +91,19 @@ describe("pool.snapshot.query's extra on 25.10.1", () => {
     // A count with no filters is the snapshot counts' sum, read with no bounds (:72-78).
     expect(await count([])).toBe(3);
   });
+
+  it("entries' keys in PoolSnapshotEntry's order, id first, as the result model dumps them (MW/api/v25_10_1/pool_snapshot.py:83-106, MW/api/base/handler/result.py:13-17)", async () => {
+    const t = await withSnapshots();
+    const model = ['id', 'properties', 'pool', 'name', 'type', 'snapshot_name', 'dataset', 'createtxg'];
+    const [full] = await query(t, { extra: { holds: true, retention: true } });
+    expect(Object.keys(full!)).toEqual([...model, 'holds', 'retention']);
+    const [simple] = await query(t, { extra: { properties: ['name'] } });
+    expect(Object.keys(simple!)).toEqual(model.filter((k) => k !== 'properties'));
+    const one = await t.call<Entry>(t.admin, 'pool.snapshot.get_instance', 'tank/data@one');
+    expect(Object.keys(one)).toEqual(model);
+    const made = await t.call<Entry>(t.admin, 'pool.snapshot.create', { dataset: 'tank/data', name: 'four' });
+    expect(Object.keys(made)).toEqual(model);
+    // A property's fields in PoolSnapshotEntryPropertyFields' order (:43-59), not py-libzfs's (`parsed` first).
+    expect(Object.keys(one.properties!.used!)).toEqual(['value', 'rawvalue', 'source', 'parsed']);
+  });
 });

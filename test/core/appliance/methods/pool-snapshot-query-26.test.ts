@@ -120,9 +120,32 @@ describe("pool.snapshot.query's entries on 26.0", () => {
     );
     // Another operator stays a filter.
     expect(ids(await q([['id', '^', 'tank/data@']]))).toEqual(['tank/data@one', 'tank/data@two']);
+    // `in` a dict: `paths.extend(dict)` takes its keys (:175, :181); the filter validators look at no
+    // operand of `in` (MW/api/base/validators/filters.py:43-68).
+    expect(ids(await q([['id', 'in', { 'tank/other@one': 1, 'tank/data@two': null }]]))).toEqual([
+      'tank/other@one',
+      'tank/data@two',
+    ]);
+    expect(ids(await q([['dataset', 'in', { 'tank/other': {} }]]))).toEqual(['tank/other@one']);
+    // `nin` stays a filter: filter_list's op_nin, `not operator.contains(dict, x)`, a key test (filter_ops.py:17-20).
+    expect(ids(await q([['id', 'nin', { 'tank/other@one': 1, 'tank/data@one': 2 }]]))).toEqual([
+      'tank/data@two',
+      'tank/data/child@one',
+    ]);
 
     // 25.10.1 filters them as filter_list does.
     const t25 = await withSnapshots('25.10.1');
+    // `in` a dict: `operator.contains(dict, x)`, a key test (TS-25.10.1 MW/utils/filter_list.py:128-144).
+    expect(
+      ids(
+        await t25.call(t25.admin, 'pool.snapshot.query', [['id', 'in', { 'tank/other@one': 1, 'tank/data@two': 2 }]]),
+      ),
+    ).toEqual(['tank/data@two', 'tank/other@one']);
+    expect(
+      ids(
+        await t25.call(t25.admin, 'pool.snapshot.query', [['id', 'nin', { 'tank/other@one': 1, 'tank/data@one': 2 }]]),
+      ),
+    ).toEqual(['tank/data@two', 'tank/data/child@one']);
     expect(await t25.call(t25.admin, 'pool.snapshot.query', [['id', '=', 'tank/data']])).toEqual([]);
     expect(
       await t25.call(t25.admin, 'pool.snapshot.query', [
@@ -154,17 +177,15 @@ describe("pool.snapshot.query's entries on 26.0", () => {
   it('create answers the entry create_impl reads back: creation and createtxg, no holds (MW/plugins/zfs/snapshot_create_impl.py:122-133)', async () => {
     const t = await withSnapshots('26.0');
     const made = await t.call<Entry>(t.admin, 'pool.snapshot.create', { dataset: 'tank/other', name: 'three' });
-    expect(Object.keys(made)).toEqual([
-      'id',
-      'name',
-      'pool',
-      'type',
-      'snapshot_name',
-      'dataset',
-      'createtxg',
-      'properties',
-    ]);
+    // PoolSnapshotCreateUpdateEntry's order, as the result model dumps it (MW/api/v26_0_0/pool_snapshot.py:88-108,
+    // MW/api/base/handler/result.py:24-29 at TS-26.0.0-BETA.3), not _transform_snapshot_entry's (`properties` last).
+    const model = ['id', 'properties', 'pool', 'name', 'type', 'snapshot_name', 'dataset', 'createtxg'];
+    expect(Object.keys(made)).toEqual(model);
     expect(Object.keys(made.properties)).toEqual(['creation', 'createtxg']);
+    const [listed] = await t.call<Entry[]>(t.admin, 'pool.snapshot.query', [['id', '=', 'tank/other@three']], {
+      extra: { holds: true, retention: true },
+    });
+    expect(Object.keys(listed!)).toEqual([...model, 'holds', 'retention']);
   });
 
   it("extra.retention reads the removal date from the snapshot's user properties, with no id-or-limit check (MW/plugins/zettarepl_/snapshot_removal_date.py:150-153)", async () => {

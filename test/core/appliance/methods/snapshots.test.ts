@@ -21,14 +21,16 @@ describe('pool.snapshot.* as 25.10.1', () => {
     const made = await conforming<Record<string, any>>(ws, 'pool.snapshot.create', [
       { dataset: 'tank/a', name: 'first', properties: { 'org:why': 'test' } },
     ]);
+    // PoolSnapshotCreateUpdateEntry's field order, as the result model dumps it (MW/api/v25_10_1/
+    // pool_snapshot.py:83-111, MW/api/base/handler/result.py:13-17), not py-libzfs's dict order.
     expect(Object.keys(made)).toEqual([
+      'id',
       'properties',
       'pool',
       'name',
       'type',
       'snapshot_name',
       'dataset',
-      'id',
       'createtxg',
     ]);
     expect(made).toMatchObject({

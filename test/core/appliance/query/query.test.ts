@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { applyQuery, matchesFilters, parseQueryArgs, query } from '../../../../src/core/appliance/query/index.js';
 import { ERRNO, RpcError } from '../../../../src/core/errors.js';
+import { PatternRefusal, pythonPatternException } from '../../../../src/core/appliance/query/python.js';
 
 function deepFreeze<T>(v: T): T {
   if (typeof v === 'object' && v !== null) {
@@ -161,9 +162,10 @@ describe('filters: operators', () => {
     }
   });
 
-  it("~ refuses what Python's re refuses, in its words (test/fixtures/python-re/corpus.json)", () => {
-    // The middleware compiles the pattern with re.match (MW/src/middlewared/middlewared/utils/
-    // filter_list.py:157 at TS-25.10.1); re.error's text says what and where.
+  it("~ with a pattern Python's re refuses raises its exception, in its words, once a filter reaches an item (test/fixtures/python-re/corpus.json)", () => {
+    // re.match compiles the pattern when it runs on an item (TS-25.10.1 MW/utils/filter_list.py:153-157;
+    // TS-26.0.0-BETA.3 MW/api/base/validators/filter_ops.py:29-32); the filter validators never
+    // compile it (TS-25.10.1 filter_list.py:205-262, TS-26.0.0-BETA.3 validators/filters.py:12-70).
     const refused: [string, string][] = [
       ['(', 'missing ), unterminated subpattern at position 0'],
       [')', 'unbalanced parenthesis at position 0'],
@@ -180,11 +182,55 @@ describe('filters: operators', () => {
       ['\\400', 'octal escape value \\400 outside of range 0-0o377 at position 0'],
       ['(?<n>a)', 'unknown extension ?<n at position 1'],
     ];
+    const refusal = (fn: () => unknown): PatternRefusal => {
+      try {
+        fn();
+      } catch (err) {
+        expect(err).toBeInstanceOf(PatternRefusal);
+        return err as PatternRefusal;
+      }
+      throw new Error('expected a PatternRefusal');
+    };
     for (const [pattern, text] of refused) {
-      const err = catchErr(() => query(USERS, [['username', '~', pattern]], {}));
-      expect(err.code).toBe(-32602);
-      expect(err.triples[0]![1]).toBe(`Value error, ${pattern}: ${text}`);
+      const err = refusal(() => query(USERS, [['username', '~', pattern]], {}));
+      expect(err.answers).toEqual({ '3.11': text, '3.13': text });
+      expect(pythonPatternException(err, '3.11').toJSON()).toMatchObject({
+        code: -32001,
+        data: { reason: text, trace: { class: 'error' } },
+      });
+      expect(pythonPatternException(err, '3.13').toJSON().data).toMatchObject({ trace: { class: 'PatternError' } });
+      // No item, or none that reaches the filter: Python never compiles it, and the query answers.
+      expect(query([], [['username', '~', pattern]], {})).toEqual([]);
+      expect(
+        query(
+          USERS,
+          [
+            ['id', '=', -1],
+            ['username', '~', pattern],
+          ],
+          {},
+        ),
+      ).toEqual([]);
+      // A field that is no string still compiles the pattern first.
+      refusal(() => query(USERS, [['uid', '~', pattern]], {}));
     }
+    expect(
+      pythonPatternException(
+        refusal(() => query(USERS, [['username', '~', '(']], {})),
+        '3.11',
+      ).toJSON().data,
+    ).toMatchObject({ trace: { repr: "error('missing ), unterminated subpattern at position 0')" } });
+    // _parser.py's OverflowError for a repeat count past MAXREPEAT.
+    const overflow = refusal(() => query(USERS, [['username', '~', 'x{4294967296}']], {}));
+    expect(pythonPatternException(overflow, '3.13').toJSON().data).toMatchObject({
+      reason: 'the repetition number is too large',
+      trace: { class: 'OverflowError' },
+    });
+    // Where the two Pythons differ, each release's words (3.13 has no TEMPLATE flag).
+    expect(refusal(() => query(USERS, [['username', '~', '(?t:a)']], {})).answers).toEqual({
+      '3.11': 'bad inline flags: cannot turn on global flag at position 3',
+      '3.13': 'unknown extension ?t at position 1',
+    });
   });
 
   it("~ runs what Python's re reads and RE2 can: verbose, scoped flags, [\\b], any group name, global flags after a comment", () => {
