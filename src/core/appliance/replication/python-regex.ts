@@ -3,30 +3,18 @@
 // `re.compile(f"({regex})$").match` (zettarepl/replication/task/name_pattern.py:7-8, Python 3.11 on
 // 25.10). JavaScript reads most of that syntax alike; this is where the two differ for what a
 // snapshot name regex uses: Python's named groups `(?P<n>…)`/`(?P=n)`, `\A`/`\Z`, identity escapes
-// of punctuation (`\-`, which a `u` RegExp refuses), and the escapes and flags Python refuses.
+// of punctuation (`\-`, which a `u` RegExp refuses). What Python refuses is judged by the `~` filter's
+// port of re's parser (query/python-re-syntax.ts), before anything here.
 
 import { createContext, Script, type Context } from 'node:vm';
 import { compilePyRegex } from '../query/python.js';
 import { checkPythonPattern, PythonReError, UnsupportedByEmulator } from '../query/python-re-syntax.js';
 
-/** Letters Python's `re` knows after a backslash outside a class (sre_parse.py ESCAPES, CATEGORIES). */
-const PY_LETTER_ESCAPES = new Set([...'abfnrtvxuUNdDsSwWAbBZ']);
-/** Inside a class `\b` is a backspace and `\A`, `\Z`, `\B` are errors. */
-const PY_CLASS_LETTER_ESCAPES = new Set([...'abfnrtvxuUNdDsSwW']);
-
-/** A repeat, as Python reads one (`{}` and `{x` are literal text, _parser.py:644-660). */
-const REPEAT = /^(?:[*+?]|\{(?:\d+(?:,\d*)?|,\d*)\})/;
-
-/** A group name Python takes (`str.isidentifier`, near enough). */
-const IDENTIFIER = /^[\p{L}\p{Nl}_][\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}]*$/u;
-
-/** Python's `re.error` text: the message and where in the compiled pattern it is. */
-class PythonRegexError extends Error {}
-
 /**
  * The JavaScript source for `(${regex})$` as Python compiles it, to match from the name's start
- * (`re.match`); throws Python's own words for the errors it finds that JavaScript would not.
- * Positions count in the compiled pattern, as Python reports them.
+ * (`re.match`), for a pattern Python compiles: nameRegexTest has checked it with the port of re's
+ * parser (query/python-re-syntax.ts), which refuses the rest in Python's words, so nothing here
+ * judges the syntax; it only translates what the two engines read differently.
  */
 function javascriptSourceOf(regex: string): string {
   const pattern = `(${regex})$`;
@@ -34,73 +22,34 @@ function javascriptSourceOf(regex: string): string {
   let inClass = false;
   // Whether MULTILINE holds, for each group open: `(?m:…)` and `(?-m:…)` scope it.
   const multiline = [false];
-  // The capturing groups: how many have opened, which have closed, their names (a reference to an
-  // open or unknown group is an error in Python, an empty match in JavaScript).
-  const groupOf: (number | undefined)[] = [];
-  let groups = 0;
-  const closed = new Set<number>();
-  const names = new Map<string, number>();
-  const refer = (group: number, at: number, what: string): void => {
-    if (group > groups) throw new PythonRegexError(`invalid group reference ${what} at position ${at}`);
-    if (!closed.has(group)) throw new PythonRegexError(`cannot refer to an open group at position ${at}`);
-  };
-  const open = (group: number | undefined, m: boolean): void => {
-    multiline.push(m);
-    groupOf.push(group);
-  };
-  // Whether the item before is an assertion (`^`, `$`, `\A`, `\Z`, `\b`, `\B`): Python refuses to
-  // repeat one ("nothing to repeat", _parser.py:680-682), JavaScript and RE2 repeat it.
-  let afterAssertion = false;
   for (let i = 0; i < pattern.length; i++) {
     const c = pattern[i]!;
-    const wasAssertion: boolean = afterAssertion;
-    afterAssertion = false;
-    if (!inClass && wasAssertion && REPEAT.test(pattern.slice(i, i + 24)))
-      throw new PythonRegexError(`nothing to repeat at position ${i}`);
     if (c === '\\') {
-      const next = pattern[i + 1];
-      if (next === undefined) throw new PythonRegexError(`bad escape (end of pattern) at position ${i}`);
+      const next = pattern[i + 1]!;
       if (/[0-9]/.test(next)) {
         // An octal escape or a group reference (_parser.py:_escape, _class_escape).
         const octal = (inClass ? /^[0-7]{1,3}/ : /^(?:0[0-7]{0,2}|[0-7]{3})/).exec(pattern.slice(i + 1))?.[0];
         if (octal !== undefined) {
-          const code = parseInt(octal, 8);
-          if (code > 0o377)
-            throw new PythonRegexError(`octal escape value \\${octal} outside of range 0-0o377 at position ${i}`);
-          out += `\\x${code.toString(16).padStart(2, '0')}`;
+          out += `\\x${parseInt(octal, 8).toString(16).padStart(2, '0')}`;
           i += octal.length;
-        } else if (inClass) {
-          throw new PythonRegexError(`bad escape \\${next} at position ${i}`);
         } else {
           const digits = /^[0-9]{1,2}/.exec(pattern.slice(i + 1))![0];
-          refer(Number(digits), i + 1, digits);
           out += `(?:\\${digits})`;
           i += digits.length;
         }
         continue;
       }
-      if (/[A-Za-z]/.test(next)) {
-        const known = inClass ? PY_CLASS_LETTER_ESCAPES : PY_LETTER_ESCAPES;
-        if (!known.has(next)) throw new PythonRegexError(`bad escape \\${next} at position ${i}`);
-        // \xhh, \uhhhh and \Uhhhhhhhh take exactly that many hex digits (_parser.py:_escape).
-        const hex = next === 'x' ? 2 : next === 'u' ? 4 : next === 'U' ? 8 : 0;
-        const digits = hex ? (/^[0-9A-Fa-f]*/.exec(pattern.slice(i + 2, i + 2 + hex))?.[0] ?? '') : '';
-        if (hex && digits.length < hex)
-          throw new PythonRegexError(`incomplete escape \\${next}${digits} at position ${i}`);
-        if (next === 'U') {
-          const code = parseInt(digits, 16);
-          if (code > 0x10ffff) throw new PythonRegexError(`bad escape \\U${digits} at position ${i}`);
-          // A RegExp without the u flag has no \u{…}: the character's UTF-16 units, as a group.
-          out += `(?:${[...String.fromCodePoint(code)].map((u) => `\\u${u.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')})`;
-          out = out.replace(/\(\?:(\\u[0-9a-f]{4})\)$/, '$1');
-          i += 1 + hex;
-          continue;
-        }
-        afterAssertion = !inClass && 'AZbB'.includes(next);
-        if (!inClass && next === 'A') out += '^';
-        else if (!inClass && next === 'Z') out += '$(?![\\s\\S])';
-        else out += `\\${next}`;
-      } else out += `\\${next}`;
+      if (next === 'U') {
+        // \Uhhhhhhhh; a RegExp without the u flag has no \u{…}: the character's UTF-16 units, as a group.
+        const code = parseInt(pattern.slice(i + 2, i + 10), 16);
+        out += `(?:${[...String.fromCodePoint(code)].map((u) => `\\u${u.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')})`;
+        out = out.replace(/\(\?:(\\u[0-9a-f]{4})\)$/, '$1');
+        i += 9;
+        continue;
+      }
+      if (!inClass && next === 'A') out += '^';
+      else if (!inClass && next === 'Z') out += '$(?![\\s\\S])';
+      else out += `\\${next}`;
       i++;
       continue;
     }
@@ -122,71 +71,35 @@ function javascriptSourceOf(regex: string): string {
     }
     if (pattern.startsWith('(?P<', i)) {
       const end = pattern.indexOf('>', i);
-      const name = end < 0 ? '' : pattern.slice(i + 4, end);
-      if (end < 0) throw new PythonRegexError(`missing >, unterminated name at position ${i + 4}`);
-      if (!IDENTIFIER.test(name))
-        throw new PythonRegexError(`bad character in group name '${name}' at position ${i + 4}`);
-      if (names.has(name)) throw new PythonRegexError(`redefinition of group name '${name}' at position ${i + 4}`);
-      names.set(name, ++groups);
-      open(groups, multiline.at(-1)!);
-      out += `(?<${name}>`;
+      multiline.push(multiline.at(-1)!);
+      out += `(?<${pattern.slice(i + 4, end)}>`;
       i = end;
       continue;
     }
     const backref = /^\(\?P=([^)]*)\)/.exec(pattern.slice(i));
     if (backref) {
-      const group = names.get(backref[1]!);
-      if (group === undefined) throw new PythonRegexError(`unknown group name '${backref[1]}' at position ${i + 4}`);
-      refer(group, i, backref[1]!);
       out += `\\k<${backref[1]}>`;
       i += backref[0].length - 1;
       continue;
     }
     if (pattern.startsWith('(?#', i)) {
       // A comment, to the first `)` (_parser.py:745-751).
-      const end = pattern.indexOf(')', i);
-      if (end < 0) throw new PythonRegexError(`missing ), unterminated comment at position ${i}`);
-      afterAssertion = wasAssertion;
-      i = end;
+      i = pattern.indexOf(')', i);
       continue;
     }
-    // `(?` then a character no extension starts with, `)` among them: an error (_parser.py:_parse's
-    // "unknown extension"), where RE2 reads `(?)` as an empty group of no flags.
-    if (pattern.startsWith('(?', i) && !/^[P:#=!<(>\-aiLmsuxt]/.test(pattern[i + 2] ?? ''))
-      throw new PythonRegexError(`unknown extension ?${pattern[i + 2] ?? ''} at position ${i + 1}`);
-    if (pattern.startsWith('(?P', i) && !/^[<=]/.test(pattern[i + 3] ?? ''))
-      throw new PythonRegexError(`unknown extension ?P${pattern[i + 3] ?? ''} at position ${i + 1}`);
-    // `(?<` is a lookbehind or an error: Python 3.11 names groups only as `(?P<name>…)`.
-    if (pattern.startsWith('(?<', i) && !/^[=!]/.test(pattern[i + 3] ?? ''))
-      throw new PythonRegexError(`unknown extension ?<${pattern[i + 3] ?? ''} at position ${i + 1}`);
-    // Global flags anywhere but the start are an error since Python 3.11; the `(` before the
-    // regex means they are never at the start.
-    if (/^\(\?[aiLmsux]+\)/.test(pattern.slice(i)))
-      throw new PythonRegexError(`global flags not at the start of the expression at position ${i}`);
     const scoped = /^\(\?([a-zA-Z]*)(?:-([a-zA-Z]*))?:/.exec(pattern.slice(i));
     if (scoped) {
       const [on, off = ''] = [scoped[1]!, scoped[2]];
-      // The flags a str pattern takes in a group (_parser.py:_parse_flags).
-      const bad = /[^aimsux]/.exec(on + off);
-      if (bad) throw new PythonRegexError(`unknown flag at position ${i + 2}`);
-      if (/[au]/.test(off)) throw new PythonRegexError(`bad inline flags: cannot turn off flags 'a', 'u' and 'L'`);
-      if (on.includes('a') && on.includes('u'))
-        throw new PythonRegexError(`bad inline flags: flags 'a', 'u' and 'L' are incompatible`);
       const m = multiline.at(-1)!;
-      open(undefined, (m || on.includes('m')) && !off.includes('m'));
+      multiline.push((m || on.includes('m')) && !off.includes('m'));
       // ASCII and UNICODE are no JavaScript flags: a RegExp without `u` reads \w, \d, \s as ASCII.
       out += `(?${on.replace(/[au]/g, '')}${scoped[2] === undefined ? '' : `-${off}`}:`;
       i += scoped[0].length - 1;
       continue;
     }
-    if (c === '(') open(pattern[i + 1] === '?' ? undefined : ++groups, multiline.at(-1)!);
-    else if (c === ')' && multiline.length > 1) {
-      multiline.pop();
-      const group = groupOf.pop();
-      if (group !== undefined) closed.add(group);
-    }
+    if (c === '(') multiline.push(multiline.at(-1)!);
+    else if (c === ')' && multiline.length > 1) multiline.pop();
     // `$` outside MULTILINE is the end or before a newline that ends the name (AT_END).
-    afterAssertion = c === '^' || c === '$';
     if (c === '$' && !multiline.at(-1)) {
       out += '(?=\\n?$)';
       continue;
@@ -223,13 +136,12 @@ export function nameRegexTest(regex: string): (name: string) => boolean {
     if (err instanceof PythonReError || err instanceof UnsupportedByEmulator) throw new Error(err.message);
     throw err;
   }
-  const source = javascriptSourceOf(regex);
   let linear;
   try {
     linear = compilePyRegex(`(${regex})$`);
   } catch {
     // JavaScript's words when it refuses the pattern too.
-    const backtracking = new RegExp(source);
+    const backtracking = new RegExp(javascriptSourceOf(regex));
     return (name) => boundedTest(backtracking, regex, name);
   }
   return (name) => linear.test(name);
