@@ -2,7 +2,6 @@ import type { z } from 'zod';
 import type { MethodContract, ParamSpec, ParamValues } from '../contract/method.js';
 import type { Appliance } from './appliance.js';
 import { eventOf } from './crud-events.js';
-import { PatternRefusal, pythonPatternException } from './query/python.js';
 import { validateParams, type ValidationStyle } from './params.js';
 import type { JobHandle } from './jobs/jobs.js';
 import type { Session } from './session/session.js';
@@ -60,9 +59,9 @@ export function implement<const P extends readonly ParamSpec[], R extends z.ZodT
   const event = eventOf(contract.name);
   const bindValidated = (validated: readonly unknown[]) => {
     const args = validated as ParamValues<P>;
-    if (!event) return (ctx: CallContext) => inRelease(ctx, () => handler(ctx, ...args));
+    if (!event) return (ctx: CallContext) => handler(ctx, ...args);
     return async (ctx: CallContext) => {
-      const answer = await inRelease(ctx, () => handler(ctx, ...args));
+      const answer = await handler(ctx, ...args);
       const update = event(args, answer, ctx.appliance);
       if (update) ctx.appliance.events.send(update);
       return answer;
@@ -72,23 +71,6 @@ export function implement<const P extends readonly ParamSpec[], R extends z.ZodT
     bindValidated(validateParams(contract.params, params, style));
   // Through the prototype, not a spread: a spread would build the contract's lazy schemas now.
   return Object.assign(Object.create(contract) as MethodContract<P, R>, { bind, bindValidated });
-}
-
-/** An error the query engine cannot word without the release: a `~` pattern its Python refuses (query/python.ts). */
-const worded = (ctx: CallContext, err: unknown): unknown =>
-  err instanceof PatternRefusal ? pythonPatternException(err, ctx.appliance.release.python) : err;
-
-function inRelease<T>(ctx: CallContext, run: () => T): T {
-  try {
-    const answer = run();
-    if (answer instanceof Promise)
-      return answer.catch((err: unknown) => {
-        throw worded(ctx, err);
-      }) as T;
-    return answer;
-  } catch (err) {
-    throw worded(ctx, err);
-  }
 }
 
 /**

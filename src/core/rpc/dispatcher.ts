@@ -8,6 +8,7 @@ import type { Appliance } from '../appliance/appliance.js';
 import type { CallContext, MethodDefinition } from '../appliance/method.js';
 import { validateParams, type ValidationStyle } from '../appliance/params.js';
 import { handlersOf, loadedHandlersOf, type Handlers } from '../appliance/methods/index.js';
+import { PatternRefusal, pythonPatternException } from '../appliance/query/python.js';
 import type { Session } from '../appliance/session/session.js';
 import { revalidateSession } from '../appliance/session/session-check.js';
 import { withPyException } from './py-exception.js';
@@ -187,8 +188,18 @@ export class Dispatcher {
     try {
       return conforming(def, await run(ctx), this.appliance.release.name);
     } catch (err) {
-      throw asRpcError(err, this.appliance.store.mntDir);
+      throw this.releaseError(err);
     }
+  }
+
+  /**
+   * What a handler raised, as the release's middleware sends it. A `~` pattern its Python refuses
+   * is worded here, where the release is known: the query engine that meets it does not know it
+   * (query/python.ts, PatternRefusal).
+   */
+  private releaseError(err: unknown): RpcError {
+    const worded = err instanceof PatternRefusal ? pythonPatternException(err, this.appliance.release.python) : err;
+    return asRpcError(worded, this.appliance.store.mntDir);
   }
 
   /** Runs a decoded request; `null` for a notification, which gets no reply of any kind. */

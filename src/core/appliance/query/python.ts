@@ -367,7 +367,7 @@ export function compilePyRegex(pattern: string): RE2JS {
 
 /**
  * A `~` pattern that Python 3.11 or 3.13 refuses, met on an item: what each says (null: it
- * compiles). The query engine does not know the release; the method wrapper (appliance/method.ts)
+ * compiles). The query engine does not know the release; the dispatcher (rpc/dispatcher.ts)
  * words it as the release's Python does (pythonPatternException).
  */
 export class PatternRefusal extends Error {
