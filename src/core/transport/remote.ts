@@ -82,7 +82,7 @@ export class RemoteTransport
   /** HTTP agents for uploads and downloads, one per timeout (a pooled connection serves commands of several). */
   private readonly agents = new Map<number, Agent>();
   /** Upload credentials: none yet (the first upload uses the key), a token and when it was issued, or refused. */
-  private tokens: { issued: number; token?: Promise<string> } | 'refused' | undefined;
+  private tokens: { issued: number; token: Promise<string> } | 'refused' | undefined;
   private newStyleJobs = false;
   /** The socket on which `core.get_jobs` events were subscribed to (jobEvent), if any. */
   private jobEventsOn: WebSocket | undefined;
@@ -418,20 +418,18 @@ export class RemoteTransport
   }
 
   /**
-   * The credential for this session's uploads after its first: every upload with the key costs
-   * the appliance a slow hash check of it, a token from auth.generate_token a lookup. The first
-   * upload goes with the key, so a single upload makes no extra call and a refusal is the key's
-   * own; the token is renewed well before its TTL. Never traced: it is a credential.
+   * The credential for this session's uploads: a token from auth.generate_token, asked at the first
+   * upload and renewed well before its TTL. The key would cost the appliance a slow hash check at
+   * every upload (25.10.x hands `Bearer` to PAM, whose API key hashes are PBKDF2-SHA512 at 500,000
+   * rounds: MW/plugins/api_key.py:364-382, MW/utils/crypto.py:84-94) and send the key once more; a
+   * token is a lookup, for one call more on a socket already open. Undefined (the upload goes with
+   * the key) when the session may not make one. Never traced: it is a credential.
    */
   private async uploadToken(timeoutSeconds: number): Promise<string | undefined> {
     if (this.options.pooled) return this.singleUseToken(timeoutSeconds);
     if (this.tokens === 'refused') return undefined;
-    if (this.tokens === undefined) {
-      this.tokens = { issued: 0 };
-      return undefined;
-    }
     const now = Date.now();
-    if (this.tokens.token === undefined || now - this.tokens.issued > UPLOAD_TOKEN_RENEW_MS) {
+    if (this.tokens === undefined || now - this.tokens.issued > UPLOAD_TOKEN_RENEW_MS) {
       // ttl, attrs (none: the endpoint refuses tokens with attrs), match_origin, single_use.
       this.tokens = {
         issued: now,
@@ -441,7 +439,7 @@ export class RemoteTransport
       };
     }
     try {
-      const token = await this.tokens.token!;
+      const token = await this.tokens.token;
       return typeof token === 'string' && token.length > 0 ? token : undefined;
     } catch {
       return undefined;
