@@ -144,6 +144,12 @@ const WARM_PROFILE = process.env.STOR_BENCH_FLEET_WARM_PROFILE;
 // now, and the servers' JIT warm-up"); a real appliance's middleware is a long-running daemon. Off
 // by default: it changes what the goal's row measures.
 const WARMUP_RUNS = Number(process.env.STOR_BENCH_FLEET_WARMUP_RUNS ?? 0);
+// Unmeasured 100-target runs (and as many one-target runs) made before the measured builds' agents
+// start, through an agent of their own that is then stopped (default 0). They warm the servers
+// only: a real appliance's middleware is a long-running daemon, where a fresh `stor serve` is still
+// compiling its answer paths for its first few hundred calls; the measured agents start as cold as
+// without them. The servers' login budget (20 a minute per address) is waited out after them.
+const SERVER_WARMUP_RUNS = Number(process.env.STOR_BENCH_FLEET_SERVER_WARMUP ?? 0);
 
 /** Clock ticks to ms (Linux's USER_HZ is 100). */
 const TICK_MS = 10;
@@ -346,6 +352,18 @@ export async function benchWarmFleet({ record, notes, rows }) {
       }).unref();
       await waitFor('the profiled agent', () => agentSockets(runDir) === 1);
     }
+    if (SERVER_WARMUP_RUNS > 0) {
+      const warmEnv = { ...env, XDG_RUNTIME_DIR: join(client, 'run-warm-servers') };
+      mkdirSync(warmEnv.XDG_RUNTIME_DIR, { mode: 0o700 });
+      for (let i = 0; i < SERVER_WARMUP_RUNS; i++)
+        for (const [cmd, args] of [cases.fleet, cases.one]) {
+          const r = spawnSync(cmd, args, { env: warmEnv, encoding: 'utf8', maxBuffer: 1 << 28 });
+          if (r.status !== 0)
+            throw new Error(`fleet: the servers' warm-up: ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+        }
+      spawnSync(CLIENT_NODE, [STOR, 'session', 'stop', '--all'], { env: warmEnv, stdio: 'ignore' });
+      await new Promise((resolve) => setTimeout(resolve, 61_000));
+    }
     // The first run starts the agent (and runs in its own process), the second logs the agent in.
     for (const tag of Object.keys(builds)) {
       // Each build's warm-up logs in twice on every server's ten keys: the second build's would
@@ -375,7 +393,7 @@ export async function benchWarmFleet({ record, notes, rows }) {
     ]) {
       record(
         'fleet',
-        `warm: \`stor --targets nas[1-${n}] ${verb} --json\`, \`--parallel ${parallel}\`, ${n} targets (${WARM_SERVERS} \`stor serve\` × ${WARM_KEYS} keys) through the session agent`,
+        `warm: \`stor --targets nas[1-${n}] ${verb} --json\`, \`--parallel ${parallel}\`, ${n} targets (${WARM_SERVERS} \`stor serve\` × ${WARM_KEYS} keys${SERVER_WARMUP_RUNS > 0 ? `, the servers warmed by ${SERVER_WARMUP_RUNS} runs of another agent first` : ''}) through the session agent`,
         m[name],
         'ms',
         `\`stor --profile ref ${verb} --json\` (one target), same agent`,
@@ -440,7 +458,8 @@ export async function benchWarmFleet({ record, notes, rows }) {
     notes.push(
       `fleet (warm): ${WARM_ROUNDS} rounds, the runs in turn, after a warm-up that starts the agent and logs it in; ` +
         `load ${load0.toFixed(1)} → ${load1.toFixed(1)}; ${WARM_SERVERS} servers × ${WARM_KEYS} keys (one pooled connection per key)` +
-        `${WARMUP_RUNS > 0 ? `; ${WARMUP_RUNS} unmeasured 100-target runs per build first (STOR_BENCH_FLEET_WARMUP_RUNS)` : ''}. ` +
+        `${WARMUP_RUNS > 0 ? `; ${WARMUP_RUNS} unmeasured 100-target runs per build first (STOR_BENCH_FLEET_WARMUP_RUNS)` : ''}` +
+        `${SERVER_WARMUP_RUNS > 0 ? `; the servers warmed first by ${SERVER_WARMUP_RUNS} 100-target and one-target runs through an agent of their own, then stopped (STOR_BENCH_FLEET_SERVER_WARMUP)` : ''}. ` +
         `Single runs, in ms: ${n} targets ${list('fleet')}; --parallel ${n} ${list('all')}; one ${list('one')}.${ab} ` +
         `CPU (user+sys) means per run: ${Object.keys(cpu)
           .map((k) => `${k}: ${cpuOf(k)}`)
