@@ -139,12 +139,19 @@ class FileChunks implements AsyncIterable<Buffer> {
         );
         if (this.position + n > this.size || (n === 0 && this.position < this.size)) {
           if (ring) this.free.push(buf);
-          this.changed = new StorError(
-            E.SIZE_MISMATCH,
-            `${this.file} changed size while it was read: it had ${this.size} bytes when the upload began, ` +
-              (n === 0 ? `and ended after ${this.position}` : 'and has more now'),
-            { hint: 'upload it once nothing writes to it any more' },
-          );
+          this.changed =
+            this.size === 0
+              ? new StorError(E.SIZE_MISMATCH, `${this.file} had 0 bytes when the upload began and has content now`, {
+                  hint:
+                    'a file of /proc or /sys says 0 bytes whatever it holds: upload it from standard input ' +
+                    `(cat ${this.file} | stor upload - DEST); a file being written: upload it once nothing writes to it any more`,
+                })
+              : new StorError(
+                  E.SIZE_MISMATCH,
+                  `${this.file} changed size while it was read: it had ${this.size} bytes when the upload began, ` +
+                    (n === 0 ? `and ended after ${this.position}` : 'and has more now'),
+                  { hint: 'upload it once nothing writes to it any more' },
+                );
           throw this.changed;
         }
         if (n === 0) {
@@ -247,9 +254,9 @@ export async function postUpload(
     basename(req.file),
   );
   const length = head.length + req.size + tail.length;
-  // An empty file goes as one buffer, and its stream is not opened.
-  const empty = req.size === 0;
-  if (empty) file.destroy();
+  // An empty file is read too, for the byte that says it is not empty after all: a file of /proc
+  // or /sys says 0 bytes and has content, which the embedded appliance copies and then refuses as
+  // a size that differs; sent as empty, its content was lost without a word.
   // Progress is counted as undici takes the file's chunks from this iterator, i.e. as they go to
   // the socket (not as they are read ahead into the stream's buffer).
   async function* parts(): AsyncGenerator<Buffer> {
@@ -278,7 +285,7 @@ export async function postUpload(
         headers: { 'content-type': contentType, 'content-length': String(length), authorization },
         // undici takes an async iterable body (its client-h1 writeIterable); request()'s types name
         // only a Readable among streams.
-        body: empty ? Buffer.concat([head, tail]) : (parts() as unknown as Readable),
+        body: parts() as unknown as Readable,
         signal: req.signal ? AbortSignal.any([abort.signal, req.signal]) : abort.signal,
         headersTimeout: 0,
         bodyTimeout: timeoutSeconds * 1000,
