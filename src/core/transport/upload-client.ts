@@ -84,11 +84,13 @@ class FileChunks implements AsyncIterable<Buffer> {
   private reading: AsyncGenerator<Buffer> | undefined;
   private destroyed = false;
   /**
-   * Set when the file turned out longer or shorter than `size` while it was read: the request's
-   * Content-Length is `size`, so the body could only be cut off (undici's "Request aborted", or
-   * "Request body length does not match content-length header", told as a network failure).
+   * Set when the file turned out longer or shorter than `size` while it was read (the request's
+   * Content-Length is `size`, so the body could only be cut off: undici's "Request aborted", or
+   * "Request body length does not match content-length header"), or could not be opened or read
+   * (removed since it was planned, EIO): either would be told as a network failure, the appliance
+   * "unreachable", though the fault is the local file's.
    */
-  changed: StorError | undefined;
+  failed: StorError | undefined;
 
   constructor(
     private readonly file: string,
@@ -125,9 +127,18 @@ class FileChunks implements AsyncIterable<Buffer> {
     return { buf: Buffer.allocUnsafe(this.length), ring: false };
   }
 
+  /** An error of the local file's, kept to be told as what it is (`failed`). */
+  private unreadable(err: NodeJS.ErrnoException): StorError {
+    this.failed = new StorError(
+      E.LOCAL_FILE_UNREADABLE,
+      `cannot read the local file ${this.file}: ${err.code ?? err.message}`,
+    );
+    return this.failed;
+  }
+
   private async *chunks(): AsyncGenerator<Buffer> {
     const fd = await new Promise<number>((resolve, reject) =>
-      open(this.file, 'r', (err, fd) => (err ? reject(err) : resolve(fd))),
+      open(this.file, 'r', (err, fd) => (err ? reject(this.unreadable(err)) : resolve(fd))),
     );
     try {
       while (!this.destroyed) {
@@ -135,11 +146,11 @@ class FileChunks implements AsyncIterable<Buffer> {
         // Never more than one byte past the size the request declared: that byte says the file grew.
         const want = Math.min(buf.length, this.size + 1 - this.position);
         const n = await new Promise<number>((resolve, reject) =>
-          read(fd, buf, 0, want, this.position, (err, n) => (err ? reject(err) : resolve(n))),
+          read(fd, buf, 0, want, this.position, (err, n) => (err ? reject(this.unreadable(err)) : resolve(n))),
         );
         if (this.position + n > this.size || (n === 0 && this.position < this.size)) {
           if (ring) this.free.push(buf);
-          this.changed =
+          this.failed =
             this.size === 0
               ? new StorError(E.SIZE_MISMATCH, `${this.file} had 0 bytes when the upload began and has content now`, {
                   hint:
@@ -152,7 +163,7 @@ class FileChunks implements AsyncIterable<Buffer> {
                     (n === 0 ? `and ended after ${this.position}` : 'and has more now'),
                   { hint: 'upload it once nothing writes to it any more' },
                 );
-          throw this.changed;
+          throw this.failed;
         }
         if (n === 0) {
           if (ring) this.free.push(buf);
@@ -292,7 +303,7 @@ export async function postUpload(
       });
     } catch (err) {
       file.destroy();
-      if (file.changed) throw file.changed;
+      if (file.failed) throw file.failed;
       if (req.signal?.aborted) throw stoppedUpload(req.signal, req.path, sent, req.size);
       if (abort.signal.aborted) throw timedOut(endpoint.display, `the upload (nothing moved)`, timeoutSeconds);
       const code = (err as { code?: string }).code ?? '';
