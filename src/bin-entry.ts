@@ -30,9 +30,15 @@ export async function main(line: CommandLine): Promise<void> {
     const { cacheDirFrom, madeInOthersDir, othersInHome } = await import('./core/config/paths.js');
     const compileCache = join(cacheDirFrom(process.env), 'compile-cache');
     // Not in another user's home (root with their HOME), nor made in another user's directory:
-    // Node would make it there, ours.
-    if (othersInHome(compileCache, process.env) === undefined && !madeInOthersDir(compileCache))
-      enableCompileCache(compileCache);
+    // Node would make it there, ours. A path that cannot be looked at (a directory on the way this
+    // user may not search: lstat's EACCES) has no cache either, as one Node could not write.
+    let ours = false;
+    try {
+      ours = othersInHome(compileCache, process.env) === undefined && !madeInOthersDir(compileCache);
+    } catch {
+      // not ours to write
+    }
+    if (ours) enableCompileCache(compileCache);
   }
   const io = (await import('./commands/output/io.js')).processIO();
   // Connecting and logging in (the key's slow hash check) overlap with loading the CLI.

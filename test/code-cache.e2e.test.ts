@@ -18,7 +18,7 @@ import { describe, expect, it } from 'vitest';
 import { STOR_BIN, spawnStor } from './helpers/bin.js';
 import { spawnServe } from './helpers/serve-process.js';
 import { tempDir } from './helpers/temp-dir.js';
-import { OTHER_UID } from './helpers/other-user.js';
+import { OTHER_UID, otherUserUnavailable, otherUsersDir, storAsOther } from './helpers/other-user.js';
 import { EMBEDDED_MEANT } from './helpers/embedded-meant.js';
 
 // Every Node major runs the CLI from the CommonJS bundle with a code cache (src/start.ts).
@@ -335,6 +335,51 @@ describe("the bundle's code cache", () => {
       chmodSync(theirs, 0o1777);
       expect((await run(join(theirs, 'cache'))).code).toBe(0);
       expect(cacheFiles(join(theirs, 'cache', 'stor', 'code-cache'))).toHaveLength(1);
+    },
+  );
+
+  // Only root can give a directory to another uid here (chown).
+  it.skipIf(process.getuid?.() !== 0)(
+    "cache directories that exist and are another user's (open to all) get nothing written in them",
+    async () => {
+      const home = tempDir();
+      const theirs = tempDir();
+      for (const d of ['code-cache', 'compile-cache']) mkdirSync(join(theirs, 'stor', d), { recursive: true });
+      for (const d of ['', 'stor', 'stor/code-cache', 'stor/compile-cache']) {
+        chownSync(join(theirs, d), OTHER_UID, OTHER_UID);
+        chmodSync(join(theirs, d), 0o777);
+      }
+      const r = await spawnStor(['whoami', '--json'], { env: { STOR_HOME: home, XDG_CACHE_HOME: theirs } });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toBe('');
+      expect(JSON.parse(r.stdout).username).toBe('truenas_admin');
+      // Node's compile cache (Node 22 and later) would have written its directory in theirs.
+      expect(readdirSync(join(theirs, 'stor', 'compile-cache'))).toEqual([]);
+      expect(readdirSync(join(theirs, 'stor', 'code-cache'))).toEqual([]);
+    },
+  );
+
+  // A directory this user may not search: only root can run a process as another uid here.
+  it.skipIf(otherUserUnavailable() !== undefined)(
+    'a cache directory behind a directory the user may not search is done without, inside HOME or outside it',
+    async () => {
+      const home = otherUsersDir();
+      // Root's, 0700: the other uid can neither search it nor look at what lies behind it.
+      const locked = tempDir();
+      chmodSync(locked, 0o700);
+      const lockedInHome = join(home, 'locked');
+      mkdirSync(lockedInHome, { mode: 0o700 });
+      for (const cache of [join(locked, 'cache'), join(lockedInHome, 'cache')]) {
+        const r = await storAsOther(['whoami', '--json'], {
+          HOME: home,
+          STOR_HOME: join(home, 'state'),
+          XDG_CACHE_HOME: cache,
+          STOR_SESSION: 'off',
+        });
+        expect(r.code, r.stderr).toBe(0);
+        expect(r.stderr).toBe('');
+        expect(JSON.parse(r.stdout).username).toBe('truenas_admin');
+      }
     },
   );
 

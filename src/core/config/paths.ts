@@ -48,20 +48,27 @@ export function tmpDirFrom(env: Env): string {
 }
 
 /**
- * Whether making `dir` (mkdir -p) would create its first missing part in a directory of another
- * user's. A sticky directory such as /tmp is no such directory: what one makes there stays one's own.
+ * Whether writing in `dir` would add an entry to a directory of another user's: `dir` itself is
+ * theirs (what is written goes in it), or making it (mkdir -p) would create its first missing part
+ * in one of theirs. A sticky directory such as /tmp is no such directory when `dir` is made in it:
+ * what one makes there stays one's own. A path that cannot be looked at (a directory on the way
+ * this user may not search) counts as theirs: nothing is made there, and nothing throws.
  */
 export function madeInOthersDir(dir: string): boolean {
   const uid = process.getuid?.();
   if (uid === undefined) return false;
-  let d = resolve(dir);
-  let st = statSync(d, { throwIfNoEntry: false });
-  if (st !== undefined) return false;
-  while (st === undefined && dirname(d) !== d) {
-    d = dirname(d);
-    st = statSync(d, { throwIfNoEntry: false });
+  try {
+    let d = resolve(dir);
+    let st = statSync(d, { throwIfNoEntry: false });
+    if (st !== undefined) return st.uid !== uid;
+    while (st === undefined && dirname(d) !== d) {
+      d = dirname(d);
+      st = statSync(d, { throwIfNoEntry: false });
+    }
+    return st !== undefined && st.uid !== uid && (st.mode & 0o1000) === 0;
+  } catch {
+    return true;
   }
-  return st !== undefined && st.uid !== uid && (st.mode & 0o1000) === 0;
 }
 
 /**

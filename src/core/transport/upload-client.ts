@@ -84,11 +84,13 @@ class FileChunks implements AsyncIterable<Buffer> {
   private reading: AsyncGenerator<Buffer> | undefined;
   private destroyed = false;
   /**
-   * Set when the file turned out longer or shorter than `size` while it was read: the request's
-   * Content-Length is `size`, so the body could only be cut off (undici's "Request aborted", or
-   * "Request body length does not match content-length header", told as a network failure).
+   * Set when the file turned out longer or shorter than `size` while it was read (the request's
+   * Content-Length is `size`, so the body could only be cut off: undici's "Request aborted", or
+   * "Request body length does not match content-length header"), or could not be opened or read
+   * (removed since it was planned, EIO): either would be told as a network failure, the appliance
+   * "unreachable", though the fault is the local file's.
    */
-  changed: StorError | undefined;
+  failed: StorError | undefined;
 
   constructor(
     private readonly file: string,
@@ -125,9 +127,18 @@ class FileChunks implements AsyncIterable<Buffer> {
     return { buf: Buffer.allocUnsafe(this.length), ring: false };
   }
 
+  /** An error of the local file's, kept to be told as what it is (`failed`). */
+  private unreadable(err: NodeJS.ErrnoException): StorError {
+    this.failed = new StorError(
+      E.LOCAL_FILE_UNREADABLE,
+      `cannot read the local file ${this.file}: ${err.code ?? err.message}`,
+    );
+    return this.failed;
+  }
+
   private async *chunks(): AsyncGenerator<Buffer> {
     const fd = await new Promise<number>((resolve, reject) =>
-      open(this.file, 'r', (err, fd) => (err ? reject(err) : resolve(fd))),
+      open(this.file, 'r', (err, fd) => (err ? reject(this.unreadable(err)) : resolve(fd))),
     );
     try {
       while (!this.destroyed) {
@@ -135,17 +146,24 @@ class FileChunks implements AsyncIterable<Buffer> {
         // Never more than one byte past the size the request declared: that byte says the file grew.
         const want = Math.min(buf.length, this.size + 1 - this.position);
         const n = await new Promise<number>((resolve, reject) =>
-          read(fd, buf, 0, want, this.position, (err, n) => (err ? reject(err) : resolve(n))),
+          read(fd, buf, 0, want, this.position, (err, n) => (err ? reject(this.unreadable(err)) : resolve(n))),
         );
         if (this.position + n > this.size || (n === 0 && this.position < this.size)) {
           if (ring) this.free.push(buf);
-          this.changed = new StorError(
-            E.SIZE_MISMATCH,
-            `${this.file} changed size while it was read: it had ${this.size} bytes when the upload began, ` +
-              (n === 0 ? `and ended after ${this.position}` : 'and has more now'),
-            { hint: 'upload it once nothing writes to it any more' },
-          );
-          throw this.changed;
+          this.failed =
+            this.size === 0
+              ? new StorError(E.SIZE_MISMATCH, `${this.file} had 0 bytes when the upload began and has content now`, {
+                  hint:
+                    'a file of /proc or /sys says 0 bytes whatever it holds: upload it from standard input ' +
+                    `(cat ${this.file} | stor upload - DEST); a file being written: upload it once nothing writes to it any more`,
+                })
+              : new StorError(
+                  E.SIZE_MISMATCH,
+                  `${this.file} changed size while it was read: it had ${this.size} bytes when the upload began, ` +
+                    (n === 0 ? `and ended after ${this.position}` : 'and has more now'),
+                  { hint: 'upload it once nothing writes to it any more' },
+                );
+          throw this.failed;
         }
         if (n === 0) {
           if (ring) this.free.push(buf);
@@ -247,9 +265,9 @@ export async function postUpload(
     basename(req.file),
   );
   const length = head.length + req.size + tail.length;
-  // An empty file goes as one buffer, and its stream is not opened.
-  const empty = req.size === 0;
-  if (empty) file.destroy();
+  // An empty file is read too, for the byte that says it is not empty after all: a file of /proc
+  // or /sys says 0 bytes and has content, which the embedded appliance copies and then refuses as
+  // a size that differs; sent as empty, its content was lost without a word.
   // Progress is counted as undici takes the file's chunks from this iterator, i.e. as they go to
   // the socket (not as they are read ahead into the stream's buffer).
   async function* parts(): AsyncGenerator<Buffer> {
@@ -278,14 +296,14 @@ export async function postUpload(
         headers: { 'content-type': contentType, 'content-length': String(length), authorization },
         // undici takes an async iterable body (its client-h1 writeIterable); request()'s types name
         // only a Readable among streams.
-        body: empty ? Buffer.concat([head, tail]) : (parts() as unknown as Readable),
+        body: parts() as unknown as Readable,
         signal: req.signal ? AbortSignal.any([abort.signal, req.signal]) : abort.signal,
         headersTimeout: 0,
         bodyTimeout: timeoutSeconds * 1000,
       });
     } catch (err) {
       file.destroy();
-      if (file.changed) throw file.changed;
+      if (file.failed) throw file.failed;
       if (req.signal?.aborted) throw stoppedUpload(req.signal, req.path, sent, req.size);
       if (abort.signal.aborted) throw timedOut(endpoint.display, `the upload (nothing moved)`, timeoutSeconds);
       const code = (err as { code?: string }).code ?? '';

@@ -127,6 +127,36 @@ describe('a file that changes size while it is uploaded', () => {
     expect(await closed((err as StorError).message.split(' changed size')[0]!)).toBe(0);
   });
 
+  it('a file removed since it was planned, or one that fails to read, fails as the local file it is, not as the appliance unreachable', async () => {
+    const server = await startTestServer();
+    const dir = tempDir('stor-unreadable-');
+    const agent = uploadAgent({ insecure: false }, 60);
+    try {
+      // Removed between the plan's stat and its turn (the upload of several files); a directory's
+      // descriptor opens and then fails to read (EISDIR), as a read failing with EIO would.
+      for (const [file, errno] of [
+        [join(dir, 'removed.bin'), 'ENOENT'],
+        [dir, 'EISDIR'],
+      ] as const) {
+        const err = await postUpload(
+          parseEndpoint(server.rpcUrl),
+          `Bearer ${server.adminKey}`,
+          agent,
+          { file, size: 10, path: '/mnt/tank/unreadable.bin', options: {} },
+          60,
+        ).catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(StorError);
+        expect({ code: (err as StorError).code, message: (err as StorError).message }).toEqual({
+          code: E.LOCAL_FILE_UNREADABLE.code,
+          message: `cannot read the local file ${file}: ${errno}`,
+        });
+      }
+      expect(existsSync(join(server.stateDir, 'mnt/tank/unreadable.bin'))).toBe(false);
+    } finally {
+      await agent.close();
+    }
+  });
+
   it('files of 0 bytes, 2 MiB - 1, 2 MiB and 2 MiB + 1 go whole', async () => {
     const server = await startTestServer();
     const agent = uploadAgent({ insecure: false }, 60);
