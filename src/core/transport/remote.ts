@@ -57,6 +57,15 @@ const UPLOAD_TOKEN_RENEW_MS = 300_000;
 /** A pooled connection's one-upload token: used within moments of being issued. */
 const SINGLE_USE_TOKEN_TTL_S = 60;
 
+/**
+ * Calls in flight on one connection at most. The appliance runs ten of a socket's calls at once,
+ * queues ten more, and answers any call beyond those at once with -32000 "Maximum number of
+ * concurrent calls (20) has exceeded" (SoftHardSemaphore(10, 20), MW/api/base/server/ws_handler/rpc.py:47,
+ * 359-364). Many commands may share one connection (the session agent pools a fleet's targets that
+ * name one appliance with one key), so the calls past this wait here for a slot instead.
+ */
+const MAX_CALLS_IN_FLIGHT = 20;
+
 /** Times one upload may log in again while it waits for its job. */
 const MAX_RECONNECTS = 5;
 
@@ -81,7 +90,10 @@ export class RemoteTransport
   private keepalive: NodeJS.Timeout | undefined;
   /** HTTP agents for uploads and downloads, one per timeout (a pooled connection serves commands of several). */
   private readonly agents = new Map<number, Agent>();
-  /** Upload credentials: none yet (the first upload uses the key), a token and when it was issued, or refused. */
+  /** Slots for calls (MAX_CALLS_IN_FLIGHT) not taken, and the calls waiting for one, in order. */
+  private freeSlots = MAX_CALLS_IN_FLIGHT;
+  private readonly slotWaiters: (() => void)[] = [];
+  /** Upload credentials: none asked yet, a token and when it was issued, or refused. */
   private tokens: { issued: number; token: Promise<string> } | 'refused' | undefined;
   private newStyleJobs = false;
   /** The socket on which `core.get_jobs` events were subscribed to (jobEvent), if any. */
@@ -294,7 +306,11 @@ export class RemoteTransport
     return traced(this.options.trace, method, () => this.send<T>(method, params, timeoutSeconds));
   }
 
-  /** `written`: told once the call's frame is in the socket (the ws library's send callback). */
+  /**
+   * `written`: told once the call's frame is in the socket (the ws library's send callback). A call
+   * holds one of the connection's slots (MAX_CALLS_IN_FLIGHT) from its send to its answer, time-out
+   * or failure; one that finds none free waits for one, and its --timeout counts from its send.
+   */
   private send<T>(
     method: string,
     params: readonly unknown[],
@@ -302,6 +318,40 @@ export class RemoteTransport
     written?: () => void,
   ): Promise<T> {
     if (this.closedError) return Promise.reject(this.closedError);
+    if (this.freeSlots === 0)
+      return new Promise<void>((slot) => this.slotWaiters.push(slot)).then(() =>
+        this.sendInSlot<T>(method, params, timeoutSeconds, written),
+      );
+    this.freeSlots--;
+    return this.sendInSlot<T>(method, params, timeoutSeconds, written);
+  }
+
+  /** Hands the slot a settled call held to the next call waiting, or frees it. */
+  private readonly releaseSlot = (): void => {
+    const next = this.slotWaiters.shift();
+    if (next) next();
+    else this.freeSlots++;
+  };
+
+  private sendInSlot<T>(
+    method: string,
+    params: readonly unknown[],
+    timeoutSeconds: number | null,
+    written?: () => void,
+  ): Promise<T> {
+    const call = this.closedError
+      ? Promise.reject<T>(this.closedError)
+      : this.write<T>(method, params, timeoutSeconds, written);
+    call.then(this.releaseSlot, this.releaseSlot);
+    return call;
+  }
+
+  private write<T>(
+    method: string,
+    params: readonly unknown[],
+    timeoutSeconds: number | null,
+    written?: () => void,
+  ): Promise<T> {
     const id = randomUUID();
     const startedAt = performance.now();
     return new Promise<T>((resolve, reject) => {
