@@ -25,7 +25,11 @@ export function pyRepr(v: unknown): string {
  * Separator (Zl, Zp, Zs) characters but the space (Objects/unicodectype.c, PRINTABLE_MASK), as
  * this Node's Unicode version classes them.
  */
-const NOT_PRINTABLE = /^(?! )[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]$/u;
+// Made at first use: V8 builds a \p{…} class's code point sets when the literal is evaluated, ~0.7 ms
+// for this one on Node 24, which every command would pay at load (bench/HISTORY.md, "the embedded
+// start-up, eighth round").
+let notPrintable: RegExp | undefined;
+const NOT_PRINTABLE = () => (notPrintable ??= /^(?! )[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]$/u);
 
 function pyStrRepr(s: string): string {
   const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
@@ -37,7 +41,7 @@ function pyStrRepr(s: string): string {
     else if (ch === '\n') out += '\\n';
     else if (ch === '\r') out += '\\r';
     else if (ch === '\t') out += '\\t';
-    else if (NOT_PRINTABLE.test(ch)) {
+    else if (NOT_PRINTABLE().test(ch)) {
       // Objects/unicodeobject.c unicode_repr: \xhh, \uhhhh or \Uhhhhhhhh, by the code point's size.
       const [prefix, width] = cp <= 0xff ? ['x', 2] : cp <= 0xffff ? ['u', 4] : ['U', 8];
       out += `\\${prefix}${cp.toString(16).padStart(width, '0')}`;

@@ -1,5 +1,5 @@
 import type { DescribedError } from './describe-error.js';
-import { Chalk, type ChalkInstance } from 'chalk';
+import type { ChalkInstance } from 'chalk';
 import { escapeCell, escapeJson } from './escape.js';
 import type { ColorLevel, IO } from './io.js';
 import type { FittedColumn } from './table.js';
@@ -284,7 +284,7 @@ function terminalRecord(fitTable: FitTable, view: RecordView, paint: ChalkInstan
 }
 
 async function renderTerminal(view: View, data: unknown, mode: RenderMode): Promise<string[]> {
-  const paint = new Chalk({ level: mode.color });
+  const paint = new (await loadChalk()).Chalk({ level: mode.color });
   switch (view.kind) {
     case 'record':
       return terminalRecord((await loadTable()).fitTable, view, paint, mode.width);
@@ -326,6 +326,11 @@ function renderPiped(view: View, data: unknown): string[] {
 
 // cli-table3 and string-width load only for a terminal: `--json` and piped runs never pay for them.
 const loadTable = () => import('./table.js');
+// Loaded for a terminal's rendering only, as the table is: chalk's three modules took ~1 ms of every
+// command's start to load (its colour tables, its own colour detection, which stor does not use:
+// color-level.ts), and piped or --json output never paints (bench/HISTORY.md, "the embedded
+// start-up, eighth round").
+const loadChalk = () => import('chalk');
 
 /**
  * One document as one line of `--json-lines` (NDJSON): JSON.stringify breaks no line (a newline

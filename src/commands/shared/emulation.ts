@@ -1,4 +1,4 @@
-import { call } from '../../core/contract/client.js';
+import { callForFields } from '../../core/contract/client.js';
 import { E } from '../../core/error-catalogue.js';
 import type { EmulationInfo } from '../../core/contract/system.js';
 import { RPC_CODE, RpcError, StorError } from '../../core/errors.js';
@@ -11,7 +11,7 @@ import type { Transport } from '../../core/transport/transport.js';
  */
 export async function targetEmulation(t: Transport): Promise<EmulationInfo | null> {
   try {
-    return await call(t, 'stor.emulation');
+    return await callForFields(t, 'stor.emulation');
   } catch (err) {
     if (err instanceof RpcError && err.code === RPC_CODE.METHOD_NOT_FOUND) return null;
     // Something else answering under that name is not stor's emulator.

@@ -1,4 +1,4 @@
-import { call, prepareAnswers } from '../../core/contract/client.js';
+import { callForFields, prepareAnswers } from '../../core/contract/client.js';
 import type { TargetInfo } from '../../core/transport/transport.js';
 import type { CommandContext } from '../framework/context.js';
 import { type CommandResult, recordResult } from '../output/render.js';
@@ -52,10 +52,14 @@ export async function whoami(
   opts: OptionValues<typeof options>,
 ): Promise<CommandResult<WhoamiResult>> {
   const opening = ctx.transport();
-  // While the login is under way (its key's slow check), not once it is done.
-  prepareAnswers('auth.me', 'stor.emulation', 'system.version_short');
+  // While a remote login is under way (its key's slow check), not once it is done. The embedded
+  // appliance's answers are not checked again (callForFields), so nothing is built for them.
+  void ctx.target().then(
+    (spec) => spec.kind === 'embedded' || prepareAnswers('auth.me', 'stor.emulation', 'system.version_short'),
+    () => undefined,
+  );
   const transport = await opening;
-  const [me, release] = await Promise.all([call(transport, 'auth.me'), targetRelease(transport)]);
+  const [me, release] = await Promise.all([callForFields(transport, 'auth.me'), targetRelease(transport)]);
   const roles = sortedCopy(me.privilege.roles.$set);
   const data: WhoamiResult = {
     username: me.pw_name,

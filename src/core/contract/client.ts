@@ -53,6 +53,31 @@ export async function call<M extends MethodName>(
 }
 
 /**
+ * `call` for a command that reads the answer's fields by name and never shows it whole (`whoami`,
+ * the emulator's settings). The embedded appliance's answer is the in-process emulator's: its
+ * handlers answer in the contract's types (core/appliance/method.ts `implement`), the suite checks
+ * every answer against the contract at run time (STOR_CHECK_RESULTS=1, rpc/dispatcher.ts
+ * `conforming`), and the schemas of the methods asked this way transform no value, so the check
+ * would hand back the same fields, less those the contract does not know. It is not made there:
+ * building the schemas and checking were ~12 ms of an embedded `whoami`'s ~110 ms of CPU on
+ * Node 24 (bench/HISTORY.md, "the embedded start-up, eighth round"). Any other target's answer is
+ * checked as `call` checks it.
+ */
+export async function callForFields<M extends FieldsMethod>(
+  t: Pick<Transport, 'call' | 'target'>,
+  method: M,
+): Promise<ResultOf<M>> {
+  if (t.target.kind !== 'embedded') return call(t, method);
+  return t.call<ResultOf<M>>(method, []).catch((err: unknown) => {
+    throw withNeededRoles(err, method);
+  });
+}
+
+/** The methods `callForFields` takes: no params, and answers whose schemas transform nothing (test/core/contract/client-fields.test.ts). */
+export const FIELDS_METHODS = ['auth.me', 'stor.emulation'] as const satisfies readonly MethodName[];
+type FieldsMethod = (typeof FIELDS_METHODS)[number];
+
+/**
  * Builds the schemas `call` will check the answers of `methods` with (contract/method.ts builds
  * each on first use), for a command to do so while it waits anyway: a remote login, the slow
  * check of its key, is under way before a read command asks for its transport (the head start,

@@ -17,8 +17,13 @@ const HEXDIGITS = /^[0-9a-fA-F]$/;
 const ASCIILETTERS = /^[a-zA-Z]$/;
 const WHITESPACE = ' \t\n\r\v\f';
 const SPECIAL = '.\\[{()*+?^$|';
-/** `str.isidentifier()`, near enough (PEP 3131's XID classes). */
-const IDENTIFIER = /^[\p{L}\p{Nl}_][\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}]*$/u;
+/**
+ * `str.isidentifier()`, near enough (PEP 3131's XID classes). Made at first use: V8 builds the
+ * \p{…} classes' sets when the literal is evaluated (~0.7 ms on Node 24), and the emulator's start
+ * loads this module for every command (bench/HISTORY.md, "the embedded start-up, eighth round").
+ */
+let identifier: RegExp | undefined;
+const IDENTIFIER = () => (identifier ??= /^[\p{L}\p{Nl}_][\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}]*$/u);
 
 /** `re.error`, whose text says where (Lib/re/_constants.py:31-47). */
 export class PythonReError extends Error {}
@@ -158,7 +163,7 @@ class Checker {
   }
 
   checkGroupName(name: string, offset: number): void {
-    if (!IDENTIFIER.test(name)) throw this.error(`bad character in group name ${pyRepr(name)}`, name.length + offset);
+    if (!IDENTIFIER().test(name)) throw this.error(`bad character in group name ${pyRepr(name)}`, name.length + offset);
   }
 
   checkGroup(gid: number): boolean {
@@ -441,7 +446,7 @@ class Checker {
     const condname = this.getuntil(')', 'group name');
     let condgroup: number;
     const asciiNumber = /^[0-9]+$/.test(condname);
-    if (this.version === '3.11' ? IDENTIFIER.test(condname) : !asciiNumber) {
+    if (this.version === '3.11' ? IDENTIFIER().test(condname) : !asciiNumber) {
       this.checkGroupName(condname, 1);
       const g = this.groupDict.get(condname);
       if (g === undefined) throw this.error(`unknown group name ${pyRepr(condname)}`, condname.length + 1);
