@@ -83,7 +83,7 @@ const STOR_MARKS = [
   ['  program2.command("help")', 'before', 'buildProgram: nouns and verbs'],
   ['    await program2.parseAsync([...line.argv], { from: "user" });', 'before', 'buildProgram: help command'],
   ['  const opening = ctx.transport();\n', 'before', 'commander parse, whoami called'],
-  ['  prepareAnswers("auth.me", "stor.emulation", "system.version_short");\n', 'after', 'prepareAnswers (zod schemas)'],
+  ['  const transport = await opening;\n  const [me, release] = await Promise.all([callForFields', 'before', 'the result schemas asked for (remote only)'],
   [
     '        const appliance = Appliance.open({ stateDir: options33.stateDir });\n',
     'before',
@@ -106,12 +106,12 @@ const STOR_MARKS = [
     'login: accounts snapshot',
   ],
   [
-    '  const [me, release] = await Promise.all([call(transport, "auth.me"), targetRelease(transport)]);\n',
+    '  const [me, release] = await Promise.all([callForFields(transport, "auth.me"), targetRelease(transport)]);\n',
     'before',
     'login: privileges, session',
   ],
   [
-    '  const [me, release] = await Promise.all([call(transport, "auth.me"), targetRelease(transport)]);\n',
+    '  const [me, release] = await Promise.all([callForFields(transport, "auth.me"), targetRelease(transport)]);\n',
     'after',
     'the three calls and their checks',
   ],
@@ -121,7 +121,7 @@ const START_MARKS = [
   ['  const helpOnly = line.asksHelp', 'start.cjs: start()'],
   ['  let dir = (0, import_node_path2.join)(cacheDirFrom(env), "code-cache");', 'start.cjs: the bundle read (latin1)'],
   ['  const file = dir === void 0 ? void 0 : cacheFileFor(dir, bundle, st);', 'start.cjs: cache directory checked'],
-  ['  let cachedData = file === void 0 ? void 0 : readOwnFile(file);', 'start.cjs: cache file named (v8 tag)'],
+  ['  let cached = file === void 0 ? void 0 : read(file);', 'start.cjs: cache file named (v8 tag)'],
   ['  const script = new import_node_vm.Script(', 'start.cjs: the code cache read'],
 ];
 
