@@ -115,7 +115,8 @@ describe('stor privilege delete and privilege roles', () => {
         ],
       },
     });
-    const run = stor({
+    // In-process (storIn): what the stand-in is asked, and the answer drawn, not the process.
+    const run = storIn({
       STOR_HOME: tempDir(),
       STOR_CONFIG_DIR: tempDir(),
       STOR_URL: nas.baseUrl,
