@@ -14,7 +14,7 @@ type Env = Record<string, string>;
  * built binary against stor serve, in-process (the same `run()` the binary calls) on the embedded
  * target, where the process is not what these tests are about.
  */
-async function privilegeWalk(env: Env, run: ReturnType<typeof storIn> = stor(env)) {
+async function privilegeWalk(env: Env, run: ReturnType<typeof stor> = stor(env)) {
   await run(['call', 'group.create', JSON.stringify({ name: 'ops', smb: false })]);
   await run(['privilege', 'create', 'operators', '--groups', 'ops', '--roles', 'READONLY_ADMIN']);
 
