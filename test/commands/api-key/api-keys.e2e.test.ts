@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { storIn } from '../../helpers/run-stor.js';
 import { stor } from '../../helpers/runbook.js';
 import { spawnServe } from '../../helpers/serve-process.js';
 import { startStandinAppliance } from '../../helpers/standin-appliance.js';
@@ -137,7 +138,8 @@ describe('stor api-key', () => {
       'api_key.query': { result: [entry(3), entry(8)] },
       'api_key.delete': { result: true },
     });
-    const run = stor({
+    // In-process (storIn): what the stand-in is asked and the refusal, not the process, are checked.
+    const run = storIn({
       STOR_HOME: tempDir(),
       STOR_CONFIG_DIR: tempDir(),
       STOR_URL: nas.baseUrl,

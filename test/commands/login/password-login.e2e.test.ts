@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { spawnStor } from '../../helpers/bin.js';
+import { runStor } from '../../helpers/run-stor.js';
 import { spawnServe, type ServeProcess } from '../../helpers/serve-process.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 import {
@@ -15,7 +16,11 @@ import { clientEnv } from '../../helpers/client-env.js';
 
 const PASSWORD = 'Tr0ub4dor&3 horse';
 
-/** A client machine: its own (unused) embedded state and its own profiles. */
+/*
+ * A login that reads the password (and the one-time code) from the standard input of a real process
+ * runs the built binary; the other commands run in-process (runStor: the same `run()` the binary
+ * calls, the same environment), as what they check is the appliance's answer and the files left.
+ */
 
 function filesUnder(dir: string): string[] {
   if (!existsSync(dir)) return [];
@@ -94,12 +99,12 @@ describe('stor login --username, end to end', () => {
     expect(profile).toMatchObject({ username: 'alice', createdKey: { name: result.api_key_name } });
     expect(profile.apiKey).toMatch(/^\d+-[A-Za-z0-9]{64}$/);
 
-    const me = await spawnStor(['whoami', '--json'], { env });
+    const me = await runStor(['whoami', '--json'], { env });
     expect(me.code).toBe(0);
     expect(JSON.parse(me.stdout)).toMatchObject({ username: 'alice', account_attributes: ['LOCAL', 'API_KEY'] });
 
     // A second login, perhaps within the same second, gets a key of its own.
-    const again = await spawnStor(
+    const again = await runStor(
       ['login', '--url', server.baseUrl, '--username', 'alice', '--password-stdin', '--profile', 'second', '--json'],
       { env, stdin: PASSWORD },
     );
@@ -120,7 +125,7 @@ describe('stor login --username, end to end', () => {
     );
     const env = clientEnv();
 
-    const noCode = await spawnStor(['login', '--url', server.baseUrl, '--username', 'alice', '--password-stdin'], {
+    const noCode = await runStor(['login', '--url', server.baseUrl, '--username', 'alice', '--password-stdin'], {
       env,
       stdin: `${PASSWORD}\n`,
     });
@@ -138,7 +143,7 @@ describe('stor login --username, end to end', () => {
     expect(login.stderr).toBe('');
     expect(login.code).toBe(0);
     expect(await keyNamesOf(server.stateDir, 'alice')).toEqual([JSON.parse(login.stdout).api_key_name]);
-    const me = await spawnStor(['whoami', '--json'], { env });
+    const me = await runStor(['whoami', '--json'], { env });
     expect(JSON.parse(me.stdout)).toMatchObject({ username: 'alice', account_attributes: ['LOCAL', 'API_KEY'] });
 
     await server.stop();
@@ -157,7 +162,7 @@ describe('stor login --username, end to end', () => {
     );
     const env = clientEnv();
     const login = (username: string, stdin: string) =>
-      spawnStor(['login', '--url', server.baseUrl, '--username', username, '--password-stdin'], { env, stdin });
+      runStor(['login', '--url', server.baseUrl, '--username', username, '--password-stdin'], { env, stdin });
 
     const wrongPassword = await login('alice', 'not-the-password\n');
     expect(wrongPassword.code).toBe(4);
@@ -180,14 +185,14 @@ describe('stor login --username, end to end', () => {
 
   it('refuses to send a password in clear to a non-loopback host, before reading it', async () => {
     const env = clientEnv();
-    const r = await spawnStor(['login', '--url', 'ws://10.1.2.3', '--username', 'alice', '--password-stdin'], {
+    const r = await runStor(['login', '--url', 'ws://10.1.2.3', '--username', 'alice', '--password-stdin'], {
       env,
       stdin: `${PASSWORD}\n`,
     });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('refusing to send a password in clear to 10.1.2.3');
     expect(r.stderr).not.toContain(PASSWORD);
-    const mixed = await spawnStor(['login', '--url', 'ws://127.0.0.1:1', '--username', 'alice', '--api-key-stdin'], {
+    const mixed = await runStor(['login', '--url', 'ws://127.0.0.1:1', '--username', 'alice', '--api-key-stdin'], {
       env,
     });
     expect(mixed.code).toBe(2);
@@ -197,7 +202,7 @@ describe('stor login --username, end to end', () => {
 
 describe('stor logout after login --username revokes the key stor created, after consent', () => {
   const stor = async (env: Record<string, string>, args: string[], stdin?: string) =>
-    spawnStor(args, { env, ...(stdin !== undefined ? { stdin } : {}) });
+    runStor(args, { env, ...(stdin !== undefined ? { stdin } : {}) });
 
   it('piped without --yes it refuses and changes nothing; --keep-key keeps the key; --yes revokes it; a key given to login is said to live on', async () => {
     const stateDir = await stateWith((t) =>

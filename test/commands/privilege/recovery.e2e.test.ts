@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Appliance } from '../../../src/core/appliance/appliance.js';
 import { expandRoles, release25101Catalogue } from '../../../src/core/roles/index.js';
-import { makeUserWithPrivilege, stor } from '../../helpers/runbook.js';
+import { storIn } from '../../helpers/run-stor.js';
+import { makeUserWithPrivilege } from '../../helpers/runbook.js';
 import { spawnServe } from '../../helpers/serve-process.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
@@ -16,6 +17,9 @@ function expectRecursionError(r: { stderr: string }) {
   expect(error.message).toContain('maximum recursion depth exceeded');
 }
 
+// The commands run in-process (storIn: the same `run()` the binary calls); what these tests are about is the
+// appliance's lockout and the runbook's answers, not the process; `stor serve` stays a process of its
+// own, restarted on the same state.
 describe('the recovery runbook of seed §5.6', () => {
   it('against stor serve --role-expansion as-reported: lockout, across a restart, check, fix, login', async () => {
     const state = tempDir();
@@ -25,10 +29,10 @@ describe('the recovery runbook of seed §5.6', () => {
       STOR_CONFIG_DIR: tempDir(),
       STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim(),
     };
-    const asAdmin = () => stor({ ...admin, STOR_URL: server.baseUrl });
+    const asAdmin = () => storIn({ ...admin, STOR_URL: server.baseUrl });
     const aliceKey = await makeUserWithPrivilege(asAdmin(), 'alice', 'ops', BROKEN);
     const asAlice = () =>
-      stor({ STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir(), STOR_URL: server.baseUrl, STOR_API_KEY: aliceKey });
+      storIn({ STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir(), STOR_URL: server.baseUrl, STOR_API_KEY: aliceKey });
 
     // The exact wire error: alice's own login over JSON-RPC.
     const wire = await asAlice()(['call', 'core.ping'], 4);
@@ -88,9 +92,9 @@ describe('the recovery runbook of seed §5.6', () => {
   it('against the embedded target: the same lockout, check, fix and login', async () => {
     const home = tempDir();
     Appliance.open({ stateDir: home, settings: { roleExpansion: 'as-reported' } }).close();
-    const asAdmin = stor({ STOR_HOME: home });
+    const asAdmin = storIn({ STOR_HOME: home });
     const aliceKey = await makeUserWithPrivilege(asAdmin, 'alice', 'ops', BROKEN);
-    const asAlice = stor({ STOR_HOME: home, STOR_API_KEY: aliceKey });
+    const asAlice = storIn({ STOR_HOME: home, STOR_API_KEY: aliceKey });
     expectRecursionError(await asAlice(['whoami', '--json'], 4));
     const check = await asAdmin(['privilege', 'check'], 6);
     expect(check.stdout).toMatch(/^4\tops\tLOCKOUT\t/m);

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import catalogueData from '../../../src/core/roles/roles-25.10.1.json' with { type: 'json' };
+import { storIn } from '../../helpers/run-stor.js';
 import { stor } from '../../helpers/runbook.js';
 import { spawnServe } from '../../helpers/serve-process.js';
 import { startStandinAppliance } from '../../helpers/standin-appliance.js';
@@ -8,9 +9,12 @@ import { tempDir } from '../../helpers/temp-dir.js';
 
 type Env = Record<string, string>;
 
-/** privilege delete and privilege roles on whichever target `env` points at. */
-async function privilegeWalk(env: Env) {
-  const run = stor(env);
+/**
+ * privilege delete and privilege roles on whichever target `env` points at, through `run`: the
+ * built binary against stor serve, in-process (the same `run()` the binary calls) on the embedded
+ * target, where the process is not what these tests are about.
+ */
+async function privilegeWalk(env: Env, run: ReturnType<typeof stor> = stor(env)) {
   await run(['call', 'group.create', JSON.stringify({ name: 'ops', smb: false })]);
   await run(['privilege', 'create', 'operators', '--groups', 'ops', '--roles', 'READONLY_ADMIN']);
 
@@ -78,7 +82,8 @@ async function privilegeWalk(env: Env) {
 
 describe('stor privilege delete and privilege roles', () => {
   it('on the embedded target', async () => {
-    await privilegeWalk({ STOR_HOME: tempDir() });
+    const env = { STOR_HOME: tempDir() };
+    await privilegeWalk(env, storIn(env));
   });
 
   it('against stor serve', async () => {
@@ -110,7 +115,8 @@ describe('stor privilege delete and privilege roles', () => {
         ],
       },
     });
-    const run = stor({
+    // In-process (storIn): what the stand-in is asked, and the answer drawn, not the process.
+    const run = storIn({
       STOR_HOME: tempDir(),
       STOR_CONFIG_DIR: tempDir(),
       STOR_URL: nas.baseUrl,

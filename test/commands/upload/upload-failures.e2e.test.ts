@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { spawnStor, type SpawnResult } from '../../helpers/bin.js';
+import { runStor } from '../../helpers/run-stor.js';
 import { spawnServe } from '../../helpers/serve-process.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 import { clientEnv, remoteEnv, localFile } from '../../helpers/client-env.js';
@@ -41,23 +42,25 @@ describe('a failing upload fails alike on ws, --rpc http and the embedded target
     const hostPaths = (r: SpawnResult) =>
       [server.stateDir, embedded.STOR_HOME!].filter((p) => r.stdout.includes(p) || r.stderr.includes(p));
 
-    // /mnt/tank/t/a.txt is a directory; /mnt/tank/t/f.txt is a file.
+    // /mnt/tank/t/a.txt is a directory; /mnt/tank/t/f.txt is a file. The set-up runs in-process.
     for (const t of targets.filter((x) => x.name !== 'http')) {
       for (const [local, target] of [
         [keep, '/mnt/tank/t/a.txt/'],
         [keep, '/mnt/tank/t/f.txt'],
       ] as const) {
-        const r = await spawnStor([...t.args, 'upload', local, target], { env: t.env });
+        const r = await runStor([...t.args, 'upload', local, target], { env: t.env });
         expect(r.code, r.stderr).toBe(0);
       }
     }
 
-    // Every case on every transport at once: nine independent processes, each checked on its own.
+    // Every case on every transport at once: nine independent runs, each checked on its own; in-process
+    // (runStor: the same `run()` the binary calls), as the built binary's exit code and stderr are
+    // checked below, as a person reads them.
     const runs = cases.flatMap((c) =>
       targets.map(async (t) => ({
         c,
         t,
-        r: await spawnStor([...t.args, '--json', 'upload', file, c.target], { env: t.env }),
+        r: await runStor([...t.args, '--json', 'upload', file, c.target], { env: t.env }),
       })),
     );
     for (const { c, t, r } of await Promise.all(runs)) {
@@ -103,7 +106,8 @@ describe('a multi-file upload with one failing file, as a script sees it', () =>
     const good2 = localFile('three.txt', 'three\n');
     for (const t of targets) {
       // /mnt/tank/m/two.txt is made a directory first, so that file's job fails (MW/plugins/filesystem.py:556-566).
-      const mkdir = await spawnStor(['upload', good1, '/mnt/tank/m/two.txt/'], { env: t.env });
+      // The set-up and the read-back run in-process; the upload a script runs is the built binary.
+      const mkdir = await runStor(['upload', good1, '/mnt/tank/m/two.txt/'], { env: t.env });
       expect(mkdir.code, mkdir.stderr).toBe(0);
 
       const r = await spawnStor(['--json', 'upload', good1, bad, good2, '/mnt/tank/m/'], { env: t.env });
@@ -122,7 +126,7 @@ describe('a multi-file upload with one failing file, as a script sees it', () =>
       ]);
       expect(report.summary).toEqual({ files: 3, done: 2, failed: 1, skipped: 0, not_attempted: 0, bytes_sent: 10 });
 
-      const ls = await spawnStor(['--json', 'ls', '/mnt/tank/m'], { env: t.env });
+      const ls = await runStor(['--json', 'ls', '/mnt/tank/m'], { env: t.env });
       expect(JSON.parse(ls.stdout).map((e: { name: string; type: string }) => [e.name, e.type])).toEqual([
         ['one.txt', 'FILE'],
         ['three.txt', 'FILE'],

@@ -1,12 +1,15 @@
 /**
  * The built binary's key login against `stor serve --key-login scram` (TrueNAS 26's SCRAM-SHA-512,
  * MW/plugins/auth.py:927-960 at stable/26) and against a plain 25.10.1 emulation: the server's
- * `-v` log names the mechanism each login used, and the client's `-v` says which it chose.
+ * `-v` log names the mechanism each login used, and the client's `-v` says which it chose. The
+ * refusals' messages and 26's key records are read in-process (runStor: the same `run()` the
+ * binary calls, the same environment); the logins each mechanism makes stay the built binary's.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { spawnStor } from '../../helpers/bin.js';
+import { runStor } from '../../helpers/run-stor.js';
 import { clientEnv } from '../../helpers/client-env.js';
 import { selfSignedCert } from '../../helpers/self-signed.js';
 import { loginLines, spawnServe } from '../../helpers/serve-process.js';
@@ -62,23 +65,23 @@ describe('SCRAM key login (TrueNAS 26), end to end', () => {
     const server = await spawnServe(tempDir(), ['-v', '--key-login', 'scram']);
     const adminKey = readFileSync(server.adminKeyFile, 'utf8').trim();
     const base = { ...clientEnv(), STOR_URL: server.baseUrl };
-    const wrong = await spawnStor(['whoami'], {
+    const wrong = await runStor(['whoami'], {
       env: { ...base, STOR_API_KEY: `${adminKey.split('-')[0]}-${'W'.repeat(64)}`, STOR_USER: 'truenas_admin' },
     });
     expect(wrong.code).toBe(4);
     expect(wrong.stderr).toContain('SCRAM login to');
     expect(wrong.stderr).toContain('the key was not sent');
-    const unknown = await spawnStor(['whoami'], {
+    const unknown = await runStor(['whoami'], {
       env: { ...base, STOR_API_KEY: `999-${'W'.repeat(64)}`, STOR_USER: 'truenas_admin' },
     });
     expect(unknown.code).toBe(4);
     expect(unknown.stderr).toContain('refused the key');
-    const nameless = await spawnStor(['whoami'], { env: { ...base, STOR_API_KEY: adminKey } });
+    const nameless = await runStor(['whoami'], { env: { ...base, STOR_API_KEY: adminKey } });
     expect(nameless.code).toBe(4);
     expect(nameless.stderr).toContain('STOR_USER');
     expect(loginLines(server).filter((l) => /API_KEY_PLAIN|login_with_api_key/.test(l))).toEqual([]);
     // The good key still works: nothing above sent it, so nothing revoked it.
-    const ok = await spawnStor(['whoami'], { env: { ...base, STOR_API_KEY: adminKey, STOR_USER: 'truenas_admin' } });
+    const ok = await runStor(['whoami'], { env: { ...base, STOR_API_KEY: adminKey, STOR_USER: 'truenas_admin' } });
     expect(ok.code).toBe(0);
   });
 
@@ -147,13 +150,13 @@ describe('SCRAM key login (TrueNAS 26), end to end', () => {
       STOR_API_KEY: readFileSync(server.adminKeyFile, 'utf8').trim(),
       STOR_USER: 'truenas_admin',
     };
-    const created = await spawnStor(['api-key', 'create', 'backup', '--user', 'truenas_admin'], { env });
+    const created = await runStor(['api-key', 'create', 'backup', '--user', 'truenas_admin'], { env });
     expect(created.code, created.stderr).toBe(0);
     expect(created.stdout.trim()).toMatch(/^\d+-[A-Za-z0-9]{64}$/);
-    const list = await spawnStor(['api-key', 'list', '--json'], { env });
+    const list = await runStor(['api-key', 'list', '--json'], { env });
     expect(list.code, list.stderr).toBe(0);
     expect((JSON.parse(list.stdout) as { name: string }[]).map((k) => k.name)).toContain('backup');
-    const me = await spawnStor(['whoami', '--json'], { env });
+    const me = await runStor(['whoami', '--json'], { env });
     expect(JSON.parse(me.stdout)).toMatchObject({ release: '26.0.0-RC.1' });
     expect(loginLines(server).filter((l) => /API_KEY_PLAIN|login_with_api_key/.test(l))).toEqual([]);
   });

@@ -6,12 +6,17 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { spawnStor } from '../../helpers/bin.js';
+import { runStor } from '../../helpers/run-stor.js';
 import { spawnServe } from '../../helpers/serve-process.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 import { clientEnv } from '../../helpers/client-env.js';
 import { selfSignedCert } from '../../helpers/self-signed.js';
 
-/** A client machine: its own (unused) embedded state and its own profiles. */
+/*
+ * The built binary logs in, reaches the target over ws://, wss:// and HTTP, and exits 3 or 4 when it
+ * cannot; the checks of messages and of profiles run in-process (runStor: the same `run()` the binary
+ * calls, the same environment), as what they check is what the command says and saves.
+ */
 
 function withoutTarget(whoami: string): unknown {
   const { target: _target, ...rest } = JSON.parse(whoami);
@@ -120,7 +125,7 @@ describe('stor serve and the remote target, end to end', () => {
     const env = clientEnv();
     const key = `7-${'k'.repeat(64)}`;
     for (const url of ['ws://10.1.2.3', 'http://nas.example.com:6000']) {
-      const r = await spawnStor(['login', '--url', url, '--api-key-stdin'], { env, stdin: key });
+      const r = await runStor(['login', '--url', url, '--api-key-stdin'], { env, stdin: key });
       expect(r.code).toBe(2);
       expect(r.stderr).toContain('refusing to send an API key in clear');
       expect(r.stderr).toContain('revoke');
@@ -155,7 +160,7 @@ describe('stor serve and the remote target, end to end', () => {
     try {
       const port = (web.address() as AddressInfo).port;
       for (const rpc of ['ws', 'http']) {
-        const r = await spawnStor(['whoami', '--rpc', rpc, '--url', `ws://127.0.0.1:${port}`], {
+        const r = await runStor(['whoami', '--rpc', rpc, '--url', `ws://127.0.0.1:${port}`], {
           env: { ...clientEnv(), STOR_API_KEY: `1-${'A'.repeat(64)}` },
         });
         expect(r.code).toBe(3);
@@ -177,13 +182,13 @@ describe('stor serve and the remote target, end to end', () => {
       const url = `ws://127.0.0.1:${(web.address() as AddressInfo).port}`;
       const env = { ...clientEnv(), STOR_API_KEY: `1-${'A'.repeat(64)}` };
       answers['/api/versions'] = [200, '["v24.10"]'];
-      const old = await spawnStor(['whoami', '--url', url], { env });
+      const old = await runStor(['whoami', '--url', url], { env });
       expect(old.code).toBe(3);
       expect(old.stderr).toContain('has no /api/current (HTTP 404); its /api/versions lists v24.10');
       expect(old.stderr).toContain('upgrade the appliance');
       for (const junk of ['{"a":1}', '["<script>"]', `[${'"v1",'.repeat(200)}"v1"]`, 'x'.repeat(20_000)]) {
         answers['/api/versions'] = [200, junk];
-        const r = await spawnStor(['whoami', '--url', url], { env });
+        const r = await runStor(['whoami', '--url', url], { env });
         expect(r.code).toBe(3);
         expect(r.stderr).toContain('is not a storage appliance');
         expect(r.stderr).not.toContain('/api/versions lists');
@@ -226,13 +231,13 @@ describe('stor serve and the remote target, end to end', () => {
     const keyA = readFileSync(a.adminKeyFile, 'utf8');
     const keyB = readFileSync(b.adminKeyFile, 'utf8');
     expect(
-      (await spawnStor(['login', '--url', a.baseUrl, '--profile', 'a', '--api-key-stdin'], { env, stdin: keyA })).code,
+      (await runStor(['login', '--url', a.baseUrl, '--profile', 'a', '--api-key-stdin'], { env, stdin: keyA })).code,
     ).toBe(0);
     expect(
-      (await spawnStor(['login', '--url', b.baseUrl, '--profile', 'b', '--api-key-stdin'], { env, stdin: keyB })).code,
+      (await runStor(['login', '--url', b.baseUrl, '--profile', 'b', '--api-key-stdin'], { env, stdin: keyB })).code,
     ).toBe(0);
     const target = async (args: string[], extra: Record<string, string> = {}) =>
-      JSON.parse((await spawnStor([...args, 'whoami', '--json'], { env: { ...env, ...extra } })).stdout).target;
+      JSON.parse((await runStor([...args, 'whoami', '--json'], { env: { ...env, ...extra } })).stdout).target;
     expect(await target([])).toEqual({ kind: 'remote', url: b.baseUrl, profile: 'b' });
     expect(await target(['--profile', 'a'])).toEqual({ kind: 'remote', url: a.baseUrl, profile: 'a' });
     expect(await target([], { STOR_PROFILE: 'a' })).toEqual({ kind: 'remote', url: a.baseUrl, profile: 'a' });
@@ -244,17 +249,17 @@ describe('stor serve and the remote target, end to end', () => {
     });
     expect(await target([], { STOR_URL: a.baseUrl })).toEqual({ kind: 'remote', url: a.baseUrl, profile: 'a' });
 
-    expect((await spawnStor(['profile', 'use', 'a'], { env })).code).toBe(0);
+    expect((await runStor(['profile', 'use', 'a'], { env })).code).toBe(0);
     expect(await target([])).toEqual({ kind: 'remote', url: a.baseUrl, profile: 'a' });
-    const unknown = await spawnStor(['profile', 'use', 'nope'], { env });
+    const unknown = await runStor(['profile', 'use', 'nope'], { env });
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('known profiles: a, b');
 
-    expect((await spawnStor(['logout'], { env })).code).toBe(0);
+    expect((await runStor(['logout'], { env })).code).toBe(0);
     expect((await target([])).kind).toBe('embedded');
-    expect((await spawnStor(['profile', 'remove', 'b'], { env })).code).toBe(0);
+    expect((await runStor(['profile', 'remove', 'b'], { env })).code).toBe(0);
     expect(
-      JSON.parse((await spawnStor(['profile', 'list', '--json'], { env })).stdout).map((p: { name: string }) => p.name),
+      JSON.parse((await runStor(['profile', 'list', '--json'], { env })).stdout).map((p: { name: string }) => p.name),
     ).toEqual(['embedded']);
   });
 });
