@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { EMULATIONS } from '../../../src/core/appliance/settings.js';
+import { carriesPyNumbers, pyJsonStringify, setPyNumber, withPyNumbers } from '../../../src/core/appliance/py-numbers.js';
 import { modelOrderer } from '../../../src/core/rpc/model-order.js';
 import { openTestAppliance, type TestAppliance } from '../../helpers/appliance.js';
 import { localPush } from '../../helpers/replication-spec.js';
@@ -181,6 +182,16 @@ describe('the orderer', () => {
     const privilege = Object.fromEntries(Object.entries(me.privilege as Entry).reverse());
     const out = order(schema, { ...me, privilege }) as Entry;
     expect(Object.keys(out.privilege as Entry)).toEqual(Object.keys(privilege));
+  });
+
+  it("a copy keeps the numbers Python writes otherwise (a ratio's 1.0) and the answer's mark", () => {
+    const inner: Entry = { b: 2 };
+    setPyNumber(inner, 'a', 1, '1.0');
+    const answer = withPyNumbers([{ inner, name: 'n', id: 3 }]);
+    const out = order(zod.array(entry), answer);
+    expect(out).not.toBe(answer);
+    expect(carriesPyNumbers(out)).toBe(true);
+    expect(pyJsonStringify(out)).toBe('[{"id":3,"name":"n","inner":{"a":1.0,"b":2}}]');
   });
 
   it('answers the value itself when nothing in it moved', () => {
