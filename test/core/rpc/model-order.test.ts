@@ -8,7 +8,12 @@
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { EMULATIONS } from '../../../src/core/appliance/settings.js';
-import { carriesPyNumbers, pyJsonStringify, setPyNumber, withPyNumbers } from '../../../src/core/appliance/py-numbers.js';
+import {
+  carriesPyNumbers,
+  pyJsonStringify,
+  setPyNumber,
+  withPyNumbers,
+} from '../../../src/core/appliance/py-numbers.js';
 import { modelOrderer } from '../../../src/core/rpc/model-order.js';
 import { openTestAppliance, type TestAppliance } from '../../helpers/appliance.js';
 import { localPush } from '../../helpers/replication-spec.js';
