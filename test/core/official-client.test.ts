@@ -78,6 +78,35 @@ describe('core.get_methods through the official client (truenas_api_client at TS
     expect(bad.code).toBe(1);
   });
 
+  it("`midclt call` prints an entry's keys in its result model's order, as the middleware dumps it (MW/api/base/handler/result.py:13-17 at TS-25.10.1; midclt prints json.dumps of the answer, truenas_api_client/__init__.py:1082)", async (ctx) => {
+    if ('reason' in client) return ctx.skip(client.reason);
+    const server25 = await startTestServer(EMULATIONS['truenas-25.10.1']);
+    const call = (server: { rpcUrl: string; adminKey: string }, ...args: string[]) =>
+      midclt(client.env, ['-u', server.rpcUrl, '-K', server.adminKey, 'call', ...args]);
+    // PoolDatasetEntry (MW/api/v25_10_1/pool_dataset.py:62-83): the dataset's own fields first, mountpoint last.
+    const dataset = await call(server25, 'pool.dataset.query', '[["id", "=", "tank"]]', '{"get": true}');
+    expect(dataset.stderr).toBe('');
+    const dk = Object.keys(JSON.parse(dataset.stdout) as object);
+    expect(dk.slice(0, 10)).toEqual([
+      'id',
+      'type',
+      'name',
+      'pool',
+      'encrypted',
+      'encryption_root',
+      'key_loaded',
+      'children',
+      'user_properties',
+      'locked',
+    ]);
+    expect(dk.at(-1)).toBe('mountpoint');
+    // 26.0's UserEntry declares `webshare` after `smb` (MW/api/v26_0_0/user.py:105-111 at TS-26.0.0-BETA.3).
+    const server26 = await startTestServer(EMULATIONS['truenas-26.0']);
+    const users = await call(server26, 'user.query', '[["username", "=", "truenas_admin"]]');
+    const uk = Object.keys((JSON.parse(users.stdout) as object[])[0]!);
+    expect(uk.slice(uk.indexOf('smb'), uk.indexOf('smb') + 3)).toEqual(['smb', 'webshare', 'userns_idmap']);
+  });
+
   it("`midclt call` of the methods operators start with (system, pool, filesystem, snapshot holds): each decodes with a valid argument and fails with the server's reason with an invalid one", async (ctx) => {
     if ('reason' in client) return ctx.skip(client.reason);
     const server = await server25();

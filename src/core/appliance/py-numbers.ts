@@ -63,3 +63,10 @@ export function pyJsonStringify(value: unknown): string {
   });
   return text.replace(marked, '$1');
 }
+
+/** Gives `to`, a reordered copy of `from` (rpc/model-order.ts), `from`'s number texts and mark. */
+export function carryPyNumbers(from: object, to: object): void {
+  const members = texts.get(from);
+  if (members) texts.set(to, members);
+  if (carriers.has(from)) carriers.add(to);
+}

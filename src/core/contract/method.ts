@@ -133,3 +133,24 @@ export function once<T>(build: () => T): () => T {
   let value: T | undefined;
   return () => (value ??= build());
 }
+
+/**
+ * `entry` with `fields` placed right after its field `after`, where a later release's model
+ * declares them: the model's field order is its answer's key order (rpc/model-order.ts), which
+ * zod's `extend` would not keep (it adds at the end). The object's catchall is kept.
+ */
+export function extendAfter<Shape extends z.ZodRawShape, const Fields extends z.ZodRawShape>(
+  entry: z.ZodObject<Shape>,
+  after: keyof Shape & string,
+  fields: Fields,
+): z.ZodObject<Omit<Shape, keyof Fields> & Fields> {
+  const shape: Record<string, z.core.$ZodType> = {};
+  for (const [key, schema] of Object.entries(entry.shape as Record<string, z.core.$ZodType>)) {
+    if (key in fields) continue;
+    shape[key] = schema;
+    if (key === after) Object.assign(shape, fields);
+  }
+  const catchall = entry.def.catchall;
+  const out = z.object(shape);
+  return (catchall ? out.catchall(catchall) : out) as unknown as z.ZodObject<Omit<Shape, keyof Fields> & Fields>;
+}

@@ -199,17 +199,20 @@ export const poolSnapshotTaskDbEntry = once(() => z.object({ ...boundTaskFields(
 /** 26.0's PoolSnapshotTaskDBEntry: PeriodicSnapshotTaskEntry's order, id first (stable/26 MW/api/v26_0_0/pool_snapshottask.py:28-57). */
 export const poolSnapshotTaskDbEntry26 = once(() => z.object({ id: z.int(), ...boundTaskFields(), state: z.string() }));
 
-/** ReplicationEntry (replication.py:41-176), its bound tasks as `boundTask` models them. */
+/**
+ * ReplicationEntry (replication.py:41-176), its bound tasks as `boundTask` models them; `id` first,
+ * as the model declares it (MW/api/v25_10_1/replication.py:40-41 at TS-25.10.1) and so answers it.
+ */
 export function replicationEntryOf<B extends z.ZodType>(boundTask: () => B) {
   return once(() =>
-    z.object(
-      inEntryOrder(taskFields(), z.record(z.string(), z.unknown()).nullable(), z.array(boundTask()), {
-        id: z.int(),
+    z.object({
+      id: z.int(),
+      ...inEntryOrder(taskFields(), z.record(z.string(), z.unknown()).nullable(), z.array(boundTask()), {
         state: z.record(z.string(), z.unknown()),
         job: z.record(z.string(), z.unknown()).nullable(),
         has_encrypted_dataset_keys: z.boolean(),
       }),
-    ),
+    }),
   );
 }
 export const replicationEntry = replicationEntryOf(poolSnapshotTaskDbEntry);

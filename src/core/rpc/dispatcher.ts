@@ -11,6 +11,7 @@ import { handlersOf, loadedHandlersOf, type Handlers } from '../appliance/method
 import { PatternRefusal, pythonPatternException } from '../appliance/query/python.js';
 import type { Session } from '../appliance/session/session.js';
 import { revalidateSession } from '../appliance/session/session-check.js';
+import { modelOrderer } from './model-order.js';
 import { withPyException } from './py-exception.js';
 import { decodeText, errorResponse, successResponse, type RpcRequest, type RpcResponse } from './codec.js';
 
@@ -63,6 +64,12 @@ function conforming(def: MethodDefinition, result: unknown, release: string): un
       `stor emulator bug: ${def.name} answered outside its ${release} result schema: ${problems.slice(0, 5).join('; ')}`,
     );
   return result;
+}
+
+/** The answer as the release's result model dumps it: its keys in the model's order (model-order.ts). */
+function inModelOrder(def: MethodDefinition, result: unknown): unknown {
+  const order = modelOrderer(def.result);
+  return order ? order(result) : result;
 }
 
 /**
@@ -178,7 +185,9 @@ export class Dispatcher {
     if (def.job) {
       const job = this.appliance.jobs.start(session, def.name, [...params], messageId, (handle) =>
         Promise.resolve()
-          .then(async () => conforming(def, await run({ ...ctx, job: handle }), this.appliance.release.name))
+          .then(async () =>
+            conforming(def, inModelOrder(def, await run({ ...ctx, job: handle })), this.appliance.release.name),
+          )
           .catch((err: unknown) => {
             throw asRpcError(err, this.appliance.store.mntDir);
           }),
@@ -186,7 +195,7 @@ export class Dispatcher {
       return session.options.legacy_jobs ? job.id : await job.done;
     }
     try {
-      return conforming(def, await run(ctx), this.appliance.release.name);
+      return conforming(def, inModelOrder(def, await run(ctx)), this.appliance.release.name);
     } catch (err) {
       throw this.releaseError(err);
     }

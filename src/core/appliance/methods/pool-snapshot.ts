@@ -27,6 +27,7 @@ import {
   holdsOf,
   notASnapshot26,
   pathNotFound26,
+  refuseInternalPath26,
   releaseSnapshot,
   releaseSnapshot26,
   zfsCoreException,
@@ -343,6 +344,8 @@ const byPath = (a: string, b: string): number => {
  */
 async function rollback26(appliance: Appliance, id: string, options: PoolSnapshotRollbackOptions): Promise<void> {
   const { store } = appliance;
+  // rollback_impl's protected paths first (MW/plugins/zfs/snapshot_crud.py:757-761 at TS-26.0.0-BETA.3).
+  refuseInternalPath26('rollback', id);
   if (!id.includes('@')) throw notASnapshot26(id);
   const at = id.lastIndexOf('@');
   const [dataset, name] = [id.slice(0, at), id.slice(at + 1)];

@@ -9,7 +9,7 @@ import { parentOf } from '../datasets/properties.js';
 import { snapshotCopyDir } from '../datasets/snapshot-copies.js';
 import { sandboxPath } from '../files/places.js';
 import { restoreTree } from '../files/tree-copy.js';
-import { notASnapshot26, pathNotFound26, textException } from './holds.js';
+import { notASnapshot26, pathNotFound26, refuseInternalPath26, textException } from './holds.js';
 
 /*
  * pool.snapshot.clone (MW/plugins/pool_/snapshot.py:22-25 over MW/plugins/zfs_/snapshot_actions.py:14-37):
@@ -82,6 +82,13 @@ export async function cloneSnapshot(appliance: Appliance, data: CloneData): Prom
   const dst = data.dataset_dst;
   const cannot = (why: string) => failed(`cannot create '${dst}': ${why}`);
   const pool = dst.split('/')[0]!;
+  if (appliance.release.snapshotActionsThroughZfsResource) {
+    // clone_impl's protected paths, the source's dataset then the target, before it opens either
+    // (MW/plugins/zfs/snapshot_crud.py:408-414 at TS-26.0.0-BETA.3); its check of special_small_blocks
+    // before them (:399-405) needs ZFS tiering on, which the emulator never has.
+    refuseInternalPath26('clone', data.snapshot);
+    refuseInternalPath26('clone', dst, dst);
+  }
   const { snapshot, source } = store.write(() => {
     const snapshot = listSnapshots(store.db).find((s) => s.id === data.snapshot);
     const datasets = listDatasets(store.db);

@@ -80,6 +80,37 @@ export function holdsOf(appliance: Appliance): Map<string, Map<string, number>> 
 /** An exception with one text argument, as Python reports it: str() the text, repr() the call. */
 export const textException = (cls: string, text: string) => rpcErrors.exception(cls, text, `${cls}(${pyRepr(text)})`);
 
+/**
+ * has_internal_path (MW/plugins/zfs/utils.py:44-61 at TS-26.0.0-BETA.3): a boot pool
+ * (`BOOT_POOL_NAME_VALID`, MW/utils/__init__.py:37) or anything in it, or `ix-apps`,
+ * `ix-applications` or `.system` right under a pool (INTERNAL_PATHS, utils.py:20-24).
+ */
+function hasInternalPath(path: string): boolean {
+  const components = path.split('/');
+  if (components[0] === 'freenas-boot' || components[0] === 'boot-pool') return true;
+  return components.length > 1 && ['ix-apps', 'ix-applications', '.system'].includes(components[1]!);
+}
+
+/**
+ * 26.0's zfs.resource.snapshot `*_impl` refuse an internal path before anything else, by its name
+ * alone (the dataset part of a snapshot's): `ValidationError(schema, f"{path!r} is a protected
+ * path.", errno.EACCES)` (MW/plugins/zfs/snapshot_crud.py:580-584 hold, :693-697 release,
+ * :408-414 clone, :757-761 rollback at TS-26.0.0-BETA.3). `method` is the schema's last word;
+ * `checked` what is judged (clone judges its target's name whole, `@` and all).
+ */
+export function refuseInternalPath26(
+  method: 'hold' | 'release' | 'clone' | 'rollback',
+  path: string,
+  checked = path.includes('@') ? path.split('@')[0]! : path,
+): void {
+  if (hasInternalPath(checked))
+    throw rpcErrors.validationOne(
+      `zfs.resource.snapshot.${method}`,
+      `${pyRepr(path)} is a protected path.`,
+      ERRNO.EACCES,
+    );
+}
+
 /** `"@" not in path` (snapshot_hold_release_impl.py:89-90, 136-137). */
 export const notASnapshot26 = (path: string) =>
   textException('ZFSPathNotASnapshotException', `${pyRepr(path)} must be a snapshot path (containing '@')`);
@@ -122,6 +153,7 @@ const holdFailed = (snapshots: readonly string[]): RpcError =>
   );
 
 export function holdSnapshot26(appliance: Appliance, id: string, recursive: boolean): null {
+  refuseInternalPath26('hold', id);
   const { store } = appliance;
   store.write(() => {
     const targets = targets26(
@@ -140,6 +172,7 @@ export function holdSnapshot26(appliance: Appliance, id: string, recursive: bool
 
 /** Every tag of every snapshot acted on (`tag=None`: each one's own holds, :148-160). */
 export function releaseSnapshot26(appliance: Appliance, id: string, recursive: boolean): null {
+  refuseInternalPath26('release', id);
   const { store } = appliance;
   store.write(() => {
     const targets = targets26(

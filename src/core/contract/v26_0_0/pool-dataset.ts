@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { crud } from '../crud.js';
-import { once, roles } from '../method.js';
+import { extendAfter, once, roles } from '../method.js';
 import {
   createFilesystem,
   createVolume,
@@ -33,7 +33,9 @@ export const tierInfo = once(() =>
 );
 
 /** PoolDatasetEntry in 26: `tier` beside `locked`, NotRequired as every field (ForUpdateMetaclass). */
-export const poolDatasetEntry26 = once(() => poolDatasetEntry().extend({ tier: tierInfo().nullable().optional() }));
+export const poolDatasetEntry26 = once(() =>
+  extendAfter(poolDatasetEntry(), 'locked', { tier: tierInfo().nullable().optional() }),
+);
 
 /** PoolCreateEncryptionOptions in 26 (MW/api/v26_0_0/pool.py:134-162). */
 export const encryptionOptions26 = once(() =>

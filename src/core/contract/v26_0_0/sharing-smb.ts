@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { crud } from '../crud.js';
-import { once, roles } from '../method.js';
+import { extendAfter, once, roles } from '../method.js';
 import { service } from '../service.js';
 import { sharingSmbContract, smbShareEntry } from '../sharing-smb.js';
 import { tierInfo } from './pool-dataset.js';
@@ -18,13 +18,12 @@ import { tierInfo } from './pool-dataset.js';
 // - SMBShareAclEntry.ae_perm may read CUSTOM (:88-94), and `ae_who_str` leaves the docs.
 // - presets, share_precheck, getacl, setacl, delete: unchanged models.
 
-/** SharingSMBEntry (MW/api/v26_0_0/smb.py:915-1071). */
+/** SharingSMBEntry (MW/api/v26_0_0/smb.py:915-1071): `dataset` and `relative_path` after `path`, `tier` last, as declared. */
 const sharingSmbEntry26 = once(() =>
-  smbShareEntry().extend({
+  extendAfter(smbShareEntry(), 'path', {
     dataset: z.string().nullable(),
     relative_path: z.string().nullable(),
-    tier: tierInfo().nullable(),
-  }),
+  }).extend({ tier: tierInfo().nullable() }),
 );
 export type SharingSmbEntry26 = z.input<ReturnType<typeof sharingSmbEntry26>>;
 

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { once, roles } from '../method.js';
+import { extendAfter, once, roles } from '../method.js';
 import { method, service } from '../service.js';
 import { smbServiceEntry, smbUpdateArgs } from '../smb.js';
 
@@ -11,13 +11,17 @@ import { smbServiceEntry, smbUpdateArgs } from '../smb.js';
 const minimumProtocol = () => z.enum(['SMB1', 'SMB2', 'SMB3']);
 const searchProtocols = () => z.array(z.literal('SPOTLIGHT'));
 
-/** SMBEntry as answered. */
+/**
+ * SMBEntry as answered, its fields in the model's order (MW/api/v26_0_0/smb.py:156-306 at
+ * TS-26.0.0-BETA.3): `minimum_protocol` after `description`, `search_protocols` after
+ * `aapl_extensions`, `stateful_failover` last.
+ */
 const smbEntry26 = once(() =>
-  smbServiceEntry().omit({ enable_smb1: true }).extend({
-    minimum_protocol: minimumProtocol(),
-    search_protocols: searchProtocols(),
-    stateful_failover: z.boolean(),
-  }),
+  extendAfter(
+    extendAfter(smbServiceEntry().omit({ enable_smb1: true }), 'description', { minimum_protocol: minimumProtocol() }),
+    'aapl_extensions',
+    { search_protocols: searchProtocols() },
+  ).extend({ stateful_failover: z.boolean() }),
 );
 export type SmbEntry26 = z.input<ReturnType<typeof smbEntry26>>;
 

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { crud } from '../crud.js';
-import { once, roles } from '../method.js';
+import { extendAfter, once, roles } from '../method.js';
 import { method, service } from '../service.js';
 import { twofactorOptions, userContract, userCreate, userEntry, userTwofactorConfig, userUpdate } from '../user.js';
 
@@ -13,7 +13,8 @@ import { twofactorOptions, userContract, userCreate, userEntry, userTwofactorCon
 
 const webshare = () => z.boolean();
 
-const userEntry26 = once(() => userEntry().extend({ webshare: webshare() }));
+// `webshare` after `smb`, where UserEntry declares it (MW/api/v26_0_0/user.py:105-111 at TS-26.0.0-BETA.3): its place in the answer.
+const userEntry26 = once(() => extendAfter(userEntry(), 'smb', { webshare: webshare() }));
 const userCreateUpdateResult26 = once(() => userEntry26().extend({ password: z.string().min(1).nullable() }));
 /**
  * `EmailString` (MW/api/base/types/string.py:90): `email_validator`'s ValueErrors, which pydantic

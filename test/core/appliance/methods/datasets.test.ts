@@ -588,13 +588,15 @@ describe('pool.dataset.query honours extra as 25.10.1 generic_query does (MW/plu
       [['id', '=', 'tank/a']],
       { get: true, extra: { properties: [] } },
     ]);
-    expect(Object.keys(e)).toEqual(['id', 'type', 'name', 'pool', 'user_properties', 'mountpoint', 'children']);
+    // In PoolDatasetEntry's order (MW/api/v25_10_1/pool_dataset.py:62-83, mountpoint last), as the
+    // result model dumps it (MW/api/base/handler/result.py:13-17), not generic_query's.
+    expect(Object.keys(e)).toEqual(['id', 'type', 'name', 'pool', 'children', 'user_properties', 'mountpoint']);
     expect(e.user_properties.comments.value).toBe('hi');
     const bare = await ok<Entry>(ws, 'pool.dataset.query', [
       [['id', '=', 'tank/a']],
       { get: true, extra: { properties: [], retrieve_user_props: false } },
     ]);
-    expect(Object.keys(bare)).toEqual(['id', 'type', 'name', 'pool', 'mountpoint', 'children']);
+    expect(Object.keys(bare)).toEqual(['id', 'type', 'name', 'pool', 'children', 'mountpoint']);
   });
 
   it('a properties list keeps the ZFS names libzfs knows (dedup, not deduplication); a crypto property adds encrypted/encryption_root/key_loaded/locked (:206-223, :604-640)', async () => {
@@ -610,16 +612,17 @@ describe('pool.dataset.query honours extra as 25.10.1 generic_query does (MW/plu
         },
       },
     ]);
+    // PoolDatasetEntry's order (MW/api/v25_10_1/pool_dataset.py:62-168 at TS-25.10.1).
     expect(Object.keys(e)).toEqual([
       'id',
       'type',
       'name',
       'pool',
-      'deduplication',
-      'special_small_block_size',
-      'used',
-      'mountpoint',
       'children',
+      'deduplication',
+      'used',
+      'special_small_block_size',
+      'mountpoint',
     ]);
     const c = await ok<Entry>(ws, 'pool.dataset.query', [
       [['id', '=', 'tank/a']],

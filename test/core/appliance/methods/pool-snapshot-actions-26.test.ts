@@ -124,6 +124,38 @@ describe('pool.snapshot.clone / rollback on 26.0', () => {
     });
   });
 
+  it('clone, rollback, hold and release refuse an internal path by its name first: a boot pool, ix-apps, ix-applications or .system under a pool (has_internal_path, MW/plugins/zfs/utils.py:44-61; snapshot_crud.py:408-414, :757-761, :580-584, :693-697 at TS-26.0.0-BETA.3)', async () => {
+    const t = await withSnapshots();
+    const protectedPath = (method: string, path: string) => ({
+      // A single ValidationError: errno 22 outside, its own inside (MW/api/base/server/ws_handler/rpc.py:365-368).
+      code: -32602,
+      errname: 'EINVAL',
+      reason: `[EACCES] zfs.resource.snapshot.${method}: '${path}' is a protected path.`,
+      extra: [[`zfs.resource.snapshot.${method}`, `'${path}' is a protected path.`, 13]],
+      class: 'ValidationError',
+      repr: `ValidationError('zfs.resource.snapshot.${method}', "'${path}' is a protected path.", 13)`,
+    });
+    // The source's dataset part, before the snapshot is looked for; then the target, whole.
+    expect(await clone(t, 'tank/ix-apps@s', 'tank/c')).toMatchObject(protectedPath('clone', 'tank/ix-apps@s'));
+    expect(await clone(t, 'boot-pool/ROOT@s', 'tank/c')).toMatchObject(protectedPath('clone', 'boot-pool/ROOT@s'));
+    expect(await clone(t, 'tank/a@s', 'tank/.system')).toMatchObject(protectedPath('clone', 'tank/.system'));
+    expect(await clone(t, 'tank/a@s', 'freenas-boot/c')).toMatchObject(protectedPath('clone', 'freenas-boot/c'));
+    // Deeper than right under a pool is no internal path: the usual refusal.
+    expect((await clone(t, 'tank/a/ix-apps@s', 'tank/c')).class).toBe('ZFSPathNotFoundException');
+    expect(await failure(t, 'pool.snapshot.rollback', 'tank/ix-applications@s')).toMatchObject(
+      protectedPath('rollback', 'tank/ix-applications@s'),
+    );
+    expect(await failure(t, 'pool.snapshot.rollback', 'boot-pool')).toMatchObject(
+      protectedPath('rollback', 'boot-pool'),
+    );
+    expect(await failure(t, 'pool.snapshot.hold', 'tank/.system@s')).toMatchObject(
+      protectedPath('hold', 'tank/.system@s'),
+    );
+    expect(await failure(t, 'pool.snapshot.release', 'tank/ix-apps@s')).toMatchObject(
+      protectedPath('release', 'tank/ix-apps@s'),
+    );
+  });
+
   it("clone into a missing parent or pool: libzfs zfs_clone's check_parents as truenas_pylibzfs's ZFSException (py_zfs_snapshot.c:211-221, error.c:137-142)", async () => {
     const t = await withSnapshots();
     expect(await clone(t, 'tank/a@s', 'tank/no/such')).toMatchObject({

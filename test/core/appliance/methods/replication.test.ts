@@ -56,8 +56,13 @@ const refused = async (t: TestAppliance, data: Entry, schema = 'replication_crea
     ([a, m, e]) => [a?.replace(`${schema}.`, ''), m, e] as const,
   );
 
-/** ReplicationEntry's fields, in its order (replication.py:41-176). */
+/**
+ * ReplicationEntry's fields, in its order, `id` first (MW/api/v25_10_1/replication.py:40-176 at
+ * TS-25.10.1): the answer is dumped through the result model (MW/api/base/handler/result.py:13-17),
+ * not in the row's order.
+ */
 const ENTRY_FIELDS = [
+  'id',
   'name',
   'direction',
   'transport',
@@ -104,7 +109,6 @@ const ENTRY_FIELDS = [
   'retries',
   'logging_level',
   'enabled',
-  'id',
   'state',
   'job',
   'has_encrypted_dataset_keys',
