@@ -382,7 +382,10 @@ describe('completion against a hostile or slow target', () => {
     // answer that comes after the deadline is not offered.
     // The default deadline (3 s), not the test's longest one: a slow machine can only make the
     // answer later still.
-    const { STOR_COMPLETION_TIMEOUT: _longest, ...env } = await targetWith(['Late Privilege'], 2000);
+    const { STOR_COMPLETION_TIMEOUT: _longest, ...env }: Record<string, string> = await targetWith(
+      ['Late Privilege'],
+      2000,
+    );
     expect(await completeAsync(env, ['stor', 'privilege', 'show', 'Late'])).toEqual([]);
   });
 });
