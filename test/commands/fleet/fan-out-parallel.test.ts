@@ -79,7 +79,8 @@ describe('--parallel in the session agent bounds the targets whose connection is
     expect(await run(readCommandLine(['--targets', 'nas[1-2]', 'whoami', '--json']), warm, { sessions: pool })).toBe(0);
 
     // nas1's answers are held back until nas2's line is out: were nas2 queued behind nas1 (one
-    // target at a time), nas1 would wait out its --timeout and fail.
+    // target at a time), nas1 would wait out its --timeout and fail. Generous: nas2's connection,
+    // login and answer all come before nas1's deadline, and on a loaded machine 5 s was too short.
     front.holdAnswers();
     let releasedByOutput = false;
     const io = observedIo(env, (stdout) => {
@@ -88,7 +89,7 @@ describe('--parallel in the session agent bounds the targets whose connection is
         front.release();
       }
     });
-    const argv = ['--targets', 'nas[1-2]', '--timeout', '5', 'whoami', '--json-lines', '--parallel', '1'];
+    const argv = ['--targets', 'nas[1-2]', '--timeout', '60', 'whoami', '--json-lines', '--parallel', '1'];
     const code = await run(readCommandLine(argv), io, { sessions: pool });
     expect(releasedByOutput).toBe(true);
     expect(code).toBe(0);
@@ -108,7 +109,8 @@ describe('--parallel in the session agent bounds the targets whose connection is
     const io = observedIo(env, (stdout) => {
       if (/"target":"nas2"/.test(stdout) && !/"target":"nas1"/.test(stdout)) nas2Before = true;
     });
-    const argv = ['--targets', 'nas[1-2]', '--timeout', '10', 'whoami', '--json-lines', '--parallel', '1'];
+    // Generous: only a hang guard, for two targets one after the other.
+    const argv = ['--targets', 'nas[1-2]', '--timeout', '60', 'whoami', '--json-lines', '--parallel', '1'];
     const ran = run(readCommandLine(argv), io, { sessions: pool });
     // Let nas1 through once a whole turn of the event loop passed with nas1 waiting (nas2, were it
     // not bounded, would have answered meanwhile from a server on loopback).

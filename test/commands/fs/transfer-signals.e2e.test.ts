@@ -89,7 +89,7 @@ describe('transfers of several files stop on a signal, leaving no temporary file
       ['not_attempted', null],
     ]);
     expect(readdirSync(tank)).toEqual([]);
-  }, 60_000);
+  });
 
   for (const [signal, code, errorCode] of [
     ['SIGINT', 130, 'INTERRUPTED'],
@@ -123,7 +123,7 @@ describe('transfers of several files stop on a signal, leaving no temporary file
       ]);
       expect(report.summary).toEqual({ files: 2, done: 0, failed: 1, not_attempted: 1, bytes_received: 0 });
       expect(readdirSync(local)).toEqual([]);
-    }, 60_000);
+    });
   }
 
   it('upload from standard input: SIGTERM while it is spooled removes the spool, exit 143, nothing sent', async () => {
@@ -142,7 +142,7 @@ describe('transfers of several files stop on a signal, leaving no temporary file
     expect(run.stderr()).toBe('stor: interrupted by SIGTERM while reading standard input; nothing was sent\n');
     expect(readdirSync(tmp)).toEqual([]);
     expect(readdirSync(tank)).toEqual([]);
-  }, 60_000);
+  });
 });
 
 /** Sends SIGCONT to `pid` each time /proc shows it stopped (state T), until `ended` settles. */

@@ -50,7 +50,7 @@ describe('an error on a terminal', () => {
     // A line stor broke continues, indented, on the next: joined back with the one space it took.
     const joined = shown.replace(/\n {4,}/g, ' ');
     expect(joined).toContain(`no file or directory ${path}`);
-  }, 60_000);
+  });
 
   it('broken to fit, fits: no line wider than the terminal, a CJK character counted as two columns', async () => {
     // Fails where the wrap measures a line in UTF-16 units: the terminal then breaks it again, mid-word.
@@ -59,5 +59,5 @@ describe('an error on a terminal', () => {
     // Only a build that breaks lines promises a width; one that breaks none leaves them whole.
     if (lines.some((l) => /^ {6}\S/.test(l)))
       for (const line of lines) expect(columnsOf(line), line).toBeLessThanOrEqual(40);
-  }, 60_000);
+  });
 });

@@ -52,7 +52,7 @@ describe('tables never cut identifiers', () => {
       expect(words).toContain('Not a directory');
       expect(words).toMatch(/\/mnt\/tank\/a\.txt\/some/);
       expect(widest(jobs)).toBeLessThanOrEqual(columns);
-    }, 30_000);
+    });
   }
 
   it('--wide shows every column at full width; --columns picks and orders them, on a terminal and piped', async () => {
@@ -86,5 +86,5 @@ describe('tables never cut identifiers', () => {
       'stor: warning: --columns: no column nope here; its columns: uid, username, full-name,',
     );
     expect(unknown.stdout.split('\n')).toContain('truenas_admin');
-  }, 30_000);
+  });
 });

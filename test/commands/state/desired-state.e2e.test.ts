@@ -31,7 +31,18 @@ async function serve(args: string[] = []): Promise<ServeProcess> {
   return server;
 }
 
-const on = (server: ServeProcess) => storIn(envOf(server));
+/**
+ * Every command here gets a generous --timeout: no test here is about the deadline, and the default
+ * 30 s for each call only ends a hang. On a loaded machine (the suite beside other work) a `stor
+ * serve` once took longer than that to answer `pool.dataset.query` during an apply.
+ */
+const PATIENT = ['--timeout', '120'];
+const patient =
+  <R>(run: (args: string[], expectCode?: number, stdin?: string) => Promise<R>) =>
+  (args: string[], expectCode?: number, stdin?: string) =>
+    run([...PATIENT, ...args], expectCode, stdin);
+
+const on = (server: ServeProcess) => patient(storIn(envOf(server)));
 
 const file = (name: string, text: string): string => {
   const path = join(tempDir('stor-state-'), name);
@@ -50,7 +61,7 @@ describe('stor export / plan / apply (built binary, stor serve)', () => {
     const [a, b] = await Promise.all([serve(), serve()]);
     const runA = on(a);
     const runB = on(b);
-    const binB = stor(envOf(b));
+    const binB = patient(stor(envOf(b)));
     await runA(['group', 'create', 'ops']);
     await runA(['user', 'create', 'alice', '--group', 'ops', '--password-disabled', '--full-name', 'Alice Example']);
     await runA(['privilege', 'create', 'ops', '--groups', 'ops', '--roles', 'DATASET_WRITE,READONLY_ADMIN']);
@@ -125,7 +136,7 @@ describe('stor export / plan / apply (built binary, stor serve)', () => {
     expect(groups).not.toContain('"ops"');
     // On A nothing was made by stor: --prune plans nothing there.
     await runA(['plan', '-f', empty, '--prune']);
-  }, 120_000);
+  });
 
   it('PRIVILEGE_WRITE: refused on 25.10.1 with the lockout and the minimal list, accepted on 26.0', async () => {
     const [old, next] = await Promise.all([
@@ -156,7 +167,7 @@ describe('stor export / plan / apply (built binary, stor serve)', () => {
       'create groups editors',
       'create privileges editors',
     ]);
-  }, 120_000);
+  });
 
   it('checks: unknown keys name their path; unknown roles; overlaps and --normalize; no administrator left is refused unless --force; --keep-going', async () => {
     const s = await serve();
@@ -220,7 +231,7 @@ describe('stor export / plan / apply (built binary, stor serve)', () => {
     ) as { results: { name: string; status: string }[] };
     expect(going.results.map((r) => `${r.name} ${r.status}`)).toEqual(['nopool/x failed', 'tank/kept done']);
     expect(existsSync(twoDatasets)).toBe(true);
-  }, 120_000);
+  });
 
   it('--targets: plan on every target (the fleet drifts when one does), apply with one --yes, then no drift anywhere', async () => {
     const [one, two] = await Promise.all([serve(), serve()]);
@@ -229,13 +240,16 @@ describe('stor export / plan / apply (built binary, stor serve)', () => {
       ['nas1', one],
       ['nas2', two],
     ] as const) {
-      const login = await runStor(['login', '--url', server.baseUrl, '--api-key-stdin', '--profile', name], {
-        env,
-        stdin: readFileSync(server.adminKeyFile, 'utf8').trim(),
-      });
+      const login = await runStor(
+        [...PATIENT, 'login', '--url', server.baseUrl, '--api-key-stdin', '--profile', name],
+        {
+          env,
+          stdin: readFileSync(server.adminKeyFile, 'utf8').trim(),
+        },
+      );
       expect(login.code, login.stderr).toBe(0);
     }
-    const fleet = storIn(env);
+    const fleet = patient(storIn(env));
     const state = file(
       'fleet.yaml',
       'stor_state: 1\ngroups:\n  - { name: fleetops }\nprivileges:\n  - { name: fleetops, groups: [fleetops], roles: [READONLY_ADMIN] }\n',
@@ -264,7 +278,7 @@ describe('stor export / plan / apply (built binary, stor serve)', () => {
       2,
     );
     expect(keysOut.stderr).toContain('--keys-out');
-  }, 120_000);
+  });
 
   it('plan reads one query per kind, however many objects the file names (calls counted on the wire)', async () => {
     const server = await serve();
@@ -311,7 +325,7 @@ describe('stor export / plan / apply (built binary, stor serve)', () => {
         );
       const callsFor = async (n: number) => {
         counts.clear();
-        await storIn(env)(['plan', '-f', many(n), '--json'], 7);
+        await patient(storIn(env))(['plan', '-f', many(n), '--json'], 7);
         return new Map(counts);
       };
       const few = await callsFor(3);
@@ -322,18 +336,18 @@ describe('stor export / plan / apply (built binary, stor serve)', () => {
     } finally {
       await new Promise((r) => relay.close(r));
     }
-  }, 120_000);
+  });
 
   it.skipIf(spawnSync('script', ['--version']).status !== 0)(
     'on a terminal: the plan, one question; a privilege made by hand while it waited stops the run (PLAN_CHANGED), nothing changed',
     async () => {
       const env = { STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir() };
-      const run = stor(env);
+      const run = patient(stor(env));
       const state = file(
         't.yaml',
         'stor_state: 1\ngroups:\n  - { name: held }\nprivileges:\n  - { name: held, groups: [held], roles: [READONLY_ADMIN] }\n',
       );
-      const r = await answerOnTerminal(['apply', '-f', state], env, 'y', async () => {
+      const r = await answerOnTerminal([...PATIENT, 'apply', '-f', state], env, 'y', async () => {
         await run(['privilege', 'create', 'held', '--roles', 'DATASET_READ']);
       });
       expect(r.shown).toContain('+ create');
@@ -344,11 +358,10 @@ describe('stor export / plan / apply (built binary, stor serve)', () => {
       expect(r.code).toBe(1);
       expect((await run(['group', 'list', '--json'])).stdout).not.toContain('"held"');
       // Unchanged, the answer yes applies it.
-      const ok = await answerOnTerminal(['apply', '-f', state], env, 'y');
+      const ok = await answerOnTerminal([...PATIENT, 'apply', '-f', state], env, 'y');
       expect(ok.code, ok.shown).toBe(0);
       await run(['plan', '-f', state]);
     },
-    120_000,
   );
 });
 
@@ -415,7 +428,7 @@ describe('stor plan: a dataset change the target would refuse', () => {
       { field: 'compression', from: 'LZ4', to: 'ZSTD' },
       { field: 'recordsize', from: '128K', to: '1M' },
     ]);
-  }, 120_000);
+  });
 });
 
 describe('stor apply: dataset values converge as the appliance stores them', () => {
@@ -448,7 +461,7 @@ describe('stor apply: dataset values converge as the appliance stores them', () 
       shown.properties.readonly!.value,
       shown.properties.recordsize!.value,
     ]).toEqual(['3', 'OFF', '128K']);
-  }, 120_000);
+  });
 });
 
 describe('stor plan: a dataset create the target would refuse', () => {
@@ -471,5 +484,5 @@ describe('stor plan: a dataset create the target would refuse', () => {
     // Nothing was applied: not the group that comes first, not the dataset that would have been fine.
     expect((await run(['group', 'list', '--json'])).stdout).not.toContain('"early"');
     expect((await run(['dataset', 'list', '--json'])).stdout).not.toMatch(/tank\/(ok|rs|c)"/);
-  }, 120_000);
+  });
 });

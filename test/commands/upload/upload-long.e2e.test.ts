@@ -12,10 +12,14 @@ import { clientEnv, remoteEnv, localFile } from '../../helpers/client-env.js';
  * The appliance's nginx drops a WebSocket on which the server has sent nothing for 60 s, while the
  * upload itself runs on another connection: its /api location sets no proxy_read_timeout, so
  * nginx's 60 s default applies (MW/etc_files/local/nginx/nginx.conf.mako:242-255). Here
- * `stor serve --ws-idle-timeout 2` does the dropping, and a throttling proxy between the CLI and
- * the server makes the upload take longer than that: 768 KiB at 256 KiB/s.
+ * `stor serve --ws-idle-timeout 6` does the dropping, and a throttling proxy between the CLI and
+ * the server makes the upload take longer than that: 768 KiB at 96 KiB/s, 8 s at the least,
+ * however fast the machine. 6 s, not less: the client's keepalive (0.5 s) must reach the server
+ * within it, and on a loaded machine a ping can wait seconds behind the client's own work (2 s was
+ * too short for that), while only a longer upload is needed for the drop without keepalive.
  */
-const RATE = 256 * 1024;
+const IDLE_TIMEOUT = 6;
+const RATE = 96 * 1024;
 const SIZE = 768 * 1024;
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
@@ -23,7 +27,7 @@ const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 async function slowSetup() {
   const server = await spawnServe(tempDir('stor-serve-state-'), [
     '--ws-idle-timeout',
-    '2',
+    String(IDLE_TIMEOUT),
     '--role-expansion',
     'truenas-25.10.1',
   ]);
@@ -52,7 +56,7 @@ const uploaded = (source: string, target: string) => ({
   target: expect.objectContaining({ kind: expect.stringMatching(/^(remote|embedded)$/) }),
 });
 
-describe('uploads that outlast the proxy idle timeout (stor serve --ws-idle-timeout 2, a throttled link)', () => {
+describe('uploads that outlast the proxy idle timeout (stor serve --ws-idle-timeout 6, a throttled link)', () => {
   it('over ws: keepalive pings hold the one WebSocket open; the upload exits 0 with the exact bytes', async () => {
     const { server, proxy, bytes, file } = await slowSetup();
     const env = { ...remoteEnv(server, proxy.baseUrl), STOR_WS_KEEPALIVE: '0.5' };
@@ -64,7 +68,9 @@ describe('uploads that outlast the proxy idle timeout (stor serve --ws-idle-time
     // No reconnect was needed: the pings kept the socket alive.
     expect(proxy.webSockets()).toBe(1);
     expect(await server.stop()).toBe(0);
-    expect(server.stderr()).toContain('WebSockets on which the server sends nothing for 2 s are dropped (code 1006)');
+    expect(server.stderr()).toContain(
+      `WebSockets on which the server sends nothing for ${IDLE_TIMEOUT} s are dropped (code 1006)`,
+    );
   });
 
   it('over ws without keepalive (STOR_WS_KEEPALIVE=0): the dropped socket is replaced, logged in again, and the job still found', async () => {

@@ -109,7 +109,7 @@ describe('a remote multi-file upload stopped by a signal (built binary against s
         },
       });
       expect(await settled(run.multi)).toEqual(['a.txt']);
-    }, 60_000);
+    });
   }
 
   it('SIGINT, piped: each file with its outcome, the stopped one on stderr, then the INTERRUPTED error', async () => {
@@ -124,7 +124,7 @@ describe('a remote multi-file upload stopped by a signal (built binary against s
         '',
       ].join('\n'),
     );
-  }, 60_000);
+  });
 
   it('through the session agent: SIGTERM reaches the upload there, with the same report and exit 143', async () => {
     const session = sessionEnv();
@@ -138,5 +138,5 @@ describe('a remote multi-file upload stopped by a signal (built binary against s
     ]);
     expect(JSON.parse(run.stderr).error.code).toBe('TERMINATED');
     expect(await settled(run.multi)).toEqual(['a.txt']);
-  }, 60_000);
+  });
 });

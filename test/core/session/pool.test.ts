@@ -9,7 +9,7 @@ import type { PooledTarget } from '../../../src/core/session/opener.js';
 import { parseEndpoint } from '../../../src/core/transport/endpoint.js';
 import { createUserWithKey } from '../../helpers/appliance.js';
 import { startStandinAppliance } from '../../helpers/standin-appliance.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { SAFETY_MS, startTestServer, type TestServer } from '../../helpers/server.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 import { startThrottleProxy } from '../../helpers/throttle-proxy.js';
 
@@ -27,12 +27,16 @@ async function poolFor(server: TestServer) {
   return { proxy, pool, target };
 }
 
-/** Bounded wait for a condition the server brings about (a connection it closes). */
+/**
+ * Bounded wait for a condition the server brings about (a connection it closes): by SAFETY_MS, not a
+ * count of looks, since on a loaded machine it can take longer than 10 s.
+ */
 async function until(what: string, check: () => Promise<boolean> | boolean): Promise<void> {
-  for (let i = 0; i < 400; i++) {
+  for (const deadline = Date.now() + SAFETY_MS; Date.now() < deadline;) {
     if (await check()) return;
     await new Promise((r) => setTimeout(r, 25));
   }
+  if (await check()) return;
   throw new Error(`timed out waiting until ${what}`);
 }
 

@@ -9,8 +9,13 @@ import { E } from '../../../src/core/error-catalogue.js';
 const KEY = `1-${'A'.repeat(64)}`;
 const LOGGED_IN: Record<string, StandinAnswer> = { 'auth.login_with_api_key': { result: true } };
 
+/**
+ * Every stand-in here answers at once: the deadline only ends a run that would hang, so it is
+ * generous. A short one raced the real work (connecting, logging in, parsing an answer 200,000
+ * deep) on a loaded machine, and a timeout is not the exit 3 these tests expect.
+ */
 function stor(baseUrl: string, args: string[]) {
-  return spawnStor(['--url', baseUrl, '--timeout', '5', '--json', ...args], {
+  return spawnStor(['--url', baseUrl, '--timeout', '120', '--json', ...args], {
     env: { STOR_HOME: tempDir(), STOR_CONFIG_DIR: tempDir(), STOR_API_KEY: KEY },
   });
 }

@@ -14,7 +14,7 @@ import { StorError } from '../../../src/core/errors.js';
 import { parseEndpoint } from '../../../src/core/transport/endpoint.js';
 import { postUpload, uploadAgent } from '../../../src/core/transport/upload-client.js';
 import type { JobEntry } from '../../../src/core/appliance/jobs/jobs.js';
-import { loggedInWs, startTestServer } from '../../helpers/server.js';
+import { SAFETY_MS, loggedInWs, startTestServer } from '../../helpers/server.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 /*
@@ -87,8 +87,10 @@ describe('a file that changes size while it is uploaded', () => {
           return false;
         }
       }).length;
+    // Bounded by SAFETY_MS, not a count of looks: on a loaded machine the close can come later than 5 s.
     const closed = async (file: string) => {
-      for (let i = 0; i < 200 && opened(file) > 0; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+      for (const deadline = Date.now() + SAFETY_MS; opened(file) > 0 && Date.now() < deadline;)
+        await new Promise((resolve) => setTimeout(resolve, 25));
       return opened(file);
     };
     const server = await startTestServer();
