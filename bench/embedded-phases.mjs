@@ -83,7 +83,11 @@ const STOR_MARKS = [
   ['  program2.command("help")', 'before', 'buildProgram: nouns and verbs'],
   ['    await program2.parseAsync([...line.argv], { from: "user" });', 'before', 'buildProgram: help command'],
   ['  const opening = ctx.transport();\n', 'before', 'commander parse, whoami called'],
-  ['  const transport = await opening;\n  const [me, release] = await Promise.all([callForFields', 'before', 'the result schemas asked for (remote only)'],
+  [
+    '  const transport = await opening;\n  const [me, release] = await Promise.all([callForFields',
+    'before',
+    'the result schemas asked for (remote only)',
+  ],
   [
     '        const appliance = Appliance.open({ stateDir: options33.stateDir });\n',
     'before',
