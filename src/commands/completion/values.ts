@@ -15,14 +15,20 @@ import { abandonWork } from '../startup/abandoned-work.js';
 const COMPLETION_DEADLINE_SECONDS = 3;
 
 /**
- * STOR_COMPLETION_TIMEOUT: the deadline in seconds, for a target that a slow link or a busy
- * machine cannot reach in 3 s (up to 60); anything that is no such number leaves the default, since
- * completion never prints an error into the shell.
+ * The completion's deadline in seconds. STOR_COMPLETION_TIMEOUT sets it, for a target that a slow
+ * link or a busy machine cannot reach in 3 s (up to 60); anything that is no such number leaves the
+ * default, since completion never prints an error into the shell. A `--timeout` given on the
+ * command line lowers it; the default `--timeout` (30 s) does not, or the variable could never go
+ * past 30 (the shell scripts pass none).
  */
-function completionDeadlineSeconds(env: Record<string, string | undefined>): number {
+export function completionDeadlineSeconds(
+  timeoutGiven: number | undefined,
+  env: Record<string, string | undefined>,
+): number {
   const raw = env.STOR_COMPLETION_TIMEOUT?.trim();
   const seconds = raw && /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : NaN;
-  return seconds > 0 && seconds <= 60 ? seconds : COMPLETION_DEADLINE_SECONDS;
+  const wanted = seconds > 0 && seconds <= 60 ? seconds : COMPLETION_DEADLINE_SECONDS;
+  return timeoutGiven === undefined ? wanted : Math.min(timeoutGiven, wanted);
 }
 
 /** Candidates offered at most: a shell lists them all, and a target may hold hundreds of thousands. */
@@ -39,7 +45,7 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
  * deadline) yields no candidates: completion never prints an error into the shell.
  */
 export async function candidateValues(ctx: CommandContext, kind: string, prefix: string): Promise<string[]> {
-  const deadline = performance.now() + Math.min(ctx.timeoutSeconds, completionDeadlineSeconds(ctx.io.env)) * 1000;
+  const deadline = performance.now() + completionDeadlineSeconds(ctx.globals.timeout, ctx.io.env) * 1000;
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<string[]>((resolve) => {
     timer = setTimeout(() => {

@@ -16,8 +16,8 @@ const hasZsh = spawnSync('zsh', ['-fc', 'true']).status === 0;
 
 /**
  * A `stor` on PATH, as an installed one would be: the scripts call it back for values. Its
- * completions get the longest deadline STOR_COMPLETION_TIMEOUT allows (60 s, lowered to the default
- * `--timeout` of 30 s: docs/ENVIRONMENT.md), not the default 3 s: on a loaded machine, opening the
+ * completions get the longest deadline STOR_COMPLETION_TIMEOUT allows (60 s: docs/ENVIRONMENT.md),
+ * not the default 3 s: on a loaded machine, opening the
  * emulator or logging in can take longer than 3 s, and a completion past its deadline offers
  * nothing. The 3 s default has its own test below.
  */
