@@ -189,7 +189,7 @@ export class Dispatcher {
             conforming(def, inModelOrder(def, await run({ ...ctx, job: handle })), this.appliance.release.name),
           )
           .catch((err: unknown) => {
-            throw asRpcError(err, this.appliance.store.mntDir);
+            throw this.releaseError(err);
           }),
       );
       return session.options.legacy_jobs ? job.id : await job.done;
@@ -202,9 +202,9 @@ export class Dispatcher {
   }
 
   /**
-   * What a handler raised, as the release's middleware sends it. A `~` pattern its Python refuses
-   * is worded here, where the release is known: the query engine that meets it does not know it
-   * (query/python.ts, PatternRefusal).
+   * What a handler raised, a job's or a call's, as the release's middleware sends it. A `~` pattern
+   * its Python refuses is worded here, where the release is known: the query engine that meets it
+   * does not know it (query/python.ts, PatternRefusal).
    */
   private releaseError(err: unknown): RpcError {
     const worded = err instanceof PatternRefusal ? pythonPatternException(err, this.appliance.release.python) : err;
