@@ -217,6 +217,8 @@ async function createRecord(appliance: Appliance, data: PoolSnapshotCreate): Pro
   // appliance's zone, the one its periodic snapshot tasks are named in.
   const name = 'name' in data ? data.name : applianceStrftime(data.naming_schema, appliance.now());
   validateCreate(data, name);
+  // 26.0's create_impl refuses a protected dataset before it opens it (MW/plugins/zfs/snapshot_crud.py:488-493).
+  if (appliance.release.snapshotActionsThroughZfsResource) refuseInternalPath26('create', data.dataset);
   const made = await takeSnapshots(appliance, {
     dataset: data.dataset,
     name,
@@ -263,6 +265,9 @@ async function destroy(appliance: Appliance, id: string, recursive: boolean): Pr
   // 26.0's do_delete: no `@`, no call (stable/26 MW/plugins/pool_/snapshot.py:374-375).
   if (through26 && !id.includes('@'))
     throw rpcErrors.validation([['pool.snapshot.delete', `Invalid snapshot name: ${pyRepr(id)}`, ERRNO.EINVAL]]);
+  // destroy_impl's protected paths, before the snapshot is looked for; do_delete passes on any
+  // ValidationError but ENOENT's (MW/plugins/zfs/snapshot_crud.py:215-222, MW/plugins/pool_/snapshot.py:377-386).
+  if (through26) refuseInternalPath26('destroy', id);
   const [dataset, name] = splitId(id);
   return serializedByPool(appliance, dataset.split('/')[0]!, async () => {
     const doomed = store.write(() => {

@@ -95,11 +95,12 @@ function hasInternalPath(path: string): boolean {
  * 26.0's zfs.resource.snapshot `*_impl` refuse an internal path before anything else, by its name
  * alone (the dataset part of a snapshot's): `ValidationError(schema, f"{path!r} is a protected
  * path.", errno.EACCES)` (MW/plugins/zfs/snapshot_crud.py:580-584 hold, :693-697 release,
- * :408-414 clone, :757-761 rollback at TS-26.0.0-BETA.3). `method` is the schema's last word;
- * `checked` what is judged (clone judges its target's name whole, `@` and all).
+ * :408-414 clone, :757-761 rollback, :215-222 destroy, :488-493 create at TS-26.0.0-BETA.3).
+ * `method` is the schema's last word; `checked` what is judged (clone judges its target's name
+ * whole, `@` and all; create the dataset it is given).
  */
 export function refuseInternalPath26(
-  method: 'hold' | 'release' | 'clone' | 'rollback',
+  method: 'hold' | 'release' | 'clone' | 'rollback' | 'destroy' | 'create',
   path: string,
   checked = path.includes('@') ? path.split('@')[0]! : path,
 ): void {

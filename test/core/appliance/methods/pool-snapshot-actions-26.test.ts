@@ -156,6 +156,27 @@ describe('pool.snapshot.clone / rollback on 26.0', () => {
     );
   });
 
+  it('delete and create refuse an internal path too, before the snapshot or dataset is looked for (snapshot_crud.py:215-222 destroy_impl, :488-493 create_impl at TS-26.0.0-BETA.3; do_delete passes on all but ENOENT, MW/plugins/pool_/snapshot.py:377-386)', async () => {
+    const t = await withSnapshots();
+    const protectedPath = (method: string, path: string) => ({
+      code: -32602,
+      reason: `[EACCES] zfs.resource.snapshot.${method}: '${path}' is a protected path.`,
+      extra: [[`zfs.resource.snapshot.${method}`, `'${path}' is a protected path.`, 13]],
+      class: 'ValidationError',
+    });
+    expect(await failure(t, 'pool.snapshot.delete', 'tank/.system@s')).toMatchObject(
+      protectedPath('destroy', 'tank/.system@s'),
+    );
+    expect(await failure(t, 'pool.snapshot.delete', 'boot-pool/ROOT@s')).toMatchObject(
+      protectedPath('destroy', 'boot-pool/ROOT@s'),
+    );
+    expect(await failure(t, 'pool.snapshot.create', { dataset: 'tank/ix-apps', name: 's2' })).toMatchObject(
+      protectedPath('create', 'tank/ix-apps'),
+    );
+    // Deeper than right under a pool is no internal path: the usual refusal of a missing snapshot.
+    expect((await failure(t, 'pool.snapshot.delete', 'tank/a/.system@s')).class).not.toBe('ValidationError');
+  });
+
   it("clone into a missing parent or pool: libzfs zfs_clone's check_parents as truenas_pylibzfs's ZFSException (py_zfs_snapshot.c:211-221, error.c:137-142)", async () => {
     const t = await withSnapshots();
     expect(await clone(t, 'tank/a@s', 'tank/no/such')).toMatchObject({
