@@ -195,15 +195,31 @@ function relay(socket: Socket, line: CommandLine): Promise<Outcome> {
     const lost = () => finish({ lost: { changes, wrote, readStdin: pulled } });
 
     const limit = silenceLimitMs(line);
-    let watchdog = setTimeout(lost, limit);
+    /** Messages and bytes heard from the agent so far: what the watchdog's judgement looks at. */
+    let heardCount = 0;
+    /**
+     * The silence is judged once what already waits on the socket is read. When this process itself
+     * was stopped (Ctrl-Z, then `fg`) or starved, the watchdog and the agent's beats of meanwhile
+     * become due in the same turn of the event loop, and Node runs timers before it reads: judged at
+     * once, a live agent would be taken for lost for this process's own pause. `setImmediate` runs
+     * after that turn's reads (as src/core/server/idle-timer.ts judges a peer).
+     */
+    const judge = () => {
+      const seen = heardCount;
+      setImmediate(() => {
+        if (heardCount === seen && waitingFor === undefined) lost();
+      });
+    };
+    let watchdog = setTimeout(judge, limit);
     /** The stream whose drain this process waits for before it reads from the agent again (relayOut). */
     let waitingFor: NodeJS.WriteStream | undefined;
     const heard = () => {
+      heardCount++;
       clearTimeout(watchdog);
       // While stdout or stderr drains, the silence limit does not run: what is left of the chunk
       // being read (a beat, the next out's line) must not start it again, or a reader that pauses
       // longer than the limit would have a live agent taken for lost.
-      if (waitingFor === undefined) watchdog = setTimeout(lost, limit);
+      if (waitingFor === undefined) watchdog = setTimeout(judge, limit);
     };
 
     /**

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { STOR_BIN, spawnStor, type SpawnResult } from '../../helpers/bin.js';
@@ -11,6 +11,8 @@ import { startRunRequestAgent, type RunRequestAgent } from '../../helpers/run-re
 import { until } from '../../helpers/split-upload.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 import { EMBEDDED_MEANT } from '../../helpers/embedded-meant.js';
+import { readCommandLine } from '../../../src/commands/framework/command-line.js';
+import { silenceLimitMs } from '../../../src/first-stage.js';
 
 /*
  * The first stage (bin/stor.js → src/first-stage.ts) against the real handleRun behind a stand-in
@@ -120,6 +122,41 @@ describe('a command handed to the session agent (the first stage)', () => {
     expect(await handledRun(agent, ['upload', '-', '/mnt/tank/from-stdin.txt'])).toContain('pull');
     const st = await spawnStor(['--json', 'stat', '/mnt/tank/from-stdin.txt'], { env });
     expect(JSON.parse(st.stdout)).toMatchObject({ size: bytes.length });
+  });
+
+  it('a first stage stopped past the silence limit (Ctrl-Z, then fg) goes on with its agent: the beats that waited meanwhile are read before the silence is judged', async () => {
+    const agent = await startRunRequestAgent();
+    const tmp = tempDir('stor-tmp-');
+    const env = { ...clientEnv(), ...agent.env, ...EMBEDDED_MEANT, TMPDIR: tmp };
+    const args = ['upload', '-', '/mnt/tank/paused.txt'];
+    const child = spawn(process.execPath, [STOR_BIN, ...args], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const killer = setTimeout(() => child.kill('SIGKILL'), SAFETY_KILL_MS + 10_000);
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+    const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+    child.stdin.write('before the pause, ');
+    // The command runs in the agent and has pulled standard input: it spools it in TMPDIR.
+    const spooled = () =>
+      readdirSync(tmp)
+        .filter((d) => d.startsWith('stor-stdin-'))
+        .some((d) => existsSync(join(tmp, d, 'stdin')) && statSync(join(tmp, d, 'stdin')).size > 0);
+    await until(spooled, 'the agent spooling standard input');
+    child.kill('SIGSTOP');
+    // Past the first stage's silence limit, while the agent keeps beating.
+    await new Promise((resolve) => setTimeout(resolve, silenceLimitMs(readCommandLine(args)) + 2000));
+    child.kill('SIGCONT');
+    child.stdin.end('after it');
+    const code = await closed;
+    clearTimeout(killer);
+    expect({ code, err }).toEqual({ code: 0, err: '' });
+    expect(out).toContain('/mnt/tank/paused.txt');
+    const st = await spawnStor(['--json', 'stat', '/mnt/tank/paused.txt'], { env });
+    expect(JSON.parse(st.stdout)).toMatchObject({ size: 'before the pause, after it'.length });
   });
 
   it('relays bytes that are not text (`download PATH -`) unchanged', async () => {
